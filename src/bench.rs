@@ -1,0 +1,211 @@
+//! Benchmarks that print figures (never asserted in tests): one game
+//! against the machine's physical floor, measured in the same run.
+//!
+//! The floor is the raw round trip of a few bytes between two processes over
+//! a pair of pipes, ×1000 (one per throw), with both processes on the same
+//! CPU, as the referee keeps a game's three parties.
+
+use std::time::{Duration, Instant};
+
+use crate::referee::{Referee, RefereeConfig};
+use crate::sandbox::pin_current_thread;
+use crate::toolchain::compile::{compile, install_binary, CompileConfig, CompileError, Outcome};
+
+/// A trivial strategy: always the same throw, forever.
+pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
+
+/// Median time of `rounds` × `n` pipe round trips between this process and a
+/// forked echo child, both pinned to `cpu`.
+pub fn pipe_round_trip(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
+    pin_current_thread(cpu)?;
+    let mut to_child = [0i32; 2];
+    let mut to_parent = [0i32; 2];
+    // SAFETY: plain syscalls; the child only makes async-signal-safe calls and _exits.
+    unsafe {
+        if libc::pipe(to_child.as_mut_ptr()) != 0 || libc::pipe(to_parent.as_mut_ptr()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if pid == 0 {
+            libc::close(to_child[1]);
+            libc::close(to_parent[0]);
+            let mut buf = [0u8; 64];
+            loop {
+                let r = libc::read(to_child[0], buf.as_mut_ptr().cast(), buf.len());
+                if r <= 0 {
+                    libc::_exit(0);
+                }
+                libc::write(to_parent[1], buf.as_ptr().cast(), r as usize);
+            }
+        }
+        libc::close(to_child[0]);
+        libc::close(to_parent[1]);
+        let mut times = Vec::with_capacity(rounds);
+        let msg = b"1234\n";
+        let mut buf = [0u8; 64];
+        for _ in 0..rounds {
+            let t = Instant::now();
+            for _ in 0..n {
+                libc::write(to_child[1], msg.as_ptr().cast(), msg.len());
+                libc::read(to_parent[0], buf.as_mut_ptr().cast(), buf.len());
+            }
+            times.push(t.elapsed());
+        }
+        libc::close(to_child[1]);
+        libc::close(to_parent[0]);
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        Ok(median(&mut times))
+    }
+}
+
+/// Median time of `rounds` × `n` throws between this process (as a minimal
+/// referee: blocking reads, no checks) and two forked children that behave
+/// like strategies (seccomp strict mode, write a throw, read the answer), all
+/// on `cpu`: the floor of any design with three processes per game.
+pub fn three_party_floor(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
+    pin_current_thread(cpu)?;
+    let _tsc = crate::sandbox::cpu::TscOff::new();
+    let mut fds = Vec::new();
+    let mut pids = Vec::new();
+    for _ in 0..2 {
+        let mut to_child = [0i32; 2];
+        let mut to_parent = [0i32; 2];
+        // SAFETY: as in pipe_round_trip; the child makes only raw system calls.
+        unsafe {
+            if libc::pipe(to_child.as_mut_ptr()) != 0 || libc::pipe(to_parent.as_mut_ptr()) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if pid == 0 {
+                libc::close(to_child[1]);
+                libc::close(to_parent[0]);
+                let param = libc::sched_param { sched_priority: 0 };
+                libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+                libc::prctl(libc::PR_SET_SECCOMP, 1, 0, 0, 0);
+                let mut buf = [0u8; 64];
+                loop {
+                    libc::write(to_parent[1], b"100\n".as_ptr().cast(), 4);
+                    if libc::read(to_child[0], buf.as_mut_ptr().cast(), buf.len()) <= 0 {
+                        libc::syscall(libc::SYS_exit, 0);
+                    }
+                }
+            }
+            libc::close(to_child[0]);
+            libc::close(to_parent[1]);
+            fds.push((to_child[1], to_parent[0]));
+            pids.push(pid);
+        }
+    }
+    let mut times = Vec::with_capacity(rounds);
+    let mut buf = [0u8; 64];
+    for _ in 0..rounds {
+        let t = crate::sandbox::cpu::monotonic();
+        for _ in 0..n {
+            // SAFETY: valid fds and buffers.
+            unsafe {
+                libc::read(fds[0].1, buf.as_mut_ptr().cast(), buf.len());
+                libc::read(fds[1].1, buf.as_mut_ptr().cast(), buf.len());
+                libc::write(fds[0].0, b"100\n".as_ptr().cast(), 4);
+                libc::write(fds[1].0, b"100\n".as_ptr().cast(), 4);
+            }
+        }
+        times.push(crate::sandbox::cpu::monotonic() - t);
+    }
+    for (i, (w, r)) in fds.into_iter().enumerate() {
+        // SAFETY: closing our fds ends the children; then reap them.
+        unsafe {
+            libc::close(w);
+            libc::close(r);
+            let mut status = 0;
+            libc::kill(pids[i], libc::SIGKILL);
+            libc::waitpid(pids[i], &mut status, 0);
+        }
+    }
+    Ok(median(&mut times))
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Figures of one benchmark run.
+#[derive(Debug, Clone)]
+pub struct GameBench {
+    /// Raw two-process pipe round trip ×1000.
+    pub floor: Duration,
+    /// Minimal three-process exchange ×1000 (referee + two strategies).
+    pub three_party: Duration,
+    pub game_pinned: Duration,
+    pub game_best: Duration,
+    pub games: usize,
+}
+
+impl GameBench {
+    pub fn ratio(&self) -> f64 {
+        self.game_pinned.as_secs_f64() / self.floor.as_secs_f64()
+    }
+
+    pub fn print(&self) {
+        println!("raw pipe round trip x1000 (floor, same CPU): {:>8.3} ms", ms(self.floor));
+        println!(
+            "minimal three-process exchange x1000:         {:>8.3} ms ({:.2}x the floor)",
+            ms(self.three_party),
+            self.three_party.as_secs_f64() / self.floor.as_secs_f64()
+        );
+        println!(
+            "one 1000-throw game, median of {}:            {:>8.3} ms (best {:.3} ms)",
+            self.games,
+            ms(self.game_pinned),
+            ms(self.game_best)
+        );
+        println!("ratio game / floor:                          {:>8.2}x (goal: 1.5x)", self.ratio());
+        println!(
+            "ratio game / three-process exchange:         {:>8.2}x",
+            self.game_pinned.as_secs_f64() / self.three_party.as_secs_f64()
+        );
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Compiles the trivial strategy, measures the floor and `games` games.
+pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
+    let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
+    let floor = pipe_round_trip(1000, 21, cpu)?;
+    let three_party = three_party_floor(1000, 21, cpu)?;
+    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())? else {
+        return Err(CompileError::Runtime("the trivial strategy does not compile".into()));
+    };
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("trivial");
+    install_binary(&binary, &path)?;
+    let referee = Referee::new(RefereeConfig::default());
+    pin_current_thread(cpu)?;
+    let mut times = Vec::with_capacity(games);
+    for i in 0..games.max(1) {
+        let t = Instant::now();
+        let g = referee
+            .play([&path, &path], i as u64)
+            .map_err(|e| CompileError::Runtime(e.to_string()))?;
+        times.push(t.elapsed());
+        assert!(g.failures.is_empty(), "the trivial strategy failed: {:?}", g.failures);
+    }
+    let best = *times.iter().min().expect("one game");
+    Ok(GameBench {
+        floor,
+        three_party,
+        game_pinned: median(&mut times),
+        game_best: best,
+        games: games.max(1),
+    })
+}

@@ -1,0 +1,85 @@
+//! `knobeln check FILE [--json]`: every compile check of a submission, then a
+//! trial game against the announcement's example strategy; prints the report
+//! that the compile service mails. Exit 0 when accepted, 1 when rejected.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use serde_json::json;
+
+use knobeln::referee::Referee;
+use knobeln::report::{compile_report, ReportNotes, TrialView};
+use knobeln::toolchain::compile::{compile, example_binary, install_binary, CompileConfig, Outcome};
+
+use super::GameOpts;
+
+#[derive(Args, Debug)]
+pub struct CheckCmd {
+    /// The C source, as it would be mailed (header and description included).
+    pub file: PathBuf,
+    /// Print JSON instead of the report text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed of the trial game.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+impl CheckCmd {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let src = super::read_source(&self.file)?;
+        let cfg = CompileConfig {
+            memory_limit: self.game.memory_kb * 1024,
+            ..CompileConfig::default()
+        };
+        let referee = Referee::new(self.game.referee_config()?);
+        let outcome = compile(&src, &cfg)?;
+        let trial = match &outcome {
+            Outcome::Accepted { binary, .. } => {
+                let dir = tempfile::tempdir().context("temp folder for the trial game")?;
+                let path = dir.path().join("strategy");
+                install_binary(binary, &path)?;
+                let example = example_binary()?;
+                Some(referee.play([&path, &example], self.seed)?)
+            }
+            Outcome::Rejected { .. } => None,
+        };
+        let report = outcome.report();
+        if self.json {
+            let errors: Vec<_> = report.errors().collect();
+            let warnings: Vec<_> = report.warnings().collect();
+            let out = json!({
+                "accepted": outcome.accepted(),
+                "lexical_elements": report.lexical_elements,
+                "header": report.header,
+                "checks": report.checks,
+                "errors": errors,
+                "warnings": warnings,
+                "compiler_output": report.compiler_output,
+                "trial_game": trial.as_ref().map(|g| super::play::game_json(g, ["submission", "example"])),
+            });
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        } else {
+            let view = trial.as_ref().map(|g| TrialView::new(g, referee.config.params.l));
+            print!(
+                "{}",
+                compile_report(
+                    report,
+                    outcome.accepted(),
+                    cfg.max_lexical_elements,
+                    view.as_ref(),
+                    &ReportNotes::default()
+                )
+            );
+        }
+        Ok(if outcome.accepted() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+}

@@ -1,0 +1,100 @@
+//! The commands of `knobeln`, one file each. Each has a pure `parse` (its
+//! clap definition) and an effectful `apply`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use knobeln::game::Params;
+use knobeln::referee::RefereeConfig;
+use knobeln::sandbox::player::PlayerLimits;
+
+mod bench;
+mod check;
+mod lexcount;
+mod play;
+
+#[derive(Parser, Debug)]
+#[command(name = "knobeln", version, about = "KNOBELN game-strategy contest server")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count the lexical elements of a strategy (after preprocessing).
+    Lexcount(lexcount::Lexcount),
+    /// Run every compile check on a submission and play a trial game.
+    Check(check::CheckCmd),
+    /// Compile two strategies and play games between them.
+    Play(play::Play),
+    /// Measure a game against the machine's raw pipe round trip.
+    Bench(bench::Bench),
+}
+
+impl Command {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        match self {
+            Command::Lexcount(c) => c.apply(),
+            Command::Check(c) => c.apply(),
+            Command::Play(c) => c.apply(),
+            Command::Bench(c) => c.apply(),
+        }
+    }
+}
+
+/// Game parameters and limits, shared by the commands that play.
+#[derive(Args, Debug, Clone)]
+pub struct GameOpts {
+    /// Smallest allowed throw.
+    #[arg(long, default_value_t = 1)]
+    pub a: i64,
+    /// Largest allowed throw.
+    #[arg(long, default_value_t = 12288)]
+    pub b: i64,
+    /// Minimum length of a non-decreasing series.
+    #[arg(long, default_value_t = 8)]
+    pub k: u32,
+    /// Throws per game.
+    #[arg(long = "throws", default_value_t = 1000)]
+    pub l: u32,
+    /// CPU seconds per strategy and game.
+    #[arg(long, default_value_t = 2)]
+    pub cpu_secs: u64,
+    /// Memory limit per strategy, in kB.
+    #[arg(long, default_value_t = 1024)]
+    pub memory_kb: u64,
+    /// Wall-clock limit per game, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub wall_secs: f64,
+}
+
+impl GameOpts {
+    pub fn referee_config(&self) -> anyhow::Result<RefereeConfig> {
+        let params = Params {
+            a: self.a,
+            b: self.b,
+            k: self.k,
+            l: self.l,
+        };
+        params.validate().map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(self.cpu_secs >= 1, "--cpu-secs must be at least 1");
+        anyhow::ensure!(self.wall_secs > 0.0, "--wall-secs must be positive");
+        Ok(RefereeConfig {
+            params,
+            limits: PlayerLimits {
+                cpu_secs: self.cpu_secs,
+                memory_bytes: self.memory_kb * 1024,
+            },
+            wall: Duration::from_secs_f64(self.wall_secs),
+        })
+    }
+}
+
+pub fn read_source(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}

@@ -1,0 +1,19 @@
+//! KNOBELN contest server: the library behind the `knobeln` binary.
+//!
+//! See `ARCHITECTURE.md` for the bird's-eye view. In short:
+//! - [`game`]: the rules of the disciplines, pure.
+//! - [`toolchain`]: turns a participant's C source into a checked, compiled
+//!   strategy (lexical counter, source checks, gcc in a jail, symbol checks).
+//! - [`sandbox`]: the process-level confinement for gcc and for strategies.
+//! - [`referee`]: plays one game between two compiled strategies.
+//! - [`tournament`]: grouping, ranking, advancement, the Evolution (pure).
+//! - [`seed`]: deterministic seeds.
+
+pub mod bench;
+pub mod game;
+pub mod referee;
+pub mod report;
+pub mod sandbox;
+pub mod seed;
+pub mod toolchain;
+pub mod tournament;

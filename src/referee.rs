@@ -1,0 +1,574 @@
+//! The referee: plays one game of KNOBELN between two compiled strategies.
+//!
+//! Each strategy runs as its own confined process ([`crate::sandbox::player`])
+//! and exchanges throws with the referee over pipes, one line (`N\n`) per
+//! throw. The referee collects both throws of a throw, checks them against
+//! the rules ([`crate::game::knobeln`]) and the limits (CPU, memory, wall
+//! clock, output format, premature exit, crash, forbidden system calls),
+//! scores them, and sends each player the other's throw. After `L` throws, or
+//! at the first failure, both process groups are killed.
+//!
+//! The referee decides nothing about tournaments (rescheduling, counting);
+//! it reports what happened in one game: points, every throw, and each
+//! failure with the player, the throw number and the broken rule.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::knobeln::{check_throw, judge, Params, Player, RuleBreak, RunRule, Throw};
+use crate::sandbox::cpu::TscOff;
+use crate::sandbox::player::{describe_status, PlayerLimits, PlayerProcess, SpawnError, StatusKind};
+use crate::seed;
+
+/// How a game is refereed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefereeConfig {
+    pub params: Params,
+    pub limits: PlayerLimits,
+    /// Wall-clock limit for a whole game (catches strategies that block).
+    pub wall: Duration,
+}
+
+impl Default for RefereeConfig {
+    fn default() -> Self {
+        RefereeConfig {
+            params: Params::default(),
+            limits: PlayerLimits::default(),
+            wall: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Longest line a strategy may print for one throw.
+const MAX_LINE: usize = 24;
+
+/// Which rule or limit a failing strategy broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum FailureKind {
+    /// A game rule (range or series).
+    Rule(RuleBreak),
+    /// Printed something that is not a throw.
+    Output { line: String },
+    /// Ended before the game was over.
+    Exited { status: i32 },
+    /// Killed by a signal (segmentation fault, illegal instruction, ...).
+    Crashed { signal: i32 },
+    /// Used up its CPU time.
+    CpuTime { limit_secs: u64 },
+    /// Needs more memory than the limit.
+    Memory { limit_kb: u64 },
+    /// Made a system call other than read, write or exit.
+    ForbiddenCall,
+    /// Produced no throw within the wall-clock limit (blocked or looping while
+    /// the CPU was elsewhere).
+    WallClock { limit_ms: u64 },
+    /// Stopped reading the referee's messages.
+    NotReading,
+}
+
+/// One strategy's failure in a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// 0 for P (the first player), 1 for Q.
+    pub player: usize,
+    /// The throw (1-based) in which the failure happened.
+    pub throw: u32,
+    #[serde(flatten)]
+    pub kind: FailureKind,
+    /// A sentence for the participant: which rule, which throw, what happened.
+    pub reason: String,
+}
+
+/// What happened in one game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub seed: u64,
+    /// Points of P and Q (up to the failure, if any).
+    pub points: [u64; 2],
+    /// Every completed throw, `[P's, Q's]`.
+    pub throws: Vec<[Throw; 2]>,
+    /// Zero, one or two failures (both players can fail in the same throw).
+    pub failures: Vec<Failure>,
+}
+
+impl GameRecord {
+    pub fn failed(&self, player: usize) -> bool {
+        self.failures.iter().any(|f| f.player == player)
+    }
+}
+
+/// Infrastructure faults: the game could not be refereed at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RefereeError {
+    #[error(transparent)]
+    Spawn(SpawnError),
+    #[error("i/o error while refereeing: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The seed each player's random generator gets in a game with `game_seed`.
+pub fn player_seed(game_seed: u64, player: Player) -> u64 {
+    seed::derive(game_seed, &[player.index() as u64])
+}
+
+/// The referee: holds the configuration, plays games.
+#[derive(Debug, Clone)]
+pub struct Referee {
+    pub config: RefereeConfig,
+}
+
+enum Slot {
+    Waiting,
+    Threw(Throw),
+    Failed(Failure),
+}
+
+struct Side {
+    proc: Option<PlayerProcess>,
+    buf: Vec<u8>,
+    eof: bool,
+}
+
+impl Referee {
+    pub fn new(config: RefereeConfig) -> Self {
+        Referee { config }
+    }
+
+    /// Plays one game: `binaries[0]` is P, `binaries[1]` is Q.
+    pub fn play(&self, binaries: [&Path; 2], game_seed: u64) -> Result<GameRecord, RefereeError> {
+        let cfg = &self.config;
+        // No TSC reads in this thread until the game is over (see sandbox::cpu).
+        let _tsc = TscOff::new();
+        let timer = Timer::new(cfg.wall)?;
+        let mut record = GameRecord {
+            seed: game_seed,
+            points: [0, 0],
+            throws: Vec::with_capacity(cfg.params.l as usize),
+            failures: Vec::new(),
+        };
+        let mut sides: Vec<Side> = Vec::with_capacity(2);
+        let mut early: Vec<Failure> = Vec::new();
+        for (i, bin) in binaries.iter().enumerate() {
+            let seed = player_seed(game_seed, Player::from_index(i));
+            match PlayerProcess::spawn(bin, seed, &cfg.limits) {
+                Ok(p) => sides.push(Side {
+                    proc: Some(p),
+                    buf: Vec::with_capacity(64),
+                    eof: false,
+                }),
+                Err(SpawnError::Memory { limit_kb }) => {
+                    early.push(self.failure(i, 1, FailureKind::Memory { limit_kb }));
+                    sides.push(Side {
+                        proc: None,
+                        buf: Vec::new(),
+                        eof: true,
+                    });
+                }
+                Err(e) => return Err(RefereeError::Spawn(e)),
+            }
+        }
+        if !early.is_empty() {
+            record.failures = early;
+            return Ok(record);
+        }
+        let mut runs = [RunRule::new(cfg.params.k), RunRule::new(cfg.params.k)];
+        for n in 1..=cfg.params.l {
+            let mut slots = [Slot::Waiting, Slot::Waiting];
+            self.collect(&mut sides, &mut slots, n, &timer)?;
+            let mut throws = [0 as Throw; 2];
+            for i in 0..2 {
+                match &slots[i] {
+                    Slot::Threw(t) => {
+                        if let Err(rule) = check_throw(&cfg.params, &mut runs[i], *t) {
+                            slots[i] = Slot::Failed(self.failure(i, n, FailureKind::Rule(rule)));
+                        } else {
+                            throws[i] = *t;
+                        }
+                    }
+                    Slot::Failed(_) => {}
+                    Slot::Waiting => unreachable!("collect fills every slot"),
+                }
+            }
+            let failures: Vec<Failure> = slots
+                .into_iter()
+                .filter_map(|s| match s {
+                    Slot::Failed(f) => Some(f),
+                    _ => None,
+                })
+                .collect();
+            if !failures.is_empty() {
+                record.failures = failures;
+                break;
+            }
+            let pts = judge(throws[0], throws[1]).points_of();
+            record.points[0] += pts[0] as u64;
+            record.points[1] += pts[1] as u64;
+            record.throws.push(throws);
+            if n == cfg.params.l {
+                break;
+            }
+            // Each player learns the other's throw.
+            for i in 0..2 {
+                if let Err(kind) = send(&mut sides[i], throws[1 - i]) {
+                    // A dead reader shows up as end of input at the next throw;
+                    // a full pipe means it does not read at all.
+                    if let Some(kind) = kind {
+                        record.failures.push(self.failure(i, n + 1, kind));
+                    }
+                }
+            }
+            if !record.failures.is_empty() {
+                break;
+            }
+        }
+        for side in sides.iter_mut() {
+            if let Some(p) = side.proc.as_mut() {
+                p.finish()?;
+            }
+        }
+        Ok(record)
+    }
+
+    /// Reads until both slots hold a throw or a failure. The game's
+    /// wall-clock deadline is the `timer` (a timerfd), so the common path
+    /// costs one poll and one read per player, and no clock reads.
+    fn collect(
+        &self,
+        sides: &mut [Side],
+        slots: &mut [Slot; 2],
+        n: u32,
+        timer: &Timer,
+    ) -> Result<(), RefereeError> {
+        loop {
+            for i in 0..2 {
+                if matches!(slots[i], Slot::Waiting) {
+                    if let Some(s) = self.take_line(&mut sides[i], i, n) {
+                        slots[i] = s;
+                    } else if sides[i].eof {
+                        slots[i] = Slot::Failed(self.ended(&mut sides[i], i, n)?);
+                    }
+                }
+            }
+            let mut pfds = [libc::pollfd {
+                fd: timer.fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }; 3];
+            let mut who = [0usize; 3];
+            let mut len = 1;
+            for i in 0..2 {
+                if matches!(slots[i], Slot::Waiting) {
+                    pfds[len].fd = sides[i].proc.as_ref().expect("live side").from_player.as_raw_fd();
+                    who[len] = i;
+                    len += 1;
+                }
+            }
+            if len == 1 {
+                return Ok(());
+            }
+            // SAFETY: valid pollfd array of `len` entries.
+            let r = unsafe { libc::poll(pfds.as_mut_ptr(), len as libc::nfds_t, -1) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e.into());
+            }
+            for k in 1..len {
+                if pfds[k].revents != 0 {
+                    read_some(&mut sides[who[k]])?;
+                }
+            }
+            if pfds[0].revents != 0 {
+                // Time is up: whoever still owes its throw has failed.
+                for i in 0..2 {
+                    if matches!(slots[i], Slot::Waiting) && self.take_line(&mut sides[i], i, n).is_none() {
+                        slots[i] = Slot::Failed(self.failure(
+                            i,
+                            n,
+                            FailureKind::WallClock {
+                                limit_ms: self.config.wall.as_millis() as u64,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes one complete line from a side's buffer, if there is one.
+    fn take_line(&self, side: &mut Side, i: usize, n: u32) -> Option<Slot> {
+        let Some(pos) = side.buf.iter().position(|&b| b == b'\n') else {
+            if side.buf.len() > MAX_LINE {
+                let line = printable(&side.buf);
+                return Some(Slot::Failed(self.failure(i, n, FailureKind::Output { line })));
+            }
+            return None;
+        };
+        let line: Vec<u8> = side.buf.drain(..=pos).collect();
+        let text = &line[..line.len() - 1];
+        match parse_throw(text) {
+            Some(t) => Some(Slot::Threw(t)),
+            None => Some(Slot::Failed(self.failure(
+                i,
+                n,
+                FailureKind::Output {
+                    line: printable(text),
+                },
+            ))),
+        }
+    }
+
+    /// The player's output ended before its throw `n`: find out why.
+    fn ended(&self, side: &mut Side, i: usize, n: u32) -> Result<Failure, RefereeError> {
+        let proc = side.proc.as_mut().expect("live side");
+        let status = proc.status_within(Duration::from_millis(200))?;
+        let kind = match status.map(|s| describe_status(&s)) {
+            // It closed its output but went on: it is dead now, and at fault.
+            None => FailureKind::Exited { status: -1 },
+            Some(StatusKind::Exited(code)) => FailureKind::Exited { status: code },
+            Some(StatusKind::Signaled(sig)) => match sig {
+                libc::SIGXCPU => FailureKind::CpuTime {
+                    limit_secs: self.config.limits.cpu_secs,
+                },
+                libc::SIGKILL | libc::SIGSYS => FailureKind::ForbiddenCall,
+                _ => FailureKind::Crashed { signal: sig },
+            },
+        };
+        Ok(self.failure(i, n, kind))
+    }
+
+    fn failure(&self, player: usize, throw: u32, kind: FailureKind) -> Failure {
+        let reason = describe_failure(&self.config, throw, &kind);
+        Failure {
+            player,
+            throw,
+            kind,
+            reason,
+        }
+    }
+}
+
+/// The sentence a participant reads about a failure.
+pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> String {
+    let l = cfg.params.l;
+    let what = match kind {
+        FailureKind::Rule(rule) => rule.to_string(),
+        FailureKind::Output { line } => format!(
+            "printed \"{line}\" where a throw (one integer on a line) was expected; \
+             use make_throw() and print nothing else"
+        ),
+        FailureKind::Exited { status } => format!(
+            "ended (exit status {status}) before the game was over; a game has {l} throws, \
+             so keep calling make_throw() (best in an endless loop)"
+        ),
+        FailureKind::Crashed { signal } => format!(
+            "crashed with {} (signal {signal}){}",
+            signal_name(*signal),
+            if *signal == libc::SIGSEGV || *signal == libc::SIGBUS {
+                format!(
+                    "; a bad pointer, or stack and data beyond the memory limit of {} kB",
+                    cfg.limits.memory_bytes / 1024
+                )
+            } else {
+                String::new()
+            }
+        ),
+        FailureKind::CpuTime { limit_secs } => format!(
+            "used more than its {limit_secs} s of CPU time for the game (requirement 6)"
+        ),
+        FailureKind::Memory { limit_kb } => format!(
+            "needs more than the {limit_kb} kB of memory a strategy may use (requirement 5): \
+             make static arrays smaller"
+        ),
+        FailureKind::ForbiddenCall => "made a system call other than read, write or exit, and was \
+             stopped (requirement 1: no library routines except the five)"
+            .to_string(),
+        FailureKind::WallClock { limit_ms } => format!(
+            "gave no throw within the game's wall-clock limit of {} s \
+             (it blocked, or waited for input that never comes)",
+            *limit_ms as f64 / 1000.0
+        ),
+        FailureKind::NotReading => {
+            "stopped reading the opponent's throws (make_throw() reads them)".to_string()
+        }
+    };
+    format!("throw {throw}: {what}")
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "a segmentation fault",
+        libc::SIGBUS => "a bus error",
+        libc::SIGILL => "an illegal instruction",
+        libc::SIGFPE => "an arithmetic exception (division by zero?)",
+        libc::SIGTRAP => "a trap",
+        libc::SIGABRT => "an abort",
+        libc::SIGXFSZ => "a file size violation",
+        _ => "a signal",
+    }
+}
+
+fn parse_throw(text: &[u8]) -> Option<Throw> {
+    let s = std::str::from_utf8(text).ok()?;
+    let s = s.strip_suffix('\r').unwrap_or(s);
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn printable(bytes: &[u8]) -> String {
+    let s: String = String::from_utf8_lossy(bytes)
+        .chars()
+        .take(MAX_LINE)
+        .flat_map(|c| c.escape_default())
+        .collect();
+    if bytes.len() > MAX_LINE {
+        format!("{s}...")
+    } else {
+        s
+    }
+}
+
+/// A one-shot timer as a file descriptor, for poll.
+struct Timer {
+    fd: OwnedFd,
+}
+
+impl Timer {
+    fn new(after: Duration) -> io::Result<Timer> {
+        // SAFETY: timerfd_create returns a new fd or -1.
+        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC | libc::TFD_NONBLOCK) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: raw is a fresh fd we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let after = after.max(Duration::from_millis(1));
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec {
+                tv_sec: after.as_secs() as libc::time_t,
+                tv_nsec: after.subsec_nanos() as libc::c_long,
+            },
+        };
+        // SAFETY: valid itimerspec; relative time.
+        if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Timer { fd })
+    }
+}
+
+fn read_some(side: &mut Side) -> io::Result<()> {
+    let fd = side.proc.as_ref().expect("live side").from_player.as_raw_fd();
+    let mut buf = [0u8; 256];
+    loop {
+        // SAFETY: reading into a valid buffer.
+        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => return Ok(()),
+                _ => return Err(e),
+            }
+        }
+        if r == 0 {
+            side.eof = true;
+        } else {
+            side.buf.extend_from_slice(&buf[..r as usize]);
+        }
+        return Ok(());
+    }
+}
+
+/// Formats `t` and a newline into `buf` without allocating.
+fn format_line(t: Throw, buf: &mut [u8; 24]) -> &[u8] {
+    let mut i = buf.len();
+    buf[i - 1] = b'\n';
+    i -= 1;
+    let neg = t < 0;
+    let mut v = t.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if neg {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    &buf[i..]
+}
+
+/// Sends a throw to a player. `Err(None)`: the player is gone (reported at
+/// its next throw); `Err(Some(kind))`: the player's fault now.
+fn send(side: &mut Side, t: Throw) -> Result<(), Option<FailureKind>> {
+    let fd = side.proc.as_ref().expect("live side").to_player.as_raw_fd();
+    let mut buf = [0u8; 24];
+    let bytes = format_line(t, &mut buf);
+    loop {
+        // SAFETY: writing from a valid buffer.
+        let r = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if r == bytes.len() as isize {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => Err(Some(FailureKind::NotReading)),
+            _ if r >= 0 => Err(Some(FailureKind::NotReading)),
+            _ => Err(None),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_format_like_printf() {
+        let mut b = [0u8; 24];
+        assert_eq!(format_line(0, &mut b), b"0\n");
+        assert_eq!(format_line(12288, &mut b), b"12288\n");
+        assert_eq!(format_line(-7, &mut b), b"-7\n");
+        assert_eq!(format_line(i64::MIN, &mut b), b"-9223372036854775808\n");
+    }
+
+    #[test]
+    fn throws_parse_strictly() {
+        assert_eq!(parse_throw(b"123"), Some(123));
+        assert_eq!(parse_throw(b"-5"), Some(-5));
+        assert_eq!(parse_throw(b"12\r"), Some(12));
+        assert_eq!(parse_throw(b""), None);
+        assert_eq!(parse_throw(b" 1"), None);
+        assert_eq!(parse_throw(b"1x"), None);
+        assert_eq!(parse_throw(b"99999999999999999999"), None);
+    }
+
+    #[test]
+    fn failure_reasons_name_rule_and_throw() {
+        let cfg = RefereeConfig::default();
+        let r = describe_failure(
+            &cfg,
+            17,
+            &FailureKind::Rule(RuleBreak::OutOfRange { throw: 0, a: 1, b: 12288 }),
+        );
+        assert_eq!(r, "throw 17: threw 0, outside the allowed range 1..12288 (rule 1)");
+        let r = describe_failure(&cfg, 3, &FailureKind::CpuTime { limit_secs: 2 });
+        assert!(r.starts_with("throw 3: used more than its 2 s of CPU time"));
+    }
+}

@@ -1,0 +1,445 @@
+//! A jail for running the toolchain (gcc, as, ld) on hostile input.
+//!
+//! [`Jail::new`] prepares a private tree in a temporary folder:
+//! `root/usr` (the host's `/usr`, bind-mounted read-only), `bin`, `lib`,
+//! `lib64` mirrored as on the host (symlinks on a merged-/usr system),
+//! `dev/null`, `tmp` and the writable `work` folder. [`Jail::run`] starts a
+//! command in new mount, network, IPC and UTS namespaces (plus a user
+//! namespace when not root), chrooted into that tree, as `nobody` when the
+//! server is root, with CPU, address-space, file-size, open-file and process
+//! limits, a wall-clock limit and a cap on the output it keeps. Nothing
+//! outside the toolchain and the work folder is readable, and there is no
+//! network. The whole process group is killed when the command ends or
+//! overruns.
+//!
+//! It deliberately does not know what gcc is: callers pass argv and read the
+//! work folder.
+
+use std::ffi::CString;
+use std::fs;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::set_rlimit;
+
+/// The user id the jailed command runs as, when the server runs as root.
+pub const NOBODY: u32 = 65534;
+
+/// Limits of one jailed command.
+#[derive(Debug, Clone, Copy)]
+pub struct JailLimits {
+    /// CPU seconds per process.
+    pub cpu_secs: u64,
+    /// Address space per process, in bytes.
+    pub address_space: u64,
+    /// Largest file a process may write, in bytes.
+    pub file_size: u64,
+    /// Wall-clock limit for the whole command.
+    pub wall: Duration,
+    /// How much of the command's output (stdout and stderr together) is kept.
+    pub output_cap: usize,
+}
+
+impl Default for JailLimits {
+    fn default() -> Self {
+        JailLimits {
+            cpu_secs: 10,
+            address_space: 1 << 30,
+            file_size: 16 << 20,
+            wall: Duration::from_secs(30),
+            output_cap: 64 << 10,
+        }
+    }
+}
+
+/// How a jailed command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JailExit {
+    Exited(i32),
+    Signaled(i32),
+    /// Killed by the jail after the wall-clock limit.
+    WallClock,
+}
+
+/// What a jailed command did.
+#[derive(Debug, Clone)]
+pub struct JailOutput {
+    pub exit: JailExit,
+    /// The first `output_cap` bytes of stdout and stderr, interleaved, lossily UTF-8.
+    pub output: String,
+    /// How many bytes of output were dropped beyond the cap.
+    pub output_dropped: u64,
+}
+
+impl JailOutput {
+    pub fn success(&self) -> bool {
+        self.exit == JailExit::Exited(0)
+    }
+}
+
+/// Infrastructure faults of the jail (never the participant's fault).
+#[derive(Debug, thiserror::Error)]
+pub enum JailError {
+    #[error("cannot prepare the jail in {path}: {source}")]
+    Prepare { path: PathBuf, source: io::Error },
+    #[error("cannot start {program} in the jail: {source} (the jail needs root or unprivileged user namespaces)")]
+    Spawn { program: String, source: io::Error },
+    #[error("i/o error while running {program} in the jail: {source}")]
+    Io { program: String, source: io::Error },
+}
+
+/// A prepared jail: a private root tree with a writable work folder.
+pub struct Jail {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Jail {
+    /// Prepares a new jail tree under the system's temp folder.
+    pub fn new() -> Result<Jail, JailError> {
+        let dir = tempfile::Builder::new()
+            .prefix("knobeln-jail-")
+            .tempdir()
+            .map_err(|source| JailError::Prepare {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let root = dir.path().join("root");
+        let prep = |path: &Path, r: io::Result<()>| {
+            r.map_err(|source| JailError::Prepare {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        prep(dir.path(), fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)))?;
+        for d in ["usr", "dev", "work", "tmp"] {
+            let p = root.join(d);
+            prep(&p, fs::create_dir_all(&p))?;
+        }
+        prep(&root, fs::set_permissions(&root, fs::Permissions::from_mode(0o755)))?;
+        for top in ["bin", "lib", "lib64", "sbin"] {
+            let host = Path::new("/").join(top);
+            let inside = root.join(top);
+            match fs::read_link(&host) {
+                Ok(target) => prep(&inside, symlink(target, &inside))?,
+                Err(_) if host.is_dir() => prep(&inside, fs::create_dir_all(&inside))?,
+                Err(_) => {}
+            }
+        }
+        let null = root.join("dev/null");
+        prep(&null, fs::write(&null, b""))?;
+        let tmp = root.join("tmp");
+        prep(&tmp, fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777)))?;
+        let work = root.join("work");
+        prep(&work, fs::set_permissions(&work, fs::Permissions::from_mode(0o755)))?;
+        if is_root() {
+            prep(&work, std::os::unix::fs::chown(&work, Some(NOBODY), Some(NOBODY)))?;
+        }
+        Ok(Jail { dir, root })
+    }
+
+    /// The work folder as seen from outside (inside the jail it is `/work`).
+    pub fn work_dir(&self) -> PathBuf {
+        self.root.join("work")
+    }
+
+    /// The temporary folder holding the jail (removed on drop).
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `argv` (argv[0] an absolute path inside the jail) with cwd `/work`.
+    pub fn run(&self, argv: &[&str], limits: &JailLimits) -> Result<JailOutput, JailError> {
+        let program = argv[0].to_string();
+        let spawn_err = |source| JailError::Spawn {
+            program: program.clone(),
+            source,
+        };
+        let plan = MountPlan::new(&self.root).map_err(spawn_err)?;
+        let (read_end, write_end) = pipe().map_err(spawn_err)?;
+        let write_end2 = write_end.try_clone().map_err(spawn_err)?;
+        let limits_copy = *limits;
+        let mut cmd = Command::new(argv[0]);
+        cmd.args(&argv[1..])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("TMPDIR", "/work")
+            .env("HOME", "/work")
+            .env("LC_ALL", "C")
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write_end))
+            .stderr(Stdio::from(write_end2))
+            .process_group(0);
+        // SAFETY: the closure only makes async-signal-safe system calls on
+        // data prepared before the fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                plan.enter()?;
+                set_rlimit(libc::RLIMIT_CPU, limits_copy.cpu_secs, limits_copy.cpu_secs + 1)?;
+                set_rlimit(libc::RLIMIT_AS, limits_copy.address_space, limits_copy.address_space)?;
+                set_rlimit(libc::RLIMIT_FSIZE, limits_copy.file_size, limits_copy.file_size)?;
+                set_rlimit(libc::RLIMIT_NOFILE, 64, 64)?;
+                set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
+                plan.drop_privileges()?;
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().map_err(spawn_err)?;
+        drop(cmd); // closes our copies of the pipe's write end
+        let pid = child.id() as i32;
+        let deadline = Instant::now() + limits.wall;
+        let io_err = |source| JailError::Io {
+            program: program.clone(),
+            source,
+        };
+        let mut output = Vec::new();
+        let mut dropped = 0u64;
+        let mut timed_out = false;
+        let mut reader = fs::File::from(read_end);
+        let mut buf = [0u8; 8192];
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                timed_out = true;
+                break;
+            }
+            let ms = (deadline - now).as_millis().min(1000) as i32;
+            let mut pfd = libc::pollfd {
+                fd: reader.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let r = unsafe { libc::poll(&mut pfd, 1, ms.max(1)) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                kill_group(pid);
+                let _ = child.wait();
+                return Err(io_err(e));
+            }
+            if r == 0 {
+                continue;
+            }
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let room = limits.output_cap.saturating_sub(output.len());
+                    let keep = room.min(n);
+                    output.extend_from_slice(&buf[..keep]);
+                    dropped += (n - keep) as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    kill_group(pid);
+                    let _ = child.wait();
+                    return Err(io_err(e));
+                }
+            }
+        }
+        // The output is closed (or time is up): whatever is left of the group goes.
+        let status = if timed_out {
+            kill_group(pid);
+            child.wait().map_err(io_err)?;
+            None
+        } else {
+            let st = wait_until(&mut child, deadline).map_err(io_err)?;
+            kill_group(pid);
+            if st.is_none() {
+                child.wait().map_err(io_err)?;
+            }
+            st
+        };
+        let exit = match status {
+            None => JailExit::WallClock,
+            Some(st) => match (st.code(), st.signal()) {
+                (Some(c), _) => JailExit::Exited(c),
+                (None, Some(s)) => JailExit::Signaled(s),
+                _ => JailExit::Exited(-1),
+            },
+        };
+        Ok(JailOutput {
+            exit,
+            output: String::from_utf8_lossy(&output).into_owned(),
+            output_dropped: dropped,
+        })
+    }
+}
+
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(Some(st));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Kills a whole process group; a group that is already gone is fine.
+pub(crate) fn kill_group(pgid: i32) {
+    // SAFETY: plain syscall.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+pub(crate) fn is_root() -> bool {
+    // SAFETY: plain syscall.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 fills two fds.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh fds owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Everything the child needs to enter the jail, prepared before the fork so
+/// that the child only makes system calls.
+struct MountPlan {
+    root: CString,
+    usr_src: CString,
+    usr_dst: CString,
+    null_src: CString,
+    null_dst: CString,
+    slash: CString,
+    work: CString,
+    as_root: bool,
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    uid_map_path: CString,
+    gid_map_path: CString,
+    setgroups_path: CString,
+}
+
+impl MountPlan {
+    fn new(root: &Path) -> io::Result<MountPlan> {
+        let c = |p: &Path| {
+            CString::new(p.as_os_str().as_encoded_bytes())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))
+        };
+        // SAFETY: plain syscalls.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Ok(MountPlan {
+            root: c(root)?,
+            usr_src: c(Path::new("/usr"))?,
+            usr_dst: c(&root.join("usr"))?,
+            null_src: c(Path::new("/dev/null"))?,
+            null_dst: c(&root.join("dev/null"))?,
+            slash: c(Path::new("/"))?,
+            work: c(Path::new("/work"))?,
+            as_root: is_root(),
+            uid_map: format!("0 {uid} 1\n").into_bytes(),
+            gid_map: format!("0 {gid} 1\n").into_bytes(),
+            uid_map_path: c(Path::new("/proc/self/uid_map"))?,
+            gid_map_path: c(Path::new("/proc/self/gid_map"))?,
+            setgroups_path: c(Path::new("/proc/self/setgroups"))?,
+        })
+    }
+
+    /// Runs in the child between fork and exec: only system calls.
+    fn enter(&self) -> io::Result<()> {
+        let check = |r: libc::c_int| {
+            if r != 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(())
+            }
+        };
+        let ns = libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+        // SAFETY: system calls on valid NUL-terminated strings prepared before the fork.
+        unsafe {
+            if self.as_root {
+                check(libc::unshare(ns))?;
+            } else {
+                check(libc::unshare(ns | libc::CLONE_NEWUSER))?;
+                write_file(&self.setgroups_path, b"deny")?;
+                write_file(&self.uid_map_path, &self.uid_map)?;
+                write_file(&self.gid_map_path, &self.gid_map)?;
+            }
+            check(libc::mount(
+                std::ptr::null(),
+                self.slash.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+            check(libc::mount(
+                self.usr_src.as_ptr(),
+                self.usr_dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ))?;
+            // Read-only on top; where a user namespace forbids the remount,
+            // /usr still belongs to the real root and stays unwritable.
+            libc::mount(
+                std::ptr::null(),
+                self.usr_dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                std::ptr::null(),
+            );
+            check(libc::mount(
+                self.null_src.as_ptr(),
+                self.null_dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ))?;
+            check(libc::chroot(self.root.as_ptr()))?;
+            check(libc::chdir(self.work.as_ptr()))?;
+        }
+        Ok(())
+    }
+
+    fn drop_privileges(&self) -> io::Result<()> {
+        if !self.as_root {
+            return Ok(());
+        }
+        // SAFETY: plain syscalls.
+        unsafe {
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setgid(NOBODY) != 0
+                || libc::setuid(NOBODY) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
+
+unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let n = libc::write(fd, data.as_ptr().cast(), data.len());
+    libc::close(fd);
+    if n != data.len() as isize {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! Process confinement, at the edge of the system.
+//!
+//! Two kinds of strangers' work run on the server's machine:
+//! - gcc, fed with hostile source ([`jail`]): it runs in private mount, network,
+//!   IPC and UTS namespaces, chrooted into a tree that holds only the
+//!   toolchain (`/usr`, read-only), `/dev/null` and a private writable work
+//!   folder, as user `nobody` (when the server runs as root), under CPU,
+//!   memory, file-size, file-count and wall-clock limits, with its output
+//!   capped.
+//! - participant strategies ([`player`]): statically linked with the contest
+//!   runtime, which locks itself down with seccomp strict mode before any
+//!   participant code runs; the spawner adds rlimits (CPU, address space,
+//!   files, processes, core dumps) and its own process group, so that the
+//!   whole group can be killed when the game ends.
+//!
+//! **Invariant:** no participant code runs outside these two confinements.
+//! This module knows nothing of games or contests.
+
+pub mod cpu;
+pub mod jail;
+pub mod player;
+
+pub use cpu::{allowed_cpus, pin_current_thread};
+
+use std::io;
+
+/// Sets one resource limit (soft and hard) on the calling process.
+/// Async-signal-safe: usable between fork and exec.
+pub(crate) fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> io::Result<()> {
+    let lim = libc::rlimit {
+        rlim_cur: soft as libc::rlim_t,
+        rlim_max: hard as libc::rlim_t,
+    };
+    // SAFETY: setrlimit reads a valid rlimit struct.
+    if unsafe { libc::setrlimit(resource, &lim) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+

@@ -1,0 +1,479 @@
+//! The compile service's pipeline: runs the six checks of the announcement
+//! in order on a submitted source and, if all pass, returns the strategy
+//! binary.
+//!
+//! A rejection is data ([`Outcome::Rejected`] with its diagnostics), never an
+//! `Err`; `Err` means the server could not do its job (no jail, no gcc).
+//! The trial game and authentication are not done here (see the `check`
+//! command and, later, the mail front end).
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::diagnostic::{Check, Diagnostic, Severity};
+use super::gcc::{Gcc, GccRun, RUNTIME_C, SOURCE_NAME};
+use super::lex;
+use super::source::{self, Description, Header};
+use super::symbols::{self, LIBRARY_ROUTINES};
+use crate::sandbox::jail::{Jail, JailError, JailLimits};
+
+/// The strategy of the announcement's shell archive, unchanged.
+pub const EXAMPLE_C: &str = include_str!("../runtime/example.c");
+
+/// Which checks apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// A contest submission: all six checks, plus the static-memory check.
+    Submission,
+    /// Local play (`knobeln play`): no header, description or size rules;
+    /// still a single file, gcc, and only the five routines.
+    Local,
+}
+
+/// Settings of the compile service.
+#[derive(Debug, Clone)]
+pub struct CompileConfig {
+    pub profile: Profile,
+    pub jail: JailLimits,
+    /// Requirement 4: at most this many lexical elements after preprocessing.
+    pub max_lexical_elements: u64,
+    /// Requirement 7: at least this many non-blank description lines.
+    pub min_description_lines: u32,
+    /// Requirement 5: the process must fit into this many bytes.
+    pub memory_limit: u64,
+    /// Sources larger than this are refused before anything else.
+    pub max_source_bytes: usize,
+}
+
+impl Default for CompileConfig {
+    fn default() -> Self {
+        CompileConfig {
+            profile: Profile::Submission,
+            jail: JailLimits::default(),
+            max_lexical_elements: 10_000,
+            min_description_lines: 15,
+            memory_limit: 1024 * 1024,
+            max_source_bytes: 256 * 1024,
+        }
+    }
+}
+
+impl CompileConfig {
+    pub fn local() -> Self {
+        CompileConfig {
+            profile: Profile::Local,
+            ..CompileConfig::default()
+        }
+    }
+}
+
+/// Memory kept free for the stack and the kernel's own mappings when
+/// checking a program's static size against the memory limit.
+pub const STACK_RESERVE: u64 = 96 * 1024;
+
+/// The verdict of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "verdict", content = "why")]
+pub enum Verdict {
+    Passed,
+    Failed,
+    /// Not run, because an earlier check failed (the reason says which).
+    Skipped(String),
+    /// Does not apply to this profile.
+    NotApplicable,
+}
+
+/// One line of the report: a check and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckStatus {
+    pub check: Check,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// Everything the compile service found out about a source.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub checks: Vec<CheckStatus>,
+    pub lexical_elements: Option<u64>,
+    pub header: Option<Header>,
+    #[serde(skip)]
+    pub description: Option<Description>,
+    /// Errors and warnings, in check order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// gcc's messages as it printed them (capped).
+    pub compiler_output: String,
+    /// Memory mapped by the program image (code, data, bss), when linked.
+    pub image_bytes: Option<u64>,
+}
+
+impl Report {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+    }
+
+    pub fn verdict(&self, check: Check) -> Option<&Verdict> {
+        self.checks.iter().find(|c| c.check == check).map(|c| &c.verdict)
+    }
+}
+
+/// The result of compiling a submission.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Accepted { binary: Vec<u8>, report: Report },
+    Rejected { report: Report },
+}
+
+impl Outcome {
+    pub fn report(&self) -> &Report {
+        match self {
+            Outcome::Accepted { report, .. } | Outcome::Rejected { report } => report,
+        }
+    }
+
+    pub fn accepted(&self) -> bool {
+        matches!(self, Outcome::Accepted { .. })
+    }
+}
+
+/// Infrastructure faults of the compile service.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error(transparent)]
+    Jail(#[from] JailError),
+    #[error("compile service i/o: {0}")]
+    Io(#[from] io::Error),
+    #[error("cannot read the object file gcc produced: {0}")]
+    Object(#[from] object::Error),
+    #[error("the contest runtime does not compile: {0}")]
+    Runtime(String),
+}
+
+/// Runs the checks on `source` and compiles it.
+pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileError> {
+    let text = String::from_utf8_lossy(source);
+    let submission = cfg.profile == Profile::Submission;
+    let mut r = Report {
+        checks: Vec::new(),
+        lexical_elements: None,
+        header: None,
+        description: None,
+        diagnostics: Vec::new(),
+        compiler_output: String::new(),
+        image_bytes: None,
+    };
+    let mut verdicts: Vec<(Check, Verdict)> = Vec::new();
+
+    if source.len() > cfg.max_source_bytes {
+        r.diagnostics.push(Diagnostic::error(
+            Check::SingleFile,
+            None,
+            format!(
+                "the source is {} bytes long; at most {} bytes are accepted",
+                source.len(),
+                cfg.max_source_bytes
+            ),
+        ));
+        for c in Check::ALL {
+            let v = if c == Check::SingleFile {
+                Verdict::Failed
+            } else {
+                Verdict::Skipped("the source is too large".into())
+            };
+            verdicts.push((c, v));
+        }
+        return Ok(finish(r, verdicts, None));
+    }
+
+    // 1. Header.
+    if submission {
+        match source::parse_header(&text) {
+            Ok(h) => {
+                r.header = Some(h);
+                verdicts.push((Check::Header, Verdict::Passed));
+            }
+            Err(d) => {
+                r.diagnostics.push(d);
+                verdicts.push((Check::Header, Verdict::Failed));
+            }
+        }
+    } else {
+        verdicts.push((Check::Header, Verdict::NotApplicable));
+    }
+
+    // 2. Single file.
+    let single = source::check_single_file(&text);
+    let single_ok = single.is_empty();
+    r.diagnostics.extend(single);
+    verdicts.push((Check::SingleFile, if single_ok { Verdict::Passed } else { Verdict::Failed }));
+
+    // 4 (pure, so always run): description.
+    let description_verdict = if submission {
+        match source::check_description(&text, cfg.min_description_lines) {
+            Ok(d) => {
+                r.description = Some(d);
+                Verdict::Passed
+            }
+            Err(d) => {
+                r.diagnostics.push(d);
+                Verdict::Failed
+            }
+        }
+    } else {
+        r.description = source::find_description(&text);
+        Verdict::NotApplicable
+    };
+
+    if !single_ok {
+        let why = "the source must first be a single file (check 2)".to_string();
+        verdicts.push((Check::LexicalElements, Verdict::Skipped(why.clone())));
+        verdicts.push((Check::Description, description_verdict));
+        verdicts.push((Check::Compiler, Verdict::Skipped(why.clone())));
+        verdicts.push((Check::Library, Verdict::Skipped(why)));
+        return Ok(finish(r, verdicts, None));
+    }
+
+    let jail = Jail::new()?;
+    let gcc = Gcc::new(&jail, cfg.jail);
+    gcc.put(SOURCE_NAME, source)?;
+
+    // 3. Lexical elements after preprocessing.
+    let pre = gcc.preprocess(SOURCE_NAME, "strategy.i")?;
+    let mut lex_verdict = Verdict::Passed;
+    if !pre.ok {
+        add_gcc_messages(&mut r, &pre, Check::Compiler);
+        lex_verdict = Verdict::Skipped("the preprocessor failed (see check 5)".into());
+    } else {
+        let pre_text = gcc.get("strategy.i")?;
+        let n = lex::count_lexical_elements(&String::from_utf8_lossy(&pre_text));
+        r.lexical_elements = Some(n);
+        if submission && n > cfg.max_lexical_elements {
+            r.diagnostics.push(Diagnostic::error(
+                Check::LexicalElements,
+                None,
+                format!(
+                    "the program has {n} lexical elements after preprocessing; at most {} are allowed",
+                    cfg.max_lexical_elements
+                ),
+            ));
+            lex_verdict = Verdict::Failed;
+        }
+    }
+    verdicts.push((Check::LexicalElements, lex_verdict));
+    verdicts.push((Check::Description, description_verdict));
+    if !pre.ok {
+        verdicts.push((Check::Compiler, Verdict::Failed));
+        verdicts.push((Check::Library, Verdict::Skipped("gcc failed (check 5)".into())));
+        return Ok(finish(r, verdicts, None));
+    }
+
+    // 5. gcc.
+    let cc = gcc.compile(SOURCE_NAME, "strategy.o")?;
+    add_gcc_messages(&mut r, &cc, Check::Compiler);
+    if !cc.ok {
+        verdicts.push((Check::Compiler, Verdict::Failed));
+        verdicts.push((Check::Library, Verdict::Skipped("gcc failed (check 5)".into())));
+        return Ok(finish(r, verdicts, None));
+    }
+    verdicts.push((Check::Compiler, Verdict::Passed));
+
+    // 6. Library routines.
+    let syms = symbols::inspect_object(&gcc.get("strategy.o")?)?;
+    let before = r.diagnostics.len();
+    for name in syms.forbidden_calls() {
+        r.diagnostics.push(Diagnostic::error(
+            Check::Library,
+            first_use(&text, name),
+            format!(
+                "uses `{name}`, which is not one of the five library routines ({}); \
+                 a strategy may call nothing else",
+                LIBRARY_ROUTINES.join(", ")
+            ),
+        ));
+    }
+    if !syms.defines("main") {
+        r.diagnostics.push(Diagnostic::error(
+            Check::Library,
+            None,
+            "the program defines no function `main`; the runtime calls main() to start the strategy",
+        ));
+    }
+    for name in ["_start", "knobeln_start"] {
+        if syms.defines(name) {
+            r.diagnostics.push(Diagnostic::error(
+                Check::Library,
+                first_use(&text, name),
+                format!("defines `{name}`; the contest runtime provides the program's entry point"),
+            ));
+        }
+    }
+    for name in LIBRARY_ROUTINES.iter().chain(symbols::COMPILER_ROUTINES.iter()) {
+        if syms.defines(name) {
+            r.diagnostics.push(Diagnostic::error(
+                Check::Library,
+                first_use(&text, name),
+                format!(
+                    "defines its own `{name}`, which the contest runtime provides; rename it \
+                     (or make it static)"
+                ),
+            ));
+        }
+    }
+    if syms.constructors {
+        r.diagnostics.push(Diagnostic::error(
+            Check::Library,
+            None,
+            "the program has constructors (__attribute__((constructor)) or similar); \
+             no code may run before main()",
+        ));
+    }
+    if r.diagnostics.len() > before {
+        verdicts.push((Check::Library, Verdict::Failed));
+        return Ok(finish(r, verdicts, None));
+    }
+
+    // Link with the runtime.
+    gcc.put("knobellib.c", RUNTIME_C.as_bytes())?;
+    let rt = gcc.compile("knobellib.c", "knobellib.o")?;
+    if !rt.ok {
+        return Err(CompileError::Runtime(rt.messages));
+    }
+    let ld = gcc.link(&["strategy.o", "knobellib.o"], "strategy")?;
+    if !ld.ok {
+        add_gcc_messages(&mut r, &ld, Check::Compiler);
+        if !r.errors().any(|d| d.check == Check::Compiler) {
+            r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                None,
+                "linking with the contest runtime failed",
+            ));
+        }
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        verdicts.push((Check::Library, Verdict::Skipped("linking failed (check 5)".into())));
+        return Ok(finish(r, verdicts, None));
+    }
+    let binary = gcc.get("strategy")?;
+    let image = symbols::image_size(&binary)?;
+    r.image_bytes = Some(image);
+    if submission && image + STACK_RESERVE > cfg.memory_limit {
+        r.diagnostics.push(Diagnostic::error(
+            Check::Compiler,
+            None,
+            format!(
+                "the program needs {} kB for its code and static data; together with the stack \
+                 ({} kB kept free) it must fit into {} kB (requirement 5): make arrays smaller",
+                image.div_ceil(1024),
+                STACK_RESERVE / 1024,
+                cfg.memory_limit / 1024
+            ),
+        ));
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        verdicts.push((Check::Library, Verdict::Passed));
+        return Ok(finish(r, verdicts, None));
+    }
+    verdicts.push((Check::Library, Verdict::Passed));
+    Ok(finish(r, verdicts, Some(binary)))
+}
+
+fn set_verdict(verdicts: &mut [(Check, Verdict)], check: Check, v: Verdict) {
+    if let Some(e) = verdicts.iter_mut().find(|(c, _)| *c == check) {
+        e.1 = v;
+    }
+}
+
+fn finish(mut r: Report, mut verdicts: Vec<(Check, Verdict)>, binary: Option<Vec<u8>>) -> Outcome {
+    verdicts.sort_by_key(|(c, _)| *c);
+    r.checks = verdicts
+        .into_iter()
+        .map(|(check, verdict)| CheckStatus { check, verdict })
+        .collect();
+    r.diagnostics.sort_by_key(|d| (d.check, d.severity == Severity::Warning));
+    let rejected = r.errors().next().is_some();
+    match binary {
+        Some(binary) if !rejected => Outcome::Accepted { binary, report: r },
+        _ => Outcome::Rejected { report: r },
+    }
+}
+
+/// Turns gcc's messages into diagnostics (with the submitted source's line
+/// numbers) and keeps its raw output for the report.
+fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
+    static LINE: OnceLock<Regex> = OnceLock::new();
+    let re = LINE.get_or_init(|| {
+        Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$").expect("regex")
+    });
+    if !r.compiler_output.is_empty() && !run.messages.is_empty() {
+        r.compiler_output.push('\n');
+    }
+    r.compiler_output.push_str(&run.messages);
+    let mut errors = 0;
+    for line in run.messages.lines() {
+        if let Some(c) = re.captures(line) {
+            let n: u32 = c[1].parse().unwrap_or(0);
+            let msg = c[3].to_string();
+            if &c[2] == "warning" {
+                r.diagnostics.push(Diagnostic::warning(check, Some(n), msg));
+            } else {
+                errors += 1;
+                r.diagnostics.push(Diagnostic::error(check, Some(n), msg));
+            }
+        } else if line.contains("multiple definition of") || line.contains("undefined reference to") {
+            errors += 1;
+            let msg = line.rsplit(": ").next().unwrap_or(line).to_string();
+            r.diagnostics.push(Diagnostic::error(check, None, msg));
+        }
+    }
+    if let Some(limit) = &run.limit_hit {
+        r.diagnostics.push(Diagnostic::error(check, None, limit.clone()));
+    } else if !run.ok && errors == 0 {
+        r.diagnostics.push(Diagnostic::error(
+            check,
+            None,
+            "gcc failed; its messages are quoted below",
+        ));
+    }
+}
+
+/// The first line where `name` appears as an identifier in the source.
+fn first_use(text: &str, name: &str) -> Option<u32> {
+    lex::tokenize(text)
+        .into_iter()
+        .find(|t| matches!(t.kind, lex::TokenKind::Identifier) && t.text == name)
+        .map(|t| t.line)
+}
+
+/// Writes a strategy binary as an executable file.
+pub fn install_binary(binary: &[u8], path: &Path) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, binary)?;
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
+    fs::rename(&tmp, path)
+}
+
+/// The announcement's example strategy, compiled once per process.
+pub fn example_binary() -> Result<PathBuf, CompileError> {
+    static EXAMPLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let r = EXAMPLE.get_or_init(|| {
+        let outcome = compile(EXAMPLE_C.as_bytes(), &CompileConfig::local()).map_err(|e| e.to_string())?;
+        let Outcome::Accepted { binary, .. } = outcome else {
+            return Err("the example strategy does not compile".into());
+        };
+        let dir = std::env::temp_dir().join(format!("knobeln-example-{}", std::process::id()));
+        fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let path = dir.join("example");
+        install_binary(&binary, &path).map_err(|e| e.to_string())?;
+        Ok(path)
+    });
+    r.clone().map_err(CompileError::Runtime)
+}

@@ -1,0 +1,168 @@
+//! Running gcc on a submitted source, inside the [`Jail`].
+//!
+//! Knows the flags that make a strategy: pure freestanding C, no headers, no
+//! builtins (so that `log2` is the runtime's integer routine), no stack
+//! protector or PIC (nothing the runtime does not provide), statically linked
+//! with the contest runtime, which provides the entry point. It turns gcc's
+//! fate (exit status, signals, limits) into words a participant understands,
+//! but does not decide what a rejection is: that is [`super::compile`].
+
+use crate::sandbox::jail::{Jail, JailError, JailExit, JailLimits, JailOutput};
+
+/// The file name of the source inside the jail (gcc's messages show it).
+pub const SOURCE_NAME: &str = "strategy.c";
+
+/// The contest runtime, linked with every strategy.
+pub const RUNTIME_C: &str = include_str!("../runtime/knobellib.c");
+/// The header documenting the five routines (participant kit).
+pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
+
+const GCC: &str = "/usr/bin/gcc";
+
+/// Flags for compiling C into an object for the contest runtime.
+const CFLAGS: &[&str] = &[
+    "-x",
+    "c",
+    "-O2",
+    "-ffreestanding",
+    "-fno-builtin",
+    "-nostdinc",
+    "-fno-stack-protector",
+    "-fno-pie",
+    "-fno-pic",
+    "-fcf-protection=none",
+    "-fno-asynchronous-unwind-tables",
+    "-fno-tree-loop-distribute-patterns",
+    "-fdiagnostics-plain-output",
+    "-fno-diagnostics-show-caret",
+    "-fmax-errors=30",
+    // K&R style and implicit declarations of the five routines are fine, as in 1994.
+    "-Wno-implicit-int",
+    "-Wno-implicit-function-declaration",
+    "-Wno-builtin-declaration-mismatch",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-pointer-types",
+];
+
+/// What happened to one gcc run, in participant's terms.
+#[derive(Debug, Clone)]
+pub struct GccRun {
+    pub ok: bool,
+    /// gcc's messages (capped), with a final note if something was cut or a limit hit.
+    pub messages: String,
+    /// Set when gcc was stopped by a limit: a sentence saying which.
+    pub limit_hit: Option<String>,
+}
+
+/// gcc in a jail, with the limits for one compile.
+pub struct Gcc<'j> {
+    jail: &'j Jail,
+    limits: JailLimits,
+}
+
+impl<'j> Gcc<'j> {
+    pub fn new(jail: &'j Jail, limits: JailLimits) -> Self {
+        Gcc { jail, limits }
+    }
+
+    /// Writes a file into the jail's work folder.
+    pub fn put(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
+        std::fs::write(self.jail.work_dir().join(name), contents)
+    }
+
+    /// Reads a file from the jail's work folder.
+    pub fn get(&self, name: &str) -> std::io::Result<Vec<u8>> {
+        std::fs::read(self.jail.work_dir().join(name))
+    }
+
+    /// `gcc -E -P`: the preprocessed source, in `out`.
+    pub fn preprocess(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
+        let mut argv = vec![GCC, "-E", "-P"];
+        argv.extend_from_slice(CFLAGS);
+        argv.extend_from_slice(&[src, "-o", out]);
+        self.run(&argv)
+    }
+
+    /// `gcc -c`: an object file.
+    pub fn compile(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
+        let mut argv = vec![GCC, "-c"];
+        argv.extend_from_slice(CFLAGS);
+        argv.extend_from_slice(&[src, "-o", out]);
+        self.run(&argv)
+    }
+
+    /// Links objects into a static executable with no C library.
+    pub fn link(&self, objects: &[&str], out: &str) -> Result<GccRun, JailError> {
+        let mut argv = vec![
+            GCC,
+            "-static",
+            "-nostdlib",
+            "-nostartfiles",
+            "-no-pie",
+            "-fdiagnostics-plain-output",
+            "-Wl,--build-id=none",
+            "-Wl,-z,noexecstack",
+            "-o",
+            out,
+        ];
+        argv.extend_from_slice(objects);
+        argv.push("-lgcc");
+        self.run(&argv)
+    }
+
+    fn run(&self, argv: &[&str]) -> Result<GccRun, JailError> {
+        let out = self.jail.run(argv, &self.limits)?;
+        Ok(self.interpret(out))
+    }
+
+    fn interpret(&self, out: JailOutput) -> GccRun {
+        let lim = &self.limits;
+        let text = out.output.replace("/work/", "");
+        let limit_hit = match out.exit {
+            JailExit::WallClock => Some(format!(
+                "gcc did not finish within {} s and was stopped",
+                lim.wall.as_secs()
+            )),
+            JailExit::Signaled(s) if s == libc::SIGXCPU => {
+                Some(format!("gcc used more than {} s of CPU time and was stopped", lim.cpu_secs))
+            }
+            JailExit::Signaled(s) if s == libc::SIGXFSZ => Some(format!(
+                "gcc's output grew beyond {} MB and was stopped (a macro that expands without end?)",
+                lim.file_size >> 20
+            )),
+            JailExit::Signaled(s) => Some(format!("gcc was stopped by signal {s}")),
+            JailExit::Exited(_) => {
+                if text.contains("File size limit exceeded") {
+                    Some(format!(
+                        "gcc's output grew beyond {} MB and was stopped (a macro that expands without end?)",
+                        lim.file_size >> 20
+                    ))
+                } else if text.contains("CPU time limit exceeded") {
+                    Some(format!(
+                        "gcc used more than {} s of CPU time and was stopped",
+                        lim.cpu_secs
+                    ))
+                } else if text.contains("out of memory") || text.contains("memory exhausted") {
+                    Some(format!(
+                        "gcc needed more than {} MB of memory and was stopped",
+                        lim.address_space >> 20
+                    ))
+                } else {
+                    None
+                }
+            }
+        };
+        let mut messages = text;
+        if out.output_dropped > 0 {
+            messages.push_str(&format!(
+                "\n[... {} more bytes of compiler messages cut]\n",
+                out.output_dropped
+            ));
+        }
+        GccRun {
+            ok: out.success() && limit_hit.is_none(),
+            messages,
+            limit_hit,
+        }
+    }
+}

@@ -1,0 +1,1043 @@
+//! Source-level compile checks, run on the raw submitted source before gcc
+//! ever sees it: the header (check 1), the single-file rule (check 2) and the
+//! verbal description (check 4). Pure functions of the text, no I/O; line
+//! numbers are 1-based in the submitted text and count line ends the way gcc
+//! does (`\n`, `\r\n`, lone `\r`), so they agree with gcc's messages.
+//!
+//! Everything is built on the tokenizer in [`super::lex`], the same way gcc's
+//! preprocessor sees the text: directives are logical lines (after line
+//! splices) whose first token is `#` or `%:`; comments and literals are
+//! lexed even inside skipped `#if 0` blocks, so a `/*` or a `"` there hides
+//! an `#endif` exactly as it does for gcc, while an apostrophe in "don't"
+//! only runs to the end of its line.
+//!
+//! The single-file check lexes the source once per dialect variant
+//! ([`LexOptions::ALL`]: with and without raw strings and digit separators)
+//! and reports the union, so a construct that only some gcc dialect reads as
+//! a string or a comment cannot hide a directive. It also rejects the
+//! trigraphs `??=` and `??/` anywhere, because under ISO modes they would
+//! make gcc see a `#` or a backslash the tokenizer does not.
+//!
+//! What these checks deliberately do not do: they do not preprocess. Only a
+//! literal `#if 0` (possibly `0L`, `0x0`, in parentheses) is known to be
+//! skipped; every other conditional group counts as active code, which is the
+//! safe side for the single-file check. Macro expansion is not simulated, so
+//! a forbidden string or operator assembled by `#`, `##` or macros expanding
+//! to nothing between string literals, or an assembler directive produced
+//! through asm operands or assembler macros, is not found here: these checks
+//! give participants clear early messages, the jail around gcc and the
+//! assembler is what actually keeps them from reading files.
+
+use serde::Serialize;
+
+use super::diagnostic::{Check, Diagnostic};
+use super::lex::{self, LexOptions, Token, TokenKind};
+
+/// The marker of the header line.
+const FROM: &str = "<<FROM>>";
+
+/// The header: who submitted the source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Header {
+    pub team: String,
+    pub auth: String,
+    /// Line of `<<FROM>>`.
+    pub line: u32,
+}
+
+/// Check 1: the first comment of the file holds `<<FROM>> team_name
+/// auth_string`. Only whitespace may precede that comment. Any text may
+/// precede `<<FROM>>` inside the comment; the team name and the
+/// authentification string are the next two whitespace-separated words
+/// (further words are ignored).
+pub fn parse_header(src: &str) -> Result<Header, Diagnostic> {
+    let template = "/* <<FROM>> team_name auth_string */";
+    let mut tokens = lex::Lexer::new(src, LexOptions::PLAIN);
+    let Some(first) = tokens.next() else {
+        return Err(Diagnostic::error(
+            Check::Header,
+            None,
+            format!("the source is empty: it must start with a comment {template}"),
+        ));
+    };
+    if !first.is_comment() {
+        return Err(Diagnostic::error(
+            Check::Header,
+            Some(first.line),
+            format!(
+                "the source must start with a comment {template} \
+                 (found code at line {} before any comment)",
+                first.line
+            ),
+        ));
+    }
+    let body = comment_body(&first);
+    let Some(at) = body.find(FROM) else {
+        let last = first.line.saturating_add(lex::count_line_ends(first.text));
+        let lines = if last == first.line {
+            format!("line {last}")
+        } else {
+            format!("lines {}-{last}", first.line)
+        };
+        let later = tokens
+            .filter(|t| t.is_comment() && comment_body(t).contains(FROM))
+            .map(|t| t.line)
+            .next();
+        let hint = match later {
+            Some(l) => format!(
+                "; the comment at line {l} has one, but the header must be in the \
+                 first comment: move it there"
+            ),
+            None => format!("; write the header as the first thing in the file: {template}"),
+        };
+        return Err(Diagnostic::error(
+            Check::Header,
+            Some(first.line),
+            format!("found no {FROM} in the first comment ({lines}){hint}"),
+        ));
+    };
+    let line = match first.text.find(FROM) {
+        Some(raw) => first
+            .line
+            .saturating_add(lex::count_line_ends(&first.text[..raw])),
+        None => first.line,
+    };
+    let mut words = body[at + FROM.len()..].split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(team), Some(auth)) => Ok(Header {
+            team: team.to_string(),
+            auth: auth.to_string(),
+            line,
+        }),
+        (Some(team), None) => Err(Diagnostic::error(
+            Check::Header,
+            Some(line),
+            format!(
+                "after {FROM} {team} the authentification string is missing: \
+                 write {FROM} {team} auth_string"
+            ),
+        )),
+        _ => Err(Diagnostic::error(
+            Check::Header,
+            Some(line),
+            format!(
+                "after {FROM} the team name and the authentification string are \
+                 missing: write {FROM} team_name auth_string"
+            ),
+        )),
+    }
+}
+
+/// The inside of a comment token, splices removed, without `/*`, `*/`, `//`.
+fn comment_body(t: &Token<'_>) -> String {
+    let text = t.unspliced();
+    let inner = match t.kind {
+        TokenKind::Comment { block: true } => {
+            let rest = text.strip_prefix("/*").unwrap_or(&text);
+            rest.strip_suffix("*/").unwrap_or(rest)
+        }
+        _ => text.strip_prefix("//").unwrap_or(&text),
+    };
+    inner.to_string()
+}
+
+/// Check 2: the source is a single file; nothing in it reads another file.
+/// Returns every problem found (errors of [`Check::SingleFile`], one per
+/// problem and line, sorted by line); empty means the check passed.
+pub fn check_single_file(src: &str) -> Vec<Diagnostic> {
+    let mut found: Vec<(u32, String)> = Vec::new();
+    check_trigraphs(src, &mut found);
+    for options in LexOptions::ALL {
+        let tokens = lex::tokenize_with(src, options);
+        let scan = scan(src, &tokens);
+        for (line, name) in &scan.odd_names {
+            found.push((
+                *line,
+                format!(
+                    "the directive name \"{name}\" is not allowed, not even in the \
+                     description: write directive names in plain ASCII letters"
+                ),
+            ));
+        }
+        for d in &scan.directives {
+            check_directive(d, &mut found);
+            check_tokens(&d.args, &mut found);
+        }
+        check_tokens(&scan.code, &mut found);
+    }
+    found.sort();
+    found.dedup();
+    found
+        .into_iter()
+        .map(|(line, message)| Diagnostic::error(Check::SingleFile, Some(line), message))
+        .collect()
+}
+
+/// Identifiers that look for other files.
+const FILE_PROBES: &[&str] = &[
+    "__has_include",
+    "__has_include_next",
+    "__has_include__",
+    "__has_include_next__",
+    "__has_embed",
+];
+
+/// Pragma words that make gcc open another file.
+const FILE_PRAGMAS: &[&str] = &["dependency", "pch_preprocess"];
+
+/// Assembler directives that read files (gas folds their case).
+const FILE_ASM: &[&str] = &[".incbin", ".include"];
+
+fn check_directive(d: &Directive<'_, '_>, found: &mut Vec<(u32, String)>) {
+    let Some(name) = d.name else { return };
+    match name.kind {
+        TokenKind::Number => found.push((
+            d.line,
+            format!(
+                "a line marker \"# {} ...\" is not allowed: it would make the compiler's \
+                 messages point into another file; remove it",
+                name.unspliced()
+            ),
+        )),
+        TokenKind::Identifier => match &*name.unspliced() {
+            n @ ("include" | "include_next" | "import" | "embed") => found.push((
+                d.line,
+                format!(
+                    "#{n} is not allowed: a strategy must be a single file; remove the \
+                     #{n}: no library headers are available or needed — declare the five \
+                     routines yourself or rely on implicit declarations"
+                ),
+            )),
+            "line" => found.push((
+                d.line,
+                "#line is not allowed: it would make the compiler's messages point into \
+                 another file or line; remove it"
+                    .to_string(),
+            )),
+            "pragma" => {
+                if let Some(w) = d.args.iter().find_map(|t| {
+                    let s = t.unspliced();
+                    FILE_PRAGMAS
+                        .iter()
+                        .find(|&&p| t.kind == TokenKind::Identifier && s == p)
+                }) {
+                    found.push((
+                        d.line,
+                        format!(
+                            "#pragma ... {w} is not allowed: it makes the compiler read \
+                             another file; remove the #pragma"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// Checks a stream of non-comment tokens of active code (or of one directive
+/// line): file probes, `_Pragma` and file-reading assembler directives.
+fn check_tokens(tokens: &[&Token<'_>], found: &mut Vec<(u32, String)>) {
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind != TokenKind::Identifier {
+            continue;
+        }
+        let name = t.unspliced();
+        if FILE_PROBES.contains(&&*name) {
+            found.push((
+                t.line,
+                format!(
+                    "{name} is not allowed: it looks for other files, and a strategy must \
+                     be a single file; remove it"
+                ),
+            ));
+        } else if name == "_Pragma" {
+            check_pragma_operator(t.line, &tokens[i + 1..], found);
+        }
+    }
+    // Runs of string literals, which the compiler concatenates (identifiers
+    // between them are allowed, as they may be macros expanding to nothing).
+    let mut i = 0;
+    while i < tokens.len() {
+        if !matches!(tokens[i].kind, TokenKind::String { .. }) {
+            i += 1;
+            continue;
+        }
+        let mut run: Vec<&Token<'_>> = Vec::new();
+        while let Some(t) = tokens.get(i) {
+            match t.kind {
+                TokenKind::String { .. } => run.push(t),
+                TokenKind::Identifier => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        check_string_run(&run, found);
+    }
+}
+
+fn check_string_run(run: &[&Token<'_>], found: &mut Vec<(u32, String)>) {
+    let mut text = String::new();
+    let mut starts: Vec<(usize, u32)> = Vec::with_capacity(run.len());
+    for t in run {
+        starts.push((text.len(), t.line));
+        text.push_str(&t.literal_value().unwrap_or_default());
+    }
+    let lower = text.to_ascii_lowercase();
+    for needle in FILE_ASM {
+        if let Some(at) = lower.find(needle) {
+            let line = starts
+                .iter()
+                .take_while(|(s, _)| *s <= at)
+                .last()
+                .map_or(run[0].line, |&(_, l)| l);
+            found.push((
+                line,
+                format!(
+                    "a string containing the assembler directive {needle} is not allowed: \
+                     inline assembly must not read files; remove it"
+                ),
+            ));
+        }
+    }
+}
+
+/// `_Pragma` must be followed by `(`, string literals and `)`, and the pragma
+/// must not read a file.
+fn check_pragma_operator(line: u32, after: &[&Token<'_>], found: &mut Vec<(u32, String)>) {
+    let strings: Vec<&Token<'_>> = after
+        .iter()
+        .skip(1)
+        .take_while(|t| matches!(t.kind, TokenKind::String { .. }))
+        .copied()
+        .collect();
+    let well_formed = after.first().is_some_and(|t| t.is_punct(b'('))
+        && !strings.is_empty()
+        && after
+            .get(1 + strings.len())
+            .is_some_and(|t| t.is_punct(b')'));
+    if !well_formed {
+        found.push((
+            line,
+            "_Pragma must be followed by a string literal in parentheses, as in \
+             _Pragma(\"once\"); pragmas computed by macros are not allowed"
+                .to_string(),
+        ));
+        return;
+    }
+    let value: String = strings
+        .iter()
+        .map(|t| t.literal_value().unwrap_or_default())
+        .collect();
+    if let Some(w) = FILE_PRAGMAS.iter().find(|w| value.contains(*w)) {
+        found.push((
+            line,
+            format!(
+                "_Pragma(\"... {w} ...\") is not allowed: it makes the compiler read \
+                 another file; remove it"
+            ),
+        ));
+    }
+}
+
+/// The trigraphs `??=` (`#`) and `??/` (backslash) are rejected anywhere.
+fn check_trigraphs(src: &str, found: &mut Vec<(u32, String)>) {
+    let b = src.as_bytes();
+    let mut line: u32 = 1;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => line = line.saturating_add(1),
+            b'\r' if b.get(i + 1) != Some(&b'\n') => line = line.saturating_add(1),
+            b'?' if b.get(i + 1) == Some(&b'?') && matches!(b.get(i + 2), Some(b'=' | b'/')) => {
+                let (tri, means) = if b[i + 2] == b'=' {
+                    ("??=", "#")
+                } else {
+                    ("??/", "a backslash")
+                };
+                found.push((
+                    line,
+                    format!(
+                        "the trigraph {tri} is not allowed anywhere, not even in comments, \
+                         strings or the description: some C dialects read it as {means}; \
+                         write {} instead, or separate the question marks",
+                        if tri == "??=" { "#" } else { "\\" }
+                    ),
+                ));
+                i += 3;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// The verbal description: the text of an `#if 0` block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Description {
+    /// The lines between `#if 0` and its `#endif` (or its `#else`/`#elif`),
+    /// as written, joined with `\n` (line ends normalised).
+    pub text: String,
+    /// Line of the first line of `text` (the line after the `#if 0`).
+    pub first_line: u32,
+    /// Lines of `text` that are not blank.
+    pub n_nonblank_lines: u32,
+    /// Line of the `#if 0` directive.
+    pub if_line: u32,
+}
+
+/// Check 4, the finding part: the `#if 0 ... #endif` blocks of the source
+/// (an `#if 0` outside any other `#if 0` block; inner `#if`/`#ifdef`/
+/// `#ifndef` nest; an `#else` or `#elif` of the `#if 0` ends the text).
+/// Returns the block with the most non-blank lines (the first of equals), or
+/// `None` if there is none.
+pub fn find_description(src: &str) -> Option<Description> {
+    let tokens = lex::tokenize(src);
+    let scan = scan(src, &tokens);
+    let lines = physical_lines(src);
+    let mut best: Option<Description> = None;
+    for b in &scan.blocks {
+        let first = b.first_line as usize;
+        let last = (b.last_line as usize).min(lines.len());
+        let chosen: &[&str] = if first >= 1 && first <= last {
+            &lines[first - 1..last]
+        } else {
+            &[]
+        };
+        let n = chosen.iter().filter(|l| !l.trim().is_empty()).count();
+        let d = Description {
+            text: chosen.join("\n"),
+            first_line: b.first_line,
+            n_nonblank_lines: u32::try_from(n).unwrap_or(u32::MAX),
+            if_line: b.if_line,
+        };
+        if best
+            .as_ref()
+            .is_none_or(|x| d.n_nonblank_lines > x.n_nonblank_lines)
+        {
+            best = Some(d);
+        }
+    }
+    best
+}
+
+/// Check 4: the description exists and has at least `min_lines` non-blank
+/// lines.
+pub fn check_description(src: &str, min_lines: u32) -> Result<Description, Diagnostic> {
+    match find_description(src) {
+        None => Err(Diagnostic::error(
+            Check::Description,
+            None,
+            format!(
+                "no description found: put at least {min_lines} lines describing your \
+                 strategy between #if 0 and #endif"
+            ),
+        )),
+        Some(d) if d.n_nonblank_lines < min_lines => Err(Diagnostic::error(
+            Check::Description,
+            Some(d.if_line),
+            format!(
+                "the description in #if 0 ... #endif (line {}) has {} non-blank line{}; \
+                 at least {min_lines} are required: describe the main ideas of your \
+                 strategy (exploit and/or cooperate, and how)",
+                d.if_line,
+                d.n_nonblank_lines,
+                if d.n_nonblank_lines == 1 { "" } else { "s" }
+            ),
+        )),
+        Some(d) => Ok(d),
+    }
+}
+
+/// The physical lines of `src`, without their line ends.
+fn physical_lines(src: &str) -> Vec<&str> {
+    let b = src.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                lines.push(&src[start..i]);
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push(&src[start..i]);
+                if b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    lines.push(&src[start..]);
+    lines
+}
+
+/// A preprocessing directive.
+struct Directive<'t, 'a> {
+    /// Line of the `#`.
+    line: u32,
+    /// The directive name (`None` for the null directive).
+    name: Option<&'t Token<'a>>,
+    /// The non-comment tokens after the name.
+    args: Vec<&'t Token<'a>>,
+    /// The name is not a plain ASCII identifier: it holds `$` or non-ASCII
+    /// characters, is a backslash or is glued to one (a universal character
+    /// name). gcc dialects disagree on where such a name ends.
+    odd_name: bool,
+}
+
+impl Directive<'_, '_> {
+    fn name_is(&self, n: &str) -> bool {
+        self.name.is_some_and(|t| t.is_identifier(n))
+    }
+
+    fn name(&self) -> Option<String> {
+        self.name
+            .filter(|t| t.kind == TokenKind::Identifier)
+            .map(|t| t.unspliced().into_owned())
+    }
+}
+
+/// An `#if 0` block: lines `first_line..=last_line` (empty if
+/// `last_line < first_line`).
+struct Block {
+    if_line: u32,
+    first_line: u32,
+    last_line: u32,
+}
+
+/// The source split into what the preprocessor would see as active.
+struct Scan<'t, 'a> {
+    /// Non-comment tokens of the active lines that are not directives.
+    code: Vec<&'t Token<'a>>,
+    /// Active directives (including an `#elif` ending an `#if 0` block).
+    directives: Vec<Directive<'t, 'a>>,
+    /// The `#if 0` blocks.
+    blocks: Vec<Block>,
+    /// Lines of directives, skipped or not, whose name is odd.
+    odd_names: Vec<(u32, String)>,
+}
+
+fn offset(src: &str, t: &Token<'_>) -> usize {
+    t.text.as_ptr() as usize - src.as_ptr() as usize
+}
+
+/// The text between two tokens.
+fn gap<'a>(src: &'a str, a: &Token<'_>, b: &Token<'_>) -> &'a str {
+    let from = offset(src, a) + a.text.len();
+    let to = offset(src, b).max(from);
+    &src[from..to]
+}
+
+/// Splits tokens into logical lines (a block comment spanning lines does not
+/// end a logical line; a splice does not either).
+fn logical_lines<'t, 'a>(src: &str, tokens: &'t [Token<'a>]) -> Vec<&'t [Token<'a>]> {
+    let mut lines = Vec::new();
+    let mut begin = 0;
+    for i in 1..tokens.len() {
+        let (p, t) = (&tokens[i - 1], &tokens[i]);
+        if t.at_line_start
+            && (!p.at_line_start || lex::remove_splices(gap(src, p, t)).contains(['\n', '\r']))
+        {
+            lines.push(&tokens[begin..i]);
+            begin = i;
+        }
+    }
+    if begin < tokens.len() {
+        lines.push(&tokens[begin..]);
+    }
+    lines
+}
+
+/// The directive a logical line is, if it is one.
+fn parse_directive<'t, 'a>(src: &str, line: &'t [Token<'a>]) -> Option<Directive<'t, 'a>> {
+    let code: Vec<&'t Token<'a>> = line.iter().filter(|t| !t.is_comment()).collect();
+    let first = *code.first()?;
+    if !first.at_line_start {
+        return None;
+    }
+    let skip = if first.is_punct(b'#') {
+        1
+    } else if first.is_punct(b'%')
+        && code
+            .get(1)
+            .is_some_and(|c| c.is_punct(b':') && lex::remove_splices(gap(src, first, c)).is_empty())
+    {
+        2
+    } else {
+        return None;
+    };
+    let name = code.get(skip).copied();
+    let odd_name = name.is_some_and(|n| match n.kind {
+        TokenKind::Identifier => {
+            let next = line.iter().find(|t| offset(src, t) > offset(src, n));
+            n.unspliced().bytes().any(|c| c == b'$' || c >= 0x80)
+                || next.is_some_and(|t| {
+                    t.is_punct(b'\\') && lex::remove_splices(gap(src, n, t)).is_empty()
+                })
+        }
+        _ => n.is_punct(b'\\'),
+    });
+    Some(Directive {
+        line: first.line,
+        name,
+        args: code.get(skip + 1..).unwrap_or(&[]).to_vec(),
+        odd_name,
+    })
+}
+
+/// Is this `#if` condition a literal zero (`0`, `0L`, `0x0`, `(0)`)?
+fn is_zero(args: &[&Token<'_>]) -> bool {
+    let mut a = args;
+    while a.len() >= 3 && a[0].is_punct(b'(') && a[a.len() - 1].is_punct(b')') {
+        a = &a[1..a.len() - 1];
+    }
+    let [t] = a else { return false };
+    if t.kind != TokenKind::Number {
+        return false;
+    }
+    let text = t.unspliced();
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let digits = ["0x", "0X", "0b", "0B"]
+        .iter()
+        .find_map(|p| digits.strip_prefix(p))
+        .unwrap_or(digits);
+    !digits.is_empty() && digits.bytes().all(|c| c == b'0')
+}
+
+/// The line a token group ends on.
+fn end_line(line: &[Token<'_>]) -> u32 {
+    line.last()
+        .map_or(0, |t| t.line.saturating_add(lex::count_line_ends(t.text)))
+}
+
+/// Walks the logical lines, skipping `#if 0` blocks as the preprocessor does.
+fn scan<'t, 'a>(src: &str, tokens: &'t [Token<'a>]) -> Scan<'t, 'a> {
+    struct Skip {
+        depth: u32,
+        if_line: u32,
+        first_line: u32,
+    }
+    let mut out = Scan {
+        code: Vec::new(),
+        directives: Vec::new(),
+        blocks: Vec::new(),
+        odd_names: Vec::new(),
+    };
+    let mut skip: Option<Skip> = None;
+    for line in logical_lines(src, tokens) {
+        let directive = parse_directive(src, line);
+        if let Some(d) = directive.as_ref().filter(|d| d.odd_name) {
+            let text = d.name.map_or(String::new(), |n| n.unspliced().into_owned());
+            out.odd_names.push((d.line, text));
+        }
+        if let Some(s) = skip.as_mut() {
+            let Some(d) = directive else { continue };
+            match d.name().as_deref() {
+                Some("if" | "ifdef" | "ifndef") => s.depth += 1,
+                Some("endif") if s.depth > 0 => s.depth -= 1,
+                Some(n @ ("endif" | "else" | "elif" | "elifdef" | "elifndef")) if s.depth == 0 => {
+                    out.blocks.push(Block {
+                        if_line: s.if_line,
+                        first_line: s.first_line,
+                        last_line: line[0].line.saturating_sub(1),
+                    });
+                    skip = None;
+                    if n.starts_with("elif") {
+                        // Its condition is evaluated: active.
+                        out.directives.push(d);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match directive {
+            Some(d) => {
+                if d.name_is("if") && is_zero(&d.args) {
+                    skip = Some(Skip {
+                        depth: 0,
+                        if_line: d.line,
+                        first_line: end_line(line).saturating_add(1),
+                    });
+                }
+                out.directives.push(d);
+            }
+            None => out.code.extend(line.iter().filter(|t| !t.is_comment())),
+        }
+    }
+    if let Some(s) = skip {
+        out.blocks.push(Block {
+            if_line: s.if_line,
+            first_line: s.first_line,
+            last_line: lex::count_line_ends(src).saturating_add(1),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(src: &str) -> Vec<(Option<u32>, String)> {
+        check_single_file(src)
+            .into_iter()
+            .inspect(|d| assert_eq!(d.check, Check::SingleFile))
+            .map(|d| (d.line, d.message))
+            .collect()
+    }
+
+    fn error_lines(src: &str) -> Vec<u32> {
+        errors(src).into_iter().map(|(l, _)| l.unwrap()).collect()
+    }
+
+    fn assert_rejected(src: &str, line: u32, word: &str) {
+        let e = errors(src);
+        assert!(
+            e.iter().any(|(l, m)| *l == Some(line) && m.contains(word)),
+            "{src:?}: expected {word:?} at line {line}, got {e:?}"
+        );
+    }
+
+    const HEAD: &str = "/*\n <<FROM>> team_name authstring\n*/\n";
+
+    #[test]
+    fn include_forms_are_rejected() {
+        assert_rejected("#include <stdio.h>\n", 1, "#include is not allowed");
+        assert_rejected("int a;\n#  include \"x.h\"\n", 2, "single file");
+        assert_rejected("int a;\n  %:include \"x.h\"\n", 2, "#include");
+        assert_rejected("int a;\n%:\\\ninclude \"x.h\"\n", 2, "#include");
+        assert_rejected("int a;\n#inc\\\nlude \"x.h\"\n", 2, "#include");
+        assert_rejected("#define X <stdio.h>\n#include X\n", 2, "#include");
+        assert_rejected("/* a */ # /* b */ include \"x\"\n", 1, "#include");
+        assert_rejected("/* a\n b */ #include \"x\"\n", 2, "#include");
+        assert_rejected("\u{feff}#include \"x\"\n", 1, "#include");
+        assert_rejected("\0#include \"x\"\n", 1, "#include");
+        assert_rejected("int a;\r#include \"x\"\n", 2, "#include");
+        assert_rejected("#include_next <x>\n", 1, "#include_next");
+        assert_rejected("#import \"x\"\n", 1, "#import");
+        assert_rejected("#embed \"x\"\n", 1, "#embed");
+        // After the #else of an #if 0: active.
+        assert_rejected(
+            "#if 0\ntext\n#else\n#include \"x\"\n#endif\n",
+            4,
+            "#include",
+        );
+        // Not directives.
+        assert!(errors("/* #include <stdio.h> */\n// #include <x>\nint a;\n").is_empty());
+        assert!(errors("char *s = \"#include <x>\";\n").is_empty());
+        assert!(errors("int a; #include <x>\n").is_empty());
+        assert!(errors("#define INC #include\n").is_empty());
+        assert!(errors("% :include \"x\"\n").is_empty());
+    }
+
+    #[test]
+    fn splices_with_blanks_and_odd_literals_cannot_hide_an_include() {
+        // gcc joins `'\   <newline>` : the char literal runs into the next line
+        // and the `/*` there is inside it.
+        let src = "int x = '\\   \n/* ';\n#include \"x\"\n/* */\n";
+        assert_eq!(error_lines(src), vec![3]);
+        // A raw string hides a comment opener from the plain dialect.
+        let src = "char*s=R\"(\")/*)\";\n#include \"x\"\n/**/\n";
+        assert_eq!(error_lines(src), vec![2]);
+        // A digit separator hides a comment opener (C23).
+        let src = "int a = 1'2' /* ';\n#include \"x\"\n/* */\n";
+        assert_eq!(error_lines(src), vec![2]);
+        // A raw string swallowing an #endif in a skipped block (gnu dialects).
+        let src = "#if 0\nR\"x(\n#endif\n#include \"x\"\n#if 0\n)x\"\n#endif\n";
+        assert_eq!(error_lines(src), vec![4]);
+    }
+
+    #[test]
+    fn other_file_reading_forms_are_rejected() {
+        assert_rejected("#line 10 \"x.c\"\n", 1, "#line");
+        assert_rejected("int a;\n# 123 \"file\"\n", 2, "line marker");
+        assert_rejected("#pragma GCC dependency \"parse.y\"\n", 1, "dependency");
+        assert_rejected("#pragma dependency \"parse.y\"\n", 1, "dependency");
+        assert_rejected(
+            "#pragma GCC pch_preprocess \"x.gch\"\n",
+            1,
+            "pch_preprocess",
+        );
+        assert_rejected("_Pragma(\"GCC dependency \\\"x\\\"\")\n", 1, "dependency");
+        assert_rejected("_Pragma(\"GCC \" \"dependency x\")\n", 1, "dependency");
+        assert_rejected("#define P(x) _Pragma(#x)\n", 1, "_Pragma must be followed");
+        assert!(
+            errors("_Pragma(\"once\") int a;\n#pragma once\n#pragma GCC optimize(\"O2\")\n")
+                .is_empty()
+        );
+        assert_rejected(
+            "#if __has_include(\"/etc/passwd\")\n#endif\n",
+            1,
+            "__has_include",
+        );
+        assert_rejected(
+            "int a =\n __has_include_next(<x>);\n",
+            2,
+            "__has_include_next",
+        );
+        assert_rejected("#define E __has_embed\n", 1, "__has_embed");
+        assert!(errors("const char *f = __FILE__;\n").is_empty());
+        // #elif of an #if 0 is evaluated.
+        assert_rejected(
+            "#if 0\n#elif __has_include(<x>)\n#endif\n",
+            2,
+            "__has_include",
+        );
+    }
+
+    #[test]
+    fn assembler_file_directives_are_rejected() {
+        assert_rejected("asm(\".incbin \\\"/etc/passwd\\\"\");\n", 1, ".incbin");
+        assert_rejected(
+            "int a;\nasm(\".\" \"incbin \\\"/etc/passwd\\\"\");\n",
+            2,
+            ".incbin",
+        );
+        assert_rejected(
+            "asm(\".\"\n /* c */ \"inc\" X\n \"lude x\");\n",
+            1,
+            ".include",
+        );
+        assert_rejected("asm(\"\\x2eINCBIN x\");\n", 1, ".incbin");
+        assert_rejected("asm(\"\\56\\151ncbin x\");\n", 1, ".incbin");
+        assert_rejected(
+            "int v __attribute__((section(\".text\\n.incbin \\\"x\\\"\\n#\")));\n",
+            1,
+            ".incbin",
+        );
+        assert_rejected("#define S \".incbin\"\n", 1, ".incbin");
+        // Concatenated across a directive line (it disappears before concatenation).
+        assert_rejected("asm(\".inc\"\n#define X\n\"bin x\");\n", 1, ".incbin");
+        // Not concatenated: different calls.
+        assert!(errors("puts(\".\"); puts(\"incbin\");\n").is_empty());
+        assert!(errors("char *p = \"/etc/passwd\"; char *q = \"a/b.c\";\n").is_empty());
+        assert!(errors("/* .incbin */ // .include\n").is_empty());
+    }
+
+    #[test]
+    fn skipped_blocks_are_free_text() {
+        let src = "#if 0\n#include <stdio.h>\n#pragma GCC dependency \"x\"\n\"/etc/.incbin\" __has_include\n#endif\nint a;\n";
+        assert!(errors(src).is_empty());
+        // Nested #if 0 with #ifdef inside.
+        let src = "#if 0\n#ifdef X\n#include <a>\n#endif\n#include <b>\n#endif\n#include <c>\n";
+        assert_eq!(error_lines(src), vec![7]);
+        // Nested conditional's #else does not end the block.
+        let src = "#if 0\n#if 1\n#else\n#include <a>\n#endif\n#include <b>\n#endif\n";
+        assert!(errors(src).is_empty());
+        // Forms of zero.
+        for z in ["0", "0L", "(0)", "0x0", "00", "0 /* off */", "((0))"] {
+            let src = format!("#if {z}\n#include <a>\n#endif\n");
+            assert!(errors(&src).is_empty(), "{z}");
+        }
+        // Other conditions count as active.
+        for c in ["1", "X", "0 + 0", "0 && __LINE__", "(0) || (1)"] {
+            let src = format!("#if {c}\n#include <a>\n#endif\n");
+            assert_eq!(error_lines(&src), vec![2], "{c}");
+        }
+        // Unbalanced quotes in a description do not confuse anything.
+        let src = "#if 0\nDon't worry, it's fine.\n\"Quote\n#endif\n#include <x>\n";
+        assert_eq!(error_lines(src), vec![5]);
+        // A /* in a description swallows the #endif, as for gcc.
+        let src = "#if 0\nsee /* here\n#endif\n#include <x>\n*/\n#endif\n#include <y>\n";
+        assert_eq!(error_lines(src), vec![7]);
+        // A multi-line comment before # still makes it a directive (gcc).
+        let src = "#if 0\n/*\n*/ #if 1\n#endif\n#include <x>\n#endif\n#include <y>\n";
+        assert_eq!(error_lines(src), vec![7]);
+    }
+
+    #[test]
+    fn trigraphs_are_rejected() {
+        assert_rejected("??=include <stdio.h>\n", 1, "??=");
+        assert_rejected("int a;\n/* what??/ */\n", 2, "??/");
+        assert!(errors("char *s = \"what??!\";\n").is_empty());
+    }
+
+    #[test]
+    fn errors_are_listed_by_line() {
+        let src = format!("{HEAD}#include <a>\nint x;\n#include <b>\n#line 3\n");
+        assert_eq!(error_lines(&src), vec![4, 6, 7]);
+        assert!(errors(&format!("{HEAD}int main() {{ return 0; }}\n")).is_empty());
+    }
+
+    fn header(src: &str) -> Result<(String, String, u32), (Option<u32>, String)> {
+        parse_header(src)
+            .map(|h| (h.team, h.auth, h.line))
+            .map_err(|d| {
+                assert_eq!(d.check, Check::Header);
+                (d.line, d.message)
+            })
+    }
+
+    #[test]
+    fn header_forms() {
+        assert_eq!(
+            header(HEAD),
+            Ok(("team_name".into(), "authstring".into(), 2))
+        );
+        assert_eq!(
+            header("// <<FROM>> a b\nint x;"),
+            Ok(("a".into(), "b".into(), 1))
+        );
+        assert_eq!(
+            header("\n\n  /* Strategy X <<FROM>> a b */"),
+            Ok(("a".into(), "b".into(), 3))
+        );
+        assert_eq!(header("/*<<FROM>> a b*/"), Ok(("a".into(), "b".into(), 1)));
+        assert_eq!(
+            header("/* <<FROM>>\tteam\r\n  auth more words */"),
+            Ok(("team".into(), "auth".into(), 1))
+        );
+        assert_eq!(header("/* <<FR\\\nOM>> a b */").unwrap().0, "a");
+        assert_eq!(header("\u{feff}/* <<FROM>> a b */").unwrap().1, "b");
+
+        let (line, msg) = header("\n\nint x; /* <<FROM>> a b */").unwrap_err();
+        assert_eq!(line, Some(3));
+        assert!(
+            msg.contains("found code at line 3 before any comment"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("/* <<FROM>> team_name auth_string */"),
+            "{msg}"
+        );
+
+        let (line, msg) = header("").unwrap_err();
+        assert_eq!(line, None);
+        assert!(msg.contains("empty"), "{msg}");
+
+        let (line, msg) = header("/* my\n strategy\n */\n/* <<FROM>> a b */\nint x;").unwrap_err();
+        assert_eq!(line, Some(1));
+        assert!(
+            msg.contains("found no <<FROM>> in the first comment (lines 1-3)"),
+            "{msg}"
+        );
+        assert!(msg.contains("line 4"), "{msg}");
+
+        let (_, msg) = header("/* nothing */").unwrap_err();
+        assert!(msg.contains("(line 1)"), "{msg}");
+
+        let (line, msg) = header("/*\n<<FROM>> lonely */").unwrap_err();
+        assert_eq!(line, Some(2));
+        assert!(msg.contains("authentification string is missing"), "{msg}");
+        assert!(msg.contains("<<FROM>> lonely auth_string"), "{msg}");
+
+        let (_, msg) = header("/* <<FROM>> */").unwrap_err();
+        assert!(
+            msg.contains(
+                "after <<FROM>> the team name and the authentification string are missing"
+            ),
+            "{msg}"
+        );
+    }
+
+    fn numbered(n: usize) -> String {
+        (1..=n).map(|i| format!("idea {i}\n")).collect()
+    }
+
+    #[test]
+    fn description_length() {
+        let src14 = format!("{HEAD}#if 0\n{}#endif\n", numbered(14));
+        let d = find_description(&src14).unwrap();
+        assert_eq!((d.n_nonblank_lines, d.first_line, d.if_line), (14, 5, 4));
+        assert!(d.text.starts_with("idea 1\nidea 2\n"));
+        assert!(d.text.ends_with("idea 14"));
+        let e = check_description(&src14, 15).unwrap_err();
+        assert_eq!((e.check, e.line), (Check::Description, Some(4)));
+        assert!(e
+            .message
+            .contains("(line 4) has 14 non-blank lines; at least 15 are required"));
+
+        let src15 = format!("{HEAD}#if 0\n{}#endif\n", numbered(15));
+        assert_eq!(check_description(&src15, 15).unwrap().n_nonblank_lines, 15);
+
+        // Blank lines do not count.
+        let spaced = format!("#if 0\n\n   \n{}\t\n\n#endif\n", numbered(14));
+        assert_eq!(find_description(&spaced).unwrap().n_nonblank_lines, 14);
+
+        let e = check_description("int main() { return 0; }\n", 15).unwrap_err();
+        assert_eq!(e.line, None);
+        assert!(e
+            .message
+            .contains("no description found: put at least 15 lines"));
+    }
+
+    #[test]
+    fn description_longest_block_and_nesting() {
+        let src = format!(
+            "#if 0\n{}#endif\nint a;\n#if 0\n{}#endif\n#if 0\n{}#endif\n",
+            numbered(3),
+            numbered(16),
+            numbered(16)
+        );
+        let d = find_description(&src).unwrap();
+        assert_eq!((d.n_nonblank_lines, d.if_line), (16, 7));
+
+        // Nested #if 1 ... #endif inside, quotes, and an #ifdef.
+        let src = "#if 0\nI don't cooperate.\n#if 1\nnested\n#endif\n\"open\n#ifdef X\n#endif\nlast\n#endif\nint a;\n";
+        let d = find_description(src).unwrap();
+        assert_eq!(d.n_nonblank_lines, 8);
+        assert!(d.text.ends_with("last"));
+
+        // #else ends the description part.
+        let src = "#if 0\none\ntwo\n#else\nint a;\n#endif\n";
+        assert_eq!(find_description(src).unwrap().text, "one\ntwo");
+
+        // Unterminated: to the end; CRLF lines.
+        let src = "#if 0\r\none\r\ntwo\r\n";
+        let d = find_description(src).unwrap();
+        assert_eq!((d.text.as_str(), d.n_nonblank_lines), ("one\ntwo\n", 2));
+
+        // Empty block; #if 1 is no description; #if 0 inside #if 0 is text.
+        assert_eq!(
+            find_description("#if 0\n#endif\n")
+                .unwrap()
+                .n_nonblank_lines,
+            0
+        );
+        assert!(find_description("#if 1\na\n#endif\n").is_none());
+        let d = find_description("#if 0\na\n#if 0\nb\n#endif\nc\n#endif\n").unwrap();
+        assert_eq!(d.n_nonblank_lines, 5);
+
+        // Comment after #if 0 spanning lines; spliced #endif.
+        let d = find_description("#if 0 /* x\ny */\na\n#end\\\nif\nint b;\n").unwrap();
+        assert_eq!((d.text.as_str(), d.first_line), ("a", 3));
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        let samples = [
+            "",
+            "#",
+            "%:",
+            "%",
+            "#if",
+            "#if 0",
+            "#endif",
+            "#else\n#elif",
+            "_Pragma",
+            "_Pragma(",
+            "_Pragma(\"",
+            "\"",
+            "??",
+            "??=",
+            "/*",
+            "\\",
+            "#if 0\n#if 0\n",
+            "\u{feff}",
+            "\r\r\r",
+        ];
+        for s in samples {
+            let _ = check_single_file(s);
+            let _ = parse_header(s);
+            let _ = find_description(s);
+        }
+    }
+}
