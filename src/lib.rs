@@ -10,10 +10,12 @@
 //! - [`seed`]: deterministic seeds.
 
 pub mod bench;
+pub mod engine;
 pub mod game;
 pub mod referee;
 pub mod report;
 pub mod sandbox;
 pub mod seed;
+pub mod store;
 pub mod toolchain;
 pub mod tournament;

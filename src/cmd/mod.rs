@@ -16,6 +16,7 @@ mod bench;
 mod check;
 mod lexcount;
 mod play;
+mod tournament;
 
 #[derive(Parser, Debug)]
 #[command(name = "knobeln", version, about = "KNOBELN game-strategy contest server")]
@@ -34,6 +35,8 @@ pub enum Command {
     Play(play::Play),
     /// Measure a game against the machine's raw pipe round trip.
     Bench(bench::Bench),
+    /// Run (or resume) a tournament on a folder of strategies.
+    Tournament(tournament::Tournament),
 }
 
 impl Command {
@@ -43,6 +46,7 @@ impl Command {
             Command::Check(c) => c.apply(),
             Command::Play(c) => c.apply(),
             Command::Bench(c) => c.apply(),
+            Command::Tournament(c) => c.apply(),
         }
     }
 }

@@ -32,6 +32,10 @@ pub const EXAMPLE_C: &str = include_str!("../runtime/example.c");
 pub enum Profile {
     /// A contest submission: all six checks, plus the static-memory check.
     Submission,
+    /// The organizer's own run on a folder of sources (`knobeln tournament`):
+    /// like a submission, but without the `<<FROM>>` header, which only
+    /// authenticates mail.
+    Organizer,
     /// Local play (`knobeln play`): no header, description or size rules;
     /// still a single file, gcc, and only the five routines.
     Local,
@@ -163,7 +167,8 @@ pub enum CompileError {
 /// Runs the checks on `source` and compiles it.
 pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileError> {
     let text = String::from_utf8_lossy(source);
-    let submission = cfg.profile == Profile::Submission;
+    let submission = cfg.profile != Profile::Local;
+    let needs_header = cfg.profile == Profile::Submission;
     let mut r = Report {
         checks: Vec::new(),
         lexical_elements: None,
@@ -197,7 +202,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     }
 
     // 1. Header.
-    if submission {
+    if needs_header {
         match source::parse_header(&text) {
             Ok(h) => {
                 r.header = Some(h);

@@ -1,1 +1,17 @@
-mod placeholder {}
+//! The integration tests of `knobeln`: one test binary, one module per area.
+//!
+//! - `referee`: games between compiled strategies, the hostile ones above all.
+//! - `toolchain`: the compile checks on the corpus in `tests/data/sources/`,
+//!   and the jail around gcc.
+//! - `cli`: the `knobeln` binary end to end (output and exit codes).
+//! - `lexcount`: the lexical-element counter on tricky inputs.
+//!
+//! Shared helpers (compiling into a temp folder, playing, looking for
+//! leftover processes, running the binary) are in `common`.
+
+mod common;
+
+mod cli;
+mod lexcount;
+mod referee;
+mod toolchain;

@@ -1,0 +1,215 @@
+//! `knobeln tournament --strategies DIR [--seed N] [--db FILE] [--jobs N] [--json]`:
+//! runs (or resumes) a whole contest on a folder of strategy sources: the
+//! grouped rounds of discipline 1, then the Knobeln Evolution.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use knobeln::engine::prepare::{prepare_folder, sha256_hex};
+use knobeln::engine::results::{results, Results};
+use knobeln::engine::run::{run_tournament, Event, Observer, TournamentConfig};
+use knobeln::engine::{Clock, SystemClock};
+use knobeln::store::Store;
+use knobeln::tournament::evolution::EvolutionConfig;
+
+use super::GameOpts;
+
+#[derive(Args, Debug)]
+pub struct Tournament {
+    /// Folder of strategies: every *.c is one team, named after the file.
+    #[arg(long, value_name = "DIR")]
+    pub strategies: PathBuf,
+    /// Tournament seed (default: resume the unfinished tournament of these
+    /// strategies, or draw a new seed from the OS).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Database file.
+    #[arg(long, default_value = "knobeln.db")]
+    pub db: PathBuf,
+    /// Games played in parallel (default: one per CPU).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print the results as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Exemplars per strategy in the Knobeln Evolution.
+    #[arg(long, default_value_t = 5)]
+    pub exemplars: u64,
+    /// Generation cap of the Evolution.
+    #[arg(long, default_value_t = 1000)]
+    pub max_generations: u32,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+impl Tournament {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let jobs = self.jobs.unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len()).max(1);
+        let mut store = Store::open(&self.db).with_context(|| format!("opening {}", self.db.display()))?;
+        let clock = SystemClock;
+        let prepared = prepare_folder(&store, &self.strategies, jobs, &clock)?;
+        anyhow::ensure!(
+            !prepared.accepted.is_empty(),
+            "no strategy in {} passed the compile checks",
+            self.strategies.display()
+        );
+        let config = TournamentConfig {
+            referee: self.game.referee_config()?,
+            evolution: EvolutionConfig {
+                exemplars_per_strategy: self.exemplars,
+                max_generations: self.max_generations,
+            },
+        };
+        let config_json = serde_json::to_string(&config)?;
+        let mut key_text = config_json.clone();
+        for a in &prepared.accepted {
+            key_text.push_str(&format!("\n{} {}", a.name, a.source_sha256));
+        }
+        let entries_key = sha256_hex(key_text.as_bytes());
+        let tid = match store.find_tournament(&entries_key, self.seed)? {
+            Some(t) => {
+                if !t.finished {
+                    eprintln!("resuming tournament {} (seed {})", t.id, t.seed);
+                }
+                t.id
+            }
+            None => {
+                let seed = self.seed.unwrap_or_else(os_seed);
+                let entries: Vec<_> = prepared.accepted.iter().map(|a| (a.team, a.version)).collect();
+                store.create_tournament(seed, &config_json, &entries_key, &entries, clock.now())?
+            }
+        };
+        let mut progress = Progress::new(self.json);
+        run_tournament(&mut store, tid, jobs, &clock, &mut progress)?;
+        progress.finish();
+        let res = results(&store, tid, prepared.rejected)?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&res)?);
+        } else {
+            print_summary(&res);
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn os_seed() -> u64 {
+    let mut b = [0u8; 8];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut b);
+    }
+    u64::from_le_bytes(b) >> 1
+}
+
+/// A progress bar on a terminal, plain log lines otherwise (both on stderr).
+struct Progress {
+    bar: Option<ProgressBar>,
+    last_logged: usize,
+    quiet_lines: bool,
+}
+
+impl Progress {
+    fn new(json: bool) -> Progress {
+        let _ = json;
+        Progress {
+            bar: None,
+            last_logged: 0,
+            quiet_lines: false,
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn event(&mut self, e: &Event) {
+        let tty = std::io::stderr().is_terminal();
+        match e {
+            Event::RoundStarted { round, n_teams, n_groups, n_games, is_final } => {
+                let what = if *is_final { " (final)" } else { "" };
+                let msg = format!("round {round}{what}: {n_teams} teams in {n_groups} group(s), {n_games} games");
+                if tty {
+                    self.finish();
+                    let bar = ProgressBar::new(*n_games as u64);
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{msg} [{bar:30}] {pos}/{len} games, {per_sec}, ETA {eta}",
+                        )
+                        .expect("template")
+                        .progress_chars("=> "),
+                    );
+                    bar.set_message(format!("round {round}"));
+                    bar.enable_steady_tick(Duration::from_millis(200));
+                    eprintln!("{msg}");
+                    self.bar = Some(bar);
+                } else {
+                    eprintln!("{msg}");
+                }
+                self.last_logged = 0;
+            }
+            Event::GameFinished { round, done, total } => {
+                if let Some(b) = &self.bar {
+                    b.set_length(*total as u64);
+                    b.set_position(*done as u64);
+                } else if !self.quiet_lines && (*done - self.last_logged >= (*total / 10).max(1) || done == total) {
+                    self.last_logged = *done;
+                    eprintln!("round {round}: {done}/{total} games");
+                }
+            }
+            Event::RoundFinished { round, advanced, disqualified } => {
+                self.finish();
+                eprintln!(
+                    "round {round} finished: {} advance, {} disqualified",
+                    advanced.len(),
+                    disqualified.len()
+                );
+            }
+            Event::EvolutionFinished { generations } => {
+                eprintln!("evolution finished after {generations} generations");
+            }
+            _ => {}
+        }
+    }
+}
+
+fn print_summary(r: &Results) {
+    println!("tournament seed {}", r.seed);
+    for rej in &r.rejected {
+        println!("rejected: {} ({})", rej.team, rej.errors.join("; "));
+    }
+    for round in &r.rounds {
+        println!(
+            "round {}{}: {} group(s)",
+            round.number,
+            if round.is_final { " (final)" } else { "" },
+            round.groups.len()
+        );
+        for d in &round.disqualified {
+            println!("  disqualified: {}: {}", d.team, d.reason);
+        }
+    }
+    println!("\nfinal ranking:");
+    for w in &r.winners {
+        println!("  {:>3}. {:<32} {:>10}", w.place, w.team, w.points);
+    }
+    if let Some(evo) = &r.evolution {
+        println!(
+            "\nKnobeln Evolution ({} exemplars, {} generations):",
+            evo.population,
+            evo.generations.len()
+        );
+        for e in &evo.ranking {
+            println!("  {:>3}. {:<32} {:>8.4}", e.place, e.team, e.fraction);
+        }
+    }
+}

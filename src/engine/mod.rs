@@ -1,0 +1,59 @@
+//! The tournament engine: runs the pure [`crate::tournament`] core with real
+//! games ([`crate::referee`]) on a pool of pinned worker threads, and keeps
+//! every step in the [`crate::store`], so that a killed run resumes where it
+//! stopped and ends with the same results.
+//!
+//! - [`prepare`]: compiles a folder of strategy sources into entries (cached
+//!   by source hash in the store).
+//! - [`pool`]: worker threads, each pinned to one CPU, playing games.
+//! - [`run`]: the rounds, groups, rescheduling, advancement and the Evolution.
+//! - [`results`]: the contest's results as data (the `--json` output),
+//!   rebuilt from the store alone.
+//!
+//! The engine takes `now` from its caller through a [`Clock`] and never
+//! decides rules itself: those are the tournament core's.
+
+pub mod pool;
+pub mod prepare;
+pub mod results;
+pub mod run;
+
+use chrono::{DateTime, Utc};
+
+/// Where the engine gets "now" for timestamps (the shell passes the system
+/// clock; tests may pass a fixed one).
+pub trait Clock: Send {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The system clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// Engine faults: infrastructure, never a strategy's misbehaviour.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Compile(#[from] crate::toolchain::compile::CompileError),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("tournament schedule: {0}")]
+    Schedule(#[from] crate::tournament::schedule::ScheduleError),
+    #[error("ranking: {0}")]
+    Ranking(#[from] crate::tournament::ranking::RankingError),
+    #[error("evolution: {0}")]
+    Evolution(#[from] crate::tournament::evolution::EvolutionError),
+    #[error("game {key} could not be refereed ({attempts} tries): {error}")]
+    Referee { key: String, attempts: u32, error: String },
+    #[error("the stored tournament does not match: {0}")]
+    Mismatch(String),
+    #[error("{0}")]
+    Invalid(String),
+}

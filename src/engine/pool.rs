@@ -1,0 +1,105 @@
+//! A pool of worker threads that play games. Each worker is pinned to one
+//! CPU, so a game's referee and both strategy processes (which inherit the
+//! pinning) share that CPU: a throw then costs three context switches on
+//! one core instead of cross-core wake-ups.
+//!
+//! The pool plays what it is given and hands back what happened; it never
+//! decides what to play next (that is [`super::run`]'s job with the
+//! tournament schedule).
+
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+
+use crate::referee::{GameRecord, Referee};
+use crate::sandbox::{allowed_cpus, pin_current_thread};
+use crate::tournament::ScheduledGame;
+
+/// A game to play: what the schedule says, and the two binaries.
+pub struct Job {
+    pub game: ScheduledGame,
+    pub binaries: [PathBuf; 2],
+}
+
+/// What a worker reports for a job.
+pub struct Done {
+    pub game: ScheduledGame,
+    /// `Err` is an infrastructure fault (the game could not be refereed).
+    pub result: Result<GameRecord, String>,
+}
+
+/// The running workers.
+pub struct Pool {
+    jobs: Option<Sender<Job>>,
+    done: Receiver<Done>,
+    workers: Vec<JoinHandle<()>>,
+    n_workers: usize,
+}
+
+impl Pool {
+    /// Starts `n_workers` workers (at least one), pinned round-robin to the
+    /// CPUs this process may use.
+    pub fn start(n_workers: usize, referee: Referee) -> Pool {
+        let n_workers = n_workers.max(1);
+        let cpus = allowed_cpus();
+        let (job_tx, job_rx) = unbounded::<Job>();
+        let (done_tx, done_rx) = unbounded::<Done>();
+        let workers = (0..n_workers)
+            .map(|i| {
+                let rx = job_rx.clone();
+                let tx = done_tx.clone();
+                let referee = referee.clone();
+                let cpu = cpus[i % cpus.len()];
+                std::thread::Builder::new()
+                    .name(format!("referee-{i}"))
+                    .spawn(move || {
+                        let _ = pin_current_thread(cpu);
+                        for job in rx {
+                            let result = referee
+                                .play([&job.binaries[0], &job.binaries[1]], job.game.seed)
+                                .map_err(|e| e.to_string());
+                            if tx.send(Done { game: job.game, result }).is_err() {
+                                break;
+                            }
+                        }
+                    })
+                    .expect("spawn a referee thread")
+            })
+            .collect();
+        Pool {
+            jobs: Some(job_tx),
+            done: done_rx,
+            workers,
+            n_workers,
+        }
+    }
+
+    pub fn n_workers(&self) -> usize {
+        self.n_workers
+    }
+
+    pub fn submit(&self, job: Job) {
+        self.jobs
+            .as_ref()
+            .expect("pool is open")
+            .send(job)
+            .expect("workers are alive");
+    }
+
+    /// Waits for the next finished game.
+    pub fn next_done(&self) -> Option<Done> {
+        self.done.recv().ok()
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.jobs.take();
+        // Finish what is in flight (at most one game per worker), then stop.
+        while self.done.try_recv().is_ok() {}
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! Runs a tournament to its end: round after round of groups, every game
+//! committed to the store as it finishes, then the Knobeln Evolution.
+//!
+//! Resuming is the normal path: every step first looks in the store. A round
+//! that exists keeps its groups; a group's schedule is rebuilt by replaying
+//! its stored games ([`GroupSchedule::replay`]) and only the missing games
+//! are played. Because the schedule applies outcomes in slot order, the
+//! result does not depend on the number of workers or on where a previous
+//! run was killed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::pool::{Job, Pool};
+use super::{Clock, EngineError};
+use crate::referee::{GameRecord, Referee, RefereeConfig};
+use crate::store::Store;
+use crate::toolchain::compile::install_binary;
+use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
+use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
+use crate::tournament::ranking::{advancing, rank_schedule, GroupRanking};
+use crate::tournament::schedule::GroupSchedule;
+use crate::tournament::{GameOutcome, TeamId};
+
+/// Everything that defines a tournament besides its entries and seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentConfig {
+    pub referee: RefereeConfig,
+    pub evolution: EvolutionConfig,
+}
+
+/// What happens, for progress displays and (later) mail.
+#[derive(Debug, Clone)]
+pub enum Event {
+    RoundStarted { round: u32, n_teams: usize, n_groups: usize, n_games: usize, is_final: bool },
+    GroupStarted { round: u32, group: u32, members: Vec<TeamId> },
+    GameFinished { round: u32, done: usize, total: usize },
+    GroupFinished { round: u32, group: u32 },
+    RoundFinished { round: u32, advanced: Vec<TeamId>, disqualified: Vec<TeamId> },
+    EvolutionFinished { generations: usize },
+}
+
+/// Receives events (the default does nothing).
+pub trait Observer {
+    fn event(&mut self, _event: &Event) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// How many times a game is retried after an infrastructure fault.
+const MAX_INFRA_TRIES: u32 = 3;
+
+/// Runs (or resumes) tournament `tournament` to its end.
+pub fn run_tournament(
+    store: &mut Store,
+    tournament: i64,
+    jobs: usize,
+    clock: &dyn Clock,
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let row = store.tournament(tournament)?;
+    if row.finished {
+        return Ok(());
+    }
+    let config: TournamentConfig = serde_json::from_str(&row.config)
+        .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
+    let entries = store.entries(tournament)?;
+    let names: HashMap<TeamId, String> = entries.iter().map(|e| (e.team, e.name.clone())).collect();
+    // Materialize the binaries.
+    let bin_dir = tempfile::Builder::new().prefix("knobeln-run-").tempdir()?;
+    let mut binaries: HashMap<TeamId, PathBuf> = HashMap::new();
+    for e in &entries {
+        let path = bin_dir.path().join(format!("team-{}", e.team.0));
+        install_binary(&store.version_binary(e.version)?, &path)?;
+        binaries.insert(e.team, path);
+    }
+    let pool = Pool::start(jobs, Referee::new(config.referee));
+    let mut field: Vec<TeamId> = entries.iter().map(|e| e.team).collect();
+    field.sort();
+    let mut round = 1u32;
+    loop {
+        if field.is_empty() {
+            break;
+        }
+        let (groups, final_round) = match store.round(tournament, round)? {
+            Some(r) => {
+                if r.field != field {
+                    return Err(EngineError::Mismatch(format!("round {round} has a different field")));
+                }
+                (store.groups(tournament, round)?, r.is_final)
+            }
+            None => {
+                let groups = draw_groups(&field, grouping_seed(row.seed, round));
+                let fin = is_final(field.len());
+                store.insert_round(tournament, round, &field, fin, &groups)?;
+                (groups, fin)
+            }
+        };
+        let schedules = play_round(
+            store, tournament, row.seed, round, &groups, final_round, &binaries, &pool, clock, observer,
+        )?;
+        let name_of = |t: TeamId| names.get(&t).cloned().unwrap_or_default();
+        let rankings: Vec<GroupRanking> = schedules
+            .iter()
+            .map(|s| rank_schedule(s, &name_of))
+            .collect::<Result<_, _>>()?;
+        let mut dq = Vec::new();
+        for s in &schedules {
+            for d in s.disqualified() {
+                dq.push((d.team, d.key, d.reason.clone()));
+            }
+        }
+        let advanced = if final_round {
+            Vec::new()
+        } else {
+            advancing_field(&rankings, field.len())
+        };
+        if !store.round(tournament, round)?.is_some_and(|r| r.finished) {
+            store.finish_round(tournament, round, &dq, clock.now())?;
+        }
+        observer.event(&Event::RoundFinished {
+            round,
+            advanced: advanced.clone(),
+            disqualified: dq.iter().map(|d| d.0).collect(),
+        });
+        if final_round {
+            let ranking = &rankings[0];
+            let strategies: Vec<TeamId> = ranking.entries.iter().map(|e| e.team).collect();
+            if !strategies.is_empty() {
+                let games = schedules[0].counted_games();
+                let payoff = payoff_matrix(&strategies, &games)?;
+                let evo = evolve(&strategies, &payoff, &config.evolution)?;
+                let gens: Vec<Vec<(TeamId, u64)>> = evo
+                    .generations
+                    .iter()
+                    .map(|g| strategies.iter().copied().zip(g.iter().copied()).collect())
+                    .collect();
+                store.save_evolution(tournament, &gens)?;
+                observer.event(&Event::EvolutionFinished {
+                    generations: evo.generations.len(),
+                });
+            }
+            break;
+        }
+        field = advanced;
+        field.sort();
+        round += 1;
+    }
+    drop(pool);
+    store.finish_tournament(tournament, clock.now())?;
+    Ok(())
+}
+
+/// Who proceeds from a round: the better half of each group (with ties at
+/// the cut). Should that not shrink the field at all (everyone tied
+/// everywhere), each group is cut at exactly ceil(n/2) in table order, so a
+/// tournament always ends.
+pub fn advancing_field(rankings: &[GroupRanking], field_len: usize) -> Vec<TeamId> {
+    let mut next: Vec<TeamId> = rankings.iter().flat_map(|r| advancing(&r.entries)).collect();
+    if next.len() >= field_len {
+        next = rankings
+            .iter()
+            .flat_map(|r| {
+                let n = r.entries.len().div_ceil(2);
+                r.entries.iter().take(n).map(|e| e.team)
+            })
+            .collect();
+    }
+    next.sort();
+    next
+}
+
+/// The outcome the schedule needs, from what the referee recorded.
+pub fn outcome_of(record: &GameRecord) -> GameOutcome {
+    let mut o = GameOutcome::played(record.points);
+    for f in &record.failures {
+        o.failed[f.player] = true;
+        o.reason[f.player] = Some(f.reason.clone());
+    }
+    o
+}
+
+#[allow(clippy::too_many_arguments)]
+fn play_round(
+    store: &mut Store,
+    tournament: i64,
+    seed: u64,
+    round: u32,
+    groups: &[Vec<TeamId>],
+    final_round: bool,
+    binaries: &HashMap<TeamId, PathBuf>,
+    pool: &Pool,
+    clock: &dyn Clock,
+    observer: &mut dyn Observer,
+) -> Result<Vec<GroupSchedule>, EngineError> {
+    let mut schedules = Vec::with_capacity(groups.len());
+    for (g, members) in groups.iter().enumerate() {
+        let group = g as u32 + 1;
+        let stored = store.games(tournament, round, group)?;
+        let mut sched = GroupSchedule::new(seed, round, group, members)?;
+        for s in &stored {
+            // The stored game must be the one the schedule would play.
+            if let Some(a) = sched_attempt_matches(&sched, s) {
+                return Err(EngineError::Mismatch(a));
+            }
+        }
+        sched = GroupSchedule::replay(
+            seed,
+            round,
+            group,
+            members,
+            stored.iter().map(|s| (s.key, outcome_of(&s.record))),
+        )?;
+        schedules.push(sched);
+    }
+    let n_games: usize = groups.iter().map(|m| m.len() * (m.len() + 1) / 2).sum();
+    observer.event(&Event::RoundStarted {
+        round,
+        n_teams: groups.iter().map(Vec::len).sum(),
+        n_groups: groups.len(),
+        n_games,
+        is_final: final_round,
+    });
+    let mut started = vec![false; groups.len()];
+    let mut announced_done = vec![false; groups.len()];
+    let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let capacity = pool.n_workers() * 2;
+    let mut in_flight = 0usize;
+    let total = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().1).sum::<usize>();
+    let done = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().0).sum::<usize>();
+    loop {
+        // Fill the pool, group by group.
+        for (g, sched) in schedules.iter_mut().enumerate() {
+            if in_flight >= capacity {
+                break;
+            }
+            if sched.is_finished() {
+                continue;
+            }
+            let batch = sched.next_to_run(capacity - in_flight);
+            if !batch.is_empty() && !started[g] {
+                started[g] = true;
+                observer.event(&Event::GroupStarted {
+                    round,
+                    group: g as u32 + 1,
+                    members: sched.members().to_vec(),
+                });
+            }
+            for game in batch {
+                let binaries = [binaries[&game.players[0]].clone(), binaries[&game.players[1]].clone()];
+                pool.submit(Job { game, binaries });
+                in_flight += 1;
+            }
+        }
+        for (g, sched) in schedules.iter().enumerate() {
+            if sched.is_finished() && !announced_done[g] {
+                announced_done[g] = true;
+                let group = g as u32 + 1;
+                if !store.group_finished(tournament, round, group)? {
+                    store.finish_group(tournament, round, group, clock.now())?;
+                }
+                observer.event(&Event::GroupFinished { round, group });
+            }
+        }
+        if schedules.iter().all(GroupSchedule::is_finished) {
+            break;
+        }
+        if in_flight == 0 {
+            return Err(EngineError::Invalid(format!(
+                "round {round}: the schedule has nothing to run but is not finished"
+            )));
+        }
+        let d = pool.next_done().ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
+        in_flight -= 1;
+        let g = (d.game.key.group - 1) as usize;
+        match d.result {
+            Ok(record) => {
+                store.insert_game(tournament, &d.game, &record, clock.now())?;
+                schedules[g].record(d.game.key, outcome_of(&record))?;
+                observer.event(&Event::GameFinished {
+                    round,
+                    done: done(&schedules),
+                    total: total(&schedules),
+                });
+            }
+            Err(error) => {
+                let tries = infra_tries.entry((d.game.key.group, d.game.key.slot)).or_insert(0);
+                *tries += 1;
+                if *tries >= MAX_INFRA_TRIES {
+                    return Err(EngineError::Referee {
+                        key: format!("round {round}, group {}, slot {}", d.game.key.group, d.game.key.slot),
+                        attempts: *tries,
+                        error,
+                    });
+                }
+                schedules[g].requeue(d.game.key)?;
+            }
+        }
+    }
+    Ok(schedules)
+}
+
+/// Checks a stored game against a fresh schedule's idea of that slot, for
+/// the first-attempt slots it can know without replaying.
+fn sched_attempt_matches(sched: &GroupSchedule, stored: &crate::store::StoredGame) -> Option<String> {
+    let a = sched.attempt(stored.key)?;
+    if a.game.players != stored.players || a.game.seed != stored.record.seed || a.game.attempt != stored.attempt {
+        return Some(format!(
+            "stored game {:?} is not the game the schedule plays in that slot",
+            stored.key
+        ));
+    }
+    None
+}
+
+/// Binaries live in a folder the run owns; exposed for tests.
+pub fn binary_path(dir: &Path, team: TeamId) -> PathBuf {
+    dir.join(format!("team-{}", team.0))
+}

@@ -1,0 +1,613 @@
+//! The SQLite store: teams, strategy versions, tournaments, rounds, groups,
+//! games, disqualifications and evolution generations.
+//!
+//! The schema lives in `schema/NNNN_*.sql`, applied in order at start-up and
+//! recorded in `PRAGMA user_version`: a database written by an older version
+//! is migrated forward, never rebuilt. WAL journal, foreign keys on, a busy
+//! timeout for the odd concurrent reader.
+//!
+//! This module stores and loads; it decides nothing. Times come from the
+//! caller (`now`), never from a clock read here.
+
+use std::path::Path;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::referee::{Failure, GameRecord};
+use crate::tournament::{GameKey, ScheduledGame, TeamId};
+
+/// The migrations, in order. Never edit one that has shipped: add a new one.
+pub const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_tournament.sql",
+    include_str!("../../schema/0001_tournament.sql"),
+)];
+
+/// Store faults (infrastructure, never a participant's mistake).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database holds schema version {found}, newer than this program's {known}; upgrade knobeln")]
+    TooNew { found: i64, known: i64 },
+    #[error("database record is corrupt: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// An open database.
+pub struct Store {
+    conn: Connection,
+}
+
+/// Identifies a strategy version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VersionId(pub i64);
+
+/// A stored strategy version, without its blobs.
+#[derive(Debug, Clone)]
+pub struct VersionRow {
+    pub id: VersionId,
+    pub team: TeamId,
+    pub accepted: bool,
+    pub lexical_elements: Option<u64>,
+    pub report: String,
+}
+
+/// What to store about a compiled (or rejected) source.
+pub struct NewVersion<'a> {
+    pub team: TeamId,
+    pub source: &'a [u8],
+    pub source_sha256: &'a str,
+    pub binary: Option<&'a [u8]>,
+    pub lexical_elements: Option<u64>,
+    pub description: Option<&'a str>,
+    pub report_json: &'a str,
+}
+
+/// A tournament row.
+#[derive(Debug, Clone)]
+pub struct TournamentRow {
+    pub id: i64,
+    pub seed: u64,
+    pub config: String,
+    pub entries_key: String,
+    pub finished: bool,
+}
+
+/// A tournament entry: who plays with which version.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub team: TeamId,
+    pub name: String,
+    pub version: VersionId,
+}
+
+/// A stored game attempt.
+#[derive(Debug, Clone)]
+pub struct StoredGame {
+    pub key: GameKey,
+    pub attempt: u32,
+    pub players: [TeamId; 2],
+    pub record: GameRecord,
+}
+
+/// A stored round.
+#[derive(Debug, Clone)]
+pub struct RoundRow {
+    pub number: u32,
+    pub field: Vec<TeamId>,
+    pub is_final: bool,
+    pub finished: bool,
+}
+
+pub fn timestamp(now: DateTime<Utc>) -> String {
+    now.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn seed_to_sql(seed: u64) -> i64 {
+    seed as i64
+}
+
+fn seed_from_sql(v: i64) -> u64 {
+    v as u64
+}
+
+/// Throws as stored: i32 little-endian pairs.
+pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(throws.len() * 8);
+    for pair in throws {
+        for t in pair {
+            out.extend_from_slice(&(*t as i32).to_le_bytes());
+        }
+    }
+    out
+}
+
+pub fn decode_throws(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
+    if bytes.len() % 8 != 0 {
+        return Err(StoreError::Corrupt(format!("throws blob of {} bytes", bytes.len())));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| {
+            [
+                i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64,
+                i32::from_le_bytes([c[4], c[5], c[6], c[7]]) as i64,
+            ]
+        })
+        .collect())
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serializable")
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s:.80}")))
+}
+
+impl Store {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        Self::setup(conn)
+    }
+
+    /// A private in-memory database (tests).
+    pub fn open_in_memory() -> Result<Store> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(conn: Connection) -> Result<Store> {
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The schema version of the open database.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let known = MIGRATIONS.len() as i64;
+        let found = self.schema_version()?;
+        if found > known {
+            return Err(StoreError::TooNew { found, known });
+        }
+        for (i, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", i as i64 + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The underlying connection (for modules that add their own tables).
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    // ---- teams and versions ----
+
+    /// The team with this name, created if new.
+    pub fn ensure_team(&self, name: &str, now: DateTime<Utc>) -> Result<TeamId> {
+        self.conn.execute(
+            "INSERT INTO teams (name, created_at) VALUES (?1, ?2) ON CONFLICT(name) DO NOTHING",
+            params![name, timestamp(now)],
+        )?;
+        let id: i64 = self
+            .conn
+            .query_row("SELECT id FROM teams WHERE name = ?1", [name], |r| r.get(0))?;
+        Ok(TeamId(id as u32))
+    }
+
+    pub fn team_name(&self, team: TeamId) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("SELECT name FROM teams WHERE id = ?1", [team.0], |r| r.get(0))?)
+    }
+
+    /// A version of this team with exactly this source, if one was stored.
+    pub fn version_by_source(&self, team: TeamId, sha256: &str) -> Result<Option<VersionRow>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, team_id, accepted, lexical_elements, report FROM strategy_versions
+                 WHERE team_id = ?1 AND source_sha256 = ?2 ORDER BY id DESC LIMIT 1",
+                params![team.0, sha256],
+                |r| {
+                    Ok(VersionRow {
+                        id: VersionId(r.get(0)?),
+                        team: TeamId(r.get::<_, i64>(1)? as u32),
+                        accepted: r.get(2)?,
+                        lexical_elements: r.get::<_, Option<i64>>(3)?.map(|n| n as u64),
+                        report: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    pub fn insert_version(&self, v: &NewVersion<'_>, now: DateTime<Utc>) -> Result<VersionId> {
+        self.conn.execute(
+            "INSERT INTO strategy_versions
+               (team_id, source, source_sha256, accepted, binary, lexical_elements, description, report, compiled_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                v.team.0,
+                v.source,
+                v.source_sha256,
+                v.binary.is_some(),
+                v.binary,
+                v.lexical_elements.map(|n| n as i64),
+                v.description,
+                v.report_json,
+                timestamp(now)
+            ],
+        )?;
+        Ok(VersionId(self.conn.last_insert_rowid()))
+    }
+
+    pub fn version_binary(&self, id: VersionId) -> Result<Vec<u8>> {
+        let b: Option<Vec<u8>> = self.conn.query_row(
+            "SELECT binary FROM strategy_versions WHERE id = ?1",
+            [id.0],
+            |r| r.get(0),
+        )?;
+        b.ok_or_else(|| StoreError::Corrupt(format!("version {} has no binary", id.0)))
+    }
+
+    // ---- tournaments ----
+
+    /// The most recent tournament with these entries (and this seed, if given).
+    pub fn find_tournament(&self, entries_key: &str, seed: Option<u64>) -> Result<Option<TournamentRow>> {
+        let row = |r: &rusqlite::Row<'_>| {
+            Ok(TournamentRow {
+                id: r.get(0)?,
+                seed: seed_from_sql(r.get(1)?),
+                config: r.get(2)?,
+                entries_key: r.get(3)?,
+                finished: r.get::<_, String>(4)? == "finished",
+            })
+        };
+        let sql = "SELECT id, seed, config, entries_key, state FROM tournaments WHERE entries_key = ?1";
+        Ok(match seed {
+            Some(s) => self
+                .conn
+                .query_row(
+                    &format!("{sql} AND seed = ?2 ORDER BY id DESC LIMIT 1"),
+                    params![entries_key, seed_to_sql(s)],
+                    row,
+                )
+                .optional()?,
+            None => self
+                .conn
+                .query_row(
+                    &format!("{sql} AND state = 'running' ORDER BY id DESC LIMIT 1"),
+                    params![entries_key],
+                    row,
+                )
+                .optional()?,
+        })
+    }
+
+    pub fn tournament(&self, id: i64) -> Result<TournamentRow> {
+        Ok(self.conn.query_row(
+            "SELECT id, seed, config, entries_key, state FROM tournaments WHERE id = ?1",
+            [id],
+            |r| {
+                Ok(TournamentRow {
+                    id: r.get(0)?,
+                    seed: seed_from_sql(r.get(1)?),
+                    config: r.get(2)?,
+                    entries_key: r.get(3)?,
+                    finished: r.get::<_, String>(4)? == "finished",
+                })
+            },
+        )?)
+    }
+
+    /// Creates a tournament with its entries, in one transaction.
+    pub fn create_tournament(
+        &mut self,
+        seed: u64,
+        config_json: &str,
+        entries_key: &str,
+        entries: &[(TeamId, VersionId)],
+        now: DateTime<Utc>,
+    ) -> Result<i64> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO tournaments (seed, config, entries_key, state, started_at)
+             VALUES (?1, ?2, ?3, 'running', ?4)",
+            params![seed_to_sql(seed), config_json, entries_key, timestamp(now)],
+        )?;
+        let id = tx.last_insert_rowid();
+        for (team, version) in entries {
+            tx.execute(
+                "INSERT INTO tournament_entries (tournament_id, team_id, version_id) VALUES (?1, ?2, ?3)",
+                params![id, team.0, version.0],
+            )?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn entries(&self, tournament: i64) -> Result<Vec<Entry>> {
+        let mut st = self.conn.prepare(
+            "SELECT e.team_id, t.name, e.version_id FROM tournament_entries e
+             JOIN teams t ON t.id = e.team_id WHERE e.tournament_id = ?1 ORDER BY e.team_id",
+        )?;
+        let rows = st.query_map([tournament], |r| {
+            Ok(Entry {
+                team: TeamId(r.get::<_, i64>(0)? as u32),
+                name: r.get(1)?,
+                version: VersionId(r.get(2)?),
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    pub fn finish_tournament(&self, tournament: i64, now: DateTime<Utc>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE tournaments SET state = 'finished', finished_at = ?2 WHERE id = ?1",
+            params![tournament, timestamp(now)],
+        )?;
+        Ok(())
+    }
+
+    // ---- rounds and groups ----
+
+    pub fn round(&self, tournament: i64, number: u32) -> Result<Option<RoundRow>> {
+        let row: Option<(String, bool, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT field, is_final, finished_at FROM rounds WHERE tournament_id = ?1 AND number = ?2",
+                params![tournament, number],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        row.map(|(field, is_final, finished)| {
+            Ok(RoundRow {
+                number,
+                field: from_json(&field)?,
+                is_final,
+                finished: finished.is_some(),
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores a round and its groups, in one transaction.
+    pub fn insert_round(
+        &mut self,
+        tournament: i64,
+        number: u32,
+        field: &[TeamId],
+        is_final: bool,
+        groups: &[Vec<TeamId>],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO rounds (tournament_id, number, field, is_final) VALUES (?1, ?2, ?3, ?4)",
+            params![tournament, number, json(&field), is_final],
+        )?;
+        for (g, members) in groups.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO groups (tournament_id, round, number, members) VALUES (?1, ?2, ?3, ?4)",
+                params![tournament, number, g as u32 + 1, json(members)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn groups(&self, tournament: i64, round: u32) -> Result<Vec<Vec<TeamId>>> {
+        let mut st = self.conn.prepare(
+            "SELECT members FROM groups WHERE tournament_id = ?1 AND round = ?2 ORDER BY number",
+        )?;
+        let rows = st.query_map(params![tournament, round], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(from_json(&r?)?);
+        }
+        Ok(out)
+    }
+
+    pub fn finish_group(&self, tournament: i64, round: u32, group: u32, now: DateTime<Utc>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE groups SET finished_at = ?4 WHERE tournament_id = ?1 AND round = ?2 AND number = ?3
+             AND finished_at IS NULL",
+            params![tournament, round, group, timestamp(now)],
+        )?;
+        Ok(())
+    }
+
+    pub fn group_finished(&self, tournament: i64, round: u32, group: u32) -> Result<bool> {
+        let f: Option<String> = self.conn.query_row(
+            "SELECT finished_at FROM groups WHERE tournament_id = ?1 AND round = ?2 AND number = ?3",
+            params![tournament, round, group],
+            |r| r.get(0),
+        )?;
+        Ok(f.is_some())
+    }
+
+    /// Marks a round finished and records its disqualifications, in one transaction.
+    pub fn finish_round(
+        &mut self,
+        tournament: i64,
+        round: u32,
+        disqualified: &[(TeamId, GameKey, String)],
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for (team, key, reason) in disqualified {
+            tx.execute(
+                "INSERT OR IGNORE INTO disqualifications (tournament_id, team_id, round, grp, slot, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![tournament, team.0, key.round, key.group, key.slot, reason],
+            )?;
+        }
+        tx.execute(
+            "UPDATE rounds SET finished_at = ?3 WHERE tournament_id = ?1 AND number = ?2",
+            params![tournament, round, timestamp(now)],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    // ---- games ----
+
+    /// Commits one finished game attempt. Storing the same key twice is a
+    /// no-op (the first record wins), so a replayed write is harmless.
+    pub fn insert_game(
+        &self,
+        tournament: i64,
+        game: &ScheduledGame,
+        record: &GameRecord,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
+               seed, points_p, points_q, throws, failures, finished_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                tournament,
+                game.key.round,
+                game.key.group,
+                game.key.slot,
+                game.attempt,
+                game.players[0].0,
+                game.players[1].0,
+                seed_to_sql(game.seed),
+                record.points[0] as i64,
+                record.points[1] as i64,
+                encode_throws(&record.throws),
+                json(&record.failures),
+                timestamp(now)
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// All stored attempts of a group, in slot order.
+    pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
+        let mut st = self.conn.prepare(
+            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, throws, failures
+             FROM games WHERE tournament_id = ?1 AND round = ?2 AND grp = ?3 ORDER BY slot",
+        )?;
+        let rows = st.query_map(params![tournament, round, group], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, u32>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, i64>(6)?,
+                r.get::<_, Vec<u8>>(7)?,
+                r.get::<_, String>(8)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (slot, attempt, p, q, seed, pp, pq, throws, failures) = row?;
+            let failures: Vec<Failure> = from_json(&failures)?;
+            out.push(StoredGame {
+                key: GameKey { round, group, slot },
+                attempt,
+                players: [TeamId(p as u32), TeamId(q as u32)],
+                record: GameRecord {
+                    seed: seed_from_sql(seed),
+                    points: [pp as u64, pq as u64],
+                    throws: decode_throws(&throws)?,
+                    failures,
+                },
+            });
+        }
+        Ok(out)
+    }
+
+    // ---- evolution ----
+
+    pub fn save_evolution(&mut self, tournament: i64, generations: &[Vec<(TeamId, u64)>]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM evolution_generations WHERE tournament_id = ?1", [tournament])?;
+        for (g, counts) in generations.iter().enumerate() {
+            let map: std::collections::BTreeMap<String, u64> =
+                counts.iter().map(|(t, c)| (t.0.to_string(), *c)).collect();
+            tx.execute(
+                "INSERT INTO evolution_generations (tournament_id, generation, counts) VALUES (?1, ?2, ?3)",
+                params![tournament, g as u32, json(&map)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn evolution_generations(&self, tournament: i64) -> Result<usize> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM evolution_generations WHERE tournament_id = ?1",
+            [tournament],
+            |r| r.get::<_, i64>(0),
+        )? as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_apply_once_and_record_the_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        drop(s);
+        // Reopening does not re-apply (which would fail on CREATE TABLE).
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let fk: i64 = s.conn().pragma_query_value(None, "foreign_keys", |r| r.get(0)).unwrap();
+        assert_eq!(fk, 1);
+        let mode: String = s.conn().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_newer_database_is_refused_not_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.pragma_update(None, "user_version", 999).unwrap();
+        }
+        assert!(matches!(Store::open(&path), Err(StoreError::TooNew { found: 999, .. })));
+    }
+
+    #[test]
+    fn throws_round_trip() {
+        let t = vec![[1, 12288], [100, 7]];
+        assert_eq!(decode_throws(&encode_throws(&t)).unwrap(), t);
+        assert!(decode_throws(&[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn seeds_keep_all_64_bits() {
+        for s in [0u64, 1, u64::MAX, 1 << 63] {
+            assert_eq!(seed_from_sql(seed_to_sql(s)), s);
+        }
+    }
+}
