@@ -1,20 +1,44 @@
-//! `knobeln bench`: one 1000-throw game between two trivial strategies
-//! against the raw pipe round trip ×1000 measured in the same run.
+//! `knobeln bench [game|tournament]`: figures against floors measured in the
+//! same run. `game`: one 1000-throw game between two trivial strategies
+//! against the raw pipe round trip ×1000. `tournament`: one group of 41
+//! trivial strategies (861 games) with one worker and with all CPUs.
 
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum What {
+    Game,
+    Tournament,
+    All,
+}
 
 #[derive(Args, Debug)]
 pub struct Bench {
-    /// Number of games to time.
+    /// Which benchmark.
+    #[arg(value_enum, default_value_t = What::Game)]
+    pub what: What,
+    /// Number of games to time (game benchmark).
     #[arg(long, default_value_t = 50)]
     pub games: usize,
+    /// Teams in the group (tournament benchmark).
+    #[arg(long, default_value_t = 41)]
+    pub teams: usize,
+    /// Workers (tournament benchmark; default: one per CPU).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 impl Bench {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        knobeln::bench::game_bench(self.games)?.print();
+        if matches!(self.what, What::Game | What::All) {
+            knobeln::bench::game_bench(self.games)?.print();
+        }
+        if matches!(self.what, What::Tournament | What::All) {
+            let jobs = self.jobs.unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
+            knobeln::bench::tournament_bench(self.teams, jobs)?.print();
+        }
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -180,6 +180,10 @@ impl Jail {
         // data prepared before the fork.
         unsafe {
             cmd.pre_exec(move || {
+                // Dies with the server, even on kill -9.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
                 plan.enter()?;
                 set_rlimit(libc::RLIMIT_CPU, limits_copy.cpu_secs, limits_copy.cpu_secs + 1)?;
                 set_rlimit(libc::RLIMIT_AS, limits_copy.address_space, limits_copy.address_space)?;

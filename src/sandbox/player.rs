@@ -71,6 +71,10 @@ impl PlayerProcess {
         // SAFETY: only async-signal-safe system calls.
         unsafe {
             cmd.pre_exec(move || {
+                // Dies with the server, even on kill -9.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
                 set_rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
                 set_rlimit(libc::RLIMIT_FSIZE, 0, 0)?;
                 set_rlimit(libc::RLIMIT_NOFILE, 4, 4)?;

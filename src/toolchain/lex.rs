@@ -971,6 +971,22 @@ int main(void)
         // Delimiter too long.
         let t = tokenize_with("R\"aaaaaaaaaaaaaaaa\"\nx\n\" y", LexOptions::GNU);
         assert_eq!(t.len(), 2);
+        // In a directive line a raw string ends at the line end (gcc), but
+        // a splice does not end the line.
+        let t = tokenize_with("#define S R\"(\n#x\n", LexOptions::GNU);
+        assert_eq!(
+            t[3].kind,
+            TokenKind::String {
+                chars: 0,
+                terminated: false
+            }
+        );
+        assert!(t[4].is_punct(b'#') && t[4].at_line_start);
+        let t = tokenize_with("%:define S R\"(a\\\nb)\" c\nd", LexOptions::GNU);
+        assert_eq!(t[4].text, "R\"(a\\\nb)\"");
+        assert_eq!(t[6].line, 3);
+        let t = tokenize_with("x R\"(\n#y\n)\"", LexOptions::GNU);
+        assert_eq!(t.len(), 2);
         // Unterminated: to the end.
         let t = tokenize_with("R\"(abc\n", LexOptions::GNU);
         assert_eq!(

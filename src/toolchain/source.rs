@@ -750,6 +750,17 @@ mod tests {
         // A digit separator hides a comment opener (C23).
         let src = "int a = 1'2' /* ';\n#include \"x\"\n/* */\n";
         assert_eq!(error_lines(src), vec![2]);
+        // In a directive, even a skipped one, a raw string ends with the line.
+        let src = "#if 0\n#define S R\"(\n#endif\n#include \"x\"\n";
+        assert_eq!(error_lines(src), vec![4]);
+        // Directive names that gcc dialects end in different places.
+        let src = "#if 0\n# if\u{feff}\n#endif\n#include <x>\n#endif\n";
+        assert_eq!(error_lines(src), vec![2, 4]);
+        // (the include is then inside the skipped block for this reading,
+        // but the odd name alone rejects the file)
+        let src = "#if 0\n#if\\u00e9\n#endif\n#include <x>\n#endif\n#endif$\n";
+        assert_eq!(error_lines(src), vec![2, 6]);
+        assert!(errors("#if 0\n#if/**/\\u00e9\n#endif\n#endif\n").is_empty());
         // A raw string swallowing an #endif in a skipped block (gnu dialects).
         let src = "#if 0\nR\"x(\n#endif\n#include \"x\"\n#if 0\n)x\"\n#endif\n";
         assert_eq!(error_lines(src), vec![4]);

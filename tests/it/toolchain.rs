@@ -1,0 +1,427 @@
+//! The compile service: the six checks on the corpus in
+//! `tests/data/sources/` (each `NAME.c` with its `NAME.expect`, format in
+//! that folder's README), and the jail around gcc.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use knobeln::report::{compile_report, ReportNotes};
+use knobeln::sandbox::jail::{Jail, JailLimits};
+use knobeln::toolchain::compile::{CompileConfig, Outcome, Profile, Verdict};
+use knobeln::toolchain::diagnostic::{Check, Diagnostic};
+use knobeln::toolchain::gcc::Gcc;
+
+use crate::common::{
+    compile_file, compile_source, config, install, play, repo_path, source_path, strategy_path,
+};
+
+/// One expected error of a case.
+#[derive(Debug, Default)]
+struct ExpectedError {
+    check: String,
+    /// `Some(None)`: the error names no line.
+    line: Option<Option<u32>>,
+    messages: Vec<String>,
+}
+
+/// A case's `.expect` file.
+#[derive(Debug, Default)]
+struct Expected {
+    accepted: bool,
+    lexical_elements: Option<u64>,
+    n_errors: Option<usize>,
+    verdicts: Vec<String>,
+    errors: Vec<ExpectedError>,
+}
+
+fn load_expected(name: &str) -> Expected {
+    let path = repo_path("tests/data/sources").join(format!("{name}.expect"));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut exp = Expected::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("{}:{}: no `key: value`", path.display(), n + 1));
+        let value = value.trim();
+        let bad = || panic!("{}:{}: bad value {value:?}", path.display(), n + 1);
+        let last = || "a `check:` line must come first";
+        match key.trim() {
+            "accepted" => exp.accepted = value == "yes",
+            "lexical_elements" => exp.lexical_elements = Some(value.parse().unwrap_or_else(|_| bad())),
+            "errors" => exp.n_errors = Some(value.parse().unwrap_or_else(|_| bad())),
+            "verdicts" => exp.verdicts = value.split_whitespace().map(String::from).collect(),
+            "check" => exp.errors.push(ExpectedError {
+                check: value.to_string(),
+                ..ExpectedError::default()
+            }),
+            "line" => {
+                let l = if value == "none" {
+                    None
+                } else {
+                    Some(value.parse().unwrap_or_else(|_| bad()))
+                };
+                exp.errors.last_mut().expect(last()).line = Some(l);
+            }
+            "message" => exp
+                .errors
+                .last_mut()
+                .expect(last())
+                .messages
+                .push(value.to_string()),
+            other => panic!("{}:{}: unknown key {other:?}", path.display(), n + 1),
+        }
+    }
+    exp
+}
+
+/// The snake_case name of a check, as in reports and `.expect` files.
+fn check_name(c: Check) -> String {
+    serde_json::to_value(c).unwrap().as_str().unwrap().to_string()
+}
+
+fn verdict_name(v: &Verdict) -> String {
+    serde_json::to_value(v).unwrap()["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Compiles `tests/data/sources/NAME.c` as a submission and checks the
+/// outcome against `NAME.expect`.
+fn run_case(name: &str) -> Outcome {
+    let src = fs::read(source_path(name)).expect("case source");
+    let exp = load_expected(name);
+    let outcome = compile_source(&src, Profile::Submission);
+    let report = outcome.report();
+    let errors: Vec<&Diagnostic> = report.errors().collect();
+    let ctx = format!(
+        "case {name}: errors {errors:#?}\nverdicts {:?}\ngcc said (start): {}",
+        report.checks,
+        report.compiler_output.chars().take(1500).collect::<String>()
+    );
+    // All six checks, in the order of the announcement.
+    let checks: Vec<Check> = report.checks.iter().map(|c| c.check).collect();
+    assert_eq!(checks, Check::ALL.to_vec(), "{ctx}");
+    let verdicts: Vec<String> = report.checks.iter().map(|c| verdict_name(&c.verdict)).collect();
+    assert_eq!(verdicts, exp.verdicts, "{ctx}");
+    assert_eq!(outcome.accepted(), exp.accepted, "{ctx}");
+    if let Some(n) = exp.lexical_elements {
+        assert_eq!(report.lexical_elements, Some(n), "{ctx}");
+    }
+    let n_errors = exp.n_errors.unwrap_or(if exp.accepted { 0 } else { 1 });
+    assert_eq!(errors.len(), n_errors, "{ctx}");
+    // Errors come in check order, each under a check that failed.
+    assert!(errors.windows(2).all(|w| w[0].check <= w[1].check), "{ctx}");
+    for e in &errors {
+        assert_eq!(report.verdict(e.check), Some(&Verdict::Failed), "{ctx}");
+    }
+    for (i, want) in exp.errors.iter().enumerate() {
+        let got = errors[i];
+        assert_eq!(check_name(got.check), want.check, "error {i}: {ctx}");
+        if let Some(line) = want.line {
+            assert_eq!(got.line, line, "line of error {i}: {ctx}");
+        }
+        for m in &want.messages {
+            assert!(got.message.contains(m.as_str()), "error {i} must say {m:?}: {ctx}");
+        }
+    }
+    outcome
+}
+
+/// The case's source compiled with the local rules: must be accepted.
+fn binary_of(name: &str) -> crate::common::Strategy {
+    compile_file(&source_path(name))
+}
+
+#[test]
+fn valid_submission_is_accepted_with_its_hand_counted_lexical_elements() {
+    // After preprocessing only the code is left (no header comment, no
+    // description); every special character counts, `==` and `&&` twice:
+    //   main ( ) {                                         4
+    //   int mine = 3000 , theirs , n = 0 ;                11  -> 15
+    //   init_random ( ) ;                                  4  -> 19
+    //   for ( ; ; ) {                                      6  -> 25
+    //   theirs = make_throw ( mine ) ;                     7  -> 32
+    //   n = n + 1 ;                                        6  -> 38
+    //   if ( n = = 8 ) {                                   8  -> 46
+    //   n = 0 ;                                            4  -> 50
+    //   mine = next_random ( 2048 , 4096 ) ;               9  -> 59
+    //   } else if ( theirs > mine & & theirs < = 2 * mine ) 16 -> 75
+    //   mine = theirs ;                                    4  -> 79
+    //   } }                                                2  -> 81
+    let outcome = run_case("valid");
+    let Outcome::Accepted { binary, report } = outcome else {
+        unreachable!("run_case checked acceptance")
+    };
+    let header = report.header.as_ref().expect("the header is reported");
+    assert_eq!((header.team.as_str(), header.auth.as_str()), ("team_name", "authstring"));
+    assert!(report.warnings().next().is_none(), "{:?}", report.diagnostics);
+    // The accepted binary is a working strategy.
+    let mine = install(&binary);
+    let other = compile_file(&strategy_path("constant"));
+    let rec = play(&config(100, 1, Duration::from_secs(30)), &mine.path, &other.path, 3);
+    assert!(rec.failures.is_empty(), "{rec:?}");
+    assert_eq!(rec.throws.len(), 100);
+    assert!(rec.points[0] > 0, "the strategy never scores: {rec:?}");
+}
+
+#[test]
+fn missing_header_fails_check_1() {
+    run_case("missing_header");
+}
+
+#[test]
+fn header_without_authentification_string_fails_check_1() {
+    run_case("wrong_header");
+}
+
+#[test]
+fn include_stdio_fails_check_2() {
+    run_case("include_stdio");
+}
+
+#[test]
+fn include_through_a_macro_fails_check_2() {
+    run_case("include_macro");
+}
+
+#[test]
+fn has_include_fails_check_2() {
+    run_case("has_include");
+}
+
+#[test]
+fn line_directive_fails_check_2() {
+    run_case("line_directive");
+}
+
+#[test]
+fn asm_incbin_fails_check_2() {
+    run_case("asm_incbin");
+}
+
+#[test]
+fn description_of_14_lines_fails_check_4() {
+    run_case("description_14");
+}
+
+#[test]
+fn more_than_10000_lexical_elements_after_preprocessing_fail_check_3() {
+    let raw = fs::read_to_string(source_path("too_many_elements")).unwrap();
+    assert!(raw.len() < 2000, "the raw file is small; its macros make it big");
+    run_case("too_many_elements");
+}
+
+#[test]
+fn macro_bomb_is_stopped_by_a_limit_with_a_clear_message() {
+    let outcome = run_case("macro_bomb");
+    let e = outcome.report().errors().next().unwrap();
+    assert!(
+        e.message.starts_with("gcc ")
+            && (e.message.contains(" MB") || e.message.contains("CPU time")),
+        "the participant must learn which limit stopped gcc: {e}"
+    );
+    assert_eq!(outcome.report().lexical_elements, None);
+}
+
+#[test]
+fn huge_compiler_output_is_cut_to_a_sane_size() {
+    let outcome = run_case("huge_output");
+    let report = outcome.report();
+    let cap = JailLimits::default().output_cap;
+    assert!(
+        report.compiler_output.len() <= cap + 200,
+        "{} bytes of compiler output kept",
+        report.compiler_output.len()
+    );
+    assert!(
+        report
+            .compiler_output
+            .contains("more bytes of compiler messages cut"),
+        "the report must say that messages were cut"
+    );
+    assert!(report.warnings().count() < 1000);
+    let text = compile_report(report, false, 10_000, None, &ReportNotes::default());
+    assert!(text.len() <= 2 * cap, "the mailed report has {} bytes", text.len());
+    assert!(text.contains("REJECTED"));
+}
+
+#[test]
+fn syntax_error_fails_check_5_at_its_line() {
+    run_case("syntax_error");
+}
+
+#[test]
+fn calling_printf_fails_check_6_at_the_call() {
+    run_case("calls_printf");
+}
+
+/// The description (line 19) says "printf"; the call is at line 26.
+#[test]
+fn calling_printf_is_reported_at_the_call_not_at_a_mention_in_the_description() {
+    run_case("calls_printf_mentioned");
+}
+
+#[test]
+fn no_main_fails_check_6() {
+    run_case("no_main");
+}
+
+#[test]
+fn defining_start_fails_check_6() {
+    run_case("defines_start");
+}
+
+#[test]
+fn constructor_fails_check_6() {
+    run_case("constructor");
+}
+
+#[test]
+fn defining_log2_fails_check_6() {
+    run_case("defines_log2");
+}
+
+#[test]
+fn static_array_of_4_mb_is_rejected_for_the_memory_limit() {
+    run_case("static_4mb");
+    // Locally (knobeln play) it compiles; the referee then fails it at
+    // throw 1 (see referee::huge_static_fails_at_throw_1_naming_the_memory_limit).
+    binary_of("static_4mb");
+}
+
+#[test]
+fn several_errors_are_listed_in_check_order() {
+    run_case("several_errors");
+}
+
+// ---- The jail -------------------------------------------------------------
+
+/// The first line of the host's /etc/passwd: nothing the jail runs may see it.
+fn host_passwd_line() -> String {
+    let text = fs::read_to_string("/etc/passwd").expect("the host has a readable /etc/passwd");
+    let first = text.lines().next().unwrap_or_default().to_string();
+    assert!(first.contains(':'), "unexpected /etc/passwd: {first:?}");
+    first
+}
+
+#[test]
+fn jailed_preprocessor_cannot_read_etc_passwd() {
+    let secret = host_passwd_line();
+    let jail = Jail::new().expect("jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    for path in [
+        "/etc/passwd",
+        "../../../../../../../../etc/passwd",
+        "/proc/self/root/etc/passwd",
+        "/proc/1/root/etc/passwd",
+        "/dev/../etc/passwd",
+    ] {
+        let src = format!("#include \"{path}\"\nint x;\n");
+        gcc.put("probe.c", src.as_bytes()).unwrap();
+        let run = gcc.preprocess("probe.c", "probe.i").expect("gcc runs in the jail");
+        let out = gcc.get("probe.i").unwrap_or_default();
+        assert!(!run.ok, "#include \"{path}\" preprocessed: {}", run.messages);
+        assert!(!run.messages.contains(&secret), "{}", run.messages);
+        assert!(!String::from_utf8_lossy(&out).contains(&secret));
+    }
+    // Nor can anything else in the jail.
+    let out = jail
+        .run(&["/bin/sh", "-c", "cat /etc/passwd"], &JailLimits::default())
+        .expect("sh runs in the jail");
+    assert!(!out.success(), "{}", out.output);
+    assert!(!out.output.contains(&secret));
+}
+
+/// Stringification gets `.incbin "/etc/passwd"` past the source checks
+/// (they do not expand macros); the jail must still keep the file out.
+#[test]
+fn incbin_built_by_a_macro_cannot_read_etc_passwd() {
+    let secret = host_passwd_line();
+    let src = "#define S(x) #x\nasm(S(.incbin \"/etc/passwd\"));\nmain() { for (;;) make_throw(100); }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    let report = outcome.report();
+    assert!(!outcome.accepted(), "{:?}", report.diagnostics);
+    assert_eq!(report.verdict(Check::Compiler), Some(&Verdict::Failed));
+    assert!(report.compiler_output.contains("/etc/passwd"), "{}", report.compiler_output);
+    assert!(!report.compiler_output.contains(&secret));
+}
+
+/// `__has_include` pasted together by `##` is not visible to the source
+/// checks. Whatever the preprocessor can probe, /etc/passwd must not exist
+/// for it. The strategy throws 200 if the probe found the file, 100 if not.
+#[test]
+fn has_include_built_by_a_macro_cannot_see_etc_passwd() {
+    let probe = |path: &str| -> Option<i64> {
+        let src = format!(
+            "#define CAT(a, b) a##b\n#if CAT(__has_, include)(\"{path}\")\n#define SEEN 200\n\
+             #else\n#define SEEN 100\n#endif\nmain() {{ for (;;) make_throw(SEEN); }}\n"
+        );
+        match compile_source(src.as_bytes(), Profile::Local) {
+            Outcome::Rejected { .. } => None,
+            Outcome::Accepted { binary, .. } => {
+                let s = install(&binary);
+                let cfg = config(2, 1, Duration::from_secs(30));
+                Some(play(&cfg, &s.path, &s.path, 1).throws[0][0])
+            }
+        }
+    };
+    let secret = probe("/etc/passwd");
+    assert_ne!(secret, Some(200), "the jailed preprocessor found /etc/passwd");
+    if secret == Some(100) {
+        // Accepted: the probe itself must work, or this test shows nothing.
+        assert_eq!(probe("/usr/bin/gcc"), Some(200), "the probe does not work at all");
+    }
+}
+
+#[test]
+fn jailed_gcc_cannot_write_outside_its_work_dir() {
+    let host = tempfile::tempdir().unwrap();
+    let host_target = host.path().join("escape.o");
+    let jail = Jail::new().expect("jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put("ok.c", b"int x = 1;\n").unwrap();
+    // Into the work folder: fine.
+    let run = gcc.compile("ok.c", "ok.o").expect("gcc runs in the jail");
+    assert!(run.ok, "{}", run.messages);
+    assert!(jail.work_dir().join("ok.o").is_file());
+    let root = jail.path().join("root");
+    let attempts: [(&str, Vec<&Path>); 5] = [
+        (host_target.to_str().unwrap(), vec![&host_target]),
+        ("/escape.o", vec![Path::new("/escape.o")]),
+        ("../escape.o", vec![Path::new("/escape.o")]),
+        ("/usr/escape.o", vec![Path::new("/usr/escape.o")]),
+        ("/dev/escape.o", vec![Path::new("/dev/escape.o")]),
+    ];
+    for (out, host_paths) in attempts {
+        let run = gcc.compile("ok.c", out).expect("gcc runs in the jail");
+        let in_jail = root.join(out.trim_start_matches("../").trim_start_matches('/'));
+        let written: Vec<&Path> = host_paths
+            .iter()
+            .copied()
+            .chain([in_jail.as_path()])
+            .filter(|p| p.exists() && !p.starts_with(jail.work_dir()))
+            .collect();
+        for p in &written {
+            // Do not leave it behind, then fail.
+            let _ = fs::remove_file(p);
+        }
+        assert!(!run.ok, "gcc -o {out} succeeded: {}", run.messages);
+        assert!(written.is_empty(), "gcc -o {out} wrote {written:?}");
+    }
+}
+
+/// The defaults are the 1994 requirements.
+#[test]
+fn default_compile_config_is_the_1994_rules() {
+    let cfg = CompileConfig::default();
+    assert_eq!(cfg.profile, Profile::Submission);
+    assert_eq!(cfg.max_lexical_elements, 10_000);
+    assert_eq!(cfg.min_description_lines, 15);
+    assert_eq!(cfg.memory_limit, 1024 * 1024);
+}
