@@ -154,7 +154,10 @@ impl GameBench {
     }
 
     pub fn print(&self) {
-        println!("raw pipe round trip x1000 (floor, same CPU): {:>8.3} ms", ms(self.floor));
+        println!(
+            "raw pipe round trip x1000 (floor, same CPU): {:>8.3} ms",
+            ms(self.floor)
+        );
         println!(
             "minimal three-process exchange x1000:         {:>8.3} ms ({:.2}x the floor)",
             ms(self.three_party),
@@ -166,7 +169,10 @@ impl GameBench {
             ms(self.game_pinned),
             ms(self.game_best)
         );
-        println!("ratio game / floor:                          {:>8.2}x (goal: 1.5x)", self.ratio());
+        println!(
+            "ratio game / floor:                          {:>8.2}x (goal: 1.5x)",
+            self.ratio()
+        );
         println!(
             "ratio game / three-process exchange:         {:>8.2}x",
             self.game_pinned.as_secs_f64() / self.three_party.as_secs_f64()
@@ -181,15 +187,22 @@ fn ms(d: Duration) -> f64 {
 /// Compiles the trivial strategy, measures the floors and `games` games, in
 /// a thread of its own (it pins itself to one CPU; the caller stays free).
 pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
-    std::thread::scope(|s| s.spawn(|| game_bench_here(games)).join().expect("bench thread"))
+    std::thread::scope(|s| {
+        s.spawn(|| game_bench_here(games))
+            .join()
+            .expect("bench thread")
+    })
 }
 
 fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
     let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
     let floor = pipe_round_trip(1000, 21, cpu)?;
     let three_party = three_party_floor(1000, 21, cpu)?;
-    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())? else {
-        return Err(CompileError::Runtime("the trivial strategy does not compile".into()));
+    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())?
+    else {
+        return Err(CompileError::Runtime(
+            "the trivial strategy does not compile".into(),
+        ));
     };
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("trivial");
@@ -203,7 +216,11 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
             .play([&path, &path], i as u64)
             .map_err(|e| CompileError::Runtime(e.to_string()))?;
         times.push(t.elapsed());
-        assert!(g.failures.is_empty(), "the trivial strategy failed: {:?}", g.failures);
+        assert!(
+            g.failures.is_empty(),
+            "the trivial strategy failed: {:?}",
+            g.failures
+        );
     }
     let best = *times.iter().min().expect("one game");
     Ok(GameBench {
@@ -257,19 +274,26 @@ impl TournamentBench {
         );
         println!(
             "parallel efficiency: {:.0} % (goal: 85 %)",
-            100.0 * self.one_worker.as_secs_f64() / (self.all_workers.as_secs_f64() * self.jobs as f64)
+            100.0 * self.one_worker.as_secs_f64()
+                / (self.all_workers.as_secs_f64() * self.jobs as f64)
         );
     }
 }
 
 /// Runs the tournament benchmark in temporary databases.
-pub fn tournament_bench(n_teams: usize, jobs: usize) -> Result<TournamentBench, crate::engine::EngineError> {
+pub fn tournament_bench(
+    n_teams: usize,
+    jobs: usize,
+) -> Result<TournamentBench, crate::engine::EngineError> {
     use crate::engine::run::{run_tournament, Quiet, TournamentConfig};
     use crate::engine::SystemClock;
     use crate::store::{NewVersion, Store};
 
-    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())? else {
-        return Err(crate::engine::EngineError::Invalid("the trivial strategy does not compile".into()));
+    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())?
+    else {
+        return Err(crate::engine::EngineError::Invalid(
+            "the trivial strategy does not compile".into(),
+        ));
     };
     let game_floor = game_bench(15)?.game_pinned;
     let dir = tempfile::tempdir()?;
@@ -299,7 +323,13 @@ pub fn tournament_bench(n_teams: usize, jobs: usize) -> Result<TournamentBench, 
             referee: RefereeConfig::default(),
             evolution: Default::default(),
         };
-        let tid = store.create_tournament(1, &serde_json::to_string(&config).expect("json"), "bench", &entries, now)?;
+        let tid = store.create_tournament(
+            1,
+            &serde_json::to_string(&config).expect("json"),
+            "bench",
+            &entries,
+            now,
+        )?;
         let t = Instant::now();
         run_tournament(&mut store, tid, workers, &clock, &mut Quiet)?;
         times.push(t.elapsed());

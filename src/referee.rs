@@ -21,7 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::knobeln::{check_throw, judge, Params, Player, RuleBreak, RunRule, Throw};
 use crate::sandbox::cpu::TscOff;
-use crate::sandbox::player::{describe_status, PlayerLimits, PlayerProcess, SpawnError, StatusKind};
+use crate::sandbox::player::{
+    describe_status, PlayerLimits, PlayerProcess, SpawnError, StatusKind,
+};
 use crate::seed;
 
 /// How a game is refereed.
@@ -214,12 +216,10 @@ impl Referee {
             }
             // Each player learns the other's throw.
             for i in 0..2 {
-                if let Err(kind) = send(&mut sides[i], throws[1 - i]) {
-                    // A dead reader shows up as end of input at the next throw;
-                    // a full pipe means it does not read at all.
-                    if let Some(kind) = kind {
-                        record.failures.push(self.failure(i, n + 1, kind));
-                    }
+                // A dead reader shows up as end of input at the next throw;
+                // a full pipe means it does not read at all.
+                if let Err(Some(kind)) = send(&mut sides[i], throws[1 - i]) {
+                    record.failures.push(self.failure(i, n + 1, kind));
                 }
             }
             if !record.failures.is_empty() {
@@ -263,7 +263,12 @@ impl Referee {
             let mut len = 1;
             for i in 0..2 {
                 if matches!(slots[i], Slot::Waiting) {
-                    pfds[len].fd = sides[i].proc.as_ref().expect("live side").from_player.as_raw_fd();
+                    pfds[len].fd = sides[i]
+                        .proc
+                        .as_ref()
+                        .expect("live side")
+                        .from_player
+                        .as_raw_fd();
                     who[len] = i;
                     len += 1;
                 }
@@ -288,7 +293,9 @@ impl Referee {
             if pfds[0].revents != 0 {
                 // Time is up: whoever still owes its throw has failed.
                 for i in 0..2 {
-                    if matches!(slots[i], Slot::Waiting) && self.take_line(&mut sides[i], i, n).is_none() {
+                    if matches!(slots[i], Slot::Waiting)
+                        && self.take_line(&mut sides[i], i, n).is_none()
+                    {
                         slots[i] = Slot::Failed(self.failure(
                             i,
                             n,
@@ -307,7 +314,11 @@ impl Referee {
         let Some(pos) = side.buf.iter().position(|&b| b == b'\n') else {
             if side.buf.len() > MAX_LINE {
                 let line = printable(&side.buf);
-                return Some(Slot::Failed(self.failure(i, n, FailureKind::Output { line })));
+                return Some(Slot::Failed(self.failure(
+                    i,
+                    n,
+                    FailureKind::Output { line },
+                )));
             }
             return None;
         };
@@ -380,9 +391,9 @@ pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> 
                 String::new()
             }
         ),
-        FailureKind::CpuTime { limit_secs } => format!(
-            "used more than its {limit_secs} s of CPU time for the game (requirement 6)"
-        ),
+        FailureKind::CpuTime { limit_secs } => {
+            format!("used more than its {limit_secs} s of CPU time for the game (requirement 6)")
+        }
         FailureKind::Memory { limit_kb } => format!(
             "needs more than the {limit_kb} kB of memory a strategy may use (requirement 5): \
              make static arrays smaller"
@@ -446,7 +457,12 @@ struct Timer {
 impl Timer {
     fn new(after: Duration) -> io::Result<Timer> {
         // SAFETY: timerfd_create returns a new fd or -1.
-        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC | libc::TFD_NONBLOCK) };
+        let raw = unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_CLOEXEC | libc::TFD_NONBLOCK,
+            )
+        };
         if raw < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -454,7 +470,10 @@ impl Timer {
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let after = after.max(Duration::from_millis(1));
         let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
             it_value: libc::timespec {
                 tv_sec: after.as_secs() as libc::time_t,
                 tv_nsec: after.subsec_nanos() as libc::c_long,
@@ -469,7 +488,12 @@ impl Timer {
 }
 
 fn read_some(side: &mut Side) -> io::Result<()> {
-    let fd = side.proc.as_ref().expect("live side").from_player.as_raw_fd();
+    let fd = side
+        .proc
+        .as_ref()
+        .expect("live side")
+        .from_player
+        .as_raw_fd();
     let mut buf = [0u8; 256];
     loop {
         // SAFETY: reading into a valid buffer.
@@ -565,9 +589,16 @@ mod tests {
         let r = describe_failure(
             &cfg,
             17,
-            &FailureKind::Rule(RuleBreak::OutOfRange { throw: 0, a: 1, b: 12288 }),
+            &FailureKind::Rule(RuleBreak::OutOfRange {
+                throw: 0,
+                a: 1,
+                b: 12288,
+            }),
         );
-        assert_eq!(r, "throw 17: threw 0, outside the allowed range 1..12288 (rule 1)");
+        assert_eq!(
+            r,
+            "throw 17: threw 0, outside the allowed range 1..12288 (rule 1)"
+        );
         let r = describe_failure(&cfg, 3, &FailureKind::CpuTime { limit_secs: 2 });
         assert!(r.starts_with("throw 3: used more than its 2 s of CPU time"));
     }

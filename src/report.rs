@@ -101,7 +101,12 @@ impl Default for ReportNotes<'_> {
 }
 
 fn diag_line(d: &Diagnostic) -> String {
-    format!("check {} ({}): {}", d.check as usize + 1, d.check.title(), d)
+    format!(
+        "check {} ({}): {}",
+        d.check as usize + 1,
+        d.check.title(),
+        d
+    )
 }
 
 /// Renders the compile report (the text the participant will get by mail).

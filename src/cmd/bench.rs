@@ -36,7 +36,9 @@ impl Bench {
             knobeln::bench::game_bench(self.games)?.print();
         }
         if matches!(self.what, What::Tournament | What::All) {
-            let jobs = self.jobs.unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
+            let jobs = self
+                .jobs
+                .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
             knobeln::bench::tournament_bench(self.teams, jobs)?.print();
         }
         Ok(ExitCode::SUCCESS)

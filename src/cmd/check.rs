@@ -11,7 +11,9 @@ use serde_json::json;
 
 use knobeln::referee::Referee;
 use knobeln::report::{compile_report, ReportNotes, TrialView};
-use knobeln::toolchain::compile::{compile, example_binary, install_binary, CompileConfig, Outcome};
+use knobeln::toolchain::compile::{
+    compile, example_binary, install_binary, CompileConfig, Outcome,
+};
 
 use super::GameOpts;
 
@@ -64,7 +66,9 @@ impl CheckCmd {
             });
             println!("{}", serde_json::to_string_pretty(&out)?);
         } else {
-            let view = trial.as_ref().map(|g| TrialView::new(g, referee.config.params.l));
+            let view = trial
+                .as_ref()
+                .map(|g| TrialView::new(g, referee.config.params.l));
             print!(
                 "{}",
                 compile_report(

@@ -19,7 +19,11 @@ mod play;
 mod tournament;
 
 #[derive(Parser, Debug)]
-#[command(name = "knobeln", version, about = "KNOBELN game-strategy contest server")]
+#[command(
+    name = "knobeln",
+    version,
+    about = "KNOBELN game-strategy contest server"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -69,7 +69,16 @@ impl Play {
                     names.push(name);
                 }
                 Outcome::Rejected { report } => {
-                    eprint!("{}", compile_report(&report, false, cfg.max_lexical_elements, None, &Default::default()));
+                    eprint!(
+                        "{}",
+                        compile_report(
+                            &report,
+                            false,
+                            cfg.max_lexical_elements,
+                            None,
+                            &Default::default()
+                        )
+                    );
                     bail!("{} does not compile", file.display());
                 }
             }
@@ -78,7 +87,10 @@ impl Play {
             let seed = self.seed.wrapping_add(r);
             let g = referee.play([&paths[0], &paths[1]], seed)?;
             if self.json {
-                println!("{}", serde_json::to_string(&game_json(&g, [&names[0], &names[1]]))?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&game_json(&g, [&names[0], &names[1]]))?
+                );
             } else {
                 println!(
                     "game seed {seed}: {} {} : {} {} ({} throws)",

@@ -50,8 +50,12 @@ pub struct Tournament {
 
 impl Tournament {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let jobs = self.jobs.unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len()).max(1);
-        let mut store = Store::open(&self.db).with_context(|| format!("opening {}", self.db.display()))?;
+        let jobs = self
+            .jobs
+            .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len())
+            .max(1);
+        let mut store =
+            Store::open(&self.db).with_context(|| format!("opening {}", self.db.display()))?;
         let clock = SystemClock;
         let prepared = prepare_folder(&store, &self.strategies, jobs, &clock)?;
         anyhow::ensure!(
@@ -81,7 +85,11 @@ impl Tournament {
             }
             None => {
                 let seed = self.seed.unwrap_or_else(os_seed);
-                let entries: Vec<_> = prepared.accepted.iter().map(|a| (a.team, a.version)).collect();
+                let entries: Vec<_> = prepared
+                    .accepted
+                    .iter()
+                    .map(|a| (a.team, a.version))
+                    .collect();
                 store.create_tournament(seed, &config_json, &entries_key, &entries, clock.now())?
             }
         };
@@ -135,9 +143,17 @@ impl Observer for Progress {
     fn event(&mut self, e: &Event) {
         let tty = std::io::stderr().is_terminal();
         match e {
-            Event::RoundStarted { round, n_teams, n_groups, n_games, is_final } => {
+            Event::RoundStarted {
+                round,
+                n_teams,
+                n_groups,
+                n_games,
+                is_final,
+            } => {
                 let what = if *is_final { " (final)" } else { "" };
-                let msg = format!("round {round}{what}: {n_teams} teams in {n_groups} group(s), {n_games} games");
+                let msg = format!(
+                    "round {round}{what}: {n_teams} teams in {n_groups} group(s), {n_games} games"
+                );
                 if tty {
                     self.finish();
                     let bar = ProgressBar::new(*n_games as u64);
@@ -161,12 +177,18 @@ impl Observer for Progress {
                 if let Some(b) = &self.bar {
                     b.set_length(*total as u64);
                     b.set_position(*done as u64);
-                } else if !self.quiet_lines && (*done - self.last_logged >= (*total / 10).max(1) || done == total) {
+                } else if !self.quiet_lines
+                    && (*done - self.last_logged >= (*total / 10).max(1) || done == total)
+                {
                     self.last_logged = *done;
                     eprintln!("round {round}: {done}/{total} games");
                 }
             }
-            Event::RoundFinished { round, advanced, disqualified } => {
+            Event::RoundFinished {
+                round,
+                advanced,
+                disqualified,
+            } => {
                 self.finish();
                 eprintln!(
                     "round {round} finished: {} advance, {} disqualified",

@@ -51,7 +51,11 @@ pub enum EngineError {
     #[error("evolution: {0}")]
     Evolution(#[from] crate::tournament::evolution::EvolutionError),
     #[error("game {key} could not be refereed ({attempts} tries): {error}")]
-    Referee { key: String, attempts: u32, error: String },
+    Referee {
+        key: String,
+        attempts: u32,
+        error: String,
+    },
     #[error("the stored tournament does not match: {0}")]
     Mismatch(String),
     #[error("{0}")]

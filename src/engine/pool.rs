@@ -59,7 +59,13 @@ impl Pool {
                             let result = referee
                                 .play([&job.binaries[0], &job.binaries[1]], job.game.seed)
                                 .map_err(|e| e.to_string());
-                            if tx.send(Done { game: job.game, result }).is_err() {
+                            if tx
+                                .send(Done {
+                                    game: job.game,
+                                    result,
+                                })
+                                .is_err()
+                            {
                                 break;
                             }
                         }

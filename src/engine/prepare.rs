@@ -61,26 +61,65 @@ pub fn prepare_folder(
 ) -> Result<Prepared, EngineError> {
     let files = strategy_files(dir)?;
     if files.is_empty() {
-        return Err(EngineError::Invalid(format!("no *.c files in {}", dir.display())));
+        return Err(EngineError::Invalid(format!(
+            "no *.c files in {}",
+            dir.display()
+        )));
     }
     let mut todo = Vec::new();
     let mut prepared = Prepared::default();
     let mut sources = Vec::new();
     for f in &files {
-        let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let source = std::fs::read(f)?;
         let sha = sha256_hex(&source);
         let team = store.ensure_team(&name, clock.now())?;
         sources.push((team, name, source, sha));
     }
-    for (i, (team, _name, _source, sha)) in sources.iter().enumerate() {
-        match store.version_by_source(*team, sha)? {
-            Some(v) => todo.push((i, Some(v))),
-            None => todo.push((i, None)),
+    for (i, (team, _name, source, sha)) in sources.iter().enumerate() {
+        if store.version_by_source(*team, sha)?.is_some() {
+            todo.push((i, true));
+            continue;
         }
+        // The same source compiled for another team: reuse it.
+        if let Some((binary, lexical, description, report)) = store.compiled_by_source(sha)? {
+            store.insert_version(
+                &NewVersion {
+                    team: *team,
+                    source,
+                    source_sha256: sha,
+                    binary: Some(&binary),
+                    lexical_elements: lexical,
+                    description: description.as_deref(),
+                    report_json: &report,
+                },
+                clock.now(),
+            )?;
+            todo.push((i, true));
+            continue;
+        }
+        todo.push((i, false));
     }
     // Compile what is not cached, `jobs` at a time.
-    let to_compile: Vec<usize> = todo.iter().filter(|(_, v)| v.is_none()).map(|(i, _)| *i).collect();
+    let mut to_compile: Vec<usize> = todo
+        .iter()
+        .filter(|(_, cached)| !cached)
+        .map(|(i, _)| *i)
+        .collect();
+    // Compile each distinct source once.
+    let mut seen = std::collections::HashSet::new();
+    let mut duplicates = Vec::new();
+    to_compile.retain(|&i| {
+        if seen.insert(sources[i].3.clone()) {
+            true
+        } else {
+            duplicates.push(i);
+            false
+        }
+    });
     let cfg = CompileConfig {
         profile: Profile::Organizer,
         ..CompileConfig::default()
@@ -96,7 +135,10 @@ pub fn prepare_folder(
                     s.spawn(move || compile(src, cfg).map(|o| (i, o)).map_err(EngineError::from))
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("compile thread")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("compile thread"))
+                .collect()
         });
         for r in results {
             compiled.push(r?);
@@ -122,6 +164,39 @@ pub fn prepare_folder(
             },
             clock.now(),
         )?;
+    }
+    for i in duplicates {
+        let (team, _name, source, sha) = &sources[i];
+        if let Some((binary, lexical, description, report)) = store.compiled_by_source(sha)? {
+            store.insert_version(
+                &NewVersion {
+                    team: *team,
+                    source,
+                    source_sha256: sha,
+                    binary: Some(&binary),
+                    lexical_elements: lexical,
+                    description: description.as_deref(),
+                    report_json: &report,
+                },
+                clock.now(),
+            )?;
+        } else {
+            // Rejected: compile it for its own report (cheap: it fails early or is cached by gcc's speed).
+            let outcome = compile(source, &cfg)?;
+            let report_json = serde_json::to_string(outcome.report()).expect("report serializes");
+            store.insert_version(
+                &NewVersion {
+                    team: *team,
+                    source,
+                    source_sha256: sha,
+                    binary: None,
+                    lexical_elements: outcome.report().lexical_elements,
+                    description: None,
+                    report_json: &report_json,
+                },
+                clock.now(),
+            )?;
+        }
     }
     for (team, name, _source, sha) in &sources {
         let v = store
@@ -151,7 +226,10 @@ fn report_errors(report_json: &str) -> Vec<String> {
         .and_then(|d| d.as_array())
         .map(|ds| {
             ds.iter()
-                .filter(|d| d.get("severity").and_then(|s| s.as_str()) == Some(severity_name(Severity::Error)))
+                .filter(|d| {
+                    d.get("severity").and_then(|s| s.as_str())
+                        == Some(severity_name(Severity::Error))
+                })
                 .map(|d| {
                     let msg = d.get("message").and_then(|m| m.as_str()).unwrap_or("");
                     match d.get("line").and_then(|l| l.as_u64()) {

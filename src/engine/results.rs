@@ -116,7 +116,11 @@ fn placed(r: &GroupRanking, name: &dyn Fn(TeamId) -> String) -> Vec<Placed> {
 }
 
 /// Rebuilds the results of `tournament` from the store.
-pub fn results(store: &Store, tournament: i64, rejected: Vec<Rejected>) -> Result<Results, EngineError> {
+pub fn results(
+    store: &Store,
+    tournament: i64,
+    rejected: Vec<Rejected>,
+) -> Result<Results, EngineError> {
     let row = store.tournament(tournament)?;
     let config: TournamentConfig = serde_json::from_str(&row.config)
         .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
@@ -125,7 +129,12 @@ pub fn results(store: &Store, tournament: i64, rejected: Vec<Rejected>) -> Resul
         .into_iter()
         .map(|e| (e.team, e.name))
         .collect();
-    let name = |t: TeamId| names.get(&t).cloned().unwrap_or_else(|| format!("team {t}"));
+    let name = |t: TeamId| {
+        names
+            .get(&t)
+            .cloned()
+            .unwrap_or_else(|| format!("team {t}"))
+    };
     let mut out = Results {
         seed: row.seed,
         rejected,
@@ -148,7 +157,8 @@ pub fn results(store: &Store, tournament: i64, rejected: Vec<Rejected>) -> Resul
         for (g, members) in groups.iter().enumerate() {
             let group = g as u32 + 1;
             let stored = store.games(tournament, round, group)?;
-            let by_slot: HashMap<u32, &crate::store::StoredGame> = stored.iter().map(|s| (s.key.slot, s)).collect();
+            let by_slot: HashMap<u32, &crate::store::StoredGame> =
+                stored.iter().map(|s| (s.key.slot, s)).collect();
             let sched = GroupSchedule::replay(
                 row.seed,
                 round,
@@ -235,7 +245,11 @@ pub fn results(store: &Store, tournament: i64, rejected: Vec<Rejected>) -> Resul
                         .generations
                         .iter()
                         .map(|g| Generation {
-                            counts: strategies.iter().zip(g).map(|(t, c)| (name(*t), *c)).collect(),
+                            counts: strategies
+                                .iter()
+                                .zip(g)
+                                .map(|(t, c)| (name(*t), *c))
+                                .collect(),
                         })
                         .collect(),
                     end: evo.end.clone(),

@@ -34,12 +34,35 @@ pub struct TournamentConfig {
 /// What happens, for progress displays and (later) mail.
 #[derive(Debug, Clone)]
 pub enum Event {
-    RoundStarted { round: u32, n_teams: usize, n_groups: usize, n_games: usize, is_final: bool },
-    GroupStarted { round: u32, group: u32, members: Vec<TeamId> },
-    GameFinished { round: u32, done: usize, total: usize },
-    GroupFinished { round: u32, group: u32 },
-    RoundFinished { round: u32, advanced: Vec<TeamId>, disqualified: Vec<TeamId> },
-    EvolutionFinished { generations: usize },
+    RoundStarted {
+        round: u32,
+        n_teams: usize,
+        n_groups: usize,
+        n_games: usize,
+        is_final: bool,
+    },
+    GroupStarted {
+        round: u32,
+        group: u32,
+        members: Vec<TeamId>,
+    },
+    GameFinished {
+        round: u32,
+        done: usize,
+        total: usize,
+    },
+    GroupFinished {
+        round: u32,
+        group: u32,
+    },
+    RoundFinished {
+        round: u32,
+        advanced: Vec<TeamId>,
+        disqualified: Vec<TeamId>,
+    },
+    EvolutionFinished {
+        generations: usize,
+    },
 }
 
 /// Receives events (the default does nothing).
@@ -89,7 +112,9 @@ pub fn run_tournament(
         let (groups, final_round) = match store.round(tournament, round)? {
             Some(r) => {
                 if r.field != field {
-                    return Err(EngineError::Mismatch(format!("round {round} has a different field")));
+                    return Err(EngineError::Mismatch(format!(
+                        "round {round} has a different field"
+                    )));
                 }
                 (store.groups(tournament, round)?, r.is_final)
             }
@@ -101,7 +126,16 @@ pub fn run_tournament(
             }
         };
         let schedules = play_round(
-            store, tournament, row.seed, round, &groups, final_round, &binaries, &pool, clock, observer,
+            store,
+            tournament,
+            row.seed,
+            round,
+            &groups,
+            final_round,
+            &binaries,
+            &pool,
+            clock,
+            observer,
         )?;
         let name_of = |t: TeamId| names.get(&t).cloned().unwrap_or_default();
         let rankings: Vec<GroupRanking> = schedules
@@ -160,7 +194,10 @@ pub fn run_tournament(
 /// everywhere), each group is cut at exactly ceil(n/2) in table order, so a
 /// tournament always ends.
 pub fn advancing_field(rankings: &[GroupRanking], field_len: usize) -> Vec<TeamId> {
-    let mut next: Vec<TeamId> = rankings.iter().flat_map(|r| advancing(&r.entries)).collect();
+    let mut next: Vec<TeamId> = rankings
+        .iter()
+        .flat_map(|r| advancing(&r.entries))
+        .collect();
     if next.len() >= field_len {
         next = rankings
             .iter()
@@ -251,7 +288,10 @@ fn play_round(
                 });
             }
             for game in batch {
-                let binaries = [binaries[&game.players[0]].clone(), binaries[&game.players[1]].clone()];
+                let binaries = [
+                    binaries[&game.players[0]].clone(),
+                    binaries[&game.players[1]].clone(),
+                ];
                 pool.submit(Job { game, binaries });
                 in_flight += 1;
             }
@@ -274,7 +314,9 @@ fn play_round(
                 "round {round}: the schedule has nothing to run but is not finished"
             )));
         }
-        let d = pool.next_done().ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
+        let d = pool
+            .next_done()
+            .ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
         in_flight -= 1;
         let g = (d.game.key.group - 1) as usize;
         match d.result {
@@ -288,11 +330,16 @@ fn play_round(
                 });
             }
             Err(error) => {
-                let tries = infra_tries.entry((d.game.key.group, d.game.key.slot)).or_insert(0);
+                let tries = infra_tries
+                    .entry((d.game.key.group, d.game.key.slot))
+                    .or_insert(0);
                 *tries += 1;
                 if *tries >= MAX_INFRA_TRIES {
                     return Err(EngineError::Referee {
-                        key: format!("round {round}, group {}, slot {}", d.game.key.group, d.game.key.slot),
+                        key: format!(
+                            "round {round}, group {}, slot {}",
+                            d.game.key.group, d.game.key.slot
+                        ),
                         attempts: *tries,
                         error,
                     });
@@ -306,9 +353,15 @@ fn play_round(
 
 /// Checks a stored game against a fresh schedule's idea of that slot, for
 /// the first-attempt slots it can know without replaying.
-fn sched_attempt_matches(sched: &GroupSchedule, stored: &crate::store::StoredGame) -> Option<String> {
+fn sched_attempt_matches(
+    sched: &GroupSchedule,
+    stored: &crate::store::StoredGame,
+) -> Option<String> {
     let a = sched.attempt(stored.key)?;
-    if a.game.players != stored.players || a.game.seed != stored.record.seed || a.game.attempt != stored.attempt {
+    if a.game.players != stored.players
+        || a.game.seed != stored.record.seed
+        || a.game.attempt != stored.attempt
+    {
         return Some(format!(
             "stored game {:?} is not the game the schedule plays in that slot",
             stored.key

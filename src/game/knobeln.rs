@@ -131,7 +131,12 @@ impl Outcome {
 pub fn judge(p: Throw, q: Throw) -> Outcome {
     use std::cmp::Ordering::*;
     let (winner, number) = match p.cmp(&q) {
-        Equal => return Outcome { winner: None, points: 0 },
+        Equal => {
+            return Outcome {
+                winner: None,
+                points: 0,
+            }
+        }
         // p > q: P wins if 2q >= p, else Q wins.
         Greater => {
             if 2 * (q as i128) >= p as i128 {
@@ -255,7 +260,10 @@ pub fn check_throw(params: &Params, run: &mut RunRule, t: Throw) -> Result<(), R
 /// Replays a whole list of throws as the referee would, without processes:
 /// returns the points `[P, Q]`, or the first throw (1-based) where a player
 /// broke a rule. Used by tests and by the protocol formatter's verification.
-pub fn replay(params: &Params, throws: &[[Throw; 2]]) -> Result<[u64; 2], (u32, Player, RuleBreak)> {
+pub fn replay(
+    params: &Params,
+    throws: &[[Throw; 2]],
+) -> Result<[u64; 2], (u32, Player, RuleBreak)> {
     let mut runs = [RunRule::new(params.k), RunRule::new(params.k)];
     let mut points = [0u64; 2];
     for (i, pair) in throws.iter().enumerate() {
@@ -277,7 +285,10 @@ mod tests {
 
     fn run_rule_first_break(k: u32, throws: &[Throw]) -> Option<usize> {
         let mut r = RunRule::new(k);
-        throws.iter().position(|&t| r.push(t).is_err()).map(|i| i + 1)
+        throws
+            .iter()
+            .position(|&t| r.push(t).is_err())
+            .map(|i| i + 1)
     }
 
     #[test]
@@ -298,16 +309,58 @@ mod tests {
     #[test]
     fn judge_follows_rules_2_to_4() {
         // Equal: nobody.
-        assert_eq!(judge(7, 7), Outcome { winner: None, points: 0 });
+        assert_eq!(
+            judge(7, 7),
+            Outcome {
+                winner: None,
+                points: 0
+            }
+        );
         // p > q and 2q >= p: P wins with floor(log2 p).
-        assert_eq!(judge(6800, 3400), Outcome { winner: Some(Player::P), points: 12 });
+        assert_eq!(
+            judge(6800, 3400),
+            Outcome {
+                winner: Some(Player::P),
+                points: 12
+            }
+        );
         // p > q and 2q < p: Q wins with floor(log2 q).
-        assert_eq!(judge(6801, 3400), Outcome { winner: Some(Player::Q), points: 11 });
+        assert_eq!(
+            judge(6801, 3400),
+            Outcome {
+                winner: Some(Player::Q),
+                points: 11
+            }
+        );
         // symmetric
-        assert_eq!(judge(3400, 6800), Outcome { winner: Some(Player::Q), points: 12 });
-        assert_eq!(judge(3400, 6801), Outcome { winner: Some(Player::P), points: 11 });
-        assert_eq!(judge(1, 2), Outcome { winner: Some(Player::Q), points: 1 });
-        assert_eq!(judge(1, 3), Outcome { winner: Some(Player::P), points: 0 });
+        assert_eq!(
+            judge(3400, 6800),
+            Outcome {
+                winner: Some(Player::Q),
+                points: 12
+            }
+        );
+        assert_eq!(
+            judge(3400, 6801),
+            Outcome {
+                winner: Some(Player::P),
+                points: 11
+            }
+        );
+        assert_eq!(
+            judge(1, 2),
+            Outcome {
+                winner: Some(Player::Q),
+                points: 1
+            }
+        );
+        assert_eq!(
+            judge(1, 3),
+            Outcome {
+                winner: Some(Player::P),
+                points: 0
+            }
+        );
     }
 
     #[test]

@@ -14,4 +14,4 @@
 
 pub mod knobeln;
 
-pub use knobeln::{Outcome, Params, Player, RunRule, RuleBreak, Throw};
+pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

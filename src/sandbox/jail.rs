@@ -116,12 +116,18 @@ impl Jail {
                 source,
             })
         };
-        prep(dir.path(), fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)))?;
+        prep(
+            dir.path(),
+            fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)),
+        )?;
         for d in ["usr", "dev", "work", "tmp"] {
             let p = root.join(d);
             prep(&p, fs::create_dir_all(&p))?;
         }
-        prep(&root, fs::set_permissions(&root, fs::Permissions::from_mode(0o755)))?;
+        prep(
+            &root,
+            fs::set_permissions(&root, fs::Permissions::from_mode(0o755)),
+        )?;
         for top in ["bin", "lib", "lib64", "sbin"] {
             let host = Path::new("/").join(top);
             let inside = root.join(top);
@@ -134,11 +140,20 @@ impl Jail {
         let null = root.join("dev/null");
         prep(&null, fs::write(&null, b""))?;
         let tmp = root.join("tmp");
-        prep(&tmp, fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777)))?;
+        prep(
+            &tmp,
+            fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777)),
+        )?;
         let work = root.join("work");
-        prep(&work, fs::set_permissions(&work, fs::Permissions::from_mode(0o755)))?;
+        prep(
+            &work,
+            fs::set_permissions(&work, fs::Permissions::from_mode(0o755)),
+        )?;
         if is_root() {
-            prep(&work, std::os::unix::fs::chown(&work, Some(NOBODY), Some(NOBODY)))?;
+            prep(
+                &work,
+                std::os::unix::fs::chown(&work, Some(NOBODY), Some(NOBODY)),
+            )?;
         }
         Ok(Jail { dir, root })
     }
@@ -185,9 +200,21 @@ impl Jail {
                     return Err(io::Error::last_os_error());
                 }
                 plan.enter()?;
-                set_rlimit(libc::RLIMIT_CPU, limits_copy.cpu_secs, limits_copy.cpu_secs + 1)?;
-                set_rlimit(libc::RLIMIT_AS, limits_copy.address_space, limits_copy.address_space)?;
-                set_rlimit(libc::RLIMIT_FSIZE, limits_copy.file_size, limits_copy.file_size)?;
+                set_rlimit(
+                    libc::RLIMIT_CPU,
+                    limits_copy.cpu_secs,
+                    limits_copy.cpu_secs + 1,
+                )?;
+                set_rlimit(
+                    libc::RLIMIT_AS,
+                    limits_copy.address_space,
+                    limits_copy.address_space,
+                )?;
+                set_rlimit(
+                    libc::RLIMIT_FSIZE,
+                    limits_copy.file_size,
+                    limits_copy.file_size,
+                )?;
                 set_rlimit(libc::RLIMIT_NOFILE, 64, 64)?;
                 set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
                 plan.drop_privileges()?;
@@ -402,7 +429,11 @@ impl MountPlan {
                 std::ptr::null(),
                 self.usr_dst.as_ptr(),
                 std::ptr::null(),
-                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV,
                 std::ptr::null(),
             );
             check(libc::mount(

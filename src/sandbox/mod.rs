@@ -26,7 +26,11 @@ use std::io;
 
 /// Sets one resource limit (soft and hard) on the calling process.
 /// Async-signal-safe: usable between fork and exec.
-pub(crate) fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> io::Result<()> {
+pub(crate) fn set_rlimit(
+    resource: libc::__rlimit_resource_t,
+    soft: u64,
+    hard: u64,
+) -> io::Result<()> {
     let lim = libc::rlimit {
         rlim_cur: soft as libc::rlim_t,
         rlim_max: hard as libc::rlim_t,
@@ -37,4 +41,3 @@ pub(crate) fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u
     }
     Ok(())
 }
-

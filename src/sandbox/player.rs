@@ -58,7 +58,11 @@ pub struct PlayerProcess {
 
 impl PlayerProcess {
     /// Starts `binary` with the game seed as its only argument.
-    pub fn spawn(binary: &Path, seed: u64, limits: &PlayerLimits) -> Result<PlayerProcess, SpawnError> {
+    pub fn spawn(
+        binary: &Path,
+        seed: u64,
+        limits: &PlayerLimits,
+    ) -> Result<PlayerProcess, SpawnError> {
         let lim = *limits;
         let mut cmd = Command::new(binary);
         cmd.arg(seed.to_string())
@@ -174,7 +178,9 @@ impl PlayerProcess {
         let stime: u64 = fields.get(12)?.parse().ok()?;
         // SAFETY: plain libc call.
         let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-        Some(std::time::Duration::from_millis((utime + stime) * 1000 / hz))
+        Some(std::time::Duration::from_millis(
+            (utime + stime) * 1000 / hz,
+        ))
     }
 }
 

@@ -28,7 +28,9 @@ pub const MIGRATIONS: &[(&str, &str)] = &[(
 pub enum StoreError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("database holds schema version {found}, newer than this program's {known}; upgrade knobeln")]
+    #[error(
+        "database holds schema version {found}, newer than this program's {known}; upgrade knobeln"
+    )]
     TooNew { found: i64, known: i64 },
     #[error("database record is corrupt: {0}")]
     Corrupt(String),
@@ -126,8 +128,11 @@ pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
 }
 
 pub fn decode_throws(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
-    if bytes.len() % 8 != 0 {
-        return Err(StoreError::Corrupt(format!("throws blob of {} bytes", bytes.len())));
+    if !bytes.len().is_multiple_of(8) {
+        return Err(StoreError::Corrupt(format!(
+            "throws blob of {} bytes",
+            bytes.len()
+        )));
     }
     Ok(bytes
         .chunks_exact(8)
@@ -172,7 +177,9 @@ impl Store {
 
     /// The schema version of the open database.
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+        Ok(self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -216,7 +223,9 @@ impl Store {
     pub fn team_name(&self, team: TeamId) -> Result<String> {
         Ok(self
             .conn
-            .query_row("SELECT name FROM teams WHERE id = ?1", [team.0], |r| r.get(0))?)
+            .query_row("SELECT name FROM teams WHERE id = ?1", [team.0], |r| {
+                r.get(0)
+            })?)
     }
 
     /// A version of this team with exactly this source, if one was stored.
@@ -235,6 +244,31 @@ impl Store {
                         lexical_elements: r.get::<_, Option<i64>>(3)?.map(|n| n as u64),
                         report: r.get(4)?,
                     })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Any team's accepted version with exactly this source: its binary,
+    /// lexical count, description and report (a compile cache).
+    #[allow(clippy::type_complexity)]
+    pub fn compiled_by_source(
+        &self,
+        sha256: &str,
+    ) -> Result<Option<(Vec<u8>, Option<u64>, Option<String>, String)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT binary, lexical_elements, description, report FROM strategy_versions
+                 WHERE source_sha256 = ?1 AND accepted = 1 ORDER BY id DESC LIMIT 1",
+                [sha256],
+                |r| {
+                    Ok((
+                        r.get::<_, Vec<u8>>(0)?,
+                        r.get::<_, Option<i64>>(1)?.map(|n| n as u64),
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, String>(3)?,
+                    ))
                 },
             )
             .optional()?)
@@ -272,7 +306,11 @@ impl Store {
     // ---- tournaments ----
 
     /// The most recent tournament with these entries (and this seed, if given).
-    pub fn find_tournament(&self, entries_key: &str, seed: Option<u64>) -> Result<Option<TournamentRow>> {
+    pub fn find_tournament(
+        &self,
+        entries_key: &str,
+        seed: Option<u64>,
+    ) -> Result<Option<TournamentRow>> {
         let row = |r: &rusqlite::Row<'_>| {
             Ok(TournamentRow {
                 id: r.get(0)?,
@@ -282,7 +320,8 @@ impl Store {
                 finished: r.get::<_, String>(4)? == "finished",
             })
         };
-        let sql = "SELECT id, seed, config, entries_key, state FROM tournaments WHERE entries_key = ?1";
+        let sql =
+            "SELECT id, seed, config, entries_key, state FROM tournaments WHERE entries_key = ?1";
         Ok(match seed {
             Some(s) => self
                 .conn
@@ -426,7 +465,13 @@ impl Store {
         Ok(out)
     }
 
-    pub fn finish_group(&self, tournament: i64, round: u32, group: u32, now: DateTime<Utc>) -> Result<()> {
+    pub fn finish_group(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
         self.conn.execute(
             "UPDATE groups SET finished_at = ?4 WHERE tournament_id = ?1 AND round = ?2 AND number = ?3
              AND finished_at IS NULL",
@@ -542,9 +587,16 @@ impl Store {
 
     // ---- evolution ----
 
-    pub fn save_evolution(&mut self, tournament: i64, generations: &[Vec<(TeamId, u64)>]) -> Result<()> {
+    pub fn save_evolution(
+        &mut self,
+        tournament: i64,
+        generations: &[Vec<(TeamId, u64)>],
+    ) -> Result<()> {
         let tx = self.conn.transaction()?;
-        tx.execute("DELETE FROM evolution_generations WHERE tournament_id = ?1", [tournament])?;
+        tx.execute(
+            "DELETE FROM evolution_generations WHERE tournament_id = ?1",
+            [tournament],
+        )?;
         for (g, counts) in generations.iter().enumerate() {
             let map: std::collections::BTreeMap<String, u64> =
                 counts.iter().map(|(t, c)| (t.0.to_string(), *c)).collect();
@@ -580,9 +632,15 @@ mod tests {
         // Reopening does not re-apply (which would fail on CREATE TABLE).
         let s = Store::open(&path).unwrap();
         assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
-        let fk: i64 = s.conn().pragma_query_value(None, "foreign_keys", |r| r.get(0)).unwrap();
+        let fk: i64 = s
+            .conn()
+            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+            .unwrap();
         assert_eq!(fk, 1);
-        let mode: String = s.conn().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        let mode: String = s
+            .conn()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
     }
 
@@ -594,7 +652,10 @@ mod tests {
             let c = Connection::open(&path).unwrap();
             c.pragma_update(None, "user_version", 999).unwrap();
         }
-        assert!(matches!(Store::open(&path), Err(StoreError::TooNew { found: 999, .. })));
+        assert!(matches!(
+            Store::open(&path),
+            Err(StoreError::TooNew { found: 999, .. })
+        ));
     }
 
     #[test]

@@ -120,15 +120,22 @@ pub struct Report {
 
 impl Report {
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
     }
 
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning)
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
     }
 
     pub fn verdict(&self, check: Check) -> Option<&Verdict> {
-        self.checks.iter().find(|c| c.check == check).map(|c| &c.verdict)
+        self.checks
+            .iter()
+            .find(|c| c.check == check)
+            .map(|c| &c.verdict)
     }
 }
 
@@ -221,7 +228,14 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     let single = source::check_single_file(&text);
     let single_ok = single.is_empty();
     r.diagnostics.extend(single);
-    verdicts.push((Check::SingleFile, if single_ok { Verdict::Passed } else { Verdict::Failed }));
+    verdicts.push((
+        Check::SingleFile,
+        if single_ok {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        },
+    ));
 
     // 4 (pure, so always run): description.
     let description_verdict = if submission {
@@ -261,7 +275,10 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         lex_verdict = Verdict::Skipped("the preprocessor failed (see check 5)".into());
     } else {
         let pre_text = gcc.get("strategy.i")?;
-        let n = lex::count_lexical_elements(&String::from_utf8_lossy(&pre_text));
+        let n = lex::count_lexical_elements_with(
+            &String::from_utf8_lossy(&pre_text),
+            lex::LexOptions::GNU,
+        );
         r.lexical_elements = Some(n);
         if submission && n > cfg.max_lexical_elements {
             r.diagnostics.push(Diagnostic::error(
@@ -279,7 +296,10 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     verdicts.push((Check::Description, description_verdict));
     if !pre.ok {
         verdicts.push((Check::Compiler, Verdict::Failed));
-        verdicts.push((Check::Library, Verdict::Skipped("gcc failed (check 5)".into())));
+        verdicts.push((
+            Check::Library,
+            Verdict::Skipped("gcc failed (check 5)".into()),
+        ));
         return Ok(finish(r, verdicts, None));
     }
 
@@ -288,10 +308,15 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     add_gcc_messages(&mut r, &cc, Check::Compiler);
     if !cc.ok {
         verdicts.push((Check::Compiler, Verdict::Failed));
-        verdicts.push((Check::Library, Verdict::Skipped("gcc failed (check 5)".into())));
+        verdicts.push((
+            Check::Library,
+            Verdict::Skipped("gcc failed (check 5)".into()),
+        ));
         return Ok(finish(r, verdicts, None));
     }
     verdicts.push((Check::Compiler, Verdict::Passed));
+
+    drop_description_noise(&mut r);
 
     // 6. Library routines.
     let syms = symbols::inspect_object(&gcc.get("strategy.o")?)?;
@@ -323,7 +348,10 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
             ));
         }
     }
-    for name in LIBRARY_ROUTINES.iter().chain(symbols::COMPILER_ROUTINES.iter()) {
+    for name in LIBRARY_ROUTINES
+        .iter()
+        .chain(symbols::COMPILER_ROUTINES.iter())
+    {
         if syms.defines(name) {
             r.diagnostics.push(Diagnostic::error(
                 Check::Library,
@@ -365,7 +393,10 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
             ));
         }
         set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
-        verdicts.push((Check::Library, Verdict::Skipped("linking failed (check 5)".into())));
+        verdicts.push((
+            Check::Library,
+            Verdict::Skipped("linking failed (check 5)".into()),
+        ));
         return Ok(finish(r, verdicts, None));
     }
     let binary = gcc.get("strategy")?;
@@ -391,6 +422,37 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     Ok(finish(r, verdicts, Some(binary)))
 }
 
+/// gcc warns about apostrophes ("don't") in the skipped `#if 0` description
+/// block; that is prose, not code, so those warnings are not passed on.
+fn drop_description_noise(r: &mut Report) {
+    let Some(d) = &r.description else { return };
+    let first = d.first_line;
+    let last = first + d.text.lines().count() as u32;
+    let noisy = |line: u32, msg: &str| {
+        (first..=last).contains(&line) && msg.starts_with("missing terminating")
+    };
+    r.diagnostics.retain(|x| {
+        !(x.check == Check::Compiler
+            && x.severity == Severity::Warning
+            && x.line.is_some_and(|l| noisy(l, &x.message)))
+    });
+    let kept: Vec<&str> = r
+        .compiler_output
+        .lines()
+        .filter(|l| {
+            let mut parts = l.splitn(4, ':');
+            let (Some(file), Some(line), Some(_col), Some(rest)) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                return true;
+            };
+            let msg = rest.trim_start().strip_prefix("warning: ").unwrap_or("");
+            !(file == SOURCE_NAME && line.parse::<u32>().is_ok_and(|n| noisy(n, msg)))
+        })
+        .collect();
+    r.compiler_output = kept.join("\n");
+}
+
 fn set_verdict(verdicts: &mut [(Check, Verdict)], check: Check, v: Verdict) {
     if let Some(e) = verdicts.iter_mut().find(|(c, _)| *c == check) {
         e.1 = v;
@@ -403,7 +465,8 @@ fn finish(mut r: Report, mut verdicts: Vec<(Check, Verdict)>, binary: Option<Vec
         .into_iter()
         .map(|(check, verdict)| CheckStatus { check, verdict })
         .collect();
-    r.diagnostics.sort_by_key(|d| (d.check, d.severity == Severity::Warning));
+    r.diagnostics
+        .sort_by_key(|d| (d.check, d.severity == Severity::Warning));
     let rejected = r.errors().next().is_some();
     match binary {
         Some(binary) if !rejected => Outcome::Accepted { binary, report: r },
@@ -416,7 +479,8 @@ fn finish(mut r: Report, mut verdicts: Vec<(Check, Verdict)>, binary: Option<Vec
 fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
     static LINE: OnceLock<Regex> = OnceLock::new();
     let re = LINE.get_or_init(|| {
-        Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$").expect("regex")
+        Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$")
+            .expect("regex")
     });
     if !r.compiler_output.is_empty() && !run.messages.is_empty() {
         r.compiler_output.push('\n');
@@ -433,14 +497,16 @@ fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
                 errors += 1;
                 r.diagnostics.push(Diagnostic::error(check, Some(n), msg));
             }
-        } else if line.contains("multiple definition of") || line.contains("undefined reference to") {
+        } else if line.contains("multiple definition of") || line.contains("undefined reference to")
+        {
             errors += 1;
             let msg = line.rsplit(": ").next().unwrap_or(line).to_string();
             r.diagnostics.push(Diagnostic::error(check, None, msg));
         }
     }
     if let Some(limit) = &run.limit_hit {
-        r.diagnostics.push(Diagnostic::error(check, None, limit.clone()));
+        r.diagnostics
+            .push(Diagnostic::error(check, None, limit.clone()));
     } else if !run.ok && errors == 0 {
         r.diagnostics.push(Diagnostic::error(
             check,
@@ -470,7 +536,8 @@ pub fn install_binary(binary: &[u8], path: &Path) -> io::Result<()> {
 pub fn example_binary() -> Result<PathBuf, CompileError> {
     static EXAMPLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let r = EXAMPLE.get_or_init(|| {
-        let outcome = compile(EXAMPLE_C.as_bytes(), &CompileConfig::local()).map_err(|e| e.to_string())?;
+        let outcome =
+            compile(EXAMPLE_C.as_bytes(), &CompileConfig::local()).map_err(|e| e.to_string())?;
         let Outcome::Accepted { binary, .. } = outcome else {
             return Err("the example strategy does not compile".into());
         };

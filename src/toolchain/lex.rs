@@ -19,9 +19,12 @@
 //!   every token's `text` is an exact slice of the input.
 //! - Two dialect features that move the borders between code, literals and
 //!   comments are switchable through [`LexOptions`]: GNU raw strings
-//!   (`R"x(...)x"`, on in gcc's `-std=gnu99` … `gnu23`) and C23 digit
+//!   (`R"x(...)x"`, on in gcc's `-std=gnu99` … `gnu23`; as in gcc, one
+//!   that starts in a directive line ends with that line) and C23 digit
 //!   separators (`1'000`). The security checks lex the source in every
 //!   combination, so no dialect can hide a directive from them.
+//! - Identifiers and pp-numbers take `$` and any non-ASCII character, as gcc
+//!   does by default.
 //!
 //! What it deliberately does not do: it does not preprocess (no macro
 //! expansion, no conditional inclusion, no directives), it does not combine

@@ -1,9 +1,9 @@
 //! The compile service's core: from a participant's C source to a checked,
 //! compiled, locked-down strategy binary.
 
+pub mod compile;
 pub mod diagnostic;
+pub mod gcc;
 pub mod lex;
 pub mod source;
-pub mod compile;
-pub mod gcc;
 pub mod symbols;

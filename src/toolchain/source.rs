@@ -14,19 +14,24 @@
 //! The single-file check lexes the source once per dialect variant
 //! ([`LexOptions::ALL`]: with and without raw strings and digit separators)
 //! and reports the union, so a construct that only some gcc dialect reads as
-//! a string or a comment cannot hide a directive. It also rejects the
-//! trigraphs `??=` and `??/` anywhere, because under ISO modes they would
-//! make gcc see a `#` or a backslash the tokenizer does not.
+//! a string or a comment cannot hide a directive. For the same reason it
+//! rejects, anywhere (even in comments and descriptions), the trigraphs `??=`
+//! and `??/` (under ISO modes gcc would see a `#` or a backslash there) and
+//! directive names that are not plain ASCII (`#if\u00e9`, `#endif$`: dialects
+//! disagree on where such a name ends, hence on `#if` nesting). String
+//! literals are checked by their decoded value, concatenated over adjacent
+//! literals (identifiers between them allowed, as they may be macros that
+//! expand to nothing), case-insensitively for `.incbin`/`.include`.
 //!
 //! What these checks deliberately do not do: they do not preprocess. Only a
 //! literal `#if 0` (possibly `0L`, `0x0`, in parentheses) is known to be
 //! skipped; every other conditional group counts as active code, which is the
 //! safe side for the single-file check. Macro expansion is not simulated, so
-//! a forbidden string or operator assembled by `#`, `##` or macros expanding
-//! to nothing between string literals, or an assembler directive produced
-//! through asm operands or assembler macros, is not found here: these checks
-//! give participants clear early messages, the jail around gcc and the
-//! assembler is what actually keeps them from reading files.
+//! a forbidden name, pragma or string assembled by `#` or `##`, or an
+//! assembler directive produced through asm operands or assembler macros, is
+//! not found here: these checks give participants clear early messages; the
+//! jail around gcc and the assembler is what actually keeps them from reading
+//! files.
 
 use serde::Serialize;
 
@@ -88,7 +93,10 @@ pub fn parse_header(src: &str) -> Result<Header, Diagnostic> {
                 "; the comment at line {l} has one, but the header must be in the \
                  first comment: move it there"
             ),
-            None => format!("; write the header as the first thing in the file: {template}"),
+            None => format!(
+                "; put {FROM} team_name auth_string into that comment, or start the \
+                 file with {template}"
+            ),
         };
         return Err(Diagnostic::error(
             Check::Header,

@@ -58,7 +58,10 @@ fn is_libgcc_helper(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("__") else {
         return false;
     };
-    let simple = !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let simple = !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
     simple
         && (rest.ends_with(|c: char| c.is_ascii_digit())
             || rest.starts_with("float")
@@ -115,10 +118,24 @@ mod tests {
         for s in LIBRARY_ROUTINES.iter().chain(COMPILER_ROUTINES.iter()) {
             assert!(is_allowed_undefined(s), "{s}");
         }
-        for s in ["__divti3", "__udivti3", "__popcountdi2", "__floatuntidf", "__fixdfti"] {
+        for s in [
+            "__divti3",
+            "__udivti3",
+            "__popcountdi2",
+            "__floatuntidf",
+            "__fixdfti",
+        ] {
             assert!(is_allowed_undefined(s), "{s}");
         }
-        for s in ["printf", "malloc", "open", "__libc_start_main", "__stack_chk_fail", "fork", "_exit"] {
+        for s in [
+            "printf",
+            "malloc",
+            "open",
+            "__libc_start_main",
+            "__stack_chk_fail",
+            "fork",
+            "_exit",
+        ] {
             assert!(!is_allowed_undefined(s), "{s}");
         }
     }

@@ -51,7 +51,10 @@ fn check_accepts_a_valid_submission_with_exit_0_and_reports_the_trial_game() {
     assert_eq!(out.status.code(), Some(0), "{text}{}", stderr_of(&out));
     assert!(text.contains("Result: ACCEPTED"), "{text}");
     assert!(text.contains("Team: team_name"), "{text}");
-    assert!(text.contains("Lexical elements: 81 (at most 10000)"), "{text}");
+    assert!(
+        text.contains("Lexical elements: 81 (at most 10000)"),
+        "{text}"
+    );
     assert!(
         text.contains("Trial game against the example strategy"),
         "{text}"
@@ -66,7 +69,10 @@ fn check_rejects_with_exit_1_and_says_what_to_fix() {
     assert_eq!(out.status.code(), Some(1), "{text}{}", stderr_of(&out));
     assert!(text.contains("Result: REJECTED"), "{text}");
     assert!(text.contains("line 4: #include is not allowed"), "{text}");
-    assert!(!text.contains("Trial game"), "no trial game for a rejected program: {text}");
+    assert!(
+        !text.contains("Trial game"),
+        "no trial game for a rejected program: {text}"
+    );
 }
 
 #[test]
@@ -181,7 +187,10 @@ fn play_refuses_a_strategy_that_does_not_compile() {
 #[test]
 fn example_plays_unchanged() {
     let shipped = std::fs::read_to_string(example_path()).unwrap();
-    assert_eq!(shipped, EXAMPLE_C, "the file is the example the server embeds");
+    assert_eq!(
+        shipped, EXAMPLE_C,
+        "the file is the example the server embeds"
+    );
     assert!(repo_path(EXAMPLE).is_file());
     let out = run(&["play", EXAMPLE, EXAMPLE, "--json", "--seed", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));

@@ -49,7 +49,10 @@ fn hostile_game(
         assert_eq!(f.throw, throw, "failure at the wrong throw: {ctx}");
         assert!(kind_ok(&f.kind), "wrong rule or limit: {ctx}");
         let prefix = format!("throw {throw}: ");
-        assert!(f.reason.starts_with(&prefix), "reason must start with {prefix:?}: {ctx}");
+        assert!(
+            f.reason.starts_with(&prefix),
+            "reason must start with {prefix:?}: {ctx}"
+        );
         for w in words {
             assert!(f.reason.contains(w), "reason must mention {w:?}: {ctx}");
         }
@@ -57,7 +60,11 @@ fn hostile_game(
         assert_eq!(rec.throws.len() as u32, throw - 1, "{ctx}");
         assert!(rec.throws.iter().all(|t| t[1 - hostile] == 100), "{ctx}");
         assert_eq!(leftover_processes(&bad.path), Vec::<String>::new(), "{ctx}");
-        assert_eq!(leftover_processes(&good.path), Vec::<String>::new(), "{ctx}");
+        assert_eq!(
+            leftover_processes(&good.path),
+            Vec::<String>::new(),
+            "{ctx}"
+        );
     }
 }
 
@@ -225,7 +232,10 @@ fn leftover_check_sees_a_running_strategy() {
     child.kill().expect("kill our own child");
     child.wait().expect("reap our own child");
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with(&format!("{}: ", child.id())), "{found:?}");
+    assert!(
+        found[0].starts_with(&format!("{}: ", child.id())),
+        "{found:?}"
+    );
     assert_eq!(leftover_processes(&s.path), Vec::<String>::new());
 }
 
@@ -268,7 +278,10 @@ fn example_plays_full_games_or_fails_only_by_throwing_0() {
             }
         }
     }
-    assert!(full_games > 0, "no game of the example went the full 1000 throws");
+    assert!(
+        full_games > 0,
+        "no game of the example went the full 1000 throws"
+    );
     assert!(leftover_processes(&example.path).is_empty());
 }
 
@@ -279,10 +292,16 @@ fn the_same_seed_replays_the_same_game_and_other_seeds_differ() {
     let (p, q) = (&example.path, &example.path);
     let first = play(&cfg, p, q, 42);
     let again = play(&cfg, p, q, 42);
-    assert_eq!(first, again, "the same seed must give the same game, bit for bit");
+    assert_eq!(
+        first, again,
+        "the same seed must give the same game, bit for bit"
+    );
     assert!(first.throws.len() > 10, "{:?}", first.failures);
     let other = play(&cfg, p, q, 43);
-    assert_ne!(first.throws, other.throws, "another seed must give another game");
+    assert_ne!(
+        first.throws, other.throws,
+        "another seed must give another game"
+    );
     assert_eq!(other.seed, 43);
     // P and Q draw from different seeds: two copies of a random strategy
     // do not throw alike.
@@ -320,10 +339,7 @@ fn both_players_failing_in_the_same_throw_gives_two_failures() {
 }
 
 fn with_params(params: Params) -> RefereeConfig {
-    RefereeConfig {
-        params,
-        ..quick()
-    }
+    RefereeConfig { params, ..quick() }
 }
 
 #[test]
