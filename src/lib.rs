@@ -10,8 +10,11 @@
 //! - [`seed`]: deterministic seeds.
 
 pub mod bench;
+pub mod config;
 pub mod engine;
 pub mod game;
+pub mod kit;
+pub mod mail;
 pub mod referee;
 pub mod report;
 pub mod sandbox;

@@ -1,0 +1,1 @@
+//! Participant kit (being written).

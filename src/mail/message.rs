@@ -1,0 +1,1 @@
+//! Incoming mail parsing (being written).

@@ -1,0 +1,10 @@
+//! The mail front end: participants talk to the server only by email.
+//!
+//! - [`message`]: parsing an incoming mail (MIME, charsets, attachments,
+//!   automatic-mail detection), with size caps.
+//! - [`registration`]: the registration form of 1994, parsed and validated.
+//! - [`transport`]: the spool folders, IMAP and SMTP.
+
+pub mod message;
+pub mod registration;
+pub mod transport;

@@ -1,0 +1,1 @@
+//! Registration form (being written).

@@ -1,0 +1,1 @@
+//! IMAP poller (being written).

@@ -1,0 +1,4 @@
+//! Mail transports: how raw mails come in and go out.
+
+pub mod imap;
+pub mod smtp;

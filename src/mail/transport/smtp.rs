@@ -1,0 +1,1 @@
+//! SMTP sender (being written).
