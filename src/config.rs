@@ -230,9 +230,15 @@ fn default_poll() -> u64 {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
-    Parse { path: PathBuf, source: Box<toml::de::Error> },
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -304,14 +310,19 @@ impl Config {
             ));
         }
         if !self.contest.address.contains('@') {
-            return Err(ConfigError::Invalid("contest.address must be a mail address".into()));
+            return Err(ConfigError::Invalid(
+                "contest.address must be a mail address".into(),
+            ));
         }
         Ok(())
     }
 }
 
 /// Reads a secret: the inline value, else the file's first line.
-pub fn secret(inline: &Option<String>, file: &Option<PathBuf>) -> Result<Option<String>, ConfigError> {
+pub fn secret(
+    inline: &Option<String>,
+    file: &Option<PathBuf>,
+) -> Result<Option<String>, ConfigError> {
     if let Some(s) = inline {
         return Ok(Some(s.clone()));
     }
@@ -350,8 +361,12 @@ mod tests {
     #[test]
     fn compile_service_closes_two_hours_before_the_start() {
         let mut t = Timeline::default();
-        t.contest_start = DateTime::parse_from_rfc3339("1994-05-14T12:00:00Z").unwrap().with_timezone(&Utc);
-        t.compile_start = DateTime::parse_from_rfc3339("1994-03-23T00:00:00Z").unwrap().with_timezone(&Utc);
+        t.contest_start = DateTime::parse_from_rfc3339("1994-05-14T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        t.compile_start = DateTime::parse_from_rfc3339("1994-03-23T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         assert!(t.compile_open(at("1994-05-14T09:59:59Z")));
         assert!(!t.compile_open(at("1994-05-14T10:00:00Z")));

@@ -50,7 +50,7 @@ const MAX_LINE: usize = 24;
 
 /// Which rule or limit a failing strategy broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "snake_case")]
+#[serde(tag = "failure", rename_all = "snake_case")]
 pub enum FailureKind {
     /// A game rule (range or series).
     Rule(RuleBreak),
@@ -590,7 +590,7 @@ mod tests {
             &cfg,
             17,
             &FailureKind::Rule(RuleBreak::OutOfRange {
-                throw: 0,
+                thrown: 0,
                 a: 1,
                 b: 12288,
             }),

@@ -171,7 +171,13 @@ pub fn results(
                 .iter()
                 .filter(|a| a.status != AttemptStatus::Pending)
                 .map(|a| {
-                    let rec = by_slot.get(&a.game.key.slot).map(|s| &s.record);
+                    // A cancelled game counts as not played, even if a
+                    // parallel run happened to play it before its turn.
+                    let rec = if a.status == AttemptStatus::Cancelled {
+                        None
+                    } else {
+                        by_slot.get(&a.game.key.slot).map(|s| &s.record)
+                    };
                     let failures: Vec<GameFailure> = rec
                         .map(|r| {
                             r.failures

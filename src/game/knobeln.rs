@@ -161,13 +161,13 @@ pub fn judge(p: Throw, q: Throw) -> Outcome {
 
 /// Why a throw broke the rules.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "rule", rename_all = "snake_case")]
 pub enum RuleBreak {
     /// Rule 1: the number is outside `a..=b`.
-    OutOfRange { throw: Throw, a: Throw, b: Throw },
+    OutOfRange { thrown: Throw, a: Throw, b: Throw },
     /// Rule 6: a decrease before the current series was `k` long.
     SeriesTooShort {
-        throw: Throw,
+        thrown: Throw,
         previous: Throw,
         series_len: u32,
         k: u32,
@@ -177,18 +177,18 @@ pub enum RuleBreak {
 impl fmt::Display for RuleBreak {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RuleBreak::OutOfRange { throw, a, b } => write!(
+            RuleBreak::OutOfRange { thrown, a, b } => write!(
                 f,
-                "threw {throw}, outside the allowed range {a}..{b} (rule 1)"
+                "threw {thrown}, outside the allowed range {a}..{b} (rule 1)"
             ),
             RuleBreak::SeriesTooShort {
-                throw,
+                thrown,
                 previous,
                 series_len,
                 k,
             } => write!(
                 f,
-                "threw {throw} after {previous}, but its non-decreasing series was only \
+                "threw {thrown} after {previous}, but its non-decreasing series was only \
                  {series_len} throw{} long; every series must be at least {k} long (rule 6)",
                 if *series_len == 1 { "" } else { "s" }
             ),
@@ -225,7 +225,7 @@ impl RunRule {
             Some(prev) if t < prev => {
                 if self.series_len < self.k {
                     return Err(RuleBreak::SeriesTooShort {
-                        throw: t,
+                        thrown: t,
                         previous: prev,
                         series_len: self.series_len,
                         k: self.k,
@@ -249,7 +249,7 @@ impl RunRule {
 pub fn check_throw(params: &Params, run: &mut RunRule, t: Throw) -> Result<(), RuleBreak> {
     if !params.in_range(t) {
         return Err(RuleBreak::OutOfRange {
-            throw: t,
+            thrown: t,
             a: params.a,
             b: params.b,
         });

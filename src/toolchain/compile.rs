@@ -304,7 +304,26 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     }
 
     // 5. gcc.
-    let cc = gcc.compile(SOURCE_NAME, "strategy.o")?;
+    let mut cc = gcc.compile(SOURCE_NAME, "strategy.o")?;
+    if !cc.ok
+        && cc.limit_hit.is_none()
+        && cc.messages.contains("more bytes of compiler messages cut")
+    {
+        // The errors drowned in warnings: ask again for the errors alone.
+        let quiet = gcc.compile_quiet(SOURCE_NAME, "strategy.o")?;
+        let cut = cc
+            .messages
+            .lines()
+            .rev()
+            .find(|l| l.contains("more bytes of compiler messages cut"))
+            .unwrap_or("")
+            .to_string();
+        cc.messages = format!(
+            "{}\n{cut}\n[gcc printed too many warnings; here are its errors alone:]\n{}",
+            cc.messages.lines().take(20).collect::<Vec<_>>().join("\n"),
+            quiet.messages
+        );
+    }
     add_gcc_messages(&mut r, &cc, Check::Compiler);
     if !cc.ok {
         verdicts.push((Check::Compiler, Verdict::Failed));
@@ -324,7 +343,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     for name in syms.forbidden_calls() {
         r.diagnostics.push(Diagnostic::error(
             Check::Library,
-            first_use(&text, name),
+            first_use(&text, name, r.description.as_ref()),
             format!(
                 "uses `{name}`, which is not one of the five library routines ({}); \
                  a strategy may call nothing else",
@@ -343,7 +362,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         if syms.defines(name) {
             r.diagnostics.push(Diagnostic::error(
                 Check::Library,
-                first_use(&text, name),
+                first_use(&text, name, r.description.as_ref()),
                 format!("defines `{name}`; the contest runtime provides the program's entry point"),
             ));
         }
@@ -355,7 +374,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         if syms.defines(name) {
             r.diagnostics.push(Diagnostic::error(
                 Check::Library,
-                first_use(&text, name),
+                first_use(&text, name, r.description.as_ref()),
                 format!(
                     "defines its own `{name}`, which the contest runtime provides; rename it \
                      (or make it static)"
@@ -516,11 +535,21 @@ fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
     }
 }
 
-/// The first line where `name` appears as an identifier in the source.
-fn first_use(text: &str, name: &str) -> Option<u32> {
+/// The first line where `name` appears as an identifier in the code (not in
+/// a comment, nor in the `#if 0` description).
+fn first_use(text: &str, name: &str, description: Option<&Description>) -> Option<u32> {
+    let skipped = |line: u32| {
+        description.is_some_and(|d| {
+            let first = d.first_line.saturating_sub(1);
+            let last = d.first_line + d.text.lines().count() as u32;
+            (first..=last).contains(&line)
+        })
+    };
     lex::tokenize(text)
         .into_iter()
-        .find(|t| matches!(t.kind, lex::TokenKind::Identifier) && t.text == name)
+        .find(|t| {
+            matches!(t.kind, lex::TokenKind::Identifier) && t.text == name && !skipped(t.line)
+        })
         .map(|t| t.line)
 }
 

@@ -91,6 +91,14 @@ impl<'j> Gcc<'j> {
         self.run(&argv)
     }
 
+    /// `gcc -c -w`: an object file, errors only (no warnings).
+    pub fn compile_quiet(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
+        let mut argv = vec![GCC, "-c", "-w"];
+        argv.extend_from_slice(CFLAGS);
+        argv.extend_from_slice(&[src, "-o", out]);
+        self.run(&argv)
+    }
+
     /// Links objects into a static executable with no C library.
     pub fn link(&self, objects: &[&str], out: &str) -> Result<GccRun, JailError> {
         let mut argv = vec![

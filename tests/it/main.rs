@@ -12,6 +12,7 @@
 mod common;
 
 mod cli;
+mod engine;
 mod lexcount;
 mod referee;
 mod toolchain;

@@ -124,7 +124,7 @@ fn out_of_range_breaks_rule_1_at_throw_10() {
         10,
         |k| {
             *k == FailureKind::Rule(RuleBreak::OutOfRange {
-                throw: 20000,
+                thrown: 20000,
                 a: 1,
                 b: 12288,
             })
@@ -141,7 +141,7 @@ fn run_rule_breaks_rule_6_at_throw_4() {
         4,
         |k| {
             *k == FailureKind::Rule(RuleBreak::SeriesTooShort {
-                throw: 50,
+                thrown: 50,
                 previous: 100,
                 series_len: 3,
                 k: 8,
@@ -266,7 +266,7 @@ fn example_plays_full_games_or_fails_only_by_throwing_0() {
                     assert_eq!(
                         f.kind,
                         FailureKind::Rule(RuleBreak::OutOfRange {
-                            throw: 0,
+                            thrown: 0,
                             a: 1,
                             b: 12288
                         }),
@@ -330,7 +330,7 @@ fn both_players_failing_in_the_same_throw_gives_two_failures() {
         assert_eq!(f.throw, 10, "{f:?}");
         assert!(matches!(
             f.kind,
-            FailureKind::Rule(RuleBreak::OutOfRange { throw: 20000, .. })
+            FailureKind::Rule(RuleBreak::OutOfRange { thrown: 20000, .. })
         ));
         assert!(f.reason.starts_with("throw 10: "), "{f:?}");
     }
@@ -387,7 +387,7 @@ fn custom_series_length_is_honoured() {
     assert_eq!(
         rec.failures[0].kind,
         FailureKind::Rule(RuleBreak::SeriesTooShort {
-            throw: 50,
+            thrown: 50,
             previous: 100,
             series_len: 3,
             k: 4
@@ -423,7 +423,7 @@ fn custom_range_is_honoured() {
         assert_eq!(
             f.kind,
             FailureKind::Rule(RuleBreak::OutOfRange {
-                throw: 100,
+                thrown: 100,
                 a: 101,
                 b: 12288
             })

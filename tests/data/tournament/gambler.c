@@ -1,5 +1,5 @@
 #if 0
-Gambler: like the climber, but one game in about four it throws 0 at a random point (a failure: out of range).
+Gambler: like the climber, but in a game of 60 throws, about one game in four, it throws 0 at a random point (a failure: out of range).
 This strategy is part of the engine's test field. It is written for the
 tests of the tournament engine: grouping, rescheduling, disqualification,
 determinism and resumption after a crash of the server.
@@ -17,7 +17,7 @@ Line 15 of the description.
 #endif
 main()
 {
-    int i, t, n = 0, fail_at = next_random(1, 4000);
+    int i, t, n = 0, fail_at = next_random(1, 240);
     for (;;) {
         t = next_random(50, 3000);
         for (i = 0; i < 8; i++, n++)
