@@ -360,14 +360,12 @@ mod tests {
 
     #[test]
     fn compile_service_closes_two_hours_before_the_start() {
-        let mut t = Timeline::default();
-        t.contest_start = DateTime::parse_from_rfc3339("1994-05-14T12:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc);
-        t.compile_start = DateTime::parse_from_rfc3339("1994-03-23T00:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc);
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+        let t = Timeline {
+            contest_start: at("1994-05-14T12:00:00Z"),
+            compile_start: at("1994-03-23T00:00:00Z"),
+            ..Timeline::default()
+        };
         assert!(t.compile_open(at("1994-05-14T09:59:59Z")));
         assert!(!t.compile_open(at("1994-05-14T10:00:00Z")));
         assert!(!t.compile_open(at("1994-03-22T23:59:59Z")));
