@@ -210,7 +210,7 @@ fn killed_with_sigkill_mid_round_resumes_to_identical_results() {
     child.wait().unwrap();
     let stored = count_games(&db);
     assert!(
-        stored >= 100 && stored < 529 + 276,
+        (100..529 + 276).contains(&stored),
         "killed mid-run ({stored} games)"
     );
 
