@@ -1,1 +1,798 @@
-//! Incoming mail parsing (being written).
+//! Reading one incoming mail from a stranger: raw bytes in, plain data out.
+//!
+//! [`parse`] checks the size cap *before* looking at a single byte, hands
+//! the mail to `mail-parser` (MIME, quoted-printable, base64, charsets,
+//! RFC 2047 headers), and returns an [`Inbound`]: who wrote it and where a
+//! reply goes, the decoded subject, the text body (or the fact that there is
+//! only HTML, or nothing), the attachments, and whether the mail was sent by
+//! a machine ([`Automatic`]) and so must never be answered.
+//! [`strategy_source`] then finds the C source of a "please compile" mail.
+//!
+//! Deliberately not here: deciding what a mail *is* (registration, compile
+//! request, ...) or what to answer, any I/O, any clock, and any trust in the
+//! sender (a `From` is a claim; the authentication string decides). Bodies
+//! are never rendered: HTML is recognised only to tell its sender to send
+//! plain text. Nothing in this module panics on any input: a panic inside
+//! the MIME parser is caught and reported as [`Unreadable::NotAMail`].
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use mail_parser::{
+    Address, HeaderName, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders, PartType,
+};
+use serde::Serialize;
+
+/// Size caps applied to an incoming mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// A larger raw mail is not parsed at all ([`Unreadable::TooLarge`]).
+    pub max_mail_bytes: usize,
+    /// A larger (decoded) attachment is kept in the list with its size, but
+    /// its bytes are dropped ([`Attachment::over_limit`]).
+    pub max_attachment_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_mail_bytes: 512 * 1024,
+            max_attachment_bytes: 256 * 1024,
+        }
+    }
+}
+
+/// One address of a `From`, `Sender` or `Reply-To` header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mailbox {
+    /// The display name, decoded, `None` when absent or blank.
+    pub name: Option<String>,
+    /// `local@domain`: the local part as given, the domain lowercased.
+    pub address: String,
+}
+
+impl Mailbox {
+    /// The local part (before the last `@`).
+    pub fn local_part(&self) -> &str {
+        self.address
+            .rsplit_once('@')
+            .map_or(self.address.as_str(), |(l, _)| l)
+    }
+}
+
+/// Why a mail was sent by a machine. Such mail is never answered: answering
+/// it is how mail loops and backscatter start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Automatic {
+    /// Our own `X-Loop` header came back.
+    OurLoop,
+    /// `Content-Type: multipart/report` (a bounce or delivery notification).
+    Report,
+    /// `Return-Path: <>` (the null sender of bounces).
+    NullReturnPath,
+    /// `Auto-Submitted` with a value other than `no` (the value, lowercased).
+    AutoSubmitted(String),
+    /// The local part of `From` or `Sender` is one of [`DAEMON_LOCAL_PARTS`]
+    /// (the local part as written).
+    DaemonSender(String),
+    /// `Precedence: bulk`, `junk` or `list` (the value, lowercased).
+    Precedence(String),
+    /// A `List-Id` header: the mail came through a mailing list.
+    ListId,
+}
+
+impl Automatic {
+    /// A stable snake_case name of the variant (for logs and tests).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Automatic::OurLoop => "our_loop",
+            Automatic::Report => "report",
+            Automatic::NullReturnPath => "null_return_path",
+            Automatic::AutoSubmitted(_) => "auto_submitted",
+            Automatic::DaemonSender(_) => "daemon_sender",
+            Automatic::Precedence(_) => "precedence",
+            Automatic::ListId => "list_id",
+        }
+    }
+}
+
+/// Local parts (compared case-insensitively) that mark a sender as a
+/// machine.
+pub const DAEMON_LOCAL_PARTS: &[&str] = &[
+    "mailer-daemon",
+    "mailer_daemon",
+    "mail-daemon",
+    "postmaster",
+    "mailer",
+    "listserv",
+    "majordomo",
+    "noreply",
+    "no-reply",
+    "do-not-reply",
+    "donotreply",
+];
+
+/// The readable text of a mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Body {
+    /// The text/plain body (several inline text parts joined by a newline),
+    /// decoded to UTF-8, with LF line ends.
+    Text(String),
+    /// There is no text/plain part with anything in it, but there is HTML.
+    HtmlOnly,
+    /// No text at all (or only white space).
+    Empty,
+}
+
+impl Body {
+    /// `"text"`, `"html_only"` or `"empty"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Body::Text(_) => "text",
+            Body::HtmlOnly => "html_only",
+            Body::Empty => "empty",
+        }
+    }
+
+    /// The text, if any.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Body::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// One attachment (a MIME part that is not part of the text body).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// From `Content-Disposition: filename` or `Content-Type: name`, decoded.
+    pub filename: Option<String>,
+    /// `type/subtype`, lowercased (`text/plain` when the part has none).
+    pub content_type: String,
+    /// The decoded size in bytes.
+    pub size: usize,
+    /// The decoded content; text parts are converted to UTF-8 from their
+    /// charset. Empty when [`Attachment::over_limit`].
+    pub bytes: Vec<u8>,
+    /// `size` is above [`Limits::max_attachment_bytes`]: `bytes` was dropped.
+    pub over_limit: bool,
+}
+
+impl Attachment {
+    /// Whether this attachment is a C source: named `*.c` (any case), or
+    /// typed `text/x-csrc`, `text/x-c` or `text/x-csource`.
+    pub fn is_c_source(&self) -> bool {
+        let named_c = self.filename.as_deref().is_some_and(|f| {
+            let f = f.trim();
+            f.len() > 2 && f.to_ascii_lowercase().ends_with(".c")
+        });
+        named_c
+            || matches!(
+                self.content_type.as_str(),
+                "text/x-csrc" | "text/x-c" | "text/x-csource"
+            )
+    }
+}
+
+/// A parsed incoming mail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inbound {
+    /// Without the angle brackets.
+    pub message_id: Option<String>,
+    /// The first address of `From` that is an address (`local@domain`).
+    pub from: Option<Mailbox>,
+    /// The first address of `Reply-To` that is an address.
+    pub reply_to: Option<Mailbox>,
+    /// Decoded (RFC 2047), trimmed; empty when there is none.
+    pub subject: String,
+    /// The message ids of `References`, without angle brackets, in order.
+    pub references: Vec<String>,
+    /// The (first) message id of `In-Reply-To`.
+    pub in_reply_to: Option<String>,
+    /// `Some` when the mail was sent by a machine: never answer it.
+    pub automatic: Option<Automatic>,
+    pub body: Body,
+    pub attachments: Vec<Attachment>,
+}
+
+impl Inbound {
+    /// Where a reply goes: `Reply-To`, else `From`.
+    pub fn reply_address(&self) -> Option<&Mailbox> {
+        self.reply_to.as_ref().or(self.from.as_ref())
+    }
+}
+
+/// A mail that cannot be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    #[error("the mail has {size} bytes, more than the {limit} accepted")]
+    TooLarge { size: usize, limit: usize },
+    #[error("this is not a mail: no header fields could be read")]
+    NotAMail,
+}
+
+/// Why a "please compile" mail holds no usable C source.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceProblem {
+    #[error("the mail has only an HTML body; send the C source as plain text")]
+    HtmlOnly,
+    #[error("the mail holds no source: its body is empty")]
+    Empty,
+    #[error("the mail has {0} C source attachments; send exactly one file")]
+    SeveralCAttachments(usize),
+    #[error("the C source attachment has {size} bytes, more than this server accepts")]
+    TooLarge {
+        filename: Option<String>,
+        size: usize,
+    },
+}
+
+/// Parses a raw mail (RFC 5322, CRLF or LF line ends).
+///
+/// `our_loop_id` is the value of the `X-Loop` header the server puts on its
+/// own mail (empty: no loop check). The size cap is checked before parsing.
+pub fn parse(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, Unreadable> {
+    if raw.len() > limits.max_mail_bytes {
+        return Err(Unreadable::TooLarge {
+            size: raw.len(),
+            limit: limits.max_mail_bytes,
+        });
+    }
+    // mail-parser promises not to panic; this makes it our promise too,
+    // whatever its debug assertions think of a hostile mail.
+    catch_unwind(AssertUnwindSafe(|| parse_unchecked(raw, our_loop_id, limits)))
+        .unwrap_or(Err(Unreadable::NotAMail))
+}
+
+fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, Unreadable> {
+    let msg = MessageParser::default()
+        .parse(raw)
+        .ok_or(Unreadable::NotAMail)?;
+    if !looks_like_mail(&msg) {
+        return Err(Unreadable::NotAMail);
+    }
+
+    let from = first_mailbox(msg.from());
+    let sender = first_mailbox(msg.sender());
+    let reply_to = first_mailbox(msg.reply_to());
+    let subject = msg.subject().map(clean_line).unwrap_or_default();
+    let message_id = msg
+        .message_id()
+        .map(strip_id)
+        .filter(|id| !id.is_empty());
+    let references = ids(msg.references());
+    let in_reply_to = ids(msg.in_reply_to()).into_iter().next();
+
+    let automatic = automatic(&msg, our_loop_id, [from.as_ref(), sender.as_ref()]);
+    let body = body(&msg);
+    let attachments = msg
+        .attachments()
+        .map(|part| attachment(part, limits))
+        .collect();
+
+    Ok(Inbound {
+        message_id,
+        from,
+        reply_to,
+        subject,
+        references,
+        in_reply_to,
+        automatic,
+        body,
+        attachments,
+    })
+}
+
+/// mail-parser takes any `word:` line for a header. A mail has at least one
+/// header field that RFC 5322 or MIME knows, and its first line is one.
+fn looks_like_mail(msg: &Message<'_>) -> bool {
+    let headers = msg.headers();
+    let Some(first) = headers.first() else {
+        return false;
+    };
+    let known = |n: &HeaderName<'_>| {
+        matches!(
+            n,
+            HeaderName::From
+                | HeaderName::Sender
+                | HeaderName::ReplyTo
+                | HeaderName::To
+                | HeaderName::Cc
+                | HeaderName::Subject
+                | HeaderName::Date
+                | HeaderName::MessageId
+                | HeaderName::ReturnPath
+                | HeaderName::Received
+                | HeaderName::MimeVersion
+                | HeaderName::ContentType
+        )
+    };
+    // The header block starts at the first byte (after an mbox `From ` line).
+    let starts_clean = first.offset_field as usize == leading_mbox_line(&msg.raw_message);
+    starts_clean && headers.iter().any(|h| known(&h.name))
+}
+
+/// The length of an mbox `From ` separator line at the start, if any.
+fn leading_mbox_line(raw: &[u8]) -> usize {
+    if raw.starts_with(b"From ") {
+        raw.iter().position(|&b| b == b'\n').map_or(0, |p| p + 1)
+    } else {
+        0
+    }
+}
+
+/// The first address of a header that is a plausible `local@domain`.
+fn first_mailbox(addr: Option<&Address<'_>>) -> Option<Mailbox> {
+    addr?.iter().find_map(|a| {
+        let address = a.address.as_deref()?.trim();
+        let (local, domain) = address.rsplit_once('@')?;
+        let ok = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !ok(local) || !ok(domain) || domain.contains('@') {
+            return None;
+        }
+        Some(Mailbox {
+            name: a
+                .name
+                .as_deref()
+                .map(clean_line)
+                .filter(|n| !n.is_empty()),
+            address: format!("{local}@{}", domain.to_ascii_lowercase()),
+        })
+    })
+}
+
+/// One header line: white space runs (folding included) become one space.
+fn clean_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn strip_id(id: &str) -> String {
+    id.trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim()
+        .to_string()
+}
+
+fn ids(v: &HeaderValue<'_>) -> Vec<String> {
+    let list: Vec<&str> = match v {
+        HeaderValue::Text(t) => vec![t.as_ref()],
+        HeaderValue::TextList(l) => l.iter().map(|t| t.as_ref()).collect(),
+        _ => Vec::new(),
+    };
+    list.into_iter()
+        .map(strip_id)
+        .filter(|id| !id.is_empty())
+        .collect()
+}
+
+/// The raw values of every root header called `name` (any case), unfolded
+/// and trimmed.
+fn raw_values(msg: &Message<'_>, name: &str) -> Vec<String> {
+    msg.headers()
+        .iter()
+        .filter(|h| h.name.as_str().eq_ignore_ascii_case(name))
+        .filter_map(|h| {
+            msg.raw_message
+                .get(h.offset_start as usize..h.offset_end as usize)
+                .map(|b| clean_line(&String::from_utf8_lossy(b)))
+        })
+        .collect()
+}
+
+/// The first of the [`Automatic`] reasons that applies, in the order of the
+/// enum.
+fn automatic(
+    msg: &Message<'_>,
+    our_loop_id: &str,
+    senders: [Option<&Mailbox>; 2],
+) -> Option<Automatic> {
+    let loop_id = our_loop_id.trim();
+    if !loop_id.is_empty()
+        && raw_values(msg, "X-Loop")
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(loop_id))
+    {
+        return Some(Automatic::OurLoop);
+    }
+    let is_report = msg.root_part().content_type().is_some_and(|ct| {
+        ct.ctype().eq_ignore_ascii_case("multipart")
+            && ct
+                .subtype()
+                .is_some_and(|s| s.eq_ignore_ascii_case("report"))
+    });
+    if is_report {
+        return Some(Automatic::Report);
+    }
+    if raw_values(msg, "Return-Path")
+        .iter()
+        .any(|v| v.split_whitespace().collect::<String>() == "<>")
+    {
+        return Some(Automatic::NullReturnPath);
+    }
+    for v in raw_values(msg, "Auto-Submitted") {
+        // `auto-replied; owner-email="..."` or `auto-generated (comment)`.
+        let token = v
+            .split([';', '(', ' '])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if token != "no" {
+            return Some(Automatic::AutoSubmitted(token));
+        }
+    }
+    for mb in senders.into_iter().flatten() {
+        let local = mb.local_part();
+        if DAEMON_LOCAL_PARTS
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(local))
+        {
+            return Some(Automatic::DaemonSender(local.to_string()));
+        }
+    }
+    for v in raw_values(msg, "Precedence") {
+        let v = v.to_ascii_lowercase();
+        if matches!(v.as_str(), "bulk" | "junk" | "list") {
+            return Some(Automatic::Precedence(v));
+        }
+    }
+    if !raw_values(msg, "List-Id").is_empty() {
+        return Some(Automatic::ListId);
+    }
+    None
+}
+
+/// LF line ends (CRLF and lone CR become LF), no byte order mark.
+fn normalize_newlines(s: &str) -> String {
+    let s = s.strip_prefix('\u{feff}').unwrap_or(s);
+    s.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+fn body(msg: &Message<'_>) -> Body {
+    let mut texts = Vec::new();
+    let mut html = false;
+    for part in msg.text_bodies() {
+        match &part.body {
+            PartType::Text(t) => texts.push(t.as_ref()),
+            PartType::Html(_) => html = true,
+            _ => {}
+        }
+    }
+    html |= msg
+        .html_bodies()
+        .any(|p| matches!(p.body, PartType::Html(_)));
+    let text = normalize_newlines(&texts.join("\n"));
+    if !text.trim().is_empty() {
+        Body::Text(text)
+    } else if html {
+        Body::HtmlOnly
+    } else {
+        Body::Empty
+    }
+}
+
+fn attachment(part: &MessagePart<'_>, limits: &Limits) -> Attachment {
+    let content_type = part
+        .content_type()
+        .map(|ct| match ct.subtype() {
+            Some(sub) => format!("{}/{}", ct.ctype(), sub),
+            None => ct.ctype().to_string(),
+        })
+        .unwrap_or_else(|| "text/plain".to_string())
+        .to_ascii_lowercase();
+    let filename = part
+        .attachment_name()
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty());
+    let contents = part.contents();
+    let over_limit = contents.len() > limits.max_attachment_bytes;
+    Attachment {
+        filename,
+        content_type,
+        size: contents.len(),
+        bytes: if over_limit {
+            Vec::new()
+        } else {
+            contents.to_vec()
+        },
+        over_limit,
+    }
+}
+
+/// The C source of a "please compile" mail.
+///
+/// A single C attachment ([`Attachment::is_c_source`]) wins; otherwise the
+/// text body, from which a signature (a line exactly `-- ` or `--` and
+/// everything after it) is cut. Line ends become LF. Several C attachments,
+/// an HTML-only or empty mail, or a C attachment over the size limit are
+/// problems to tell the sender about.
+pub fn strategy_source(m: &Inbound) -> Result<String, SourceProblem> {
+    let c: Vec<&Attachment> = m.attachments.iter().filter(|a| a.is_c_source()).collect();
+    match c.as_slice() {
+        [a] => {
+            if a.over_limit {
+                return Err(SourceProblem::TooLarge {
+                    filename: a.filename.clone(),
+                    size: a.size,
+                });
+            }
+            let text = match std::str::from_utf8(&a.bytes) {
+                Ok(s) => s.to_string(),
+                // An untyped binary attachment in an 8-bit charset: Latin-1.
+                Err(_) => a.bytes.iter().map(|&b| b as char).collect(),
+            };
+            let text = normalize_newlines(&text);
+            if text.trim().is_empty() {
+                Err(SourceProblem::Empty)
+            } else {
+                Ok(text)
+            }
+        }
+        [] => match &m.body {
+            Body::Text(t) => {
+                let t = cut_signature(&normalize_newlines(t));
+                if t.trim().is_empty() {
+                    Err(SourceProblem::Empty)
+                } else {
+                    Ok(t)
+                }
+            }
+            Body::HtmlOnly => Err(SourceProblem::HtmlOnly),
+            Body::Empty => Err(SourceProblem::Empty),
+        },
+        several => Err(SourceProblem::SeveralCAttachments(several.len())),
+    }
+}
+
+/// Everything before the first line that is exactly `-- ` or `--` (the
+/// signature delimiter). Expects LF line ends.
+pub fn cut_signature(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        if bare == "-- " || bare == "--" {
+            break;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seed::SplitMix64;
+
+    const LOOP: &str = "knobeln@contest.example";
+
+    fn p(raw: &str) -> Inbound {
+        parse(raw.as_bytes(), LOOP, &Limits::default()).expect("a mail")
+    }
+
+    #[test]
+    fn plain_mail() {
+        let m = p("From: Joe Cool <Joe.Cool@Machine.Domain.EDU>\r\n\
+                   Reply-To: team@uni.example\r\n\
+                   Subject:   registration  for KNOBELN \r\n\
+                   Message-ID: <abc@x.example>\r\n\
+                   In-Reply-To: <q@x.example>\r\n\
+                   References: <p@x.example> <q@x.example>\r\n\
+                   \r\n\
+                   hello\r\nworld\r\n");
+        let from = m.from.as_ref().unwrap();
+        assert_eq!(from.address, "Joe.Cool@machine.domain.edu");
+        assert_eq!(from.name.as_deref(), Some("Joe Cool"));
+        assert_eq!(m.reply_address().unwrap().address, "team@uni.example");
+        assert_eq!(m.subject, "registration for KNOBELN");
+        assert_eq!(m.message_id.as_deref(), Some("abc@x.example"));
+        assert_eq!(m.in_reply_to.as_deref(), Some("q@x.example"));
+        assert_eq!(m.references, vec!["p@x.example", "q@x.example"]);
+        assert_eq!(m.body, Body::Text("hello\nworld\n".into()));
+        assert_eq!(m.automatic, None);
+        assert!(m.attachments.is_empty());
+    }
+
+    #[test]
+    fn too_large_is_checked_before_parsing() {
+        let limits = Limits {
+            max_mail_bytes: 10,
+            max_attachment_bytes: 10,
+        };
+        assert_eq!(
+            parse(b"From: a@b.c\n\nxxxxxxxx", LOOP, &limits),
+            Err(Unreadable::TooLarge {
+                size: 21,
+                limit: 10
+            })
+        );
+    }
+
+    #[test]
+    fn not_a_mail() {
+        for raw in [
+            &b""[..],
+            b"\n\n\n",
+            b"just some text\nwithout any header\n",
+            b"\x00\x01\x02\xff\xfe",
+            b"foo: bar\n\nthis has no known header\n",
+        ] {
+            assert_eq!(
+                parse(raw, LOOP, &Limits::default()),
+                Err(Unreadable::NotAMail),
+                "{:?}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    #[test]
+    fn automatic_kinds() {
+        let cases = [
+            ("Auto-Submitted: auto-replied\n", Some("auto_submitted")),
+            ("Auto-Submitted: no\n", None),
+            ("Precedence: bulk\n", Some("precedence")),
+            ("Precedence: first-class\n", None),
+            ("List-Id: <knobeln.lists.example>\n", Some("list_id")),
+            ("Return-Path: <>\n", Some("null_return_path")),
+            ("Return-Path: <joe@x.example>\n", None),
+            ("X-Loop: KNOBELN@contest.example\n", Some("our_loop")),
+            ("X-Loop: someone@else.example\n", None),
+            ("Sender: owner@x.example\n", None),
+            ("Sender: Postmaster@x.example\n", Some("daemon_sender")),
+        ];
+        for (header, kind) in cases {
+            let m = p(&format!("From: joe@x.example\n{header}Subject: s\n\nbody\n"));
+            assert_eq!(m.automatic.as_ref().map(|a| a.kind()), kind, "{header}");
+        }
+        let m = p("From: MAILER-DAEMON@x.example\nSubject: s\n\nbody\n");
+        assert_eq!(
+            m.automatic,
+            Some(Automatic::DaemonSender("MAILER-DAEMON".into()))
+        );
+        // An empty loop id disables the loop check.
+        let m = parse(
+            b"From: joe@x.example\nX-Loop: \nSubject: s\n\nb\n",
+            "",
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(m.automatic, None);
+    }
+
+    #[test]
+    fn html_only_and_empty() {
+        let m = p("From: a@b.example\nContent-Type: text/html\n\n<p>hi</p>\n");
+        assert_eq!(m.body, Body::HtmlOnly);
+        assert_eq!(strategy_source(&m), Err(SourceProblem::HtmlOnly));
+        let m = p("From: a@b.example\nSubject: x\n\n \n\n");
+        assert_eq!(m.body, Body::Empty);
+        assert_eq!(strategy_source(&m), Err(SourceProblem::Empty));
+        let m = p("From: a@b.example\nSubject: x\n");
+        assert_eq!(m.body, Body::Empty);
+    }
+
+    #[test]
+    fn alternative_prefers_plain() {
+        let m = p("From: a@b.example\nContent-Type: multipart/alternative; boundary=XX\n\n\
+                   --XX\nContent-Type: text/html\n\n<b>int x;</b>\n\
+                   --XX\nContent-Type: text/plain; charset=utf-8\n\nint x;\n\
+                   --XX--\n");
+        assert_eq!(m.body, Body::Text("int x;".into()));
+        assert!(m.attachments.is_empty());
+    }
+
+    #[test]
+    fn source_from_attachment_or_body() {
+        let m = p("From: a@b.example\nContent-Type: multipart/mixed; boundary=XX\n\n\
+                   --XX\nContent-Type: text/plain\n\nsee attachment\n\
+                   --XX\nContent-Type: application/octet-stream; name=s.c\n\
+                   Content-Transfer-Encoding: base64\n\naW50IHg7DQo=\n\
+                   --XX--\n");
+        assert_eq!(m.attachments.len(), 1);
+        assert_eq!(m.attachments[0].filename.as_deref(), Some("s.c"));
+        assert_eq!(strategy_source(&m).unwrap(), "int x;\n");
+
+        let m = p("From: a@b.example\n\nint x;\r\n-- \r\nJoe\r\n");
+        assert_eq!(strategy_source(&m).unwrap(), "int x;\n");
+        let m = p("From: a@b.example\n\nint x;\n--\nJoe\n--x;\n");
+        assert_eq!(strategy_source(&m).unwrap(), "int x;\n");
+        let m = p("From: a@b.example\n\n-- \nonly a signature\n");
+        assert_eq!(strategy_source(&m), Err(SourceProblem::Empty));
+    }
+
+    #[test]
+    fn several_and_oversized_c_attachments() {
+        let part = |name: &str| {
+            format!("--XX\nContent-Type: text/x-csrc\nContent-Disposition: attachment; filename={name}\n\nint x;\n")
+        };
+        let raw = format!(
+            "From: a@b.example\nContent-Type: multipart/mixed; boundary=XX\n\n{}{}--XX--\n",
+            part("a.c"),
+            part("b.C")
+        );
+        let m = p(&raw);
+        assert_eq!(
+            strategy_source(&m),
+            Err(SourceProblem::SeveralCAttachments(2))
+        );
+        let limits = Limits {
+            max_mail_bytes: 1 << 20,
+            max_attachment_bytes: 3,
+        };
+        let raw = format!(
+            "From: a@b.example\nContent-Type: multipart/mixed; boundary=XX\n\n{}--XX--\n",
+            part("a.c")
+        );
+        let m = parse(raw.as_bytes(), LOOP, &limits).unwrap();
+        assert!(m.attachments[0].over_limit);
+        assert!(m.attachments[0].bytes.is_empty());
+        assert!(matches!(
+            strategy_source(&m),
+            Err(SourceProblem::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn charsets_and_encoded_words() {
+        let m = p("From: =?iso-8859-1?q?J=FCrgen_M=FCller?= <jm@uni-karlsruhe.DE>\n\
+                   Subject: =?utf-8?q?please_compile?=\n\
+                   Content-Type: text/plain; charset=windows-1252\n\
+                   Content-Transfer-Encoding: quoted-printable\n\n\
+                   K=F6ln =80 5=\n 6\n");
+        assert_eq!(m.subject, "please compile");
+        let from = m.from.unwrap();
+        assert_eq!(from.name.as_deref(), Some("Jürgen Müller"));
+        assert_eq!(from.address, "jm@uni-karlsruhe.de");
+        assert_eq!(m.body, Body::Text("Köln € 5 6\n".into()));
+    }
+
+    #[test]
+    fn unparsable_addresses_are_none() {
+        let m = p("From: undisclosed-recipients:;\nSubject: x\n\nb\n");
+        assert_eq!(m.from, None);
+        assert_eq!(m.reply_address(), None);
+    }
+
+    #[test]
+    fn never_panics_on_random_or_truncated_input() {
+        let mut rng = SplitMix64::new(1994);
+        let sample = "From: Joe <joe@x.example>\r\nSubject: =?utf-8?b?cGxlYXNl?=\r\n\
+            Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\n\
+            Content-Type: multipart/alternative; boundary=b2\r\n\r\n--b2\r\n\
+            Content-Type: text/plain; charset=iso-8859-1\r\n\
+            Content-Transfer-Encoding: quoted-printable\r\n\r\nK=F6ln=\r\n\r\n--b2\r\n\
+            Content-Type: text/html\r\n\r\n<p>x</p>\r\n--b2--\r\n--b1\r\n\
+            Content-Type: message/rfc822\r\n\r\nFrom: x@y.z\r\n\r\nnested\r\n--b1\r\n\
+            Content-Type: application/octet-stream; name=\"a.c\"\r\n\
+            Content-Transfer-Encoding: base64\r\n\r\naW50IHg7\r\n--b1--\r\n";
+        for cut in 0..=sample.len() {
+            if let Ok(m) = parse(&sample.as_bytes()[..cut], LOOP, &Limits::default()) {
+                let _ = strategy_source(&m);
+            }
+        }
+        let alphabet = b"From: \r\n--b1=?:;<>@\"boundary=Content-Type multipart/mixed base64 \x00\xff";
+        for _ in 0..3000 {
+            let len = rng.below(400) as usize;
+            let mut raw: Vec<u8> = if rng.below(2) == 0 {
+                sample.as_bytes().to_vec()
+            } else {
+                Vec::new()
+            };
+            for _ in 0..len {
+                let b = if rng.below(3) == 0 {
+                    rng.below(256) as u8
+                } else {
+                    alphabet[rng.below(alphabet.len() as u64) as usize]
+                };
+                let at = rng.below(raw.len() as u64 + 1) as usize;
+                raw.insert(at, b);
+            }
+            if let Ok(m) = parse(&raw, LOOP, &Limits::default()) {
+                let _ = strategy_source(&m);
+            }
+        }
+    }
+}

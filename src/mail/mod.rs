@@ -5,6 +5,9 @@
 //! - [`registration`]: the registration form of 1994, parsed and validated.
 //! - [`transport`]: the spool folders, IMAP and SMTP.
 
+pub mod auth;
 pub mod message;
+pub mod outgoing;
 pub mod registration;
+pub mod texts;
 pub mod transport;

@@ -9,6 +9,8 @@
 //! This module stores and loads; it decides nothing. Times come from the
 //! caller (`now`), never from a clock read here.
 
+pub mod mail;
+
 use std::path::Path;
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -18,10 +20,13 @@ use crate::referee::{Failure, GameRecord};
 use crate::tournament::{GameKey, ScheduledGame, TeamId};
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.
-pub const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_tournament.sql",
-    include_str!("../../schema/0001_tournament.sql"),
-)];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_tournament.sql",
+        include_str!("../../schema/0001_tournament.sql"),
+    ),
+    ("0002_mail.sql", include_str!("../../schema/0002_mail.sql")),
+];
 
 /// Store faults (infrastructure, never a participant's mistake).
 #[derive(Debug, thiserror::Error)]
@@ -642,6 +647,25 @@ mod tests {
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_database_of_an_older_version_is_migrated_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        {
+            // A database as version 1 wrote it, with a team in it.
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(MIGRATIONS[0].1).unwrap();
+            c.pragma_update(None, "user_version", 1).unwrap();
+            c.execute("INSERT INTO teams (name, created_at) VALUES ('old_team', 'x')", []).unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let name: String = s.conn().query_row("SELECT name FROM teams", [], |r| r.get(0)).unwrap();
+        assert_eq!(name, "old_team");
+        let n: i64 = s.conn().query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 0);
     }
 
     #[test]

@@ -1,0 +1,55 @@
+//! Authentification strings (the announcement's spelling): 128 bits from
+//! the OS random source, shown to the team once, stored only salted and
+//! hashed, compared in constant time.
+
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// Alphabet of auth strings: lowercase letters and digits without the
+/// easily confused ones (0/o, 1/l/i).
+const ALPHABET: &[u8; 32] = b"abcdefghjkmnpqrstuvwxyz23456789_";
+
+/// A new auth string: 26 characters of a 32-letter alphabet (130 bits).
+pub fn new_auth_string() -> String {
+    let mut b = [0u8; 26];
+    getrandom::fill(&mut b).expect("OS random source");
+    b.iter().map(|x| ALPHABET[(x & 31) as usize] as char).collect()
+}
+
+/// A new random salt.
+pub fn new_salt() -> [u8; 16] {
+    let mut s = [0u8; 16];
+    getrandom::fill(&mut s).expect("OS random source");
+    s
+}
+
+/// SHA-256(salt || auth).
+pub fn hash(salt: &[u8], auth: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(salt);
+    h.update(auth.as_bytes());
+    h.finalize().into()
+}
+
+/// Whether `auth` matches the stored salt and hash, in constant time.
+pub fn verify(salt: &[u8], stored_hash: &[u8], auth: &str) -> bool {
+    let h = hash(salt, auth);
+    h.ct_eq(stored_hash).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auth_strings_are_long_random_and_verify() {
+        let a = new_auth_string();
+        assert_eq!(a.len(), 26);
+        assert_ne!(a, new_auth_string());
+        let salt = new_salt();
+        let h = hash(&salt, &a);
+        assert!(verify(&salt, &h, &a));
+        assert!(!verify(&salt, &h, "wrong"));
+        assert!(!verify(&new_salt(), &h, &a));
+    }
+}

@@ -1,0 +1,179 @@
+//! Building outgoing mails: RFC 5322 bytes, ready to be queued in the outbox
+//! and later written to the spool or sent over SMTP unchanged.
+//!
+//! Every mail carries `Auto-Submitted` (`auto-replied` for replies,
+//! `auto-generated` otherwise), our `X-Loop`, a unique `Message-ID`, a
+//! `Date`, `In-Reply-To`/`References` on replies, and UTF-8 `text/plain`
+//! with CRLF line ends; attachments make it `multipart/mixed`. This module
+//! only builds bytes; it queues and sends nothing.
+
+use chrono::{DateTime, Utc};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::Message;
+
+use crate::config::ContestConfig;
+
+/// An attachment of an outgoing mail.
+#[derive(Debug, Clone)]
+pub struct OutAttachment {
+    pub filename: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A mail to build.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// What kind of mail this is (for the outbox and logs), e.g. `compile_report`.
+    pub kind: &'static str,
+    pub to: Vec<String>,
+    pub subject: String,
+    pub body: String,
+    /// The Message-ID of the mail this answers, if it is a reply.
+    pub in_reply_to: Option<String>,
+    /// The References of the mail this answers.
+    pub references: Vec<String>,
+    pub attachments: Vec<OutAttachment>,
+}
+
+/// Build faults (a bad address is the caller's bug: addresses are validated
+/// before a mail is built).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("bad address {0:?}: {1}")]
+    Address(String, String),
+    #[error("cannot build the mail: {0}")]
+    Build(String),
+}
+
+/// A fresh Message-ID in our domain, from the OS random source.
+pub fn new_message_id(contest: &ContestConfig) -> String {
+    let mut b = [0u8; 12];
+    getrandom::fill(&mut b).expect("OS random source");
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let domain = contest.address.rsplit('@').next().unwrap_or("knobeln.invalid");
+    format!("<knobeln.{hex}@{domain}>")
+}
+
+fn angle(id: &str) -> String {
+    let id = id.trim();
+    if id.starts_with('<') {
+        id.to_string()
+    } else {
+        format!("<{id}>")
+    }
+}
+
+/// Builds the mail. Returns the raw bytes.
+pub fn build(
+    m: &Outgoing,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<u8>, BuildError> {
+    let from: Mailbox = format!("{} <{}>", contest.name, contest.address)
+        .parse()
+        .or_else(|_| contest.address.parse())
+        .map_err(|e: lettre::address::AddressError| BuildError::Address(contest.address.clone(), e.to_string()))?;
+    let mut b = Message::builder()
+        .from(from)
+        .subject(m.subject.clone())
+        .date(now.into())
+        .message_id(Some(message_id.to_string()));
+    for to in &m.to {
+        let mb: Mailbox = to
+            .parse()
+            .map_err(|e: lettre::address::AddressError| BuildError::Address(to.clone(), e.to_string()))?;
+        b = b.to(mb);
+    }
+    if let Some(id) = &m.in_reply_to {
+        b = b.in_reply_to(angle(id));
+        let mut refs: Vec<String> = m.references.iter().map(|r| angle(r)).collect();
+        if !refs.contains(&angle(id)) {
+            refs.push(angle(id));
+        }
+        b = b.references(refs.join(" "));
+    }
+    let auto = if m.in_reply_to.is_some() {
+        "auto-replied"
+    } else {
+        "auto-generated"
+    };
+    b = b
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("Auto-Submitted"),
+            auto.to_string(),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Loop"),
+            contest.loop_id.clone(),
+        ))
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("Precedence"),
+            "bulk".to_string(),
+        ));
+    let body = m.body.replace("\r\n", "\n");
+    let text = SinglePart::builder()
+        .header(ContentType::TEXT_PLAIN)
+        .body(body);
+    let msg = if m.attachments.is_empty() {
+        b.singlepart(text)
+    } else {
+        let mut mp = MultiPart::mixed().singlepart(text);
+        for a in &m.attachments {
+            let ct = ContentType::parse(&a.content_type).unwrap_or(ContentType::TEXT_PLAIN);
+            mp = mp.singlepart(Attachment::new(a.filename.clone()).body(a.bytes.clone(), ct));
+        }
+        b.multipart(mp)
+    }
+    .map_err(|e| BuildError::Build(e.to_string()))?;
+    Ok(msg.formatted())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mail(in_reply_to: Option<&str>) -> Vec<u8> {
+        let c = ContestConfig::default();
+        let m = Outgoing {
+            kind: "help",
+            to: vec!["joe@lords.example".into()],
+            subject: "KNOBELN: help".into(),
+            body: "Hello\nÜmlaut line\n".into(),
+            in_reply_to: in_reply_to.map(String::from),
+            references: vec![],
+            attachments: vec![],
+        };
+        build(&m, &c, "<knobeln.1@contest.example>", Utc::now()).unwrap()
+    }
+
+    #[test]
+    fn replies_carry_the_headers_that_stop_mail_loops() {
+        let raw = String::from_utf8(mail(Some("abc@x.example"))).unwrap();
+        assert!(raw.contains("Auto-Submitted: auto-replied\r\n"), "{raw}");
+        assert!(raw.contains("X-Loop: knobeln@contest.example\r\n"));
+        assert!(raw.contains("In-Reply-To: <abc@x.example>\r\n"));
+        assert!(raw.contains("References: <abc@x.example>\r\n"));
+        assert!(raw.contains("Message-ID: <knobeln.1@contest.example>\r\n"));
+        assert!(raw.contains("Date: "));
+        assert!(raw.contains("charset=utf-8"));
+        // CRLF everywhere.
+        assert!(!raw.replace("\r\n", "").contains('\n'));
+    }
+
+    #[test]
+    fn unsolicited_mails_are_auto_generated() {
+        let raw = String::from_utf8(mail(None)).unwrap();
+        assert!(raw.contains("Auto-Submitted: auto-generated\r\n"));
+        assert!(!raw.contains("In-Reply-To"));
+    }
+
+    #[test]
+    fn message_ids_are_unique() {
+        let c = ContestConfig::default();
+        assert_ne!(new_message_id(&c), new_message_id(&c));
+        assert!(new_message_id(&c).ends_with("@contest.example>"));
+    }
+}

@@ -1,0 +1,40 @@
+//! The texts of the mails, rendered from the handlebars templates in
+//! `templates/mail/` (strict mode: a missing value is an error, not an empty
+//! string; no HTML escaping). One template per kind of mail.
+
+use std::sync::OnceLock;
+
+use handlebars::Handlebars;
+use serde::Serialize;
+
+/// Every mail template: (name, text).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("registration_accepted", include_str!("../../templates/mail/registration_accepted.hbs")),
+    ("registration_rejected", include_str!("../../templates/mail/registration_rejected.hbs")),
+    ("registration_exists", include_str!("../../templates/mail/registration_exists.hbs")),
+    ("compile_report", include_str!("../../templates/mail/compile_report.hbs")),
+    ("compile_refused", include_str!("../../templates/mail/compile_refused.hbs")),
+    ("software", include_str!("../../templates/mail/software.hbs")),
+    ("help", include_str!("../../templates/mail/help.hbs")),
+    ("too_large", include_str!("../../templates/mail/too_large.hbs")),
+    ("organizer_alert", include_str!("../../templates/mail/organizer_alert.hbs")),
+];
+
+fn registry() -> &'static Handlebars<'static> {
+    static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut h = Handlebars::new();
+        h.set_strict_mode(true);
+        h.register_escape_fn(handlebars::no_escape);
+        for (name, text) in TEMPLATES {
+            h.register_template_string(name, *text)
+                .unwrap_or_else(|e| panic!("template {name}: {e}"));
+        }
+        h
+    })
+}
+
+/// Renders mail template `name` with `data`.
+pub fn render<T: Serialize>(name: &str, data: &T) -> Result<String, handlebars::RenderError> {
+    registry().render(name, data)
+}

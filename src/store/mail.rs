@@ -1,0 +1,361 @@
+//! The mail front end's tables: registrations, inbox, outbox, compile
+//! requests and the IMAP position. Functions take a `Connection` (a
+//! `Transaction` derefs to one) so that callers can put a state change and
+//! the mails it causes into one transaction.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{timestamp, Result, StoreError};
+use crate::tournament::TeamId;
+
+/// A stored incoming mail waiting for processing.
+#[derive(Debug, Clone)]
+pub struct InboxRow {
+    pub id: i64,
+    pub origin: String,
+    pub raw: Vec<u8>,
+    pub attempts: u32,
+}
+
+/// Where an incoming mail came from, for de-duplication.
+#[derive(Debug, Clone)]
+pub struct Arrival<'a> {
+    pub origin: &'a str,
+    /// IMAP (UIDVALIDITY, UID), when fetched over IMAP.
+    pub imap: Option<(u32, u32)>,
+    pub message_id: Option<&'a str>,
+    pub raw: &'a [u8],
+}
+
+/// The de-duplication key of a mail: its Message-ID, else the SHA-256 of its bytes.
+pub fn dedupe_key(message_id: Option<&str>, raw: &[u8]) -> String {
+    match message_id {
+        Some(id) if !id.trim().is_empty() => format!("mid:{}", id.trim()),
+        _ => format!("sha256:{}", crate::engine::prepare::sha256_hex(raw)),
+    }
+}
+
+/// Stores a raw incoming mail. Returns its id, or `None` when the same mail
+/// (same Message-ID or bytes, or same IMAP UID) was stored before.
+pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> Result<Option<i64>> {
+    let key = dedupe_key(a.message_id, a.raw);
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'new')",
+        params![
+            a.origin,
+            a.imap.map(|x| x.0),
+            a.imap.map(|x| x.1),
+            a.message_id,
+            key,
+            a.raw,
+            timestamp(now)
+        ],
+    )?;
+    Ok((n == 1).then(|| conn.last_insert_rowid()))
+}
+
+/// Mails not processed yet, oldest first.
+pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
+    let mut st = conn.prepare("SELECT id, origin, raw, attempts FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let rows = st.query_map([], |r| {
+        Ok(InboxRow {
+            id: r.get(0)?,
+            origin: r.get(1)?,
+            raw: r.get(2)?,
+            attempts: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// Counts a processing attempt (committed before processing, so a mail that
+/// crashes the server is not retried forever).
+pub fn bump_attempt(conn: &Connection, id: i64) -> Result<u32> {
+    conn.execute("UPDATE inbox SET attempts = attempts + 1 WHERE id = ?1", [id])?;
+    Ok(conn.query_row("SELECT attempts FROM inbox WHERE id = ?1", [id], |r| r.get(0))?)
+}
+
+/// Sets a processed mail's final state: `done`, `ignored` or `failed`.
+pub fn finish_inbox(conn: &Connection, id: i64, state: &str, outcome: &str, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET state = ?2, outcome = ?3, processed_at = ?4 WHERE id = ?1",
+        params![id, state, outcome, timestamp(now)],
+    )?;
+    Ok(())
+}
+
+pub fn record_inbox_error(conn: &Connection, id: i64, error: &str) -> Result<()> {
+    conn.execute("UPDATE inbox SET last_error = ?2 WHERE id = ?1", params![id, error])?;
+    Ok(())
+}
+
+/// The state and outcome of an inbox row (tests, status).
+pub fn inbox_state(conn: &Connection, id: i64) -> Result<(String, Option<String>, u32)> {
+    Ok(conn.query_row(
+        "SELECT state, outcome, attempts FROM inbox WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?)
+}
+
+/// A mail to queue.
+#[derive(Debug, Clone)]
+pub struct NewOutgoing<'a> {
+    pub inbox_id: Option<i64>,
+    pub kind: &'a str,
+    pub recipients: &'a [String],
+    pub sender_key: Option<&'a str>,
+    pub subject: &'a str,
+    pub message_id: &'a str,
+    pub raw: &'a [u8],
+}
+
+pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<i64> {
+    conn.execute(
+        "INSERT INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
+                             next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8)",
+        params![
+            m.inbox_id,
+            m.kind,
+            serde_json::to_string(m.recipients).expect("json"),
+            m.sender_key,
+            m.subject,
+            m.message_id,
+            m.raw,
+            timestamp(now)
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A queued outgoing mail.
+#[derive(Debug, Clone)]
+pub struct OutRow {
+    pub id: i64,
+    pub kind: String,
+    pub recipients: Vec<String>,
+    pub message_id: String,
+    pub raw: Vec<u8>,
+    pub attempts: u32,
+}
+
+/// Queued mails whose time has come, oldest first.
+pub fn due_outgoing(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Result<Vec<OutRow>> {
+    let mut st = conn.prepare(
+        "SELECT id, kind, recipients, message_id, raw, attempts FROM outbox
+         WHERE state = 'queued' AND next_attempt_at <= ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let rows = st.query_map(params![timestamp(now), limit as i64], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, Vec<u8>>(4)?,
+            r.get::<_, u32>(5)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, kind, recipients, message_id, raw, attempts) = row?;
+        out.push(OutRow {
+            id,
+            kind,
+            recipients: serde_json::from_str(&recipients).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            message_id,
+            raw,
+            attempts,
+        });
+    }
+    Ok(out)
+}
+
+pub fn mark_sent(conn: &Connection, id: i64, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE outbox SET state = 'sent', sent_at = ?2, attempts = attempts + 1 WHERE id = ?1",
+        params![id, timestamp(now)],
+    )?;
+    Ok(())
+}
+
+pub fn mark_retry(conn: &Connection, id: i64, error: &str, next: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+        params![id, error, timestamp(next)],
+    )?;
+    Ok(())
+}
+
+pub fn mark_failed(conn: &Connection, id: i64, error: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
+        params![id, error],
+    )?;
+    Ok(())
+}
+
+/// Replies queued to `sender_key` since `since` (the per-sender daily cap).
+pub fn replies_since(conn: &Connection, sender_key: &str, since: DateTime<Utc>) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2",
+        params![sender_key, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+/// A stored registration.
+#[derive(Debug, Clone)]
+pub struct RegistrationRow {
+    pub team: TeamId,
+    pub team_name: String,
+    pub mail_address: String,
+    pub preferences: String,
+    pub organization: String,
+    pub record: String,
+    pub auth_salt: Vec<u8>,
+    pub auth_hash: Vec<u8>,
+}
+
+const REG_SELECT: &str = "SELECT r.team_id, t.name, r.mail_address, r.preferences, r.organization, r.record,
+        r.auth_salt, r.auth_hash FROM registrations r JOIN teams t ON t.id = r.team_id";
+
+fn reg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RegistrationRow> {
+    Ok(RegistrationRow {
+        team: TeamId(r.get::<_, i64>(0)? as u32),
+        team_name: r.get(1)?,
+        mail_address: r.get(2)?,
+        preferences: r.get(3)?,
+        organization: r.get(4)?,
+        record: r.get(5)?,
+        auth_salt: r.get(6)?,
+        auth_hash: r.get(7)?,
+    })
+}
+
+pub fn registration_by_address(conn: &Connection, address: &str) -> Result<Option<RegistrationRow>> {
+    Ok(conn
+        .query_row(&format!("{REG_SELECT} WHERE r.mail_address = ?1 COLLATE NOCASE"), [address], reg_row)
+        .optional()?)
+}
+
+pub fn registration_by_team(conn: &Connection, team_name: &str) -> Result<Option<RegistrationRow>> {
+    Ok(conn
+        .query_row(&format!("{REG_SELECT} WHERE t.name = ?1"), [team_name], reg_row)
+        .optional()?)
+}
+
+pub fn all_registrations(conn: &Connection) -> Result<Vec<RegistrationRow>> {
+    let mut st = conn.prepare(&format!("{REG_SELECT} ORDER BY r.team_id"))?;
+    let rows = st.query_map([], reg_row)?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+pub fn count_registrations(conn: &Connection) -> Result<u32> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))?)
+}
+
+pub fn count_registrations_of_organization(conn: &Connection, organization: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM registrations WHERE lower(trim(organization)) = lower(trim(?1))",
+        [organization],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn team_name_taken(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM teams WHERE lower(name) = lower(?1)", [name], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// What to store about a new registration.
+pub struct NewRegistration<'a> {
+    pub team_name: &'a str,
+    pub requested_name: &'a str,
+    pub mail_address: &'a str,
+    pub preferences: &'a str,
+    pub organization: &'a str,
+    pub members_json: &'a str,
+    pub record: &'a str,
+    pub auth_salt: &'a [u8],
+    pub auth_hash: &'a [u8],
+    pub inbox_id: Option<i64>,
+}
+
+pub fn insert_registration(conn: &Connection, r: &NewRegistration<'_>, now: DateTime<Utc>) -> Result<TeamId> {
+    conn.execute(
+        "INSERT INTO teams (name, created_at) VALUES (?1, ?2)",
+        params![r.team_name, timestamp(now)],
+    )?;
+    let team = conn.last_insert_rowid();
+    conn.execute(
+        "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, organization, members,
+            record, auth_salt, auth_hash, registered_at, inbox_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            team,
+            r.mail_address,
+            r.requested_name,
+            r.preferences,
+            r.organization,
+            r.members_json,
+            r.record,
+            r.auth_salt,
+            r.auth_hash,
+            timestamp(now),
+            r.inbox_id
+        ],
+    )?;
+    Ok(TeamId(team as u32))
+}
+
+pub fn compile_requests_since(conn: &Connection, team: TeamId, since: DateTime<Utc>) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM compile_requests WHERE team_id = ?1 AND at >= ?2",
+        params![team.0, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn insert_compile_request(conn: &Connection, team: TeamId, version: Option<i64>, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "INSERT INTO compile_requests (team_id, at, version_id) VALUES (?1, ?2, ?3)",
+        params![team.0, timestamp(now), version],
+    )?;
+    Ok(())
+}
+
+/// The latest accepted strategy version of a team.
+pub fn current_version(conn: &Connection, team: TeamId) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM strategy_versions WHERE team_id = ?1 AND accepted = 1 ORDER BY id DESC LIMIT 1",
+            [team.0],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The IMAP position of a mailbox: (UIDVALIDITY, last stored UID).
+pub fn imap_position(conn: &Connection, mailbox: &str) -> Result<Option<(u32, u32)>> {
+    Ok(conn
+        .query_row(
+            "SELECT uidvalidity, last_uid FROM imap_state WHERE mailbox = ?1",
+            [mailbox],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+pub fn set_imap_position(conn: &Connection, mailbox: &str, uidvalidity: u32, last_uid: u32) -> Result<()> {
+    conn.execute(
+        "INSERT INTO imap_state (mailbox, uidvalidity, last_uid) VALUES (?1, ?2, ?3)
+         ON CONFLICT(mailbox) DO UPDATE SET uidvalidity = ?2, last_uid = ?3",
+        params![mailbox, uidvalidity, last_uid],
+    )?;
+    Ok(())
+}
