@@ -15,10 +15,12 @@ pub mod engine;
 pub mod game;
 pub mod kit;
 pub mod mail;
+pub mod protocol;
 pub mod referee;
 pub mod report;
 pub mod sandbox;
 pub mod seed;
+// pub mod server; (enabled once the IMAP/SMTP transports land)
 pub mod store;
 pub mod toolchain;
 pub mod tournament;

@@ -14,8 +14,11 @@ use knobeln::sandbox::player::PlayerLimits;
 
 mod bench;
 mod check;
+// mod ingest;
+mod init;
 mod lexcount;
 mod play;
+// mod serve;
 mod tournament;
 
 #[derive(Parser, Debug)]
@@ -41,6 +44,8 @@ pub enum Command {
     Bench(bench::Bench),
     /// Run (or resume) a tournament on a folder of strategies.
     Tournament(tournament::Tournament),
+    /// Write a commented knobeln.toml to start from.
+    Init(init::Init),
 }
 
 impl Command {
@@ -51,6 +56,7 @@ impl Command {
             Command::Play(c) => c.apply(),
             Command::Bench(c) => c.apply(),
             Command::Tournament(c) => c.apply(),
+            Command::Init(c) => c.apply(),
         }
     }
 }

@@ -13,7 +13,9 @@ const ALPHABET: &[u8; 32] = b"abcdefghjkmnpqrstuvwxyz23456789_";
 pub fn new_auth_string() -> String {
     let mut b = [0u8; 26];
     getrandom::fill(&mut b).expect("OS random source");
-    b.iter().map(|x| ALPHABET[(x & 31) as usize] as char).collect()
+    b.iter()
+        .map(|x| ALPHABET[(x & 31) as usize] as char)
+        .collect()
 }
 
 /// A new random salt.

@@ -158,6 +158,9 @@ pub struct Attachment {
     pub bytes: Vec<u8>,
     /// `size` is above [`Limits::max_attachment_bytes`]: `bytes` was dropped.
     pub over_limit: bool,
+    /// The part could not be decoded (bad base64, or a mail cut off inside
+    /// it): `bytes` is the raw, undecoded content.
+    pub damaged: bool,
 }
 
 impl Attachment {
@@ -227,6 +230,8 @@ pub enum SourceProblem {
         filename: Option<String>,
         size: usize,
     },
+    #[error("the C source attachment could not be decoded (was the mail cut off?)")]
+    Undecodable { filename: Option<String> },
 }
 
 /// Parses a raw mail (RFC 5322, CRLF or LF line ends).
@@ -242,8 +247,10 @@ pub fn parse(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, 
     }
     // mail-parser promises not to panic; this makes it our promise too,
     // whatever its debug assertions think of a hostile mail.
-    catch_unwind(AssertUnwindSafe(|| parse_unchecked(raw, our_loop_id, limits)))
-        .unwrap_or(Err(Unreadable::NotAMail))
+    catch_unwind(AssertUnwindSafe(|| {
+        parse_unchecked(raw, our_loop_id, limits)
+    }))
+    .unwrap_or(Err(Unreadable::NotAMail))
 }
 
 fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, Unreadable> {
@@ -258,10 +265,7 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
     let sender = first_mailbox(msg.sender());
     let reply_to = first_mailbox(msg.reply_to());
     let subject = msg.subject().map(clean_line).unwrap_or_default();
-    let message_id = msg
-        .message_id()
-        .map(strip_id)
-        .filter(|id| !id.is_empty());
+    let message_id = msg.message_id().map(strip_id).filter(|id| !id.is_empty());
     let references = ids(msg.references());
     let in_reply_to = ids(msg.in_reply_to()).into_iter().next();
 
@@ -333,11 +337,7 @@ fn first_mailbox(addr: Option<&Address<'_>>) -> Option<Mailbox> {
             return None;
         }
         Some(Mailbox {
-            name: a
-                .name
-                .as_deref()
-                .map(clean_line)
-                .filter(|n| !n.is_empty()),
+            name: a.name.as_deref().map(clean_line).filter(|n| !n.is_empty()),
             address: format!("{local}@{}", domain.to_ascii_lowercase()),
         })
     })
@@ -499,6 +499,7 @@ fn attachment(part: &MessagePart<'_>, limits: &Limits) -> Attachment {
             contents.to_vec()
         },
         over_limit,
+        damaged: part.is_encoding_problem,
     }
 }
 
@@ -507,8 +508,8 @@ fn attachment(part: &MessagePart<'_>, limits: &Limits) -> Attachment {
 /// A single C attachment ([`Attachment::is_c_source`]) wins; otherwise the
 /// text body, from which a signature (a line exactly `-- ` or `--` and
 /// everything after it) is cut. Line ends become LF. Several C attachments,
-/// an HTML-only or empty mail, or a C attachment over the size limit are
-/// problems to tell the sender about.
+/// an HTML-only or empty mail, a C attachment over the size limit or one
+/// that cannot be decoded are problems to tell the sender about.
 pub fn strategy_source(m: &Inbound) -> Result<String, SourceProblem> {
     let c: Vec<&Attachment> = m.attachments.iter().filter(|a| a.is_c_source()).collect();
     match c.as_slice() {
@@ -517,6 +518,11 @@ pub fn strategy_source(m: &Inbound) -> Result<String, SourceProblem> {
                 return Err(SourceProblem::TooLarge {
                     filename: a.filename.clone(),
                     size: a.size,
+                });
+            }
+            if a.damaged {
+                return Err(SourceProblem::Undecodable {
+                    filename: a.filename.clone(),
                 });
             }
             let text = match std::str::from_utf8(&a.bytes) {
@@ -644,7 +650,9 @@ mod tests {
             ("Sender: Postmaster@x.example\n", Some("daemon_sender")),
         ];
         for (header, kind) in cases {
-            let m = p(&format!("From: joe@x.example\n{header}Subject: s\n\nbody\n"));
+            let m = p(&format!(
+                "From: joe@x.example\n{header}Subject: s\n\nbody\n"
+            ));
             assert_eq!(m.automatic.as_ref().map(|a| a.kind()), kind, "{header}");
         }
         let m = p("From: MAILER-DAEMON@x.example\nSubject: s\n\nbody\n");
@@ -676,21 +684,25 @@ mod tests {
 
     #[test]
     fn alternative_prefers_plain() {
-        let m = p("From: a@b.example\nContent-Type: multipart/alternative; boundary=XX\n\n\
+        let m = p(
+            "From: a@b.example\nContent-Type: multipart/alternative; boundary=XX\n\n\
                    --XX\nContent-Type: text/html\n\n<b>int x;</b>\n\
                    --XX\nContent-Type: text/plain; charset=utf-8\n\nint x;\n\
-                   --XX--\n");
+                   --XX--\n",
+        );
         assert_eq!(m.body, Body::Text("int x;".into()));
         assert!(m.attachments.is_empty());
     }
 
     #[test]
     fn source_from_attachment_or_body() {
-        let m = p("From: a@b.example\nContent-Type: multipart/mixed; boundary=XX\n\n\
+        let m = p(
+            "From: a@b.example\nContent-Type: multipart/mixed; boundary=XX\n\n\
                    --XX\nContent-Type: text/plain\n\nsee attachment\n\
                    --XX\nContent-Type: application/octet-stream; name=s.c\n\
                    Content-Transfer-Encoding: base64\n\naW50IHg7DQo=\n\
-                   --XX--\n");
+                   --XX--\n",
+        );
         assert_eq!(m.attachments.len(), 1);
         assert_eq!(m.attachments[0].filename.as_deref(), Some("s.c"));
         assert_eq!(strategy_source(&m).unwrap(), "int x;\n");
@@ -737,11 +749,13 @@ mod tests {
 
     #[test]
     fn charsets_and_encoded_words() {
-        let m = p("From: =?iso-8859-1?q?J=FCrgen_M=FCller?= <jm@uni-karlsruhe.DE>\n\
+        let m = p(
+            "From: =?iso-8859-1?q?J=FCrgen_M=FCller?= <jm@uni-karlsruhe.DE>\n\
                    Subject: =?utf-8?q?please_compile?=\n\
                    Content-Type: text/plain; charset=windows-1252\n\
                    Content-Transfer-Encoding: quoted-printable\n\n\
-                   K=F6ln =80 5=\n 6\n");
+                   K=F6ln =80 5=\n 6\n",
+        );
         assert_eq!(m.subject, "please compile");
         let from = m.from.unwrap();
         assert_eq!(from.name.as_deref(), Some("Jürgen Müller"));
@@ -773,7 +787,8 @@ mod tests {
                 let _ = strategy_source(&m);
             }
         }
-        let alphabet = b"From: \r\n--b1=?:;<>@\"boundary=Content-Type multipart/mixed base64 \x00\xff";
+        let alphabet =
+            b"From: \r\n--b1=?:;<>@\"boundary=Content-Type multipart/mixed base64 \x00\xff";
         for _ in 0..3000 {
             let len = rng.below(400) as usize;
             let mut raw: Vec<u8> = if rng.below(2) == 0 {

@@ -6,8 +6,12 @@
 //! - [`transport`]: the spool folders, IMAP and SMTP.
 
 pub mod auth;
+pub mod commands;
+pub mod delivery;
+pub mod inbox;
 pub mod message;
 pub mod outgoing;
+pub mod process;
 pub mod registration;
 pub mod texts;
 pub mod transport;

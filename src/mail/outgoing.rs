@@ -52,7 +52,11 @@ pub fn new_message_id(contest: &ContestConfig) -> String {
     let mut b = [0u8; 12];
     getrandom::fill(&mut b).expect("OS random source");
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    let domain = contest.address.rsplit('@').next().unwrap_or("knobeln.invalid");
+    let domain = contest
+        .address
+        .rsplit('@')
+        .next()
+        .unwrap_or("knobeln.invalid");
     format!("<knobeln.{hex}@{domain}>")
 }
 
@@ -75,16 +79,18 @@ pub fn build(
     let from: Mailbox = format!("{} <{}>", contest.name, contest.address)
         .parse()
         .or_else(|_| contest.address.parse())
-        .map_err(|e: lettre::address::AddressError| BuildError::Address(contest.address.clone(), e.to_string()))?;
+        .map_err(|e: lettre::address::AddressError| {
+            BuildError::Address(contest.address.clone(), e.to_string())
+        })?;
     let mut b = Message::builder()
         .from(from)
         .subject(m.subject.clone())
         .date(now.into())
         .message_id(Some(message_id.to_string()));
     for to in &m.to {
-        let mb: Mailbox = to
-            .parse()
-            .map_err(|e: lettre::address::AddressError| BuildError::Address(to.clone(), e.to_string()))?;
+        let mb: Mailbox = to.parse().map_err(|e: lettre::address::AddressError| {
+            BuildError::Address(to.clone(), e.to_string())
+        })?;
         b = b.to(mb);
     }
     if let Some(id) = &m.in_reply_to {

@@ -9,15 +9,39 @@ use serde::Serialize;
 
 /// Every mail template: (name, text).
 pub const TEMPLATES: &[(&str, &str)] = &[
-    ("registration_accepted", include_str!("../../templates/mail/registration_accepted.hbs")),
-    ("registration_rejected", include_str!("../../templates/mail/registration_rejected.hbs")),
-    ("registration_exists", include_str!("../../templates/mail/registration_exists.hbs")),
-    ("compile_report", include_str!("../../templates/mail/compile_report.hbs")),
-    ("compile_refused", include_str!("../../templates/mail/compile_refused.hbs")),
-    ("software", include_str!("../../templates/mail/software.hbs")),
+    (
+        "registration_accepted",
+        include_str!("../../templates/mail/registration_accepted.hbs"),
+    ),
+    (
+        "registration_rejected",
+        include_str!("../../templates/mail/registration_rejected.hbs"),
+    ),
+    (
+        "registration_exists",
+        include_str!("../../templates/mail/registration_exists.hbs"),
+    ),
+    (
+        "compile_report",
+        include_str!("../../templates/mail/compile_report.hbs"),
+    ),
+    (
+        "compile_refused",
+        include_str!("../../templates/mail/compile_refused.hbs"),
+    ),
+    (
+        "software",
+        include_str!("../../templates/mail/software.hbs"),
+    ),
     ("help", include_str!("../../templates/mail/help.hbs")),
-    ("too_large", include_str!("../../templates/mail/too_large.hbs")),
-    ("organizer_alert", include_str!("../../templates/mail/organizer_alert.hbs")),
+    (
+        "too_large",
+        include_str!("../../templates/mail/too_large.hbs"),
+    ),
+    (
+        "organizer_alert",
+        include_str!("../../templates/mail/organizer_alert.hbs"),
+    ),
 ];
 
 fn registry() -> &'static Handlebars<'static> {

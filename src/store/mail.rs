@@ -58,7 +58,8 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
 
 /// Mails not processed yet, oldest first.
 pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
-    let mut st = conn.prepare("SELECT id, origin, raw, attempts FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let mut st = conn
+        .prepare("SELECT id, origin, raw, attempts FROM inbox WHERE state = 'new' ORDER BY id")?;
     let rows = st.query_map([], |r| {
         Ok(InboxRow {
             id: r.get(0)?,
@@ -73,12 +74,25 @@ pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
 /// Counts a processing attempt (committed before processing, so a mail that
 /// crashes the server is not retried forever).
 pub fn bump_attempt(conn: &Connection, id: i64) -> Result<u32> {
-    conn.execute("UPDATE inbox SET attempts = attempts + 1 WHERE id = ?1", [id])?;
-    Ok(conn.query_row("SELECT attempts FROM inbox WHERE id = ?1", [id], |r| r.get(0))?)
+    conn.execute(
+        "UPDATE inbox SET attempts = attempts + 1 WHERE id = ?1",
+        [id],
+    )?;
+    Ok(
+        conn.query_row("SELECT attempts FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
 /// Sets a processed mail's final state: `done`, `ignored` or `failed`.
-pub fn finish_inbox(conn: &Connection, id: i64, state: &str, outcome: &str, now: DateTime<Utc>) -> Result<()> {
+pub fn finish_inbox(
+    conn: &Connection,
+    id: i64,
+    state: &str,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
     conn.execute(
         "UPDATE inbox SET state = ?2, outcome = ?3, processed_at = ?4 WHERE id = ?1",
         params![id, state, outcome, timestamp(now)],
@@ -87,7 +101,10 @@ pub fn finish_inbox(conn: &Connection, id: i64, state: &str, outcome: &str, now:
 }
 
 pub fn record_inbox_error(conn: &Connection, id: i64, error: &str) -> Result<()> {
-    conn.execute("UPDATE inbox SET last_error = ?2 WHERE id = ?1", params![id, error])?;
+    conn.execute(
+        "UPDATE inbox SET last_error = ?2 WHERE id = ?1",
+        params![id, error],
+    )?;
     Ok(())
 }
 
@@ -164,7 +181,8 @@ pub fn due_outgoing(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Resu
         out.push(OutRow {
             id,
             kind,
-            recipients: serde_json::from_str(&recipients).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            recipients: serde_json::from_str(&recipients)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
             message_id,
             raw,
             attempts,
@@ -219,7 +237,8 @@ pub struct RegistrationRow {
     pub auth_hash: Vec<u8>,
 }
 
-const REG_SELECT: &str = "SELECT r.team_id, t.name, r.mail_address, r.preferences, r.organization, r.record,
+const REG_SELECT: &str =
+    "SELECT r.team_id, t.name, r.mail_address, r.preferences, r.organization, r.record,
         r.auth_salt, r.auth_hash FROM registrations r JOIN teams t ON t.id = r.team_id";
 
 fn reg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RegistrationRow> {
@@ -235,15 +254,26 @@ fn reg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RegistrationRow> {
     })
 }
 
-pub fn registration_by_address(conn: &Connection, address: &str) -> Result<Option<RegistrationRow>> {
+pub fn registration_by_address(
+    conn: &Connection,
+    address: &str,
+) -> Result<Option<RegistrationRow>> {
     Ok(conn
-        .query_row(&format!("{REG_SELECT} WHERE r.mail_address = ?1 COLLATE NOCASE"), [address], reg_row)
+        .query_row(
+            &format!("{REG_SELECT} WHERE r.mail_address = ?1 COLLATE NOCASE"),
+            [address],
+            reg_row,
+        )
         .optional()?)
 }
 
 pub fn registration_by_team(conn: &Connection, team_name: &str) -> Result<Option<RegistrationRow>> {
     Ok(conn
-        .query_row(&format!("{REG_SELECT} WHERE t.name = ?1"), [team_name], reg_row)
+        .query_row(
+            &format!("{REG_SELECT} WHERE t.name = ?1"),
+            [team_name],
+            reg_row,
+        )
         .optional()?)
 }
 
@@ -267,7 +297,11 @@ pub fn count_registrations_of_organization(conn: &Connection, organization: &str
 
 pub fn team_name_taken(conn: &Connection, name: &str) -> Result<bool> {
     Ok(conn
-        .query_row("SELECT 1 FROM teams WHERE lower(name) = lower(?1)", [name], |_| Ok(()))
+        .query_row(
+            "SELECT 1 FROM teams WHERE lower(name) = lower(?1)",
+            [name],
+            |_| Ok(()),
+        )
         .optional()?
         .is_some())
 }
@@ -286,7 +320,11 @@ pub struct NewRegistration<'a> {
     pub inbox_id: Option<i64>,
 }
 
-pub fn insert_registration(conn: &Connection, r: &NewRegistration<'_>, now: DateTime<Utc>) -> Result<TeamId> {
+pub fn insert_registration(
+    conn: &Connection,
+    r: &NewRegistration<'_>,
+    now: DateTime<Utc>,
+) -> Result<TeamId> {
     conn.execute(
         "INSERT INTO teams (name, created_at) VALUES (?1, ?2)",
         params![r.team_name, timestamp(now)],
@@ -313,7 +351,11 @@ pub fn insert_registration(conn: &Connection, r: &NewRegistration<'_>, now: Date
     Ok(TeamId(team as u32))
 }
 
-pub fn compile_requests_since(conn: &Connection, team: TeamId, since: DateTime<Utc>) -> Result<u32> {
+pub fn compile_requests_since(
+    conn: &Connection,
+    team: TeamId,
+    since: DateTime<Utc>,
+) -> Result<u32> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM compile_requests WHERE team_id = ?1 AND at >= ?2",
         params![team.0, timestamp(since)],
@@ -321,7 +363,12 @@ pub fn compile_requests_since(conn: &Connection, team: TeamId, since: DateTime<U
     )?)
 }
 
-pub fn insert_compile_request(conn: &Connection, team: TeamId, version: Option<i64>, now: DateTime<Utc>) -> Result<()> {
+pub fn insert_compile_request(
+    conn: &Connection,
+    team: TeamId,
+    version: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<()> {
     conn.execute(
         "INSERT INTO compile_requests (team_id, at, version_id) VALUES (?1, ?2, ?3)",
         params![team.0, timestamp(now), version],
@@ -351,7 +398,12 @@ pub fn imap_position(conn: &Connection, mailbox: &str) -> Result<Option<(u32, u3
         .optional()?)
 }
 
-pub fn set_imap_position(conn: &Connection, mailbox: &str, uidvalidity: u32, last_uid: u32) -> Result<()> {
+pub fn set_imap_position(
+    conn: &Connection,
+    mailbox: &str,
+    uidvalidity: u32,
+    last_uid: u32,
+) -> Result<()> {
     conn.execute(
         "INSERT INTO imap_state (mailbox, uidvalidity, last_uid) VALUES (?1, ?2, ?3)
          ON CONFLICT(mailbox) DO UPDATE SET uidvalidity = ?2, last_uid = ?3",

@@ -158,6 +158,31 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s:.80}")))
 }
 
+/// Stores a strategy version (on any connection or transaction).
+pub fn insert_version_conn(
+    conn: &Connection,
+    v: &NewVersion<'_>,
+    now: DateTime<Utc>,
+) -> Result<VersionId> {
+    conn.execute(
+            "INSERT INTO strategy_versions
+               (team_id, source, source_sha256, accepted, binary, lexical_elements, description, report, compiled_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                v.team.0,
+                v.source,
+                v.source_sha256,
+                v.binary.is_some(),
+                v.binary,
+                v.lexical_elements.map(|n| n as i64),
+                v.description,
+                v.report_json,
+                timestamp(now)
+            ],
+        )?;
+    Ok(VersionId(conn.last_insert_rowid()))
+}
+
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store> {
@@ -280,23 +305,7 @@ impl Store {
     }
 
     pub fn insert_version(&self, v: &NewVersion<'_>, now: DateTime<Utc>) -> Result<VersionId> {
-        self.conn.execute(
-            "INSERT INTO strategy_versions
-               (team_id, source, source_sha256, accepted, binary, lexical_elements, description, report, compiled_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                v.team.0,
-                v.source,
-                v.source_sha256,
-                v.binary.is_some(),
-                v.binary,
-                v.lexical_elements.map(|n| n as i64),
-                v.description,
-                v.report_json,
-                timestamp(now)
-            ],
-        )?;
-        Ok(VersionId(self.conn.last_insert_rowid()))
+        insert_version_conn(&self.conn, v, now)
     }
 
     pub fn version_binary(&self, id: VersionId) -> Result<Vec<u8>> {
@@ -658,13 +667,23 @@ mod tests {
             let c = Connection::open(&path).unwrap();
             c.execute_batch(MIGRATIONS[0].1).unwrap();
             c.pragma_update(None, "user_version", 1).unwrap();
-            c.execute("INSERT INTO teams (name, created_at) VALUES ('old_team', 'x')", []).unwrap();
+            c.execute(
+                "INSERT INTO teams (name, created_at) VALUES ('old_team', 'x')",
+                [],
+            )
+            .unwrap();
         }
         let s = Store::open(&path).unwrap();
         assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
-        let name: String = s.conn().query_row("SELECT name FROM teams", [], |r| r.get(0)).unwrap();
+        let name: String = s
+            .conn()
+            .query_row("SELECT name FROM teams", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(name, "old_team");
-        let n: i64 = s.conn().query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0)).unwrap();
+        let n: i64 = s
+            .conn()
+            .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(n, 0);
     }
 

@@ -13,6 +13,8 @@ mod common;
 
 mod cli;
 mod engine;
+mod mail_corpus;
+// mod mail_spool;
 mod lexcount;
 mod referee;
 mod toolchain;

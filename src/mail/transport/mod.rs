@@ -2,3 +2,4 @@
 
 pub mod imap;
 pub mod smtp;
+pub mod spool;

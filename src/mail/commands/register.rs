@@ -1,0 +1,223 @@
+//! `registration for KNOBELN`: the body in the announced format. Every
+//! problem is reported at once; case (a) rejections say why (window, limits);
+//! a clashing team name is modified and the reply says so; an address that
+//! is already registered changes nothing. The acknowledgement goes to the
+//! registration's mail-address and carries the authentification string.
+
+use rusqlite::Connection;
+use serde_json::json;
+
+use super::{date, Ctx, Effect};
+use crate::mail::auth;
+use crate::mail::registration::{parse_registration, render_record, Registration};
+use crate::mail::texts::render;
+use crate::store::mail as db;
+use crate::store::StoreError;
+
+/// Faults while registering (never the participant's).
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Render(#[from] handlebars::RenderError),
+}
+
+/// Pure: the registration in the body, or every problem with it.
+pub fn parse(ctx: &Ctx<'_>) -> Result<Registration, Vec<String>> {
+    let body = ctx.mail.body.text().unwrap_or("");
+    parse_registration(body).map_err(|problems| {
+        problems
+            .into_iter()
+            .map(|p| match p.line {
+                Some(l) => format!("line {l}: {}", p.message),
+                None => p.message,
+            })
+            .collect()
+    })
+}
+
+/// A free team name: the requested one, or it with `_2`, `_3`, … (kept
+/// within 30 characters).
+pub fn free_team_name(conn: &Connection, wanted: &str) -> Result<String, StoreError> {
+    if !db::team_name_taken(conn, wanted)? {
+        return Ok(wanted.to_string());
+    }
+    for n in 2.. {
+        let suffix = format!("_{n}");
+        let base: String = wanted.chars().take(30 - suffix.len()).collect();
+        let candidate = format!("{base}{suffix}");
+        if !db::team_name_taken(conn, &candidate)? {
+            return Ok(candidate);
+        }
+    }
+    unreachable!("some suffix is free")
+}
+
+fn rejected(
+    ctx: &Ctx<'_>,
+    reason: Option<String>,
+    problems: Vec<String>,
+    outcome: String,
+) -> Result<Effect, RegisterError> {
+    let body = render(
+        "registration_rejected",
+        &json!({
+            "contest_name": ctx.config.contest.name,
+            "reason": reason,
+            "problems": problems,
+        }),
+    )?;
+    Ok(Effect {
+        state: "done",
+        outcome,
+        replies: vec![ctx.reply(
+            "registration_rejected",
+            "KNOBELN registration: not accepted".into(),
+            body,
+        )],
+    })
+}
+
+/// Registers the team inside the caller's transaction.
+pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
+    let t = &ctx.config.timeline;
+    let limits = &ctx.config.limits;
+    if ctx.now < t.registration_start {
+        return rejected(
+            ctx,
+            Some(format!(
+                "The registration is not open yet: it opens on {}.",
+                date(t.registration_start)
+            )),
+            vec![],
+            "registration before the start".into(),
+        );
+    }
+    if ctx.now >= t.registration_deadline {
+        return rejected(
+            ctx,
+            Some(format!(
+                "The registration deadline ({}) has passed.",
+                date(t.registration_deadline)
+            )),
+            vec![],
+            "registration after the deadline".into(),
+        );
+    }
+    let reg = match parse(ctx) {
+        Ok(r) => r,
+        Err(problems) => {
+            let n = problems.len();
+            return rejected(
+                ctx,
+                None,
+                problems,
+                format!("registration with {n} problem(s)"),
+            );
+        }
+    };
+    if let Some(existing) = db::registration_by_address(conn, &reg.mail_address)? {
+        let body = render(
+            "registration_exists",
+            &json!({
+                "contest_name": ctx.config.contest.name,
+                "mail_address": existing.mail_address,
+                "team_name": existing.team_name,
+                "organizer": ctx.config.contest.organizer,
+            }),
+        )?;
+        return Ok(Effect {
+            state: "done",
+            outcome: format!("address {} already registered", existing.mail_address),
+            replies: vec![ctx.reply_to_addresses(
+                "registration_exists",
+                vec![existing.mail_address.clone()],
+                "KNOBELN registration: already registered".into(),
+                body,
+            )],
+        });
+    }
+    if limits.max_participants > 0 && db::count_registrations(conn)? >= limits.max_participants {
+        return rejected(
+            ctx,
+            Some(format!(
+                "There are already too many participants registered (the limit is {}).",
+                limits.max_participants
+            )),
+            vec![],
+            "participant limit reached".into(),
+        );
+    }
+    if limits.max_teams_per_organization > 0
+        && db::count_registrations_of_organization(conn, &reg.organization)?
+            >= limits.max_teams_per_organization
+    {
+        return rejected(
+            ctx,
+            Some(format!(
+                "The organization \"{}\" already has {} registered team(s), the most one organization may have.",
+                reg.organization, limits.max_teams_per_organization
+            )),
+            vec![],
+            "per-organization limit reached".into(),
+        );
+    }
+    let team_name = free_team_name(conn, &reg.team_name)?;
+    let renamed = team_name != reg.team_name;
+    let auth = auth::new_auth_string();
+    let salt = auth::new_salt();
+    let hash = auth::hash(&salt, &auth);
+    let mut stored = reg.clone();
+    stored.team_name = team_name.clone();
+    let record = render_record(&stored);
+    let prefs: Vec<&str> = reg.preferences.iter().map(|p| p.as_str()).collect();
+    let members = serde_json::to_string(&reg.members).expect("members serialize");
+    db::insert_registration(
+        conn,
+        &db::NewRegistration {
+            team_name: &team_name,
+            requested_name: &reg.team_name,
+            mail_address: &reg.mail_address,
+            preferences: &prefs.join(","),
+            organization: &reg.organization,
+            members_json: &members,
+            record: &record,
+            auth_salt: &salt,
+            auth_hash: &hash,
+            inbox_id: Some(ctx.inbox_id),
+        },
+        ctx.now,
+    )?;
+    let body = render(
+        "registration_accepted",
+        &json!({
+            "contest_name": ctx.config.contest.name,
+            "contest_address": ctx.config.contest.address,
+            "team_name": team_name,
+            "requested_name": reg.team_name,
+            "renamed": renamed,
+            "auth": auth,
+            "record": record,
+            "compile_start": date(t.compile_start),
+            "registration_deadline": date(t.registration_deadline),
+            "compile_end": date(t.compile_end()),
+            "contest_start": date(t.contest_start),
+        }),
+    )?;
+    Ok(Effect {
+        state: "done",
+        outcome: format!(
+            "team {team_name} registered{}",
+            if renamed { " (name modified)" } else { "" }
+        ),
+        replies: vec![ctx.reply_to_addresses(
+            "registration_accepted",
+            vec![reg.mail_address.clone()],
+            format!("KNOBELN registration accepted: team {team_name}"),
+            body,
+        )],
+    })
+}

@@ -1,0 +1,26 @@
+//! `SEND knobelnsoftware`: the participant kit, as attachments.
+
+use serde_json::json;
+
+use super::{Ctx, Effect};
+use crate::mail::outgoing::OutAttachment;
+use crate::mail::texts::render;
+
+pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
+    let files: Vec<OutAttachment> = Vec::new(); // TODO: crate::kit::files() once the kit lands
+    let body = render(
+        "software",
+        &json!({ "files": files.iter().map(|f| json!({"name": f.filename})).collect::<Vec<_>>() }),
+    )?;
+    let mut reply = ctx.reply(
+        "software",
+        "KNOBELN software: the participant kit".into(),
+        body,
+    );
+    reply.attachments = files;
+    Ok(Effect {
+        state: "done",
+        outcome: "participant kit sent".into(),
+        replies: vec![reply],
+    })
+}

@@ -1,0 +1,322 @@
+//! Processing stored mails: every raw mail is already in the inbox table
+//! (stored before anything else happens); here each one is parsed, handled
+//! by its command, and its state change and replies are committed in one
+//! transaction.
+//!
+//! A processing attempt is counted (and committed) before the work starts,
+//! so a mail that makes processing fail, or even kills the server, is tried
+//! at most `max_processing_attempts` times; then it is set aside as
+//! `failed`, kept, and the organizer is told. It never blocks the queue.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use super::commands::{self, classify, Command, Ctx, Effect};
+use super::message::{self, Inbound, Limits, Unreadable};
+use super::outgoing::{build, new_message_id, Outgoing};
+use super::texts::render;
+use crate::config::Config;
+use crate::referee::RefereeConfig;
+use crate::store::mail::{self as db, InboxRow, NewOutgoing};
+use crate::store::{Store, StoreError};
+
+/// Processing faults (infrastructure). A participant's mistake is a reply.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Command(String),
+    #[error("building a reply: {0}")]
+    Build(#[from] super::outgoing::BuildError),
+    #[error("rendering a reply: {0}")]
+    Render(#[from] handlebars::RenderError),
+}
+
+/// What a processing pass did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub processed: usize,
+    pub ignored: usize,
+    pub failed: usize,
+    pub retried: usize,
+}
+
+/// Processes every mail in state `new`, oldest first.
+pub fn process_pending(
+    store: &mut Store,
+    config: &Config,
+    referee: &RefereeConfig,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Summary, ProcessError> {
+    let mut summary = Summary::default();
+    for row in db::pending_inbox(store.conn())? {
+        let attempts = db::bump_attempt(store.conn(), row.id)?;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            process_one(store, config, referee, &row, now())
+        }));
+        let error = match result {
+            Ok(Ok(state)) => {
+                if state == "ignored" {
+                    summary.ignored += 1;
+                } else {
+                    summary.processed += 1;
+                }
+                continue;
+            }
+            Ok(Err(e)) => e.to_string(),
+            Err(panic) => format!(
+                "processing panicked: {}",
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            ),
+        };
+        db::record_inbox_error(store.conn(), row.id, &error)?;
+        if attempts >= config.limits.max_processing_attempts {
+            set_aside(store, config, &row, attempts, &error, now())?;
+            summary.failed += 1;
+        } else {
+            summary.retried += 1;
+        }
+    }
+    Ok(summary)
+}
+
+/// Marks a mail failed and tells the organizer, in one transaction.
+fn set_aside(
+    store: &mut Store,
+    config: &Config,
+    row: &InboxRow,
+    attempts: u32,
+    error: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ProcessError> {
+    let body = render(
+        "organizer_alert",
+        &json!({ "attempts": attempts, "inbox_id": row.id, "origin": row.origin, "error": error }),
+    )?;
+    let alert = Outgoing {
+        kind: "organizer_alert",
+        to: vec![config.contest.organizer.clone()],
+        subject: format!(
+            "KNOBELN server: mail {} set aside after {attempts} failed attempts",
+            row.id
+        ),
+        body,
+        in_reply_to: None,
+        references: vec![],
+        attachments: vec![],
+    };
+    let tx = store.conn_mut().transaction()?;
+    queue(&tx, config, Some(row.id), None, &alert, now)?;
+    db::finish_inbox(&tx, row.id, "failed", &format!("set aside: {error}"), now)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Builds and queues one mail.
+fn queue(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    inbox_id: Option<i64>,
+    sender_key: Option<&str>,
+    m: &Outgoing,
+    now: DateTime<Utc>,
+) -> Result<(), ProcessError> {
+    let id = new_message_id(&config.contest);
+    let raw = build(m, &config.contest, &id, now)?;
+    db::queue_outgoing(
+        conn,
+        &NewOutgoing {
+            inbox_id,
+            kind: m.kind,
+            recipients: &m.to,
+            sender_key,
+            subject: &m.subject,
+            message_id: &id,
+            raw: &raw,
+        },
+        now,
+    )?;
+    Ok(())
+}
+
+fn limits(config: &Config) -> Limits {
+    Limits {
+        max_mail_bytes: config.limits.max_mail_bytes,
+        ..Limits::default()
+    }
+}
+
+/// The header part of a raw mail (for answering mails too large to parse).
+fn header_part(raw: &[u8]) -> &[u8] {
+    let cap = raw.len().min(64 * 1024);
+    let head = &raw[..cap];
+    let end = head
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|p| p + 4)
+        .or_else(|| head.windows(2).position(|w| w == b"\n\n").map(|p| p + 2))
+        .unwrap_or(cap);
+    &raw[..end]
+}
+
+/// Processes one mail; returns its final state.
+fn process_one(
+    store: &mut Store,
+    config: &Config,
+    referee: &RefereeConfig,
+    row: &InboxRow,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let loop_id = config.contest.loop_id.as_str();
+    let parsed = message::parse(&row.raw, loop_id, &limits(config));
+    let mail: Inbound = match parsed {
+        Ok(m) => m,
+        Err(Unreadable::NotAMail) => {
+            db::finish_inbox(
+                store.conn(),
+                row.id,
+                "ignored",
+                "unreadable: not a mail",
+                now,
+            )?;
+            return Ok("ignored");
+        }
+        Err(Unreadable::TooLarge { size, limit }) => {
+            let head = message::parse(header_part(&row.raw), loop_id, &Limits::default());
+            let to = head
+                .as_ref()
+                .ok()
+                .filter(|h| h.automatic.is_none())
+                .and_then(|h| h.reply_address().cloned());
+            let Some(to) = to else {
+                db::finish_inbox(
+                    store.conn(),
+                    row.id,
+                    "ignored",
+                    "too large, no one to answer",
+                    now,
+                )?;
+                return Ok("ignored");
+            };
+            let head = head.expect("parsed above");
+            let ctx = Ctx {
+                config,
+                mail: &head,
+                inbox_id: row.id,
+                now,
+                reply_to: to.address.clone(),
+            };
+            let body = render("too_large", &json!({ "size": size, "limit": limit }))?;
+            let effect = Effect {
+                state: "done",
+                outcome: format!("too large ({size} bytes)"),
+                replies: vec![ctx.reply(
+                    "too_large",
+                    "KNOBELN: your mail is too large".into(),
+                    body,
+                )],
+            };
+            return commit(store, config, row, &ctx, effect, now);
+        }
+    };
+    if let Some(auto) = &mail.automatic {
+        db::finish_inbox(
+            store.conn(),
+            row.id,
+            "ignored",
+            &format!("automatic mail ({}), not answered", auto.kind()),
+            now,
+        )?;
+        return Ok("ignored");
+    }
+    let Some(reply_to) = mail.reply_address().map(|m| m.address.clone()) else {
+        db::finish_inbox(
+            store.conn(),
+            row.id,
+            "ignored",
+            "no sender address to answer",
+            now,
+        )?;
+        return Ok("ignored");
+    };
+    let ctx = Ctx {
+        config,
+        mail: &mail,
+        inbox_id: row.id,
+        now,
+        reply_to,
+    };
+    let command = classify(&mail.subject);
+    let effect = match command {
+        Command::Register => {
+            // Checks and insertion happen in the same transaction as the reply.
+            let tx = store.conn_mut().transaction()?;
+            let effect = commands::register::apply(&tx, &ctx)
+                .map_err(|e| ProcessError::Command(e.to_string()))?;
+            let state = finish_in(&tx, config, row, &ctx, effect, now)?;
+            tx.commit()?;
+            return Ok(state);
+        }
+        Command::Compile => {
+            let prepared = commands::compile::prepare(store, &ctx, referee)
+                .map_err(|e| ProcessError::Command(e.to_string()))?;
+            let tx = store.conn_mut().transaction()?;
+            let effect = commands::compile::commit(&tx, &ctx, prepared)
+                .map_err(|e| ProcessError::Command(e.to_string()))?;
+            let state = finish_in(&tx, config, row, &ctx, effect, now)?;
+            tx.commit()?;
+            return Ok(state);
+        }
+        Command::SendSoftware => commands::software::apply(&ctx)?,
+        Command::Help => commands::help::apply(&ctx)?,
+    };
+    commit(store, config, row, &ctx, effect, now)
+}
+
+fn commit(
+    store: &mut Store,
+    config: &Config,
+    row: &InboxRow,
+    ctx: &Ctx<'_>,
+    effect: Effect,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let tx = store.conn_mut().transaction()?;
+    let state = finish_in(&tx, config, row, ctx, effect, now)?;
+    tx.commit()?;
+    Ok(state)
+}
+
+/// Queues the replies (within the per-sender daily cap) and sets the mail's
+/// final state, on the caller's transaction.
+fn finish_in(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    row: &InboxRow,
+    ctx: &Ctx<'_>,
+    effect: Effect,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let sender_key = ctx.reply_to.to_ascii_lowercase();
+    let cap = config.limits.replies_per_sender_per_day;
+    let mut outcome = effect.outcome;
+    let sent_today = db::replies_since(conn, &sender_key, now - Duration::days(1))?;
+    if cap > 0 && sent_today >= cap {
+        outcome.push_str(&format!(
+            " (no reply: {cap} replies to this sender today already)"
+        ));
+    } else {
+        for reply in &effect.replies {
+            queue(conn, config, Some(row.id), Some(&sender_key), reply, now)?;
+        }
+    }
+    db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
+    Ok(effect.state)
+}

@@ -1,0 +1,110 @@
+//! The spool transport, the embedded default: no mail server needed.
+//!
+//! Incoming mails are RFC 5322 files in `spool/incoming/` (maildir style:
+//! writers put a file into `tmp/` and move it into `new/`; files dropped
+//! straight into `incoming/` are taken too). Each file is stored in the
+//! inbox table first and only then moved to `cur/`, so a crash in between
+//! at worst stores it again, which the inbox's de-duplication ignores.
+//! Outgoing mails are written as `spool/outgoing/NNNNNN-kind.eml`, through a
+//! temporary file and a rename, so a file is either complete or absent.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::mail::delivery::{Deliver, DeliveryError};
+use crate::mail::inbox::take_in;
+use crate::store::mail::OutRow;
+use crate::store::{Store, StoreError};
+
+/// Spool faults.
+#[derive(Debug, thiserror::Error)]
+pub enum SpoolError {
+    #[error("spool {path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A spool folder.
+#[derive(Debug, Clone)]
+pub struct Spool {
+    dir: PathBuf,
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SpoolError + '_ {
+    move |source| SpoolError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl Spool {
+    /// Opens the spool at `dir`, creating its folders.
+    pub fn open(dir: &Path) -> Result<Spool, SpoolError> {
+        for sub in ["incoming/tmp", "incoming/new", "incoming/cur", "outgoing"] {
+            let p = dir.join(sub);
+            fs::create_dir_all(&p).map_err(io_err(&p))?;
+        }
+        Ok(Spool {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn outgoing_dir(&self) -> PathBuf {
+        self.dir.join("outgoing")
+    }
+
+    pub fn incoming_new(&self) -> PathBuf {
+        self.dir.join("incoming/new")
+    }
+
+    /// Stores every waiting incoming file in the inbox and moves it to
+    /// `cur/`. Returns how many new mails were stored.
+    pub fn take_incoming(&self, store: &Store, now: DateTime<Utc>) -> Result<usize, SpoolError> {
+        let mut files = Vec::new();
+        for d in [self.dir.join("incoming/new"), self.dir.join("incoming")] {
+            let rd = fs::read_dir(&d).map_err(io_err(&d))?;
+            for e in rd.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') || !p.is_file() {
+                    continue;
+                }
+                files.push((p, name));
+            }
+        }
+        files.sort_by(|a, b| a.1.cmp(&b.1));
+        let mut stored = 0;
+        let cur = self.dir.join("incoming/cur");
+        for (path, name) in files {
+            let raw = fs::read(&path).map_err(io_err(&path))?;
+            if take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)?.is_some() {
+                stored += 1;
+            }
+            // Stored (or known): now it may leave new/.
+            let target = cur.join(&name);
+            fs::rename(&path, &target).map_err(io_err(&path))?;
+        }
+        Ok(stored)
+    }
+
+    /// The file an outgoing mail is written to.
+    pub fn outgoing_path(&self, row: &OutRow) -> PathBuf {
+        self.outgoing_dir()
+            .join(format!("{:06}-{}.eml", row.id, row.kind))
+    }
+}
+
+impl Deliver for Spool {
+    fn deliver(&mut self, row: &OutRow, _envelope_from: &str) -> Result<(), DeliveryError> {
+        let path = self.outgoing_path(row);
+        let tmp = path.with_extension("eml.tmp");
+        fs::write(&tmp, &row.raw)
+            .and_then(|()| fs::File::open(&tmp)?.sync_all())
+            .and_then(|()| fs::rename(&tmp, &path))
+            .map_err(|e| DeliveryError::Transient(format!("{}: {e}", path.display())))
+    }
+}

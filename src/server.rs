@@ -1,0 +1,203 @@
+//! The mail server loop: take mail in (spool folder or IMAP), process it,
+//! send what the outbox holds (spool folder or SMTP); again and again until
+//! told to stop.
+//!
+//! Shutdown: `serve` stops when the shutdown flag is set (SIGTERM or Ctrl-C
+//! in the binary): the current cycle finishes (a mail being processed is
+//! processed and committed, a mail being sent is sent and marked), then the
+//! loop ends. A `kill -9` at any point loses nothing: every mail is stored
+//! before processing, and processing and its replies commit together; on
+//! restart, unprocessed mails are processed and unsent replies sent.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::config::{Config, TransportKind};
+use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
+use crate::mail::inbox::take_in;
+use crate::mail::process::{process_pending, ProcessError, Summary};
+use crate::mail::transport::imap::ImapPoller;
+use crate::mail::transport::smtp::{SendError, SmtpSender};
+use crate::mail::transport::spool::{Spool, SpoolError};
+use crate::referee::RefereeConfig;
+use crate::store::mail::{imap_position, set_imap_position, OutRow};
+use crate::store::{Store, StoreError};
+
+/// Server faults.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error("imap: {0}")]
+    Imap(String),
+    #[error("smtp: {0}")]
+    Smtp(String),
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// What one cycle did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Cycle {
+    pub taken_in: usize,
+    pub processed: Summary,
+    pub flushed: Flushed,
+}
+
+/// SMTP as a [`Deliver`] transport.
+pub struct Smtp(pub SmtpSender);
+
+impl Deliver for Smtp {
+    fn deliver(&mut self, row: &OutRow, envelope_from: &str) -> Result<(), DeliveryError> {
+        self.0
+            .send_raw(envelope_from, &row.recipients, &row.raw)
+            .map_err(|e| match e {
+                SendError::Transient(m) => DeliveryError::Transient(m),
+                SendError::Permanent(m) => DeliveryError::Permanent(m),
+            })
+    }
+}
+
+/// The running server's state.
+pub struct Server {
+    pub config: Config,
+    pub store: Store,
+    pub referee: RefereeConfig,
+}
+
+impl Server {
+    pub fn new(config: Config, store: Store) -> Server {
+        Server {
+            config,
+            store,
+            referee: RefereeConfig::default(),
+        }
+    }
+
+    /// Takes new mail in from the configured transport.
+    pub fn take_in(&mut self) -> Result<usize, ServerError> {
+        match self.config.transport {
+            TransportKind::Spool => {
+                let spool = Spool::open(&self.config.spool.dir)?;
+                Ok(spool.take_incoming(&self.store, Utc::now())?)
+            }
+            TransportKind::Imap => self.take_in_imap(),
+        }
+    }
+
+    fn take_in_imap(&mut self) -> Result<usize, ServerError> {
+        let cfg = self.config.imap.clone().expect("validated: imap section present");
+        let mut poller = ImapPoller::connect(&cfg).map_err(|e| ServerError::Imap(e.to_string()))?;
+        let mut stored = 0;
+        loop {
+            let pos = imap_position(self.store.conn(), &cfg.mailbox)?;
+            let (known, after) = match pos {
+                Some((v, u)) => (Some(v), u),
+                None => (None, 0),
+            };
+            let (uidvalidity, batch) = poller
+                .fetch_new(known, if known.is_some() { after } else { 0 }, 50)
+                .map_err(|e| ServerError::Imap(e.to_string()))?;
+            if batch.is_empty() {
+                if known != Some(uidvalidity) {
+                    set_imap_position(self.store.conn(), &cfg.mailbox, uidvalidity, 0)?;
+                }
+                break;
+            }
+            for f in &batch {
+                // Store the mail and the new position together; then flag it.
+                let tx = self.store.conn_mut().transaction()?;
+                if take_in(&tx, &format!("imap:{}", cfg.mailbox), Some((f.uidvalidity, f.uid)), &f.raw, Utc::now())?
+                    .is_some()
+                {
+                    stored += 1;
+                }
+                set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;
+                tx.commit()?;
+                poller.mark_stored(f.uid).map_err(|e| ServerError::Imap(e.to_string()))?;
+            }
+        }
+        poller.logout();
+        Ok(stored)
+    }
+
+    /// Processes every stored, unprocessed mail.
+    pub fn process(&mut self) -> Result<Summary, ServerError> {
+        Ok(process_pending(&mut self.store, &self.config, &self.referee, &Utc::now)?)
+    }
+
+    /// Sends what is due in the outbox through the configured transport.
+    pub fn flush(&mut self) -> Result<Flushed, ServerError> {
+        match self.config.transport {
+            TransportKind::Spool => {
+                let mut spool = Spool::open(&self.config.spool.dir)?;
+                Ok(flush(&self.store, &mut spool, &self.config, &Utc::now)?)
+            }
+            TransportKind::Imap => {
+                let cfg = self.config.smtp.clone().expect("validated: smtp section present");
+                let sender = SmtpSender::new(&cfg).map_err(|e| ServerError::Smtp(e.to_string()))?;
+                Ok(flush(&self.store, &mut Smtp(sender), &self.config, &Utc::now)?)
+            }
+        }
+    }
+
+    /// One cycle: in, process, out.
+    pub fn cycle(&mut self) -> Result<Cycle, ServerError> {
+        let taken_in = self.take_in()?;
+        let processed = self.process()?;
+        let flushed = self.flush()?;
+        Ok(Cycle {
+            taken_in,
+            processed,
+            flushed,
+        })
+    }
+
+    /// Cycles until `shutdown` is set. Transport errors are logged and
+    /// retried at the next cycle (a mail server that is down for a while must
+    /// not stop the contest server); store errors end the loop.
+    pub fn serve(&mut self, shutdown: Arc<AtomicBool>, log: &mut dyn FnMut(&str)) -> Result<(), ServerError> {
+        let pause = Duration::from_secs(match self.config.transport {
+            TransportKind::Spool => self.config.spool.poll_secs,
+            TransportKind::Imap => self.config.imap.as_ref().map_or(5, |i| i.poll_secs),
+        })
+        .max(Duration::from_millis(100));
+        while !shutdown.load(Ordering::SeqCst) {
+            match self.cycle() {
+                Ok(c) => {
+                    if c != Cycle::default() {
+                        log(&format!(
+                            "in {}, processed {} (ignored {}, set aside {}, to retry {}), sent {} (retry {}, failed {})",
+                            c.taken_in,
+                            c.processed.processed,
+                            c.processed.ignored,
+                            c.processed.failed,
+                            c.processed.retried,
+                            c.flushed.sent,
+                            c.flushed.retry,
+                            c.flushed.failed
+                        ));
+                    }
+                }
+                Err(e @ (ServerError::Imap(_) | ServerError::Smtp(_) | ServerError::Spool(_))) => {
+                    log(&format!("transport problem, retrying later: {e}"));
+                }
+                Err(e) => return Err(e),
+            }
+            let mut waited = Duration::ZERO;
+            while waited < pause && !shutdown.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(50));
+                waited += Duration::from_millis(50);
+            }
+        }
+        log("shutting down: the last cycle is complete");
+        Ok(())
+    }
+}
