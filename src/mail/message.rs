@@ -313,18 +313,10 @@ fn looks_like_mail(msg: &Message<'_>) -> bool {
                 | HeaderName::ContentType
         )
     };
-    // The header block starts at the first byte (after an mbox `From ` line).
-    let starts_clean = first.offset_field as usize == leading_mbox_line(&msg.raw_message);
-    starts_clean && headers.iter().any(|h| known(&h.name))
-}
-
-/// The length of an mbox `From ` separator line at the start, if any.
-fn leading_mbox_line(raw: &[u8]) -> usize {
-    if raw.starts_with(b"From ") {
-        raw.iter().position(|&b| b == b'\n').map_or(0, |p| p + 1)
-    } else {
-        0
-    }
+    // The header block starts at the first byte. (mail-parser reads an mbox
+    // `From ` separator line as a header field of its own, so such a line
+    // passes.)
+    first.offset_field == 0 && headers.iter().any(|h| known(&h.name))
 }
 
 /// The first address of a header that is a plausible `local@domain`.
@@ -599,6 +591,15 @@ mod tests {
         assert_eq!(m.body, Body::Text("hello\nworld\n".into()));
         assert_eq!(m.automatic, None);
         assert!(m.attachments.is_empty());
+    }
+
+    #[test]
+    fn mbox_from_line_is_skipped() {
+        let m = p("From joe@x.example Tue Apr 12 10:14:55 1994\n\
+                   From: joe@x.example\nSubject: s\n\nbody\n");
+        assert_eq!(m.from.unwrap().address, "joe@x.example");
+        assert_eq!(m.subject, "s");
+        assert_eq!(m.body, Body::Text("body\n".into()));
     }
 
     #[test]

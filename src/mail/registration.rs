@@ -388,10 +388,11 @@ fn handle_key_line<'a>(
 ) -> Option<&'static str> {
     let (raw_key, value) = line.split_once(':').unwrap_or((line, ""));
     let key_text = raw_key.trim_end();
+    let shown_key = quote(key_text);
     if key_text.len() != raw_key.len() {
         problems.at(
             n,
-            format!("remove the space in front of the colon after `{key_text}`: {RULE_COLON}"),
+            format!("remove the space in front of the colon after `{shown_key}`: {RULE_COLON}"),
         );
     }
     let key = match KEYS.into_iter().find(|k| *k == key_text) {
@@ -403,7 +404,7 @@ fn handle_key_line<'a>(
             Some(k) => {
                 problems.at(
                     n,
-                    format!("write the key exactly as `{k}:` (not `{key_text}:`). {RULE_EXACT}"),
+                    format!("write the key exactly as `{k}:` (not `{shown_key}:`). {RULE_EXACT}"),
                 );
                 k
             }
@@ -412,14 +413,14 @@ fn handle_key_line<'a>(
                     .iter()
                     .any(|h| h.eq_ignore_ascii_case(key_text))
                 {
-                    format!(" (`{key_text}:` belongs in the header of the mail, not in its body)")
+                    format!(" (`{shown_key}:` belongs in the header of the mail, not in its body)")
                 } else {
                     String::new()
                 };
                 problems.at(
                     n,
                     format!(
-                        "`{key_text}:` is not an entry of the registration form{hint}; the \
+                        "`{shown_key}:` is not an entry of the registration form{hint}; the \
                          entries are mail-address, mail-preference, team-name, Organization \
                          and team-members. {RULE_NO_EXTRA}"
                     ),
@@ -480,7 +481,10 @@ fn check_address(n: usize, value: &str, problems: &mut Problems) -> Option<Strin
     let rule = "it should be an internet domain style address like \
                 `our.team@machine.domain.country`";
     let fail = |problems: &mut Problems, why: String| {
-        problems.at(n, format!("the mail-address `{value}` {why}; {rule}"));
+        problems.at(
+            n,
+            format!("the mail-address `{}` {why}; {rule}", quote(value)),
+        );
         None
     };
     if value.is_empty() {
@@ -553,20 +557,23 @@ fn check_address(n: usize, value: &str, problems: &mut Problems) -> Option<Strin
 
 fn check_preferences(n: usize, value: &str, problems: &mut Problems) -> Option<Vec<Preference>> {
     let mut prefs = Vec::new();
-    let mut ok = true;
     if value.is_empty() {
         return Some(prefs);
     }
-    let list = Preference::ALL.map(|p| p.as_str()).join(", ");
+    // Each kind of mistake is one problem, however often it occurs.
+    let mut empty = false;
+    let mut lowercase: Vec<(&str, Preference)> = Vec::new();
+    let mut unseparated: Vec<&str> = Vec::new();
+    let mut unknown: Vec<&str> = Vec::new();
+    let is_declarator = |w: &str| {
+        Preference::ALL
+            .iter()
+            .any(|p| p.as_str().eq_ignore_ascii_case(w))
+    };
     for item in value.split(',') {
         let item = item.trim();
         if item.is_empty() {
-            problems.at(
-                n,
-                "mail-preference has an empty item (two commas in a row, or a comma at an end); \
-                 it is a comma-separated list like `LAP,DGP,GRG,RSM`",
-            );
-            ok = false;
+            empty = true;
         } else if let Some(p) = Preference::parse(item) {
             if !prefs.contains(&p) {
                 prefs.push(p);
@@ -575,39 +582,88 @@ fn check_preferences(n: usize, value: &str, problems: &mut Problems) -> Option<V
             .into_iter()
             .find(|p| p.as_str().eq_ignore_ascii_case(item))
         {
-            problems.at(
-                n,
-                format!(
-                    "write the declarator `{item}` in all uppercase: `{p}` (the announcement: \
-                     \"a comma-separated list of some of the following declarators (in all \
-                     uppercase)\")"
-                ),
-            );
-            ok = false;
-        } else if item.split_whitespace().count() > 1
-            && item.split_whitespace().all(|w| {
-                Preference::ALL
-                    .iter()
-                    .any(|p| p.as_str().eq_ignore_ascii_case(w))
-            })
+            if !lowercase.iter().any(|(i, _)| *i == item) {
+                lowercase.push((item, p));
+            }
+        } else if item.split_whitespace().count() > 1 && item.split_whitespace().all(is_declarator)
         {
-            problems.at(
-                n,
-                format!("separate the declarators `{item}` by commas, like `LAP,DGP,GRG,RSM`"),
-            );
-            ok = false;
-        } else {
-            problems.at(
-                n,
-                format!(
-                    "`{item}` is not a mail-preference declarator; the declarators are {list} \
-                     (in all uppercase, separated by commas)"
-                ),
-            );
-            ok = false;
+            unseparated.push(item);
+        } else if !unknown.contains(&item) {
+            unknown.push(item);
         }
     }
-    ok.then_some(prefs)
+    if empty {
+        problems.at(
+            n,
+            "mail-preference has an empty item (two commas in a row, or a comma at an end); \
+             it is a comma-separated list like `LAP,DGP,GRG,RSM`",
+        );
+    }
+    if !lowercase.is_empty() {
+        let given = lowercase
+            .iter()
+            .map(|(i, _)| format!("`{i}`"))
+            .collect::<Vec<_>>();
+        let meant = lowercase
+            .iter()
+            .map(|(_, p)| format!("`{p}`"))
+            .collect::<Vec<_>>();
+        let s = if given.len() == 1 { "" } else { "s" };
+        problems.at(
+            n,
+            format!(
+                "write the declarator{s} {} in all uppercase: {} (the announcement: \"a \
+                 comma-separated list of some of the following declarators (in all \
+                 uppercase)\")",
+                given.join(", "),
+                meant.join(", ")
+            ),
+        );
+    }
+    for item in &unseparated {
+        problems.at(
+            n,
+            format!(
+                "separate the declarators `{}` by commas, like `LAP,DGP,GRG,RSM`",
+                quote(item)
+            ),
+        );
+    }
+    if !unknown.is_empty() {
+        let shown: Vec<String> = unknown
+            .iter()
+            .take(5)
+            .map(|i| format!("`{}`", quote(i)))
+            .collect();
+        let more = if unknown.len() > 5 { ", ..." } else { "" };
+        let what = if unknown.len() == 1 {
+            "is not a mail-preference declarator"
+        } else {
+            "are not mail-preference declarators"
+        };
+        let list = Preference::ALL.map(|p| p.as_str()).join(", ");
+        problems.at(
+            n,
+            format!(
+                "{}{more} {what}; the declarators are {list} (in all uppercase, separated \
+                 by commas)",
+                shown.join(", ")
+            ),
+        );
+    }
+    (!empty && lowercase.is_empty() && unseparated.is_empty() && unknown.is_empty())
+        .then_some(prefs)
+}
+
+/// A value as shown in a message: at most 60 characters.
+fn quote(s: &str) -> String {
+    const MAX: usize = 60;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(MAX).collect();
+        format!("{cut}...")
+    }
 }
 
 fn check_team_name(n: usize, value: &str, problems: &mut Problems) -> Option<String> {
@@ -621,12 +677,13 @@ fn check_team_name(n: usize, value: &str, problems: &mut Problems) -> Option<Str
         );
         return None;
     }
+    let shown = quote(value);
     let chars = value.chars().count();
     if chars > MAX_TEAM_NAME_CHARS {
         problems.at(
             n,
             format!(
-                "the team-name `{value}` has {chars} characters, more than 30: {RULE_TEAM_NAME}"
+                "the team-name `{shown}` has {chars} characters, more than 30: {RULE_TEAM_NAME}"
             ),
         );
     }
@@ -634,9 +691,9 @@ fn check_team_name(n: usize, value: &str, problems: &mut Problems) -> Option<Str
         problems.at(
             n,
             format!(
-                "the team-name `{value}` contains spaces: \"It must in particular not contain \
+                "the team-name `{shown}` contains spaces: \"It must in particular not contain \
                  any spaces\"; use `_` instead, e.g. `{}`",
-                value.split_whitespace().collect::<Vec<_>>().join("_")
+                quote(&value.split_whitespace().collect::<Vec<_>>().join("_"))
             ),
         );
     }
@@ -653,22 +710,23 @@ fn check_team_name(n: usize, value: &str, problems: &mut Problems) -> Option<Str
         problems.at(
             n,
             format!(
-                "the team-name `{value}` contains `{bad}`: {RULE_TEAM_NAME}, i.e. letters \
-                 A-Z and a-z, digits and `_` only"
+                "the team-name `{shown}` contains `{}`: {RULE_TEAM_NAME}, i.e. letters \
+                 A-Z and a-z, digits and `_` only",
+                quote(&bad)
             ),
         );
     }
     if value.starts_with(|c: char| c.is_ascii_digit()) {
         problems.at(
             n,
-            format!("the team-name `{value}` starts with a digit: {RULE_TEAM_NAME}, and a C identifier starts with a letter or `_`"),
+            format!("the team-name `{shown}` starts with a digit: {RULE_TEAM_NAME}, and a C identifier starts with a letter or `_`"),
         );
     }
     if is_c_keyword(value) {
         problems.at(
             n,
             format!(
-                "the team-name `{value}` is a keyword of C, not an identifier: {RULE_TEAM_NAME}"
+                "the team-name `{shown}` is a keyword of C, not an identifier: {RULE_TEAM_NAME}"
             ),
         );
     }
@@ -1208,6 +1266,26 @@ team-members:
         assert!(ps
             .iter()
             .any(|p| p.line == Some(4) && p.message.contains("at most 4000")));
+    }
+
+    #[test]
+    fn one_problem_per_kind_of_preference_mistake() {
+        let ps = problems(&edited(Edit::Replace(
+            2,
+            "mail-preference: LAP,,,dgp,grg,FOO,BAR,,FOO",
+        )));
+        let shown: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+        assert_eq!(shown.len(), 3, "{shown:#?}");
+        assert!(shown[0].contains("empty item"));
+        assert!(shown[1].contains("declarators `dgp`, `grg` in all uppercase: `DGP`, `GRG`"));
+        assert!(shown[2].contains("`FOO`, `BAR` are not mail-preference declarators"));
+    }
+
+    #[test]
+    fn long_values_are_shortened_in_messages() {
+        let name = format!("team-name: {}", "x y".repeat(1000));
+        let ps = problems(&edited(Edit::Replace(3, &name)));
+        assert!(ps.iter().all(|p| p.message.len() < 400), "{ps:#?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod common;
 mod cli;
 mod engine;
 mod mail_corpus;
+mod mail_templates;
 // mod mail_spool;
 mod lexcount;
 mod referee;

@@ -57,7 +57,7 @@ pub enum Prepared {
         team_name: String,
         team_address: String,
         source: Vec<u8>,
-        outcome: Outcome,
+        outcome: Box<Outcome>,
         report_text: String,
     },
 }
@@ -180,7 +180,7 @@ pub fn prepare(
         team_name: reg.team_name,
         team_address: reg.mail_address,
         source: source.into_bytes(),
-        outcome,
+        outcome: Box::new(outcome),
         report_text,
     })
 }
@@ -222,7 +222,7 @@ pub fn commit(
             let report = outcome.report();
             let report_json = serde_json::to_string(report).expect("report serializes");
             let sha = sha256_hex(&source);
-            let binary = match &outcome {
+            let binary = match outcome.as_ref() {
                 Outcome::Accepted { binary, .. } => Some(binary.as_slice()),
                 Outcome::Rejected { .. } => None,
             };

@@ -1,0 +1,97 @@
+//! Snapshot tests of every mail template: the text a participant reads,
+//! rendered from fixed data, must equal `tests/data/snapshots/mail/NAME.txt`.
+//! After an intended change, regenerate with `KNOBELN_UPDATE_SNAPSHOTS=1`
+//! and review the diff.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use knobeln::mail::texts::{render, TEMPLATES};
+
+fn fixture(name: &str) -> Value {
+    match name {
+        "registration_accepted" => json!({
+            "contest_name": "International KNOBELN contest",
+            "contest_address": "knobeln@contest.example",
+            "team_name": "the_heavy_lords_of_knobeln_2",
+            "requested_name": "the_heavy_lords_of_knobeln",
+            "renamed": true,
+            "auth": "k7mq2x9vbt4hc8np3rw6yd5ags",
+            "record": "mail-address: joe@lords.example\nmail-preference: LAP,DGP\nteam-name: the_heavy_lords_of_knobeln_2\nOrganization: University of Northeast Sacrodata, Intellect City, Eggland\nteam-members:\n Joe Cool, 45, professional systems programmer,\n 20-year-experienced programmer\n",
+            "compile_start": "1994-03-23 00:00 UT",
+            "registration_deadline": "1994-05-12 12:00 UT",
+            "compile_end": "1994-05-14 10:00 UT",
+            "contest_start": "1994-05-14 12:00 UT",
+        }),
+        "registration_rejected" => json!({
+            "contest_name": "International KNOBELN contest",
+            "reason": null,
+            "problems": ["line 1: mail-address: \"joe at lords\" is not an internet domain style address", "line 3: team-name: \"9lives\" is not a valid C identifier"],
+        }),
+        "registration_exists" => json!({
+            "contest_name": "International KNOBELN contest",
+            "mail_address": "joe@lords.example",
+            "team_name": "the_heavy_lords_of_knobeln",
+            "organizer": "organizer@contest.example",
+        }),
+        "compile_report" => json!({
+            "team": "the_heavy_lords_of_knobeln",
+            "received": "1994-04-01 09:30 UT",
+            "accepted": false,
+            "has_current": true,
+            "report": "KNOBELN compile report\n======================\n\nResult: REJECTED\n",
+        }),
+        "compile_refused" => json!({
+            "reason": "The team name and the authentification string in the <<FROM>> line do not match any registration.",
+            "hint": "Copy both exactly from the acknowledgement of your registration.",
+        }),
+        "software" => json!({ "files": [{"name": "README"}, {"name": "knobellib.c"}] }),
+        "help" => json!({
+            "contest_name": "International KNOBELN contest",
+            "subject": "hello",
+            "html_only": true,
+        }),
+        "too_large" => json!({ "size": 9_000_000, "limit": 524_288 }),
+        "organizer_alert" => json!({
+            "attempts": 3, "inbox_id": 17, "origin": "imap:INBOX", "error": "compile service i/o: No such file or directory",
+        }),
+        other => panic!("no fixture for template {other}: add one"),
+    }
+}
+
+#[test]
+fn every_mail_template_matches_its_snapshot() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/mail");
+    let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
+    let mut mismatches = Vec::new();
+    for (name, _) in TEMPLATES {
+        let text = render(name, &fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let path = dir.join(format!("{name}.txt"));
+        if update {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
+        if want != text {
+            mismatches.push(format!("--- {name}: want\n{want}\n--- got\n{text}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn strict_templates_refuse_missing_data() {
+    // A missing value is an error, never an empty string in a participant's mail.
+    assert!(render("too_large", &json!({ "size": 1 })).is_err());
+}
+
+#[test]
+fn the_acknowledgement_speaks_the_words_of_1994() {
+    let text = render("registration_accepted", &fixture("registration_accepted")).unwrap();
+    assert!(text
+        .contains("is accepted and your\nauthentification string is k7mq2x9vbt4hc8np3rw6yd5ags"));
+    assert!(text.contains("slightly modified"));
+    assert!(text.contains(" <<FROM>> the_heavy_lords_of_knobeln_2 k7mq2x9vbt4hc8np3rw6yd5ags"));
+}
