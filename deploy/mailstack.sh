@@ -116,13 +116,19 @@ install_missing() {
         chmod 755 "$policy"
         made_policy=1
     fi
-    local rc=0
+    local rc=0 log
+    log=$(mktemp)
     {
         apt-get update -qq &&
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-    } || rc=$?
+    } >"$log" 2>&1 || rc=$?
     [ -n "$made_policy" ] && rm -f "$policy"
-    [ "$rc" -eq 0 ] || die "apt-get install ${missing[*]} failed (exit $rc)"
+    if [ "$rc" -ne 0 ]; then
+        tail -n 40 "$log" >&2
+        rm -f "$log"
+        die "apt-get install ${missing[*]} failed (exit $rc)"
+    fi
+    rm -f "$log"
 }
 
 # --- Dovecot -----------------------------------------------------------------
@@ -190,7 +196,10 @@ start_dovecot() {
     port_free "$IMAP_PORT" || die "port $IMAP_PORT is taken by another program (set KNOBELN_MAILSTACK_IMAP_PORT)"
     port_free "$LMTP_PORT" || die "port $LMTP_PORT is taken by another program (set KNOBELN_MAILSTACK_LMTP_PORT)"
     say "starting Dovecot (IMAP $HOST:$IMAP_PORT, LMTP $HOST:$LMTP_PORT)"
-    if ! dovecot -c "$DOVECOT_CONF"; then
+    # The daemons must not inherit our stdout/stderr (a caller reading our
+    # output through a pipe would wait forever) nor the lock (fd 9).
+    if ! dovecot -c "$DOVECOT_CONF" </dev/null >"$STATE/log/dovecot-start.out" 2>&1 9>&-; then
+        cat "$STATE/log/dovecot-start.out" >&2
         show_logs
         die "Dovecot did not start"
     fi
@@ -215,6 +224,7 @@ configure_postfix() {
         "mydestination =" \
         "mynetworks = 127.0.0.0/8" \
         "relayhost =" \
+        "smtpd_relay_restrictions = reject_unauth_destination" \
         "virtual_mailbox_domains = $DOMAINS" \
         "virtual_mailbox_maps = static:ok" \
         "virtual_transport = lmtp:inet:$HOST:$LMTP_PORT" \
@@ -222,6 +232,9 @@ configure_postfix() {
         "append_dot_mydomain = no" \
         "biff = no" \
         "smtputf8_enable = no" \
+        "smtpd_tls_security_level = may" \
+        "smtpd_tls_cert_file = /etc/ssl/certs/ssl-cert-snakeoil.pem" \
+        "smtpd_tls_key_file = /etc/ssl/private/ssl-cert-snakeoil.key" \
         "message_size_limit = 10240000" \
         "maillog_file = $POSTFIX_LOG" || die "postconf -e failed"
     after=$(postconf -n) || die "postconf -n failed"
@@ -231,7 +244,7 @@ configure_postfix() {
 stop_postfix() {
     if postfix_running; then
         say "stopping Postfix"
-        postfix stop >/dev/null 2>&1 || true
+        postfix stop </dev/null >/dev/null 2>&1 9>&- || true
         wait_until "$TIMEOUT" eval '! postfix_running' || die "Postfix did not stop within ${TIMEOUT}s"
     fi
     wait_until "$TIMEOUT" port_free "$SMTP_PORT" || die "port $SMTP_PORT still in use after Postfix stopped"
@@ -249,7 +262,8 @@ start_postfix() {
     port_free "$SMTP_PORT" || die "port $SMTP_PORT is taken by another program (another MTA?)"
     postfix check || die "postfix check failed (see above)"
     say "starting Postfix (SMTP $HOST:$SMTP_PORT, domains: $DOMAINS)"
-    if ! postfix start >/dev/null 2>&1; then
+    if ! postfix start </dev/null >"$STATE/log/postfix-start.out" 2>&1 9>&-; then
+        cat "$STATE/log/postfix-start.out" >&2
         show_logs
         die "Postfix did not start"
     fi

@@ -20,7 +20,7 @@ pub mod referee;
 pub mod report;
 pub mod sandbox;
 pub mod seed;
-// pub mod server; (enabled once the IMAP/SMTP transports land)
+pub mod server;
 pub mod store;
 pub mod toolchain;
 pub mod tournament;

@@ -53,7 +53,11 @@
 //! and all): on every line it first ignores leading blanks, tabs, `>` and
 //! `|` (quoting) and trailing blanks and carriage returns; a line that then
 //! reads `KNOBELN-PROTOCOL <version>` starts a protocol. Everything outside
-//! the blocks is ignored.
+//! the blocks is ignored. Within a block the decoder is strict (the lines in
+//! the order above, decimal numbers without sign except for `a` and `b`, at
+//! most [`MAX_THROWS`] throws) but accepts several blanks or tabs between
+//! words and lower-case `%hh`. [`decode_all`] returns every protocol of a
+//! text; [`decode`] wants exactly one.
 //!
 //! The full format ([`format_full`]) has one line per throw: the throw
 //! number, P's and Q's throw, the winner (`P`, `Q` or `-`), the winner's
@@ -82,8 +86,9 @@ pub const BEGIN: &str = "KNOBELN-PROTOCOL";
 pub const END: &str = "KNOBELN-END";
 /// No line of a compact protocol is longer than this.
 pub const WIDTH: usize = 72;
-/// The decoder refuses protocols announcing more throws than this.
-pub const MAX_THROWS: u64 = 1 << 24;
+/// The decoder refuses protocols announcing more throws than this (the
+/// largest `L` that [`Params::validate`] allows).
+pub const MAX_THROWS: u64 = 1_000_000;
 
 /// One failure of a player, as the protocol shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

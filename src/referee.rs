@@ -293,16 +293,18 @@ impl Referee {
             if pfds[0].revents != 0 {
                 // Time is up: whoever still owes its throw has failed.
                 for i in 0..2 {
-                    if matches!(slots[i], Slot::Waiting)
-                        && self.take_line(&mut sides[i], i, n).is_none()
-                    {
-                        slots[i] = Slot::Failed(self.failure(
-                            i,
-                            n,
-                            FailureKind::WallClock {
-                                limit_ms: self.config.wall.as_millis() as u64,
-                            },
-                        ));
+                    if matches!(slots[i], Slot::Waiting) {
+                        // A line that arrived with the deadline still counts.
+                        slots[i] = match self.take_line(&mut sides[i], i, n) {
+                            Some(s) => s,
+                            None => Slot::Failed(self.failure(
+                                i,
+                                n,
+                                FailureKind::WallClock {
+                                    limit_ms: self.config.wall.as_millis() as u64,
+                                },
+                            )),
+                        };
                     }
                 }
             }

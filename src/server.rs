@@ -93,7 +93,11 @@ impl Server {
     }
 
     fn take_in_imap(&mut self) -> Result<usize, ServerError> {
-        let cfg = self.config.imap.clone().expect("validated: imap section present");
+        let cfg = self
+            .config
+            .imap
+            .clone()
+            .expect("validated: imap section present");
         let mut poller = ImapPoller::connect(&cfg).map_err(|e| ServerError::Imap(e.to_string()))?;
         let mut stored = 0;
         loop {
@@ -114,14 +118,22 @@ impl Server {
             for f in &batch {
                 // Store the mail and the new position together; then flag it.
                 let tx = self.store.conn_mut().transaction()?;
-                if take_in(&tx, &format!("imap:{}", cfg.mailbox), Some((f.uidvalidity, f.uid)), &f.raw, Utc::now())?
-                    .is_some()
+                if take_in(
+                    &tx,
+                    &format!("imap:{}", cfg.mailbox),
+                    Some((f.uidvalidity, f.uid)),
+                    &f.raw,
+                    Utc::now(),
+                )?
+                .is_some()
                 {
                     stored += 1;
                 }
                 set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;
                 tx.commit()?;
-                poller.mark_stored(f.uid).map_err(|e| ServerError::Imap(e.to_string()))?;
+                poller
+                    .mark_stored(f.uid)
+                    .map_err(|e| ServerError::Imap(e.to_string()))?;
             }
         }
         poller.logout();
@@ -130,7 +142,12 @@ impl Server {
 
     /// Processes every stored, unprocessed mail.
     pub fn process(&mut self) -> Result<Summary, ServerError> {
-        Ok(process_pending(&mut self.store, &self.config, &self.referee, &Utc::now)?)
+        Ok(process_pending(
+            &mut self.store,
+            &self.config,
+            &self.referee,
+            &Utc::now,
+        )?)
     }
 
     /// Sends what is due in the outbox through the configured transport.
@@ -141,9 +158,18 @@ impl Server {
                 Ok(flush(&self.store, &mut spool, &self.config, &Utc::now)?)
             }
             TransportKind::Imap => {
-                let cfg = self.config.smtp.clone().expect("validated: smtp section present");
+                let cfg = self
+                    .config
+                    .smtp
+                    .clone()
+                    .expect("validated: smtp section present");
                 let sender = SmtpSender::new(&cfg).map_err(|e| ServerError::Smtp(e.to_string()))?;
-                Ok(flush(&self.store, &mut Smtp(sender), &self.config, &Utc::now)?)
+                Ok(flush(
+                    &self.store,
+                    &mut Smtp(sender),
+                    &self.config,
+                    &Utc::now,
+                )?)
             }
         }
     }
@@ -163,7 +189,11 @@ impl Server {
     /// Cycles until `shutdown` is set. Transport errors are logged and
     /// retried at the next cycle (a mail server that is down for a while must
     /// not stop the contest server); store errors end the loop.
-    pub fn serve(&mut self, shutdown: Arc<AtomicBool>, log: &mut dyn FnMut(&str)) -> Result<(), ServerError> {
+    pub fn serve(
+        &mut self,
+        shutdown: Arc<AtomicBool>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(), ServerError> {
         let pause = Duration::from_secs(match self.config.transport {
             TransportKind::Spool => self.config.spool.poll_secs,
             TransportKind::Imap => self.config.imap.as_ref().map_or(5, |i| i.poll_secs),

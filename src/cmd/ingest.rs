@@ -28,11 +28,18 @@ pub struct Ingest {
 impl Ingest {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database).with_context(|| format!("opening {}", config.database.display()))?;
+        let store = Store::open(&config.database)
+            .with_context(|| format!("opening {}", config.database.display()))?;
         let mut ids = Vec::new();
         for f in &self.files {
             let raw = std::fs::read(f).with_context(|| format!("reading {}", f.display()))?;
-            match take_in(store.conn(), &format!("ingest:{}", f.display()), None, &raw, Utc::now())? {
+            match take_in(
+                store.conn(),
+                &format!("ingest:{}", f.display()),
+                None,
+                &raw,
+                Utc::now(),
+            )? {
                 Some(id) => ids.push((f.clone(), Some(id))),
                 None => ids.push((f.clone(), None)),
             }
@@ -46,7 +53,10 @@ impl Ingest {
                     let (state, outcome, _) = inbox_state(server.store.conn(), *id)?;
                     println!("{}: {state}: {}", f.display(), outcome.unwrap_or_default());
                 }
-                None => println!("{}: already received before (not processed again)", f.display()),
+                None => println!(
+                    "{}: already received before (not processed again)",
+                    f.display()
+                ),
             }
         }
         if spool {
@@ -60,6 +70,10 @@ impl Ingest {
         } else {
             println!("replies queued in the outbox; `knobeln serve` sends them");
         }
-        Ok(if summary.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        Ok(if summary.failed > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }

@@ -14,11 +14,11 @@ use knobeln::sandbox::player::PlayerLimits;
 
 mod bench;
 mod check;
-// mod ingest;
+mod ingest;
 mod init;
 mod lexcount;
 mod play;
-// mod serve;
+mod serve;
 mod tournament;
 
 #[derive(Parser, Debug)]
@@ -46,6 +46,10 @@ pub enum Command {
     Tournament(tournament::Tournament),
     /// Write a commented knobeln.toml to start from.
     Init(init::Init),
+    /// Process mail files once through the mail front end.
+    Ingest(ingest::Ingest),
+    /// Run the mail server (spool or IMAP/SMTP) until SIGTERM.
+    Serve(serve::Serve),
 }
 
 impl Command {
@@ -57,6 +61,8 @@ impl Command {
             Command::Bench(c) => c.apply(),
             Command::Tournament(c) => c.apply(),
             Command::Init(c) => c.apply(),
+            Command::Ingest(c) => c.apply(),
+            Command::Serve(c) => c.apply(),
         }
     }
 }

@@ -28,13 +28,15 @@ pub struct Serve {
 impl Serve {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database).with_context(|| format!("opening {}", config.database.display()))?;
+        let store = Store::open(&config.database)
+            .with_context(|| format!("opening {}", config.database.display()))?;
         eprintln!(
             "knobeln serve: database {}, transport {:?}{}",
             config.database.display(),
             config.transport,
             match config.transport {
-                knobeln::config::TransportKind::Spool => format!(" in {}", config.spool.dir.display()),
+                knobeln::config::TransportKind::Spool =>
+                    format!(" in {}", config.spool.dir.display()),
                 knobeln::config::TransportKind::Imap => String::new(),
             }
         );
@@ -54,7 +56,9 @@ impl Serve {
             .name("signals".into())
             .spawn(move || {
                 rt.block_on(async {
-                    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    let mut term = match tokio::signal::unix::signal(
+                        tokio::signal::unix::SignalKind::terminate(),
+                    ) {
                         Ok(t) => t,
                         Err(_) => return,
                     };

@@ -42,7 +42,7 @@ typedef unsigned long long u64;
 #define PROTO_BEGIN "KNOBELN-PROTOCOL"
 #define PROTO_END "KNOBELN-END"
 #define PROTO_WIDTH 72
-#define PROTO_MAX_THROWS (1ULL << 24)
+#define PROTO_MAX_THROWS 1000000ULL
 
 struct str {
     char *s;
@@ -302,7 +302,7 @@ static void player_token(char *t, size_t size, u64 player)
 static void encode(struct buf *out, const struct proto *p)
 {
     struct buf line = {0, 0, 0}, tok = {0, 0, 0};
-    size_t i = 0, j, n;
+    size_t i = 0, j, n, start = out->n;
     char head[64], who[32];
     buf_printf(out, "%s %u\n", PROTO_BEGIN, p->version);
     push_text(out, "team P", p->players[0]);
@@ -347,7 +347,7 @@ static void encode(struct buf *out, const struct proto *p)
         buf_add(out, "\n", 1);
     }
     buf_printf(out, "%s %llu %08lx\n", PROTO_END, (u64)p->nthrows,
-               crc32_of(out->s, out->n));
+               crc32_of(out->s + start, out->n - start));
     free(line.s);
     free(tok.s);
 }

@@ -8,8 +8,8 @@
 //! only builds bytes; it queues and sends nothing.
 
 use chrono::{DateTime, Utc};
-use lettre::message::header::{ContentType, HeaderName, HeaderValue};
-use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use lettre::Message;
 
 use crate::config::ContestConfig;
@@ -120,6 +120,12 @@ pub fn build(
             "bulk".to_string(),
         ));
     let body = m.body.replace("\r\n", "\n");
+    // Plain 7/8bit text stays readable in any mail reader and in the raw
+    // spool file; lettre falls back to quoted-printable for long lines.
+    let body = match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
+        Ok(b) => b,
+        Err(_) => Body::new(body),
+    };
     let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
         .body(body);

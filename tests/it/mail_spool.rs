@@ -19,7 +19,6 @@ pub struct Contest {
 /// An outgoing mail as the participant would read it.
 #[derive(Debug, Clone)]
 pub struct Reply {
-    pub file: String,
     pub to: Vec<String>,
     pub subject: String,
     pub body: String,
@@ -71,7 +70,10 @@ impl Contest {
 
     pub fn ingest_env(&self, files: &[&Path], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(BIN);
-        c.arg("ingest").arg("--config").arg(self.config()).args(files);
+        c.arg("ingest")
+            .arg("--config")
+            .arg(self.config())
+            .args(files);
         for (k, v) in env {
             c.env(k, v);
         }
@@ -95,10 +97,13 @@ pub fn parse_reply(path: &Path) -> Reply {
     let m = MessageParser::default().parse(&raw).unwrap();
     let header_end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     Reply {
-        file: path.file_name().unwrap().to_string_lossy().into_owned(),
         to: m
             .to()
-            .map(|a| a.iter().filter_map(|x| x.address().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.address().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default(),
         subject: m.subject().unwrap_or("").to_string(),
         body: m.body_text(0).map(|b| b.into_owned()).unwrap_or_default(),
@@ -136,7 +141,10 @@ pub fn registration(address: &str, team: &str, org: &str) -> String {
 pub fn auth_of(reply: &Reply) -> String {
     let marker = "your\nauthentification string is ";
     let body = reply.body.replace("\r\n", "\n");
-    let at = body.find(marker).unwrap_or_else(|| panic!("no auth string in {body}")) + marker.len();
+    let at = body
+        .find(marker)
+        .unwrap_or_else(|| panic!("no auth string in {body}"))
+        + marker.len();
     body[at..].split_whitespace().next().unwrap().to_string()
 }
 
@@ -144,7 +152,9 @@ pub fn auth_of(reply: &Reply) -> String {
 pub fn submission(team: &str, auth: &str) -> String {
     let mut s = format!("/*\n <<FROM>> {team} {auth}\n*/\n#if 0\n");
     for i in 1..=15 {
-        s.push_str(&format!("Description line {i}: this strategy cooperates by throwing 100.\n"));
+        s.push_str(&format!(
+            "Description line {i}: this strategy cooperates by throwing 100.\n"
+        ));
     }
     s.push_str("#endif\nmain() { for (;;) make_throw(100); }\n");
     s
@@ -157,19 +167,36 @@ fn stdout(o: &Output) -> String {
 #[test]
 fn register_then_compile_by_mail() {
     let c = Contest::new("");
-    let reg = c.mail("Joe Cool <joe@lords.example>", "registration for KNOBELN", REGISTRATION, "");
+    let reg = c.mail(
+        "Joe Cool <joe@lords.example>",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     let out = c.ingest(&[&reg]);
     assert!(out.status.success(), "{}", stdout(&out));
     let replies = c.replies();
     assert_eq!(replies.len(), 1, "{replies:?}");
     let ack = &replies[0];
     assert_eq!(ack.to, vec!["joe@lords.example"]);
-    assert!(ack.body.contains("your registration for the International KNOBELN contest is accepted"), "{}", ack.body);
+    assert!(
+        ack.body
+            .contains("your registration for the International KNOBELN contest is accepted"),
+        "{}",
+        ack.body
+    );
     assert!(ack.headers.contains("Auto-Submitted: auto-replied"));
     assert!(ack.headers.contains("X-Loop: knobeln@contest.example"));
-    assert!(ack.in_reply_to.as_deref().unwrap().starts_with('m'), "{:?}", ack.in_reply_to);
+    assert!(
+        ack.in_reply_to.as_deref().unwrap().starts_with('m'),
+        "{:?}",
+        ack.in_reply_to
+    );
     let auth = auth_of(ack);
-    assert!(auth.len() >= 22, "auth string {auth:?} is too short for 128 bits");
+    assert!(
+        auth.len() >= 22,
+        "auth string {auth:?} is too short for 128 bits"
+    );
 
     // The strategy, with the header from the acknowledgement.
     let src = submission("the_heavy_lords_of_knobeln", &auth);
@@ -182,12 +209,26 @@ fn register_then_compile_by_mail() {
     assert_eq!(report.to, vec!["joe@lords.example"]);
     assert!(report.subject.contains("accepted"), "{}", report.subject);
     assert!(report.body.contains("Result: ACCEPTED"), "{}", report.body);
-    assert!(report.body.contains("Lexical elements: "), "{}", report.body);
-    assert!(report.body.contains("Trial game against the example strategy"), "{}", report.body);
+    assert!(
+        report.body.contains("Lexical elements: "),
+        "{}",
+        report.body
+    );
+    assert!(
+        report
+            .body
+            .contains("Trial game against the example strategy"),
+        "{}",
+        report.body
+    );
     // The database has it as the team's current version.
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let n: i64 = conn
-        .query_row("SELECT COUNT(*) FROM strategy_versions WHERE accepted = 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT COUNT(*) FROM strategy_versions WHERE accepted = 1",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(n, 1);
 }
@@ -195,17 +236,31 @@ fn register_then_compile_by_mail() {
 #[test]
 fn the_same_mail_delivered_twice_is_answered_once() {
     let c = Contest::new("");
-    let reg = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     c.ingest(&[&reg]);
     let out = c.ingest(&[&reg]);
-    assert!(stdout(&out).contains("already received before"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("already received before"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(c.replies().len(), 1);
 }
 
 #[test]
 fn a_second_registration_for_a_registered_address_changes_nothing() {
     let c = Contest::new("");
-    let a = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let a = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     let b = c.mail(
         "joe@lords.example",
         "registration for KNOBELN",
@@ -215,28 +270,51 @@ fn a_second_registration_for_a_registered_address_changes_nothing() {
     c.ingest(&[&a, &b]);
     let replies = c.replies();
     assert_eq!(replies.len(), 2);
-    assert!(replies[1].body.contains("already registered"), "{}", replies[1].body);
+    assert!(
+        replies[1].body.contains("already registered"),
+        "{}",
+        replies[1].body
+    );
     assert!(!replies[1].body.contains("authentification string is"));
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
-    let n: i64 = conn.query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0)).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 1);
 }
 
 #[test]
 fn a_clashing_team_name_is_modified_and_the_reply_says_so() {
     let c = Contest::new("");
-    let a = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let a = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     let b = c.mail(
         "ann@participants.example",
         "registration for KNOBELN",
-        &registration("ann@participants.example", "the_heavy_lords_of_knobeln", "Other Uni, City, Land"),
+        &registration(
+            "ann@participants.example",
+            "the_heavy_lords_of_knobeln",
+            "Other Uni, City, Land",
+        ),
         "",
     );
     c.ingest(&[&a, &b]);
     let replies = c.replies();
     assert_eq!(replies[1].to, vec!["ann@participants.example"]);
-    assert!(replies[1].body.contains("slightly modified"), "{}", replies[1].body);
-    assert!(replies[1].body.contains("the_heavy_lords_of_knobeln_2"), "{}", replies[1].body);
+    assert!(
+        replies[1].body.contains("slightly modified"),
+        "{}",
+        replies[1].body
+    );
+    assert!(
+        replies[1].body.contains("the_heavy_lords_of_knobeln_2"),
+        "{}",
+        replies[1].body
+    );
 }
 
 #[test]
@@ -248,14 +326,23 @@ fn a_malformed_registration_gets_every_problem_at_once() {
     let r = &c.replies()[0];
     assert!(r.subject.contains("not accepted"));
     assert_eq!(r.to, vec!["joe@lords.example"]);
-    let problems = r.body.lines().filter(|l| l.trim_start().starts_with("- ")).count();
+    let problems = r
+        .body
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- "))
+        .count();
     assert!(problems >= 4, "expected every problem at once:\n{}", r.body);
 }
 
 #[test]
 fn wrong_auth_and_unknown_team_get_the_same_refusal() {
     let c = Contest::new("");
-    let reg = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     c.ingest(&[&reg]);
     let wrong = c.mail(
         "joe@lords.example",
@@ -263,23 +350,54 @@ fn wrong_auth_and_unknown_team_get_the_same_refusal() {
         &submission("the_heavy_lords_of_knobeln", "notthestring"),
         "",
     );
-    let unknown = c.mail("joe@lords.example", "please compile", &submission("nobody", "x"), "");
+    let unknown = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &submission("nobody", "x"),
+        "",
+    );
     c.ingest(&[&wrong, &unknown]);
     let r = c.replies();
     assert_eq!(r.len(), 3);
-    assert!(r[1].body.contains("do not match any registration"), "{}", r[1].body);
-    assert_eq!(r[1].body, r[2].body, "the refusal must not tell which part was wrong");
+    assert!(
+        r[1].body.contains("do not match any registration"),
+        "{}",
+        r[1].body
+    );
+    assert_eq!(
+        r[1].body, r[2].body,
+        "the refusal must not tell which part was wrong"
+    );
 }
 
 #[test]
 fn automatic_mails_are_never_answered() {
     let c = Contest::new("");
-    let auto = c.mail("joe@lords.example", "please compile", "x", "Auto-Submitted: auto-replied\r\n");
-    let list = c.mail("joe@lords.example", "help", "x", "List-Id: <knobeln.lists.example>\r\n");
+    let auto = c.mail(
+        "joe@lords.example",
+        "please compile",
+        "x",
+        "Auto-Submitted: auto-replied\r\n",
+    );
+    let list = c.mail(
+        "joe@lords.example",
+        "help",
+        "x",
+        "List-Id: <knobeln.lists.example>\r\n",
+    );
     let daemon = c.mail("MAILER-DAEMON@lords.example", "Undelivered Mail", "x", "");
-    let looped = c.mail("joe@lords.example", "help", "x", "X-Loop: knobeln@contest.example\r\n");
+    let looped = c.mail(
+        "joe@lords.example",
+        "help",
+        "x",
+        "X-Loop: knobeln@contest.example\r\n",
+    );
     let out = c.ingest(&[&auto, &list, &daemon, &looped]);
-    assert!(stdout(&out).matches("ignored").count() >= 4, "{}", stdout(&out));
+    assert!(
+        stdout(&out).matches("ignored").count() >= 4,
+        "{}",
+        stdout(&out)
+    );
     assert!(c.replies().is_empty());
 }
 
@@ -293,8 +411,18 @@ fn anything_else_gets_help_and_the_kit_comes_as_attachments() {
     assert!(r[0].body.contains("registration for KNOBELN"));
     assert!(r[0].body.contains("please compile"));
     assert!(r[0].body.contains("SEND knobelnsoftware"));
-    for name in ["knobellib.c", "knobellib.h", "referee.c", "protocolfmt.c", "RULES.txt"] {
-        assert!(r[1].attachments.iter().any(|a| a == name), "{name} missing: {:?}", r[1].attachments);
+    for name in [
+        "knobellib.c",
+        "knobellib.h",
+        "referee.c",
+        "protocolfmt.c",
+        "RULES.txt",
+    ] {
+        assert!(
+            r[1].attachments.iter().any(|a| a == name),
+            "{name} missing: {:?}",
+            r[1].attachments
+        );
     }
 }
 
@@ -304,29 +432,68 @@ fn the_compile_service_is_closed_outside_its_window() {
         "[timeline]\nregistration_start = \"1994-03-22T12:00:00Z\"\ncompile_start = \"1994-03-23T12:00:00Z\"\n\
          registration_deadline = \"1994-05-12T12:00:00Z\"\ncontest_start = \"1994-05-14T12:00:00Z\"\n",
     );
-    let reg = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
-    let compile = c.mail("joe@lords.example", "please compile", &submission("x", "y"), "");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
+    let compile = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &submission("x", "y"),
+        "",
+    );
     c.ingest(&[&reg, &compile]);
     let r = c.replies();
-    assert!(r[0].body.contains("deadline (1994-05-12 12:00 UT) has passed"), "{}", r[0].body);
-    assert!(r[1].body.contains("compilation service is closed"), "{}", r[1].body);
+    assert!(
+        r[0].body
+            .contains("deadline (1994-05-12 12:00 UT) has passed"),
+        "{}",
+        r[0].body
+    );
+    assert!(
+        r[1].body.contains("compilation service is closed"),
+        "{}",
+        r[1].body
+    );
 }
 
 #[test]
 fn participant_and_organization_limits_reject_with_the_reason() {
     let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 1\n");
-    let a = c.mail("a@participants.example", "registration for KNOBELN",
-        &registration("a@participants.example", "team_a", "Uni A, City, Land"), "");
-    let b = c.mail("b@participants.example", "registration for KNOBELN",
-        &registration("b@participants.example", "team_b", "Uni A, City, Land"), "");
-    let d = c.mail("d@participants.example", "registration for KNOBELN",
-        &registration("d@participants.example", "team_d", "Uni D, City, Land"), "");
-    let e = c.mail("e@participants.example", "registration for KNOBELN",
-        &registration("e@participants.example", "team_e", "Uni E, City, Land"), "");
+    let a = c.mail(
+        "a@participants.example",
+        "registration for KNOBELN",
+        &registration("a@participants.example", "team_a", "Uni A, City, Land"),
+        "",
+    );
+    let b = c.mail(
+        "b@participants.example",
+        "registration for KNOBELN",
+        &registration("b@participants.example", "team_b", "Uni A, City, Land"),
+        "",
+    );
+    let d = c.mail(
+        "d@participants.example",
+        "registration for KNOBELN",
+        &registration("d@participants.example", "team_d", "Uni D, City, Land"),
+        "",
+    );
+    let e = c.mail(
+        "e@participants.example",
+        "registration for KNOBELN",
+        &registration("e@participants.example", "team_e", "Uni E, City, Land"),
+        "",
+    );
     c.ingest(&[&a, &b, &d, &e]);
     let r = c.replies();
     assert!(r[0].subject.contains("accepted"));
-    assert!(r[1].body.contains("already has 1 registered team"), "{}", r[1].body);
+    assert!(
+        r[1].body.contains("already has 1 registered team"),
+        "{}",
+        r[1].body
+    );
     assert!(r[2].subject.contains("accepted"));
     assert!(r[3].body.contains("too many participants"), "{}", r[3].body);
 }
@@ -334,28 +501,61 @@ fn participant_and_organization_limits_reject_with_the_reason() {
 #[test]
 fn compile_requests_are_rate_limited_per_team() {
     let c = Contest::new("[limits]\ncompiles_per_team_per_hour = 1\n");
-    let reg = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     c.ingest(&[&reg]);
     let auth = auth_of(&c.replies()[0]);
-    let one = c.mail("joe@lords.example", "please compile", &submission("the_heavy_lords_of_knobeln", &auth), "");
-    let two = c.mail("joe@lords.example", "please compile", &submission("the_heavy_lords_of_knobeln", &auth), "");
+    let one = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &submission("the_heavy_lords_of_knobeln", &auth),
+        "",
+    );
+    let two = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &submission("the_heavy_lords_of_knobeln", &auth),
+        "",
+    );
     c.ingest(&[&one, &two]);
     let r = c.replies();
     assert!(r[1].body.contains("Result: ACCEPTED"));
-    assert!(r[2].body.contains("compile requests within the last hour"), "{}", r[2].body);
+    assert!(
+        r[2].body.contains("compile requests within the last hour"),
+        "{}",
+        r[2].body
+    );
 }
 
 #[test]
 fn a_mail_that_keeps_failing_is_set_aside_and_the_organizer_told() {
     let c = Contest::new("[limits]\nmax_processing_attempts = 2\n");
-    let reg = c.mail("joe@lords.example", "registration for KNOBELN", REGISTRATION, "");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
     c.ingest(&[&reg]);
     let auth = auth_of(&c.replies()[0]);
-    let compile = c.mail("joe@lords.example", "please compile", &submission("the_heavy_lords_of_knobeln", &auth), "");
+    let compile = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &submission("the_heavy_lords_of_knobeln", &auth),
+        "",
+    );
     // No temp folder: the compile service cannot work (an infrastructure fault).
     let broken = [("TMPDIR", "/nonexistent/knobeln-test")];
     let first = c.ingest_env(&[&compile], &broken);
-    assert!(first.status.success(), "one failure is retried later: {}", stdout(&first));
+    assert!(
+        first.status.success(),
+        "one failure is retried later: {}",
+        stdout(&first)
+    );
     assert_eq!(c.replies().len(), 1, "no reply for a failed attempt");
     let second = c.ingest_env(&[&compile], &broken);
     assert_eq!(second.status.code(), Some(1), "{}", stdout(&second));
@@ -369,7 +569,11 @@ fn a_mail_that_keeps_failing_is_set_aside_and_the_organizer_told() {
     assert_eq!(c.replies().len(), 2);
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let state: String = conn
-        .query_row("SELECT state FROM inbox WHERE origin LIKE 'ingest:%mail2.eml'", [], |r| r.get(0))
+        .query_row(
+            "SELECT state FROM inbox WHERE origin LIKE 'ingest:%mail2.eml'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(state, "failed");
 }
@@ -381,7 +585,12 @@ fn serve_answers_every_mail_exactly_once_across_a_kill_9() {
     std::fs::create_dir_all(&new).unwrap();
     let n = 12;
     for i in 0..n {
-        let m = c.mail(&format!("p{i}@participants.example"), "hello", "help me", "");
+        let m = c.mail(
+            &format!("p{i}@participants.example"),
+            "hello",
+            "help me",
+            "",
+        );
         std::fs::rename(&m, new.join(format!("{i:03}.eml"))).unwrap();
     }
     let spawn = || {
@@ -396,7 +605,10 @@ fn serve_answers_every_mail_exactly_once_across_a_kill_9() {
     let mut child = spawn();
     let start = Instant::now();
     while c.replies().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(60), "serve answers nothing");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "serve answers nothing"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL, wherever it is
@@ -405,14 +617,21 @@ fn serve_answers_every_mail_exactly_once_across_a_kill_9() {
     let mut child = spawn();
     let start = Instant::now();
     while c.replies().len() < n {
-        assert!(start.elapsed() < Duration::from_secs(60), "only {} of {n} answered", c.replies().len());
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "only {} of {n} answered",
+            c.replies().len()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(1500));
     // SIGTERM: a clean stop.
     unsafe_sigterm(child.id());
     let status = child.wait().unwrap();
-    assert!(status.success(), "serve stops cleanly on SIGTERM: {status:?}");
+    assert!(
+        status.success(),
+        "serve stops cleanly on SIGTERM: {status:?}"
+    );
     let replies = c.replies();
     assert_eq!(replies.len(), n, "every mail answered exactly once");
     let mut to: Vec<String> = replies.iter().map(|r| r.to[0].clone()).collect();
@@ -422,5 +641,9 @@ fn serve_answers_every_mail_exactly_once_across_a_kill_9() {
 }
 
 fn unsafe_sigterm(pid: u32) {
-    Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
 }

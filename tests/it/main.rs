@@ -13,9 +13,10 @@ mod common;
 
 mod cli;
 mod engine;
-mod mail_corpus;
-mod mail_templates;
-// mod mail_spool;
+mod kit;
 mod lexcount;
+mod mail_corpus;
+mod mail_spool;
+mod mail_templates;
 mod referee;
 mod toolchain;

@@ -7,7 +7,14 @@ use crate::mail::outgoing::OutAttachment;
 use crate::mail::texts::render;
 
 pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
-    let files: Vec<OutAttachment> = Vec::new(); // TODO: crate::kit::files() once the kit lands
+    let files: Vec<OutAttachment> = crate::kit::files()
+        .iter()
+        .map(|f| OutAttachment {
+            filename: f.name.to_string(),
+            content_type: f.content_type.to_string(),
+            bytes: f.bytes.to_vec(),
+        })
+        .collect();
     let body = render(
         "software",
         &json!({ "files": files.iter().map(|f| json!({"name": f.filename})).collect::<Vec<_>>() }),

@@ -1,0 +1,578 @@
+//! The IMAP and SMTP transports against a real mail stack: Postfix and
+//! Dovecot as `deploy/mailstack.sh start` runs them on this machine (SMTP
+//! 127.0.0.1:25, IMAP 127.0.0.1:1143, password `knobeln` for every user,
+//! user name = full address; `deploy/mailstack.sh env` prints the
+//! `KNOBELN_TEST_*` variables that override these).
+//!
+//! The test command starts the stack before `cargo test`; these tests never
+//! install or start anything, and a stack that is down is a failure (with
+//! the command to run), never a skip. There is one stack per machine (port
+//! 25), so every test works in mailboxes of its own (`t…@contest.example`,
+//! unique per test and run) and the tests run in parallel.
+//!
+//! The helpers are `pub` for the end-to-end tests of the server:
+//! [`mail_stack`], [`unique_address`], [`swaks_send`], [`wait_for_mails`].
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use knobeln::config::{ImapConfig, SmtpConfig, TlsMode};
+use knobeln::mail::transport::imap::{read_mailbox, Fetched, ImapError, ImapPoller};
+use knobeln::mail::transport::smtp::{SendError, SmtpSender};
+
+/// Where the local mail stack listens.
+#[derive(Debug, Clone)]
+pub struct MailStack {
+    pub host: String,
+    pub imap_port: u16,
+    pub smtp_port: u16,
+    /// Every user's password.
+    pub password: String,
+}
+
+impl MailStack {
+    /// Config for polling `user`'s INBOX (user = full address).
+    pub fn imap_config(&self, user: &str) -> ImapConfig {
+        ImapConfig {
+            host: self.host.clone(),
+            port: self.imap_port,
+            tls: TlsMode::None,
+            user: user.to_string(),
+            password: Some(self.password.clone()),
+            password_file: None,
+            mailbox: "INBOX".to_string(),
+            poll_secs: 1,
+        }
+    }
+
+    /// Config for sending through Postfix (no login, no TLS: loopback).
+    pub fn smtp_config(&self) -> SmtpConfig {
+        SmtpConfig {
+            host: self.host.clone(),
+            port: self.smtp_port,
+            tls: TlsMode::None,
+            user: None,
+            password: None,
+            password_file: None,
+        }
+    }
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn env_port(name: &str, default: u16) -> u16 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a port number")),
+        Err(_) => default,
+    }
+}
+
+/// The running stack; panics (fails the test) with what to do when it is
+/// not answering.
+pub fn mail_stack() -> MailStack {
+    let stack = MailStack {
+        host: env_or("KNOBELN_TEST_MAIL_HOST", "127.0.0.1"),
+        imap_port: env_port("KNOBELN_TEST_IMAP_PORT", 1143),
+        smtp_port: env_port("KNOBELN_TEST_SMTP_PORT", 25),
+        password: env_or("KNOBELN_TEST_MAIL_PASSWORD", "knobeln"),
+    };
+    for (what, port, greeting) in [
+        ("IMAP (Dovecot)", stack.imap_port, "* OK"),
+        ("SMTP (Postfix)", stack.smtp_port, "220"),
+    ] {
+        if let Err(why) = greets(&stack.host, port, greeting) {
+            panic!(
+                "the local mail stack is not running: {what} on {}:{port}: {why}\n\
+                 start it first with `deploy/mailstack.sh start` (as root; \
+                 `deploy/mailstack.sh status` checks it)",
+                stack.host
+            );
+        }
+    }
+    stack
+}
+
+/// The server on `port` answers with a line starting `prefix`.
+fn greets(host: &str, port: u16, prefix: &str) -> Result<(), String> {
+    let addr = format!("{host}:{port}");
+    let sock: std::net::SocketAddr = addr
+        .parse()
+        .map_err(|e| format!("bad address {addr}: {e}"))?;
+    let tcp =
+        TcpStream::connect_timeout(&sock, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    tcp.set_read_timeout(Some(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    let mut line = String::new();
+    BufReader::new(&tcp)
+        .read_line(&mut line)
+        .map_err(|e| format!("no greeting: {e}"))?;
+    let bye: &[u8] = if prefix == "220" {
+        b"QUIT\r\n"
+    } else {
+        b"a LOGOUT\r\n"
+    };
+    let _ = (&tcp).write_all(bye);
+    if line.starts_with(prefix) {
+        Ok(())
+    } else {
+        Err(format!("unexpected greeting {line:?}"))
+    }
+}
+
+/// An address no other test (of this run or an earlier one) uses, in
+/// `domain` (`contest.example`, `participants.example`, `lords.example`).
+pub fn unique_address(tag: &str, domain: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_nanos();
+    format!("t{tag}-{}-{n}-{nanos:x}@{domain}", std::process::id())
+}
+
+/// Hands `data` (the whole message, as DATA) to the stack's Postfix with
+/// swaks. swaks ends DATA with CRLF `.` CRLF itself: a `data` without a
+/// final line end arrives as `data` + CRLF.
+pub fn swaks_send(stack: &MailStack, from: &str, to: &str, data: &[u8]) {
+    let mut child = Command::new("swaks")
+        .args(["--server", &format!("{}:{}", stack.host, stack.smtp_port)])
+        .args(["--from", from, "--to", to, "--data", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run swaks ({e}): `deploy/mailstack.sh start` installs it")
+        });
+    child.stdin.take().unwrap().write_all(data).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "swaks failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `user`'s INBOX once it holds at least `n` mails (within 15 s).
+pub fn wait_for_mails(stack: &MailStack, user: &str, n: usize) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let mails = read_mailbox(&stack.host, stack.imap_port, user, &stack.password)
+            .unwrap_or_else(|e| panic!("reading {user}'s mailbox: {e}"));
+        if mails.len() >= n || Instant::now() > deadline {
+            assert!(
+                mails.len() >= n,
+                "{user} has {} mails after 15 s, expected {n}",
+                mails.len()
+            );
+            return mails;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Polls until `fetch_new` returns something (within 15 s).
+fn poll_until_some(
+    poller: &mut ImapPoller,
+    known: Option<u32>,
+    after: u32,
+    max: usize,
+) -> (u32, Vec<Fetched>) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (v, got) = poller.fetch_new(known, after, max).expect("fetch_new");
+        if !got.is_empty() {
+            return (v, got);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no new mail after UID {after} within 15 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The mail `delivered` is `original` with only trace headers in front.
+fn assert_delivered_unchanged(delivered: &[u8], original: &[u8]) {
+    assert!(
+        delivered.ends_with(original),
+        "the delivered mail does not end with the sent bytes:\n--- delivered\n{}\n--- sent\n{}",
+        String::from_utf8_lossy(delivered),
+        String::from_utf8_lossy(original)
+    );
+    let added = String::from_utf8(delivered[..delivered.len() - original.len()].to_vec())
+        .expect("trace headers are ASCII");
+    for line in added.split("\r\n").filter(|l| !l.is_empty()) {
+        assert!(
+            ["Return-Path:", "Delivered-To:", "Received:", " ", "\t"]
+                .iter()
+                .any(|p| line.starts_with(p)),
+            "the mail system added more than trace headers: {line:?}"
+        );
+    }
+}
+
+/// The flags of message `uid` in `user`'s INBOX, read on a connection of
+/// its own (so not through the code under test).
+fn flags_of(stack: &MailStack, user: &str, uid: u32) -> Vec<String> {
+    let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
+    let mut client = imap::Client::new(tcp);
+    client.read_greeting().unwrap();
+    let mut session = client
+        .login(user, &stack.password)
+        .map_err(|(e, _)| e)
+        .unwrap();
+    session.examine("INBOX").unwrap();
+    let fetches = session.uid_fetch(uid.to_string(), "FLAGS").unwrap();
+    let flags = fetches
+        .iter()
+        .find(|f| f.uid == Some(uid))
+        .unwrap_or_else(|| panic!("no message with UID {uid}"))
+        .flags()
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect();
+    let _ = session.logout();
+    flags
+}
+
+fn message(subject: &str, to: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: Joe Lord <joe@lords.example>\r\n\
+         To: {to}\r\n\
+         Subject: {subject}\r\n\
+         Date: Mon, 21 Mar 1994 12:00:00 +0000\r\n\
+         Message-ID: <{subject}.{}@lords.example>\r\n\
+         MIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\
+         \r\n\
+         {body}",
+        std::process::id()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_mail_sent_with_swaks_is_polled_with_its_exact_bytes() {
+    let stack = mail_stack();
+    let user = unique_address("poll", "contest.example");
+    // No final line end: swaks adds it (see swaks_send).
+    let sent = message(
+        "registration for KNOBELN",
+        &user,
+        "team: Würfelfreunde\r\n.a line starting with a dot\r\n\r\n  indented\r\nlast",
+    );
+    let mut original = sent.clone();
+    original.extend_from_slice(b"\r\n");
+    swaks_send(&stack, "joe@lords.example", &user, &sent);
+
+    let mut poller = ImapPoller::connect(&stack.imap_config(&user)).expect("connect");
+    let (v, first) = poll_until_some(&mut poller, None, 0, 10);
+    assert_eq!(first.len(), 1);
+    let m1 = &first[0];
+    assert_eq!(m1.uidvalidity, v);
+    assert_delivered_unchanged(&m1.raw, &original);
+    assert!(
+        !flags_of(&stack, &user, m1.uid).iter().any(|f| f == "Seen"),
+        "fetching must not mark the mail seen"
+    );
+
+    // Nothing after it.
+    let (v2, none) = poller.fetch_new(Some(v), m1.uid, 10).unwrap();
+    assert_eq!(v2, v);
+    assert!(none.is_empty(), "{none:?}");
+
+    // A second mail gets a higher UID and is the only new one.
+    let sent2 = message("second", &user, "2");
+    swaks_send(&stack, "joe@lords.example", &user, &sent2);
+    let (_, second) = poll_until_some(&mut poller, Some(v), m1.uid, 10);
+    assert_eq!(second.len(), 1);
+    assert!(second[0].uid > m1.uid);
+    assert_delivered_unchanged(&second[0].raw, &[sent2, b"\r\n".to_vec()].concat());
+
+    // Stored: flagged \Seen, still there.
+    poller.mark_stored(m1.uid).unwrap();
+    assert!(flags_of(&stack, &user, m1.uid).iter().any(|f| f == "Seen"));
+    assert!(!flags_of(&stack, &user, second[0].uid)
+        .iter()
+        .any(|f| f == "Seen"));
+    let (_, all) = poller.fetch_new(Some(v), 0, 10).unwrap();
+    assert_eq!(
+        all.iter().map(|m| m.uid).collect::<Vec<_>>(),
+        vec![m1.uid, second[0].uid]
+    );
+    poller.logout();
+}
+
+#[test]
+fn fetch_new_pages_by_max_and_starts_over_on_a_new_uidvalidity() {
+    let stack = mail_stack();
+    let user = unique_address("page", "contest.example");
+    for i in 0..3 {
+        swaks_send(
+            &stack,
+            "joe@lords.example",
+            &user,
+            &message(&format!("m{i}"), &user, "x"),
+        );
+    }
+    wait_for_mails(&stack, &user, 3);
+    let mut poller = ImapPoller::connect(&stack.imap_config(&user)).unwrap();
+    let (v, page1) = poller.fetch_new(None, 0, 2).unwrap();
+    assert_eq!(page1.len(), 2);
+    assert!(page1[0].uid < page1[1].uid);
+    let (_, page2) = poller.fetch_new(Some(v), page1[1].uid, 2).unwrap();
+    assert_eq!(page2.len(), 1);
+    assert!(page2[0].uid > page1[1].uid);
+    // Subjects in the order sent.
+    for (m, i) in page1.iter().chain(&page2).zip(0..) {
+        let text = String::from_utf8_lossy(&m.raw);
+        assert!(text.contains(&format!("Subject: m{i}\r\n")), "{text}");
+    }
+    // Another UIDVALIDITY than the mailbox's: everything again.
+    let (_, again) = poller
+        .fetch_new(Some(v.wrapping_add(1)), u32::MAX, 10)
+        .unwrap();
+    assert_eq!(again.len(), 3);
+    // Past the last UID and at the very end of the UID space: nothing.
+    assert!(poller
+        .fetch_new(Some(v), page2[0].uid, 10)
+        .unwrap()
+        .1
+        .is_empty());
+    assert!(poller
+        .fetch_new(Some(v), u32::MAX, 10)
+        .unwrap()
+        .1
+        .is_empty());
+    assert!(poller.fetch_new(Some(v), 0, 0).unwrap().1.is_empty());
+    poller.logout();
+}
+
+#[test]
+fn an_empty_mailbox_has_no_new_mail() {
+    let stack = mail_stack();
+    let user = unique_address("empty", "contest.example");
+    let mut poller = ImapPoller::connect(&stack.imap_config(&user)).unwrap();
+    let (_, none) = poller.fetch_new(None, 0, 10).unwrap();
+    assert!(none.is_empty());
+    poller.logout();
+}
+
+#[test]
+fn smtp_sender_delivers_a_message_readable_over_imap() {
+    let stack = mail_stack();
+    let sender = SmtpSender::new(&stack.smtp_config()).unwrap();
+    let alice = unique_address("alice", "participants.example");
+    let bob = unique_address("bob", "lords.example");
+    // LF line ends (made CRLF on the wire), a dot line (stuffed and
+    // unstuffed), 8-bit text, and a final line end (not doubled).
+    let raw = format!(
+        "From: KNOBELN <knobeln@contest.example>\nTo: {alice}, {bob}\nSubject: your registration\n\
+         Date: Mon, 21 Mar 1994 12:00:00 +0000\nMessage-ID: <reg.{}@contest.example>\n\
+         MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n\
+         Grüße\n.\n..two dots\nend\n",
+        std::process::id()
+    );
+    sender
+        .send_raw(
+            "knobeln@contest.example",
+            &[alice.clone(), bob.clone()],
+            raw.as_bytes(),
+        )
+        .expect("send");
+    let expected = raw.replace('\n', "\r\n").into_bytes();
+    for user in [&alice, &bob] {
+        let mails = wait_for_mails(&stack, user, 1);
+        assert_eq!(mails.len(), 1);
+        assert_delivered_unchanged(&mails[0], &expected);
+        assert!(mails[0].starts_with(b"Return-Path: <knobeln@contest.example>\r\n"));
+    }
+}
+
+#[test]
+fn smtp_sender_sends_with_the_null_sender() {
+    let stack = mail_stack();
+    let sender = SmtpSender::new(&stack.smtp_config()).unwrap();
+    let user = unique_address("bounce", "participants.example");
+    let raw = message("bounce", &user, "undeliverable\r\n");
+    sender
+        .send_raw("", std::slice::from_ref(&user), &raw)
+        .expect("send");
+    let mails = wait_for_mails(&stack, &user, 1);
+    assert!(mails[0].starts_with(b"Return-Path: <>\r\n"));
+    assert_delivered_unchanged(&mails[0], &raw);
+}
+
+#[test]
+fn sending_to_a_refused_port_is_transient() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut cfg = mail_stack().smtp_config();
+    cfg.port = port;
+    let err = SmtpSender::new(&cfg)
+        .unwrap()
+        .send_raw(
+            "knobeln@contest.example",
+            &["x@participants.example".into()],
+            b"Subject: x\r\n\r\nx\r\n",
+        )
+        .unwrap_err();
+    assert!(matches!(err, SendError::Transient(_)), "{err:?}");
+}
+
+#[test]
+fn a_message_over_postfixs_size_limit_is_permanent() {
+    let stack = mail_stack();
+    let user = unique_address("big", "participants.example");
+    // The stack's message_size_limit is 10240000 bytes.
+    let mut raw = message("big", &user, "");
+    let line = "x".repeat(76) + "\r\n";
+    while raw.len() < 10_300_000 {
+        raw.extend_from_slice(line.as_bytes());
+    }
+    let err = SmtpSender::new(&stack.smtp_config())
+        .unwrap()
+        .send_raw("knobeln@contest.example", &[user], &raw)
+        .unwrap_err();
+    assert!(
+        matches!(err, SendError::Permanent(ref m) if m.contains("552")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_bare_user_name_is_the_contest_domain() {
+    // Dovecot's auth_default_realm: `tX` and `tX@contest.example` are one mailbox.
+    let stack = mail_stack();
+    let user = unique_address("bare", "contest.example");
+    swaks_send(
+        &stack,
+        "joe@lords.example",
+        &user,
+        &message("bare", &user, "x"),
+    );
+    wait_for_mails(&stack, &user, 1);
+    let local = user.split('@').next().unwrap();
+    let mails = read_mailbox(&stack.host, stack.imap_port, local, &stack.password).unwrap();
+    assert_eq!(mails.len(), 1);
+    // Upper case is the same user, too.
+    let mails = read_mailbox(
+        &stack.host,
+        stack.imap_port,
+        &user.to_uppercase(),
+        &stack.password,
+    )
+    .unwrap();
+    assert_eq!(mails.len(), 1);
+}
+
+#[test]
+fn a_wrong_password_is_a_login_error() {
+    let stack = mail_stack();
+    let mut cfg = stack.imap_config(&unique_address("pw", "contest.example"));
+    cfg.password = Some("not the password".into());
+    let err = ImapPoller::connect(&cfg).unwrap_err();
+    assert!(matches!(err, ImapError::Login(_)), "{err:?}");
+    cfg.password = None;
+    let err = ImapPoller::connect(&cfg).unwrap_err();
+    assert!(matches!(err, ImapError::Login(_)), "{err:?}");
+}
+
+#[test]
+fn a_missing_mailbox_is_a_protocol_error() {
+    let stack = mail_stack();
+    let mut cfg = stack.imap_config(&unique_address("mbox", "contest.example"));
+    cfg.mailbox = "No Such Folder".into();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let err = poller.fetch_new(None, 0, 10).unwrap_err();
+    assert!(matches!(err, ImapError::Protocol(_)), "{err:?}");
+    poller.logout();
+}
+
+#[test]
+fn tls_where_the_server_has_none_is_a_tls_error() {
+    let stack = mail_stack();
+    let mut cfg = stack.imap_config(&unique_address("tls", "contest.example"));
+    cfg.tls = TlsMode::Tls;
+    let err = ImapPoller::connect(&cfg).unwrap_err();
+    assert!(matches!(err, ImapError::Tls(_)), "{err:?}");
+    cfg.tls = TlsMode::Starttls;
+    let err = ImapPoller::connect(&cfg).unwrap_err();
+    assert!(matches!(err, ImapError::Tls(_)), "{err:?}");
+}
+
+#[test]
+fn an_imap_port_nobody_listens_on_is_a_connect_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut cfg = mail_stack().imap_config("x@contest.example");
+    cfg.port = port;
+    let err = ImapPoller::connect(&cfg).unwrap_err();
+    assert!(matches!(err, ImapError::Connect(_)), "{err:?}");
+}
+
+#[test]
+fn smtp_starttls_checks_the_certificate() {
+    // Postfix offers STARTTLS with Debian's self-signed "snakeoil"
+    // certificate: a sender that checks certificates must refuse it.
+    let stack = mail_stack();
+    let mut cfg = stack.smtp_config();
+    cfg.tls = TlsMode::Starttls;
+    let user = unique_address("starttls", "participants.example");
+    let err = SmtpSender::new(&cfg)
+        .unwrap()
+        .send_raw(
+            "knobeln@contest.example",
+            std::slice::from_ref(&user),
+            &message("tls", &user, "x\r\n"),
+        )
+        .unwrap_err();
+    assert!(matches!(err, SendError::Transient(_)), "{err:?}");
+    // TLS from the first byte on a plain port fails as well.
+    cfg.tls = TlsMode::Tls;
+    let err = SmtpSender::new(&cfg)
+        .unwrap()
+        .send_raw(
+            "knobeln@contest.example",
+            std::slice::from_ref(&user),
+            &message("tls", &user, "x\r\n"),
+        )
+        .unwrap_err();
+    assert!(matches!(err, SendError::Transient(_)), "{err:?}");
+    let mails = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
+    assert!(
+        mails.is_empty(),
+        "nothing may be delivered without a trusted certificate"
+    );
+}
+
+#[test]
+fn mail_to_a_domain_outside_the_stack_is_refused_permanently() {
+    // The stack relays nothing: only its own domains receive mail.
+    let stack = mail_stack();
+    let err = SmtpSender::new(&stack.smtp_config())
+        .unwrap()
+        .send_raw(
+            "knobeln@contest.example",
+            &["somebody@elsewhere.example".into()],
+            &message("out", "somebody@elsewhere.example", "x\r\n"),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, SendError::Permanent(ref m) if m.contains("554")),
+        "{err:?}"
+    );
+}
