@@ -27,6 +27,7 @@
 # Postfix: its /etc/postfix/main.cf is changed with `postconf -e`, and it
 # listens on port 25, so a machine runs one such stack at a time.
 set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 STATE=${KNOBELN_MAILSTACK_DIR:-/var/lib/knobeln-mailstack}
 IMAP_PORT=${KNOBELN_MAILSTACK_IMAP_PORT:-1143}
@@ -115,14 +116,18 @@ install_missing() {
         printf '#!/bin/sh\nexit 101\n' >"$policy"
         chmod 755 "$policy"
         made_policy=1
+        trap 'rm -f /usr/sbin/policy-rc.d' EXIT
     fi
     local rc=0 log
     log=$(mktemp)
     {
         apt-get update -qq &&
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends "${missing[@]}"
     } >"$log" 2>&1 || rc=$?
-    [ -n "$made_policy" ] && rm -f "$policy"
+    if [ -n "$made_policy" ]; then
+        rm -f "$policy"
+        trap - EXIT
+    fi
     if [ "$rc" -ne 0 ]; then
         tail -n 40 "$log" >&2
         rm -f "$log"
@@ -271,19 +276,20 @@ start_postfix() {
 
 # --- commands ----------------------------------------------------------------
 
+# lock SECONDS: one mailstack.sh at a time changes the stack.
 lock() {
     mkdir -p "$STATE"
     exec 9>"$STATE/.lock"
-    flock -w "$TIMEOUT" 9 || die "another mailstack.sh holds $STATE/.lock"
+    flock -w "$1" 9 || die "another mailstack.sh holds $STATE/.lock"
 }
 
 cmd_start() {
     need_root
-    install_missing
     mkdir -p "$STATE"
     chmod 755 "$STATE"
     check_path_traversable
-    lock
+    lock 900
+    install_missing
     start_dovecot
     start_postfix
     if ! wait_until "$TIMEOUT" imap_up || ! wait_until "$TIMEOUT" lmtp_up; then
@@ -299,7 +305,7 @@ cmd_start() {
 
 cmd_stop() {
     need_root
-    lock
+    lock "$TIMEOUT"
     command -v dovecot >/dev/null && stop_dovecot
     command -v postfix >/dev/null && stop_postfix
     say "stopped"
