@@ -20,6 +20,7 @@ pub struct Config {
     pub contest: ContestConfig,
     pub timeline: Timeline,
     pub limits: Limits,
+    pub rules: Rules,
     pub transport: TransportKind,
     pub spool: SpoolConfig,
     pub imap: Option<ImapConfig>,
@@ -33,6 +34,7 @@ impl Default for Config {
             contest: ContestConfig::default(),
             timeline: Timeline::default(),
             limits: Limits::default(),
+            rules: Rules::default(),
             transport: TransportKind::Spool,
             spool: SpoolConfig::default(),
             imap: None,
@@ -142,6 +144,80 @@ impl Default for Limits {
             replies_per_sender_per_day: 50,
             max_processing_attempts: 3,
             max_send_attempts: 10,
+        }
+    }
+}
+
+/// The game and tournament rules of the contest (defaults: 1994).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rules {
+    pub a: i64,
+    pub b: i64,
+    pub k: u32,
+    /// Throws per game (L).
+    pub throws: u32,
+    /// CPU seconds per strategy and game.
+    pub cpu_secs: u64,
+    /// Memory per strategy in kB (address space).
+    pub memory_kb: u64,
+    /// Wall-clock seconds per game.
+    pub wall_secs: f64,
+    /// Exemplars per strategy in the Knobeln Evolution.
+    pub exemplars: u64,
+    /// Generation cap of the Evolution.
+    pub max_generations: u32,
+    /// Games played in parallel (0: one per CPU).
+    pub jobs: usize,
+    /// A paragraph of the organizer's for the round summaries (RSM): a text
+    /// file, read when a summary goes out.
+    pub rsm_note_file: Option<PathBuf>,
+    /// Mails with game protocols (DGP) are split into numbered parts of at
+    /// most this many bytes.
+    pub max_protocol_mail_bytes: usize,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            a: 1,
+            b: 12288,
+            k: 8,
+            throws: 1000,
+            cpu_secs: 2,
+            memory_kb: 1024,
+            wall_secs: 10.0,
+            exemplars: 5,
+            max_generations: 1000,
+            jobs: 0,
+            rsm_note_file: None,
+            max_protocol_mail_bytes: 200 * 1024,
+        }
+    }
+}
+
+impl Rules {
+    /// The referee configuration these rules describe.
+    pub fn referee(&self) -> crate::referee::RefereeConfig {
+        crate::referee::RefereeConfig {
+            params: crate::game::Params {
+                a: self.a,
+                b: self.b,
+                k: self.k,
+                l: self.throws,
+            },
+            limits: crate::sandbox::player::PlayerLimits {
+                cpu_secs: self.cpu_secs.max(1),
+                memory_bytes: self.memory_kb * 1024,
+            },
+            wall: std::time::Duration::from_secs_f64(self.wall_secs.max(0.1)),
+        }
+    }
+
+    pub fn evolution(&self) -> crate::tournament::EvolutionConfig {
+        crate::tournament::EvolutionConfig {
+            exemplars_per_strategy: self.exemplars,
+            max_generations: self.max_generations,
         }
     }
 }
@@ -309,6 +385,9 @@ impl Config {
                 "transport = \"imap\" needs an [imap] and an [smtp] section".into(),
             ));
         }
+        let p = self.rules.referee().params;
+        p.validate()
+            .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
         if !self.contest.address.contains('@') {
             return Err(ConfigError::Invalid(
                 "contest.address must be a mail address".into(),

@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod contest;
 pub mod engine;
 pub mod game;
 pub mod kit;

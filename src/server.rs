@@ -39,6 +39,8 @@ pub enum ServerError {
     Imap(String),
     #[error("smtp: {0}")]
     Smtp(String),
+    #[error("contest: {0}")]
+    Contest(String),
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
@@ -70,14 +72,18 @@ pub struct Server {
     pub config: Config,
     pub store: Store,
     pub referee: RefereeConfig,
+    /// The contest running in the background, if any.
+    contest: Option<std::thread::JoinHandle<Result<(), String>>>,
 }
 
 impl Server {
     pub fn new(config: Config, store: Store) -> Server {
+        let referee = config.rules.referee();
         Server {
             config,
             store,
-            referee: RefereeConfig::default(),
+            referee,
+            contest: None,
         }
     }
 
@@ -174,6 +180,67 @@ impl Server {
         }
     }
 
+    /// At the contest start (or when a started contest is not finished, after
+    /// a restart), runs the contest in a background thread with its own
+    /// database connection; this loop goes on taking in mail and sending what
+    /// the contest queues. Returns a line for the log when something happened.
+    pub fn tend_contest(
+        &mut self,
+        shutdown: &Arc<AtomicBool>,
+    ) -> Result<Option<String>, ServerError> {
+        if let Some(h) = &self.contest {
+            if !h.is_finished() {
+                return Ok(None);
+            }
+            let h = self.contest.take().expect("checked");
+            return Ok(Some(match h.join() {
+                Ok(Ok(())) => "the contest is over; the final results are queued".to_string(),
+                Ok(Err(e)) => format!("the contest stopped: {e} (it resumes at the next cycle)"),
+                Err(_) => "the contest thread panicked (it resumes at the next cycle)".to_string(),
+            }));
+        }
+        let now = Utc::now();
+        let state = crate::store::mail::contest(self.store.conn())?;
+        let due = match &state {
+            Some(c) => !c.finished,
+            None => now >= self.config.timeline.contest_start,
+        };
+        if !due || shutdown.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let mut line = String::new();
+        if state.is_none() {
+            match crate::contest::run::start(&mut self.store, &self.config, None, now) {
+                Ok(tid) => line = format!("contest started (tournament {tid}); "),
+                Err(crate::contest::run::ContestError::NoTeams) => {
+                    return Ok(Some(
+                        "contest start is due, but no team has a compiled strategy".into(),
+                    ))
+                }
+                Err(e) => return Err(ServerError::Contest(e.to_string())),
+            }
+        }
+        let config = self.config.clone();
+        self.contest = Some(
+            std::thread::Builder::new()
+                .name("contest".into())
+                .spawn(move || {
+                    let mut store = Store::open(&config.database).map_err(|e| e.to_string())?;
+                    crate::contest::run::run(
+                        &mut store,
+                        &config,
+                        &crate::engine::SystemClock,
+                        &mut crate::engine::run::Quiet,
+                    )
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+                })
+                .expect("spawn the contest thread"),
+        );
+        line.push_str("the tournament runs in the background");
+        Ok(Some(line))
+    }
+
     /// One cycle: in, process, out.
     pub fn cycle(&mut self) -> Result<Cycle, ServerError> {
         let taken_in = self.take_in()?;
@@ -200,6 +267,9 @@ impl Server {
         })
         .max(Duration::from_millis(100));
         while !shutdown.load(Ordering::SeqCst) {
+            if let Some(line) = self.tend_contest(&shutdown)? {
+                log(&line);
+            }
             match self.cycle() {
                 Ok(c) => {
                     if c != Cycle::default() {
@@ -226,6 +296,11 @@ impl Server {
                 std::thread::sleep(Duration::from_millis(50));
                 waited += Duration::from_millis(50);
             }
+        }
+        if let Some(h) = self.contest.take() {
+            log("waiting for the games in flight of the contest (it resumes at the next start)");
+            crate::engine::run::request_stop();
+            let _ = h.join();
         }
         log("shutting down: the last cycle is complete");
         Ok(())

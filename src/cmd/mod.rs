@@ -14,11 +14,15 @@ use knobeln::sandbox::player::PlayerLimits;
 
 mod bench;
 mod check;
+mod contest;
 mod ingest;
 mod init;
 mod lexcount;
 mod play;
+mod protocolfmt;
+mod results;
 mod serve;
+mod status;
 mod tournament;
 
 #[derive(Parser, Debug)]
@@ -50,6 +54,14 @@ pub enum Command {
     Ingest(ingest::Ingest),
     /// Run the mail server (spool or IMAP/SMTP) until SIGTERM.
     Serve(serve::Serve),
+    /// The contest: `contest start` runs it now.
+    Contest(contest::ContestCmd),
+    /// Where the contest stands.
+    Status(status::Status),
+    /// Print game protocols (or a mail with protocols) in the full format.
+    Protocolfmt(protocolfmt::Protocolfmt),
+    /// Print the results article of the latest finished tournament.
+    Results(results::ResultsCmd),
 }
 
 impl Command {
@@ -63,6 +75,10 @@ impl Command {
             Command::Init(c) => c.apply(),
             Command::Ingest(c) => c.apply(),
             Command::Serve(c) => c.apply(),
+            Command::Contest(c) => c.apply(),
+            Command::Status(c) => c.apply(),
+            Command::Protocolfmt(c) => c.apply(),
+            Command::Results(c) => c.apply(),
         }
     }
 }

@@ -116,14 +116,14 @@ fn os_seed() -> u64 {
 }
 
 /// A progress bar on a terminal, plain log lines otherwise (both on stderr).
-struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     last_logged: usize,
     quiet_lines: bool,
 }
 
 impl Progress {
-    fn new(json: bool) -> Progress {
+    pub(crate) fn new(json: bool) -> Progress {
         let _ = json;
         Progress {
             bar: None,
@@ -132,7 +132,7 @@ impl Progress {
         }
     }
 
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
@@ -140,7 +140,7 @@ impl Progress {
 }
 
 impl Observer for Progress {
-    fn event(&mut self, e: &Event) {
+    fn event(&mut self, _store: &Store, e: &Event) -> Result<(), String> {
         let tty = std::io::stderr().is_terminal();
         match e {
             Event::RoundStarted {
@@ -201,6 +201,7 @@ impl Observer for Progress {
             }
             _ => {}
         }
+        Ok(())
     }
 }
 

@@ -60,4 +60,8 @@ pub enum EngineError {
     Mismatch(String),
     #[error("{0}")]
     Invalid(String),
+    #[error("stopped on request; running it again resumes")]
+    Stopped,
+    #[error("while reporting progress: {0}")]
+    Observer(String),
 }

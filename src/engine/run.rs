@@ -65,14 +65,35 @@ pub enum Event {
     },
 }
 
-/// Receives events (the default does nothing).
+/// Receives events (the default does nothing). An observer may read the
+/// store (everything an event speaks of is committed before it is
+/// emitted); an error stops the run (it resumes from the store later).
+///
+/// Events may repeat after a resume (a group finished before a crash is
+/// announced again): observers must be idempotent.
 pub trait Observer {
-    fn event(&mut self, _event: &Event) {}
+    fn event(&mut self, _store: &Store, _event: &Event) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// An observer that ignores everything.
 pub struct Quiet;
 impl Observer for Quiet {}
+
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks running tournaments of this process to stop: no new game starts,
+/// the games in flight finish and are stored, and `run_tournament` returns
+/// [`EngineError::Stopped`]; running it again resumes. (For a clean
+/// shutdown; a `kill -9` loses at most the games in flight.)
+pub fn request_stop() {
+    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn stop_requested() -> bool {
+    STOP.load(std::sync::atomic::Ordering::SeqCst)
+}
 
 /// How many times a game is retried after an infrastructure fault.
 const MAX_INFRA_TRIES: u32 = 3;
@@ -156,11 +177,16 @@ pub fn run_tournament(
         if !store.round(tournament, round)?.is_some_and(|r| r.finished) {
             store.finish_round(tournament, round, &dq, clock.now())?;
         }
-        observer.event(&Event::RoundFinished {
-            round,
-            advanced: advanced.clone(),
-            disqualified: dq.iter().map(|d| d.0).collect(),
-        });
+        observer
+            .event(
+                store,
+                &Event::RoundFinished {
+                    round,
+                    advanced: advanced.clone(),
+                    disqualified: dq.iter().map(|d| d.0).collect(),
+                },
+            )
+            .map_err(EngineError::Observer)?;
         if final_round {
             let ranking = &rankings[0];
             let strategies: Vec<TeamId> = ranking.entries.iter().map(|e| e.team).collect();
@@ -174,9 +200,14 @@ pub fn run_tournament(
                     .map(|g| strategies.iter().copied().zip(g.iter().copied()).collect())
                     .collect();
                 store.save_evolution(tournament, &gens)?;
-                observer.event(&Event::EvolutionFinished {
-                    generations: evo.generations.len(),
-                });
+                observer
+                    .event(
+                        store,
+                        &Event::EvolutionFinished {
+                            generations: evo.generations.len(),
+                        },
+                    )
+                    .map_err(EngineError::Observer)?;
             }
             break;
         }
@@ -255,13 +286,18 @@ fn play_round(
         schedules.push(sched);
     }
     let n_games: usize = groups.iter().map(|m| m.len() * (m.len() + 1) / 2).sum();
-    observer.event(&Event::RoundStarted {
-        round,
-        n_teams: groups.iter().map(Vec::len).sum(),
-        n_groups: groups.len(),
-        n_games,
-        is_final: final_round,
-    });
+    observer
+        .event(
+            store,
+            &Event::RoundStarted {
+                round,
+                n_teams: groups.iter().map(Vec::len).sum(),
+                n_groups: groups.len(),
+                n_games,
+                is_final: final_round,
+            },
+        )
+        .map_err(EngineError::Observer)?;
     let mut started = vec![false; groups.len()];
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
@@ -272,7 +308,7 @@ fn play_round(
     loop {
         // Fill the pool, group by group.
         for (g, sched) in schedules.iter_mut().enumerate() {
-            if in_flight >= capacity {
+            if in_flight >= capacity || stop_requested() {
                 break;
             }
             if sched.is_finished() {
@@ -281,11 +317,16 @@ fn play_round(
             let batch = sched.next_to_run(capacity - in_flight);
             if !batch.is_empty() && !started[g] {
                 started[g] = true;
-                observer.event(&Event::GroupStarted {
-                    round,
-                    group: g as u32 + 1,
-                    members: sched.members().to_vec(),
-                });
+                observer
+                    .event(
+                        store,
+                        &Event::GroupStarted {
+                            round,
+                            group: g as u32 + 1,
+                            members: sched.members().to_vec(),
+                        },
+                    )
+                    .map_err(EngineError::Observer)?;
             }
             for game in batch {
                 let binaries = [
@@ -303,11 +344,16 @@ fn play_round(
                 if !store.group_finished(tournament, round, group)? {
                     store.finish_group(tournament, round, group, clock.now())?;
                 }
-                observer.event(&Event::GroupFinished { round, group });
+                observer
+                    .event(store, &Event::GroupFinished { round, group })
+                    .map_err(EngineError::Observer)?;
             }
         }
         if schedules.iter().all(GroupSchedule::is_finished) {
             break;
+        }
+        if in_flight == 0 && stop_requested() {
+            return Err(EngineError::Stopped);
         }
         if in_flight == 0 {
             return Err(EngineError::Invalid(format!(
@@ -323,11 +369,16 @@ fn play_round(
             Ok(record) => {
                 store.insert_game(tournament, &d.game, &record, clock.now())?;
                 schedules[g].record(d.game.key, outcome_of(&record))?;
-                observer.event(&Event::GameFinished {
-                    round,
-                    done: done(&schedules),
-                    total: total(&schedules),
-                });
+                observer
+                    .event(
+                        store,
+                        &Event::GameFinished {
+                            round,
+                            done: done(&schedules),
+                            total: total(&schedules),
+                        },
+                    )
+                    .map_err(EngineError::Observer)?;
             }
             Err(error) => {
                 let tries = infra_tries

@@ -42,6 +42,18 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "organizer_alert",
         include_str!("../../templates/mail/organizer_alert.hbs"),
     ),
+    ("lap", include_str!("../../templates/mail/lap.hbs")),
+    ("lgp", include_str!("../../templates/mail/lgp.hbs")),
+    ("dgp", include_str!("../../templates/mail/dgp.hbs")),
+    ("grp", include_str!("../../templates/mail/grp.hbs")),
+    ("grg", include_str!("../../templates/mail/grg.hbs")),
+    ("grr", include_str!("../../templates/mail/grr.hbs")),
+    ("rsm", include_str!("../../templates/mail/rsm.hbs")),
+    (
+        "disqualified",
+        include_str!("../../templates/mail/disqualified.hbs"),
+    ),
+    ("final", include_str!("../../templates/mail/final.hbs")),
 ];
 
 fn registry() -> &'static Handlebars<'static> {

@@ -148,6 +148,91 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
     Ok(conn.last_insert_rowid())
 }
 
+/// Queues a mail that belongs to a contest event, once: a second mail with
+/// the same `event_key` is ignored (returns `false`).
+pub fn queue_event_mail(
+    conn: &Connection,
+    event_key: &str,
+    m: &NewOutgoing<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool> {
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
+                             next_attempt_at, created_at, event_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9)",
+        params![
+            m.inbox_id,
+            m.kind,
+            serde_json::to_string(m.recipients).expect("json"),
+            m.sender_key,
+            m.subject,
+            m.message_id,
+            m.raw,
+            timestamp(now),
+            event_key
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+/// The contest run by the server: its tournament and state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContestRow {
+    pub tournament_id: i64,
+    pub finished: bool,
+}
+
+pub fn contest(conn: &Connection) -> Result<Option<ContestRow>> {
+    Ok(conn
+        .query_row(
+            "SELECT tournament_id, state FROM contest WHERE id = 1",
+            [],
+            |r| {
+                Ok(ContestRow {
+                    tournament_id: r.get(0)?,
+                    finished: r.get::<_, String>(1)? == "finished",
+                })
+            },
+        )
+        .optional()?)
+}
+
+pub fn insert_contest(conn: &Connection, tournament_id: i64, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "INSERT INTO contest (id, tournament_id, state, started_at) VALUES (1, ?1, 'running', ?2)",
+        params![tournament_id, timestamp(now)],
+    )?;
+    Ok(())
+}
+
+pub fn finish_contest(conn: &Connection, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE contest SET state = 'finished', finished_at = ?1 WHERE id = 1",
+        params![timestamp(now)],
+    )?;
+    Ok(())
+}
+
+/// Registered teams with their current (latest accepted) version.
+pub fn teams_with_current_version(conn: &Connection) -> Result<Vec<(TeamId, i64)>> {
+    let mut st = conn.prepare(
+        "SELECT r.team_id, (SELECT v.id FROM strategy_versions v WHERE v.team_id = r.team_id AND v.accepted = 1
+                            ORDER BY v.id DESC LIMIT 1) AS version
+         FROM registrations r ORDER BY r.team_id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (team, version) = row?;
+        if let Some(v) = version {
+            out.push((TeamId(team as u32), v));
+        }
+    }
+    Ok(out)
+}
+
 /// A queued outgoing mail.
 #[derive(Debug, Clone)]
 pub struct OutRow {

@@ -26,6 +26,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0001_tournament.sql"),
     ),
     ("0002_mail.sql", include_str!("../../schema/0002_mail.sql")),
+    (
+        "0003_contest.sql",
+        include_str!("../../schema/0003_contest.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

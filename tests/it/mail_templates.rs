@@ -56,6 +56,36 @@ fn fixture(name: &str) -> Value {
         "organizer_alert" => json!({
             "attempts": 3, "inbox_id": 17, "origin": "imap:INBOX", "error": "compile service i/o: No such file or directory",
         }),
+        "lap" => json!({
+            "contest_name": "International KNOBELN contest", "n": 2,
+            "records": ["mail-address: a@x.example\nteam-name: a\n", "mail-address: b@y.example\nteam-name: b\n"],
+        }),
+        "lgp" => json!({
+            "contest_name": "International KNOBELN contest", "round": 1, "group": 2, "n": 2,
+            "members": ["climbers", "the_heavy_lords_of_knobeln"],
+        }),
+        "dgp" => json!({
+            "team": "climbers", "round": 1, "group": 2, "several": true, "part": 1, "parts": 2,
+            "protocols": "KNOBELN-PROTOCOL 1\n...\nKNOBELN-END 9 78ad2756\n",
+        }),
+        "grp" => {
+            json!({ "team": "climbers", "round": 1, "group": 2, "table": "  opponent  you  them\n", "note": null })
+        }
+        "grg" => json!({ "round": 1, "group": 2, "table": "  P  Q  points\n" }),
+        "grr" => json!({ "round": 1, "group": 2, "table": "  1. climbers  123\n" }),
+        "rsm" => json!({
+            "contest_name": "International KNOBELN contest", "round": 1, "is_final": false,
+            "note": "The organizer's paragraph.", "summary": "Group 1: ...\n",
+        }),
+        "disqualified" => json!({
+            "team": "crasher", "contest_name": "International KNOBELN contest", "round": 1,
+            "first": "throw 6: crashed", "second": "throw 6: crashed",
+            "protocol": "KNOBELN-PROTOCOL 1\n...\n",
+        }),
+        "final" => json!({
+            "contest_name": "International KNOBELN contest",
+            "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n",
+        }),
         other => panic!("no fixture for template {other}: add one"),
     }
 }

@@ -138,13 +138,34 @@ pub fn unique_address(tag: &str, domain: &str) -> String {
     format!("t{tag}-{}-{n}-{nanos:x}@{domain}", std::process::id())
 }
 
-/// Hands `data` (the whole message, as DATA) to the stack's Postfix with
-/// swaks. swaks ends DATA with CRLF `.` CRLF itself: a `data` without a
-/// final line end arrives as `data` + CRLF.
-pub fn swaks_send(stack: &MailStack, from: &str, to: &str, data: &[u8]) {
+/// Hands the message `raw` to the stack's Postfix with swaks, byte for
+/// byte: no token replacement, no `\n` escapes, no added headers
+/// (`--no-data-fixup`); bare LF line ends become CRLF, and a message
+/// without a final line end gets one. So what arrives is `raw` (with CRLF)
+/// behind the trace headers.
+pub fn swaks_send(stack: &MailStack, from: &str, to: &str, raw: &[u8]) {
+    let mut data = Vec::with_capacity(raw.len() + 16);
+    let mut line_start = true;
+    let mut prev = 0u8;
+    for &b in raw {
+        if line_start && b == b'.' {
+            data.push(b'.');
+        }
+        if b == b'\n' && prev != b'\r' {
+            data.push(b'\r');
+        }
+        data.push(b);
+        line_start = b == b'\n';
+        prev = b;
+    }
+    if !data.ends_with(b"\r\n") {
+        data.extend_from_slice(b"\r\n");
+    }
+    // The end of DATA; swaks adds the last CRLF itself.
+    data.push(b'.');
     let mut child = Command::new("swaks")
         .args(["--server", &format!("{}:{}", stack.host, stack.smtp_port)])
-        .args(["--from", from, "--to", to, "--data", "-"])
+        .args(["--from", from, "--to", to, "--no-data-fixup", "--data", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -152,12 +173,12 @@ pub fn swaks_send(stack: &MailStack, from: &str, to: &str, data: &[u8]) {
         .unwrap_or_else(|e| {
             panic!("cannot run swaks ({e}): `deploy/mailstack.sh start` installs it")
         });
-    child.stdin.take().unwrap().write_all(data).unwrap();
+    child.stdin.take().unwrap().write_all(&data).unwrap();
     let out = child.wait_with_output().unwrap();
+    let transcript = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success(),
-        "swaks failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        out.status.success() && transcript.contains("<-  250 2.0.0 Ok: queued"),
+        "swaks failed: {transcript}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -266,15 +287,13 @@ fn message(subject: &str, to: &str, body: &str) -> Vec<u8> {
 fn a_mail_sent_with_swaks_is_polled_with_its_exact_bytes() {
     let stack = mail_stack();
     let user = unique_address("poll", "contest.example");
-    // No final line end: swaks adds it (see swaks_send).
-    let sent = message(
+    // 8-bit text, a dot line, C with `\n` and `%`, which swaks must not touch.
+    let original = message(
         "registration for KNOBELN",
         &user,
-        "team: Würfelfreunde\r\n.a line starting with a dot\r\n\r\n  indented\r\nlast",
+        "team: Würfelfreunde\r\n.a line starting with a dot\r\n\r\n  printf(\"%d\\n\", x); %DATE%\r\nlast\r\n",
     );
-    let mut original = sent.clone();
-    original.extend_from_slice(b"\r\n");
-    swaks_send(&stack, "joe@lords.example", &user, &sent);
+    swaks_send(&stack, "joe@lords.example", &user, &original);
 
     let mut poller = ImapPoller::connect(&stack.imap_config(&user)).expect("connect");
     let (v, first) = poll_until_some(&mut poller, None, 0, 10);
@@ -318,6 +337,7 @@ fn a_mail_sent_with_swaks_is_polled_with_its_exact_bytes() {
 fn fetch_new_pages_by_max_and_starts_over_on_a_new_uidvalidity() {
     let stack = mail_stack();
     let user = unique_address("page", "contest.example");
+    // One at a time: Postfix may deliver queued mails in any order.
     for i in 0..3 {
         swaks_send(
             &stack,
@@ -325,8 +345,8 @@ fn fetch_new_pages_by_max_and_starts_over_on_a_new_uidvalidity() {
             &user,
             &message(&format!("m{i}"), &user, "x"),
         );
+        wait_for_mails(&stack, &user, i + 1);
     }
-    wait_for_mails(&stack, &user, 3);
     let mut poller = ImapPoller::connect(&stack.imap_config(&user)).unwrap();
     let (v, page1) = poller.fetch_new(None, 0, 2).unwrap();
     assert_eq!(page1.len(), 2);
@@ -575,4 +595,64 @@ fn mail_to_a_domain_outside_the_stack_is_refused_permanently() {
         matches!(err, SendError::Permanent(ref m) if m.contains("554")),
         "{err:?}"
     );
+}
+
+/// The state dir of the stack (`deploy/mailstack.sh env`).
+fn state_dir() -> std::path::PathBuf {
+    env_or("KNOBELN_MAILSTACK_DIR", "/var/lib/knobeln-mailstack").into()
+}
+
+#[test]
+fn a_mail_the_server_cannot_read_is_a_broken_fetch_not_no_mail() {
+    let stack = mail_stack();
+    let user = unique_address("broken", "contest.example");
+    // One at a time: Postfix may deliver queued mails in any order.
+    for i in 0..3 {
+        swaks_send(
+            &stack,
+            "joe@lords.example",
+            &user,
+            &message(&format!("b{i}"), &user, "x"),
+        );
+        wait_for_mails(&stack, &user, i + 1);
+    }
+    // Make the second mail's file unreadable for Dovecot (which reads as `mail`).
+    let (local, domain) = user.split_once('@').unwrap();
+    let maildir = state_dir()
+        .join("mail")
+        .join(domain)
+        .join(local)
+        .join("Maildir");
+    let mut files: Vec<_> = ["new", "cur"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(maildir.join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    files.sort_by_key(|p| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .contains("Subject: b1\r\n")
+    });
+    let second = files.pop().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&second, std::fs::Permissions::from_mode(0o000)).unwrap();
+
+    let mut poller = ImapPoller::connect(&stack.imap_config(&user)).unwrap();
+    // The good mail before the broken one comes alone ...
+    let (v, got) = poller.fetch_new(None, 0, 10).unwrap();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(String::from_utf8_lossy(&got[0].raw).contains("Subject: b0\r\n"));
+    // ... then the broken one is an error naming it, never "no mail".
+    let err = poller.fetch_new(Some(v), got[0].uid, 10).unwrap_err();
+    let ImapError::BrokenFetch { uid, .. } = err else {
+        panic!("expected BrokenFetch, got {err:?}");
+    };
+    assert!(uid > got[0].uid);
+    // Past it, the third mail is there.
+    let (_, rest) = poller.fetch_new(Some(v), uid, 10).unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(String::from_utf8_lossy(&rest[0].raw).contains("Subject: b2\r\n"));
+    poller.logout();
+    std::fs::set_permissions(&second, std::fs::Permissions::from_mode(0o600)).unwrap();
 }

@@ -12,6 +12,8 @@
 mod common;
 
 mod cli;
+mod contest_article;
+mod contest_mail;
 mod engine;
 mod kit;
 mod lexcount;

@@ -14,7 +14,9 @@ range, a bait just below half of its number (which wins by the rule
 If my share is at or above the target, I yield the next throw: I stay
 below the opponent when I am already below it, and when I am above it I
 overshoot on purpose to more than twice its number, so that it wins.
-If no overshoot fits below 12288 I throw its number to make a tie.
+If no overshoot fits below 12288 I go down to just below its number,
+once my series is long enough, or else I make a tie or simply stay.
+A tie is broken by a coin: try to win or yield.
 Against a player that wants to win every throw this gives it its share
 and keeps mine; two copies of this program climb a ladder together and
 share the points of nearly every throw.
@@ -107,7 +109,7 @@ int main()
         for (wins = 0, i = 0; i < n; i++)
             if (hist[i] == 1)
                 wins++;
-        if (n == 0 || wins * TD < n * TN) {
+        if (n == 0 || wins * TD < n * TN || (res == 0 && next_random(0, 1))) {
             /* my share is too small: try to win */
             want = opp + next_random(1, MARG);
             if (want > 2 * opp)
@@ -124,7 +126,9 @@ int main()
                 want = mine;
             else if (2 * opp + 1 <= MAXT && may(2 * opp + 1))
                 want = 2 * opp + 1 + next_random(0, MARG);
-            else if (may(opp))
+            else if (run >= K && opp > 1)
+                want = opp - next_random(1, opp / 2 < MARG ? opp / 2 : MARG);
+            else if (may(opp) && mine != opp)
                 want = opp;
             else
                 want = mine;

@@ -99,6 +99,16 @@ pub fn prepare(
             "compile service closed",
         );
     }
+    if db::contest(store.conn())?.is_some() {
+        return refuse(
+            "The compilation service is closed: the contest has started, and the \
+             service is disabled during the tournament. The latest version you sent \
+             before the start is the one that plays."
+                .into(),
+            None,
+            "compile service closed (contest running)",
+        );
+    }
     let source = match strategy_source(ctx.mail) {
         Ok(s) => s,
         Err(problem) => return refuse(

@@ -82,12 +82,15 @@ macro_rules! with_session {
     };
 }
 
-/// A logged-in connection to the contest's mailbox.
+/// A logged-in connection to the contest's mailbox. When the connection
+/// breaks, the next call logs in again.
 pub struct ImapPoller {
-    conn: Conn,
+    /// `None` after the connection broke.
+    conn: Option<Conn>,
+    cfg: ImapConfig,
+    password: String,
     /// `host:port`, for messages.
     addr: String,
-    mailbox: String,
     /// The mailbox is selected (commands on UIDs need that).
     selected: bool,
 }
@@ -96,10 +99,22 @@ impl std::fmt::Debug for ImapPoller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ImapPoller")
             .field("addr", &self.addr)
-            .field("mailbox", &self.mailbox)
-            .field("tls", &matches!(self.conn, Conn::Tls(_)))
+            .field("user", &self.cfg.user)
+            .field("mailbox", &self.cfg.mailbox)
+            .field("tls", &self.cfg.tls)
+            .field("connected", &self.conn.is_some())
             .finish()
     }
+}
+
+/// How fetching one message's bytes went.
+enum FetchOne {
+    Got(Vec<u8>),
+    /// The server answered, without the bytes: why.
+    Broken(String),
+    /// The connection broke (which some servers do on a message they
+    /// cannot read: Dovecot sends `BYE` and hangs up).
+    Lost(ImapError),
 }
 
 impl ImapPoller {
@@ -115,42 +130,15 @@ impl ImapPoller {
                     cfg.user
                 ))
             })?;
-        let addr = format!("{}:{}", cfg.host, cfg.port);
-        let tcp = tcp_connect(&cfg.host, cfg.port)?;
-        let conn = match cfg.tls {
-            TlsMode::None => {
-                let mut client = imap::Client::new(tcp);
-                greeting(&mut client, &addr)?;
-                Conn::Plain(login(client, &cfg.user, &password, &addr)?)
-            }
-            TlsMode::Starttls => {
-                let mut client = imap::Client::new(tcp);
-                greeting(&mut client, &addr)?;
-                let client = client
-                    .secure(&cfg.host, &tls_connector()?)
-                    .map_err(|e| match e {
-                        imap::Error::No(m) | imap::Error::Bad(m) => {
-                            ImapError::Tls(format!("{addr} refused STARTTLS: {m}"))
-                        }
-                        other => map_err(other, &addr),
-                    })?;
-                Conn::Tls(login(client, &cfg.user, &password, &addr)?)
-            }
-            TlsMode::Tls => {
-                let stream = tls_connector()?
-                    .connect(&cfg.host, tcp)
-                    .map_err(|e| ImapError::Tls(format!("handshake with {addr}: {e}")))?;
-                let mut client = imap::Client::new(stream);
-                greeting(&mut client, &addr)?;
-                Conn::Tls(login(client, &cfg.user, &password, &addr)?)
-            }
-        };
-        Ok(ImapPoller {
-            conn,
-            addr,
-            mailbox: cfg.mailbox.clone(),
+        let mut poller = ImapPoller {
+            conn: None,
+            cfg: cfg.clone(),
+            password,
+            addr: format!("{}:{}", cfg.host, cfg.port),
             selected: false,
-        })
+        };
+        poller.conn = Some(poller.open()?);
+        Ok(poller)
     }
 
     /// Mails with UID > `after_uid` in the configured mailbox (all of them
@@ -160,12 +148,15 @@ impl ImapPoller {
     /// fetching). Returns the mailbox's current UIDVALIDITY with them.
     ///
     /// A mail the server does not deliver (no data, zero bytes, FETCH
-    /// refused) is an error, never "no mail": when it is the first new mail,
+    /// refused, or the server hangs up on it twice in a row while the rest
+    /// works) is an error, never "no mail": when it is the first new mail,
     /// the result is [`ImapError::BrokenFetch`] naming its UID; when good
     /// mails come before it, those are returned and the broken one is left
     /// for the next call. So the UID of a `BrokenFetch` is always the first
     /// mail after the caller's position, and every mail before it has been
-    /// returned by an earlier call.
+    /// returned by an earlier call. Likewise, when the connection fails
+    /// after some mails were fetched, those are returned and the error
+    /// comes with the next call.
     pub fn fetch_new(
         &mut self,
         known_uidvalidity: Option<u32>,
@@ -185,10 +176,10 @@ impl ImapPoller {
             return Ok((uidvalidity, Vec::new()));
         }
         let addr = self.addr.clone();
-        let mut uids: Vec<u32> = with_session!(&mut self.conn, s => {
+        let mut uids: Vec<u32> = with_session!(self.session()?, s => {
             s.uid_search(format!("UID {first}:*"))
         })
-        .map_err(|e| map_err(e, &addr))?
+        .map_err(|e| self.failed(e))?
         .into_iter()
         // `n:*` also matches the highest UID when that is below n.
         .filter(|&u| u >= first)
@@ -198,43 +189,121 @@ impl ImapPoller {
         if uids.is_empty() {
             return Ok((uidvalidity, Vec::new()));
         }
-        let mails = with_session!(&mut self.conn, s => fetch_bodies(s, &uids, uidvalidity, &addr))?;
-        Ok((uidvalidity, mails))
+
+        let mut out = Vec::with_capacity(uids.len());
+        let fetched = |uid, raw| Fetched {
+            uidvalidity,
+            uid,
+            raw,
+        };
+        // All at once, as it nearly always goes.
+        let set = uids
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let batch = with_session!(self.session()?, s => {
+            s.uid_fetch(&set, "(UID BODY.PEEK[])").map(|fetches| {
+                fetches
+                    .iter()
+                    .filter_map(|f| Some((f.uid?, f.body()?.to_vec())))
+                    .collect::<HashMap<u32, Vec<u8>>>()
+            })
+        });
+        match batch {
+            Ok(mut bodies) => {
+                for &uid in &uids {
+                    match bodies.remove(&uid) {
+                        Some(raw) if !raw.is_empty() => out.push(fetched(uid, raw)),
+                        Some(_) => return broken(out, uid, "the server sent an empty message"),
+                        None => return broken(out, uid, "the server sent no message data"),
+                    }
+                }
+                return Ok((uidvalidity, out));
+            }
+            Err(imap::Error::No(_) | imap::Error::Bad(_) | imap::Error::Parse(_)) => {}
+            Err(e) => {
+                let e = map_err(e, &addr);
+                if !matches!(e, ImapError::Connect(_)) {
+                    return Err(e);
+                }
+                self.drop_connection();
+            }
+        }
+        // Something is wrong with one of them: one by one, to find it.
+        for &uid in &uids {
+            match self.fetch_one_twice(uid, uidvalidity) {
+                Ok(FetchOne::Got(raw)) => out.push(fetched(uid, raw)),
+                Ok(FetchOne::Broken(why)) => return broken(out, uid, &why),
+                Ok(FetchOne::Lost(e)) => {
+                    let why = format!("the server hangs up whenever it is fetched ({e})");
+                    return broken(out, uid, &why);
+                }
+                Err(_) if !out.is_empty() => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((uidvalidity, out))
     }
 
     /// After the mail is safely stored: flags it `\Seen` (it stays in the
     /// mailbox; the server's store is the truth).
     pub fn mark_stored(&mut self, uid: u32) -> Result<(), ImapError> {
-        if !self.selected {
+        if !self.selected || self.conn.is_none() {
             self.select()?;
         }
-        let addr = self.addr.clone();
-        with_session!(&mut self.conn, s => {
+        let r = with_session!(self.session()?, s => {
             s.uid_store(uid.to_string(), "+FLAGS (\\Seen)").map(drop)
-        })
-        .map_err(|e| map_err(e, &addr))
+        });
+        r.map_err(|e| self.failed(e))
     }
 
     /// Logs out (best effort: a failing logout is not worth reporting).
     pub fn logout(mut self) {
-        let _ = with_session!(&mut self.conn, s => s.logout());
+        if let Some(conn) = self.conn.as_mut() {
+            let _ = with_session!(conn, s => s.logout());
+        }
+    }
+
+    /// The session, logging in again when the connection broke.
+    fn session(&mut self) -> Result<&mut Conn, ImapError> {
+        if self.conn.is_none() {
+            self.selected = false;
+            self.conn = Some(self.open()?);
+        }
+        Ok(self.conn.as_mut().expect("just connected"))
+    }
+
+    fn drop_connection(&mut self) {
+        self.conn = None;
+        self.selected = false;
+    }
+
+    /// Maps a client error; a broken connection is dropped, so that the
+    /// next call starts afresh.
+    fn failed(&mut self, e: imap::Error) -> ImapError {
+        let e = map_err(e, &self.addr);
+        if matches!(e, ImapError::Connect(_)) {
+            self.drop_connection();
+        }
+        e
     }
 
     /// Selects the mailbox anew (which also makes the server report mail
     /// that arrived since): its UIDVALIDITY and message count.
     fn select(&mut self) -> Result<(u32, u32), ImapError> {
         let addr = self.addr.clone();
-        let mailbox = self.mailbox.clone();
-        let mb = with_session!(&mut self.conn, s => {
+        let mailbox = self.cfg.mailbox.clone();
+        let r = with_session!(self.session()?, s => {
             // Unilateral responses pile up in this channel; nobody reads them.
             while s.unsolicited_responses.try_recv().is_ok() {}
             s.select(&mailbox)
-        })
-        .map_err(|e| match e {
+        });
+        let mb = r.map_err(|e| match e {
             imap::Error::No(m) | imap::Error::Bad(m) => {
                 ImapError::Protocol(format!("{addr}: cannot select mailbox {mailbox:?}: {m}"))
             }
-            other => map_err(other, &addr),
+            other => self.failed(other),
         })?;
         self.selected = true;
         let uidvalidity = mb.uid_validity.ok_or_else(|| {
@@ -242,84 +311,97 @@ impl ImapPoller {
         })?;
         Ok((uidvalidity, mb.exists))
     }
-}
 
-/// Fetches the bodies of `uids` (ascending), all in one command; when the
-/// server refuses that, one by one to find the broken one. Stops before the
-/// first broken mail (an error when it is the first).
-fn fetch_bodies<T: Read + Write>(
-    s: &mut imap::Session<T>,
-    uids: &[u32],
-    uidvalidity: u32,
-    addr: &str,
-) -> Result<Vec<Fetched>, ImapError> {
-    let set = uids
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
-    let mut bodies: HashMap<u32, Vec<u8>> = HashMap::new();
-    let mut refused: Option<String> = None;
-    match s.uid_fetch(&set, "(UID BODY.PEEK[])") {
-        Ok(fetches) => {
-            for f in fetches.iter() {
-                if let (Some(uid), Some(body)) = (f.uid, f.body()) {
-                    bodies.insert(uid, body.to_vec());
+    /// One message's bytes; when the connection breaks on it, once more on
+    /// a new connection (`Lost` when that breaks too). `Err` when the
+    /// connection cannot be set up again or the mailbox changed meanwhile.
+    fn fetch_one_twice(&mut self, uid: u32, uidvalidity: u32) -> Result<FetchOne, ImapError> {
+        let mut last = None;
+        for _ in 0..2 {
+            if self.conn.is_none() || !self.selected {
+                let (v, _) = self.select()?;
+                if v != uidvalidity {
+                    return Err(ImapError::Protocol(format!(
+                        "{}: the UIDVALIDITY of {:?} changed while fetching",
+                        self.addr, self.cfg.mailbox
+                    )));
+                }
+            }
+            let r = with_session!(self.session()?, s => {
+                s.uid_fetch(uid.to_string(), "(UID BODY.PEEK[])").map(|fetches| {
+                    fetches
+                        .iter()
+                        .find(|f| f.uid == Some(uid) && f.body().is_some())
+                        .and_then(|f| f.body())
+                        .map(<[u8]>::to_vec)
+                })
+            });
+            match r {
+                Ok(Some(raw)) if !raw.is_empty() => return Ok(FetchOne::Got(raw)),
+                Ok(Some(_)) => {
+                    return Ok(FetchOne::Broken("the server sent an empty message".into()))
+                }
+                Ok(None) => return Ok(FetchOne::Broken("the server sent no message data".into())),
+                Err(e @ (imap::Error::No(_) | imap::Error::Bad(_) | imap::Error::Parse(_))) => {
+                    return Ok(FetchOne::Broken(format!("FETCH failed: {e}")))
+                }
+                Err(e) => {
+                    let e = self.failed(e);
+                    if !matches!(e, ImapError::Connect(_)) {
+                        return Err(e);
+                    }
+                    last = Some(e);
                 }
             }
         }
-        Err(e @ (imap::Error::No(_) | imap::Error::Bad(_) | imap::Error::Parse(_))) => {
-            refused = Some(e.to_string());
-        }
-        Err(e) => return Err(map_err(e, addr)),
+        Ok(FetchOne::Lost(last.expect("two attempts failed")))
     }
-    let mut out = Vec::with_capacity(uids.len());
-    for &uid in uids {
-        let got = if refused.is_none() {
-            bodies
-                .remove(&uid)
-                .ok_or_else(|| "the server sent no message data".to_string())
-        } else {
-            fetch_one(s, uid, addr)?
-        };
-        let why = match got {
-            Ok(raw) if !raw.is_empty() => {
-                out.push(Fetched {
-                    uidvalidity,
-                    uid,
-                    raw,
-                });
-                continue;
+
+    /// Connects and logs in.
+    fn open(&self) -> Result<Conn, ImapError> {
+        let cfg = &self.cfg;
+        let addr = &self.addr;
+        let tcp = tcp_connect(&cfg.host, cfg.port)?;
+        Ok(match cfg.tls {
+            TlsMode::None => {
+                let mut client = imap::Client::new(tcp);
+                greeting(&mut client, addr)?;
+                Conn::Plain(login(client, &cfg.user, &self.password, addr)?)
             }
-            Ok(_) => "the server sent an empty message".to_string(),
-            Err(why) => why,
-        };
-        if out.is_empty() {
-            return Err(ImapError::BrokenFetch { uid, why });
-        }
-        break;
+            TlsMode::Starttls => {
+                let mut client = imap::Client::new(tcp);
+                greeting(&mut client, addr)?;
+                let client = client
+                    .secure(&cfg.host, &tls_connector()?)
+                    .map_err(|e| match e {
+                        imap::Error::No(m) | imap::Error::Bad(m) => {
+                            ImapError::Tls(format!("{addr} refused STARTTLS: {m}"))
+                        }
+                        other => map_err(other, addr),
+                    })?;
+                Conn::Tls(login(client, &cfg.user, &self.password, addr)?)
+            }
+            TlsMode::Tls => {
+                let stream = tls_connector()?
+                    .connect(&cfg.host, tcp)
+                    .map_err(|e| ImapError::Tls(format!("handshake with {addr}: {e}")))?;
+                let mut client = imap::Client::new(stream);
+                greeting(&mut client, addr)?;
+                Conn::Tls(login(client, &cfg.user, &self.password, addr)?)
+            }
+        })
     }
-    Ok(out)
 }
 
-/// One message's bytes: `Ok(Err(why))` when the server does not deliver
-/// them, `Err` when the connection fails.
-fn fetch_one<T: Read + Write>(
-    s: &mut imap::Session<T>,
-    uid: u32,
-    addr: &str,
-) -> Result<Result<Vec<u8>, String>, ImapError> {
-    match s.uid_fetch(uid.to_string(), "(UID BODY.PEEK[])") {
-        Ok(fetches) => Ok(fetches
-            .iter()
-            .find(|f| f.uid == Some(uid) && f.body().is_some())
-            .and_then(|f| f.body())
-            .map(<[u8]>::to_vec)
-            .ok_or_else(|| "the server sent no message data".to_string())),
-        Err(e @ (imap::Error::No(_) | imap::Error::Bad(_) | imap::Error::Parse(_))) => {
-            Ok(Err(format!("FETCH failed: {e}")))
-        }
-        Err(e) => Err(map_err(e, addr)),
+/// The mails before a broken one, or the error naming it when it is the
+/// first.
+fn broken(out: Vec<Fetched>, uid: u32, why: &str) -> Result<(u32, Vec<Fetched>), ImapError> {
+    match out.first() {
+        Some(m) => Ok((m.uidvalidity, out)),
+        None => Err(ImapError::BrokenFetch {
+            uid,
+            why: why.to_string(),
+        }),
     }
 }
 

@@ -1,0 +1,78 @@
+//! `knobeln contest start [--seed N] [--rsm-note FILE]`: starts the contest
+//! at once (instead of waiting for `contest_start` in `knobeln serve`), runs
+//! the tournament and the Evolution to the end, queues every mail by
+//! preference, and on the spool transport writes them to `spool/outgoing/`.
+//! Running it again after an interruption resumes; a finished contest is
+//! not run again.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use chrono::Utc;
+use clap::{Args, Subcommand};
+
+use knobeln::config::{Config, TransportKind};
+use knobeln::contest::run::{run, start};
+use knobeln::engine::SystemClock;
+use knobeln::server::Server;
+use knobeln::store::Store;
+
+use super::tournament::Progress;
+
+#[derive(Args, Debug)]
+pub struct ContestCmd {
+    #[command(subcommand)]
+    pub action: ContestAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ContestAction {
+    /// Start the contest now and run it to the end.
+    Start(StartArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StartArgs {
+    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Tournament seed (default: from the OS random source).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A paragraph of the organizer's for the round summaries (RSM).
+    #[arg(long, value_name = "FILE")]
+    pub rsm_note: Option<PathBuf>,
+}
+
+impl ContestCmd {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let ContestAction::Start(args) = self.action;
+        let mut config = Config::load(args.config.as_deref())?;
+        if let Some(note) = args.rsm_note {
+            anyhow::ensure!(note.is_file(), "no such file: {}", note.display());
+            config.rules.rsm_note_file = Some(note);
+        }
+        let mut store = Store::open(&config.database)
+            .with_context(|| format!("opening {}", config.database.display()))?;
+        let tid = start(&mut store, &config, args.seed, Utc::now())?;
+        eprintln!("contest running (tournament {tid})");
+        let mut progress = Progress::new(false);
+        run(&mut store, &config, &SystemClock, &mut progress)?;
+        progress.finish();
+        let spool = config.transport == TransportKind::Spool;
+        let mut server = Server::new(config, store);
+        if spool {
+            let f = server.flush()?;
+            println!(
+                "contest finished; {} mail(s) written to {}",
+                f.sent,
+                server.config.spool.dir.join("outgoing").display()
+            );
+        } else {
+            println!("contest finished; the mails are queued: `knobeln serve` sends them");
+        }
+        println!("the results article: knobeln results");
+        Ok(ExitCode::SUCCESS)
+    }
+}

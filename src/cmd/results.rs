@@ -1,0 +1,131 @@
+//! `knobeln results [--config FILE] [--out FILE]`: the results article of
+//! the latest finished tournament in the store, ready for posting to
+//! rec.games.misc and misc.misc (see `knobeln::contest::article`).
+//!
+//! Organizations and member counts come from the registrations; a team
+//! without one (a tournament run from a folder) has the organization
+//! "unknown".
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use chrono::Utc;
+use clap::Args;
+use rusqlite::OptionalExtension;
+
+use knobeln::config::Config;
+use knobeln::contest::article::{article, ArticleInput, TeamInfo};
+use knobeln::engine::results::results;
+use knobeln::store::mail::all_registrations;
+use knobeln::store::Store;
+
+#[derive(Args, Debug)]
+pub struct ResultsCmd {
+    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Write the article to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The organizer's name for `From:` and the signature (default: the
+    /// config's organizer address).
+    #[arg(long, value_name = "NAME")]
+    pub organizer: Option<String>,
+}
+
+impl ResultsCmd {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let config = Config::load(self.config.as_deref())?;
+        let store = Store::open(&config.database)
+            .with_context(|| format!("opening {}", config.database.display()))?;
+        let id: Option<i64> = store
+            .conn()
+            .query_row(
+                "SELECT id FROM tournaments WHERE state = 'finished' ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .context("looking for a finished tournament")?;
+        let Some(id) = id else {
+            eprintln!(
+                "knobeln results: no finished tournament in {}",
+                config.database.display()
+            );
+            return Ok(ExitCode::from(1));
+        };
+        let res = results(&store, id, vec![])
+            .with_context(|| format!("rebuilding the results of tournament {id}"))?;
+
+        let members = member_counts(&store)?;
+        let mut teams: Vec<TeamInfo> = all_registrations(store.conn())?
+            .into_iter()
+            .map(|r| TeamInfo {
+                members: members.get(&i64::from(r.team.0)).copied().unwrap_or(0),
+                name: r.team_name,
+                organization: r.organization,
+            })
+            .collect();
+        let mut names: Vec<String> = res
+            .rounds
+            .iter()
+            .flat_map(|r| r.groups.iter().flat_map(|g| g.members.iter().cloned()))
+            .chain(res.winners.iter().map(|w| w.team.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        for n in names {
+            if !teams.iter().any(|t| t.name == n) {
+                teams.push(TeamInfo {
+                    name: n,
+                    organization: "unknown".to_string(),
+                    members: 0,
+                });
+            }
+        }
+
+        let organizer = self
+            .organizer
+            .unwrap_or_else(|| config.contest.organizer.clone());
+        let text = article(&ArticleInput {
+            results: &res,
+            teams: &teams,
+            contest_name: &config.contest.name,
+            contest_address: &config.contest.address,
+            organizer_name: &organizer,
+            now: Utc::now(),
+        });
+        match &self.out {
+            Some(path) => {
+                std::fs::write(path, &text)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!(
+                    "results article of tournament {id} written to {}",
+                    path.display()
+                );
+            }
+            None => print!("{text}"),
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Team id → number of members, from the registrations' `members` JSON
+/// (a list, one entry per member).
+fn member_counts(store: &Store) -> anyhow::Result<HashMap<i64, usize>> {
+    let mut st = store
+        .conn()
+        .prepare("SELECT team_id, members FROM registrations")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let (team, json) = row?;
+        let n = serde_json::from_str::<Vec<serde_json::Value>>(&json)
+            .map(|v| v.len())
+            .unwrap_or(0);
+        out.insert(team, n);
+    }
+    Ok(out)
+}

@@ -1,0 +1,593 @@
+//! The contest's mails, by preference, exactly as announced: LAP at the
+//! start, LGP when a group starts, DGP/GRP/GRG/GRR when a group is finished,
+//! RSM when a round is finished, a notice to a disqualified team, and the
+//! final results to everyone. Each names its kind by the preference code at
+//! the start of its subject; one mail per recipient per event; protocol
+//! mails are split into numbered parts below a size cap.
+//!
+//! Every mail is queued with an event key (`DGP:r1:g2:t17:p1`, …) in the
+//! outbox's unique index, so an event announced again after a resume queues
+//! nothing twice.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::engine::results::{results, GameResult, GroupResult, Results, RoundResult};
+use crate::engine::run::{Event, Observer, TournamentConfig};
+use crate::mail::outgoing::{build, new_message_id, Outgoing};
+use crate::mail::registration::Preference;
+use crate::mail::texts::render;
+use crate::protocol::{encode, GameProtocol};
+use crate::store::mail::{all_registrations, queue_event_mail, NewOutgoing, RegistrationRow};
+use crate::store::Store;
+
+/// A registered participant as the mails need it.
+#[derive(Debug, Clone)]
+pub struct Participant {
+    pub team: String,
+    pub address: String,
+    pub preferences: Vec<Preference>,
+    pub record: String,
+}
+
+impl Participant {
+    pub fn wants(&self, p: Preference) -> bool {
+        self.preferences.contains(&p)
+    }
+}
+
+fn participants(rows: Vec<RegistrationRow>) -> Vec<Participant> {
+    rows.into_iter()
+        .map(|r| Participant {
+            team: r.team_name,
+            address: r.mail_address,
+            preferences: r
+                .preferences
+                .split(',')
+                .filter_map(|p| Preference::parse(p.trim()))
+                .collect(),
+            record: r.record,
+        })
+        .collect()
+}
+
+/// Queues the contest's mails; an [`Observer`] of the tournament.
+pub struct Mailer<'c> {
+    pub config: &'c Config,
+    pub tournament: i64,
+    pub now: &'c dyn Fn() -> DateTime<Utc>,
+}
+
+type MailResult = Result<(), String>;
+
+impl Mailer<'_> {
+    fn by_team(&self, store: &Store) -> Result<HashMap<String, Participant>, String> {
+        let rows = all_registrations(store.conn()).map_err(|e| e.to_string())?;
+        Ok(participants(rows)
+            .into_iter()
+            .map(|p| (p.team.clone(), p))
+            .collect())
+    }
+
+    /// Builds and queues one event mail (once per key).
+    fn queue(&self, store: &Store, key: &str, m: Outgoing) -> MailResult {
+        let now = (self.now)();
+        let id = new_message_id(&self.config.contest);
+        let raw = build(&m, &self.config.contest, &id, now).map_err(|e| e.to_string())?;
+        queue_event_mail(
+            store.conn(),
+            key,
+            &NewOutgoing {
+                inbox_id: None,
+                kind: m.kind,
+                recipients: &m.to,
+                sender_key: None,
+                subject: &m.subject,
+                message_id: &id,
+                raw: &raw,
+            },
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    fn mail(&self, kind: &'static str, to: &str, subject: String, body: String) -> Outgoing {
+        Outgoing {
+            kind,
+            to: vec![to.to_string()],
+            subject,
+            body,
+            in_reply_to: None,
+            references: vec![],
+            attachments: vec![],
+        }
+    }
+
+    fn render(&self, name: &str, data: serde_json::Value) -> Result<String, String> {
+        render(name, &data).map_err(|e| e.to_string())
+    }
+
+    /// LAP: at contest start, every registration record to those who want it.
+    pub fn lap(&self, store: &Store) -> MailResult {
+        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        let records: Vec<&str> = all.iter().map(|p| p.record.as_str()).collect();
+        let body = self.render(
+            "lap",
+            json!({ "contest_name": self.config.contest.name, "n": all.len(), "records": records }),
+        )?;
+        for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
+            self.queue(
+                store,
+                &format!("LAP:{}", p.team),
+                self.mail(
+                    "lap",
+                    &p.address,
+                    "KNOBELN LAP: list of all participants".into(),
+                    body.clone(),
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn lgp(&self, store: &Store, round: u32, group: u32, members: &[String]) -> MailResult {
+        let who = self.by_team(store)?;
+        let body = self.render(
+            "lgp",
+            json!({ "contest_name": self.config.contest.name, "round": round, "group": group,
+                    "n": members.len(), "members": members }),
+        )?;
+        for m in members {
+            let Some(p) = who.get(m).filter(|p| p.wants(Preference::LGP)) else {
+                continue;
+            };
+            self.queue(
+                store,
+                &format!("LGP:r{round}:g{group}:{m}"),
+                self.mail(
+                    "lgp",
+                    &p.address,
+                    format!("KNOBELN LGP: participants of round {round}, group {group}"),
+                    body.clone(),
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn params(&self, store: &Store) -> Result<crate::game::Params, String> {
+        let row = store
+            .tournament(self.tournament)
+            .map_err(|e| e.to_string())?;
+        let cfg: TournamentConfig = serde_json::from_str(&row.config).map_err(|e| e.to_string())?;
+        Ok(cfg.referee.params)
+    }
+
+    /// The compact protocols of the played games of `team` (or all, if `None`).
+    fn protocols(
+        &self,
+        store: &Store,
+        round: u32,
+        group: u32,
+        team: Option<&str>,
+    ) -> Result<Vec<String>, String> {
+        let params = self.params(store)?;
+        let names: HashMap<u32, String> = store
+            .entries(self.tournament)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|e| (e.team.0, e.name))
+            .collect();
+        let games = store
+            .games(self.tournament, round, group)
+            .map_err(|e| e.to_string())?;
+        Ok(games
+            .iter()
+            .filter(|g| {
+                team.is_none_or(|t| {
+                    g.players
+                        .iter()
+                        .any(|p| names.get(&p.0).map(String::as_str) == Some(t))
+                })
+            })
+            .map(|g| {
+                let players = [
+                    names.get(&g.players[0].0).cloned().unwrap_or_default(),
+                    names.get(&g.players[1].0).cloned().unwrap_or_default(),
+                ];
+                encode(&GameProtocol::from_record(
+                    &g.record, params, players, round, group, g.key.slot, g.attempt,
+                ))
+            })
+            .collect())
+    }
+
+    fn group_finished(&self, store: &Store, round: u32, group: u32) -> MailResult {
+        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
+            return Ok(());
+        };
+        let Some(gr) = rr.groups.iter().find(|g| g.number == group) else {
+            return Ok(());
+        };
+        let who = self.by_team(store)?;
+        let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
+        let grg_table = games_table(&gr.games, None);
+        let grr_table = ranking_table(gr, rr);
+        for m in &gr.members {
+            let Some(p) = who.get(m) else { continue };
+            if p.wants(Preference::DGP) {
+                let protos = self.protocols(store, round, group, Some(m))?;
+                let parts = split_parts(&protos, cap);
+                let n = parts.len();
+                for (i, part) in parts.into_iter().enumerate() {
+                    let body = self.render(
+                        "dgp",
+                        json!({ "team": m, "round": round, "group": group, "several": n > 1,
+                                "part": i + 1, "parts": n, "protocols": part }),
+                    )?;
+                    let subject = if n > 1 {
+                        format!("KNOBELN DGP: game protocols, round {round}, group {group} (part {} of {n})", i + 1)
+                    } else {
+                        format!("KNOBELN DGP: game protocols, round {round}, group {group}")
+                    };
+                    self.queue(
+                        store,
+                        &format!("DGP:r{round}:g{group}:{m}:p{}", i + 1),
+                        self.mail("dgp", &p.address, subject, body),
+                    )?;
+                }
+            }
+            if p.wants(Preference::GRP) {
+                let body = self.render(
+                    "grp",
+                    json!({ "team": m, "round": round, "group": group,
+                            "table": games_table(&gr.games, Some(m)), "note": null }),
+                )?;
+                self.queue(
+                    store,
+                    &format!("GRP:r{round}:g{group}:{m}"),
+                    self.mail(
+                        "grp",
+                        &p.address,
+                        format!("KNOBELN GRP: your game results, round {round}, group {group}"),
+                        body,
+                    ),
+                )?;
+            }
+            if p.wants(Preference::GRG) {
+                let body = self.render(
+                    "grg",
+                    json!({ "round": round, "group": group, "table": grg_table }),
+                )?;
+                self.queue(
+                    store,
+                    &format!("GRG:r{round}:g{group}:{m}"),
+                    self.mail(
+                        "grg",
+                        &p.address,
+                        format!("KNOBELN GRG: all games of round {round}, group {group}"),
+                        body,
+                    ),
+                )?;
+            }
+            if p.wants(Preference::GRR) {
+                let body = self.render(
+                    "grr",
+                    json!({ "round": round, "group": group, "table": grr_table }),
+                )?;
+                self.queue(
+                    store,
+                    &format!("GRR:r{round}:g{group}:{m}"),
+                    self.mail(
+                        "grr",
+                        &p.address,
+                        format!("KNOBELN GRR: ranking of round {round}, group {group}"),
+                        body,
+                    ),
+                )?;
+            }
+        }
+        // Disqualified teams are told why, whatever their preferences.
+        for d in rr
+            .disqualified
+            .iter()
+            .filter(|d| gr.members.contains(&d.team))
+        {
+            let Some(p) = who.get(&d.team) else { continue };
+            let failed: Vec<&GameResult> = gr
+                .games
+                .iter()
+                .filter(|g| g.failures.iter().any(|f| g.players[f.player] == d.team))
+                .collect();
+            let reason_of = |g: &GameResult| {
+                g.failures
+                    .iter()
+                    .find(|f| g.players[f.player] == d.team)
+                    .map(|f| {
+                        format!(
+                            "round {round}, group {group}, game {} (attempt {}) against {}: {}",
+                            g.slot,
+                            g.attempt,
+                            g.players[1 - f.player],
+                            f.reason
+                        )
+                    })
+                    .unwrap_or_default()
+            };
+            let first = failed.first().map(|g| reason_of(g)).unwrap_or_default();
+            let last = failed.last().copied();
+            let second = last.map(reason_of).unwrap_or_else(|| d.reason.clone());
+            let protocol = match last {
+                Some(g) => self
+                    .protocols(store, round, group, None)?
+                    .into_iter()
+                    .find(|p| p.contains(&format!("slot {} attempt", g.slot)))
+                    .unwrap_or_default(),
+                None => String::new(),
+            };
+            let body = self.render(
+                "disqualified",
+                json!({ "team": d.team, "contest_name": self.config.contest.name, "round": round,
+                        "first": first, "second": second, "protocol": protocol }),
+            )?;
+            self.queue(
+                store,
+                &format!("DQ:{}", d.team),
+                self.mail(
+                    "disqualified",
+                    &p.address,
+                    format!("KNOBELN: team {} disqualified in round {round}", d.team),
+                    body,
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn rsm(&self, store: &Store, round: u32) -> MailResult {
+        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
+            return Ok(());
+        };
+        let note = match &self.config.rules.rsm_note_file {
+            Some(f) => std::fs::read_to_string(f)
+                .ok()
+                .map(|s| s.trim_end().to_string()),
+            None => None,
+        };
+        let body = self.render(
+            "rsm",
+            json!({ "contest_name": self.config.contest.name, "round": round, "is_final": rr.is_final,
+                    "note": note, "summary": round_summary(rr) }),
+        )?;
+        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        for p in all.iter().filter(|p| p.wants(Preference::RSM)) {
+            self.queue(
+                store,
+                &format!("RSM:r{round}:{}", p.team),
+                self.mail(
+                    "rsm",
+                    &p.address,
+                    format!("KNOBELN RSM: summary of round {round}"),
+                    body.clone(),
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The final ranking and the Evolution ranking, to every participant.
+    pub fn final_results(&self, store: &Store) -> MailResult {
+        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let body = self.render(
+            "final",
+            json!({ "contest_name": self.config.contest.name,
+                    "ranking": final_table(&res), "evolution": evolution_table(&res) }),
+        )?;
+        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        for p in &all {
+            self.queue(
+                store,
+                &format!("FINAL:{}", p.team),
+                self.mail(
+                    "final",
+                    &p.address,
+                    "KNOBELN: the final results".into(),
+                    body.clone(),
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Observer for Mailer<'_> {
+    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+        match event {
+            Event::GroupStarted {
+                round,
+                group,
+                members,
+            } => {
+                let names: HashMap<u32, String> = store
+                    .entries(self.tournament)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .map(|e| (e.team.0, e.name))
+                    .collect();
+                let members: Vec<String> = members
+                    .iter()
+                    .filter_map(|t| names.get(&t.0).cloned())
+                    .collect();
+                self.lgp(store, *round, *group, &members)
+            }
+            Event::GroupFinished { round, group } => self.group_finished(store, *round, *group),
+            Event::RoundFinished { round, .. } => self.rsm(store, *round),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Splits protocols into parts of at most `cap` bytes (a protocol is never split).
+pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    for p in protocols {
+        let last = parts.last_mut().expect("one part");
+        if !last.is_empty() && last.len() + p.len() + 1 > cap {
+            parts.push(String::new());
+        }
+        let last = parts.last_mut().expect("one part");
+        if !last.is_empty() {
+            last.push('\n');
+        }
+        last.push_str(p);
+    }
+    parts
+}
+
+fn status_word(g: &GameResult) -> &'static str {
+    match g.status {
+        "counted" => "",
+        "discarded" => "  (failure: replayed)",
+        "void" => "  (void: disqualification)",
+        "cancelled" => "  (not played)",
+        _ => "",
+    }
+}
+
+/// A table of games (all of the group, or those of one team from its side).
+pub fn games_table(games: &[GameResult], team: Option<&str>) -> String {
+    let mut out = String::new();
+    for g in games
+        .iter()
+        .filter(|g| g.status != "cancelled" && g.status != "pending")
+    {
+        match team {
+            Some(t) => {
+                let Some(side) = g.players.iter().position(|p| p == t) else {
+                    continue;
+                };
+                let opp = &g.players[1 - side];
+                out.push_str(&format!(
+                    "  {:<30} {:>6} : {:<6}{}\n",
+                    if g.players[0] == g.players[1] {
+                        format!("{opp} (itself)")
+                    } else {
+                        opp.clone()
+                    },
+                    g.points[side],
+                    g.points[1 - side],
+                    status_word(g)
+                ));
+            }
+            None => out.push_str(&format!(
+                "  {:<30} {:>6} : {:<6} {}{}\n",
+                g.players[0],
+                g.points[0],
+                g.points[1],
+                g.players[1],
+                status_word(g)
+            )),
+        }
+    }
+    out
+}
+
+fn ranking_lines(entries: &[crate::engine::results::Placed], advanced: &[String]) -> String {
+    entries
+        .iter()
+        .map(|e| {
+            format!(
+                "  {:>3}. {:<30} {:>10}{}\n",
+                e.place,
+                e.team,
+                e.points,
+                if advanced.contains(&e.team) {
+                    "  advances"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
+}
+
+pub fn ranking_table(g: &GroupResult, r: &RoundResult) -> String {
+    ranking_lines(&g.ranking, &r.advanced)
+}
+
+/// Every group's ranking, who advances, who was disqualified.
+pub fn round_summary(r: &RoundResult) -> String {
+    let mut out = String::new();
+    for g in &r.groups {
+        out.push_str(&format!(
+            "Group {} ({} teams):\n",
+            g.number,
+            g.members.len()
+        ));
+        out.push_str(&ranking_lines(&g.ranking, &r.advanced));
+        out.push('\n');
+    }
+    if !r.is_final {
+        out.push_str(&format!(
+            "{} teams advance to round {}.\n",
+            r.advanced.len(),
+            r.number + 1
+        ));
+    }
+    for d in &r.disqualified {
+        out.push_str(&format!("Disqualified: {}: {}\n", d.team, d.reason));
+    }
+    out
+}
+
+pub fn final_table(res: &Results) -> String {
+    ranking_lines(&res.winners, &[])
+}
+
+pub fn evolution_table(res: &Results) -> String {
+    let Some(evo) = &res.evolution else {
+        return "  (no Evolution: nobody reached the final round)\n".into();
+    };
+    let mut out: String = evo
+        .ranking
+        .iter()
+        .map(|e| {
+            format!(
+                "  {:>3}. {:<30} {:>6.2} %\n",
+                e.place,
+                e.team,
+                100.0 * e.fraction
+            )
+        })
+        .collect();
+    out.push_str(&format!(
+        "\n  ({} exemplars, {} generations; {} without a rank: fraction 0)\n",
+        evo.population,
+        evo.generations.len(),
+        evo.unranked.len()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_parts_stay_below_the_cap_and_keep_protocols_whole() {
+        let protos: Vec<String> = (0..10)
+            .map(|i| format!("P{i}-{}", "x".repeat(95)))
+            .collect();
+        let parts = split_parts(&protos, 350);
+        assert_eq!(parts.len(), 4);
+        assert!(parts.iter().all(|p| p.len() <= 350));
+        assert_eq!(parts.join("\n"), protos.join("\n"));
+        assert_eq!(split_parts(&protos, 1 << 20).len(), 1);
+    }
+}

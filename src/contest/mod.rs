@@ -1,0 +1,15 @@
+//! The contest run by the server: at contest start the compile service
+//! closes, the tournament (discipline 1, then the Evolution) runs on every
+//! team's latest compiled version, the mails go out by preference as events
+//! happen, and the results are published.
+//!
+//! - [`run`]: starting (idempotent) and running or resuming the contest.
+//! - [`mails`]: the mails by preference (LAP, LGP, DGP, GRP, GRG, GRR, RSM),
+//!   the disqualification notice and the final results.
+//! - [`article`]: the results article for Usenet, 1994 style.
+//! - [`status`]: where the contest stands (for `knobeln status`).
+
+pub mod article;
+pub mod mails;
+pub mod run;
+pub mod status;

@@ -1,0 +1,126 @@
+//! Starting and running the contest. Starting is idempotent (a contest
+//! starts once; a second start finds it); running resumes wherever a
+//! previous run stopped, and every mail it sends carries an event key, so
+//! neither a game nor a mail is repeated.
+
+use chrono::{DateTime, Utc};
+
+use super::mails::Mailer;
+use crate::config::Config;
+use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
+use crate::engine::{Clock, EngineError};
+use crate::store::mail::{contest, finish_contest, insert_contest, teams_with_current_version};
+use crate::store::{Store, StoreError, VersionId};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ContestError {
+    #[error("no registered team has a compiled strategy: there is no contest to run")]
+    NoTeams,
+    #[error("the contest has not started")]
+    NotStarted,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("contest mails: {0}")]
+    Mail(String),
+}
+
+/// Starts the contest (once): closes the compile service, fixes the entries
+/// (every registered team's latest accepted version) and the seed, and
+/// queues the LAP mails. Returns the tournament's id.
+pub fn start(
+    store: &mut Store,
+    config: &Config,
+    seed: Option<u64>,
+    now: DateTime<Utc>,
+) -> Result<i64, ContestError> {
+    if let Some(c) = contest(store.conn())? {
+        return Ok(c.tournament_id);
+    }
+    let entries: Vec<_> = teams_with_current_version(store.conn())?
+        .into_iter()
+        .map(|(t, v)| (t, VersionId(v)))
+        .collect();
+    if entries.is_empty() {
+        return Err(ContestError::NoTeams);
+    }
+    let tc = TournamentConfig {
+        referee: config.rules.referee(),
+        evolution: config.rules.evolution(),
+    };
+    let seed = seed.unwrap_or_else(os_seed);
+    let tid = store.create_tournament(
+        seed,
+        &serde_json::to_string(&tc).expect("json"),
+        "contest",
+        &entries,
+        now,
+    )?;
+    insert_contest(store.conn(), tid, now)?;
+    let clock = move || now;
+    let mailer = Mailer {
+        config,
+        tournament: tid,
+        now: &clock,
+    };
+    mailer.lap(store).map_err(ContestError::Mail)?;
+    Ok(tid)
+}
+
+/// A seed from the OS random source (63 bits).
+pub fn os_seed() -> u64 {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("OS random source");
+    u64::from_le_bytes(b) >> 1
+}
+
+/// Forwards events to the mailer and then to another observer.
+struct Both<'a, 'c> {
+    mailer: Mailer<'c>,
+    other: &'a mut dyn Observer,
+}
+
+impl Observer for Both<'_, '_> {
+    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+        self.mailer.event(store, event)?;
+        self.other.event(store, event)
+    }
+}
+
+/// Runs (or resumes) the started contest to its end and queues the final
+/// results. `progress` sees every event after the mails for it are queued.
+pub fn run(
+    store: &mut Store,
+    config: &Config,
+    clock: &dyn Clock,
+    progress: &mut dyn Observer,
+) -> Result<i64, ContestError> {
+    let c = contest(store.conn())?.ok_or(ContestError::NotStarted)?;
+    let now = || clock.now();
+    let mailer = Mailer {
+        config,
+        tournament: c.tournament_id,
+        now: &now,
+    };
+    if c.finished {
+        return Ok(c.tournament_id);
+    }
+    // In case the server died right after the start.
+    mailer.lap(store).map_err(ContestError::Mail)?;
+    let jobs = if config.rules.jobs == 0 {
+        crate::sandbox::allowed_cpus().len()
+    } else {
+        config.rules.jobs
+    };
+    let mut both = Both {
+        mailer,
+        other: progress,
+    };
+    run_tournament(store, c.tournament_id, jobs, clock, &mut both)?;
+    both.mailer
+        .final_results(store)
+        .map_err(ContestError::Mail)?;
+    finish_contest(store.conn(), clock.now())?;
+    Ok(c.tournament_id)
+}
