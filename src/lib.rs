@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod config;
 pub mod contest;
+pub mod demo;
 pub mod engine;
 pub mod game;
 pub mod kit;

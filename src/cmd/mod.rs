@@ -15,6 +15,7 @@ use knobeln::sandbox::player::PlayerLimits;
 mod bench;
 mod check;
 mod contest;
+mod demo;
 mod ingest;
 mod init;
 mod lexcount;
@@ -58,6 +59,8 @@ pub enum Command {
     Contest(contest::ContestCmd),
     /// Where the contest stands.
     Status(status::Status),
+    /// A complete contest by mail on the embedded default, from nothing.
+    Demo(demo::Demo),
     /// Print game protocols (or a mail with protocols) in the full format.
     Protocolfmt(protocolfmt::Protocolfmt),
     /// Print the results article of the latest finished tournament.
@@ -77,6 +80,7 @@ impl Command {
             Command::Serve(c) => c.apply(),
             Command::Contest(c) => c.apply(),
             Command::Status(c) => c.apply(),
+            Command::Demo(c) => c.apply(),
             Command::Protocolfmt(c) => c.apply(),
             Command::Results(c) => c.apply(),
         }

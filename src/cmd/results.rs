@@ -30,7 +30,7 @@ pub struct ResultsCmd {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// The organizer's name for `From:` and the signature (default: the
-    /// config's organizer address).
+    /// contest's name from the config).
     #[arg(long, value_name = "NAME")]
     pub organizer: Option<String>,
 }
@@ -88,7 +88,7 @@ impl ResultsCmd {
 
         let organizer = self
             .organizer
-            .unwrap_or_else(|| config.contest.organizer.clone());
+            .unwrap_or_else(|| config.contest.name.clone());
         let text = article(&ArticleInput {
             results: &res,
             teams: &teams,

@@ -243,8 +243,10 @@ pub fn article(input: &ArticleInput) -> String {
     for l in wrap(&sig, WIDTH) {
         let _ = writeln!(out, "{l}");
     }
-    for l in wrap(&clean(input.contest_name), WIDTH) {
-        let _ = writeln!(out, "{l}");
+    if clean(input.contest_name) != clean(input.organizer_name) {
+        for l in wrap(&clean(input.contest_name), WIDTH) {
+            let _ = writeln!(out, "{l}");
+        }
     }
     out
 }
@@ -252,33 +254,40 @@ pub fn article(input: &ArticleInput) -> String {
 // ---------------------------------------------------------------- sections
 
 fn winners_table(out: &mut String, winners: &[Placed], teams: &TeamIndex) {
-    let rows: Vec<Vec<String>> = winners
+    let orgs: Vec<String> = winners
         .iter()
         .map(|w| {
-            vec![
-                format!("{}.", w.place),
-                clean(&w.team),
-                teams
-                    .get(&w.team)
-                    .map(|i| clean(&i.organization))
-                    .filter(|o| !o.is_empty())
-                    .unwrap_or_else(|| "unknown".to_string()),
-                points_text(w.points),
-            ]
+            teams
+                .get(&w.team)
+                .map(|i| clean(&i.organization))
+                .filter(|o| !o.is_empty())
+                .unwrap_or_else(|| "unknown".to_string())
         })
         .collect();
-    table(
-        out,
-        2,
-        &[
-            Col::new("Place", Align::Right),
-            Col::new("Team", Align::Left),
-            Col::new("Organization", Align::Left),
-            Col::new("Points", Align::Right),
-        ],
-        &rows,
-        &[2, 1],
-    );
+    // Without a single known organization the column says nothing.
+    let with_orgs = orgs.iter().any(|o| !o.eq_ignore_ascii_case("unknown"));
+    let rows: Vec<Vec<String>> = winners
+        .iter()
+        .zip(orgs)
+        .map(|(w, org)| {
+            let mut row = vec![format!("{}.", w.place), clean(&w.team)];
+            if with_orgs {
+                row.push(org);
+            }
+            row.push(points_text(w.points));
+            row
+        })
+        .collect();
+    let mut cols = vec![
+        Col::new("Place", Align::Right),
+        Col::new("Team", Align::Left),
+    ];
+    if with_orgs {
+        cols.push(Col::new("Organization", Align::Left));
+    }
+    cols.push(Col::new("Points", Align::Right));
+    let flexible: &[usize] = if with_orgs { &[2, 1] } else { &[1] };
+    table(out, 2, &cols, &rows, flexible);
 }
 
 fn evolution(out: &mut String, r: &Results) {
@@ -614,40 +623,27 @@ fn paragraph(out: &mut String, text: &str) {
     out.push('\n');
 }
 
-/// `head` then `text`, continuation lines indented under the text.
+/// `head` then `text`, continuation lines indented under the text (by at
+/// most half the width: a longer head stands on a line of its own).
 fn hanging(out: &mut String, head: &str, text: &str) {
-    let indent = len(head).min(WIDTH / 2);
-    let head_lines = wrap(head.trim_end(), WIDTH);
-    let mut first = head_lines.last().cloned().unwrap_or_default();
-    for l in &head_lines[..head_lines.len() - 1] {
-        let _ = writeln!(out, "{l}");
-    }
-    if !first.is_empty() {
-        first.push(' ');
-    }
-    let room = WIDTH.saturating_sub(len(&first)).max(1);
-    let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
-    // Fill the first line, then the rest under the indent.
-    let mut taken = 0;
-    let mut line = first.clone();
-    for w in &words {
-        let sep = usize::from(len(&line) > len(&first));
-        if len(&line) + sep + len(w) <= len(&first) + room {
-            if sep == 1 {
-                line.push(' ');
-            }
-            line.push_str(w);
-            taken += 1;
-        } else {
-            break;
+    let (first, indent) = if len(head) <= WIDTH / 2 {
+        (head.to_string(), len(head))
+    } else {
+        let lead = len(head) - len(head.trim_start());
+        for l in wrap(head.trim(), WIDTH - lead) {
+            let _ = writeln!(out, "{}{l}", " ".repeat(lead));
         }
-    }
-    let _ = writeln!(out, "{}", line.trim_end());
-    if taken < words.len() {
-        let rest = words[taken..].join(" ");
-        for l in wrap(&rest, WIDTH - indent) {
-            let _ = writeln!(out, "{}{l}", " ".repeat(indent));
-        }
+        let indent = lead + 4;
+        (" ".repeat(indent), indent)
+    };
+    let mut lines = wrap(text, WIDTH - indent).into_iter();
+    let _ = writeln!(
+        out,
+        "{}",
+        format!("{first}{}", lines.next().unwrap_or_default()).trim_end()
+    );
+    for l in lines {
+        let _ = writeln!(out, "{}{l}", " ".repeat(indent));
     }
 }
 

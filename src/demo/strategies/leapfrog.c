@@ -94,12 +94,11 @@ static int beat(int y)
 
 int main()
 {
-    int opp = 0, want, me, mp = 0, op = 0, res, lost = 0;
+    int opp, want, me, mp = 0, op = 0, res, lost = 0;
 
     init_random();
     want = BASE + next_random(0, STEP);
     for (;;) {
-        me = want;
         opp = play(want);
         me = mine;
         res = count_points(me, opp, &mp, &op);

@@ -10,13 +10,19 @@
 //! reads a whole mailbox, for the tests that look into a participant's
 //! inbox.
 //!
+//! A mail the server cannot deliver is [`ImapError::BrokenFetch`], never
+//! "no mail", and always the first mail after the caller's position, so the
+//! caller can set exactly that one aside. When the connection breaks, the
+//! next call logs in again.
+//!
 //! Blocking, with socket timeouts: the server runs it off the async runtime.
 //!
 //! Deliberately not here: remembering the position (the caller keeps
 //! UIDVALIDITY and the last UID next to the stored mail, in one
 //! transaction), deleting or moving mail (the mailbox keeps everything; the
-//! server's store is the truth), IDLE, parsing the mails, and retrying (an
-//! error is returned; the caller polls again later).
+//! server's store is the truth), IDLE, parsing the mails, and retrying
+//! beyond fetching a message once more when the server hangs up on it (any
+//! other error is returned; the caller polls again later).
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -43,9 +49,10 @@ pub struct Fetched {
     pub raw: Vec<u8>,
 }
 
-/// What can go wrong talking to the IMAP server. Every one is worth a
-/// later retry except a wrong configuration (`Login`, `Tls`), which needs
-/// the organizer.
+/// What can go wrong talking to the IMAP server. `Connect` and `Protocol`
+/// are worth a later retry; `Login` and `Tls` are usually the
+/// configuration (the organizer's to fix); `BrokenFetch` stays until the
+/// caller sets that mail aside.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImapError {
     /// The server could not be reached, or the connection broke.

@@ -1,0 +1,209 @@
+//! `knobeln demo [--dir DIR] [--teams N] [--seed N]`: a complete contest on
+//! the embedded default (spool transport, SQLite) in a fresh folder: teams
+//! register by mail, send their strategies by mail, the server compiles
+//! them, runs the contest and the Evolution, and writes every mail into the
+//! spool. Prints where everything is and a short summary of the results.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use chrono::Utc;
+use clap::Args;
+
+use knobeln::config::Config;
+use knobeln::contest::run::{run, start};
+use knobeln::demo::{auth_in, compile_mail, drop_mail, field, registration_mail};
+use knobeln::engine::results::results;
+use knobeln::engine::SystemClock;
+use knobeln::mail::transport::spool::Spool;
+use knobeln::server::Server;
+use knobeln::store::Store;
+
+use super::tournament::Progress;
+
+#[derive(Args, Debug)]
+pub struct Demo {
+    /// Folder for the demo's database and spool (created; must be empty or absent).
+    #[arg(long, default_value = "knobeln-demo")]
+    pub dir: PathBuf,
+    /// Number of teams (at least 42 makes two rounds; at most 53).
+    #[arg(long, default_value_t = 48)]
+    pub teams: usize,
+    /// Tournament seed.
+    #[arg(long, default_value_t = 1994)]
+    pub seed: u64,
+    /// Throws per game.
+    #[arg(long, default_value_t = 1000)]
+    pub throws: u32,
+    /// Remove an existing demo folder first.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Demo {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let t0 = Instant::now();
+        if self.dir.exists() {
+            let empty = std::fs::read_dir(&self.dir)?.next().is_none();
+            if !empty && !self.force {
+                bail!(
+                    "{} exists; use --force to replace it, or --dir for another folder",
+                    self.dir.display()
+                );
+            }
+            if !empty {
+                std::fs::remove_dir_all(&self.dir)
+                    .with_context(|| format!("removing {}", self.dir.display()))?;
+            }
+        }
+        std::fs::create_dir_all(&self.dir)?;
+        let mut config = Config::default();
+        config.database = self.dir.join("knobeln.db");
+        config.spool.dir = self.dir.join("spool");
+        config.rules.throws = self.throws;
+        let spool = Spool::open(&config.spool.dir)?;
+        let store = Store::open(&config.database)?;
+        let teams = field(self.teams);
+        let addr = config.contest.address.clone();
+        let mut server = Server::new(config.clone(), store);
+
+        eprintln!("{} teams register by mail ...", teams.len());
+        for (i, t) in teams.iter().enumerate() {
+            drop_mail(
+                spool_dir(&config),
+                &format!("{i:03}-registration.eml"),
+                &registration_mail(t, &addr, i),
+            )?;
+        }
+        server.cycle()?;
+        let mut auths = Vec::new();
+        for t in &teams {
+            let body: Option<Vec<u8>> = server
+                .store
+                .conn()
+                .query_row(
+                    "SELECT raw FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
+                    [serde_json::to_string(&vec![&t.address])?],
+                    |r| r.get(0),
+                )
+                .ok();
+            let text = body
+                .and_then(|raw| {
+                    mail_parser::MessageParser::default()
+                        .parse(&raw)
+                        .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
+                })
+                .unwrap_or_default();
+            let auth =
+                auth_in(&text).with_context(|| format!("no acknowledgement for {}", t.name))?;
+            auths.push(auth);
+        }
+        eprintln!("... each sends its strategy by mail; the server compiles them ...");
+        for (i, (t, auth)) in teams.iter().zip(&auths).enumerate() {
+            drop_mail(
+                spool_dir(&config),
+                &format!("{i:03}-compile.eml"),
+                &compile_mail(t, auth, &addr, i),
+            )?;
+        }
+        server.cycle()?;
+        let rejected: i64 = server.store.conn().query_row(
+            "SELECT COUNT(*) FROM strategy_versions WHERE accepted = 0",
+            [],
+            |r| r.get(0),
+        )?;
+        if rejected > 0 {
+            bail!("{rejected} demo strategies were rejected by the compile service (see spool/outgoing)");
+        }
+        eprintln!("... the contest starts (seed {}):", self.seed);
+        let tid = start(&mut server.store, &config, Some(self.seed), Utc::now())?;
+        let mut progress = Progress::new(false);
+        run(&mut server.store, &config, &SystemClock, &mut progress)?;
+        progress.finish();
+        let flushed = server.flush()?;
+        let res = results(&server.store, tid, vec![])?;
+
+        let out = config.spool.dir.join("outgoing");
+        println!(
+            "KNOBELN demo: {} teams, {} rounds, {:.0} s",
+            teams.len(),
+            res.rounds.len(),
+            t0.elapsed().as_secs_f64()
+        );
+        println!("  database:       {}", config.database.display());
+        println!(
+            "  incoming mails: {}",
+            config.spool.dir.join("incoming/cur").display()
+        );
+        println!(
+            "  outgoing mails: {} ({} files)",
+            out.display(),
+            std::fs::read_dir(&out)?.count()
+        );
+        let mut kinds: Vec<(String, i64)> = {
+            let mut st = server
+                .store
+                .conn()
+                .prepare("SELECT kind, COUNT(*) FROM outbox GROUP BY kind ORDER BY kind")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        kinds.retain(|(_, n)| *n > 0);
+        println!(
+            "  mails by kind:  {}",
+            kinds
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let _ = flushed;
+        for r in &res.rounds {
+            println!(
+                "  round {}{}: {} group(s) of {}, {} advance, {} disqualified",
+                r.number,
+                if r.is_final { " (final)" } else { "" },
+                r.groups.len(),
+                r.groups
+                    .iter()
+                    .map(|g| g.members.len().to_string())
+                    .collect::<Vec<_>>()
+                    .join("+"),
+                r.advanced.len(),
+                r.disqualified.len()
+            );
+            for d in &r.disqualified {
+                println!("    disqualified: {}: {}", d.team, d.reason);
+            }
+        }
+        println!("\nThe winners of the International KNOBELN contest:");
+        for w in res.winners.iter().take(10) {
+            println!("  {:>3}. {:<24} {:>10}", w.place, w.team, w.points);
+        }
+        if let Some(evo) = &res.evolution {
+            println!(
+                "\nThe winners of Knobeln Evolution ({} generations):",
+                evo.generations.len()
+            );
+            for e in evo.ranking.iter().take(10) {
+                println!(
+                    "  {:>3}. {:<24} {:>6.2} %",
+                    e.place,
+                    e.team,
+                    100.0 * e.fraction
+                );
+            }
+        }
+        println!(
+            "\nMore: knobeln status --config ... or look at the mails; the results article: knobeln results (with database = \"{}\")",
+            config.database.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn spool_dir(config: &Config) -> &std::path::Path {
+    &config.spool.dir
+}
