@@ -59,11 +59,13 @@ impl Demo {
             }
         }
         std::fs::create_dir_all(&self.dir)?;
-        let mut config = Config::default();
-        config.database = self.dir.join("knobeln.db");
+        let mut config = Config {
+            database: self.dir.join("knobeln.db"),
+            ..Config::default()
+        };
         config.spool.dir = self.dir.join("spool");
         config.rules.throws = self.throws;
-        let spool = Spool::open(&config.spool.dir)?;
+        Spool::open(&config.spool.dir)?;
         let store = Store::open(&config.database)?;
         let teams = field(self.teams);
         let addr = config.contest.address.clone();

@@ -73,16 +73,18 @@ fn flat(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The article's body section from `title` to the next `=====` heading.
+/// The article's section `title`, without its title.
 fn section<'a>(a: &'a str, title: &str) -> &'a str {
     let start = a
         .find(&format!("{title}\n"))
         .unwrap_or_else(|| panic!("no section {title:?}:\n{a}"));
     let rest = &a[start + title.len() + 1..];
     let rest = rest.trim_start_matches('=').trim_start_matches('\n');
+    // Up to the next section's title, or the signature.
     let end = rest
         .find("\n=====")
         .and_then(|e| rest[..e].rfind('\n'))
+        .or_else(|| rest.find("\n-- \n"))
         .unwrap_or(rest.len());
     &rest[..end]
 }
