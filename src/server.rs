@@ -112,9 +112,28 @@ impl Server {
                 Some((v, u)) => (Some(v), u),
                 None => (None, 0),
             };
-            let (uidvalidity, batch) = poller
-                .fetch_new(known, if known.is_some() { after } else { 0 }, 50)
-                .map_err(|e| ServerError::Imap(e.to_string()))?;
+            let fetched = poller.fetch_new(known, if known.is_some() { after } else { 0 }, 50);
+            let (uidvalidity, batch) = match fetched {
+                Ok(x) => x,
+                Err(crate::mail::transport::imap::ImapError::BrokenFetch { uid, why })
+                    if known.is_some() =>
+                {
+                    // Never "no mail", never stuck on it: keep a record, tell
+                    // the organizer, and move past it.
+                    let v = known.expect("checked");
+                    crate::mail::process::record_unreadable(
+                        &mut self.store,
+                        &self.config,
+                        &format!("imap:{}", cfg.mailbox),
+                        Some((v, uid)),
+                        &why,
+                        Utc::now(),
+                    )?;
+                    set_imap_position(self.store.conn(), &cfg.mailbox, v, uid)?;
+                    continue;
+                }
+                Err(e) => return Err(ServerError::Imap(e.to_string())),
+            };
             if batch.is_empty() {
                 if known != Some(uidvalidity) {
                     set_imap_position(self.store.conn(), &cfg.mailbox, uidvalidity, 0)?;

@@ -7,11 +7,17 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v ld >/dev/null || need_apt+=(binutils)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+[ -e /usr/include/openssl/ssl.h ] || need_apt+=(libssl-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing: ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
+
+# A real Dovecot (IMAP) and Postfix (SMTP) on loopback for the mail tests:
+# installs dovecot-imapd, dovecot-lmtpd, postfix and swaks when missing.
+bash deploy/mailstack.sh start
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings

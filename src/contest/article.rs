@@ -606,7 +606,7 @@ fn header(out: &mut String, name: &str, value: &str) {
     let head = format!("{name}: ");
     let first = WIDTH - head.len();
     let lines = wrap(&value, first);
-    let _ = writeln!(out, "{head}{}", lines[0]);
+    let _ = writeln!(out, "{}", format!("{head}{}", lines[0]).trim_end());
     let rest: Vec<String> = lines[1..].to_vec();
     if !rest.is_empty() {
         for l in wrap(&rest.join(" "), WIDTH - 1) {

@@ -87,6 +87,41 @@ pub fn process_pending(
     Ok(summary)
 }
 
+/// A mail the transport could not read at all (an IMAP message whose FETCH
+/// is empty or broken): kept as a `failed` inbox row with the transport's
+/// words instead of its bytes, and the organizer is told, in one
+/// transaction. Returns the row's id (`None` if it was recorded before).
+pub fn record_unreadable(
+    store: &mut Store,
+    config: &Config,
+    origin: &str,
+    imap: Option<(u32, u32)>,
+    why: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, ProcessError> {
+    let raw = format!("X-Knobeln-Unreadable: {why}\r\n\r\n").into_bytes();
+    let tx = store.conn_mut().transaction()?;
+    let Some(id) = crate::mail::inbox::take_in(&tx, origin, imap, &raw, now)? else {
+        return Ok(None);
+    };
+    tx.commit()?;
+    let row = InboxRow {
+        id,
+        origin: origin.to_string(),
+        raw,
+        attempts: 0,
+    };
+    set_aside(
+        store,
+        config,
+        &row,
+        0,
+        &format!("the transport could not read this mail: {why}"),
+        now,
+    )?;
+    Ok(Some(id))
+}
+
 /// Marks a mail failed and tells the organizer, in one transaction.
 fn set_aside(
     store: &mut Store,

@@ -18,7 +18,14 @@ mod engine;
 mod kit;
 mod lexcount;
 mod mail_corpus;
+mod mail_e2e;
 mod mail_spool;
 mod mail_templates;
+mod mailstack;
 mod referee;
 mod toolchain;
+
+/// The auth string in a registration acknowledgement's text.
+pub fn demo_auth(body: &str) -> String {
+    knobeln::demo::auth_in(body).unwrap_or_else(|| panic!("no auth string in {body}"))
+}
