@@ -198,9 +198,20 @@ impl Demo {
                 );
             }
         }
+        let teams_info = knobeln::contest::article::team_infos(&server.store, &res)?;
+        let text = knobeln::contest::article::article(&knobeln::contest::article::ArticleInput {
+            results: &res,
+            teams: &teams_info,
+            contest_name: &config.contest.name,
+            contest_address: &config.contest.address,
+            organizer_name: "the KNOBELN demo",
+            now: Utc::now(),
+        });
+        let article_path = self.dir.join("results.txt");
+        std::fs::write(&article_path, text)?;
         println!(
-            "\nMore: knobeln status --config ... or look at the mails; the results article: knobeln results (with database = \"{}\")",
-            config.database.display()
+            "\nThe results article (for rec.games.misc and misc.misc): {}",
+            article_path.display()
         );
         Ok(ExitCode::SUCCESS)
     }

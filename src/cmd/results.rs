@@ -6,7 +6,6 @@
 //! without one (a tournament run from a folder) has the organization
 //! "unknown".
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,9 +15,8 @@ use clap::Args;
 use rusqlite::OptionalExtension;
 
 use knobeln::config::Config;
-use knobeln::contest::article::{article, ArticleInput, TeamInfo};
+use knobeln::contest::article::{article, team_infos, ArticleInput};
 use knobeln::engine::results::results;
-use knobeln::store::mail::all_registrations;
 use knobeln::store::Store;
 
 #[derive(Args, Debug)]
@@ -59,32 +57,7 @@ impl ResultsCmd {
         let res = results(&store, id, vec![])
             .with_context(|| format!("rebuilding the results of tournament {id}"))?;
 
-        let members = member_counts(&store)?;
-        let mut teams: Vec<TeamInfo> = all_registrations(store.conn())?
-            .into_iter()
-            .map(|r| TeamInfo {
-                members: members.get(&i64::from(r.team.0)).copied().unwrap_or(0),
-                name: r.team_name,
-                organization: r.organization,
-            })
-            .collect();
-        let mut names: Vec<String> = res
-            .rounds
-            .iter()
-            .flat_map(|r| r.groups.iter().flat_map(|g| g.members.iter().cloned()))
-            .chain(res.winners.iter().map(|w| w.team.clone()))
-            .collect();
-        names.sort();
-        names.dedup();
-        for n in names {
-            if !teams.iter().any(|t| t.name == n) {
-                teams.push(TeamInfo {
-                    name: n,
-                    organization: "unknown".to_string(),
-                    members: 0,
-                });
-            }
-        }
+        let teams = team_infos(&store, &res)?;
 
         let organizer = self
             .organizer
@@ -110,22 +83,4 @@ impl ResultsCmd {
         }
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// Team id → number of members, from the registrations' `members` JSON
-/// (a list, one entry per member).
-fn member_counts(store: &Store) -> anyhow::Result<HashMap<i64, usize>> {
-    let mut st = store
-        .conn()
-        .prepare("SELECT team_id, members FROM registrations")?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-    let mut out = HashMap::new();
-    for row in rows {
-        let (team, json) = row?;
-        let n = serde_json::from_str::<Vec<serde_json::Value>>(&json)
-            .map(|v| v.len())
-            .unwrap_or(0);
-        out.insert(team, n);
-    }
-    Ok(out)
 }

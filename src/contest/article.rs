@@ -807,3 +807,51 @@ mod tests {
         assert!(lines[1..].iter().all(|l| l.starts_with(' ')));
     }
 }
+
+/// The teams of `results` with their organizations and member counts, from
+/// the registrations; teams without one (a tournament run from a folder)
+/// get the organization "unknown".
+pub fn team_infos(
+    store: &crate::store::Store,
+    results: &Results,
+) -> Result<Vec<TeamInfo>, crate::store::StoreError> {
+    let mut st = store.conn().prepare(
+        "SELECT t.name, r.organization, r.members FROM registrations r JOIN teams t ON t.id = r.team_id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut teams = Vec::new();
+    for row in rows {
+        let (name, organization, members) = row?;
+        let members =
+            serde_json::from_str::<Vec<serde_json::Value>>(&members).map_or(0, |v| v.len());
+        teams.push(TeamInfo {
+            name,
+            organization,
+            members,
+        });
+    }
+    let mut names: Vec<String> = results
+        .rounds
+        .iter()
+        .flat_map(|r| r.groups.iter().flat_map(|g| g.members.iter().cloned()))
+        .chain(results.winners.iter().map(|w| w.team.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    for n in names {
+        if !teams.iter().any(|t| t.name == n) {
+            teams.push(TeamInfo {
+                name: n,
+                organization: "unknown".to_string(),
+                members: 0,
+            });
+        }
+    }
+    Ok(teams)
+}

@@ -14,6 +14,7 @@ mod common;
 mod cli;
 mod contest_article;
 mod contest_mail;
+mod demo;
 mod engine;
 mod kit;
 mod lexcount;

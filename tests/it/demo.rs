@@ -1,0 +1,78 @@
+//! `knobeln demo`: a whole contest by mail from nothing, on the embedded
+//! default (spool + SQLite).
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
+
+#[test]
+fn the_demo_runs_a_two_round_contest_by_mail_and_keeps_every_mail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let out = Command::new(BIN)
+        .args(["demo", "--teams", "44", "--throws", "120", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("KNOBELN demo: 44 teams, 2 rounds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("disqualified: rulebreaker_0: throw "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("The winners of Knobeln Evolution"),
+        "{stdout}"
+    );
+    // Every mail the server sent is in the spool: 44 acknowledgements, 44
+    // compile reports, 44 final results, and the mails by preference.
+    let outgoing: Vec<String> = std::fs::read_dir(dir.join("spool/outgoing"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for (kind, n) in [
+        ("registration_accepted", 44),
+        ("compile_report", 44),
+        ("final", 44),
+        ("disqualified", 1),
+    ] {
+        let got = outgoing
+            .iter()
+            .filter(|f| f.ends_with(&format!("-{kind}.eml")))
+            .count();
+        assert_eq!(got, n, "{kind}");
+    }
+    for kind in ["lap", "lgp", "dgp", "grp", "grg", "grr", "rsm"] {
+        assert!(
+            outgoing
+                .iter()
+                .any(|f| f.ends_with(&format!("-{kind}.eml"))),
+            "no {kind} mail"
+        );
+    }
+    // The participants' mails were taken in by the server's spool path.
+    assert_eq!(
+        std::fs::read_dir(dir.join("spool/incoming/cur"))
+            .unwrap()
+            .count(),
+        88
+    );
+    let article = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    assert!(article.starts_with("Newsgroups: rec.games.misc,misc.misc"));
+    // A second demo into the same folder needs --force.
+    let again = Command::new(BIN)
+        .args(["demo", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+}
