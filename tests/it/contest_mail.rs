@@ -271,3 +271,61 @@ fn an_interrupted_contest_resumes_without_repeating_a_game_or_a_mail() {
         .unwrap();
     assert_eq!(tournaments, 1);
 }
+
+#[test]
+fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
+    let c = Contest::new(RULES);
+    let status = || {
+        let o = Command::new(BIN)
+            .args(["status", "--config"])
+            .arg(c.config())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    field(&c);
+    let s = status();
+    assert!(
+        s.contains("phase: registration and compilation service open"),
+        "{s}"
+    );
+    assert!(s.contains("lap_team"), "{s}");
+    assert!(s.contains("version "), "{s}");
+    // The contest start has come.
+    let mut cfg = std::fs::read_to_string(c.config()).unwrap();
+    cfg.push_str(
+        "[timeline]\nregistration_start = \"2000-01-01T00:00:00Z\"\ncompile_start = \"2000-01-01T00:00:00Z\"\n\
+         registration_deadline = \"2000-01-01T12:00:00Z\"\ncontest_start = \"2000-01-02T00:00:00Z\"\n",
+    );
+    std::fs::write(c.config(), cfg).unwrap();
+    let mut serve = Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while contest_mails(&c)
+        .iter()
+        .filter(|m| m.subject.contains("final results"))
+        .count()
+        < TEAMS.len()
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the contest did not finish"
+        );
+        assert!(serve.try_wait().unwrap().is_none(), "serve died");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(serve.id().to_string())
+        .status()
+        .unwrap();
+    assert!(serve.wait().unwrap().success());
+    let s = status();
+    assert!(s.contains("phase: the contest is over"), "{s}");
+}
