@@ -242,51 +242,32 @@ impl Mailer<'_> {
                     )?;
                 }
             }
-            if p.wants(Preference::GRP) {
-                let body = self.render(
+            let results_mails = [
+                (
+                    Preference::GRP,
                     "grp",
-                    json!({ "team": m, "round": round, "group": group,
-                            "table": games_table(&gr.games, Some(m)), "note": null }),
-                )?;
-                self.queue(
-                    store,
-                    &format!("GRP:r{round}:g{group}:{m}"),
-                    self.mail(
-                        "grp",
-                        &p.address,
-                        format!("KNOBELN GRP: your game results, round {round}, group {group}"),
-                        body,
-                    ),
-                )?;
-            }
-            if p.wants(Preference::GRG) {
+                    "your game results",
+                    games_table(&gr.games, Some(m)),
+                ),
+                (Preference::GRG, "grg", "all games", grg_table.clone()),
+                (Preference::GRR, "grr", "ranking", grr_table.clone()),
+            ];
+            for (pref, kind, what, table) in results_mails {
+                if !p.wants(pref) {
+                    continue;
+                }
                 let body = self.render(
-                    "grg",
-                    json!({ "round": round, "group": group, "table": grg_table }),
+                    kind,
+                    json!({ "team": m, "round": round, "group": group, "table": table, "note": null }),
                 )?;
+                let code = pref.as_str();
                 self.queue(
                     store,
-                    &format!("GRG:r{round}:g{group}:{m}"),
+                    &format!("{code}:r{round}:g{group}:{m}"),
                     self.mail(
-                        "grg",
+                        kind,
                         &p.address,
-                        format!("KNOBELN GRG: all games of round {round}, group {group}"),
-                        body,
-                    ),
-                )?;
-            }
-            if p.wants(Preference::GRR) {
-                let body = self.render(
-                    "grr",
-                    json!({ "round": round, "group": group, "table": grr_table }),
-                )?;
-                self.queue(
-                    store,
-                    &format!("GRR:r{round}:g{group}:{m}"),
-                    self.mail(
-                        "grr",
-                        &p.address,
-                        format!("KNOBELN GRR: ranking of round {round}, group {group}"),
+                        format!("KNOBELN {code}: {what}, round {round}, group {group}"),
                         body,
                     ),
                 )?;

@@ -85,19 +85,7 @@ pub fn prepare_folder(
             continue;
         }
         // The same source compiled for another team: reuse it.
-        if let Some((binary, lexical, description, report)) = store.compiled_by_source(sha)? {
-            store.insert_version(
-                &NewVersion {
-                    team: *team,
-                    source,
-                    source_sha256: sha,
-                    binary: Some(&binary),
-                    lexical_elements: lexical,
-                    description: description.as_deref(),
-                    report_json: &report,
-                },
-                clock.now(),
-            )?;
+        if reuse_compiled(store, *team, source, sha, clock)? {
             todo.push((i, true));
             continue;
         }
@@ -167,20 +155,7 @@ pub fn prepare_folder(
     }
     for i in duplicates {
         let (team, _name, source, sha) = &sources[i];
-        if let Some((binary, lexical, description, report)) = store.compiled_by_source(sha)? {
-            store.insert_version(
-                &NewVersion {
-                    team: *team,
-                    source,
-                    source_sha256: sha,
-                    binary: Some(&binary),
-                    lexical_elements: lexical,
-                    description: description.as_deref(),
-                    report_json: &report,
-                },
-                clock.now(),
-            )?;
-        } else {
+        if !reuse_compiled(store, *team, source, sha, clock)? {
             // Rejected: compile it for its own report (cheap: it fails early or is cached by gcc's speed).
             let outcome = compile(source, &cfg)?;
             let report_json = serde_json::to_string(outcome.report()).expect("report serializes");
@@ -217,6 +192,33 @@ pub fn prepare_folder(
         }
     }
     Ok(prepared)
+}
+
+/// Stores a version for `team` that reuses an accepted compile of the same
+/// source (by any team). Returns whether there was one.
+fn reuse_compiled(
+    store: &Store,
+    team: TeamId,
+    source: &[u8],
+    sha: &str,
+    clock: &dyn Clock,
+) -> Result<bool, EngineError> {
+    let Some((binary, lexical, description, report)) = store.compiled_by_source(sha)? else {
+        return Ok(false);
+    };
+    store.insert_version(
+        &NewVersion {
+            team,
+            source,
+            source_sha256: sha,
+            binary: Some(&binary),
+            lexical_elements: lexical,
+            description: description.as_deref(),
+            report_json: &report,
+        },
+        clock.now(),
+    )?;
+    Ok(true)
 }
 
 /// The error lines of a stored compile report.
