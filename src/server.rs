@@ -115,12 +115,13 @@ impl Server {
             let fetched = poller.fetch_new(known, if known.is_some() { after } else { 0 }, 50);
             let (uidvalidity, batch) = match fetched {
                 Ok(x) => x,
-                Err(crate::mail::transport::imap::ImapError::BrokenFetch { uid, why })
-                    if known.is_some() =>
-                {
+                Err(crate::mail::transport::imap::ImapError::BrokenFetch {
+                    uidvalidity: v,
+                    uid,
+                    why,
+                }) => {
                     // Never "no mail", never stuck on it: keep a record, tell
                     // the organizer, and move past it.
-                    let v = known.expect("checked");
                     crate::mail::process::record_unreadable(
                         &mut self.store,
                         &self.config,

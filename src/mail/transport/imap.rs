@@ -67,7 +67,12 @@ pub enum ImapError {
     /// The server did not deliver the bytes of message `uid`: no data, an
     /// empty message or a refused FETCH. Never taken for "no new mail".
     #[error("IMAP: message UID {uid} could not be fetched: {why}")]
-    BrokenFetch { uid: u32, why: String },
+    BrokenFetch {
+        /// The mailbox's UIDVALIDITY, so a caller can move past the mail.
+        uidvalidity: u32,
+        uid: u32,
+        why: String,
+    },
     /// TLS could not be set up (handshake, certificate, STARTTLS refused).
     #[error("IMAP TLS: {0}")]
     Tls(String),
@@ -222,8 +227,17 @@ impl ImapPoller {
                 for &uid in &uids {
                     match bodies.remove(&uid) {
                         Some(raw) if !raw.is_empty() => out.push(fetched(uid, raw)),
-                        Some(_) => return broken(out, uid, "the server sent an empty message"),
-                        None => return broken(out, uid, "the server sent no message data"),
+                        Some(_) => {
+                            return broken(
+                                out,
+                                uidvalidity,
+                                uid,
+                                "the server sent an empty message",
+                            )
+                        }
+                        None => {
+                            return broken(out, uidvalidity, uid, "the server sent no message data")
+                        }
                     }
                 }
                 return Ok((uidvalidity, out));
@@ -241,10 +255,10 @@ impl ImapPoller {
         for &uid in &uids {
             match self.fetch_one_twice(uid, uidvalidity) {
                 Ok(FetchOne::Got(raw)) => out.push(fetched(uid, raw)),
-                Ok(FetchOne::Broken(why)) => return broken(out, uid, &why),
+                Ok(FetchOne::Broken(why)) => return broken(out, uidvalidity, uid, &why),
                 Ok(FetchOne::Lost(e)) => {
                     let why = format!("the server hangs up whenever it is fetched ({e})");
-                    return broken(out, uid, &why);
+                    return broken(out, uidvalidity, uid, &why);
                 }
                 Err(_) if !out.is_empty() => break,
                 Err(e) => return Err(e),
@@ -402,10 +416,16 @@ impl ImapPoller {
 
 /// The mails before a broken one, or the error naming it when it is the
 /// first.
-fn broken(out: Vec<Fetched>, uid: u32, why: &str) -> Result<(u32, Vec<Fetched>), ImapError> {
+fn broken(
+    out: Vec<Fetched>,
+    uidvalidity: u32,
+    uid: u32,
+    why: &str,
+) -> Result<(u32, Vec<Fetched>), ImapError> {
     match out.first() {
         Some(m) => Ok((m.uidvalidity, out)),
         None => Err(ImapError::BrokenFetch {
+            uidvalidity,
             uid,
             why: why.to_string(),
         }),
