@@ -647,3 +647,49 @@ fn unsafe_sigterm(pid: u32) {
         .status()
         .unwrap();
 }
+
+#[test]
+fn replies_to_one_sender_are_capped_per_day() {
+    let c = Contest::new("[limits]\nreplies_per_sender_per_day = 2\n");
+    let mails: Vec<PathBuf> = (0..3)
+        .map(|i| c.mail("joe@lords.example", &format!("hello {i}"), "?", ""))
+        .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    let out = c.ingest(&refs);
+    assert!(
+        stdout(&out).contains("no reply: 2 replies to this sender today already"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(c.replies().len(), 2);
+}
+
+#[test]
+fn an_oversized_mail_gets_a_short_answer_from_its_headers() {
+    let c = Contest::new("[limits]\nmax_mail_bytes = 2000\n");
+    let big = c.mail("joe@lords.example", "please compile", &"x".repeat(5000), "");
+    c.ingest(&[&big]);
+    let r = c.replies();
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].to, vec!["joe@lords.example"]);
+    assert!(
+        r[0].body.contains("larger than the 2000 bytes"),
+        "{}",
+        r[0].body
+    );
+}
+
+#[test]
+fn an_html_only_submission_is_refused_with_the_reason() {
+    let c = Contest::new("");
+    let path = c.dir.path().join("html.eml");
+    std::fs::write(
+        &path,
+        "From: joe@lords.example\r\nSubject: please compile\r\nMessage-ID: <html1@lords.example>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>main() {}</p>\r\n",
+    )
+    .unwrap();
+    c.ingest(&[&path]);
+    let r = c.replies();
+    assert!(r[0].body.contains("only an HTML body"), "{}", r[0].body);
+}
