@@ -693,3 +693,28 @@ fn an_html_only_submission_is_refused_with_the_reason() {
     let r = c.replies();
     assert!(r[0].body.contains("only an HTML body"), "{}", r[0].body);
 }
+
+#[test]
+fn init_writes_a_commented_config_that_loads_and_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("knobeln.toml");
+    let out = Command::new(BIN).arg("init").arg(&path).output().unwrap();
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("# knobeln.toml"));
+    knobeln::config::Config::load(Some(&path)).expect("the written config loads");
+    let again = Command::new(BIN).arg("init").arg(&path).output().unwrap();
+    assert!(
+        !again.status.success(),
+        "an existing config is not overwritten"
+    );
+    let status = Command::new(BIN)
+        .args(["status", "--config"])
+        .arg(&path)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert!(String::from_utf8_lossy(&status.stdout)
+        .contains("registration and compilation service open"));
+}
