@@ -23,6 +23,7 @@ pub struct Config {
     pub rules: Rules,
     pub transport: TransportKind,
     pub spool: SpoolConfig,
+    pub site: SiteConfig,
     pub imap: Option<ImapConfig>,
     pub smtp: Option<SmtpConfig>,
 }
@@ -37,6 +38,7 @@ impl Default for Config {
             rules: Rules::default(),
             transport: TransportKind::Spool,
             spool: SpoolConfig::default(),
+            site: SiteConfig::default(),
             imap: None,
             smtp: None,
         }
@@ -247,6 +249,17 @@ impl Default for SpoolConfig {
             poll_secs: 2,
         }
     }
+}
+
+/// The static results site (`knobeln site`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiteConfig {
+    /// Regenerate the site into this folder after every group while the
+    /// contest runs, and at its end (none: only `knobeln site DIR`).
+    pub dir: Option<PathBuf>,
+    /// Leave out the per-game pages (about 120 kB each).
+    pub no_game_pages: bool,
 }
 
 /// How a connection is secured.

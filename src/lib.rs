@@ -23,6 +23,7 @@ pub mod report;
 pub mod sandbox;
 pub mod seed;
 pub mod server;
+pub mod site;
 pub mod store;
 pub mod toolchain;
 pub mod tournament;

@@ -18,6 +18,8 @@ fi
 # A real Dovecot (IMAP) and Postfix (SMTP) on loopback for the mail tests:
 # installs dovecot-imapd, dovecot-lmtpd, postfix and swaks when missing.
 bash deploy/mailstack.sh start
+# Debian's chromium for the results-site browser tests (installed when missing).
+bash tests/site-browser.sh
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings

@@ -40,6 +40,9 @@ pub struct Demo {
     /// Remove an existing demo folder first.
     #[arg(long)]
     pub force: bool,
+    /// Also draw a page per game on the results site (about 120 kB each).
+    #[arg(long)]
+    pub game_pages: bool,
 }
 
 impl Demo {
@@ -65,6 +68,8 @@ impl Demo {
         };
         config.spool.dir = self.dir.join("spool");
         config.rules.throws = self.throws;
+        config.site.dir = Some(self.dir.join("site"));
+        config.site.no_game_pages = !self.game_pages;
         Spool::open(&config.spool.dir)?;
         let store = Store::open(&config.database)?;
         let teams = field(self.teams);
@@ -212,6 +217,10 @@ impl Demo {
         println!(
             "\nThe results article (for rec.games.misc and misc.misc): {}",
             article_path.display()
+        );
+        println!(
+            "The results site: {}",
+            self.dir.join("site/index.html").display()
         );
         Ok(ExitCode::SUCCESS)
     }

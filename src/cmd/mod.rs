@@ -23,6 +23,7 @@ mod play;
 mod protocolfmt;
 mod results;
 mod serve;
+mod site;
 mod status;
 mod tournament;
 
@@ -65,6 +66,8 @@ pub enum Command {
     Protocolfmt(protocolfmt::Protocolfmt),
     /// Print the results article of the latest finished tournament.
     Results(results::ResultsCmd),
+    /// Write the static results site into a folder.
+    Site(site::Site),
 }
 
 impl Command {
@@ -83,6 +86,7 @@ impl Command {
             Command::Demo(c) => c.apply(),
             Command::Protocolfmt(c) => c.apply(),
             Command::Results(c) => c.apply(),
+            Command::Site(c) => c.apply(),
         }
     }
 }

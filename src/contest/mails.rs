@@ -365,23 +365,28 @@ impl Mailer<'_> {
     /// The final ranking and the Evolution ranking, to every participant.
     pub fn final_results(&self, store: &Store) -> MailResult {
         let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let plot = crate::site::evolution_svg(&res);
         let body = self.render(
             "final",
-            json!({ "contest_name": self.config.contest.name,
+            json!({ "contest_name": self.config.contest.name, "plot": plot.is_some(),
                     "ranking": final_table(&res), "evolution": evolution_table(&res) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
         for p in &all {
-            self.queue(
-                store,
-                &format!("FINAL:{}", p.team),
-                self.mail(
-                    "final",
-                    &p.address,
-                    "KNOBELN: the final results".into(),
-                    body.clone(),
-                ),
-            )?;
+            let mut m = self.mail(
+                "final",
+                &p.address,
+                "KNOBELN: the final results".into(),
+                body.clone(),
+            );
+            if let Some(svg) = &plot {
+                m.attachments.push(crate::mail::outgoing::OutAttachment {
+                    filename: "evolution.svg".into(),
+                    content_type: "image/svg+xml".into(),
+                    bytes: svg.clone().into_bytes(),
+                });
+            }
+            self.queue(store, &format!("FINAL:{}", p.team), m)?;
         }
         Ok(())
     }

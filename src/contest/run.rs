@@ -88,6 +88,16 @@ impl Observer for Both<'_, '_> {
     }
 }
 
+/// Forwards events to two observers.
+struct Chain<'a, 'b>(&'a mut dyn Observer, &'b mut dyn Observer);
+
+impl Observer for Chain<'_, '_> {
+    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+        self.0.event(store, event)?;
+        self.1.event(store, event)
+    }
+}
+
 /// Runs (or resumes) the started contest to its end and queues the final
 /// results. `progress` sees every event after the mails for it are queued.
 pub fn run(
@@ -113,11 +123,33 @@ pub fn run(
     } else {
         config.rules.jobs
     };
+    // The results site, regenerated as groups finish, if configured.
+    let mut site = config.site.dir.as_ref().map(|dir| {
+        let mut s = crate::site::SiteObserver::new(dir, c.tournament_id);
+        s.options.title = Some(config.contest.name.clone());
+        s.options.no_game_pages = config.site.no_game_pages;
+        s
+    });
+    let mut quiet = crate::engine::run::Quiet;
+    let site_observer: &mut dyn Observer = match site.as_mut() {
+        Some(s) => s,
+        None => &mut quiet,
+    };
     let mut both = Both {
         mailer,
         other: progress,
     };
-    run_tournament(store, c.tournament_id, jobs, clock, &mut both)?;
+    run_tournament(
+        store,
+        c.tournament_id,
+        jobs,
+        clock,
+        &mut Chain(&mut both, site_observer),
+    )?;
+    if let Some(s) = site.as_mut() {
+        s.regenerate(store)
+            .map_err(|e| ContestError::Mail(format!("results site: {e}")))?;
+    }
     both.mailer
         .final_results(store)
         .map_err(ContestError::Mail)?;

@@ -65,6 +65,20 @@ fn the_demo_runs_a_two_round_contest_by_mail_and_keeps_every_mail() {
             .count(),
         88
     );
+    // The results site was regenerated as the contest went, and at its end.
+    for page in [
+        "index.html",
+        "evolution.html",
+        "evolution.svg",
+        "final-crosstable.html",
+        "round-1.html",
+        "round-2.html",
+    ] {
+        assert!(
+            dir.join("site").join(page).is_file(),
+            "site page {page} missing"
+        );
+    }
     let article = std::fs::read_to_string(dir.join("results.txt")).unwrap();
     assert!(article.starts_with("Newsgroups: rec.games.misc,misc.misc"));
     // A second demo into the same folder needs --force.

@@ -84,7 +84,7 @@ fn fixture(name: &str) -> Value {
         }),
         "final" => json!({
             "contest_name": "International KNOBELN contest",
-            "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n",
+            "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n", "plot": true,
         }),
         other => panic!("no fixture for template {other}: add one"),
     }

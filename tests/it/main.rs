@@ -24,6 +24,7 @@ mod mail_spool;
 mod mail_templates;
 mod mailstack;
 mod referee;
+mod site;
 mod toolchain;
 
 /// The auth string in a registration acknowledgement's text.

@@ -1,0 +1,97 @@
+//! `knobeln site DIR [--config FILE] [--db FILE] [--tournament ID]`: writes
+//! the static results site of a tournament (the latest by default) into
+//! DIR, from the database of the config (default `./knobeln.db`) or the one
+//! given with `--db` (after `knobeln demo --dir X`: `--db X/knobeln.db`).
+//! See `knobeln::site`. It only reads the database.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use rusqlite::OptionalExtension;
+
+use knobeln::config::Config;
+use knobeln::site::{generate, SiteOptions};
+use knobeln::store::Store;
+
+#[derive(Args, Debug)]
+pub struct Site {
+    /// Folder to write the site into (created if missing; nothing in it is deleted).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Database file (default: the config's `database`, ./knobeln.db).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// The tournament to show (default: the latest).
+    #[arg(long, value_name = "ID")]
+    pub tournament: Option<i64>,
+    /// Leave out the pages of single games (the bulk of the site).
+    #[arg(long)]
+    pub no_game_pages: bool,
+}
+
+impl Site {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let config = Config::load(self.config.as_deref())?;
+        let db = self.db.clone().unwrap_or_else(|| config.database.clone());
+        anyhow::ensure!(
+            db.exists(),
+            "no database at {} (give one with --db FILE)",
+            db.display()
+        );
+        let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+        let id = match self.tournament {
+            Some(id) => {
+                let known: Option<i64> = store
+                    .conn()
+                    .query_row("SELECT id FROM tournaments WHERE id = ?1", [id], |r| {
+                        r.get(0)
+                    })
+                    .optional()
+                    .context("looking for the tournament")?;
+                if known.is_none() {
+                    eprintln!("knobeln site: no tournament {id} in {}", db.display());
+                    return Ok(ExitCode::from(1));
+                }
+                id
+            }
+            None => {
+                let latest: Option<i64> = store
+                    .conn()
+                    .query_row(
+                        "SELECT id FROM tournaments ORDER BY id DESC LIMIT 1",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .optional()
+                    .context("looking for the latest tournament")?;
+                match latest {
+                    Some(id) => id,
+                    None => {
+                        eprintln!("knobeln site: no tournament in {}", db.display());
+                        return Ok(ExitCode::from(1));
+                    }
+                }
+            }
+        };
+        let opts = SiteOptions {
+            title: Some(config.contest.name.clone()),
+            no_game_pages: self.no_game_pages,
+            ..SiteOptions::default()
+        };
+        let summary = generate(&store, id, &self.dir, &opts)
+            .with_context(|| format!("writing the site of tournament {id}"))?;
+        eprintln!(
+            "site of tournament {id}: {} files in {} ({} changed); open {}",
+            summary.files.len(),
+            self.dir.display(),
+            summary.written,
+            self.dir.join("index.html").display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,843 @@
+//! The static results site: plain HTML, CSS and SVG pages of one
+//! tournament, written into a folder that can be published anywhere (no web
+//! server logic, no JavaScript): `index.html` (final and Evolution
+//! rankings), `round-N.html` (groups, rankings, games, advancing and
+//! disqualified teams), `final-crosstable.html` (payoff heat map),
+//! `evolution.html` with `evolution.svg`, `team-ID.html` (games, points per
+//! opponent, description, failures) and `game-rR-gG-sS.html` (the throws).
+//!
+//! [`generate`] rebuilds everything from the store (the results through
+//! [`crate::engine::results::results`], the throws from the games table,
+//! descriptions from the strategy versions); [`SiteObserver`] calls it while
+//! a tournament runs. Pages come from `pages` (handlebars, escaping on),
+//! plots from `plots` (`plotters`, SVG backend).
+//!
+//! It deliberately does not delete anything in the folder (a stale file of
+//! an earlier tournament stays), does not publish or upload, and shows no
+//! clock time but the store's own timestamps, so the same database gives
+//! the same files byte for byte. Files are replaced atomically (written
+//! beside, then renamed) and only when their content changed.
+//!
+//! **Invariant:** the site generator only reads the store; it never writes
+//! to it and never decides anything about the contest.
+
+pub mod pages;
+pub mod plots;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use rusqlite::OptionalExtension;
+
+use crate::engine::results::{results, EvolutionResult, GameResult, Placed, Results};
+use crate::engine::run::{Event, Observer, TournamentConfig};
+use crate::engine::EngineError;
+use crate::game::knobeln::judge;
+use crate::game::Player;
+use crate::store::{Store, StoreError, StoredGame};
+use crate::tournament::EvolutionEnd;
+
+use pages::*;
+pub use plots::evolution_svg;
+
+/// Why the site could not be written (never a participant's doing).
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("rebuilding the results: {0}")]
+    Engine(#[from] EngineError),
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("rendering a page: {0}")]
+    Template(#[from] handlebars::RenderError),
+    #[error("drawing {what}: {message}")]
+    Plot { what: String, message: String },
+    #[error("tournament {0}: its stored configuration is unreadable: {1}")]
+    Config(i64, String),
+}
+
+/// What to write.
+#[derive(Debug, Clone, Default)]
+pub struct SiteOptions {
+    /// The contest's name, shown on every page (default: "KNOBELN contest").
+    pub title: Option<String>,
+    /// Write no game pages at all (and link to none).
+    pub no_game_pages: bool,
+    /// Groups `(round, group)` whose game pages are already written and
+    /// final: they are linked but not rendered again.
+    pub skip_game_pages_of: BTreeSet<(u32, u32)>,
+}
+
+/// What was written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SiteSummary {
+    /// Every page and file of the site (including skipped game pages), by
+    /// name relative to the folder, sorted.
+    pub files: Vec<String>,
+    /// How many files were (re)written because their content changed.
+    pub written: usize,
+    /// How many game pages were rendered this time.
+    pub game_pages_rendered: usize,
+    /// Finished groups `(round, group)`: their game pages are final.
+    pub finished_groups: BTreeSet<(u32, u32)>,
+}
+
+/// The file name of a team's page.
+pub fn team_page(team_id: u32) -> String {
+    format!("team-{team_id}.html")
+}
+
+/// The file name of a round's page.
+pub fn round_page(round: u32) -> String {
+    format!("round-{round}.html")
+}
+
+/// The file name of a game's page.
+pub fn game_page(round: u32, group: u32, slot: u32) -> String {
+    format!("game-r{round}-g{group}-s{slot}.html")
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
+    move |source| SiteError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn plot_err(what: &str) -> impl FnOnce(String) -> SiteError + '_ {
+    move |message| SiteError::Plot {
+        what: what.to_string(),
+        message,
+    }
+}
+
+/// Writes files into the site folder: atomically, and only on change.
+struct Writer<'a> {
+    dir: &'a Path,
+    files: Vec<String>,
+    written: usize,
+}
+
+impl Writer<'_> {
+    fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
+        let path = self.dir.join(name);
+        self.files.push(name.to_string());
+        if std::fs::read(&path).is_ok_and(|old| old == content.as_bytes()) {
+            return Ok(());
+        }
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, content).map_err(io_err(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// A file that exists and is kept as it is.
+    fn keep(&mut self, name: &str) {
+        self.files.push(name.to_string());
+    }
+}
+
+fn points_text(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.1}")
+    }
+}
+
+fn share_text(f: f64) -> String {
+    format!("{:.1} %", f * 100.0)
+}
+
+fn end_text(end: &EvolutionEnd) -> String {
+    match end {
+        EvolutionEnd::FixedPoint { generation } => format!(
+            "The population stopped changing at generation {generation}; the ranking is by the shares of that generation."
+        ),
+        EvolutionEnd::Cycle {
+            length,
+            generations,
+        } => format!(
+            "From generation {} on, the population repeats a cycle of {length} generations; the ranking is by the mean share over the cycle.",
+            generations.first().copied().unwrap_or(0)
+        ),
+        EvolutionEnd::GenerationCap { generations } => format!(
+            "The population did not repeat itself within the cap of {generations} generations; the ranking is by the last generation."
+        ),
+    }
+}
+
+/// Everything read from the store besides the results.
+struct Facts {
+    title: String,
+    seed: u64,
+    finished: bool,
+    started_at: Option<String>,
+    finished_at: Option<String>,
+    config: TournamentConfig,
+    /// name → (team id, version id)
+    teams: BTreeMap<String, (u32, i64)>,
+    /// (round, group) → stored games by slot
+    games: BTreeMap<(u32, u32), HashMap<u32, StoredGame>>,
+    finished_groups: BTreeSet<(u32, u32)>,
+}
+
+impl Facts {
+    fn team(&self, name: &str) -> TeamRef {
+        TeamRef {
+            name: name.to_string(),
+            href: self.teams.get(name).map(|(id, _)| team_page(*id)),
+        }
+    }
+}
+
+fn read_facts(
+    store: &Store,
+    tournament: i64,
+    res: &Results,
+    opts: &SiteOptions,
+) -> Result<Facts, SiteError> {
+    let row = store.tournament(tournament)?;
+    let config: TournamentConfig = serde_json::from_str(&row.config)
+        .map_err(|e| SiteError::Config(tournament, e.to_string()))?;
+    let (started_at, finished_at): (Option<String>, Option<String>) = store
+        .conn()
+        .query_row(
+            "SELECT started_at, finished_at FROM tournaments WHERE id = ?1",
+            [tournament],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(StoreError::from)?;
+    let teams = store
+        .entries(tournament)?
+        .into_iter()
+        .map(|e| (e.name, (e.team.0, e.version.0)))
+        .collect();
+    let mut games = BTreeMap::new();
+    let mut finished_groups = BTreeSet::new();
+    for round in &res.rounds {
+        for group in &round.groups {
+            let key = (round.number, group.number);
+            if store.group_finished(tournament, round.number, group.number)? {
+                finished_groups.insert(key);
+            }
+            if opts.skip_game_pages_of.contains(&key) && finished_groups.contains(&key) {
+                // Only the points are needed, and the results have them.
+                games.insert(key, HashMap::new());
+                continue;
+            }
+            let stored = store.games(tournament, round.number, group.number)?;
+            games.insert(key, stored.into_iter().map(|g| (g.key.slot, g)).collect());
+        }
+    }
+    Ok(Facts {
+        title: opts
+            .title
+            .clone()
+            .unwrap_or_else(|| "KNOBELN contest".to_string()),
+        seed: row.seed,
+        finished: row.finished,
+        started_at,
+        finished_at,
+        config,
+        teams,
+        games,
+        finished_groups,
+    })
+}
+
+/// Whether a game has a page: it was played (has a record) and game pages
+/// are on.
+fn has_page(facts: &Facts, opts: &SiteOptions, round: u32, group: u32, g: &GameResult) -> bool {
+    if opts.no_game_pages || g.status == "cancelled" {
+        return false;
+    }
+    let key = (round, group);
+    (opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key))
+        || facts
+            .games
+            .get(&key)
+            .is_some_and(|m| m.contains_key(&g.slot))
+}
+
+/// Writes the site of `tournament` into `out_dir` (created if missing).
+pub fn generate(
+    store: &Store,
+    tournament: i64,
+    out_dir: &Path,
+    opts: &SiteOptions,
+) -> Result<SiteSummary, SiteError> {
+    let res = results(store, tournament, vec![])?;
+    let facts = read_facts(store, tournament, &res, opts)?;
+    std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
+    let mut w = Writer {
+        dir: out_dir,
+        files: Vec::new(),
+        written: 0,
+    };
+    let final_round = res.rounds.iter().find(|r| r.is_final);
+    let crosstable = final_round.filter(|_| !res.winners.is_empty());
+    let frame = |title: String| Frame {
+        title,
+        contest: facts.title.clone(),
+        rounds: res
+            .rounds
+            .iter()
+            .map(|r| NavRound {
+                number: r.number,
+                href: round_page(r.number),
+            })
+            .collect(),
+        has_crosstable: crosstable.is_some(),
+        has_evolution: res.evolution.is_some(),
+    };
+    let placed = |p: &Placed| PlacedView {
+        place: p.place,
+        team: facts.team(&p.team),
+        points: points_text(p.points),
+    };
+    let evo_placed = |evo: &EvolutionResult| -> Vec<EvolutionPlacedView> {
+        evo.ranking
+            .iter()
+            .map(|e| EvolutionPlacedView {
+                place: e.place,
+                team: facts.team(&e.team),
+                share: share_text(e.fraction),
+                count: e.count,
+            })
+            .collect()
+    };
+
+    w.put("style.css", STYLE_CSS)?;
+
+    // index.html
+    let params = facts.config.referee.params;
+    let index = IndexView {
+        frame: frame(if facts.finished {
+            "Results".to_string()
+        } else {
+            "Results so far".to_string()
+        }),
+        seed: facts.seed,
+        state: if facts.finished {
+            "finished".into()
+        } else {
+            "running".into()
+        },
+        started_at: facts.started_at.clone(),
+        finished_at: facts.finished_at.clone(),
+        n_teams: facts.teams.len(),
+        throws: params.l,
+        range: format!("{}..{}", params.a, params.b),
+        k: params.k,
+        final_ranking: res.winners.iter().map(placed).collect(),
+        evolution_ranking: res.evolution.as_ref().map(evo_placed).unwrap_or_default(),
+        evolution_unranked: res
+            .evolution
+            .as_ref()
+            .map(|e| e.unranked.iter().map(|t| facts.team(t)).collect())
+            .unwrap_or_default(),
+        evolution_end: res.evolution.as_ref().map(|e| end_text(&e.end)),
+        rounds: res
+            .rounds
+            .iter()
+            .map(|r| RoundSummary {
+                number: r.number,
+                href: round_page(r.number),
+                is_final: r.is_final,
+                finished: r
+                    .groups
+                    .iter()
+                    .all(|g| facts.finished_groups.contains(&(r.number, g.number)))
+                    && (r.is_final && !res.winners.is_empty()
+                        || !r.is_final && !r.advanced.is_empty()),
+                n_teams: r.groups.iter().map(|g| g.members.len()).sum(),
+                n_groups: r.groups.len(),
+                n_advanced: r.advanced.len(),
+                n_disqualified: r.disqualified.len(),
+            })
+            .collect(),
+        teams: facts.teams.keys().map(|n| facts.team(n)).collect(),
+    };
+    w.put("index.html", &render("index", &index)?)?;
+
+    // round-N.html
+    for r in &res.rounds {
+        let view = RoundView {
+            frame: frame(format!(
+                "Round {}{}",
+                r.number,
+                if r.is_final { " (final)" } else { "" }
+            )),
+            number: r.number,
+            is_final: r.is_final,
+            finished: index
+                .rounds
+                .iter()
+                .any(|s| s.number == r.number && s.finished),
+            groups: r
+                .groups
+                .iter()
+                .map(|g| GroupView {
+                    number: g.number,
+                    id: format!("group-{}", g.number),
+                    finished: facts.finished_groups.contains(&(r.number, g.number)),
+                    members: g.members.iter().map(|m| facts.team(m)).collect(),
+                    ranking: g.ranking.iter().map(placed).collect(),
+                    games: g
+                        .games
+                        .iter()
+                        .map(|x| GameRow {
+                            slot: x.slot,
+                            attempt: x.attempt,
+                            p: facts.team(&x.players[0]),
+                            q: facts.team(&x.players[1]),
+                            points_p: x.points[0],
+                            points_q: x.points[1],
+                            status: x.status.to_string(),
+                            href: has_page(&facts, opts, r.number, g.number, x)
+                                .then(|| game_page(r.number, g.number, x.slot)),
+                            failures: x
+                                .failures
+                                .iter()
+                                .map(|f| format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason))
+                                .collect(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
+            next_round: r.number + 1,
+            disqualified: r
+                .disqualified
+                .iter()
+                .map(|d| DisqualifiedView {
+                    team: facts.team(&d.team),
+                    reason: d.reason.clone(),
+                })
+                .collect(),
+        };
+        w.put(&round_page(r.number), &render("round", &view)?)?;
+    }
+
+    // final-crosstable.html
+    {
+        let (svg, teams) = match crosstable {
+            Some(fr) => {
+                let names: Vec<String> = res.winners.iter().map(|p| p.team.clone()).collect();
+                let payoff = payoff_table(&names, fr.groups.iter().flat_map(|g| &g.games));
+                let svg =
+                    plots::crosstable_plot(&names, &payoff).map_err(plot_err("the cross-table"))?;
+                (Some(svg), names.iter().map(|n| facts.team(n)).collect())
+            }
+            None => (None, Vec::new()),
+        };
+        let view = CrosstableView {
+            frame: frame("Cross-table of the final round".into()),
+            svg,
+            teams,
+        };
+        w.put("final-crosstable.html", &render("crosstable", &view)?)?;
+    }
+
+    // evolution.html and evolution.svg
+    {
+        let svg = match &res.evolution {
+            Some(evo) if !evo.generations.is_empty() => {
+                Some(plots::evolution_plot(evo).map_err(plot_err("the Evolution"))?)
+            }
+            _ => None,
+        };
+        if let Some(svg) = &svg {
+            w.put("evolution.svg", svg)?;
+        }
+        let view = evolution_view(frame("The Knobeln Evolution".into()), &res, &facts, svg);
+        w.put("evolution.html", &render("evolution", &view)?)?;
+    }
+
+    // team-ID.html
+    for (name, (id, version)) in &facts.teams {
+        let view = team_view(
+            frame(name.clone()),
+            store,
+            name,
+            *version,
+            &res,
+            &facts,
+            opts,
+        )?;
+        w.put(&team_page(*id), &render("team", &view)?)?;
+    }
+
+    // game-rR-gG-sS.html
+    let mut rendered = 0;
+    if !opts.no_game_pages {
+        let (a, b) = (params.a, params.b);
+        for r in &res.rounds {
+            for g in &r.groups {
+                let key = (r.number, g.number);
+                let skip =
+                    opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
+                for x in &g.games {
+                    if !has_page(&facts, opts, r.number, g.number, x) {
+                        continue;
+                    }
+                    let name = game_page(r.number, g.number, x.slot);
+                    if skip && out_dir.join(&name).exists() {
+                        w.keep(&name);
+                        continue;
+                    }
+                    let Some(stored) = facts.games.get(&key).and_then(|m| m.get(&x.slot)) else {
+                        continue;
+                    };
+                    let throws = &stored.record.throws;
+                    let svg = plots::game_plot(
+                        plots::GamePlayers {
+                            p: &x.players[0],
+                            q: &x.players[1],
+                        },
+                        throws,
+                        a,
+                        b,
+                    )
+                    .map_err(plot_err("a game"))?;
+                    let mut wins = [0usize; 2];
+                    for t in throws {
+                        if let Some(w) = judge(t[0], t[1]).winner {
+                            wins[if w == Player::P { 0 } else { 1 }] += 1;
+                        }
+                    }
+                    let view = GameView {
+                        frame: frame(format!("{} against {}", x.players[0], x.players[1])),
+                        round: r.number,
+                        round_href: round_page(r.number),
+                        group: g.number,
+                        slot: x.slot,
+                        attempt: x.attempt,
+                        seed: x.seed,
+                        p: facts.team(&x.players[0]),
+                        q: facts.team(&x.players[1]),
+                        points_p: stored.record.points[0],
+                        points_q: stored.record.points[1],
+                        status: x.status.to_string(),
+                        n_throws: throws.len(),
+                        wins_p: wins[0],
+                        wins_q: wins[1],
+                        failures: stored
+                            .record
+                            .failures
+                            .iter()
+                            .map(|f| {
+                                format!(
+                                    "{} ({}): {}",
+                                    ["P", "Q"][f.player.min(1)],
+                                    x.players[f.player.min(1)],
+                                    f.reason
+                                )
+                            })
+                            .collect(),
+                        svg,
+                    };
+                    w.put(&name, &render("game", &view)?)?;
+                    rendered += 1;
+                }
+            }
+        }
+    }
+    let mut files = w.files;
+    files.sort();
+    Ok(SiteSummary {
+        files,
+        written: w.written,
+        game_pages_rendered: rendered,
+        finished_groups: facts.finished_groups,
+    })
+}
+
+/// Average points per counted game of each row team against each column
+/// team (a self-game counts the mean of both sides).
+fn payoff_table<'a>(
+    names: &[String],
+    games: impl Iterator<Item = &'a GameResult>,
+) -> plots::Payoff {
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let n = names.len();
+    let mut sum = vec![vec![(0.0f64, 0usize); n]; n];
+    for g in games.filter(|g| g.counted) {
+        let (Some(&i), Some(&j)) = (
+            index.get(g.players[0].as_str()),
+            index.get(g.players[1].as_str()),
+        ) else {
+            continue;
+        };
+        if i == j {
+            sum[i][i].0 += (g.points[0] + g.points[1]) as f64 / 2.0;
+            sum[i][i].1 += 1;
+        } else {
+            sum[i][j].0 += g.points[0] as f64;
+            sum[i][j].1 += 1;
+            sum[j][i].0 += g.points[1] as f64;
+            sum[j][i].1 += 1;
+        }
+    }
+    sum.into_iter()
+        .map(|row| {
+            row.into_iter()
+                .map(|(s, c)| (c > 0).then(|| s / c as f64))
+                .collect()
+        })
+        .collect()
+}
+
+fn evolution_view(
+    frame: Frame,
+    res: &Results,
+    facts: &Facts,
+    svg: Option<String>,
+) -> EvolutionView {
+    let Some(evo) = &res.evolution else {
+        return EvolutionView {
+            frame,
+            svg: None,
+            end: None,
+            population: 0,
+            exemplars: 0,
+            generations: 0,
+            ranking: vec![],
+            unranked: vec![],
+            table_head: vec![],
+            table: vec![],
+        };
+    };
+    let n = evo.generations.len();
+    // At most 12 generations in the table: the first, the last, and evenly between.
+    let sampled: Vec<usize> = if n <= 12 {
+        (0..n).collect()
+    } else {
+        let mut v: Vec<usize> = (0..12).map(|k| k * (n - 1) / 11).collect();
+        v.dedup();
+        v
+    };
+    let mut order: Vec<&String> = evo.ranking.iter().map(|e| &e.team).collect();
+    order.extend(evo.unranked.iter());
+    EvolutionView {
+        frame,
+        svg,
+        end: Some(end_text(&evo.end)),
+        population: evo.population,
+        exemplars: evo.exemplars_per_strategy,
+        generations: n,
+        ranking: evo
+            .ranking
+            .iter()
+            .map(|e| EvolutionPlacedView {
+                place: e.place,
+                team: facts.team(&e.team),
+                share: share_text(e.fraction),
+                count: e.count,
+            })
+            .collect(),
+        unranked: evo.unranked.iter().map(|t| facts.team(t)).collect(),
+        table_head: sampled.iter().map(|g| format!("gen. {g}")).collect(),
+        table: order
+            .iter()
+            .enumerate()
+            .map(|(i, name)| EvolutionRow {
+                band: if i < plots::EVOLUTION_LABELLED {
+                    (i + 1).to_string()
+                } else {
+                    "others".to_string()
+                },
+                team: facts.team(name),
+                counts: sampled
+                    .iter()
+                    .map(|&g| evo.generations[g].counts.get(*name).copied().unwrap_or(0))
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+fn team_view(
+    frame: Frame,
+    store: &Store,
+    name: &str,
+    version: i64,
+    res: &Results,
+    facts: &Facts,
+    opts: &SiteOptions,
+) -> Result<TeamView, SiteError> {
+    let (description, lexical_elements): (Option<String>, Option<i64>) = store
+        .conn()
+        .query_row(
+            "SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1",
+            [version],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(StoreError::from)?
+        .unwrap_or((None, None));
+    let mut placings = Vec::new();
+    let mut games = Vec::new();
+    let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut disqualified = None;
+    for r in &res.rounds {
+        if let Some(d) = r.disqualified.iter().find(|d| d.team == name) {
+            disqualified = Some(format!("round {}: {}", r.number, d.reason));
+        }
+        for g in &r.groups {
+            if !g.members.iter().any(|m| m == name) {
+                continue;
+            }
+            let entry = g.ranking.iter().find(|p| p.team == name);
+            placings.push(PlacingRow {
+                round: r.number,
+                href: round_page(r.number),
+                group: g.number,
+                place: entry.map(|p| p.place),
+                points: entry.map(|p| points_text(p.points)),
+            });
+            for x in &g.games {
+                let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
+                let Some(&side) = sides.first() else {
+                    continue;
+                };
+                let other = 1 - side;
+                let href = has_page(facts, opts, r.number, g.number, x)
+                    .then(|| game_page(r.number, g.number, x.slot));
+                games.push(TeamGameRow {
+                    round: r.number,
+                    group: g.number,
+                    slot: x.slot,
+                    side: if sides.len() == 2 {
+                        "both"
+                    } else if side == 0 {
+                        "P"
+                    } else {
+                        "Q"
+                    },
+                    opponent: facts.team(&x.players[other]),
+                    own: x.points[side],
+                    theirs: x.points[other],
+                    status: x.status.to_string(),
+                    href: href.clone(),
+                });
+                if x.counted {
+                    let e = opponents.entry(x.players[other].clone()).or_default();
+                    e.0 += 1;
+                    e.1 += x.points[side];
+                    e.2 += x.points[other];
+                }
+                for f in &x.failures {
+                    if x.players[f.player.min(1)] == name {
+                        failures.push(FailureRow {
+                            round: r.number,
+                            group: g.number,
+                            slot: x.slot,
+                            href: href.clone(),
+                            reason: f.reason.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let evolution = res.evolution.as_ref().and_then(|e| {
+        e.ranking
+            .iter()
+            .find(|p| p.team == name)
+            .map(|p| EvolutionPlacedView {
+                place: p.place,
+                team: facts.team(name),
+                share: share_text(p.fraction),
+                count: p.count,
+            })
+    });
+    Ok(TeamView {
+        frame,
+        name: name.to_string(),
+        description,
+        lexical_elements,
+        placings,
+        disqualified,
+        evolution,
+        games,
+        opponents: opponents
+            .into_iter()
+            .map(|(o, (n, own, theirs))| OpponentRow {
+                opponent: facts.team(&o),
+                games: n,
+                own,
+                theirs,
+            })
+            .collect(),
+        failures,
+    })
+}
+
+/// Regenerates the site while a tournament runs: after every finished
+/// group, round and the Evolution. Game pages of a group are rendered once
+/// the group has finished and not again.
+///
+/// A failure to write the site is reported on stderr and does not stop the
+/// tournament (the next event tries again).
+pub struct SiteObserver {
+    pub dir: PathBuf,
+    pub tournament: i64,
+    /// Options for every regeneration (its `skip_game_pages_of` grows as
+    /// groups finish).
+    pub options: SiteOptions,
+    /// The last error, if the last regeneration failed.
+    pub last_error: Option<String>,
+}
+
+impl SiteObserver {
+    pub fn new(dir: impl Into<PathBuf>, tournament: i64) -> Self {
+        SiteObserver {
+            dir: dir.into(),
+            tournament,
+            options: SiteOptions::default(),
+            last_error: None,
+        }
+    }
+
+    /// Regenerates now (also usable after the run, for the final state).
+    pub fn regenerate(&mut self, store: &Store) -> Result<SiteSummary, SiteError> {
+        let summary = generate(store, self.tournament, &self.dir, &self.options)?;
+        if !self.options.no_game_pages {
+            self.options
+                .skip_game_pages_of
+                .extend(summary.finished_groups.iter().copied());
+        }
+        Ok(summary)
+    }
+}
+
+impl Observer for SiteObserver {
+    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+        match event {
+            Event::GroupFinished { .. }
+            | Event::RoundFinished { .. }
+            | Event::EvolutionFinished { .. } => match self.regenerate(store) {
+                Ok(_) => self.last_error = None,
+                Err(e) => {
+                    let msg = format!("results site {}: {e}", self.dir.display());
+                    eprintln!("knobeln: {msg}");
+                    self.last_error = Some(msg);
+                }
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+}

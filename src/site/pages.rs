@@ -1,0 +1,365 @@
+//! The pages of the results site as data (views) and their rendering from
+//! the handlebars templates in `templates/site/`, with HTML escaping on:
+//! team names, descriptions and failure reasons come from strangers.
+//!
+//! Only rendering: the views are filled in by `site::generate`; nothing
+//! here reads the store or writes a file. SVG plots are passed in as
+//! finished markup (drawn and escaped by `plotters`) and are the only
+//! unescaped content.
+//!
+//! **Invariant:** every value from the store reaches a page through an
+//! escaping `{{ }}`; only plot SVG uses `{{{ }}}`.
+
+use std::sync::OnceLock;
+
+use handlebars::Handlebars;
+use serde::Serialize;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("head", include_str!("../../templates/site/head.hbs")),
+    ("foot", include_str!("../../templates/site/foot.hbs")),
+    (
+        "team_link",
+        include_str!("../../templates/site/team_link.hbs"),
+    ),
+    ("index", include_str!("../../templates/site/index.hbs")),
+    ("round", include_str!("../../templates/site/round.hbs")),
+    (
+        "crosstable",
+        include_str!("../../templates/site/crosstable.hbs"),
+    ),
+    (
+        "evolution",
+        include_str!("../../templates/site/evolution.hbs"),
+    ),
+    ("team", include_str!("../../templates/site/team.hbs")),
+    ("game", include_str!("../../templates/site/game.hbs")),
+];
+
+/// The site's style sheet, written as `style.css`.
+pub const STYLE_CSS: &str = include_str!("../../templates/site/style.css");
+
+fn registry() -> &'static Handlebars<'static> {
+    static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut h = Handlebars::new();
+        h.set_strict_mode(true);
+        // The default escape function (HTML) stays on.
+        for (name, text) in TEMPLATES {
+            h.register_template_string(name, *text)
+                .unwrap_or_else(|e| panic!("template site/{name}.hbs: {e}"));
+        }
+        h
+    })
+}
+
+/// Renders page template `name` with `view`.
+pub fn render<T: Serialize>(name: &str, view: &T) -> Result<String, handlebars::RenderError> {
+    registry().render(name, view)
+}
+
+/// A team, linked to its page when it has one.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TeamRef {
+    pub name: String,
+    pub href: Option<String>,
+}
+
+/// What every page has: its title and the site's navigation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Frame {
+    pub title: String,
+    pub contest: String,
+    pub rounds: Vec<NavRound>,
+    pub has_crosstable: bool,
+    pub has_evolution: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NavRound {
+    pub number: u32,
+    pub href: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlacedView {
+    pub place: u32,
+    pub team: TeamRef,
+    pub points: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvolutionPlacedView {
+    pub place: u32,
+    pub team: TeamRef,
+    pub share: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundSummary {
+    pub number: u32,
+    pub href: String,
+    pub is_final: bool,
+    pub finished: bool,
+    pub n_teams: usize,
+    pub n_groups: usize,
+    pub n_advanced: usize,
+    pub n_disqualified: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexView {
+    pub frame: Frame,
+    pub seed: u64,
+    pub state: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub n_teams: usize,
+    pub throws: u32,
+    pub range: String,
+    pub k: u32,
+    pub final_ranking: Vec<PlacedView>,
+    pub evolution_ranking: Vec<EvolutionPlacedView>,
+    pub evolution_unranked: Vec<TeamRef>,
+    pub evolution_end: Option<String>,
+    pub rounds: Vec<RoundSummary>,
+    pub teams: Vec<TeamRef>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GameRow {
+    pub slot: u32,
+    pub attempt: u32,
+    pub p: TeamRef,
+    pub q: TeamRef,
+    pub points_p: u64,
+    pub points_q: u64,
+    pub status: String,
+    pub href: Option<String>,
+    pub failures: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupView {
+    pub number: u32,
+    pub id: String,
+    pub finished: bool,
+    pub members: Vec<TeamRef>,
+    pub ranking: Vec<PlacedView>,
+    pub games: Vec<GameRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DisqualifiedView {
+    pub team: TeamRef,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundView {
+    pub frame: Frame,
+    pub number: u32,
+    pub is_final: bool,
+    pub finished: bool,
+    pub groups: Vec<GroupView>,
+    pub advanced: Vec<TeamRef>,
+    pub next_round: u32,
+    pub disqualified: Vec<DisqualifiedView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CrosstableView {
+    pub frame: Frame,
+    pub svg: Option<String>,
+    pub teams: Vec<TeamRef>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvolutionView {
+    pub frame: Frame,
+    pub svg: Option<String>,
+    pub end: Option<String>,
+    pub population: u64,
+    pub exemplars: u64,
+    pub generations: usize,
+    pub ranking: Vec<EvolutionPlacedView>,
+    pub unranked: Vec<TeamRef>,
+    pub table_head: Vec<String>,
+    pub table: Vec<EvolutionRow>,
+}
+
+/// One strategy's counts in the sampled generations of the Evolution table.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvolutionRow {
+    pub band: String,
+    pub team: TeamRef,
+    pub counts: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TeamGameRow {
+    pub round: u32,
+    pub group: u32,
+    pub slot: u32,
+    pub side: &'static str,
+    pub opponent: TeamRef,
+    pub own: u64,
+    pub theirs: u64,
+    pub status: String,
+    pub href: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OpponentRow {
+    pub opponent: TeamRef,
+    pub games: usize,
+    pub own: u64,
+    pub theirs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureRow {
+    pub round: u32,
+    pub group: u32,
+    pub slot: u32,
+    pub href: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlacingRow {
+    pub round: u32,
+    pub href: String,
+    pub group: u32,
+    pub place: Option<u32>,
+    pub points: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TeamView {
+    pub frame: Frame,
+    pub name: String,
+    pub description: Option<String>,
+    pub lexical_elements: Option<i64>,
+    pub placings: Vec<PlacingRow>,
+    pub disqualified: Option<String>,
+    pub evolution: Option<EvolutionPlacedView>,
+    pub games: Vec<TeamGameRow>,
+    pub opponents: Vec<OpponentRow>,
+    pub failures: Vec<FailureRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GameView {
+    pub frame: Frame,
+    pub round: u32,
+    pub round_href: String,
+    pub group: u32,
+    pub slot: u32,
+    pub attempt: u32,
+    pub seed: u64,
+    pub p: TeamRef,
+    pub q: TeamRef,
+    pub points_p: u64,
+    pub points_q: u64,
+    pub status: String,
+    pub n_throws: usize,
+    pub wins_p: usize,
+    pub wins_q: usize,
+    pub failures: Vec<String>,
+    pub svg: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> Frame {
+        Frame {
+            title: "<title>&".into(),
+            contest: "c".into(),
+            rounds: vec![],
+            has_crosstable: false,
+            has_evolution: false,
+        }
+    }
+
+    const NASTY: &str = "<script>alert(\"x\")</script>&amp;";
+
+    #[test]
+    fn names_descriptions_and_reasons_are_escaped() {
+        let nasty = TeamRef {
+            name: NASTY.into(),
+            href: Some("team-1.html\" onclick=\"x".into()),
+        };
+        let view = TeamView {
+            frame: frame(),
+            name: NASTY.into(),
+            description: Some(NASTY.into()),
+            lexical_elements: Some(3),
+            placings: vec![],
+            disqualified: Some(NASTY.into()),
+            evolution: None,
+            games: vec![TeamGameRow {
+                round: 1,
+                group: 1,
+                slot: 1,
+                side: "P",
+                opponent: nasty.clone(),
+                own: 1,
+                theirs: 2,
+                status: "counted".into(),
+                href: None,
+            }],
+            opponents: vec![],
+            failures: vec![FailureRow {
+                round: 1,
+                group: 1,
+                slot: 1,
+                href: None,
+                reason: NASTY.into(),
+            }],
+        };
+        let html = render("team", &view).unwrap();
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(!html.contains("\" onclick"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;amp;"),
+            "{html}"
+        );
+        assert!(!html.contains("<title><title>"));
+    }
+
+    #[test]
+    fn every_template_renders_in_strict_mode() {
+        let r = TeamRef {
+            name: "a".into(),
+            href: Some("team-1.html".into()),
+        };
+        let index = IndexView {
+            frame: frame(),
+            seed: 1,
+            state: "finished".into(),
+            started_at: None,
+            finished_at: None,
+            n_teams: 1,
+            throws: 1000,
+            range: "1..12288".into(),
+            k: 8,
+            final_ranking: vec![],
+            evolution_ranking: vec![],
+            evolution_unranked: vec![],
+            evolution_end: None,
+            rounds: vec![],
+            teams: vec![r.clone()],
+        };
+        render("index", &index).unwrap();
+        let ct = CrosstableView {
+            frame: frame(),
+            svg: None,
+            teams: vec![],
+        };
+        render("crosstable", &ct).unwrap();
+    }
+}

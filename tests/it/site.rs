@@ -1,0 +1,610 @@
+//! The static results site end to end: a real tournament of 44 teams (two
+//! rounds, disqualifications, the Evolution) is played into a database,
+//! the site is generated from it, and then checked: every page exists,
+//! every link resolves, every plot has a size and something drawn, nothing
+//! runs scripts, the output is deterministic, the structure of each page
+//! type matches its snapshot in `tests/data/snapshots/site/` (regenerate
+//! with `KNOBELN_UPDATE_SNAPSHOTS=1`), and Debian's chromium (headless)
+//! loads the pages, measures the plots and takes screenshots, kept in
+//! `target/site-screenshots/`. Without a working chromium the browser test
+//! fails (it never skips); `tests/site-browser.sh` installs it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use knobeln::engine::results::results;
+use knobeln::engine::run::{Event, Observer};
+use knobeln::site::{game_page, generate, team_page, SiteObserver, SiteOptions};
+use knobeln::store::Store;
+
+const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+struct Fixture {
+    db: PathBuf,
+    site: PathBuf,
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The tournament database and its site, built once per test run.
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("site-fixture-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let strategies = root.join("strategies");
+        std::fs::create_dir_all(&strategies).unwrap();
+        for (src, copies) in [
+            ("cooperator", 12),
+            ("climber", 12),
+            ("follower", 10),
+            ("gambler", 8),
+            ("crasher", 2),
+        ] {
+            let text = std::fs::read(repo(&format!("tests/data/tournament/{src}.c"))).unwrap();
+            for i in 1..=copies {
+                std::fs::write(strategies.join(format!("{src}_{i}.c")), &text).unwrap();
+            }
+        }
+        let db = root.join("k.db");
+        let out = Command::new(BIN)
+            .args(["tournament", "--json", "--throws", "60", "--seed", "1"])
+            .args(["--jobs", "2", "--strategies"])
+            .arg(&strategies)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tournament failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let site = root.join("site");
+        let out = Command::new(BIN)
+            .arg("site")
+            .arg(&site)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "knobeln site failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Fixture { db, site }
+    })
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn html_pages(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The pages the site must have, from the store itself.
+fn expected_pages(db: &Path) -> BTreeSet<String> {
+    let store = Store::open(db).unwrap();
+    let res = results(&store, 1, vec![]).unwrap();
+    let mut want: BTreeSet<String> = [
+        "index.html",
+        "style.css",
+        "final-crosstable.html",
+        "evolution.html",
+        "evolution.svg",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for e in store.entries(1).unwrap() {
+        want.insert(team_page(e.team.0));
+    }
+    for r in &res.rounds {
+        want.insert(format!("round-{}.html", r.number));
+        for g in &r.groups {
+            for x in &g.games {
+                if x.status != "cancelled" {
+                    want.insert(game_page(r.number, g.number, x.slot));
+                }
+            }
+        }
+    }
+    assert_eq!(res.rounds.len(), 2, "the fixture plays two rounds");
+    assert!(res.evolution.is_some());
+    assert!(
+        !res.rounds[0].disqualified.is_empty(),
+        "crashers are disqualified"
+    );
+    want
+}
+
+#[test]
+fn every_page_exists_and_every_link_resolves() {
+    let f = fixture();
+    let want = expected_pages(&f.db);
+    let have: BTreeSet<String> = std::fs::read_dir(&f.site)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let missing: Vec<_> = want.difference(&have).collect();
+    assert!(missing.is_empty(), "missing pages: {missing:?}");
+    let extra: Vec<_> = have.difference(&want).collect();
+    assert!(extra.is_empty(), "unexpected files: {extra:?}");
+
+    let link = Regex::new(r#"(?:href|src)="([^"]*)""#).unwrap();
+    let mut n_links = 0;
+    for page in html_pages(&f.site) {
+        let html = read(&page);
+        for cap in link.captures_iter(&html) {
+            let target = &cap[1];
+            assert!(
+                !target.contains("://") && !target.starts_with("//"),
+                "{}: external link {target}",
+                page.display()
+            );
+            let file = target.split('#').next().unwrap();
+            if file.is_empty() {
+                continue;
+            }
+            assert!(
+                f.site.join(file).is_file(),
+                "{}: link to {target}, which does not exist",
+                page.display()
+            );
+            n_links += 1;
+        }
+    }
+    assert!(n_links > 1000, "only {n_links} links");
+}
+
+#[test]
+fn pages_have_no_scripts_and_every_plot_has_a_size_and_content() {
+    let f = fixture();
+    let script = Regex::new(r#"(?i)<script|\son[a-z]+\s*=|javascript:"#).unwrap();
+    let svg = Regex::new(r#"(?s)<svg([^>]*)>(.*?)</svg>"#).unwrap();
+    let dim = Regex::new(r#"\b(width|height)="([0-9.]+)""#).unwrap();
+    let drawn = Regex::new(r#"<(polygon|polyline|rect|circle|line|path)\b"#).unwrap();
+    let mut n_svgs = 0;
+    for page in html_pages(&f.site) {
+        let html = read(&page);
+        assert!(
+            !script.is_match(&html),
+            "{}: has a script or event handler",
+            page.display()
+        );
+        for cap in svg.captures_iter(&html) {
+            n_svgs += 1;
+            let dims: Vec<f64> = dim
+                .captures_iter(&cap[1])
+                .map(|d| d[2].parse().unwrap())
+                .collect();
+            assert_eq!(dims.len(), 2, "{}: svg without size", page.display());
+            assert!(
+                dims.iter().all(|&d| d > 100.0),
+                "{}: {dims:?}",
+                page.display()
+            );
+            let n = drawn.find_iter(&cap[2]).count();
+            assert!(n >= 10, "{}: only {n} drawn elements", page.display());
+        }
+    }
+    let name = |p: &str| read(&f.site.join(p));
+    assert!(name("evolution.html").contains("<svg"));
+    assert!(name("final-crosstable.html").contains("<svg"));
+    assert!(name("evolution.svg").starts_with("<svg"));
+    assert!(n_svgs > 500, "only {n_svgs} plots");
+}
+
+#[test]
+fn the_same_database_gives_the_same_site() {
+    let f = fixture();
+    let store = Store::open(&f.db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = generate(&store, 1, tmp.path(), &SiteOptions::default()).unwrap();
+    // The CLI used the config's contest name; so does this one.
+    let mut diff = Vec::new();
+    for name in &summary.files {
+        let a = std::fs::read(tmp.path().join(name)).unwrap();
+        let b = std::fs::read(f.site.join(name)).unwrap();
+        let a = String::from_utf8(a)
+            .unwrap()
+            .replace("KNOBELN contest", "International KNOBELN contest");
+        if a.as_bytes() != b {
+            diff.push(name.clone());
+        }
+    }
+    assert!(diff.is_empty(), "differ: {diff:?}");
+    // Regenerating writes nothing: every file is unchanged.
+    let again = generate(&store, 1, tmp.path(), &SiteOptions::default()).unwrap();
+    assert_eq!(again.written, 0);
+    assert_eq!(again.files, summary.files);
+}
+
+#[test]
+fn the_observer_renders_game_pages_of_a_finished_group_once() {
+    let f = fixture();
+    let store = Store::open(&f.db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut obs = SiteObserver::new(tmp.path(), 1);
+    obs.event(&store, &Event::GroupFinished { round: 1, group: 1 })
+        .unwrap();
+    assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
+    assert!(tmp.path().join("index.html").is_file());
+    assert!(tmp.path().join(game_page(1, 1, 1)).is_file());
+    assert_eq!(
+        obs.options.skip_game_pages_of.len(),
+        3,
+        "all groups finished"
+    );
+    // Game pages are not rendered again, but still listed and linked.
+    let second = obs.regenerate(&store).unwrap();
+    assert_eq!(second.game_pages_rendered, 0);
+    assert!(second.files.contains(&game_page(1, 1, 1)));
+    assert_eq!(second.written, 0);
+    // Events that do not change results do nothing.
+    obs.event(
+        &store,
+        &Event::GameFinished {
+            round: 1,
+            done: 1,
+            total: 2,
+        },
+    )
+    .unwrap();
+    // The results-mail attachment.
+    let res = results(&store, 1, vec![]).unwrap();
+    let svg = knobeln::site::evolution_svg(&res).unwrap();
+    assert_eq!(svg, read(&tmp.path().join("evolution.svg")));
+}
+
+// ---- snapshots of the HTML structure ----
+
+/// The structure of a page: its block elements with ids and classes, the
+/// text of its headings, tables and lists as row counts, plots as `svg`.
+fn structure(html: &str) -> String {
+    let tag = Regex::new(r#"<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>"#).unwrap();
+    let id_re = Regex::new(r#"\bid="([^"]*)""#).unwrap();
+    let class_re = Regex::new(r#"\bclass="([^"]*)""#).unwrap();
+    let strip = Regex::new(r"<[^>]*>").unwrap();
+    let attr = |re: &Regex, attrs: &str| re.captures(attrs).map(|c| c[1].to_string());
+    const BLOCKS: &[&str] = &[
+        "html",
+        "head",
+        "title",
+        "body",
+        "header",
+        "nav",
+        "main",
+        "footer",
+        "section",
+        "h1",
+        "h2",
+        "h3",
+        "table",
+        "thead",
+        "tbody",
+        "ul",
+        "ol",
+        "figure",
+        "figcaption",
+        "svg",
+        "pre",
+        "div",
+        "p",
+        "link",
+        "meta",
+    ];
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    // Inside a plot, a table body or a list: only rows or entries are counted.
+    let mut inside: Option<&'static str> = None;
+    let mut counted = 0usize;
+    let mut last = 0;
+    for c in tag.captures_iter(html) {
+        let m = c.get(0).unwrap();
+        let closing = &c[1] == "/";
+        let name = c[2].to_ascii_lowercase();
+        let attrs = &c[3];
+        if let Some(inner) = inside {
+            if closing && name == inner {
+                inside = None;
+                if inner != "svg" {
+                    let what = if inner == "tbody" { "rows" } else { "entries" };
+                    out.push(format!("{}({counted} {what})", "  ".repeat(depth)));
+                }
+                depth = depth.saturating_sub(1);
+            } else if !closing
+                && ((inner == "tbody" && name == "tr") || (inner != "tbody" && name == "li"))
+            {
+                counted += 1;
+            }
+            last = m.end();
+            continue;
+        }
+        if !BLOCKS.contains(&name.as_str()) {
+            last = m.end();
+            continue;
+        }
+        if closing {
+            if matches!(name.as_str(), "h1" | "h2" | "h3" | "title") {
+                let text = strip.replace_all(&html[last..m.start()], "");
+                if let Some(l) = out.last_mut() {
+                    l.push_str(&format!(" \"{}\"", text.trim()));
+                }
+            }
+            depth = depth.saturating_sub(1);
+            last = m.end();
+            continue;
+        }
+        let mut line = format!("{}{name}", "  ".repeat(depth));
+        if let Some(id) = attr(&id_re, attrs) {
+            line.push_str(&format!("#{id}"));
+        }
+        if let Some(class) = attr(&class_re, attrs) {
+            line.push_str(&format!(".{}", class.replace(' ', ".")));
+        }
+        out.push(line);
+        match name.as_str() {
+            "link" | "meta" => {}
+            "svg" | "tbody" | "ul" | "ol" => {
+                inside = Some(match name.as_str() {
+                    "svg" => "svg",
+                    "tbody" => "tbody",
+                    "ul" => "ul",
+                    _ => "ol",
+                });
+                counted = 0;
+                depth += 1;
+            }
+            _ => depth += 1,
+        }
+        last = m.end();
+    }
+    out.join("\n") + "\n"
+}
+
+fn check_snapshot(name: &str, actual: &str) {
+    let path = repo("tests/data/snapshots/site").join(format!("{name}.txt"));
+    if std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {}; run with KNOBELN_UPDATE_SNAPSHOTS=1 to write it",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual, expected,
+        "structure of {name} changed; if intended, run with KNOBELN_UPDATE_SNAPSHOTS=1"
+    );
+}
+
+#[test]
+fn the_structure_of_each_page_type_matches_its_snapshot() {
+    let f = fixture();
+    let store = Store::open(&f.db).unwrap();
+    let res = results(&store, 1, vec![]).unwrap();
+    // A team with failures and a disqualification: the first crasher.
+    let entries = store.entries(1).unwrap();
+    let crasher = entries.iter().find(|e| e.name == "crasher_1").unwrap();
+    let winner = entries
+        .iter()
+        .find(|e| e.name == res.winners[0].team)
+        .unwrap();
+    let failed_game = res.rounds[0].groups[0]
+        .games
+        .iter()
+        .find(|g| !g.failures.is_empty() && g.status != "cancelled");
+    let mut pages = vec![
+        ("index", "index.html".to_string()),
+        ("round-preliminary", "round-1.html".to_string()),
+        ("round-final", "round-2.html".to_string()),
+        ("final-crosstable", "final-crosstable.html".to_string()),
+        ("evolution", "evolution.html".to_string()),
+        ("team-disqualified", team_page(crasher.team.0)),
+        ("team-winner", team_page(winner.team.0)),
+        ("game", game_page(2, 1, 1)),
+    ];
+    if let Some(g) = failed_game {
+        pages.push(("game-with-failure", game_page(1, 1, g.slot)));
+    }
+    for (kind, file) in pages {
+        check_snapshot(kind, &structure(&read(&f.site.join(file))));
+    }
+}
+
+// ---- the browser ----
+
+fn chromium() -> &'static str {
+    if !Path::new(CHROMIUM).exists() {
+        let st = Command::new("bash")
+            .arg(repo("tests/site-browser.sh"))
+            .status()
+            .expect("running tests/site-browser.sh");
+        assert!(
+            st.success() && Path::new(CHROMIUM).exists(),
+            "chromium is needed for the results-site browser test and could not be \
+             installed: run `bash tests/site-browser.sh` as root (apt-get install chromium)"
+        );
+    }
+    CHROMIUM
+}
+
+/// Runs headless chromium with a fresh profile; returns stdout.
+fn run_chromium(args: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {CHROMIUM}: {e}"));
+    assert!(
+        out.status.success(),
+        "chromium failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn file_url(p: &Path) -> String {
+    format!("file://{}", p.canonicalize().unwrap().display())
+}
+
+/// Loads `page` in an iframe of a test-only harness page that measures its
+/// plots and style sheets (the site's own pages have no scripts); returns
+/// the measurement lines.
+fn measure(page: &Path, harness_dir: &Path) -> Vec<String> {
+    let harness = harness_dir.join(format!(
+        "harness-{}",
+        page.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(
+        &harness,
+        format!(
+            r#"<!doctype html><html><body><pre id="out">pending</pre>
+<iframe id="f" src="{}" width="1200" height="1600"></iframe>
+<script>
+document.getElementById('f').onload = function () {{
+  var out = [];
+  try {{
+    var d = this.contentDocument;
+    out.push('title ' + d.title.length);
+    var svgs = d.querySelectorAll('svg');
+    for (var i = 0; i < svgs.length; i++) {{
+      var r = svgs[i].getBoundingClientRect();
+      out.push('svg ' + r.width.toFixed(0) + ' ' + r.height.toFixed(0) + ' ' +
+        svgs[i].querySelectorAll('polygon,polyline,rect,circle,path,line').length);
+    }}
+    for (var k = 0; k < d.styleSheets.length; k++)
+      out.push('css ' + d.styleSheets[k].cssRules.length);
+  }} catch (e) {{ out.push('error ' + e); }}
+  document.getElementById('out').textContent = out.join('\n') + '\ndone';
+}};
+</script></body></html>"#,
+            file_url(page)
+        ),
+    )
+    .unwrap();
+    let dom = run_chromium(&[
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        &file_url(&harness),
+    ]);
+    let start = dom.find("<pre id=\"out\">").expect("harness output") + 14;
+    let end = dom[start..].find("</pre>").unwrap() + start;
+    let lines: Vec<String> = dom[start..end].lines().map(str::to_string).collect();
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("done"),
+        "{}: the harness did not finish: {lines:?}",
+        page.display()
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("error")),
+        "{}: {lines:?}",
+        page.display()
+    );
+    lines
+}
+
+#[test]
+fn chromium_renders_the_pages_and_their_plots() {
+    let f = fixture();
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("site-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (page, shot) in [
+        ("index.html", "ranking.png"),
+        ("evolution.html", "evolution.png"),
+    ] {
+        let png = shots.join(shot);
+        let _ = std::fs::remove_file(&png);
+        run_chromium(&[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1200,1600",
+            &file_url(&f.site.join(page)),
+        ]);
+        let bytes =
+            std::fs::read(&png).unwrap_or_else(|e| panic!("no screenshot {}: {e}", png.display()));
+        assert!(bytes.starts_with(b"\x89PNG"), "{shot} is not a PNG");
+        assert!(
+            bytes.len() > 20_000,
+            "{shot} is tiny: {} bytes",
+            bytes.len()
+        );
+    }
+
+    let harness = tempfile::tempdir().unwrap();
+    let store = Store::open(&f.db).unwrap();
+    let res = results(&store, 1, vec![]).unwrap();
+    let winner = store
+        .entries(1)
+        .unwrap()
+        .into_iter()
+        .find(|e| e.name == res.winners[0].team)
+        .unwrap();
+    for (page, plots) in [
+        ("index.html", 0),
+        ("round-1.html", 0),
+        ("evolution.html", 1),
+        ("final-crosstable.html", 1),
+        (team_page(winner.team.0).as_str(), 0),
+        (game_page(2, 1, 1).as_str(), 1),
+    ] {
+        let lines = measure(&f.site.join(page), harness.path());
+        let svgs: Vec<Vec<u64>> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("svg "))
+            .map(|l| l.split(' ').map(|n| n.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(svgs.len(), plots, "{page}: {lines:?}");
+        for s in &svgs {
+            assert!(
+                s[0] >= 300 && s[1] >= 200 && s[2] >= 10,
+                "{page}: a plot renders as {s:?}"
+            );
+        }
+        assert!(
+            lines.iter().any(|l| l.starts_with("css ") && l != "css 0"),
+            "{page}: the style sheet did not load: {lines:?}"
+        );
+        assert!(lines
+            .iter()
+            .any(|l| l != "title 0" && l.starts_with("title")));
+    }
+}
