@@ -64,6 +64,29 @@ impl Contest {
         path
     }
 
+    /// Registers the announcement's team (joe@lords.example) and returns
+    /// its auth string from the acknowledgement.
+    pub fn register_joe(&self) -> String {
+        let reg = self.mail(
+            "joe@lords.example",
+            "registration for KNOBELN",
+            REGISTRATION,
+            "",
+        );
+        self.ingest(&[&reg]);
+        auth_of(self.replies().last().expect("an acknowledgement"))
+    }
+
+    /// A "please compile" mail of the announcement's team.
+    pub fn joe_compile(&self, auth: &str) -> PathBuf {
+        self.mail(
+            "joe@lords.example",
+            "please compile",
+            &submission("the_heavy_lords_of_knobeln", auth),
+            "",
+        )
+    }
+
     pub fn ingest(&self, files: &[&Path]) -> Output {
         self.ingest_env(files, &[])
     }
@@ -501,26 +524,9 @@ fn participant_and_organization_limits_reject_with_the_reason() {
 #[test]
 fn compile_requests_are_rate_limited_per_team() {
     let c = Contest::new("[limits]\ncompiles_per_team_per_hour = 1\n");
-    let reg = c.mail(
-        "joe@lords.example",
-        "registration for KNOBELN",
-        REGISTRATION,
-        "",
-    );
-    c.ingest(&[&reg]);
-    let auth = auth_of(&c.replies()[0]);
-    let one = c.mail(
-        "joe@lords.example",
-        "please compile",
-        &submission("the_heavy_lords_of_knobeln", &auth),
-        "",
-    );
-    let two = c.mail(
-        "joe@lords.example",
-        "please compile",
-        &submission("the_heavy_lords_of_knobeln", &auth),
-        "",
-    );
+    let auth = c.register_joe();
+    let one = c.joe_compile(&auth);
+    let two = c.joe_compile(&auth);
     c.ingest(&[&one, &two]);
     let r = c.replies();
     assert!(r[1].body.contains("Result: ACCEPTED"));
@@ -534,20 +540,8 @@ fn compile_requests_are_rate_limited_per_team() {
 #[test]
 fn a_mail_that_keeps_failing_is_set_aside_and_the_organizer_told() {
     let c = Contest::new("[limits]\nmax_processing_attempts = 2\n");
-    let reg = c.mail(
-        "joe@lords.example",
-        "registration for KNOBELN",
-        REGISTRATION,
-        "",
-    );
-    c.ingest(&[&reg]);
-    let auth = auth_of(&c.replies()[0]);
-    let compile = c.mail(
-        "joe@lords.example",
-        "please compile",
-        &submission("the_heavy_lords_of_knobeln", &auth),
-        "",
-    );
+    let auth = c.register_joe();
+    let compile = c.joe_compile(&auth);
     // No temp folder: the compile service cannot work (an infrastructure fault).
     let broken = [("TMPDIR", "/nonexistent/knobeln-test")];
     let first = c.ingest_env(&[&compile], &broken);
