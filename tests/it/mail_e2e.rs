@@ -112,7 +112,7 @@ fn registration_and_compile_over_imap_and_smtp_with_a_duplicate_and_a_kill_9() {
     let (subject, body) = text(&mails[0]);
     assert!(subject.contains("registration accepted"), "{subject}");
     let auth = super::demo_auth(&body);
-    assert!(body.contains("your registration for the International KNOBELN contest is accepted"));
+    assert!(body.replace("\r\n", "\n").contains("your registration for the International KNOBELN contest\nis accepted and your\nauthentification string is"));
 
     let compile = mail(
         &joe,

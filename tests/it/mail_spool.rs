@@ -204,7 +204,8 @@ fn register_then_compile_by_mail() {
     assert_eq!(ack.to, vec!["joe@lords.example"]);
     assert!(
         ack.body
-            .contains("your registration for the International KNOBELN contest is accepted"),
+            .replace("\r\n", "\n")
+            .contains("your registration for the International KNOBELN contest\nis accepted and your\nauthentification string is"),
         "{}",
         ack.body
     );
