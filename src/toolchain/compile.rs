@@ -570,10 +570,16 @@ pub fn example_binary() -> Result<PathBuf, CompileError> {
         let Outcome::Accepted { binary, .. } = outcome else {
             return Err("the example strategy does not compile".into());
         };
-        let dir = std::env::temp_dir().join(format!("knobeln-example-{}", std::process::id()));
-        fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let path = dir.join("example");
-        install_binary(&binary, &path).map_err(|e| e.to_string())?;
+        // One file per content, shared by every process of this version
+        // (written under a unique name, then renamed into place).
+        let digest = crate::engine::prepare::sha256_hex(&binary);
+        let path = std::env::temp_dir().join(format!("knobeln-example-{}", &digest[..16]));
+        if fs::read(&path).map(|b| b == binary).unwrap_or(false) {
+            return Ok(path);
+        }
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        install_binary(&binary, &tmp).map_err(|e| e.to_string())?;
+        fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
         Ok(path)
     });
     r.clone().map_err(CompileError::Runtime)
