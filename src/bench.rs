@@ -14,67 +14,21 @@ use crate::toolchain::compile::{compile, install_binary, CompileConfig, CompileE
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
 
-/// Median time of `rounds` × `n` pipe round trips between this process and a
-/// forked echo child, both pinned to `cpu`.
-pub fn pipe_round_trip(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
-    pin_current_thread(cpu)?;
-    let mut to_child = [0i32; 2];
-    let mut to_parent = [0i32; 2];
-    // SAFETY: plain syscalls; the child only makes async-signal-safe calls and _exits.
-    unsafe {
-        if libc::pipe(to_child.as_mut_ptr()) != 0 || libc::pipe(to_parent.as_mut_ptr()) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if pid == 0 {
-            libc::close(to_child[1]);
-            libc::close(to_parent[0]);
-            let mut buf = [0u8; 64];
-            loop {
-                let r = libc::read(to_child[0], buf.as_mut_ptr().cast(), buf.len());
-                if r <= 0 {
-                    libc::_exit(0);
-                }
-                libc::write(to_parent[1], buf.as_ptr().cast(), r as usize);
-            }
-        }
-        libc::close(to_child[0]);
-        libc::close(to_parent[1]);
-        let mut times = Vec::with_capacity(rounds);
-        let msg = b"1234\n";
-        let mut buf = [0u8; 64];
-        for _ in 0..rounds {
-            let t = Instant::now();
-            for _ in 0..n {
-                libc::write(to_child[1], msg.as_ptr().cast(), msg.len());
-                libc::read(to_parent[0], buf.as_mut_ptr().cast(), buf.len());
-            }
-            times.push(t.elapsed());
-        }
-        libc::close(to_child[1]);
-        libc::close(to_parent[0]);
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-        Ok(median(&mut times))
-    }
+/// A forked peer process connected by two pipes.
+struct Peer {
+    pid: libc::pid_t,
+    /// Our write end (the peer's input).
+    to: i32,
+    /// Our read end (the peer's output).
+    from: i32,
 }
 
-/// Median time of `rounds` × `n` throws between this process (as a minimal
-/// referee: blocking reads, no checks) and two forked children that behave
-/// like strategies (seccomp strict mode, write a throw, read the answer), all
-/// on `cpu`: the floor of any design with three processes per game.
-pub fn three_party_floor(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
-    pin_current_thread(cpu)?;
-    let _tsc = crate::sandbox::cpu::TscOff::new();
-    let mut fds = Vec::new();
-    let mut pids = Vec::new();
-    for _ in 0..2 {
+impl Peer {
+    /// Forks a peer that runs `body(its input, its output)` and never returns.
+    fn fork(body: fn(i32, i32) -> !) -> std::io::Result<Peer> {
         let mut to_child = [0i32; 2];
         let mut to_parent = [0i32; 2];
-        // SAFETY: as in pipe_round_trip; the child makes only raw system calls.
+        // SAFETY: plain syscalls; the child only makes raw system calls.
         unsafe {
             if libc::pipe(to_child.as_mut_ptr()) != 0 || libc::pipe(to_parent.as_mut_ptr()) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -86,49 +40,111 @@ pub fn three_party_floor(n: usize, rounds: usize, cpu: usize) -> std::io::Result
             if pid == 0 {
                 libc::close(to_child[1]);
                 libc::close(to_parent[0]);
-                let param = libc::sched_param { sched_priority: 0 };
-                libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
-                libc::prctl(libc::PR_SET_SECCOMP, 1, 0, 0, 0);
-                let mut buf = [0u8; 64];
-                loop {
-                    libc::write(to_parent[1], b"100\n".as_ptr().cast(), 4);
-                    if libc::read(to_child[0], buf.as_mut_ptr().cast(), buf.len()) <= 0 {
-                        libc::syscall(libc::SYS_exit, 0);
-                    }
-                }
+                body(to_child[0], to_parent[1]);
             }
             libc::close(to_child[0]);
             libc::close(to_parent[1]);
-            fds.push((to_child[1], to_parent[0]));
-            pids.push(pid);
+            Ok(Peer {
+                pid,
+                to: to_child[1],
+                from: to_parent[0],
+            })
         }
     }
+
+    fn write(&self, msg: &[u8]) {
+        // SAFETY: valid fd and buffer.
+        unsafe { libc::write(self.to, msg.as_ptr().cast(), msg.len()) };
+    }
+
+    fn read(&self, buf: &mut [u8]) {
+        // SAFETY: valid fd and buffer.
+        unsafe { libc::read(self.from, buf.as_mut_ptr().cast(), buf.len()) };
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        // SAFETY: closing our fds ends the peer; then reap it.
+        unsafe {
+            libc::close(self.to);
+            libc::close(self.from);
+            libc::kill(self.pid, libc::SIGKILL);
+            let mut status = 0;
+            libc::waitpid(self.pid, &mut status, 0);
+        }
+    }
+}
+
+/// The median of `rounds` timings of `n` exchanges.
+fn timed(n: usize, rounds: usize, mut exchange: impl FnMut()) -> Duration {
     let mut times = Vec::with_capacity(rounds);
-    let mut buf = [0u8; 64];
     for _ in 0..rounds {
         let t = crate::sandbox::cpu::monotonic();
         for _ in 0..n {
-            // SAFETY: valid fds and buffers.
-            unsafe {
-                libc::read(fds[0].1, buf.as_mut_ptr().cast(), buf.len());
-                libc::read(fds[1].1, buf.as_mut_ptr().cast(), buf.len());
-                libc::write(fds[0].0, b"100\n".as_ptr().cast(), 4);
-                libc::write(fds[1].0, b"100\n".as_ptr().cast(), 4);
-            }
+            exchange();
         }
         times.push(crate::sandbox::cpu::monotonic() - t);
     }
-    for (i, (w, r)) in fds.into_iter().enumerate() {
-        // SAFETY: closing our fds ends the children; then reap them.
-        unsafe {
-            libc::close(w);
-            libc::close(r);
-            let mut status = 0;
-            libc::kill(pids[i], libc::SIGKILL);
-            libc::waitpid(pids[i], &mut status, 0);
+    median(&mut times)
+}
+
+/// Median time of `rounds` × `n` pipe round trips between this process and a
+/// forked echo child, both pinned to `cpu`.
+pub fn pipe_round_trip(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
+    pin_current_thread(cpu)?;
+    fn echo(input: i32, output: i32) -> ! {
+        let mut buf = [0u8; 64];
+        loop {
+            // SAFETY: raw reads and writes on our pipes.
+            unsafe {
+                let r = libc::read(input, buf.as_mut_ptr().cast(), buf.len());
+                if r <= 0 {
+                    libc::_exit(0);
+                }
+                libc::write(output, buf.as_ptr().cast(), r as usize);
+            }
         }
     }
-    Ok(median(&mut times))
+    let peer = Peer::fork(echo)?;
+    let mut buf = [0u8; 64];
+    Ok(timed(n, rounds, || {
+        peer.write(b"1234\n");
+        peer.read(&mut buf);
+    }))
+}
+
+/// Median time of `rounds` × `n` throws between this process (as a minimal
+/// referee: blocking reads, no checks) and two forked children that behave
+/// like strategies (seccomp strict mode, write a throw, read the answer), all
+/// on `cpu`: the floor of any design with three processes per game.
+pub fn three_party_floor(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
+    pin_current_thread(cpu)?;
+    let _tsc = crate::sandbox::cpu::TscOff::new();
+    fn strategy(input: i32, output: i32) -> ! {
+        // SAFETY: raw system calls only, as a locked-down strategy makes.
+        unsafe {
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+            libc::prctl(libc::PR_SET_SECCOMP, 1, 0, 0, 0);
+            let mut buf = [0u8; 64];
+            loop {
+                libc::write(output, b"100\n".as_ptr().cast(), 4);
+                if libc::read(input, buf.as_mut_ptr().cast(), buf.len()) <= 0 {
+                    libc::syscall(libc::SYS_exit, 0);
+                }
+            }
+        }
+    }
+    let p = Peer::fork(strategy)?;
+    let q = Peer::fork(strategy)?;
+    let mut buf = [0u8; 64];
+    Ok(timed(n, rounds, || {
+        p.read(&mut buf);
+        q.read(&mut buf);
+        p.write(b"100\n");
+        q.write(b"100\n");
+    }))
 }
 
 fn median(times: &mut [Duration]) -> Duration {

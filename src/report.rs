@@ -1,31 +1,15 @@
-//! Texts for people: the compile report and game summaries, rendered from
-//! the handlebars templates in `templates/` (strict mode, no HTML escaping).
+//! The compile report for people, rendered from `templates/compile_report.hbs`
+//! through the mail texts' registry (strict mode, no HTML escaping): the
+//! same text `knobeln check` prints and the compile service mails.
 //!
 //! Takes finished data (a compile [`Report`], a [`GameRecord`]) and returns
 //! text; it runs nothing and decides nothing.
 
-use std::sync::OnceLock;
-
-use handlebars::Handlebars;
 use serde::Serialize;
 
 use crate::referee::GameRecord;
 use crate::toolchain::compile::{Report, Verdict};
 use crate::toolchain::diagnostic::Diagnostic;
-
-const COMPILE_REPORT: &str = include_str!("../templates/compile_report.hbs");
-
-fn registry() -> &'static Handlebars<'static> {
-    static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
-    REG.get_or_init(|| {
-        let mut h = Handlebars::new();
-        h.set_strict_mode(true);
-        h.register_escape_fn(handlebars::no_escape);
-        h.register_template_string("compile_report", COMPILE_REPORT)
-            .expect("template compile_report.hbs");
-        h
-    })
-}
 
 /// The trial game as the report shows it. The submitted strategy is P.
 #[derive(Debug, Clone, Serialize)]
@@ -143,7 +127,5 @@ pub fn compile_report(
         compiler_output: report.compiler_output.trim_end().to_string(),
         trial,
     };
-    registry()
-        .render("compile_report", &view)
-        .expect("compile report template renders")
+    crate::mail::texts::render("check_report", &view).expect("compile report template renders")
 }

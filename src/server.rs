@@ -74,6 +74,7 @@ pub struct Server {
     pub referee: RefereeConfig,
     /// The contest running in the background, if any.
     contest: Option<std::thread::JoinHandle<Result<(), String>>>,
+    spool: Option<Spool>,
 }
 
 impl Server {
@@ -84,14 +85,23 @@ impl Server {
             store,
             referee,
             contest: None,
+            spool: None,
         }
+    }
+
+    /// The spool, opened (its folders created) once.
+    fn spool(&mut self) -> Result<&Spool, ServerError> {
+        if self.spool.is_none() {
+            self.spool = Some(Spool::open(&self.config.spool.dir)?);
+        }
+        Ok(self.spool.as_ref().expect("opened"))
     }
 
     /// Takes new mail in from the configured transport.
     pub fn take_in(&mut self) -> Result<usize, ServerError> {
         match self.config.transport {
             TransportKind::Spool => {
-                let spool = Spool::open(&self.config.spool.dir)?;
+                let spool = self.spool()?.clone();
                 Ok(spool.take_incoming(&self.store, Utc::now())?)
             }
             TransportKind::Imap => self.take_in_imap(),
@@ -180,7 +190,7 @@ impl Server {
     pub fn flush(&mut self) -> Result<Flushed, ServerError> {
         match self.config.transport {
             TransportKind::Spool => {
-                let mut spool = Spool::open(&self.config.spool.dir)?;
+                let mut spool = self.spool()?.clone();
                 Ok(flush(&self.store, &mut spool, &self.config, &Utc::now)?)
             }
             TransportKind::Imap => {

@@ -57,7 +57,7 @@ impl ContestCmd {
             .with_context(|| format!("opening {}", config.database.display()))?;
         let tid = start(&mut store, &config, args.seed, Utc::now())?;
         eprintln!("contest running (tournament {tid})");
-        let mut progress = Progress::new(false);
+        let mut progress = Progress::new();
         run(&mut store, &config, &SystemClock, &mut progress)?;
         progress.finish();
         let spool = config.transport == TransportKind::Spool;

@@ -126,7 +126,7 @@ impl Demo {
         }
         eprintln!("... the contest starts (seed {}):", self.seed);
         let tid = start(&mut server.store, &config, Some(self.seed), Utc::now())?;
-        let mut progress = Progress::new(false);
+        let mut progress = Progress::new();
         run(&mut server.store, &config, &SystemClock, &mut progress)?;
         progress.finish();
         let flushed = server.flush()?;

@@ -84,7 +84,7 @@ impl Tournament {
                 t.id
             }
             None => {
-                let seed = self.seed.unwrap_or_else(os_seed);
+                let seed = self.seed.unwrap_or_else(knobeln::contest::run::os_seed);
                 let entries: Vec<_> = prepared
                     .accepted
                     .iter()
@@ -93,7 +93,7 @@ impl Tournament {
                 store.create_tournament(seed, &config_json, &entries_key, &entries, clock.now())?
             }
         };
-        let mut progress = Progress::new(self.json);
+        let mut progress = Progress::new();
         run_tournament(&mut store, tid, jobs, &clock, &mut progress)?;
         progress.finish();
         let res = results(&store, tid, prepared.rejected)?;
@@ -106,29 +106,17 @@ impl Tournament {
     }
 }
 
-fn os_seed() -> u64 {
-    let mut b = [0u8; 8];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut b);
-    }
-    u64::from_le_bytes(b) >> 1
-}
-
 /// A progress bar on a terminal, plain log lines otherwise (both on stderr).
 pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     last_logged: usize,
-    quiet_lines: bool,
 }
 
 impl Progress {
-    pub(crate) fn new(json: bool) -> Progress {
-        let _ = json;
+    pub(crate) fn new() -> Progress {
         Progress {
             bar: None,
             last_logged: 0,
-            quiet_lines: false,
         }
     }
 
@@ -177,9 +165,7 @@ impl Observer for Progress {
                 if let Some(b) = &self.bar {
                     b.set_length(*total as u64);
                     b.set_position(*done as u64);
-                } else if !self.quiet_lines
-                    && (*done - self.last_logged >= (*total / 10).max(1) || done == total)
-                {
+                } else if *done - self.last_logged >= (*total / 10).max(1) || done == total {
                     self.last_logged = *done;
                     eprintln!("round {round}: {done}/{total} games");
                 }

@@ -17,11 +17,12 @@ use serde_json::json;
 use crate::config::Config;
 use crate::engine::results::{results, GameResult, GroupResult, Results, RoundResult};
 use crate::engine::run::{Event, Observer, TournamentConfig};
-use crate::mail::outgoing::{build, new_message_id, Outgoing};
+use crate::mail::outgoing::Outgoing;
+use crate::mail::process::{enqueue, Cause};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::protocol::{encode, GameProtocol};
-use crate::store::mail::{all_registrations, queue_event_mail, NewOutgoing, RegistrationRow};
+use crate::store::mail::{all_registrations, RegistrationRow};
 use crate::store::Store;
 
 /// A registered participant as the mails need it.
@@ -54,6 +55,13 @@ fn participants(rows: Vec<RegistrationRow>) -> Vec<Participant> {
         .collect()
 }
 
+/// One game's compact protocol.
+struct Protocol {
+    slot: u32,
+    players: [String; 2],
+    text: String,
+}
+
 /// Queues the contest's mails; an [`Observer`] of the tournament.
 pub struct Mailer<'c> {
     pub config: &'c Config,
@@ -74,24 +82,12 @@ impl Mailer<'_> {
 
     /// Builds and queues one event mail (once per key).
     fn queue(&self, store: &Store, key: &str, m: Outgoing) -> MailResult {
-        let now = (self.now)();
-        let id = new_message_id(&self.config.contest);
-        let raw = build(&m, &self.config.contest, &id, now).map_err(|e| e.to_string())?;
-        queue_event_mail(
-            store.conn(),
-            key,
-            &NewOutgoing {
-                inbox_id: None,
-                kind: m.kind,
-                recipients: &m.to,
-                sender_key: None,
-                subject: &m.subject,
-                message_id: &id,
-                raw: &raw,
-            },
-            now,
-        )
-        .map_err(|e| e.to_string())?;
+        let cause = Cause {
+            event_key: Some(key),
+            ..Cause::default()
+        };
+        enqueue(store.conn(), &self.config.contest, &m, cause, (self.now)())
+            .map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -167,14 +163,8 @@ impl Mailer<'_> {
         Ok(cfg.referee.params)
     }
 
-    /// The compact protocols of the played games of `team` (or all, if `None`).
-    fn protocols(
-        &self,
-        store: &Store,
-        round: u32,
-        group: u32,
-        team: Option<&str>,
-    ) -> Result<Vec<String>, String> {
+    /// The compact protocol of every played game of a group, read once.
+    fn protocols(&self, store: &Store, round: u32, group: u32) -> Result<Vec<Protocol>, String> {
         let params = self.params(store)?;
         let names: HashMap<u32, String> = store
             .entries(self.tournament)
@@ -187,21 +177,24 @@ impl Mailer<'_> {
             .map_err(|e| e.to_string())?;
         Ok(games
             .iter()
-            .filter(|g| {
-                team.is_none_or(|t| {
-                    g.players
-                        .iter()
-                        .any(|p| names.get(&p.0).map(String::as_str) == Some(t))
-                })
-            })
             .map(|g| {
-                let players = [
-                    names.get(&g.players[0].0).cloned().unwrap_or_default(),
-                    names.get(&g.players[1].0).cloned().unwrap_or_default(),
-                ];
-                encode(&GameProtocol::from_record(
-                    &g.record, params, players, round, group, g.key.slot, g.attempt,
-                ))
+                let players = g
+                    .players
+                    .map(|p| names.get(&p.0).cloned().unwrap_or_default());
+                let text = encode(&GameProtocol::from_record(
+                    &g.record,
+                    params,
+                    players.clone(),
+                    round,
+                    group,
+                    g.key.slot,
+                    g.attempt,
+                ));
+                Protocol {
+                    slot: g.key.slot,
+                    players,
+                    text,
+                }
             })
             .collect())
     }
@@ -216,12 +209,17 @@ impl Mailer<'_> {
         };
         let who = self.by_team(store)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
+        let protocols = self.protocols(store, round, group)?;
         let grg_table = games_table(&gr.games, None);
         let grr_table = ranking_table(gr, rr);
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
-                let protos = self.protocols(store, round, group, Some(m))?;
+                let protos: Vec<String> = protocols
+                    .iter()
+                    .filter(|p| p.players.contains(m))
+                    .map(|p| p.text.clone())
+                    .collect();
                 let parts = split_parts(&protos, cap);
                 let n = parts.len();
                 for (i, part) in parts.into_iter().enumerate() {
@@ -303,14 +301,10 @@ impl Mailer<'_> {
             let first = failed.first().map(|g| reason_of(g)).unwrap_or_default();
             let last = failed.last().copied();
             let second = last.map(reason_of).unwrap_or_else(|| d.reason.clone());
-            let protocol = match last {
-                Some(g) => self
-                    .protocols(store, round, group, None)?
-                    .into_iter()
-                    .find(|p| p.contains(&format!("slot {} attempt", g.slot)))
-                    .unwrap_or_default(),
-                None => String::new(),
-            };
+            let protocol = last
+                .and_then(|g| protocols.iter().find(|p| p.slot == g.slot))
+                .map(|p| p.text.clone())
+                .unwrap_or_default();
             let body = self.render(
                 "disqualified",
                 json!({ "team": d.team, "contest_name": self.config.contest.name, "round": round,

@@ -15,7 +15,7 @@ use crate::toolchain::diagnostic::Severity;
 use crate::tournament::TeamId;
 
 /// A strategy that failed the compile checks.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Rejected {
     pub team: String,
     pub errors: Vec<String>,
@@ -98,13 +98,14 @@ pub fn prepare_folder(
         .map(|(i, _)| *i)
         .collect();
     // Compile each distinct source once.
-    let mut seen = std::collections::HashSet::new();
+    let mut first_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut duplicates = Vec::new();
     to_compile.retain(|&i| {
-        if seen.insert(sources[i].3.clone()) {
+        let first = *first_of.entry(sources[i].3.clone()).or_insert(i);
+        if first == i {
             true
         } else {
-            duplicates.push(i);
+            duplicates.push((i, first));
             false
         }
     });
@@ -153,25 +154,14 @@ pub fn prepare_folder(
             clock.now(),
         )?;
     }
-    for i in duplicates {
-        let (team, _name, source, sha) = &sources[i];
-        if !reuse_compiled(store, *team, source, sha, clock)? {
-            // Rejected: compile it for its own report (cheap: it fails early or is cached by gcc's speed).
-            let outcome = compile(source, &cfg)?;
-            let report_json = serde_json::to_string(outcome.report()).expect("report serializes");
-            store.insert_version(
-                &NewVersion {
-                    team: *team,
-                    source,
-                    source_sha256: sha,
-                    binary: None,
-                    lexical_elements: outcome.report().lexical_elements,
-                    description: None,
-                    report_json: &report_json,
-                },
-                clock.now(),
-            )?;
-        }
+    // A source that several teams sent is compiled once: the others get a
+    // copy of its twin's version, accepted or not.
+    for (i, first) in duplicates {
+        let (team, _name, _source, sha) = &sources[i];
+        let version = store
+            .version_by_source(sources[first].0, sha)?
+            .expect("the twin's version was stored above");
+        store.copy_version(version.id, *team, clock.now())?;
     }
     for (team, name, _source, sha) in &sources {
         let v = store

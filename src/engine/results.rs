@@ -24,12 +24,6 @@ pub struct Results {
     pub evolution: Option<EvolutionResult>,
 }
 
-impl PartialEq for Rejected {
-    fn eq(&self, other: &Self) -> bool {
-        self.team == other.team && self.errors == other.errors
-    }
-}
-
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RoundResult {
     pub number: u32,

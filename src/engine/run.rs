@@ -118,7 +118,7 @@ pub fn run_tournament(
     let bin_dir = tempfile::Builder::new().prefix("knobeln-run-").tempdir()?;
     let mut binaries: HashMap<TeamId, PathBuf> = HashMap::new();
     for e in &entries {
-        let path = bin_dir.path().join(format!("team-{}", e.team.0));
+        let path = binary_path(bin_dir.path(), e.team);
         install_binary(&store.version_binary(e.version)?, &path)?;
         binaries.insert(e.team, path);
     }
@@ -269,20 +269,19 @@ fn play_round(
     for (g, members) in groups.iter().enumerate() {
         let group = g as u32 + 1;
         let stored = store.games(tournament, round, group)?;
-        let mut sched = GroupSchedule::new(seed, round, group, members)?;
-        for s in &stored {
-            // The stored game must be the one the schedule would play.
-            if let Some(a) = sched_attempt_matches(&sched, s) {
-                return Err(EngineError::Mismatch(a));
-            }
-        }
-        sched = GroupSchedule::replay(
+        let sched = GroupSchedule::replay(
             seed,
             round,
             group,
             members,
             stored.iter().map(|s| (s.key, outcome_of(&s.record))),
         )?;
+        // Every stored game must be the one the schedule plays in its slot.
+        for s in &stored {
+            if let Some(mismatch) = sched_attempt_matches(&sched, s) {
+                return Err(EngineError::Mismatch(mismatch));
+            }
+        }
         schedules.push(sched);
     }
     let n_games: usize = groups.iter().map(|m| m.len() * (m.len() + 1) / 2).sum();
@@ -402,8 +401,8 @@ fn play_round(
     Ok(schedules)
 }
 
-/// Checks a stored game against a fresh schedule's idea of that slot, for
-/// the first-attempt slots it can know without replaying.
+/// Checks a stored game against the schedule's idea of that slot (players,
+/// attempt, seed): a database from another seed or field is refused.
 fn sched_attempt_matches(
     sched: &GroupSchedule,
     stored: &crate::store::StoredGame,
@@ -421,7 +420,7 @@ fn sched_attempt_matches(
     None
 }
 
-/// Binaries live in a folder the run owns; exposed for tests.
-pub fn binary_path(dir: &Path, team: TeamId) -> PathBuf {
+/// Where a team's binary lives in the run's folder.
+fn binary_path(dir: &Path, team: TeamId) -> PathBuf {
     dir.join(format!("team-{}", team.0))
 }

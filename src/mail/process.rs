@@ -148,37 +148,55 @@ fn set_aside(
         attachments: vec![],
     };
     let tx = store.conn_mut().transaction()?;
-    queue(&tx, config, Some(row.id), None, &alert, now)?;
+    enqueue(
+        &tx,
+        &config.contest,
+        &alert,
+        Cause {
+            inbox_id: Some(row.id),
+            ..Cause::default()
+        },
+        now,
+    )?;
     db::finish_inbox(&tx, row.id, "failed", &format!("set aside: {error}"), now)?;
     tx.commit()?;
     Ok(())
 }
 
-/// Builds and queues one mail.
-fn queue(
+/// Where a queued mail comes from: the inbox mail it answers, the sender
+/// whose daily cap it counts against, the contest event it belongs to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cause<'a> {
+    pub inbox_id: Option<i64>,
+    pub sender_key: Option<&'a str>,
+    pub event_key: Option<&'a str>,
+}
+
+/// Builds one mail and queues it in the outbox (on the caller's
+/// connection or transaction). `false`: its event key was queued before.
+pub fn enqueue(
     conn: &rusqlite::Connection,
-    config: &Config,
-    inbox_id: Option<i64>,
-    sender_key: Option<&str>,
+    contest: &crate::config::ContestConfig,
     m: &Outgoing,
+    cause: Cause<'_>,
     now: DateTime<Utc>,
-) -> Result<(), ProcessError> {
-    let id = new_message_id(&config.contest);
-    let raw = build(m, &config.contest, &id, now)?;
-    db::queue_outgoing(
+) -> Result<bool, ProcessError> {
+    let id = new_message_id(contest);
+    let raw = build(m, contest, &id, now)?;
+    Ok(db::queue_outgoing(
         conn,
         &NewOutgoing {
-            inbox_id,
+            inbox_id: cause.inbox_id,
             kind: m.kind,
             recipients: &m.to,
-            sender_key,
+            sender_key: cause.sender_key,
             subject: &m.subject,
             message_id: &id,
             raw: &raw,
+            event_key: cause.event_key,
         },
         now,
-    )?;
-    Ok(())
+    )?)
 }
 
 fn limits(config: &Config) -> Limits {
@@ -349,7 +367,17 @@ fn finish_in(
         ));
     } else {
         for reply in &effect.replies {
-            queue(conn, config, Some(row.id), Some(&sender_key), reply, now)?;
+            enqueue(
+                conn,
+                &config.contest,
+                reply,
+                Cause {
+                    inbox_id: Some(row.id),
+                    sender_key: Some(&sender_key),
+                    event_key: None,
+                },
+                now,
+            )?;
         }
     }
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;

@@ -10,6 +10,10 @@ use serde::Serialize;
 /// Every mail template: (name, text).
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
+        "check_report",
+        include_str!("../../templates/compile_report.hbs"),
+    ),
+    (
         "registration_accepted",
         include_str!("../../templates/mail/registration_accepted.hbs"),
     ),

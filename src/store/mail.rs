@@ -127,35 +127,14 @@ pub struct NewOutgoing<'a> {
     pub subject: &'a str,
     pub message_id: &'a str,
     pub raw: &'a [u8],
+    /// The contest event this mail belongs to (at most one mail per key).
+    pub event_key: Option<&'a str>,
 }
 
-pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<i64> {
-    conn.execute(
-        "INSERT INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
-                             next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8)",
-        params![
-            m.inbox_id,
-            m.kind,
-            serde_json::to_string(m.recipients).expect("json"),
-            m.sender_key,
-            m.subject,
-            m.message_id,
-            m.raw,
-            timestamp(now)
-        ],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
-/// Queues a mail that belongs to a contest event, once: a second mail with
-/// the same `event_key` is ignored (returns `false`).
-pub fn queue_event_mail(
-    conn: &Connection,
-    event_key: &str,
-    m: &NewOutgoing<'_>,
-    now: DateTime<Utc>,
-) -> Result<bool> {
+/// Queues a mail. A mail that belongs to a contest event carries an
+/// `event_key`; a second mail with the same key is ignored (returns
+/// `false`), so an event announced again after a resume queues nothing.
+pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
     let n = conn.execute(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
                              next_attempt_at, created_at, event_key)
@@ -169,7 +148,7 @@ pub fn queue_event_mail(
             m.message_id,
             m.raw,
             timestamp(now),
-            event_key
+            m.event_key
         ],
     )?;
     Ok(n == 1)

@@ -308,6 +308,24 @@ impl Store {
             .optional()?)
     }
 
+    /// Stores a copy of version `from` (same source, verdict, binary and
+    /// report) as a version of `team`.
+    pub fn copy_version(
+        &self,
+        from: VersionId,
+        team: TeamId,
+        now: DateTime<Utc>,
+    ) -> Result<VersionId> {
+        self.conn.execute(
+            "INSERT INTO strategy_versions
+               (team_id, source, source_sha256, accepted, binary, lexical_elements, description, report, compiled_at)
+             SELECT ?2, source, source_sha256, accepted, binary, lexical_elements, description, report, ?3
+             FROM strategy_versions WHERE id = ?1",
+            params![from.0, team.0, timestamp(now)],
+        )?;
+        Ok(VersionId(self.conn.last_insert_rowid()))
+    }
+
     pub fn insert_version(&self, v: &NewVersion<'_>, now: DateTime<Utc>) -> Result<VersionId> {
         insert_version_conn(&self.conn, v, now)
     }
@@ -625,14 +643,6 @@ impl Store {
         }
         tx.commit()?;
         Ok(())
-    }
-
-    pub fn evolution_generations(&self, tournament: i64) -> Result<usize> {
-        Ok(self.conn.query_row(
-            "SELECT COUNT(*) FROM evolution_generations WHERE tournament_id = ?1",
-            [tournament],
-            |r| r.get::<_, i64>(0),
-        )? as usize)
     }
 }
 

@@ -11,6 +11,19 @@ use knobeln::mail::texts::{render, TEMPLATES};
 
 fn fixture(name: &str) -> Value {
     match name {
+        "check_report" => json!({
+            "accepted": false,
+            "accepted_note": "Your program passed every check.",
+            "rejected_note": "Your program was not accepted. Fix the errors below and send it again.",
+            "team": "the_heavy_lords_of_knobeln",
+            "lexical_elements": 71,
+            "max_lexical_elements": 10000,
+            "checks": [{"number": 1, "title": "header (<<FROM>> team_name auth_string)", "verdict": "passed"}],
+            "errors": ["check 5 (compilation with gcc): line 3: expected ';' before '}' token"],
+            "warnings": [],
+            "compiler_output": "strategy.c:3:5: error: expected ';' before '}' token",
+            "trial": null,
+        }),
         "registration_accepted" => json!({
             "contest_name": "International KNOBELN contest",
             "contest_address": "knobeln@contest.example",
