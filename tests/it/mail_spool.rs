@@ -77,6 +77,22 @@ impl Contest {
         auth_of(self.replies().last().expect("an acknowledgement"))
     }
 
+    /// A registration of team `team_<who>` from `<who>@participants.example`
+    /// at organization `<org>, City, Land`.
+    pub fn registration_mail(&self, who: &str, org: &str) -> PathBuf {
+        let address = format!("{who}@participants.example");
+        self.mail(
+            &address,
+            "registration for KNOBELN",
+            &registration(
+                &address,
+                &format!("team_{who}"),
+                &format!("{org}, City, Land"),
+            ),
+            "",
+        )
+    }
+
     /// A "please compile" mail of the announcement's team.
     pub fn joe_compile(&self, auth: &str) -> PathBuf {
         self.mail(
@@ -486,31 +502,17 @@ fn the_compile_service_is_closed_outside_its_window() {
 #[test]
 fn participant_and_organization_limits_reject_with_the_reason() {
     let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 1\n");
-    let a = c.mail(
-        "a@participants.example",
-        "registration for KNOBELN",
-        &registration("a@participants.example", "team_a", "Uni A, City, Land"),
-        "",
-    );
-    let b = c.mail(
-        "b@participants.example",
-        "registration for KNOBELN",
-        &registration("b@participants.example", "team_b", "Uni A, City, Land"),
-        "",
-    );
-    let d = c.mail(
-        "d@participants.example",
-        "registration for KNOBELN",
-        &registration("d@participants.example", "team_d", "Uni D, City, Land"),
-        "",
-    );
-    let e = c.mail(
-        "e@participants.example",
-        "registration for KNOBELN",
-        &registration("e@participants.example", "team_e", "Uni E, City, Land"),
-        "",
-    );
-    c.ingest(&[&a, &b, &d, &e]);
+    let mails: Vec<PathBuf> = [
+        ("a", "Uni A"),
+        ("b", "Uni A"),
+        ("d", "Uni D"),
+        ("e", "Uni E"),
+    ]
+    .iter()
+    .map(|(who, org)| c.registration_mail(who, org))
+    .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    c.ingest(&refs);
     let r = c.replies();
     assert!(r[0].subject.contains("accepted"));
     assert!(
