@@ -7,9 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::referee::{Referee, RefereeConfig};
+use crate::referee::{GameSeeds, Referee, RefereeConfig};
+use crate::sandbox::exe::Executable;
 use crate::sandbox::pin_current_thread;
-use crate::toolchain::compile::{compile, install_binary, CompileConfig, CompileError, Outcome};
+use crate::seed::SeedKey;
+use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
@@ -220,16 +222,14 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
             "the trivial strategy does not compile".into(),
         ));
     };
-    let dir = tempfile::tempdir()?;
-    let path = dir.path().join("trivial");
-    install_binary(&binary, &path)?;
+    let trivial = Executable::from_bytes("knobeln-bench-trivial", &binary)?;
     let referee = Referee::new(RefereeConfig::default());
     pin_current_thread(cpu)?;
     let mut times = Vec::with_capacity(games);
     for i in 0..games.max(1) {
         let t = Instant::now();
         let g = referee
-            .play([&path, &path], i as u64)
+            .play([&trivial, &trivial], GameSeeds::public(i as u64))
             .map_err(|e| CompileError::Runtime(e.to_string()))?;
         times.push(t.elapsed());
         assert!(
@@ -341,6 +341,7 @@ pub fn tournament_bench(
         };
         let tid = store.create_tournament(
             1,
+            &SeedKey::public_from_seed(1),
             &serde_json::to_string(&config).expect("json"),
             "bench",
             &entries,

@@ -14,17 +14,17 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::knobeln::{check_throw, judge, Params, Player, RuleBreak, RunRule, Throw};
+use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
 use crate::sandbox::cpu::TscOff;
+use crate::sandbox::exe::Executable;
 use crate::sandbox::player::{
-    describe_status, PlayerLimits, PlayerProcess, SpawnError, StatusKind,
+    describe_status, PlayerLimits, PlayerProcess, SpawnError, Start, StatusKind,
 };
-use crate::seed;
+use crate::seed::SeedKey;
 
 /// How a game is refereed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +71,8 @@ pub enum FailureKind {
     WallClock { limit_ms: u64 },
     /// Stopped reading the referee's messages.
     NotReading,
+    /// The program could not be started at all (the kernel refused it).
+    Unstartable { error: String },
 }
 
 /// One strategy's failure in a game.
@@ -113,9 +115,29 @@ pub enum RefereeError {
     Io(#[from] io::Error),
 }
 
-/// The seed each player's random generator gets in a game with `game_seed`.
-pub fn player_seed(game_seed: u64, player: Player) -> u64 {
-    seed::derive(game_seed, &[player.index() as u64])
+/// The seeds of one game: the game's own (stored, and printed in protocols)
+/// and the seed of each player's generator, which only that player's
+/// runtime ever sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameSeeds {
+    pub game: u64,
+    pub players: [u64; 2],
+}
+
+impl GameSeeds {
+    /// The players' seeds under the tournament's secret `key`.
+    pub fn new(key: &SeedKey, game: u64) -> GameSeeds {
+        GameSeeds {
+            game,
+            players: [key.player_seed(game, 0), key.player_seed(game, 1)],
+        }
+    }
+
+    /// Seeds for a local game (`play`, the trial game): reproducible from
+    /// the game seed alone.
+    pub fn public(game: u64) -> GameSeeds {
+        GameSeeds::new(&SeedKey::public_from_seed(game), game)
+    }
 }
 
 /// The referee: holds the configuration, plays games.
@@ -141,38 +163,49 @@ impl Referee {
         Referee { config }
     }
 
-    /// Plays one game: `binaries[0]` is P, `binaries[1]` is Q.
-    pub fn play(&self, binaries: [&Path; 2], game_seed: u64) -> Result<GameRecord, RefereeError> {
+    /// Plays one game: `players[0]` is P, `players[1]` is Q.
+    pub fn play(
+        &self,
+        players: [&Executable; 2],
+        seeds: GameSeeds,
+    ) -> Result<GameRecord, RefereeError> {
         let cfg = &self.config;
         // No TSC reads in this thread until the game is over (see sandbox::cpu).
         let _tsc = TscOff::new();
         let timer = Timer::new(cfg.wall)?;
         let mut record = GameRecord {
-            seed: game_seed,
+            seed: seeds.game,
             points: [0, 0],
             throws: Vec::with_capacity(cfg.params.l as usize),
             failures: Vec::new(),
         };
         let mut sides: Vec<Side> = Vec::with_capacity(2);
         let mut early: Vec<Failure> = Vec::new();
-        for (i, bin) in binaries.iter().enumerate() {
-            let seed = player_seed(game_seed, Player::from_index(i));
-            match PlayerProcess::spawn(bin, seed, &cfg.limits) {
-                Ok(p) => sides.push(Side {
-                    proc: Some(p),
-                    buf: Vec::with_capacity(64),
-                    eof: false,
-                }),
-                Err(SpawnError::Memory { limit_kb }) => {
-                    early.push(self.failure(i, 1, FailureKind::Memory { limit_kb }));
+        for (i, exe) in players.iter().enumerate() {
+            let start = Start::Game {
+                seed: seeds.players[i],
+            };
+            let kind = match PlayerProcess::spawn(exe, start, &cfg.limits) {
+                Ok(p) => {
                     sides.push(Side {
-                        proc: None,
-                        buf: Vec::new(),
-                        eof: true,
+                        proc: Some(p),
+                        buf: Vec::with_capacity(64),
+                        eof: false,
                     });
+                    continue;
                 }
+                Err(SpawnError::Memory { limit_kb }) => FailureKind::Memory { limit_kb },
+                Err(SpawnError::Exec { error }) => FailureKind::Unstartable {
+                    error: error.to_string(),
+                },
                 Err(e) => return Err(RefereeError::Spawn(e)),
-            }
+            };
+            early.push(self.failure(i, 1, kind));
+            sides.push(Side {
+                proc: None,
+                buf: Vec::new(),
+                eof: true,
+            });
         }
         if !early.is_empty() {
             record.failures = early;
@@ -411,6 +444,10 @@ pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> 
         FailureKind::NotReading => {
             "stopped reading the opponent's throws (make_throw() reads them)".to_string()
         }
+        FailureKind::Unstartable { error } => format!(
+            "could not be started ({error}); a strategy must be the static program the \
+             compile service builds"
+        ),
     };
     format!("throw {throw}: {what}")
 }

@@ -1,11 +1,19 @@
 //! Deterministic seeds and random numbers for the pure core.
 //!
-//! Everything random in a contest (grouping, game seeds, rescheduling seeds,
-//! the players' own generators) derives from one tournament seed through the
-//! functions here. They are fixed algorithms (SplitMix64), written out so that
-//! a crate upgrade can never change a replayed tournament. No global RNG, no
-//! clock, no OS entropy here (authentication strings use the OS source, in the
-//! mail front end).
+//! Everything random in a contest (grouping, game seeds, rescheduling seeds)
+//! derives from one tournament seed through [`derive`]; the players' own
+//! generators get seeds from a keyed pseudo-random function of the game seed
+//! ([`SeedKey::player_seed`], SipHash-2-4 under a per-tournament secret key).
+//! The split matters: `derive` is built from SplitMix64's mixer, which is
+//! invertible, so a strategy that found its own seed in memory could compute
+//! its opponent's if player seeds were derived with it. Under a secret key, a
+//! player's seed tells nothing about the key, the game seed or the other
+//! player's seed.
+//!
+//! These are fixed algorithms, written out (with reference test vectors) so
+//! that a crate upgrade can never change a replayed tournament. No global
+//! RNG, no clock, no OS entropy here: the contest's secret key is drawn from
+//! the OS at the edge and passed in.
 
 /// The SplitMix64 generator (Steele, Lea, Flood 2014).
 #[derive(Debug, Clone)]
@@ -63,9 +71,164 @@ pub fn derive(seed: u64, path: &[u64]) -> u64 {
     h
 }
 
+/// SipHash-2-4 (Aumasson, Bernstein 2012) of `msg` under the 128-bit key
+/// `(k0, k1)`: a keyed pseudo-random function.
+pub fn siphash24(k0: u64, k1: u64, msg: &[u8]) -> u64 {
+    let mut v = [
+        k0 ^ 0x736f_6d65_7073_6575,
+        k1 ^ 0x646f_7261_6e64_6f6d,
+        k0 ^ 0x6c79_6765_6e65_7261,
+        k1 ^ 0x7465_6462_7974_6573,
+    ];
+    fn round(v: &mut [u64; 4]) {
+        v[0] = v[0].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(13) ^ v[0];
+        v[0] = v[0].rotate_left(32);
+        v[2] = v[2].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(16) ^ v[2];
+        v[0] = v[0].wrapping_add(v[3]);
+        v[3] = v[3].rotate_left(21) ^ v[0];
+        v[2] = v[2].wrapping_add(v[1]);
+        v[1] = v[1].rotate_left(17) ^ v[2];
+        v[2] = v[2].rotate_left(32);
+    }
+    let compress = |m: u64, v: &mut [u64; 4]| {
+        v[3] ^= m;
+        round(v);
+        round(v);
+        v[0] ^= m;
+    };
+    let mut chunks = msg.chunks_exact(8);
+    for c in &mut chunks {
+        compress(u64::from_le_bytes(c.try_into().expect("8 bytes")), &mut v);
+    }
+    let rest = chunks.remainder();
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    last[7] = msg.len() as u8;
+    compress(u64::from_le_bytes(last), &mut v);
+    v[2] ^= 0xff;
+    for _ in 0..4 {
+        round(&mut v);
+    }
+    v[0] ^ v[1] ^ v[2] ^ v[3]
+}
+
+/// The secret key under which the players' seeds of a tournament are drawn.
+///
+/// A contest draws it from the OS and keeps it in its database (never in a
+/// mail, a protocol, the results or a strategy's memory); with the tournament
+/// seed it reproduces every game. Local runs (`play`, the compile service's
+/// trial game, `tournament --seed` without `--secret`) use
+/// [`SeedKey::public_from_seed`]: reproducible from the seed alone, and not
+/// secret.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct SeedKey {
+    k0: u64,
+    k1: u64,
+}
+
+impl std::fmt::Debug for SeedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeedKey(<secret>)")
+    }
+}
+
+/// A key given as text that is not 32 hexadecimal digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a secret key is 32 hexadecimal digits (128 bits)")]
+pub struct BadKey;
+
+impl SeedKey {
+    /// The key of 16 bytes (e.g. from the OS random source).
+    pub fn from_bytes(bytes: [u8; 16]) -> SeedKey {
+        SeedKey {
+            k0: u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+            k1: u64::from_le_bytes(bytes[8..].try_into().expect("8 bytes")),
+        }
+    }
+
+    pub fn to_bytes(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&self.k0.to_le_bytes());
+        b[8..].copy_from_slice(&self.k1.to_le_bytes());
+        b
+    }
+
+    /// 32 lowercase hexadecimal digits.
+    pub fn to_hex(&self) -> String {
+        self.to_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub fn from_hex(text: &str) -> Result<SeedKey, BadKey> {
+        let text = text.trim();
+        if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(BadKey);
+        }
+        let mut bytes = [0u8; 16];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| BadKey)?;
+        }
+        Ok(SeedKey::from_bytes(bytes))
+    }
+
+    /// A key computed from a seed, for runs that must be reproducible from
+    /// the seed alone. Anybody who knows the seed knows this key.
+    pub fn public_from_seed(seed: u64) -> SeedKey {
+        SeedKey {
+            k0: derive(seed, &[KEY_TAG, 0]),
+            k1: derive(seed, &[KEY_TAG, 1]),
+        }
+    }
+
+    /// The seed of `player`'s (0 = P, 1 = Q) generator in the game with
+    /// `game_seed`.
+    pub fn player_seed(&self, game_seed: u64, player: usize) -> u64 {
+        let mut msg = [0u8; 24];
+        msg[..8].copy_from_slice(b"KNOBELN\0");
+        msg[8..16].copy_from_slice(&game_seed.to_le_bytes());
+        msg[16..].copy_from_slice(&(player as u64).to_le_bytes());
+        siphash24(self.k0, self.k1, &msg)
+    }
+}
+
+/// Path tag of the public keys ("KEY").
+const KEY_TAG: u64 = 0x4B_45_59;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn siphash_reference_vectors() {
+        // The paper's test vectors: key 00 01 .. 0f, messages 00 01 .. (n-1).
+        let key: Vec<u8> = (0u8..16).collect();
+        let k0 = u64::from_le_bytes(key[..8].try_into().unwrap());
+        let k1 = u64::from_le_bytes(key[8..].try_into().unwrap());
+        let msg: Vec<u8> = (0u8..64).collect();
+        assert_eq!(siphash24(k0, k1, &msg[..0]), 0x726f_db47_dd0e_0e31);
+        assert_eq!(siphash24(k0, k1, &msg[..1]), 0x74f8_39c5_93dc_67fd);
+        assert_eq!(siphash24(k0, k1, &msg[..8]), 0x93f5_f579_9a93_2462);
+        assert_eq!(siphash24(k0, k1, &msg[..15]), 0xa129_ca61_49be_45e5);
+    }
+
+    #[test]
+    fn player_seeds_depend_on_key_game_and_player() {
+        let k = SeedKey::from_bytes([7; 16]);
+        let other = SeedKey::from_bytes([8; 16]);
+        assert_eq!(k.player_seed(5, 0), k.player_seed(5, 0));
+        assert_ne!(k.player_seed(5, 0), k.player_seed(5, 1));
+        assert_ne!(k.player_seed(5, 0), k.player_seed(6, 0));
+        assert_ne!(k.player_seed(5, 0), other.player_seed(5, 0));
+    }
+
+    #[test]
+    fn keys_read_back_from_hex_and_never_print() {
+        let k = SeedKey::from_bytes(*b"0123456789abcdef");
+        assert_eq!(SeedKey::from_hex(&k.to_hex()), Ok(k));
+        assert_eq!(SeedKey::from_hex("xyz"), Err(BadKey));
+        assert!(!format!("{k:?}").contains(&k.to_hex()));
+    }
 
     #[test]
     fn splitmix_reference_values() {

@@ -9,10 +9,11 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
-use knobeln::referee::Referee;
+use knobeln::referee::{GameSeeds, Referee};
+use knobeln::sandbox::exe::Executable;
 use knobeln::report::{compile_report, ReportNotes, TrialView};
 use knobeln::toolchain::compile::{
-    compile, example_binary, install_binary, CompileConfig, Outcome,
+    compile, example_binary, CompileConfig, Outcome,
 };
 
 use super::GameOpts;
@@ -42,11 +43,10 @@ impl CheckCmd {
         let outcome = compile(&src, &cfg)?;
         let trial = match &outcome {
             Outcome::Accepted { binary, .. } => {
-                let dir = tempfile::tempdir().context("temp folder for the trial game")?;
-                let path = dir.path().join("strategy");
-                install_binary(binary, &path)?;
+                let strategy = Executable::from_bytes("knobeln-check", binary)
+                    .context("holding the strategy for the trial game")?;
                 let example = example_binary()?;
-                Some(referee.play([&path, &example], self.seed)?)
+                Some(referee.play([&strategy, &example], GameSeeds::public(self.seed))?)
             }
             Outcome::Rejected { .. } => None,
         };

@@ -9,9 +9,10 @@ use anyhow::{bail, Context};
 use clap::Args;
 use serde_json::{json, Value};
 
-use knobeln::referee::{GameRecord, Referee};
+use knobeln::referee::{GameRecord, GameSeeds, Referee};
+use knobeln::sandbox::exe::Executable;
 use knobeln::report::compile_report;
-use knobeln::toolchain::compile::{compile, install_binary, CompileConfig, Outcome};
+use knobeln::toolchain::compile::{compile, CompileConfig, Outcome};
 
 use super::GameOpts;
 
@@ -51,7 +52,6 @@ pub fn game_json(g: &GameRecord, names: [&str; 2]) -> Value {
 impl Play {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let referee = Referee::new(self.game.referee_config()?);
-        let dir = tempfile::tempdir().context("temp folder for the strategies")?;
         let cfg = CompileConfig::local();
         let mut paths = Vec::new();
         let mut names = Vec::new();
@@ -63,9 +63,9 @@ impl Play {
                 .unwrap_or_else(|| format!("player{i}"));
             match compile(&src, &cfg)? {
                 Outcome::Accepted { binary, .. } => {
-                    let path = dir.path().join(format!("p{i}"));
-                    install_binary(&binary, &path)?;
-                    paths.push(path);
+                    let exe = Executable::from_bytes(&format!("knobeln-play-{name}"), &binary)
+                        .context("holding the compiled strategy")?;
+                    paths.push(exe);
                     names.push(name);
                 }
                 Outcome::Rejected { report } => {
@@ -85,7 +85,7 @@ impl Play {
         }
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
-            let g = referee.play([&paths[0], &paths[1]], seed)?;
+            let g = referee.play([&paths[0], &paths[1]], GameSeeds::public(seed))?;
             if self.json {
                 println!(
                     "{}",

@@ -15,6 +15,7 @@ use knobeln::engine::prepare::{prepare_folder, sha256_hex};
 use knobeln::engine::results::{results, Results};
 use knobeln::engine::run::{run_tournament, Event, Observer, TournamentConfig};
 use knobeln::engine::{Clock, SystemClock};
+use knobeln::seed::SeedKey;
 use knobeln::store::Store;
 use knobeln::tournament::evolution::EvolutionConfig;
 
@@ -29,6 +30,12 @@ pub struct Tournament {
     /// strategies, or draw a new seed from the OS).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The secret key of the players' seeds, 32 hex digits (default: with
+    /// --seed, a key derived from the seed, so that the seed alone
+    /// reproduces the run; without, a key from the OS, kept in the database).
+    /// `knobeln contest start` always draws its key from the OS.
+    #[arg(long, value_name = "HEX")]
+    pub secret: Option<String>,
     /// Database file.
     #[arg(long, default_value = "knobeln.db")]
     pub db: PathBuf,
@@ -85,12 +92,24 @@ impl Tournament {
             }
             None => {
                 let seed = self.seed.unwrap_or_else(knobeln::contest::run::os_seed);
+                let key = match (&self.secret, self.seed) {
+                    (Some(hex), _) => SeedKey::from_hex(hex)?,
+                    (None, Some(seed)) => SeedKey::public_from_seed(seed),
+                    (None, None) => knobeln::contest::run::os_key(),
+                };
                 let entries: Vec<_> = prepared
                     .accepted
                     .iter()
                     .map(|a| (a.team, a.version))
                     .collect();
-                store.create_tournament(seed, &config_json, &entries_key, &entries, clock.now())?
+                store.create_tournament(
+                    seed,
+                    &key,
+                    &config_json,
+                    &entries_key,
+                    &entries,
+                    clock.now(),
+                )?
             }
         };
         let mut progress = Progress::new();

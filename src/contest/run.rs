@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::mails::Mailer;
 use crate::config::Config;
+use crate::seed::SeedKey;
 use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
 use crate::engine::{Clock, EngineError};
 use crate::store::mail::{contest, finish_contest, insert_contest, teams_with_current_version};
@@ -50,8 +51,11 @@ pub fn start(
         evolution: config.rules.evolution(),
     };
     let seed = seed.unwrap_or_else(os_seed);
+    // Whatever the seed (even one given on the command line), the players'
+    // seeds come from a secret key of the OS, kept in the database only.
     let tid = store.create_tournament(
         seed,
+        &os_key(),
         &serde_json::to_string(&tc).expect("json"),
         "contest",
         &entries,
@@ -73,6 +77,13 @@ pub fn os_seed() -> u64 {
     let mut b = [0u8; 8];
     getrandom::fill(&mut b).expect("OS random source");
     u64::from_le_bytes(b) >> 1
+}
+
+/// A secret key from the OS random source, for the players' seeds.
+pub fn os_key() -> SeedKey {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).expect("OS random source");
+    SeedKey::from_bytes(b)
 }
 
 /// Forwards events to the mailer and then to another observer.

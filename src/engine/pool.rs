@@ -7,19 +7,22 @@
 //! decides what to play next (that is [`super::run`]'s job with the
 //! tournament schedule).
 
-use std::path::PathBuf;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
-use crate::referee::{GameRecord, Referee};
+use crate::referee::{GameRecord, GameSeeds, Referee};
+use crate::sandbox::exe::Executable;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 use crate::tournament::ScheduledGame;
 
-/// A game to play: what the schedule says, and the two binaries.
+/// A game to play: what the schedule says, the two programs, and the seeds
+/// of the game and of its players' generators.
 pub struct Job {
     pub game: ScheduledGame,
-    pub binaries: [PathBuf; 2],
+    pub programs: [Arc<Executable>; 2],
+    pub seeds: GameSeeds,
 }
 
 /// What a worker reports for a job.
@@ -57,7 +60,7 @@ impl Pool {
                         let _ = pin_current_thread(cpu);
                         for job in rx {
                             let result = referee
-                                .play([&job.binaries[0], &job.binaries[1]], job.game.seed)
+                                .play([&job.programs[0], &job.programs[1]], job.seeds)
                                 .map_err(|e| e.to_string());
                             if tx
                                 .send(Done {

@@ -9,15 +9,16 @@
 //! run was killed.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::pool::{Job, Pool};
 use super::{Clock, EngineError};
-use crate::referee::{GameRecord, Referee, RefereeConfig};
-use crate::store::Store;
-use crate::toolchain::compile::install_binary;
+use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
+use crate::sandbox::exe::Executable;
+use crate::seed::SeedKey;
+use crate::store::{Entry, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
 use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
 use crate::tournament::ranking::{advancing, rank_schedule, GroupRanking};
@@ -114,14 +115,10 @@ pub fn run_tournament(
         .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
     let entries = store.entries(tournament)?;
     let names: HashMap<TeamId, String> = entries.iter().map(|e| (e.team, e.name.clone())).collect();
-    // Materialize the binaries.
-    let bin_dir = tempfile::Builder::new().prefix("knobeln-run-").tempdir()?;
-    let mut binaries: HashMap<TeamId, PathBuf> = HashMap::new();
-    for e in &entries {
-        let path = binary_path(bin_dir.path(), e.team);
-        install_binary(&store.version_binary(e.version)?, &path)?;
-        binaries.insert(e.team, path);
-    }
+    let players = Players {
+        entries: entries.iter().map(|e| (e.team, e.clone())).collect(),
+        key: row.key,
+    };
     let pool = Pool::start(jobs, Referee::new(config.referee));
     let mut field: Vec<TeamId> = entries.iter().map(|e| e.team).collect();
     field.sort();
@@ -153,7 +150,7 @@ pub fn run_tournament(
             round,
             &groups,
             final_round,
-            &binaries,
+            &players,
             &pool,
             clock,
             observer,
@@ -260,7 +257,7 @@ fn play_round(
     round: u32,
     groups: &[Vec<TeamId>],
     final_round: bool,
-    binaries: &HashMap<TeamId, PathBuf>,
+    players: &Players,
     pool: &Pool,
     clock: &dyn Clock,
     observer: &mut dyn Observer,
@@ -298,6 +295,9 @@ fn play_round(
         )
         .map_err(EngineError::Observer)?;
     let mut started = vec![false; groups.len()];
+    // The sealed programs of the groups being played (loaded when a group
+    // starts, let go when it is finished: a few groups at a time).
+    let mut loaded: Vec<HashMap<TeamId, Arc<Executable>>> = vec![HashMap::new(); groups.len()];
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let capacity = pool.n_workers() * 2;
@@ -316,6 +316,7 @@ fn play_round(
             let batch = sched.next_to_run(capacity - in_flight);
             if !batch.is_empty() && !started[g] {
                 started[g] = true;
+                loaded[g] = players.load(store, sched.members())?;
                 observer
                     .event(
                         store,
@@ -328,17 +329,23 @@ fn play_round(
                     .map_err(EngineError::Observer)?;
             }
             for game in batch {
-                let binaries = [
-                    binaries[&game.players[0]].clone(),
-                    binaries[&game.players[1]].clone(),
+                let programs = [
+                    loaded[g][&game.players[0]].clone(),
+                    loaded[g][&game.players[1]].clone(),
                 ];
-                pool.submit(Job { game, binaries });
+                let seeds = GameSeeds::new(&players.key, game.seed);
+                pool.submit(Job {
+                    game,
+                    programs,
+                    seeds,
+                });
                 in_flight += 1;
             }
         }
         for (g, sched) in schedules.iter().enumerate() {
             if sched.is_finished() && !announced_done[g] {
                 announced_done[g] = true;
+                loaded[g] = HashMap::new();
                 let group = g as u32 + 1;
                 if !store.group_finished(tournament, round, group)? {
                     store.finish_group(tournament, round, group, clock.now())?;
@@ -420,7 +427,30 @@ fn sched_attempt_matches(
     None
 }
 
-/// Where a team's binary lives in the run's folder.
-fn binary_path(dir: &Path, team: TeamId) -> PathBuf {
-    dir.join(format!("team-{}", team.0))
+/// The tournament's players: their stored versions, and the key of their
+/// generators' seeds.
+struct Players {
+    entries: HashMap<TeamId, Entry>,
+    key: SeedKey,
+}
+
+impl Players {
+    /// The sealed programs of a group's members, from the store.
+    fn load(
+        &self,
+        store: &Store,
+        members: &[TeamId],
+    ) -> Result<HashMap<TeamId, Arc<Executable>>, EngineError> {
+        members
+            .iter()
+            .map(|team| {
+                let entry = self.entries.get(team).ok_or_else(|| {
+                    EngineError::Mismatch(format!("team {} is not an entry", team.0))
+                })?;
+                let bytes = store.version_binary(entry.version)?;
+                let exe = Executable::from_bytes(&format!("knobeln-team-{}", team.0), &bytes)?;
+                Ok((*team, Arc::new(exe)))
+            })
+            .collect()
+    }
 }

@@ -3,8 +3,15 @@
  *
  * Linked statically with every strategy; no C library. It provides:
  *   - the entry point _start, which reads the game seed from argv[1], seeds
- *     the random generator, locks the process down with seccomp strict mode
- *     (read, write, exit and sigreturn only) and only then calls main();
+ *     the random generator, wipes everything the kernel put on the initial
+ *     stack (arguments, environment, auxiliary vector with its random bytes,
+ *     strings), moves to a stack at a fixed distance from the top of the
+ *     stack mapping, unmaps the kernel's clock pages (vDSO), clears the
+ *     registers, locks the process down with seccomp strict mode (read,
+ *     write, exit and sigreturn only) and only then calls main(). Started
+ *     without address randomisation (as the contest server does), a
+ *     strategy sees the same memory in every run: nothing it can read
+ *     depends on the machine, the time or the run, only on its seed;
  *   - the five routines of the rules: init_random, log2, next_random,
  *     make_throw, count_points (documented in knobellib.h);
  *   - memcpy, memset, memmove and memcmp, which gcc may emit on its own.
@@ -23,6 +30,7 @@ typedef unsigned long usize;
 
 #define SYS_read 0
 #define SYS_write 1
+#define SYS_munmap 11
 #define SYS_exit 60
 #define SYS_prctl 157
 #define PR_SET_SECCOMP 22
@@ -31,6 +39,19 @@ typedef unsigned long usize;
 /* Exit codes the referee understands as faults of the runtime, not the player. */
 #define EXIT_BAD_SEED 120
 #define EXIT_NO_LOCKDOWN 121
+/* The start-up probe ("strategy probe") succeeded: see knobeln_main. */
+#define EXIT_PROBE_OK 122
+#define EXIT_BAD_START 123
+
+/* Auxiliary vector entries (<elf.h>). */
+#define AT_NULL 0
+#define AT_EXECFN 31
+#define AT_SYSINFO_EHDR 33
+
+/* The strategy's stack starts this far below the top of the stack mapping. */
+#define STACK_FROM_TOP 16384
+/* Stack the probe touches: what every accepted strategy may use. */
+#define PROBE_STACK (64 * 1024)
 
 static long knobeln_syscall3(long n, long a, long b, long c)
 {
@@ -222,23 +243,76 @@ int make_throw(int my_throw)
 
 extern int main();
 
-void knobeln_start(long *sp)
+static int knobeln_probe;
+
+/* Runs on the kernel's initial stack: reads the seed, wipes the initial
+ * stack and unmaps the vDSO; returns the strategy's stack pointer. */
+unsigned long knobeln_setup(long *sp)
 {
     long argc = sp[0];
     char **argv = (char **)(sp + 1);
-    const char *s;
+    char **envp;
+    unsigned long *aux;
+    const char *s, *execfn = 0;
+    unsigned long vdso = 0, top;
+    volatile char *p;
     u64 seed = 0;
     if (argc < 2 || !argv[1] || !argv[1][0])
         knobeln_exit(EXIT_BAD_SEED);
-    for (s = argv[1]; *s; s++) {
-        if (*s < '0' || *s > '9')
-            knobeln_exit(EXIT_BAD_SEED);
-        seed = seed * 10 + (u64)(*s - '0');
+    s = argv[1];
+    if (s[0] == 'p' && s[1] == 'r' && s[2] == 'o' && s[3] == 'b' && s[4] == 'e' && !s[5]) {
+        knobeln_probe = 1;
+    } else {
+        for (; *s; s++) {
+            if (*s < '0' || *s > '9')
+                knobeln_exit(EXIT_BAD_SEED);
+            seed = seed * 10 + (u64)(*s - '0');
+        }
     }
     knobeln_seed = seed;
     knobeln_rng = seed;
+    for (envp = argv + argc + 1; *envp; envp++)
+        ;
+    for (aux = (unsigned long *)(envp + 1); aux[0] != AT_NULL; aux += 2) {
+        if (aux[0] == AT_EXECFN)
+            execfn = (const char *)aux[1];
+        else if (aux[0] == AT_SYSINFO_EHDR)
+            vdso = aux[1];
+    }
+    if (!execfn)
+        knobeln_exit(EXIT_BAD_START);
+    /* The file name is the last thing below the top of the stack mapping. */
+    for (s = execfn; *s; s++)
+        ;
+    top = ((unsigned long)s + 1 + 4095) & ~4095UL;
+    if ((unsigned long)sp < top - STACK_FROM_TOP + 2048)
+        knobeln_exit(EXIT_BAD_START);
+    /* The clock pages (vvar) and the vDSO: their contents change with time. */
+    if (vdso)
+        knobeln_syscall3(SYS_munmap, (long)(vdso - 16 * 4096), 20 * 4096, 0);
+    for (p = (volatile char *)sp; p < (volatile char *)top; p++)
+        *p = 0;
+    return top - STACK_FROM_TOP;
+}
+
+static void __attribute__((noinline)) knobeln_touch_stack(void)
+{
+    volatile char area[PROBE_STACK];
+    long i;
+    for (i = PROBE_STACK - 1; i >= 0; i -= 1024)
+        area[i] = 0;
+    area[0] = 0;
+}
+
+/* Runs on the strategy's stack: lock-down, then main (or the probe). */
+void knobeln_main(void)
+{
     if (knobeln_syscall3(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0) != 0)
         knobeln_exit(EXIT_NO_LOCKDOWN);
+    if (knobeln_probe) {
+        knobeln_touch_stack();
+        knobeln_exit(EXIT_PROBE_OK);
+    }
     main(0, (char **)0, (char **)0);
     knobeln_exit(0);
 }
@@ -250,5 +324,27 @@ __asm__(".text\n"
         "    xor %rbp, %rbp\n"
         "    mov %rsp, %rdi\n"
         "    and $-16, %rsp\n"
-        "    call knobeln_start\n"
+        "    call knobeln_setup\n"
+        /* the strategy's stack; wipe what setup left above it */
+        "    mov %rax, %rsp\n"
+        "    mov %rax, %rdi\n"
+        "    mov $" "16384" ", %rcx\n"
+        "    xor %eax, %eax\n"
+        "    cld\n"
+        "    rep stosb\n"
+        /* every register as at a fresh start */
+        "    xor %ebx, %ebx\n"
+        "    xor %ecx, %ecx\n"
+        "    xor %edx, %edx\n"
+        "    xor %esi, %esi\n"
+        "    xor %edi, %edi\n"
+        "    xor %r8d, %r8d\n"
+        "    xor %r9d, %r9d\n"
+        "    xor %r10d, %r10d\n"
+        "    xor %r11d, %r11d\n"
+        "    xor %r12d, %r12d\n"
+        "    xor %r13d, %r13d\n"
+        "    xor %r14d, %r14d\n"
+        "    xor %r15d, %r15d\n"
+        "    call knobeln_main\n"
         "    hlt\n");

@@ -4,13 +4,18 @@
 //! `root/usr` (the host's `/usr`, bind-mounted read-only), `bin`, `lib`,
 //! `lib64` mirrored as on the host (symlinks on a merged-/usr system),
 //! `dev/null`, `tmp` and the writable `work` folder. [`Jail::run`] starts a
-//! command in new mount, network, IPC and UTS namespaces (plus a user
-//! namespace when not root), chrooted into that tree, as `nobody` when the
-//! server is root, with CPU, address-space, file-size, open-file and process
-//! limits, a wall-clock limit and a cap on the output it keeps. Nothing
-//! outside the toolchain and the work folder is readable, and there is no
-//! network. The whole process group is killed when the command ends or
-//! overruns.
+//! command (without copying the server, [`super::spawn`]) in new mount,
+//! network, IPC, UTS and PID namespaces (plus a user namespace when not
+//! root), chrooted into that tree, as `nobody` when the server is root, with
+//! only standard input, output and error open, with CPU, address-space,
+//! file-size, open-file and process-count limits, a wall-clock limit and a
+//! cap on the output it keeps. Nothing outside the toolchain and the work
+//! folder is readable, and there is no network. The command is PID 1 of its
+//! namespace, so when it ends everything it started ends with it; the whole
+//! process group is killed when the command ends or overruns, and the
+//! parent-death signal (re-armed after dropping privileges, which clears it)
+//! kills it when the server dies, even by `kill -9`. A jail folder left
+//! behind by a killed server is removed by the next [`Jail::new`].
 //!
 //! It deliberately does not know what gcc is: callers pass argv and read the
 //! work folder.
@@ -20,12 +25,16 @@ use std::fs;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::set_rlimit;
+use super::spawn::{self, arrange_fds, check, CArgs};
+
+/// Prefix of the jail folders in the system's temp folder; the server's pid
+/// follows, so that folders of dead servers can be recognised.
+const JAIL_PREFIX: &str = "knobeln-jail-";
 
 /// The user id the jailed command runs as, when the server runs as root.
 pub const NOBODY: u32 = 65534;
@@ -43,6 +52,8 @@ pub struct JailLimits {
     pub wall: Duration,
     /// How much of the command's output (stdout and stderr together) is kept.
     pub output_cap: usize,
+    /// Processes the jailed user may have at once (RLIMIT_NPROC).
+    pub processes: u64,
 }
 
 impl Default for JailLimits {
@@ -53,6 +64,7 @@ impl Default for JailLimits {
             file_size: 16 << 20,
             wall: Duration::from_secs(30),
             output_cap: 64 << 10,
+            processes: 64,
         }
     }
 }
@@ -102,8 +114,9 @@ pub struct Jail {
 impl Jail {
     /// Prepares a new jail tree under the system's temp folder.
     pub fn new() -> Result<Jail, JailError> {
+        remove_stale_jails();
         let dir = tempfile::Builder::new()
-            .prefix("knobeln-jail-")
+            .prefix(&format!("{JAIL_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|source| JailError::Prepare {
                 path: std::env::temp_dir(),
@@ -177,56 +190,61 @@ impl Jail {
         };
         let plan = MountPlan::new(&self.root).map_err(spawn_err)?;
         let (read_end, write_end) = pipe().map_err(spawn_err)?;
-        let write_end2 = write_end.try_clone().map_err(spawn_err)?;
-        let limits_copy = *limits;
-        let mut cmd = Command::new(argv[0]);
-        cmd.args(&argv[1..])
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("TMPDIR", "/work")
-            .env("HOME", "/work")
-            .env("LC_ALL", "C")
-            .current_dir("/")
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(write_end))
-            .stderr(Stdio::from(write_end2))
-            .process_group(0);
-        // SAFETY: the closure only makes async-signal-safe system calls on
-        // data prepared before the fork.
-        unsafe {
-            cmd.pre_exec(move || {
-                // Dies with the server, even on kill -9.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
+        let null = fs::OpenOptions::new()
+            .read(true)
+            .open("/dev/null")
+            .map_err(spawn_err)?;
+        let args = CArgs::new(argv).map_err(spawn_err)?;
+        let env = CArgs::new(&["PATH=/usr/bin:/bin", "TMPDIR=/work", "HOME=/work", "LC_ALL=C"])
+            .map_err(spawn_err)?;
+        let prog = CString::new(argv[0]).map_err(|_| {
+            spawn_err(io::Error::new(io::ErrorKind::InvalidInput, "NUL in the program"))
+        })?;
+        let lim = *limits;
+        let fds = [null.as_raw_fd(), write_end.as_raw_fd(), write_end.as_raw_fd()];
+        let mut flags = libc::CLONE_NEWNS
+            | libc::CLONE_NEWNET
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWUTS
+            | libc::CLONE_NEWPID;
+        if !plan.as_root {
+            flags |= libc::CLONE_NEWUSER;
+        }
+        let mut body = || -> io::Error {
+            let run = || -> Result<(), io::Error> {
+                arrange_fds(&fds, None)?;
+                // SAFETY: system calls on data prepared before the clone.
+                unsafe {
+                    check(libc::setpgid(0, 0))?;
+                    // Dies with the server, even on kill -9.
+                    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
                 }
                 plan.enter()?;
-                set_rlimit(
-                    libc::RLIMIT_CPU,
-                    limits_copy.cpu_secs,
-                    limits_copy.cpu_secs + 1,
-                )?;
-                set_rlimit(
-                    libc::RLIMIT_AS,
-                    limits_copy.address_space,
-                    limits_copy.address_space,
-                )?;
-                set_rlimit(
-                    libc::RLIMIT_FSIZE,
-                    limits_copy.file_size,
-                    limits_copy.file_size,
-                )?;
+                set_rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
+                set_rlimit(libc::RLIMIT_AS, lim.address_space, lim.address_space)?;
+                set_rlimit(libc::RLIMIT_FSIZE, lim.file_size, lim.file_size)?;
                 set_rlimit(libc::RLIMIT_NOFILE, 64, 64)?;
                 set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
+                set_rlimit(libc::RLIMIT_NPROC, lim.processes, lim.processes)?;
                 plan.drop_privileges()?;
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
+                // SAFETY: as above.
+                unsafe {
+                    // Changing the user clears the parent-death signal: again.
+                    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+                    check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+                    libc::execve(prog.as_ptr(), args.as_ptr(), env.as_ptr());
                 }
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().map_err(spawn_err)?;
-        drop(cmd); // closes our copies of the pipe's write end
-        let pid = child.id() as i32;
+                Err(io::Error::last_os_error())
+            };
+            match run() {
+                Ok(()) => io::Error::from_raw_os_error(libc::EINVAL),
+                Err(e) => e,
+            }
+        };
+        // SAFETY: the body only makes system calls on data prepared above.
+        let pid = unsafe { spawn::spawn_with(flags, &mut body) }.map_err(spawn_err)?;
+        let mut child = spawn::Child::new(pid);
+        drop(write_end); // our copy of the pipe's write end
         let deadline = Instant::now() + limits.wall;
         let io_err = |source| JailError::Io {
             program: program.clone(),
@@ -309,7 +327,7 @@ impl Jail {
 }
 
 fn wait_until(
-    child: &mut std::process::Child,
+    child: &mut spawn::Child,
     deadline: Instant,
 ) -> io::Result<Option<std::process::ExitStatus>> {
     loop {
@@ -321,6 +339,32 @@ fn wait_until(
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+}
+
+/// Removes the jail folders of servers that are no longer running (a
+/// server killed by `kill -9` cannot remove its own).
+fn remove_stale_jails() {
+    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(JAIL_PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        if pid > 0 && !process_alive(pid) {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Kills a whole process group; a group that is already gone is fine.
@@ -389,22 +433,12 @@ impl MountPlan {
         })
     }
 
-    /// Runs in the child between fork and exec: only system calls.
+    /// Runs in the child between clone and exec: only system calls.
     fn enter(&self) -> io::Result<()> {
-        let check = |r: libc::c_int| {
-            if r != 0 {
-                Err(io::Error::last_os_error())
-            } else {
-                Ok(())
-            }
-        };
-        let ns = libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
-        // SAFETY: system calls on valid NUL-terminated strings prepared before the fork.
+        // The namespaces were made by the clone itself.
+        // SAFETY: system calls on valid NUL-terminated strings prepared before the clone.
         unsafe {
-            if self.as_root {
-                check(libc::unshare(ns))?;
-            } else {
-                check(libc::unshare(ns | libc::CLONE_NEWUSER))?;
+            if !self.as_root {
                 write_file(&self.setgroups_path, b"deny")?;
                 write_file(&self.uid_map_path, &self.uid_map)?;
                 write_file(&self.gid_map_path, &self.gid_map)?;

@@ -8,17 +8,24 @@
 //!   memory, file-size, file-count and wall-clock limits, with its output
 //!   capped.
 //! - participant strategies ([`player`]): statically linked with the contest
-//!   runtime, which locks itself down with seccomp strict mode before any
-//!   participant code runs; the spawner adds rlimits (CPU, address space,
-//!   files, processes, core dumps) and its own process group, so that the
-//!   whole group can be killed when the game ends.
+//!   runtime, which wipes its start-up stack and locks itself down with
+//!   seccomp strict mode before any participant code runs; the spawner runs
+//!   the sealed binary ([`exe`]) without address randomisation, with a fixed
+//!   argument vector and environment and no inherited descriptors, adds
+//!   rlimits (CPU, address space, files, core dumps) and its own process
+//!   group, so that the whole group can be killed when the game ends.
 //!
-//! **Invariant:** no participant code runs outside these two confinements.
+//! Both are started by [`spawn`] without copying the server's memory.
+//!
+//! **Invariant:** no participant code runs outside these two confinements,
+//! and the server executes no file it did not write itself.
 //! This module knows nothing of games or contests.
 
 pub mod cpu;
+pub mod exe;
 pub mod jail;
 pub mod player;
+pub(crate) mod spawn;
 
 pub use cpu::{allowed_cpus, pin_current_thread};
 

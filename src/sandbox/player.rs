@@ -1,23 +1,30 @@
 //! Starting a compiled strategy as a confined process.
 //!
-//! The strategy binary carries the contest runtime, whose entry point locks
-//! the process down with seccomp strict mode before `main` runs. Here we add
-//! what the runtime cannot do for itself: resource limits (CPU seconds,
-//! address space, file size, open files, processes, core dumps), an empty
-//! environment, `/` as working folder, `no_new_privs`, and a process group of
-//! its own so that [`PlayerProcess::kill`] ends everything it is.
+//! The strategy binary carries the contest runtime, whose entry point wipes
+//! its initial stack, moves to a fixed stack, unmaps the kernel's clock
+//! pages and locks the process down with seccomp strict mode before `main`
+//! runs. Here we add what the runtime cannot do for itself: the program is
+//! executed from its sealed memory file ([`Executable`]), without address
+//! space randomisation, with a fixed argument vector (`strategy SEED`) and an
+//! empty environment, with only standard input, output and error open
+//! (every other descriptor of the server closed), resource limits (CPU
+//! seconds, address space, file size, open files, core dumps, locked
+//! memory), `no_new_privs`, `SCHED_BATCH`, death with the server, and a
+//! process group of its own so that [`PlayerProcess::kill`] ends everything
+//! it is. It is started without copying the server ([`super::spawn`]).
 //!
 //! Deliberately no referee logic: this module starts and stops processes; the
 //! referee talks to them.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::sync::OnceLock;
 
+use super::exe::Executable;
 use super::jail::kill_group;
-use super::set_rlimit;
+use super::spawn::{self, arrange_fds, check, CArgs};
 
 /// Limits of one strategy process for one game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,88 +51,173 @@ impl Default for PlayerLimits {
 pub enum SpawnError {
     #[error("the program does not fit into the memory limit of {limit_kb} kB")]
     Memory { limit_kb: u64 },
+    /// The kernel refused to execute the program (not a static executable,
+    /// names an interpreter that is missing, …): the player's fault.
+    #[error("the program cannot be executed: {error}")]
+    Exec { error: io::Error },
     #[error("cannot start strategy {path}: {source}")]
     Io { path: String, source: io::Error },
 }
 
+/// What a strategy process is started for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// A game: the runtime seeds the strategy's generator with `seed`.
+    Game { seed: u64 },
+    /// The start-up probe of the compile service: the runtime does all its
+    /// start-up, touches [`PROBE_STACK_BYTES`] of stack under the lock-down
+    /// and exits with [`PROBE_OK`] without running any participant code.
+    Probe,
+}
+
+/// Stack the start-up probe touches: what every accepted strategy is
+/// guaranteed to have for its own use.
+pub const PROBE_STACK_BYTES: u64 = 64 * 1024;
+/// The exit status of a successful start-up probe (see the runtime).
+pub const PROBE_OK: i32 = 122;
+
+/// `ADDR_NO_RANDOMIZE` from `<linux/personality.h>`.
+const ADDR_NO_RANDOMIZE: libc::c_ulong = 0x0040000;
+
 /// A running strategy: its stdin (our writes) and stdout (our reads).
 pub struct PlayerProcess {
-    child: Child,
+    child: spawn::Child,
     pub to_player: OwnedFd,
     pub from_player: OwnedFd,
     reaped: Option<ExitStatus>,
 }
 
+/// `/dev/null`, opened once per process (close-on-exec).
+fn dev_null() -> io::Result<RawFd> {
+    static NULL: OnceLock<Result<OwnedFd, i32>> = OnceLock::new();
+    let r = NULL.get_or_init(|| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .map(OwnedFd::from)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+    });
+    match r {
+        Ok(fd) => Ok(fd.as_raw_fd()),
+        Err(e) => Err(io::Error::from_raw_os_error(*e)),
+    }
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 fills two fds.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh fds owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), io::Error> {
+    super::set_rlimit(resource, soft, hard)
+}
+
 impl PlayerProcess {
-    /// Starts `binary` with the game seed as its only argument.
+    /// Starts `exe` for a game or for the start-up probe.
     pub fn spawn(
-        binary: &Path,
-        seed: u64,
+        exe: &Executable,
+        start: Start,
         limits: &PlayerLimits,
     ) -> Result<PlayerProcess, SpawnError> {
         let lim = *limits;
-        let mut cmd = Command::new(binary);
-        cmd.arg(seed.to_string())
-            .env_clear()
-            .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: only async-signal-safe system calls.
-        unsafe {
-            cmd.pre_exec(move || {
-                // Dies with the server, even on kill -9.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
+        let io_err = |source| SpawnError::Io {
+            path: exe.name().to_string(),
+            source,
+        };
+        let arg = match start {
+            Start::Game { seed } => seed.to_string(),
+            Start::Probe => "probe".to_string(),
+        };
+        let argv = CArgs::new(&["strategy", arg.as_str()]).map_err(io_err)?;
+        let envp = CArgs::new::<&str>(&[]).map_err(io_err)?;
+        let empty = c"";
+        let (in_read, in_write) = pipe().map_err(io_err)?;
+        let (out_read, out_write) = pipe().map_err(io_err)?;
+        let null = dev_null().map_err(io_err)?;
+        let fds = [in_read.as_raw_fd(), out_write.as_raw_fd(), null];
+        let exe_fd = exe.fd();
+        // Set by the child just before execveat (it shares our memory), so
+        // that an error of exec itself is told from the server's own faults.
+        let at_exec = std::cell::Cell::new(false);
+        let mut body = || -> io::Error {
+            let run = || -> Result<(), io::Error> {
+                arrange_fds(&fds, Some(exe_fd))?;
+                // SAFETY (all below): async-signal-safe system calls on data
+                // prepared before the clone.
+                unsafe {
+                    check(libc::setpgid(0, 0))?;
+                    // Dies with the server, even on kill -9.
+                    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+                    // The same addresses in every run (see the runtime).
+                    let persona = libc::personality(0xffff_ffff);
+                    check(libc::personality(persona as libc::c_ulong | ADDR_NO_RANDOMIZE))?;
                 }
-                set_rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
-                set_rlimit(libc::RLIMIT_FSIZE, 0, 0)?;
-                set_rlimit(libc::RLIMIT_NOFILE, 4, 4)?;
-                set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
-                set_rlimit(libc::RLIMIT_MEMLOCK, 0, 0)?;
-                // No wakeup preemption: the referee finishes sending both
-                // throws before either player runs (fewer context switches).
-                let param = libc::sched_param { sched_priority: 0 };
-                libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
+                rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
+                rlimit(libc::RLIMIT_FSIZE, 0, 0)?;
+                rlimit(libc::RLIMIT_NOFILE, 4, 4)?;
+                rlimit(libc::RLIMIT_CORE, 0, 0)?;
+                rlimit(libc::RLIMIT_MEMLOCK, 0, 0)?;
+                // SAFETY: as above.
+                unsafe {
+                    // No wakeup preemption: the referee finishes sending both
+                    // throws before either player runs (fewer context switches).
+                    let param = libc::sched_param { sched_priority: 0 };
+                    libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+                    check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
                 }
                 // Last: from here on the exec itself counts against the limit.
-                set_rlimit(libc::RLIMIT_AS, lim.memory_bytes, lim.memory_bytes)?;
-                Ok(())
-            });
-        }
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
+                rlimit(libc::RLIMIT_AS, lim.memory_bytes, lim.memory_bytes)?;
+                at_exec.set(true);
+                // SAFETY: execveat of the sealed program at descriptor 3.
+                unsafe {
+                    libc::syscall(
+                        libc::SYS_execveat,
+                        3,
+                        empty.as_ptr(),
+                        argv.as_ptr(),
+                        envp.as_ptr(),
+                        libc::AT_EMPTY_PATH,
+                    );
+                }
+                Err(io::Error::last_os_error())
+            };
+            match run() {
+                Ok(()) => io::Error::from_raw_os_error(libc::EINVAL),
+                Err(e) => e,
+            }
+        };
+        // SAFETY: the body only makes system calls on data prepared above.
+        let pid = match unsafe { spawn::spawn_with(0, &mut body) } {
+            Ok(pid) => pid,
+            Err(e) if at_exec.get() && e.raw_os_error() == Some(libc::ENOMEM) => {
                 return Err(SpawnError::Memory {
                     limit_kb: lim.memory_bytes / 1024,
                 })
             }
-            Err(source) => {
-                return Err(SpawnError::Io {
-                    path: binary.display().to_string(),
-                    source,
-                })
+            Err(error) if at_exec.get() && error.raw_os_error() != Some(libc::EAGAIN) => {
+                return Err(SpawnError::Exec { error })
             }
+            Err(source) => return Err(io_err(source)),
         };
-        let to_player: OwnedFd = child.stdin.take().expect("piped stdin").into();
-        let from_player: OwnedFd = child.stdout.take().expect("piped stdout").into();
-        set_nonblocking(&to_player).map_err(|source| SpawnError::Io {
-            path: binary.display().to_string(),
-            source,
-        })?;
+        drop(in_read);
+        drop(out_write);
+        set_nonblocking(&in_write).map_err(io_err)?;
         Ok(PlayerProcess {
-            child,
-            to_player,
-            from_player,
+            child: spawn::Child::new(pid),
+            to_player: in_write,
+            from_player: out_read,
             reaped: None,
         })
     }
 
     pub fn pid(&self) -> i32 {
-        self.child.id() as i32
+        self.child.pid()
     }
 
     /// Kills the process group (idempotent).

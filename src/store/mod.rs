@@ -17,6 +17,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::referee::{Failure, GameRecord};
+use crate::seed::SeedKey;
 use crate::tournament::{GameKey, ScheduledGame, TeamId};
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.
@@ -29,6 +30,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0003_contest.sql",
         include_str!("../../schema/0003_contest.sql"),
+    ),
+    (
+        "0004_tournament_secret.sql",
+        include_str!("../../schema/0004_tournament_secret.sql"),
     ),
 ];
 
@@ -82,9 +87,30 @@ pub struct NewVersion<'a> {
 pub struct TournamentRow {
     pub id: i64,
     pub seed: u64,
+    /// The secret key of the players' seeds.
+    pub key: SeedKey,
     pub config: String,
     pub entries_key: String,
     pub finished: bool,
+}
+
+const TOURNAMENT_COLUMNS: &str = "id, seed, config, entries_key, state, secret";
+
+fn tournament_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TournamentRow> {
+    let seed = seed_from_sql(r.get(1)?);
+    let secret: Option<Vec<u8>> = r.get(5)?;
+    let key = match secret.as_deref().map(<[u8; 16]>::try_from) {
+        Some(Ok(bytes)) => SeedKey::from_bytes(bytes),
+        _ => SeedKey::public_from_seed(seed),
+    };
+    Ok(TournamentRow {
+        id: r.get(0)?,
+        seed,
+        key,
+        config: r.get(2)?,
+        entries_key: r.get(3)?,
+        finished: r.get::<_, String>(4)? == "finished",
+    })
 }
 
 /// A tournament entry: who plays with which version.
@@ -347,24 +373,14 @@ impl Store {
         entries_key: &str,
         seed: Option<u64>,
     ) -> Result<Option<TournamentRow>> {
-        let row = |r: &rusqlite::Row<'_>| {
-            Ok(TournamentRow {
-                id: r.get(0)?,
-                seed: seed_from_sql(r.get(1)?),
-                config: r.get(2)?,
-                entries_key: r.get(3)?,
-                finished: r.get::<_, String>(4)? == "finished",
-            })
-        };
-        let sql =
-            "SELECT id, seed, config, entries_key, state FROM tournaments WHERE entries_key = ?1";
+        let sql = format!("SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE entries_key = ?1");
         Ok(match seed {
             Some(s) => self
                 .conn
                 .query_row(
                     &format!("{sql} AND seed = ?2 ORDER BY id DESC LIMIT 1"),
                     params![entries_key, seed_to_sql(s)],
-                    row,
+                    tournament_row,
                 )
                 .optional()?,
             None => self
@@ -372,7 +388,7 @@ impl Store {
                 .query_row(
                     &format!("{sql} AND state = 'running' ORDER BY id DESC LIMIT 1"),
                     params![entries_key],
-                    row,
+                    tournament_row,
                 )
                 .optional()?,
         })
@@ -380,17 +396,9 @@ impl Store {
 
     pub fn tournament(&self, id: i64) -> Result<TournamentRow> {
         Ok(self.conn.query_row(
-            "SELECT id, seed, config, entries_key, state FROM tournaments WHERE id = ?1",
+            &format!("SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?1"),
             [id],
-            |r| {
-                Ok(TournamentRow {
-                    id: r.get(0)?,
-                    seed: seed_from_sql(r.get(1)?),
-                    config: r.get(2)?,
-                    entries_key: r.get(3)?,
-                    finished: r.get::<_, String>(4)? == "finished",
-                })
-            },
+            tournament_row,
         )?)
     }
 
@@ -398,6 +406,7 @@ impl Store {
     pub fn create_tournament(
         &mut self,
         seed: u64,
+        key: &SeedKey,
         config_json: &str,
         entries_key: &str,
         entries: &[(TeamId, VersionId)],
@@ -405,9 +414,15 @@ impl Store {
     ) -> Result<i64> {
         let tx = self.conn.transaction()?;
         tx.execute(
-            "INSERT INTO tournaments (seed, config, entries_key, state, started_at)
-             VALUES (?1, ?2, ?3, 'running', ?4)",
-            params![seed_to_sql(seed), config_json, entries_key, timestamp(now)],
+            "INSERT INTO tournaments (seed, config, entries_key, state, started_at, secret)
+             VALUES (?1, ?2, ?3, 'running', ?4, ?5)",
+            params![
+                seed_to_sql(seed),
+                config_json,
+                entries_key,
+                timestamp(now),
+                &key.to_bytes()[..]
+            ],
         )?;
         let id = tx.last_insert_rowid();
         for (team, version) in entries {

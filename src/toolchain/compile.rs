@@ -7,11 +7,10 @@
 //! The trial game and authentication are not done here (see the `check`
 //! command and, later, the mail front end).
 
-use std::fs;
+use std::collections::HashMap;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use regex::Regex;
 use serde::Serialize;
@@ -21,7 +20,13 @@ use super::gcc::{Gcc, GccRun, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source::{self, Description, Header};
 use super::symbols::{self, LIBRARY_ROUTINES};
+use super::{elf, purec};
+use crate::sandbox::exe::Executable;
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
+use crate::sandbox::player::{
+    describe_status, PlayerLimits, PlayerProcess, SpawnError, Start, StatusKind, PROBE_OK,
+    PROBE_STACK_BYTES,
+};
 
 /// The strategy of the announcement's shell archive, unchanged.
 pub const EXAMPLE_C: &str = include_str!("../runtime/example.c");
@@ -78,9 +83,9 @@ impl CompileConfig {
     }
 }
 
-/// Memory kept free for the stack and the kernel's own mappings when
-/// checking a program's static size against the memory limit.
-pub const STACK_RESERVE: u64 = 96 * 1024;
+/// At most this many diagnostics of one check are listed in a report; the
+/// rest are counted in one line.
+pub const MAX_DIAGNOSTICS_PER_CHECK: usize = 30;
 
 /// The verdict of one check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -169,6 +174,8 @@ pub enum CompileError {
     Object(#[from] object::Error),
     #[error("the contest runtime does not compile: {0}")]
     Runtime(String),
+    #[error("cannot start the program for its start-up probe: {0}")]
+    Probe(String),
 }
 
 /// Runs the checks on `source` and compiles it.
@@ -274,11 +281,21 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         add_gcc_messages(&mut r, &pre, Check::Compiler);
         lex_verdict = Verdict::Skipped("the preprocessor failed (see check 5)".into());
     } else {
-        let pre_text = gcc.get("strategy.i")?;
-        let n = lex::count_lexical_elements_with(
-            &String::from_utf8_lossy(&pre_text),
-            lex::LexOptions::GNU,
-        );
+        let pre_raw = String::from_utf8_lossy(&gcc.get("strategy.i")?).into_owned();
+        // Check 2 again, on what the macros made of the source.
+        let expanded = purec::check_preprocessed(&pre_raw);
+        if !expanded.is_empty() {
+            r.diagnostics.extend(expanded);
+            set_verdict(&mut verdicts, Check::SingleFile, Verdict::Failed);
+            let why = "the source must first be pure C (check 2)".to_string();
+            verdicts.push((Check::LexicalElements, Verdict::Skipped(why.clone())));
+            verdicts.push((Check::Description, description_verdict));
+            verdicts.push((Check::Compiler, Verdict::Skipped(why.clone())));
+            verdicts.push((Check::Library, Verdict::Skipped(why)));
+            return Ok(finish(r, verdicts, None));
+        }
+        let (pre_text, _) = purec::strip_line_markers(&pre_raw);
+        let n = lex::count_lexical_elements_with(&pre_text, lex::LexOptions::GNU);
         r.lexical_elements = Some(n);
         if submission && n > cfg.max_lexical_elements {
             r.diagnostics.push(Diagnostic::error(
@@ -340,10 +357,11 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     // 6. Library routines.
     let syms = symbols::inspect_object(&gcc.get("strategy.o")?)?;
     let before = r.diagnostics.len();
+    let uses = FirstUses::new(&text, r.description.as_ref());
     for name in syms.forbidden_calls() {
         r.diagnostics.push(Diagnostic::error(
             Check::Library,
-            first_use(&text, name, r.description.as_ref()),
+            uses.line(name),
             format!(
                 "uses `{name}`, which is not one of the five library routines ({}); \
                  a strategy may call nothing else",
@@ -358,11 +376,11 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
             "the program defines no function `main`; the runtime calls main() to start the strategy",
         ));
     }
-    for name in ["_start", "knobeln_start"] {
+    for name in ["_start", "knobeln_setup", "knobeln_main"] {
         if syms.defines(name) {
             r.diagnostics.push(Diagnostic::error(
                 Check::Library,
-                first_use(&text, name, r.description.as_ref()),
+                uses.line(name),
                 format!("defines `{name}`; the contest runtime provides the program's entry point"),
             ));
         }
@@ -374,7 +392,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         if syms.defines(name) {
             r.diagnostics.push(Diagnostic::error(
                 Check::Library,
-                first_use(&text, name, r.description.as_ref()),
+                uses.line(name),
                 format!(
                     "defines its own `{name}`, which the contest runtime provides; rename it \
                      (or make it static)"
@@ -419,19 +437,25 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         return Ok(finish(r, verdicts, None));
     }
     let binary = gcc.get("strategy")?;
-    let image = symbols::image_size(&binary)?;
-    r.image_bytes = Some(image);
-    if submission && image + STACK_RESERVE > cfg.memory_limit {
+    r.image_bytes = Some(symbols::image_size(&binary)?);
+    // The second wall: the program must be what plain C and the runtime make.
+    let problems = elf::check_program(&binary);
+    if !problems.is_empty() {
+        for p in problems {
+            r.diagnostics
+                .push(Diagnostic::error(Check::Compiler, None, p));
+        }
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        verdicts.push((Check::Library, Verdict::Passed));
+        return Ok(finish(r, verdicts, None));
+    }
+    // Requirement 5, measured: the program must start under the real limits.
+    let exe = Executable::from_bytes("knobeln-probe", &binary)?;
+    if let Some(needed) = probe_fits(&exe, cfg.memory_limit)? {
         r.diagnostics.push(Diagnostic::error(
             Check::Compiler,
             None,
-            format!(
-                "the program needs {} kB for its code and static data; together with the stack \
-                 ({} kB kept free) it must fit into {} kB (requirement 5): make arrays smaller",
-                image.div_ceil(1024),
-                STACK_RESERVE / 1024,
-                cfg.memory_limit / 1024
-            ),
+            memory_message(r.image_bytes.unwrap_or(0), needed, cfg.memory_limit),
         ));
         set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
         verdicts.push((Check::Library, Verdict::Passed));
@@ -439,6 +463,79 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     }
     verdicts.push((Check::Library, Verdict::Passed));
     Ok(finish(r, verdicts, Some(binary)))
+}
+
+/// The participant's words for a program that does not start in its memory.
+fn memory_message(image: u64, needed: Option<u64>, limit: u64) -> String {
+    let need = match needed {
+        Some(n) => format!(
+            "it needs about {} kB to start (its code and static data are {} kB; the stack and \
+             the system's own mappings need the rest)",
+            n.div_ceil(1024),
+            image.div_ceil(1024)
+        ),
+        None => format!(
+            "it does not start even with much more memory (its code and static data are {} kB)",
+            image.div_ceil(1024)
+        ),
+    };
+    let over = needed.map_or(String::new(), |n| {
+        format!(" by at least {} kB", n.saturating_sub(limit).div_ceil(1024))
+    });
+    format!(
+        "the program does not fit into the memory limit of {} kB (requirement 5): {need}, \
+         with {} kB of stack for its own use; make static arrays smaller{over}",
+        limit / 1024,
+        PROBE_STACK_BYTES / 1024
+    )
+}
+
+/// Starts the program's runtime under `memory_limit` (and nothing of the
+/// participant's code): `None` when it starts and has its stack, otherwise
+/// `Some(the memory it needs)` (found by trying larger limits; `None` inside
+/// when even 64 MB are not enough).
+fn probe_fits(exe: &Executable, memory_limit: u64) -> Result<Option<Option<u64>>, CompileError> {
+    if probe_once(exe, memory_limit)? {
+        return Ok(None);
+    }
+    // How much would it need? Binary search in pages up to 64 MB.
+    let page = 4096u64;
+    let (mut lo, mut hi) = (memory_limit / page, (64u64 << 20) / page);
+    if !probe_once(exe, hi * page)? {
+        return Ok(Some(None));
+    }
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if probe_once(exe, mid * page)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(Some(Some(hi * page)))
+}
+
+fn probe_once(exe: &Executable, memory_bytes: u64) -> Result<bool, CompileError> {
+    let limits = PlayerLimits {
+        cpu_secs: 1,
+        memory_bytes,
+    };
+    let mut p = match PlayerProcess::spawn(exe, Start::Probe, &limits) {
+        Ok(p) => p,
+        Err(SpawnError::Memory { .. }) => return Ok(false),
+        Err(e) => return Err(CompileError::Probe(e.to_string())),
+    };
+    let status = p
+        .status_within(Duration::from_secs(2))
+        .map_err(|e| CompileError::Probe(e.to_string()))?;
+    match status.map(|s| describe_status(&s)) {
+        Some(StatusKind::Exited(PROBE_OK)) => Ok(true),
+        // Out of memory at exec, or the stack cannot grow: SIGSEGV/SIGKILL.
+        Some(StatusKind::Signaled(_)) => Ok(false),
+        other => Err(CompileError::Probe(format!(
+            "the runtime's start-up ended unexpectedly ({other:?})"
+        ))),
+    }
 }
 
 /// gcc warns about apostrophes ("don't") in the skipped `#if 0` description
@@ -486,11 +583,48 @@ fn finish(mut r: Report, mut verdicts: Vec<(Check, Verdict)>, binary: Option<Vec
         .collect();
     r.diagnostics
         .sort_by_key(|d| (d.check, d.severity == Severity::Warning));
+    cap_diagnostics(&mut r.diagnostics);
     let rejected = r.errors().next().is_some();
     match binary {
         Some(binary) if !rejected => Outcome::Accepted { binary, report: r },
         _ => Outcome::Rejected { report: r },
     }
+}
+
+/// Keeps at most [`MAX_DIAGNOSTICS_PER_CHECK`] diagnostics of each check and
+/// severity, and says how many more there were (sorted input).
+fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len().min(256));
+    let mut i = 0;
+    while i < diagnostics.len() {
+        let (check, severity) = (diagnostics[i].check, diagnostics[i].severity);
+        let n = diagnostics[i..]
+            .iter()
+            .take_while(|d| d.check == check && d.severity == severity)
+            .count();
+        out.extend(
+            diagnostics[i..i + n]
+                .iter()
+                .take(MAX_DIAGNOSTICS_PER_CHECK)
+                .cloned(),
+        );
+        if n > MAX_DIAGNOSTICS_PER_CHECK {
+            let more = n - MAX_DIAGNOSTICS_PER_CHECK;
+            let what = if severity == Severity::Error {
+                "problems"
+            } else {
+                "warnings"
+            };
+            out.push(Diagnostic {
+                check,
+                severity,
+                line: None,
+                message: format!("... and {more} more {what} of this check"),
+            });
+        }
+        i += n;
+    }
+    *diagnostics = out;
 }
 
 /// Turns gcc's messages into diagnostics (with the submitted source's line
@@ -535,52 +669,48 @@ fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
     }
 }
 
-/// The first line where `name` appears as an identifier in the code (not in
-/// a comment, nor in the `#if 0` description).
-fn first_use(text: &str, name: &str, description: Option<&Description>) -> Option<u32> {
-    let skipped = |line: u32| {
-        description.is_some_and(|d| {
-            let first = d.first_line.saturating_sub(1);
-            let last = d.first_line + d.text.lines().count() as u32;
-            (first..=last).contains(&line)
-        })
-    };
-    lex::tokenize(text)
-        .into_iter()
-        .find(|t| {
-            matches!(t.kind, lex::TokenKind::Identifier) && t.text == name && !skipped(t.line)
-        })
-        .map(|t| t.line)
+/// The first line where each identifier appears in the code (not in a
+/// comment, nor in the `#if 0` description): one pass over the source.
+struct FirstUses<'a> {
+    lines: HashMap<&'a str, u32>,
 }
 
-/// Writes a strategy binary as an executable file.
-pub fn install_binary(binary: &[u8], path: &Path) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, binary)?;
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
-    fs::rename(&tmp, path)
+impl<'a> FirstUses<'a> {
+    fn new(text: &'a str, description: Option<&Description>) -> FirstUses<'a> {
+        let skipped = |line: u32| {
+            description.is_some_and(|d| {
+                let first = d.first_line.saturating_sub(1);
+                let last = d.first_line + d.text.lines().count() as u32;
+                (first..=last).contains(&line)
+            })
+        };
+        let mut lines = HashMap::new();
+        for t in lex::tokenize(text) {
+            if matches!(t.kind, lex::TokenKind::Identifier) && !skipped(t.line) {
+                lines.entry(t.text).or_insert(t.line);
+            }
+        }
+        FirstUses { lines }
+    }
+
+    fn line(&self, name: &str) -> Option<u32> {
+        self.lines.get(name).copied()
+    }
 }
 
-/// The announcement's example strategy, compiled once per process.
-pub fn example_binary() -> Result<PathBuf, CompileError> {
-    static EXAMPLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+/// The announcement's example strategy, compiled once per process and held
+/// sealed in memory (never at a path another user could replace).
+pub fn example_binary() -> Result<Arc<Executable>, CompileError> {
+    static EXAMPLE: OnceLock<Result<Arc<Executable>, String>> = OnceLock::new();
     let r = EXAMPLE.get_or_init(|| {
         let outcome =
             compile(EXAMPLE_C.as_bytes(), &CompileConfig::local()).map_err(|e| e.to_string())?;
         let Outcome::Accepted { binary, .. } = outcome else {
             return Err("the example strategy does not compile".into());
         };
-        // One file per content, shared by every process of this version
-        // (written under a unique name, then renamed into place).
-        let digest = crate::engine::prepare::sha256_hex(&binary);
-        let path = std::env::temp_dir().join(format!("knobeln-example-{}", &digest[..16]));
-        if fs::read(&path).map(|b| b == binary).unwrap_or(false) {
-            return Ok(path);
-        }
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        install_binary(&binary, &tmp).map_err(|e| e.to_string())?;
-        fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
-        Ok(path)
+        Executable::from_bytes("knobeln-example", &binary)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
     });
     r.clone().map_err(CompileError::Runtime)
 }

@@ -75,9 +75,9 @@ impl<'j> Gcc<'j> {
         std::fs::read(self.jail.work_dir().join(name))
     }
 
-    /// `gcc -E -P`: the preprocessed source, in `out`.
+    /// `gcc -E`: the preprocessed source with line markers, in `out`.
     pub fn preprocess(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
-        let mut argv = vec![GCC, "-E", "-P"];
+        let mut argv = vec![GCC, "-E"];
         argv.extend_from_slice(CFLAGS);
         argv.extend_from_slice(&[src, "-o", out]);
         self.run(&argv)

@@ -170,8 +170,10 @@ pub fn check_single_file(src: &str) -> Vec<Diagnostic> {
         for d in &scan.directives {
             check_directive(d, &mut found);
             check_tokens(&d.args, &mut found);
+            super::purec::check_tokens(&d.args, &mut found);
         }
         check_tokens(&scan.code, &mut found);
+        super::purec::check_tokens(&scan.code, &mut found);
     }
     found.sort();
     found.dedup();
@@ -223,6 +225,14 @@ fn check_directive(d: &Directive<'_, '_>, found: &mut Vec<(u32, String)>) {
                     .to_string(),
             )),
             "pragma" => {
+                let words: Vec<String> = d
+                    .args
+                    .iter()
+                    .filter(|t| t.kind == TokenKind::Identifier)
+                    .map(|t| t.unspliced().into_owned())
+                    .collect();
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                super::purec::check_pragma_words(d.line, &words, found);
                 if let Some(w) = d.args.iter().find_map(|t| {
                     let s = t.unspliced();
                     FILE_PRAGMAS
@@ -338,6 +348,8 @@ fn check_pragma_operator(line: u32, after: &[&Token<'_>], found: &mut Vec<(u32, 
         .iter()
         .map(|t| t.literal_value().unwrap_or_default())
         .collect();
+    let words: Vec<&str> = value.split_whitespace().collect();
+    super::purec::check_pragma_words(line, &words, found);
     if let Some(w) = FILE_PRAGMAS.iter().find(|w| value.contains(*w)) {
         found.push((
             line,
@@ -788,10 +800,13 @@ mod tests {
         assert_rejected("_Pragma(\"GCC dependency \\\"x\\\"\")\n", 1, "dependency");
         assert_rejected("_Pragma(\"GCC \" \"dependency x\")\n", 1, "dependency");
         assert_rejected("#define P(x) _Pragma(#x)\n", 1, "_Pragma must be followed");
-        assert!(
-            errors("_Pragma(\"once\") int a;\n#pragma once\n#pragma GCC optimize(\"O2\")\n")
-                .is_empty()
-        );
+        assert!(errors(
+            "_Pragma(\"once\") int a;\n#pragma once\n#pragma GCC diagnostic ignored \"-Wall\"\n"
+        )
+        .is_empty());
+        // Pragmas that change compilation or linking are not pure C.
+        assert_rejected("#pragma GCC optimize(\"O2\")\n", 1, "#pragma GCC");
+        assert_rejected("#pragma weak main\n", 1, "#pragma weak");
         assert_rejected(
             "#if __has_include(\"/etc/passwd\")\n#endif\n",
             1,

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use knobeln::game::knobeln::{replay, Params};
-use knobeln::referee::{GameRecord, Referee, RefereeConfig};
+use knobeln::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
+use knobeln::sandbox::exe::Executable;
 use knobeln::sandbox::player::PlayerLimits;
-use knobeln::toolchain::compile::{compile, install_binary, CompileConfig, Outcome, Profile};
+use knobeln::toolchain::compile::{compile, CompileConfig, Outcome, Profile};
 
 /// A path inside the crate.
 pub fn repo_path(rel: &str) -> PathBuf {
@@ -39,32 +40,27 @@ pub fn example_path() -> PathBuf {
     repo_path("src/runtime/example.c")
 }
 
-/// A compiled strategy, installed in a temp folder of its own (removed on
-/// drop) under a file name no other strategy of this test run has, so that
-/// its processes can be told apart from every other test's.
+/// A compiled strategy, held sealed in memory as the server holds it, under
+/// a name no other strategy of this test run has, so that its processes can
+/// be told apart from every other test's (`/proc/PID/exe` shows
+/// `/memfd:NAME (deleted)`).
 pub struct Strategy {
-    _dir: tempfile::TempDir,
-    pub path: PathBuf,
+    pub exe: Executable,
+    pub name: String,
 }
 
-/// A file name of at most 15 characters (the kernel's `comm`), unique in
-/// this test run.
+/// A name of at most 15 characters, unique in this test run.
 fn unique_name() -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!("kt{}x{n}", std::process::id() % 1_000_000)
 }
 
-/// Installs a strategy binary as an executable file.
+/// Holds a strategy binary as the server does.
 pub fn install(binary: &[u8]) -> Strategy {
-    let dir = tempfile::Builder::new()
-        .prefix("knobeln-it-")
-        .tempdir()
-        .expect("temp folder");
-    let path = dir.path().join(unique_name());
-    install_binary(binary, &path).expect("install the strategy binary");
-    let path = fs::canonicalize(&path).expect("canonical path of the strategy");
-    Strategy { _dir: dir, path }
+    let name = unique_name();
+    let exe = Executable::from_bytes(&name, binary).expect("hold the strategy binary");
+    Strategy { exe, name }
 }
 
 /// Runs the compile service on a source.
@@ -91,6 +87,35 @@ pub fn compile_file(path: &Path) -> Strategy {
     }
 }
 
+/// Builds a strategy the way the compile service links one (same flags,
+/// same runtime, in the same jail) but without any of its checks: for the
+/// tests of the walls behind them (the runtime's lock-down, the referee's
+/// limits), fed what the checks would have refused, such as inline
+/// assembly.
+pub fn build_unchecked(src: &[u8]) -> Vec<u8> {
+    use knobeln::sandbox::jail::{Jail, JailLimits};
+    use knobeln::toolchain::gcc::{Gcc, RUNTIME_C, SOURCE_NAME};
+    let jail = Jail::new().expect("a jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put(SOURCE_NAME, src).expect("put the source");
+    gcc.put("knobellib.c", RUNTIME_C.as_bytes()).expect("put the runtime");
+    for (c, o) in [(SOURCE_NAME, "strategy.o"), ("knobellib.c", "knobellib.o")] {
+        let run = gcc.compile(c, o).expect("gcc runs");
+        assert!(run.ok, "{c} does not compile: {}", run.messages);
+    }
+    let ld = gcc
+        .link(&["strategy.o", "knobellib.o"], "strategy")
+        .expect("the linker runs");
+    assert!(ld.ok, "does not link: {}", ld.messages);
+    gcc.get("strategy").expect("the linked program")
+}
+
+/// [`build_unchecked`] on a file, held like a compiled strategy.
+pub fn compile_unchecked(path: &Path) -> Strategy {
+    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    install(&build_unchecked(&src))
+}
+
 /// A referee configuration with the 1994 rules except for the number of
 /// throws, and the given limits (memory stays at 1024 kB).
 pub fn config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
@@ -109,9 +134,9 @@ pub fn config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
 
 /// Plays one game. Every game played through here also checks that the
 /// record's points are exactly the rules applied to its throws.
-pub fn play(cfg: &RefereeConfig, p: &Path, q: &Path, seed: u64) -> GameRecord {
+pub fn play(cfg: &RefereeConfig, p: &Strategy, q: &Strategy, seed: u64) -> GameRecord {
     let record = Referee::new(*cfg)
-        .play([p, q], seed)
+        .play([&p.exe, &q.exe], GameSeeds::public(seed))
         .expect("the referee can referee (not a player's fault)");
     assert_eq!(
         replay(&cfg.params, &record.throws),
@@ -121,18 +146,12 @@ pub fn play(cfg: &RefereeConfig, p: &Path, q: &Path, seed: u64) -> GameRecord {
     record
 }
 
-/// Processes that run `binary`, or are named after it (zombies included:
-/// their `exe` link is gone but their name stays), as "pid: stat" lines.
-pub fn processes_of(binary: &Path) -> Vec<String> {
-    let comm: String = binary
-        .file_name()
-        .expect("a file name")
-        .to_string_lossy()
-        .chars()
-        .take(15)
-        .collect();
-    let wanted = binary.to_string_lossy().into_owned();
-    let deleted = format!("{wanted} (deleted)");
+/// Processes that run the strategy, or are named after it (zombies
+/// included: their `exe` link is gone but their name stays), as "pid: stat"
+/// lines.
+pub fn processes_of(strategy: &Strategy) -> Vec<String> {
+    let wanted = format!("/memfd:{} (deleted)", strategy.name);
+    let comm: String = format!("memfd:{}", strategy.name).chars().take(15).collect();
     let mut found = Vec::new();
     for entry in fs::read_dir("/proc").expect("/proc is mounted").flatten() {
         let name = entry.file_name();
@@ -140,10 +159,7 @@ pub fn processes_of(binary: &Path) -> Vec<String> {
             continue;
         };
         let exe_matches = fs::read_link(entry.path().join("exe"))
-            .map(|e| {
-                let e = e.to_string_lossy();
-                e == wanted || e == deleted
-            })
+            .map(|e| e.to_string_lossy() == wanted)
             .unwrap_or(false);
         // A process that ended meanwhile has no stat: it is not left over.
         let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
@@ -160,10 +176,10 @@ pub fn processes_of(binary: &Path) -> Vec<String> {
 
 /// [`processes_of`] after giving the system a few seconds to take away
 /// whatever was killed (an orphan is reaped by init, not by us).
-pub fn leftover_processes(binary: &Path) -> Vec<String> {
+pub fn leftover_processes(strategy: &Strategy) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let found = processes_of(binary);
+        let found = processes_of(strategy);
         if found.is_empty() || Instant::now() >= deadline {
             return found;
         }

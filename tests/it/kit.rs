@@ -325,7 +325,7 @@ fn same_as_contest(
     );
 
     let contest = [compile_file(sources[0]), compile_file(sources[1])];
-    let rec = play(cfg, &contest[0].path, &contest[1].path, seed);
+    let rec = play(cfg, &contest[0], &contest[1], seed);
     assert_eq!(p.seed, rec.seed, "{ctx}");
     assert_eq!(p.params, cfg.params, "{ctx}");
     assert_eq!(p.throws, rec.throws, "{ctx}");

@@ -6,14 +6,14 @@
 //! says, in a sentence starting `throw N:`; the game stops there; and no
 //! process of either strategy is left running afterwards.
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use knobeln::game::knobeln::{Params, RuleBreak};
 use knobeln::referee::{Failure, FailureKind, RefereeConfig};
+use knobeln::sandbox::player::{PlayerLimits, PlayerProcess, Start};
 
 use crate::common::{
-    compile_file, config, example_path, hostile_path, leftover_processes, play, processes_of,
+    compile_file, compile_unchecked, config, example_path, hostile_path, leftover_processes, play, processes_of,
     strategy_path,
 };
 
@@ -24,6 +24,18 @@ fn quick() -> RefereeConfig {
     config(20, 1, Duration::from_secs(30))
 }
 
+/// Hostile strategies the compile service refuses (inline assembly, or an
+/// image that cannot start): built without its checks, for the walls behind.
+const UNCHECKED: &[&str] = &[
+    "blocking",
+    "garbage",
+    "jump_runtime",
+    "open_asm",
+    "fork_asm",
+    "execve_asm",
+    "huge_static",
+];
+
 /// Plays `name` against constant.c as P and as Q and checks the failure.
 fn hostile_game(
     name: &str,
@@ -32,13 +44,21 @@ fn hostile_game(
     kind_ok: impl Fn(&FailureKind) -> bool,
     words: &[&str],
 ) {
-    let bad = compile_file(&hostile_path(name));
+    // Some hostile strategies test the walls behind the compile checks (the
+    // runtime's lock-down, the kernel's limits) with what those checks
+    // refuse (inline assembly, a program too large to start): they are
+    // built without the checks.
+    let bad = if UNCHECKED.contains(&name) {
+        compile_unchecked(&hostile_path(name))
+    } else {
+        compile_file(&hostile_path(name))
+    };
     let good = compile_file(&strategy_path("constant"));
     for hostile in [0usize, 1] {
         let (p, q) = if hostile == 0 {
-            (&bad.path, &good.path)
+            (&bad, &good)
         } else {
-            (&good.path, &bad.path)
+            (&good, &bad)
         };
         let rec = play(&cfg, p, q, 1);
         let ctx = format!("{name} as player {hostile}: {rec:#?}");
@@ -59,9 +79,9 @@ fn hostile_game(
         // The game stopped at the failure; the throws before it are kept.
         assert_eq!(rec.throws.len() as u32, throw - 1, "{ctx}");
         assert!(rec.throws.iter().all(|t| t[1 - hostile] == 100), "{ctx}");
-        assert_eq!(leftover_processes(&bad.path), Vec::<String>::new(), "{ctx}");
+        assert_eq!(leftover_processes(&bad), Vec::<String>::new(), "{ctx}");
         assert_eq!(
-            leftover_processes(&good.path),
+            leftover_processes(&good),
             Vec::<String>::new(),
             "{ctx}"
         );
@@ -219,24 +239,21 @@ fn jumping_into_the_runtime_is_a_forbidden_call_at_throw_2() {
 #[test]
 fn leftover_check_sees_a_running_strategy() {
     let s = compile_file(&strategy_path("constant"));
-    assert!(processes_of(&s.path).is_empty());
-    // Run outside the referee: it throws once, then waits for the opponent.
-    let mut child = Command::new(&s.path)
-        .arg("1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the strategy");
-    let found = processes_of(&s.path);
-    child.kill().expect("kill our own child");
-    child.wait().expect("reap our own child");
+    assert!(processes_of(&s).is_empty());
+    // Started as the referee starts it: it throws once, then waits for the
+    // opponent.
+    let mut child = PlayerProcess::spawn(
+        &s.exe,
+        Start::Game { seed: 1 },
+        &PlayerLimits::default(),
+    )
+    .expect("start the strategy");
+    let found = processes_of(&s);
+    let pid = child.pid();
+    child.finish().expect("kill and reap our own child");
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(
-        found[0].starts_with(&format!("{}: ", child.id())),
-        "{found:?}"
-    );
-    assert_eq!(leftover_processes(&s.path), Vec::<String>::new());
+    assert!(found[0].starts_with(&format!("{pid}: ")), "{found:?}");
+    assert_eq!(leftover_processes(&s), Vec::<String>::new());
 }
 
 /// The announcement's example may start a series with 0 (next_random(0,
@@ -250,9 +267,9 @@ fn example_plays_full_games_or_fails_only_by_throwing_0() {
     for seed in 1..=4 {
         for ex in [0usize, 1] {
             let (p, q) = if ex == 0 {
-                (&example.path, &constant.path)
+                (&example, &constant)
             } else {
-                (&constant.path, &example.path)
+                (&constant, &example)
             };
             let rec = play(&cfg, p, q, seed);
             let ctx = format!("seed {seed}, example as player {ex}: {:?}", rec.failures);
@@ -282,14 +299,14 @@ fn example_plays_full_games_or_fails_only_by_throwing_0() {
         full_games > 0,
         "no game of the example went the full 1000 throws"
     );
-    assert!(leftover_processes(&example.path).is_empty());
+    assert!(leftover_processes(&example).is_empty());
 }
 
 #[test]
 fn the_same_seed_replays_the_same_game_and_other_seeds_differ() {
     let example = compile_file(&example_path());
     let cfg = config(300, 2, Duration::from_secs(30));
-    let (p, q) = (&example.path, &example.path);
+    let (p, q) = (&example, &example);
     let first = play(&cfg, p, q, 42);
     let again = play(&cfg, p, q, 42);
     assert_eq!(
@@ -314,14 +331,14 @@ fn points_are_the_rules_applied_to_the_recorded_throws() {
     // which both sides score, so that the check means something.
     let example = compile_file(&example_path());
     let cfg = config(1000, 2, Duration::from_secs(30));
-    let rec = play(&cfg, &example.path, &example.path, 7);
+    let rec = play(&cfg, &example, &example, 7);
     assert!(rec.points[0] > 0 && rec.points[1] > 0, "{:?}", rec.points);
 }
 
 #[test]
 fn both_players_failing_in_the_same_throw_gives_two_failures() {
     let s = compile_file(&hostile_path("out_of_range"));
-    let rec = play(&quick(), &s.path, &s.path, 1);
+    let rec = play(&quick(), &s, &s, 1);
     assert_eq!(rec.failures.len(), 2, "{rec:#?}");
     let mut players: Vec<usize> = rec.failures.iter().map(|f| f.player).collect();
     players.sort();
@@ -335,7 +352,7 @@ fn both_players_failing_in_the_same_throw_gives_two_failures() {
         assert!(f.reason.starts_with("throw 10: "), "{f:?}");
     }
     assert_eq!(rec.throws.len(), 9);
-    assert!(leftover_processes(&s.path).is_empty());
+    assert!(leftover_processes(&s).is_empty());
 }
 
 fn with_params(params: Params) -> RefereeConfig {
@@ -350,8 +367,8 @@ fn custom_number_of_throws_is_honoured() {
             l: 7,
             ..Params::default()
         }),
-        &c.path,
-        &c.path,
+        &c,
+        &c,
         1,
     );
     assert!(rec.failures.is_empty(), "{rec:?}");
@@ -369,7 +386,7 @@ fn custom_series_length_is_honoured() {
         l: 30,
         ..Params::default()
     });
-    let rec = play(&k3, &run_rule.path, &c.path, 1);
+    let rec = play(&k3, &run_rule, &c, 1);
     assert!(rec.failures.is_empty(), "{rec:?}");
     assert_eq!(rec.throws.len(), 30);
     assert_eq!(rec.throws[3], [50, 100]);
@@ -381,7 +398,7 @@ fn custom_series_length_is_honoured() {
         k: 4,
         ..Params::default()
     });
-    let rec = play(&k4, &run_rule.path, &c.path, 1);
+    let rec = play(&k4, &run_rule, &c, 1);
     assert_eq!(rec.failures.len(), 1, "{rec:?}");
     assert_eq!(rec.failures[0].throw, 4);
     assert_eq!(
@@ -406,7 +423,7 @@ fn custom_range_is_honoured() {
         l: 15,
         ..Params::default()
     });
-    let rec = play(&wide, &out_of_range.path, &c.path, 1);
+    let rec = play(&wide, &out_of_range, &c, 1);
     assert!(rec.failures.is_empty(), "{rec:?}");
     assert_eq!(rec.throws[9], [20000, 100]);
     // 20000 > 2 * 100: Q wins with floor(log2 100) = 6, six times.
@@ -416,7 +433,7 @@ fn custom_range_is_honoured() {
         a: 101,
         ..Params::default()
     });
-    let rec = play(&high, &c.path, &c.path, 1);
+    let rec = play(&high, &c, &c, 1);
     assert_eq!(rec.failures.len(), 2, "{rec:?}");
     for f in &rec.failures {
         assert_eq!(f.throw, 1);
@@ -440,7 +457,7 @@ fn custom_range_is_honoured() {
 fn a_failure_keeps_its_throw_number_through_json() {
     let s = compile_file(&hostile_path("out_of_range"));
     let c = compile_file(&strategy_path("constant"));
-    let rec = play(&quick(), &s.path, &c.path, 1);
+    let rec = play(&quick(), &s, &c, 1);
     let failure = &rec.failures[0];
     assert_eq!(failure.throw, 10);
     let value = serde_json::to_value(failure).expect("a failure serializes");

@@ -156,11 +156,6 @@ fn run_case(name: &str) -> Outcome {
     outcome
 }
 
-/// The case's source compiled with the local rules: must be accepted.
-fn binary_of(name: &str) -> crate::common::Strategy {
-    compile_file(&source_path(name))
-}
-
 #[test]
 fn valid_submission_is_accepted_with_its_hand_counted_lexical_elements() {
     // After preprocessing only the code is left (no header comment, no
@@ -196,8 +191,8 @@ fn valid_submission_is_accepted_with_its_hand_counted_lexical_elements() {
     let mine = install(&binary);
     let rec = play(
         &config(100, 1, Duration::from_secs(30)),
-        &mine.path,
-        &compile_file(&example_path()).path,
+        &mine,
+        &compile_file(&example_path()),
         3,
     );
     assert!(!rec.failed(0), "{:?}", rec.failures);
@@ -331,9 +326,11 @@ fn defining_log2_fails_check_6() {
 #[test]
 fn static_array_of_4_mb_is_rejected_for_the_memory_limit() {
     run_case("static_4mb");
-    // Locally (knobeln play) it compiles; the referee then fails it at
-    // throw 1 (see referee::huge_static_fails_at_throw_1_naming_the_memory_limit).
-    binary_of("static_4mb");
+    // Locally (knobeln play) too: a program that cannot start cannot play
+    // (the referee's own wall behind this check is tested in
+    // referee::huge_static_fails_at_throw_1_naming_the_memory_limit).
+    let src = std::fs::read(source_path("static_4mb")).unwrap();
+    assert!(!compile_source(&src, Profile::Local).accepted());
 }
 
 #[test]
@@ -394,23 +391,34 @@ fn jailed_preprocessor_cannot_read_etc_passwd() {
     assert!(!out.output.contains(&secret));
 }
 
-/// Stringification gets `.incbin "/etc/passwd"` past the source checks
-/// (they do not expand macros); the jail must still keep the file out.
+/// Stringification builds `.incbin "/etc/passwd"`: the compile service
+/// refuses the inline assembly at check 2 (first wall); fed to the jail
+/// anyway, the assembler must still not find the file (second wall).
 #[test]
 fn incbin_built_by_a_macro_cannot_read_etc_passwd() {
+    use knobeln::sandbox::jail::{Jail, JailLimits};
+    use knobeln::toolchain::gcc::{Gcc, SOURCE_NAME};
     let secret = host_passwd_line();
     let src =
         "#define S(x) #x\nasm(S(.incbin \"/etc/passwd\"));\nmain() { for (;;) make_throw(100); }\n";
     let outcome = compile_source(src.as_bytes(), Profile::Local);
     let report = outcome.report();
     assert!(!outcome.accepted(), "{:?}", report.diagnostics);
-    assert_eq!(report.verdict(Check::Compiler), Some(&Verdict::Failed));
+    assert_eq!(report.verdict(Check::SingleFile), Some(&Verdict::Failed));
     assert!(
-        report.compiler_output.contains("/etc/passwd"),
-        "{}",
-        report.compiler_output
+        report
+            .errors()
+            .any(|d| d.line == Some(2) && d.message.contains("inline assembly")),
+        "{:?}",
+        report.diagnostics
     );
-    assert!(!report.compiler_output.contains(&secret));
+    let jail = Jail::new().expect("a jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+    let run = gcc.compile(SOURCE_NAME, "strategy.o").unwrap();
+    assert!(!run.ok, "{}", run.messages);
+    assert!(run.messages.contains("/etc/passwd"), "{}", run.messages);
+    assert!(!run.messages.contains(&secret));
 }
 
 /// `__has_include` pasted together by `##` is not visible to the source
@@ -428,7 +436,7 @@ fn has_include_built_by_a_macro_cannot_see_etc_passwd() {
             Outcome::Accepted { binary, .. } => {
                 let s = install(&binary);
                 let cfg = config(2, 1, Duration::from_secs(30));
-                Some(play(&cfg, &s.path, &s.path, 1).throws[0][0])
+                Some(play(&cfg, &s, &s, 1).throws[0][0])
             }
         }
     };

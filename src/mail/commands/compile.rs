@@ -19,12 +19,13 @@ use crate::engine::prepare::sha256_hex;
 use crate::mail::auth;
 use crate::mail::message::strategy_source;
 use crate::mail::texts::render;
-use crate::referee::{Referee, RefereeConfig};
+use crate::sandbox::exe::Executable;
+use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::report::{compile_report, ReportNotes, TrialView};
 use crate::store::mail as db;
 use crate::store::{NewVersion, Store, StoreError};
 use crate::toolchain::compile::{
-    compile, example_binary, install_binary, CompileConfig, CompileError, Outcome,
+    compile, example_binary, CompileConfig, CompileError, Outcome,
 };
 use crate::toolchain::source::parse_header;
 use crate::tournament::TeamId;
@@ -164,14 +165,12 @@ pub fn prepare(
     let outcome = compile(source.as_bytes(), &cfg)?;
     let trial = match &outcome {
         Outcome::Accepted { binary, .. } => {
-            let dir = tempfile::tempdir()?;
-            let path = dir.path().join("strategy");
-            install_binary(binary, &path)?;
+            let strategy = Executable::from_bytes("knobeln-trial", binary)?;
             let example = example_binary()?;
             let seed = u64::from_str_radix(&sha256_hex(source.as_bytes())[..15], 16).unwrap_or(1);
             Some(
                 Referee::new(*referee)
-                    .play([&path, &example], seed)
+                    .play([&strategy, &example], GameSeeds::public(seed))
                     .map_err(|e| CompileCommandError::Trial(e.to_string()))?,
             )
         }

@@ -1,0 +1,259 @@
+//! Starting a process without copying the server: `clone(CLONE_VM |
+//! CLONE_VFORK)`, the way `posix_spawn` works inside the C library.
+//!
+//! `fork()` copies the page tables of the whole server for every process it
+//! starts; with a server of a few hundred MB that cost dominated a game. Here
+//! the child borrows the parent's memory (the parent thread is suspended
+//! until the child calls `execve` or exits), runs a confinement closure on a
+//! stack of its own, and execs. The closure may only make system calls: no
+//! allocation, no locks, no panics. Namespace flags (`CLONE_NEWPID`, …) can
+//! be passed for the jail, which needs them at creation (a `CLONE_VM` child
+//! cannot `unshare` a user namespace).
+//!
+//! Signals are blocked in the parent thread around the clone, and the child
+//! resets every handled signal to its default before it unblocks them, so no
+//! handler of the server ever runs in the child.
+//!
+//! This module only starts processes; what confinement they get is decided
+//! by [`super::player`] and [`super::jail`].
+
+use std::ffi::{c_int, c_void, CString};
+use std::io;
+use std::os::fd::RawFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+
+/// Size of the stack the child runs on before `execve`.
+const CHILD_STACK: usize = 64 * 1024;
+
+struct Shared<'a> {
+    body: &'a mut dyn FnMut() -> io::Error,
+    errno: c_int,
+}
+
+extern "C" fn trampoline(arg: *mut c_void) -> c_int {
+    // SAFETY: `arg` is the `Shared` the parent passed; the parent is
+    // suspended (CLONE_VFORK) until we exec or exit.
+    let shared = unsafe { &mut *(arg as *mut Shared<'_>) };
+    // SAFETY: plain system calls on local data.
+    unsafe {
+        for sig in 1..libc::SIGRTMAX() {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction != libc::SIG_DFL
+                && old.sa_sigaction != libc::SIG_IGN
+            {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &dfl, std::ptr::null_mut());
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    }
+    let err = (shared.body)();
+    shared.errno = err.raw_os_error().unwrap_or(libc::EINVAL).max(1);
+    // SAFETY: leaves the child without running any destructor.
+    unsafe { libc::_exit(127) }
+}
+
+/// Starts a child that runs `body` and then (inside `body`) execs. `body`
+/// returns only on failure, with the error. `flags` are extra clone flags
+/// (namespaces). Returns the child's pid (in the caller's PID namespace).
+///
+/// # Safety
+/// `body` runs in a child that shares the caller's memory: it may only make
+/// async-signal-safe system calls on data prepared before the call.
+pub(crate) unsafe fn spawn_with(flags: c_int, body: &mut dyn FnMut() -> io::Error) -> io::Result<i32> {
+    let mut stack = vec![0u8; CHILD_STACK];
+    let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15usize;
+    let mut shared = Shared { body, errno: 0 };
+    let mut all: libc::sigset_t = std::mem::zeroed();
+    let mut old: libc::sigset_t = std::mem::zeroed();
+    libc::sigfillset(&mut all);
+    libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+    let pid = libc::clone(
+        trampoline,
+        top as *mut c_void,
+        flags | libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+        &mut shared as *mut Shared<'_> as *mut c_void,
+    );
+    let clone_err = io::Error::last_os_error();
+    libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+    drop(stack);
+    if pid < 0 {
+        return Err(clone_err);
+    }
+    if shared.errno != 0 {
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        return Err(io::Error::from_raw_os_error(shared.errno));
+    }
+    Ok(pid)
+}
+
+/// A child started by [`spawn_with`]: waited for by pid.
+#[derive(Debug)]
+pub struct Child {
+    pid: i32,
+    status: Option<ExitStatus>,
+}
+
+impl Child {
+    pub(crate) fn new(pid: i32) -> Child {
+        Child { pid, status: None }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// The exit status if the child has ended (reaps it), without waiting.
+    pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        if self.status.is_none() {
+            self.status = self.wait_flags(libc::WNOHANG)?;
+        }
+        Ok(self.status)
+    }
+
+    /// Waits for the child to end.
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        while self.status.is_none() {
+            self.status = self.wait_flags(0)?;
+        }
+        Ok(self.status.expect("waited"))
+    }
+
+    fn wait_flags(&self, flags: c_int) -> io::Result<Option<ExitStatus>> {
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child.
+            let r = unsafe { libc::waitpid(self.pid, &mut status, flags) };
+            if r == self.pid {
+                return Ok(Some(ExitStatus::from_raw(status)));
+            }
+            if r == 0 {
+                return Ok(None);
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// A NULL-terminated array of C strings for `execve`, built before the clone.
+pub(crate) struct CArgs {
+    _strings: Vec<CString>,
+    ptrs: Vec<*const libc::c_char>,
+}
+
+impl CArgs {
+    pub fn new<S: AsRef<str>>(items: &[S]) -> io::Result<CArgs> {
+        let strings = items
+            .iter()
+            .map(|s| {
+                CString::new(s.as_ref())
+                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in an argument"))
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let mut ptrs: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        Ok(CArgs {
+            _strings: strings,
+            ptrs,
+        })
+    }
+
+    pub fn as_ptr(&self) -> *const *const libc::c_char {
+        self.ptrs.as_ptr()
+    }
+}
+
+/// The result of a system call as `io::Result` (async-signal-safe).
+pub(crate) fn check(r: c_int) -> Result<(), io::Error> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Puts `fds[i]` at descriptor `i` (for 0, 1, 2, …), `exe` (if any) at
+/// the next descriptor, close-on-exec (for `execveat`), and closes every
+/// other descriptor. Only system calls: for use in a spawned child.
+pub(crate) fn arrange_fds(fds: &[RawFd], exe: Option<RawFd>) -> Result<(), io::Error> {
+    // First move every source high up, so that no dup2 overwrites a source
+    // that is still needed.
+    const HIGH: RawFd = 64;
+    let mut moved = [0 as RawFd; 8];
+    if fds.len() + 1 > moved.len() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let sources = fds.iter().copied().chain(exe);
+    for (i, fd) in sources.enumerate() {
+        // SAFETY: fcntl on a descriptor of this child's own table.
+        let m = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH) };
+        check(m)?;
+        moved[i] = m;
+    }
+    for (i, &m) in moved[..fds.len()].iter().enumerate() {
+        // SAFETY: dup2 into the child's own table; clears close-on-exec.
+        check(unsafe { libc::dup2(m, i as c_int) })?;
+    }
+    let mut next = fds.len() as c_int;
+    if exe.is_some() {
+        // SAFETY: as above; the executable stays close-on-exec.
+        check(unsafe { libc::dup3(moved[fds.len()], next, libc::O_CLOEXEC) })?;
+        next += 1;
+    }
+    close_from(next as u32, u32::MAX);
+    Ok(())
+}
+
+/// `close_range(first, last)`, or a loop where the kernel lacks it.
+fn close_from(first: u32, last: u32) {
+    if first > last {
+        return;
+    }
+    // SAFETY: closing descriptors of this child's own table.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, first, last, 0u32) };
+    if r != 0 {
+        let top = last.min(65_535);
+        for fd in first..=top {
+            // SAFETY: as above.
+            unsafe { libc::close(fd as c_int) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spawned_child_runs_and_reports_exec_errors() {
+        let argv = CArgs::new(&["/bin/sh", "-c", "exit 7"]).unwrap();
+        let env = CArgs::new::<&str>(&[]).unwrap();
+        let path = CString::new("/bin/sh").unwrap();
+        let mut body = || {
+            // SAFETY: execve with arrays prepared before the clone.
+            unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), env.as_ptr()) };
+            io::Error::last_os_error()
+        };
+        let pid = unsafe { spawn_with(0, &mut body) }.unwrap();
+        let st = Child::new(pid).wait().unwrap();
+        assert_eq!(st.code(), Some(7));
+
+        let missing = CString::new("/nonexistent/program").unwrap();
+        let mut body = || {
+            // SAFETY: as above.
+            unsafe { libc::execve(missing.as_ptr(), argv.as_ptr(), env.as_ptr()) };
+            io::Error::last_os_error()
+        };
+        let err = unsafe { spawn_with(0, &mut body) }.unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+}
