@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #endif
 
@@ -460,7 +461,7 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-/* SplitMix64 and the contest's seed derivation (players' seeds). */
+/* SplitMix64's mixer and the contest's seed derivation. */
 static u64 mix(u64 z)
 {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -468,10 +469,61 @@ static u64 mix(u64 z)
     return z ^ (z >> 31);
 }
 
+static u64 derive2(u64 seed, u64 a, u64 b)
+{
+    u64 h = mix(seed ^ 0x4B4E4F42454C4E00ULL); /* "KNOBELN\0" */
+    h = mix(h ^ mix(a + 1 * 0x9E3779B97F4A7C15ULL));
+    return mix(h ^ mix(b + 2 * 0x9E3779B97F4A7C15ULL));
+}
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                          \
+    do {                                                                                  \
+        v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);                         \
+        v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                                            \
+        v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                                            \
+        v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                         \
+    } while (0)
+
+/* SipHash-2-4 of three 64-bit words (24 bytes, little-endian). */
+static u64 siphash24_3(u64 k0, u64 k1, const u64 m[3])
+{
+    u64 v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+    u64 v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+    u64 last = (u64)24 << 56;
+    int i;
+    for (i = 0; i < 3; i++) {
+        v3 ^= m[i];
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m[i];
+    }
+    v3 ^= last;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= last;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* A player's seed in a local game: SipHash-2-4 under the key that the
+   contest derives from the game seed for local games (knobeln play, the
+   compile service's trial game). In the contest itself the key is the
+   tournament's secret, so that a strategy's own seed tells nothing about
+   its opponent's. */
 static u64 player_seed(u64 game_seed, u64 player)
 {
-    u64 h = mix(game_seed ^ 0x4B4E4F42454C4E00ULL); /* "KNOBELN\0" */
-    return mix(h ^ mix(player + 0x9E3779B97F4A7C15ULL));
+    u64 tag = 0x4B4559; /* "KEY" */
+    u64 k0 = derive2(game_seed, tag, 0), k1 = derive2(game_seed, tag, 1);
+    u64 m[3];
+    m[0] = 0x004E4C45424F4E4BULL; /* "KNOBELN\0" read little-endian */
+    m[1] = game_seed;
+    m[2] = player;
+    return siphash24_3(k0, k1, m);
 }
 
 static u64 now_ms(void)
@@ -728,6 +780,8 @@ static int spawn(struct side *sd, const char *path, u64 seed, const struct confi
         /* Dies with the referee, even on kill -9. */
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        /* The same addresses in every run, as in the contest. */
+        personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
 #endif
         limit(err[1], RLIMIT_CPU, cfg->cpu_secs, cfg->cpu_secs + 1);
         limit(err[1], RLIMIT_FSIZE, 0, 0);
@@ -735,7 +789,7 @@ static int spawn(struct side *sd, const char *path, u64 seed, const struct confi
         limit(err[1], RLIMIT_NOFILE, 4, 4);
         /* Last: from here on the exec itself counts against the limit. */
         limit(err[1], RLIMIT_AS, cfg->memory_bytes, cfg->memory_bytes);
-        argv[0] = (char *)path;
+        argv[0] = "strategy";
         argv[1] = seedarg;
         argv[2] = 0;
         envp[0] = 0;
