@@ -10,11 +10,9 @@ use clap::Args;
 use serde_json::json;
 
 use knobeln::referee::{GameSeeds, Referee};
-use knobeln::sandbox::exe::Executable;
 use knobeln::report::{compile_report, ReportNotes, TrialView};
-use knobeln::toolchain::compile::{
-    compile, example_binary, CompileConfig, Outcome,
-};
+use knobeln::sandbox::exe::Executable;
+use knobeln::toolchain::compile::{compile, example_binary, CompileConfig, Outcome};
 
 use super::GameOpts;
 

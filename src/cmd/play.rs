@@ -10,8 +10,8 @@ use clap::Args;
 use serde_json::{json, Value};
 
 use knobeln::referee::{GameRecord, GameSeeds, Referee};
-use knobeln::sandbox::exe::Executable;
 use knobeln::report::compile_report;
+use knobeln::sandbox::exe::Executable;
 use knobeln::toolchain::compile::{compile, CompileConfig, Outcome};
 
 use super::GameOpts;

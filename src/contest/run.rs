@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 
 use super::mails::Mailer;
 use crate::config::Config;
-use crate::seed::SeedKey;
 use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
 use crate::engine::{Clock, EngineError};
+use crate::seed::SeedKey;
 use crate::store::mail::{contest, finish_contest, insert_contest, teams_with_current_version};
 use crate::store::{Store, StoreError, VersionId};
 

@@ -54,6 +54,19 @@ pub fn process_pending(
     let mut summary = Summary::default();
     for row in db::pending_inbox(store.conn())? {
         let attempts = db::bump_attempt(store.conn(), row.id)?;
+        if attempts > config.limits.max_processing_attempts {
+            // Every earlier attempt ended without a result: the server
+            // stopped (or was killed) while working on this mail.
+            let error = format!(
+                "processing was interrupted {} times (the server stopped while working on \
+                 this mail)",
+                attempts - 1
+            );
+            db::record_inbox_error(store.conn(), row.id, &error)?;
+            set_aside(store, config, &row, attempts - 1, &error, now())?;
+            summary.failed += 1;
+            continue;
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             process_one(store, config, referee, &row, now())
         }));

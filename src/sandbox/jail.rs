@@ -195,13 +195,25 @@ impl Jail {
             .open("/dev/null")
             .map_err(spawn_err)?;
         let args = CArgs::new(argv).map_err(spawn_err)?;
-        let env = CArgs::new(&["PATH=/usr/bin:/bin", "TMPDIR=/work", "HOME=/work", "LC_ALL=C"])
-            .map_err(spawn_err)?;
+        let env = CArgs::new(&[
+            "PATH=/usr/bin:/bin",
+            "TMPDIR=/work",
+            "HOME=/work",
+            "LC_ALL=C",
+        ])
+        .map_err(spawn_err)?;
         let prog = CString::new(argv[0]).map_err(|_| {
-            spawn_err(io::Error::new(io::ErrorKind::InvalidInput, "NUL in the program"))
+            spawn_err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "NUL in the program",
+            ))
         })?;
         let lim = *limits;
-        let fds = [null.as_raw_fd(), write_end.as_raw_fd(), write_end.as_raw_fd()];
+        let fds = [
+            null.as_raw_fd(),
+            write_end.as_raw_fd(),
+            write_end.as_raw_fd(),
+        ];
         let mut flags = libc::CLONE_NEWNS
             | libc::CLONE_NEWNET
             | libc::CLONE_NEWIPC

@@ -156,7 +156,9 @@ impl PlayerProcess {
                     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
                     // The same addresses in every run (see the runtime).
                     let persona = libc::personality(0xffff_ffff);
-                    check(libc::personality(persona as libc::c_ulong | ADDR_NO_RANDOMIZE))?;
+                    check(libc::personality(
+                        persona as libc::c_ulong | ADDR_NO_RANDOMIZE,
+                    ))?;
                 }
                 rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
                 rlimit(libc::RLIMIT_FSIZE, 0, 0)?;

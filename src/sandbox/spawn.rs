@@ -65,7 +65,10 @@ extern "C" fn trampoline(arg: *mut c_void) -> c_int {
 /// # Safety
 /// `body` runs in a child that shares the caller's memory: it may only make
 /// async-signal-safe system calls on data prepared before the call.
-pub(crate) unsafe fn spawn_with(flags: c_int, body: &mut dyn FnMut() -> io::Error) -> io::Result<i32> {
+pub(crate) unsafe fn spawn_with(
+    flags: c_int,
+    body: &mut dyn FnMut() -> io::Error,
+) -> io::Result<i32> {
     let mut stack = vec![0u8; CHILD_STACK];
     let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15usize;
     let mut shared = Shared { body, errno: 0 };

@@ -77,9 +77,8 @@ pub fn check_program(bytes: &[u8]) -> Vec<String> {
                  contest runtime does not provide; use plain static variables"
                     .into(),
             ),
-            PT_LOAD if flags & PF_W != 0 && flags & PF_X != 0 => problems.push(
-                "the linked program has memory that is both writable and executable".into(),
-            ),
+            PT_LOAD if flags & PF_W != 0 && flags & PF_X != 0 => problems
+                .push("the linked program has memory that is both writable and executable".into()),
             PT_GNU_STACK if flags & PF_X != 0 => {
                 problems.push("the linked program asks for an executable stack".into())
             }

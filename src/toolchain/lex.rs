@@ -184,6 +184,14 @@ pub fn tokenize_with(src: &str, options: LexOptions) -> Vec<Token<'_>> {
     Lexer::new(src, options).collect()
 }
 
+/// How many bytes the lexer looks at to tokenize `src` (see
+/// [`Lexer::work`]).
+pub fn lex_work(src: &str, options: LexOptions) -> u64 {
+    let mut lexer = Lexer::new(src, options);
+    for _ in lexer.by_ref() {}
+    lexer.work()
+}
+
 /// The number of lexical elements of `src` under the contest's definition
 /// (see [`Token::lexical_elements`]), with the plain rules.
 pub fn count_lexical_elements(src: &str) -> u64 {
@@ -379,7 +387,12 @@ pub struct Lexer<'a> {
     line_start: bool,
     /// Inside a directive line (a raw string cannot span lines there).
     in_directive: bool,
+    /// The end of the current directive line, once looked for (valid for
+    /// positions up to it): found once per line, not once per raw string.
+    directive_end: Option<usize>,
     options: LexOptions,
+    /// Bytes looked at so far (for the linear-cost tests).
+    work: u64,
 }
 
 impl<'a> Lexer<'a> {
@@ -394,7 +407,9 @@ impl<'a> Lexer<'a> {
             line: 1,
             line_start: true,
             in_directive: false,
+            directive_end: None,
             options,
+            work: 0,
         };
         lexer.skip_splices();
         lexer
@@ -422,8 +437,15 @@ impl<'a> Lexer<'a> {
         self.b.get(p).copied()
     }
 
+    /// Bytes looked at so far by this lexer: stays within a small multiple
+    /// of the input's length whatever the input (tested).
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
     /// Consumes one byte (and any splices after it).
     fn bump(&mut self) {
+        self.work += 1;
         let b = self.b;
         let c = b[self.pos];
         if c == b'\n' || (c == b'\r' && b.get(self.pos + 1) != Some(&b'\n')) {
@@ -554,7 +576,16 @@ impl<'a> Lexer<'a> {
         let open = self.pos;
         // In a directive line, gcc ends a raw string at the line end.
         let b = if self.in_directive {
-            &self.b[..line_end_from(self.b, open)]
+            let end = match self.directive_end {
+                Some(end) if open <= end => end,
+                _ => {
+                    let end = line_end_from(self.b, open);
+                    self.work += (end - open) as u64;
+                    self.directive_end = Some(end);
+                    end
+                }
+            };
+            &self.b[..end]
         } else {
             self.b
         };
@@ -572,6 +603,7 @@ impl<'a> Lexer<'a> {
                         match b[j..].iter().position(|&c| c == b')') {
                             None => break (b.len(), body..b.len(), false),
                             Some(k) => {
+                                self.work += k as u64 + delim.len() as u64 + 1;
                                 let close = j + k;
                                 let after = &b[close + 1..];
                                 if after.starts_with(delim) && after.get(delim.len()) == Some(&b'"')
@@ -586,6 +618,7 @@ impl<'a> Lexer<'a> {
                 Some(&c) if i - delim_start < 16 && is_raw_delimiter_char(c) => i += 1,
                 Some(_) => {
                     // Invalid delimiter: gcc goes on to the next quote.
+                    self.work += (i - delim_start) as u64;
                     match b[i + 1..].iter().position(|&c| c == b'"') {
                         None => break (b.len(), delim_start..b.len(), false),
                         Some(k) => break (i + 1 + k + 1, delim_start..i + 1 + k, true),
@@ -593,6 +626,7 @@ impl<'a> Lexer<'a> {
                 }
             }
         };
+        self.work += (end - open) as u64;
         let chars = b[content].iter().filter(|&&c| c & 0xC0 != 0x80).count();
         self.line = self
             .line
@@ -637,6 +671,7 @@ impl<'a> Iterator for Lexer<'a> {
                     self.bump();
                     self.line_start = true;
                     self.in_directive = false;
+                    self.directive_end = None;
                 }
                 _ => break,
             }
@@ -690,6 +725,34 @@ impl<'a> Iterator for Lexer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hostile inputs cost work linear in their size (a `#define` line of
+    /// raw strings once cost quadratic time: 256 kB took 24 s).
+    #[test]
+    fn lexing_work_is_linear_on_hostile_inputs() {
+        let n = 40_000;
+        let cases = [
+            format!("#define X {}\n", "R\"()\" ".repeat(n)),
+            format!("#define X {}\n", "R\"x(".repeat(n)),
+            format!("#define X {}\n", "R\"a b".repeat(n)),
+            format!("int x = {};\n", "R\"()\" ".repeat(n)),
+            format!("{}\n", "R\"xyz()xy\" ".repeat(n)),
+            format!("#define Y {}\n", "/*\\\n*/".repeat(n)),
+            "\\\n".repeat(n),
+            "\"".repeat(n),
+        ];
+        for src in &cases {
+            for options in LexOptions::ALL {
+                let work = lex_work(src, options);
+                assert!(
+                    work <= 8 * src.len() as u64,
+                    "{} bytes cost {work} ({options:?}): {:?}…",
+                    src.len(),
+                    &src[..40.min(src.len())]
+                );
+            }
+        }
+    }
 
     fn kinds(src: &str) -> Vec<(TokenKind, &str)> {
         tokenize(src)

@@ -302,7 +302,8 @@ mod tests {
 
     #[test]
     fn assembly_attributes_and_cpu_builtins_are_found_with_their_lines() {
-        let f = found_in("int x;\n__asm__(\"nop\");\nint y __attribute__((section(\".interp\")));\n");
+        let f =
+            found_in("int x;\n__asm__(\"nop\");\nint y __attribute__((section(\".interp\")));\n");
         assert_eq!(f.len(), 2, "{f:?}");
         assert_eq!(f[0].0, 2);
         assert!(f[0].1.contains("inline assembly"));
@@ -338,7 +339,11 @@ mod tests {
         let pre = "# 1 \"strategy.c\"\n# 1 \"<built-in>\"\n# 1 \"strategy.c\"\n\nint a;\n\n# 7 \"strategy.c\"\n__asm__(\"nop\");\n#pragma weak main\n";
         let d = check_preprocessed(pre);
         assert_eq!(d.len(), 2, "{d:?}");
-        assert!(d.iter().any(|d| d.line == Some(7) && d.message.contains("inline assembly")));
-        assert!(d.iter().any(|d| d.line == Some(8) && d.message.contains("#pragma weak")));
+        assert!(d
+            .iter()
+            .any(|d| d.line == Some(7) && d.message.contains("inline assembly")));
+        assert!(d
+            .iter()
+            .any(|d| d.line == Some(8) && d.message.contains("#pragma weak")));
     }
 }

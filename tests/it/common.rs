@@ -98,7 +98,8 @@ pub fn build_unchecked(src: &[u8]) -> Vec<u8> {
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put(SOURCE_NAME, src).expect("put the source");
-    gcc.put("knobellib.c", RUNTIME_C.as_bytes()).expect("put the runtime");
+    gcc.put("knobellib.c", RUNTIME_C.as_bytes())
+        .expect("put the runtime");
     for (c, o) in [(SOURCE_NAME, "strategy.o"), ("knobellib.c", "knobellib.o")] {
         let run = gcc.compile(c, o).expect("gcc runs");
         assert!(run.ok, "{c} does not compile: {}", run.messages);
@@ -151,7 +152,10 @@ pub fn play(cfg: &RefereeConfig, p: &Strategy, q: &Strategy, seed: u64) -> GameR
 /// lines.
 pub fn processes_of(strategy: &Strategy) -> Vec<String> {
     let wanted = format!("/memfd:{} (deleted)", strategy.name);
-    let comm: String = format!("memfd:{}", strategy.name).chars().take(15).collect();
+    let comm: String = format!("memfd:{}", strategy.name)
+        .chars()
+        .take(15)
+        .collect();
     let mut found = Vec::new();
     for entry in fs::read_dir("/proc").expect("/proc is mounted").flatten() {
         let name = entry.file_name();

@@ -540,29 +540,47 @@ fn compile_requests_are_rate_limited_per_team() {
     );
 }
 
+/// A mail whose processing keeps stopping the server (here: killed while
+/// gcc works on it) is tried `max_processing_attempts` times, then set
+/// aside, kept, and the organizer told; it never blocks the queue.
 #[test]
 fn a_mail_that_keeps_failing_is_set_aside_and_the_organizer_told() {
     let c = Contest::new("[limits]\nmax_processing_attempts = 2\n");
     let auth = c.register_joe();
-    let compile = c.joe_compile(&auth);
-    // No temp folder: the compile service cannot work (an infrastructure fault).
-    let broken = [("TMPDIR", "/nonexistent/knobeln-test")];
-    let first = c.ingest_env(&[&compile], &broken);
-    assert!(
-        first.status.success(),
-        "one failure is retried later: {}",
-        stdout(&first)
-    );
-    assert_eq!(c.replies().len(), 1, "no reply for a failed attempt");
-    let second = c.ingest_env(&[&compile], &broken);
-    assert_eq!(second.status.code(), Some(1), "{}", stdout(&second));
+    // A source that keeps gcc busy for seconds (within its limits).
+    let src = std::fs::read_to_string(crate::common::repo_path("tests/data/sources/macro_bomb.c"))
+        .unwrap()
+        .replace(
+            "team_name authstring",
+            &format!("the_heavy_lords_of_knobeln {auth}"),
+        );
+    let compile = c.mail("joe@lords.example", "please compile", &src, "");
+    for _ in 0..2 {
+        let mut ingest = Command::new(BIN)
+            .arg("ingest")
+            .arg("--config")
+            .arg(c.config())
+            .arg(&compile)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Killed while the jailed gcc works on the mail.
+        std::thread::sleep(Duration::from_millis(1500));
+        ingest.kill().unwrap();
+        ingest.wait().unwrap();
+        assert_eq!(c.replies().len(), 1, "no reply for an interrupted attempt");
+    }
+    let third = c.ingest(&[&compile]);
+    assert_eq!(third.status.code(), Some(1), "{}", stdout(&third));
     let r = c.replies();
     assert_eq!(r.len(), 2);
     assert_eq!(r[1].to, vec!["organizer@contest.example"]);
     assert!(r[1].subject.contains("set aside"), "{}", r[1].subject);
+    assert!(r[1].body.contains("interrupted"), "{}", r[1].body);
     // Kept, and never retried again.
-    let third = c.ingest(&[&compile]);
-    assert!(stdout(&third).contains("already received before"));
+    let fourth = c.ingest(&[&compile]);
+    assert!(stdout(&fourth).contains("already received before"));
     assert_eq!(c.replies().len(), 2);
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let state: String = conn

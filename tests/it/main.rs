@@ -16,6 +16,7 @@ mod contest_article;
 mod contest_mail;
 mod demo;
 mod engine;
+mod integrity;
 mod kit;
 mod lexcount;
 mod mail_corpus;

@@ -13,8 +13,8 @@ use knobeln::referee::{Failure, FailureKind, RefereeConfig};
 use knobeln::sandbox::player::{PlayerLimits, PlayerProcess, Start};
 
 use crate::common::{
-    compile_file, compile_unchecked, config, example_path, hostile_path, leftover_processes, play, processes_of,
-    strategy_path,
+    compile_file, compile_unchecked, config, example_path, hostile_path, leftover_processes, play,
+    processes_of, strategy_path,
 };
 
 /// Short games and a CPU limit of 1 s. The wall-clock limit is generous so
@@ -80,11 +80,7 @@ fn hostile_game(
         assert_eq!(rec.throws.len() as u32, throw - 1, "{ctx}");
         assert!(rec.throws.iter().all(|t| t[1 - hostile] == 100), "{ctx}");
         assert_eq!(leftover_processes(&bad), Vec::<String>::new(), "{ctx}");
-        assert_eq!(
-            leftover_processes(&good),
-            Vec::<String>::new(),
-            "{ctx}"
-        );
+        assert_eq!(leftover_processes(&good), Vec::<String>::new(), "{ctx}");
     }
 }
 
@@ -242,12 +238,8 @@ fn leftover_check_sees_a_running_strategy() {
     assert!(processes_of(&s).is_empty());
     // Started as the referee starts it: it throws once, then waits for the
     // opponent.
-    let mut child = PlayerProcess::spawn(
-        &s.exe,
-        Start::Game { seed: 1 },
-        &PlayerLimits::default(),
-    )
-    .expect("start the strategy");
+    let mut child = PlayerProcess::spawn(&s.exe, Start::Game { seed: 1 }, &PlayerLimits::default())
+        .expect("start the strategy");
     let found = processes_of(&s);
     let pid = child.pid();
     child.finish().expect("kill and reap our own child");

@@ -235,6 +235,31 @@ fn asm_incbin_fails_check_2() {
 }
 
 #[test]
+fn inline_assembly_building_a_table_fails_check_2() {
+    run_case("asm_rept");
+}
+
+#[test]
+fn inline_assembly_pasted_by_a_macro_fails_check_2_after_expansion() {
+    run_case("pasted_asm");
+}
+
+#[test]
+fn an_interpreter_section_fails_check_2() {
+    run_case("interp_section");
+}
+
+#[test]
+fn weak_symbols_and_aliases_fail_check_2() {
+    run_case("weak_alias");
+}
+
+#[test]
+fn processor_builtins_fail_check_2() {
+    run_case("cpu_builtin");
+}
+
+#[test]
 fn description_of_14_lines_fails_check_4() {
     run_case("description_14");
 }

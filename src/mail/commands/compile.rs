@@ -19,14 +19,12 @@ use crate::engine::prepare::sha256_hex;
 use crate::mail::auth;
 use crate::mail::message::strategy_source;
 use crate::mail::texts::render;
-use crate::sandbox::exe::Executable;
-use crate::referee::{GameSeeds, Referee, RefereeConfig};
+use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::report::{compile_report, ReportNotes, TrialView};
+use crate::sandbox::exe::Executable;
 use crate::store::mail as db;
 use crate::store::{NewVersion, Store, StoreError};
-use crate::toolchain::compile::{
-    compile, example_binary, CompileConfig, CompileError, Outcome,
-};
+use crate::toolchain::compile::{compile, example_binary, CompileConfig, CompileError, Outcome};
 use crate::toolchain::source::parse_header;
 use crate::tournament::TeamId;
 
@@ -36,8 +34,6 @@ pub enum CompileCommandError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Compile(#[from] CompileError),
-    #[error("trial game: {0}")]
-    Trial(String),
     #[error(transparent)]
     Render(#[from] handlebars::RenderError),
     #[error("i/o: {0}")]
@@ -51,6 +47,14 @@ pub enum Prepared {
         reason: String,
         hint: Option<String>,
         outcome: String,
+    },
+    /// The compile service itself failed (an infrastructure fault, not the
+    /// participant's): answered all the same, and counted against the
+    /// hourly limit like any compile request.
+    Failed {
+        team: TeamId,
+        team_name: String,
+        problem: String,
     },
     /// Compiled (accepted or rejected), with the team it belongs to.
     Compiled {
@@ -162,28 +166,43 @@ pub fn prepare(
         memory_limit: referee.limits.memory_bytes,
         ..CompileConfig::default()
     };
-    let outcome = compile(source.as_bytes(), &cfg)?;
+    // From here on every request is answered and counted, whatever happens.
+    let outcome = match compile(source.as_bytes(), &cfg) {
+        Ok(o) => o,
+        Err(e) => {
+            return Ok(Prepared::Failed {
+                team: reg.team,
+                team_name: reg.team_name,
+                problem: e.to_string(),
+            })
+        }
+    };
     let trial = match &outcome {
         Outcome::Accepted { binary, .. } => {
-            let strategy = Executable::from_bytes("knobeln-trial", binary)?;
-            let example = example_binary()?;
             let seed = u64::from_str_radix(&sha256_hex(source.as_bytes())[..15], 16).unwrap_or(1);
-            Some(
-                Referee::new(*referee)
-                    .play([&strategy, &example], GameSeeds::public(seed))
-                    .map_err(|e| CompileCommandError::Trial(e.to_string()))?,
-            )
+            Some(trial_game(binary, referee, seed))
         }
         Outcome::Rejected { .. } => None,
     };
-    let view = trial.as_ref().map(|g| TrialView::new(g, referee.params.l));
-    let report_text = compile_report(
+    let view = match &trial {
+        Some(Ok(g)) => Some(TrialView::new(g, referee.params.l)),
+        _ => None,
+    };
+    let mut report_text = compile_report(
         outcome.report(),
         outcome.accepted(),
         cfg.max_lexical_elements,
         view.as_ref(),
         &ReportNotes::default(),
     );
+    if let Some(Err(problem)) = &trial {
+        report_text.push_str(&format!(
+            "\nThe trial game against the example strategy could not be played\n\
+             because of a problem on the server ({problem}).\n\
+             Your program passed every check and is stored; the trial game is\n\
+             only for your information.\n"
+        ));
+    }
     Ok(Prepared::Compiled {
         team: reg.team,
         team_name: reg.team_name,
@@ -192,6 +211,16 @@ pub fn prepare(
         outcome: Box::new(outcome),
         report_text,
     })
+}
+
+/// The trial game against the announcement's example; `Err` is a problem of
+/// the server (the strategy's own failures are in the record).
+fn trial_game(binary: &[u8], referee: &RefereeConfig, seed: u64) -> Result<GameRecord, String> {
+    let strategy = Executable::from_bytes("knobeln-trial", binary).map_err(|e| e.to_string())?;
+    let example = example_binary().map_err(|e| e.to_string())?;
+    Referee::new(*referee)
+        .play([&strategy, &example], GameSeeds::public(seed))
+        .map_err(|e| e.to_string())
 }
 
 /// Stores the outcome and returns the replies.
@@ -216,6 +245,32 @@ pub fn commit(
                 replies: vec![ctx.reply(
                     "compile_refused",
                     "KNOBELN compilation: not compiled".into(),
+                    body,
+                )],
+            })
+        }
+        Prepared::Failed {
+            team,
+            team_name,
+            problem,
+        } => {
+            db::insert_compile_request(conn, team, None, ctx.now)?;
+            let body = render(
+                "compile_refused",
+                &json!({
+                    "reason": "The compilation service could not process your program \
+                               because of a problem on the server, not because of \
+                               anything in your program.",
+                    "hint": "Please send it again later. If this happens again, write \
+                             to the organizer.",
+                }),
+            )?;
+            Ok(Effect {
+                state: "done",
+                outcome: format!("team {team_name}: compile service failed: {problem}"),
+                replies: vec![ctx.reply(
+                    "compile_refused",
+                    "KNOBELN compilation: not compiled (server problem)".into(),
                     body,
                 )],
             })

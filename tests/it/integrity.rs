@@ -1,0 +1,543 @@
+//! The integrity of a contest against participants who have read the
+//! source code (issue 9): a strategy cannot learn its opponent's
+//! randomness, results do not depend on addresses or on anything of the
+//! machine, what runs is what was checked, nothing of the server reaches a
+//! strategy or the jail, and every step on a stranger's source is bounded.
+//! Each test plays or compiles a small hostile source from
+//! `tests/data/strategies/hostile/` or builds one inline.
+
+use std::os::fd::AsRawFd;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use knobeln::referee::{GameSeeds, Referee, RefereeConfig};
+use knobeln::sandbox::jail::{Jail, JailLimits};
+use knobeln::seed::SeedKey;
+use knobeln::toolchain::compile::{example_binary, Outcome};
+use knobeln::toolchain::diagnostic::Check;
+use knobeln::toolchain::{compile::Profile, elf};
+
+use crate::common::{
+    build_unchecked, compile_file, compile_source, compile_unchecked, config, example_path,
+    hostile_path, install, knobeln, play, repo_path, stdout_of, strategy_path, Strategy,
+};
+use crate::mail_spool::Contest;
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// How the server derived a player's seed before issue 9: invertible.
+fn old_player_seed(game: u64, player: u64) -> u64 {
+    mix(mix(game ^ 0x4B4E_4F42_454C_4E00) ^ mix(player.wrapping_add(0x9E37_79B9_7F4A_7C15)))
+}
+
+/// Points per throw of player 0 in a game with the given seeds.
+fn points_per_throw(thief: &Strategy, example: &Strategy, seeds: GameSeeds) -> f64 {
+    let cfg = RefereeConfig::default();
+    let rec = Referee::new(cfg)
+        .play([&thief.exe, &example.exe], seeds)
+        .expect("the referee referees");
+    assert!(
+        !rec.failed(0),
+        "the thief keeps the rules: {:?}",
+        rec.failures
+    );
+    rec.points[0] as f64 / rec.throws.len().max(1) as f64
+}
+
+/// Item 1. The thief finds its own seed in memory and inverts the old
+/// derivation. The test first shows that the attack is real (against seeds
+/// derived the old way it wins almost every throw), then that keyed seeds
+/// defeat it: it scores like an ordinary strategy.
+#[test]
+fn a_strategy_cannot_compute_its_opponents_seed() {
+    let thief = compile_file(&hostile_path("seed_thief"));
+    let example = compile_file(&example_path());
+    let key = SeedKey::from_bytes(*b"a secret of 16 b");
+    let (mut old, mut keyed) = (0.0, 0.0);
+    let games = [11u64, 12, 13, 14];
+    for &g in &games {
+        let derivable = GameSeeds {
+            game: g,
+            players: [old_player_seed(g, 0), old_player_seed(g, 1)],
+        };
+        old += points_per_throw(&thief, &example, derivable);
+        keyed += points_per_throw(&thief, &example, GameSeeds::new(&key, g));
+    }
+    old /= games.len() as f64;
+    keyed /= games.len() as f64;
+    assert!(
+        old > 8.0,
+        "the attack works on derivable seeds: {old} points/throw"
+    );
+    assert!(keyed < 3.0, "keyed seeds defeat it: {keyed} points/throw");
+}
+
+/// Item 2. Addresses of locals, statics and functions, uninitialised stack
+/// and the memory above the first frame all go into the mixer's throws:
+/// the same seeds must still give the same game, every time.
+#[test]
+fn same_seeds_same_game_whatever_a_strategy_reads_of_its_memory() {
+    let mixer = compile_file(&hostile_path("address_mixer"));
+    let constant = compile_file(&strategy_path("constant"));
+    let cfg = config(200, 2, Duration::from_secs(10));
+    let first = play(&cfg, &mixer, &constant, 77);
+    assert!(first.failures.is_empty(), "{:?}", first.failures);
+    for _ in 0..4 {
+        let again = play(&cfg, &mixer, &constant, 77);
+        assert_eq!(again.throws, first.throws, "same seed, same throws");
+    }
+    // A freshly loaded copy of the same program (another memory file, other
+    // descriptor numbers) plays the same game too.
+    let twin = compile_file(&hostile_path("address_mixer"));
+    assert_eq!(play(&cfg, &twin, &constant, 77).throws, first.throws);
+}
+
+/// Item 2, whole tournaments: the same seed gives byte-identical results
+/// with hostile strategies in the field, run after run and whatever the
+/// number of workers.
+#[test]
+fn a_tournament_with_hostile_strategies_is_reproduced_by_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let field = dir.path().join("field");
+    std::fs::create_dir(&field).unwrap();
+    for (name, path) in [
+        ("mixer", hostile_path("address_mixer")),
+        ("thief", hostile_path("seed_thief")),
+        ("example", example_path()),
+        ("constant", strategy_path("constant")),
+    ] {
+        // The organizer's profile wants the description of requirement 7.
+        let description: String = (1..=15)
+            .map(|i| format!("Line {i} of the description of a test strategy.\n"))
+            .collect();
+        let src = std::fs::read_to_string(path).unwrap();
+        std::fs::write(
+            field.join(format!("{name}.c")),
+            format!("#if 0\n{description}#endif\n{src}"),
+        )
+        .unwrap();
+    }
+    let run = |db: &str, jobs: &str| {
+        let out = knobeln(&[
+            "tournament",
+            "--strategies",
+            field.to_str().unwrap(),
+            "--seed",
+            "4242",
+            "--db",
+            dir.path().join(db).to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "--json",
+            "--throws",
+            "300",
+        ]);
+        assert!(out.status.success(), "{}", crate::common::stderr_of(&out));
+        stdout_of(&out)
+    };
+    let a = run("a.db", "1");
+    assert_eq!(run("b.db", "2"), a);
+    assert_eq!(run("c.db", "2"), a);
+}
+
+/// Item 3. A section attribute naming a program interpreter: refused at
+/// check 2 with its line; built anyway, the linked program is refused by
+/// the ELF check; played anyway, it is that player's failure, not a fault
+/// that stops the contest.
+#[test]
+fn an_interpreter_section_never_runs_in_the_strategys_place() {
+    let src = "__attribute__((section(\".interp\"))) const char interp[] = \
+               \"/nonexistent/knobeln-interp\";\nmain() { for (;;) make_throw(100); }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(!outcome.accepted());
+    assert!(outcome
+        .report()
+        .errors()
+        .any(|d| d.check == Check::SingleFile
+            && d.line == Some(1)
+            && d.message.contains("section")));
+
+    let binary = build_unchecked(src.as_bytes());
+    let problems = elf::check_program(&binary);
+    assert!(
+        problems.iter().any(|p| p.contains("program interpreter")),
+        "{problems:?}"
+    );
+    let bad = install(&binary);
+    let good = compile_file(&strategy_path("constant"));
+    let rec = play(&config(20, 1, Duration::from_secs(5)), &bad, &good, 1);
+    assert_eq!(rec.failures.len(), 1, "{rec:?}");
+    assert_eq!((rec.failures[0].player, rec.failures[0].throw), (0, 1));
+    assert!(
+        rec.failures[0].reason.contains("could not be started"),
+        "{}",
+        rec.failures[0].reason
+    );
+
+    // With an interpreter that exists, the kernel would run that program:
+    // the ELF check refuses it as well.
+    let src = src.replace("/nonexistent/knobeln-interp", "/usr/bin/true");
+    let problems = elf::check_program(&build_unchecked(src.as_bytes()));
+    assert!(problems.iter().any(|p| p.contains("program interpreter")));
+}
+
+/// Items 3 and 4, the second wall: whatever slips past the source checks,
+/// the linked program must have the shape plain C and the runtime give it.
+#[test]
+fn the_linked_program_must_have_the_shape_of_plain_c() {
+    let accepted = build_unchecked(std::fs::read(strategy_path("constant")).unwrap().as_slice());
+    assert_eq!(elf::check_program(&accepted), Vec::<String>::new());
+    let cases = [
+        (
+            "int first = 100;\n__attribute__((constructor)) static void early(void) { first = 200; }\n\
+             main() { for (;;) make_throw(first); }\n",
+            ".init_array",
+        ),
+        (
+            "__attribute__((section(\".evil\"))) int x = 1;\nmain() { for (;;) make_throw(x); }\n",
+            ".evil",
+        ),
+        (
+            "_Thread_local int t;\nmain() { for (;;) make_throw(1 + t); }\n",
+            "thread-local",
+        ),
+        (
+            "asm(\".text\\n.byte 0x0f, 0xc7, 0xf0\");\nmain() { for (;;) make_throw(1); }\n",
+            "hardware randomness",
+        ),
+    ];
+    for (src, word) in cases {
+        let problems = elf::check_program(&build_unchecked(src.as_bytes()));
+        assert!(
+            problems.iter().any(|p| p.contains(word)),
+            "{word}: {problems:?}"
+        );
+    }
+}
+
+/// Item 5. The example strategy runs from a sealed memory file that nobody
+/// can replace; no program of the server lies at a path in /tmp.
+#[test]
+fn the_example_strategy_runs_from_a_sealed_memory_file() {
+    let example = example_binary().expect("the example compiles");
+    let target = std::fs::read_link(format!("/proc/self/fd/{}", example.fd())).unwrap();
+    assert!(
+        target
+            .to_string_lossy()
+            .starts_with("/memfd:knobeln-example"),
+        "{target:?}"
+    );
+    // SAFETY: fcntl on a descriptor this process holds.
+    let seals = unsafe { libc::fcntl(example.fd(), libc::F_GET_SEALS) };
+    assert!(seals & libc::F_SEAL_WRITE != 0 && seals & libc::F_SEAL_SEAL != 0);
+    // A fresh server process runs the example (the trial game) without
+    // writing any program file.
+    let examples = || -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("knobeln-example")
+            })
+            .map(|e| (e.path(), e.metadata().and_then(|m| m.modified()).unwrap()))
+            .collect()
+    };
+    let before = examples();
+    let out = knobeln(&[
+        "check",
+        repo_path("tests/data/sources/valid.c").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stdout_of(&out));
+    assert!(stdout_of(&out).contains("the example's points"));
+    assert_eq!(examples(), before, "no program file written");
+}
+
+/// Item 6. A descriptor of the server open without close-on-exec (a file
+/// of secrets, a pipe) must not reach a strategy nor the jailed compiler.
+#[test]
+fn no_descriptor_of_the_server_reaches_a_strategy_or_the_jail() {
+    let secret = tempfile::tempfile().unwrap();
+    std::io::Write::write_all(&mut &secret, b"the server's secrets").unwrap();
+    // SAFETY: F_DUPFD (without close-on-exec) on our own file, far above
+    // every descriptor another test may be using.
+    let leaked = unsafe { libc::fcntl(secret.as_raw_fd(), libc::F_DUPFD, 900) };
+    assert!(leaked >= 900);
+    let thief = compile_unchecked(&hostile_path("fd_reader"));
+    let constant = compile_file(&strategy_path("constant"));
+    let rec = play(&config(5, 5, Duration::from_secs(20)), &thief, &constant, 1);
+    // SAFETY: as above.
+    unsafe { libc::lseek(leaked, 0, libc::SEEK_SET) };
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert_eq!(
+        rec.throws[0][0], 1,
+        "bytes read or written through the server's descriptors"
+    );
+
+    let jail = Jail::new().unwrap();
+    // An external command per descriptor (a builtin's redirection would make
+    // bash save its own descriptors at 10 and up).
+    let probe = format!(
+        "for fd in {{3..64}} {leaked}; do if /usr/bin/true 2>/dev/null >&$fd; then echo open $fd; fi; done; echo done"
+    );
+    let out = jail
+        .run(&["/bin/bash", "-c", &probe], &JailLimits::default())
+        .unwrap();
+    // SAFETY: closing the descriptor we made.
+    unsafe { libc::close(leaked) };
+    assert_eq!(out.output.trim(), "done", "{}", out.output);
+}
+
+/// A source with a static array of `kb` kB that plays a fixed throw.
+fn static_array_source(kb: u64) -> String {
+    format!(
+        "static char big[{kb} * 1024];\nmain() {{ int i; for (i = 0; i < sizeof big; i += 4096) big[i] = 1;\n for (;;) make_throw(100 + big[0]); }}\n"
+    )
+}
+
+/// Item 7. Whatever is accepted can play: every size of static array that
+/// the compile service accepts plays its first throws; those it refuses are
+/// the ones that cannot start (they used to be accepted and crash at throw
+/// 1 of every game), and the refusal says how much the program needs.
+#[test]
+fn everything_accepted_starts_and_plays() {
+    let constant = compile_file(&strategy_path("constant"));
+    let cfg = config(5, 1, Duration::from_secs(10));
+    let mut accepted = Vec::new();
+    for kb in [600, 700, 800, 840, 860, 880, 890, 900, 910, 930, 960] {
+        match compile_source(static_array_source(kb).as_bytes(), Profile::Local) {
+            Outcome::Accepted { binary, .. } => {
+                let s = install(&binary);
+                let rec = play(&cfg, &s, &constant, 1);
+                assert!(
+                    rec.failures.is_empty(),
+                    "{kb} kB accepted but: {:?}",
+                    rec.failures
+                );
+                assert_eq!(rec.throws.len(), 5);
+                accepted.push(kb);
+            }
+            Outcome::Rejected { report } => {
+                let msg: Vec<_> = report.errors().map(|d| d.message.clone()).collect();
+                assert!(
+                    msg.iter().any(
+                        |m| m.contains("does not fit into the memory limit of 1024 kB")
+                            && m.contains("smaller by at least")
+                    ),
+                    "{kb} kB: {msg:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        accepted.contains(&600) && accepted.contains(&700),
+        "{accepted:?}"
+    );
+    for kb in [890, 900, 910] {
+        assert!(
+            !accepted.contains(&kb),
+            "{kb} kB cannot start, yet was accepted"
+        );
+    }
+}
+
+/// Descendants of `pid` (children, grandchildren, …) from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parent_of = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        if let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) {
+            if let Some(pp) = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|s| s.parse::<u32>().ok())
+            {
+                parent_of.push((p, pp));
+            }
+        }
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let cur = found[i];
+        found.extend(
+            parent_of
+                .iter()
+                .filter(|(_, pp)| *pp == cur)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rfind(')').and_then(|i| s[i + 2..].chars().next());
+            !matches!(state, Some('Z') | Some('X'))
+        })
+        .unwrap_or(false)
+}
+
+/// Item 8. `kill -9` of the server while gcc works in the jail: gcc and
+/// everything it started end with the server, and the jail folder the dead
+/// server left behind is removed by the next compile.
+#[test]
+fn the_compile_jail_dies_with_the_server_and_leaves_nothing_behind() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args([
+            "check",
+            repo_path("tests/data/sources/macro_bomb.c")
+                .to_str()
+                .unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = server.id();
+    // Wait until the jailed preprocessor is at work.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let jailed = loop {
+        let d = descendants(pid);
+        if d.len() >= 2 {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "gcc never started in the jail");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let jail_dirs = |pid: u32| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("knobeln-jail-{pid}-"))
+            })
+            .map(|e| e.path())
+            .collect()
+    };
+    assert!(
+        !jail_dirs(pid).is_empty(),
+        "the jail folder of the running server"
+    );
+    server.kill().unwrap(); // SIGKILL
+    server.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let running: Vec<u32> = jailed.iter().copied().filter(|&p| alive(p)).collect();
+        if running.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "jailed processes outlived the server: {running:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The next compile removes the dead server's jail folder.
+    let src = std::fs::read(strategy_path("constant")).unwrap();
+    compile_source(&src, Profile::Local);
+    assert_eq!(jail_dirs(pid), Vec::<std::path::PathBuf>::new());
+}
+
+/// Item 8. The jailed command is PID 1 of a namespace of its own (it sees
+/// no other process, and what it starts ends with it), and the number of
+/// processes it may have is limited.
+#[test]
+fn the_jail_has_its_own_pid_namespace_and_a_process_limit() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(&["/bin/sh", "-c", "echo $$"], &JailLimits::default())
+        .unwrap();
+    assert_eq!(out.output.trim(), "1");
+    let limits = JailLimits {
+        processes: 8,
+        wall: Duration::from_secs(20),
+        ..JailLimits::default()
+    };
+    let bomb = "i=0; while [ $i -lt 40 ]; do sleep 30 & i=$((i+1)); done; echo started";
+    let t = Instant::now();
+    let out = jail.run(&["/bin/sh", "-c", bomb], &limits).unwrap();
+    assert!(
+        out.output.contains("fork") || out.output.contains("Resource"),
+        "forks beyond the limit fail: {}",
+        out.output
+    );
+    // The sleeps died with the shell (PID 1): the run did not wait 30 s.
+    assert!(t.elapsed() < Duration::from_secs(20));
+}
+
+/// Item 9. 26,000 distinct undefined functions: the report lists a sane
+/// number of them and counts the rest, and stays small.
+#[test]
+fn a_flood_of_problems_gives_a_short_report() {
+    let mut src = String::from("main() {\n");
+    for i in 0..26_000 {
+        src.push_str(&format!("f{i}();\n"));
+    }
+    src.push_str("for (;;) make_throw(1); }\n");
+    assert!(src.len() < 256 * 1024);
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    let report = outcome.report();
+    assert!(!outcome.accepted());
+    let library: Vec<_> = report
+        .errors()
+        .filter(|d| d.check == Check::Library)
+        .collect();
+    assert!(library.len() <= 31, "{} errors listed", library.len());
+    assert!(
+        library
+            .last()
+            .unwrap()
+            .message
+            .contains("and 25970 more problems"),
+        "{:?}",
+        library.last()
+    );
+    let text = knobeln::report::compile_report(report, false, 10_000, None, &Default::default());
+    assert!(text.len() < 32 * 1024, "a report of {} bytes", text.len());
+}
+
+/// Item 10. A compile request that fails inside the server (here: no
+/// temporary folder for the jail) is answered at once, and counted against
+/// the hourly limit like any other.
+#[test]
+fn every_compile_request_is_answered_and_counted() {
+    let c = Contest::new("[limits]\ncompiles_per_team_per_hour = 1\n");
+    let auth = c.register_joe();
+    let first = c.joe_compile(&auth);
+    let out = c.ingest_env(&[&first], &[("TMPDIR", "/nonexistent/knobeln-tmp")]);
+    assert!(out.status.success(), "{}", stdout_of(&out));
+    let replies = c.replies();
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    assert!(
+        replies[1].subject.contains("server problem"),
+        "{}",
+        replies[1].subject
+    );
+    assert!(replies[1].body.contains("problem on the server"));
+    let second = c.joe_compile(&auth);
+    c.ingest(&[&second]);
+    let replies = c.replies();
+    assert_eq!(replies.len(), 3);
+    assert!(
+        replies[2]
+            .body
+            .contains("compile requests within the last hour"),
+        "{}",
+        replies[2].body
+    );
+}
