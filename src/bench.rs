@@ -164,6 +164,8 @@ pub struct GameBench {
     pub game_pinned: Duration,
     pub game_best: Duration,
     pub games: usize,
+    /// A game of one throw: starting and ending its two strategies.
+    pub start_up: Duration,
 }
 
 impl GameBench {
@@ -186,6 +188,10 @@ impl GameBench {
             self.games,
             ms(self.game_pinned),
             ms(self.game_best)
+        );
+        println!(
+            "of which starting and ending the strategies:  {:>8.3} ms (a game of one throw)",
+            ms(self.start_up)
         );
         println!(
             "ratio game / floor:                          {:>8.2}x (goal: 1.5x)",
@@ -239,7 +245,23 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
         );
     }
     let best = *times.iter().min().expect("one game");
+    let one_throw = Referee::new(RefereeConfig {
+        params: crate::game::knobeln::Params {
+            l: 1,
+            ..Default::default()
+        },
+        ..RefereeConfig::default()
+    });
+    let mut starts = Vec::with_capacity(games);
+    for i in 0..games.max(1) {
+        let t = Instant::now();
+        one_throw
+            .play([&trivial, &trivial], GameSeeds::public(i as u64))
+            .map_err(|e| CompileError::Runtime(e.to_string()))?;
+        starts.push(t.elapsed());
+    }
     Ok(GameBench {
+        start_up: median(&mut starts),
         floor,
         three_party,
         game_pinned: median(&mut times),
@@ -358,5 +380,97 @@ pub fn tournament_bench(
         one_worker: times[0],
         all_workers: times[1],
         game_floor,
+    })
+}
+
+/// Figures of the compile benchmark: `n` distinct small strategies through
+/// every check of the compile service (gcc in the jail, the ELF check, the
+/// start-up probe), the runtime object already built.
+#[derive(Debug, Clone)]
+pub struct CompileBench {
+    pub n: usize,
+    pub wall: Duration,
+    /// CPU time of this process and its children (gcc, as, ld) per compile.
+    pub cpu_per_compile: Duration,
+    /// The same for `gcc -c` alone on the same sources, in the same jail:
+    /// the floor of any compile service that runs gcc.
+    pub gcc_floor_cpu: Duration,
+}
+
+impl CompileBench {
+    pub fn print(&self) {
+        println!(
+            "compile service, {} distinct strategies: {:.2} s wall, {:.1} ms CPU per compile \
+             (goal: 60 ms)",
+            self.n,
+            self.wall.as_secs_f64(),
+            ms(self.cpu_per_compile)
+        );
+        println!(
+            "floor: gcc -c alone in the jail:   {:.1} ms CPU per source ({:.2}x)",
+            ms(self.gcc_floor_cpu),
+            self.cpu_per_compile.as_secs_f64() / self.gcc_floor_cpu.as_secs_f64()
+        );
+    }
+}
+
+/// CPU time (user + system) of this process and its waited-for children.
+fn cpu_used() -> Duration {
+    let get = |who| {
+        // SAFETY: getrusage fills a valid struct.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut u) };
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        tv(u.ru_utime) + tv(u.ru_stime)
+    };
+    get(libc::RUSAGE_SELF) + get(libc::RUSAGE_CHILDREN)
+}
+
+/// A small distinct strategy with a description (the organizer's profile).
+fn bench_source(i: usize) -> String {
+    let description: String = (1..=15)
+        .map(|l| format!("Line {l} of the description of benchmark strategy {i}.\n"))
+        .collect();
+    format!(
+        "#if 0\n{description}#endif\nmain() {{ int t = {}; for (;;) {{ t = make_throw(t) % 12000 + 1; }} }}\n",
+        i % 12000 + 1
+    )
+}
+
+/// Runs the compile benchmark on `n` sources.
+pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
+    use crate::sandbox::jail::{Jail, JailLimits};
+    use crate::toolchain::compile::{runtime_object, Profile};
+    use crate::toolchain::gcc::{Gcc, SOURCE_NAME};
+    runtime_object()?;
+    let cfg = CompileConfig {
+        profile: Profile::Organizer,
+        ..CompileConfig::default()
+    };
+    let n = n.max(1);
+    let (t, c) = (Instant::now(), cpu_used());
+    for i in 0..n {
+        let outcome = compile(bench_source(i).as_bytes(), &cfg)?;
+        if !outcome.accepted() {
+            return Err(CompileError::Runtime(format!(
+                "benchmark strategy {i} rejected: {:?}",
+                outcome.report().diagnostics
+            )));
+        }
+    }
+    let (wall, cpu) = (t.elapsed(), cpu_used() - c);
+    let c = cpu_used();
+    for i in 0..n {
+        let jail = Jail::new()?;
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put(SOURCE_NAME, bench_source(i).as_bytes())?;
+        gcc.compile(SOURCE_NAME, "strategy.o")?;
+    }
+    let floor = cpu_used() - c;
+    Ok(CompileBench {
+        n,
+        wall,
+        cpu_per_compile: cpu / n as u32,
+        gcc_floor_cpu: floor / n as u32,
     })
 }

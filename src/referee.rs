@@ -13,7 +13,7 @@
 //! failure with the player, the throw number and the broken rule.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -163,6 +163,28 @@ impl Referee {
         Referee { config }
     }
 
+    /// Plays one game on a thread of its own pinned to one CPU (the first
+    /// this process may use), so that the referee and both strategies share
+    /// that CPU as they do in the tournament's pool: for single games
+    /// (`play`, `check`, the compile service's trial game). Across CPUs every
+    /// throw would cost cross-CPU wake-ups.
+    pub fn play_pinned(
+        &self,
+        players: [&Executable; 2],
+        seeds: GameSeeds,
+    ) -> Result<GameRecord, RefereeError> {
+        let cpu = crate::sandbox::allowed_cpus()[0];
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                // Without pinning the game is slower, never wrong.
+                let _ = crate::sandbox::pin_current_thread(cpu);
+                self.play(players, seeds)
+            })
+            .join()
+            .expect("referee thread")
+        })
+    }
+
     /// Plays one game: `players[0]` is P, `players[1]` is Q.
     pub fn play(
         &self,
@@ -172,7 +194,7 @@ impl Referee {
         let cfg = &self.config;
         // No TSC reads in this thread until the game is over (see sandbox::cpu).
         let _tsc = TscOff::new();
-        let timer = Timer::new(cfg.wall)?;
+        let timer = WallTimer::start(cfg.wall)?;
         let mut record = GameRecord {
             seed: seeds.game,
             points: [0, 0],
@@ -267,81 +289,63 @@ impl Referee {
         Ok(record)
     }
 
-    /// Reads until both slots hold a throw or a failure. The game's
-    /// wall-clock deadline is the `timer` (a timerfd), so the common path
-    /// costs one poll and one read per player, and no clock reads.
+    /// Reads until both slots hold a throw or a failure: P's line first,
+    /// then Q's, with blocking reads (both players have their throw to
+    /// make, so the order costs nothing), which is two system calls per
+    /// throw. The game's wall-clock deadline is a timer that interrupts a
+    /// blocking read; whoever still owes its line then has failed (a line
+    /// that arrived with the deadline still counts).
     fn collect(
         &self,
         sides: &mut [Side],
         slots: &mut [Slot; 2],
         n: u32,
-        timer: &Timer,
+        timer: &WallTimer,
     ) -> Result<(), RefereeError> {
-        loop {
-            for i in 0..2 {
-                if matches!(slots[i], Slot::Waiting) {
-                    if let Some(s) = self.take_line(&mut sides[i], i, n) {
-                        slots[i] = s;
-                    } else if sides[i].eof {
-                        slots[i] = Slot::Failed(self.ended(&mut sides[i], i, n)?);
-                    }
-                }
-            }
-            let mut pfds = [libc::pollfd {
-                fd: timer.fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }; 3];
-            let mut who = [0usize; 3];
-            let mut len = 1;
-            for i in 0..2 {
-                if matches!(slots[i], Slot::Waiting) {
-                    pfds[len].fd = sides[i]
-                        .proc
-                        .as_ref()
-                        .expect("live side")
-                        .from_player
-                        .as_raw_fd();
-                    who[len] = i;
-                    len += 1;
-                }
-            }
-            if len == 1 {
-                return Ok(());
-            }
-            // SAFETY: valid pollfd array of `len` entries.
-            let r = unsafe { libc::poll(pfds.as_mut_ptr(), len as libc::nfds_t, -1) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e.into());
-            }
-            for k in 1..len {
-                if pfds[k].revents != 0 {
-                    read_some(&mut sides[who[k]])?;
-                }
-            }
-            if pfds[0].revents != 0 {
-                // Time is up: whoever still owes its throw has failed.
-                for i in 0..2 {
-                    if matches!(slots[i], Slot::Waiting) {
-                        // A line that arrived with the deadline still counts.
-                        slots[i] = match self.take_line(&mut sides[i], i, n) {
-                            Some(s) => s,
-                            None => Slot::Failed(self.failure(
-                                i,
-                                n,
-                                FailureKind::WallClock {
-                                    limit_ms: self.config.wall.as_millis() as u64,
-                                },
-                            )),
-                        };
-                    }
+        for i in 0..2 {
+            while matches!(slots[i], Slot::Waiting) {
+                if let Some(s) = self.take_line(&mut sides[i], i, n) {
+                    slots[i] = s;
+                } else if sides[i].eof {
+                    slots[i] = Slot::Failed(self.ended(&mut sides[i], i, n)?);
+                } else if timer.expired() {
+                    self.deadline(sides, slots, n)?;
+                } else {
+                    read_some(&mut sides[i])?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The wall-clock deadline has passed: a line already sent still
+    /// counts; whoever has none has failed.
+    fn deadline(
+        &self,
+        sides: &mut [Side],
+        slots: &mut [Slot; 2],
+        n: u32,
+    ) -> Result<(), RefereeError> {
+        for i in 0..2 {
+            if !matches!(slots[i], Slot::Waiting) {
+                continue;
+            }
+            if !sides[i].eof {
+                read_available(&mut sides[i])?;
+            }
+            slots[i] = match self.take_line(&mut sides[i], i, n) {
+                Some(s) => s,
+                None if sides[i].eof => Slot::Failed(self.ended(&mut sides[i], i, n)?),
+                None => Slot::Failed(self.failure(
+                    i,
+                    n,
+                    FailureKind::WallClock {
+                        limit_ms: self.config.wall.as_millis() as u64,
+                    },
+                )),
+            };
+        }
+        Ok(())
     }
 
     /// Takes one complete line from a side's buffer, if there is one.
@@ -488,44 +492,112 @@ fn printable(bytes: &[u8]) -> String {
     }
 }
 
-/// A one-shot timer as a file descriptor, for poll.
-struct Timer {
-    fd: OwnedFd,
+/// The signal of the wall-clock timer (a real-time signal the C library
+/// leaves free); its handler does nothing: its only effect is to interrupt
+/// the referee thread's blocking read.
+fn wall_signal() -> libc::c_int {
+    libc::SIGRTMIN() + 4
 }
 
-impl Timer {
-    fn new(after: Duration) -> io::Result<Timer> {
-        // SAFETY: timerfd_create returns a new fd or -1.
-        let raw = unsafe {
-            libc::timerfd_create(
-                libc::CLOCK_MONOTONIC,
-                libc::TFD_CLOEXEC | libc::TFD_NONBLOCK,
-            )
-        };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: raw is a fresh fd we own.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+extern "C" fn on_wall_signal(_: libc::c_int) {}
+
+/// The game's wall-clock deadline: a POSIX timer that sends
+/// [`wall_signal`] to the referee thread at the deadline and every 5 ms
+/// after it (so that a read entered just after the first signal is
+/// interrupted too). [`WallTimer::expired`] reads the clock by system call
+/// (no TSC: see `sandbox::cpu`).
+struct WallTimer {
+    id: libc::timer_t,
+    deadline: Duration,
+}
+
+impl WallTimer {
+    fn start(after: Duration) -> io::Result<WallTimer> {
+        static HANDLER: std::sync::Once = std::sync::Once::new();
+        HANDLER.call_once(|| {
+            // SAFETY: installs a handler that does nothing, without
+            // SA_RESTART, so that blocking reads return EINTR.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_wall_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut sa.sa_mask);
+                sa.sa_flags = 0;
+                libc::sigaction(wall_signal(), &sa, std::ptr::null_mut());
+            }
+        });
         let after = after.max(Duration::from_millis(1));
+        let deadline = crate::sandbox::cpu::monotonic() + after;
+        // SAFETY: timer_create with a sigevent aimed at this thread.
+        let id = unsafe {
+            let mut ev: libc::sigevent = std::mem::zeroed();
+            ev.sigev_notify = libc::SIGEV_THREAD_ID;
+            ev.sigev_signo = wall_signal();
+            ev.sigev_notify_thread_id = libc::gettid();
+            let mut id: libc::timer_t = std::mem::zeroed();
+            if libc::timer_create(libc::CLOCK_MONOTONIC, &mut ev, &mut id) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            id
+        };
+        let timer = WallTimer { id, deadline };
         let spec = libc::itimerspec {
             it_interval: libc::timespec {
                 tv_sec: 0,
-                tv_nsec: 0,
+                tv_nsec: 5_000_000,
             },
             it_value: libc::timespec {
                 tv_sec: after.as_secs() as libc::time_t,
                 tv_nsec: after.subsec_nanos() as libc::c_long,
             },
         };
-        // SAFETY: valid itimerspec; relative time.
-        if unsafe { libc::timerfd_settime(fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
+        // SAFETY: a valid timer and itimerspec; relative time.
+        if unsafe { libc::timer_settime(timer.id, 0, &spec, std::ptr::null_mut()) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Timer { fd })
+        Ok(timer)
+    }
+
+    fn expired(&self) -> bool {
+        crate::sandbox::cpu::monotonic() >= self.deadline
     }
 }
 
+impl Drop for WallTimer {
+    fn drop(&mut self) {
+        // SAFETY: deletes our own timer; a signal still pending is harmless
+        // (the handler does nothing).
+        unsafe {
+            libc::timer_delete(self.id);
+        }
+    }
+}
+
+/// Reads what is there without blocking (after the deadline).
+fn read_available(side: &mut Side) -> io::Result<()> {
+    let fd = side
+        .proc
+        .as_ref()
+        .expect("live side")
+        .from_player
+        .as_raw_fd();
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    while unsafe { libc::poll(&mut pfd, 1, 0) } > 0 && pfd.revents != 0 {
+        let before = side.buf.len();
+        read_some(side)?;
+        if side.eof || side.buf.len() == before || side.buf.len() > MAX_LINE * 4 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// One blocking read of a player's output into its buffer. An interrupted
+/// read (the wall-clock timer) returns with nothing read.
 fn read_some(side: &mut Side) -> io::Result<()> {
     let fd = side
         .proc
@@ -540,8 +612,7 @@ fn read_some(side: &mut Side) -> io::Result<()> {
         if r < 0 {
             let e = io::Error::last_os_error();
             match e.kind() {
-                io::ErrorKind::Interrupted => continue,
-                io::ErrorKind::WouldBlock => return Ok(()),
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => return Ok(()),
                 _ => return Err(e),
             }
         }

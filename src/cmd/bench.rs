@@ -2,6 +2,8 @@
 //! same run. `game`: one 1000-throw game between two trivial strategies
 //! against the raw pipe round trip ×1000. `tournament`: one group of 41
 //! trivial strategies (861 games) with one worker and with all CPUs.
+//! `compile`: CPU time per compile of the compile service against `gcc -c`
+//! alone on the same sources.
 
 use std::process::ExitCode;
 
@@ -11,6 +13,7 @@ use clap::{Args, ValueEnum};
 pub enum What {
     Game,
     Tournament,
+    Compile,
     All,
 }
 
@@ -25,6 +28,9 @@ pub struct Bench {
     /// Teams in the group (tournament benchmark).
     #[arg(long, default_value_t = 41)]
     pub teams: usize,
+    /// Sources to compile (compile benchmark).
+    #[arg(long, default_value_t = 40)]
+    pub sources: usize,
     /// Workers (tournament benchmark; default: one per CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -34,6 +40,9 @@ impl Bench {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         if matches!(self.what, What::Game | What::All) {
             knobeln::bench::game_bench(self.games)?.print();
+        }
+        if matches!(self.what, What::Compile | What::All) {
+            knobeln::bench::compile_bench(self.sources)?.print();
         }
         if matches!(self.what, What::Tournament | What::All) {
             let jobs = self

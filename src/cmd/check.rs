@@ -44,7 +44,7 @@ impl CheckCmd {
                 let strategy = Executable::from_bytes("knobeln-check", binary)
                     .context("holding the strategy for the trial game")?;
                 let example = example_binary()?;
-                Some(referee.play([&strategy, &example], GameSeeds::public(self.seed))?)
+                Some(referee.play_pinned([&strategy, &example], GameSeeds::public(self.seed))?)
             }
             Outcome::Rejected { .. } => None,
         };

@@ -85,7 +85,7 @@ impl Play {
         }
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
-            let g = referee.play([&paths[0], &paths[1]], GameSeeds::public(seed))?;
+            let g = referee.play_pinned([&paths[0], &paths[1]], GameSeeds::public(seed))?;
             if self.json {
                 println!(
                     "{}",

@@ -413,12 +413,8 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         return Ok(finish(r, verdicts, None));
     }
 
-    // Link with the runtime.
-    gcc.put("knobellib.c", RUNTIME_C.as_bytes())?;
-    let rt = gcc.compile("knobellib.c", "knobellib.o")?;
-    if !rt.ok {
-        return Err(CompileError::Runtime(rt.messages));
-    }
+    // Link with the runtime (compiled once per process).
+    gcc.put("knobellib.o", &runtime_object()?)?;
     let ld = gcc.link(&["strategy.o", "knobellib.o"], "strategy")?;
     if !ld.ok {
         add_gcc_messages(&mut r, &ld, Check::Compiler);
@@ -696,6 +692,28 @@ impl<'a> FirstUses<'a> {
     fn line(&self, name: &str) -> Option<u32> {
         self.lines.get(name).copied()
     }
+}
+
+/// The contest runtime's object file, compiled (in the jail, with the
+/// strategies' flags) once per process: every strategy links the same bytes.
+pub fn runtime_object() -> Result<Arc<Vec<u8>>, CompileError> {
+    static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
+    let r = OBJECT.get_or_init(|| {
+        let jail = Jail::new().map_err(|e| e.to_string())?;
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put("knobellib.c", RUNTIME_C.as_bytes())
+            .map_err(|e| e.to_string())?;
+        let rt = gcc
+            .compile("knobellib.c", "knobellib.o")
+            .map_err(|e| e.to_string())?;
+        if !rt.ok {
+            return Err(rt.messages);
+        }
+        gcc.get("knobellib.o")
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    });
+    r.clone().map_err(CompileError::Runtime)
 }
 
 /// The announcement's example strategy, compiled once per process and held

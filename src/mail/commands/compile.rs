@@ -219,7 +219,7 @@ fn trial_game(binary: &[u8], referee: &RefereeConfig, seed: u64) -> Result<GameR
     let strategy = Executable::from_bytes("knobeln-trial", binary).map_err(|e| e.to_string())?;
     let example = example_binary().map_err(|e| e.to_string())?;
     Referee::new(*referee)
-        .play([&strategy, &example], GameSeeds::public(seed))
+        .play_pinned([&strategy, &example], GameSeeds::public(seed))
         .map_err(|e| e.to_string())
 }
 
