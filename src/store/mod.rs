@@ -32,8 +32,8 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0003_contest.sql"),
     ),
     (
-        "0004_tournament_secret.sql",
-        include_str!("../../schema/0004_tournament_secret.sql"),
+        "0004_secret_and_compact_throws.sql",
+        include_str!("../../schema/0004_secret_and_compact_throws.sql"),
     ),
 ];
 
@@ -152,17 +152,87 @@ fn seed_from_sql(v: i64) -> u64 {
 }
 
 /// Throws as stored: i32 little-endian pairs.
+/// The stored format of a game's throws (column `throws_format`).
+pub const THROWS_FORMAT: i64 = 1;
+
+/// Encodes the throws compactly (format 1): for each throw, each player's
+/// difference to its own previous throw, zigzag-encoded as an LEB128
+/// varint. Series climb in small steps, so most throws take one or two bytes.
 pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(throws.len() * 8);
+    let mut out = Vec::with_capacity(throws.len() * 3);
+    let mut prev = [0i64; 2];
     for pair in throws {
-        for t in pair {
-            out.extend_from_slice(&(*t as i32).to_le_bytes());
+        for (i, &t) in pair.iter().enumerate() {
+            let d = t.wrapping_sub(prev[i]);
+            prev[i] = t;
+            let mut z = ((d << 1) ^ (d >> 63)) as u64;
+            loop {
+                let byte = (z & 0x7f) as u8;
+                z >>= 7;
+                if z == 0 {
+                    out.push(byte);
+                    break;
+                }
+                out.push(byte | 0x80);
+            }
         }
     }
     out
 }
 
-pub fn decode_throws(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
+/// Decodes stored throws of either format; a corrupt blob is an error,
+/// never a panic.
+pub fn decode_throws(bytes: &[u8], format: i64) -> Result<Vec<[i64; 2]>> {
+    match format {
+        0 => decode_throws_v0(bytes),
+        1 => decode_throws_v1(bytes),
+        f => Err(StoreError::Corrupt(format!("unknown throws format {f}"))),
+    }
+}
+
+fn decode_throws_v1(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
+    let mut out = Vec::with_capacity(bytes.len() / 3);
+    let mut prev = [0i64; 2];
+    let mut pair = [0i64; 2];
+    let mut i = 0usize;
+    let mut n = 0usize;
+    while i < bytes.len() {
+        let mut z = 0u64;
+        let mut shift = 0u32;
+        loop {
+            let Some(&b) = bytes.get(i) else {
+                return Err(StoreError::Corrupt(
+                    "throws blob ends inside a number".into(),
+                ));
+            };
+            i += 1;
+            if shift >= 64 {
+                return Err(StoreError::Corrupt(
+                    "throws blob holds an overlong number".into(),
+                ));
+            }
+            z |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        let p = n % 2;
+        prev[p] = prev[p].wrapping_add(d);
+        pair[p] = prev[p];
+        n += 1;
+        if p == 1 {
+            out.push(pair);
+        }
+    }
+    if n % 2 != 0 {
+        return Err(StoreError::Corrupt("throws blob with half a throw".into()));
+    }
+    Ok(out)
+}
+
+fn decode_throws_v0(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
     if !bytes.len().is_multiple_of(8) {
         return Err(StoreError::Corrupt(format!(
             "throws blob of {} bytes",
@@ -577,8 +647,8 @@ impl Store {
     ) -> Result<()> {
         self.conn.execute(
             "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
-               seed, points_p, points_q, throws, failures, finished_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+               seed, points_p, points_q, throws, failures, finished_at, throws_format)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 tournament,
                 game.key.round,
@@ -592,7 +662,8 @@ impl Store {
                 record.points[1] as i64,
                 encode_throws(&record.throws),
                 json(&record.failures),
-                timestamp(now)
+                timestamp(now),
+                THROWS_FORMAT
             ],
         )?;
         Ok(())
@@ -601,7 +672,8 @@ impl Store {
     /// All stored attempts of a group, in slot order.
     pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
         let mut st = self.conn.prepare(
-            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, throws, failures
+            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, throws, failures,
+                    throws_format
              FROM games WHERE tournament_id = ?1 AND round = ?2 AND grp = ?3 ORDER BY slot",
         )?;
         let rows = st.query_map(params![tournament, round, group], |r| {
@@ -615,11 +687,12 @@ impl Store {
                 r.get::<_, i64>(6)?,
                 r.get::<_, Vec<u8>>(7)?,
                 r.get::<_, String>(8)?,
+                r.get::<_, i64>(9)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (slot, attempt, p, q, seed, pp, pq, throws, failures) = row?;
+            let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
             let failures: Vec<Failure> = from_json(&failures)?;
             out.push(StoredGame {
                 key: GameKey { round, group, slot },
@@ -628,7 +701,7 @@ impl Store {
                 record: GameRecord {
                     seed: seed_from_sql(seed),
                     points: [pp as u64, pq as u64],
-                    throws: decode_throws(&throws)?,
+                    throws: decode_throws(&throws, format)?,
                     failures,
                 },
             });
@@ -732,9 +805,37 @@ mod tests {
 
     #[test]
     fn throws_round_trip() {
-        let t = vec![[1, 12288], [100, 7]];
-        assert_eq!(decode_throws(&encode_throws(&t)).unwrap(), t);
-        assert!(decode_throws(&[1, 2, 3]).is_err());
+        let t = vec![[1, 12288], [100, 7], [-5, i32::MAX as i64], [i64::MIN, 0]];
+        assert_eq!(decode_throws(&encode_throws(&t), THROWS_FORMAT).unwrap(), t);
+        // Corrupt blobs are errors, never panics.
+        assert!(decode_throws(&[0x80], 1).is_err());
+        assert!(decode_throws(&[2], 1).is_err());
+        assert!(decode_throws(&[0xff; 11], 1).is_err());
+        assert!(decode_throws(&[1, 2, 3], 0).is_err());
+        assert!(decode_throws(&[], 7).is_err());
+        // The old format still reads.
+        assert_eq!(
+            decode_throws(&[1, 0, 0, 0, 0, 0x30, 0, 0], 0).unwrap(),
+            vec![[1, 12288]]
+        );
+    }
+
+    #[test]
+    fn a_game_of_climbing_series_takes_under_three_bytes_a_throw() {
+        let mut t = Vec::new();
+        let (mut p, mut q) = (1000i64, 3000i64);
+        for i in 0..1000 {
+            if i % 12 == 0 {
+                p = 1 + (i * 7919) % 12288;
+                q = 1 + (i * 104_729) % 12288;
+            }
+            p = (p + 37).min(12288);
+            q = (q + 411).min(12288);
+            t.push([p, q]);
+        }
+        let bytes = encode_throws(&t);
+        assert!(bytes.len() < 3000, "{} bytes", bytes.len());
+        assert_eq!(decode_throws(&bytes, THROWS_FORMAT).unwrap(), t);
     }
 
     #[test]

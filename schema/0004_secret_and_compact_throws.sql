@@ -4,3 +4,8 @@
 -- Tournaments created before this migration have none: their key is the
 -- public one derived from their seed.
 ALTER TABLE tournaments ADD COLUMN secret BLOB;
+
+-- The throws of a game: 0 = i32 little-endian pairs (8 bytes a throw),
+-- 1 = each player's differences to its previous throw, zigzag LEB128
+-- varints, pairs interleaved (about 2-3 kB for a 1000-throw game).
+ALTER TABLE games ADD COLUMN throws_format INTEGER NOT NULL DEFAULT 0;
