@@ -5,7 +5,8 @@
 //!
 //! The pool plays what it is given and hands back what happened; it never
 //! decides what to play next (that is [`super::run`]'s job with the
-//! tournament schedule).
+//! tournament schedule). [`Runner`] is the seam: the local [`Pool`] is one
+//! runner; games played on other machines are another.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -17,12 +18,31 @@ use crate::sandbox::exe::Executable;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 use crate::tournament::ScheduledGame;
 
+/// A strategy program: its bytes held sealed, and their SHA-256 (by which
+/// another machine can fetch and verify it).
+#[derive(Debug)]
+pub struct Program {
+    pub sha256: String,
+    pub exe: Executable,
+}
+
 /// A game to play: what the schedule says, the two programs, and the seeds
-/// of the game and of its players' generators.
+/// of the game and of its players' generators (never the tournament's key).
 pub struct Job {
     pub game: ScheduledGame,
-    pub programs: [Arc<Executable>; 2],
+    pub programs: [Arc<Program>; 2],
     pub seeds: GameSeeds,
+}
+
+/// Plays games: takes jobs, hands back what happened, in any order. The
+/// engine applies results in schedule order, so a runner's order and
+/// timing never change the results.
+pub trait Runner {
+    /// How many games the engine should keep submitted at once.
+    fn capacity(&self) -> usize;
+    fn submit(&self, job: Job);
+    /// Waits for the next finished game; `None` when the runner stopped.
+    fn next_done(&self) -> Option<Done>;
 }
 
 /// What a worker reports for a job.
@@ -60,7 +80,7 @@ impl Pool {
                         let _ = pin_current_thread(cpu);
                         for job in rx {
                             let result = referee
-                                .play([&job.programs[0], &job.programs[1]], job.seeds)
+                                .play([&job.programs[0].exe, &job.programs[1].exe], job.seeds)
                                 .map_err(|e| e.to_string());
                             if tx
                                 .send(Done {
@@ -87,8 +107,15 @@ impl Pool {
     pub fn n_workers(&self) -> usize {
         self.n_workers
     }
+}
 
-    pub fn submit(&self, job: Job) {
+impl Runner for Pool {
+    /// Two games per worker: one playing, one waiting.
+    fn capacity(&self) -> usize {
+        self.n_workers * 2
+    }
+
+    fn submit(&self, job: Job) {
         self.jobs
             .as_ref()
             .expect("pool is open")
@@ -96,8 +123,7 @@ impl Pool {
             .expect("workers are alive");
     }
 
-    /// Waits for the next finished game.
-    pub fn next_done(&self) -> Option<Done> {
+    fn next_done(&self) -> Option<Done> {
         self.done.recv().ok()
     }
 }

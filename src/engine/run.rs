@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::pool::{Job, Pool};
+use super::pool::{Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
@@ -99,11 +99,30 @@ fn stop_requested() -> bool {
 /// How many times a game is retried after an infrastructure fault.
 const MAX_INFRA_TRIES: u32 = 3;
 
-/// Runs (or resumes) tournament `tournament` to its end.
+/// Runs (or resumes) tournament `tournament` to its end, its games played
+/// by a local pool of `jobs` workers.
 pub fn run_tournament(
     store: &mut Store,
     tournament: i64,
     jobs: usize,
+    clock: &dyn Clock,
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let local = |referee: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+        Ok(Box::new(Pool::start(jobs, Referee::new(*referee))))
+    };
+    run_tournament_with(store, tournament, &local, clock, observer)
+}
+
+/// Makes the runner of a tournament's games from its referee configuration.
+pub type RunnerFactory<'a> = dyn Fn(&RefereeConfig) -> Result<Box<dyn Runner>, EngineError> + 'a;
+
+/// Runs (or resumes) tournament `tournament` to its end, its games played
+/// by the runner `runner` makes.
+pub fn run_tournament_with(
+    store: &mut Store,
+    tournament: i64,
+    runner: &RunnerFactory<'_>,
     clock: &dyn Clock,
     observer: &mut dyn Observer,
 ) -> Result<(), EngineError> {
@@ -119,7 +138,7 @@ pub fn run_tournament(
         entries: entries.iter().map(|e| (e.team, e.clone())).collect(),
         key: row.key,
     };
-    let pool = Pool::start(jobs, Referee::new(config.referee));
+    let pool = runner(&config.referee)?;
     let mut field: Vec<TeamId> = entries.iter().map(|e| e.team).collect();
     field.sort();
     let mut round = 1u32;
@@ -151,7 +170,7 @@ pub fn run_tournament(
             &groups,
             final_round,
             &players,
-            &pool,
+            pool.as_ref(),
             clock,
             observer,
         )?;
@@ -258,7 +277,7 @@ fn play_round(
     groups: &[Vec<TeamId>],
     final_round: bool,
     players: &Players,
-    pool: &Pool,
+    pool: &dyn Runner,
     clock: &dyn Clock,
     observer: &mut dyn Observer,
 ) -> Result<Vec<GroupSchedule>, EngineError> {
@@ -297,10 +316,10 @@ fn play_round(
     let mut started = vec![false; groups.len()];
     // The sealed programs of the groups being played (loaded when a group
     // starts, let go when it is finished: a few groups at a time).
-    let mut loaded: Vec<HashMap<TeamId, Arc<Executable>>> = vec![HashMap::new(); groups.len()];
+    let mut loaded: Vec<HashMap<TeamId, Arc<Program>>> = vec![HashMap::new(); groups.len()];
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    let capacity = pool.n_workers() * 2;
+    let capacity = pool.capacity();
     let mut in_flight = 0usize;
     let total = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().1).sum::<usize>();
     let done = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().0).sum::<usize>();
@@ -440,7 +459,7 @@ impl Players {
         &self,
         store: &Store,
         members: &[TeamId],
-    ) -> Result<HashMap<TeamId, Arc<Executable>>, EngineError> {
+    ) -> Result<HashMap<TeamId, Arc<Program>>, EngineError> {
         members
             .iter()
             .map(|team| {
@@ -449,7 +468,8 @@ impl Players {
                 })?;
                 let bytes = store.version_binary(entry.version)?;
                 let exe = Executable::from_bytes(&format!("knobeln-team-{}", team.0), &bytes)?;
-                Ok((*team, Arc::new(exe)))
+                let sha256 = super::prepare::sha256_hex(&bytes);
+                Ok((*team, Arc::new(Program { sha256, exe })))
             })
             .collect()
     }
