@@ -474,3 +474,73 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         gcc_floor_cpu: floor / n as u32,
     })
 }
+
+/// Any failure of a benchmark (they run whole subsystems).
+pub type BenchError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Figures of the registration benchmark: `n` registrations that all ask
+/// for the same team name (each gets the next free `_N`), against `n` with
+/// distinct names (the floor: the same mails without the name search).
+#[derive(Debug, Clone)]
+pub struct RegistrationBench {
+    pub n: usize,
+    pub same_name: Duration,
+    pub distinct: Duration,
+}
+
+impl RegistrationBench {
+    pub fn print(&self) {
+        println!(
+            "{} registrations, distinct names (floor): {:>7.2} s",
+            self.n,
+            self.distinct.as_secs_f64()
+        );
+        println!(
+            "{} registrations, all the same name:      {:>7.2} s ({:.2}x; goal: 1.2 s at 1000)",
+            self.n,
+            self.same_name.as_secs_f64(),
+            self.same_name.as_secs_f64() / self.distinct.as_secs_f64()
+        );
+    }
+}
+
+/// Stores and processes `n` registration mails on the embedded default in
+/// a temporary folder; returns the time.
+fn time_registrations(n: usize, same_name: bool) -> Result<Duration, BenchError> {
+    let dir = tempfile::tempdir()?;
+    let mut config = crate::config::Config::default();
+    config.database = dir.path().join("bench.db");
+    config.spool.dir = dir.path().join("spool");
+    let store = crate::store::Store::open(&config.database)?;
+    let now = chrono::Utc::now();
+    let t = Instant::now();
+    for i in 0..n {
+        let name = if same_name {
+            "the_heavy_lords_of_knobeln".to_string()
+        } else {
+            format!("team_{i}")
+        };
+        let raw = format!(
+            "From: u{i}@participants.example\r\nTo: knobeln@contest.example\r\n\
+             Subject: registration for KNOBELN\r\nMessage-ID: <bench-{i}@participants.example>\r\n\
+             \r\nmail-address: u{i}@participants.example\r\nmail-preference: GRR\r\n\
+             team-name: {name}\r\nOrganization: Organization {i}, City, Land\r\n\
+             team-members:\r\n A. Bench, 30, tester,\r\n writes C\r\n"
+        );
+        crate::mail::inbox::take_in(store.conn(), "bench", None, raw.as_bytes(), now)?;
+    }
+    let mut server = crate::server::Server::new(config, store);
+    server.process()?;
+    Ok(t.elapsed())
+}
+
+/// Runs the registration benchmark.
+pub fn registration_bench(n: usize) -> Result<RegistrationBench, BenchError> {
+    let distinct = time_registrations(n, false)?;
+    let same_name = time_registrations(n, true)?;
+    Ok(RegistrationBench {
+        n,
+        same_name,
+        distinct,
+    })
+}

@@ -2,7 +2,8 @@
 //! same run. `game`: one 1000-throw game between two trivial strategies
 //! against the raw pipe round trip ×1000. `tournament`: one group of 41
 //! trivial strategies (861 games) with one worker and with all CPUs.
-//! `compile`: CPU time per compile of the compile service against `gcc -c`
+//! `registrations`: 1000 registrations asking for the same team name
+//! against 1000 with distinct names. `compile`: CPU time per compile of the compile service against `gcc -c`
 //! alone on the same sources.
 
 use std::process::ExitCode;
@@ -14,6 +15,7 @@ pub enum What {
     Game,
     Tournament,
     Compile,
+    Registrations,
     All,
 }
 
@@ -28,6 +30,9 @@ pub struct Bench {
     /// Teams in the group (tournament benchmark).
     #[arg(long, default_value_t = 41)]
     pub teams: usize,
+    /// Registrations (registrations benchmark).
+    #[arg(long, default_value_t = 1000)]
+    pub registrations: usize,
     /// Sources to compile (compile benchmark).
     #[arg(long, default_value_t = 40)]
     pub sources: usize,
@@ -43,6 +48,11 @@ impl Bench {
         }
         if matches!(self.what, What::Compile | What::All) {
             knobeln::bench::compile_bench(self.sources)?.print();
+        }
+        if matches!(self.what, What::Registrations | What::All) {
+            knobeln::bench::registration_bench(self.registrations)
+                .map_err(|e| anyhow::anyhow!(e))?
+                .print();
         }
         if matches!(self.what, What::Tournament | What::All) {
             let jobs = self

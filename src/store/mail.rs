@@ -359,6 +359,24 @@ pub fn count_registrations_of_organization(conn: &Connection, organization: &str
     )?)
 }
 
+/// The team names (folded to ASCII lower case) that start with `prefix`
+/// (compared folded): one range read of the folded-name index.
+pub fn team_names_starting_with(
+    conn: &Connection,
+    prefix: &str,
+) -> Result<std::collections::HashSet<String>> {
+    let low = prefix.to_ascii_lowercase();
+    let mut high = low.clone();
+    high.push(char::MAX);
+    let mut st = conn.prepare(
+        "SELECT lower(name) FROM teams WHERE lower(name) >= ?1 AND lower(name) < ?2",
+    )?;
+    let names = st
+        .query_map(params![low, high], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
+}
+
 pub fn team_name_taken(conn: &Connection, name: &str) -> Result<bool> {
     Ok(conn
         .query_row(

@@ -45,11 +45,21 @@ pub fn free_team_name(conn: &Connection, wanted: &str) -> Result<String, StoreEr
     if !db::team_name_taken(conn, wanted)? {
         return Ok(wanted.to_string());
     }
+    // Every name that could clash with a candidate shares the first 23
+    // characters (the longest base next to a suffix of up to 7): read them
+    // once, then look for the first free suffix in memory.
+    let prefix: String = wanted.chars().take(23).collect();
+    let taken = db::team_names_starting_with(conn, &prefix)?;
     for n in 2.. {
         let suffix = format!("_{n}");
         let base: String = wanted.chars().take(30 - suffix.len()).collect();
         let candidate = format!("{base}{suffix}");
-        if !db::team_name_taken(conn, &candidate)? {
+        let free = if suffix.len() <= 7 {
+            !taken.contains(&candidate.to_ascii_lowercase())
+        } else {
+            !db::team_name_taken(conn, &candidate)?
+        };
+        if free {
             return Ok(candidate);
         }
     }
@@ -220,4 +230,40 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             body,
         )],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(store: &crate::store::Store, name: &str) {
+        store
+            .conn()
+            .execute(
+                "INSERT INTO teams (name, created_at) VALUES (?1, '1994-05-14T12:00:00Z')",
+                [name],
+            )
+            .unwrap();
+    }
+
+    #[test]
+    fn a_clashing_name_gets_the_first_free_suffix_case_insensitively() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        let conn = store.conn();
+        assert_eq!(free_team_name(conn, "lords").unwrap(), "lords");
+        add(&store, "Lords");
+        assert_eq!(free_team_name(conn, "lords").unwrap(), "lords_2");
+        add(&store, "LORDS_2");
+        add(&store, "lords_4");
+        assert_eq!(free_team_name(conn, "lords").unwrap(), "lords_3");
+        // Long names are cut so that the suffix fits into 30 characters.
+        let long = "a_very_long_team_name_of_thirty";
+        add(&store, long);
+        for n in 2..=10 {
+            let got = free_team_name(conn, long).unwrap();
+            assert!(got.len() <= 30, "{got}");
+            assert!(got.ends_with(&format!("_{n}")), "{got}");
+            add(&store, &got);
+        }
+    }
 }
