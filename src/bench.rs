@@ -11,7 +11,7 @@ use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
 use crate::sandbox::pin_current_thread;
 use crate::seed::SeedKey;
-use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
+use crate::toolchain::compile::{compile, runtime_object, CompileConfig, CompileError, Outcome};
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
@@ -440,7 +440,7 @@ fn bench_source(i: usize) -> String {
 /// Runs the compile benchmark on `n` sources.
 pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
     use crate::sandbox::jail::{Jail, JailLimits};
-    use crate::toolchain::compile::{runtime_object, Profile};
+    use crate::toolchain::compile::Profile;
     use crate::toolchain::gcc::{Gcc, SOURCE_NAME};
     runtime_object()?;
     let cfg = CompileConfig {
@@ -542,5 +542,160 @@ pub fn registration_bench(n: usize) -> Result<RegistrationBench, BenchError> {
         n,
         same_name,
         distinct,
+    })
+}
+
+/// Figures of a whole contest at scale: `n_teams` distinct trivial
+/// strategies compiled, all rounds, the Evolution, the results and the
+/// results site (without game pages, regenerated as groups finish, as
+/// `[site] dir` does in a contest).
+#[derive(Debug, Clone)]
+pub struct ScaleBench {
+    pub n_teams: usize,
+    pub jobs: usize,
+    pub compile: Duration,
+    pub play: Duration,
+    pub n_games: u64,
+    /// The three-process floor per game (minimal referee, two locked-down
+    /// strategies), measured in this run, × games / CPUs.
+    pub floor: Duration,
+    pub results_and_site: Duration,
+    pub peak_rss_kb: u64,
+    pub db_bytes: u64,
+}
+
+impl ScaleBench {
+    pub fn print(&self) {
+        println!("contest of {} teams, {} workers:", self.n_teams, self.jobs);
+        println!(
+            "  compile:          {:>9.1} s ({:.1} ms per strategy)",
+            self.compile.as_secs_f64(),
+            ms(self.compile) / self.n_teams as f64
+        );
+        println!(
+            "  play:             {:>9.1} s, {} games, {:.1} games/s",
+            self.play.as_secs_f64(),
+            self.n_games,
+            self.n_games as f64 / self.play.as_secs_f64()
+        );
+        println!(
+            "  floor of play:    {:>9.1} s (three-process floor x games / CPUs); ratio {:.2}x (goal: 1.2x)",
+            self.floor.as_secs_f64(),
+            self.play.as_secs_f64() / self.floor.as_secs_f64()
+        );
+        println!(
+            "  final results and site: {:>5.1} s",
+            self.results_and_site.as_secs_f64()
+        );
+        println!(
+            "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game)",
+            self.peak_rss_kb / 1024,
+            self.db_bytes as f64 / 1e6,
+            self.db_bytes as f64 / self.n_games.max(1) as f64
+        );
+    }
+}
+
+/// A small distinct strategy for the scale benchmark (any number of teams).
+fn scale_source(i: usize) -> String {
+    let description: String = (1..=15)
+        .map(|l| format!("Line {l} of the description of scale strategy {i}.\n"))
+        .collect();
+    // A constant throw keeps every rule; the second number only makes the
+    // source distinct beyond 12000 teams.
+    format!(
+        "#if 0\n{description}#endif\nmain() {{ int t = {}, u = {}; for (;;) make_throw(t + 0 * u); }}\n",
+        i % 12000 + 1,
+        i / 12000
+    )
+}
+
+/// Runs a whole contest of `n_teams` in a temporary folder.
+pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError> {
+    use crate::engine::prepare::prepare_folder;
+    use crate::engine::run::{run_tournament, TournamentConfig};
+    use crate::engine::SystemClock;
+    use crate::site::{SiteObserver, SiteOptions};
+    use crate::store::Store;
+
+    let dir = tempfile::tempdir()?;
+    let field = dir.path().join("field");
+    std::fs::create_dir(&field)?;
+    for i in 0..n_teams {
+        std::fs::write(field.join(format!("t{i:05}.c")), scale_source(i))?;
+    }
+    let db = dir.path().join("scale.db");
+    let mut store = Store::open(&db)?;
+    let clock = SystemClock;
+    runtime_object()?;
+    let t = Instant::now();
+    let prepared = prepare_folder(&store, &field, jobs, &clock)?;
+    let compile = t.elapsed();
+    if !prepared.rejected.is_empty() {
+        return Err(format!("{} strategies rejected", prepared.rejected.len()).into());
+    }
+    let config = TournamentConfig {
+        referee: RefereeConfig::default(),
+        evolution: Default::default(),
+    };
+    let entries: Vec<_> = prepared
+        .accepted
+        .iter()
+        .map(|a| (a.team, a.version))
+        .collect();
+    let tid = store.create_tournament(
+        1,
+        &SeedKey::public_from_seed(1),
+        &serde_json::to_string(&config)?,
+        "scale",
+        &entries,
+        chrono::Utc::now(),
+    )?;
+    let mut site = SiteObserver::new(dir.path().join("site"), tid);
+    site.options = SiteOptions {
+        no_game_pages: true,
+        ..SiteOptions::default()
+    };
+    let t = Instant::now();
+    run_tournament(&mut store, tid, jobs, &clock, &mut site)?;
+    let play = t.elapsed();
+    let t = Instant::now();
+    crate::engine::results::results(&store, tid, vec![])?;
+    site.regenerate(&store)?;
+    let results_and_site = t.elapsed();
+    let n_games: u64 = store.conn().query_row(
+        "SELECT COUNT(*) FROM games WHERE tournament_id = ?1",
+        [tid],
+        |r| r.get(0),
+    )?;
+    let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
+    let per_game = std::thread::scope(|s| {
+        s.spawn(|| three_party_floor(1000, 9, cpu))
+            .join()
+            .expect("floor thread")
+    })?;
+    let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
+    drop(store);
+    let db_bytes = [db.clone(), db.with_extension("db-wal")]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    // SAFETY: getrusage fills a valid struct.
+    let peak_rss_kb = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u.ru_maxrss as u64
+    };
+    Ok(ScaleBench {
+        n_teams,
+        jobs,
+        compile,
+        play,
+        n_games,
+        floor,
+        results_and_site,
+        peak_rss_kb,
+        db_bytes,
     })
 }

@@ -2,6 +2,9 @@
 //! same run. `game`: one 1000-throw game between two trivial strategies
 //! against the raw pipe round trip ×1000. `tournament`: one group of 41
 //! trivial strategies (861 games) with one worker and with all CPUs.
+//! `scale --teams N`: a whole contest of N distinct trivial strategies
+//! (compile, rounds, Evolution, results, site without game pages) against
+//! the three-process floor × games / CPUs, with peak RSS and database size.
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `compile`: CPU time per compile of the compile service against `gcc -c`
 //! alone on the same sources.
@@ -16,6 +19,7 @@ pub enum What {
     Tournament,
     Compile,
     Registrations,
+    Scale,
     All,
 }
 
@@ -27,7 +31,7 @@ pub struct Bench {
     /// Number of games to time (game benchmark).
     #[arg(long, default_value_t = 50)]
     pub games: usize,
-    /// Teams in the group (tournament benchmark).
+    /// Teams in the group (tournament benchmark) or in the contest (scale).
     #[arg(long, default_value_t = 41)]
     pub teams: usize,
     /// Registrations (registrations benchmark).
@@ -51,6 +55,14 @@ impl Bench {
         }
         if matches!(self.what, What::Registrations | What::All) {
             knobeln::bench::registration_bench(self.registrations)
+                .map_err(|e| anyhow::anyhow!(e))?
+                .print();
+        }
+        if matches!(self.what, What::Scale) {
+            let jobs = self
+                .jobs
+                .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
+            knobeln::bench::scale_bench(self.teams, jobs)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
         }
