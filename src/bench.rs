@@ -508,9 +508,15 @@ impl RegistrationBench {
 /// a temporary folder; returns the time.
 fn time_registrations(n: usize, same_name: bool) -> Result<Duration, BenchError> {
     let dir = tempfile::tempdir()?;
-    let mut config = crate::config::Config::default();
-    config.database = dir.path().join("bench.db");
-    config.spool.dir = dir.path().join("spool");
+    let defaults = crate::config::Config::default();
+    let config = crate::config::Config {
+        database: dir.path().join("bench.db"),
+        spool: crate::config::SpoolConfig {
+            dir: dir.path().join("spool"),
+            ..defaults.spool.clone()
+        },
+        ..defaults
+    };
     let store = crate::store::Store::open(&config.database)?;
     let now = chrono::Utc::now();
     let t = Instant::now();

@@ -158,6 +158,17 @@ struct Side {
     eof: bool,
 }
 
+impl Side {
+    /// The descriptor the player's lines come from (a live side only).
+    fn output_fd(&self) -> std::os::fd::RawFd {
+        self.proc
+            .as_ref()
+            .expect("live side")
+            .from_player
+            .as_raw_fd()
+    }
+}
+
 impl Referee {
     pub fn new(config: RefereeConfig) -> Self {
         Referee { config }
@@ -574,12 +585,7 @@ impl Drop for WallTimer {
 
 /// Reads what is there without blocking (after the deadline).
 fn read_available(side: &mut Side) -> io::Result<()> {
-    let fd = side
-        .proc
-        .as_ref()
-        .expect("live side")
-        .from_player
-        .as_raw_fd();
+    let fd = side.output_fd();
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -599,30 +605,23 @@ fn read_available(side: &mut Side) -> io::Result<()> {
 /// One blocking read of a player's output into its buffer. An interrupted
 /// read (the wall-clock timer) returns with nothing read.
 fn read_some(side: &mut Side) -> io::Result<()> {
-    let fd = side
-        .proc
-        .as_ref()
-        .expect("live side")
-        .from_player
-        .as_raw_fd();
+    let fd = side.output_fd();
     let mut buf = [0u8; 256];
-    loop {
-        // SAFETY: reading into a valid buffer.
-        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            match e.kind() {
-                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => return Ok(()),
-                _ => return Err(e),
-            }
-        }
-        if r == 0 {
-            side.eof = true;
-        } else {
-            side.buf.extend_from_slice(&buf[..r as usize]);
-        }
-        return Ok(());
+    // SAFETY: reading into a valid buffer.
+    let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => Ok(()),
+            _ => Err(e),
+        };
     }
+    if r == 0 {
+        side.eof = true;
+    } else {
+        side.buf.extend_from_slice(&buf[..r as usize]);
+    }
+    Ok(())
 }
 
 /// Formats `t` and a newline into `buf` without allocating.

@@ -368,9 +368,8 @@ pub fn team_names_starting_with(
     let low = prefix.to_ascii_lowercase();
     let mut high = low.clone();
     high.push(char::MAX);
-    let mut st = conn.prepare(
-        "SELECT lower(name) FROM teams WHERE lower(name) >= ?1 AND lower(name) < ?2",
-    )?;
+    let mut st =
+        conn.prepare("SELECT lower(name) FROM teams WHERE lower(name) >= ?1 AND lower(name) < ?2")?;
     let names = st
         .query_map(params![low, high], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<_>>()?;

@@ -226,7 +226,7 @@ fn decode_throws_v1(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
             out.push(pair);
         }
     }
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return Err(StoreError::Corrupt("throws blob with half a throw".into()));
     }
     Ok(out)

@@ -262,11 +262,11 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     };
 
     if !single_ok {
-        let why = "the source must first be a single file (check 2)".to_string();
-        verdicts.push((Check::LexicalElements, Verdict::Skipped(why.clone())));
-        verdicts.push((Check::Description, description_verdict));
-        verdicts.push((Check::Compiler, Verdict::Skipped(why.clone())));
-        verdicts.push((Check::Library, Verdict::Skipped(why)));
+        skip_after_check_2(
+            &mut verdicts,
+            description_verdict,
+            "the source must first be a single file (check 2)",
+        );
         return Ok(finish(r, verdicts, None));
     }
 
@@ -287,11 +287,11 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         if !expanded.is_empty() {
             r.diagnostics.extend(expanded);
             set_verdict(&mut verdicts, Check::SingleFile, Verdict::Failed);
-            let why = "the source must first be pure C (check 2)".to_string();
-            verdicts.push((Check::LexicalElements, Verdict::Skipped(why.clone())));
-            verdicts.push((Check::Description, description_verdict));
-            verdicts.push((Check::Compiler, Verdict::Skipped(why.clone())));
-            verdicts.push((Check::Library, Verdict::Skipped(why)));
+            skip_after_check_2(
+                &mut verdicts,
+                description_verdict,
+                "the source must first be pure C (check 2)",
+            );
             return Ok(finish(r, verdicts, None));
         }
         let (pre_text, _) = purec::strip_line_markers(&pre_raw);
@@ -563,6 +563,14 @@ fn drop_description_noise(r: &mut Report) {
         })
         .collect();
     r.compiler_output = kept.join("\n");
+}
+
+/// Check 2 failed: check 4 keeps its verdict, checks 3, 5 and 6 are skipped.
+fn skip_after_check_2(verdicts: &mut Vec<(Check, Verdict)>, description: Verdict, why: &str) {
+    verdicts.push((Check::LexicalElements, Verdict::Skipped(why.into())));
+    verdicts.push((Check::Description, description));
+    verdicts.push((Check::Compiler, Verdict::Skipped(why.into())));
+    verdicts.push((Check::Library, Verdict::Skipped(why.into())));
 }
 
 fn set_verdict(verdicts: &mut [(Check, Verdict)], check: Check, v: Verdict) {
