@@ -8,10 +8,13 @@
 //!
 //! **Invariant:** `game` never does I/O and never draws random numbers.
 //!
-//! Today there is one discipline, [`knobeln`]; later contests of the same
-//! family (ultimatum game, flooding island, bidding, Morabaraba) get modules
-//! of their own beside it.
+//! [`knobeln`] is the 1994 discipline (its strategies link the C runtime).
+//! The later contests of the same family (ultimatum game, flooding island,
+//! FootSteps, Morabaraba) get modules of their own beside it; their players
+//! are bots that talk in lines, and each implements [`lines::LineGame`], the
+//! one seam between a game and the referee that runs bots.
 
 pub mod knobeln;
+pub mod lines;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

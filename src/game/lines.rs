@@ -1,0 +1,86 @@
+//! The seam between the games of the bot disciplines (issue 14) and the
+//! referee that runs bots: a game that talks to its seats in lines of text.
+//!
+//! A [`LineGame`] is a pure state machine. The referee asks it what happens
+//! next ([`LineGame::next`]): send lines to a seat, wait for one line from a
+//! seat, or the game is over. It hands every line a bot printed to
+//! [`LineGame::reply`], which either accepts it (and changes the state) or
+//! says which rule the line broke. Simultaneous moves (FootSteps' secret
+//! bids) are two `Expect`s in a row before anything is sent; chance (the
+//! flooding island's cards) comes from a seed given to the game's
+//! constructor. The game knows nothing of processes, pipes, time or CPU: the
+//! referee owns those limits and their blame.
+//!
+//! **Invariant:** a `LineGame` never does I/O, never reads a clock and never
+//! draws a random number except from the seed it was given.
+
+use serde::Serialize;
+
+/// What the referee does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Send these lines (each without its line end) to `seat`.
+    Send { seat: usize, lines: Vec<String> },
+    /// Wait for one line from `seat` and give it to [`LineGame::reply`].
+    Expect { seat: usize },
+    /// The game is over; every seat gets its farewell lines (e.g. `ENDE`,
+    /// `fin`, `END`, nine zeros) and then ends.
+    Over { farewell: Vec<(usize, Vec<String>)> },
+}
+
+/// A line that broke a rule of the game: the seat's fault.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub seat: usize,
+    /// A sentence for the participant: which rule, and how to keep it.
+    pub rule: String,
+    /// The offending line, as printed (capped by the referee).
+    pub line: String,
+}
+
+/// A game whose players are programs that read and write lines.
+pub trait LineGame {
+    /// What a finished game reports (points, winner, rounds survived, …).
+    type Outcome: Clone + std::fmt::Debug + Serialize;
+
+    /// How many seats (bots) the game has.
+    fn n_seats(&self) -> usize;
+
+    /// The next step. After [`Step::Over`], it keeps returning `Over`.
+    fn next(&mut self) -> Step;
+
+    /// The line `seat` printed in answer to the last [`Step::Expect`]
+    /// (without its line end). `Err` ends the game: the seat broke a rule.
+    fn reply(&mut self, seat: usize, line: &str) -> Result<(), Violation>;
+
+    /// The outcome, once the game is over (also after a violation: the
+    /// game says what a violation means, e.g. a lost game).
+    fn outcome(&self) -> Option<Self::Outcome>;
+
+    /// The turn the game is in, for failure reports ("round 17").
+    fn turn(&self) -> u64;
+}
+
+/// Plays a game against scripted seats (a closure per step): for tests of
+/// game modules without processes. `answer(seat, lines_seen_by_seat)`
+/// returns the seat's next line. Returns the outcome, or the violation.
+pub fn play_scripted<G: LineGame>(
+    game: &mut G,
+    mut answer: impl FnMut(usize, &[String]) -> String,
+    max_steps: usize,
+) -> Result<G::Outcome, Violation> {
+    let mut seen: Vec<Vec<String>> = vec![Vec::new(); game.n_seats()];
+    for _ in 0..max_steps {
+        match game.next() {
+            Step::Send { seat, lines } => seen[seat].extend(lines),
+            Step::Expect { seat } => {
+                let line = answer(seat, &seen[seat]);
+                game.reply(seat, &line)?;
+            }
+            Step::Over { .. } => {
+                return Ok(game.outcome().expect("an outcome once over"));
+            }
+        }
+    }
+    panic!("the game did not end within {max_steps} steps");
+}
