@@ -150,7 +150,7 @@ pub fn results(
         let mut schedules = Vec::new();
         for (g, members) in groups.iter().enumerate() {
             let group = g as u32 + 1;
-            let stored = store.games(tournament, round, group)?;
+            let stored = store.game_outcomes(tournament, round, group)?;
             let by_slot: HashMap<u32, &crate::store::StoredGame> =
                 stored.iter().map(|s| (s.key.slot, s)).collect();
             let sched = GroupSchedule::replay(

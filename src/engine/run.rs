@@ -284,7 +284,7 @@ fn play_round(
     let mut schedules = Vec::with_capacity(groups.len());
     for (g, members) in groups.iter().enumerate() {
         let group = g as u32 + 1;
-        let stored = store.games(tournament, round, group)?;
+        let stored = store.game_outcomes(tournament, round, group)?;
         let sched = GroupSchedule::replay(
             seed,
             round,

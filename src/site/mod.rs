@@ -226,7 +226,9 @@ fn read_facts(
             if store.group_finished(tournament, round.number, group.number)? {
                 finished_groups.insert(key);
             }
-            if opts.skip_game_pages_of.contains(&key) && finished_groups.contains(&key) {
+            if opts.no_game_pages
+                || (opts.skip_game_pages_of.contains(&key) && finished_groups.contains(&key))
+            {
                 // Only the points are needed, and the results have them.
                 games.insert(key, HashMap::new());
                 continue;

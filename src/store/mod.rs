@@ -121,6 +121,13 @@ pub struct Entry {
     pub version: VersionId,
 }
 
+/// Whether a read decodes the throws of games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Throws {
+    Decoded,
+    Left,
+}
+
 /// A stored game attempt.
 #[derive(Debug, Clone)]
 pub struct StoredGame {
@@ -669,13 +676,38 @@ impl Store {
         Ok(())
     }
 
-    /// All stored attempts of a group, in slot order.
+    /// All stored attempts of a group, in slot order, with their throws.
     pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
-        let mut st = self.conn.prepare(
-            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, throws, failures,
-                    throws_format
-             FROM games WHERE tournament_id = ?1 AND round = ?2 AND grp = ?3 ORDER BY slot",
-        )?;
+        self.read_games(tournament, round, group, Throws::Decoded)
+    }
+
+    /// All stored attempts of a group without their throws (empty): what
+    /// results, rankings and schedules need, at a fraction of the cost.
+    pub fn game_outcomes(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+    ) -> Result<Vec<StoredGame>> {
+        self.read_games(tournament, round, group, Throws::Left)
+    }
+
+    fn read_games(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        throws_wanted: Throws,
+    ) -> Result<Vec<StoredGame>> {
+        let throws_column = match throws_wanted {
+            Throws::Decoded => "throws",
+            Throws::Left => "x''",
+        };
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, {throws_column},
+                    failures, throws_format
+             FROM games WHERE tournament_id = ?1 AND round = ?2 AND grp = ?3 ORDER BY slot"
+        ))?;
         let rows = st.query_map(params![tournament, round, group], |r| {
             Ok((
                 r.get::<_, u32>(0)?,
@@ -701,7 +733,10 @@ impl Store {
                 record: GameRecord {
                     seed: seed_from_sql(seed),
                     points: [pp as u64, pq as u64],
-                    throws: decode_throws(&throws, format)?,
+                    throws: match throws_wanted {
+                        Throws::Decoded => decode_throws(&throws, format)?,
+                        Throws::Left => Vec::new(),
+                    },
                     failures,
                 },
             });
