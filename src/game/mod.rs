@@ -17,5 +17,6 @@
 pub mod flooding;
 pub mod knobeln;
 pub mod lines;
+pub mod morabaraba;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};
