@@ -165,8 +165,10 @@ impl fmt::Display for Field {
     }
 }
 
-/// A checked island: its board and the bot's start field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A checked island: its board and the bot's start field. (Not
+/// deserializable: an island is only made by [`Island::parse`] or
+/// [`Island::new`]; store it as [`Island::to_text`].)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Island {
     width: u16,
     height: u16,

@@ -834,7 +834,14 @@ impl LineGame for MorabarabaGame {
                 line: line.to_string(),
             })
         };
-        if self.outcome.is_some() || seat > 1 || seat != self.expected_seat() {
+        if seat > 1 {
+            return Err(Violation {
+                seat,
+                rule: "a game of Morabaraba has seats 0 and 1 only".into(),
+                line: line.to_string(),
+            });
+        }
+        if self.outcome.is_some() || seat != self.expected_seat() {
             return violation(self, "it was not this player's turn to write".into());
         }
         if self.names[seat].is_none() {
@@ -1542,6 +1549,8 @@ mod tests {
         assert!(matches!(game.next(), Step::Over { .. }));
         // A line out of turn is refused too.
         assert!(game.reply(0, "0 0 0 1 1 1 0 0 0").is_err());
+        assert!(game.reply(2, "0 0 0 1 1 1 0 0 0").is_err());
+        assert_eq!(game.outcome().unwrap().winner, Some(0));
     }
 
     #[test]
