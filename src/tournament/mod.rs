@@ -26,7 +26,9 @@
 //! self-game counts once for its strategy, as the mean of its two sides.
 
 pub mod evolution;
+pub mod flooding;
 pub mod grouping;
+pub mod morabaraba;
 pub mod ranking;
 pub mod schedule;
 
