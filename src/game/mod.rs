@@ -16,5 +16,6 @@
 
 pub mod knobeln;
 pub mod lines;
+pub mod ultimatum;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

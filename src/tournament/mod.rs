@@ -29,6 +29,7 @@ pub mod evolution;
 pub mod grouping;
 pub mod ranking;
 pub mod schedule;
+pub mod ultimatum;
 
 pub use evolution::{evolve, payoff_matrix, Evolution, EvolutionConfig, EvolutionEnd};
 pub use grouping::{draw_groups, group_sizes, grouping_seed, is_final};
