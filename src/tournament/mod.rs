@@ -26,6 +26,7 @@
 //! self-game counts once for its strategy, as the mean of its two sides.
 
 pub mod evolution;
+pub mod footsteps;
 pub mod grouping;
 pub mod ranking;
 pub mod schedule;
