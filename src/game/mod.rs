@@ -15,8 +15,10 @@
 //! one seam between a game and the referee that runs bots.
 
 pub mod flooding;
+pub mod footsteps;
 pub mod knobeln;
 pub mod lines;
 pub mod morabaraba;
+pub mod ultimatum;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

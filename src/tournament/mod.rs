@@ -27,10 +27,12 @@
 
 pub mod evolution;
 pub mod flooding;
+pub mod footsteps;
 pub mod grouping;
 pub mod morabaraba;
 pub mod ranking;
 pub mod schedule;
+pub mod ultimatum;
 
 pub use evolution::{evolve, payoff_matrix, Evolution, EvolutionConfig, EvolutionEnd};
 pub use grouping::{draw_groups, group_sizes, grouping_seed, is_final};

@@ -1,0 +1,941 @@
+//! The rules and line protocol of the ultimatum game (freiesMagazin's fourth
+//! programming contest, 2011).
+//!
+//! A match is `R` rounds (2500 in the contest) between two bots. In every
+//! round each bot is the proposer once: it offers its opponent an amount
+//! `x` in `0..=1000` of a pot of 1000; the opponent (the responder) accepts
+//! (`JA`) and gets `x` while the proposer gets `1000 − x`, or rejects
+//! (`NEIN`) and neither gets anything. A match therefore shares at most
+//! `2 · 1000 · R` points (5,000,000 for 2500 rounds) between the two bots.
+//!
+//! # Who proposes when
+//!
+//! Seat 0 (the bot named first in the match, "Bot A") proposes first in
+//! *every* round, seat 1 second. The seed's FAQ says so ("Jede Runde darf
+//! zuerst Bot A und danach Bot B den Startspieler geben"); the sentence "der
+//! Startspieler wechselt" of the rules is the change from A to B within a
+//! round and back to A at the next one. The other order is the return match
+//! (B against A), which the tournament plays too.
+//!
+//! # The protocol, line by line
+//!
+//! The game sends (each line without its line end):
+//!
+//! 1. `RUNDEN n` to both, once, before anything else (n = the number of rounds).
+//! 2. For each round `r` = 1..=n: `RUNDE r` to both, then two half-rounds,
+//!    first with seat 0 as proposer, then with seat 1. A half-round is:
+//!    - `START` to the proposer, which answers with its offer: a line with
+//!      a whole number from 0 to 1000;
+//!    - `ANGEBOT x` to the responder, which answers `JA` or `NEIN`;
+//!    - `JA` or `NEIN` (the answer) and then `PUNKTE p` to the proposer,
+//!      where p = 1000 − x if accepted, else 0;
+//!    - `PUNKTE q` to the responder, where q = x if accepted, else 0.
+//!
+//!    Both bots are told what they won ("Danach werden beide über den
+//!    gewonnenen Betrag informiert"), each its own amount.
+//! 3. `ENDE` to both at the end of the match (also when it ends early
+//!    because a bot broke the protocol).
+//!
+//! Lines to the same seat that follow each other are sent in one
+//! [`Step::Send`], e.g. `RUNDEN 2500`, `RUNDE 1`, `START` to seat 0.
+//!
+//! # What a bot may print
+//!
+//! Strict: an offer is ASCII decimal digits only (leading zeros allowed,
+//! no sign, no blanks), with a value from 0 to 1000; an answer is exactly
+//! `JA` or `NEIN` in capitals. The only thing tolerated around them is one
+//! carriage return at the end (a line ended by CR LF), as the KNOBELN
+//! referee does. Anything else is a protocol violation.
+//!
+//! # Violations
+//!
+//! A violation ends the match at once. The bot that broke the protocol
+//! forfeits it: it scores 0 points for the match and the match is lost for
+//! it; its opponent keeps the points it earned in the completed half-rounds
+//! before the violation, and wins the match ([`MatchOutcome::scored`],
+//! [`MatchOutcome::result_for`]). A half-round interrupted by the violation
+//! earns nothing.
+//!
+//! This module knows nothing of processes, pipes, time limits or
+//! tournaments (that is the referee's and [`crate::tournament::ultimatum`]'s
+//! business).
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+use super::lines::{LineGame, Step, Violation};
+
+/// The pot of every half-round: an offer is a share of it.
+pub const POT: u32 = 1000;
+
+/// The most rounds a match may have (a sanity cap for configurations).
+pub const MAX_ROUNDS: u32 = 1_000_000;
+
+/// How many characters of an offending line a [`Violation`] keeps.
+const MAX_QUOTED: usize = 200;
+
+/// Parameters of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params {
+    /// Rounds per match; each round both seats propose once.
+    pub rounds: u32,
+}
+
+impl Default for Params {
+    /// The 2011 contest: 2500 rounds.
+    fn default() -> Self {
+        Params { rounds: 2500 }
+    }
+}
+
+impl Params {
+    /// Checks that the parameters make a playable match.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=MAX_ROUNDS).contains(&self.rounds) {
+            return Err(format!(
+                "rounds must be in 1..={MAX_ROUNDS} (got {})",
+                self.rounds
+            ));
+        }
+        Ok(())
+    }
+
+    /// The most points the two seats can share in a match: 2 · 1000 · rounds.
+    pub fn max_total_points(&self) -> u64 {
+        2 * POT as u64 * self.rounds as u64
+    }
+}
+
+/// The result of a match for one seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchResult {
+    Won,
+    Draw,
+    Lost,
+}
+
+/// What a finished match reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchOutcome {
+    /// Rounds the match was to have.
+    pub rounds: u32,
+    /// Rounds completed (both half-rounds).
+    pub rounds_completed: u32,
+    /// Points each seat earned in the completed half-rounds.
+    pub points: [u64; 2],
+    /// How many of each seat's offers were accepted.
+    pub accepted_offers: [u32; 2],
+    /// The seat that broke the protocol and so forfeited the match.
+    pub forfeited_by: Option<usize>,
+}
+
+impl MatchOutcome {
+    /// The points that count for each seat: as earned, except that a seat
+    /// that forfeited scores 0.
+    pub fn scored(&self) -> [u64; 2] {
+        let mut scored = self.points;
+        if let Some(seat) = self.forfeited_by {
+            scored[seat] = 0;
+        }
+        scored
+    }
+
+    /// Won, drawn or lost for `seat`: a forfeit loses (and the opponent
+    /// wins); otherwise more points win and equal points draw.
+    pub fn result_for(&self, seat: usize) -> MatchResult {
+        use std::cmp::Ordering::*;
+        if let Some(f) = self.forfeited_by {
+            return if f == seat {
+                MatchResult::Lost
+            } else {
+                MatchResult::Won
+            };
+        }
+        match self.points[seat].cmp(&self.points[1 - seat]) {
+            Greater => MatchResult::Won,
+            Equal => MatchResult::Draw,
+            Less => MatchResult::Lost,
+        }
+    }
+}
+
+/// One half-round as played: who proposed, the offer, the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HalfRound {
+    /// 1-based.
+    pub round: u32,
+    pub proposer: usize,
+    pub offer: u32,
+    pub accepted: bool,
+}
+
+impl HalfRound {
+    /// Points of each seat from this half-round.
+    pub fn points(&self) -> [u64; 2] {
+        let mut p = [0u64; 2];
+        if self.accepted {
+            p[self.proposer] = (POT - self.offer) as u64;
+            p[1 - self.proposer] = self.offer as u64;
+        }
+        p
+    }
+}
+
+/// What the game waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaiting {
+    /// The proposer's offer (after `START`).
+    Offer,
+    /// The responder's answer to `ANGEBOT offer`.
+    Answer { offer: u32 },
+}
+
+/// One match, as a [`LineGame`] the referee drives.
+#[derive(Debug, Clone)]
+pub struct Match {
+    params: Params,
+    /// Current round, 1-based (0 only before `new` returns).
+    round: u32,
+    /// The current half-round's proposer.
+    proposer: usize,
+    awaiting: Awaiting,
+    /// Steps not yet handed out by `next`.
+    pending: VecDeque<Step>,
+    /// The seat `next` asked for a line and whose reply is outstanding.
+    expecting: Option<usize>,
+    over: bool,
+    half_rounds: Vec<HalfRound>,
+    points: [u64; 2],
+    accepted_offers: [u32; 2],
+    forfeited_by: Option<usize>,
+}
+
+impl Match {
+    /// A new match; `params` must be valid ([`Params::validate`]).
+    pub fn new(params: Params) -> Match {
+        assert!(params.validate().is_ok(), "invalid ultimatum parameters");
+        let mut m = Match {
+            params,
+            round: 1,
+            proposer: 0,
+            awaiting: Awaiting::Offer,
+            pending: VecDeque::new(),
+            expecting: None,
+            over: false,
+            half_rounds: Vec::new(),
+            points: [0; 2],
+            accepted_offers: [0; 2],
+            forfeited_by: None,
+        };
+        let runden = format!("RUNDEN {}", params.rounds);
+        m.send(0, runden.clone());
+        m.send(1, runden);
+        m.start_round();
+        m
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Every completed half-round so far, in order.
+    pub fn half_rounds(&self) -> &[HalfRound] {
+        &self.half_rounds
+    }
+
+    /// Points earned so far by each seat.
+    pub fn points(&self) -> [u64; 2] {
+        self.points
+    }
+
+    /// Queues a line for `seat`, joining it to the last queued step when
+    /// that is a send to the same seat.
+    fn send(&mut self, seat: usize, line: String) {
+        if let Some(Step::Send { seat: s, lines }) = self.pending.back_mut() {
+            if *s == seat {
+                lines.push(line);
+                return;
+            }
+        }
+        self.pending.push_back(Step::Send {
+            seat,
+            lines: vec![line],
+        });
+    }
+
+    /// `RUNDE r` to both, then `START` to seat 0.
+    fn start_round(&mut self) {
+        let runde = format!("RUNDE {}", self.round);
+        self.send(1, runde.clone());
+        self.send(0, runde);
+        self.proposer = 0;
+        self.start_half();
+    }
+
+    fn start_half(&mut self) {
+        self.send(self.proposer, "START".into());
+        self.awaiting = Awaiting::Offer;
+        self.pending.push_back(Step::Expect {
+            seat: self.proposer,
+        });
+    }
+
+    /// The match is decided; lines already queued (the last `PUNKTE`) are
+    /// still sent, then `next` says [`Step::Over`].
+    fn finish(&mut self) {
+        self.over = true;
+        self.expecting = None;
+    }
+
+    fn violation(&mut self, seat: usize, rule: String, line: &str) -> Violation {
+        self.forfeited_by = Some(seat);
+        self.pending.clear();
+        self.finish();
+        Violation {
+            seat,
+            rule,
+            line: quote(line),
+        }
+    }
+
+    /// Records an answered half-round and moves on.
+    fn settle(&mut self, offer: u32, accepted: bool) {
+        let half = HalfRound {
+            round: self.round,
+            proposer: self.proposer,
+            offer,
+            accepted,
+        };
+        let pts = half.points();
+        self.half_rounds.push(half);
+        self.points[0] += pts[0];
+        self.points[1] += pts[1];
+        if accepted {
+            self.accepted_offers[self.proposer] += 1;
+        }
+        let (proposer, responder) = (self.proposer, 1 - self.proposer);
+        self.send(proposer, if accepted { "JA" } else { "NEIN" }.into());
+        self.send(proposer, format!("PUNKTE {}", pts[proposer]));
+        self.send(responder, format!("PUNKTE {}", pts[responder]));
+        if proposer == 0 {
+            self.proposer = 1;
+            self.start_half();
+        } else if self.round < self.params.rounds {
+            self.round += 1;
+            self.start_round();
+        } else {
+            self.finish();
+        }
+    }
+}
+
+/// Keeps at most [`MAX_QUOTED`] characters of a line for a report.
+fn quote(line: &str) -> String {
+    match line.char_indices().nth(MAX_QUOTED) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+/// The line without one trailing carriage return (a CR LF line end).
+fn without_cr(line: &str) -> &str {
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// Reads an offer: digits only, value 0..=1000. `Err` is the rule broken.
+pub fn parse_offer(line: &str) -> Result<u32, String> {
+    let s = without_cr(line);
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "after START a bot prints its offer: a whole number from 0 to {POT}, digits only, \
+             alone on its line (e.g. \"400\")"
+        ));
+    }
+    let digits = s.trim_start_matches('0');
+    if digits.len() > 4 || digits.parse::<u32>().unwrap_or(0) > POT {
+        return Err(format!(
+            "offered {}, but an offer must be from 0 to {POT} (the pot of every half-round)",
+            quote(s)
+        ));
+    }
+    Ok(digits.parse::<u32>().unwrap_or(0))
+}
+
+/// Reads an answer: exactly `JA` (accept) or `NEIN` (reject).
+pub fn parse_answer(line: &str) -> Result<bool, String> {
+    match without_cr(line) {
+        "JA" => Ok(true),
+        "NEIN" => Ok(false),
+        _ => Err(
+            "after ANGEBOT a bot answers JA (accept) or NEIN (reject), in capitals, \
+                  alone on its line"
+                .into(),
+        ),
+    }
+}
+
+impl LineGame for Match {
+    type Outcome = MatchOutcome;
+
+    fn n_seats(&self) -> usize {
+        2
+    }
+
+    fn next(&mut self) -> Step {
+        if let Some(seat) = self.expecting {
+            return Step::Expect { seat };
+        }
+        match self.pending.pop_front() {
+            Some(Step::Expect { seat }) => {
+                self.expecting = Some(seat);
+                Step::Expect { seat }
+            }
+            Some(step) => step,
+            None => Step::Over {
+                farewell: vec![(0, vec!["ENDE".into()]), (1, vec!["ENDE".into()])],
+            },
+        }
+    }
+
+    fn reply(&mut self, seat: usize, line: &str) -> Result<(), Violation> {
+        if self.over {
+            return Err(Violation {
+                seat,
+                rule: "printed a line after the end of the match".into(),
+                line: quote(line),
+            });
+        }
+        if self.expecting != Some(seat) {
+            let rule = "printed a line when it was not its turn: a bot speaks only after \
+                        START (its offer) and after ANGEBOT (JA or NEIN)"
+                .into();
+            return Err(self.violation(seat, rule, line));
+        }
+        self.expecting = None;
+        match self.awaiting {
+            Awaiting::Offer => match parse_offer(line) {
+                Ok(offer) => {
+                    let responder = 1 - self.proposer;
+                    self.send(responder, format!("ANGEBOT {offer}"));
+                    self.awaiting = Awaiting::Answer { offer };
+                    self.pending.push_back(Step::Expect { seat: responder });
+                    Ok(())
+                }
+                Err(rule) => Err(self.violation(seat, rule, line)),
+            },
+            Awaiting::Answer { offer } => match parse_answer(line) {
+                Ok(accepted) => {
+                    self.settle(offer, accepted);
+                    Ok(())
+                }
+                Err(rule) => Err(self.violation(seat, rule, line)),
+            },
+        }
+    }
+
+    fn outcome(&self) -> Option<MatchOutcome> {
+        self.over.then(|| MatchOutcome {
+            rounds: self.params.rounds,
+            rounds_completed: self
+                .half_rounds
+                .last()
+                .map(|h| {
+                    if h.proposer == 1 {
+                        h.round
+                    } else {
+                        h.round - 1
+                    }
+                })
+                .unwrap_or(0),
+            points: self.points,
+            accepted_offers: self.accepted_offers,
+            forfeited_by: self.forfeited_by,
+        })
+    }
+
+    fn turn(&self) -> u64 {
+        self.round as u64
+    }
+}
+
+/// The seed's sample bots (its "dummybot" strategies) as scripted players
+/// for tests: each reads the last line it was sent and answers it.
+///
+/// `more` and `semirandom` are as the seed describes them; the seed does
+/// not describe `simple` and `random`, so these are our reading, chosen to
+/// match the seed's example table (simple beats random and loses to more):
+/// `simple` offers 250 and accepts every offer of at least 250; `random`
+/// offers a uniform amount in 0..=1000 and accepts with probability 1/2.
+#[cfg(test)]
+pub(crate) mod sample_bots {
+    use crate::seed::SplitMix64;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Strategy {
+        Simple,
+        More,
+        Random,
+        SemiRandom,
+    }
+
+    impl Strategy {
+        pub fn name(self) -> &'static str {
+            match self {
+                Strategy::Simple => "simple",
+                Strategy::More => "more",
+                Strategy::Random => "random",
+                Strategy::SemiRandom => "semirandom",
+            }
+        }
+
+        /// The answer to the last line seen.
+        pub fn answer(self, rng: &mut SplitMix64, last: &str) -> String {
+            if last == "START" {
+                let offer = match self {
+                    Strategy::Simple => 250,
+                    Strategy::More => 499,
+                    Strategy::Random => rng.below(1001),
+                    Strategy::SemiRandom => rng.below(501),
+                };
+                return offer.to_string();
+            }
+            let offer: u64 = last
+                .strip_prefix("ANGEBOT ")
+                .and_then(|x| x.parse().ok())
+                .unwrap_or_else(|| panic!("a sample bot asked to answer {last:?}"));
+            let accept = match self {
+                Strategy::Simple => offer >= 250,
+                Strategy::More => offer > 500,
+                Strategy::Random => rng.below(2) == 1,
+                Strategy::SemiRandom => offer >= 500 || rng.below(2) == 1,
+            };
+            if accept { "JA" } else { "NEIN" }.into()
+        }
+    }
+
+    /// Plays a match between two sample bots, each with its own generator.
+    pub fn play(rounds: u32, bots: [Strategy; 2], seeds: [u64; 2]) -> super::MatchOutcome {
+        let mut game = super::Match::new(super::Params { rounds });
+        let mut rngs = seeds.map(SplitMix64::new);
+        super::super::lines::play_scripted(
+            &mut game,
+            |seat, seen| bots[seat].answer(&mut rngs[seat], seen.last().expect("a line")),
+            20 * rounds as usize + 10,
+        )
+        .expect("sample bots keep the protocol")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample_bots::{play, Strategy};
+    use super::*;
+    use crate::game::lines::play_scripted;
+    use crate::seed::SplitMix64;
+
+    /// Plays a match with per-seat closures over the last line seen,
+    /// recording every line each seat receives (farewell included).
+    fn transcript(
+        rounds: u32,
+        mut answer: impl FnMut(usize, &str) -> String,
+    ) -> (Result<MatchOutcome, Violation>, [Vec<String>; 2]) {
+        let mut game = Match::new(Params { rounds });
+        let mut seen: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        for _ in 0..100_000 {
+            match game.next() {
+                Step::Send { seat, lines } => seen[seat].extend(lines),
+                Step::Expect { seat } => {
+                    let line = answer(seat, seen[seat].last().unwrap());
+                    if let Err(v) = game.reply(seat, &line) {
+                        let Step::Over { farewell } = game.next() else {
+                            panic!("a violation ends the match")
+                        };
+                        for (s, lines) in farewell {
+                            seen[s].extend(lines);
+                        }
+                        return (Err(v), seen);
+                    }
+                }
+                Step::Over { farewell } => {
+                    for (s, lines) in farewell {
+                        seen[s].extend(lines);
+                    }
+                    return (Ok(game.outcome().unwrap()), seen);
+                }
+            }
+        }
+        panic!("no end");
+    }
+
+    fn lines(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn exact_line_order_of_a_two_round_match() {
+        // Seat 0 offers 300 and accepts everything; seat 1 offers 600 and
+        // accepts only offers of at least 400.
+        let (outcome, seen) = transcript(2, |seat, last| match (seat, last) {
+            (0, "START") => "300".into(),
+            (1, "START") => "600".into(),
+            (0, _) => "JA".into(),
+            (1, l) => {
+                let x: u32 = l.strip_prefix("ANGEBOT ").unwrap().parse().unwrap();
+                if x >= 400 { "JA" } else { "NEIN" }.into()
+            }
+            _ => unreachable!(),
+        });
+        let outcome = outcome.unwrap();
+        assert_eq!(
+            seen[0],
+            lines(&[
+                "RUNDEN 2",
+                "RUNDE 1",
+                "START",
+                "NEIN",
+                "PUNKTE 0",
+                "ANGEBOT 600",
+                "PUNKTE 600",
+                "RUNDE 2",
+                "START",
+                "NEIN",
+                "PUNKTE 0",
+                "ANGEBOT 600",
+                "PUNKTE 600",
+                "ENDE",
+            ])
+        );
+        assert_eq!(
+            seen[1],
+            lines(&[
+                "RUNDEN 2",
+                "RUNDE 1",
+                "ANGEBOT 300",
+                "PUNKTE 0",
+                "START",
+                "JA",
+                "PUNKTE 400",
+                "RUNDE 2",
+                "ANGEBOT 300",
+                "PUNKTE 0",
+                "START",
+                "JA",
+                "PUNKTE 400",
+                "ENDE",
+            ])
+        );
+        assert_eq!(outcome.points, [1200, 800]);
+        assert_eq!(outcome.accepted_offers, [0, 2]);
+        assert_eq!(outcome.rounds_completed, 2);
+        assert_eq!(outcome.forfeited_by, None);
+        assert_eq!(outcome.result_for(0), MatchResult::Won);
+        assert_eq!(outcome.result_for(1), MatchResult::Lost);
+    }
+
+    #[test]
+    fn steps_group_lines_per_seat_and_expect_is_repeated_until_answered() {
+        let mut g = Match::new(Params { rounds: 3 });
+        assert_eq!(
+            g.next(),
+            Step::Send {
+                seat: 0,
+                lines: lines(&["RUNDEN 3"])
+            }
+        );
+        assert_eq!(
+            g.next(),
+            Step::Send {
+                seat: 1,
+                lines: lines(&["RUNDEN 3", "RUNDE 1"])
+            }
+        );
+        assert_eq!(
+            g.next(),
+            Step::Send {
+                seat: 0,
+                lines: lines(&["RUNDE 1", "START"])
+            }
+        );
+        assert_eq!(g.next(), Step::Expect { seat: 0 });
+        assert_eq!(g.next(), Step::Expect { seat: 0 });
+        assert_eq!(g.turn(), 1);
+        assert!(g.outcome().is_none());
+        // The other seat may not speak now: speaking out of turn forfeits.
+        let v = g.reply(1, "JA").unwrap_err();
+        assert_eq!(v.seat, 1);
+        assert!(v.rule.contains("not its turn"));
+        assert_eq!(g.outcome().unwrap().forfeited_by, Some(1));
+        assert_eq!(
+            g.next(),
+            Step::Over {
+                farewell: vec![(0, lines(&["ENDE"])), (1, lines(&["ENDE"]))]
+            }
+        );
+    }
+
+    #[test]
+    fn accept_and_reject_arithmetic_and_punkte_values() {
+        for (offer, accepted, proposer_gets, responder_gets) in [
+            (0, true, 1000, 0),
+            (1000, true, 0, 1000),
+            (400, true, 600, 400),
+            (400, false, 0, 0),
+            (1000, false, 0, 0),
+        ] {
+            let h = HalfRound {
+                round: 1,
+                proposer: 1,
+                offer,
+                accepted,
+            };
+            assert_eq!(h.points(), [responder_gets, proposer_gets]);
+            // And the PUNKTE lines say the same: seat 0 proposes first,
+            // seat 1 answers as `accepted` says.
+            let (_, seen) = transcript(1, |seat, last| match last {
+                "START" => offer.to_string(),
+                _ if seat == 1 && !accepted => "NEIN".into(),
+                _ => "JA".into(),
+            });
+            let answer = if accepted { "JA" } else { "NEIN" };
+            assert_eq!(seen[0][3], answer);
+            assert_eq!(
+                seen[0][4],
+                format!("PUNKTE {proposer_gets}"),
+                "offer {offer}"
+            );
+            assert_eq!(seen[1][2], format!("ANGEBOT {offer}"));
+            assert_eq!(
+                seen[1][3],
+                format!("PUNKTE {responder_gets}"),
+                "offer {offer}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_2500_round_match_shares_at_most_five_million_points() {
+        assert_eq!(Params::default().rounds, 2500);
+        assert_eq!(Params::default().max_total_points(), 5_000_000);
+        // Everybody accepts: the whole 5,000,000 is shared ("im Bestfall").
+        let all = play(2500, [Strategy::Simple, Strategy::Simple], [1, 2]);
+        assert_eq!(all.points, [2_500_000, 2_500_000]);
+        assert_eq!(all.points[0] + all.points[1], 5_000_000);
+        assert_eq!(all.result_for(0), MatchResult::Draw);
+        // One seat may take all of it: it offers 0, its opponent offers 1000,
+        // both accept.
+        let (o, _) = transcript(2500, |seat, last| match last {
+            "START" => if seat == 0 { "0" } else { "1000" }.into(),
+            _ => "JA".into(),
+        });
+        assert_eq!(o.unwrap().points, [5_000_000, 0]);
+    }
+
+    #[test]
+    fn strict_offer_parsing() {
+        assert_eq!(parse_offer("0"), Ok(0));
+        assert_eq!(parse_offer("1000"), Ok(1000));
+        assert_eq!(parse_offer("0500"), Ok(500));
+        assert_eq!(parse_offer("499\r"), Ok(499));
+        assert_eq!(parse_offer("000000000000000000000007"), Ok(7));
+        for bad in [
+            "",
+            " 5",
+            "5 ",
+            "+5",
+            "-0",
+            "-1",
+            "5.0",
+            "1001",
+            "99999999999999999999",
+            "5\r\r",
+            "\r",
+            "ANGEBOT 5",
+            "5\n",
+            "٣",
+            "JA",
+        ] {
+            assert!(parse_offer(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_offer("1001").unwrap_err().contains("from 0 to 1000"));
+    }
+
+    #[test]
+    fn strict_answer_parsing() {
+        assert_eq!(parse_answer("JA"), Ok(true));
+        assert_eq!(parse_answer("NEIN"), Ok(false));
+        assert_eq!(parse_answer("NEIN\r"), Ok(false));
+        for bad in [
+            "ja", "Ja", "nein", " JA", "JA ", "J", "YES", "1", "", "JA\r\r",
+        ] {
+            assert!(parse_answer(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn a_violation_forfeits_the_match() {
+        // Seat 1 answers "ja" in round 3, after both proposed twice
+        // (seat 0 offers 100, seat 1 offers 200, both accept).
+        let mut answers = 0;
+        let (res, seen) = transcript(10, |seat, last| match last {
+            "START" => if seat == 0 { "100" } else { "200" }.into(),
+            _ if seat == 1 => {
+                answers += 1;
+                if answers == 3 { "ja" } else { "JA" }.into()
+            }
+            _ => "JA".into(),
+        });
+        let v = res.unwrap_err();
+        assert_eq!(v.seat, 1);
+        assert_eq!(v.line, "ja");
+        assert!(v.rule.contains("JA (accept) or NEIN"));
+        assert_eq!(seen[0].last().unwrap(), "ENDE");
+        assert_eq!(seen[1].last().unwrap(), "ENDE");
+
+        let mut g = Match::new(Params { rounds: 10 });
+        let mut answers = 0;
+        let err = play_scripted(
+            &mut g,
+            |seat, seen| match seen.last().unwrap().as_str() {
+                "START" => if seat == 0 { "100" } else { "200" }.into(),
+                _ if seat == 1 => {
+                    answers += 1;
+                    if answers == 3 { "ja" } else { "JA" }.into()
+                }
+                _ => "JA".into(),
+            },
+            1000,
+        )
+        .unwrap_err();
+        assert_eq!(err.seat, 1);
+        let o = g.outcome().expect("an outcome after a violation");
+        assert_eq!(o.forfeited_by, Some(1));
+        assert_eq!(o.rounds_completed, 2);
+        // Earned in rounds 1-2: seat 0 gets 900 + 200 per round, seat 1 100 + 800.
+        assert_eq!(o.points, [2200, 1800]);
+        assert_eq!(o.scored(), [2200, 0]);
+        assert_eq!(o.result_for(0), MatchResult::Won);
+        assert_eq!(o.result_for(1), MatchResult::Lost);
+        assert_eq!(g.turn(), 3);
+        // Over for good; further lines are refused.
+        assert!(matches!(g.next(), Step::Over { .. }));
+        assert!(g.reply(0, "5").is_err());
+        assert_eq!(g.outcome().unwrap(), o);
+    }
+
+    #[test]
+    fn an_offer_out_of_range_forfeits_the_match() {
+        let mut g = Match::new(Params { rounds: 5 });
+        let v = play_scripted(
+            &mut g,
+            |seat, seen| match (seat, seen.last().unwrap().as_str()) {
+                (0, "START") => "1001".into(),
+                _ => "JA".into(),
+            },
+            100,
+        )
+        .unwrap_err();
+        assert_eq!((v.seat, v.line.as_str()), (0, "1001"));
+        let o = g.outcome().unwrap();
+        assert_eq!((o.points, o.rounds_completed), ([0, 0], 0));
+        assert_eq!(o.result_for(1), MatchResult::Won);
+        assert_eq!(o.result_for(0), MatchResult::Lost);
+    }
+
+    #[test]
+    fn long_offending_lines_are_quoted_short() {
+        let long = "9".repeat(10_000);
+        let mut g = Match::new(Params { rounds: 1 });
+        let v = play_scripted(&mut g, |_, _| long.clone(), 10).unwrap_err();
+        assert!(v.line.len() <= MAX_QUOTED + 3);
+        assert!(v.rule.contains("from 0 to 1000"));
+    }
+
+    #[test]
+    fn sample_bots_behave_as_the_seed_says() {
+        // more "kann rein taktisch kein Spiel verlieren": it wins every match.
+        for other in [Strategy::Simple, Strategy::Random, Strategy::SemiRandom] {
+            for seed in 0..3 {
+                let o = play(500, [Strategy::More, other], [seed, seed + 100]);
+                assert_eq!(o.result_for(0), MatchResult::Won, "more vs {other:?}");
+                let o = play(500, [other, Strategy::More], [seed, seed + 100]);
+                assert_eq!(o.result_for(1), MatchResult::Won, "{other:?} vs more");
+            }
+        }
+        // more against itself: it never accepts 499, nobody earns anything.
+        let o = play(100, [Strategy::More, Strategy::More], [0, 0]);
+        assert_eq!(o.points, [0, 0]);
+        // The answers line by line.
+        let mut rng = SplitMix64::new(3);
+        let mut ask = |bot: Strategy, line: &str| bot.answer(&mut rng, line);
+        assert_eq!(ask(Strategy::More, "START"), "499");
+        assert_eq!(ask(Strategy::More, "ANGEBOT 500"), "NEIN");
+        assert_eq!(ask(Strategy::More, "ANGEBOT 501"), "JA");
+        assert_eq!(ask(Strategy::Simple, "START"), "250");
+        assert_eq!(ask(Strategy::Simple, "ANGEBOT 249"), "NEIN");
+        assert_eq!(ask(Strategy::Simple, "ANGEBOT 250"), "JA");
+        // semirandom: offers 0..=500, accepts everything >= 500, below that
+        // at random.
+        let mut offers = std::collections::BTreeSet::new();
+        let mut answers_499 = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            offers.insert(ask(Strategy::SemiRandom, "START").parse::<u32>().unwrap());
+            assert_eq!(ask(Strategy::SemiRandom, "ANGEBOT 500"), "JA");
+            assert_eq!(ask(Strategy::SemiRandom, "ANGEBOT 1000"), "JA");
+            answers_499.insert(ask(Strategy::SemiRandom, "ANGEBOT 499"));
+        }
+        assert!(*offers.last().unwrap() == 500 && *offers.first().unwrap() == 0);
+        assert!(offers.len() > 400);
+        assert_eq!(answers_499.len(), 2);
+    }
+
+    /// Hand-written property test: random play, with the odd broken line,
+    /// never panics and always ends, with consistent bookkeeping.
+    #[test]
+    fn random_play_always_ends_consistently() {
+        let mut rng = SplitMix64::new(0x5EED);
+        for case in 0..300 {
+            let rounds = 1 + rng.below(40) as u32;
+            let break_rate = [0, 50, 500][case % 3];
+            let mut game = Match::new(Params { rounds });
+            let mut r = SplitMix64::new(rng.next_u64());
+            let result = play_scripted(
+                &mut game,
+                |_, seen| {
+                    let last = seen.last().unwrap();
+                    if break_rate > 0 && r.below(break_rate) == 0 {
+                        return ["", "JA", "1", "1001", "ja", "NEIN", "-3", "x"]
+                            [r.below(8) as usize]
+                            .to_string();
+                    }
+                    if last == "START" {
+                        r.below(1001).to_string()
+                    } else {
+                        ["JA", "NEIN"][r.below(2) as usize].to_string()
+                    }
+                },
+                20 * rounds as usize + 10,
+            );
+            let o = game.outcome().expect("over");
+            assert!(matches!(game.next(), Step::Over { .. }));
+            let from_history = game.half_rounds().iter().fold([0, 0], |acc, h| {
+                let p = h.points();
+                [acc[0] + p[0], acc[1] + p[1]]
+            });
+            assert_eq!(o.points, from_history);
+            assert!(o.points[0] + o.points[1] <= 2000 * rounds as u64);
+            match result {
+                Ok(ok) => {
+                    assert_eq!(ok, o);
+                    assert_eq!(o.rounds_completed, rounds);
+                    assert_eq!(game.half_rounds().len(), 2 * rounds as usize);
+                    assert_eq!(o.forfeited_by, None);
+                }
+                Err(v) => {
+                    assert_eq!(o.forfeited_by, Some(v.seat));
+                    assert!(o.rounds_completed < rounds);
+                }
+            }
+        }
+    }
+}
