@@ -9,6 +9,7 @@
 //! This module stores and loads; it decides nothing. Times come from the
 //! caller (`now`), never from a clock read here.
 
+pub mod admin;
 pub mod mail;
 
 use std::path::Path;
@@ -29,6 +30,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0003_contest.sql",
         include_str!("../../schema/0003_contest.sql"),
+    ),
+    (
+        "0006_organizer.sql",
+        include_str!("../../schema/0006_organizer.sql"),
     ),
 ];
 
