@@ -73,6 +73,18 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/preference.hbs"),
     ),
     ("forward", include_str!("../../templates/mail/forward.hbs")),
+    (
+        "auth_reset",
+        include_str!("../../templates/mail/auth_reset.hbs"),
+    ),
+    (
+        "address_changed",
+        include_str!("../../templates/mail/address_changed.hbs"),
+    ),
+    (
+        "withdrawn",
+        include_str!("../../templates/mail/withdrawn.hbs"),
+    ),
 ];
 
 fn registry() -> &'static Handlebars<'static> {
