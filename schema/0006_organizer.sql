@@ -1,7 +1,8 @@
 -- 0006: the organizer's levers. Every admin action is logged; the contest
 -- has one holder at a time (a lease renewed by a heartbeat, taken over once
--- it expires); a withdrawn team's registration is kept, moved out of the
--- registrations table.
+-- it expires, or at once when its process is seen gone on the same machine);
+-- a withdrawn team's registration is kept, moved out of the registrations
+-- table.
 
 CREATE TABLE admin_log (
     id       INTEGER PRIMARY KEY,
@@ -16,6 +17,7 @@ CREATE TABLE contest_lease (
     id           INTEGER PRIMARY KEY CHECK (id = 1),
     holder       TEXT NOT NULL,       -- a random token of the holding process
     description  TEXT NOT NULL,       -- who holds it, for people: command, pid, host
+    process      TEXT NOT NULL,       -- boot id, pid and start time: is it still running?
     acquired_at  TEXT NOT NULL,
     renewed_at   TEXT NOT NULL,
     expires_at   TEXT NOT NULL

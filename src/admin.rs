@@ -320,7 +320,7 @@ pub fn reprocess(
         now,
         "reprocess",
         "set-aside",
-        |c, id| requeue_inbox(c, id),
+        requeue_inbox,
     )
 }
 

@@ -5,7 +5,9 @@
 //! the lease held and says who holds it. A holder killed with `kill -9`
 //! renews nothing, so its lease expires `lease_secs` after its last
 //! heartbeat and the next start takes it over (and resumes the contest from
-//! the database).
+//! the database). On the same machine (same boot id) the next start does
+//! not wait for that: the lease records the holder's pid and start time,
+//! and a holder whose process is gone is taken over at once.
 //!
 //! A holder that stalls past its expiry (stopped, swapped out) and finds
 //! the lease taken over on waking stops at the next tournament event (see
@@ -25,7 +27,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::engine::run::{Event, Observer};
-use crate::store::admin::{acquire_lease, release_lease, renew_lease, LeaseClaim, LeaseRow};
+use crate::store::admin::{
+    acquire_lease, release_lease, renew_lease, take_over_lease, Claimant, LeaseClaim, LeaseRow,
+};
 use crate::store::{Store, StoreError};
 
 /// The contest, held by this process.
@@ -95,12 +99,74 @@ pub fn held_message(row: &LeaseRow, now: DateTime<Utc>) -> String {
     )
 }
 
-/// The lease, if some process holds it and it has not expired at `now`.
+/// The lease, if some process holds it: not expired at `now`, and not a
+/// process of this machine that is gone.
 pub fn live_lease(
     conn: &rusqlite::Connection,
     now: DateTime<Utc>,
 ) -> Result<Option<LeaseRow>, StoreError> {
-    Ok(crate::store::admin::lease(conn)?.filter(|l| l.expires_at > now))
+    Ok(crate::store::admin::lease(conn)?
+        .filter(|l| l.expires_at > now && liveness(&l.process) != Liveness::Gone))
+}
+
+/// This process as the lease records it: `boot_id pid start_time` (the
+/// start time in clock ticks since boot, from `/proc/self/stat`), so that
+/// a recycled pid is not mistaken for the holder.
+pub fn process_identity() -> String {
+    let pid = std::process::id();
+    format!(
+        "{} {pid} {}",
+        boot_id().unwrap_or_else(|| "?".into()),
+        start_time(pid).unwrap_or_else(|| "?".into())
+    )
+}
+
+fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Field 22 of `/proc/PID/stat`, or `None` when there is no such process
+/// (or only its zombie).
+fn start_time(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold anything.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if fields.first() == Some(&"Z") || fields.first() == Some(&"X") {
+        return None;
+    }
+    fields.get(22 - 3).map(|s| s.to_string())
+}
+
+/// Whether the process a lease names still runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    Running,
+    /// It ran on this machine since its last boot and is gone.
+    Gone,
+    /// Another machine, or another boot: only the expiry tells.
+    Unknown,
+}
+
+/// Whether the process `identity` (see [`process_identity`]) still runs.
+pub fn liveness(identity: &str) -> Liveness {
+    let mut parts = identity.split(' ');
+    let (Some(boot), Some(pid), Some(started)) = (parts.next(), parts.next(), parts.next()) else {
+        return Liveness::Unknown;
+    };
+    let (Some(ours), Ok(pid)) = (boot_id(), pid.parse::<u32>()) else {
+        return Liveness::Unknown;
+    };
+    if boot != ours || started == "?" {
+        return Liveness::Unknown;
+    }
+    match start_time(pid) {
+        Some(t) if t == started => Liveness::Running,
+        _ => Liveness::Gone,
+    }
 }
 
 fn random_token() -> String {
@@ -117,15 +183,24 @@ impl Lease {
         let holder = random_token();
         let ttl_chrono = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::seconds(60));
         let now = Utc::now();
-        match acquire_lease(
-            store.conn(),
-            &holder,
-            &describe_this_process(),
-            now,
-            now + ttl_chrono,
-        )? {
-            LeaseClaim::Held(row) => return Err(LeaseError::Held(held_message(&row, now))),
+        let (description, process) = (describe_this_process(), process_identity());
+        let me = Claimant {
+            holder: &holder,
+            description: &description,
+            process: &process,
+        };
+        match acquire_lease(store.conn(), me, now, now + ttl_chrono)? {
             LeaseClaim::Acquired => {}
+            LeaseClaim::Held(row) if liveness(&row.process) == Liveness::Gone => {
+                if !take_over_lease(store.conn(), &row.holder, me, now, now + ttl_chrono)? {
+                    return Err(LeaseError::Held(
+                        "another process took the contest over just now; `knobeln status` says which"
+                            .into(),
+                    ));
+                }
+                tracing::warn!(previous = %row.description, "took the contest over from a process that is gone");
+            }
+            LeaseClaim::Held(row) => return Err(LeaseError::Held(held_message(&row, now))),
         }
         tracing::info!(ttl_secs = ttl.as_secs_f64(), "took the contest lease");
         let lost = Arc::new(AtomicBool::new(false));
@@ -192,11 +267,8 @@ fn heartbeat(
         }
     };
     let every = (ttl / 4).max(Duration::from_millis(100));
-    loop {
-        match stopped.recv_timeout(every) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
+    // Until the lease is dropped (the sender goes away).
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
         let now = Utc::now();
         match renew_lease(&conn, &holder, now, now + ttl_chrono) {
             Ok(true) => {}
@@ -226,5 +298,34 @@ impl Observer for LeaseCheck<'_> {
         } else {
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_runs_and_a_finished_child_is_gone() {
+        assert_eq!(liveness(&process_identity()), Liveness::Running);
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let started = start_time(pid).expect("a running child has a start time");
+        let boot = boot_id().unwrap();
+        let child_identity = format!("{boot} {pid} {started}");
+        assert_eq!(liveness(&child_identity), Liveness::Running);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(liveness(&child_identity), Liveness::Gone);
+        // The pid of a running process with another start time: a recycled
+        // pid, not the holder.
+        let me = std::process::id();
+        assert_eq!(liveness(&format!("{boot} {me} 1")), Liveness::Gone);
+        // Another machine or boot: only the expiry can tell.
+        assert_eq!(liveness(&format!("other-boot {me} 1")), Liveness::Unknown);
+        assert_eq!(liveness("garbage"), Liveness::Unknown);
     }
 }

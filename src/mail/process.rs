@@ -315,7 +315,7 @@ fn process_one(
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
             tx.commit()?;
-            return Ok(state);
+            Ok(state)
         }
         Command::Compile => {
             let prepared = commands::compile::prepare(store, &ctx, referee)
@@ -325,7 +325,7 @@ fn process_one(
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
             tx.commit()?;
-            return Ok(state);
+            Ok(state)
         }
         other => {
             // The other commands change the store (if at all) in the same

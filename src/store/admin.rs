@@ -76,6 +76,8 @@ pub fn admin_log(conn: &Connection, limit: usize) -> Result<Vec<LogRow>> {
 pub struct LeaseRow {
     pub holder: String,
     pub description: String,
+    /// The holder process's identity (`boot_id pid start_time`).
+    pub process: String,
     pub acquired_at: DateTime<Utc>,
     pub renewed_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -94,7 +96,7 @@ pub enum LeaseClaim {
 pub fn lease(conn: &Connection) -> Result<Option<LeaseRow>> {
     let row = conn
         .query_row(
-            "SELECT holder, description, acquired_at, renewed_at, expires_at
+            "SELECT holder, description, process, acquired_at, renewed_at, expires_at
              FROM contest_lease WHERE id = 1",
             [],
             |r| {
@@ -104,14 +106,16 @@ pub fn lease(conn: &Connection) -> Result<Option<LeaseRow>> {
                     r.get::<_, String>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
                 ))
             },
         )
         .optional()?;
-    row.map(|(holder, description, a, r, e)| {
+    row.map(|(holder, description, process, a, r, e)| {
         Ok(LeaseRow {
             holder,
             description,
+            process,
             acquired_at: parse_timestamp(&a)?,
             renewed_at: parse_timestamp(&r)?,
             expires_at: parse_timestamp(&e)?,
@@ -120,28 +124,39 @@ pub fn lease(conn: &Connection) -> Result<Option<LeaseRow>> {
     .transpose()
 }
 
-/// Takes the lease for `holder` until `expires`, if it is free, expired at
-/// `now`, or already `holder`'s. One statement, so two processes trying at
+/// Who asks for the lease.
+#[derive(Debug, Clone, Copy)]
+pub struct Claimant<'a> {
+    /// A token unique to this claim.
+    pub holder: &'a str,
+    /// For people.
+    pub description: &'a str,
+    /// The process's identity (`boot_id pid start_time`).
+    pub process: &'a str,
+}
+
+/// Takes the lease for `c` until `expires`, if it is free, expired at
+/// `now`, or already `c`'s. One statement, so two processes trying at
 /// once cannot both win.
 pub fn acquire_lease(
     conn: &Connection,
-    holder: &str,
-    description: &str,
+    c: Claimant<'_>,
     now: DateTime<Utc>,
     expires: DateTime<Utc>,
 ) -> Result<LeaseClaim> {
     let n = conn.execute(
-        "INSERT INTO contest_lease (id, holder, description, acquired_at, renewed_at, expires_at)
-         VALUES (1, ?1, ?2, ?3, ?3, ?4)
+        "INSERT INTO contest_lease (id, holder, description, process, acquired_at, renewed_at, expires_at)
+         VALUES (1, ?1, ?2, ?5, ?3, ?3, ?4)
          ON CONFLICT(id) DO UPDATE SET
              holder = excluded.holder,
              description = excluded.description,
+             process = excluded.process,
              acquired_at = CASE WHEN contest_lease.holder = excluded.holder
                                 THEN contest_lease.acquired_at ELSE excluded.acquired_at END,
              renewed_at = excluded.renewed_at,
              expires_at = excluded.expires_at
          WHERE contest_lease.holder = excluded.holder OR contest_lease.expires_at <= excluded.renewed_at",
-        params![holder, description, timestamp(now), timestamp(expires)],
+        params![c.holder, c.description, timestamp(now), timestamp(expires), c.process],
     )?;
     if n == 1 {
         return Ok(LeaseClaim::Acquired);
@@ -149,8 +164,33 @@ pub fn acquire_lease(
     match lease(conn)? {
         Some(row) => Ok(LeaseClaim::Held(row)),
         // Released between the two statements: try once more.
-        None => acquire_lease(conn, holder, description, now, expires),
+        None => acquire_lease(conn, c, now, expires),
     }
+}
+
+/// Takes the lease over from `dead_holder` (whose process is known to be
+/// gone), if it is still that holder's. `false`: someone else was faster.
+pub fn take_over_lease(
+    conn: &Connection,
+    dead_holder: &str,
+    c: Claimant<'_>,
+    now: DateTime<Utc>,
+    expires: DateTime<Utc>,
+) -> Result<bool> {
+    let n = conn.execute(
+        "UPDATE contest_lease SET holder = ?2, description = ?3, process = ?4, acquired_at = ?5,
+                renewed_at = ?5, expires_at = ?6
+         WHERE id = 1 AND holder = ?1",
+        params![
+            dead_holder,
+            c.holder,
+            c.description,
+            c.process,
+            timestamp(now),
+            timestamp(expires)
+        ],
+    )?;
+    Ok(n == 1)
 }
 
 /// Extends `holder`'s lease. `false`: it is not `holder`'s any more.
@@ -737,12 +777,17 @@ mod tests {
     fn the_lease_has_one_holder_and_is_taken_over_only_after_it_expires() {
         let store = Store::open_in_memory().unwrap();
         let c = store.conn();
+        let claimant = |holder: &'static str, description: &'static str| Claimant {
+            holder,
+            description,
+            process: "boot 1 1",
+        };
         assert_eq!(
-            acquire_lease(c, "a", "A", at(0), at(60)).unwrap(),
+            acquire_lease(c, claimant("a", "A"), at(0), at(60)).unwrap(),
             LeaseClaim::Acquired
         );
         // B while A's lease runs: held, and B learns who holds it.
-        match acquire_lease(c, "b", "B", at(30), at(90)).unwrap() {
+        match acquire_lease(c, claimant("b", "B"), at(30), at(90)).unwrap() {
             LeaseClaim::Held(row) => {
                 assert_eq!(row.description, "A");
                 assert_eq!(row.expires_at, at(60));
@@ -752,12 +797,12 @@ mod tests {
         // A's heartbeat extends it; B still cannot take it.
         assert!(renew_lease(c, "a", at(50), at(110)).unwrap());
         assert!(matches!(
-            acquire_lease(c, "b", "B", at(100), at(160)).unwrap(),
+            acquire_lease(c, claimant("b", "B"), at(100), at(160)).unwrap(),
             LeaseClaim::Held(_)
         ));
         // A stops renewing (kill -9): at expiry B takes it over.
         assert_eq!(
-            acquire_lease(c, "b", "B", at(110), at(170)).unwrap(),
+            acquire_lease(c, claimant("b", "B"), at(110), at(170)).unwrap(),
             LeaseClaim::Acquired
         );
         let row = lease(c).unwrap().unwrap();
@@ -770,9 +815,14 @@ mod tests {
         release_lease(c, "b").unwrap();
         assert!(lease(c).unwrap().is_none());
         assert_eq!(
-            acquire_lease(c, "a", "A", at(112), at(172)).unwrap(),
+            acquire_lease(c, claimant("a", "A"), at(112), at(172)).unwrap(),
             LeaseClaim::Acquired
         );
+        // A dead holder's lease is taken over before it expires, by one
+        // claimant only.
+        assert!(take_over_lease(c, "a", claimant("c", "C"), at(113), at(173)).unwrap());
+        assert!(!take_over_lease(c, "a", claimant("d", "D"), at(113), at(173)).unwrap());
+        assert_eq!(lease(c).unwrap().unwrap().description, "C");
     }
 
     #[test]

@@ -25,8 +25,8 @@ impl Teams {
         };
         let rows = teams(store.conn(), which)?;
         println!(
-            "{:<5} {:<30} {:<32} {:<8} {:<10} {}",
-            "id", "team", "mail-address", "versions", "plays", "mail-preference / organization"
+            "{:<5} {:<30} {:<32} {:<8} {:<10} mail-preference / organization",
+            "id", "team", "mail-address", "versions", "plays"
         );
         for t in &rows {
             let plays = match (&t.withdrawn, t.current_version) {

@@ -157,7 +157,11 @@ fn version_view(v: &VersionInfo, with_report: bool) -> Result<Value, CommandErro
     Ok(json!({
         "id": v.id,
         "compiled_at": when(&v.compiled_at),
-        "report": if with_report { Some(stored_report(&v.report, v.accepted)?) } else { None },
+        "report": if with_report {
+            Some(stored_report(&v.report, v.accepted)?.trim_end().to_string())
+        } else {
+            None
+        },
     }))
 }
 
@@ -192,6 +196,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "now": date(ctx.now),
             "registered_at": registered_at(conn, reg.team)?.map(|s| when(&s)).unwrap_or_default(),
             "record": reg.record,
+            "preferences": reg.preferences,
             "current": current.as_ref().map(|c| version_view(c, true)).transpose()?,
             "newer_rejected": newer_rejected,
             "compile_end": date(t.compile_end()),
