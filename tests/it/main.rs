@@ -23,6 +23,7 @@ mod mail_e2e;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;
+mod organizer;
 mod referee;
 mod site;
 mod toolchain;

@@ -3,7 +3,8 @@
 //! actions (`withdraw`, `set-address`, `reset-auth`, `resend`,
 //! `reprocess`) change the store, log themselves in the audit table with
 //! the OS user who ran them, and queue their mails, in one transaction
-//! (`knobeln::admin`). A running `knobeln serve` sends what they queue.
+//! (`knobeln::admin`). On the spool transport the command writes the mails
+//! to `spool/outgoing/` at once; on IMAP/SMTP `knobeln serve` sends them.
 //!
 //! Exit status: 0 done, 1 refused (nothing changed; the reason is printed),
 //! 2 the store failed.
@@ -15,7 +16,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use knobeln::admin::Outcome;
-use knobeln::config::Config;
+use knobeln::config::{Config, TransportKind};
+use knobeln::server::Server;
 use knobeln::store::Store;
 
 mod failed_mail;
@@ -64,30 +66,32 @@ impl AdminCmd {
         let config = Config::load(self.config.as_deref())?;
         let mut store = Store::open(&config.database)
             .with_context(|| format!("opening {}", config.database.display()))?;
-        match self.action {
-            AdminAction::Teams(c) => c.apply(&store),
-            AdminAction::Withdraw(c) => c.apply(&mut store, &config),
-            AdminAction::SetAddress(c) => c.apply(&mut store, &config),
-            AdminAction::ResetAuth(c) => c.apply(&mut store, &config),
-            AdminAction::FailedMail(c) => c.apply(&store),
-            AdminAction::Resend(c) => c.apply(&mut store),
-            AdminAction::SetAside(c) => c.apply(&store, &config),
-            AdminAction::Reprocess(c) => c.apply(&mut store),
-            AdminAction::Log(c) => c.apply(&store),
-        }
-    }
-}
-
-/// Prints what an action did; the exit status says whether it was done.
-fn report(outcome: Outcome) -> anyhow::Result<ExitCode> {
-    match outcome {
-        Outcome::Done(line) => {
-            println!("{line}");
-            Ok(ExitCode::SUCCESS)
-        }
-        Outcome::Refused(why) => {
-            eprintln!("knobeln admin: not done: {why}");
-            Ok(ExitCode::from(1))
+        let outcome = match self.action {
+            AdminAction::Teams(c) => return c.apply(&store),
+            AdminAction::FailedMail(c) => return c.apply(&store),
+            AdminAction::SetAside(c) => return c.apply(&store, &config),
+            AdminAction::Log(c) => return c.apply(&store),
+            AdminAction::Withdraw(c) => c.apply(&mut store, &config)?,
+            AdminAction::SetAddress(c) => c.apply(&mut store, &config)?,
+            AdminAction::ResetAuth(c) => c.apply(&mut store, &config)?,
+            AdminAction::Resend(c) => c.apply(&mut store)?,
+            AdminAction::Reprocess(c) => c.apply(&mut store)?,
+        };
+        match outcome {
+            Outcome::Done(line) => {
+                println!("{line}");
+                if config.transport == TransportKind::Spool {
+                    let f = Server::new(config, store).flush()?;
+                    if f.sent > 0 {
+                        println!("{} mail(s) written to the spool", f.sent);
+                    }
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            Outcome::Refused(why) => {
+                eprintln!("knobeln admin: not done: {why}");
+                Ok(ExitCode::from(1))
+            }
         }
     }
 }

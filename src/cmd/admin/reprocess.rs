@@ -3,12 +3,10 @@
 //! cause is fixed); `knobeln serve` (or `serve --once`) processes them. All
 //! or nothing: an id that is not a set-aside mail refuses the whole list.
 
-use std::process::ExitCode;
-
 use chrono::Utc;
 use clap::Args;
 
-use knobeln::admin::{actor_from_env, reprocess};
+use knobeln::admin::{actor_from_env, reprocess, Outcome};
 use knobeln::store::Store;
 
 #[derive(Args, Debug)]
@@ -18,8 +16,8 @@ pub struct Reprocess {
 }
 
 impl Reprocess {
-    pub fn apply(self, store: &mut Store) -> anyhow::Result<ExitCode> {
-        super::report(reprocess(
+    pub fn apply(self, store: &mut Store) -> anyhow::Result<Outcome> {
+        Ok(reprocess(
             store,
             &self.which.selection(),
             &actor_from_env(),

@@ -2,12 +2,10 @@
 //! due now, with their attempts counted afresh; `knobeln serve` sends them.
 //! All or nothing: an id that is not a failed mail refuses the whole list.
 
-use std::process::ExitCode;
-
 use chrono::Utc;
 use clap::Args;
 
-use knobeln::admin::{actor_from_env, resend};
+use knobeln::admin::{actor_from_env, resend, Outcome};
 use knobeln::store::Store;
 
 #[derive(Args, Debug)]
@@ -17,8 +15,8 @@ pub struct Resend {
 }
 
 impl Resend {
-    pub fn apply(self, store: &mut Store) -> anyhow::Result<ExitCode> {
-        super::report(resend(
+    pub fn apply(self, store: &mut Store) -> anyhow::Result<Outcome> {
+        Ok(resend(
             store,
             &self.which.selection(),
             &actor_from_env(),

@@ -3,12 +3,10 @@
 //! mails it to the team's registered address. The organizer never sees it;
 //! the old string stops working at once.
 
-use std::process::ExitCode;
-
 use chrono::Utc;
 use clap::Args;
 
-use knobeln::admin::{actor_from_env, reset_auth};
+use knobeln::admin::{actor_from_env, reset_auth, Outcome};
 use knobeln::config::Config;
 use knobeln::store::Store;
 
@@ -19,8 +17,8 @@ pub struct ResetAuth {
 }
 
 impl ResetAuth {
-    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<ExitCode> {
-        super::report(reset_auth(
+    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<Outcome> {
+        Ok(reset_auth(
             store,
             config,
             &self.team,

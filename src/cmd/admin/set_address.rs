@@ -3,12 +3,10 @@
 //! another team's). A notice goes to the old and the new address; mails
 //! already queued keep their addresses.
 
-use std::process::ExitCode;
-
 use chrono::Utc;
 use clap::Args;
 
-use knobeln::admin::{actor_from_env, set_address};
+use knobeln::admin::{actor_from_env, set_address, Outcome};
 use knobeln::config::Config;
 use knobeln::store::Store;
 
@@ -21,8 +19,8 @@ pub struct SetAddress {
 }
 
 impl SetAddress {
-    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<ExitCode> {
-        super::report(set_address(
+    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<Outcome> {
+        Ok(set_address(
             store,
             config,
             &self.team,

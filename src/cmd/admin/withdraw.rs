@@ -5,12 +5,10 @@
 //! works. The team is told, with the reason, unless `--no-mail` (e.g. for a
 //! registration with a forged address).
 
-use std::process::ExitCode;
-
 use chrono::Utc;
 use clap::Args;
 
-use knobeln::admin::{actor_from_env, withdraw, Notice};
+use knobeln::admin::{actor_from_env, withdraw, Notice, Outcome};
 use knobeln::config::Config;
 use knobeln::store::Store;
 
@@ -27,13 +25,13 @@ pub struct Withdraw {
 }
 
 impl Withdraw {
-    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<ExitCode> {
+    pub fn apply(self, store: &mut Store, config: &Config) -> anyhow::Result<Outcome> {
         let notice = if self.no_mail {
             Notice::Silent
         } else {
             Notice::MailTheTeam
         };
-        super::report(withdraw(
+        Ok(withdraw(
             store,
             config,
             &self.team,
