@@ -10,9 +10,9 @@
 //! and a holder whose process is gone is taken over at once.
 //!
 //! A holder that stalls past its expiry (stopped, swapped out) and finds
-//! the lease taken over on waking stops at the next tournament event (see
-//! [`LeaseCheck`]); games it played meanwhile are the same games the new
-//! holder plays (same seeds) and are stored once.
+//! the lease taken over on waking stops at the next tournament event, a
+//! game finishing (see [`LeaseCheck`]); games it played meanwhile are the
+//! same games the new holder plays (same seeds) and are stored once.
 //!
 //! The lease runs on the wall clock (`Utc::now`), which every process on
 //! the machine shares; it deliberately knows nothing of the tournament.

@@ -901,3 +901,45 @@ fn a_stale_lease_of_another_machine_is_taken_over_only_after_it_expires() {
         .unwrap();
     assert_eq!(left, 0, "dropping the lease gives it up");
 }
+
+#[test]
+fn a_holder_that_lost_its_lease_stops_at_the_next_event_and_leaves_the_new_lease_alone() {
+    use knobeln::contest::lease::Lease;
+    use knobeln::engine::run::{Event, Observer};
+    let dir = tempfile::tempdir().unwrap();
+    let path: PathBuf = dir.path().join("k.db");
+    let store = knobeln::store::Store::open(&path).unwrap();
+    let lease = Lease::acquire(&store, path.clone(), Duration::from_millis(400)).unwrap();
+    let game = Event::GameFinished {
+        round: 1,
+        done: 1,
+        total: 3,
+    };
+    assert!(lease.check().event(&store, &game).is_ok());
+    // Another process took it over (this one stalled past its expiry).
+    store
+        .conn()
+        .execute(
+            "UPDATE contest_lease SET holder = 'other', description = 'the other'",
+            [],
+        )
+        .unwrap();
+    let t0 = Instant::now();
+    while !lease.lost() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the heartbeat never noticed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped = lease.check().event(&store, &game);
+    assert!(stopped
+        .unwrap_err()
+        .contains("another process took the contest over"));
+    drop(lease);
+    let holder: String = store
+        .conn()
+        .query_row("SELECT holder FROM contest_lease", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(holder, "other");
+}
