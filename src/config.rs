@@ -81,6 +81,9 @@ pub struct Timeline {
     pub contest_start: DateTime<Utc>,
     /// How long before the contest start the compile service closes.
     pub compile_closes_before_minutes: i64,
+    /// Registered teams without an accepted strategy are told so this long
+    /// before the compile service closes (once per team; 0: never).
+    pub no_strategy_reminder_minutes: i64,
 }
 
 impl Default for Timeline {
@@ -98,6 +101,7 @@ impl Default for Timeline {
             registration_deadline: future,
             contest_start: future,
             compile_closes_before_minutes: 120,
+            no_strategy_reminder_minutes: 24 * 60,
         }
     }
 }
@@ -134,6 +138,9 @@ pub struct Limits {
     pub max_processing_attempts: u32,
     /// Sending attempts before an outgoing mail is given up.
     pub max_send_attempts: u32,
+    /// At most this many mails that are none of the commands are forwarded
+    /// to the organizer per day (0: none).
+    pub forwards_per_day: u32,
 }
 
 impl Default for Limits {
@@ -146,6 +153,7 @@ impl Default for Limits {
             replies_per_sender_per_day: 50,
             max_processing_attempts: 3,
             max_send_attempts: 10,
+            forwards_per_day: 20,
         }
     }
 }
@@ -177,6 +185,9 @@ pub struct Rules {
     /// Mails with game protocols (DGP) are split into numbered parts of at
     /// most this many bytes.
     pub max_protocol_mail_bytes: usize,
+    /// The process playing the contest renews its lease on it every quarter
+    /// of this; another may take it over this long after the last renewal.
+    pub lease_secs: u64,
 }
 
 impl Default for Rules {
@@ -194,6 +205,7 @@ impl Default for Rules {
             jobs: 0,
             rsm_note_file: None,
             max_protocol_mail_bytes: 200 * 1024,
+            lease_secs: 60,
         }
     }
 }
@@ -396,6 +408,11 @@ impl Config {
         if self.transport == TransportKind::Imap && (self.imap.is_none() || self.smtp.is_none()) {
             return Err(ConfigError::Invalid(
                 "transport = \"imap\" needs an [imap] and an [smtp] section".into(),
+            ));
+        }
+        if self.rules.lease_secs == 0 {
+            return Err(ConfigError::Invalid(
+                "rules.lease_secs must be at least 1".into(),
             ));
         }
         let p = self.rules.referee().params;

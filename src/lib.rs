@@ -9,6 +9,7 @@
 //! - [`tournament`]: grouping, ranking, advancement, the Evolution (pure).
 //! - [`seed`]: deterministic seeds.
 
+pub mod admin;
 pub mod bench;
 pub mod config;
 pub mod contest;

@@ -230,6 +230,7 @@ impl Server {
             }));
         }
         let now = Utc::now();
+        crate::contest::notices::queue_no_strategy_reminders(self.store.conn(), &self.config, now)?;
         let state = crate::store::mail::contest(self.store.conn())?;
         let due = match &state {
             Some(c) => !c.finished,
@@ -249,6 +250,10 @@ impl Server {
                 }
                 Err(e) => return Err(ServerError::Contest(e.to_string())),
             }
+        }
+        if crate::contest::lease::live_lease(self.store.conn(), now)?.is_some() {
+            // Another process plays it (`knobeln contest start`); `status` says who.
+            return Ok((!line.is_empty()).then_some(line));
         }
         let config = self.config.clone();
         self.contest = Some(

@@ -3,7 +3,9 @@
 //! the tournament and the Evolution to the end, queues every mail by
 //! preference, and on the spool transport writes them to `spool/outgoing/`.
 //! Running it again after an interruption resumes; a finished contest is
-//! not run again.
+//! not run again. One process plays the contest at a time: while another
+//! (`knobeln serve`, or a second `contest start`) holds it, this one says
+//! who and exits 1.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,9 +15,11 @@ use chrono::Utc;
 use clap::{Args, Subcommand};
 
 use knobeln::config::{Config, TransportKind};
-use knobeln::contest::run::{run, start};
+use knobeln::contest::lease::{held_message, live_lease};
+use knobeln::contest::run::{run, start, ContestError};
 use knobeln::engine::SystemClock;
 use knobeln::server::Server;
+use knobeln::store::admin::teams_without_strategy;
 use knobeln::store::Store;
 
 use super::tournament::Progress;
@@ -56,9 +60,32 @@ impl ContestCmd {
         let mut store = Store::open(&config.database)
             .with_context(|| format!("opening {}", config.database.display()))?;
         let tid = start(&mut store, &config, args.seed, Utc::now())?;
+        let now = Utc::now();
+        if let Some(holder) = live_lease(store.conn(), now)? {
+            eprintln!("knobeln: {}", held_message(&holder, now));
+            return Ok(ExitCode::from(1));
+        }
+        let without = teams_without_strategy(store.conn())?;
+        if !without.is_empty() {
+            eprintln!(
+                "{} registered team(s) have no accepted strategy and do not play:",
+                without.len()
+            );
+            for (name, address) in &without {
+                eprintln!("  {name} <{address}>");
+            }
+        }
         eprintln!("contest running (tournament {tid})");
         let mut progress = Progress::new();
-        run(&mut store, &config, &SystemClock, &mut progress)?;
+        match run(&mut store, &config, &SystemClock, &mut progress) {
+            Ok(_) => {}
+            Err(ContestError::Held(who)) => {
+                progress.finish();
+                eprintln!("knobeln: {who}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        }
         progress.finish();
         let spool = config.transport == TransportKind::Spool;
         let mut server = Server::new(config, store);

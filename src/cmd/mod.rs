@@ -12,6 +12,7 @@ use knobeln::game::Params;
 use knobeln::referee::RefereeConfig;
 use knobeln::sandbox::player::PlayerLimits;
 
+mod admin;
 mod bench;
 mod check;
 mod contest;
@@ -68,6 +69,8 @@ pub enum Command {
     Results(results::ResultsCmd),
     /// Write the static results site into a folder.
     Site(site::Site),
+    /// The organizer's levers: teams, failed and set-aside mail, the audit log.
+    Admin(admin::AdminCmd),
 }
 
 impl Command {
@@ -87,6 +90,7 @@ impl Command {
             Command::Protocolfmt(c) => c.apply(),
             Command::Results(c) => c.apply(),
             Command::Site(c) => c.apply(),
+            Command::Admin(c) => c.apply(),
         }
     }
 }

@@ -8,8 +8,13 @@
 //!   the disqualification notice and the final results.
 //! - [`article`]: the results article for Usenet, 1994 style.
 //! - [`status`]: where the contest stands (for `knobeln status`).
+//! - [`lease`]: one process plays the contest at a time.
+//! - [`notices`]: the "no strategy yet" reminder and the organizer's list at
+//!   the start.
 
 pub mod article;
+pub mod lease;
 pub mod mails;
+pub mod notices;
 pub mod run;
 pub mod status;

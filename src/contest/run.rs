@@ -5,12 +5,14 @@
 
 use chrono::{DateTime, Utc};
 
+use super::lease::{Lease, LeaseError};
 use super::mails::Mailer;
 use crate::config::Config;
 use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
 use crate::engine::{Clock, EngineError};
 use crate::seed::SeedKey;
-use crate::store::mail::{contest, finish_contest, insert_contest, teams_with_current_version};
+use crate::store::admin::{claim_contest, discard_unplayed_tournament};
+use crate::store::mail::{contest, finish_contest, teams_with_current_version};
 use crate::store::{Store, StoreError, VersionId};
 
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +27,18 @@ pub enum ContestError {
     Engine(#[from] EngineError),
     #[error("contest mails: {0}")]
     Mail(String),
+    /// Another process plays the contest (the sentence says who).
+    #[error("{0}")]
+    Held(String),
+}
+
+impl From<LeaseError> for ContestError {
+    fn from(e: LeaseError) -> Self {
+        match e {
+            LeaseError::Held(who) => ContestError::Held(who),
+            LeaseError::Store(e) => ContestError::Store(e),
+        }
+    }
 }
 
 /// Starts the contest (once): closes the compile service, fixes the entries
@@ -61,7 +75,13 @@ pub fn start(
         &entries,
         now,
     )?;
-    insert_contest(store.conn(), tid, now)?;
+    if !claim_contest(store.conn(), tid, now)? {
+        // Another start won the race: its tournament is the contest.
+        discard_unplayed_tournament(store.conn(), tid)?;
+        return Ok(contest(store.conn())?
+            .ok_or(ContestError::NotStarted)?
+            .tournament_id);
+    }
     let clock = move || now;
     let mailer = Mailer {
         config,
@@ -69,6 +89,7 @@ pub fn start(
         now: &clock,
     };
     mailer.lap(store).map_err(ContestError::Mail)?;
+    super::notices::start_list(store, config, tid, now).map_err(ContestError::Mail)?;
     Ok(tid)
 }
 
@@ -127,6 +148,12 @@ pub fn run(
     if c.finished {
         return Ok(c.tournament_id);
     }
+    // One process plays the contest at a time.
+    let lease = Lease::acquire(
+        store,
+        config.database.clone(),
+        std::time::Duration::from_secs(config.rules.lease_secs),
+    )?;
     // In case the server died right after the start.
     mailer.lap(store).map_err(ContestError::Mail)?;
     let jobs = if config.rules.jobs == 0 {
@@ -155,7 +182,7 @@ pub fn run(
         c.tournament_id,
         jobs,
         clock,
-        &mut Chain(&mut both, site_observer),
+        &mut Chain(&mut lease.check(), &mut Chain(&mut both, site_observer)),
     )?;
     if let Some(s) = site.as_mut() {
         s.regenerate(store)
@@ -165,5 +192,6 @@ pub fn run(
         .final_results(store)
         .map_err(ContestError::Mail)?;
     finish_contest(store.conn(), clock.now())?;
+    drop(lease);
     Ok(c.tournament_id)
 }

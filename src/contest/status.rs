@@ -1,12 +1,218 @@
 //! Where the contest stands: the phase of the timeline, the teams with
-//! their current versions, and what comes next (`knobeln status`).
+//! their current versions, the mail the organizer must look after, what
+//! comes next, and while the contest runs its progress: the round, groups
+//! and games done, games per second, the estimated time left, and which
+//! process plays it (`knobeln status`).
+//!
+//! The figures are computed by the pure [`progress`] from what the store
+//! holds; nothing here asks a running server anything.
 
 use chrono::{DateTime, Utc};
 use rusqlite::OptionalExtension;
 
 use crate::config::Config;
+use crate::store::admin::{
+    count_inbox, count_outbox, first_game_at, games_since, lease, rounds_progress, RoundProgress,
+};
 use crate::store::mail::{all_registrations, contest};
 use crate::store::{Store, StoreError};
+use crate::tournament::grouping::{group_sizes, is_final};
+
+/// The window over which `status` measures games per second.
+pub const RATE_WINDOW_SECS: i64 = 300;
+
+/// How far a running contest is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub round: u32,
+    pub is_final: bool,
+    pub n_groups: usize,
+    pub n_groups_finished: usize,
+    /// Game attempts stored in this round.
+    pub n_games_played: u64,
+    /// The games this round will have (each group's n(n+1)/2, or what a
+    /// finished group actually played).
+    pub n_games_round: u64,
+    /// Game attempts stored in all rounds.
+    pub n_games_played_all: u64,
+    /// Estimated games of the rounds after this one (half of each group
+    /// advancing).
+    pub n_games_later: u64,
+    /// Games per second over the window, when any game finished in it.
+    pub games_per_sec: Option<f64>,
+}
+
+fn games_of_group(n: u64) -> u64 {
+    n * (n + 1) / 2
+}
+
+/// The games of the rounds after one whose groups have these sizes,
+/// assuming the top half of each group advances (ties can add a few).
+pub fn later_games(group_members: &[u32], round_is_final: bool) -> u64 {
+    if round_is_final {
+        return 0;
+    }
+    let mut field: usize = group_members
+        .iter()
+        .map(|&n| (n as usize).div_ceil(2))
+        .sum();
+    let mut games = 0;
+    loop {
+        let sizes = group_sizes(field);
+        games += sizes.iter().map(|&s| games_of_group(s as u64)).sum::<u64>();
+        if is_final(field) || sizes.is_empty() {
+            return games;
+        }
+        field = sizes.iter().map(|&s| s.div_ceil(2)).sum();
+    }
+}
+
+/// Pure: the progress of the latest round, from the stored rounds and the
+/// games finished within the last `window_secs`.
+pub fn progress(rounds: &[RoundProgress], recent_games: u64, window_secs: f64) -> Option<Progress> {
+    let current = rounds.last()?;
+    let n_games_round = current
+        .groups
+        .iter()
+        .map(|g| {
+            let planned = games_of_group(g.n_members as u64);
+            if g.finished {
+                g.n_played as u64
+            } else {
+                planned.max(g.n_played as u64)
+            }
+        })
+        .sum();
+    let sizes: Vec<u32> = current.groups.iter().map(|g| g.n_members).collect();
+    Some(Progress {
+        round: current.number,
+        is_final: current.is_final,
+        n_groups: current.groups.len(),
+        n_groups_finished: current.groups.iter().filter(|g| g.finished).count(),
+        n_games_played: current.groups.iter().map(|g| g.n_played as u64).sum(),
+        n_games_round,
+        n_games_played_all: rounds
+            .iter()
+            .flat_map(|r| &r.groups)
+            .map(|g| g.n_played as u64)
+            .sum(),
+        n_games_later: if current.finished {
+            0
+        } else {
+            later_games(&sizes, current.is_final)
+        },
+        games_per_sec: (recent_games > 0 && window_secs > 0.0)
+            .then(|| recent_games as f64 / window_secs),
+    })
+}
+
+impl Progress {
+    /// Seconds left in this round and in the whole contest (estimates).
+    pub fn eta_secs(&self) -> Option<(f64, f64)> {
+        let rate = self.games_per_sec?;
+        let round_left = self.n_games_round.saturating_sub(self.n_games_played) as f64;
+        Some((
+            round_left / rate,
+            (round_left + self.n_games_later as f64) / rate,
+        ))
+    }
+}
+
+/// `95 s`, `12 min 05 s`, `3 h 02 min`.
+pub fn duration_words(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    }
+}
+
+fn progress_section(
+    store: &Store,
+    tournament: i64,
+    now: DateTime<Utc>,
+) -> Result<String, StoreError> {
+    let conn = store.conn();
+    let rounds = rounds_progress(conn, tournament)?;
+    let window = match first_game_at(conn, tournament)? {
+        Some(first) => {
+            (now - first)
+                .num_milliseconds()
+                .clamp(0, RATE_WINDOW_SECS * 1000) as f64
+                / 1000.0
+        }
+        None => 0.0,
+    };
+    let recent = games_since(
+        conn,
+        tournament,
+        now - chrono::Duration::seconds(RATE_WINDOW_SECS),
+    )?;
+    let mut out = String::new();
+    match progress(&rounds, recent, window) {
+        None => out.push_str("  no round has started yet\n"),
+        Some(p) => {
+            out.push_str(&format!(
+                "  round:            {}{}\n",
+                p.round,
+                if p.is_final { " (the final round)" } else { "" }
+            ));
+            out.push_str(&format!(
+                "  groups finished:  {} / {}\n",
+                p.n_groups_finished, p.n_groups
+            ));
+            out.push_str(&format!(
+                "  games played:     {} / {} in this round ({} in all rounds)\n",
+                p.n_games_played, p.n_games_round, p.n_games_played_all
+            ));
+            match (p.games_per_sec, p.eta_secs()) {
+                (Some(rate), Some((round, all))) => {
+                    out.push_str(&format!(
+                        "  speed:            {rate:.1} games/s over the last {}\n",
+                        duration_words(window)
+                    ));
+                    out.push_str(&format!(
+                        "  time left:        this round about {}; the contest about {}{}\n",
+                        duration_words(round),
+                        duration_words(all),
+                        if p.n_games_later > 0 {
+                            format!(
+                                " (later rounds estimated at {} games: half of each group advancing)",
+                                p.n_games_later
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                _ => out.push_str(&format!(
+                    "  speed:            no game finished in the last {}: is the contest being played?\n",
+                    duration_words(RATE_WINDOW_SECS as f64)
+                )),
+            }
+        }
+    }
+    match lease(conn)? {
+        Some(l) if l.expires_at > now => out.push_str(&format!(
+            "  played by:        {}, last heartbeat {} s ago\n",
+            l.description,
+            (now - l.renewed_at).num_seconds().max(0)
+        )),
+        Some(l) => out.push_str(&format!(
+            "  played by:        nobody (the lease of {} expired at {}); \
+             `knobeln serve` or `knobeln contest start` resumes it\n",
+            l.description,
+            l.expires_at.format("%Y-%m-%d %H:%M:%S UT")
+        )),
+        None => out.push_str(
+            "  played by:        nobody; `knobeln serve` or `knobeln contest start` resumes it\n",
+        ),
+    }
+    Ok(out)
+}
 
 /// The phases of the contest's timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,19 +311,33 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             )),
         }
     }
-    let queued: i64 = store.conn().query_row(
-        "SELECT COUNT(*) FROM outbox WHERE state = 'queued'",
-        [],
-        |r| r.get(0),
-    )?;
-    let failed: i64 = store.conn().query_row(
-        "SELECT COUNT(*) FROM inbox WHERE state = 'failed'",
-        [],
-        |r| r.get(0),
-    )?;
+    let conn = store.conn();
+    let (queued, failed) = (count_outbox(conn, "queued")?, count_outbox(conn, "failed")?);
+    let (waiting, set_aside) = (count_inbox(conn, "new")?, count_inbox(conn, "failed")?);
     out.push_str(&format!(
-        "\noutbox: {queued} mail(s) queued; inbox: {failed} mail(s) set aside\n"
+        "\noutbox: {queued} mail(s) queued, {failed} failed{}\n",
+        if failed > 0 {
+            " (knobeln admin failed-mail)"
+        } else {
+            ""
+        }
     ));
+    out.push_str(&format!(
+        "inbox:  {waiting} mail(s) waiting, {set_aside} set aside{}\n",
+        if set_aside > 0 {
+            " (knobeln admin set-aside)"
+        } else {
+            ""
+        }
+    ));
+    if let Some(c) = contest(conn)? {
+        out.push_str(&format!(
+            "\nthe contest (tournament {}){}:\n",
+            c.tournament_id,
+            if c.finished { ", finished" } else { "" }
+        ));
+        out.push_str(&progress_section(store, c.tournament_id, now)?);
+    }
     let next = match p {
         Phase::BeforeRegistration => format!("registration opens on {}", d(t.registration_start)),
         Phase::RegistrationOnly => {
@@ -139,4 +359,70 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
     };
     out.push_str(&format!("next: {next}\n"));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::admin::GroupProgress;
+
+    fn group(number: u32, n_members: u32, finished: bool, n_played: u32) -> GroupProgress {
+        GroupProgress {
+            number,
+            n_members,
+            finished,
+            n_played,
+        }
+    }
+
+    #[test]
+    fn progress_counts_groups_and_games_and_estimates_the_rest() {
+        // 100 teams: groups of 34, 33, 33; the first finished with one
+        // rescheduled game, the second half way.
+        let round = RoundProgress {
+            number: 1,
+            n_field: 100,
+            is_final: false,
+            finished: false,
+            groups: vec![
+                group(1, 34, true, 596),
+                group(2, 33, false, 280),
+                group(3, 33, false, 0),
+            ],
+        };
+        let p = progress(&[round], 120, 60.0).unwrap();
+        assert_eq!((p.n_groups_finished, p.n_groups), (1, 3));
+        assert_eq!(p.n_games_played, 876);
+        assert_eq!(p.n_games_round, 596 + 561 + 561);
+        // Then 17 + 17 + 17 = 51 teams: groups of 26 and 25 (351 + 325
+        // games), then 13 + 13 = 26 teams in the final (351 games).
+        assert_eq!(p.n_games_later, 351 + 325 + 351);
+        assert_eq!(p.games_per_sec, Some(2.0));
+        let (round_left, all_left) = p.eta_secs().unwrap();
+        assert_eq!(round_left, (1718.0 - 876.0) / 2.0);
+        assert_eq!(all_left, (1718.0 - 876.0 + 1027.0) / 2.0);
+    }
+
+    #[test]
+    fn without_recent_games_there_is_no_rate_and_no_eta() {
+        let round = RoundProgress {
+            number: 3,
+            n_field: 20,
+            is_final: true,
+            finished: false,
+            groups: vec![group(1, 20, false, 10)],
+        };
+        let p = progress(&[round], 0, 300.0).unwrap();
+        assert_eq!(p.games_per_sec, None);
+        assert_eq!(p.eta_secs(), None);
+        assert_eq!(p.n_games_later, 0);
+        assert!(progress(&[], 5, 10.0).is_none());
+    }
+
+    #[test]
+    fn durations_read_like_words() {
+        assert_eq!(duration_words(59.4), "59 s");
+        assert_eq!(duration_words(725.0), "12 min 05 s");
+        assert_eq!(duration_words(10_920.0), "3 h 02 min");
+    }
 }

@@ -320,7 +320,7 @@ fn process_one(
         reply_to,
     };
     let command = classify(&mail.subject);
-    let effect = match command {
+    match command {
         Command::Register => {
             // Checks and insertion happen in the same transaction as the reply.
             let tx = store.conn_mut().transaction()?;
@@ -328,7 +328,7 @@ fn process_one(
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
             tx.commit()?;
-            return Ok(state);
+            Ok(state)
         }
         Command::Compile => {
             let prepared = commands::compile::prepare(store, &ctx, referee)
@@ -338,12 +338,19 @@ fn process_one(
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
             tx.commit()?;
-            return Ok(state);
+            Ok(state)
         }
-        Command::SendSoftware => commands::software::apply(&ctx)?,
-        Command::Help => commands::help::apply(&ctx)?,
-    };
-    commit(store, config, row, &ctx, effect, now)
+        other => {
+            // The other commands change the store (if at all) in the same
+            // transaction as their replies.
+            let tx = store.conn_mut().transaction()?;
+            let effect = commands::apply(&tx, &ctx, other)
+                .map_err(|e| ProcessError::Command(e.to_string()))?;
+            let state = finish_in(&tx, config, row, &ctx, effect, now)?;
+            tx.commit()?;
+            Ok(state)
+        }
+    }
 }
 
 fn commit(

@@ -655,6 +655,49 @@ fn check_preferences(n: usize, value: &str, problems: &mut Problems) -> Option<V
         .then_some(prefs)
 }
 
+/// A `mail-preference` value checked as the registration form checks it
+/// (the list after the colon; empty means none).
+pub fn parse_preferences(value: &str) -> Result<Vec<Preference>, Vec<Problem>> {
+    let mut problems = Problems(Vec::new());
+    match check_preferences(1, value.trim(), &mut problems) {
+        Some(p) => Ok(p),
+        None => Err(problems.0),
+    }
+}
+
+/// A mail address checked as the registration form checks `mail-address`;
+/// the domain comes back lowercased.
+pub fn parse_address(value: &str) -> Result<String, Vec<Problem>> {
+    let mut problems = Problems(Vec::new());
+    match check_address(1, value.trim(), &mut problems) {
+        Some(a) => Ok(a),
+        None => Err(problems.0),
+    }
+}
+
+/// A registration record (as [`render_record`] writes it) with the entry
+/// `key` set to `value` (`key:` alone when `value` is empty).
+pub fn with_entry(record: &str, key: &str, value: &str) -> String {
+    let line = if value.is_empty() {
+        format!("{key}:")
+    } else {
+        format!("{key}: {value}")
+    };
+    let mut done = false;
+    let mut out = String::with_capacity(record.len() + line.len());
+    for l in record.split_inclusive('\n') {
+        let bare = l.trim_end_matches(['\n', '\r']);
+        if !done && bare.split(':').next() == Some(key) {
+            out.push_str(&line);
+            out.push_str(&l[bare.len()..]);
+            done = true;
+        } else {
+            out.push_str(l);
+        }
+    }
+    out
+}
+
 /// A value as shown in a message: at most 60 characters.
 fn quote(s: &str) -> String {
     const MAX: usize = 60;

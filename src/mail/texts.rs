@@ -58,6 +58,33 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/disqualified.hbs"),
     ),
     ("final", include_str!("../../templates/mail/final.hbs")),
+    (
+        "no_strategy",
+        include_str!("../../templates/mail/no_strategy.hbs"),
+    ),
+    (
+        "organizer_start",
+        include_str!("../../templates/mail/organizer_start.hbs"),
+    ),
+    ("refused", include_str!("../../templates/mail/refused.hbs")),
+    ("status", include_str!("../../templates/mail/status.hbs")),
+    (
+        "preference",
+        include_str!("../../templates/mail/preference.hbs"),
+    ),
+    ("forward", include_str!("../../templates/mail/forward.hbs")),
+    (
+        "auth_reset",
+        include_str!("../../templates/mail/auth_reset.hbs"),
+    ),
+    (
+        "address_changed",
+        include_str!("../../templates/mail/address_changed.hbs"),
+    ),
+    (
+        "withdrawn",
+        include_str!("../../templates/mail/withdrawn.hbs"),
+    ),
 ];
 
 fn registry() -> &'static Handlebars<'static> {

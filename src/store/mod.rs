@@ -9,6 +9,7 @@
 //! This module stores and loads; it decides nothing. Times come from the
 //! caller (`now`), never from a clock read here.
 
+pub mod admin;
 pub mod mail;
 
 use std::path::Path;
@@ -34,6 +35,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0004_secret_and_compact_throws.sql",
         include_str!("../../schema/0004_secret_and_compact_throws.sql"),
+    ),
+    (
+        "0006_organizer.sql",
+        include_str!("../../schema/0006_organizer.sql"),
     ),
 ];
 

@@ -62,8 +62,10 @@ fn fixture(name: &str) -> Value {
         "software" => json!({ "files": [{"name": "README"}, {"name": "knobellib.c"}] }),
         "help" => json!({
             "contest_name": "International KNOBELN contest",
+            "organizer": "organizer@contest.example",
             "subject": "hello",
             "html_only": true,
+            "forwarded": true,
         }),
         "too_large" => json!({ "size": 9_000_000, "limit": 524_288 }),
         "organizer_alert" => json!({
@@ -98,6 +100,53 @@ fn fixture(name: &str) -> Value {
         "final" => json!({
             "contest_name": "International KNOBELN contest",
             "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n", "plot": true,
+        }),
+        "no_strategy" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "contest_address": "knobeln@contest.example", "organizer": "organizer@contest.example",
+            "compile_end": "1994-05-14 10:00 UT", "contest_start": "1994-05-14 12:00 UT",
+        }),
+        "organizer_start" => json!({
+            "contest_name": "International KNOBELN contest", "tournament": 1, "n_entrants": 47,
+            "n_without": 1, "without": [{"name": "late_team", "address": "late@x.example"}],
+        }),
+        "refused" => json!({
+            "subject": "status",
+            "reason": "The team name and the authentification string in the <<FROM>> line do not match any registration.",
+            "problems": [],
+            "hint": "Copy both exactly from the acknowledgement of your registration.",
+        }),
+        "status" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "now": "1994-05-01 08:00 UT", "registered_at": "1994-03-25 14:02 UT",
+            "record": "mail-address: joe@lords.example\nmail-preference: LAP,DGP\nteam-name: the_heavy_lords_of_knobeln\n",
+            "current": {"id": 7, "compiled_at": "1994-04-30 22:10 UT",
+                        "report": "KNOBELN compile report\n======================\n\nResult: ACCEPTED"},
+            "newer_rejected": {"id": 9, "compiled_at": "1994-05-01 07:55 UT", "report": null},
+            "compile_end": "1994-05-14 10:00 UT", "contest_start": "1994-05-14 12:00 UT",
+            "phase": "the compilation service is open", "preferences": "LAP,DGP",
+        }),
+        "preference" => json!({
+            "team": "the_heavy_lords_of_knobeln", "old": "LAP,DGP,GRG,RSM", "new": "GRR,RSM",
+            "described": ["GRR  send group result (ranking)", "RSM  send summaries of rounds (includes all group rankings)"],
+        }),
+        "forward" => json!({
+            "contest_address": "knobeln@contest.example", "from": "Joe Cool <joe@lords.example>",
+            "subject": "question about rule 6", "message_id": "m1@lords.example", "inbox_id": 42,
+            "reply_to": "joe@lords.example", "text": "Does a series of 8 equal throws count?",
+            "truncated": false, "limit": 16384,
+        }),
+        "auth_reset" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "auth": "k7mq2x9vbt4hc8np3rw6yd5ags", "organizer": "organizer@contest.example",
+        }),
+        "address_changed" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "old": "joe@lords.example", "new": "joe@new.example", "organizer": "organizer@contest.example",
+        }),
+        "withdrawn" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "reason": "two teams of the same people", "organizer": "organizer@contest.example",
         }),
         other => panic!("no fixture for template {other}: add one"),
     }

@@ -5,6 +5,9 @@
 //!   and the jail around gcc.
 //! - `cli`: the `knobeln` binary end to end (output and exit codes).
 //! - `lexcount`: the lexical-element counter on tricky inputs.
+//! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
+//!   admin commands, the contest lease) and the participants' status and
+//!   mail-preference by mail, on the spool and on the real mail stack.
 //!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
@@ -24,6 +27,8 @@ mod mail_e2e;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;
+mod organizer;
+mod organizer_e2e;
 mod referee;
 mod site;
 mod toolchain;

@@ -16,7 +16,6 @@ use serde_json::json;
 
 use super::{date, Ctx, Effect};
 use crate::engine::prepare::sha256_hex;
-use crate::mail::auth;
 use crate::mail::message::strategy_source;
 use crate::mail::texts::render;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
@@ -135,19 +134,10 @@ pub fn prepare(
             )
         }
     };
-    let reg = db::registration_by_team(store.conn(), &header.team)?;
-    let authentic = match &reg {
-        Some(r) => auth::verify(&r.auth_salt, &r.auth_hash, &header.auth),
-        None => {
-            // Same work either way, so that timing tells nothing.
-            let _ = auth::verify(&[0u8; 16], &[0u8; 32], &header.auth);
-            false
-        }
-    };
-    let Some(reg) = reg.filter(|_| authentic) else {
+    let Some(reg) = super::authenticate(store.conn(), &header.team, &header.auth)? else {
         return refuse(
-            "The team name and the authentification string in the <<FROM>> line do not match any registration.".into(),
-            Some("Copy both exactly from the acknowledgement of your registration.".into()),
+            super::AUTH_REFUSED.into(),
+            Some(super::AUTH_REFUSED_HINT.into()),
             "authentication failed",
         );
     };

@@ -1,27 +1,162 @@
-//! Anything that is not one of the three commands gets a short help mail.
+//! Anything that is none of the commands gets a short help mail that names
+//! the organizer's address for questions, and is forwarded to the organizer
+//! so that a question to the robot reaches a person.
+//!
+//! Forwarding never loops and never floods: automatic mail never gets here
+//! (it is ignored before the commands), mail from the organizer's or the
+//! contest's own address is never forwarded, at most
+//! `limits.forwards_per_day` forwards go out per day (all senders
+//! together), and a forward counts against its sender's daily reply cap
+//! like a reply. The forward carries the mail's text (cut at
+//! [`FORWARD_TEXT_BYTES`]), never its attachments; the whole mail stays in
+//! the inbox table.
 
+use chrono::Duration;
+use rusqlite::Connection;
 use serde_json::json;
 
-use super::{Ctx, Effect};
+use super::{CommandError, Ctx, Effect};
 use crate::mail::message::Body;
+use crate::mail::outgoing::Outgoing;
 use crate::mail::texts::render;
+use crate::store::admin::queued_since;
 
-pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
+/// The most of a forwarded mail's text the organizer gets.
+pub const FORWARD_TEXT_BYTES: usize = 16 * 1024;
+
+/// The outbox kind of a forward.
+pub const FORWARD_KIND: &str = "forward";
+
+/// Why a mail was not forwarded (for the inbox outcome).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotForwarded {
+    FromOrganizer,
+    Capped(u32),
+    Disabled,
+}
+
+/// Whether to forward: not the organizer's or our own mail, within the cap.
+pub fn should_forward(
+    conn: &Connection,
+    ctx: &Ctx<'_>,
+) -> Result<Option<NotForwarded>, CommandError> {
+    let contest = &ctx.config.contest;
+    let ours = |a: &str| {
+        a.eq_ignore_ascii_case(&contest.organizer) || a.eq_ignore_ascii_case(&contest.address)
+    };
+    let from_us = ours(&ctx.reply_to) || ctx.mail.from.as_ref().is_some_and(|m| ours(&m.address));
+    if from_us {
+        return Ok(Some(NotForwarded::FromOrganizer));
+    }
+    let cap = ctx.config.limits.forwards_per_day;
+    if cap == 0 {
+        return Ok(Some(NotForwarded::Disabled));
+    }
+    if queued_since(conn, FORWARD_KIND, ctx.now - Duration::days(1))? >= cap {
+        return Ok(Some(NotForwarded::Capped(cap)));
+    }
+    Ok(None)
+}
+
+/// `text` cut to at most `max` bytes on a character boundary.
+fn cut(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+/// A subject line safe to put into ours: no control characters, at most
+/// 200 characters.
+fn tame(subject: &str) -> String {
+    subject
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(200)
+        .collect()
+}
+
+/// The forward of the mail to the organizer.
+fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
+    let mail = ctx.mail;
+    let text = match &mail.body {
+        Body::Text(t) => t.as_str(),
+        Body::HtmlOnly => "(the mail has only an HTML part)",
+        Body::Empty => "(the mail has no text)",
+    };
+    let (text, truncated) = cut(text, FORWARD_TEXT_BYTES);
+    let from = mail
+        .from
+        .as_ref()
+        .map(|m| match &m.name {
+            Some(n) => format!("{} <{}>", tame(n), m.address),
+            None => m.address.clone(),
+        })
+        .unwrap_or_else(|| "(none)".into());
+    let body = render(
+        "forward",
+        &json!({
+            "contest_address": ctx.config.contest.address,
+            "from": from,
+            "subject": tame(&mail.subject),
+            "message_id": mail.message_id.as_deref().map(tame).unwrap_or_else(|| "(none)".into()),
+            "inbox_id": ctx.inbox_id,
+            "reply_to": ctx.reply_to,
+            "text": text.trim_end(),
+            "truncated": truncated,
+            "limit": FORWARD_TEXT_BYTES,
+        }),
+    )?;
+    Ok(Outgoing {
+        kind: FORWARD_KIND,
+        to: vec![ctx.config.contest.organizer.clone()],
+        subject: format!(
+            "KNOBELN forward from {}: {}",
+            ctx.reply_to,
+            tame(&mail.subject)
+        ),
+        body,
+        in_reply_to: None,
+        references: vec![],
+        attachments: vec![],
+    })
+}
+
+pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
+    let not_forwarded = should_forward(conn, ctx)?;
     let body = render(
         "help",
         &json!({
             "contest_name": ctx.config.contest.name,
-            "subject": ctx.mail.subject,
+            "organizer": ctx.config.contest.organizer,
+            "subject": tame(&ctx.mail.subject),
             "html_only": ctx.mail.body == Body::HtmlOnly,
+            "forwarded": not_forwarded.is_none(),
         }),
     )?;
+    let mut replies = vec![ctx.reply(
+        "help",
+        "KNOBELN: how to talk to the contest server".into(),
+        body,
+    )];
+    let note = match &not_forwarded {
+        None => {
+            replies.push(forward(ctx)?);
+            "forwarded to the organizer".to_string()
+        }
+        Some(NotForwarded::FromOrganizer) => {
+            "not forwarded: from the organizer's or our own address".into()
+        }
+        Some(NotForwarded::Capped(cap)) => format!("not forwarded: {cap} forwards today already"),
+        Some(NotForwarded::Disabled) => "not forwarded: forwarding is off".into(),
+    };
     Ok(Effect {
         state: "done",
-        outcome: format!("help sent (subject {:?})", ctx.mail.subject),
-        replies: vec![ctx.reply(
-            "help",
-            "KNOBELN: how to talk to the contest server".into(),
-            body,
-        )],
+        outcome: format!("help sent (subject {:?}); {note}", ctx.mail.subject),
+        replies,
     })
 }

@@ -117,6 +117,14 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             "registration after the deadline".into(),
         );
     }
+    if db::contest(conn)?.is_some() {
+        return rejected(
+            ctx,
+            Some("The registration is closed: the contest has started.".into()),
+            vec![],
+            "registration after the contest start".into(),
+        );
+    }
     let reg = match parse(ctx) {
         Ok(r) => r,
         Err(problems) => {

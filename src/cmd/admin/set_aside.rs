@@ -1,0 +1,61 @@
+//! `knobeln admin set-aside`: the incoming mails set aside after failed
+//! processing (or unreadable by the transport), with sender, subject and
+//! the last error. `knobeln admin reprocess` puts them back.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use knobeln::config::Config;
+use knobeln::mail::message::{parse, Limits};
+use knobeln::store::admin::set_aside_inbox;
+use knobeln::store::Store;
+
+#[derive(Args, Debug)]
+pub struct SetAsideList {}
+
+impl SetAsideList {
+    pub fn apply(self, store: &Store, config: &Config) -> anyhow::Result<ExitCode> {
+        let rows = set_aside_inbox(store.conn())?;
+        for m in &rows {
+            let (from, subject) = match parse(&m.head, &config.contest.loop_id, &Limits::default())
+            {
+                Ok(mail) => (
+                    mail.from
+                        .map(|f| f.address)
+                        .unwrap_or_else(|| "(no sender)".into()),
+                    mail.subject,
+                ),
+                Err(_) => ("(unreadable)".into(), String::new()),
+            };
+            let subject: String = subject
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(100)
+                .collect();
+            println!(
+                "{:<6} {}  from {}  ({})\n       subject: {}\n       {} attempt(s); {}",
+                m.id,
+                m.received_at,
+                from,
+                m.origin,
+                subject,
+                m.attempts,
+                m.last_error
+                    .as_deref()
+                    .or(m.outcome.as_deref())
+                    .unwrap_or("-")
+            );
+        }
+        println!(
+            "{} set-aside mail(s){}",
+            rows.len(),
+            if rows.is_empty() {
+                ""
+            } else {
+                "; process them again: knobeln admin reprocess ID… (or --all)"
+            }
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,221 @@
+//! `status`: a team asks for what the server knows of it. The body holds
+//! the line `<<FROM>> team_name auth_string` (as the first comment of a
+//! strategy does); a wrong team or string gets the same refusal as
+//! `please compile`. The reply goes to the team's registered address (and
+//! to the sender, if different): the registration record, the version that
+//! plays with the report of its compilation (without the trial game, which
+//! is not stored), a later rejected submission if there is one, and the
+//! dates that matter. It never repeats the authentification string.
+
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+use super::{
+    authenticate, credentials, date, CommandError, Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT,
+};
+use crate::mail::texts::render;
+use crate::report::ReportNotes;
+use crate::store::admin::{latest_versions, parse_timestamp, registered_at, VersionInfo};
+use crate::store::StoreError;
+use crate::toolchain::diagnostic::Check;
+
+/// A refusal of a command that needs `<<FROM>>` (status, mail-preference):
+/// the same words as `please compile` uses for a wrong team or string.
+pub fn refused(
+    ctx: &Ctx<'_>,
+    kind: &'static str,
+    subject: &str,
+    reason: &str,
+    problems: &[String],
+    hint: Option<&str>,
+    outcome: String,
+) -> Result<Effect, CommandError> {
+    let body = render(
+        "refused",
+        &json!({
+            "subject": subject,
+            "reason": reason,
+            "problems": problems,
+            "hint": hint,
+        }),
+    )?;
+    Ok(Effect {
+        state: "done",
+        outcome,
+        replies: vec![ctx.reply(kind, format!("KNOBELN {subject}: not carried out"), body)],
+    })
+}
+
+/// The refusal for a mail without a `<<FROM>>` line.
+pub fn no_credentials(
+    ctx: &Ctx<'_>,
+    kind: &'static str,
+    subject: &str,
+) -> Result<Effect, CommandError> {
+    refused(
+        ctx,
+        kind,
+        subject,
+        "The mail has no line <<FROM>> team_name auth_string.",
+        &[],
+        Some("Put that line into the body of the mail, with your team name and authentification string exactly as in the acknowledgement of your registration."),
+        "no <<FROM>> line".into(),
+    )
+}
+
+/// The refusal for a team name and auth string that do not match.
+pub fn not_authentic(
+    ctx: &Ctx<'_>,
+    kind: &'static str,
+    subject: &str,
+) -> Result<Effect, CommandError> {
+    refused(
+        ctx,
+        kind,
+        subject,
+        AUTH_REFUSED,
+        &[],
+        Some(AUTH_REFUSED_HINT),
+        "authentication failed".into(),
+    )
+}
+
+/// The report of a stored version, as the compile service mailed it but
+/// without the trial game.
+pub fn stored_report(report_json: &str, accepted: bool) -> Result<String, CommandError> {
+    let v: Value = serde_json::from_str(report_json)
+        .map_err(|e| StoreError::Corrupt(format!("stored compile report: {e}")))?;
+    let check_of = |name: &Value| {
+        Check::ALL
+            .into_iter()
+            .enumerate()
+            .find(|(_, c)| serde_json::to_value(c).ok().as_ref() == Some(name))
+    };
+    let label = |name: &Value| match check_of(name) {
+        Some((i, c)) => format!("check {} ({})", i + 1, c.title()),
+        None => format!("check {name}"),
+    };
+    let checks: Vec<Value> = v["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let (number, title) = match check_of(&c["check"]) {
+                Some((i, ch)) => (i + 1, ch.title().to_string()),
+                None => (0, c["check"].to_string()),
+            };
+            let verdict = match c["verdict"].as_str().unwrap_or("") {
+                "passed" => "passed".to_string(),
+                "failed" => "FAILED".to_string(),
+                "skipped" => format!("not checked ({})", c["why"].as_str().unwrap_or("")),
+                _ => "not required here".to_string(),
+            };
+            json!({ "number": number, "title": title, "verdict": verdict })
+        })
+        .collect();
+    let diagnostics = |severity: &str| -> Vec<String> {
+        v["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["severity"] == severity)
+            .map(|d| {
+                let message = d["message"].as_str().unwrap_or("");
+                match d["line"].as_u64() {
+                    Some(l) => format!("{}: line {l}: {message}", label(&d["check"])),
+                    None => format!("{}: {message}", label(&d["check"])),
+                }
+            })
+            .collect()
+    };
+    let notes = ReportNotes::default();
+    Ok(render(
+        "check_report",
+        &json!({
+            "accepted": accepted,
+            "accepted_note": notes.accepted,
+            "rejected_note": notes.rejected,
+            "team": v["header"]["team"].as_str(),
+            "lexical_elements": v["lexical_elements"].as_u64(),
+            "max_lexical_elements": crate::toolchain::compile::CompileConfig::default().max_lexical_elements,
+            "checks": checks,
+            "errors": diagnostics("error"),
+            "warnings": diagnostics("warning"),
+            "compiler_output": v["compiler_output"].as_str().unwrap_or("").trim_end(),
+            "trial": null,
+        }),
+    )?)
+}
+
+fn when(stored: &str) -> String {
+    parse_timestamp(stored)
+        .map(date)
+        .unwrap_or_else(|_| stored.to_string())
+}
+
+fn version_view(v: &VersionInfo, with_report: bool) -> Result<Value, CommandError> {
+    Ok(json!({
+        "id": v.id,
+        "compiled_at": when(&v.compiled_at),
+        "report": if with_report {
+            Some(stored_report(&v.report, v.accepted)?.trim_end().to_string())
+        } else {
+            None
+        },
+    }))
+}
+
+pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
+    const SUBJECT: &str = "status";
+    let body = ctx.mail.body.text().unwrap_or("");
+    let Some(cred) = credentials(body) else {
+        return no_credentials(ctx, "status_refused", SUBJECT);
+    };
+    let Some(reg) = authenticate(conn, &cred.team, &cred.auth)? else {
+        return not_authentic(ctx, "status_refused", SUBJECT);
+    };
+    let (current, latest) = latest_versions(conn, reg.team)?;
+    let newer_rejected = match (&current, &latest) {
+        (Some(c), Some(l)) if l.id > c.id => Some(version_view(l, false)?),
+        (None, Some(l)) => Some(version_view(l, false)?),
+        _ => None,
+    };
+    let t = &ctx.config.timeline;
+    let phase = match crate::store::mail::contest(conn)? {
+        Some(c) if c.finished => "it is over",
+        Some(_) => "it is running",
+        None if ctx.now < t.compile_start => "the compilation service is not open yet",
+        None if ctx.now < t.compile_end() => "the compilation service is open",
+        None => "the compilation service is closed; the contest starts soon",
+    };
+    let text = render(
+        "status",
+        &json!({
+            "team": reg.team_name,
+            "contest_name": ctx.config.contest.name,
+            "now": date(ctx.now),
+            "registered_at": registered_at(conn, reg.team)?.map(|s| when(&s)).unwrap_or_default(),
+            "record": reg.record,
+            "preferences": reg.preferences,
+            "current": current.as_ref().map(|c| version_view(c, true)).transpose()?,
+            "newer_rejected": newer_rejected,
+            "compile_end": date(t.compile_end()),
+            "contest_start": date(t.contest_start),
+            "phase": phase,
+        }),
+    )?;
+    let mut to = vec![reg.mail_address.clone()];
+    if !ctx.reply_to.eq_ignore_ascii_case(&reg.mail_address) {
+        to.push(ctx.reply_to.clone());
+    }
+    Ok(Effect {
+        state: "done",
+        outcome: format!("status sent to team {}", reg.team_name),
+        replies: vec![ctx.reply_to_addresses(
+            "status",
+            to,
+            format!("KNOBELN status of team {}", reg.team_name),
+            text,
+        )],
+    })
+}
