@@ -21,6 +21,9 @@
 //! and the server executes no file it did not write itself.
 //! This module knows nothing of games or contests.
 
+pub mod bot;
+pub mod bot_seccomp;
+pub mod cgroup;
 pub mod cpu;
 pub mod exe;
 pub mod jail;

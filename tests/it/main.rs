@@ -11,6 +11,7 @@
 
 mod common;
 
+mod bots;
 mod cli;
 mod contest_article;
 mod contest_mail;
