@@ -16,6 +16,8 @@ pub mod demo;
 pub mod engine;
 pub mod game;
 pub mod kit;
+pub mod lang;
+pub mod lines;
 pub mod mail;
 pub mod protocol;
 pub mod referee;
