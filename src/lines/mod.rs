@@ -57,6 +57,11 @@ pub trait BotIo {
     fn out_of_memory(&self) -> bool;
     /// Whether it waits in `read` on its standard input.
     fn waiting_for_input(&self) -> bool;
+    /// Its processes, as the server sees them (for checks that nothing is
+    /// left behind).
+    fn members(&self) -> Vec<i32> {
+        Vec::new()
+    }
 }
 
 impl BotIo for BotProcess {
@@ -82,6 +87,9 @@ impl BotIo for BotProcess {
     }
     fn waiting_for_input(&self) -> bool {
         BotProcess::waiting_for_input(self)
+    }
+    fn members(&self) -> Vec<i32> {
+        BotProcess::members(self)
     }
 }
 
@@ -323,6 +331,11 @@ impl Match {
 
     pub fn turn(&self) -> u32 {
         self.turn
+    }
+
+    /// The processes of bot `bot` right now (server's pids).
+    pub fn members(&self, bot: usize) -> Vec<i32> {
+        self.seats[bot].bot.members()
     }
 
     /// CPU time of bot `bot`'s whole tree so far.

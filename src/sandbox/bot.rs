@@ -220,9 +220,10 @@ struct Plan {
     outside_uid: Option<u32>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
-    setgroups_path: CString,
-    uid_map_path: CString,
-    gid_map_path: CString,
+    /// The bot's thread id word: non-zero until the bot execs or exits.
+    bot_tid: AtomicI32,
+    /// 0 while the first child writes the bot's maps, 1 when done, -1 on failure.
+    go: AtomicI32,
     slash: CString,
     staging: CString,
     staging_opts: CString,
@@ -490,9 +491,8 @@ impl Plan {
             outside_uid,
             uid_map: format!("{INSIDE_UID} {outer_uid} 1\n").into_bytes(),
             gid_map: format!("{INSIDE_UID} {outer_gid} 1\n").into_bytes(),
-            setgroups_path: cstr("/proc/self/setgroups")?,
-            uid_map_path: cstr("/proc/self/uid_map")?,
-            gid_map_path: cstr("/proc/self/gid_map")?,
+            bot_tid: AtomicI32::new(-1),
+            go: AtomicI32::new(0),
             slash: cstr("/")?,
             staging: cstr(STAGING)?,
             staging_opts: cstr(&format!(
@@ -523,8 +523,10 @@ impl Plan {
         e
     }
 
-    /// The first child: control group, descriptors, limits, user; then the
-    /// bot. Only system calls.
+    /// The first child: control group, limits; then it clones the bot
+    /// into its namespaces, writes the bot's user and group maps from
+    /// outside (as root it may map the bot's own uid), lets it go and waits
+    /// until it has exec'd. Only system calls.
     fn first_child(&self) -> io::Error {
         // SAFETY: plain prctl.
         unsafe {
@@ -535,6 +537,7 @@ impl Plan {
                 return self.fail("join the control group", e);
             }
         }
+        // Only the bot's pipes from here on, at 0, 1, 2.
         if let Err(e) = arrange_fds(&self.fds, None) {
             return self.fail("arrange descriptors", e);
         }
@@ -543,26 +546,15 @@ impl Plan {
                 return self.fail("set resource limits", e);
             }
         }
-        if let Some(uid) = self.outside_uid {
-            // SAFETY: plain syscalls.
-            let r = unsafe {
-                check(libc::setgroups(0, std::ptr::null()))
-                    .and_then(|()| check(libc::setresgid(uid, uid, uid)))
-                    .and_then(|()| check(libc::setresuid(uid, uid, uid)))
-            };
-            if let Err(e) = r {
+        if self.outside_uid.is_some() {
+            // No supplementary group (root's) goes with the bot.
+            // SAFETY: plain syscall.
+            if let Err(e) = check(unsafe { libc::setgroups(0, std::ptr::null()) }) {
                 return self.fail("become the bot's user", e);
-            }
-            // Changing the user made the (shared) memory non-dumpable, which
-            // gives /proc/self to root: the bot could not map its user.
-            // SAFETY: plain prctl.
-            unsafe {
-                libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
             }
         }
         let top = (self.stack.as_ptr() as usize + CHILD_STACK) & !15usize;
         let flags = libc::CLONE_VM
-            | libc::CLONE_VFORK
             | libc::CLONE_PARENT
             | libc::CLONE_NEWUSER
             | libc::CLONE_NEWNS
@@ -570,19 +562,53 @@ impl Plan {
             | libc::CLONE_NEWNET
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWUTS
-            | libc::CLONE_NEWCGROUP;
+            | libc::CLONE_NEWCGROUP
+            | libc::CLONE_CHILD_SETTID
+            | libc::CLONE_CHILD_CLEARTID;
         // SAFETY: the bot runs `bot_main` on its own stack with this plan,
-        // which outlives it (we are suspended until it execs or exits).
+        // which outlives it: we wait below until it has exec'd or exited
+        // (the kernel then clears `bot_tid`), and the server waits for us.
         let pid = unsafe {
             libc::clone(
                 bot_main,
                 top as *mut c_void,
                 flags,
                 self as *const Plan as *mut c_void,
+                std::ptr::null_mut::<libc::pid_t>(),
+                std::ptr::null_mut::<c_void>(),
+                self.bot_tid.as_ptr(),
             )
         };
         if pid < 0 {
             return self.fail("clone the bot", io::Error::last_os_error());
+        }
+        let mapped = self.write_maps(pid);
+        self.go
+            .store(if mapped.is_ok() { 1 } else { -1 }, Ordering::SeqCst);
+        // Wait until the bot's memory is released (exec or exit): the
+        // kernel then writes 0 into `bot_tid` and wakes the futex.
+        loop {
+            let v = self.bot_tid.load(Ordering::SeqCst);
+            if v == 0 {
+                break;
+            }
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 10_000_000,
+            };
+            // SAFETY: futex wait on a word of the shared memory, with a timeout.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    self.bot_tid.as_ptr(),
+                    libc::FUTEX_WAIT,
+                    v,
+                    &ts as *const libc::timespec,
+                );
+            }
+        }
+        if let Err(e) = mapped {
+            return self.fail("map the user", e);
         }
         let errno = self.failed_errno.load(Ordering::SeqCst);
         if errno != 0 {
@@ -591,6 +617,18 @@ impl Plan {
         self.bot_pid.store(pid, Ordering::SeqCst);
         // SAFETY: leaves without running destructors (shared memory).
         unsafe { libc::_exit(0) }
+    }
+
+    /// Writes `/proc/PID/{setgroups,uid_map,gid_map}` of the bot.
+    fn write_maps(&self, pid: i32) -> io::Result<()> {
+        let mut path = [0u8; 48];
+        // SAFETY: writes into NUL-terminated stack buffers.
+        unsafe {
+            write_file(proc_path(&mut path, pid, b"setgroups"), b"deny")?;
+            write_file(proc_path(&mut path, pid, b"uid_map"), &self.uid_map)?;
+            write_file(proc_path(&mut path, pid, b"gid_map"), &self.gid_map)?;
+        }
+        Ok(())
     }
 
     /// The bot before exec: map the user, build and enter the root, drop
@@ -605,11 +643,25 @@ impl Plan {
         }
         // SAFETY: system calls on data prepared before the clone.
         unsafe {
+            // Wait for the first child to write our maps.
+            loop {
+                match self.go.load(Ordering::SeqCst) {
+                    0 => {
+                        libc::sched_yield();
+                    }
+                    1 => break,
+                    _ => libc::_exit(127),
+                }
+            }
+            t!("arrange descriptors", arrange_fds(&[0, 1, 2], None));
+            // Become uid 1000 (the bot's uid outside) at once: files made on
+            // our own tmpfs need a mapped owner. The capabilities in our
+            // namespace stay until the capset below (uid 0 is not mapped
+            // here, so the kernel sees no root being left).
             t!(
-                "map the user",
-                write_file(&self.setgroups_path, b"deny")
-                    .and_then(|()| write_file(&self.uid_map_path, &self.uid_map))
-                    .and_then(|()| write_file(&self.gid_map_path, &self.gid_map))
+                "drop to the bot's user",
+                check(libc::setresgid(INSIDE_UID, INSIDE_UID, INSIDE_UID))
+                    .and_then(|()| check(libc::setresuid(INSIDE_UID, INSIDE_UID, INSIDE_UID)))
             );
             t!(
                 "make the mounts private",
@@ -761,10 +813,7 @@ impl Plan {
                 ))
             );
             t!("drop to the bot's user", {
-                check(libc::chdir(self.work.as_ptr()))
-                    .and_then(|()| check(libc::setsid()))
-                    .and_then(|()| check(libc::setresgid(INSIDE_UID, INSIDE_UID, INSIDE_UID)))
-                    .and_then(|()| check(libc::setresuid(INSIDE_UID, INSIDE_UID, INSIDE_UID)))
+                check(libc::chdir(self.work.as_ptr())).and_then(|()| check(libc::setsid()))
             });
             // No capability survives, not even in the bot's own namespaces.
             let mut header = CapHeader {
@@ -813,8 +862,31 @@ extern "C" fn bot_main(arg: *mut c_void) -> c_int {
     unsafe { libc::_exit(127) }
 }
 
-unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
-    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+/// `/proc/PID/NAME` into `buf`, NUL-terminated (no allocation).
+fn proc_path<'a>(buf: &'a mut [u8; 48], pid: i32, name: &[u8]) -> &'a [u8] {
+    let mut digits = [0u8; 12];
+    let mut n = pid.max(0) as u32;
+    let mut k = digits.len();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut len = 0;
+    for part in [&b"/proc/"[..], &digits[k..], &b"/"[..], name] {
+        buf[len..len + part.len()].copy_from_slice(part);
+        len += part.len();
+    }
+    buf[len] = 0;
+    &buf[..=len]
+}
+
+/// Writes `data` into the file at the NUL-terminated `path`.
+unsafe fn write_file(path: &[u8], data: &[u8]) -> io::Result<()> {
+    let fd = libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CLOEXEC);
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }

@@ -71,3 +71,245 @@ fn a_trivial_bot_in_every_built_in_language_plays_echo_and_is_scored_right() {
         assert_eq!(rec.bots.len(), 2);
     }
 }
+
+/// What a hostile bot's match must come to.
+enum Expect {
+    /// The attack failed quietly: the match is played to its end.
+    Completes,
+    /// The hostile bot fails in round 3 with this kind of failure.
+    Fails(fn(&BotFailureKind) -> bool),
+}
+
+const ROUNDS: u32 = 6;
+
+/// Plays a hostile bot against the honest C echo bot (the hostile one is
+/// bot 0 in C, bot 1 in Python, so blame is checked both ways), records
+/// every process the bots had, and checks the outcome, the blame, and that
+/// nothing of either bot is left running.
+fn hostile(file: &str, limits: LineLimits, expect: Expect) {
+    let path = format!("hostile/{file}");
+    let (h, files) = if file.ends_with(".py") {
+        (1, ["echo.c", path.as_str()])
+    } else {
+        (0, [path.as_str(), "echo.c"])
+    };
+    let rec = hostile_match(&files, limits);
+    let (rec, seen) = rec;
+    for f in &rec.failures {
+        assert!(
+            !f.line.as_deref().unwrap_or("").contains("ESCAPED"),
+            "{file}: {}",
+            f.reason
+        );
+    }
+    match expect {
+        Expect::Completes => {
+            assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+            assert_eq!(rec.outcome, Some(vec![ROUNDS as u64; 2]), "{file}");
+        }
+        Expect::Fails(kind) => {
+            assert_eq!(rec.failures.len(), 1, "{file}: {:?}", rec.failures);
+            let f = &rec.failures[0];
+            assert_eq!(f.bot, h, "{file}: blamed the wrong bot: {}", f.reason);
+            assert_eq!(f.turn, 3, "{file}: {}", f.reason);
+            assert!(kind(&f.kind), "{file}: {}", f.reason);
+            assert!(f.reason.starts_with(&format!("bot {}, turn 3: ", h + 1)));
+        }
+    }
+    nothing_left(file, &seen);
+}
+
+fn hostile_match(files: &[&str], limits: LineLimits) -> (MatchRecord<Vec<u64>>, Vec<i32>) {
+    let bots: Vec<(&Toolchain, BotProgram)> = files.iter().map(|f| bot(f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let m = Match::start(&refs, limits).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        let mut points = vec![0u64; 2];
+        for r in 1..=ROUNDS {
+            m.set_turn(r);
+            for b in 0..2 {
+                let x = (r as usize * 31 + b * 7) % 1000;
+                let reply = m.ask(b, &format!("ECHO {x}"))?;
+                if reply != x.to_string() {
+                    return Err(m.broken_rule(b, "the answer repeats the number", &reply));
+                }
+                points[b] += 1;
+                seen.extend(m.members(0));
+                seen.extend(m.members(1));
+            }
+        }
+        Ok(points)
+    })
+    .unwrap();
+    (rec, seen)
+}
+
+/// No process the bots ever had is still there as a bot's process.
+fn nothing_left(file: &str, seen: &[i32]) {
+    for &pid in seen {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let uid: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse().ok())
+            .unwrap_or(0);
+        let bot_uid = uid >= knobeln::sandbox::bot::BOT_UID_BASE as u64;
+        assert!(
+            !bot_uid,
+            "{file}: process {pid} survived the match:\n{status}"
+        );
+    }
+}
+
+fn limits() -> LineLimits {
+    LineLimits {
+        reply_wall: Duration::from_secs(5),
+        startup_wall: Duration::from_secs(20),
+        cpu: Duration::from_secs(20),
+        memory_mb: 64,
+        disk_mb: 4,
+        max_line: 4096,
+    }
+}
+
+fn both(name: &str, limits: LineLimits, expect: fn() -> Expect) {
+    hostile(&format!("{name}.c"), limits, expect());
+    hostile(&format!("{name}.py"), limits, expect());
+}
+
+#[test]
+fn a_fork_bomb_is_held_by_the_process_limit() {
+    both("fork_bomb", limits(), || Expect::Completes);
+}
+
+#[test]
+fn there_is_no_network() {
+    both("network", limits(), || Expect::Completes);
+}
+
+#[test]
+fn the_hosts_files_are_not_there() {
+    both("read_files", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_bot_cannot_see_another_bots_files() {
+    for file in ["hostile/snoop.c", "hostile/snoop.py"] {
+        let (rec, seen) = hostile_match(&[file, file], limits());
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        nothing_left(file, &seen);
+    }
+}
+
+#[test]
+fn a_bot_writes_only_into_tmp_and_work() {
+    both("write_outside", limits(), || Expect::Completes);
+}
+
+#[test]
+fn tmp_and_work_are_size_limited() {
+    both("fill_tmp", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_memory_hog_fails_on_memory() {
+    let memory_by_cgroup = knobeln::sandbox::cgroup::Cgroups::detect()
+        .controllers()
+        .memory;
+    if memory_by_cgroup {
+        both("memory_hog", limits(), || {
+            Expect::Fails(|k| matches!(k, BotFailureKind::Memory { .. }))
+        });
+    } else {
+        // The rlimit fallback: allocation fails inside the bot, which goes on.
+        both("memory_hog", limits(), || Expect::Completes);
+    }
+}
+
+#[test]
+fn a_cpu_hog_fails_on_cpu_time() {
+    let l = LineLimits {
+        cpu: Duration::from_secs(1),
+        reply_wall: Duration::from_secs(120),
+        ..limits()
+    };
+    both("cpu_hog", l, || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::CpuTime { limit_ms: 1000 }))
+    });
+}
+
+#[test]
+fn a_sleeping_bot_fails_on_the_wall_clock() {
+    let l = LineLimits {
+        reply_wall: Duration::from_millis(700),
+        ..limits()
+    };
+    both("sleeper", l, || {
+        Expect::Fails(|k| {
+            matches!(
+                k,
+                BotFailureKind::WallClock {
+                    limit_ms: 700,
+                    waiting_for_input: false
+                }
+            )
+        })
+    });
+}
+
+#[test]
+fn a_daemon_dies_with_the_match() {
+    both("daemon", limits(), || Expect::Completes);
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline);
+        assert!(
+            !text.contains("4711.913"),
+            "a daemon survived: {:?} {text}",
+            entry.path()
+        );
+    }
+}
+
+#[test]
+fn ptrace_ends_the_bot_as_a_forbidden_call() {
+    both("ptrace", limits(), || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::ForbiddenCall))
+    });
+}
+
+#[test]
+fn a_bot_sees_only_its_own_processes() {
+    both("process_table", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_bot_that_forgets_to_flush_is_told_so() {
+    for file in ["unflushed.c", "unflushed.py"] {
+        let rec = echo_match(
+            &[file, "echo.c"],
+            5,
+            LineLimits {
+                startup_wall: Duration::from_secs(3),
+                ..limits()
+            },
+        );
+        assert_eq!(rec.failures.len(), 1, "{file}: {:?}", rec.failures);
+        let f = &rec.failures[0];
+        assert_eq!((f.bot, f.turn), (0, 1), "{}", f.reason);
+        assert!(
+            matches!(
+                f.kind,
+                BotFailureKind::WallClock {
+                    waiting_for_input: true,
+                    ..
+                }
+            ),
+            "{}",
+            f.reason
+        );
+        assert!(f.reason.contains("Flush standard output"), "{}", f.reason);
+    }
+}
