@@ -10,6 +10,7 @@
 //! - [`seed`]: deterministic seeds.
 
 pub mod bench;
+pub mod bench_bots;
 pub mod config;
 pub mod contest;
 pub mod demo;

@@ -2,6 +2,7 @@
 //! same run. `game`: one 1000-throw game between two trivial strategies
 //! against the raw pipe round trip ×1000. `tournament`: one group of 41
 //! trivial strategies (861 games) with one worker and with all CPUs.
+//! `bots`: line-protocol bots per language (`crate::bench_bots`).
 
 use std::process::ExitCode;
 
@@ -11,6 +12,8 @@ use clap::{Args, ValueEnum};
 pub enum What {
     Game,
     Tournament,
+    /// Line-protocol bots per language: match, start-up, sandbox overhead.
+    Bots,
     All,
 }
 
@@ -28,6 +31,9 @@ pub struct Bench {
     /// Workers (tournament benchmark; default: one per CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Runs of each figure, best kept (bots benchmark).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
 }
 
 impl Bench {
@@ -40,6 +46,9 @@ impl Bench {
                 .jobs
                 .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
             knobeln::bench::tournament_bench(self.teams, jobs)?.print();
+        }
+        if matches!(self.what, What::Bots | What::All) {
+            knobeln::bench_bots::bots_bench(self.repeats)?.print();
         }
         Ok(ExitCode::SUCCESS)
     }

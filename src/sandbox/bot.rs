@@ -909,7 +909,7 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on a valid fd.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);
@@ -1012,10 +1012,24 @@ impl BotProcess {
         self.child.try_wait()
     }
 
-    /// Kills and reaps.
+    /// Kills and reaps. The bot's main process is PID 1 of its namespace:
+    /// the kernel reaps it only after every other process of the namespace
+    /// is gone, so after the wait nothing of the bot is left (the control
+    /// group is checked all the same).
     pub fn finish(&mut self) -> io::Result<ExitStatus> {
-        self.kill();
-        self.child.wait()
+        if self.child.try_wait()?.is_none() {
+            // SAFETY: plain syscall on our own child.
+            unsafe {
+                libc::kill(self.child.pid(), libc::SIGKILL);
+            }
+        }
+        let st = self.child.wait()?;
+        if let Some(g) = &self.group {
+            if !g.members().is_empty() {
+                g.kill_all();
+            }
+        }
+        Ok(st)
     }
 
     /// CPU time of the whole tree so far (control group), or of the main
@@ -1071,7 +1085,7 @@ fn reads_stdin(syscall: &str) -> bool {
 }
 
 /// utime + stime + cutime + cstime of a process, from /proc.
-pub(crate) fn proc_cpu_time(pid: i32) -> Option<Duration> {
+pub fn proc_cpu_time(pid: i32) -> Option<Duration> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();

@@ -480,15 +480,17 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        self.kill_all();
+        if !self.members().is_empty() {
+            self.kill_all();
+        }
         for d in &self.dirs {
             // The kernel removes a group only once its last member is gone.
-            for _ in 0..200 {
+            for _ in 0..1000 {
                 if fs::remove_dir(d).is_ok() || !d.exists() {
                     break;
                 }
                 kill_members(d);
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
     }
@@ -503,7 +505,7 @@ fn members(dir: &Path) -> Vec<i32> {
 }
 
 fn kill_members(dir: &Path) {
-    for _ in 0..100 {
+    for round in 0..1000 {
         let pids = members(dir);
         if pids.is_empty() {
             return;
@@ -514,7 +516,9 @@ fn kill_members(dir: &Path) {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
-        std::thread::sleep(Duration::from_millis(1));
+        if round > 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
 }
 
