@@ -18,6 +18,7 @@ mod contest;
 mod demo;
 mod ingest;
 mod init;
+mod languages;
 mod lexcount;
 mod play;
 mod protocolfmt;
@@ -68,6 +69,8 @@ pub enum Command {
     Results(results::ResultsCmd),
     /// Write the static results site into a folder.
     Site(site::Site),
+    /// The bot languages and the toolchains found on this machine.
+    Languages(languages::Languages),
 }
 
 impl Command {
@@ -75,6 +78,7 @@ impl Command {
         match self {
             Command::Lexcount(c) => c.apply(),
             Command::Check(c) => c.apply(),
+            Command::Languages(c) => c.apply(),
             Command::Play(c) => c.apply(),
             Command::Bench(c) => c.apply(),
             Command::Tournament(c) => c.apply(),

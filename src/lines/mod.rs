@@ -132,7 +132,9 @@ pub enum BotFailureKind {
         rule: String,
     },
     /// A line that is too long or not UTF-8.
-    Output,
+    Output {
+        problem: String,
+    },
     /// Ended before the game was over.
     Exited {
         status: i32,
@@ -359,7 +361,7 @@ impl Match {
         let shown = line.map(show_line);
         let what = match &kind {
             BotFailureKind::Rule { rule } => format!("broke a rule: {rule}"),
-            BotFailureKind::Output => "sent a line the referee cannot read".to_string(),
+            BotFailureKind::Output { problem } => format!("sent {problem}"),
             BotFailureKind::Exited { status } => {
                 format!("ended before the game was over (exit status {status})")
             }
@@ -548,25 +550,29 @@ impl Match {
                     line.pop();
                 }
                 if line.len() > max {
-                    let shown = String::from_utf8_lossy(&line).into_owned();
-                    return Some(Err(self.failure(bot, BotFailureKind::Output, Some(&shown))));
+                    let shown = String::from_utf8_lossy(&line[..line.len().min(400)]).into_owned();
+                    return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
                 }
                 return Some(match String::from_utf8(line) {
                     Ok(s) => Ok(s),
                     Err(e) => {
                         let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                        Err(self.failure(bot, BotFailureKind::Output, Some(&shown)))
+                        let kind = BotFailureKind::Output {
+                            problem: "a line that is not UTF-8 text".into(),
+                        };
+                        Err(self.failure(bot, kind, Some(&shown)))
                     }
                 });
             }
             if seat.buf.len() > max {
-                let shown = String::from_utf8_lossy(&seat.buf[..max.min(400)]).into_owned();
-                return Some(Err(self.failure(bot, BotFailureKind::Output, Some(&shown))));
+                let shown =
+                    String::from_utf8_lossy(&seat.buf[..seat.buf.len().min(400)]).into_owned();
+                return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
             }
             if seat.eof {
                 return None;
             }
-            match read_some(seat.bot.fds()[1], &mut seat.buf, max + 2) {
+            match read_some(seat.bot.fds()[1], &mut seat.buf, max.max(398) + 2) {
                 Ok(0) => {
                     seat.eof = true;
                     return None;
@@ -752,6 +758,12 @@ pub fn play<O>(
             bots,
         }),
         Err(Stop::Fault(e)) => Err(e),
+    }
+}
+
+fn too_long(max: usize) -> BotFailureKind {
+    BotFailureKind::Output {
+        problem: format!("a line longer than {max} bytes"),
     }
 }
 

@@ -313,3 +313,201 @@ fn a_bot_that_forgets_to_flush_is_told_so() {
         assert!(f.reason.contains("Flush standard output"), "{}", f.reason);
     }
 }
+
+#[test]
+fn languages_lists_every_language_and_reports_a_missing_toolchain() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("knobeln.toml");
+    std::fs::write(
+        &cfg,
+        "[[language]]\nname = \"pascal\"\ntitle = \"Free Pascal\"\nextensions = [\"pas\"]\n\
+         source = \"bot.pas\"\ncompile = [\"no-such-fpc\", \"{source}\"]\nartifacts = [\"bot\"]\n\
+         run = [\"/bot/bot\"]\nversion = [\"no-such-fpc\", \"-iV\"]\n",
+    )
+    .unwrap();
+    let out = crate::common::knobeln(&["languages", "--config", cfg.to_str().unwrap()]);
+    let text = crate::common::stdout_of(&out);
+    assert!(out.status.success(), "{text}");
+    for lang in ["c ", "cpp ", "python ", "java ", "rust "] {
+        let line = text.lines().find(|l| l.starts_with(lang)).unwrap();
+        assert!(!line.contains("MISSING"), "{line}");
+    }
+    let pascal = text.lines().find(|l| l.starts_with("pascal")).unwrap();
+    assert!(
+        pascal.contains("MISSING: no-such-fpc not found"),
+        "{pascal}"
+    );
+    assert!(text.contains("sandbox: "), "{text}");
+}
+
+#[test]
+fn a_build_reports_the_compilers_words_and_what_it_assumed() {
+    let tc = toolchain("python");
+    let b = build(
+        tc,
+        "Python 3, from the file name bot.py",
+        b"print(1\n",
+        &BuildLimits::default(),
+    )
+    .unwrap();
+    let Build::Rejected { report } = b else {
+        panic!("a syntax error must be rejected")
+    };
+    let text = report.text();
+    assert!(
+        text.contains("Language: Python 3, from the file name bot.py"),
+        "{text}"
+    );
+    assert!(
+        text.contains("SyntaxError") || text.contains("was never closed"),
+        "{text}"
+    );
+    let java = toolchain("java");
+    let src = b"public class Greedy { public static void main(String[] a) { } }";
+    let Build::Built { program, report } =
+        build(java, "Java", src, &BuildLimits::default()).unwrap()
+    else {
+        panic!("a Java class must build")
+    };
+    assert_eq!(report.saved_as, "Greedy.java");
+    assert_eq!(program.stem, "Greedy");
+    assert!(program.files.iter().any(|f| f.path == "Greedy.class"));
+    let big = vec![b'x'; BuildLimits::default().source_bytes + 1];
+    let Build::Rejected { report } = build(tc, "Python 3", &big, &BuildLimits::default()).unwrap()
+    else {
+        panic!("an oversized source must be rejected")
+    };
+    assert!(
+        report.problems[0].contains("at most"),
+        "{:?}",
+        report.problems
+    );
+}
+
+#[test]
+fn a_wrong_or_overlong_line_is_blamed_with_the_line() {
+    // The C echo bot, asked for the number plus one, repeats the number.
+    let (tc, program) = bot("echo.c");
+    let m = Match::start(&[(tc, &program)], limits()).unwrap();
+    let rec = play(m, |m| {
+        m.set_turn(4);
+        let reply = m.ask(0, "ECHO 12")?;
+        if reply != "13" {
+            return Err(m.broken_rule(0, "the answer is the number plus one", &reply));
+        }
+        Ok(())
+    })
+    .unwrap();
+    let f = &rec.failures[0];
+    assert_eq!((f.bot, f.turn), (0, 4));
+    assert_eq!(f.line.as_deref(), Some("12"));
+    assert_eq!(
+        f.reason,
+        "bot 1, turn 4: broke a rule: the answer is the number plus one; its line: \"12\""
+    );
+    // A line longer than the limit is an output failure with the start of it.
+    let m = Match::start(
+        &[(tc, &program)],
+        LineLimits {
+            max_line: 3,
+            ..limits()
+        },
+    )
+    .unwrap();
+    let rec = play(m, |m| m.ask(0, "ECHO 123456")).unwrap();
+    assert_eq!(
+        rec.failures[0].reason,
+        "bot 1, turn 0: sent a line longer than 3 bytes; its line: \"123456\""
+    );
+}
+
+#[test]
+fn cpu_time_is_measured_per_bot_for_the_whole_tree() {
+    let rec = echo_match(&["echo.py", "echo.c"], 300, limits());
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    // The Python interpreter's start alone costs more than the C bot's match.
+    assert!(rec.bots[0].cpu > Duration::ZERO);
+    assert!(rec.bots[0].cpu > rec.bots[1].cpu, "{:?}", rec.bots);
+}
+
+/// Not a test of its own: the server process that
+/// `a_killed_server_leaves_no_bot_behind` starts (and kills with SIGKILL).
+/// Without `KNOBELN_KILL_TARGET` it has nothing to do.
+#[test]
+fn kill_target_helper() {
+    let Ok(out) = std::env::var("KNOBELN_KILL_TARGET") else {
+        return;
+    };
+    // A tree of processes that would end with its input (the fork bomb's
+    // paused children), and a bot that reads no more (the CPU hog, spinning
+    // since round 3): only the parent-death signal can end that one.
+    let (tc, bomb) = bot("hostile/fork_bomb.c");
+    let (_, hog) = bot("hostile/cpu_hog.c");
+    let m = Match::start(&[(tc, &bomb), (tc, &hog)], limits()).unwrap();
+    let _ = play(m, |m| {
+        for r in 1..=4 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            if r < 3 {
+                m.ask(1, &format!("ECHO {r}"))?;
+            } else if r == 3 {
+                m.send(1, "ECHO 3")?;
+            }
+        }
+        let mut pids: Vec<String> = m.members(0).iter().map(|p| p.to_string()).collect();
+        pids.extend(m.members(1).iter().map(|p| p.to_string()));
+        let tmp = format!("{out}.tmp");
+        std::fs::write(&tmp, pids.join("\n")).unwrap();
+        std::fs::rename(&tmp, &out).unwrap();
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        #[allow(unreachable_code)]
+        Ok(())
+    });
+}
+
+#[test]
+fn a_killed_server_leaves_no_bot_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pids");
+    let mut server = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["bots::kill_target_helper", "--exact", "--nocapture"])
+        .env("KNOBELN_KILL_TARGET", &out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !out.exists() {
+        assert!(
+            server.try_wait().unwrap().is_none(),
+            "the server ended before its bot was running"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pids: Vec<i32> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(pids.len() > 10, "the fork bomb's tree: {pids:?}");
+    // SAFETY: kill of our own child.
+    unsafe {
+        libc::kill(server.id() as i32, libc::SIGKILL);
+    }
+    server.wait().unwrap();
+    // The parent-death signal and the PID namespace take it from here; the
+    // kernel needs a moment to deliver them.
+    for _ in 0..200 {
+        let alive: Vec<i32> = pids
+            .iter()
+            .copied()
+            .filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nothing_left("a killed server's bot", &pids);
+}
