@@ -30,11 +30,16 @@
 //!
 //! It is started without copying the server ([`super::spawn`]) in two
 //! steps, because a `CLONE_VM` child cannot create a user namespace by
-//! `unshare`: a first child joins the control group, sets the rlimits,
-//! closes every inherited descriptor and becomes the bot's uid; it then
+//! `unshare`: a first child joins the control group, keeps only the bot's
+//! three pipes, sets the rlimits and clears its supplementary groups; it
 //! clones the bot (`CLONE_PARENT`, so that the server is its parent, with
-//! all the namespaces) and exits. The bot maps its uid, builds its root,
-//! pivots into it, drops to uid 1000, installs seccomp and execs.
+//! all the namespaces), writes the bot's uid and gid maps from outside
+//! (as root it may map the bot's own uid), lets it go, waits until the bot
+//! has exec'd (`CLONE_CHILD_CLEARTID`, the mechanism behind vfork) and
+//! exits. The bot becomes uid 1000, builds its root, pivots into it,
+//! drops every capability, arms the parent-death signal, sets
+//! `no_new_privs`, installs seccomp and execs. Nothing of it touches the
+//! server's `/proc/self`, so concurrent spawns cannot disturb each other.
 //!
 //! Deliberately no protocol here: [`BotProcess`] gives the referee three
 //! pipes, the CPU time, and how the process ended.

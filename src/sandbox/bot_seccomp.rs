@@ -337,13 +337,13 @@ fn compile(
 pub fn bot_filters() -> io::Result<Vec<BpfProgram>> {
     // 1. The allow-list; `clone` only without namespace flags.
     let mut allow: BTreeMap<i64, Vec<SeccompRule>> =
-        ALLOWED.iter().map(|&nr| (nr as i64, Vec::new())).collect();
+        ALLOWED.iter().map(|&nr| (nr, Vec::new())).collect();
     let mut no_ns = Vec::new();
     for flag in NAMESPACE_FLAGS {
         no_ns.push(cond(0, SeccompCmpOp::MaskedEq(flag), 0)?);
     }
     allow.insert(
-        libc::SYS_clone as i64,
+        libc::SYS_clone,
         vec![SeccompRule::new(no_ns).map_err(other)?],
     );
     let allow = compile(
@@ -353,19 +353,19 @@ pub fn bot_filters() -> io::Result<Vec<BpfProgram>> {
     )?;
     // 2. The kill-list, and `clone` with any namespace flag.
     let mut kill: BTreeMap<i64, Vec<SeccompRule>> =
-        KILLED.iter().map(|&nr| (nr as i64, Vec::new())).collect();
+        KILLED.iter().map(|&nr| (nr, Vec::new())).collect();
     let mut ns_rules = Vec::new();
     for flag in NAMESPACE_FLAGS {
         ns_rules.push(
             SeccompRule::new(vec![cond(0, SeccompCmpOp::MaskedEq(flag), flag)?]).map_err(other)?,
         );
     }
-    kill.insert(libc::SYS_clone as i64, ns_rules);
+    kill.insert(libc::SYS_clone, ns_rules);
     let kill = compile(kill, SeccompAction::Allow, SeccompAction::KillProcess)?;
     // 3. Sockets: AF_UNIX only.
     let mut sockets = BTreeMap::new();
     sockets.insert(
-        libc::SYS_socket as i64,
+        libc::SYS_socket,
         vec![
             SeccompRule::new(vec![cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])
                 .map_err(other)?,

@@ -587,7 +587,7 @@ impl MountPlan {
                 );
             }
             if let Some(dst) = &self.proc_dst {
-                let proc_fs = b"proc\0".as_ptr().cast();
+                let proc_fs = c"proc".as_ptr();
                 check(libc::mount(
                     proc_fs,
                     dst.as_ptr(),

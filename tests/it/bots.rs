@@ -128,13 +128,13 @@ fn hostile_match(files: &[&str], limits: LineLimits) -> (MatchRecord<Vec<u64>>, 
         let mut points = vec![0u64; 2];
         for r in 1..=ROUNDS {
             m.set_turn(r);
-            for b in 0..2 {
+            for (b, score) in points.iter_mut().enumerate() {
                 let x = (r as usize * 31 + b * 7) % 1000;
                 let reply = m.ask(b, &format!("ECHO {x}"))?;
                 if reply != x.to_string() {
                     return Err(m.broken_rule(b, "the answer repeats the number", &reply));
                 }
-                points[b] += 1;
+                *score += 1;
                 seen.extend(m.members(0));
                 seen.extend(m.members(1));
             }
