@@ -6,6 +6,8 @@
 //!   strategy (lexical counter, source checks, gcc in a jail, symbol checks).
 //! - [`sandbox`]: the process-level confinement for gcc and for strategies.
 //! - [`referee`]: plays one game between two compiled strategies.
+//! - [`lang`], [`lines`]: bots in any language (the language table and
+//!   builds) and the referee core for line protocols.
 //! - [`tournament`]: grouping, ranking, advancement, the Evolution (pure).
 //! - [`seed`]: deterministic seeds.
 
