@@ -165,8 +165,8 @@ fn nothing_left(file: &str, seen: &[i32]) {
 
 fn limits() -> LineLimits {
     LineLimits {
-        reply_wall: Duration::from_secs(5),
-        startup_wall: Duration::from_secs(20),
+        reply_wall: Duration::from_secs(10),
+        startup_wall: Duration::from_secs(30),
         cpu: Duration::from_secs(20),
         memory_mb: 64,
         disk_mb: 4,
@@ -243,7 +243,7 @@ fn a_cpu_hog_fails_on_cpu_time() {
 #[test]
 fn a_sleeping_bot_fails_on_the_wall_clock() {
     let l = LineLimits {
-        reply_wall: Duration::from_millis(700),
+        reply_wall: Duration::from_secs(2),
         ..limits()
     };
     both("sleeper", l, || {
@@ -251,7 +251,7 @@ fn a_sleeping_bot_fails_on_the_wall_clock() {
             matches!(
                 k,
                 BotFailureKind::WallClock {
-                    limit_ms: 700,
+                    limit_ms: 2000,
                     waiting_for_input: false
                 }
             )
@@ -292,7 +292,7 @@ fn a_bot_that_forgets_to_flush_is_told_so() {
             &[file, "echo.c"],
             5,
             LineLimits {
-                startup_wall: Duration::from_secs(3),
+                startup_wall: Duration::from_secs(8),
                 ..limits()
             },
         );
