@@ -362,6 +362,9 @@ impl Match {
         let what = match &kind {
             BotFailureKind::Rule { rule } => format!("broke a rule: {rule}"),
             BotFailureKind::Output { problem } => format!("sent {problem}"),
+            BotFailureKind::Exited { status: -1 } => {
+                "closed its standard output before the game was over".to_string()
+            }
             BotFailureKind::Exited { status } => {
                 format!("ended before the game was over (exit status {status})")
             }
@@ -476,6 +479,18 @@ impl Match {
                 if replies[k].is_some() || failures.iter().any(|f| f.bot == b) {
                     continue;
                 }
+                // CPU of the whole tree, at most every 100 ms: also for a
+                // bot that answers at once while its other threads or
+                // processes compute.
+                let now = Instant::now();
+                if now.duration_since(self.seats[b].last_cpu_check) >= CPU_CHECK_EVERY {
+                    self.seats[b].last_cpu_check = now;
+                    if let Some(f) = self.over_cpu(b) {
+                        self.kill(b);
+                        failures.push(f);
+                        continue;
+                    }
+                }
                 match self.take_line(b) {
                     Some(Ok(line)) => {
                         self.seats[b].answered = true;
@@ -494,14 +509,6 @@ impl Match {
                     continue;
                 }
                 let now = Instant::now();
-                if now.duration_since(self.seats[b].last_cpu_check) >= CPU_CHECK_EVERY {
-                    self.seats[b].last_cpu_check = now;
-                    if let Some(f) = self.over_cpu(b) {
-                        self.kill(b);
-                        failures.push(f);
-                        continue;
-                    }
-                }
                 if now >= deadlines[k].0 {
                     let waiting = self.seats[b].bot.waiting_for_input();
                     let kind = BotFailureKind::WallClock {

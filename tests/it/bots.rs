@@ -511,3 +511,43 @@ fn a_killed_server_leaves_no_bot_behind() {
     }
     nothing_left("a killed server's bot", &pids);
 }
+
+#[test]
+fn the_cpu_time_of_a_bots_children_counts() {
+    let (tc, program) = bot("hostile/cpu_child.c");
+    let l = LineLimits {
+        cpu: Duration::from_millis(500),
+        ..limits()
+    };
+    let tree_counted = knobeln::sandbox::cgroup::Cgroups::detect()
+        .controllers()
+        .cpu;
+    let m = Match::start(&[(tc, &program)], l).unwrap();
+    let rec = play(m, |m| {
+        // The referee waits between rounds: waiting is nobody's CPU time.
+        for r in 1..=400 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Ok(())
+    })
+    .unwrap();
+    if tree_counted {
+        assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+        let f = &rec.failures[0];
+        assert!(
+            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+            "{}",
+            f.reason
+        );
+        assert!(f.turn >= 3, "{}", f.reason);
+    } else {
+        // Without control groups only reaped children count (README).
+        assert!(
+            rec.bots[0].cpu < Duration::from_millis(500),
+            "{:?}",
+            rec.bots
+        );
+    }
+}
