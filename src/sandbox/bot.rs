@@ -241,7 +241,7 @@ struct Plan {
     prog: CString,
     argv: CArgs,
     env: CArgs,
-    filters: Vec<BpfProgram>,
+    filters: &'static [BpfProgram],
     stack: Vec<u8>,
     /// Set by the bot on failure: (step, errno).
     failed_step: AtomicI32,
@@ -591,7 +591,8 @@ impl Plan {
         self.go
             .store(if mapped.is_ok() { 1 } else { -1 }, Ordering::SeqCst);
         // Wait until the bot's memory is released (exec or exit): the
-        // kernel then writes 0 into `bot_tid` and wakes the futex.
+        // kernel then writes 0 into `bot_tid` and wakes the futex. The wake
+        // was seen to go missing here, so the wait also looks every 200 us.
         loop {
             let v = self.bot_tid.load(Ordering::SeqCst);
             if v == 0 {
@@ -599,7 +600,7 @@ impl Plan {
             }
             let ts = libc::timespec {
                 tv_sec: 0,
-                tv_nsec: 10_000_000,
+                tv_nsec: 200_000,
             };
             // SAFETY: futex wait on a word of the shared memory, with a timeout.
             unsafe {
@@ -836,7 +837,7 @@ impl Plan {
                 check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))
                     .and_then(|()| check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)))
             );
-            for f in &self.filters {
+            for f in self.filters {
                 t!("install seccomp", super::bot_seccomp::install(f));
             }
             libc::execve(self.prog.as_ptr(), self.argv.as_ptr(), self.env.as_ptr());

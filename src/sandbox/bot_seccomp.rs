@@ -333,8 +333,17 @@ fn compile(
     filter.try_into().map_err(other)
 }
 
-/// The filters, in the order they are installed.
-pub fn bot_filters() -> io::Result<Vec<BpfProgram>> {
+/// The filters, in the order they are installed (compiled once per process).
+pub fn bot_filters() -> io::Result<&'static [BpfProgram]> {
+    static FILTERS: std::sync::OnceLock<Vec<BpfProgram>> = std::sync::OnceLock::new();
+    if let Some(f) = FILTERS.get() {
+        return Ok(f);
+    }
+    let built = build_filters()?;
+    Ok(FILTERS.get_or_init(|| built))
+}
+
+fn build_filters() -> io::Result<Vec<BpfProgram>> {
     // 1. The allow-list; `clone` only without namespace flags.
     let mut allow: BTreeMap<i64, Vec<SeccompRule>> =
         ALLOWED.iter().map(|&nr| (nr, Vec::new())).collect();
