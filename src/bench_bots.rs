@@ -11,7 +11,7 @@
 //!   child processes driven by the same referee core): the difference is
 //!   the sandbox's overhead (goal: at most 10 %).
 //!
-//! Prints figures, asserts nothing. Languages whose toolchain is missing
+//! Referee and bots run on one CPU. Prints figures, asserts nothing. Languages whose toolchain is missing
 //! are listed as such.
 
 use std::io::{BufRead, BufReader, Write};
@@ -101,6 +101,10 @@ impl BotsBench {
 
 /// Runs the benchmark: `repeats` runs of each figure, the best kept.
 pub fn bots_bench(repeats: usize) -> anyhow::Result<BotsBench> {
+    // Referee and bots on one CPU (the bots inherit it), as the KNOBELN
+    // referee plays: cheaper and steadier round trips, for all figures alike.
+    let cpus = crate::sandbox::allowed_cpus();
+    crate::sandbox::pin_current_thread(*cpus.last().unwrap_or(&0))?;
     let table = LanguageTable::builtin();
     let toolchains = Toolchains::resolve(&table);
     let limits = LineLimits {
