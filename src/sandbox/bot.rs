@@ -587,6 +587,8 @@ impl Plan {
         if pid < 0 {
             return self.fail("clone the bot", io::Error::last_os_error());
         }
+        // The server reaps the bot even if its start fails below.
+        self.bot_pid.store(pid, Ordering::SeqCst);
         let mapped = self.write_maps(pid);
         self.go
             .store(if mapped.is_ok() { 1 } else { -1 }, Ordering::SeqCst);
@@ -620,7 +622,6 @@ impl Plan {
         if errno != 0 {
             return io::Error::from_raw_os_error(errno);
         }
-        self.bot_pid.store(pid, Ordering::SeqCst);
         // SAFETY: leaves without running destructors (shared memory).
         unsafe { libc::_exit(0) }
     }
@@ -963,9 +964,18 @@ impl BotProcess {
                 source: e,
             }
         };
-        let first = first.map_err(describe)?;
-        let _ = spawn::Child::new(first).wait();
         let pid = plan.bot_pid.load(Ordering::SeqCst);
+        let first = match first {
+            Ok(first) => first,
+            Err(e) => {
+                if pid > 0 {
+                    // The bot ended before its exec: reap it.
+                    let _ = spawn::Child::new(pid).wait();
+                }
+                return Err(describe(e));
+            }
+        };
+        let _ = spawn::Child::new(first).wait();
         if pid <= 0 {
             return Err(describe(io::Error::other("the bot was not started")));
         }

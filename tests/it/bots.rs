@@ -551,3 +551,21 @@ fn the_cpu_time_of_a_bots_children_counts() {
         );
     }
 }
+
+#[test]
+fn a_runtime_that_cannot_start_is_the_servers_error() {
+    use knobeln::sandbox::bot::{BotLimits, BotProcess, BotSpec};
+    let argv: Vec<String> = vec!["/usr/bin/no-such-runtime".into()];
+    let spec = BotSpec {
+        argv: &argv,
+        env: &[],
+        files: &[],
+        read_only: &[],
+        limits: BotLimits::default(),
+    };
+    let err = BotProcess::spawn(&spec).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot start /usr/bin/no-such-runtime (exec the program)"),
+        "{err}"
+    );
+}
