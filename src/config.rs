@@ -26,6 +26,8 @@ pub struct Config {
     pub site: SiteConfig,
     pub imap: Option<ImapConfig>,
     pub smtp: Option<SmtpConfig>,
+    /// Bot languages added to or replacing the built-in ones (`[[language]]`).
+    pub language: Vec<crate::lang::Language>,
 }
 
 impl Default for Config {
@@ -41,6 +43,7 @@ impl Default for Config {
             site: SiteConfig::default(),
             imap: None,
             smtp: None,
+            language: Vec::new(),
         }
     }
 }
@@ -383,6 +386,11 @@ impl Config {
         })
     }
 
+    /// The bot languages: the built-ins with this config's `[[language]]`s.
+    pub fn languages(&self) -> Result<crate::lang::LanguageTable, String> {
+        crate::lang::LanguageTable::with(&self.language)
+    }
+
     /// Secrets from the environment win over the file.
     pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) {
         if let (Some(imap), Some(p)) = (self.imap.as_mut(), var("KNOBELN_IMAP_PASSWORD")) {
@@ -418,6 +426,7 @@ impl Config {
         let p = self.rules.referee().params;
         p.validate()
             .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
+        self.languages().map_err(ConfigError::Invalid)?;
         if !self.contest.address.contains('@') {
             return Err(ConfigError::Invalid(
                 "contest.address must be a mail address".into(),

@@ -6,17 +6,22 @@
 //!   strategy (lexical counter, source checks, gcc in a jail, symbol checks).
 //! - [`sandbox`]: the process-level confinement for gcc and for strategies.
 //! - [`referee`]: plays one game between two compiled strategies.
+//! - [`lang`], [`lines`]: bots in any language (the language table and
+//!   builds) and the referee core for line protocols.
 //! - [`tournament`]: grouping, ranking, advancement, the Evolution (pure).
 //! - [`seed`]: deterministic seeds.
 
 pub mod admin;
 pub mod bench;
+pub mod bench_bots;
 pub mod config;
 pub mod contest;
 pub mod demo;
 pub mod engine;
 pub mod game;
 pub mod kit;
+pub mod lang;
+pub mod lines;
 pub mod mail;
 pub mod protocol;
 pub mod referee;

@@ -9,6 +9,12 @@ command -v gcc >/dev/null || need_apt+=(gcc)
 command -v ld >/dev/null || need_apt+=(binutils)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -e /usr/include/openssl/ssl.h ] || need_apt+=(libssl-dev)
+# Bot toolchains (issue 13): the sandbox sees only /usr, so Debian's own
+# python3 and JDK, not a python3 elsewhere on PATH; rustc comes with the
+# Rust toolchain that builds the project.
+command -v g++ >/dev/null || need_apt+=(g++)
+[ -x /usr/bin/python3 ] || need_apt+=(python3)
+[ -x /usr/bin/javac ] || need_apt+=(default-jdk-headless)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing: ${need_apt[*]}"
     apt-get update -qq

@@ -8,6 +8,7 @@
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `compile`: CPU time per compile of the compile service against `gcc -c`
 //! alone on the same sources.
+//! `bots`: line-protocol bots per language (`crate::bench_bots`).
 
 use std::process::ExitCode;
 
@@ -20,6 +21,8 @@ pub enum What {
     Compile,
     Registrations,
     Scale,
+    /// Line-protocol bots per language: match, start-up, sandbox overhead.
+    Bots,
     All,
 }
 
@@ -43,6 +46,9 @@ pub struct Bench {
     /// Workers (tournament benchmark; default: one per CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Runs of each figure, best kept (bots benchmark).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
 }
 
 impl Bench {
@@ -71,6 +77,9 @@ impl Bench {
                 .jobs
                 .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
             knobeln::bench::tournament_bench(self.teams, jobs)?.print();
+        }
+        if matches!(self.what, What::Bots | What::All) {
+            knobeln::bench_bots::bots_bench(self.repeats)?.print();
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -19,6 +19,7 @@ mod contest;
 mod demo;
 mod ingest;
 mod init;
+mod languages;
 mod lexcount;
 mod play;
 mod protocolfmt;
@@ -71,6 +72,8 @@ pub enum Command {
     Site(site::Site),
     /// The organizer's levers: teams, failed and set-aside mail, the audit log.
     Admin(admin::AdminCmd),
+    /// The bot languages and the toolchains found on this machine.
+    Languages(languages::Languages),
 }
 
 impl Command {
@@ -78,6 +81,7 @@ impl Command {
         match self {
             Command::Lexcount(c) => c.apply(),
             Command::Check(c) => c.apply(),
+            Command::Languages(c) => c.apply(),
             Command::Play(c) => c.apply(),
             Command::Bench(c) => c.apply(),
             Command::Tournament(c) => c.apply(),

@@ -1,6 +1,6 @@
 //! Process confinement, at the edge of the system.
 //!
-//! Two kinds of strangers' work run on the server's machine:
+//! Three kinds of strangers' work run on the server's machine:
 //! - gcc, fed with hostile source ([`jail`]): it runs in private mount, network,
 //!   IPC and UTS namespaces, chrooted into a tree that holds only the
 //!   toolchain (`/usr`, read-only), `/dev/null` and a private writable work
@@ -15,12 +15,20 @@
 //!   rlimits (CPU, address space, files, core dumps) and its own process
 //!   group, so that the whole group can be killed when the game ends.
 //!
-//! Both are started by [`spawn`] without copying the server's memory.
+//! - bots, participants' programs in any language ([`bot`]): namespaces,
+//!   a read-only root of their own, a control group ([`cgroup`]) and
+//!   seccomp-bpf ([`bot_seccomp`]); their compilers run in the [`jail`].
 //!
-//! **Invariant:** no participant code runs outside these two confinements,
-//! and the server executes no file it did not write itself.
+//! All are started by [`spawn`] without copying the server's memory.
+//!
+//! **Invariant:** no participant code runs outside these confinements,
+//! and the server executes no file it did not write itself (a bot's files
+//! are written by the server into the bot's own tmpfs).
 //! This module knows nothing of games or contests.
 
+pub mod bot;
+pub mod bot_seccomp;
+pub mod cgroup;
 pub mod cpu;
 pub mod exe;
 pub mod jail;

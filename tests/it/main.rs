@@ -1,6 +1,8 @@
 //! The integration tests of `knobeln`: one test binary, one module per area.
 //!
 //! - `referee`: games between compiled strategies, the hostile ones above all.
+//! - `bots`: bots in every language, the bot sandbox against hostile bots
+//!   (C and Python), the line-protocol referee core.
 //! - `toolchain`: the compile checks on the corpus in `tests/data/sources/`,
 //!   and the jail around gcc.
 //! - `cli`: the `knobeln` binary end to end (output and exit codes).
@@ -14,6 +16,7 @@
 
 mod common;
 
+mod bots;
 mod cli;
 mod contest_article;
 mod contest_mail;

@@ -1,0 +1,62 @@
+//! `knobeln languages [--config FILE] [--json]`: the bot languages of the
+//! config (built-ins and `[[language]]` entries) with the toolchain
+//! versions found on this machine; a missing toolchain is reported, and the
+//! command still succeeds. Also says how the bot sandbox limits memory,
+//! processes and CPU time here (control groups or rlimits).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use clap::Args;
+
+use knobeln::config::Config;
+use knobeln::lang::Toolchains;
+use knobeln::sandbox::cgroup::Cgroups;
+
+#[derive(Args, Debug)]
+pub struct Languages {
+    /// The config file (default: ./knobeln.toml, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// One JSON object per language.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl Languages {
+    pub fn apply(self) -> anyhow::Result<ExitCode> {
+        let cfg = Config::load(self.config.as_deref())?;
+        let table = cfg.languages().map_err(|e| anyhow!(e))?;
+        let found = Toolchains::resolve(&table);
+        for (lang, tc) in &found.entries {
+            let exts: Vec<String> = lang.extensions.iter().map(|e| format!(".{e}")).collect();
+            if self.json {
+                let v = serde_json::json!({
+                    "name": lang.name,
+                    "title": lang.title,
+                    "extensions": lang.extensions,
+                    "compiled": !lang.compile.is_empty(),
+                    "version": tc.as_ref().ok().map(|t| t.version.clone()),
+                    "missing": tc.as_ref().err(),
+                });
+                println!("{v}");
+            } else {
+                let state = match tc {
+                    Ok(t) => t.version.clone(),
+                    Err(why) => format!("MISSING: {why}"),
+                };
+                println!(
+                    "{:<8} {:<22} {:<22} {state}",
+                    lang.name,
+                    lang.title,
+                    exts.join(" ")
+                );
+            }
+        }
+        if !self.json {
+            println!("sandbox: {}", Cgroups::detect().describe());
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,849 @@
+//! The referee core for line protocols: drives one or more bots that talk
+//! over standard input and output, a line at a time, and owns the limits
+//! and the blame.
+//!
+//! A game (its rules pure, in `crate::game`) is played by a function that
+//! gets a [`Match`] and uses four verbs: [`Match::send`] a line,
+//! [`Match::receive`] a line (within the limits), [`Match::ask`] (both) and
+//! [`Match::receive_all`] (for simultaneous moves: every bot answers or
+//! fails, then all failures are reported together). A reply is a complete
+//! line; parsing it strictly is the game's job, and a reply that breaks a
+//! rule becomes [`Match::broken_rule`]. Every verb returns
+//! `Result<_, Stop>`, so a game is a plain loop with `?`; [`play`] turns a
+//! stop into a [`MatchRecord`].
+//!
+//! Blame, as in the KNOBELN referee: every [`BotFailure`] names the bot,
+//! the turn (set by the game with [`Match::set_turn`]), the rule or limit
+//! and, where there is one, the offending line. Limits per bot and match:
+//! - wall clock per reply (`reply_wall`; the first reply gets
+//!   `startup_wall`, for runtimes that start slowly); a bot that sits in
+//!   `read` on its own standard input when its time is up has answered into
+//!   a buffer it never flushed, and the reason says so;
+//! - CPU time of the whole process tree for the match (`cpu`; checked at
+//!   least every 100 ms of wall clock and at the end; only the bot's own
+//!   work counts, never its waiting);
+//! - memory (the sandbox's control group: "needed more than N MB"),
+//!   forbidden system calls (SIGSYS), crashes (the signal), ending early
+//!   (the exit status), lines longer than `max_line`, output that is not
+//!   UTF-8, not reading its input.
+//!
+//! It knows no game, no tournament and no file system: bots come in as
+//! [`BotIo`] (the sandbox's [`BotProcess`], or anything with three pipes).
+
+pub mod echo;
+
+use std::io;
+use std::os::fd::RawFd;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::lang::build::BotProgram;
+use crate::lang::Toolchain;
+use crate::sandbox::bot::{BotLimits, BotProcess, BotSpawnError, BotSpec};
+
+/// What the referee needs of a running bot.
+pub trait BotIo {
+    /// Our (non-blocking) ends of its standard input, output and error.
+    fn fds(&self) -> [RawFd; 3];
+    /// CPU time of the whole bot so far.
+    fn cpu_time(&self) -> Duration;
+    /// How its main process ended, if it has.
+    fn try_status(&mut self) -> io::Result<Option<ExitStatus>>;
+    /// Kills all of it and reaps the main process.
+    fn finish(&mut self) -> io::Result<ExitStatus>;
+    /// Whether the memory limit struck.
+    fn out_of_memory(&self) -> bool;
+    /// Whether it waits in `read` on its standard input.
+    fn waiting_for_input(&self) -> bool;
+    /// Its processes, as the server sees them (for checks that nothing is
+    /// left behind).
+    fn members(&self) -> Vec<i32> {
+        Vec::new()
+    }
+}
+
+impl BotIo for BotProcess {
+    fn fds(&self) -> [RawFd; 3] {
+        use std::os::fd::AsRawFd;
+        [
+            self.stdin.as_raw_fd(),
+            self.stdout.as_raw_fd(),
+            self.stderr.as_raw_fd(),
+        ]
+    }
+    fn cpu_time(&self) -> Duration {
+        BotProcess::cpu_time(self)
+    }
+    fn try_status(&mut self) -> io::Result<Option<ExitStatus>> {
+        BotProcess::try_status(self)
+    }
+    fn finish(&mut self) -> io::Result<ExitStatus> {
+        BotProcess::finish(self)
+    }
+    fn out_of_memory(&self) -> bool {
+        BotProcess::out_of_memory(self)
+    }
+    fn waiting_for_input(&self) -> bool {
+        BotProcess::waiting_for_input(self)
+    }
+    fn members(&self) -> Vec<i32> {
+        BotProcess::members(self)
+    }
+}
+
+/// Limits of every bot in a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineLimits {
+    /// Wall clock for one reply.
+    pub reply_wall: Duration,
+    /// Wall clock for the first reply (runtime start-up included).
+    pub startup_wall: Duration,
+    /// CPU time per bot and match, whole process tree.
+    pub cpu: Duration,
+    /// Memory per bot in MiB (the language's allowance comes on top).
+    pub memory_mb: u64,
+    /// Size of each of the bot's `/tmp` and `/work`, in MiB.
+    pub disk_mb: u64,
+    /// Longest line a bot may send, in bytes (without the newline).
+    pub max_line: usize,
+}
+
+impl Default for LineLimits {
+    fn default() -> Self {
+        LineLimits {
+            reply_wall: Duration::from_secs(2),
+            startup_wall: Duration::from_secs(10),
+            cpu: Duration::from_secs(60),
+            memory_mb: 256,
+            disk_mb: 16,
+            max_line: 4096,
+        }
+    }
+}
+
+/// Which rule or limit a bot broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "failure", rename_all = "snake_case")]
+pub enum BotFailureKind {
+    /// A rule of the game (the game's words).
+    Rule {
+        rule: String,
+    },
+    /// A line that is too long or not UTF-8.
+    Output {
+        problem: String,
+    },
+    /// Ended before the game was over.
+    Exited {
+        status: i32,
+    },
+    /// Killed by a signal.
+    Crashed {
+        signal: i32,
+    },
+    CpuTime {
+        limit_ms: u64,
+    },
+    Memory {
+        limit_mb: u64,
+    },
+    /// A system call the sandbox forbids (SIGSYS).
+    ForbiddenCall,
+    /// No answer within the wall clock; `waiting_for_input`: it sat in
+    /// `read` on its own input (an unflushed answer).
+    WallClock {
+        limit_ms: u64,
+        waiting_for_input: bool,
+    },
+    /// Stopped reading the referee's lines.
+    NotReading,
+}
+
+/// One bot's failure in a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotFailure {
+    /// Index of the bot in the match.
+    pub bot: usize,
+    pub turn: u32,
+    #[serde(flatten)]
+    pub kind: BotFailureKind,
+    /// The offending line (escaped, at most 200 characters), if any.
+    pub line: Option<String>,
+    /// A sentence for the participant: which rule, which turn, what happened.
+    pub reason: String,
+}
+
+/// Infrastructure faults: the match could not be refereed.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Spawn(#[from] BotSpawnError),
+    #[error("bot {bot}: {what}")]
+    Toolchain { bot: usize, what: String },
+    #[error("i/o error while refereeing: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Why a game stopped before its end.
+#[derive(Debug)]
+pub enum Stop {
+    /// One or more bots failed (the match is over).
+    Failed(Vec<BotFailure>),
+    /// The server could not go on.
+    Fault(MatchError),
+}
+
+impl From<MatchError> for Stop {
+    fn from(e: MatchError) -> Self {
+        Stop::Fault(e)
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Fault(MatchError::Io(e))
+    }
+}
+
+/// What a bot left behind, for the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatReport {
+    /// CPU time of its whole tree in the match.
+    pub cpu: Duration,
+    /// The first 4 KiB of its standard error (for the participant).
+    pub stderr: String,
+}
+
+/// A finished match: the game's outcome (if it got to the end), failures,
+/// and per bot the CPU time and standard error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchRecord<O> {
+    pub outcome: Option<O>,
+    pub failures: Vec<BotFailure>,
+    pub bots: Vec<SeatReport>,
+}
+
+const STDERR_KEEP: usize = 4096;
+const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
+
+struct Seat {
+    bot: Box<dyn BotIo>,
+    memory_limit_mb: u64,
+    buf: Vec<u8>,
+    eof: bool,
+    answered: bool,
+    stderr: Vec<u8>,
+    last_cpu_check: Instant,
+}
+
+/// The bots of one match, and the limits they play under.
+pub struct Match {
+    seats: Vec<Seat>,
+    limits: LineLimits,
+    turn: u32,
+    failed: Vec<BotFailure>,
+}
+
+/// The sandbox limits a language gets for a match.
+pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
+    let lang = &toolchain.language;
+    let memory = (limits.memory_mb + lang.memory_extra_mb) << 20;
+    BotLimits {
+        memory_bytes: memory,
+        address_space_fallback: lang.address_space_limit.then_some(memory + (64 << 20)),
+        processes: lang.processes,
+        cpu_secs: limits.cpu.as_secs() + 2,
+        disk_bytes: limits.disk_mb << 20,
+        open_files: 256,
+    }
+}
+
+/// Starts one bot of `program` in the sandbox.
+pub fn spawn_bot(
+    toolchain: &Toolchain,
+    program: &BotProgram,
+    limits: &LineLimits,
+) -> Result<BotProcess, MatchError> {
+    let argv = toolchain
+        .command(&toolchain.language.run, &program.stem, limits.memory_mb)
+        .map_err(|what| MatchError::Toolchain { bot: 0, what })?;
+    let spec = BotSpec {
+        argv: &argv,
+        env: &toolchain.language.env,
+        files: &program.files,
+        read_only: &toolchain.run_read_only,
+        limits: bot_limits(toolchain, limits),
+    };
+    Ok(BotProcess::spawn(&spec)?)
+}
+
+impl Match {
+    /// A match between running bots.
+    pub fn new(bots: Vec<(Box<dyn BotIo>, u64)>, limits: LineLimits) -> Match {
+        let now = Instant::now();
+        Match {
+            seats: bots
+                .into_iter()
+                .map(|(bot, memory_limit_mb)| Seat {
+                    bot,
+                    memory_limit_mb,
+                    buf: Vec::with_capacity(64),
+                    eof: false,
+                    answered: false,
+                    stderr: Vec::new(),
+                    last_cpu_check: now,
+                })
+                .collect(),
+            limits,
+            turn: 0,
+            failed: Vec::new(),
+        }
+    }
+
+    /// Starts every bot in the sandbox, in order.
+    pub fn start(
+        bots: &[(&Toolchain, &BotProgram)],
+        limits: LineLimits,
+    ) -> Result<Match, MatchError> {
+        let mut seats: Vec<(Box<dyn BotIo>, u64)> = Vec::new();
+        for (i, (tc, program)) in bots.iter().enumerate() {
+            let p = spawn_bot(tc, program, &limits).map_err(|e| match e {
+                MatchError::Toolchain { what, .. } => MatchError::Toolchain { bot: i, what },
+                other => other,
+            })?;
+            seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
+        }
+        Ok(Match::new(seats, limits))
+    }
+
+    pub fn n_bots(&self) -> usize {
+        self.seats.len()
+    }
+
+    pub fn limits(&self) -> &LineLimits {
+        &self.limits
+    }
+
+    /// The turn failures are attributed to from now on.
+    pub fn set_turn(&mut self, turn: u32) {
+        self.turn = turn;
+    }
+
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The processes of bot `bot` right now (server's pids).
+    pub fn members(&self, bot: usize) -> Vec<i32> {
+        self.seats[bot].bot.members()
+    }
+
+    /// CPU time of bot `bot`'s whole tree so far.
+    pub fn cpu_time(&self, bot: usize) -> Duration {
+        self.seats[bot].bot.cpu_time()
+    }
+
+    /// A rule of the game broken by `bot` with `line`.
+    pub fn broken_rule(&self, bot: usize, rule: &str, line: &str) -> Stop {
+        Stop::Failed(vec![self.failure(
+            bot,
+            BotFailureKind::Rule {
+                rule: rule.to_string(),
+            },
+            Some(line),
+        )])
+    }
+
+    fn failure(&self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> BotFailure {
+        let turn = self.turn;
+        let shown = line.map(show_line);
+        let what = match &kind {
+            BotFailureKind::Rule { rule } => format!("broke a rule: {rule}"),
+            BotFailureKind::Output { problem } => format!("sent {problem}"),
+            BotFailureKind::Exited { status: -1 } => {
+                "closed its standard output before the game was over".to_string()
+            }
+            BotFailureKind::Exited { status } => {
+                format!("ended before the game was over (exit status {status})")
+            }
+            BotFailureKind::Crashed { signal } => format!("crashed ({})", signal_name(*signal)),
+            BotFailureKind::CpuTime { limit_ms } => format!(
+                "used more than {} s of CPU time in this match",
+                *limit_ms as f64 / 1000.0
+            ),
+            BotFailureKind::Memory { limit_mb } => {
+                format!("needed more than {limit_mb} MB of memory")
+            }
+            BotFailureKind::ForbiddenCall => {
+                "made a system call the sandbox forbids (e.g. ptrace, mount, bpf); the bot was ended"
+                    .to_string()
+            }
+            BotFailureKind::WallClock {
+                limit_ms,
+                waiting_for_input: true,
+            } => format!(
+                "gave no answer within {} s, while it was itself waiting for input: its answer \
+                 is probably still in its output buffer. Flush standard output after every line \
+                 (C: fflush(stdout); C++: std::flush or std::endl; Python: print(..., \
+                 flush=True); Java: System.out.flush())",
+                *limit_ms as f64 / 1000.0
+            ),
+            BotFailureKind::WallClock { limit_ms, .. } => format!(
+                "gave no answer within {} s (blocked, sleeping or computing too long)",
+                *limit_ms as f64 / 1000.0
+            ),
+            BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
+        };
+        let mut reason = format!("bot {}, turn {turn}: {what}", bot + 1);
+        if let Some(l) = &shown {
+            reason.push_str(&format!("; its line: \"{l}\""));
+        }
+        BotFailure {
+            bot,
+            turn,
+            kind,
+            line: shown,
+            reason,
+        }
+    }
+
+    /// Sends `line` (a newline is added) to `bot`.
+    pub fn send(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
+        let mut msg = Vec::with_capacity(line.len() + 1);
+        msg.extend_from_slice(line.as_bytes());
+        msg.push(b'\n');
+        let deadline = Instant::now() + self.limits.reply_wall;
+        let fd = self.seats[bot].bot.fds()[0];
+        let mut done = 0;
+        while done < msg.len() {
+            // SAFETY: write from a valid buffer to our pipe end.
+            let r = unsafe { libc::write(fd, msg[done..].as_ptr().cast(), msg.len() - done) };
+            if r > 0 {
+                done += r as usize;
+                continue;
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(self.fail_now(bot, BotFailureKind::NotReading, None));
+                    }
+                    self.drain(bot)?;
+                    poll_one(fd, libc::POLLOUT, deadline - now)?;
+                }
+                Some(libc::EPIPE) => return Err(self.ended(bot)),
+                _ => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `line` to `bot` and returns its reply.
+    pub fn ask(&mut self, bot: usize, line: &str) -> Result<String, Stop> {
+        self.send(bot, line)?;
+        self.receive(bot)
+    }
+
+    /// The next line of `bot`, within the limits.
+    pub fn receive(&mut self, bot: usize) -> Result<String, Stop> {
+        match self.receive_all(&[bot]) {
+            Ok(mut v) => Ok(v.pop().expect("one reply")),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The next line of each of `bots` (simultaneous moves): every bot
+    /// answers or fails; if any failed, all failures of this turn.
+    pub fn receive_all(&mut self, bots: &[usize]) -> Result<Vec<String>, Stop> {
+        let start = Instant::now();
+        let mut replies: Vec<Option<String>> = vec![None; bots.len()];
+        let mut failures: Vec<BotFailure> = Vec::new();
+        let deadlines: Vec<(Instant, Duration)> = bots
+            .iter()
+            .map(|&b| {
+                let wall = if self.seats[b].answered {
+                    self.limits.reply_wall
+                } else {
+                    self.limits.startup_wall
+                };
+                (start + wall, wall)
+            })
+            .collect();
+        loop {
+            let mut pending: Vec<usize> = Vec::new();
+            for (k, &b) in bots.iter().enumerate() {
+                if replies[k].is_some() || failures.iter().any(|f| f.bot == b) {
+                    continue;
+                }
+                // CPU of the whole tree, at most every 100 ms: also for a
+                // bot that answers at once while its other threads or
+                // processes compute.
+                let now = Instant::now();
+                if now.duration_since(self.seats[b].last_cpu_check) >= CPU_CHECK_EVERY {
+                    self.seats[b].last_cpu_check = now;
+                    if let Some(f) = self.over_cpu(b) {
+                        self.kill(b);
+                        failures.push(f);
+                        continue;
+                    }
+                }
+                match self.take_line(b) {
+                    Some(Ok(line)) => {
+                        self.seats[b].answered = true;
+                        replies[k] = Some(line);
+                        continue;
+                    }
+                    Some(Err(f)) => {
+                        self.kill(b);
+                        failures.push(f);
+                        continue;
+                    }
+                    None => {}
+                }
+                if self.seats[b].eof {
+                    failures.push(self.ended_failure(b));
+                    continue;
+                }
+                let now = Instant::now();
+                if now >= deadlines[k].0 {
+                    let waiting = self.seats[b].bot.waiting_for_input();
+                    let kind = BotFailureKind::WallClock {
+                        limit_ms: deadlines[k].1.as_millis() as u64,
+                        waiting_for_input: waiting,
+                    };
+                    let partial = (!self.seats[b].buf.is_empty())
+                        .then(|| String::from_utf8_lossy(&self.seats[b].buf).into_owned());
+                    self.kill(b);
+                    failures.push(self.failure(b, kind, partial.as_deref()));
+                    continue;
+                }
+                pending.push(b);
+            }
+            if pending.is_empty() {
+                break;
+            }
+            let now = Instant::now();
+            let wait = pending
+                .iter()
+                .map(|&b| {
+                    let k = bots.iter().position(|&x| x == b).expect("pending bot");
+                    deadlines[k].0.saturating_duration_since(now)
+                })
+                .min()
+                .unwrap_or_default()
+                .min(CPU_CHECK_EVERY);
+            self.wait_readable(&pending, wait)?;
+        }
+        if !failures.is_empty() {
+            self.failed.extend(failures.iter().cloned());
+            return Err(Stop::Failed(failures));
+        }
+        Ok(replies.into_iter().map(|r| r.expect("answered")).collect())
+    }
+
+    /// A complete line from the buffer, reading what is there first.
+    fn take_line(&mut self, bot: usize) -> Option<Result<String, BotFailure>> {
+        let max = self.limits.max_line;
+        loop {
+            let seat = &mut self.seats[bot];
+            if let Some(i) = seat.buf.iter().position(|&c| c == b'\n') {
+                let mut line: Vec<u8> = seat.buf.drain(..=i).collect();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if line.len() > max {
+                    let shown = String::from_utf8_lossy(&line[..line.len().min(400)]).into_owned();
+                    return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
+                }
+                return Some(match String::from_utf8(line) {
+                    Ok(s) => Ok(s),
+                    Err(e) => {
+                        let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                        let kind = BotFailureKind::Output {
+                            problem: "a line that is not UTF-8 text".into(),
+                        };
+                        Err(self.failure(bot, kind, Some(&shown)))
+                    }
+                });
+            }
+            if seat.buf.len() > max {
+                let shown =
+                    String::from_utf8_lossy(&seat.buf[..seat.buf.len().min(400)]).into_owned();
+                return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
+            }
+            if seat.eof {
+                return None;
+            }
+            match read_some(seat.bot.fds()[1], &mut seat.buf, max.max(398) + 2) {
+                Ok(0) => {
+                    seat.eof = true;
+                    return None;
+                }
+                Ok(_) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => return None,
+                Err(_) => {
+                    seat.eof = true;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Keeps the first bytes of a bot's standard error, discards the rest.
+    fn drain(&mut self, bot: usize) -> io::Result<()> {
+        let seat = &mut self.seats[bot];
+        let fd = seat.bot.fds()[2];
+        let mut scratch = Vec::new();
+        loop {
+            scratch.clear();
+            match read_some(fd, &mut scratch, 65536) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {
+                    let room = STDERR_KEEP.saturating_sub(seat.stderr.len());
+                    seat.stderr
+                        .extend_from_slice(&scratch[..room.min(scratch.len())]);
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => return Ok(()),
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+
+    fn wait_readable(&mut self, bots: &[usize], wait: Duration) -> io::Result<()> {
+        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(bots.len() * 2);
+        for &b in bots {
+            let fds = self.seats[b].bot.fds();
+            for fd in [fds[1], fds[2]] {
+                pfds.push(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+            }
+        }
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: a valid array of pollfds.
+        let r = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+        for (k, &b) in bots.iter().enumerate() {
+            if pfds[2 * k + 1].revents != 0 {
+                self.drain(b)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn over_cpu(&self, bot: usize) -> Option<BotFailure> {
+        let used = self.seats[bot].bot.cpu_time();
+        (used > self.limits.cpu).then(|| {
+            self.failure(
+                bot,
+                BotFailureKind::CpuTime {
+                    limit_ms: self.limits.cpu.as_millis() as u64,
+                },
+                None,
+            )
+        })
+    }
+
+    fn kill(&mut self, bot: usize) {
+        let _ = self.seats[bot].bot.finish();
+    }
+
+    fn fail_now(&mut self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> Stop {
+        self.kill(bot);
+        let f = self.failure(bot, kind, line);
+        self.failed.push(f.clone());
+        Stop::Failed(vec![f])
+    }
+
+    fn ended(&mut self, bot: usize) -> Stop {
+        let f = self.ended_failure(bot);
+        self.failed.push(f.clone());
+        Stop::Failed(vec![f])
+    }
+
+    /// The failure of a bot whose output closed or whose input broke: how
+    /// it ended decides which limit or rule it was.
+    fn ended_failure(&mut self, bot: usize) -> BotFailure {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.seats[bot].bot.try_status() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => break None,
+            }
+        };
+        let seat = &self.seats[bot];
+        let oom = seat.bot.out_of_memory();
+        let cpu_over = seat.bot.cpu_time() > self.limits.cpu;
+        let memory_limit = seat.memory_limit_mb;
+        self.kill(bot);
+        use std::os::unix::process::ExitStatusExt;
+        let kind = match status {
+            _ if oom => BotFailureKind::Memory {
+                limit_mb: memory_limit,
+            },
+            Some(st) if st.signal() == Some(libc::SIGSYS) => BotFailureKind::ForbiddenCall,
+            Some(st)
+                if st.signal() == Some(libc::SIGXCPU)
+                    || (st.signal() == Some(libc::SIGKILL) && cpu_over) =>
+            {
+                BotFailureKind::CpuTime {
+                    limit_ms: self.limits.cpu.as_millis() as u64,
+                }
+            }
+            Some(st) => match (st.code(), st.signal()) {
+                (Some(code), _) => BotFailureKind::Exited { status: code },
+                (None, Some(sig)) => BotFailureKind::Crashed { signal: sig },
+                _ => BotFailureKind::Exited { status: -1 },
+            },
+            // Output closed, process still there: it ended its part.
+            None => BotFailureKind::Exited { status: -1 },
+        };
+        self.failure(bot, kind, None)
+    }
+
+    /// Ends the match: a last CPU check (a bot over its limit fails at the
+    /// last turn), then every bot is killed with its whole tree.
+    pub fn finish(mut self) -> (Vec<BotFailure>, Vec<SeatReport>) {
+        let mut late = Vec::new();
+        for b in 0..self.seats.len() {
+            if !self.failed.iter().any(|f| f.bot == b) {
+                if let Some(f) = self.over_cpu(b) {
+                    late.push(f);
+                }
+            }
+        }
+        let mut reports = Vec::new();
+        for b in 0..self.seats.len() {
+            let _ = self.drain(b);
+            let cpu = self.seats[b].bot.cpu_time();
+            self.kill(b);
+            reports.push(SeatReport {
+                cpu,
+                stderr: String::from_utf8_lossy(&self.seats[b].stderr).into_owned(),
+            });
+        }
+        (late, reports)
+    }
+}
+
+/// Plays `game` on `m` to its end or first stop, then ends the match.
+pub fn play<O>(
+    mut m: Match,
+    game: impl FnOnce(&mut Match) -> Result<O, Stop>,
+) -> Result<MatchRecord<O>, MatchError> {
+    let result = game(&mut m);
+    let (late, bots) = m.finish();
+    match result {
+        Ok(o) if late.is_empty() => Ok(MatchRecord {
+            outcome: Some(o),
+            failures: Vec::new(),
+            bots,
+        }),
+        Ok(_) => Ok(MatchRecord {
+            outcome: None,
+            failures: late,
+            bots,
+        }),
+        Err(Stop::Failed(failures)) => Ok(MatchRecord {
+            outcome: None,
+            failures,
+            bots,
+        }),
+        Err(Stop::Fault(e)) => Err(e),
+    }
+}
+
+fn too_long(max: usize) -> BotFailureKind {
+    BotFailureKind::Output {
+        problem: format!("a line longer than {max} bytes"),
+    }
+}
+
+fn read_some(fd: RawFd, buf: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    let mut chunk = [0u8; 4096];
+    let want = chunk.len().min(max.saturating_sub(buf.len()).max(1));
+    // SAFETY: read into a valid stack buffer.
+    let r = unsafe { libc::read(fd, chunk.as_mut_ptr().cast(), want) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buf.extend_from_slice(&chunk[..r as usize]);
+    Ok(r as usize)
+}
+
+fn poll_one(fd: RawFd, events: libc::c_short, wait: Duration) -> io::Result<()> {
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    let ms = wait.as_millis().clamp(1, 100) as i32;
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// A line as shown in a report: control characters escaped, at most 200
+/// characters.
+pub fn show_line(line: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in line.chars().enumerate() {
+        if i >= 200 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGSEGV => "segmentation fault, SIGSEGV",
+        libc::SIGABRT => "aborted, SIGABRT",
+        libc::SIGFPE => "arithmetic error, SIGFPE",
+        libc::SIGILL => "illegal instruction, SIGILL",
+        libc::SIGBUS => "bus error, SIGBUS",
+        libc::SIGKILL => "killed, SIGKILL",
+        libc::SIGTERM => "terminated, SIGTERM",
+        libc::SIGPIPE => "broken pipe, SIGPIPE",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_shown_escaped_and_short() {
+        assert_eq!(show_line("a\tb\u{1b}"), "a\\tb\\u{1b}");
+        assert_eq!(show_line(&"x".repeat(300)).chars().count(), 201);
+    }
+}

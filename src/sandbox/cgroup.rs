@@ -1,0 +1,585 @@
+//! Control groups for bots: memory, process count and the CPU time of a
+//! whole process tree.
+//!
+//! A bot is a language runtime (a JVM, a Python interpreter, a program that
+//! starts threads or children), so per-process rlimits cannot say what it
+//! uses: the JVM reserves gigabytes of address space it never touches, and
+//! the CPU time of a child is lost to `RLIMIT_CPU`. A control group per bot
+//! holds all of it: its memory limit counts resident pages (and tmpfs pages
+//! it writes), its pids limit counts every thread and process, and its CPU
+//! counter covers the whole tree.
+//!
+//! Both cgroup versions are supported, detected once per process
+//! ([`Cgroups::detect`]) and logged in one line:
+//! - **v2** (`/sys/fs/cgroup/cgroup.controllers` exists): groups are made
+//!   inside the server's own cgroup (delegated to it, e.g. by systemd's
+//!   `Delegate=yes`). Where the server's cgroup holds processes, the kernel
+//!   forbids enabling controllers for children, so the server first moves
+//!   itself into a leaf `knobeln-server`.
+//! - **v1** (separate hierarchies `memory`, `pids`, `cpuacct`): groups are
+//!   made under `knobeln/` at each hierarchy's root (as root).
+//! - anything missing: the caller falls back to rlimits for that controller
+//!   ([`Controllers`] says which are there).
+//!
+//! A process joins a group by writing `0` into the group's `cgroup.procs`
+//! through a descriptor opened here (the kernel checks the opener's
+//! credentials), so a spawned child can join before it execs, and
+//! everything it starts is inside from the first instruction.
+//!
+//! This module knows nothing of bots or games: it makes, reads, kills and
+//! removes groups.
+
+use std::fs;
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// Which controllers a group gets on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Controllers {
+    pub memory: bool,
+    pub pids: bool,
+    pub cpu: bool,
+}
+
+/// The control-group layout of this machine, as far as the server can use it.
+#[derive(Debug, Clone)]
+pub enum Cgroups {
+    /// Unified hierarchy: groups under `base`.
+    V2 {
+        base: PathBuf,
+        controllers: Controllers,
+    },
+    /// Separate hierarchies: groups under `<hierarchy>/knobeln`.
+    V1 {
+        memory: Option<PathBuf>,
+        pids: Option<PathBuf>,
+        cpuacct: Option<PathBuf>,
+    },
+    /// No usable control groups (not root, no delegation): rlimits only.
+    None { why: String },
+}
+
+static DETECTED: OnceLock<Cgroups> = OnceLock::new();
+static NEXT_GROUP: AtomicU64 = AtomicU64::new(1);
+
+impl Cgroups {
+    /// Detects (once per process) what this machine offers, and logs it.
+    pub fn detect() -> &'static Cgroups {
+        DETECTED.get_or_init(|| {
+            let found = detect_at(Path::new("/sys/fs/cgroup"));
+            eprintln!("knobeln: bot sandbox: {}", found.describe());
+            found
+        })
+    }
+
+    pub fn controllers(&self) -> Controllers {
+        match self {
+            Cgroups::V2 { controllers, .. } => *controllers,
+            Cgroups::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => Controllers {
+                memory: memory.is_some(),
+                pids: pids.is_some(),
+                cpu: cpuacct.is_some(),
+            },
+            Cgroups::None { .. } => Controllers::default(),
+        }
+    }
+
+    /// One line for the log and `knobeln languages`.
+    pub fn describe(&self) -> String {
+        let c = self.controllers();
+        let mut fallbacks = Vec::new();
+        if !c.memory {
+            fallbacks.push("memory by RLIMIT_AS (or the runtime's own heap limit)");
+        }
+        if !c.pids {
+            fallbacks.push("processes by RLIMIT_NPROC");
+        }
+        if !c.cpu {
+            fallbacks.push("CPU time of the main process and its reaped children");
+        }
+        let fb = if fallbacks.is_empty() {
+            String::new()
+        } else {
+            format!("; falling back to rlimits: {}", fallbacks.join(", "))
+        };
+        match self {
+            Cgroups::V2 { base, .. } => format!(
+                "cgroup v2 under {} (memory {}, pids {}, cpu {}){fb}",
+                base.display(),
+                yes(c.memory),
+                yes(c.pids),
+                yes(c.cpu)
+            ),
+            Cgroups::V1 { .. } => format!(
+                "cgroup v1 (memory {}, pids {}, cpuacct {}){fb}",
+                yes(c.memory),
+                yes(c.pids),
+                yes(c.cpu)
+            ),
+            Cgroups::None { why } => format!("no control groups ({why}){fb}"),
+        }
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn detect_at(root: &Path) -> Cgroups {
+    if root.join("cgroup.controllers").exists() {
+        return detect_v2(root);
+    }
+    let v1 = |name: &str| -> Option<PathBuf> {
+        let h = root.join(name);
+        if !h.join("cgroup.procs").exists() {
+            return None;
+        }
+        let base = h.join("knobeln");
+        match fs::create_dir(&base) {
+            Ok(()) => Some(base),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Some(base),
+            Err(_) => None,
+        }
+    };
+    let memory = v1("memory");
+    let pids = v1("pids");
+    let cpuacct = v1("cpuacct").or_else(|| v1("cpu,cpuacct"));
+    if memory.is_none() && pids.is_none() && cpuacct.is_none() {
+        return Cgroups::None {
+            why: format!("no writable cgroup v1 hierarchy under {}", root.display()),
+        };
+    }
+    for base in [&memory, &pids, &cpuacct].into_iter().flatten() {
+        remove_stale_groups(base);
+    }
+    Cgroups::V1 {
+        memory,
+        pids,
+        cpuacct,
+    }
+}
+
+fn detect_v2(root: &Path) -> Cgroups {
+    let own = fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("0::").map(|p| p.to_string()))
+        })
+        .unwrap_or_else(|| "/".to_string());
+    let own_dir = root.join(own.trim_start_matches('/'));
+    let wanted = ["memory", "pids", "cpu"];
+    let available = fs::read_to_string(own_dir.join("cgroup.controllers")).unwrap_or_default();
+    let enable: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|c| available.split_whitespace().any(|a| a == *c))
+        .collect();
+    if !enable.is_empty() && enable_controllers(&own_dir, &enable).is_err() {
+        // Processes in our own group: move the server into a leaf, then the
+        // group may hand controllers to children.
+        let leaf = own_dir.join("knobeln-server");
+        let _ = fs::create_dir_all(&leaf)
+            .and_then(|()| fs::write(leaf.join("cgroup.procs"), b"0"))
+            .and_then(|()| enable_controllers(&own_dir, &enable));
+    }
+    let base = own_dir.join(format!("knobeln-bots-{}", std::process::id()));
+    if let Err(e) = fs::create_dir_all(&base) {
+        return Cgroups::None {
+            why: format!("cannot create {}: {e}", base.display()),
+        };
+    }
+    let _ = enable_controllers(&base, &enable);
+    let enabled = fs::read_to_string(base.join("cgroup.subtree_control")).unwrap_or_default();
+    let on = |c: &str| enabled.split_whitespace().any(|a| a == c);
+    if let Some(parent) = base.parent() {
+        remove_stale_groups_v2(parent);
+    }
+    Cgroups::V2 {
+        controllers: Controllers {
+            memory: on("memory"),
+            pids: on("pids"),
+            // cpu.stat (usage_usec) is there in every v2 group.
+            cpu: true,
+        },
+        base,
+    }
+}
+
+fn enable_controllers(dir: &Path, which: &[&str]) -> io::Result<()> {
+    let line: Vec<String> = which.iter().map(|c| format!("+{c}")).collect();
+    fs::write(dir.join("cgroup.subtree_control"), line.join(" "))
+}
+
+/// Removes groups of servers that are no longer running (named `PID-N`).
+fn remove_stale_groups(base: &Path) {
+    let Ok(entries) = fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !process_alive(pid) {
+            kill_members(&e.path());
+            let _ = fs::remove_dir(e.path());
+        }
+    }
+}
+
+fn remove_stale_groups_v2(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("knobeln-bots-"))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if !process_alive(pid) {
+            if let Ok(groups) = fs::read_dir(e.path()) {
+                for g in groups.flatten() {
+                    if g.path().is_dir() {
+                        kill_members(&g.path());
+                        let _ = fs::remove_dir(g.path());
+                    }
+                }
+            }
+            let _ = fs::remove_dir(e.path());
+        }
+    }
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Limits of one group; `None` leaves a controller unlimited.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GroupLimits {
+    pub memory_bytes: Option<u64>,
+    pub processes: Option<u64>,
+}
+
+/// One control group (one directory per v1 hierarchy, or one v2 directory).
+#[derive(Debug)]
+pub struct Group {
+    version: u8,
+    memory: Option<PathBuf>,
+    pids: Option<PathBuf>,
+    cpu: Option<PathBuf>,
+    dirs: Vec<PathBuf>,
+    procs: Vec<OwnedFd>,
+}
+
+impl Group {
+    /// Makes a new group with `limits`, or `None` when this machine has no
+    /// usable control groups.
+    pub fn create(limits: &GroupLimits) -> io::Result<Option<Group>> {
+        let name = format!(
+            "{}-{}",
+            std::process::id(),
+            NEXT_GROUP.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut g = match Cgroups::detect() {
+            Cgroups::None { .. } => return Ok(None),
+            Cgroups::V2 { base, controllers } => {
+                let dir = base.join(&name);
+                fs::create_dir(&dir)?;
+                Group {
+                    version: 2,
+                    memory: controllers.memory.then(|| dir.clone()),
+                    pids: controllers.pids.then(|| dir.clone()),
+                    cpu: Some(dir.clone()),
+                    dirs: vec![dir],
+                    procs: Vec::new(),
+                }
+            }
+            Cgroups::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => {
+                let mut g = Group {
+                    version: 1,
+                    memory: memory.as_ref().map(|b| b.join(&name)),
+                    pids: pids.as_ref().map(|b| b.join(&name)),
+                    cpu: cpuacct.as_ref().map(|b| b.join(&name)),
+                    dirs: Vec::new(),
+                    procs: Vec::new(),
+                };
+                for d in [&g.memory, &g.pids, &g.cpu].into_iter().flatten() {
+                    fs::create_dir(d)?;
+                    g.dirs.push(d.clone());
+                }
+                g
+            }
+        };
+        if let (Some(dir), Some(bytes)) = (&g.memory, limits.memory_bytes) {
+            if g.version == 2 {
+                write_file(&dir.join("memory.max"), &bytes.to_string())?;
+                let _ = write_file(&dir.join("memory.swap.max"), "0");
+            } else {
+                write_file(&dir.join("memory.limit_in_bytes"), &bytes.to_string())?;
+                let _ = write_file(&dir.join("memory.memsw.limit_in_bytes"), &bytes.to_string());
+            }
+        }
+        if let (Some(dir), Some(n)) = (&g.pids, limits.processes) {
+            write_file(&dir.join("pids.max"), &n.to_string())?;
+        }
+        for d in g.dirs.clone() {
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(d.join("cgroup.procs"))?;
+            g.procs.push(f.into());
+        }
+        Ok(Some(g))
+    }
+
+    /// Descriptors a child writes `0` into to join this group (before exec).
+    pub fn join_fds(&self) -> Vec<RawFd> {
+        self.procs.iter().map(|f| f.as_raw_fd()).collect()
+    }
+
+    /// Moves the calling process (all its threads) into the group.
+    pub fn join_self(&self) -> io::Result<()> {
+        for fd in self.join_fds() {
+            join_fd(fd)?;
+        }
+        Ok(())
+    }
+
+    /// Which limits this group enforces.
+    pub fn controllers(&self) -> Controllers {
+        Controllers {
+            memory: self.memory.is_some(),
+            pids: self.pids.is_some(),
+            cpu: self.cpu.is_some(),
+        }
+    }
+
+    /// CPU time (user + system) of everything that ever ran in the group.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let dir = self.cpu.as_ref()?;
+        if self.version == 2 {
+            let stat = fs::read_to_string(dir.join("cpu.stat")).ok()?;
+            let usec: u64 = stat
+                .lines()
+                .find_map(|l| l.strip_prefix("usage_usec "))?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(Duration::from_micros(usec))
+        } else {
+            let ns: u64 = fs::read_to_string(dir.join("cpuacct.usage"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(Duration::from_nanos(ns))
+        }
+    }
+
+    /// Whether the kernel killed a member for running out of memory.
+    pub fn oom_killed(&self) -> bool {
+        let Some(dir) = &self.memory else {
+            return false;
+        };
+        let (file, key) = if self.version == 2 {
+            ("memory.events", "oom_kill ")
+        } else {
+            ("memory.oom_control", "oom_kill ")
+        };
+        let text = fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let killed = text
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        if killed > 0 {
+            return true;
+        }
+        // Older v1 kernels count only failures to charge.
+        self.version == 1
+            && fs::read_to_string(dir.join("memory.failcnt"))
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+                > 0
+    }
+
+    /// The most memory the group held at once, in bytes.
+    pub fn memory_peak(&self) -> Option<u64> {
+        let dir = self.memory.as_ref()?;
+        let file = if self.version == 2 {
+            "memory.peak"
+        } else {
+            "memory.max_usage_in_bytes"
+        };
+        fs::read_to_string(dir.join(file)).ok()?.trim().parse().ok()
+    }
+
+    /// Whether the pids limit refused a fork or a thread.
+    pub fn pids_refused(&self) -> bool {
+        let Some(dir) = &self.pids else {
+            return false;
+        };
+        let text = fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
+        text.lines()
+            .find_map(|l| l.strip_prefix("max "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            > 0
+    }
+
+    /// The processes in the group (by their pid in the server's namespace).
+    pub fn members(&self) -> Vec<i32> {
+        self.dirs.first().map(|d| members(d)).unwrap_or_default()
+    }
+
+    /// Kills every member with SIGKILL (until none is left, for a group that
+    /// keeps forking) and returns how many rounds that took.
+    pub fn kill_all(&self) {
+        if self.version == 2 {
+            if let Some(d) = self.dirs.first() {
+                if write_file(&d.join("cgroup.kill"), "1").is_ok() {
+                    return;
+                }
+            }
+        }
+        for d in &self.dirs {
+            kill_members(d);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.members().is_empty() {
+            self.kill_all();
+        }
+        for d in &self.dirs {
+            // The kernel removes a group only once its last member is gone.
+            for _ in 0..1000 {
+                if fs::remove_dir(d).is_ok() || !d.exists() {
+                    break;
+                }
+                kill_members(d);
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+fn members(dir: &Path) -> Vec<i32> {
+    fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+fn kill_members(dir: &Path) {
+    for round in 0..1000 {
+        let pids = members(dir);
+        if pids.is_empty() {
+            return;
+        }
+        for pid in pids {
+            // SAFETY: plain syscall.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        if round > 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> io::Result<()> {
+    let mut f = fs::OpenOptions::new().write(true).open(path)?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Writes `0` (the calling process) into a `cgroup.procs` descriptor.
+/// Only a system call: usable in a spawned child before exec.
+pub(crate) fn join_fd(fd: RawFd) -> io::Result<()> {
+    // SAFETY: write of one byte from a static buffer.
+    let r = unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) };
+    if r != 1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_counts_the_cpu_of_a_child_and_kills_it() {
+        let Some(g) = Group::create(&GroupLimits {
+            memory_bytes: Some(64 << 20),
+            processes: Some(8),
+        })
+        .unwrap() else {
+            // A machine without control groups: nothing to test here.
+            assert!(matches!(Cgroups::detect(), Cgroups::None { .. }));
+            return;
+        };
+        let fds = g.join_fds();
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args([
+            "-c",
+            "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 30",
+        ]);
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook only writes to descriptors.
+        unsafe {
+            cmd.pre_exec(move || {
+                for &fd in &fds {
+                    join_fd(fd)?;
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id() as i32;
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(g.members().contains(&pid));
+        if g.controllers().cpu {
+            assert!(g.cpu_time().unwrap() > Duration::from_millis(1));
+        }
+        g.kill_all();
+        let st = child.wait().unwrap();
+        assert!(!st.success());
+        drop(g);
+    }
+}

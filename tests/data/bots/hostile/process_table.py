@@ -1,0 +1,31 @@
+# Reads the process table: any process but its own is an escape.
+# Plays echo; attacks once, in round 3. A success is reported as a line
+# "ESCAPED ..." (which the referee then shows as the offending line).
+import os
+import socket
+import sys
+import time
+
+
+def escaped(what):
+    print("ESCAPED", what, flush=True)
+    sys.exit(0)
+
+
+def attack():
+    me = os.getpid()
+    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != me]
+    if others:
+        escaped("saw other processes in /proc: " + " ".join(others))
+    if me != 1:
+        escaped("is not PID 1 of its own namespace")
+
+
+round_no = 0
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    round_no += 1
+    if round_no == 3:
+        attack()
+    print(line.split()[1], flush=True)

@@ -1,0 +1,31 @@
+# Ptrace: tries to trace its parent and itself (through ctypes).
+# Plays echo; attacks once, in round 3. A success is reported as a line
+# "ESCAPED ..." (which the referee then shows as the offending line).
+import os
+import socket
+import sys
+import time
+
+
+def escaped(what):
+    print("ESCAPED", what, flush=True)
+    sys.exit(0)
+
+
+def attack():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(0, 0, None, None) == 0:
+        escaped("PTRACE_TRACEME worked")
+    if libc.ptrace(16, os.getppid(), None, None) == 0:
+        escaped("attached to its parent")
+
+
+round_no = 0
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    round_no += 1
+    if round_no == 3:
+        attack()
+    print(line.split()[1], flush=True)

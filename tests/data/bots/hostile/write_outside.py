@@ -1,0 +1,36 @@
+# Writes outside its folders.
+# Plays echo; attacks once, in round 3. A success is reported as a line
+# "ESCAPED ..." (which the referee then shows as the offending line).
+import os
+import socket
+import sys
+import time
+
+
+def escaped(what):
+    print("ESCAPED", what, flush=True)
+    sys.exit(0)
+
+
+def attack():
+    for f in ["/x", "/usr/x", "/bot/x", "/etc/x", "/dev/x", "/bin/x", "/bot/bot.py"]:
+        try:
+            open(f, "a").write("x")
+            escaped(f)
+        except OSError:
+            pass
+    try:
+        os.mkdir("/newdir")
+        escaped("mkdir /newdir")
+    except OSError:
+        pass
+
+
+round_no = 0
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    round_no += 1
+    if round_no == 3:
+        attack()
+    print(line.split()[1], flush=True)

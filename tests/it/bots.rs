@@ -1,0 +1,571 @@
+//! Bots in any language (issue 13): the languages, the compile jail for
+//! every toolchain, the bot sandbox, and the line-protocol referee core.
+//! The hostile bots in `tests/data/bots/hostile/` each try to break one
+//! property of the sandbox, in C and in Python.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use knobeln::lang::build::{build, BotProgram, Build, BuildLimits};
+use knobeln::lang::{choose, LanguageTable, Toolchain, Toolchains};
+use knobeln::lines::echo::play_echo;
+use knobeln::lines::{play, BotFailureKind, LineLimits, Match, MatchRecord};
+
+fn toolchains() -> &'static Toolchains {
+    static T: OnceLock<Toolchains> = OnceLock::new();
+    T.get_or_init(|| Toolchains::resolve(&LanguageTable::builtin()))
+}
+
+fn toolchain(lang: &str) -> &'static Toolchain {
+    match toolchains().get(lang) {
+        Some(Ok(t)) => t,
+        Some(Err(e)) => {
+            panic!("the {lang} toolchain is missing ({e}); tests/run-all.sh installs it")
+        }
+        None => panic!("no language {lang}"),
+    }
+}
+
+fn bots_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bots"))
+}
+
+/// Builds a test bot (once per file) and returns its toolchain and program.
+fn bot(file: &str) -> (&'static Toolchain, BotProgram) {
+    static CACHE: OnceLock<Mutex<HashMap<String, BotProgram>>> = OnceLock::new();
+    let path = bots_dir().join(file);
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    let choice = choose(&LanguageTable::builtin(), Some(&name), None).unwrap();
+    let tc = toolchain(&choice.language);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(p) = cache.lock().unwrap().get(file) {
+        return (tc, p.clone());
+    }
+    let source = std::fs::read(&path).unwrap();
+    let program = match build(tc, &choice.assumed, &source, &BuildLimits::default()).unwrap() {
+        Build::Built { program, .. } => program,
+        Build::Rejected { report } => panic!("{file} rejected:\n{}", report.text()),
+    };
+    cache
+        .lock()
+        .unwrap()
+        .insert(file.to_string(), program.clone());
+    (tc, program)
+}
+
+fn echo_match(files: &[&str], rounds: u32, limits: LineLimits) -> MatchRecord<Vec<u64>> {
+    let bots: Vec<(&Toolchain, BotProgram)> = files.iter().map(|f| bot(f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let m = Match::start(&refs, limits).unwrap();
+    play(m, |m| play_echo(m, rounds, 7)).unwrap()
+}
+
+#[test]
+fn a_trivial_bot_in_every_built_in_language_plays_echo_and_is_scored_right() {
+    for file in ["echo.c", "echo.cpp", "echo.py", "Echo.java", "echo.rs"] {
+        let rec = echo_match(&[file, "echo.c"], 50, LineLimits::default());
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        assert_eq!(rec.outcome, Some(vec![50, 50]), "{file}");
+        assert_eq!(rec.bots.len(), 2);
+    }
+}
+
+/// What a hostile bot's match must come to.
+enum Expect {
+    /// The attack failed quietly: the match is played to its end.
+    Completes,
+    /// The hostile bot fails in round 3 with this kind of failure.
+    Fails(fn(&BotFailureKind) -> bool),
+}
+
+const ROUNDS: u32 = 6;
+
+/// Plays a hostile bot against the honest C echo bot (the hostile one is
+/// bot 0 in C, bot 1 in Python, so blame is checked both ways), records
+/// every process the bots had, and checks the outcome, the blame, and that
+/// nothing of either bot is left running.
+fn hostile(file: &str, limits: LineLimits, expect: Expect) {
+    let path = format!("hostile/{file}");
+    let (h, files) = if file.ends_with(".py") {
+        (1, ["echo.c", path.as_str()])
+    } else {
+        (0, [path.as_str(), "echo.c"])
+    };
+    let rec = hostile_match(&files, limits);
+    let (rec, seen) = rec;
+    for f in &rec.failures {
+        assert!(
+            !f.line.as_deref().unwrap_or("").contains("ESCAPED"),
+            "{file}: {}",
+            f.reason
+        );
+    }
+    match expect {
+        Expect::Completes => {
+            assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+            assert_eq!(rec.outcome, Some(vec![ROUNDS as u64; 2]), "{file}");
+        }
+        Expect::Fails(kind) => {
+            assert_eq!(rec.failures.len(), 1, "{file}: {:?}", rec.failures);
+            let f = &rec.failures[0];
+            assert_eq!(f.bot, h, "{file}: blamed the wrong bot: {}", f.reason);
+            assert_eq!(f.turn, 3, "{file}: {}", f.reason);
+            assert!(kind(&f.kind), "{file}: {}", f.reason);
+            assert!(f.reason.starts_with(&format!("bot {}, turn 3: ", h + 1)));
+        }
+    }
+    nothing_left(file, &seen);
+}
+
+fn hostile_match(files: &[&str], limits: LineLimits) -> (MatchRecord<Vec<u64>>, Vec<i32>) {
+    let bots: Vec<(&Toolchain, BotProgram)> = files.iter().map(|f| bot(f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let m = Match::start(&refs, limits).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        let mut points = vec![0u64; 2];
+        for r in 1..=ROUNDS {
+            m.set_turn(r);
+            for (b, score) in points.iter_mut().enumerate() {
+                let x = (r as usize * 31 + b * 7) % 1000;
+                let reply = m.ask(b, &format!("ECHO {x}"))?;
+                if reply != x.to_string() {
+                    return Err(m.broken_rule(b, "the answer repeats the number", &reply));
+                }
+                *score += 1;
+                seen.extend(m.members(0));
+                seen.extend(m.members(1));
+            }
+        }
+        Ok(points)
+    })
+    .unwrap();
+    (rec, seen)
+}
+
+/// No process the bots ever had is still there as a bot's process.
+fn nothing_left(file: &str, seen: &[i32]) {
+    for &pid in seen {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let uid: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse().ok())
+            .unwrap_or(0);
+        let bot_uid = uid >= knobeln::sandbox::bot::BOT_UID_BASE as u64;
+        assert!(
+            !bot_uid,
+            "{file}: process {pid} survived the match:\n{status}"
+        );
+    }
+}
+
+fn limits() -> LineLimits {
+    LineLimits {
+        reply_wall: Duration::from_secs(10),
+        startup_wall: Duration::from_secs(30),
+        cpu: Duration::from_secs(20),
+        memory_mb: 64,
+        disk_mb: 4,
+        max_line: 4096,
+    }
+}
+
+fn both(name: &str, limits: LineLimits, expect: fn() -> Expect) {
+    hostile(&format!("{name}.c"), limits, expect());
+    hostile(&format!("{name}.py"), limits, expect());
+}
+
+#[test]
+fn a_fork_bomb_is_held_by_the_process_limit() {
+    both("fork_bomb", limits(), || Expect::Completes);
+}
+
+#[test]
+fn there_is_no_network() {
+    both("network", limits(), || Expect::Completes);
+}
+
+#[test]
+fn the_hosts_files_are_not_there() {
+    both("read_files", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_bot_cannot_see_another_bots_files() {
+    for file in ["hostile/snoop.c", "hostile/snoop.py"] {
+        let (rec, seen) = hostile_match(&[file, file], limits());
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        nothing_left(file, &seen);
+    }
+}
+
+#[test]
+fn a_bot_writes_only_into_tmp_and_work() {
+    both("write_outside", limits(), || Expect::Completes);
+}
+
+#[test]
+fn tmp_and_work_are_size_limited() {
+    both("fill_tmp", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_memory_hog_fails_on_memory() {
+    let memory_by_cgroup = knobeln::sandbox::cgroup::Cgroups::detect()
+        .controllers()
+        .memory;
+    if memory_by_cgroup {
+        both("memory_hog", limits(), || {
+            Expect::Fails(|k| matches!(k, BotFailureKind::Memory { .. }))
+        });
+    } else {
+        // The rlimit fallback: allocation fails inside the bot, which goes on.
+        both("memory_hog", limits(), || Expect::Completes);
+    }
+}
+
+#[test]
+fn a_cpu_hog_fails_on_cpu_time() {
+    let l = LineLimits {
+        cpu: Duration::from_secs(1),
+        reply_wall: Duration::from_secs(120),
+        ..limits()
+    };
+    both("cpu_hog", l, || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::CpuTime { limit_ms: 1000 }))
+    });
+}
+
+#[test]
+fn a_sleeping_bot_fails_on_the_wall_clock() {
+    let l = LineLimits {
+        reply_wall: Duration::from_secs(2),
+        ..limits()
+    };
+    both("sleeper", l, || {
+        Expect::Fails(|k| {
+            matches!(
+                k,
+                BotFailureKind::WallClock {
+                    limit_ms: 2000,
+                    waiting_for_input: false
+                }
+            )
+        })
+    });
+}
+
+#[test]
+fn a_daemon_dies_with_the_match() {
+    both("daemon", limits(), || Expect::Completes);
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline);
+        assert!(
+            !text.contains("4711.913"),
+            "a daemon survived: {:?} {text}",
+            entry.path()
+        );
+    }
+}
+
+#[test]
+fn ptrace_ends_the_bot_as_a_forbidden_call() {
+    both("ptrace", limits(), || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::ForbiddenCall))
+    });
+}
+
+#[test]
+fn a_bot_sees_only_its_own_processes() {
+    both("process_table", limits(), || Expect::Completes);
+}
+
+#[test]
+fn a_bot_that_forgets_to_flush_is_told_so() {
+    for file in ["unflushed.c", "unflushed.py"] {
+        let rec = echo_match(
+            &[file, "echo.c"],
+            5,
+            LineLimits {
+                startup_wall: Duration::from_secs(8),
+                ..limits()
+            },
+        );
+        assert_eq!(rec.failures.len(), 1, "{file}: {:?}", rec.failures);
+        let f = &rec.failures[0];
+        assert_eq!((f.bot, f.turn), (0, 1), "{}", f.reason);
+        assert!(
+            matches!(
+                f.kind,
+                BotFailureKind::WallClock {
+                    waiting_for_input: true,
+                    ..
+                }
+            ),
+            "{}",
+            f.reason
+        );
+        assert!(f.reason.contains("Flush standard output"), "{}", f.reason);
+    }
+}
+
+#[test]
+fn languages_lists_every_language_and_reports_a_missing_toolchain() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("knobeln.toml");
+    std::fs::write(
+        &cfg,
+        "[[language]]\nname = \"pascal\"\ntitle = \"Free Pascal\"\nextensions = [\"pas\"]\n\
+         source = \"bot.pas\"\ncompile = [\"no-such-fpc\", \"{source}\"]\nartifacts = [\"bot\"]\n\
+         run = [\"/bot/bot\"]\nversion = [\"no-such-fpc\", \"-iV\"]\n",
+    )
+    .unwrap();
+    let out = crate::common::knobeln(&["languages", "--config", cfg.to_str().unwrap()]);
+    let text = crate::common::stdout_of(&out);
+    assert!(out.status.success(), "{text}");
+    for lang in ["c ", "cpp ", "python ", "java ", "rust "] {
+        let line = text.lines().find(|l| l.starts_with(lang)).unwrap();
+        assert!(!line.contains("MISSING"), "{line}");
+    }
+    let pascal = text.lines().find(|l| l.starts_with("pascal")).unwrap();
+    assert!(
+        pascal.contains("MISSING: no-such-fpc not found"),
+        "{pascal}"
+    );
+    assert!(text.contains("sandbox: "), "{text}");
+}
+
+#[test]
+fn a_build_reports_the_compilers_words_and_what_it_assumed() {
+    let tc = toolchain("python");
+    let b = build(
+        tc,
+        "Python 3, from the file name bot.py",
+        b"print(1\n",
+        &BuildLimits::default(),
+    )
+    .unwrap();
+    let Build::Rejected { report } = b else {
+        panic!("a syntax error must be rejected")
+    };
+    let text = report.text();
+    assert!(
+        text.contains("Language: Python 3, from the file name bot.py"),
+        "{text}"
+    );
+    assert!(
+        text.contains("SyntaxError") || text.contains("was never closed"),
+        "{text}"
+    );
+    let java = toolchain("java");
+    let src = b"public class Greedy { public static void main(String[] a) { } }";
+    let Build::Built { program, report } =
+        build(java, "Java", src, &BuildLimits::default()).unwrap()
+    else {
+        panic!("a Java class must build")
+    };
+    assert_eq!(report.saved_as, "Greedy.java");
+    assert_eq!(program.stem, "Greedy");
+    assert!(program.files.iter().any(|f| f.path == "Greedy.class"));
+    let big = vec![b'x'; BuildLimits::default().source_bytes + 1];
+    let Build::Rejected { report } = build(tc, "Python 3", &big, &BuildLimits::default()).unwrap()
+    else {
+        panic!("an oversized source must be rejected")
+    };
+    assert!(
+        report.problems[0].contains("at most"),
+        "{:?}",
+        report.problems
+    );
+}
+
+#[test]
+fn a_wrong_or_overlong_line_is_blamed_with_the_line() {
+    // The C echo bot, asked for the number plus one, repeats the number.
+    let (tc, program) = bot("echo.c");
+    let m = Match::start(&[(tc, &program)], limits()).unwrap();
+    let rec = play(m, |m| {
+        m.set_turn(4);
+        let reply = m.ask(0, "ECHO 12")?;
+        if reply != "13" {
+            return Err(m.broken_rule(0, "the answer is the number plus one", &reply));
+        }
+        Ok(())
+    })
+    .unwrap();
+    let f = &rec.failures[0];
+    assert_eq!((f.bot, f.turn), (0, 4));
+    assert_eq!(f.line.as_deref(), Some("12"));
+    assert_eq!(
+        f.reason,
+        "bot 1, turn 4: broke a rule: the answer is the number plus one; its line: \"12\""
+    );
+    // A line longer than the limit is an output failure with the start of it.
+    let m = Match::start(
+        &[(tc, &program)],
+        LineLimits {
+            max_line: 3,
+            ..limits()
+        },
+    )
+    .unwrap();
+    let rec = play(m, |m| m.ask(0, "ECHO 123456")).unwrap();
+    assert_eq!(
+        rec.failures[0].reason,
+        "bot 1, turn 0: sent a line longer than 3 bytes; its line: \"123456\""
+    );
+}
+
+#[test]
+fn cpu_time_is_measured_per_bot_for_the_whole_tree() {
+    let rec = echo_match(&["echo.py", "echo.c"], 300, limits());
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    // The Python interpreter's start alone costs more than the C bot's match.
+    assert!(rec.bots[0].cpu > Duration::ZERO);
+    assert!(rec.bots[0].cpu > rec.bots[1].cpu, "{:?}", rec.bots);
+}
+
+/// Not a test of its own: the server process that
+/// `a_killed_server_leaves_no_bot_behind` starts (and kills with SIGKILL).
+/// Without `KNOBELN_KILL_TARGET` it has nothing to do.
+#[test]
+fn kill_target_helper() {
+    let Ok(out) = std::env::var("KNOBELN_KILL_TARGET") else {
+        return;
+    };
+    // A tree of processes that would end with its input (the fork bomb's
+    // paused children), and a bot that reads no more (the CPU hog, spinning
+    // since round 3): only the parent-death signal can end that one.
+    let (tc, bomb) = bot("hostile/fork_bomb.c");
+    let (_, hog) = bot("hostile/cpu_hog.c");
+    let m = Match::start(&[(tc, &bomb), (tc, &hog)], limits()).unwrap();
+    let _ = play(m, |m| {
+        for r in 1..=4 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            if r < 3 {
+                m.ask(1, &format!("ECHO {r}"))?;
+            } else if r == 3 {
+                m.send(1, "ECHO 3")?;
+            }
+        }
+        let mut pids: Vec<String> = m.members(0).iter().map(|p| p.to_string()).collect();
+        pids.extend(m.members(1).iter().map(|p| p.to_string()));
+        let tmp = format!("{out}.tmp");
+        std::fs::write(&tmp, pids.join("\n")).unwrap();
+        std::fs::rename(&tmp, &out).unwrap();
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        #[allow(unreachable_code)]
+        Ok(())
+    });
+}
+
+#[test]
+fn a_killed_server_leaves_no_bot_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pids");
+    let mut server = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["bots::kill_target_helper", "--exact", "--nocapture"])
+        .env("KNOBELN_KILL_TARGET", &out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !out.exists() {
+        assert!(
+            server.try_wait().unwrap().is_none(),
+            "the server ended before its bot was running"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pids: Vec<i32> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(pids.len() > 10, "the fork bomb's tree: {pids:?}");
+    // SAFETY: kill of our own child.
+    unsafe {
+        libc::kill(server.id() as i32, libc::SIGKILL);
+    }
+    server.wait().unwrap();
+    // The parent-death signal and the PID namespace take it from here; the
+    // kernel needs a moment to deliver them.
+    for _ in 0..200 {
+        let alive: Vec<i32> = pids
+            .iter()
+            .copied()
+            .filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nothing_left("a killed server's bot", &pids);
+}
+
+#[test]
+fn the_cpu_time_of_a_bots_children_counts() {
+    let (tc, program) = bot("hostile/cpu_child.c");
+    let l = LineLimits {
+        cpu: Duration::from_millis(500),
+        ..limits()
+    };
+    let tree_counted = knobeln::sandbox::cgroup::Cgroups::detect()
+        .controllers()
+        .cpu;
+    let m = Match::start(&[(tc, &program)], l).unwrap();
+    let rec = play(m, |m| {
+        // The referee waits between rounds: waiting is nobody's CPU time.
+        for r in 1..=400 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Ok(())
+    })
+    .unwrap();
+    if tree_counted {
+        assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+        let f = &rec.failures[0];
+        assert!(
+            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+            "{}",
+            f.reason
+        );
+        assert!(f.turn >= 3, "{}", f.reason);
+    } else {
+        // Without control groups only reaped children count (README).
+        assert!(
+            rec.bots[0].cpu < Duration::from_millis(500),
+            "{:?}",
+            rec.bots
+        );
+    }
+}
+
+#[test]
+fn a_runtime_that_cannot_start_is_the_servers_error() {
+    use knobeln::sandbox::bot::{BotLimits, BotProcess, BotSpec};
+    let argv: Vec<String> = vec!["/usr/bin/no-such-runtime".into()];
+    let spec = BotSpec {
+        argv: &argv,
+        env: &[],
+        files: &[],
+        read_only: &[],
+        limits: BotLimits::default(),
+    };
+    let err = BotProcess::spawn(&spec).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot start /usr/bin/no-such-runtime (exec the program)"),
+        "{err}"
+    );
+}
