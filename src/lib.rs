@@ -13,6 +13,7 @@ pub mod bench;
 pub mod config;
 pub mod contest;
 pub mod demo;
+pub mod distributed;
 pub mod engine;
 pub mod game;
 pub mod kit;

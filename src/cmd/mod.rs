@@ -26,6 +26,7 @@ mod serve;
 mod site;
 mod status;
 mod tournament;
+mod worker;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -68,6 +69,8 @@ pub enum Command {
     Results(results::ResultsCmd),
     /// Write the static results site into a folder.
     Site(site::Site),
+    /// Play games from a coordinator's NATS JetStream queue.
+    Worker(worker::Worker),
 }
 
 impl Command {
@@ -87,6 +90,7 @@ impl Command {
             Command::Protocolfmt(c) => c.apply(),
             Command::Results(c) => c.apply(),
             Command::Site(c) => c.apply(),
+            Command::Worker(c) => c.apply(),
         }
     }
 }

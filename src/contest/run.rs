@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::mails::Mailer;
 use crate::config::Config;
-use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
+use crate::engine::run::{run_tournament_with, Event, Observer, TournamentConfig};
 use crate::engine::{Clock, EngineError};
 use crate::seed::SeedKey;
 use crate::store::mail::{contest, finish_contest, insert_contest, teams_with_current_version};
@@ -150,10 +150,13 @@ pub fn run(
         mailer,
         other: progress,
     };
-    run_tournament(
+    let nats = crate::distributed::from_config(&config.engine)
+        .map_err(|e| ContestError::Engine(EngineError::Invalid(e.to_string())))?;
+    let runner = crate::distributed::runner_factory(nats, c.tournament_id, jobs);
+    run_tournament_with(
         store,
         c.tournament_id,
-        jobs,
+        &*runner,
         clock,
         &mut Chain(&mut both, site_observer),
     )?;

@@ -92,7 +92,9 @@ pub fn request_stop() {
     STOP.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-fn stop_requested() -> bool {
+/// Whether [`request_stop`] was called (a runner that waits on other
+/// machines gives up waiting then).
+pub fn stop_requested() -> bool {
     STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 

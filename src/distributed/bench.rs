@@ -1,0 +1,1 @@
+//! `knobeln bench distributed`: the queue's overhead and the coordinator's ceiling.
