@@ -169,6 +169,9 @@ struct Coordinator {
     tournament: i64,
     referee: RefereeConfig,
     uploaded: HashSet<String>,
+    /// Programs a worker could not use: put into the store again, whatever
+    /// the store says it holds.
+    reupload: HashSet<String>,
     in_flight: HashMap<GameIdent, Pending>,
     to_publish: VecDeque<GameIdent>,
     acks: FuturesUnordered<AckFuture>,
@@ -273,6 +276,7 @@ impl Coordinator {
             tournament,
             referee,
             uploaded: HashSet::new(),
+            reupload: HashSet::new(),
             in_flight: HashMap::new(),
             to_publish: VecDeque::new(),
             acks: FuturesUnordered::new(),
@@ -407,10 +411,14 @@ impl Coordinator {
             return Ok(());
         }
         let expected = object_digest(&program.sha256);
-        let present = match self.programs.info(&program.sha256).await {
-            Ok(info) => !info.deleted && info.digest.as_deref() == Some(expected.as_str()),
-            Err(e) if e.kind() == jetstream::object_store::InfoErrorKind::NotFound => false,
-            Err(e) => return Err(format!("looking up program {}: {e}", program.sha256)),
+        let present = if self.reupload.contains(&program.sha256) {
+            false
+        } else {
+            match self.programs.info(&program.sha256).await {
+                Ok(info) => !info.deleted && info.digest.as_deref() == Some(expected.as_str()),
+                Err(e) if e.kind() == jetstream::object_store::InfoErrorKind::NotFound => false,
+                Err(e) => return Err(format!("looking up program {}: {e}", program.sha256)),
+            }
         };
         if !present {
             let bytes = program
@@ -428,6 +436,7 @@ impl Coordinator {
                 .await
                 .map_err(|e| format!("uploading program {}: {e}", program.sha256))?;
         }
+        self.reupload.remove(&program.sha256);
         self.uploaded.insert(program.sha256.clone());
         Ok(())
     }
@@ -520,9 +529,11 @@ impl Coordinator {
             });
             return;
         }
-        // The programs may be missing or damaged in the store: check again.
+        // The programs may be missing or damaged in the store: put them
+        // there again before the game is published again.
         for prog in &p.programs {
             self.uploaded.remove(&prog.sha256);
+            self.reupload.insert(prog.sha256.clone());
         }
         p.msg_id = msg_id;
         self.to_publish.push_back(ident);

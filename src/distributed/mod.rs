@@ -129,6 +129,16 @@ impl NatsOptions {
         name: &str,
         retry: bool,
     ) -> Result<async_nats::Client, DistributedError> {
+        self.connect_as(name, retry, None).await
+    }
+
+    /// [`Self::connect`] with reply subjects under `inbox` instead of `_INBOX`.
+    pub async fn connect_as(
+        &self,
+        name: &str,
+        retry: bool,
+        inbox: Option<&str>,
+    ) -> Result<async_nats::Client, DistributedError> {
         let mut o = async_nats::ConnectOptions::new()
             .name(name)
             .max_reconnects(None)
@@ -153,6 +163,9 @@ impl NatsOptions {
         });
         if retry {
             o = o.retry_on_initial_connect();
+        }
+        if let Some(prefix) = inbox {
+            o = o.custom_inbox_prefix(prefix);
         }
         if let Some(path) = &self.creds_file {
             o = o

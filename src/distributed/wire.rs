@@ -381,9 +381,8 @@ mod tests {
     #[test]
     fn a_job_whose_program_name_is_a_path_is_refused() {
         let mut j = job();
-        if let Play::Knobeln { programs, .. } = &mut j.play {
-            programs[1] = format!("../../{}", "a".repeat(58));
-        }
+        let Play::Knobeln { programs, .. } = &mut j.play;
+        programs[1] = format!("../../{}", "a".repeat(58));
         assert!(matches!(
             JobMessage::decode(&j.encode()),
             Err(WireError::Invalid(_))

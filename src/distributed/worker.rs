@@ -48,6 +48,11 @@ const MAX_PROGRAM_BYTES: u64 = 16 << 20;
 /// Programs kept open in memory (each is a sealed memory file).
 const MEMORY_CACHE: usize = 256;
 
+/// The prefix of a worker's reply subjects: the deployment's permissions
+/// let workers subscribe to these only, so a worker cannot listen to the
+/// coordinator's replies (results, API answers).
+pub const WORKER_INBOX: &str = "_INBOX_knobeln_worker";
+
 /// Infrastructure faults in a row after which a worker pauses.
 const FAULTS_BEFORE_PAUSE: u32 = 3;
 
@@ -106,7 +111,11 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
     let jobs = o.jobs.max(1);
     let client = o
         .nats
-        .connect(&format!("knobeln worker {}", o.name), true)
+        .connect_as(
+            &format!("knobeln worker {}", o.name),
+            true,
+            Some(WORKER_INBOX),
+        )
         .await?;
     let js = jetstream::new(client.clone());
     let consumer = wait_for_queue(&js, &o.name).await;
