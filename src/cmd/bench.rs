@@ -3,7 +3,10 @@
 //! against the raw pipe round trip ×1000. `tournament`: one group of 41
 //! trivial strategies (861 games) with one worker and with all CPUs.
 //! `compile`: CPU time per compile of the compile service against `gcc -c`
-//! alone on the same sources.
+//! alone on the same sources. `distributed`: games through the NATS queue
+//! with `--workers N` worker processes against the local pool, and the
+//! coordinator's ceiling with fake workers (starts its own `nats-server`
+//! unless `--nats URL` is given).
 
 use std::process::ExitCode;
 
@@ -14,6 +17,7 @@ pub enum What {
     Game,
     Tournament,
     Compile,
+    Distributed,
     All,
 }
 
@@ -34,6 +38,16 @@ pub struct Bench {
     /// Workers (tournament benchmark; default: one per CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Runs of each kind, the best counts (distributed benchmark).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Worker processes (distributed benchmark).
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// A NATS server with JetStream to use (distributed benchmark; default:
+    /// start one).
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
 }
 
 impl Bench {
@@ -49,6 +63,17 @@ impl Bench {
                 .jobs
                 .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
             knobeln::bench::tournament_bench(self.teams, jobs)?.print();
+        }
+        if matches!(self.what, What::Distributed) {
+            let exe = std::env::current_exe()?;
+            knobeln::distributed::bench::distributed_bench(
+                &exe,
+                self.nats.as_deref(),
+                self.teams,
+                self.workers,
+                self.rounds,
+            )?
+            .print();
         }
         Ok(ExitCode::SUCCESS)
     }

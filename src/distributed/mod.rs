@@ -81,6 +81,8 @@ pub enum DistributedError {
     JetStream(String),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
 }
 
 fn js_err(what: &str, e: impl std::fmt::Display) -> DistributedError {

@@ -230,8 +230,9 @@ async fn fetch(
     while let Ok(p) = permits.clone().try_acquire_owned() {
         free.push(p);
     }
+    // A pull request that waits (up to `expires`) for jobs to come.
     let batch = consumer
-        .fetch()
+        .batch()
         .max_messages(free.len())
         .expires(Duration::from_secs(5))
         .messages()
@@ -443,6 +444,10 @@ struct GameTask {
 }
 
 impl GameThreads {
+    /// `n` threads pinned round-robin to the CPUs this process may use, as
+    /// in the local pool. Several workers on one machine get their own CPUs
+    /// from whoever starts them (`taskset -c`, systemd's `CPUAffinity=`);
+    /// otherwise they would all start at the first CPU.
     fn start(n: usize) -> GameThreads {
         let cpus = allowed_cpus();
         let (tx, rx) = crossbeam_channel::unbounded::<GameTask>();
@@ -452,6 +457,7 @@ impl GameThreads {
             std::thread::Builder::new()
                 .name(format!("referee-{i}"))
                 .spawn(move || {
+                    // Without pinning the game is slower, never wrong.
                     let _ = pin_current_thread(cpu);
                     for t in rx {
                         let r = t
@@ -485,12 +491,20 @@ impl GameThreads {
     }
 }
 
+/// The programs held in memory, and the order they came in (the oldest
+/// goes first when there are too many).
+#[derive(Default)]
+struct Held {
+    by_sha: HashMap<String, Arc<Executable>>,
+    order: VecDeque<String>,
+}
+
 /// Programs by SHA-256: in memory (sealed), on disk, else from the object
 /// store. Every load from disk or the store is verified against the hash.
 struct ProgramCache {
     dir: PathBuf,
     bucket: jetstream::object_store::ObjectStore,
-    memory: Mutex<(HashMap<String, Arc<Executable>>, VecDeque<String>)>,
+    memory: Mutex<Held>,
     loading: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -507,13 +521,13 @@ impl ProgramCache {
         Ok(ProgramCache {
             dir,
             bucket,
-            memory: Mutex::new((HashMap::new(), VecDeque::new())),
+            memory: Mutex::new(Held::default()),
             loading: tokio::sync::Mutex::new(HashMap::new()),
         })
     }
 
     fn in_memory(&self, sha: &str) -> Option<Arc<Executable>> {
-        self.memory.lock().expect("lock").0.get(sha).cloned()
+        self.memory.lock().expect("lock").by_sha.get(sha).cloned()
     }
 
     async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
@@ -548,11 +562,11 @@ impl ProgramCache {
             .map_err(|e| format!("holding program {sha}: {e}"))?;
         let exe = Arc::new(exe);
         let mut m = self.memory.lock().expect("lock");
-        m.0.insert(sha.to_string(), exe.clone());
-        m.1.push_back(sha.to_string());
-        while m.1.len() > MEMORY_CACHE {
-            if let Some(old) = m.1.pop_front() {
-                m.0.remove(&old);
+        m.by_sha.insert(sha.to_string(), exe.clone());
+        m.order.push_back(sha.to_string());
+        while m.order.len() > MEMORY_CACHE {
+            if let Some(old) = m.order.pop_front() {
+                m.by_sha.remove(&old);
             }
         }
         Ok(exe)

@@ -121,7 +121,9 @@ fn local_run(n: usize) -> (Value, Vec<Vec<u8>>) {
                 String::from_utf8_lossy(&out.stderr)
             );
             let conn = rusqlite::Connection::open(&db).unwrap();
-            let mut st = conn.prepare("SELECT binary FROM strategy_versions WHERE binary IS NOT NULL").unwrap();
+            let mut st = conn
+                .prepare("SELECT binary FROM strategy_versions WHERE binary IS NOT NULL")
+                .unwrap();
             let programs = st
                 .query_map([], |r| r.get::<_, Vec<u8>>(0))
                 .unwrap()
@@ -374,6 +376,10 @@ impl Coordinator {
             if let Some(status) = self.child.try_wait().unwrap() {
                 let err = self.stderr();
                 assert!(status.success(), "the coordinator failed: {err}");
+                // Shown with --nocapture: who played what.
+                for l in err.lines().filter(|l| l.contains("workers of this run")) {
+                    eprintln!("{l}");
+                }
                 let out = std::fs::read(&self.stdout).unwrap();
                 return (serde_json::from_slice(&out).unwrap(), err);
             }
