@@ -264,6 +264,26 @@ impl Drop for Nats {
     }
 }
 
+/// Starts the command on one CPU, the next in turn: several workers on one
+/// machine get their CPUs from whoever starts them (as with `taskset -c`).
+fn on_next_cpu(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let cpus = knobeln::sandbox::allowed_cpus();
+    let cpu = cpus[NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % cpus.len()];
+    // SAFETY: cpu_set_t is plain data; the closure makes one system call.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A `knobeln worker` process.
 struct Worker {
     child: Child,
@@ -284,6 +304,7 @@ impl Worker {
         env: &[(&str, &str)],
     ) -> Worker {
         let log = dir.join(format!("{name}.log"));
+        on_next_cpu(&mut cmd);
         let child = cmd
             .args([
                 "worker", "--nats", url, "--jobs", "1", "--name", name, "--cache",
