@@ -344,3 +344,46 @@ pub fn from_config(
     };
     Ok(Some((options, settings)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn without_nats_in_the_config_games_stay_local() {
+        let cfg = Config::parse("").unwrap();
+        assert!(from_config(&cfg.engine).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_engine_section_names_the_server_and_the_password_may_come_from_the_environment() {
+        let mut cfg = Config::parse(
+            "[engine]\nnats = \"tls://nats.example:4222\"\nnats_user = \"coordinator\"\n\
+             nats_ca_file = \"/etc/ca.pem\"\nack_wait_secs = 7\n",
+        )
+        .unwrap();
+        cfg.apply_env(|k| (k == "KNOBELN_NATS_PASSWORD").then(|| "s3cret".to_string()));
+        let (options, settings) = from_config(&cfg.engine).unwrap().unwrap();
+        assert_eq!(options.url, "tls://nats.example:4222");
+        assert_eq!(options.user.as_deref(), Some("coordinator"));
+        assert_eq!(options.password.as_deref(), Some("s3cret"));
+        assert_eq!(settings.ack_wait, Duration::from_secs(7));
+        assert_eq!(settings.in_flight, QueueSettings::default().in_flight);
+        // The password never shows in a debug print.
+        assert!(!format!("{options:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn subjects_keep_disciplines_and_tournaments_apart() {
+        assert_eq!(
+            jobs_subject(Discipline::Knobeln, 7),
+            "knobeln.jobs.knobeln.7"
+        );
+        assert_eq!(jobs_filter(Discipline::Knobeln), "knobeln.jobs.knobeln.*");
+        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln");
+        let s = new_session();
+        assert!(wire::valid_session(&s), "{s}");
+        assert_ne!(s, new_session());
+    }
+}
