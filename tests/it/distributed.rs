@@ -217,6 +217,27 @@ impl Nats {
         n
     }
 
+    /// With a config of the test's own (`PORT` and `STORE` filled in).
+    fn start_config(dir: &Path, text: &str) -> Nats {
+        let port = free_port("127.0.0.1");
+        let store = dir.join("nats");
+        let conf = dir.join("nats-server.conf");
+        let text = text
+            .replace("PORT", &port.to_string())
+            .replace("STORE", &store.display().to_string());
+        std::fs::write(&conf, text).unwrap();
+        let mut n = Nats {
+            child: None,
+            host: "127.0.0.1".into(),
+            port,
+            dir: store,
+            config: Some(conf),
+            env: Vec::new(),
+        };
+        n.run();
+        n
+    }
+
     fn run(&mut self) {
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -962,4 +983,116 @@ fn no_message_carries_the_key_a_team_name_or_a_source() {
             );
         }
     }
+}
+
+/// Runs openssl (the test command installs it).
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl is installed (tests/run-all.sh installs it)");
+    assert!(
+        out.status.success(),
+        "openssl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn with_tls_the_workers_play_and_a_client_without_the_ca_gets_nowhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 5);
+    let expected = reference(5);
+    let d = tmp.path();
+    // A CA of the test's own and a server certificate for 127.0.0.1.
+    openssl(
+        d,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=knobeln test CA",
+        ],
+    );
+    openssl(
+        d,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    );
+    std::fs::write(d.join("ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(
+        d,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ],
+    );
+    let conf = format!(
+        "listen: 127.0.0.1:PORT\njetstream {{ store_dir: \"STORE\" }}\n\
+         tls {{ cert_file: \"{}\", key_file: \"{}\" }}\n",
+        d.join("server.pem").display(),
+        d.join("server.key").display()
+    );
+    let nats = Nats::start_config(d, &conf);
+    let url = format!("tls://127.0.0.1:{}", nats.port);
+    let ca = d.join("ca.pem").display().to_string();
+    let _w = Worker::start(d, &url, "w1", &["--nats-ca", &ca]);
+    let (got, err) =
+        Coordinator::start(d, &dir, &d.join("tls.db"), &url, &["--nats-ca", &ca]).finish();
+    assert_eq!(got, expected, "{err}");
+    assert!(games_of(&err, "w1") > 0, "{err}");
+    // Without the CA, the server's certificate is refused.
+    let out = Command::new(BIN)
+        .args(coordinator_args(
+            &dir,
+            &d.join("plain.db"),
+            &nats.url(),
+            &[],
+        ))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid peer certificate"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
