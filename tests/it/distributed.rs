@@ -1096,3 +1096,61 @@ fn with_tls_the_workers_play_and_a_client_without_the_ca_gets_nowhere() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_contest_with_engine_nats_in_its_config_has_its_games_played_by_workers() {
+    use super::mail_spool::{auth_of, registration, Contest};
+    let tmp = tempfile::tempdir().unwrap();
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let c = Contest::new(&format!(
+        "[rules]\nthrows = 60\n[engine]\nnats = \"{}\"\nack_wait_secs = 2\n",
+        nats.url()
+    ));
+    // Three teams register and send their strategies by mail.
+    let teams: Vec<(String, usize)> = (0..3).map(|i| (format!("nats_team_{i}"), i)).collect();
+    let address = |team: &str| format!("{team}@participants.example");
+    let regs: Vec<PathBuf> = teams
+        .iter()
+        .map(|(t, _)| {
+            c.mail(
+                &address(t),
+                "registration for KNOBELN",
+                &registration(&address(t), t, &format!("Uni {t}, City, Land")),
+                "",
+            )
+        })
+        .collect();
+    assert!(c
+        .ingest(&regs.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let acks = c.replies();
+    let compiles: Vec<PathBuf> = teams
+        .iter()
+        .map(|(t, i)| {
+            let ack = acks.iter().find(|r| r.to == vec![address(t)]).unwrap();
+            let source = format!("/*\n <<FROM>> {t} {}\n*/\n{}", auth_of(ack), source(*i).1);
+            c.mail(&address(t), "please compile", &source, "")
+        })
+        .collect();
+    assert!(c
+        .ingest(&compiles.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let _w = Worker::start(tmp.path(), &nats.url(), "contest-worker", &[]);
+    let out = Command::new(BIN)
+        .args(["contest", "start", "--seed", "3", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Three teams, one final group: six games, all played by the worker.
+    assert!(games_of(&err, "contest-worker") >= 6, "{err}");
+    assert!(
+        c.replies()
+            .iter()
+            .any(|r| r.subject.contains("final results")),
+        "no final results mail"
+    );
+}
