@@ -24,6 +24,7 @@ pub struct Config {
     pub transport: TransportKind,
     pub spool: SpoolConfig,
     pub site: SiteConfig,
+    pub engine: EngineConfig,
     pub imap: Option<ImapConfig>,
     pub smtp: Option<SmtpConfig>,
     /// Bot languages added to or replacing the built-in ones (`[[language]]`).
@@ -41,6 +42,7 @@ impl Default for Config {
             transport: TransportKind::Spool,
             spool: SpoolConfig::default(),
             site: SiteConfig::default(),
+            engine: EngineConfig::default(),
             imap: None,
             smtp: None,
             language: Vec::new(),
@@ -277,6 +279,34 @@ pub struct SiteConfig {
     pub no_game_pages: bool,
 }
 
+/// Where games are played: local threads (the default), or workers on other
+/// machines through NATS JetStream (`knobeln worker`; see deploy/README.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// The NATS server (`nats://host:4222`, `tls://…`): when set, games go
+    /// to workers through its JetStream queue instead of local threads.
+    pub nats: Option<String>,
+    pub nats_user: Option<String>,
+    /// The password, or use `nats_password_file` or `KNOBELN_NATS_PASSWORD`.
+    pub nats_password: Option<String>,
+    pub nats_password_file: Option<PathBuf>,
+    /// A `.creds` file (JWT + nkey) instead of user and password.
+    pub nats_creds_file: Option<PathBuf>,
+    /// A file with an nkey seed instead of user and password.
+    pub nats_nkey_file: Option<PathBuf>,
+    /// CA certificate of the server's TLS certificate (TLS is then required).
+    pub nats_ca_file: Option<PathBuf>,
+    /// Client certificate and key, for servers that verify clients.
+    pub nats_cert_file: Option<PathBuf>,
+    pub nats_key_file: Option<PathBuf>,
+    /// Seconds a dead worker's game waits before another worker gets it
+    /// (0: 30).
+    pub ack_wait_secs: u64,
+    /// Games kept in the queue at once (0: 128).
+    pub in_flight: usize,
+}
+
 /// How a connection is secured.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -398,6 +428,9 @@ impl Config {
         }
         if let (Some(smtp), Some(p)) = (self.smtp.as_mut(), var("KNOBELN_SMTP_PASSWORD")) {
             smtp.password = Some(p);
+        }
+        if let Some(p) = var("KNOBELN_NATS_PASSWORD") {
+            self.engine.nats_password = Some(p);
         }
     }
 

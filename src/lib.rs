@@ -17,6 +17,7 @@ pub mod bench_bots;
 pub mod config;
 pub mod contest;
 pub mod demo;
+pub mod distributed;
 pub mod engine;
 pub mod game;
 pub mod kit;

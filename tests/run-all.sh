@@ -15,6 +15,12 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v g++ >/dev/null || need_apt+=(g++)
 [ -x /usr/bin/python3 ] || need_apt+=(python3)
 [ -x /usr/bin/javac ] || need_apt+=(default-jdk-headless)
+# The distributed tests start their own nats-server (JetStream) per test and
+# put a worker into a network namespace of its own (iproute2's ip); the TLS
+# test makes its certificates with openssl.
+command -v nats-server >/dev/null || need_apt+=(nats-server)
+command -v ip >/dev/null || need_apt+=(iproute2)
+command -v openssl >/dev/null || need_apt+=(openssl)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing: ${need_apt[*]}"
     apt-get update -qq

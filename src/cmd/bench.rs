@@ -9,6 +9,11 @@
 //! against 1000 with distinct names. `compile`: CPU time per compile of the compile service against `gcc -c`
 //! alone on the same sources.
 //! `bots`: line-protocol bots per language (`crate::bench_bots`).
+//! `compile`: CPU time per compile of the compile service against `gcc -c`
+//! alone on the same sources. `distributed`: games through the NATS queue
+//! with `--workers N` worker processes against the local pool, and the
+//! coordinator's ceiling with fake workers (starts its own `nats-server`
+//! unless `--nats URL` is given).
 
 use std::process::ExitCode;
 
@@ -23,6 +28,7 @@ pub enum What {
     Scale,
     /// Line-protocol bots per language: match, start-up, sandbox overhead.
     Bots,
+    Distributed,
     All,
 }
 
@@ -49,6 +55,16 @@ pub struct Bench {
     /// Runs of each figure, best kept (bots benchmark).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
+    /// Runs of each kind, the best counts (distributed benchmark).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Worker processes (distributed benchmark).
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// A NATS server with JetStream to use (distributed benchmark; default:
+    /// start one).
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
 }
 
 impl Bench {
@@ -80,6 +96,17 @@ impl Bench {
         }
         if matches!(self.what, What::Bots | What::All) {
             knobeln::bench_bots::bots_bench(self.repeats)?.print();
+        }
+        if matches!(self.what, What::Distributed) {
+            let exe = std::env::current_exe()?;
+            knobeln::distributed::bench::distributed_bench(
+                &exe,
+                self.nats.as_deref(),
+                self.teams,
+                self.workers,
+                self.rounds,
+            )?
+            .print();
         }
         Ok(ExitCode::SUCCESS)
     }

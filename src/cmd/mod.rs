@@ -28,6 +28,7 @@ mod serve;
 mod site;
 mod status;
 mod tournament;
+mod worker;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -74,6 +75,8 @@ pub enum Command {
     Admin(admin::AdminCmd),
     /// The bot languages and the toolchains found on this machine.
     Languages(languages::Languages),
+    /// Play games from a coordinator's NATS JetStream queue.
+    Worker(worker::Worker),
 }
 
 impl Command {
@@ -95,6 +98,7 @@ impl Command {
             Command::Results(c) => c.apply(),
             Command::Site(c) => c.apply(),
             Command::Admin(c) => c.apply(),
+            Command::Worker(c) => c.apply(),
         }
     }
 }

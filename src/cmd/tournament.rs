@@ -1,6 +1,7 @@
 //! `knobeln tournament --strategies DIR [--seed N] [--db FILE] [--jobs N] [--json]`:
 //! runs (or resumes) a whole contest on a folder of strategy sources: the
-//! grouped rounds of discipline 1, then the Knobeln Evolution.
+//! grouped rounds of discipline 1, then the Knobeln Evolution. With `--nats
+//! URL` its games are played by `knobeln worker`s through NATS JetStream.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use knobeln::engine::prepare::{prepare_folder, sha256_hex};
 use knobeln::engine::results::{results, Results};
-use knobeln::engine::run::{run_tournament, Event, Observer, TournamentConfig};
+use knobeln::engine::run::{run_tournament_with, Event, Observer, TournamentConfig};
 use knobeln::engine::{Clock, SystemClock};
 use knobeln::seed::SeedKey;
 use knobeln::store::Store;
@@ -53,6 +54,11 @@ pub struct Tournament {
     pub max_generations: u32,
     #[command(flatten)]
     pub game: GameOpts,
+    /// Play the games on workers through NATS (`--nats URL`; see `knobeln worker`).
+    #[command(flatten)]
+    pub nats: super::worker::NatsArgs,
+    #[command(flatten)]
+    pub queue: super::worker::QueueArgs,
 }
 
 impl Tournament {
@@ -112,8 +118,13 @@ impl Tournament {
                 )?
             }
         };
+        let nats = match self.nats.options()? {
+            Some(options) => Some((options, self.queue.settings()?)),
+            None => None,
+        };
+        let runner = knobeln::distributed::runner_factory(nats, tid, jobs);
         let mut progress = Progress::new();
-        run_tournament(&mut store, tid, jobs, &clock, &mut progress)?;
+        run_tournament_with(&mut store, tid, &*runner, &clock, &mut progress)?;
         progress.finish();
         let res = results(&store, tid, prepared.rejected)?;
         if self.json {

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::lease::{Lease, LeaseError};
 use super::mails::Mailer;
 use crate::config::Config;
-use crate::engine::run::{run_tournament, Event, Observer, TournamentConfig};
+use crate::engine::run::{run_tournament_with, Event, Observer, TournamentConfig};
 use crate::engine::{Clock, EngineError};
 use crate::seed::SeedKey;
 use crate::store::admin::{claim_contest, discard_unplayed_tournament};
@@ -177,10 +177,13 @@ pub fn run(
         mailer,
         other: progress,
     };
-    run_tournament(
+    let nats = crate::distributed::from_config(&config.engine)
+        .map_err(|e| ContestError::Engine(EngineError::Invalid(e.to_string())))?;
+    let runner = crate::distributed::runner_factory(nats, c.tournament_id, jobs);
+    run_tournament_with(
         store,
         c.tournament_id,
-        jobs,
+        &*runner,
         clock,
         &mut Chain(&mut lease.check(), &mut Chain(&mut both, site_observer)),
     )?;

@@ -92,7 +92,9 @@ pub fn request_stop() {
     STOP.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-fn stop_requested() -> bool {
+/// Whether [`request_stop`] was called (a runner that waits on other
+/// machines gives up waiting then).
+pub fn stop_requested() -> bool {
     STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 
@@ -388,6 +390,11 @@ fn play_round(
         let d = pool
             .next_done()
             .ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
+        if d.game.key.round != round {
+            // A game of an earlier round that was cancelled there while it
+            // was being played (its round ended without it): nothing to do.
+            continue;
+        }
         in_flight -= 1;
         let g = (d.game.key.group - 1) as usize;
         match d.result {

@@ -21,6 +21,7 @@ mod cli;
 mod contest_article;
 mod contest_mail;
 mod demo;
+mod distributed;
 mod engine;
 mod integrity;
 mod kit;

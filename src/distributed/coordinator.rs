@@ -1,0 +1,669 @@
+//! The coordinator's side of the queue: [`NatsRunner`], a [`Runner`] whose
+//! games are played by workers.
+//!
+//! For each job the engine submits it makes sure both programs are in the
+//! object store (uploaded once per session, checked against their hash),
+//! publishes the job to the work queue and waits for the result on its own
+//! session's subject. Results may come in any order, late or twice
+//! (JetStream gives a job to another worker when one goes silent for
+//! `ack_wait`): a result counts only if its game is still in flight, so a
+//! game played twice is counted once. A worker that could not play a game
+//! (a fault of its sandbox or machine, never the participant's) is reported
+//! and the game goes back to the queue for another worker; a game that
+//! three different workers could not play goes back to the engine as an
+//! infrastructure fault (which retries it, then stops, as with local
+//! threads). Everything a worker sends is checked ([`wire::check_record`]).
+//!
+//! It does not decide anything about the tournament: that stays the
+//! engine's, which applies results in schedule order, so which worker
+//! played what never changes a result.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::future::IntoFuture;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::{self, consumer::pull, consumer::AckPolicy};
+use base64::Engine as _;
+use futures_util::future::BoxFuture;
+use futures_util::stream::FuturesUnordered;
+use futures_util::StreamExt;
+use tokio::sync::{mpsc, oneshot};
+
+use super::wire::{self, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
+use super::{
+    ensure_queue, jobs_subject, new_session, results_subject, DistributedError, NatsOptions,
+    QueueSettings, JOBS_STREAM, PROGRAMS_BUCKET, RESULTS_STREAM,
+};
+use crate::engine::pool::{Done, Job, Program, Runner};
+use crate::referee::RefereeConfig;
+use crate::tournament::ScheduledGame;
+
+/// A game that this many different workers could not play goes back to
+/// the engine as an infrastructure fault.
+const MAX_FAULTING_WORKERS: usize = 3;
+
+/// After a stop request, how long `next_done` still waits for the games in
+/// flight before it gives up (they are played again on resume).
+const STOP_GRACE: Duration = Duration::from_secs(30);
+
+/// Plays a tournament's games on workers through NATS JetStream.
+pub struct NatsRunner {
+    submit: mpsc::UnboundedSender<Job>,
+    done: crossbeam_channel::Receiver<Done>,
+    capacity: usize,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl NatsRunner {
+    /// Connects, creates what is missing (streams, consumers, object
+    /// store), drops jobs a previous run of this tournament left in the
+    /// queue, and starts taking jobs.
+    pub fn start(
+        options: &NatsOptions,
+        settings: &QueueSettings,
+        tournament: i64,
+        referee: RefereeConfig,
+    ) -> Result<NatsRunner, DistributedError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("knobeln-nats")
+            .enable_all()
+            .build()?;
+        let session = new_session();
+        let coordinator = runtime.block_on(Coordinator::connect(
+            options, settings, tournament, referee, session,
+        ))?;
+        let (submit_tx, submit_rx) = mpsc::unbounded_channel();
+        let (done_tx, done_rx) = crossbeam_channel::unbounded();
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let task = runtime.spawn(coordinator.run(submit_rx, done_tx, stop_rx));
+        Ok(NatsRunner {
+            submit: submit_tx,
+            done: done_rx,
+            capacity: settings.in_flight.max(1),
+            stop: Some(stop_tx),
+            task: Some(task),
+            runtime: Some(runtime),
+        })
+    }
+}
+
+impl Runner for NatsRunner {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn submit(&self, job: Job) {
+        // If the task is gone, `next_done` says so.
+        let _ = self.submit.send(job);
+    }
+
+    fn next_done(&self) -> Option<Done> {
+        let mut stopping_since: Option<Instant> = None;
+        loop {
+            match self.done.recv_timeout(Duration::from_secs(1)) {
+                Ok(d) => return Some(d),
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return None,
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    if crate::engine::run::stop_requested() {
+                        let since = *stopping_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() > STOP_GRACE {
+                            eprintln!(
+                                "knobeln: stopping without the games still in the queue \
+                                 (they are played again when the tournament resumes)"
+                            );
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for NatsRunner {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let (Some(rt), Some(task)) = (self.runtime.take(), self.task.take()) {
+            rt.block_on(async {
+                let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
+            });
+            rt.shutdown_timeout(Duration::from_secs(1));
+        }
+    }
+}
+
+/// A job in flight.
+struct Pending {
+    game: ScheduledGame,
+    programs: [Arc<Program>; 2],
+    payload: Vec<u8>,
+    /// JetStream's de-duplication id of the copy being published (a retry
+    /// after a lost acknowledgement is stored once).
+    msg_id: String,
+    /// Workers that reported they could not play it.
+    faulted_on: BTreeSet<String>,
+}
+
+/// What a worker did in this session.
+#[derive(Default)]
+struct WorkerStats {
+    games: u64,
+    faults: u64,
+    last_fault: String,
+}
+
+type AckFuture = BoxFuture<'static, (GameIdent, Result<jetstream::publish::PublishAck, String>)>;
+
+struct Coordinator {
+    js: jetstream::Context,
+    programs: jetstream::object_store::ObjectStore,
+    results_consumer: jetstream::consumer::PullConsumer,
+    results: Option<jetstream::consumer::pull::Stream>,
+    session: String,
+    tournament: i64,
+    referee: RefereeConfig,
+    uploaded: HashSet<String>,
+    /// Programs a worker could not use: put into the store again, whatever
+    /// the store says it holds.
+    reupload: HashSet<String>,
+    in_flight: HashMap<GameIdent, Pending>,
+    to_publish: VecDeque<GameIdent>,
+    acks: FuturesUnordered<AckFuture>,
+    next_copy: u64,
+    retry_at: Option<Instant>,
+    workers: BTreeMap<String, WorkerStats>,
+    duplicates: u64,
+    last_result: Instant,
+    last_warning: Option<Instant>,
+}
+
+fn results_consumer_name(session: &str) -> String {
+    format!("coordinator-{session}")
+}
+
+/// The digest the object store keeps for bytes with this SHA-256 (hex).
+fn object_digest(sha256_hex: &str) -> String {
+    let raw: Vec<u8> = (0..sha256_hex.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&sha256_hex[2 * i..2 * i + 2], 16).ok())
+        .collect();
+    format!(
+        "SHA-256={}",
+        base64::engine::general_purpose::URL_SAFE.encode(raw)
+    )
+}
+
+/// A worker's name as it may appear in our logs.
+fn printable_name(name: &str) -> String {
+    let n: String = name.chars().filter(|c| !c.is_control()).take(64).collect();
+    if n.is_empty() {
+        "(unnamed)".into()
+    } else {
+        n
+    }
+}
+
+impl Coordinator {
+    async fn connect(
+        options: &NatsOptions,
+        settings: &QueueSettings,
+        tournament: i64,
+        referee: RefereeConfig,
+        session: String,
+    ) -> Result<Coordinator, DistributedError> {
+        let client = options
+            .connect(&format!("knobeln coordinator {session}"), false)
+            .await?;
+        let js = jetstream::new(client);
+        ensure_queue(&js, settings).await?;
+        let programs = js
+            .get_object_store(PROGRAMS_BUCKET)
+            .await
+            .map_err(|e| super::js_err("the programs' object store", e))?;
+        // Jobs an earlier run of this tournament left behind are stale (this
+        // run publishes what it still needs); their results would go to a
+        // session nobody reads.
+        let jobs = js
+            .get_stream(JOBS_STREAM)
+            .await
+            .map_err(|e| super::js_err("the jobs stream", e))?;
+        for d in Discipline::ALL {
+            jobs.purge()
+                .filter(jobs_subject(d, tournament))
+                .await
+                .map_err(|e| super::js_err("dropping stale jobs", e))?;
+        }
+        let results_consumer = js
+            .get_stream(RESULTS_STREAM)
+            .await
+            .map_err(|e| super::js_err("the results stream", e))?
+            .create_consumer(pull::Config {
+                durable_name: Some(results_consumer_name(&session)),
+                description: Some(format!("results for coordinator session {session}")),
+                filter_subject: results_subject(&session),
+                ack_policy: AckPolicy::Explicit,
+                ack_wait: Duration::from_secs(30),
+                max_deliver: -1,
+                max_ack_pending: -1,
+                // A coordinator killed with -9 leaves it behind; the server
+                // removes it after an hour without a reader.
+                inactive_threshold: Duration::from_secs(3600),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| super::js_err("the coordinator's results consumer", e))?;
+        let results = Some(
+            results_consumer
+                .stream()
+                .max_messages_per_batch(256)
+                .heartbeat(Duration::from_secs(5))
+                .expires(Duration::from_secs(30))
+                .messages()
+                .await
+                .map_err(|e| super::js_err("reading results", e))?,
+        );
+        Ok(Coordinator {
+            js,
+            programs,
+            results_consumer,
+            results,
+            session,
+            tournament,
+            referee,
+            uploaded: HashSet::new(),
+            reupload: HashSet::new(),
+            in_flight: HashMap::new(),
+            to_publish: VecDeque::new(),
+            acks: FuturesUnordered::new(),
+            next_copy: 0,
+            retry_at: None,
+            workers: BTreeMap::new(),
+            duplicates: 0,
+            last_result: Instant::now(),
+            last_warning: None,
+        })
+    }
+
+    async fn run(
+        mut self,
+        mut submit: mpsc::UnboundedReceiver<Job>,
+        done: crossbeam_channel::Sender<Done>,
+        mut stop: oneshot::Receiver<()>,
+    ) {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tokio::select! {
+                biased;
+                _ = &mut stop => break,
+                job = submit.recv() => match job {
+                    Some(job) => self.add(job),
+                    None => break,
+                },
+                Some((ident, ack)) = self.acks.next(), if !self.acks.is_empty() => {
+                    if let Err(e) = ack {
+                        self.warn(&format!("the queue did not confirm a job ({e}); publishing it again"));
+                        if self.in_flight.contains_key(&ident) {
+                            self.to_publish.push_back(ident);
+                        }
+                    }
+                }
+                msg = next_result(&mut self.results) => match msg {
+                    Some(Ok(m)) => self.result(m, &done).await,
+                    Some(Err(e)) => self.warn(&format!("reading results: {e}")),
+                    None => self.reopen_results().await,
+                },
+                _ = tick.tick() => self.watchdog(),
+            }
+            self.publish_pending().await;
+        }
+        self.close().await;
+    }
+
+    fn add(&mut self, job: Job) {
+        let ident = GameIdent::new(self.tournament, job.game.key, job.game.attempt);
+        let message = JobMessage {
+            format: wire::FORMAT,
+            session: self.session.clone(),
+            game: ident,
+            play: Play::Knobeln {
+                referee: self.referee,
+                programs: [
+                    job.programs[0].sha256.clone(),
+                    job.programs[1].sha256.clone(),
+                ],
+                seeds: job.seeds.into(),
+            },
+        };
+        if self.in_flight.is_empty() {
+            self.last_result = Instant::now();
+        }
+        let msg_id = self.next_msg_id();
+        self.in_flight.insert(
+            ident,
+            Pending {
+                game: job.game,
+                programs: job.programs,
+                payload: message.encode(),
+                msg_id,
+                faulted_on: BTreeSet::new(),
+            },
+        );
+        self.to_publish.push_back(ident);
+    }
+
+    fn next_msg_id(&mut self) -> String {
+        self.next_copy += 1;
+        format!("{}-{}", self.session, self.next_copy)
+    }
+
+    /// Publishes what waits, in order; on trouble, tries again a second later.
+    async fn publish_pending(&mut self) {
+        if self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        self.retry_at = None;
+        while let Some(ident) = self.to_publish.pop_front() {
+            let Some(p) = self.in_flight.get(&ident) else {
+                continue;
+            };
+            let programs = p.programs.clone();
+            let (payload, msg_id) = (p.payload.clone(), p.msg_id.clone());
+            let mut trouble = None;
+            for program in &programs {
+                if let Err(e) = self.ensure_uploaded(program).await {
+                    trouble = Some(e);
+                    break;
+                }
+            }
+            if trouble.is_none() {
+                let publish = jetstream::message::PublishMessage::build()
+                    .payload(payload.into())
+                    .message_id(msg_id);
+                match self
+                    .js
+                    .send_publish(jobs_subject(Discipline::Knobeln, self.tournament), publish)
+                    .await
+                {
+                    Ok(ack) => self.acks.push(Box::pin(async move {
+                        (ident, ack.await.map_err(|e| e.to_string()))
+                    })),
+                    Err(e) => trouble = Some(format!("publishing a job: {e}")),
+                }
+            }
+            if let Some(e) = trouble {
+                self.warn(&e);
+                self.to_publish.push_front(ident);
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+                return;
+            }
+        }
+    }
+
+    /// Puts a program into the object store unless it is there with the
+    /// right digest.
+    async fn ensure_uploaded(&mut self, program: &Program) -> Result<(), String> {
+        if self.uploaded.contains(&program.sha256) {
+            return Ok(());
+        }
+        let expected = object_digest(&program.sha256);
+        let present = if self.reupload.contains(&program.sha256) {
+            false
+        } else {
+            match self.programs.info(&program.sha256).await {
+                Ok(info) => !info.deleted && info.digest.as_deref() == Some(expected.as_str()),
+                Err(e) if e.kind() == jetstream::object_store::InfoErrorKind::NotFound => false,
+                Err(e) => return Err(format!("looking up program {}: {e}", program.sha256)),
+            }
+        };
+        if !present {
+            let bytes = program
+                .exe
+                .read_bytes()
+                .map_err(|e| format!("reading program {}: {e}", program.sha256))?;
+            if crate::engine::prepare::sha256_hex(&bytes) != program.sha256 {
+                return Err(format!(
+                    "program {} does not have the hash it is stored under",
+                    program.sha256
+                ));
+            }
+            self.programs
+                .put(program.sha256.as_str(), &mut bytes.as_slice())
+                .await
+                .map_err(|e| format!("uploading program {}: {e}", program.sha256))?;
+        }
+        self.reupload.remove(&program.sha256);
+        self.uploaded.insert(program.sha256.clone());
+        Ok(())
+    }
+
+    async fn result(&mut self, msg: jetstream::Message, done: &crossbeam_channel::Sender<Done>) {
+        // Taken into memory now; should this process die before the engine
+        // stores it, the next run plays the game again.
+        let _ = msg.ack().await;
+        let r = match ResultMessage::decode(&msg.payload) {
+            Ok(r) => r,
+            Err(e) => {
+                self.warn(&format!("a result that cannot be read was ignored: {e}"));
+                return;
+            }
+        };
+        if r.session != self.session || r.game.tournament != self.tournament {
+            return;
+        }
+        self.last_result = Instant::now();
+        let worker = printable_name(&r.worker);
+        let Some(p) = self.in_flight.get(&r.game) else {
+            // Played twice (redelivered after ack_wait, or published again
+            // after a fault): the first result counted.
+            self.duplicates += 1;
+            return;
+        };
+        match r.outcome {
+            Outcome::Played(record) => {
+                match wire::check_record(&self.referee, p.game.seed, record) {
+                    Ok(record) => {
+                        let p = self.in_flight.remove(&r.game).expect("in flight");
+                        self.workers.entry(worker).or_default().games += 1;
+                        let _ = done.send(Done {
+                            game: p.game,
+                            result: Ok(record),
+                        });
+                    }
+                    Err(why) => self.fault(
+                        r.game,
+                        &worker,
+                        format!("sent a record no referee can have made ({why})"),
+                        done,
+                    ),
+                }
+            }
+            Outcome::Fault(error) => {
+                let error: String = error.chars().take(500).collect();
+                self.fault(r.game, &worker, error, done)
+            }
+        }
+    }
+
+    /// A worker could not play a game: report it, and give the game to
+    /// another worker (or, after three workers, to the engine as a fault).
+    fn fault(
+        &mut self,
+        ident: GameIdent,
+        worker: &str,
+        error: String,
+        done: &crossbeam_channel::Sender<Done>,
+    ) {
+        let stats = self.workers.entry(worker.to_string()).or_default();
+        stats.faults += 1;
+        stats.last_fault = error.clone();
+        let faults = stats.faults;
+        eprintln!(
+            "knobeln: worker {worker} could not play the game of {ident}: {error} \
+             (an infrastructure fault, not the participants'; the game goes back to the queue)"
+        );
+        if faults == 3 {
+            eprintln!(
+                "knobeln: worker {worker} keeps failing games for infrastructure reasons \
+                 ({faults} so far); other workers play them. Check that machine."
+            );
+        }
+        let msg_id = self.next_msg_id();
+        let Some(p) = self.in_flight.get_mut(&ident) else {
+            return;
+        };
+        p.faulted_on.insert(worker.to_string());
+        if p.faulted_on.len() >= MAX_FAULTING_WORKERS {
+            let p = self.in_flight.remove(&ident).expect("in flight");
+            let _ = done.send(Done {
+                game: p.game,
+                result: Err(format!(
+                    "{} workers could not play it ({}); last: {error}",
+                    p.faulted_on.len(),
+                    p.faulted_on.iter().cloned().collect::<Vec<_>>().join(", ")
+                )),
+            });
+            return;
+        }
+        // The programs may be missing or damaged in the store: put them
+        // there again before the game is published again.
+        for prog in &p.programs {
+            self.uploaded.remove(&prog.sha256);
+            self.reupload.insert(prog.sha256.clone());
+        }
+        p.msg_id = msg_id;
+        self.to_publish.push_back(ident);
+    }
+
+    async fn reopen_results(&mut self) {
+        self.results = None;
+        match self
+            .results_consumer
+            .stream()
+            .max_messages_per_batch(256)
+            .heartbeat(Duration::from_secs(5))
+            .expires(Duration::from_secs(30))
+            .messages()
+            .await
+        {
+            Ok(s) => self.results = Some(s),
+            Err(e) => {
+                self.warn(&format!("reading results again: {e}"));
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    fn watchdog(&mut self) {
+        let quiet = self.last_result.elapsed();
+        if !self.in_flight.is_empty() && quiet > Duration::from_secs(60) {
+            self.warn(&format!(
+                "no result for {} s with {} games in the queue: are workers running \
+                 (`knobeln worker --nats URL`)?",
+                quiet.as_secs(),
+                self.in_flight.len()
+            ));
+        }
+    }
+
+    /// A warning, at most one a minute (the same trouble repeats while a
+    /// server is down).
+    fn warn(&mut self, text: &str) {
+        let now = Instant::now();
+        if self
+            .last_warning
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(60))
+        {
+            return;
+        }
+        self.last_warning = Some(now);
+        eprintln!("knobeln: {text}");
+    }
+
+    /// The session ends: its consumer goes, its left-over jobs go, and the
+    /// workers' report is printed.
+    async fn close(mut self) {
+        let quick = Duration::from_secs(3);
+        if let Ok(stream) = self.js.get_stream(RESULTS_STREAM).await {
+            let _ = tokio::time::timeout(
+                quick,
+                stream.delete_consumer(&results_consumer_name(&self.session)),
+            )
+            .await;
+        }
+        if !self.in_flight.is_empty() {
+            if let Ok(stream) = self.js.get_stream(JOBS_STREAM).await {
+                let _ = tokio::time::timeout(
+                    quick,
+                    stream
+                        .purge()
+                        .filter(jobs_subject(Discipline::Knobeln, self.tournament))
+                        .into_future(),
+                )
+                .await;
+            }
+        }
+        self.results = None;
+        let mut lines: Vec<String> = self
+            .workers
+            .iter()
+            .map(|(name, s)| {
+                let mut l = format!("{name}: {} games", s.games);
+                if s.faults > 0 {
+                    l.push_str(&format!(
+                        ", {} infrastructure faults (last: {})",
+                        s.faults, s.last_fault
+                    ));
+                }
+                l
+            })
+            .collect();
+        if lines.is_empty() {
+            lines.push("none answered".into());
+        }
+        eprintln!(
+            "knobeln: workers of this run: {}; {} duplicate results ignored",
+            lines.join("; "),
+            self.duplicates
+        );
+    }
+}
+
+async fn next_result(
+    results: &mut Option<jetstream::consumer::pull::Stream>,
+) -> Option<Result<jetstream::Message, String>> {
+    match results {
+        Some(s) => s.next().await.map(|r| r.map_err(|e| e.to_string())),
+        None => {
+            // Opening the stream failed: try again in a moment.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_object_digest_is_the_stores_form_of_the_hash() {
+        // SHA-256 of the empty string.
+        let hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        assert_eq!(
+            object_digest(hex),
+            "SHA-256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU="
+        );
+    }
+
+    #[test]
+    fn worker_names_in_logs_are_printable_and_short() {
+        assert_eq!(printable_name("w1\n\x1b[31m"), "w1[31m");
+        assert_eq!(printable_name(&"x".repeat(100)).len(), 64);
+        assert_eq!(printable_name(""), "(unnamed)");
+    }
+}

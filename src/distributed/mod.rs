@@ -1,0 +1,389 @@
+//! Games played by workers on other machines, through NATS JetStream.
+//!
+//! The coordinator (the server, or `knobeln tournament --nats`) stays the
+//! only writer of the store and keeps deciding everything; its engine gets
+//! a [`coordinator::NatsRunner`] instead of the local thread pool, behind
+//! the same [`Runner`] seam. Workers (`knobeln worker`) are stateless: they
+//! pull jobs from a JetStream work-queue stream, fetch both programs by
+//! SHA-256 from a JetStream object store (with a local cache, verified on
+//! every load), play the game in the same sandbox as the local pool, publish
+//! the record to the coordinator's result subject, and acknowledge.
+//!
+//! - [`wire`]: the messages and the checks on what a worker sends (pure).
+//! - [`coordinator`]: the runner: uploads programs, publishes jobs, takes
+//!   results, de-duplicates them, re-publishes what a worker could not play.
+//! - [`worker`]: the worker's loop, its pinned game threads and its cache.
+//! - [`bench`]: the queue's overhead and the coordinator's ceiling.
+//!
+//! What travels: a job names the game (tournament, round, group, slot,
+//! attempt), the referee's configuration, both programs' hashes and the
+//! seeds of the game and of its players; never the tournament's secret key,
+//! team names, sources, mail or anything from the database. Only KNOBELN
+//! jobs exist; another discipline adds a [`wire::Play`] variant, its own
+//! subject and consumer (see [`wire`]).
+//!
+//! Not here: scheduling, rescheduling, disqualification and result order
+//! (the engine's), and the sandbox itself (the referee's).
+
+pub mod bench;
+pub mod coordinator;
+pub mod wire;
+pub mod worker;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_nats::jetstream;
+use async_nats::jetstream::consumer::{pull, AckPolicy};
+use async_nats::jetstream::stream::{RetentionPolicy, StorageType};
+
+use crate::engine::pool::{Pool, Runner};
+use crate::engine::run::RunnerFactory;
+use crate::engine::EngineError;
+use crate::referee::{Referee, RefereeConfig};
+use wire::Discipline;
+
+/// The work-queue stream of jobs: subjects `knobeln.jobs.<discipline>.<tournament>`.
+pub const JOBS_STREAM: &str = "KNOBELN_JOBS";
+/// The stream of results: subjects `knobeln.results.<session>`.
+pub const RESULTS_STREAM: &str = "KNOBELN_RESULTS";
+/// The object store of programs, named by their SHA-256 in hex.
+pub const PROGRAMS_BUCKET: &str = "knobeln-programs";
+
+/// The subject of a tournament's jobs of one discipline.
+pub fn jobs_subject(discipline: Discipline, tournament: i64) -> String {
+    format!("knobeln.jobs.{}.{tournament}", discipline.as_str())
+}
+
+/// The subjects of all jobs of one discipline (a worker consumer's filter).
+pub fn jobs_filter(discipline: Discipline) -> String {
+    format!("knobeln.jobs.{}.*", discipline.as_str())
+}
+
+/// The durable consumer all workers of one discipline pull from.
+pub fn workers_consumer(discipline: Discipline) -> String {
+    format!("workers-{}", discipline.as_str())
+}
+
+/// Where the results of a coordinator's session go.
+pub fn results_subject(session: &str) -> String {
+    format!("knobeln.results.{session}")
+}
+
+/// Faults of the distributed runner and the worker (infrastructure only).
+#[derive(Debug, thiserror::Error)]
+pub enum DistributedError {
+    #[error("cannot connect to the NATS server at {url}: {error}")]
+    Connect { url: String, error: String },
+    #[error("NATS credentials: {0}")]
+    Credentials(String),
+    #[error("NATS JetStream: {0}")]
+    JetStream(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+fn js_err(what: &str, e: impl std::fmt::Display) -> DistributedError {
+    DistributedError::JetStream(format!("{what}: {e}"))
+}
+
+/// How to reach the NATS server and prove who we are.
+#[derive(Clone, Default)]
+pub struct NatsOptions {
+    /// `nats://host:port` (or `tls://host:port` for TLS from the start).
+    pub url: String,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// A `.creds` file (JWT and nkey seed, decentralized auth).
+    pub creds_file: Option<PathBuf>,
+    /// A file holding an nkey seed (`SU…`).
+    pub nkey_file: Option<PathBuf>,
+    /// CA certificate(s) to trust for the server's TLS certificate (TLS is
+    /// then required).
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key, for servers that verify clients.
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for NatsOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsOptions")
+            .field("url", &self.url)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("creds_file", &self.creds_file)
+            .field("nkey_file", &self.nkey_file)
+            .field("ca_file", &self.ca_file)
+            .field("cert_file", &self.cert_file)
+            .field("key_file", &self.key_file)
+            .finish()
+    }
+}
+
+impl NatsOptions {
+    /// Connects; reconnects forever afterwards (a server restart or a cut
+    /// link is waited out). `retry` also waits for the first connection.
+    pub async fn connect(
+        &self,
+        name: &str,
+        retry: bool,
+    ) -> Result<async_nats::Client, DistributedError> {
+        self.connect_as(name, retry, None).await
+    }
+
+    /// [`Self::connect`] with reply subjects under `inbox` instead of `_INBOX`.
+    pub async fn connect_as(
+        &self,
+        name: &str,
+        retry: bool,
+        inbox: Option<&str>,
+    ) -> Result<async_nats::Client, DistributedError> {
+        let mut o = async_nats::ConnectOptions::new()
+            .name(name)
+            .max_reconnects(None)
+            .ping_interval(Duration::from_secs(10))
+            .connection_timeout(Duration::from_secs(5))
+            .reconnect_delay_callback(|attempts| {
+                Duration::from_millis((250 * attempts as u64).min(2000))
+            });
+        let who = name.to_string();
+        o = o.event_callback(move |event| {
+            let who = who.clone();
+            async move {
+                match event {
+                    async_nats::Event::Disconnected => {
+                        eprintln!("{who}: lost the NATS server; reconnecting")
+                    }
+                    async_nats::Event::Connected => eprintln!("{who}: connected to NATS"),
+                    async_nats::Event::ServerError(e) => eprintln!("{who}: NATS server: {e}"),
+                    _ => {}
+                }
+            }
+        });
+        if retry {
+            o = o.retry_on_initial_connect();
+        }
+        if let Some(prefix) = inbox {
+            o = o.custom_inbox_prefix(prefix);
+        }
+        if let Some(path) = &self.creds_file {
+            o = o
+                .credentials_file(path)
+                .await
+                .map_err(|e| DistributedError::Credentials(format!("{}: {e}", path.display())))?;
+        }
+        if let Some(path) = &self.nkey_file {
+            let seed = std::fs::read_to_string(path)
+                .map_err(|e| DistributedError::Credentials(format!("{}: {e}", path.display())))?;
+            o = o.nkey(seed.trim().to_string());
+        }
+        if let Some(user) = &self.user {
+            o = o.user_and_password(user.clone(), self.password.clone().unwrap_or_default());
+        }
+        if let Some(ca) = &self.ca_file {
+            o = o.add_root_certificates(ca.clone()).require_tls(true);
+        }
+        match (&self.cert_file, &self.key_file) {
+            (Some(c), Some(k)) => o = o.add_client_certificate(c.clone(), k.clone()),
+            (None, None) => {}
+            _ => {
+                return Err(DistributedError::Credentials(
+                    "a client certificate needs both its certificate and its key file".into(),
+                ))
+            }
+        }
+        o.connect(self.url.as_str())
+            .await
+            .map_err(|e| DistributedError::Connect {
+                url: self.url.clone(),
+                error: e.to_string(),
+            })
+    }
+}
+
+/// The coordinator's settings of the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueSettings {
+    /// How long a job may be held by a worker without a sign of life before
+    /// JetStream gives it to another worker (workers extend it while they
+    /// play, so this is how long a dead worker's games wait).
+    pub ack_wait: Duration,
+    /// How many games the coordinator keeps in the queue at once.
+    pub in_flight: usize,
+}
+
+impl Default for QueueSettings {
+    fn default() -> Self {
+        QueueSettings {
+            ack_wait: Duration::from_secs(30),
+            in_flight: 128,
+        }
+    }
+}
+
+/// Creates (or updates) the streams, the worker consumers and the object
+/// store: the coordinator's job (workers only bind to them).
+pub async fn ensure_queue(
+    js: &jetstream::Context,
+    settings: &QueueSettings,
+) -> Result<(), DistributedError> {
+    let jobs = js
+        .get_or_create_stream(jetstream::stream::Config {
+            name: JOBS_STREAM.into(),
+            description: Some("knobeln: games to play (a work queue)".into()),
+            subjects: vec!["knobeln.jobs.>".into()],
+            retention: RetentionPolicy::WorkQueue,
+            storage: StorageType::File,
+            max_message_size: wire::MAX_MESSAGE_BYTES as i32,
+            duplicate_window: Duration::from_secs(120),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the jobs stream", e))?;
+    js.get_or_create_stream(jetstream::stream::Config {
+        name: RESULTS_STREAM.into(),
+        description: Some("knobeln: results of games, per coordinator session".into()),
+        subjects: vec!["knobeln.results.>".into()],
+        retention: RetentionPolicy::WorkQueue,
+        storage: StorageType::File,
+        max_message_size: wire::MAX_MESSAGE_BYTES as i32,
+        // Results of a session that died are dropped after a week.
+        max_age: Duration::from_secs(7 * 24 * 3600),
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| js_err("the results stream", e))?;
+    for d in Discipline::ALL {
+        jobs.create_consumer(pull::Config {
+            durable_name: Some(workers_consumer(d)),
+            description: Some(format!("knobeln workers playing {}", d.as_str())),
+            filter_subject: jobs_filter(d),
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: settings.ack_wait,
+            max_deliver: -1,
+            max_ack_pending: -1,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the workers' consumer", e))?;
+    }
+    if js.get_object_store(PROGRAMS_BUCKET).await.is_err() {
+        js.create_object_store(jetstream::object_store::Config {
+            bucket: PROGRAMS_BUCKET.into(),
+            description: Some("knobeln: strategy programs by SHA-256".into()),
+            storage: StorageType::File,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the programs' object store", e))?;
+    }
+    Ok(())
+}
+
+/// A random name for a coordinator session (the subject its results come to).
+pub fn new_session() -> String {
+    let mut b = [0u8; 12];
+    getrandom::fill(&mut b).expect("the OS random source");
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Where a tournament's games are played: the local pool of `jobs` threads,
+/// or workers through NATS when `nats` is set.
+pub fn runner_factory(
+    nats: Option<(NatsOptions, QueueSettings)>,
+    tournament: i64,
+    jobs: usize,
+) -> Box<RunnerFactory<'static>> {
+    match nats {
+        None => Box::new(move |referee: &RefereeConfig| {
+            Ok(Box::new(Pool::start(jobs, Referee::new(*referee))) as Box<dyn Runner>)
+        }),
+        Some((options, settings)) => Box::new(move |referee: &RefereeConfig| {
+            coordinator::NatsRunner::start(&options, &settings, tournament, *referee)
+                .map(|r| Box::new(r) as Box<dyn Runner>)
+                .map_err(|e| EngineError::Invalid(e.to_string()))
+        }),
+    }
+}
+
+/// The NATS settings of the `[engine]` config section, with the password
+/// read from its file (or `KNOBELN_NATS_PASSWORD`, applied by the config).
+pub fn from_config(
+    engine: &crate::config::EngineConfig,
+) -> Result<Option<(NatsOptions, QueueSettings)>, crate::config::ConfigError> {
+    let Some(url) = &engine.nats else {
+        return Ok(None);
+    };
+    let password = crate::config::secret(&engine.nats_password, &engine.nats_password_file)?;
+    let options = NatsOptions {
+        url: url.clone(),
+        user: engine.nats_user.clone(),
+        password,
+        creds_file: engine.nats_creds_file.clone(),
+        nkey_file: engine.nats_nkey_file.clone(),
+        ca_file: engine.nats_ca_file.clone(),
+        cert_file: engine.nats_cert_file.clone(),
+        key_file: engine.nats_key_file.clone(),
+    };
+    let d = QueueSettings::default();
+    let settings = QueueSettings {
+        ack_wait: if engine.ack_wait_secs == 0 {
+            d.ack_wait
+        } else {
+            Duration::from_secs(engine.ack_wait_secs)
+        },
+        in_flight: if engine.in_flight == 0 {
+            d.in_flight
+        } else {
+            engine.in_flight
+        },
+    };
+    Ok(Some((options, settings)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn without_nats_in_the_config_games_stay_local() {
+        let cfg = Config::parse("").unwrap();
+        assert!(from_config(&cfg.engine).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_engine_section_names_the_server_and_the_password_may_come_from_the_environment() {
+        let mut cfg = Config::parse(
+            "[engine]\nnats = \"tls://nats.example:4222\"\nnats_user = \"coordinator\"\n\
+             nats_ca_file = \"/etc/ca.pem\"\nack_wait_secs = 7\n",
+        )
+        .unwrap();
+        cfg.apply_env(|k| (k == "KNOBELN_NATS_PASSWORD").then(|| "s3cret".to_string()));
+        let (options, settings) = from_config(&cfg.engine).unwrap().unwrap();
+        assert_eq!(options.url, "tls://nats.example:4222");
+        assert_eq!(options.user.as_deref(), Some("coordinator"));
+        assert_eq!(options.password.as_deref(), Some("s3cret"));
+        assert_eq!(settings.ack_wait, Duration::from_secs(7));
+        assert_eq!(settings.in_flight, QueueSettings::default().in_flight);
+        // The password never shows in a debug print.
+        assert!(!format!("{options:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn subjects_keep_disciplines_and_tournaments_apart() {
+        assert_eq!(
+            jobs_subject(Discipline::Knobeln, 7),
+            "knobeln.jobs.knobeln.7"
+        );
+        assert_eq!(jobs_filter(Discipline::Knobeln), "knobeln.jobs.knobeln.*");
+        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln");
+        let s = new_session();
+        assert!(wire::valid_session(&s), "{s}");
+        assert_ne!(s, new_session());
+    }
+}

@@ -1,0 +1,457 @@
+//! The messages between the coordinator and the workers, and the checks the
+//! coordinator makes on what a worker sends back. Pure: data in, data out.
+//!
+//! A job says which game to play (tournament, round, group, slot, attempt:
+//! the identity results are de-duplicated by) and, per discipline, what a
+//! worker needs to play it and nothing more: for KNOBELN the referee's
+//! configuration, the SHA-256 of both programs and the seeds of the game
+//! and of both players' generators. Never the tournament's secret key,
+//! team names, sources or anything from the mail side.
+//!
+//! A discipline is a variant of [`Play`] (serialized with a
+//! `"discipline"` tag) with its own subject `knobeln.jobs.<discipline>.<tournament>`
+//! and its own worker consumer, so a later discipline adds a variant, an
+//! [`Outcome`] kind if its record differs, and a player in the worker; a
+//! worker only pulls the disciplines it knows. Only KNOBELN exists here.
+//!
+//! Messages are JSON (`format` 1). Everything a worker sends is checked
+//! before it counts: the identity must be a game in flight, the record's
+//! points must be the rules applied to its throws, failures must sit at
+//! the throw after the last completed one, and the sentences participants
+//! read are written again by the coordinator from the failure's kind.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::knobeln::replay;
+use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
+use crate::tournament::schedule::GameKey;
+
+/// The version of the message format.
+pub const FORMAT: u32 = 1;
+
+/// Largest message either side reads (a KNOBELN record of 1000 throws is
+/// about 12 kB of JSON; NATS's own default limit is 1 MB).
+pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
+
+/// Longest text a worker may put into a failure (a strategy's garbage
+/// line, the kernel's reason for not starting a program).
+const MAX_FAILURE_TEXT: usize = 200;
+
+/// The disciplines jobs exist for. Each has its own subject and consumer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    Knobeln,
+}
+
+impl Discipline {
+    pub const ALL: [Discipline; 1] = [Discipline::Knobeln];
+
+    /// The name in subjects and consumer names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Discipline::Knobeln => "knobeln",
+        }
+    }
+}
+
+/// Which game: a game of a tournament is identified by its key and attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GameIdent {
+    pub tournament: i64,
+    pub round: u32,
+    pub group: u32,
+    pub slot: u32,
+    pub attempt: u32,
+}
+
+impl GameIdent {
+    pub fn new(tournament: i64, key: GameKey, attempt: u32) -> GameIdent {
+        GameIdent {
+            tournament,
+            round: key.round,
+            group: key.group,
+            slot: key.slot,
+            attempt,
+        }
+    }
+}
+
+impl std::fmt::Display for GameIdent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "tournament {}, round {}, group {}, slot {}, attempt {}",
+            self.tournament, self.round, self.group, self.slot, self.attempt
+        )
+    }
+}
+
+/// The seeds of a game as they travel ([`GameSeeds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seeds {
+    pub game: u64,
+    pub players: [u64; 2],
+}
+
+impl From<GameSeeds> for Seeds {
+    fn from(s: GameSeeds) -> Seeds {
+        Seeds {
+            game: s.game,
+            players: s.players,
+        }
+    }
+}
+
+impl From<Seeds> for GameSeeds {
+    fn from(s: Seeds) -> GameSeeds {
+        GameSeeds {
+            game: s.game,
+            players: s.players,
+        }
+    }
+}
+
+/// What a worker needs to play a game, per discipline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "discipline", rename_all = "snake_case")]
+pub enum Play {
+    /// Two compiled strategies, `programs[0]` is P.
+    Knobeln {
+        referee: RefereeConfig,
+        /// SHA-256 (lowercase hex) of each program in the object store.
+        programs: [String; 2],
+        seeds: Seeds,
+    },
+}
+
+impl Play {
+    pub fn discipline(&self) -> Discipline {
+        match self {
+            Play::Knobeln { .. } => Discipline::Knobeln,
+        }
+    }
+}
+
+/// A job: one game to play, published to the work queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobMessage {
+    pub format: u32,
+    /// The coordinator's session: where the result goes.
+    pub session: String,
+    pub game: GameIdent,
+    pub play: Play,
+}
+
+/// What a worker reports for a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The game was played (a failure in it is the participant's).
+    Played(GameRecord),
+    /// The worker could not play it (sandbox, program fetch, hash,
+    /// resources): never a participant's failure.
+    Fault(String),
+}
+
+/// A worker's answer, published to the session's result subject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultMessage {
+    pub format: u32,
+    pub session: String,
+    pub game: GameIdent,
+    /// The worker's name (for the coordinator's report).
+    pub worker: String,
+    pub outcome: Outcome,
+}
+
+/// A job or result the other side cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    #[error("message of {0} bytes is larger than {MAX_MESSAGE_BYTES}")]
+    TooLarge(usize),
+    #[error("unreadable message: {0}")]
+    Unreadable(String),
+    #[error("message format {0}, this program reads format {FORMAT}")]
+    Format(u32),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, WireError> {
+    if bytes.len() > MAX_MESSAGE_BYTES {
+        return Err(WireError::TooLarge(bytes.len()));
+    }
+    serde_json::from_slice(bytes).map_err(|e| WireError::Unreadable(e.to_string()))
+}
+
+/// A session name: what goes into a subject must be a plain token.
+pub fn valid_session(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A program's name in the object store and in a worker's cache folder:
+/// exactly 64 lowercase hex digits (never a path).
+pub fn valid_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+impl JobMessage {
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a job serializes")
+    }
+
+    /// Reads a job and checks what a worker relies on: the session is a
+    /// subject token, program names are hashes, limits are finite.
+    pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
+        let job: JobMessage = decode(bytes)?;
+        if job.format != FORMAT {
+            return Err(WireError::Format(job.format));
+        }
+        if !valid_session(&job.session) {
+            return Err(WireError::Invalid("the session is not a plain name".into()));
+        }
+        match &job.play {
+            Play::Knobeln {
+                referee, programs, ..
+            } => {
+                if !programs.iter().all(|p| valid_sha256(p)) {
+                    return Err(WireError::Invalid(
+                        "a program is not named by its SHA-256".into(),
+                    ));
+                }
+                referee
+                    .params
+                    .validate()
+                    .map_err(|e| WireError::Invalid(format!("game parameters: {e}")))?;
+                if referee.params.l > 1_000_000
+                    || referee.limits.cpu_secs > 3600
+                    || referee.wall > std::time::Duration::from_secs(4 * 3600)
+                {
+                    return Err(WireError::Invalid("limits beyond any contest".into()));
+                }
+            }
+        }
+        Ok(job)
+    }
+}
+
+impl ResultMessage {
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a result serializes")
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
+        let r: ResultMessage = decode(bytes)?;
+        if r.format != FORMAT {
+            return Err(WireError::Format(r.format));
+        }
+        Ok(r)
+    }
+}
+
+/// Checks a KNOBELN record a worker sent for the game with seed `seed`
+/// under `cfg`, and returns it with every failure's sentence written again
+/// here. `Err` says why the record cannot be what a referee produced: the
+/// worker is then at fault, never a participant.
+pub fn check_record(
+    cfg: &RefereeConfig,
+    seed: u64,
+    mut record: GameRecord,
+) -> Result<GameRecord, String> {
+    if record.seed != seed {
+        return Err(format!(
+            "the record is of seed {}, the game's is {seed}",
+            record.seed
+        ));
+    }
+    let l = cfg.params.l as usize;
+    if record.throws.len() > l {
+        return Err(format!("{} throws in a game of {l}", record.throws.len()));
+    }
+    match replay(&cfg.params, &record.throws) {
+        Ok(points) if points == record.points => {}
+        Ok(points) => {
+            return Err(format!(
+                "points {:?}, the throws give {points:?}",
+                record.points
+            ))
+        }
+        Err((n, _, rule)) => return Err(format!("throw {n} breaks a rule ({rule}) unreported")),
+    }
+    if record.failures.is_empty() {
+        if record.throws.len() != l {
+            return Err(format!(
+                "{} throws and no failure in a game of {l}",
+                record.throws.len()
+            ));
+        }
+        return Ok(record);
+    }
+    if record.failures.len() > 2
+        || (record.failures.len() == 2 && record.failures[0].player == record.failures[1].player)
+    {
+        return Err("more than one failure of a player".into());
+    }
+    let at = record.throws.len() as u32 + 1;
+    for f in record.failures.iter_mut() {
+        if f.player > 1 {
+            return Err(format!("a failure of player {}", f.player));
+        }
+        if f.throw != at {
+            return Err(format!(
+                "a failure in throw {} after {} completed throws",
+                f.throw,
+                record.throws.len()
+            ));
+        }
+        let text = match &f.kind {
+            FailureKind::Output { line } => Some(line),
+            FailureKind::Unstartable { error } => Some(error),
+            _ => None,
+        };
+        if let Some(t) = text {
+            if t.len() > MAX_FAILURE_TEXT || t.chars().any(|c| c.is_control()) {
+                return Err("a failure's text is too long or not printable".into());
+            }
+        }
+        f.reason = describe_failure(cfg, f.throw, &f.kind);
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::knobeln::Params;
+    use crate::referee::Failure;
+
+    fn cfg(l: u32) -> RefereeConfig {
+        RefereeConfig {
+            params: Params {
+                l,
+                ..Params::default()
+            },
+            ..RefereeConfig::default()
+        }
+    }
+
+    fn played(l: u32, seed: u64) -> GameRecord {
+        let throws = vec![[100, 200]; l as usize];
+        let points = replay(&cfg(l).params, &throws).unwrap();
+        GameRecord {
+            seed,
+            points,
+            throws,
+            failures: vec![],
+        }
+    }
+
+    fn job() -> JobMessage {
+        JobMessage {
+            format: FORMAT,
+            session: "abc123".into(),
+            game: GameIdent {
+                tournament: 1,
+                round: 1,
+                group: 2,
+                slot: 3,
+                attempt: 1,
+            },
+            play: Play::Knobeln {
+                referee: cfg(10),
+                programs: ["a".repeat(64), "b".repeat(64)],
+                seeds: Seeds {
+                    game: u64::MAX,
+                    players: [1, u64::MAX - 1],
+                },
+            },
+        }
+    }
+
+    #[test]
+    fn a_job_round_trips_with_its_discipline_named() {
+        let j = job();
+        let bytes = j.encode();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains("\"discipline\":\"knobeln\""), "{text}");
+        assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+    }
+
+    #[test]
+    fn a_job_whose_program_name_is_a_path_is_refused() {
+        let mut j = job();
+        let Play::Knobeln { programs, .. } = &mut j.play;
+        programs[1] = format!("../../{}", "a".repeat(58));
+        assert!(matches!(
+            JobMessage::decode(&j.encode()),
+            Err(WireError::Invalid(_))
+        ));
+        let mut j = job();
+        j.session = "a.>".into();
+        assert!(JobMessage::decode(&j.encode()).is_err());
+    }
+
+    #[test]
+    fn an_unknown_discipline_or_format_is_refused_not_guessed() {
+        let text = String::from_utf8(job().encode())
+            .unwrap()
+            .replace("\"knobeln\"", "\"morabaraba\"");
+        assert!(JobMessage::decode(text.as_bytes()).is_err());
+        let mut j = job();
+        j.format = 2;
+        assert_eq!(JobMessage::decode(&j.encode()), Err(WireError::Format(2)));
+        assert!(matches!(
+            JobMessage::decode(&vec![b' '; MAX_MESSAGE_BYTES + 1]),
+            Err(WireError::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn a_true_record_passes() {
+        let r = played(10, 7);
+        assert_eq!(check_record(&cfg(10), 7, r.clone()), Ok(r));
+    }
+
+    #[test]
+    fn forged_points_a_wrong_seed_or_a_short_game_are_refused() {
+        let mut r = played(10, 7);
+        r.points[0] += 1;
+        assert!(check_record(&cfg(10), 7, r).is_err());
+        assert!(check_record(&cfg(10), 8, played(10, 7)).is_err());
+        let mut r = played(10, 7);
+        r.throws.pop();
+        r.points = replay(&cfg(10).params, &r.throws).unwrap();
+        assert!(check_record(&cfg(10), 7, r).is_err());
+        // A rule break the worker did not report.
+        let mut r = played(10, 7);
+        r.throws[3] = [0, 200];
+        assert!(check_record(&cfg(10), 7, r).is_err());
+    }
+
+    #[test]
+    fn a_failure_gets_the_coordinators_sentence_and_must_sit_after_the_last_throw() {
+        let mut r = played(10, 7);
+        r.throws.truncate(4);
+        r.points = replay(&cfg(10).params, &r.throws).unwrap();
+        r.failures = vec![Failure {
+            player: 1,
+            throw: 5,
+            kind: FailureKind::Crashed { signal: 11 },
+            reason: "send money to ...".into(),
+        }];
+        let checked = check_record(&cfg(10), 7, r.clone()).unwrap();
+        assert_eq!(
+            checked.failures[0].reason,
+            describe_failure(&cfg(10), 5, &FailureKind::Crashed { signal: 11 })
+        );
+        let mut wrong = r.clone();
+        wrong.failures[0].throw = 9;
+        assert!(check_record(&cfg(10), 7, wrong).is_err());
+        let mut long = r;
+        long.failures[0].kind = FailureKind::Output {
+            line: "x".repeat(500),
+        };
+        assert!(check_record(&cfg(10), 7, long).is_err());
+    }
+}

@@ -1,0 +1,680 @@
+//! `knobeln worker`: plays games from the JetStream work queue.
+//!
+//! A worker is stateless. It pulls at most twice as many jobs as it has
+//! game threads (one playing and one waiting per thread), tells JetStream it
+//! is still working on every job it holds (so `ack_wait` can stay short and
+//! a dead worker's games come back quickly), fetches both programs by
+//! SHA-256 from the object store into a local cache, verifies the hash of
+//! every program before it runs (from the store and from the cache alike),
+//! plays the game on a thread pinned to one CPU exactly as the local pool
+//! does, publishes the record to the coordinator's result subject, waits
+//! for JetStream to confirm it, and only then acknowledges the job.
+//!
+//! When it cannot play a game (the referee's `Err`: a sandbox or machine
+//! fault; a program that cannot be fetched or has the wrong hash) it says
+//! so in a `Fault` result: never a participant's failure. After three such
+//! faults in a row it takes no games for a while (30 s, doubling up to 10
+//! minutes), so its games go to other workers.
+//!
+//! It never sees the tournament's key, team names, sources, mail or the
+//! database: only what a [`JobMessage`] holds.
+//!
+//! Two modes for tests and benchmarks: `Fake` answers every job at once
+//! with a canned record (the coordinator's ceiling), `Faulty` reports a
+//! fault for every job (the coordinator's handling of broken workers).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::{self, consumer::PullConsumer, AckKind};
+use futures_util::StreamExt;
+use tokio::io::AsyncReadExt;
+use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
+
+use super::wire::{self, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
+use super::{results_subject, workers_consumer, DistributedError, NatsOptions, JOBS_STREAM};
+use crate::engine::prepare::sha256_hex;
+use crate::game::knobeln::replay;
+use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
+use crate::sandbox::exe::Executable;
+use crate::sandbox::{allowed_cpus, pin_current_thread};
+
+/// The largest program a worker fetches.
+const MAX_PROGRAM_BYTES: u64 = 16 << 20;
+
+/// Programs kept open in memory (each is a sealed memory file).
+const MEMORY_CACHE: usize = 256;
+
+/// The prefix of a worker's reply subjects: the deployment's permissions
+/// let workers subscribe to these only, so a worker cannot listen to the
+/// coordinator's replies (results, API answers).
+pub const WORKER_INBOX: &str = "_INBOX_knobeln_worker";
+
+/// Infrastructure faults in a row after which a worker pauses.
+const FAULTS_BEFORE_PAUSE: u32 = 3;
+
+/// What a worker does with a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerMode {
+    /// Plays it.
+    Play,
+    /// Answers at once with a canned record (benchmark of the coordinator).
+    Fake,
+    /// Reports an infrastructure fault for every job (tests).
+    Faulty,
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    pub nats: NatsOptions,
+    /// Games played at once (threads, each pinned to one CPU).
+    pub jobs: usize,
+    /// The name the coordinator reports this worker by.
+    pub name: String,
+    /// Where fetched programs are kept between runs.
+    pub cache_dir: PathBuf,
+    pub mode: WorkerMode,
+}
+
+/// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
+/// finishes the games it holds, publishes them and exits.
+pub fn run(options: WorkerOptions) -> Result<(), DistributedError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("knobeln-worker")
+        .enable_all()
+        .build()?;
+    runtime.block_on(work(options))
+}
+
+/// What the tasks of a worker share.
+struct Worker {
+    name: String,
+    mode: WorkerMode,
+    js: jetstream::Context,
+    client: async_nats::Client,
+    cache: Option<ProgramCache>,
+    games: Option<GameThreads>,
+    /// Reply subjects of the jobs held, for the keep-alive.
+    held: Mutex<HashMap<u64, async_nats::Subject>>,
+    next_held: AtomicU64,
+    faults_in_a_row: AtomicU32,
+    paused_until: Mutex<Option<Instant>>,
+    played: AtomicU64,
+    stopping: AtomicBool,
+}
+
+async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
+    let jobs = o.jobs.max(1);
+    let client = o
+        .nats
+        .connect_as(
+            &format!("knobeln worker {}", o.name),
+            true,
+            Some(WORKER_INBOX),
+        )
+        .await?;
+    let js = jetstream::new(client.clone());
+    let consumer = wait_for_queue(&js, &o.name).await;
+    let ack_wait = consumer.cached_info().config.ack_wait;
+    let (cache, games) = if o.mode == WorkerMode::Play {
+        let bucket = loop {
+            match js.get_object_store(super::PROGRAMS_BUCKET).await {
+                Ok(b) => break b,
+                Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+            }
+        };
+        (
+            Some(ProgramCache::new(o.cache_dir.clone(), bucket)?),
+            Some(GameThreads::start(jobs)),
+        )
+    } else {
+        (None, None)
+    };
+    eprintln!(
+        "worker {}: ready at {}, {jobs} game(s) at a time{}",
+        o.name,
+        o.nats.url,
+        match o.mode {
+            WorkerMode::Play => String::new(),
+            WorkerMode::Fake => " (fake: canned records, no games)".into(),
+            WorkerMode::Faulty => " (faulty: reports a fault for every job)".into(),
+        }
+    );
+    let w = Arc::new(Worker {
+        name: o.name.clone(),
+        mode: o.mode,
+        js,
+        client,
+        cache,
+        games,
+        held: Mutex::new(HashMap::new()),
+        next_held: AtomicU64::new(0),
+        faults_in_a_row: AtomicU32::new(0),
+        paused_until: Mutex::new(None),
+        played: AtomicU64::new(0),
+        stopping: AtomicBool::new(false),
+    });
+    let keepalive = tokio::spawn(keep_alive(w.clone(), ack_wait));
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let permits = Arc::new(Semaphore::new(2 * jobs));
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = tokio::signal::ctrl_c() => break,
+            _ = fetch(&w, &consumer, &permits, &mut tasks) => {}
+        }
+        while tasks.try_join_next().is_some() {}
+    }
+    w.stopping.store(true, Ordering::SeqCst);
+    eprintln!(
+        "worker {}: stopping after the {} game(s) it holds",
+        w.name,
+        w.held.lock().expect("lock").len()
+    );
+    while tasks.join_next().await.is_some() {}
+    keepalive.abort();
+    let _ = w.client.flush().await;
+    eprintln!(
+        "worker {}: stopped, {} game(s) played",
+        w.name,
+        w.played.load(Ordering::Relaxed)
+    );
+    Ok(())
+}
+
+/// Waits until a coordinator has created the queue.
+async fn wait_for_queue(js: &jetstream::Context, name: &str) -> PullConsumer {
+    let mut said = false;
+    loop {
+        if let Ok(stream) = js.get_stream(JOBS_STREAM).await {
+            if let Ok(c) = stream
+                .get_consumer::<jetstream::consumer::pull::Config>(&workers_consumer(
+                    Discipline::Knobeln,
+                ))
+                .await
+            {
+                return c;
+            }
+        }
+        if !said {
+            eprintln!("worker {name}: waiting for a coordinator to create the queue");
+            said = true;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Pulls as many jobs as there are free places, and starts each.
+async fn fetch(
+    w: &Arc<Worker>,
+    consumer: &PullConsumer,
+    permits: &Arc<Semaphore>,
+    tasks: &mut tokio::task::JoinSet<()>,
+) {
+    let first = permits
+        .clone()
+        .acquire_owned()
+        .await
+        .expect("the semaphore stays open");
+    let pause = *w.paused_until.lock().expect("lock");
+    if let Some(until) = pause {
+        tokio::time::sleep_until(until.into()).await;
+        *w.paused_until.lock().expect("lock") = None;
+    }
+    let mut free = vec![first];
+    while let Ok(p) = permits.clone().try_acquire_owned() {
+        free.push(p);
+    }
+    // A pull request that waits (up to `expires`) for jobs to come.
+    let batch = consumer
+        .batch()
+        .max_messages(free.len())
+        .expires(Duration::from_secs(5))
+        .messages()
+        .await;
+    let mut batch = match batch {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("worker {}: cannot pull jobs ({e}); trying again", w.name);
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            return;
+        }
+    };
+    while let Some(m) = batch.next().await {
+        match m {
+            Ok(msg) => {
+                let permit = free.pop().expect("no more jobs than places");
+                tasks.spawn(handle(w.clone(), msg, permit));
+                if free.is_empty() {
+                    break;
+                }
+            }
+            Err(e) => {
+                eprintln!("worker {}: pulling jobs: {e}", w.name);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                break;
+            }
+        }
+    }
+}
+
+/// Tells JetStream, for every job held, that it is still being worked on.
+async fn keep_alive(w: Arc<Worker>, ack_wait: Duration) {
+    let every = (ack_wait / 3).max(Duration::from_millis(200));
+    loop {
+        tokio::time::sleep(every).await;
+        let replies: Vec<async_nats::Subject> =
+            w.held.lock().expect("lock").values().cloned().collect();
+        for r in replies {
+            let _ = w.client.publish(r, AckKind::Progress.into()).await;
+        }
+    }
+}
+
+/// One job: play it, publish the result, acknowledge.
+async fn handle(w: Arc<Worker>, msg: jetstream::Message, _permit: OwnedSemaphorePermit) {
+    let id = w.next_held.fetch_add(1, Ordering::Relaxed);
+    if let Some(reply) = msg.reply.clone() {
+        w.held.lock().expect("lock").insert(id, reply);
+    }
+    let (session, game, outcome) = match JobMessage::decode(&msg.payload) {
+        Ok(job) => {
+            let outcome = play(&w, &job).await;
+            (job.session, job.game, outcome)
+        }
+        Err(e) => match readable_identity(&msg.payload) {
+            // Tell the coordinator, so another worker can take it.
+            Some((session, game)) => (
+                session,
+                game,
+                Outcome::Fault(format!("this worker cannot read the job ({e}); update it")),
+            ),
+            None => {
+                eprintln!(
+                    "worker {}: a job nobody can answer was dropped: {e}",
+                    w.name
+                );
+                let _ = msg.ack_with(AckKind::Term).await;
+                w.held.lock().expect("lock").remove(&id);
+                return;
+            }
+        },
+    };
+    let fault = match &outcome {
+        Outcome::Fault(e) => Some(e.clone()),
+        Outcome::Played(_) => None,
+    };
+    let result = ResultMessage {
+        format: wire::FORMAT,
+        session: session.clone(),
+        game,
+        worker: w.name.clone(),
+        outcome,
+    };
+    if publish_result(&w, &results_subject(&session), result.encode()).await {
+        // Acknowledged only once the result is stored: should this worker
+        // die before, the game is played again elsewhere.
+        let _ = msg.ack().await;
+    }
+    w.held.lock().expect("lock").remove(&id);
+    match fault {
+        None => {
+            w.played.fetch_add(1, Ordering::Relaxed);
+            w.faults_in_a_row.store(0, Ordering::Relaxed);
+        }
+        Some(e) => {
+            let n = w.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+            eprintln!("worker {}: could not play the game of {game}: {e}", w.name);
+            if n >= FAULTS_BEFORE_PAUSE {
+                let secs = (30u64 << (n - FAULTS_BEFORE_PAUSE).min(5)).min(600);
+                eprintln!(
+                    "worker {}: {n} infrastructure faults in a row; taking no games for {secs} s \
+                     (other workers play them)",
+                    w.name
+                );
+                *w.paused_until.lock().expect("lock") =
+                    Some(Instant::now() + Duration::from_secs(secs));
+            }
+        }
+    }
+}
+
+/// The session and game of a job this worker cannot read (a newer format
+/// or discipline), if they can be found.
+fn readable_identity(payload: &[u8]) -> Option<(String, GameIdent)> {
+    #[derive(serde::Deserialize)]
+    struct Identity {
+        session: String,
+        game: GameIdent,
+    }
+    if payload.len() > wire::MAX_MESSAGE_BYTES {
+        return None;
+    }
+    let i: Identity = serde_json::from_slice(payload).ok()?;
+    wire::valid_session(&i.session).then_some((i.session, i.game))
+}
+
+/// Publishes a result until JetStream confirms it (a server restart or a
+/// cut link is waited out); gives up only while stopping, after 30 s.
+async fn publish_result(w: &Worker, subject: &str, payload: Vec<u8>) -> bool {
+    let mut delay = Duration::from_millis(100);
+    let mut since: Option<Instant> = None;
+    loop {
+        let error = match w
+            .js
+            .publish(subject.to_string(), payload.clone().into())
+            .await
+        {
+            Ok(ack) => match ack.await {
+                Ok(_) => return true,
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        let first = *since.get_or_insert_with(Instant::now);
+        if w.stopping.load(Ordering::SeqCst) && first.elapsed() > Duration::from_secs(30) {
+            eprintln!(
+                "worker {}: result not delivered ({error}); the game will be played again",
+                w.name
+            );
+            return false;
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Plays (or, in the test modes, answers) one job.
+async fn play(w: &Worker, job: &JobMessage) -> Outcome {
+    let Play::Knobeln {
+        referee,
+        programs,
+        seeds,
+    } = &job.play;
+    match w.mode {
+        WorkerMode::Fake => Outcome::Played(canned_record(referee, seeds.game)),
+        WorkerMode::Faulty => Outcome::Fault("this worker was started to fail (--faulty)".into()),
+        WorkerMode::Play => {
+            let cache = w.cache.as_ref().expect("a playing worker has a cache");
+            let games = w.games.as_ref().expect("a playing worker has threads");
+            let (p, q) = tokio::join!(cache.get(&programs[0]), cache.get(&programs[1]));
+            match (p, q) {
+                (Ok(p), Ok(q)) => match games
+                    .play(Referee::new(*referee), [p, q], (*seeds).into())
+                    .await
+                {
+                    Ok(record) => Outcome::Played(record),
+                    Err(e) => Outcome::Fault(e),
+                },
+                (Err(e), _) | (_, Err(e)) => Outcome::Fault(e),
+            }
+        }
+    }
+}
+
+/// A record as a referee could have made it, without playing: both
+/// players throw `a` every time.
+pub fn canned_record(cfg: &RefereeConfig, seed: u64) -> GameRecord {
+    let throws = vec![[cfg.params.a, cfg.params.a]; cfg.params.l as usize];
+    let points = replay(&cfg.params, &throws).unwrap_or([0, 0]);
+    GameRecord {
+        seed,
+        points,
+        throws,
+        failures: Vec::new(),
+    }
+}
+
+/// Threads that play games, each pinned to one CPU as in the local pool,
+/// so that a game's referee and both strategies share that CPU.
+struct GameThreads {
+    tx: crossbeam_channel::Sender<GameTask>,
+}
+
+struct GameTask {
+    referee: Referee,
+    programs: [Arc<Executable>; 2],
+    seeds: GameSeeds,
+    reply: oneshot::Sender<Result<GameRecord, String>>,
+}
+
+impl GameThreads {
+    /// `n` threads pinned round-robin to the CPUs this process may use, as
+    /// in the local pool. Several workers on one machine get their own CPUs
+    /// from whoever starts them (`taskset -c`, systemd's `CPUAffinity=`);
+    /// otherwise they would all start at the first CPU.
+    fn start(n: usize) -> GameThreads {
+        let cpus = allowed_cpus();
+        let (tx, rx) = crossbeam_channel::unbounded::<GameTask>();
+        for i in 0..n.max(1) {
+            let rx = rx.clone();
+            let cpu = cpus[i % cpus.len()];
+            std::thread::Builder::new()
+                .name(format!("referee-{i}"))
+                .spawn(move || {
+                    // Without pinning the game is slower, never wrong.
+                    let _ = pin_current_thread(cpu);
+                    for t in rx {
+                        let r = t
+                            .referee
+                            .play([&t.programs[0], &t.programs[1]], t.seeds)
+                            .map_err(|e| format!("the referee failed: {e}"));
+                        let _ = t.reply.send(r);
+                    }
+                })
+                .expect("spawn a referee thread");
+        }
+        GameThreads { tx }
+    }
+
+    async fn play(
+        &self,
+        referee: Referee,
+        programs: [Arc<Executable>; 2],
+        seeds: GameSeeds,
+    ) -> Result<GameRecord, String> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(GameTask {
+                referee,
+                programs,
+                seeds,
+                reply,
+            })
+            .map_err(|_| "the game threads are gone".to_string())?;
+        answer.await.map_err(|_| "a game thread died".to_string())?
+    }
+}
+
+/// The programs held in memory, and the order they came in (the oldest
+/// goes first when there are too many).
+#[derive(Default)]
+struct Held {
+    by_sha: HashMap<String, Arc<Executable>>,
+    order: VecDeque<String>,
+}
+
+/// Programs by SHA-256: in memory (sealed), on disk, else from the object
+/// store. Every load from disk or the store is verified against the hash.
+struct ProgramCache {
+    dir: PathBuf,
+    bucket: jetstream::object_store::ObjectStore,
+    memory: Mutex<Held>,
+    loading: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl ProgramCache {
+    fn new(
+        dir: PathBuf,
+        bucket: jetstream::object_store::ObjectStore,
+    ) -> Result<ProgramCache, DistributedError> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)?;
+        Ok(ProgramCache {
+            dir,
+            bucket,
+            memory: Mutex::new(Held::default()),
+            loading: tokio::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn in_memory(&self, sha: &str) -> Option<Arc<Executable>> {
+        self.memory.lock().expect("lock").by_sha.get(sha).cloned()
+    }
+
+    async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
+        if !wire::valid_sha256(sha) {
+            return Err(format!("{sha:?} is not a program hash"));
+        }
+        if let Some(e) = self.in_memory(sha) {
+            return Ok(e);
+        }
+        // One fetch per program, however many games wait for it.
+        let lock = self
+            .loading
+            .lock()
+            .await
+            .entry(sha.to_string())
+            .or_default()
+            .clone();
+        let _guard = lock.lock().await;
+        if let Some(e) = self.in_memory(sha) {
+            return Ok(e);
+        }
+        let path = self.dir.join(sha);
+        let bytes = match read_verified(&path, sha) {
+            Some(b) => b,
+            None => {
+                let b = self.download(sha).await?;
+                store_file(&self.dir, &path, &b);
+                b
+            }
+        };
+        let exe = Executable::from_bytes(&format!("knobeln-{}", &sha[..16]), &bytes)
+            .map_err(|e| format!("holding program {sha}: {e}"))?;
+        let exe = Arc::new(exe);
+        let mut m = self.memory.lock().expect("lock");
+        m.by_sha.insert(sha.to_string(), exe.clone());
+        m.order.push_back(sha.to_string());
+        while m.order.len() > MEMORY_CACHE {
+            if let Some(old) = m.order.pop_front() {
+                m.by_sha.remove(&old);
+            }
+        }
+        Ok(exe)
+    }
+
+    async fn download(&self, sha: &str) -> Result<Vec<u8>, String> {
+        let object = self
+            .bucket
+            .get(sha)
+            .await
+            .map_err(|e| format!("fetching program {sha}: {e}"))?;
+        if object.info.size as u64 > MAX_PROGRAM_BYTES {
+            return Err(format!(
+                "program {sha} in the store has {} bytes, more than any strategy",
+                object.info.size
+            ));
+        }
+        let mut bytes = Vec::with_capacity(object.info.size);
+        object
+            .take(MAX_PROGRAM_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|e| format!("fetching program {sha}: {e}"))?;
+        if sha256_hex(&bytes) != sha {
+            return Err(format!(
+                "program {sha} from the object store does not have that SHA-256; it was not run"
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// The cached file, if its content has the hash it is named by; a file
+/// that does not is removed (and the program fetched again).
+fn read_verified(path: &Path, sha: &str) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok()?;
+    if sha256_hex(&bytes) == sha {
+        return Some(bytes);
+    }
+    eprintln!(
+        "worker: cached program {} does not match its SHA-256; fetching it again",
+        path.display()
+    );
+    let _ = std::fs::remove_file(path);
+    None
+}
+
+/// Writes a cache file (a temporary name, then renamed); failing to cache
+/// only costs a fetch next time.
+fn store_file(dir: &Path, path: &Path, bytes: &[u8]) {
+    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    use std::io::Write;
+    if tmp.write_all(bytes).is_ok() {
+        let _ = tmp.persist(path);
+    }
+}
+
+/// This machine's name, for the default worker name.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "worker".into())
+}
+
+/// The default folder of the program cache.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("knobeln/programs");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache/knobeln/programs");
+    }
+    std::env::temp_dir().join("knobeln-programs")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_canned_record_passes_the_coordinators_check() {
+        let cfg = RefereeConfig::default();
+        let r = canned_record(&cfg, 42);
+        assert_eq!(wire::check_record(&cfg, 42, r.clone()), Ok(r));
+    }
+
+    #[test]
+    fn a_cached_file_with_another_content_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = b"program".to_vec();
+        let sha = sha256_hex(&good);
+        let path = dir.path().join(&sha);
+        store_file(dir.path(), &path, &good);
+        assert_eq!(read_verified(&path, &sha), Some(good));
+        std::fs::write(&path, b"another program").unwrap();
+        assert_eq!(read_verified(&path, &sha), None);
+        assert!(!path.exists(), "the bad file is removed");
+    }
+
+    #[test]
+    fn the_identity_of_an_unreadable_job_is_found_if_it_is_there() {
+        let text = br#"{"format":9,"session":"abc","game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}"#;
+        let (s, g) = readable_identity(text).unwrap();
+        assert_eq!((s.as_str(), g.slot), ("abc", 4));
+        assert_eq!(readable_identity(br#"{"session":"a.>","game":{}}"#), None);
+    }
+}

@@ -1,0 +1,1156 @@
+//! Games played by workers through NATS JetStream (issue 15), end to end:
+//! Debian's `nats-server` started by each test on a free port with file
+//! storage in the test's folder, the coordinator (`knobeln tournament
+//! --nats`) and the workers (`knobeln worker`) as separate processes. The
+//! reference is always the same command without `--nats` (the local pool).
+//!
+//! The worker that is cut off runs in a network namespace of its own behind
+//! a veth pair, and the link goes down (`ip link set … down`) and up again:
+//! its TCP connection stalls as on a real network, nothing is closed.
+
+use std::collections::HashMap;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
+const THROWS: &str = "200";
+const SEED: u64 = 15;
+
+/// A distinct small strategy `i` with its 15-line description: constants,
+/// climbers, followers and gamblers (who sometimes throw 0: rescheduled
+/// games and disqualifications).
+fn source(i: usize) -> (String, String) {
+    let description: String = (1..=15)
+        .map(|l| format!("Line {l} of the description of test strategy {i} (issue 15).\n"))
+        .collect();
+    let (kind, body) = match i % 4 {
+        0 => (
+            "constant",
+            format!("main() {{ for (;;) make_throw({}); }}", 100 + 7 * i),
+        ),
+        1 => (
+            "climber",
+            format!(
+                "main() {{ int i, t; for (;;) {{ t = next_random({}, {}); \
+                 for (i = 0; i < 8; i++) make_throw(t + i); }} }}",
+                50 + i,
+                3000 + 37 * i
+            ),
+        ),
+        2 => (
+            "follower",
+            format!(
+                "main() {{ int i, mine = {0}, yours = {0}; for (;;) {{ \
+                 for (i = 0; i < 8; i++) {{ if (i > 0 && yours > mine && yours <= 12288) mine = yours; \
+                 yours = make_throw(mine); }} mine = {0}; }} }}",
+                64 + i
+            ),
+        ),
+        _ => (
+            "gambler",
+            format!(
+                "main() {{ int i, t, n = 0, fail_at = next_random(1, {}); for (;;) {{ \
+                 t = next_random(50, 3000); for (i = 0; i < 8; i++, n++) \
+                 make_throw(n == fail_at ? 0 : t + i); }} }}",
+                700 + 10 * i
+            ),
+        ),
+    };
+    (
+        format!("{kind}_{i:02}.c"),
+        format!("#if 0\n{description}#endif\n{body}\n"),
+    )
+}
+
+/// A folder with `n` distinct strategies.
+fn field(dir: &Path, n: usize) -> PathBuf {
+    let d = dir.join("strategies");
+    std::fs::create_dir_all(&d).unwrap();
+    for i in 0..n {
+        let (name, text) = source(i);
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    d
+}
+
+fn tournament_args(strategies: &Path, db: &Path) -> Vec<String> {
+    [
+        "tournament",
+        "--json",
+        "--throws",
+        THROWS,
+        "--seed",
+        &SEED.to_string(),
+        "--strategies",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        strategies.display().to_string(),
+        "--db".into(),
+        db.display().to_string(),
+    ])
+    .collect()
+}
+
+/// The local run of an `n`-team field: its JSON and the compiled programs
+/// (computed once per test run).
+fn local_run(n: usize) -> (Value, Vec<Vec<u8>>) {
+    type Runs = Mutex<HashMap<usize, (Value, Vec<Vec<u8>>)>>;
+    static CACHE: OnceLock<Runs> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    c.entry(n)
+        .or_insert_with(|| {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = field(tmp.path(), n);
+            let db = tmp.path().join("local.db");
+            let out = Command::new(BIN)
+                .args(tournament_args(&dir, &db))
+                .args(["--jobs", "2"])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "local tournament: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            let mut st = conn
+                .prepare("SELECT binary FROM strategy_versions WHERE binary IS NOT NULL")
+                .unwrap();
+            let programs = st
+                .query_map([], |r| r.get::<_, Vec<u8>>(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            (serde_json::from_slice(&out.stdout).unwrap(), programs)
+        })
+        .clone()
+}
+
+/// The local run's JSON.
+fn reference(n: usize) -> Value {
+    local_run(n).0
+}
+
+/// A free TCP port on `host`.
+fn free_port(host: &str) -> u16 {
+    TcpListener::bind((host, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits for `what` (polling), failing the test after two minutes.
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "gave up waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A nats-server with JetStream (file storage under `dir`).
+struct Nats {
+    child: Option<Child>,
+    host: String,
+    port: u16,
+    dir: PathBuf,
+    config: Option<PathBuf>,
+    env: Vec<(String, String)>,
+}
+
+impl Nats {
+    fn start(dir: &Path, host: &str) -> Nats {
+        let mut n = Nats {
+            child: None,
+            host: host.to_string(),
+            port: free_port(host),
+            dir: dir.join("nats"),
+            config: None,
+            env: Vec::new(),
+        };
+        n.run();
+        n
+    }
+
+    /// With deploy/nats-server.conf, its listen address and store folder
+    /// set for the test, and the two passwords in the environment.
+    fn start_deployed(dir: &Path, coordinator_pw: &str, worker_pw: &str) -> Nats {
+        let port = free_port("127.0.0.1");
+        let store = dir.join("nats");
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/nats-server.conf"),
+        )
+        .unwrap();
+        assert!(text.contains("0.0.0.0:4222") && text.contains("\"/var/lib/nats\""));
+        let text = text
+            .replace("0.0.0.0:4222", &format!("127.0.0.1:{port}"))
+            .replace("\"/var/lib/nats\"", &format!("\"{}\"", store.display()));
+        let conf = dir.join("nats-server.conf");
+        std::fs::write(&conf, text).unwrap();
+        let mut n = Nats {
+            child: None,
+            host: "127.0.0.1".into(),
+            port,
+            dir: store,
+            config: Some(conf),
+            env: vec![
+                (
+                    "KNOBELN_NATS_COORDINATOR_PASSWORD".into(),
+                    coordinator_pw.into(),
+                ),
+                ("KNOBELN_NATS_WORKER_PASSWORD".into(), worker_pw.into()),
+            ],
+        };
+        n.run();
+        n
+    }
+
+    /// With a config of the test's own (`PORT` and `STORE` filled in).
+    fn start_config(dir: &Path, text: &str) -> Nats {
+        let port = free_port("127.0.0.1");
+        let store = dir.join("nats");
+        let conf = dir.join("nats-server.conf");
+        let text = text
+            .replace("PORT", &port.to_string())
+            .replace("STORE", &store.display().to_string());
+        std::fs::write(&conf, text).unwrap();
+        let mut n = Nats {
+            child: None,
+            host: "127.0.0.1".into(),
+            port,
+            dir: store,
+            config: Some(conf),
+            env: Vec::new(),
+        };
+        n.run();
+        n
+    }
+
+    fn run(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.with_extension("log"))
+            .unwrap();
+        let mut cmd = Command::new("nats-server");
+        match &self.config {
+            Some(c) => {
+                cmd.arg("-c").arg(c);
+            }
+            None => {
+                cmd.args(["-js", "-a", &self.host, "-p", &self.port.to_string(), "-sd"])
+                    .arg(&self.dir);
+            }
+        }
+        let child = cmd
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("nats-server is installed (tests/run-all.sh installs it)");
+        self.child = Some(child);
+        let addr = format!("{}:{}", self.host, self.port);
+        wait_until("nats-server to listen", || {
+            TcpStream::connect(&addr).is_ok()
+        });
+    }
+
+    fn url(&self) -> String {
+        format!("nats://{}:{}", self.host, self.port)
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Starts the command on one CPU, the next in turn: several workers on one
+/// machine get their CPUs from whoever starts them (as with `taskset -c`).
+fn on_next_cpu(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let cpus = knobeln::sandbox::allowed_cpus();
+    let cpu = cpus[NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % cpus.len()];
+    // SAFETY: cpu_set_t is plain data; the closure makes one system call.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A `knobeln worker` process.
+struct Worker {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Worker {
+    fn start(dir: &Path, url: &str, name: &str, extra: &[&str]) -> Worker {
+        Worker::start_with(Command::new(BIN), dir, url, name, extra, &[])
+    }
+
+    fn start_with(
+        mut cmd: Command,
+        dir: &Path,
+        url: &str,
+        name: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Worker {
+        let log = dir.join(format!("{name}.log"));
+        on_next_cpu(&mut cmd);
+        let child = cmd
+            .args([
+                "worker", "--nats", url, "--jobs", "1", "--name", name, "--cache",
+            ])
+            .arg(dir.join(format!("{name}-cache")))
+            .args(extra)
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        Worker { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn terminate(&mut self) {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A coordinator: `knobeln tournament --nats URL` in the background.
+struct Coordinator {
+    child: Child,
+    stdout: PathBuf,
+    stderr: PathBuf,
+}
+
+fn coordinator_args(strategies: &Path, db: &Path, url: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = tournament_args(strategies, db);
+    args.extend(
+        ["--nats", url, "--ack-wait-secs", "1"]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string()),
+    );
+    args
+}
+
+impl Coordinator {
+    fn start(dir: &Path, strategies: &Path, db: &Path, url: &str, extra: &[&str]) -> Coordinator {
+        Coordinator::start_env(dir, strategies, db, url, extra, &[])
+    }
+
+    fn start_env(
+        dir: &Path,
+        strategies: &Path,
+        db: &Path,
+        url: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Coordinator {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stdout = dir.join(format!("coordinator{n}.json"));
+        let stderr = dir.join(format!("coordinator{n}.err"));
+        let child = Command::new(BIN)
+            .args(coordinator_args(strategies, db, url, extra))
+            .envs(env.iter().copied())
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        Coordinator {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Waits for the end; the JSON it printed.
+    fn finish(mut self) -> (Value, String) {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let err = self.stderr();
+                assert!(status.success(), "the coordinator failed: {err}");
+                // Shown with --nocapture: who played what.
+                for l in err.lines().filter(|l| l.contains("workers of this run")) {
+                    eprintln!("{l}");
+                }
+                let out = std::fs::read(&self.stdout).unwrap();
+                return (serde_json::from_slice(&out).unwrap(), err);
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(300),
+                "the coordinator did not finish: {}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn count_games(db: &Path) -> i64 {
+    let Ok(conn) = rusqlite::Connection::open(db) else {
+        return 0;
+    };
+    conn.query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))
+        .unwrap_or(0)
+}
+
+/// Every stored game is one slot's, once, and every game the results count
+/// is stored.
+fn assert_counted_once(db: &Path, results: &Value) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let dup: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM games GROUP BY tournament_id, round, grp, slot \
+             HAVING COUNT(*) > 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dup, 0, "a slot was stored twice");
+    let played: usize = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["groups"].as_array().unwrap())
+        .flat_map(|g| g["games"].as_array().unwrap())
+        .filter(|g| g["status"] != "cancelled")
+        .count();
+    assert!(count_games(db) as usize >= played);
+}
+
+/// The coordinator's closing line: games per worker.
+fn games_of(stderr: &str, worker: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.contains("workers of this run:"))
+        .unwrap_or_else(|| panic!("no worker report in {stderr}"));
+    line.split(';')
+        .find_map(|part| {
+            let part = part
+                .trim()
+                .trim_start_matches("knobeln: workers of this run: ");
+            part.strip_prefix(&format!("{worker}: "))
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_45_team_tournament_through_three_workers_equals_the_local_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let expected = reference(45);
+    assert_eq!(expected["rounds"].as_array().unwrap().len(), 2);
+    assert_eq!(expected["rounds"][0]["groups"].as_array().unwrap().len(), 2);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+
+    // Worker w3's cache holds, under the name (hash) of every program, the
+    // bytes of another program: it must notice and fetch the right ones.
+    // (The coordinator compiles the same sources to the same programs as
+    // the local run.)
+    let programs = local_run(45).1;
+    assert_eq!(programs.len(), 45);
+    let poisoned = tmp.path().join("w3-cache");
+    std::fs::create_dir_all(&poisoned).unwrap();
+    for (i, p) in programs.iter().enumerate() {
+        let other = &programs[(i + 1) % programs.len()];
+        std::fs::write(poisoned.join(sha256_hex(p)), other).unwrap();
+    }
+
+    let workers: Vec<Worker> = ["w1", "w2", "w3"]
+        .iter()
+        .map(|w| Worker::start(tmp.path(), &nats.url(), w, &[]))
+        .collect();
+    let (got, err) = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]).finish();
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+    assert!(
+        games_of(&err, "w1") + games_of(&err, "w2") + games_of(&err, "w3") > 0,
+        "{err}"
+    );
+    assert!(
+        workers[2]
+            .log()
+            .contains("does not match its SHA-256; fetching it again"),
+        "w3 used its cache without checking: {}",
+        workers[2].log()
+    );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    knobeln::engine::prepare::sha256_hex(bytes)
+}
+
+#[test]
+fn a_worker_killed_mid_round_loses_nothing_and_counts_nothing_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let expected = reference(45);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let mut victim = Worker::start(tmp.path(), &nats.url(), "victim", &[]);
+    let mut coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    // The victim plays alone until it has games in hand, then others join.
+    wait_until("the victim to play 50 games", || count_games(&db) >= 50);
+    let _w2 = Worker::start(tmp.path(), &nats.url(), "w2", &[]);
+    let _w3 = Worker::start(tmp.path(), &nats.url(), "w3", &[]);
+    wait_until("100 games", || count_games(&db) >= 100);
+    assert!(coordinator.running(), "finished before the kill");
+    victim.child.kill().unwrap(); // SIGKILL, with jobs in hand
+    victim.child.wait().unwrap();
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+    assert!(games_of(&err, "victim") >= 50, "{err}");
+    assert!(games_of(&err, "w2") + games_of(&err, "w3") > 0, "{err}");
+}
+
+#[test]
+fn a_coordinator_killed_mid_round_resumes_to_identical_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let expected = reference(45);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let _w1 = Worker::start(tmp.path(), &nats.url(), "w1", &[]);
+    let _w2 = Worker::start(tmp.path(), &nats.url(), "w2", &[]);
+    let mut first = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    wait_until("100 games", || count_games(&db) >= 100);
+    assert!(first.running(), "finished before the kill");
+    first.kill();
+    let stored = count_games(&db);
+    assert!(stored < 529, "killed in round 1 ({stored} games)");
+    // The same command again: a new session; the old one's jobs are dropped.
+    let (got, err) = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]).finish();
+    assert!(err.contains("resuming tournament"), "{err}");
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+}
+
+#[test]
+fn a_restarted_nats_server_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let expected = reference(45);
+    let mut nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let _w1 = Worker::start(tmp.path(), &nats.url(), "w1", &[]);
+    let _w2 = Worker::start(tmp.path(), &nats.url(), "w2", &[]);
+    let mut coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    wait_until("100 games", || count_games(&db) >= 100);
+    assert!(coordinator.running(), "finished before the restart");
+    nats.kill(); // SIGKILL: jobs, results and programs are in its files
+    let stored = count_games(&db);
+    std::thread::sleep(Duration::from_millis(500));
+    nats.run();
+    let (got, err) = coordinator.finish();
+    assert!(stored < 529, "restarted in round 1 ({stored} games)");
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+}
+
+/// A network namespace with a veth pair to the host, removed on drop.
+struct Netns {
+    name: String,
+    host_if: String,
+    host_ip: String,
+}
+
+impl Netns {
+    fn create() -> Netns {
+        let id = std::process::id() % 10000;
+        let name = format!("knobeln-t{id}");
+        let host_if = format!("knh{id}");
+        let peer_if = format!("knp{id}");
+        let net = 64 + (std::process::id() % 120);
+        let host_ip = format!("10.215.{net}.1");
+        let peer_ip = format!("10.215.{net}.2");
+        let ip = |args: &[&str]| {
+            let out = Command::new("ip")
+                .args(args)
+                .output()
+                .expect("ip (iproute2)");
+            assert!(
+                out.status.success(),
+                "ip {}: {} (this test needs root for network namespaces)",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let _ = Command::new("ip").args(["netns", "del", &name]).output();
+        ip(&["netns", "add", &name]);
+        let ns = Netns {
+            name: name.clone(),
+            host_if: host_if.clone(),
+            host_ip: host_ip.clone(),
+        };
+        ip(&[
+            "link", "add", &host_if, "type", "veth", "peer", "name", &peer_if,
+        ]);
+        ip(&["link", "set", &peer_if, "netns", &name]);
+        ip(&["addr", "add", &format!("{host_ip}/30"), "dev", &host_if]);
+        ip(&["link", "set", &host_if, "up"]);
+        let inside = |args: &[&str]| {
+            let mut a = vec!["netns", "exec", &name, "ip"];
+            a.extend_from_slice(args);
+            ip(&a);
+        };
+        inside(&["addr", "add", &format!("{peer_ip}/30"), "dev", &peer_if]);
+        inside(&["link", "set", &peer_if, "up"]);
+        inside(&["link", "set", "lo", "up"]);
+        ns
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.name, BIN]);
+        c
+    }
+
+    fn link(&self, up: bool) {
+        let out = Command::new("ip")
+            .args(["link", "set", &self.host_if, if up { "up" } else { "down" }])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .output();
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.host_if])
+            .output();
+    }
+}
+
+#[test]
+fn a_worker_cut_off_and_back_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let expected = reference(45);
+    let ns = Netns::create();
+    let nats = Nats::start(tmp.path(), &ns.host_ip);
+    let db = tmp.path().join("coordinator.db");
+    // The remote worker plays alone at first.
+    let remote = Worker::start_with(ns.command(), tmp.path(), &nats.url(), "remote", &[], &[]);
+    let mut coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    wait_until("the remote worker to play 100 games", || {
+        count_games(&db) >= 100
+    });
+    ns.link(false);
+    let cut = Instant::now();
+    let cut_at = count_games(&db);
+    // Its games in hand come back after ack_wait (1 s); a local worker
+    // plays them and more, then leaves (SIGTERM: it finishes what it holds).
+    let mut local = Worker::start(tmp.path(), &nats.url(), "local", &[]);
+    wait_until("the local worker to play 150 games", || {
+        count_games(&db) >= cut_at + 150
+    });
+    local.terminate();
+    assert!(local.log().contains("stopped"), "{}", local.log());
+    assert!(coordinator.running(), "finished while the link was down");
+    // The link stays down well past ack_wait.
+    std::thread::sleep(Duration::from_secs(3).saturating_sub(cut.elapsed()));
+    // The link comes back: the remote worker alone must finish.
+    ns.link(true);
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+    assert!(games_of(&err, "local") >= 150, "{err}");
+    assert!(
+        games_of(&err, "remote") > cut_at as u64,
+        "the remote worker played nothing after the link came back: {err}\n{}",
+        remote.log()
+    );
+}
+
+#[test]
+fn a_worker_that_cannot_play_is_reported_and_its_games_go_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 8);
+    let expected = reference(8);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let broken = Worker::start(tmp.path(), &nats.url(), "broken", &["--faulty"]);
+    let coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    wait_until("the broken worker to be reported and to pause", || {
+        coordinator
+            .stderr()
+            .contains("worker broken keeps failing games for infrastructure reasons")
+            && broken.log().contains("taking no games for 30 s")
+    });
+    assert_eq!(count_games(&db), 0, "a faulty worker's game was counted");
+    let _good = Worker::start(tmp.path(), &nats.url(), "good", &[]);
+    let (got, err) = coordinator.finish();
+    // Nobody was disqualified or failed for the broken worker's faults.
+    assert_eq!(got, expected, "{err}");
+    let report = err
+        .lines()
+        .rfind(|l| l.contains("workers of this run"))
+        .unwrap();
+    assert!(
+        report.contains("broken: 0 games, 3 infrastructure faults")
+            || report.contains("broken: 0 games, 4 infrastructure faults"),
+        "{err}"
+    );
+    assert!(err.contains("(an infrastructure fault, not the participants'"));
+}
+
+#[test]
+fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 6);
+    let expected = reference(6);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret", "worker-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let _w = Worker::start_with(
+        Command::new(BIN),
+        tmp.path(),
+        &url,
+        "w1",
+        &["--nats-user", "worker"],
+        &[("KNOBELN_NATS_PASSWORD", "worker-secret")],
+    );
+    // A wrong password gets nowhere.
+    let out = Command::new(BIN)
+        .args(coordinator_args(
+            &dir,
+            &tmp.path().join("x.db"),
+            &url,
+            &["--nats-user", "coordinator"],
+        ))
+        .env("KNOBELN_NATS_PASSWORD", "guess")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot connect to the NATS server"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (got, err) = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &["--nats-user", "coordinator"],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    )
+    .finish();
+    assert_eq!(got, expected, "{err}");
+
+    // Now as a worker, try what a worker must not do.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use async_nats::jetstream;
+        use futures_util::StreamExt;
+        let connect = |user: &str, pw: &str, inbox: Option<&str>| {
+            let mut o = async_nats::ConnectOptions::with_user_and_password(user.into(), pw.into())
+                .request_timeout(Some(Duration::from_secs(2)));
+            if let Some(i) = inbox {
+                o = o.custom_inbox_prefix(i);
+            }
+            o.connect(url.clone())
+        };
+        let admin = jetstream::new(
+            connect("coordinator", "coordinator-secret", None)
+                .await
+                .unwrap(),
+        );
+        let worker_client = connect("worker", "worker-secret", Some("_INBOX_knobeln_worker"))
+            .await
+            .unwrap();
+        let mut ctx = jetstream::new(worker_client.clone());
+        ctx.set_timeout(Duration::from_secs(2));
+        let jobs_before = admin
+            .get_stream("KNOBELN_JOBS")
+            .await
+            .unwrap()
+            .info()
+            .await
+            .unwrap()
+            .state
+            .messages;
+        // 1. Queue a job.
+        let queued = match ctx.publish("knobeln.jobs.knobeln.1", "{}".into()).await {
+            Ok(ack) => ack.await.is_ok(),
+            Err(_) => false,
+        };
+        assert!(!queued, "a worker queued a job");
+        // 2. Replace a program.
+        let programs = ctx.get_object_store("knobeln-programs").await.unwrap();
+        let mut list = admin
+            .get_object_store("knobeln-programs")
+            .await
+            .unwrap()
+            .list()
+            .await
+            .unwrap();
+        let victim = list.next().await.unwrap().unwrap();
+        let put = programs
+            .put(
+                victim.name.as_str(),
+                &mut b"#!/bin/sh\necho owned\n".as_slice(),
+            )
+            .await;
+        assert!(put.is_err(), "a worker replaced a program");
+        let after = admin
+            .get_object_store("knobeln-programs")
+            .await
+            .unwrap()
+            .info(&victim.name)
+            .await
+            .unwrap();
+        assert_eq!(after.digest, victim.digest, "the program changed");
+        // 3. Purge or delete the queue, read results.
+        let purge = worker_client
+            .request("$JS.API.STREAM.PURGE.KNOBELN_JOBS", "".into())
+            .await;
+        assert!(purge.is_err(), "a worker purged the queue");
+        let delete = worker_client
+            .request("$JS.API.STREAM.DELETE.KNOBELN_RESULTS", "".into())
+            .await;
+        assert!(delete.is_err(), "a worker deleted the results");
+        assert!(
+            admin.get_stream("KNOBELN_RESULTS").await.is_ok(),
+            "the results stream is gone"
+        );
+        let jobs_after = admin
+            .get_stream("KNOBELN_JOBS")
+            .await
+            .unwrap()
+            .info()
+            .await
+            .unwrap()
+            .state
+            .messages;
+        assert_eq!(jobs_before, jobs_after);
+        // 4. Listen to results or to the coordinator's replies.
+        let mut sub = worker_client.subscribe("knobeln.results.>").await.unwrap();
+        let mut inbox = worker_client.subscribe("_INBOX.>").await.unwrap();
+        worker_client.flush().await.unwrap();
+        // The server refuses both subscriptions: they end (or stay silent
+        // while the coordinator's traffic flows).
+        admin
+            .publish("knobeln.results.someone", "{}".into())
+            .await
+            .unwrap()
+            .await
+            .unwrap();
+        let heard = tokio::time::timeout(Duration::from_millis(500), sub.next()).await;
+        assert!(!matches!(heard, Ok(Some(_))), "a worker read a result");
+        let heard = tokio::time::timeout(Duration::from_millis(200), inbox.next()).await;
+        assert!(
+            !matches!(heard, Ok(Some(_))),
+            "a worker read the coordinator's replies"
+        );
+    });
+}
+
+#[test]
+fn no_message_carries_the_key_a_team_name_or_a_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 6);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let secret = "00112233445566778899aabbccddeeff";
+    let url = nats.url();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Everything that crosses the server, from before the coordinator starts.
+    let (listening_tx, listening) = std::sync::mpsc::channel::<()>();
+    let (seen, stop) = {
+        let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let url = url.clone();
+        let handle = rt.spawn(async move {
+            use futures_util::StreamExt;
+            let client = async_nats::connect(url).await.unwrap();
+            let mut sub = client.subscribe(">").await.unwrap();
+            client.flush().await.unwrap();
+            listening_tx.send(()).unwrap();
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            loop {
+                tokio::select! {
+                    _ = &mut stop_rx => break,
+                    m = sub.next() => match m {
+                        Some(m) => {
+                            let mut b = m.subject.as_bytes().to_vec();
+                            b.push(b' ');
+                            b.extend_from_slice(&m.payload);
+                            seen.push(b);
+                        }
+                        None => break,
+                    },
+                }
+            }
+            seen
+        });
+        (handle, stop_tx)
+    };
+    listening.recv().unwrap();
+    let _w = Worker::start(tmp.path(), &url, "w1", &[]);
+    let (got, err) =
+        Coordinator::start(tmp.path(), &dir, &db, &url, &["--secret", secret]).finish();
+    assert!(!got["winners"].as_array().unwrap().is_empty(), "{err}");
+    let _ = stop.send(());
+    let seen = rt.block_on(seen).unwrap();
+    let jobs = seen
+        .iter()
+        .filter(|m| m.starts_with(b"knobeln.jobs."))
+        .count();
+    assert!(jobs >= 21, "the capture missed the jobs ({jobs})");
+    let forbidden: Vec<String> = std::iter::once(secret.to_string())
+        .chain((0..6).map(|i| source(i).0.trim_end_matches(".c").to_string()))
+        .chain(["description of test strategy".to_string()])
+        .collect();
+    for m in &seen {
+        let text = String::from_utf8_lossy(m);
+        for f in &forbidden {
+            assert!(
+                !text.contains(f.as_str()),
+                "{f:?} crossed the network: {text:.300}"
+            );
+        }
+    }
+}
+
+/// Runs openssl (the test command installs it).
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl is installed (tests/run-all.sh installs it)");
+    assert!(
+        out.status.success(),
+        "openssl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn with_tls_the_workers_play_and_a_client_without_the_ca_gets_nowhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 5);
+    let expected = reference(5);
+    let d = tmp.path();
+    // A CA of the test's own and a server certificate for 127.0.0.1.
+    openssl(
+        d,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=knobeln test CA",
+        ],
+    );
+    openssl(
+        d,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    );
+    std::fs::write(d.join("ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(
+        d,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ],
+    );
+    let conf = format!(
+        "listen: 127.0.0.1:PORT\njetstream {{ store_dir: \"STORE\" }}\n\
+         tls {{ cert_file: \"{}\", key_file: \"{}\" }}\n",
+        d.join("server.pem").display(),
+        d.join("server.key").display()
+    );
+    let nats = Nats::start_config(d, &conf);
+    let url = format!("tls://127.0.0.1:{}", nats.port);
+    let ca = d.join("ca.pem").display().to_string();
+    let _w = Worker::start(d, &url, "w1", &["--nats-ca", &ca]);
+    let (got, err) =
+        Coordinator::start(d, &dir, &d.join("tls.db"), &url, &["--nats-ca", &ca]).finish();
+    assert_eq!(got, expected, "{err}");
+    assert!(games_of(&err, "w1") > 0, "{err}");
+    // Without the CA, the server's certificate is refused.
+    let out = Command::new(BIN)
+        .args(coordinator_args(
+            &dir,
+            &d.join("plain.db"),
+            &nats.url(),
+            &[],
+        ))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid peer certificate"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_contest_with_engine_nats_in_its_config_has_its_games_played_by_workers() {
+    use super::mail_spool::{auth_of, registration, Contest};
+    let tmp = tempfile::tempdir().unwrap();
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let c = Contest::new(&format!(
+        "[rules]\nthrows = 60\n[engine]\nnats = \"{}\"\nack_wait_secs = 2\n",
+        nats.url()
+    ));
+    // Three teams register and send their strategies by mail.
+    let teams: Vec<(String, usize)> = (0..3).map(|i| (format!("nats_team_{i}"), i)).collect();
+    let address = |team: &str| format!("{team}@participants.example");
+    let regs: Vec<PathBuf> = teams
+        .iter()
+        .map(|(t, _)| {
+            c.mail(
+                &address(t),
+                "registration for KNOBELN",
+                &registration(&address(t), t, &format!("Uni {t}, City, Land")),
+                "",
+            )
+        })
+        .collect();
+    assert!(c
+        .ingest(&regs.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let acks = c.replies();
+    let compiles: Vec<PathBuf> = teams
+        .iter()
+        .map(|(t, i)| {
+            let ack = acks.iter().find(|r| r.to == vec![address(t)]).unwrap();
+            let source = format!("/*\n <<FROM>> {t} {}\n*/\n{}", auth_of(ack), source(*i).1);
+            c.mail(&address(t), "please compile", &source, "")
+        })
+        .collect();
+    assert!(c
+        .ingest(&compiles.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let _w = Worker::start(tmp.path(), &nats.url(), "contest-worker", &[]);
+    let out = Command::new(BIN)
+        .args(["contest", "start", "--seed", "3", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Three teams, one final group: six games, all played by the worker.
+    assert!(games_of(&err, "contest-worker") >= 6, "{err}");
+    assert!(
+        c.replies()
+            .iter()
+            .any(|r| r.subject.contains("final results")),
+        "no final results mail"
+    );
+}
