@@ -929,6 +929,10 @@ impl LineGame for FloodGame {
         self.outcome.clone()
     }
 
+    fn forfeit(&mut self, _seat: usize, reason: &str) {
+        FloodGame::forfeit(self, reason);
+    }
+
     fn turn(&self) -> u64 {
         self.round.into()
     }

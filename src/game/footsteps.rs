@@ -114,6 +114,8 @@ pub enum Ending {
     OutOfPoints,
     /// A bid broke the rules; `seats[i]` says whether seat `i`'s did.
     IllegalBid { seats: [bool; 2] },
+    /// A bot failed outside the rules (crashed, ran out of time): it loses.
+    Forfeit { seat: usize },
 }
 
 /// What a finished game reports.
@@ -392,11 +394,20 @@ impl LineGame for Game {
         self.outcome.clone()
     }
 
+    fn forfeit(&mut self, seat: usize, _reason: &str) {
+        if self.outcome.is_none() {
+            self.pending.clear();
+            self.end(Some(1 - seat), Ending::Forfeit { seat });
+        }
+    }
+
     /// The turn being played, 1-based (after the end: the last turn).
     fn turn(&self) -> u64 {
         let done = self.bids.len() as u64;
         match &self.outcome {
-            Some(o) if !matches!(o.ending, Ending::IllegalBid { .. }) => done,
+            Some(o) if !matches!(o.ending, Ending::IllegalBid { .. } | Ending::Forfeit { .. }) => {
+                done
+            }
             _ => done + 1,
         }
     }

@@ -57,6 +57,12 @@ pub trait LineGame {
     /// game says what a violation means, e.g. a lost game).
     fn outcome(&self) -> Option<Self::Outcome>;
 
+    /// `seat` failed outside the game's rules (it crashed, ran out of time
+    /// or memory, stopped answering): the game ends as the game says a
+    /// forfeit ends (a lost match, the rounds completed, …). `reason` is the
+    /// referee's sentence. No effect once the game is over.
+    fn forfeit(&mut self, seat: usize, reason: &str);
+
     /// The turn the game is in, for failure reports ("round 17").
     fn turn(&self) -> u64;
 }

@@ -883,6 +883,10 @@ impl LineGame for MorabarabaGame {
         self.outcome.clone()
     }
 
+    fn forfeit(&mut self, seat: usize, reason: &str) {
+        MorabarabaGame::forfeit(self, seat, reason);
+    }
+
     fn turn(&self) -> u64 {
         u64::from(self.position.turn) + u64::from(self.outcome.is_none())
     }

@@ -454,6 +454,16 @@ impl LineGame for Match {
         })
     }
 
+    /// A bot that failed outside the protocol forfeits the match, as a
+    /// violation does.
+    fn forfeit(&mut self, seat: usize, _reason: &str) {
+        if !self.over {
+            self.forfeited_by = Some(seat);
+            self.pending.clear();
+            self.finish();
+        }
+    }
+
     fn turn(&self) -> u64 {
         self.round as u64
     }

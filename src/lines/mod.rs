@@ -31,6 +31,7 @@
 //! [`BotIo`] (the sandbox's [`BotProcess`], or anything with three pipes).
 
 pub mod echo;
+pub mod game;
 
 use std::io;
 use std::os::fd::RawFd;
