@@ -692,6 +692,7 @@ mod tests {
                     assert!((1..=5).contains(&o.position));
                 }
                 Ending::IllegalBid { .. } => panic!("a legal bid was refused"),
+                Ending::Forfeit { .. } => panic!("nobody forfeits here"),
             }
             *endings.entry(format!("{:?}", o.ending)).or_insert(0) += 1;
         }
