@@ -174,6 +174,39 @@ fn every_mail_template_matches_its_snapshot() {
 }
 
 #[test]
+fn every_mail_is_7_bit_ascii_within_72_columns() {
+    // Long data (a gcc message with its curly quotes, a long sentence) is
+    // transliterated and wrapped; an indented line continues deeper.
+    let mut data = fixture("check_report");
+    data["errors"] = json!([format!(
+        "check 5 (compilation with gcc): line 3: \u{2018}x\u{2019} undeclared \u{2014} {}",
+        "and more words ".repeat(8)
+    )]);
+    for (name, _) in TEMPLATES {
+        let value = if *name == "check_report" {
+            data.clone()
+        } else {
+            fixture(name)
+        };
+        let text = render(name, &value).unwrap();
+        if *name == "forward" {
+            continue; // a stranger's mail, passed on to the organizer as it came
+        }
+        for line in text.lines() {
+            assert!(line.is_ascii(), "{name}: {line:?}");
+            assert!(line.len() <= 72, "{name}: {line:?}");
+            assert_eq!(line, line.trim_end(), "{name}: trailing blanks");
+        }
+    }
+    let report = render("check_report", &data).unwrap();
+    assert!(
+        report.contains("line 3: 'x' undeclared -- and more"),
+        "{report}"
+    );
+    assert!(report.contains("\n      and more"), "{report}");
+}
+
+#[test]
 fn strict_templates_refuse_missing_data() {
     // A missing value is an error, never an empty string in a participant's mail.
     assert!(render("too_large", &json!({ "size": 1 })).is_err());
