@@ -36,6 +36,8 @@ fn fixture(name: &str) -> Value {
             "registration_deadline": "1994-05-12 12:00 UT",
             "compile_end": "1994-05-14 10:00 UT",
             "contest_start": "1994-05-14 12:00 UT",
+            "warnings": ["Your team has 11 members; the announcement says \"Team size should be anywhere between 1 and 10\"."],
+            "a": 1, "b": 12288, "log2_b": 13, "k": 8, "throws": 1000, "memory_kb": 1024, "cpu_secs": 2,
         }),
         "registration_rejected" => json!({
             "contest_name": "International KNOBELN contest",

@@ -14,6 +14,7 @@
 
 mod common;
 
+mod announcement;
 mod cli;
 mod contest_article;
 mod contest_mail;
