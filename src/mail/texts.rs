@@ -293,8 +293,9 @@ mod tests {
         assert!(lines[0].starts_with("  - line 3: word"));
         assert!(lines[1].starts_with("      word"), "{text}");
         assert!(text.contains("\nshort line\n"));
-        let prose = mail_text(&"a sentence ".repeat(12));
-        assert!(prose.split('\n').nth(1).unwrap().starts_with("a sentence"));
+        // A paragraph continues at the margin.
+        let prose = mail_text(&"one sentence ".repeat(12));
+        assert!(prose.split('\n').nth(1).unwrap().starts_with("one sentence"));
         assert_eq!(text.matches("word").count(), 40);
         // Idempotent.
         assert_eq!(mail_text(&text), text);
