@@ -11,7 +11,10 @@ use mail_parser::{MessageParser, MimeHeaders};
 
 use knobeln::kit::{self, BUILD_COMMAND};
 use knobeln::protocol::decode;
+use knobeln::toolchain::compile::Profile;
+use knobeln::toolchain::diagnostic::Check;
 
+use super::common::{compile_source, source_path};
 use super::mail_spool::{Contest, REGISTRATION};
 
 /// The raw bytes of the last mail in the spool's outbox.
@@ -134,4 +137,86 @@ fn a_team_of_eleven_is_registered_with_a_warning() {
     assert!(text.contains("has 11 members"), "{text}");
     assert!(text.contains("\"Team size should be"), "{text}");
     assert_mail_text("acknowledgement", &text);
+}
+
+/// The valid corpus submission with its 15-line `#if 0` description
+/// replaced by `description`.
+fn with_description(description: &str) -> String {
+    let src = std::fs::read_to_string(source_path("valid")).unwrap();
+    let start = src.find("#if 0\n").unwrap();
+    let end = src.find("#endif\n").unwrap() + "#endif\n".len();
+    format!("{}{description}{}", &src[..start], &src[end..])
+}
+
+fn description_lines(n: usize, prefix: &str) -> String {
+    (1..=n)
+        .map(|i| format!("{prefix}We cooperate, idea number {i}.\n"))
+        .collect()
+}
+
+#[test]
+fn requirement_7_accepts_about_15_lines_and_a_comment_with_a_warning() {
+    let valid = compile_source(
+        std::fs::read(source_path("valid")).unwrap().as_slice(),
+        Profile::Submission,
+    );
+    let count = valid.report().lexical_elements;
+    assert_eq!(count, Some(81));
+    let warnings_of = |src: &str| -> (bool, Option<u64>, Vec<String>) {
+        let o = compile_source(src.as_bytes(), Profile::Submission);
+        let r = o.report();
+        let w = r
+            .warnings()
+            .filter(|d| d.check == Check::Description)
+            .map(|d| d.message.clone())
+            .collect();
+        (o.accepted(), r.lexical_elements, w)
+    };
+    // 12 lines in #if 0: accepted, warned, counted the same.
+    let (ok, n, w) = warnings_of(&with_description(&format!(
+        "#if 0\n{}#endif\n",
+        description_lines(12, "")
+    )));
+    assert!(ok);
+    assert_eq!(n, count, "the lexical count is unaffected");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("has 12 non-blank lines"), "{w:?}");
+    // 11 lines: too short even for "about 15".
+    let (ok, _, _) = warnings_of(&with_description(&format!(
+        "#if 0\n{}#endif\n",
+        description_lines(11, "")
+    )));
+    assert!(!ok);
+    // 15 lines in a comment: accepted, the warning names the form.
+    let (ok, n, w) = warnings_of(&with_description(&format!(
+        "/*\n{} */\n",
+        description_lines(15, " * ")
+    )));
+    assert!(ok);
+    assert_eq!(n, count, "the lexical count is unaffected");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("Please enclose the description in #if 0 ..... #endif"),
+        "{w:?}"
+    );
+    // The same in line comments.
+    let (ok, n, w) = warnings_of(&with_description(&description_lines(15, "// ")));
+    assert!(ok && n == count && w.len() == 1, "{w:?}");
+    // And the report says so under Warnings, without blaming gcc.
+    let o = compile_source(
+        with_description(&description_lines(15, "// ")).as_bytes(),
+        Profile::Submission,
+    );
+    let text = knobeln::report::compile_report(
+        o.report(),
+        o.accepted(),
+        10_000,
+        None,
+        &knobeln::report::ReportNotes::default(),
+    );
+    assert!(
+        text.contains("Warnings (your program is not rejected for them):"),
+        "{text}"
+    );
+    assert!(text.contains("check 4 (verbal description"), "{text}");
 }
