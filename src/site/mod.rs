@@ -29,13 +29,12 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{results, EvolutionResult, GameResult, Placed, Results};
+use crate::engine::results::{results, GameResult, Placed, Results};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::engine::EngineError;
 use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
-use crate::tournament::EvolutionEnd;
 
 use pages::*;
 pub use plots::evolution_svg;
@@ -142,34 +141,31 @@ impl Writer<'_> {
     }
 }
 
-fn points_text(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p:.1}")
-    }
-}
+use crate::contest::facts::{evolution_facts, points_text, EvolutionFacts};
 
-fn share_text(f: f64) -> String {
-    format!("{:.1} %", f * 100.0)
-}
-
-fn end_text(end: &EvolutionEnd) -> String {
-    match end {
-        EvolutionEnd::FixedPoint { generation } => format!(
-            "The population stopped changing at generation {generation}; the ranking is by the shares of that generation."
-        ),
-        EvolutionEnd::Cycle {
-            length,
-            generations,
-        } => format!(
-            "From generation {} on, the population repeats a cycle of {length} generations; the ranking is by the mean share over the cycle.",
-            generations.first().copied().unwrap_or(0)
-        ),
-        EvolutionEnd::GenerationCap { generations } => format!(
-            "The population did not repeat itself within the cap of {generations} generations; the ranking is by the last generation."
-        ),
-    }
+/// The Evolution's ranking rows and column labels, as mail and article
+/// have them.
+fn evolution_rows(
+    f: &EvolutionFacts,
+    team: &dyn Fn(&str) -> TeamRef,
+) -> (Vec<EvolutionPlacedView>, EvolutionLabels) {
+    let rows = f
+        .rows
+        .iter()
+        .map(|r| EvolutionPlacedView {
+            place: r.place,
+            team: team(&r.team),
+            share: r.share.clone(),
+            exemplars: r.exemplars.clone(),
+            last: f.is_cycle.then(|| r.last_exemplars.to_string()),
+        })
+        .collect();
+    let labels = EvolutionLabels {
+        share: f.share_label.to_string(),
+        exemplars: f.exemplars_label.to_string(),
+        last: f.is_cycle.then(|| f.last_label.clone()),
+    };
+    (rows, labels)
 }
 
 /// Everything read from the store besides the results.
@@ -303,17 +299,11 @@ pub fn generate(
         team: facts.team(&p.team),
         points: points_text(p.points),
     };
-    let evo_placed = |evo: &EvolutionResult| -> Vec<EvolutionPlacedView> {
-        evo.ranking
-            .iter()
-            .map(|e| EvolutionPlacedView {
-                place: e.place,
-                team: facts.team(&e.team),
-                share: share_text(e.fraction),
-                count: e.count,
-            })
-            .collect()
-    };
+    let evo_facts = res.evolution.as_ref().map(evolution_facts);
+    let (evo_ranking, evo_labels) = evo_facts
+        .as_ref()
+        .map(|f| evolution_rows(f, &|t| facts.team(t)))
+        .unwrap_or_default();
 
     w.put("style.css", STYLE_CSS)?;
 
@@ -338,13 +328,14 @@ pub fn generate(
         range: format!("{}..{}", params.a, params.b),
         k: params.k,
         final_ranking: res.winners.iter().map(placed).collect(),
-        evolution_ranking: res.evolution.as_ref().map(evo_placed).unwrap_or_default(),
+        evolution_ranking: evo_ranking,
+        evolution_labels: evo_labels,
         evolution_unranked: res
             .evolution
             .as_ref()
             .map(|e| e.unranked.iter().map(|t| facts.team(t)).collect())
             .unwrap_or_default(),
-        evolution_end: res.evolution.as_ref().map(|e| end_text(&e.end)),
+        evolution_end: evo_facts.as_ref().map(|f| f.end.clone()),
         rounds: res
             .rounds
             .iter()
@@ -614,6 +605,7 @@ fn evolution_view(
             population: 0,
             exemplars: 0,
             generations: 0,
+            labels: EvolutionLabels::default(),
             ranking: vec![],
             unranked: vec![],
             table_head: vec![],
@@ -631,23 +623,17 @@ fn evolution_view(
     };
     let mut order: Vec<&String> = evo.ranking.iter().map(|e| &e.team).collect();
     order.extend(evo.unranked.iter());
+    let f = evolution_facts(evo);
+    let (ranking, labels) = evolution_rows(&f, &|t| facts.team(t));
     EvolutionView {
         frame,
         svg,
-        end: Some(end_text(&evo.end)),
+        end: Some(f.end.clone()),
         population: evo.population,
         exemplars: evo.exemplars_per_strategy,
-        generations: n,
-        ranking: evo
-            .ranking
-            .iter()
-            .map(|e| EvolutionPlacedView {
-                place: e.place,
-                team: facts.team(&e.team),
-                share: share_text(e.fraction),
-                count: e.count,
-            })
-            .collect(),
+        generations: f.computed,
+        labels,
+        ranking,
         unranked: evo.unranked.iter().map(|t| facts.team(t)).collect(),
         table_head: sampled.iter().map(|g| format!("gen. {g}")).collect(),
         table: order
@@ -755,15 +741,9 @@ fn team_view(
         }
     }
     let evolution = res.evolution.as_ref().and_then(|e| {
-        e.ranking
-            .iter()
-            .find(|p| p.team == name)
-            .map(|p| EvolutionPlacedView {
-                place: p.place,
-                team: facts.team(name),
-                share: share_text(p.fraction),
-                count: p.count,
-            })
+        let f = evolution_facts(e);
+        let (rows, _) = evolution_rows(&f, &|t| facts.team(t));
+        rows.into_iter().find(|p| p.team.name == name)
     });
     Ok(TeamView {
         frame,
