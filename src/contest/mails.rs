@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::tables;
 use crate::config::Config;
-use crate::engine::results::{results, GameResult, GroupResult, Results, RoundResult};
+use crate::engine::results::results;
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::outgoing::Outgoing;
 use crate::mail::process::{enqueue, Cause};
@@ -210,8 +211,11 @@ impl Mailer<'_> {
         let who = self.by_team(store)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
         let protocols = self.protocols(store, round, group)?;
-        let grg_table = games_table(&gr.games, None);
-        let grr_table = ranking_table(gr, rr);
+        let (grg_table, grg_note) = tables::group_games(gr, rr);
+        let grg_table = trim(&grg_table);
+        let grr_table = tables::group_ranking(gr, rr);
+        let grr_table = trim(&grr_table);
+        let advancing = tables::advancing_sentence(gr, rr);
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
@@ -240,24 +244,35 @@ impl Mailer<'_> {
                     )?;
                 }
             }
+            let (grp_table, grp_note) = tables::team_games(gr, rr, m);
             let results_mails = [
                 (
                     Preference::GRP,
                     "grp",
                     "your game results",
-                    games_table(&gr.games, Some(m)),
+                    json!({ "team": m, "round": round, "group": group, "table": trim(&grp_table),
+                            "note": grp_note }),
                 ),
-                (Preference::GRG, "grg", "all games", grg_table.clone()),
-                (Preference::GRR, "grr", "ranking", grr_table.clone()),
+                (
+                    Preference::GRG,
+                    "grg",
+                    "all games",
+                    json!({ "round": round, "group": group, "table": grg_table,
+                            "note": grg_note }),
+                ),
+                (
+                    Preference::GRR,
+                    "grr",
+                    "ranking",
+                    json!({ "round": round, "group": group, "n": gr.members.len(),
+                            "table": grr_table, "advancing": advancing }),
+                ),
             ];
-            for (pref, kind, what, table) in results_mails {
+            for (pref, kind, what, data) in results_mails {
                 if !p.wants(pref) {
                     continue;
                 }
-                let body = self.render(
-                    kind,
-                    json!({ "team": m, "round": round, "group": group, "table": table, "note": null }),
-                )?;
+                let body = self.render(kind, data)?;
                 let code = pref.as_str();
                 self.queue(
                     store,
@@ -278,31 +293,13 @@ impl Mailer<'_> {
             .filter(|d| gr.members.contains(&d.team))
         {
             let Some(p) = who.get(&d.team) else { continue };
-            let failed: Vec<&GameResult> = gr
-                .games
-                .iter()
-                .filter(|g| g.failures.iter().any(|f| g.players[f.player] == d.team))
-                .collect();
-            let reason_of = |g: &GameResult| {
-                g.failures
-                    .iter()
-                    .find(|f| g.players[f.player] == d.team)
-                    .map(|f| {
-                        format!(
-                            "round {round}, group {group}, game {} (attempt {}) against {}: {}",
-                            g.slot,
-                            g.attempt,
-                            g.players[1 - f.player],
-                            f.reason
-                        )
-                    })
-                    .unwrap_or_default()
-            };
-            let first = failed.first().map(|g| reason_of(g)).unwrap_or_default();
-            let last = failed.last().copied();
-            let second = last.map(reason_of).unwrap_or_else(|| d.reason.clone());
-            let protocol = last
-                .and_then(|g| protocols.iter().find(|p| p.slot == g.slot))
+            let (first, second) = tables::failure_items(gr, rr, &d.team);
+            let dq_game = tables::disqualifications(gr, rr)
+                .into_iter()
+                .find(|x| x.team == d.team)
+                .map(|x| x.game);
+            let protocol = dq_game
+                .and_then(|slot| protocols.iter().find(|p| p.slot == slot))
                 .map(|p| p.text.clone())
                 .unwrap_or_default();
             let body = self.render(
@@ -338,7 +335,7 @@ impl Mailer<'_> {
         let body = self.render(
             "rsm",
             json!({ "contest_name": self.config.contest.name, "round": round, "is_final": rr.is_final,
-                    "note": note, "summary": round_summary(rr) }),
+                    "note": note, "summary": trim(&tables::round_summary(rr)) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
         for p in all.iter().filter(|p| p.wants(Preference::RSM)) {
@@ -360,10 +357,12 @@ impl Mailer<'_> {
     pub fn final_results(&self, store: &Store) -> MailResult {
         let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
         let plot = crate::site::evolution_svg(&res);
+        let (evolution_intro, evolution) = tables::evolution_text(&res);
         let body = self.render(
             "final",
             json!({ "contest_name": self.config.contest.name, "plot": plot.is_some(),
-                    "ranking": final_table(&res), "evolution": evolution_table(&res) }),
+                    "ranking": trim(&tables::final_ranking(&res)), "evolution_intro": evolution_intro,
+                    "evolution": trim(&evolution) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
         for p in &all {
@@ -413,6 +412,11 @@ impl Observer for Mailer<'_> {
     }
 }
 
+/// A table without its last line end (the templates end its line).
+fn trim(table: &str) -> &str {
+    table.trim_end_matches('\n')
+}
+
 /// Splits protocols into parts of at most `cap` bytes (a protocol is never split).
 pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
     let mut parts = vec![String::new()];
@@ -428,131 +432,6 @@ pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
         last.push_str(p);
     }
     parts
-}
-
-fn status_word(g: &GameResult) -> &'static str {
-    match g.status {
-        "counted" => "",
-        "discarded" => "  (failure: replayed)",
-        "void" => "  (void: disqualification)",
-        "cancelled" => "  (not played)",
-        _ => "",
-    }
-}
-
-/// A table of games (all of the group, or those of one team from its side).
-pub fn games_table(games: &[GameResult], team: Option<&str>) -> String {
-    let mut out = String::new();
-    for g in games
-        .iter()
-        .filter(|g| g.status != "cancelled" && g.status != "pending")
-    {
-        match team {
-            Some(t) => {
-                let Some(side) = g.players.iter().position(|p| p == t) else {
-                    continue;
-                };
-                let opp = &g.players[1 - side];
-                out.push_str(&format!(
-                    "  {:<30} {:>6} : {:<6}{}\n",
-                    if g.players[0] == g.players[1] {
-                        format!("{opp} (itself)")
-                    } else {
-                        opp.clone()
-                    },
-                    g.points[side],
-                    g.points[1 - side],
-                    status_word(g)
-                ));
-            }
-            None => out.push_str(&format!(
-                "  {:<30} {:>6} : {:<6} {}{}\n",
-                g.players[0],
-                g.points[0],
-                g.points[1],
-                g.players[1],
-                status_word(g)
-            )),
-        }
-    }
-    out
-}
-
-fn ranking_lines(entries: &[crate::engine::results::Placed], advanced: &[String]) -> String {
-    entries
-        .iter()
-        .map(|e| {
-            format!(
-                "  {:>3}. {:<30} {:>10}{}\n",
-                e.place,
-                e.team,
-                e.points,
-                if advanced.contains(&e.team) {
-                    "  advances"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect()
-}
-
-pub fn ranking_table(g: &GroupResult, r: &RoundResult) -> String {
-    ranking_lines(&g.ranking, &r.advanced)
-}
-
-/// Every group's ranking, who advances, who was disqualified.
-pub fn round_summary(r: &RoundResult) -> String {
-    let mut out = String::new();
-    for g in &r.groups {
-        out.push_str(&format!(
-            "Group {} ({} teams):\n",
-            g.number,
-            g.members.len()
-        ));
-        out.push_str(&ranking_lines(&g.ranking, &r.advanced));
-        out.push('\n');
-    }
-    if !r.is_final {
-        out.push_str(&format!(
-            "{} teams advance to round {}.\n",
-            r.advanced.len(),
-            r.number + 1
-        ));
-    }
-    for d in &r.disqualified {
-        out.push_str(&format!("Disqualified: {}: {}\n", d.team, d.reason));
-    }
-    out
-}
-
-pub fn final_table(res: &Results) -> String {
-    ranking_lines(&res.winners, &[])
-}
-
-pub fn evolution_table(res: &Results) -> String {
-    let Some(evo) = &res.evolution else {
-        return "  (no Evolution: nobody reached the final round)\n".into();
-    };
-    let mut out: String = evo
-        .ranking
-        .iter()
-        .map(|e| {
-            format!(
-                "  {:>3}. {:<30} {:>6.2} %\n",
-                e.place,
-                e.team,
-                100.0 * e.fraction
-            )
-        })
-        .collect();
-    out.push_str(&format!(
-        "\n  ({} exemplars, {} generations; {} without a rank: fraction 0)\n",
-        evo.population,
-        evo.generations.len(),
-        evo.unranked.len()
-    ));
-    out
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! - [`run`]: starting (idempotent) and running or resuming the contest.
 //! - [`mails`]: the mails by preference (LAP, LGP, DGP, GRP, GRG, GRR, RSM),
 //!   the disqualification notice and the final results.
+//! - [`tables`]: the result texts of the mails (GRP, GRG, GRR, RSM, the
+//!   disqualification notice, the final results), as pure functions.
 //! - [`article`]: the results article for Usenet, 1994 style.
 //! - [`facts`]: the numbers and sentences mail, article and site share
 //!   (percentages, half points, the Evolution's generations and means).
@@ -21,3 +23,4 @@ pub mod mails;
 pub mod notices;
 pub mod run;
 pub mod status;
+pub mod tables;

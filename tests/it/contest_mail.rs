@@ -185,9 +185,16 @@ fn each_preference_gets_exactly_its_mails() {
         .find(|m| m.subject.contains("final results"))
         .unwrap();
     assert!(fin.body.contains("Knobeln Evolution"));
+    let ranking = fin.body.split("Disqualified").next().unwrap();
     assert!(
-        !fin.body.contains("crash_team"),
-        "the disqualified team is not ranked"
+        !ranking.contains("crash_team"),
+        "the disqualified team is not ranked: {}",
+        fin.body
+    );
+    assert!(
+        fin.body.contains("crash_team disqualified in game"),
+        "and it is named as disqualified: {}",
+        fin.body
     );
 
     // The compile service is closed now.
@@ -328,4 +335,287 @@ fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
     assert!(serve.wait().unwrap().success());
     let s = status();
     assert!(s.contains("phase: the contest is over"), "{s}");
+}
+
+/// The snapshot field: rock, paper, scissors in constants (their Evolution
+/// ends in a cycle), a strategy that fails only against itself (a
+/// self-game failure, then its disqualification "against itself"), and
+/// one that crashes in every game (a replay cancelled by its
+/// disqualification). Everybody asks for every mail.
+const SNAPSHOT_TEAMS: &[(&str, &str)] = &[
+    ("high_team", "high"),
+    ("middle_team", "middle"),
+    ("low_team", "low"),
+    ("narcissus_team", "narcissus"),
+    ("crash_team", "crasher"),
+];
+
+fn snapshot_field(c: &Contest) {
+    let mut regs = Vec::new();
+    for (team, _) in SNAPSHOT_TEAMS {
+        let body = registration(&addr(team), team, &format!("Uni {team}, City, Land")).replace(
+            "mail-preference: LAP,DGP,GRG,RSM",
+            "mail-preference: LAP,LGP,DGP,GRP,GRG,GRR,RSM",
+        );
+        regs.push(c.mail(&addr(team), "registration for KNOBELN", &body, ""));
+    }
+    let refs: Vec<&Path> = regs.iter().map(|p| p.as_path()).collect();
+    assert!(c.ingest(&refs).status.success());
+    let acks = c.replies();
+    let mut compiles = Vec::new();
+    for (team, src) in SNAPSHOT_TEAMS {
+        let ack = acks.iter().find(|r| r.to == vec![addr(team)]).unwrap();
+        let code = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/tournament/{src}.c")),
+        )
+        .unwrap();
+        let source = format!("/*\n <<FROM>> {team} {}\n*/\n{code}", auth_of(ack));
+        compiles.push(c.mail(&addr(team), "please compile", &source, ""));
+    }
+    let refs: Vec<&Path> = compiles.iter().map(|p| p.as_path()).collect();
+    assert!(c.ingest(&refs).status.success());
+    let accepted = c
+        .replies()
+        .iter()
+        .filter(|r| r.subject.contains("compilation report: accepted"))
+        .count();
+    assert_eq!(accepted, SNAPSHOT_TEAMS.len());
+}
+
+/// The snapshot contest after its end: its folder, config and mails.
+struct Finished {
+    dir: tempfile::TempDir,
+    config: std::path::PathBuf,
+    mails: Vec<Reply>,
+}
+
+/// Every contest mail of the snapshot field, run once for all the tests
+/// that read them.
+fn snapshot_contest() -> &'static Finished {
+    static RUN: std::sync::OnceLock<Finished> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let c = Contest::new(RULES);
+        snapshot_field(&c);
+        let out = start(&c);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mails = contest_mails(&c);
+        let config = c.config();
+        let Contest { dir, .. } = c;
+        Finished { dir, config, mails }
+    })
+}
+
+/// The one mail with a subject starting with `subject` to `team`.
+fn mail_to<'a>(mails: &'a [Reply], subject: &str, team: &str) -> &'a Reply {
+    let found: Vec<&Reply> = mails
+        .iter()
+        .filter(|m| m.subject.starts_with(subject) && m.to == vec![addr(team)])
+        .collect();
+    assert_eq!(found.len(), 1, "{subject} to {team}");
+    found[0]
+}
+
+#[test]
+fn every_contest_mail_kind_matches_its_snapshot() {
+    let mails = &snapshot_contest().mails;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/contest");
+    let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
+    let cases = [
+        ("lap", "KNOBELN LAP", "high_team"),
+        ("lgp", "KNOBELN LGP", "high_team"),
+        ("dgp", "KNOBELN DGP", "narcissus_team"),
+        ("grp", "KNOBELN GRP", "high_team"),
+        ("grp-disqualified", "KNOBELN GRP", "crash_team"),
+        ("grg", "KNOBELN GRG", "high_team"),
+        ("grr", "KNOBELN GRR", "high_team"),
+        ("rsm", "KNOBELN RSM", "high_team"),
+        (
+            "disqualified-self-game",
+            "KNOBELN: team narcissus_team disqualified",
+            "narcissus_team",
+        ),
+        (
+            "disqualified",
+            "KNOBELN: team crash_team disqualified",
+            "crash_team",
+        ),
+        ("final", "KNOBELN: the final results", "high_team"),
+    ];
+    let mut mismatches = Vec::new();
+    for (name, subject, team) in cases {
+        let m = mail_to(mails, subject, team);
+        let text = format!("Subject: {}\n\n{}", m.subject, m.body.replace("\r\n", "\n"));
+        let path = dir.join(format!("{name}.txt"));
+        if update {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
+        if want != text {
+            mismatches.push(format!("--- {name}: want\n{want}\n--- got\n{text}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn every_contest_mail_is_7_bit_within_72_columns_and_says_what_happened() {
+    let mails = &snapshot_contest().mails;
+    assert!(!mails.is_empty());
+    for m in mails {
+        super::announcement::assert_mail_text(&m.subject, &m.body.replace("\r\n", "\n"));
+    }
+    let body = |subject: &str, team: &str| mail_to(mails, subject, team).body.replace("\r\n", "\n");
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The self-game failure and the disqualification against itself.
+    let grp = flat(&body("KNOBELN GRP", "narcissus_team"));
+    assert!(
+        grp.contains("failed: narcissus_team against itself"),
+        "{grp}"
+    );
+    assert!(grp.contains("disqualified (against itself)"), "{grp}");
+    assert!(
+        grp.contains("total: none; your team was disqualified in game"),
+        "{grp}"
+    );
+    // Everybody else's games against the disqualified say so.
+    let grp = flat(&body("KNOBELN GRP", "high_team"));
+    assert!(
+        grp.contains("void: narcissus_team disqualified in game"),
+        "{grp}"
+    );
+    assert!(grp.contains("its games are not counted"), "{grp}");
+    let grr = flat(&body("KNOBELN GRR", "high_team"));
+    assert!(grr.contains("Disqualified (not ranked"), "{grr}");
+    assert!(grr.contains("narcissus_team disqualified in game"), "{grr}");
+    assert!(grr.contains("crash_team disqualified in game"), "{grr}");
+    // The crasher's first failed game: its replay was cancelled.
+    let grg = flat(&body("KNOBELN GRG", "high_team"));
+    assert!(grg.contains("replay cancelled (disqualification)"), "{grg}");
+    assert!(
+        !grg.contains("replayed as game") || grg.contains("narcissus_team against itself"),
+        "{grg}"
+    );
+    // The Evolution ends in a cycle: means and the last generation, labelled.
+    let fin = body("KNOBELN: the final results", "high_team");
+    assert!(flat(&fin).contains("ended in a cycle"), "{fin}");
+    assert!(fin.contains("Mean share"), "{fin}");
+    assert!(fin.contains("Mean exemplars"), "{fin}");
+    assert!(fin.contains(" %"), "{fin}");
+}
+
+/// (team, total) from a GRP mail's last table line.
+fn grp_total(body: &str) -> Option<String> {
+    body.lines()
+        .find(|l| l.starts_with("  total"))
+        .map(|l| l.split_whitespace().last().unwrap().to_string())
+}
+
+#[test]
+fn grp_totals_equal_grr_points_for_every_team() {
+    let mails = &snapshot_contest().mails;
+    let grr = mail_to(mails, "KNOBELN GRR", "high_team")
+        .body
+        .replace("\r\n", "\n");
+    let mut checked = 0;
+    for (team, _) in SNAPSHOT_TEAMS {
+        let grp = mail_to(mails, "KNOBELN GRP", team)
+            .body
+            .replace("\r\n", "\n");
+        let ranked = grr
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(team));
+        match ranked {
+            Some(line) => {
+                let points = line.split_whitespace().nth(2).unwrap().to_string();
+                assert_eq!(
+                    grp_total(&grp),
+                    Some(points.clone()),
+                    "{team}:\n{grp}\n{grr}"
+                );
+                // And the counted column adds up to it.
+                let sum: f64 = grp
+                    .lines()
+                    .filter(|l| {
+                        l.split_whitespace()
+                            .next()
+                            .is_some_and(|w| w.parse::<u32>().is_ok())
+                    })
+                    .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+                    .sum();
+                assert_eq!(sum, points.parse::<f64>().unwrap(), "{team}:\n{grp}");
+                checked += 1;
+            }
+            None => {
+                assert!(grp.contains("total: none"), "{team} is not ranked:\n{grp}");
+            }
+        }
+    }
+    assert_eq!(checked, 3, "the three ranked teams");
+}
+
+#[test]
+fn mail_article_and_site_report_the_same_number_of_generations() {
+    let run = snapshot_contest();
+    let mails = &run.mails;
+    let computed = |text: &str| -> Vec<usize> {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        flat.match_indices(" generations computed after the initial population")
+            .map(|(i, _)| {
+                flat[..i]
+                    .rsplit(|ch: char| !ch.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let fin = mail_to(mails, "KNOBELN: the final results", "high_team")
+        .body
+        .clone();
+    let in_mail = computed(&fin);
+    assert_eq!(in_mail.len(), 1, "{fin}");
+    let out = Command::new(BIN)
+        .args(["results", "--config"])
+        .arg(&run.config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let in_article = computed(&String::from_utf8_lossy(&out.stdout));
+    let site = run.dir.path().join("site");
+    let out = Command::new(BIN)
+        .arg("site")
+        .arg(&site)
+        .args(["--no-game-pages", "--config"])
+        .arg(&run.config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = |p: &str| std::fs::read_to_string(site.join(p)).unwrap();
+    let in_site: Vec<usize> = ["index.html", "evolution.html"]
+        .iter()
+        .flat_map(|p| computed(&page(p)))
+        .collect();
+    assert_eq!(in_article, in_mail, "article and mail");
+    assert_eq!(in_site, vec![in_mail[0], in_mail[0]], "site and mail");
+    // The site's table of generations ends with that generation.
+    assert!(
+        page("evolution.html").contains(&format!("gen. {}</th>", in_mail[0])),
+        "the last generation in the site's table"
+    );
 }

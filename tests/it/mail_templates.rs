@@ -86,13 +86,14 @@ fn fixture(name: &str) -> Value {
             "protocols": "KNOBELN-PROTOCOL 1\n...\nKNOBELN-END 9 78ad2756\n",
         }),
         "grp" => {
-            json!({ "team": "climbers", "round": 1, "group": 2, "table": "  opponent  you  them\n", "note": null })
+            json!({ "team": "climbers", "round": 1, "group": 2, "table": "  opponent  you  them", "note": null })
         }
-        "grg" => json!({ "round": 1, "group": 2, "table": "  P  Q  points\n" }),
-        "grr" => json!({ "round": 1, "group": 2, "table": "  1. climbers  123\n" }),
+        "grg" => json!({ "round": 1, "group": 2, "table": "  P  Q  points", "note": null }),
+        "grr" => json!({ "round": 1, "group": 2, "n": 2, "table": "  1. climbers  123  advances",
+                         "advancing": "The team marked \"advances\" proceeds to round 2." }),
         "rsm" => json!({
             "contest_name": "International KNOBELN contest", "round": 1, "is_final": false,
-            "note": "The organizer's paragraph.", "summary": "Group 1: ...\n",
+            "note": "The organizer's paragraph.", "summary": "Group 1: ...",
         }),
         "disqualified" => json!({
             "team": "crasher", "contest_name": "International KNOBELN contest", "round": 1,
@@ -101,7 +102,8 @@ fn fixture(name: &str) -> Value {
         }),
         "final" => json!({
             "contest_name": "International KNOBELN contest",
-            "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n", "plot": true,
+            "ranking": "  1. climbers  123", "evolution": "  1. climbers  55.00 %", "plot": true,
+            "evolution_intro": "The population reached a fixed point.",
         }),
         "no_strategy" => json!({
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
