@@ -23,6 +23,7 @@ mod lexcount;
 mod play;
 mod protocolfmt;
 mod results;
+mod rsm;
 mod serve;
 mod site;
 mod status;
@@ -71,6 +72,8 @@ pub enum Command {
     Site(site::Site),
     /// The organizer's levers: teams, failed and set-aside mail, the audit log.
     Admin(admin::AdminCmd),
+    /// The organizer's round summary (RSM): give it, or see the round.
+    Rsm(rsm::Rsm),
 }
 
 impl Command {
@@ -91,6 +94,7 @@ impl Command {
             Command::Results(c) => c.apply(),
             Command::Site(c) => c.apply(),
             Command::Admin(c) => c.apply(),
+            Command::Rsm(c) => c.apply(),
         }
     }
 }

@@ -5,6 +5,13 @@
 //! the start of its subject; one mail per recipient per event; protocol
 //! mails are split into numbered parts below a size cap.
 //!
+//! After each round the contest may pause (`rules.rsm_pause_minutes`) for
+//! the organizer's own round summary: the organizer gets the round's
+//! results and a one-time token by mail, and the RSM goes out when the
+//! summary arrives (`knobeln rsm`, or `RSM round N` by mail with the token)
+//! or the pause ends (then with the rankings alone). The pause is kept in
+//! the store (`rsm_rounds`), so it survives a `kill -9`.
+//!
 //! Every mail is queued with an event key (`DGP:r1:g2:t17:p1`, …) in the
 //! outbox's unique index, so an event announced again after a resume queues
 //! nothing twice.
@@ -24,7 +31,11 @@ use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, RegistrationRow};
+use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
+
+/// How often a paused contest looks for the organizer's round summary.
+const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A registered participant as the mails need it.
 #[derive(Debug, Clone)]
@@ -83,12 +94,16 @@ impl Mailer<'_> {
 
     /// Builds and queues one event mail (once per key).
     fn queue(&self, store: &Store, key: &str, m: Outgoing) -> MailResult {
+        self.queue_in(store.conn(), key, m)
+    }
+
+    /// [`Self::queue`] inside the caller's transaction.
+    fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
         let cause = Cause {
             event_key: Some(key),
             ..Cause::default()
         };
-        enqueue(store.conn(), &self.config.contest, &m, cause, (self.now)())
-            .map_err(|e| e.to_string())?;
+        enqueue(conn, &self.config.contest, &m, cause, (self.now)()).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -321,6 +336,89 @@ impl Mailer<'_> {
         Ok(())
     }
 
+    /// A round is finished: with `rsm_pause_minutes`, the contest pauses
+    /// (once; the pause is in the store, so a killed contest resumes
+    /// waiting until the same moment) and the organizer gets the round's
+    /// results with a one-time token; the RSM goes out when the organizer's
+    /// summary arrives or the pause ends, with the automatic summary
+    /// alone. Without a pause it goes out at once (with a summary given
+    /// ahead by `knobeln rsm`, if any).
+    fn round_finished(&self, store: &Store, round: u32) -> MailResult {
+        let err = |e: crate::store::StoreError| e.to_string();
+        let state = rsm_round(store.conn(), self.tournament, round).map_err(err)?;
+        if state.as_ref().is_some_and(|s| s.sent_at.is_some()) {
+            return Ok(());
+        }
+        let minutes = self.config.rules.rsm_pause_minutes;
+        if minutes > 0 {
+            if state.as_ref().is_none_or(|s| s.pause_started_at.is_none()) {
+                self.start_pause(store, round, minutes)?;
+            }
+            loop {
+                let s = rsm_round(store.conn(), self.tournament, round)
+                    .map_err(err)?
+                    .ok_or("the RSM pause vanished from the store")?;
+                let over = s.pause_ends_at.is_none_or(|end| (self.now)() >= end);
+                if s.summary.is_some() || over {
+                    break;
+                }
+                if crate::engine::run::stop_requested() {
+                    return Err(format!(
+                        "stopped while waiting for the organizer's summary of round {round} \
+                         (the pause goes on when the contest resumes)"
+                    ));
+                }
+                std::thread::sleep(RSM_POLL);
+            }
+        }
+        self.rsm(store, round)
+    }
+
+    /// Starts the pause after `round` and mails the organizer the round's
+    /// results and the token, in one transaction.
+    fn start_pause(&self, store: &Store, round: u32, minutes: u64) -> MailResult {
+        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
+            return Ok(());
+        };
+        let now = (self.now)();
+        let ends =
+            now + chrono::Duration::minutes(i64::try_from(minutes).unwrap_or(i64::MAX / 60_000));
+        let token = crate::mail::auth::new_auth_string();
+        let salt = crate::mail::auth::new_salt();
+        let hash = crate::mail::auth::hash(&salt, &token);
+        let body = self.render(
+            "rsm_pause",
+            json!({ "contest_name": self.config.contest.name, "round": round,
+                    "is_final": rr.is_final, "ends": crate::mail::commands::date(ends),
+                    "organizer": self.config.contest.organizer,
+                    "contest_address": self.config.contest.address, "token": token,
+                    "summary": trim(&tables::round_summary(rr)) }),
+        )?;
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
+        if start_pause(&tx, self.tournament, round, now, ends, &salt, &hash)
+            .map_err(|e| e.to_string())?
+        {
+            let m = self.mail(
+                "rsm_pause",
+                &self.config.contest.organizer,
+                format!(
+                    "KNOBELN RSM round {round}: your summary, until {}",
+                    crate::mail::commands::date(ends)
+                ),
+                body,
+            );
+            self.queue_in(&tx, &format!("RSMPAUSE:r{round}"), m)?;
+        }
+        tx.commit().map_err(|e| e.to_string())
+    }
+
+    /// RSM: the organizer's summary (if any), the note file's paragraph
+    /// and every group's ranking, to every RSM subscriber; marked sent in
+    /// the same transaction.
     fn rsm(&self, store: &Store, round: u32) -> MailResult {
         let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
@@ -332,15 +430,23 @@ impl Mailer<'_> {
                 .map(|s| s.trim_end().to_string()),
             None => None,
         };
+        let organizer_text = rsm_round(store.conn(), self.tournament, round)
+            .map_err(|e| e.to_string())?
+            .and_then(|s| s.summary);
         let body = self.render(
             "rsm",
             json!({ "contest_name": self.config.contest.name, "round": round, "is_final": rr.is_final,
-                    "note": note, "summary": trim(&tables::round_summary(rr)) }),
+                    "organizer_text": organizer_text, "note": note,
+                    "summary": trim(&tables::round_summary(rr)) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for p in all.iter().filter(|p| p.wants(Preference::RSM)) {
-            self.queue(
-                store,
+            self.queue_in(
+                &tx,
                 &format!("RSM:r{round}:{}", p.team),
                 self.mail(
                     "rsm",
@@ -350,7 +456,13 @@ impl Mailer<'_> {
                 ),
             )?;
         }
-        Ok(())
+        let kind = if organizer_text.is_some() {
+            "organizer"
+        } else {
+            "automatic"
+        };
+        mark_sent(&tx, self.tournament, round, kind, (self.now)()).map_err(|e| e.to_string())?;
+        tx.commit().map_err(|e| e.to_string())
     }
 
     /// The final ranking and the Evolution ranking, to every participant.
@@ -406,7 +518,7 @@ impl Observer for Mailer<'_> {
                 self.lgp(store, *round, *group, &members)
             }
             Event::GroupFinished { round, group } => self.group_finished(store, *round, *group),
-            Event::RoundFinished { round, .. } => self.rsm(store, *round),
+            Event::RoundFinished { round, .. } => self.round_finished(store, *round),
             _ => Ok(()),
         }
     }

@@ -92,7 +92,9 @@ pub fn request_stop() {
     STOP.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-fn stop_requested() -> bool {
+/// Whether a stop was asked for ([`request_stop`]); a paused contest
+/// observer looks at it too.
+pub fn stop_requested() -> bool {
     STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 

@@ -65,10 +65,22 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("grr", include_str!("../../templates/mail/grr.hbs")),
     ("rsm", include_str!("../../templates/mail/rsm.hbs")),
     (
+        "rsm_pause",
+        include_str!("../../templates/mail/rsm_pause.hbs"),
+    ),
+    (
+        "rsm_accepted",
+        include_str!("../../templates/mail/rsm_accepted.hbs"),
+    ),
+    (
         "disqualified",
         include_str!("../../templates/mail/disqualified.hbs"),
     ),
     ("final", include_str!("../../templates/mail/final.hbs")),
+    (
+        "kit_rules",
+        include_str!("../../templates/kit/RULES.txt.hbs"),
+    ),
     (
         "no_strategy",
         include_str!("../../templates/mail/no_strategy.hbs"),

@@ -619,3 +619,269 @@ fn mail_article_and_site_report_the_same_number_of_generations() {
         "the last generation in the site's table"
     );
 }
+
+const PAUSED: &str = "[rules]\nthrows = 60\nrsm_pause_minutes = 30\n";
+
+/// Starts `contest start` in the background.
+fn start_in_background(c: &Contest) -> std::process::Child {
+    Command::new(BIN)
+        .args(["contest", "start", "--seed", "3", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn db(c: &Contest) -> rusqlite::Connection {
+    rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap()
+}
+
+/// Waits until the contest pauses after round 1; returns the pause mail's
+/// text (still in the outbox: `contest start` writes the spool at its end).
+fn wait_for_the_pause(c: &Contest, child: &mut std::process::Child) -> String {
+    let t = Instant::now();
+    loop {
+        let raw: Option<Vec<u8>> = db(c)
+            .query_row("SELECT raw FROM outbox WHERE kind = 'rsm_pause'", [], |r| {
+                r.get(0)
+            })
+            .ok();
+        if let Some(raw) = raw {
+            return String::from_utf8_lossy(&raw).replace("\r\n", "\n");
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "no pause");
+        assert!(child.try_wait().unwrap().is_none(), "ended without a pause");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn count(c: &Contest, sql: &str) -> i64 {
+    db(c).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn the_organizers_summary_ends_the_pause_even_after_a_kill_9() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    let pause = wait_for_the_pause(&c, &mut child);
+    assert!(pause.contains("To: organizer@contest.example"), "{pause}");
+    assert!(pause.contains("knobeln rsm --round 1 FILE"), "{pause}");
+    assert!(pause.contains("<<RSM>> "), "{pause}");
+    // The contest waits: no RSM yet, no final results.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the contest waits");
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM outbox WHERE kind = 'rsm'"),
+        0
+    );
+    // kill -9 during the pause; the pause is in the database.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let summary = c.dir.path().join("summary.txt");
+    std::fs::write(
+        &summary,
+        "Round 1 in a nutshell: the crasher crashed \u{2014} twice.\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["rsm", "--round", "1", "--config"])
+        .arg(c.config())
+        .arg(&summary)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Resumed: the summary is there, so the RSM goes out and the contest ends.
+    let out = start(&c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mails = contest_mails(&c);
+    let rsm: Vec<&Reply> = mails
+        .iter()
+        .filter(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .collect();
+    assert_eq!(rsm.len(), 2, "rsm_team and all_team");
+    for m in &rsm {
+        assert!(
+            m.body
+                .contains("Round 1 in a nutshell: the crasher crashed -- twice."),
+            "{}",
+            m.body
+        );
+        assert!(m.body.contains("The rankings of all groups of round 1:"));
+    }
+    // One pause mail, to the organizer only; the token is in it alone.
+    let pauses: Vec<&Reply> = mails
+        .iter()
+        .filter(|m| m.subject.starts_with("KNOBELN RSM round 1"))
+        .collect();
+    assert_eq!(pauses.len(), 1);
+    assert_eq!(pauses[0].to, vec!["organizer@contest.example".to_string()]);
+    assert!(mails
+        .iter()
+        .filter(|m| m.to != vec!["organizer@contest.example".to_string()])
+        .all(|m| !m.body.contains("<<RSM>>")));
+    assert!(mails.iter().any(|m| m.subject.contains("final results")));
+    // A second summary for the round is refused now.
+    let out = Command::new(BIN)
+        .args(["rsm", "--round", "1", "--config"])
+        .arg(c.config())
+        .arg(&summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // Logged for the organizer.
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM admin_log WHERE action = 'rsm'"),
+        1
+    );
+}
+
+#[test]
+fn a_summary_by_mail_needs_the_organizers_address_and_the_pause_mails_token() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    let pause = wait_for_the_pause(&c, &mut child);
+    let token = pause
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("<<RSM>> "))
+        .expect("the token line")
+        .trim()
+        .to_string();
+    let before = c.replies().len();
+    let organizer = "organizer@contest.example";
+    let attempts = [
+        // The organizer's address alone is forgeable: refused.
+        (
+            organizer,
+            "RSM round 1",
+            "No token.\nForged summary.\n".to_string(),
+        ),
+        // A wrong token: refused.
+        (
+            organizer,
+            "RSM round 1",
+            "<<RSM>> wrongtoken\nForged summary.\n".to_string(),
+        ),
+        // The right token from somebody else: refused.
+        (
+            "lap_team@participants.example",
+            "RSM round 1",
+            format!("<<RSM>> {token}\nForged summary.\n"),
+        ),
+        // The right token for another round: refused.
+        (
+            organizer,
+            "RSM round 2",
+            format!("<<RSM>> {token}\nForged summary.\n"),
+        ),
+    ];
+    for (from, subject, body) in &attempts {
+        let m = c.mail(from, subject, body, "");
+        assert!(c.ingest(&[&m]).status.success());
+    }
+    // (ingest also writes what the paused contest has queued so far.)
+    let refusals: Vec<Reply> = c
+        .replies()
+        .split_off(before)
+        .into_iter()
+        .filter(|r| {
+            r.subject.starts_with("KNOBELN RSM round") && r.subject.contains("not carried out")
+        })
+        .collect();
+    assert_eq!(refusals.len(), attempts.len());
+    for r in &refusals {
+        assert!(r.subject.contains("not carried out"), "{}", r.subject);
+        let flat = r.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("knobeln rsm --round N FILE"), "{}", r.body);
+        assert_eq!(
+            r.body.replace("round 2", "round 1"),
+            refusals[0].body,
+            "the same words for every refusal"
+        );
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still waiting");
+    // The real one, replying to the pause mail (quoted lines are left out).
+    let body = format!(
+        "<<RSM>> {token}\nA fine first round.\n\n> Round 1 of the contest is finished.\n-- \nThe organizer\n"
+    );
+    let m = c.mail(organizer, "Re: RSM round 1", &body, "");
+    assert!(c.ingest(&[&m]).status.success());
+    let ok = c
+        .replies()
+        .into_iter()
+        .find(|r| r.subject.contains("summary accepted"))
+        .expect("the organizer is told");
+    assert_eq!(ok.to, vec![organizer.to_string()]);
+    // The contest goes on and ends.
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the contest did not go on"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rsm = contest_mails(&c)
+        .into_iter()
+        .find(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .expect("an RSM");
+    assert!(rsm.body.contains("A fine first round."), "{}", rsm.body);
+    assert!(!rsm.body.contains("Forged"), "{}", rsm.body);
+    assert!(
+        !rsm.body.contains("The organizer\n"),
+        "signature cut: {}",
+        rsm.body
+    );
+}
+
+#[test]
+fn when_the_pause_ends_without_a_summary_the_automatic_one_goes_out() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    wait_for_the_pause(&c, &mut child);
+    // Thirty minutes pass (in the database, where the pause lives).
+    db(&c)
+        .execute(
+            "UPDATE rsm_rounds SET pause_ends_at = '2000-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the contest did not go on"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let kind: String = db(&c)
+        .query_row(
+            "SELECT sent_kind FROM rsm_rounds WHERE round = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kind, "automatic");
+    let out = start(&c); // writes the spool; the contest is over
+    assert!(out.status.success());
+    let rsm = contest_mails(&c)
+        .into_iter()
+        .find(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .expect("the automatic RSM");
+    assert!(
+        rsm.body.contains("The rankings of all groups of round 1:"),
+        "{}",
+        rsm.body
+    );
+}

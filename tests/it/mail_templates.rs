@@ -93,8 +93,16 @@ fn fixture(name: &str) -> Value {
                          "advancing": "The team marked \"advances\" proceeds to round 2." }),
         "rsm" => json!({
             "contest_name": "International KNOBELN contest", "round": 1, "is_final": false,
+            "organizer_text": "Round 1 was a slaughter: the cooperators won.",
             "note": "The organizer's paragraph.", "summary": "Group 1: ...",
         }),
+        "rsm_pause" => json!({
+            "contest_name": "International KNOBELN contest", "round": 2, "is_final": false,
+            "ends": "1994-05-14 14:30 UT", "organizer": "organizer@contest.example",
+            "contest_address": "knobeln@contest.example", "token": "k7mq2x9vbt4hc8np3rw6yd5ags",
+            "summary": "Group 1 (20 teams):\n  ...",
+        }),
+        "rsm_accepted" => json!({ "round": 2, "text": "Round 2 was wild." }),
         "disqualified" => json!({
             "team": "crasher", "contest_name": "International KNOBELN contest", "round": 1,
             "first": "throw 6: crashed", "second": "throw 6: crashed",
@@ -151,6 +159,22 @@ fn fixture(name: &str) -> Value {
         "withdrawn" => json!({
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
             "reason": "two teams of the same people", "organizer": "organizer@contest.example",
+        }),
+        "kit_rules" => json!({
+            "contest_name": "International KNOBELN contest",
+            "contest_address": "knobeln@contest.example",
+            "organizer": "organizer@contest.example",
+            "a": 1, "b": 12288, "k": 8, "throws": 1000,
+            "cpu_secs": 2, "memory_kb": 1024, "wall_secs": 10.0,
+            "exemplars": 5, "max_generations": 1000,
+            "max_lexical_elements": 10000, "min_description_lines": 15,
+            "tolerated_description_lines": 12, "rsm_pause_minutes": 30,
+            "registration_start": "1994-03-22 12:00 UT",
+            "compile_start": "1994-03-23 12:00 UT",
+            "registration_deadline": "1994-05-12 12:00 UT",
+            "compile_end": "1994-05-14 10:00 UT",
+            "contest_start": "1994-05-14 12:00 UT",
+            "compile_closes": "2 hours",
         }),
         other => panic!("no fixture for template {other}: add one"),
     }
