@@ -142,6 +142,7 @@ impl Writer<'_> {
 }
 
 use crate::contest::facts::{evolution_facts, points_text, EvolutionFacts};
+use crate::contest::tables::{disqualifications, game_label};
 
 /// The Evolution's ranking rows and column labels, as mail and article
 /// have them.
@@ -382,26 +383,32 @@ pub fn generate(
                     finished: facts.finished_groups.contains(&(r.number, g.number)),
                     members: g.members.iter().map(|m| facts.team(m)).collect(),
                     ranking: g.ranking.iter().map(placed).collect(),
-                    games: g
-                        .games
-                        .iter()
-                        .map(|x| GameRow {
-                            slot: x.slot,
-                            attempt: x.attempt,
-                            p: facts.team(&x.players[0]),
-                            q: facts.team(&x.players[1]),
-                            points_p: x.points[0],
-                            points_q: x.points[1],
-                            status: x.status.to_string(),
-                            href: has_page(&facts, opts, r.number, g.number, x)
-                                .then(|| game_page(r.number, g.number, x.slot)),
-                            failures: x
-                                .failures
-                                .iter()
-                                .map(|f| format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason))
-                                .collect(),
-                        })
-                        .collect(),
+                    games: {
+                        let dqs = disqualifications(g, r);
+                        g.games
+                            .iter()
+                            .map(|x| GameRow {
+                                slot: x.slot,
+                                attempt: x.attempt,
+                                p: facts.team(&x.players[0]),
+                                q: facts.team(&x.players[1]),
+                                points_p: x.points[0],
+                                points_q: x.points[1],
+                                status: x.status.to_string(),
+                                label: game_label(x, &g.games, &dqs)
+                                    .unwrap_or_else(|| "counted".into()),
+                                href: has_page(&facts, opts, r.number, g.number, x)
+                                    .then(|| game_page(r.number, g.number, x.slot)),
+                                failures: x
+                                    .failures
+                                    .iter()
+                                    .map(|f| {
+                                        format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason)
+                                    })
+                                    .collect(),
+                            })
+                            .collect()
+                    },
                 })
                 .collect(),
             advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
@@ -476,6 +483,7 @@ pub fn generate(
                 let key = (r.number, g.number);
                 let skip =
                     opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
+                let dqs = disqualifications(g, r);
                 for x in &g.games {
                     if !has_page(&facts, opts, r.number, g.number, x) {
                         continue;
@@ -518,6 +526,7 @@ pub fn generate(
                         points_p: stored.record.points[0],
                         points_q: stored.record.points[1],
                         status: x.status.to_string(),
+                        label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                         n_throws: throws.len(),
                         wins_p: wins[0],
                         wins_q: wins[1],
@@ -695,6 +704,7 @@ fn team_view(
                 place: entry.map(|p| p.place),
                 points: entry.map(|p| points_text(p.points)),
             });
+            let dqs = disqualifications(g, r);
             for x in &g.games {
                 let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
                 let Some(&side) = sides.first() else {
@@ -718,6 +728,7 @@ fn team_view(
                     own: x.points[side],
                     theirs: x.points[other],
                     status: x.status.to_string(),
+                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                     href: href.clone(),
                 });
                 if x.counted {

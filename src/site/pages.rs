@@ -152,6 +152,9 @@ pub struct GameRow {
     pub points_p: u64,
     pub points_q: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub href: Option<String>,
     pub failures: Vec<String>,
 }
@@ -225,6 +228,9 @@ pub struct TeamGameRow {
     pub own: u64,
     pub theirs: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub href: Option<String>,
 }
 
@@ -282,6 +288,9 @@ pub struct GameView {
     pub points_p: u64,
     pub points_q: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub n_throws: usize,
     pub wins_p: usize,
     pub wins_q: usize,
@@ -328,6 +337,7 @@ mod tests {
                 own: 1,
                 theirs: 2,
                 status: "counted".into(),
+                label: "counted".into(),
                 href: None,
             }],
             opponents: vec![],
