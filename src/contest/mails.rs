@@ -355,9 +355,9 @@ impl Mailer<'_> {
                 self.start_pause(store, round, minutes)?;
             }
             loop {
-                let s = rsm_round(store.conn(), self.tournament, round)
-                    .map_err(err)?
-                    .ok_or("the RSM pause vanished from the store")?;
+                let Some(s) = rsm_round(store.conn(), self.tournament, round).map_err(err)? else {
+                    break; // no such round in the results: nothing to wait for
+                };
                 let over = s.pause_ends_at.is_none_or(|end| (self.now)() >= end);
                 if s.summary.is_some() || over {
                     break;
@@ -405,10 +405,9 @@ impl Mailer<'_> {
             let m = self.mail(
                 "rsm_pause",
                 &self.config.contest.organizer,
-                format!(
-                    "KNOBELN RSM round {round}: your summary, until {}",
-                    crate::mail::commands::date(ends)
-                ),
+                // The subject an answer needs, so that a reply ("Re: RSM
+                // round 2") is the command.
+                format!("RSM round {round}"),
                 body,
             );
             self.queue_in(&tx, &format!("RSMPAUSE:r{round}"), m)?;

@@ -30,8 +30,14 @@ pub const TOKEN_MARKER: &str = "<<RSM>>";
 /// The round an `RSM round N` subject names.
 pub fn round_of(subject: &str) -> Option<u32> {
     let s = normalize_subject(subject);
-    let n = s.strip_prefix("rsm round ")?;
-    n.parse().ok().filter(|&n| n >= 1)
+    let rest = s.strip_prefix("rsm round ")?;
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if digits == 0 || digits > 9 || rest[digits..].starts_with(|c: char| c.is_alphanumeric()) {
+        return None;
+    }
+    rest[..digits].parse().ok().filter(|&n| n >= 1)
 }
 
 /// Pure: the token and the summary text of the body (`None` without a
@@ -158,6 +164,8 @@ mod tests {
         assert_eq!(round_of("Re: rsm  Round 12"), Some(12));
         assert_eq!(round_of("RSM round 0"), None);
         assert_eq!(round_of("RSM round x"), None);
+        assert_eq!(round_of("RSM round 2 (the final)"), Some(2));
+        assert_eq!(round_of("RSM round 2x"), None);
         assert_eq!(round_of("RSM"), None);
     }
 
