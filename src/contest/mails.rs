@@ -354,10 +354,8 @@ impl Mailer<'_> {
             if state.as_ref().is_none_or(|s| s.pause_started_at.is_none()) {
                 self.start_pause(store, round, minutes)?;
             }
-            loop {
-                let Some(s) = rsm_round(store.conn(), self.tournament, round).map_err(err)? else {
-                    break; // no such round in the results: nothing to wait for
-                };
+            // (No row: no such round in the results, nothing to wait for.)
+            while let Some(s) = rsm_round(store.conn(), self.tournament, round).map_err(err)? {
                 let over = s.pause_ends_at.is_none_or(|end| (self.now)() >= end);
                 if s.summary.is_some() || over {
                     break;
