@@ -193,6 +193,10 @@ pub struct Rules {
     /// The process playing the contest renews its lease on it every quarter
     /// of this; another may take it over this long after the last renewal.
     pub lease_secs: u64,
+    /// After each round the contest pauses this long for the organizer's
+    /// round summary (RSM), sent with `knobeln rsm` or by mail; 0: no
+    /// pause, the automatic summary goes out at once.
+    pub rsm_pause_minutes: u64,
 }
 
 impl Default for Rules {
@@ -211,6 +215,7 @@ impl Default for Rules {
             rsm_note_file: None,
             max_protocol_mail_bytes: 200 * 1024,
             lease_secs: 60,
+            rsm_pause_minutes: 0,
         }
     }
 }

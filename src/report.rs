@@ -124,7 +124,14 @@ pub fn compile_report(
             .collect(),
         errors: report.errors().map(diag_line).collect(),
         warnings: report.warnings().map(diag_line).collect(),
-        compiler_output: report.compiler_output.trim_end().to_string(),
+        // Indented, so that a long message continues deeper when wrapped.
+        compiler_output: report
+            .compiler_output
+            .trim_end()
+            .lines()
+            .map(|l| format!("  {l}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
         trial,
     };
     crate::mail::texts::render("check_report", &view).expect("compile report template renders")

@@ -24,6 +24,7 @@ mod lexcount;
 mod play;
 mod protocolfmt;
 mod results;
+mod rsm;
 mod serve;
 mod site;
 mod status;
@@ -77,6 +78,8 @@ pub enum Command {
     Languages(languages::Languages),
     /// Play games from a coordinator's NATS JetStream queue.
     Worker(worker::Worker),
+    /// The organizer's round summary (RSM): give it, or see the round.
+    Rsm(rsm::Rsm),
 }
 
 impl Command {
@@ -99,6 +102,7 @@ impl Command {
             Command::Site(c) => c.apply(),
             Command::Admin(c) => c.apply(),
             Command::Worker(c) => c.apply(),
+            Command::Rsm(c) => c.apply(),
         }
     }
 }

@@ -12,7 +12,6 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::engine::results::{Placed, Results, RoundResult};
-use crate::tournament::EvolutionEnd;
 
 /// No line of the article is longer than this (in characters).
 pub const WIDTH: usize = 76;
@@ -62,16 +61,8 @@ pub fn country_of(organization: &str) -> String {
         .to_string()
 }
 
-/// Points as the article shows them: whole points, or one decimal for the
-/// half points of self-games ("1234", "1234.5").
-pub fn points_text(points: f64) -> String {
-    let halves = (points * 2.0).round();
-    if halves.rem_euclid(2.0) == 0.0 {
-        format!("{:.0}", halves / 2.0)
-    } else {
-        format!("{:.1}", halves / 2.0)
-    }
-}
+/// Points as the article shows them (see [`super::facts::points_text`]).
+pub use super::facts::points_text;
 
 /// The whole article: headers, an empty line, the body, the signature.
 pub fn article(input: &ArticleInput) -> String {
@@ -312,64 +303,37 @@ fn evolution(out: &mut String, r: &Results) {
             e.population
         ),
     );
-    let computed = e.generations.len().saturating_sub(1);
-    let end = match &e.end {
-        EvolutionEnd::FixedPoint { generation } => format!(
-            "The population reached a fixed point: generation {generation} \
-             reproduces itself ({} computed). The fractions are those of \
-             the fixed point.",
-            plural(computed, "generation", "generations")
-        ),
-        EvolutionEnd::Cycle {
-            length,
-            generations,
-        } => {
-            let span = match (generations.first(), generations.last()) {
-                (Some(a), Some(b)) if a != b => format!("generations {a} to {b}"),
-                (Some(a), _) => format!("generation {a}"),
-                _ => "the last generations".to_string(),
-            };
-            format!(
-                "The population ended in a cycle of {} ({span} repeat forever; \
-                 {} computed). The fractions are the means over the cycle.",
-                plural(*length, "generation", "generations"),
-                plural(computed, "generation", "generations")
-            )
-        }
-        EvolutionEnd::GenerationCap { generations } => format!(
-            "The population did not repeat within the cap of {}. The fractions \
-             are those of the last generation.",
-            plural(*generations, "generation", "generations")
-        ),
-    };
-    paragraph(out, &end);
-    if e.ranking.is_empty() {
+    let facts = super::facts::evolution_facts(e);
+    paragraph(out, &facts.end);
+    if facts.rows.is_empty() {
         paragraph(out, "No strategy survived.");
     } else {
-        let rows: Vec<Vec<String>> = e
-            .ranking
+        let rows: Vec<Vec<String>> = facts
+            .rows
             .iter()
             .map(|p| {
-                vec![
+                let mut row = vec![
                     format!("{}.", p.place),
                     clean(&p.team),
-                    format!("{:.2} %", p.fraction * 100.0),
-                    p.count.to_string(),
-                ]
+                    p.share.clone(),
+                    p.exemplars.clone(),
+                ];
+                if facts.is_cycle {
+                    row.push(p.last_exemplars.to_string());
+                }
+                row
             })
             .collect();
-        table(
-            out,
-            2,
-            &[
-                Col::new("Place", Align::Right),
-                Col::new("Team", Align::Left),
-                Col::new("Fraction", Align::Right),
-                Col::new("Exemplars", Align::Right),
-            ],
-            &rows,
-            &[1],
-        );
+        let mut cols = vec![
+            Col::new("Place", Align::Right),
+            Col::new("Team", Align::Left),
+            Col::new(facts.share_label, Align::Right),
+            Col::new(facts.exemplars_label, Align::Right),
+        ];
+        if facts.is_cycle {
+            cols.push(Col::new(facts.last_label.clone(), Align::Right));
+        }
+        table(out, 2, &cols, &rows, &[1]);
         out.push('\n');
     }
     if !e.unranked.is_empty() {
@@ -671,13 +635,16 @@ enum Align {
 }
 
 struct Col {
-    head: &'static str,
+    head: String,
     align: Align,
 }
 
 impl Col {
-    fn new(head: &'static str, align: Align) -> Col {
-        Col { head, align }
+    fn new(head: impl Into<String>, align: Align) -> Col {
+        Col {
+            head: head.into(),
+            align,
+        }
     }
 }
 
@@ -694,7 +661,7 @@ fn table(out: &mut String, indent: usize, cols: &[Col], rows: &[Vec<String>], fl
         .map(|(i, c)| {
             rows.iter()
                 .map(|r| len(&r[i]))
-                .chain(std::iter::once(len(c.head)))
+                .chain(std::iter::once(len(&c.head)))
                 .max()
                 .unwrap_or(0)
         })
@@ -705,7 +672,7 @@ fn table(out: &mut String, indent: usize, cols: &[Col], rows: &[Vec<String>], fl
         if over == 0 {
             break;
         }
-        let floor = MIN.max(len(cols[f].head)).min(widths[f]);
+        let floor = MIN.max(len(&cols[f].head)).min(widths[f]);
         widths[f] -= over.min(widths[f] - floor);
     }
     let line = |cells: &[String]| -> String {
@@ -728,7 +695,7 @@ fn table(out: &mut String, indent: usize, cols: &[Col], rows: &[Vec<String>], fl
         }
         s.trim_end().to_string()
     };
-    let heads: Vec<String> = cols.iter().map(|c| c.head.to_string()).collect();
+    let heads: Vec<String> = cols.iter().map(|c| c.head.clone()).collect();
     let _ = writeln!(out, "{}", line(&heads));
     let rules: Vec<String> = cols
         .iter()

@@ -5,6 +5,13 @@
 //! the start of its subject; one mail per recipient per event; protocol
 //! mails are split into numbered parts below a size cap.
 //!
+//! After each round the contest may pause (`rules.rsm_pause_minutes`) for
+//! the organizer's own round summary: the organizer gets the round's
+//! results and a one-time token by mail, and the RSM goes out when the
+//! summary arrives (`knobeln rsm`, or `RSM round N` by mail with the token)
+//! or the pause ends (then with the rankings alone). The pause is kept in
+//! the store (`rsm_rounds`), so it survives a `kill -9`.
+//!
 //! Every mail is queued with an event key (`DGP:r1:g2:t17:p1`, …) in the
 //! outbox's unique index, so an event announced again after a resume queues
 //! nothing twice.
@@ -14,8 +21,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::tables;
 use crate::config::Config;
-use crate::engine::results::{results, GameResult, GroupResult, Results, RoundResult};
+use crate::engine::results::results;
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::outgoing::Outgoing;
 use crate::mail::process::{enqueue, Cause};
@@ -23,7 +31,11 @@ use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, RegistrationRow};
+use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
+
+/// How often a paused contest looks for the organizer's round summary.
+const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A registered participant as the mails need it.
 #[derive(Debug, Clone)]
@@ -82,12 +94,16 @@ impl Mailer<'_> {
 
     /// Builds and queues one event mail (once per key).
     fn queue(&self, store: &Store, key: &str, m: Outgoing) -> MailResult {
+        self.queue_in(store.conn(), key, m)
+    }
+
+    /// [`Self::queue`] inside the caller's transaction.
+    fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
         let cause = Cause {
             event_key: Some(key),
             ..Cause::default()
         };
-        enqueue(store.conn(), &self.config.contest, &m, cause, (self.now)())
-            .map_err(|e| e.to_string())?;
+        enqueue(conn, &self.config.contest, &m, cause, (self.now)()).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -210,8 +226,11 @@ impl Mailer<'_> {
         let who = self.by_team(store)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
         let protocols = self.protocols(store, round, group)?;
-        let grg_table = games_table(&gr.games, None);
-        let grr_table = ranking_table(gr, rr);
+        let (grg_table, grg_note) = tables::group_games(gr, rr);
+        let grg_table = trim(&grg_table);
+        let grr_table = tables::group_ranking(gr, rr);
+        let grr_table = trim(&grr_table);
+        let advancing = tables::advancing_sentence(gr, rr);
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
@@ -240,24 +259,35 @@ impl Mailer<'_> {
                     )?;
                 }
             }
+            let (grp_table, grp_note) = tables::team_games(gr, rr, m);
             let results_mails = [
                 (
                     Preference::GRP,
                     "grp",
                     "your game results",
-                    games_table(&gr.games, Some(m)),
+                    json!({ "team": m, "round": round, "group": group, "table": trim(&grp_table),
+                            "note": grp_note }),
                 ),
-                (Preference::GRG, "grg", "all games", grg_table.clone()),
-                (Preference::GRR, "grr", "ranking", grr_table.clone()),
+                (
+                    Preference::GRG,
+                    "grg",
+                    "all games",
+                    json!({ "round": round, "group": group, "table": grg_table,
+                            "note": grg_note }),
+                ),
+                (
+                    Preference::GRR,
+                    "grr",
+                    "ranking",
+                    json!({ "round": round, "group": group, "n": gr.members.len(),
+                            "table": grr_table, "advancing": advancing }),
+                ),
             ];
-            for (pref, kind, what, table) in results_mails {
+            for (pref, kind, what, data) in results_mails {
                 if !p.wants(pref) {
                     continue;
                 }
-                let body = self.render(
-                    kind,
-                    json!({ "team": m, "round": round, "group": group, "table": table, "note": null }),
-                )?;
+                let body = self.render(kind, data)?;
                 let code = pref.as_str();
                 self.queue(
                     store,
@@ -278,31 +308,13 @@ impl Mailer<'_> {
             .filter(|d| gr.members.contains(&d.team))
         {
             let Some(p) = who.get(&d.team) else { continue };
-            let failed: Vec<&GameResult> = gr
-                .games
-                .iter()
-                .filter(|g| g.failures.iter().any(|f| g.players[f.player] == d.team))
-                .collect();
-            let reason_of = |g: &GameResult| {
-                g.failures
-                    .iter()
-                    .find(|f| g.players[f.player] == d.team)
-                    .map(|f| {
-                        format!(
-                            "round {round}, group {group}, game {} (attempt {}) against {}: {}",
-                            g.slot,
-                            g.attempt,
-                            g.players[1 - f.player],
-                            f.reason
-                        )
-                    })
-                    .unwrap_or_default()
-            };
-            let first = failed.first().map(|g| reason_of(g)).unwrap_or_default();
-            let last = failed.last().copied();
-            let second = last.map(reason_of).unwrap_or_else(|| d.reason.clone());
-            let protocol = last
-                .and_then(|g| protocols.iter().find(|p| p.slot == g.slot))
+            let (first, second) = tables::failure_items(gr, rr, &d.team);
+            let dq_game = tables::disqualifications(gr, rr)
+                .into_iter()
+                .find(|x| x.team == d.team)
+                .map(|x| x.game);
+            let protocol = dq_game
+                .and_then(|slot| protocols.iter().find(|p| p.slot == slot))
                 .map(|p| p.text.clone())
                 .unwrap_or_default();
             let body = self.render(
@@ -324,6 +336,86 @@ impl Mailer<'_> {
         Ok(())
     }
 
+    /// A round is finished: with `rsm_pause_minutes`, the contest pauses
+    /// (once; the pause is in the store, so a killed contest resumes
+    /// waiting until the same moment) and the organizer gets the round's
+    /// results with a one-time token; the RSM goes out when the organizer's
+    /// summary arrives or the pause ends, with the automatic summary
+    /// alone. Without a pause it goes out at once (with a summary given
+    /// ahead by `knobeln rsm`, if any).
+    fn round_finished(&self, store: &Store, round: u32) -> MailResult {
+        let err = |e: crate::store::StoreError| e.to_string();
+        let state = rsm_round(store.conn(), self.tournament, round).map_err(err)?;
+        if state.as_ref().is_some_and(|s| s.sent_at.is_some()) {
+            return Ok(());
+        }
+        let minutes = self.config.rules.rsm_pause_minutes;
+        if minutes > 0 {
+            if state.as_ref().is_none_or(|s| s.pause_started_at.is_none()) {
+                self.start_pause(store, round, minutes)?;
+            }
+            // (No row: no such round in the results, nothing to wait for.)
+            while let Some(s) = rsm_round(store.conn(), self.tournament, round).map_err(err)? {
+                let over = s.pause_ends_at.is_none_or(|end| (self.now)() >= end);
+                if s.summary.is_some() || over {
+                    break;
+                }
+                if crate::engine::run::stop_requested() {
+                    return Err(format!(
+                        "stopped while waiting for the organizer's summary of round {round} \
+                         (the pause goes on when the contest resumes)"
+                    ));
+                }
+                std::thread::sleep(RSM_POLL);
+            }
+        }
+        self.rsm(store, round)
+    }
+
+    /// Starts the pause after `round` and mails the organizer the round's
+    /// results and the token, in one transaction.
+    fn start_pause(&self, store: &Store, round: u32, minutes: u64) -> MailResult {
+        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
+            return Ok(());
+        };
+        let now = (self.now)();
+        let ends =
+            now + chrono::Duration::minutes(i64::try_from(minutes).unwrap_or(i64::MAX / 60_000));
+        let token = crate::mail::auth::new_auth_string();
+        let salt = crate::mail::auth::new_salt();
+        let hash = crate::mail::auth::hash(&salt, &token);
+        let body = self.render(
+            "rsm_pause",
+            json!({ "contest_name": self.config.contest.name, "round": round,
+                    "is_final": rr.is_final, "ends": crate::mail::commands::date(ends),
+                    "organizer": self.config.contest.organizer,
+                    "contest_address": self.config.contest.address, "token": token,
+                    "summary": trim(&tables::round_summary(rr)) }),
+        )?;
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
+        if start_pause(&tx, self.tournament, round, now, ends, &salt, &hash)
+            .map_err(|e| e.to_string())?
+        {
+            let m = self.mail(
+                "rsm_pause",
+                &self.config.contest.organizer,
+                // The subject an answer needs, so that a reply ("Re: RSM
+                // round 2") is the command.
+                format!("RSM round {round}"),
+                body,
+            );
+            self.queue_in(&tx, &format!("RSMPAUSE:r{round}"), m)?;
+        }
+        tx.commit().map_err(|e| e.to_string())
+    }
+
+    /// RSM: the organizer's summary (if any), the note file's paragraph
+    /// and every group's ranking, to every RSM subscriber; marked sent in
+    /// the same transaction.
     fn rsm(&self, store: &Store, round: u32) -> MailResult {
         let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
@@ -335,15 +427,23 @@ impl Mailer<'_> {
                 .map(|s| s.trim_end().to_string()),
             None => None,
         };
+        let organizer_text = rsm_round(store.conn(), self.tournament, round)
+            .map_err(|e| e.to_string())?
+            .and_then(|s| s.summary);
         let body = self.render(
             "rsm",
             json!({ "contest_name": self.config.contest.name, "round": round, "is_final": rr.is_final,
-                    "note": note, "summary": round_summary(rr) }),
+                    "organizer_text": organizer_text, "note": note,
+                    "summary": trim(&tables::round_summary(rr)) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for p in all.iter().filter(|p| p.wants(Preference::RSM)) {
-            self.queue(
-                store,
+            self.queue_in(
+                &tx,
                 &format!("RSM:r{round}:{}", p.team),
                 self.mail(
                     "rsm",
@@ -353,17 +453,25 @@ impl Mailer<'_> {
                 ),
             )?;
         }
-        Ok(())
+        let kind = if organizer_text.is_some() {
+            "organizer"
+        } else {
+            "automatic"
+        };
+        mark_sent(&tx, self.tournament, round, kind, (self.now)()).map_err(|e| e.to_string())?;
+        tx.commit().map_err(|e| e.to_string())
     }
 
     /// The final ranking and the Evolution ranking, to every participant.
     pub fn final_results(&self, store: &Store) -> MailResult {
         let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
         let plot = crate::site::evolution_svg(&res);
+        let (evolution_intro, evolution) = tables::evolution_text(&res);
         let body = self.render(
             "final",
             json!({ "contest_name": self.config.contest.name, "plot": plot.is_some(),
-                    "ranking": final_table(&res), "evolution": evolution_table(&res) }),
+                    "ranking": trim(&tables::final_ranking(&res)), "evolution_intro": evolution_intro,
+                    "evolution": trim(&evolution) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
         for p in &all {
@@ -407,10 +515,15 @@ impl Observer for Mailer<'_> {
                 self.lgp(store, *round, *group, &members)
             }
             Event::GroupFinished { round, group } => self.group_finished(store, *round, *group),
-            Event::RoundFinished { round, .. } => self.rsm(store, *round),
+            Event::RoundFinished { round, .. } => self.round_finished(store, *round),
             _ => Ok(()),
         }
     }
+}
+
+/// A table without its last line end (the templates end its line).
+fn trim(table: &str) -> &str {
+    table.trim_end_matches('\n')
 }
 
 /// Splits protocols into parts of at most `cap` bytes (a protocol is never split).
@@ -428,131 +541,6 @@ pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
         last.push_str(p);
     }
     parts
-}
-
-fn status_word(g: &GameResult) -> &'static str {
-    match g.status {
-        "counted" => "",
-        "discarded" => "  (failure: replayed)",
-        "void" => "  (void: disqualification)",
-        "cancelled" => "  (not played)",
-        _ => "",
-    }
-}
-
-/// A table of games (all of the group, or those of one team from its side).
-pub fn games_table(games: &[GameResult], team: Option<&str>) -> String {
-    let mut out = String::new();
-    for g in games
-        .iter()
-        .filter(|g| g.status != "cancelled" && g.status != "pending")
-    {
-        match team {
-            Some(t) => {
-                let Some(side) = g.players.iter().position(|p| p == t) else {
-                    continue;
-                };
-                let opp = &g.players[1 - side];
-                out.push_str(&format!(
-                    "  {:<30} {:>6} : {:<6}{}\n",
-                    if g.players[0] == g.players[1] {
-                        format!("{opp} (itself)")
-                    } else {
-                        opp.clone()
-                    },
-                    g.points[side],
-                    g.points[1 - side],
-                    status_word(g)
-                ));
-            }
-            None => out.push_str(&format!(
-                "  {:<30} {:>6} : {:<6} {}{}\n",
-                g.players[0],
-                g.points[0],
-                g.points[1],
-                g.players[1],
-                status_word(g)
-            )),
-        }
-    }
-    out
-}
-
-fn ranking_lines(entries: &[crate::engine::results::Placed], advanced: &[String]) -> String {
-    entries
-        .iter()
-        .map(|e| {
-            format!(
-                "  {:>3}. {:<30} {:>10}{}\n",
-                e.place,
-                e.team,
-                e.points,
-                if advanced.contains(&e.team) {
-                    "  advances"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect()
-}
-
-pub fn ranking_table(g: &GroupResult, r: &RoundResult) -> String {
-    ranking_lines(&g.ranking, &r.advanced)
-}
-
-/// Every group's ranking, who advances, who was disqualified.
-pub fn round_summary(r: &RoundResult) -> String {
-    let mut out = String::new();
-    for g in &r.groups {
-        out.push_str(&format!(
-            "Group {} ({} teams):\n",
-            g.number,
-            g.members.len()
-        ));
-        out.push_str(&ranking_lines(&g.ranking, &r.advanced));
-        out.push('\n');
-    }
-    if !r.is_final {
-        out.push_str(&format!(
-            "{} teams advance to round {}.\n",
-            r.advanced.len(),
-            r.number + 1
-        ));
-    }
-    for d in &r.disqualified {
-        out.push_str(&format!("Disqualified: {}: {}\n", d.team, d.reason));
-    }
-    out
-}
-
-pub fn final_table(res: &Results) -> String {
-    ranking_lines(&res.winners, &[])
-}
-
-pub fn evolution_table(res: &Results) -> String {
-    let Some(evo) = &res.evolution else {
-        return "  (no Evolution: nobody reached the final round)\n".into();
-    };
-    let mut out: String = evo
-        .ranking
-        .iter()
-        .map(|e| {
-            format!(
-                "  {:>3}. {:<30} {:>6.2} %\n",
-                e.place,
-                e.team,
-                100.0 * e.fraction
-            )
-        })
-        .collect();
-    out.push_str(&format!(
-        "\n  ({} exemplars, {} generations; {} without a rank: fraction 0)\n",
-        evo.population,
-        evo.generations.len(),
-        evo.unranked.len()
-    ));
-    out
 }
 
 #[cfg(test)]

@@ -92,8 +92,9 @@ pub fn request_stop() {
     STOP.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-/// Whether [`request_stop`] was called (a runner that waits on other
-/// machines gives up waiting then).
+/// Whether a stop was asked for ([`request_stop`]): a runner that waits on
+/// other machines gives up waiting then, and a paused contest observer
+/// looks at it too.
 pub fn stop_requested() -> bool {
     STOP.load(std::sync::atomic::Ordering::SeqCst)
 }

@@ -4,7 +4,8 @@
 //! All files are embedded into the binary: the contest runtime
 //! (`knobellib.h`, `knobellib.c`) and the 1994 `example.c` straight from
 //! `src/runtime/`, so the kit always carries the runtime the server links
-//! with; the announcement's rules (`RULES.txt`); a local referee
+//! with; the 1994 announcement verbatim (`RULES-1994.txt`, for history);
+//! a local referee
 //! (`referee.c`) and the protocol formatter (`protocolfmt.c`), both plain C
 //! that participants build with `gcc -O2 -o referee referee.c`; and a
 //! `README` (what each file is, how to build and play, the game protocol
@@ -15,6 +16,12 @@
 //! writes; `protocolfmt.c` prints what [`crate::protocol::format_full`]
 //! prints. The two C files share one part, byte for byte (between the
 //! `shared part` markers); the integration tests check all of this.
+//!
+//! `RULES.txt`, the participant's rules, is rendered from the contest's
+//! configuration ([`rules_text`], template `templates/kit/RULES.txt.hbs`):
+//! the announcement's wording where it still holds, with this contest's
+//! dates, addresses, limits, a, b, k, L and exemplars. [`files_for`] is the
+//! kit as mailed: the static files with `RULES.txt` second.
 //!
 //! This module only hands out the files. It does not send mail (the mail
 //! front end attaches them) and does not build anything.
@@ -46,13 +53,85 @@ pub fn files() -> Vec<KitFile> {
     };
     vec![
         f("README", include_str!("README")),
-        f("RULES.txt", include_str!("RULES.txt")),
+        f("RULES-1994.txt", include_str!("RULES-1994.txt")),
         f("knobellib.h", include_str!("../runtime/knobellib.h")),
         f("knobellib.c", include_str!("../runtime/knobellib.c")),
         f("example.c", include_str!("../runtime/example.c")),
         f("referee.c", include_str!("referee.c")),
         f("protocolfmt.c", include_str!("protocolfmt.c")),
     ]
+}
+
+/// A kit file as mailed (the rendered ones own their bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedKitFile {
+    pub name: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// `RULES.txt`: the rules of the contest `config` describes, in the words
+/// of the announcement where they still hold (7-bit, 72 columns).
+pub fn rules_text(config: &crate::config::Config) -> String {
+    use crate::mail::commands::date;
+    use crate::toolchain::compile::CompileConfig;
+    use crate::toolchain::source::tolerated_description_lines;
+    let r = &config.rules;
+    let t = &config.timeline;
+    let compile = CompileConfig::default();
+    let minutes = t.compile_closes_before_minutes;
+    let compile_closes = if minutes % 60 == 0 {
+        match minutes / 60 {
+            1 => "one hour".to_string(),
+            h => format!("{h} hours"),
+        }
+    } else {
+        format!("{minutes} minutes")
+    };
+    let data = serde_json::json!({
+        "contest_name": config.contest.name,
+        "contest_address": config.contest.address,
+        "organizer": config.contest.organizer,
+        "a": r.a, "b": r.b, "k": r.k, "throws": r.throws,
+        "cpu_secs": r.cpu_secs, "memory_kb": r.memory_kb,
+        "wall_secs": if r.wall_secs.fract() == 0.0 {
+            format!("{:.0}", r.wall_secs)
+        } else {
+            r.wall_secs.to_string()
+        },
+        "exemplars": r.exemplars, "max_generations": r.max_generations,
+        "max_lexical_elements": compile.max_lexical_elements,
+        "min_description_lines": compile.min_description_lines,
+        "tolerated_description_lines": tolerated_description_lines(compile.min_description_lines),
+        "rsm_pause_minutes": r.rsm_pause_minutes,
+        "registration_start": date(t.registration_start),
+        "compile_start": date(t.compile_start),
+        "registration_deadline": date(t.registration_deadline),
+        "compile_end": date(t.compile_end()),
+        "contest_start": date(t.contest_start),
+        "compile_closes": compile_closes,
+    });
+    crate::mail::texts::render("kit_rules", &data).expect("the rules template renders")
+}
+
+/// The kit as mailed for `config`: README, the rendered `RULES.txt`, then
+/// the other files.
+pub fn files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
+    let own = |f: KitFile| OwnedKitFile {
+        name: f.name.to_string(),
+        content_type: f.content_type.to_string(),
+        bytes: f.bytes.to_vec(),
+    };
+    let mut out: Vec<OwnedKitFile> = Vec::new();
+    let mut rest = files().into_iter();
+    out.extend(rest.next().map(own));
+    out.push(OwnedKitFile {
+        name: "RULES.txt".into(),
+        content_type: TEXT.into(),
+        bytes: rules_text(config).into_bytes(),
+    });
+    out.extend(rest.map(own));
+    out
 }
 
 /// The kit file called `name`, if there is one.
@@ -80,5 +159,34 @@ mod tests {
         }
         assert_eq!(file("referee.c").map(|f| f.name), Some("referee.c"));
         assert!(file("nothing").is_none());
+    }
+
+    #[test]
+    fn the_rules_are_this_contests() {
+        let mut config = crate::config::Config::default();
+        config.rules.k = 6;
+        config.rules.throws = 500;
+        config.rules.cpu_secs = 3;
+        config.rules.exemplars = 7;
+        config.contest.address = "knobeln@example.org".into();
+        let rules = rules_text(&config);
+        assert!(
+            rules.contains("a = 1, b = 12288, k = 6, L = 500"),
+            "{rules}"
+        );
+        assert!(rules.contains("To: knobeln@example.org\nSubject: please compile"));
+        assert!(rules.contains("7 exemplars of each strategy"));
+        assert!(
+            rules.contains("less than 3\n   seconds of cpu time"),
+            "{rules}"
+        );
+        assert!(!rules.contains("ira.uka.de") && !rules.contains("ftp"));
+        assert!(rules.contains("RULES-1994.txt"));
+        for l in rules.lines() {
+            assert!(l.is_ascii() && l.len() <= 72 && l == l.trim_end(), "{l:?}");
+        }
+        let kit = files_for(&config);
+        let names: Vec<&str> = kit.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(&names[..3], ["README", "RULES.txt", "RULES-1994.txt"]);
     }
 }

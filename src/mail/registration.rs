@@ -28,7 +28,8 @@ pub const MAX_LINES: usize = 200;
 pub const MAX_LINE_BYTES: usize = 4000;
 /// At most this many characters in a team name (announcement).
 pub const MAX_TEAM_NAME_CHARS: usize = 30;
-/// Team size (announcement: "anywhere between 1 and 10").
+/// Team size (announcement: "should be anywhere between 1 and 10"). A
+/// larger team is registered with a warning (the form's line cap bounds it).
 pub const MIN_MEMBERS: usize = 1;
 pub const MAX_MEMBERS: usize = 10;
 /// The longest mail address (RFC 5321 path limit).
@@ -128,8 +129,26 @@ pub struct Registration {
     pub preferences: Vec<Preference>,
     pub team_name: String,
     pub organization: String,
-    /// 1 to 10.
+    /// At least 1; more than [`MAX_MEMBERS`] gets a warning.
     pub members: Vec<Member>,
+}
+
+impl Registration {
+    /// What the acknowledgement points out without refusing the
+    /// registration: the announcement's "should" rules that are not met.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let n = self.members.len();
+        if n > MAX_MEMBERS {
+            out.push(format!(
+                "Your team has {n} members; the announcement says \"Team size should be \
+                 anywhere between 1 and {MAX_MEMBERS}\". The registration is accepted, but \
+                 please consider splitting the team (\"Personnel should not be shared \
+                 among teams\")."
+            ));
+        }
+        out
+    }
 }
 
 /// One thing wrong with a form. `line` is 1-based in the mail body; `None`
@@ -801,17 +820,8 @@ fn check_members(e: &Entry<'_>, problems: &mut Problems) -> Option<Vec<Member>> 
         );
         ok = false;
     }
-    let team = count.div_ceil(2);
-    if team > MAX_MEMBERS {
-        problems.at(
-            e.line,
-            format!(
-                "team-members describes {team} members: \"Team size should be anywhere \
-                 between 1 and 10\""
-            ),
-        );
-        ok = false;
-    }
+    // More than MAX_MEMBERS is a warning in the acknowledgement
+    // ([`Registration::warnings`]): "should be", not "must be".
     ok.then(|| {
         lines
             .chunks(2)
@@ -1248,13 +1258,19 @@ team-members:
         for i in 0..11 {
             body.push_str(&format!(" member {i}\n background {i}\n"));
         }
-        assert_one(&body, Some(5), "describes 11 members");
+        // Eleven members: registered, with a warning (a "should" rule).
+        let eleven = parse_registration(&body).expect("more than ten is not refused");
+        assert_eq!(eleven.members.len(), 11);
+        assert_eq!(eleven.warnings().len(), 1);
+        assert!(eleven.warnings()[0].contains("has 11 members"));
         let ten: String = body
             .lines()
             .take(5 + 20)
             .map(|l| format!("{l}\n"))
             .collect();
-        assert_eq!(parse_registration(&ten).unwrap().members.len(), 10);
+        let ten = parse_registration(&ten).unwrap();
+        assert_eq!(ten.members.len(), 10);
+        assert!(ten.warnings().is_empty());
     }
 
     #[test]

@@ -1,6 +1,17 @@
 //! The texts of the mails, rendered from the handlebars templates in
 //! `templates/mail/` (strict mode: a missing value is an error, not an empty
 //! string; no HTML escaping). One template per kind of mail.
+//!
+//! Every rendered text is made fit for the mail readers of the
+//! announcement's world ([`mail_text`]): 7-bit ASCII (curly quotes, dashes,
+//! gcc's `‘’` quotes and accented letters transliterated), no trailing
+//! blanks, and no line longer than [`MAIL_WIDTH`] (72) columns: a longer
+//! line is wrapped at blanks; a paragraph continues at the margin, an
+//! indented line (a gcc message, a failure reason, a table row) continues
+//! indented deeper, so quoted-printable stays the exception. The one text passed on unchanged is the `forward` to the
+//! organizer: a stranger's mail, shown as it came.
+//!
+//! This module only renders text; it decides nothing about what a mail says.
 
 use std::sync::OnceLock;
 
@@ -54,10 +65,22 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("grr", include_str!("../../templates/mail/grr.hbs")),
     ("rsm", include_str!("../../templates/mail/rsm.hbs")),
     (
+        "rsm_pause",
+        include_str!("../../templates/mail/rsm_pause.hbs"),
+    ),
+    (
+        "rsm_accepted",
+        include_str!("../../templates/mail/rsm_accepted.hbs"),
+    ),
+    (
         "disqualified",
         include_str!("../../templates/mail/disqualified.hbs"),
     ),
     ("final", include_str!("../../templates/mail/final.hbs")),
+    (
+        "kit_rules",
+        include_str!("../../templates/kit/RULES.txt.hbs"),
+    ),
     (
         "no_strategy",
         include_str!("../../templates/mail/no_strategy.hbs"),
@@ -101,7 +124,207 @@ fn registry() -> &'static Handlebars<'static> {
     })
 }
 
-/// Renders mail template `name` with `data`.
+/// Templates whose text is passed on as it is (see the module documentation).
+const VERBATIM: &[&str] = &["forward"];
+
+/// Renders mail template `name` with `data`, as [`mail_text`].
 pub fn render<T: Serialize>(name: &str, data: &T) -> Result<String, handlebars::RenderError> {
-    registry().render(name, data)
+    let text = registry().render(name, data)?;
+    Ok(if VERBATIM.contains(&name) {
+        text
+    } else {
+        mail_text(&text)
+    })
+}
+
+/// No line of a mail the server writes is wider than this.
+pub const MAIL_WIDTH: usize = 72;
+
+/// A continuation line is indented this much more than the line it continues.
+const CONTINUATION_INDENT: usize = 4;
+
+/// `text` as 7-bit ASCII, without trailing blanks, every line at most
+/// [`MAIL_WIDTH`] columns (tabs expanded). Idempotent; linear in the text.
+pub fn mail_text(text: &str) -> String {
+    let ascii = to_ascii(text);
+    let mut out = String::with_capacity(ascii.len() + ascii.len() / 16);
+    for (i, line) in ascii.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        wrap_line(&expand_tabs(line), MAIL_WIDTH, &mut out);
+    }
+    out
+}
+
+/// Transliterates `text` into printable 7-bit ASCII (newlines and tabs
+/// kept): typographic punctuation into its typewriter form, German letters
+/// the German way (`ä` as `ae`), everything else by [`deunicode`], control
+/// characters as `?`.
+pub fn to_ascii(text: &str) -> String {
+    let printable = |c: char| c == '\n' || c == '\t' || (' '..='~').contains(&c);
+    if text.chars().all(printable) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if printable(c) {
+            out.push(c);
+            continue;
+        }
+        let s: &str = match c {
+            '\r' => "",
+            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' | '\u{b4}' => "'",
+            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' | '\u{ab}'
+            | '\u{bb}' => "\"",
+            '\u{2014}' | '\u{2015}' => "--",
+            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2212}' => "-",
+            '\u{2026}' => "...",
+            '\u{a0}' | '\u{2002}'..='\u{200a}' | '\u{202f}' => " ",
+            '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}' | '\u{ad}' => "",
+            '\u{d7}' => "x",
+            '\u{2264}' => "<=",
+            '\u{2265}' => ">=",
+            '\u{2260}' => "!=",
+            '\u{2192}' => "->",
+            '\u{2190}' => "<-",
+            '\u{b7}' | '\u{2022}' => "*",
+            '\u{e4}' => "ae",
+            '\u{f6}' => "oe",
+            '\u{fc}' => "ue",
+            '\u{c4}' => "Ae",
+            '\u{d6}' => "Oe",
+            '\u{dc}' => "Ue",
+            '\u{df}' => "ss",
+            c if c.is_control() => "?",
+            c => deunicode::deunicode_char(c)
+                .filter(|s| s.chars().all(|c| (' '..='~').contains(&c)))
+                .unwrap_or("?"),
+        };
+        out.push_str(s);
+    }
+    out
+}
+
+/// Tabs to blanks, to the next multiple of 8 columns.
+fn expand_tabs(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\t') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    for c in line.chars() {
+        if c == '\t' {
+            let n = 8 - out.len() % 8;
+            out.push_str(&" ".repeat(n));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Appends `line` (ASCII, no newline) to `out` without trailing blanks,
+/// wrapped at `width`: breaks at blanks where possible (a word wider than
+/// the room is cut). A paragraph line (at the margin) continues at the
+/// margin; an indented line (an item, a table row, a gcc message) continues
+/// [`CONTINUATION_INDENT`] deeper than its own indentation (at most half
+/// the width). The signature separator `-- ` keeps its blank.
+fn wrap_line(line: &str, width: usize, out: &mut String) {
+    if line == "-- " {
+        out.push_str(line);
+        return;
+    }
+    let line = line.trim_end();
+    if line.len() <= width {
+        out.push_str(line);
+        return;
+    }
+    let indent = line.len() - line.trim_start().len();
+    let cont = if indent == 0 {
+        0
+    } else {
+        (indent + CONTINUATION_INDENT).min(width / 2)
+    };
+    let mut rest = line;
+    let mut first = true;
+    while !rest.is_empty() {
+        let lead = if first { 0 } else { cont };
+        let room = width - lead;
+        if !first {
+            out.push('\n');
+            out.push_str(&" ".repeat(lead));
+        }
+        if rest.len() <= room {
+            out.push_str(rest);
+            break;
+        }
+        // The last blank within the room (after the indentation), else a cut.
+        let head = &rest.as_bytes()[..=room];
+        let start = if first { indent } else { 0 };
+        let cut = head[start..]
+            .iter()
+            .rposition(|&b| b == b' ')
+            .map(|p| p + start)
+            .filter(|&p| rest[..p].trim_end().len() > start);
+        let (piece, next) = match cut {
+            Some(p) => (rest[..p].trim_end(), rest[p..].trim_start()),
+            None => (&rest[..room], &rest[room..]),
+        };
+        out.push_str(piece);
+        rest = next;
+        first = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gcc_quotes_dashes_and_umlauts_become_ascii() {
+        assert_eq!(
+            to_ascii(
+                "error: \u{2018}x\u{2019} undeclared \u{2014} \u{201c}M\u{fc}ller\u{201d}\u{2026}"
+            ),
+            "error: 'x' undeclared -- \"Mueller\"..."
+        );
+        assert_eq!(
+            to_ascii("Universit\u{e9} Paris, \u{41c}\u{43e}\u{441}\u{43a}\u{432}\u{430}"),
+            "Universite Paris, Moskva"
+        );
+        assert_eq!(to_ascii("a\u{7}b\r\n"), "a?b\n");
+        assert!(to_ascii("\u{1f600}\u{4e2d}").is_ascii());
+    }
+
+    #[test]
+    fn long_lines_wrap_at_blanks_with_an_indented_continuation() {
+        let long = format!("  - line 3: {}", "word ".repeat(40));
+        let text = mail_text(&format!("{long}\nshort line   \n"));
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert!(lines.iter().all(|l| l.len() <= MAIL_WIDTH), "{text}");
+        assert!(lines[0].starts_with("  - line 3: word"));
+        assert!(lines[1].starts_with("      word"), "{text}");
+        assert!(text.contains("\nshort line\n"));
+        // A paragraph continues at the margin.
+        let prose = mail_text(&"one sentence ".repeat(12));
+        let second = prose.split('\n').nth(1).unwrap();
+        assert!(!second.is_empty() && !second.starts_with(' '), "{prose}");
+        assert_eq!(text.matches("word").count(), 40);
+        // Idempotent.
+        assert_eq!(mail_text(&text), text);
+    }
+
+    #[test]
+    fn a_word_wider_than_a_line_is_cut() {
+        let text = mail_text(&"x".repeat(200));
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0].len(), MAIL_WIDTH);
+        assert!(lines.iter().all(|l| l.len() <= MAIL_WIDTH));
+        assert_eq!(text.replace(['\n', ' '], ""), "x".repeat(200));
+    }
+
+    #[test]
+    fn tabs_expand_and_the_signature_separator_keeps_its_blank() {
+        assert_eq!(mail_text("a\tb\n-- \nme"), "a       b\n-- \nme");
+    }
 }

@@ -7,21 +7,23 @@
  * yourself, or rely on implicit declarations as the 1994 example does. The
  * header is for reading, and for local development with the kit.
  *
- * The game (rules of 1994): both players choose a number in 1..12288 at the
- * same time; this is a "throw". Equal numbers score nothing. Otherwise the
- * higher number wins unless it is more than twice the lower one, in which
- * case the lower number wins. The winner of a throw with number N gets
- * floor(log2(N)) points. Each player's throws must form non-decreasing
- * series, each at least 8 throws long. A game has 1000 throws.
+ * The game (rules of 1994; RULES.txt gives this contest's a, b, k and L):
+ * both players choose a number in 1..12288 at the same time; this is a
+ * "throw". Equal numbers score nothing. Otherwise the higher number wins
+ * unless it is more than twice the lower one, in which case the lower
+ * number wins. The winner of a throw with number N gets floor(log2(N))
+ * points. Each player's throws must form non-decreasing series, each at
+ * least 8 throws long. A game has 1000 throws.
  *
  * How a strategy runs: the contest runtime provides the program's entry
  * point. It seeds the random generator with a number chosen by the referee,
  * locks the process down (from then on the program can only read its input,
  * write its output and exit; any other system call kills it), and then calls
- * your main(). Your program needs no more than 1024 kB of memory in all
- * (code, data and stack) and at most 2 seconds of CPU time per game. You
- * may return from main() after the last throw, but it is recommended to
- * loop forever: the referee ends the program after the last throw.
+ * your main(). Your program may use the memory and the CPU time per game
+ * that RULES.txt and the acceptance of your registration give (by default
+ * 1024 kB in all, code, data and stack, and 2 seconds per game). You may
+ * return from main() after the last throw, but it is recommended to loop
+ * forever: the referee ends the program after the last throw.
  */
 
 #ifndef KNOBELLIB_H

@@ -29,13 +29,12 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{results, EvolutionResult, GameResult, Placed, Results};
+use crate::engine::results::{results, GameResult, Placed, Results};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::engine::EngineError;
 use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
-use crate::tournament::EvolutionEnd;
 
 use pages::*;
 pub use plots::evolution_svg;
@@ -142,34 +141,32 @@ impl Writer<'_> {
     }
 }
 
-fn points_text(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p:.1}")
-    }
-}
+use crate::contest::facts::{evolution_facts, points_text, EvolutionFacts};
+use crate::contest::tables::{disqualifications, game_label};
 
-fn share_text(f: f64) -> String {
-    format!("{:.1} %", f * 100.0)
-}
-
-fn end_text(end: &EvolutionEnd) -> String {
-    match end {
-        EvolutionEnd::FixedPoint { generation } => format!(
-            "The population stopped changing at generation {generation}; the ranking is by the shares of that generation."
-        ),
-        EvolutionEnd::Cycle {
-            length,
-            generations,
-        } => format!(
-            "From generation {} on, the population repeats a cycle of {length} generations; the ranking is by the mean share over the cycle.",
-            generations.first().copied().unwrap_or(0)
-        ),
-        EvolutionEnd::GenerationCap { generations } => format!(
-            "The population did not repeat itself within the cap of {generations} generations; the ranking is by the last generation."
-        ),
-    }
+/// The Evolution's ranking rows and column labels, as mail and article
+/// have them.
+fn evolution_rows(
+    f: &EvolutionFacts,
+    team: &dyn Fn(&str) -> TeamRef,
+) -> (Vec<EvolutionPlacedView>, EvolutionLabels) {
+    let rows = f
+        .rows
+        .iter()
+        .map(|r| EvolutionPlacedView {
+            place: r.place,
+            team: team(&r.team),
+            share: r.share.clone(),
+            exemplars: r.exemplars.clone(),
+            last: f.is_cycle.then(|| r.last_exemplars.to_string()),
+        })
+        .collect();
+    let labels = EvolutionLabels {
+        share: f.share_label.to_string(),
+        exemplars: f.exemplars_label.to_string(),
+        last: f.is_cycle.then(|| f.last_label.clone()),
+    };
+    (rows, labels)
 }
 
 /// Everything read from the store besides the results.
@@ -303,17 +300,11 @@ pub fn generate(
         team: facts.team(&p.team),
         points: points_text(p.points),
     };
-    let evo_placed = |evo: &EvolutionResult| -> Vec<EvolutionPlacedView> {
-        evo.ranking
-            .iter()
-            .map(|e| EvolutionPlacedView {
-                place: e.place,
-                team: facts.team(&e.team),
-                share: share_text(e.fraction),
-                count: e.count,
-            })
-            .collect()
-    };
+    let evo_facts = res.evolution.as_ref().map(evolution_facts);
+    let (evo_ranking, evo_labels) = evo_facts
+        .as_ref()
+        .map(|f| evolution_rows(f, &|t| facts.team(t)))
+        .unwrap_or_default();
 
     w.put("style.css", STYLE_CSS)?;
 
@@ -338,13 +329,14 @@ pub fn generate(
         range: format!("{}..{}", params.a, params.b),
         k: params.k,
         final_ranking: res.winners.iter().map(placed).collect(),
-        evolution_ranking: res.evolution.as_ref().map(evo_placed).unwrap_or_default(),
+        evolution_ranking: evo_ranking,
+        evolution_labels: evo_labels,
         evolution_unranked: res
             .evolution
             .as_ref()
             .map(|e| e.unranked.iter().map(|t| facts.team(t)).collect())
             .unwrap_or_default(),
-        evolution_end: res.evolution.as_ref().map(|e| end_text(&e.end)),
+        evolution_end: evo_facts.as_ref().map(|f| f.end.clone()),
         rounds: res
             .rounds
             .iter()
@@ -391,26 +383,32 @@ pub fn generate(
                     finished: facts.finished_groups.contains(&(r.number, g.number)),
                     members: g.members.iter().map(|m| facts.team(m)).collect(),
                     ranking: g.ranking.iter().map(placed).collect(),
-                    games: g
-                        .games
-                        .iter()
-                        .map(|x| GameRow {
-                            slot: x.slot,
-                            attempt: x.attempt,
-                            p: facts.team(&x.players[0]),
-                            q: facts.team(&x.players[1]),
-                            points_p: x.points[0],
-                            points_q: x.points[1],
-                            status: x.status.to_string(),
-                            href: has_page(&facts, opts, r.number, g.number, x)
-                                .then(|| game_page(r.number, g.number, x.slot)),
-                            failures: x
-                                .failures
-                                .iter()
-                                .map(|f| format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason))
-                                .collect(),
-                        })
-                        .collect(),
+                    games: {
+                        let dqs = disqualifications(g, r);
+                        g.games
+                            .iter()
+                            .map(|x| GameRow {
+                                slot: x.slot,
+                                attempt: x.attempt,
+                                p: facts.team(&x.players[0]),
+                                q: facts.team(&x.players[1]),
+                                points_p: x.points[0],
+                                points_q: x.points[1],
+                                status: x.status.to_string(),
+                                label: game_label(x, &g.games, &dqs)
+                                    .unwrap_or_else(|| "counted".into()),
+                                href: has_page(&facts, opts, r.number, g.number, x)
+                                    .then(|| game_page(r.number, g.number, x.slot)),
+                                failures: x
+                                    .failures
+                                    .iter()
+                                    .map(|f| {
+                                        format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason)
+                                    })
+                                    .collect(),
+                            })
+                            .collect()
+                    },
                 })
                 .collect(),
             advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
@@ -485,6 +483,7 @@ pub fn generate(
                 let key = (r.number, g.number);
                 let skip =
                     opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
+                let dqs = disqualifications(g, r);
                 for x in &g.games {
                     if !has_page(&facts, opts, r.number, g.number, x) {
                         continue;
@@ -527,6 +526,7 @@ pub fn generate(
                         points_p: stored.record.points[0],
                         points_q: stored.record.points[1],
                         status: x.status.to_string(),
+                        label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                         n_throws: throws.len(),
                         wins_p: wins[0],
                         wins_q: wins[1],
@@ -614,6 +614,7 @@ fn evolution_view(
             population: 0,
             exemplars: 0,
             generations: 0,
+            labels: EvolutionLabels::default(),
             ranking: vec![],
             unranked: vec![],
             table_head: vec![],
@@ -631,23 +632,17 @@ fn evolution_view(
     };
     let mut order: Vec<&String> = evo.ranking.iter().map(|e| &e.team).collect();
     order.extend(evo.unranked.iter());
+    let f = evolution_facts(evo);
+    let (ranking, labels) = evolution_rows(&f, &|t| facts.team(t));
     EvolutionView {
         frame,
         svg,
-        end: Some(end_text(&evo.end)),
+        end: Some(f.end.clone()),
         population: evo.population,
         exemplars: evo.exemplars_per_strategy,
-        generations: n,
-        ranking: evo
-            .ranking
-            .iter()
-            .map(|e| EvolutionPlacedView {
-                place: e.place,
-                team: facts.team(&e.team),
-                share: share_text(e.fraction),
-                count: e.count,
-            })
-            .collect(),
+        generations: f.computed,
+        labels,
+        ranking,
         unranked: evo.unranked.iter().map(|t| facts.team(t)).collect(),
         table_head: sampled.iter().map(|g| format!("gen. {g}")).collect(),
         table: order
@@ -709,6 +704,7 @@ fn team_view(
                 place: entry.map(|p| p.place),
                 points: entry.map(|p| points_text(p.points)),
             });
+            let dqs = disqualifications(g, r);
             for x in &g.games {
                 let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
                 let Some(&side) = sides.first() else {
@@ -732,6 +728,7 @@ fn team_view(
                     own: x.points[side],
                     theirs: x.points[other],
                     status: x.status.to_string(),
+                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                     href: href.clone(),
                 });
                 if x.counted {
@@ -755,15 +752,9 @@ fn team_view(
         }
     }
     let evolution = res.evolution.as_ref().and_then(|e| {
-        e.ranking
-            .iter()
-            .find(|p| p.team == name)
-            .map(|p| EvolutionPlacedView {
-                place: p.place,
-                team: facts.team(name),
-                share: share_text(p.fraction),
-                count: p.count,
-            })
+        let f = evolution_facts(e);
+        let (rows, _) = evolution_rows(&f, &|t| facts.team(t));
+        rows.into_iter().find(|p| p.team.name == name)
     });
     Ok(TeamView {
         frame,

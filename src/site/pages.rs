@@ -88,12 +88,27 @@ pub struct PlacedView {
     pub points: String,
 }
 
+/// One ranked strategy of the Evolution, as
+/// [`crate::contest::facts::EvolutionRow`] tells it.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvolutionPlacedView {
     pub place: u32,
     pub team: TeamRef,
+    /// The share it is ranked by, as a percentage.
     pub share: String,
-    pub count: u64,
+    /// Its exemplars (the mean over the cycle for a cycle).
+    pub exemplars: String,
+    /// For a cycle: its exemplars in the last generation.
+    pub last: Option<String>,
+}
+
+/// The column labels of the Evolution's ranking (the same as mail and article).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct EvolutionLabels {
+    pub share: String,
+    pub exemplars: String,
+    /// For a cycle: the last generation's column.
+    pub last: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +136,7 @@ pub struct IndexView {
     pub k: u32,
     pub final_ranking: Vec<PlacedView>,
     pub evolution_ranking: Vec<EvolutionPlacedView>,
+    pub evolution_labels: EvolutionLabels,
     pub evolution_unranked: Vec<TeamRef>,
     pub evolution_end: Option<String>,
     pub rounds: Vec<RoundSummary>,
@@ -136,6 +152,9 @@ pub struct GameRow {
     pub points_p: u64,
     pub points_q: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub href: Option<String>,
     pub failures: Vec<String>,
 }
@@ -182,7 +201,9 @@ pub struct EvolutionView {
     pub end: Option<String>,
     pub population: u64,
     pub exemplars: u64,
+    /// Generations computed after the initial population.
     pub generations: usize,
+    pub labels: EvolutionLabels,
     pub ranking: Vec<EvolutionPlacedView>,
     pub unranked: Vec<TeamRef>,
     pub table_head: Vec<String>,
@@ -207,6 +228,9 @@ pub struct TeamGameRow {
     pub own: u64,
     pub theirs: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub href: Option<String>,
 }
 
@@ -264,6 +288,9 @@ pub struct GameView {
     pub points_p: u64,
     pub points_q: u64,
     pub status: String,
+    /// What happened to the game, in the words of the mails ("failed:
+    /// crasher (throw 6: crashed); replay cancelled (disqualification)").
+    pub label: String,
     pub n_throws: usize,
     pub wins_p: usize,
     pub wins_q: usize,
@@ -310,6 +337,7 @@ mod tests {
                 own: 1,
                 theirs: 2,
                 status: "counted".into(),
+                label: "counted".into(),
                 href: None,
             }],
             opponents: vec![],
@@ -349,6 +377,7 @@ mod tests {
             k: 8,
             final_ranking: vec![],
             evolution_ranking: vec![],
+            evolution_labels: EvolutionLabels::default(),
             evolution_unranked: vec![],
             evolution_end: None,
             rounds: vec![],

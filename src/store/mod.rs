@@ -11,6 +11,7 @@
 
 pub mod admin;
 pub mod mail;
+pub mod rsm;
 
 use std::path::Path;
 
@@ -40,6 +41,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0006_organizer.sql",
         include_str!("../../schema/0006_organizer.sql"),
     ),
+    ("0007_rsm.sql", include_str!("../../schema/0007_rsm.sql")),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

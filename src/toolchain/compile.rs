@@ -247,8 +247,9 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     // 4 (pure, so always run): description.
     let description_verdict = if submission {
         match source::check_description(&text, cfg.min_description_lines) {
-            Ok(d) => {
+            Ok((d, warning)) => {
                 r.description = Some(d);
+                r.diagnostics.extend(warning);
                 Verdict::Passed
             }
             Err(d) => {

@@ -177,7 +177,11 @@ fn play_refuses_a_strategy_that_does_not_compile() {
     let out = run(&["play", "tests/data/sources/calls_printf.c", CONSTANT]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stdout_of(&out), "");
-    let err = stderr_of(&out);
+    // The report is wrapped at 72 columns, as the mail is.
+    let err = stderr_of(&out)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(err.contains("line 26: uses `printf`"), "{err}");
     assert!(err.contains("does not compile"), "{err}");
 }

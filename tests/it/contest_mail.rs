@@ -185,9 +185,16 @@ fn each_preference_gets_exactly_its_mails() {
         .find(|m| m.subject.contains("final results"))
         .unwrap();
     assert!(fin.body.contains("Knobeln Evolution"));
+    let ranking = fin.body.split("Disqualified").next().unwrap();
     assert!(
-        !fin.body.contains("crash_team"),
-        "the disqualified team is not ranked"
+        !ranking.contains("crash_team"),
+        "the disqualified team is not ranked: {}",
+        fin.body
+    );
+    assert!(
+        fin.body.contains("crash_team disqualified in game"),
+        "and it is named as disqualified: {}",
+        fin.body
     );
 
     // The compile service is closed now.
@@ -328,4 +335,552 @@ fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
     assert!(serve.wait().unwrap().success());
     let s = status();
     assert!(s.contains("phase: the contest is over"), "{s}");
+}
+
+/// The snapshot field: rock, paper, scissors in constants (their Evolution
+/// ends in a cycle), a strategy that fails only against itself (a
+/// self-game failure, then its disqualification "against itself"), and
+/// one that crashes in every game (a replay cancelled by its
+/// disqualification). Everybody asks for every mail.
+const SNAPSHOT_TEAMS: &[(&str, &str)] = &[
+    ("high_team", "high"),
+    ("middle_team", "middle"),
+    ("low_team", "low"),
+    ("narcissus_team", "narcissus"),
+    ("crash_team", "crasher"),
+];
+
+fn snapshot_field(c: &Contest) {
+    let mut regs = Vec::new();
+    for (team, _) in SNAPSHOT_TEAMS {
+        let body = registration(&addr(team), team, &format!("Uni {team}, City, Land")).replace(
+            "mail-preference: LAP,DGP,GRG,RSM",
+            "mail-preference: LAP,LGP,DGP,GRP,GRG,GRR,RSM",
+        );
+        regs.push(c.mail(&addr(team), "registration for KNOBELN", &body, ""));
+    }
+    let refs: Vec<&Path> = regs.iter().map(|p| p.as_path()).collect();
+    assert!(c.ingest(&refs).status.success());
+    let acks = c.replies();
+    let mut compiles = Vec::new();
+    for (team, src) in SNAPSHOT_TEAMS {
+        let ack = acks.iter().find(|r| r.to == vec![addr(team)]).unwrap();
+        let code = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/tournament/{src}.c")),
+        )
+        .unwrap();
+        let source = format!("/*\n <<FROM>> {team} {}\n*/\n{code}", auth_of(ack));
+        compiles.push(c.mail(&addr(team), "please compile", &source, ""));
+    }
+    let refs: Vec<&Path> = compiles.iter().map(|p| p.as_path()).collect();
+    assert!(c.ingest(&refs).status.success());
+    let accepted = c
+        .replies()
+        .iter()
+        .filter(|r| r.subject.contains("compilation report: accepted"))
+        .count();
+    assert_eq!(accepted, SNAPSHOT_TEAMS.len());
+}
+
+/// The snapshot contest after its end: its folder, config and mails.
+struct Finished {
+    dir: tempfile::TempDir,
+    config: std::path::PathBuf,
+    mails: Vec<Reply>,
+}
+
+/// Every contest mail of the snapshot field, run once for all the tests
+/// that read them.
+fn snapshot_contest() -> &'static Finished {
+    static RUN: std::sync::OnceLock<Finished> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let c = Contest::new(RULES);
+        snapshot_field(&c);
+        let out = start(&c);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mails = contest_mails(&c);
+        let config = c.config();
+        let Contest { dir, .. } = c;
+        Finished { dir, config, mails }
+    })
+}
+
+/// The one mail with a subject starting with `subject` to `team`.
+fn mail_to<'a>(mails: &'a [Reply], subject: &str, team: &str) -> &'a Reply {
+    let found: Vec<&Reply> = mails
+        .iter()
+        .filter(|m| m.subject.starts_with(subject) && m.to == vec![addr(team)])
+        .collect();
+    assert_eq!(found.len(), 1, "{subject} to {team}");
+    found[0]
+}
+
+#[test]
+fn every_contest_mail_kind_matches_its_snapshot() {
+    let mails = &snapshot_contest().mails;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/contest");
+    let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
+    let cases = [
+        ("lap", "KNOBELN LAP", "high_team"),
+        ("lgp", "KNOBELN LGP", "high_team"),
+        ("dgp", "KNOBELN DGP", "narcissus_team"),
+        ("grp", "KNOBELN GRP", "high_team"),
+        ("grp-disqualified", "KNOBELN GRP", "crash_team"),
+        ("grg", "KNOBELN GRG", "high_team"),
+        ("grr", "KNOBELN GRR", "high_team"),
+        ("rsm", "KNOBELN RSM", "high_team"),
+        (
+            "disqualified-self-game",
+            "KNOBELN: team narcissus_team disqualified",
+            "narcissus_team",
+        ),
+        (
+            "disqualified",
+            "KNOBELN: team crash_team disqualified",
+            "crash_team",
+        ),
+        ("final", "KNOBELN: the final results", "high_team"),
+    ];
+    let mut mismatches = Vec::new();
+    for (name, subject, team) in cases {
+        let m = mail_to(mails, subject, team);
+        let text = format!("Subject: {}\n\n{}", m.subject, m.body.replace("\r\n", "\n"));
+        let path = dir.join(format!("{name}.txt"));
+        if update {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
+        if want != text {
+            mismatches.push(format!("--- {name}: want\n{want}\n--- got\n{text}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn every_contest_mail_is_7_bit_within_72_columns_and_says_what_happened() {
+    let mails = &snapshot_contest().mails;
+    assert!(!mails.is_empty());
+    for m in mails {
+        super::announcement::assert_mail_text(&m.subject, &m.body.replace("\r\n", "\n"));
+    }
+    let body = |subject: &str, team: &str| mail_to(mails, subject, team).body.replace("\r\n", "\n");
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The self-game failure and the disqualification against itself.
+    let grp = flat(&body("KNOBELN GRP", "narcissus_team"));
+    assert!(
+        grp.contains("failed: narcissus_team against itself"),
+        "{grp}"
+    );
+    assert!(grp.contains("disqualified (against itself)"), "{grp}");
+    assert!(
+        grp.contains("total: none; your team was disqualified in game"),
+        "{grp}"
+    );
+    // Everybody else's games against the disqualified say so.
+    let grp = flat(&body("KNOBELN GRP", "high_team"));
+    assert!(
+        grp.contains("void: narcissus_team disqualified in game"),
+        "{grp}"
+    );
+    assert!(grp.contains("its games are not counted"), "{grp}");
+    let grr = flat(&body("KNOBELN GRR", "high_team"));
+    assert!(grr.contains("Disqualified (not ranked"), "{grr}");
+    assert!(grr.contains("narcissus_team disqualified in game"), "{grr}");
+    assert!(grr.contains("crash_team disqualified in game"), "{grr}");
+    // The crasher's first failed game: its replay was cancelled.
+    let grg = flat(&body("KNOBELN GRG", "high_team"));
+    assert!(grg.contains("replay cancelled (disqualification)"), "{grg}");
+    assert!(
+        !grg.contains("replayed as game") || grg.contains("narcissus_team against itself"),
+        "{grg}"
+    );
+    // The Evolution ends in a cycle: means and the last generation, labelled.
+    let fin = body("KNOBELN: the final results", "high_team");
+    assert!(flat(&fin).contains("ended in a cycle"), "{fin}");
+    assert!(fin.contains("Mean share"), "{fin}");
+    assert!(fin.contains("Mean exemplars"), "{fin}");
+    assert!(fin.contains(" %"), "{fin}");
+}
+
+/// (team, total) from a GRP mail's last table line.
+fn grp_total(body: &str) -> Option<String> {
+    body.lines()
+        .find(|l| l.starts_with("  total"))
+        .map(|l| l.split_whitespace().last().unwrap().to_string())
+}
+
+#[test]
+fn grp_totals_equal_grr_points_for_every_team() {
+    let mails = &snapshot_contest().mails;
+    let grr = mail_to(mails, "KNOBELN GRR", "high_team")
+        .body
+        .replace("\r\n", "\n");
+    let mut checked = 0;
+    for (team, _) in SNAPSHOT_TEAMS {
+        let grp = mail_to(mails, "KNOBELN GRP", team)
+            .body
+            .replace("\r\n", "\n");
+        let ranked = grr
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(team));
+        match ranked {
+            Some(line) => {
+                let points = line.split_whitespace().nth(2).unwrap().to_string();
+                assert_eq!(
+                    grp_total(&grp),
+                    Some(points.clone()),
+                    "{team}:\n{grp}\n{grr}"
+                );
+                // And the counted column adds up to it.
+                let sum: f64 = grp
+                    .lines()
+                    .filter(|l| {
+                        l.split_whitespace()
+                            .next()
+                            .is_some_and(|w| w.parse::<u32>().is_ok())
+                    })
+                    .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+                    .sum();
+                assert_eq!(sum, points.parse::<f64>().unwrap(), "{team}:\n{grp}");
+                checked += 1;
+            }
+            None => {
+                assert!(grp.contains("total: none"), "{team} is not ranked:\n{grp}");
+            }
+        }
+    }
+    assert_eq!(checked, 3, "the three ranked teams");
+}
+
+#[test]
+fn mail_article_and_site_report_the_same_number_of_generations() {
+    let run = snapshot_contest();
+    let mails = &run.mails;
+    let computed = |text: &str| -> Vec<usize> {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        flat.match_indices(" generations computed after the initial population")
+            .map(|(i, _)| {
+                flat[..i]
+                    .rsplit(|ch: char| !ch.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let fin = mail_to(mails, "KNOBELN: the final results", "high_team")
+        .body
+        .clone();
+    let in_mail = computed(&fin);
+    assert_eq!(in_mail.len(), 1, "{fin}");
+    let out = Command::new(BIN)
+        .args(["results", "--config"])
+        .arg(&run.config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let in_article = computed(&String::from_utf8_lossy(&out.stdout));
+    let site = run.dir.path().join("site");
+    let out = Command::new(BIN)
+        .arg("site")
+        .arg(&site)
+        .args(["--no-game-pages", "--config"])
+        .arg(&run.config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = |p: &str| std::fs::read_to_string(site.join(p)).unwrap();
+    let in_site: Vec<usize> = ["index.html", "evolution.html"]
+        .iter()
+        .flat_map(|p| computed(&page(p)))
+        .collect();
+    assert_eq!(in_article, in_mail, "article and mail");
+    assert_eq!(in_site, vec![in_mail[0], in_mail[0]], "site and mail");
+    // The site's table of generations ends with that generation.
+    assert!(
+        page("evolution.html").contains(&format!("gen. {}</th>", in_mail[0])),
+        "the last generation in the site's table"
+    );
+}
+
+const PAUSED: &str = "[rules]\nthrows = 60\nrsm_pause_minutes = 30\n";
+
+/// Starts `contest start` in the background.
+fn start_in_background(c: &Contest) -> std::process::Child {
+    Command::new(BIN)
+        .args(["contest", "start", "--seed", "3", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn db(c: &Contest) -> rusqlite::Connection {
+    rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap()
+}
+
+/// Waits until the contest pauses after round 1; returns the pause mail's
+/// text (still in the outbox: `contest start` writes the spool at its end).
+fn wait_for_the_pause(c: &Contest, child: &mut std::process::Child) -> String {
+    let t = Instant::now();
+    loop {
+        let raw: Option<Vec<u8>> = db(c)
+            .query_row("SELECT raw FROM outbox WHERE kind = 'rsm_pause'", [], |r| {
+                r.get(0)
+            })
+            .ok();
+        if let Some(raw) = raw {
+            return String::from_utf8_lossy(&raw).replace("\r\n", "\n");
+        }
+        assert!(t.elapsed() < Duration::from_secs(120), "no pause");
+        assert!(child.try_wait().unwrap().is_none(), "ended without a pause");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn count(c: &Contest, sql: &str) -> i64 {
+    db(c).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn the_organizers_summary_ends_the_pause_even_after_a_kill_9() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    let pause = wait_for_the_pause(&c, &mut child);
+    assert!(pause.contains("To: organizer@contest.example"), "{pause}");
+    assert!(pause.contains("knobeln rsm --round 1 FILE"), "{pause}");
+    assert!(pause.contains("<<RSM>> "), "{pause}");
+    // The contest waits: no RSM yet, no final results.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the contest waits");
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM outbox WHERE kind = 'rsm'"),
+        0
+    );
+    // kill -9 during the pause; the pause is in the database.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let summary = c.dir.path().join("summary.txt");
+    std::fs::write(
+        &summary,
+        "Round 1 in a nutshell: the crasher crashed \u{2014} twice.\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["rsm", "--round", "1", "--config"])
+        .arg(c.config())
+        .arg(&summary)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Resumed: the summary is there, so the RSM goes out and the contest ends.
+    let out = start(&c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mails = contest_mails(&c);
+    let rsm: Vec<&Reply> = mails
+        .iter()
+        .filter(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .collect();
+    assert_eq!(rsm.len(), 2, "rsm_team and all_team");
+    for m in &rsm {
+        assert!(
+            m.body
+                .contains("Round 1 in a nutshell: the crasher crashed -- twice."),
+            "{}",
+            m.body
+        );
+        assert!(m.body.contains("The rankings of all groups of round 1:"));
+    }
+    // One pause mail, to the organizer only; the token is in it alone.
+    let everything = c.replies();
+    let pauses: Vec<&Reply> = everything
+        .iter()
+        .filter(|m| m.subject == "RSM round 1")
+        .collect();
+    assert_eq!(pauses.len(), 1);
+    assert_eq!(pauses[0].to, vec!["organizer@contest.example".to_string()]);
+    assert!(everything
+        .iter()
+        .filter(|m| m.to != vec!["organizer@contest.example".to_string()])
+        .all(|m| !m.body.contains("<<RSM>>")));
+    assert!(mails.iter().any(|m| m.subject.contains("final results")));
+    // A second summary for the round is refused now.
+    let out = Command::new(BIN)
+        .args(["rsm", "--round", "1", "--config"])
+        .arg(c.config())
+        .arg(&summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // Logged for the organizer.
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM admin_log WHERE action = 'rsm'"),
+        1
+    );
+}
+
+#[test]
+fn a_summary_by_mail_needs_the_organizers_address_and_the_pause_mails_token() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    let pause = wait_for_the_pause(&c, &mut child);
+    let token = pause
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("<<RSM>> "))
+        .expect("the token line")
+        .trim()
+        .to_string();
+    let before = c.replies().len();
+    let organizer = "organizer@contest.example";
+    let attempts = [
+        // The organizer's address alone is forgeable: refused.
+        (
+            organizer,
+            "RSM round 1",
+            "No token.\nForged summary.\n".to_string(),
+        ),
+        // A wrong token: refused.
+        (
+            organizer,
+            "RSM round 1",
+            "<<RSM>> wrongtoken\nForged summary.\n".to_string(),
+        ),
+        // The right token from somebody else: refused.
+        (
+            "lap_team@participants.example",
+            "RSM round 1",
+            format!("<<RSM>> {token}\nForged summary.\n"),
+        ),
+        // The right token for another round: refused.
+        (
+            organizer,
+            "RSM round 2",
+            format!("<<RSM>> {token}\nForged summary.\n"),
+        ),
+    ];
+    for (from, subject, body) in &attempts {
+        let m = c.mail(from, subject, body, "");
+        assert!(c.ingest(&[&m]).status.success());
+    }
+    // (ingest also writes what the paused contest has queued so far.)
+    let refusals: Vec<Reply> = c
+        .replies()
+        .split_off(before)
+        .into_iter()
+        .filter(|r| r.subject.contains("RSM round") && r.subject.contains("not carried out"))
+        .collect();
+    assert_eq!(refusals.len(), attempts.len());
+    for r in &refusals {
+        assert!(r.subject.contains("not carried out"), "{}", r.subject);
+        let flat = r.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("knobeln rsm --round N FILE"), "{}", r.body);
+        assert_eq!(
+            r.body.replace("round 2", "round 1"),
+            refusals[0].body,
+            "the same words for every refusal"
+        );
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still waiting");
+    // The real one, replying to the pause mail (quoted lines are left out).
+    let body = format!(
+        "<<RSM>> {token}\nA fine first round.\n\n> Round 1 of the contest is finished.\n-- \nThe organizer\n"
+    );
+    let m = c.mail(organizer, "Re: RSM round 1", &body, "");
+    assert!(c.ingest(&[&m]).status.success());
+    let ok = c
+        .replies()
+        .into_iter()
+        .find(|r| r.subject.contains("summary accepted"))
+        .expect("the organizer is told");
+    assert_eq!(ok.to, vec![organizer.to_string()]);
+    // The contest goes on and ends.
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the contest did not go on"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rsm = contest_mails(&c)
+        .into_iter()
+        .find(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .expect("an RSM");
+    assert!(rsm.body.contains("A fine first round."), "{}", rsm.body);
+    assert!(!rsm.body.contains("Forged"), "{}", rsm.body);
+    assert!(
+        !rsm.body.contains("The organizer\n"),
+        "signature cut: {}",
+        rsm.body
+    );
+}
+
+#[test]
+fn when_the_pause_ends_without_a_summary_the_automatic_one_goes_out() {
+    let c = Contest::new(PAUSED);
+    field(&c);
+    let mut child = start_in_background(&c);
+    wait_for_the_pause(&c, &mut child);
+    // Thirty minutes pass (in the database, where the pause lives).
+    db(&c)
+        .execute(
+            "UPDATE rsm_rounds SET pause_ends_at = '2000-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the contest did not go on"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let kind: String = db(&c)
+        .query_row(
+            "SELECT sent_kind FROM rsm_rounds WHERE round = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kind, "automatic");
+    let out = start(&c); // writes the spool; the contest is over
+    assert!(out.status.success());
+    let rsm = contest_mails(&c)
+        .into_iter()
+        .find(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
+        .expect("the automatic RSM");
+    assert!(
+        rsm.body.contains("The rankings of all groups of round 1:"),
+        "{}",
+        rsm.body
+    );
 }

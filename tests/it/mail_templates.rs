@@ -36,6 +36,8 @@ fn fixture(name: &str) -> Value {
             "registration_deadline": "1994-05-12 12:00 UT",
             "compile_end": "1994-05-14 10:00 UT",
             "contest_start": "1994-05-14 12:00 UT",
+            "warnings": ["Your team has 11 members; the announcement says \"Team size should be anywhere between 1 and 10\"."],
+            "a": 1, "b": 12288, "log2_b": 13, "k": 8, "throws": 1000, "memory_kb": 1024, "cpu_secs": 2,
         }),
         "registration_rejected" => json!({
             "contest_name": "International KNOBELN contest",
@@ -84,14 +86,23 @@ fn fixture(name: &str) -> Value {
             "protocols": "KNOBELN-PROTOCOL 1\n...\nKNOBELN-END 9 78ad2756\n",
         }),
         "grp" => {
-            json!({ "team": "climbers", "round": 1, "group": 2, "table": "  opponent  you  them\n", "note": null })
+            json!({ "team": "climbers", "round": 1, "group": 2, "table": "  opponent  you  them", "note": null })
         }
-        "grg" => json!({ "round": 1, "group": 2, "table": "  P  Q  points\n" }),
-        "grr" => json!({ "round": 1, "group": 2, "table": "  1. climbers  123\n" }),
+        "grg" => json!({ "round": 1, "group": 2, "table": "  P  Q  points", "note": null }),
+        "grr" => json!({ "round": 1, "group": 2, "n": 2, "table": "  1. climbers  123  advances",
+                         "advancing": "The team marked \"advances\" proceeds to round 2." }),
         "rsm" => json!({
             "contest_name": "International KNOBELN contest", "round": 1, "is_final": false,
-            "note": "The organizer's paragraph.", "summary": "Group 1: ...\n",
+            "organizer_text": "Round 1 was a slaughter: the cooperators won.",
+            "note": "The organizer's paragraph.", "summary": "Group 1: ...",
         }),
+        "rsm_pause" => json!({
+            "contest_name": "International KNOBELN contest", "round": 2, "is_final": false,
+            "ends": "1994-05-14 14:30 UT", "organizer": "organizer@contest.example",
+            "contest_address": "knobeln@contest.example", "token": "k7mq2x9vbt4hc8np3rw6yd5ags",
+            "summary": "Group 1 (20 teams):\n  ...",
+        }),
+        "rsm_accepted" => json!({ "round": 2, "text": "Round 2 was wild." }),
         "disqualified" => json!({
             "team": "crasher", "contest_name": "International KNOBELN contest", "round": 1,
             "first": "throw 6: crashed", "second": "throw 6: crashed",
@@ -99,7 +110,8 @@ fn fixture(name: &str) -> Value {
         }),
         "final" => json!({
             "contest_name": "International KNOBELN contest",
-            "ranking": "  1. climbers  123\n", "evolution": "  1. climbers  55.0 %\n", "plot": true,
+            "ranking": "  1. climbers  123", "evolution": "  1. climbers  55.00 %", "plot": true,
+            "evolution_intro": "The population reached a fixed point.",
         }),
         "no_strategy" => json!({
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
@@ -148,6 +160,22 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
             "reason": "two teams of the same people", "organizer": "organizer@contest.example",
         }),
+        "kit_rules" => json!({
+            "contest_name": "International KNOBELN contest",
+            "contest_address": "knobeln@contest.example",
+            "organizer": "organizer@contest.example",
+            "a": 1, "b": 12288, "k": 8, "throws": 1000,
+            "cpu_secs": 2, "memory_kb": 1024, "wall_secs": 10.0,
+            "exemplars": 5, "max_generations": 1000,
+            "max_lexical_elements": 10000, "min_description_lines": 15,
+            "tolerated_description_lines": 12, "rsm_pause_minutes": 30,
+            "registration_start": "1994-03-22 12:00 UT",
+            "compile_start": "1994-03-23 12:00 UT",
+            "registration_deadline": "1994-05-12 12:00 UT",
+            "compile_end": "1994-05-14 10:00 UT",
+            "contest_start": "1994-05-14 12:00 UT",
+            "compile_closes": "2 hours",
+        }),
         other => panic!("no fixture for template {other}: add one"),
     }
 }
@@ -171,6 +199,39 @@ fn every_mail_template_matches_its_snapshot() {
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn every_mail_is_7_bit_ascii_within_72_columns() {
+    // Long data (a gcc message with its curly quotes, a long sentence) is
+    // transliterated and wrapped; an indented line continues deeper.
+    let mut data = fixture("check_report");
+    data["errors"] = json!([format!(
+        "check 5 (compilation with gcc): line 3: \u{2018}x\u{2019} undeclared \u{2014} {}",
+        "and more words ".repeat(8)
+    )]);
+    for (name, _) in TEMPLATES {
+        let value = if *name == "check_report" {
+            data.clone()
+        } else {
+            fixture(name)
+        };
+        let text = render(name, &value).unwrap();
+        if *name == "forward" {
+            continue; // a stranger's mail, passed on to the organizer as it came
+        }
+        for line in text.lines() {
+            assert!(line.is_ascii(), "{name}: {line:?}");
+            assert!(line.len() <= 72, "{name}: {line:?}");
+            assert_eq!(line, line.trim_end(), "{name}: trailing blanks");
+        }
+    }
+    let report = render("check_report", &data).unwrap();
+    assert!(
+        report.contains("line 3: 'x' undeclared -- and more"),
+        "{report}"
+    );
+    assert!(report.contains("\n      and more"), "{report}");
 }
 
 #[test]

@@ -10,12 +10,17 @@
 //! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
 //!   admin commands, the contest lease) and the participants' status and
 //!   mail-preference by mail, on the spool and on the real mail stack.
+//! - `announcement`: what the 1994 announcement promised a participant
+//!   (knobellib.c with the acceptance, "about 15" description lines, teams
+//!   of more than ten); `contest_mail` also holds the snapshots of every
+//!   contest mail, GRP against GRR, and the organizer's RSM pause.
 //!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
 
 mod common;
 
+mod announcement;
 mod bots;
 mod cli;
 mod contest_article;

@@ -260,7 +260,7 @@ fn processor_builtins_fail_check_2() {
 }
 
 #[test]
-fn description_of_14_lines_fails_check_4() {
+fn description_of_14_lines_passes_check_4_as_about_15() {
     run_case("description_14");
 }
 

@@ -13,6 +13,7 @@ pub mod compile;
 pub mod help;
 pub mod preference;
 pub mod register;
+pub mod rsm;
 pub mod software;
 pub mod status;
 
@@ -41,6 +42,8 @@ pub enum Command {
     Status,
     /// `mail-preference`: change which contest mails the team gets.
     Preference,
+    /// `RSM round N`: the organizer's round summary ([`rsm`]).
+    Rsm,
     /// Anything else: a short help mail, and a copy to the organizer.
     Help,
 }
@@ -97,6 +100,7 @@ pub fn classify(subject: &str) -> Command {
         "send knobelnsoftware" => Command::SendSoftware,
         "status" => Command::Status,
         "mail-preference" => Command::Preference,
+        s if s.starts_with("rsm round ") => Command::Rsm,
         _ => Command::Help,
     }
 }
@@ -125,6 +129,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
         Command::SendSoftware => Ok(software::apply(ctx)?),
         Command::Status => status::apply(conn, ctx),
         Command::Preference => preference::apply(conn, ctx),
+        Command::Rsm => rsm::apply(conn, ctx),
         Command::Help => help::apply(conn, ctx),
         Command::Compile => Err(CommandError::NotHere),
     }

@@ -2,13 +2,17 @@
 //! problem is reported at once; case (a) rejections say why (window, limits);
 //! a clashing team name is modified and the reply says so; an address that
 //! is already registered changes nothing. The acknowledgement goes to the
-//! registration's mail-address and carries the authentification string.
+//! registration's mail-address and carries the authentification string,
+//! the warnings of "should" rules (a team of more than ten), the
+//! description of the five library routines with the contest's rules, and
+//! knobellib.c and knobellib.h as attachments, as the announcement promised.
 
 use rusqlite::Connection;
 use serde_json::json;
 
 use super::{date, Ctx, Effect};
 use crate::mail::auth;
+use crate::mail::outgoing::OutAttachment;
 use crate::mail::registration::{parse_registration, render_record, Registration};
 use crate::mail::texts::render;
 use crate::store::mail as db;
@@ -223,21 +227,48 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             "registration_deadline": date(t.registration_deadline),
             "compile_end": date(t.compile_end()),
             "contest_start": date(t.contest_start),
+            "warnings": reg.warnings(),
+            "a": ctx.config.rules.a,
+            "b": ctx.config.rules.b,
+            "log2_b": crate::game::knobeln::log2_floor(ctx.config.rules.b),
+            "k": ctx.config.rules.k,
+            "throws": ctx.config.rules.throws,
+            "memory_kb": ctx.config.rules.memory_kb,
+            "cpu_secs": ctx.config.rules.cpu_secs,
         }),
     )?;
+    let mut reply = ctx.reply_to_addresses(
+        "registration_accepted",
+        vec![reg.mail_address.clone()],
+        format!("KNOBELN registration accepted: team {team_name}"),
+        body,
+    );
+    reply.attachments = acceptance_attachments();
     Ok(Effect {
         state: "done",
         outcome: format!(
             "team {team_name} registered{}",
             if renamed { " (name modified)" } else { "" }
         ),
-        replies: vec![ctx.reply_to_addresses(
-            "registration_accepted",
-            vec![reg.mail_address.clone()],
-            format!("KNOBELN registration accepted: team {team_name}"),
-            body,
-        )],
+        replies: vec![reply],
     })
+}
+
+/// What the announcement promised with the notification of acceptance:
+/// "knobellib.c … will be sent to you via email", and "a detailed
+/// description of these functions" (knobellib.h; the mail's text has a
+/// short one). Both are the kit's files, so they are the runtime the
+/// server links with.
+pub fn acceptance_attachments() -> Vec<OutAttachment> {
+    ["knobellib.c", "knobellib.h"]
+        .iter()
+        .filter_map(|name| crate::kit::file(name))
+        .map(|f| OutAttachment {
+            filename: f.name.to_string(),
+            content_type: f.content_type.to_string(),
+            bytes: f.bytes.to_vec(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

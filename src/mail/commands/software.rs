@@ -1,4 +1,5 @@
-//! `SEND knobelnsoftware`: the participant kit, as attachments.
+//! `SEND knobelnsoftware`: the participant kit, as attachments (with
+//! `RULES.txt` rendered from this contest's configuration).
 
 use serde_json::json;
 
@@ -7,12 +8,12 @@ use crate::mail::outgoing::OutAttachment;
 use crate::mail::texts::render;
 
 pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
-    let files: Vec<OutAttachment> = crate::kit::files()
-        .iter()
+    let files: Vec<OutAttachment> = crate::kit::files_for(ctx.config)
+        .into_iter()
         .map(|f| OutAttachment {
-            filename: f.name.to_string(),
-            content_type: f.content_type.to_string(),
-            bytes: f.bytes.to_vec(),
+            filename: f.name,
+            content_type: f.content_type,
+            bytes: f.bytes,
         })
         .collect();
     let body = render(

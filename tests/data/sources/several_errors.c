@@ -11,8 +11,5 @@ series at a random number between 2048 and 4096.
 It never tries to exploit: if the opponent throws more than twice
 our number, we simply keep our throw and let the series run out.
 There is no memory of earlier games and no floating point.
-The program is an endless loop, as recommended in the announcement;
-the referee ends it after the last throw of the game.
-Random numbers come from next_random, seeded by init_random.
 #endif
 main() { for (;;) make_throw(100); }

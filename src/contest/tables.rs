@@ -1,0 +1,850 @@
+//! The result texts of the contest mails, as pure functions of the results:
+//! a team's games (GRP), a group's games (GRG), a group's ranking (GRR), a
+//! round's summary (RSM), the disqualification notice's failures and the
+//! final results with the Evolution.
+//!
+//! The texts add up and say what happened: GRP ends with the team's total,
+//! equal to its points in GRR; a self-game shows both sides and the mean
+//! that counts on one line (and the mail says once why points can end in
+//! .5); a failed game says who failed and what became of its replay
+//! ("replayed as game 31", or "replay cancelled (disqualification)");
+//! games that do not count say why ("void: crasher disqualified in game
+//! 31; its games are not counted"), games not played say so, and a
+//! disqualification in a self-game says "against itself". Disqualified
+//! members are named in GRR and RSM; GRR marks who advances. Every line
+//! fits into 72 columns for names up to 30 characters (longer lines are
+//! wrapped by [`crate::mail::texts`]) and ends without blanks.
+//!
+//! Game numbers are the slots of the group's schedule, as in the game
+//! protocols (`slot`) and on the results site ("game 12").
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::facts::{evolution_facts, has_half, points_text};
+use crate::engine::results::{GameResult, GroupResult, Placed, Results, RoundResult};
+
+/// How a team came to be disqualified in a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disqualification {
+    pub team: String,
+    /// The game of its first failure, and the failure.
+    pub first: Option<(u32, String)>,
+    /// The game of its second failure (the one that disqualified it).
+    pub game: u32,
+    /// Whether that game was its self-game.
+    pub against_itself: bool,
+    /// The second failure.
+    pub reason: String,
+}
+
+impl Disqualification {
+    /// "crasher disqualified in game 31 (against itself)".
+    fn in_game(&self) -> String {
+        format!(
+            "{} disqualified in game {}{}",
+            self.team,
+            self.game,
+            if self.against_itself {
+                " (against itself)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// The reason of `team`'s failure in `g`, if it failed there.
+fn failure_of<'g>(g: &'g GameResult, team: &str) -> Option<&'g str> {
+    g.failures
+        .iter()
+        .find(|f| g.players[f.player] == team)
+        .map(|f| f.reason.as_str())
+}
+
+fn is_self_game(g: &GameResult) -> bool {
+    g.players[0] == g.players[1]
+}
+
+/// The disqualifications of a group's members, in the order of their games.
+pub fn disqualifications(gr: &GroupResult, rr: &RoundResult) -> Vec<Disqualification> {
+    let mut out: Vec<Disqualification> = rr
+        .disqualified
+        .iter()
+        .filter(|d| gr.members.contains(&d.team))
+        .map(|d| {
+            // Its failed games in schedule order (a self-game in which both
+            // sides failed is one failure).
+            let failed: Vec<&GameResult> = gr
+                .games
+                .iter()
+                .filter(|g| g.status != "cancelled" && failure_of(g, &d.team).is_some())
+                .collect();
+            let second = failed.get(1).or(failed.last()).copied();
+            Disqualification {
+                team: d.team.clone(),
+                first: failed.first().filter(|_| failed.len() > 1).map(|g| {
+                    (
+                        g.slot,
+                        failure_of(g, &d.team).unwrap_or_default().to_string(),
+                    )
+                }),
+                game: second.map_or(0, |g| g.slot),
+                against_itself: second.is_some_and(is_self_game),
+                reason: d.reason.clone(),
+            }
+        })
+        .collect();
+    out.sort_by_key(|d| d.game);
+    out
+}
+
+/// A failure's sentence up to its first `;` (the rule and the throw; the
+/// explanation after it is in the disqualification notice and DGP).
+fn short_reason(reason: &str) -> &str {
+    reason.split("; ").next().unwrap_or(reason)
+}
+
+/// Who failed in `g`, in words: "crasher (throw 6: crashed)", "narcissus
+/// against itself (throw 9: …)".
+fn who_failed(g: &GameResult) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut parts = Vec::new();
+    for f in &g.failures {
+        let team = g.players[f.player].as_str();
+        if seen.contains(&team) {
+            continue; // a self-game's two sides are one failure
+        }
+        seen.push(team);
+        let whom = if is_self_game(g) {
+            " against itself"
+        } else {
+            ""
+        };
+        parts.push(format!("{team}{whom} ({})", short_reason(&f.reason)));
+    }
+    parts.join(" and ")
+}
+
+/// What happened to game `g`, in words; `None` for a game that simply counts.
+pub fn game_label(
+    g: &GameResult,
+    games: &[GameResult],
+    dqs: &[Disqualification],
+) -> Option<String> {
+    let dq_of = |team: &str| dqs.iter().find(|d| d.team == team);
+    let involved: Vec<&Disqualification> = {
+        let mut v: Vec<&Disqualification> = g.players.iter().filter_map(|p| dq_of(p)).collect();
+        v.dedup_by(|a, b| a.team == b.team);
+        v
+    };
+    let reasons = |v: &[&Disqualification]| {
+        v.iter()
+            .map(|d| d.in_game())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    match g.status {
+        "counted" => None,
+        "discarded" => {
+            let replay = games
+                .iter()
+                .find(|r| r.players == g.players && r.attempt == g.attempt + 1 && r.slot > g.slot);
+            let then = match replay {
+                Some(r) if r.status == "cancelled" => {
+                    "replay cancelled (disqualification)".to_string()
+                }
+                Some(r) => format!("replayed as game {}", r.slot),
+                None => "to be replayed".to_string(),
+            };
+            Some(format!("failed: {}; {then}", who_failed(g)))
+        }
+        "void" => {
+            let here: Vec<&Disqualification> = involved
+                .iter()
+                .copied()
+                .filter(|d| d.game == g.slot)
+                .collect();
+            if here.is_empty() {
+                Some(format!(
+                    "void: {}; its games are not counted",
+                    reasons(&involved)
+                ))
+            } else {
+                Some(format!(
+                    "failed: {}: the second failure, {}; its games are not counted",
+                    who_failed(g),
+                    here.iter()
+                        .map(|d| {
+                            if d.against_itself {
+                                format!("{} disqualified (against itself)", d.team)
+                            } else {
+                                format!("{} disqualified", d.team)
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ))
+            }
+        }
+        "cancelled" => {
+            // Cancelled by whoever was disqualified before its turn.
+            let before: Vec<&Disqualification> = involved
+                .iter()
+                .copied()
+                .filter(|d| d.game < g.slot)
+                .collect();
+            let why = if before.is_empty() {
+                &involved
+            } else {
+                &before
+            };
+            Some(format!("not played: {}", reasons(why)))
+        }
+        _ => Some("not played yet".to_string()),
+    }
+}
+
+/// What a counted game gives `team`: its side's points, or for its
+/// self-game the mean of both sides.
+fn counted_for(g: &GameResult, team: &str) -> Option<f64> {
+    if g.status != "counted" {
+        return None;
+    }
+    if is_self_game(g) {
+        return (g.players[0] == team).then(|| (g.points[0] + g.points[1]) as f64 / 2.0);
+    }
+    let side = g.players.iter().position(|p| p == team)?;
+    Some(g.points[side] as f64)
+}
+
+fn played(g: &GameResult) -> bool {
+    matches!(g.status, "counted" | "discarded" | "void")
+}
+
+fn name_width<'a>(names: impl Iterator<Item = &'a str>, at_least: usize) -> usize {
+    names.map(str::len).max().unwrap_or(0).clamp(at_least, 30)
+}
+
+/// Lines without trailing blanks.
+fn push_line(out: &mut String, line: &str) {
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+/// A label or item line, wrapped at the mail width (continuation lines
+/// indented deeper).
+fn push_wrapped(out: &mut String, line: &str) {
+    out.push_str(&crate::mail::texts::mail_text(line));
+    out.push('\n');
+}
+
+/// The note said once per mail when points end in .5.
+pub const HALF_POINTS_NOTE: &str = "A self-game counts once, as the mean of its two sides, so \
+     points can end in .5.";
+
+/// GRP: the games of `team` in its group, each with both sides' points
+/// and what counts, then the total (equal to its points in the ranking).
+/// Returns the table and the note on half points, if one is needed.
+pub fn team_games(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String, Option<String>) {
+    let dqs = disqualifications(gr, rr);
+    let mine: Vec<&GameResult> = gr
+        .games
+        .iter()
+        .filter(|g| g.players.iter().any(|p| p == team))
+        .collect();
+    let opponent = |g: &GameResult| -> String {
+        if is_self_game(g) {
+            "itself (both sides)".to_string()
+        } else {
+            let side = g.players.iter().position(|p| p == team).unwrap_or(0);
+            g.players[1 - side].clone()
+        }
+    };
+    let opponents: Vec<String> = mine.iter().map(|g| opponent(g)).collect();
+    let w = name_width(opponents.iter().map(String::as_str), "opponent".len());
+    let mut out = String::new();
+    push_line(
+        &mut out,
+        &format!(
+            "  {:>4}  {:<w$}  {:>5}  {:>5}  {:>7}",
+            "game", "opponent", "you", "them", "counted"
+        ),
+    );
+    let mut total = 0.0;
+    let mut half = false;
+    for (g, opp) in mine.iter().zip(&opponents) {
+        let side = g.players.iter().position(|p| p == team).unwrap_or(0);
+        let (you, them) = if played(g) {
+            (g.points[side].to_string(), g.points[1 - side].to_string())
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
+        let counted = counted_for(g, team);
+        if let Some(c) = counted {
+            total += c;
+            half |= has_half(c);
+        }
+        push_line(
+            &mut out,
+            &format!(
+                "  {:>4}  {:<w$}  {:>5}  {:>5}  {:>7}",
+                g.slot,
+                opp,
+                you,
+                them,
+                counted.map_or("-".to_string(), points_text)
+            ),
+        );
+        if let Some(label) = game_label(g, &gr.games, &dqs) {
+            push_wrapped(&mut out, &format!("        {label}"));
+        }
+    }
+    let width = 2 + 4 + 2 + w + 2 + 5 + 2 + 5 + 2 + 7;
+    push_line(&mut out, &format!("  {}", "-".repeat(width - 2)));
+    match dqs.iter().find(|d| d.team == team) {
+        Some(d) => push_line(
+            &mut out,
+            &format!(
+                "  total: none; your team was disqualified in game {}{}, so its games are \
+                 not counted and it is not ranked",
+                d.game,
+                if d.against_itself {
+                    " (against itself)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        None => {
+            // The sum of the counted column: the same as the ranking's
+            // points (tested), so the mail visibly adds up.
+            let value = points_text(total);
+            push_line(
+                &mut out,
+                &format!("  {:<left$}{value:>7}", "total", left = width - 2 - 7),
+            );
+        }
+    }
+    (out, half.then(|| HALF_POINTS_NOTE.to_string()))
+}
+
+/// GRG: every game of the group with both sides' points and what happened.
+/// Returns the table and the note on half points, if one is needed.
+pub fn group_games(gr: &GroupResult, rr: &RoundResult) -> (String, Option<String>) {
+    let dqs = disqualifications(gr, rr);
+    let w = name_width(gr.members.iter().map(String::as_str), "P".len());
+    let mut out = String::new();
+    push_line(
+        &mut out,
+        &format!("  {:>4}  {:<w$}  {:^13}  Q", "game", "P", "points"),
+    );
+    let mut half = false;
+    for g in &gr.games {
+        let (p, q) = if played(g) {
+            (g.points[0].to_string(), g.points[1].to_string())
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
+        let q_name = if is_self_game(g) {
+            "itself".to_string()
+        } else {
+            g.players[1].clone()
+        };
+        push_line(
+            &mut out,
+            &format!(
+                "  {:>4}  {:<w$}  {:>5} : {:<5}  {q_name}",
+                g.slot, g.players[0], p, q
+            ),
+        );
+        if let Some(label) = game_label(g, &gr.games, &dqs) {
+            push_wrapped(&mut out, &format!("        {label}"));
+        } else if is_self_game(g) {
+            let mean = (g.points[0] + g.points[1]) as f64 / 2.0;
+            half |= has_half(mean);
+            push_wrapped(
+                &mut out,
+                &format!(
+                    "        self-game: counts {} for {} (the mean of both sides)",
+                    points_text(mean),
+                    g.players[0]
+                ),
+            );
+        }
+    }
+    if !dqs.is_empty() {
+        out.push('\n');
+        out.push_str(&disqualified_lines(&dqs));
+    }
+    (out, half.then(|| HALF_POINTS_NOTE.to_string()))
+}
+
+/// The disqualified members of a group, one item each.
+fn disqualified_lines(dqs: &[Disqualification]) -> String {
+    let mut out = String::new();
+    push_line(
+        &mut out,
+        "  Disqualified (not ranked; their games of this round do not count):",
+    );
+    for d in dqs {
+        push_wrapped(&mut out, &format!("    {}: {}", d.in_game(), d.reason));
+    }
+    out
+}
+
+/// Who advances from a group: the round's list once it is finished, else
+/// the group's own rule (the first half of its ranked teams, plus everyone
+/// with the points of the last of them).
+pub fn advancing_of_group(gr: &GroupResult, rr: &RoundResult) -> Vec<String> {
+    if rr.is_final {
+        return Vec::new();
+    }
+    if !rr.advanced.is_empty() {
+        return gr
+            .ranking
+            .iter()
+            .filter(|p| rr.advanced.contains(&p.team))
+            .map(|p| p.team.clone())
+            .collect();
+    }
+    let n = gr.ranking.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let cut = gr.ranking[n.div_ceil(2) - 1].points;
+    gr.ranking
+        .iter()
+        .filter(|p| p.points >= cut)
+        .map(|p| p.team.clone())
+        .collect()
+}
+
+fn ranking_lines(ranking: &[Placed], advancing: &[String]) -> String {
+    let w = name_width(ranking.iter().map(|p| p.team.as_str()), "team".len());
+    let mut out = String::new();
+    push_line(
+        &mut out,
+        &format!("  {:>5}  {:<w$}  {:>8}", "place", "team", "points"),
+    );
+    for p in ranking {
+        push_line(
+            &mut out,
+            &format!(
+                "  {:>5}  {:<w$}  {:>8}{}",
+                format!("{}.", p.place),
+                p.team,
+                points_text(p.points),
+                if advancing.contains(&p.team) {
+                    "  advances"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    out
+}
+
+/// GRR: the group's ranking, who advances, and the disqualified members.
+pub fn group_ranking(gr: &GroupResult, rr: &RoundResult) -> String {
+    let dqs = disqualifications(gr, rr);
+    let advancing = advancing_of_group(gr, rr);
+    let mut out = ranking_lines(&gr.ranking, &advancing);
+    if !dqs.is_empty() {
+        out.push('\n');
+        out.push_str(&disqualified_lines(&dqs));
+    }
+    out
+}
+
+/// A sentence on who advances from a group (for GRR), or on the final.
+pub fn advancing_sentence(gr: &GroupResult, rr: &RoundResult) -> String {
+    if rr.is_final {
+        return "This is the final round: its ranking is the result of the contest.".into();
+    }
+    let n = advancing_of_group(gr, rr).len();
+    let mut s = format!(
+        "The {} marked \"advances\" proceed to round {} (the better half of the \
+         ranked teams, and everyone with the points of the last of them).",
+        if n == 1 {
+            "team".to_string()
+        } else {
+            format!("{n} teams")
+        },
+        rr.number + 1
+    );
+    let all_tied = gr.ranking.windows(2).all(|w| w[0].points == w[1].points);
+    if rr.advanced.is_empty() && all_tied && gr.ranking.len() > 1 {
+        s.push_str(
+            " Should every group of the round be entirely tied, each is cut at \
+             exactly half instead; the round summary (RSM) says who advanced.",
+        );
+    }
+    s
+}
+
+/// RSM: every group's ranking, who advances, who was disqualified.
+pub fn round_summary(rr: &RoundResult) -> String {
+    let mut out = String::new();
+    for g in &rr.groups {
+        let _ = writeln!(out, "Group {} ({} teams):", g.number, g.members.len());
+        out.push_str(&group_ranking(g, rr));
+        out.push('\n');
+    }
+    if !rr.is_final {
+        let _ = writeln!(
+            out,
+            "{} teams advance to round {}.",
+            rr.advanced.len(),
+            rr.number + 1
+        );
+    }
+    out
+}
+
+/// The disqualification notice's two failures, each as one item.
+pub fn failure_items(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String, String) {
+    let dqs = disqualifications(gr, rr);
+    let Some(d) = dqs.iter().find(|d| d.team == team) else {
+        return (String::new(), String::new());
+    };
+    let game = |slot: u32| -> String {
+        let g = gr.games.iter().find(|g| g.slot == slot);
+        let against = match g {
+            Some(g) if is_self_game(g) => "against itself".to_string(),
+            Some(g) => format!(
+                "against {}",
+                g.players
+                    .iter()
+                    .find(|p| *p != team)
+                    .cloned()
+                    .unwrap_or_default()
+            ),
+            None => String::new(),
+        };
+        format!(
+            "round {}, group {}, game {slot}{}{against}",
+            rr.number,
+            gr.number,
+            g.map_or(String::new(), |g| format!(" (attempt {}) ", g.attempt))
+        )
+    };
+    let first = match &d.first {
+        Some((slot, reason)) => format!("{}: {reason}", game(*slot)),
+        None => "(in the same game)".to_string(),
+    };
+    let second = format!("{}: {}", game(d.game), d.reason);
+    (first, second)
+}
+
+/// The final ranking (with the final round's disqualified teams).
+pub fn final_ranking(res: &Results) -> String {
+    let mut out = ranking_lines(&res.winners, &[]);
+    if let Some(fin) = res.rounds.iter().find(|r| r.is_final) {
+        let dqs: Vec<Disqualification> = fin
+            .groups
+            .iter()
+            .flat_map(|g| disqualifications(g, fin))
+            .collect();
+        if !dqs.is_empty() {
+            out.push('\n');
+            out.push_str(&disqualified_lines(&dqs));
+        }
+    }
+    out
+}
+
+/// The Evolution for the final mail: how it ended (with the number of
+/// generations every text gives), then the ranking with its labelled
+/// columns. `None` without an Evolution.
+pub fn evolution_text(res: &Results) -> (Option<String>, String) {
+    let Some(e) = &res.evolution else {
+        return (
+            None,
+            "  (no Evolution: no strategy was ranked in the final round)\n".into(),
+        );
+    };
+    let f = evolution_facts(e);
+    let w = name_width(f.rows.iter().map(|r| r.team.as_str()), "team".len());
+    let sw = f.share_label.len().max(8);
+    let ew = f.exemplars_label.len();
+    let mut out = String::new();
+    let last_head = if f.is_cycle {
+        format!("  {}", f.last_label)
+    } else {
+        String::new()
+    };
+    push_line(
+        &mut out,
+        &format!(
+            "  {:>5}  {:<w$}  {:>sw$}  {:>ew$}{last_head}",
+            "place", "team", f.share_label, f.exemplars_label
+        ),
+    );
+    for r in &f.rows {
+        let last = if f.is_cycle {
+            format!("  {:>lw$}", r.last_exemplars, lw = f.last_label.len())
+        } else {
+            String::new()
+        };
+        push_line(
+            &mut out,
+            &format!(
+                "  {:>5}  {:<w$}  {:>sw$}  {:>ew$}{last}",
+                format!("{}.", r.place),
+                r.team,
+                r.share,
+                r.exemplars
+            ),
+        );
+    }
+    if !f.unranked.is_empty() {
+        out.push('\n');
+        push_wrapped(
+            &mut out,
+            &format!("  Died out (no rank): {}.", f.unranked.join(", ")),
+        );
+    }
+    let intro = format!(
+        "The {} ranked strategies of the final round started with {} exemplars \
+         each, {} in all. {}",
+        f.rows.len() + f.unranked.len(),
+        f.exemplars_per_strategy,
+        f.population,
+        f.end
+    );
+    (Some(intro), out)
+}
+
+/// Each team's counted points in a group, from its games (for checks).
+pub fn totals_from_games(gr: &GroupResult) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for m in &gr.members {
+        let t: f64 = gr.games.iter().filter_map(|g| counted_for(g, m)).sum();
+        out.insert(m.clone(), t);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::results::{DisqualifiedTeam, GameFailure};
+
+    fn game(
+        slot: u32,
+        p: &str,
+        q: &str,
+        points: [u64; 2],
+        attempt: u32,
+        status: &'static str,
+    ) -> GameResult {
+        GameResult {
+            slot,
+            players: [p.to_string(), q.to_string()],
+            points,
+            seed: 0,
+            attempt,
+            failure: None,
+            failures: vec![],
+            counted: status == "counted",
+            status,
+        }
+    }
+
+    fn fail(mut g: GameResult, player: usize, reason: &str) -> GameResult {
+        g.failures.push(GameFailure {
+            player,
+            reason: reason.into(),
+        });
+        g.failure = g.failures.first().cloned();
+        g
+    }
+
+    /// a, b, c and crasher: crasher fails against a (slot 1), is
+    /// disqualified against b (slot 3); the replay of slot 1 is cancelled,
+    /// its game with c never played; a's self-game has halves.
+    fn group() -> (GroupResult, RoundResult) {
+        let games = vec![
+            game(0, "a", "a", [10, 11], 1, "counted"),
+            fail(
+                game(1, "a", "crasher", [5, 0], 1, "discarded"),
+                1,
+                "throw 6: crashed",
+            ),
+            game(2, "a", "b", [30, 20], 1, "counted"),
+            fail(
+                game(3, "b", "crasher", [5, 0], 1, "void"),
+                1,
+                "throw 6: crashed",
+            ),
+            game(4, "c", "crasher", [0, 0], 1, "cancelled"),
+            game(5, "b", "b", [8, 8], 1, "counted"),
+            game(6, "a", "c", [7, 9], 1, "counted"),
+            game(7, "b", "c", [4, 4], 1, "counted"),
+            game(8, "c", "c", [2, 2], 1, "counted"),
+            game(9, "a", "crasher", [0, 0], 2, "cancelled"),
+        ];
+        let ranking = vec![
+            Placed {
+                team: "a".into(),
+                points: 47.5,
+                place: 1,
+            },
+            Placed {
+                team: "b".into(),
+                points: 32.0,
+                place: 2,
+            },
+            Placed {
+                team: "c".into(),
+                points: 15.0,
+                place: 3,
+            },
+        ];
+        let gr = GroupResult {
+            number: 1,
+            members: ["a", "b", "c", "crasher"].map(String::from).to_vec(),
+            ranking,
+            games,
+        };
+        let rr = RoundResult {
+            number: 1,
+            is_final: false,
+            groups: vec![gr.clone()],
+            advanced: vec![],
+            disqualified: vec![DisqualifiedTeam {
+                team: "crasher".into(),
+                reason: "throw 6: crashed".into(),
+            }],
+        };
+        (gr, rr)
+    }
+
+    /// The text with every run of blanks and line breaks as one blank.
+    fn flat(s: &str) -> String {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn grp_totals_equal_the_ranking_and_labels_say_what_happened() {
+        let (gr, rr) = group();
+        let totals = totals_from_games(&gr);
+        for p in &gr.ranking {
+            assert_eq!(totals[&p.team], p.points, "{}", p.team);
+        }
+        let (t, note) = team_games(&gr, &rr, "a");
+        assert!(
+            t.contains("itself (both sides)     10     11     10.5"),
+            "{t}"
+        );
+        assert!(
+            flat(&t).contains(
+                "failed: crasher (throw 6: crashed); replay cancelled (disqualification)"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains("not played: crasher disqualified in game 3"),
+            "{t}"
+        );
+        assert!(t.lines().last().unwrap().ends_with(" 47.5"), "{t}");
+        assert_eq!(note.as_deref(), Some(HALF_POINTS_NOTE));
+        assert!(t.lines().all(|l| l == l.trim_end() && l.len() <= 72), "{t}");
+        let (t, _) = team_games(&gr, &rr, "b");
+        assert!(flat(&t).contains("failed: crasher (throw 6: crashed): the second failure, crasher disqualified; its games are not counted"), "{t}");
+        let (t, note) = team_games(&gr, &rr, "crasher");
+        assert!(
+            flat(&t).contains("total: none; your team was disqualified in game 3"),
+            "{t}"
+        );
+        assert!(note.is_none());
+    }
+
+    #[test]
+    fn grr_marks_who_advances_and_names_the_disqualified() {
+        let (gr, rr) = group();
+        let t = group_ranking(&gr, &rr);
+        let line = |team: &str| {
+            t.lines()
+                .find(|l| l.contains(&format!(" {team} ")))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line("a").ends_with("advances"), "{t}");
+        assert!(line("b").ends_with("advances"), "{t}");
+        assert!(!line("c").ends_with("advances"), "{t}");
+        assert!(
+            t.contains("crasher disqualified in game 3: throw 6: crashed"),
+            "{t}"
+        );
+        let (g, note) = group_games(&gr, &rr);
+        assert!(g.contains("self-game: counts 10.5 for a"), "{g}");
+        assert!(note.is_some());
+        assert!(g.lines().all(|l| l == l.trim_end()), "{g}");
+    }
+
+    #[test]
+    fn a_self_game_disqualification_says_against_itself() {
+        let games = vec![
+            fail(
+                fail(
+                    game(0, "n", "n", [0, 0], 1, "discarded"),
+                    0,
+                    "throw 9: out of range",
+                ),
+                1,
+                "throw 9: out of range",
+            ),
+            game(1, "n", "m", [3, 4], 1, "void"),
+            fail(
+                game(2, "n", "n", [0, 0], 2, "void"),
+                0,
+                "throw 9: out of range",
+            ),
+        ];
+        let gr = GroupResult {
+            number: 1,
+            members: vec!["m".into(), "n".into()],
+            ranking: vec![Placed {
+                team: "m".into(),
+                points: 0.0,
+                place: 1,
+            }],
+            games,
+        };
+        let rr = RoundResult {
+            number: 1,
+            is_final: true,
+            groups: vec![gr.clone()],
+            advanced: vec![],
+            disqualified: vec![DisqualifiedTeam {
+                team: "n".into(),
+                reason: "throw 9: out of range".into(),
+            }],
+        };
+        let (t, _) = team_games(&gr, &rr, "m");
+        assert!(
+            flat(&t).contains(
+                "void: n disqualified in game 2 (against itself); its games are not counted"
+            ),
+            "{t}"
+        );
+        let (t, _) = team_games(&gr, &rr, "n");
+        assert!(
+            flat(&t)
+                .contains("failed: n against itself (throw 9: out of range); replayed as game 2"),
+            "{t}"
+        );
+        let (first, second) = failure_items(&gr, &rr, "n");
+        assert!(
+            first.contains("game 0 (attempt 1) against itself: throw 9"),
+            "{first}"
+        );
+        assert!(
+            second.contains("game 2 (attempt 2) against itself: throw 9"),
+            "{second}"
+        );
+    }
+}
