@@ -23,7 +23,7 @@ use serde_json::json;
 
 use super::tables;
 use crate::config::Config;
-use crate::engine::results::results;
+use crate::engine::results::ResultsCache;
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::outgoing::Outgoing;
 use crate::mail::process::{enqueue, Cause};
@@ -79,11 +79,24 @@ pub struct Mailer<'c> {
     pub config: &'c Config,
     pub tournament: i64,
     pub now: &'c dyn Fn() -> DateTime<Utc>,
+    /// The results, refreshed group by group as events come (never rebuilt
+    /// whole while the contest runs).
+    pub cache: std::cell::RefCell<Option<ResultsCache>>,
 }
 
 type MailResult = Result<(), String>;
 
 impl Mailer<'_> {
+    fn cached(&self, store: &Store) -> Result<std::cell::RefMut<'_, ResultsCache>, String> {
+        let mut c = self.cache.borrow_mut();
+        if c.is_none() {
+            *c = Some(ResultsCache::new(store, self.tournament).map_err(|e| e.to_string())?);
+        }
+        Ok(std::cell::RefMut::map(c, |c| {
+            c.as_mut().expect("the cache was just filled")
+        }))
+    }
+
     fn by_team(&self, store: &Store) -> Result<HashMap<String, Participant>, String> {
         let rows = all_registrations(store.conn()).map_err(|e| e.to_string())?;
         Ok(participants(rows)
@@ -216,7 +229,10 @@ impl Mailer<'_> {
     }
 
     fn group_finished(&self, store: &Store, round: u32, group: u32) -> MailResult {
-        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let mut cache = self.cached(store)?;
+        let res = cache
+            .refresh_group(store, round, group)
+            .map_err(|e| e.to_string())?;
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
             return Ok(());
         };
@@ -375,7 +391,10 @@ impl Mailer<'_> {
     /// Starts the pause after `round` and mails the organizer the round's
     /// results and the token, in one transaction.
     fn start_pause(&self, store: &Store, round: u32, minutes: u64) -> MailResult {
-        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let mut cache = self.cached(store)?;
+        let res = cache
+            .refresh_round(store, round)
+            .map_err(|e| e.to_string())?;
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
             return Ok(());
         };
@@ -417,7 +436,10 @@ impl Mailer<'_> {
     /// and every group's ranking, to every RSM subscriber; marked sent in
     /// the same transaction.
     fn rsm(&self, store: &Store, round: u32) -> MailResult {
-        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let mut cache = self.cached(store)?;
+        let res = cache
+            .refresh_round(store, round)
+            .map_err(|e| e.to_string())?;
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
             return Ok(());
         };
@@ -464,7 +486,8 @@ impl Mailer<'_> {
 
     /// The final ranking and the Evolution ranking, to every participant.
     pub fn final_results(&self, store: &Store) -> MailResult {
-        let res = results(store, self.tournament, vec![]).map_err(|e| e.to_string())?;
+        let mut cache = self.cached(store)?;
+        let res = cache.refresh_all(store).map_err(|e| e.to_string())?;
         let plot = crate::site::evolution_svg(&res);
         let (evolution_intro, evolution) = tables::evolution_text(&res);
         let body = self.render(

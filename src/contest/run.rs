@@ -87,6 +87,7 @@ pub fn start(
         config,
         tournament: tid,
         now: &clock,
+        cache: Default::default(),
     };
     mailer.lap(store).map_err(ContestError::Mail)?;
     super::notices::start_list(store, config, tid, now).map_err(ContestError::Mail)?;
@@ -144,6 +145,7 @@ pub fn run(
         config,
         tournament: c.tournament_id,
         now: &now,
+        cache: Default::default(),
     };
     if c.finished {
         return Ok(c.tournament_id);

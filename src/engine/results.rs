@@ -115,160 +115,546 @@ pub fn results(
     tournament: i64,
     rejected: Vec<Rejected>,
 ) -> Result<Results, EngineError> {
-    let row = store.tournament(tournament)?;
-    let config: TournamentConfig = serde_json::from_str(&row.config)
-        .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
-    let names: HashMap<TeamId, String> = store
-        .entries(tournament)?
-        .into_iter()
-        .map(|e| (e.team, e.name))
-        .collect();
-    let name = |t: TeamId| {
-        names
+    let mut cache = ResultsCache::new(store, tournament)?;
+    cache.refresh_all(store)?;
+    let mut out = cache.results;
+    out.rejected = rejected;
+    Ok(out)
+}
+
+/// What a finished group keeps for the round's aggregates.
+struct GroupState {
+    /// Finished in the store and in its schedule: its results never change
+    /// again and are not recomputed.
+    settled: bool,
+    ranking: GroupRanking,
+}
+
+struct RoundState {
+    row: crate::store::RoundRow,
+    members: Vec<Vec<TeamId>>,
+    groups: Vec<Option<GroupState>>,
+    /// The aggregates were computed from settled groups after the round
+    /// finished.
+    settled: bool,
+}
+
+/// The results of a running tournament, kept up to date group by group.
+///
+/// The observers (the contest's mails, the results site) hold one each and
+/// refresh only what an event changed: a finished group is computed once,
+/// from its own games, and never again, so observing a tournament costs
+/// what its games cost, not the square of it. [`results`] is a fresh cache
+/// refreshed completely, so both give the same [`Results`].
+pub struct ResultsCache {
+    tournament: i64,
+    config: TournamentConfig,
+    names: HashMap<TeamId, String>,
+    rounds: Vec<RoundState>,
+    results: Results,
+}
+
+impl ResultsCache {
+    pub fn new(store: &Store, tournament: i64) -> Result<Self, EngineError> {
+        let row = store.tournament(tournament)?;
+        let config: TournamentConfig = serde_json::from_str(&row.config)
+            .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
+        let names: HashMap<TeamId, String> = store
+            .entries(tournament)?
+            .into_iter()
+            .map(|e| (e.team, e.name))
+            .collect();
+        Ok(ResultsCache {
+            tournament,
+            config,
+            names,
+            rounds: Vec::new(),
+            results: Results {
+                seed: row.seed,
+                rejected: Vec::new(),
+                rounds: Vec::new(),
+                winners: Vec::new(),
+                evolution: None,
+            },
+        })
+    }
+
+    /// The results as last refreshed.
+    pub fn results(&self) -> &Results {
+        &self.results
+    }
+
+    fn name(&self, t: TeamId) -> String {
+        self.names
             .get(&t)
             .cloned()
             .unwrap_or_else(|| format!("team {t}"))
-    };
-    let mut out = Results {
-        seed: row.seed,
-        rejected,
-        rounds: Vec::new(),
-        winners: Vec::new(),
-        evolution: None,
-    };
-    let mut round = 1;
-    while let Some(r) = store.round(tournament, round)? {
-        let groups = store.groups(tournament, round)?;
-        let mut rr = RoundResult {
-            number: round,
-            is_final: r.is_final,
-            groups: Vec::new(),
-            advanced: Vec::new(),
-            disqualified: Vec::new(),
-        };
-        let mut rankings = Vec::new();
-        let mut schedules = Vec::new();
-        for (g, members) in groups.iter().enumerate() {
-            let group = g as u32 + 1;
-            let stored = store.game_outcomes(tournament, round, group)?;
-            let by_slot: HashMap<u32, &crate::store::StoredGame> =
-                stored.iter().map(|s| (s.key.slot, s)).collect();
-            let sched = GroupSchedule::replay(
-                row.seed,
-                round,
-                group,
+    }
+
+    /// Brings every round and group up to date (settled groups are not
+    /// recomputed).
+    pub fn refresh_all(&mut self, store: &Store) -> Result<&Results, EngineError> {
+        self.discover_rounds(store)?;
+        for r in 0..self.rounds.len() {
+            self.refresh_round_at(store, r, None)?;
+        }
+        Ok(&self.results)
+    }
+
+    /// Brings one group up to date, and its round's aggregates (groups of
+    /// the round never seen before are computed once; others keep their
+    /// last state).
+    pub fn refresh_group(
+        &mut self,
+        store: &Store,
+        round: u32,
+        group: u32,
+    ) -> Result<&Results, EngineError> {
+        self.discover_rounds(store)?;
+        if let Some(r) = self.rounds.iter().position(|s| s.row.number == round) {
+            self.refresh_round_at(store, r, Some(group))?;
+        }
+        Ok(&self.results)
+    }
+
+    /// Brings every group of one round up to date.
+    pub fn refresh_round(&mut self, store: &Store, round: u32) -> Result<&Results, EngineError> {
+        self.discover_rounds(store)?;
+        if let Some(r) = self.rounds.iter().position(|s| s.row.number == round) {
+            self.refresh_round_at(store, r, None)?;
+        }
+        Ok(&self.results)
+    }
+
+    /// Reads rounds not seen yet, and the state of rounds not finished.
+    fn discover_rounds(&mut self, store: &Store) -> Result<(), EngineError> {
+        for state in self.rounds.iter_mut().filter(|s| !s.row.finished) {
+            if let Some(row) = store.round(self.tournament, state.row.number)? {
+                state.row = row;
+            }
+        }
+        let mut number = self.rounds.len() as u32 + 1;
+        while let Some(row) = store.round(self.tournament, number)? {
+            let members = store.groups(self.tournament, number)?;
+            self.results.rounds.push(RoundResult {
+                number,
+                is_final: row.is_final,
+                groups: Vec::new(),
+                advanced: Vec::new(),
+                disqualified: Vec::new(),
+            });
+            self.rounds.push(RoundState {
+                groups: members.iter().map(|_| None).collect(),
                 members,
-                stored.iter().map(|s| (s.key, outcome_of(&s.record))),
-            )?;
-            let games = sched
-                .attempts()
+                row,
+                settled: false,
+            });
+            number += 1;
+        }
+        Ok(())
+    }
+
+    /// Recomputes the groups of round index `r` that need it (`only`: just
+    /// that one, plus groups never computed), then the round's aggregates.
+    fn refresh_round_at(
+        &mut self,
+        store: &Store,
+        r: usize,
+        only: Option<u32>,
+    ) -> Result<(), EngineError> {
+        if self.rounds[r].settled {
+            return Ok(());
+        }
+        let round = self.rounds[r].row.number;
+        let n_groups = self.rounds[r].members.len();
+        let mut final_schedule = None;
+        for g in 0..n_groups {
+            let group = g as u32 + 1;
+            let state = &self.rounds[r].groups[g];
+            let wanted = match state {
+                None => true,
+                Some(s) if s.settled => false,
+                // Once the round is finished, every group is brought up
+                // to date (an observer may have missed an event).
+                Some(_) => only.is_none_or(|o| o == group) || self.rounds[r].row.finished,
+            };
+            // The final round's Evolution needs its one group's schedule.
+            let need_schedule = self.rounds[r].row.is_final && self.rounds[r].row.finished;
+            if !wanted && !need_schedule {
+                continue;
+            }
+            let members = self.rounds[r].members[g].clone();
+            let (result, ranking, disqualified, sched) =
+                self.compute_group(store, round, group, &members)?;
+            let settled =
+                sched.is_finished() && store.group_finished(self.tournament, round, group)?;
+            if need_schedule && g == 0 {
+                final_schedule = Some((ranking.clone(), sched));
+            }
+            self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
+            let group_members: Vec<String> = members.iter().map(|&t| self.name(t)).collect();
+            let rr = &mut self.results.rounds[r];
+            if rr.groups.len() <= g {
+                rr.groups.resize_with(g + 1, || GroupResult {
+                    number: 0,
+                    members: Vec::new(),
+                    ranking: Vec::new(),
+                    games: Vec::new(),
+                });
+            }
+            rr.groups[g] = result;
+            // Disqualifications of this group replace its earlier ones.
+            rr.disqualified.retain(|d| !group_members.contains(&d.team));
+            rr.disqualified.extend(disqualified);
+        }
+        // Keep the disqualified in the order of their groups, as a full
+        // rebuild lists them.
+        let rr = &mut self.results.rounds[r];
+        let order: HashMap<&str, usize> = rr
+            .groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, g)| g.members.iter().map(move |m| (m.as_str(), i)))
+            .collect();
+        rr.disqualified
+            .sort_by_key(|d| order.get(d.team.as_str()).copied().unwrap_or(usize::MAX));
+
+        let state = &self.rounds[r];
+        if state.row.finished && !state.row.is_final {
+            let rankings: Vec<GroupRanking> = state
+                .groups
                 .iter()
-                .filter(|a| a.status != AttemptStatus::Pending)
-                .map(|a| {
-                    // A cancelled game counts as not played, even if a
-                    // parallel run happened to play it before its turn.
-                    let rec = if a.status == AttemptStatus::Cancelled {
-                        None
-                    } else {
-                        by_slot.get(&a.game.key.slot).map(|s| &s.record)
-                    };
-                    let failures: Vec<GameFailure> = rec
-                        .map(|r| {
-                            r.failures
-                                .iter()
-                                .map(|f| GameFailure {
-                                    player: f.player,
-                                    reason: f.reason.clone(),
-                                })
-                                .collect()
+                .map(|g| {
+                    g.as_ref()
+                        .map(|g| g.ranking.clone())
+                        .unwrap_or(GroupRanking {
+                            entries: Vec::new(),
+                            disqualified: Vec::new(),
                         })
-                        .unwrap_or_default();
-                    GameResult {
-                        slot: a.game.key.slot,
-                        players: [name(a.game.players[0]), name(a.game.players[1])],
-                        points: rec.map(|r| r.points).unwrap_or([0, 0]),
-                        seed: a.game.seed,
-                        attempt: a.game.attempt,
-                        failure: failures.first().cloned(),
-                        failures,
-                        counted: a.status == AttemptStatus::Counted,
-                        status: match a.status {
-                            AttemptStatus::Counted => "counted",
-                            AttemptStatus::Discarded { .. } => "discarded",
-                            AttemptStatus::Void => "void",
-                            AttemptStatus::Cancelled => "cancelled",
-                            AttemptStatus::Pending => "pending",
-                        },
-                    }
                 })
                 .collect();
-            let ranking = if sched.is_finished() {
-                rank_schedule(&sched, &name)?
-            } else {
-                GroupRanking {
-                    entries: Vec::new(),
-                    disqualified: Vec::new(),
-                }
-            };
-            rr.groups.push(GroupResult {
-                number: group,
-                members: members.iter().map(|&t| name(t)).collect(),
-                ranking: placed(&ranking, &name),
-                games,
-            });
-            for d in sched.disqualified() {
-                rr.disqualified.push(DisqualifiedTeam {
-                    team: name(d.team),
-                    reason: d.reason.clone(),
-                });
-            }
-            rankings.push(ranking);
-            schedules.push(sched);
+            let mut advanced: Vec<String> =
+                super::run::advancing_field(&rankings, state.row.field.len())
+                    .into_iter()
+                    .map(|t| self.name(t))
+                    .collect();
+            advanced.sort();
+            self.results.rounds[r].advanced = advanced;
         }
-        if r.finished && !r.is_final {
-            rr.advanced = super::run::advancing_field(&rankings, r.field.len())
-                .into_iter()
-                .map(name)
-                .collect();
-            rr.advanced.sort();
+        if let Some((ranking, sched)) = final_schedule {
+            self.results.winners = placed(&ranking, &|t| self.name(t));
+            self.results.evolution = self.evolution(&ranking, &sched)?;
         }
-        if r.is_final && r.finished {
-            out.winners = placed(&rankings[0], &name);
-            let strategies: Vec<TeamId> = rankings[0].entries.iter().map(|e| e.team).collect();
-            if !strategies.is_empty() {
-                let payoff = payoff_matrix(&strategies, &schedules[0].counted_games())?;
-                let evo = evolve(&strategies, &payoff, &config.evolution)?;
-                out.evolution = Some(EvolutionResult {
-                    population: evo.total,
-                    exemplars_per_strategy: evo.exemplars_per_strategy,
-                    generations: evo
-                        .generations
-                        .iter()
-                        .map(|g| Generation {
-                            counts: strategies
-                                .iter()
-                                .zip(g)
-                                .map(|(t, c)| (name(*t), *c))
-                                .collect(),
-                        })
-                        .collect(),
-                    end: evo.end.clone(),
-                    ranking: evo
-                        .ranking
-                        .iter()
-                        .map(|e| EvolutionPlaced {
-                            team: name(e.team),
-                            fraction: e.fraction,
-                            count: e.count,
-                            place: e.place,
-                        })
-                        .collect(),
-                    unranked: evo.unranked.iter().map(|&t| name(t)).collect(),
-                });
-            }
-        }
-        out.rounds.push(rr);
-        round += 1;
+        let state = &self.rounds[r];
+        self.rounds[r].settled = state.row.finished
+            && state
+                .groups
+                .iter()
+                .all(|g| g.as_ref().is_some_and(|g| g.settled));
+        Ok(())
     }
-    Ok(out)
+
+    fn compute_group(
+        &self,
+        store: &Store,
+        round: u32,
+        group: u32,
+        members: &[TeamId],
+    ) -> Result<
+        (
+            GroupResult,
+            GroupRanking,
+            Vec<DisqualifiedTeam>,
+            GroupSchedule,
+        ),
+        EngineError,
+    > {
+        let name = |t: TeamId| self.name(t);
+        let stored = store.game_outcomes(self.tournament, round, group)?;
+        let by_slot: HashMap<u32, &crate::store::StoredGame> =
+            stored.iter().map(|s| (s.key.slot, s)).collect();
+        let sched = GroupSchedule::replay(
+            self.results.seed,
+            round,
+            group,
+            members,
+            stored.iter().map(|s| (s.key, outcome_of(&s.record))),
+        )?;
+        let games = sched
+            .attempts()
+            .iter()
+            .filter(|a| a.status != AttemptStatus::Pending)
+            .map(|a| {
+                // A cancelled game counts as not played, even if a
+                // parallel run happened to play it before its turn.
+                let rec = if a.status == AttemptStatus::Cancelled {
+                    None
+                } else {
+                    by_slot.get(&a.game.key.slot).map(|s| &s.record)
+                };
+                let failures: Vec<GameFailure> = rec
+                    .map(|r| {
+                        r.failures
+                            .iter()
+                            .map(|f| GameFailure {
+                                player: f.player,
+                                reason: f.reason.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                GameResult {
+                    slot: a.game.key.slot,
+                    players: [name(a.game.players[0]), name(a.game.players[1])],
+                    points: rec.map(|r| r.points).unwrap_or([0, 0]),
+                    seed: a.game.seed,
+                    attempt: a.game.attempt,
+                    failure: failures.first().cloned(),
+                    failures,
+                    counted: a.status == AttemptStatus::Counted,
+                    status: match a.status {
+                        AttemptStatus::Counted => "counted",
+                        AttemptStatus::Discarded { .. } => "discarded",
+                        AttemptStatus::Void => "void",
+                        AttemptStatus::Cancelled => "cancelled",
+                        AttemptStatus::Pending => "pending",
+                    },
+                }
+            })
+            .collect();
+        let ranking = if sched.is_finished() {
+            rank_schedule(&sched, &name)?
+        } else {
+            GroupRanking {
+                entries: Vec::new(),
+                disqualified: Vec::new(),
+            }
+        };
+        let disqualified = sched
+            .disqualified()
+            .iter()
+            .map(|d| DisqualifiedTeam {
+                team: name(d.team),
+                reason: d.reason.clone(),
+            })
+            .collect();
+        let result = GroupResult {
+            number: group,
+            members: members.iter().map(|&t| name(t)).collect(),
+            ranking: placed(&ranking, &name),
+            games,
+        };
+        Ok((result, ranking, disqualified, sched))
+    }
+
+    fn evolution(
+        &self,
+        ranking: &GroupRanking,
+        sched: &GroupSchedule,
+    ) -> Result<Option<EvolutionResult>, EngineError> {
+        let name = |t: TeamId| self.name(t);
+        let strategies: Vec<TeamId> = ranking.entries.iter().map(|e| e.team).collect();
+        if strategies.is_empty() {
+            return Ok(None);
+        }
+        let payoff = payoff_matrix(&strategies, &sched.counted_games())?;
+        let evo = evolve(&strategies, &payoff, &self.config.evolution)?;
+        Ok(Some(EvolutionResult {
+            population: evo.total,
+            exemplars_per_strategy: evo.exemplars_per_strategy,
+            generations: evo
+                .generations
+                .iter()
+                .map(|g| Generation {
+                    counts: strategies
+                        .iter()
+                        .zip(g)
+                        .map(|(t, c)| (name(*t), *c))
+                        .collect(),
+                })
+                .collect(),
+            end: evo.end.clone(),
+            ranking: evo
+                .ranking
+                .iter()
+                .map(|e| EvolutionPlaced {
+                    team: name(e.team),
+                    fraction: e.fraction,
+                    count: e.count,
+                    place: e.place,
+                })
+                .collect(),
+            unranked: evo.unranked.iter().map(|&t| name(t)).collect(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::engine::pool::{Done, Job, Runner};
+    use crate::engine::run::{run_tournament_with, Event, Observer};
+    use crate::referee::{Failure, FailureKind, GameRecord, RefereeConfig};
+    use crate::seed::SeedKey;
+    use crate::store::NewVersion;
+
+    /// Answers every game at once: points from the seed; team 1 crashes
+    /// in every game it plays as P (so it is rescheduled, then
+    /// disqualified).
+    struct Synthetic {
+        done: RefCell<VecDeque<Done>>,
+    }
+
+    impl Runner for Synthetic {
+        fn capacity(&self) -> usize {
+            64
+        }
+        fn submit(&self, job: Job) {
+            let seed = job.game.seed;
+            let failures = if job.game.players[0] == TeamId(1) {
+                vec![Failure {
+                    player: 0,
+                    throw: 1,
+                    kind: FailureKind::Crashed { signal: 11 },
+                    reason: "crashed in throw 1".into(),
+                }]
+            } else {
+                Vec::new()
+            };
+            let record = GameRecord {
+                seed,
+                points: [seed % 997, (seed >> 20) % 997],
+                throws: Vec::new(),
+                failures,
+            };
+            self.done.borrow_mut().push_back(Done {
+                game: job.game,
+                result: Ok(record),
+            });
+        }
+        fn next_done(&self) -> Option<Done> {
+            self.done.borrow_mut().pop_front()
+        }
+    }
+
+    /// At every event, the cache refreshed for that event alone agrees
+    /// with a full rebuild on everything the event speaks of.
+    struct Compare {
+        tournament: i64,
+        cache: Option<ResultsCache>,
+        groups_checked: usize,
+        rounds_checked: usize,
+    }
+
+    impl Observer for Compare {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            let err = |e: EngineError| e.to_string();
+            if self.cache.is_none() {
+                self.cache = Some(ResultsCache::new(store, self.tournament).map_err(err)?);
+            }
+            let cache = self.cache.as_mut().expect("filled");
+            match event {
+                Event::GroupFinished { round, group } => {
+                    let full = results(store, self.tournament, vec![]).map_err(err)?;
+                    let part = cache.refresh_group(store, *round, *group).map_err(err)?;
+                    let (r, g) = (*round as usize - 1, *group as usize - 1);
+                    assert_eq!(part.rounds[r].groups[g], full.rounds[r].groups[g]);
+                    let members = &full.rounds[r].groups[g].members;
+                    let of_group = |res: &Results| -> Vec<DisqualifiedTeam> {
+                        res.rounds[r]
+                            .disqualified
+                            .iter()
+                            .filter(|d| members.contains(&d.team))
+                            .cloned()
+                            .collect()
+                    };
+                    assert_eq!(of_group(part), of_group(&full));
+                    self.groups_checked += 1;
+                }
+                Event::RoundFinished { round, .. } => {
+                    let full = results(store, self.tournament, vec![]).map_err(err)?;
+                    let part = cache.refresh_round(store, *round).map_err(err)?;
+                    let r = *round as usize - 1;
+                    assert_eq!(part.rounds[r], full.rounds[r]);
+                    self.rounds_checked += 1;
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn results_kept_group_by_group_equal_a_full_rebuild() {
+        let mut store = Store::open_in_memory().unwrap();
+        let now = chrono::Utc::now();
+        let mut entries = Vec::new();
+        for t in 0..50 {
+            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements: None,
+                        description: None,
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            entries.push((team, v));
+        }
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        let tid = store
+            .create_tournament(
+                7,
+                &SeedKey::public_from_seed(7),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap();
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic {
+                done: RefCell::new(VecDeque::new()),
+            }))
+        };
+        let mut compare = Compare {
+            tournament: tid,
+            cache: None,
+            groups_checked: 0,
+            rounds_checked: 0,
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut compare,
+        )
+        .unwrap();
+        assert!(
+            compare.rounds_checked >= 2,
+            "a preliminary and a final round"
+        );
+        assert!(compare.groups_checked >= 3);
+        let full = results(&store, tid, vec![]).unwrap();
+        assert!(
+            !full.rounds[0].disqualified.is_empty(),
+            "the crasher is disqualified"
+        );
+        assert!(full.evolution.is_some());
+        let cache = compare.cache.as_mut().unwrap();
+        assert_eq!(cache.refresh_all(&store).unwrap(), &full);
+    }
 }

@@ -8,8 +8,9 @@
 //!
 //! [`generate`] rebuilds everything from the store (the results through
 //! [`crate::engine::results::results`], the throws from the games table,
-//! descriptions from the strategy versions); [`SiteObserver`] calls it while
-//! a tournament runs. Pages come from `pages` (handlebars, escaping on),
+//! descriptions from the strategy versions); [`SiteObserver`] writes, while
+//! a tournament runs, only the pages an event changed ([`Scope`]), from
+//! results kept up to date group by group. Pages come from `pages` (handlebars, escaping on),
 //! plots from `plots` (`plotters`, SVG backend).
 //!
 //! It deliberately does not delete anything in the folder (a stale file of
@@ -29,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{results, GameResult, Placed, Results};
+use crate::engine::results::{results, GameResult, Placed, Results, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::engine::EngineError;
 use crate::game::knobeln::judge;
@@ -69,6 +70,74 @@ pub struct SiteOptions {
     /// Groups `(round, group)` whose game pages are already written and
     /// final: they are linked but not rendered again.
     pub skip_game_pages_of: BTreeSet<(u32, u32)>,
+}
+
+/// Which pages one write brings up to date. While a tournament runs, the
+/// observer writes only what an event changed, so a contest of N teams
+/// costs a linear number of page writes, not one whole site per group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every page.
+    All,
+    /// A group finished: the index, the pages of its members, its game
+    /// pages, and its round's page if `round_page` says so.
+    Group {
+        round: u32,
+        group: u32,
+        round_page: RoundPage,
+    },
+    /// A round finished: the index, the round's page and the pages of
+    /// everyone who played in it.
+    Round(u32),
+}
+
+/// Whether a group's event rewrites its round's page (a page as large as
+/// the round: rewritten at every tenth of its groups, so at most about ten
+/// times per round).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundPage {
+    Write,
+    Later,
+}
+
+impl Scope {
+    fn round_page(&self, round: u32) -> bool {
+        match *self {
+            Scope::All => true,
+            Scope::Group {
+                round: r,
+                round_page,
+                ..
+            } => r == round && round_page == RoundPage::Write,
+            Scope::Round(r) => r == round,
+        }
+    }
+
+    fn game_pages(&self, round: u32, group: u32) -> bool {
+        match *self {
+            Scope::All => true,
+            Scope::Group {
+                round: r, group: g, ..
+            } => (r, g) == (round, group),
+            Scope::Round(_) => false,
+        }
+    }
+
+    fn team_page(&self, res: &Results, team: &str) -> bool {
+        let member = |r: u32, g: Option<u32>| {
+            res.rounds
+                .iter()
+                .filter(|x| x.number == r)
+                .flat_map(|x| &x.groups)
+                .filter(|x| g.is_none_or(|g| x.number == g))
+                .any(|x| x.members.iter().any(|m| m == team))
+        };
+        match *self {
+            Scope::All => true,
+            Scope::Group { round, group, .. } => member(round, Some(group)),
+            Scope::Round(r) => member(r, None),
+        }
+    }
 }
 
 /// What was written.
@@ -198,6 +267,7 @@ fn read_facts(
     tournament: i64,
     res: &Results,
     opts: &SiteOptions,
+    scope: Scope,
 ) -> Result<Facts, SiteError> {
     let row = store.tournament(tournament)?;
     let config: TournamentConfig = serde_json::from_str(&row.config)
@@ -224,6 +294,7 @@ fn read_facts(
                 finished_groups.insert(key);
             }
             if opts.no_game_pages
+                || !scope.game_pages(round.number, group.number)
                 || (opts.skip_game_pages_of.contains(&key) && finished_groups.contains(&key))
             {
                 // Only the points are needed, and the results have them.
@@ -272,7 +343,20 @@ pub fn generate(
     opts: &SiteOptions,
 ) -> Result<SiteSummary, SiteError> {
     let res = results(store, tournament, vec![])?;
-    let facts = read_facts(store, tournament, &res, opts)?;
+    generate_from(store, tournament, &res, out_dir, opts, Scope::All)
+}
+
+/// Writes the pages of `scope` from results already at hand (those of an
+/// observer's [`ResultsCache`], up to date for the scope).
+pub fn generate_from(
+    store: &Store,
+    tournament: i64,
+    res: &Results,
+    out_dir: &Path,
+    opts: &SiteOptions,
+    scope: Scope,
+) -> Result<SiteSummary, SiteError> {
+    let facts = read_facts(store, tournament, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer {
         dir: out_dir,
@@ -306,7 +390,9 @@ pub fn generate(
         .map(|f| evolution_rows(f, &|t| facts.team(t)))
         .unwrap_or_default();
 
-    w.put("style.css", STYLE_CSS)?;
+    if scope == Scope::All || !out_dir.join("style.css").exists() {
+        w.put("style.css", STYLE_CSS)?;
+    }
 
     // index.html
     let params = facts.config.referee.params;
@@ -361,7 +447,7 @@ pub fn generate(
     w.put("index.html", &render("index", &index)?)?;
 
     // round-N.html
-    for r in &res.rounds {
+    for r in res.rounds.iter().filter(|r| scope.round_page(r.number)) {
         let view = RoundView {
             frame: frame(format!(
                 "Round {}{}",
@@ -426,7 +512,7 @@ pub fn generate(
     }
 
     // final-crosstable.html
-    {
+    if scope == Scope::All {
         let (svg, teams) = match crosstable {
             Some(fr) => {
                 let names: Vec<String> = res.winners.iter().map(|p| p.team.clone()).collect();
@@ -446,7 +532,7 @@ pub fn generate(
     }
 
     // evolution.html and evolution.svg
-    {
+    if scope == Scope::All {
         let svg = match &res.evolution {
             Some(evo) if !evo.generations.is_empty() => {
                 Some(plots::evolution_plot(evo).map_err(plot_err("the Evolution"))?)
@@ -456,18 +542,21 @@ pub fn generate(
         if let Some(svg) = &svg {
             w.put("evolution.svg", svg)?;
         }
-        let view = evolution_view(frame("The Knobeln Evolution".into()), &res, &facts, svg);
+        let view = evolution_view(frame("The Knobeln Evolution".into()), res, &facts, svg);
         w.put("evolution.html", &render("evolution", &view)?)?;
     }
 
     // team-ID.html
     for (name, (id, version)) in &facts.teams {
+        if !scope.team_page(res, name) {
+            continue;
+        }
         let view = team_view(
             frame(name.clone()),
             store,
             name,
             *version,
-            &res,
+            res,
             &facts,
             opts,
         )?;
@@ -479,7 +568,11 @@ pub fn generate(
     if !opts.no_game_pages {
         let (a, b) = (params.a, params.b);
         for r in &res.rounds {
-            for g in &r.groups {
+            for g in r
+                .groups
+                .iter()
+                .filter(|g| scope.game_pages(r.number, g.number))
+            {
                 let key = (r.number, g.number);
                 let skip =
                     opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
@@ -778,9 +871,13 @@ fn team_view(
     })
 }
 
-/// Regenerates the site while a tournament runs: after every finished
-/// group, round and the Evolution. Game pages of a group are rendered once
-/// the group has finished and not again.
+/// Keeps the site up to date while a tournament runs: after every finished
+/// group it writes that group's game pages, its members' pages and the
+/// index (the round's page at every tenth of the round's groups), after
+/// every round the round's page and its players' pages, and after the
+/// Evolution everything. The results come from a [`ResultsCache`]
+/// refreshed for the event alone, so nothing is rebuilt whole while the
+/// tournament runs. Game pages of a group are rendered once.
 ///
 /// A failure to write the site is reported on stderr and does not stop the
 /// tournament (the next event tries again).
@@ -792,6 +889,10 @@ pub struct SiteObserver {
     pub options: SiteOptions,
     /// The last error, if the last regeneration failed.
     pub last_error: Option<String>,
+    cache: Option<ResultsCache>,
+    /// Per round: the groups seen finishing, and how many had when its
+    /// page was last written.
+    finished: BTreeMap<u32, (BTreeSet<u32>, usize)>,
 }
 
 impl SiteObserver {
@@ -801,35 +902,86 @@ impl SiteObserver {
             tournament,
             options: SiteOptions::default(),
             last_error: None,
+            cache: None,
+            finished: BTreeMap::new(),
         }
     }
 
-    /// Regenerates now (also usable after the run, for the final state).
+    fn cache(&mut self, store: &Store) -> Result<&mut ResultsCache, SiteError> {
+        if self.cache.is_none() {
+            self.cache = Some(ResultsCache::new(store, self.tournament)?);
+        }
+        Ok(self.cache.as_mut().expect("the cache was just filled"))
+    }
+
+    /// Writes every page now (also usable after the run, for the final
+    /// state).
     pub fn regenerate(&mut self, store: &Store) -> Result<SiteSummary, SiteError> {
-        let summary = generate(store, self.tournament, &self.dir, &self.options)?;
+        self.write(store, Scope::All)
+    }
+
+    /// Writes the pages of `scope`, from the results refreshed for it.
+    pub fn write(&mut self, store: &Store, scope: Scope) -> Result<SiteSummary, SiteError> {
+        let tournament = self.tournament;
+        let dir = self.dir.clone();
+        let options = self.options.clone();
+        let cache = self.cache(store)?;
+        let res = match scope {
+            Scope::All => cache.refresh_all(store)?,
+            Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
+            Scope::Round(round) => cache.refresh_round(store, round)?,
+        };
+        let summary = generate_from(store, tournament, res, &dir, &options, scope)?;
         if !self.options.no_game_pages {
-            self.options
-                .skip_game_pages_of
-                .extend(summary.finished_groups.iter().copied());
+            // Only groups whose pages this write brought up to date.
+            self.options.skip_game_pages_of.extend(
+                summary
+                    .finished_groups
+                    .iter()
+                    .filter(|(r, g)| scope.game_pages(*r, *g))
+                    .copied(),
+            );
         }
         Ok(summary)
+    }
+
+    /// The scope of a finished group: with or without its round's page.
+    fn group_scope(&mut self, store: &Store, round: u32, group: u32) -> Result<Scope, SiteError> {
+        let n_groups = store.groups(self.tournament, round)?.len();
+        let (seen, at_last_write) = self.finished.entry(round).or_default();
+        seen.insert(group);
+        let step = (n_groups / 10).max(1);
+        let round_page = if seen.len() >= n_groups || seen.len() >= *at_last_write + step {
+            *at_last_write = seen.len();
+            RoundPage::Write
+        } else {
+            RoundPage::Later
+        };
+        Ok(Scope::Group {
+            round,
+            group,
+            round_page,
+        })
     }
 }
 
 impl Observer for SiteObserver {
     fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
-        match event {
-            Event::GroupFinished { .. }
-            | Event::RoundFinished { .. }
-            | Event::EvolutionFinished { .. } => match self.regenerate(store) {
-                Ok(_) => self.last_error = None,
-                Err(e) => {
-                    let msg = format!("results site {}: {e}", self.dir.display());
-                    eprintln!("knobeln: {msg}");
-                    self.last_error = Some(msg);
-                }
-            },
-            _ => {}
+        let written = match event {
+            Event::GroupFinished { round, group } => self
+                .group_scope(store, *round, *group)
+                .and_then(|scope| self.write(store, scope)),
+            Event::RoundFinished { round, .. } => self.write(store, Scope::Round(*round)),
+            Event::EvolutionFinished { .. } => self.write(store, Scope::All),
+            _ => return Ok(()),
+        };
+        match written {
+            Ok(_) => self.last_error = None,
+            Err(e) => {
+                let msg = format!("results site {}: {e}", self.dir.display());
+                eprintln!("knobeln: {msg}");
+                self.last_error = Some(msg);
+            }
         }
         Ok(())
     }

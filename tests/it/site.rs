@@ -238,26 +238,60 @@ fn the_same_database_gives_the_same_site() {
 }
 
 #[test]
-fn the_observer_renders_game_pages_of_a_finished_group_once() {
+fn the_observer_writes_what_an_event_changed_and_game_pages_once() {
     let f = fixture();
     let store = Store::open(&f.db).unwrap();
+    let res = results(&store, 1, vec![]).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let mut obs = SiteObserver::new(tmp.path(), 1);
     obs.event(&store, &Event::GroupFinished { round: 1, group: 1 })
         .unwrap();
     assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
+    // The group's own pages, its members' pages and the index ...
     assert!(tmp.path().join("index.html").is_file());
     assert!(tmp.path().join(game_page(1, 1, 1)).is_file());
-    assert_eq!(
-        obs.options.skip_game_pages_of.len(),
-        3,
-        "all groups finished"
-    );
-    // Game pages are not rendered again, but still listed and linked.
+    let entries = store.entries(1).unwrap();
+    let page_of = |name: &str| {
+        let e = entries.iter().find(|e| e.name == name).unwrap();
+        tmp.path().join(team_page(e.team.0))
+    };
+    let group_1 = &res.rounds[0].groups[0];
+    for m in &group_1.members {
+        assert!(page_of(m).is_file(), "{m} plays in group 1: its page");
+    }
+    // ... and nothing the event did not change.
+    let elsewhere: Vec<&String> = res.rounds[0]
+        .groups
+        .iter()
+        .skip(1)
+        .flat_map(|g| &g.members)
+        .collect();
+    assert!(!elsewhere.is_empty(), "the fixture has a second group");
+    for m in elsewhere {
+        assert!(!page_of(m).exists(), "{m} is not in group 1");
+    }
+    assert!(!tmp.path().join(game_page(2, 1, 1)).exists());
+    assert!(!tmp.path().join("evolution.svg").exists());
+    // The rest comes with the whole site; group 1's game pages are not
+    // rendered again, but still listed and linked.
+    let n_group_1 = group_1
+        .games
+        .iter()
+        .filter(|g| g.status != "cancelled")
+        .count();
+    let n_all: usize = res
+        .rounds
+        .iter()
+        .flat_map(|r| &r.groups)
+        .flat_map(|g| &g.games)
+        .filter(|g| g.status != "cancelled")
+        .count();
     let second = obs.regenerate(&store).unwrap();
-    assert_eq!(second.game_pages_rendered, 0);
+    assert_eq!(second.game_pages_rendered, n_all - n_group_1);
     assert!(second.files.contains(&game_page(1, 1, 1)));
-    assert_eq!(second.written, 0);
+    let third = obs.regenerate(&store).unwrap();
+    assert_eq!(third.game_pages_rendered, 0);
+    assert_eq!(third.written, 0);
     // Events that do not change results do nothing.
     obs.event(
         &store,
@@ -269,9 +303,20 @@ fn the_observer_renders_game_pages_of_a_finished_group_once() {
     )
     .unwrap();
     // The results-mail attachment.
-    let res = results(&store, 1, vec![]).unwrap();
     let svg = knobeln::site::evolution_svg(&res).unwrap();
     assert_eq!(svg, read(&tmp.path().join("evolution.svg")));
+    // What the observer wrote bit by bit is what one whole write gives
+    // (but group 1's game pages: written once, when the group finished,
+    // they link only the pages there were then).
+    let whole = tempfile::tempdir().unwrap();
+    let summary = generate(&store, 1, whole.path(), &SiteOptions::default()).unwrap();
+    let differ: Vec<&String> = summary
+        .files
+        .iter()
+        .filter(|name| !name.starts_with("game-r1-g1-"))
+        .filter(|name| read(&whole.path().join(name)) != read(&tmp.path().join(name)))
+        .collect();
+    assert!(differ.is_empty(), "differ: {differ:?}");
 }
 
 // ---- snapshots of the HTML structure ----
