@@ -488,12 +488,12 @@ impl Mailer<'_> {
     pub fn final_results(&self, store: &Store) -> MailResult {
         let mut cache = self.cached(store)?;
         let res = cache.refresh_all(store).map_err(|e| e.to_string())?;
-        let plot = crate::site::evolution_svg(&res);
-        let (evolution_intro, evolution) = tables::evolution_text(&res);
+        let plot = crate::site::evolution_svg(res);
+        let (evolution_intro, evolution) = tables::evolution_text(res);
         let body = self.render(
             "final",
             json!({ "contest_name": self.config.contest.name, "plot": plot.is_some(),
-                    "ranking": trim(&tables::final_ranking(&res)), "evolution_intro": evolution_intro,
+                    "ranking": trim(&tables::final_ranking(res)), "evolution_intro": evolution_intro,
                     "evolution": trim(&evolution) }),
         )?;
         let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
