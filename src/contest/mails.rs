@@ -23,7 +23,7 @@ use serde_json::json;
 
 use super::tables;
 use crate::config::Config;
-use crate::engine::results::ResultsCache;
+use crate::engine::results::{KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::outgoing::Outgoing;
 use crate::mail::process::{enqueue, Cause};
@@ -90,7 +90,10 @@ impl Mailer<'_> {
     fn cached(&self, store: &Store) -> Result<std::cell::RefMut<'_, ResultsCache>, String> {
         let mut c = self.cache.borrow_mut();
         if c.is_none() {
-            *c = Some(ResultsCache::new(store, self.tournament).map_err(|e| e.to_string())?);
+            *c = Some(
+                ResultsCache::keeping(store, self.tournament, KeptGames::UntilSettled)
+                    .map_err(|e| e.to_string())?,
+            );
         }
         Ok(std::cell::RefMut::map(c, |c| {
             c.as_mut().expect("the cache was just filled")

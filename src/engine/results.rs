@@ -147,6 +147,10 @@ struct RoundState {
 /// what its games cost, not the square of it. [`results`] is a fresh cache
 /// refreshed completely, so both give the same [`Results`].
 pub struct ResultsCache {
+    games: KeptGames,
+    /// Settled groups whose games go at the next refresh
+    /// ([`KeptGames::UntilSettled`]).
+    to_forget: Vec<(usize, usize)>,
     tournament: i64,
     config: TournamentConfig,
     names: HashMap<TeamId, String>,
@@ -154,8 +158,24 @@ pub struct ResultsCache {
     results: Results,
 }
 
+/// Which games a [`ResultsCache`] keeps in its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptGames {
+    /// Every game (the site: a team's page lists all its games).
+    All,
+    /// A settled group's games until the next refresh, then only its
+    /// ranking (the mails: a group's mails need its games once), so the
+    /// memory kept does not grow with the games played.
+    UntilSettled,
+}
+
 impl ResultsCache {
+    /// A cache that keeps every game.
     pub fn new(store: &Store, tournament: i64) -> Result<Self, EngineError> {
+        Self::keeping(store, tournament, KeptGames::All)
+    }
+
+    pub fn keeping(store: &Store, tournament: i64, games: KeptGames) -> Result<Self, EngineError> {
         let row = store.tournament(tournament)?;
         let config: TournamentConfig = serde_json::from_str(&row.config)
             .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
@@ -165,6 +185,8 @@ impl ResultsCache {
             .map(|e| (e.team, e.name))
             .collect();
         Ok(ResultsCache {
+            games,
+            to_forget: Vec::new(),
             tournament,
             config,
             names,
@@ -226,8 +248,12 @@ impl ResultsCache {
         Ok(&self.results)
     }
 
-    /// Reads rounds not seen yet, and the state of rounds not finished.
+    /// Reads rounds not seen yet, and the state of rounds not finished
+    /// (and forgets the games it was asked to forget).
     fn discover_rounds(&mut self, store: &Store) -> Result<(), EngineError> {
+        for (r, g) in std::mem::take(&mut self.to_forget) {
+            self.results.rounds[r].groups[g].games = Vec::new();
+        }
         for state in self.rounds.iter_mut().filter(|s| !s.row.finished) {
             if let Some(row) = store.round(self.tournament, state.row.number)? {
                 state.row = row;
@@ -290,6 +316,9 @@ impl ResultsCache {
                 sched.is_finished() && store.group_finished(self.tournament, round, group)?;
             if need_schedule && g == 0 {
                 final_schedule = Some((ranking.clone(), sched));
+            }
+            if settled && self.games == KeptGames::UntilSettled {
+                self.to_forget.push((r, g));
             }
             self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
             let group_members: Vec<String> = members.iter().map(|&t| self.name(t)).collect();
@@ -545,6 +574,8 @@ mod tests {
     struct Compare {
         tournament: i64,
         cache: Option<ResultsCache>,
+        /// Keeps a settled group's games only until the next refresh.
+        lean: Option<ResultsCache>,
         groups_checked: usize,
         rounds_checked: usize,
     }
@@ -555,12 +586,21 @@ mod tests {
             if self.cache.is_none() {
                 self.cache = Some(ResultsCache::new(store, self.tournament).map_err(err)?);
             }
+            if self.lean.is_none() {
+                self.lean = Some(
+                    ResultsCache::keeping(store, self.tournament, KeptGames::UntilSettled)
+                        .map_err(err)?,
+                );
+            }
             let cache = self.cache.as_mut().expect("filled");
+            let lean = self.lean.as_mut().expect("filled");
             match event {
                 Event::GroupFinished { round, group } => {
                     let full = results(store, self.tournament, vec![]).map_err(err)?;
-                    let part = cache.refresh_group(store, *round, *group).map_err(err)?;
                     let (r, g) = (*round as usize - 1, *group as usize - 1);
+                    let kept = lean.refresh_group(store, *round, *group).map_err(err)?;
+                    assert_eq!(kept.rounds[r].groups[g], full.rounds[r].groups[g]);
+                    let part = cache.refresh_group(store, *round, *group).map_err(err)?;
                     assert_eq!(part.rounds[r].groups[g], full.rounds[r].groups[g]);
                     let members = &full.rounds[r].groups[g].members;
                     let of_group = |res: &Results| -> Vec<DisqualifiedTeam> {
@@ -632,6 +672,7 @@ mod tests {
         let mut compare = Compare {
             tournament: tid,
             cache: None,
+            lean: None,
             groups_checked: 0,
             rounds_checked: 0,
         };
@@ -656,5 +697,29 @@ mod tests {
         assert!(full.evolution.is_some());
         let cache = compare.cache.as_mut().unwrap();
         assert_eq!(cache.refresh_all(&store).unwrap(), &full);
+        // The lean cache has the same rankings and the Evolution, and no
+        // games any more.
+        let lean = compare.lean.as_mut().unwrap().refresh_all(&store).unwrap();
+        assert_eq!(lean.winners, full.winners);
+        assert_eq!(lean.evolution, full.evolution);
+        for (a, b) in lean.rounds.iter().zip(&full.rounds) {
+            assert_eq!(a.advanced, b.advanced);
+            assert_eq!(a.disqualified, b.disqualified);
+            for (x, y) in a.groups.iter().zip(&b.groups) {
+                assert_eq!(x.ranking, y.ranking);
+            }
+        }
+        let (last, earlier) = lean.rounds.split_last().unwrap();
+        let n_games: usize = earlier
+            .iter()
+            .flat_map(|r| &r.groups)
+            .map(|g| g.games.len())
+            .sum();
+        assert_eq!(n_games, 0, "a settled group's games are forgotten");
+        // (The final group's games stay until the next refresh.)
+        assert_eq!(
+            last.groups[0].games,
+            full.rounds.last().unwrap().groups[0].games
+        );
     }
 }
