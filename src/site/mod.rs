@@ -25,7 +25,7 @@
 pub mod pages;
 pub mod plots;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
@@ -248,8 +248,9 @@ struct Facts {
     config: TournamentConfig,
     /// name → (team id, version id)
     teams: BTreeMap<String, (u32, i64)>,
-    /// (round, group) → stored games by slot
-    games: BTreeMap<(u32, u32), HashMap<u32, StoredGame>>,
+    /// (round, group) → the slots with a stored game (the throws are read
+    /// group by group while game pages are written)
+    games: BTreeMap<(u32, u32), HashSet<u32>>,
     finished_groups: BTreeSet<(u32, u32)>,
 }
 
@@ -298,11 +299,11 @@ fn read_facts(
                 || (opts.skip_game_pages_of.contains(&key) && finished_groups.contains(&key))
             {
                 // Only the points are needed, and the results have them.
-                games.insert(key, HashMap::new());
+                games.insert(key, HashSet::new());
                 continue;
             }
-            let stored = store.games(tournament, round.number, group.number)?;
-            games.insert(key, stored.into_iter().map(|g| (g.key.slot, g)).collect());
+            let stored = store.game_outcomes(tournament, round.number, group.number)?;
+            games.insert(key, stored.into_iter().map(|g| g.key.slot).collect());
         }
     }
     Ok(Facts {
@@ -329,10 +330,7 @@ fn has_page(facts: &Facts, opts: &SiteOptions, round: u32, group: u32, g: &GameR
     }
     let key = (round, group);
     (opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key))
-        || facts
-            .games
-            .get(&key)
-            .is_some_and(|m| m.contains_key(&g.slot))
+        || facts.games.get(&key).is_some_and(|m| m.contains(&g.slot))
 }
 
 /// Writes the site of `tournament` into `out_dir` (created if missing).
@@ -577,6 +575,8 @@ pub fn generate_from(
                 let skip =
                     opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
                 let dqs = disqualifications(g, r);
+                // This group's throws, and only while its pages are written.
+                let mut stored_games: Option<HashMap<u32, StoredGame>> = None;
                 for x in &g.games {
                     if !has_page(&facts, opts, r.number, g.number, x) {
                         continue;
@@ -586,7 +586,16 @@ pub fn generate_from(
                         w.keep(&name);
                         continue;
                     }
-                    let Some(stored) = facts.games.get(&key).and_then(|m| m.get(&x.slot)) else {
+                    if stored_games.is_none() {
+                        stored_games = Some(
+                            store
+                                .games(tournament, r.number, g.number)?
+                                .into_iter()
+                                .map(|s| (s.key.slot, s))
+                                .collect(),
+                        );
+                    }
+                    let Some(stored) = stored_games.as_ref().and_then(|m| m.get(&x.slot)) else {
                         continue;
                     };
                     let throws = &stored.record.throws;
