@@ -204,6 +204,32 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Like `put`, with the content written piece by piece by `fill` (a
+    /// page too large to hold at once): into a file beside, which replaces
+    /// the old one only if the two differ.
+    fn put_streamed(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut dyn std::io::Write) -> Result<(), SiteError>,
+    ) -> Result<(), SiteError> {
+        let path = self.dir.join(name);
+        self.files.push(name.to_string());
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        {
+            let file = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
+            let mut out = std::io::BufWriter::new(file);
+            fill(&mut out)?;
+            std::io::Write::flush(&mut out).map_err(io_err(&tmp))?;
+        }
+        if same_content(&tmp, &path) {
+            std::fs::remove_file(&tmp).map_err(io_err(&tmp))?;
+            return Ok(());
+        }
+        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        self.written += 1;
+        Ok(())
+    }
+
     /// A file that exists and is kept as it is.
     fn keep(&mut self, name: &str) {
         self.files.push(name.to_string());
@@ -212,6 +238,33 @@ impl Writer<'_> {
 
 use crate::contest::facts::{evolution_facts, points_text, EvolutionFacts};
 use crate::contest::tables::{disqualifications, game_label};
+
+/// Whether two files have the same bytes (read in blocks; a missing file
+/// is different).
+fn same_content(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    match (fa.metadata(), fb.metadata()) {
+        (Ok(ma), Ok(mb)) if ma.len() == mb.len() => {}
+        _ => return false,
+    }
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = match ra.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            return rb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
+}
 
 /// The Evolution's ranking rows and column labels, as mail and article
 /// have them.
@@ -458,43 +511,7 @@ pub fn generate_from(
                 .rounds
                 .iter()
                 .any(|s| s.number == r.number && s.finished),
-            groups: r
-                .groups
-                .iter()
-                .map(|g| GroupView {
-                    number: g.number,
-                    id: format!("group-{}", g.number),
-                    finished: facts.finished_groups.contains(&(r.number, g.number)),
-                    members: g.members.iter().map(|m| facts.team(m)).collect(),
-                    ranking: g.ranking.iter().map(placed).collect(),
-                    games: {
-                        let dqs = disqualifications(g, r);
-                        g.games
-                            .iter()
-                            .map(|x| GameRow {
-                                slot: x.slot,
-                                attempt: x.attempt,
-                                p: facts.team(&x.players[0]),
-                                q: facts.team(&x.players[1]),
-                                points_p: x.points[0],
-                                points_q: x.points[1],
-                                status: x.status.to_string(),
-                                label: game_label(x, &g.games, &dqs)
-                                    .unwrap_or_else(|| "counted".into()),
-                                href: has_page(&facts, opts, r.number, g.number, x)
-                                    .then(|| game_page(r.number, g.number, x.slot)),
-                                failures: x
-                                    .failures
-                                    .iter()
-                                    .map(|f| {
-                                        format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason)
-                                    })
-                                    .collect(),
-                            })
-                            .collect()
-                    },
-                })
-                .collect(),
+            groups: Vec::new(),
             advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
             next_round: r.number + 1,
             disqualified: r
@@ -506,7 +523,46 @@ pub fn generate_from(
                 })
                 .collect(),
         };
-        w.put(&round_page(r.number), &render("round", &view)?)?;
+        // One group at a time: a round's page can hold hundreds of
+        // thousands of games.
+        let group_view = |g: &crate::engine::results::GroupResult| GroupView {
+            number: g.number,
+            id: format!("group-{}", g.number),
+            finished: facts.finished_groups.contains(&(r.number, g.number)),
+            members: g.members.iter().map(|m| facts.team(m)).collect(),
+            ranking: g.ranking.iter().map(placed).collect(),
+            games: {
+                let dqs = disqualifications(g, r);
+                g.games
+                    .iter()
+                    .map(|x| GameRow {
+                        slot: x.slot,
+                        attempt: x.attempt,
+                        p: facts.team(&x.players[0]),
+                        q: facts.team(&x.players[1]),
+                        points_p: x.points[0],
+                        points_q: x.points[1],
+                        status: x.status.to_string(),
+                        label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
+                        href: has_page(&facts, opts, r.number, g.number, x)
+                            .then(|| game_page(r.number, g.number, x.slot)),
+                        failures: x
+                            .failures
+                            .iter()
+                            .map(|f| format!("{}: {}", ["P", "Q"][f.player.min(1)], f.reason))
+                            .collect(),
+                    })
+                    .collect()
+            },
+        };
+        w.put_streamed(&round_page(r.number), |out| {
+            render_to("round", &view, &mut *out)?;
+            for g in &r.groups {
+                render_to("round_group", &group_view(g), &mut *out)?;
+            }
+            render_to("round_foot", &view, &mut *out)?;
+            Ok(())
+        })?;
     }
 
     // final-crosstable.html

@@ -23,7 +23,16 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/site/team_link.hbs"),
     ),
     ("index", include_str!("../../templates/site/index.hbs")),
+    // The round's page in parts, written one group at a time.
     ("round", include_str!("../../templates/site/round.hbs")),
+    (
+        "round_group",
+        include_str!("../../templates/site/round_group.hbs"),
+    ),
+    (
+        "round_foot",
+        include_str!("../../templates/site/round_foot.hbs"),
+    ),
     (
         "crosstable",
         include_str!("../../templates/site/crosstable.hbs"),
@@ -51,6 +60,15 @@ fn registry() -> &'static Handlebars<'static> {
         }
         h
     })
+}
+
+/// Renders template `name` with `view` onto `out`.
+pub fn render_to<T: Serialize, W: std::io::Write>(
+    name: &str,
+    view: &T,
+    out: W,
+) -> Result<(), handlebars::RenderError> {
+    registry().render_to_write(name, view, out)
 }
 
 /// Renders page template `name` with `view`.
