@@ -557,6 +557,7 @@ pub fn registration_bench(n: usize) -> Result<RegistrationBench, BenchError> {
 /// `[site] dir` does in a contest).
 #[derive(Debug, Clone)]
 pub struct ScaleBench {
+    pub play_mode: ScalePlay,
     pub n_teams: usize,
     pub jobs: usize,
     pub compile: Duration,
@@ -566,13 +567,25 @@ pub struct ScaleBench {
     /// strategies), measured in this run, × games / CPUs.
     pub floor: Duration,
     pub results_and_site: Duration,
+    /// Time the site observer took while the games were played (its share
+    /// of `play`).
+    pub site_during_play: Duration,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
 }
 
 impl ScaleBench {
     pub fn print(&self) {
-        println!("contest of {} teams, {} workers:", self.n_teams, self.jobs);
+        match self.play_mode {
+            ScalePlay::Real => {
+                println!("contest of {} teams, {} workers:", self.n_teams, self.jobs)
+            }
+            ScalePlay::Instant => println!(
+                "contest of {} teams, games answered at once (the server's own cost; \
+                 nothing compiled, no game played):",
+                self.n_teams
+            ),
+        }
         println!(
             "  compile:          {:>9.1} s ({:.1} ms per strategy)",
             self.compile.as_secs_f64(),
@@ -590,6 +603,13 @@ impl ScaleBench {
             self.play.as_secs_f64() / self.floor.as_secs_f64()
         );
         println!(
+            "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
+            self.site_during_play.as_secs_f64(),
+            100.0 * self.site_during_play.as_secs_f64() / self.play.as_secs_f64(),
+            self.play.as_secs_f64()
+                / (self.play.as_secs_f64() - self.site_during_play.as_secs_f64()).max(1e-9)
+        );
+        println!(
             "  final results and site: {:>5.1} s",
             self.results_and_site.as_secs_f64()
         );
@@ -599,6 +619,25 @@ impl ScaleBench {
             self.db_bytes as f64 / 1e6,
             self.db_bytes as f64 / self.n_games.max(1) as f64
         );
+    }
+}
+
+/// An observer that measures the time another one takes.
+struct Timed<O> {
+    inner: O,
+    spent: Duration,
+}
+
+impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> {
+    fn event(
+        &mut self,
+        store: &crate::store::Store,
+        event: &crate::engine::run::Event,
+    ) -> Result<(), String> {
+        let t = Instant::now();
+        let r = self.inner.event(store, event);
+        self.spent += t.elapsed();
+        r
     }
 }
 
@@ -616,8 +655,20 @@ fn scale_source(i: usize) -> String {
     )
 }
 
+/// How the scale benchmark plays its games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalePlay {
+    /// Every game played by the referee and the compiled strategies.
+    Real,
+    /// Every game answered at once with a canned record and the strategies
+    /// not compiled (one trivial binary for all): what the server itself
+    /// costs around the games (store, schedule, observers, site), for
+    /// fields too large to play here.
+    Instant,
+}
+
 /// Runs a whole contest of `n_teams` in a temporary folder.
-pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError> {
+pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<ScaleBench, BenchError> {
     use crate::engine::prepare::prepare_folder;
     use crate::engine::run::{run_tournament, TournamentConfig};
     use crate::engine::SystemClock;
@@ -635,20 +686,46 @@ pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError
     let clock = SystemClock;
     runtime_object()?;
     let t = Instant::now();
-    let prepared = prepare_folder(&store, &field, jobs, &clock)?;
+    let entries: Vec<_> = match mode {
+        ScalePlay::Real => {
+            let prepared = prepare_folder(&store, &field, jobs, &clock)?;
+            if !prepared.rejected.is_empty() {
+                return Err(format!("{} strategies rejected", prepared.rejected.len()).into());
+            }
+            prepared
+                .accepted
+                .iter()
+                .map(|a| (a.team, a.version))
+                .collect()
+        }
+        ScalePlay::Instant => {
+            let now = chrono::Utc::now();
+            let mut entries = Vec::with_capacity(n_teams);
+            for i in 0..n_teams {
+                let team = store.ensure_team(&format!("t{i:05}"), now)?;
+                let source = scale_source(i);
+                let version = store.insert_version(
+                    &crate::store::NewVersion {
+                        team,
+                        source: source.as_bytes(),
+                        source_sha256: "instant",
+                        binary: Some(b"instant"),
+                        lexical_elements: None,
+                        description: None,
+                        report_json: "{}",
+                    },
+                    now,
+                )?;
+                entries.push((team, version));
+            }
+            entries
+        }
+    };
     let compile = t.elapsed();
-    if !prepared.rejected.is_empty() {
-        return Err(format!("{} strategies rejected", prepared.rejected.len()).into());
-    }
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
         evolution: Default::default(),
     };
-    let entries: Vec<_> = prepared
-        .accepted
-        .iter()
-        .map(|a| (a.team, a.version))
-        .collect();
     let tid = store.create_tournament(
         1,
         &SeedKey::public_from_seed(1),
@@ -657,18 +734,42 @@ pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError
         &entries,
         chrono::Utc::now(),
     )?;
-    let mut site = SiteObserver::new(dir.path().join("site"), tid);
-    site.options = SiteOptions {
+    let mut site = Timed {
+        inner: SiteObserver::new(dir.path().join("site"), tid),
+        spent: Duration::ZERO,
+    };
+    site.inner.options = SiteOptions {
         no_game_pages: true,
         ..SiteOptions::default()
     };
     let t = Instant::now();
-    run_tournament(&mut store, tid, jobs, &clock, &mut site)?;
+    match mode {
+        ScalePlay::Real => run_tournament(&mut store, tid, jobs, &clock, &mut site)?,
+        ScalePlay::Instant => {
+            let instant = |referee: &RefereeConfig| -> Result<
+                Box<dyn crate::engine::pool::Runner>,
+                crate::engine::EngineError,
+            > {
+                Ok(Box::new(crate::distributed::bench::InstantRunner::new(
+                    *referee,
+                )))
+            };
+            crate::engine::run::run_tournament_with(&mut store, tid, &instant, &clock, &mut site)?
+        }
+    }
     let play = t.elapsed();
     let t = Instant::now();
-    crate::engine::results::results(&store, tid, vec![])?;
-    site.regenerate(&store)?;
+    // The final results as the contest's mails compute them (no game kept
+    // once its group is settled), then the whole site.
+    crate::engine::results::ResultsCache::keeping(
+        &store,
+        tid,
+        crate::engine::results::KeptGames::UntilSettled,
+    )?
+    .refresh_all(&store)?;
+    site.inner.regenerate(&store)?;
     let results_and_site = t.elapsed();
+    let site_during_play = site.spent;
     let n_games: u64 = store.conn().query_row(
         "SELECT COUNT(*) FROM games WHERE tournament_id = ?1",
         [tid],
@@ -694,6 +795,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError
         u.ru_maxrss as u64
     };
     Ok(ScaleBench {
+        play_mode: mode,
         n_teams,
         jobs,
         compile,
@@ -701,6 +803,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize) -> Result<ScaleBench, BenchError
         n_games,
         floor,
         results_and_site,
+        site_during_play,
         peak_rss_kb,
         db_bytes,
     })

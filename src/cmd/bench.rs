@@ -43,6 +43,11 @@ pub struct Bench {
     /// Teams in the group (tournament benchmark) or in the contest (scale).
     #[arg(long, default_value_t = 41)]
     pub teams: usize,
+    /// Scale: answer every game at once with a canned record and compile
+    /// nothing, to measure the server's own cost on fields too large to
+    /// play here (the play and floor figures then mean nothing).
+    #[arg(long)]
+    pub instant_games: bool,
     /// Registrations (registrations benchmark).
     #[arg(long, default_value_t = 1000)]
     pub registrations: usize,
@@ -84,7 +89,12 @@ impl Bench {
             let jobs = self
                 .jobs
                 .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());
-            knobeln::bench::scale_bench(self.teams, jobs)
+            let play = if self.instant_games {
+                knobeln::bench::ScalePlay::Instant
+            } else {
+                knobeln::bench::ScalePlay::Real
+            };
+            knobeln::bench::scale_bench(self.teams, jobs, play)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
         }

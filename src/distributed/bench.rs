@@ -259,9 +259,18 @@ fn queue_ready(url: &str, settings: &QueueSettings, n: usize) -> Result<(), Dist
 
 /// A runner in this process that answers every job at once with a canned
 /// record: the engine and the store without any queue.
-struct InstantRunner {
+pub(crate) struct InstantRunner {
     referee: RefereeConfig,
     done: RefCell<VecDeque<Done>>,
+}
+
+impl InstantRunner {
+    pub(crate) fn new(referee: RefereeConfig) -> Self {
+        InstantRunner {
+            referee,
+            done: RefCell::new(VecDeque::new()),
+        }
+    }
 }
 
 impl Runner for InstantRunner {
@@ -414,10 +423,7 @@ pub fn distributed_bench(
     let (mut store, tid) =
         trivial_tournament(&dir.path().join("engine.db"), ceiling_teams, &binary)?;
     let instant = |referee: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
-        Ok(Box::new(InstantRunner {
-            referee: *referee,
-            done: RefCell::new(VecDeque::new()),
-        }))
+        Ok(Box::new(InstantRunner::new(*referee)))
     };
     let t = Instant::now();
     run_tournament_with(&mut store, tid, &instant, &clock, &mut Quiet)?;

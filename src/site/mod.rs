@@ -79,8 +79,8 @@ pub struct SiteOptions {
 pub enum Scope {
     /// Every page.
     All,
-    /// A group finished: the index, the pages of its members, its game
-    /// pages, and its round's page if `round_page` says so.
+    /// A group finished: the pages of its members, its game pages, and
+    /// the index and its round's page if `round_page` says so.
     Group {
         round: u32,
         group: u32,
@@ -91,9 +91,9 @@ pub enum Scope {
     Round(u32),
 }
 
-/// Whether a group's event rewrites its round's page (a page as large as
-/// the round: rewritten at every tenth of its groups, so at most about ten
-/// times per round).
+/// Whether a group's event rewrites the index and its round's page (pages
+/// as large as the field and the round: rewritten at every tenth of the
+/// round's groups, so at most about ten times per round).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoundPage {
     Write,
@@ -123,19 +123,30 @@ impl Scope {
         }
     }
 
-    fn team_page(&self, res: &Results, team: &str) -> bool {
-        let member = |r: u32, g: Option<u32>| {
+    /// Whether the pages as large as the field (the index, the round's
+    /// page) are written.
+    fn overview(&self) -> bool {
+        match *self {
+            Scope::All | Scope::Round(_) => true,
+            Scope::Group { round_page, .. } => round_page == RoundPage::Write,
+        }
+    }
+
+    /// The teams whose pages the scope writes (`None`: every team).
+    fn teams<'r>(&self, res: &'r Results) -> Option<HashSet<&'r str>> {
+        let members = |r: u32, g: Option<u32>| {
             res.rounds
                 .iter()
                 .filter(|x| x.number == r)
                 .flat_map(|x| &x.groups)
                 .filter(|x| g.is_none_or(|g| x.number == g))
-                .any(|x| x.members.iter().any(|m| m == team))
+                .flat_map(|x| x.members.iter().map(String::as_str))
+                .collect()
         };
         match *self {
-            Scope::All => true,
-            Scope::Group { round, group, .. } => member(round, Some(group)),
-            Scope::Round(r) => member(r, None),
+            Scope::All => None,
+            Scope::Group { round, group, .. } => Some(members(round, Some(group))),
+            Scope::Round(r) => Some(members(r, None)),
         }
     }
 }
@@ -495,7 +506,9 @@ pub fn generate_from(
             .collect(),
         teams: facts.teams.keys().map(|n| facts.team(n)).collect(),
     };
-    w.put("index.html", &render("index", &index)?)?;
+    if scope.overview() {
+        w.put("index.html", &render("index", &index)?)?;
+    }
 
     // round-N.html
     for r in res.rounds.iter().filter(|r| scope.round_page(r.number)) {
@@ -601,8 +614,12 @@ pub fn generate_from(
     }
 
     // team-ID.html
+    let scope_teams = scope.teams(res);
     for (name, (id, version)) in &facts.teams {
-        if !scope.team_page(res, name) {
+        if scope_teams
+            .as_ref()
+            .is_some_and(|t| !t.contains(name.as_str()))
+        {
             continue;
         }
         let view = team_view(
@@ -937,8 +954,8 @@ fn team_view(
 }
 
 /// Keeps the site up to date while a tournament runs: after every finished
-/// group it writes that group's game pages, its members' pages and the
-/// index (the round's page at every tenth of the round's groups), after
+/// group it writes that group's game pages and its members' pages (the
+/// index and the round's page at every tenth of the round's groups), after
 /// every round the round's page and its players' pages, and after the
 /// Evolution everything. The results come from a [`ResultsCache`]
 /// refreshed for the event alone, so nothing is rebuilt whole while the
