@@ -21,6 +21,7 @@ mod ingest;
 mod init;
 mod languages;
 mod lexcount;
+pub mod logging;
 mod play;
 mod protocolfmt;
 mod results;
@@ -38,6 +39,12 @@ mod worker;
     about = "KNOBELN game-strategy contest server"
 )]
 pub struct Cli {
+    /// More log lines on standard error (-v: debug, -vv: trace); RUST_LOG wins.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Fewer log lines (-q: warnings and errors only, -qq: errors only).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub quiet: u8,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -82,6 +82,51 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {}
 
+/// An observer that logs rounds and groups (started, finished) and the
+/// Evolution's end, one line each (`tracing`, level info).
+pub struct Logged;
+impl Observer for Logged {
+    fn event(&mut self, _store: &Store, event: &Event) -> Result<(), String> {
+        match event {
+            Event::RoundStarted {
+                round,
+                n_teams,
+                n_groups,
+                n_games,
+                is_final,
+            } => tracing::info!(
+                "round {round} started: {n_teams} teams in {n_groups} groups, {n_games} games{}",
+                if *is_final { " (the final round)" } else { "" }
+            ),
+            Event::GroupStarted {
+                round,
+                group,
+                members,
+            } => tracing::info!(
+                "round {round}, group {group} started: {} members",
+                members.len()
+            ),
+            Event::GameFinished { .. } => {}
+            Event::GroupFinished { round, group } => {
+                tracing::info!("round {round}, group {group} finished")
+            }
+            Event::RoundFinished {
+                round,
+                advanced,
+                disqualified,
+            } => tracing::info!(
+                "round {round} finished: {} advance, {} disqualified",
+                advanced.len(),
+                disqualified.len()
+            ),
+            Event::EvolutionFinished { generations } => {
+                tracing::info!("the Evolution finished after {generations} generations")
+            }
+        }
+        Ok(())
+    }
+}
+
 static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Asks running tournaments of this process to stop: no new game starts,

@@ -7,6 +7,13 @@
 //! crash between acceptance and marking, the mail is sent again with the
 //! same Message-ID (receivers can tell it is the same mail); the spool
 //! transport overwrites the same file, so it never duplicates.
+//!
+//! When a mail fails transiently, the transport is asked whether its server
+//! is reachable at all ([`Deliver::reachable`]); if not, the flush stops
+//! there and says why ([`Flushed::unreachable`]): the other mails wait,
+//! uncharged, for the sending side's own backoff (`outage`), so an SMTP
+//! server that is down for a day costs each mail nothing but the wait.
+//! Every mail sent, put off or given up on is one log line.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -28,6 +35,12 @@ pub enum DeliveryError {
 /// A way to get a queued mail out.
 pub trait Deliver {
     fn deliver(&mut self, row: &OutRow, envelope_from: &str) -> Result<(), DeliveryError>;
+
+    /// Whether the server can be reached at all (asked after a transient
+    /// failure); `Err` says why not. The default: always.
+    fn reachable(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// What a flush did.
@@ -36,6 +49,8 @@ pub struct Flushed {
     pub sent: usize,
     pub retry: usize,
     pub failed: usize,
+    /// The flush stopped because the server cannot be reached: why.
+    pub unreachable: Option<String>,
 }
 
 /// The wait before the next attempt after `attempts` failed ones.
@@ -59,20 +74,34 @@ pub fn flush(
         }
         let mut progressed = false;
         for row in &due {
+            let to = row.recipients.join(", ");
             match transport.deliver(row, &config.contest.address) {
                 Ok(()) => {
                     mark_sent(store.conn(), row.id, now())?;
+                    tracing::info!(outbox = row.id, kind = %row.kind, "mail sent to {to}");
                     out.sent += 1;
                     progressed = true;
                 }
                 Err(DeliveryError::Transient(e))
                     if row.attempts + 1 < config.limits.max_send_attempts =>
                 {
-                    mark_retry(store.conn(), row.id, &e, now() + backoff(row.attempts))?;
+                    let at = now() + backoff(row.attempts);
+                    mark_retry(store.conn(), row.id, &e, at)?;
                     out.retry += 1;
+                    if let Err(why) = transport.reachable() {
+                        out.unreachable = Some(why);
+                        return Ok(out);
+                    }
+                    tracing::warn!(
+                        outbox = row.id,
+                        kind = %row.kind,
+                        "mail to {to} put off until {}: {e}",
+                        at.format("%Y-%m-%d %H:%M:%S UTC")
+                    );
                 }
                 Err(e) => {
                     mark_failed(store.conn(), row.id, &e.to_string())?;
+                    tracing::error!(outbox = row.id, kind = %row.kind, "mail to {to} failed, given up: {e}");
                     out.failed += 1;
                     progressed = true;
                 }
