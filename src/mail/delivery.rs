@@ -10,9 +10,9 @@
 //!
 //! When a mail fails transiently, the transport is asked whether its server
 //! is reachable at all ([`Deliver::reachable`]); if not, the flush stops
-//! there and says why ([`Flushed::unreachable`]): the other mails wait,
-//! uncharged, for the sending side's own backoff (`outage`), so an SMTP
-//! server that is down for a day costs each mail nothing but the wait.
+//! there and says why ([`Flushed::unreachable`]), and that mail and the
+//! others wait, uncharged, for the sending side's own backoff (`outage`):
+//! an SMTP server that is down for a day costs no mail an attempt.
 //! Every mail sent, put off or given up on is one log line.
 
 use chrono::{DateTime, Duration, Utc};
@@ -75,7 +75,19 @@ pub fn flush(
         let mut progressed = false;
         for row in &due {
             let to = row.recipients.join(", ");
-            match transport.deliver(row, &config.contest.address) {
+            let result = match transport.deliver(row, &config.contest.address) {
+                Err(DeliveryError::Transient(e)) => match transport.reachable() {
+                    // The server is down, not this mail's fault: nothing
+                    // is charged, the sending side backs off.
+                    Err(why) => {
+                        out.unreachable = Some(why);
+                        return Ok(out);
+                    }
+                    Ok(()) => Err(DeliveryError::Transient(e)),
+                },
+                other => other,
+            };
+            match result {
                 Ok(()) => {
                     mark_sent(store.conn(), row.id, now())?;
                     tracing::info!(outbox = row.id, kind = %row.kind, "mail sent to {to}");
@@ -88,10 +100,6 @@ pub fn flush(
                     let at = now() + backoff(row.attempts);
                     mark_retry(store.conn(), row.id, &e, at)?;
                     out.retry += 1;
-                    if let Err(why) = transport.reachable() {
-                        out.unreachable = Some(why);
-                        return Ok(out);
-                    }
                     tracing::warn!(
                         outbox = row.id,
                         kind = %row.kind,
