@@ -82,15 +82,15 @@ impl Cycle {
         let p = &self.processed;
         let f = &self.flushed;
         let mut out = String::new();
-        let mut line = |label: &str, n: usize| out.push_str(&format!("{label:<34}{n:>6}\n"));
+        let mut line = |label: &str, n: usize| out.push_str(&format!("{label:<40}{n:>6}\n"));
         line("mails taken in", self.taken_in);
         line("mails answered", p.processed);
-        line("mails not answered (automatic, …)", p.ignored);
-        line("mails set aside (see admin set-aside)", p.failed);
+        line("mails not answered (automatic mail)", p.ignored);
+        line("mails set aside (admin set-aside)", p.failed);
         line("mails to process again", p.retried);
         line("replies sent", f.sent);
         line("replies to send again later", f.retry);
-        line("replies failed (see admin failed-mail)", f.failed);
+        line("replies failed (admin failed-mail)", f.failed);
         if let Some(why) = &self.take_in_failed {
             out.push_str(&format!("taking mail in failed: {why}\n"));
         }
@@ -331,7 +331,8 @@ impl Server {
     pub fn cycle(&mut self) -> Result<Cycle, ServerError> {
         let (taken_in, take_in_failed) = match self.take_in() {
             Ok(n) => (n, None),
-            Err(e @ (ServerError::Imap(_) | ServerError::Spool(_))) => (0, Some(e.to_string())),
+            Err(ServerError::Imap(why)) => (0, Some(why)),
+            Err(e @ ServerError::Spool(_)) => (0, Some(e.to_string())),
             Err(e) => return Err(e),
         };
         let processed = self.process()?;

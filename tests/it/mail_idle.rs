@@ -528,3 +528,48 @@ fn an_smtp_outage_stops_no_take_in_and_charges_no_mail() {
     assert_eq!(charged, 0, "mails charged an attempt for the outage");
     smtp.off();
 }
+
+#[test]
+fn serve_once_prints_a_summary_and_sends_while_imap_is_down() {
+    let stack = mail_stack();
+    // Nothing listens on the IMAP side.
+    let imap = Relay::new(stack.imap_port);
+    let server = Server::new(&stack, imap.port, stack.smtp_port, "");
+    let joe = unique_address("once", "lords.example");
+    server.ingest(
+        "hello.eml",
+        &server.mail(&joe, "hello", &format!("once-{joe}"), "?"),
+    );
+    let out = Command::new(BIN)
+        .args(["serve", "--once", "--config"])
+        .arg(server.config())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed side is exit 1\n{stdout}\n{stderr}"
+    );
+    let figure = |label: &str| -> usize {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(label))
+            .and_then(|l| l.split_whitespace().last())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {label:?} line in {stdout}"))
+    };
+    assert_eq!(figure("mails taken in"), 0, "{stdout}");
+    // The help reply and the organizer's copy went out all the same.
+    assert_eq!(figure("replies sent"), 2, "{stdout}");
+    assert_eq!(figure("replies failed"), 0, "{stdout}");
+    assert!(
+        stdout.contains("taking mail in failed: ")
+            && stdout.contains(&format!("127.0.0.1:{}", imap.port))
+            && stdout.contains("onnection refused"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Cycle {"), "not a debug dump: {stdout}");
+    wait_for_subject(&stack, &joe, "how to talk", 60);
+}
