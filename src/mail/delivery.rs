@@ -125,6 +125,85 @@ pub fn flush(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::mail::{queue_outgoing, NewOutgoing};
+
+    /// A transport whose every mail fails transiently, and whose server
+    /// answers probes or not.
+    struct Down {
+        server_answers: bool,
+        tried: usize,
+    }
+
+    impl Deliver for Down {
+        fn deliver(&mut self, _row: &OutRow, _from: &str) -> Result<(), DeliveryError> {
+            self.tried += 1;
+            Err(DeliveryError::Transient("421 try later".into()))
+        }
+        fn reachable(&mut self) -> Result<(), String> {
+            if self.server_answers {
+                Ok(())
+            } else {
+                Err("127.0.0.1:25: Connection refused".into())
+            }
+        }
+    }
+
+    fn three_queued() -> Store {
+        let store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        for i in 0..3 {
+            let to = vec![format!("p{i}@x.example")];
+            queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "help",
+                    recipients: &to,
+                    sender_key: None,
+                    subject: "s",
+                    message_id: &format!("m{i}@x"),
+                    raw: b"Subject: s\r\n\r\nx\r\n",
+                    event_key: None,
+                },
+                now - Duration::seconds(1),
+            )
+            .unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_stops_the_flush_and_charges_no_mail() {
+        let store = three_queued();
+        let mut t = Down {
+            server_answers: false,
+            tried: 0,
+        };
+        let out = flush(&store, &mut t, &Config::default(), &Utc::now).unwrap();
+        assert_eq!(t.tried, 1, "the first failure stops the flush");
+        assert_eq!(
+            out.unreachable.as_deref(),
+            Some("127.0.0.1:25: Connection refused")
+        );
+        assert_eq!((out.sent, out.retry, out.failed), (0, 0, 0));
+        let due = due_outgoing(store.conn(), Utc::now(), 10).unwrap();
+        assert_eq!(due.len(), 3, "all still due");
+        assert!(due.iter().all(|r| r.attempts == 0), "none charged");
+    }
+
+    #[test]
+    fn a_mail_refused_by_a_server_that_answers_waits_its_own_backoff() {
+        let store = three_queued();
+        let mut t = Down {
+            server_answers: true,
+            tried: 0,
+        };
+        let out = flush(&store, &mut t, &Config::default(), &Utc::now).unwrap();
+        assert_eq!((t.tried, out.retry, out.unreachable), (3, 3, None));
+        assert!(due_outgoing(store.conn(), Utc::now(), 10)
+            .unwrap()
+            .is_empty());
+    }
 
     #[test]
     fn backoff_doubles_up_to_an_hour() {
