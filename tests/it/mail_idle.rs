@@ -5,6 +5,10 @@
 //! outage is a TCP relay of the test's own in front of Dovecot or Postfix,
 //! switched off and on (the shared servers are never stopped).
 //!
+//! The fallback to polling, for a server without the IDLE capability, is
+//! tested against a scripted IMAP server of the test's own (Dovecot always
+//! has IDLE, and the shared stack is not reconfigured).
+//!
 //! Waits are generous bounds for a mail to arrive at all, never
 //! performance assertions (`knobeln bench mail` measures the speed).
 
@@ -572,4 +576,151 @@ fn serve_once_prints_a_summary_and_sends_while_imap_is_down() {
     );
     assert!(!stdout.contains("Cycle {"), "not a debug dump: {stdout}");
     wait_for_subject(&stack, &joe, "how to talk", 60);
+}
+
+/// A scripted IMAP server on a loopback port: an empty INBOX, with or
+/// without the IDLE capability; it records every command it gets.
+fn fake_imap(with_idle: bool) -> (u16, Arc<Mutex<Vec<String>>>) {
+    use std::io::Write;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let seen = commands.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut out = conn.try_clone().unwrap();
+                let caps = if with_idle {
+                    "IMAP4rev1 IDLE"
+                } else {
+                    "IMAP4rev1"
+                };
+                let _ = write!(out, "* OK fake ready\r\n");
+                let mut idle_tag = None;
+                for line in BufReader::new(conn).lines() {
+                    let Ok(line) = line else { return };
+                    seen.lock().unwrap().push(line.clone());
+                    if line == "DONE" {
+                        if let Some(tag) = idle_tag.take() {
+                            let _ = write!(out, "{tag} OK IDLE done\r\n");
+                        }
+                        continue;
+                    }
+                    let mut words = line.splitn(3, ' ');
+                    let tag = words.next().unwrap_or("*").to_string();
+                    let command = words.next().unwrap_or("").to_ascii_uppercase();
+                    let reply = match command.as_str() {
+                        "CAPABILITY" => format!("* CAPABILITY {caps}\r\n{tag} OK done\r\n"),
+                        "LOGIN" => format!("{tag} OK logged in\r\n"),
+                        "SELECT" => format!(
+                            "* 0 EXISTS\r\n* 0 RECENT\r\n* OK [UIDVALIDITY 7] ok\r\n\
+                             * OK [UIDNEXT 1] ok\r\n{tag} OK [READ-WRITE] selected\r\n"
+                        ),
+                        "UID" => format!("* SEARCH\r\n{tag} OK done\r\n"),
+                        "IDLE" if with_idle => {
+                            idle_tag = Some(tag);
+                            "+ idling\r\n".to_string()
+                        }
+                        "LOGOUT" => format!("* BYE\r\n{tag} OK bye\r\n"),
+                        _ => format!("{tag} BAD unknown command\r\n"),
+                    };
+                    if out.write_all(reply.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, commands)
+}
+
+fn fake_config(port: u16, poll_secs: u64) -> (tempfile::TempDir, knobeln::config::Config) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = knobeln::config::Config::parse(&format!(
+        "database = {:?}\ntransport = \"imap\"\n\
+         [imap]\nhost = \"127.0.0.1\"\nport = {port}\ntls = \"none\"\nuser = \"u\"\n\
+         password = \"p\"\npoll_secs = {poll_secs}\n\
+         [smtp]\nhost = \"127.0.0.1\"\nport = 1\ntls = \"none\"\n",
+        dir.path().join("k.db").display().to_string()
+    ))
+    .unwrap();
+    knobeln::store::Store::open(&config.database).unwrap();
+    (dir, config)
+}
+
+fn count(commands: &Mutex<Vec<String>>, word: &str) -> usize {
+    commands
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| {
+            l.split(' ')
+                .nth(1)
+                .is_some_and(|c| c.eq_ignore_ascii_case(word))
+        })
+        .count()
+}
+
+#[test]
+fn a_server_without_idle_is_polled_and_one_with_idle_is_not() {
+    use knobeln::mail::intake::Intake;
+    // Without IDLE: polled every second over one session.
+    let (port, commands) = fake_imap(false);
+    let (_dir, config) = fake_config(port, 1);
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let intake = Intake::start(config, tx).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while count(&commands, "SELECT") < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "not polled: {:?}",
+            commands.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    intake.stop();
+    assert_eq!(
+        count(&commands, "IDLE"),
+        0,
+        "{:?}",
+        commands.lock().unwrap()
+    );
+    assert_eq!(
+        count(&commands, "LOGIN"),
+        1,
+        "one session: {:?}",
+        commands.lock().unwrap()
+    );
+
+    // With IDLE: one look, then it idles (a poll every second would have
+    // selected again meanwhile), and a stop ends the IDLE at once.
+    let (port, commands) = fake_imap(true);
+    let (_dir, config) = fake_config(port, 1);
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let intake = Intake::start(config, tx).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while count(&commands, "IDLE") < 1 {
+        assert!(
+            Instant::now() < deadline,
+            "no IDLE: {:?}",
+            commands.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(
+        count(&commands, "SELECT"),
+        1,
+        "{:?}",
+        commands.lock().unwrap()
+    );
+    let stopping = Instant::now();
+    intake.stop();
+    assert!(
+        stopping.elapsed() < Duration::from_secs(10),
+        "a stop ends the IDLE, without waiting for its renewal in 25 minutes (took {:?})",
+        stopping.elapsed()
+    );
 }
