@@ -90,6 +90,14 @@ pub enum Command {
 }
 
 impl Command {
+    /// The log level of the command without `-v`/`-q`.
+    pub fn usual_log(&self) -> logging::Usual {
+        match self {
+            Command::Serve(_) | Command::Contest(_) | Command::Worker(_) => logging::Usual::Info,
+            _ => logging::Usual::Warn,
+        }
+    }
+
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::Lexcount(c) => c.apply(),
