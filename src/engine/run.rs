@@ -527,3 +527,59 @@ impl Players {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Log lines written into a buffer.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn logged_writes_one_line_per_group_started_and_finished() {
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let store = Store::open_in_memory().unwrap();
+        tracing::subscriber::with_default(subscriber, || {
+            let mut log = Logged;
+            for event in [
+                Event::GroupStarted {
+                    round: 1,
+                    group: 2,
+                    members: vec![TeamId(1), TeamId(2), TeamId(3)],
+                },
+                Event::GameFinished {
+                    round: 1,
+                    done: 1,
+                    total: 6,
+                },
+                Event::GroupFinished { round: 1, group: 2 },
+            ] {
+                log.event(&store, &event).unwrap();
+            }
+        });
+        let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "no line per game: {text}");
+        assert!(
+            lines[0].contains("INFO") && lines[0].ends_with("round 1, group 2 started: 3 members")
+        );
+        assert!(lines[1].ends_with("round 1, group 2 finished"), "{text}");
+    }
+}

@@ -636,12 +636,16 @@ fn fake_imap(with_idle: bool) -> (u16, Arc<Mutex<Vec<String>>>) {
     (port, commands)
 }
 
-fn fake_config(port: u16, poll_secs: u64) -> (tempfile::TempDir, knobeln::config::Config) {
+fn fake_config(
+    port: u16,
+    poll_secs: u64,
+    idle_renew_secs: u64,
+) -> (tempfile::TempDir, knobeln::config::Config) {
     let dir = tempfile::tempdir().unwrap();
     let config = knobeln::config::Config::parse(&format!(
         "database = {:?}\ntransport = \"imap\"\n\
          [imap]\nhost = \"127.0.0.1\"\nport = {port}\ntls = \"none\"\nuser = \"u\"\n\
-         password = \"p\"\npoll_secs = {poll_secs}\n\
+         password = \"p\"\npoll_secs = {poll_secs}\nidle_renew_secs = {idle_renew_secs}\n\
          [smtp]\nhost = \"127.0.0.1\"\nport = 1\ntls = \"none\"\n",
         dir.path().join("k.db").display().to_string()
     ))
@@ -668,7 +672,7 @@ fn a_server_without_idle_is_polled_and_one_with_idle_is_not() {
     use knobeln::mail::intake::Intake;
     // Without IDLE: polled every second over one session.
     let (port, commands) = fake_imap(false);
-    let (_dir, config) = fake_config(port, 1);
+    let (_dir, config) = fake_config(port, 1, 1500);
     let (tx, _rx) = std::sync::mpsc::channel();
     let intake = Intake::start(config, tx).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -697,7 +701,7 @@ fn a_server_without_idle_is_polled_and_one_with_idle_is_not() {
     // With IDLE: one look, then it idles (a poll every second would have
     // selected again meanwhile), and a stop ends the IDLE at once.
     let (port, commands) = fake_imap(true);
-    let (_dir, config) = fake_config(port, 1);
+    let (_dir, config) = fake_config(port, 1, 1500);
     let (tx, _rx) = std::sync::mpsc::channel();
     let intake = Intake::start(config, tx).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -723,4 +727,30 @@ fn a_server_without_idle_is_polled_and_one_with_idle_is_not() {
         "a stop ends the IDLE, without waiting for its renewal in 25 minutes (took {:?})",
         stopping.elapsed()
     );
+}
+
+#[test]
+fn an_idle_is_renewed_in_time_over_the_same_session() {
+    use knobeln::mail::intake::Intake;
+    // Renewed every second: DONE, a look at the mailbox, IDLE again.
+    let (port, commands) = fake_imap(true);
+    let (_dir, config) = fake_config(port, 600, 1);
+    let (tx, _rx) = std::sync::mpsc::channel();
+    let intake = Intake::start(config, tx).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while count(&commands, "IDLE") < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "not renewed: {:?}",
+            commands.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    intake.stop();
+    let seen = commands.lock().unwrap().clone();
+    assert!(
+        seen.iter().filter(|l| *l == "DONE").count() >= 2,
+        "{seen:?}"
+    );
+    assert_eq!(count(&commands, "LOGIN"), 1, "one session: {seen:?}");
 }
