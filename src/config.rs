@@ -338,8 +338,30 @@ pub struct ImapConfig {
     pub password_file: Option<PathBuf>,
     #[serde(default = "default_mailbox")]
     pub mailbox: String,
+    /// How often to look for new mail when not waiting in IDLE (the server
+    /// lacks IDLE, or `idle = false`).
     #[serde(default = "default_poll")]
     pub poll_secs: u64,
+    /// Wait for new mail in IMAP IDLE (RFC 2177) where the server has it.
+    #[serde(default = "default_idle")]
+    pub idle: bool,
+    /// How long one IDLE lasts before it is renewed (servers may drop an
+    /// idle client after 30 minutes; RFC 2177 says renew within 29).
+    #[serde(default = "default_idle_renew")]
+    pub idle_renew_secs: u64,
+}
+
+/// The default of `imap.idle_renew_secs`: 25 minutes.
+pub const DEFAULT_IDLE_RENEW_SECS: u64 = 25 * 60;
+/// The longest IDLE RFC 2177 allows before renewing: 29 minutes.
+pub const MAX_IDLE_RENEW_SECS: u64 = 29 * 60;
+
+fn default_idle() -> bool {
+    true
+}
+
+fn default_idle_renew() -> u64 {
+    DEFAULT_IDLE_RENEW_SECS
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -455,6 +477,14 @@ impl Config {
             return Err(ConfigError::Invalid(
                 "transport = \"imap\" needs an [imap] and an [smtp] section".into(),
             ));
+        }
+        if let Some(imap) = &self.imap {
+            if !(1..=MAX_IDLE_RENEW_SECS).contains(&imap.idle_renew_secs) {
+                return Err(ConfigError::Invalid(format!(
+                    "imap.idle_renew_secs must be between 1 and {MAX_IDLE_RENEW_SECS} \
+                     (RFC 2177: renew an IDLE within 29 minutes)"
+                )));
+            }
         }
         if self.rules.lease_secs == 0 {
             return Err(ConfigError::Invalid(

@@ -9,6 +9,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
+    cmd::logging::init(cli.command.usual_log(), cli.verbose, cli.quiet);
     match cli.command.apply() {
         Ok(code) => code,
         Err(err) => {

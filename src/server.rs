@@ -1,30 +1,48 @@
 //! The mail server loop: take mail in (spool folder or IMAP), process it,
-//! send what the outbox holds (spool folder or SMTP); again and again until
-//! told to stop.
+//! send what the outbox holds (spool folder or SMTP), tend the contest;
+//! until told to stop.
+//!
+//! With the `imap` transport, the take-in runs on a thread of its own
+//! (`mail::intake`: one long-lived IMAP session waiting in IDLE, or
+//! polling where the server lacks IDLE) and wakes this loop through a
+//! channel when it stored mail; the loop also looks at the outbox and the
+//! contest every second. Take-in and sending fail independently: an IMAP
+//! server that is down does not stop replies to mail already taken in,
+//! nor the contest's mails; an SMTP server that is down does not stop the
+//! take-in. Each side backs off (1 s doubling to 5 minutes) and logs one
+//! line per change of state (`mail::outage`).
 //!
 //! Shutdown: `serve` stops when the shutdown flag is set (SIGTERM or Ctrl-C
 //! in the binary): the current cycle finishes (a mail being processed is
-//! processed and committed, a mail being sent is sent and marked), then the
-//! loop ends. A `kill -9` at any point loses nothing: every mail is stored
-//! before processing, and processing and its replies commit together; on
-//! restart, unprocessed mails are processed and unsent replies sent.
+//! processed and committed, a mail being sent is sent and marked), the
+//! take-in thread stops (a mail being stored is committed or not at all),
+//! then the loop ends. A `kill -9` at any point loses nothing: every mail
+//! is stored before processing, and processing and its replies commit
+//! together; on restart, unprocessed mails are processed and unsent replies
+//! sent.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
 use crate::config::{Config, TransportKind};
 use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
-use crate::mail::inbox::take_in;
+use crate::mail::intake::{take_in_all, Intake, IntakeError, Wake};
+use crate::mail::outage::Side;
 use crate::mail::process::{process_pending, ProcessError, Summary};
 use crate::mail::transport::imap::ImapPoller;
 use crate::mail::transport::smtp::{SendError, SmtpSender};
 use crate::mail::transport::spool::{Spool, SpoolError};
 use crate::referee::RefereeConfig;
-use crate::store::mail::{imap_position, set_imap_position, OutRow};
+use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
+
+/// How often the loop looks at the outbox and the contest when the
+/// take-in has its own thread (`imap` transport).
+const TICK: Duration = Duration::from_secs(1);
 
 /// Server faults.
 #[derive(Debug, thiserror::Error)]
@@ -37,8 +55,6 @@ pub enum ServerError {
     Process(#[from] ProcessError),
     #[error("imap: {0}")]
     Imap(String),
-    #[error("smtp: {0}")]
-    Smtp(String),
     #[error("contest: {0}")]
     Contest(String),
     #[error(transparent)]
@@ -51,6 +67,40 @@ pub struct Cycle {
     pub taken_in: usize,
     pub processed: Summary,
     pub flushed: Flushed,
+    /// The take-in failed (the rest of the cycle was still done): why.
+    pub take_in_failed: Option<String>,
+}
+
+impl Cycle {
+    /// Whether one side of the transport failed.
+    pub fn transport_failed(&self) -> bool {
+        self.take_in_failed.is_some() || self.flushed.unreachable.is_some()
+    }
+
+    /// A readable summary, for `serve --once`.
+    pub fn summary(&self) -> String {
+        let p = &self.processed;
+        let f = &self.flushed;
+        let mut out = String::new();
+        let mut line = |label: &str, n: usize| out.push_str(&format!("{label:<40}{n:>6}\n"));
+        line("mails taken in", self.taken_in);
+        line("mails answered", p.processed);
+        line("mails not answered (automatic mail)", p.ignored);
+        line("mails set aside (admin set-aside)", p.failed);
+        line("mails to process again", p.retried);
+        line("replies sent", f.sent);
+        line("replies to send again later", f.retry);
+        line("replies failed (admin failed-mail)", f.failed);
+        if let Some(why) = &self.take_in_failed {
+            out.push_str(&format!("taking mail in failed: {why}\n"));
+        }
+        if let Some(why) = &f.unreachable {
+            out.push_str(&format!(
+                "sending stopped, the server cannot be reached: {why}\n"
+            ));
+        }
+        out
+    }
 }
 
 /// SMTP as a [`Deliver`] transport.
@@ -65,6 +115,10 @@ impl Deliver for Smtp {
                 SendError::Permanent(m) => DeliveryError::Permanent(m),
             })
     }
+
+    fn reachable(&mut self) -> Result<(), String> {
+        self.0.probe()
+    }
 }
 
 /// The running server's state.
@@ -75,17 +129,31 @@ pub struct Server {
     /// The contest running in the background, if any.
     contest: Option<std::thread::JoinHandle<Result<(), String>>>,
     spool: Option<Spool>,
+    /// The sending side (SMTP): its backoff and log lines.
+    sending: Side,
+    /// The spool's take-in, for its log lines.
+    spool_side: Side,
 }
 
 impl Server {
     pub fn new(config: Config, store: Store) -> Server {
         let referee = config.rules.referee();
+        let sending = Side::new(
+            "SMTP sending to",
+            config
+                .smtp
+                .as_ref()
+                .map_or(String::new(), |s| format!("{}:{}", s.host, s.port)),
+        );
+        let spool_side = Side::new("spool take-in from", config.spool.dir.display().to_string());
         Server {
             config,
             store,
             referee,
             contest: None,
             spool: None,
+            sending,
+            spool_side,
         }
     }
 
@@ -108,6 +176,8 @@ impl Server {
         }
     }
 
+    /// One take-in over a session of its own (for `serve --once`; `serve`
+    /// keeps one session on the take-in thread).
     fn take_in_imap(&mut self) -> Result<usize, ServerError> {
         let cfg = self
             .config
@@ -115,63 +185,13 @@ impl Server {
             .clone()
             .expect("validated: imap section present");
         let mut poller = ImapPoller::connect(&cfg).map_err(|e| ServerError::Imap(e.to_string()))?;
-        let mut stored = 0;
-        loop {
-            let pos = imap_position(self.store.conn(), &cfg.mailbox)?;
-            let (known, after) = match pos {
-                Some((v, u)) => (Some(v), u),
-                None => (None, 0),
-            };
-            let fetched = poller.fetch_new(known, if known.is_some() { after } else { 0 }, 50);
-            let (uidvalidity, batch) = match fetched {
-                Ok(x) => x,
-                Err(crate::mail::transport::imap::ImapError::BrokenFetch {
-                    uidvalidity: v,
-                    uid,
-                    why,
-                }) => {
-                    // Never "no mail", never stuck on it: keep a record, tell
-                    // the organizer, and move past it.
-                    crate::mail::process::record_unreadable(
-                        &mut self.store,
-                        &self.config,
-                        &format!("imap:{}", cfg.mailbox),
-                        Some((v, uid)),
-                        &why,
-                        Utc::now(),
-                    )?;
-                    set_imap_position(self.store.conn(), &cfg.mailbox, v, uid)?;
-                    continue;
-                }
-                Err(e) => return Err(ServerError::Imap(e.to_string())),
-            };
-            if batch.is_empty() {
-                if known != Some(uidvalidity) {
-                    set_imap_position(self.store.conn(), &cfg.mailbox, uidvalidity, 0)?;
-                }
-                break;
-            }
-            for f in &batch {
-                // Store the mail and the new position together; then flag it.
-                let tx = self.store.conn_mut().transaction()?;
-                if take_in(
-                    &tx,
-                    &format!("imap:{}", cfg.mailbox),
-                    Some((f.uidvalidity, f.uid)),
-                    &f.raw,
-                    Utc::now(),
-                )?
-                .is_some()
-                {
-                    stored += 1;
-                }
-                set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;
-                tx.commit()?;
-                poller
-                    .mark_stored(f.uid)
-                    .map_err(|e| ServerError::Imap(e.to_string()))?;
-            }
-        }
+        let stored =
+            take_in_all(&mut self.store, &self.config, &cfg, &mut poller).map_err(|e| match e {
+                IntakeError::Imap(e) => ServerError::Imap(e.to_string()),
+                IntakeError::Store(e) => ServerError::Store(e),
+                IntakeError::Sql(e) => ServerError::Sql(e),
+                IntakeError::Process(e) => ServerError::Process(e),
+            })?;
         poller.logout();
         Ok(stored)
     }
@@ -187,6 +207,10 @@ impl Server {
     }
 
     /// Sends what is due in the outbox through the configured transport.
+    /// With SMTP, a server that cannot be reached stops the flush
+    /// ([`Flushed::unreachable`] says why) and the sending side backs off:
+    /// until its wait is over, flushes send nothing; the first one after
+    /// it asks the server whether it answers before any mail is tried.
     pub fn flush(&mut self) -> Result<Flushed, ServerError> {
         match self.config.transport {
             TransportKind::Spool => {
@@ -194,19 +218,44 @@ impl Server {
                 Ok(flush(&self.store, &mut spool, &self.config, &Utc::now)?)
             }
             TransportKind::Imap => {
+                if !self.sending.ready(Instant::now()) {
+                    return Ok(Flushed::default());
+                }
+                if crate::store::mail::due_outgoing(self.store.conn(), Utc::now(), 1)?.is_empty() {
+                    return Ok(Flushed::default());
+                }
                 let cfg = self
                     .config
                     .smtp
                     .clone()
                     .expect("validated: smtp section present");
-                let sender = SmtpSender::new(&cfg).map_err(|e| ServerError::Smtp(e.to_string()))?;
-                Ok(flush(
-                    &self.store,
-                    &mut Smtp(sender),
-                    &self.config,
-                    &Utc::now,
-                )?)
+                let sender = match SmtpSender::new(&cfg) {
+                    Ok(s) => s,
+                    Err(e) => return Ok(self.sending_failed(e.to_string())),
+                };
+                if self.sending.is_down() {
+                    if let Err(why) = sender.probe() {
+                        return Ok(self.sending_failed(why));
+                    }
+                }
+                let flushed = flush(&self.store, &mut Smtp(sender), &self.config, &Utc::now)?;
+                match &flushed.unreachable {
+                    Some(why) => {
+                        self.sending.failed(why);
+                    }
+                    None => self.sending.succeeded(),
+                }
+                Ok(flushed)
             }
+        }
+    }
+
+    /// The sending side failed before any mail was tried.
+    fn sending_failed(&mut self, why: String) -> Flushed {
+        self.sending.failed(&why);
+        Flushed {
+            unreachable: Some(why),
+            ..Flushed::default()
         }
     }
 
@@ -265,7 +314,7 @@ impl Server {
                         &mut store,
                         &config,
                         &crate::engine::SystemClock,
-                        &mut crate::engine::run::Quiet,
+                        &mut crate::engine::run::Logged,
                     )
                     .map(|_| ())
                     .map_err(|e| e.to_string())
@@ -276,68 +325,113 @@ impl Server {
         Ok(Some(line))
     }
 
-    /// One cycle: in, process, out.
+    /// One cycle: in, process, out. A failing take-in is recorded in the
+    /// cycle and the rest is done all the same; so is a sending server that
+    /// cannot be reached. Only the database's faults are `Err`.
     pub fn cycle(&mut self) -> Result<Cycle, ServerError> {
-        let taken_in = self.take_in()?;
+        let (taken_in, take_in_failed) = match self.take_in() {
+            Ok(n) => (n, None),
+            Err(ServerError::Imap(why)) => (0, Some(why)),
+            Err(e @ ServerError::Spool(_)) => (0, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
         let processed = self.process()?;
         let flushed = self.flush()?;
         Ok(Cycle {
             taken_in,
             processed,
             flushed,
+            take_in_failed,
         })
     }
 
-    /// Cycles until `shutdown` is set. Transport errors are logged and
-    /// retried at the next cycle (a mail server that is down for a while must
-    /// not stop the contest server); store errors end the loop.
-    pub fn serve(
-        &mut self,
-        shutdown: Arc<AtomicBool>,
-        log: &mut dyn FnMut(&str),
-    ) -> Result<(), ServerError> {
-        let pause = Duration::from_secs(match self.config.transport {
-            TransportKind::Spool => self.config.spool.poll_secs,
-            TransportKind::Imap => self.config.imap.as_ref().map_or(5, |i| i.poll_secs),
-        })
+    /// Serves until `shutdown` is set. Transport faults are logged (one
+    /// line per change of state) and retried with backoff; the database's
+    /// faults end the loop.
+    pub fn serve(&mut self, shutdown: Arc<AtomicBool>) -> Result<(), ServerError> {
+        let (wake_tx, wake) = channel();
+        let mut intake = match self.config.transport {
+            TransportKind::Imap => Some(
+                Intake::start(self.config.clone(), wake_tx.clone())
+                    .map_err(|e| ServerError::Imap(format!("starting the take-in thread: {e}")))?,
+            ),
+            TransportKind::Spool => None,
+        };
+        let pause = match self.config.transport {
+            TransportKind::Spool => Duration::from_secs(self.config.spool.poll_secs),
+            TransportKind::Imap => TICK,
+        }
         .max(Duration::from_millis(100));
-        while !shutdown.load(Ordering::SeqCst) {
-            if let Some(line) = self.tend_contest(&shutdown)? {
-                log(&line);
-            }
-            match self.cycle() {
-                Ok(c) => {
-                    if c != Cycle::default() {
-                        log(&format!(
-                            "in {}, processed {} (ignored {}, set aside {}, to retry {}), sent {} (retry {}, failed {})",
-                            c.taken_in,
-                            c.processed.processed,
-                            c.processed.ignored,
-                            c.processed.failed,
-                            c.processed.retried,
-                            c.flushed.sent,
-                            c.flushed.retry,
-                            c.flushed.failed
-                        ));
-                    }
-                }
-                Err(e @ (ServerError::Imap(_) | ServerError::Smtp(_) | ServerError::Spool(_))) => {
-                    log(&format!("transport problem, retrying later: {e}"));
-                }
-                Err(e) => return Err(e),
-            }
-            let mut waited = Duration::ZERO;
-            while waited < pause && !shutdown.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(50));
-                waited += Duration::from_millis(50);
-            }
+        let result = self.serve_loop(&shutdown, &wake, pause, &mut intake, &wake_tx);
+        if let Some(i) = intake.take() {
+            i.stop();
         }
         if let Some(h) = self.contest.take() {
-            log("waiting for the games in flight of the contest (it resumes at the next start)");
+            tracing::info!(
+                "waiting for the games in flight of the contest (it resumes at the next start)"
+            );
             crate::engine::run::request_stop();
             let _ = h.join();
         }
-        log("shutting down: the last cycle is complete");
+        if result.is_ok() {
+            tracing::info!("shutting down: the last cycle is complete");
+        }
+        result
+    }
+
+    fn serve_loop(
+        &mut self,
+        shutdown: &Arc<AtomicBool>,
+        wake: &Receiver<Wake>,
+        pause: Duration,
+        intake: &mut Option<Intake>,
+        wake_tx: &std::sync::mpsc::Sender<Wake>,
+    ) -> Result<(), ServerError> {
+        while !shutdown.load(Ordering::SeqCst) {
+            if let Some(line) = self.tend_contest(shutdown)? {
+                tracing::info!("{line}");
+            }
+            if intake.as_ref().is_some_and(Intake::is_finished) {
+                tracing::error!("the IMAP take-in thread ended unexpectedly; starting it again");
+                *intake = Some(
+                    Intake::start(self.config.clone(), wake_tx.clone()).map_err(|e| {
+                        ServerError::Imap(format!("starting the take-in thread: {e}"))
+                    })?,
+                );
+            }
+            if self.config.transport == TransportKind::Spool
+                && self.spool_side.ready(Instant::now())
+            {
+                match self.take_in() {
+                    Ok(_) => self.spool_side.succeeded(),
+                    Err(e @ ServerError::Spool(_)) => {
+                        self.spool_side.failed(&e.to_string());
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            let processed = self.process()?;
+            let flushed = self.flush()?;
+            if processed != Summary::default() || flushed != Flushed::default() {
+                tracing::debug!(?processed, ?flushed, "cycle");
+            }
+            // Wait for the next tick, new mail, or the shutdown.
+            let until = Instant::now() + pause;
+            while !shutdown.load(Ordering::SeqCst) {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                match wake.recv_timeout(left.min(Duration::from_millis(100))) {
+                    Ok(Wake::Stored(n)) => {
+                        tracing::debug!("woken: {n} new mails stored");
+                        break;
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => unreachable!("the loop holds a sender"),
+                }
+            }
+        }
         Ok(())
     }
 }

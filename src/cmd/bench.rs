@@ -13,7 +13,11 @@
 //! alone on the same sources. `distributed`: games through the NATS queue
 //! with `--workers N` worker processes against the local pool, and the
 //! coordinator's ceiling with fake workers (starts its own `nats-server`
-//! unless `--nats URL` is given).
+//! unless `--nats URL` is given). `mail`: the time from a participant's
+//! SMTP submission until the reply is readable in its IMAP mailbox, through
+//! the local Postfix + Dovecot, with IDLE and with polling, against the
+//! stack's own delivery (`knobeln::bench_mail`; not part of `all`: it needs
+//! the mail stack).
 
 use std::process::ExitCode;
 
@@ -29,6 +33,8 @@ pub enum What {
     /// Line-protocol bots per language: match, start-up, sandbox overhead.
     Bots,
     Distributed,
+    /// Reply times through the local mail stack (IDLE and polling).
+    Mail,
     All,
 }
 
@@ -70,6 +76,24 @@ pub struct Bench {
     /// start one).
     #[arg(long, value_name = "URL")]
     pub nats: Option<String>,
+    /// Participants per way of waiting (mail benchmark).
+    #[arg(long, default_value_t = 3)]
+    pub participants: usize,
+    /// The polling interval to compare IDLE with (mail benchmark).
+    #[arg(long, default_value_t = 5)]
+    pub poll_secs: u64,
+    /// The mail stack's host (mail benchmark).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub mail_host: String,
+    /// The mail stack's IMAP port (mail benchmark).
+    #[arg(long, default_value_t = 1143)]
+    pub imap_port: u16,
+    /// The mail stack's SMTP port (mail benchmark).
+    #[arg(long, default_value_t = 25)]
+    pub smtp_port: u16,
+    /// Every mailbox's password on the mail stack (mail benchmark).
+    #[arg(long, default_value = "knobeln")]
+    pub mail_password: String,
 }
 
 impl Bench {
@@ -106,6 +130,15 @@ impl Bench {
         }
         if matches!(self.what, What::Bots | What::All) {
             knobeln::bench_bots::bots_bench(self.repeats)?.print();
+        }
+        if matches!(self.what, What::Mail) {
+            let stack = knobeln::bench_mail::Stack {
+                host: self.mail_host.clone(),
+                imap_port: self.imap_port,
+                smtp_port: self.smtp_port,
+                password: self.mail_password.clone(),
+            };
+            knobeln::bench_mail::mail_bench(&stack, self.participants, self.poll_secs)?.print();
         }
         if matches!(self.what, What::Distributed) {
             let exe = std::env::current_exe()?;

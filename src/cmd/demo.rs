@@ -84,7 +84,9 @@ impl Demo {
                 &registration_mail(t, &addr, i),
             )?;
         }
-        server.cycle()?;
+        if let Some(why) = server.cycle()?.take_in_failed {
+            bail!("taking the demo's mails in: {why}");
+        }
         let mut auths = Vec::new();
         for t in &teams {
             let body: Option<Vec<u8>> = server
@@ -115,7 +117,9 @@ impl Demo {
                 &compile_mail(t, auth, &addr, i),
             )?;
         }
-        server.cycle()?;
+        if let Some(why) = server.cycle()?.take_in_failed {
+            bail!("taking the demo's mails in: {why}");
+        }
         let rejected: i64 = server.store.conn().query_row(
             "SELECT COUNT(*) FROM strategy_versions WHERE accepted = 0",
             [],

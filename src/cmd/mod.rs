@@ -21,6 +21,7 @@ mod ingest;
 mod init;
 mod languages;
 mod lexcount;
+pub mod logging;
 mod play;
 mod protocolfmt;
 mod results;
@@ -38,6 +39,12 @@ mod worker;
     about = "KNOBELN game-strategy contest server"
 )]
 pub struct Cli {
+    /// More log lines on standard error (-v: debug, -vv: trace); RUST_LOG wins.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Fewer log lines (-q: warnings and errors only, -qq: errors only).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub quiet: u8,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -83,6 +90,14 @@ pub enum Command {
 }
 
 impl Command {
+    /// The log level of the command without `-v`/`-q`.
+    pub fn usual_log(&self) -> logging::Usual {
+        match self {
+            Command::Serve(_) | Command::Contest(_) | Command::Worker(_) => logging::Usual::Info,
+            _ => logging::Usual::Warn,
+        }
+    }
+
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::Lexcount(c) => c.apply(),

@@ -1,7 +1,13 @@
-//! `knobeln serve [--config FILE] [--once]`: the mail server. Polls the
-//! spool folder or the IMAP mailbox, processes mails, sends the outbox, until
-//! SIGTERM or Ctrl-C; then it finishes the current cycle and exits (see
-//! `knobeln::server` for what a `kill -9` does instead: nothing is lost).
+//! `knobeln serve [--config FILE] [--once]`: the mail server. Takes mail in
+//! from the spool folder or the IMAP mailbox (IDLE, or polling where the
+//! server lacks it), processes it, sends the outbox, tends the contest,
+//! until SIGTERM or Ctrl-C; then it finishes the current cycle and exits
+//! (see `knobeln::server` for what a `kill -9` does instead: nothing is
+//! lost). Its log goes to standard error (`-v`, `-q`, `RUST_LOG`).
+//!
+//! `--once`: one cycle (take in, process, send), then a summary on
+//! standard output; exit 0, or 1 when taking in or sending failed (the
+//! rest of the cycle was done all the same).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,7 +17,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use knobeln::config::Config;
+use knobeln::config::{Config, TransportKind};
 use knobeln::server::Server;
 use knobeln::store::Store;
 
@@ -20,7 +26,7 @@ pub struct Serve {
     /// Config file (default: ./knobeln.toml if present, else the embedded default).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// One cycle (take in, process, send), then exit.
+    /// One cycle (take in, process, send), print a summary, then exit.
     #[arg(long)]
     pub once: bool,
 }
@@ -30,21 +36,34 @@ impl Serve {
         let config = Config::load(self.config.as_deref())?;
         let store = Store::open(&config.database)
             .with_context(|| format!("opening {}", config.database.display()))?;
-        eprintln!(
-            "knobeln serve: database {}, transport {:?}{}",
-            config.database.display(),
-            config.transport,
-            match config.transport {
-                knobeln::config::TransportKind::Spool =>
-                    format!(" in {}", config.spool.dir.display()),
-                knobeln::config::TransportKind::Imap => String::new(),
+        let transport = match config.transport {
+            TransportKind::Spool => format!("spool in {}", config.spool.dir.display()),
+            TransportKind::Imap => {
+                let (i, s) = (config.imap.as_ref(), config.smtp.as_ref());
+                format!(
+                    "IMAP {} mailbox {:?}, SMTP {}",
+                    i.map_or(String::new(), |i| format!(
+                        "{}:{} user {:?}",
+                        i.host, i.port, i.user
+                    )),
+                    i.map_or("", |i| i.mailbox.as_str()),
+                    s.map_or(String::new(), |s| format!("{}:{}", s.host, s.port)),
+                )
             }
+        };
+        tracing::info!(
+            "knobeln serve: database {}, {transport}",
+            config.database.display()
         );
         let mut server = Server::new(config, store);
         if self.once {
             let c = server.cycle()?;
-            eprintln!("{c:?}");
-            return Ok(ExitCode::SUCCESS);
+            print!("{}", c.summary());
+            return Ok(if c.transport_failed() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            });
         }
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
@@ -66,12 +85,12 @@ impl Serve {
                         _ = tokio::signal::ctrl_c() => {}
                         _ = term.recv() => {}
                     }
-                    eprintln!("knobeln serve: stopping after the current cycle");
+                    tracing::info!("stopping after the current cycle");
                     flag.store(true, Ordering::SeqCst);
                 })
             })
             .context("starting the signal thread")?;
-        server.serve(shutdown, &mut |line| eprintln!("knobeln serve: {line}"))?;
+        server.serve(shutdown)?;
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -82,6 +82,51 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {}
 
+/// An observer that logs rounds and groups (started, finished) and the
+/// Evolution's end, one line each (`tracing`, level info).
+pub struct Logged;
+impl Observer for Logged {
+    fn event(&mut self, _store: &Store, event: &Event) -> Result<(), String> {
+        match event {
+            Event::RoundStarted {
+                round,
+                n_teams,
+                n_groups,
+                n_games,
+                is_final,
+            } => tracing::info!(
+                "round {round} started: {n_teams} teams in {n_groups} groups, {n_games} games{}",
+                if *is_final { " (the final round)" } else { "" }
+            ),
+            Event::GroupStarted {
+                round,
+                group,
+                members,
+            } => tracing::info!(
+                "round {round}, group {group} started: {} members",
+                members.len()
+            ),
+            Event::GameFinished { .. } => {}
+            Event::GroupFinished { round, group } => {
+                tracing::info!("round {round}, group {group} finished")
+            }
+            Event::RoundFinished {
+                round,
+                advanced,
+                disqualified,
+            } => tracing::info!(
+                "round {round} finished: {} advance, {} disqualified",
+                advanced.len(),
+                disqualified.len()
+            ),
+            Event::EvolutionFinished { generations } => {
+                tracing::info!("the Evolution finished after {generations} generations")
+            }
+        }
+        Ok(())
+    }
+}
+
 static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Asks running tournaments of this process to stop: no new game starts,
@@ -480,5 +525,61 @@ impl Players {
                 Ok((*team, Arc::new(Program { sha256, exe })))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Log lines written into a buffer.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn logged_writes_one_line_per_group_started_and_finished() {
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let store = Store::open_in_memory().unwrap();
+        tracing::subscriber::with_default(subscriber, || {
+            let mut log = Logged;
+            for event in [
+                Event::GroupStarted {
+                    round: 1,
+                    group: 2,
+                    members: vec![TeamId(1), TeamId(2), TeamId(3)],
+                },
+                Event::GameFinished {
+                    round: 1,
+                    done: 1,
+                    total: 6,
+                },
+                Event::GroupFinished { round: 1, group: 2 },
+            ] {
+                log.event(&store, &event).unwrap();
+            }
+        });
+        let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "no line per game: {text}");
+        assert!(
+            lines[0].contains("INFO") && lines[0].ends_with("round 1, group 2 started: 3 members")
+        );
+        assert!(lines[1].ends_with("round 1, group 2 finished"), "{text}");
     }
 }

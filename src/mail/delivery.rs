@@ -7,6 +7,13 @@
 //! crash between acceptance and marking, the mail is sent again with the
 //! same Message-ID (receivers can tell it is the same mail); the spool
 //! transport overwrites the same file, so it never duplicates.
+//!
+//! When a mail fails transiently, the transport is asked whether its server
+//! is reachable at all ([`Deliver::reachable`]); if not, the flush stops
+//! there and says why ([`Flushed::unreachable`]), and that mail and the
+//! others wait, uncharged, for the sending side's own backoff (`outage`):
+//! an SMTP server that is down for a day costs no mail an attempt.
+//! Every mail sent, put off or given up on is one log line.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -28,6 +35,12 @@ pub enum DeliveryError {
 /// A way to get a queued mail out.
 pub trait Deliver {
     fn deliver(&mut self, row: &OutRow, envelope_from: &str) -> Result<(), DeliveryError>;
+
+    /// Whether the server can be reached at all (asked after a transient
+    /// failure); `Err` says why not. The default: always.
+    fn reachable(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// What a flush did.
@@ -36,6 +49,8 @@ pub struct Flushed {
     pub sent: usize,
     pub retry: usize,
     pub failed: usize,
+    /// The flush stopped because the server cannot be reached: why.
+    pub unreachable: Option<String>,
 }
 
 /// The wait before the next attempt after `attempts` failed ones.
@@ -59,20 +74,42 @@ pub fn flush(
         }
         let mut progressed = false;
         for row in &due {
-            match transport.deliver(row, &config.contest.address) {
+            let to = row.recipients.join(", ");
+            let result = match transport.deliver(row, &config.contest.address) {
+                Err(DeliveryError::Transient(e)) => match transport.reachable() {
+                    // The server is down, not this mail's fault: nothing
+                    // is charged, the sending side backs off.
+                    Err(why) => {
+                        out.unreachable = Some(why);
+                        return Ok(out);
+                    }
+                    Ok(()) => Err(DeliveryError::Transient(e)),
+                },
+                other => other,
+            };
+            match result {
                 Ok(()) => {
                     mark_sent(store.conn(), row.id, now())?;
+                    tracing::info!(outbox = row.id, kind = %row.kind, "mail sent to {to}");
                     out.sent += 1;
                     progressed = true;
                 }
                 Err(DeliveryError::Transient(e))
                     if row.attempts + 1 < config.limits.max_send_attempts =>
                 {
-                    mark_retry(store.conn(), row.id, &e, now() + backoff(row.attempts))?;
+                    let at = now() + backoff(row.attempts);
+                    mark_retry(store.conn(), row.id, &e, at)?;
                     out.retry += 1;
+                    tracing::warn!(
+                        outbox = row.id,
+                        kind = %row.kind,
+                        "mail to {to} put off until {}: {e}",
+                        at.format("%Y-%m-%d %H:%M:%S UTC")
+                    );
                 }
                 Err(e) => {
                     mark_failed(store.conn(), row.id, &e.to_string())?;
+                    tracing::error!(outbox = row.id, kind = %row.kind, "mail to {to} failed, given up: {e}");
                     out.failed += 1;
                     progressed = true;
                 }
@@ -88,6 +125,85 @@ pub fn flush(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::mail::{queue_outgoing, NewOutgoing};
+
+    /// A transport whose every mail fails transiently, and whose server
+    /// answers probes or not.
+    struct Down {
+        server_answers: bool,
+        tried: usize,
+    }
+
+    impl Deliver for Down {
+        fn deliver(&mut self, _row: &OutRow, _from: &str) -> Result<(), DeliveryError> {
+            self.tried += 1;
+            Err(DeliveryError::Transient("421 try later".into()))
+        }
+        fn reachable(&mut self) -> Result<(), String> {
+            if self.server_answers {
+                Ok(())
+            } else {
+                Err("127.0.0.1:25: Connection refused".into())
+            }
+        }
+    }
+
+    fn three_queued() -> Store {
+        let store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        for i in 0..3 {
+            let to = vec![format!("p{i}@x.example")];
+            queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "help",
+                    recipients: &to,
+                    sender_key: None,
+                    subject: "s",
+                    message_id: &format!("m{i}@x"),
+                    raw: b"Subject: s\r\n\r\nx\r\n",
+                    event_key: None,
+                },
+                now - Duration::seconds(1),
+            )
+            .unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_stops_the_flush_and_charges_no_mail() {
+        let store = three_queued();
+        let mut t = Down {
+            server_answers: false,
+            tried: 0,
+        };
+        let out = flush(&store, &mut t, &Config::default(), &Utc::now).unwrap();
+        assert_eq!(t.tried, 1, "the first failure stops the flush");
+        assert_eq!(
+            out.unreachable.as_deref(),
+            Some("127.0.0.1:25: Connection refused")
+        );
+        assert_eq!((out.sent, out.retry, out.failed), (0, 0, 0));
+        let due = due_outgoing(store.conn(), Utc::now(), 10).unwrap();
+        assert_eq!(due.len(), 3, "all still due");
+        assert!(due.iter().all(|r| r.attempts == 0), "none charged");
+    }
+
+    #[test]
+    fn a_mail_refused_by_a_server_that_answers_waits_its_own_backoff() {
+        let store = three_queued();
+        let mut t = Down {
+            server_answers: true,
+            tried: 0,
+        };
+        let out = flush(&store, &mut t, &Config::default(), &Utc::now).unwrap();
+        assert_eq!((t.tried, out.retry, out.unreachable), (3, 3, None));
+        assert!(due_outgoing(store.conn(), Utc::now(), 10)
+            .unwrap()
+            .is_empty());
+    }
 
     #[test]
     fn backoff_doubles_up_to_an_hour() {

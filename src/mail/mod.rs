@@ -4,12 +4,16 @@
 //!   automatic-mail detection), with size caps.
 //! - [`registration`]: the registration form of 1994, parsed and validated.
 //! - [`transport`]: the spool folders, IMAP and SMTP.
+//! - [`intake`]: the IMAP take-in on its own thread (IDLE or polling).
+//! - [`outage`]: a transport side's backoff and its log lines.
 
 pub mod auth;
 pub mod commands;
 pub mod delivery;
 pub mod inbox;
+pub mod intake;
 pub mod message;
+pub mod outage;
 pub mod outgoing;
 pub mod process;
 pub mod registration;

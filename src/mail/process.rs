@@ -64,6 +64,7 @@ pub fn process_pending(
             );
             db::record_inbox_error(store.conn(), row.id, &error)?;
             set_aside(store, config, &row, attempts - 1, &error, now())?;
+            tracing::error!(inbox = row.id, "mail set aside: {error}");
             summary.failed += 1;
             continue;
         }
@@ -72,6 +73,7 @@ pub fn process_pending(
         }));
         let error = match result {
             Ok(Ok(state)) => {
+                log_processed(store, row.id, state);
                 if state == "ignored" {
                     summary.ignored += 1;
                 } else {
@@ -92,12 +94,37 @@ pub fn process_pending(
         db::record_inbox_error(store.conn(), row.id, &error)?;
         if attempts >= config.limits.max_processing_attempts {
             set_aside(store, config, &row, attempts, &error, now())?;
+            tracing::error!(
+                inbox = row.id,
+                "mail set aside after {attempts} attempts: {error}"
+            );
             summary.failed += 1;
         } else {
+            tracing::warn!(
+                inbox = row.id,
+                "processing a mail failed (attempt {attempts}, it is tried again): {error}"
+            );
             summary.retried += 1;
         }
     }
     Ok(summary)
+}
+
+/// The log line of a processed mail: its state and the outcome stored
+/// with it (what it was, what was answered).
+fn log_processed(store: &Store, id: i64, state: &str) {
+    let outcome: Option<String> = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap_or(None);
+    let outcome = outcome.unwrap_or_default();
+    if state == "ignored" {
+        tracing::info!(inbox = id, "mail not answered: {outcome}");
+    } else {
+        tracing::info!(inbox = id, "mail answered: {outcome}");
+    }
 }
 
 /// A mail the transport could not read at all (an IMAP message whose FETCH

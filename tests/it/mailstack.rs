@@ -45,6 +45,8 @@ impl MailStack {
             password_file: None,
             mailbox: "INBOX".to_string(),
             poll_secs: 1,
+            idle: true,
+            idle_renew_secs: knobeln::config::DEFAULT_IDLE_RENEW_SECS,
         }
     }
 

@@ -15,6 +15,9 @@
 //!   of more than ten); `contest_mail` also holds the snapshots of every
 //!   contest mail, GRP against GRR, and the organizer's RSM pause.
 //!
+//! - `mail_idle`: replies by IMAP IDLE, and IMAP or SMTP outages that stop
+//!   only their own side (the real mail stack).
+//!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
 
@@ -33,6 +36,7 @@ mod kit;
 mod lexcount;
 mod mail_corpus;
 mod mail_e2e;
+mod mail_idle;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;

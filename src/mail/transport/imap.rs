@@ -1,32 +1,43 @@
-//! Polling the contest's IMAP mailbox: the incoming half of the `imap`
-//! transport.
+//! The contest's IMAP mailbox: the incoming half of the `imap` transport.
 //!
 //! [`ImapPoller`] logs in once (plain text, STARTTLS or TLS from the first
-//! byte, as configured), then on each [`ImapPoller::fetch_new`] re-selects
-//! the mailbox and returns the mails whose UID is above the caller's
-//! position, in UID order, with their complete raw bytes (`BODY.PEEK[]`, so
-//! fetching marks nothing as seen). Once the caller has stored a mail it
-//! calls [`ImapPoller::mark_stored`], which sets `\Seen`. [`read_mailbox`]
-//! reads a whole mailbox, for the tests that look into a participant's
-//! inbox.
+//! byte, as configured) and keeps that one session: on each
+//! [`ImapPoller::fetch_new`] it re-selects the mailbox and returns the
+//! mails whose UID is above the caller's position, in UID order, with their
+//! complete raw bytes (`BODY.PEEK[]`, so fetching marks nothing as seen).
+//! Once the caller has stored a mail it calls [`ImapPoller::mark_stored`],
+//! which sets `\Seen`. Between fetches, [`ImapPoller::idle`] waits in IMAP
+//! IDLE (RFC 2177) until the mailbox changes or the given time is up (the
+//! caller renews it before servers drop an idle client, at 29 minutes);
+//! [`ImapPoller::supports_idle`] says whether the server has IDLE at all.
+//! [`Stop`] lets another thread end a wait at once (it closes the socket).
+//! [`read_mailbox`] reads a whole mailbox, for the tests and the benchmark
+//! that look into a participant's inbox.
 //!
 //! A mail the server cannot deliver is [`ImapError::BrokenFetch`], never
 //! "no mail", and always the first mail after the caller's position, so the
 //! caller can set exactly that one aside. When the connection breaks, the
-//! next call logs in again.
+//! next call logs in again. The socket has read and write timeouts (also
+//! restored after IDLE, whose client library clears them) and TCP
+//! keep-alive, so a server that vanishes without closing the connection is
+//! noticed within minutes even in IDLE.
 //!
-//! Blocking, with socket timeouts: the server runs it off the async runtime.
+//! Blocking: the server runs it on a thread of its own
+//! (`crate::mail::intake`).
 //!
 //! Deliberately not here: remembering the position (the caller keeps
 //! UIDVALIDITY and the last UID next to the stored mail, in one
 //! transaction), deleting or moving mail (the mailbox keeps everything; the
-//! server's store is the truth), IDLE, parsing the mails, and retrying
-//! beyond fetching a message once more when the server hangs up on it (any
-//! other error is returned; the caller polls again later).
+//! server's store is the truth), parsing the mails, deciding when to wait
+//! and for how long, and retrying beyond fetching a message once more when
+//! the server hangs up on it (any other error is returned; the caller
+//! backs off and tries again).
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use native_tls::{TlsConnector, TlsStream};
@@ -37,6 +48,84 @@ use crate::config::{self, ImapConfig, TlsMode};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long one read or write on the connection may block.
 const IO_TIMEOUT: Duration = Duration::from_secs(120);
+/// TCP keep-alive: first probe after this much silence, then every
+/// [`KEEPALIVE_INTERVAL`], giving up after [`KEEPALIVE_PROBES`] unanswered
+/// ones (so a vanished server is noticed within two minutes, also in IDLE).
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(60);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
+const KEEPALIVE_PROBES: i32 = 4;
+
+/// How a wait in IDLE ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleOutcome {
+    /// The server reported a change (new mail, most likely): fetch.
+    Changed,
+    /// The time given was up without a change (time to renew the IDLE).
+    TimedOut,
+}
+
+/// Ends another thread's waiting on an [`ImapPoller`]: [`Stop::stop`]
+/// closes the poller's socket (a blocked IDLE or read returns with an
+/// error at once, also for a connection made after the stop) and wakes
+/// [`Stop::sleep`]. Cloned handles share one state.
+#[derive(Debug, Clone, Default)]
+pub struct Stop {
+    inner: Arc<(Mutex<StopState>, Condvar)>,
+}
+
+#[derive(Debug, Default)]
+struct StopState {
+    stopped: bool,
+    /// A handle on the poller's current socket.
+    socket: Option<TcpStream>,
+}
+
+impl Stop {
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Stops: closes the registered socket and wakes every sleeper.
+    pub fn stop(&self) {
+        let (lock, cvar) = &*self.inner;
+        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        st.stopped = true;
+        if let Some(sock) = st.socket.take() {
+            let _ = sock.shutdown(Shutdown::Both);
+        }
+        cvar.notify_all();
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        let (lock, _) = &*self.inner;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).stopped
+    }
+
+    /// Sleeps `d`, or less when stopped meanwhile. Returns whether it was
+    /// stopped.
+    pub fn sleep(&self, d: Duration) -> bool {
+        let (lock, cvar) = &*self.inner;
+        let st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let (st, _) = cvar
+            .wait_timeout_while(st, d, |st| !st.stopped)
+            .unwrap_or_else(|e| e.into_inner());
+        st.stopped
+    }
+
+    /// Registers the socket a stop must close; closes it at once when
+    /// already stopped.
+    fn register(&self, sock: &TcpStream) {
+        let (lock, _) = &*self.inner;
+        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        match sock.try_clone() {
+            Ok(clone) if st.stopped => {
+                let _ = clone.shutdown(Shutdown::Both);
+            }
+            Ok(clone) => st.socket = Some(clone),
+            Err(_) => st.socket = None,
+        }
+    }
+}
 
 /// One mail as it lies in the mailbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +188,11 @@ macro_rules! with_session {
 pub struct ImapPoller {
     /// `None` after the connection broke.
     conn: Option<Conn>,
+    /// A handle on the connection's socket (for its timeouts).
+    socket: Option<TcpStream>,
+    /// Whether the server announced IDLE, asked once per connection.
+    idle_capability: Option<bool>,
+    stop: Stop,
     cfg: ImapConfig,
     password: String,
     /// `host:port`, for messages.
@@ -134,6 +228,12 @@ impl ImapPoller {
     /// (`password`, else the first line of `password_file`; the environment
     /// override is applied when the config is loaded).
     pub fn connect(cfg: &ImapConfig) -> Result<ImapPoller, ImapError> {
+        ImapPoller::connect_with_stop(cfg, Stop::new())
+    }
+
+    /// [`ImapPoller::connect`] with a [`Stop`] that another thread may use
+    /// to end this poller's waiting (also during this first connection).
+    pub fn connect_with_stop(cfg: &ImapConfig, stop: Stop) -> Result<ImapPoller, ImapError> {
         let password = config::secret(&cfg.password, &cfg.password_file)
             .map_err(|e| ImapError::Login(format!("password: {e}")))?
             .ok_or_else(|| {
@@ -144,12 +244,15 @@ impl ImapPoller {
             })?;
         let mut poller = ImapPoller {
             conn: None,
+            socket: None,
+            idle_capability: None,
+            stop,
             cfg: cfg.clone(),
             password,
             addr: format!("{}:{}", cfg.host, cfg.port),
             selected: false,
         };
-        poller.conn = Some(poller.open()?);
+        poller.session()?;
         Ok(poller)
     }
 
@@ -279,6 +382,79 @@ impl ImapPoller {
         r.map_err(|e| self.failed(e))
     }
 
+    /// Whether the server announced the IDLE capability (asked once per
+    /// connection; a server that does not gets polled).
+    pub fn supports_idle(&mut self) -> Result<bool, ImapError> {
+        self.session()?;
+        if let Some(known) = self.idle_capability {
+            return Ok(known);
+        }
+        let r = with_session!(self.session()?, s => {
+            s.capabilities().map(|c| c.has_str("IDLE"))
+        });
+        let has = r.map_err(|e| self.failed(e))?;
+        self.idle_capability = Some(has);
+        Ok(has)
+    }
+
+    /// Waits in IMAP IDLE (RFC 2177) on the configured mailbox until the
+    /// server reports a change or `timeout` is up, then ends the IDLE with
+    /// `DONE`. Returns [`IdleOutcome::Changed`] at once when a change was
+    /// already reported during earlier commands. Call only when
+    /// [`ImapPoller::supports_idle`] said yes. A [`Stop`] ends the wait with
+    /// an error (the socket is closed).
+    pub fn idle(&mut self, timeout: Duration) -> Result<IdleOutcome, ImapError> {
+        if !self.selected || self.conn.is_none() {
+            self.select()?;
+        }
+        let addr = self.addr.clone();
+        let pending = with_session!(self.session()?, s => {
+            let mut changed = false;
+            while let Ok(r) = s.unsolicited_responses.try_recv() {
+                changed |= matches!(
+                    r,
+                    imap::types::UnsolicitedResponse::Exists(_)
+                        | imap::types::UnsolicitedResponse::Recent(_)
+                );
+            }
+            changed
+        });
+        if pending {
+            return Ok(IdleOutcome::Changed);
+        }
+        // The client library panics (`unreachable!`) on a server that
+        // answers IDLE with OK at once: that is a protocol error here.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_session!(self.session().expect("connected above"), s => {
+                s.idle().and_then(|h| h.wait_with_timeout(timeout.max(Duration::from_secs(1))))
+            })
+        }));
+        // The library clears the read timeout after its wait: set ours again.
+        if let Some(sock) = &self.socket {
+            let _ = sock.set_read_timeout(Some(IO_TIMEOUT));
+        }
+        match r {
+            Ok(Ok(imap::extensions::idle::WaitOutcome::MailboxChanged)) => Ok(IdleOutcome::Changed),
+            Ok(Ok(imap::extensions::idle::WaitOutcome::TimedOut)) => Ok(IdleOutcome::TimedOut),
+            Ok(Err(e @ (imap::Error::No(_) | imap::Error::Bad(_)))) => {
+                self.drop_connection();
+                Err(ImapError::Protocol(format!("{addr} refused IDLE: {e}")))
+            }
+            Ok(Err(e)) => {
+                // Whatever broke, the IDLE state is unknown: start afresh.
+                let e = map_err(e, &addr);
+                self.drop_connection();
+                Err(e)
+            }
+            Err(_) => {
+                self.drop_connection();
+                Err(ImapError::Protocol(format!(
+                    "{addr} answered IDLE with something other than a continuation"
+                )))
+            }
+        }
+    }
+
     /// Logs out (best effort: a failing logout is not worth reporting).
     pub fn logout(mut self) {
         if let Some(conn) = self.conn.as_mut() {
@@ -290,14 +466,24 @@ impl ImapPoller {
     fn session(&mut self) -> Result<&mut Conn, ImapError> {
         if self.conn.is_none() {
             self.selected = false;
-            self.conn = Some(self.open()?);
+            self.idle_capability = None;
+            if self.stop.is_stopped() {
+                return Err(ImapError::Connect(format!("{}: stopped", self.addr)));
+            }
+            let (conn, socket) = self.open()?;
+            self.conn = Some(conn);
+            self.socket = Some(socket);
         }
         Ok(self.conn.as_mut().expect("just connected"))
     }
 
     fn drop_connection(&mut self) {
+        if let Some(sock) = self.socket.take() {
+            let _ = sock.shutdown(Shutdown::Both);
+        }
         self.conn = None;
         self.selected = false;
+        self.idle_capability = None;
     }
 
     /// Maps a client error; a broken connection is dropped, so that the
@@ -378,12 +564,16 @@ impl ImapPoller {
         Ok(FetchOne::Lost(last.expect("two attempts failed")))
     }
 
-    /// Connects and logs in.
-    fn open(&self) -> Result<Conn, ImapError> {
+    /// Connects and logs in; returns the session and a handle on its socket.
+    fn open(&self) -> Result<(Conn, TcpStream), ImapError> {
         let cfg = &self.cfg;
         let addr = &self.addr;
         let tcp = tcp_connect(&cfg.host, cfg.port)?;
-        Ok(match cfg.tls {
+        self.stop.register(&tcp);
+        let socket = tcp
+            .try_clone()
+            .map_err(|e| ImapError::Connect(format!("{addr}: {e}")))?;
+        let conn = match cfg.tls {
             TlsMode::None => {
                 let mut client = imap::Client::new(tcp);
                 greeting(&mut client, addr)?;
@@ -410,7 +600,8 @@ impl ImapPoller {
                 greeting(&mut client, addr)?;
                 Conn::Tls(login(client, &cfg.user, &self.password, addr)?)
             }
-        })
+        };
+        Ok((conn, socket))
     }
 }
 
@@ -450,6 +641,8 @@ pub fn read_mailbox(
         password_file: None,
         mailbox: "INBOX".to_string(),
         poll_secs: 1,
+        idle: false,
+        idle_renew_secs: config::DEFAULT_IDLE_RENEW_SECS,
     };
     let mut poller = ImapPoller::connect(&cfg)?;
     let (_, mails) = poller.fetch_new(None, 0, usize::MAX)?;
@@ -469,6 +662,8 @@ fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, ImapError> {
             Ok(tcp) => {
                 tcp.set_read_timeout(Some(IO_TIMEOUT))
                     .and_then(|()| tcp.set_write_timeout(Some(IO_TIMEOUT)))
+                    .and_then(|()| tcp.set_nodelay(true))
+                    .and_then(|()| keepalive(&tcp))
                     .map_err(|e| ImapError::Connect(format!("{addr}: {e}")))?;
                 return Ok(tcp);
             }
@@ -479,6 +674,40 @@ fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, ImapError> {
         Some(e) => format!("cannot connect to {addr}: {e}"),
         None => format!("{addr} resolves to no address"),
     }))
+}
+
+/// Turns TCP keep-alive on, with Linux's timing options.
+fn keepalive(tcp: &TcpStream) -> std::io::Result<()> {
+    let fd = tcp.as_raw_fd();
+    let set = |level: libc::c_int, name: libc::c_int, value: libc::c_int| {
+        // SAFETY: a valid socket descriptor and a c_int option value.
+        let r = unsafe {
+            libc::setsockopt(
+                fd,
+                level,
+                name,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    };
+    set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1)?;
+    set(
+        libc::IPPROTO_TCP,
+        libc::TCP_KEEPIDLE,
+        KEEPALIVE_IDLE.as_secs() as libc::c_int,
+    )?;
+    set(
+        libc::IPPROTO_TCP,
+        libc::TCP_KEEPINTVL,
+        KEEPALIVE_INTERVAL.as_secs() as libc::c_int,
+    )?;
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, KEEPALIVE_PROBES)
 }
 
 fn tls_connector() -> Result<TlsConnector, ImapError> {

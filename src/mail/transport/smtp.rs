@@ -12,9 +12,14 @@
 //! (SMTP's line end) and one final line end is folded into the end of DATA,
 //! so the receiver stores exactly the given message.
 //!
+//! [`SmtpSender::probe`] tells whether the server can be reached at all
+//! (asked after a transient failure, so that an outage is not charged to
+//! every queued mail).
+//!
 //! Deliberately not here: rendering or parsing messages, queueing, counting
-//! attempts and backing off (the outbox does that), connection pooling (one
-//! connection per message is plenty for a contest's mail volume).
+//! attempts and backing off (the outbox and `outage` do that), connection
+//! pooling (one connection per message is plenty for a contest's mail
+//! volume).
 
 use std::time::Duration;
 
@@ -122,6 +127,24 @@ impl SmtpSender {
             .send_raw(&envelope, &data)
             .map(drop)
             .map_err(|e| classify(&e, &self.addr))
+    }
+}
+
+impl SmtpSender {
+    /// Whether the server answers at all: connects, greets and says
+    /// goodbye (`Err` with the cause when it cannot be reached, TLS fails or
+    /// it refuses the login).
+    pub fn probe(&self) -> Result<(), String> {
+        match self.transport.test_connection() {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!("{}: the server does not answer", self.addr)),
+            Err(e) => Err(format!("{}: {}", self.addr, error_chain(&e))),
+        }
+    }
+
+    /// `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.addr
     }
 }
 

@@ -81,8 +81,14 @@ impl Spool {
         let cur = self.dir.join("incoming/cur");
         for (path, name) in files {
             let raw = fs::read(&path).map_err(io_err(&path))?;
-            if take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)?.is_some() {
+            if let Some(id) = take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)? {
                 stored += 1;
+                tracing::info!(
+                    inbox = id,
+                    file = %name,
+                    "mail taken in: {}",
+                    crate::mail::intake::headline(&raw)
+                );
             }
             // Stored (or known): now it may leave new/.
             let target = cur.join(&name);

@@ -1,0 +1,362 @@
+//! `knobeln bench mail`: how fast a participant gets a reply through a
+//! real mail stack (Postfix + Dovecot on this machine, as
+//! `deploy/mailstack.sh start` runs them).
+//!
+//! A participant submits a registration and then a "please compile" by
+//! SMTP, byte for byte as swaks would, to a contest address of the bench's
+//! own; the clock runs from the submission until the reply is readable in
+//! the participant's IMAP mailbox (watched every 5 ms over one session).
+//! The server runs in this process, as `knobeln serve` runs it: once with
+//! IMAP IDLE, once polling every `poll_secs` (5 s, the old default: the
+//! reference), each with a database and a contest address of its own. The
+//! floor, measured in the same run, is the stack alone: a mail submitted
+//! by SMTP until it is readable by IMAP, without knobeln.
+//!
+//! Prints figures (the goal: each reply within 1 s of submission); it
+//! asserts nothing. Deliberately not here: starting the mail stack (the
+//! bench fails with the command that starts it).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::config::{Config, ImapConfig, TlsMode, DEFAULT_IDLE_RENEW_SECS};
+use crate::mail::transport::imap::ImapPoller;
+use crate::mail::transport::smtp::SmtpSender;
+use crate::server::Server;
+use crate::store::Store;
+
+/// Where the mail stack listens.
+#[derive(Debug, Clone)]
+pub struct Stack {
+    pub host: String,
+    pub imap_port: u16,
+    pub smtp_port: u16,
+    /// Every user's password (user name = full address).
+    pub password: String,
+}
+
+/// How the server under test waits for mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    Idle,
+    Polling { secs: u64 },
+}
+
+/// One participant's two replies.
+#[derive(Debug, Clone, Copy)]
+pub struct Replies {
+    pub acknowledgement: Duration,
+    pub report: Duration,
+}
+
+/// The figures.
+#[derive(Debug, Clone)]
+pub struct MailBench {
+    pub stack: Stack,
+    /// The stack alone, per run.
+    pub floor: Vec<Duration>,
+    pub idle: Vec<Replies>,
+    pub polling: Vec<Replies>,
+    pub poll_secs: u64,
+}
+
+/// How long to wait for any one mail before giving up.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// Runs the benchmark: `runs` participants per way of waiting.
+pub fn mail_bench(stack: &Stack, runs: usize, poll_secs: u64) -> anyhow::Result<MailBench> {
+    use anyhow::Context;
+    let smtp = SmtpSender::new(&crate::config::SmtpConfig {
+        host: stack.host.clone(),
+        port: stack.smtp_port,
+        tls: TlsMode::None,
+        user: None,
+        password: None,
+        password_file: None,
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    smtp.probe().map_err(|e| {
+        anyhow::anyhow!(
+            "the mail stack does not answer ({e}); start it with `deploy/mailstack.sh start`"
+        )
+    })?;
+    let runs = runs.max(1);
+    let mut floor = Vec::new();
+    for _ in 0..runs {
+        let to = unique("floor", "participants.example");
+        let mut watch = Watcher::new(stack, &to)?;
+        let t0 = Instant::now();
+        submit(&smtp, "bench@lords.example", &to, "floor", "hello\r\n")?;
+        watch.until(1, t0)?;
+        floor.push(t0.elapsed());
+    }
+    let idle = run_server(stack, &smtp, Waiting::Idle, runs).context("with IDLE")?;
+    let polling =
+        run_server(stack, &smtp, Waiting::Polling { secs: poll_secs }, runs).context("polling")?;
+    Ok(MailBench {
+        stack: stack.clone(),
+        floor,
+        idle,
+        polling,
+        poll_secs,
+    })
+}
+
+/// One server (in this process) and `runs` participants, one after the
+/// other.
+fn run_server(
+    stack: &Stack,
+    smtp: &SmtpSender,
+    waiting: Waiting,
+    runs: usize,
+) -> anyhow::Result<Vec<Replies>> {
+    let dir = tempfile::tempdir()?;
+    let contest = unique("bench-contest", "contest.example");
+    let (idle, poll_secs) = match waiting {
+        Waiting::Idle => (true, 600),
+        Waiting::Polling { secs } => (false, secs),
+    };
+    let mut config = Config::parse(&format!(
+        "database = {db:?}\ntransport = \"imap\"\n\
+         [contest]\naddress = \"{contest}\"\norganizer = \"{org}\"\nloop_id = \"{contest}\"\n\
+         [limits]\nreplies_per_sender_per_day = 1000\n\
+         [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
+        db = dir.path().join("bench.db").display().to_string(),
+        org = unique("bench-organizer", "contest.example"),
+        host = stack.host,
+        smtp = stack.smtp_port,
+    ))?;
+    config.imap = Some(ImapConfig {
+        host: stack.host.clone(),
+        port: stack.imap_port,
+        tls: TlsMode::None,
+        user: contest.clone(),
+        password: Some(stack.password.clone()),
+        password_file: None,
+        mailbox: "INBOX".into(),
+        poll_secs,
+        idle,
+        idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+    });
+    let store = Store::open(&config.database)?;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let flag = shutdown.clone();
+    let server = std::thread::Builder::new()
+        .name("bench-serve".into())
+        .spawn(move || Server::new(config, store).serve(flag))?;
+    // Logged in and waiting (IDLE) before the first mail.
+    std::thread::sleep(Duration::from_millis(1500));
+    let result = (|| {
+        let mut out = Vec::new();
+        for r in 0..runs {
+            out.push(one_participant(stack, smtp, &contest, r)?);
+        }
+        anyhow::Ok(out)
+    })();
+    shutdown.store(true, Ordering::SeqCst);
+    match server.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(anyhow::anyhow!("the server failed: {e}")),
+        Err(_) => return Err(anyhow::anyhow!("the server panicked")),
+    }
+    result
+}
+
+/// A registration and a "please compile" of a new team: the time until
+/// each reply is readable.
+fn one_participant(
+    stack: &Stack,
+    smtp: &SmtpSender,
+    contest: &str,
+    run: usize,
+) -> anyhow::Result<Replies> {
+    let mut team = crate::demo::field(1)
+        .into_iter()
+        .next()
+        .expect("one demo team");
+    team.address = unique("bench", "participants.example");
+    team.name = format!("bench_{run}_{}", std::process::id() % 100_000);
+    let mut watch = Watcher::new(stack, &team.address)?;
+    let registration = crate::demo::registration_mail(&team, contest, run);
+    let t0 = Instant::now();
+    submit_raw(smtp, &team.address, contest, &with_unique_id(&registration))?;
+    let mails = watch.until(1, t0)?;
+    let acknowledgement = t0.elapsed();
+    let text = mail_parser::MessageParser::default()
+        .parse(&mails[0])
+        .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
+        .unwrap_or_default();
+    let auth = crate::demo::auth_in(&text)
+        .ok_or_else(|| anyhow::anyhow!("no authentification string in the reply: {text}"))?;
+    let compile = crate::demo::compile_mail(&team, &auth, contest, run);
+    let t1 = Instant::now();
+    submit_raw(smtp, &team.address, contest, &with_unique_id(&compile))?;
+    let mails = watch.until(2, t1)?;
+    let report = t1.elapsed();
+    let subject = mail_parser::MessageParser::default()
+        .parse(&mails[1])
+        .and_then(|m| m.subject().map(str::to_string))
+        .unwrap_or_default();
+    anyhow::ensure!(
+        subject.contains("compilation report: accepted"),
+        "the second reply is {subject:?}"
+    );
+    Ok(Replies {
+        acknowledgement,
+        report,
+    })
+}
+
+/// The demo's mails carry fixed Message-IDs; each run needs its own.
+fn with_unique_id(raw: &str) -> String {
+    let id = unique("msg", "bench.example");
+    let mut out = String::with_capacity(raw.len() + 64);
+    for line in raw.split_inclusive("\r\n") {
+        if line.to_ascii_lowercase().starts_with("message-id:") {
+            out.push_str(&format!("Message-ID: <{id}>\r\n"));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+fn submit(
+    smtp: &SmtpSender,
+    from: &str,
+    to: &str,
+    subject: &str,
+    body: &str,
+) -> anyhow::Result<()> {
+    let raw = format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{}>\r\n\r\n{body}",
+        unique("msg", "bench.example")
+    );
+    submit_raw(smtp, from, to, &raw)
+}
+
+fn submit_raw(smtp: &SmtpSender, from: &str, to: &str, raw: &str) -> anyhow::Result<()> {
+    smtp.send_raw(from, &[to.to_string()], raw.as_bytes())
+        .map_err(|e| anyhow::anyhow!("submitting to {to}: {e}"))
+}
+
+/// A participant's mailbox, looked at every 5 ms over one IMAP session.
+struct Watcher {
+    poller: ImapPoller,
+}
+
+impl Watcher {
+    fn new(stack: &Stack, user: &str) -> anyhow::Result<Watcher> {
+        let poller = ImapPoller::connect(&ImapConfig {
+            host: stack.host.clone(),
+            port: stack.imap_port,
+            tls: TlsMode::None,
+            user: user.to_string(),
+            password: Some(stack.password.clone()),
+            password_file: None,
+            mailbox: "INBOX".into(),
+            poll_secs: 1,
+            idle: false,
+            idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+        })?;
+        Ok(Watcher { poller })
+    }
+
+    /// The mailbox's mails once it holds `n`.
+    fn until(&mut self, n: usize, since: Instant) -> anyhow::Result<Vec<Vec<u8>>> {
+        loop {
+            let (_, mails) = self.poller.fetch_new(None, 0, usize::MAX)?;
+            if mails.len() >= n {
+                return Ok(mails.into_iter().map(|m| m.raw).collect());
+            }
+            anyhow::ensure!(
+                since.elapsed() < PATIENCE,
+                "no reply within {} s",
+                PATIENCE.as_secs()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+fn unique(tag: &str, domain: &str) -> String {
+    use std::sync::atomic::AtomicUsize;
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{tag}-{}-{n}-{nanos:x}@{domain}", std::process::id())
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.0} ms", d.as_secs_f64() * 1000.0)
+}
+
+impl MailBench {
+    pub fn print(&self) {
+        let s = &self.stack;
+        println!(
+            "mail: replies through the local Postfix + Dovecot (SMTP {}:{}, IMAP {}:{}), {} participants each",
+            s.host,
+            s.smtp_port,
+            s.host,
+            s.imap_port,
+            self.idle.len()
+        );
+        println!(
+            "floor, the stack alone (SMTP submission until readable by IMAP): median {} ({})",
+            ms(median(self.floor.clone())),
+            self.floor
+                .iter()
+                .map(|d| ms(*d))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        println!(
+            "{:<24}{:>22}{:>22}",
+            "server waits by", "registration -> ack", "compile -> report"
+        );
+        let rows = [
+            ("IMAP IDLE".to_string(), &self.idle),
+            (format!("polling every {} s", self.poll_secs), &self.polling),
+        ];
+        for (label, runs) in rows {
+            for (i, r) in runs.iter().enumerate() {
+                println!(
+                    "{:<24}{:>22}{:>22}",
+                    if i == 0 { label.as_str() } else { "" },
+                    ms(r.acknowledgement),
+                    ms(r.report)
+                );
+            }
+            println!(
+                "{:<24}{:>22}{:>22}",
+                "  median",
+                ms(median(runs.iter().map(|r| r.acknowledgement).collect())),
+                ms(median(runs.iter().map(|r| r.report).collect()))
+            );
+        }
+        let worst = self
+            .idle
+            .iter()
+            .map(|r| r.acknowledgement.max(r.report))
+            .max()
+            .unwrap_or_default();
+        println!(
+            "goal: every reply readable within 1 s of submission; with IDLE the slowest took {} ({})",
+            ms(worst),
+            if worst <= Duration::from_secs(1) {
+                "met"
+            } else {
+                "missed"
+            }
+        );
+    }
+}
