@@ -90,7 +90,7 @@ pub fn held_message(row: &LeaseRow, now: DateTime<Utc>) -> String {
     let ago = (now - row.renewed_at).num_seconds().max(0);
     format!(
         "the contest is being played by another process: {}, since {} (last heartbeat {ago} s \
-         ago). Nothing was started here. If that process was killed, its lease expires at {} \
+         ago). This process does not play it (a contest it started is played there). If that process was killed, its lease expires at {} \
          and the next `knobeln contest start` (or `knobeln serve`) takes the contest over and \
          resumes it.",
         row.description,
