@@ -244,7 +244,15 @@ impl Mailer<'_> {
         };
         let who = self.by_team(store)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
-        let protocols = self.protocols(store, round, group)?;
+        // A game cancelled by a disqualification has no protocol, even if
+        // a parallel run played it before its turn (results never depend
+        // on timing).
+        let mut protocols = self.protocols(store, round, group)?;
+        protocols.retain(|p| {
+            gr.games
+                .iter()
+                .any(|g| g.slot == p.slot && g.status != "cancelled")
+        });
         let (grg_table, grg_note) = tables::group_games(gr, rr);
         let grg_table = trim(&grg_table);
         let grr_table = tables::group_ranking(gr, rr);

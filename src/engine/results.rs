@@ -164,8 +164,10 @@ pub enum KeptGames {
     /// Every game (the site: a team's page lists all its games).
     All,
     /// A settled group's games until the next refresh, then only its
-    /// ranking (the mails: a group's mails need its games once), so the
-    /// memory kept does not grow with the games played.
+    /// ranking and the games with a failure (the mails: a group's mails
+    /// need its games once; the round's summary and the final mail name
+    /// the game that disqualified a team), so the memory kept does not
+    /// grow with the games played.
     UntilSettled,
 }
 
@@ -252,7 +254,9 @@ impl ResultsCache {
     /// (and forgets the games it was asked to forget).
     fn discover_rounds(&mut self, store: &Store) -> Result<(), EngineError> {
         for (r, g) in std::mem::take(&mut self.to_forget) {
-            self.results.rounds[r].groups[g].games = Vec::new();
+            let games = &mut self.results.rounds[r].groups[g].games;
+            games.retain(|x| !x.failures.is_empty());
+            games.shrink_to_fit();
         }
         for state in self.rounds.iter_mut().filter(|s| !s.row.finished) {
             if let Some(row) = store.round(self.tournament, state.row.number)? {
@@ -710,12 +714,23 @@ mod tests {
             }
         }
         let (last, earlier) = lean.rounds.split_last().unwrap();
-        let n_games: usize = earlier
+        for (a, b) in earlier.iter().zip(&full.rounds) {
+            for (x, y) in a.groups.iter().zip(&b.groups) {
+                let failed: Vec<&GameResult> =
+                    y.games.iter().filter(|g| !g.failures.is_empty()).collect();
+                assert_eq!(
+                    x.games.iter().collect::<Vec<_>>(),
+                    failed,
+                    "a settled group keeps only its games with a failure"
+                );
+            }
+        }
+        let kept: usize = earlier
             .iter()
             .flat_map(|r| &r.groups)
             .map(|g| g.games.len())
             .sum();
-        assert_eq!(n_games, 0, "a settled group's games are forgotten");
+        assert!(kept > 0, "the crasher's failed games are kept");
         // (The final group's games stay until the next refresh.)
         assert_eq!(
             last.groups[0].games,
