@@ -13,5 +13,6 @@ pub mod message;
 pub mod outgoing;
 pub mod process;
 pub mod registration;
+pub mod secrets;
 pub mod texts;
 pub mod transport;

@@ -1,0 +1,409 @@
+//! Keeping authentification strings (and the organizer's one-time RSM
+//! tokens) out of what the server keeps once it no longer needs them.
+//!
+//! The database holds a secret only as a salt and a SHA-256 ([`super::auth`]).
+//! The plain secret still passes through: a participant's mail carries it
+//! in its `<<FROM>>` line (and sometimes quotes the acknowledgement), the
+//! acknowledgement and the reset mail carry it out. [`seal`] is what the
+//! server does to such a raw mail once processing (or delivery) has been
+//! committed: every occurrence of a secret is overwritten in place by `*`
+//! of the same length, in any letter case, so the mail keeps its shape and
+//! its headers; when a secret survives in a decoded part (base64, quoted-
+//! printable, a nested message) the body is dropped and the headers kept.
+//!
+//! What counts as a secret in a mail: every word that stands where an
+//! authentification string goes (the second word after `<<FROM>>`, the
+//! word after `<<RSM>>`), verified or not, since a near miss gives most of
+//! a string away; and every word with an auth string's shape (26 letters of
+//! its alphabet, any case) that matches a stored salted hash. The work is
+//! linear in the mail: at most [`MAX_WORDS`] distinct words are looked at,
+//! and a mail with more loses its body.
+//!
+//! This module is pure: the stored hashes come in as data, the sealed mail
+//! goes out as data. It does not decide when to seal (see
+//! `mail::process` and `mail::delivery`).
+
+use std::collections::BTreeSet;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use mail_parser::{Message, MessageParser, PartType};
+
+use super::auth;
+
+/// The byte a secret is overwritten with.
+pub const MASK: u8 = b'*';
+
+/// Length of an authentification string (and an RSM token).
+pub const AUTH_LEN: usize = 26;
+
+/// Most distinct words a mail is checked for (credential words and
+/// auth-shaped words each); a mail with more keeps only its headers.
+pub const MAX_WORDS: usize = 256;
+
+/// Longest credential word masked as a whole (longer ones: their start).
+const MAX_WORD_LEN: usize = 64;
+
+/// Nesting depth of message/rfc822 parts looked into.
+const MAX_DEPTH: usize = 8;
+
+/// The header line a mail gets when its body was dropped.
+pub const BODY_DROPPED: &str = "X-Knobeln-Body-Removed: it carried an authentification \
+                                string in encoded form; removed after processing";
+
+/// A stored salted hash of a secret: (salt, SHA-256(salt || secret)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownSecret {
+    pub salt: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+/// Which secrets to look for in a mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// A participant's mail: credential words (verified or not) and
+    /// auth-shaped words that match a stored hash.
+    Inbound,
+    /// The server's own mail: only words that match a stored hash (its
+    /// texts name `<<FROM>> team_name auth_string` as an example).
+    Outbound,
+}
+
+/// What [`seal`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sealed {
+    /// The mail to keep.
+    pub raw: Vec<u8>,
+    /// How many occurrences were overwritten.
+    pub masked: usize,
+    /// Whether the body was dropped (a secret in an encoded part, or too
+    /// many words to check).
+    pub body_dropped: bool,
+}
+
+impl Sealed {
+    /// Whether the kept mail differs from the original.
+    pub fn changed(&self) -> bool {
+        self.masked > 0 || self.body_dropped
+    }
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn in_alphabet(b: u8) -> bool {
+    auth::ALPHABET.contains(&b.to_ascii_lowercase())
+}
+
+/// Words standing where a secret goes: the second whitespace-separated word
+/// after each `<<FROM>>`, the first after each `<<RSM>>` (lower case, at
+/// most [`MAX_WORD_LEN`] bytes each). Returns `false` when there were more
+/// than [`MAX_WORDS`] distinct ones.
+pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
+    let finder = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(["<<FROM>>", "<<RSM>>"])
+        .expect("two literal patterns");
+    for m in finder.find_iter(text) {
+        let skip = if m.pattern().as_usize() == 0 { 1 } else { 0 };
+        let mut rest = &text[m.end()..];
+        let mut word: &[u8] = &[];
+        for _ in 0..=skip {
+            let start = rest
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .unwrap_or(rest.len());
+            rest = &rest[start..];
+            let len = rest
+                .iter()
+                .position(|b| b.is_ascii_whitespace())
+                .unwrap_or(rest.len());
+            word = &rest[..len];
+            rest = &rest[len..];
+        }
+        // `*/` closing the header comment on the same line is not part of it.
+        let word = word.strip_suffix(b"*/").unwrap_or(word);
+        if word.is_empty() || word.iter().all(|&b| b == MASK) {
+            continue;
+        }
+        let word = &word[..word.len().min(MAX_WORD_LEN)];
+        out.insert(word.to_ascii_lowercase());
+        if out.len() > MAX_WORDS {
+            return false;
+        }
+    }
+    true
+}
+
+/// Words with the shape of an authentification string: maximal runs of
+/// `[A-Za-z0-9_]` of exactly [`AUTH_LEN`] bytes, all in its alphabet (any
+/// case), lower-cased. Returns `false` when there were more than
+/// [`MAX_WORDS`] distinct ones.
+pub fn shaped_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
+    let mut i = 0;
+    while i < text.len() {
+        if !is_word_byte(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && is_word_byte(text[i]) {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if word.len() == AUTH_LEN && word.iter().all(|&b| in_alphabet(b)) {
+            out.insert(word.to_ascii_lowercase());
+            if out.len() > MAX_WORDS {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The shaped words that are a known secret.
+fn verified(words: &BTreeSet<Vec<u8>>, known: &[KnownSecret]) -> BTreeSet<Vec<u8>> {
+    words
+        .iter()
+        .filter(|w| {
+            let w = String::from_utf8_lossy(w);
+            known.iter().any(|k| auth::verify(&k.salt, &k.hash, &w))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Overwrites every occurrence of every secret (ASCII case-insensitive)
+/// with [`MASK`]; returns how many.
+pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
+    if secrets.is_empty() {
+        return 0;
+    }
+    let ac = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(secrets.iter())
+        .expect("bounded literal patterns");
+    let spans: Vec<(usize, usize)> = ac.find_iter(&*bytes).map(|m| (m.start(), m.end())).collect();
+    for &(s, e) in &spans {
+        bytes[s..e].fill(MASK);
+    }
+    spans.len()
+}
+
+/// Whether any secret occurs in `bytes` (ASCII case-insensitive).
+pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
+    !secrets.is_empty()
+        && AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(secrets.iter())
+            .expect("bounded literal patterns")
+            .is_match(bytes)
+}
+
+/// The decoded texts of a mail: subject, every part's decoded content,
+/// nested messages' too. `None`: the mail could not be read as MIME.
+fn decoded_texts(raw: &[u8]) -> Option<Vec<Vec<u8>>> {
+    fn walk(m: &Message<'_>, depth: usize, out: &mut Vec<Vec<u8>>) {
+        if let Some(s) = m.subject() {
+            out.push(s.as_bytes().to_vec());
+        }
+        for part in &m.parts {
+            match &part.body {
+                PartType::Message(inner) if depth < MAX_DEPTH => walk(inner, depth + 1, out),
+                PartType::Multipart(_) => {}
+                _ => out.push(part.contents().to_vec()),
+            }
+        }
+    }
+    std::panic::catch_unwind(|| {
+        let m = MessageParser::default().parse(raw)?;
+        let mut out = Vec::new();
+        walk(&m, 0, &mut out);
+        Some(out)
+    })
+    .ok()
+    .flatten()
+}
+
+/// The header part of a raw mail, without the blank line that ends it.
+fn header_lines(raw: &[u8]) -> &[u8] {
+    let crlf = raw.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 2);
+    let lf = raw.windows(2).position(|w| w == b"\n\n").map(|p| p + 1);
+    let end = match (crlf, lf) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(raw.len()),
+    };
+    &raw[..end]
+}
+
+/// The headers of `raw` (already masked) and [`BODY_DROPPED`]; if a secret
+/// still shows in the decoded headers, only that line.
+fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
+    let mut out = header_lines(raw).to_vec();
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.extend_from_slice(b"\r\n");
+    }
+    let subject_leaks = decoded_texts(&[out.as_slice(), b"\r\n"].concat())
+        .is_some_and(|texts| texts.iter().any(|t| contains_any(t, secrets)));
+    let marker = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(["<<FROM>>", "<<RSM>>"])
+        .expect("two literal patterns");
+    if subject_leaks || marker.is_match(&out) {
+        out.clear();
+    }
+    out.extend_from_slice(BODY_DROPPED.as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// The mail to keep once `raw` has been processed (or delivered): every
+/// secret overwritten, or the body dropped where that cannot be done in
+/// place. `known`: the stored salted hashes (registrations, RSM tokens).
+pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look) -> Sealed {
+    let decoded = decoded_texts(raw);
+    let mut secrets = BTreeSet::new();
+    let mut shaped = BTreeSet::new();
+    let mut within_bounds = true;
+    let texts: Vec<&[u8]> = std::iter::once(raw)
+        .chain(decoded.iter().flatten().map(|t| t.as_slice()))
+        .collect();
+    for text in &texts {
+        if look == Look::Inbound {
+            within_bounds &= credential_words(text, &mut secrets);
+        }
+        within_bounds &= shaped_words(text, &mut shaped);
+        if !within_bounds {
+            break;
+        }
+    }
+    secrets.extend(verified(&shaped, known));
+    let mut kept = raw.to_vec();
+    let masked = mask(&mut kept, &secrets);
+    let leaks = !within_bounds
+        || decoded_texts(&kept).is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
+    if leaks {
+        return Sealed {
+            raw: drop_body(&kept, &secrets),
+            masked,
+            body_dropped: true,
+        };
+    }
+    Sealed {
+        raw: kept,
+        masked,
+        body_dropped: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(secret: &str) -> Vec<KnownSecret> {
+        let salt = auth::new_salt().to_vec();
+        let hash = auth::hash(&salt, secret).to_vec();
+        vec![KnownSecret { salt, hash }]
+    }
+
+    fn base64(data: &[u8]) -> String {
+        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for c in data.chunks(3) {
+            let n = (c[0] as u32) << 16
+                | (*c.get(1).unwrap_or(&0) as u32) << 8
+                | *c.get(2).unwrap_or(&0) as u32;
+            for i in 0..4 {
+                if i <= c.len() {
+                    out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn credential_words_are_the_second_word_after_from_and_the_first_after_rsm() {
+        let mut w = BTreeSet::new();
+        assert!(credential_words(
+            b"/*\n <<FROM>> team SeCrEt */\nx <<from>>\tother\n  near_miss\n<<RSM>> tok",
+            &mut w
+        ));
+        let w: Vec<String> = w
+            .into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .collect();
+        assert_eq!(w, vec!["near_miss", "secret", "tok"]);
+    }
+
+    #[test]
+    fn a_secret_is_masked_in_place_in_any_case_and_the_mail_keeps_its_shape() {
+        let auth = auth::new_auth_string();
+        let raw = format!(
+            "From: a@b.example\r\nSubject: status\r\n\r\n<<FROM>> team {auth}\r\n\
+             > your authentification string is {}\r\nbye\r\n",
+            auth.to_ascii_uppercase()
+        );
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound);
+        assert_eq!(s.masked, 2);
+        assert!(!s.body_dropped);
+        assert_eq!(s.raw.len(), raw.len());
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(!text.to_ascii_lowercase().contains(&auth), "{text}");
+        assert!(text.contains(&format!("<<FROM>> team {}\r\n", "*".repeat(26))));
+        assert!(text.ends_with("bye\r\n"));
+    }
+
+    #[test]
+    fn a_quoted_secret_without_a_from_line_is_found_by_its_hash() {
+        let auth = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\n\r\n> string is {auth}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound);
+        assert_eq!(s.masked, 1);
+        // An auth-shaped word that is nobody's secret stays.
+        let other = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\n\r\n> string is {other}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound);
+        assert!(!s.changed());
+    }
+
+    #[test]
+    fn a_secret_in_an_encoded_part_drops_the_body_and_keeps_the_headers() {
+        let auth = auth::new_auth_string();
+        let src = format!("/* <<FROM>> team {auth} */\nmain() {{}}\n");
+        let b64 = base64(src.as_bytes());
+        let raw = format!(
+            "From: a@b.example\r\nSubject: please compile\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n{b64}\r\n"
+        );
+        let s = seal(raw.as_bytes(), &[], Look::Inbound);
+        assert!(s.body_dropped);
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(text.contains("Subject: please compile\r\n"), "{text}");
+        assert!(text.contains(BODY_DROPPED), "{text}");
+        assert!(!text.contains(&b64));
+    }
+
+    #[test]
+    fn too_many_words_drop_the_body() {
+        let mut body = String::new();
+        for i in 0..=MAX_WORDS {
+            body.push_str(&format!("<<FROM>> t w{i}\n"));
+        }
+        let raw = format!("From: a@b.example\r\n\r\n{body}");
+        let s = seal(raw.as_bytes(), &[], Look::Inbound);
+        assert!(s.body_dropped);
+        assert!(!String::from_utf8(s.raw).unwrap().contains("w1"));
+    }
+
+    #[test]
+    fn a_mail_without_secrets_is_kept_as_it_is() {
+        let raw = b"From: a@b.example\r\nSubject: help\r\n\r\nwhat is <<FROM>>?\r\n";
+        let s = seal(raw, &[], Look::Inbound);
+        assert!(!s.changed());
+        assert_eq!(s.raw, raw);
+    }
+}
