@@ -140,10 +140,12 @@ impl Demo {
             t0.elapsed().as_secs_f64()
         );
         println!("  database:       {}", config.database.display());
-        println!(
-            "  incoming mails: {}",
-            config.spool.dir.join("incoming/cur").display()
-        );
+        let taken: i64 =
+            server
+                .store
+                .conn()
+                .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))?;
+        println!("  incoming mails: {taken} in the database's inbox (sealed once processed)");
         println!(
             "  outgoing mails: {} ({} files)",
             out.display(),

@@ -7,11 +7,20 @@
 //! crash between acceptance and marking, the mail is sent again with the
 //! same Message-ID (receivers can tell it is the same mail); the spool
 //! transport overwrites the same file, so it never duplicates.
+//!
+//! A mail that carries a secret (the acknowledgement of a registration, a
+//! reset authentification string, the organizer's RSM token) needs it only
+//! until the transport has it: marking it sent also seals the stored copy
+//! ([`crate::mail::secrets::seal`]), in one transaction. A mail that failed
+//! keeps its secret for `admin resend`.
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
-use crate::store::mail::{due_outgoing, mark_failed, mark_retry, mark_sent, OutRow};
+use crate::mail::secrets::{seal, Look};
+use crate::store::mail::{
+    due_outgoing, known_secrets, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow,
+};
 use crate::store::{Store, StoreError};
 
 /// Why a transport did not take a mail.
@@ -61,7 +70,13 @@ pub fn flush(
         for row in &due {
             match transport.deliver(row, &config.contest.address) {
                 Ok(()) => {
-                    mark_sent(store.conn(), row.id, now())?;
+                    let tx = store.conn().unchecked_transaction()?;
+                    mark_sent(&tx, row.id, now())?;
+                    let sealed = seal(&row.raw, &known_secrets(&tx)?, Look::Outbound);
+                    if sealed.changed() {
+                        set_outbox_raw(&tx, row.id, &sealed.raw)?;
+                    }
+                    tx.commit()?;
                     out.sent += 1;
                     progressed = true;
                 }
@@ -81,6 +96,10 @@ pub fn flush(
         if !progressed {
             break;
         }
+    }
+    if out.sent > 0 {
+        // No page from before a seal stays in the log.
+        store.forget_overwritten()?;
     }
     Ok(out)
 }

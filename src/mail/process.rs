@@ -7,6 +7,14 @@
 //! so a mail that makes processing fail, or even kills the server, is tried
 //! at most `max_processing_attempts` times; then it is set aside as
 //! `failed`, kept, and the organizer is told. It never blocks the queue.
+//!
+//! The raw mail is needed until its result is committed: in the same
+//! transaction that sets its final state (`done` or `ignored`) it is
+//! sealed ([`super::secrets::seal`]): every authentification string it
+//! carries is overwritten. A crash before that commit leaves the mail
+//! `new` and whole, to be processed again; after it, the mail is answered
+//! and sealed. A mail set aside (`failed`) is kept whole for the
+//! organizer's `admin requeue`; it is sealed once it has been processed.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -14,6 +22,7 @@ use serde_json::json;
 use super::commands::{self, classify, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
 use super::outgoing::{build, new_message_id, Outgoing};
+use super::secrets::{seal, Look};
 use super::texts::render;
 use crate::config::Config;
 use crate::referee::RefereeConfig;
@@ -97,7 +106,38 @@ pub fn process_pending(
             summary.retried += 1;
         }
     }
+    if summary.processed + summary.ignored > 0 {
+        // The mails sealed above leave no older page in the log (a reader
+        // may keep it for now: then the next pass empties it).
+        store.forget_overwritten()?;
+    }
     Ok(summary)
+}
+
+/// Overwrites the secrets a processed mail carries, on the caller's
+/// transaction (the one that sets its final state).
+fn seal_inbox(conn: &rusqlite::Connection, row: &InboxRow) -> Result<(), ProcessError> {
+    let known = db::known_secrets(conn)?;
+    let sealed = seal(&row.raw, &known, Look::Inbound);
+    if sealed.changed() {
+        db::set_inbox_raw(conn, row.id, &sealed.raw)?;
+    }
+    Ok(())
+}
+
+/// Sets the final state of a mail that gets no reply, and seals it, in one
+/// transaction.
+fn finish_unanswered(
+    store: &mut Store,
+    row: &InboxRow,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let tx = store.conn_mut().transaction()?;
+    seal_inbox(&tx, row)?;
+    db::finish_inbox(&tx, row.id, "ignored", outcome, now)?;
+    tx.commit()?;
+    Ok("ignored")
 }
 
 /// A mail the transport could not read at all (an IMAP message whose FETCH
@@ -245,14 +285,7 @@ fn process_one(
     let mail: Inbound = match parsed {
         Ok(m) => m,
         Err(Unreadable::NotAMail) => {
-            db::finish_inbox(
-                store.conn(),
-                row.id,
-                "ignored",
-                "unreadable: not a mail",
-                now,
-            )?;
-            return Ok("ignored");
+            return finish_unanswered(store, row, "unreadable: not a mail", now);
         }
         Err(Unreadable::TooLarge { size, limit }) => {
             let head = message::parse(header_part(&row.raw), loop_id, &Limits::default());
@@ -262,14 +295,7 @@ fn process_one(
                 .filter(|h| h.automatic.is_none())
                 .and_then(|h| h.reply_address().cloned());
             let Some(to) = to else {
-                db::finish_inbox(
-                    store.conn(),
-                    row.id,
-                    "ignored",
-                    "too large, no one to answer",
-                    now,
-                )?;
-                return Ok("ignored");
+                return finish_unanswered(store, row, "too large, no one to answer", now);
             };
             let head = head.expect("parsed above");
             let ctx = Ctx {
@@ -293,24 +319,11 @@ fn process_one(
         }
     };
     if let Some(auto) = &mail.automatic {
-        db::finish_inbox(
-            store.conn(),
-            row.id,
-            "ignored",
-            &format!("automatic mail ({}), not answered", auto.kind()),
-            now,
-        )?;
-        return Ok("ignored");
+        let outcome = format!("automatic mail ({}), not answered", auto.kind());
+        return finish_unanswered(store, row, &outcome, now);
     }
     let Some(reply_to) = mail.reply_address().map(|m| m.address.clone()) else {
-        db::finish_inbox(
-            store.conn(),
-            row.id,
-            "ignored",
-            "no sender address to answer",
-            now,
-        )?;
-        return Ok("ignored");
+        return finish_unanswered(store, row, "no sender address to answer", now);
     };
     let ctx = Ctx {
         config,
@@ -400,6 +413,7 @@ fn finish_in(
             )?;
         }
     }
+    seal_inbox(conn, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
     Ok(effect.state)
 }

@@ -191,6 +191,19 @@ pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
     spans.len()
 }
 
+/// `text` with every occurrence of `secret` (ASCII case-insensitive)
+/// overwritten by [`MASK`]: for the stored source and its report, whose
+/// header carries the (verified) authentification string.
+pub fn mask_text(text: &str, secret: &str) -> String {
+    if secret.is_empty() {
+        return text.to_string();
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    mask(&mut bytes, &BTreeSet::from([secret.as_bytes().to_ascii_lowercase()]));
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).expect("ASCII replaced by ASCII")
+}
+
 /// Whether any secret occurs in `bytes` (ASCII case-insensitive).
 pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
     !secrets.is_empty()

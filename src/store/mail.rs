@@ -492,3 +492,39 @@ pub fn set_imap_position(
     )?;
     Ok(())
 }
+
+/// Every stored salted hash of a secret a mail may carry: the teams'
+/// authentification strings and the RSM pauses' one-time tokens.
+pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::KnownSecret>> {
+    let mut st = conn.prepare(
+        "SELECT auth_salt, auth_hash FROM registrations
+         UNION ALL
+         SELECT token_salt, token_hash FROM rsm_rounds
+         WHERE token_salt IS NOT NULL AND token_hash IS NOT NULL",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(crate::mail::secrets::KnownSecret {
+            salt: r.get(0)?,
+            hash: r.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// Replaces the stored bytes of an incoming mail (its sealed form).
+pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET raw = ?2 WHERE id = ?1",
+        params![id, raw],
+    )?;
+    Ok(())
+}
+
+/// Replaces the stored bytes of an outgoing mail (its sealed form).
+pub fn set_outbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
+    conn.execute(
+        "UPDATE outbox SET raw = ?2 WHERE id = ?1",
+        params![id, raw],
+    )?;
+    Ok(())
+}
