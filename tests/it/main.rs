@@ -15,6 +15,9 @@
 //!   of more than ten); `contest_mail` also holds the snapshots of every
 //!   contest mail, GRP against GRR, and the organizer's RSM pause.
 //!
+//! - `secrets`: no authentification string left in the server's state
+//!   after a contest; private modes of the database, spool and config.
+//!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
 
@@ -39,6 +42,7 @@ mod mailstack;
 mod organizer;
 mod organizer_e2e;
 mod referee;
+mod secrets;
 mod site;
 mod toolchain;
 
