@@ -204,6 +204,27 @@ pub fn mask_text(text: &str, secret: &str) -> String {
     String::from_utf8(bytes).expect("ASCII replaced by ASCII")
 }
 
+/// What [`mask_in_text`] shows instead of a text with too many words to check.
+pub const NOT_SHOWN: &str = "(not shown: too many words to check for authentification strings)";
+
+/// `text` (a participant's, to be passed on or noted) with every secret it
+/// carries masked, as [`seal`] finds them for [`Look::Inbound`]; a text
+/// with too many words to check becomes [`NOT_SHOWN`].
+pub fn mask_in_text(text: &str, known: &[KnownSecret]) -> String {
+    let mut secrets = BTreeSet::new();
+    let mut shaped = BTreeSet::new();
+    if !(credential_words(text.as_bytes(), &mut secrets)
+        && shaped_words(text.as_bytes(), &mut shaped))
+    {
+        return NOT_SHOWN.to_string();
+    }
+    secrets.extend(verified(&shaped, known));
+    let mut bytes = text.as_bytes().to_vec();
+    mask(&mut bytes, &secrets);
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).expect("ASCII replaced by ASCII")
+}
+
 /// Whether any secret occurs in `bytes` (ASCII case-insensitive).
 pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
     !secrets.is_empty()
@@ -410,6 +431,17 @@ mod tests {
         let s = seal(raw.as_bytes(), &[], Look::Inbound);
         assert!(s.body_dropped);
         assert!(!String::from_utf8(s.raw).unwrap().contains("w1"));
+    }
+
+    #[test]
+    fn a_text_passed_on_has_its_secrets_masked() {
+        let auth = auth::new_auth_string();
+        let text = format!("Hello, <<FROM>> team {auth} fails; my string is {auth}. Ümlaut");
+        let masked = mask_in_text(&text, &known(&auth));
+        assert_eq!(
+            masked,
+            format!("Hello, <<FROM>> team {0} fails; my string is {0}. Ümlaut", "*".repeat(26))
+        );
     }
 
     #[test]

@@ -199,6 +199,13 @@ fn no_authentification_string_stays_in_the_servers_state() {
             &format!("<<FROM>> {} {near_miss}\n", teams[1]),
             "",
         ),
+        // Not a command: passed on to the organizer, who never sees a string.
+        c.mail(
+            &address(teams[0]),
+            "my string does not work",
+            &format!("Hello, is <<FROM>> {} {} right?\n", teams[0], auth[0]),
+            "",
+        ),
     ];
     pass(&c, &mut server, &mails);
     let replies = c.replies();
@@ -210,6 +217,16 @@ fn no_authentification_string_stays_in_the_servers_state() {
         2,
         "{:?}",
         replies.iter().map(|r| &r.subject).collect::<Vec<_>>()
+    );
+
+    let forward = replies
+        .iter()
+        .find(|r| r.subject.starts_with("KNOBELN forward"))
+        .expect("forwarded to the organizer");
+    assert!(
+        forward.body.contains(&format!("<<FROM>> {} {}", teams[0], "*".repeat(26))),
+        "{}",
+        forward.body
     );
 
     // While the server runs, its database and write-ahead log hold none of it.
@@ -290,8 +307,8 @@ fn no_authentification_string_stays_in_the_servers_state() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!(inbox, 9, "every mail is kept");
-    assert_eq!(sealed, 5, "the five mails with a readable string are masked");
+    assert_eq!(inbox, 10, "every mail is kept");
+    assert_eq!(sealed, 6, "the six mails with a readable string are masked");
 }
 
 fn mode(p: &Path) -> u32 {
