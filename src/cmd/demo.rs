@@ -150,11 +150,10 @@ impl Demo {
             t0.elapsed().as_secs_f64()
         );
         println!("  database:       {}", config.database.display());
-        let taken: i64 =
-            server
-                .store
-                .conn()
-                .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))?;
+        let taken: i64 = server
+            .store
+            .conn()
+            .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))?;
         println!("  incoming mails: {taken} in the database's inbox (sealed once processed)");
         println!(
             "  outgoing mails: {} ({} files)",

@@ -184,7 +184,10 @@ pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
         .match_kind(MatchKind::LeftmostLongest)
         .build(secrets.iter())
         .expect("bounded literal patterns");
-    let spans: Vec<(usize, usize)> = ac.find_iter(&*bytes).map(|m| (m.start(), m.end())).collect();
+    let spans: Vec<(usize, usize)> = ac
+        .find_iter(&*bytes)
+        .map(|m| (m.start(), m.end()))
+        .collect();
     for &(s, e) in &spans {
         bytes[s..e].fill(MASK);
     }
@@ -199,7 +202,10 @@ pub fn mask_text(text: &str, secret: &str) -> String {
         return text.to_string();
     }
     let mut bytes = text.as_bytes().to_vec();
-    mask(&mut bytes, &BTreeSet::from([secret.as_bytes().to_ascii_lowercase()]));
+    mask(
+        &mut bytes,
+        &BTreeSet::from([secret.as_bytes().to_ascii_lowercase()]),
+    );
     // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
     String::from_utf8(bytes).expect("ASCII replaced by ASCII")
 }
@@ -316,7 +322,8 @@ pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look) -> Sealed {
     let mut kept = raw.to_vec();
     let masked = mask(&mut kept, &secrets);
     let leaks = !within_bounds
-        || decoded_texts(&kept).is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
+        || decoded_texts(&kept)
+            .is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
     if leaks {
         return Sealed {
             raw: drop_body(&kept, &secrets),
@@ -440,7 +447,10 @@ mod tests {
         let masked = mask_in_text(&text, &known(&auth));
         assert_eq!(
             masked,
-            format!("Hello, <<FROM>> team {0} fails; my string is {0}. Ümlaut", "*".repeat(26))
+            format!(
+                "Hello, <<FROM>> team {0} fails; my string is {0}. Ümlaut",
+                "*".repeat(26)
+            )
         );
     }
 

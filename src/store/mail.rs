@@ -513,18 +513,12 @@ pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::Know
 
 /// Replaces the stored bytes of an incoming mail (its sealed form).
 pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
-    conn.execute(
-        "UPDATE inbox SET raw = ?2 WHERE id = ?1",
-        params![id, raw],
-    )?;
+    conn.execute("UPDATE inbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
     Ok(())
 }
 
 /// Replaces the stored bytes of an outgoing mail (its sealed form).
 pub fn set_outbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
-    conn.execute(
-        "UPDATE outbox SET raw = ?2 WHERE id = ?1",
-        params![id, raw],
-    )?;
+    conn.execute("UPDATE outbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
     Ok(())
 }

@@ -171,10 +171,19 @@ fn no_authentification_string_stays_in_the_servers_state() {
     // A compile in the body, a status that quotes the acknowledgement with
     // the string in capitals, a mail-preference; a compile as a base64
     // attachment; a near miss (all but the last letter), refused.
-    let near_miss = format!("{}{}", &auth[1][..25], if auth[1].ends_with('x') { 'y' } else { 'x' });
+    let near_miss = format!(
+        "{}{}",
+        &auth[1][..25],
+        if auth[1].ends_with('x') { 'y' } else { 'x' }
+    );
     secrets.push(near_miss.clone());
     let mails = vec![
-        c.mail(&address(teams[0]), "please compile", &submission(teams[0], &auth[0]), ""),
+        c.mail(
+            &address(teams[0]),
+            "please compile",
+            &submission(teams[0], &auth[0]),
+            "",
+        ),
         c.mail(
             &address(teams[0]),
             "status",
@@ -189,7 +198,10 @@ fn no_authentification_string_stays_in_the_servers_state() {
         c.mail(
             &address(teams[0]),
             "mail-preference",
-            &format!("<<FROM>> {} {}\nmail-preference: LAP,GRR\n", teams[0], auth[0]),
+            &format!(
+                "<<FROM>> {} {}\nmail-preference: LAP,GRR\n",
+                teams[0], auth[0]
+            ),
             "",
         ),
         attached_compile(&c, teams[1], &auth[1], 1),
@@ -224,7 +236,9 @@ fn no_authentification_string_stays_in_the_servers_state() {
         .find(|r| r.subject.starts_with("KNOBELN forward"))
         .expect("forwarded to the organizer");
     assert!(
-        forward.body.contains(&format!("<<FROM>> {} {}", teams[0], "*".repeat(26))),
+        forward
+            .body
+            .contains(&format!("<<FROM>> {} {}", teams[0], "*".repeat(26))),
         "{}",
         forward.body
     );
@@ -241,7 +255,12 @@ fn no_authentification_string_stays_in_the_servers_state() {
     knobeln(&c, &["admin", "reset-auth", teams[2]]);
     let fresh = knobeln::demo::auth_in(&c.replies().last().unwrap().body).unwrap();
     secrets.push(fresh.clone());
-    let compile = c.mail(&address(teams[2]), "please compile", &submission(teams[2], &fresh), "");
+    let compile = c.mail(
+        &address(teams[2]),
+        "please compile",
+        &submission(teams[2], &fresh),
+        "",
+    );
     knobeln(&c, &["ingest", compile.to_str().unwrap()]);
     assert!(c
         .replies()
@@ -256,7 +275,11 @@ fn no_authentification_string_stays_in_the_servers_state() {
         .arg(c.config())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let files = state_files(&c);
     assert!(files.contains(&db), "{files:?}");
@@ -266,7 +289,11 @@ fn no_authentification_string_stays_in_the_servers_state() {
     let mut delivered = Vec::new();
     files_under(&c.spool().join("outgoing"), &mut delivered);
     for s in &auth[..2] {
-        assert_eq!(find_secrets(&delivered, std::slice::from_ref(s)).len(), 1, "{s}");
+        assert_eq!(
+            find_secrets(&delivered, std::slice::from_ref(s)).len(),
+            1,
+            "{s}"
+        );
     }
 
     // What is kept keeps its shape: the stored sources have the header,
@@ -409,7 +436,10 @@ fn a_mail_keeps_its_string_until_its_result_is_committed() {
     assert_eq!(summary.retried, 1, "{summary:?}");
     let (text, state) = raw(&server);
     assert_eq!(state, "new");
-    assert!(text.contains(&format!("<<FROM>> team_ann {auth}")), "{text}");
+    assert!(
+        text.contains(&format!("<<FROM>> team_ann {auth}")),
+        "{text}"
+    );
 
     // The next attempt commits the reply and the sealed mail together.
     server
@@ -424,8 +454,15 @@ fn a_mail_keeps_its_string_until_its_result_is_committed() {
     let (text, state) = raw(&server);
     assert_eq!(state, "done");
     assert!(!text.contains(&auth), "{text}");
-    assert!(text.contains(&format!("<<FROM>> team_ann {}", "*".repeat(26))), "{text}");
+    assert!(
+        text.contains(&format!("<<FROM>> team_ann {}", "*".repeat(26))),
+        "{text}"
+    );
     let replies = c.replies();
     assert_eq!(replies.len(), before + 1);
-    assert!(replies.last().unwrap().subject.contains("status"), "{:?}", replies.last());
+    assert!(
+        replies.last().unwrap().subject.contains("status"),
+        "{:?}",
+        replies.last()
+    );
 }
