@@ -116,9 +116,18 @@ pub fn process_pending(
 
 /// Overwrites the secrets a processed mail carries, on the caller's
 /// transaction (the one that sets its final state).
-fn seal_inbox(conn: &rusqlite::Connection, row: &InboxRow) -> Result<(), ProcessError> {
+fn seal_inbox(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    row: &InboxRow,
+) -> Result<(), ProcessError> {
     let known = db::known_secrets(conn)?;
-    let sealed = seal(&row.raw, &known, Look::Inbound);
+    let sealed = seal(
+        &row.raw,
+        &known,
+        Look::Inbound,
+        config.limits.max_mail_bytes,
+    );
     if sealed.changed() {
         db::set_inbox_raw(conn, row.id, &sealed.raw)?;
     }
@@ -129,12 +138,13 @@ fn seal_inbox(conn: &rusqlite::Connection, row: &InboxRow) -> Result<(), Process
 /// transaction.
 fn finish_unanswered(
     store: &mut Store,
+    config: &Config,
     row: &InboxRow,
     outcome: &str,
     now: DateTime<Utc>,
 ) -> Result<&'static str, ProcessError> {
     let tx = store.conn_mut().transaction()?;
-    seal_inbox(&tx, row)?;
+    seal_inbox(&tx, config, row)?;
     db::finish_inbox(&tx, row.id, "ignored", outcome, now)?;
     tx.commit()?;
     Ok("ignored")
@@ -285,7 +295,7 @@ fn process_one(
     let mail: Inbound = match parsed {
         Ok(m) => m,
         Err(Unreadable::NotAMail) => {
-            return finish_unanswered(store, row, "unreadable: not a mail", now);
+            return finish_unanswered(store, config, row, "unreadable: not a mail", now);
         }
         Err(Unreadable::TooLarge { size, limit }) => {
             let head = message::parse(header_part(&row.raw), loop_id, &Limits::default());
@@ -295,7 +305,7 @@ fn process_one(
                 .filter(|h| h.automatic.is_none())
                 .and_then(|h| h.reply_address().cloned());
             let Some(to) = to else {
-                return finish_unanswered(store, row, "too large, no one to answer", now);
+                return finish_unanswered(store, config, row, "too large, no one to answer", now);
             };
             let head = head.expect("parsed above");
             let ctx = Ctx {
@@ -320,10 +330,10 @@ fn process_one(
     };
     if let Some(auto) = &mail.automatic {
         let outcome = format!("automatic mail ({}), not answered", auto.kind());
-        return finish_unanswered(store, row, &outcome, now);
+        return finish_unanswered(store, config, row, &outcome, now);
     }
     let Some(reply_to) = mail.reply_address().map(|m| m.address.clone()) else {
-        return finish_unanswered(store, row, "no sender address to answer", now);
+        return finish_unanswered(store, config, row, "no sender address to answer", now);
     };
     let ctx = Ctx {
         config,
@@ -413,7 +423,7 @@ fn finish_in(
             )?;
         }
     }
-    seal_inbox(conn, row)?;
+    seal_inbox(conn, config, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
     Ok(effect.state)
 }

@@ -43,6 +43,11 @@ pub const MAX_WORDS: usize = 256;
 /// Longest credential word masked as a whole (longer ones: their start).
 const MAX_WORD_LEN: usize = 64;
 
+/// Shortest credential word taken for a secret: a shorter one is neither a
+/// string (26 characters) nor a near miss that gives one away, and masking
+/// it everywhere (`<<FROM>> team x`) would deface the mail.
+pub const MIN_WORD_LEN: usize = 12;
+
 /// Nesting depth of message/rfc822 parts looked into.
 const MAX_DEPTH: usize = 8;
 
@@ -97,7 +102,7 @@ fn in_alphabet(b: u8) -> bool {
 
 /// Words standing where a secret goes: the second whitespace-separated word
 /// after each `<<FROM>>`, the first after each `<<RSM>>` (lower case, at
-/// most [`MAX_WORD_LEN`] bytes each). Returns `false` when there were more
+/// least [`MIN_WORD_LEN`] and at most [`MAX_WORD_LEN`] bytes each). Returns `false` when there were more
 /// than [`MAX_WORDS`] distinct ones.
 pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
     let finder = AhoCorasick::builder()
@@ -123,7 +128,7 @@ pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
         }
         // `*/` closing the header comment on the same line is not part of it.
         let word = word.strip_suffix(b"*/").unwrap_or(word);
-        if word.is_empty() || word.iter().all(|&b| b == MASK) {
+        if word.len() < MIN_WORD_LEN || word.iter().all(|&b| b == MASK) {
             continue;
         }
         let word = &word[..word.len().min(MAX_WORD_LEN)];
@@ -301,8 +306,11 @@ fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
 /// The mail to keep once `raw` has been processed (or delivered): every
 /// secret overwritten, or the body dropped where that cannot be done in
 /// place. `known`: the stored salted hashes (registrations, RSM tokens).
-pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look) -> Sealed {
-    let decoded = decoded_texts(raw);
+/// A mail over `max_bytes` (one too large to be read) is not decoded: its
+/// headers are kept, masked, and its body dropped.
+pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> Sealed {
+    let readable = raw.len() <= max_bytes;
+    let decoded = if readable { decoded_texts(raw) } else { None };
     let mut secrets = BTreeSet::new();
     let mut shaped = BTreeSet::new();
     let mut within_bounds = true;
@@ -322,6 +330,7 @@ pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look) -> Sealed {
     let mut kept = raw.to_vec();
     let masked = mask(&mut kept, &secrets);
     let leaks = !within_bounds
+        || !readable
         || decoded_texts(&kept)
             .is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
     if leaks {
@@ -370,14 +379,17 @@ mod tests {
     fn credential_words_are_the_second_word_after_from_and_the_first_after_rsm() {
         let mut w = BTreeSet::new();
         assert!(credential_words(
-            b"/*\n <<FROM>> team SeCrEt */\nx <<from>>\tother\n  near_miss\n<<RSM>> tok",
+            b"/*\n <<FROM>> team SeCrEt_of_a_team */\nx <<from>>\tother\n  near_miss_of_it\n<<RSM>> the_rsm_token_1 <<FROM>> t short",
             &mut w
         ));
         let w: Vec<String> = w
             .into_iter()
             .map(|v| String::from_utf8(v).unwrap())
             .collect();
-        assert_eq!(w, vec!["near_miss", "secret", "tok"]);
+        assert_eq!(
+            w,
+            vec!["near_miss_of_it", "secret_of_a_team", "the_rsm_token_1"]
+        );
     }
 
     #[test]
@@ -388,7 +400,7 @@ mod tests {
              > your authentification string is {}\r\nbye\r\n",
             auth.to_ascii_uppercase()
         );
-        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound);
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound, usize::MAX);
         assert_eq!(s.masked, 2);
         assert!(!s.body_dropped);
         assert_eq!(s.raw.len(), raw.len());
@@ -402,12 +414,12 @@ mod tests {
     fn a_quoted_secret_without_a_from_line_is_found_by_its_hash() {
         let auth = auth::new_auth_string();
         let raw = format!("From: a@b.example\r\n\r\n> string is {auth}\r\n");
-        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound);
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound, usize::MAX);
         assert_eq!(s.masked, 1);
         // An auth-shaped word that is nobody's secret stays.
         let other = auth::new_auth_string();
         let raw = format!("From: a@b.example\r\n\r\n> string is {other}\r\n");
-        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound);
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound, usize::MAX);
         assert!(!s.changed());
     }
 
@@ -420,7 +432,7 @@ mod tests {
             "From: a@b.example\r\nSubject: please compile\r\nMIME-Version: 1.0\r\n\
              Content-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n{b64}\r\n"
         );
-        let s = seal(raw.as_bytes(), &[], Look::Inbound);
+        let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
         assert!(s.body_dropped);
         let text = String::from_utf8(s.raw).unwrap();
         assert!(text.contains("Subject: please compile\r\n"), "{text}");
@@ -432,12 +444,35 @@ mod tests {
     fn too_many_words_drop_the_body() {
         let mut body = String::new();
         for i in 0..=MAX_WORDS {
-            body.push_str(&format!("<<FROM>> t w{i}\n"));
+            body.push_str(&format!("<<FROM>> t near_miss_number_{i}\n"));
         }
         let raw = format!("From: a@b.example\r\n\r\n{body}");
-        let s = seal(raw.as_bytes(), &[], Look::Inbound);
+        let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
         assert!(s.body_dropped);
-        assert!(!String::from_utf8(s.raw).unwrap().contains("w1"));
+        assert!(!String::from_utf8(s.raw).unwrap().contains("near_miss"));
+    }
+
+    #[test]
+    fn a_mail_too_large_to_read_keeps_only_its_headers() {
+        let auth = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\nSubject: s {auth}\r\n\r\n<<FROM>> t {auth}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound, 10);
+        assert!(s.body_dropped);
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(
+            text.starts_with("From: a@b.example\r\nSubject: s ****"),
+            "{text}"
+        );
+        assert!(
+            !text.contains(&auth) && !text.contains("<<FROM>>"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_word_after_from_is_no_secret() {
+        let raw = b"From: a@b.example\r\n\r\n<<FROM>> team x\r\nxx x\r\n";
+        assert!(!seal(raw, &[], Look::Inbound, usize::MAX).changed());
     }
 
     #[test]
@@ -457,7 +492,7 @@ mod tests {
     #[test]
     fn a_mail_without_secrets_is_kept_as_it_is() {
         let raw = b"From: a@b.example\r\nSubject: help\r\n\r\nwhat is <<FROM>>?\r\n";
-        let s = seal(raw, &[], Look::Inbound);
+        let s = seal(raw, &[], Look::Inbound, usize::MAX);
         assert!(!s.changed());
         assert_eq!(s.raw, raw);
     }
