@@ -14,10 +14,11 @@
 //! What counts as a secret in a mail: every word that stands where an
 //! authentification string goes (the second word after `<<FROM>>`, the
 //! word after `<<RSM>>`), verified or not, since a near miss gives most of
-//! a string away; and every word with an auth string's shape (26 letters of
-//! its alphabet, any case) that matches a stored salted hash. The work is
-//! linear in the mail: at most [`MAX_WORDS`] distinct words are looked at,
-//! and a mail with more loses its body.
+//! a string away (but not one under [`MIN_WORD_LEN`] characters); and every
+//! word with an auth string's shape (26 letters of its alphabet, any case)
+//! that matches a stored salted hash. The work is linear in the mail: at
+//! most [`MAX_WORDS`] distinct words are looked at, and a mail with more,
+//! or one too large to be read, loses its body.
 //!
 //! This module is pure: the stored hashes come in as data, the sealed mail
 //! goes out as data. It does not decide when to seal (see
