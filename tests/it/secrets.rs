@@ -145,6 +145,11 @@ fn find_secrets(files: &[PathBuf], secrets: &[String]) -> Vec<String> {
 #[test]
 fn no_authentification_string_stays_in_the_servers_state() {
     let c = Contest::new("[rules]\nthrows = 60\n");
+    // The results site is regenerated as the contest goes: state too.
+    let site = c.dir.path().join("site");
+    let mut toml = std::fs::read_to_string(c.config()).unwrap();
+    toml.push_str(&format!("[site]\ndir = \"{}\"\n", site.display()));
+    std::fs::write(c.config(), toml).unwrap();
     let teams = ["team_plain", "team_attached", "team_reset"];
     let mut server = server(&c);
 
@@ -177,13 +182,13 @@ fn no_authentification_string_stays_in_the_servers_state() {
         if auth[1].ends_with('x') { 'y' } else { 'x' }
     );
     secrets.push(near_miss.clone());
+    // The first team's description (shown on the site) names its string too.
+    let plain_source = submission(teams[0], &auth[0]).replace(
+        "Description line 1:",
+        &format!("Description line 1, by {}:", auth[0]),
+    );
     let mails = vec![
-        c.mail(
-            &address(teams[0]),
-            "please compile",
-            &submission(teams[0], &auth[0]),
-            "",
-        ),
+        c.mail(&address(teams[0]), "please compile", &plain_source, ""),
         c.mail(
             &address(teams[0]),
             "status",
@@ -283,6 +288,16 @@ fn no_authentification_string_stays_in_the_servers_state() {
 
     let files = state_files(&c);
     assert!(files.contains(&db), "{files:?}");
+    assert!(files.contains(&site.join("index.html")), "{files:?}");
+    let mut pages = Vec::new();
+    files_under(&site, &mut pages);
+    assert!(
+        pages
+            .iter()
+            .any(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap())
+                .contains(&format!("Description line 1, by {}:", "*".repeat(26)))),
+        "the site shows the description, masked"
+    );
     let found = find_secrets(&files, &secrets);
     assert!(found.is_empty(), "{found:?}");
     // The scan can find them: the delivered acknowledgements have them.
