@@ -145,6 +145,10 @@ pub fn prepare(
             "authentication failed",
         );
     };
+    // Authenticated: from here on the string is masked, so it reaches
+    // neither the compile jail nor anything stored or mailed (the header
+    // is a comment: the program is the same).
+    let source = mask_text(&source, &header.auth);
     let per_hour = ctx.config.limits.compiles_per_team_per_hour;
     if per_hour > 0
         && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
