@@ -22,7 +22,7 @@ use serde_json::json;
 use super::commands::{self, classify, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
 use super::outgoing::{build, new_message_id, Outgoing};
-use super::secrets::{seal, Look};
+use super::secrets::{mask_known, seal, Look};
 use super::texts::render;
 use crate::config::Config;
 use crate::referee::RefereeConfig;
@@ -60,6 +60,7 @@ pub fn process_pending(
     referee: &RefereeConfig,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Summary, ProcessError> {
+    seal_backlog(store, config)?;
     let mut summary = Summary::default();
     for row in db::pending_inbox(store.conn())? {
         let attempts = db::bump_attempt(store.conn(), row.id)?;
@@ -112,6 +113,73 @@ pub fn process_pending(
         store.forget_overwritten()?;
     }
     Ok(summary)
+}
+
+/// The one-time task of `schema/0008_seal_backlog.sql`: a database written
+/// by an older version holds processed and sent mails, and stored sources,
+/// with their strings whole. Seals them all in one transaction, then
+/// rebuilds the file (VACUUM) so that no old bytes stay in free pages.
+/// Returns how many rows changed; a no-op once done. When the rebuild
+/// cannot run (another connection is busy), the task stays for the next
+/// pass (sealing again changes nothing).
+pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, ProcessError> {
+    const TASK: &str = "seal_backlog";
+    if !db::task_pending(store.conn(), TASK)? {
+        return Ok(0);
+    }
+    let tx = store.conn_mut().transaction()?;
+    let known = db::known_secrets(&tx)?;
+    let mut changed = 0;
+    let max = config.limits.max_mail_bytes;
+    for (table, states, look) in [
+        (
+            db::MailTable::Inbox,
+            &["done", "ignored"][..],
+            Look::Inbound,
+        ),
+        (db::MailTable::Outbox, &["sent"][..], Look::Outbound),
+    ] {
+        for (id, raw) in db::raw_mails(&tx, table, states)? {
+            let limit = if look == Look::Inbound {
+                max
+            } else {
+                usize::MAX
+            };
+            let sealed = seal(&raw, &known, look, limit);
+            if sealed.changed() {
+                match table {
+                    db::MailTable::Inbox => db::set_inbox_raw(&tx, id, &sealed.raw)?,
+                    db::MailTable::Outbox => db::set_outbox_raw(&tx, id, &sealed.raw)?,
+                }
+                changed += 1;
+            }
+        }
+    }
+    for v in db::stored_sources(&tx)? {
+        let source = String::from_utf8_lossy(&v.1);
+        let masked = (
+            v.0,
+            mask_known(&source, &known).into_bytes(),
+            v.2.as_deref().map(|r| mask_known(r, &known)),
+            v.3.as_deref().map(|d| mask_known(d, &known)),
+        );
+        if masked != v {
+            db::set_stored_source(&tx, &masked)?;
+            changed += 1;
+        }
+    }
+    tx.commit()?;
+    match store.conn().execute_batch("VACUUM") {
+        Ok(()) => {
+            db::task_done(store.conn(), TASK)?;
+            store.forget_overwritten()?;
+        }
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::DatabaseBusy
+                || e.code == rusqlite::ErrorCode::DatabaseLocked => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(changed)
 }
 
 /// Overwrites the secrets a processed mail carries, on the caller's

@@ -237,6 +237,35 @@ pub fn mask_in_text(text: &str, known: &[KnownSecret]) -> String {
     String::from_utf8(bytes).expect("ASCII replaced by ASCII")
 }
 
+/// `text` with every word that matches a stored hash masked: for text the
+/// server wrote itself (a stored source, a report) where only a real
+/// string is to be masked. Every auth-shaped word is checked (no cap: for
+/// the one-time sealing of an older database's stored sources).
+pub fn mask_known(text: &str, known: &[KnownSecret]) -> String {
+    let mut shaped = BTreeSet::new();
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    while i < bytes.len() {
+        if !is_word_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        let word = &bytes[start..i];
+        if word.len() == AUTH_LEN && word.iter().all(|&b| in_alphabet(b)) {
+            shaped.insert(word.to_ascii_lowercase());
+        }
+    }
+    let secrets = verified(&shaped, known);
+    let mut out = bytes.to_vec();
+    mask(&mut out, &secrets);
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(out).expect("ASCII replaced by ASCII")
+}
+
 /// Whether any secret occurs in `bytes` (ASCII case-insensitive).
 pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
     !secrets.is_empty()

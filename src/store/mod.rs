@@ -49,6 +49,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0006_organizer.sql"),
     ),
     ("0007_rsm.sql", include_str!("../../schema/0007_rsm.sql")),
+    (
+        "0008_seal_backlog.sql",
+        include_str!("../../schema/0008_seal_backlog.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -481,3 +481,77 @@ fn a_mail_keeps_its_string_until_its_result_is_committed() {
         replies.last()
     );
 }
+
+#[test]
+fn a_database_of_an_older_version_is_sealed_at_the_first_pass() {
+    let c = Contest::new("");
+    let reg = c.registration_mail("ann", "Uni");
+    knobeln(&c, &["ingest", reg.to_str().unwrap()]);
+    let ack_file = {
+        let mut f = Vec::new();
+        files_under(&c.spool().join("outgoing"), &mut f);
+        f.pop().unwrap()
+    };
+    let auth = auth_of(c.replies().last().unwrap());
+    let source = submission("team_ann", &auth);
+    let compile = c.mail(&address("ann"), "please compile", &source, "");
+    knobeln(&c, &["ingest", compile.to_str().unwrap()]);
+
+    // What an older version left: the mails and the source whole, the
+    // string in free pages too, and the task of migration 0008 to do.
+    let db = c.dir.path().join("k.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA secure_delete = OFF;").unwrap();
+        conn.execute(
+            "UPDATE inbox SET raw = ?1 WHERE id = (SELECT MAX(id) FROM inbox)",
+            [std::fs::read(&compile).unwrap()],
+        )
+        .unwrap();
+        conn.execute(
+            "UPDATE outbox SET raw = ?1 WHERE kind = 'registration_accepted'",
+            [std::fs::read(&ack_file).unwrap()],
+        )
+        .unwrap();
+        conn.execute(
+            "UPDATE strategy_versions SET source = ?1",
+            [source.as_bytes()],
+        )
+        .unwrap();
+        conn.execute_batch("CREATE TABLE old_junk (x BLOB);")
+            .unwrap();
+        conn.execute(
+            "INSERT INTO old_junk VALUES (?1)",
+            [format!("{auth} ").repeat(400)],
+        )
+        .unwrap();
+        conn.execute_batch(
+            "DROP TABLE old_junk;
+             INSERT INTO maintenance_tasks (name) VALUES ('seal_backlog');
+             PRAGMA wal_checkpoint(TRUNCATE);",
+        )
+        .unwrap();
+    }
+    assert!(
+        !find_secrets(&[db.clone()], std::slice::from_ref(&auth)).is_empty(),
+        "the old database holds the string"
+    );
+
+    // The first pass of the new version seals it all and rebuilds the file.
+    knobeln(&c, &["serve", "--once"]);
+    let found = find_secrets(&state_files(&c), std::slice::from_ref(&auth));
+    assert!(found.is_empty(), "{found:?}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (stored, tasks): (Vec<u8>, i64) = conn
+        .query_row(
+            "SELECT (SELECT source FROM strategy_versions),
+                    (SELECT COUNT(*) FROM maintenance_tasks)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(String::from_utf8(stored)
+        .unwrap()
+        .starts_with(&format!("/*\n <<FROM>> team_ann {}\n*/\n", "*".repeat(26))));
+    assert_eq!(tasks, 0, "done once");
+}
