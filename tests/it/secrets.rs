@@ -533,7 +533,7 @@ fn a_database_of_an_older_version_is_sealed_at_the_first_pass() {
         .unwrap();
     }
     assert!(
-        !find_secrets(&[db.clone()], std::slice::from_ref(&auth)).is_empty(),
+        !find_secrets(std::slice::from_ref(&db), std::slice::from_ref(&auth)).is_empty(),
         "the old database holds the string"
     );
 
