@@ -483,7 +483,7 @@ fn a_mail_keeps_its_string_until_its_result_is_committed() {
 }
 
 #[test]
-fn a_database_of_an_older_version_is_sealed_at_the_first_pass() {
+fn a_database_and_spool_of_an_older_version_are_sealed_at_the_first_pass() {
     let c = Contest::new("");
     let reg = c.registration_mail("ann", "Uni");
     knobeln(&c, &["ingest", reg.to_str().unwrap()]);
@@ -536,11 +536,16 @@ fn a_database_of_an_older_version_is_sealed_at_the_first_pass() {
         !find_secrets(std::slice::from_ref(&db), std::slice::from_ref(&auth)).is_empty(),
         "the old database holds the string"
     );
+    // An older version moved every taken mail to incoming/cur/.
+    let cur = c.spool().join("incoming/cur");
+    std::fs::create_dir_all(&cur).unwrap();
+    std::fs::copy(&compile, cur.join("old.eml")).unwrap();
 
     // The first pass of the new version seals it all and rebuilds the file.
     knobeln(&c, &["serve", "--once"]);
     let found = find_secrets(&state_files(&c), std::slice::from_ref(&auth));
     assert!(found.is_empty(), "{found:?}");
+    assert!(!cur.exists());
     let conn = rusqlite::Connection::open(&db).unwrap();
     let (stored, tasks): (Vec<u8>, i64) = conn
         .query_row(
