@@ -49,6 +49,9 @@ const MAX_WORD_LEN: usize = 64;
 /// it everywhere (`<<FROM>> team x`) would deface the mail.
 pub const MIN_WORD_LEN: usize = 12;
 
+/// Bytes after a `<<FROM>>` or `<<RSM>>` read for its words.
+const LOOK_AHEAD: usize = 256;
+
 /// Nesting depth of message/rfc822 parts looked into.
 const MAX_DEPTH: usize = 8;
 
@@ -102,9 +105,10 @@ fn in_alphabet(b: u8) -> bool {
 }
 
 /// Words standing where a secret goes: the second whitespace-separated word
-/// after each `<<FROM>>`, the first after each `<<RSM>>` (lower case, at
-/// least [`MIN_WORD_LEN`] and at most [`MAX_WORD_LEN`] bytes each). Returns `false` when there were more
-/// than [`MAX_WORDS`] distinct ones.
+/// after each `<<FROM>>`, the first after each `<<RSM>>`, within 256 bytes
+/// (lower case, at least [`MIN_WORD_LEN`] and at most [`MAX_WORD_LEN`]
+/// bytes each). Returns `false` when there were more than [`MAX_WORDS`]
+/// distinct ones.
 pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
     let finder = AhoCorasick::builder()
         .ascii_case_insensitive(true)
@@ -112,7 +116,10 @@ pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
         .expect("two literal patterns");
     for m in finder.find_iter(text) {
         let skip = if m.pattern().as_usize() == 0 { 1 } else { 0 };
-        let mut rest = &text[m.end()..];
+        // A bounded look ahead keeps the scan linear (`<<FROM>>` repeated
+        // without a blank would otherwise be read again at every match).
+        let rest_end = text.len().min(m.end() + LOOK_AHEAD);
+        let mut rest = &text[m.end()..rest_end];
         let mut word: &[u8] = &[];
         for _ in 0..=skip {
             let start = rest
@@ -517,6 +524,25 @@ mod tests {
                 "*".repeat(26)
             )
         );
+    }
+
+    #[test]
+    fn hostile_mails_are_sealed() {
+        // A repeated marker without a blank (without the look-ahead bound,
+        // 25,000 markers would each read the 200 kB after them), a long
+        // word after a marker, and more auth-shaped words than are checked.
+        let n = 200_000;
+        let markers = "<<FROM>>".repeat(n / 8);
+        let long_word = format!("<<FROM>> t {}", "a".repeat(n));
+        let shaped: String = (0..n / 27).map(|_| "abcdefghjkmnpqrstuvwxyz234 ").collect();
+        for body in [markers, long_word, shaped] {
+            let raw = format!("From: a@b.example\r\n\r\n{body}\r\n");
+            let mut words = BTreeSet::new();
+            credential_words(raw.as_bytes(), &mut words);
+            assert!(words.iter().all(|w| w.len() <= MAX_WORD_LEN));
+            let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
+            assert!(s.raw.len() <= raw.len() + BODY_DROPPED.len() + 4);
+        }
     }
 
     #[test]
