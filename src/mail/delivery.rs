@@ -17,7 +17,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
-use crate::mail::secrets::{seal, Look};
+use crate::mail::secrets::{seal_with, Look};
 use crate::store::mail::{
     due_outgoing, known_secrets, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow,
 };
@@ -73,7 +73,8 @@ pub fn flush(
                     let tx = store.conn().unchecked_transaction()?;
                     mark_sent(&tx, row.id, now())?;
                     // The server's own mail: read whatever its size.
-                    let sealed = seal(&row.raw, &known_secrets(&tx)?, Look::Outbound, usize::MAX);
+                    let sealed =
+                        seal_with(&row.raw, Look::Outbound, usize::MAX, || known_secrets(&tx))?;
                     if sealed.changed() {
                         set_outbox_raw(&tx, row.id, &sealed.raw)?;
                     }

@@ -22,7 +22,7 @@ use serde_json::json;
 use super::commands::{self, classify, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
 use super::outgoing::{build, new_message_id, Outgoing};
-use super::secrets::{mask_known, seal, Look};
+use super::secrets::{mask_known, seal, seal_with, Look};
 use super::texts::render;
 use crate::config::Config;
 use crate::referee::RefereeConfig;
@@ -189,13 +189,12 @@ fn seal_inbox(
     config: &Config,
     row: &InboxRow,
 ) -> Result<(), ProcessError> {
-    let known = db::known_secrets(conn)?;
-    let sealed = seal(
+    let sealed = seal_with(
         &row.raw,
-        &known,
         Look::Inbound,
         config.limits.max_mail_bytes,
-    );
+        || db::known_secrets(conn),
+    )?;
     if sealed.changed() {
         db::set_inbox_raw(conn, row.id, &sealed.raw)?;
     }

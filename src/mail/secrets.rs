@@ -26,7 +26,9 @@
 
 use std::collections::BTreeSet;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use mail_parser::{Message, MessageParser, PartType};
 
 use super::auth;
@@ -96,6 +98,24 @@ impl Sealed {
     }
 }
 
+/// The markers a secret follows (built once).
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(["<<FROM>>", "<<RSM>>"])
+        .expect("two literal patterns")
+});
+
+/// An automaton for a mail's few secrets: quick to build, used once.
+fn matcher(secrets: &BTreeSet<Vec<u8>>, kind: MatchKind) -> AhoCorasick {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(kind)
+        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+        .build(secrets.iter())
+        .expect("bounded literal patterns")
+}
+
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
@@ -110,11 +130,7 @@ fn in_alphabet(b: u8) -> bool {
 /// bytes each). Returns `false` when there were more than [`MAX_WORDS`]
 /// distinct ones.
 pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
-    let finder = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(["<<FROM>>", "<<RSM>>"])
-        .expect("two literal patterns");
-    for m in finder.find_iter(text) {
+    for m in MARKERS.find_iter(text) {
         let skip = if m.pattern().as_usize() == 0 { 1 } else { 0 };
         // A bounded look ahead keeps the scan linear (`<<FROM>>` repeated
         // without a blank would otherwise be read again at every match).
@@ -192,12 +208,7 @@ pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
     if secrets.is_empty() {
         return 0;
     }
-    let ac = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::LeftmostLongest)
-        .build(secrets.iter())
-        .expect("bounded literal patterns");
-    let spans: Vec<(usize, usize)> = ac
+    let spans: Vec<(usize, usize)> = matcher(secrets, MatchKind::LeftmostLongest)
         .find_iter(&*bytes)
         .map(|m| (m.start(), m.end()))
         .collect();
@@ -275,12 +286,7 @@ pub fn mask_known(text: &str, known: &[KnownSecret]) -> String {
 
 /// Whether any secret occurs in `bytes` (ASCII case-insensitive).
 pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
-    !secrets.is_empty()
-        && AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(secrets.iter())
-            .expect("bounded literal patterns")
-            .is_match(bytes)
+    !secrets.is_empty() && matcher(secrets, MatchKind::Standard).is_match(bytes)
 }
 
 /// The decoded texts of a mail: subject, every part's decoded content,
@@ -328,11 +334,7 @@ fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
     }
     let subject_leaks = decoded_texts(&[out.as_slice(), b"\r\n"].concat())
         .is_some_and(|texts| texts.iter().any(|t| contains_any(t, secrets)));
-    let marker = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(["<<FROM>>", "<<RSM>>"])
-        .expect("two literal patterns");
-    if subject_leaks || marker.is_match(&out) {
+    if subject_leaks || MARKERS.is_match(&out) {
         out.clear();
     }
     out.extend_from_slice(BODY_DROPPED.as_bytes());
@@ -346,6 +348,20 @@ fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
 /// A mail over `max_bytes` (one too large to be read) is not decoded: its
 /// headers are kept, masked, and its body dropped.
 pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> Sealed {
+    seal_with(raw, look, max_bytes, || {
+        Ok::<_, std::convert::Infallible>(known.to_vec())
+    })
+    .unwrap_or_else(|never| match never {})
+}
+
+/// [`seal`], with the stored hashes loaded only when the mail has a word
+/// to check against them (most mails have none).
+pub fn seal_with<E>(
+    raw: &[u8],
+    look: Look,
+    max_bytes: usize,
+    known: impl FnOnce() -> Result<Vec<KnownSecret>, E>,
+) -> Result<Sealed, E> {
     let readable = raw.len() <= max_bytes;
     let decoded = if readable { decoded_texts(raw) } else { None };
     let mut secrets = BTreeSet::new();
@@ -363,7 +379,16 @@ pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> 
             break;
         }
     }
-    secrets.extend(verified(&shaped, known));
+    if !shaped.is_empty() {
+        secrets.extend(verified(&shaped, &known()?));
+    }
+    if secrets.is_empty() && within_bounds && readable {
+        return Ok(Sealed {
+            raw: raw.to_vec(),
+            masked: 0,
+            body_dropped: false,
+        });
+    }
     let mut kept = raw.to_vec();
     let masked = mask(&mut kept, &secrets);
     let leaks = !within_bounds
@@ -371,17 +396,17 @@ pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> 
         || decoded_texts(&kept)
             .is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
     if leaks {
-        return Sealed {
+        return Ok(Sealed {
             raw: drop_body(&kept, &secrets),
             masked,
             body_dropped: true,
-        };
+        });
     }
-    Sealed {
+    Ok(Sealed {
         raw: kept,
         masked,
         body_dropped: false,
-    }
+    })
 }
 
 #[cfg(test)]
