@@ -89,15 +89,25 @@ impl Demo {
         }
         let mut auths = Vec::new();
         for t in &teams {
-            let body: Option<Vec<u8>> = server
+            // The team reads its acknowledgement in its mailbox (the spool's
+            // outgoing folder): the outbox copy is sealed once delivered.
+            let id: Option<i64> = server
                 .store
                 .conn()
                 .query_row(
-                    "SELECT raw FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
+                    "SELECT id FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
                     [serde_json::to_string(&vec![&t.address])?],
                     |r| r.get(0),
                 )
                 .ok();
+            let body = id.and_then(|id| {
+                std::fs::read(
+                    spool_dir(&config)
+                        .join("outgoing")
+                        .join(format!("{id:06}-registration_accepted.eml")),
+                )
+                .ok()
+            });
             let text = body
                 .and_then(|raw| {
                     mail_parser::MessageParser::default()
@@ -144,10 +154,11 @@ impl Demo {
             t0.elapsed().as_secs_f64()
         );
         println!("  database:       {}", config.database.display());
-        println!(
-            "  incoming mails: {}",
-            config.spool.dir.join("incoming/cur").display()
-        );
+        let taken: i64 = server
+            .store
+            .conn()
+            .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))?;
+        println!("  incoming mails: {taken} in the database's inbox (sealed once processed)");
         println!(
             "  outgoing mails: {} ({} files)",
             out.display(),

@@ -1,5 +1,6 @@
 //! `knobeln init [FILE] [--force]`: writes a commented `knobeln.toml` to
-//! start from (the same text as `deploy/knobeln.toml`).
+//! start from (the same text as `deploy/knobeln.toml`), mode 0600: the
+//! organizer adds passwords to it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ impl Init {
                 self.file.display()
             );
         }
-        std::fs::write(&self.file, knobeln::config::EXAMPLE)
+        write_private(&self.file, knobeln::config::EXAMPLE.as_bytes())
             .with_context(|| format!("writing {}", self.file.display()))?;
         println!(
             "wrote {}: edit it, then run `knobeln serve --config {}`",
@@ -34,4 +35,20 @@ impl Init {
         );
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// Writes `bytes` to `path`, readable and writable by the owner only (an
+/// existing file is narrowed too).
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }

@@ -7,7 +7,7 @@ use subtle::ConstantTimeEq;
 
 /// Alphabet of auth strings: lowercase letters and digits without the
 /// easily confused ones (0/o, 1/l/i).
-const ALPHABET: &[u8; 32] = b"abcdefghjkmnpqrstuvwxyz23456789_";
+pub const ALPHABET: &[u8; 32] = b"abcdefghjkmnpqrstuvwxyz23456789_";
 
 /// A new auth string: 26 characters of a 32-letter alphabet (130 bits).
 pub fn new_auth_string() -> String {

@@ -14,11 +14,20 @@
 //! others wait, uncharged, for the sending side's own backoff (`outage`):
 //! an SMTP server that is down for a day costs no mail an attempt.
 //! Every mail sent, put off or given up on is one log line.
+//!
+//! A mail that carries a secret (the acknowledgement of a registration, a
+//! reset authentification string, the organizer's RSM token) needs it only
+//! until the transport has it: marking it sent also seals the stored copy
+//! ([`crate::mail::secrets::seal`]), in one transaction. A mail that failed
+//! keeps its secret for `admin resend`.
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
-use crate::store::mail::{due_outgoing, mark_failed, mark_retry, mark_sent, OutRow};
+use crate::mail::secrets::{seal_with, Look};
+use crate::store::mail::{
+    due_outgoing, known_secrets, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow,
+};
 use crate::store::{Store, StoreError};
 
 /// Why a transport did not take a mail.
@@ -89,7 +98,15 @@ pub fn flush(
             };
             match result {
                 Ok(()) => {
-                    mark_sent(store.conn(), row.id, now())?;
+                    let tx = store.conn().unchecked_transaction()?;
+                    mark_sent(&tx, row.id, now())?;
+                    // The server's own mail: read whatever its size.
+                    let sealed =
+                        seal_with(&row.raw, Look::Outbound, usize::MAX, || known_secrets(&tx))?;
+                    if sealed.changed() {
+                        set_outbox_raw(&tx, row.id, &sealed.raw)?;
+                    }
+                    tx.commit()?;
                     tracing::info!(outbox = row.id, kind = %row.kind, "mail sent to {to}");
                     out.sent += 1;
                     progressed = true;
@@ -118,6 +135,10 @@ pub fn flush(
         if !progressed {
             break;
         }
+    }
+    if out.sent > 0 {
+        // No page from before a seal stays in the log.
+        store.forget_overwritten()?;
     }
     Ok(out)
 }

@@ -17,5 +17,6 @@ pub mod outage;
 pub mod outgoing;
 pub mod process;
 pub mod registration;
+pub mod secrets;
 pub mod texts;
 pub mod transport;

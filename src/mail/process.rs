@@ -7,6 +7,14 @@
 //! so a mail that makes processing fail, or even kills the server, is tried
 //! at most `max_processing_attempts` times; then it is set aside as
 //! `failed`, kept, and the organizer is told. It never blocks the queue.
+//!
+//! The raw mail is needed until its result is committed: in the same
+//! transaction that sets its final state (`done` or `ignored`) it is
+//! sealed ([`super::secrets::seal`]): every authentification string it
+//! carries is overwritten. A crash before that commit leaves the mail
+//! `new` and whole, to be processed again; after it, the mail is answered
+//! and sealed. A mail set aside (`failed`) is kept whole for the
+//! organizer's `admin requeue`; it is sealed once it has been processed.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -14,6 +22,7 @@ use serde_json::json;
 use super::commands::{self, classify, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
 use super::outgoing::{build, new_message_id, Outgoing};
+use super::secrets::{mask_known, seal, seal_with, Look};
 use super::texts::render;
 use crate::config::Config;
 use crate::referee::RefereeConfig;
@@ -51,6 +60,7 @@ pub fn process_pending(
     referee: &RefereeConfig,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Summary, ProcessError> {
+    seal_backlog(store, config)?;
     let mut summary = Summary::default();
     for row in db::pending_inbox(store.conn())? {
         let attempts = db::bump_attempt(store.conn(), row.id)?;
@@ -107,6 +117,11 @@ pub fn process_pending(
             summary.retried += 1;
         }
     }
+    if summary.processed + summary.ignored > 0 {
+        // The mails sealed above leave no older page in the log (a reader
+        // may keep it for now: then the next pass empties it).
+        store.forget_overwritten()?;
+    }
     Ok(summary)
 }
 
@@ -125,6 +140,108 @@ fn log_processed(store: &Store, id: i64, state: &str) {
     } else {
         tracing::info!(inbox = id, "mail answered: {outcome}");
     }
+}
+
+/// The one-time task of `schema/0008_seal_backlog.sql`: a database written
+/// by an older version holds processed and sent mails, and stored sources,
+/// with their strings whole. Seals them all in one transaction, then
+/// rebuilds the file (VACUUM) so that no old bytes stay in free pages.
+/// Returns how many rows changed; a no-op once done. When the rebuild
+/// cannot run (another connection is busy), the task stays for the next
+/// pass (sealing again changes nothing).
+pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, ProcessError> {
+    const TASK: &str = "seal_backlog";
+    if !db::task_pending(store.conn(), TASK)? {
+        return Ok(0);
+    }
+    let tx = store.conn_mut().transaction()?;
+    let known = db::known_secrets(&tx)?;
+    let mut changed = 0;
+    let max = config.limits.max_mail_bytes;
+    for (table, states, look) in [
+        (
+            db::MailTable::Inbox,
+            &["done", "ignored"][..],
+            Look::Inbound,
+        ),
+        (db::MailTable::Outbox, &["sent"][..], Look::Outbound),
+    ] {
+        for (id, raw) in db::raw_mails(&tx, table, states)? {
+            let limit = if look == Look::Inbound {
+                max
+            } else {
+                usize::MAX
+            };
+            let sealed = seal(&raw, &known, look, limit);
+            if sealed.changed() {
+                match table {
+                    db::MailTable::Inbox => db::set_inbox_raw(&tx, id, &sealed.raw)?,
+                    db::MailTable::Outbox => db::set_outbox_raw(&tx, id, &sealed.raw)?,
+                }
+                changed += 1;
+            }
+        }
+    }
+    for v in db::stored_sources(&tx)? {
+        let source = String::from_utf8_lossy(&v.1);
+        let masked = (
+            v.0,
+            mask_known(&source, &known).into_bytes(),
+            v.2.as_deref().map(|r| mask_known(r, &known)),
+            v.3.as_deref().map(|d| mask_known(d, &known)),
+        );
+        if masked != v {
+            db::set_stored_source(&tx, &masked)?;
+            changed += 1;
+        }
+    }
+    tx.commit()?;
+    match store.conn().execute_batch("VACUUM") {
+        Ok(()) => {
+            db::task_done(store.conn(), TASK)?;
+            store.forget_overwritten()?;
+        }
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::DatabaseBusy
+                || e.code == rusqlite::ErrorCode::DatabaseLocked => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(changed)
+}
+
+/// Overwrites the secrets a processed mail carries, on the caller's
+/// transaction (the one that sets its final state).
+fn seal_inbox(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    row: &InboxRow,
+) -> Result<(), ProcessError> {
+    let sealed = seal_with(
+        &row.raw,
+        Look::Inbound,
+        config.limits.max_mail_bytes,
+        || db::known_secrets(conn),
+    )?;
+    if sealed.changed() {
+        db::set_inbox_raw(conn, row.id, &sealed.raw)?;
+    }
+    Ok(())
+}
+
+/// Sets the final state of a mail that gets no reply, and seals it, in one
+/// transaction.
+fn finish_unanswered(
+    store: &mut Store,
+    config: &Config,
+    row: &InboxRow,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let tx = store.conn_mut().transaction()?;
+    seal_inbox(&tx, config, row)?;
+    db::finish_inbox(&tx, row.id, "ignored", outcome, now)?;
+    tx.commit()?;
+    Ok("ignored")
 }
 
 /// A mail the transport could not read at all (an IMAP message whose FETCH
@@ -272,14 +389,7 @@ fn process_one(
     let mail: Inbound = match parsed {
         Ok(m) => m,
         Err(Unreadable::NotAMail) => {
-            db::finish_inbox(
-                store.conn(),
-                row.id,
-                "ignored",
-                "unreadable: not a mail",
-                now,
-            )?;
-            return Ok("ignored");
+            return finish_unanswered(store, config, row, "unreadable: not a mail", now);
         }
         Err(Unreadable::TooLarge { size, limit }) => {
             let head = message::parse(header_part(&row.raw), loop_id, &Limits::default());
@@ -289,14 +399,7 @@ fn process_one(
                 .filter(|h| h.automatic.is_none())
                 .and_then(|h| h.reply_address().cloned());
             let Some(to) = to else {
-                db::finish_inbox(
-                    store.conn(),
-                    row.id,
-                    "ignored",
-                    "too large, no one to answer",
-                    now,
-                )?;
-                return Ok("ignored");
+                return finish_unanswered(store, config, row, "too large, no one to answer", now);
             };
             let head = head.expect("parsed above");
             let ctx = Ctx {
@@ -320,24 +423,11 @@ fn process_one(
         }
     };
     if let Some(auto) = &mail.automatic {
-        db::finish_inbox(
-            store.conn(),
-            row.id,
-            "ignored",
-            &format!("automatic mail ({}), not answered", auto.kind()),
-            now,
-        )?;
-        return Ok("ignored");
+        let outcome = format!("automatic mail ({}), not answered", auto.kind());
+        return finish_unanswered(store, config, row, &outcome, now);
     }
     let Some(reply_to) = mail.reply_address().map(|m| m.address.clone()) else {
-        db::finish_inbox(
-            store.conn(),
-            row.id,
-            "ignored",
-            "no sender address to answer",
-            now,
-        )?;
-        return Ok("ignored");
+        return finish_unanswered(store, config, row, "no sender address to answer", now);
     };
     let ctx = Ctx {
         config,
@@ -427,6 +517,7 @@ fn finish_in(
             )?;
         }
     }
+    seal_inbox(conn, config, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
     Ok(effect.state)
 }

@@ -6,6 +6,13 @@
 //! is migrated forward, never rebuilt. WAL journal, foreign keys on, a busy
 //! timeout for the odd concurrent reader.
 //!
+//! The database file is private: created mode 0600 (SQLite gives its `-wal`
+//! and `-shm` the same mode), and an existing one with wider permissions is
+//! narrowed at open. `secure_delete` is on, so content that is overwritten
+//! or deleted (a sealed mail) is zeroed, not left in free pages;
+//! [`Store::forget_overwritten`] empties the write-ahead log, where old page
+//! images stay until a checkpoint.
+//!
 //! This module stores and loads; it decides nothing. Times come from the
 //! caller (`now`), never from a clock read here.
 
@@ -42,6 +49,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0006_organizer.sql"),
     ),
     ("0007_rsm.sql", include_str!("../../schema/0007_rsm.sql")),
+    (
+        "0008_seal_backlog.sql",
+        include_str!("../../schema/0008_seal_backlog.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).
@@ -55,6 +66,11 @@ pub enum StoreError {
     TooNew { found: i64, known: i64 },
     #[error("database record is corrupt: {0}")]
     Corrupt(String),
+    #[error("database file {path}: {source}")]
+    File {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -297,9 +313,51 @@ pub fn insert_version_conn(
     Ok(VersionId(conn.last_insert_rowid()))
 }
 
+/// Creates the database file mode 0600 if it is missing; narrows an
+/// existing one (and its `-wal`, `-shm`) to the owner when it is wider and
+/// ours to change.
+fn private_database_file(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let mut name = path.as_os_str().to_owned();
+    let files = ["", "-wal", "-shm"].map(|suffix| {
+        name.push(suffix);
+        let p = std::path::PathBuf::from(&name);
+        name = path.as_os_str().to_owned();
+        p
+    });
+    for file in files {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        let mode = meta.permissions().mode();
+        if meta.is_file() && mode & 0o077 != 0 {
+            match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode & 0o700)) {
+                // Another user's database (read by `status`): not ours to narrow.
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
+                r => r?,
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store> {
+        private_database_file(path).map_err(|source| StoreError::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let conn = Connection::open(path)?;
         Self::setup(conn)
     }
@@ -314,6 +372,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "secure_delete", "ON")?;
         let mut store = Store { conn };
         store.migrate()?;
         Ok(store)
@@ -339,6 +398,17 @@ impl Store {
             tx.commit()?;
         }
         Ok(())
+    }
+
+    /// Empties the write-ahead log into the database and truncates it, so
+    /// that page images from before an overwrite (a sealed mail) are gone
+    /// from the `-wal` file too. Returns `false` when a reader kept the log
+    /// from being emptied (it is tried again after the next seal).
+    pub fn forget_overwritten(&self) -> Result<bool> {
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        Ok(busy == 0)
     }
 
     /// The underlying connection (for modules that add their own tables).

@@ -841,6 +841,16 @@ fn a_summary_by_mail_needs_the_organizers_address_and_the_pause_mails_token() {
         "signature cut: {}",
         rsm.body
     );
+    // The token is kept only salted and hashed: the pause mail (sent) and
+    // the mails that carried it (processed) are sealed.
+    let db = std::fs::read(c.dir.path().join("k.db"))
+        .unwrap()
+        .to_ascii_lowercase();
+    let token = token.to_ascii_lowercase();
+    assert!(
+        !db.windows(token.len()).any(|w| w == token.as_bytes()),
+        "the token is in the database"
+    );
 }
 
 #[test]

@@ -58,13 +58,19 @@ fn the_demo_runs_a_two_round_contest_by_mail_and_keeps_every_mail() {
             "no {kind} mail"
         );
     }
-    // The participants' mails were taken in by the server's spool path.
+    // The participants' mails were taken in by the server's spool path:
+    // all in the database, none left in the spool.
+    assert!(
+        stdout.contains("incoming mails: 88 in the database's inbox"),
+        "{stdout}"
+    );
     assert_eq!(
-        std::fs::read_dir(dir.join("spool/incoming/cur"))
+        std::fs::read_dir(dir.join("spool/incoming/new"))
             .unwrap()
             .count(),
-        88
+        0
     );
+    assert!(!dir.join("spool/incoming/cur").exists());
     // The results site was regenerated as the contest went, and at its end.
     for page in [
         "index.html",

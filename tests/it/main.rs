@@ -17,6 +17,8 @@
 //!
 //! - `mail_idle`: replies by IMAP IDLE, and IMAP or SMTP outages that stop
 //!   only their own side (the real mail stack).
+//! - `secrets`: no authentification string left in the server's state
+//!   after a contest; private modes of the database, spool and config.
 //!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
@@ -43,6 +45,7 @@ mod mailstack;
 mod organizer;
 mod organizer_e2e;
 mod referee;
+mod secrets;
 mod site;
 mod toolchain;
 

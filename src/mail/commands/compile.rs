@@ -17,6 +17,7 @@ use serde_json::json;
 use super::{date, Ctx, Effect};
 use crate::engine::prepare::sha256_hex;
 use crate::mail::message::strategy_source;
+use crate::mail::secrets::mask_text;
 use crate::mail::texts::render;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::report::{compile_report, ReportNotes, TrialView};
@@ -57,6 +58,9 @@ pub enum Prepared {
     },
     /// Compiled (accepted or rejected), with the team it belongs to.
     Compiled {
+        /// The team's authentification string (from the verified header):
+        /// masked in everything stored and mailed.
+        auth: String,
         team: TeamId,
         team_name: String,
         team_address: String,
@@ -141,6 +145,10 @@ pub fn prepare(
             "authentication failed",
         );
     };
+    // Authenticated: from here on the string is masked, so it reaches
+    // neither the compile jail nor anything stored or mailed (the header
+    // is a comment: the program is the same).
+    let source = mask_text(&source, &header.auth);
     let per_hour = ctx.config.limits.compiles_per_team_per_hour;
     if per_hour > 0
         && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
@@ -194,6 +202,7 @@ pub fn prepare(
         ));
     }
     Ok(Prepared::Compiled {
+        auth: header.auth,
         team: reg.team,
         team_name: reg.team_name,
         team_address: reg.mail_address,
@@ -266,6 +275,7 @@ pub fn commit(
             })
         }
         Prepared::Compiled {
+            auth,
             team,
             team_name,
             team_address,
@@ -273,8 +283,19 @@ pub fn commit(
             outcome,
             report_text,
         } => {
+            // The stored source and report keep the header's shape, with the
+            // authentification string masked; so does the mailed report.
+            let source = mask_text(&String::from_utf8_lossy(&source), &auth).into_bytes();
+            let report_text = mask_text(&report_text, &auth);
             let report = outcome.report();
-            let report_json = serde_json::to_string(report).expect("report serializes");
+            let report_json = mask_text(
+                &serde_json::to_string(report).expect("report serializes"),
+                &auth,
+            );
+            let description = report
+                .description
+                .as_ref()
+                .map(|d| mask_text(&d.text, &auth));
             let sha = sha256_hex(&source);
             let binary = match outcome.as_ref() {
                 Outcome::Accepted { binary, .. } => Some(binary.as_slice()),
@@ -288,7 +309,7 @@ pub fn commit(
                     source_sha256: &sha,
                     binary,
                     lexical_elements: report.lexical_elements,
-                    description: report.description.as_ref().map(|d| d.text.as_str()),
+                    description: description.as_deref(),
                     report_json: &report_json,
                 },
                 ctx.now,

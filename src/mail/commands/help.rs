@@ -8,8 +8,9 @@
 //! `limits.forwards_per_day` forwards go out per day (all senders
 //! together), and a forward counts against its sender's daily reply cap
 //! like a reply. The forward carries the mail's text (cut at
-//! [`FORWARD_TEXT_BYTES`]), never its attachments; the whole mail stays in
-//! the inbox table.
+//! [`FORWARD_TEXT_BYTES`]), never its attachments, and never an
+//! authentification string (masked, as in the stored mail); the mail stays
+//! in the inbox table.
 
 use chrono::Duration;
 use rusqlite::Connection;
@@ -18,8 +19,10 @@ use serde_json::json;
 use super::{CommandError, Ctx, Effect};
 use crate::mail::message::Body;
 use crate::mail::outgoing::Outgoing;
+use crate::mail::secrets::{mask_in_text, KnownSecret};
 use crate::mail::texts::render;
 use crate::store::admin::queued_since;
+use crate::store::mail::known_secrets;
 
 /// The most of a forwarded mail's text the organizer gets.
 pub const FORWARD_TEXT_BYTES: usize = 16 * 1024;
@@ -81,7 +84,9 @@ fn tame(subject: &str) -> String {
 }
 
 /// The forward of the mail to the organizer.
-fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
+/// An authentification string in it (or a near miss after `<<FROM>>`) is
+/// masked: the organizer never sees one.
+fn forward(ctx: &Ctx<'_>, known: &[KnownSecret]) -> Result<Outgoing, CommandError> {
     let mail = ctx.mail;
     let text = match &mail.body {
         Body::Text(t) => t.as_str(),
@@ -89,6 +94,8 @@ fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
         Body::Empty => "(the mail has no text)",
     };
     let (text, truncated) = cut(text, FORWARD_TEXT_BYTES);
+    let text = mask_in_text(text, known);
+    let subject = tame(&mask_in_text(&mail.subject, known));
     let from = mail
         .from
         .as_ref()
@@ -102,7 +109,7 @@ fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
         &json!({
             "contest_address": ctx.config.contest.address,
             "from": from,
-            "subject": tame(&mail.subject),
+            "subject": subject,
             "message_id": mail.message_id.as_deref().map(tame).unwrap_or_else(|| "(none)".into()),
             "inbox_id": ctx.inbox_id,
             "reply_to": ctx.reply_to,
@@ -114,11 +121,7 @@ fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
     Ok(Outgoing {
         kind: FORWARD_KIND,
         to: vec![ctx.config.contest.organizer.clone()],
-        subject: format!(
-            "KNOBELN forward from {}: {}",
-            ctx.reply_to,
-            tame(&mail.subject)
-        ),
+        subject: format!("KNOBELN forward from {}: {subject}", ctx.reply_to),
         body,
         in_reply_to: None,
         references: vec![],
@@ -128,6 +131,7 @@ fn forward(ctx: &Ctx<'_>) -> Result<Outgoing, CommandError> {
 
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let not_forwarded = should_forward(conn, ctx)?;
+    let known = known_secrets(conn)?;
     let body = render(
         "help",
         &json!({
@@ -145,7 +149,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     )];
     let note = match &not_forwarded {
         None => {
-            replies.push(forward(ctx)?);
+            replies.push(forward(ctx, &known)?);
             "forwarded to the organizer".to_string()
         }
         Some(NotForwarded::FromOrganizer) => {
@@ -156,7 +160,10 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     };
     Ok(Effect {
         state: "done",
-        outcome: format!("help sent (subject {:?}); {note}", ctx.mail.subject),
+        outcome: format!(
+            "help sent (subject {:?}); {note}",
+            mask_in_text(&ctx.mail.subject, &known)
+        ),
         replies,
     })
 }

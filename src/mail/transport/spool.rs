@@ -3,13 +3,21 @@
 //! Incoming mails are RFC 5322 files in `spool/incoming/` (maildir style:
 //! writers put a file into `tmp/` and move it into `new/`; files dropped
 //! straight into `incoming/` are taken too). Each file is stored in the
-//! inbox table first and only then moved to `cur/`, so a crash in between
-//! at worst stores it again, which the inbox's de-duplication ignores.
+//! inbox table first and only then removed (the database holds it, and
+//! seals it once processed: the spool keeps no copy of an authentification
+//! string), so a crash in between at worst stores it again, which the
+//! inbox's de-duplication ignores. Files left in `incoming/cur/` by older
+//! versions (which moved them there) are removed at open.
 //! Outgoing mails are written as `spool/outgoing/NNNNNN-kind.eml`, through a
 //! temporary file and a rename, so a file is either complete or absent.
+//! `outgoing/` stands for the participants' mailboxes: what is there has
+//! been delivered, and is no longer the server's state.
+//!
+//! Folders the spool creates are mode 0700, files it writes 0600.
 
 use std::fs;
-use std::io;
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -44,9 +52,19 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SpoolError + '_ {
 impl Spool {
     /// Opens the spool at `dir`, creating its folders.
     pub fn open(dir: &Path) -> Result<Spool, SpoolError> {
-        for sub in ["incoming/tmp", "incoming/new", "incoming/cur", "outgoing"] {
+        for sub in ["incoming/tmp", "incoming/new", "outgoing"] {
             let p = dir.join(sub);
-            fs::create_dir_all(&p).map_err(io_err(&p))?;
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&p)
+                .map_err(io_err(&p))?;
+        }
+        // Older versions kept every taken mail here, secrets and all; the
+        // database holds them.
+        let cur = dir.join("incoming/cur");
+        if cur.is_dir() {
+            fs::remove_dir_all(&cur).map_err(io_err(&cur))?;
         }
         Ok(Spool {
             dir: dir.to_path_buf(),
@@ -61,8 +79,8 @@ impl Spool {
         self.dir.join("incoming/new")
     }
 
-    /// Stores every waiting incoming file in the inbox and moves it to
-    /// `cur/`. Returns how many new mails were stored.
+    /// Stores every waiting incoming file in the inbox and removes it.
+    /// Returns how many new mails were stored.
     pub fn take_incoming(&self, store: &Store, now: DateTime<Utc>) -> Result<usize, SpoolError> {
         let mut files = Vec::new();
         for d in [self.dir.join("incoming/new"), self.dir.join("incoming")] {
@@ -78,7 +96,6 @@ impl Spool {
         }
         files.sort_by(|a, b| a.1.cmp(&b.1));
         let mut stored = 0;
-        let cur = self.dir.join("incoming/cur");
         for (path, name) in files {
             let raw = fs::read(&path).map_err(io_err(&path))?;
             if let Some(id) = take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)? {
@@ -90,9 +107,8 @@ impl Spool {
                     crate::mail::intake::headline(&raw)
                 );
             }
-            // Stored (or known): now it may leave new/.
-            let target = cur.join(&name);
-            fs::rename(&path, &target).map_err(io_err(&path))?;
+            // Stored (or known): the database has it now.
+            fs::remove_file(&path).map_err(io_err(&path))?;
         }
         Ok(stored)
     }
@@ -108,8 +124,16 @@ impl Deliver for Spool {
     fn deliver(&mut self, row: &OutRow, _envelope_from: &str) -> Result<(), DeliveryError> {
         let path = self.outgoing_path(row);
         let tmp = path.with_extension("eml.tmp");
-        fs::write(&tmp, &row.raw)
-            .and_then(|()| fs::File::open(&tmp)?.sync_all())
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut f| {
+                f.write_all(&row.raw)?;
+                f.sync_all()
+            })
             .and_then(|()| fs::rename(&tmp, &path))
             .map_err(|e| DeliveryError::Transient(format!("{}: {e}", path.display())))
     }

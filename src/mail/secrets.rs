@@ -1,0 +1,580 @@
+//! Keeping authentification strings (and the organizer's one-time RSM
+//! tokens) out of what the server keeps once it no longer needs them.
+//!
+//! The database holds a secret only as a salt and a SHA-256 ([`super::auth`]).
+//! The plain secret still passes through: a participant's mail carries it
+//! in its `<<FROM>>` line (and sometimes quotes the acknowledgement), the
+//! acknowledgement and the reset mail carry it out. [`seal`] is what the
+//! server does to such a raw mail once processing (or delivery) has been
+//! committed: every occurrence of a secret is overwritten in place by `*`
+//! of the same length, in any letter case, so the mail keeps its shape and
+//! its headers; when a secret survives in a decoded part (base64, quoted-
+//! printable, a nested message) the body is dropped and the headers kept.
+//!
+//! What counts as a secret in a mail: every word that stands where an
+//! authentification string goes (the second word after `<<FROM>>`, the
+//! word after `<<RSM>>`), verified or not, since a near miss gives most of
+//! a string away (but not one under [`MIN_WORD_LEN`] characters); and every
+//! word with an auth string's shape (26 letters of its alphabet, any case)
+//! that matches a stored salted hash. The work is linear in the mail: at
+//! most [`MAX_WORDS`] distinct words are looked at, and a mail with more,
+//! or one too large to be read, loses its body.
+//!
+//! This module is pure: the stored hashes come in as data, the sealed mail
+//! goes out as data. It does not decide when to seal (see
+//! `mail::process` and `mail::delivery`).
+
+use std::collections::BTreeSet;
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use mail_parser::{Message, MessageParser, PartType};
+
+use super::auth;
+
+/// The byte a secret is overwritten with.
+pub const MASK: u8 = b'*';
+
+/// Length of an authentification string (and an RSM token).
+pub const AUTH_LEN: usize = 26;
+
+/// Most distinct words a mail is checked for (credential words and
+/// auth-shaped words each); a mail with more keeps only its headers.
+pub const MAX_WORDS: usize = 256;
+
+/// Longest credential word masked as a whole (longer ones: their start).
+const MAX_WORD_LEN: usize = 64;
+
+/// Shortest credential word taken for a secret: a shorter one is neither a
+/// string (26 characters) nor a near miss that gives one away, and masking
+/// it everywhere (`<<FROM>> team x`) would deface the mail.
+pub const MIN_WORD_LEN: usize = 12;
+
+/// Bytes after a `<<FROM>>` or `<<RSM>>` read for its words.
+const LOOK_AHEAD: usize = 256;
+
+/// Nesting depth of message/rfc822 parts looked into.
+const MAX_DEPTH: usize = 8;
+
+/// The header line a mail gets when its body was dropped.
+pub const BODY_DROPPED: &str = "X-Knobeln-Body-Removed: it carried an authentification \
+                                string in encoded form; removed after processing";
+
+/// A stored salted hash of a secret: (salt, SHA-256(salt || secret)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownSecret {
+    pub salt: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+/// Which secrets to look for in a mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// A participant's mail: credential words (verified or not) and
+    /// auth-shaped words that match a stored hash.
+    Inbound,
+    /// The server's own mail: only words that match a stored hash (its
+    /// texts name `<<FROM>> team_name auth_string` as an example).
+    Outbound,
+}
+
+/// What [`seal`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sealed {
+    /// The mail to keep.
+    pub raw: Vec<u8>,
+    /// How many occurrences were overwritten.
+    pub masked: usize,
+    /// Whether the body was dropped (a secret in an encoded part, or too
+    /// many words to check).
+    pub body_dropped: bool,
+}
+
+impl Sealed {
+    /// Whether the kept mail differs from the original.
+    pub fn changed(&self) -> bool {
+        self.masked > 0 || self.body_dropped
+    }
+}
+
+/// The markers a secret follows (built once).
+static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(["<<FROM>>", "<<RSM>>"])
+        .expect("two literal patterns")
+});
+
+/// An automaton for a mail's few secrets: quick to build, used once.
+fn matcher(secrets: &BTreeSet<Vec<u8>>, kind: MatchKind) -> AhoCorasick {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(kind)
+        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+        .build(secrets.iter())
+        .expect("bounded literal patterns")
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn in_alphabet(b: u8) -> bool {
+    auth::ALPHABET.contains(&b.to_ascii_lowercase())
+}
+
+/// Words standing where a secret goes: the second whitespace-separated word
+/// after each `<<FROM>>`, the first after each `<<RSM>>`, within 256 bytes
+/// (lower case, at least [`MIN_WORD_LEN`] and at most [`MAX_WORD_LEN`]
+/// bytes each). Returns `false` when there were more than [`MAX_WORDS`]
+/// distinct ones.
+pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
+    for m in MARKERS.find_iter(text) {
+        let skip = if m.pattern().as_usize() == 0 { 1 } else { 0 };
+        // A bounded look ahead keeps the scan linear (`<<FROM>>` repeated
+        // without a blank would otherwise be read again at every match).
+        let rest_end = text.len().min(m.end() + LOOK_AHEAD);
+        let mut rest = &text[m.end()..rest_end];
+        let mut word: &[u8] = &[];
+        for _ in 0..=skip {
+            let start = rest
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .unwrap_or(rest.len());
+            rest = &rest[start..];
+            let len = rest
+                .iter()
+                .position(|b| b.is_ascii_whitespace())
+                .unwrap_or(rest.len());
+            word = &rest[..len];
+            rest = &rest[len..];
+        }
+        // `*/` closing the header comment on the same line is not part of it.
+        let word = word.strip_suffix(b"*/").unwrap_or(word);
+        if word.len() < MIN_WORD_LEN || word.iter().all(|&b| b == MASK) {
+            continue;
+        }
+        let word = &word[..word.len().min(MAX_WORD_LEN)];
+        out.insert(word.to_ascii_lowercase());
+        if out.len() > MAX_WORDS {
+            return false;
+        }
+    }
+    true
+}
+
+/// Words with the shape of an authentification string: maximal runs of
+/// `[A-Za-z0-9_]` of exactly [`AUTH_LEN`] bytes, all in its alphabet (any
+/// case), lower-cased. Returns `false` when there were more than
+/// [`MAX_WORDS`] distinct ones.
+pub fn shaped_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
+    let mut i = 0;
+    while i < text.len() {
+        if !is_word_byte(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && is_word_byte(text[i]) {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if word.len() == AUTH_LEN && word.iter().all(|&b| in_alphabet(b)) {
+            out.insert(word.to_ascii_lowercase());
+            if out.len() > MAX_WORDS {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The shaped words that are a known secret.
+fn verified(words: &BTreeSet<Vec<u8>>, known: &[KnownSecret]) -> BTreeSet<Vec<u8>> {
+    words
+        .iter()
+        .filter(|w| {
+            let w = String::from_utf8_lossy(w);
+            known.iter().any(|k| auth::verify(&k.salt, &k.hash, &w))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Overwrites every occurrence of every secret (ASCII case-insensitive)
+/// with [`MASK`]; returns how many.
+pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
+    if secrets.is_empty() {
+        return 0;
+    }
+    let spans: Vec<(usize, usize)> = matcher(secrets, MatchKind::LeftmostLongest)
+        .find_iter(&*bytes)
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    for &(s, e) in &spans {
+        bytes[s..e].fill(MASK);
+    }
+    spans.len()
+}
+
+/// `text` with every occurrence of `secret` (ASCII case-insensitive)
+/// overwritten by [`MASK`]: for the stored source and its report, whose
+/// header carries the (verified) authentification string.
+pub fn mask_text(text: &str, secret: &str) -> String {
+    if secret.is_empty() {
+        return text.to_string();
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    mask(
+        &mut bytes,
+        &BTreeSet::from([secret.as_bytes().to_ascii_lowercase()]),
+    );
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).expect("ASCII replaced by ASCII")
+}
+
+/// What [`mask_in_text`] shows instead of a text with too many words to check.
+pub const NOT_SHOWN: &str = "(not shown: too many words to check for authentification strings)";
+
+/// `text` (a participant's, to be passed on or noted) with every secret it
+/// carries masked, as [`seal`] finds them for [`Look::Inbound`]; a text
+/// with too many words to check becomes [`NOT_SHOWN`].
+pub fn mask_in_text(text: &str, known: &[KnownSecret]) -> String {
+    let mut secrets = BTreeSet::new();
+    let mut shaped = BTreeSet::new();
+    if !(credential_words(text.as_bytes(), &mut secrets)
+        && shaped_words(text.as_bytes(), &mut shaped))
+    {
+        return NOT_SHOWN.to_string();
+    }
+    secrets.extend(verified(&shaped, known));
+    let mut bytes = text.as_bytes().to_vec();
+    mask(&mut bytes, &secrets);
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).expect("ASCII replaced by ASCII")
+}
+
+/// `text` with every word that matches a stored hash masked: for text the
+/// server wrote itself (a stored source, a report) where only a real
+/// string is to be masked. Every auth-shaped word is checked (no cap: for
+/// the one-time sealing of an older database's stored sources).
+pub fn mask_known(text: &str, known: &[KnownSecret]) -> String {
+    let mut shaped = BTreeSet::new();
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    while i < bytes.len() {
+        if !is_word_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        let word = &bytes[start..i];
+        if word.len() == AUTH_LEN && word.iter().all(|&b| in_alphabet(b)) {
+            shaped.insert(word.to_ascii_lowercase());
+        }
+    }
+    let secrets = verified(&shaped, known);
+    let mut out = bytes.to_vec();
+    mask(&mut out, &secrets);
+    // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
+    String::from_utf8(out).expect("ASCII replaced by ASCII")
+}
+
+/// Whether any secret occurs in `bytes` (ASCII case-insensitive).
+pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
+    !secrets.is_empty() && matcher(secrets, MatchKind::Standard).is_match(bytes)
+}
+
+/// The decoded texts of a mail: subject, every part's decoded content,
+/// nested messages' too. `None`: the mail could not be read as MIME.
+fn decoded_texts(raw: &[u8]) -> Option<Vec<Vec<u8>>> {
+    fn walk(m: &Message<'_>, depth: usize, out: &mut Vec<Vec<u8>>) {
+        if let Some(s) = m.subject() {
+            out.push(s.as_bytes().to_vec());
+        }
+        for part in &m.parts {
+            match &part.body {
+                PartType::Message(inner) if depth < MAX_DEPTH => walk(inner, depth + 1, out),
+                PartType::Multipart(_) => {}
+                _ => out.push(part.contents().to_vec()),
+            }
+        }
+    }
+    std::panic::catch_unwind(|| {
+        let m = MessageParser::default().parse(raw)?;
+        let mut out = Vec::new();
+        walk(&m, 0, &mut out);
+        Some(out)
+    })
+    .ok()
+    .flatten()
+}
+
+/// The header part of a raw mail, without the blank line that ends it.
+fn header_lines(raw: &[u8]) -> &[u8] {
+    let crlf = raw.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 2);
+    let lf = raw.windows(2).position(|w| w == b"\n\n").map(|p| p + 1);
+    let end = match (crlf, lf) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(raw.len()),
+    };
+    &raw[..end]
+}
+
+/// The headers of `raw` (already masked) and [`BODY_DROPPED`]; if a secret
+/// still shows in the decoded headers, only that line.
+fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
+    let mut out = header_lines(raw).to_vec();
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.extend_from_slice(b"\r\n");
+    }
+    let subject_leaks = decoded_texts(&[out.as_slice(), b"\r\n"].concat())
+        .is_some_and(|texts| texts.iter().any(|t| contains_any(t, secrets)));
+    if subject_leaks || MARKERS.is_match(&out) {
+        out.clear();
+    }
+    out.extend_from_slice(BODY_DROPPED.as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// The mail to keep once `raw` has been processed (or delivered): every
+/// secret overwritten, or the body dropped where that cannot be done in
+/// place. `known`: the stored salted hashes (registrations, RSM tokens).
+/// A mail over `max_bytes` (one too large to be read) is not decoded: its
+/// headers are kept, masked, and its body dropped.
+pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> Sealed {
+    seal_with(raw, look, max_bytes, || {
+        Ok::<_, std::convert::Infallible>(known.to_vec())
+    })
+    .unwrap_or_else(|never| match never {})
+}
+
+/// [`seal`], with the stored hashes loaded only when the mail has a word
+/// to check against them (most mails have none).
+pub fn seal_with<E>(
+    raw: &[u8],
+    look: Look,
+    max_bytes: usize,
+    known: impl FnOnce() -> Result<Vec<KnownSecret>, E>,
+) -> Result<Sealed, E> {
+    let readable = raw.len() <= max_bytes;
+    let decoded = if readable { decoded_texts(raw) } else { None };
+    let mut secrets = BTreeSet::new();
+    let mut shaped = BTreeSet::new();
+    let mut within_bounds = true;
+    let texts: Vec<&[u8]> = std::iter::once(raw)
+        .chain(decoded.iter().flatten().map(|t| t.as_slice()))
+        .collect();
+    for text in &texts {
+        if look == Look::Inbound {
+            within_bounds &= credential_words(text, &mut secrets);
+        }
+        within_bounds &= shaped_words(text, &mut shaped);
+        if !within_bounds {
+            break;
+        }
+    }
+    if !shaped.is_empty() {
+        secrets.extend(verified(&shaped, &known()?));
+    }
+    if secrets.is_empty() && within_bounds && readable {
+        return Ok(Sealed {
+            raw: raw.to_vec(),
+            masked: 0,
+            body_dropped: false,
+        });
+    }
+    let mut kept = raw.to_vec();
+    let masked = mask(&mut kept, &secrets);
+    let leaks = !within_bounds
+        || !readable
+        || decoded_texts(&kept)
+            .is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
+    if leaks {
+        return Ok(Sealed {
+            raw: drop_body(&kept, &secrets),
+            masked,
+            body_dropped: true,
+        });
+    }
+    Ok(Sealed {
+        raw: kept,
+        masked,
+        body_dropped: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(secret: &str) -> Vec<KnownSecret> {
+        let salt = auth::new_salt().to_vec();
+        let hash = auth::hash(&salt, secret).to_vec();
+        vec![KnownSecret { salt, hash }]
+    }
+
+    fn base64(data: &[u8]) -> String {
+        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for c in data.chunks(3) {
+            let n = (c[0] as u32) << 16
+                | (*c.get(1).unwrap_or(&0) as u32) << 8
+                | *c.get(2).unwrap_or(&0) as u32;
+            for i in 0..4 {
+                if i <= c.len() {
+                    out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn credential_words_are_the_second_word_after_from_and_the_first_after_rsm() {
+        let mut w = BTreeSet::new();
+        assert!(credential_words(
+            b"/*\n <<FROM>> team SeCrEt_of_a_team */\nx <<from>>\tother\n  near_miss_of_it\n<<RSM>> the_rsm_token_1 <<FROM>> t short",
+            &mut w
+        ));
+        let w: Vec<String> = w
+            .into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .collect();
+        assert_eq!(
+            w,
+            vec!["near_miss_of_it", "secret_of_a_team", "the_rsm_token_1"]
+        );
+    }
+
+    #[test]
+    fn a_secret_is_masked_in_place_in_any_case_and_the_mail_keeps_its_shape() {
+        let auth = auth::new_auth_string();
+        let raw = format!(
+            "From: a@b.example\r\nSubject: status\r\n\r\n<<FROM>> team {auth}\r\n\
+             > your authentification string is {}\r\nbye\r\n",
+            auth.to_ascii_uppercase()
+        );
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound, usize::MAX);
+        assert_eq!(s.masked, 2);
+        assert!(!s.body_dropped);
+        assert_eq!(s.raw.len(), raw.len());
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(!text.to_ascii_lowercase().contains(&auth), "{text}");
+        assert!(text.contains(&format!("<<FROM>> team {}\r\n", "*".repeat(26))));
+        assert!(text.ends_with("bye\r\n"));
+    }
+
+    #[test]
+    fn a_quoted_secret_without_a_from_line_is_found_by_its_hash() {
+        let auth = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\n\r\n> string is {auth}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound, usize::MAX);
+        assert_eq!(s.masked, 1);
+        // An auth-shaped word that is nobody's secret stays.
+        let other = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\n\r\n> string is {other}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Outbound, usize::MAX);
+        assert!(!s.changed());
+    }
+
+    #[test]
+    fn a_secret_in_an_encoded_part_drops_the_body_and_keeps_the_headers() {
+        let auth = auth::new_auth_string();
+        let src = format!("/* <<FROM>> team {auth} */\nmain() {{}}\n");
+        let b64 = base64(src.as_bytes());
+        let raw = format!(
+            "From: a@b.example\r\nSubject: please compile\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n{b64}\r\n"
+        );
+        let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
+        assert!(s.body_dropped);
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(text.contains("Subject: please compile\r\n"), "{text}");
+        assert!(text.contains(BODY_DROPPED), "{text}");
+        assert!(!text.contains(&b64));
+    }
+
+    #[test]
+    fn too_many_words_drop_the_body() {
+        let mut body = String::new();
+        for i in 0..=MAX_WORDS {
+            body.push_str(&format!("<<FROM>> t near_miss_number_{i}\n"));
+        }
+        let raw = format!("From: a@b.example\r\n\r\n{body}");
+        let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
+        assert!(s.body_dropped);
+        assert!(!String::from_utf8(s.raw).unwrap().contains("near_miss"));
+    }
+
+    #[test]
+    fn a_mail_too_large_to_read_keeps_only_its_headers() {
+        let auth = auth::new_auth_string();
+        let raw = format!("From: a@b.example\r\nSubject: s {auth}\r\n\r\n<<FROM>> t {auth}\r\n");
+        let s = seal(raw.as_bytes(), &known(&auth), Look::Inbound, 10);
+        assert!(s.body_dropped);
+        let text = String::from_utf8(s.raw).unwrap();
+        assert!(
+            text.starts_with("From: a@b.example\r\nSubject: s ****"),
+            "{text}"
+        );
+        assert!(
+            !text.contains(&auth) && !text.contains("<<FROM>>"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_word_after_from_is_no_secret() {
+        let raw = b"From: a@b.example\r\n\r\n<<FROM>> team x\r\nxx x\r\n";
+        assert!(!seal(raw, &[], Look::Inbound, usize::MAX).changed());
+    }
+
+    #[test]
+    fn a_text_passed_on_has_its_secrets_masked() {
+        let auth = auth::new_auth_string();
+        let text = format!("Hello, <<FROM>> team {auth} fails; my string is {auth}. Ümlaut");
+        let masked = mask_in_text(&text, &known(&auth));
+        assert_eq!(
+            masked,
+            format!(
+                "Hello, <<FROM>> team {0} fails; my string is {0}. Ümlaut",
+                "*".repeat(26)
+            )
+        );
+    }
+
+    #[test]
+    fn hostile_mails_are_sealed() {
+        // A repeated marker without a blank (without the look-ahead bound,
+        // 25,000 markers would each read the 200 kB after them), a long
+        // word after a marker, and more auth-shaped words than are checked.
+        let n = 200_000;
+        let markers = "<<FROM>>".repeat(n / 8);
+        let long_word = format!("<<FROM>> t {}", "a".repeat(n));
+        let shaped: String = (0..n / 27).map(|_| "abcdefghjkmnpqrstuvwxyz234 ").collect();
+        for body in [markers, long_word, shaped] {
+            let raw = format!("From: a@b.example\r\n\r\n{body}\r\n");
+            let mut words = BTreeSet::new();
+            credential_words(raw.as_bytes(), &mut words);
+            assert!(words.iter().all(|w| w.len() <= MAX_WORD_LEN));
+            let s = seal(raw.as_bytes(), &[], Look::Inbound, usize::MAX);
+            assert!(s.raw.len() <= raw.len() + BODY_DROPPED.len() + 4);
+        }
+    }
+
+    #[test]
+    fn a_mail_without_secrets_is_kept_as_it_is() {
+        let raw = b"From: a@b.example\r\nSubject: help\r\n\r\nwhat is <<FROM>>?\r\n";
+        let s = seal(raw, &[], Look::Inbound, usize::MAX);
+        assert!(!s.changed());
+        assert_eq!(s.raw, raw);
+    }
+}
