@@ -20,7 +20,8 @@ pub struct Ingest {
     /// Mail files (RFC 5322).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }

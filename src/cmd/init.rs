@@ -1,11 +1,17 @@
 //! `knobeln init [FILE] [--force]`: writes a commented `knobeln.toml` to
-//! start from (the same text as `deploy/knobeln.toml`).
+//! start from (the same text as `deploy/knobeln.toml`) and creates the
+//! contest database it names (relative to the file's folder), so that
+//! `status` and the other commands that need a contest find one. An
+//! existing database is opened (and migrated), never replaced.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::Args;
+
+use knobeln::config::Config;
+use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Init {
@@ -27,9 +33,18 @@ impl Init {
         }
         std::fs::write(&self.file, knobeln::config::EXAMPLE)
             .with_context(|| format!("writing {}", self.file.display()))?;
+        let config = Config::load_file(&self.file)?;
+        let existed = config.database.exists();
+        Store::open(&config.database)
+            .with_context(|| format!("creating {}", config.database.display()))?;
         println!(
-            "wrote {}: edit it, then run `knobeln serve --config {}`",
+            "wrote {}; contest database {} ({})",
             self.file.display(),
+            config.database.display(),
+            if existed { "existing, kept" } else { "new" }
+        );
+        println!(
+            "edit the config, then run `knobeln serve --config {}`",
             self.file.display()
         );
         Ok(ExitCode::SUCCESS)

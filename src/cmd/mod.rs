@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use knobeln::game::Params;
 use knobeln::referee::RefereeConfig;
 use knobeln::sandbox::player::PlayerLimits;
+use knobeln::store::{Store, StoreError};
 
 mod admin;
 mod bench;
@@ -152,6 +153,17 @@ impl GameOpts {
             },
             wall: Duration::from_secs_f64(self.wall_secs),
         })
+    }
+}
+
+/// Opens the contest database at `path`, which must exist (see
+/// [`Store::open_existing`]): for every command that looks at or acts on a
+/// contest. Only `init`, `serve`, `ingest` and `demo` create one.
+pub fn open_contest(path: &Path) -> anyhow::Result<Store> {
+    match Store::open_existing(path) {
+        Ok(s) => Ok(s),
+        Err(e @ StoreError::NoDatabase { .. }) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::from(e).context(format!("opening {}", path.display()))),
     }
 }
 

@@ -35,7 +35,8 @@ pub struct Rsm {
     /// The summary, a text file (without it: show the round's state).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -43,8 +44,7 @@ pub struct Rsm {
 impl Rsm {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
+        let store = super::open_contest(&config.database)?;
         let Some(c) = contest(store.conn())? else {
             eprintln!("knobeln rsm: the contest has not started");
             return Ok(ExitCode::from(1));

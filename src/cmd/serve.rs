@@ -17,7 +17,8 @@ use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Serve {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// One cycle (take in, process, send), then exit.

@@ -13,14 +13,14 @@ use rusqlite::OptionalExtension;
 
 use knobeln::config::Config;
 use knobeln::site::{generate, SiteOptions};
-use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Site {
     /// Folder to write the site into (created if missing; nothing in it is deleted).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Database file (default: the config's `database`, ./knobeln.db).
@@ -38,12 +38,7 @@ impl Site {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
         let db = self.db.clone().unwrap_or_else(|| config.database.clone());
-        anyhow::ensure!(
-            db.exists(),
-            "no database at {} (give one with --db FILE)",
-            db.display()
-        );
-        let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+        let store = super::open_contest(&db)?;
         let id = match self.tournament {
             Some(id) => {
                 let known: Option<i64> = store
