@@ -90,15 +90,15 @@ impl ContestCmd {
         let mut server = Server::new(config, store);
         if spool {
             let f = server.flush()?;
-            println!(
+            outln!(
                 "contest finished; {} mail(s) written to {}",
                 f.sent,
                 server.config.spool.dir.join("outgoing").display()
             );
         } else {
-            println!("contest finished; the mails are queued: `knobeln serve` sends them");
+            outln!("contest finished; the mails are queued: `knobeln serve` sends them");
         }
-        println!("the results article: knobeln results");
+        outln!("the results article: knobeln results");
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -133,18 +133,18 @@ impl Demo {
         let res = results(&server.store, tid, vec![])?;
 
         let out = config.spool.dir.join("outgoing");
-        println!(
+        outln!(
             "KNOBELN demo: {} teams, {} rounds, {:.0} s",
             teams.len(),
             res.rounds.len(),
             t0.elapsed().as_secs_f64()
         );
-        println!("  database:       {}", config.database.display());
-        println!(
+        outln!("  database:       {}", config.database.display());
+        outln!(
             "  incoming mails: {}",
             config.spool.dir.join("incoming/cur").display()
         );
-        println!(
+        outln!(
             "  outgoing mails: {} ({} files)",
             out.display(),
             std::fs::read_dir(&out)?.count()
@@ -158,7 +158,7 @@ impl Demo {
             rows.collect::<Result<_, _>>()?
         };
         kinds.retain(|(_, n)| *n > 0);
-        println!(
+        outln!(
             "  mails by kind:  {}",
             kinds
                 .iter()
@@ -168,7 +168,7 @@ impl Demo {
         );
         let _ = flushed;
         for r in &res.rounds {
-            println!(
+            outln!(
                 "  round {}{}: {} group(s) of {}, {} advance, {} disqualified",
                 r.number,
                 if r.is_final { " (final)" } else { "" },
@@ -182,20 +182,20 @@ impl Demo {
                 r.disqualified.len()
             );
             for d in &r.disqualified {
-                println!("    disqualified: {}: {}", d.team, d.reason);
+                outln!("    disqualified: {}: {}", d.team, d.reason);
             }
         }
-        println!("\nThe winners of the International KNOBELN contest:");
+        outln!("\nThe winners of the International KNOBELN contest:");
         for w in res.winners.iter().take(10) {
-            println!("  {:>3}. {:<24} {:>10}", w.place, w.team, w.points);
+            outln!("  {:>3}. {:<24} {:>10}", w.place, w.team, w.points);
         }
         if let Some(evo) = &res.evolution {
-            println!(
+            outln!(
                 "\nThe winners of Knobeln Evolution ({} generations):",
                 evo.generations.len()
             );
             for e in evo.ranking.iter().take(10) {
-                println!(
+                outln!(
                     "  {:>3}. {:<24} {:>6.2} %",
                     e.place,
                     e.team,
@@ -214,11 +214,11 @@ impl Demo {
         });
         let article_path = self.dir.join("results.txt");
         std::fs::write(&article_path, text)?;
-        println!(
+        outln!(
             "\nThe results article (for rec.games.misc and misc.misc): {}",
             article_path.display()
         );
-        println!(
+        outln!(
             "The results site: {}",
             self.dir.join("site/index.html").display()
         );

@@ -37,13 +37,13 @@ impl Init {
         let existed = config.database.exists();
         Store::open(&config.database)
             .with_context(|| format!("creating {}", config.database.display()))?;
-        println!(
+        outln!(
             "wrote {}; contest database {} ({})",
             self.file.display(),
             config.database.display(),
             if existed { "existing, kept" } else { "new" }
         );
-        println!(
+        outln!(
             "edit the config, then run `knobeln serve --config {}`",
             self.file.display()
         );

@@ -51,13 +51,13 @@ impl Languages {
                     "version": tc.as_ref().ok().map(|t| t.version.clone()),
                     "missing": tc.as_ref().err(),
                 });
-                println!("{v}");
+                outln!("{v}");
             } else {
                 let state = match tc {
                     Ok(t) => t.version.clone(),
                     Err(why) => format!("MISSING: {why}"),
                 };
-                println!(
+                outln!(
                     "{:<8} {:<22} {:<22} {state}",
                     lang.name,
                     lang.title,
@@ -66,7 +66,7 @@ impl Languages {
             }
         }
         if !self.json {
-            println!("sandbox: {}", Cgroups::detect().describe());
+            outln!("sandbox: {}", Cgroups::detect().describe());
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -13,6 +13,27 @@ use knobeln::referee::RefereeConfig;
 use knobeln::sandbox::player::PlayerLimits;
 use knobeln::store::{Store, StoreError};
 
+/// `print!` to stdout that ends quietly when the reader has gone away
+/// (see [`stdout`]).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cmd::stdout::write(format_args!($($arg)*))
+    };
+}
+
+/// `outln!` to stdout that ends quietly when the reader has gone away
+/// (see [`stdout`]).
+macro_rules! outln {
+    () => {
+        $crate::cmd::stdout::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cmd::stdout::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+pub mod stdout;
+
 mod admin;
 mod bench;
 mod check;

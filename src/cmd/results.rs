@@ -78,7 +78,7 @@ impl ResultsCmd {
                     path.display()
                 );
             }
-            None => print!("{text}"),
+            None => out!("{text}"),
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -1,7 +1,8 @@
 //! `knobeln site DIR [--config FILE] [--db FILE] [--tournament ID]`: writes
 //! the static results site of a tournament (the latest by default) into
-//! DIR, from the database of the config (default `./knobeln.db`) or the one
-//! given with `--db` (after `knobeln demo --dir X`: `--db X/knobeln.db`).
+//! DIR, from the database of the config or the one given with `--db`
+//! (after `knobeln demo --dir X`: `--db X/knobeln.db`; the config, if one is
+//! found, then gives only the title).
 //! See `knobeln::site`. It only reads the database.
 
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use rusqlite::OptionalExtension;
 
-use knobeln::config::Config;
+use knobeln::config::{Config, ConfigError};
 use knobeln::site::{generate, SiteOptions};
 
 #[derive(Args, Debug)]
@@ -36,8 +37,13 @@ pub struct Site {
 
 impl Site {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let config = Config::load(self.config.as_deref())?;
-        let db = self.db.clone().unwrap_or_else(|| config.database.clone());
+        // With --db the config is optional: it gives only the title.
+        let (db, title) = match (self.db.clone(), Config::load(self.config.as_deref())) {
+            (Some(db), Ok(c)) => (db, Some(c.contest.name)),
+            (Some(db), Err(ConfigError::NotFound { .. })) => (db, None),
+            (None, Ok(c)) => (c.database, Some(c.contest.name)),
+            (_, Err(e)) => return Err(e.into()),
+        };
         let store = super::open_contest(&db)?;
         let id = match self.tournament {
             Some(id) => {
@@ -74,7 +80,7 @@ impl Site {
             }
         };
         let opts = SiteOptions {
-            title: Some(config.contest.name.clone()),
+            title,
             no_game_pages: self.no_game_pages,
             ..SiteOptions::default()
         };

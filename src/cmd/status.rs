@@ -21,7 +21,7 @@ impl Status {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
         let store = super::open_contest(&config.database)?;
-        print!(
+        out!(
             "{}",
             knobeln::contest::status::report(&store, &config, Utc::now())?
         );

@@ -77,11 +77,11 @@ impl AdminCmd {
         };
         match outcome {
             Outcome::Done(line) => {
-                println!("{line}");
+                outln!("{line}");
                 if config.transport == TransportKind::Spool {
                     let f = Server::new(config, store).flush()?;
                     if f.sent > 0 {
-                        println!("{} mail(s) written to the spool", f.sent);
+                        outln!("{} mail(s) written to the spool", f.sent);
                     }
                 }
                 Ok(ExitCode::SUCCESS)
