@@ -37,12 +37,14 @@ pub mod stdout;
 mod admin;
 mod bench;
 mod check;
+mod completions;
 mod contest;
 mod demo;
 mod ingest;
 mod init;
 mod languages;
 mod lexcount;
+mod man;
 mod play;
 mod protocolfmt;
 mod results;
@@ -57,7 +59,11 @@ mod worker;
 #[command(
     name = "knobeln",
     version,
-    about = "KNOBELN game-strategy contest server"
+    about = "KNOBELN game-strategy contest server",
+    after_long_help = "The config file is --config PATH, else $KNOBELN_CONFIG, else \
+        ./knobeln.toml, else /etc/knobeln/knobeln.toml (`knobeln init` writes one). \
+        Relative paths in it are relative to its folder. See README.md and \
+        deploy/README.md."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -102,6 +108,10 @@ pub enum Command {
     Worker(worker::Worker),
     /// The organizer's round summary (RSM): give it, or see the round.
     Rsm(rsm::Rsm),
+    /// Print the shell completion script (bash, zsh, fish, …).
+    Completions(completions::Completions),
+    /// Print the manual page, or write every page into a folder.
+    Man(man::Man),
 }
 
 impl Command {
@@ -125,6 +135,8 @@ impl Command {
             Command::Admin(c) => c.apply(),
             Command::Worker(c) => c.apply(),
             Command::Rsm(c) => c.apply(),
+            Command::Completions(c) => c.apply(),
+            Command::Man(c) => c.apply(),
         }
     }
 }
