@@ -703,7 +703,10 @@ mod tests {
         let (p, o) = discover(None, Some(OsStr::new("")), all).unwrap();
         assert_eq!(
             (p, o),
-            (PathBuf::from("knobeln.toml"), ConfigOrigin::WorkingDirectory)
+            (
+                PathBuf::from("knobeln.toml"),
+                ConfigOrigin::WorkingDirectory
+            )
         );
         let etc_only = |p: &Path| p == Path::new(SYSTEM_CONFIG);
         let (p, o) = discover(None, None, etc_only).unwrap();
@@ -712,7 +715,12 @@ mod tests {
         let (p, _) = discover(None, Some(OsStr::new("gone.toml")), none).unwrap();
         assert_eq!(p, PathBuf::from("gone.toml"));
         let err = discover(None, None, none).unwrap_err().to_string();
-        for place in ["--config", "$KNOBELN_CONFIG", "./knobeln.toml", SYSTEM_CONFIG] {
+        for place in [
+            "--config",
+            "$KNOBELN_CONFIG",
+            "./knobeln.toml",
+            SYSTEM_CONFIG,
+        ] {
             assert!(err.contains(place), "{place} in {err}");
         }
     }
@@ -741,10 +749,23 @@ mod tests {
 
     #[test]
     fn loopback_hosts_are_recognised() {
-        for h in ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LocalHost."] {
+        for h in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "::1",
+            "[::1]",
+            "localhost",
+            "LocalHost.",
+        ] {
             assert!(is_loopback_host(h), "{h}");
         }
-        for h in ["10.0.0.1", "mail.contest.example", "localhost.evil.example", "::2", ""] {
+        for h in [
+            "10.0.0.1",
+            "mail.contest.example",
+            "localhost.evil.example",
+            "::2",
+            "",
+        ] {
             assert!(!is_loopback_host(h), "{h}");
         }
     }
@@ -764,7 +785,10 @@ mod tests {
         let err = check(text("mail.example", "none", "127.0.0.1", "none"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("[imap]") && err.contains("plain text"), "{err}");
+        assert!(
+            err.contains("[imap]") && err.contains("plain text"),
+            "{err}"
+        );
         let err = check(text("::1", "none", "192.0.2.7", "none"))
             .unwrap_err()
             .to_string();

@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 use chrono::Utc;
 use clap::{Args, Subcommand};
 

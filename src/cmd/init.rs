@@ -1,5 +1,6 @@
 //! `knobeln init [FILE] [--force]`: writes a commented `knobeln.toml` to
-//! start from (the same text as `deploy/knobeln.toml`) and creates the
+//! start from (the same text as `deploy/knobeln.toml`; its folder is
+//! created if needed) and creates the
 //! contest database it names (relative to the file's folder), so that
 //! `status` and the other commands that need a contest find one. An
 //! existing database is opened (and migrated), never replaced.
@@ -30,6 +31,10 @@ impl Init {
                 "{} exists; use --force to overwrite it",
                 self.file.display()
             );
+        }
+        if let Some(folder) = self.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("creating {}", folder.display()))?;
         }
         std::fs::write(&self.file, knobeln::config::EXAMPLE)
             .with_context(|| format!("writing {}", self.file.display()))?;

@@ -21,7 +21,12 @@ impl Log {
         for r in &rows {
             outln!(
                 "{:<5} {}  {:<12} {:<12} {:<30} {}",
-                r.id, r.at, r.actor, r.action, r.target, r.details
+                r.id,
+                r.at,
+                r.actor,
+                r.action,
+                r.target,
+                r.details
             );
         }
         if rows.is_empty() {

@@ -26,7 +26,11 @@ impl Teams {
         let rows = teams(store.conn(), which)?;
         outln!(
             "{:<5} {:<30} {:<32} {:<8} {:<10} mail-preference / organization",
-            "id", "team", "mail-address", "versions", "plays"
+            "id",
+            "team",
+            "mail-address",
+            "versions",
+            "plays"
         );
         for t in &rows {
             let plays = match (&t.withdrawn, t.current_version) {
