@@ -37,10 +37,13 @@ pub struct Site {
 
 impl Site {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        // With --db the config is optional: it gives only the title.
+        // With --db the config is optional: it gives only the title (the
+        // default contest name without one).
         let (db, title) = match (self.db.clone(), Config::load(self.config.as_deref())) {
             (Some(db), Ok(c)) => (db, Some(c.contest.name)),
-            (Some(db), Err(ConfigError::NotFound { .. })) => (db, None),
+            (Some(db), Err(ConfigError::NotFound { .. })) => {
+                (db, Some(Config::default().contest.name))
+            }
             (None, Ok(c)) => (c.database, Some(c.contest.name)),
             (_, Err(e)) => return Err(e.into()),
         };
