@@ -465,3 +465,165 @@ fn a_full_disk_behind_stdout_is_an_error() {
     assert!(err.contains("writing to standard output"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+// ------------------------------------------------- backups and the unit
+
+/// The backup of deploy/README.md: `sqlite3 knobeln.db ".backup FILE"`
+/// while `serve` runs and writes is a whole, consistent database at the
+/// current schema, and restored into another folder it is the contest.
+/// Also the stop the unit relies on: SIGTERM ends serve with exit 0.
+#[test]
+fn a_backup_taken_while_serve_runs_restores_the_contest() {
+    use std::time::{Duration, Instant};
+    let c = Contest::new("");
+    let reg = c.registration_mail("joe", "Lords");
+    assert!(c.ingest(&[&reg]).status.success());
+    let new = c.spool().join("incoming/new");
+    std::fs::create_dir_all(&new).unwrap();
+    let n = 20;
+    for i in 0..n {
+        let m = c.registration_mail(&format!("p{i}"), &format!("Org{i}"));
+        std::fs::rename(&m, new.join(format!("{i:03}.eml"))).unwrap();
+    }
+    let mut serve = Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = c.dir.path().join("k.db");
+    let backups = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let mut taken = Vec::new();
+    // Backups while serve takes the mails in and answers them, until all
+    // are answered (and one after).
+    loop {
+        let done = c.replies().len() > n;
+        let file = backups.path().join(format!("b{}.db", taken.len()));
+        let out = Command::new("sqlite3")
+            .arg(&db)
+            .arg(format!(".backup '{}'", file.display()))
+            .output()
+            .expect("sqlite3 is installed (tests/run-all.sh installs it)");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        taken.push(file);
+        if done {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "serve answered only {} of {}",
+            c.replies().len(),
+            n + 1
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(serve.id().to_string())
+        .status()
+        .unwrap();
+    let status = serve.wait().unwrap();
+    assert!(
+        status.success(),
+        "serve stops cleanly on SIGTERM: {status:?}"
+    );
+
+    let mut teams_seen = Vec::new();
+    for file in &taken {
+        let conn = rusqlite::Connection::open(file).unwrap();
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok", "{}", file.display());
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, knobeln::store::MIGRATIONS.len() as i64);
+        let teams: i64 = conn
+            .query_row("SELECT count(*) FROM teams", [], |r| r.get(0))
+            .unwrap();
+        teams_seen.push(teams);
+    }
+    assert!(
+        teams_seen.windows(2).all(|w| w[0] <= w[1]),
+        "later backups hold more: {teams_seen:?}"
+    );
+    let last = *teams_seen.last().unwrap();
+    assert_eq!(last, n as i64 + 1, "the last backup holds every team");
+
+    // Restore the last one into a fresh folder: it is the contest.
+    let restored = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(restored.path().join("data")).unwrap();
+    std::fs::copy(taken.last().unwrap(), restored.path().join("data/k.db")).unwrap();
+    let cfg = write_config(restored.path(), "Restored", "");
+    let out = run_in(
+        restored.path(),
+        None,
+        &["admin", "teams", "--config", cfg.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    for i in 0..n {
+        assert!(
+            listing.contains(&format!("team_p{i}")),
+            "team_p{i} in {listing}"
+        );
+    }
+    assert!(listing.contains("team_joe"), "{listing}");
+}
+
+/// deploy/knobeln.service and deploy/knobeln-worker.service pass
+/// `systemd-analyze verify` (unknown keys, bad values, a missing binary or
+/// manual page are errors), in a root of their own where the binary is at
+/// /usr/local/bin/knobeln and the manual pages are `knobeln man`'s.
+#[test]
+fn the_systemd_units_verify() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    std::fs::create_dir_all(r.join("usr/local/bin")).unwrap();
+    std::fs::create_dir_all(r.join("etc/systemd/system")).unwrap();
+    // A copy, not a symlink: systemd resolves links inside the root.
+    let installed = r.join("usr/local/bin/knobeln");
+    if std::fs::hard_link(BIN, &installed).is_err() {
+        std::fs::copy(BIN, &installed).unwrap();
+    }
+    // systemd's own units (sysinit.target and the rest) from the host.
+    std::fs::create_dir_all(r.join("lib/systemd")).unwrap();
+    let st = Command::new("cp")
+        .args(["-r", "/lib/systemd/system"])
+        .arg(r.join("lib/systemd/"))
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "copy systemd's units (tests/run-all.sh installs systemd)"
+    );
+    let man = r.join("man");
+    let out = run_in(
+        r,
+        None,
+        &["man", "--out", man.join("man1").to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for unit in ["knobeln.service", "knobeln-worker.service"] {
+        std::fs::copy(
+            crate::common::repo_path(&format!("deploy/{unit}")),
+            r.join("etc/systemd/system").join(unit),
+        )
+        .unwrap();
+        let out = Command::new("systemd-analyze")
+            .arg("verify")
+            .arg(format!("--root={}", r.display()))
+            .arg(format!("/etc/systemd/system/{unit}"))
+            .env("MANPATH", &man)
+            .output()
+            .expect("systemd-analyze is installed (tests/run-all.sh installs systemd)");
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success() && said.trim().is_empty(),
+            "{unit}: {said}"
+        );
+    }
+}
