@@ -627,3 +627,37 @@ fn the_systemd_units_verify() {
         );
     }
 }
+
+/// The commands print through `out!`/`outln!` (src/cmd/stdout.rs), never
+/// `print!`/`println!`, which panic on a closed stdout: a command added
+/// later keeps ending quietly.
+#[test]
+fn the_commands_print_only_through_the_quiet_stdout() {
+    fn scan(file: &Path, found: &mut Vec<String>) {
+        let src = std::fs::read_to_string(file).unwrap();
+        for (i, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let hit = ["println!", "print!("].iter().any(|mac| {
+                code.match_indices(mac)
+                    .any(|(at, _)| !code[..at].ends_with('e'))
+            });
+            if hit {
+                found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    fn walk(dir: &Path, found: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, found);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                scan(&p, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&crate::common::repo_path("src/cmd"), &mut found);
+    scan(&crate::common::repo_path("src/main.rs"), &mut found);
+    assert!(found.is_empty(), "use out!/outln!: {found:#?}");
+}
