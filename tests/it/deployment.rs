@@ -661,3 +661,36 @@ fn the_commands_print_only_through_the_quiet_stdout() {
     scan(&crate::common::repo_path("src/main.rs"), &mut found);
     assert!(found.is_empty(), "use out!/outln!: {found:#?}");
 }
+
+/// IMAP and SMTP use one TLS implementation (native-tls: the system's
+/// OpenSSL), as deploy/README.md says: in the lock file, `imap` and
+/// `lettre` both depend on native-tls and neither on rustls.
+#[test]
+fn imap_and_smtp_share_one_tls_implementation() {
+    let lock: toml::Value =
+        toml::from_str(&std::fs::read_to_string(crate::common::repo_path("Cargo.lock")).unwrap())
+            .unwrap();
+    let packages = lock["package"].as_array().unwrap();
+    for name in ["imap", "lettre"] {
+        let deps: Vec<&str> = packages
+            .iter()
+            .filter(|p| p["name"].as_str() == Some(name))
+            .flat_map(|p| {
+                p.get("dependencies")
+                    .and_then(|d| d.as_array())
+                    .into_iter()
+                    .flatten()
+            })
+            .filter_map(|d| d.as_str())
+            .collect();
+        assert!(!deps.is_empty(), "{name} is in Cargo.lock");
+        assert!(
+            deps.iter().any(|d| d.starts_with("native-tls")),
+            "{name} uses native-tls: {deps:?}"
+        );
+        assert!(
+            !deps.iter().any(|d| d.contains("rustls")),
+            "{name} does not use rustls: {deps:?}"
+        );
+    }
+}
