@@ -21,7 +21,7 @@ macro_rules! out {
     };
 }
 
-/// `outln!` to stdout that ends quietly when the reader has gone away
+/// `println!` to stdout that ends quietly when the reader has gone away
 /// (see [`stdout`]).
 macro_rules! outln {
     () => {

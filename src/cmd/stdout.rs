@@ -1,18 +1,18 @@
 //! Standard output of the commands, as Unix tools write it: when the reader
 //! goes away (`knobeln results | head -1`, a pager that is quit), the
 //! output ends quietly. `out!`/`outln!` (defined in `cmd/mod.rs`) write like
-//! `print!`/`outln!`, but where those panic with "failed printing to
+//! `print!`/`println!`, but where those panic with "failed printing to
 //! stdout: Broken pipe", the first failed write here marks stdout closed and
 //! every later one is dropped, so a command that also changes state (`ingest`
-//! writes the spool's replies after printing) still finishes its work; long
-//! printers ask [`closed`] to stop early. The exit status stays the
-//! command's own.
+//! writes the spool's replies after printing) still finishes its work (a
+//! long printer may ask [`closed`] to stop early). The exit status stays
+//! the command's own.
 //!
 //! A write error other than a closed pipe (a full disk behind `> file`) is
 //! kept and reported by [`finish`] as an error of the command.
 //!
-//! Library code that prints with `outln!` (the benchmarks' figures) is
-//! covered by [`install_panic_hook`]: the one panic `outln!` raises on a
+//! Library code that prints with `println!` (the benchmarks' figures) is
+//! covered by [`install_panic_hook`]: the one panic `println!` raises on a
 //! closed stdout ends the process quietly instead of printing a panic
 //! message.
 //!
@@ -30,7 +30,7 @@ use std::sync::Mutex;
 static CLOSED: AtomicBool = AtomicBool::new(false);
 static FAILURE: Mutex<Option<io::Error>> = Mutex::new(None);
 
-/// Writes to stdout, unless it has been found closed; used by `out!`.
+/// Writes to stdout, unless it has been found closed; used by `out!` and `outln!`.
 pub fn write(args: fmt::Arguments) {
     if CLOSED.load(Ordering::Relaxed) {
         return;
@@ -69,7 +69,7 @@ pub fn finish() -> io::Result<()> {
     }
 }
 
-/// Makes the panic of `outln!` on a closed stdout (library code that
+/// Makes the panic of `println!` on a closed stdout (library code that
 /// prints directly) a quiet exit; every other panic is reported as before.
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
