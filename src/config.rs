@@ -1,11 +1,23 @@
 //! The server's configuration: `knobeln.toml`, with environment overrides
-//! for secrets, and the embedded default when there is no file (spool
-//! transport under `./spool`, database `./knobeln.db`, and an open contest
-//! timeline, so a new user can try everything at once).
+//! for secrets.
+//!
+//! The file is found by [`discover`]: `--config PATH`, else
+//! `$KNOBELN_CONFIG`, else `./knobeln.toml`, else
+//! `/etc/knobeln/knobeln.toml`; when none is there, the error lists the
+//! places tried. Relative paths inside the file (database, spool, site,
+//! password and key files, the RSM note) are relative to the file's folder,
+//! never to the current directory ([`Config::resolve_paths`]), so `knobeln
+//! status` means the same contest from any folder.
+//!
+//! [`Config::default`] (spool transport under `spool`, database
+//! `knobeln.db`, an open contest timeline) is what `knobeln demo` and the
+//! tests start from; a command never falls back to it silently.
 //!
 //! Parsing and validation only; nothing here opens a connection or a file
 //! other than the config file and password files it names.
 
+use std::ffi::OsStr;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -402,37 +414,154 @@ pub enum ConfigError {
     },
     #[error("{0}")]
     Invalid(String),
+    #[error(
+        "no config file found; looked for {} (write one with `knobeln init`, or give --config PATH)",
+        tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NotFound { tried: Vec<PathBuf> },
+}
+
+/// The environment variable naming the config file.
+pub const CONFIG_ENV: &str = "KNOBELN_CONFIG";
+/// The config file in the current directory, tried third.
+pub const LOCAL_CONFIG: &str = "knobeln.toml";
+/// The system-wide config file, tried last.
+pub const SYSTEM_CONFIG: &str = "/etc/knobeln/knobeln.toml";
+
+/// How the config file was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigOrigin {
+    /// `--config PATH`.
+    Flag,
+    /// `$KNOBELN_CONFIG`.
+    Environment,
+    /// `./knobeln.toml`.
+    WorkingDirectory,
+    /// `/etc/knobeln/knobeln.toml`.
+    System,
+}
+
+/// Chooses the config file: `flag`, else `env` (the value of
+/// `$KNOBELN_CONFIG`, when set and not empty), else `./knobeln.toml`, else
+/// `/etc/knobeln/knobeln.toml`, the last two only if `exists` says so. A
+/// file named by the flag or the environment is taken even when it is
+/// missing (reading it then fails and says so): an explicit choice never
+/// falls through to another file.
+pub fn discover(
+    flag: Option<&Path>,
+    env: Option<&OsStr>,
+    exists: impl Fn(&Path) -> bool,
+) -> Result<(PathBuf, ConfigOrigin), ConfigError> {
+    if let Some(p) = flag {
+        return Ok((p.to_path_buf(), ConfigOrigin::Flag));
+    }
+    if let Some(v) = env.filter(|v| !v.is_empty()) {
+        return Ok((PathBuf::from(v), ConfigOrigin::Environment));
+    }
+    let local = Path::new(LOCAL_CONFIG);
+    if exists(local) {
+        return Ok((local.to_path_buf(), ConfigOrigin::WorkingDirectory));
+    }
+    let system = Path::new(SYSTEM_CONFIG);
+    if exists(system) {
+        return Ok((system.to_path_buf(), ConfigOrigin::System));
+    }
+    Err(ConfigError::NotFound {
+        tried: vec![
+            PathBuf::from("--config (not given)"),
+            PathBuf::from(format!("${CONFIG_ENV} (not set)")),
+            PathBuf::from("./knobeln.toml"),
+            system.to_path_buf(),
+        ],
+    })
+}
+
+/// Whether `host` names this machine's loopback interface (127.0.0.0/8,
+/// `::1`, `localhost`), where a plain-text connection never leaves the
+/// machine.
+pub fn is_loopback_host(host: &str) -> bool {
+    let h = host.trim();
+    let h = h
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(h);
+    let h = h.strip_suffix('.').unwrap_or(h);
+    if h.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl Config {
-    /// Loads `path`, or the embedded default when `path` is `None` and
-    /// `./knobeln.toml` does not exist. Applies environment overrides.
-    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
-        let default_path = Path::new("knobeln.toml");
-        let path = match path {
-            Some(p) => Some(p),
-            None if default_path.exists() => Some(default_path),
-            None => None,
-        };
-        let mut cfg = match path {
-            None => Config::default(),
-            Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
-                    path: p.to_path_buf(),
-                    source,
-                })?;
-                Self::parse(&text).map_err(|e| match e {
-                    ConfigError::Parse { source, .. } => ConfigError::Parse {
-                        path: p.to_path_buf(),
-                        source,
-                    },
-                    other => other,
-                })?
-            }
-        };
+    /// Finds the config file ([`discover`], with `--config` as `flag`) and
+    /// loads it ([`Config::load_file`]).
+    pub fn load(flag: Option<&Path>) -> Result<Config, ConfigError> {
+        let env = std::env::var_os(CONFIG_ENV);
+        let (path, _origin) = discover(flag, env.as_deref(), |p| p.is_file())?;
+        Self::load_file(&path)
+    }
+
+    /// Loads the config file at `path`: parses it, makes its relative paths
+    /// relative to its folder, applies environment overrides, validates.
+    pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut cfg = Self::parse(&text).map_err(|e| match e {
+            ConfigError::Parse { source, .. } => ConfigError::Parse {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => other,
+        })?;
+        let absolute = std::path::absolute(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let folder = absolute.parent().unwrap_or(Path::new("/"));
+        cfg.resolve_paths(folder);
         cfg.apply_env(|k| std::env::var(k).ok());
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// Makes every relative path of the config relative to `folder` (the
+    /// config file's): the database, the spool and site folders, the RSM
+    /// note, and the password, credential, key and certificate files.
+    /// Absolute paths stay as they are.
+    pub fn resolve_paths(&mut self, folder: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = folder.join(&*p);
+            }
+        };
+        let fix_opt = |p: &mut Option<PathBuf>| {
+            if let Some(p) = p.as_mut() {
+                fix(p);
+            }
+        };
+        fix(&mut self.database);
+        fix(&mut self.spool.dir);
+        fix_opt(&mut self.site.dir);
+        fix_opt(&mut self.rules.rsm_note_file);
+        if let Some(imap) = self.imap.as_mut() {
+            fix_opt(&mut imap.password_file);
+        }
+        if let Some(smtp) = self.smtp.as_mut() {
+            fix_opt(&mut smtp.password_file);
+        }
+        let e = &mut self.engine;
+        for p in [
+            &mut e.nats_password_file,
+            &mut e.nats_creds_file,
+            &mut e.nats_nkey_file,
+            &mut e.nats_ca_file,
+            &mut e.nats_cert_file,
+            &mut e.nats_key_file,
+        ] {
+            fix_opt(p);
+        }
     }
 
     /// Parses a config text (no environment, no validation).
@@ -483,6 +612,25 @@ impl Config {
                 return Err(ConfigError::Invalid(format!(
                     "imap.idle_renew_secs must be between 1 and {MAX_IDLE_RENEW_SECS} \
                      (RFC 2177: renew an IDLE within 29 minutes)"
+                )));
+            }
+        }
+        let plain = [
+            self.imap
+                .as_ref()
+                .filter(|c| c.tls == TlsMode::None)
+                .map(|c| ("imap", &c.host)),
+            self.smtp
+                .as_ref()
+                .filter(|c| c.tls == TlsMode::None)
+                .map(|c| ("smtp", &c.host)),
+        ];
+        for (section, host) in plain.into_iter().flatten() {
+            if !is_loopback_host(host) {
+                return Err(ConfigError::Invalid(format!(
+                    "[{section}] tls = \"none\" with host = \"{host}\": the password would \
+                     cross the network in plain text; use tls = \"tls\" or \"starttls\" \
+                     (\"none\" is allowed only for 127.0.0.1, ::1 and localhost)"
                 )));
             }
         }
@@ -560,8 +708,8 @@ mod tests {
     #[test]
     fn environment_overrides_secrets() {
         let mut cfg = Config::parse(
-            "transport = \"imap\"\n[imap]\nhost = \"h\"\nport = 143\ntls = \"none\"\nuser = \"u\"\n\
-             [smtp]\nhost = \"h\"\nport = 25\ntls = \"none\"\npassword = \"file\"\n",
+            "transport = \"imap\"\n[imap]\nhost = \"127.0.0.1\"\nport = 143\ntls = \"none\"\nuser = \"u\"\n\
+             [smtp]\nhost = \"localhost\"\nport = 25\ntls = \"none\"\npassword = \"file\"\n",
         )
         .unwrap();
         cfg.validate().unwrap();
@@ -572,5 +720,108 @@ mod tests {
     #[test]
     fn unknown_keys_are_errors_not_silence() {
         assert!(Config::parse("databse = \"x.db\"\n").is_err());
+    }
+
+    #[test]
+    fn discovery_takes_flag_then_environment_then_cwd_then_etc() {
+        let none = |_: &Path| false;
+        let all = |_: &Path| true;
+        let (p, o) = discover(Some(Path::new("a.toml")), Some(OsStr::new("b.toml")), all).unwrap();
+        assert_eq!((p, o), (PathBuf::from("a.toml"), ConfigOrigin::Flag));
+        let (p, o) = discover(None, Some(OsStr::new("b.toml")), all).unwrap();
+        assert_eq!((p, o), (PathBuf::from("b.toml"), ConfigOrigin::Environment));
+        let (p, o) = discover(None, Some(OsStr::new("")), all).unwrap();
+        assert_eq!(
+            (p, o),
+            (
+                PathBuf::from("knobeln.toml"),
+                ConfigOrigin::WorkingDirectory
+            )
+        );
+        let etc_only = |p: &Path| p == Path::new(SYSTEM_CONFIG);
+        let (p, o) = discover(None, None, etc_only).unwrap();
+        assert_eq!((p, o), (PathBuf::from(SYSTEM_CONFIG), ConfigOrigin::System));
+        // An explicit choice is taken even when the file is missing.
+        let (p, _) = discover(None, Some(OsStr::new("gone.toml")), none).unwrap();
+        assert_eq!(p, PathBuf::from("gone.toml"));
+        let err = discover(None, None, none).unwrap_err().to_string();
+        for place in [
+            "--config",
+            "$KNOBELN_CONFIG",
+            "./knobeln.toml",
+            SYSTEM_CONFIG,
+        ] {
+            assert!(err.contains(place), "{place} in {err}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_are_relative_to_the_config_folder() {
+        let mut cfg = Config::parse(
+            "database = \"state/k.db\"\n[spool]\ndir = \"/abs/spool\"\n\
+             [site]\ndir = \"www\"\n[rules]\nrsm_note_file = \"note.txt\"\n\
+             [engine]\nnats_ca_file = \"ca.pem\"\n",
+        )
+        .unwrap();
+        cfg.resolve_paths(Path::new("/etc/knobeln"));
+        assert_eq!(cfg.database, PathBuf::from("/etc/knobeln/state/k.db"));
+        assert_eq!(cfg.spool.dir, PathBuf::from("/abs/spool"));
+        assert_eq!(cfg.site.dir, Some(PathBuf::from("/etc/knobeln/www")));
+        assert_eq!(
+            cfg.rules.rsm_note_file,
+            Some(PathBuf::from("/etc/knobeln/note.txt"))
+        );
+        assert_eq!(
+            cfg.engine.nats_ca_file,
+            Some(PathBuf::from("/etc/knobeln/ca.pem"))
+        );
+    }
+
+    #[test]
+    fn loopback_hosts_are_recognised() {
+        for h in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "::1",
+            "[::1]",
+            "localhost",
+            "LocalHost.",
+        ] {
+            assert!(is_loopback_host(h), "{h}");
+        }
+        for h in [
+            "10.0.0.1",
+            "mail.contest.example",
+            "localhost.evil.example",
+            "::2",
+            "",
+        ] {
+            assert!(!is_loopback_host(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn plain_text_mail_connections_are_refused_beyond_loopback() {
+        let text = |imap_host: &str, imap_tls: &str, smtp_host: &str, smtp_tls: &str| {
+            format!(
+                "transport = \"imap\"\n[imap]\nhost = \"{imap_host}\"\nport = 143\n\
+                 tls = \"{imap_tls}\"\nuser = \"u\"\n[smtp]\nhost = \"{smtp_host}\"\n\
+                 port = 587\ntls = \"{smtp_tls}\"\n"
+            )
+        };
+        let check = |t: String| Config::parse(&t).unwrap().validate();
+        check(text("127.0.0.1", "none", "::1", "none")).unwrap();
+        check(text("mail.example", "tls", "mail.example", "starttls")).unwrap();
+        let err = check(text("mail.example", "none", "127.0.0.1", "none"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("[imap]") && err.contains("plain text"),
+            "{err}"
+        );
+        let err = check(text("::1", "none", "192.0.2.7", "none"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("[smtp]") && err.contains("192.0.2.7"), "{err}");
     }
 }

@@ -8,9 +8,15 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    cmd::stdout::install_panic_hook();
     let cli = cmd::Cli::parse();
     cmd::logging::init(cli.command.usual_log(), cli.verbose, cli.quiet);
-    match cli.command.apply() {
+    let result = cli.command.apply().and_then(|code| {
+        cmd::stdout::finish()
+            .map_err(|e| anyhow::Error::from(e).context("writing to standard output"))?;
+        Ok(code)
+    });
+    match result {
         Ok(code) => code,
         Err(err) => {
             eprintln!("knobeln: error: {err}");

@@ -21,6 +21,10 @@ command -v g++ >/dev/null || need_apt+=(g++)
 command -v nats-server >/dev/null || need_apt+=(nats-server)
 command -v ip >/dev/null || need_apt+=(iproute2)
 command -v openssl >/dev/null || need_apt+=(openssl)
+# The deployment tests: the documented backup (sqlite3 .backup) and
+# `systemd-analyze verify` of deploy/*.service (systemd need not run).
+command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
+command -v systemd-analyze >/dev/null || need_apt+=(systemd)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing: ${need_apt[*]}"
     apt-get update -qq

@@ -62,12 +62,12 @@ impl CheckCmd {
                 "compiler_output": report.compiler_output,
                 "trial_game": trial.as_ref().map(|g| super::play::game_json(g, ["submission", "example"])),
             });
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            outln!("{}", serde_json::to_string_pretty(&out)?);
         } else {
             let view = trial
                 .as_ref()
                 .map(|g| TrialView::new(g, referee.config.params.l));
-            print!(
+            out!(
                 "{}",
                 compile_report(
                     report,

@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use chrono::Utc;
 use clap::{Args, Subcommand};
 
@@ -20,7 +19,6 @@ use knobeln::contest::run::{run, start, ContestError};
 use knobeln::engine::SystemClock;
 use knobeln::server::Server;
 use knobeln::store::admin::teams_without_strategy;
-use knobeln::store::Store;
 
 use super::tournament::Progress;
 
@@ -38,7 +36,8 @@ pub enum ContestAction {
 
 #[derive(Args, Debug)]
 pub struct StartArgs {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Tournament seed (default: from the OS random source).
@@ -57,8 +56,7 @@ impl ContestCmd {
             anyhow::ensure!(note.is_file(), "no such file: {}", note.display());
             config.rules.rsm_note_file = Some(note);
         }
-        let mut store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
+        let mut store = super::open_contest(&config.database)?;
         let tid = start(&mut store, &config, args.seed, Utc::now())?;
         let now = Utc::now();
         if let Some(holder) = live_lease(store.conn(), now)? {
@@ -91,15 +89,15 @@ impl ContestCmd {
         let mut server = Server::new(config, store);
         if spool {
             let f = server.flush()?;
-            println!(
+            outln!(
                 "contest finished; {} mail(s) written to {}",
                 f.sent,
                 server.config.spool.dir.join("outgoing").display()
             );
         } else {
-            println!("contest finished; the mails are queued: `knobeln serve` sends them");
+            outln!("contest finished; the mails are queued: `knobeln serve` sends them");
         }
-        println!("the results article: knobeln results");
+        outln!("the results article: knobeln results");
         Ok(ExitCode::SUCCESS)
     }
 }

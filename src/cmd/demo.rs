@@ -147,19 +147,19 @@ impl Demo {
         let res = results(&server.store, tid, vec![])?;
 
         let out = config.spool.dir.join("outgoing");
-        println!(
+        outln!(
             "KNOBELN demo: {} teams, {} rounds, {:.0} s",
             teams.len(),
             res.rounds.len(),
             t0.elapsed().as_secs_f64()
         );
-        println!("  database:       {}", config.database.display());
+        outln!("  database:       {}", config.database.display());
         let taken: i64 = server
             .store
             .conn()
             .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))?;
-        println!("  incoming mails: {taken} in the database's inbox (sealed once processed)");
-        println!(
+        outln!("  incoming mails: {taken} in the database's inbox (sealed once processed)");
+        outln!(
             "  outgoing mails: {} ({} files)",
             out.display(),
             std::fs::read_dir(&out)?.count()
@@ -173,7 +173,7 @@ impl Demo {
             rows.collect::<Result<_, _>>()?
         };
         kinds.retain(|(_, n)| *n > 0);
-        println!(
+        outln!(
             "  mails by kind:  {}",
             kinds
                 .iter()
@@ -183,7 +183,7 @@ impl Demo {
         );
         let _ = flushed;
         for r in &res.rounds {
-            println!(
+            outln!(
                 "  round {}{}: {} group(s) of {}, {} advance, {} disqualified",
                 r.number,
                 if r.is_final { " (final)" } else { "" },
@@ -197,20 +197,20 @@ impl Demo {
                 r.disqualified.len()
             );
             for d in &r.disqualified {
-                println!("    disqualified: {}: {}", d.team, d.reason);
+                outln!("    disqualified: {}: {}", d.team, d.reason);
             }
         }
-        println!("\nThe winners of the International KNOBELN contest:");
+        outln!("\nThe winners of the International KNOBELN contest:");
         for w in res.winners.iter().take(10) {
-            println!("  {:>3}. {:<24} {:>10}", w.place, w.team, w.points);
+            outln!("  {:>3}. {:<24} {:>10}", w.place, w.team, w.points);
         }
         if let Some(evo) = &res.evolution {
-            println!(
+            outln!(
                 "\nThe winners of Knobeln Evolution ({} generations):",
                 evo.generations.len()
             );
             for e in evo.ranking.iter().take(10) {
-                println!(
+                outln!(
                     "  {:>3}. {:<24} {:>6.2} %",
                     e.place,
                     e.team,
@@ -229,11 +229,11 @@ impl Demo {
         });
         let article_path = self.dir.join("results.txt");
         std::fs::write(&article_path, text)?;
-        println!(
+        outln!(
             "\nThe results article (for rec.games.misc and misc.misc): {}",
             article_path.display()
         );
-        println!(
+        outln!(
             "The results site: {}",
             self.dir.join("site/index.html").display()
         );

@@ -20,7 +20,8 @@ pub struct Ingest {
     /// Mail files (RFC 5322).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -51,9 +52,9 @@ impl Ingest {
             match id {
                 Some(id) => {
                     let (state, outcome, _) = inbox_state(server.store.conn(), *id)?;
-                    println!("{}: {state}: {}", f.display(), outcome.unwrap_or_default());
+                    outln!("{}: {state}: {}", f.display(), outcome.unwrap_or_default());
                 }
-                None => println!(
+                None => outln!(
                     "{}: already received before (not processed again)",
                     f.display()
                 ),
@@ -61,14 +62,14 @@ impl Ingest {
         }
         if spool {
             let flushed = server.flush()?;
-            println!(
+            outln!(
                 "{} repl{} written to {}",
                 flushed.sent,
                 if flushed.sent == 1 { "y" } else { "ies" },
                 server.config.spool.dir.join("outgoing").display()
             );
         } else {
-            println!("replies queued in the outbox; `knobeln serve` sends them");
+            outln!("replies queued in the outbox; `knobeln serve` sends them");
         }
         Ok(if summary.failed > 0 {
             ExitCode::from(1)

@@ -1,12 +1,18 @@
 //! `knobeln init [FILE] [--force]`: writes a commented `knobeln.toml` to
-//! start from (the same text as `deploy/knobeln.toml`), mode 0600: the
-//! organizer adds passwords to it.
+//! start from (the same text as `deploy/knobeln.toml`; its folder is
+//! created if needed), mode 0600 (the organizer adds passwords to it), and
+//! creates the contest database it names (relative to the file's folder),
+//! so that `status` and the other commands that need a contest find one.
+//! An existing database is opened (and migrated), never replaced.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::Args;
+
+use knobeln::config::Config;
+use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Init {
@@ -26,11 +32,24 @@ impl Init {
                 self.file.display()
             );
         }
+        if let Some(folder) = self.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("creating {}", folder.display()))?;
+        }
         write_private(&self.file, knobeln::config::EXAMPLE.as_bytes())
             .with_context(|| format!("writing {}", self.file.display()))?;
-        println!(
-            "wrote {}: edit it, then run `knobeln serve --config {}`",
+        let config = Config::load_file(&self.file)?;
+        let existed = config.database.exists();
+        Store::open(&config.database)
+            .with_context(|| format!("creating {}", config.database.display()))?;
+        outln!(
+            "wrote {}; contest database {} ({})",
             self.file.display(),
+            config.database.display(),
+            if existed { "existing, kept" } else { "new" }
+        );
+        outln!(
+            "edit the config, then run `knobeln serve --config {}`",
             self.file.display()
         );
         Ok(ExitCode::SUCCESS)

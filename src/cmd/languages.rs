@@ -1,8 +1,10 @@
 //! `knobeln languages [--config FILE] [--json]`: the bot languages of the
 //! config (built-ins and `[[language]]` entries) with the toolchain
 //! versions found on this machine; a missing toolchain is reported, and the
-//! command still succeeds. Also says how the bot sandbox limits memory,
-//! processes and CPU time here (control groups or rlimits).
+//! command still succeeds. Without any config file (none at the places
+//! `--config` documents), the built-in languages. Also says how the bot
+//! sandbox limits memory, processes and CPU time here (control groups or
+//! rlimits).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,13 +12,14 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use clap::Args;
 
-use knobeln::config::Config;
-use knobeln::lang::Toolchains;
+use knobeln::config::{Config, ConfigError};
+use knobeln::lang::{LanguageTable, Toolchains};
 use knobeln::sandbox::cgroup::Cgroups;
 
 #[derive(Args, Debug)]
 pub struct Languages {
-    /// The config file (default: ./knobeln.toml, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// One JSON object per language.
@@ -26,8 +29,16 @@ pub struct Languages {
 
 impl Languages {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let cfg = Config::load(self.config.as_deref())?;
-        let table = cfg.languages().map_err(|e| anyhow!(e))?;
+        let table = match Config::load(self.config.as_deref()) {
+            Ok(cfg) => cfg.languages().map_err(|e| anyhow!(e))?,
+            // This command describes the machine: without any config file
+            // it shows the built-in languages (and says so).
+            Err(ConfigError::NotFound { .. }) => {
+                eprintln!("knobeln languages: no config file found; the built-in languages");
+                LanguageTable::builtin()
+            }
+            Err(e) => return Err(e.into()),
+        };
         let found = Toolchains::resolve(&table);
         for (lang, tc) in &found.entries {
             let exts: Vec<String> = lang.extensions.iter().map(|e| format!(".{e}")).collect();
@@ -40,13 +51,13 @@ impl Languages {
                     "version": tc.as_ref().ok().map(|t| t.version.clone()),
                     "missing": tc.as_ref().err(),
                 });
-                println!("{v}");
+                outln!("{v}");
             } else {
                 let state = match tc {
                     Ok(t) => t.version.clone(),
                     Err(why) => format!("MISSING: {why}"),
                 };
-                println!(
+                outln!(
                     "{:<8} {:<22} {:<22} {state}",
                     lang.name,
                     lang.title,
@@ -55,7 +66,7 @@ impl Languages {
             }
         }
         if !self.json {
-            println!("sandbox: {}", Cgroups::detect().describe());
+            outln!("sandbox: {}", Cgroups::detect().describe());
         }
         Ok(ExitCode::SUCCESS)
     }

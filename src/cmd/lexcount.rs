@@ -26,7 +26,7 @@ impl Lexcount {
         let report = outcome.report();
         match report.lexical_elements {
             Some(n) => {
-                println!("lexical elements: {n}");
+                outln!("lexical elements: {n}");
                 Ok(ExitCode::SUCCESS)
             }
             None => {

@@ -11,10 +11,33 @@ use clap::{Args, Parser, Subcommand};
 use knobeln::game::Params;
 use knobeln::referee::RefereeConfig;
 use knobeln::sandbox::player::PlayerLimits;
+use knobeln::store::{Store, StoreError};
+
+/// `print!` to stdout that ends quietly when the reader has gone away
+/// (see [`stdout`]).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cmd::stdout::write(format_args!($($arg)*))
+    };
+}
+
+/// `println!` to stdout that ends quietly when the reader has gone away
+/// (see [`stdout`]).
+macro_rules! outln {
+    () => {
+        $crate::cmd::stdout::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cmd::stdout::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+pub mod stdout;
 
 mod admin;
 mod bench;
 mod check;
+mod completions;
 mod contest;
 mod demo;
 mod ingest;
@@ -22,6 +45,7 @@ mod init;
 mod languages;
 mod lexcount;
 pub mod logging;
+mod man;
 mod play;
 mod protocolfmt;
 mod results;
@@ -36,7 +60,11 @@ mod worker;
 #[command(
     name = "knobeln",
     version,
-    about = "KNOBELN game-strategy contest server"
+    about = "KNOBELN game-strategy contest server",
+    after_long_help = "The config file is --config PATH, else $KNOBELN_CONFIG, else \
+        ./knobeln.toml, else /etc/knobeln/knobeln.toml (`knobeln init` writes one). \
+        Relative paths in it are relative to its folder. See README.md and \
+        deploy/README.md."
 )]
 pub struct Cli {
     /// More log lines on standard error (-v: debug, -vv: trace); RUST_LOG wins.
@@ -87,6 +115,10 @@ pub enum Command {
     Worker(worker::Worker),
     /// The organizer's round summary (RSM): give it, or see the round.
     Rsm(rsm::Rsm),
+    /// Print the shell completion script (bash, zsh, fish, …).
+    Completions(completions::Completions),
+    /// Print the manual page, or write every page into a folder.
+    Man(man::Man),
 }
 
 impl Command {
@@ -118,6 +150,8 @@ impl Command {
             Command::Admin(c) => c.apply(),
             Command::Worker(c) => c.apply(),
             Command::Rsm(c) => c.apply(),
+            Command::Completions(c) => c.apply(),
+            Command::Man(c) => c.apply(),
         }
     }
 }
@@ -167,6 +201,17 @@ impl GameOpts {
             },
             wall: Duration::from_secs_f64(self.wall_secs),
         })
+    }
+}
+
+/// Opens the contest database at `path`, which must exist (see
+/// [`Store::open_existing`]): for every command that looks at or acts on a
+/// contest. Only `init`, `serve`, `ingest` and `demo` create one.
+pub fn open_contest(path: &Path) -> anyhow::Result<Store> {
+    match Store::open_existing(path) {
+        Ok(s) => Ok(s),
+        Err(e @ StoreError::NoDatabase { .. }) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::from(e).context(format!("opening {}", path.display()))),
     }
 }
 

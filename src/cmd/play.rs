@@ -87,12 +87,12 @@ impl Play {
             let seed = self.seed.wrapping_add(r);
             let g = referee.play_pinned([&paths[0], &paths[1]], GameSeeds::public(seed))?;
             if self.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string(&game_json(&g, [&names[0], &names[1]]))?
                 );
             } else {
-                println!(
+                outln!(
                     "game seed {seed}: {} {} : {} {} ({} throws)",
                     names[0],
                     g.points[0],
@@ -101,7 +101,7 @@ impl Play {
                     g.throws.len()
                 );
                 for f in &g.failures {
-                    println!("  FAILURE of {}: {}", names[f.player], f.reason);
+                    outln!("  FAILURE of {}: {}", names[f.player], f.reason);
                 }
             }
         }

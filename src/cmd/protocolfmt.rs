@@ -47,7 +47,7 @@ impl Protocolfmt {
         };
         match find_protocols(&raw) {
             Ok(ps) => {
-                print!("{}", format_all(&ps));
+                out!("{}", format_all(&ps));
                 Ok(ExitCode::SUCCESS)
             }
             Err(ProtocolError::NotFound) => {

@@ -17,11 +17,11 @@ use rusqlite::OptionalExtension;
 use knobeln::config::Config;
 use knobeln::contest::article::{article, team_infos, ArticleInput};
 use knobeln::engine::results::results;
-use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct ResultsCmd {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Write the article to this file instead of stdout.
@@ -36,8 +36,7 @@ pub struct ResultsCmd {
 impl ResultsCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
+        let store = super::open_contest(&config.database)?;
         let id: Option<i64> = store
             .conn()
             .query_row(
@@ -79,7 +78,7 @@ impl ResultsCmd {
                     path.display()
                 );
             }
-            None => print!("{text}"),
+            None => out!("{text}"),
         }
         Ok(ExitCode::SUCCESS)
     }

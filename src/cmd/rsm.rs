@@ -35,7 +35,8 @@ pub struct Rsm {
     /// The summary, a text file (without it: show the round's state).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -43,8 +44,7 @@ pub struct Rsm {
 impl Rsm {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
+        let store = super::open_contest(&config.database)?;
         let Some(c) = contest(store.conn())? else {
             eprintln!("knobeln rsm: the contest has not started");
             return Ok(ExitCode::from(1));
@@ -88,7 +88,7 @@ impl Rsm {
         let paused = rsm_round(store.conn(), c.tournament_id, self.round)?
             .and_then(|s| s.pause_started_at)
             .is_some();
-        println!(
+        outln!(
             "the summary of round {} is stored; {}",
             self.round,
             if paused {
@@ -104,16 +104,16 @@ impl Rsm {
 /// Prints where round `round` stands and its rankings.
 fn show(store: &Store, tournament: i64, round: u32) -> anyhow::Result<ExitCode> {
     let state = rsm_round(store.conn(), tournament, round)?;
-    println!("round {round}:");
+    outln!("round {round}:");
     match state
         .as_ref()
         .and_then(|s| s.pause_started_at.zip(s.pause_ends_at))
     {
-        Some((from, until)) => println!("  paused from {} until {}", date(from), date(until)),
-        None => println!("  no pause (yet)"),
+        Some((from, until)) => outln!("  paused from {} until {}", date(from), date(until)),
+        None => outln!("  no pause (yet)"),
     }
     match state.as_ref().and_then(|s| s.summary.as_ref()) {
-        Some(t) => println!(
+        Some(t) => outln!(
             "  the organizer's summary: {} bytes (by {})",
             t.len(),
             state
@@ -121,10 +121,10 @@ fn show(store: &Store, tournament: i64, round: u32) -> anyhow::Result<ExitCode> 
                 .and_then(|s| s.summary_source.clone())
                 .unwrap_or_default()
         ),
-        None => println!("  the organizer's summary: none"),
+        None => outln!("  the organizer's summary: none"),
     }
     match state.as_ref().and_then(|s| s.sent_at) {
-        Some(at) => println!(
+        Some(at) => outln!(
             "  the RSM went out on {} ({})",
             date(at),
             state
@@ -132,15 +132,15 @@ fn show(store: &Store, tournament: i64, round: u32) -> anyhow::Result<ExitCode> 
                 .and_then(|s| s.sent_kind.clone())
                 .unwrap_or_default()
         ),
-        None => println!("  the RSM has not gone out"),
+        None => outln!("  the RSM has not gone out"),
     }
     let res = results(store, tournament, vec![])?;
     match res.rounds.iter().find(|r| r.number == round) {
         Some(rr) => {
-            println!();
-            print!("{}", round_summary(rr));
+            outln!();
+            out!("{}", round_summary(rr));
         }
-        None => println!("  (round {round} has not started)"),
+        None => outln!("  (round {round} has not started)"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -23,7 +23,8 @@ use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Serve {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// One cycle (take in, process, send), print a summary, then exit.
@@ -58,7 +59,7 @@ impl Serve {
         let mut server = Server::new(config, store);
         if self.once {
             let c = server.cycle()?;
-            print!("{}", c.summary());
+            out!("{}", c.summary());
             return Ok(if c.transport_failed() {
                 ExitCode::from(1)
             } else {

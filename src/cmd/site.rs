@@ -1,7 +1,8 @@
 //! `knobeln site DIR [--config FILE] [--db FILE] [--tournament ID]`: writes
 //! the static results site of a tournament (the latest by default) into
-//! DIR, from the database of the config (default `./knobeln.db`) or the one
-//! given with `--db` (after `knobeln demo --dir X`: `--db X/knobeln.db`).
+//! DIR, from the database of the config or the one given with `--db`
+//! (after `knobeln demo --dir X`: `--db X/knobeln.db`; the config, if one is
+//! found, then gives only the title).
 //! See `knobeln::site`. It only reads the database.
 
 use std::path::PathBuf;
@@ -11,16 +12,16 @@ use anyhow::Context;
 use clap::Args;
 use rusqlite::OptionalExtension;
 
-use knobeln::config::Config;
+use knobeln::config::{Config, ConfigError};
 use knobeln::site::{generate, SiteOptions};
-use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Site {
     /// Folder to write the site into (created if missing; nothing in it is deleted).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Database file (default: the config's `database`, ./knobeln.db).
@@ -36,14 +37,17 @@ pub struct Site {
 
 impl Site {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let config = Config::load(self.config.as_deref())?;
-        let db = self.db.clone().unwrap_or_else(|| config.database.clone());
-        anyhow::ensure!(
-            db.exists(),
-            "no database at {} (give one with --db FILE)",
-            db.display()
-        );
-        let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+        // With --db the config is optional: it gives only the title (the
+        // default contest name without one).
+        let (db, title) = match (self.db.clone(), Config::load(self.config.as_deref())) {
+            (Some(db), Ok(c)) => (db, Some(c.contest.name)),
+            (Some(db), Err(ConfigError::NotFound { .. })) => {
+                (db, Some(Config::default().contest.name))
+            }
+            (None, Ok(c)) => (c.database, Some(c.contest.name)),
+            (_, Err(e)) => return Err(e.into()),
+        };
+        let store = super::open_contest(&db)?;
         let id = match self.tournament {
             Some(id) => {
                 let known: Option<i64> = store
@@ -79,7 +83,7 @@ impl Site {
             }
         };
         let opts = SiteOptions {
-            title: Some(config.contest.name.clone()),
+            title,
             no_game_pages: self.no_game_pages,
             ..SiteOptions::default()
         };

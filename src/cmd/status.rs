@@ -4,16 +4,15 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use chrono::Utc;
 use clap::Args;
 
 use knobeln::config::Config;
-use knobeln::store::Store;
 
 #[derive(Args, Debug)]
 pub struct Status {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -21,9 +20,8 @@ pub struct Status {
 impl Status {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
-        print!(
+        let store = super::open_contest(&config.database)?;
+        out!(
             "{}",
             knobeln::contest::status::report(&store, &config, Utc::now())?
         );

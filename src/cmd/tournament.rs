@@ -128,7 +128,7 @@ impl Tournament {
         progress.finish();
         let res = results(&store, tid, prepared.rejected)?;
         if self.json {
-            println!("{}", serde_json::to_string_pretty(&res)?);
+            outln!("{}", serde_json::to_string_pretty(&res)?);
         } else {
             print_summary(&res);
         }
@@ -222,33 +222,33 @@ impl Observer for Progress {
 }
 
 fn print_summary(r: &Results) {
-    println!("tournament seed {}", r.seed);
+    outln!("tournament seed {}", r.seed);
     for rej in &r.rejected {
-        println!("rejected: {} ({})", rej.team, rej.errors.join("; "));
+        outln!("rejected: {} ({})", rej.team, rej.errors.join("; "));
     }
     for round in &r.rounds {
-        println!(
+        outln!(
             "round {}{}: {} group(s)",
             round.number,
             if round.is_final { " (final)" } else { "" },
             round.groups.len()
         );
         for d in &round.disqualified {
-            println!("  disqualified: {}: {}", d.team, d.reason);
+            outln!("  disqualified: {}: {}", d.team, d.reason);
         }
     }
-    println!("\nfinal ranking:");
+    outln!("\nfinal ranking:");
     for w in &r.winners {
-        println!("  {:>3}. {:<32} {:>10}", w.place, w.team, w.points);
+        outln!("  {:>3}. {:<32} {:>10}", w.place, w.team, w.points);
     }
     if let Some(evo) = &r.evolution {
-        println!(
+        outln!(
             "\nKnobeln Evolution ({} exemplars, {} generations):",
             evo.population,
             evo.generations.len()
         );
         for e in &evo.ranking {
-            println!("  {:>3}. {:<32} {:>8.4}", e.place, e.team, e.fraction);
+            outln!("  {:>3}. {:<32} {:>8.4}", e.place, e.team, e.fraction);
         }
     }
 }

@@ -71,6 +71,8 @@ pub enum StoreError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+    #[error("no contest database at {} (run `knobeln init` or check --config)", path.display())]
+    NoDatabase { path: std::path::PathBuf },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -359,6 +361,31 @@ impl Store {
             source,
         })?;
         let conn = Connection::open(path)?;
+        Self::setup(conn)
+    }
+
+    /// Opens and migrates the database at `path`, which must exist: the
+    /// commands that only look at or act on a contest use this, so that one
+    /// run in the wrong folder says so instead of creating an empty
+    /// database ([`StoreError::NoDatabase`]).
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        let missing = || StoreError::NoDatabase {
+            path: path.to_path_buf(),
+        };
+        if !path.is_file() {
+            return Err(missing());
+        }
+        // Without SQLITE_OPEN_CREATE: a file removed since the check above
+        // is an error, not a new empty database.
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| match e {
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::CannotOpen => {
+                missing()
+            }
+            other => other.into(),
+        })?;
         Self::setup(conn)
     }
 
@@ -870,6 +897,19 @@ mod tests {
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn open_existing_never_creates_a_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("knobeln.db");
+        let err = Store::open_existing(&path).err().expect("no database");
+        assert!(matches!(err, StoreError::NoDatabase { .. }));
+        assert!(err.to_string().contains("no contest database at"), "{err}");
+        assert!(!path.exists(), "nothing was created");
+        drop(Store::open(&path).unwrap());
+        let s = Store::open_existing(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
     }
 
     #[test]

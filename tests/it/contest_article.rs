@@ -118,6 +118,17 @@ fn article_of_a_real_tournament_and_the_results_command() {
     )
     .unwrap();
 
+    // No database yet: a clear refusal, and none is created.
+    let out = run(&["results", "--config", config.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no contest database at"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!db.exists());
+    drop(Store::open(&db).unwrap());
+
     // No finished tournament yet: a clear refusal.
     let out = run(&["results", "--config", config.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));

@@ -6,6 +6,10 @@
 //! - `toolchain`: the compile checks on the corpus in `tests/data/sources/`,
 //!   and the jail around gcc.
 //! - `cli`: the `knobeln` binary end to end (output and exit codes).
+//! - `deployment`: a real deployment: where the config is found and what its
+//!   relative paths mean, no empty database from read-only commands,
+//!   plain-text mail only on loopback, completions and manual pages, quiet
+//!   ends on a closed stdout.
 //! - `lexcount`: the lexical-element counter on tricky inputs.
 //! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
 //!   admin commands, the contest lease) and the participants' status and
@@ -31,6 +35,7 @@ mod cli;
 mod contest_article;
 mod contest_mail;
 mod demo;
+mod deployment;
 mod distributed;
 mod engine;
 mod integrity;

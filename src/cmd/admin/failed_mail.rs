@@ -16,7 +16,7 @@ impl FailedMail {
     pub fn apply(self, store: &Store) -> anyhow::Result<ExitCode> {
         let rows = failed_outgoing(store.conn())?;
         for f in &rows {
-            println!(
+            outln!(
                 "{:<6} {}  {:<22} to {}\n       subject: {}\n       {} attempt(s); last error: {}",
                 f.id,
                 f.created_at,
@@ -27,7 +27,7 @@ impl FailedMail {
                 f.last_error.as_deref().unwrap_or("-")
             );
         }
-        println!(
+        outln!(
             "{} failed outgoing mail(s){}",
             rows.len(),
             if rows.is_empty() {

@@ -19,13 +19,18 @@ impl Log {
     pub fn apply(self, store: &Store) -> anyhow::Result<ExitCode> {
         let rows = admin_log(store.conn(), self.last)?;
         for r in &rows {
-            println!(
+            outln!(
                 "{:<5} {}  {:<12} {:<12} {:<30} {}",
-                r.id, r.at, r.actor, r.action, r.target, r.details
+                r.id,
+                r.at,
+                r.actor,
+                r.action,
+                r.target,
+                r.details
             );
         }
         if rows.is_empty() {
-            println!("no admin action logged yet");
+            outln!("no admin action logged yet");
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -12,13 +12,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use knobeln::admin::Outcome;
 use knobeln::config::{Config, TransportKind};
 use knobeln::server::Server;
-use knobeln::store::Store;
 
 mod failed_mail;
 mod log;
@@ -32,7 +30,8 @@ mod withdraw;
 
 #[derive(Args, Debug)]
 pub struct AdminCmd {
-    /// Config file (default: ./knobeln.toml if present, else the embedded default).
+    /// The config file (else $KNOBELN_CONFIG, ./knobeln.toml,
+    /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long, global = true)]
     pub config: Option<PathBuf>,
     #[command(subcommand)]
@@ -64,8 +63,7 @@ pub enum AdminAction {
 impl AdminCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let mut store = Store::open(&config.database)
-            .with_context(|| format!("opening {}", config.database.display()))?;
+        let mut store = super::open_contest(&config.database)?;
         let outcome = match self.action {
             AdminAction::Teams(c) => return c.apply(&store),
             AdminAction::FailedMail(c) => return c.apply(&store),
@@ -79,11 +77,11 @@ impl AdminCmd {
         };
         match outcome {
             Outcome::Done(line) => {
-                println!("{line}");
+                outln!("{line}");
                 if config.transport == TransportKind::Spool {
                     let f = Server::new(config, store).flush()?;
                     if f.sent > 0 {
-                        println!("{} mail(s) written to the spool", f.sent);
+                        outln!("{} mail(s) written to the spool", f.sent);
                     }
                 }
                 Ok(ExitCode::SUCCESS)

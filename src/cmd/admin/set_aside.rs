@@ -33,7 +33,7 @@ impl SetAsideList {
                 .filter(|c| !c.is_control())
                 .take(100)
                 .collect();
-            println!(
+            outln!(
                 "{:<6} {}  from {}  ({})\n       subject: {}\n       {} attempt(s); {}",
                 m.id,
                 m.received_at,
@@ -47,7 +47,7 @@ impl SetAsideList {
                     .unwrap_or("-")
             );
         }
-        println!(
+        outln!(
             "{} set-aside mail(s){}",
             rows.len(),
             if rows.is_empty() {

@@ -24,9 +24,13 @@ impl Teams {
             Withdrawn::Excluded
         };
         let rows = teams(store.conn(), which)?;
-        println!(
+        outln!(
             "{:<5} {:<30} {:<32} {:<8} {:<10} mail-preference / organization",
-            "id", "team", "mail-address", "versions", "plays"
+            "id",
+            "team",
+            "mail-address",
+            "versions",
+            "plays"
         );
         for t in &rows {
             let plays = match (&t.withdrawn, t.current_version) {
@@ -34,7 +38,7 @@ impl Teams {
                 (None, Some(v)) => format!("v{v}"),
                 (None, None) => "-".to_string(),
             };
-            println!(
+            outln!(
                 "{:<5} {:<30} {:<32} {:<8} {:<10} {} / {}",
                 t.team.0,
                 t.name,
@@ -49,7 +53,7 @@ impl Teams {
                 t.organization
             );
             if let Some((at, reason)) = &t.withdrawn {
-                println!("      withdrawn {at}: {reason}");
+                outln!("      withdrawn {at}: {reason}");
             }
         }
         let n_playing = rows
@@ -57,7 +61,7 @@ impl Teams {
             .filter(|t| t.withdrawn.is_none() && t.current_version.is_some())
             .count();
         let n_registered = rows.iter().filter(|t| t.withdrawn.is_none()).count();
-        println!(
+        outln!(
             "{n_registered} registered team(s), {n_playing} with an accepted strategy{}",
             if self.all {
                 format!(", {} withdrawn", rows.len() - n_registered)
