@@ -319,7 +319,7 @@ pub fn insert_version_conn(
 /// existing one (and its `-wal`, `-shm`) to the owner when it is wider and
 /// ours to change.
 fn private_database_file(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -330,6 +330,13 @@ fn private_database_file(path: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),
     }
+    narrow_database_files(path)
+}
+
+/// Takes away any permission of group and others from the database and
+/// its `-wal` and `-shm` (a file an older version left readable).
+fn narrow_database_files(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     let mut name = path.as_os_str().to_owned();
     let files = ["", "-wal", "-shm"].map(|suffix| {
         name.push(suffix);
@@ -375,6 +382,10 @@ impl Store {
         if !path.is_file() {
             return Err(missing());
         }
+        narrow_database_files(path).map_err(|source| StoreError::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
         // Without SQLITE_OPEN_CREATE: a file removed since the check above
         // is an error, not a new empty database.
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
