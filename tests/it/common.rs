@@ -209,3 +209,15 @@ pub fn stdout_of(out: &Output) -> String {
 pub fn stderr_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Runs `knobeln contest start --seed SEED --config CONFIG` to the end and
+/// asserts that it succeeded (its standard error is the message if not).
+pub fn contest_start(config: &Path, seed: u64) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", &seed.to_string(), "--config"])
+        .arg(config)
+        .output()
+        .expect("run the knobeln binary");
+    assert!(out.status.success(), "contest start: {}", stderr_of(&out));
+    out
+}

@@ -209,16 +209,7 @@ fn a_contest_over_the_real_stack_mails_by_preference() {
         wait_for_mails(&stack, addr, 2);
     }
     sigterm(&mut serve);
-    let out = Command::new(BIN)
-        .args(["contest", "start", "--seed", "7", "--config"])
-        .arg(server.config())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::contest_start(&server.config(), 7);
     let once = Command::new(BIN)
         .args(["serve", "--once", "--config"])
         .arg(server.config())

@@ -275,16 +275,7 @@ fn no_authentification_string_stays_in_the_servers_state() {
         .contains("compilation report: accepted"));
 
     // The whole contest.
-    let out = Command::new(BIN)
-        .args(["contest", "start", "--seed", "3", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::contest_start(&c.config(), 3);
 
     let files = state_files(&c);
     assert!(files.contains(&db), "{files:?}");
