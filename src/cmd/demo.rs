@@ -206,8 +206,8 @@ impl Demo {
         }
         if let Some(evo) = &res.evolution {
             outln!(
-                "\nThe winners of Knobeln Evolution ({} generations):",
-                evo.generations.len()
+                "\nThe winners of Knobeln Evolution ({} generations computed after the initial population):",
+                evo.generations.len().saturating_sub(1)
             );
             for e in evo.ranking.iter().take(10) {
                 outln!(

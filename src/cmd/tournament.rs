@@ -213,7 +213,9 @@ impl Observer for Progress {
                 );
             }
             Event::EvolutionFinished { generations } => {
-                eprintln!("evolution finished after {generations} generations");
+                eprintln!(
+                    "evolution finished: {generations} generations computed after the initial population"
+                );
             }
             _ => {}
         }
@@ -243,12 +245,17 @@ fn print_summary(r: &Results) {
     }
     if let Some(evo) = &r.evolution {
         outln!(
-            "\nKnobeln Evolution ({} exemplars, {} generations):",
+            "\nKnobeln Evolution ({} exemplars, {} generations computed after the initial population):",
             evo.population,
-            evo.generations.len()
+            evo.generations.len().saturating_sub(1)
         );
         for e in &evo.ranking {
-            outln!("  {:>3}. {:<32} {:>8.4}", e.place, e.team, e.fraction);
+            outln!(
+                "  {:>3}. {:<32} {:>7.2} %",
+                e.place,
+                e.team,
+                100.0 * e.fraction
+            );
         }
     }
 }

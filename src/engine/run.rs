@@ -62,6 +62,8 @@ pub enum Event {
         disqualified: Vec<TeamId>,
     },
     EvolutionFinished {
+        /// Generations computed after the initial population (the count
+        /// the mails, the article and the site give).
         generations: usize,
     },
 }
@@ -120,7 +122,10 @@ impl Observer for Logged {
                 disqualified.len()
             ),
             Event::EvolutionFinished { generations } => {
-                tracing::info!("the Evolution finished after {generations} generations")
+                tracing::info!(
+                    "the Evolution finished: {generations} generations computed after the \
+                     initial population"
+                )
             }
         }
         Ok(())
@@ -268,7 +273,9 @@ pub fn run_tournament_with(
                     .event(
                         store,
                         &Event::EvolutionFinished {
-                            generations: evo.generations.len(),
+                            // As every text counts them: after the initial
+                            // population.
+                            generations: evo.generations.len().saturating_sub(1),
                         },
                     )
                     .map_err(EngineError::Observer)?;
