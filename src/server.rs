@@ -102,7 +102,11 @@ impl Server {
         match self.config.transport {
             TransportKind::Spool => {
                 let spool = self.spool()?.clone();
-                Ok(spool.take_incoming(&self.store, Utc::now())?)
+                Ok(spool.take_incoming(
+                    &self.store,
+                    self.config.limits.max_mail_bytes,
+                    Utc::now(),
+                )?)
             }
             TransportKind::Imap => self.take_in_imap(),
         }
@@ -159,6 +163,7 @@ impl Server {
                     &format!("imap:{}", cfg.mailbox),
                     Some((f.uidvalidity, f.uid)),
                     &f.raw,
+                    self.config.limits.max_mail_bytes,
                     Utc::now(),
                 )?
                 .is_some()

@@ -7,11 +7,17 @@
 //! crash between acceptance and marking, the mail is sent again with the
 //! same Message-ID (receivers can tell it is the same mail); the spool
 //! transport overwrites the same file, so it never duplicates.
+//!
+//! A permanent failure is never silent: after sending, [`flush`] queues the
+//! organizer's digest when one is due (see `digest`) and sends it in the
+//! same flush.
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
 use crate::store::mail::{due_outgoing, mark_failed, mark_retry, mark_sent, OutRow};
+use crate::mail::digest;
+use crate::mail::process::ProcessError;
 use crate::store::{Store, StoreError};
 
 /// Why a transport did not take a mail.
@@ -44,14 +50,29 @@ pub fn backoff(attempts: u32) -> Duration {
     Duration::minutes(minutes.min(60))
 }
 
-/// Sends every due mail once.
+/// Sends every due mail once; then, when a digest for the organizer is
+/// due (failed or set-aside mails to report), queues it and sends it too.
 pub fn flush(
     store: &Store,
     transport: &mut dyn Deliver,
     config: &Config,
     now: &dyn Fn() -> DateTime<Utc>,
-) -> Result<Flushed, StoreError> {
+) -> Result<Flushed, ProcessError> {
     let mut out = Flushed::default();
+    send_due(store, transport, config, now, &mut out)?;
+    if digest::queue_if_due(store.conn(), config, now())?.is_some() {
+        send_due(store, transport, config, now, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn send_due(
+    store: &Store,
+    transport: &mut dyn Deliver,
+    config: &Config,
+    now: &dyn Fn() -> DateTime<Utc>,
+    out: &mut Flushed,
+) -> Result<(), StoreError> {
     loop {
         let due = due_outgoing(store.conn(), now(), 50)?;
         if due.is_empty() {
@@ -82,7 +103,7 @@ pub fn flush(
             break;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod commands;
 pub mod delivery;
+pub mod digest;
 pub mod inbox;
 pub mod message;
 pub mod outgoing;

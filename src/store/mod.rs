@@ -42,6 +42,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0006_organizer.sql"),
     ),
     ("0007_rsm.sql", include_str!("../../schema/0007_rsm.sql")),
+    (
+        "0009_mail_robust.sql",
+        include_str!("../../schema/0009_mail_robust.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

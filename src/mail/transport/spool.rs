@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use crate::mail::delivery::{Deliver, DeliveryError};
-use crate::mail::inbox::take_in;
+use crate::mail::inbox::{read_capped, take_in_capped};
 use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
 
@@ -62,8 +62,14 @@ impl Spool {
     }
 
     /// Stores every waiting incoming file in the inbox and moves it to
-    /// `cur/`. Returns how many new mails were stored.
-    pub fn take_incoming(&self, store: &Store, now: DateTime<Utc>) -> Result<usize, SpoolError> {
+    /// `cur/`. Returns how many new mails were stored. A file of more than
+    /// `cap` bytes is never read whole: its header part and size are stored.
+    pub fn take_incoming(
+        &self,
+        store: &Store,
+        cap: usize,
+        now: DateTime<Utc>,
+    ) -> Result<usize, SpoolError> {
         let mut files = Vec::new();
         for d in [self.dir.join("incoming/new"), self.dir.join("incoming")] {
             let rd = fs::read_dir(&d).map_err(io_err(&d))?;
@@ -80,8 +86,8 @@ impl Spool {
         let mut stored = 0;
         let cur = self.dir.join("incoming/cur");
         for (path, name) in files {
-            let raw = fs::read(&path).map_err(io_err(&path))?;
-            if take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)?.is_some() {
+            let mail = read_capped(&path, cap).map_err(io_err(&path))?;
+            if take_in_capped(store.conn(), &format!("spool:{name}"), None, &mail, now)?.is_some() {
                 stored += 1;
             }
             // Stored (or known): now it may leave new/.
