@@ -15,9 +15,9 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
-use crate::store::mail::{due_outgoing, mark_failed, mark_retry, mark_sent, OutRow};
 use crate::mail::digest;
 use crate::mail::process::ProcessError;
+use crate::store::mail::{due_outgoing, mark_failed, mark_retry, mark_sent, OutRow};
 use crate::store::{Store, StoreError};
 
 /// Why a transport did not take a mail.

@@ -126,7 +126,9 @@ fn is_trace_field(line: &[u8]) -> bool {
     let Some(colon) = line.iter().position(|&b| b == b':') else {
         return false;
     };
-    let name = String::from_utf8_lossy(&line[..colon]).trim().to_ascii_lowercase();
+    let name = String::from_utf8_lossy(&line[..colon])
+        .trim()
+        .to_ascii_lowercase();
     TRACE_FIELDS.contains(&name.as_str()) || name.starts_with("x-spam-")
 }
 

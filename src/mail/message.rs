@@ -297,17 +297,21 @@ impl Unanswerable {
 /// literals (`joe@[127.0.0.1]`) and non-ASCII addresses are refused: a
 /// contest robot answers ordinary addresses only.
 pub fn check_answerable(address: &str) -> Result<(), Unanswerable> {
-    let n = address.chars().count();
-    if n > 254 {
-        return Err(Unanswerable::AddressTooLong(n));
-    }
     let (local, domain) = address.rsplit_once('@').ok_or(Unanswerable::BadLocalPart)?;
     let n_local = local.chars().count();
     if n_local > 64 {
         return Err(Unanswerable::LocalPartTooLong(n_local));
     }
+    let n = address.chars().count();
+    if n > 254 {
+        return Err(Unanswerable::AddressTooLong(n));
+    }
     let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c);
-    if local.is_empty() || local.split('.').any(|w| w.is_empty() || !w.chars().all(atext)) {
+    if local.is_empty()
+        || local
+            .split('.')
+            .any(|w| w.is_empty() || !w.chars().all(atext))
+    {
         return Err(Unanswerable::BadLocalPart);
     }
     if domain.starts_with('[') {
@@ -581,7 +585,10 @@ fn automatic(
     }
     for v in raw_values(msg, "Precedence") {
         let v = v.to_ascii_lowercase();
-        if matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply" | "auto-reply") {
+        if matches!(
+            v.as_str(),
+            "bulk" | "junk" | "list" | "auto_reply" | "auto-reply"
+        ) {
             return Some(Automatic::Precedence(v));
         }
     }

@@ -81,7 +81,9 @@ fn angle(id: &str) -> Option<String> {
     let id = id.strip_suffix('>').unwrap_or(id);
     let ok = !id.is_empty()
         && id.len() <= MAX_ID_CHARS
-        && id.bytes().all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>');
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>');
     ok.then(|| format!("<{id}>"))
 }
 
@@ -228,7 +230,10 @@ mod tests {
         assert!(!refs.contains(&"<id000@x.example>".to_string()));
         // Unfit ids are left out; an over-long In-Reply-To is not echoed.
         let long = "a".repeat(MAX_ID_CHARS + 1);
-        let refs = reply_references(&["ok@x".into(), "bad id@x".into(), long.clone()], Some(&long));
+        let refs = reply_references(
+            &["ok@x".into(), "bad id@x".into(), long.clone()],
+            Some(&long),
+        );
         assert_eq!(refs, vec!["<ok@x>"]);
         assert_eq!(angle(&long), None);
         assert_eq!(angle("<a@b>").as_deref(), Some("<a@b>"));

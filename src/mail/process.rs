@@ -156,7 +156,13 @@ fn set_aside(
     now: DateTime<Utc>,
 ) -> Result<(), ProcessError> {
     let _ = attempts;
-    db::finish_inbox(store.conn(), row.id, "failed", &format!("set aside: {error}"), now)?;
+    db::finish_inbox(
+        store.conn(),
+        row.id,
+        "failed",
+        &format!("set aside: {error}"),
+        now,
+    )?;
     Ok(())
 }
 
@@ -228,7 +234,11 @@ pub fn sender_key(address: &str) -> String {
     let low = address.to_ascii_lowercase();
     match low.rsplit_once('@') {
         Some((local, domain)) => {
-            let user = local.split('+').next().filter(|u| !u.is_empty()).unwrap_or(local);
+            let user = local
+                .split('+')
+                .next()
+                .filter(|u| !u.is_empty())
+                .unwrap_or(local);
             format!("{user}@{domain}")
         }
         None => low,
@@ -391,7 +401,10 @@ fn finish_in(
     now: DateTime<Utc>,
 ) -> Result<&'static str, ProcessError> {
     let sender_key = sender_key(&ctx.reply_to);
-    let domain = sender_key.rsplit_once('@').map_or("", |(_, d)| d).to_string();
+    let domain = sender_key
+        .rsplit_once('@')
+        .map_or("", |(_, d)| d)
+        .to_string();
     let limits = &config.limits;
     let mut outcome = effect.outcome;
     let since = now - Duration::days(1);

@@ -73,8 +73,9 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
 
 /// Mails not processed yet, oldest first.
 pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
-    let mut st = conn
-        .prepare("SELECT id, origin, raw, attempts, full_size FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let mut st = conn.prepare(
+        "SELECT id, origin, raw, attempts, full_size FROM inbox WHERE state = 'new' ORDER BY id",
+    )?;
     let rows = st.query_map([], |r| {
         Ok(InboxRow {
             id: r.get(0)?,
@@ -311,7 +312,11 @@ pub fn replies_since(conn: &Connection, sender_key: &str, since: DateTime<Utc>) 
 
 /// Replies queued to senders of `domain` since `since` (the per-domain
 /// daily cap, against floods with forged senders).
-pub fn replies_to_domain_since(conn: &Connection, domain: &str, since: DateTime<Utc>) -> Result<u32> {
+pub fn replies_to_domain_since(
+    conn: &Connection,
+    domain: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2",
         params![domain.to_ascii_lowercase(), timestamp(since)],

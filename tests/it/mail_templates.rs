@@ -69,7 +69,9 @@ fn fixture(name: &str) -> Value {
             "html_only": true,
             "forwarded": true,
         }),
-        "too_large" => json!({ "size": 9_000_000, "limit": 524_288 }),
+        "too_large" => {
+            json!({ "size": 40_000_000, "limit": 524_288, "size_mb": "40.0 MB", "limit_mb": "0.5 MB" })
+        }
         "organizer_digest" => json!({
             "contest_name": "International KNOBELN contest", "n_failed": 1, "more_failed": 0,
             "failed": [{"id": 4, "kind": "registration_accepted", "to": "joe@nowhere.example",

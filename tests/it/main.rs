@@ -15,6 +15,10 @@
 //!   of more than ten); `contest_mail` also holds the snapshots of every
 //!   contest mail, GRP against GRR, and the organizer's RSM pause.
 //!
+//! - `mail_robust`: nothing lost in silence (the organizer's digest,
+//!   unanswerable senders, de-duplication, the size cap, automatic mail,
+//!   reply caps, header lengths) on the spool.
+//!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
 
@@ -33,6 +37,7 @@ mod kit;
 mod lexcount;
 mod mail_corpus;
 mod mail_e2e;
+mod mail_robust;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;
