@@ -852,6 +852,91 @@ mod tests {
     }
 
     #[test]
+    fn every_marker_of_automatic_mail_is_recognised() {
+        let cases = [
+            ("X-Autoreply: yes\n", Some("auto_reply_header")),
+            ("X-Autorespond: vacation\n", Some("auto_reply_header")),
+            ("X-Autoreply: no\n", None),
+            ("Precedence: auto_reply\n", Some("precedence")),
+            ("Precedence: JUNK\n", Some("precedence")),
+            (
+                "List-Unsubscribe: <mailto:u@x.example>\n",
+                Some("list_header"),
+            ),
+            ("List-Post: <mailto:l@x.example>\n", Some("list_header")),
+            (
+                "Return-Path: <bounces+12-joe=x.example@m.example>\n",
+                Some("bounce_sender"),
+            ),
+            (
+                "Return-Path: <games-l-bounces@lists.example>\n",
+                Some("bounce_sender"),
+            ),
+            (
+                "Return-Path: <owner-games-l@lists.example>\n",
+                Some("bounce_sender"),
+            ),
+            ("Return-Path: <no_reply@x.example>\n", Some("daemon_sender")),
+            ("Sender: noreply-shop@x.example\n", Some("daemon_sender")),
+            ("Return-Path: <joe+bounce@x.example>\n", None),
+            ("Sender: bouncer@x.example\n", None),
+        ];
+        for (header, kind) in cases {
+            let m = p(&format!(
+                "From: joe@x.example\n{header}Subject: s\n\nbody\n"
+            ));
+            assert_eq!(m.automatic.as_ref().map(|a| a.kind()), kind, "{header}");
+        }
+        // A delivery report inside a forwarded mail, inside a multipart.
+        let m = p(
+            "From: joe@x.example\nContent-Type: multipart/mixed; boundary=A\n\n\
+                   --A\nContent-Type: text/plain\n\nsee below\n\
+                   --A\nContent-Type: message/rfc822\n\n\
+                   From: MAILER-DAEMON@y.example\nContent-Type: multipart/report; boundary=B\n\n\
+                   --B\nContent-Type: text/plain\n\nfailed\n\
+                   --B\nContent-Type: message/delivery-status\n\nStatus: 5.1.1\n--B--\n\
+                   --A--\n",
+        );
+        assert_eq!(m.automatic, Some(Automatic::Report));
+    }
+
+    #[test]
+    fn only_ordinary_addresses_can_be_answered() {
+        for ok in [
+            "joe@lords.example",
+            "Joe.Cool+knobeln@machine.domain.edu",
+            "a_b-c@x-y.example",
+        ] {
+            assert_eq!(check_answerable(ok), Ok(()), "{ok}");
+        }
+        let local = "j".repeat(65);
+        let long_domain = format!("j@{}example", format!("{}.", "d".repeat(60)).repeat(5));
+        let cases = [
+            ("a..b@x.example", "bad_local_part"),
+            (".joe@x.example", "bad_local_part"),
+            ("joe.@x.example", "bad_local_part"),
+            ("jo(e@x.example", "bad_local_part"),
+            ("joe@[127.0.0.1]", "domain_literal"),
+            ("joe@localhost", "bad_domain"),
+            ("joe@x..example", "bad_domain"),
+            ("joe@-x.example", "bad_domain"),
+            ("joe@x_y.example", "bad_domain"),
+            ("a..b@x", "bad_local_part"),
+        ];
+        for (addr, kind) in cases {
+            assert_eq!(check_answerable(addr).unwrap_err().kind(), kind, "{addr}");
+        }
+        assert_eq!(
+            check_answerable(&format!("{local}@x.example")),
+            Err(Unanswerable::LocalPartTooLong(65))
+        );
+        assert_eq!(
+            check_answerable(&long_domain).unwrap_err().kind(),
+            "address_too_long"
+        );
+    }
+
+    #[test]
     fn html_only_and_empty() {
         let m = p("From: a@b.example\nContent-Type: text/html\n\n<p>hi</p>\n");
         assert_eq!(m.body, Body::HtmlOnly);

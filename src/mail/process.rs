@@ -71,7 +71,7 @@ pub fn process_pending(
                 attempts - 1
             );
             db::record_inbox_error(store.conn(), row.id, &error)?;
-            set_aside(store, config, &row, attempts - 1, &error, now())?;
+            set_aside(store, &row, &error, now())?;
             summary.failed += 1;
             continue;
         }
@@ -99,7 +99,7 @@ pub fn process_pending(
         };
         db::record_inbox_error(store.conn(), row.id, &error)?;
         if attempts >= config.limits.max_processing_attempts {
-            set_aside(store, config, &row, attempts, &error, now())?;
+            set_aside(store, &row, &error, now())?;
             summary.failed += 1;
         } else {
             summary.retried += 1;
@@ -110,8 +110,8 @@ pub fn process_pending(
 
 /// A mail the transport could not read at all (an IMAP message whose FETCH
 /// is empty or broken): kept as a `failed` inbox row with the transport's
-/// words instead of its bytes, and the organizer is told, in one
-/// transaction. Returns the row's id (`None` if it was recorded before).
+/// words instead of its bytes (the organizer's next digest reports it), in
+/// one transaction. Returns the row's id (`None` if it was recorded before).
 pub fn record_unreadable(
     store: &mut Store,
     config: &Config,
@@ -122,7 +122,9 @@ pub fn record_unreadable(
 ) -> Result<Option<i64>, ProcessError> {
     let raw = format!("X-Knobeln-Unreadable: {why}\r\n\r\n").into_bytes();
     let tx = store.conn_mut().transaction()?;
-    let Some(id) = crate::mail::inbox::take_in(&tx, origin, imap, &raw, usize::MAX, now)? else {
+    let Some(id) =
+        crate::mail::inbox::take_in(&tx, origin, imap, &raw, config.limits.max_mail_bytes, now)?
+    else {
         return Ok(None);
     };
     tx.commit()?;
@@ -135,9 +137,7 @@ pub fn record_unreadable(
     };
     set_aside(
         store,
-        config,
         &row,
-        0,
         &format!("the transport could not read this mail: {why}"),
         now,
     )?;
@@ -148,14 +148,11 @@ pub fn record_unreadable(
 /// next digest (one mail for all failures, see `digest`), and `status`
 /// counts it.
 fn set_aside(
-    store: &mut Store,
-    _config: &Config,
+    store: &Store,
     row: &InboxRow,
-    attempts: u32,
     error: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ProcessError> {
-    let _ = attempts;
     db::finish_inbox(
         store.conn(),
         row.id,
