@@ -158,7 +158,8 @@ pub fn compose(items: &Items, config: &Config) -> Result<Outgoing, handlebars::R
     })
 }
 
-/// Reads what is to be reported from the store.
+/// Reads what is to be reported from the store (the dropped mails are
+/// counted only when there is something else to report).
 pub fn items(conn: &rusqlite::Connection, config: &Config) -> Result<Items, ProcessError> {
     let failed = unreported_failures(conn, DIGEST_KIND)?;
     let set_aside = unreported_set_aside(conn)?
@@ -183,12 +184,16 @@ pub fn items(conn: &rusqlite::Connection, config: &Config) -> Result<Items, Proc
             }
         })
         .collect();
-    let n_dropped = count_unreported_dropped(conn, DROPPED_UNANSWERABLE)?;
-    Ok(Items {
+    let mut items = Items {
         failed,
         set_aside,
-        n_dropped,
-    })
+        n_dropped: 0,
+    };
+    // Counted only for a digest (a scan of the ignored mails).
+    if items.needs_digest() {
+        items.n_dropped = count_unreported_dropped(conn, DROPPED_UNANSWERABLE)?;
+    }
+    Ok(items)
 }
 
 /// Queues the digest when one is due, marking what it reports, in one
