@@ -260,11 +260,8 @@ pub fn phase(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Phase
     })
 }
 
-/// The failed outgoing mails (recipient, subject, reason; the newest few),
-/// the mails dropped as unanswerable, and the organizer's digest.
-fn mail_problems(conn: &rusqlite::Connection, config: &Config) -> Result<String, StoreError> {
-    use crate::mail::digest::DIGEST_KIND;
-    use crate::mail::process::DROPPED_UNANSWERABLE;
+/// The failed outgoing mails: recipient, subject, reason; the newest few.
+fn failed_mails(conn: &rusqlite::Connection) -> Result<String, StoreError> {
     const SHOWN: usize = 5;
     let mut out = String::new();
     let failed = crate::store::admin::failed_outgoing(conn)?;
@@ -291,6 +288,14 @@ fn mail_problems(conn: &rusqlite::Connection, config: &Config) -> Result<String,
             failed.len() - SHOWN
         ));
     }
+    Ok(out)
+}
+
+/// The mails dropped as unanswerable, and the organizer's digest.
+fn dropped_and_digest(conn: &rusqlite::Connection, config: &Config) -> Result<String, StoreError> {
+    use crate::mail::digest::DIGEST_KIND;
+    use crate::mail::process::DROPPED_UNANSWERABLE;
+    let mut out = String::new();
     let dropped: u64 = conn.query_row(
         "SELECT COUNT(*) FROM inbox WHERE state = 'ignored' AND substr(outcome, 1, length(?1)) = ?1",
         [DROPPED_UNANSWERABLE],
@@ -298,7 +303,7 @@ fn mail_problems(conn: &rusqlite::Connection, config: &Config) -> Result<String,
     )?;
     if dropped > 0 {
         out.push_str(&format!(
-            "inbox:  {dropped} mail(s) dropped: unanswerable sender (kept, not answered)\n"
+            "  {dropped} mail(s) dropped: unanswerable sender (kept, not answered)\n"
         ));
     }
     let pending = crate::store::mail::unreported_failures(conn, DIGEST_KIND)?.len()
@@ -381,6 +386,7 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             ""
         }
     ));
+    out.push_str(&failed_mails(conn)?);
     out.push_str(&format!(
         "inbox:  {waiting} mail(s) waiting, {set_aside} set aside{}\n",
         if set_aside > 0 {
@@ -389,7 +395,7 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             ""
         }
     ));
-    out.push_str(&mail_problems(conn, config)?);
+    out.push_str(&dropped_and_digest(conn, config)?);
     if let Some(c) = contest(conn)? {
         out.push_str(&format!(
             "\nthe contest (tournament {}){}:\n",
