@@ -533,7 +533,7 @@ fn time_registrations(n: usize, same_name: bool) -> Result<Duration, BenchError>
              team-name: {name}\r\nOrganization: Organization {i}, City, Land\r\n\
              team-members:\r\n A. Bench, 30, tester,\r\n writes C\r\n"
         );
-        crate::mail::inbox::take_in(store.conn(), "bench", None, raw.as_bytes(), now)?;
+        crate::mail::inbox::take_in(store.conn(), "bench", None, raw.as_bytes(), usize::MAX, now)?;
     }
     let mut server = crate::server::Server::new(config, store);
     server.process()?;

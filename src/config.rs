@@ -149,8 +149,21 @@ pub struct Limits {
     pub max_teams_per_organization: u32,
     /// At most this many compile requests per team per hour (0: no limit).
     pub compiles_per_team_per_hour: u32,
-    /// At most this many replies to one sender address per day.
+    /// At most this many replies to one sender address per day (0: no
+    /// limit). `user+tag@Domain` counts as `user@domain`.
     pub replies_per_sender_per_day: u32,
+    /// At most this many replies to all senders of one domain per day (0:
+    /// no limit): a flood with forged senders stops here.
+    pub replies_per_domain_per_day: u32,
+    /// At most this many participant kits (`SEND knobelnsoftware`, about
+    /// 112 kB each) to one sender per day (0: no limit).
+    pub kits_per_sender_per_day: u32,
+    /// At most this many participant kits to all senders of one domain per
+    /// day (0: no limit).
+    pub kits_per_domain_per_day: u32,
+    /// The organizer gets at most one digest of failed outgoing and
+    /// set-aside incoming mails per this many minutes (the first at once).
+    pub digest_interval_minutes: u32,
     /// Processing attempts before a mail is set aside as failed.
     pub max_processing_attempts: u32,
     /// Sending attempts before an outgoing mail is given up.
@@ -168,6 +181,10 @@ impl Default for Limits {
             max_teams_per_organization: 0,
             compiles_per_team_per_hour: 20,
             replies_per_sender_per_day: 50,
+            replies_per_domain_per_day: 300,
+            kits_per_sender_per_day: 2,
+            kits_per_domain_per_day: 20,
+            digest_interval_minutes: 60,
             max_processing_attempts: 3,
             max_send_attempts: 10,
             forwards_per_day: 20,

@@ -170,7 +170,11 @@ impl Server {
         match self.config.transport {
             TransportKind::Spool => {
                 let spool = self.spool()?.clone();
-                Ok(spool.take_incoming(&self.store, Utc::now())?)
+                Ok(spool.take_incoming(
+                    &self.store,
+                    self.config.limits.max_mail_bytes,
+                    Utc::now(),
+                )?)
             }
             TransportKind::Imap => self.take_in_imap(),
         }

@@ -10,7 +10,7 @@ use chrono::Utc;
 use clap::Args;
 
 use knobeln::config::{Config, TransportKind};
-use knobeln::mail::inbox::take_in;
+use knobeln::mail::inbox::{read_capped, take_in_capped};
 use knobeln::server::Server;
 use knobeln::store::mail::inbox_state;
 use knobeln::store::Store;
@@ -33,12 +33,13 @@ impl Ingest {
             .with_context(|| format!("opening {}", config.database.display()))?;
         let mut ids = Vec::new();
         for f in &self.files {
-            let raw = std::fs::read(f).with_context(|| format!("reading {}", f.display()))?;
-            match take_in(
+            let mail = read_capped(f, config.limits.max_mail_bytes)
+                .with_context(|| format!("reading {}", f.display()))?;
+            match take_in_capped(
                 store.conn(),
                 &format!("ingest:{}", f.display()),
                 None,
-                &raw,
+                &mail,
                 Utc::now(),
             )? {
                 Some(id) => ids.push((f.clone(), Some(id))),

@@ -260,6 +260,70 @@ pub fn phase(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Phase
     })
 }
 
+/// The failed outgoing mails: recipient, subject, reason; the newest few.
+fn failed_mails(conn: &rusqlite::Connection) -> Result<String, StoreError> {
+    const SHOWN: usize = 5;
+    let mut out = String::new();
+    let failed = crate::store::admin::failed_outgoing(conn)?;
+    for f in failed.iter().rev().take(SHOWN) {
+        let clip = |s: &str, n: usize| -> String {
+            let s: String = s.chars().filter(|c| !c.is_control()).collect();
+            if s.chars().count() > n {
+                format!("{}...", s.chars().take(n).collect::<String>())
+            } else {
+                s
+            }
+        };
+        out.push_str(&format!(
+            "  failed: outbox {} to {}: {:?}\n          {}\n",
+            f.id,
+            clip(&f.recipients.join(", "), 60),
+            clip(&f.subject, 60),
+            clip(f.last_error.as_deref().unwrap_or("-"), 100)
+        ));
+    }
+    if failed.len() > SHOWN {
+        out.push_str(&format!(
+            "  ... {} more (knobeln admin failed-mail)\n",
+            failed.len() - SHOWN
+        ));
+    }
+    Ok(out)
+}
+
+/// The mails dropped as unanswerable, and the organizer's digest.
+fn dropped_and_digest(conn: &rusqlite::Connection, config: &Config) -> Result<String, StoreError> {
+    use crate::mail::digest::DIGEST_KIND;
+    use crate::mail::process::DROPPED_UNANSWERABLE;
+    let mut out = String::new();
+    let dropped: u64 = conn.query_row(
+        "SELECT COUNT(*) FROM inbox WHERE state = 'ignored' AND substr(outcome, 1, length(?1)) = ?1",
+        [DROPPED_UNANSWERABLE],
+        |r| r.get(0),
+    )?;
+    if dropped > 0 {
+        out.push_str(&format!(
+            "  {dropped} mail(s) dropped: unanswerable sender (kept, not answered)\n"
+        ));
+    }
+    let pending = crate::store::mail::unreported_failures(conn, DIGEST_KIND)?.len()
+        + crate::store::mail::unreported_set_aside(conn)?.len();
+    let last = crate::store::mail::last_queued_at(conn, DIGEST_KIND)?;
+    out.push_str(&format!(
+        "digest: {}; {pending} failure(s) waiting for the next (to {}, at most one per {} min)\n",
+        match last {
+            Some(t) => format!(
+                "last sent to the organizer {}",
+                t.format("%Y-%m-%d %H:%M UT")
+            ),
+            None => "none sent yet".to_string(),
+        },
+        config.contest.organizer,
+        config.limits.digest_interval_minutes
+    ));
+    Ok(out)
+}
+
 /// The status report.
 pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<String, StoreError> {
     let t = &config.timeline;
@@ -322,6 +386,7 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             ""
         }
     ));
+    out.push_str(&failed_mails(conn)?);
     out.push_str(&format!(
         "inbox:  {waiting} mail(s) waiting, {set_aside} set aside{}\n",
         if set_aside > 0 {
@@ -330,6 +395,7 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             ""
         }
     ));
+    out.push_str(&dropped_and_digest(conn, config)?);
     if let Some(c) = contest(conn)? {
         out.push_str(&format!(
             "\nthe contest (tournament {}){}:\n",

@@ -20,10 +20,16 @@
 //! until the transport has it: marking it sent also seals the stored copy
 //! ([`crate::mail::secrets::seal`]), in one transaction. A mail that failed
 //! keeps its secret for `admin resend`.
+//!
+//! A permanent failure is never silent: after sending, [`flush`] queues the
+//! organizer's digest when one is due (see `digest`) and sends it in the
+//! same flush.
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
+use crate::mail::digest;
+use crate::mail::process::ProcessError;
 use crate::mail::secrets::{seal_with, Look};
 use crate::store::mail::{
     due_outgoing, known_secrets, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow,
@@ -68,14 +74,34 @@ pub fn backoff(attempts: u32) -> Duration {
     Duration::minutes(minutes.min(60))
 }
 
-/// Sends every due mail once.
+/// Sends every due mail once; then, when a digest for the organizer is
+/// due (failed or set-aside mails to report), queues it and sends it too.
 pub fn flush(
     store: &Store,
     transport: &mut dyn Deliver,
     config: &Config,
     now: &dyn Fn() -> DateTime<Utc>,
-) -> Result<Flushed, StoreError> {
+) -> Result<Flushed, ProcessError> {
     let mut out = Flushed::default();
+    send_due(store, transport, config, now, &mut out)?;
+    // (Not while the server cannot be reached: the digest waits too.)
+    if out.unreachable.is_none() && digest::queue_if_due(store.conn(), config, now())?.is_some() {
+        send_due(store, transport, config, now, &mut out)?;
+    }
+    if out.sent > 0 {
+        // No page from before a seal stays in the log.
+        store.forget_overwritten()?;
+    }
+    Ok(out)
+}
+
+fn send_due(
+    store: &Store,
+    transport: &mut dyn Deliver,
+    config: &Config,
+    now: &dyn Fn() -> DateTime<Utc>,
+    out: &mut Flushed,
+) -> Result<(), StoreError> {
     loop {
         let due = due_outgoing(store.conn(), now(), 50)?;
         if due.is_empty() {
@@ -90,7 +116,7 @@ pub fn flush(
                     // is charged, the sending side backs off.
                     Err(why) => {
                         out.unreachable = Some(why);
-                        return Ok(out);
+                        return Ok(());
                     }
                     Ok(()) => Err(DeliveryError::Transient(e)),
                 },
@@ -136,11 +162,7 @@ pub fn flush(
             break;
         }
     }
-    if out.sent > 0 {
-        // No page from before a seal stays in the log.
-        store.forget_overwritten()?;
-    }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -116,6 +116,7 @@ pub fn take_in_all(
                 &origin,
                 Some((f.uidvalidity, f.uid)),
                 &f.raw,
+                config.limits.max_mail_bytes,
                 Utc::now(),
             )?;
             set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;

@@ -75,10 +75,21 @@ pub enum Automatic {
     /// The local part of `From` or `Sender` is one of [`DAEMON_LOCAL_PARTS`]
     /// (the local part as written).
     DaemonSender(String),
-    /// `Precedence: bulk`, `junk` or `list` (the value, lowercased).
+    /// `Precedence: bulk`, `junk`, `list` or `auto_reply` (the value,
+    /// lowercased).
     Precedence(String),
     /// A `List-Id` header: the mail came through a mailing list.
     ListId,
+    /// Another `List-*` header (`List-Unsubscribe`, `List-Post`, ...; the
+    /// header's name, lowercased): a mailing list.
+    ListHeader(String),
+    /// `X-Autoreply` or `X-Autorespond` (any value but `no`; the header's
+    /// name, lowercased): a vacation or auto-responder.
+    AutoReplyHeader(String),
+    /// A bounce address as sender (`From`, `Sender` or `Return-Path`):
+    /// `bounce…`/`bounces+…` or a VERP address (`list-bounces+joe=x.example`
+    /// style); the local part as written.
+    BounceSender(String),
 }
 
 impl Automatic {
@@ -92,6 +103,9 @@ impl Automatic {
             Automatic::DaemonSender(_) => "daemon_sender",
             Automatic::Precedence(_) => "precedence",
             Automatic::ListId => "list_id",
+            Automatic::ListHeader(_) => "list_header",
+            Automatic::AutoReplyHeader(_) => "auto_reply_header",
+            Automatic::BounceSender(_) => "bounce_sender",
         }
     }
 }
@@ -106,11 +120,38 @@ pub const DAEMON_LOCAL_PARTS: &[&str] = &[
     "mailer",
     "listserv",
     "majordomo",
+];
+
+/// Prefixes of local parts (compared case-insensitively) that mark a
+/// sender as a machine: `noreply`, `no-reply+abc`, `no_reply.shop`,
+/// `donotreply-x`, ...
+pub const DAEMON_LOCAL_PREFIXES: &[&str] = &[
     "noreply",
     "no-reply",
+    "no_reply",
     "do-not-reply",
+    "do_not_reply",
     "donotreply",
 ];
+
+/// Whether a local part is a machine's (see [`DAEMON_LOCAL_PARTS`],
+/// [`DAEMON_LOCAL_PREFIXES`]).
+pub fn is_daemon_local_part(local: &str) -> bool {
+    let low = local.to_ascii_lowercase();
+    DAEMON_LOCAL_PARTS.contains(&low.as_str())
+        || DAEMON_LOCAL_PREFIXES.iter().any(|p| low.starts_with(p))
+}
+
+/// Whether a local part is a bounce address: `bounce`, `bounces`,
+/// `bounce-…`, `bounces+…`, `…-bounces+…`, `…-bounce-…` (VERP addresses
+/// such as `list-bounces+joe=x.example` included), and `owner-…` (the list
+/// owner's address, majordomo style).
+pub fn is_bounce_local_part(local: &str) -> bool {
+    let low = local.to_ascii_lowercase();
+    let base = low.split(['+', '=']).next().unwrap_or("");
+    let words: Vec<&str> = base.split(['-', '.', '_']).collect();
+    words.iter().any(|w| *w == "bounce" || *w == "bounces") || low.starts_with("owner-")
+}
 
 /// The readable text of a mail.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,6 +229,8 @@ pub struct Inbound {
     pub from: Option<Mailbox>,
     /// The first address of `Reply-To` that is an address.
     pub reply_to: Option<Mailbox>,
+    /// The address of `Return-Path`, when there is one (not `<>`).
+    pub return_path: Option<String>,
     /// Decoded (RFC 2047), trimmed; empty when there is none.
     pub subject: String,
     /// The message ids of `References`, without angle brackets, in order.
@@ -205,6 +248,87 @@ impl Inbound {
     pub fn reply_address(&self) -> Option<&Mailbox> {
         self.reply_to.as_ref().or(self.from.as_ref())
     }
+
+    /// Where a reply goes, if a reply can go there at all
+    /// ([`check_answerable`]).
+    pub fn answerable_address(&self) -> Result<&Mailbox, Unanswerable> {
+        let mb = self.reply_address().ok_or(Unanswerable::NoAddress)?;
+        check_answerable(&mb.address)?;
+        Ok(mb)
+    }
+}
+
+/// Why a mail's sender cannot be answered: its address is malformed, or
+/// there is none. Such a mail is kept and dropped, never retried.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unanswerable {
+    #[error("no From or Reply-To address")]
+    NoAddress,
+    #[error("the address has {0} characters, more than 254")]
+    AddressTooLong(usize),
+    #[error("the local part has {0} characters, more than 64")]
+    LocalPartTooLong(usize),
+    #[error("the local part is not a dot-atom (empty, a dot at an end, two dots, or a character outside RFC 5322's atext)")]
+    BadLocalPart,
+    #[error("the domain is an address literal ([...]), not a name")]
+    DomainLiteral,
+    #[error("the domain is not a host name (labels of letters, digits and hyphens, at least two)")]
+    BadDomain,
+}
+
+impl Unanswerable {
+    /// A stable snake_case name (for tests and the corpus).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Unanswerable::NoAddress => "no_address",
+            Unanswerable::AddressTooLong(_) => "address_too_long",
+            Unanswerable::LocalPartTooLong(_) => "local_part_too_long",
+            Unanswerable::BadLocalPart => "bad_local_part",
+            Unanswerable::DomainLiteral => "domain_literal",
+            Unanswerable::BadDomain => "bad_domain",
+        }
+    }
+}
+
+/// Whether a reply can be sent to `local@domain`: the address and its local
+/// part within RFC 5321's lengths (254, 64), the local part an ASCII
+/// dot-atom, the domain a host name of at least two labels (letters,
+/// digits, inner hyphens, 63 characters each). Quoted local parts, address
+/// literals (`joe@[127.0.0.1]`) and non-ASCII addresses are refused: a
+/// contest robot answers ordinary addresses only.
+pub fn check_answerable(address: &str) -> Result<(), Unanswerable> {
+    let (local, domain) = address.rsplit_once('@').ok_or(Unanswerable::BadLocalPart)?;
+    let n_local = local.chars().count();
+    if n_local > 64 {
+        return Err(Unanswerable::LocalPartTooLong(n_local));
+    }
+    let n = address.chars().count();
+    if n > 254 {
+        return Err(Unanswerable::AddressTooLong(n));
+    }
+    let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c);
+    if local.is_empty()
+        || local
+            .split('.')
+            .any(|w| w.is_empty() || !w.chars().all(atext))
+    {
+        return Err(Unanswerable::BadLocalPart);
+    }
+    if domain.starts_with('[') {
+        return Err(Unanswerable::DomainLiteral);
+    }
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    let labels: Vec<&str> = domain.split('.').collect();
+    if labels.len() < 2 || !labels.iter().all(|l| label_ok(l)) {
+        return Err(Unanswerable::BadDomain);
+    }
+    Ok(())
 }
 
 /// A mail that cannot be read at all.
@@ -269,7 +393,16 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
     let references = ids(msg.references());
     let in_reply_to = ids(msg.in_reply_to()).into_iter().next();
 
-    let automatic = automatic(&msg, our_loop_id, [from.as_ref(), sender.as_ref()]);
+    let return_path = raw_values(&msg, "Return-Path")
+        .into_iter()
+        .map(|v| strip_id(&v))
+        .find(|v| !v.is_empty());
+    let automatic = automatic(
+        &msg,
+        our_loop_id,
+        [from.as_ref(), sender.as_ref()],
+        return_path.as_deref(),
+    );
     let body = body(&msg);
     let attachments = msg
         .attachments()
@@ -280,6 +413,7 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
         message_id,
         from,
         reply_to,
+        return_path,
         subject,
         references,
         in_reply_to,
@@ -374,12 +508,40 @@ fn raw_values(msg: &Message<'_>, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a part (or a part nested anywhere below it, in a multipart or a
+/// forwarded `message/rfc822`) is a delivery report: `multipart/report`,
+/// `message/delivery-status`, `message/disposition-notification` or
+/// `message/feedback-report`.
+fn has_report_part(msg: &Message<'_>, depth: usize) -> bool {
+    msg.parts.iter().any(|part| {
+        let is_report = part.content_type().is_some_and(|ct| {
+            let sub = ct.subtype().unwrap_or("").to_ascii_lowercase();
+            let ty = ct.ctype().to_ascii_lowercase();
+            (ty == "multipart" && sub == "report")
+                || (ty == "message"
+                    && matches!(
+                        sub.as_str(),
+                        "delivery-status"
+                            | "global-delivery-status"
+                            | "disposition-notification"
+                            | "feedback-report"
+                    ))
+        });
+        is_report
+            || match &part.body {
+                PartType::Message(inner) if depth < 8 => has_report_part(inner, depth + 1),
+                _ => false,
+            }
+    })
+}
+
 /// The first of the [`Automatic`] reasons that applies, in the order of the
 /// enum.
 fn automatic(
     msg: &Message<'_>,
     our_loop_id: &str,
     senders: [Option<&Mailbox>; 2],
+    return_path: Option<&str>,
 ) -> Option<Automatic> {
     let loop_id = our_loop_id.trim();
     if !loop_id.is_empty()
@@ -389,13 +551,7 @@ fn automatic(
     {
         return Some(Automatic::OurLoop);
     }
-    let is_report = msg.root_part().content_type().is_some_and(|ct| {
-        ct.ctype().eq_ignore_ascii_case("multipart")
-            && ct
-                .subtype()
-                .is_some_and(|s| s.eq_ignore_ascii_case("report"))
-    });
-    if is_report {
+    if has_report_part(msg, 0) {
         return Some(Automatic::Report);
     }
     if raw_values(msg, "Return-Path")
@@ -416,23 +572,47 @@ fn automatic(
             return Some(Automatic::AutoSubmitted(token));
         }
     }
-    for mb in senders.into_iter().flatten() {
-        let local = mb.local_part();
-        if DAEMON_LOCAL_PARTS
-            .iter()
-            .any(|d| d.eq_ignore_ascii_case(local))
-        {
+    let return_local = return_path.and_then(|a| a.rsplit_once('@')).map(|(l, _)| l);
+    let locals = senders
+        .into_iter()
+        .flatten()
+        .map(|mb| mb.local_part())
+        .chain(return_local);
+    for local in locals.clone() {
+        if is_daemon_local_part(local) {
             return Some(Automatic::DaemonSender(local.to_string()));
         }
     }
     for v in raw_values(msg, "Precedence") {
         let v = v.to_ascii_lowercase();
-        if matches!(v.as_str(), "bulk" | "junk" | "list") {
+        if matches!(
+            v.as_str(),
+            "bulk" | "junk" | "list" | "auto_reply" | "auto-reply"
+        ) {
             return Some(Automatic::Precedence(v));
         }
     }
     if !raw_values(msg, "List-Id").is_empty() {
         return Some(Automatic::ListId);
+    }
+    if let Some(h) = msg.headers().iter().find(|h| {
+        let n = h.name.as_str();
+        n.len() > 5 && n[..5].eq_ignore_ascii_case("list-")
+    }) {
+        return Some(Automatic::ListHeader(h.name.as_str().to_ascii_lowercase()));
+    }
+    for name in ["X-Autoreply", "X-Autorespond", "X-Autoresponder"] {
+        if raw_values(msg, name)
+            .iter()
+            .any(|v| !v.eq_ignore_ascii_case("no"))
+        {
+            return Some(Automatic::AutoReplyHeader(name.to_ascii_lowercase()));
+        }
+    }
+    for local in locals {
+        if is_bounce_local_part(local) {
+            return Some(Automatic::BounceSender(local.to_string()));
+        }
     }
     None
 }
@@ -669,6 +849,91 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.automatic, None);
+    }
+
+    #[test]
+    fn every_marker_of_automatic_mail_is_recognised() {
+        let cases = [
+            ("X-Autoreply: yes\n", Some("auto_reply_header")),
+            ("X-Autorespond: vacation\n", Some("auto_reply_header")),
+            ("X-Autoreply: no\n", None),
+            ("Precedence: auto_reply\n", Some("precedence")),
+            ("Precedence: JUNK\n", Some("precedence")),
+            (
+                "List-Unsubscribe: <mailto:u@x.example>\n",
+                Some("list_header"),
+            ),
+            ("List-Post: <mailto:l@x.example>\n", Some("list_header")),
+            (
+                "Return-Path: <bounces+12-joe=x.example@m.example>\n",
+                Some("bounce_sender"),
+            ),
+            (
+                "Return-Path: <games-l-bounces@lists.example>\n",
+                Some("bounce_sender"),
+            ),
+            (
+                "Return-Path: <owner-games-l@lists.example>\n",
+                Some("bounce_sender"),
+            ),
+            ("Return-Path: <no_reply@x.example>\n", Some("daemon_sender")),
+            ("Sender: noreply-shop@x.example\n", Some("daemon_sender")),
+            ("Return-Path: <joe+bounce@x.example>\n", None),
+            ("Sender: bouncer@x.example\n", None),
+        ];
+        for (header, kind) in cases {
+            let m = p(&format!(
+                "From: joe@x.example\n{header}Subject: s\n\nbody\n"
+            ));
+            assert_eq!(m.automatic.as_ref().map(|a| a.kind()), kind, "{header}");
+        }
+        // A delivery report inside a forwarded mail, inside a multipart.
+        let m = p(
+            "From: joe@x.example\nContent-Type: multipart/mixed; boundary=A\n\n\
+                   --A\nContent-Type: text/plain\n\nsee below\n\
+                   --A\nContent-Type: message/rfc822\n\n\
+                   From: MAILER-DAEMON@y.example\nContent-Type: multipart/report; boundary=B\n\n\
+                   --B\nContent-Type: text/plain\n\nfailed\n\
+                   --B\nContent-Type: message/delivery-status\n\nStatus: 5.1.1\n--B--\n\
+                   --A--\n",
+        );
+        assert_eq!(m.automatic, Some(Automatic::Report));
+    }
+
+    #[test]
+    fn only_ordinary_addresses_can_be_answered() {
+        for ok in [
+            "joe@lords.example",
+            "Joe.Cool+knobeln@machine.domain.edu",
+            "a_b-c@x-y.example",
+        ] {
+            assert_eq!(check_answerable(ok), Ok(()), "{ok}");
+        }
+        let local = "j".repeat(65);
+        let long_domain = format!("j@{}example", format!("{}.", "d".repeat(60)).repeat(5));
+        let cases = [
+            ("a..b@x.example", "bad_local_part"),
+            (".joe@x.example", "bad_local_part"),
+            ("joe.@x.example", "bad_local_part"),
+            ("jo(e@x.example", "bad_local_part"),
+            ("joe@[127.0.0.1]", "domain_literal"),
+            ("joe@localhost", "bad_domain"),
+            ("joe@x..example", "bad_domain"),
+            ("joe@-x.example", "bad_domain"),
+            ("joe@x_y.example", "bad_domain"),
+            ("a..b@x", "bad_local_part"),
+        ];
+        for (addr, kind) in cases {
+            assert_eq!(check_answerable(addr).unwrap_err().kind(), kind, "{addr}");
+        }
+        assert_eq!(
+            check_answerable(&format!("{local}@x.example")),
+            Err(Unanswerable::LocalPartTooLong(65))
+        );
+        assert_eq!(
+            check_answerable(&long_domain).unwrap_err().kind(),
+            "address_too_long"
+        );
     }
 
     #[test]

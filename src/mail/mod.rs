@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod commands;
 pub mod delivery;
+pub mod digest;
 pub mod inbox;
 pub mod intake;
 pub mod message;

@@ -6,6 +6,12 @@
 //! `Date`, `In-Reply-To`/`References` on replies, and UTF-8 `text/plain`
 //! with CRLF line ends; attachments make it `multipart/mixed`. This module
 //! only builds bytes; it queues and sends nothing.
+//!
+//! The ids a reply threads to come from a stranger's mail, so no header
+//! line may grow with them beyond RFC 5322's 998 characters: an id that is
+//! not printable ASCII, or longer than [`MAX_ID_CHARS`], is left out (an
+//! over-long `In-Reply-To` is dropped), and `References` keeps the *last*
+//! ids that fit on one line of [`MAX_HEADER_LINE`] characters.
 
 use chrono::{DateTime, Utc};
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
@@ -60,13 +66,50 @@ pub fn new_message_id(contest: &ContestConfig) -> String {
     format!("<knobeln.{hex}@{domain}>")
 }
 
-fn angle(id: &str) -> String {
+/// RFC 5322's limit on a line, without its CRLF.
+pub const MAX_HEADER_LINE: usize = 998;
+
+/// A message id longer than this (without its angle brackets) is not
+/// echoed in a reply.
+pub const MAX_ID_CHARS: usize = 250;
+
+/// `<id>` for an id fit to be echoed: printable ASCII without blanks or
+/// angle brackets inside, at most [`MAX_ID_CHARS`] long; else `None`.
+fn angle(id: &str) -> Option<String> {
     let id = id.trim();
-    if id.starts_with('<') {
-        id.to_string()
-    } else {
-        format!("<{id}>")
+    let id = id.strip_prefix('<').unwrap_or(id);
+    let id = id.strip_suffix('>').unwrap_or(id);
+    let ok = !id.is_empty()
+        && id.len() <= MAX_ID_CHARS
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>');
+    ok.then(|| format!("<{id}>"))
+}
+
+/// The `References` of a reply: the incoming references and the id it
+/// answers, those unfit to echo left out, and of the rest the last ones
+/// that fit on one header line (the first of a long thread goes first).
+pub fn reply_references(references: &[String], in_reply_to: Option<&str>) -> Vec<String> {
+    let mut refs: Vec<String> = references.iter().filter_map(|r| angle(r)).collect();
+    if let Some(id) = in_reply_to.and_then(angle) {
+        if refs.last() != Some(&id) {
+            refs.retain(|r| r != &id);
+            refs.push(id);
+        }
     }
+    let mut room = MAX_HEADER_LINE - "References: ".len();
+    let mut kept = Vec::new();
+    for r in refs.into_iter().rev() {
+        let need = r.len() + usize::from(!kept.is_empty());
+        if need > room {
+            break;
+        }
+        room -= need;
+        kept.push(r);
+    }
+    kept.reverse();
+    kept
 }
 
 /// Builds the mail. Returns the raw bytes.
@@ -93,13 +136,14 @@ pub fn build(
         })?;
         b = b.to(mb);
     }
-    if let Some(id) = &m.in_reply_to {
-        b = b.in_reply_to(angle(id));
-        let mut refs: Vec<String> = m.references.iter().map(|r| angle(r)).collect();
-        if !refs.contains(&angle(id)) {
-            refs.push(angle(id));
+    if let Some(id) = m.in_reply_to.as_deref().and_then(angle) {
+        b = b.in_reply_to(id);
+    }
+    if m.in_reply_to.is_some() {
+        let refs = reply_references(&m.references, m.in_reply_to.as_deref());
+        if !refs.is_empty() {
+            b = b.references(refs.join(" "));
         }
-        b = b.references(refs.join(" "));
     }
     let auto = if m.in_reply_to.is_some() {
         "auto-replied"
@@ -173,6 +217,26 @@ mod tests {
         assert!(raw.contains("charset=utf-8"));
         // CRLF everywhere.
         assert!(!raw.replace("\r\n", "").contains('\n'));
+    }
+
+    #[test]
+    fn references_keep_the_last_ids_that_fit_on_one_line() {
+        let many: Vec<String> = (0..200).map(|i| format!("id{i:03}@x.example")).collect();
+        let refs = reply_references(&many, Some("last@x.example"));
+        let line = format!("References: {}", refs.join(" "));
+        assert!(line.len() <= MAX_HEADER_LINE, "{}", line.len());
+        assert_eq!(refs.last().unwrap(), "<last@x.example>");
+        assert_eq!(refs[refs.len() - 2], "<id199@x.example>");
+        assert!(!refs.contains(&"<id000@x.example>".to_string()));
+        // Unfit ids are left out; an over-long In-Reply-To is not echoed.
+        let long = "a".repeat(MAX_ID_CHARS + 1);
+        let refs = reply_references(
+            &["ok@x".into(), "bad id@x".into(), long.clone()],
+            Some(&long),
+        );
+        assert_eq!(refs, vec!["<ok@x>"]);
+        assert_eq!(angle(&long), None);
+        assert_eq!(angle("<a@b>").as_deref(), Some("<a@b>"));
     }
 
     #[test]

@@ -6,7 +6,15 @@
 //! A processing attempt is counted (and committed) before the work starts,
 //! so a mail that makes processing fail, or even kills the server, is tried
 //! at most `max_processing_attempts` times; then it is set aside as
-//! `failed`, kept, and the organizer is told. It never blocks the queue.
+//! `failed`, kept, and reported in the organizer's next digest (see
+//! `digest`). It never blocks the queue.
+//!
+//! A mail whose sender cannot be answered (no address, or a malformed one:
+//! `a..b@x`, `joe@[127.0.0.1]`, a 300-character local part) is kept and
+//! dropped (`ignored`, outcome `dropped: unanswerable sender ...`): no
+//! retry, no alert of its own (the digest counts them). Replies are capped
+//! per sender (`user+tag@` counts as `user@`), per sender domain, and the
+//! 112 kB kit harder still.
 //!
 //! The raw mail is needed until its result is committed: in the same
 //! transaction that sets its final state (`done` or `ignored`) it is
@@ -14,7 +22,7 @@
 //! carries is overwritten. A crash before that commit leaves the mail
 //! `new` and whole, to be processed again; after it, the mail is answered
 //! and sealed. A mail set aside (`failed`) is kept whole for the
-//! organizer's `admin requeue`; it is sealed once it has been processed.
+//! organizer's `admin reprocess`; it is sealed once it has been processed.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -73,7 +81,7 @@ pub fn process_pending(
                 attempts - 1
             );
             db::record_inbox_error(store.conn(), row.id, &error)?;
-            set_aside(store, config, &row, attempts - 1, &error, now())?;
+            set_aside(store, &row, &error, now())?;
             tracing::error!(inbox = row.id, "mail set aside: {error}");
             summary.failed += 1;
             continue;
@@ -103,7 +111,7 @@ pub fn process_pending(
         };
         db::record_inbox_error(store.conn(), row.id, &error)?;
         if attempts >= config.limits.max_processing_attempts {
-            set_aside(store, config, &row, attempts, &error, now())?;
+            set_aside(store, &row, &error, now())?;
             tracing::error!(
                 inbox = row.id,
                 "mail set aside after {attempts} attempts: {error}"
@@ -246,8 +254,8 @@ fn finish_unanswered(
 
 /// A mail the transport could not read at all (an IMAP message whose FETCH
 /// is empty or broken): kept as a `failed` inbox row with the transport's
-/// words instead of its bytes, and the organizer is told, in one
-/// transaction. Returns the row's id (`None` if it was recorded before).
+/// words instead of its bytes (the organizer's next digest reports it), in
+/// one transaction. Returns the row's id (`None` if it was recorded before).
 pub fn record_unreadable(
     store: &mut Store,
     config: &Config,
@@ -258,7 +266,9 @@ pub fn record_unreadable(
 ) -> Result<Option<i64>, ProcessError> {
     let raw = format!("X-Knobeln-Unreadable: {why}\r\n\r\n").into_bytes();
     let tx = store.conn_mut().transaction()?;
-    let Some(id) = crate::mail::inbox::take_in(&tx, origin, imap, &raw, now)? else {
+    let Some(id) =
+        crate::mail::inbox::take_in(&tx, origin, imap, &raw, config.limits.max_mail_bytes, now)?
+    else {
         return Ok(None);
     };
     tx.commit()?;
@@ -267,56 +277,33 @@ pub fn record_unreadable(
         origin: origin.to_string(),
         raw,
         attempts: 0,
+        full_size: None,
     };
     set_aside(
         store,
-        config,
         &row,
-        0,
         &format!("the transport could not read this mail: {why}"),
         now,
     )?;
     Ok(Some(id))
 }
 
-/// Marks a mail failed and tells the organizer, in one transaction.
+/// Marks a mail failed (set aside). The organizer learns of it from the
+/// next digest (one mail for all failures, see `digest`), and `status`
+/// counts it.
 fn set_aside(
-    store: &mut Store,
-    config: &Config,
+    store: &Store,
     row: &InboxRow,
-    attempts: u32,
     error: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ProcessError> {
-    let body = render(
-        "organizer_alert",
-        &json!({ "attempts": attempts, "inbox_id": row.id, "origin": row.origin, "error": error }),
-    )?;
-    let alert = Outgoing {
-        kind: "organizer_alert",
-        to: vec![config.contest.organizer.clone()],
-        subject: format!(
-            "KNOBELN server: mail {} set aside after {attempts} failed attempts",
-            row.id
-        ),
-        body,
-        in_reply_to: None,
-        references: vec![],
-        attachments: vec![],
-    };
-    let tx = store.conn_mut().transaction()?;
-    enqueue(
-        &tx,
-        &config.contest,
-        &alert,
-        Cause {
-            inbox_id: Some(row.id),
-            ..Cause::default()
-        },
+    db::finish_inbox(
+        store.conn(),
+        row.id,
+        "failed",
+        &format!("set aside: {error}"),
         now,
     )?;
-    db::finish_inbox(&tx, row.id, "failed", &format!("set aside: {error}"), now)?;
-    tx.commit()?;
     Ok(())
 }
 
@@ -363,17 +350,40 @@ fn limits(config: &Config) -> Limits {
     }
 }
 
-/// The header part of a raw mail (for answering mails too large to parse).
-fn header_part(raw: &[u8]) -> &[u8] {
-    let cap = raw.len().min(64 * 1024);
-    let head = &raw[..cap];
-    let end = head
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|p| p + 4)
-        .or_else(|| head.windows(2).position(|w| w == b"\n\n").map(|p| p + 2))
-        .unwrap_or(cap);
-    &raw[..end]
+/// The outcome of a mail dropped because its sender cannot be answered.
+pub const DROPPED_UNANSWERABLE: &str = "dropped: unanswerable sender";
+
+fn drop_unanswerable(
+    store: &mut Store,
+    config: &Config,
+    row: &InboxRow,
+    why: &message::Unanswerable,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    finish_unanswered(
+        store,
+        config,
+        row,
+        &format!("{DROPPED_UNANSWERABLE} ({why})"),
+        now,
+    )
+}
+
+/// The key the per-sender cap counts: the address case-folded, without a
+/// `+tag` (`Joe+x@Lords.Example` counts as `joe@lords.example`).
+pub fn sender_key(address: &str) -> String {
+    let low = address.to_ascii_lowercase();
+    match low.rsplit_once('@') {
+        Some((local, domain)) => {
+            let user = local
+                .split('+')
+                .next()
+                .filter(|u| !u.is_empty())
+                .unwrap_or(local);
+            format!("{user}@{domain}")
+        }
+        None => low,
+    }
 }
 
 /// Processes one mail; returns its final state.
@@ -385,21 +395,38 @@ fn process_one(
     now: DateTime<Utc>,
 ) -> Result<&'static str, ProcessError> {
     let loop_id = config.contest.loop_id.as_str();
-    let parsed = message::parse(&row.raw, loop_id, &limits(config));
+    let parsed = match row.full_size {
+        // Only the header part was kept (see `inbox`).
+        Some(size) => Err(Unreadable::TooLarge {
+            size: size as usize,
+            limit: config.limits.max_mail_bytes,
+        }),
+        None => message::parse(&row.raw, loop_id, &limits(config)),
+    };
     let mail: Inbound = match parsed {
         Ok(m) => m,
         Err(Unreadable::NotAMail) => {
             return finish_unanswered(store, config, row, "unreadable: not a mail", now);
         }
         Err(Unreadable::TooLarge { size, limit }) => {
-            let head = message::parse(header_part(&row.raw), loop_id, &Limits::default());
+            let head = message::parse(
+                crate::mail::inbox::header_part(&row.raw),
+                loop_id,
+                &Limits::default(),
+            );
             let to = head
                 .as_ref()
                 .ok()
                 .filter(|h| h.automatic.is_none())
-                .and_then(|h| h.reply_address().cloned());
+                .and_then(|h| h.answerable_address().ok().cloned());
             let Some(to) = to else {
-                return finish_unanswered(store, config, row, "too large, no one to answer", now);
+                return finish_unanswered(
+                    store,
+                    config,
+                    row,
+                    &format!("too large ({size} bytes), no one to answer"),
+                    now,
+                );
             };
             let head = head.expect("parsed above");
             let ctx = Ctx {
@@ -409,7 +436,11 @@ fn process_one(
                 now,
                 reply_to: to.address.clone(),
             };
-            let body = render("too_large", &json!({ "size": size, "limit": limit }))?;
+            let mb = |n: usize| format!("{:.1} MB", n as f64 / 1_000_000.0);
+            let body = render(
+                "too_large",
+                &json!({ "size": size, "limit": limit, "size_mb": mb(size), "limit_mb": mb(limit) }),
+            )?;
             let effect = Effect {
                 state: "done",
                 outcome: format!("too large ({size} bytes)"),
@@ -426,8 +457,9 @@ fn process_one(
         let outcome = format!("automatic mail ({}), not answered", auto.kind());
         return finish_unanswered(store, config, row, &outcome, now);
     }
-    let Some(reply_to) = mail.reply_address().map(|m| m.address.clone()) else {
-        return finish_unanswered(store, config, row, "no sender address to answer", now);
+    let reply_to = match mail.answerable_address() {
+        Ok(m) => m.address.clone(),
+        Err(why) => return drop_unanswerable(store, config, row, &why, now),
     };
     let ctx = Ctx {
         config,
@@ -484,8 +516,9 @@ fn commit(
     Ok(state)
 }
 
-/// Queues the replies (within the per-sender daily cap) and sets the mail's
-/// final state, on the caller's transaction.
+/// Queues the replies (within the daily caps per sender, per sender domain,
+/// and for kits) and sets the mail's final state, on the caller's
+/// transaction.
 fn finish_in(
     conn: &rusqlite::Connection,
     config: &Config,
@@ -494,16 +527,56 @@ fn finish_in(
     effect: Effect,
     now: DateTime<Utc>,
 ) -> Result<&'static str, ProcessError> {
-    let sender_key = ctx.reply_to.to_ascii_lowercase();
-    let cap = config.limits.replies_per_sender_per_day;
+    let sender_key = sender_key(&ctx.reply_to);
+    let domain = sender_key
+        .rsplit_once('@')
+        .map_or("", |(_, d)| d)
+        .to_string();
+    let limits = &config.limits;
     let mut outcome = effect.outcome;
-    let sent_today = db::replies_since(conn, &sender_key, now - Duration::days(1))?;
-    if cap > 0 && sent_today >= cap {
+    let since = now - Duration::days(1);
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    if capped(
+        limits.replies_per_sender_per_day,
+        db::replies_since(conn, &sender_key, since)?,
+    ) {
         outcome.push_str(&format!(
-            " (no reply: {cap} replies to this sender today already)"
+            " (no reply: {} replies to this sender today already)",
+            limits.replies_per_sender_per_day
+        ));
+    } else if capped(
+        limits.replies_per_domain_per_day,
+        db::replies_to_domain_since(conn, &domain, since)?,
+    ) {
+        outcome.push_str(&format!(
+            " (no reply: {} replies to senders at {domain} today already)",
+            limits.replies_per_domain_per_day
         ));
     } else {
         for reply in &effect.replies {
+            if reply.kind == "software" {
+                let per_sender = db::replies_of_kind_since(
+                    conn,
+                    reply.kind,
+                    db::ReplyTarget::Sender(&sender_key),
+                    since,
+                )?;
+                let per_domain = db::replies_of_kind_since(
+                    conn,
+                    reply.kind,
+                    db::ReplyTarget::Domain(&domain),
+                    since,
+                )?;
+                if capped(limits.kits_per_sender_per_day, per_sender)
+                    || capped(limits.kits_per_domain_per_day, per_domain)
+                {
+                    outcome.push_str(&format!(
+                        " (no kit: at most {} kits a day to one sender and {} to one domain)",
+                        limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
+                    ));
+                    continue;
+                }
+            }
             enqueue(
                 conn,
                 &config.contest,

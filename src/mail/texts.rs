@@ -54,8 +54,8 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/too_large.hbs"),
     ),
     (
-        "organizer_alert",
-        include_str!("../../templates/mail/organizer_alert.hbs"),
+        "organizer_digest",
+        include_str!("../../templates/mail/organizer_digest.hbs"),
     ),
     ("lap", include_str!("../../templates/mail/lap.hbs")),
     ("lgp", include_str!("../../templates/mail/lgp.hbs")),

@@ -605,7 +605,7 @@ pub fn failed_outgoing(conn: &Connection) -> Result<Vec<FailedOut>> {
 /// count of attempts. `false`: no failed mail with that id.
 pub fn requeue_outgoing(conn: &Connection, id: i64, now: DateTime<Utc>) -> Result<bool> {
     let n = conn.execute(
-        "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = ?2
+        "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = ?2, reported_at = NULL
          WHERE id = ?1 AND state = 'failed'",
         params![id, timestamp(now)],
     )?;
@@ -649,7 +649,8 @@ pub fn set_aside_inbox(conn: &Connection) -> Result<Vec<SetAside>> {
 /// of attempts. `false`: no set-aside mail with that id.
 pub fn requeue_inbox(conn: &Connection, id: i64) -> Result<bool> {
     let n = conn.execute(
-        "UPDATE inbox SET state = 'new', attempts = 0 WHERE id = ?1 AND state = 'failed'",
+        "UPDATE inbox SET state = 'new', attempts = 0, reported_at = NULL
+         WHERE id = ?1 AND state = 'failed'",
         [id],
     )?;
     Ok(n == 1)

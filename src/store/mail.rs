@@ -16,6 +16,9 @@ pub struct InboxRow {
     pub origin: String,
     pub raw: Vec<u8>,
     pub attempts: u32,
+    /// The real size of a mail too large to keep: `raw` holds only its
+    /// header part. `None`: `raw` is the whole mail.
+    pub full_size: Option<u64>,
 }
 
 /// Where an incoming mail came from, for de-duplication.
@@ -25,24 +28,35 @@ pub struct Arrival<'a> {
     /// IMAP (UIDVALIDITY, UID), when fetched over IMAP.
     pub imap: Option<(u32, u32)>,
     pub message_id: Option<&'a str>,
+    /// What is kept: the whole mail, or the header part of one too large.
     pub raw: &'a [u8],
+    /// The SHA-256 (hex) of the mail's content: the mail without the trace
+    /// header fields that each delivery adds (`Received`, `Return-Path`, ...).
+    pub content_sha256: &'a str,
+    /// The real size when `raw` is only the header part.
+    pub full_size: Option<u64>,
 }
 
-/// The de-duplication key of a mail: its Message-ID, else the SHA-256 of its bytes.
-pub fn dedupe_key(message_id: Option<&str>, raw: &[u8]) -> String {
+/// The de-duplication key of a mail: its Message-ID *and* its content, so
+/// the same mail delivered twice is one mail, and two different mails that
+/// share a Message-ID (a broken or hostile mailer) are two.
+pub fn dedupe_key(message_id: Option<&str>, content_sha256: &str) -> String {
     match message_id {
-        Some(id) if !id.trim().is_empty() => format!("mid:{}", id.trim()),
-        _ => format!("sha256:{}", crate::engine::prepare::sha256_hex(raw)),
+        Some(id) if !id.trim().is_empty() => {
+            format!("mid:{} sha256:{content_sha256}", id.trim())
+        }
+        _ => format!("sha256:{content_sha256}"),
     }
 }
 
 /// Stores a raw incoming mail. Returns its id, or `None` when the same mail
 /// (same Message-ID or bytes, or same IMAP UID) was stored before.
 pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> Result<Option<i64>> {
-    let key = dedupe_key(a.message_id, a.raw);
+    let key = dedupe_key(a.message_id, a.content_sha256);
     let n = conn.execute(
-        "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at, state)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'new')",
+        "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at, state,
+                                      full_size)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'new', ?8)",
         params![
             a.origin,
             a.imap.map(|x| x.0),
@@ -50,7 +64,8 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
             a.message_id,
             key,
             a.raw,
-            timestamp(now)
+            timestamp(now),
+            a.full_size.map(|n| n as i64)
         ],
     )?;
     Ok((n == 1).then(|| conn.last_insert_rowid()))
@@ -58,14 +73,16 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
 
 /// Mails not processed yet, oldest first.
 pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
-    let mut st = conn
-        .prepare("SELECT id, origin, raw, attempts FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let mut st = conn.prepare(
+        "SELECT id, origin, raw, attempts, full_size FROM inbox WHERE state = 'new' ORDER BY id",
+    )?;
     let rows = st.query_map([], |r| {
         Ok(InboxRow {
             id: r.get(0)?,
             origin: r.get(1)?,
             raw: r.get(2)?,
             attempts: r.get(3)?,
+            full_size: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
         })
     })?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -135,10 +152,14 @@ pub struct NewOutgoing<'a> {
 /// `event_key`; a second mail with the same key is ignored (returns
 /// `false`), so an event announced again after a resume queues nothing.
 pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
+    let sender_domain = m
+        .sender_key
+        .and_then(|k| k.rsplit_once('@'))
+        .map(|(_, d)| d.to_ascii_lowercase());
     let n = conn.execute(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
-                             next_attempt_at, created_at, event_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9)",
+                             next_attempt_at, created_at, event_key, sender_domain)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9, ?10)",
         params![
             m.inbox_id,
             m.kind,
@@ -148,7 +169,8 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             m.message_id,
             m.raw,
             timestamp(now),
-            m.event_key
+            m.event_key,
+            sender_domain
         ],
     )?;
     Ok(n == 1)
@@ -286,6 +308,48 @@ pub fn replies_since(conn: &Connection, sender_key: &str, since: DateTime<Utc>) 
         params![sender_key, timestamp(since)],
         |r| r.get(0),
     )?)
+}
+
+/// Replies queued to senders of `domain` since `since` (the per-domain
+/// daily cap, against floods with forged senders).
+pub fn replies_to_domain_since(
+    conn: &Connection,
+    domain: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2",
+        params![domain.to_ascii_lowercase(), timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+/// Replies of `kind` queued since `since`, to `sender_key` (`Some`) or to
+/// anyone of `domain`.
+pub fn replies_of_kind_since(
+    conn: &Connection,
+    kind: &str,
+    to: ReplyTarget<'_>,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    let (column, value) = match to {
+        ReplyTarget::Sender(k) => ("sender_key", k.to_string()),
+        ReplyTarget::Domain(d) => ("sender_domain", d.to_ascii_lowercase()),
+    };
+    Ok(conn.query_row(
+        &format!(
+            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND {column} = ?2 AND created_at >= ?3"
+        ),
+        params![kind, value, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+/// Whom a reply cap counts.
+#[derive(Debug, Clone, Copy)]
+pub enum ReplyTarget<'a> {
+    Sender(&'a str),
+    Domain(&'a str),
 }
 
 /// A stored registration.
@@ -511,6 +575,78 @@ pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::Know
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
+// ---- the organizer's digest ----
+
+/// An outgoing mail given up on and not yet in a digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreportedFailure {
+    pub id: i64,
+    pub kind: String,
+    pub recipients: Vec<String>,
+    pub subject: String,
+    pub last_error: Option<String>,
+}
+
+/// Failed outgoing mails not reported in a digest yet, oldest first;
+/// never mails of `except_kind` (a failed digest is not reported in the
+/// next one: no loop).
+pub fn unreported_failures(conn: &Connection, except_kind: &str) -> Result<Vec<UnreportedFailure>> {
+    let mut st = conn.prepare(
+        "SELECT id, kind, recipients, subject, last_error FROM outbox
+         WHERE state = 'failed' AND reported_at IS NULL AND kind != ?1 ORDER BY id",
+    )?;
+    let rows = st.query_map([except_kind], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, Option<String>>(4)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, kind, recipients, subject, last_error) = row?;
+        out.push(UnreportedFailure {
+            id,
+            kind,
+            recipients: serde_json::from_str(&recipients)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            subject,
+            last_error,
+        });
+    }
+    Ok(out)
+}
+
+/// A set-aside incoming mail not yet in a digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreportedSetAside {
+    pub id: i64,
+    pub origin: String,
+    /// Why it was set aside (its outcome, else its last error).
+    pub why: String,
+    /// The mail's header part (at most 64 kB).
+    pub head: Vec<u8>,
+}
+
+/// Set-aside incoming mails not reported in a digest yet, oldest first.
+pub fn unreported_set_aside(conn: &Connection) -> Result<Vec<UnreportedSetAside>> {
+    let mut st = conn.prepare(
+        "SELECT id, origin, coalesce(outcome, last_error, ''), substr(raw, 1, 65536) FROM inbox
+         WHERE state = 'failed' AND reported_at IS NULL ORDER BY id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(UnreportedSetAside {
+            id: r.get(0)?,
+            origin: r.get(1)?,
+            why: r.get(2)?,
+            head: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
 /// Replaces the stored bytes of an incoming mail (its sealed form).
 pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
     conn.execute("UPDATE inbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
@@ -587,4 +723,54 @@ pub fn set_stored_source(conn: &Connection, v: &StoredSource) -> Result<()> {
         params![v.0, v.1, v.2, v.3],
     )?;
     Ok(())
+}
+
+/// Incoming mails dropped with an outcome starting with `outcome_prefix`
+/// and not yet counted in a digest.
+pub fn count_unreported_dropped(conn: &Connection, outcome_prefix: &str) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM inbox WHERE state = 'ignored' AND reported_at IS NULL
+         AND substr(outcome, 1, length(?1)) = ?1",
+        [outcome_prefix],
+        |r| r.get(0),
+    )?)
+}
+
+/// Marks what a digest reported (on the digest's transaction).
+pub fn mark_reported(
+    conn: &Connection,
+    outbox_ids: &[i64],
+    inbox_ids: &[i64],
+    dropped_outcome_prefix: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let at = timestamp(now);
+    for id in outbox_ids {
+        conn.execute(
+            "UPDATE outbox SET reported_at = ?2 WHERE id = ?1",
+            params![id, at],
+        )?;
+    }
+    for id in inbox_ids {
+        conn.execute(
+            "UPDATE inbox SET reported_at = ?2 WHERE id = ?1",
+            params![id, at],
+        )?;
+    }
+    conn.execute(
+        "UPDATE inbox SET reported_at = ?2 WHERE state = 'ignored' AND reported_at IS NULL
+         AND substr(outcome, 1, length(?1)) = ?1",
+        params![dropped_outcome_prefix, at],
+    )?;
+    Ok(())
+}
+
+/// When the last mail of `kind` was queued (the last digest).
+pub fn last_queued_at(conn: &Connection, kind: &str) -> Result<Option<DateTime<Utc>>> {
+    let s: Option<String> = conn.query_row(
+        "SELECT max(created_at) FROM outbox WHERE kind = ?1",
+        [kind],
+        |r| r.get(0),
+    )?;
+    s.map(|s| super::admin::parse_timestamp(&s)).transpose()
 }

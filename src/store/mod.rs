@@ -53,6 +53,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0008_seal_backlog.sql",
         include_str!("../../schema/0008_seal_backlog.sql"),
     ),
+    (
+        "0009_mail_robust.sql",
+        include_str!("../../schema/0009_mail_robust.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -141,6 +141,17 @@ fn check(raw: &[u8], exp: &Map<String, Value>) -> Vec<String> {
                     mismatch(key, want, &m.automatic);
                 }
             }
+            "unanswerable" => {
+                let got = m.answerable_address().err().map(|e| e.kind());
+                if want_str != got {
+                    mismatch(key, want, &got);
+                }
+            }
+            "references_count" => {
+                if want.as_u64() != Some(m.references.len() as u64) {
+                    mismatch(key, want, &m.references.len());
+                }
+            }
             "body" => {
                 if want_str != Some(m.body.kind()) {
                     mismatch(key, want, &m.body.kind());

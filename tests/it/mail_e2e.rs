@@ -18,19 +18,21 @@ const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
 struct Server {
     dir: tempfile::TempDir,
     contest: String,
+    organizer: String,
 }
 
 impl Server {
     fn new(stack: &MailStack, extra: &str) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let contest = unique_address("contest", "contest.example");
+        let organizer = unique_address("organizer", "contest.example");
         let cfg = format!(
             "database = \"{db}\"\ntransport = \"imap\"\n{extra}\n\
              [contest]\naddress = \"{contest}\"\norganizer = \"{organizer}\"\nloop_id = \"{contest}\"\n\
              [imap]\nhost = \"{host}\"\nport = {imap}\ntls = \"none\"\nuser = \"{contest}\"\npassword_file = \"{pw}\"\npoll_secs = 1\n\
              [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
             db = dir.path().join("k.db").display(),
-            organizer = unique_address("organizer", "contest.example"),
+            organizer = organizer,
             host = stack.host,
             imap = stack.imap_port,
             smtp = stack.smtp_port,
@@ -42,7 +44,11 @@ impl Server {
         )
         .unwrap();
         std::fs::write(dir.path().join("knobeln.toml"), cfg).unwrap();
-        Server { dir, contest }
+        Server {
+            dir,
+            contest,
+            organizer,
+        }
     }
 
     fn config(&self) -> PathBuf {
@@ -240,4 +246,50 @@ fn a_contest_over_the_real_stack_mails_by_preference() {
     // No preferences: only the final results.
     let s2 = subjects(&teams[2].1, 3);
     assert_eq!(s2.len(), 1, "{s2:?}");
+}
+
+/// The registration acknowledgement (the only copy of the auth string)
+/// to an address the relay refuses with 554: the outbox gives it up, and
+/// the organizer learns of it from the digest in their mailbox.
+#[test]
+fn an_undeliverable_acknowledgement_reaches_the_organizers_digest() {
+    let stack = mail_stack();
+    let server = Server::new(&stack, "");
+    let envelope = unique_address("joe", "lords.example");
+    // A domain the stack's Postfix does not relay to: 554 5.7.1.
+    let stranded = unique_address("joe", "unrouted.example");
+    swaks_send(
+        &stack,
+        &envelope,
+        &server.contest,
+        &mail(
+            &stranded,
+            &server.contest,
+            "registration for KNOBELN",
+            &format!("reg-{stranded}"),
+            &registration(&stranded, "stranded_lords", "Uni, City, Land"),
+        ),
+    );
+    let mut serve = server.serve();
+    let digest = wait_for_mails(&stack, &server.organizer, 1);
+    sigterm(&mut serve);
+    let (subject, body) = text(&digest[0]);
+    assert!(subject.contains("1 undelivered"), "{subject}");
+    let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(body.contains(&format!("to: {stranded}")), "{body}");
+    assert!(body.contains("registration accepted"), "{body}");
+    assert!(body.contains("554"), "{body}");
+    assert!(body.contains("Relay access denied"), "{body}");
+    assert!(body.contains("knobeln admin resend 1"), "{body}");
+    let status = Command::new(BIN)
+        .args(["status", "--config"])
+        .arg(server.config())
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(status.contains("1 failed"), "{status}");
+    assert!(
+        status.contains(&format!("failed: outbox 1 to {stranded}")),
+        "{status}"
+    );
 }

@@ -69,9 +69,17 @@ fn fixture(name: &str) -> Value {
             "html_only": true,
             "forwarded": true,
         }),
-        "too_large" => json!({ "size": 9_000_000, "limit": 524_288 }),
-        "organizer_alert" => json!({
-            "attempts": 3, "inbox_id": 17, "origin": "imap:INBOX", "error": "compile service i/o: No such file or directory",
+        "too_large" => {
+            json!({ "size": 40_000_000, "limit": 524_288, "size_mb": "40.0 MB", "limit_mb": "0.5 MB" })
+        }
+        "organizer_digest" => json!({
+            "contest_name": "International KNOBELN contest", "n_failed": 1, "more_failed": 0,
+            "failed": [{"id": 4, "kind": "registration_accepted", "to": "joe@nowhere.example",
+                        "subject": "KNOBELN: registration accepted", "reason": "554 5.7.1 <joe@nowhere.example>: Relay access denied"}],
+            "n_set_aside": 1, "more_set_aside": 0,
+            "set_aside": [{"id": 17, "from": "ann@x.example", "origin": "imap:INBOX", "subject": "please compile",
+                           "why": "set aside: compile service i/o: No such file or directory"}],
+            "n_dropped": 2, "interval": "hour",
         }),
         "lap" => json!({
             "contest_name": "International KNOBELN contest", "n": 2,

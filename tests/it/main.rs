@@ -23,6 +23,9 @@
 //!   only their own side (the real mail stack).
 //! - `secrets`: no authentification string left in the server's state
 //!   after a contest; private modes of the database, spool and config.
+//! - `mail_robust`: nothing lost in silence (the organizer's digest,
+//!   unanswerable senders, de-duplication, the size cap, automatic mail,
+//!   reply caps, header lengths) on the spool.
 //!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
@@ -44,6 +47,7 @@ mod lexcount;
 mod mail_corpus;
 mod mail_e2e;
 mod mail_idle;
+mod mail_robust;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use crate::mail::delivery::{Deliver, DeliveryError};
-use crate::mail::inbox::take_in;
+use crate::mail::inbox::{read_capped, take_in_capped};
 use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
 
@@ -80,8 +80,14 @@ impl Spool {
     }
 
     /// Stores every waiting incoming file in the inbox and removes it.
-    /// Returns how many new mails were stored.
-    pub fn take_incoming(&self, store: &Store, now: DateTime<Utc>) -> Result<usize, SpoolError> {
+    /// Returns how many new mails were stored. A file of more than `cap`
+    /// bytes is never read whole: its header part and size are stored.
+    pub fn take_incoming(
+        &self,
+        store: &Store,
+        cap: usize,
+        now: DateTime<Utc>,
+    ) -> Result<usize, SpoolError> {
         let mut files = Vec::new();
         for d in [self.dir.join("incoming/new"), self.dir.join("incoming")] {
             let rd = fs::read_dir(&d).map_err(io_err(&d))?;
@@ -97,14 +103,16 @@ impl Spool {
         files.sort_by(|a, b| a.1.cmp(&b.1));
         let mut stored = 0;
         for (path, name) in files {
-            let raw = fs::read(&path).map_err(io_err(&path))?;
-            if let Some(id) = take_in(store.conn(), &format!("spool:{name}"), None, &raw, now)? {
+            let mail = read_capped(&path, cap).map_err(io_err(&path))?;
+            if let Some(id) =
+                take_in_capped(store.conn(), &format!("spool:{name}"), None, &mail, now)?
+            {
                 stored += 1;
                 tracing::info!(
                     inbox = id,
                     file = %name,
                     "mail taken in: {}",
-                    crate::mail::intake::headline(&raw)
+                    crate::mail::intake::headline(&mail.bytes)
                 );
             }
             // Stored (or known): the database has it now.

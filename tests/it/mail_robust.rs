@@ -1,0 +1,507 @@
+//! Nothing lost in silence, on the spool transport: the organizer's digest
+//! of undeliverable and set-aside mails (one mail, batched, never a loop),
+//! mails from senders that cannot be answered (kept, dropped, counted),
+//! de-duplication by Message-ID *and* content, the size cap on reading, the
+//! markers of automatic mail, the reply caps (per sender with `+tag`
+//! folded, per domain, the kit), and reply headers within 998 characters
+//! whatever a hostile mail carries. The undeliverable acknowledgement on
+//! the real Postfix is in `mail_e2e`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use super::common::repo_path;
+use super::mail_spool::{parse_reply, Contest, Reply, REGISTRATION};
+
+const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
+const ORGANIZER: &str = "organizer@contest.example";
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+fn knobeln(c: &Contest, args: &[&str]) -> String {
+    let o = Command::new(BIN)
+        .args(args)
+        .arg("--config")
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{args:?}: {}", out(&o));
+    out(&o)
+}
+
+fn db(c: &Contest) -> rusqlite::Connection {
+    rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap()
+}
+
+fn digests(c: &Contest) -> Vec<Reply> {
+    c.replies()
+        .into_iter()
+        .filter(|r| r.to == [ORGANIZER] && r.subject.starts_with("KNOBELN server:"))
+        .collect()
+}
+
+/// Makes the spool unable to write outgoing mail number `id` of `kind`:
+/// a directory where its temporary file goes (fails even for root).
+fn block_outgoing(c: &Contest, id: u32, kind: &str) {
+    let p = c
+        .spool()
+        .join("outgoing")
+        .join(format!("{id:06}-{kind}.eml.tmp"));
+    std::fs::create_dir_all(p).unwrap();
+}
+
+/// The text with every run of white space (line ends included) as one blank.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn corpus_mail(name: &str) -> PathBuf {
+    repo_path(&format!("tests/data/mail/{name}.eml"))
+}
+
+#[test]
+fn an_undeliverable_acknowledgement_reaches_the_organizer_in_one_digest_per_interval() {
+    let c = Contest::new("[limits]\nmax_send_attempts = 1\n");
+    block_outgoing(&c, 1, "registration_accepted");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
+    let o = c.ingest(&[&reg]);
+    assert!(o.status.success(), "{}", out(&o));
+    let d = digests(&c);
+    assert_eq!(d.len(), 1, "{:?}", c.replies());
+    assert!(d[0].subject.contains("1 undelivered"), "{}", d[0].subject);
+    let body = flat(&d[0].body);
+    for s in [
+        "outbox 1 (registration_accepted) to: joe@lords.example",
+        "registration accepted",
+        "Is a directory",
+        "knobeln admin resend 1",
+    ] {
+        assert!(body.contains(s), "{s:?} missing:\n{body}");
+    }
+    let status = knobeln(&c, &["status"]);
+    assert!(status.contains("1 failed"), "{status}");
+    assert!(
+        status.contains("failed: outbox 1 to joe@lords.example"),
+        "{status}"
+    );
+    assert!(status.contains("0 failure(s) waiting"), "{status}");
+
+    // A second failure within the hour: no second digest yet, but status
+    // shows it waiting.
+    block_outgoing(&c, 3, "registration_accepted");
+    let o = c.ingest(&[&c.registration_mail("ann", "Ann's Uni")]);
+    assert!(o.status.success(), "{}", out(&o));
+    assert_eq!(digests(&c).len(), 1);
+    let status = knobeln(&c, &["status"]);
+    assert!(status.contains("2 failed"), "{status}");
+    assert!(status.contains("1 failure(s) waiting"), "{status}");
+    // Once the interval is over (here: shortened to 0), the next flush
+    // reports only the new one.
+    let cfg = std::fs::read_to_string(c.config()).unwrap().replace(
+        "max_send_attempts = 1",
+        "max_send_attempts = 1\ndigest_interval_minutes = 0",
+    );
+    std::fs::write(c.config(), cfg).unwrap();
+    knobeln(&c, &["serve", "--once"]);
+    let d = digests(&c);
+    assert_eq!(d.len(), 2);
+    assert!(
+        d[1].body.contains("ann@participants.example"),
+        "{}",
+        d[1].body
+    );
+    assert!(!d[1].body.contains("joe@lords.example"), "{}", d[1].body);
+    knobeln(&c, &["serve", "--once"]);
+    assert_eq!(digests(&c).len(), 2, "nothing new, no digest");
+}
+
+#[test]
+fn a_digest_that_fails_never_causes_another_digest() {
+    let c = Contest::new("[limits]\nmax_send_attempts = 1\ndigest_interval_minutes = 0\n");
+    block_outgoing(&c, 1, "registration_accepted");
+    block_outgoing(&c, 2, "organizer_digest");
+    let reg = c.mail(
+        "joe@lords.example",
+        "registration for KNOBELN",
+        REGISTRATION,
+        "",
+    );
+    c.ingest(&[&reg]);
+    for _ in 0..3 {
+        knobeln(&c, &["serve", "--once"]);
+    }
+    let conn = db(&c);
+    let rows: Vec<(String, String)> = conn
+        .prepare("SELECT kind, state FROM outbox ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            ("registration_accepted".to_string(), "failed".to_string()),
+            ("organizer_digest".to_string(), "failed".to_string())
+        ]
+    );
+    // The organizer can still see both.
+    let status = knobeln(&c, &["status"]);
+    assert!(status.contains("2 failed"), "{status}");
+    assert!(
+        status.contains("failed: outbox 2 to organizer@contest.example"),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_set_aside_mail_is_in_the_digest_with_the_command_that_reprocesses_it() {
+    let c = Contest::new("");
+    let m = c.mail("joe@lords.example", "please compile", "int x;", "");
+    let raw = std::fs::read(&m).unwrap();
+    knobeln(&c, &["serve", "--once"]); // creates the database
+    db(&c)
+        .execute(
+            "INSERT INTO inbox (origin, message_id, dedupe_key, raw, received_at, state, attempts, outcome)
+             VALUES ('spool:x.eml', 'x@test', 'x@test', ?1, '2026-01-01T00:00:00Z', 'failed', 3,
+                     'set aside: processing panicked: boom')",
+            [raw],
+        )
+        .unwrap();
+    knobeln(&c, &["serve", "--once"]);
+    let d = digests(&c);
+    assert_eq!(d.len(), 1);
+    let body = flat(&d[0].body);
+    for s in [
+        "inbox 1 (spool:x.eml) from: joe@lords.example",
+        "subject: please compile",
+        "processing panicked: boom",
+        "knobeln admin reprocess 1",
+    ] {
+        assert!(body.contains(s), "{s:?} missing:\n{body}");
+    }
+}
+
+#[test]
+fn mails_from_unanswerable_senders_are_kept_and_dropped_without_retry_or_alert() {
+    let c = Contest::new("[limits]\ndigest_interval_minutes = 0\n");
+    let names = [
+        "from_double_dot",
+        "from_ip_literal",
+        "from_long_local",
+        "no_from",
+    ];
+    let files: Vec<PathBuf> = names.iter().map(|n| corpus_mail(n)).collect();
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert!(o.status.success(), "{}", out(&o));
+    assert_eq!(
+        out(&o)
+            .matches("ignored: dropped: unanswerable sender")
+            .count(),
+        4,
+        "{}",
+        out(&o)
+    );
+    assert!(
+        c.replies().is_empty(),
+        "no reply, no alert: {:?}",
+        c.replies()
+    );
+    let conn = db(&c);
+    let rows: Vec<(String, u32, usize)> = conn
+        .prepare("SELECT state, attempts, length(raw) FROM inbox ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows.len(), 4);
+    for (state, attempts, len) in rows {
+        assert_eq!((state.as_str(), attempts), ("ignored", 1));
+        assert!(len > 50, "the mail is kept");
+    }
+    let status = knobeln(&c, &["status"]);
+    assert!(
+        status.contains("4 mail(s) dropped: unanswerable sender"),
+        "{status}"
+    );
+    // Counted in the next digest that something else causes.
+    db(&c)
+        .execute(
+            "INSERT INTO outbox (kind, recipients, subject, message_id, raw, state, next_attempt_at, created_at,
+                                 last_error)
+             VALUES ('help', '[\"x@y.example\"]', 'KNOBELN: help', '<f1@test>', x'00', 'failed',
+                     '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '550 no such user')",
+            [],
+        )
+        .unwrap();
+    knobeln(&c, &["serve", "--once"]);
+    let d = digests(&c);
+    assert_eq!(d.len(), 1);
+    assert!(
+        flat(&d[0].body).contains("4 mail(s) were dropped"),
+        "{}",
+        d[0].body
+    );
+}
+
+#[test]
+fn the_same_message_id_with_other_content_is_a_second_mail_and_the_same_mail_twice_is_one() {
+    let c = Contest::new("");
+    let head = "From: joe@lords.example\r\nTo: knobeln@contest.example\r\n\
+                Message-ID: <same@lords.example>\r\nDate: Sat, 14 May 1994 10:00:00 +0000\r\n";
+    let a = c.dir.path().join("a.eml");
+    let b = c.dir.path().join("b.eml");
+    let a_again = c.dir.path().join("a-again.eml");
+    std::fs::write(&a, format!("{head}Subject: hello\r\n\r\nfirst\r\n")).unwrap();
+    std::fs::write(
+        &b,
+        format!("{head}Subject: SEND knobelnsoftware\r\n\r\nsecond\r\n"),
+    )
+    .unwrap();
+    // The first one again, as a second delivery adds it: other trace fields.
+    std::fs::write(
+        &a_again,
+        format!(
+            "Return-Path: <joe@lords.example>\r\nDelivered-To: knobeln@contest.example\r\n\
+             Received: from mx2.lords.example by mail.contest.example;\r\n Sat, 14 May 1994 10:05:00 +0000\r\n\
+             {head}Subject: hello\r\n\r\nfirst\r\n"
+        ),
+    )
+    .unwrap();
+    let o = c.ingest(&[&a, &b, &a_again]);
+    let text = out(&o);
+    assert!(text.contains("a.eml: done"), "{text}");
+    assert!(text.contains("b.eml: done"), "{text}");
+    assert!(
+        text.contains("a-again.eml: already received before"),
+        "{text}"
+    );
+    let to_joe: Vec<Reply> = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to == ["joe@lords.example"])
+        .collect();
+    assert_eq!(to_joe.len(), 2, "{to_joe:?}");
+    assert!(to_joe[1].subject.contains("participant kit"));
+}
+
+#[test]
+fn a_40_mb_mail_is_refused_without_keeping_it_and_answered_once() {
+    let c = Contest::new("");
+    let big = c.dir.path().join("big.eml");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&big).unwrap();
+        f.write_all(
+            b"From: Joe <joe@lords.example>\r\nTo: knobeln@contest.example\r\n\
+              Subject: please compile\r\nMessage-ID: <big@lords.example>\r\n\r\n",
+        )
+        .unwrap();
+        let line = [b'x'; 1000];
+        for _ in 0..40_000 {
+            f.write_all(&line).unwrap();
+            f.write_all(b"\r\n").unwrap();
+        }
+    }
+    let size = std::fs::metadata(&big).unwrap().len();
+    assert!(size > 40_000_000);
+    let o = c.ingest(&[&big]);
+    assert!(o.status.success(), "{}", out(&o));
+    let (stored, full_size): (usize, i64) = db(&c)
+        .query_row("SELECT length(raw), full_size FROM inbox", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert!(
+        stored < 1000,
+        "only the header part is kept: {stored} bytes"
+    );
+    assert_eq!(full_size as u64, size);
+    let r = c.replies();
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].to, ["joe@lords.example"]);
+    let body = flat(&r[0].body);
+    assert!(
+        body.contains(&format!("Your mail of {size} bytes")),
+        "{body}"
+    );
+    assert!(body.contains("(40.1 MB; the limit is 0.5 MB)"), "{body}");
+    assert!(body.contains("plain text"), "{body}");
+    // The same mail again: no second answer.
+    let o = c.ingest(&[&big]);
+    assert!(out(&o).contains("already received before"), "{}", out(&o));
+    assert_eq!(c.replies().len(), 1);
+    // Through the spool folder the same: read only as far as the cap.
+    let c2 = Contest::new("");
+    let new = c2.spool().join("incoming/new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::rename(&big, new.join("big.eml")).unwrap();
+    knobeln(&c2, &["serve", "--once"]);
+    let stored: usize = db(&c2)
+        .query_row("SELECT length(raw) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert!(stored < 1000, "{stored}");
+    assert_eq!(c2.replies().len(), 1);
+}
+
+#[test]
+fn automatic_mail_of_every_kind_is_never_answered() {
+    let c = Contest::new("");
+    let names = [
+        "x_autoreply",
+        "x_autorespond",
+        "precedence_auto_reply",
+        "list_unsubscribe",
+        "verp_sender",
+        "bounces_return_path",
+        "no_reply_underscore",
+        "nested_report",
+        "auto_reply",
+        "bounce",
+        "list_mail",
+    ];
+    let files: Vec<PathBuf> = names.iter().map(|n| corpus_mail(n)).collect();
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(
+        out(&o).matches(": ignored: automatic mail").count(),
+        names.len(),
+        "{}",
+        out(&o)
+    );
+    assert!(c.replies().is_empty(), "{:?}", c.replies());
+}
+
+#[test]
+fn the_sender_cap_folds_plus_tags_and_case_and_the_domain_cap_stops_forged_floods() {
+    let c =
+        Contest::new("[limits]\nreplies_per_sender_per_day = 2\nreplies_per_domain_per_day = 4\n");
+    let mails: Vec<PathBuf> = [
+        "joe+a@lords.example",
+        "JOE+b@Lords.Example",
+        "joe@LORDS.example",
+    ]
+    .iter()
+    .map(|from| c.mail(from, "registration for KNOBELN", "?", ""))
+    .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert!(
+        out(&o).contains("no reply: 2 replies to this sender today already"),
+        "{}",
+        out(&o)
+    );
+    let helps = |c: &Contest| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.to != [ORGANIZER])
+            .count()
+    };
+    assert_eq!(helps(&c), 2);
+    // A flood of forged senders at one domain: at most 4 replies a day.
+    let flood: Vec<PathBuf> = (0..6)
+        .map(|i| {
+            c.mail(
+                &format!("victim{i}@forged.example"),
+                "registration for KNOBELN",
+                "?",
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = flood.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert!(
+        out(&o).contains("no reply: 4 replies to senders at forged.example today already"),
+        "{}",
+        out(&o)
+    );
+    let to_forged = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to.iter().any(|t| t.ends_with("@forged.example")))
+        .count();
+    assert_eq!(to_forged, 4);
+}
+
+#[test]
+fn the_112_kb_kit_is_capped_harder_than_other_replies() {
+    let c = Contest::new("[limits]\nkits_per_sender_per_day = 1\nkits_per_domain_per_day = 2\n");
+    let mails: Vec<PathBuf> = [
+        "joe@lords.example",
+        "joe+again@lords.example",
+        "ann@lords.example",
+        "bob@lords.example",
+    ]
+    .iter()
+    .map(|from| c.mail(from, "SEND knobelnsoftware", "", ""))
+    .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(
+        out(&o).matches("(no kit: at most 1 kits").count(),
+        2,
+        "{}",
+        out(&o)
+    );
+    let kits: Vec<Vec<String>> = c
+        .replies()
+        .into_iter()
+        .filter(|r| !r.attachments.is_empty())
+        .map(|r| r.to)
+        .collect();
+    assert_eq!(
+        kits,
+        [
+            vec!["joe@lords.example".to_string()],
+            vec!["ann@lords.example".to_string()]
+        ]
+    );
+}
+
+#[test]
+fn reply_headers_stay_within_998_characters_whatever_the_incoming_ids() {
+    let c = Contest::new("");
+    let o = c.ingest(&[&corpus_mail("hostile_ids")]);
+    assert!(o.status.success(), "{}", out(&o));
+    let outgoing = c.spool().join("outgoing");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&outgoing)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "the help and its forward to the organizer");
+    for f in &files {
+        let raw = std::fs::read(f).unwrap();
+        let head_end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        for line in String::from_utf8_lossy(&raw[..head_end]).split("\r\n") {
+            assert!(
+                line.len() <= 998,
+                "{}: {} characters: {line:.80}",
+                f.display(),
+                line.len()
+            );
+        }
+    }
+    let help = files
+        .iter()
+        .map(|f| parse_reply(f))
+        .find(|r| r.to == ["hostile@lords.example"])
+        .expect("the help");
+    // The over-long ids are not echoed; the last references that fit are.
+    assert!(help.in_reply_to.is_none(), "{:?}", help.in_reply_to);
+    assert!(help
+        .headers
+        .contains("<ref0119.rrrrrrrrrrrrrrrrrrrr@hostile.example>"));
+    assert!(!help.headers.contains("<ref0000."));
+    assert!(!help.headers.contains("mmmmmmmmmm"));
+}
