@@ -27,7 +27,7 @@ use chrono::Utc;
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
-use crate::mail::inbox::take_in;
+use crate::mail::inbox::{take_in_capped, Capped};
 use crate::mail::outage::Side;
 use crate::mail::process::{record_unreadable, ProcessError};
 use crate::mail::transport::imap::{IdleOutcome, ImapError, ImapPoller, Stop};
@@ -69,6 +69,8 @@ pub fn take_in_all(
     poller: &mut ImapPoller,
 ) -> Result<usize, IntakeError> {
     let origin = format!("imap:{}", cfg.mailbox);
+    // A mail over the cap is not downloaded, only its header part.
+    poller.set_size_cap(config.limits.max_mail_bytes);
     let mut stored = 0;
     loop {
         let pos = imap_position(store.conn(), &cfg.mailbox)?;
@@ -111,12 +113,19 @@ pub fn take_in_all(
         for f in &batch {
             // Store the mail and the new position together; then flag it.
             let tx = store.conn_mut().transaction()?;
-            let id = take_in(
+            let mail = match f.full_size {
+                // Only its header part was downloaded.
+                Some(size) => Capped {
+                    bytes: f.raw.clone(),
+                    full_size: Some(size),
+                },
+                None => Capped::from_bytes(&f.raw, config.limits.max_mail_bytes),
+            };
+            let id = take_in_capped(
                 &tx,
                 &origin,
                 Some((f.uidvalidity, f.uid)),
-                &f.raw,
-                config.limits.max_mail_bytes,
+                &mail,
                 Utc::now(),
             )?;
             set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;

@@ -336,6 +336,53 @@ fn a_mail_sent_with_swaks_is_polled_with_its_exact_bytes() {
 }
 
 #[test]
+fn a_mail_over_the_size_cap_is_not_downloaded_only_its_header_part() {
+    let stack = mail_stack();
+    let user = unique_address("large", "contest.example");
+    let small = message("small first", &user, "a line\r\n");
+    swaks_send(&stack, "joe@lords.example", &user, &small);
+    // 200 kB of body behind a marker the header part does not have.
+    let body = format!(
+        "BODY-MARKER\r\n{}",
+        format!("{}\r\n", "x".repeat(76)).repeat(2700)
+    );
+    let large = message("large second", &user, &body);
+    swaks_send(&stack, "joe@lords.example", &user, &large);
+    let small_after = message("small third", &user, "another line\r\n");
+    swaks_send(&stack, "joe@lords.example", &user, &small_after);
+    wait_for_mails(&stack, &user, 3);
+
+    let mut poller = ImapPoller::connect(&stack.imap_config(&user)).expect("connect");
+    poller.set_size_cap(50_000);
+    let mut got = Vec::new();
+    let mut after = 0;
+    let mut known = None;
+    while got.len() < 3 {
+        let (v, batch) = poll_until_some(&mut poller, known, after, 10);
+        known = Some(v);
+        after = batch.last().unwrap().uid;
+        got.extend(batch);
+    }
+    let subjects: Vec<bool> = got.iter().map(|m| m.full_size.is_some()).collect();
+    assert_eq!(
+        subjects,
+        vec![false, true, false],
+        "in the order of their UIDs"
+    );
+    let big = &got[1];
+    assert!(big.full_size.unwrap() > 200_000, "{:?}", big.full_size);
+    let text = String::from_utf8_lossy(&big.raw);
+    assert!(text.contains("Subject: large second"), "{text}");
+    assert!(
+        !text.contains("BODY-MARKER") && big.raw.len() < 5_000,
+        "only the header part: {} bytes",
+        big.raw.len()
+    );
+    assert!(String::from_utf8_lossy(&got[2].raw).contains("another line"));
+    poller.logout();
+}
+
+#[test]
 fn fetch_new_pages_by_max_and_starts_over_on_a_new_uidvalidity() {
     let stack = mail_stack();
     let user = unique_address("page", "contest.example");

@@ -134,8 +134,12 @@ pub struct Fetched {
     pub uidvalidity: u32,
     pub uid: u32,
     /// The full RFC 5322 message as the server serves it (CRLF line ends),
-    /// including the trace headers the mail system added on delivery.
+    /// including the trace headers the mail system added on delivery; only
+    /// its header part when `full_size` is set.
     pub raw: Vec<u8>,
+    /// `Some(size)`: the server said the mail has `size` bytes, more than
+    /// the size cap, so only its header part was downloaded.
+    pub full_size: Option<u64>,
 }
 
 /// What can go wrong talking to the IMAP server. `Connect` and `Protocol`
@@ -199,6 +203,9 @@ pub struct ImapPoller {
     addr: String,
     /// The mailbox is selected (commands on UIDs need that).
     selected: bool,
+    /// Mails larger than this (by the server's RFC822.SIZE) are fetched
+    /// as their header part only ([`ImapPoller::set_size_cap`]).
+    size_cap: Option<usize>,
 }
 
 impl std::fmt::Debug for ImapPoller {
@@ -243,6 +250,7 @@ impl ImapPoller {
                 ))
             })?;
         let mut poller = ImapPoller {
+            size_cap: None,
             conn: None,
             socket: None,
             idle_capability: None,
@@ -272,6 +280,33 @@ impl ImapPoller {
     /// returned by an earlier call. Likewise, when the connection fails
     /// after some mails were fetched, those are returned and the error
     /// comes with the next call.
+    /// From now on, a mail the server says is larger than `cap` bytes is
+    /// not downloaded: only its header part and its size are fetched.
+    pub fn set_size_cap(&mut self, cap: usize) {
+        self.size_cap = Some(cap);
+    }
+
+    /// The sizes the server gives for `set`, and which of them are over
+    /// the cap (none without a cap, or when the server will not say).
+    fn oversized(&mut self, set: &str) -> HashMap<u32, u64> {
+        let Some(cap) = self.size_cap else {
+            return HashMap::new();
+        };
+        let Ok(session) = self.session() else {
+            return HashMap::new();
+        };
+        let sizes = with_session!(session, s => {
+            s.uid_fetch(set, "(UID RFC822.SIZE)").map(|fetches| {
+                fetches
+                    .iter()
+                    .filter_map(|f| Some((f.uid?, u64::from(f.size?))))
+                    .filter(|&(_, size)| size > cap as u64)
+                    .collect::<HashMap<u32, u64>>()
+            })
+        });
+        sizes.unwrap_or_default()
+    }
+
     pub fn fetch_new(
         &mut self,
         known_uidvalidity: Option<u32>,
@@ -310,13 +345,53 @@ impl ImapPoller {
             uidvalidity,
             uid,
             raw,
+            full_size: None,
         };
+        let set_of = |uids: &mut dyn Iterator<Item = &u32>| {
+            uids.map(u32::to_string).collect::<Vec<_>>().join(",")
+        };
+        let set = set_of(&mut uids.iter());
+        // A mail over the size cap: its header part only (the size is the
+        // server's word; the inbox caps what it stores anyway).
+        let oversized = self.oversized(&set);
+        if !oversized.is_empty() {
+            let large = set_of(&mut uids.iter().filter(|u| oversized.contains_key(u)));
+            let heads = with_session!(self.session()?, s => {
+                s.uid_fetch(&large, "(UID BODY.PEEK[HEADER])").map(|fetches| {
+                    fetches
+                        .iter()
+                        .filter_map(|f| Some((f.uid?, f.header()?.to_vec())))
+                        .collect::<HashMap<u32, Vec<u8>>>()
+                })
+            })
+            .map_err(|e| self.failed(e))?;
+            let mut heads = heads;
+            for &uid in &uids {
+                let Some(&size) = oversized.get(&uid) else {
+                    break;
+                };
+                // Only a leading run of large mails here, so that the
+                // order of the batch stays the order of the UIDs.
+                out.push(Fetched {
+                    uidvalidity,
+                    uid,
+                    raw: heads.remove(&uid).unwrap_or_default(),
+                    full_size: Some(size),
+                });
+            }
+            if !out.is_empty() {
+                return Ok((uidvalidity, out));
+            }
+            // The first mail is small: the batch ends before the first
+            // large one.
+            let first_large = uids
+                .iter()
+                .position(|u| oversized.contains_key(u))
+                .unwrap_or(uids.len());
+            uids.truncate(first_large);
+        }
         // All at once, as it nearly always goes.
-        let set = uids
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
+        let set = set_of(&mut uids.iter());
         let batch = with_session!(self.session()?, s => {
             s.uid_fetch(&set, "(UID BODY.PEEK[])").map(|fetches| {
                 fetches
