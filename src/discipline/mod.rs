@@ -282,6 +282,12 @@ impl FloodingConfig {
                 self.max_rounds
             ));
         }
+        if !(1..=60_000).contains(&self.round_ms) {
+            return Err(format!(
+                "flooding.round_ms must be in 1..=60000 (got {})",
+                self.round_ms
+            ));
+        }
         self.limits().validate("flooding")
     }
 }

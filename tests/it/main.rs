@@ -6,6 +6,8 @@
 //! - `toolchain`: the compile checks on the corpus in `tests/data/sources/`,
 //!   and the jail around gcc.
 //! - `cli`: the `knobeln` binary end to end (output and exit codes).
+//! - `disciplines`: the bot disciplines of issue 14: their configuration,
+//!   `knobeln play --discipline`, every demo bot against every demo bot.
 //! - `lexcount`: the lexical-element counter on tricky inputs.
 //! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
 //!   admin commands, the contest lease) and the participants' status and
@@ -26,6 +28,7 @@ mod cli;
 mod contest_article;
 mod contest_mail;
 mod demo;
+mod disciplines;
 mod distributed;
 mod engine;
 mod integrity;
