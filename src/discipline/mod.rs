@@ -14,6 +14,7 @@
 
 pub mod bots;
 pub mod play;
+pub mod trial;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -405,7 +406,10 @@ mod tests {
         for d in Discipline::ALL {
             assert_eq!(d.name().parse::<Discipline>(), Ok(d));
         }
-        assert!("chess".parse::<Discipline>().unwrap_err().contains("ultimatum"));
+        assert!("chess"
+            .parse::<Discipline>()
+            .unwrap_err()
+            .contains("ultimatum"));
     }
 
     #[test]

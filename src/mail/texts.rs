@@ -41,6 +41,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/compile_report.hbs"),
     ),
     (
+        "bot_results",
+        include_str!("../../templates/mail/bot_results.hbs"),
+    ),
+    (
         "compile_refused",
         include_str!("../../templates/mail/compile_refused.hbs"),
     ),

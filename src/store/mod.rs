@@ -42,6 +42,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0006_organizer.sql"),
     ),
     ("0007_rsm.sql", include_str!("../../schema/0007_rsm.sql")),
+    (
+        "0011_bot_programs.sql",
+        include_str!("../../schema/0011_bot_programs.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -215,7 +215,15 @@ fn play_an_ultimatum_match_prints_points_and_with_json_every_offer_and_answer() 
         bot_path("ultimatum", "simple.c"),
         bot_path("ultimatum", "more.c"),
     );
-    let out = knobeln(&["play", "--discipline", "ultimatum", &a, &b, "--rounds", "40"]);
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "ultimatum",
+        &a,
+        &b,
+        "--rounds",
+        "40",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     // simple offers 500 (more refuses it), more offers 499 (simple takes it).
@@ -264,7 +272,10 @@ fn play_the_flooding_island_with_one_bot_on_a_given_island() {
     let said = said_by(v, 0);
     assert!(said.iter().all(|l| l == "GO CURRENT"));
     assert_eq!(said.len() as u64, 3 * rounds);
-    assert_eq!(v["outcome"]["position"], serde_json::json!({"x": 10, "y": 4}));
+    assert_eq!(
+        v["outcome"]["position"],
+        serde_json::json!({"x": 10, "y": 4})
+    );
     let first = &v["transcript"][0]["line"];
     assert_eq!(first, "GAMEBOARDSTART 20,5");
     // Two bots for a single-player game is the user's mistake, said so.
@@ -302,7 +313,10 @@ fn play_footsteps_and_morabaraba_with_json_every_move() {
         "--json",
     ]);
     let v = &json_lines(&out)[0];
-    assert_eq!(v["outcome"]["names"], serde_json::json!(["miller", "firstpy"]));
+    assert_eq!(
+        v["outcome"]["names"],
+        serde_json::json!(["miller", "firstpy"])
+    );
     let turns = v["outcome"]["turns"].as_u64().unwrap();
     let moves = said_by(v, 0).len() + said_by(v, 1).len();
     assert_eq!(moves as u64, turns + 2, "every move and the two names");
@@ -311,10 +325,9 @@ fn play_footsteps_and_morabaraba_with_json_every_move() {
 
 #[test]
 fn the_discipline_and_its_parameters_come_from_the_config_and_are_validated() {
-    let cfg = Config::parse(
-        "[contest]\ndiscipline = \"footsteps\"\n[footsteps]\ngames_per_pair = 20\n",
-    )
-    .unwrap();
+    let cfg =
+        Config::parse("[contest]\ndiscipline = \"footsteps\"\n[footsteps]\ngames_per_pair = 20\n")
+            .unwrap();
     cfg.validate().unwrap();
     assert_eq!(cfg.contest.discipline, Discipline::Footsteps);
     assert_eq!(cfg.footsteps.games_per_pair, 20);

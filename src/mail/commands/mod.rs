@@ -10,6 +10,7 @@
 //! and is forwarded to the organizer ([`help`]).
 
 pub mod compile;
+pub mod compile_bot;
 pub mod help;
 pub mod preference;
 pub mod register;
