@@ -847,3 +847,114 @@ pub fn results_text(results: &Results) -> String {
     }
     t
 }
+
+/// The results article of a bot contest (plain text, 72 columns).
+pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64) -> String {
+    format!(
+        "Results of the {contest_name}: {}\n\n{games} games were played.\n\n{}",
+        d.title(),
+        results_text(results)
+    )
+}
+
+/// The ranking as headers and rows of cells, for the site's table.
+pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    match results {
+        Results::Ultimatum(t) => (
+            vec!["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        r.plus.to_string(),
+                        r.minus.to_string(),
+                        r.won.to_string(),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Flooding { table, .. } => (
+            vec!["Place", "Bot", "Mean rounds per island", "Score"],
+            table
+                .rows
+                .iter()
+                .map(|r| {
+                    let per: Vec<String> = r
+                        .islands
+                        .iter()
+                        .map(|s| format!("{:.2}", s.mean.as_f64()))
+                        .collect();
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        per.join(" / "),
+                        format!("{:.2}", r.score.as_f64()),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Footsteps(t) => (
+            vec!["Place", "Bot", "Won", "Percent", "Drawn", "Lost"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        r.won.to_string(),
+                        format!("{:.2} %", r.percent),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Morabaraba(t) => (
+            vec!["Place", "Bot", "Points", "Won", "Draw", "Lost", "CPU s"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        format!("{:.6}", r.points.as_f64()),
+                        r.won.to_string(),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                        format!("{:.3}", r.cpu_micros as f64 / 1e6),
+                    ]
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// What `knobeln status` says about a bot contest.
+pub fn status_text(store: &Store, config: &Config) -> Result<Option<String>> {
+    let Some(c) = contest(store.conn())? else {
+        return Ok(None);
+    };
+    let mut t = format!(
+        "The contest ({}) {}: {} bot(s), {} game(s) played.\n",
+        c.discipline.title(),
+        if c.finished {
+            "is finished"
+        } else {
+            "is running"
+        },
+        c.entries.len(),
+        games_played(store.conn(), &c)?
+    );
+    for e in &c.entries {
+        t.push_str(&format!("  {} (bot version {})\n", e.name, e.version));
+    }
+    if let Some(r) = results(store, &c, config)? {
+        t.push('\n');
+        t.push_str(&results_text(&r));
+    }
+    Ok(Some(t))
+}

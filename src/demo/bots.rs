@@ -71,6 +71,52 @@ pub const ISLANDS: &[(&str, &str)] = &[
     ("ridge", include_str!("islands/ridge.txt")),
 ];
 
+/// The demo field of a bot discipline: one team per demo bot, named after
+/// its file (`simple_c`, `random_py`).
+pub fn bot_teams(d: Discipline) -> Vec<(super::DemoTeam, DemoBot)> {
+    demo_bots(d)
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let name = b.file.replace('.', "_");
+            let team = super::DemoTeam {
+                address: format!("{name}@participants.example"),
+                name,
+                family: b.file,
+                variant: 0,
+                organization: super::ORGANIZATIONS[k % super::ORGANIZATIONS.len()],
+                preferences: &[],
+            };
+            (team, *b)
+        })
+        .collect()
+}
+
+/// The "please compile" mail of a demo bot: the `<<FROM>>` line in the
+/// body, the source attached under its file name (which says the language).
+pub fn bot_compile_mail(
+    team: &super::DemoTeam,
+    auth: &str,
+    bot: &DemoBot,
+    contest_address: &str,
+    n: usize,
+) -> String {
+    format!(
+        "From: {name} <{addr}>\r\nTo: {contest_address}\r\nSubject: please compile\r\n\
+         Message-ID: <demo-bot-compile-{n}@participants.example>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"b0undary\"\r\n\r\n\
+         --b0undary\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n\
+         <<FROM>> {name} {auth}\r\n\r\n\
+         --b0undary\r\nContent-Type: text/plain; charset=us-ascii\r\n\
+         Content-Disposition: attachment; filename=\"{file}\"\r\n\r\n{src}\r\n\
+         --b0undary--\r\n",
+        name = team.name,
+        addr = team.address,
+        file = bot.file,
+        src = bot.source.replace('\n', "\r\n"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
