@@ -348,3 +348,300 @@ fn the_discipline_and_its_parameters_come_from_the_config_and_are_validated() {
         assert!(err.contains(says), "{text}: {err}");
     }
 }
+
+use crate::mail_spool::{Contest, Reply};
+
+const JOE: &str = "the_heavy_lords_of_knobeln";
+
+/// A contest of `discipline` (plus `extra` config) with joe registered;
+/// returns it and joe's auth string.
+fn bot_contest(discipline: &str, extra: &str) -> (Contest, String) {
+    let c = Contest::new(&format!(
+        "[contest]\ndiscipline = \"{discipline}\"\n{extra}"
+    ));
+    let auth = c.register_joe();
+    (c, auth)
+}
+
+/// Sends a mail with `body` and the source attached as `file`; the reply.
+fn send_attached(c: &Contest, body: &str, file: &str, source: &str) -> Reply {
+    let text = format!(
+        "--b0\r\nContent-Type: text/plain\r\n\r\n{}\r\n--b0\r\nContent-Type: \
+         application/octet-stream\r\nContent-Disposition: attachment; filename=\"{file}\"\r\n\
+         \r\n{}\r\n--b0--\r\n",
+        body.replace('\n', "\r\n"),
+        source.replace('\n', "\r\n")
+    );
+    let path = c.dir.path().join(format!("att-{file}.eml"));
+    std::fs::write(
+        &path,
+        format!(
+            "From: joe@lords.example\r\nTo: knobeln@contest.example\r\nSubject: please compile\r\n\
+             Message-ID: <att-{file}@participants.example>\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n{text}"
+        ),
+    )
+    .unwrap();
+    let out = c.ingest(&[&path]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    c.replies().last().unwrap().clone()
+}
+
+fn send_body(c: &Contest, body: &str) -> Reply {
+    let m = c.mail("joe@lords.example", "please compile", body, "");
+    let out = c.ingest(&[&m]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    c.replies().last().unwrap().clone()
+}
+
+fn assert_mail_style(r: &Reply) {
+    for l in r.body.lines() {
+        assert!(
+            l.len() <= 72 && l.is_ascii(),
+            "not 7-bit at 72 columns: {l:?}"
+        );
+    }
+}
+
+/// A mail text with its wrapping undone (runs of white space as one blank).
+fn unwrapped(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn demo_source(d: Discipline, file: &str) -> &'static str {
+    demo_bots(d).iter().find(|b| b.file == file).unwrap().source
+}
+
+#[test]
+fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
+    let (c, auth) = bot_contest("footsteps", "");
+    let body = format!(
+        "language: python\n# <<FROM>> {JOE} {auth}\n{}",
+        demo_source(Discipline::Footsteps, "counter.py")
+    );
+    let r = send_body(&c, &body);
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    assert_mail_style(&r);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("Language: Python 3, from the line \"language: python\""),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("Trial game against the demo bot one (you on the left): you won"),
+        "{flat}"
+    );
+    assert!(flat.contains("Your bot is accepted"), "{flat}");
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let (disc, lang): (String, String) = conn
+        .query_row(
+            "SELECT discipline, language FROM bot_programs b JOIN strategy_versions v \
+             ON v.id = b.version_id WHERE v.accepted = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((disc.as_str(), lang.as_str()), ("footsteps", "python"));
+}
+
+#[test]
+fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
+    let (c, auth) = bot_contest("morabaraba", "");
+    // No language: neither an extension nor a line.
+    let r = send_body(&c, &format!("# <<FROM>> {JOE} {auth}\nprint(1)\n"));
+    assert!(r.subject.contains("not compiled"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("must start with a line \"language: NAME\""),
+        "{flat}"
+    );
+    assert!(flat.contains("or put the source into the body"), "{flat}");
+    assert_mail_style(&r);
+    // No <<FROM>> line anywhere.
+    let r = send_attached(
+        &c,
+        "hello",
+        "first.c",
+        demo_source(Discipline::Morabaraba, "first.c"),
+    );
+    assert!(
+        unwrapped(&r.body).contains("no line \"<<FROM>> team_name"),
+        "{}",
+        r.body
+    );
+    // A syntax error: the compiler's words.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "bad.c",
+        "int main( {\n",
+    );
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    assert!(r.body.contains("Compiler output:"), "{}", r.body);
+    assert_mail_style(&r);
+    // Built, but it breaks the protocol in the trial: rejected with the rule.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "noname.py",
+        "import sys\nsys.stdin.readline()\nprint('x', flush=True)\n",
+    );
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("FAILURE in the trial game (you player 1)"),
+        "{flat}"
+    );
+    assert!(flat.contains("3 to 9 letters"), "{flat}");
+    assert!(
+        flat.contains("fix what is said above and send it again"),
+        "{flat}"
+    );
+    assert_mail_style(&r);
+}
+
+#[test]
+fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
+    let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nrounds = 400\nentry_secs = 1\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "simple.c",
+        demo_source(Discipline::Ultimatum, "simple.c"),
+    );
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("a match of 400 rounds against itself took"),
+        "{flat}"
+    );
+    assert!(flat.contains("(at most 1 s allowed): met."), "{flat}");
+    // A bot that thinks 3 ms per offer: 400 rounds take 2.4 s, over 1 s.
+    let slow = "import sys, time\nfor l in sys.stdin:\n    if l.startswith('START'):\n        \
+                time.sleep(0.003)\n        print(500, flush=True)\n    elif l.startswith('ANGEBOT'):\n        \
+                print('JA', flush=True)\n";
+    let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), "slow.py", slow);
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(flat.contains("NOT met"), "{flat}");
+    assert!(flat.contains("Make your bot faster"), "{flat}");
+}
+
+/// Runs `knobeln demo --discipline d` and returns its output and folder.
+fn run_demo(d: &str, games: &str) -> (String, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["demo", "--discipline", d, "--games", games, "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(out.status.success(), "{stdout}\n{}", stderr_of(&out));
+    (stdout, tmp)
+}
+
+/// The final mails of a demo, and the site page.
+fn demo_files(tmp: &tempfile::TempDir) -> (Vec<Reply>, String, String) {
+    let dir = tmp.path().join("demo");
+    let mut finals = Vec::new();
+    for e in std::fs::read_dir(dir.join("spool/outgoing")).unwrap() {
+        let p = e.unwrap().path();
+        if p.to_string_lossy().ends_with("-final.eml") {
+            finals.push(crate::mail_spool::parse_reply(&p));
+        }
+    }
+    let site = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
+    let article = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    (finals, site, article)
+}
+
+#[test]
+fn the_ultimatum_demo_ends_with_the_plus_minus_table_by_mail_article_and_site() {
+    let (out, tmp) = run_demo("ultimatum", "1");
+    assert!(out.contains("5 teams, 20 games"), "{out}");
+    assert!(out.contains("Place  Bot                        Plus      Minus  Won Draw Lost"));
+    let (finals, site, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 5, "one results mail per team");
+    for f in &finals {
+        assert_mail_style(f);
+        assert!(
+            f.body.contains("Plus      Minus  Won Draw Lost"),
+            "{}",
+            f.body
+        );
+    }
+    // Won + Draw + Lost is 2(N-1) = 8 for each bot.
+    let rows: Vec<&str> = article
+        .lines()
+        .filter(|l| l.contains("_c ") || l.contains("_py "))
+        .collect();
+    assert_eq!(rows.len(), 5, "{article}");
+    for r in rows {
+        let n: Vec<u32> = r
+            .split_whitespace()
+            .rev()
+            .take(3)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(n.iter().sum::<u32>(), 8, "{r}");
+    }
+    assert!(site.contains("<th>Plus</th><th>Minus</th><th>Won</th><th>Draw</th><th>Lost</th>"));
+}
+
+#[test]
+fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
+    let (out, tmp) = run_demo("flooding", "2");
+    assert!(out.contains("4 teams, 24 games"), "{out}");
+    let (finals, site, _) = demo_files(&tmp);
+    assert_eq!(finals.len(), 4);
+    let body = &finals[0].body;
+    assert!(
+        body.contains("lagoon     atoll     ridge      Score"),
+        "{body}"
+    );
+    // The two standing bots play alike, so they share a place.
+    let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();
+    assert_eq!(standing.len(), 2);
+    assert_eq!(
+        standing[0].split_whitespace().next(),
+        standing[1].split_whitespace().next()
+    );
+    assert!(site.contains("<th>Mean rounds per island</th>"));
+}
+
+#[test]
+fn the_footsteps_demo_has_games_won_percent_and_the_pair_table() {
+    let (out, tmp) = run_demo("footsteps", "4");
+    assert!(out.contains("Won  Percent  Drawn   Lost"), "{out}");
+    let (finals, _, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 4);
+    assert!(article.contains("Round  Bot A            Bot B             A won  B won   None"));
+    // steady beats every other bot in every game: 3 pairs x 4 games, the
+    // only wins of the round robin but counter's 8 over the one bots.
+    let steady = article.lines().find(|l| l.contains("steady_c")).unwrap();
+    assert!(
+        steady.starts_with("   1.  steady_c                 12   60.00%"),
+        "{steady}"
+    );
+    // The two trivial bots tie in every replay and share a place.
+    assert!(
+        article.contains("sharing a place: one_c, one_py"),
+        "{article}"
+    );
+}
+
+#[test]
+fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
+    let (out, tmp) = run_demo("morabaraba", "1");
+    assert!(out.contains("3 teams, 9 games"), "{out}");
+    let (finals, site, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 3);
+    assert!(article.contains("f(x) = 2/(1+exp(x*x/100))"));
+    let miller = article.lines().find(|l| l.contains("miller_c")).unwrap();
+    assert!(miller.trim_start().starts_with("1."), "{article}");
+    // Five wins (both colours against both others, and itself), each worth
+    // f(V) a hair under 1 for a bot that needs milliseconds.
+    let points: f64 = miller.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(points > 4.99 && points <= 5.0, "{miller}");
+    assert!(site.contains("<th>Points</th>"));
+}
