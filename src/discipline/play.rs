@@ -152,11 +152,11 @@ impl Played {
         match &self.outcome {
             Some(Outcome::Ultimatum(o)) => {
                 let s = o.scored();
-                for i in 0..2 {
+                for (i, points) in s.iter().enumerate() {
                     t.push_str(&format!(
                         "{}: {} points ({:?}), {} of {} offers accepted\n",
                         name(i),
-                        s[i],
+                        points,
                         o.result_for(i),
                         o.accepted_offers[i],
                         o.rounds_completed
