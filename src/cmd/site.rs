@@ -2,7 +2,8 @@
 //! the static results site of a tournament (the latest by default) into
 //! DIR, from the database of the config (default `./knobeln.db`) or the one
 //! given with `--db` (after `knobeln demo --dir X`: `--db X/knobeln.db`).
-//! See `knobeln::site`. It only reads the database.
+//! See `knobeln::site`. It only reads the database. In a bot discipline it
+//! writes the discipline's results page (`knobeln::site::bots`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +45,19 @@ impl Site {
             db.display()
         );
         let store = Store::open(&db).with_context(|| format!("opening {}", db.display()))?;
+        if config.contest.discipline.is_bot_discipline() {
+            let Some(c) = knobeln::contest::bots::contest(store.conn())? else {
+                eprintln!("knobeln site: no contest in {}", db.display());
+                return Ok(ExitCode::from(1));
+            };
+            let Some(res) = knobeln::contest::bots::results(&store, &c, &config)? else {
+                eprintln!("knobeln site: the contest has no results yet");
+                return Ok(ExitCode::from(1));
+            };
+            knobeln::site::bots::write(&self.dir, &config.contest.name, c.discipline, &res)?;
+            println!("{}", self.dir.join("index.html").display());
+            return Ok(ExitCode::SUCCESS);
+        }
         let id = match self.tournament {
             Some(id) => {
                 let known: Option<i64> = store
