@@ -29,6 +29,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/registration_accepted.hbs"),
     ),
     (
+        "registration_accepted_bot",
+        include_str!("../../templates/mail/registration_accepted_bot.hbs"),
+    ),
+    (
         "registration_rejected",
         include_str!("../../templates/mail/registration_rejected.hbs"),
     ),
