@@ -2,7 +2,8 @@
 -- strategy_versions (its source, the verdict, the compile report) whose
 -- `binary` is the built program as JSON; this table says its discipline
 -- and language. The contest run of a bot discipline stores each game it
--- played in bot_games, so that a run killed midway resumes where it was.
+-- played in bot_games, so that a run killed midway resumes where it was;
+-- bot_islands holds the islands participants sent in.
 
 CREATE TABLE bot_programs (
     version_id  INTEGER PRIMARY KEY REFERENCES strategy_versions(id),
@@ -30,4 +31,12 @@ CREATE TABLE bot_games (
     record      TEXT NOT NULL,           -- outcome, failures, CPU, JSON
     played_at   TEXT NOT NULL,
     PRIMARY KEY (contest_id, game_key)
+);
+
+-- Islands sent in by participants of a flooding island contest (the
+-- latest accepted one per team), in the seed's text format.
+CREATE TABLE bot_islands (
+    team_id       INTEGER PRIMARY KEY REFERENCES teams(id),
+    island        TEXT NOT NULL,
+    submitted_at  TEXT NOT NULL
 );

@@ -165,6 +165,17 @@ pub fn start(
         for (name, text) in crate::demo::bots::ISLANDS {
             islands.push((name.to_string(), text.to_string()));
         }
+        let sent: Vec<(String, String)> = {
+            let mut st = store.conn().prepare(
+                "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
+                 ORDER BY i.team_id",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        for (team, text) in sent {
+            islands.push((team, text));
+        }
         for path in &config.flooding.islands {
             let name = path
                 .file_stem()

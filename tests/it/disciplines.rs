@@ -645,3 +645,81 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
     assert!(points > 4.99 && points <= 5.0, "{miller}");
     assert!(site.contains("<th>Points</th>"));
 }
+
+#[test]
+fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 2\n");
+    let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\nROUND 1 3,2\n";
+    let m = c.mail(
+        "joe@lords.example",
+        "island",
+        &format!("Our island:\n<<FROM>> {JOE} {auth}\n\n{island}\nregards\n"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(
+        r.subject.contains("island accepted"),
+        "{}\n{}",
+        r.subject,
+        r.body
+    );
+    assert!(
+        unwrapped(&r.body).contains("Size: 5 x 3 = 15 fields, 11 of them land."),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("Start field: 3,2 (given)"), "{}", r.body);
+    // Too large (1001 fields): refused with the rule and the format.
+    let big = format!(
+        "GAMEBOARDSTART 1001,1\n{}\nGAMEBOARDEND\n",
+        "#".repeat(1001)
+    );
+    let m = c.mail(
+        "joe@lords.example",
+        "island",
+        &format!("<<FROM>> {JOE} {auth}\n{big}"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(r.subject.contains("island not accepted"), "{}", r.subject);
+    let text = unwrapped(&r.body);
+    assert!(text.contains("at most 1000 fields"), "{text}");
+    assert!(
+        text.contains("Send the island in the text format of the rules"),
+        "{text}"
+    );
+    assert_mail_style(&r);
+    // A bot, then the contest: every bot plays the demo islands and joe's.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "keeper.c",
+        demo_source(Discipline::Flooding, "keeper.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "5", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    // The island is named after its team, a column beside the demo's three.
+    assert!(
+        text.contains("lagoon     atoll     ridge the_heavy      Score"),
+        "{text}"
+    );
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let games: i64 = conn
+        .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 4 * 2, "one bot, four islands, two runs each");
+    let finals = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.subject.ends_with("the final results"))
+        .count();
+    assert_eq!(finals, 1);
+}
