@@ -723,3 +723,140 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         .count();
     assert_eq!(finals, 1);
 }
+
+#[test]
+fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twice() {
+    let (c, auth) = bot_contest("morabaraba", "");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "miller.c",
+        demo_source(Discipline::Morabaraba, "miller.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.body);
+    let m = c.mail(
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> {JOE} {auth}\n"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    let text = unwrapped(&r.body);
+    assert!(
+        text.contains("Language: C (gcc -O2), from the file name miller.c"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The first game played again: the same moves"),
+        "{text}"
+    );
+    let start = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+            .args(["contest", "start", "--seed", "3", "--config"])
+            .arg(c.config())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+    };
+    start();
+    // Against itself in both colours: one game, a win and a loss for it.
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let count = || -> i64 {
+        conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(), 1);
+    start();
+    assert_eq!(count(), 1, "nothing is played twice");
+    let finals = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.subject.ends_with("the final results"))
+        .count();
+    assert_eq!(finals, 1, "nothing is mailed twice");
+    // Once the contest has started, the compile service is closed.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "first.c",
+        demo_source(Discipline::Morabaraba, "first.c"),
+    );
+    assert!(
+        unwrapped(&r.body).contains("the contest has started"),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
+fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "stand.c",
+        demo_source(Discipline::Flooding, "stand.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.body);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c.config())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = c.dir.path().join("k.db");
+    let count = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    while count() < 20 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = count();
+    assert!(before < 450, "killed midway ({before} of 450 games)");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "1", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(count(), 450, "three islands, 150 runs, every game once");
+    // The seed of the first start holds: the standing bot's results are the
+    // same as in a run that was never interrupted (seed 9).
+    let (c2, auth2) = bot_contest("flooding", "[flooding]\nruns = 150\n");
+    send_attached(
+        &c2,
+        &format!("<<FROM>> {JOE} {auth2}"),
+        "stand.c",
+        demo_source(Discipline::Flooding, "stand.c"),
+    );
+    let out2 = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c2.config())
+        .output()
+        .unwrap();
+    let table = |o: &std::process::Output| {
+        stdout_of(o)
+            .lines()
+            .filter(|l| l.contains("the_heavy"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(&out), table(&out2));
+    assert_eq!(
+        c.replies()
+            .iter()
+            .filter(|r| r.subject.ends_with("the final results"))
+            .count(),
+        1
+    );
+}
