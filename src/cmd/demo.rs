@@ -339,6 +339,9 @@ pub fn bot_demo_config(dir: &std::path::Path, d: Discipline, games: Option<u32>)
     config.contest.name = format!("KNOBELN demo contest of {}", d.title());
     config.ultimatum.repetitions = games.unwrap_or(2);
     config.flooding.runs = games.unwrap_or(5);
+    // The seed's 0.1 s a round is a contest machine's figure; on a busy
+    // demo machine a wall-clock limit would make the results vary.
+    config.flooding.round_ms = 2000;
     config.footsteps.games_per_pair = games.unwrap_or(10);
     config
 }

@@ -502,7 +502,7 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
 
 #[test]
 fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
-    let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nrounds = 400\nentry_secs = 1\n");
+    let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nrounds = 200\nentry_secs = 1\n");
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
@@ -511,13 +511,13 @@ fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
     );
     let flat = unwrapped(&r.body);
     assert!(
-        flat.contains("a match of 400 rounds against itself took"),
+        flat.contains("a match of 200 rounds against itself took"),
         "{flat}"
     );
     assert!(flat.contains("(at most 1 s allowed): met."), "{flat}");
-    // A bot that thinks 3 ms per offer: 400 rounds take 2.4 s, over 1 s.
+    // A bot that thinks 10 ms per offer: 200 rounds take 4 s, over 1 s.
     let slow = "import sys, time\nfor l in sys.stdin:\n    if l.startswith('START'):\n        \
-                time.sleep(0.003)\n        print(500, flush=True)\n    elif l.startswith('ANGEBOT'):\n        \
+                time.sleep(0.01)\n        print(500, flush=True)\n    elif l.startswith('ANGEBOT'):\n        \
                 print('JA', flush=True)\n";
     let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), "slow.py", slow);
     assert!(r.subject.contains("REJECTED"), "{}", r.subject);
@@ -791,7 +791,7 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
 
 #[test]
 fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
-    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\n");
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
@@ -832,7 +832,7 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
     assert_eq!(count(), 450, "three islands, 150 runs, every game once");
     // The seed of the first start holds: the standing bot's results are the
     // same as in a run that was never interrupted (seed 9).
-    let (c2, auth2) = bot_contest("flooding", "[flooding]\nruns = 150\n");
+    let (c2, auth2) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
     send_attached(
         &c2,
         &format!("<<FROM>> {JOE} {auth2}"),
