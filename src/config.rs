@@ -41,6 +41,11 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     /// Bot languages added to or replacing the built-in ones (`[[language]]`).
     pub language: Vec<crate::lang::Language>,
+    /// The bot disciplines' parameters (used when `contest.discipline` is theirs).
+    pub ultimatum: crate::discipline::UltimatumConfig,
+    pub flooding: crate::discipline::FloodingConfig,
+    pub footsteps: crate::discipline::FootstepsConfig,
+    pub morabaraba: crate::discipline::MorabarabaConfig,
 }
 
 impl Default for Config {
@@ -58,6 +63,10 @@ impl Default for Config {
             imap: None,
             smtp: None,
             language: Vec::new(),
+            ultimatum: Default::default(),
+            flooding: Default::default(),
+            footsteps: Default::default(),
+            morabaraba: Default::default(),
         }
     }
 }
@@ -74,6 +83,10 @@ pub struct ContestConfig {
     pub name: String,
     /// Value of our `X-Loop` header (mail carrying it is never answered).
     pub loop_id: String,
+    /// What is played: `knobeln` (default), `ultimatum`, `flooding`,
+    /// `footsteps` or `morabaraba`; the bot disciplines take their
+    /// parameters from their own section (`[ultimatum]`, …).
+    pub discipline: crate::discipline::Discipline,
 }
 
 impl Default for ContestConfig {
@@ -83,6 +96,7 @@ impl Default for ContestConfig {
             organizer: "organizer@contest.example".into(),
             name: "International KNOBELN contest".into(),
             loop_id: "knobeln@contest.example".into(),
+            discipline: crate::discipline::Discipline::Knobeln,
         }
     }
 }
@@ -660,6 +674,10 @@ impl Config {
         p.validate()
             .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
         self.languages().map_err(ConfigError::Invalid)?;
+        self.ultimatum.validate().map_err(ConfigError::Invalid)?;
+        self.flooding.validate().map_err(ConfigError::Invalid)?;
+        self.footsteps.validate().map_err(ConfigError::Invalid)?;
+        self.morabaraba.validate().map_err(ConfigError::Invalid)?;
         if !self.contest.address.contains('@') {
             return Err(ConfigError::Invalid(
                 "contest.address must be a mail address".into(),

@@ -9,6 +9,8 @@
 //! - [`lang`], [`lines`]: bots in any language (the language table and
 //!   builds) and the referee core for line protocols.
 //! - [`tournament`]: grouping, ranking, advancement, the Evolution (pure).
+//! - [`discipline`]: which game a contest plays, its parameters, and one
+//!   game of a bot discipline between built bots.
 //! - [`seed`]: deterministic seeds.
 
 pub mod admin;
@@ -18,6 +20,7 @@ pub mod bench_mail;
 pub mod config;
 pub mod contest;
 pub mod demo;
+pub mod discipline;
 pub mod distributed;
 pub mod engine;
 pub mod game;

@@ -284,6 +284,9 @@ impl Server {
         }
         let now = Utc::now();
         crate::contest::notices::queue_no_strategy_reminders(self.store.conn(), &self.config, now)?;
+        if self.config.contest.discipline.is_bot_discipline() {
+            return self.bot_contest_step(now, shutdown);
+        }
         let state = crate::store::mail::contest(self.store.conn())?;
         let due = match &state {
             Some(c) => !c.finished,
@@ -327,6 +330,43 @@ impl Server {
         );
         line.push_str("the tournament runs in the background");
         Ok(Some(line))
+    }
+
+    /// The contest of a bot discipline: started at `contest_start`, played
+    /// in a background thread (resumed at the next cycle if it stopped).
+    fn bot_contest_step(
+        &mut self,
+        now: chrono::DateTime<Utc>,
+        shutdown: &AtomicBool,
+    ) -> Result<Option<String>, ServerError> {
+        use crate::contest::bots;
+        let state =
+            bots::contest(self.store.conn()).map_err(|e| ServerError::Contest(e.to_string()))?;
+        let due = match &state {
+            Some(c) => !c.finished,
+            None => now >= self.config.timeline.contest_start,
+        };
+        if !due || shutdown.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let config = self.config.clone();
+        let seed = crate::contest::run::os_seed();
+        self.contest = Some(
+            std::thread::Builder::new()
+                .name("contest".into())
+                .spawn(move || {
+                    let mut store = Store::open(&config.database).map_err(|e| e.to_string())?;
+                    let clock = Utc::now;
+                    bots::run_contest(&mut store, &config, seed, &clock)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                })
+                .expect("spawn the contest thread"),
+        );
+        Ok(Some(format!(
+            "the contest of {} runs in the background",
+            self.config.contest.discipline.title()
+        )))
     }
 
     /// One cycle: in, process, out. A failing take-in is recorded in the

@@ -6,6 +6,11 @@
 //! not run again. One process plays the contest at a time: while another
 //! (`knobeln serve`, or a second `contest start`) holds it, this one says
 //! who and exits 1.
+//!
+//! In a bot discipline (`[contest] discipline`) it plays the discipline's
+//! tournament from the stored bots instead (resumable the same way: games
+//! already stored are not played again), queues the results mail to every
+//! participant, and writes the results site when `[site] dir` is set.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +62,9 @@ impl ContestCmd {
             config.rules.rsm_note_file = Some(note);
         }
         let mut store = super::open_contest(&config.database)?;
+        if config.contest.discipline.is_bot_discipline() {
+            return bot_contest(config, store, args.seed);
+        }
         let tid = start(&mut store, &config, args.seed, Utc::now())?;
         let now = Utc::now();
         if let Some(holder) = live_lease(store.conn(), now)? {
@@ -100,4 +108,37 @@ impl ContestCmd {
         outln!("the results article: knobeln results");
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The contest of a bot discipline, to its end.
+fn bot_contest(
+    config: Config,
+    mut store: knobeln::store::Store,
+    seed: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    use knobeln::contest::bots;
+    let seed = seed.unwrap_or_else(knobeln::contest::run::os_seed);
+    eprintln!(
+        "contest of {} running (seed {seed})",
+        config.contest.discipline.title()
+    );
+    let now = || Utc::now();
+    let res = bots::run_contest(&mut store, &config, seed, &now)?;
+    if let Some(dir) = &config.site.dir {
+        knobeln::site::bots::write(dir, &config.contest.name, config.contest.discipline, &res)?;
+    }
+    out!("{}", bots::results_text(&res));
+    let spool = config.transport == TransportKind::Spool;
+    let mut server = Server::new(config, store);
+    if spool {
+        let f = server.flush()?;
+        outln!(
+            "contest finished; {} mail(s) written to {}",
+            f.sent,
+            server.config.spool.dir.join("outgoing").display()
+        );
+    } else {
+        outln!("contest finished; the mails are queued: `knobeln serve` sends them");
+    }
+    Ok(ExitCode::SUCCESS)
 }

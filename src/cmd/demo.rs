@@ -15,6 +15,7 @@ use clap::Args;
 use knobeln::config::Config;
 use knobeln::contest::run::{run, start};
 use knobeln::demo::{auth_in, compile_mail, drop_mail, field, registration_mail};
+use knobeln::discipline::Discipline;
 use knobeln::engine::results::results;
 use knobeln::engine::SystemClock;
 use knobeln::mail::transport::spool::Spool;
@@ -43,11 +44,29 @@ pub struct Demo {
     /// Also draw a page per game on the results site (about 120 kB each).
     #[arg(long)]
     pub game_pages: bool,
+    /// What to play: knobeln, ultimatum, flooding, footsteps, morabaraba
+    /// (the bot disciplines are played by the demo bots, one team each).
+    #[arg(long, default_value = "knobeln")]
+    pub discipline: Discipline,
+    /// Bot disciplines: repetitions (ultimatum), runs per island
+    /// (flooding) or games per pair (footsteps); the default keeps the demo
+    /// well under two minutes.
+    #[arg(long)]
+    pub games: Option<u32>,
 }
 
 impl Demo {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let t0 = Instant::now();
+        self.prepare_dir()?;
+        if self.discipline.is_bot_discipline() {
+            return self.apply_bots(t0);
+        }
+        self.apply_knobeln(t0)
+    }
+
+    /// Creates the demo folder (empty, or emptied with --force).
+    fn prepare_dir(&self) -> anyhow::Result<()> {
         if self.dir.exists() {
             let empty = std::fs::read_dir(&self.dir)?.next().is_none();
             if !empty && !self.force {
@@ -62,6 +81,10 @@ impl Demo {
             }
         }
         std::fs::create_dir_all(&self.dir)?;
+        Ok(())
+    }
+
+    fn apply_knobeln(self, t0: Instant) -> anyhow::Result<ExitCode> {
         let mut config = Config {
             database: self.dir.join("knobeln.db"),
             ..Config::default()
@@ -239,6 +262,124 @@ impl Demo {
         );
         Ok(ExitCode::SUCCESS)
     }
+}
+
+impl Demo {
+    /// A contest of a bot discipline by mail: every demo bot is a team.
+    fn apply_bots(self, t0: Instant) -> anyhow::Result<ExitCode> {
+        let d = self.discipline;
+        let config = bot_demo_config(&self.dir, d, self.games);
+        Spool::open(&config.spool.dir)?;
+        let store = Store::open(&config.database)?;
+        let teams = knobeln::demo::bots::bot_teams(d);
+        let addr = config.contest.address.clone();
+        let mut server = Server::new(config.clone(), store);
+        eprintln!("{} teams register by mail ...", teams.len());
+        for (i, (t, _)) in teams.iter().enumerate() {
+            drop_mail(
+                spool_dir(&config),
+                &format!("{i:03}-registration.eml"),
+                &registration_mail(t, &addr, i),
+            )?;
+        }
+        server.cycle()?;
+        let mut auths = Vec::new();
+        for (t, _) in &teams {
+            auths.push(acknowledged_auth(&server, &t.address, &t.name)?);
+        }
+        eprintln!("... each sends its bot by mail; the server builds and tries them ...");
+        for (i, ((t, bot), auth)) in teams.iter().zip(&auths).enumerate() {
+            drop_mail(
+                spool_dir(&config),
+                &format!("{i:03}-compile.eml"),
+                &knobeln::demo::bots::bot_compile_mail(t, auth, bot, &addr, i),
+            )?;
+        }
+        server.cycle()?;
+        let rejected: i64 = server.store.conn().query_row(
+            "SELECT COUNT(*) FROM strategy_versions WHERE accepted = 0",
+            [],
+            |r| r.get(0),
+        )?;
+        if rejected > 0 {
+            bail!("{rejected} demo bots were rejected by the compile service (see spool/outgoing)");
+        }
+        eprintln!(
+            "... the contest of {} starts (seed {}):",
+            d.title(),
+            self.seed
+        );
+        let now = || Utc::now();
+        let res = knobeln::contest::bots::run_contest(&mut server.store, &config, self.seed, &now)?;
+        server.flush()?;
+        let c = knobeln::contest::bots::contest(server.store.conn())?
+            .context("the contest was started")?;
+        let games = knobeln::contest::bots::games_played(server.store.conn(), &c)?;
+        let article = knobeln::contest::bots::article(&config.contest.name, d, &res, games);
+        let article_path = self.dir.join("results.txt");
+        std::fs::write(&article_path, &article)?;
+        let site = self.dir.join("site");
+        knobeln::site::bots::write(&site, &config.contest.name, d, &res)?;
+        let out = config.spool.dir.join("outgoing");
+        outln!(
+            "{} demo: {} teams, {} games, {:.0} s",
+            d.title(),
+            teams.len(),
+            games,
+            t0.elapsed().as_secs_f64()
+        );
+        outln!("  database:       {}", config.database.display());
+        outln!(
+            "  outgoing mails: {} ({} files)",
+            out.display(),
+            std::fs::read_dir(&out)?.count()
+        );
+        outln!();
+        out!("{}", knobeln::contest::bots::results_text(&res));
+        outln!("\nThe results article: {}", article_path.display());
+        outln!("The results site: {}", site.join("index.html").display());
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The embedded default with the demo's folder and a bot discipline,
+/// scaled down so that the demo runs in well under two minutes here.
+pub fn bot_demo_config(dir: &std::path::Path, d: Discipline, games: Option<u32>) -> Config {
+    let mut config = Config {
+        database: dir.join("knobeln.db"),
+        ..Config::default()
+    };
+    config.spool.dir = dir.join("spool");
+    config.contest.discipline = d;
+    config.contest.name = format!("KNOBELN demo contest of {}", d.title());
+    config.ultimatum.repetitions = games.unwrap_or(2);
+    config.flooding.runs = games.unwrap_or(5);
+    // The seed's 0.1 s a round is a contest machine's figure; on a busy
+    // demo machine a wall-clock limit would make the results vary.
+    config.flooding.round_ms = 2000;
+    config.footsteps.games_per_pair = games.unwrap_or(10);
+    config
+}
+
+/// The auth string from a team's registration acknowledgement.
+fn acknowledged_auth(server: &Server, address: &str, name: &str) -> anyhow::Result<String> {
+    let body: Option<Vec<u8>> = server
+        .store
+        .conn()
+        .query_row(
+            "SELECT raw FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
+            [serde_json::to_string(&vec![address])?],
+            |r| r.get(0),
+        )
+        .ok();
+    let text = body
+        .and_then(|raw| {
+            mail_parser::MessageParser::default()
+                .parse(&raw)
+                .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
+        })
+        .unwrap_or_default();
+    auth_in(&text).with_context(|| format!("no acknowledgement for {name}"))
 }
 
 fn spool_dir(config: &Config) -> &std::path::Path {

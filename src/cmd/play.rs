@@ -1,14 +1,29 @@
 //! `knobeln play A.c B.c [--seed N] [--repeat R] [--json]`: compiles two
 //! strategies (local rules: no header or description needed) and plays R
 //! games with seeds N, N+1, ….
+//!
+//! `knobeln play --discipline NAME A B [--json]`: builds bots of a bot
+//! discipline (any language of `knobeln languages`, by file extension) in
+//! the compile jail and plays one game or match between them in the bot
+//! sandbox (the flooding island: one bot, on `--island FILE` or the demo's
+//! first island). Parameters and limits come from the config's section of
+//! the discipline; `--rounds` overrides the match length. `--json` prints
+//! one object per game with every line exchanged.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use clap::Args;
 use serde_json::{json, Value};
 
+use knobeln::config::Config;
+use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::play::{play, Setup, Transcript};
+use knobeln::discipline::Discipline;
+use knobeln::game::flooding::Island;
+use knobeln::lang::build::{BotProgram, BuildLimits};
+use knobeln::lang::{Toolchain, Toolchains};
 use knobeln::referee::{GameRecord, GameSeeds, Referee};
 use knobeln::report::compile_report;
 use knobeln::sandbox::exe::Executable;
@@ -18,12 +33,23 @@ use super::GameOpts;
 
 #[derive(Args, Debug)]
 pub struct Play {
-    /// Strategy P (the first player).
-    #[arg(value_name = "A.c")]
-    pub first: PathBuf,
-    /// Strategy Q (the second player).
-    #[arg(value_name = "B.c")]
-    pub second: PathBuf,
+    /// The players' source files: two strategies for KNOBELN (P first),
+    /// the bots of a game in seat order, one bot for the flooding island.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+    /// What to play: knobeln, ultimatum, flooding, footsteps, morabaraba.
+    #[arg(long, default_value = "knobeln")]
+    pub discipline: Discipline,
+    /// The island for the flooding island (default: the demo's lagoon).
+    #[arg(long)]
+    pub island: Option<PathBuf>,
+    /// Rounds of an ultimatum match, or the round cap of the flooding island.
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// The config whose discipline section gives parameters and limits
+    /// (default: ./knobeln.toml, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Seed of the first game.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -51,11 +77,17 @@ pub fn game_json(g: &GameRecord, names: [&str; 2]) -> Value {
 
 impl Play {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
+        if self.discipline.is_bot_discipline() {
+            return self.apply_bots();
+        }
+        let [first, second] = self.files.as_slice() else {
+            bail!("KNOBELN is played by two strategies: knobeln play A.c B.c");
+        };
         let referee = Referee::new(self.game.referee_config()?);
         let cfg = CompileConfig::local();
         let mut paths = Vec::new();
         let mut names = Vec::new();
-        for (i, file) in [&self.first, &self.second].into_iter().enumerate() {
+        for (i, file) in [first, second].into_iter().enumerate() {
             let src = super::read_source(file)?;
             let name = file
                 .file_stem()
@@ -103,6 +135,112 @@ impl Play {
                 for f in &g.failures {
                     outln!("  FAILURE of {}: {}", names[f.player], f.reason);
                 }
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// A game of a bot discipline.
+    fn apply_bots(self) -> anyhow::Result<ExitCode> {
+        let d = self.discipline;
+        let cfg = Config::load(self.config.as_deref())?;
+        if self.files.len() != d.seats() {
+            bail!(
+                "{} is played by {} bot{}; give {} source file{}",
+                d.title(),
+                d.seats(),
+                if d.seats() == 1 { "" } else { "s" },
+                d.seats(),
+                if d.seats() == 1 { "" } else { "s" }
+            );
+        }
+        let table = cfg.languages().map_err(|e| anyhow!(e))?;
+        let toolchains = Toolchains::resolve(&table);
+        let mut bots: Vec<(Toolchain, BotProgram)> = Vec::new();
+        let mut names = Vec::new();
+        for file in &self.files {
+            let bytes = super::read_source(file)?;
+            let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            let source = Source {
+                file_name: file_name.as_deref(),
+                declared: None,
+                bytes: &bytes,
+            };
+            match build_bot(&table, &toolchains, source, &BuildLimits::default())? {
+                Built::Ready {
+                    toolchain, program, ..
+                } => bots.push((*toolchain, program)),
+                Built::Refused { why, report } => {
+                    if let Some(r) = report {
+                        eprint!("{}", r.text());
+                    }
+                    bail!("{} was not built: {why}", file.display());
+                }
+            }
+            names.push(
+                file.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+        }
+        let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
+        let (limits, island) = match d {
+            Discipline::Ultimatum => (cfg.ultimatum.limits(), None),
+            Discipline::Flooding => {
+                let text = match &self.island {
+                    Some(p) => std::fs::read_to_string(p)
+                        .with_context(|| format!("cannot read {}", p.display()))?,
+                    None => knobeln::demo::bots::ISLANDS[0].1.to_string(),
+                };
+                let island = Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?;
+                (cfg.flooding.limits(), Some(island))
+            }
+            Discipline::Footsteps => (cfg.footsteps.limits(), None),
+            Discipline::Morabaraba => (cfg.morabaraba.limits(), None),
+            Discipline::Knobeln => unreachable!("a bot discipline"),
+        };
+        for r in 0..self.repeat {
+            let seed = self.seed.wrapping_add(r);
+            let setup = match d {
+                Discipline::Ultimatum => {
+                    let mut p = cfg.ultimatum.params();
+                    if let Some(n) = self.rounds {
+                        p.rounds = n;
+                    }
+                    p.validate().map_err(|e| anyhow!("--rounds: {e}"))?;
+                    Setup::Ultimatum(p)
+                }
+                Discipline::Flooding => {
+                    let mut p = cfg.flooding.params();
+                    if let Some(n) = self.rounds {
+                        p.max_rounds = n.max(1);
+                    }
+                    Setup::Flooding {
+                        island: island.clone().expect("an island"),
+                        params: p,
+                        seed,
+                    }
+                }
+                Discipline::Footsteps => Setup::Footsteps(cfg.footsteps.params()),
+                Discipline::Morabaraba => Setup::Morabaraba,
+                Discipline::Knobeln => unreachable!("a bot discipline"),
+            };
+            let transcript = if self.json {
+                Transcript::Keep
+            } else {
+                Transcript::Drop
+            };
+            let played = play(&setup, &refs, limits.line_limits(), transcript)?;
+            if self.json {
+                let mut v = serde_json::to_value(&played)?;
+                v["seed"] = json!(seed);
+                v["players"] = json!(names);
+                outln!("{}", serde_json::to_string(&v)?);
+            } else {
+                if self.repeat > 1 || d == Discipline::Flooding {
+                    outln!("game seed {seed}:");
+                }
+                out!("{}", played.summary(&names));
             }
         }
         Ok(ExitCode::SUCCESS)

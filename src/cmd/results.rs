@@ -37,6 +37,25 @@ impl ResultsCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
         let store = super::open_contest(&config.database)?;
+        if config.contest.discipline.is_bot_discipline() {
+            use knobeln::contest::bots;
+            let c = bots::contest(store.conn())?;
+            let res = match &c {
+                Some(c) if c.finished => bots::results(&store, c, &config)?,
+                _ => None,
+            };
+            let (Some(c), Some(res)) = (c, res) else {
+                eprintln!("knobeln results: no finished contest in the store");
+                return Ok(ExitCode::from(1));
+            };
+            let games = bots::games_played(store.conn(), &c)?;
+            let text = bots::article(&config.contest.name, c.discipline, &res, games);
+            match &self.out {
+                Some(p) => std::fs::write(p, text)?,
+                None => out!("{text}"),
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         let id: Option<i64> = store
             .conn()
             .query_row(

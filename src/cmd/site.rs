@@ -2,8 +2,9 @@
 //! the static results site of a tournament (the latest by default) into
 //! DIR, from the database of the config or the one given with `--db`
 //! (after `knobeln demo --dir X`: `--db X/knobeln.db`; the config, if one is
-//! found, then gives only the title).
-//! See `knobeln::site`. It only reads the database.
+//! found, then gives only the title and the discipline).
+//! See `knobeln::site`. It only reads the database. In a bot discipline it
+//! writes the discipline's results page (`knobeln::site::bots`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,16 +39,36 @@ pub struct Site {
 impl Site {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         // With --db the config is optional: it gives only the title (the
-        // default contest name without one).
-        let (db, title) = match (self.db.clone(), Config::load(self.config.as_deref())) {
-            (Some(db), Ok(c)) => (db, Some(c.contest.name)),
-            (Some(db), Err(ConfigError::NotFound { .. })) => {
-                (db, Some(Config::default().contest.name))
-            }
-            (None, Ok(c)) => (c.database, Some(c.contest.name)),
+        // default contest name without one) and the discipline.
+        let (db, config) = match (self.db.clone(), Config::load(self.config.as_deref())) {
+            (Some(db), Ok(c)) => (db, Some(c)),
+            (Some(db), Err(ConfigError::NotFound { .. })) => (db, None),
+            (None, Ok(c)) => (c.database.clone(), Some(c)),
             (_, Err(e)) => return Err(e.into()),
         };
+        let title = Some(
+            config
+                .as_ref()
+                .map(|c| c.contest.name.clone())
+                .unwrap_or_else(|| Config::default().contest.name),
+        );
         let store = super::open_contest(&db)?;
+        if let Some(config) = config
+            .as_ref()
+            .filter(|c| c.contest.discipline.is_bot_discipline())
+        {
+            let Some(c) = knobeln::contest::bots::contest(store.conn())? else {
+                eprintln!("knobeln site: no contest in {}", db.display());
+                return Ok(ExitCode::from(1));
+            };
+            let Some(res) = knobeln::contest::bots::results(&store, &c, config)? else {
+                eprintln!("knobeln site: the contest has no results yet");
+                return Ok(ExitCode::from(1));
+            };
+            knobeln::site::bots::write(&self.dir, &config.contest.name, c.discipline, &res)?;
+            outln!("{}", self.dir.join("index.html").display());
+            return Ok(ExitCode::SUCCESS);
+        }
         let id = match self.tournament {
             Some(id) => {
                 let known: Option<i64> = store

@@ -17,6 +17,7 @@
 //!   the start.
 
 pub mod article;
+pub mod bots;
 pub mod facts;
 pub mod lease;
 pub mod mails;

@@ -241,6 +241,17 @@ impl Phase {
 }
 
 pub fn phase(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Phase, StoreError> {
+    if config.contest.discipline.is_bot_discipline() {
+        if let Some(c) = crate::contest::bots::contest(store.conn())
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?
+        {
+            return Ok(if c.finished {
+                Phase::Finished
+            } else {
+                Phase::Running
+            });
+        }
+    }
     if let Some(c) = contest(store.conn())? {
         return Ok(if c.finished {
             Phase::Finished
@@ -350,6 +361,16 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
         "  the contest starts:          {}\n\n",
         d(t.contest_start)
     ));
+    if config.contest.discipline.is_bot_discipline() {
+        match crate::contest::bots::status_text(store, config) {
+            Ok(Some(t)) => {
+                out.push_str(&t);
+                out.push('\n');
+            }
+            Ok(None) => {}
+            Err(e) => return Err(StoreError::Corrupt(e.to_string())),
+        }
+    }
     let regs = all_registrations(store.conn())?;
     out.push_str(&format!("{} registered team(s):\n", regs.len()));
     for r in &regs {

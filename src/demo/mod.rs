@@ -11,6 +11,8 @@
 //! This module only plays the participants' side (writing mails, reading the
 //! acknowledgements); everything else goes through the server's own paths.
 
+pub mod bots;
+
 use std::path::Path;
 
 use crate::mail::registration::Preference;

@@ -67,6 +67,109 @@ pub trait LineGame {
     fn turn(&self) -> u64;
 }
 
+/// Who said a line of a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Said {
+    /// The referee, to the seat.
+    ToBot,
+    /// The seat, to the referee.
+    ByBot,
+}
+
+/// One line of a game's transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchange {
+    pub seat: usize,
+    pub said: Said,
+    pub line: String,
+}
+
+/// A game that keeps its transcript: every line sent to a seat and every
+/// line a seat printed, in order (at most `cap` lines; `truncated` says
+/// whether more were left out). It plays exactly as the game it wraps.
+#[derive(Debug, Clone)]
+pub struct Recorded<G> {
+    pub game: G,
+    pub transcript: Vec<Exchange>,
+    pub truncated: bool,
+    cap: usize,
+    farewell_noted: bool,
+}
+
+impl<G> Recorded<G> {
+    pub fn new(game: G, cap: usize) -> Recorded<G> {
+        Recorded {
+            game,
+            transcript: Vec::new(),
+            truncated: false,
+            cap,
+            farewell_noted: false,
+        }
+    }
+
+    fn note(&mut self, seat: usize, said: Said, line: &str) {
+        if self.transcript.len() < self.cap {
+            self.transcript.push(Exchange {
+                seat,
+                said,
+                line: line.to_string(),
+            });
+        } else {
+            self.truncated = true;
+        }
+    }
+}
+
+impl<G: LineGame> LineGame for Recorded<G> {
+    type Outcome = G::Outcome;
+
+    fn n_seats(&self) -> usize {
+        self.game.n_seats()
+    }
+
+    fn next(&mut self) -> Step {
+        let step = self.game.next();
+        match &step {
+            Step::Send { seat, lines } => {
+                for l in lines {
+                    self.note(*seat, Said::ToBot, l);
+                }
+            }
+            Step::Over { farewell } => {
+                // `Over` repeats; the farewell is written down once.
+                if !self.farewell_noted {
+                    self.farewell_noted = true;
+                    for (seat, lines) in farewell {
+                        for l in lines {
+                            self.note(*seat, Said::ToBot, l);
+                        }
+                    }
+                }
+            }
+            Step::Expect { .. } => {}
+        }
+        step
+    }
+
+    fn reply(&mut self, seat: usize, line: &str) -> Result<(), Violation> {
+        self.note(seat, Said::ByBot, line);
+        self.game.reply(seat, line)
+    }
+
+    fn outcome(&self) -> Option<Self::Outcome> {
+        self.game.outcome()
+    }
+
+    fn forfeit(&mut self, seat: usize, reason: &str) {
+        self.game.forfeit(seat, reason)
+    }
+
+    fn turn(&self) -> u64 {
+        self.game.turn()
+    }
+}
+
 /// Plays a game against scripted seats (a closure per step): for tests of
 /// game modules without processes. `answer(seat, lines_seen_by_seat)`
 /// returns the seat's next line. Returns the outcome, or the violation.

@@ -476,6 +476,19 @@ impl Toolchains {
         }
     }
 
+    /// Looks for the toolchains of the named languages only (one version
+    /// probe each); the others are left out.
+    pub fn resolve_only(table: &LanguageTable, names: &[&str]) -> Toolchains {
+        Toolchains {
+            entries: table
+                .languages
+                .iter()
+                .filter(|l| names.contains(&l.name.as_str()))
+                .map(|l| (l.clone(), resolve_one(l)))
+                .collect(),
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Result<Toolchain, String>> {
         self.entries
             .iter()

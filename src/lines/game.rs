@@ -15,10 +15,19 @@ use crate::game::lines::{LineGame, Step};
 /// Plays `game` on `m` to its end: the outcome (after a forfeit too) and the
 /// failures. `Err` only for the server's own faults.
 pub fn play_game<G: LineGame>(
-    mut m: Match,
+    m: Match,
     mut game: G,
 ) -> Result<MatchRecord<G::Outcome>, MatchError> {
-    let result = drive(&mut m, &mut game);
+    play_game_on(m, &mut game)
+}
+
+/// As [`play_game`], leaving the game with the caller (e.g. a
+/// [`crate::game::lines::Recorded`] game, for its transcript).
+pub fn play_game_on<G: LineGame>(
+    mut m: Match,
+    game: &mut G,
+) -> Result<MatchRecord<G::Outcome>, MatchError> {
+    let result = drive(&mut m, game);
     let (late, bots) = m.finish();
     let failures: Vec<BotFailure> = match result {
         Ok(()) => late,

@@ -29,6 +29,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/registration_accepted.hbs"),
     ),
     (
+        "registration_accepted_bot",
+        include_str!("../../templates/mail/registration_accepted_bot.hbs"),
+    ),
+    (
         "registration_rejected",
         include_str!("../../templates/mail/registration_rejected.hbs"),
     ),
@@ -39,6 +43,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "compile_report",
         include_str!("../../templates/mail/compile_report.hbs"),
+    ),
+    (
+        "bot_results",
+        include_str!("../../templates/mail/bot_results.hbs"),
     ),
     (
         "compile_refused",

@@ -22,6 +22,7 @@
 //! **Invariant:** the site generator only reads the store; it never writes
 //! to it and never decides anything about the contest.
 
+pub mod bots;
 pub mod pages;
 pub mod plots;
 

@@ -57,6 +57,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0009_mail_robust.sql",
         include_str!("../../schema/0009_mail_robust.sql"),
     ),
+    (
+        "0011_bot_programs.sql",
+        include_str!("../../schema/0011_bot_programs.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -11,6 +11,25 @@ use knobeln::mail::texts::{render, TEMPLATES};
 
 fn fixture(name: &str) -> Value {
     match name {
+        "registration_accepted_bot" => json!({
+            "contest_name": "freiesMagazin contest",
+            "contest_address": "knobeln@contest.example",
+            "team_name": "the_heavy_lords_of_knobeln_2",
+            "requested_name": "the_heavy_lords_of_knobeln",
+            "renamed": true,
+            "auth": "k7mq2x9vbt4hc8np3rw6yd5ags",
+            "warnings": [],
+            "discipline": "the ultimatum game",
+            "languages": "C (gcc -O2), C++ (g++ -O2), Python 3, Java, Rust",
+            "registration_deadline": "2011-10-31 12:00 UT",
+            "compile_end": "2011-10-31 12:00 UT",
+            "contest_start": "2011-11-01 12:00 UT",
+        }),
+        "bot_results" => json!({
+            "contest_name": "freiesMagazin contest",
+            "discipline": "the ultimatum game",
+            "table": "Place  Bot                        Plus      Minus  Won Draw Lost\n   1.  simple                  6682555    4515445    2    0    2",
+        }),
         "check_report" => json!({
             "accepted": false,
             "accepted_note": "Your program passed every check.",

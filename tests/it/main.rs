@@ -10,6 +10,8 @@
 //!   relative paths mean, no empty database from read-only commands,
 //!   plain-text mail only on loopback, completions and manual pages, quiet
 //!   ends on a closed stdout.
+//! - `disciplines`: the bot disciplines of issue 14: their configuration,
+//!   `knobeln play --discipline`, every demo bot against every demo bot.
 //! - `lexcount`: the lexical-element counter on tricky inputs.
 //! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
 //!   admin commands, the contest lease) and the participants' status and
@@ -39,6 +41,7 @@ mod contest_article;
 mod contest_mail;
 mod demo;
 mod deployment;
+mod disciplines;
 mod distributed;
 mod engine;
 mod integrity;

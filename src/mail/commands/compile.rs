@@ -68,6 +68,8 @@ pub enum Prepared {
         outcome: Box<Outcome>,
         report_text: String,
     },
+    /// A bot of a bot discipline, built (accepted or rejected).
+    Bot(Box<super::compile_bot::PreparedBot>),
 }
 
 /// Checks the window, the source, the header, authentication and the rate
@@ -116,6 +118,9 @@ pub fn prepare(
             None,
             "compile service closed (contest running)",
         );
+    }
+    if ctx.config.contest.discipline.is_bot_discipline() {
+        return super::compile_bot::prepare(store, ctx);
     }
     let source = match strategy_source(ctx.mail) {
         Ok(s) => s,
@@ -229,6 +234,7 @@ pub fn commit(
     prepared: Prepared,
 ) -> Result<Effect, CompileCommandError> {
     match prepared {
+        Prepared::Bot(b) => super::compile_bot::commit(conn, ctx, *b),
         Prepared::Refused {
             reason,
             hint,

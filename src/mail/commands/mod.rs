@@ -10,7 +10,9 @@
 //! and is forwarded to the organizer ([`help`]).
 
 pub mod compile;
+pub mod compile_bot;
 pub mod help;
+pub mod island;
 pub mod preference;
 pub mod register;
 pub mod rsm;
@@ -44,6 +46,8 @@ pub enum Command {
     Preference,
     /// `RSM round N`: the organizer's round summary ([`rsm`]).
     Rsm,
+    /// `island`: an island for the flooding island contest ([`island`]).
+    Island,
     /// Anything else: a short help mail, and a copy to the organizer.
     Help,
 }
@@ -100,6 +104,7 @@ pub fn classify(subject: &str) -> Command {
         "send knobelnsoftware" => Command::SendSoftware,
         "status" => Command::Status,
         "mail-preference" => Command::Preference,
+        "island" => Command::Island,
         s if s.starts_with("rsm round ") => Command::Rsm,
         _ => Command::Help,
     }
@@ -130,6 +135,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
         Command::Status => status::apply(conn, ctx),
         Command::Preference => preference::apply(conn, ctx),
         Command::Rsm => rsm::apply(conn, ctx),
+        Command::Island => island::apply(conn, ctx),
         Command::Help => help::apply(conn, ctx),
         Command::Compile => Err(CommandError::NotHere),
     }

@@ -213,6 +213,54 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
         },
         ctx.now,
     )?;
+    let d = ctx.config.contest.discipline;
+    if d.is_bot_discipline() {
+        let languages = ctx
+            .config
+            .languages()
+            .map(|t| {
+                t.languages
+                    .iter()
+                    .map(|l| l.title.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let body = render(
+            "registration_accepted_bot",
+            &json!({
+                "contest_name": ctx.config.contest.name,
+                "contest_address": ctx.config.contest.address,
+                "team_name": team_name,
+                "requested_name": reg.team_name,
+                "renamed": renamed,
+                "auth": auth,
+                "warnings": reg.warnings(),
+                "discipline": d.title(),
+                "languages": languages,
+                "registration_deadline": date(t.registration_deadline),
+                "compile_end": date(t.compile_end()),
+                "contest_start": date(t.contest_start),
+            }),
+        )?;
+        let reply = ctx.reply_to_addresses(
+            "registration_accepted",
+            vec![reg.mail_address.clone()],
+            format!(
+                "{} registration accepted: team {team_name}",
+                ctx.config.contest.name
+            ),
+            body,
+        );
+        return Ok(Effect {
+            state: "done",
+            outcome: format!(
+                "team {team_name} registered{}",
+                if renamed { " (name modified)" } else { "" }
+            ),
+            replies: vec![reply],
+        });
+    }
     let body = render(
         "registration_accepted",
         &json!({

@@ -1,0 +1,971 @@
+//! The contest run of a bot discipline (ultimatum, flooding island,
+//! FootSteps, Morabaraba): at the start the entries are fixed (every
+//! registered team's latest accepted bot of the contest's discipline), the
+//! discipline's planner says which games to play, the games are played in
+//! the bot sandbox, each result is stored as it comes in (so a run killed
+//! midway resumes with the games still missing), and at the end the
+//! discipline's own table goes to every participant by mail, in the same
+//! transaction that marks the contest finished.
+//!
+//! Tables (pure, [`results_text`]): the ultimatum game's `Bot Plus Minus
+//! Won Draw Lost`; the flooding island's mean survived rounds per island
+//! and their sum; FootSteps' games won and their percentage, then the pair
+//! table; Morabaraba's points with f(V), head-to-head for ties.
+//!
+//! What it does not do: the rules (`crate::game`), the planners
+//! (`crate::tournament`), how a bot runs (`crate::sandbox::bot`). KNOBELN's
+//! own contest is [`super::run`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::discipline::play::{play, Outcome, Played, Setup, Transcript};
+use crate::discipline::Discipline;
+use crate::game::flooding::Island;
+use crate::lang::build::BotProgram;
+use crate::lang::{Toolchain, Toolchains};
+use crate::mail::outgoing::Outgoing;
+use crate::mail::process::{enqueue, Cause};
+use crate::store::mail::all_registrations;
+use crate::store::{Store, StoreError};
+use crate::tournament::{flooding, footsteps, morabaraba, ultimatum, TeamId};
+
+/// Why a bot contest could not go on (the server's trouble, or no bots).
+#[derive(Debug, thiserror::Error)]
+pub enum BotContestError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("no team has an accepted bot for {0}")]
+    NoBots(&'static str),
+    #[error("the contest is not started")]
+    NotStarted,
+    #[error("the {0} toolchain is missing on this machine: {1}")]
+    Toolchain(String, String),
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+    #[error("a game could not be refereed: {0}")]
+    Match(String),
+    #[error("the planner: {0}")]
+    Plan(String),
+    #[error("mail: {0}")]
+    Mail(String),
+    #[error("island {0}: {1}")]
+    Island(String, String),
+}
+
+type Result<T> = std::result::Result<T, BotContestError>;
+
+/// Whether a bot contest was started (the compile service is then closed).
+pub fn running_or_finished(conn: &Connection) -> std::result::Result<bool, StoreError> {
+    let n: i64 = conn
+        .query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))
+        .map_err(StoreError::from)?;
+    Ok(n > 0)
+}
+
+/// An entry: the team, its bot version, its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub team: TeamId,
+    pub version: i64,
+    pub name: String,
+}
+
+/// A started contest as stored.
+#[derive(Debug, Clone)]
+pub struct BotContest {
+    pub id: i64,
+    pub discipline: Discipline,
+    pub seed: u64,
+    pub entries: Vec<Entry>,
+    /// (name, text) of the islands (flooding only).
+    pub islands: Vec<(String, String)>,
+    pub finished: bool,
+}
+
+/// The contest, if started.
+pub fn contest(conn: &Connection) -> Result<Option<BotContest>> {
+    let row = conn
+        .query_row(
+            "SELECT id, discipline, seed, entries, islands, state FROM bot_contests \
+             ORDER BY id LIMIT 1",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((id, d, seed, entries, islands, state)) = row else {
+        return Ok(None);
+    };
+    let corrupt = |e: String| BotContestError::Corrupt(e);
+    Ok(Some(BotContest {
+        id,
+        discipline: d.parse().map_err(corrupt)?,
+        seed: seed as u64,
+        entries: serde_json::from_str(&entries).map_err(|e| corrupt(e.to_string()))?,
+        islands: serde_json::from_str(&islands).map_err(|e| corrupt(e.to_string()))?,
+        finished: state == "finished",
+    }))
+}
+
+/// Starts the contest once: fixes the entries and the islands. Returns the
+/// contest (the one already started, if any).
+pub fn start(
+    store: &mut Store,
+    config: &Config,
+    seed: u64,
+    now: DateTime<Utc>,
+) -> Result<BotContest> {
+    if let Some(c) = contest(store.conn())? {
+        return Ok(c);
+    }
+    let d = config.contest.discipline;
+    let mut entries = Vec::new();
+    for reg in all_registrations(store.conn())? {
+        let version: Option<i64> = store
+            .conn()
+            .query_row(
+                "SELECT v.id FROM strategy_versions v JOIN bot_programs b ON b.version_id = v.id \
+                 WHERE v.team_id = ?1 AND v.accepted = 1 AND b.discipline = ?2 \
+                 ORDER BY v.id DESC LIMIT 1",
+                params![reg.team.0, d.name()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(version) = version {
+            entries.push(Entry {
+                team: reg.team,
+                version,
+                name: reg.team_name,
+            });
+        }
+    }
+    if entries.is_empty() {
+        return Err(BotContestError::NoBots(d.title()));
+    }
+    let mut islands: Vec<(String, String)> = Vec::new();
+    if d == Discipline::Flooding {
+        for (name, text) in crate::demo::bots::ISLANDS {
+            islands.push((name.to_string(), text.to_string()));
+        }
+        let sent: Vec<(String, String)> = {
+            let mut st = store.conn().prepare(
+                "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
+                 ORDER BY i.team_id",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        for (team, text) in sent {
+            islands.push((team, text));
+        }
+        for path in &config.flooding.islands {
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
+            Island::parse(&text)
+                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
+            islands.push((name, text));
+        }
+    }
+    let section = match d {
+        Discipline::Ultimatum => serde_json::to_value(config.ultimatum),
+        Discipline::Flooding => serde_json::to_value(&config.flooding),
+        Discipline::Footsteps => serde_json::to_value(config.footsteps),
+        Discipline::Morabaraba => serde_json::to_value(config.morabaraba),
+        Discipline::Knobeln => Ok(json!({})),
+    }
+    .expect("json");
+    store.conn().execute(
+        "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
+        params![
+            d.name(),
+            seed as i64,
+            section.to_string(),
+            serde_json::to_string(&entries).expect("json"),
+            serde_json::to_string(&islands).expect("json"),
+            now.to_rfc3339()
+        ],
+    )?;
+    contest(store.conn())?.ok_or(BotContestError::NotStarted)
+}
+
+/// One game to play: its key (the planner's, as JSON), its bots, its setup.
+struct Job {
+    key: String,
+    seats: Vec<TeamId>,
+    setup: Setup,
+}
+
+/// The result table of a bot contest.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "discipline", rename_all = "snake_case")]
+pub enum Results {
+    Ultimatum(ultimatum::Table),
+    Flooding {
+        islands: Vec<String>,
+        table: flooding::FloodingTable,
+    },
+    Footsteps(footsteps::Table),
+    Morabaraba(morabaraba::MorabarabaTable),
+}
+
+/// The built bots of the entries.
+struct Bots {
+    by_team: BTreeMap<TeamId, (Toolchain, BotProgram)>,
+}
+
+fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
+    let table = config
+        .languages()
+        .map_err(|e| BotContestError::Toolchain("?".into(), e))?;
+    let mut programs = Vec::new();
+    for e in &c.entries {
+        let bytes = store.version_binary(crate::store::VersionId(e.version))?;
+        let p: BotProgram = serde_json::from_slice(&bytes)
+            .map_err(|x| BotContestError::Corrupt(format!("bot version {}: {x}", e.version)))?;
+        programs.push((e.team, p));
+    }
+    let langs: BTreeSet<&str> = programs.iter().map(|(_, p)| p.language.as_str()).collect();
+    let langs: Vec<&str> = langs.into_iter().collect();
+    let toolchains = Toolchains::resolve_only(&table, &langs);
+    let mut by_team = BTreeMap::new();
+    for (team, p) in programs {
+        let tc = match toolchains.get(&p.language) {
+            Some(Ok(t)) => t.clone(),
+            Some(Err(e)) => return Err(BotContestError::Toolchain(p.language.clone(), e.clone())),
+            None => {
+                return Err(BotContestError::Toolchain(
+                    p.language.clone(),
+                    "not a language of this contest".into(),
+                ))
+            }
+        };
+        by_team.insert(team, (tc, p));
+    }
+    Ok(Bots { by_team })
+}
+
+/// The stored results of the contest: key → result JSON.
+fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
+    let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
+    let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
+}
+
+/// Plays the jobs on `jobs` threads and stores each result as it comes.
+fn play_jobs(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    bots: &Bots,
+    todo: Vec<Job>,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<()> {
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let limits = match c.discipline {
+        Discipline::Ultimatum => config.ultimatum.limits(),
+        Discipline::Flooding => config.flooding.limits(),
+        Discipline::Footsteps => config.footsteps.limits(),
+        _ => config.morabaraba.limits(),
+    }
+    .line_limits();
+    let threads = match config.rules.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(todo.len());
+    let queue = Mutex::new(todo.into_iter());
+    let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
+    std::thread::scope(|s| -> Result<()> {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let queue = &queue;
+            s.spawn(move || loop {
+                let Some(job) = queue.lock().expect("queue").next() else {
+                    break;
+                };
+                let seats: Vec<(&Toolchain, &BotProgram)> = job
+                    .seats
+                    .iter()
+                    .map(|t| {
+                        let (tc, p) = &bots.by_team[t];
+                        (tc, p)
+                    })
+                    .collect();
+                let r =
+                    play(&job.setup, &seats, limits, Transcript::Drop).map_err(|e| e.to_string());
+                if tx.send((job, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut first_error = None;
+        for (job, r) in rx {
+            match r {
+                Ok(p) => {
+                    let result = planner_result(c.discipline, &job, &p);
+                    let record = serde_json::to_string(&p).expect("json");
+                    store.conn().execute(
+                        "INSERT OR IGNORE INTO bot_games (contest_id, game_key, result, record, played_at) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![c.id, job.key, result.to_string(), record, now().to_rfc3339()],
+                    )?;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(BotContestError::Match(e)),
+            None => Ok(()),
+        }
+    })
+}
+
+/// What the planner needs of a played game.
+fn planner_result(d: Discipline, job: &Job, p: &Played) -> serde_json::Value {
+    let failed_seat = p.failures.first().map(|f| f.bot);
+    match (d, &p.outcome) {
+        (Discipline::Ultimatum, o) => {
+            let key: ultimatum::MatchKey = serde_json::from_str(&job.key).expect("own key");
+            let (points, forfeited_by) = match o {
+                Some(Outcome::Ultimatum(o)) => (o.scored(), o.forfeited_by.or(failed_seat)),
+                _ => ([0, 0], failed_seat),
+            };
+            let mut points = points;
+            if let Some(f) = forfeited_by {
+                points[f] = 0;
+            }
+            json!(ultimatum::PlayedMatch {
+                key,
+                points,
+                forfeited_by
+            })
+        }
+        (Discipline::Flooding, o) => {
+            let k: FloodKey = serde_json::from_str(&job.key).expect("own key");
+            let rounds = match o {
+                Some(Outcome::Flooding(o)) => o.rounds,
+                _ => 0,
+            };
+            json!(flooding::RunResult {
+                team: k.team,
+                island: flooding::IslandId(k.island),
+                run: k.run,
+                rounds
+            })
+        }
+        (Discipline::Footsteps, o) => {
+            let key: footsteps::GameKey = serde_json::from_str(&job.key).expect("own key");
+            let winner = match o {
+                Some(Outcome::Footsteps(o)) => o.winner.map(|w| job.seats[w]),
+                _ => failed_seat.map(|f| job.seats[1 - f]),
+            };
+            json!(footsteps::PlayedGame { key, winner })
+        }
+        (_, o) => {
+            let pairing: morabaraba::Pairing = serde_json::from_str(&job.key).expect("own key");
+            let winner = match o {
+                Some(Outcome::Morabaraba(o)) => o.winner,
+                _ => failed_seat.map(|f| 1 - f),
+            };
+            let cpu = |i: usize| p.cpu_us.get(i).copied().unwrap_or(0);
+            json!(morabaraba::GameResult {
+                pairing,
+                winner,
+                cpu_micros: [cpu(0), cpu(1)]
+            })
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct FloodKey {
+    island: u32,
+    run: u32,
+    team: TeamId,
+}
+
+fn team_ids(c: &BotContest) -> Vec<TeamId> {
+    c.entries.iter().map(|e| e.team).collect()
+}
+
+fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
+    move |t| {
+        c.entries
+            .iter()
+            .find(|e| e.team == t)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| format!("team {}", t.0))
+    }
+}
+
+/// Plays every game still missing; returns the results table (without
+/// storing or mailing it: [`finish`]).
+pub fn play_all(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Results> {
+    let bots = load_bots(store, c, config)?;
+    let teams = team_ids(c);
+    let names = names_of(c);
+    match c.discipline {
+        Discipline::Ultimatum => {
+            let tc = ultimatum::Config {
+                repetitions: config.ultimatum.repetitions,
+            };
+            let done = stored(store.conn(), c.id)?;
+            let todo: Vec<Job> = ultimatum::schedule(&teams, &tc)
+                .map(|m| Job {
+                    key: serde_json::to_string(&m.key).expect("json"),
+                    seats: m.seats.to_vec(),
+                    setup: Setup::Ultimatum(config.ultimatum.params()),
+                })
+                .filter(|j| !done.contains_key(&j.key))
+                .collect();
+            play_jobs(store, c, config, &bots, todo, now)?;
+            Ok(Results::Ultimatum(ultimatum_table(store, c, config)?))
+        }
+        Discipline::Flooding => {
+            let islands = parse_islands(c)?;
+            let ids: Vec<flooding::IslandId> =
+                (0..islands.len() as u32).map(flooding::IslandId).collect();
+            let format = flooding::FloodingFormat {
+                runs: config.flooding.runs,
+            };
+            let done = stored(store.conn(), c.id)?;
+            let todo: Vec<Job> = flooding::plan(c.seed, &teams, &ids, format)
+                .into_iter()
+                .map(|r| Job {
+                    key: serde_json::to_string(&FloodKey {
+                        island: r.island.0,
+                        run: r.run,
+                        team: r.team,
+                    })
+                    .expect("json"),
+                    seats: vec![r.team],
+                    setup: Setup::Flooding {
+                        island: islands[r.island.0 as usize].clone(),
+                        params: config.flooding.params(),
+                        seed: r.seed,
+                    },
+                })
+                .filter(|j| !done.contains_key(&j.key))
+                .collect();
+            play_jobs(store, c, config, &bots, todo, now)?;
+            flooding_results(store, c, config)
+        }
+        Discipline::Footsteps => loop {
+            let played: Vec<footsteps::PlayedGame> = stored(store.conn(), c.id)?
+                .values()
+                .map(|v| parse(v))
+                .collect::<Result<_>>()?;
+            match footsteps::plan(&teams, &config.footsteps.tournament(), &played, &names)
+                .map_err(|e| BotContestError::Plan(e.to_string()))?
+            {
+                footsteps::Plan::Done(table) => return Ok(Results::Footsteps(table)),
+                footsteps::Plan::Play { games, .. } => {
+                    let todo = games
+                        .into_iter()
+                        .map(|g| Job {
+                            key: serde_json::to_string(&g.key).expect("json"),
+                            seats: g.seats.to_vec(),
+                            setup: Setup::Footsteps(config.footsteps.params()),
+                        })
+                        .collect();
+                    play_jobs(store, c, config, &bots, todo, now)?;
+                }
+            }
+        },
+        Discipline::Morabaraba | Discipline::Knobeln => {
+            let done = stored(store.conn(), c.id)?;
+            let todo: Vec<Job> = morabaraba::plan(&teams)
+                .into_iter()
+                .map(|p| Job {
+                    key: serde_json::to_string(&p).expect("json"),
+                    seats: vec![p.first, p.second],
+                    setup: Setup::Morabaraba,
+                })
+                .filter(|j| !done.contains_key(&j.key))
+                .collect();
+            play_jobs(store, c, config, &bots, todo, now)?;
+            morabaraba_results(store, c)
+        }
+    }
+}
+
+fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
+    c.islands
+        .iter()
+        .map(|(n, t)| {
+            Island::parse(t).map_err(|e| BotContestError::Island(n.clone(), e.to_string()))
+        })
+        .collect()
+}
+
+fn ultimatum_table(store: &Store, c: &BotContest, config: &Config) -> Result<ultimatum::Table> {
+    let played: Vec<ultimatum::PlayedMatch> = stored(store.conn(), c.id)?
+        .values()
+        .map(|v| parse(v))
+        .collect::<Result<_>>()?;
+    let tc = ultimatum::Config {
+        repetitions: config.ultimatum.repetitions,
+    };
+    ultimatum::table(&team_ids(c), &tc, &played, &names_of(c))
+        .map_err(|e| BotContestError::Plan(e.to_string()))
+}
+
+fn flooding_results(store: &Store, c: &BotContest, config: &Config) -> Result<Results> {
+    let results: Vec<flooding::RunResult> = stored(store.conn(), c.id)?
+        .values()
+        .map(|v| parse(v))
+        .collect::<Result<_>>()?;
+    let ids: Vec<flooding::IslandId> = (0..c.islands.len() as u32)
+        .map(flooding::IslandId)
+        .collect();
+    let format = flooding::FloodingFormat {
+        runs: config.flooding.runs,
+    };
+    let table = flooding::rank(&team_ids(c), &ids, format, &results, &names_of(c))
+        .map_err(|e| BotContestError::Plan(e.to_string()))?;
+    Ok(Results::Flooding {
+        islands: c.islands.iter().map(|(n, _)| n.clone()).collect(),
+        table,
+    })
+}
+
+fn morabaraba_results(store: &Store, c: &BotContest) -> Result<Results> {
+    let results: Vec<morabaraba::GameResult> = stored(store.conn(), c.id)?
+        .values()
+        .map(|v| parse(v))
+        .collect::<Result<_>>()?;
+    let table = morabaraba::rank(&team_ids(c), &results, &names_of(c))
+        .map_err(|e| BotContestError::Plan(e.to_string()))?;
+    Ok(Results::Morabaraba(table))
+}
+
+/// The results so far, from the stored games (for status and the site;
+/// FootSteps only once finished).
+pub fn results(store: &Store, c: &BotContest, config: &Config) -> Result<Option<Results>> {
+    Ok(match c.discipline {
+        Discipline::Ultimatum => {
+            if c.finished {
+                Some(Results::Ultimatum(ultimatum_table(store, c, config)?))
+            } else {
+                None
+            }
+        }
+        Discipline::Flooding => Some(flooding_results(store, c, config)?),
+        Discipline::Footsteps => {
+            let played: Vec<footsteps::PlayedGame> = stored(store.conn(), c.id)?
+                .values()
+                .map(|v| parse(v))
+                .collect::<Result<_>>()?;
+            match footsteps::plan(
+                &team_ids(c),
+                &config.footsteps.tournament(),
+                &played,
+                &names_of(c),
+            ) {
+                Ok(footsteps::Plan::Done(t)) => Some(Results::Footsteps(t)),
+                _ => None,
+            }
+        }
+        _ => Some(morabaraba_results(store, c)?),
+    })
+}
+
+/// Games stored so far.
+pub fn games_played(conn: &Connection, c: &BotContest) -> Result<u64> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM bot_games WHERE contest_id = ?1",
+        [c.id],
+        |r| r.get(0),
+    )?;
+    Ok(n as u64)
+}
+
+/// Marks the contest finished and queues the results mail to every
+/// participant, in one transaction (a mail already queued is not queued
+/// twice).
+pub fn finish(
+    store: &mut Store,
+    c: &BotContest,
+    config: &Config,
+    results: &Results,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let text = results_text(results);
+    let regs = all_registrations(store.conn())?;
+    let tx = store.conn_mut().transaction()?;
+    tx.execute(
+        "UPDATE bot_contests SET state = 'finished', finished_at = ?2, results = ?3 \
+         WHERE id = ?1 AND state = 'running'",
+        params![
+            c.id,
+            now.to_rfc3339(),
+            serde_json::to_string(results).expect("json")
+        ],
+    )?;
+    let body = crate::mail::texts::render(
+        "bot_results",
+        &json!({
+            "contest_name": config.contest.name,
+            "discipline": c.discipline.title(),
+            "table": text.trim_end(),
+        }),
+    )
+    .map_err(|e| BotContestError::Mail(e.to_string()))?;
+    for r in regs {
+        let m = Outgoing {
+            kind: "final",
+            to: vec![r.mail_address.clone()],
+            subject: format!("{}: the final results", config.contest.name),
+            body: body.clone(),
+            in_reply_to: None,
+            references: vec![],
+            attachments: vec![],
+        };
+        let key = format!("BOTFINAL:{}:{}", c.id, r.team_name);
+        let cause = Cause {
+            event_key: Some(&key),
+            ..Cause::default()
+        };
+        enqueue(&tx, &config.contest, &m, cause, now)
+            .map_err(|e| BotContestError::Mail(e.to_string()))?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Starts (if needed), plays and finishes the contest of a bot discipline.
+pub fn run_contest(
+    store: &mut Store,
+    config: &Config,
+    seed: u64,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Results> {
+    let c = start(store, config, seed, now())?;
+    let results = play_all(store, &c, config, now)?;
+    if !c.finished {
+        finish(store, &c, config, &results, now())?;
+    }
+    Ok(results)
+}
+
+fn cut(name: &str, width: usize) -> String {
+    name.chars().take(width).collect()
+}
+
+/// The results table as text (7-bit, at most 72 columns), in the
+/// discipline's own form.
+pub fn results_text(results: &Results) -> String {
+    let mut t = String::new();
+    match results {
+        Results::Ultimatum(table) => {
+            t.push_str(&format!(
+                "Every bot played every other in both orders, {} times; Plus and\n\
+                 Minus are the mean points per repetition: Plus what the bot\n\
+                 scored, Minus what its opponents scored against it. Ranked by\n\
+                 Plus, then by the higher Minus.\n\n",
+                table.repetitions
+            ));
+            t.push_str(&format!(
+                "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}\n",
+                "Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"
+            ));
+            for r in &table.rows {
+                t.push_str(&format!(
+                    "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}\n",
+                    format!("{}.", r.place),
+                    cut(&r.name, 20),
+                    r.plus,
+                    r.minus,
+                    r.won,
+                    r.drawn,
+                    r.lost
+                ));
+            }
+            let forfeits: Vec<String> = table
+                .rows
+                .iter()
+                .filter(|r| r.forfeits > 0)
+                .map(|r| format!("{} ({})", r.name, r.forfeits))
+                .collect();
+            if !forfeits.is_empty() {
+                t.push_str(&format!(
+                    "\nMatches forfeited (a broken rule or limit): {}\n",
+                    forfeits.join(", ")
+                ));
+            }
+        }
+        Results::Flooding { islands, table } => {
+            t.push_str(
+                "Every bot played every island the same number of times with the\n\
+                 same flood cards. Per island the mean number of rounds it\n\
+                 survived; the score is their sum.\n\n",
+            );
+            let w = 9;
+            let shown = islands.len().min(4);
+            let mut head = format!("{:>5}  {:<16}", "Place", "Bot");
+            for n in islands.iter().take(shown) {
+                head.push_str(&format!(" {:>w$}", cut(n, w)));
+            }
+            head.push_str(&format!(" {:>10}\n", "Score"));
+            t.push_str(&head);
+            for r in &table.rows {
+                let mut line = format!("{:>5}  {:<16}", format!("{}.", r.place), cut(&r.name, 16));
+                for s in r.islands.iter().take(shown) {
+                    line.push_str(&format!(" {:>w$.2}", s.mean.as_f64()));
+                }
+                line.push_str(&format!(" {:>10.2}\n", r.score.as_f64()));
+                t.push_str(&line);
+            }
+            if islands.len() > shown {
+                t.push_str("\nThe other islands, mean rounds per bot:\n");
+                for (k, n) in islands.iter().enumerate().skip(shown) {
+                    t.push_str(&format!("{n}:\n"));
+                    for r in &table.rows {
+                        if let Some(s) = r.islands.get(k) {
+                            t.push_str(&format!(
+                                "  {:<20} {:.2}\n",
+                                cut(&r.name, 20),
+                                s.mean.as_f64()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Results::Footsteps(table) => {
+            t.push_str(
+                "Every pair played the same number of games, each bot on each side\n\
+                 equally often. Ranked by games won; Percent is the share of all\n\
+                 games won. Tied bots played again among themselves.\n\n",
+            );
+            t.push_str(&format!(
+                "{:>5}  {:<20} {:>6} {:>8} {:>6} {:>6}  {}\n",
+                "Place", "Bot", "Won", "Percent", "Drawn", "Lost", "Replays"
+            ));
+            for r in &table.rows {
+                let replays: Vec<String> = r.tie_wins.iter().map(|w| w.to_string()).collect();
+                t.push_str(&format!(
+                    "{:>5}  {:<20} {:>6} {:>7.2}% {:>6} {:>6}  {}\n",
+                    format!("{}.", r.place),
+                    cut(&r.name, 20),
+                    r.won,
+                    r.percent,
+                    r.drawn,
+                    r.lost,
+                    if replays.is_empty() {
+                        "-".into()
+                    } else {
+                        replays.join(" ")
+                    }
+                ));
+            }
+            let name = |id: TeamId| {
+                table
+                    .rows
+                    .iter()
+                    .find(|r| r.team == id)
+                    .map(|r| r.name.clone())
+                    .unwrap_or_else(|| id.to_string())
+            };
+            t.push_str("\nThe pairs (round 0 is the round robin, then the replays):\n\n");
+            t.push_str(&format!(
+                "{:>5}  {:<16} {:<16} {:>6} {:>6} {:>6}\n",
+                "Round", "Bot A", "Bot B", "A won", "B won", "None"
+            ));
+            for p in &table.pairs {
+                t.push_str(&format!(
+                    "{:>5}  {:<16} {:<16} {:>6} {:>6} {:>6}\n",
+                    p.round,
+                    cut(&name(p.pair[0]), 16),
+                    cut(&name(p.pair[1]), 16),
+                    p.wins[0],
+                    p.wins[1],
+                    p.no_winner
+                ));
+            }
+            for set in &table.unresolved {
+                let names: Vec<String> = set.iter().map(|&t| name(t)).collect();
+                t.push_str(&format!(
+                    "\nStill tied after the last replay, sharing a place: {}\n",
+                    names.join(", ")
+                ));
+            }
+        }
+        Results::Morabaraba(table) => {
+            t.push_str(
+                "Every bot played every bot in both colours, itself included. A\n\
+                 winner gets f(V) points, a loser loses 1 - f(H), a draw scores\n\
+                 0, with f(x) = 2/(1+exp(x*x/100)) and V, H the CPU seconds the\n\
+                 winner and the loser used in that game. Equal points are\n\
+                 decided by the games among the tied bots (H2H).\n\n",
+            );
+            t.push_str(&format!(
+                "{:>5}  {:<16} {:>10} {:>9} {:>4} {:>4} {:>4} {:>8}\n",
+                "Place", "Bot", "Points", "H2H", "Won", "Draw", "Lost", "CPU s"
+            ));
+            for r in &table.rows {
+                t.push_str(&format!(
+                    "{:>5}  {:<16} {:>10.6} {:>9} {:>4} {:>4} {:>4} {:>8.3}\n",
+                    format!("{}.", r.place),
+                    cut(&r.name, 16),
+                    r.points.as_f64(),
+                    r.head_to_head
+                        .map_or("-".to_string(), |h| format!("{:.3}", h.as_f64())),
+                    r.won,
+                    r.drawn,
+                    r.lost,
+                    r.cpu_micros as f64 / 1e6
+                ));
+            }
+        }
+    }
+    t
+}
+
+/// The results article of a bot contest (plain text, 72 columns).
+pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64) -> String {
+    format!(
+        "Results of the {contest_name}: {}\n\n{games} games were played.\n\n{}",
+        d.title(),
+        results_text(results)
+    )
+}
+
+/// The ranking as headers and rows of cells, for the site's table.
+pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    match results {
+        Results::Ultimatum(t) => (
+            vec!["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        r.plus.to_string(),
+                        r.minus.to_string(),
+                        r.won.to_string(),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Flooding { table, .. } => (
+            vec!["Place", "Bot", "Mean rounds per island", "Score"],
+            table
+                .rows
+                .iter()
+                .map(|r| {
+                    let per: Vec<String> = r
+                        .islands
+                        .iter()
+                        .map(|s| format!("{:.2}", s.mean.as_f64()))
+                        .collect();
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        per.join(" / "),
+                        format!("{:.2}", r.score.as_f64()),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Footsteps(t) => (
+            vec!["Place", "Bot", "Won", "Percent", "Drawn", "Lost"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        r.won.to_string(),
+                        format!("{:.2} %", r.percent),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                    ]
+                })
+                .collect(),
+        ),
+        Results::Morabaraba(t) => (
+            vec!["Place", "Bot", "Points", "Won", "Draw", "Lost", "CPU s"],
+            t.rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.place.to_string(),
+                        r.name.clone(),
+                        format!("{:.6}", r.points.as_f64()),
+                        r.won.to_string(),
+                        r.drawn.to_string(),
+                        r.lost.to_string(),
+                        format!("{:.3}", r.cpu_micros as f64 / 1e6),
+                    ]
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// What `knobeln status` says about a bot contest.
+pub fn status_text(store: &Store, config: &Config) -> Result<Option<String>> {
+    let Some(c) = contest(store.conn())? else {
+        return Ok(None);
+    };
+    let mut t = format!(
+        "The contest ({}) {}: {} bot(s), {} game(s) played.\n",
+        c.discipline.title(),
+        if c.finished {
+            "is finished"
+        } else {
+            "is running"
+        },
+        c.entries.len(),
+        games_played(store.conn(), &c)?
+    );
+    for e in &c.entries {
+        t.push_str(&format!("  {} (bot version {})\n", e.name, e.version));
+    }
+    if let Some(r) = results(store, &c, config)? {
+        t.push('\n');
+        t.push_str(&results_text(&r));
+    }
+    Ok(Some(t))
+}

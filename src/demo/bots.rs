@@ -1,0 +1,140 @@
+//! The demo bots of the bot disciplines (`src/demo/bots/<discipline>/`):
+//! our own programs after the seeds' sample and reference bots (the
+//! ultimatum game's `simple`, `more` and `random`, the island's bot that
+//! stands still, a trivial FootSteps and Morabaraba bot) and stronger ones,
+//! in C and Python; and the demo's islands (`src/demo/islands/`).
+//!
+//! Only sources as text; building and playing them is the caller's.
+
+use crate::discipline::Discipline;
+
+/// A demo bot: its file name (the extension says the language) and source.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoBot {
+    pub file: &'static str,
+    pub source: &'static str,
+}
+
+macro_rules! bot {
+    ($d:literal, $f:literal) => {
+        DemoBot {
+            file: $f,
+            source: include_str!(concat!("bots/", $d, "/", $f)),
+        }
+    };
+}
+
+/// The demo bots of `d` (none for KNOBELN, whose demo strategies are
+/// [`super::FAMILIES`]).
+pub fn demo_bots(d: Discipline) -> &'static [DemoBot] {
+    match d {
+        Discipline::Knobeln => &[],
+        Discipline::Ultimatum => ULTIMATUM,
+        Discipline::Flooding => FLOODING,
+        Discipline::Footsteps => FOOTSTEPS,
+        Discipline::Morabaraba => MORABARABA,
+    }
+}
+
+const ULTIMATUM: &[DemoBot] = &[
+    bot!("ultimatum", "simple.c"),
+    bot!("ultimatum", "more.c"),
+    bot!("ultimatum", "random.py"),
+    bot!("ultimatum", "adaptive.py"),
+    bot!("ultimatum", "probe.c"),
+];
+
+const FLOODING: &[DemoBot] = &[
+    bot!("flooding", "stand.c"),
+    bot!("flooding", "stand.py"),
+    bot!("flooding", "keeper.c"),
+    bot!("flooding", "wanderer.py"),
+];
+
+const FOOTSTEPS: &[DemoBot] = &[
+    bot!("footsteps", "one.c"),
+    bot!("footsteps", "one.py"),
+    bot!("footsteps", "steady.c"),
+    bot!("footsteps", "counter.py"),
+];
+
+const MORABARABA: &[DemoBot] = &[
+    bot!("morabaraba", "first.c"),
+    bot!("morabaraba", "first.py"),
+    bot!("morabaraba", "miller.c"),
+];
+
+/// The demo's islands: (name, text in the seed's format).
+pub const ISLANDS: &[(&str, &str)] = &[
+    ("lagoon", include_str!("islands/lagoon.txt")),
+    ("atoll", include_str!("islands/atoll.txt")),
+    ("ridge", include_str!("islands/ridge.txt")),
+];
+
+/// The demo field of a bot discipline: one team per demo bot, named after
+/// its file (`simple_c`, `random_py`).
+pub fn bot_teams(d: Discipline) -> Vec<(super::DemoTeam, DemoBot)> {
+    demo_bots(d)
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let name = b.file.replace('.', "_");
+            let team = super::DemoTeam {
+                address: format!("{name}@participants.example"),
+                name,
+                family: b.file,
+                variant: 0,
+                organization: super::ORGANIZATIONS[k % super::ORGANIZATIONS.len()],
+                preferences: &[],
+            };
+            (team, *b)
+        })
+        .collect()
+}
+
+/// The "please compile" mail of a demo bot: the `<<FROM>>` line in the
+/// body, the source attached under its file name (which says the language).
+pub fn bot_compile_mail(
+    team: &super::DemoTeam,
+    auth: &str,
+    bot: &DemoBot,
+    contest_address: &str,
+    n: usize,
+) -> String {
+    format!(
+        "From: {name} <{addr}>\r\nTo: {contest_address}\r\nSubject: please compile\r\n\
+         Message-ID: <demo-bot-compile-{n}@participants.example>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"b0undary\"\r\n\r\n\
+         --b0undary\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n\
+         <<FROM>> {name} {auth}\r\n\r\n\
+         --b0undary\r\nContent-Type: text/plain; charset=us-ascii\r\n\
+         Content-Disposition: attachment; filename=\"{file}\"\r\n\r\n{src}\r\n\
+         --b0undary--\r\n",
+        name = team.name,
+        addr = team.address,
+        file = bot.file,
+        src = bot.source.replace('\n', "\r\n"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::flooding::Island;
+
+    #[test]
+    fn the_demo_islands_are_valid() {
+        for (name, text) in ISLANDS {
+            Island::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn every_bot_discipline_has_bots_in_c_and_python() {
+        for d in Discipline::BOTS {
+            let bots = demo_bots(d);
+            assert!(bots.iter().any(|b| b.file.ends_with(".c")), "{d}");
+            assert!(bots.iter().any(|b| b.file.ends_with(".py")), "{d}");
+        }
+    }
+}

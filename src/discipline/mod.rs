@@ -1,0 +1,430 @@
+//! The disciplines a contest can be (`[contest] discipline`): KNOBELN (1994,
+//! C strategies linked to the runtime) and the four bot disciplines of the
+//! seeds, whose players are programs in any language that talk in lines:
+//! the ultimatum game (freiesMagazin 2011), the flooding island
+//! (freiesMagazin 2012), FootSteps (2007) and Morabaraba (2014).
+//!
+//! What is here: the discipline's name, its parameters and limits as the
+//! configuration gives them (`[ultimatum]`, `[flooding]`, `[footsteps]`,
+//! `[morabaraba]`, each with the seed's defaults) and their validation, and
+//! [`play`]: one game or match of a bot discipline between built bots, as
+//! `knobeln play --discipline` and the contest run play it. What is not
+//! here: the rules (`crate::game`), the tournament formats
+//! (`crate::tournament`), how a bot is started (`crate::sandbox::bot`).
+
+pub mod bots;
+pub mod play;
+pub mod trial;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::lines::LineLimits;
+
+/// What is played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Discipline {
+    /// KNOBELN (1994): C strategies against the runtime.
+    #[default]
+    Knobeln,
+    /// The ultimatum game (freiesMagazin 2011).
+    Ultimatum,
+    /// The flooding island (freiesMagazin 2012).
+    Flooding,
+    /// FootSteps (2007).
+    Footsteps,
+    /// Morabaraba (Ohjelmointiputka 2014).
+    Morabaraba,
+}
+
+impl Discipline {
+    pub const ALL: [Discipline; 5] = [
+        Discipline::Knobeln,
+        Discipline::Ultimatum,
+        Discipline::Flooding,
+        Discipline::Footsteps,
+        Discipline::Morabaraba,
+    ];
+
+    /// The bot disciplines (everything but KNOBELN).
+    pub const BOTS: [Discipline; 4] = [
+        Discipline::Ultimatum,
+        Discipline::Flooding,
+        Discipline::Footsteps,
+        Discipline::Morabaraba,
+    ];
+
+    /// The name in the configuration and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Discipline::Knobeln => "knobeln",
+            Discipline::Ultimatum => "ultimatum",
+            Discipline::Flooding => "flooding",
+            Discipline::Footsteps => "footsteps",
+            Discipline::Morabaraba => "morabaraba",
+        }
+    }
+
+    /// The name in mails and on the site.
+    pub fn title(self) -> &'static str {
+        match self {
+            Discipline::Knobeln => "KNOBELN",
+            Discipline::Ultimatum => "the ultimatum game",
+            Discipline::Flooding => "the flooding island",
+            Discipline::Footsteps => "FootSteps",
+            Discipline::Morabaraba => "Morabaraba",
+        }
+    }
+
+    /// How many bots a game seats (the flooding island: one).
+    pub fn seats(self) -> usize {
+        match self {
+            Discipline::Flooding => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether players are bots in any language (not KNOBELN's C strategies).
+    pub fn is_bot_discipline(self) -> bool {
+        self != Discipline::Knobeln
+    }
+}
+
+impl fmt::Display for Discipline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Discipline {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Discipline::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "no discipline `{s}`: it is one of {}",
+                    Discipline::ALL.map(|d| d.name()).join(", ")
+                )
+            })
+    }
+}
+
+/// The limits every bot of a match plays under, in the configuration's
+/// words (milliseconds, seconds, MiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotLimitsConfig {
+    /// Wall clock for one reply, in milliseconds.
+    pub reply_ms: u64,
+    /// Wall clock for the first reply (the runtime's start-up), in ms.
+    pub startup_ms: u64,
+    /// CPU seconds per bot and game (whole process tree).
+    pub cpu_secs: u64,
+    /// Memory per bot in MiB (the language's allowance comes on top).
+    pub memory_mb: u64,
+}
+
+impl BotLimitsConfig {
+    fn validate(&self, section: &str) -> Result<(), String> {
+        let check = |name: &str, v: u64, lo: u64, hi: u64| {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{section}.{name} must be in {lo}..={hi} (got {v})"))
+            }
+        };
+        check("reply_ms", self.reply_ms, 1, 3_600_000)?;
+        check("startup_ms", self.startup_ms, 1, 3_600_000)?;
+        check("cpu_secs", self.cpu_secs, 1, 86_400)?;
+        check("memory_mb", self.memory_mb, 8, 65_536)
+    }
+
+    /// The referee's limits.
+    pub fn line_limits(&self) -> LineLimits {
+        LineLimits {
+            reply_wall: Duration::from_millis(self.reply_ms),
+            startup_wall: Duration::from_millis(self.startup_ms.max(self.reply_ms)),
+            cpu: Duration::from_secs(self.cpu_secs),
+            memory_mb: self.memory_mb,
+            ..LineLimits::default()
+        }
+    }
+}
+
+/// `[ultimatum]`: the 2011 contest's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UltimatumConfig {
+    /// Rounds per match (2500).
+    pub rounds: u32,
+    /// How often the whole round robin is played (100).
+    pub repetitions: u32,
+    /// The entry condition: a match of `rounds` rounds against itself must
+    /// end within this many seconds of wall clock (60).
+    pub entry_secs: u64,
+    pub reply_ms: u64,
+    pub startup_ms: u64,
+    /// CPU seconds per bot and match.
+    pub cpu_secs: u64,
+    pub memory_mb: u64,
+}
+
+impl Default for UltimatumConfig {
+    fn default() -> Self {
+        UltimatumConfig {
+            rounds: 2500,
+            repetitions: 100,
+            entry_secs: 60,
+            reply_ms: 2000,
+            startup_ms: 10_000,
+            cpu_secs: 60,
+            memory_mb: 256,
+        }
+    }
+}
+
+impl UltimatumConfig {
+    pub fn params(&self) -> crate::game::ultimatum::Params {
+        crate::game::ultimatum::Params {
+            rounds: self.rounds,
+        }
+    }
+    pub fn limits(&self) -> BotLimitsConfig {
+        BotLimitsConfig {
+            reply_ms: self.reply_ms,
+            startup_ms: self.startup_ms,
+            cpu_secs: self.cpu_secs,
+            memory_mb: self.memory_mb,
+        }
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        self.params()
+            .validate()
+            .map_err(|e| format!("ultimatum.{e}"))?;
+        if !(1..=10_000).contains(&self.repetitions) {
+            return Err(format!(
+                "ultimatum.repetitions must be in 1..=10000 (got {})",
+                self.repetitions
+            ));
+        }
+        if !(1..=3600).contains(&self.entry_secs) {
+            return Err(format!(
+                "ultimatum.entry_secs must be in 1..=3600 (got {})",
+                self.entry_secs
+            ));
+        }
+        self.limits().validate("ultimatum")
+    }
+}
+
+/// `[flooding]`: the 2012 contest's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FloodingConfig {
+    /// Games per bot and island (1000).
+    pub runs: u32,
+    /// A game ends after this round at the latest.
+    pub max_rounds: u32,
+    /// Island files (the seed's text format) played besides the built-in
+    /// ones and those participants send in.
+    pub islands: Vec<PathBuf>,
+    /// Wall clock per round (the three commands), in ms (100).
+    pub round_ms: u64,
+    pub startup_ms: u64,
+    /// CPU seconds per bot and game.
+    pub cpu_secs: u64,
+    pub memory_mb: u64,
+}
+
+impl Default for FloodingConfig {
+    fn default() -> Self {
+        FloodingConfig {
+            runs: crate::tournament::flooding::DEFAULT_RUNS,
+            max_rounds: crate::game::flooding::DEFAULT_MAX_ROUNDS,
+            islands: Vec::new(),
+            round_ms: 100,
+            startup_ms: 10_000,
+            cpu_secs: 60,
+            memory_mb: 256,
+        }
+    }
+}
+
+impl FloodingConfig {
+    pub fn params(&self) -> crate::game::flooding::Params {
+        crate::game::flooding::Params {
+            max_rounds: self.max_rounds,
+        }
+    }
+    pub fn limits(&self) -> BotLimitsConfig {
+        BotLimitsConfig {
+            reply_ms: self.round_ms,
+            startup_ms: self.startup_ms,
+            cpu_secs: self.cpu_secs,
+            memory_mb: self.memory_mb,
+        }
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=100_000).contains(&self.runs) {
+            return Err(format!(
+                "flooding.runs must be in 1..=100000 (got {})",
+                self.runs
+            ));
+        }
+        if !(1..=1_000_000).contains(&self.max_rounds) {
+            return Err(format!(
+                "flooding.max_rounds must be in 1..=1000000 (got {})",
+                self.max_rounds
+            ));
+        }
+        if !(1..=60_000).contains(&self.round_ms) {
+            return Err(format!(
+                "flooding.round_ms must be in 1..=60000 (got {})",
+                self.round_ms
+            ));
+        }
+        self.limits().validate("flooding")
+    }
+}
+
+/// `[footsteps]`: the 2007 contest's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FootstepsConfig {
+    /// Games each pair plays in a round (300).
+    pub games_per_pair: u32,
+    /// Tie replays at most (3); then the tied share their place.
+    pub max_tie_rounds: u32,
+    /// Fields of the strip (7).
+    pub fields: u32,
+    /// Points each player starts with (50).
+    pub points: u32,
+    pub reply_ms: u64,
+    pub startup_ms: u64,
+    pub cpu_secs: u64,
+    pub memory_mb: u64,
+}
+
+impl Default for FootstepsConfig {
+    fn default() -> Self {
+        FootstepsConfig {
+            games_per_pair: 300,
+            max_tie_rounds: 3,
+            fields: 7,
+            points: 50,
+            reply_ms: 2000,
+            startup_ms: 10_000,
+            cpu_secs: 10,
+            memory_mb: 256,
+        }
+    }
+}
+
+impl FootstepsConfig {
+    pub fn params(&self) -> crate::game::footsteps::Params {
+        crate::game::footsteps::Params {
+            fields: self.fields,
+            points: self.points,
+        }
+    }
+    pub fn tournament(&self) -> crate::tournament::footsteps::Config {
+        crate::tournament::footsteps::Config {
+            games_per_pair: self.games_per_pair,
+            max_tie_rounds: self.max_tie_rounds,
+        }
+    }
+    pub fn limits(&self) -> BotLimitsConfig {
+        BotLimitsConfig {
+            reply_ms: self.reply_ms,
+            startup_ms: self.startup_ms,
+            cpu_secs: self.cpu_secs,
+            memory_mb: self.memory_mb,
+        }
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        self.params()
+            .validate()
+            .map_err(|e| format!("footsteps.{e}"))?;
+        self.tournament()
+            .validate()
+            .map_err(|e| format!("footsteps: {e}"))?;
+        self.limits().validate("footsteps")
+    }
+}
+
+/// `[morabaraba]`: the 2014 contest's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MorabarabaConfig {
+    /// CPU seconds per bot and game (120).
+    pub cpu_secs: u64,
+    /// Memory per bot in MiB (512).
+    pub memory_mb: u64,
+    /// Wall clock for one move, in ms (the seed sets none; a bot that
+    /// waits this long without using CPU is stuck).
+    pub reply_ms: u64,
+    pub startup_ms: u64,
+}
+
+impl Default for MorabarabaConfig {
+    fn default() -> Self {
+        MorabarabaConfig {
+            cpu_secs: 120,
+            memory_mb: 512,
+            reply_ms: 130_000,
+            startup_ms: 130_000,
+        }
+    }
+}
+
+impl MorabarabaConfig {
+    pub fn limits(&self) -> BotLimitsConfig {
+        BotLimitsConfig {
+            reply_ms: self.reply_ms,
+            startup_ms: self.startup_ms,
+            cpu_secs: self.cpu_secs,
+            memory_mb: self.memory_mb,
+        }
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        self.limits().validate("morabaraba")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for d in Discipline::ALL {
+            assert_eq!(d.name().parse::<Discipline>(), Ok(d));
+        }
+        assert!("chess"
+            .parse::<Discipline>()
+            .unwrap_err()
+            .contains("ultimatum"));
+    }
+
+    #[test]
+    fn defaults_are_the_seeds_and_valid() {
+        let u = UltimatumConfig::default();
+        assert_eq!((u.rounds, u.repetitions, u.entry_secs), (2500, 100, 60));
+        u.validate().unwrap();
+        let f = FloodingConfig::default();
+        assert_eq!((f.runs, f.round_ms), (1000, 100));
+        f.validate().unwrap();
+        let s = FootstepsConfig::default();
+        assert_eq!((s.games_per_pair, s.fields, s.points), (300, 7, 50));
+        s.validate().unwrap();
+        let m = MorabarabaConfig::default();
+        assert_eq!((m.cpu_secs, m.memory_mb), (120, 512));
+        m.validate().unwrap();
+    }
+}

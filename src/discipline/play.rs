@@ -1,0 +1,211 @@
+//! One game (or match) of a bot discipline between built bots: the game's
+//! rules from `crate::game`, the bots in the sandbox through
+//! [`crate::lines::Match`], and a [`Played`] that says what happened, with
+//! the transcript when asked for.
+//!
+//! This is the one place that pairs a discipline with its [`LineGame`]:
+//! `knobeln play --discipline`, the compile service's trial match and the
+//! contest run all play through [`play`]. It measures the wall clock of the
+//! whole game (the ultimatum game's entry condition); CPU time per bot is
+//! the referee's. It knows nothing of tournaments, storage or mail.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::game::flooding::{FloodGame, FloodOutcome, Island};
+use crate::game::footsteps::{self, GameOutcome};
+use crate::game::lines::{Exchange, LineGame, Recorded};
+use crate::game::morabaraba::{MorabarabaGame, MorabarabaOutcome};
+use crate::game::ultimatum::{self, MatchOutcome};
+use crate::lang::build::BotProgram;
+use crate::lang::Toolchain;
+use crate::lines::game::play_game_on;
+use crate::lines::{BotFailure, LineLimits, Match, MatchError};
+
+/// The game to play and its parameters (chance included).
+#[derive(Debug, Clone)]
+pub enum Setup {
+    Ultimatum(ultimatum::Params),
+    Flooding {
+        island: Island,
+        params: crate::game::flooding::Params,
+        seed: u64,
+    },
+    Footsteps(footsteps::Params),
+    Morabaraba,
+}
+
+impl Setup {
+    pub fn seats(&self) -> usize {
+        match self {
+            Setup::Flooding { .. } => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// A finished game's outcome, per discipline.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "discipline", rename_all = "snake_case")]
+pub enum Outcome {
+    Ultimatum(MatchOutcome),
+    Flooding(FloodOutcome),
+    Footsteps(GameOutcome),
+    Morabaraba(MorabarabaOutcome),
+}
+
+/// Whether to keep the lines of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transcript {
+    Keep,
+    Drop,
+}
+
+/// Lines kept at most in a transcript (a 2500-round ultimatum match has
+/// about 22,500).
+pub const TRANSCRIPT_CAP: usize = 200_000;
+
+/// What happened in one game.
+#[derive(Debug, Clone, Serialize)]
+pub struct Played {
+    /// The outcome (also after a failure: the game says what it means).
+    pub outcome: Option<Outcome>,
+    /// Every failure, with its bot (seat), turn and reason.
+    pub failures: Vec<BotFailure>,
+    /// CPU time of each seat's whole process tree, in ms.
+    pub cpu_ms: Vec<u64>,
+    /// Exact CPU time of each seat, in microseconds (for Morabaraba's f).
+    pub cpu_us: Vec<u64>,
+    /// Wall clock of the whole game, start-up included, in ms.
+    pub wall_ms: u64,
+    /// The first bytes of each seat's standard error.
+    pub stderr: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Vec<Exchange>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub transcript_truncated: bool,
+}
+
+/// Plays one game of `setup` between `bots` (seat order), under `limits`.
+/// `Err` only for the server's own faults.
+pub fn play(
+    setup: &Setup,
+    bots: &[(&Toolchain, &BotProgram)],
+    limits: LineLimits,
+    transcript: Transcript,
+) -> Result<Played, MatchError> {
+    assert_eq!(bots.len(), setup.seats(), "seats of the game");
+    let start = Instant::now();
+    let m = Match::start(bots, limits)?;
+    let played = match setup {
+        Setup::Ultimatum(p) => run(m, ultimatum::Match::new(*p), transcript, Outcome::Ultimatum)?,
+        Setup::Flooding {
+            island,
+            params,
+            seed,
+        } => run(
+            m,
+            FloodGame::new(island, *params, *seed),
+            transcript,
+            Outcome::Flooding,
+        )?,
+        Setup::Footsteps(p) => run(m, footsteps::Game::new(*p), transcript, Outcome::Footsteps)?,
+        Setup::Morabaraba => run(m, MorabarabaGame::new(), transcript, Outcome::Morabaraba)?,
+    };
+    Ok(Played {
+        wall_ms: start.elapsed().as_millis() as u64,
+        ..played
+    })
+}
+
+fn run<G: LineGame>(
+    m: Match,
+    game: G,
+    transcript: Transcript,
+    wrap: fn(G::Outcome) -> Outcome,
+) -> Result<Played, MatchError> {
+    let cap = match transcript {
+        Transcript::Keep => TRANSCRIPT_CAP,
+        Transcript::Drop => 0,
+    };
+    let mut game = Recorded::new(game, cap);
+    let rec = play_game_on(m, &mut game)?;
+    let cpu = |d: &Duration| d.as_millis() as u64;
+    Ok(Played {
+        outcome: rec.outcome.map(wrap),
+        failures: rec.failures,
+        cpu_ms: rec.bots.iter().map(|b| cpu(&b.cpu)).collect(),
+        cpu_us: rec.bots.iter().map(|b| b.cpu.as_micros() as u64).collect(),
+        wall_ms: 0,
+        stderr: rec.bots.iter().map(|b| b.stderr.clone()).collect(),
+        transcript: (transcript == Transcript::Keep).then_some(game.transcript),
+        transcript_truncated: game.truncated,
+    })
+}
+
+impl Played {
+    /// One line per seat and the outcome, for the terminal.
+    pub fn summary(&self, names: &[String]) -> String {
+        let mut t = String::new();
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("bot {i}"));
+        match &self.outcome {
+            Some(Outcome::Ultimatum(o)) => {
+                let s = o.scored();
+                for (i, points) in s.iter().enumerate() {
+                    t.push_str(&format!(
+                        "{}: {} points ({:?}), {} of {} offers accepted\n",
+                        name(i),
+                        points,
+                        o.result_for(i),
+                        o.accepted_offers[i],
+                        o.rounds_completed
+                    ));
+                }
+                t.push_str(&format!(
+                    "rounds completed: {} of {}\n",
+                    o.rounds_completed, o.rounds
+                ));
+            }
+            Some(Outcome::Flooding(o)) => {
+                t.push_str(&format!(
+                    "{}: survived {} rounds ({:?}), flood level {}, at {}\n",
+                    name(0),
+                    o.rounds,
+                    o.end,
+                    o.level,
+                    o.position
+                ));
+            }
+            Some(Outcome::Footsteps(o)) => {
+                match o.winner {
+                    Some(w) => t.push_str(&format!("{} wins", name(w))),
+                    None => t.push_str("draw"),
+                }
+                t.push_str(&format!(
+                    " ({:?}) after {} turns; token on field {}, points left {} / {}\n",
+                    o.ending, o.turns, o.position, o.points_left[0], o.points_left[1]
+                ));
+            }
+            Some(Outcome::Morabaraba(o)) => {
+                match o.winner {
+                    Some(w) => t.push_str(&format!("{} wins", name(w))),
+                    None => t.push_str("draw"),
+                }
+                t.push_str(&format!(
+                    " after {} turns ({:?}); cows left {} / {}\n",
+                    o.turns, o.end, o.cows[0], o.cows[1]
+                ));
+            }
+            None => t.push_str("no outcome\n"),
+        }
+        for (i, ms) in self.cpu_ms.iter().enumerate() {
+            t.push_str(&format!("{}: {} ms CPU\n", name(i), ms));
+        }
+        t.push_str(&format!("wall clock: {} ms\n", self.wall_ms));
+        for f in &self.failures {
+            t.push_str(&format!("FAILURE of {}: {}\n", name(f.bot), f.reason));
+        }
+        t
+    }
+}

@@ -1,0 +1,257 @@
+//! The compile service's trial for a bot discipline: after a bot is built,
+//! it plays what tells a participant whether it works, and the verdict
+//! says what went wrong and how to fix it.
+//!
+//! - Ultimatum: the entry condition, a match of the contest's length
+//!   against itself within `entry_secs` of wall clock, then a match
+//!   against the demo bot `simple`.
+//! - Flooding island: one game on each demo island.
+//! - FootSteps: two games against the demo bot `one`, one on each side.
+//! - Morabaraba: a game in each colour against the demo bot `first`, and
+//!   the first one again: a bot whose moves differ between the two runs
+//!   of the same game is not deterministic, which the rules forbid.
+//!
+//! A failure of the bot in a trial (a broken rule, a crash, a limit) or a
+//! missed entry condition rejects the version. It plays games (I/O); the
+//! judgement of each game is the game's and the referee's.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use super::bots::{build_bot, Built, Source};
+use super::play::{play, Outcome, Played, Setup, Transcript};
+use super::Discipline;
+use crate::config::Config;
+use crate::game::flooding::Island;
+use crate::game::lines::Said;
+use crate::lang::build::{BotProgram, BuildLimits};
+use crate::lang::{LanguageTable, Toolchain, Toolchains};
+use crate::lines::MatchError;
+
+/// What the trial found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialReport {
+    /// No failure of the bot, and the entry condition met.
+    pub passed: bool,
+    /// Lines for the report, one finding each.
+    pub lines: Vec<String>,
+}
+
+/// The server could not play the trial.
+#[derive(Debug, thiserror::Error)]
+pub enum TrialError {
+    #[error("the demo bot {0} could not be built: {1}")]
+    DemoBot(String, String),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("building the demo bot: {0}")]
+    Jail(#[from] crate::sandbox::jail::JailError),
+}
+
+/// A demo bot, built once per process.
+pub fn demo_opponent(d: Discipline, file: &str) -> Result<(Toolchain, BotProgram), TrialError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, (Toolchain, BotProgram)>>> = OnceLock::new();
+    let key = format!("{d}/{file}");
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(b) = cache.lock().expect("cache").get(&key) {
+        return Ok(b.clone());
+    }
+    let bot = crate::demo::bots::demo_bots(d)
+        .iter()
+        .find(|b| b.file == file)
+        .ok_or_else(|| TrialError::DemoBot(key.clone(), "no such demo bot".into()))?;
+    let table = LanguageTable::builtin();
+    let lang = crate::lang::choose(&table, Some(file), None)
+        .map_err(|e| TrialError::DemoBot(key.clone(), e))?;
+    let toolchains = Toolchains::resolve_only(&table, &[&lang.language]);
+    let source = Source {
+        file_name: Some(file),
+        declared: None,
+        bytes: bot.source.as_bytes(),
+    };
+    match build_bot(&table, &toolchains, source, &BuildLimits::default())? {
+        Built::Ready {
+            toolchain, program, ..
+        } => {
+            let b = (*toolchain, program);
+            cache.lock().expect("cache").insert(key, b.clone());
+            Ok(b)
+        }
+        Built::Refused { why, .. } => Err(TrialError::DemoBot(key, why)),
+    }
+}
+
+/// Writes down the failures of `seat` in `p`; whether there were any.
+fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> bool {
+    let mut any = false;
+    for f in p.failures.iter().filter(|f| f.bot == seat) {
+        any = true;
+        lines.push(format!("FAILURE in {what}: {}", f.reason));
+    }
+    any
+}
+
+/// Plays the trial of `bot` for the contest's discipline.
+pub fn trial(
+    cfg: &Config,
+    bot: (&Toolchain, &BotProgram),
+    seed: u64,
+) -> Result<TrialReport, TrialError> {
+    let d = cfg.contest.discipline;
+    let mut lines = Vec::new();
+    let mut passed = true;
+    match d {
+        Discipline::Knobeln => {}
+        Discipline::Ultimatum => {
+            let u = &cfg.ultimatum;
+            let limits = u.limits().line_limits();
+            let setup = Setup::Ultimatum(u.params());
+            let p = play(&setup, &[bot, bot], limits, Transcript::Drop)?;
+            let secs = p.wall_ms as f64 / 1000.0;
+            let met = p.failures.is_empty() && p.wall_ms <= u.entry_secs * 1000;
+            lines.push(format!(
+                "Entry condition: a match of {} rounds against itself took {secs:.1} s \
+                 of wall clock (at most {} s allowed): {}.",
+                u.rounds,
+                u.entry_secs,
+                if met { "met" } else { "NOT met" }
+            ));
+            if !met {
+                passed = false;
+                if p.failures.is_empty() {
+                    lines.push(
+                        "Make your bot faster: it must answer each START and ANGEBOT \
+                         line at once, and print each answer with a flush."
+                            .into(),
+                    );
+                }
+            }
+            passed &= !fail(&mut lines, &p, 0, "the match against itself (as bot A)");
+            passed &= !fail(&mut lines, &p, 1, "the match against itself (as bot B)");
+            let (tc, prog) = demo_opponent(d, "simple.c")?;
+            let p = play(&setup, &[bot, (&tc, &prog)], limits, Transcript::Drop)?;
+            if let Some(Outcome::Ultimatum(o)) = &p.outcome {
+                let s = o.scored();
+                lines.push(format!(
+                    "Trial match against the demo bot simple ({} rounds): your points {}, \
+                     simple's points {}; {} of your offers were accepted.",
+                    o.rounds, s[0], s[1], o.accepted_offers[0]
+                ));
+            }
+            passed &= !fail(&mut lines, &p, 0, "the trial match against simple");
+        }
+        Discipline::Flooding => {
+            let f = &cfg.flooding;
+            for (k, (name, text)) in crate::demo::bots::ISLANDS.iter().enumerate() {
+                let island = Island::parse(text).expect("the demo islands are valid");
+                let setup = Setup::Flooding {
+                    island,
+                    params: f.params(),
+                    seed: crate::seed::derive(seed, &[k as u64]),
+                };
+                let p = play(&setup, &[bot], f.limits().line_limits(), Transcript::Drop)?;
+                if let Some(Outcome::Flooding(o)) = &p.outcome {
+                    lines.push(format!(
+                        "Trial game on the island {name}: survived {} rounds.",
+                        o.rounds
+                    ));
+                    if o.n_warnings > 0 {
+                        lines.push(format!(
+                            "  Warning: {} times your bot tried to dry water or a field \
+                             off the island (that does nothing).",
+                            o.n_warnings
+                        ));
+                    }
+                }
+                passed &= !fail(&mut lines, &p, 0, &format!("the game on the island {name}"));
+            }
+        }
+        Discipline::Footsteps => {
+            let (tc, prog) = demo_opponent(d, "one.c")?;
+            let setup = Setup::Footsteps(cfg.footsteps.params());
+            let limits = cfg.footsteps.limits().line_limits();
+            for (me, seats) in [(0usize, [bot, (&tc, &prog)]), (1, [(&tc, &prog), bot])] {
+                let p = play(&setup, &seats, limits, Transcript::Drop)?;
+                let side = if me == 0 { "left" } else { "right" };
+                if let Some(Outcome::Footsteps(o)) = &p.outcome {
+                    let verdict = match o.winner {
+                        Some(w) if w == me => "you won",
+                        Some(_) => "you lost",
+                        None => "a draw",
+                    };
+                    lines.push(format!(
+                        "Trial game against the demo bot one (you on the {side}): \
+                         {verdict} after {} turns.",
+                        o.turns
+                    ));
+                }
+                passed &= !fail(
+                    &mut lines,
+                    &p,
+                    me,
+                    &format!("the trial game (you on the {side})"),
+                );
+            }
+        }
+        Discipline::Morabaraba => {
+            let (tc, prog) = demo_opponent(d, "first.c")?;
+            let limits = cfg.morabaraba.limits().line_limits();
+            let mut first_run: Option<Vec<String>> = None;
+            for (me, seats) in [
+                (0usize, [bot, (&tc, &prog)]),
+                (1, [(&tc, &prog), bot]),
+                (0, [bot, (&tc, &prog)]),
+            ] {
+                let p = play(&Setup::Morabaraba, &seats, limits, Transcript::Keep)?;
+                let moves: Vec<String> = p
+                    .transcript
+                    .iter()
+                    .flatten()
+                    .filter(|e| e.seat == me && e.said == Said::ByBot)
+                    .map(|e| e.line.clone())
+                    .collect();
+                if me == 0 {
+                    if let Some(before) = &first_run {
+                        if *before != moves {
+                            passed = false;
+                            lines.push(
+                                "FAILURE: your bot is not deterministic: the same game \
+                                 played twice got different moves from it. Use no \
+                                 random numbers and no clock."
+                                    .into(),
+                            );
+                        } else {
+                            lines.push(
+                                "The first game played again: the same moves \
+                                 (deterministic)."
+                                    .into(),
+                            );
+                        }
+                        continue;
+                    }
+                    first_run = Some(moves);
+                }
+                let colour = if me == 0 { "player 1" } else { "player 2" };
+                if let Some(Outcome::Morabaraba(o)) = &p.outcome {
+                    let verdict = match o.winner {
+                        Some(w) if w == me => "you won",
+                        Some(_) => "you lost",
+                        None => "a draw",
+                    };
+                    lines.push(format!(
+                        "Trial game against the demo bot first (you {colour}): {verdict} \
+                         after {} turns, {} ms of CPU.",
+                        o.turns, p.cpu_ms[me]
+                    ));
+                }
+                passed &= !fail(
+                    &mut lines,
+                    &p,
+                    me,
+                    &format!("the trial game (you {colour})"),
+                );
+            }
+        }
+    }
+    Ok(TrialReport { passed, lines })
+}

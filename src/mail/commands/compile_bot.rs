@@ -1,0 +1,414 @@
+//! `please compile` in a bot discipline (`[contest] discipline` other than
+//! knobeln): the bot's source in any language of `knobeln languages`.
+//!
+//! How a participant sends a bot (README, "Sending a bot by mail"):
+//! - the source as **one attachment** whose file name's extension says the
+//!   language (`bot.py`, `Bot.java`, `bot.c`), or as the **mail body**,
+//!   whose first line is then `language: NAME` (that line is not part of
+//!   the source). A `language:` line in the body also overrides the
+//!   extension of an attachment.
+//! - the line `<<FROM>> team_name authentification_string` either in the
+//!   mail body or in a comment among the first lines of the source (any
+//!   comment syntax: `# <<FROM>> …`, `// <<FROM>> …`, `/* <<FROM>> … */`).
+//!
+//! The bot is built in the compile jail and plays the discipline's trial
+//! ([`crate::discipline::trial`]); the report mail says how the language
+//! was decided, what the compiler said, and the trial's findings. An
+//! accepted bot becomes the team's current version (a row of
+//! `strategy_versions` whose `binary` is the built program as JSON, with
+//! its discipline and language in `bot_programs`).
+//!
+//! [`prepare`] is the slow part (build, trial) outside any transaction;
+//! [`commit`] stores it and returns the reply inside the caller's.
+
+use chrono::Duration;
+use rusqlite::{params, Connection};
+use serde_json::json;
+
+use super::compile::{CompileCommandError, Prepared};
+use super::{date, Ctx, Effect};
+use crate::discipline::bots::{build_bot, Built, Source};
+use crate::discipline::trial::trial;
+use crate::engine::prepare::sha256_hex;
+use crate::lang::build::{BotProgram, BuildLimits};
+use crate::lang::{language_line, Toolchains};
+use crate::mail::message::{cut_signature, Body, Inbound};
+use crate::mail::texts::render;
+use crate::store::mail as db;
+use crate::store::{NewVersion, Store};
+use crate::tournament::TeamId;
+
+/// A bot built (or not) for a team.
+pub struct PreparedBot {
+    pub team: TeamId,
+    pub team_name: String,
+    pub team_address: String,
+    pub source: Vec<u8>,
+    pub language: String,
+    /// The built program, if the build and the trial passed.
+    pub program: Option<BotProgram>,
+    pub report_text: String,
+    pub report_json: String,
+}
+
+/// The bot's source and how its language is said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotSource {
+    pub file_name: Option<String>,
+    pub declared: Option<String>,
+    pub text: String,
+}
+
+/// Finds the source in a mail: one attachment with a file name, else the
+/// body (its first line `language: NAME`). The error is a sentence.
+pub fn bot_source(m: &Inbound) -> Result<BotSource, String> {
+    let body = match &m.body {
+        Body::Text(t) => Some(t.replace("\r\n", "\n")),
+        _ => None,
+    };
+    let named: Vec<_> = m
+        .attachments
+        .iter()
+        .filter(|a| a.filename.as_deref().is_some_and(|f| !f.trim().is_empty()))
+        .collect();
+    match named.as_slice() {
+        [a] => {
+            if a.over_limit {
+                return Err(format!(
+                    "the attachment has {} bytes, more than this server accepts",
+                    a.size
+                ));
+            }
+            if a.damaged {
+                return Err("the attachment could not be decoded (was the mail cut off?)".into());
+            }
+            let text = String::from_utf8_lossy(&a.bytes).replace("\r\n", "\n");
+            if text.trim().is_empty() {
+                return Err("the attached file is empty".into());
+            }
+            Ok(BotSource {
+                file_name: a.filename.as_ref().map(|f| f.trim().to_string()),
+                declared: body.as_deref().and_then(language_line),
+                text,
+            })
+        }
+        [] => {
+            let Some(body) = body else {
+                return Err("the mail has no plain-text body and no attached source file".into());
+            };
+            let body = cut_signature(&body);
+            let mut lines = body.lines().skip_while(|l| l.trim().is_empty());
+            let first = lines.next().unwrap_or("");
+            let declared = language_line(first);
+            let Some(declared) = declared else {
+                return Err(
+                    "the source in the mail body must start with a line \"language: \
+                     NAME\" that says its language"
+                        .into(),
+                );
+            };
+            let text: String = lines.map(|l| format!("{l}\n")).collect();
+            if text.trim().is_empty() {
+                return Err("the mail body holds no source after its language line".into());
+            }
+            Ok(BotSource {
+                file_name: None,
+                declared: Some(declared),
+                text,
+            })
+        }
+        several => Err(format!(
+            "the mail has {} attached files; send exactly one source file",
+            several.len()
+        )),
+    }
+}
+
+/// The `<<FROM>> team auth` line: in the body, else in the source's first
+/// 30 lines. Returns (team, auth).
+pub fn from_line(body: Option<&str>, source: &str) -> Option<(String, String)> {
+    let find = |text: &str, max: usize| {
+        text.lines().take(max).find_map(|l| {
+            let rest = &l[l.find("<<FROM>>")? + "<<FROM>>".len()..];
+            let mut words = rest
+                .split_whitespace()
+                .filter(|w| !matches!(*w, "*/" | "-->" | "#" | "--"));
+            let team = words.next()?.to_string();
+            let auth = words.next()?.trim_end_matches("*/").to_string();
+            (!auth.is_empty()).then_some((team, auth))
+        })
+    };
+    body.and_then(|b| find(b, 2000))
+        .or_else(|| find(source, 30))
+}
+
+/// Checks the source, the `<<FROM>>` line, authentication and the rate
+/// limit; then builds the bot and plays the trial.
+pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandError> {
+    let d = ctx.config.contest.discipline;
+    let refuse = |reason: String, hint: Option<String>, outcome: &str| {
+        Ok(Prepared::Refused {
+            reason,
+            hint,
+            outcome: outcome.to_string(),
+        })
+    };
+    if crate::contest::bots::running_or_finished(store.conn())? {
+        return refuse(
+            "The compilation service is closed: the contest has started, and the \
+             service is disabled during the tournament. The latest version you sent \
+             before the start is the one that plays."
+                .into(),
+            None,
+            "compile service closed (contest running)",
+        );
+    }
+    let source = match bot_source(ctx.mail) {
+        Ok(s) => s,
+        Err(problem) => {
+            return refuse(
+                format!("The mail holds no usable bot: {problem}."),
+                Some(format!(
+                    "Attach your bot for {} as one file whose name ends in its \
+                     language's extension (for example bot.py or bot.c), or put the \
+                     source into the body of a plain-text mail after a first line \
+                     \"language: NAME\".",
+                    d.title()
+                )),
+                "no usable bot source",
+            )
+        }
+    };
+    let body = match &ctx.mail.body {
+        Body::Text(t) if source.file_name.is_some() => Some(t.as_str()),
+        _ => None,
+    };
+    let Some((team, auth)) = from_line(body, &source.text) else {
+        return refuse(
+            "The mail does not say which team it is from: there is no line \
+             \"<<FROM>> team_name authentification_string\"."
+                .into(),
+            Some(
+                "Write that line into the mail body, or into a comment among the first \
+                 lines of your source, exactly as in the registration acknowledgement."
+                    .into(),
+            ),
+            "no <<FROM>> line",
+        );
+    };
+    let Some(reg) = super::authenticate(store.conn(), &team, &auth)? else {
+        return refuse(
+            super::AUTH_REFUSED.into(),
+            Some(super::AUTH_REFUSED_HINT.into()),
+            "authentication failed",
+        );
+    };
+    let per_hour = ctx.config.limits.compiles_per_team_per_hour;
+    if per_hour > 0
+        && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
+            >= per_hour
+    {
+        return refuse(
+            format!(
+                "Your team has sent {per_hour} compile requests within the last hour, the \
+                 most this server takes. Please try again later."
+            ),
+            None,
+            "compile rate limit",
+        );
+    }
+    let table = match ctx.config.languages() {
+        Ok(t) => t,
+        Err(e) => {
+            return Ok(Prepared::Failed {
+                team: reg.team,
+                team_name: reg.team_name,
+                problem: e,
+            })
+        }
+    };
+    let lang = crate::lang::choose(
+        &table,
+        source.file_name.as_deref(),
+        source.declared.as_deref(),
+    );
+    let names: Vec<&str> = lang.iter().map(|c| c.language.as_str()).collect();
+    let toolchains = Toolchains::resolve_only(&table, &names);
+    let built = build_bot(
+        &table,
+        &toolchains,
+        Source {
+            file_name: source.file_name.as_deref(),
+            declared: source.declared.as_deref(),
+            bytes: source.text.as_bytes(),
+        },
+        &BuildLimits::default(),
+    );
+    let built = match built {
+        Ok(b) => b,
+        Err(e) => {
+            return Ok(Prepared::Failed {
+                team: reg.team,
+                team_name: reg.team_name,
+                problem: e.to_string(),
+            })
+        }
+    };
+    let mut report = format!("Discipline: {}\n", d.title());
+    let (program, language, build_json) = match built {
+        Built::Refused { why, report: r } => {
+            report.push_str("Result: REJECTED\n");
+            match &r {
+                Some(r) => report.push_str(&r.text()),
+                None => report.push_str(&format!("- {why}\n")),
+            }
+            let lang = r.as_ref().map(|r| r.language.clone()).unwrap_or_default();
+            (None, lang, serde_json::to_value(&r).unwrap_or_default())
+        }
+        Built::Ready {
+            toolchain,
+            program,
+            report: r,
+        } => {
+            report.push_str(&r.text());
+            let seed =
+                u64::from_str_radix(&sha256_hex(source.text.as_bytes())[..15], 16).unwrap_or(1);
+            match trial(ctx.config, (&toolchain, &program), seed) {
+                Ok(t) => {
+                    report.push_str("\nTrial:\n");
+                    for l in &t.lines {
+                        report.push_str(&format!("- {l}\n"));
+                    }
+                    if t.passed {
+                        report.push_str("\nResult of the trial: passed. Your bot is accepted.\n");
+                    } else {
+                        report.push_str(
+                            "\nResult of the trial: FAILED. Your bot is not accepted; fix \
+                             what is said above and send it again.\n",
+                        );
+                    }
+                    let lang = program.language.clone();
+                    (
+                        t.passed.then_some(program),
+                        lang,
+                        serde_json::to_value(&r).unwrap_or_default(),
+                    )
+                }
+                Err(e) => {
+                    return Ok(Prepared::Failed {
+                        team: reg.team,
+                        team_name: reg.team_name,
+                        problem: e.to_string(),
+                    })
+                }
+            }
+        }
+    };
+    let report_json = json!({
+        "discipline": d,
+        "bot": true,
+        "accepted": program.is_some(),
+        "build": build_json,
+        "text": report,
+    })
+    .to_string();
+    Ok(Prepared::Bot(Box::new(PreparedBot {
+        team: reg.team,
+        team_name: reg.team_name,
+        team_address: reg.mail_address,
+        source: source.text.into_bytes(),
+        language,
+        program,
+        report_text: report,
+        report_json,
+    })))
+}
+
+/// Stores a built bot and returns the report mail.
+pub fn commit(
+    conn: &Connection,
+    ctx: &Ctx<'_>,
+    b: PreparedBot,
+) -> Result<Effect, CompileCommandError> {
+    let sha = sha256_hex(&b.source);
+    let program_json = b
+        .program
+        .as_ref()
+        .map(|p| serde_json::to_vec(p).expect("a program serializes"));
+    let version = crate::store::insert_version_conn(
+        conn,
+        &NewVersion {
+            team: b.team,
+            source: &b.source,
+            source_sha256: &sha,
+            binary: program_json.as_deref(),
+            lexical_elements: None,
+            description: None,
+            report_json: &b.report_json,
+        },
+        ctx.now,
+    )?;
+    conn.execute(
+        "INSERT INTO bot_programs (version_id, discipline, language) VALUES (?1, ?2, ?3)",
+        params![version.0, ctx.config.contest.discipline.name(), b.language],
+    )
+    .map_err(crate::store::StoreError::from)?;
+    db::insert_compile_request(conn, b.team, Some(version.0), ctx.now)?;
+    let has_current = db::current_version(conn, b.team)?.is_some();
+    let accepted = b.program.is_some();
+    let body = render(
+        "compile_report",
+        &json!({
+            "team": b.team_name,
+            "received": date(ctx.now),
+            "accepted": accepted,
+            "has_current": has_current,
+            "report": b.report_text,
+        }),
+    )?;
+    let mut to = vec![b.team_address.clone()];
+    if !ctx.reply_to.eq_ignore_ascii_case(&b.team_address) {
+        to.push(ctx.reply_to.clone());
+    }
+    let verdict = if accepted { "accepted" } else { "REJECTED" };
+    Ok(Effect {
+        state: "done",
+        outcome: format!("team {}: bot version {} {verdict}", b.team_name, version.0),
+        replies: vec![ctx.reply_to_addresses(
+            "compile_report",
+            to,
+            format!(
+                "{} compilation report: {verdict} (team {})",
+                ctx.config.contest.name, b.team_name
+            ),
+            body,
+        )],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_from_line_is_found_in_any_comment_syntax() {
+        for src in [
+            "# <<FROM>> Owls s3cret\nprint(1)\n",
+            "// <<FROM>> Owls s3cret\n",
+            "/* <<FROM>> Owls s3cret */\n",
+            "/* <<FROM>> Owls s3cret*/\n",
+        ] {
+            assert_eq!(
+                from_line(None, src),
+                Some(("Owls".into(), "s3cret".into())),
+                "{src}"
+            );
+        }
+        assert_eq!(from_line(None, "<<FROM>> Owls\n"), None);
+        let body = "hello\n<<FROM>> Cats abc\n";
+        assert_eq!(
+            from_line(Some(body), "# <<FROM>> Owls s3cret"),
+            Some(("Cats".into(), "abc".into()))
+        );
+    }
+}

@@ -1,0 +1,862 @@
+//! The bot disciplines (issue 14): the configuration's discipline and its
+//! sections, `knobeln play --discipline` end to end, and every demo bot
+//! playing a legal game against every demo bot (itself included) through
+//! the same code `play` uses.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::Value;
+
+use knobeln::config::Config;
+use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::play::{play, Outcome, Played, Setup, Transcript};
+use knobeln::discipline::Discipline;
+use knobeln::game::flooding::Island;
+use knobeln::lang::build::{BotProgram, BuildLimits};
+use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
+
+use knobeln::demo::bots::{demo_bots, ISLANDS};
+
+use crate::common::{knobeln, stderr_of, stdout_of};
+
+fn toolchains() -> &'static Toolchains {
+    static T: OnceLock<Toolchains> = OnceLock::new();
+    T.get_or_init(|| Toolchains::resolve(&LanguageTable::builtin()))
+}
+
+/// Builds a demo bot once.
+fn demo(d: Discipline, file: &str) -> (Toolchain, BotProgram) {
+    static CACHE: OnceLock<Mutex<HashMap<String, (Toolchain, BotProgram)>>> = OnceLock::new();
+    let key = format!("{d}/{file}");
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(b) = cache.lock().unwrap().get(&key) {
+        return b.clone();
+    }
+    let bot = demo_bots(d).iter().find(|b| b.file == file).unwrap();
+    let source = Source {
+        file_name: Some(bot.file),
+        declared: None,
+        bytes: bot.source.as_bytes(),
+    };
+    let built = build_bot(
+        &LanguageTable::builtin(),
+        toolchains(),
+        source,
+        &BuildLimits::default(),
+    )
+    .unwrap();
+    let b = match built {
+        Built::Ready {
+            toolchain, program, ..
+        } => (*toolchain, program),
+        Built::Refused { why, .. } => panic!("{key} was not built: {why}"),
+    };
+    cache.lock().unwrap().insert(key, b.clone());
+    b
+}
+
+fn play_demo(setup: &Setup, d: Discipline, files: &[&str]) -> Played {
+    let bots: Vec<(Toolchain, BotProgram)> = files.iter().map(|f| demo(d, f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
+    let limits = Config::default();
+    let limits = match d {
+        Discipline::Ultimatum => limits.ultimatum.limits(),
+        Discipline::Flooding => knobeln::discipline::BotLimitsConfig {
+            // The 0.1 s per round of the seed, with room for a busy machine.
+            reply_ms: 2000,
+            ..limits.flooding.limits()
+        },
+        Discipline::Footsteps => limits.footsteps.limits(),
+        _ => limits.morabaraba.limits(),
+    };
+    play(setup, &refs, limits.line_limits(), Transcript::Drop).unwrap()
+}
+
+fn files(d: Discipline) -> Vec<&'static str> {
+    demo_bots(d).iter().map(|b| b.file).collect()
+}
+
+#[test]
+fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
+    let d = Discipline::Ultimatum;
+    let setup = Setup::Ultimatum(knobeln::game::ultimatum::Params { rounds: 300 });
+    for a in files(d) {
+        for b in files(d) {
+            let p = play_demo(&setup, d, &[a, b]);
+            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
+            let Some(Outcome::Ultimatum(o)) = &p.outcome else {
+                panic!("{a} vs {b}: no outcome")
+            };
+            assert_eq!(o.rounds_completed, 300, "{a} vs {b}");
+            assert_eq!(o.forfeited_by, None);
+            assert!(o.points[0] + o.points[1] <= 600_000);
+        }
+    }
+}
+
+#[test]
+fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
+    let d = Discipline::Flooding;
+    for (name, text) in ISLANDS {
+        let island = Island::parse(text).unwrap();
+        for a in files(d) {
+            let setup = Setup::Flooding {
+                island: island.clone(),
+                params: Default::default(),
+                seed: 7,
+            };
+            let p = play_demo(&setup, d, &[a]);
+            assert!(p.failures.is_empty(), "{a} on {name}: {:?}", p.failures);
+            let Some(Outcome::Flooding(o)) = &p.outcome else {
+                panic!("{a} on {name}: no outcome")
+            };
+            assert!(o.rounds >= 1, "{a} on {name}");
+            assert!(
+                !matches!(
+                    o.end,
+                    knobeln::game::flooding::FloodEnd::RuleBroken { .. }
+                        | knobeln::game::flooding::FloodEnd::WalkedIntoWater { .. }
+                ),
+                "{a} on {name}: {:?}",
+                o.end
+            );
+        }
+    }
+}
+
+#[test]
+fn every_footsteps_demo_bot_bids_legally_against_every_other() {
+    let d = Discipline::Footsteps;
+    let setup = Setup::Footsteps(Default::default());
+    for a in files(d) {
+        for b in files(d) {
+            let p = play_demo(&setup, d, &[a, b]);
+            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
+            let Some(Outcome::Footsteps(o)) = &p.outcome else {
+                panic!("{a} vs {b}: no outcome")
+            };
+            assert!(
+                !matches!(
+                    o.ending,
+                    knobeln::game::footsteps::Ending::IllegalBid { .. }
+                ),
+                "{a} vs {b}: {:?}",
+                o.ending
+            );
+        }
+    }
+    // The trivial bot against itself: both spend one point a turn, so both
+    // are out of points after 50 turns with the token in the middle: a draw.
+    let p = play_demo(&setup, d, &["one.c", "one.py"]);
+    let Some(Outcome::Footsteps(o)) = &p.outcome else {
+        panic!("no outcome")
+    };
+    assert_eq!((o.winner, o.turns, o.position), (None, 50, 3));
+}
+
+#[test]
+fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
+    let d = Discipline::Morabaraba;
+    for a in files(d) {
+        for b in files(d) {
+            let p = play_demo(&Setup::Morabaraba, d, &[a, b]);
+            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
+            let Some(Outcome::Morabaraba(o)) = &p.outcome else {
+                panic!("{a} vs {b}: no outcome")
+            };
+            assert!(
+                !matches!(
+                    o.end,
+                    knobeln::game::morabaraba::MorabarabaEnd::IllegalMove { .. }
+                ),
+                "{a} vs {b}: {:?}",
+                o.end
+            );
+            assert!(o.turns >= 24, "{a} vs {b}: the placing phase is 24 turns");
+        }
+    }
+    // The stronger bot beats the trivial one in both colours.
+    for (seats, miller) in [(["miller.c", "first.py"], 0), (["first.c", "miller.c"], 1)] {
+        let p = play_demo(&Setup::Morabaraba, d, &seats);
+        let Some(Outcome::Morabaraba(o)) = &p.outcome else {
+            panic!("no outcome")
+        };
+        assert_eq!(o.winner, Some(miller), "{seats:?}: {:?}", o.end);
+    }
+}
+
+fn bot_path(d: &str, f: &str) -> String {
+    format!("src/demo/bots/{d}/{f}")
+}
+
+fn json_lines(out: &std::process::Output) -> Vec<Value> {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(out));
+    stdout_of(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The lines a seat printed, from a `--json` transcript.
+fn said_by(v: &Value, seat: u64) -> Vec<String> {
+    v["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["said"] == "by_bot" && e["seat"] == seat)
+        .map(|e| e["line"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn play_an_ultimatum_match_prints_points_and_with_json_every_offer_and_answer() {
+    let (a, b) = (
+        bot_path("ultimatum", "simple.c"),
+        bot_path("ultimatum", "more.c"),
+    );
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "ultimatum",
+        &a,
+        &b,
+        "--rounds",
+        "40",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    // simple offers 500 (more refuses it), more offers 499 (simple takes it).
+    assert!(text.contains("simple: 19960 points (Lost)"), "{text}");
+    assert!(text.contains("more: 20040 points (Won)"), "{text}");
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "ultimatum",
+        &a,
+        &b,
+        "--rounds",
+        "40",
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["players"], serde_json::json!(["simple", "more"]));
+    assert_eq!(v["outcome"]["discipline"], "ultimatum");
+    assert_eq!(v["outcome"]["points"], serde_json::json!([19960, 20040]));
+    // Each round: simple offers and answers once, and so does more.
+    let simple = said_by(v, 0);
+    assert_eq!(simple.len(), 80);
+    assert_eq!(simple.iter().filter(|l| *l == "500").count(), 40);
+    assert_eq!(simple.iter().filter(|l| *l == "JA").count(), 40);
+    let more = said_by(v, 1);
+    assert_eq!(more.iter().filter(|l| *l == "NEIN").count(), 40);
+}
+
+#[test]
+fn play_the_flooding_island_with_one_bot_on_a_given_island() {
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "flooding",
+        &bot_path("flooding", "stand.py"),
+        "--island",
+        "src/demo/islands/ridge.txt",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["outcome"]["discipline"], "flooding");
+    let rounds = v["outcome"]["rounds"].as_u64().unwrap();
+    // The standing bot: three times GO CURRENT a round, on its start field.
+    let said = said_by(v, 0);
+    assert!(said.iter().all(|l| l == "GO CURRENT"));
+    assert_eq!(said.len() as u64, 3 * rounds);
+    assert_eq!(
+        v["outcome"]["position"],
+        serde_json::json!({"x": 10, "y": 4})
+    );
+    let first = &v["transcript"][0]["line"];
+    assert_eq!(first, "GAMEBOARDSTART 20,5");
+    // Two bots for a single-player game is the user's mistake, said so.
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "flooding",
+        &bot_path("flooding", "stand.py"),
+        &bot_path("flooding", "stand.c"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("played by 1 bot; give 1 source file"));
+}
+
+#[test]
+fn play_footsteps_and_morabaraba_with_json_every_move() {
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "footsteps",
+        &bot_path("footsteps", "steady.c"),
+        &bot_path("footsteps", "one.py"),
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["outcome"]["winner"], 0);
+    // steady spreads 50 points over 3 steps (16, 17, 25), one bids 1.
+    assert_eq!(said_by(v, 1), ["1", "1", "1"]);
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "morabaraba",
+        &bot_path("morabaraba", "miller.c"),
+        &bot_path("morabaraba", "first.py"),
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        v["outcome"]["names"],
+        serde_json::json!(["miller", "firstpy"])
+    );
+    let turns = v["outcome"]["turns"].as_u64().unwrap();
+    let moves = said_by(v, 0).len() + said_by(v, 1).len();
+    assert_eq!(moves as u64, turns + 2, "every move and the two names");
+    assert!(v["cpu_us"].as_array().unwrap().len() == 2);
+}
+
+#[test]
+fn the_discipline_and_its_parameters_come_from_the_config_and_are_validated() {
+    let cfg =
+        Config::parse("[contest]\ndiscipline = \"footsteps\"\n[footsteps]\ngames_per_pair = 20\n")
+            .unwrap();
+    cfg.validate().unwrap();
+    assert_eq!(cfg.contest.discipline, Discipline::Footsteps);
+    assert_eq!(cfg.footsteps.games_per_pair, 20);
+    assert_eq!(cfg.footsteps.points, 50, "the seed's default");
+    assert_eq!(Config::default().contest.discipline, Discipline::Knobeln);
+    for (text, says) in [
+        ("[contest]\ndiscipline = \"chess\"\n", "unknown variant"),
+        ("[ultimatum]\nrounds = 0\n", "ultimatum.rounds"),
+        ("[footsteps]\nfields = 8\n", "footsteps.fields must be odd"),
+        ("[flooding]\nround_ms = 0\n", "flooding.round_ms"),
+        ("[morabaraba]\nmemory_mb = 1\n", "morabaraba.memory_mb"),
+        ("[ultimatum]\nwhat = 1\n", "unknown field"),
+    ] {
+        let err = Config::parse(text)
+            .and_then(|c| c.validate().map(|_| c))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{text}: {err}");
+    }
+}
+
+use crate::mail_spool::{Contest, Reply};
+
+const JOE: &str = "the_heavy_lords_of_knobeln";
+
+/// A contest of `discipline` (plus `extra` config) with joe registered;
+/// returns it and joe's auth string.
+fn bot_contest(discipline: &str, extra: &str) -> (Contest, String) {
+    let c = Contest::new(&format!(
+        "[contest]\ndiscipline = \"{discipline}\"\n{extra}"
+    ));
+    let auth = c.register_joe();
+    (c, auth)
+}
+
+/// Sends a mail with `body` and the source attached as `file`; the reply.
+fn send_attached(c: &Contest, body: &str, file: &str, source: &str) -> Reply {
+    let text = format!(
+        "--b0\r\nContent-Type: text/plain\r\n\r\n{}\r\n--b0\r\nContent-Type: \
+         application/octet-stream\r\nContent-Disposition: attachment; filename=\"{file}\"\r\n\
+         \r\n{}\r\n--b0--\r\n",
+        body.replace('\n', "\r\n"),
+        source.replace('\n', "\r\n")
+    );
+    let path = c.dir.path().join(format!("att-{file}.eml"));
+    std::fs::write(
+        &path,
+        format!(
+            "From: joe@lords.example\r\nTo: knobeln@contest.example\r\nSubject: please compile\r\n\
+             Message-ID: <att-{file}@participants.example>\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n{text}"
+        ),
+    )
+    .unwrap();
+    let out = c.ingest(&[&path]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    c.replies().last().unwrap().clone()
+}
+
+fn send_body(c: &Contest, body: &str) -> Reply {
+    let m = c.mail("joe@lords.example", "please compile", body, "");
+    let out = c.ingest(&[&m]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    c.replies().last().unwrap().clone()
+}
+
+fn assert_mail_style(r: &Reply) {
+    for l in r.body.lines() {
+        assert!(
+            l.len() <= 72 && l.is_ascii(),
+            "not 7-bit at 72 columns: {l:?}"
+        );
+    }
+}
+
+/// A mail text with its wrapping undone (runs of white space as one blank).
+fn unwrapped(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn demo_source(d: Discipline, file: &str) -> &'static str {
+    demo_bots(d).iter().find(|b| b.file == file).unwrap().source
+}
+
+#[test]
+fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
+    let (c, auth) = bot_contest("footsteps", "");
+    let body = format!(
+        "language: python\n# <<FROM>> {JOE} {auth}\n{}",
+        demo_source(Discipline::Footsteps, "counter.py")
+    );
+    let r = send_body(&c, &body);
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    assert_mail_style(&r);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("Language: Python 3, from the line \"language: python\""),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("Trial game against the demo bot one (you on the left): you won"),
+        "{flat}"
+    );
+    assert!(flat.contains("Your bot is accepted"), "{flat}");
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let (disc, lang): (String, String) = conn
+        .query_row(
+            "SELECT discipline, language FROM bot_programs b JOIN strategy_versions v \
+             ON v.id = b.version_id WHERE v.accepted = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((disc.as_str(), lang.as_str()), ("footsteps", "python"));
+}
+
+#[test]
+fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
+    let (c, auth) = bot_contest("morabaraba", "");
+    // No language: neither an extension nor a line.
+    let r = send_body(&c, &format!("# <<FROM>> {JOE} {auth}\nprint(1)\n"));
+    assert!(r.subject.contains("not compiled"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("must start with a line \"language: NAME\""),
+        "{flat}"
+    );
+    assert!(flat.contains("or put the source into the body"), "{flat}");
+    assert_mail_style(&r);
+    // No <<FROM>> line anywhere.
+    let r = send_attached(
+        &c,
+        "hello",
+        "first.c",
+        demo_source(Discipline::Morabaraba, "first.c"),
+    );
+    assert!(
+        unwrapped(&r.body).contains("no line \"<<FROM>> team_name"),
+        "{}",
+        r.body
+    );
+    // A syntax error: the compiler's words.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "bad.c",
+        "int main( {\n",
+    );
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    assert!(r.body.contains("Compiler output:"), "{}", r.body);
+    assert_mail_style(&r);
+    // Built, but it breaks the protocol in the trial: rejected with the rule.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "noname.py",
+        "import sys\nsys.stdin.readline()\nprint('x', flush=True)\n",
+    );
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("FAILURE in the trial game (you player 1)"),
+        "{flat}"
+    );
+    assert!(flat.contains("3 to 9 letters"), "{flat}");
+    assert!(
+        flat.contains("fix what is said above and send it again"),
+        "{flat}"
+    );
+    assert_mail_style(&r);
+}
+
+#[test]
+fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
+    let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nrounds = 200\nentry_secs = 1\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "simple.c",
+        demo_source(Discipline::Ultimatum, "simple.c"),
+    );
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("a match of 200 rounds against itself took"),
+        "{flat}"
+    );
+    assert!(flat.contains("(at most 1 s allowed): met."), "{flat}");
+    // A bot that thinks 10 ms per offer: 200 rounds take 4 s, over 1 s.
+    let slow = "import sys, time\nfor l in sys.stdin:\n    if l.startswith('START'):\n        \
+                time.sleep(0.01)\n        print(500, flush=True)\n    elif l.startswith('ANGEBOT'):\n        \
+                print('JA', flush=True)\n";
+    let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), "slow.py", slow);
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(flat.contains("NOT met"), "{flat}");
+    assert!(flat.contains("Make your bot faster"), "{flat}");
+}
+
+/// Runs `knobeln demo --discipline d` and returns its output and folder.
+fn run_demo(d: &str, games: &str) -> (String, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["demo", "--discipline", d, "--games", games, "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(out.status.success(), "{stdout}\n{}", stderr_of(&out));
+    (stdout, tmp)
+}
+
+/// The final mails of a demo, and the site page.
+fn demo_files(tmp: &tempfile::TempDir) -> (Vec<Reply>, String, String) {
+    let dir = tmp.path().join("demo");
+    let mut finals = Vec::new();
+    for e in std::fs::read_dir(dir.join("spool/outgoing")).unwrap() {
+        let p = e.unwrap().path();
+        if p.to_string_lossy().ends_with("-final.eml") {
+            finals.push(crate::mail_spool::parse_reply(&p));
+        }
+    }
+    let site = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
+    let article = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    (finals, site, article)
+}
+
+#[test]
+fn the_ultimatum_demo_ends_with_the_plus_minus_table_by_mail_article_and_site() {
+    let (out, tmp) = run_demo("ultimatum", "1");
+    assert!(out.contains("5 teams, 20 games"), "{out}");
+    assert!(out.contains("Place  Bot                        Plus      Minus  Won Draw Lost"));
+    let (finals, site, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 5, "one results mail per team");
+    for f in &finals {
+        assert_mail_style(f);
+        assert!(
+            f.body.contains("Plus      Minus  Won Draw Lost"),
+            "{}",
+            f.body
+        );
+    }
+    // Won + Draw + Lost is 2(N-1) = 8 for each bot.
+    let rows: Vec<&str> = article
+        .lines()
+        .filter(|l| l.contains("_c ") || l.contains("_py "))
+        .collect();
+    assert_eq!(rows.len(), 5, "{article}");
+    for r in rows {
+        let n: Vec<u32> = r
+            .split_whitespace()
+            .rev()
+            .take(3)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(n.iter().sum::<u32>(), 8, "{r}");
+    }
+    assert!(site.contains("<th>Plus</th><th>Minus</th><th>Won</th><th>Draw</th><th>Lost</th>"));
+}
+
+#[test]
+fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
+    let (out, tmp) = run_demo("flooding", "2");
+    assert!(out.contains("4 teams, 24 games"), "{out}");
+    let (finals, site, _) = demo_files(&tmp);
+    assert_eq!(finals.len(), 4);
+    let body = &finals[0].body;
+    assert!(
+        body.contains("lagoon     atoll     ridge      Score"),
+        "{body}"
+    );
+    // The two standing bots play alike, so they share a place.
+    let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();
+    assert_eq!(standing.len(), 2);
+    assert_eq!(
+        standing[0].split_whitespace().next(),
+        standing[1].split_whitespace().next()
+    );
+    assert!(site.contains("<th>Mean rounds per island</th>"));
+}
+
+#[test]
+fn the_footsteps_demo_has_games_won_percent_and_the_pair_table() {
+    let (out, tmp) = run_demo("footsteps", "4");
+    assert!(out.contains("Won  Percent  Drawn   Lost"), "{out}");
+    let (finals, _, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 4);
+    assert!(article.contains("Round  Bot A            Bot B             A won  B won   None"));
+    // steady beats every other bot in every game: 3 pairs x 4 games, the
+    // only wins of the round robin but counter's 8 over the one bots.
+    let steady = article.lines().find(|l| l.contains("steady_c")).unwrap();
+    assert!(
+        steady.starts_with("   1.  steady_c                 12   60.00%"),
+        "{steady}"
+    );
+    // The two trivial bots tie in every replay and share a place.
+    assert!(
+        article.contains("sharing a place: one_c, one_py"),
+        "{article}"
+    );
+}
+
+#[test]
+fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
+    let (out, tmp) = run_demo("morabaraba", "1");
+    assert!(out.contains("3 teams, 9 games"), "{out}");
+    let (finals, site, article) = demo_files(&tmp);
+    assert_eq!(finals.len(), 3);
+    assert!(article.contains("f(x) = 2/(1+exp(x*x/100))"));
+    let miller = article.lines().find(|l| l.contains("miller_c")).unwrap();
+    assert!(miller.trim_start().starts_with("1."), "{article}");
+    // Five wins (both colours against both others, and itself), each worth
+    // f(V) a hair under 1 for a bot that needs milliseconds.
+    let points: f64 = miller.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(points > 4.99 && points <= 5.0, "{miller}");
+    assert!(site.contains("<th>Points</th>"));
+}
+
+#[test]
+fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 2\n");
+    let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\nROUND 1 3,2\n";
+    let m = c.mail(
+        "joe@lords.example",
+        "island",
+        &format!("Our island:\n<<FROM>> {JOE} {auth}\n\n{island}\nregards\n"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(
+        r.subject.contains("island accepted"),
+        "{}\n{}",
+        r.subject,
+        r.body
+    );
+    assert!(
+        unwrapped(&r.body).contains("Size: 5 x 3 = 15 fields, 11 of them land."),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("Start field: 3,2 (given)"), "{}", r.body);
+    // Too large (1001 fields): refused with the rule and the format.
+    let big = format!(
+        "GAMEBOARDSTART 1001,1\n{}\nGAMEBOARDEND\n",
+        "#".repeat(1001)
+    );
+    let m = c.mail(
+        "joe@lords.example",
+        "island",
+        &format!("<<FROM>> {JOE} {auth}\n{big}"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(r.subject.contains("island not accepted"), "{}", r.subject);
+    let text = unwrapped(&r.body);
+    assert!(text.contains("at most 1000 fields"), "{text}");
+    assert!(
+        text.contains("Send the island in the text format of the rules"),
+        "{text}"
+    );
+    assert_mail_style(&r);
+    // A bot, then the contest: every bot plays the demo islands and joe's.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "keeper.c",
+        demo_source(Discipline::Flooding, "keeper.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "5", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    // The island is named after its team, a column beside the demo's three.
+    assert!(
+        text.contains("lagoon     atoll     ridge the_heavy      Score"),
+        "{text}"
+    );
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let games: i64 = conn
+        .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 4 * 2, "one bot, four islands, two runs each");
+    let finals = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.subject.ends_with("the final results"))
+        .count();
+    assert_eq!(finals, 1);
+}
+
+#[test]
+fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twice() {
+    let (c, auth) = bot_contest("morabaraba", "");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "miller.c",
+        demo_source(Discipline::Morabaraba, "miller.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.body);
+    let m = c.mail(
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> {JOE} {auth}\n"),
+        "",
+    );
+    c.ingest(&[&m]);
+    let r = c.replies().last().unwrap().clone();
+    let text = unwrapped(&r.body);
+    assert!(
+        text.contains("Language: C (gcc -O2), from the file name miller.c"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The first game played again: the same moves"),
+        "{text}"
+    );
+    let start = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+            .args(["contest", "start", "--seed", "3", "--config"])
+            .arg(c.config())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+    };
+    start();
+    // Against itself in both colours: one game, a win and a loss for it.
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let count = || -> i64 {
+        conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(), 1);
+    start();
+    assert_eq!(count(), 1, "nothing is played twice");
+    let finals = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.subject.ends_with("the final results"))
+        .count();
+    assert_eq!(finals, 1, "nothing is mailed twice");
+    // Once the contest has started, the compile service is closed.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "first.c",
+        demo_source(Discipline::Morabaraba, "first.c"),
+    );
+    assert!(
+        unwrapped(&r.body).contains("the contest has started"),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
+fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "stand.c",
+        demo_source(Discipline::Flooding, "stand.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.body);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c.config())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = c.dir.path().join("k.db");
+    let count = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    while count() < 20 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = count();
+    assert!(before < 450, "killed midway ({before} of 450 games)");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "1", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(count(), 450, "three islands, 150 runs, every game once");
+    // The seed of the first start holds: the standing bot's results are the
+    // same as in a run that was never interrupted (seed 9).
+    let (c2, auth2) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
+    send_attached(
+        &c2,
+        &format!("<<FROM>> {JOE} {auth2}"),
+        "stand.c",
+        demo_source(Discipline::Flooding, "stand.c"),
+    );
+    let out2 = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c2.config())
+        .output()
+        .unwrap();
+    let table = |o: &std::process::Output| {
+        stdout_of(o)
+            .lines()
+            .filter(|l| l.contains("the_heavy"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(table(&out), table(&out2));
+    assert_eq!(
+        c.replies()
+            .iter()
+            .filter(|r| r.subject.ends_with("the final results"))
+            .count(),
+        1
+    );
+}
