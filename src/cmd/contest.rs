@@ -123,7 +123,14 @@ fn bot_contest(
         config.contest.discipline.title()
     );
     let now = || Utc::now();
-    let res = bots::run_contest(&mut store, &config, seed, &now)?;
+    let res = match bots::run_contest(&mut store, &config, seed, &now) {
+        Ok(res) => res,
+        Err(bots::BotContestError::Held(who)) => {
+            eprintln!("knobeln contest: {who}");
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let Some(dir) = &config.site.dir {
         knobeln::site::bots::write(dir, &config.contest.name, config.contest.discipline, &res)?;
     }

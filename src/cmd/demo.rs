@@ -112,35 +112,7 @@ impl Demo {
         }
         let mut auths = Vec::new();
         for t in &teams {
-            // The team reads its acknowledgement in its mailbox (the spool's
-            // outgoing folder): the outbox copy is sealed once delivered.
-            let id: Option<i64> = server
-                .store
-                .conn()
-                .query_row(
-                    "SELECT id FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
-                    [serde_json::to_string(&vec![&t.address])?],
-                    |r| r.get(0),
-                )
-                .ok();
-            let body = id.and_then(|id| {
-                std::fs::read(
-                    spool_dir(&config)
-                        .join("outgoing")
-                        .join(format!("{id:06}-registration_accepted.eml")),
-                )
-                .ok()
-            });
-            let text = body
-                .and_then(|raw| {
-                    mail_parser::MessageParser::default()
-                        .parse(&raw)
-                        .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
-                })
-                .unwrap_or_default();
-            let auth =
-                auth_in(&text).with_context(|| format!("no acknowledgement for {}", t.name))?;
-            auths.push(auth);
+            auths.push(acknowledged_auth(&server, &config, &t.address, &t.name)?);
         }
         eprintln!("... each sends its strategy by mail; the server compiles them ...");
         for (i, (t, auth)) in teams.iter().zip(&auths).enumerate() {
@@ -285,7 +257,7 @@ impl Demo {
         server.cycle()?;
         let mut auths = Vec::new();
         for (t, _) in &teams {
-            auths.push(acknowledged_auth(&server, &t.address, &t.name)?);
+            auths.push(acknowledged_auth(&server, &config, &t.address, &t.name)?);
         }
         eprintln!("... each sends its bot by mail; the server builds and tries them ...");
         for (i, ((t, bot), auth)) in teams.iter().zip(&auths).enumerate() {
@@ -361,17 +333,32 @@ pub fn bot_demo_config(dir: &std::path::Path, d: Discipline, games: Option<u32>)
     config
 }
 
-/// The auth string from a team's registration acknowledgement.
-fn acknowledged_auth(server: &Server, address: &str, name: &str) -> anyhow::Result<String> {
-    let body: Option<Vec<u8>> = server
+/// The auth string from a team's registration acknowledgement, as the
+/// team reads it in its mailbox (the spool's outgoing folder): the outbox
+/// copy is sealed once delivered.
+fn acknowledged_auth(
+    server: &Server,
+    config: &Config,
+    address: &str,
+    name: &str,
+) -> anyhow::Result<String> {
+    let id: Option<i64> = server
         .store
         .conn()
         .query_row(
-            "SELECT raw FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
+            "SELECT id FROM outbox WHERE kind = 'registration_accepted' AND recipients = ?1",
             [serde_json::to_string(&vec![address])?],
             |r| r.get(0),
         )
         .ok();
+    let body = id.and_then(|id| {
+        std::fs::read(
+            spool_dir(config)
+                .join("outgoing")
+                .join(format!("{id:06}-registration_accepted.eml")),
+        )
+        .ok()
+    });
     let text = body
         .and_then(|raw| {
             mail_parser::MessageParser::default()

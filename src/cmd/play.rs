@@ -47,7 +47,8 @@ pub struct Play {
     #[arg(long)]
     pub rounds: Option<u32>,
     /// The config whose discipline section gives parameters and limits
-    /// (default: ./knobeln.toml, else the embedded default).
+    /// (default: $KNOBELN_CONFIG, ./knobeln.toml or /etc/knobeln/knobeln.toml
+    /// as for every command, else the seeds' defaults).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Seed of the first game.
@@ -143,7 +144,15 @@ impl Play {
     /// A game of a bot discipline.
     fn apply_bots(self) -> anyhow::Result<ExitCode> {
         let d = self.discipline;
-        let cfg = Config::load(self.config.as_deref())?;
+        // A participant's own tool: the contest's config where one is found,
+        // else the seeds' defaults.
+        let cfg = match Config::load(self.config.as_deref()) {
+            Ok(c) => c,
+            Err(knobeln::config::ConfigError::NotFound { .. }) if self.config.is_none() => {
+                Config::default()
+            }
+            Err(e) => return Err(e.into()),
+        };
         if self.files.len() != d.seats() {
             bail!(
                 "{} is played by {} bot{}; give {} source file{}",

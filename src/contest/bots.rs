@@ -60,6 +60,18 @@ pub enum BotContestError {
     Mail(String),
     #[error("island {0}: {1}")]
     Island(String, String),
+    /// Another process plays the contest (who, and until when).
+    #[error("{0}")]
+    Held(String),
+}
+
+impl From<super::lease::LeaseError> for BotContestError {
+    fn from(e: super::lease::LeaseError) -> Self {
+        match e {
+            super::lease::LeaseError::Held(who) => BotContestError::Held(who),
+            super::lease::LeaseError::Store(e) => BotContestError::Store(e),
+        }
+    }
 }
 
 type Result<T> = std::result::Result<T, BotContestError>;
@@ -678,10 +690,24 @@ pub fn run_contest(
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
     let c = start(store, config, seed, now())?;
+    // One process plays the contest at a time, as KNOBELN's (a game is
+    // stored once whoever plays it; the lease keeps a second process from
+    // playing them all again).
+    let lease = super::lease::Lease::acquire(
+        store,
+        config.database.clone(),
+        std::time::Duration::from_secs(config.rules.lease_secs),
+    )?;
     let results = play_all(store, &c, config, now)?;
+    if lease.lost() {
+        return Err(BotContestError::Held(
+            "another process took the contest over (this one stalled past its lease)".into(),
+        ));
+    }
     if !c.finished {
         finish(store, &c, config, &results, now())?;
     }
+    drop(lease);
     Ok(results)
 }
 

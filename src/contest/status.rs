@@ -384,11 +384,14 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
             )
             .optional()?;
         match v {
-            Some((id, lex, at)) => out.push_str(&format!(
-                "  {:<30} {:<32} version {id} ({} lexical elements, compiled {at})\n",
-                r.team_name,
-                r.mail_address,
-                lex.unwrap_or(0)
+            Some((id, Some(lex), at)) => out.push_str(&format!(
+                "  {:<30} {:<32} version {id} ({lex} lexical elements, compiled {at})\n",
+                r.team_name, r.mail_address,
+            )),
+            // A bot: no lexical elements are counted.
+            Some((id, None, at)) => out.push_str(&format!(
+                "  {:<30} {:<32} version {id} (built {at})\n",
+                r.team_name, r.mail_address,
             )),
             None => out.push_str(&format!(
                 "  {:<30} {:<32} no compiled strategy yet\n",

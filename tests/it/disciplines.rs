@@ -860,3 +860,55 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
         1
     );
 }
+
+#[test]
+fn a_second_contest_start_of_a_bot_contest_says_who_plays_it_and_plays_nothing() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "stand.c",
+        demo_source(Discipline::Flooding, "stand.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.body);
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c.config())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = c.dir.path().join("k.db");
+    let count = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    while count() < 5 {
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first run ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "9", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1), "{}", stderr_of(&second));
+    assert!(
+        stderr_of(&second).contains("being played by another process"),
+        "{}",
+        stderr_of(&second)
+    );
+    assert!(first.wait().unwrap().success());
+    assert_eq!(count(), 450, "every game once");
+    assert_eq!(
+        c.replies()
+            .iter()
+            .filter(|r| r.subject.ends_with("the final results"))
+            .count(),
+        1
+    );
+}

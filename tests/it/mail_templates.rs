@@ -74,6 +74,7 @@ fn fixture(name: &str) -> Value {
             "received": "1994-04-01 09:30 UT",
             "accepted": false,
             "has_current": true,
+            "program": "strategy",
             "report": "KNOBELN compile report\n======================\n\nResult: REJECTED\n",
         }),
         "compile_refused" => json!({

@@ -329,6 +329,7 @@ pub fn commit(
                     "received": date(ctx.now),
                     "accepted": outcome.accepted(),
                     "has_current": has_current,
+                    "program": "strategy",
                     "report": report_text,
                 }),
             )?;

@@ -363,6 +363,7 @@ pub fn commit(
             "received": date(ctx.now),
             "accepted": accepted,
             "has_current": has_current,
+            "program": "bot",
             "report": b.report_text,
         }),
     )?;
