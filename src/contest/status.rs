@@ -152,6 +152,16 @@ fn progress_section(
         now - chrono::Duration::seconds(RATE_WINDOW_SECS),
     )?;
     let mut out = String::new();
+    if let Some((round, ends)) = crate::store::rsm::open_pause(conn, tournament)? {
+        let until = ends
+            .map(|e| format!(" until {}", e.format("%Y-%m-%d %H:%M UT")))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  PAUSED after round {round} for the organizer's summary{until}: \
+             `knobeln rsm --round {round} FILE` (or the RSM mail with the token) \
+             sends it and the contest goes on\n"
+        ));
+    }
     match progress(&rounds, recent, window) {
         None => out.push_str("  no round has started yet\n"),
         Some(p) => {

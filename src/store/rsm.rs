@@ -37,6 +37,25 @@ fn time(s: Option<String>) -> Result<Option<DateTime<Utc>>> {
     .transpose()
 }
 
+/// The round after which `tournament` waits for the organizer's summary
+/// now (a pause started, its RSM not sent), and when the pause ends.
+pub fn open_pause(
+    conn: &Connection,
+    tournament: i64,
+) -> Result<Option<(u32, Option<DateTime<Utc>>)>> {
+    let row: Option<(u32, Option<String>)> = conn
+        .query_row(
+            "SELECT round, pause_ends_at FROM rsm_rounds
+             WHERE tournament_id = ?1 AND pause_started_at IS NOT NULL AND sent_at IS NULL
+             ORDER BY round DESC LIMIT 1",
+            params![tournament],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    row.map(|(round, ends)| Ok((round, time(ends)?)))
+        .transpose()
+}
+
 /// The state of `round` of `tournament`, if anything is recorded.
 pub fn rsm_round(conn: &Connection, tournament: i64, round: u32) -> Result<Option<RsmRound>> {
     let row = conn

@@ -676,6 +676,18 @@ fn the_organizers_summary_ends_the_pause_even_after_a_kill_9() {
         count(&c, "SELECT COUNT(*) FROM outbox WHERE kind = 'rsm'"),
         0
     );
+    // The organizer sees the pause and what ends it.
+    let status = Command::new(BIN)
+        .args(["status", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains("PAUSED after round 1 for the organizer's summary until")
+            && status.contains("knobeln rsm --round 1 FILE"),
+        "{status}"
+    );
     // kill -9 during the pause; the pause is in the database.
     child.kill().unwrap();
     child.wait().unwrap();
