@@ -936,6 +936,12 @@ impl LineGame for FloodGame {
     fn turn(&self) -> u64 {
         self.round.into()
     }
+
+    /// The three commands of a round: 0.1 s for all three (the seed's
+    /// limit is per round).
+    fn shared_budget(&self) -> Option<u64> {
+        Some(self.round.into())
+    }
 }
 
 #[cfg(test)]

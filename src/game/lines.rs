@@ -65,6 +65,14 @@ pub trait LineGame {
 
     /// The turn the game is in, for failure reports ("round 17").
     fn turn(&self) -> u64;
+
+    /// Replies that share one wall-clock budget (the referee's reply
+    /// limit): `Some(k)` for every reply of the same group `k`. The
+    /// default, `None`: each reply has the limit of its own. The flooding
+    /// island's three commands of a round share the round's 0.1 s.
+    fn shared_budget(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Who said a line of a transcript.
@@ -167,6 +175,10 @@ impl<G: LineGame> LineGame for Recorded<G> {
 
     fn turn(&self) -> u64 {
         self.game.turn()
+    }
+
+    fn shared_budget(&self) -> Option<u64> {
+        self.game.shared_budget()
     }
 }
 

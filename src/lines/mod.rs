@@ -457,21 +457,40 @@ impl Match {
         }
     }
 
+    /// As [`Match::receive`], with the reply limit counted from `since`
+    /// instead of now: replies that share one budget (a round of several
+    /// lines). The first reply of a bot keeps its start-up limit.
+    pub fn receive_since(&mut self, bot: usize, since: Instant) -> Result<String, Stop> {
+        match self.receive_within(&[bot], Some(since)) {
+            Ok(mut v) => Ok(v.pop().expect("one reply")),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The next line of each of `bots` (simultaneous moves): every bot
     /// answers or fails; if any failed, all failures of this turn.
     pub fn receive_all(&mut self, bots: &[usize]) -> Result<Vec<String>, Stop> {
-        let start = Instant::now();
+        self.receive_within(bots, None)
+    }
+
+    fn receive_within(
+        &mut self,
+        bots: &[usize],
+        since: Option<Instant>,
+    ) -> Result<Vec<String>, Stop> {
+        let now = Instant::now();
         let mut replies: Vec<Option<String>> = vec![None; bots.len()];
         let mut failures: Vec<BotFailure> = Vec::new();
         let deadlines: Vec<(Instant, Duration)> = bots
             .iter()
             .map(|&b| {
-                let wall = if self.seats[b].answered {
-                    self.limits.reply_wall
+                if self.seats[b].answered {
+                    let wall = self.limits.reply_wall;
+                    (since.unwrap_or(now) + wall, wall)
                 } else {
-                    self.limits.startup_wall
-                };
-                (start + wall, wall)
+                    let wall = self.limits.startup_wall;
+                    (now + wall, wall)
+                }
             })
             .collect();
         loop {

@@ -912,3 +912,52 @@ fn a_second_contest_start_of_a_bot_contest_says_who_plays_it_and_plays_nothing()
         1
     );
 }
+
+/// The flooding island's limit is per round (the seed's 0.1 s), not per
+/// command: three commands of 120 ms each keep a 200 ms limit per line but
+/// not per round.
+#[test]
+fn the_flooding_time_limit_is_per_round_not_per_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("slow.py");
+    std::fs::write(
+        &bot,
+        "import sys, time\n\
+         for line in sys.stdin:\n\
+         \x20   line = line.strip()\n\
+         \x20   if line.startswith(\"ROUND \"):\n\
+         \x20       for _ in range(3):\n\
+         \x20           time.sleep(0.12)\n\
+         \x20           print(\"GO CURRENT\", flush=True)\n\
+         \x20   elif line == \"END\":\n\
+         \x20       break\n",
+    )
+    .unwrap();
+    let config = tmp.path().join("knobeln.toml");
+    std::fs::write(
+        &config,
+        "[contest]\ndiscipline = \"flooding\"\n[flooding]\nround_ms = 200\n",
+    )
+    .unwrap();
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "flooding",
+        bot.to_str().unwrap(),
+        "--island",
+        "src/demo/islands/ridge.txt",
+        "--config",
+        config.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    let failures = v["failures"].to_string();
+    assert!(
+        failures.contains("200 ms") || failures.contains("wall"),
+        "the round's 360 ms break its 200 ms: {failures}\n{}",
+        stderr_of(&out)
+    );
+    // The bot answered every command of the first round (each within
+    // 200 ms), and lost in its first round: the round's budget, not a line's.
+    assert_eq!(v["outcome"]["rounds"].as_u64(), Some(0), "{}", v["outcome"]);
+}
