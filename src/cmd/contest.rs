@@ -93,18 +93,7 @@ impl ContestCmd {
             Err(e) => return Err(e.into()),
         }
         progress.finish();
-        let spool = config.transport == TransportKind::Spool;
-        let mut server = Server::new(config, store);
-        if spool {
-            let f = server.flush()?;
-            outln!(
-                "contest finished; {} mail(s) written to {}",
-                f.sent,
-                server.config.spool.dir.join("outgoing").display()
-            );
-        } else {
-            outln!("contest finished; the mails are queued: `knobeln serve` sends them");
-        }
+        mails_out(config, store)?;
         outln!("the results article: knobeln results");
         Ok(ExitCode::SUCCESS)
     }
@@ -135,6 +124,13 @@ fn bot_contest(
         knobeln::site::bots::write(dir, &config.contest.name, config.contest.discipline, &res)?;
     }
     out!("{}", bots::results_text(&res));
+    mails_out(config, store)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// After a contest: on the spool, the mails are written at once; over
+/// SMTP, `serve` sends them.
+fn mails_out(config: Config, store: knobeln::store::Store) -> anyhow::Result<()> {
     let spool = config.transport == TransportKind::Spool;
     let mut server = Server::new(config, store);
     if spool {
@@ -147,5 +143,5 @@ fn bot_contest(
     } else {
         outln!("contest finished; the mails are queued: `knobeln serve` sends them");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

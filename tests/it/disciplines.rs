@@ -789,8 +789,10 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
     );
 }
 
-#[test]
-fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
+/// A flooding contest of the standing bot (150 runs on each of three
+/// islands: 450 games) started with seed 9 in the background, once it has
+/// stored `n` games.
+fn a_flooding_contest_under_way(n: i64) -> (Contest, std::process::Child) {
     let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
     let r = send_attached(
         &c,
@@ -806,19 +808,27 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let db = c.dir.path().join("k.db");
-    let count = || -> i64 {
-        rusqlite::Connection::open(&db)
-            .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
-            .unwrap_or(0)
-    };
-    while count() < 20 {
+    while bot_games(&c) < n {
         assert!(
             child.try_wait().unwrap().is_none(),
-            "the run ended before it was killed"
+            "the run ended before {n} games"
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    (c, child)
+}
+
+/// How many bot games the contest's database holds.
+fn bot_games(c: &Contest) -> i64 {
+    rusqlite::Connection::open(c.dir.path().join("k.db"))
+        .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
+    let (c, mut child) = a_flooding_contest_under_way(20);
+    let count = || bot_games(&c);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before = count();
@@ -863,34 +873,8 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
 
 #[test]
 fn a_second_contest_start_of_a_bot_contest_says_who_plays_it_and_plays_nothing() {
-    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 150\nround_ms = 5000\n");
-    let r = send_attached(
-        &c,
-        &format!("<<FROM>> {JOE} {auth}"),
-        "stand.c",
-        demo_source(Discipline::Flooding, "stand.c"),
-    );
-    assert!(r.subject.contains("accepted"), "{}", r.body);
-    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "9", "--config"])
-        .arg(c.config())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let db = c.dir.path().join("k.db");
-    let count = || -> i64 {
-        rusqlite::Connection::open(&db)
-            .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
-            .unwrap_or(0)
-    };
-    while count() < 5 {
-        assert!(
-            first.try_wait().unwrap().is_none(),
-            "the first run ended early"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let (c, mut first) = a_flooding_contest_under_way(5);
+    let count = || bot_games(&c);
     let second = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
         .args(["contest", "start", "--seed", "9", "--config"])
         .arg(c.config())
