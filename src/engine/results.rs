@@ -158,13 +158,21 @@ pub struct ResultsCache {
     results: Results,
 }
 
+/// Keeps only the games with a failure (what the round's summary and the
+/// final mail need to name a disqualifying game).
+fn forget_games(games: &mut Vec<GameResult>) {
+    games.retain(|x| !x.failures.is_empty());
+    games.shrink_to_fit();
+}
+
 /// Which games a [`ResultsCache`] keeps in its results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeptGames {
     /// Every game (the site: a team's page lists all its games).
     All,
-    /// A settled group's games until the next refresh, then only its
-    /// ranking and the games with a failure (the mails: a group's mails
+    /// A settled group's games until the next refresh when the refresh
+    /// was for that group (none otherwise), then only its ranking and the
+    /// games with a failure (the mails: a group's mails
     /// need its games once; the round's summary and the final mail name
     /// the game that disqualified a team), so the memory kept does not
     /// grow with the games played.
@@ -254,9 +262,7 @@ impl ResultsCache {
     /// (and forgets the games it was asked to forget).
     fn discover_rounds(&mut self, store: &Store) -> Result<(), EngineError> {
         for (r, g) in std::mem::take(&mut self.to_forget) {
-            let games = &mut self.results.rounds[r].groups[g].games;
-            games.retain(|x| !x.failures.is_empty());
-            games.shrink_to_fit();
+            forget_games(&mut self.results.rounds[r].groups[g].games);
         }
         for state in self.rounds.iter_mut().filter(|s| !s.row.finished) {
             if let Some(row) = store.round(self.tournament, state.row.number)? {
@@ -322,7 +328,12 @@ impl ResultsCache {
                 final_schedule = Some((ranking.clone(), sched));
             }
             if settled && self.games == KeptGames::UntilSettled {
-                self.to_forget.push((r, g));
+                if only == Some(group) {
+                    // The caller is about to read this group's games.
+                    self.to_forget.push((r, g));
+                } else {
+                    forget_games(&mut self.results.rounds[r].groups[g].games);
+                }
             }
             self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
             let group_members: Vec<String> = members.iter().map(|&t| self.name(t)).collect();
