@@ -327,14 +327,6 @@ impl ResultsCache {
             if need_schedule && g == 0 {
                 final_schedule = Some((ranking.clone(), sched));
             }
-            if settled && self.games == KeptGames::UntilSettled {
-                if only == Some(group) {
-                    // The caller is about to read this group's games.
-                    self.to_forget.push((r, g));
-                } else {
-                    forget_games(&mut self.results.rounds[r].groups[g].games);
-                }
-            }
             self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
             let group_members: Vec<String> = members.iter().map(|&t| self.name(t)).collect();
             let rr = &mut self.results.rounds[r];
@@ -350,6 +342,14 @@ impl ResultsCache {
             // Disqualifications of this group replace its earlier ones.
             rr.disqualified.retain(|d| !group_members.contains(&d.team));
             rr.disqualified.extend(disqualified);
+            if settled && self.games == KeptGames::UntilSettled {
+                if only == Some(group) {
+                    // The caller is about to read this group's games.
+                    self.to_forget.push((r, g));
+                } else {
+                    forget_games(&mut rr.groups[g].games);
+                }
+            }
         }
         // Keep the disqualified in the order of their groups, as a full
         // rebuild lists them.
@@ -724,28 +724,26 @@ mod tests {
                 assert_eq!(x.ranking, y.ranking);
             }
         }
-        let (last, earlier) = lean.rounds.split_last().unwrap();
-        for (a, b) in earlier.iter().zip(&full.rounds) {
+        // A refresh of everything keeps no settled group's games but those
+        // with a failure.
+        for (a, b) in lean.rounds.iter().zip(&full.rounds) {
             for (x, y) in a.groups.iter().zip(&b.groups) {
                 let failed: Vec<&GameResult> =
                     y.games.iter().filter(|g| !g.failures.is_empty()).collect();
-                assert_eq!(
-                    x.games.iter().collect::<Vec<_>>(),
-                    failed,
-                    "a settled group keeps only its games with a failure"
+                assert!(
+                    x.games.iter().collect::<Vec<_>>() == failed,
+                    "round {} group {}: only the games with a failure are kept",
+                    a.number,
+                    x.number
                 );
             }
         }
-        let kept: usize = earlier
+        let kept: usize = lean
+            .rounds
             .iter()
             .flat_map(|r| &r.groups)
             .map(|g| g.games.len())
             .sum();
         assert!(kept > 0, "the crasher's failed games are kept");
-        // (The final group's games stay until the next refresh.)
-        assert_eq!(
-            last.groups[0].games,
-            full.rounds.last().unwrap().groups[0].games
-        );
     }
 }
