@@ -19,7 +19,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
-use super::message::{parse, Limits};
+use super::message::sender_and_subject;
 use super::outgoing::Outgoing;
 use super::process::{enqueue, Cause, ProcessError, DROPPED_UNANSWERABLE};
 use super::texts::render;
@@ -165,16 +165,7 @@ pub fn items(conn: &rusqlite::Connection, config: &Config) -> Result<Items, Proc
     let set_aside = unreported_set_aside(conn)?
         .into_iter()
         .map(|m| {
-            let (from, subject) = match parse(&m.head, &config.contest.loop_id, &Limits::default())
-            {
-                Ok(mail) => (
-                    mail.from
-                        .map(|f| f.address)
-                        .unwrap_or_else(|| "(no sender)".into()),
-                    mail.subject,
-                ),
-                Err(_) => ("(unreadable)".into(), String::new()),
-            };
+            let (from, subject) = sender_and_subject(&m.head, &config.contest.loop_id);
             SetAsideItem {
                 id: m.id,
                 origin: m.origin,

@@ -358,6 +358,20 @@ pub enum SourceProblem {
     Undecodable { filename: Option<String> },
 }
 
+/// The sender's address and the subject of a stored mail, for lists the
+/// organizer reads ("(no sender)", "(unreadable)" where there is none).
+pub fn sender_and_subject(raw: &[u8], our_loop_id: &str) -> (String, String) {
+    match parse(raw, our_loop_id, &Limits::default()) {
+        Ok(mail) => (
+            mail.from
+                .map(|f| f.address)
+                .unwrap_or_else(|| "(no sender)".into()),
+            mail.subject,
+        ),
+        Err(_) => ("(unreadable)".into(), String::new()),
+    }
+}
+
 /// Parses a raw mail (RFC 5322, CRLF or LF line ends).
 ///
 /// `our_loop_id` is the value of the `X-Loop` header the server puts on its

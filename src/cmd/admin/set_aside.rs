@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use knobeln::config::Config;
-use knobeln::mail::message::{parse, Limits};
+use knobeln::mail::message::sender_and_subject;
 use knobeln::store::admin::set_aside_inbox;
 use knobeln::store::Store;
 
@@ -18,16 +18,7 @@ impl SetAsideList {
     pub fn apply(self, store: &Store, config: &Config) -> anyhow::Result<ExitCode> {
         let rows = set_aside_inbox(store.conn())?;
         for m in &rows {
-            let (from, subject) = match parse(&m.head, &config.contest.loop_id, &Limits::default())
-            {
-                Ok(mail) => (
-                    mail.from
-                        .map(|f| f.address)
-                        .unwrap_or_else(|| "(no sender)".into()),
-                    mail.subject,
-                ),
-                Err(_) => ("(unreadable)".into(), String::new()),
-            };
+            let (from, subject) = sender_and_subject(&m.head, &config.contest.loop_id);
             let subject: String = subject
                 .chars()
                 .filter(|c| !c.is_control())
