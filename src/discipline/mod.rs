@@ -130,19 +130,22 @@ pub struct BotLimitsConfig {
     pub memory_mb: u64,
 }
 
+/// `section.name` is `v`, which must lie in `lo..=hi`; the error names the
+/// key, the range and the value.
+fn in_range(section: &str, name: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{section}.{name} must be in {lo}..={hi} (got {v})"))
+    }
+}
+
 impl BotLimitsConfig {
     fn validate(&self, section: &str) -> Result<(), String> {
-        let check = |name: &str, v: u64, lo: u64, hi: u64| {
-            if (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!("{section}.{name} must be in {lo}..={hi} (got {v})"))
-            }
-        };
-        check("reply_ms", self.reply_ms, 1, 3_600_000)?;
-        check("startup_ms", self.startup_ms, 1, 3_600_000)?;
-        check("cpu_secs", self.cpu_secs, 1, 86_400)?;
-        check("memory_mb", self.memory_mb, 8, 65_536)
+        in_range(section, "reply_ms", self.reply_ms, 1, 3_600_000)?;
+        in_range(section, "startup_ms", self.startup_ms, 1, 3_600_000)?;
+        in_range(section, "cpu_secs", self.cpu_secs, 1, 86_400)?;
+        in_range(section, "memory_mb", self.memory_mb, 8, 65_536)
     }
 
     /// The referee's limits.
@@ -207,18 +210,14 @@ impl UltimatumConfig {
         self.params()
             .validate()
             .map_err(|e| format!("ultimatum.{e}"))?;
-        if !(1..=10_000).contains(&self.repetitions) {
-            return Err(format!(
-                "ultimatum.repetitions must be in 1..=10000 (got {})",
-                self.repetitions
-            ));
-        }
-        if !(1..=3600).contains(&self.entry_secs) {
-            return Err(format!(
-                "ultimatum.entry_secs must be in 1..=3600 (got {})",
-                self.entry_secs
-            ));
-        }
+        in_range(
+            "ultimatum",
+            "repetitions",
+            u64::from(self.repetitions),
+            1,
+            10_000,
+        )?;
+        in_range("ultimatum", "entry_secs", self.entry_secs, 1, 3600)?;
         self.limits().validate("ultimatum")
     }
 }
@@ -271,24 +270,15 @@ impl FloodingConfig {
         }
     }
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=100_000).contains(&self.runs) {
-            return Err(format!(
-                "flooding.runs must be in 1..=100000 (got {})",
-                self.runs
-            ));
-        }
-        if !(1..=1_000_000).contains(&self.max_rounds) {
-            return Err(format!(
-                "flooding.max_rounds must be in 1..=1000000 (got {})",
-                self.max_rounds
-            ));
-        }
-        if !(1..=60_000).contains(&self.round_ms) {
-            return Err(format!(
-                "flooding.round_ms must be in 1..=60000 (got {})",
-                self.round_ms
-            ));
-        }
+        in_range("flooding", "runs", u64::from(self.runs), 1, 100_000)?;
+        in_range(
+            "flooding",
+            "max_rounds",
+            u64::from(self.max_rounds),
+            1,
+            1_000_000,
+        )?;
+        in_range("flooding", "round_ms", self.round_ms, 1, 60_000)?;
         self.limits().validate("flooding")
     }
 }

@@ -77,22 +77,33 @@ fn files(d: Discipline) -> Vec<&'static str> {
     demo_bots(d).iter().map(|b| b.file).collect()
 }
 
+/// Every demo bot of `d` against every one (itself included): no failure,
+/// and `check` on each game's outcome.
+fn every_pair(d: Discipline, setup: &Setup, check: impl Fn(&str, &str, &Outcome)) {
+    for a in files(d) {
+        for b in files(d) {
+            let p = play_demo(setup, d, &[a, b]);
+            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
+            let Some(o) = &p.outcome else {
+                panic!("{a} vs {b}: no outcome")
+            };
+            check(a, b, o);
+        }
+    }
+}
+
 #[test]
 fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
     let d = Discipline::Ultimatum;
     let setup = Setup::Ultimatum(knobeln::game::ultimatum::Params { rounds: 300 });
-    for a in files(d) {
-        for b in files(d) {
-            let p = play_demo(&setup, d, &[a, b]);
-            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
-            let Some(Outcome::Ultimatum(o)) = &p.outcome else {
-                panic!("{a} vs {b}: no outcome")
-            };
-            assert_eq!(o.rounds_completed, 300, "{a} vs {b}");
-            assert_eq!(o.forfeited_by, None);
-            assert!(o.points[0] + o.points[1] <= 600_000);
-        }
-    }
+    every_pair(d, &setup, |a, b, o| {
+        let Outcome::Ultimatum(o) = o else {
+            panic!("{a} vs {b}: no outcome")
+        };
+        assert_eq!(o.rounds_completed, 300, "{a} vs {b}");
+        assert_eq!(o.forfeited_by, None);
+        assert!(o.points[0] + o.points[1] <= 600_000);
+    });
 }
 
 #[test]
@@ -129,23 +140,19 @@ fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
 fn every_footsteps_demo_bot_bids_legally_against_every_other() {
     let d = Discipline::Footsteps;
     let setup = Setup::Footsteps(Default::default());
-    for a in files(d) {
-        for b in files(d) {
-            let p = play_demo(&setup, d, &[a, b]);
-            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
-            let Some(Outcome::Footsteps(o)) = &p.outcome else {
-                panic!("{a} vs {b}: no outcome")
-            };
-            assert!(
-                !matches!(
-                    o.ending,
-                    knobeln::game::footsteps::Ending::IllegalBid { .. }
-                ),
-                "{a} vs {b}: {:?}",
-                o.ending
-            );
-        }
-    }
+    every_pair(d, &setup, |a, b, o| {
+        let Outcome::Footsteps(o) = o else {
+            panic!("{a} vs {b}: no outcome")
+        };
+        assert!(
+            !matches!(
+                o.ending,
+                knobeln::game::footsteps::Ending::IllegalBid { .. }
+            ),
+            "{a} vs {b}: {:?}",
+            o.ending
+        );
+    });
     // The trivial bot against itself: both spend one point a turn, so both
     // are out of points after 50 turns with the token in the middle: a draw.
     let p = play_demo(&setup, d, &["one.c", "one.py"]);
@@ -158,24 +165,20 @@ fn every_footsteps_demo_bot_bids_legally_against_every_other() {
 #[test]
 fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
     let d = Discipline::Morabaraba;
-    for a in files(d) {
-        for b in files(d) {
-            let p = play_demo(&Setup::Morabaraba, d, &[a, b]);
-            assert!(p.failures.is_empty(), "{a} vs {b}: {:?}", p.failures);
-            let Some(Outcome::Morabaraba(o)) = &p.outcome else {
-                panic!("{a} vs {b}: no outcome")
-            };
-            assert!(
-                !matches!(
-                    o.end,
-                    knobeln::game::morabaraba::MorabarabaEnd::IllegalMove { .. }
-                ),
-                "{a} vs {b}: {:?}",
-                o.end
-            );
-            assert!(o.turns >= 24, "{a} vs {b}: the placing phase is 24 turns");
-        }
-    }
+    every_pair(d, &Setup::Morabaraba, |a, b, o| {
+        let Outcome::Morabaraba(o) = o else {
+            panic!("{a} vs {b}: no outcome")
+        };
+        assert!(
+            !matches!(
+                o.end,
+                knobeln::game::morabaraba::MorabarabaEnd::IllegalMove { .. }
+            ),
+            "{a} vs {b}: {:?}",
+            o.end
+        );
+        assert!(o.turns >= 24, "{a} vs {b}: the placing phase is 24 turns");
+    });
     // The stronger bot beats the trivial one in both colours.
     for (seats, miller) in [(["miller.c", "first.py"], 0), (["first.c", "miller.c"], 1)] {
         let p = play_demo(&Setup::Morabaraba, d, &seats);
