@@ -990,13 +990,6 @@ impl SiteObserver {
         }
     }
 
-    fn cache(&mut self, store: &Store) -> Result<&mut ResultsCache, SiteError> {
-        if self.cache.is_none() {
-            self.cache = Some(ResultsCache::new(store, self.tournament)?);
-        }
-        Ok(self.cache.as_mut().expect("the cache was just filled"))
-    }
-
     /// Writes every page now (also usable after the run, for the final
     /// state).
     pub fn regenerate(&mut self, store: &Store) -> Result<SiteSummary, SiteError> {
@@ -1005,16 +998,16 @@ impl SiteObserver {
 
     /// Writes the pages of `scope`, from the results refreshed for it.
     pub fn write(&mut self, store: &Store, scope: Scope) -> Result<SiteSummary, SiteError> {
-        let tournament = self.tournament;
-        let dir = self.dir.clone();
-        let options = self.options.clone();
-        let cache = self.cache(store)?;
+        if self.cache.is_none() {
+            self.cache = Some(ResultsCache::new(store, self.tournament)?);
+        }
+        let cache = self.cache.as_mut().expect("the cache was just filled");
         let res = match scope {
             Scope::All => cache.refresh_all(store)?,
             Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
             Scope::Round(round) => cache.refresh_round(store, round)?,
         };
-        let summary = generate_from(store, tournament, res, &dir, &options, scope)?;
+        let summary = generate_from(store, self.tournament, res, &self.dir, &self.options, scope)?;
         if !self.options.no_game_pages {
             // Only groups whose pages this write brought up to date.
             self.options.skip_game_pages_of.extend(
