@@ -3,6 +3,7 @@
 //! register by mail, send their strategies by mail, the server compiles
 //! them, runs the contest and the Evolution, and writes every mail into the
 //! spool. Prints where everything is and a short summary of the results.
+//! With `--nats URL` the games are played by workers, as with `[engine] nats`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,6 +54,10 @@ pub struct Demo {
     /// well under two minutes.
     #[arg(long)]
     pub games: Option<u32>,
+    /// Have the games played by workers (`knobeln worker --nats URL`)
+    /// through this NATS server, as `[engine] nats` does.
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
 }
 
 impl Demo {
@@ -93,6 +98,7 @@ impl Demo {
         config.rules.throws = self.throws;
         config.site.dir = Some(self.dir.join("site"));
         config.site.no_game_pages = !self.game_pages;
+        config.engine.nats = self.nats.clone();
         Spool::open(&config.spool.dir)?;
         let store = Store::open(&config.database)?;
         let teams = field(self.teams);
@@ -240,7 +246,8 @@ impl Demo {
     /// A contest of a bot discipline by mail: every demo bot is a team.
     fn apply_bots(self, t0: Instant) -> anyhow::Result<ExitCode> {
         let d = self.discipline;
-        let config = bot_demo_config(&self.dir, d, self.games);
+        let mut config = bot_demo_config(&self.dir, d, self.games);
+        config.engine.nats = self.nats.clone();
         Spool::open(&config.spool.dir)?;
         let store = Store::open(&config.database)?;
         let teams = knobeln::demo::bots::bot_teams(d);

@@ -1,4 +1,4 @@
-//! `knobeln worker --nats URL [--jobs N] [--name NAME] [--cache DIR]`: plays
+//! `knobeln worker --nats URL [--jobs N] [--name NAME] [--cache DIR] [--play KINDS]`: plays
 //! games from the NATS JetStream queue of a coordinator (`[engine] nats` in
 //! the server's config, or `tournament --nats`) until SIGTERM. Also the NATS
 //! connection flags shared with `tournament`.
@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
+use knobeln::distributed::wire::Discipline;
 use knobeln::distributed::worker::{default_cache_dir, host_name, WorkerMode, WorkerOptions};
 use knobeln::distributed::{NatsOptions, QueueSettings};
 
@@ -120,6 +121,11 @@ pub struct Worker {
     /// Test mode: report an infrastructure fault for every job.
     #[arg(long, hide = true)]
     pub faulty: bool,
+    /// The kinds of games to take: `knobeln` (compiled KNOBELN strategies),
+    /// `bots` (the line-protocol disciplines: needs the contest's language
+    /// toolchains on this machine). Default: both.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub play: Vec<String>,
 }
 
 impl Worker {
@@ -146,12 +152,21 @@ impl Worker {
         } else {
             WorkerMode::Play
         };
+        let play = self
+            .play
+            .iter()
+            .map(|k| {
+                Discipline::parse(k)
+                    .with_context(|| format!("--play {k}: the kinds of games are knobeln and bots"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
         knobeln::distributed::worker::run(WorkerOptions {
             nats,
             jobs,
             name,
             cache_dir: self.cache.unwrap_or_else(default_cache_dir),
             mode,
+            play,
         })?;
         Ok(ExitCode::SUCCESS)
     }

@@ -2,7 +2,9 @@
 //! FootSteps, Morabaraba): at the start the entries are fixed (every
 //! registered team's latest accepted bot of the contest's discipline), the
 //! discipline's planner says which games to play, the games are played in
-//! the bot sandbox, each result is stored as it comes in (so a run killed
+//! the bot sandbox (on local threads, or by workers on other machines when
+//! the config has `[engine] nats`: same games, same results), each result
+//! is stored as it comes in (so a run killed
 //! midway resumes with the games still missing), and at the end the
 //! discipline's own table goes to every participant by mail, in the same
 //! transaction that marks the contest finished.
@@ -18,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -28,9 +30,12 @@ use serde_json::json;
 use crate::config::Config;
 use crate::discipline::play::{play, Outcome, Played, Setup, Transcript};
 use crate::discipline::Discipline;
+use crate::distributed::coordinator::{NatsQueue, Task, Upload};
+use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::game::flooding::Island;
 use crate::lang::build::BotProgram;
 use crate::lang::{Toolchain, Toolchains};
+use crate::lines::LineLimits;
 use crate::mail::outgoing::Outgoing;
 use crate::mail::process::{enqueue, Cause};
 use crate::store::mail::all_registrations;
@@ -54,6 +59,9 @@ pub enum BotContestError {
     Corrupt(String),
     #[error("a game could not be refereed: {0}")]
     Match(String),
+    /// The NATS queue of `[engine] nats` could not be used.
+    #[error("the queue of games: {0}")]
+    Queue(String),
     #[error("the planner: {0}")]
     Plan(String),
     #[error("mail: {0}")]
@@ -224,6 +232,7 @@ pub fn start(
 }
 
 /// One game to play: its key (the planner's, as JSON), its bots, its setup.
+#[derive(Debug, Clone)]
 struct Job {
     key: String,
     seats: Vec<TeamId>,
@@ -246,6 +255,24 @@ pub enum Results {
 /// The built bots of the entries.
 struct Bots {
     by_team: BTreeMap<TeamId, (Toolchain, BotProgram)>,
+    /// Each bot's program as stored (JSON), for workers on other machines.
+    stored: BTreeMap<TeamId, Arc<StoredProgram>>,
+}
+
+/// A bot's program as stored, named by its SHA-256.
+struct StoredProgram {
+    sha256: String,
+    bytes: Vec<u8>,
+}
+
+impl Upload for StoredProgram {
+    fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    fn bytes(&self) -> std::result::Result<Vec<u8>, String> {
+        Ok(self.bytes.clone())
+    }
 }
 
 fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
@@ -253,11 +280,14 @@ fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
         .languages()
         .map_err(|e| BotContestError::Toolchain("?".into(), e))?;
     let mut programs = Vec::new();
+    let mut stored = BTreeMap::new();
     for e in &c.entries {
         let bytes = store.version_binary(crate::store::VersionId(e.version))?;
         let p: BotProgram = serde_json::from_slice(&bytes)
             .map_err(|x| BotContestError::Corrupt(format!("bot version {}: {x}", e.version)))?;
         programs.push((e.team, p));
+        let sha256 = crate::engine::prepare::sha256_hex(&bytes);
+        stored.insert(e.team, Arc::new(StoredProgram { sha256, bytes }));
     }
     let langs: BTreeSet<&str> = programs.iter().map(|(_, p)| p.language.as_str()).collect();
     let langs: Vec<&str> = langs.into_iter().collect();
@@ -276,7 +306,7 @@ fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
         };
         by_team.insert(team, (tc, p));
     }
-    Ok(Bots { by_team })
+    Ok(Bots { by_team, stored })
 }
 
 /// The stored results of the contest: key → result JSON.
@@ -290,7 +320,8 @@ fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
 }
 
-/// Plays the jobs on `jobs` threads and stores each result as it comes.
+/// Plays the jobs (on `jobs` threads, or by workers through NATS when the
+/// config has `[engine] nats`) and stores each result as it comes.
 fn play_jobs(
     store: &Store,
     c: &BotContest,
@@ -309,59 +340,175 @@ fn play_jobs(
         _ => config.morabaraba.limits(),
     }
     .line_limits();
-    let threads = match config.rules.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(todo.len());
-    let queue = Mutex::new(todo.into_iter());
-    let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
-    std::thread::scope(|s| -> Result<()> {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let queue = &queue;
-            s.spawn(move || loop {
-                let Some(job) = queue.lock().expect("queue").next() else {
-                    break;
-                };
-                let seats: Vec<(&Toolchain, &BotProgram)> = job
-                    .seats
-                    .iter()
-                    .map(|t| {
-                        let (tc, p) = &bots.by_team[t];
-                        (tc, p)
-                    })
-                    .collect();
-                let r =
-                    play(&job.setup, &seats, limits, Transcript::Drop).map_err(|e| e.to_string());
-                if tx.send((job, r)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        let mut first_error = None;
-        for (job, r) in rx {
-            match r {
-                Ok(p) => {
-                    let result = planner_result(c.discipline, &job, &p);
-                    let record = serde_json::to_string(&p).expect("json");
-                    store.conn().execute(
-                        "INSERT OR IGNORE INTO bot_games (contest_id, game_key, result, record, played_at) \
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                        params![c.id, job.key, result.to_string(), record, now().to_rfc3339()],
-                    )?;
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
+    let mut first_error = None;
+    let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
+        match r {
+            Ok(p) => {
+                let result = planner_result(c.discipline, &job, &p);
+                let record = serde_json::to_string(&p).expect("json");
+                store.conn().execute(
+                    "INSERT OR IGNORE INTO bot_games (contest_id, game_key, result, record, played_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![c.id, job.key, result.to_string(), record, now().to_rfc3339()],
+                )?;
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
         }
-        match first_error {
-            Some(e) => Err(BotContestError::Match(e)),
-            None => Ok(()),
+        Ok(())
+    };
+    let nats = crate::distributed::from_config(&config.engine)
+        .map_err(|e| BotContestError::Queue(e.to_string()))?;
+    match nats {
+        Some((options, settings)) => {
+            let queue =
+                NatsQueue::<BotTask>::start(&options, &settings, wire::Discipline::Bots, c.id)
+                    .map_err(|e| BotContestError::Queue(e.to_string()))?;
+            let mut waiting = todo.into_iter().enumerate();
+            let mut in_flight = 0usize;
+            loop {
+                while in_flight < queue.capacity() {
+                    let Some((i, job)) = waiting.next() else {
+                        break;
+                    };
+                    queue.submit(BotTask::new(c.id, i as u32, job, bots, limits));
+                    in_flight += 1;
+                }
+                if in_flight == 0 {
+                    break;
+                }
+                let (job, r) = queue.next_done().ok_or_else(|| {
+                    BotContestError::Queue(
+                        "stopped with games in the queue (they are played when the contest resumes)"
+                            .into(),
+                    )
+                })?;
+                in_flight -= 1;
+                keep(job, r)?;
+            }
         }
-    })
+        None => {
+            let threads = match config.rules.jobs {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n,
+            }
+            .min(todo.len());
+            let queue = Mutex::new(todo.into_iter());
+            let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
+            std::thread::scope(|s| -> Result<()> {
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    let queue = &queue;
+                    s.spawn(move || loop {
+                        let Some(job) = queue.lock().expect("queue").next() else {
+                            break;
+                        };
+                        let seats: Vec<(&Toolchain, &BotProgram)> = job
+                            .seats
+                            .iter()
+                            .map(|t| {
+                                let (tc, p) = &bots.by_team[t];
+                                (tc, p)
+                            })
+                            .collect();
+                        let r = play(&job.setup, &seats, limits, Transcript::Drop)
+                            .map_err(|e| e.to_string());
+                        if tx.send((job, r)).is_err() {
+                            break;
+                        }
+                    });
+                }
+                drop(tx);
+                for (job, r) in rx {
+                    keep(job, r)?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    match first_error {
+        Some(e) => Err(BotContestError::Match(e)),
+        None => Ok(()),
+    }
+}
+
+/// A bot game played by a worker on another machine.
+struct BotTask {
+    contest: i64,
+    /// Its place in this run's list of games (its identity in the queue).
+    index: u32,
+    job: Job,
+    programs: Vec<Arc<StoredProgram>>,
+    seats: Vec<BotSeat>,
+    limits: LineLimits,
+}
+
+impl BotTask {
+    fn new(contest: i64, index: u32, job: Job, bots: &Bots, limits: LineLimits) -> BotTask {
+        let programs: Vec<Arc<StoredProgram>> =
+            job.seats.iter().map(|t| bots.stored[t].clone()).collect();
+        let seats = job
+            .seats
+            .iter()
+            .zip(&programs)
+            .map(|(t, p)| BotSeat {
+                program: p.sha256.clone(),
+                language: bots.by_team[t].0.language.clone(),
+            })
+            .collect();
+        BotTask {
+            contest,
+            index,
+            job,
+            programs,
+            seats,
+            limits,
+        }
+    }
+}
+
+impl Task for BotTask {
+    type Done = (Job, std::result::Result<Played, String>);
+
+    fn ident(&self) -> GameIdent {
+        GameIdent {
+            tournament: self.contest,
+            round: 0,
+            group: 0,
+            slot: self.index,
+            attempt: 1,
+        }
+    }
+
+    fn play(&self) -> Play {
+        Play::Bots {
+            setup: self.job.setup.clone(),
+            limits: self.limits,
+            seats: self.seats.clone(),
+        }
+    }
+
+    fn programs(&self) -> Vec<Arc<dyn Upload>> {
+        self.programs
+            .iter()
+            .map(|p| p.clone() as Arc<dyn Upload>)
+            .collect()
+    }
+
+    fn accept(&self, outcome: wire::Outcome) -> std::result::Result<Self::Done, String> {
+        match outcome {
+            wire::Outcome::BotGame(p) => {
+                let p = wire::check_bot_game(&self.job.setup, p)?;
+                Ok((self.job.clone(), Ok(p)))
+            }
+            _ => Err("the result of another kind of game".into()),
+        }
+    }
+
+    fn failed(self, error: String) -> Self::Done {
+        (self.job, Err(error))
+    }
 }
 
 /// What the planner needs of a played game.

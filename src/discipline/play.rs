@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::game::flooding::{FloodGame, FloodOutcome, Island};
 use crate::game::footsteps::{self, GameOutcome};
@@ -23,11 +23,15 @@ use crate::lang::Toolchain;
 use crate::lines::game::play_game_on;
 use crate::lines::{BotFailure, LineLimits, Match, MatchError};
 
-/// The game to play and its parameters (chance included).
-#[derive(Debug, Clone)]
+/// The game to play and its parameters (chance included). Serializable
+/// for the workers of other machines (an island travels as its text and is
+/// checked again by [`Island::parse`] on arrival).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "game", rename_all = "snake_case")]
 pub enum Setup {
     Ultimatum(ultimatum::Params),
     Flooding {
+        #[serde(with = "island_text")]
         island: Island,
         params: crate::game::flooding::Params,
         seed: u64,
@@ -45,8 +49,23 @@ impl Setup {
     }
 }
 
+/// An island as its text format.
+mod island_text {
+    use super::Island;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(island: &Island, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&island.to_text())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Island, D::Error> {
+        let text = String::deserialize(d)?;
+        Island::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// A finished game's outcome, per discipline.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "discipline", rename_all = "snake_case")]
 pub enum Outcome {
     Ultimatum(MatchOutcome),
@@ -67,7 +86,7 @@ pub enum Transcript {
 pub const TRANSCRIPT_CAP: usize = 200_000;
 
 /// What happened in one game.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Played {
     /// The outcome (also after a failure: the game says what it means).
     pub outcome: Option<Outcome>,

@@ -1,7 +1,9 @@
-//! The coordinator's side of the queue: [`NatsRunner`], a [`Runner`] whose
-//! games are played by workers.
+//! The coordinator's side of the queue: [`NatsQueue`], games handed to
+//! workers and their results taken back, for any kind of game (a
+//! [`Task`]); [`NatsRunner`] is the engine's [`Runner`] on it for KNOBELN
+//! games, and the bot contests use it with their own task.
 //!
-//! For each job the engine submits it makes sure both programs are in the
+//! For each job submitted it makes sure its programs are in the
 //! object store (uploaded once per session, checked against their hash),
 //! publishes the job to the work queue and waits for the result on its own
 //! session's subject. Results may come in any order, late or twice
@@ -12,7 +14,8 @@
 //! and the game goes back to the queue for another worker; a game that
 //! three different workers could not play goes back to the engine as an
 //! infrastructure fault (which retries it, then stops, as with local
-//! threads). Everything a worker sends is checked ([`wire::check_record`]).
+//! threads). Everything a worker sends is checked ([`wire::check_record`],
+//! [`wire::check_bot_game`]).
 //!
 //! It does not decide anything about the tournament: that stays the
 //! engine's, which applies results in schedule order, so which worker
@@ -37,7 +40,95 @@ use super::{
 };
 use crate::engine::pool::{Done, Job, Program, Runner};
 use crate::referee::RefereeConfig;
-use crate::tournament::ScheduledGame;
+
+/// A program the object store must hold before a job that needs it is
+/// published: named by the SHA-256 of its bytes.
+pub trait Upload: Send + Sync {
+    fn sha256(&self) -> &str;
+    /// The bytes (read when they are uploaded, checked against the hash).
+    fn bytes(&self) -> Result<Vec<u8>, String>;
+}
+
+impl Upload for Program {
+    fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        self.exe.read_bytes().map_err(|e| e.to_string())
+    }
+}
+
+/// A kind of game the coordinator hands to workers: what the job says,
+/// which programs it needs, and how a worker's answer is checked.
+pub trait Task: Send + 'static {
+    /// What the caller gets back for the task.
+    type Done: Send + 'static;
+    /// The game's identity (results are de-duplicated by it).
+    fn ident(&self) -> GameIdent;
+    /// What a worker needs to play it.
+    fn play(&self) -> Play;
+    fn programs(&self) -> Vec<Arc<dyn Upload>>;
+    /// A worker's played outcome, checked; `Err` says why no referee can
+    /// have made it (the worker is at fault).
+    fn accept(&self, outcome: Outcome) -> Result<Self::Done, String>;
+    /// The game could not be played (infrastructure).
+    fn failed(self, error: String) -> Self::Done;
+}
+
+/// A KNOBELN game of the engine.
+pub struct KnobelnTask {
+    pub tournament: i64,
+    pub referee: RefereeConfig,
+    pub job: Job,
+}
+
+impl Task for KnobelnTask {
+    type Done = Done;
+
+    fn ident(&self) -> GameIdent {
+        GameIdent::new(self.tournament, self.job.game.key, self.job.game.attempt)
+    }
+
+    fn play(&self) -> Play {
+        Play::Knobeln {
+            referee: self.referee,
+            programs: [
+                self.job.programs[0].sha256.clone(),
+                self.job.programs[1].sha256.clone(),
+            ],
+            seeds: self.job.seeds.into(),
+        }
+    }
+
+    fn programs(&self) -> Vec<Arc<dyn Upload>> {
+        self.job
+            .programs
+            .iter()
+            .map(|p| p.clone() as Arc<dyn Upload>)
+            .collect()
+    }
+
+    fn accept(&self, outcome: Outcome) -> Result<Done, String> {
+        match outcome {
+            Outcome::Played(record) => {
+                let record = wire::check_record(&self.referee, self.job.game.seed, record)?;
+                Ok(Done {
+                    game: self.job.game.clone(),
+                    result: Ok(record),
+                })
+            }
+            _ => Err("the result of another kind of game".into()),
+        }
+    }
+
+    fn failed(self, error: String) -> Done {
+        Done {
+            game: self.job.game,
+            result: Err(error),
+        }
+    }
+}
 
 /// A game that this many different workers could not play goes back to
 /// the engine as an infrastructure fault.
@@ -47,40 +138,41 @@ const MAX_FAULTING_WORKERS: usize = 3;
 /// flight before it gives up (they are played again on resume).
 const STOP_GRACE: Duration = Duration::from_secs(30);
 
-/// Plays a tournament's games on workers through NATS JetStream.
-pub struct NatsRunner {
-    submit: mpsc::UnboundedSender<Job>,
-    done: crossbeam_channel::Receiver<Done>,
+/// Games of one kind played by workers through NATS JetStream: submitted
+/// tasks come back as their `Done`s, in any order.
+pub struct NatsQueue<T: Task> {
+    submit: mpsc::UnboundedSender<T>,
+    done: crossbeam_channel::Receiver<T::Done>,
     capacity: usize,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
-impl NatsRunner {
+impl<T: Task> NatsQueue<T> {
     /// Connects, creates what is missing (streams, consumers, object
-    /// store), drops jobs a previous run of this tournament left in the
-    /// queue, and starts taking jobs.
+    /// store), drops jobs of `kind` a previous run for `scope` (the
+    /// tournament or bot contest) left in the queue, and starts taking jobs.
     pub fn start(
         options: &NatsOptions,
         settings: &QueueSettings,
-        tournament: i64,
-        referee: RefereeConfig,
-    ) -> Result<NatsRunner, DistributedError> {
+        kind: Discipline,
+        scope: i64,
+    ) -> Result<NatsQueue<T>, DistributedError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("knobeln-nats")
             .enable_all()
             .build()?;
         let session = new_session();
-        let coordinator = runtime.block_on(Coordinator::connect(
-            options, settings, tournament, referee, session,
+        let coordinator = runtime.block_on(Coordinator::<T>::connect(
+            options, settings, kind, scope, session,
         ))?;
         let (submit_tx, submit_rx) = mpsc::unbounded_channel();
         let (done_tx, done_rx) = crossbeam_channel::unbounded();
         let (stop_tx, stop_rx) = oneshot::channel();
         let task = runtime.spawn(coordinator.run(submit_rx, done_tx, stop_rx));
-        Ok(NatsRunner {
+        Ok(NatsQueue {
             submit: submit_tx,
             done: done_rx,
             capacity: settings.in_flight.max(1),
@@ -89,19 +181,21 @@ impl NatsRunner {
             runtime: Some(runtime),
         })
     }
-}
 
-impl Runner for NatsRunner {
-    fn capacity(&self) -> usize {
+    /// How many tasks to keep submitted at once.
+    pub fn capacity(&self) -> usize {
         self.capacity
     }
 
-    fn submit(&self, job: Job) {
+    pub fn submit(&self, task: T) {
         // If the task is gone, `next_done` says so.
-        let _ = self.submit.send(job);
+        let _ = self.submit.send(task);
     }
 
-    fn next_done(&self) -> Option<Done> {
+    /// The next finished task; `None` when the queue is gone, or when a
+    /// stop was requested and the games in flight did not come back in
+    /// time (they are played again on resume).
+    pub fn next_done(&self) -> Option<T::Done> {
         let mut stopping_since: Option<Instant> = None;
         loop {
             match self.done.recv_timeout(Duration::from_secs(1)) {
@@ -113,7 +207,7 @@ impl Runner for NatsRunner {
                         if since.elapsed() > STOP_GRACE {
                             eprintln!(
                                 "knobeln: stopping without the games still in the queue \
-                                 (they are played again when the tournament resumes)"
+                                 (they are played again when the contest resumes)"
                             );
                             return None;
                         }
@@ -124,7 +218,7 @@ impl Runner for NatsRunner {
     }
 }
 
-impl Drop for NatsRunner {
+impl<T: Task> Drop for NatsQueue<T> {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
@@ -138,10 +232,51 @@ impl Drop for NatsRunner {
     }
 }
 
+/// Plays a tournament's games on workers through NATS JetStream.
+pub struct NatsRunner {
+    queue: NatsQueue<KnobelnTask>,
+    tournament: i64,
+    referee: RefereeConfig,
+}
+
+impl NatsRunner {
+    /// Connects and starts taking the tournament's jobs ([`NatsQueue::start`]).
+    pub fn start(
+        options: &NatsOptions,
+        settings: &QueueSettings,
+        tournament: i64,
+        referee: RefereeConfig,
+    ) -> Result<NatsRunner, DistributedError> {
+        Ok(NatsRunner {
+            queue: NatsQueue::start(options, settings, Discipline::Knobeln, tournament)?,
+            tournament,
+            referee,
+        })
+    }
+}
+
+impl Runner for NatsRunner {
+    fn capacity(&self) -> usize {
+        self.queue.capacity()
+    }
+
+    fn submit(&self, job: Job) {
+        self.queue.submit(KnobelnTask {
+            tournament: self.tournament,
+            referee: self.referee,
+            job,
+        });
+    }
+
+    fn next_done(&self) -> Option<Done> {
+        self.queue.next_done()
+    }
+}
+
 /// A job in flight.
-struct Pending {
-    game: ScheduledGame,
-    programs: [Arc<Program>; 2],
+struct Pending<T> {
+    task: T,
+    programs: Vec<Arc<dyn Upload>>,
     payload: Vec<u8>,
     /// JetStream's de-duplication id of the copy being published (a retry
     /// after a lost acknowledgement is stored once).
@@ -160,19 +295,21 @@ struct WorkerStats {
 
 type AckFuture = BoxFuture<'static, (GameIdent, Result<jetstream::publish::PublishAck, String>)>;
 
-struct Coordinator {
+struct Coordinator<T: Task> {
     js: jetstream::Context,
     programs: jetstream::object_store::ObjectStore,
     results_consumer: jetstream::consumer::PullConsumer,
     results: Option<jetstream::consumer::pull::Stream>,
     session: String,
-    tournament: i64,
-    referee: RefereeConfig,
+    /// The kind of jobs (their subject).
+    kind: Discipline,
+    /// The tournament or bot contest.
+    scope: i64,
     uploaded: HashSet<String>,
     /// Programs a worker could not use: put into the store again, whatever
     /// the store says it holds.
     reupload: HashSet<String>,
-    in_flight: HashMap<GameIdent, Pending>,
+    in_flight: HashMap<GameIdent, Pending<T>>,
     to_publish: VecDeque<GameIdent>,
     acks: FuturesUnordered<AckFuture>,
     next_copy: u64,
@@ -208,14 +345,14 @@ fn printable_name(name: &str) -> String {
     }
 }
 
-impl Coordinator {
+impl<T: Task> Coordinator<T> {
     async fn connect(
         options: &NatsOptions,
         settings: &QueueSettings,
-        tournament: i64,
-        referee: RefereeConfig,
+        kind: Discipline,
+        scope: i64,
         session: String,
-    ) -> Result<Coordinator, DistributedError> {
+    ) -> Result<Coordinator<T>, DistributedError> {
         let client = options
             .connect(&format!("knobeln coordinator {session}"), false)
             .await?;
@@ -225,19 +362,17 @@ impl Coordinator {
             .get_object_store(PROGRAMS_BUCKET)
             .await
             .map_err(|e| super::js_err("the programs' object store", e))?;
-        // Jobs an earlier run of this tournament left behind are stale (this
+        // Jobs an earlier run of this contest left behind are stale (this
         // run publishes what it still needs); their results would go to a
         // session nobody reads.
         let jobs = js
             .get_stream(JOBS_STREAM)
             .await
             .map_err(|e| super::js_err("the jobs stream", e))?;
-        for d in Discipline::ALL {
-            jobs.purge()
-                .filter(jobs_subject(d, tournament))
-                .await
-                .map_err(|e| super::js_err("dropping stale jobs", e))?;
-        }
+        jobs.purge()
+            .filter(jobs_subject(kind, scope))
+            .await
+            .map_err(|e| super::js_err("dropping stale jobs", e))?;
         let results_consumer = js
             .get_stream(RESULTS_STREAM)
             .await
@@ -273,8 +408,8 @@ impl Coordinator {
             results_consumer,
             results,
             session,
-            tournament,
-            referee,
+            kind,
+            scope,
             uploaded: HashSet::new(),
             reupload: HashSet::new(),
             in_flight: HashMap::new(),
@@ -291,8 +426,8 @@ impl Coordinator {
 
     async fn run(
         mut self,
-        mut submit: mpsc::UnboundedReceiver<Job>,
-        done: crossbeam_channel::Sender<Done>,
+        mut submit: mpsc::UnboundedReceiver<T>,
+        done: crossbeam_channel::Sender<T::Done>,
         mut stop: oneshot::Receiver<()>,
     ) {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -324,20 +459,13 @@ impl Coordinator {
         self.close().await;
     }
 
-    fn add(&mut self, job: Job) {
-        let ident = GameIdent::new(self.tournament, job.game.key, job.game.attempt);
+    fn add(&mut self, task: T) {
+        let ident = task.ident();
         let message = JobMessage {
             format: wire::FORMAT,
             session: self.session.clone(),
             game: ident,
-            play: Play::Knobeln {
-                referee: self.referee,
-                programs: [
-                    job.programs[0].sha256.clone(),
-                    job.programs[1].sha256.clone(),
-                ],
-                seeds: job.seeds.into(),
-            },
+            play: task.play(),
         };
         if self.in_flight.is_empty() {
             self.last_result = Instant::now();
@@ -346,8 +474,8 @@ impl Coordinator {
         self.in_flight.insert(
             ident,
             Pending {
-                game: job.game,
-                programs: job.programs,
+                programs: task.programs(),
+                task,
                 payload: message.encode(),
                 msg_id,
                 faulted_on: BTreeSet::new(),
@@ -375,7 +503,7 @@ impl Coordinator {
             let (payload, msg_id) = (p.payload.clone(), p.msg_id.clone());
             let mut trouble = None;
             for program in &programs {
-                if let Err(e) = self.ensure_uploaded(program).await {
+                if let Err(e) = self.ensure_uploaded(program.as_ref()).await {
                     trouble = Some(e);
                     break;
                 }
@@ -386,7 +514,7 @@ impl Coordinator {
                     .message_id(msg_id);
                 match self
                     .js
-                    .send_publish(jobs_subject(Discipline::Knobeln, self.tournament), publish)
+                    .send_publish(jobs_subject(self.kind, self.scope), publish)
                     .await
                 {
                     Ok(ack) => self.acks.push(Box::pin(async move {
@@ -406,42 +534,41 @@ impl Coordinator {
 
     /// Puts a program into the object store unless it is there with the
     /// right digest.
-    async fn ensure_uploaded(&mut self, program: &Program) -> Result<(), String> {
-        if self.uploaded.contains(&program.sha256) {
+    async fn ensure_uploaded(&mut self, program: &dyn Upload) -> Result<(), String> {
+        let sha = program.sha256().to_string();
+        if self.uploaded.contains(&sha) {
             return Ok(());
         }
-        let expected = object_digest(&program.sha256);
-        let present = if self.reupload.contains(&program.sha256) {
+        let expected = object_digest(&sha);
+        let present = if self.reupload.contains(&sha) {
             false
         } else {
-            match self.programs.info(&program.sha256).await {
+            match self.programs.info(&sha).await {
                 Ok(info) => !info.deleted && info.digest.as_deref() == Some(expected.as_str()),
                 Err(e) if e.kind() == jetstream::object_store::InfoErrorKind::NotFound => false,
-                Err(e) => return Err(format!("looking up program {}: {e}", program.sha256)),
+                Err(e) => return Err(format!("looking up program {sha}: {e}")),
             }
         };
         if !present {
             let bytes = program
-                .exe
-                .read_bytes()
-                .map_err(|e| format!("reading program {}: {e}", program.sha256))?;
-            if crate::engine::prepare::sha256_hex(&bytes) != program.sha256 {
+                .bytes()
+                .map_err(|e| format!("reading program {sha}: {e}"))?;
+            if crate::engine::prepare::sha256_hex(&bytes) != sha {
                 return Err(format!(
-                    "program {} does not have the hash it is stored under",
-                    program.sha256
+                    "program {sha} does not have the hash it is stored under"
                 ));
             }
             self.programs
-                .put(program.sha256.as_str(), &mut bytes.as_slice())
+                .put(sha.as_str(), &mut bytes.as_slice())
                 .await
-                .map_err(|e| format!("uploading program {}: {e}", program.sha256))?;
+                .map_err(|e| format!("uploading program {sha}: {e}"))?;
         }
-        self.reupload.remove(&program.sha256);
-        self.uploaded.insert(program.sha256.clone());
+        self.reupload.remove(&sha);
+        self.uploaded.insert(sha);
         Ok(())
     }
 
-    async fn result(&mut self, msg: jetstream::Message, done: &crossbeam_channel::Sender<Done>) {
+    async fn result(&mut self, msg: jetstream::Message, done: &crossbeam_channel::Sender<T::Done>) {
         // Taken into memory now; should this process die before the engine
         // stores it, the next run plays the game again.
         let _ = msg.ack().await;
@@ -452,7 +579,7 @@ impl Coordinator {
                 return;
             }
         };
-        if r.session != self.session || r.game.tournament != self.tournament {
+        if r.session != self.session || r.game.tournament != self.scope {
             return;
         }
         self.last_result = Instant::now();
@@ -464,28 +591,23 @@ impl Coordinator {
             return;
         };
         match r.outcome {
-            Outcome::Played(record) => {
-                match wire::check_record(&self.referee, p.game.seed, record) {
-                    Ok(record) => {
-                        let p = self.in_flight.remove(&r.game).expect("in flight");
-                        self.workers.entry(worker).or_default().games += 1;
-                        let _ = done.send(Done {
-                            game: p.game,
-                            result: Ok(record),
-                        });
-                    }
-                    Err(why) => self.fault(
-                        r.game,
-                        &worker,
-                        format!("sent a record no referee can have made ({why})"),
-                        done,
-                    ),
-                }
-            }
             Outcome::Fault(error) => {
                 let error: String = error.chars().take(500).collect();
                 self.fault(r.game, &worker, error, done)
             }
+            played => match p.task.accept(played) {
+                Ok(d) => {
+                    self.in_flight.remove(&r.game);
+                    self.workers.entry(worker).or_default().games += 1;
+                    let _ = done.send(d);
+                }
+                Err(why) => self.fault(
+                    r.game,
+                    &worker,
+                    format!("sent a record no referee can have made ({why})"),
+                    done,
+                ),
+            },
         }
     }
 
@@ -496,7 +618,7 @@ impl Coordinator {
         ident: GameIdent,
         worker: &str,
         error: String,
-        done: &crossbeam_channel::Sender<Done>,
+        done: &crossbeam_channel::Sender<T::Done>,
     ) {
         let stats = self.workers.entry(worker.to_string()).or_default();
         stats.faults += 1;
@@ -519,21 +641,19 @@ impl Coordinator {
         p.faulted_on.insert(worker.to_string());
         if p.faulted_on.len() >= MAX_FAULTING_WORKERS {
             let p = self.in_flight.remove(&ident).expect("in flight");
-            let _ = done.send(Done {
-                game: p.game,
-                result: Err(format!(
-                    "{} workers could not play it ({}); last: {error}",
-                    p.faulted_on.len(),
-                    p.faulted_on.iter().cloned().collect::<Vec<_>>().join(", ")
-                )),
-            });
+            let why = format!(
+                "{} workers could not play it ({}); last: {error}",
+                p.faulted_on.len(),
+                p.faulted_on.iter().cloned().collect::<Vec<_>>().join(", ")
+            );
+            let _ = done.send(p.task.failed(why));
             return;
         }
         // The programs may be missing or damaged in the store: put them
         // there again before the game is published again.
         for prog in &p.programs {
-            self.uploaded.remove(&prog.sha256);
-            self.reupload.insert(prog.sha256.clone());
+            self.uploaded.remove(prog.sha256());
+            self.reupload.insert(prog.sha256().to_string());
         }
         p.msg_id = msg_id;
         self.to_publish.push_back(ident);
@@ -601,7 +721,7 @@ impl Coordinator {
                     quick,
                     stream
                         .purge()
-                        .filter(jobs_subject(Discipline::Knobeln, self.tournament))
+                        .filter(jobs_subject(self.kind, self.scope))
                         .into_future(),
                 )
                 .await;

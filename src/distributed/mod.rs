@@ -18,8 +18,10 @@
 //! What travels: a job names the game (tournament, round, group, slot,
 //! attempt), the referee's configuration, both programs' hashes and the
 //! seeds of the game and of its players; never the tournament's secret key,
-//! team names, sources, mail or anything from the database. Only KNOBELN
-//! jobs exist; another discipline adds a [`wire::Play`] variant, its own
+//! team names, sources, mail or anything from the database. Two kinds of
+//! jobs exist: KNOBELN games (the engine's, through [`coordinator::NatsRunner`])
+//! and bot games of the line-protocol disciplines (a bot contest's, through
+//! [`coordinator::NatsQueue`] with its own task); each kind has its own
 //! subject and consumer (see [`wire`]).
 //!
 //! Not here: scheduling, rescheduling, disqualification and result order
@@ -382,6 +384,9 @@ mod tests {
         );
         assert_eq!(jobs_filter(Discipline::Knobeln), "knobeln.jobs.knobeln.*");
         assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln");
+        // The names deploy/nats-server.conf gives workers the right to pull from.
+        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.bots.7");
+        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots");
         let s = new_session();
         assert!(wire::valid_session(&s), "{s}");
         assert_ne!(s, new_session());

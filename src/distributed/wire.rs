@@ -8,21 +8,29 @@
 //! and of both players' generators. Never the tournament's secret key,
 //! team names, sources or anything from the mail side.
 //!
-//! A discipline is a variant of [`Play`] (serialized with a
-//! `"discipline"` tag) with its own subject `knobeln.jobs.<discipline>.<tournament>`
-//! and its own worker consumer, so a later discipline adds a variant, an
-//! [`Outcome`] kind if its record differs, and a player in the worker; a
-//! worker only pulls the disciplines it knows. Only KNOBELN exists here.
+//! A kind of job is a variant of [`Play`] (serialized with a
+//! `"discipline"` tag) with its own subject `knobeln.jobs.<kind>.<contest>`
+//! and its own worker consumer; a worker only pulls the kinds it knows.
+//! Two kinds exist: KNOBELN games (two compiled strategies, the referee's
+//! configuration, the seeds) and bot games of the four line-protocol
+//! disciplines (the game's [`Setup`], its chance included, the limits, and
+//! per seat the SHA-256 of the bot's program and its language's definition,
+//! whose toolchain the worker finds on its own machine).
 //!
 //! Messages are JSON (`format` 1). Everything a worker sends is checked
-//! before it counts: the identity must be a game in flight, the record's
-//! points must be the rules applied to its throws, failures must sit at
-//! the throw after the last completed one, and the sentences participants
-//! read are written again by the coordinator from the failure's kind.
+//! before it counts: the identity must be a game in flight; a KNOBELN
+//! record's points must be the rules applied to its throws and its
+//! failures must sit at the throw after the last completed one; a bot
+//! game's outcome must be of its game with seats that exist; and the
+//! sentences participants read are written again by the coordinator from
+//! the failure's kind.
 
 use serde::{Deserialize, Serialize};
 
+use crate::discipline::play::{Outcome as BotOutcome, Played, Setup};
 use crate::game::knobeln::replay;
+use crate::lang::Language;
+use crate::lines::{describe_bot_failure, BotFailureKind, LineLimits};
 use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
 use crate::tournament::schedule::GameKey;
 
@@ -42,16 +50,25 @@ const MAX_FAILURE_TEXT: usize = 200;
 #[serde(rename_all = "snake_case")]
 pub enum Discipline {
     Knobeln,
+    /// Bot games of the line-protocol disciplines (ultimatum, flooding
+    /// island, FootSteps, Morabaraba: the job's [`Setup`] says which).
+    Bots,
 }
 
 impl Discipline {
-    pub const ALL: [Discipline; 1] = [Discipline::Knobeln];
+    pub const ALL: [Discipline; 2] = [Discipline::Knobeln, Discipline::Bots];
 
     /// The name in subjects and consumer names.
     pub fn as_str(self) -> &'static str {
         match self {
             Discipline::Knobeln => "knobeln",
+            Discipline::Bots => "bots",
         }
+    }
+
+    /// The name a worker's `--play` option uses.
+    pub fn parse(name: &str) -> Option<Discipline> {
+        Discipline::ALL.into_iter().find(|d| d.as_str() == name)
     }
 }
 
@@ -112,6 +129,17 @@ impl From<Seeds> for GameSeeds {
     }
 }
 
+/// One seat of a bot game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotSeat {
+    /// SHA-256 (lowercase hex) of the bot's program (a `BotProgram` as
+    /// JSON) in the object store.
+    pub program: String,
+    /// The contest's definition of the bot's language; the worker finds
+    /// its toolchain on its own machine.
+    pub language: Language,
+}
+
 /// What a worker needs to play a game, per discipline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "discipline", rename_all = "snake_case")]
@@ -123,12 +151,19 @@ pub enum Play {
         programs: [String; 2],
         seeds: Seeds,
     },
+    /// A game of a bot discipline, `seats[0]` first.
+    Bots {
+        setup: Setup,
+        limits: LineLimits,
+        seats: Vec<BotSeat>,
+    },
 }
 
 impl Play {
     pub fn discipline(&self) -> Discipline {
         match self {
             Play::Knobeln { .. } => Discipline::Knobeln,
+            Play::Bots { .. } => Discipline::Bots,
         }
     }
 }
@@ -149,6 +184,8 @@ pub struct JobMessage {
 pub enum Outcome {
     /// The game was played (a failure in it is the participant's).
     Played(GameRecord),
+    /// A bot game was played (without its transcript).
+    BotGame(Played),
     /// The worker could not play it (sandbox, program fetch, hash,
     /// resources): never a participant's failure.
     Fault(String),
@@ -227,6 +264,34 @@ impl JobMessage {
                 if referee.params.l > 1_000_000
                     || referee.limits.cpu_secs > 3600
                     || referee.wall > std::time::Duration::from_secs(4 * 3600)
+                {
+                    return Err(WireError::Invalid("limits beyond any contest".into()));
+                }
+            }
+            Play::Bots {
+                setup,
+                limits,
+                seats,
+            } => {
+                if seats.len() != setup.seats() {
+                    return Err(WireError::Invalid(format!(
+                        "{} seats for a game of {}",
+                        seats.len(),
+                        setup.seats()
+                    )));
+                }
+                if !seats.iter().all(|s| valid_sha256(&s.program)) {
+                    return Err(WireError::Invalid(
+                        "a program is not named by its SHA-256".into(),
+                    ));
+                }
+                let hour = std::time::Duration::from_secs(3600);
+                if limits.cpu > hour
+                    || limits.reply_wall > hour
+                    || limits.startup_wall > hour
+                    || limits.memory_mb > 1 << 16
+                    || limits.disk_mb > 1 << 16
+                    || limits.max_line > 1 << 20
                 {
                     return Err(WireError::Invalid("limits beyond any contest".into()));
                 }
@@ -320,6 +385,99 @@ pub fn check_record(
     Ok(record)
 }
 
+/// Longest text a worker may put into a bot failure's rule or problem.
+const MAX_RULE_TEXT: usize = 300;
+
+fn printable(t: &str, max: usize) -> bool {
+    t.chars().count() <= max && !t.chars().any(char::is_control)
+}
+
+/// Checks a bot game a worker played for `setup` and returns it with every
+/// failure's sentence written again here. `Err` says why it cannot be what
+/// a referee produced (the worker is then at fault, never a participant):
+/// numbers per seat for the seats there are, an outcome of this game whose
+/// seats exist, printable texts within the referee's caps.
+pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, String> {
+    let n = setup.seats();
+    if played.cpu_ms.len() != n || played.cpu_us.len() != n || played.stderr.len() != n {
+        return Err(format!("figures for other than {n} seats"));
+    }
+    if played.stderr.iter().any(|e| e.len() > 4 * 4096) {
+        return Err("more standard error than a referee keeps".into());
+    }
+    played.transcript = None;
+    played.transcript_truncated = false;
+    let seat = |s: usize| -> Result<(), String> {
+        if s < n {
+            Ok(())
+        } else {
+            Err(format!("seat {s} in a game of {n}"))
+        }
+    };
+    match (setup, &played.outcome) {
+        (_, None) => {}
+        (Setup::Ultimatum(p), Some(BotOutcome::Ultimatum(o))) => {
+            if o.rounds != p.rounds || o.rounds_completed > o.rounds {
+                return Err(format!(
+                    "{} of {} rounds in a match of {}",
+                    o.rounds_completed, o.rounds, p.rounds
+                ));
+            }
+            if let Some(s) = o.forfeited_by {
+                seat(s)?;
+            }
+        }
+        (Setup::Flooding { .. }, Some(BotOutcome::Flooding(o))) => {
+            if o.warnings.len() > crate::game::flooding::MAX_WARNINGS_KEPT {
+                return Err("more warnings than a referee keeps".into());
+            }
+        }
+        (Setup::Footsteps(_), Some(BotOutcome::Footsteps(o))) => {
+            if let Some(s) = o.winner {
+                seat(s)?;
+            }
+            if let crate::game::footsteps::Ending::Forfeit { seat: s } = o.ending {
+                seat(s)?;
+            }
+        }
+        (Setup::Morabaraba, Some(BotOutcome::Morabaraba(o))) => {
+            use crate::game::morabaraba::MorabarabaEnd as E;
+            if let Some(s) = o.winner {
+                seat(s)?;
+            }
+            match &o.end {
+                E::TwoCowsLeft { loser } | E::NoLegalMove { loser } => seat(*loser)?,
+                E::IllegalMove { loser, rule: t } | E::Forfeit { loser, reason: t } => {
+                    seat(*loser)?;
+                    if !printable(t, 2 * MAX_RULE_TEXT) {
+                        return Err("an ending's text is too long or not printable".into());
+                    }
+                }
+                E::ThreeCowsNoMill | E::NoMillIn200Turns => {}
+            }
+            if o.names.iter().flatten().any(|x| !printable(x, 200)) {
+                return Err("a bot's name is too long or not printable".into());
+            }
+        }
+        (_, Some(_)) => return Err("the outcome of another game".into()),
+    }
+    for f in played.failures.iter_mut() {
+        seat(f.bot)?;
+        let text = match &f.kind {
+            BotFailureKind::Rule { rule } => Some(rule),
+            BotFailureKind::Output { problem } => Some(problem),
+            _ => None,
+        };
+        if text.is_some_and(|t| !printable(t, MAX_RULE_TEXT))
+            || f.line.as_deref().is_some_and(|l| !printable(l, 201))
+        {
+            return Err("a failure's text is too long or not printable".into());
+        }
+        f.reason = describe_bot_failure(f.bot, f.turn, &f.kind, f.line.as_deref());
+    }
+    Ok(played)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,7 +539,9 @@ mod tests {
     #[test]
     fn a_job_whose_program_name_is_a_path_is_refused() {
         let mut j = job();
-        let Play::Knobeln { programs, .. } = &mut j.play;
+        let Play::Knobeln { programs, .. } = &mut j.play else {
+            unreachable!()
+        };
         programs[1] = format!("../../{}", "a".repeat(58));
         assert!(matches!(
             JobMessage::decode(&j.encode()),
@@ -453,5 +613,162 @@ mod tests {
             line: "x".repeat(500),
         };
         assert!(check_record(&cfg(10), 7, long).is_err());
+    }
+
+    fn bot_job(seats: usize) -> JobMessage {
+        let language = crate::lang::LanguageTable::builtin().languages[0].clone();
+        JobMessage {
+            play: Play::Bots {
+                setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
+                limits: LineLimits::default(),
+                seats: (0..seats)
+                    .map(|i| BotSeat {
+                        program: format!("{i}").repeat(64),
+                        language: language.clone(),
+                    })
+                    .collect(),
+            },
+            ..job()
+        }
+    }
+
+    fn bot_game() -> Played {
+        use crate::game::footsteps::{Ending, GameOutcome};
+        Played {
+            outcome: Some(BotOutcome::Footsteps(GameOutcome {
+                winner: Some(1),
+                ending: Ending::Goal,
+                position: 2,
+                points_left: [0, 0],
+                turns: 7,
+            })),
+            failures: vec![],
+            cpu_ms: vec![1, 2],
+            cpu_us: vec![1000, 2000],
+            wall_ms: 5,
+            stderr: vec![String::new(), String::new()],
+            transcript: None,
+            transcript_truncated: false,
+        }
+    }
+
+    #[test]
+    fn a_bot_job_round_trips_with_its_game_limits_and_languages() {
+        let j = bot_job(2);
+        let bytes = j.encode();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains("\"discipline\":\"bots\""), "{text}");
+        assert!(text.contains("\"game\":\"footsteps\""), "{text}");
+        assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+    }
+
+    #[test]
+    fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
+        let island = crate::game::flooding::Island::parse(
+            "GAMEBOARDSTART 3,3\n###\n#o#\n###\nGAMEBOARDEND\nROUND 1 2,2\n",
+        )
+        .unwrap();
+        let mut j = bot_job(1);
+        let Play::Bots { setup, .. } = &mut j.play else {
+            unreachable!()
+        };
+        *setup = Setup::Flooding {
+            island,
+            params: crate::game::flooding::Params::default(),
+            seed: 9,
+        };
+        assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
+        // A board that is not an island is refused before anything runs.
+        let text = String::from_utf8(j.encode())
+            .unwrap()
+            .replace("###\\n#o#", "###\\n#x#");
+        assert!(matches!(
+            JobMessage::decode(text.as_bytes()),
+            Err(WireError::Unreadable(_))
+        ));
+    }
+
+    #[test]
+    fn a_bot_job_with_the_wrong_seats_a_path_or_endless_limits_is_refused() {
+        assert!(matches!(
+            JobMessage::decode(&bot_job(3).encode()),
+            Err(WireError::Invalid(_))
+        ));
+        let mut j = bot_job(2);
+        let Play::Bots { seats, .. } = &mut j.play else {
+            unreachable!()
+        };
+        seats[0].program = "../etc/passwd".into();
+        assert!(JobMessage::decode(&j.encode()).is_err());
+        let mut j = bot_job(2);
+        let Play::Bots { limits: l, .. } = &mut j.play else {
+            unreachable!()
+        };
+        l.cpu = std::time::Duration::from_secs(7200);
+        assert!(matches!(
+            JobMessage::decode(&j.encode()),
+            Err(WireError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn a_true_bot_game_passes_and_a_failure_gets_the_coordinators_sentence() {
+        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        assert_eq!(check_bot_game(&setup, bot_game()), Ok(bot_game()));
+        let mut p = bot_game();
+        p.failures = vec![crate::lines::BotFailure {
+            bot: 0,
+            turn: 3,
+            kind: BotFailureKind::Crashed { signal: 11 },
+            line: None,
+            reason: "send money to ...".into(),
+        }];
+        let checked = check_bot_game(&setup, p).unwrap();
+        assert_eq!(
+            checked.failures[0].reason,
+            describe_bot_failure(0, 3, &BotFailureKind::Crashed { signal: 11 }, None)
+        );
+        assert!(checked.failures[0]
+            .reason
+            .starts_with("bot 1, turn 3: crashed"));
+    }
+
+    #[test]
+    fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
+        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let mut p = bot_game();
+        let Some(BotOutcome::Footsteps(o)) = &mut p.outcome else {
+            unreachable!()
+        };
+        o.winner = Some(2);
+        assert!(check_bot_game(&setup, p).is_err());
+        let mut p = bot_game();
+        p.cpu_us.push(1);
+        assert!(check_bot_game(&setup, p).is_err());
+        let mut p = bot_game();
+        p.failures = vec![crate::lines::BotFailure {
+            bot: 5,
+            turn: 1,
+            kind: BotFailureKind::ForbiddenCall,
+            line: None,
+            reason: String::new(),
+        }];
+        assert!(check_bot_game(&setup, p).is_err());
+        let mut p = bot_game();
+        p.failures = vec![crate::lines::BotFailure {
+            bot: 1,
+            turn: 1,
+            kind: BotFailureKind::Rule {
+                rule: "x".repeat(1000),
+            },
+            line: Some("\u{1b}[31m".into()),
+            reason: String::new(),
+        }];
+        assert!(check_bot_game(&setup, p).is_err());
+        let ultimatum = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 10 });
+        assert_eq!(
+            check_bot_game(&ultimatum, bot_game()),
+            Err("the outcome of another game".into())
+        );
     }
 }

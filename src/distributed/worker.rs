@@ -10,6 +10,14 @@
 //! does, publishes the record to the coordinator's result subject, waits
 //! for JetStream to confirm it, and only then acknowledges the job.
 //!
+//! Bot games (the four line-protocol disciplines) come from a consumer of
+//! their own: the worker fetches each seat's program (a `BotProgram` as
+//! JSON) the same way, finds the language's toolchain on its own machine
+//! from the definition the job carries (probed once per language), and
+//! plays the game in the bot sandbox as a local bot contest does, at most
+//! `jobs` at a time. A language missing here is a fault of this worker:
+//! the game goes to another. `--play` chooses which kinds a worker takes.
+//!
 //! When it cannot play a game (the referee's `Err`: a sandbox or machine
 //! fault; a program that cannot be fetched or has the wrong hash) it says
 //! so in a `Fault` result: never a participant's failure. After three such
@@ -34,16 +42,21 @@ use futures_util::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
-use super::wire::{self, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
+use super::wire::{self, BotSeat, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
 use super::{results_subject, workers_consumer, DistributedError, NatsOptions, JOBS_STREAM};
+use crate::discipline::play::{Played, Setup, Transcript};
 use crate::engine::prepare::sha256_hex;
 use crate::game::knobeln::replay;
+use crate::lang::build::BotProgram;
+use crate::lang::{LanguageTable, Toolchain, Toolchains};
+use crate::lines::LineLimits;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 
-/// The largest program a worker fetches.
-const MAX_PROGRAM_BYTES: u64 = 16 << 20;
+/// The largest program a worker fetches: a bot's program as JSON may be
+/// several times its files' 64 MiB (bytes as numbers).
+const MAX_PROGRAM_BYTES: u64 = 320 << 20;
 
 /// Programs kept open in memory (each is a sealed memory file).
 const MEMORY_CACHE: usize = 256;
@@ -77,6 +90,8 @@ pub struct WorkerOptions {
     /// Where fetched programs are kept between runs.
     pub cache_dir: PathBuf,
     pub mode: WorkerMode,
+    /// The kinds of games it takes (default: all).
+    pub play: Vec<Discipline>,
 }
 
 /// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
@@ -98,6 +113,14 @@ struct Worker {
     client: async_nats::Client,
     cache: Option<ProgramCache>,
     games: Option<GameThreads>,
+    /// Games played at once.
+    jobs: usize,
+    /// Bot games playing now (at most `jobs`).
+    bot_slots: Arc<Semaphore>,
+    /// Each language's toolchain on this machine, by its definition.
+    toolchains: tokio::sync::Mutex<HashMap<String, Result<Toolchain, String>>>,
+    /// The shortest `ack_wait` of the consumers pulled from, in ms.
+    ack_wait_ms: AtomicU64,
     /// Reply subjects of the jobs held, for the keep-alive.
     held: Mutex<HashMap<u64, async_nats::Subject>>,
     next_held: AtomicU64,
@@ -118,15 +141,8 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         )
         .await?;
     let js = jetstream::new(client.clone());
-    let consumer = wait_for_queue(&js, &o.name).await;
-    let ack_wait = consumer.cached_info().config.ack_wait;
     let (cache, games) = if o.mode == WorkerMode::Play {
-        let bucket = loop {
-            match js.get_object_store(super::PROGRAMS_BUCKET).await {
-                Ok(b) => break b,
-                Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
-            }
-        };
+        let bucket = wait_for_programs(&js, &o.name).await;
         (
             Some(ProgramCache::new(o.cache_dir.clone(), bucket)?),
             Some(GameThreads::start(jobs)),
@@ -134,10 +150,20 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
     } else {
         (None, None)
     };
+    let kinds: Vec<Discipline> = if o.play.is_empty() {
+        Discipline::ALL.to_vec()
+    } else {
+        o.play.clone()
+    };
     eprintln!(
-        "worker {}: ready at {}, {jobs} game(s) at a time{}",
+        "worker {}: ready at {}, {jobs} game(s) at a time, playing {}{}",
         o.name,
         o.nats.url,
+        kinds
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()
+            .join(" and "),
         match o.mode {
             WorkerMode::Play => String::new(),
             WorkerMode::Fake => " (fake: canned records, no games)".into(),
@@ -151,6 +177,10 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         client,
         cache,
         games,
+        jobs,
+        bot_slots: Arc::new(Semaphore::new(jobs)),
+        toolchains: tokio::sync::Mutex::new(HashMap::new()),
+        ack_wait_ms: AtomicU64::new(u64::MAX),
         held: Mutex::new(HashMap::new()),
         next_held: AtomicU64::new(0),
         faults_in_a_row: AtomicU32::new(0),
@@ -158,17 +188,16 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         played: AtomicU64::new(0),
         stopping: AtomicBool::new(false),
     });
-    let keepalive = tokio::spawn(keep_alive(w.clone(), ack_wait));
+    let keepalive = tokio::spawn(keep_alive(w.clone()));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let permits = Arc::new(Semaphore::new(2 * jobs));
-    let mut tasks = tokio::task::JoinSet::new();
-    loop {
-        tokio::select! {
-            _ = term.recv() => break,
-            _ = tokio::signal::ctrl_c() => break,
-            _ = fetch(&w, &consumer, &permits, &mut tasks) => {}
-        }
-        while tasks.try_join_next().is_some() {}
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut loops = tokio::task::JoinSet::new();
+    for kind in kinds {
+        loops.spawn(pull_loop(w.clone(), kind, stopped.clone()));
+    }
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
     }
     w.stopping.store(true, Ordering::SeqCst);
     eprintln!(
@@ -176,7 +205,8 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         w.name,
         w.held.lock().expect("lock").len()
     );
-    while tasks.join_next().await.is_some() {}
+    let _ = stop.send(true);
+    while loops.join_next().await.is_some() {}
     keepalive.abort();
     let _ = w.client.flush().await;
     eprintln!(
@@ -187,23 +217,57 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
     Ok(())
 }
 
-/// Waits until a coordinator has created the queue.
-async fn wait_for_queue(js: &jetstream::Context, name: &str) -> PullConsumer {
+/// Pulls and plays jobs of one kind until told to stop; then waits for
+/// the games it holds.
+async fn pull_loop(w: Arc<Worker>, kind: Discipline, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let consumer = tokio::select! {
+        c = wait_for_queue(&w.js, kind) => c,
+        _ = stop.changed() => return,
+    };
+    let ack_wait = consumer.cached_info().config.ack_wait;
+    w.ack_wait_ms
+        .fetch_min(ack_wait.as_millis() as u64, Ordering::Relaxed);
+    let permits = Arc::new(Semaphore::new(2 * w.jobs));
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = stop.changed() => break,
+            _ = fetch(&w, &consumer, &permits, &mut tasks) => {}
+        }
+        while tasks.try_join_next().is_some() {}
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+/// Waits until a coordinator has created the programs' object store (with
+/// the queue).
+async fn wait_for_programs(
+    js: &jetstream::Context,
+    name: &str,
+) -> jetstream::object_store::ObjectStore {
     let mut said = false;
     loop {
-        if let Ok(stream) = js.get_stream(JOBS_STREAM).await {
-            if let Ok(c) = stream
-                .get_consumer::<jetstream::consumer::pull::Config>(&workers_consumer(
-                    Discipline::Knobeln,
-                ))
-                .await
-            {
-                return c;
-            }
+        if let Ok(b) = js.get_object_store(super::PROGRAMS_BUCKET).await {
+            return b;
         }
         if !said {
             eprintln!("worker {name}: waiting for a coordinator to create the queue");
             said = true;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Waits until a coordinator has created the consumer of `kind`'s jobs.
+async fn wait_for_queue(js: &jetstream::Context, kind: Discipline) -> PullConsumer {
+    loop {
+        if let Ok(stream) = js.get_stream(JOBS_STREAM).await {
+            if let Ok(c) = stream
+                .get_consumer::<jetstream::consumer::pull::Config>(&workers_consumer(kind))
+                .await
+            {
+                return c;
+            }
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
@@ -263,11 +327,15 @@ async fn fetch(
     }
 }
 
-/// Tells JetStream, for every job held, that it is still being worked on.
-async fn keep_alive(w: Arc<Worker>, ack_wait: Duration) {
-    let every = (ack_wait / 3).max(Duration::from_millis(200));
+/// Tells JetStream, for every job held, that it is still being worked on
+/// (every third of the shortest `ack_wait`).
+async fn keep_alive(w: Arc<Worker>) {
     loop {
-        tokio::time::sleep(every).await;
+        let ack_wait = match w.ack_wait_ms.load(Ordering::Relaxed) {
+            u64::MAX => Duration::from_secs(30),
+            ms => Duration::from_millis(ms),
+        };
+        tokio::time::sleep((ack_wait / 3).max(Duration::from_millis(200))).await;
         let replies: Vec<async_nats::Subject> =
             w.held.lock().expect("lock").values().cloned().collect();
         for r in replies {
@@ -307,7 +375,7 @@ async fn handle(w: Arc<Worker>, msg: jetstream::Message, _permit: OwnedSemaphore
     };
     let fault = match &outcome {
         Outcome::Fault(e) => Some(e.clone()),
-        Outcome::Played(_) => None,
+        Outcome::Played(_) | Outcome::BotGame(_) => None,
     };
     let result = ResultMessage {
         format: wire::FORMAT,
@@ -391,11 +459,18 @@ async fn publish_result(w: &Worker, subject: &str, payload: Vec<u8>) -> bool {
 
 /// Plays (or, in the test modes, answers) one job.
 async fn play(w: &Worker, job: &JobMessage) -> Outcome {
-    let Play::Knobeln {
-        referee,
-        programs,
-        seeds,
-    } = &job.play;
+    let (referee, programs, seeds) = match &job.play {
+        Play::Knobeln {
+            referee,
+            programs,
+            seeds,
+        } => (referee, programs, seeds),
+        Play::Bots {
+            setup,
+            limits,
+            seats,
+        } => return play_bots(w, setup, *limits, seats).await,
+    };
     match w.mode {
         WorkerMode::Fake => Outcome::Played(canned_record(referee, seeds.game)),
         WorkerMode::Faulty => Outcome::Fault("this worker was started to fail (--faulty)".into()),
@@ -414,6 +489,91 @@ async fn play(w: &Worker, job: &JobMessage) -> Outcome {
                 (Err(e), _) | (_, Err(e)) => Outcome::Fault(e),
             }
         }
+    }
+}
+
+/// Plays (or answers) a bot game: each seat's program from the cache, its
+/// language's toolchain on this machine, the game in the bot sandbox on a
+/// blocking thread (at most `jobs` at once).
+async fn play_bots(w: &Worker, setup: &Setup, limits: LineLimits, seats: &[BotSeat]) -> Outcome {
+    match w.mode {
+        WorkerMode::Fake => return Outcome::BotGame(canned_bot_game(setup)),
+        WorkerMode::Faulty => {
+            return Outcome::Fault("this worker was started to fail (--faulty)".into())
+        }
+        WorkerMode::Play => {}
+    }
+    let cache = w.cache.as_ref().expect("a playing worker has a cache");
+    let mut bots: Vec<(Toolchain, Arc<BotProgram>)> = Vec::with_capacity(seats.len());
+    for seat in seats {
+        let program = match cache.get_bot(&seat.program).await {
+            Ok(p) => p,
+            Err(e) => return Outcome::Fault(e),
+        };
+        if program.language != seat.language.name {
+            return Outcome::Fault(format!(
+                "program {} is in {}, the job says {}",
+                seat.program, program.language, seat.language.name
+            ));
+        }
+        match toolchain(w, &seat.language).await {
+            Ok(t) => bots.push((t, program)),
+            Err(e) => return Outcome::Fault(e),
+        }
+    }
+    let Ok(_slot) = w.bot_slots.clone().acquire_owned().await else {
+        return Outcome::Fault("the worker is stopping".into());
+    };
+    let setup = setup.clone();
+    let r = tokio::task::spawn_blocking(move || {
+        let seats: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, &**p)).collect();
+        crate::discipline::play::play(&setup, &seats, limits, Transcript::Drop)
+    })
+    .await;
+    match r {
+        Ok(Ok(played)) => Outcome::BotGame(played),
+        Ok(Err(e)) => Outcome::Fault(format!("the referee failed: {e}")),
+        Err(e) => Outcome::Fault(format!("a game thread died: {e}")),
+    }
+}
+
+/// The toolchain of `language` on this machine (its definition checked
+/// and its version probed once).
+async fn toolchain(w: &Worker, language: &crate::lang::Language) -> Result<Toolchain, String> {
+    let key = serde_json::to_string(language).expect("a language serializes");
+    let mut known = w.toolchains.lock().await;
+    if let Some(t) = known.get(&key) {
+        return t.clone();
+    }
+    let lang = language.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let table = LanguageTable::with(std::slice::from_ref(&lang))
+            .map_err(|e| format!("the job's language {}: {e}", lang.name))?;
+        match Toolchains::resolve_only(&table, &[lang.name.as_str()]).get(&lang.name) {
+            Some(Ok(t)) => Ok(t.clone()),
+            Some(Err(e)) => Err(format!("{} is not usable on this machine: {e}", lang.name)),
+            None => Err(format!("{} is not a language of this worker", lang.name)),
+        }
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("probing a toolchain: {e}")));
+    known.insert(key, found.clone());
+    found
+}
+
+/// A bot game as a referee could have made it, without playing: no
+/// outcome, nothing used.
+pub fn canned_bot_game(setup: &Setup) -> Played {
+    let n = setup.seats();
+    Played {
+        outcome: None,
+        failures: Vec::new(),
+        cpu_ms: vec![0; n],
+        cpu_us: vec![0; n],
+        wall_ms: 0,
+        stderr: vec![String::new(); n],
+        transcript: None,
+        transcript_truncated: false,
     }
 }
 
@@ -493,10 +653,34 @@ impl GameThreads {
 
 /// The programs held in memory, and the order they came in (the oldest
 /// goes first when there are too many).
-#[derive(Default)]
-struct Held {
-    by_sha: HashMap<String, Arc<Executable>>,
+struct Held<T> {
+    by_sha: HashMap<String, Arc<T>>,
     order: VecDeque<String>,
+}
+
+impl<T> Default for Held<T> {
+    fn default() -> Self {
+        Held {
+            by_sha: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Held<T> {
+    fn get(&self, sha: &str) -> Option<Arc<T>> {
+        self.by_sha.get(sha).cloned()
+    }
+
+    fn keep(&mut self, sha: &str, program: Arc<T>) {
+        self.by_sha.insert(sha.to_string(), program);
+        self.order.push_back(sha.to_string());
+        while self.order.len() > MEMORY_CACHE {
+            if let Some(old) = self.order.pop_front() {
+                self.by_sha.remove(&old);
+            }
+        }
+    }
 }
 
 /// Programs by SHA-256: in memory (sealed), on disk, else from the object
@@ -504,7 +688,8 @@ struct Held {
 struct ProgramCache {
     dir: PathBuf,
     bucket: jetstream::object_store::ObjectStore,
-    memory: Mutex<Held>,
+    memory: Mutex<Held<Executable>>,
+    bots: Mutex<Held<BotProgram>>,
     loading: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -522,19 +707,39 @@ impl ProgramCache {
             dir,
             bucket,
             memory: Mutex::new(Held::default()),
+            bots: Mutex::new(Held::default()),
             loading: tokio::sync::Mutex::new(HashMap::new()),
         })
     }
 
-    fn in_memory(&self, sha: &str) -> Option<Arc<Executable>> {
-        self.memory.lock().expect("lock").by_sha.get(sha).cloned()
+    /// A KNOBELN strategy, held as a sealed memory file.
+    async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
+        self.get_with(sha, &self.memory, |bytes| {
+            Executable::from_bytes(&format!("knobeln-{}", &sha[..16]), bytes)
+                .map_err(|e| format!("holding program {sha}: {e}"))
+        })
+        .await
     }
 
-    async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
+    /// A bot's program.
+    async fn get_bot(&self, sha: &str) -> Result<Arc<BotProgram>, String> {
+        self.get_with(sha, &self.bots, |bytes| {
+            serde_json::from_slice(bytes)
+                .map_err(|e| format!("program {sha} is not a bot's program: {e}"))
+        })
+        .await
+    }
+
+    async fn get_with<T>(
+        &self,
+        sha: &str,
+        held: &Mutex<Held<T>>,
+        make: impl FnOnce(&[u8]) -> Result<T, String>,
+    ) -> Result<Arc<T>, String> {
         if !wire::valid_sha256(sha) {
             return Err(format!("{sha:?} is not a program hash"));
         }
-        if let Some(e) = self.in_memory(sha) {
+        if let Some(e) = held.lock().expect("lock").get(sha) {
             return Ok(e);
         }
         // One fetch per program, however many games wait for it.
@@ -546,7 +751,7 @@ impl ProgramCache {
             .or_default()
             .clone();
         let _guard = lock.lock().await;
-        if let Some(e) = self.in_memory(sha) {
+        if let Some(e) = held.lock().expect("lock").get(sha) {
             return Ok(e);
         }
         let path = self.dir.join(sha);
@@ -558,18 +763,9 @@ impl ProgramCache {
                 b
             }
         };
-        let exe = Executable::from_bytes(&format!("knobeln-{}", &sha[..16]), &bytes)
-            .map_err(|e| format!("holding program {sha}: {e}"))?;
-        let exe = Arc::new(exe);
-        let mut m = self.memory.lock().expect("lock");
-        m.by_sha.insert(sha.to_string(), exe.clone());
-        m.order.push_back(sha.to_string());
-        while m.order.len() > MEMORY_CACHE {
-            if let Some(old) = m.order.pop_front() {
-                m.by_sha.remove(&old);
-            }
-        }
-        Ok(exe)
+        let program = Arc::new(make(&bytes)?);
+        held.lock().expect("lock").keep(sha, program.clone());
+        Ok(program)
     }
 
     async fn download(&self, sha: &str) -> Result<Vec<u8>, String> {

@@ -14,7 +14,7 @@
 //! **Invariant:** a `LineGame` never does I/O, never reads a clock and never
 //! draws a random number except from the seed it was given.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the referee does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub trait LineGame {
 }
 
 /// Who said a line of a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Said {
     /// The referee, to the seat.
@@ -86,7 +86,7 @@ pub enum Said {
 }
 
 /// One line of a game's transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exchange {
     pub seat: usize,
     pub said: Said,

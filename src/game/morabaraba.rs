@@ -90,7 +90,7 @@
 //!   an illegal move. A name is trimmed of surrounding white space.
 
 use super::lines::{LineGame, Step, Violation};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -676,7 +676,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// How a game ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "end", rename_all = "snake_case")]
 pub enum MorabarabaEnd {
     TwoCowsLeft {
@@ -702,7 +702,7 @@ pub enum MorabarabaEnd {
 }
 
 /// The outcome of one game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MorabarabaOutcome {
     /// The seat that won (0 = player 1); `None` for a draw.
     pub winner: Option<usize>,

@@ -176,6 +176,59 @@ pub struct BotFailure {
     pub reason: String,
 }
 
+/// The sentence a participant reads about a failure of `bot` (0-based) in
+/// `turn`, with the offending line as shown (escaped, capped). The referee
+/// and the coordinator of remote games both write it with this.
+pub fn describe_bot_failure(
+    bot: usize,
+    turn: u32,
+    kind: &BotFailureKind,
+    shown: Option<&str>,
+) -> String {
+    let what = match kind {
+        BotFailureKind::Rule { rule } => format!("broke a rule: {rule}"),
+        BotFailureKind::Output { problem } => format!("sent {problem}"),
+        BotFailureKind::Exited { status: -1 } => {
+            "closed its standard output before the game was over".to_string()
+        }
+        BotFailureKind::Exited { status } => {
+            format!("ended before the game was over (exit status {status})")
+        }
+        BotFailureKind::Crashed { signal } => format!("crashed ({})", signal_name(*signal)),
+        BotFailureKind::CpuTime { limit_ms } => format!(
+            "used more than {} s of CPU time in this match",
+            *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::Memory { limit_mb } => {
+            format!("needed more than {limit_mb} MB of memory")
+        }
+        BotFailureKind::ForbiddenCall => {
+            "made a system call the sandbox forbids (e.g. ptrace, mount, bpf); the bot was ended"
+                .to_string()
+        }
+        BotFailureKind::WallClock {
+            limit_ms,
+            waiting_for_input: true,
+        } => format!(
+            "gave no answer within {} s, while it was itself waiting for input: its answer \
+                 is probably still in its output buffer. Flush standard output after every line \
+                 (C: fflush(stdout); C++: std::flush or std::endl; Python: print(..., \
+                 flush=True); Java: System.out.flush())",
+            *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::WallClock { limit_ms, .. } => format!(
+            "gave no answer within {} s (blocked, sleeping or computing too long)",
+            *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
+    };
+    let mut reason = format!("bot {}, turn {turn}: {what}", bot + 1);
+    if let Some(l) = shown {
+        reason.push_str(&format!("; its line: \"{l}\""));
+    }
+    reason
+}
+
 /// Infrastructure faults: the match could not be refereed.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
@@ -358,55 +411,13 @@ impl Match {
     }
 
     fn failure(&self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> BotFailure {
-        let turn = self.turn;
         let shown = line.map(show_line);
-        let what = match &kind {
-            BotFailureKind::Rule { rule } => format!("broke a rule: {rule}"),
-            BotFailureKind::Output { problem } => format!("sent {problem}"),
-            BotFailureKind::Exited { status: -1 } => {
-                "closed its standard output before the game was over".to_string()
-            }
-            BotFailureKind::Exited { status } => {
-                format!("ended before the game was over (exit status {status})")
-            }
-            BotFailureKind::Crashed { signal } => format!("crashed ({})", signal_name(*signal)),
-            BotFailureKind::CpuTime { limit_ms } => format!(
-                "used more than {} s of CPU time in this match",
-                *limit_ms as f64 / 1000.0
-            ),
-            BotFailureKind::Memory { limit_mb } => {
-                format!("needed more than {limit_mb} MB of memory")
-            }
-            BotFailureKind::ForbiddenCall => {
-                "made a system call the sandbox forbids (e.g. ptrace, mount, bpf); the bot was ended"
-                    .to_string()
-            }
-            BotFailureKind::WallClock {
-                limit_ms,
-                waiting_for_input: true,
-            } => format!(
-                "gave no answer within {} s, while it was itself waiting for input: its answer \
-                 is probably still in its output buffer. Flush standard output after every line \
-                 (C: fflush(stdout); C++: std::flush or std::endl; Python: print(..., \
-                 flush=True); Java: System.out.flush())",
-                *limit_ms as f64 / 1000.0
-            ),
-            BotFailureKind::WallClock { limit_ms, .. } => format!(
-                "gave no answer within {} s (blocked, sleeping or computing too long)",
-                *limit_ms as f64 / 1000.0
-            ),
-            BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
-        };
-        let mut reason = format!("bot {}, turn {turn}: {what}", bot + 1);
-        if let Some(l) = &shown {
-            reason.push_str(&format!("; its line: \"{l}\""));
-        }
         BotFailure {
             bot,
-            turn,
+            turn: self.turn,
+            reason: describe_bot_failure(bot, self.turn, &kind, shown.as_deref()),
             kind,
             line: shown,
-            reason,
         }
     }
 

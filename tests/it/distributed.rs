@@ -1154,3 +1154,95 @@ fn a_contest_with_engine_nats_in_its_config_has_its_games_played_by_workers() {
         "no final results mail"
     );
 }
+
+/// `knobeln demo` of a bot discipline in `dir` (locally, or with its games
+/// played by workers through `nats`): the results article and the stderr.
+fn bot_demo(dir: &Path, discipline: &str, games: &str, nats: Option<&str>) -> (String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "demo",
+        "--discipline",
+        discipline,
+        "--games",
+        games,
+        "--dir",
+    ])
+    .arg(dir);
+    if let Some(url) = nats {
+        cmd.args(["--nats", url]);
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{}\n{err}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (
+        std::fs::read_to_string(dir.join("results.txt")).unwrap(),
+        err,
+    )
+}
+
+/// The games each worker played in a run, summed over the run's sessions
+/// (FootSteps plays in several steps: one report each).
+fn bot_games_of(stderr: &str, worker: &str) -> u64 {
+    stderr
+        .lines()
+        .filter(|l| l.contains("workers of this run"))
+        .map(|l| games_of(l, worker))
+        .sum()
+}
+
+#[test]
+fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    // FootSteps: its planner plays in steps (replays after ties), each step
+    // a session of the queue. A worker that cannot play is reported, its
+    // games go to the other, and one that takes KNOBELN games only gets none.
+    let (local, _) = bot_demo(&tmp.path().join("local"), "footsteps", "4", None);
+    let broken = Worker::start(tmp.path(), &nats.url(), "broken", &["--faulty"]);
+    let good = Worker::start(tmp.path(), &nats.url(), "good", &[]);
+    let knobeln_only = Worker::start(
+        tmp.path(),
+        &nats.url(),
+        "knobeln-only",
+        &["--play", "knobeln"],
+    );
+    let (remote, err) = bot_demo(
+        &tmp.path().join("remote"),
+        "footsteps",
+        "4",
+        Some(&nats.url()),
+    );
+    assert_eq!(remote, local, "{err}");
+    // 4 bots, 6 pairs, 4 games per pair (and no replay: see the local run).
+    assert!(bot_games_of(&err, "good") >= 24, "{err}");
+    assert!(
+        err.contains("worker broken could not play the game"),
+        "{err}"
+    );
+    assert!(err.contains("(an infrastructure fault, not the participants'"));
+    assert!(!err.contains("knobeln-only:"), "{err}");
+    assert!(
+        good.log().contains("playing knobeln and bots")
+            && knobeln_only.log().contains("playing knobeln\n")
+            && broken.log().contains("could not play"),
+        "{}\n{}",
+        good.log(),
+        knobeln_only.log()
+    );
+    drop(broken);
+    // The flooding island: each island travels as its text and is checked
+    // again by the worker; one seat per game.
+    let (local, _) = bot_demo(&tmp.path().join("local-flooding"), "flooding", "2", None);
+    let (remote, err) = bot_demo(
+        &tmp.path().join("remote-flooding"),
+        "flooding",
+        "2",
+        Some(&nats.url()),
+    );
+    assert_eq!(remote, local, "{err}");
+    assert_eq!(bot_games_of(&err, "good"), 24, "{err}");
+}
