@@ -150,9 +150,10 @@ fn log_processed(store: &Store, id: i64, state: &str) {
     }
 }
 
-/// The one-time task of `schema/0008_seal_backlog.sql`: a database written
-/// by an older version holds processed and sent mails, and stored sources,
-/// with their strings whole. Seals them all in one transaction, then
+/// The one-time task of `schema/0008_seal_backlog.sql` (asked again by
+/// `0012_seal_bot_programs.sql`): a database written by an older version
+/// holds processed and sent mails, stored sources and bots' programs, with
+/// their strings whole. Seals them all in one transaction, then
 /// rebuilds the file (VACUUM) so that no old bytes stay in free pages.
 /// Returns how many rows changed; a no-op once done. When the rebuild
 /// cannot run (another connection is busy), the task stays for the next
@@ -200,6 +201,29 @@ pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, Process
         );
         if masked != v {
             db::set_stored_source(&tx, &masked)?;
+            changed += 1;
+        }
+    }
+    // A bot's program holds its files; an interpreted bot's file is its
+    // source, `<<FROM>>` line included (before schema 0012).
+    for (id, binary) in db::bot_program_binaries(&tx)? {
+        let Ok(mut program) = serde_json::from_slice::<crate::lang::build::BotProgram>(&binary)
+        else {
+            continue;
+        };
+        let mut masked_any = false;
+        for f in &mut program.files {
+            if let Ok(text) = std::str::from_utf8(&f.bytes) {
+                let masked = mask_known(text, &known);
+                if masked != text {
+                    f.bytes = masked.into_bytes();
+                    masked_any = true;
+                }
+            }
+        }
+        if masked_any {
+            let json = serde_json::to_vec(&program).expect("a program serializes");
+            db::set_version_binary(&tx, id, &json)?;
             changed += 1;
         }
     }

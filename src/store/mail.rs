@@ -717,6 +717,24 @@ pub fn stored_sources(conn: &Connection) -> Result<Vec<StoredSource>> {
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
+/// The built programs of bots (JSON): (version id, program).
+pub fn bot_program_binaries(conn: &Connection) -> Result<Vec<(i64, Vec<u8>)>> {
+    let mut st = conn.prepare(
+        "SELECT v.id, v.binary FROM strategy_versions v JOIN bot_programs b \
+         ON b.version_id = v.id WHERE v.binary IS NOT NULL ORDER BY v.id",
+    )?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+pub fn set_version_binary(conn: &Connection, id: i64, binary: &[u8]) -> Result<()> {
+    conn.execute(
+        "UPDATE strategy_versions SET binary = ?2 WHERE id = ?1",
+        params![id, binary],
+    )?;
+    Ok(())
+}
+
 pub fn set_stored_source(conn: &Connection, v: &StoredSource) -> Result<()> {
     conn.execute(
         "UPDATE strategy_versions SET source = ?2, report = ?3, description = ?4 WHERE id = ?1",

@@ -61,6 +61,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0011_bot_programs.sql",
         include_str!("../../schema/0011_bot_programs.sql"),
     ),
+    (
+        "0012_seal_bot_programs.sql",
+        include_str!("../../schema/0012_seal_bot_programs.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -551,3 +551,106 @@ fn a_database_and_spool_of_an_older_version_are_sealed_at_the_first_pass() {
         .starts_with(&format!("/*\n <<FROM>> team_ann {}\n*/\n", "*".repeat(26))));
     assert_eq!(tasks, 0, "done once");
 }
+
+#[test]
+fn a_bots_source_and_program_keep_no_authentification_string() {
+    use knobeln::demo::bots::demo_bots;
+    use knobeln::discipline::Discipline;
+    // An interpreted bot's program is its source: whatever of it is kept
+    // (the stored source, the built program that bot contests hand to
+    // workers on other machines) must not carry the team's string.
+    let c = Contest::new("[contest]\ndiscipline = \"footsteps\"\n");
+    let auth = c.register_joe();
+    let bot = demo_bots(Discipline::Footsteps)
+        .iter()
+        .find(|b| b.file == "counter.py")
+        .unwrap()
+        .source;
+    let body = format!(
+        "language: python\n# <<FROM>> the_heavy_lords_of_knobeln {auth}\n\
+         # our string, should we forget it: {}\n{bot}",
+        auth.to_ascii_uppercase()
+    );
+    let m = c.mail("joe@lords.example", "please compile", &body, "");
+    assert!(c.ingest(&[&m]).status.success());
+    let reply = c.replies().last().unwrap().clone();
+    assert!(reply.subject.contains("accepted"), "{}", reply.body);
+    assert_eq!(
+        find_secrets(&state_files(&c), std::slice::from_ref(&auth)),
+        Vec::<String>::new()
+    );
+    // The program is JSON with its files' bytes as numbers: read it whole.
+    let db = c.dir.path().join("k.db");
+    assert!(
+        !programs_hold(&db, &auth),
+        "the built program keeps the string"
+    );
+
+    // What a version before schema 0012 left: the program built from the
+    // source with its string whole. The next pass seals it, and the bot
+    // still runs (its program is still a program).
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let (id, binary): (i64, Vec<u8>) = conn
+            .query_row(
+                "SELECT v.id, v.binary FROM strategy_versions v \
+                 JOIN bot_programs b ON b.version_id = v.id",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let mut program: knobeln::lang::build::BotProgram =
+            serde_json::from_slice(&binary).unwrap();
+        let file = &mut program.files[0];
+        let text = String::from_utf8(file.bytes.clone()).unwrap();
+        assert!(text.contains(&"*".repeat(26)), "{text}");
+        file.bytes = text.replacen(&"*".repeat(26), &auth, 1).into_bytes();
+        conn.execute(
+            "UPDATE strategy_versions SET binary = ?2 WHERE id = ?1",
+            rusqlite::params![id, serde_json::to_vec(&program).unwrap()],
+        )
+        .unwrap();
+        conn.execute_batch(
+            "INSERT INTO maintenance_tasks (name) VALUES ('seal_backlog');
+             PRAGMA wal_checkpoint(TRUNCATE);",
+        )
+        .unwrap();
+    }
+    assert!(
+        programs_hold(&db, &auth),
+        "the old program holds the string"
+    );
+    knobeln(&c, &["serve", "--once"]);
+    assert!(!programs_hold(&db, &auth), "the program was not sealed");
+    let found = find_secrets(&state_files(&c), std::slice::from_ref(&auth));
+    assert!(found.is_empty(), "{found:?}");
+    let out = knobeln(&c, &["contest", "start", "--seed", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Whether a stored bot program's files hold `secret` (in any letter case).
+fn programs_hold(db: &Path, secret: &str) -> bool {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT binary FROM strategy_versions WHERE binary IS NOT NULL")
+        .unwrap();
+    let programs: Vec<Vec<u8>> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let secret = secret.to_ascii_lowercase();
+    programs.iter().any(|json| {
+        let p: knobeln::lang::build::BotProgram = serde_json::from_slice(json).unwrap();
+        p.files.iter().any(|f| {
+            f.bytes
+                .to_ascii_lowercase()
+                .windows(secret.len())
+                .any(|w| w == secret.as_bytes())
+        })
+    })
+}

@@ -10,6 +10,8 @@
 //! - the line `<<FROM>> team_name authentification_string` either in the
 //!   mail body or in a comment among the first lines of the source (any
 //!   comment syntax: `# <<FROM>> …`, `// <<FROM>> …`, `/* <<FROM>> … */`).
+//!   Once verified, the string is masked in the source before it is built
+//!   or stored, as for KNOBELN strategies.
 //!
 //! The bot is built in the compile jail and plays the discipline's trial
 //! ([`crate::discipline::trial`]); the report mail says how the language
@@ -163,7 +165,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             "compile service closed (contest running)",
         );
     }
-    let source = match bot_source(ctx.mail) {
+    let mut source = match bot_source(ctx.mail) {
         Ok(s) => s,
         Err(problem) => {
             return refuse(
@@ -203,6 +205,11 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             "authentication failed",
         );
     };
+    // Authenticated: from here on the string is masked, so it reaches
+    // neither the built program (an interpreted bot's program is its
+    // source: stored, and handed to workers on other machines) nor the
+    // stored source, the build's messages or the report.
+    source.text = crate::mail::secrets::mask_text(&source.text, &auth);
     let per_hour = ctx.config.limits.compiles_per_team_per_hour;
     if per_hour > 0
         && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
