@@ -19,8 +19,8 @@ use chrono::Utc;
 use clap::{Args, Subcommand};
 
 use knobeln::config::{Config, TransportKind};
-use knobeln::contest::lease::{held_message, live_lease};
-use knobeln::contest::run::{run, start, ContestError};
+use knobeln::contest::lease::LeaseError;
+use knobeln::contest::run::{run_holding, start, take_lease, ContestError};
 use knobeln::engine::SystemClock;
 use knobeln::server::Server;
 use knobeln::store::admin::teams_without_strategy;
@@ -65,12 +65,17 @@ impl ContestCmd {
         if config.contest.discipline.is_bot_discipline() {
             return bot_contest(config, store, args.seed);
         }
+        // The lease first: a `serve` that sees the contest created cannot
+        // take it over before this process plays it.
+        let lease = match take_lease(&store, &config) {
+            Ok(l) => l,
+            Err(LeaseError::Held(who)) => {
+                eprintln!("knobeln: {who}");
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        };
         let tid = start(&mut store, &config, args.seed, Utc::now())?;
-        let now = Utc::now();
-        if let Some(holder) = live_lease(store.conn(), now)? {
-            eprintln!("knobeln: {}", held_message(&holder, now));
-            return Ok(ExitCode::from(1));
-        }
         let without = teams_without_strategy(store.conn())?;
         if !without.is_empty() {
             eprintln!(
@@ -83,7 +88,7 @@ impl ContestCmd {
         }
         eprintln!("contest running (tournament {tid})");
         let mut progress = Progress::new();
-        match run(&mut store, &config, &SystemClock, &mut progress) {
+        match run_holding(&mut store, &config, &SystemClock, &mut progress, &lease) {
             Ok(_) => {}
             Err(ContestError::Held(who)) => {
                 progress.finish();

@@ -836,15 +836,12 @@ pub fn run_contest(
     seed: u64,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
-    let c = start(store, config, seed, now())?;
     // One process plays the contest at a time, as KNOBELN's (a game is
     // stored once whoever plays it; the lease keeps a second process from
-    // playing them all again).
-    let lease = super::lease::Lease::acquire(
-        store,
-        config.database.clone(),
-        std::time::Duration::from_secs(config.rules.lease_secs),
-    )?;
+    // playing them all again). Taken before the contest is created, so
+    // that a `serve` seeing it created cannot take it in between.
+    let lease = super::run::take_lease(store, config)?;
+    let c = start(store, config, seed, now())?;
     let results = play_all(store, &c, config, now)?;
     if lease.lost() {
         return Err(BotContestError::Held(

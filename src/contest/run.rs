@@ -131,6 +131,17 @@ impl Observer for Chain<'_, '_> {
     }
 }
 
+/// Takes the contest's lease: one process plays the contest at a time.
+/// `knobeln contest start` takes it before it creates the contest, so that
+/// a `serve` that sees the new contest cannot take it in between.
+pub fn take_lease(store: &Store, config: &Config) -> Result<Lease, LeaseError> {
+    Lease::acquire(
+        store,
+        config.database.clone(),
+        std::time::Duration::from_secs(config.rules.lease_secs),
+    )
+}
+
 /// Runs (or resumes) the started contest to its end and queues the final
 /// results. `progress` sees every event after the mails for it are queued.
 pub fn run(
@@ -138,6 +149,22 @@ pub fn run(
     config: &Config,
     clock: &dyn Clock,
     progress: &mut dyn Observer,
+) -> Result<i64, ContestError> {
+    let c = contest(store.conn())?.ok_or(ContestError::NotStarted)?;
+    if c.finished {
+        return Ok(c.tournament_id);
+    }
+    let lease = take_lease(store, config)?;
+    run_holding(store, config, clock, progress, &lease)
+}
+
+/// [`run`] by a process that holds the lease already.
+pub fn run_holding(
+    store: &mut Store,
+    config: &Config,
+    clock: &dyn Clock,
+    progress: &mut dyn Observer,
+    lease: &Lease,
 ) -> Result<i64, ContestError> {
     let c = contest(store.conn())?.ok_or(ContestError::NotStarted)?;
     let now = || clock.now();
@@ -150,12 +177,6 @@ pub fn run(
     if c.finished {
         return Ok(c.tournament_id);
     }
-    // One process plays the contest at a time.
-    let lease = Lease::acquire(
-        store,
-        config.database.clone(),
-        std::time::Duration::from_secs(config.rules.lease_secs),
-    )?;
     // In case the server died right after the start.
     mailer.lap(store).map_err(ContestError::Mail)?;
     let jobs = if config.rules.jobs == 0 {
@@ -197,6 +218,5 @@ pub fn run(
         .final_results(store)
         .map_err(ContestError::Mail)?;
     finish_contest(store.conn(), clock.now())?;
-    drop(lease);
     Ok(c.tournament_id)
 }

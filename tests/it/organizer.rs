@@ -875,6 +875,44 @@ fn contest_start_while_serve_plays_the_contest_says_so() {
 }
 
 #[test]
+fn contest_start_takes_the_lease_before_it_creates_the_contest() {
+    // Another machine's process holds the lease (a `serve` that would play
+    // a contest as soon as it sees one): `contest start` says who and
+    // creates nothing, so the contest cannot be created by one process and
+    // taken over by another in between.
+    let c = slow_field("");
+    let expires = Utc::now() + chrono::Duration::seconds(60);
+    db(&c)
+        .execute(
+            "INSERT INTO contest_lease (id, holder, description, process, acquired_at, renewed_at, expires_at)
+             VALUES (1, 'other', 'knobeln serve (pid 4711 on host elsewhere)', 'another-boot-id 4711 123',
+                     ?1, ?1, ?2)",
+            [
+                knobeln::store::timestamp(Utc::now()),
+                knobeln::store::timestamp(expires),
+            ],
+        )
+        .unwrap();
+    let out = spawn(&c, &["contest", "start", "--seed", "5"])
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("pid 4711 on host elsewhere"),
+        "{}",
+        text(&out)
+    );
+    let (tournaments, contests): (i64, i64) = db(&c)
+        .query_row(
+            "SELECT (SELECT COUNT(*) FROM tournaments), (SELECT COUNT(*) FROM contest)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((tournaments, contests), (0, 0), "{}", text(&out));
+}
+
+#[test]
 fn a_stale_lease_of_another_machine_is_taken_over_only_after_it_expires() {
     use knobeln::contest::lease::{Lease, LeaseError};
     let dir = tempfile::tempdir().unwrap();
