@@ -551,6 +551,116 @@ pub fn registration_bench(n: usize) -> Result<RegistrationBench, BenchError> {
     })
 }
 
+/// Figures of the spool benchmark: `n` queued mails of a contest's size
+/// (2 kB) delivered by the outbox sender to the spool, against the same
+/// files written straight without any sync (the floor: what the file
+/// system costs without durability) and with one `fsync` per file (how the
+/// sender wrote them before it synced a batch at once).
+#[derive(Debug, Clone)]
+pub struct SpoolBench {
+    pub n: usize,
+    pub sender: Duration,
+    pub floor: Duration,
+    pub fsync_each: Duration,
+}
+
+impl SpoolBench {
+    pub fn print(&self) {
+        let per = |d: Duration| d.as_secs_f64() * 1000.0 / self.n as f64;
+        println!(
+            "{} mails to the spool, files without sync (floor):   {:>7.2} s ({:.2} ms per mail)",
+            self.n,
+            self.floor.as_secs_f64(),
+            per(self.floor)
+        );
+        println!(
+            "{} mails to the spool, one fsync per file:           {:>7.2} s ({:.2} ms per mail, {:.2}x the floor)",
+            self.n,
+            self.fsync_each.as_secs_f64(),
+            per(self.fsync_each),
+            self.fsync_each.as_secs_f64() / self.floor.as_secs_f64()
+        );
+        println!(
+            "{} mails through the outbox sender (one syncfs per 50, database marks): {:>7.2} s ({:.2} ms per mail, {:.2}x the floor)",
+            self.n,
+            self.sender.as_secs_f64(),
+            per(self.sender),
+            self.sender.as_secs_f64() / self.floor.as_secs_f64()
+        );
+    }
+}
+
+/// Runs the spool benchmark in temporary folders (on the file system of
+/// the system's temporary folder: use `TMPDIR` for the spool's disk).
+pub fn spool_bench(n: usize) -> Result<SpoolBench, BenchError> {
+    use std::io::Write;
+    let body = "x".repeat(72) + "\r\n";
+    let raw = |i: usize| {
+        format!(
+            "From: knobeln@contest.example\r\nTo: p{i}@participants.example\r\n\
+             Subject: KNOBELN: group results\r\n\r\n{}",
+            body.repeat(27)
+        )
+        .into_bytes()
+    };
+    let write_files = |dir: &std::path::Path, fsync_each: bool| -> std::io::Result<()> {
+        for i in 0..n {
+            let path = dir.join(format!("{i:06}-group.eml"));
+            let tmp = path.with_extension("eml.tmp");
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&raw(i))?;
+            if fsync_each {
+                f.sync_all()?;
+            }
+            std::fs::rename(&tmp, &path)?;
+        }
+        Ok(())
+    };
+    let dir = tempfile::tempdir()?;
+    let t = Instant::now();
+    write_files(dir.path(), false)?;
+    let floor = t.elapsed();
+    let dir = tempfile::tempdir()?;
+    let t = Instant::now();
+    write_files(dir.path(), true)?;
+    let fsync_each = t.elapsed();
+
+    let dir = tempfile::tempdir()?;
+    let store = crate::store::Store::open(&dir.path().join("bench.db"))?;
+    let mut spool = crate::mail::transport::spool::Spool::open(&dir.path().join("spool"))?;
+    let now = chrono::Utc::now();
+    for i in 0..n {
+        let to = vec![format!("p{i}@participants.example")];
+        crate::store::mail::queue_outgoing(
+            store.conn(),
+            &crate::store::mail::NewOutgoing {
+                inbox_id: None,
+                kind: "group",
+                recipients: &to,
+                sender_key: None,
+                subject: "KNOBELN: group results",
+                message_id: &format!("bench-{i}@contest.example"),
+                raw: &raw(i),
+                event_key: None,
+            },
+            now - chrono::Duration::seconds(1),
+        )?;
+    }
+    let config = crate::config::Config::default();
+    let t = Instant::now();
+    let out = crate::mail::delivery::flush(&store, &mut spool, &config, &chrono::Utc::now)?;
+    let sender = t.elapsed();
+    if out.sent != n {
+        return Err(format!("{} of {n} mails sent", out.sent).into());
+    }
+    Ok(SpoolBench {
+        n,
+        sender,
+        floor,
+        fsync_each,
+    })
+}
+
 /// Figures of a whole contest at scale: `n_teams` distinct trivial
 /// strategies compiled, all rounds, the Evolution, the results and the
 /// results site (without game pages, regenerated as groups finish, as

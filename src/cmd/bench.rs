@@ -6,7 +6,9 @@
 //! (compile, rounds, Evolution, results, site without game pages) against
 //! the three-process floor × games / CPUs, with peak RSS and database size.
 //! `registrations`: 1000 registrations asking for the same team name
-//! against 1000 with distinct names. `compile`: CPU time per compile of the compile service against `gcc -c`
+//! against 1000 with distinct names. `spool`: 1000 mails through the
+//! outbox sender to the spool against the same files without any sync
+//! (floor) and with one `fsync` each. `compile`: CPU time per compile of the compile service against `gcc -c`
 //! alone on the same sources.
 //! `bots`: line-protocol bots per language (`crate::bench_bots`).
 //! `compile`: CPU time per compile of the compile service against `gcc -c`
@@ -29,6 +31,8 @@ pub enum What {
     Tournament,
     Compile,
     Registrations,
+    /// Mails through the outbox sender to the spool (batched syncfs).
+    Spool,
     Scale,
     /// Line-protocol bots per language: match, start-up, sandbox overhead.
     Bots,
@@ -54,7 +58,7 @@ pub struct Bench {
     /// play here (the play and floor figures then mean nothing).
     #[arg(long)]
     pub instant_games: bool,
-    /// Registrations (registrations benchmark).
+    /// Registrations (registrations benchmark), mails (spool benchmark).
     #[arg(long, default_value_t = 1000)]
     pub registrations: usize,
     /// Sources to compile (compile benchmark).
@@ -106,6 +110,11 @@ impl Bench {
         }
         if matches!(self.what, What::Registrations | What::All) {
             knobeln::bench::registration_bench(self.registrations)
+                .map_err(|e| anyhow::anyhow!(e))?
+                .print();
+        }
+        if matches!(self.what, What::Spool | What::All) {
+            knobeln::bench::spool_bench(self.registrations)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
         }

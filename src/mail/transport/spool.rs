@@ -9,7 +9,9 @@
 //! inbox's de-duplication ignores. Files left in `incoming/cur/` by older
 //! versions (which moved them there) are removed at open.
 //! Outgoing mails are written as `spool/outgoing/NNNNNN-kind.eml`, through a
-//! temporary file and a rename, so a file is either complete or absent.
+//! temporary file and a rename, so a file is either complete or absent;
+//! the sender makes each batch durable with one `syncfs` ([`Spool::sync`])
+//! before it marks the batch's mails sent.
 //! `outgoing/` stands for the participants' mailboxes: what is there has
 //! been delivered, and is no longer the server's state.
 //!
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use crate::mail::delivery::{Deliver, DeliveryError};
+use crate::mail::delivery::{Deliver, DeliveryError, Durability};
 use crate::mail::inbox::{read_capped, take_in_capped};
 use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
@@ -129,6 +131,8 @@ impl Spool {
 }
 
 impl Deliver for Spool {
+    /// Writes the file (a temporary name, then renamed: complete or
+    /// absent), not yet synced: [`Spool::sync`] makes a batch durable.
     fn deliver(&mut self, row: &OutRow, _envelope_from: &str) -> Result<(), DeliveryError> {
         let path = self.outgoing_path(row);
         let tmp = path.with_extension("eml.tmp");
@@ -138,11 +142,26 @@ impl Deliver for Spool {
             .truncate(true)
             .mode(0o600)
             .open(&tmp)
-            .and_then(|mut f| {
-                f.write_all(&row.raw)?;
-                f.sync_all()
-            })
+            .and_then(|mut f| f.write_all(&row.raw))
             .and_then(|()| fs::rename(&tmp, &path))
             .map_err(|e| DeliveryError::Transient(format!("{}: {e}", path.display())))
+    }
+
+    fn durability(&self) -> Durability {
+        Durability::OnSync
+    }
+
+    /// One `syncfs` of the spool's file system: the files written since
+    /// the last one, and their renames, are on disk when it returns.
+    fn sync(&mut self) -> Result<(), DeliveryError> {
+        let dir = self.outgoing_dir();
+        let d = fs::File::open(&dir)
+            .map_err(|e| DeliveryError::Transient(format!("{}: {e}", dir.display())))?;
+        // SAFETY: syncfs on a descriptor we own.
+        if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&d)) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(DeliveryError::Transient(format!("{}: {e}", dir.display())));
+        }
+        Ok(())
     }
 }
