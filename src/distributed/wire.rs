@@ -182,8 +182,9 @@ pub struct JobMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
-    /// The game was played (a failure in it is the participant's).
-    Played(GameRecord),
+    /// The game was played (a failure in it is the participant's). Its
+    /// throws travel compactly ([`compact_record`]).
+    Played(#[serde(with = "compact_record")] GameRecord),
     /// A bot game was played (without its transcript).
     BotGame(Played),
     /// The worker could not play it (sandbox, program fetch, hash,
@@ -385,6 +386,78 @@ pub fn check_record(
     Ok(record)
 }
 
+/// A KNOBELN record on the wire: the throws as the store keeps them
+/// (differences to each player's previous throw, zigzag varints; about
+/// 2–3 kB for 1000 throws) in base64, instead of a JSON array of pairs
+/// (about 12 kB): less for the NATS server to store and for the
+/// coordinator to read. A record whose throws are a JSON array (a worker
+/// of an earlier version) is read too.
+pub mod compact_record {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::referee::{Failure, GameRecord};
+    use crate::store::{decode_throws, encode_throws, THROWS_FORMAT};
+
+    #[derive(Serialize)]
+    struct Out<'a> {
+        seed: u64,
+        points: [u64; 2],
+        throws_format: i64,
+        throws: String,
+        failures: &'a [Failure],
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Throws {
+        Compact(String),
+        Pairs(Vec<[i64; 2]>),
+    }
+
+    #[derive(Deserialize)]
+    struct In {
+        seed: u64,
+        points: [u64; 2],
+        #[serde(default)]
+        throws_format: Option<i64>,
+        throws: Throws,
+        failures: Vec<Failure>,
+    }
+
+    pub fn serialize<S: Serializer>(r: &GameRecord, s: S) -> Result<S::Ok, S::Error> {
+        Out {
+            seed: r.seed,
+            points: r.points,
+            throws_format: THROWS_FORMAT,
+            throws: base64::engine::general_purpose::STANDARD.encode(encode_throws(&r.throws)),
+            failures: &r.failures,
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GameRecord, D::Error> {
+        use serde::de::Error;
+        let i = In::deserialize(d)?;
+        let throws = match i.throws {
+            Throws::Pairs(p) => p,
+            Throws::Compact(text) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_err(D::Error::custom)?;
+                decode_throws(&bytes, i.throws_format.unwrap_or(THROWS_FORMAT))
+                    .map_err(D::Error::custom)?
+            }
+        };
+        Ok(GameRecord {
+            seed: i.seed,
+            points: i.points,
+            throws,
+            failures: i.failures,
+        })
+    }
+}
+
 /// Longest text a worker may put into a bot failure's rule or problem.
 const MAX_RULE_TEXT: usize = 300;
 
@@ -565,6 +638,34 @@ mod tests {
             JobMessage::decode(&vec![b' '; MAX_MESSAGE_BYTES + 1]),
             Err(WireError::TooLarge(_))
         ));
+    }
+
+    #[test]
+    fn a_record_travels_compactly_and_the_old_form_is_read_too() {
+        let mut r = played(1000, 7);
+        r.throws[500] = [12288, 1];
+        let m = ResultMessage {
+            format: FORMAT,
+            session: "abc".into(),
+            game: job().game,
+            worker: "w".into(),
+            outcome: Outcome::Played(r.clone()),
+        };
+        let bytes = m.encode();
+        assert!(bytes.len() < 4000, "{} bytes for 1000 throws", bytes.len());
+        assert_eq!(ResultMessage::decode(&bytes).unwrap(), m);
+        // As a worker of an earlier version sends it: throws as pairs.
+        let old = serde_json::json!({
+            "format": FORMAT, "session": "abc", "game": job().game, "worker": "w",
+            "outcome": {"played": serde_json::to_value(&r).unwrap()}
+        });
+        let back = ResultMessage::decode(old.to_string().as_bytes()).unwrap();
+        assert_eq!(back.outcome, Outcome::Played(r));
+        // Damaged throws are unreadable, not a panic.
+        let text = String::from_utf8(bytes)
+            .unwrap()
+            .replace("\"throws\":\"", "\"throws\":\"!!");
+        assert!(ResultMessage::decode(text.as_bytes()).is_err());
     }
 
     #[test]

@@ -54,12 +54,19 @@ use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 
-/// The largest program a worker fetches: a bot's program as JSON may be
-/// several times its files' 64 MiB (bytes as numbers).
-const MAX_PROGRAM_BYTES: u64 = 320 << 20;
+/// The largest KNOBELN program a worker fetches.
+const MAX_PROGRAM_BYTES: u64 = 16 << 20;
+
+/// The largest bot program a worker fetches: a bot's program as JSON may
+/// be several times its files' 64 MiB (bytes as numbers).
+const MAX_BOT_PROGRAM_BYTES: u64 = 320 << 20;
 
 /// Programs kept open in memory (each is a sealed memory file).
 const MEMORY_CACHE: usize = 256;
+
+/// Bot programs kept in memory (a compiled bot's program may be megabytes;
+/// the others are read again from the disk cache).
+const MEMORY_CACHE_BOTS: usize = 64;
 
 /// The prefix of a worker's reply subjects: the deployment's permissions
 /// let workers subscribe to these only, so a worker cannot listen to the
@@ -330,12 +337,20 @@ async fn fetch(
 /// Tells JetStream, for every job held, that it is still being worked on
 /// (every third of the shortest `ack_wait`).
 async fn keep_alive(w: Arc<Worker>) {
+    let tick = Duration::from_millis(200);
+    let mut last = Instant::now();
     loop {
+        // A short tick: the consumers' `ack_wait` is known only once they
+        // are found, and may be short.
+        tokio::time::sleep(tick).await;
         let ack_wait = match w.ack_wait_ms.load(Ordering::Relaxed) {
             u64::MAX => Duration::from_secs(30),
             ms => Duration::from_millis(ms),
         };
-        tokio::time::sleep((ack_wait / 3).max(Duration::from_millis(200))).await;
+        if last.elapsed() < (ack_wait / 3).max(tick) {
+            continue;
+        }
+        last = Instant::now();
         let replies: Vec<async_nats::Subject> =
             w.held.lock().expect("lock").values().cloned().collect();
         for r in replies {
@@ -656,18 +671,19 @@ impl GameThreads {
 struct Held<T> {
     by_sha: HashMap<String, Arc<T>>,
     order: VecDeque<String>,
-}
-
-impl<T> Default for Held<T> {
-    fn default() -> Self {
-        Held {
-            by_sha: HashMap::new(),
-            order: VecDeque::new(),
-        }
-    }
+    /// How many are kept at most.
+    limit: usize,
 }
 
 impl<T> Held<T> {
+    fn new(limit: usize) -> Held<T> {
+        Held {
+            by_sha: HashMap::new(),
+            order: VecDeque::new(),
+            limit,
+        }
+    }
+
     fn get(&self, sha: &str) -> Option<Arc<T>> {
         self.by_sha.get(sha).cloned()
     }
@@ -675,7 +691,7 @@ impl<T> Held<T> {
     fn keep(&mut self, sha: &str, program: Arc<T>) {
         self.by_sha.insert(sha.to_string(), program);
         self.order.push_back(sha.to_string());
-        while self.order.len() > MEMORY_CACHE {
+        while self.order.len() > self.limit {
             if let Some(old) = self.order.pop_front() {
                 self.by_sha.remove(&old);
             }
@@ -706,15 +722,15 @@ impl ProgramCache {
         Ok(ProgramCache {
             dir,
             bucket,
-            memory: Mutex::new(Held::default()),
-            bots: Mutex::new(Held::default()),
+            memory: Mutex::new(Held::new(MEMORY_CACHE)),
+            bots: Mutex::new(Held::new(MEMORY_CACHE_BOTS)),
             loading: tokio::sync::Mutex::new(HashMap::new()),
         })
     }
 
     /// A KNOBELN strategy, held as a sealed memory file.
     async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
-        self.get_with(sha, &self.memory, |bytes| {
+        self.get_with(sha, &self.memory, MAX_PROGRAM_BYTES, |bytes| {
             Executable::from_bytes(&format!("knobeln-{}", &sha[..16]), bytes)
                 .map_err(|e| format!("holding program {sha}: {e}"))
         })
@@ -723,7 +739,7 @@ impl ProgramCache {
 
     /// A bot's program.
     async fn get_bot(&self, sha: &str) -> Result<Arc<BotProgram>, String> {
-        self.get_with(sha, &self.bots, |bytes| {
+        self.get_with(sha, &self.bots, MAX_BOT_PROGRAM_BYTES, |bytes| {
             serde_json::from_slice(bytes)
                 .map_err(|e| format!("program {sha} is not a bot's program: {e}"))
         })
@@ -734,6 +750,7 @@ impl ProgramCache {
         &self,
         sha: &str,
         held: &Mutex<Held<T>>,
+        cap: u64,
         make: impl FnOnce(&[u8]) -> Result<T, String>,
     ) -> Result<Arc<T>, String> {
         if !wire::valid_sha256(sha) {
@@ -758,7 +775,7 @@ impl ProgramCache {
         let bytes = match read_verified(&path, sha) {
             Some(b) => b,
             None => {
-                let b = self.download(sha).await?;
+                let b = self.download(sha, cap).await?;
                 store_file(&self.dir, &path, &b);
                 b
             }
@@ -768,13 +785,13 @@ impl ProgramCache {
         Ok(program)
     }
 
-    async fn download(&self, sha: &str) -> Result<Vec<u8>, String> {
+    async fn download(&self, sha: &str, cap: u64) -> Result<Vec<u8>, String> {
         let object = self
             .bucket
             .get(sha)
             .await
             .map_err(|e| format!("fetching program {sha}: {e}"))?;
-        if object.info.size as u64 > MAX_PROGRAM_BYTES {
+        if object.info.size as u64 > cap {
             return Err(format!(
                 "program {sha} in the store has {} bytes, more than any strategy",
                 object.info.size
@@ -782,7 +799,7 @@ impl ProgramCache {
         }
         let mut bytes = Vec::with_capacity(object.info.size);
         object
-            .take(MAX_PROGRAM_BYTES + 1)
+            .take(cap + 1)
             .read_to_end(&mut bytes)
             .await
             .map_err(|e| format!("fetching program {sha}: {e}"))?;
