@@ -1246,3 +1246,42 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
     assert_eq!(remote, local, "{err}");
     assert_eq!(bot_games_of(&err, "good"), 24, "{err}");
 }
+
+#[test]
+fn a_worker_killed_in_a_bot_contest_has_its_games_played_elsewhere_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let (local, _) = bot_demo(&tmp.path().join("local"), "flooding", "5", None);
+    let mut victim = Worker::start(tmp.path(), &nats.url(), "victim", &[]);
+    let dir = tmp.path().join("remote");
+    let demo = Command::new(BIN)
+        .args(["demo", "--discipline", "flooding", "--games", "5", "--nats"])
+        .arg(nats.url())
+        .arg("--dir")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let played = || -> i64 {
+        rusqlite::Connection::open(dir.join("knobeln.db"))
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    // The victim plays alone until it has games in hand, then dies.
+    wait_until("the victim to play 5 games", || played() >= 5);
+    victim.child.kill().unwrap(); // SIGKILL, with jobs in hand
+    victim.child.wait().unwrap();
+    let before = played();
+    assert!(before < 60, "finished before the kill ({before} games)");
+    let _w2 = Worker::start(tmp.path(), &nats.url(), "w2", &[]);
+    let out = demo.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    // Its jobs went to w2 (after ack_wait): the same results, each game
+    // stored once (4 bots x 3 islands x 5 runs).
+    let remote = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    assert_eq!(remote, local, "{err}");
+    assert_eq!(played(), 60);
+    assert!(bot_games_of(&err, "w2") >= 60 - before as u64, "{err}");
+}
