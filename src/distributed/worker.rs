@@ -1,7 +1,8 @@
 //! `knobeln worker`: plays games from the JetStream work queue.
 //!
-//! A worker is stateless. It pulls at most twice as many jobs as it has
-//! game threads (one playing and one waiting per thread), tells JetStream it
+//! A worker is stateless. It pulls, per kind of game, at most twice as many
+//! jobs as it has game threads (one playing and one waiting per thread;
+//! a coordinator runs one kind at a time), tells JetStream it
 //! is still working on every job it holds (so `ack_wait` can stay short and
 //! a dead worker's games come back quickly), fetches both programs by
 //! SHA-256 from the object store into a local cache, verifies the hash of
