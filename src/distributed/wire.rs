@@ -30,7 +30,9 @@ use serde::{Deserialize, Serialize};
 use crate::discipline::play::{Outcome as BotOutcome, Played, Setup};
 use crate::game::knobeln::replay;
 use crate::lang::Language;
-use crate::lines::{describe_bot_failure, BotFailureKind, LineLimits};
+use crate::lines::{
+    describe_bot_failure, BotFailureKind, LineLimits, SHOWN_LINE_CHARS, STDERR_KEEP,
+};
 use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
 use crate::tournament::schedule::GameKey;
 
@@ -475,7 +477,8 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
     if played.cpu_ms.len() != n || played.cpu_us.len() != n || played.stderr.len() != n {
         return Err(format!("figures for other than {n} seats"));
     }
-    if played.stderr.iter().any(|e| e.len() > 4 * 4096) {
+    // Kept bytes read lossily: at most three bytes of text per byte.
+    if played.stderr.iter().any(|e| e.len() > 3 * STDERR_KEEP) {
         return Err("more standard error than a referee keeps".into());
     }
     played.transcript = None;
@@ -542,7 +545,9 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             _ => None,
         };
         if text.is_some_and(|t| !printable(t, MAX_RULE_TEXT))
-            || f.line.as_deref().is_some_and(|l| !printable(l, 201))
+            || f.line
+                .as_deref()
+                .is_some_and(|l| !printable(l, SHOWN_LINE_CHARS + 1))
         {
             return Err("a failure's text is too long or not printable".into());
         }

@@ -126,7 +126,7 @@ struct Worker {
     /// Bot games playing now (at most `jobs`).
     bot_slots: Arc<Semaphore>,
     /// Each language's toolchain on this machine, by its definition.
-    toolchains: tokio::sync::Mutex<HashMap<String, Result<Toolchain, String>>>,
+    toolchains: tokio::sync::Mutex<HashMap<String, Toolchain>>,
     /// The shortest `ack_wait` of the consumers pulled from, in ms.
     ack_wait_ms: AtomicU64,
     /// Reply subjects of the jobs held, for the keep-alive.
@@ -475,36 +475,45 @@ async fn publish_result(w: &Worker, subject: &str, payload: Vec<u8>) -> bool {
 
 /// Plays (or, in the test modes, answers) one job.
 async fn play(w: &Worker, job: &JobMessage) -> Outcome {
-    let (referee, programs, seeds) = match &job.play {
+    if w.mode == WorkerMode::Faulty {
+        return Outcome::Fault("this worker was started to fail (--faulty)".into());
+    }
+    match &job.play {
         Play::Knobeln {
             referee,
             programs,
             seeds,
-        } => (referee, programs, seeds),
+        } => play_knobeln(w, referee, programs, *seeds).await,
         Play::Bots {
             setup,
             limits,
             seats,
-        } => return play_bots(w, setup, *limits, seats).await,
-    };
-    match w.mode {
-        WorkerMode::Fake => Outcome::Played(canned_record(referee, seeds.game)),
-        WorkerMode::Faulty => Outcome::Fault("this worker was started to fail (--faulty)".into()),
-        WorkerMode::Play => {
-            let cache = w.cache.as_ref().expect("a playing worker has a cache");
-            let games = w.games.as_ref().expect("a playing worker has threads");
-            let (p, q) = tokio::join!(cache.get(&programs[0]), cache.get(&programs[1]));
-            match (p, q) {
-                (Ok(p), Ok(q)) => match games
-                    .play(Referee::new(*referee), [p, q], (*seeds).into())
-                    .await
-                {
-                    Ok(record) => Outcome::Played(record),
-                    Err(e) => Outcome::Fault(e),
-                },
-                (Err(e), _) | (_, Err(e)) => Outcome::Fault(e),
-            }
-        }
+        } => play_bots(w, setup, *limits, seats).await,
+    }
+}
+
+/// Plays (or answers) a KNOBELN game on a pinned game thread.
+async fn play_knobeln(
+    w: &Worker,
+    referee: &RefereeConfig,
+    programs: &[String; 2],
+    seeds: wire::Seeds,
+) -> Outcome {
+    if w.mode == WorkerMode::Fake {
+        return Outcome::Played(canned_record(referee, seeds.game));
+    }
+    let cache = w.cache.as_ref().expect("a playing worker has a cache");
+    let games = w.games.as_ref().expect("a playing worker has threads");
+    let (p, q) = tokio::join!(cache.get(&programs[0]), cache.get(&programs[1]));
+    match (p, q) {
+        (Ok(p), Ok(q)) => match games
+            .play(Referee::new(*referee), [p, q], seeds.into())
+            .await
+        {
+            Ok(record) => Outcome::Played(record),
+            Err(e) => Outcome::Fault(e),
+        },
+        (Err(e), _) | (_, Err(e)) => Outcome::Fault(e),
     }
 }
 
@@ -512,12 +521,8 @@ async fn play(w: &Worker, job: &JobMessage) -> Outcome {
 /// language's toolchain on this machine, the game in the bot sandbox on a
 /// blocking thread (at most `jobs` at once).
 async fn play_bots(w: &Worker, setup: &Setup, limits: LineLimits, seats: &[BotSeat]) -> Outcome {
-    match w.mode {
-        WorkerMode::Fake => return Outcome::BotGame(canned_bot_game(setup)),
-        WorkerMode::Faulty => {
-            return Outcome::Fault("this worker was started to fail (--faulty)".into())
-        }
-        WorkerMode::Play => {}
+    if w.mode == WorkerMode::Fake {
+        return Outcome::BotGame(canned_bot_game(setup));
     }
     let cache = w.cache.as_ref().expect("a playing worker has a cache");
     let mut bots: Vec<(Toolchain, Arc<BotProgram>)> = Vec::with_capacity(seats.len());
@@ -554,12 +559,14 @@ async fn play_bots(w: &Worker, setup: &Setup, limits: LineLimits, seats: &[BotSe
 }
 
 /// The toolchain of `language` on this machine (its definition checked
-/// and its version probed once).
+/// and its version probed; a toolchain found is remembered, a missing one
+/// is looked for again at the next game, so installing it needs no
+/// restart and a probe that timed out once is not taken for good).
 async fn toolchain(w: &Worker, language: &crate::lang::Language) -> Result<Toolchain, String> {
     let key = serde_json::to_string(language).expect("a language serializes");
     let mut known = w.toolchains.lock().await;
     if let Some(t) = known.get(&key) {
-        return t.clone();
+        return Ok(t.clone());
     }
     let lang = language.clone();
     let found = tokio::task::spawn_blocking(move || {
@@ -573,7 +580,9 @@ async fn toolchain(w: &Worker, language: &crate::lang::Language) -> Result<Toolc
     })
     .await
     .unwrap_or_else(|e| Err(format!("probing a toolchain: {e}")));
-    known.insert(key, found.clone());
+    if let Ok(t) = &found {
+        known.insert(key, t.clone());
+    }
     found
 }
 

@@ -279,7 +279,9 @@ pub struct MatchRecord<O> {
     pub bots: Vec<SeatReport>,
 }
 
-const STDERR_KEEP: usize = 4096;
+/// Bytes of a bot's standard error kept for its report.
+pub const STDERR_KEEP: usize = 4096;
+
 const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
 
 struct Seat {
@@ -835,12 +837,15 @@ fn poll_one(fd: RawFd, events: libc::c_short, wait: Duration) -> io::Result<()> 
     Ok(())
 }
 
+/// Characters of an offending line shown in a report (then `…`).
+pub const SHOWN_LINE_CHARS: usize = 200;
+
 /// A line as shown in a report: control characters escaped, at most 200
 /// characters.
 pub fn show_line(line: &str) -> String {
     let mut out = String::new();
     for (i, c) in line.chars().enumerate() {
-        if i >= 200 {
+        if i >= SHOWN_LINE_CHARS {
             out.push('…');
             break;
         }

@@ -1155,9 +1155,9 @@ fn a_contest_with_engine_nats_in_its_config_has_its_games_played_by_workers() {
     );
 }
 
-/// `knobeln demo` of a bot discipline in `dir` (locally, or with its games
-/// played by workers through `nats`): the results article and the stderr.
-fn bot_demo(dir: &Path, discipline: &str, games: &str, nats: Option<&str>) -> (String, String) {
+/// The command of `knobeln demo` of a bot discipline in `dir` (locally, or
+/// with its games played by workers through `nats`).
+fn demo_command(dir: &Path, discipline: &str, games: &str, nats: Option<&str>) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.args([
         "demo",
@@ -1171,7 +1171,12 @@ fn bot_demo(dir: &Path, discipline: &str, games: &str, nats: Option<&str>) -> (S
     if let Some(url) = nats {
         cmd.args(["--nats", url]);
     }
-    let out = cmd.output().unwrap();
+    cmd
+}
+
+/// Runs [`demo_command`]: the results article and the stderr.
+fn bot_demo(dir: &Path, discipline: &str, games: &str, nats: Option<&str>) -> (String, String) {
+    let out = demo_command(dir, discipline, games, nats).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
@@ -1254,11 +1259,7 @@ fn a_worker_killed_in_a_bot_contest_has_its_games_played_elsewhere_once() {
     let (local, _) = bot_demo(&tmp.path().join("local"), "flooding", "5", None);
     let mut victim = Worker::start(tmp.path(), &nats.url(), "victim", &[]);
     let dir = tmp.path().join("remote");
-    let demo = Command::new(BIN)
-        .args(["demo", "--discipline", "flooding", "--games", "5", "--nats"])
-        .arg(nats.url())
-        .arg("--dir")
-        .arg(&dir)
+    let demo = demo_command(&dir, "flooding", "5", Some(&nats.url()))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -874,6 +874,21 @@ fn contest_start_while_serve_plays_the_contest_says_so() {
     sigterm(&mut serve);
 }
 
+/// A live-looking lease of `knobeln serve` on another machine (another
+/// boot id), acquired a minute before `expires`.
+fn plant_lease_of_another_machine(conn: &rusqlite::Connection, expires: DateTime<Utc>) {
+    conn.execute(
+        "INSERT OR REPLACE INTO contest_lease (id, holder, description, process, acquired_at, renewed_at, expires_at)
+         VALUES (1, 'other', 'knobeln serve (pid 4711 on host elsewhere)', 'another-boot-id 4711 123',
+                 ?1, ?1, ?2)",
+        [
+            knobeln::store::timestamp(expires - chrono::Duration::seconds(60)),
+            knobeln::store::timestamp(expires),
+        ],
+    )
+    .unwrap();
+}
+
 #[test]
 fn contest_start_takes_the_lease_before_it_creates_the_contest() {
     // Another machine's process holds the lease (a `serve` that would play
@@ -881,18 +896,7 @@ fn contest_start_takes_the_lease_before_it_creates_the_contest() {
     // creates nothing, so the contest cannot be created by one process and
     // taken over by another in between.
     let c = slow_field("");
-    let expires = Utc::now() + chrono::Duration::seconds(60);
-    db(&c)
-        .execute(
-            "INSERT INTO contest_lease (id, holder, description, process, acquired_at, renewed_at, expires_at)
-             VALUES (1, 'other', 'knobeln serve (pid 4711 on host elsewhere)', 'another-boot-id 4711 123',
-                     ?1, ?1, ?2)",
-            [
-                knobeln::store::timestamp(Utc::now()),
-                knobeln::store::timestamp(expires),
-            ],
-        )
-        .unwrap();
+    plant_lease_of_another_machine(&db(&c), Utc::now() + chrono::Duration::seconds(60));
     let out = spawn(&c, &["contest", "start", "--seed", "5"])
         .wait_with_output()
         .unwrap();
@@ -918,20 +922,7 @@ fn a_stale_lease_of_another_machine_is_taken_over_only_after_it_expires() {
     let dir = tempfile::tempdir().unwrap();
     let path: PathBuf = dir.path().join("k.db");
     let store = knobeln::store::Store::open(&path).unwrap();
-    let plant = |expires: DateTime<Utc>| {
-        store
-            .conn()
-            .execute(
-                "INSERT OR REPLACE INTO contest_lease (id, holder, description, process, acquired_at, renewed_at, expires_at)
-                 VALUES (1, 'other', 'knobeln serve (pid 4711 on host elsewhere)', 'another-boot-id 4711 123',
-                         ?1, ?1, ?2)",
-                [
-                    knobeln::store::timestamp(expires - chrono::Duration::seconds(60)),
-                    knobeln::store::timestamp(expires),
-                ],
-            )
-            .unwrap();
-    };
+    let plant = |expires| plant_lease_of_another_machine(store.conn(), expires);
     plant(Utc::now() + chrono::Duration::seconds(30));
     match Lease::acquire(&store, path.clone(), Duration::from_secs(60)) {
         Err(LeaseError::Held(why)) => {
