@@ -248,14 +248,17 @@ fn raw_floor(tc: &Toolchain, program: &BotProgram) -> anyhow::Result<Duration> {
     let mut line = String::new();
     // Warm up: both bots running.
     for (w, r) in ends.iter_mut() {
-        writeln!(w, "ECHO 1")?;
+        w.write_all(b"ECHO 1\n")?;
         line.clear();
         r.read_line(&mut line)?;
     }
     let t0 = Instant::now();
     for round in 0..ROUNDS {
+        // One write per line, as the referee does (`writeln!` on an
+        // unbuffered pipe would make three).
+        let ask = format!("ECHO {}\n", round % 1000);
         for (w, r) in ends.iter_mut() {
-            writeln!(w, "ECHO {}", round % 1000)?;
+            w.write_all(ask.as_bytes())?;
             line.clear();
             r.read_line(&mut line)?;
         }

@@ -21,10 +21,15 @@
 //! - anything missing: the caller falls back to rlimits for that controller
 //!   ([`Controllers`] says which are there).
 //!
-//! A process joins a group by writing `0` into the group's `cgroup.procs`
-//! through a descriptor opened here (the kernel checks the opener's
-//! credentials), so a spawned child can join before it execs, and
-//! everything it starts is inside from the first instruction.
+//! A process joins a group by writing `0` through a descriptor opened here
+//! (the kernel checks the opener's credentials), so a spawned child can
+//! join before it execs, and everything it starts is inside from the first
+//! instruction. On v1 that descriptor is the group's `tasks` file, which
+//! moves the (single-threaded) child without the kernel's global
+//! `cgroup.procs` lock: entering that lock waits for an RCU grace period
+//! (~12 ms on a 250 Hz kernel) whenever no group changed for a few ticks,
+//! which made the start of a lone bot cost more than the rest of its
+//! sandbox. On v2 it is `cgroup.procs` (see the README).
 //!
 //! This module knows nothing of bots or games: it makes, reads, kills and
 //! removes groups.
@@ -351,27 +356,30 @@ impl Group {
         if let (Some(dir), Some(n)) = (&g.pids, limits.processes) {
             write_file(&dir.join("pids.max"), &n.to_string())?;
         }
+        // v1: the `tasks` file, which moves only the writing thread; the
+        // kernel then skips the global lock that `cgroup.procs` takes
+        // (entering it waits for an RCU grace period, ~12 ms here, whenever
+        // no group changed for a few ticks). The joiner is always a
+        // single-threaded child before its exec. v2 has no such file.
+        let join_file = if g.version == 2 {
+            "cgroup.procs"
+        } else {
+            "tasks"
+        };
         for d in g.dirs.clone() {
             let f = fs::OpenOptions::new()
                 .write(true)
                 .custom_flags(libc::O_CLOEXEC)
-                .open(d.join("cgroup.procs"))?;
+                .open(d.join(join_file))?;
             g.procs.push(f.into());
         }
         Ok(Some(g))
     }
 
-    /// Descriptors a child writes `0` into to join this group (before exec).
+    /// Descriptors a single-threaded child writes `0` into to join this
+    /// group (before exec).
     pub fn join_fds(&self) -> Vec<RawFd> {
         self.procs.iter().map(|f| f.as_raw_fd()).collect()
-    }
-
-    /// Moves the calling process (all its threads) into the group.
-    pub fn join_self(&self) -> io::Result<()> {
-        for fd in self.join_fds() {
-            join_fd(fd)?;
-        }
-        Ok(())
     }
 
     /// Which limits this group enforces.
@@ -528,7 +536,8 @@ fn write_file(path: &Path, text: &str) -> io::Result<()> {
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
-/// Writes `0` (the calling process) into a `cgroup.procs` descriptor.
+/// Writes `0` (the calling thread, the whole of a single-threaded child)
+/// into a join descriptor of [`Group::join_fds`].
 /// Only a system call: usable in a spawned child before exec.
 pub(crate) fn join_fd(fd: RawFd) -> io::Result<()> {
     // SAFETY: write of one byte from a static buffer.

@@ -281,6 +281,12 @@ fn ptrace_ends_the_bot_as_a_forbidden_call() {
 }
 
 #[test]
+fn a_bot_signals_only_itself_and_has_no_terminal() {
+    // The test process and the honest bot would die of these signals.
+    both("signals", limits(), || Expect::Completes);
+}
+
+#[test]
 fn a_bot_sees_only_its_own_processes() {
     both("process_table", limits(), || Expect::Completes);
 }
