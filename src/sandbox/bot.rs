@@ -56,6 +56,7 @@ use std::time::Duration;
 
 use super::cgroup::{join_fd, Group, GroupLimits};
 use super::jail::is_root;
+use super::netns::{Netns, POOL};
 use super::set_rlimit;
 use super::spawn::{self, arrange_fds, check, CArgs};
 
@@ -183,6 +184,8 @@ pub struct BotProcess {
     /// Our end of the bot's standard error (non-blocking).
     pub stderr: OwnedFd,
     group: Option<Group>,
+    /// The network namespace lent to it, given back when it is gone.
+    netns: Option<Netns>,
     limits: BotLimits,
     _slot: Option<Slot>,
 }
@@ -191,6 +194,7 @@ pub struct BotProcess {
 const STEPS: &[&str] = &[
     "start",
     "join the control group",
+    "enter the network namespace",
     "arrange descriptors",
     "set resource limits",
     "become the bot's user",
@@ -218,6 +222,8 @@ fn step(name: &str) -> i32 {
 /// Everything the two children need, prepared before the clone.
 struct Plan {
     join: Vec<RawFd>,
+    /// A network namespace to enter before the clone (else the clone makes one).
+    netns: Option<RawFd>,
     fds: [RawFd; 3],
     rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     outside_uid: Option<u32>,
@@ -333,6 +339,7 @@ impl Plan {
     fn new(
         spec: &BotSpec<'_>,
         group: Option<&Group>,
+        netns: Option<&Netns>,
         fds: [RawFd; 3],
         outside_uid: Option<u32>,
     ) -> Result<Plan, BotSpawnError> {
@@ -489,6 +496,7 @@ impl Plan {
         env.extend(spec.env.iter().cloned());
         Ok(Plan {
             join: group.map(|g| g.join_fds()).unwrap_or_default(),
+            netns: netns.map(Netns::fd),
             fds,
             rlimits,
             outside_uid,
@@ -540,6 +548,14 @@ impl Plan {
                 return self.fail("join the control group", e);
             }
         }
+        // A lent network namespace: the bot is born in it (entered before
+        // the descriptors are closed).
+        if let Some(fd) = self.netns {
+            // SAFETY: plain syscall; it changes only this child.
+            if let Err(e) = check(unsafe { libc::setns(fd, libc::CLONE_NEWNET) }) {
+                return self.fail("enter the network namespace", e);
+            }
+        }
         // Only the bot's pipes from here on, at 0, 1, 2.
         if let Err(e) = arrange_fds(&self.fds, None) {
             return self.fail("arrange descriptors", e);
@@ -556,18 +572,20 @@ impl Plan {
                 return self.fail("become the bot's user", e);
             }
         }
-        let top = (self.stack.as_ptr() as usize + CHILD_STACK) & !15usize;
-        let flags = libc::CLONE_VM
+        let mut flags = libc::CLONE_VM
             | libc::CLONE_PARENT
             | libc::CLONE_NEWUSER
             | libc::CLONE_NEWNS
             | libc::CLONE_NEWPID
-            | libc::CLONE_NEWNET
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWUTS
             | libc::CLONE_NEWCGROUP
             | libc::CLONE_CHILD_SETTID
             | libc::CLONE_CHILD_CLEARTID;
+        if self.netns.is_none() {
+            flags |= libc::CLONE_NEWNET;
+        }
+        let top = (self.stack.as_ptr() as usize + CHILD_STACK) & !15usize;
         // SAFETY: the bot runs `bot_main` on its own stack with this plan,
         // which outlives it: we wait below until it has exec'd or exited
         // (the kernel then clears `bot_tid`), and the server waits for us.
@@ -946,9 +964,11 @@ impl BotProcess {
         let (in_r, in_w) = pipe().map_err(io_err("pipe"))?;
         let (out_r, out_w) = pipe().map_err(io_err("pipe"))?;
         let (err_r, err_w) = pipe().map_err(io_err("pipe"))?;
+        let netns = POOL.take();
         let plan = Plan::new(
             spec,
             group.as_ref(),
+            netns.as_ref(),
             [in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
             slot.as_ref().map(|s| s.uid()),
         )?;
@@ -992,6 +1012,7 @@ impl BotProcess {
             stdout: out_r,
             stderr: err_r,
             group,
+            netns,
             limits: lim,
             _slot: slot,
         })
@@ -1046,6 +1067,11 @@ impl BotProcess {
             if !g.members().is_empty() {
                 g.kill_all();
             }
+        }
+        // Every process of the bot is gone with its PID 1: its network
+        // namespace may go to the next bot (if it holds no socket).
+        if let Some(n) = self.netns.take() {
+            POOL.give_back(n);
         }
         Ok(st)
     }

@@ -32,6 +32,7 @@ pub mod cgroup;
 pub mod cpu;
 pub mod exe;
 pub mod jail;
+pub mod netns;
 pub mod player;
 pub(crate) mod spawn;
 

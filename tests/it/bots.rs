@@ -204,6 +204,20 @@ fn a_bot_cannot_see_another_bots_files() {
 }
 
 #[test]
+fn two_bots_cannot_meet_at_an_abstract_socket_name() {
+    // Both bind or connect "\0knobeln-rendezvous": the second would meet
+    // the first if they shared a network namespace. Several matches in a
+    // row, so that namespaces lent again are checked too.
+    for file in ["hostile/rendezvous.c", "hostile/rendezvous.py"] {
+        for _ in 0..3 {
+            let (rec, seen) = hostile_match(&[file, file], limits());
+            assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+            nothing_left(file, &seen);
+        }
+    }
+}
+
+#[test]
 fn a_bot_writes_only_into_tmp_and_work() {
     both("write_outside", limits(), || Expect::Completes);
 }
