@@ -7,7 +7,9 @@
 //! - in new **user, mount, PID, network, IPC, UTS and cgroup namespaces**:
 //!   its own PID 1 (when it ends, the kernel ends everything it started),
 //!   no network interface but loopback-less nothing, a private `/proc` that
-//!   shows only its own processes;
+//!   shows only its own processes (as root, the network namespace is one
+//!   the server made and lends to one bot at a time, [`super::netns`]);
+//! - in a process group of its own, without a session or terminal;
 //! - on a **root file system of its own**: a tmpfs, read-only once built,
 //!   holding `/usr` (and the `bin`/`lib` links) read-only, the language's
 //!   extra read-only paths (e.g. `/etc/java-17-openjdk`), `/dev/null`,
@@ -30,8 +32,8 @@
 //!
 //! It is started without copying the server ([`super::spawn`]) in two
 //! steps, because a `CLONE_VM` child cannot create a user namespace by
-//! `unshare`: a first child joins the control group, keeps only the bot's
-//! three pipes, sets the rlimits and clears its supplementary groups; it
+//! `unshare`: a first child joins the control group, enters the lent
+//! network namespace (if there is one), keeps only the bot's three pipes, sets the rlimits and clears its supplementary groups; it
 //! clones the bot (`CLONE_PARENT`, so that the server is its parent, with
 //! all the namespaces), writes the bot's uid and gid maps from outside
 //! (as root it may map the bot's own uid), lets it go, waits until the bot

@@ -427,7 +427,7 @@ fn search(runs: &[(u32, Answer)]) -> Vec<libc::sock_filter> {
 /// stacked filters of 1461 instructions (a linear chain of five per
 /// system call), which the kernel converts, JITs and pre-evaluates for
 /// every syscall number at each bot's start: 0.5 ms per bot, the largest
-/// single cost of a sandboxed start. This one is a fifth of the size; the
+/// single cost of a sandboxed start. This one is a sixth of the size; the
 /// tests check that it answers exactly like `seccompiler`'s for every
 /// number and the arguments that matter.
 fn compile() -> Vec<libc::sock_filter> {

@@ -15,9 +15,10 @@
 //!   rlimits (CPU, address space, files, core dumps) and its own process
 //!   group, so that the whole group can be killed when the game ends.
 //!
-//! - bots, participants' programs in any language ([`bot`]): namespaces,
-//!   a read-only root of their own, a control group ([`cgroup`]) and
-//!   seccomp-bpf ([`bot_seccomp`]); their compilers run in the [`jail`].
+//! - bots, participants' programs in any language ([`bot`]): namespaces
+//!   (the network one lent from [`netns`]), a read-only root of their own,
+//!   a control group ([`cgroup`]) and seccomp-bpf ([`bot_seccomp`]); their
+//!   compilers run in the [`jail`].
 //!
 //! All are started by [`spawn`] without copying the server's memory.
 //!
