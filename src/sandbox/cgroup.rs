@@ -58,6 +58,9 @@ pub enum Cgroups {
     V2 {
         base: PathBuf,
         controllers: Controllers,
+        /// Whether the hierarchy is mounted with `favordynmods`; without it,
+        /// each join waits for an RCU grace period when joins are sparse.
+        favor_dynmods: bool,
     },
     /// Separate hierarchies: groups under `<hierarchy>/knobeln`.
     V1 {
@@ -117,12 +120,23 @@ impl Cgroups {
             format!("; falling back to rlimits: {}", fallbacks.join(", "))
         };
         match self {
-            Cgroups::V2 { base, .. } => format!(
-                "cgroup v2 under {} (memory {}, pids {}, cpu {}){fb}",
+            Cgroups::V2 {
+                base,
+                favor_dynmods,
+                ..
+            } => format!(
+                "cgroup v2 under {} (memory {}, pids {}, cpu {}){fb}{}",
                 base.display(),
                 yes(c.memory),
                 yes(c.pids),
-                yes(c.cpu)
+                yes(c.cpu),
+                if *favor_dynmods {
+                    ""
+                } else {
+                    "; not mounted with favordynmods: a bot's start may wait about a \
+                     scheduler tick for the kernel when starts are sparse \
+                     (mount -o remount,favordynmods /sys/fs/cgroup)"
+                }
             ),
             Cgroups::V1 { .. } => format!(
                 "cgroup v1 (memory {}, pids {}, cpuacct {}){fb}",
@@ -221,7 +235,26 @@ fn detect_v2(root: &Path) -> Cgroups {
             cpu: true,
         },
         base,
+        favor_dynmods: favors_dynmods(
+            &fs::read_to_string("/proc/self/mounts").unwrap_or_default(),
+            root,
+        ),
     }
+}
+
+/// Whether the cgroup2 mount at `root` has `favordynmods` (in the text of
+/// `/proc/self/mounts`). Joining a v2 group (`cgroup.procs`) takes the
+/// kernel's global lock for writing; unless the hierarchy favours dynamic
+/// changes, entering it waits for an RCU grace period (about 12 ms on a
+/// 250 Hz kernel) whenever no group changed for a few ticks.
+fn favors_dynmods(mounts: &str, root: &Path) -> bool {
+    mounts.lines().any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() >= 4
+            && Path::new(f[1]) == root
+            && f[2] == "cgroup2"
+            && f[3].split(',').any(|o| o == "favordynmods")
+    })
 }
 
 fn enable_controllers(dir: &Path, which: &[&str]) -> io::Result<()> {
@@ -312,7 +345,9 @@ impl Group {
         );
         let mut g = match Cgroups::detect() {
             Cgroups::None { .. } => return Ok(None),
-            Cgroups::V2 { base, controllers } => {
+            Cgroups::V2 {
+                base, controllers, ..
+            } => {
                 let dir = base.join(&name);
                 fs::create_dir(&dir)?;
                 Group {
@@ -551,6 +586,18 @@ pub(crate) fn join_fd(fd: RawFd) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn favordynmods_is_read_from_the_mount_of_the_hierarchy() {
+        let root = Path::new("/sys/fs/cgroup");
+        let with = "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime,nsdelegate,favordynmods 0 0\n";
+        let without = "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime,nsdelegate,memory_recursiveprot 0 0\n";
+        let elsewhere = "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,favordynmods 0 0\n";
+        assert!(favors_dynmods(with, root));
+        assert!(!favors_dynmods(without, root));
+        assert!(!favors_dynmods(elsewhere, root));
+        assert!(!favors_dynmods("", root));
+    }
 
     #[test]
     fn a_group_counts_the_cpu_of_a_child_and_kills_it() {
