@@ -33,9 +33,10 @@
 //! It is started without copying the server ([`super::spawn`]) in two
 //! steps, because a `CLONE_VM` child cannot create a user namespace by
 //! `unshare`: a first child joins the control group, enters the lent
-//! network namespace (if there is one), keeps only the bot's three pipes, sets the rlimits and clears its supplementary groups; it
-//! clones the bot (`CLONE_PARENT`, so that the server is its parent, with
-//! all the namespaces), writes the bot's uid and gid maps from outside
+//! network namespace (if there is one), keeps only the bot's three pipes,
+//! sets the rlimits and clears its supplementary groups; it clones the bot
+//! (`CLONE_PARENT`, so that the server is its parent, with all the
+//! namespaces), writes the bot's uid and gid maps from outside
 //! (as root it may map the bot's own uid), lets it go, waits until the bot
 //! has exec'd (`CLONE_CHILD_CLEARTID`, the mechanism behind vfork) and
 //! exits. The bot becomes uid 1000, builds its root, pivots into it,
@@ -841,7 +842,7 @@ impl Plan {
             // the bot. Not a session of its own: `setsid` would also give
             // the bot a scheduler autogroup of its own, and every switch
             // between referee and bot would cross task groups (a round trip
-            // ~15 % slower, measured). The bot has no terminal: no
+            // 13 % slower, measured). The bot has no terminal: no
             // descriptor of one, no `/dev/tty`.
             t!("drop to the bot's user", {
                 check(libc::chdir(self.work.as_ptr())).and_then(|()| check(libc::setpgid(0, 0)))

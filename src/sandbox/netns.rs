@@ -21,10 +21,10 @@
 //! changes.
 //!
 //! Not root (or a kernel that refuses): [`Pool::take`] gives `None` and
-//! each bot's clone makes a fresh namespace, as before.
+//! each bot's clone makes a fresh namespace.
 //!
-//! This module knows nothing of bots: it makes, lends, checks and keeps
-//! namespaces.
+//! This module starts no process and knows nothing of matches: it makes,
+//! lends, checks and keeps namespaces.
 
 use std::fs::File;
 use std::io;
