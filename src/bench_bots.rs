@@ -5,14 +5,14 @@
 //!   driven by a bare write/read loop, 2500 rounds × 2 bots (5000 round
 //!   trips, the size of the ultimatum protocol's exchange).
 //! - **Start-up** per language: a one-round echo match in the sandbox
-//!   (spawn, runtime start, first answer, kill).
+//!   (spawn, runtime start, first answer, kill), and the same unconfined.
 //! - **Match** per language: a 2500-round echo match between two bots of
 //!   the language in the sandbox, and the same bots **unconfined** (plain
 //!   child processes driven by the same referee core): the difference is
 //!   the sandbox's overhead (goal: at most 10 %).
 //!
-//! Referee and bots run on one CPU. Prints figures, asserts nothing. Languages whose toolchain is missing
-//! are listed as such.
+//! Referee and bots run on one CPU. Prints figures, asserts nothing.
+//! Languages whose toolchain is missing are listed as such.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -45,6 +45,8 @@ pub const ROUNDS: u32 = 2500;
 pub struct LanguageFigures {
     pub language: String,
     pub startup: Duration,
+    /// The same one-round match with the bots unconfined.
+    pub startup_unconfined: Duration,
     pub sandboxed: Duration,
     pub unconfined: Duration,
 }
@@ -75,15 +77,16 @@ impl BotsBench {
             ms(self.floor) * 1000.0 / trips
         );
         println!(
-            "  {:<8} {:>10} {:>12} {:>12} {:>9} {:>9}",
-            "language", "start-up", "match", "unconfined", "overhead", "x floor"
+            "  {:<8} {:>10} {:>10} {:>12} {:>12} {:>9} {:>9}",
+            "language", "start-up", "unconfined", "match", "unconfined", "overhead", "x floor"
         );
         for l in &self.languages {
             let overhead = l.sandboxed.as_secs_f64() / l.unconfined.as_secs_f64() - 1.0;
             println!(
-                "  {:<8} {:>7.1} ms {:>9.1} ms {:>9.1} ms {:>8.1}% {:>8.2}x",
+                "  {:<8} {:>7.1} ms {:>7.1} ms {:>9.1} ms {:>9.1} ms {:>8.1}% {:>8.2}x",
                 l.language,
                 ms(l.startup),
+                ms(l.startup_unconfined),
                 ms(l.sandboxed),
                 ms(l.unconfined),
                 overhead * 100.0,
@@ -94,7 +97,7 @@ impl BotsBench {
             println!("  {name:<8} missing: {why}");
         }
         println!(
-            "  (match = start-up of both bots + {ROUNDS} rounds + kill; overhead = sandboxed / unconfined - 1, goal <= 10 %)"
+            "  (start-up = a one-round match, sandboxed and unconfined; match = start-up of both bots + {ROUNDS} rounds + kill; overhead = sandboxed / unconfined - 1, goal <= 10 %)"
         );
     }
 }
@@ -141,16 +144,19 @@ pub fn bots_bench(repeats: usize) -> anyhow::Result<BotsBench> {
             c_program = Some(program.clone());
         }
         // Interleaved, best of each: a busy machine slows both alike.
-        let (mut startup, mut sandboxed, mut unconfined) =
-            (Duration::MAX, Duration::MAX, Duration::MAX);
+        let (mut startup, mut startup_unconfined, mut sandboxed, mut unconfined) =
+            (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
         for _ in 0..repeats.max(1) {
             startup = startup.min(sandboxed_match(tc, &program, 1, &limits)?);
+            startup_unconfined =
+                startup_unconfined.min(unconfined_match(tc, &program, 1, &limits)?);
             sandboxed = sandboxed.min(sandboxed_match(tc, &program, ROUNDS, &limits)?);
             unconfined = unconfined.min(unconfined_match(tc, &program, ROUNDS, &limits)?);
         }
         languages.push(LanguageFigures {
             language: choice.language,
             startup,
+            startup_unconfined,
             sandboxed,
             unconfined,
         });
