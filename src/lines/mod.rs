@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::sandbox::bot::{BotLimits, BotProcess, BotSpawnError, BotSpec};
+use crate::sandbox::bot::{BotLimits, BotProcess, BotSpawnError, BotSpec, Network};
 
 /// What the referee needs of a running bot.
 pub trait BotIo {
@@ -331,6 +331,7 @@ pub fn spawn_bot(
         files: &program.files,
         read_only: &toolchain.run_read_only,
         limits: bot_limits(toolchain, limits),
+        network: Network::Lent,
     };
     Ok(BotProcess::spawn(&spec)?)
 }

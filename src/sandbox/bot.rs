@@ -118,6 +118,17 @@ impl Default for BotLimits {
     }
 }
 
+/// Where a bot's network namespace comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Network {
+    /// One the server made, lent for the match ([`super::netns`]); a fresh
+    /// one where the server cannot make them.
+    #[default]
+    Lent,
+    /// A fresh one, made by the bot's clone.
+    Own,
+}
+
 /// What to start.
 #[derive(Debug, Clone)]
 pub struct BotSpec<'a> {
@@ -129,6 +140,7 @@ pub struct BotSpec<'a> {
     /// Host paths shown read-only at the same place (must be world-readable).
     pub read_only: &'a [PathBuf],
     pub limits: BotLimits,
+    pub network: Network,
 }
 
 /// Why a bot could not be started: always the server's fault (a missing
@@ -967,7 +979,10 @@ impl BotProcess {
         let (in_r, in_w) = pipe().map_err(io_err("pipe"))?;
         let (out_r, out_w) = pipe().map_err(io_err("pipe"))?;
         let (err_r, err_w) = pipe().map_err(io_err("pipe"))?;
-        let netns = POOL.take();
+        let netns = match spec.network {
+            Network::Lent => POOL.take(),
+            Network::Own => None,
+        };
         let plan = Plan::new(
             spec,
             group.as_ref(),

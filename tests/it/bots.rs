@@ -122,7 +122,12 @@ fn hostile(file: &str, limits: LineLimits, expect: Expect) {
 fn hostile_match(files: &[&str], limits: LineLimits) -> (MatchRecord<Vec<u64>>, Vec<i32>) {
     let bots: Vec<(&Toolchain, BotProgram)> = files.iter().map(|f| bot(f)).collect();
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-    let m = Match::start(&refs, limits).unwrap();
+    hostile_play(Match::start(&refs, limits).unwrap())
+}
+
+/// Plays the hostile echo game of `ROUNDS` rounds on two running bots;
+/// returns the record and every process the bots had.
+fn hostile_play(m: Match) -> (MatchRecord<Vec<u64>>, Vec<i32>) {
     let mut seen = Vec::new();
     let rec = play(m, |m| {
         let mut points = vec![0u64; 2];
@@ -214,6 +219,39 @@ fn two_bots_cannot_meet_at_an_abstract_socket_name() {
             assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
             nothing_left(file, &seen);
         }
+    }
+}
+
+#[test]
+fn bots_in_network_namespaces_of_their_own_cannot_meet_either() {
+    // What a server that is not root does: each bot's clone makes its
+    // namespace (the tests run as root, so this path is asked for).
+    use knobeln::lines::bot_limits;
+    use knobeln::sandbox::bot::{BotProcess, BotSpec, Network};
+    for file in ["hostile/rendezvous.c", "hostile/rendezvous.py"] {
+        let (tc, program) = bot(file);
+        let limits = limits();
+        let argv = tc
+            .command(&tc.language.run, &program.stem, limits.memory_mb)
+            .unwrap();
+        let mut seats: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = Vec::new();
+        for _ in 0..2 {
+            let spec = BotSpec {
+                argv: &argv,
+                env: &tc.language.env,
+                files: &program.files,
+                read_only: &tc.run_read_only,
+                limits: bot_limits(tc, &limits),
+                network: Network::Own,
+            };
+            seats.push((
+                Box::new(BotProcess::spawn(&spec).unwrap()),
+                limits.memory_mb,
+            ));
+        }
+        let (rec, seen) = hostile_play(Match::new(seats, limits));
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        nothing_left(file, &seen);
     }
 }
 
@@ -582,6 +620,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         files: &[],
         read_only: &[],
         limits: BotLimits::default(),
+        network: Default::default(),
     };
     let err = BotProcess::spawn(&spec).unwrap_err().to_string();
     assert!(
