@@ -649,11 +649,18 @@ impl<T: Task> Coordinator<T> {
             let _ = done.send(p.task.failed(why));
             return;
         }
-        // The programs may be missing or damaged in the store: put them
-        // there again before the game is published again.
+        // Before the game is published again, its programs are looked up
+        // in the store again (and put there if missing); a program the
+        // worker names in its error (it could not fetch it, or it came with
+        // another hash) is put there again in any case. Not every program
+        // after every fault: putting one replaces its chunks, which would
+        // pull them from under workers that are reading it.
         for prog in &p.programs {
-            self.uploaded.remove(prog.sha256());
-            self.reupload.insert(prog.sha256().to_string());
+            let sha = prog.sha256();
+            self.uploaded.remove(sha);
+            if error.contains(sha) {
+                self.reupload.insert(sha.to_string());
+            }
         }
         p.msg_id = msg_id;
         self.to_publish.push_back(ident);

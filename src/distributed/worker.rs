@@ -62,6 +62,12 @@ const MAX_PROGRAM_BYTES: u64 = 16 << 20;
 /// be several times its files' 64 MiB (bytes as numbers).
 const MAX_BOT_PROGRAM_BYTES: u64 = 320 << 20;
 
+/// How long fetching a program may take: this much, plus a second per
+/// MiB. A fetch can otherwise wait forever: when the coordinator puts a
+/// program into the store again while a worker reads it, the chunks being
+/// read are purged under the reader.
+const FETCH_TIME: Duration = Duration::from_secs(30);
+
 /// Programs kept open in memory (each is a sealed memory file).
 const MEMORY_CACHE: usize = 256;
 
@@ -796,10 +802,15 @@ impl ProgramCache {
     }
 
     async fn download(&self, sha: &str, cap: u64) -> Result<Vec<u8>, String> {
-        let object = self
-            .bucket
-            .get(sha)
+        let late = |limit: Duration| {
+            format!(
+                "fetching program {sha} took more than {} s",
+                limit.as_secs()
+            )
+        };
+        let object = tokio::time::timeout(FETCH_TIME, self.bucket.get(sha))
             .await
+            .map_err(|_| late(FETCH_TIME))?
             .map_err(|e| format!("fetching program {sha}: {e}"))?;
         if object.info.size as u64 > cap {
             return Err(format!(
@@ -807,11 +818,11 @@ impl ProgramCache {
                 object.info.size
             ));
         }
+        let limit = FETCH_TIME + Duration::from_secs(object.info.size as u64 >> 20);
         let mut bytes = Vec::with_capacity(object.info.size);
-        object
-            .take(cap + 1)
-            .read_to_end(&mut bytes)
+        tokio::time::timeout(limit, object.take(cap + 1).read_to_end(&mut bytes))
             .await
+            .map_err(|_| late(limit))?
             .map_err(|e| format!("fetching program {sha}: {e}"))?;
         if sha256_hex(&bytes) != sha {
             return Err(format!(
