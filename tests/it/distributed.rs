@@ -1286,3 +1286,79 @@ fn a_worker_killed_in_a_bot_contest_has_its_games_played_elsewhere_once() {
     assert_eq!(played(), 60);
     assert!(bot_games_of(&err, "w2") >= 60 - before as u64, "{err}");
 }
+
+#[test]
+fn a_program_whose_chunks_left_the_store_is_put_there_again_and_its_games_are_played() {
+    // What a worker saw when the coordinator put a program again while the
+    // worker read it: the object's chunks gone from under the reader.
+    let tmp = tempfile::tempdir().unwrap();
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let (local, _) = bot_demo(&tmp.path().join("local"), "flooding", "1", None);
+    let dir = tmp.path().join("remote");
+    let err_path = tmp.path().join("demo.err");
+    let mut demo = demo_command(&dir, "flooding", "1", Some(&nats.url()))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    // No worker yet: the coordinator puts the four bots' programs into the
+    // store and queues the games. Then every chunk of every program goes.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use futures_util::StreamExt;
+        let client = async_nats::connect(nats.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let start = Instant::now();
+        loop {
+            let mut n = 0;
+            if let Ok(store) = js.get_object_store("knobeln-programs").await {
+                if let Ok(mut list) = store.list().await {
+                    while let Some(Ok(_)) = list.next().await {
+                        n += 1;
+                    }
+                }
+            }
+            if n >= 4 {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "the programs never reached the store"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let stream = js.get_stream("OBJ_knobeln-programs").await.unwrap();
+        stream
+            .purge()
+            .filter("$O.knobeln-programs.C.>")
+            .await
+            .unwrap();
+    });
+    let _w = Worker::start(tmp.path(), &nats.url(), "w", &[]);
+    // A worker that waits for the chunks forever holds its jobs forever
+    // (it keeps them alive): the contest would never end.
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = demo.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(300) {
+            let _ = demo.kill();
+            let _ = demo.wait();
+            panic!(
+                "the games were not played in 5 minutes:\n{}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let err = std::fs::read_to_string(&err_path).unwrap();
+    assert!(status.success(), "{err}");
+    let remote = std::fs::read_to_string(dir.join("results.txt")).unwrap();
+    assert_eq!(remote, local, "{err}");
+    // The worker said which program it could not fetch; it was put again.
+    assert!(
+        err.contains("worker w could not play the game") && err.contains("program"),
+        "{err}"
+    );
+}
