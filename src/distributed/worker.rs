@@ -20,7 +20,7 @@
 //! the game goes to another. `--play` chooses which kinds a worker takes.
 //!
 //! When it cannot play a game (the referee's `Err`: a sandbox or machine
-//! fault; a program that cannot be fetched in time ([`FETCH_TIME`]) or
+//! fault; a program that cannot be fetched in time (`FETCH_TIME`) or
 //! has the wrong hash) it says
 //! so in a `Fault` result: never a participant's failure. After three such
 //! faults in a row it takes no games for a while (30 s, doubling up to 10
