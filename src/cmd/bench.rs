@@ -8,11 +8,10 @@
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `spool`: 1000 mails through the
 //! outbox sender to the spool against the same files without any sync
-//! (floor) and with one `fsync` each. `compile`: CPU time per compile of the compile service against `gcc -c`
-//! alone on the same sources.
-//! `bots`: line-protocol bots per language (`crate::bench_bots`).
-//! `compile`: CPU time per compile of the compile service against `gcc -c`
-//! alone on the same sources. `distributed`: games through the NATS queue
+//! (floor) and with one `fsync` each. `bots`: line-protocol bots per
+//! language (`crate::bench_bots`). `compile`: CPU time per compile of the
+//! compile service against `gcc -c` alone on the same sources.
+//! `distributed`: games through the NATS queue
 //! with `--workers N` worker processes against the local pool, and the
 //! coordinator's ceiling with fake workers (starts its own `nats-server`
 //! unless `--nats URL` is given). `mail`: the time from a participant's

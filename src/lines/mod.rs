@@ -316,11 +316,13 @@ pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
     }
 }
 
-/// Starts one bot of `program` in the sandbox.
+/// Starts one bot of `program` in the sandbox, in a network namespace of
+/// `network`'s kind (matches use [`Network::Lent`]).
 pub fn spawn_bot(
     toolchain: &Toolchain,
     program: &BotProgram,
     limits: &LineLimits,
+    network: Network,
 ) -> Result<BotProcess, MatchError> {
     let argv = toolchain
         .command(&toolchain.language.run, &program.stem, limits.memory_mb)
@@ -331,7 +333,7 @@ pub fn spawn_bot(
         files: &program.files,
         read_only: &toolchain.run_read_only,
         limits: bot_limits(toolchain, limits),
-        network: Network::Lent,
+        network,
     };
     Ok(BotProcess::spawn(&spec)?)
 }
@@ -366,7 +368,7 @@ impl Match {
     ) -> Result<Match, MatchError> {
         let mut seats: Vec<(Box<dyn BotIo>, u64)> = Vec::new();
         for (i, (tc, program)) in bots.iter().enumerate() {
-            let p = spawn_bot(tc, program, &limits).map_err(|e| match e {
+            let p = spawn_bot(tc, program, &limits, Network::Lent).map_err(|e| match e {
                 MatchError::Toolchain { what, .. } => MatchError::Toolchain { bot: i, what },
                 other => other,
             })?;

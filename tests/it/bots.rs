@@ -226,28 +226,15 @@ fn two_bots_cannot_meet_at_an_abstract_socket_name() {
 fn bots_in_network_namespaces_of_their_own_cannot_meet_either() {
     // What a server that is not root does: each bot's clone makes its
     // namespace (the tests run as root, so this path is asked for).
-    use knobeln::lines::bot_limits;
-    use knobeln::sandbox::bot::{BotProcess, BotSpec, Network};
+    use knobeln::lines::spawn_bot;
+    use knobeln::sandbox::bot::Network;
     for file in ["hostile/rendezvous.c", "hostile/rendezvous.py"] {
         let (tc, program) = bot(file);
         let limits = limits();
-        let argv = tc
-            .command(&tc.language.run, &program.stem, limits.memory_mb)
-            .unwrap();
         let mut seats: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = Vec::new();
         for _ in 0..2 {
-            let spec = BotSpec {
-                argv: &argv,
-                env: &tc.language.env,
-                files: &program.files,
-                read_only: &tc.run_read_only,
-                limits: bot_limits(tc, &limits),
-                network: Network::Own,
-            };
-            seats.push((
-                Box::new(BotProcess::spawn(&spec).unwrap()),
-                limits.memory_mb,
-            ));
+            let p = spawn_bot(tc, &program, &limits, Network::Own).unwrap();
+            seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
         }
         let (rec, seen) = hostile_play(Match::new(seats, limits));
         assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
