@@ -3,10 +3,13 @@
 //! [`Task`]); [`NatsRunner`] is the engine's [`Runner`] on it for KNOBELN
 //! games, and the bot contests use it with their own task.
 //!
-//! For each job submitted it makes sure its programs are in the
+//! For each game submitted it makes sure its programs are in the
 //! object store (uploaded once per session, checked against their hash),
-//! publishes the job to the work queue and waits for the result on its own
-//! session's subject. Results may come in any order, late or twice
+//! publishes it to the work queue in a job with others (up to
+//! [`wire::games_per_job`]; a game waits at most [`LINGER`] for company)
+//! and waits for the answer on its own session's subject. A job is
+//! answered as a whole: a game the answer leaves out goes back to the
+//! queue. Results may come in any order, late or twice
 //! (JetStream gives a job to another worker when one goes silent for
 //! `ack_wait`): a result counts only if its game is still in flight, so a
 //! game played twice is counted once. A worker that could not play a game
@@ -273,16 +276,25 @@ impl Runner for NatsRunner {
     }
 }
 
-/// A job in flight.
+/// A game in flight.
 struct Pending<T> {
     task: T,
     programs: Vec<Arc<dyn Upload>>,
-    payload: Vec<u8>,
-    /// JetStream's de-duplication id of the copy being published (a retry
-    /// after a lost acknowledgement is stored once).
-    msg_id: String,
+    play: Play,
+    /// How many games of its kind go into one job.
+    per_job: usize,
+    /// The job that carries it now (`None` while it waits for one).
+    job: Option<String>,
     /// Workers that reported they could not play it.
     faulted_on: BTreeSet<String>,
+}
+
+/// A job published: its games, and its bytes until the queue confirms it
+/// (a job whose confirmation is lost is published again as it was, under
+/// the same id, so JetStream stores it once).
+struct Sent {
+    games: Vec<GameIdent>,
+    payload: Option<Vec<u8>>,
 }
 
 /// What a worker did in this session.
@@ -293,7 +305,12 @@ struct WorkerStats {
     last_fault: String,
 }
 
-type AckFuture = BoxFuture<'static, (GameIdent, Result<jetstream::publish::PublishAck, String>)>;
+type AckFuture = BoxFuture<'static, (String, Result<jetstream::publish::PublishAck, String>)>;
+
+/// How long a game waits for others to share its job: a job is published
+/// at once when it is full, else after this long (the engine hands over
+/// the games that replace finished ones a few at a time).
+const LINGER: Duration = Duration::from_millis(2);
 
 struct Coordinator<T: Task> {
     js: jetstream::Context,
@@ -310,8 +327,16 @@ struct Coordinator<T: Task> {
     /// the store says it holds.
     reupload: HashSet<String>,
     in_flight: HashMap<GameIdent, Pending<T>>,
+    /// Games waiting for a job, in the order they came.
     to_publish: VecDeque<GameIdent>,
+    /// Since when the first of them waits.
+    waiting_since: Option<Instant>,
+    /// Jobs published and not yet answered, by name.
+    jobs: HashMap<String, Sent>,
+    /// Jobs the queue did not confirm: published again as they are.
+    republish: VecDeque<String>,
     acks: FuturesUnordered<AckFuture>,
+    /// Jobs published so far (their names count up).
     next_copy: u64,
     retry_at: Option<Instant>,
     workers: BTreeMap<String, WorkerStats>,
@@ -414,6 +439,9 @@ impl<T: Task> Coordinator<T> {
             reupload: HashSet::new(),
             in_flight: HashMap::new(),
             to_publish: VecDeque::new(),
+            waiting_since: None,
+            jobs: HashMap::new(),
+            republish: VecDeque::new(),
             acks: FuturesUnordered::new(),
             next_copy: 0,
             retry_at: None,
@@ -432,26 +460,37 @@ impl<T: Task> Coordinator<T> {
     ) {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
+            let linger = self.waiting_since.map(|t| t + LINGER);
             tokio::select! {
                 biased;
                 _ = &mut stop => break,
                 job = submit.recv() => match job {
-                    Some(job) => self.add(job),
-                    None => break,
-                },
-                Some((ident, ack)) = self.acks.next(), if !self.acks.is_empty() => {
-                    if let Err(e) = ack {
-                        self.warn(&format!("the queue did not confirm a job ({e}); publishing it again"));
-                        if self.in_flight.contains_key(&ident) {
-                            self.to_publish.push_back(ident);
+                    Some(job) => {
+                        self.add(job);
+                        // Whatever else the engine handed over shares jobs.
+                        while let Ok(job) = submit.try_recv() {
+                            self.add(job);
                         }
                     }
-                }
+                    None => break,
+                },
+                Some((job, ack)) = self.acks.next(), if !self.acks.is_empty() => match ack {
+                    Ok(_) => {
+                        if let Some(sent) = self.jobs.get_mut(&job) {
+                            sent.payload = None;
+                        }
+                    }
+                    Err(e) => {
+                        self.warn(&format!("the queue did not confirm a job ({e}); publishing it again"));
+                        self.republish.push_back(job);
+                    }
+                },
                 msg = next_result(&mut self.results) => match msg {
                     Some(Ok(m)) => self.result(m, &done).await,
                     Some(Err(e)) => self.warn(&format!("reading results: {e}")),
                     None => self.reopen_results().await,
                 },
+                _ = tokio::time::sleep_until(linger.unwrap_or_else(Instant::now).into()), if linger.is_some() => {}
                 _ = tick.tick() => self.watchdog(),
             }
             self.publish_pending().await;
@@ -461,75 +500,149 @@ impl<T: Task> Coordinator<T> {
 
     fn add(&mut self, task: T) {
         let ident = task.ident();
-        let message = JobMessage {
-            format: wire::FORMAT,
-            session: self.session.clone(),
-            game: ident,
-            play: task.play(),
-        };
         if self.in_flight.is_empty() {
             self.last_result = Instant::now();
         }
-        let msg_id = self.next_msg_id();
+        let play = task.play();
         self.in_flight.insert(
             ident,
             Pending {
                 programs: task.programs(),
+                per_job: wire::games_per_job(&play),
+                play,
                 task,
-                payload: message.encode(),
-                msg_id,
+                job: None,
                 faulted_on: BTreeSet::new(),
             },
         );
+        self.wait_for_job(ident);
+    }
+
+    /// The game goes into the next job published.
+    fn wait_for_job(&mut self, ident: GameIdent) {
+        if self.to_publish.is_empty() {
+            self.waiting_since = Some(Instant::now());
+        }
         self.to_publish.push_back(ident);
     }
 
-    fn next_msg_id(&mut self) -> String {
+    fn next_job_name(&mut self) -> String {
         self.next_copy += 1;
         format!("{}-{}", self.session, self.next_copy)
     }
 
-    /// Publishes what waits, in order; on trouble, tries again a second later.
+    /// Publishes what waits: jobs the queue did not confirm, then the
+    /// waiting games in jobs (a full job at once, the rest after
+    /// [`LINGER`]); on trouble, tries again a second later.
     async fn publish_pending(&mut self) {
         if self.retry_at.is_some_and(|t| Instant::now() < t) {
             return;
         }
         self.retry_at = None;
-        while let Some(ident) = self.to_publish.pop_front() {
-            let Some(p) = self.in_flight.get(&ident) else {
+        while let Some(name) = self.republish.pop_front() {
+            let Some(payload) = self.jobs.get(&name).and_then(|s| s.payload.clone()) else {
                 continue;
             };
-            let programs = p.programs.clone();
-            let (payload, msg_id) = (p.payload.clone(), p.msg_id.clone());
-            let mut trouble = None;
-            for program in &programs {
-                if let Err(e) = self.ensure_uploaded(program.as_ref()).await {
-                    trouble = Some(e);
-                    break;
-                }
-            }
-            if trouble.is_none() {
-                let publish = jetstream::message::PublishMessage::build()
-                    .payload(payload.into())
-                    .message_id(msg_id);
-                match self
-                    .js
-                    .send_publish(jobs_subject(self.kind, self.scope), publish)
-                    .await
-                {
-                    Ok(ack) => self.acks.push(Box::pin(async move {
-                        (ident, ack.await.map_err(|e| e.to_string()))
-                    })),
-                    Err(e) => trouble = Some(format!("publishing a job: {e}")),
-                }
-            }
-            if let Some(e) = trouble {
+            if let Err(e) = self.send(&name, payload).await {
                 self.warn(&e);
-                self.to_publish.push_front(ident);
+                self.republish.push_front(name);
                 self.retry_at = Some(Instant::now() + Duration::from_secs(1));
                 return;
             }
         }
+        loop {
+            while let Some(front) = self.to_publish.front() {
+                if self.in_flight.contains_key(front) {
+                    break;
+                }
+                self.to_publish.pop_front();
+            }
+            let Some(first) = self.to_publish.front() else {
+                self.waiting_since = None;
+                return;
+            };
+            let per_job = self.in_flight[first].per_job;
+            let lingered = self.waiting_since.is_none_or(|t| t.elapsed() >= LINGER);
+            if self.to_publish.len() < per_job && !lingered {
+                return;
+            }
+            let mut games = Vec::with_capacity(per_job);
+            while games.len() < per_job {
+                let Some(ident) = self.to_publish.pop_front() else {
+                    break;
+                };
+                if self.in_flight.contains_key(&ident) {
+                    games.push(ident);
+                }
+            }
+            if let Err(e) = self.publish_job(&games).await {
+                self.warn(&e);
+                for ident in games.into_iter().rev() {
+                    self.to_publish.push_front(ident);
+                }
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+                return;
+            }
+            self.waiting_since = (!self.to_publish.is_empty()).then(Instant::now);
+        }
+    }
+
+    /// Makes sure the games' programs are in the store, then publishes the
+    /// games as one job.
+    async fn publish_job(&mut self, games: &[GameIdent]) -> Result<(), String> {
+        let mut programs: Vec<Arc<dyn Upload>> = Vec::new();
+        for ident in games {
+            programs.extend(self.in_flight[ident].programs.iter().cloned());
+        }
+        for program in &programs {
+            self.ensure_uploaded(program.as_ref()).await?;
+        }
+        let name = self.next_job_name();
+        let message = JobMessage {
+            format: wire::FORMAT,
+            session: self.session.clone(),
+            job: name.clone(),
+            games: games
+                .iter()
+                .map(|ident| wire::GameJob {
+                    game: *ident,
+                    play: self.in_flight[ident].play.clone(),
+                })
+                .collect(),
+        };
+        let payload = message.encode();
+        self.send(&name, payload.clone()).await?;
+        for ident in games {
+            if let Some(p) = self.in_flight.get_mut(ident) {
+                p.job = Some(name.clone());
+            }
+        }
+        self.jobs.insert(
+            name,
+            Sent {
+                games: games.to_vec(),
+                payload: Some(payload),
+            },
+        );
+        Ok(())
+    }
+
+    /// Publishes a job's bytes under its name; the queue's confirmation
+    /// comes later (`acks`).
+    async fn send(&mut self, name: &str, payload: Vec<u8>) -> Result<(), String> {
+        let publish = jetstream::message::PublishMessage::build()
+            .payload(payload.into())
+            .message_id(name);
+        let ack = self
+            .js
+            .send_publish(jobs_subject(self.kind, self.scope), publish)
+            .await
+            .map_err(|e| format!("publishing a job: {e}"))?;
+        let name = name.to_string();
+        self.acks.push(Box::pin(async move {
+            (name, ack.await.map_err(|e| e.to_string()))
+        }));
+        Ok(())
     }
 
     /// Puts a program into the object store unless it is there with the
@@ -579,31 +692,66 @@ impl<T: Task> Coordinator<T> {
                 return;
             }
         };
-        if r.session != self.session || r.game.tournament != self.scope {
+        if r.session != self.session {
             return;
         }
         self.last_result = Instant::now();
         let worker = printable_name(&r.worker);
-        let Some(p) = self.in_flight.get(&r.game) else {
+        let mut answered = HashSet::new();
+        for wire::GameResult { game, outcome } in r.results {
+            if game.tournament != self.scope || !answered.insert(game) {
+                continue;
+            }
+            self.game_result(game, &worker, outcome, done);
+        }
+        // A job is answered as a whole: a game its answer left out goes
+        // back to the queue (unless another job carries it by now).
+        if let Some(sent) = self.jobs.remove(&r.job) {
+            for game in sent.games {
+                let carried = self
+                    .in_flight
+                    .get(&game)
+                    .is_some_and(|p| p.job.as_deref() == Some(r.job.as_str()));
+                if carried && !answered.contains(&game) {
+                    self.fault(
+                        game,
+                        &worker,
+                        "its answer to the job left this game out".into(),
+                        done,
+                    );
+                }
+            }
+        }
+    }
+
+    /// One game's outcome from a worker.
+    fn game_result(
+        &mut self,
+        game: GameIdent,
+        worker: &str,
+        outcome: Outcome,
+        done: &crossbeam_channel::Sender<T::Done>,
+    ) {
+        let Some(p) = self.in_flight.get(&game) else {
             // Played twice (redelivered after ack_wait, or published again
             // after a fault): the first result counted.
             self.duplicates += 1;
             return;
         };
-        match r.outcome {
+        match outcome {
             Outcome::Fault(error) => {
                 let error: String = error.chars().take(500).collect();
-                self.fault(r.game, &worker, error, done)
+                self.fault(game, worker, error, done)
             }
             played => match p.task.accept(played) {
                 Ok(d) => {
-                    self.in_flight.remove(&r.game);
-                    self.workers.entry(worker).or_default().games += 1;
+                    self.in_flight.remove(&game);
+                    self.workers.entry(worker.to_string()).or_default().games += 1;
                     let _ = done.send(d);
                 }
                 Err(why) => self.fault(
-                    r.game,
-                    &worker,
+                    game,
+                    worker,
                     format!("sent a record no referee can have made ({why})"),
                     done,
                 ),
@@ -634,7 +782,6 @@ impl<T: Task> Coordinator<T> {
                  ({faults} so far); other workers play them. Check that machine."
             );
         }
-        let msg_id = self.next_msg_id();
         let Some(p) = self.in_flight.get_mut(&ident) else {
             return;
         };
@@ -662,8 +809,8 @@ impl<T: Task> Coordinator<T> {
                 self.reupload.insert(sha.to_string());
             }
         }
-        p.msg_id = msg_id;
-        self.to_publish.push_back(ident);
+        p.job = None;
+        self.wait_for_job(ident);
     }
 
     async fn reopen_results(&mut self) {
@@ -753,8 +900,9 @@ impl<T: Task> Coordinator<T> {
             lines.push("none answered".into());
         }
         eprintln!(
-            "knobeln: workers of this run: {}; {} duplicate results ignored",
+            "knobeln: workers of this run: {}; {} jobs published; {} duplicate results ignored",
             lines.join("; "),
+            self.next_copy,
             self.duplicates
         );
     }

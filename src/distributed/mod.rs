@@ -45,26 +45,34 @@ use crate::engine::EngineError;
 use crate::referee::{Referee, RefereeConfig};
 use wire::Discipline;
 
-/// The work-queue stream of jobs: subjects `knobeln.jobs.<discipline>.<tournament>`.
+/// The work-queue stream of jobs: subjects
+/// `knobeln.jobs.v<format>.<discipline>.<tournament>`.
 pub const JOBS_STREAM: &str = "KNOBELN_JOBS";
 /// The stream of results: subjects `knobeln.results.<session>`.
 pub const RESULTS_STREAM: &str = "KNOBELN_RESULTS";
 /// The object store of programs, named by their SHA-256 in hex.
 pub const PROGRAMS_BUCKET: &str = "knobeln-programs";
 
-/// The subject of a tournament's jobs of one discipline.
+/// The subject of a tournament's jobs of one discipline. It names the
+/// message format: jobs of another format go to another queue, which
+/// workers of that version pull from, so no worker takes a job it cannot
+/// read (and none drops one).
 pub fn jobs_subject(discipline: Discipline, tournament: i64) -> String {
-    format!("knobeln.jobs.{}.{tournament}", discipline.as_str())
+    format!(
+        "knobeln.jobs.v{}.{}.{tournament}",
+        wire::FORMAT,
+        discipline.as_str()
+    )
 }
 
 /// The subjects of all jobs of one discipline (a worker consumer's filter).
 pub fn jobs_filter(discipline: Discipline) -> String {
-    format!("knobeln.jobs.{}.*", discipline.as_str())
+    format!("knobeln.jobs.v{}.{}.*", wire::FORMAT, discipline.as_str())
 }
 
 /// The durable consumer all workers of one discipline pull from.
 pub fn workers_consumer(discipline: Discipline) -> String {
-    format!("workers-{}", discipline.as_str())
+    format!("workers-{}-v{}", discipline.as_str(), wire::FORMAT)
 }
 
 /// Where the results of a coordinator's session go.
@@ -148,9 +156,7 @@ impl NatsOptions {
             .max_reconnects(None)
             .ping_interval(Duration::from_secs(10))
             .connection_timeout(Duration::from_secs(5))
-            .reconnect_delay_callback(|attempts| {
-                Duration::from_millis((250 * attempts as u64).min(2000))
-            });
+            .reconnect_delay_callback(reconnect_delay);
         let who = name.to_string();
         o = o.event_callback(move |event| {
             let who = who.clone();
@@ -204,6 +210,13 @@ impl NatsOptions {
                 error: e.to_string(),
             })
     }
+}
+
+/// How long to wait before connection attempt `attempts` (counted from 1;
+/// async-nats asks before the very first attempt too): none before the
+/// first, then a quarter of a second more for each, at most two seconds.
+fn reconnect_delay(attempts: usize) -> Duration {
+    Duration::from_millis((250 * attempts.saturating_sub(1) as u64).min(2000))
 }
 
 /// The coordinator's settings of the queue.
@@ -377,18 +390,40 @@ mod tests {
     }
 
     #[test]
+    fn the_first_connection_attempt_does_not_wait() {
+        // async-nats calls the delay with 1 before the first attempt; a
+        // quarter of a second there was paid at every start.
+        assert_eq!(reconnect_delay(1), Duration::ZERO);
+        assert_eq!(reconnect_delay(2), Duration::from_millis(250));
+        assert_eq!(reconnect_delay(100), Duration::from_secs(2));
+    }
+
+    #[test]
     fn subjects_keep_disciplines_and_tournaments_apart() {
         assert_eq!(
             jobs_subject(Discipline::Knobeln, 7),
-            "knobeln.jobs.knobeln.7"
+            "knobeln.jobs.v2.knobeln.7"
         );
-        assert_eq!(jobs_filter(Discipline::Knobeln), "knobeln.jobs.knobeln.*");
-        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln");
+        assert_eq!(
+            jobs_filter(Discipline::Knobeln),
+            "knobeln.jobs.v2.knobeln.*"
+        );
         // The names deploy/nats-server.conf gives workers the right to pull from.
-        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.bots.7");
-        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots");
+        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln-v2");
+        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.v2.bots.7");
+        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots-v2");
+        // The first format's filters (`knobeln.jobs.<kind>.*`) do not
+        // overlap this format's subjects (a work queue refuses overlaps).
+        for d in Discipline::ALL {
+            let old = format!("knobeln.jobs.{}.*", d.as_str());
+            assert_ne!(
+                jobs_subject(d, 7).split('.').count(),
+                old.split('.').count()
+            );
+        }
         let s = new_session();
         assert!(wire::valid_session(&s), "{s}");
+        assert!(wire::valid_job_name(&format!("{s}-12")));
         assert_ne!(s, new_session());
     }
 }

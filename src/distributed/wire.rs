@@ -17,7 +17,11 @@
 //! per seat the SHA-256 of the bot's program and its language's definition,
 //! whose toolchain the worker finds on its own machine).
 //!
-//! Messages are JSON (`format` 1). Everything a worker sends is checked
+//! A job message carries several games (KNOBELN: up to
+//! [`KNOBELN_GAMES_PER_JOB`]; bot games one each) and is answered by one
+//! result message: the queue's cost is per message.
+//!
+//! Messages are JSON (`format` 2; each format has its own queue). Everything a worker sends is checked
 //! before it counts: the identity must be a game in flight; a KNOBELN
 //! record's points must be the rules applied to its throws and its
 //! failures must sit at the throw after the last completed one; a bot
@@ -36,8 +40,46 @@ use crate::lines::{
 use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
 use crate::tournament::schedule::GameKey;
 
-/// The version of the message format.
-pub const FORMAT: u32 = 1;
+/// The version of the message format. Each format has a queue of its own
+/// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
+/// never takes a job it cannot read: a worker of another version simply
+/// finds no work.
+pub const FORMAT: u32 = 2;
+
+/// The most games one job message may carry.
+pub const MAX_GAMES_PER_JOB: usize = 64;
+
+/// The most KNOBELN games the coordinator puts into one job: enough that
+/// the queue's cost per message is spread thin, few enough that the last
+/// games of a round are still spread over many workers.
+pub const KNOBELN_GAMES_PER_JOB: usize = 8;
+
+/// What the records of one job's games may take of a result message.
+const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 4;
+
+/// How many games of this kind the coordinator puts into one job: bot
+/// games (seconds to minutes each, several programs) one by one; KNOBELN
+/// games [`KNOBELN_GAMES_PER_JOB`] at a time, fewer when their records
+/// (about 4 bytes per throw on the wire, at most 6) would make the answer
+/// large.
+pub fn games_per_job(play: &Play) -> usize {
+    match play {
+        Play::Knobeln { referee, .. } => {
+            let record = referee.params.l as usize * 6 + 1024;
+            (RESULT_BUDGET / record).clamp(1, KNOBELN_GAMES_PER_JOB)
+        }
+        Play::Bots { .. } => 1,
+    }
+}
+
+/// The most games a worker may find in one job of this kind (it pulls
+/// jobs by how many games it can take).
+pub fn most_games_per_job(kind: Discipline) -> usize {
+    match kind {
+        Discipline::Knobeln => KNOBELN_GAMES_PER_JOB,
+        Discipline::Bots => 1,
+    }
+}
 
 /// Largest message either side reads (a KNOBELN record of 1000 throws is
 /// about 12 kB of JSON; NATS's own default limit is 1 MB).
@@ -170,14 +212,26 @@ impl Play {
     }
 }
 
-/// A job: one game to play, published to the work queue.
+/// One game of a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameJob {
+    pub game: GameIdent,
+    pub play: Play,
+}
+
+/// A job: games to play, published to the work queue as one message. Its
+/// games are of one coordinator session and one kind; a worker answers
+/// them all in one [`ResultMessage`] (several games per message: the
+/// queue's cost is per message, not per game).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobMessage {
     pub format: u32,
     /// The coordinator's session: where the result goes.
     pub session: String,
-    pub game: GameIdent,
-    pub play: Play,
+    /// The job's name (JetStream's de-duplication id of it); the answer
+    /// names it, so games an answer leaves out are noticed.
+    pub job: String,
+    pub games: Vec<GameJob>,
 }
 
 /// What a worker reports for a job.
@@ -194,15 +248,23 @@ pub enum Outcome {
     Fault(String),
 }
 
-/// A worker's answer, published to the session's result subject.
+/// What a worker reports for one game of a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    pub game: GameIdent,
+    pub outcome: Outcome,
+}
+
+/// A worker's answer to a job, published to the session's result subject.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultMessage {
     pub format: u32,
     pub session: String,
-    pub game: GameIdent,
+    /// The job answered ([`JobMessage::job`]).
+    pub job: String,
     /// The worker's name (for the coordinator's report).
     pub worker: String,
-    pub outcome: Outcome,
+    pub results: Vec<GameResult>,
 }
 
 /// A job or result the other side cannot use.
@@ -241,8 +303,9 @@ impl JobMessage {
         serde_json::to_vec(self).expect("a job serializes")
     }
 
-    /// Reads a job and checks what a worker relies on: the session is a
-    /// subject token, program names are hashes, limits are finite.
+    /// Reads a job and checks what a worker relies on: the session and
+    /// the job's name are plain names, at least one game and not too many,
+    /// all of one kind, program names are hashes, limits are finite.
     pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
         let job: JobMessage = decode(bytes)?;
         if job.format != FORMAT {
@@ -251,57 +314,84 @@ impl JobMessage {
         if !valid_session(&job.session) {
             return Err(WireError::Invalid("the session is not a plain name".into()));
         }
-        match &job.play {
-            Play::Knobeln {
-                referee, programs, ..
-            } => {
-                if !programs.iter().all(|p| valid_sha256(p)) {
-                    return Err(WireError::Invalid(
-                        "a program is not named by its SHA-256".into(),
-                    ));
-                }
-                referee
-                    .params
-                    .validate()
-                    .map_err(|e| WireError::Invalid(format!("game parameters: {e}")))?;
-                if referee.params.l > 1_000_000
-                    || referee.limits.cpu_secs > 3600
-                    || referee.wall > std::time::Duration::from_secs(4 * 3600)
-                {
-                    return Err(WireError::Invalid("limits beyond any contest".into()));
-                }
+        if !valid_job_name(&job.job) {
+            return Err(WireError::Invalid(
+                "the job's name is not a plain name".into(),
+            ));
+        }
+        if job.games.is_empty() || job.games.len() > MAX_GAMES_PER_JOB {
+            return Err(WireError::Invalid(format!(
+                "{} games in one job",
+                job.games.len()
+            )));
+        }
+        let kind = job.games[0].play.discipline();
+        for g in &job.games {
+            if g.play.discipline() != kind {
+                return Err(WireError::Invalid("games of two kinds in one job".into()));
             }
-            Play::Bots {
-                setup,
-                limits,
-                seats,
-            } => {
-                if seats.len() != setup.seats() {
-                    return Err(WireError::Invalid(format!(
-                        "{} seats for a game of {}",
-                        seats.len(),
-                        setup.seats()
-                    )));
-                }
-                if !seats.iter().all(|s| valid_sha256(&s.program)) {
-                    return Err(WireError::Invalid(
-                        "a program is not named by its SHA-256".into(),
-                    ));
-                }
-                let hour = std::time::Duration::from_secs(3600);
-                if limits.cpu > hour
-                    || limits.reply_wall > hour
-                    || limits.startup_wall > hour
-                    || limits.memory_mb > 1 << 16
-                    || limits.disk_mb > 1 << 16
-                    || limits.max_line > 1 << 20
-                {
-                    return Err(WireError::Invalid("limits beyond any contest".into()));
-                }
-            }
+            check_play(&g.play)?;
         }
         Ok(job)
     }
+}
+
+/// A job's name: the session, a dash and a number.
+pub fn valid_job_name(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 100 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+fn check_play(play: &Play) -> Result<(), WireError> {
+    match play {
+        Play::Knobeln {
+            referee, programs, ..
+        } => {
+            if !programs.iter().all(|p| valid_sha256(p)) {
+                return Err(WireError::Invalid(
+                    "a program is not named by its SHA-256".into(),
+                ));
+            }
+            referee
+                .params
+                .validate()
+                .map_err(|e| WireError::Invalid(format!("game parameters: {e}")))?;
+            if referee.params.l > 1_000_000
+                || referee.limits.cpu_secs > 3600
+                || referee.wall > std::time::Duration::from_secs(4 * 3600)
+            {
+                return Err(WireError::Invalid("limits beyond any contest".into()));
+            }
+        }
+        Play::Bots {
+            setup,
+            limits,
+            seats,
+        } => {
+            if seats.len() != setup.seats() {
+                return Err(WireError::Invalid(format!(
+                    "{} seats for a game of {}",
+                    seats.len(),
+                    setup.seats()
+                )));
+            }
+            if !seats.iter().all(|s| valid_sha256(&s.program)) {
+                return Err(WireError::Invalid(
+                    "a program is not named by its SHA-256".into(),
+                ));
+            }
+            let hour = std::time::Duration::from_secs(3600);
+            if limits.cpu > hour
+                || limits.reply_wall > hour
+                || limits.startup_wall > hour
+                || limits.memory_mb > 1 << 16
+                || limits.disk_mb > 1 << 16
+                || limits.max_line > 1 << 20
+            {
+                return Err(WireError::Invalid("limits beyond any contest".into()));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl ResultMessage {
@@ -313,6 +403,12 @@ impl ResultMessage {
         let r: ResultMessage = decode(bytes)?;
         if r.format != FORMAT {
             return Err(WireError::Format(r.format));
+        }
+        if r.results.len() > MAX_GAMES_PER_JOB {
+            return Err(WireError::Invalid(format!(
+                "{} games in one answer",
+                r.results.len()
+            )));
         }
         Ok(r)
     }
@@ -583,17 +679,19 @@ mod tests {
         }
     }
 
-    fn job() -> JobMessage {
-        JobMessage {
-            format: FORMAT,
-            session: "abc123".into(),
-            game: GameIdent {
-                tournament: 1,
-                round: 1,
-                group: 2,
-                slot: 3,
-                attempt: 1,
-            },
+    fn ident(slot: u32) -> GameIdent {
+        GameIdent {
+            tournament: 1,
+            round: 1,
+            group: 2,
+            slot,
+            attempt: 1,
+        }
+    }
+
+    fn knobeln_game(slot: u32) -> GameJob {
+        GameJob {
+            game: ident(slot),
             play: Play::Knobeln {
                 referee: cfg(10),
                 programs: ["a".repeat(64), "b".repeat(64)],
@@ -603,6 +701,20 @@ mod tests {
                 },
             },
         }
+    }
+
+    fn job() -> JobMessage {
+        JobMessage {
+            format: FORMAT,
+            session: "abc123".into(),
+            job: "abc123-7".into(),
+            games: vec![knobeln_game(3), knobeln_game(4)],
+        }
+    }
+
+    /// The play of the job's first game, to change.
+    fn play_of(j: &mut JobMessage) -> &mut Play {
+        &mut j.games[0].play
     }
 
     #[test]
@@ -617,7 +729,7 @@ mod tests {
     #[test]
     fn a_job_whose_program_name_is_a_path_is_refused() {
         let mut j = job();
-        let Play::Knobeln { programs, .. } = &mut j.play else {
+        let Play::Knobeln { programs, .. } = &mut j.games[1].play else {
             unreachable!()
         };
         programs[1] = format!("../../{}", "a".repeat(58));
@@ -628,6 +740,68 @@ mod tests {
         let mut j = job();
         j.session = "a.>".into();
         assert!(JobMessage::decode(&j.encode()).is_err());
+        let mut j = job();
+        j.job = "x.>".into();
+        assert!(JobMessage::decode(&j.encode()).is_err());
+    }
+
+    #[test]
+    fn a_job_has_at_least_one_game_not_too_many_and_of_one_kind() {
+        let mut j = job();
+        j.games.clear();
+        assert!(matches!(
+            JobMessage::decode(&j.encode()),
+            Err(WireError::Invalid(_))
+        ));
+        let mut j = job();
+        j.games = (0..MAX_GAMES_PER_JOB as u32 + 1)
+            .map(knobeln_game)
+            .collect();
+        assert!(matches!(
+            JobMessage::decode(&j.encode()),
+            Err(WireError::Invalid(_))
+        ));
+        let mut j = job();
+        j.games.push(bot_job(2).games.remove(0));
+        assert_eq!(
+            JobMessage::decode(&j.encode()),
+            Err(WireError::Invalid("games of two kinds in one job".into()))
+        );
+    }
+
+    #[test]
+    fn knobeln_games_go_eight_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
+        let knobeln = |l: u32| Play::Knobeln {
+            referee: cfg(l),
+            programs: ["a".repeat(64), "b".repeat(64)],
+            seeds: Seeds {
+                game: 1,
+                players: [2, 3],
+            },
+        };
+        assert_eq!(games_per_job(&knobeln(1000)), KNOBELN_GAMES_PER_JOB);
+        assert_eq!(games_per_job(&knobeln(20_000)), 2);
+        assert_eq!(games_per_job(&knobeln(1_000_000)), 1);
+        assert_eq!(games_per_job(&bot_job(2).games[0].play), 1);
+        assert_eq!(
+            most_games_per_job(Discipline::Knobeln),
+            KNOBELN_GAMES_PER_JOB
+        );
+        assert_eq!(most_games_per_job(Discipline::Bots), 1);
+        // Eight answers of 1000 throws fit the budget with room to spare.
+        let m = ResultMessage {
+            format: FORMAT,
+            session: "abc".into(),
+            job: "abc-1".into(),
+            worker: "w".into(),
+            results: (0..8)
+                .map(|i| GameResult {
+                    game: ident(i),
+                    outcome: Outcome::Played(played(1000, 7)),
+                })
+                .collect(),
+        };
+        assert!(m.encode().len() < RESULT_BUDGET / 4, "{}", m.encode().len());
     }
 
     #[test]
@@ -637,8 +811,8 @@ mod tests {
             .replace("\"knobeln\"", "\"morabaraba\"");
         assert!(JobMessage::decode(text.as_bytes()).is_err());
         let mut j = job();
-        j.format = 2;
-        assert_eq!(JobMessage::decode(&j.encode()), Err(WireError::Format(2)));
+        j.format = 1;
+        assert_eq!(JobMessage::decode(&j.encode()), Err(WireError::Format(1)));
         assert!(matches!(
             JobMessage::decode(&vec![b' '; MAX_MESSAGE_BYTES + 1]),
             Err(WireError::TooLarge(_))
@@ -652,20 +826,24 @@ mod tests {
         let m = ResultMessage {
             format: FORMAT,
             session: "abc".into(),
-            game: job().game,
+            job: "abc-1".into(),
             worker: "w".into(),
-            outcome: Outcome::Played(r.clone()),
+            results: vec![GameResult {
+                game: ident(3),
+                outcome: Outcome::Played(r.clone()),
+            }],
         };
         let bytes = m.encode();
         assert!(bytes.len() < 4000, "{} bytes for 1000 throws", bytes.len());
         assert_eq!(ResultMessage::decode(&bytes).unwrap(), m);
-        // As a worker of an earlier version sends it: throws as pairs.
+        // Throws as pairs (the form of the first format) are read too.
         let old = serde_json::json!({
-            "format": FORMAT, "session": "abc", "game": job().game, "worker": "w",
-            "outcome": {"played": serde_json::to_value(&r).unwrap()}
+            "format": FORMAT, "session": "abc", "job": "abc-1", "worker": "w",
+            "results": [{"game": ident(3),
+                         "outcome": {"played": serde_json::to_value(&r).unwrap()}}]
         });
         let back = ResultMessage::decode(old.to_string().as_bytes()).unwrap();
-        assert_eq!(back.outcome, Outcome::Played(r));
+        assert_eq!(back.results[0].outcome, Outcome::Played(r));
         // Damaged throws are unreadable, not a panic.
         let text = String::from_utf8(bytes)
             .unwrap()
@@ -724,16 +902,19 @@ mod tests {
     fn bot_job(seats: usize) -> JobMessage {
         let language = crate::lang::LanguageTable::builtin().languages[0].clone();
         JobMessage {
-            play: Play::Bots {
-                setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
-                limits: LineLimits::default(),
-                seats: (0..seats)
-                    .map(|i| BotSeat {
-                        program: format!("{i}").repeat(64),
-                        language: language.clone(),
-                    })
-                    .collect(),
-            },
+            games: vec![GameJob {
+                game: ident(3),
+                play: Play::Bots {
+                    setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
+                    limits: LineLimits::default(),
+                    seats: (0..seats)
+                        .map(|i| BotSeat {
+                            program: format!("{i}").repeat(64),
+                            language: language.clone(),
+                        })
+                        .collect(),
+                },
+            }],
             ..job()
         }
     }
@@ -775,7 +956,7 @@ mod tests {
         )
         .unwrap();
         let mut j = bot_job(1);
-        let Play::Bots { setup, .. } = &mut j.play else {
+        let Play::Bots { setup, .. } = play_of(&mut j) else {
             unreachable!()
         };
         *setup = Setup::Flooding {
@@ -801,13 +982,13 @@ mod tests {
             Err(WireError::Invalid(_))
         ));
         let mut j = bot_job(2);
-        let Play::Bots { seats, .. } = &mut j.play else {
+        let Play::Bots { seats, .. } = play_of(&mut j) else {
             unreachable!()
         };
         seats[0].program = "../etc/passwd".into();
         assert!(JobMessage::decode(&j.encode()).is_err());
         let mut j = bot_job(2);
-        let Play::Bots { limits: l, .. } = &mut j.play else {
+        let Play::Bots { limits: l, .. } = play_of(&mut j) else {
             unreachable!()
         };
         l.cpu = std::time::Duration::from_secs(7200);

@@ -1,15 +1,17 @@
 //! `knobeln worker`: plays games from the JetStream work queue.
 //!
-//! A worker is stateless. It pulls, per kind of game, at most twice as many
-//! jobs as it has game threads (one playing and one waiting per thread;
-//! a coordinator runs one kind at a time), tells JetStream it
+//! A worker is stateless. It pulls jobs of each kind while it holds fewer
+//! games than twice its game threads (one playing and one waiting per
+//! thread; a job may bring several games, a coordinator runs one kind at
+//! a time), tells JetStream it
 //! is still working on every job it holds (so `ack_wait` can stay short and
 //! a dead worker's games come back quickly), fetches both programs by
 //! SHA-256 from the object store into a local cache, verifies the hash of
 //! every program before it runs (from the store and from the cache alike),
-//! plays the game on a thread pinned to one CPU exactly as the local pool
-//! does, publishes the record to the coordinator's result subject, waits
-//! for JetStream to confirm it, and only then acknowledges the job.
+//! plays each game of a job on a thread pinned to one CPU exactly as the
+//! local pool does, publishes the job's records in one answer to the
+//! coordinator's result subject, waits for JetStream to confirm it, and
+//! only then acknowledges the job.
 //!
 //! Bot games (the four line-protocol disciplines) come from a consumer of
 //! their own: the worker fetches each seat's program (a `BotProgram` as
@@ -22,8 +24,8 @@
 //! When it cannot play a game (the referee's `Err`: a sandbox or machine
 //! fault; a program that cannot be fetched in time (`FETCH_TIME`) or
 //! has the wrong hash) it says
-//! so in a `Fault` result: never a participant's failure. After three such
-//! faults in a row it takes no games for a while (30 s, doubling up to 10
+//! so in a `Fault` result: never a participant's failure. After three jobs
+//! in a row with such faults it takes no games for a while (30 s, doubling up to 10
 //! minutes), so its games go to other workers.
 //!
 //! It never sees the tournament's key, team names, sources, mail or the
@@ -42,7 +44,7 @@ use std::time::{Duration, Instant};
 use async_nats::jetstream::{self, consumer::PullConsumer, AckKind};
 use futures_util::StreamExt;
 use tokio::io::AsyncReadExt;
-use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{oneshot, Semaphore};
 
 use super::wire::{self, BotSeat, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
 use super::{results_subject, workers_consumer, DistributedError, NatsOptions, JOBS_STREAM};
@@ -81,7 +83,7 @@ const MEMORY_CACHE_BOTS: usize = 64;
 /// coordinator's replies (results, API answers).
 pub const WORKER_INBOX: &str = "_INBOX_knobeln_worker";
 
-/// Infrastructure faults in a row after which a worker pauses.
+/// Jobs in a row with infrastructure faults after which a worker pauses.
 const FAULTS_BEFORE_PAUSE: u32 = 3;
 
 /// What a worker does with a job.
@@ -242,16 +244,58 @@ async fn pull_loop(w: Arc<Worker>, kind: Discipline, mut stop: tokio::sync::watc
     let ack_wait = consumer.cached_info().config.ack_wait;
     w.ack_wait_ms
         .fetch_min(ack_wait.as_millis() as u64, Ordering::Relaxed);
-    let permits = Arc::new(Semaphore::new(2 * w.jobs));
+    let places = Arc::new(GamePlaces::new(2 * w.jobs));
     let mut tasks = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
             _ = stop.changed() => break,
-            _ = fetch(&w, &consumer, &permits, &mut tasks) => {}
+            _ = fetch(&w, kind, &consumer, &places, &mut tasks) => {}
         }
         while tasks.try_join_next().is_some() {}
     }
     while tasks.join_next().await.is_some() {}
+}
+
+/// How many games a pull loop holds (playing, or waiting for a game
+/// thread), against how many it wants to hold: one playing and one
+/// waiting per game thread. Jobs are pulled while fewer are held; a job
+/// may bring several games, so the count may go past the mark.
+struct GamePlaces {
+    held: std::sync::atomic::AtomicUsize,
+    mark: usize,
+    freed: tokio::sync::Notify,
+}
+
+impl GamePlaces {
+    fn new(mark: usize) -> GamePlaces {
+        GamePlaces {
+            held: std::sync::atomic::AtomicUsize::new(0),
+            mark: mark.max(1),
+            freed: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Waits until fewer games than the mark are held; how many are free.
+    async fn free(&self) -> usize {
+        loop {
+            let freed = self.freed.notified();
+            let held = self.held.load(Ordering::SeqCst);
+            if held < self.mark {
+                return self.mark - held;
+            }
+            freed.await;
+        }
+    }
+
+    fn take(&self, n: usize) {
+        self.held.fetch_add(n, Ordering::SeqCst);
+    }
+
+    /// A game is done.
+    fn give_back(&self) {
+        self.held.fetch_sub(1, Ordering::SeqCst);
+        self.freed.notify_one();
+    }
 }
 
 /// Waits until a coordinator has created the programs' object store (with
@@ -288,31 +332,26 @@ async fn wait_for_queue(js: &jetstream::Context, kind: Discipline) -> PullConsum
     }
 }
 
-/// Pulls as many jobs as there are free places, and starts each.
+/// Pulls jobs for the free places (as many as could fill them, counting
+/// the most games a job of this kind brings), and starts each.
 async fn fetch(
     w: &Arc<Worker>,
+    kind: Discipline,
     consumer: &PullConsumer,
-    permits: &Arc<Semaphore>,
+    places: &Arc<GamePlaces>,
     tasks: &mut tokio::task::JoinSet<()>,
 ) {
-    let first = permits
-        .clone()
-        .acquire_owned()
-        .await
-        .expect("the semaphore stays open");
+    let free = places.free().await;
     let pause = *w.paused_until.lock().expect("lock");
     if let Some(until) = pause {
         tokio::time::sleep_until(until.into()).await;
         *w.paused_until.lock().expect("lock") = None;
     }
-    let mut free = vec![first];
-    while let Ok(p) = permits.clone().try_acquire_owned() {
-        free.push(p);
-    }
+    let wanted = free.div_ceil(wire::most_games_per_job(kind));
     // A pull request that waits (up to `expires`) for jobs to come.
     let batch = consumer
         .batch()
-        .max_messages(free.len())
+        .max_messages(wanted)
         .expires(Duration::from_secs(5))
         .messages()
         .await;
@@ -324,12 +363,16 @@ async fn fetch(
             return;
         }
     };
+    let mut got = 0;
     while let Some(m) = batch.next().await {
         match m {
             Ok(msg) => {
-                let permit = free.pop().expect("no more jobs than places");
-                tasks.spawn(handle(w.clone(), msg, permit));
-                if free.is_empty() {
+                let job = JobMessage::decode(&msg.payload);
+                let n = job.as_ref().map_or(1, |j| j.games.len());
+                places.take(n);
+                tasks.spawn(handle(w.clone(), msg, job, places.clone(), n));
+                got += 1;
+                if got == wanted {
                     break;
                 }
             }
@@ -367,87 +410,135 @@ async fn keep_alive(w: Arc<Worker>) {
     }
 }
 
-/// One job: play it, publish the result, acknowledge.
-async fn handle(w: Arc<Worker>, msg: jetstream::Message, _permit: OwnedSemaphorePermit) {
+/// One job: play its games, publish their results in one answer,
+/// acknowledge. Each of its `n` places is given back as its game ends.
+async fn handle(
+    w: Arc<Worker>,
+    msg: jetstream::Message,
+    job: Result<JobMessage, wire::WireError>,
+    places: Arc<GamePlaces>,
+    n: usize,
+) {
     let id = w.next_held.fetch_add(1, Ordering::Relaxed);
     if let Some(reply) = msg.reply.clone() {
         w.held.lock().expect("lock").insert(id, reply);
     }
-    let (session, game, outcome) = match JobMessage::decode(&msg.payload) {
+    let (session, name, results) = match job {
         Ok(job) => {
-            let outcome = play(&w, &job).await;
-            (job.session, job.game, outcome)
+            let outcomes = futures_util::future::join_all(job.games.iter().map(|g| {
+                let places = places.clone();
+                let w = &w;
+                async move {
+                    let outcome = play(w, &g.play).await;
+                    places.give_back();
+                    wire::GameResult {
+                        game: g.game,
+                        outcome,
+                    }
+                }
+            }))
+            .await;
+            (job.session, job.job, outcomes)
         }
-        Err(e) => match readable_identity(&msg.payload) {
-            // Tell the coordinator, so another worker can take it.
-            Some((session, game)) => (
-                session,
-                game,
-                Outcome::Fault(format!("this worker cannot read the job ({e}); update it")),
-            ),
-            None => {
-                eprintln!(
-                    "worker {}: a job nobody can answer was dropped: {e}",
-                    w.name
-                );
-                let _ = msg.ack_with(AckKind::Term).await;
-                w.held.lock().expect("lock").remove(&id);
-                return;
+        Err(e) => {
+            for _ in 0..n {
+                places.give_back();
             }
-        },
+            match readable_identity(&msg.payload) {
+                // Tell the coordinator, so another worker can take them.
+                Some((session, name, games)) => {
+                    let why = format!("this worker cannot read the job ({e}); update it");
+                    let results = games
+                        .into_iter()
+                        .map(|game| wire::GameResult {
+                            game,
+                            outcome: Outcome::Fault(why.clone()),
+                        })
+                        .collect();
+                    (session, name, results)
+                }
+                None => {
+                    eprintln!(
+                        "worker {}: a job nobody can answer was dropped: {e}",
+                        w.name
+                    );
+                    let _ = msg.ack_with(AckKind::Term).await;
+                    w.held.lock().expect("lock").remove(&id);
+                    return;
+                }
+            }
+        }
     };
-    let fault = match &outcome {
-        Outcome::Fault(e) => Some(e.clone()),
-        Outcome::Played(_) | Outcome::BotGame(_) => None,
-    };
+    let faults: Vec<(GameIdent, String)> = results
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Outcome::Fault(e) => Some((r.game, e.clone())),
+            Outcome::Played(_) | Outcome::BotGame(_) => None,
+        })
+        .collect();
+    let played = results.len() - faults.len();
     let result = ResultMessage {
         format: wire::FORMAT,
         session: session.clone(),
-        game,
+        job: name,
         worker: w.name.clone(),
-        outcome,
+        results,
     };
     if publish_result(&w, &results_subject(&session), result.encode()).await {
         // Acknowledged only once the result is stored: should this worker
-        // die before, the game is played again elsewhere.
+        // die before, the games are played again elsewhere.
         let _ = msg.ack().await;
     }
     w.held.lock().expect("lock").remove(&id);
-    match fault {
-        None => {
-            w.played.fetch_add(1, Ordering::Relaxed);
-            w.faults_in_a_row.store(0, Ordering::Relaxed);
-        }
-        Some(e) => {
-            let n = w.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-            eprintln!("worker {}: could not play the game of {game}: {e}", w.name);
-            if n >= FAULTS_BEFORE_PAUSE {
-                let secs = (30u64 << (n - FAULTS_BEFORE_PAUSE).min(5)).min(600);
-                eprintln!(
-                    "worker {}: {n} infrastructure faults in a row; taking no games for {secs} s \
-                     (other workers play them)",
-                    w.name
-                );
-                *w.paused_until.lock().expect("lock") =
-                    Some(Instant::now() + Duration::from_secs(secs));
-            }
-        }
+    w.played.fetch_add(played as u64, Ordering::Relaxed);
+    if faults.is_empty() {
+        w.faults_in_a_row.store(0, Ordering::Relaxed);
+        return;
+    }
+    for (game, e) in &faults {
+        eprintln!("worker {}: could not play the game of {game}: {e}", w.name);
+    }
+    // Jobs, not games, count: a broken machine fails a whole job at once.
+    let n = w.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+    if n >= FAULTS_BEFORE_PAUSE {
+        let secs = (30u64 << (n - FAULTS_BEFORE_PAUSE).min(5)).min(600);
+        eprintln!(
+            "worker {}: {n} infrastructure faults in a row; taking no games for {secs} s \
+             (other workers play them)",
+            w.name
+        );
+        *w.paused_until.lock().expect("lock") = Some(Instant::now() + Duration::from_secs(secs));
     }
 }
 
-/// The session and game of a job this worker cannot read (a newer format
-/// or discipline), if they can be found.
-fn readable_identity(payload: &[u8]) -> Option<(String, GameIdent)> {
+/// The session, name and games of a job this worker cannot read (a game
+/// of a kind it does not know), if they can be found.
+fn readable_identity(payload: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
+    #[derive(serde::Deserialize)]
+    struct Game {
+        game: GameIdent,
+    }
     #[derive(serde::Deserialize)]
     struct Identity {
         session: String,
-        game: GameIdent,
+        job: String,
+        games: Vec<Game>,
     }
     if payload.len() > wire::MAX_MESSAGE_BYTES {
         return None;
     }
     let i: Identity = serde_json::from_slice(payload).ok()?;
-    wire::valid_session(&i.session).then_some((i.session, i.game))
+    (wire::valid_session(&i.session)
+        && wire::valid_job_name(&i.job)
+        && !i.games.is_empty()
+        && i.games.len() <= wire::MAX_GAMES_PER_JOB)
+        .then(|| {
+            (
+                i.session,
+                i.job,
+                i.games.into_iter().map(|g| g.game).collect(),
+            )
+        })
 }
 
 /// Publishes a result until JetStream confirms it (a server restart or a
@@ -480,12 +571,12 @@ async fn publish_result(w: &Worker, subject: &str, payload: Vec<u8>) -> bool {
     }
 }
 
-/// Plays (or, in the test modes, answers) one job.
-async fn play(w: &Worker, job: &JobMessage) -> Outcome {
+/// Plays (or, in the test modes, answers) one game.
+async fn play(w: &Worker, play: &Play) -> Outcome {
     if w.mode == WorkerMode::Faulty {
         return Outcome::Fault("this worker was started to fail (--faulty)".into());
     }
-    match &job.play {
+    match play {
         Play::Knobeln {
             referee,
             programs,
@@ -907,9 +998,20 @@ mod tests {
 
     #[test]
     fn the_identity_of_an_unreadable_job_is_found_if_it_is_there() {
-        let text = br#"{"format":9,"session":"abc","game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}"#;
-        let (s, g) = readable_identity(text).unwrap();
-        assert_eq!((s.as_str(), g.slot), ("abc", 4));
-        assert_eq!(readable_identity(br#"{"session":"a.>","game":{}}"#), None);
+        let text = br#"{"format":2,"session":"abc","job":"abc-3","games":[{"game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}]}"#;
+        let (s, job, games) = readable_identity(text).unwrap();
+        assert_eq!(
+            (s.as_str(), job.as_str(), games[0].slot),
+            ("abc", "abc-3", 4)
+        );
+        assert!(JobMessage::decode(text).is_err());
+        assert_eq!(
+            readable_identity(br#"{"session":"a.>","job":"a-1","games":[]}"#),
+            None
+        );
+        assert_eq!(
+            readable_identity(br#"{"session":"abc","job":"abc-1","games":[]}"#),
+            None
+        );
     }
 }
