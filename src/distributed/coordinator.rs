@@ -460,7 +460,11 @@ impl<T: Task> Coordinator<T> {
     ) {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
-            let linger = self.waiting_since.map(|t| t + LINGER);
+            // Waiting games are published when their linger ends, but not
+            // before a retry after trouble is due (the tick covers that).
+            let linger = self
+                .waiting_since
+                .map(|t| (t + LINGER).max(self.retry_at.unwrap_or(t)));
             tokio::select! {
                 biased;
                 _ = &mut stop => break,
