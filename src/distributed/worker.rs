@@ -112,14 +112,20 @@ pub struct WorkerOptions {
 }
 
 /// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
-/// finishes the games it holds, publishes them and exits.
+/// finishes the games it holds, publishes them and exits. A second SIGTERM
+/// or Ctrl-C ends it at once: the games it holds are not acknowledged, and
+/// JetStream gives them to other workers after `ack_wait`.
 pub fn run(options: WorkerOptions) -> Result<(), DistributedError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("knobeln-worker")
         .enable_all()
         .build()?;
-    runtime.block_on(work(options))
+    let r = runtime.block_on(work(options));
+    // A bot game still on a blocking thread (a stop at once) is not waited
+    // for: its bots die with this process (their parent-death signal).
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    r
 }
 
 /// What the tasks of a worker share.
@@ -218,20 +224,33 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
     }
     w.stopping.store(true, Ordering::SeqCst);
     eprintln!(
-        "worker {}: stopping after the {} game(s) it holds",
+        "worker {}: stopping after the {} job(s) it holds (SIGTERM or Ctrl-C again: at once)",
         w.name,
         w.held.lock().expect("lock").len()
     );
     let _ = stop.send(true);
-    while loops.join_next().await.is_some() {}
+    tokio::select! {
+        _ = async { while loops.join_next().await.is_some() {} } => {}
+        _ = term.recv() => stop_at_once(&w),
+        _ = tokio::signal::ctrl_c() => stop_at_once(&w),
+    }
     keepalive.abort();
-    let _ = w.client.flush().await;
+    // The server may be gone: what could not be sent is not waited for.
+    let _ = tokio::time::timeout(Duration::from_secs(2), w.client.flush()).await;
     eprintln!(
         "worker {}: stopped, {} game(s) played",
         w.name,
         w.played.load(Ordering::Relaxed)
     );
     Ok(())
+}
+
+fn stop_at_once(w: &Worker) {
+    eprintln!(
+        "worker {}: stopping at once; the {} job(s) it held go to other workers after ack_wait",
+        w.name,
+        w.held.lock().expect("lock").len()
+    );
 }
 
 /// Pulls and plays jobs of one kind until told to stop; then waits for

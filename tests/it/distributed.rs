@@ -573,6 +573,46 @@ fn a_worker_killed_mid_round_loses_nothing_and_counts_nothing_twice() {
 }
 
 #[test]
+fn a_second_sigterm_stops_a_worker_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 45);
+    let mut nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let mut worker = Worker::start(tmp.path(), &nats.url(), "w1", &[]);
+    let _coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    wait_until("20 games", || count_games(&db) >= 20);
+    // The server goes: the worker cannot deliver what it plays now, and a
+    // graceful stop waits up to 30 s for that.
+    nats.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = worker.child.id() as i32;
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        worker.child.try_wait().unwrap().is_none(),
+        "the worker did not wait for the job it holds: {}",
+        worker.log()
+    );
+    let again = Instant::now();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    while worker.child.try_wait().unwrap().is_none() {
+        assert!(
+            again.elapsed() < Duration::from_secs(10),
+            "a second SIGTERM did not stop the worker: {}",
+            worker.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        worker.log().contains("stopping at once"),
+        "{}",
+        worker.log()
+    );
+}
+
+#[test]
 fn a_coordinator_killed_mid_round_resumes_to_identical_results() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = field(tmp.path(), 45);
