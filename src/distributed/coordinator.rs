@@ -281,8 +281,6 @@ struct Pending<T> {
     task: T,
     programs: Vec<Arc<dyn Upload>>,
     play: Play,
-    /// How many games of its kind go into one job.
-    per_job: usize,
     /// The job that carries it now (`None` while it waits for one).
     job: Option<String>,
     /// Workers that reported they could not play it.
@@ -512,7 +510,6 @@ impl<T: Task> Coordinator<T> {
             ident,
             Pending {
                 programs: task.programs(),
-                per_job: wire::games_per_job(&play),
                 play,
                 task,
                 job: None,
@@ -565,7 +562,7 @@ impl<T: Task> Coordinator<T> {
                 self.waiting_since = None;
                 return;
             };
-            let per_job = self.in_flight[first].per_job;
+            let per_job = wire::games_per_job(&self.in_flight[first].play);
             let lingered = self.waiting_since.is_none_or(|t| t.elapsed() >= LINGER);
             if self.to_publish.len() < per_job && !lingered {
                 return;
@@ -587,7 +584,6 @@ impl<T: Task> Coordinator<T> {
                 self.retry_at = Some(Instant::now() + Duration::from_secs(1));
                 return;
             }
-            self.waiting_since = (!self.to_publish.is_empty()).then(Instant::now);
         }
     }
 

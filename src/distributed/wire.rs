@@ -311,20 +311,7 @@ impl JobMessage {
         if job.format != FORMAT {
             return Err(WireError::Format(job.format));
         }
-        if !valid_session(&job.session) {
-            return Err(WireError::Invalid("the session is not a plain name".into()));
-        }
-        if !valid_job_name(&job.job) {
-            return Err(WireError::Invalid(
-                "the job's name is not a plain name".into(),
-            ));
-        }
-        if job.games.is_empty() || job.games.len() > MAX_GAMES_PER_JOB {
-            return Err(WireError::Invalid(format!(
-                "{} games in one job",
-                job.games.len()
-            )));
-        }
+        check_header(&job.session, &job.job, job.games.len())?;
         let kind = job.games[0].play.discipline();
         for g in &job.games {
             if g.play.discipline() != kind {
@@ -334,6 +321,46 @@ impl JobMessage {
         }
         Ok(job)
     }
+
+    /// The session, name and games of a job that cannot be read as a whole
+    /// (a game of a kind this program does not know), if they can be
+    /// found: the worker then reports each game as its fault.
+    pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
+        #[derive(Deserialize)]
+        struct Game {
+            game: GameIdent,
+        }
+        #[derive(Deserialize)]
+        struct Identity {
+            session: String,
+            job: String,
+            games: Vec<Game>,
+        }
+        let i: Identity = decode(bytes).ok()?;
+        check_header(&i.session, &i.job, i.games.len()).ok()?;
+        Some((
+            i.session,
+            i.job,
+            i.games.into_iter().map(|g| g.game).collect(),
+        ))
+    }
+}
+
+/// What every job must be, whatever its games: a session and a name that
+/// are plain names, at least one game and not too many.
+fn check_header(session: &str, job: &str, n_games: usize) -> Result<(), WireError> {
+    if !valid_session(session) {
+        return Err(WireError::Invalid("the session is not a plain name".into()));
+    }
+    if !valid_job_name(job) {
+        return Err(WireError::Invalid(
+            "the job's name is not a plain name".into(),
+        ));
+    }
+    if n_games == 0 || n_games > MAX_GAMES_PER_JOB {
+        return Err(WireError::Invalid(format!("{n_games} games in one job")));
+    }
+    Ok(())
 }
 
 /// A job's name: the session, a dash and a number.
@@ -743,6 +770,25 @@ mod tests {
         let mut j = job();
         j.job = "x.>".into();
         assert!(JobMessage::decode(&j.encode()).is_err());
+    }
+
+    #[test]
+    fn the_identity_of_an_unreadable_job_is_found_if_it_is_there() {
+        let text = br#"{"format":2,"session":"abc","job":"abc-3","games":[{"game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}]}"#;
+        let (s, job, games) = JobMessage::identity(text).unwrap();
+        assert_eq!(
+            (s.as_str(), job.as_str(), games[0].slot),
+            ("abc", "abc-3", 4)
+        );
+        assert!(JobMessage::decode(text).is_err());
+        assert_eq!(
+            JobMessage::identity(br#"{"session":"a.>","job":"a-1","games":[]}"#),
+            None
+        );
+        assert_eq!(
+            JobMessage::identity(br#"{"session":"abc","job":"abc-1","games":[]}"#),
+            None
+        );
     }
 
     #[test]

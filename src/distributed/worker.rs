@@ -387,9 +387,9 @@ async fn fetch(
         match m {
             Ok(msg) => {
                 let job = JobMessage::decode(&msg.payload);
-                let n = job.as_ref().map_or(1, |j| j.games.len());
-                places.take(n);
-                tasks.spawn(handle(w.clone(), msg, job, places.clone(), n));
+                // A job this worker cannot read takes one place.
+                places.take(job.as_ref().map_or(1, |j| j.games.len()));
+                tasks.spawn(handle(w.clone(), msg, job, places.clone()));
                 got += 1;
                 if got == wanted {
                     break;
@@ -430,13 +430,12 @@ async fn keep_alive(w: Arc<Worker>) {
 }
 
 /// One job: play its games, publish their results in one answer,
-/// acknowledge. Each of its `n` places is given back as its game ends.
+/// acknowledge. Each game's place is given back as the game ends.
 async fn handle(
     w: Arc<Worker>,
     msg: jetstream::Message,
     job: Result<JobMessage, wire::WireError>,
     places: Arc<GamePlaces>,
-    n: usize,
 ) {
     let id = w.next_held.fetch_add(1, Ordering::Relaxed);
     if let Some(reply) = msg.reply.clone() {
@@ -460,10 +459,8 @@ async fn handle(
             (job.session, job.job, outcomes)
         }
         Err(e) => {
-            for _ in 0..n {
-                places.give_back();
-            }
-            match readable_identity(&msg.payload) {
+            places.give_back();
+            match JobMessage::identity(&msg.payload) {
                 // Tell the coordinator, so another worker can take them.
                 Some((session, name, games)) => {
                     let why = format!("this worker cannot read the job ({e}); update it");
@@ -522,42 +519,12 @@ async fn handle(
     if n >= FAULTS_BEFORE_PAUSE {
         let secs = (30u64 << (n - FAULTS_BEFORE_PAUSE).min(5)).min(600);
         eprintln!(
-            "worker {}: {n} infrastructure faults in a row; taking no games for {secs} s \
-             (other workers play them)",
+            "worker {}: {n} jobs with infrastructure faults in a row; taking no games for \
+             {secs} s (other workers play them)",
             w.name
         );
         *w.paused_until.lock().expect("lock") = Some(Instant::now() + Duration::from_secs(secs));
     }
-}
-
-/// The session, name and games of a job this worker cannot read (a game
-/// of a kind it does not know), if they can be found.
-fn readable_identity(payload: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
-    #[derive(serde::Deserialize)]
-    struct Game {
-        game: GameIdent,
-    }
-    #[derive(serde::Deserialize)]
-    struct Identity {
-        session: String,
-        job: String,
-        games: Vec<Game>,
-    }
-    if payload.len() > wire::MAX_MESSAGE_BYTES {
-        return None;
-    }
-    let i: Identity = serde_json::from_slice(payload).ok()?;
-    (wire::valid_session(&i.session)
-        && wire::valid_job_name(&i.job)
-        && !i.games.is_empty()
-        && i.games.len() <= wire::MAX_GAMES_PER_JOB)
-        .then(|| {
-            (
-                i.session,
-                i.job,
-                i.games.into_iter().map(|g| g.game).collect(),
-            )
-        })
 }
 
 /// Publishes a result until JetStream confirms it (a server restart or a
@@ -1013,24 +980,5 @@ mod tests {
         std::fs::write(&path, b"another program").unwrap();
         assert_eq!(read_verified(&path, &sha), None);
         assert!(!path.exists(), "the bad file is removed");
-    }
-
-    #[test]
-    fn the_identity_of_an_unreadable_job_is_found_if_it_is_there() {
-        let text = br#"{"format":2,"session":"abc","job":"abc-3","games":[{"game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}]}"#;
-        let (s, job, games) = readable_identity(text).unwrap();
-        assert_eq!(
-            (s.as_str(), job.as_str(), games[0].slot),
-            ("abc", "abc-3", 4)
-        );
-        assert!(JobMessage::decode(text).is_err());
-        assert_eq!(
-            readable_identity(br#"{"session":"a.>","job":"a-1","games":[]}"#),
-            None
-        );
-        assert_eq!(
-            readable_identity(br#"{"session":"abc","job":"abc-1","games":[]}"#),
-            None
-        );
     }
 }
