@@ -12,7 +12,9 @@
 //!   the sandbox's overhead (goal: at most 10 %).
 //!
 //! Referee and bots run on one CPU. Prints figures, asserts nothing.
-//! Languages whose toolchain is missing are listed as such.
+//! Languages whose toolchain is missing are listed as such; `--language`
+//! measures only the languages named (the C bot is built for the floor
+//! anyway).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -102,13 +104,32 @@ impl BotsBench {
     }
 }
 
-/// Runs the benchmark: `repeats` runs of each figure, the best kept.
-pub fn bots_bench(repeats: usize) -> anyhow::Result<BotsBench> {
+/// Runs the benchmark: `repeats` runs of each figure, the best kept, for
+/// the built-in languages named in `only` (all when empty).
+pub fn bots_bench(repeats: usize, only: &[String]) -> anyhow::Result<BotsBench> {
+    let table = LanguageTable::builtin();
+    let mut choices = Vec::new();
+    for (file, source) in ECHO_BOTS {
+        let choice = choose(&table, Some(file), None).map_err(|e| anyhow!(e))?;
+        choices.push((file, source, choice));
+    }
+    if let Some(unknown) = only
+        .iter()
+        .find(|name| !choices.iter().any(|(_, _, c)| &c.language == *name))
+    {
+        let known: Vec<&str> = choices
+            .iter()
+            .map(|(_, _, c)| c.language.as_str())
+            .collect();
+        return Err(anyhow!(
+            "no echo bot in language {unknown:?}; the benchmark has: {}",
+            known.join(", ")
+        ));
+    }
     // Referee and bots on one CPU (the bots inherit it), as the KNOBELN
     // referee plays: cheaper and steadier round trips, for all figures alike.
     let cpus = crate::sandbox::allowed_cpus();
     crate::sandbox::pin_current_thread(*cpus.last().unwrap_or(&0))?;
-    let table = LanguageTable::builtin();
     let toolchains = Toolchains::resolve(&table);
     let limits = LineLimits {
         cpu: Duration::from_secs(120),
@@ -117,8 +138,10 @@ pub fn bots_bench(repeats: usize) -> anyhow::Result<BotsBench> {
     let mut languages = Vec::new();
     let mut missing = Vec::new();
     let mut c_program = None;
-    for (file, source) in ECHO_BOTS {
-        let choice = choose(&table, Some(file), None).map_err(|e| anyhow!(e))?;
+    for (file, source, choice) in choices {
+        if !only.is_empty() && !only.contains(&choice.language) && choice.language != "c" {
+            continue;
+        }
         let tc = match toolchains.get(&choice.language) {
             Some(Ok(tc)) => tc,
             Some(Err(why)) => {
@@ -142,6 +165,9 @@ pub fn bots_bench(repeats: usize) -> anyhow::Result<BotsBench> {
         };
         if choice.language == "c" {
             c_program = Some(program.clone());
+        }
+        if !only.is_empty() && !only.contains(&choice.language) {
+            continue;
         }
         // Interleaved, best of each: a busy machine slows both alike.
         let (mut startup, mut startup_unconfined, mut sandboxed, mut unconfined) =
@@ -287,7 +313,7 @@ fn write_program(dir: &std::path::Path, program: &BotProgram) -> anyhow::Result<
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&p, &f.bytes)?;
+        std::fs::write(&p, f.bytes())?;
         let mode = if f.executable { 0o755 } else { 0o644 };
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode))?;
     }

@@ -11,7 +11,10 @@ fn main() -> ExitCode {
     cmd::stdout::install_panic_hook();
     let cli = cmd::Cli::parse();
     cmd::logging::init(cli.command.usual_log(), cli.verbose, cli.quiet);
-    let result = cli.command.apply().and_then(|code| {
+    let result = cli.command.apply();
+    // Control groups kept for the next bot are not left behind.
+    knobeln::sandbox::cgroup::BOT_GROUPS.clear();
+    let result = result.and_then(|code| {
         cmd::stdout::finish()
             .map_err(|e| anyhow::Error::from(e).context("writing to standard output"))?;
         Ok(code)

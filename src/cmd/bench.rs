@@ -69,6 +69,10 @@ pub struct Bench {
     /// Runs of each figure, best kept (bots benchmark).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
+    /// Only this language (bots benchmark; repeatable; default: all
+    /// built-in languages). The C bot is built for the floor anyway.
+    #[arg(long = "language", value_name = "NAME")]
+    pub languages: Vec<String>,
     /// Runs of each kind, the best counts (distributed benchmark).
     #[arg(long, default_value_t = 3)]
     pub rounds: usize,
@@ -137,7 +141,7 @@ impl Bench {
             knobeln::bench::tournament_bench(self.teams, jobs)?.print();
         }
         if matches!(self.what, What::Bots | What::All) {
-            knobeln::bench_bots::bots_bench(self.repeats)?.print();
+            knobeln::bench_bots::bots_bench(self.repeats, &self.languages)?.print();
         }
         if matches!(self.what, What::Mail) {
             let stack = knobeln::bench_mail::Stack {

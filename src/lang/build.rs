@@ -249,7 +249,7 @@ pub fn build(
         source,
     })?;
     for f in &files {
-        total += f.bytes.len() as u64;
+        total += f.bytes().len() as u64;
     }
     if files.is_empty() {
         report.problems.push(format!(
@@ -305,11 +305,11 @@ fn collect(
         if meta.is_dir() {
             collect(&e.path(), &rel, patterns, out, depth + 1)?;
         } else if meta.is_file() && patterns.iter().any(|p| path_match(p, &rel)) {
-            out.push(BotFile {
-                bytes: fs::read(e.path())?,
-                executable: meta.permissions().mode() & 0o111 != 0,
-                path: rel,
-            });
+            out.push(BotFile::new(
+                rel,
+                fs::read(e.path())?,
+                meta.permissions().mode() & 0o111 != 0,
+            ));
         }
     }
     Ok(())

@@ -213,10 +213,10 @@ pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, Process
         };
         let mut masked_any = false;
         for f in &mut program.files {
-            if let Ok(text) = std::str::from_utf8(&f.bytes) {
+            if let Ok(text) = std::str::from_utf8(f.bytes()) {
                 let masked = mask_known(text, &known);
                 if masked != text {
-                    f.bytes = masked.into_bytes();
+                    f.set_bytes(masked.into_bytes());
                     masked_any = true;
                 }
             }

@@ -31,8 +31,13 @@
 //! which made the start of a lone bot cost more than the rest of its
 //! sandbox. On v2 it is `cgroup.procs` (see the README).
 //!
-//! This module knows nothing of bots or games: it makes, reads, kills and
-//! removes groups.
+//! Groups can be pooled ([`GroupPool`]; the bot sandbox's is
+//! [`BOT_GROUPS`]): an empty group is handed to the next user with its
+//! counters counted from the hand-over, instead of being removed and made
+//! again.
+//!
+//! This module knows nothing of bots or games: it makes, reads, kills,
+//! pools and removes groups.
 
 use std::fs;
 use std::io::{self, Write};
@@ -40,7 +45,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// Which controllers a group gets on this machine.
@@ -385,6 +390,92 @@ pub struct Group {
     cpu: Option<PathBuf>,
     dirs: Vec<PathBuf>,
     procs: Vec<OwnedFd>,
+    /// The counters when this use of the group began: zero for a new
+    /// group, the last bot's totals for one from [`GroupPool`].
+    base: Counters,
+    /// Memory a reused group still holds from before (page cache its last
+    /// bot read first); the memory limit is raised by as much.
+    stale_memory: u64,
+    /// The limits as last written (`memory_bytes` including `stale_memory`).
+    written: GroupLimits,
+    /// Whether v1's `memory.memsw.limit_in_bytes` is there (swap accounting).
+    memsw: bool,
+}
+
+/// The counters of a group that cannot be reset (v2, and v1's `oom_kill`
+/// and `pids.events`): what one bot did is the difference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counters {
+    cpu: Duration,
+    oom_kills: u64,
+    /// v1 only: failures to charge (older kernels count no `oom_kill`).
+    failcnt: u64,
+    pids_refused: u64,
+}
+
+/// Bot groups given back empty, kept for the next bot instead of being
+/// removed and made again: making a group (a v1 directory in each of three
+/// hierarchies, each populated with dozens of control files) and removing
+/// it (freed after an RCU grace period, by a kernel worker) cost ~0.35 ms
+/// of every bot's start, 10 % of a short match. A group is reused only when
+/// it has no member left; its counters go on from the last bot's totals,
+/// which become the new bot's zero ([`Counters`]), and memory it still
+/// holds (page cache its last bot read first, at most [`STALE_MAX`]) is
+/// added to the new bot's limit, so that every bot gets exactly its limit.
+#[derive(Debug)]
+pub struct GroupPool {
+    idle: Mutex<Vec<Group>>,
+}
+
+/// The pool of the bot sandbox.
+pub static BOT_GROUPS: GroupPool = GroupPool {
+    idle: Mutex::new(Vec::new()),
+};
+
+/// Idle groups kept at most (more bots at once than this make new ones).
+const POOL_MAX: usize = 64;
+
+/// Memory a given-back group may still hold and be reused.
+pub const STALE_MAX: u64 = 4 << 20;
+
+impl GroupPool {
+    /// A group with `limits`: an idle one, or a new one; `None` when this
+    /// machine has no usable control groups.
+    pub fn lease(&self, limits: &GroupLimits) -> io::Result<Option<Group>> {
+        loop {
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let Some(mut g) = idle else {
+                return Group::create(limits);
+            };
+            // A group whose limits cannot be written is removed (on drop).
+            if g.set_limits(limits).is_ok() {
+                return Ok(Some(g));
+            }
+        }
+    }
+
+    /// Takes a group back after its bot is gone: kept for the next bot if
+    /// it is empty and holds little memory, else removed.
+    pub fn give_back(&self, mut g: Group) {
+        if !g.ready_for_reuse() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < POOL_MAX {
+            idle.push(g);
+        }
+    }
+
+    /// How many groups wait for a bot.
+    pub fn idle(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Removes every idle group (at shutdown, and for tests).
+    pub fn clear(&self) {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|e| e.into_inner()));
+        drop(idle);
+    }
 }
 
 impl Group {
@@ -410,6 +501,10 @@ impl Group {
                     cpu: Some(dir.clone()),
                     dirs: vec![dir],
                     procs: Vec::new(),
+                    base: Counters::default(),
+                    stale_memory: 0,
+                    written: *limits,
+                    memsw: false,
                 }
             }
             Cgroups::V1 {
@@ -425,6 +520,10 @@ impl Group {
                     cpu: cpuacct.as_ref().map(|b| b.join(&name)),
                     dirs: Vec::new(),
                     procs: Vec::new(),
+                    base: Counters::default(),
+                    stale_memory: 0,
+                    written: *limits,
+                    memsw: false,
                 };
                 for d in [&g.memory, &g.pids, &g.cpu].into_iter().flatten() {
                     fs::create_dir(d)?;
@@ -439,7 +538,8 @@ impl Group {
                 let _ = write_file(&dir.join("memory.swap.max"), "0");
             } else {
                 write_file(&dir.join("memory.limit_in_bytes"), &bytes.to_string())?;
-                let _ = write_file(&dir.join("memory.memsw.limit_in_bytes"), &bytes.to_string());
+                g.memsw = write_file(&dir.join("memory.memsw.limit_in_bytes"), &bytes.to_string())
+                    .is_ok();
             }
         }
         if let (Some(dir), Some(n)) = (&g.pids, limits.processes) {
@@ -480,8 +580,108 @@ impl Group {
         }
     }
 
-    /// CPU time (user + system) of everything that ever ran in the group.
+    /// Writes `limits` where they differ from what the group has: the
+    /// memory limit is raised by what the group still holds from before.
+    fn set_limits(&mut self, limits: &GroupLimits) -> io::Result<()> {
+        let memory = limits.memory_bytes.map(|b| b + self.stale_memory);
+        if let (Some(dir), Some(bytes)) = (&self.memory, memory) {
+            if self.written.memory_bytes != Some(bytes) {
+                let text = bytes.to_string();
+                if self.version == 2 {
+                    write_file(&dir.join("memory.max"), &text)?;
+                } else {
+                    // v1 keeps limit <= memsw limit at every step.
+                    let (limit, memsw) = (
+                        dir.join("memory.limit_in_bytes"),
+                        dir.join("memory.memsw.limit_in_bytes"),
+                    );
+                    let raising = self.written.memory_bytes.is_none_or(|old| bytes > old);
+                    match (self.memsw, raising) {
+                        (false, _) => write_file(&limit, &text)?,
+                        (true, true) => {
+                            write_file(&memsw, &text)?;
+                            write_file(&limit, &text)?;
+                        }
+                        (true, false) => {
+                            write_file(&limit, &text)?;
+                            write_file(&memsw, &text)?;
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(dir), Some(n)) = (&self.pids, limits.processes) {
+            if self.written.processes != Some(n) {
+                write_file(&dir.join("pids.max"), &n.to_string())?;
+            }
+        }
+        self.written = GroupLimits {
+            memory_bytes: memory,
+            processes: limits.processes,
+        };
+        Ok(())
+    }
+
+    /// Whether the group may serve another bot: no member left and little
+    /// memory held. Its counters now become the next bot's zero.
+    fn ready_for_reuse(&mut self) -> bool {
+        if !self.members().is_empty() {
+            return false;
+        }
+        let held = match &self.memory {
+            None => 0,
+            Some(dir) => {
+                let file = if self.version == 2 {
+                    "memory.current"
+                } else {
+                    "memory.usage_in_bytes"
+                };
+                match read_u64(&dir.join(file)) {
+                    Some(n) => n,
+                    None => return false,
+                }
+            }
+        };
+        if held > STALE_MAX {
+            return false;
+        }
+        let Some(totals) = self.totals() else {
+            return false;
+        };
+        self.base = totals;
+        self.stale_memory = held;
+        true
+    }
+
+    /// The counters as the kernel has them (since the group was made).
+    fn totals(&self) -> Option<Counters> {
+        Some(Counters {
+            cpu: match &self.cpu {
+                Some(_) => self.raw_cpu_time()?,
+                None => Duration::ZERO,
+            },
+            oom_kills: match &self.memory {
+                Some(_) => self.raw_oom_kills()?,
+                None => 0,
+            },
+            failcnt: match &self.memory {
+                Some(dir) if self.version == 1 => read_u64(&dir.join("memory.failcnt"))?,
+                _ => 0,
+            },
+            pids_refused: match &self.pids {
+                Some(_) => self.raw_pids_refused()?,
+                None => 0,
+            },
+        })
+    }
+
+    /// CPU time (user + system) of everything that ran in the group in
+    /// this use of it.
     pub fn cpu_time(&self) -> Option<Duration> {
+        Some(self.raw_cpu_time()?.saturating_sub(self.base.cpu))
+    }
+
+    fn raw_cpu_time(&self) -> Option<Duration> {
         let dir = self.cpu.as_ref()?;
         if self.version == 2 {
             let stat = fs::read_to_string(dir.join("cpu.stat")).ok()?;
@@ -502,56 +702,41 @@ impl Group {
         }
     }
 
-    /// Whether the kernel killed a member for running out of memory.
+    /// Whether the kernel killed a member for running out of memory in
+    /// this use of the group.
     pub fn oom_killed(&self) -> bool {
         let Some(dir) = &self.memory else {
             return false;
         };
-        let (file, key) = if self.version == 2 {
-            ("memory.events", "oom_kill ")
-        } else {
-            ("memory.oom_control", "oom_kill ")
-        };
-        let text = fs::read_to_string(dir.join(file)).unwrap_or_default();
-        let killed = text
-            .lines()
-            .find_map(|l| l.strip_prefix(key))
-            .and_then(|n| n.trim().parse::<u64>().ok())
-            .unwrap_or(0);
-        if killed > 0 {
+        if self.raw_oom_kills().unwrap_or(0) > self.base.oom_kills {
             return true;
         }
         // Older v1 kernels count only failures to charge.
-        self.version == 1
-            && fs::read_to_string(dir.join("memory.failcnt"))
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .unwrap_or(0)
-                > 0
+        self.version == 1 && read_u64(&dir.join("memory.failcnt")).unwrap_or(0) > self.base.failcnt
     }
 
-    /// The most memory the group held at once, in bytes.
-    pub fn memory_peak(&self) -> Option<u64> {
+    fn raw_oom_kills(&self) -> Option<u64> {
         let dir = self.memory.as_ref()?;
         let file = if self.version == 2 {
-            "memory.peak"
+            "memory.events"
         } else {
-            "memory.max_usage_in_bytes"
+            "memory.oom_control"
         };
-        fs::read_to_string(dir.join(file)).ok()?.trim().parse().ok()
+        let text = fs::read_to_string(dir.join(file)).ok()?;
+        // A kernel without the line counts none.
+        Some(counter(&text, "oom_kill ").unwrap_or(0))
     }
 
-    /// Whether the pids limit refused a fork or a thread.
+    /// Whether the pids limit refused a fork or a thread in this use of
+    /// the group.
     pub fn pids_refused(&self) -> bool {
-        let Some(dir) = &self.pids else {
-            return false;
-        };
-        let text = fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
-        text.lines()
-            .find_map(|l| l.strip_prefix("max "))
-            .and_then(|n| n.trim().parse::<u64>().ok())
-            .unwrap_or(0)
-            > 0
+        self.raw_pids_refused().unwrap_or(0) > self.base.pids_refused
+    }
+
+    fn raw_pids_refused(&self) -> Option<u64> {
+        let dir = self.pids.as_ref()?;
+        let text = fs::read_to_string(dir.join("pids.events")).ok()?;
+        Some(counter(&text, "max ").unwrap_or(0))
     }
 
     /// The processes in the group (by their pid in the server's namespace).
@@ -617,6 +802,17 @@ fn kill_members(dir: &Path) {
             std::thread::sleep(Duration::from_micros(200));
         }
     }
+}
+
+/// The number after `key` on its line of a flat-keyed control file.
+fn counter(text: &str, key: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+fn read_u64(path: &Path) -> Option<u64> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
 fn write_file(path: &Path, text: &str) -> io::Result<()> {
@@ -695,6 +891,113 @@ mod tests {
             cpu_splits: true,
         };
         assert!(split.describe().contains("scheduled in different groups"));
+    }
+
+    /// Runs `script` under `sh` in `g` and waits for it.
+    fn run_in(g: &Group, script: &str) -> std::process::ExitStatus {
+        let fds = g.join_fds();
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args(["-c", script]);
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook only writes to descriptors.
+        unsafe {
+            cmd.pre_exec(move || {
+                for &fd in &fds {
+                    join_fd(fd)?;
+                }
+                Ok(())
+            });
+        }
+        cmd.status().unwrap()
+    }
+
+    #[test]
+    fn a_reused_group_blames_the_next_bot_for_nothing_of_the_last() {
+        let pool = GroupPool {
+            idle: Mutex::new(Vec::new()),
+        };
+        let limits = GroupLimits {
+            memory_bytes: Some(16 << 20),
+            processes: Some(4),
+        };
+        let Some(g) = pool.lease(&limits).unwrap() else {
+            assert!(matches!(Cgroups::detect(), Cgroups::None { .. }));
+            return;
+        };
+        let c = g.controllers();
+        let dirs = g.dirs.clone();
+        // The last bot: CPU, a memory hog the kernel kills, a fork refused.
+        let st = run_in(
+            &g,
+            "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; \
+             head -c 64000000 /dev/zero | tail > /dev/null; \
+             (sleep 0.2 & sleep 0.2 & sleep 0.2 & sleep 0.2 & wait) 2>/dev/null; \
+             wait; exit 1",
+        );
+        assert!(!st.success());
+        if c.memory {
+            assert!(g.oom_killed(), "the hog was killed for memory");
+        }
+        if c.pids {
+            assert!(g.pids_refused(), "the fifth process was refused");
+        }
+        if c.cpu {
+            assert!(g.cpu_time().unwrap() > Duration::from_millis(1));
+        }
+        // The sleeps the refused fork left behind end on their own.
+        for _ in 0..200 {
+            if g.members().is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        pool.give_back(g);
+        assert_eq!(pool.idle(), 1, "an empty group is kept");
+        // The next bot gets the same group, and a clean slate.
+        let g = pool.lease(&limits).unwrap().unwrap();
+        assert_eq!(g.dirs, dirs);
+        assert_eq!(pool.idle(), 0);
+        assert!(!g.oom_killed());
+        assert!(!g.pids_refused());
+        if c.cpu {
+            assert!(g.cpu_time().unwrap() < Duration::from_millis(1));
+        }
+        if c.memory {
+            // Exactly its own limit on top of what the group still holds.
+            let limit_file = if g.version == 2 {
+                "memory.max"
+            } else {
+                "memory.limit_in_bytes"
+            };
+            let limit = read_u64(&g.memory.as_ref().unwrap().join(limit_file)).unwrap();
+            assert!(g.stale_memory <= STALE_MAX);
+            assert_eq!(limit, (16 << 20) + g.stale_memory);
+        }
+        assert!(run_in(&g, "exit 0").success());
+        assert!(!g.oom_killed());
+        // A group with a member left is not kept: it is removed.
+        let fds = g.join_fds();
+        let mut cmd = std::process::Command::new("/bin/sleep");
+        cmd.arg("30");
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook only writes to descriptors.
+        unsafe {
+            cmd.pre_exec(move || {
+                for &fd in &fds {
+                    join_fd(fd)?;
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        pool.give_back(g);
+        assert_eq!(pool.idle(), 0, "a group with a member is not reused");
+        let _ = child.wait();
+        for d in &dirs {
+            assert!(!d.exists(), "{} was removed", d.display());
+        }
+        pool.clear();
     }
 
     #[test]

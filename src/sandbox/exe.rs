@@ -21,6 +21,9 @@ use std::os::unix::fs::OpenOptionsExt;
 /// `MFD_EXEC` (Linux 6.3): ask for an executable memory file explicitly.
 const MFD_EXEC: libc::c_uint = 0x0010;
 
+/// `F_SEAL_EXEC` (Linux 6.3): the execute bits of the mode cannot change.
+const F_SEAL_EXEC: libc::c_int = 0x0020;
+
 /// An executable program held by a sealed file descriptor.
 #[derive(Debug)]
 pub struct Executable {
@@ -112,8 +115,16 @@ fn memfd(name: &str, bytes: &[u8]) -> io::Result<OwnedFd> {
     let mut file = fs::File::from(fd);
     file.write_all(bytes)?;
     let seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE | libc::F_SEAL_SEAL;
+    // With its mode sealed too where the kernel can (6.3): a bot whose uid
+    // owns the file (a server that is not root) cannot take its execute
+    // bits from the next bot of the same program.
     // SAFETY: fcntl on our descriptor.
-    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
+    let mut r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals | F_SEAL_EXEC) };
+    if r != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        // SAFETY: as above.
+        r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) };
+    }
+    if r != 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(file.into())

@@ -248,6 +248,22 @@ fn a_bot_writes_only_into_tmp_and_work() {
 }
 
 #[test]
+fn a_bot_cannot_change_the_program_its_next_matches_run() {
+    // A native program runs from one sealed in-memory copy in every match
+    // of it: the same `BotProgram` plays twice, and the second match runs
+    // the program unchanged after the first one's attack.
+    let file = "hostile/program_tamper.c";
+    let (tc, program) = bot(file);
+    for _ in 0..2 {
+        let (rec, seen) =
+            hostile_play(Match::start(&[(tc, &program), (tc, &program)], limits()).unwrap());
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        assert_eq!(rec.outcome, Some(vec![ROUNDS as u64; 2]), "{file}");
+        nothing_left(file, &seen);
+    }
+}
+
+#[test]
 fn tmp_and_work_are_size_limited() {
     both("fill_tmp", limits(), || Expect::Completes);
 }

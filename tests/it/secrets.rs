@@ -602,9 +602,9 @@ fn a_bots_source_and_program_keep_no_authentification_string() {
         let mut program: knobeln::lang::build::BotProgram =
             serde_json::from_slice(&binary).unwrap();
         let file = &mut program.files[0];
-        let text = String::from_utf8(file.bytes.clone()).unwrap();
+        let text = String::from_utf8(file.bytes().to_vec()).unwrap();
         assert!(text.contains(&"*".repeat(26)), "{text}");
-        file.bytes = text.replacen(&"*".repeat(26), &auth, 1).into_bytes();
+        file.set_bytes(text.replacen(&"*".repeat(26), &auth, 1).into_bytes());
         conn.execute(
             "UPDATE strategy_versions SET binary = ?2 WHERE id = ?1",
             rusqlite::params![id, serde_json::to_vec(&program).unwrap()],
@@ -647,7 +647,7 @@ fn programs_hold(db: &Path, secret: &str) -> bool {
     programs.iter().any(|json| {
         let p: knobeln::lang::build::BotProgram = serde_json::from_slice(json).unwrap();
         p.files.iter().any(|f| {
-            f.bytes
+            f.bytes()
                 .to_ascii_lowercase()
                 .windows(secret.len())
                 .any(|w| w == secret.as_bytes())
