@@ -13,9 +13,10 @@
 //! - on a **root file system of its own**: a tmpfs, read-only once built,
 //!   holding `/usr` (and the `bin`/`lib` links) read-only, the language's
 //!   extra read-only paths (e.g. `/etc/java-17-openjdk`), `/dev/null`,
-//!   `zero`, `random`, `urandom`, the program files in `/bot`, and two
-//!   private, size-limited writable tmpfs folders: `/tmp` and the working
-//!   folder `/work`. Nothing of the host's `/etc`, `/home`, `/root`, `/tmp`
+//!   `zero`, `random`, `urandom`, the program files in `/bot` (a native
+//!   program runs from a sealed in-memory copy instead, see [`BotFile`]),
+//!   and two private, size-limited writable tmpfs folders: `/tmp` and the
+//!   working folder `/work`. Nothing of the host's `/etc`, `/home`, `/root`, `/tmp`
 //!   or any other bot is there, and all of it vanishes with the match;
 //! - as an unprivileged user: inside, uid 1000; outside, when the server is
 //!   root, a uid of its own per running bot (so that `RLIMIT_NPROC` counts

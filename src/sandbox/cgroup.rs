@@ -893,8 +893,8 @@ mod tests {
         assert!(split.describe().contains("scheduled in different groups"));
     }
 
-    /// Runs `script` under `sh` in `g` and waits for it.
-    fn run_in(g: &Group, script: &str) -> std::process::ExitStatus {
+    /// `sh -c script`, to be started as a member of `g`.
+    fn sh_in(g: &Group, script: &str) -> std::process::Command {
         let fds = g.join_fds();
         let mut cmd = std::process::Command::new("/bin/sh");
         cmd.args(["-c", script]);
@@ -908,7 +908,12 @@ mod tests {
                 Ok(())
             });
         }
-        cmd.status().unwrap()
+        cmd
+    }
+
+    /// Runs `script` under `sh` in `g` and waits for it.
+    fn run_in(g: &Group, script: &str) -> std::process::ExitStatus {
+        sh_in(g, script).status().unwrap()
     }
 
     #[test]
@@ -976,19 +981,7 @@ mod tests {
         assert!(run_in(&g, "exit 0").success());
         assert!(!g.oom_killed());
         // A group with a member left is not kept: it is removed.
-        let fds = g.join_fds();
-        let mut cmd = std::process::Command::new("/bin/sleep");
-        cmd.arg("30");
-        use std::os::unix::process::CommandExt;
-        // SAFETY: the hook only writes to descriptors.
-        unsafe {
-            cmd.pre_exec(move || {
-                for &fd in &fds {
-                    join_fd(fd)?;
-                }
-                Ok(())
-            });
-        }
+        let mut cmd = sh_in(&g, "exec sleep 30");
         let mut child = cmd.spawn().unwrap();
         std::thread::sleep(Duration::from_millis(50));
         pool.give_back(g);
@@ -1011,22 +1004,10 @@ mod tests {
             assert!(matches!(Cgroups::detect(), Cgroups::None { .. }));
             return;
         };
-        let fds = g.join_fds();
-        let mut cmd = std::process::Command::new("/bin/sh");
-        cmd.args([
-            "-c",
+        let mut cmd = sh_in(
+            &g,
             "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 30",
-        ]);
-        use std::os::unix::process::CommandExt;
-        // SAFETY: the hook only writes to descriptors.
-        unsafe {
-            cmd.pre_exec(move || {
-                for &fd in &fds {
-                    join_fd(fd)?;
-                }
-                Ok(())
-            });
-        }
+        );
         let mut child = cmd.spawn().unwrap();
         let pid = child.id() as i32;
         std::thread::sleep(Duration::from_millis(300));
