@@ -83,7 +83,7 @@ const EXE_FD: RawFd = 3;
 /// Size of the stack the bot runs on before `execve`.
 const CHILD_STACK: usize = 64 * 1024;
 
-/// One file of a bot's program, placed in `/bot`; or, for the native
+/// One file of a bot's program, placed in `/bot`; or, for the native (ELF)
 /// program the run command starts (`/bot/PATH` as `argv[0]`), executed
 /// from a sealed in-memory copy ([`super::exe::Executable`]) made at the
 /// first spawn and shared by every later match of this `BotFile`: no copy
@@ -583,7 +583,14 @@ impl Plan {
         let mut files_size = 0usize;
         for f in spec.files {
             check_relative(&f.path)?;
-            if exe.is_none() && f.executable && argv0.strip_prefix("/bot/") == Some(&f.path) {
+            // An ELF program only: a script's interpreter would have to
+            // reopen it through a descriptor that is closed on exec.
+            let native = f.bytes.starts_with(b"\x7fELF");
+            if exe.is_none()
+                && native
+                && f.executable
+                && argv0.strip_prefix("/bot/") == Some(&f.path)
+            {
                 exe = f.sealed();
                 if exe.is_some() {
                     continue;

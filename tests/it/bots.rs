@@ -264,6 +264,41 @@ fn a_bot_cannot_change_the_program_its_next_matches_run() {
 }
 
 #[test]
+fn a_script_the_run_command_starts_itself_still_runs() {
+    // A language added by config may run its file directly (`#!` line,
+    // execute bit). Only ELF programs run from the sealed copy; a script
+    // stays a file in `/bot` that its interpreter can open.
+    let lang: knobeln::lang::Language = toml::from_str(
+        "name = \"script\"\ntitle = \"Shell script\"\nextensions = [\"sh\"]\n\
+         source = \"bot.sh\"\ncompile = [\"/bin/sh\", \"-c\", \"cp {source} run && chmod 755 run\"]\n\
+         artifacts = [\"run\"]\nrun = [\"/bot/run\"]\nversion = [\"/bin/sh\", \"-c\", \"echo 1\"]\n",
+    )
+    .unwrap();
+    let table = LanguageTable::with(&[lang]).unwrap();
+    let toolchains = Toolchains::resolve_only(&table, &["script"]);
+    let tc = toolchains.get("script").unwrap().as_ref().unwrap();
+    let choice = choose(&table, Some("bot.sh"), None).unwrap();
+    let source =
+        "#!/bin/sh\nwhile read cmd x; do [ \"$cmd\" = ECHO ] || exit 0; echo \"$x\"; done\n";
+    let program = match build(
+        tc,
+        &choice.assumed,
+        source.as_bytes(),
+        &BuildLimits::default(),
+    )
+    .unwrap()
+    {
+        Build::Built { program, .. } => program,
+        Build::Rejected { report } => panic!("rejected:\n{}", report.text()),
+    };
+    assert!(program.files[0].executable);
+    let m = Match::start(&[(tc, &program), (tc, &program)], limits()).unwrap();
+    let rec = play(m, |m| play_echo(m, 5, 1)).unwrap();
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert_eq!(rec.outcome, Some(vec![5, 5]));
+}
+
+#[test]
 fn tmp_and_work_are_size_limited() {
     both("fill_tmp", limits(), || Expect::Completes);
 }
