@@ -584,9 +584,10 @@ impl Group {
     /// memory limit is raised by what the group still holds from before.
     fn set_limits(&mut self, limits: &GroupLimits) -> io::Result<()> {
         let memory = limits.memory_bytes.map(|b| b + self.stale_memory);
-        if let (Some(dir), Some(bytes)) = (&self.memory, memory) {
-            if self.written.memory_bytes != Some(bytes) {
-                let text = bytes.to_string();
+        let unlimited = if self.version == 2 { "max" } else { "-1" };
+        if let Some(dir) = &self.memory {
+            if self.written.memory_bytes != memory {
+                let text = memory.map_or(unlimited.to_string(), |b| b.to_string());
                 if self.version == 2 {
                     write_file(&dir.join("memory.max"), &text)?;
                 } else {
@@ -595,7 +596,11 @@ impl Group {
                         dir.join("memory.limit_in_bytes"),
                         dir.join("memory.memsw.limit_in_bytes"),
                     );
-                    let raising = self.written.memory_bytes.is_none_or(|old| bytes > old);
+                    let raising = match (self.written.memory_bytes, memory) {
+                        (_, None) => true,
+                        (None, Some(_)) => false,
+                        (Some(old), Some(new)) => new > old,
+                    };
                     match (self.memsw, raising) {
                         (false, _) => write_file(&limit, &text)?,
                         (true, true) => {
@@ -610,9 +615,12 @@ impl Group {
                 }
             }
         }
-        if let (Some(dir), Some(n)) = (&self.pids, limits.processes) {
-            if self.written.processes != Some(n) {
-                write_file(&dir.join("pids.max"), &n.to_string())?;
+        if let Some(dir) = &self.pids {
+            if self.written.processes != limits.processes {
+                let text = limits
+                    .processes
+                    .map_or("max".to_string(), |n| n.to_string());
+                write_file(&dir.join("pids.max"), &text)?;
             }
         }
         self.written = GroupLimits {
@@ -980,6 +988,25 @@ mod tests {
         }
         assert!(run_in(&g, "exit 0").success());
         assert!(!g.oom_killed());
+        // A use without limits gets none, not the last one's.
+        pool.give_back(g);
+        let g = pool.lease(&GroupLimits::default()).unwrap().unwrap();
+        assert_eq!(g.dirs, dirs);
+        if c.pids {
+            let max = fs::read_to_string(g.pids.as_ref().unwrap().join("pids.max")).unwrap();
+            assert_eq!(max.trim(), "max");
+        }
+        if c.memory {
+            let (file, unlimited): (&str, fn(&str) -> bool) = if g.version == 2 {
+                ("memory.max", |t| t == "max")
+            } else {
+                ("memory.limit_in_bytes", |t| {
+                    t.parse::<u64>().unwrap() > 1 << 60
+                })
+            };
+            let text = fs::read_to_string(g.memory.as_ref().unwrap().join(file)).unwrap();
+            assert!(unlimited(text.trim()), "{text}");
+        }
         // A group with a member left is not kept: it is removed.
         let mut cmd = sh_in(&g, "exec sleep 30");
         let mut child = cmd.spawn().unwrap();
