@@ -124,27 +124,40 @@ impl BotFile {
     /// A copy whose execute bits a bot took (possible where the kernel
     /// cannot seal the mode and the bot's uid owns the file) is replaced.
     fn sealed(&self) -> Option<Arc<Executable>> {
-        let mut slot = self.sealed.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(Some(exe)) = &*slot {
-            if !executable_by_anyone(exe.fd()) {
-                *slot = None;
-            }
+        let mut copy = self.sealed.0.lock().unwrap_or_else(|e| e.into_inner());
+        let usable = match &*copy {
+            Sealed::NotYet => false,
+            Sealed::Made(exe) => exe.executable_by_others(),
+            Sealed::Unavailable => true,
+        };
+        if !usable {
+            *copy = match Executable::from_bytes(&format!("knobeln-bot-{}", self.path), &self.bytes)
+            {
+                Ok(exe) if exe.executable_by_others() => Sealed::Made(Arc::new(exe)),
+                _ => Sealed::Unavailable,
+            };
         }
-        if slot.is_none() {
-            let exe = Executable::from_bytes(&format!("knobeln-bot-{}", self.path), &self.bytes)
-                .ok()
-                .filter(|e| executable_by_anyone(e.fd()));
-            *slot = Some(exe.map(Arc::new));
+        match &*copy {
+            Sealed::Made(exe) => Some(exe.clone()),
+            _ => None,
         }
-        slot.clone().flatten()
     }
 }
 
-/// The lazily made sealed copy of a [`BotFile`]'s bytes: `None` until the
-/// first spawn, then `Some(None)` if none could be made. A clone starts
-/// empty; two `BotFile`s are equal by their contents alone.
+/// The lazily made sealed copy of a [`BotFile`]'s bytes. A clone starts
+/// without one; two `BotFile`s are equal by their contents alone.
 #[derive(Default)]
-struct SealedCopy(Mutex<Option<Option<Arc<Executable>>>>);
+struct SealedCopy(Mutex<Sealed>);
+
+#[derive(Default)]
+enum Sealed {
+    /// No spawn has asked yet.
+    #[default]
+    NotYet,
+    Made(Arc<Executable>),
+    /// None that a bot may execute could be made: the file is copied.
+    Unavailable,
+}
 
 impl Clone for SealedCopy {
     fn clone(&self) -> Self {
@@ -164,15 +177,6 @@ impl std::fmt::Debug for SealedCopy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SealedCopy")
     }
-}
-
-/// Whether a bot (another uid, without capabilities) may execute `fd`: a
-/// memory file is `rwxrwxrwx` (sealed against writes); the fallback for
-/// `vm.memfd_noexec = 2`, a private file, is its owner's only.
-fn executable_by_anyone(fd: RawFd) -> bool {
-    // SAFETY: fstat fills a plain struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & 0o001 != 0 }
 }
 
 /// Limits of one bot for one match.
@@ -292,6 +296,9 @@ pub struct BotProcess {
     netns: Option<Netns>,
     limits: BotLimits,
     _slot: Option<Slot>,
+    /// How it ended, once [`BotProcess::finish`] reaped it and checked its
+    /// group (a second call, e.g. on drop, reads nothing again).
+    finished: Option<ExitStatus>,
 }
 
 /// Steps of the bot's set-up, for the error message when one fails.
@@ -1155,6 +1162,7 @@ impl BotProcess {
             netns,
             limits: lim,
             _slot: slot,
+            finished: None,
         })
     }
 
@@ -1196,6 +1204,9 @@ impl BotProcess {
     /// is gone, so after the wait nothing of the bot is left (the control
     /// group is checked all the same).
     pub fn finish(&mut self) -> io::Result<ExitStatus> {
+        if let Some(st) = self.finished {
+            return Ok(st);
+        }
         if self.child.try_wait()?.is_none() {
             // SAFETY: plain syscall on our own child.
             unsafe {
@@ -1213,6 +1224,7 @@ impl BotProcess {
         if let Some(n) = self.netns.take() {
             POOL.give_back(n);
         }
+        self.finished = Some(st);
         Ok(st)
     }
 

@@ -420,7 +420,7 @@ struct Counters {
 /// of every bot's start, 10 % of a short match. A group is reused only when
 /// it has no member left; its counters go on from the last bot's totals,
 /// which become the new bot's zero ([`Counters`]), and memory it still
-/// holds (page cache its last bot read first, at most [`STALE_MAX`]) is
+/// holds (page cache its last bot read first, at most `STALE_MAX`) is
 /// added to the new bot's limit, so that every bot gets exactly its limit.
 #[derive(Debug)]
 pub struct GroupPool {
@@ -436,7 +436,7 @@ pub static BOT_GROUPS: GroupPool = GroupPool {
 const POOL_MAX: usize = 64;
 
 /// Memory a given-back group may still hold and be reused.
-pub const STALE_MAX: u64 = 4 << 20;
+const STALE_MAX: u64 = 4 << 20;
 
 impl GroupPool {
     /// A group with `limits`: an idle one, or a new one; `None` when this

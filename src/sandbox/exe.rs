@@ -65,6 +65,15 @@ impl Executable {
         self.len == 0
     }
 
+    /// Whether a process of another uid may execute it: a memory file is
+    /// `rwxrwxrwx` (sealed against writes); the fallback for
+    /// `vm.memfd_noexec = 2`, a private file, is its owner's only.
+    pub fn executable_by_others(&self) -> bool {
+        // SAFETY: fstat fills a plain struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        unsafe { libc::fstat(self.fd(), &mut st) == 0 && st.st_mode & 0o001 != 0 }
+    }
+
     /// The bytes held (for checks and tests).
     pub fn read_bytes(&self) -> io::Result<Vec<u8>> {
         let mut buf = vec![0u8; self.len];
@@ -159,6 +168,10 @@ mod tests {
     fn an_executable_is_sealed_against_change() {
         let exe = Executable::from_bytes("knobeln-test", b"\x7fELF-not-really").unwrap();
         assert_eq!(exe.read_bytes().unwrap(), b"\x7fELF-not-really");
+        assert!(
+            exe.executable_by_others(),
+            "a bot of another uid may run it"
+        );
         // SAFETY: write on our descriptor.
         let r = unsafe { libc::pwrite(exe.fd(), b"X".as_ptr().cast(), 1, 0) };
         assert!(r < 0, "a sealed executable cannot be written");
