@@ -1,17 +1,24 @@
-//! Benchmarks that print figures (never asserted in tests): one game
-//! against the machine's physical floor, measured in the same run.
+//! Benchmarks that print figures (never asserted in tests): one game of
+//! the WebAssembly engine against the native three-process game of the
+//! process runner, and the floors of a three-process design, all measured
+//! in the same run.
 //!
-//! The floor is the raw round trip of a few bytes between two processes over
-//! a pair of pipes, ×1000 (one per throw), with both processes on the same
-//! CPU, as the referee keeps a game's three parties.
+//! The floors are the raw round trip of a few bytes between two processes
+//! over a pair of pipes, ×1000 (one per throw), and a minimal exchange of a
+//! referee with two locked-down processes, all on the same CPU, as the
+//! process runner kept a game's three parties.
 
 use std::time::{Duration, Instant};
 
+use crate::referee::native::NativeReferee;
 use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
+use crate::wasm::Strategy;
 use crate::sandbox::pin_current_thread;
 use crate::seed::SeedKey;
-use crate::toolchain::compile::{compile, runtime_object, CompileConfig, CompileError, Outcome};
+use crate::toolchain::compile::{
+    compile, runtime_object, CompileConfig, CompileError, Outcome, Target,
+};
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
@@ -154,52 +161,76 @@ fn median(times: &mut [Duration]) -> Duration {
     times[times.len() / 2]
 }
 
-/// Figures of one benchmark run.
+/// Figures of one benchmark run: the WebAssembly engine's games beside
+/// the native three-process games of the process runner and the floors of
+/// a three-process design, all measured in this run on one CPU.
 #[derive(Debug, Clone)]
 pub struct GameBench {
     /// Raw two-process pipe round trip ×1000.
     pub floor: Duration,
     /// Minimal three-process exchange ×1000 (referee + two strategies).
     pub three_party: Duration,
-    pub game_pinned: Duration,
-    pub game_best: Duration,
+    /// Native trivial vs trivial (the process runner), median.
+    pub native_game: Duration,
+    /// A native game of one throw: starting and ending its two processes.
+    pub native_start_up: Duration,
+    /// WebAssembly games, median each: (what, time).
+    pub wasm_games: Vec<(String, Duration)>,
+    /// A WebAssembly game of one throw: instantiating both players.
+    pub wasm_start_up: Duration,
     pub games: usize,
-    /// A game of one throw: starting and ending its two strategies.
-    pub start_up: Duration,
 }
 
 impl GameBench {
+    /// The WebAssembly trivial game against the native one (goal ≤ 0.04).
     pub fn ratio(&self) -> f64 {
-        self.game_pinned.as_secs_f64() / self.floor.as_secs_f64()
+        self.wasm_games[0].1.as_secs_f64() / self.native_game.as_secs_f64()
+    }
+
+    /// The engine's cost per throw, both players (trivial strategies).
+    pub fn per_throw(&self) -> Duration {
+        self.wasm_games[0].1.saturating_sub(self.wasm_start_up) / 1000
     }
 
     pub fn print(&self) {
         println!(
-            "raw pipe round trip x1000 (floor, same CPU): {:>8.3} ms",
+            "raw pipe round trip x1000 (floor, same CPU):   {:>8.3} ms",
             ms(self.floor)
         );
         println!(
-            "minimal three-process exchange x1000:         {:>8.3} ms ({:.2}x the floor)",
+            "minimal three-process exchange x1000:          {:>8.3} ms ({:.2}x the pipe floor)",
             ms(self.three_party),
             self.three_party.as_secs_f64() / self.floor.as_secs_f64()
         );
         println!(
-            "one 1000-throw game, median of {}:            {:>8.3} ms (best {:.3} ms)",
+            "native game, trivial vs trivial (processes):   {:>8.3} ms (median of {}; of which \
+             starting both: {:.3} ms)",
+            ms(self.native_game),
             self.games,
-            ms(self.game_pinned),
-            ms(self.game_best)
+            ms(self.native_start_up)
+        );
+        for (what, t) in &self.wasm_games {
+            println!(
+                "wasm game, {what:<36} {:>8.3} ms ({:.3}x the native game)",
+                ms(*t),
+                t.as_secs_f64() / self.native_game.as_secs_f64()
+            );
+        }
+        println!(
+            "wasm game of one throw (instantiating both):   {:>8.3} ms",
+            ms(self.wasm_start_up)
         );
         println!(
-            "of which starting and ending the strategies:  {:>8.3} ms (a game of one throw)",
-            ms(self.start_up)
+            "wasm engine per throw, both players:           {:>8.3} us (goal: 0.25 us)",
+            self.per_throw().as_secs_f64() * 1e6
         );
         println!(
-            "ratio game / floor:                          {:>8.2}x (goal: 1.5x)",
+            "ratio wasm / native, trivial:                  {:>8.3}x (goal: 0.04x)",
             self.ratio()
         );
         println!(
-            "ratio game / three-process exchange:         {:>8.2}x",
-            self.game_pinned.as_secs_f64() / self.three_party.as_secs_f64()
+            "ratio wasm / three-process floor:              {:>8.3}x",
+            self.wasm_games[0].1.as_secs_f64() / self.three_party.as_secs_f64()
         );
     }
 }
@@ -208,8 +239,9 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Compiles the trivial strategy, measures the floors and `games` games, in
-/// a thread of its own (it pins itself to one CPU; the caller stays free).
+/// Compiles the strategies, measures the floors and `games` games of each
+/// kind, in a thread of its own (it pins itself to one CPU; the caller
+/// stays free).
 pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
     std::thread::scope(|s| {
         s.spawn(|| game_bench_here(games))
@@ -218,55 +250,108 @@ pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
     })
 }
 
+/// Compiles `source` (local rules) into a module ready to play.
+pub fn bench_strategy(source: &str) -> Result<std::sync::Arc<Strategy>, CompileError> {
+    let Outcome::Accepted { binary, .. } = compile(source.as_bytes(), &CompileConfig::local())?
+    else {
+        return Err(CompileError::Runtime("a bench strategy does not compile".into()));
+    };
+    crate::wasm::load(&binary)
+        .map_err(|e| CompileError::Runtime(e.to_string()))?
+        .map_err(|e| CompileError::Runtime(e.to_string()))
+}
+
+/// A demo family's source (variant 0) without its header.
+fn family_source(family: &str) -> String {
+    let team = crate::demo::field(crate::demo::FAMILIES.len())
+        .into_iter()
+        .find(|t| t.family == family)
+        .expect("a demo family");
+    crate::demo::strategy_source(&team, "x")
+}
+
 fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
+    let games = games.max(1);
     let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
     let floor = pipe_round_trip(1000, 21, cpu)?;
     let three_party = three_party_floor(1000, 21, cpu)?;
-    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())?
-    else {
+    let native_cfg = CompileConfig {
+        target: Target::Native,
+        ..CompileConfig::local()
+    };
+    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &native_cfg)? else {
         return Err(CompileError::Runtime(
             "the trivial strategy does not compile".into(),
         ));
     };
-    let trivial = Executable::from_bytes("knobeln-bench-trivial", &binary)?;
-    let referee = Referee::new(RefereeConfig::default());
+    let native = Executable::from_bytes("knobeln-bench-trivial", &binary)?;
     pin_current_thread(cpu)?;
-    let mut times = Vec::with_capacity(games);
-    for i in 0..games.max(1) {
-        let t = Instant::now();
-        let g = referee
-            .play([&trivial, &trivial], GameSeeds::public(i as u64))
-            .map_err(|e| CompileError::Runtime(e.to_string()))?;
-        times.push(t.elapsed());
-        assert!(
-            g.failures.is_empty(),
-            "the trivial strategy failed: {:?}",
-            g.failures
-        );
-    }
-    let best = *times.iter().min().expect("one game");
-    let one_throw = Referee::new(RefereeConfig {
+    let one_throw = RefereeConfig {
         params: crate::game::knobeln::Params {
             l: 1,
             ..Default::default()
         },
         ..RefereeConfig::default()
-    });
-    let mut starts = Vec::with_capacity(games);
-    for i in 0..games.max(1) {
-        let t = Instant::now();
-        one_throw
-            .play([&trivial, &trivial], GameSeeds::public(i as u64))
-            .map_err(|e| CompileError::Runtime(e.to_string()))?;
-        starts.push(t.elapsed());
+    };
+    let run = |play: &dyn Fn(u64) -> Result<crate::referee::GameRecord, String>| {
+        let mut times = Vec::with_capacity(games);
+        for i in 0..games {
+            let t = Instant::now();
+            let g = play(i as u64).map_err(CompileError::Runtime)?;
+            times.push(t.elapsed());
+            if !g.failures.is_empty() {
+                return Err(CompileError::Runtime(format!(
+                    "a bench strategy failed: {:?}",
+                    g.failures
+                )));
+            }
+        }
+        Ok(median(&mut times))
+    };
+    let referee = NativeReferee::new(RefereeConfig::default());
+    let native_game = run(&|i| {
+        referee
+            .play([&native, &native], GameSeeds::public(i))
+            .map_err(|e| e.to_string())
+    })?;
+    let short = NativeReferee::new(one_throw);
+    let native_start_up = run(&|i| {
+        short
+            .play([&native, &native], GameSeeds::public(i))
+            .map_err(|e| e.to_string())
+    })?;
+    let trivial = bench_strategy(TRIVIAL_C)?;
+    let example = bench_strategy(crate::toolchain::compile::EXAMPLE_C)?;
+    let frequency = bench_strategy(&family_source("frequency"))?;
+    let titfortat = bench_strategy(&family_source("titfortat"))?;
+    let referee = Referee::new(RefereeConfig::default());
+    let mut wasm_games = Vec::new();
+    for (what, p, q) in [
+        ("trivial vs trivial:", &trivial, &trivial),
+        ("example vs example:", &example, &example),
+        ("frequency vs titfortat (demo):", &frequency, &titfortat),
+    ] {
+        let t = run(&|i| {
+            referee
+                .play([p, q], GameSeeds::public(i))
+                .map_err(|e| e.to_string())
+        })?;
+        wasm_games.push((what.to_string(), t));
     }
+    let short = Referee::new(one_throw);
+    let wasm_start_up = run(&|i| {
+        short
+            .play([&trivial, &trivial], GameSeeds::public(i))
+            .map_err(|e| e.to_string())
+    })?;
     Ok(GameBench {
-        start_up: median(&mut starts),
         floor,
         three_party,
-        game_pinned: median(&mut times),
-        game_best: best,
-        games: games.max(1),
+        native_game,
+        native_start_up,
+        wasm_games,
+        wasm_start_up,
+        games,
     })
 }
 
@@ -333,7 +418,7 @@ pub fn tournament_bench(
             "the trivial strategy does not compile".into(),
         ));
     };
-    let game_floor = game_bench(15)?.game_pinned;
+    let game_floor = game_bench(15)?.wasm_games[0].1;
     let dir = tempfile::tempdir()?;
     let mut times = Vec::new();
     for (i, workers) in [1, jobs].into_iter().enumerate() {

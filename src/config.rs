@@ -215,11 +215,19 @@ pub struct Rules {
     pub k: u32,
     /// Throws per game (L).
     pub throws: u32,
-    /// CPU seconds per strategy and game.
-    pub cpu_secs: u64,
-    /// Memory per strategy in kB (address space).
+    /// The CPU limit: fuel (WebAssembly operators) per strategy and game;
+    /// the default is the announcement's 30 s on a SPARCstation 2
+    /// ([`crate::referee::DEFAULT_FUEL`]).
+    pub fuel: u64,
+    /// Removed: the CPU limit is `fuel`, the same on every machine. Only
+    /// read to refuse a config that still sets it, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_secs: Option<u64>,
+    /// Memory per strategy in kB: the module's linear memory (data, heap
+    /// and stack), whole WebAssembly pages of 64 kB.
     pub memory_kb: u64,
-    /// Wall-clock seconds per game.
+    /// The watchdog's wall-clock seconds per game (against faults of the
+    /// engine; fuel runs out long before).
     pub wall_secs: f64,
     /// Exemplars per strategy in the Knobeln Evolution.
     pub exemplars: u64,
@@ -249,7 +257,8 @@ impl Default for Rules {
             b: 12288,
             k: 8,
             throws: 1000,
-            cpu_secs: 2,
+            fuel: crate::referee::DEFAULT_FUEL,
+            cpu_secs: None,
             memory_kb: 1024,
             wall_secs: 10.0,
             exemplars: 5,
@@ -274,10 +283,11 @@ impl Rules {
                 l: self.throws,
             },
             limits: crate::sandbox::player::PlayerLimits {
-                cpu_secs: self.cpu_secs.max(1),
                 memory_bytes: self.memory_kb * 1024,
+                ..Default::default()
             },
             wall: std::time::Duration::from_secs_f64(self.wall_secs.max(0.1)),
+            fuel: self.fuel,
         }
     }
 
@@ -287,6 +297,20 @@ impl Rules {
             max_generations: self.max_generations,
         }
     }
+}
+
+/// A strategy's memory in kB must be whole WebAssembly pages (64 kB), at
+/// least 128 kB (the shadow stack and the runtime) and at most the
+/// engine's slot ([`crate::wasm::MAX_MEMORY_BYTES`]).
+pub fn check_memory_kb(memory_kb: u64) -> Result<(), String> {
+    let max_kb = crate::wasm::MAX_MEMORY_BYTES / 1024;
+    if memory_kb % 64 != 0 || !(128..=max_kb).contains(&memory_kb) {
+        return Err(format!(
+            "memory_kb must be a multiple of 64 (a WebAssembly page) between 128 and {max_kb} \
+             (got {memory_kb})"
+        ));
+    }
+    Ok(())
 }
 
 /// How mail comes in and goes out.
@@ -622,6 +646,20 @@ impl Config {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.rules.cpu_secs.is_some() {
+            return Err(ConfigError::Invalid(
+                "[rules] cpu_secs is gone: strategies run as WebAssembly and their CPU limit \
+                 is `fuel`, operators per strategy and game, the same on every machine \
+                 (default 1710000000, the announcement's 30 s of a SPARCstation 2); remove \
+                 cpu_secs or replace it by fuel"
+                    .into(),
+            ));
+        }
+        if self.rules.fuel == 0 {
+            return Err(ConfigError::Invalid("[rules] fuel must be at least 1".into()));
+        }
+        check_memory_kb(self.rules.memory_kb)
+            .map_err(|e| ConfigError::Invalid(format!("[rules] {e}")))?;
         let t = &self.timeline;
         if t.registration_deadline <= t.registration_start {
             return Err(ConfigError::Invalid(

@@ -38,3 +38,4 @@ pub mod site;
 pub mod store;
 pub mod toolchain;
 pub mod tournament;
+pub mod wasm;

@@ -11,8 +11,7 @@ use serde_json::json;
 
 use knobeln::referee::{GameSeeds, Referee};
 use knobeln::report::{compile_report, ReportNotes, TrialView};
-use knobeln::sandbox::exe::Executable;
-use knobeln::toolchain::compile::{compile, example_binary, CompileConfig, Outcome};
+use knobeln::toolchain::compile::{compile, example_strategy, CompileConfig, Outcome};
 
 use super::GameOpts;
 
@@ -41,10 +40,10 @@ impl CheckCmd {
         let outcome = compile(&src, &cfg)?;
         let trial = match &outcome {
             Outcome::Accepted { binary, .. } => {
-                let strategy = Executable::from_bytes("knobeln-check", binary)
-                    .context("holding the strategy for the trial game")?;
-                let example = example_binary()?;
-                Some(referee.play_pinned([&strategy, &example], GameSeeds::public(self.seed))?)
+                let strategy = knobeln::wasm::load(binary)
+                    .context("compiling the module for the trial game")?;
+                let example: knobeln::wasm::Loaded = Ok(example_strategy()?);
+                Some(referee.play_loaded([&strategy, &example], GameSeeds::public(self.seed))?)
             }
             Outcome::Rejected { .. } => None,
         };

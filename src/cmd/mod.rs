@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use knobeln::game::Params;
 use knobeln::referee::RefereeConfig;
+use knobeln::config::check_memory_kb;
 use knobeln::sandbox::player::PlayerLimits;
 use knobeln::store::{Store, StoreError};
 
@@ -171,13 +172,14 @@ pub struct GameOpts {
     /// Throws per game.
     #[arg(long = "throws", default_value_t = 1000)]
     pub l: u32,
-    /// CPU seconds per strategy and game.
-    #[arg(long, default_value_t = 2)]
-    pub cpu_secs: u64,
-    /// Memory limit per strategy, in kB.
+    /// The CPU limit: fuel (WebAssembly operators) per strategy and game
+    /// (default: 30 s of a SPARCstation 2).
+    #[arg(long, default_value_t = knobeln::referee::DEFAULT_FUEL)]
+    pub fuel: u64,
+    /// Memory limit per strategy, in kB (whole 64 kB pages).
     #[arg(long, default_value_t = 1024)]
     pub memory_kb: u64,
-    /// Wall-clock limit per game, in seconds.
+    /// The watchdog: wall-clock limit per game, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub wall_secs: f64,
 }
@@ -191,15 +193,17 @@ impl GameOpts {
             l: self.l,
         };
         params.validate().map_err(anyhow::Error::msg)?;
-        anyhow::ensure!(self.cpu_secs >= 1, "--cpu-secs must be at least 1");
+        anyhow::ensure!(self.fuel >= 1, "--fuel must be at least 1");
         anyhow::ensure!(self.wall_secs > 0.0, "--wall-secs must be positive");
+        check_memory_kb(self.memory_kb).map_err(anyhow::Error::msg)?;
         Ok(RefereeConfig {
             params,
             limits: PlayerLimits {
-                cpu_secs: self.cpu_secs,
                 memory_bytes: self.memory_kb * 1024,
+                ..Default::default()
             },
             wall: Duration::from_secs_f64(self.wall_secs),
+            fuel: self.fuel,
         })
     }
 }

@@ -26,7 +26,6 @@ use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
 use knobeln::referee::{GameRecord, GameSeeds, Referee};
 use knobeln::report::compile_report;
-use knobeln::sandbox::exe::Executable;
 use knobeln::toolchain::compile::{compile, CompileConfig, Outcome};
 
 use super::GameOpts;
@@ -85,7 +84,10 @@ impl Play {
             bail!("KNOBELN is played by two strategies: knobeln play A.c B.c");
         };
         let referee = Referee::new(self.game.referee_config()?);
-        let cfg = CompileConfig::local();
+        let cfg = CompileConfig {
+            memory_limit: self.game.memory_kb * 1024,
+            ..CompileConfig::local()
+        };
         let mut paths = Vec::new();
         let mut names = Vec::new();
         for (i, file) in [first, second].into_iter().enumerate() {
@@ -96,9 +98,9 @@ impl Play {
                 .unwrap_or_else(|| format!("player{i}"));
             match compile(&src, &cfg)? {
                 Outcome::Accepted { binary, .. } => {
-                    let exe = Executable::from_bytes(&format!("knobeln-play-{name}"), &binary)
-                        .context("holding the compiled strategy")?;
-                    paths.push(exe);
+                    let strategy = knobeln::wasm::load(&binary)
+                        .context("compiling the module for the referee")?;
+                    paths.push(strategy);
                     names.push(name);
                 }
                 Outcome::Rejected { report } => {
@@ -118,7 +120,7 @@ impl Play {
         }
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
-            let g = referee.play_pinned([&paths[0], &paths[1]], GameSeeds::public(seed))?;
+            let g = referee.play_loaded([&paths[0], &paths[1]], GameSeeds::public(seed))?;
             if self.json {
                 outln!(
                     "{}",

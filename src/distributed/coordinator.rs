@@ -58,7 +58,7 @@ impl Upload for Program {
     }
 
     fn bytes(&self) -> Result<Vec<u8>, String> {
-        self.exe.read_bytes().map_err(|e| e.to_string())
+        Ok(self.wasm.clone())
     }
 }
 

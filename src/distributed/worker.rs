@@ -55,7 +55,7 @@ use crate::lang::build::BotProgram;
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
 use crate::lines::LineLimits;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
-use crate::sandbox::exe::Executable;
+use crate::wasm::Loaded;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 
 /// The largest KNOBELN program a worker fetches.
@@ -707,7 +707,7 @@ struct GameThreads {
 
 struct GameTask {
     referee: Referee,
-    programs: [Arc<Executable>; 2],
+    programs: [Arc<Loaded>; 2],
     seeds: GameSeeds,
     reply: oneshot::Sender<Result<GameRecord, String>>,
 }
@@ -731,7 +731,7 @@ impl GameThreads {
                     for t in rx {
                         let r = t
                             .referee
-                            .play([&t.programs[0], &t.programs[1]], t.seeds)
+                            .play_loaded([&t.programs[0], &t.programs[1]], t.seeds)
                             .map_err(|e| format!("the referee failed: {e}"));
                         let _ = t.reply.send(r);
                     }
@@ -744,7 +744,7 @@ impl GameThreads {
     async fn play(
         &self,
         referee: Referee,
-        programs: [Arc<Executable>; 2],
+        programs: [Arc<Loaded>; 2],
         seeds: GameSeeds,
     ) -> Result<GameRecord, String> {
         let (reply, answer) = oneshot::channel();
@@ -798,7 +798,7 @@ impl<T> Held<T> {
 struct ProgramCache {
     dir: PathBuf,
     bucket: jetstream::object_store::ObjectStore,
-    memory: Mutex<Held<Executable>>,
+    memory: Mutex<Held<Loaded>>,
     bots: Mutex<Held<BotProgram>>,
     loading: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -822,11 +822,12 @@ impl ProgramCache {
         })
     }
 
-    /// A KNOBELN strategy, held as a sealed memory file.
-    async fn get(&self, sha: &str) -> Result<Arc<Executable>, String> {
+    /// A KNOBELN strategy: its module compiled once for this machine's
+    /// engine (kept while it is among the last [`MEMORY_CACHE`]), or why
+    /// it cannot play.
+    async fn get(&self, sha: &str) -> Result<Arc<Loaded>, String> {
         self.get_with(sha, &self.memory, MAX_PROGRAM_BYTES, |bytes| {
-            Executable::from_bytes(&format!("knobeln-{}", &sha[..16]), bytes)
-                .map_err(|e| format!("holding program {sha}: {e}"))
+            crate::wasm::load(bytes).map_err(|e| format!("compiling program {sha}: {e}"))
         })
         .await
     }

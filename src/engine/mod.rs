@@ -44,6 +44,8 @@ pub enum EngineError {
     Compile(#[from] crate::toolchain::compile::CompileError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Wasm(#[from] crate::wasm::WasmError),
     #[error("tournament schedule: {0}")]
     Schedule(#[from] crate::tournament::schedule::ScheduleError),
     #[error("ranking: {0}")]

@@ -1,7 +1,7 @@
 //! A pool of worker threads that play games. Each worker is pinned to one
-//! CPU, so a game's referee and both strategy processes (which inherit the
-//! pinning) share that CPU: a throw then costs three context switches on
-//! one core instead of cross-core wake-ups.
+//! CPU and plays one game at a time to its end: both strategies run on the
+//! worker's thread ([`crate::wasm::seat`]), so a game never waits for
+//! another thread and never blocks one that another game needs.
 //!
 //! The pool plays what it is given and hands back what happened; it never
 //! decides what to play next (that is [`super::run`]'s job with the
@@ -14,16 +14,29 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::referee::{GameRecord, GameSeeds, Referee};
-use crate::sandbox::exe::Executable;
+use crate::wasm::Loaded;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 use crate::tournament::ScheduledGame;
 
-/// A strategy program: its bytes held sealed, and their SHA-256 (by which
-/// another machine can fetch and verify it).
+/// A strategy program: its module's bytes and their SHA-256 (by which
+/// another machine can fetch and verify it), and the module compiled for
+/// this machine's engine (or why it cannot play).
 #[derive(Debug)]
 pub struct Program {
     pub sha256: String,
-    pub exe: Executable,
+    pub wasm: Vec<u8>,
+    pub strategy: Loaded,
+}
+
+impl Program {
+    /// Compiles (or takes from the engine's cache) the module `wasm`.
+    pub fn load(wasm: Vec<u8>) -> Result<Program, crate::wasm::WasmError> {
+        Ok(Program {
+            sha256: super::prepare::sha256_hex(&wasm),
+            strategy: crate::wasm::load(&wasm)?,
+            wasm,
+        })
+    }
 }
 
 /// A game to play: what the schedule says, the two programs, and the seeds
@@ -80,7 +93,10 @@ impl Pool {
                         let _ = pin_current_thread(cpu);
                         for job in rx {
                             let result = referee
-                                .play([&job.programs[0].exe, &job.programs[1].exe], job.seeds)
+                                .play_loaded(
+                                    [&job.programs[0].strategy, &job.programs[1].strategy],
+                                    job.seeds,
+                                )
                                 .map_err(|e| e.to_string());
                             if tx
                                 .send(Done {

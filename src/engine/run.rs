@@ -16,7 +16,6 @@ use serde::{Deserialize, Serialize};
 use super::pool::{Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
-use crate::sandbox::exe::Executable;
 use crate::seed::SeedKey;
 use crate::store::{Entry, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
@@ -527,9 +526,7 @@ impl Players {
                     EngineError::Mismatch(format!("team {} is not an entry", team.0))
                 })?;
                 let bytes = store.version_binary(entry.version)?;
-                let exe = Executable::from_bytes(&format!("knobeln-team-{}", team.0), &bytes)?;
-                let sha256 = super::prepare::sha256_hex(&bytes);
-                Ok((*team, Arc::new(Program { sha256, exe })))
+                Ok((*team, Arc::new(Program::load(bytes)?)))
             })
             .collect()
     }

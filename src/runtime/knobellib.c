@@ -1,33 +1,39 @@
 /*
  * knobellib.c -- the KNOBELN strategy runtime (the contest's knobellib).
  *
- * Linked statically with every strategy; no C library. It provides:
- *   - the entry point _start, which reads the game seed from argv[1], seeds
- *     the random generator, wipes everything the kernel put on the initial
- *     stack (arguments, environment, auxiliary vector with its random bytes,
- *     strings), moves to a stack at a fixed distance from the top of the
- *     stack mapping, unmaps the kernel's clock pages (vDSO), clears the
- *     registers, locks the process down with seccomp strict mode (read,
- *     write, exit and sigreturn only) and only then calls main(). Started
- *     without address randomisation (as the contest server does), a
- *     strategy sees the same memory in every run: nothing it can read
- *     depends on the machine, the time or the run, only on its seed;
+ * Linked with every strategy; no C library. It provides:
  *   - the five routines of the rules: init_random, log2, next_random,
  *     make_throw, count_points (documented in knobellib.h);
- *   - memcpy, memset, memmove and memcmp, which gcc may emit on its own.
+ *   - memcpy, memset, memmove and memcmp, which compilers may emit on
+ *     their own;
+ *   - the start of the program, in one of two builds:
  *
- * Protocol with the referee: make_throw writes "N\n" to standard output and
+ * WebAssembly (what the contest plays; compiled by clang for wasm32,
+ * see the kit's README): the module imports exactly two functions of the
+ * referee, "knobeln" "seed" (the game seed of this player's generator) and
+ * "knobeln" "make_throw" (makes a throw, returns the opponent's), and
+ * exports knobeln_start (seeds the generator) and main. Nothing else
+ * crosses into the referee: the module sees only its own 1024 kB of
+ * linear memory, and every instruction it executes is counted.
+ *
+ * x86-64 Linux (for local play with the kit's referee.c): the entry point
+ * _start reads the game seed from argv[1], seeds the random generator,
+ * wipes everything the kernel put on the initial stack (arguments,
+ * environment, auxiliary vector with its random bytes, strings), moves to
+ * a stack at a fixed distance from the top of the stack mapping, unmaps
+ * the kernel's clock pages (vDSO), clears the registers, locks the process
+ * down with seccomp strict mode (read, write, exit and sigreturn only) and
+ * only then calls main(). make_throw writes "N\n" to standard output and
  * reads the opponent's throw as "N\n" from standard input. End of input
- * means the game is over: the program exits quietly.
- *
- * x86-64 Linux only. No participant code runs before the lock-down: there is
- * no constructor support (.init_array is never run) and the participant
- * cannot define _start (duplicate symbol at link time).
+ * means the game is over: the program exits quietly. No constructor ever
+ * runs (.init_array is never run) and the participant cannot define
+ * _start (duplicate symbol at link time).
  */
 
 typedef unsigned long long u64;
 typedef unsigned long usize;
 
+#ifndef __wasm__
 #define SYS_read 0
 #define SYS_write 1
 #define SYS_munmap 11
@@ -68,6 +74,7 @@ static void knobeln_exit(int code)
     for (;;)
         knobeln_syscall3(SYS_exit, code, 0, 0);
 }
+#endif /* !__wasm__ */
 
 /* ---- memory routines gcc may call on its own ---- */
 
@@ -179,7 +186,27 @@ int count_points(int throw1, int throw2, int *points1, int *points2)
     return 1;
 }
 
-/* ---- the pipe to the referee ---- */
+/* ---- the referee ---- */
+
+#ifdef __wasm__
+
+__attribute__((import_module("knobeln"), import_name("make_throw"))) int
+knobeln_referee_throw(int my_throw);
+__attribute__((import_module("knobeln"), import_name("seed"))) long long knobeln_referee_seed(void);
+
+int make_throw(int my_throw)
+{
+    return knobeln_referee_throw(my_throw);
+}
+
+/* The referee calls this first, then main. */
+__attribute__((export_name("knobeln_start"))) void knobeln_start(void)
+{
+    knobeln_seed = (u64)knobeln_referee_seed();
+    knobeln_rng = knobeln_seed;
+}
+
+#else /* x86-64 Linux */
 
 static char knobeln_in[64];
 static int knobeln_in_len;
@@ -348,3 +375,5 @@ __asm__(".text\n"
         "    xor %r15d, %r15d\n"
         "    call knobeln_main\n"
         "    hlt\n");
+
+#endif /* !__wasm__ */

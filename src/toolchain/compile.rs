@@ -20,7 +20,7 @@ use super::gcc::{Gcc, GccRun, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source::{self, Description, Header};
 use super::symbols::{self, LIBRARY_ROUTINES};
-use super::{elf, purec};
+use super::{elf, purec, wasm};
 use crate::sandbox::exe::Executable;
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
 use crate::sandbox::player::{
@@ -46,10 +46,22 @@ pub enum Profile {
     Local,
 }
 
+/// What the compile service builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Target {
+    /// A WebAssembly module (what every contest path plays).
+    #[default]
+    Wasm,
+    /// A native x86-64 program for the process runner, which only the
+    /// benchmark plays (to compare with the WebAssembly engine).
+    Native,
+}
+
 /// Settings of the compile service.
 #[derive(Debug, Clone)]
 pub struct CompileConfig {
     pub profile: Profile,
+    pub target: Target,
     pub jail: JailLimits,
     /// Requirement 4: at most this many lexical elements after preprocessing.
     pub max_lexical_elements: u64,
@@ -65,6 +77,7 @@ impl Default for CompileConfig {
     fn default() -> Self {
         CompileConfig {
             profile: Profile::Submission,
+            target: Target::Wasm,
             jail: JailLimits::default(),
             max_lexical_elements: 10_000,
             min_description_lines: 15,
@@ -414,6 +427,124 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         return Ok(finish(r, verdicts, None));
     }
 
+    match cfg.target {
+        Target::Wasm => build_wasm(&gcc, r, verdicts, cfg, &text),
+        Target::Native => link_native(&gcc, r, verdicts, cfg),
+    }
+}
+
+/// Checks 1 to 6 passed: the program that plays is the same source
+/// compiled by clang for wasm32 and linked with the runtime, if the module
+/// has the contest's shape. A problem here is the Compiler check's (5).
+fn build_wasm(
+    gcc: &Gcc<'_>,
+    mut r: Report,
+    mut verdicts: Vec<(Check, Verdict)>,
+    cfg: &CompileConfig,
+    text: &str,
+) -> Result<Outcome, CompileError> {
+    verdicts.push((Check::Library, Verdict::Passed));
+    let tools = wasm::Toolchain::find()
+        .ok_or_else(|| CompileError::Runtime(wasm::Toolchain::MISSING.into()))?;
+    let reject = |r: &mut Report, verdicts: &mut Vec<(Check, Verdict)>, message: String| {
+        r.diagnostics
+            .push(Diagnostic::error(Check::Compiler, None, message));
+        set_verdict(verdicts, Check::Compiler, Verdict::Failed);
+    };
+    let cc = tools.compile(gcc, SOURCE_NAME, "strategy.wasm.o")?;
+    if !cc.ok {
+        let before = r.diagnostics.len();
+        add_gcc_messages(&mut r, &cc, Check::Compiler);
+        for d in &mut r.diagnostics[before..] {
+            d.message = format!("clang (which builds the program that plays): {}", d.message);
+        }
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        return Ok(finish(r, verdicts, None));
+    }
+    gcc.put("knobellib.wasm.o", &runtime_wasm_object()?)?;
+    let ld = tools.link(
+        gcc,
+        &["strategy.wasm.o", "knobellib.wasm.o"],
+        "strategy.wasm",
+        cfg.memory_limit,
+    )?;
+    let problems = wasm::link_problems(&ld.messages);
+    let uses = FirstUses::new(text, r.description.as_ref());
+    for p in &problems {
+        match p {
+            wasm::LinkProblem::Memory { needed_bytes } => {
+                let data = needed_bytes.saturating_sub(wasm::SHADOW_STACK_BYTES);
+                r.image_bytes = Some(data);
+                reject(
+                    &mut r,
+                    &mut verdicts,
+                    memory_message(data, Some(*needed_bytes), cfg.memory_limit),
+                );
+            }
+            wasm::LinkProblem::Signature { function } => {
+                r.diagnostics.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(function),
+                    format!(
+                        "calls `{function}` with other arguments than it takes (see \
+                         knobellib.h for the five routines; a function of your own must be \
+                         called as it is defined)"
+                    ),
+                ));
+                set_verdict(&mut verdicts, Check::Library, Verdict::Failed);
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Ok(finish(r, verdicts, None));
+    }
+    if !ld.ok {
+        add_gcc_messages(&mut r, &ld, Check::Compiler);
+        if !r.errors().any(|d| d.check == Check::Compiler) {
+            reject(
+                &mut r,
+                &mut verdicts,
+                "linking with the contest runtime (wasm-ld) failed; its messages are quoted below"
+                    .into(),
+            );
+        }
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        return Ok(finish(r, verdicts, None));
+    }
+    let module = gcc.get("strategy.wasm")?;
+    // The wall: the module's shape, then the engine compiles it.
+    match wasm::check_module(&module, cfg.memory_limit) {
+        Ok(shape) => r.image_bytes = Some(shape.memory_bytes),
+        Err(problems) => {
+            for p in problems {
+                reject(&mut r, &mut verdicts, format!("the program {p}"));
+            }
+            return Ok(finish(r, verdicts, None));
+        }
+    }
+    match crate::wasm::load(&module).map_err(|e| CompileError::Runtime(e.to_string()))? {
+        Ok(_) => Ok(finish(r, verdicts, Some(module))),
+        Err(e) => {
+            reject(
+                &mut r,
+                &mut verdicts,
+                format!("the program does not compile for the referee: {e}"),
+            );
+            Ok(finish(r, verdicts, None))
+        }
+    }
+}
+
+/// The native program of the process runner (`bench` compares it with the
+/// WebAssembly engine; no contest path plays it): linked with the runtime
+/// by gcc, checked for the shape of plain C, and started under the real
+/// limits.
+fn link_native(
+    gcc: &Gcc<'_>,
+    mut r: Report,
+    mut verdicts: Vec<(Check, Verdict)>,
+    cfg: &CompileConfig,
+) -> Result<Outcome, CompileError> {
     // Link with the runtime (compiled once per process).
     gcc.put("knobellib.o", &runtime_object()?)?;
     let ld = gcc.link(&["strategy.o", "knobellib.o"], "strategy")?;
@@ -725,13 +856,68 @@ pub fn runtime_object() -> Result<Arc<Vec<u8>>, CompileError> {
     r.clone().map_err(CompileError::Runtime)
 }
 
-/// The announcement's example strategy, compiled once per process and held
-/// sealed in memory (never at a path another user could replace).
-pub fn example_binary() -> Result<Arc<Executable>, CompileError> {
-    static EXAMPLE: OnceLock<Result<Arc<Executable>, String>> = OnceLock::new();
+/// The contest runtime compiled by clang for wasm32 (in the jail, with
+/// the strategies' flags), once per process: every module links the same
+/// bytes.
+pub fn runtime_wasm_object() -> Result<Arc<Vec<u8>>, CompileError> {
+    static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
+    let r = OBJECT.get_or_init(|| {
+        let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
+        let jail = Jail::new().map_err(|e| e.to_string())?;
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put("knobellib.c", RUNTIME_C.as_bytes())
+            .map_err(|e| e.to_string())?;
+        let rt = tools
+            .compile(&gcc, "knobellib.c", "knobellib.wasm.o")
+            .map_err(|e| e.to_string())?;
+        if !rt.ok {
+            return Err(rt.messages);
+        }
+        gcc.get("knobellib.wasm.o")
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    });
+    r.clone().map_err(CompileError::Runtime)
+}
+
+/// The announcement's example strategy as a module, compiled once per
+/// process.
+pub fn example_module() -> Result<Arc<Vec<u8>>, CompileError> {
+    static EXAMPLE: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
     let r = EXAMPLE.get_or_init(|| {
         let outcome =
             compile(EXAMPLE_C.as_bytes(), &CompileConfig::local()).map_err(|e| e.to_string())?;
+        let Outcome::Accepted { binary, .. } = outcome else {
+            return Err("the example strategy does not compile".into());
+        };
+        Ok(Arc::new(binary))
+    });
+    r.clone().map_err(CompileError::Runtime)
+}
+
+/// The announcement's example strategy, ready to play (compiled once per
+/// process).
+pub fn example_strategy() -> Result<Arc<crate::wasm::Strategy>, CompileError> {
+    let module = example_module()?;
+    match crate::wasm::load(&module).map_err(|e| CompileError::Runtime(e.to_string()))? {
+        Ok(s) => Ok(s),
+        Err(e) => Err(CompileError::Runtime(format!(
+            "the example strategy does not load: {e}"
+        ))),
+    }
+}
+
+/// The announcement's example strategy as a native program for the
+/// process runner (the benchmark's comparison only), compiled once per
+/// process and held sealed in memory.
+pub fn example_native() -> Result<Arc<Executable>, CompileError> {
+    static EXAMPLE: OnceLock<Result<Arc<Executable>, String>> = OnceLock::new();
+    let r = EXAMPLE.get_or_init(|| {
+        let cfg = CompileConfig {
+            target: Target::Native,
+            ..CompileConfig::local()
+        };
+        let outcome = compile(EXAMPLE_C.as_bytes(), &cfg).map_err(|e| e.to_string())?;
         let Outcome::Accepted { binary, .. } = outcome else {
             return Err("the example strategy does not compile".into());
         };

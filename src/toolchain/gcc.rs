@@ -119,40 +119,46 @@ impl<'j> Gcc<'j> {
     }
 
     fn run(&self, argv: &[&str]) -> Result<GccRun, JailError> {
-        let out = self.jail.run(argv, &self.limits)?;
-        Ok(self.interpret(out))
+        self.run_tool("gcc", argv)
     }
 
-    fn interpret(&self, out: JailOutput) -> GccRun {
+    /// Runs another tool of the toolchain (clang, wasm-ld) in the jail with
+    /// the same limits; its fate is told with its `name`.
+    pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
+        let out = self.jail.run(argv, &self.limits)?;
+        Ok(self.interpret(out, name))
+    }
+
+    fn interpret(&self, out: JailOutput, tool: &str) -> GccRun {
         let lim = &self.limits;
         let text = out.output.replace("/work/", "");
         let limit_hit = match out.exit {
             JailExit::WallClock => Some(format!(
-                "gcc did not finish within {} s and was stopped",
+                "{tool} did not finish within {} s and was stopped",
                 lim.wall.as_secs()
             )),
             JailExit::Signaled(s) if s == libc::SIGXCPU => {
-                Some(format!("gcc used more than {} s of CPU time and was stopped", lim.cpu_secs))
+                Some(format!("{tool} used more than {} s of CPU time and was stopped", lim.cpu_secs))
             }
             JailExit::Signaled(s) if s == libc::SIGXFSZ => Some(format!(
-                "gcc's output grew beyond {} MB and was stopped (a macro that expands without end?)",
+                "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                 lim.file_size >> 20
             )),
-            JailExit::Signaled(s) => Some(format!("gcc was stopped by signal {s}")),
+            JailExit::Signaled(s) => Some(format!("{tool} was stopped by signal {s}")),
             JailExit::Exited(_) => {
                 if text.contains("File size limit exceeded") {
                     Some(format!(
-                        "gcc's output grew beyond {} MB and was stopped (a macro that expands without end?)",
+                        "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                         lim.file_size >> 20
                     ))
                 } else if text.contains("CPU time limit exceeded") {
                     Some(format!(
-                        "gcc used more than {} s of CPU time and was stopped",
+                        "{tool} used more than {} s of CPU time and was stopped",
                         lim.cpu_secs
                     ))
                 } else if text.contains("out of memory") || text.contains("memory exhausted") {
                     Some(format!(
-                        "gcc needed more than {} MB of memory and was stopped",
+                        "{tool} needed more than {} MB of memory and was stopped",
                         lim.address_space >> 20
                     ))
                 } else {

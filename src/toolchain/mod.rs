@@ -9,3 +9,4 @@ pub mod lex;
 pub mod purec;
 pub mod source;
 pub mod symbols;
+pub mod wasm;

@@ -21,10 +21,9 @@ use crate::mail::secrets::mask_text;
 use crate::mail::texts::render;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::report::{compile_report, ReportNotes, TrialView};
-use crate::sandbox::exe::Executable;
 use crate::store::mail as db;
 use crate::store::{NewVersion, Store, StoreError};
-use crate::toolchain::compile::{compile, example_binary, CompileConfig, CompileError, Outcome};
+use crate::toolchain::compile::{compile, example_strategy, CompileConfig, CompileError, Outcome};
 use crate::toolchain::source::parse_header;
 use crate::tournament::TeamId;
 
@@ -220,10 +219,10 @@ pub fn prepare(
 /// The trial game against the announcement's example; `Err` is a problem of
 /// the server (the strategy's own failures are in the record).
 fn trial_game(binary: &[u8], referee: &RefereeConfig, seed: u64) -> Result<GameRecord, String> {
-    let strategy = Executable::from_bytes("knobeln-trial", binary).map_err(|e| e.to_string())?;
-    let example = example_binary().map_err(|e| e.to_string())?;
+    let strategy = crate::wasm::load(binary).map_err(|e| e.to_string())?;
+    let example: crate::wasm::Loaded = Ok(example_strategy().map_err(|e| e.to_string())?);
     Referee::new(*referee)
-        .play_pinned([&strategy, &example], GameSeeds::public(seed))
+        .play_loaded([&strategy, &example], GameSeeds::public(seed))
         .map_err(|e| e.to_string())
 }
 

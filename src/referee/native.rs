@@ -1,148 +1,31 @@
-//! The referee: plays one game of KNOBELN between two compiled strategies.
+//! The process runner of earlier versions: plays one game of KNOBELN
+//! between two native strategy programs, each its own confined process
+//! ([`crate::sandbox::player`]) exchanging throws with the referee over
+//! pipes, one line (`N\n`) per throw.
 //!
-//! Each strategy runs as its own confined process ([`crate::sandbox::player`])
-//! and exchanges throws with the referee over pipes, one line (`N\n`) per
-//! throw. The referee collects both throws of a throw, checks them against
-//! the rules ([`crate::game::knobeln`]) and the limits (CPU, memory, wall
-//! clock, output format, premature exit, crash, forbidden system calls),
-//! scores them, and sends each player the other's throw. After `L` throws, or
-//! at the first failure, both process groups are killed.
-//!
-//! The referee decides nothing about tournaments (rescheduling, counting);
-//! it reports what happened in one game: points, every throw, and each
-//! failure with the player, the throw number and the broken rule.
+//! No contest path plays it any more (a native program's machine code
+//! cannot be fenced by construction: see [`crate::wasm`]); `knobeln bench
+//! game` plays it beside the WebAssembly engine, with the same rules,
+//! failures and sentences, to print both figures of one run.
 
 use std::io;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
+use super::{
+    describe_failure, Failure, FailureKind, GameRecord, GameSeeds, RefereeConfig, RefereeError,
+};
+use crate::game::knobeln::{check_throw, judge, RunRule, Throw};
 use crate::sandbox::cpu::TscOff;
 use crate::sandbox::exe::Executable;
-use crate::sandbox::player::{
-    describe_status, PlayerLimits, PlayerProcess, SpawnError, Start, StatusKind,
-};
-use crate::seed::SeedKey;
-
-/// How a game is refereed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefereeConfig {
-    pub params: Params,
-    pub limits: PlayerLimits,
-    /// Wall-clock limit for a whole game (catches strategies that block).
-    pub wall: Duration,
-}
-
-impl Default for RefereeConfig {
-    fn default() -> Self {
-        RefereeConfig {
-            params: Params::default(),
-            limits: PlayerLimits::default(),
-            wall: Duration::from_secs(10),
-        }
-    }
-}
+use crate::sandbox::player::{describe_status, PlayerProcess, SpawnError, Start, StatusKind};
 
 /// Longest line a strategy may print for one throw.
 const MAX_LINE: usize = 24;
 
-/// Which rule or limit a failing strategy broke.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "failure", rename_all = "snake_case")]
-pub enum FailureKind {
-    /// A game rule (range or series).
-    Rule(RuleBreak),
-    /// Printed something that is not a throw.
-    Output { line: String },
-    /// Ended before the game was over.
-    Exited { status: i32 },
-    /// Killed by a signal (segmentation fault, illegal instruction, ...).
-    Crashed { signal: i32 },
-    /// Used up its CPU time.
-    CpuTime { limit_secs: u64 },
-    /// Needs more memory than the limit.
-    Memory { limit_kb: u64 },
-    /// Made a system call other than read, write or exit.
-    ForbiddenCall,
-    /// Produced no throw within the wall-clock limit (blocked or looping while
-    /// the CPU was elsewhere).
-    WallClock { limit_ms: u64 },
-    /// Stopped reading the referee's messages.
-    NotReading,
-    /// The program could not be started at all (the kernel refused it).
-    Unstartable { error: String },
-}
-
-/// One strategy's failure in a game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Failure {
-    /// 0 for P (the first player), 1 for Q.
-    pub player: usize,
-    /// The throw (1-based) in which the failure happened.
-    pub throw: u32,
-    #[serde(flatten)]
-    pub kind: FailureKind,
-    /// A sentence for the participant: which rule, which throw, what happened.
-    pub reason: String,
-}
-
-/// What happened in one game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameRecord {
-    pub seed: u64,
-    /// Points of P and Q (up to the failure, if any).
-    pub points: [u64; 2],
-    /// Every completed throw, `[P's, Q's]`.
-    pub throws: Vec<[Throw; 2]>,
-    /// Zero, one or two failures (both players can fail in the same throw).
-    pub failures: Vec<Failure>,
-}
-
-impl GameRecord {
-    pub fn failed(&self, player: usize) -> bool {
-        self.failures.iter().any(|f| f.player == player)
-    }
-}
-
-/// Infrastructure faults: the game could not be refereed at all.
-#[derive(Debug, thiserror::Error)]
-pub enum RefereeError {
-    #[error(transparent)]
-    Spawn(SpawnError),
-    #[error("i/o error while refereeing: {0}")]
-    Io(#[from] io::Error),
-}
-
-/// The seeds of one game: the game's own (stored, and printed in protocols)
-/// and the seed of each player's generator, which only that player's
-/// runtime ever sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GameSeeds {
-    pub game: u64,
-    pub players: [u64; 2],
-}
-
-impl GameSeeds {
-    /// The players' seeds under the tournament's secret `key`.
-    pub fn new(key: &SeedKey, game: u64) -> GameSeeds {
-        GameSeeds {
-            game,
-            players: [key.player_seed(game, 0), key.player_seed(game, 1)],
-        }
-    }
-
-    /// Seeds for a local game (`play`, the trial game): reproducible from
-    /// the game seed alone.
-    pub fn public(game: u64) -> GameSeeds {
-        GameSeeds::new(&SeedKey::public_from_seed(game), game)
-    }
-}
-
-/// The referee: holds the configuration, plays games.
+/// The process runner's referee: holds the configuration, plays games.
 #[derive(Debug, Clone)]
-pub struct Referee {
+pub struct NativeReferee {
     pub config: RefereeConfig,
 }
 
@@ -169,9 +52,9 @@ impl Side {
     }
 }
 
-impl Referee {
+impl NativeReferee {
     pub fn new(config: RefereeConfig) -> Self {
-        Referee { config }
+        NativeReferee { config }
     }
 
     /// Plays one game on a thread of its own pinned to one CPU (the first
@@ -227,7 +110,10 @@ impl Referee {
                     });
                     continue;
                 }
-                Err(SpawnError::Memory { limit_kb }) => FailureKind::Memory { limit_kb },
+                Err(SpawnError::Memory { limit_kb }) => FailureKind::Memory {
+                    limit_kb,
+                    call_stack_kb: None,
+                },
                 Err(SpawnError::Exec { error }) => FailureKind::Unstartable {
                     error: error.to_string(),
                 },
@@ -397,9 +283,13 @@ impl Referee {
             Some(StatusKind::Signaled(sig)) => match sig {
                 libc::SIGXCPU => FailureKind::CpuTime {
                     limit_secs: self.config.limits.cpu_secs,
+                    fuel: None,
                 },
                 libc::SIGKILL | libc::SIGSYS => FailureKind::ForbiddenCall,
-                _ => FailureKind::Crashed { signal: sig },
+                _ => FailureKind::Crashed {
+                    signal: sig,
+                    trap: None,
+                },
             },
         };
         Ok(self.failure(i, n, kind))
@@ -413,70 +303,6 @@ impl Referee {
             kind,
             reason,
         }
-    }
-}
-
-/// The sentence a participant reads about a failure.
-pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> String {
-    let l = cfg.params.l;
-    let what = match kind {
-        FailureKind::Rule(rule) => rule.to_string(),
-        FailureKind::Output { line } => format!(
-            "printed \"{line}\" where a throw (one integer on a line) was expected; \
-             use make_throw() and print nothing else"
-        ),
-        FailureKind::Exited { status } => format!(
-            "ended (exit status {status}) before the game was over; a game has {l} throws, \
-             so keep calling make_throw() (best in an endless loop)"
-        ),
-        FailureKind::Crashed { signal } => format!(
-            "crashed with {} (signal {signal}){}",
-            signal_name(*signal),
-            if *signal == libc::SIGSEGV || *signal == libc::SIGBUS {
-                format!(
-                    "; a bad pointer, or stack and data beyond the memory limit of {} kB",
-                    cfg.limits.memory_bytes / 1024
-                )
-            } else {
-                String::new()
-            }
-        ),
-        FailureKind::CpuTime { limit_secs } => {
-            format!("used more than its {limit_secs} s of CPU time for the game (requirement 6)")
-        }
-        FailureKind::Memory { limit_kb } => format!(
-            "needs more than the {limit_kb} kB of memory a strategy may use (requirement 5): \
-             make static arrays smaller"
-        ),
-        FailureKind::ForbiddenCall => "made a system call other than read, write or exit, and was \
-             stopped (requirement 1: no library routines except the five)"
-            .to_string(),
-        FailureKind::WallClock { limit_ms } => format!(
-            "gave no throw within the game's wall-clock limit of {} s \
-             (it blocked, or waited for input that never comes)",
-            *limit_ms as f64 / 1000.0
-        ),
-        FailureKind::NotReading => {
-            "stopped reading the opponent's throws (make_throw() reads them)".to_string()
-        }
-        FailureKind::Unstartable { error } => format!(
-            "could not be started ({error}); a strategy must be the static program the \
-             compile service builds"
-        ),
-    };
-    format!("throw {throw}: {what}")
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "a segmentation fault",
-        libc::SIGBUS => "a bus error",
-        libc::SIGILL => "an illegal instruction",
-        libc::SIGFPE => "an arithmetic exception (division by zero?)",
-        libc::SIGTRAP => "a trap",
-        libc::SIGABRT => "an abort",
-        libc::SIGXFSZ => "a file size violation",
-        _ => "a signal",
     }
 }
 
@@ -690,25 +516,5 @@ mod tests {
         assert_eq!(parse_throw(b" 1"), None);
         assert_eq!(parse_throw(b"1x"), None);
         assert_eq!(parse_throw(b"99999999999999999999"), None);
-    }
-
-    #[test]
-    fn failure_reasons_name_rule_and_throw() {
-        let cfg = RefereeConfig::default();
-        let r = describe_failure(
-            &cfg,
-            17,
-            &FailureKind::Rule(RuleBreak::OutOfRange {
-                thrown: 0,
-                a: 1,
-                b: 12288,
-            }),
-        );
-        assert_eq!(
-            r,
-            "throw 17: threw 0, outside the allowed range 1..12288 (rule 1)"
-        );
-        let r = describe_failure(&cfg, 3, &FailureKind::CpuTime { limit_secs: 2 });
-        assert!(r.starts_with("throw 3: used more than its 2 s of CPU time"));
     }
 }

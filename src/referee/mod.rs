@@ -1,0 +1,501 @@
+//! The referee: plays one game of KNOBELN between two strategies.
+//!
+//! Each strategy is a WebAssembly module ([`crate::wasm`]); both run on
+//! the caller's thread, each suspended in its `make_throw` until the
+//! referee has both throws of a throw. The referee checks them against the
+//! rules ([`crate::game::knobeln`]) and the limits (fuel, memory, call
+//! stack, a trap, ending early, the watchdog), scores them, and gives each
+//! player the other's throw. After `L` throws, or at the first failure,
+//! both instances are dropped.
+//!
+//! [`native`] is the process runner of earlier versions (a strategy as a
+//! native program over pipes); only the benchmark plays it, to compare.
+//!
+//! The referee decides nothing about tournaments (rescheduling, counting);
+//! it reports what happened in one game: points, every throw, and each
+//! failure with the player, the throw number and the broken rule.
+
+pub mod native;
+
+use std::io;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
+use crate::sandbox::player::{PlayerLimits, SpawnError};
+use crate::seed::SeedKey;
+use crate::wasm::{Ending, Loaded, Seat, SeatLimits, Step, Strategy, WasmError};
+
+/// How a game is refereed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefereeConfig {
+    pub params: Params,
+    pub limits: PlayerLimits,
+    /// The watchdog: wall-clock time for a whole game (fuel runs out long
+    /// before on any machine; it catches faults of the engine, and, for
+    /// the process runner, strategies that block).
+    pub wall: Duration,
+    /// The CPU limit: fuel per strategy and game, one unit per WebAssembly
+    /// operator ([`DEFAULT_FUEL`]). A configuration stored before fuel
+    /// existed gets the default.
+    #[serde(default = "default_fuel")]
+    pub fuel: u64,
+}
+
+/// Fuel per strategy and game: the announcement's "less than 30 seconds of
+/// cpu time on a SUN SparcStation 2". The SPARCstation 2 (40 MHz SPARC,
+/// Sun's rating 28.5 MIPS) executes 30 s x 28.5e6 = 855e6 instructions in
+/// 30 s; WebAssembly needs about two operators for one instruction of a
+/// register machine (its operands go through `local.get`/`local.set`,
+/// which cost fuel like any operator), so 2 x 855e6 = 1.71e9 operators.
+/// The README gives the arithmetic and how long that is on this machine.
+pub const DEFAULT_FUEL: u64 = 1_710_000_000;
+
+fn default_fuel() -> u64 {
+    DEFAULT_FUEL
+}
+
+impl Default for RefereeConfig {
+    fn default() -> Self {
+        RefereeConfig {
+            params: Params::default(),
+            limits: PlayerLimits::default(),
+            wall: Duration::from_secs(10),
+            fuel: DEFAULT_FUEL,
+        }
+    }
+}
+
+/// Which rule or limit a failing strategy broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "failure", rename_all = "snake_case")]
+pub enum FailureKind {
+    /// A game rule (range or series).
+    Rule(RuleBreak),
+    /// Printed something that is not a throw.
+    Output { line: String },
+    /// Ended before the game was over.
+    Exited { status: i32 },
+    /// Killed by a signal (segmentation fault, illegal instruction, ...);
+    /// a module's trap is given the signal a native program would have
+    /// got, and its own words.
+    Crashed {
+        signal: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trap: Option<String>,
+    },
+    /// Used up its CPU time: its fuel (a module), or seconds (a native
+    /// program of the process runner or of an older version).
+    CpuTime {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        limit_secs: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fuel: Option<u64>,
+    },
+    /// Needs more memory than the limit: its linear memory, or (with
+    /// `call_stack_kb`) the engine's call stack for its recursion.
+    Memory {
+        limit_kb: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_stack_kb: Option<u64>,
+    },
+    /// Made a system call other than read, write or exit.
+    ForbiddenCall,
+    /// Produced no throw within the wall-clock limit (blocked or looping while
+    /// the CPU was elsewhere).
+    WallClock { limit_ms: u64 },
+    /// Stopped reading the referee's messages.
+    NotReading,
+    /// The program could not be started at all (the kernel refused it).
+    Unstartable { error: String },
+}
+
+/// One strategy's failure in a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// 0 for P (the first player), 1 for Q.
+    pub player: usize,
+    /// The throw (1-based) in which the failure happened.
+    pub throw: u32,
+    #[serde(flatten)]
+    pub kind: FailureKind,
+    /// A sentence for the participant: which rule, which throw, what happened.
+    pub reason: String,
+}
+
+/// What happened in one game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub seed: u64,
+    /// Points of P and Q (up to the failure, if any).
+    pub points: [u64; 2],
+    /// Every completed throw, `[P's, Q's]`.
+    pub throws: Vec<[Throw; 2]>,
+    /// Zero, one or two failures (both players can fail in the same throw).
+    pub failures: Vec<Failure>,
+}
+
+impl GameRecord {
+    pub fn failed(&self, player: usize) -> bool {
+        self.failures.iter().any(|f| f.player == player)
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Infrastructure faults: the game could not be refereed at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RefereeError {
+    #[error(transparent)]
+    Spawn(SpawnError),
+    #[error("i/o error while refereeing: {0}")]
+    Io(#[from] io::Error),
+    #[error(transparent)]
+    Wasm(#[from] WasmError),
+    #[error("the WebAssembly engine failed in a game: {0}")]
+    Engine(String),
+}
+
+/// The seeds of one game: the game's own (stored, and printed in protocols)
+/// and the seed of each player's generator, which only that player's
+/// runtime ever sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameSeeds {
+    pub game: u64,
+    pub players: [u64; 2],
+}
+
+impl GameSeeds {
+    /// The players' seeds under the tournament's secret `key`.
+    pub fn new(key: &SeedKey, game: u64) -> GameSeeds {
+        GameSeeds {
+            game,
+            players: [key.player_seed(game, 0), key.player_seed(game, 1)],
+        }
+    }
+
+    /// Seeds for a local game (`play`, the trial game): reproducible from
+    /// the game seed alone.
+    pub fn public(game: u64) -> GameSeeds {
+        GameSeeds::new(&SeedKey::public_from_seed(game), game)
+    }
+}
+
+/// The referee: holds the configuration, plays games.
+#[derive(Debug, Clone)]
+pub struct Referee {
+    pub config: RefereeConfig,
+}
+
+/// One player's answer in one throw.
+enum Slot {
+    Threw(Throw),
+    Failed(Failure),
+}
+
+impl Referee {
+    pub fn new(config: RefereeConfig) -> Self {
+        Referee { config }
+    }
+
+    /// Plays one game between programs that may not be playable: one that
+    /// is not (a stored program that is no module of this engine) fails
+    /// in throw 1; otherwise as [`Referee::play`].
+    pub fn play_loaded(
+        &self,
+        players: [&Loaded; 2],
+        seeds: GameSeeds,
+    ) -> Result<GameRecord, RefereeError> {
+        if let [Ok(p), Ok(q)] = players {
+            return self.play([p, q], seeds);
+        }
+        let failures = players
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                p.as_ref().err().map(|e| {
+                    self.failure(
+                        i,
+                        1,
+                        FailureKind::Unstartable {
+                            error: e.to_string(),
+                        },
+                    )
+                })
+            })
+            .collect();
+        Ok(GameRecord {
+            seed: seeds.game,
+            points: [0, 0],
+            throws: Vec::new(),
+            failures,
+        })
+    }
+
+    /// Plays one game: `players[0]` is P, `players[1]` is Q. Runs on the
+    /// caller's thread and waits for nothing but the strategies' own
+    /// computation.
+    pub fn play(
+        &self,
+        players: [&Strategy; 2],
+        seeds: GameSeeds,
+    ) -> Result<GameRecord, RefereeError> {
+        let cfg = &self.config;
+        let limits = SeatLimits {
+            fuel: cfg.fuel,
+            wall: cfg.wall,
+        };
+        let mut seats = [
+            Seat::new(players[0], seeds.players[0], limits),
+            Seat::new(players[1], seeds.players[1], limits),
+        ];
+        let mut record = GameRecord {
+            seed: seeds.game,
+            points: [0, 0],
+            throws: Vec::with_capacity(cfg.params.l as usize),
+            failures: Vec::new(),
+        };
+        let mut runs = [RunRule::new(cfg.params.k), RunRule::new(cfg.params.k)];
+        let mut replies: [i64; 2] = [0, 0];
+        for n in 1..=cfg.params.l {
+            let mut slots: [Option<Slot>; 2] = [None, None];
+            for i in 0..2 {
+                let slot = match seats[i].step(replies[i]) {
+                    Step::Threw(t) => {
+                        let t = Throw::from(t);
+                        match check_throw(&cfg.params, &mut runs[i], t) {
+                            Ok(()) => Slot::Threw(t),
+                            Err(rule) => Slot::Failed(self.failure(i, n, FailureKind::Rule(rule))),
+                        }
+                    }
+                    Step::Ended(ending) => Slot::Failed(self.failure(i, n, self.ended(ending)?)),
+                };
+                slots[i] = Some(slot);
+            }
+            let mut throws = [0 as Throw; 2];
+            for (i, slot) in slots.into_iter().enumerate() {
+                match slot.expect("both seats stepped") {
+                    Slot::Threw(t) => throws[i] = t,
+                    Slot::Failed(f) => record.failures.push(f),
+                }
+            }
+            if !record.failures.is_empty() {
+                break;
+            }
+            let pts = judge(throws[0], throws[1]).points_of();
+            record.points[0] += pts[0] as u64;
+            record.points[1] += pts[1] as u64;
+            record.throws.push(throws);
+            // Each player learns the other's throw at its next step.
+            replies = [throws[1], throws[0]];
+        }
+        Ok(record)
+    }
+
+    /// The failure of a strategy that ended before the game was over.
+    fn ended(&self, ending: Ending) -> Result<FailureKind, RefereeError> {
+        use wasmtime::Trap;
+        let limit_kb = self.config.limits.memory_bytes / 1024;
+        Ok(match ending {
+            Ending::Returned(status) => FailureKind::Exited { status },
+            Ending::Fault(e) => return Err(RefereeError::Engine(e)),
+            Ending::Trapped(Trap::OutOfFuel) => FailureKind::CpuTime {
+                limit_secs: 0,
+                fuel: Some(self.config.fuel),
+            },
+            Ending::Trapped(Trap::Interrupt) => FailureKind::WallClock {
+                limit_ms: self.config.wall.as_millis() as u64,
+            },
+            Ending::Trapped(Trap::StackOverflow) => FailureKind::Memory {
+                limit_kb,
+                call_stack_kb: Some(crate::wasm::CALL_STACK_BYTES as u64 / 1024),
+            },
+            Ending::Trapped(trap) => {
+                let signal = match trap {
+                    Trap::IntegerDivisionByZero
+                    | Trap::IntegerOverflow
+                    | Trap::BadConversionToInteger => libc::SIGFPE,
+                    Trap::UnreachableCodeReached => libc::SIGILL,
+                    _ => libc::SIGSEGV,
+                };
+                FailureKind::Crashed {
+                    signal,
+                    trap: Some(trap.to_string().trim_start_matches("wasm trap: ").to_string()),
+                }
+            }
+        })
+    }
+
+    fn failure(&self, player: usize, throw: u32, kind: FailureKind) -> Failure {
+        let reason = describe_failure(&self.config, throw, &kind);
+        Failure {
+            player,
+            throw,
+            kind,
+            reason,
+        }
+    }
+}
+
+/// The sentence a participant reads about a failure.
+pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> String {
+    let l = cfg.params.l;
+    let what = match kind {
+        FailureKind::Rule(rule) => rule.to_string(),
+        FailureKind::Output { line } => format!(
+            "printed \"{line}\" where a throw (one integer on a line) was expected; \
+             use make_throw() and print nothing else"
+        ),
+        FailureKind::Exited { status } => format!(
+            "ended (exit status {status}) before the game was over; a game has {l} throws, \
+             so keep calling make_throw() (best in an endless loop)"
+        ),
+        FailureKind::Crashed {
+            signal,
+            trap: Some(trap),
+        } => format!(
+            "crashed: {trap} (the machine would have sent {}){}",
+            signal_name(*signal),
+            crash_hint(cfg, *signal)
+        ),
+        FailureKind::Crashed { signal, trap: None } => format!(
+            "crashed with {} (signal {signal}){}",
+            signal_name(*signal),
+            crash_hint(cfg, *signal)
+        ),
+        FailureKind::CpuTime {
+            fuel: Some(fuel), ..
+        } => format!(
+            "used more than its CPU time for the game, {fuel} WebAssembly operators (the \
+             30 s of a SPARCstation 2; requirement 6)"
+        ),
+        FailureKind::CpuTime { limit_secs, .. } => {
+            format!("used more than its {limit_secs} s of CPU time for the game (requirement 6)")
+        }
+        FailureKind::Memory {
+            call_stack_kb: Some(stack_kb),
+            ..
+        } => format!(
+            "recursed deeper than its call stack of {stack_kb} kB allows (requirement 5: \
+             the memory of a strategy is limited)"
+        ),
+        FailureKind::Memory { limit_kb, .. } => format!(
+            "needs more than the {limit_kb} kB of memory a strategy may use (requirement 5): \
+             make static arrays smaller"
+        ),
+        FailureKind::ForbiddenCall => "made a system call other than read, write or exit, and was \
+             stopped (requirement 1: no library routines except the five)"
+            .to_string(),
+        FailureKind::WallClock { limit_ms } => format!(
+            "gave no throw within the game's wall-clock limit of {} s \
+             (it blocked, or waited for input that never comes)",
+            *limit_ms as f64 / 1000.0
+        ),
+        FailureKind::NotReading => {
+            "stopped reading the opponent's throws (make_throw() reads them)".to_string()
+        }
+        FailureKind::Unstartable { error } => format!(
+            "could not be started ({error}); a strategy must be the static program the \
+             compile service builds"
+        ),
+    };
+    format!("throw {throw}: {what}")
+}
+
+fn crash_hint(cfg: &RefereeConfig, signal: i32) -> String {
+    if signal == libc::SIGSEGV || signal == libc::SIGBUS {
+        format!(
+            "; a bad pointer, or stack and data beyond the memory limit of {} kB",
+            cfg.limits.memory_bytes / 1024
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "a segmentation fault",
+        libc::SIGBUS => "a bus error",
+        libc::SIGILL => "an illegal instruction",
+        libc::SIGFPE => "an arithmetic exception (division by zero?)",
+        libc::SIGTRAP => "a trap",
+        libc::SIGABRT => "an abort",
+        libc::SIGXFSZ => "a file size violation",
+        _ => "a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_reasons_name_rule_and_throw() {
+        let cfg = RefereeConfig::default();
+        let r = describe_failure(
+            &cfg,
+            17,
+            &FailureKind::Rule(RuleBreak::OutOfRange {
+                thrown: 0,
+                a: 1,
+                b: 12288,
+            }),
+        );
+        assert_eq!(
+            r,
+            "throw 17: threw 0, outside the allowed range 1..12288 (rule 1)"
+        );
+        let r = describe_failure(
+            &cfg,
+            3,
+            &FailureKind::CpuTime {
+                limit_secs: 2,
+                fuel: None,
+            },
+        );
+        assert!(r.starts_with("throw 3: used more than its 2 s of CPU time"));
+        let r = describe_failure(
+            &cfg,
+            4,
+            &FailureKind::CpuTime {
+                limit_secs: 0,
+                fuel: Some(DEFAULT_FUEL),
+            },
+        );
+        assert!(
+            r.starts_with("throw 4: used more than its CPU time for the game, 1710000000"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn failures_stored_by_an_older_version_still_read() {
+        let old: FailureKind = serde_json::from_str(r#"{"failure":"cpu_time","limit_secs":2}"#)
+            .expect("an old cpu_time failure");
+        assert_eq!(
+            old,
+            FailureKind::CpuTime {
+                limit_secs: 2,
+                fuel: None
+            }
+        );
+        let old: FailureKind = serde_json::from_str(r#"{"failure":"crashed","signal":11}"#)
+            .expect("an old crash");
+        assert_eq!(
+            old,
+            FailureKind::Crashed {
+                signal: 11,
+                trap: None
+            }
+        );
+        let old: RefereeConfig = serde_json::from_str(
+            r#"{"params":{"a":1,"b":12288,"k":8,"l":1000},"limits":{"cpu_secs":2,"memory_bytes":1048576},"wall":{"secs":10,"nanos":0}}"#,
+        )
+        .expect("an old referee configuration");
+        assert_eq!(old.fuel, DEFAULT_FUEL);
+    }
+}

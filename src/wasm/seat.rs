@@ -1,0 +1,214 @@
+//! One player of one game: a strategy's instance, run as a fiber on the
+//! referee's thread and suspended in every `make_throw`.
+//!
+//! The referee drives a seat with [`Seat::step`]: the seat runs until the
+//! strategy calls `make_throw` (a [`Step::Threw`]) or ends (returns from
+//! `main`, or traps: [`Step::Ended`]). Nothing here waits for anything but
+//! the strategy's own computation, so a game never blocks its thread, and
+//! two seats of one game take turns on one thread without a context switch
+//! of the operating system.
+//!
+//! The seat knows no rule: it hands over what the strategy threw and the
+//! opponent's throw the referee gives back.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use wasmtime::{Caller, Engine, Linker, Store, Trap, Val};
+
+use super::{Strategy, EPOCH_TICK};
+
+/// What the referee's functions see of a seat.
+pub struct SeatData {
+    exchange: Arc<Exchange>,
+    seed: u64,
+}
+
+/// The throw a strategy made and the answer it gets, shared between the
+/// host function (inside the fiber) and the referee (outside).
+struct Exchange {
+    /// The throw of the pending `make_throw`, or [`NONE`].
+    thrown: AtomicI64,
+    /// The opponent's throw the pending `make_throw` returns.
+    reply: AtomicI64,
+    /// Fuel left when the strategy last called `make_throw`.
+    fuel_left: AtomicU64,
+}
+
+const NONE: i64 = i64::MIN;
+
+/// The limits of one seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatLimits {
+    /// Fuel for the whole game (one unit per WebAssembly operator).
+    pub fuel: u64,
+    /// The watchdog: wall-clock time for the whole game.
+    pub wall: std::time::Duration,
+}
+
+/// How a strategy ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// `main` returned (its value, 0 for a `void main`).
+    Returned(i32),
+    /// It trapped: used up its fuel, its call stack, the watchdog's time,
+    /// or executed an operator that traps.
+    Trapped(Trap),
+    /// The engine failed (not the strategy's fault).
+    Fault(String),
+}
+
+/// What one step of a seat gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Threw(i32),
+    Ended(Ending),
+}
+
+type Running = Pin<Box<dyn Future<Output = Ending> + Send>>;
+
+/// A strategy's instance in a game.
+pub struct Seat {
+    running: Option<Running>,
+    exchange: Arc<Exchange>,
+    fuel: u64,
+}
+
+/// The linker with the referee's two functions.
+pub(super) fn linker(engine: &Engine) -> wasmtime::Result<Linker<SeatData>> {
+    let mut linker = Linker::new(engine);
+    linker.func_wrap("knobeln", "seed", |caller: Caller<'_, SeatData>| {
+        caller.data().seed as i64
+    })?;
+    linker.func_wrap_async(
+        "knobeln",
+        "make_throw",
+        |caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
+            let exchange = caller.data().exchange.clone();
+            let fuel = caller.get_fuel().unwrap_or(0);
+            Box::new(async move {
+                exchange.fuel_left.store(fuel, Ordering::Relaxed);
+                exchange.thrown.store(thrown as i64, Ordering::Relaxed);
+                // Back to the referee until it has both throws.
+                Suspend(false).await;
+                exchange.reply.load(Ordering::Relaxed) as i32
+            })
+        },
+    )?;
+    Ok(linker)
+}
+
+/// A future that is pending once: the fiber suspends, the referee's
+/// [`Seat::step`] returns, and the next step resumes it.
+struct Suspend(bool);
+
+impl Future for Suspend {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            Poll::Pending
+        }
+    }
+}
+
+impl Seat {
+    /// Instantiates `strategy` for a game with its generator's `seed`.
+    /// Nothing of the strategy runs before the first [`Seat::step`].
+    pub fn new(strategy: &Strategy, seed: u64, limits: SeatLimits) -> Seat {
+        let exchange = Arc::new(Exchange {
+            thrown: AtomicI64::new(NONE),
+            reply: AtomicI64::new(0),
+            fuel_left: AtomicU64::new(limits.fuel),
+        });
+        let pre = strategy.pre.clone();
+        let main_params = strategy.main_params;
+        let data = SeatData {
+            exchange: exchange.clone(),
+            seed,
+        };
+        let engine = pre.module().engine().clone();
+        let ticks = limits.wall.as_millis().div_ceil(EPOCH_TICK.as_millis()) as u64 + 1;
+        let running: Running = Box::pin(async move {
+            let mut store = Store::new(&engine, data);
+            if let Err(e) = store.set_fuel(limits.fuel) {
+                return Ending::Fault(format!("{e:#}"));
+            }
+            store.set_epoch_deadline(ticks);
+            store.epoch_deadline_trap();
+            let instance = match pre.instantiate_async(&mut store).await {
+                Ok(i) => i,
+                Err(e) => return ending_of(e),
+            };
+            let start = match instance.get_typed_func::<(), ()>(&mut store, "knobeln_start") {
+                Ok(f) => f,
+                Err(e) => return Ending::Fault(format!("{e:#}")),
+            };
+            if let Err(e) = start.call_async(&mut store, ()).await {
+                return ending_of(e);
+            }
+            let Some(main) = instance.get_func(&mut store, "main") else {
+                return Ending::Fault("the module has no main".into());
+            };
+            let params = vec![Val::I32(0); main_params];
+            let mut results = vec![Val::I32(0); main.ty(&store).results().len()];
+            match main.call_async(&mut store, &params, &mut results).await {
+                Ok(()) => Ending::Returned(match results.first() {
+                    Some(Val::I32(v)) => *v,
+                    _ => 0,
+                }),
+                Err(e) => ending_of(e),
+            }
+        });
+        Seat {
+            running: Some(running),
+            exchange,
+            fuel: limits.fuel,
+        }
+    }
+
+    /// Runs the strategy until its next throw or its end; `reply` is the
+    /// opponent's throw that its pending `make_throw` returns (none before
+    /// the first throw). After an ending, every step gives that ending's
+    /// [`Ending::Fault`].
+    pub fn step(&mut self, reply: i64) -> Step {
+        let Some(running) = self.running.as_mut() else {
+            return Step::Ended(Ending::Fault("the strategy has ended".into()));
+        };
+        self.exchange.reply.store(reply, Ordering::Relaxed);
+        self.exchange.thrown.store(NONE, Ordering::Relaxed);
+        let mut cx = Context::from_waker(Waker::noop());
+        match running.as_mut().poll(&mut cx) {
+            Poll::Pending => match self.exchange.thrown.load(Ordering::Relaxed) {
+                NONE => {
+                    self.running = None;
+                    Step::Ended(Ending::Fault(
+                        "the strategy was suspended outside make_throw".into(),
+                    ))
+                }
+                t => Step::Threw(t as i32),
+            },
+            Poll::Ready(ending) => {
+                self.running = None;
+                Step::Ended(ending)
+            }
+        }
+    }
+
+    /// Fuel the strategy has used up to its last `make_throw`.
+    pub fn fuel_used(&self) -> u64 {
+        self.fuel - self.exchange.fuel_left.load(Ordering::Relaxed)
+    }
+}
+
+fn ending_of(e: wasmtime::Error) -> Ending {
+    match e.downcast_ref::<Trap>() {
+        Some(t) => Ending::Trapped(*t),
+        None => Ending::Fault(format!("{e:#}")),
+    }
+}
