@@ -927,13 +927,19 @@ mod tests {
         r.failures = vec![Failure {
             player: 1,
             throw: 5,
-            kind: FailureKind::Crashed { signal: 11 },
+            kind: FailureKind::Crashed {
+                signal: 11,
+                trap: None,
+            },
             reason: "send money to ...".into(),
         }];
         let checked = check_record(&cfg(10), 7, r.clone()).unwrap();
         assert_eq!(
             checked.failures[0].reason,
-            describe_failure(&cfg(10), 5, &FailureKind::Crashed { signal: 11 })
+            describe_failure(&cfg(10), 5, &FailureKind::Crashed {
+                signal: 11,
+                trap: None
+            })
         );
         let mut wrong = r.clone();
         wrong.failures[0].throw = 9;

@@ -562,7 +562,10 @@ mod tests {
                 vec![Failure {
                     player: 0,
                     throw: 1,
-                    kind: FailureKind::Crashed { signal: 11 },
+                    kind: FailureKind::Crashed {
+                        signal: 11,
+                        trap: None,
+                    },
                     reason: "crashed in throw 1".into(),
                 }]
             } else {

@@ -93,7 +93,7 @@ pub fn rules_text(config: &crate::config::Config) -> String {
         "contest_address": config.contest.address,
         "organizer": config.contest.organizer,
         "a": r.a, "b": r.b, "k": r.k, "throws": r.throws,
-        "cpu_secs": r.cpu_secs, "memory_kb": r.memory_kb,
+        "fuel": r.fuel, "memory_kb": r.memory_kb,
         "wall_secs": if r.wall_secs.fract() == 0.0 {
             format!("{:.0}", r.wall_secs)
         } else {
@@ -166,7 +166,7 @@ mod tests {
         let mut config = crate::config::Config::default();
         config.rules.k = 6;
         config.rules.throws = 500;
-        config.rules.cpu_secs = 3;
+        config.rules.fuel = 3_000_000;
         config.rules.exemplars = 7;
         config.contest.address = "knobeln@example.org".into();
         let rules = rules_text(&config);
@@ -176,10 +176,7 @@ mod tests {
         );
         assert!(rules.contains("To: knobeln@example.org\nSubject: please compile"));
         assert!(rules.contains("7 exemplars of each strategy"));
-        assert!(
-            rules.contains("less than 3\n   seconds of cpu time"),
-            "{rules}"
-        );
+        assert!(rules.contains("it has 3000000 per game"), "{rules}");
         assert!(!rules.contains("ira.uka.de") && !rules.contains("ftp"));
         assert!(rules.contains("RULES-1994.txt"));
         for l in rules.lines() {

@@ -1,19 +1,20 @@
 //! Helpers shared by the test modules: where the test data is, compiling a
-//! strategy into a temp folder of its own, playing a game (and checking its
-//! points against the rules), finding processes a game left behind, and
-//! running the `knobeln` binary.
+//! strategy (a module; or a native program for the kit's comparisons),
+//! playing a game (and checking its points against the rules), and running
+//! the `knobeln` binary.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use knobeln::game::knobeln::{replay, Params};
+use knobeln::referee::native::NativeReferee;
 use knobeln::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use knobeln::sandbox::exe::Executable;
 use knobeln::sandbox::player::PlayerLimits;
-use knobeln::toolchain::compile::{compile, CompileConfig, Outcome, Profile};
+use knobeln::toolchain::compile::{compile, CompileConfig, Outcome, Profile, Target};
+use knobeln::wasm::Loaded;
 
 /// A path inside the crate.
 pub fn repo_path(rel: &str) -> PathBuf {
@@ -40,27 +41,17 @@ pub fn example_path() -> PathBuf {
     repo_path("src/runtime/example.c")
 }
 
-/// A compiled strategy, held sealed in memory as the server holds it, under
-/// a name no other strategy of this test run has, so that its processes can
-/// be told apart from every other test's (`/proc/PID/exe` shows
-/// `/memfd:NAME (deleted)`).
+/// A compiled strategy as the server holds it: its module's bytes, and
+/// the module compiled by the engine (or why it cannot play).
 pub struct Strategy {
-    pub exe: Executable,
-    pub name: String,
+    pub loaded: Loaded,
 }
 
-/// A name of at most 15 characters, unique in this test run.
-fn unique_name() -> String {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("kt{}x{n}", std::process::id() % 1_000_000)
-}
-
-/// Holds a strategy binary as the server does.
-pub fn install(binary: &[u8]) -> Strategy {
-    let name = unique_name();
-    let exe = Executable::from_bytes(&name, binary).expect("hold the strategy binary");
-    Strategy { exe, name }
+/// Holds a module as the server does.
+pub fn install(wasm: &[u8]) -> Strategy {
+    Strategy {
+        loaded: knobeln::wasm::load(wasm).expect("the WebAssembly engine is there"),
+    }
 }
 
 /// Runs the compile service on a source.
@@ -69,7 +60,7 @@ pub fn compile_source(src: &[u8], profile: Profile) -> Outcome {
         profile,
         ..CompileConfig::default()
     };
-    compile(src, &cfg).expect("the compile service runs (jail and gcc available)")
+    compile(src, &cfg).expect("the compile service runs (jail, gcc and clang available)")
 }
 
 /// Compiles a strategy file with the local rules (as `knobeln play` does);
@@ -87,17 +78,111 @@ pub fn compile_file(path: &Path) -> Strategy {
     }
 }
 
-/// Builds a strategy the way the compile service links one (same flags,
-/// same runtime, in the same jail) but without any of its checks: for the
-/// tests of the walls behind them (the runtime's lock-down, the referee's
-/// limits), fed what the checks would have refused, such as inline
-/// assembly.
-pub fn build_unchecked(src: &[u8]) -> Vec<u8> {
+/// Builds a module the way the compile service builds one (clang and
+/// wasm-ld with the same flags and runtime, in the same jail) but without
+/// any of its checks, not even the module's shape: for the tests of the
+/// walls behind them, fed what the checks would have refused. `Err`:
+/// clang or wasm-ld refused it (their messages).
+pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
     use knobeln::sandbox::jail::{Jail, JailLimits};
-    use knobeln::toolchain::gcc::{Gcc, RUNTIME_C, SOURCE_NAME};
+    use knobeln::toolchain::compile::runtime_wasm_object;
+    use knobeln::toolchain::gcc::{Gcc, SOURCE_NAME};
+    use knobeln::toolchain::wasm::Toolchain;
+    let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put(SOURCE_NAME, src).expect("put the source");
+    gcc.put("knobellib.o", &runtime_wasm_object().expect("the runtime"))
+        .expect("put the runtime");
+    let cc = tools
+        .compile(&gcc, SOURCE_NAME, "strategy.o")
+        .expect("clang runs");
+    if !cc.ok {
+        return Err(cc.messages);
+    }
+    let ld = tools
+        .link(&gcc, &["strategy.o", "knobellib.o"], "strategy.wasm", 1 << 20)
+        .expect("wasm-ld runs");
+    if !ld.ok {
+        return Err(ld.messages);
+    }
+    Ok(gcc.get("strategy.wasm").expect("the module"))
+}
+
+/// [`try_build_unchecked`], which must succeed.
+pub fn build_unchecked(src: &[u8]) -> Vec<u8> {
+    try_build_unchecked(src).unwrap_or_else(|e| panic!("does not build: {e}"))
+}
+
+/// [`build_unchecked`] on a file, held like a compiled strategy.
+pub fn compile_unchecked(path: &Path) -> Strategy {
+    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    install(&build_unchecked(&src))
+}
+
+/// A referee configuration with the 1994 rules except for the number of
+/// throws, and the given fuel and watchdog (memory stays at 1024 kB).
+pub fn config(l: u32, fuel: u64, wall: Duration) -> RefereeConfig {
+    RefereeConfig {
+        params: Params {
+            l,
+            ..Params::default()
+        },
+        fuel,
+        wall,
+        ..RefereeConfig::default()
+    }
+}
+
+/// Plays one game. Every game played through here also checks that the
+/// record's points are exactly the rules applied to its throws.
+pub fn play(cfg: &RefereeConfig, p: &Strategy, q: &Strategy, seed: u64) -> GameRecord {
+    let record = Referee::new(*cfg)
+        .play_loaded([&p.loaded, &q.loaded], GameSeeds::public(seed))
+        .expect("the referee can referee (not a player's fault)");
+    assert_eq!(
+        replay(&cfg.params, &record.throws),
+        Ok(record.points),
+        "the points of the record must be those of its throws under the rules: {record:?}"
+    );
+    record
+}
+
+/// A native program of the process runner (the kit's referee plays such
+/// programs; no contest path does), held sealed in memory.
+pub struct NativeStrategy {
+    pub exe: Executable,
+}
+
+/// Compiles a strategy file for the process runner with the local rules.
+pub fn compile_native_file(path: &Path) -> NativeStrategy {
+    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let cfg = CompileConfig {
+        target: Target::Native,
+        ..CompileConfig::local()
+    };
+    match compile(&src, &cfg).expect("the compile service runs") {
+        Outcome::Accepted { binary, .. } => NativeStrategy {
+            exe: Executable::from_bytes("knobeln-test-native", &binary)
+                .expect("hold the program"),
+        },
+        Outcome::Rejected { report } => panic!(
+            "{} does not compile natively: {:#?}",
+            path.display(),
+            report.errors().collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// Builds a native program without the compile checks (inline assembly
+/// and all), as the process runner's tests of its walls did.
+pub fn compile_native_unchecked(path: &Path) -> NativeStrategy {
+    use knobeln::sandbox::jail::{Jail, JailLimits};
+    use knobeln::toolchain::gcc::{Gcc, RUNTIME_C, SOURCE_NAME};
+    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let jail = Jail::new().expect("a jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put(SOURCE_NAME, &src).expect("put the source");
     gcc.put("knobellib.c", RUNTIME_C.as_bytes())
         .expect("put the runtime");
     for (c, o) in [(SOURCE_NAME, "strategy.o"), ("knobellib.c", "knobellib.o")] {
@@ -108,18 +193,14 @@ pub fn build_unchecked(src: &[u8]) -> Vec<u8> {
         .link(&["strategy.o", "knobellib.o"], "strategy")
         .expect("the linker runs");
     assert!(ld.ok, "does not link: {}", ld.messages);
-    gcc.get("strategy").expect("the linked program")
+    NativeStrategy {
+        exe: Executable::from_bytes("knobeln-test-native", &gcc.get("strategy").unwrap())
+            .expect("hold the program"),
+    }
 }
 
-/// [`build_unchecked`] on a file, held like a compiled strategy.
-pub fn compile_unchecked(path: &Path) -> Strategy {
-    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    install(&build_unchecked(&src))
-}
-
-/// A referee configuration with the 1994 rules except for the number of
-/// throws, and the given limits (memory stays at 1024 kB).
-pub fn config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
+/// A configuration of the process runner: `cpu_secs` of CPU time.
+pub fn native_config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
     RefereeConfig {
         params: Params {
             l,
@@ -130,65 +211,20 @@ pub fn config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
             ..PlayerLimits::default()
         },
         wall,
+        ..RefereeConfig::default()
     }
 }
 
-/// Plays one game. Every game played through here also checks that the
-/// record's points are exactly the rules applied to its throws.
-pub fn play(cfg: &RefereeConfig, p: &Strategy, q: &Strategy, seed: u64) -> GameRecord {
-    let record = Referee::new(*cfg)
+/// Plays one game of the process runner.
+pub fn play_native(
+    cfg: &RefereeConfig,
+    p: &NativeStrategy,
+    q: &NativeStrategy,
+    seed: u64,
+) -> GameRecord {
+    NativeReferee::new(*cfg)
         .play([&p.exe, &q.exe], GameSeeds::public(seed))
-        .expect("the referee can referee (not a player's fault)");
-    assert_eq!(
-        replay(&cfg.params, &record.throws),
-        Ok(record.points),
-        "the points of the record must be those of its throws under the rules: {record:?}"
-    );
-    record
-}
-
-/// Processes that run the strategy, or are named after it (zombies
-/// included: their `exe` link is gone but their name stays), as "pid: stat"
-/// lines.
-pub fn processes_of(strategy: &Strategy) -> Vec<String> {
-    let wanted = format!("/memfd:{} (deleted)", strategy.name);
-    let comm: String = format!("memfd:{}", strategy.name)
-        .chars()
-        .take(15)
-        .collect();
-    let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").expect("/proc is mounted").flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let exe_matches = fs::read_link(entry.path().join("exe"))
-            .map(|e| e.to_string_lossy() == wanted)
-            .unwrap_or(false);
-        // A process that ended meanwhile has no stat: it is not left over.
-        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let comm_matches = match (stat.find('('), stat.rfind(')')) {
-            (Some(a), Some(b)) if a < b => stat[a + 1..b] == comm,
-            _ => false,
-        };
-        if exe_matches || comm_matches {
-            found.push(format!("{pid}: {}", stat.trim()));
-        }
-    }
-    found
-}
-
-/// [`processes_of`] after giving the system a few seconds to take away
-/// whatever was killed (an orphan is reaped by init, not by us).
-pub fn leftover_processes(strategy: &Strategy) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let found = processes_of(strategy);
-        if found.is_empty() || Instant::now() >= deadline {
-            return found;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        .expect("the process runner can referee")
 }
 
 /// Runs the `knobeln` binary in the crate folder.

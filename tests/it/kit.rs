@@ -20,7 +20,11 @@ use knobeln::protocol::{
 use knobeln::referee::{GameRecord, RefereeConfig};
 use knobeln::seed::SplitMix64;
 
-use crate::common::{compile_file, compile_unchecked, config, hostile_path, play, strategy_path};
+use crate::common::{
+    compile_file, compile_native_file, compile_native_unchecked, config, hostile_path,
+    native_config, play, play_native, strategy_path,
+};
+use knobeln::referee::{FailureKind, DEFAULT_FUEL};
 
 /// Rising series of eight from a random start.
 const CLIMBER: &str = "/* Climber: series of eight rising throws from a random start. */
@@ -326,19 +330,37 @@ fn same_as_contest(
         "{ctx}"
     );
 
-    // What the compile service refuses (inline assembly, programs that
-    // cannot start) is built without its checks: both referees' walls behind
-    // the checks must agree too.
-    let build = |src: &Path| {
+    // The kit's referee plays native programs, as the process runner does
+    // (the contest's referee of earlier versions, kept for the benchmark):
+    // what the compile service refuses (inline assembly, programs that
+    // cannot start) is built without its checks, and both referees' walls
+    // behind the checks must agree too.
+    let needs_native = |src: &Path| {
         let text = std::fs::read_to_string(src).unwrap_or_default();
-        if text.contains("__asm__") || src.ends_with("huge_static.c") {
-            compile_unchecked(src)
+        text.contains("__asm__") || src.ends_with("huge_static.c")
+    };
+    let build = |src: &Path| {
+        if needs_native(src) {
+            compile_native_unchecked(src)
         } else {
-            compile_file(src)
+            compile_native_file(src)
         }
     };
     let contest = [build(sources[0]), build(sources[1])];
-    let rec = play(cfg, &contest[0], &contest[1], seed);
+    let rec = play_native(cfg, &contest[0], &contest[1], seed);
+    // The contest plays modules: where the game ends by the rules (or not
+    // at all), the same sources as modules play the very same game.
+    if !sources.iter().any(|s| needs_native(s))
+        && rec
+            .failures
+            .iter()
+            .all(|f| matches!(f.kind, FailureKind::Rule(_)))
+    {
+        let modules = [compile_file(sources[0]), compile_file(sources[1])];
+        let wasm_cfg = config(cfg.params.l, DEFAULT_FUEL, cfg.wall);
+        let wasm = play(&wasm_cfg, &modules[0], &modules[1], seed);
+        assert_eq!(wasm, rec, "the module game equals the native game: {names:?}");
+    }
     assert_eq!(p.seed, rec.seed, "{ctx}");
     assert_eq!(p.params, cfg.params, "{ctx}");
     assert_eq!(p.throws, rec.throws, "{ctx}");
@@ -368,7 +390,7 @@ fn the_local_referee_plays_like_the_contest_referee() {
     let example = kit.path("example.c");
     let climber = source_file(&kit, "climber", CLIMBER);
     let follower = source_file(&kit, "follower", FOLLOWER);
-    let cfg = config(1000, 2, Duration::from_secs(10));
+    let cfg = native_config(1000, 2, Duration::from_secs(10));
     for (names, sources, seed) in [
         (["example", "climber"], [&example, &climber], 1994u64),
         (["follower", "example"], [&follower, &example], 42),
@@ -398,7 +420,7 @@ fn the_local_referee_plays_like_the_contest_referee() {
 #[test]
 fn the_local_referee_names_the_throw_of_a_rule_break() {
     let kit = Kit::new().with_tools();
-    let cfg = config(20, 1, Duration::from_secs(30));
+    let cfg = native_config(20, 1, Duration::from_secs(30));
     let args = ["-L", "20", "-t", "1", "-w", "30"];
     let constant = strategy_path("constant");
 
@@ -440,7 +462,7 @@ fn the_local_referee_names_the_throw_of_a_rule_break() {
 fn the_local_referee_catches_what_the_contest_referee_catches() {
     let kit = Kit::new().with_tools();
     let constant = strategy_path("constant");
-    let quick = config(20, 1, Duration::from_secs(30));
+    let quick = native_config(20, 1, Duration::from_secs(30));
     let args = ["-L", "20", "-t", "1", "-w", "30"];
     for (name, throw) in [
         ("crash", 5),
@@ -499,7 +521,7 @@ fn the_local_referee_catches_what_the_contest_referee_catches() {
         assert!(p.failures[0].reason.contains("printed \""), "{p:?}");
     }
     let blocking = hostile_path("blocking");
-    let wall = config(20, 1, Duration::from_secs(2));
+    let wall = native_config(20, 1, Duration::from_secs(2));
     let (p, _) = same_as_contest(
         &kit,
         ["constant", "blocking"],

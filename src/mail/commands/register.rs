@@ -282,7 +282,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             "k": ctx.config.rules.k,
             "throws": ctx.config.rules.throws,
             "memory_kb": ctx.config.rules.memory_kb,
-            "cpu_secs": ctx.config.rules.cpu_secs,
+            "fuel": ctx.config.rules.fuel,
         }),
     )?;
     let mut reply = ctx.reply_to_addresses(

@@ -85,8 +85,15 @@ main()
     u64 own = 0, *w = &anchor;
     struct ex sim[2];
     unsigned long end = ((unsigned long)&anchor | 4095) + 1;
-    /* Our own seed: in the runtime's statics, next to ours. */
+    /* Our own seed: in the runtime's statics, next to ours; else anywhere
+       in the module's memory (1024 kB from address 8). */
     for (; (unsigned long)(w + 1) <= end; w++)
+        if ((*w & 0x7fffffff) == (u64)r && *w != (u64)r) {
+            own = *w;
+            break;
+        }
+    if (!own)
+        for (w = (u64 *)8; (unsigned long)(w + 1) <= 1024 * 1024; w++)
         if ((*w & 0x7fffffff) == (u64)r && *w != (u64)r) {
             own = *w;
             break;
