@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use crate::referee::native::NativeReferee;
 use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
-use crate::wasm::Strategy;
 use crate::sandbox::pin_current_thread;
 use crate::seed::SeedKey;
 use crate::toolchain::compile::{
     compile, runtime_object, CompileConfig, CompileError, Outcome, Target,
 };
+use crate::wasm::Strategy;
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
@@ -254,7 +254,9 @@ pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
 pub fn bench_strategy(source: &str) -> Result<std::sync::Arc<Strategy>, CompileError> {
     let Outcome::Accepted { binary, .. } = compile(source.as_bytes(), &CompileConfig::local())?
     else {
-        return Err(CompileError::Runtime("a bench strategy does not compile".into()));
+        return Err(CompileError::Runtime(
+            "a bench strategy does not compile".into(),
+        ));
     };
     crate::wasm::load(&binary)
         .map_err(|e| CompileError::Runtime(e.to_string()))?

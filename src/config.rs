@@ -304,7 +304,7 @@ impl Rules {
 /// engine's slot ([`crate::wasm::MAX_MEMORY_BYTES`]).
 pub fn check_memory_kb(memory_kb: u64) -> Result<(), String> {
     let max_kb = crate::wasm::MAX_MEMORY_BYTES / 1024;
-    if memory_kb % 64 != 0 || !(128..=max_kb).contains(&memory_kb) {
+    if !memory_kb.is_multiple_of(64) || !(128..=max_kb).contains(&memory_kb) {
         return Err(format!(
             "memory_kb must be a multiple of 64 (a WebAssembly page) between 128 and {max_kb} \
              (got {memory_kb})"
@@ -656,7 +656,9 @@ impl Config {
             ));
         }
         if self.rules.fuel == 0 {
-            return Err(ConfigError::Invalid("[rules] fuel must be at least 1".into()));
+            return Err(ConfigError::Invalid(
+                "[rules] fuel must be at least 1".into(),
+            ));
         }
         check_memory_kb(self.rules.memory_kb)
             .map_err(|e| ConfigError::Invalid(format!("[rules] {e}")))?;

@@ -9,6 +9,14 @@ command -v gcc >/dev/null || need_apt+=(gcc)
 command -v ld >/dev/null || need_apt+=(binutils)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -e /usr/include/openssl/ssl.h ] || need_apt+=(libssl-dev)
+# KNOBELN strategies are built a second time by clang for wasm32 and
+# linked by wasm-ld with compiler-rt's builtins (issue 23).
+[ -x /usr/bin/clang ] || need_apt+=(clang)
+command -v wasm-ld >/dev/null || need_apt+=(lld)
+ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1 \
+    || need_apt+=(libclang-rt-14-dev-wasm32)
+# The determinism test runs tournaments pinned to one CPU (util-linux).
+command -v taskset >/dev/null || need_apt+=(util-linux)
 # Bot toolchains (issue 13): the sandbox sees only /usr, so Debian's own
 # python3 and JDK, not a python3 elsewhere on PATH; rustc comes with the
 # Rust toolchain that builds the project.

@@ -8,9 +8,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
+use knobeln::config::check_memory_kb;
 use knobeln::game::Params;
 use knobeln::referee::RefereeConfig;
-use knobeln::config::check_memory_kb;
 use knobeln::sandbox::player::PlayerLimits;
 use knobeln::store::{Store, StoreError};
 

@@ -936,10 +936,14 @@ mod tests {
         let checked = check_record(&cfg(10), 7, r.clone()).unwrap();
         assert_eq!(
             checked.failures[0].reason,
-            describe_failure(&cfg(10), 5, &FailureKind::Crashed {
-                signal: 11,
-                trap: None
-            })
+            describe_failure(
+                &cfg(10),
+                5,
+                &FailureKind::Crashed {
+                    signal: 11,
+                    trap: None
+                }
+            )
         );
         let mut wrong = r.clone();
         wrong.failures[0].throw = 9;

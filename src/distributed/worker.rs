@@ -55,8 +55,8 @@ use crate::lang::build::BotProgram;
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
 use crate::lines::LineLimits;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
-use crate::wasm::Loaded;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
+use crate::wasm::Loaded;
 
 /// The largest KNOBELN program a worker fetches.
 const MAX_PROGRAM_BYTES: u64 = 16 << 20;

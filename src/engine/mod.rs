@@ -9,6 +9,7 @@
 //! - [`run`]: the rounds, groups, rescheduling, advancement and the Evolution.
 //! - [`results`]: the contest's results as data (the `--json` output),
 //!   rebuilt from the store alone.
+//! - [`upgrade`]: native programs of an older version rebuilt as modules.
 //!
 //! The engine takes `now` from its caller through a [`Clock`] and never
 //! decides rules itself: those are the tournament core's.
@@ -17,6 +18,7 @@ pub mod pool;
 pub mod prepare;
 pub mod results;
 pub mod run;
+pub mod upgrade;
 
 use chrono::{DateTime, Utc};
 

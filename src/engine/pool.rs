@@ -14,9 +14,9 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::referee::{GameRecord, GameSeeds, Referee};
-use crate::wasm::Loaded;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
 use crate::tournament::ScheduledGame;
+use crate::wasm::Loaded;
 
 /// A strategy program: its module's bytes and their SHA-256 (by which
 /// another machine can fetch and verify it), and the module compiled for

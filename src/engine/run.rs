@@ -184,6 +184,9 @@ pub fn run_tournament_with(
     }
     let config: TournamentConfig = serde_json::from_str(&row.config)
         .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
+    // Strategies an older version stored as native programs play as
+    // modules from now on.
+    super::upgrade::rebuild_native_programs(store, config.referee.limits.memory_bytes)?;
     let entries = store.entries(tournament)?;
     let names: HashMap<TeamId, String> = entries.iter().map(|e| (e.team, e.name.clone())).collect();
     let players = Players {

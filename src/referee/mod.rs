@@ -323,7 +323,11 @@ impl Referee {
                 };
                 FailureKind::Crashed {
                     signal,
-                    trap: Some(trap.to_string().trim_start_matches("wasm trap: ").to_string()),
+                    trap: Some(
+                        trap.to_string()
+                            .trim_start_matches("wasm trap: ")
+                            .to_string(),
+                    ),
                 }
             }
         })
@@ -357,7 +361,7 @@ pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> 
             signal,
             trap: Some(trap),
         } => format!(
-            "crashed: {trap} (the machine would have sent {}){}",
+            "crashed with {}: {trap}{}",
             signal_name(*signal),
             crash_hint(cfg, *signal)
         ),
@@ -483,8 +487,8 @@ mod tests {
                 fuel: None
             }
         );
-        let old: FailureKind = serde_json::from_str(r#"{"failure":"crashed","signal":11}"#)
-            .expect("an old crash");
+        let old: FailureKind =
+            serde_json::from_str(r#"{"failure":"crashed","signal":11}"#).expect("an old crash");
         assert_eq!(
             old,
             FailureKind::Crashed {

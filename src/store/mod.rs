@@ -569,6 +569,30 @@ impl Store {
         b.ok_or_else(|| StoreError::Corrupt(format!("version {} has no binary", id.0)))
     }
 
+    /// The accepted KNOBELN versions whose stored program is not a
+    /// WebAssembly module (a native program of a version before modules),
+    /// with their stored sources: what [`crate::engine::upgrade`] rebuilds.
+    pub fn native_knobeln_versions(&self) -> Result<Vec<(VersionId, Vec<u8>)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT v.id, v.source FROM strategy_versions v
+             WHERE v.accepted AND v.binary IS NOT NULL
+               AND substr(v.binary, 1, 4) != X'0061736D'
+               AND NOT EXISTS (SELECT 1 FROM bot_programs b WHERE b.version_id = v.id)
+             ORDER BY v.id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((VersionId(r.get(0)?), r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Replaces a version's program (the same source, built again).
+    pub fn replace_binary(&self, id: VersionId, binary: &[u8]) -> Result<()> {
+        self.conn.execute(
+            "UPDATE strategy_versions SET binary = ?2 WHERE id = ?1",
+            params![id.0, binary],
+        )?;
+        Ok(())
+    }
+
     // ---- tournaments ----
 
     /// The most recent tournament with these entries (and this seed, if given).

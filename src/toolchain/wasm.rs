@@ -104,7 +104,10 @@ impl Toolchain {
     ) -> Result<GccRun, JailError> {
         let wasm_ld = self.wasm_ld.to_string_lossy();
         let builtins = self.builtins.to_string_lossy();
-        let memory = format!("{}", memory_bytes / crate::wasm::PAGE_BYTES * crate::wasm::PAGE_BYTES);
+        let memory = format!(
+            "{}",
+            memory_bytes / crate::wasm::PAGE_BYTES * crate::wasm::PAGE_BYTES
+        );
         let initial = format!("--initial-memory={memory}");
         let max = format!("--max-memory={memory}");
         let stack = format!("stack-size={SHADOW_STACK_BYTES}");
@@ -243,9 +246,8 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
                     check_import(&import, &types, &mut problems);
                     match import.ty {
                         TypeRef::Func(t) => func_types.push(t),
-                        TypeRef::Memory(_) => problems.push(
-                            "imports its memory; a strategy has a memory of its own".into(),
-                        ),
+                        TypeRef::Memory(_) => problems
+                            .push("imports its memory; a strategy has a memory of its own".into()),
                         _ => {}
                     }
                 }

@@ -80,8 +80,8 @@ fn runtime() -> Result<&'static Runtime, WasmError> {
     static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {
-            let engine = Engine::new(&config().map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?;
+            let engine =
+                Engine::new(&config().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             let linker = seat::linker(&engine).map_err(|e| e.to_string())?;
             start_watchdog(engine.clone());
             Ok(Runtime { engine, linker })
@@ -177,7 +177,11 @@ pub fn load(wasm: &[u8]) -> Result<Loaded, WasmError> {
     };
     let main_params = match module.get_export("main") {
         Some(wasmtime::ExternType::Func(f)) => f.params().len(),
-        _ => return Ok(Err(NotPlayable("the module exports no function main".into()))),
+        _ => {
+            return Ok(Err(NotPlayable(
+                "the module exports no function main".into(),
+            )))
+        }
     };
     let pre = match rt.linker.instantiate_pre(&module) {
         Ok(p) => p,

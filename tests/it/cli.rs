@@ -10,7 +10,7 @@ const VALID: &str = "tests/data/sources/valid.c";
 const REJECTED: &str = "tests/data/sources/include_stdio.c";
 const CONSTANT: &str = "tests/data/strategies/constant.c";
 const EXAMPLE: &str = "src/runtime/example.c";
-const LIMITS: &[&str] = &["--cpu-secs", "1", "--wall-secs", "20"];
+const LIMITS: &[&str] = &["--fuel", "100000000", "--wall-secs", "20"];
 
 fn run(args: &[&str]) -> std::process::Output {
     let mut all = args.to_vec();

@@ -101,7 +101,12 @@ pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
         return Err(cc.messages);
     }
     let ld = tools
-        .link(&gcc, &["strategy.o", "knobellib.o"], "strategy.wasm", 1 << 20)
+        .link(
+            &gcc,
+            &["strategy.o", "knobellib.o"],
+            "strategy.wasm",
+            1 << 20,
+        )
         .expect("wasm-ld runs");
     if !ld.ok {
         return Err(ld.messages);
@@ -163,8 +168,7 @@ pub fn compile_native_file(path: &Path) -> NativeStrategy {
     };
     match compile(&src, &cfg).expect("the compile service runs") {
         Outcome::Accepted { binary, .. } => NativeStrategy {
-            exe: Executable::from_bytes("knobeln-test-native", &binary)
-                .expect("hold the program"),
+            exe: Executable::from_bytes("knobeln-test-native", &binary).expect("hold the program"),
         },
         Outcome::Rejected { report } => panic!(
             "{} does not compile natively: {:#?}",

@@ -274,7 +274,12 @@ fn a_native_program_is_never_run() {
     let elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".repeat(64);
     let bad = install(&elf);
     let good = compile_file(&strategy_path("constant"));
-    let rec = play(&config(20, 1_000_000, Duration::from_secs(5)), &bad, &good, 1);
+    let rec = play(
+        &config(20, 1_000_000, Duration::from_secs(5)),
+        &bad,
+        &good,
+        1,
+    );
     assert_eq!(rec.failures.len(), 1, "{rec:?}");
     assert_eq!((rec.failures[0].player, rec.failures[0].throw), (0, 1));
     assert!(
@@ -556,4 +561,53 @@ fn every_compile_request_is_answered_and_counted() {
         "{}",
         replies[2].body
     );
+}
+
+/// Issue 23: the native programs an older version stored are rebuilt as
+/// modules from their stored sources when a tournament runs, and then
+/// play as before; a database without them is left alone.
+#[test]
+fn native_programs_of_an_older_version_are_rebuilt_as_modules() {
+    use knobeln::store::{NewVersion, Store};
+    use knobeln::toolchain::compile::{compile, CompileConfig, Target};
+    let store = Store::open_in_memory().unwrap();
+    let now = chrono::Utc::now();
+    let source = std::fs::read(example_path()).unwrap();
+    let native = CompileConfig {
+        target: Target::Native,
+        ..CompileConfig::local()
+    };
+    let Outcome::Accepted { binary, .. } = compile(&source, &native).unwrap() else {
+        panic!("the example compiles natively");
+    };
+    assert!(binary.starts_with(b"\x7fELF"));
+    let team = store.ensure_team("old_timer", now).unwrap();
+    let version = store
+        .insert_version(
+            &NewVersion {
+                team,
+                source: &source,
+                source_sha256: "old",
+                binary: Some(&binary),
+                lexical_elements: None,
+                description: None,
+                report_json: "{}",
+            },
+            now,
+        )
+        .unwrap();
+    let done = knobeln::engine::upgrade::rebuild_native_programs(&store, 1 << 20).unwrap();
+    assert_eq!((done.rebuilt, done.failed), (1, 0));
+    let module = store.version_binary(version).unwrap();
+    assert!(knobeln::wasm::is_module(&module));
+    let rebuilt = install(&module);
+    let example = compile_file(&example_path());
+    let cfg = config(300, 100_000_000, Duration::from_secs(10));
+    assert_eq!(
+        play(&cfg, &rebuilt, &example, 3),
+        play(&cfg, &example, &example, 3),
+        "the rebuilt program plays as the example does"
+    );
+    let again = knobeln::engine::upgrade::rebuild_native_programs(&store, 1 << 20).unwrap();
+    assert_eq!((again.rebuilt, again.failed), (0, 0));
 }

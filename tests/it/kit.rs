@@ -359,7 +359,10 @@ fn same_as_contest(
         let modules = [compile_file(sources[0]), compile_file(sources[1])];
         let wasm_cfg = config(cfg.params.l, DEFAULT_FUEL, cfg.wall);
         let wasm = play(&wasm_cfg, &modules[0], &modules[1], seed);
-        assert_eq!(wasm, rec, "the module game equals the native game: {names:?}");
+        assert_eq!(
+            wasm, rec,
+            "the module game equals the native game: {names:?}"
+        );
     }
     assert_eq!(p.seed, rec.seed, "{ctx}");
     assert_eq!(p.params, cfg.params, "{ctx}");

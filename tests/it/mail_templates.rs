@@ -56,7 +56,7 @@ fn fixture(name: &str) -> Value {
             "compile_end": "1994-05-14 10:00 UT",
             "contest_start": "1994-05-14 12:00 UT",
             "warnings": ["Your team has 11 members; the announcement says \"Team size should be anywhere between 1 and 10\"."],
-            "a": 1, "b": 12288, "log2_b": 13, "k": 8, "throws": 1000, "memory_kb": 1024, "cpu_secs": 2,
+            "a": 1, "b": 12288, "log2_b": 13, "k": 8, "throws": 1000, "memory_kb": 1024, "fuel": 1710000000,
         }),
         "registration_rejected" => json!({
             "contest_name": "International KNOBELN contest",
@@ -193,7 +193,7 @@ fn fixture(name: &str) -> Value {
             "contest_address": "knobeln@contest.example",
             "organizer": "organizer@contest.example",
             "a": 1, "b": 12288, "k": 8, "throws": 1000,
-            "cpu_secs": 2, "memory_kb": 1024, "wall_secs": 10.0,
+            "fuel": 1710000000, "memory_kb": 1024, "wall_secs": 10.0,
             "exemplars": 5, "max_generations": 1000,
             "max_lexical_elements": 10000, "min_description_lines": 15,
             "tolerated_description_lines": 12, "rsm_pause_minutes": 30,

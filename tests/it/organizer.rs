@@ -732,7 +732,7 @@ fn slow_submission(team: &str, auth: &str) -> String {
 /// A contest of two slow teams, ready to start.
 fn slow_field(extra: &str) -> Contest {
     let c = Contest::new(&format!(
-        "[rules]\nthrows = 400\njobs = 1\ncpu_secs = 20\nwall_secs = 120\n{extra}"
+        "[rules]\nthrows = 400\njobs = 1\nwall_secs = 120\n{extra}"
     ));
     for (address, team) in [(JOE, JOE_TEAM), ("ann@participants.example", "team_ann")] {
         let auth = register(&c, address, team, "");

@@ -92,7 +92,11 @@ fn endless_loop_runs_out_of_fuel_at_throw_3() {
                 fuel: Some(50_000_000),
             }
         },
-        &["CPU time", "50000000 WebAssembly operators", "requirement 6"],
+        &[
+            "CPU time",
+            "50000000 WebAssembly operators",
+            "requirement 6",
+        ],
     );
 }
 
@@ -228,7 +232,15 @@ fn a_module_importing_anything_else_is_not_started() {
 /// that is not a throw, blocking reads) cannot even be built into a module.
 #[test]
 fn assembly_cannot_be_built_into_a_module() {
-    for name in ["open_asm", "fork_asm", "execve_asm", "jump_runtime", "garbage", "blocking", "fd_reader"] {
+    for name in [
+        "open_asm",
+        "fork_asm",
+        "execve_asm",
+        "jump_runtime",
+        "garbage",
+        "blocking",
+        "fd_reader",
+    ] {
         let src = std::fs::read(hostile_path(name)).unwrap();
         let built = try_build_unchecked(&src);
         assert!(built.is_err(), "{name} was built into a module");
@@ -254,7 +266,11 @@ fn nothing_survives_a_game() {
 fn example_plays_full_games_or_fails_only_by_throwing_0() {
     let example = compile_file(&example_path());
     let constant = compile_file(&strategy_path("constant"));
-    let cfg = config(1000, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(30));
+    let cfg = config(
+        1000,
+        knobeln::referee::DEFAULT_FUEL,
+        Duration::from_secs(30),
+    );
     let mut full_games = 0;
     for seed in 1..=4 {
         for ex in [0usize, 1] {
@@ -321,7 +337,11 @@ fn points_are_the_rules_applied_to_the_recorded_throws() {
     // `play` checks every game against game::knobeln::replay; here a game in
     // which both sides score, so that the check means something.
     let example = compile_file(&example_path());
-    let cfg = config(1000, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(30));
+    let cfg = config(
+        1000,
+        knobeln::referee::DEFAULT_FUEL,
+        Duration::from_secs(30),
+    );
     let rec = play(&cfg, &example, &example, 7);
     assert!(rec.points[0] > 0 && rec.points[1] > 0, "{:?}", rec.points);
 }
@@ -461,4 +481,44 @@ fn a_failure_keeps_its_throw_number_through_json() {
         Some(failure),
         "a failure must survive a JSON round trip: {value}"
     );
+}
+
+/// Issue 23, faithful where C is well defined: every demo family played
+/// as a module gives the very games it gives as a native program of the
+/// process runner (the contest's referee of earlier versions): the same
+/// throws, points and rule breaks for the same game seeds.
+#[test]
+fn modules_play_the_games_native_programs_played() {
+    use crate::common::{compile_native_file, native_config, play_native};
+    let dir = tempfile::tempdir().unwrap();
+    let field = knobeln::demo::field(knobeln::demo::FAMILIES.len());
+    let mut played = 0;
+    let mut pairs = Vec::new();
+    for (i, team) in field.iter().enumerate() {
+        let path = dir.path().join(format!("{}.c", team.name));
+        std::fs::write(&path, knobeln::demo::strategy_source(team, "x")).unwrap();
+        pairs.push((i, path));
+    }
+    let modules: Vec<_> = pairs.iter().map(|(_, p)| compile_file(p)).collect();
+    let natives: Vec<_> = pairs.iter().map(|(_, p)| compile_native_file(p)).collect();
+    let wasm_cfg = config(
+        1000,
+        knobeln::referee::DEFAULT_FUEL,
+        Duration::from_secs(30),
+    );
+    let native_cfg = native_config(1000, 2, Duration::from_secs(30));
+    let n = modules.len();
+    for i in 0..n {
+        for (j, seed) in [((i + 1) % n, 11 + i as u64), ((i + 5) % n, 900 + i as u64)] {
+            let wasm = play(&wasm_cfg, &modules[i], &modules[j], seed);
+            let native = play_native(&native_cfg, &natives[i], &natives[j], seed);
+            assert_eq!(
+                wasm, native,
+                "{} vs {} with seed {seed}",
+                field[i].name, field[j].name
+            );
+            played += 1;
+        }
+    }
+    assert_eq!(played, 2 * n);
 }

@@ -190,7 +190,7 @@ fn valid_submission_is_accepted_with_its_hand_counted_lexical_elements() {
     // trial game against the example.
     let mine = install(&binary);
     let rec = play(
-        &config(100, 1, Duration::from_secs(30)),
+        &config(100, 10_000_000, Duration::from_secs(30)),
         &mine,
         &compile_file(&example_path()),
         3,
@@ -460,7 +460,7 @@ fn has_include_built_by_a_macro_cannot_see_etc_passwd() {
             Outcome::Rejected { .. } => None,
             Outcome::Accepted { binary, .. } => {
                 let s = install(&binary);
-                let cfg = config(2, 1, Duration::from_secs(30));
+                let cfg = config(2, 10_000_000, Duration::from_secs(30));
                 Some(play(&cfg, &s, &s, 1).throws[0][0])
             }
         }

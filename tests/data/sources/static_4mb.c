@@ -19,4 +19,4 @@ Random numbers come from next_random, seeded by init_random.
 Written for the integration tests of the knobeln server.
 #endif
 static int big[1 << 20];
-main() { big[12345] = 100; for (;;) make_throw(big[12345]); }
+main() { int i; for (i = 0; i < (1 << 20); i += 1024) big[i] = 100; for (;;) make_throw(big[make_throw(100) % 1024]); }

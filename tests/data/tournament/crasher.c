@@ -1,5 +1,5 @@
 #if 0
-Crasher: plays five throws and then dereferences a null pointer, in every game (disqualified in its second game).
+Crasher: plays five throws and then writes through a wild pointer, in every game (disqualified in its second game).
 This strategy is part of the engine's test field. It is written for the
 tests of the tournament engine: grouping, rescheduling, disqualification,
 determinism and resumption after a crash of the server.
@@ -18,7 +18,7 @@ Line 15 of the description.
 main()
 {
     int i;
-    volatile int *p = 0;
+    volatile int *p = (int *)0x40000000;
     for (i = 0; i < 5; i++)
         make_throw(200);
     *p = 1;
