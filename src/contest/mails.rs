@@ -204,8 +204,9 @@ impl Mailer<'_> {
             .into_iter()
             .map(|e| (e.team.0, e.name))
             .collect();
-        let games = store
-            .games(self.tournament, round, group)
+        // Games stored for replay are played again (and checked) here.
+        let games = crate::engine::replay::Replayer::new(store, self.tournament)
+            .and_then(|mut r| r.group_games(store, round, group))
             .map_err(|e| e.to_string())?;
         Ok(games
             .iter()

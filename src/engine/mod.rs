@@ -9,6 +9,8 @@
 //! - [`run`]: the rounds, groups, rescheduling, advancement and the Evolution.
 //! - [`results`]: the contest's results as data (the `--json` output),
 //!   rebuilt from the store alone.
+//! - [`replay`]: a stored game's throws, by playing it again (the store
+//!   keeps only its outcome and a digest of its throws).
 //! - [`upgrade`]: native programs of an older version rebuilt as modules.
 //!
 //! The engine takes `now` from its caller through a [`Clock`] and never
@@ -16,6 +18,7 @@
 
 pub mod pool;
 pub mod prepare;
+pub mod replay;
 pub mod results;
 pub mod run;
 pub mod upgrade;

@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 
+use crate::engine::replay::Replayer;
 use crate::engine::results::{results, GameResult, Placed, Results, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::engine::EngineError;
@@ -637,6 +638,7 @@ pub fn generate_from(
 
     // game-rR-gG-sS.html
     let mut rendered = 0;
+    let mut replayer: Option<Replayer> = None;
     if !opts.no_game_pages {
         let (a, b) = (params.a, params.b);
         for r in &res.rounds {
@@ -661,9 +663,15 @@ pub fn generate_from(
                         continue;
                     }
                     if stored_games.is_none() {
+                        // Games stored for replay are played again (and
+                        // checked) here.
+                        if replayer.is_none() {
+                            replayer = Some(Replayer::new(store, tournament)?);
+                        }
+                        let replayer = replayer.as_mut().expect("made above");
                         stored_games = Some(
-                            store
-                                .games(tournament, r.number, g.number)?
+                            replayer
+                                .group_games(store, r.number, g.number)?
                                 .into_iter()
                                 .map(|s| (s.key.slot, s))
                                 .collect(),

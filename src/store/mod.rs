@@ -172,6 +172,10 @@ pub struct StoredGame {
     pub attempt: u32,
     pub players: [TeamId; 2],
     pub record: GameRecord,
+    /// A game stored for replay ([`THROWS_REPLAY`]), read with its throws
+    /// wanted: the digest its replayed throws must have (`record.throws`
+    /// is empty until then).
+    pub throws_digest: Option<[u8; 16]>,
 }
 
 /// A stored round.
@@ -195,9 +199,24 @@ fn seed_from_sql(v: i64) -> u64 {
     v as u64
 }
 
-/// Throws as stored: i32 little-endian pairs.
-/// The stored format of a game's throws (column `throws_format`).
+/// The stored format of a game's throws (column `throws_format`): 0, i32
+/// little-endian pairs; 1, [`encode_throws`]; 2, [`THROWS_REPLAY`].
 pub const THROWS_FORMAT: i64 = 1;
+
+/// Format 2: the throws are not stored; the column holds their
+/// [`throws_digest`], and the game is replayed from its programs, seed and
+/// the tournament's key when its throws are wanted
+/// ([`crate::engine::replay`]), then checked against the digest.
+pub const THROWS_REPLAY: i64 = 2;
+
+/// The first 16 bytes of the SHA-256 of the throws' format-1 encoding.
+pub fn throws_digest(throws: &[[i64; 2]]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(encode_throws(throws));
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    out
+}
 
 /// Encodes the throws compactly (format 1): for each throw, each player's
 /// difference to its own previous throw, zigzag-encoded as an LEB128
@@ -818,16 +837,18 @@ impl Store {
                 seed_to_sql(game.seed),
                 record.points[0] as i64,
                 record.points[1] as i64,
-                encode_throws(&record.throws),
+                throws_digest(&record.throws).as_slice(),
                 json(&record.failures),
                 timestamp(now),
-                THROWS_FORMAT
+                THROWS_REPLAY
             ],
         )?;
         Ok(())
     }
 
-    /// All stored attempts of a group, in slot order, with their throws.
+    /// All stored attempts of a group, in slot order, with their throws
+    /// where they are stored; a game stored for replay has none and its
+    /// [`StoredGame::throws_digest`] (see [`crate::engine::replay`]).
     pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
         self.read_games(tournament, round, group, Throws::Decoded)
     }
@@ -877,6 +898,14 @@ impl Store {
         for row in rows {
             let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
             let failures: Vec<Failure> = from_json(&failures)?;
+            let replay = throws_wanted == Throws::Decoded && format == THROWS_REPLAY;
+            let throws_digest = if replay {
+                Some(<[u8; 16]>::try_from(throws.as_slice()).map_err(|_| {
+                    StoreError::Corrupt(format!("a game's throws digest of {} bytes", throws.len()))
+                })?)
+            } else {
+                None
+            };
             out.push(StoredGame {
                 key: GameKey { round, group, slot },
                 attempt,
@@ -885,11 +914,12 @@ impl Store {
                     seed: seed_from_sql(seed),
                     points: [pp as u64, pq as u64],
                     throws: match throws_wanted {
-                        Throws::Decoded => decode_throws(&throws, format)?,
-                        Throws::Left => Vec::new(),
+                        Throws::Decoded if !replay => decode_throws(&throws, format)?,
+                        _ => Vec::new(),
                     },
                     failures,
                 },
+                throws_digest,
             });
         }
         Ok(out)

@@ -262,3 +262,62 @@ fn a_finished_tournament_is_not_played_again() {
     assert_eq!(a, b);
     assert_eq!(count_games(&db), before);
 }
+
+/// Issue 23: a game is stored as its outcome and a 16-byte digest of its
+/// throws, not its throws; whoever wants the throws gets them by replay,
+/// checked against what was stored, so a changed record or program is
+/// found, never shown.
+#[test]
+fn games_are_stored_for_replay_and_replay_to_their_record() {
+    use knobeln::engine::replay::Replayer;
+    use knobeln::store::Store;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(
+        tmp.path(),
+        &[("gambler", 2), ("climber", 1), ("crasher", 1)],
+    );
+    let db = tmp.path().join("k.db");
+    tournament(&dir, &db, 5, 2, &[]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (n, bytes): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), max(length(throws)) FROM games WHERE throws_format = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(n, count_games(&db), "every game is stored for replay");
+    assert_eq!(bytes, 16);
+    let store = Store::open(&db).unwrap();
+    let tid: i64 = conn
+        .query_row("SELECT id FROM tournaments", [], |r| r.get(0))
+        .unwrap();
+    let mut replayer = Replayer::new(&store, tid).unwrap();
+    let games = replayer.group_games(&store, 1, 1).unwrap();
+    assert_eq!(games.len() as i64, n);
+    for g in &games {
+        let played = g.record.failures.first().map_or(60, |f| f.throw - 1);
+        assert_eq!(g.record.throws.len() as u32, played, "{g:?}");
+        assert_eq!(
+            knobeln::game::knobeln::replay(
+                &knobeln::game::Params {
+                    l: 60,
+                    ..Default::default()
+                },
+                &g.record.throws
+            ),
+            Ok(g.record.points)
+        );
+    }
+    // A record changed behind the replay's back is found.
+    conn.execute(
+        "UPDATE games SET points_p = points_p + 1 WHERE slot = (SELECT min(slot) FROM games)",
+        [],
+    )
+    .unwrap();
+    let err = Replayer::new(&store, tid)
+        .unwrap()
+        .group_games(&store, 1, 1)
+        .unwrap_err();
+    assert!(err.to_string().contains("does not replay"), "{err}");
+}
