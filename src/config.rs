@@ -375,7 +375,7 @@ pub struct EngineConfig {
     /// Seconds a dead worker's game waits before another worker gets it
     /// (0: 30).
     pub ack_wait_secs: u64,
-    /// Games kept in the queue at once (0: 128).
+    /// Games kept in the queue at once (0: 1024).
     pub in_flight: usize,
 }
 

@@ -234,7 +234,9 @@ impl Default for QueueSettings {
     fn default() -> Self {
         QueueSettings {
             ack_wait: Duration::from_secs(30),
-            in_flight: 128,
+            // 16 jobs of 64 games: enough for several workers of two
+            // threads each to have a job playing and one waiting.
+            in_flight: 1024,
         }
     }
 }

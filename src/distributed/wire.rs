@@ -49,23 +49,25 @@ pub const FORMAT: u32 = 2;
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;
 
-/// The most KNOBELN games the coordinator puts into one job: enough that
-/// the queue's cost per message is spread thin, few enough that the last
-/// games of a round are still spread over many workers.
-pub const KNOBELN_GAMES_PER_JOB: usize = 8;
+/// The most KNOBELN games the coordinator puts into one job. A game of
+/// modules takes well under a millisecond, so a job must carry many for
+/// the queue's cost per message (a publish, a fetch, an acknowledgement,
+/// about a millisecond in all) to stay within a few per cent of the play;
+/// a group of 41 teams (861 games) still makes 14 jobs to spread.
+pub const KNOBELN_GAMES_PER_JOB: usize = 64;
 
 /// What the records of one job's games may take of a result message.
-const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 4;
+const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 2;
 
 /// How many games of this kind the coordinator puts into one job: bot
 /// games (seconds to minutes each, several programs) one by one; KNOBELN
 /// games [`KNOBELN_GAMES_PER_JOB`] at a time, fewer when their records
-/// (about 4 bytes per throw on the wire, at most 6) would make the answer
+/// (about 3 bytes per throw on the wire, at most 4) would make the answer
 /// large.
 pub fn games_per_job(play: &Play) -> usize {
     match play {
         Play::Knobeln { referee, .. } => {
-            let record = referee.params.l as usize * 6 + 1024;
+            let record = referee.params.l as usize * 4 + 512;
             (RESULT_BUDGET / record).clamp(1, KNOBELN_GAMES_PER_JOB)
         }
         Play::Bots { .. } => 1,
@@ -816,7 +818,7 @@ mod tests {
     }
 
     #[test]
-    fn knobeln_games_go_eight_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
+    fn knobeln_games_go_64_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
         let knobeln = |l: u32| Play::Knobeln {
             referee: cfg(l),
             programs: ["a".repeat(64), "b".repeat(64)],
@@ -826,7 +828,7 @@ mod tests {
             },
         };
         assert_eq!(games_per_job(&knobeln(1000)), KNOBELN_GAMES_PER_JOB);
-        assert_eq!(games_per_job(&knobeln(20_000)), 2);
+        assert_eq!(games_per_job(&knobeln(20_000)), 6);
         assert_eq!(games_per_job(&knobeln(1_000_000)), 1);
         assert_eq!(games_per_job(&bot_job(2).games[0].play), 1);
         assert_eq!(
@@ -834,20 +836,20 @@ mod tests {
             KNOBELN_GAMES_PER_JOB
         );
         assert_eq!(most_games_per_job(Discipline::Bots), 1);
-        // Eight answers of 1000 throws fit the budget with room to spare.
+        // 64 answers of 1000 throws fit the budget.
         let m = ResultMessage {
             format: FORMAT,
             session: "abc".into(),
             job: "abc-1".into(),
             worker: "w".into(),
-            results: (0..8)
+            results: (0..KNOBELN_GAMES_PER_JOB as u32)
                 .map(|i| GameResult {
                     game: ident(i),
                     outcome: Outcome::Played(played(1000, 7)),
                 })
                 .collect(),
         };
-        assert!(m.encode().len() < RESULT_BUDGET / 4, "{}", m.encode().len());
+        assert!(m.encode().len() < RESULT_BUDGET, "{}", m.encode().len());
     }
 
     #[test]
