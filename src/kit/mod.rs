@@ -42,6 +42,17 @@ pub const BUILD_COMMAND: &str = "gcc -O2 -ffreestanding -fno-builtin -nostdinc \
      -fno-stack-protector -fno-pie -fno-pic -static -nostdlib -nostartfiles -no-pie \
      -o mine mine.c knobellib.c -lgcc";
 
+/// The commands that build a strategy's WebAssembly module as the
+/// contest does (the README documents them; `*` stands for clang's
+/// version folder).
+pub const WASM_BUILD_COMMANDS: [&str; 2] = [
+    "clang --target=wasm32 -mcpu=mvp -O2 -ffreestanding -fno-builtin -nostdinc -nostdlib \
+     -c mine.c knobellib.c",
+    "wasm-ld --no-entry --export=main --initial-memory=1048576 --max-memory=1048576 \
+     -z stack-size=65536 --stack-first --strip-all -o mine.wasm mine.o knobellib.o \
+     /usr/lib/llvm-14/lib/clang/14*/lib/wasi/libclang_rt.builtins-wasm32.a",
+];
+
 const TEXT: &str = "text/plain; charset=us-ascii";
 
 /// Every file of the kit, README first.

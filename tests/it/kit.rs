@@ -834,3 +834,57 @@ fn protocolfmt_and_the_server_accept_and_refuse_the_same_texts() {
         ]
     );
 }
+
+/// Issue 23: the kit's README builds, with the compile service's tools,
+/// the very module the contest plays: the commands it documents produce a
+/// module of the contest's shape that plays the same game as the compile
+/// service's module of the same source.
+#[test]
+fn the_kits_wasm_commands_build_the_module_the_contest_plays() {
+    use knobeln::kit::WASM_BUILD_COMMANDS;
+    let readme = String::from_utf8(
+        kit::files()
+            .iter()
+            .find(|f| f.name == "README")
+            .unwrap()
+            .bytes
+            .to_vec(),
+    )
+    .unwrap();
+    let joined = readme.replace(" \\\n      ", " ");
+    for cmd in WASM_BUILD_COMMANDS {
+        assert!(joined.contains(cmd), "README lacks {cmd}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let example = kit::files()
+        .into_iter()
+        .find(|f| f.name == "example.c")
+        .unwrap();
+    std::fs::write(dir.path().join("mine.c"), example.bytes).unwrap();
+    let runtime = kit::files()
+        .into_iter()
+        .find(|f| f.name == "knobellib.c")
+        .unwrap();
+    std::fs::write(dir.path().join("knobellib.c"), runtime.bytes).unwrap();
+    for cmd in WASM_BUILD_COMMANDS {
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", cmd])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let module = std::fs::read(dir.path().join("mine.wasm")).unwrap();
+    assert!(knobeln::toolchain::wasm::check_module(&module, 1 << 20).is_ok());
+    let home = crate::common::install(&module);
+    let contest = compile_file(&crate::common::example_path());
+    let cfg = config(1000, DEFAULT_FUEL, Duration::from_secs(10));
+    assert_eq!(
+        play(&cfg, &home, &contest, 9),
+        play(&cfg, &contest, &contest, 9)
+    );
+}
