@@ -1,8 +1,9 @@
 //! The referee: plays one game of KNOBELN between two strategies.
 //!
 //! Each strategy is a WebAssembly module ([`crate::wasm`]); both run on
-//! the caller's thread, each suspended in its `make_throw` until the
-//! referee has both throws of a throw. The referee checks them against the
+//! the caller's thread: P as an ordinary call whose every `make_throw`
+//! steps Q, a fiber suspended in its own `make_throw`, to its throw of the
+//! same number, so the referee has both throws of a throw at once. The referee checks them against the
 //! rules ([`crate::game::knobeln`]) and the limits (fuel, memory, call
 //! stack, a trap, ending early, the watchdog), scores them, and gives each
 //! player the other's throw. After `L` throws, or at the first failure,
@@ -18,6 +19,7 @@
 pub mod native;
 
 use std::io;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -25,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
 use crate::sandbox::player::{PlayerLimits, SpawnError};
 use crate::seed::SeedKey;
-use crate::wasm::{Ending, Loaded, Seat, SeatLimits, Step, Strategy, WasmError};
+use crate::wasm::{lead, Control, Ending, Loaded, Seat, SeatLimits, Step, Strategy, WasmError};
 
 /// How a game is refereed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +196,8 @@ pub struct Referee {
 enum Slot {
     Threw(Throw),
     Failed(Failure),
+    /// The engine failed.
+    Faulted(String),
 }
 
 impl Referee {
@@ -237,109 +241,191 @@ impl Referee {
 
     /// Plays one game: `players[0]` is P, `players[1]` is Q. Runs on the
     /// caller's thread and waits for nothing but the strategies' own
-    /// computation.
+    /// computation: P runs as the lead ([`crate::wasm::lead`]), and each of
+    /// its throws steps Q (a [`Seat`]) to its throw of the same number;
+    /// both are judged together, as if thrown at once.
     pub fn play(
         &self,
         players: [&Strategy; 2],
         seeds: GameSeeds,
     ) -> Result<GameRecord, RefereeError> {
-        let cfg = &self.config;
+        let cfg = self.config;
         let limits = SeatLimits {
             fuel: cfg.fuel,
             wall: cfg.wall,
         };
-        let mut seats = [
-            Seat::new(players[0], seeds.players[0], limits),
-            Seat::new(players[1], seeds.players[1], limits),
-        ];
-        let mut record = GameRecord {
-            seed: seeds.game,
-            points: [0, 0],
-            throws: Vec::with_capacity(cfg.params.l as usize),
-            failures: Vec::new(),
-        };
-        let mut runs = [RunRule::new(cfg.params.k), RunRule::new(cfg.params.k)];
-        let mut replies: [i64; 2] = [0, 0];
-        for n in 1..=cfg.params.l {
-            let mut slots: [Option<Slot>; 2] = [None, None];
-            for i in 0..2 {
-                let slot = match seats[i].step(replies[i]) {
-                    Step::Threw(t) => {
-                        let t = Throw::from(t);
-                        match check_throw(&cfg.params, &mut runs[i], t) {
-                            Ok(()) => Slot::Threw(t),
-                            Err(rule) => Slot::Failed(self.failure(i, n, FailureKind::Rule(rule))),
-                        }
-                    }
-                    Step::Ended(ending) => Slot::Failed(self.failure(i, n, self.ended(ending)?)),
-                };
-                slots[i] = Some(slot);
-            }
-            let mut throws = [0 as Throw; 2];
-            for (i, slot) in slots.into_iter().enumerate() {
-                match slot.expect("both seats stepped") {
-                    Slot::Threw(t) => throws[i] = t,
-                    Slot::Failed(f) => record.failures.push(f),
-                }
-            }
-            if !record.failures.is_empty() {
-                break;
-            }
-            let pts = judge(throws[0], throws[1]).points_of();
-            record.points[0] += pts[0] as u64;
-            record.points[1] += pts[1] as u64;
-            record.throws.push(throws);
-            // Each player learns the other's throw at its next step.
-            replies = [throws[1], throws[0]];
+        let duel = Arc::new(Mutex::new(Duel {
+            cfg,
+            q: Seat::new(players[1], seeds.players[1], limits),
+            q_reply: 0,
+            runs: [RunRule::new(cfg.params.k), RunRule::new(cfg.params.k)],
+            record: GameRecord {
+                seed: seeds.game,
+                points: [0, 0],
+                throws: Vec::with_capacity(cfg.params.l as usize),
+                failures: Vec::new(),
+            },
+            n: 0,
+            over: false,
+            fault: None,
+        }));
+        let shared = duel.clone();
+        let ending = lead(players[0], seeds.players[0], limits, move |t| {
+            shared.lock().expect("the duel").on_throw(t)
+        });
+        let mut d = duel.lock().expect("the duel");
+        if ending != Ending::Stopped && !d.over {
+            // P ended before its next throw: Q's throw of the same number
+            // is judged too (both can fail in one throw).
+            let n = d.n + 1;
+            let p = match failure_kind(&cfg, ending) {
+                Ok(kind) => Slot::Failed(failure(&cfg, 0, n, kind)),
+                Err(fault) => Slot::Faulted(fault),
+            };
+            let q = d.q_slot(n);
+            d.settle(n, p, q);
         }
-        Ok(record)
-    }
-
-    /// The failure of a strategy that ended before the game was over.
-    fn ended(&self, ending: Ending) -> Result<FailureKind, RefereeError> {
-        use wasmtime::Trap;
-        let limit_kb = self.config.limits.memory_bytes / 1024;
-        Ok(match ending {
-            Ending::Returned(status) => FailureKind::Exited { status },
-            Ending::Fault(e) => return Err(RefereeError::Engine(e)),
-            Ending::Trapped(Trap::OutOfFuel) => FailureKind::CpuTime {
-                limit_secs: 0,
-                fuel: Some(self.config.fuel),
+        if let Some(fault) = d.fault.take() {
+            return Err(RefereeError::Engine(fault));
+        }
+        Ok(std::mem::replace(
+            &mut d.record,
+            GameRecord {
+                seed: 0,
+                points: [0, 0],
+                throws: Vec::new(),
+                failures: Vec::new(),
             },
-            Ending::Trapped(Trap::Interrupt) => FailureKind::WallClock {
-                limit_ms: self.config.wall.as_millis() as u64,
-            },
-            Ending::Trapped(Trap::StackOverflow) => FailureKind::Memory {
-                limit_kb,
-                call_stack_kb: Some(crate::wasm::CALL_STACK_BYTES as u64 / 1024),
-            },
-            Ending::Trapped(trap) => {
-                let signal = match trap {
-                    Trap::IntegerDivisionByZero
-                    | Trap::IntegerOverflow
-                    | Trap::BadConversionToInteger => libc::SIGFPE,
-                    Trap::UnreachableCodeReached => libc::SIGILL,
-                    _ => libc::SIGSEGV,
-                };
-                FailureKind::Crashed {
-                    signal,
-                    trap: Some(
-                        trap.to_string()
-                            .trim_start_matches("wasm trap: ")
-                            .to_string(),
-                    ),
-                }
-            }
-        })
+        ))
     }
 
     fn failure(&self, player: usize, throw: u32, kind: FailureKind) -> Failure {
-        let reason = describe_failure(&self.config, throw, &kind);
-        Failure {
-            player,
-            throw,
-            kind,
-            reason,
+        failure(&self.config, player, throw, kind)
+    }
+}
+
+/// A failure with the participant's sentence.
+fn failure(cfg: &RefereeConfig, player: usize, throw: u32, kind: FailureKind) -> Failure {
+    let reason = describe_failure(cfg, throw, &kind);
+    Failure {
+        player,
+        throw,
+        kind,
+        reason,
+    }
+}
+
+/// The failure of a strategy that ended before the game was over; `Err`:
+/// the engine failed (not the strategy's fault).
+fn failure_kind(cfg: &RefereeConfig, ending: Ending) -> Result<FailureKind, String> {
+    use wasmtime::Trap;
+    let limit_kb = cfg.limits.memory_bytes / 1024;
+    Ok(match ending {
+        Ending::Returned(status) => FailureKind::Exited { status },
+        Ending::Fault(e) => return Err(e),
+        Ending::Stopped => return Err("a strategy was stopped outside a game".into()),
+        Ending::Trapped(Trap::OutOfFuel) => FailureKind::CpuTime {
+            limit_secs: 0,
+            fuel: Some(cfg.fuel),
+        },
+        Ending::Trapped(Trap::Interrupt) => FailureKind::WallClock {
+            limit_ms: cfg.wall.as_millis() as u64,
+        },
+        Ending::Trapped(Trap::StackOverflow) => FailureKind::Memory {
+            limit_kb,
+            call_stack_kb: Some(crate::wasm::CALL_STACK_BYTES as u64 / 1024),
+        },
+        Ending::Trapped(trap) => {
+            let signal = match trap {
+                Trap::IntegerDivisionByZero
+                | Trap::IntegerOverflow
+                | Trap::BadConversionToInteger => libc::SIGFPE,
+                Trap::UnreachableCodeReached => libc::SIGILL,
+                _ => libc::SIGSEGV,
+            };
+            FailureKind::Crashed {
+                signal,
+                trap: Some(trap.to_string().trim_start_matches("wasm trap: ").to_string()),
+            }
+        }
+    })
+}
+
+/// A game in progress: Q's seat, the run rules, the record so far. P's
+/// throws come in through [`Duel::on_throw`].
+struct Duel {
+    cfg: RefereeConfig,
+    q: Seat,
+    /// What Q's pending `make_throw` returns (P's last throw).
+    q_reply: i64,
+    runs: [RunRule; 2],
+    record: GameRecord,
+    /// Throws completed.
+    n: u32,
+    /// The game is over (its last throw, or a failure).
+    over: bool,
+    /// The engine failed.
+    fault: Option<String>,
+}
+
+impl Duel {
+    /// P threw `t` in the next throw: Q throws too, both are judged.
+    fn on_throw(&mut self, t: i32) -> Control {
+        let n = self.n + 1;
+        let t = Throw::from(t);
+        let p = match check_throw(&self.cfg.params, &mut self.runs[0], t) {
+            Ok(()) => Slot::Threw(t),
+            Err(rule) => Slot::Failed(failure(&self.cfg, 0, n, FailureKind::Rule(rule))),
+        };
+        let q = self.q_slot(n);
+        self.settle(n, p, q)
+    }
+
+    /// Q's throw number `n`, checked, or its failure.
+    fn q_slot(&mut self, n: u32) -> Slot {
+        match self.q.step(self.q_reply) {
+            Step::Threw(t) => {
+                let t = Throw::from(t);
+                match check_throw(&self.cfg.params, &mut self.runs[1], t) {
+                    Ok(()) => Slot::Threw(t),
+                    Err(rule) => Slot::Failed(failure(&self.cfg, 1, n, FailureKind::Rule(rule))),
+                }
+            }
+            Step::Ended(ending) => match failure_kind(&self.cfg, ending) {
+                Ok(kind) => Slot::Failed(failure(&self.cfg, 1, n, kind)),
+                Err(fault) => Slot::Faulted(fault),
+            },
+        }
+    }
+
+    /// Records throw `n` (or its failures) and says how P goes on.
+    fn settle(&mut self, n: u32, p: Slot, q: Slot) -> Control {
+        match (p, q) {
+            (Slot::Threw(a), Slot::Threw(b)) => {
+                let pts = judge(a, b).points_of();
+                self.record.points[0] += pts[0] as u64;
+                self.record.points[1] += pts[1] as u64;
+                self.record.throws.push([a, b]);
+                self.n = n;
+                self.q_reply = a;
+                if n == self.cfg.params.l {
+                    self.over = true;
+                    Control::Stop
+                } else {
+                    Control::Reply(b as i32)
+                }
+            }
+            (p, q) => {
+                for slot in [p, q] {
+                    match slot {
+                        Slot::Failed(f) => self.record.failures.push(f),
+                        Slot::Faulted(e) => self.fault = Some(e),
+                        Slot::Threw(_) => {}
+                    }
+                }
+                self.over = true;
+                Control::Stop
+            }
         }
     }
 }

@@ -588,14 +588,14 @@ impl Store {
         b.ok_or_else(|| StoreError::Corrupt(format!("version {} has no binary", id.0)))
     }
 
-    /// The accepted KNOBELN versions whose stored program is not a
-    /// WebAssembly module (a native program of a version before modules),
+    /// The accepted KNOBELN versions whose stored program is a native ELF
+    /// program (of a version before modules),
     /// with their stored sources: what [`crate::engine::upgrade`] rebuilds.
     pub fn native_knobeln_versions(&self) -> Result<Vec<(VersionId, Vec<u8>)>> {
         let mut stmt = self.conn.prepare(
             "SELECT v.id, v.source FROM strategy_versions v
              WHERE v.accepted AND v.binary IS NOT NULL
-               AND substr(v.binary, 1, 4) != X'0061736D'
+               AND substr(v.binary, 1, 4) = X'7F454C46'
                AND NOT EXISTS (SELECT 1 FROM bot_programs b WHERE b.version_id = v.id)
              ORDER BY v.id",
         )?;

@@ -17,8 +17,8 @@
 //! canonicalisation, only the WebAssembly 1.0 features (no bulk memory,
 //! SIMD, threads, reference types, tail calls, …), fuel, and an epoch
 //! watchdog against engine faults. Instances come from a pooling
-//! allocator; both players of a game run as fibers on the caller's thread
-//! ([`seat`]).
+//! allocator; both players of a game run on the caller's thread, the lead
+//! as an ordinary call and the other as a fiber ([`seat`]).
 //!
 //! This module knows nothing of the game's rules: [`seat`] reports throws
 //! and endings, [`crate::referee`] judges them.
@@ -34,7 +34,7 @@ use wasmtime::{
     PoolingAllocationConfig, WasmFeatures,
 };
 
-pub use seat::{Ending, Seat, SeatLimits, Step};
+pub use seat::{lead, Control, Ending, Seat, SeatLimits, Step};
 
 /// Bytes of one WebAssembly page.
 pub const PAGE_BYTES: u64 = 65536;
@@ -74,6 +74,7 @@ pub enum WasmError {
 struct Runtime {
     engine: Engine,
     linker: Linker<seat::SeatData>,
+    lead_linker: Linker<seat::LeadData>,
 }
 
 fn runtime() -> Result<&'static Runtime, WasmError> {
@@ -83,8 +84,13 @@ fn runtime() -> Result<&'static Runtime, WasmError> {
             let engine =
                 Engine::new(&config().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             let linker = seat::linker(&engine).map_err(|e| e.to_string())?;
+            let lead_linker = seat::lead_linker(&engine).map_err(|e| e.to_string())?;
             start_watchdog(engine.clone());
-            Ok(Runtime { engine, linker })
+            Ok(Runtime {
+                engine,
+                linker,
+                lead_linker,
+            })
         })
         .as_ref()
         .map_err(|e| WasmError::Engine(e.clone()))
@@ -138,6 +144,7 @@ pub struct Strategy {
     /// verifies it).
     pub sha256: String,
     pre: InstancePre<seat::SeatData>,
+    lead_pre: InstancePre<seat::LeadData>,
     /// How `main` is called: its number of (i32) parameters.
     main_params: usize,
 }
@@ -183,13 +190,17 @@ pub fn load(wasm: &[u8]) -> Result<Loaded, WasmError> {
             )))
         }
     };
-    let pre = match rt.linker.instantiate_pre(&module) {
-        Ok(p) => p,
-        Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
+    let (pre, lead_pre) = match (
+        rt.linker.instantiate_pre(&module),
+        rt.lead_linker.instantiate_pre(&module),
+    ) {
+        (Ok(p), Ok(l)) => (p, l),
+        (Err(e), _) | (_, Err(e)) => return Ok(Err(NotPlayable(format!("{e:#}")))),
     };
     let s = Arc::new(Strategy {
         sha256: sha256.clone(),
         pre,
+        lead_pre,
         main_params,
     });
     cache().lock().expect("module cache").put(sha256, s.clone());

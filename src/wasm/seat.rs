@@ -1,19 +1,23 @@
-//! One player of one game: a strategy's instance, run as a fiber on the
-//! referee's thread and suspended in every `make_throw`.
+//! The two players of one game, on the referee's thread.
 //!
-//! The referee drives a seat with [`Seat::step`]: the seat runs until the
+//! The *lead* ([`lead`]) runs its `main` as an ordinary call; each of its
+//! `make_throw` calls hands its throw to a callback of the referee's, which
+//! answers with the opponent's throw or stops it. The other player is a
+//! [`Seat`]: a fiber suspended in every `make_throw`, which the referee
+//! drives with [`Seat::step`] from that callback: it runs until the
 //! strategy calls `make_throw` (a [`Step::Threw`]) or ends (returns from
-//! `main`, or traps: [`Step::Ended`]). Nothing here waits for anything but
-//! the strategy's own computation, so a game never blocks its thread, and
-//! two seats of one game take turns on one thread without a context switch
-//! of the operating system.
+//! `main`, or traps: [`Step::Ended`]). A throw is thus one switch to the
+//! seat's stack and back. Nothing here waits for anything but the
+//! strategies' own computation, so a game never blocks its thread, and the
+//! two players take turns on one thread without a context switch of the
+//! operating system.
 //!
 //! The seat knows no rule: it hands over what the strategy threw and the
 //! opponent's throw the referee gives back.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -34,8 +38,6 @@ struct Exchange {
     thrown: AtomicI64,
     /// The opponent's throw the pending `make_throw` returns.
     reply: AtomicI64,
-    /// Fuel left when the strategy last called `make_throw`.
-    fuel_left: AtomicU64,
 }
 
 const NONE: i64 = i64::MIN;
@@ -59,6 +61,106 @@ pub enum Ending {
     Trapped(Trap),
     /// The engine failed (not the strategy's fault).
     Fault(String),
+    /// The referee stopped it ([`Control::Stop`]): the game is over.
+    Stopped,
+}
+
+/// What the referee's callback tells the lead after one of its throws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// `make_throw` returns this (the opponent's throw).
+    Reply(i32),
+    /// The game is over: the lead is stopped where it is.
+    Stop,
+}
+
+/// What the referee's functions see of the lead.
+pub struct LeadData {
+    on_throw: Box<dyn FnMut(i32) -> Control + Send>,
+    seed: u64,
+}
+
+/// The error that unwinds the lead when the referee stops it.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the referee stopped the strategy")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// The linker of the lead: the referee's two functions, called directly.
+pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>> {
+    let mut linker = Linker::new(engine);
+    linker.func_wrap("knobeln", "seed", |caller: Caller<'_, LeadData>| {
+        caller.data().seed as i64
+    })?;
+    linker.func_wrap(
+        "knobeln",
+        "make_throw",
+        |mut caller: Caller<'_, LeadData>, thrown: i32| -> wasmtime::Result<i32> {
+            match (caller.data_mut().on_throw)(thrown) {
+                Control::Reply(r) => Ok(r),
+                Control::Stop => Err(wasmtime::Error::new(Stopped)),
+            }
+        },
+    )?;
+    Ok(linker)
+}
+
+/// Runs `strategy` as the lead of a game with its generator's `seed`:
+/// `on_throw` gets each of its throws and answers it. Returns how it
+/// ended ([`Ending::Stopped`] when `on_throw` stopped it).
+pub fn lead(
+    strategy: &Strategy,
+    seed: u64,
+    limits: SeatLimits,
+    on_throw: impl FnMut(i32) -> Control + Send + 'static,
+) -> Ending {
+    let pre = &strategy.lead_pre;
+    let mut store = Store::new(
+        pre.module().engine(),
+        LeadData {
+            on_throw: Box::new(on_throw),
+            seed,
+        },
+    );
+    if let Err(e) = store.set_fuel(limits.fuel) {
+        return Ending::Fault(format!("{e:#}"));
+    }
+    store.set_epoch_deadline(deadline_ticks(limits));
+    store.epoch_deadline_trap();
+    let instance = match pre.instantiate(&mut store) {
+        Ok(i) => i,
+        Err(e) => return ending_of(e),
+    };
+    let start = match instance.get_typed_func::<(), ()>(&mut store, "knobeln_start") {
+        Ok(f) => f,
+        Err(e) => return Ending::Fault(format!("{e:#}")),
+    };
+    if let Err(e) = start.call(&mut store, ()) {
+        return ending_of(e);
+    }
+    let Some(main) = instance.get_func(&mut store, "main") else {
+        return Ending::Fault("the module has no main".into());
+    };
+    let params = vec![Val::I32(0); strategy.main_params];
+    let mut results = vec![Val::I32(0); main.ty(&store).results().len()];
+    match main.call(&mut store, &params, &mut results) {
+        Ok(()) => Ending::Returned(match results.first() {
+            Some(Val::I32(v)) => *v,
+            _ => 0,
+        }),
+        Err(e) => ending_of(e),
+    }
+}
+
+/// The watchdog's deadline in epoch ticks.
+fn deadline_ticks(limits: SeatLimits) -> u64 {
+    limits.wall.as_millis().div_ceil(EPOCH_TICK.as_millis()) as u64 + 1
 }
 
 /// What one step of a seat gave.
@@ -74,7 +176,6 @@ type Running = Pin<Box<dyn Future<Output = Ending> + Send>>;
 pub struct Seat {
     running: Option<Running>,
     exchange: Arc<Exchange>,
-    fuel: u64,
 }
 
 /// The linker with the referee's two functions.
@@ -88,9 +189,7 @@ pub(super) fn linker(engine: &Engine) -> wasmtime::Result<Linker<SeatData>> {
         "make_throw",
         |caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
             let exchange = caller.data().exchange.clone();
-            let fuel = caller.get_fuel().unwrap_or(0);
             Box::new(async move {
-                exchange.fuel_left.store(fuel, Ordering::Relaxed);
                 exchange.thrown.store(thrown as i64, Ordering::Relaxed);
                 // Back to the referee until it has both throws.
                 Suspend(false).await;
@@ -124,7 +223,6 @@ impl Seat {
         let exchange = Arc::new(Exchange {
             thrown: AtomicI64::new(NONE),
             reply: AtomicI64::new(0),
-            fuel_left: AtomicU64::new(limits.fuel),
         });
         let pre = strategy.pre.clone();
         let main_params = strategy.main_params;
@@ -133,7 +231,7 @@ impl Seat {
             seed,
         };
         let engine = pre.module().engine().clone();
-        let ticks = limits.wall.as_millis().div_ceil(EPOCH_TICK.as_millis()) as u64 + 1;
+        let ticks = deadline_ticks(limits);
         let running: Running = Box::pin(async move {
             let mut store = Store::new(&engine, data);
             if let Err(e) = store.set_fuel(limits.fuel) {
@@ -168,7 +266,6 @@ impl Seat {
         Seat {
             running: Some(running),
             exchange,
-            fuel: limits.fuel,
         }
     }
 
@@ -199,14 +296,12 @@ impl Seat {
             }
         }
     }
-
-    /// Fuel the strategy has used up to its last `make_throw`.
-    pub fn fuel_used(&self) -> u64 {
-        self.fuel - self.exchange.fuel_left.load(Ordering::Relaxed)
-    }
 }
 
 fn ending_of(e: wasmtime::Error) -> Ending {
+    if e.downcast_ref::<Stopped>().is_some() {
+        return Ending::Stopped;
+    }
     match e.downcast_ref::<Trap>() {
         Some(t) => Ending::Trapped(*t),
         None => Ending::Fault(format!("{e:#}")),

@@ -611,3 +611,30 @@ fn native_programs_of_an_older_version_are_rebuilt_as_modules() {
     let again = knobeln::engine::upgrade::rebuild_native_programs(&store, 1 << 20).unwrap();
     assert_eq!((again.rebuilt, again.failed), (0, 0));
 }
+
+/// Issue 23: the attacks on the native build are contained by the
+/// module's construction. A section name with a newline no longer injects
+/// assembler directives (`.incbin` of a file of the build machine): clang
+/// writes the object itself, and the module is what the C says; a C23
+/// attribute in digraph spelling is refused.
+#[test]
+fn a_section_name_injects_nothing_into_a_module() {
+    let src = "__attribute__((section(\".data\\n.incbin \\\"/usr/bin/true\\\"\\n.section .text\"))) \
+               int x = 1;\nmain() { for (;;) make_throw(100 + x); }\n";
+    let module = build_unchecked(src.as_bytes());
+    assert!(
+        module.len() < 4096,
+        "{} bytes: something was included",
+        module.len()
+    );
+    let s = install(&module);
+    let constant = compile_file(&strategy_path("constant"));
+    let rec = play(&config(10, 1_000_000, Duration::from_secs(5)), &s, &constant, 1);
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert!(rec.throws.iter().all(|t| t[0] == 101));
+    // The compile service refuses the attribute (check 2).
+    assert!(!compile_source(src.as_bytes(), Profile::Local).accepted());
+    let digraph = "<:<:gnu::section(\".data\\n.incbin \\\"/usr/bin/true\\\"\"):>:> int x = 1;\n\
+                   main() { for (;;) make_throw(100 + x); }\n";
+    assert!(!compile_source(digraph.as_bytes(), Profile::Local).accepted());
+}
