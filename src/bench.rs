@@ -15,9 +15,7 @@ use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::exe::Executable;
 use crate::sandbox::pin_current_thread;
 use crate::seed::SeedKey;
-use crate::toolchain::compile::{
-    compile, CompileConfig, CompileError, Outcome, Target,
-};
+use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome, Target};
 use crate::wasm::Strategy;
 
 /// A trivial strategy: always the same throw, forever.

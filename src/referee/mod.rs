@@ -345,7 +345,11 @@ fn failure_kind(cfg: &RefereeConfig, ending: Ending) -> Result<FailureKind, Stri
             };
             FailureKind::Crashed {
                 signal,
-                trap: Some(trap.to_string().trim_start_matches("wasm trap: ").to_string()),
+                trap: Some(
+                    trap.to_string()
+                        .trim_start_matches("wasm trap: ")
+                        .to_string(),
+                ),
             }
         }
     })

@@ -838,22 +838,10 @@ impl<'a> FirstUses<'a> {
 /// strategies' flags) once per process: every strategy links the same bytes.
 pub fn runtime_object() -> Result<Arc<Vec<u8>>, CompileError> {
     static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
-    let r = OBJECT.get_or_init(|| {
-        let jail = Jail::new().map_err(|e| e.to_string())?;
-        let gcc = Gcc::new(&jail, JailLimits::default());
-        gcc.put("knobellib.c", RUNTIME_C.as_bytes())
-            .map_err(|e| e.to_string())?;
-        let rt = gcc
-            .compile("knobellib.c", "knobellib.o")
-            .map_err(|e| e.to_string())?;
-        if !rt.ok {
-            return Err(rt.messages);
-        }
-        gcc.get("knobellib.o")
-            .map(Arc::new)
-            .map_err(|e| e.to_string())
-    });
-    r.clone().map_err(CompileError::Runtime)
+    OBJECT
+        .get_or_init(|| build_runtime(|gcc, out| gcc.compile("knobellib.c", out)))
+        .clone()
+        .map_err(CompileError::Runtime)
 }
 
 /// The contest runtime compiled by clang for wasm32 (in the jail, with
@@ -861,23 +849,30 @@ pub fn runtime_object() -> Result<Arc<Vec<u8>>, CompileError> {
 /// bytes.
 pub fn runtime_wasm_object() -> Result<Arc<Vec<u8>>, CompileError> {
     static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
-    let r = OBJECT.get_or_init(|| {
-        let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
-        let jail = Jail::new().map_err(|e| e.to_string())?;
-        let gcc = Gcc::new(&jail, JailLimits::default());
-        gcc.put("knobellib.c", RUNTIME_C.as_bytes())
-            .map_err(|e| e.to_string())?;
-        let rt = tools
-            .compile(&gcc, "knobellib.c", "knobellib.wasm.o")
-            .map_err(|e| e.to_string())?;
-        if !rt.ok {
-            return Err(rt.messages);
-        }
-        gcc.get("knobellib.wasm.o")
-            .map(Arc::new)
-            .map_err(|e| e.to_string())
-    });
-    r.clone().map_err(CompileError::Runtime)
+    OBJECT
+        .get_or_init(|| {
+            let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
+            build_runtime(|gcc, out| tools.compile(gcc, "knobellib.c", out))
+        })
+        .clone()
+        .map_err(CompileError::Runtime)
+}
+
+/// Compiles `knobellib.c` in a jail of its own with `compile`; the object.
+fn build_runtime(
+    compile: impl FnOnce(&Gcc<'_>, &str) -> Result<GccRun, JailError>,
+) -> Result<Arc<Vec<u8>>, String> {
+    let jail = Jail::new().map_err(|e| e.to_string())?;
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put("knobellib.c", RUNTIME_C.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let rt = compile(&gcc, "knobellib.o").map_err(|e| e.to_string())?;
+    if !rt.ok {
+        return Err(rt.messages);
+    }
+    gcc.get("knobellib.o")
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 /// The announcement's example strategy as a module, compiled once per

@@ -19,7 +19,7 @@ use knobeln::toolchain::wasm::check_module;
 
 use crate::common::{
     build_unchecked, compile_file, compile_source, config, example_path, hostile_path, install,
-    knobeln, play, repo_path, stdout_of, strategy_path, Strategy,
+    play, repo_path, stdout_of, strategy_path, Strategy,
 };
 use crate::mail_spool::Contest;
 
@@ -102,18 +102,35 @@ fn same_seeds_same_game_whatever_a_strategy_reads_of_its_memory() {
 #[test]
 fn a_tournament_with_hostile_strategies_is_reproduced_by_its_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let field = dir.path().join("field");
+    let field = write_field(
+        dir.path(),
+        &[
+            ("mixer", hostile_path("address_mixer")),
+            ("thief", hostile_path("seed_thief")),
+            ("example", example_path()),
+            ("constant", strategy_path("constant")),
+        ],
+    );
+    let run = |db: &str, jobs: &str| {
+        tournament_json(&field, &dir.path().join(db), "4242", jobs, "300", None)
+    };
+    let a = run("a.db", "1");
+    assert_eq!(run("b.db", "2"), a);
+    assert_eq!(run("c.db", "2"), a);
+}
+
+/// A folder of strategies for `knobeln tournament`, each with the
+/// description of requirement 7 the organizer's profile wants.
+fn write_field(
+    dir: &std::path::Path,
+    strategies: &[(&str, std::path::PathBuf)],
+) -> std::path::PathBuf {
+    let field = dir.join("field");
     std::fs::create_dir(&field).unwrap();
-    for (name, path) in [
-        ("mixer", hostile_path("address_mixer")),
-        ("thief", hostile_path("seed_thief")),
-        ("example", example_path()),
-        ("constant", strategy_path("constant")),
-    ] {
-        // The organizer's profile wants the description of requirement 7.
-        let description: String = (1..=15)
-            .map(|i| format!("Line {i} of the description of a test strategy.\n"))
-            .collect();
+    let description: String = (1..=15)
+        .map(|i| format!("Line {i} of the description of a test strategy.\n"))
+        .collect();
+    for (name, path) in strategies {
         let src = std::fs::read_to_string(path).unwrap();
         std::fs::write(
             field.join(format!("{name}.c")),
@@ -121,27 +138,37 @@ fn a_tournament_with_hostile_strategies_is_reproduced_by_its_seed() {
         )
         .unwrap();
     }
-    let run = |db: &str, jobs: &str| {
-        let out = knobeln(&[
-            "tournament",
-            "--strategies",
-            field.to_str().unwrap(),
-            "--seed",
-            "4242",
-            "--db",
-            dir.path().join(db).to_str().unwrap(),
-            "--jobs",
-            jobs,
-            "--json",
-            "--throws",
-            "300",
-        ]);
-        assert!(out.status.success(), "{}", crate::common::stderr_of(&out));
-        stdout_of(&out)
+    field
+}
+
+/// `knobeln tournament --json` on a field (pinned to `cpu` with taskset
+/// when given): its standard output.
+fn tournament_json(
+    field: &std::path::Path,
+    db: &std::path::Path,
+    seed: &str,
+    jobs: &str,
+    throws: &str,
+    cpu: Option<usize>,
+) -> String {
+    let mut cmd = match cpu {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", &cpu.to_string(), env!("CARGO_BIN_EXE_knobeln")]);
+            c
+        }
+        None => Command::new(env!("CARGO_BIN_EXE_knobeln")),
     };
-    let a = run("a.db", "1");
-    assert_eq!(run("b.db", "2"), a);
-    assert_eq!(run("c.db", "2"), a);
+    let out = cmd
+        .args(["tournament", "--strategies"])
+        .arg(field)
+        .args(["--seed", seed, "--db"])
+        .arg(db)
+        .args(["--jobs", jobs, "--json", "--throws", throws])
+        .output()
+        .expect("run knobeln");
+    assert!(out.status.success(), "{}", crate::common::stderr_of(&out));
+    stdout_of(&out)
 }
 
 /// Issue 23: whatever a strategy reads of addresses, uninitialised memory,
@@ -166,45 +193,17 @@ fn nothing_of_the_machine_reaches_a_strategy() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let field = dir.path().join("field");
-    std::fs::create_dir(&field).unwrap();
-    let description: String = (1..=15)
-        .map(|i| format!("Line {i} of the description of a test strategy.\n"))
-        .collect();
-    for (name, path) in [
-        ("probe", hostile_path("machine_probe")),
-        ("mixer", hostile_path("address_mixer")),
-        ("example", example_path()),
-    ] {
-        let src = std::fs::read_to_string(path).unwrap();
-        std::fs::write(
-            field.join(format!("{name}.c")),
-            format!("#if 0\n{description}#endif\n{src}"),
-        )
-        .unwrap();
-    }
+    let field = write_field(
+        dir.path(),
+        &[
+            ("probe", hostile_path("machine_probe")),
+            ("mixer", hostile_path("address_mixer")),
+            ("example", example_path()),
+        ],
+    );
     let cpus = knobeln::sandbox::allowed_cpus();
     let run = |db: &str, cpu: usize, jobs: &str| {
-        let out = std::process::Command::new("taskset")
-            .args(["-c", &cpu.to_string(), env!("CARGO_BIN_EXE_knobeln")])
-            .args([
-                "tournament",
-                "--strategies",
-                field.to_str().unwrap(),
-                "--seed",
-                "2323",
-                "--db",
-                dir.path().join(db).to_str().unwrap(),
-                "--jobs",
-                jobs,
-                "--json",
-                "--throws",
-                "200",
-            ])
-            .output()
-            .expect("run knobeln under taskset");
-        assert!(out.status.success(), "{}", crate::common::stderr_of(&out));
-        stdout_of(&out)
+        tournament_json(&field, &dir.path().join(db), "2323", jobs, "200", Some(cpu))
     };
     let a = run("a.db", cpus[0], "1");
     assert_eq!(run("b.db", *cpus.last().unwrap(), "1"), a, "another CPU");
@@ -619,7 +618,8 @@ fn native_programs_of_an_older_version_are_rebuilt_as_modules() {
 /// attribute in digraph spelling is refused.
 #[test]
 fn a_section_name_injects_nothing_into_a_module() {
-    let src = "__attribute__((section(\".data\\n.incbin \\\"/usr/bin/true\\\"\\n.section .text\"))) \
+    let src =
+        "__attribute__((section(\".data\\n.incbin \\\"/usr/bin/true\\\"\\n.section .text\"))) \
                int x = 1;\nmain() { for (;;) make_throw(100 + x); }\n";
     let module = build_unchecked(src.as_bytes());
     assert!(
@@ -629,7 +629,12 @@ fn a_section_name_injects_nothing_into_a_module() {
     );
     let s = install(&module);
     let constant = compile_file(&strategy_path("constant"));
-    let rec = play(&config(10, 1_000_000, Duration::from_secs(5)), &s, &constant, 1);
+    let rec = play(
+        &config(10, 1_000_000, Duration::from_secs(5)),
+        &s,
+        &constant,
+        1,
+    );
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     assert!(rec.throws.iter().all(|t| t[0] == 101));
     // The compile service refuses the attribute (check 2).
