@@ -55,7 +55,7 @@ pub const MAX_MEMORY_BYTES: u64 = 64 << 20;
 pub const POOL_INSTANCES: u32 = 512;
 
 /// Compiled modules kept for reuse (by SHA-256 of the `.wasm`).
-const CACHE_ENTRIES: usize = 1024;
+const CACHE_ENTRIES: usize = 256;
 
 /// How often the watchdog's epoch advances.
 pub const EPOCH_TICK: Duration = Duration::from_millis(50);
