@@ -15,15 +15,19 @@
  * points. Each player's throws must form non-decreasing series, each at
  * least 8 throws long. A game has 1000 throws.
  *
- * How a strategy runs: the contest runtime provides the program's entry
- * point. It seeds the random generator with a number chosen by the referee,
- * locks the process down (from then on the program can only read its input,
- * write its output and exit; any other system call kills it), and then calls
- * your main(). Your program may use the memory and the CPU time per game
- * that RULES.txt and the acceptance of your registration give (by default
- * 1024 kB in all, code, data and stack, and 2 seconds per game). You may
- * return from main() after the last throw, but it is recommended to loop
- * forever: the referee ends the program after the last throw.
+ * How a strategy runs: the contest compiles it to WebAssembly (a 32-bit
+ * machine, like the SPARCstation of 1994: int, long and pointers are 4
+ * bytes) and links it with this runtime. The referee seeds the random
+ * generator with a number of its choice and calls your main(); the program
+ * sees only its own memory, and make_throw is its only way out. Your
+ * program may use the memory and the CPU time per game that RULES.txt and
+ * the acceptance of your registration give (by default 1024 kB of memory
+ * for data and stack, and 1710000000 WebAssembly operators per game: the
+ * announcement's 30 s on a SPARCstation 2). You may return from main()
+ * after the last throw, but it is recommended to loop forever: the referee
+ * ends the program after the last throw. (Built natively with the kit,
+ * the runtime locks the process down instead: from main() on it can only
+ * read its input, write its output and exit.)
  */
 
 #ifndef KNOBELLIB_H
