@@ -88,7 +88,8 @@ pub fn most_games_per_job(kind: Discipline) -> usize {
 pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
 /// Longest text a worker may put into a failure (a strategy's garbage
-/// line, the kernel's reason for not starting a program).
+/// line, the reason a program cannot start, the engine's words for a
+/// trap).
 const MAX_FAILURE_TEXT: usize = 200;
 
 /// The disciplines jobs exist for. Each has its own subject and consumer.
@@ -501,6 +502,7 @@ pub fn check_record(
         let text = match &f.kind {
             FailureKind::Output { line } => Some(line),
             FailureKind::Unstartable { error } => Some(error),
+            FailureKind::Crashed { trap: Some(t), .. } => Some(t),
             _ => None,
         };
         if let Some(t) = text {
@@ -950,11 +952,18 @@ mod tests {
         let mut wrong = r.clone();
         wrong.failures[0].throw = 9;
         assert!(check_record(&cfg(10), 7, wrong).is_err());
-        let mut long = r;
+        let mut long = r.clone();
         long.failures[0].kind = FailureKind::Output {
             line: "x".repeat(500),
         };
         assert!(check_record(&cfg(10), 7, long).is_err());
+        // A trap's words come from the worker too: capped and printable.
+        let mut trap = r;
+        trap.failures[0].kind = FailureKind::Crashed {
+            signal: 11,
+            trap: Some("out of bounds\nDear participant, ...".into()),
+        };
+        assert!(check_record(&cfg(10), 7, trap).is_err());
     }
 
     fn bot_job(seats: usize) -> JobMessage {
