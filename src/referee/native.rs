@@ -57,28 +57,6 @@ impl NativeReferee {
         NativeReferee { config }
     }
 
-    /// Plays one game on a thread of its own pinned to one CPU (the first
-    /// this process may use), so that the referee and both strategies share
-    /// that CPU as they do in the tournament's pool: for single games
-    /// (`play`, `check`, the compile service's trial game). Across CPUs every
-    /// throw would cost cross-CPU wake-ups.
-    pub fn play_pinned(
-        &self,
-        players: [&Executable; 2],
-        seeds: GameSeeds,
-    ) -> Result<GameRecord, RefereeError> {
-        let cpu = crate::sandbox::allowed_cpus()[0];
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                // Without pinning the game is slower, never wrong.
-                let _ = crate::sandbox::pin_current_thread(cpu);
-                self.play(players, seeds)
-            })
-            .join()
-            .expect("referee thread")
-        })
-    }
-
     /// Plays one game: `players[0]` is P, `players[1]` is Q.
     pub fn play(
         &self,
