@@ -770,7 +770,7 @@ impl Match {
             self.kill(b);
             reports.push(SeatReport {
                 cpu,
-                stderr: String::from_utf8_lossy(&self.seats[b].stderr).into_owned(),
+                stderr: kept_stderr(&self.seats[b].stderr),
             });
         }
         (late, reports)
@@ -844,19 +844,57 @@ fn poll_one(fd: RawFd, events: libc::c_short, wait: Duration) -> io::Result<()> 
 pub const SHOWN_LINE_CHARS: usize = 200;
 
 /// A line as shown in a report: control characters escaped, at most 200
-/// characters.
+/// characters *after* escaping (a line of control characters would
+/// otherwise grow five times).
 pub fn show_line(line: &str) -> String {
     let mut out = String::new();
-    for (i, c) in line.chars().enumerate() {
-        if i >= SHOWN_LINE_CHARS {
+    let mut n = 0;
+    for c in line.chars() {
+        let shown: Vec<char> = if c.is_control() {
+            c.escape_default().collect()
+        } else {
+            vec![c]
+        };
+        if n + shown.len() > SHOWN_LINE_CHARS {
             out.push('…');
             break;
         }
-        if c.is_control() {
-            out.extend(c.escape_default());
+        n += shown.len();
+        out.extend(shown);
+    }
+    out
+}
+
+/// A bot's standard error as kept in its record: bytes that are not UTF-8
+/// replaced, control characters but newline and tab escaped, and cut so
+/// that the text takes at most [`STDERR_KEEP`] bytes *as stored* (as a
+/// JSON string, where a newline, tab, quote or backslash takes two): one
+/// bot adds at most 4 KiB of standard error to a stored game, whatever it
+/// writes.
+pub fn kept_stderr(bytes: &[u8]) -> String {
+    const CUT: &str = " [cut]";
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    let mut stored = 0;
+    for c in text.chars() {
+        let piece: String = if c.is_control() && c != '\n' && c != '\t' {
+            c.escape_default().collect()
         } else {
-            out.push(c);
+            c.to_string()
+        };
+        let cost: usize = piece
+            .chars()
+            .map(|c| match c {
+                '\n' | '\t' | '"' | '\\' => 2,
+                c => c.len_utf8(),
+            })
+            .sum();
+        if stored + cost > STDERR_KEEP - CUT.len() {
+            out.push_str(CUT);
+            break;
         }
+        stored += cost;
+        out.push_str(&piece);
     }
     out
 }
@@ -879,6 +917,30 @@ fn signal_name(sig: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bots_stderr_and_lines_stay_bounded_after_escaping() {
+        for flood in [
+            vec![1u8; 3 * STDERR_KEEP],
+            vec![0xffu8; 3 * STDERR_KEEP],
+            vec![b'"'; 3 * STDERR_KEEP],
+            vec![b'\n'; 3 * STDERR_KEEP],
+            b"ordinary text\n".repeat(1000),
+        ] {
+            let kept = kept_stderr(&flood);
+            let stored = serde_json::to_string(&kept).unwrap();
+            assert!(
+                stored.len() <= STDERR_KEEP + 2,
+                "{} bytes stored",
+                stored.len()
+            );
+            assert!(kept.ends_with(" [cut]"), "{kept:?}");
+        }
+        assert_eq!(kept_stderr(b"a\x01b\n"), "a\\u{1}b\n");
+        let shown = show_line(&"\u{1}".repeat(1000));
+        assert!(shown.chars().count() <= SHOWN_LINE_CHARS + 1, "{shown}");
+        assert_eq!(show_line("abc"), "abc");
+    }
 
     #[test]
     fn lines_are_shown_escaped_and_short() {

@@ -449,6 +449,37 @@ fn check_relative(p: &str) -> Result<(), BotSpawnError> {
     Ok(())
 }
 
+/// The rlimits of a bot (soft and hard alike). `own_uid`: the bot's uid
+/// outside is its own, so the process count is exactly its own; without
+/// a memory controller the address space is limited instead.
+/// `RLIMIT_RTPRIO` and `RLIMIT_NICE` are 0 whatever the server's own
+/// limits: no real-time policy and no priority above its opponent's.
+fn bot_rlimits(
+    lim: &BotLimits,
+    own_uid: bool,
+    memory_controller: bool,
+) -> Vec<(libc::__rlimit_resource_t, u64)> {
+    let mut rlimits = vec![
+        (libc::RLIMIT_CORE, 0),
+        (libc::RLIMIT_NOFILE, lim.open_files),
+        (libc::RLIMIT_CPU, lim.cpu_secs),
+        (libc::RLIMIT_FSIZE, lim.disk_bytes),
+        (libc::RLIMIT_MSGQUEUE, 0),
+        (libc::RLIMIT_RTPRIO, 0),
+        (libc::RLIMIT_NICE, 0),
+    ];
+    if own_uid {
+        // Plus one for the bot's first process before its exec.
+        rlimits.push((libc::RLIMIT_NPROC, lim.processes + 1));
+    }
+    if !memory_controller {
+        if let Some(a) = lim.address_space_fallback {
+            rlimits.push((libc::RLIMIT_AS, a));
+        }
+    }
+    rlimits
+}
+
 impl Plan {
     fn new(
         spec: &BotSpec<'_>,
@@ -459,23 +490,7 @@ impl Plan {
     ) -> Result<Plan, BotSpawnError> {
         let lim = spec.limits;
         let controllers = group.map(|g| g.controllers()).unwrap_or_default();
-        let mut rlimits = vec![
-            (libc::RLIMIT_CORE, 0),
-            (libc::RLIMIT_NOFILE, lim.open_files),
-            (libc::RLIMIT_CPU, lim.cpu_secs),
-            (libc::RLIMIT_FSIZE, lim.disk_bytes),
-            (libc::RLIMIT_MSGQUEUE, 0),
-        ];
-        if outside_uid.is_some() {
-            // The bot's uid is its own: the count is exactly this bot's
-            // (plus one for the bot's first process before its exec).
-            rlimits.push((libc::RLIMIT_NPROC, lim.processes + 1));
-        }
-        if !controllers.memory {
-            if let Some(a) = lim.address_space_fallback {
-                rlimits.push((libc::RLIMIT_AS, a));
-            }
-        }
+        let rlimits = bot_rlimits(&lim, outside_uid.is_some(), controllers.memory);
         // SAFETY: plain syscalls.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         let (outer_uid, outer_gid) = match outside_uid {
@@ -1318,6 +1333,17 @@ mod tests {
         ));
         assert!(!reads_stdin("230 0x1 0x0 0x7ffd 0x0 0x0 0x0 0x7ffd 0x7f"));
         assert!(!reads_stdin("running"));
+    }
+
+    #[test]
+    fn a_bot_may_not_use_real_time_priorities_whatever_the_servers_limits() {
+        for own_uid in [false, true] {
+            for memory in [false, true] {
+                let r = bot_rlimits(&BotLimits::default(), own_uid, memory);
+                assert!(r.contains(&(libc::RLIMIT_RTPRIO, 0)), "{r:?}");
+                assert!(r.contains(&(libc::RLIMIT_NICE, 0)), "{r:?}");
+            }
+        }
     }
 
     #[test]

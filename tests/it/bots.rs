@@ -666,3 +666,29 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         "{err}"
     );
 }
+
+/// Issue 24: a bot gets no real-time policy and no higher priority than
+/// its opponent's, and its limits for either are 0 (set by the sandbox
+/// whatever the server's own are: unit test
+/// `a_bot_may_not_use_real_time_priorities_whatever_the_servers_limits`).
+#[test]
+fn a_bot_gets_no_real_time_policy_and_no_higher_priority() {
+    both("realtime", limits(), || Expect::Completes);
+}
+
+/// Issue 24, bounded records: a bot that floods its standard error with
+/// control bytes and invalid UTF-8 adds at most 4 KiB to the stored
+/// record of a game (its standard error as stored, escaped, in JSON).
+#[test]
+fn a_bots_standard_error_adds_at_most_4_kib_to_a_stored_game() {
+    let (rec, seen) = hostile_match(&["hostile/stderr_flood.c", "echo.c"], limits());
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    let stored = serde_json::to_string(&rec.bots[0].stderr).unwrap();
+    assert!(
+        stored.len() <= knobeln::lines::STDERR_KEEP + 2,
+        "{} bytes of standard error stored",
+        stored.len()
+    );
+    assert!(rec.bots[0].stderr.ends_with(" [cut]"));
+    nothing_left("hostile/stderr_flood.c", &seen);
+}
