@@ -720,7 +720,7 @@ impl GameThreads {
     fn start(n: usize) -> GameThreads {
         let cpus = allowed_cpus();
         let (tx, rx) = crossbeam_channel::unbounded::<GameTask>();
-        for i in 0..n.max(1) {
+        for i in 0..n.clamp(1, crate::wasm::MAX_GAMES_AT_ONCE) {
             let rx = rx.clone();
             let cpu = cpus[i % cpus.len()];
             std::thread::Builder::new()

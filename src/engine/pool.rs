@@ -74,10 +74,12 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Starts `n_workers` workers (at least one), pinned round-robin to the
-    /// CPUs this process may use.
+    /// Starts `n_workers` workers (at least one, at most
+    /// [`crate::wasm::MAX_GAMES_AT_ONCE`]: the engine's pool has two
+    /// instances per game), pinned round-robin to the CPUs this process
+    /// may use.
     pub fn start(n_workers: usize, referee: Referee) -> Pool {
-        let n_workers = n_workers.max(1);
+        let n_workers = n_workers.clamp(1, crate::wasm::MAX_GAMES_AT_ONCE);
         let cpus = allowed_cpus();
         let (job_tx, job_rx) = unbounded::<Job>();
         let (done_tx, done_rx) = unbounded::<Done>();

@@ -54,6 +54,11 @@ pub const MAX_MEMORY_BYTES: u64 = 64 << 20;
 /// played one per thread, so this bounds the threads that play at once.
 pub const POOL_INSTANCES: u32 = 512;
 
+/// The most games that play at once in one process (the local pool's and
+/// a worker's game threads are capped to it), with room for the trial
+/// games of the compile service beside them.
+pub const MAX_GAMES_AT_ONCE: usize = POOL_INSTANCES as usize / 2 - 16;
+
 /// Compiled modules kept for reuse (by SHA-256 of the `.wasm`).
 const CACHE_ENTRIES: usize = 256;
 
