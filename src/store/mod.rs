@@ -822,6 +822,17 @@ impl Store {
         record: &GameRecord,
         now: DateTime<Utc>,
     ) -> Result<()> {
+        // A game the watchdog ended (a fault of the engine, wall clock)
+        // would not replay to the same record: its throws are kept.
+        let replayable = !record
+            .failures
+            .iter()
+            .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
+        let (throws, format) = if replayable {
+            (throws_digest(&record.throws).to_vec(), THROWS_REPLAY)
+        } else {
+            (encode_throws(&record.throws), THROWS_FORMAT)
+        };
         self.conn.execute(
             "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
                seed, points_p, points_q, throws, failures, finished_at, throws_format)
@@ -837,10 +848,10 @@ impl Store {
                 seed_to_sql(game.seed),
                 record.points[0] as i64,
                 record.points[1] as i64,
-                throws_digest(&record.throws).as_slice(),
+                throws,
                 json(&record.failures),
                 timestamp(now),
-                THROWS_REPLAY
+                format
             ],
         )?;
         Ok(())
@@ -1030,6 +1041,74 @@ mod tests {
             Store::open(&path),
             Err(StoreError::TooNew { found: 999, .. })
         ));
+    }
+
+    #[test]
+    fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
+        use crate::referee::{Failure, FailureKind};
+        use crate::tournament::schedule::{GameKey, ScheduledGame};
+        let mut store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        let team = store.ensure_team("a", now).unwrap();
+        let v = store
+            .insert_version(
+                &NewVersion {
+                    team,
+                    source: b"x",
+                    source_sha256: "x",
+                    binary: Some(b"\0asm"),
+                    lexical_elements: None,
+                    description: None,
+                    report_json: "{}",
+                },
+                now,
+            )
+            .unwrap();
+        let t = store
+            .create_tournament(
+                1,
+                &SeedKey::public_from_seed(1),
+                "{}",
+                "k",
+                &[(team, v)],
+                now,
+            )
+            .unwrap();
+        store
+            .insert_round(t, 1, &[team], true, &[vec![team]])
+            .unwrap();
+        let game = |slot| ScheduledGame {
+            key: GameKey {
+                round: 1,
+                group: 1,
+                slot,
+            },
+            players: [team, team],
+            members: [0, 0],
+            attempt: 1,
+            seed: 7,
+        };
+        let throws = vec![[100, 100]; 5];
+        let plain = GameRecord {
+            seed: 7,
+            points: [0, 0],
+            throws: throws.clone(),
+            failures: vec![],
+        };
+        let mut watched = plain.clone();
+        watched.failures = vec![Failure {
+            player: 0,
+            throw: 6,
+            kind: FailureKind::WallClock { limit_ms: 10_000 },
+            reason: "throw 6: …".into(),
+        }];
+        store.insert_game(t, &game(0), &plain, now).unwrap();
+        store.insert_game(t, &game(1), &watched, now).unwrap();
+        let games = store.games(t, 1, 1).unwrap();
+        assert_eq!(games[0].throws_digest, Some(throws_digest(&throws)));
+        assert!(games[0].record.throws.is_empty());
+        assert_eq!(games[1].throws_digest, None);
+        assert_eq!(games[1].record.throws, throws);
     }
 
     #[test]
