@@ -56,6 +56,10 @@ pub trait Runner {
     fn submit(&self, job: Job);
     /// Waits for the next finished game; `None` when the runner stopped.
     fn next_done(&self) -> Option<Done>;
+    /// A finished game if one is there, without waiting.
+    fn try_next_done(&self) -> Option<Done> {
+        None
+    }
 }
 
 /// What a worker reports for a job.
@@ -143,6 +147,10 @@ impl Runner for Pool {
 
     fn next_done(&self) -> Option<Done> {
         self.done.recv().ok()
+    }
+
+    fn try_next_done(&self) -> Option<Done> {
+        self.done.try_recv().ok()
     }
 }
 

@@ -1,5 +1,6 @@
 //! Runs a tournament to its end: round after round of groups, every game
-//! committed to the store as it finishes, then the Knobeln Evolution.
+//! committed to the store as it finishes (the games that finished together
+//! in one transaction), then the Knobeln Evolution.
 //!
 //! Resuming is the normal path: every step first looks in the store. A round
 //! that exists keeps its groups; a group's schedule is rebuilt by replaying
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::pool::{Job, Pool, Program, Runner};
+use super::pool::{Done, Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::seed::SeedKey;
@@ -378,8 +379,6 @@ fn play_round(
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let capacity = pool.capacity();
     let mut in_flight = 0usize;
-    let total = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().1).sum::<usize>();
-    let done = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().0).sum::<usize>();
     loop {
         // Fill the pool, group by group.
         for (g, sched) in schedules.iter_mut().enumerate() {
@@ -442,27 +441,70 @@ fn play_round(
                 "round {round}: the schedule has nothing to run but is not finished"
             )));
         }
-        let d = pool
+        let first = pool
             .next_done()
             .ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
-        if d.game.key.round != round {
-            // A game of an earlier round that was cancelled there while it
-            // was being played (its round ended without it): nothing to do.
-            continue;
+        // What else has finished meanwhile is stored in the same transaction
+        // (a game of modules takes a fraction of a millisecond: one commit
+        // per game would be much of the engine's own work).
+        let mut batch = vec![first];
+        while batch.len() < DONE_BATCH {
+            match pool.try_next_done() {
+                Some(d) => batch.push(d),
+                None => break,
+            }
         }
-        in_flight -= 1;
-        let g = (d.game.key.group - 1) as usize;
+        // A game of an earlier round was cancelled there while it was being
+        // played (its round ended without it): nothing to do.
+        batch.retain(|d| d.game.key.round == round);
+        {
+            let tx = store
+                .conn()
+                .unchecked_transaction()
+                .map_err(crate::store::StoreError::from)?;
+            for d in &batch {
+                if let Ok(record) = &d.result {
+                    store.insert_game(tournament, &d.game, record, clock.now())?;
+                }
+            }
+            tx.commit().map_err(crate::store::StoreError::from)?;
+        }
+        for d in batch {
+            in_flight -= 1;
+            record_done(d, round, &mut schedules, &mut infra_tries, store, observer)?;
+        }
+    }
+    Ok(schedules)
+}
+
+/// The most finished games stored in one transaction.
+const DONE_BATCH: usize = 64;
+
+/// Applies one finished game (stored already, if it was played) to its
+/// group's schedule and tells the observer, or counts an infrastructure
+/// fault and queues the game again.
+fn record_done(
+    d: Done,
+    round: u32,
+    schedules: &mut [GroupSchedule],
+    infra_tries: &mut BTreeMap<(u32, u32), u32>,
+    store: &Store,
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let total = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().1).sum::<usize>();
+    let done = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().0).sum::<usize>();
+    let g = (d.game.key.group - 1) as usize;
+    {
         match d.result {
             Ok(record) => {
-                store.insert_game(tournament, &d.game, &record, clock.now())?;
                 schedules[g].record(d.game.key, outcome_of(&record))?;
                 observer
                     .event(
                         store,
                         &Event::GameFinished {
                             round,
-                            done: done(&schedules),
-                            total: total(&schedules),
+                            done: done(schedules),
+                            total: total(schedules),
                         },
                     )
                     .map_err(EngineError::Observer)?;
@@ -486,7 +528,7 @@ fn play_round(
             }
         }
     }
-    Ok(schedules)
+    Ok(())
 }
 
 /// Checks a stored game against the schedule's idea of that slot (players,
