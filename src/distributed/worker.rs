@@ -827,7 +827,9 @@ impl ProgramCache {
     /// it cannot play.
     async fn get(&self, sha: &str) -> Result<Arc<Loaded>, String> {
         self.get_with(sha, &self.memory, MAX_PROGRAM_BYTES, |bytes| {
-            crate::wasm::load(bytes).map_err(|e| format!("compiling program {sha}: {e}"))
+            // get_with checked the bytes against `sha`.
+            crate::wasm::load_hashed(bytes, sha.to_string())
+                .map_err(|e| format!("compiling program {sha}: {e}"))
         })
         .await
     }

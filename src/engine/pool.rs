@@ -31,9 +31,10 @@ pub struct Program {
 impl Program {
     /// Compiles (or takes from the engine's cache) the module `wasm`.
     pub fn load(wasm: Vec<u8>) -> Result<Program, crate::wasm::WasmError> {
+        let sha256 = super::prepare::sha256_hex(&wasm);
         Ok(Program {
-            sha256: super::prepare::sha256_hex(&wasm),
-            strategy: crate::wasm::load(&wasm)?,
+            strategy: crate::wasm::load_hashed(&wasm, sha256.clone())?,
+            sha256,
             wasm,
         })
     }

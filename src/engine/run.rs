@@ -491,41 +491,37 @@ fn record_done(
     store: &Store,
     observer: &mut dyn Observer,
 ) -> Result<(), EngineError> {
-    let total = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().1).sum::<usize>();
-    let done = |s: &[GroupSchedule]| s.iter().map(|x| x.progress().0).sum::<usize>();
     let g = (d.game.key.group - 1) as usize;
-    {
-        match d.result {
-            Ok(record) => {
-                schedules[g].record(d.game.key, outcome_of(&record))?;
-                observer
-                    .event(
-                        store,
-                        &Event::GameFinished {
-                            round,
-                            done: done(schedules),
-                            total: total(schedules),
-                        },
-                    )
-                    .map_err(EngineError::Observer)?;
+    match d.result {
+        Ok(record) => {
+            schedules[g].record(d.game.key, outcome_of(&record))?;
+            observer
+                .event(
+                    store,
+                    &Event::GameFinished {
+                        round,
+                        done: schedules.iter().map(|x| x.progress().0).sum(),
+                        total: schedules.iter().map(|x| x.progress().1).sum(),
+                    },
+                )
+                .map_err(EngineError::Observer)?;
+        }
+        Err(error) => {
+            let tries = infra_tries
+                .entry((d.game.key.group, d.game.key.slot))
+                .or_insert(0);
+            *tries += 1;
+            if *tries >= MAX_INFRA_TRIES {
+                return Err(EngineError::Referee {
+                    key: format!(
+                        "round {round}, group {}, slot {}",
+                        d.game.key.group, d.game.key.slot
+                    ),
+                    attempts: *tries,
+                    error,
+                });
             }
-            Err(error) => {
-                let tries = infra_tries
-                    .entry((d.game.key.group, d.game.key.slot))
-                    .or_insert(0);
-                *tries += 1;
-                if *tries >= MAX_INFRA_TRIES {
-                    return Err(EngineError::Referee {
-                        key: format!(
-                            "round {round}, group {}, slot {}",
-                            d.game.key.group, d.game.key.slot
-                        ),
-                        attempts: *tries,
-                        error,
-                    });
-                }
-                schedules[g].requeue(d.game.key)?;
-            }
+            schedules[g].requeue(d.game.key)?;
         }
     }
     Ok(())

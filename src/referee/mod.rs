@@ -273,7 +273,11 @@ impl Referee {
         let ending = lead(players[0], seeds.players[0], limits, move |t| {
             shared.lock().expect("the duel").on_throw(t)
         });
-        let mut d = duel.lock().expect("the duel");
+        // The lead's store, and with it the callback's share, is gone.
+        let mut d = Arc::into_inner(duel)
+            .expect("the lead let go of the duel")
+            .into_inner()
+            .expect("the duel");
         if ending != Ending::Stopped && !d.over {
             // P ended before its next throw: Q's throw of the same number
             // is judged too (both can fail in one throw).
@@ -285,18 +289,10 @@ impl Referee {
             let q = d.q_slot(n);
             d.settle(n, p, q);
         }
-        if let Some(fault) = d.fault.take() {
-            return Err(RefereeError::Engine(fault));
+        match d.fault {
+            Some(fault) => Err(RefereeError::Engine(fault)),
+            None => Ok(d.record),
         }
-        Ok(std::mem::replace(
-            &mut d.record,
-            GameRecord {
-                seed: 0,
-                points: [0, 0],
-                throws: Vec::new(),
-                failures: Vec::new(),
-            },
-        ))
     }
 
     fn failure(&self, player: usize, throw: u32, kind: FailureKind) -> Failure {

@@ -311,12 +311,12 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             .and_then(|t| types.get(*t as usize))
     };
     let mut main_params = None;
-    let mut has_start = false;
+    let mut has_knobeln_start = false;
     for (name, kind, index) in &exports {
         match (name.as_str(), kind) {
             ("memory", ExternalKind::Memory) => {}
             ("knobeln_start", ExternalKind::Func) => {
-                has_start = func_type(*index).is_some_and(|t| t.params().is_empty());
+                has_knobeln_start = func_type(*index).is_some_and(|t| t.params().is_empty());
             }
             ("main", ExternalKind::Func) => {
                 let t = func_type(*index);
@@ -339,7 +339,7 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             )),
         }
     }
-    if !has_start {
+    if !has_knobeln_start {
         problems.push("lacks the runtime's entry knobeln_start (link it with knobellib.c)".into());
     }
     if main_params.is_none() && !problems.iter().any(|p| p.starts_with("main must")) {

@@ -70,8 +70,6 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(50);
 pub enum WasmError {
     #[error("the WebAssembly engine could not be set up: {0}")]
     Engine(String),
-    #[error("the module does not compile: {0}")]
-    Compile(String),
 }
 
 /// The process's engine (built once) and the linker with the referee's
@@ -175,25 +173,23 @@ pub type Loaded = Result<Arc<Strategy>, NotPlayable>;
 /// bytes are not a module this engine plays (a participant's fault);
 /// `Err`: the engine could not be set up.
 pub fn load(wasm: &[u8]) -> Result<Loaded, WasmError> {
-    let sha256 = crate::engine::prepare::sha256_hex(wasm);
+    load_hashed(wasm, crate::engine::prepare::sha256_hex(wasm))
+}
+
+/// [`load`] for a caller that has `wasm`'s SHA-256 already (it fetched or
+/// stored the module by it).
+pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
     if let Some(s) = cache().lock().expect("module cache").get(&sha256) {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
-    if let Err(problems) = crate::toolchain::wasm::check_module(wasm, MAX_MEMORY_BYTES) {
-        return Ok(Err(NotPlayable(problems.join("; "))));
-    }
+    let shape = match crate::toolchain::wasm::check_module(wasm, MAX_MEMORY_BYTES) {
+        Ok(shape) => shape,
+        Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
+    };
     let module = match Module::new(&rt.engine, wasm) {
         Ok(m) => m,
         Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
-    };
-    let main_params = match module.get_export("main") {
-        Some(wasmtime::ExternType::Func(f)) => f.params().len(),
-        _ => {
-            return Ok(Err(NotPlayable(
-                "the module exports no function main".into(),
-            )))
-        }
     };
     let (pre, lead_pre) = match (
         rt.linker.instantiate_pre(&module),
@@ -206,7 +202,7 @@ pub fn load(wasm: &[u8]) -> Result<Loaded, WasmError> {
         sha256: sha256.clone(),
         pre,
         lead_pre,
-        main_params,
+        main_params: shape.main_params,
     });
     cache().lock().expect("module cache").put(sha256, s.clone());
     Ok(Ok(s))

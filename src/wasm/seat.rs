@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use wasmtime::{Caller, Engine, Linker, Store, Trap, Val};
+use wasmtime::{Caller, Engine, Func, Instance, Linker, Store, Trap, TypedFunc, Val};
 
 use super::{Strategy, EPOCH_TICK};
 
@@ -121,41 +121,71 @@ pub fn lead(
     on_throw: impl FnMut(i32) -> Control + Send + 'static,
 ) -> Ending {
     let pre = &strategy.lead_pre;
-    let mut store = Store::new(
-        pre.module().engine(),
-        LeadData {
-            on_throw: Box::new(on_throw),
-            seed,
-        },
-    );
-    if let Err(e) = store.set_fuel(limits.fuel) {
-        return Ending::Fault(format!("{e:#}"));
-    }
-    store.set_epoch_deadline(deadline_ticks(limits));
-    store.epoch_deadline_trap();
+    let data = LeadData {
+        on_throw: Box::new(on_throw),
+        seed,
+    };
+    let mut store = match new_store(pre.module().engine(), data, limits) {
+        Ok(s) => s,
+        Err(ending) => return ending,
+    };
     let instance = match pre.instantiate(&mut store) {
         Ok(i) => i,
         Err(e) => return ending_of(e),
     };
-    let start = match instance.get_typed_func::<(), ()>(&mut store, "knobeln_start") {
-        Ok(f) => f,
-        Err(e) => return Ending::Fault(format!("{e:#}")),
+    let (start, main) = match entries(&instance, &mut store) {
+        Ok(e) => e,
+        Err(ending) => return ending,
     };
     if let Err(e) = start.call(&mut store, ()) {
         return ending_of(e);
     }
-    let Some(main) = instance.get_func(&mut store, "main") else {
-        return Ending::Fault("the module has no main".into());
-    };
-    let params = vec![Val::I32(0); strategy.main_params];
-    let mut results = vec![Val::I32(0); main.ty(&store).results().len()];
+    let (params, mut results) = main_vals(&main, &store, strategy.main_params);
     match main.call(&mut store, &params, &mut results) {
-        Ok(()) => Ending::Returned(match results.first() {
-            Some(Val::I32(v)) => *v,
-            _ => 0,
-        }),
+        Ok(()) => returned(&results),
         Err(e) => ending_of(e),
     }
+}
+
+/// A store for one player with its fuel and the watchdog's deadline.
+fn new_store<T: 'static>(engine: &Engine, data: T, limits: SeatLimits) -> Result<Store<T>, Ending> {
+    let mut store = Store::new(engine, data);
+    store
+        .set_fuel(limits.fuel)
+        .map_err(|e| Ending::Fault(format!("{e:#}")))?;
+    store.set_epoch_deadline(deadline_ticks(limits));
+    store.epoch_deadline_trap();
+    Ok(store)
+}
+
+/// The runtime's `knobeln_start` and the strategy's `main` of an instance.
+fn entries<T: 'static>(
+    instance: &Instance,
+    store: &mut Store<T>,
+) -> Result<(TypedFunc<(), ()>, Func), Ending> {
+    let start = instance
+        .get_typed_func::<(), ()>(&mut *store, "knobeln_start")
+        .map_err(|e| Ending::Fault(format!("{e:#}")))?;
+    let main = instance
+        .get_func(&mut *store, "main")
+        .ok_or_else(|| Ending::Fault("the module has no main".into()))?;
+    Ok((start, main))
+}
+
+/// `main`'s arguments (zeros) and room for its result.
+fn main_vals<T: 'static>(main: &Func, store: &Store<T>, params: usize) -> (Vec<Val>, Vec<Val>) {
+    (
+        vec![Val::I32(0); params],
+        vec![Val::I32(0); main.ty(store).results().len()],
+    )
+}
+
+/// How a strategy whose `main` returned ended (0 for a `void main`).
+fn returned(results: &[Val]) -> Ending {
+    Ending::Returned(match results.first() {
+        Some(Val::I32(v)) => *v,
+        _ => 0,
+    })
 }
 
 /// The watchdog's deadline in epoch ticks.
@@ -231,35 +261,25 @@ impl Seat {
             seed,
         };
         let engine = pre.module().engine().clone();
-        let ticks = deadline_ticks(limits);
         let running: Running = Box::pin(async move {
-            let mut store = Store::new(&engine, data);
-            if let Err(e) = store.set_fuel(limits.fuel) {
-                return Ending::Fault(format!("{e:#}"));
-            }
-            store.set_epoch_deadline(ticks);
-            store.epoch_deadline_trap();
+            let mut store = match new_store(&engine, data, limits) {
+                Ok(s) => s,
+                Err(ending) => return ending,
+            };
             let instance = match pre.instantiate_async(&mut store).await {
                 Ok(i) => i,
                 Err(e) => return ending_of(e),
             };
-            let start = match instance.get_typed_func::<(), ()>(&mut store, "knobeln_start") {
-                Ok(f) => f,
-                Err(e) => return Ending::Fault(format!("{e:#}")),
+            let (start, main) = match entries(&instance, &mut store) {
+                Ok(e) => e,
+                Err(ending) => return ending,
             };
             if let Err(e) = start.call_async(&mut store, ()).await {
                 return ending_of(e);
             }
-            let Some(main) = instance.get_func(&mut store, "main") else {
-                return Ending::Fault("the module has no main".into());
-            };
-            let params = vec![Val::I32(0); main_params];
-            let mut results = vec![Val::I32(0); main.ty(&store).results().len()];
+            let (params, mut results) = main_vals(&main, &store, main_params);
             match main.call_async(&mut store, &params, &mut results).await {
-                Ok(()) => Ending::Returned(match results.first() {
-                    Some(Val::I32(v)) => *v,
-                    _ => 0,
-                }),
+                Ok(()) => returned(&results),
                 Err(e) => ending_of(e),
             }
         });
@@ -270,9 +290,9 @@ impl Seat {
     }
 
     /// Runs the strategy until its next throw or its end; `reply` is the
-    /// opponent's throw that its pending `make_throw` returns (none before
-    /// the first throw). After an ending, every step gives that ending's
-    /// [`Ending::Fault`].
+    /// opponent's throw that its pending `make_throw` returns (ignored
+    /// before the first throw). A step after the strategy's end is the
+    /// engine's fault ([`Ending::Fault`]): the referee never takes one.
     pub fn step(&mut self, reply: i64) -> Step {
         let Some(running) = self.running.as_mut() else {
             return Step::Ended(Ending::Fault("the strategy has ended".into()));
