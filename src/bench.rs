@@ -978,18 +978,8 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         |r| r.get(0),
     )?;
     // The floor: one game of two trivial modules alone on one CPU (the
-    // median of 50, measured in this run) x games / CPUs.
-    let per_game = {
-        let trivial = bench_strategy(TRIVIAL_C)?;
-        let referee = Referee::new(RefereeConfig::default());
-        let mut times = Vec::with_capacity(50);
-        for i in 0..50u64 {
-            let t = Instant::now();
-            referee.play([&trivial, &trivial], GameSeeds::public(i))?;
-            times.push(t.elapsed());
-        }
-        median(&mut times)
-    };
+    // game benchmark's median of 50, measured in this run) x games / CPUs.
+    let per_game = game_bench(50)?.wasm_games[0].1;
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
     drop(store);
     let db_bytes = [db.clone(), db.with_extension("db-wal")]

@@ -82,6 +82,8 @@ pub struct Mailer<'c> {
     /// The results, refreshed group by group as events come (never rebuilt
     /// whole while the contest runs).
     pub cache: std::cell::RefCell<Option<ResultsCache>>,
+    /// Replays the games of a group for its protocols (DGP), made once.
+    pub replayer: std::cell::RefCell<Option<crate::engine::replay::Replayer>>,
 }
 
 type MailResult = Result<(), String>;
@@ -205,8 +207,17 @@ impl Mailer<'_> {
             .map(|e| (e.team.0, e.name))
             .collect();
         // Games stored for replay are played again (and checked) here.
-        let games = crate::engine::replay::Replayer::new(store, self.tournament)
-            .and_then(|mut r| r.group_games(store, round, group))
+        let mut replayer = self.replayer.borrow_mut();
+        if replayer.is_none() {
+            *replayer = Some(
+                crate::engine::replay::Replayer::new(store, self.tournament)
+                    .map_err(|e| e.to_string())?,
+            );
+        }
+        let games = replayer
+            .as_mut()
+            .expect("made above")
+            .group_games(store, round, group)
             .map_err(|e| e.to_string())?;
         Ok(games
             .iter()

@@ -88,6 +88,7 @@ pub fn start(
         tournament: tid,
         now: &clock,
         cache: Default::default(),
+        replayer: Default::default(),
     };
     mailer.lap(store).map_err(ContestError::Mail)?;
     super::notices::start_list(store, config, tid, now).map_err(ContestError::Mail)?;
@@ -173,6 +174,7 @@ pub fn run_holding(
         tournament: c.tournament_id,
         now: &now,
         cache: Default::default(),
+        replayer: Default::default(),
     };
     if c.finished {
         return Ok(c.tournament_id);
