@@ -120,9 +120,10 @@ impl FromStr for Discipline {
 /// words (milliseconds, seconds, MiB).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotLimitsConfig {
-    /// Wall clock for one reply, in milliseconds.
+    /// CPU time for one reply, in milliseconds (the bot's own; the wall
+    /// clock backstop is [`crate::lines::wall_backstop`] of it).
     pub reply_ms: u64,
-    /// Wall clock for the first reply (the runtime's start-up), in ms.
+    /// CPU time for the first reply (the runtime's start-up), in ms.
     pub startup_ms: u64,
     /// CPU seconds per bot and game (whole process tree).
     pub cpu_secs: u64,
@@ -151,11 +152,12 @@ impl BotLimitsConfig {
     /// The referee's limits.
     pub fn line_limits(&self) -> LineLimits {
         LineLimits {
-            reply_wall: Duration::from_millis(self.reply_ms),
-            startup_wall: Duration::from_millis(self.startup_ms.max(self.reply_ms)),
             cpu: Duration::from_secs(self.cpu_secs),
             memory_mb: self.memory_mb,
-            ..LineLimits::default()
+            ..LineLimits::with_replies(
+                Duration::from_millis(self.reply_ms),
+                Duration::from_millis(self.startup_ms.max(self.reply_ms)),
+            )
         }
     }
 }
@@ -233,7 +235,8 @@ pub struct FloodingConfig {
     /// Island files (the seed's text format) played besides the built-in
     /// ones and those participants send in.
     pub islands: Vec<PathBuf>,
-    /// Wall clock per round (the three commands), in ms (100).
+    /// CPU time per round (the three commands share it), in ms: the
+    /// seed's 0.1 s, counted as the bot's own time (see the README).
     pub round_ms: u64,
     pub startup_ms: u64,
     /// CPU seconds per bot and game.

@@ -44,7 +44,9 @@ use crate::tournament::schedule::GameKey;
 /// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
 /// never takes a job it cannot read: a worker of another version simply
 /// finds no work.
-pub const FORMAT: u32 = 2;
+/// Format 3: a bot match's limits count replies in CPU time (`reply_cpu`,
+/// `startup_cpu`) with wall-clock backstops.
+pub const FORMAT: u32 = 3;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;
@@ -411,8 +413,10 @@ fn check_play(play: &Play) -> Result<(), WireError> {
             }
             let hour = std::time::Duration::from_secs(3600);
             if limits.cpu > hour
-                || limits.reply_wall > hour
-                || limits.startup_wall > hour
+                || limits.reply_cpu > hour
+                || limits.startup_cpu > hour
+                || limits.reply_wall > 5 * hour
+                || limits.startup_wall > 5 * hour
                 || limits.memory_mb > 1 << 16
                 || limits.disk_mb > 1 << 16
                 || limits.max_line > 1 << 20

@@ -30,6 +30,7 @@
 //! It knows no game, no tournament and no file system: bots come in as
 //! [`BotIo`] (the sandbox's [`BotProcess`], or anything with three pipes).
 
+mod cpus;
 pub mod echo;
 pub mod game;
 
@@ -43,6 +44,8 @@ use serde::{Deserialize, Serialize};
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
 use crate::sandbox::bot::{BotLimits, BotProcess, BotSpawnError, BotSpec, Network};
+pub use crate::sandbox::cgroup::Freeze;
+pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
 
 /// What the referee needs of a running bot.
 pub trait BotIo {
@@ -58,6 +61,10 @@ pub trait BotIo {
     fn out_of_memory(&self) -> bool;
     /// Whether it waits in `read` on its standard input.
     fn waiting_for_input(&self) -> bool;
+    /// Stops or resumes all of it; `false` where it cannot be frozen.
+    fn freeze(&mut self, _state: Freeze) -> bool {
+        false
+    }
     /// Its processes, as the server sees them (for checks that nothing is
     /// left behind).
     fn members(&self) -> Vec<i32> {
@@ -89,17 +96,33 @@ impl BotIo for BotProcess {
     fn waiting_for_input(&self) -> bool {
         BotProcess::waiting_for_input(self)
     }
+    fn freeze(&mut self, state: Freeze) -> bool {
+        BotProcess::freeze(self, state)
+    }
     fn members(&self) -> Vec<i32> {
         BotProcess::members(self)
     }
 }
 
 /// Limits of every bot in a match.
+///
+/// A reply's limit is CPU time, the bot's own: what its whole process tree
+/// computed for that reply, read from its control group (the first
+/// millisecond of each reply is not counted: a reply that comes within a
+/// millisecond is never looked at). The wall clock per reply is only a
+/// backstop for a bot that waits (sleeps, blocks, deadlocks) instead of
+/// computing. So the verdict on a reply depends on the bot alone: its
+/// opponent is frozen while the referee waits for it, and whatever another
+/// bot on its CPU computes is not its time ([`Match`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineLimits {
-    /// Wall clock for one reply.
+    /// CPU time (whole tree) for one reply.
+    pub reply_cpu: Duration,
+    /// CPU time for the first reply (runtime start-up included).
+    pub startup_cpu: Duration,
+    /// Wall clock for one reply: the backstop ([`wall_backstop`]).
     pub reply_wall: Duration,
-    /// Wall clock for the first reply (runtime start-up included).
+    /// Wall clock for the first reply.
     pub startup_wall: Duration,
     /// CPU time per bot and match, whole process tree.
     pub cpu: Duration,
@@ -111,11 +134,36 @@ pub struct LineLimits {
     pub max_line: usize,
 }
 
+/// The wall-clock backstop for a reply of `cpu` CPU time: four times as
+/// much and two seconds more. A bot that computes is never near it: while
+/// the referee waits for it, its opponent is frozen and its CPU is its
+/// match's alone ([`CpuSlots`]); another bot thawed on that CPU at the
+/// same time fails once it has computed `cpu` itself.
+pub fn wall_backstop(cpu: Duration) -> Duration {
+    cpu * 4 + Duration::from_secs(2)
+}
+
+impl LineLimits {
+    /// Limits with `reply` and `startup` CPU time per reply and the
+    /// backstops that go with them; the rest as by default.
+    pub fn with_replies(reply: Duration, startup: Duration) -> LineLimits {
+        LineLimits {
+            reply_cpu: reply,
+            startup_cpu: startup,
+            reply_wall: wall_backstop(reply),
+            startup_wall: wall_backstop(startup),
+            ..LineLimits::default()
+        }
+    }
+}
+
 impl Default for LineLimits {
     fn default() -> Self {
         LineLimits {
-            reply_wall: Duration::from_secs(2),
-            startup_wall: Duration::from_secs(10),
+            reply_cpu: Duration::from_secs(2),
+            startup_cpu: Duration::from_secs(10),
+            reply_wall: wall_backstop(Duration::from_secs(2)),
+            startup_wall: wall_backstop(Duration::from_secs(10)),
             cpu: Duration::from_secs(60),
             memory_mb: 256,
             disk_mb: 16,
@@ -145,6 +193,10 @@ pub enum BotFailureKind {
         signal: i32,
     },
     CpuTime {
+        limit_ms: u64,
+    },
+    /// More CPU time for one reply (or one shared budget) than allowed.
+    ReplyCpu {
         limit_ms: u64,
     },
     Memory {
@@ -199,6 +251,11 @@ pub fn describe_bot_failure(
             "used more than {} s of CPU time in this match",
             *limit_ms as f64 / 1000.0
         ),
+        BotFailureKind::ReplyCpu { limit_ms } => format!(
+            "computed more than {} s of CPU time for one answer (its own time: what its \
+             opponent or other bots do is not counted)",
+            *limit_ms as f64 / 1000.0
+        ),
         BotFailureKind::Memory { limit_mb } => {
             format!("needed more than {limit_mb} MB of memory")
         }
@@ -217,7 +274,8 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::WallClock { limit_ms, .. } => format!(
-            "gave no answer within {} s (blocked, sleeping or computing too long)",
+            "gave no answer within {} s of wall clock (blocked or sleeping: waiting is \
+             limited by the wall clock, computing by CPU time)",
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
@@ -284,6 +342,12 @@ pub const STDERR_KEEP: usize = 4096;
 
 const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
 
+/// How long a reply may take before the referee reads the bot's CPU time
+/// (the zero of the reply's CPU count) and freezes the bots it is not
+/// waiting for. Replies quicker than this cost no look at all: reading a
+/// control group's counter costs more than a whole round trip.
+pub const FIRST_LOOK: Duration = Duration::from_millis(1);
+
 struct Seat {
     bot: Box<dyn BotIo>,
     memory_limit_mb: u64,
@@ -292,6 +356,17 @@ struct Seat {
     answered: bool,
     stderr: Vec<u8>,
     last_cpu_check: Instant,
+    /// The reply budget in use (see [`Budget`]).
+    budget: Option<Budget>,
+    frozen: bool,
+}
+
+/// One reply's budget (or one shared by several replies): when it began,
+/// and the bot's CPU time at the first look, once there was one.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    since: Instant,
+    cpu_base: Option<Duration>,
 }
 
 /// The bots of one match, and the limits they play under.
@@ -300,6 +375,8 @@ pub struct Match {
     limits: LineLimits,
     turn: u32,
     failed: Vec<BotFailure>,
+    /// The CPU every bot of this match runs on (held for the match).
+    _cpu: Option<CpuSlot>,
 }
 
 /// The sandbox limits a language gets for a match.
@@ -323,6 +400,7 @@ pub fn spawn_bot(
     program: &BotProgram,
     limits: &LineLimits,
     network: Network,
+    cpu: Option<usize>,
 ) -> Result<BotProcess, MatchError> {
     let argv = toolchain
         .command(&toolchain.language.run, &program.stem, limits.memory_mb)
@@ -334,6 +412,7 @@ pub fn spawn_bot(
         read_only: &toolchain.run_read_only,
         limits: bot_limits(toolchain, limits),
         network,
+        cpu,
     };
     Ok(BotProcess::spawn(&spec)?)
 }
@@ -353,28 +432,37 @@ impl Match {
                     answered: false,
                     stderr: Vec::new(),
                     last_cpu_check: now,
+                    budget: None,
+                    frozen: false,
                 })
                 .collect(),
             limits,
             turn: 0,
             failed: Vec::new(),
+            _cpu: None,
         }
     }
 
-    /// Starts every bot in the sandbox, in order.
+    /// Starts every bot in the sandbox, in order, all on one CPU of
+    /// their own ([`CPU_SLOTS`]).
     pub fn start(
         bots: &[(&Toolchain, &BotProgram)],
         limits: LineLimits,
     ) -> Result<Match, MatchError> {
+        let slot = CPU_SLOTS.lease();
         let mut seats: Vec<(Box<dyn BotIo>, u64)> = Vec::new();
         for (i, (tc, program)) in bots.iter().enumerate() {
-            let p = spawn_bot(tc, program, &limits, Network::Lent).map_err(|e| match e {
-                MatchError::Toolchain { what, .. } => MatchError::Toolchain { bot: i, what },
-                other => other,
-            })?;
+            let p = spawn_bot(tc, program, &limits, Network::Lent, slot.cpu()).map_err(
+                |e| match e {
+                    MatchError::Toolchain { what, .. } => MatchError::Toolchain { bot: i, what },
+                    other => other,
+                },
+            )?;
             seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
         }
-        Ok(Match::new(seats, limits))
+        let mut m = Match::new(seats, limits);
+        m._cpu = Some(slot);
+        Ok(m)
     }
 
     pub fn n_bots(&self) -> usize {
@@ -445,6 +533,9 @@ impl Match {
             match e.raw_os_error() {
                 Some(libc::EINTR) => continue,
                 Some(libc::EAGAIN) => {
+                    // A frozen bot reads nothing: it runs while it owes
+                    // nothing until the referee waits for another bot.
+                    self.thaw(bot);
                     let now = Instant::now();
                     if now >= deadline {
                         return Err(self.fail_now(bot, BotFailureKind::NotReading, None));
@@ -497,31 +588,68 @@ impl Match {
         let now = Instant::now();
         let mut replies: Vec<Option<String>> = vec![None; bots.len()];
         let mut failures: Vec<BotFailure> = Vec::new();
-        let deadlines: Vec<(Instant, Duration)> = bots
-            .iter()
-            .map(|&b| {
-                if self.seats[b].answered {
-                    let wall = self.limits.reply_wall;
-                    (since.unwrap_or(now) + wall, wall)
-                } else {
-                    let wall = self.limits.startup_wall;
-                    (now + wall, wall)
+        // Per bot: the budget's CPU and wall-clock limits.
+        let mut limits: Vec<(Duration, Duration)> = Vec::with_capacity(bots.len());
+        for &b in bots {
+            self.thaw(b);
+            let seat = &mut self.seats[b];
+            let (start, cpu, wall) = if seat.answered {
+                let l = &self.limits;
+                (since.unwrap_or(now), l.reply_cpu, l.reply_wall)
+            } else {
+                let l = &self.limits;
+                (now, l.startup_cpu, l.startup_wall)
+            };
+            // A shared budget goes on with its CPU zero; any other starts.
+            match seat.budget {
+                Some(bud) if seat.answered && since.is_some() && bud.since == start => {}
+                _ => {
+                    seat.budget = Some(Budget {
+                        since: start,
+                        cpu_base: None,
+                    })
                 }
-            })
-            .collect();
+            }
+            limits.push((cpu, wall));
+        }
+        let mut others_frozen = false;
         loop {
             let mut pending: Vec<usize> = Vec::new();
+            let mut wake = Instant::now() + CPU_CHECK_EVERY;
             for (k, &b) in bots.iter().enumerate() {
                 if replies[k].is_some() || failures.iter().any(|f| f.bot == b) {
                     continue;
                 }
-                // CPU of the whole tree, at most every 100 ms: also for a
-                // bot that answers at once while its other threads or
-                // processes compute.
-                let now = Instant::now();
-                if now.duration_since(self.seats[b].last_cpu_check) >= CPU_CHECK_EVERY {
+                let (cpu_limit, wall_limit) = limits[k];
+                let budget = self.seats[b].budget.expect("budget set above");
+                let mut now = Instant::now();
+                // The first look: the zero of this reply's CPU count, and
+                // the bots not waited for are frozen.
+                if budget.cpu_base.is_none() && now >= budget.since + FIRST_LOOK {
+                    let base = self.seats[b].bot.cpu_time();
+                    self.seats[b].budget = Some(Budget {
+                        cpu_base: Some(base),
+                        ..budget
+                    });
                     self.seats[b].last_cpu_check = now;
-                    if let Some(f) = self.over_cpu(b) {
+                    if !others_frozen {
+                        others_frozen = true;
+                        self.freeze_all_but_pending(bots, &replies);
+                    }
+                    now = Instant::now();
+                }
+                // CPU of the whole tree: every 100 ms (the match's
+                // budget, also for a bot that answers at once while its
+                // other threads compute), and, once a reply has its zero,
+                // four times per reply limit.
+                let every = if self.seats[b].budget.and_then(|x| x.cpu_base).is_some() {
+                    CPU_CHECK_EVERY.min(cpu_limit / 4).max(FIRST_LOOK)
+                } else {
+                    CPU_CHECK_EVERY
+                };
+                if now.duration_since(self.seats[b].last_cpu_check) >= every {
+                    self.seats[b].last_cpu_check = now;
+                    if let Some(f) = self.over_cpu(b, cpu_limit) {
                         self.kill(b);
                         failures.push(f);
                         continue;
@@ -529,8 +657,20 @@ impl Match {
                 }
                 match self.take_line(b) {
                     Some(Ok(line)) => {
+                        // A reply that took a look is judged by its CPU.
+                        if self.seats[b].budget.and_then(|x| x.cpu_base).is_some() {
+                            if let Some(f) = self.over_cpu(b, cpu_limit) {
+                                self.kill(b);
+                                failures.push(f);
+                                continue;
+                            }
+                        }
                         self.seats[b].answered = true;
                         replies[k] = Some(line);
+                        if others_frozen {
+                            // It owes nothing more in this wait.
+                            self.freeze_all_but_pending(bots, &replies);
+                        }
                         continue;
                     }
                     Some(Err(f)) => {
@@ -545,10 +685,11 @@ impl Match {
                     continue;
                 }
                 let now = Instant::now();
-                if now >= deadlines[k].0 {
+                let deadline = budget.since + wall_limit;
+                if now >= deadline {
                     let waiting = self.seats[b].bot.waiting_for_input();
                     let kind = BotFailureKind::WallClock {
-                        limit_ms: deadlines[k].1.as_millis() as u64,
+                        limit_ms: wall_limit.as_millis() as u64,
                         waiting_for_input: waiting,
                     };
                     let partial = (!self.seats[b].buf.is_empty())
@@ -557,21 +698,18 @@ impl Match {
                     failures.push(self.failure(b, kind, partial.as_deref()));
                     continue;
                 }
+                wake = wake
+                    .min(deadline)
+                    .min(self.seats[b].last_cpu_check + every);
+                if self.seats[b].budget.and_then(|x| x.cpu_base).is_none() {
+                    wake = wake.min(budget.since + FIRST_LOOK);
+                }
                 pending.push(b);
             }
             if pending.is_empty() {
                 break;
             }
-            let now = Instant::now();
-            let wait = pending
-                .iter()
-                .map(|&b| {
-                    let k = bots.iter().position(|&x| x == b).expect("pending bot");
-                    deadlines[k].0.saturating_duration_since(now)
-                })
-                .min()
-                .unwrap_or_default()
-                .min(CPU_CHECK_EVERY);
+            let wait = wake.saturating_duration_since(Instant::now());
             self.wait_readable(&pending, wait)?;
         }
         if !failures.is_empty() {
@@ -579,6 +717,40 @@ impl Match {
             return Err(Stop::Failed(failures));
         }
         Ok(replies.into_iter().map(|r| r.expect("answered")).collect())
+    }
+
+    /// Freezes every bot but `bots` (those the referee waits for), so that
+    /// nothing another bot of the match does takes their CPU. A frozen bot
+    /// is thawed when the referee next waits for it (or writes to it and
+    /// its pipe is full).
+    fn freeze_all_but(&mut self, bots: &[usize]) {
+        for b in 0..self.seats.len() {
+            let seat = &mut self.seats[b];
+            if bots.contains(&b) || seat.frozen || seat.eof {
+                continue;
+            }
+            seat.frozen = seat.bot.freeze(Freeze::Frozen);
+        }
+    }
+
+    /// Freezes every bot of `bots` that has its reply in `replies`.
+    fn freeze_all_but_pending(&mut self, bots: &[usize], replies: &[Option<String>]) {
+        let waiting: Vec<usize> = (0..self.seats.len())
+            .filter(|b| match bots.iter().position(|x| x == b) {
+                Some(k) => replies[k].is_none(),
+                None => false,
+            })
+            .collect();
+        self.freeze_all_but(&waiting);
+    }
+
+    /// Resumes `bot` if it is frozen.
+    fn thaw(&mut self, bot: usize) {
+        let seat = &mut self.seats[bot];
+        if seat.frozen {
+            seat.bot.freeze(Freeze::Thawed);
+            seat.frozen = false;
+        }
     }
 
     /// A complete line from the buffer, reading what is there first.
@@ -679,20 +851,37 @@ impl Match {
         Ok(())
     }
 
-    fn over_cpu(&self, bot: usize) -> Option<BotFailure> {
+    /// A failure if `bot` is over the match's CPU time, or over
+    /// `reply_limit` since its budget's first look.
+    fn over_cpu(&self, bot: usize, reply_limit: Duration) -> Option<BotFailure> {
         let used = self.seats[bot].bot.cpu_time();
-        (used > self.limits.cpu).then(|| {
+        if used > self.limits.cpu {
+            return Some(self.cpu_failure(bot));
+        }
+        let base = self.seats[bot].budget.and_then(|b| b.cpu_base)?;
+        (used.saturating_sub(base) > reply_limit).then(|| {
             self.failure(
                 bot,
-                BotFailureKind::CpuTime {
-                    limit_ms: self.limits.cpu.as_millis() as u64,
+                BotFailureKind::ReplyCpu {
+                    limit_ms: reply_limit.as_millis() as u64,
                 },
                 None,
             )
         })
     }
 
+    fn cpu_failure(&self, bot: usize) -> BotFailure {
+        self.failure(
+            bot,
+            BotFailureKind::CpuTime {
+                limit_ms: self.limits.cpu.as_millis() as u64,
+            },
+            None,
+        )
+    }
+
     fn kill(&mut self, bot: usize) {
+        self.seats[bot].frozen = false;
         let _ = self.seats[bot].bot.finish();
     }
 
@@ -757,10 +946,9 @@ impl Match {
     pub fn finish(mut self) -> (Vec<BotFailure>, Vec<SeatReport>) {
         let mut late = Vec::new();
         for b in 0..self.seats.len() {
-            if !self.failed.iter().any(|f| f.bot == b) {
-                if let Some(f) = self.over_cpu(b) {
-                    late.push(f);
-                }
+            if !self.failed.iter().any(|f| f.bot == b) && self.seats[b].bot.cpu_time() > self.limits.cpu
+            {
+                late.push(self.cpu_failure(b));
             }
         }
         let mut reports = Vec::new();

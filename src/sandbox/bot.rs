@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::cgroup::{join_fd, Group, GroupLimits, BOT_GROUPS};
+use super::cgroup::{join_fd, Freeze, Group, GroupLimits, BOT_GROUPS};
 use super::exe::Executable;
 use super::jail::is_root;
 use super::netns::{Netns, POOL};
@@ -234,6 +234,11 @@ pub struct BotSpec<'a> {
     pub read_only: &'a [PathBuf],
     pub limits: BotLimits,
     pub network: Network,
+    /// The one CPU the bot and everything it starts run on (the referee's
+    /// choice, [`crate::lines::CpuSlots`]); `None`: the server's CPUs. Set
+    /// before the bot exists and inherited; the bot cannot change it
+    /// (`sched_setaffinity` is refused).
+    pub cpu: Option<usize>,
 }
 
 /// Why a bot could not be started: always the server's fault (a missing
@@ -308,6 +313,7 @@ const STEPS: &[&str] = &[
     "enter the network namespace",
     "arrange descriptors",
     "set resource limits",
+    "pin to its CPU",
     "become the bot's user",
     "clone the bot",
     "map the user",
@@ -337,6 +343,8 @@ struct Plan {
     netns: Option<RawFd>,
     fds: [RawFd; 3],
     rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    /// The CPU set of the bot (one CPU), if it is pinned.
+    affinity: Option<rustix::thread::CpuSet>,
     outside_uid: Option<u32>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
@@ -642,6 +650,11 @@ impl Plan {
             netns: netns.map(Netns::fd),
             fds,
             rlimits,
+            affinity: spec.cpu.map(|cpu| {
+                let mut set = rustix::thread::CpuSet::new();
+                set.set(cpu);
+                set
+            }),
             outside_uid,
             uid_map: format!("{INSIDE_UID} {outer_uid} 1\n").into_bytes(),
             gid_map: format!("{INSIDE_UID} {outer_gid} 1\n").into_bytes(),
@@ -707,6 +720,12 @@ impl Plan {
         for &(res, v) in &self.rlimits {
             if let Err(e) = set_rlimit(res, v, v) {
                 return self.fail("set resource limits", e);
+            }
+        }
+        if let Some(set) = &self.affinity {
+            // Inherited by the bot and everything it starts.
+            if let Err(e) = rustix::thread::sched_setaffinity(None, set) {
+                return self.fail("pin to its CPU", e.into());
             }
         }
         if self.outside_uid.is_some() {
@@ -1207,6 +1226,14 @@ impl BotProcess {
         if let Some(g) = &self.group {
             g.kill_all();
         }
+    }
+
+    /// Stops (`Frozen`) or resumes (`Thawed`) the whole bot, where the
+    /// machine has a freezer (`false` where not).
+    pub fn freeze(&self, state: Freeze) -> bool {
+        self.group
+            .as_ref()
+            .is_some_and(|g| g.freeze(state).unwrap_or(false))
     }
 
     /// How the bot's main process ended, if it has (reaps it).

@@ -13,6 +13,13 @@
 //!    with SIGSYS, which the referee reports as a forbidden system call;
 //! 3. `socket` of any family but `AF_UNIX` fails with `EAFNOSUPPORT` (there
 //!    is no network in the bot's namespace anyway);
+//!    Not on the list, among others: the calls that tell whether a file's
+//!    page is cached without reading it (`mincore`, `preadv2`/`pwritev2`,
+//!    whose `RWF_NOWAIT` fails on an uncached page, `cachestat`), the one
+//!    that drops another program's cached pages (`fadvise64`'s
+//!    `DONTNEED`), `readahead`, and `sched_setaffinity` (a bot stays on
+//!    the CPU the referee gave it). glibc's `preadv2` falls back to
+//!    `preadv` when the call is missing and no flag is asked for;
 //! 4. a foreign architecture (i386 calls through `int 0x80`) ends the
 //!    process; x32 numbers match nothing allowed and fail with `ENOSYS`.
 //!
@@ -67,7 +74,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_sched_yield,
     libc::SYS_mremap,
     libc::SYS_msync,
-    libc::SYS_mincore,
     libc::SYS_madvise,
     libc::SYS_dup,
     libc::SYS_dup2,
@@ -163,7 +169,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_arch_prctl,
     libc::SYS_setrlimit,
     libc::SYS_gettid,
-    libc::SYS_readahead,
     libc::SYS_getxattr,
     libc::SYS_lgetxattr,
     libc::SYS_fgetxattr,
@@ -172,13 +177,11 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_flistxattr,
     libc::SYS_time,
     libc::SYS_futex,
-    libc::SYS_sched_setaffinity,
     libc::SYS_sched_getaffinity,
     libc::SYS_epoll_create,
     libc::SYS_getdents64,
     libc::SYS_set_tid_address,
     libc::SYS_restart_syscall,
-    libc::SYS_fadvise64,
     libc::SYS_timer_create,
     libc::SYS_timer_settime,
     libc::SYS_timer_gettime,
@@ -246,8 +249,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_membarrier,
     libc::SYS_mlock2,
     libc::SYS_copy_file_range,
-    libc::SYS_preadv2,
-    libc::SYS_pwritev2,
     libc::SYS_statx,
     libc::SYS_rseq,
     libc::SYS_pidfd_open,

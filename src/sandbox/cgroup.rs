@@ -44,7 +44,7 @@ use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -54,6 +54,9 @@ pub struct Controllers {
     pub memory: bool,
     pub pids: bool,
     pub cpu: bool,
+    /// Freezing (v2 `cgroup.freeze`; v1: stopping every member by signal):
+    /// the referee stops a bot it is not waiting for ([`Group::freeze`]).
+    pub freezer: bool,
 }
 
 /// The control-group layout of this machine, as far as the server can use it.
@@ -110,6 +113,8 @@ impl Cgroups {
                 memory: memory.is_some(),
                 pids: pids.is_some(),
                 cpu: cpuacct.is_some(),
+                // Stopped by signals, member by member (see Group::freeze).
+                freezer: true,
             },
             Cgroups::None { .. } => Controllers::default(),
         }
@@ -128,6 +133,12 @@ impl Cgroups {
         if !c.cpu {
             fallbacks.push("CPU time of the main process and its reaped children");
         }
+        if !c.freezer {
+            fallbacks.push(
+                "no freezer: a bot that is not on turn keeps running (its opponent's \
+                 reply limit is still counted in CPU time)",
+            );
+        }
         let fb = if fallbacks.is_empty() {
             String::new()
         } else {
@@ -140,11 +151,12 @@ impl Cgroups {
                 cpu_splits,
                 ..
             } => format!(
-                "cgroup v2 under {} (memory {}, pids {}, cpu {}){fb}{}{}",
+                "cgroup v2 under {} (memory {}, pids {}, cpu {}, freezer {}){fb}{}{}",
                 base.display(),
                 yes(c.memory),
                 yes(c.pids),
                 yes(c.cpu),
+                yes(c.freezer),
                 if *favor_dynmods {
                     ""
                 } else {
@@ -164,10 +176,11 @@ impl Cgroups {
             Cgroups::V1 {
                 cpuacct_with_cpu, ..
             } => format!(
-                "cgroup v1 (memory {}, pids {}, cpuacct {}){fb}{}",
+                "cgroup v1 (memory {}, pids {}, cpuacct {}, freezing by signals {}){fb}{}",
                 yes(c.memory),
                 yes(c.pids),
                 yes(c.cpu),
+                yes(c.freezer),
                 if *cpuacct_with_cpu {
                     "; cpuacct is mounted with cpu: each bot is a scheduler group of \
                      its own, about 18 % more per round trip (mount cpuacct on its \
@@ -290,6 +303,8 @@ fn detect_v2(root: &Path) -> Cgroups {
             pids: on("pids"),
             // cpu.stat (usage_usec) is there in every v2 group.
             cpu: true,
+            // cgroup.freeze is there in every non-root group (Linux 5.2).
+            freezer: base.join("cgroup.freeze").exists(),
         },
         base,
         favor_dynmods: favors_dynmods(
@@ -400,6 +415,18 @@ pub struct Group {
     written: GroupLimits,
     /// Whether v1's `memory.memsw.limit_in_bytes` is there (swap accounting).
     memsw: bool,
+    /// v2: the directory with `cgroup.freeze`. v1 stops members by
+    /// signals instead (see [`Group::freeze`]).
+    freezer: Option<PathBuf>,
+    /// Whether the group is frozen (as last written).
+    frozen: AtomicBool,
+}
+
+/// What [`Group::freeze`] makes of a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freeze {
+    Frozen,
+    Thawed,
 }
 
 /// The counters of a group that cannot be reset (v2, and v1's `oom_kill`
@@ -499,12 +526,14 @@ impl Group {
                     memory: controllers.memory.then(|| dir.clone()),
                     pids: controllers.pids.then(|| dir.clone()),
                     cpu: Some(dir.clone()),
+                    freezer: controllers.freezer.then(|| dir.clone()),
                     dirs: vec![dir],
                     procs: Vec::new(),
                     base: Counters::default(),
                     stale_memory: 0,
                     written: *limits,
                     memsw: false,
+                    frozen: AtomicBool::new(false),
                 }
             }
             Cgroups::V1 {
@@ -518,12 +547,14 @@ impl Group {
                     memory: memory.as_ref().map(|b| b.join(&name)),
                     pids: pids.as_ref().map(|b| b.join(&name)),
                     cpu: cpuacct.as_ref().map(|b| b.join(&name)),
+                    freezer: None,
                     dirs: Vec::new(),
                     procs: Vec::new(),
                     base: Counters::default(),
                     stale_memory: 0,
                     written: *limits,
                     memsw: false,
+                    frozen: AtomicBool::new(false),
                 };
                 for d in [&g.memory, &g.pids, &g.cpu].into_iter().flatten() {
                     fs::create_dir(d)?;
@@ -577,7 +608,48 @@ impl Group {
             memory: self.memory.is_some(),
             pids: self.pids.is_some(),
             cpu: self.cpu.is_some(),
+            freezer: self.freezer.is_some() || (self.version == 1 && !self.dirs.is_empty()),
         }
+    }
+
+    /// Freezes (`Frozen`) or thaws (`Thawed`) every member: a frozen bot
+    /// uses no CPU. Writes only when the state changes.
+    ///
+    /// - **v2**: `cgroup.freeze`. The kernel stops each member at its next
+    ///   return to user space, which is soon enough for a bot that is not
+    ///   on turn, and a frozen task still dies of `SIGKILL` (the server's
+    ///   death included).
+    /// - **v1**: `SIGSTOP` to every member, again until no new member
+    ///   appears (a process that forked while the others were stopped is
+    ///   stopped in the next pass; stopped ones cannot fork), and
+    ///   `SIGCONT` to thaw. Not the v1 freezer: a task it holds does not
+    ///   die of `SIGKILL` until it is thawed, so a bot frozen when the
+    ///   server is killed would stay (measured: state D, forever). A
+    ///   stopped task dies of `SIGKILL` at once. A bot may notice a stop
+    ///   (a `SIGCONT` handler): only of itself, and only what its own clock
+    ///   tells it anyway.
+    pub fn freeze(&self, state: Freeze) -> io::Result<bool> {
+        let on = state == Freeze::Frozen;
+        if self.frozen.load(Ordering::Relaxed) == on {
+            return Ok(true);
+        }
+        if let Some(dir) = &self.freezer {
+            write_file(&dir.join("cgroup.freeze"), if on { "1" } else { "0" })?;
+        } else if self.version == 1 {
+            let Some(dir) = self.dirs.first() else {
+                return Ok(false);
+            };
+            signal_members(dir, if on { libc::SIGSTOP } else { libc::SIGCONT });
+        } else {
+            return Ok(false);
+        }
+        self.frozen.store(on, Ordering::Relaxed);
+        Ok(true)
+    }
+
+    /// Whether the group is frozen (as last written here).
+    pub fn is_frozen(&self) -> bool {
+        self.frozen.load(Ordering::Relaxed)
     }
 
     /// Writes `limits` where they differ from what the group has: the
@@ -633,7 +705,7 @@ impl Group {
     /// Whether the group may serve another bot: no member left and little
     /// memory held. Its counters now become the next bot's zero.
     fn ready_for_reuse(&mut self) -> bool {
-        if !self.members().is_empty() {
+        if !self.members().is_empty() || self.freeze(Freeze::Thawed).is_err() {
             return false;
         }
         let held = match &self.memory {
@@ -792,6 +864,28 @@ fn members(dir: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
+}
+
+/// Sends `signal` to every member, again until a pass finds no member it
+/// has not signalled (at most 64 passes).
+fn signal_members(dir: &Path, signal: i32) {
+    let mut done: Vec<i32> = Vec::new();
+    for _ in 0..64 {
+        let fresh: Vec<i32> = members(dir)
+            .into_iter()
+            .filter(|p| !done.contains(p))
+            .collect();
+        if fresh.is_empty() {
+            return;
+        }
+        for pid in fresh {
+            // SAFETY: plain syscall.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+            done.push(pid);
+        }
+    }
 }
 
 fn kill_members(dir: &Path) {

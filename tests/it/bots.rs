@@ -170,6 +170,8 @@ fn nothing_left(file: &str, seen: &[i32]) {
 
 fn limits() -> LineLimits {
     LineLimits {
+        reply_cpu: Duration::from_secs(10),
+        startup_cpu: Duration::from_secs(30),
         reply_wall: Duration::from_secs(10),
         startup_wall: Duration::from_secs(30),
         cpu: Duration::from_secs(20),
@@ -233,7 +235,7 @@ fn bots_in_network_namespaces_of_their_own_cannot_meet_either() {
         let limits = limits();
         let mut seats: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = Vec::new();
         for _ in 0..2 {
-            let p = spawn_bot(tc, &program, &limits, Network::Own).unwrap();
+            let p = spawn_bot(tc, &program, &limits, Network::Own, None).unwrap();
             seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
         }
         let (rec, seen) = hostile_play(Match::new(seats, limits));
@@ -322,12 +324,100 @@ fn a_memory_hog_fails_on_memory() {
 fn a_cpu_hog_fails_on_cpu_time() {
     let l = LineLimits {
         cpu: Duration::from_secs(1),
+        reply_cpu: Duration::from_secs(120),
         reply_wall: Duration::from_secs(120),
         ..limits()
     };
     both("cpu_hog", l, || {
         Expect::Fails(|k| matches!(k, BotFailureKind::CpuTime { limit_ms: 1000 }))
     });
+}
+
+/// Issue 24: a reply's limit is the bot's own CPU time; a bot that computes
+/// past it fails on that limit, not on the (much longer) wall clock.
+#[test]
+fn a_bot_that_computes_too_long_for_one_answer_fails_on_its_reply_cpu_time() {
+    let l = LineLimits {
+        reply_cpu: Duration::from_millis(500),
+        reply_wall: Duration::from_secs(60),
+        ..limits()
+    };
+    both("cpu_hog", l, || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::ReplyCpu { limit_ms: 500 }))
+    });
+}
+
+/// The limits of the starvation tests: 500 ms of CPU per answer (the
+/// honest bot needs 200 ms) and a wall clock of 1.5 s, which the honest bot
+/// would miss sharing its CPUs with the attacker's 30 spinning processes
+/// (about 3 s for its 200 ms).
+fn starving_limits() -> LineLimits {
+    LineLimits {
+        reply_cpu: Duration::from_millis(500),
+        reply_wall: Duration::from_millis(1500),
+        ..limits()
+    }
+}
+
+/// The honest thinker's answers in `rec`: each says how long (wall clock,
+/// in ms) its 200 ms of CPU took.
+fn thinking_walls(transcript: &[String]) -> Vec<u64> {
+    transcript
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .collect()
+}
+
+/// Issue 24, starving the opponent: a bot that leaves 30 spinning processes
+/// behind after its answers cannot make an honest bot that thinks 200 ms a
+/// move miss its limits, nor slow it: while the referee waits for the
+/// honest bot the attacker is frozen, and the match has a CPU of its own.
+#[test]
+fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
+    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/starve.c", "thinker.c"]
+        .iter()
+        .map(|f| bot(f))
+        .collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let mut seen = Vec::new();
+    let mut answers = Vec::new();
+    let rec = play(Match::start(&refs, starving_limits()).unwrap(), |m| {
+        for r in 1..=5u32 {
+            m.set_turn(r);
+            // The attacker answers first, then the honest bot thinks.
+            let reply = m.ask(0, &format!("ECHO {r}"))?;
+            if reply != r.to_string() {
+                return Err(m.broken_rule(0, "the answer repeats the number", &reply));
+            }
+            answers.push(m.ask(1, &format!("ECHO {r}"))?);
+            seen.extend(m.members(0));
+            // The simultaneous form: both asked, both awaited at once.
+            m.send(0, &format!("ECHO {r}"))?;
+            m.send(1, &format!("ECHO {r}"))?;
+            let both = m.receive_all(&[0, 1])?;
+            answers.push(both[1].clone());
+        }
+        Ok(vec![0u64, 0])
+    })
+    .unwrap();
+    for f in &rec.failures {
+        assert!(
+            !f.line.as_deref().unwrap_or("").contains("ESCAPED"),
+            "{}",
+            f.reason
+        );
+    }
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert!(seen.len() > 20, "the attacker never spun: {seen:?}");
+    let walls = thinking_walls(&answers);
+    assert_eq!(walls.len(), 10, "{answers:?}");
+    // Alone on a CPU, 200 ms of CPU take about 200 ms; a thirty-first of
+    // two CPUs would make it about 3 s.
+    assert!(
+        walls.iter().all(|&w| w < 1000),
+        "the honest bot's 200 ms of CPU took {walls:?} ms of wall clock"
+    );
+    nothing_left("hostile/starve.c", &seen);
 }
 
 #[test]
@@ -653,6 +743,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
     use knobeln::sandbox::bot::{BotLimits, BotProcess, BotSpec};
     let argv: Vec<String> = vec!["/usr/bin/no-such-runtime".into()];
     let spec = BotSpec {
+        cpu: None,
         argv: &argv,
         env: &[],
         files: &[],
@@ -671,6 +762,15 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
 /// its opponent's, and its limits for either are 0 (set by the sandbox
 /// whatever the server's own are: unit test
 /// `a_bot_may_not_use_real_time_priorities_whatever_the_servers_limits`).
+/// Issue 24, state that outlives a match: the calls that tell whether a
+/// page of a shared file is cached without reading it (`preadv2` with
+/// `RWF_NOWAIT`, `mincore`, `cachestat`), that drop another program's
+/// cached pages (`posix_fadvise` `DONTNEED`), and `readahead` all fail.
+#[test]
+fn a_bot_cannot_probe_or_drop_the_page_cache() {
+    both("page_cache", limits(), || Expect::Completes);
+}
+
 #[test]
 fn a_bot_gets_no_real_time_policy_and_no_higher_priority() {
     both("realtime", limits(), || Expect::Completes);
