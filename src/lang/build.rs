@@ -14,6 +14,7 @@
 //! report; `Err` is the server's trouble.
 
 use std::fs;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
@@ -21,9 +22,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{glob_match, Toolchain};
-use crate::sandbox::bot::BotFile;
-use crate::sandbox::cgroup::{Group, GroupLimits};
-use crate::sandbox::jail::{Jail, JailError, JailExit, JailLimits};
+use crate::sandbox::bot::{BotFile, BotLimits, BotProcess, BotSpec, Network, ProcFs, WorkFolder};
+use crate::sandbox::jail::JailError;
 
 /// A bot ready to run: its language and the files of `/bot`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,97 +160,66 @@ pub fn build(
             .push("the source contains a NUL byte: send it as plain text".into());
         return Ok(Build::Rejected { report });
     }
-    let mut jail = Jail::new()?;
-    jail.mount_proc()?;
-    for p in &toolchain.read_only {
-        jail.bind_read_only(p)?;
-    }
-    let group = Group::create(&GroupLimits {
-        memory_bytes: Some(lang.compile_memory_mb << 20),
-        processes: Some(lang.compile_processes),
-    })
-    .map_err(|source| JailError::Prepare {
-        path: "cgroup".into(),
-        source,
-    })?;
-    if let Some(g) = &group {
-        jail.join_cgroup(&g.join_fds())?;
-    }
-    let work = jail.work_dir();
-    let src_path = work.join(&saved_as);
-    fs::write(&src_path, source).map_err(|source| JailError::Prepare {
-        path: src_path.clone(),
-        source,
-    })?;
-    if !lang.compile.is_empty() {
-        let argv = match toolchain.command(&lang.compile, &stem, 0) {
-            Ok(a) => a,
-            Err(e) => {
-                return Err(JailError::Prepare {
-                    path: lang.compile[0].clone().into(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, e),
-                })
-            }
-        };
-        let memory_by_cgroup = group.as_ref().is_some_and(|g| g.controllers().memory);
-        let jail_limits = JailLimits {
-            cpu_secs: lang.compile_cpu_secs,
-            address_space: if lang.address_space_limit && !memory_by_cgroup {
-                lang.compile_memory_mb << 20
-            } else {
-                u64::MAX
-            },
-            file_size: limits.program_bytes,
-            wall: limits.wall,
-            output_cap: 64 << 10,
-            processes: lang.compile_processes,
-        };
-        let refs: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let out = jail.run(&refs, &jail_limits)?;
-        report.compiler_output = out.output.clone();
-        if out.output_dropped > 0 {
+    let source_file = BotFile::new(saved_as.clone(), source.to_vec(), false);
+    let mut files = Vec::new();
+    if lang.compile.is_empty() {
+        // Nothing to compile: the source is the program.
+        if lang.artifacts.iter().any(|p| path_match(p, &saved_as)) {
+            files.push(source_file);
+        }
+    } else {
+        let argv = toolchain
+            .compile_command(&stem)
+            .map_err(|e| JailError::Prepare {
+                path: lang.compile[0].clone().into(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, e),
+            })?;
+        let run = compile_in_sandbox(toolchain, &argv, source_file, limits)?;
+        report.compiler_output = run.output.clone();
+        if run.dropped > 0 {
             report.compiler_output.push_str(&format!(
                 "\n[{} more bytes of compiler output dropped]\n",
-                out.output_dropped
+                run.dropped
             ));
         }
-        let oom = group.as_ref().is_some_and(|g| g.oom_killed());
-        match out.exit {
-            JailExit::Exited(0) => {}
-            _ if oom => report.problems.push(format!(
+        match run.end {
+            CompileEnd::Exited(0) => {}
+            CompileEnd::OutOfMemory => report.problems.push(format!(
                 "the compiler needed more than {} MB of memory",
                 lang.compile_memory_mb
             )),
-            JailExit::WallClock => report.problems.push(format!(
+            CompileEnd::WallClock => report.problems.push(format!(
                 "compiling took longer than {} s",
                 limits.wall.as_secs()
             )),
-            JailExit::Signaled(s) if s == libc::SIGXCPU || s == libc::SIGKILL => {
-                report.problems.push(format!(
-                    "the compiler used more than {} s of CPU time (or was killed)",
-                    lang.compile_cpu_secs
-                ))
-            }
-            JailExit::Signaled(s) => report
+            CompileEnd::CpuTime => report.problems.push(format!(
+                "the compiler used more than {} s of CPU time (or was killed)",
+                lang.compile_cpu_secs
+            )),
+            CompileEnd::ForbiddenCall => report.problems.push(
+                "the compiler (or a build script or macro of the source) made a system call \
+                 the build sandbox forbids"
+                    .into(),
+            ),
+            CompileEnd::Signaled(s) => report
                 .problems
                 .push(format!("the compiler died with signal {s}")),
-            JailExit::Exited(code) => report.problems.push(format!(
+            CompileEnd::Exited(code) => report.problems.push(format!(
                 "the compiler reported errors (exit status {code}); see its output below"
             )),
         }
         if !report.problems.is_empty() {
             return Ok(Build::Rejected { report });
         }
+        let work = format!("/proc/self/fd/{}", run.work.as_raw_fd());
+        collect(Path::new(&work), "", &lang.artifacts, &mut files, 0).map_err(|source| {
+            JailError::Io {
+                program: "collecting the program".into(),
+                source,
+            }
+        })?;
     }
-    let mut files = Vec::new();
-    let mut total = 0u64;
-    collect(&work, "", &lang.artifacts, &mut files, 0).map_err(|source| JailError::Io {
-        program: "collecting the program".into(),
-        source,
-    })?;
-    for f in &files {
-        total += f.bytes().len() as u64;
-    }
+    let total: u64 = files.iter().map(|f| f.bytes().len() as u64).sum();
     if files.is_empty() {
         report.problems.push(format!(
             "the compiler made none of the program files ({})",
@@ -277,6 +246,203 @@ pub fn build(
         },
         report,
     })
+}
+
+/// How a compile in the build sandbox ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CompileEnd {
+    Exited(i32),
+    Signaled(i32),
+    OutOfMemory,
+    CpuTime,
+    WallClock,
+    ForbiddenCall,
+}
+
+/// A finished compile: how it ended, the first 64 KiB of its output
+/// (standard output and error as they came), how much more there was, and
+/// its `/work` (the bot's own tmpfs, kept open).
+struct CompileRun {
+    end: CompileEnd,
+    output: String,
+    dropped: u64,
+    work: std::os::fd::OwnedFd,
+}
+
+/// Output of a compile kept for the report.
+const OUTPUT_CAP: usize = 64 << 10;
+
+/// Runs `argv` in the bot sandbox with `source` in `/work`: the same
+/// confinement as a match (user, PID, network, mount, IPC, UTS and cgroup
+/// namespaces, its own root, seccomp, a control group) with the language's
+/// compile limits, the toolchain folder at `/toolchain`, `/proc` only for
+/// languages that need one, and `/work` kept for collecting the program.
+fn compile_in_sandbox(
+    toolchain: &Toolchain,
+    argv: &[String],
+    source: BotFile,
+    limits: &BuildLimits,
+) -> Result<CompileRun, JailError> {
+    let lang = &toolchain.language;
+    let sources = [source];
+    // Without a /proc the loader cannot resolve `$ORIGIN`: a toolchain's
+    // own libraries are named to it.
+    let env: Vec<String> = match &toolchain.toolchain_dir {
+        Some(_) => vec![format!(
+            "LD_LIBRARY_PATH={}/lib",
+            super::SANDBOX_TOOLCHAIN
+        )],
+        None => Vec::new(),
+    };
+    let spec = BotSpec {
+        argv,
+        env: &env,
+        files: &[],
+        read_only: &toolchain.run_read_only,
+        limits: BotLimits {
+            memory_bytes: lang.compile_memory_mb << 20,
+            address_space_fallback: lang
+                .address_space_limit
+                .then_some(lang.compile_memory_mb << 20),
+            processes: lang.compile_processes,
+            cpu_secs: lang.compile_cpu_secs,
+            disk_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
+            open_files: 256,
+        },
+        network: Network::Own,
+        cpu: None,
+        work_files: &sources,
+        work: WorkFolder::Returned,
+        proc: if lang.compile_proc {
+            ProcFs::Mounted
+        } else {
+            ProcFs::Hidden
+        },
+        toolchain: toolchain.toolchain_dir.as_deref(),
+    };
+    let spawn_err = |e: crate::sandbox::bot::BotSpawnError| JailError::Spawn {
+        program: argv[0].clone(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let io_err = |source| JailError::Io {
+        program: argv[0].clone(),
+        source,
+    };
+    let mut bot = BotProcess::spawn(&spec).map_err(spawn_err)?;
+    let work = bot.take_work().ok_or_else(|| JailError::Prepare {
+        path: "/work".into(),
+        source: std::io::Error::other("the build's /work was not kept"),
+    })?;
+    // Nothing to read: the compiler's standard input is closed.
+    drop(std::mem::replace(&mut bot.stdin, null_fd().map_err(io_err)?));
+    let deadline = std::time::Instant::now() + limits.wall;
+    let cpu_limit = Duration::from_secs(lang.compile_cpu_secs);
+    let mut output = Vec::new();
+    let mut dropped = 0u64;
+    let mut open = [true, true];
+    let mut end = None;
+    while open.iter().any(|o| *o) {
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            end = Some(CompileEnd::WallClock);
+            break;
+        }
+        if bot.cpu_time() > cpu_limit {
+            end = Some(CompileEnd::CpuTime);
+            break;
+        }
+        let fds = [bot.stdout.as_raw_fd(), bot.stderr.as_raw_fd()];
+        let mut pfds: Vec<libc::pollfd> = fds
+            .iter()
+            .zip(open)
+            .filter(|(_, o)| *o)
+            .map(|(&fd, _)| libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let ms = (deadline - now).as_millis().clamp(1, 100) as i32;
+        // SAFETY: a valid array of pollfds.
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
+        for (k, fd) in fds.into_iter().enumerate() {
+            if !open[k] {
+                continue;
+            }
+            let mut buf = [0u8; 8192];
+            loop {
+                // SAFETY: read into a stack buffer from our pipe end.
+                let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+                if n == 0 {
+                    open[k] = false;
+                    break;
+                }
+                if n < 0 {
+                    let e = std::io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EAGAIN) && e.kind() != std::io::ErrorKind::Interrupted {
+                        open[k] = false;
+                    }
+                    break;
+                }
+                let n = n as usize;
+                let keep = OUTPUT_CAP.saturating_sub(output.len()).min(n);
+                output.extend_from_slice(&buf[..keep]);
+                dropped += (n - keep) as u64;
+            }
+        }
+    }
+    // Output closed (or a limit struck): the compiler's PID 1 ends, and
+    // the kernel ends everything it started.
+    let status = match end {
+        Some(_) => None,
+        None => wait_for_exit(&mut bot, deadline).map_err(io_err)?,
+    };
+    let oom = bot.out_of_memory();
+    let cpu_over = bot.cpu_time() > cpu_limit;
+    bot.finish().map_err(io_err)?;
+    use std::os::unix::process::ExitStatusExt;
+    let end = match (end, status) {
+        (Some(e), _) => e,
+        (None, None) => CompileEnd::WallClock,
+        _ if oom => CompileEnd::OutOfMemory,
+        (None, Some(st)) => match (st.code(), st.signal()) {
+            (Some(c), _) => CompileEnd::Exited(c),
+            (None, Some(libc::SIGSYS)) => CompileEnd::ForbiddenCall,
+            (None, Some(s)) if s == libc::SIGXCPU || (s == libc::SIGKILL && cpu_over) => {
+                CompileEnd::CpuTime
+            }
+            (None, Some(s)) => CompileEnd::Signaled(s),
+            _ => CompileEnd::Exited(-1),
+        },
+    };
+    Ok(CompileRun {
+        end,
+        output: String::from_utf8_lossy(&output).into_owned(),
+        dropped,
+        work,
+    })
+}
+
+/// Waits (polling) until the bot's main process has ended, at most until
+/// `deadline`.
+fn wait_for_exit(
+    bot: &mut BotProcess,
+    deadline: std::time::Instant,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        if let Some(st) = bot.try_status()? {
+            return Ok(Some(st));
+        }
+        if std::time::Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// `/dev/null`, to stand in for the compiler's closed standard input.
+fn null_fd() -> std::io::Result<std::os::fd::OwnedFd> {
+    Ok(fs::File::open("/dev/null")?.into())
 }
 
 /// Regular files under `dir` whose relative path matches a pattern

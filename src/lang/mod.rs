@@ -53,7 +53,8 @@ pub struct Language {
     #[serde(default = "default_stem")]
     pub default_stem: String,
     /// A command run on the host whose output is a folder made visible
-    /// read-only to the compiler (not the bot), as `{toolchain}`.
+    /// read-only to the compiler (not the bot) at the neutral path
+    /// `/toolchain`, which `{toolchain}` names in the compile command.
     #[serde(default)]
     pub toolchain: Vec<String>,
     /// The compile command, run in the compile jail with the source in the
@@ -91,6 +92,11 @@ pub struct Language {
     pub compile_cpu_secs: u64,
     #[serde(default = "default_compile_processes")]
     pub compile_processes: u64,
+    /// Whether the compiler gets a `/proc` (of its own PID namespace; the
+    /// JVM behind `javac` needs one). Without it a build cannot read even
+    /// its own mounts.
+    #[serde(default)]
+    pub compile_proc: bool,
 }
 
 fn default_stem() -> String {
@@ -138,6 +144,7 @@ pub fn builtin() -> Vec<Language> {
         address_space_limit: true,
         compile_memory_mb: default_compile_memory(),
         compile_cpu_secs: default_compile_cpu(),
+        compile_proc: false,
         compile_processes: default_compile_processes(),
     };
     vec![
@@ -209,6 +216,7 @@ pub fn builtin() -> Vec<Language> {
             address_space_limit: false,
             compile_memory_mb: 1024,
             compile_processes: 256,
+            compile_proc: true,
             ..base("java", "Java (javac / java)")
         },
         Language {
@@ -217,6 +225,9 @@ pub fn builtin() -> Vec<Language> {
             toolchain: v(&["rustc", "--print", "sysroot"]),
             compile: v(&[
                 "{toolchain}/bin/rustc",
+                // Without a /proc, rustc cannot find itself.
+                "--sysroot",
+                "{toolchain}",
                 "-O",
                 "--edition",
                 "2021",
@@ -302,6 +313,13 @@ fn validate(l: &Language) -> Result<(), String> {
     }
     if l.artifacts.is_empty() {
         return Err("artifacts is empty".into());
+    }
+    if l.compile_proc && !l.toolchain.is_empty() {
+        return Err(
+            "compile_proc with a toolchain folder: the folder's host path would show in the \
+             build's /proc/self/mountinfo (put the compiler under /usr, or go without /proc)"
+                .into(),
+        );
     }
     let safe_name =
         |s: &str| !s.is_empty() && !s.contains('/') && !s.contains("..") && !s.starts_with('.');
@@ -437,6 +455,9 @@ pub fn choose(
         )),
     }
 }
+
+/// Where a build sees its toolchain folder (`{toolchain}`).
+pub const SANDBOX_TOOLCHAIN: &str = "/toolchain";
 
 /// Where a sandbox looks for programs.
 pub const SANDBOX_PATH: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
@@ -660,6 +681,27 @@ impl Toolchain {
             .replace("{memory_mb}", &memory_mb.to_string())
     }
 
+    /// The compile command as the build sandbox runs it: `{toolchain}` is
+    /// `/toolchain` there; a program not under `/toolchain` is found on the
+    /// host (in `/usr`, the same inside).
+    pub fn compile_command(&self, stem: &str) -> Result<Vec<String>, String> {
+        let mut out: Vec<String> = self
+            .language
+            .compile
+            .iter()
+            .map(|a| {
+                self.expand(&a.replace("{toolchain}", SANDBOX_TOOLCHAIN), stem, 0)
+            })
+            .collect();
+        if let Some(first) = out.first_mut() {
+            if !first.starts_with(SANDBOX_TOOLCHAIN) {
+                let p = find_program(first).ok_or_else(|| format!("{first} not found"))?;
+                *first = p.display().to_string();
+            }
+        }
+        Ok(out)
+    }
+
     /// A command with placeholders filled in and its program found
     /// (programs in `/bot` stay as they are).
     pub fn command(
@@ -685,6 +727,17 @@ impl Toolchain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compiler_with_a_toolchain_folder_gets_no_proc() {
+        let mut rust = builtin()
+            .into_iter()
+            .find(|l| l.name == "rust")
+            .unwrap();
+        assert!(validate(&rust).is_ok());
+        rust.compile_proc = true;
+        assert!(validate(&rust).unwrap_err().contains("mountinfo"));
+    }
 
     #[test]
     fn the_built_in_table_is_valid() {

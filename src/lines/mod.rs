@@ -43,7 +43,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::sandbox::bot::{BotLimits, BotProcess, BotSpawnError, BotSpec, Network};
+use crate::sandbox::bot::{
+    BotLimits, BotProcess, BotSpawnError, BotSpec, Network, ProcFs, WorkFolder,
+};
 pub use crate::sandbox::cgroup::Freeze;
 pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
 
@@ -413,6 +415,10 @@ pub fn spawn_bot(
         limits: bot_limits(toolchain, limits),
         network,
         cpu,
+        work_files: &[],
+        work: WorkFolder::Private,
+        proc: ProcFs::Mounted,
+        toolchain: None,
     };
     Ok(BotProcess::spawn(&spec)?)
 }

@@ -52,10 +52,11 @@ use std::ffi::{c_int, c_void, CString};
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::cgroup::{join_fd, Freeze, Group, GroupLimits, BOT_GROUPS};
@@ -69,8 +70,8 @@ use super::spawn::{self, arrange_fds, check, CArgs};
 pub const INSIDE_UID: u32 = 1000;
 
 /// First uid of the range bots get outside their namespace when the server
-/// runs as root: `BOT_UID_BASE + 256 · server pid + slot`. No distribution
-/// hands out uids there, and two servers never share one.
+/// runs as root: `BOT_UID_BASE + 256 · block + slot`, the block drawn at
+/// random per server. No distribution hands out uids there.
 pub const BOT_UID_BASE: u32 = 0x1000_0000;
 
 /// Bots one server runs at once (uid slots).
@@ -239,6 +240,39 @@ pub struct BotSpec<'a> {
     /// before the bot exists and inherited; the bot cannot change it
     /// (`sched_setaffinity` is refused).
     pub cpu: Option<usize>,
+    /// Files placed into the writable `/work` before the program starts
+    /// (a build's source).
+    pub work_files: &'a [BotFile],
+    /// Whether the server keeps `/work` after the bot is gone.
+    pub work: WorkFolder,
+    /// Whether the bot gets a `/proc` (of its own PID namespace).
+    pub proc: ProcFs,
+    /// A host folder shown read-only at `/toolchain` (a compiler that
+    /// lives outside `/usr`, at a neutral path).
+    pub toolchain: Option<&'a Path>,
+}
+
+/// What becomes of a bot's `/work` folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WorkFolder {
+    /// Gone with the bot (a match).
+    #[default]
+    Private,
+    /// Opened by the server before the program starts and kept
+    /// ([`BotProcess::take_work`]): a build's output. The folder is still
+    /// the bot's own tmpfs, so nothing of the host shows in it.
+    Returned,
+}
+
+/// Whether a bot sees a `/proc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcFs {
+    /// Its own PID namespace's (the JVM finds itself through
+    /// `/proc/self/exe`).
+    #[default]
+    Mounted,
+    /// None at all: a compiler that needs none learns nothing from it.
+    Hidden,
 }
 
 /// Why a bot could not be started: always the server's fault (a missing
@@ -274,8 +308,18 @@ impl Slot {
         Some(Slot(i))
     }
 
+    /// `BOT_UID_BASE + 256 · block + slot`, with a block drawn at random
+    /// once per server: a bot sees its uid outside in its `uid_map`, and a
+    /// block derived from the server's pid would tell it that pid. Two
+    /// servers share a block with a chance of one in four million.
     fn uid(&self) -> u32 {
-        BOT_UID_BASE + (std::process::id() % 0x40_0000) * SLOTS as u32 + self.0 as u32
+        static BLOCK: OnceLock<u32> = OnceLock::new();
+        let block = *BLOCK.get_or_init(|| {
+            let mut b = [0u8; 4];
+            getrandom::fill(&mut b).map_or(std::process::id(), |()| u32::from_le_bytes(b))
+                % 0x40_0000
+        });
+        BOT_UID_BASE + block * SLOTS as u32 + self.0 as u32
     }
 }
 
@@ -304,6 +348,8 @@ pub struct BotProcess {
     /// How it ended, once [`BotProcess::finish`] reaped it and checked its
     /// group (a second call, e.g. on drop, reads nothing again).
     finished: Option<ExitStatus>,
+    /// Its `/work`, for [`WorkFolder::Returned`].
+    work: Option<OwnedFd>,
 }
 
 /// Steps of the bot's set-up, for the error message when one fails.
@@ -314,6 +360,7 @@ const STEPS: &[&str] = &[
     "arrange descriptors",
     "set resource limits",
     "pin to its CPU",
+    "stage the toolchain",
     "become the bot's user",
     "clone the bot",
     "map the user",
@@ -345,6 +392,9 @@ struct Plan {
     rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     /// The CPU set of the bot (one CPU), if it is pinned.
     affinity: Option<rustix::thread::CpuSet>,
+    /// A build's toolchain folder, staged by the first child.
+    toolchain: Option<CString>,
+    toolchain_stage: CString,
     outside_uid: Option<u32>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
@@ -357,6 +407,7 @@ struct Plan {
     staging_opts: CString,
     tmpfs: CString,
     proc_fs: CString,
+    proc_opts: CString,
     actions: Vec<Action>,
     put_old: CString,
     old_inside: CString,
@@ -369,6 +420,12 @@ struct Plan {
     env: CArgs,
     filter: &'static [libc::sock_filter],
     stack: Vec<u8>,
+    /// `WorkFolder::Returned`: the bot waits before its last steps until
+    /// the server has opened its `/work` (`held` 1 when it waits,
+    /// `released` 1 when it may go on).
+    hold: bool,
+    held: AtomicI32,
+    released: AtomicI32,
     /// Set by the bot on failure: (step, errno).
     failed_step: AtomicI32,
     failed_errno: AtomicI32,
@@ -417,6 +474,13 @@ fn cpath(p: &Path) -> Result<CString, BotSpawnError> {
 /// Where the new root is assembled (a tmpfs over it, in the bot's own
 /// mount namespace only).
 const STAGING: &str = "/tmp";
+
+/// Where the first child shows a build's toolchain folder to the bot, in a
+/// mount namespace of its own (the host's `/mnt` is untouched): the bot
+/// binds it from there to `/toolchain`. A toolchain under `/root` cannot
+/// be reached by the bot's user itself, and a bind from outside the bot's
+/// mount namespace is refused by the kernel.
+const TOOLCHAIN_STAGE: &str = "/mnt";
 
 /// Mount flags of the host mount holding `path`, as `MS_*` bits that a
 /// read-only bind remount must keep (the kernel refuses to clear locked ones).
@@ -586,8 +650,19 @@ impl Plan {
         ] {
             actions.push(Action::Symlink(cstr(target)?, s(&format!("dev/{name}"))?));
         }
-        mkdir_p("proc", &mut actions)?;
-        actions.push(Action::Proc(s("proc")?));
+        if spec.proc == ProcFs::Mounted {
+            mkdir_p("proc", &mut actions)?;
+            actions.push(Action::Proc(s("proc")?));
+        }
+        if let Some(dir) = spec.toolchain {
+            // Staged at TOOLCHAIN_STAGE by the first child (see there).
+            mkdir_p("toolchain", &mut actions)?;
+            actions.push(Action::Bind {
+                src: cstr(TOOLCHAIN_STAGE)?,
+                dst: s("toolchain")?,
+                remount: locked_flags(dir),
+            });
+        }
         mkdir_p("tmp", &mut actions)?;
         actions.push(Action::Tmpfs {
             dst: s("tmp")?,
@@ -604,6 +679,18 @@ impl Plan {
                 lim.disk_bytes.max(4096)
             ))?,
         });
+        for f in spec.work_files {
+            check_relative(&f.path)?;
+            if let Some((parent, _)) = f.path.rsplit_once('/') {
+                mkdir_p(&format!("work/{parent}"), &mut actions)?;
+            }
+            actions.push(Action::File {
+                path: s(&format!("work/{}", f.path))?,
+                bytes: f.bytes.as_ptr(),
+                len: f.bytes.len(),
+                mode: if f.executable { 0o755 } else { 0o644 },
+            });
+        }
         mkdir_p("bot", &mut actions)?;
         let argv0 = spec
             .argv
@@ -655,6 +742,8 @@ impl Plan {
                 set.set(cpu);
                 set
             }),
+            toolchain: spec.toolchain.map(cpath).transpose()?,
+            toolchain_stage: cstr(TOOLCHAIN_STAGE)?,
             outside_uid,
             uid_map: format!("{INSIDE_UID} {outer_uid} 1\n").into_bytes(),
             gid_map: format!("{INSIDE_UID} {outer_gid} 1\n").into_bytes(),
@@ -668,6 +757,7 @@ impl Plan {
             ))?,
             tmpfs: cstr("tmpfs")?,
             proc_fs: cstr("proc")?,
+            proc_opts: cstr("subset=pid")?,
             actions,
             put_old: s(".oldroot")?,
             old_inside: cstr("/.oldroot")?,
@@ -678,6 +768,9 @@ impl Plan {
             env: CArgs::new(&env).map_err(io_err("environment"))?,
             filter: super::bot_seccomp::bot_filter(),
             stack: vec![0u8; CHILD_STACK],
+            hold: spec.work == WorkFolder::Returned,
+            held: AtomicI32::new(0),
+            released: AtomicI32::new(0),
             failed_step: AtomicI32::new(0),
             failed_errno: AtomicI32::new(0),
             bot_pid: AtomicI32::new(0),
@@ -720,6 +813,35 @@ impl Plan {
         for &(res, v) in &self.rlimits {
             if let Err(e) = set_rlimit(res, v, v) {
                 return self.fail("set resource limits", e);
+            }
+        }
+        if let Some(dir) = &self.toolchain {
+            // A mount namespace of this child's own, where the toolchain is
+            // at the stage for the bot (whose namespace copies this one).
+            // SAFETY: plain system calls on data prepared before the clone.
+            let staged = unsafe {
+                check(libc::unshare(libc::CLONE_NEWNS))
+                    .and_then(|()| {
+                        check(libc::mount(
+                            std::ptr::null(),
+                            self.slash.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_REC | libc::MS_PRIVATE,
+                            std::ptr::null(),
+                        ))
+                    })
+                    .and_then(|()| {
+                        check(libc::mount(
+                            dir.as_ptr(),
+                            self.toolchain_stage.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND | libc::MS_REC,
+                            std::ptr::null(),
+                        ))
+                    })
+            };
+            if let Err(e) = staged {
+                return self.fail("stage the toolchain", e);
             }
         }
         if let Some(set) = &self.affinity {
@@ -774,9 +896,11 @@ impl Plan {
         // Wait until the bot's memory is released (exec or exit): the
         // kernel then writes 0 into `bot_tid` and wakes the futex. The wake
         // was seen to go missing here, so the wait also looks every 200 us.
+        // A bot that is held waits for the server, which opens its `/work`
+        // once we are gone: then we wait only until it waits.
         loop {
             let v = self.bot_tid.load(Ordering::SeqCst);
-            if v == 0 {
+            if v == 0 || (self.hold && self.held.load(Ordering::SeqCst) == 1) {
                 break;
             }
             let ts = libc::timespec {
@@ -938,15 +1062,29 @@ impl Plan {
                         ))
                     ),
                     Action::Proc(dst) => {
-                        // Without a fresh /proc (a host that masks parts of
-                        // its own) the bot simply has none.
-                        libc::mount(
+                        // Only the processes (`subset=pid`, Linux 5.8): no
+                        // meminfo, loadavg, stat, cpuinfo or sys, whose
+                        // counters are the whole machine's. An older
+                        // kernel gets the whole /proc; without a fresh
+                        // /proc at all (a host that masks parts of its
+                        // own) the bot simply has none.
+                        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                        if libc::mount(
                             self.proc_fs.as_ptr(),
                             dst.as_ptr(),
                             self.proc_fs.as_ptr(),
-                            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                            std::ptr::null(),
-                        );
+                            flags,
+                            self.proc_opts.as_ptr().cast(),
+                        ) != 0
+                        {
+                            libc::mount(
+                                self.proc_fs.as_ptr(),
+                                dst.as_ptr(),
+                                self.proc_fs.as_ptr(),
+                                flags,
+                                std::ptr::null(),
+                            );
+                        }
                     }
                     Action::File {
                         path,
@@ -1026,6 +1164,16 @@ impl Plan {
                 check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))
                     .and_then(|()| check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)))
             );
+            if self.hold {
+                // The server opens our /work (through /proc/PID/root) now.
+                self.held.store(1, Ordering::SeqCst);
+                while self.released.load(Ordering::SeqCst) == 0 {
+                    libc::sched_yield();
+                }
+                if self.released.load(Ordering::SeqCst) < 0 {
+                    libc::_exit(127);
+                }
+            }
             t!("install seccomp", super::bot_seccomp::install(self.filter));
             if self.exe.is_some() {
                 libc::syscall(
@@ -1042,6 +1190,17 @@ impl Plan {
             self.fail("exec the program", io::Error::last_os_error())
         }
     }
+}
+
+/// Opens `/work` of the held bot `pid` (its own tmpfs, seen through
+/// `/proc/PID/root`): the descriptor keeps the folder after the bot and its
+/// namespace are gone.
+fn open_work(pid: i32) -> io::Result<OwnedFd> {
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(format!("/proc/{pid}/root/work"))?;
+    Ok(f.into())
 }
 
 #[repr(C)]
@@ -1182,6 +1341,33 @@ impl BotProcess {
         if pid <= 0 {
             return Err(describe(io::Error::other("the bot was not started")));
         }
+        let work = if plan.hold {
+            let opened = if plan.held.load(Ordering::SeqCst) == 1 {
+                open_work(pid)
+            } else {
+                Err(io::Error::other("the bot ended before its /work was opened"))
+            };
+            plan.released
+                .store(if opened.is_ok() { 1 } else { -1 }, Ordering::SeqCst);
+            // The plan must live until the bot has exec'd or exited.
+            while plan.bot_tid.load(Ordering::SeqCst) != 0 {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            let errno = plan.failed_errno.load(Ordering::SeqCst);
+            match opened {
+                Ok(_) if errno != 0 => {
+                    let _ = spawn::Child::new(pid).wait();
+                    return Err(describe(io::Error::from_raw_os_error(errno)));
+                }
+                Ok(fd) => Some(fd),
+                Err(e) => {
+                    let _ = spawn::Child::new(pid).wait();
+                    return Err(describe(e));
+                }
+            }
+        } else {
+            None
+        };
         drop(plan);
         drop((in_r, out_w, err_w));
         for fd in [&in_w, &out_r, &err_r] {
@@ -1197,7 +1383,14 @@ impl BotProcess {
             limits: lim,
             _slot: slot,
             finished: None,
+            work,
         })
+    }
+
+    /// The bot's `/work` (a directory descriptor), for a bot started with
+    /// [`WorkFolder::Returned`]; it stays readable after the bot is gone.
+    pub fn take_work(&mut self) -> Option<OwnedFd> {
+        self.work.take()
     }
 
     /// The bot's PID 1, as the server sees it.

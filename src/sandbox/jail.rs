@@ -17,6 +17,12 @@
 //! kills it when the server dies, even by `kill -9`. A jail folder left
 //! behind by a killed server is removed by the next [`Jail::new`].
 //!
+//! It is the jail of the KNOBELN compile service (gcc's checks, clang and
+//! wasm-ld), whose lexical checks keep a strategy from naming any other
+//! file (no `#include`); it has no `/proc`. A bot's build, whose compiler
+//! reads whatever its source names, runs in the bot sandbox instead
+//! (`crate::lang::build`), with the confinement of a match.
+//!
 //! It deliberately does not know what gcc is: callers pass argv and read the
 //! work folder.
 
@@ -109,12 +115,6 @@ pub enum JailError {
 pub struct Jail {
     dir: tempfile::TempDir,
     root: PathBuf,
-    /// Host paths shown read-only at the same place (toolchains outside `/usr`).
-    extra_read_only: Vec<PathBuf>,
-    /// `cgroup.procs` descriptors every command joins before it execs.
-    cgroup_procs: Vec<OwnedFd>,
-    /// Whether commands get a `/proc` (of the jail's own PID namespace).
-    with_proc: bool,
 }
 
 impl Jail {
@@ -177,63 +177,7 @@ impl Jail {
         Ok(Jail {
             dir,
             root,
-            extra_read_only: Vec::new(),
-            cgroup_procs: Vec::new(),
-            with_proc: false,
         })
-    }
-
-    /// Gives commands a `/proc` of the jail's own PID namespace (it shows
-    /// only the jail's processes): the JVM finds its libraries through
-    /// `/proc/self/exe`.
-    pub fn mount_proc(&mut self) -> Result<(), JailError> {
-        let p = self.root.join("proc");
-        fs::create_dir_all(&p).map_err(|source| JailError::Prepare { path: p, source })?;
-        self.with_proc = true;
-        Ok(())
-    }
-
-    /// Shows a host path read-only at the same place inside the jail, for
-    /// toolchains that live outside `/usr` (a Rust sysroot, Java's
-    /// `/etc/java-17-openjdk`). The path must not be inside the jail's own
-    /// folders.
-    pub fn bind_read_only(&mut self, host: &Path) -> Result<(), JailError> {
-        let rel = host.strip_prefix("/").unwrap_or(host);
-        let inside = self.root.join(rel);
-        let made = if host.is_dir() {
-            fs::create_dir_all(&inside)
-        } else {
-            inside
-                .parent()
-                .map(fs::create_dir_all)
-                .unwrap_or(Ok(()))
-                .and_then(|()| fs::write(&inside, b""))
-        };
-        made.map_err(|source| JailError::Prepare {
-            path: inside.clone(),
-            source,
-        })?;
-        self.extra_read_only.push(host.to_path_buf());
-        Ok(())
-    }
-
-    /// Makes every command of this jail join a control group: `fds` are
-    /// `cgroup.procs` descriptors (duplicated here), written `0` into by the
-    /// command before it execs.
-    pub fn join_cgroup(&mut self, fds: &[std::os::fd::RawFd]) -> Result<(), JailError> {
-        for &fd in fds {
-            // SAFETY: dup of a descriptor the caller holds open.
-            let d = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
-            if d < 0 {
-                return Err(JailError::Prepare {
-                    path: PathBuf::from("cgroup.procs"),
-                    source: io::Error::last_os_error(),
-                });
-            }
-            // SAFETY: a fresh descriptor we own.
-            self.cgroup_procs.push(unsafe { OwnedFd::from_raw_fd(d) });
-        }
-        Ok(())
     }
 
     /// The work folder as seen from outside (inside the jail it is `/work`).
@@ -253,14 +197,7 @@ impl Jail {
             program: program.clone(),
             source,
         };
-        let mut plan = MountPlan::new(&self.root, &self.extra_read_only).map_err(spawn_err)?;
-        if self.with_proc {
-            plan.proc_dst = Some(
-                CString::new(self.root.join("proc").as_os_str().as_encoded_bytes())
-                    .map_err(|_| spawn_err(io::Error::from_raw_os_error(libc::EINVAL)))?,
-            );
-        }
-        let cgroup_procs: Vec<i32> = self.cgroup_procs.iter().map(|f| f.as_raw_fd()).collect();
+        let plan = MountPlan::new(&self.root).map_err(spawn_err)?;
         let (read_end, write_end) = pipe().map_err(spawn_err)?;
         let null = fs::OpenOptions::new()
             .read(true)
@@ -296,9 +233,6 @@ impl Jail {
         }
         let mut body = || -> io::Error {
             let run = || -> Result<(), io::Error> {
-                for &fd in &cgroup_procs {
-                    super::cgroup::join_fd(fd)?;
-                }
                 arrange_fds(&fds, None)?;
                 // SAFETY: system calls on data prepared before the clone.
                 unsafe {
@@ -493,14 +427,10 @@ struct MountPlan {
     uid_map_path: CString,
     gid_map_path: CString,
     setgroups_path: CString,
-    /// Extra read-only binds: (host path, mount point in the tree).
-    extra: Vec<(CString, CString)>,
-    /// Where a fresh `/proc` goes, if at all.
-    proc_dst: Option<CString>,
 }
 
 impl MountPlan {
-    fn new(root: &Path, extra: &[PathBuf]) -> io::Result<MountPlan> {
+    fn new(root: &Path) -> io::Result<MountPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_encoded_bytes())
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))
@@ -521,11 +451,6 @@ impl MountPlan {
             uid_map_path: c(Path::new("/proc/self/uid_map"))?,
             gid_map_path: c(Path::new("/proc/self/gid_map"))?,
             setgroups_path: c(Path::new("/proc/self/setgroups"))?,
-            extra: extra
-                .iter()
-                .map(|p| Ok((c(p)?, c(&root.join(p.strip_prefix("/").unwrap_or(p)))?)))
-                .collect::<io::Result<Vec<_>>>()?,
-            proc_dst: None,
         })
     }
 
@@ -566,36 +491,6 @@ impl MountPlan {
                     | libc::MS_NODEV,
                 std::ptr::null(),
             );
-            for (src, dst) in &self.extra {
-                check(libc::mount(
-                    src.as_ptr(),
-                    dst.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REC,
-                    std::ptr::null(),
-                ))?;
-                libc::mount(
-                    std::ptr::null(),
-                    dst.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND
-                        | libc::MS_REMOUNT
-                        | libc::MS_RDONLY
-                        | libc::MS_NOSUID
-                        | libc::MS_NODEV,
-                    std::ptr::null(),
-                );
-            }
-            if let Some(dst) = &self.proc_dst {
-                let proc_fs = c"proc".as_ptr();
-                check(libc::mount(
-                    proc_fs,
-                    dst.as_ptr(),
-                    proc_fs,
-                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                    std::ptr::null(),
-                ))?;
-            }
             check(libc::mount(
                 self.null_src.as_ptr(),
                 self.null_dst.as_ptr(),

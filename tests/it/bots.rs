@@ -570,6 +570,123 @@ fn a_build_reports_the_compilers_words_and_what_it_assumed() {
     );
 }
 
+/// Issue 24, the build jail: a build that reads the host at compile time
+/// (`#include`, `include_str!` of `/proc/self/…` and `/etc/passwd`) finds
+/// nothing, and its report names no host path.
+#[test]
+fn a_build_cannot_read_the_host_at_compile_time() {
+    for (file, lang) in [
+        ("hostile/build_probe.c", "C"),
+        ("hostile/build_probe.rs", "Rust"),
+    ] {
+        let choice = choose(&LanguageTable::builtin(), Some(file), None).unwrap();
+        let tc = toolchain(&choice.language);
+        let source = std::fs::read(bots_dir().join(file)).unwrap();
+        let built = build(tc, lang, &source, &BuildLimits::default()).unwrap();
+        let Build::Rejected { report } = built else {
+            panic!("{file}: a build that reads the host must fail")
+        };
+        let text = report.text();
+        assert!(
+            text.contains("No such file or directory"),
+            "{file}:\n{text}"
+        );
+        for host in ["/root", "/home", "knobeln-", "/tmp/"] {
+            assert!(!text.contains(host), "{file} shows {host}:\n{text}");
+        }
+    }
+}
+
+/// Issue 24, the build jail: what a build that gets a `/proc` (the JVM's
+/// javac) sees there: its own mounts at neutral paths, an outside uid
+/// that does not tell the server's process id, its own control group as
+/// the root, and only processes (no machine-wide counters).
+#[test]
+fn a_builds_proc_shows_only_the_build() {
+    use knobeln::sandbox::bot::{
+        BotLimits, BotProcess, BotSpec, Network, ProcFs, WorkFolder, BOT_UID_BASE,
+    };
+    let argv: Vec<String> = [
+        "/usr/bin/sh",
+        "-c",
+        "cat /proc/self/mountinfo /proc/self/uid_map /proc/self/cgroup; ls /proc; \
+         ls /work; id",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let source = [knobeln::sandbox::bot::BotFile::new(
+        "Probe.java".into(),
+        b"class Probe {}".to_vec(),
+        false,
+    )];
+    let java = toolchain("java");
+    let spec = BotSpec {
+        argv: &argv,
+        env: &[],
+        files: &[],
+        read_only: &java.run_read_only,
+        limits: BotLimits::default(),
+        network: Network::Own,
+        cpu: None,
+        work_files: &source,
+        work: WorkFolder::Returned,
+        proc: ProcFs::Mounted,
+        toolchain: None,
+    };
+    let mut p = BotProcess::spawn(&spec).unwrap();
+    let work = p.take_work().expect("the build's /work is kept");
+    let mut out = Vec::new();
+    let mut file = std::fs::File::from(p.stdout.try_clone().unwrap());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut buf = [0u8; 4096];
+        match std::io::Read::read(&mut file, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(std::time::Instant::now() < deadline, "no end");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    p.finish().unwrap();
+    let text = String::from_utf8_lossy(&out);
+    // The build's own files, and the folder outlives the build.
+    assert!(text.contains("Probe.java"), "{text}");
+    let kept = std::fs::read(format!("/proc/self/fd/{}/Probe.java", {
+        use std::os::fd::AsRawFd;
+        work.as_raw_fd()
+    }))
+    .unwrap();
+    assert_eq!(kept, b"class Probe {}");
+    for host in ["/root", "/home", "knobeln", "/tmp/", "/work/main"] {
+        assert!(!text.contains(host), "the build sees {host}:\n{text}");
+    }
+    for global in ["meminfo", "loadavg", "cpuinfo", "sys"] {
+        assert!(
+            !text.lines().any(|l| l.trim() == global),
+            "/proc shows {global}:\n{text}"
+        );
+    }
+    assert!(text.contains("0::/\n"), "its cgroup is its root:\n{text}");
+    assert!(text.contains("uid=1000"), "{text}");
+    // The outside uid is not derived from the server's process id.
+    let outside: u32 = text
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 3 && f[0] == "1000").then(|| f[1].parse().ok())?
+        })
+        .expect("a uid map line");
+    let pid_block = BOT_UID_BASE + (std::process::id() % 0x40_0000) * 256;
+    assert!(
+        !(pid_block..pid_block + 256).contains(&outside),
+        "uid {outside} tells the server's pid"
+    );
+}
+
 #[test]
 fn a_wrong_or_overlong_line_is_blamed_with_the_line() {
     // The C echo bot, asked for the number plus one, repeats the number.
@@ -744,6 +861,10 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
     let argv: Vec<String> = vec!["/usr/bin/no-such-runtime".into()];
     let spec = BotSpec {
         cpu: None,
+        work_files: &[],
+        work: knobeln::sandbox::bot::WorkFolder::Private,
+        proc: knobeln::sandbox::bot::ProcFs::Mounted,
+        toolchain: None,
         argv: &argv,
         env: &[],
         files: &[],
