@@ -28,7 +28,8 @@ use crate::lang::build::{build, BotProgram, Build, BuildLimits};
 use crate::lang::{choose, LanguageTable, Toolchain, Toolchains};
 use crate::lines::echo::play_echo;
 use crate::lines::{bot_limits, play, BotIo, LineLimits, Match};
-use crate::sandbox::bot::{proc_cpu_time, set_nonblocking};
+use crate::sandbox::bot::proc_cpu_time;
+use crate::sandbox::set_nonblocking;
 
 /// The echo bots the benchmark uses (the same as the tests').
 const ECHO_BOTS: [(&str, &str); 5] = [
@@ -363,7 +364,7 @@ impl Unconfined {
         let stdout: OwnedFd = child.stdout.take().expect("stdout").into();
         let stderr: OwnedFd = child.stderr.take().expect("stderr").into();
         for fd in [&stdin, &stdout, &stderr] {
-            set_nonblocking(fd.as_raw_fd())?;
+            set_nonblocking(fd)?;
         }
         Ok(Unconfined {
             child,

@@ -42,7 +42,7 @@ impl CpuSlot {
 impl CpuSlots {
     fn cpus(&self) -> &Mutex<Vec<(usize, usize)>> {
         self.busy
-            .get_or_init(|| Mutex::new(allowed_cpus().into_iter().map(|c| (c, 0)).collect()))
+            .get_or_init(|| Mutex::new(crate::sandbox::allowed_cpus().into_iter().map(|c| (c, 0)).collect()))
     }
 
     /// The least busy CPU (the lowest number among equals).
@@ -84,16 +84,6 @@ fn least_busy(busy: &[(usize, usize)]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The CPUs this process may run on (its affinity mask).
-fn allowed_cpus() -> Vec<usize> {
-    match rustix::thread::sched_getaffinity(None) {
-        Ok(set) => (0..rustix::thread::CpuSet::MAX_CPU)
-            .filter(|&c| set.is_set(c))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,7 +98,7 @@ mod tests {
 
     #[test]
     fn a_lease_names_a_cpu_the_server_may_use() {
-        let allowed = allowed_cpus();
+        let allowed = crate::sandbox::allowed_cpus();
         assert!(!allowed.is_empty());
         let slot = CPU_SLOTS.lease();
         assert!(allowed.contains(&slot.cpu().expect("pinned")));

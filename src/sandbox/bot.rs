@@ -51,7 +51,7 @@
 use std::ffi::{c_int, c_void, CString};
 use std::fs;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
@@ -61,7 +61,7 @@ use std::time::Duration;
 
 use super::cgroup::{join_fd, Freeze, Group, GroupLimits, BOT_GROUPS};
 use super::exe::Executable;
-use super::jail::is_root;
+use super::{is_root, pipe, set_nonblocking};
 use super::netns::{Netns, POOL};
 use super::set_rlimit;
 use super::spawn::{self, arrange_fds, check, CArgs};
@@ -1262,26 +1262,7 @@ unsafe fn write_file(path: &[u8], data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills two fds.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fresh fds owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
 
-pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a valid fd.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
 
 impl BotProcess {
     /// Starts a bot in the sandbox.
@@ -1371,7 +1352,7 @@ impl BotProcess {
         drop(plan);
         drop((in_r, out_w, err_w));
         for fd in [&in_w, &out_r, &err_r] {
-            set_nonblocking(fd.as_raw_fd()).map_err(io_err("pipe"))?;
+            set_nonblocking(fd).map_err(io_err("pipe"))?;
         }
         Ok(BotProcess {
             child: spawn::Child::new(pid),

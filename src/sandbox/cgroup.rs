@@ -383,11 +383,7 @@ fn remove_stale_groups_v2(parent: &Path) {
     }
 }
 
-fn process_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
+use super::process_alive;
 
 /// Limits of one group; `None` leaves a controller unlimited.
 #[derive(Debug, Clone, Copy, Default)]
@@ -639,7 +635,8 @@ impl Group {
             let Some(dir) = self.dirs.first() else {
                 return Ok(false);
             };
-            signal_members(dir, if on { libc::SIGSTOP } else { libc::SIGCONT });
+            use rustix::process::Signal;
+            signal_members(dir, if on { Signal::STOP } else { Signal::CONT });
         } else {
             return Ok(false);
         }
@@ -868,7 +865,7 @@ fn members(dir: &Path) -> Vec<i32> {
 
 /// Sends `signal` to every member, again until a pass finds no member it
 /// has not signalled (at most 64 passes).
-fn signal_members(dir: &Path, signal: i32) {
+fn signal_members(dir: &Path, signal: rustix::process::Signal) {
     let mut done: Vec<i32> = Vec::new();
     for _ in 0..64 {
         let fresh: Vec<i32> = members(dir)
@@ -879,12 +876,16 @@ fn signal_members(dir: &Path, signal: i32) {
             return;
         }
         for pid in fresh {
-            // SAFETY: plain syscall.
-            unsafe {
-                libc::kill(pid, signal);
-            }
+            send(pid, signal);
             done.push(pid);
         }
+    }
+}
+
+/// Sends `signal` to process `pid` (gone already: nothing to do).
+fn send(pid: i32, signal: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(pid, signal);
     }
 }
 
@@ -895,10 +896,7 @@ fn kill_members(dir: &Path) {
             return;
         }
         for pid in pids {
-            // SAFETY: plain syscall.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
+            send(pid, rustix::process::Signal::KILL);
         }
         if round > 0 {
             std::thread::sleep(Duration::from_micros(200));

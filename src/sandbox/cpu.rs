@@ -19,33 +19,25 @@ use std::time::Duration;
 
 /// Pins the calling thread (and the processes it spawns from now on) to one CPU.
 pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; sched_setaffinity(0, ...) affects the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu % (libc::CPU_SETSIZE as usize), &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu % rustix::thread::CpuSet::MAX_CPU);
+    rustix::thread::sched_setaffinity(None, &set)?;
     Ok(())
 }
 
-/// The CPUs the calling thread may run on, in order.
+/// The CPUs the calling thread may run on, in order (CPU 0 if they cannot
+/// be read).
 pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: as above.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return vec![0];
-        }
-        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect();
-        if cpus.is_empty() {
-            vec![0]
-        } else {
-            cpus
-        }
+    let cpus: Vec<usize> = match rustix::thread::sched_getaffinity(None) {
+        Ok(set) => (0..rustix::thread::CpuSet::MAX_CPU)
+            .filter(|&c| set.is_set(c))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if cpus.is_empty() {
+        vec![0]
+    } else {
+        cpus
     }
 }
 

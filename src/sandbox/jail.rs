@@ -29,13 +29,13 @@
 use std::ffi::CString;
 use std::fs;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::set_rlimit;
+use super::{is_root, pipe, set_rlimit};
 use super::spawn::{self, arrange_fds, check, CArgs};
 
 /// Prefix of the jail folders in the system's temp folder; the server's pid
@@ -383,9 +383,7 @@ fn remove_stale_jails() {
 }
 
 fn process_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    super::process_alive(pid)
 }
 
 /// Kills a whole process group; a group that is already gone is fine.
@@ -396,20 +394,7 @@ pub(crate) fn kill_group(pgid: i32) {
     }
 }
 
-pub(crate) fn is_root() -> bool {
-    // SAFETY: plain syscall.
-    unsafe { libc::geteuid() == 0 }
-}
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills two fds.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fresh fds owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
 
 /// Everything the child needs to enter the jail, prepared before the fork so
 /// that the child only makes system calls.

@@ -40,6 +40,35 @@ pub(crate) mod spawn;
 pub use cpu::{allowed_cpus, pin_current_thread};
 
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+
+/// A pipe, both ends close-on-exec: (read end, write end).
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
+}
+
+/// Makes `fd` non-blocking.
+pub fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+/// Whether a process `pid` exists (whoever's it is).
+pub(crate) fn process_alive(pid: i32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid) else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
+
+/// Whether the server runs as root.
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
 
 /// Sets one resource limit (soft and hard) on the calling process.
 /// Async-signal-safe: usable between fork and exec.

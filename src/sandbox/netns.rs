@@ -61,7 +61,7 @@ impl Pool {
     /// An idle namespace, or a new one; `None` where the server cannot make
     /// them (not root, or the kernel refused once).
     pub fn take(&self) -> Option<Netns> {
-        if UNAVAILABLE.load(Ordering::Relaxed) || !super::jail::is_root() {
+        if UNAVAILABLE.load(Ordering::Relaxed) || !super::is_root() {
             return None;
         }
         if let Some(n) = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop() {
@@ -181,7 +181,7 @@ mod tests {
     #[test]
     fn a_namespace_is_lent_again_only_without_sockets() {
         let pool = Pool::default();
-        if !super::super::jail::is_root() {
+        if !super::super::is_root() {
             assert!(pool.take().is_none());
             return;
         }

@@ -17,12 +17,13 @@
 //! referee talks to them.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::OnceLock;
 
 use super::exe::Executable;
+use super::{pipe, set_nonblocking};
 use super::jail::kill_group;
 use super::spawn::{self, arrange_fds, check, CArgs};
 
@@ -104,15 +105,6 @@ fn dev_null() -> io::Result<RawFd> {
     }
 }
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills two fds.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fresh fds owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
 
 fn rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), io::Error> {
     super::set_rlimit(resource, soft, hard)
@@ -284,16 +276,6 @@ impl Drop for PlayerProcess {
     }
 }
 
-fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
-    // SAFETY: fcntl on a valid fd.
-    unsafe {
-        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
 
 /// Describes how a strategy process ended, for failure reports.
 pub fn describe_status(status: &ExitStatus) -> StatusKind {
