@@ -288,10 +288,7 @@ fn compile_in_sandbox(
     // Without a /proc the loader cannot resolve `$ORIGIN`: a toolchain's
     // own libraries are named to it.
     let env: Vec<String> = match &toolchain.toolchain_dir {
-        Some(_) => vec![format!(
-            "LD_LIBRARY_PATH={}/lib",
-            super::SANDBOX_TOOLCHAIN
-        )],
+        Some(_) => vec![format!("LD_LIBRARY_PATH={}/lib", super::SANDBOX_TOOLCHAIN)],
         None => Vec::new(),
     };
     let spec = BotSpec {
@@ -334,7 +331,10 @@ fn compile_in_sandbox(
         source: std::io::Error::other("the build's /work was not kept"),
     })?;
     // Nothing to read: the compiler's standard input is closed.
-    drop(std::mem::replace(&mut bot.stdin, null_fd().map_err(io_err)?));
+    drop(std::mem::replace(
+        &mut bot.stdin,
+        null_fd().map_err(io_err)?,
+    ));
     let deadline = std::time::Instant::now() + limits.wall;
     let cpu_limit = Duration::from_secs(lang.compile_cpu_secs);
     let mut output = Vec::new();
@@ -379,7 +379,9 @@ fn compile_in_sandbox(
                 }
                 if n < 0 {
                     let e = std::io::Error::last_os_error();
-                    if e.raw_os_error() != Some(libc::EAGAIN) && e.kind() != std::io::ErrorKind::Interrupted {
+                    if e.raw_os_error() != Some(libc::EAGAIN)
+                        && e.kind() != std::io::ErrorKind::Interrupted
+                    {
                         open[k] = false;
                     }
                     break;

@@ -689,9 +689,7 @@ impl Toolchain {
             .language
             .compile
             .iter()
-            .map(|a| {
-                self.expand(&a.replace("{toolchain}", SANDBOX_TOOLCHAIN), stem, 0)
-            })
+            .map(|a| self.expand(&a.replace("{toolchain}", SANDBOX_TOOLCHAIN), stem, 0))
             .collect();
         if let Some(first) = out.first_mut() {
             if !first.starts_with(SANDBOX_TOOLCHAIN) {
@@ -730,10 +728,7 @@ mod tests {
 
     #[test]
     fn a_compiler_with_a_toolchain_folder_gets_no_proc() {
-        let mut rust = builtin()
-            .into_iter()
-            .find(|l| l.name == "rust")
-            .unwrap();
+        let mut rust = builtin().into_iter().find(|l| l.name == "rust").unwrap();
         assert!(validate(&rust).is_ok());
         rust.compile_proc = true;
         assert!(validate(&rust).unwrap_err().contains("mountinfo"));

@@ -2,8 +2,7 @@
 //! those the server may use, held until the match ends.
 //!
 //! With the referee freezing every bot it is not waiting for, at most one
-//! bot of a match computes at a time (past the first millisecond of a
-//! reply); pinned to a CPU of its match's own, that bot has the CPU to
+//! bot of a match computes at a time (past the first 5 ms of a reply); pinned to a CPU of its match's own, that bot has the CPU to
 //! itself as long as no more matches run than the server has CPUs (the
 //! default number of match threads, `jobs = 0`). A bot cannot leave its CPU
 //! (`sched_setaffinity` is refused by the sandbox's filter), so a bot that
@@ -41,8 +40,14 @@ impl CpuSlot {
 
 impl CpuSlots {
     fn cpus(&self) -> &Mutex<Vec<(usize, usize)>> {
-        self.busy
-            .get_or_init(|| Mutex::new(crate::sandbox::allowed_cpus().into_iter().map(|c| (c, 0)).collect()))
+        self.busy.get_or_init(|| {
+            Mutex::new(
+                crate::sandbox::allowed_cpus()
+                    .into_iter()
+                    .map(|c| (c, 0))
+                    .collect(),
+            )
+        })
     }
 
     /// The least busy CPU (the lowest number among equals).

@@ -110,8 +110,9 @@ impl BotIo for BotProcess {
 ///
 /// A reply's limit is CPU time, the bot's own: what its whole process tree
 /// computed for that reply, read from its control group (the first
-/// millisecond of each reply is not counted: a reply that comes within a
-/// millisecond is never looked at). The wall clock per reply is only a
+/// [`FIRST_LOOK`] of each reply is not counted: a reply that comes within
+/// it is never looked at; the bot's CPU is one CPU, so that is at most as
+/// much CPU time). The wall clock per reply is only a
 /// backstop for a bot that waits (sleeps, blocks, deadlocks) instead of
 /// computing. So the verdict on a reply depends on the bot alone: its
 /// opponent is frozen while the referee waits for it, and whatever another
@@ -347,8 +348,10 @@ const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
 /// How long a reply may take before the referee reads the bot's CPU time
 /// (the zero of the reply's CPU count) and freezes the bots it is not
 /// waiting for. Replies quicker than this cost no look at all: reading a
-/// control group's counter costs more than a whole round trip.
-pub const FIRST_LOOK: Duration = Duration::from_millis(1);
+/// control group's counter costs more than a whole round trip. At 1 ms,
+/// scheduling noise alone made a few percent of fast echo replies that
+/// slow (the benchmark's match 20 % slower); at 5 ms none.
+pub const FIRST_LOOK: Duration = Duration::from_millis(5);
 
 struct Seat {
     bot: Box<dyn BotIo>,
@@ -525,7 +528,8 @@ impl Match {
         let mut msg = Vec::with_capacity(line.len() + 1);
         msg.extend_from_slice(line.as_bytes());
         msg.push(b'\n');
-        let deadline = Instant::now() + self.limits.reply_wall;
+        // Read only when the pipe is full (a clock reading is not free).
+        let mut deadline: Option<Instant> = None;
         let fd = self.seats[bot].bot.fds()[0];
         let mut done = 0;
         while done < msg.len() {
@@ -543,6 +547,7 @@ impl Match {
                     // nothing until the referee waits for another bot.
                     self.thaw(bot);
                     let now = Instant::now();
+                    let deadline = *deadline.get_or_insert(now + self.limits.reply_wall);
                     if now >= deadline {
                         return Err(self.fail_now(bot, BotFailureKind::NotReading, None));
                     }
@@ -594,17 +599,13 @@ impl Match {
         let now = Instant::now();
         let mut replies: Vec<Option<String>> = vec![None; bots.len()];
         let mut failures: Vec<BotFailure> = Vec::new();
-        // Per bot: the budget's CPU and wall-clock limits.
-        let mut limits: Vec<(Duration, Duration)> = Vec::with_capacity(bots.len());
         for &b in bots {
             self.thaw(b);
             let seat = &mut self.seats[b];
-            let (start, cpu, wall) = if seat.answered {
-                let l = &self.limits;
-                (since.unwrap_or(now), l.reply_cpu, l.reply_wall)
+            let start = if seat.answered {
+                since.unwrap_or(now)
             } else {
-                let l = &self.limits;
-                (now, l.startup_cpu, l.startup_wall)
+                now
             };
             // A shared budget goes on with its CPU zero; any other starts.
             match seat.budget {
@@ -616,19 +617,20 @@ impl Match {
                     })
                 }
             }
-            limits.push((cpu, wall));
         }
         let mut others_frozen = false;
         loop {
             let mut pending: Vec<usize> = Vec::new();
-            let mut wake = Instant::now() + CPU_CHECK_EVERY;
+            // One clock reading per pass (a pass is a few system calls).
+            let mut now = Instant::now();
+            let mut wake = now + CPU_CHECK_EVERY;
             for (k, &b) in bots.iter().enumerate() {
                 if replies[k].is_some() || failures.iter().any(|f| f.bot == b) {
                     continue;
                 }
-                let (cpu_limit, wall_limit) = limits[k];
+                // A bot still waited for has not answered in this call.
+                let (cpu_limit, wall_limit) = self.reply_limits(b);
                 let budget = self.seats[b].budget.expect("budget set above");
-                let mut now = Instant::now();
                 // The first look: the zero of this reply's CPU count, and
                 // the bots not waited for are frozen.
                 if budget.cpu_base.is_none() && now >= budget.since + FIRST_LOOK {
@@ -690,7 +692,6 @@ impl Match {
                     failures.push(self.ended_failure(b));
                     continue;
                 }
-                let now = Instant::now();
                 let deadline = budget.since + wall_limit;
                 if now >= deadline {
                     let waiting = self.seats[b].bot.waiting_for_input();
@@ -704,9 +705,7 @@ impl Match {
                     failures.push(self.failure(b, kind, partial.as_deref()));
                     continue;
                 }
-                wake = wake
-                    .min(deadline)
-                    .min(self.seats[b].last_cpu_check + every);
+                wake = wake.min(deadline).min(self.seats[b].last_cpu_check + every);
                 if self.seats[b].budget.and_then(|x| x.cpu_base).is_none() {
                     wake = wake.min(budget.since + FIRST_LOOK);
                 }
@@ -715,7 +714,7 @@ impl Match {
             if pending.is_empty() {
                 break;
             }
-            let wait = wake.saturating_duration_since(Instant::now());
+            let wait = wake.saturating_duration_since(now);
             self.wait_readable(&pending, wait)?;
         }
         if !failures.is_empty() {
@@ -723,6 +722,17 @@ impl Match {
             return Err(Stop::Failed(failures));
         }
         Ok(replies.into_iter().map(|r| r.expect("answered")).collect())
+    }
+
+    /// The CPU and wall-clock limits of `bot`'s next reply (the first one
+    /// includes its runtime's start-up).
+    fn reply_limits(&self, bot: usize) -> (Duration, Duration) {
+        let l = &self.limits;
+        if self.seats[bot].answered {
+            (l.reply_cpu, l.reply_wall)
+        } else {
+            (l.startup_cpu, l.startup_wall)
+        }
     }
 
     /// Freezes every bot but `bots` (those the referee waits for), so that
@@ -952,7 +962,8 @@ impl Match {
     pub fn finish(mut self) -> (Vec<BotFailure>, Vec<SeatReport>) {
         let mut late = Vec::new();
         for b in 0..self.seats.len() {
-            if !self.failed.iter().any(|f| f.bot == b) && self.seats[b].bot.cpu_time() > self.limits.cpu
+            if !self.failed.iter().any(|f| f.bot == b)
+                && self.seats[b].bot.cpu_time() > self.limits.cpu
             {
                 late.push(self.cpu_failure(b));
             }

@@ -61,10 +61,10 @@ use std::time::Duration;
 
 use super::cgroup::{join_fd, Freeze, Group, GroupLimits, BOT_GROUPS};
 use super::exe::Executable;
-use super::{is_root, pipe, set_nonblocking};
 use super::netns::{Netns, POOL};
 use super::set_rlimit;
 use super::spawn::{self, arrange_fds, check, CArgs};
+use super::{is_root, pipe, set_nonblocking};
 
 /// The uid a bot has inside its namespace.
 pub const INSIDE_UID: u32 = 1000;
@@ -1262,8 +1262,6 @@ unsafe fn write_file(path: &[u8], data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-
-
 impl BotProcess {
     /// Starts a bot in the sandbox.
     pub fn spawn(spec: &BotSpec<'_>) -> Result<BotProcess, BotSpawnError> {
@@ -1326,7 +1324,9 @@ impl BotProcess {
             let opened = if plan.held.load(Ordering::SeqCst) == 1 {
                 open_work(pid)
             } else {
-                Err(io::Error::other("the bot ended before its /work was opened"))
+                Err(io::Error::other(
+                    "the bot ended before its /work was opened",
+                ))
             };
             plan.released
                 .store(if opened.is_ok() { 1 } else { -1 }, Ordering::SeqCst);

@@ -35,8 +35,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{is_root, pipe, set_rlimit};
 use super::spawn::{self, arrange_fds, check, CArgs};
+use super::{is_root, pipe, set_rlimit};
 
 /// Prefix of the jail folders in the system's temp folder; the server's pid
 /// follows, so that folders of dead servers can be recognised.
@@ -174,10 +174,7 @@ impl Jail {
                 std::os::unix::fs::chown(&work, Some(NOBODY), Some(NOBODY)),
             )?;
         }
-        Ok(Jail {
-            dir,
-            root,
-        })
+        Ok(Jail { dir, root })
     }
 
     /// The work folder as seen from outside (inside the jail it is `/work`).
@@ -393,8 +390,6 @@ pub(crate) fn kill_group(pgid: i32) {
         libc::kill(-pgid, libc::SIGKILL);
     }
 }
-
-
 
 /// Everything the child needs to enter the jail, prepared before the fork so
 /// that the child only makes system calls.

@@ -23,9 +23,9 @@ use std::process::ExitStatus;
 use std::sync::OnceLock;
 
 use super::exe::Executable;
-use super::{pipe, set_nonblocking};
 use super::jail::kill_group;
 use super::spawn::{self, arrange_fds, check, CArgs};
+use super::{pipe, set_nonblocking};
 
 /// Limits of one strategy process for one game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -104,7 +104,6 @@ fn dev_null() -> io::Result<RawFd> {
         Err(e) => Err(io::Error::from_raw_os_error(*e)),
     }
 }
-
 
 fn rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), io::Error> {
     super::set_rlimit(resource, soft, hard)
@@ -275,7 +274,6 @@ impl Drop for PlayerProcess {
         let _ = self.finish();
     }
 }
-
 
 /// Describes how a strategy process ended, for failure reports.
 pub fn describe_status(status: &ExitStatus) -> StatusKind {
