@@ -394,6 +394,14 @@ fn play_jobs(
                 n => n,
             }
             .min(todo.len());
+            let n_cpus = crate::sandbox::allowed_cpus().len();
+            if threads > n_cpus {
+                eprintln!(
+                    "knobeln: {threads} matches at once on {n_cpus} CPUs: matches share CPUs, \
+                     so a bot's reply may meet its wall-clock backstop while another \
+                     match's bot computes (jobs = 0 plays one match per CPU)"
+                );
+            }
             let queue = Mutex::new(todo.into_iter());
             let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
             std::thread::scope(|s| -> Result<()> {
