@@ -26,7 +26,7 @@ use crate::game::flooding::Island;
 use crate::game::lines::Said;
 use crate::lang::build::{BotProgram, BuildLimits};
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
-use crate::lines::MatchError;
+use crate::lines::{BotFailureKind, LineLimits, MatchError};
 
 /// What the trial found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +91,19 @@ fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> bool {
     any
 }
 
+/// Wall clock for one trial game of a compile request (the ultimatum's are
+/// its entry condition's `entry_secs`): the whole request plays at most
+/// three trial games, so its games cost at most three times this.
+pub const TRIAL_GAME_SECS: u64 = 60;
+
+/// `limits` with a wall-clock budget of `secs` for the whole match.
+fn budgeted(limits: LineLimits, secs: u64) -> LineLimits {
+    LineLimits {
+        match_wall: Some(std::time::Duration::from_secs(secs)),
+        ..limits
+    }
+}
+
 /// Plays the trial of `bot` for the contest's discipline.
 pub fn trial(
     cfg: &Config,
@@ -104,21 +117,35 @@ pub fn trial(
         Discipline::Knobeln => {}
         Discipline::Ultimatum => {
             let u = &cfg.ultimatum;
-            let limits = u.limits().line_limits();
+            // The entry match is stopped as soon as it is over its time:
+            // a bot that answers slowly costs the server `entry_secs`.
+            let limits = budgeted(u.limits().line_limits(), u.entry_secs);
             let setup = Setup::Ultimatum(u.params());
             let p = play(&setup, &[bot, bot], limits, Transcript::Drop)?;
             let secs = p.wall_ms as f64 / 1000.0;
+            let stopped = p
+                .failures
+                .iter()
+                .any(|f| matches!(f.kind, BotFailureKind::MatchWall { .. }));
             let met = p.failures.is_empty() && p.wall_ms <= u.entry_secs * 1000;
-            lines.push(format!(
-                "Entry condition: a match of {} rounds against itself took {secs:.1} s \
-                 of wall clock (at most {} s allowed): {}.",
-                u.rounds,
-                u.entry_secs,
-                if met { "met" } else { "NOT met" }
-            ));
+            if stopped {
+                lines.push(format!(
+                    "Entry condition: a match of {} rounds against itself must end within \
+                     {} s of wall clock; it was stopped there, unfinished: NOT met.",
+                    u.rounds, u.entry_secs
+                ));
+            } else {
+                lines.push(format!(
+                    "Entry condition: a match of {} rounds against itself took {secs:.1} s \
+                     of wall clock (at most {} s allowed): {}.",
+                    u.rounds,
+                    u.entry_secs,
+                    if met { "met" } else { "NOT met" }
+                ));
+            }
             if !met {
                 passed = false;
-                if p.failures.is_empty() {
+                if p.failures.is_empty() || stopped {
                     lines.push(
                         "Make your bot faster: it must answer each START and ANGEBOT \
                          line at once, and print each answer with a flush."
@@ -126,9 +153,12 @@ pub fn trial(
                     );
                 }
             }
-            passed &= !fail(&mut lines, &p, 0, "the match against itself (as bot A)");
-            passed &= !fail(&mut lines, &p, 1, "the match against itself (as bot B)");
+            if !stopped {
+                passed &= !fail(&mut lines, &p, 0, "the match against itself (as bot A)");
+                passed &= !fail(&mut lines, &p, 1, "the match against itself (as bot B)");
+            }
             let (tc, prog) = demo_opponent(d, "simple.c")?;
+            // A match of the same size: the same budget.
             let p = play(&setup, &[bot, (&tc, &prog)], limits, Transcript::Drop)?;
             if let Some(Outcome::Ultimatum(o)) = &p.outcome {
                 let s = o.scored();
@@ -149,7 +179,8 @@ pub fn trial(
                     params: f.params(),
                     seed: crate::seed::derive(seed, &[k as u64]),
                 };
-                let p = play(&setup, &[bot], f.limits().line_limits(), Transcript::Drop)?;
+                let limits = budgeted(f.limits().line_limits(), TRIAL_GAME_SECS);
+                let p = play(&setup, &[bot], limits, Transcript::Drop)?;
                 if let Some(Outcome::Flooding(o)) = &p.outcome {
                     lines.push(format!(
                         "Trial game on the island {name}: survived {} rounds.",
@@ -169,7 +200,7 @@ pub fn trial(
         Discipline::Footsteps => {
             let (tc, prog) = demo_opponent(d, "one.c")?;
             let setup = Setup::Footsteps(cfg.footsteps.params());
-            let limits = cfg.footsteps.limits().line_limits();
+            let limits = budgeted(cfg.footsteps.limits().line_limits(), TRIAL_GAME_SECS);
             for (me, seats) in [(0usize, [bot, (&tc, &prog)]), (1, [(&tc, &prog), bot])] {
                 let p = play(&setup, &seats, limits, Transcript::Drop)?;
                 let side = if me == 0 { "left" } else { "right" };
@@ -195,7 +226,7 @@ pub fn trial(
         }
         Discipline::Morabaraba => {
             let (tc, prog) = demo_opponent(d, "first.c")?;
-            let limits = cfg.morabaraba.limits().line_limits();
+            let limits = budgeted(cfg.morabaraba.limits().line_limits(), TRIAL_GAME_SECS);
             let mut first_run: Option<Vec<String>> = None;
             for (me, seats) in [
                 (0usize, [bot, (&tc, &prog)]),

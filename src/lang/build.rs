@@ -161,6 +161,10 @@ pub fn build(
         return Ok(Build::Rejected { report });
     }
     let source_file = BotFile::new(saved_as.clone(), source.to_vec(), false);
+    // The program's files: read only once their number and size are known
+    // to be within the caps (a build can make a file of many megabytes).
+    let mut found: Vec<Found> = Vec::new();
+    let mut work_dir = None;
     let mut files = Vec::new();
     if lang.compile.is_empty() {
         // Nothing to compile: the source is the program.
@@ -212,31 +216,45 @@ pub fn build(
             return Ok(Build::Rejected { report });
         }
         let work = format!("/proc/self/fd/{}", run.work.as_raw_fd());
-        collect(Path::new(&work), "", &lang.artifacts, &mut files, 0).map_err(|source| {
+        collect(Path::new(&work), "", &lang.artifacts, &mut found, 0).map_err(|source| {
             JailError::Io {
                 program: "collecting the program".into(),
                 source,
             }
         })?;
+        work_dir = Some(run.work);
     }
-    let total: u64 = files.iter().map(|f| f.bytes().len() as u64).sum();
-    if files.is_empty() {
+    let n_files = files.len() + found.len();
+    let total: u64 = files.iter().map(|f| f.bytes().len() as u64).sum::<u64>()
+        + found.iter().map(|f| f.len).sum::<u64>();
+    if n_files == 0 {
         report.problems.push(format!(
             "the compiler made none of the program files ({})",
             lang.artifacts.join(", ")
         ));
-    } else if files.len() > limits.program_files || total > limits.program_bytes {
+    } else if n_files > limits.program_files || total > program_cap(lang, limits) {
         report.problems.push(format!(
-            "the program is too large: {} files, {} bytes (at most {} files, {} bytes)",
-            files.len(),
+            "the program is too large: {} files, {} bytes (at most {} files, {} bytes for \
+             {}); large initialized arrays or tables belong in code that computes them",
+            n_files,
             total,
             limits.program_files,
-            limits.program_bytes
+            program_cap(lang, limits),
+            lang.title
         ));
     }
     if !report.problems.is_empty() {
         return Ok(Build::Rejected { report });
     }
+    for f in found {
+        let bytes = fs::read(&f.path).map_err(|source| JailError::Io {
+            program: "collecting the program".into(),
+            source,
+        })?;
+        // The build is gone: nothing can have grown the file since.
+        files.push(BotFile::new(f.rel, bytes, f.executable));
+    }
+    drop(work_dir);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Build::Built {
         program: BotProgram {
@@ -246,6 +264,12 @@ pub fn build(
         },
         report,
     })
+}
+
+/// The largest program `lang` may make: its `program_kb`, within the
+/// server's overall cap.
+fn program_cap(lang: &super::Language, limits: &BuildLimits) -> u64 {
+    limits.program_bytes.min(lang.program_kb << 10)
 }
 
 /// How a compile in the build sandbox ended.
@@ -448,12 +472,12 @@ fn null_fd() -> std::io::Result<std::os::fd::OwnedFd> {
 }
 
 /// Regular files under `dir` whose relative path matches a pattern
-/// (component by component); symlinks are ignored.
+/// (component by component), with their sizes; symlinks are ignored.
 fn collect(
     dir: &Path,
     prefix: &str,
     patterns: &[String],
-    out: &mut Vec<BotFile>,
+    out: &mut Vec<Found>,
     depth: usize,
 ) -> std::io::Result<()> {
     if depth > 8 || out.len() > 4096 {
@@ -473,14 +497,23 @@ fn collect(
         if meta.is_dir() {
             collect(&e.path(), &rel, patterns, out, depth + 1)?;
         } else if meta.is_file() && patterns.iter().any(|p| path_match(p, &rel)) {
-            out.push(BotFile::new(
+            out.push(Found {
                 rel,
-                fs::read(e.path())?,
-                meta.permissions().mode() & 0o111 != 0,
-            ));
+                path: e.path(),
+                len: meta.len(),
+                executable: meta.permissions().mode() & 0o111 != 0,
+            });
         }
     }
     Ok(())
+}
+
+/// A program file a build made, not read yet (its size is checked first).
+struct Found {
+    rel: String,
+    path: std::path::PathBuf,
+    len: u64,
+    executable: bool,
 }
 
 fn path_match(pattern: &str, path: &str) -> bool {

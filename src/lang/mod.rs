@@ -92,6 +92,10 @@ pub struct Language {
     pub compile_cpu_secs: u64,
     #[serde(default = "default_compile_processes")]
     pub compile_processes: u64,
+    /// The largest program a build may make, in KiB (all its files):
+    /// every stored version and every match carries it.
+    #[serde(default = "default_program_kb")]
+    pub program_kb: u64,
     /// Whether the compiler gets a `/proc` (of its own PID namespace; the
     /// JVM behind `javac` needs one). Without it a build cannot read even
     /// its own mounts.
@@ -116,6 +120,11 @@ fn default_compile_cpu() -> u64 {
 }
 fn default_compile_processes() -> u64 {
     64
+}
+/// 4 MiB: a Rust bot with its standard library is about 0.4 MB, a C bot a
+/// few dozen kB; a program larger than this is data, not a strategy.
+fn default_program_kb() -> u64 {
+    4096
 }
 
 fn v(items: &[&str]) -> Vec<String> {
@@ -145,6 +154,7 @@ pub fn builtin() -> Vec<Language> {
         compile_memory_mb: default_compile_memory(),
         compile_cpu_secs: default_compile_cpu(),
         compile_proc: false,
+        program_kb: default_program_kb(),
         compile_processes: default_compile_processes(),
     };
     vec![

@@ -135,6 +135,10 @@ pub struct LineLimits {
     pub disk_mb: u64,
     /// Longest line a bot may send, in bytes (without the newline).
     pub max_line: usize,
+    /// Wall clock for the whole match, if it has a budget (a trial game
+    /// of a compile request): past it, the bot waited for fails.
+    #[serde(default)]
+    pub match_wall: Option<Duration>,
 }
 
 /// The wall-clock backstop for a reply of `cpu` CPU time: four times as
@@ -171,6 +175,7 @@ impl Default for LineLimits {
             memory_mb: 256,
             disk_mb: 16,
             max_line: 4096,
+            match_wall: None,
         }
     }
 }
@@ -215,6 +220,11 @@ pub enum BotFailureKind {
     },
     /// Stopped reading the referee's lines.
     NotReading,
+    /// The match's wall-clock budget ran out while the referee waited for
+    /// this bot.
+    MatchWall {
+        limit_ms: u64,
+    },
 }
 
 /// One bot's failure in a match.
@@ -282,6 +292,11 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
+        BotFailureKind::MatchWall { limit_ms } => format!(
+            "was still thinking when the match's {} s of wall clock were over (the match \
+             was stopped there)",
+            *limit_ms as f64 / 1000.0
+        ),
     };
     let mut reason = format!("bot {}, turn {turn}: {what}", bot + 1);
     if let Some(l) = shown {
@@ -382,6 +397,8 @@ pub struct Match {
     failed: Vec<BotFailure>,
     /// The CPU every bot of this match runs on (held for the match).
     _cpu: Option<CpuSlot>,
+    /// When the match began (for `match_wall`).
+    started: Instant,
 }
 
 /// The sandbox limits a language gets for a match.
@@ -449,6 +466,7 @@ impl Match {
             turn: 0,
             failed: Vec::new(),
             _cpu: None,
+            started: now,
         }
     }
 
@@ -693,6 +711,17 @@ impl Match {
                     continue;
                 }
                 let deadline = budget.since + wall_limit;
+                if let Some(over) = self.limits.match_wall {
+                    if now >= self.started + over {
+                        let kind = BotFailureKind::MatchWall {
+                            limit_ms: over.as_millis() as u64,
+                        };
+                        self.kill(b);
+                        failures.push(self.failure(b, kind, None));
+                        continue;
+                    }
+                    wake = wake.min(self.started + over);
+                }
                 if now >= deadline {
                     let waiting = self.seats[b].bot.waiting_for_input();
                     let kind = BotFailureKind::WallClock {

@@ -178,6 +178,7 @@ fn limits() -> LineLimits {
         memory_mb: 64,
         disk_mb: 4,
         max_line: 4096,
+        match_wall: None,
     }
 }
 
@@ -595,6 +596,28 @@ fn a_build_cannot_read_the_host_at_compile_time() {
             assert!(!text.contains(host), "{file} shows {host}:\n{text}");
         }
     }
+}
+
+/// Issue 25, the bloat: a 1 kB source whose build makes a 56 MB program is
+/// refused for the program's size (the language's `program_kb`, 4 MiB),
+/// and the refusal says what to do.
+#[test]
+fn a_build_that_makes_a_huge_program_is_refused() {
+    let file = "hostile/big_program.c";
+    let choice = choose(&LanguageTable::builtin(), Some(file), None).unwrap();
+    let tc = toolchain(&choice.language);
+    let source = std::fs::read(bots_dir().join(file)).unwrap();
+    assert!(source.len() < 1024);
+    let Build::Rejected { report } = build(tc, "C", &source, &BuildLimits::default()).unwrap()
+    else {
+        panic!("a 56 MB program must be refused")
+    };
+    let text = report.text();
+    assert!(
+        text.contains("the program is too large") && text.contains("4194304 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("large initialized arrays"), "{text}");
 }
 
 /// Issue 24, the build jail: what a build that gets a `/proc` (the JVM's

@@ -503,6 +503,31 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
     assert_mail_style(&r);
 }
 
+/// Issue 25, the stall: a bot that answers every line after 1.5 s (inside
+/// its limits, using no CPU) would make the entry match of 2500 rounds last
+/// hours. The match is stopped when it is over `entry_secs`, and so is the
+/// trial against simple: the request costs its budget, and says so.
+#[test]
+fn a_slow_bot_costs_a_compile_request_its_entry_time_only() {
+    let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nentry_secs = 2\n");
+    let slow = "import sys, time\nfor l in sys.stdin:\n    time.sleep(1.5)\n    \
+                if l.startswith('START'):\n        print(500, flush=True)\n    \
+                elif l.startswith('ANGEBOT'):\n        print('JA', flush=True)\n";
+    let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), "slow.py", slow);
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains(
+            "must end within 2 s of wall clock; it was stopped there, unfinished: NOT met."
+        ),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("when the match's 2 s of wall clock were over"),
+        "the trial against simple has the same budget: {flat}"
+    );
+}
+
 #[test]
 fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
     let (c, auth) = bot_contest("ultimatum", "[ultimatum]\nrounds = 200\nentry_secs = 1\n");
