@@ -163,6 +163,9 @@ pub struct Limits {
     pub max_teams_per_organization: u32,
     /// At most this many compile requests per team per hour (0: no limit).
     pub compiles_per_team_per_hour: u32,
+    /// `serve` works on at most this many compile requests at once (one per
+    /// sender, senders in turn), apart from the other mails (at least 1).
+    pub compiles_at_once: u32,
     /// At most this many replies to one sender address per day (0: no
     /// limit). `user+tag@Domain` counts as `user@domain`.
     pub replies_per_sender_per_day: u32,
@@ -194,6 +197,7 @@ impl Default for Limits {
             max_participants: 0,
             max_teams_per_organization: 0,
             compiles_per_team_per_hour: 20,
+            compiles_at_once: 2,
             replies_per_sender_per_day: 50,
             replies_per_domain_per_day: 300,
             kits_per_sender_per_day: 2,

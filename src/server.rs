@@ -12,11 +12,23 @@
 //! take-in. Each side backs off (1 s doubling to 5 minutes) and logs one
 //! line per change of state (`mail::outage`).
 //!
+//! Compile requests are not processed in the loop: they wait in the inbox
+//! (the durable queue: a request stays `new` until its result commits) and
+//! `serve` hands them to compile workers, threads of their own with their
+//! own database connection, at most `[limits] compiles_at_once` at a time,
+//! one per sender, senders in turn (`mail::compile_queue`). So a
+//! registration, a status request or a kit is answered within a cycle
+//! whatever compiles are running; a finished compile wakes the loop, which
+//! sends its reply. A single [`Server::cycle`] (and `knobeln ingest`)
+//! processes compile requests inline, in order.
+//!
 //! Shutdown: `serve` stops when the shutdown flag is set (SIGTERM or Ctrl-C
 //! in the binary): the current cycle finishes (a mail being processed is
 //! processed and committed, a mail being sent is sent and marked), the
 //! take-in thread stops (a mail being stored is committed or not at all),
-//! then the loop ends. A `kill -9` at any point loses nothing: every mail
+//! then the loop ends; compile requests still running are not waited for
+//! (they stay `new` and start again at the next start, their attempt
+//! counted). A `kill -9` at any point loses nothing: every mail
 //! is stored before processing, and processing and its replies commit
 //! together; on restart, unprocessed mails are processed and unsent replies
 //! sent.
@@ -32,7 +44,9 @@ use crate::config::{Config, TransportKind};
 use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
 use crate::mail::intake::{take_in_all, Intake, IntakeError, Wake};
 use crate::mail::outage::Side;
-use crate::mail::process::{process_pending, ProcessError, Summary};
+use crate::mail::process::{
+    pending_compiles, process_mail, process_pass, process_pending, Pass, ProcessError, Summary,
+};
 use crate::mail::transport::imap::ImapPoller;
 use crate::mail::transport::smtp::{SendError, SmtpSender};
 use crate::mail::transport::spool::{Spool, SpoolError};
@@ -133,6 +147,19 @@ pub struct Server {
     sending: Side,
     /// The spool's take-in, for its log lines.
     spool_side: Side,
+    /// Compile requests being worked on (`serve` only).
+    compiles: Vec<RunningCompile>,
+    /// When each waiting sender was last served (a sequence number), for
+    /// serving senders in turn.
+    served: std::collections::HashMap<String, u64>,
+    served_seq: u64,
+}
+
+/// A compile request on a worker thread.
+struct RunningCompile {
+    inbox_id: i64,
+    sender: String,
+    handle: std::thread::JoinHandle<Result<Summary, String>>,
 }
 
 impl Server {
@@ -154,6 +181,9 @@ impl Server {
             spool: None,
             sending,
             spool_side,
+            compiles: Vec::new(),
+            served: std::collections::HashMap::new(),
+            served_seq: 0,
         }
     }
 
@@ -208,6 +238,84 @@ impl Server {
             &self.referee,
             &Utc::now,
         )?)
+    }
+
+    /// Processes every stored, unprocessed mail but compile requests.
+    fn process_quick(&mut self) -> Result<Summary, ServerError> {
+        Ok(process_pass(
+            &mut self.store,
+            &self.config,
+            &self.referee,
+            &Utc::now,
+            Pass::AllButCompiles,
+        )?)
+    }
+
+    /// Takes in finished compile workers and starts waiting compile
+    /// requests on free ones ([`crate::mail::compile_queue`]).
+    fn tend_compiles(&mut self, wake: &std::sync::mpsc::Sender<Wake>) -> Result<(), ServerError> {
+        let mut i = 0;
+        while i < self.compiles.len() {
+            if !self.compiles[i].handle.is_finished() {
+                i += 1;
+                continue;
+            }
+            let done = self.compiles.swap_remove(i);
+            match done.handle.join() {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::error!(
+                    inbox = done.inbox_id,
+                    "a compile request could not be processed: {e} (it is tried again)"
+                ),
+                Err(_) => tracing::error!(
+                    inbox = done.inbox_id,
+                    "a compile worker panicked (the request is tried again)"
+                ),
+            }
+        }
+        let at_once = self.config.limits.compiles_at_once.max(1) as usize;
+        let free = at_once.saturating_sub(self.compiles.len());
+        if free == 0 {
+            return Ok(());
+        }
+        let running: Vec<String> = self.compiles.iter().map(|c| c.sender.clone()).collect();
+        let waiting: Vec<_> = pending_compiles(&self.store, &self.config)?
+            .into_iter()
+            .filter(|q| !self.compiles.iter().any(|c| c.inbox_id == q.inbox_id))
+            .collect();
+        // Only waiting and running senders need their turn remembered.
+        self.served
+            .retain(|s, _| running.contains(s) || waiting.iter().any(|q| &q.sender == s));
+        for id in crate::mail::compile_queue::next_compiles(&waiting, &running, &self.served, free)
+        {
+            let sender = waiting
+                .iter()
+                .find(|q| q.inbox_id == id)
+                .map(|q| q.sender.clone())
+                .unwrap_or_default();
+            self.served_seq += 1;
+            self.served.insert(sender.clone(), self.served_seq);
+            let (config, referee, wake) = (self.config.clone(), self.referee, wake.clone());
+            let handle = std::thread::Builder::new()
+                .name("compile".into())
+                .spawn(move || {
+                    let result = Store::open(&config.database)
+                        .map_err(|e| e.to_string())
+                        .and_then(|mut store| {
+                            process_mail(&mut store, &config, &referee, id, &Utc::now)
+                                .map_err(|e| e.to_string())
+                        });
+                    let _ = wake.send(Wake::CompileDone);
+                    result
+                })
+                .map_err(|e| ServerError::Contest(format!("starting a compile worker: {e}")))?;
+            self.compiles.push(RunningCompile {
+                inbox_id: id,
+                sender,
+                handle,
+            });
+        }
+        Ok(())
     }
 
     /// Sends what is due in the outbox through the configured transport.
@@ -410,6 +518,12 @@ impl Server {
         if let Some(i) = intake.take() {
             i.stop();
         }
+        if !self.compiles.is_empty() {
+            tracing::info!(
+                "{} compile request(s) in progress start again at the next start",
+                self.compiles.len()
+            );
+        }
         if let Some(h) = self.contest.take() {
             tracing::info!(
                 "waiting for the games in flight of the contest (it resumes at the next start)"
@@ -454,7 +568,8 @@ impl Server {
                     Err(e) => return Err(e),
                 }
             }
-            let processed = self.process()?;
+            let processed = self.process_quick()?;
+            self.tend_compiles(wake_tx)?;
             let flushed = self.flush()?;
             if processed != Summary::default() || flushed != Flushed::default() {
                 tracing::debug!(?processed, ?flushed, "cycle");
@@ -469,6 +584,10 @@ impl Server {
                 match wake.recv_timeout(left.min(Duration::from_millis(100))) {
                     Ok(Wake::Stored(n)) => {
                         tracing::debug!("woken: {n} new mails stored");
+                        break;
+                    }
+                    Ok(Wake::CompileDone) => {
+                        tracing::debug!("woken: a compile request is done");
                         break;
                     }
                     Err(RecvTimeoutError::Timeout) => {}

@@ -1,6 +1,7 @@
 //! `knobeln check FILE [--json]`: every compile check of a submission, then a
 //! trial game against the announcement's example strategy; prints the report
 //! that the compile service mails. Exit 0 when accepted, 1 when rejected.
+//! `--json` also says the checker's own peak memory (`peak_rss_kb`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,6 +61,7 @@ impl CheckCmd {
                 "warnings": warnings,
                 "compiler_output": report.compiler_output,
                 "trial_game": trial.as_ref().map(|g| super::play::game_json(g, ["submission", "example"])),
+                "peak_rss_kb": peak_rss_kb(),
             });
             outln!("{}", serde_json::to_string_pretty(&out)?);
         } else {
@@ -83,4 +85,16 @@ impl CheckCmd {
             ExitCode::from(1)
         })
     }
+}
+
+/// The highest resident memory of this process so far, in KiB (the
+/// checker's own: gcc and the trial run apart from it).
+fn peak_rss_kb() -> i64 {
+    // SAFETY: getrusage fills a plain struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return -1;
+    }
+    usage.ru_maxrss
 }

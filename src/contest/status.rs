@@ -421,8 +421,11 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
         }
     ));
     out.push_str(&failed_mails(conn)?);
+    let compiles = crate::mail::process::pending_compiles(store, config)?.len();
     out.push_str(&format!(
-        "inbox:  {waiting} mail(s) waiting, {set_aside} set aside{}\n",
+        "inbox:  {waiting} mail(s) waiting ({compiles} of them compile requests, for `serve`'s \
+         {} compile worker(s)), {set_aside} set aside{}\n",
+        config.limits.compiles_at_once,
         if set_aside > 0 {
             " (knobeln admin set-aside)"
         } else {

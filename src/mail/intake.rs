@@ -52,6 +52,9 @@ pub enum IntakeError {
 pub enum Wake {
     /// This many new mails are stored: process them.
     Stored(usize),
+    /// A compile worker is done: its reply waits in the outbox, and its
+    /// slot is free.
+    CompileDone,
 }
 
 /// How many mails one FETCH asks for.

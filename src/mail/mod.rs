@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod commands;
+pub mod compile_queue;
 pub mod delivery;
 pub mod digest;
 pub mod inbox;

@@ -61,6 +61,18 @@ pub struct Summary {
     pub retried: usize,
 }
 
+/// Which mails a processing pass takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Every pending mail, compile requests included, one after the other
+    /// (`knobeln ingest`, a server's single cycle).
+    All,
+    /// Every pending mail but compile requests, which wait in the inbox
+    /// (their durable queue) for the compile workers of `serve`
+    /// ([`pending_compiles`], [`process_mail`]).
+    AllButCompiles,
+}
+
 /// Processes every mail in state `new`, oldest first.
 pub fn process_pending(
     store: &mut Store,
@@ -68,62 +80,24 @@ pub fn process_pending(
     referee: &RefereeConfig,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Summary, ProcessError> {
+    process_pass(store, config, referee, now, Pass::All)
+}
+
+/// Processes the pending mails `pass` takes, oldest first.
+pub fn process_pass(
+    store: &mut Store,
+    config: &Config,
+    referee: &RefereeConfig,
+    now: &dyn Fn() -> DateTime<Utc>,
+    pass: Pass,
+) -> Result<Summary, ProcessError> {
     seal_backlog(store, config)?;
     let mut summary = Summary::default();
     for row in db::pending_inbox(store.conn())? {
-        let attempts = db::bump_attempt(store.conn(), row.id)?;
-        if attempts > config.limits.max_processing_attempts {
-            // Every earlier attempt ended without a result: the server
-            // stopped (or was killed) while working on this mail.
-            let error = format!(
-                "processing was interrupted {} times (the server stopped while working on \
-                 this mail)",
-                attempts - 1
-            );
-            db::record_inbox_error(store.conn(), row.id, &error)?;
-            set_aside(store, &row, &error, now())?;
-            tracing::error!(inbox = row.id, "mail set aside: {error}");
-            summary.failed += 1;
+        if pass == Pass::AllButCompiles && is_compile_request(&row, config) {
             continue;
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            process_one(store, config, referee, &row, now())
-        }));
-        let error = match result {
-            Ok(Ok(state)) => {
-                log_processed(store, row.id, state);
-                if state == "ignored" {
-                    summary.ignored += 1;
-                } else {
-                    summary.processed += 1;
-                }
-                continue;
-            }
-            Ok(Err(e)) => e.to_string(),
-            Err(panic) => format!(
-                "processing panicked: {}",
-                panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default()
-            ),
-        };
-        db::record_inbox_error(store.conn(), row.id, &error)?;
-        if attempts >= config.limits.max_processing_attempts {
-            set_aside(store, &row, &error, now())?;
-            tracing::error!(
-                inbox = row.id,
-                "mail set aside after {attempts} attempts: {error}"
-            );
-            summary.failed += 1;
-        } else {
-            tracing::warn!(
-                inbox = row.id,
-                "processing a mail failed (attempt {attempts}, it is tried again): {error}"
-            );
-            summary.retried += 1;
-        }
+        handle(store, config, referee, &row, now, &mut summary)?;
     }
     if summary.processed + summary.ignored > 0 {
         // The mails sealed above leave no older page in the log (a reader
@@ -131,6 +105,134 @@ pub fn process_pending(
         store.forget_overwritten()?;
     }
     Ok(summary)
+}
+
+/// A compile request waiting in the inbox: its mail and its sender (as
+/// the reply caps count senders, [`sender_key`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedCompile {
+    pub inbox_id: i64,
+    pub sender: String,
+}
+
+/// The compile requests waiting in the inbox, oldest first.
+pub fn pending_compiles(store: &Store, config: &Config) -> Result<Vec<QueuedCompile>, StoreError> {
+    let loop_id = config.contest.loop_id.as_str();
+    Ok(db::pending_inbox(store.conn())?
+        .into_iter()
+        .filter(|row| is_compile_request(row, config))
+        .map(|row| {
+            let head = message::parse(
+                crate::mail::inbox::header_part(&row.raw),
+                loop_id,
+                &Limits::default(),
+            );
+            let sender = head
+                .ok()
+                .and_then(|h| h.answerable_address().ok().map(|a| sender_key(&a.address)))
+                .unwrap_or_default();
+            QueuedCompile {
+                inbox_id: row.id,
+                sender,
+            }
+        })
+        .collect())
+}
+
+/// Processes the one pending mail `inbox_id` (a compile worker's job); a
+/// mail that is no longer pending is left alone.
+pub fn process_mail(
+    store: &mut Store,
+    config: &Config,
+    referee: &RefereeConfig,
+    inbox_id: i64,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Summary, ProcessError> {
+    let mut summary = Summary::default();
+    let row = db::pending_inbox(store.conn())?
+        .into_iter()
+        .find(|r| r.id == inbox_id);
+    if let Some(row) = row {
+        handle(store, config, referee, &row, now, &mut summary)?;
+    }
+    Ok(summary)
+}
+
+/// Whether a stored mail is a compile request (by its subject; a mail
+/// whose head cannot be read is not: the quick pass answers it).
+fn is_compile_request(row: &InboxRow, config: &Config) -> bool {
+    let head = message::parse(
+        crate::mail::inbox::header_part(&row.raw),
+        config.contest.loop_id.as_str(),
+        &Limits::default(),
+    );
+    matches!(head, Ok(h) if h.automatic.is_none() && classify(&h.subject) == Command::Compile)
+}
+
+/// One mail: its attempt counted, processed, its failure recorded (and the
+/// mail set aside after the last attempt).
+fn handle(
+    store: &mut Store,
+    config: &Config,
+    referee: &RefereeConfig,
+    row: &InboxRow,
+    now: &dyn Fn() -> DateTime<Utc>,
+    summary: &mut Summary,
+) -> Result<(), ProcessError> {
+    let attempts = db::bump_attempt(store.conn(), row.id)?;
+    if attempts > config.limits.max_processing_attempts {
+        // Every earlier attempt ended without a result: the server
+        // stopped (or was killed) while working on this mail.
+        let error = format!(
+            "processing was interrupted {} times (the server stopped while working on \
+             this mail)",
+            attempts - 1
+        );
+        db::record_inbox_error(store.conn(), row.id, &error)?;
+        set_aside(store, row, &error, now())?;
+        tracing::error!(inbox = row.id, "mail set aside: {error}");
+        summary.failed += 1;
+        return Ok(());
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        process_one(store, config, referee, row, now())
+    }));
+    let error = match result {
+        Ok(Ok(state)) => {
+            log_processed(store, row.id, state);
+            if state == "ignored" {
+                summary.ignored += 1;
+            } else {
+                summary.processed += 1;
+            }
+            return Ok(());
+        }
+        Ok(Err(e)) => e.to_string(),
+        Err(panic) => format!(
+            "processing panicked: {}",
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        ),
+    };
+    db::record_inbox_error(store.conn(), row.id, &error)?;
+    if attempts >= config.limits.max_processing_attempts {
+        set_aside(store, row, &error, now())?;
+        tracing::error!(
+            inbox = row.id,
+            "mail set aside after {attempts} attempts: {error}"
+        );
+        summary.failed += 1;
+    } else {
+        tracing::warn!(
+            inbox = row.id,
+            "processing a mail failed (attempt {attempts}, it is tried again): {error}"
+        );
+        summary.retried += 1;
+    }
+    Ok(())
 }
 
 /// The log line of a processed mail: its state and the outcome stored

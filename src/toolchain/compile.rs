@@ -63,6 +63,10 @@ pub struct CompileConfig {
     pub profile: Profile,
     pub target: Target,
     pub jail: JailLimits,
+    /// The most preprocessed text the server reads (checks 2 and 3 run on
+    /// it outside the jail, in memory linear in it): far above what 10,000
+    /// lexical elements make, far below what a page of macros can.
+    pub max_preprocessed_bytes: u64,
     /// Requirement 4: at most this many lexical elements after preprocessing.
     pub max_lexical_elements: u64,
     /// Requirement 7: at least this many non-blank description lines.
@@ -80,6 +84,7 @@ impl Default for CompileConfig {
             target: Target::Wasm,
             jail: JailLimits::default(),
             max_lexical_elements: 10_000,
+            max_preprocessed_bytes: 512 << 10,
             min_description_lines: 15,
             memory_limit: 1024 * 1024,
             max_source_bytes: 256 * 1024,
@@ -294,6 +299,31 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     if !pre.ok {
         add_gcc_messages(&mut r, &pre, Check::Compiler);
         lex_verdict = Verdict::Skipped("the preprocessor failed (see check 5)".into());
+    } else if gcc.size("strategy.i")? > cfg.max_preprocessed_bytes {
+        // Not read at all: a few lines of macros can make megabytes.
+        r.diagnostics.push(Diagnostic::error(
+            Check::LexicalElements,
+            None,
+            format!(
+                "after preprocessing the program is {} bytes long, more than {} \
+                 lexical elements could make (at most {} bytes are read): \
+                 write it out instead of letting macros multiply it",
+                gcc.size("strategy.i")?,
+                cfg.max_lexical_elements,
+                cfg.max_preprocessed_bytes
+            ),
+        ));
+        verdicts.push((Check::LexicalElements, Verdict::Failed));
+        verdicts.push((Check::Description, description_verdict));
+        verdicts.push((
+            Check::Compiler,
+            Verdict::Skipped("the program is too long after preprocessing (check 3)".into()),
+        ));
+        verdicts.push((
+            Check::Library,
+            Verdict::Skipped("the program is too long after preprocessing (check 3)".into()),
+        ));
+        return Ok(finish(r, verdicts, None));
     } else {
         let pre_raw = String::from_utf8_lossy(&gcc.get("strategy.i")?).into_owned();
         // Check 2 again, on what the macros made of the source.

@@ -70,6 +70,11 @@ impl<'j> Gcc<'j> {
         std::fs::write(self.jail.work_dir().join(name), contents)
     }
 
+    /// The size of a file in the jail's work folder, in bytes.
+    pub fn size(&self, name: &str) -> std::io::Result<u64> {
+        Ok(std::fs::symlink_metadata(self.jail.work_dir().join(name))?.len())
+    }
+
     /// Reads a file from the jail's work folder.
     pub fn get(&self, name: &str) -> std::io::Result<Vec<u8>> {
         std::fs::read(self.jail.work_dir().join(name))

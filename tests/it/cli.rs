@@ -212,3 +212,35 @@ fn example_plays_unchanged() {
     }
     assert_eq!(v["players"], serde_json::json!(["example", "example"]));
 }
+
+/// Issue 25, memory outside the jail: a page of macros that makes megabytes
+/// after preprocessing is refused without being read, and one that makes
+/// just under what the server reads (half a million lexical elements) is
+/// counted; either way the checker itself stays under 100 MB.
+#[test]
+fn a_check_stays_under_100_mb_whatever_the_macros_make() {
+    for (file, says) in [
+        (
+            "tests/data/sources/macro_megabytes.c",
+            "after preprocessing the program is",
+        ),
+        (
+            "tests/data/sources/token_flood.c",
+            "lexical elements after preprocessing",
+        ),
+    ] {
+        let out = run(&["check", file, "--json"]);
+        let v = json_of(&stdout_of(&out));
+        assert_eq!(v["accepted"], false, "{file}");
+        assert!(
+            v["errors"].to_string().contains(says),
+            "{file}: {}",
+            v["errors"]
+        );
+        let peak_kb = v["peak_rss_kb"].as_i64().expect("peak_rss_kb");
+        assert!(
+            (1..100 * 1024).contains(&peak_kb),
+            "{file}: the checker peaked at {peak_kb} KiB"
+        );
+    }
+}

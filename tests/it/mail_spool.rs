@@ -756,3 +756,75 @@ fn init_writes_a_commented_config_that_loads_and_never_overwrites() {
     assert!(String::from_utf8_lossy(&status.stdout)
         .contains("registration and compilation service open"));
 }
+
+/// Issue 25, the stall: while a slow compile request runs (a bot that
+/// answers every line after 1.5 s, its entry match budgeted at 8 s), a
+/// registration that comes in after it is answered first, and the compile
+/// request is answered too, once, when it is done.
+#[test]
+fn a_registration_is_answered_while_a_slow_compile_runs() {
+    let c = Contest::new("[contest]\ndiscipline = \"ultimatum\"\n[ultimatum]\nentry_secs = 8\n");
+    let auth = c.register_joe();
+    let slow = "import sys, time\nfor l in sys.stdin:\n    time.sleep(1.5)\n    \
+                if l.startswith('START'):\n        print(500, flush=True)\n    \
+                elif l.startswith('ANGEBOT'):\n        print('JA', flush=True)\n";
+    let compile = c.mail(
+        "joe@lords.example",
+        "please compile",
+        &format!("language: python\n# <<FROM>> the_heavy_lords_of_knobeln {auth}\n{slow}"),
+        "",
+    );
+    let new = c.spool().join("incoming/new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::rename(&compile, new.join("001.eml")).unwrap();
+    let before = c.replies().len();
+    let mut server = Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let is_compile_reply = |r: &Reply| r.subject.contains("compilation report");
+    // The compile request is taken up; then a stranger registers.
+    std::thread::sleep(Duration::from_secs(2));
+    let reg = c.registration_mail("ann", "Ann's Lab");
+    std::fs::rename(&reg, new.join("002.eml")).unwrap();
+    let start = Instant::now();
+    let (registered, compiled) = loop {
+        let replies = c.replies()[before..].to_vec();
+        let registered = replies
+            .iter()
+            .position(|r| r.to.iter().any(|t| t.contains("ann@participants.example")));
+        let compiled = replies.iter().position(is_compile_reply);
+        if registered.is_some() && compiled.is_some() {
+            break (registered.unwrap(), compiled.unwrap());
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "not both answered: {replies:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(
+        registered < compiled,
+        "the registration waited for the compile request: {:?}",
+        c.replies()[before..]
+            .iter()
+            .map(|r| (&r.subject, &r.body))
+            .collect::<Vec<_>>()
+    );
+    let compile_replies: Vec<Reply> = c.replies()[before..]
+        .iter()
+        .filter(|r| is_compile_reply(r))
+        .cloned()
+        .collect();
+    assert_eq!(compile_replies.len(), 1, "{compile_replies:?}");
+    assert!(
+        compile_replies[0].body.contains("stopped there"),
+        "{}",
+        compile_replies[0].body
+    );
+}

@@ -274,6 +274,18 @@ fn more_than_10000_lexical_elements_after_preprocessing_fail_check_3() {
     run_case("too_many_elements");
 }
 
+/// Issue 25: megabytes after preprocessing are refused unread.
+#[test]
+fn megabytes_after_preprocessing_are_refused_without_being_read() {
+    run_case("macro_megabytes");
+}
+
+/// Issue 25: half a million lexical elements are counted in bounded memory.
+#[test]
+fn a_token_flood_just_under_the_cap_is_counted() {
+    run_case("token_flood");
+}
+
 #[test]
 fn macro_bomb_is_stopped_by_a_limit_with_a_clear_message() {
     let outcome = run_case("macro_bomb");
