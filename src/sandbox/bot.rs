@@ -821,15 +821,7 @@ impl Plan {
             // SAFETY: plain system calls on data prepared before the clone.
             let staged = unsafe {
                 check(libc::unshare(libc::CLONE_NEWNS))
-                    .and_then(|()| {
-                        check(libc::mount(
-                            std::ptr::null(),
-                            self.slash.as_ptr(),
-                            std::ptr::null(),
-                            libc::MS_REC | libc::MS_PRIVATE,
-                            std::ptr::null(),
-                        ))
-                    })
+                    .and_then(|()| super::make_mounts_private(&self.slash))
                     .and_then(|()| {
                         check(libc::mount(
                             dir.as_ptr(),
@@ -978,13 +970,7 @@ impl Plan {
             );
             t!(
                 "make the mounts private",
-                check(libc::mount(
-                    std::ptr::null(),
-                    self.slash.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    std::ptr::null(),
-                ))
+                super::make_mounts_private(&self.slash)
             );
             t!(
                 "mount the new root",

@@ -444,13 +444,7 @@ impl MountPlan {
                 write_file(&self.uid_map_path, &self.uid_map)?;
                 write_file(&self.gid_map_path, &self.gid_map)?;
             }
-            check(libc::mount(
-                std::ptr::null(),
-                self.slash.as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ))?;
+            super::make_mounts_private(&self.slash)?;
             check(libc::mount(
                 self.usr_src.as_ptr(),
                 self.usr_dst.as_ptr(),

@@ -54,6 +54,23 @@ pub fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
     Ok(())
 }
 
+/// Makes every mount of the calling process's (new) mount namespace
+/// private, so that nothing it mounts reaches the host. Only a system
+/// call: usable in a spawned child. `slash` is `"/"`.
+pub(crate) fn make_mounts_private(slash: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: mount with a valid NUL-terminated path and null arguments.
+    let r = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            slash.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    spawn::check(r)
+}
+
 /// Whether a process `pid` exists (whoever's it is).
 pub(crate) fn process_alive(pid: i32) -> bool {
     let Some(pid) = rustix::process::Pid::from_raw(pid) else {

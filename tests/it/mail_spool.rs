@@ -797,8 +797,8 @@ fn a_registration_is_answered_while_a_slow_compile_runs() {
             .iter()
             .position(|r| r.to.iter().any(|t| t.contains("ann@participants.example")));
         let compiled = replies.iter().position(is_compile_reply);
-        if registered.is_some() && compiled.is_some() {
-            break (registered.unwrap(), compiled.unwrap());
+        if let (Some(reg), Some(comp)) = (registered, compiled) {
+            break (reg, comp);
         }
         assert!(
             start.elapsed() < Duration::from_secs(120),
