@@ -283,7 +283,7 @@ fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
     let mut stored = BTreeMap::new();
     for e in &c.entries {
         let bytes = store.version_binary(crate::store::VersionId(e.version))?;
-        let p: BotProgram = serde_json::from_slice(&bytes)
+        let p = BotProgram::decode(&bytes)
             .map_err(|x| BotContestError::Corrupt(format!("bot version {}: {x}", e.version)))?;
         programs.push((e.team, p));
         let sha256 = crate::engine::prepare::sha256_hex(&bytes);

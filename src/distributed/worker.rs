@@ -837,8 +837,7 @@ impl ProgramCache {
     /// A bot's program.
     async fn get_bot(&self, sha: &str) -> Result<Arc<BotProgram>, String> {
         self.get_with(sha, &self.bots, MAX_BOT_PROGRAM_BYTES, |bytes| {
-            serde_json::from_slice(bytes)
-                .map_err(|e| format!("program {sha} is not a bot's program: {e}"))
+            BotProgram::decode(bytes).map_err(|e| format!("program {sha}: {e}"))
         })
         .await
     }

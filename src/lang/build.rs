@@ -34,6 +34,112 @@ pub struct BotProgram {
     pub files: Vec<BotFile>,
 }
 
+/// The first bytes of a stored program ([`BotProgram::encode`]).
+const PROGRAM_MAGIC: &[u8; 4] = b"KBP\x01";
+
+/// Why stored bytes are not a program.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("not a bot's program: {0}")]
+pub struct NotAProgram(String);
+
+impl BotProgram {
+    /// The program as stored and shipped to workers: bytes, not JSON (a
+    /// JSON array of numbers took 3.5 bytes per byte of a program).
+    /// `KBP\x01`, then little-endian: the language and the stem (u32
+    /// length, UTF-8), the number of files (u32), and per file its path
+    /// (u32 length, UTF-8), whether it is executable (u8) and its bytes
+    /// (u64 length).
+    pub fn encode(&self) -> Vec<u8> {
+        let total: usize = self
+            .files
+            .iter()
+            .map(|f| f.bytes().len() + f.path.len() + 13)
+            .sum();
+        let mut out = Vec::with_capacity(16 + self.language.len() + self.stem.len() + total);
+        out.extend_from_slice(PROGRAM_MAGIC);
+        for s in [&self.language, &self.stem] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.extend_from_slice(&(self.files.len() as u32).to_le_bytes());
+        for f in &self.files {
+            out.extend_from_slice(&(f.path.len() as u32).to_le_bytes());
+            out.extend_from_slice(f.path.as_bytes());
+            out.push(u8::from(f.executable));
+            out.extend_from_slice(&(f.bytes().len() as u64).to_le_bytes());
+            out.extend_from_slice(f.bytes());
+        }
+        out
+    }
+
+    /// A stored program: [`BotProgram::encode`]'s bytes, or the JSON that
+    /// versions before it stored. Every length is checked against what is
+    /// left (linear, no allocation beyond the input's size).
+    pub fn decode(bytes: &[u8]) -> Result<BotProgram, NotAProgram> {
+        if bytes.first() == Some(&b'{') {
+            return serde_json::from_slice(bytes).map_err(|e| NotAProgram(e.to_string()));
+        }
+        let mut r = Reader { rest: bytes };
+        if r.take(4)? != PROGRAM_MAGIC {
+            return Err(NotAProgram("no KBP header".into()));
+        }
+        let language = r.text()?;
+        let stem = r.text()?;
+        let n = r.u32()? as usize;
+        let mut files = Vec::with_capacity(n.min(4096));
+        for _ in 0..n {
+            let path = r.text()?;
+            let executable = match r.take(1)?[0] {
+                0 => false,
+                1 => true,
+                x => return Err(NotAProgram(format!("executable flag {x}"))),
+            };
+            let len = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
+            let len = usize::try_from(len).map_err(|_| NotAProgram("a file too long".into()))?;
+            files.push(BotFile::new(path, r.take(len)?.to_vec(), executable));
+        }
+        if !r.rest.is_empty() {
+            return Err(NotAProgram(format!(
+                "{} bytes after the last file",
+                r.rest.len()
+            )));
+        }
+        Ok(BotProgram {
+            language,
+            stem,
+            files,
+        })
+    }
+}
+
+/// Reads a stored program front to back.
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], NotAProgram> {
+        if n > self.rest.len() {
+            return Err(NotAProgram("cut short".into()));
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    fn u32(&mut self) -> Result<u32, NotAProgram> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn text(&mut self) -> Result<String, NotAProgram> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| NotAProgram("a name is not UTF-8".into()))
+    }
+}
+
 /// Caps of one build.
 #[derive(Debug, Clone, Copy)]
 pub struct BuildLimits {
@@ -520,4 +626,39 @@ fn path_match(pattern: &str, path: &str) -> bool {
     let p: Vec<&str> = pattern.split('/').collect();
     let n: Vec<&str> = path.split('/').collect();
     p.len() == n.len() && p.iter().zip(&n).all(|(a, b)| glob_match(a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_is_stored_as_bytes_and_read_back_also_from_old_json() {
+        let p = BotProgram {
+            language: "c".into(),
+            stem: "bot".into(),
+            files: vec![
+                BotFile::new("bot".into(), vec![0x7f, b'E', b'L', b'F', 0, 255], true),
+                BotFile::new("data/x.txt".into(), b"hello".to_vec(), false),
+            ],
+        };
+        let bytes = p.encode();
+        assert_eq!(&bytes[..4], b"KBP\x01");
+        // Bytes, not a JSON array of numbers: a few dozen bytes of framing.
+        assert!(bytes.len() < 6 + 5 + 64, "{}", bytes.len());
+        assert_eq!(BotProgram::decode(&bytes).unwrap(), p);
+        let json = serde_json::to_vec(&p).unwrap();
+        assert_eq!(BotProgram::decode(&json).unwrap(), p);
+        // Every cut and a length that points past the end are refused.
+        for cut in 0..bytes.len() {
+            assert!(BotProgram::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(BotProgram::decode(&long).is_err());
+        let mut huge = p.encode();
+        let at = huge.len() - 5 - 8;
+        huge[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(BotProgram::decode(&huge).is_err());
+    }
 }

@@ -309,8 +309,7 @@ pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, Process
     // A bot's program holds its files; an interpreted bot's file is its
     // source, `<<FROM>>` line included (before schema 0012).
     for (id, binary) in db::bot_program_binaries(&tx)? {
-        let Ok(mut program) = serde_json::from_slice::<crate::lang::build::BotProgram>(&binary)
-        else {
+        let Ok(mut program) = crate::lang::build::BotProgram::decode(&binary) else {
             continue;
         };
         let mut masked_any = false;
@@ -324,8 +323,7 @@ pub fn seal_backlog(store: &mut Store, config: &Config) -> Result<usize, Process
             }
         }
         if masked_any {
-            let json = serde_json::to_vec(&program).expect("a program serializes");
-            db::set_version_binary(&tx, id, &json)?;
+            db::set_version_binary(&tx, id, &program.encode())?;
             changed += 1;
         }
     }

@@ -752,6 +752,51 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
     assert_eq!(finals, 1);
 }
 
+/// Issue 25, the bloat: a bot's program is stored as bytes (not a JSON
+/// array of numbers), and only the one that plays is kept: a second
+/// accepted version drops the first one's program; both sources stay.
+#[test]
+fn only_the_program_that_plays_is_kept_and_as_bytes() {
+    let (c, auth) = bot_contest("footsteps", "");
+    let first = demo_source(Discipline::Footsteps, "one.c").to_string();
+    let second = format!("{first}\n/* the second version */\n");
+    for (name, source) in [("one.c", &first), ("two.c", &second)] {
+        let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), name, source);
+        assert!(r.subject.contains("accepted"), "{}", r.subject);
+    }
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let rows: Vec<(Option<Vec<u8>>, Vec<u8>)> = conn
+        .prepare("SELECT binary, source FROM strategy_versions ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let inbox: Vec<(String, Option<String>)> = conn
+        .prepare("SELECT state, last_error FROM inbox ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 2, "{inbox:?}");
+    assert_eq!(
+        rows[0].0.as_deref(),
+        Some(&[][..]),
+        "the superseded program is dropped"
+    );
+    assert!(!rows[0].1.is_empty(), "its source stays");
+    let program = rows[1].0.as_ref().expect("the current program");
+    assert_eq!(&program[..4], b"KBP\x01");
+    let built = knobeln::lang::build::BotProgram::decode(program).unwrap();
+    let size: usize = built.files.iter().map(|f| f.bytes().len()).sum();
+    assert!(
+        program.len() < size + 256,
+        "{} bytes for {size}",
+        program.len()
+    );
+}
+
 #[test]
 fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twice() {
     let (c, auth) = bot_contest("morabaraba", "");

@@ -599,8 +599,7 @@ fn a_bots_source_and_program_keep_no_authentification_string() {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap();
-        let mut program: knobeln::lang::build::BotProgram =
-            serde_json::from_slice(&binary).unwrap();
+        let mut program = knobeln::lang::build::BotProgram::decode(&binary).unwrap();
         let file = &mut program.files[0];
         let text = String::from_utf8(file.bytes().to_vec()).unwrap();
         assert!(text.contains(&"*".repeat(26)), "{text}");
@@ -644,8 +643,8 @@ fn programs_hold(db: &Path, secret: &str) -> bool {
         .map(Result::unwrap)
         .collect();
     let secret = secret.to_ascii_lowercase();
-    programs.iter().any(|json| {
-        let p: knobeln::lang::build::BotProgram = serde_json::from_slice(json).unwrap();
+    programs.iter().any(|bytes| {
+        let p = knobeln::lang::build::BotProgram::decode(bytes).unwrap();
         p.files.iter().any(|f| {
             f.bytes()
                 .to_ascii_lowercase()

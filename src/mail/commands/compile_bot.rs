@@ -338,17 +338,14 @@ pub fn commit(
     b: PreparedBot,
 ) -> Result<Effect, CompileCommandError> {
     let sha = sha256_hex(&b.source);
-    let program_json = b
-        .program
-        .as_ref()
-        .map(|p| serde_json::to_vec(p).expect("a program serializes"));
+    let program_bytes = b.program.as_ref().map(BotProgram::encode);
     let version = crate::store::insert_version_conn(
         conn,
         &NewVersion {
             team: b.team,
             source: &b.source,
             source_sha256: &sha,
-            binary: program_json.as_deref(),
+            binary: program_bytes.as_deref(),
             lexical_elements: None,
             description: None,
             report_json: &b.report_json,
@@ -361,6 +358,24 @@ pub fn commit(
     )
     .map_err(crate::store::StoreError::from)?;
     db::insert_compile_request(conn, b.team, Some(version.0), ctx.now)?;
+    if b.program.is_some() {
+        // Only the program that plays is kept (and those a running contest
+        // plays): a team's stored programs are bounded by its language's
+        // `program_kb`, however often it sends. The sources stay; a
+        // superseded accepted version keeps an empty program (the schema
+        // wants one for every accepted version).
+        conn.execute(
+            "UPDATE strategy_versions SET binary = X''
+              WHERE team_id = ?1 AND id <> ?2 AND length(binary) > 0
+                AND id IN (SELECT version_id FROM bot_programs)
+                AND id NOT IN (
+                    SELECT json_extract(e.value, '$[1]')
+                      FROM bot_contests c, json_each(c.entries) e
+                     WHERE c.state = 'running')",
+            params![b.team.0, version.0],
+        )
+        .map_err(crate::store::StoreError::from)?;
+    }
     let has_current = db::current_version(conn, b.team)?.is_some();
     let accepted = b.program.is_some();
     let body = render(
