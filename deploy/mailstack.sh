@@ -241,6 +241,9 @@ configure_postfix() {
         "smtpd_tls_cert_file = /etc/ssl/certs/ssl-cert-snakeoil.pem" \
         "smtpd_tls_key_file = /etc/ssl/private/ssl-cert-snakeoil.key" \
         "message_size_limit = 10240000" \
+        "queue_run_delay = 10s" \
+        "minimal_backoff_time = 10s" \
+        "maximal_backoff_time = 60s" \
         "maillog_file = $POSTFIX_LOG" || die "postconf -e failed"
     after=$(postconf -n) || die "postconf -n failed"
     [ "$before" != "$after" ]

@@ -357,6 +357,7 @@ impl Server {
                     }
                     None => self.sending.succeeded(),
                 }
+                self.sending.save(self.store.conn(), Utc::now())?;
                 Ok(flushed)
             }
         }
@@ -365,6 +366,9 @@ impl Server {
     /// The sending side failed before any mail was tried.
     fn sending_failed(&mut self, why: String) -> Flushed {
         self.sending.failed(&why);
+        if let Err(e) = self.sending.save(self.store.conn(), Utc::now()) {
+            tracing::warn!("recording the sending side's outage: {e}");
+        }
         Flushed {
             unreachable: Some(why),
             ..Flushed::default()
@@ -501,6 +505,11 @@ impl Server {
     /// line per change of state) and retried with backoff; the database's
     /// faults end the loop.
     pub fn serve(&mut self, shutdown: Arc<AtomicBool>) -> Result<(), ServerError> {
+        // Outages an earlier (killed) server recorded are its own.
+        self.store
+            .conn()
+            .execute("DELETE FROM transport_outages", [])
+            .map_err(ServerError::Sql)?;
         let (wake_tx, wake) = channel();
         let mut intake = match self.config.transport {
             TransportKind::Imap => Some(
@@ -567,6 +576,7 @@ impl Server {
                     }
                     Err(e) => return Err(e),
                 }
+                self.spool_side.save(self.store.conn(), Utc::now())?;
             }
             let processed = self.process_quick()?;
             self.tend_compiles(wake_tx)?;

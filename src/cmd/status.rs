@@ -15,6 +15,9 @@ pub struct Status {
     /// /etc/knobeln/knobeln.toml; relative paths in it are relative to it).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// List every team, however many (else a summary above 40).
+    #[arg(long)]
+    pub teams: bool,
 }
 
 impl Status {
@@ -23,7 +26,16 @@ impl Status {
         let store = super::open_contest(&config.database)?;
         out!(
             "{}",
-            knobeln::contest::status::report(&store, &config, Utc::now())?
+            knobeln::contest::status::report(
+                &store,
+                &config,
+                Utc::now(),
+                if self.teams {
+                    knobeln::contest::status::TeamList::All
+                } else {
+                    knobeln::contest::status::TeamList::UpTo
+                }
+            )?
         );
         Ok(ExitCode::SUCCESS)
     }

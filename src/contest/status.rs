@@ -346,7 +346,24 @@ fn dropped_and_digest(conn: &rusqlite::Connection, config: &Config) -> Result<St
 }
 
 /// The status report.
-pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<String, StoreError> {
+/// How many teams `knobeln status` lists one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamList {
+    /// Every team up to [`TEAMS_LISTED`]; above it a summary line.
+    UpTo,
+    /// Every team (`--teams`).
+    All,
+}
+
+/// Teams listed one by one unless `--teams` asks for all.
+pub const TEAMS_LISTED: usize = 40;
+
+pub fn report(
+    store: &Store,
+    config: &Config,
+    now: DateTime<Utc>,
+    teams: TeamList,
+) -> Result<String, StoreError> {
     let t = &config.timeline;
     let p = phase(store, config, now)?;
     let mut out = format!("{} -- phase: {}\n\n", config.contest.name, p.describe());
@@ -382,8 +399,27 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
         }
     }
     let regs = all_registrations(store.conn())?;
-    out.push_str(&format!("{} registered team(s):\n", regs.len()));
-    for r in &regs {
+    let listed = match teams {
+        TeamList::All => regs.len(),
+        TeamList::UpTo if regs.len() <= TEAMS_LISTED => regs.len(),
+        TeamList::UpTo => 0,
+    };
+    if listed < regs.len() {
+        let with: i64 = store.conn().query_row(
+            "SELECT COUNT(DISTINCT team_id) FROM strategy_versions WHERE accepted = 1",
+            [],
+            |r| r.get(0),
+        )?;
+        out.push_str(&format!(
+            "{} registered team(s): {with} with an accepted version, {} without \
+             (each one: knobeln status --teams)\n",
+            regs.len(),
+            regs.len() as i64 - with
+        ));
+    } else {
+        out.push_str(&format!("{} registered team(s):\n", regs.len()));
+    }
+    for r in &regs[..listed] {
         let v: Option<(i64, Option<i64>, String)> = store
             .conn()
             .query_row(
@@ -433,6 +469,12 @@ pub fn report(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Stri
         }
     ));
     out.push_str(&dropped_and_digest(conn, config)?);
+    for o in crate::store::mail::outages(conn)? {
+        out.push_str(&format!(
+            "{} FAILS since {}: {} (`serve`'s log has more)\n",
+            o.side, o.since, o.cause
+        ));
+    }
     if let Some(c) = contest(conn)? {
         out.push_str(&format!(
             "\nthe contest (tournament {}){}:\n",

@@ -237,6 +237,7 @@ fn run(config: &Config, wake: &Sender<Wake>, stop: &Stop) {
             let p = poller.as_mut().expect("connected");
             let n = take_in_all(store, config, &cfg, p)?;
             side.succeeded();
+            side.save(store.conn(), chrono::Utc::now())?;
             if n > 0 {
                 let _ = wake.send(Wake::Stored(n));
             }
@@ -290,6 +291,11 @@ fn run(config: &Config, wake: &Sender<Wake>, stop: &Stop) {
                 store = None;
             }
             let wait = side.failed(&e.to_string());
+            if let Some(s) = &store {
+                if let Err(e) = side.save(s.conn(), chrono::Utc::now()) {
+                    tracing::warn!("recording the take-in's outage: {e}");
+                }
+            }
             stop.sleep(wait);
         }
     }

@@ -78,6 +78,9 @@ pub struct Side {
     backoff: Backoff,
     down: Option<Down>,
     retry_at: Option<Instant>,
+    /// Whether the side went down, came back or changed its cause since
+    /// [`Side::save`] last wrote it.
+    changed: bool,
 }
 
 impl Side {
@@ -90,7 +93,32 @@ impl Side {
             backoff: Backoff::default(),
             down: None,
             retry_at: None,
+            changed: false,
         }
+    }
+
+    /// `IMAP take-in from 127.0.0.1:1143`: what the log and the status say.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.what, self.addr)
+    }
+
+    /// Writes the side's state for `knobeln status` (another process) if
+    /// it changed: a row while it is down (since when, the cause), none
+    /// once it works.
+    pub fn save(
+        &mut self,
+        conn: &rusqlite::Connection,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> crate::store::Result<()> {
+        if !self.changed {
+            return Ok(());
+        }
+        match &self.down {
+            Some(d) => crate::store::mail::record_outage(conn, &self.label(), &d.cause, now)?,
+            None => crate::store::mail::record_side_works(conn, &self.label())?,
+        }
+        self.changed = false;
+        Ok(())
     }
 
     /// Whether the side is down (since its last failure, no success).
@@ -115,6 +143,7 @@ impl Side {
                     cause: cause.to_string(),
                     tries: 1,
                 });
+                self.changed = true;
                 Change::WentDown
             }
             Some(d) => {
@@ -123,6 +152,7 @@ impl Side {
                     Change::StillDown
                 } else {
                     d.cause = cause.to_string();
+                    self.changed = true;
                     Change::NewCause
                 }
             }
@@ -135,10 +165,13 @@ impl Side {
         self.backoff.reset();
         self.retry_at = None;
         match self.down.take() {
-            Some(d) => Change::CameBack {
-                down_for: now.saturating_duration_since(d.since),
-                tries: d.tries,
-            },
+            Some(d) => {
+                self.changed = true;
+                Change::CameBack {
+                    down_for: now.saturating_duration_since(d.since),
+                    tries: d.tries,
+                }
+            }
             None => Change::StillUp,
         }
     }

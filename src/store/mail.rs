@@ -792,3 +792,44 @@ pub fn last_queued_at(conn: &Connection, kind: &str) -> Result<Option<DateTime<U
     )?;
     s.map(|s| super::admin::parse_timestamp(&s)).transpose()
 }
+
+/// A mail transport's outage as `serve` records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    pub side: String,
+    pub since: String,
+    pub cause: String,
+    pub tries: i64,
+}
+
+/// Records that `side` failed with `cause` at `now` (the first failure
+/// sets `since`; later ones update the cause and count).
+pub fn record_outage(conn: &Connection, side: &str, cause: &str, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "INSERT INTO transport_outages (side, since, cause, tries) VALUES (?1, ?2, ?3, 1)
+         ON CONFLICT(side) DO UPDATE SET cause = excluded.cause, tries = tries + 1",
+        rusqlite::params![side, crate::store::timestamp(now), cause],
+    )?;
+    Ok(())
+}
+
+/// Records that `side` works.
+pub fn record_side_works(conn: &Connection, side: &str) -> Result<()> {
+    conn.execute("DELETE FROM transport_outages WHERE side = ?1", [side])?;
+    Ok(())
+}
+
+/// The sides that are down, oldest outage first.
+pub fn outages(conn: &Connection) -> Result<Vec<Outage>> {
+    let mut st =
+        conn.prepare("SELECT side, since, cause, tries FROM transport_outages ORDER BY since")?;
+    let rows = st.query_map([], |r| {
+        Ok(Outage {
+            side: r.get(0)?,
+            since: r.get(1)?,
+            cause: r.get(2)?,
+            tries: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}

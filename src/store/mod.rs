@@ -65,6 +65,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0012_seal_bot_programs.sql",
         include_str!("../../schema/0012_seal_bot_programs.sql"),
     ),
+    (
+        "0013_transport_outages.sql",
+        include_str!("../../schema/0013_transport_outages.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -498,11 +498,25 @@ fn an_smtp_outage_stops_no_take_in_and_charges_no_mail() {
         &format!("SMTP sending to 127.0.0.1:{} still fails", smtp.port),
         30,
     );
+    // The operator sees it where he looks (issue 25), not only in the log.
+    let status = || {
+        let o = Command::new(BIN)
+            .args(["status", "--config"])
+            .arg(server.config())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let down = format!("SMTP sending to 127.0.0.1:{} FAILS since", smtp.port);
+    let s = status();
+    assert!(s.contains(&down), "{s}");
     // SMTP comes back: every reply goes out.
     smtp.on();
     for p in &people {
         wait_for_subject(&stack, p, "how to talk", 400);
     }
+    let s = status();
+    assert!(!s.contains("FAILS since"), "{s}");
     let log = serving.stop();
     assert_eq!(
         log.iter().filter(|l| l.contains(&fails)).count(),

@@ -828,3 +828,46 @@ fn a_registration_is_answered_while_a_slow_compile_runs() {
         compile_replies[0].body
     );
 }
+
+/// Issue 25, the operator's view: above 40 teams `knobeln status` sums the
+/// teams up in one line (the mail lines follow at once), and `--teams`
+/// lists every one.
+#[test]
+fn status_sums_up_a_large_field_and_lists_it_on_request() {
+    let c = Contest::new("");
+    let mails: Vec<PathBuf> = (0..41)
+        .map(|i| c.registration_mail(&format!("p{i}"), &format!("Org {i}")))
+        .collect();
+    let refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    let out = c.ingest(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = |extra: &[&str]| {
+        let o = Command::new(BIN)
+            .args(["status", "--config"])
+            .arg(c.config())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let short = status(&[]);
+    assert!(
+        short.contains(
+            "41 registered team(s): 0 with an accepted version, 41 without \
+             (each one: knobeln status --teams)"
+        ),
+        "{short}"
+    );
+    assert!(!short.contains("team_p7 "), "{short}");
+    assert!(short.contains("outbox:"), "{short}");
+    let long = status(&["--teams"]);
+    assert!(long.contains("41 registered team(s):\n"), "{long}");
+    for i in [0, 7, 40] {
+        assert!(long.contains(&format!("team_p{i} ")), "{long}");
+    }
+}
