@@ -172,6 +172,10 @@ pub struct Limits {
     /// At most this many replies to all senders of one domain per day (0:
     /// no limit): a flood with forged senders stops here.
     pub replies_per_domain_per_day: u32,
+    /// At most this many confirmation requests (a registration naming
+    /// another address than its sender's) to the addresses of one domain
+    /// per day; to one address at most one a day whatever this says.
+    pub confirmations_per_domain_per_day: u32,
     /// At most this many participant kits (`SEND knobelnsoftware`, about
     /// 112 kB each) to one sender per day (0: no limit).
     pub kits_per_sender_per_day: u32,
@@ -200,6 +204,7 @@ impl Default for Limits {
             compiles_at_once: 2,
             replies_per_sender_per_day: 50,
             replies_per_domain_per_day: 300,
+            confirmations_per_domain_per_day: 10,
             kits_per_sender_per_day: 2,
             kits_per_domain_per_day: 20,
             digest_interval_minutes: 60,

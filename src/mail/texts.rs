@@ -41,6 +41,22 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/registration_exists.hbs"),
     ),
     (
+        "confirm_address",
+        include_str!("../../templates/mail/confirm_address.hbs"),
+    ),
+    (
+        "registration_confirm_sent",
+        include_str!("../../templates/mail/registration_confirm_sent.hbs"),
+    ),
+    (
+        "registration_confirm_refused",
+        include_str!("../../templates/mail/registration_confirm_refused.hbs"),
+    ),
+    (
+        "confirm_unknown",
+        include_str!("../../templates/mail/confirm_unknown.hbs"),
+    ),
+    (
         "compile_report",
         include_str!("../../templates/mail/compile_report.hbs"),
     ),

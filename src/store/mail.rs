@@ -833,3 +833,104 @@ pub fn outages(conn: &Connection) -> Result<Vec<Outage>> {
     })?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
+
+/// A registration waiting for its address to confirm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub id: i64,
+    pub mail_address: String,
+    pub body: String,
+}
+
+/// What [`insert_pending_registration`] stores.
+pub struct NewPending<'a> {
+    pub mail_address: &'a str,
+    pub domain: &'a str,
+    pub requested_by: &'a str,
+    pub body: &'a str,
+    pub code_hash: &'a str,
+}
+
+pub fn insert_pending_registration(
+    conn: &Connection,
+    p: &NewPending<'_>,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    conn.execute(
+        "INSERT INTO pending_registrations
+           (mail_address, domain, requested_by, body, code_hash, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            p.mail_address,
+            p.domain,
+            p.requested_by,
+            p.body,
+            p.code_hash,
+            timestamp(now)
+        ],
+    )?;
+    Ok(())
+}
+
+/// The waiting registration whose request carried the code with this hash,
+/// if it was made at `since` or later.
+pub fn pending_by_code(
+    conn: &Connection,
+    code_hash: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<Pending>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, mail_address, body FROM pending_registrations
+              WHERE code_hash = ?1 AND created_at >= ?2",
+            params![code_hash, timestamp(since)],
+            |r| {
+                Ok(Pending {
+                    id: r.get(0)?,
+                    mail_address: r.get(1)?,
+                    body: r.get(2)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+pub fn delete_pending(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("DELETE FROM pending_registrations WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Forgets the requests made before `before`.
+pub fn forget_pending_registrations(conn: &Connection, before: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "DELETE FROM pending_registrations WHERE created_at < ?1",
+        [timestamp(before)],
+    )?;
+    Ok(())
+}
+
+/// Confirmation requests to `address` made at `since` or later.
+pub fn pending_to_address_since(
+    conn: &Connection,
+    address: &str,
+    since: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM pending_registrations WHERE mail_address = ?1 AND created_at >= ?2",
+        params![address, timestamp(since)],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
+
+/// Confirmation requests to addresses at `domain` made at `since` or later.
+pub fn pending_to_domain_since(
+    conn: &Connection,
+    domain: &str,
+    since: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM pending_registrations WHERE domain = ?1 AND created_at >= ?2",
+        params![domain, timestamp(since)],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}

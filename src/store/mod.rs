@@ -69,6 +69,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0013_transport_outages.sql",
         include_str!("../../schema/0013_transport_outages.sql"),
     ),
+    (
+        "0014_pending_registrations.sql",
+        include_str!("../../schema/0014_pending_registrations.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

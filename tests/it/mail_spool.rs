@@ -871,3 +871,111 @@ fn status_sums_up_a_large_field_and_lists_it_on_request() {
         assert!(long.contains(&format!("team_p{i} ")), "{long}");
     }
 }
+
+/// Issue 25, the relay: registrations from one sender that name addresses
+/// at a third party's domain send that domain nothing of the sender's text
+/// (no team name, organization or members, no attachment), at most
+/// `confirmations_per_domain_per_day` requests, one per address; the
+/// sender hears about each. An answer from the address registers the
+/// team there; an answer from anywhere else does nothing.
+#[test]
+fn registrations_naming_a_third_partys_addresses_relay_nothing() {
+    let c = Contest::new("[limits]\nconfirmations_per_domain_per_day = 5\n");
+    let payload = "Cheap Pills Inc, Pillcity, Pillland";
+    let mails: Vec<PathBuf> = (0..12)
+        .map(|i| {
+            let victim = format!("victim{i}@third.example");
+            c.mail(
+                "attacker@evil.example",
+                "registration for KNOBELN",
+                &registration(&victim, &format!("team_{i}"), payload),
+                "",
+            )
+        })
+        .collect();
+    // One address named twice.
+    let again = c.mail(
+        "attacker@evil.example",
+        "registration for KNOBELN",
+        &registration("victim0@third.example", "team_again", payload),
+        "",
+    );
+    let mut refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    refs.push(&again);
+    let out = c.ingest(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replies = c.replies();
+    let to_third: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.to.iter().any(|t| t.ends_with("@third.example")))
+        .collect();
+    assert_eq!(to_third.len(), 5, "the domain's cap: {to_third:?}");
+    let mut addresses: Vec<&String> = to_third.iter().flat_map(|r| &r.to).collect();
+    addresses.sort();
+    addresses.dedup();
+    assert_eq!(addresses.len(), 5, "one request per address");
+    for r in &to_third {
+        assert!(r.attachments.is_empty(), "{r:?}");
+        for stranger in [payload, "team_", "attacker@evil.example"] {
+            assert!(!r.body.contains(stranger), "{stranger} in {}", r.body);
+            assert!(!r.subject.contains(stranger), "{}", r.subject);
+        }
+        assert!(
+            r.subject
+                .starts_with("KNOBELN: please confirm your address ("),
+            "{}",
+            r.subject
+        );
+    }
+    let to_sender = replies
+        .iter()
+        .filter(|r| r.to == ["attacker@evil.example"])
+        .count();
+    assert_eq!(to_sender, 13, "the sender hears about each registration");
+
+    // An answer from elsewhere does nothing; from the address, it registers.
+    let request = to_third
+        .iter()
+        .find(|r| r.to == ["victim3@third.example"])
+        .expect("a request to victim3");
+    let answer = |from: &str| {
+        c.mail(
+            from,
+            &format!("Re: {}", request.subject),
+            "yes, that was us",
+            "",
+        )
+    };
+    let forged = answer("attacker@evil.example");
+    assert!(c.ingest(&[&forged]).status.success());
+    let last = c.replies().last().unwrap().clone();
+    assert_eq!(last.to, ["attacker@evil.example"]);
+    assert!(
+        last.subject.contains("confirmation not known"),
+        "{}",
+        last.subject
+    );
+    let real = answer("victim3@third.example");
+    assert!(c.ingest(&[&real]).status.success());
+    let last = c.replies().last().unwrap().clone();
+    assert_eq!(last.to, ["victim3@third.example"]);
+    assert!(
+        last.subject.contains("registration accepted: team team_3"),
+        "{}",
+        last.subject
+    );
+    assert!(!auth_of(&last).is_empty());
+    // The request was used: a second answer does nothing.
+    let twice = answer("victim3@third.example");
+    assert!(c.ingest(&[&twice]).status.success());
+    let last = c.replies().last().unwrap().clone();
+    assert!(
+        last.subject.contains("confirmation not known"),
+        "{}",
+        last.subject
+    );
+}

@@ -69,6 +69,24 @@ fn fixture(name: &str) -> Value {
             "team_name": "the_heavy_lords_of_knobeln",
             "organizer": "organizer@contest.example",
         }),
+        "confirm_address" => json!({
+            "contest_name": "International KNOBELN contest",
+            "days": 7,
+        }),
+        "registration_confirm_sent" => json!({
+            "mail_address": "joe@lords.example",
+            "days": 7,
+        }),
+        "registration_confirm_refused" => json!({
+            "mail_address": "joe@lords.example",
+            "why": "a confirmation request went to that address in the last 24 hours \
+                    already, and it must be answered first.",
+        }),
+        "confirm_unknown" => json!({
+            "contest_name": "International KNOBELN contest",
+            "days": 7,
+            "from": "joe@lords.example",
+        }),
         "compile_report" => json!({
             "team": "the_heavy_lords_of_knobeln",
             "received": "1994-04-01 09:30 UT",

@@ -48,6 +48,10 @@ pub enum Command {
     Rsm,
     /// `island`: an island for the flooding island contest ([`island`]).
     Island,
+    /// The answer to a confirmation request (`KNOBELN: please confirm
+    /// your address (CODE)`, usually with `Re:`): a registration that named
+    /// this address goes through ([`register::confirm`]).
+    Confirm,
     /// Anything else: a short help mail, and a copy to the organizer.
     Help,
 }
@@ -106,6 +110,7 @@ pub fn classify(subject: &str) -> Command {
         "mail-preference" => Command::Preference,
         "island" => Command::Island,
         s if s.starts_with("rsm round ") => Command::Rsm,
+        s if s.starts_with(register::CONFIRM_SUBJECT) => Command::Confirm,
         _ => Command::Help,
     }
 }
@@ -137,6 +142,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
         Command::Rsm => rsm::apply(conn, ctx),
         Command::Island => island::apply(conn, ctx),
         Command::Help => help::apply(conn, ctx),
+        Command::Confirm => Ok(register::confirm(conn, ctx)?),
         Command::Compile => Err(CommandError::NotHere),
     }
 }

@@ -6,6 +6,16 @@
 //! the warnings of "should" rules (a team of more than ten), the
 //! description of the five library routines with the contest's rules, and
 //! knobellib.c and knobellib.h as attachments, as the announcement promised.
+//!
+//! A registration whose mail-address is not its sender's (the caps count
+//! senders, and a sender is easily forged) is not registered at once: the
+//! address gets a confirmation request in our words only (no team name,
+//! organization, members or attachments), the sender an acknowledgement of
+//! that, and the registration waits in `pending_registrations` until an
+//! answer to the request comes from that address ([`confirm`]); then it is
+//! registered as if that address had sent it. At most one request per
+//! address a day, and `confirmations_per_domain_per_day` per domain; a
+//! request is forgotten after [`CONFIRM_DAYS`] days.
 
 use rusqlite::Connection;
 use serde_json::json;
@@ -27,11 +37,12 @@ pub enum RegisterError {
     Sql(#[from] rusqlite::Error),
     #[error(transparent)]
     Render(#[from] handlebars::RenderError),
+    #[error("no random numbers: {0}")]
+    Random(String),
 }
 
-/// Pure: the registration in the body, or every problem with it.
-pub fn parse(ctx: &Ctx<'_>) -> Result<Registration, Vec<String>> {
-    let body = ctx.mail.body.text().unwrap_or("");
+/// Pure: the registration in `body`, or every problem with it.
+pub fn parse(body: &str) -> Result<Registration, Vec<String>> {
     parse_registration(body).map_err(|problems| {
         problems
             .into_iter()
@@ -95,8 +106,165 @@ fn rejected(
     })
 }
 
+/// The subject of a confirmation request, before its code in parentheses.
+pub const CONFIRM_SUBJECT_TEXT: &str = "KNOBELN: please confirm your address";
+/// The same as [`super::normalize_subject`] makes it, with the opening
+/// parenthesis (what [`super::classify`] looks for).
+pub const CONFIRM_SUBJECT: &str = "knobeln: please confirm your address (";
+/// Days a confirmation request may be answered.
+pub const CONFIRM_DAYS: i64 = 7;
+
+/// Whether a registration may go on without a confirmation of its address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Confirmation {
+    /// Sent by the sender itself: only when it is the named address.
+    NeededUnlessSender,
+    /// The named address answered its confirmation request.
+    Given,
+}
+
 /// Registers the team inside the caller's transaction.
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
+    let body = ctx.mail.body.text().unwrap_or("").to_string();
+    register(conn, ctx, &body, Confirmation::NeededUnlessSender)
+}
+
+/// The answer to a confirmation request: the registration waiting for this
+/// address goes through, as if the address had sent it.
+pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
+    let subject = super::normalize_subject(&ctx.mail.subject);
+    let code = subject
+        .strip_prefix(CONFIRM_SUBJECT)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let since = ctx.now - chrono::Duration::days(CONFIRM_DAYS);
+    let hash = crate::engine::prepare::sha256_hex(code.as_bytes());
+    let sender = crate::mail::process::sender_key(&ctx.reply_to);
+    // Only an answer from the address the request went to counts.
+    let pending = db::pending_by_code(conn, &hash, since)?
+        .filter(|p| crate::mail::process::sender_key(&p.mail_address) == sender);
+    if let Some(p) = &pending {
+        db::delete_pending(conn, p.id)?;
+    }
+    let Some(body) = pending.map(|p| p.body) else {
+        let text = render(
+            "confirm_unknown",
+            &json!({
+                "contest_name": ctx.config.contest.name,
+                "days": CONFIRM_DAYS,
+                "from": ctx.reply_to,
+            }),
+        )?;
+        return Ok(Effect {
+            state: "done",
+            outcome: "an unknown confirmation".into(),
+            replies: vec![ctx.reply(
+                "confirm_unknown",
+                "KNOBELN: confirmation not known".into(),
+                text,
+            )],
+        });
+    };
+    register(conn, ctx, &body, Confirmation::Given)
+}
+
+/// A registration naming another address than its sender's: a
+/// confirmation request to that address (capped), an acknowledgement of
+/// it to the sender.
+fn ask_for_confirmation(
+    conn: &Connection,
+    ctx: &Ctx<'_>,
+    body: &str,
+    reg: &Registration,
+) -> Result<Effect, RegisterError> {
+    let address = reg.mail_address.clone();
+    let domain = address
+        .rsplit_once('@')
+        .map(|(_, d)| d.to_ascii_lowercase())
+        .unwrap_or_default();
+    let day_ago = ctx.now - chrono::Duration::days(1);
+    db::forget_pending_registrations(conn, ctx.now - chrono::Duration::days(CONFIRM_DAYS))?;
+    let limit = ctx.config.limits.confirmations_per_domain_per_day;
+    let why = if db::pending_to_address_since(conn, &address, day_ago)? > 0 {
+        Some(
+            "a confirmation request went to that address in the last 24 hours already, \
+              and it must be answered first."
+                .to_string(),
+        )
+    } else if db::pending_to_domain_since(conn, &domain, day_ago)? >= u64::from(limit) {
+        Some(format!(
+            "{limit} confirmation requests went to addresses at {domain} in the last 24 \
+             hours, the most one domain gets; please try again tomorrow."
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        let text = render(
+            "registration_confirm_refused",
+            &json!({ "mail_address": address, "why": why }),
+        )?;
+        return Ok(Effect {
+            state: "done",
+            outcome: format!("registration for {address}: no confirmation request (capped)"),
+            replies: vec![ctx.reply(
+                "registration_confirm_refused",
+                "KNOBELN registration: no confirmation request sent".into(),
+                text,
+            )],
+        });
+    }
+    let mut raw = [0u8; 16];
+    getrandom::fill(&mut raw).map_err(|e| RegisterError::Random(e.to_string()))?;
+    let code: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    db::insert_pending_registration(
+        conn,
+        &db::NewPending {
+            mail_address: &address,
+            domain: &domain,
+            requested_by: &ctx.reply_to,
+            body,
+            code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
+        },
+        ctx.now,
+    )?;
+    let days = CONFIRM_DAYS;
+    let to_sender = render(
+        "registration_confirm_sent",
+        &json!({ "mail_address": address, "days": days }),
+    )?;
+    let to_address = render(
+        "confirm_address",
+        &json!({ "contest_name": ctx.config.contest.name, "days": days }),
+    )?;
+    Ok(Effect {
+        state: "done",
+        outcome: format!("registration for {address}: confirmation requested"),
+        replies: vec![
+            ctx.reply(
+                "registration_confirm_sent",
+                "KNOBELN registration: waiting for the address to confirm".into(),
+                to_sender,
+            ),
+            ctx.reply_to_addresses(
+                "confirm_address",
+                vec![address.clone()],
+                format!("{CONFIRM_SUBJECT_TEXT} ({code})"),
+                to_address,
+            ),
+        ],
+    })
+}
+
+/// Registers the team of `body` (the registration as mailed).
+fn register(
+    conn: &Connection,
+    ctx: &Ctx<'_>,
+    body: &str,
+    confirmation: Confirmation,
+) -> Result<Effect, RegisterError> {
     let t = &ctx.config.timeline;
     let limits = &ctx.config.limits;
     if ctx.now < t.registration_start {
@@ -129,7 +297,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             "registration after the contest start".into(),
         );
     }
-    let reg = match parse(ctx) {
+    let reg = match parse(body) {
         Ok(r) => r,
         Err(problems) => {
             let n = problems.len();
@@ -141,7 +309,23 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
             );
         }
     };
+    let from_the_address = crate::mail::process::sender_key(&ctx.reply_to)
+        == crate::mail::process::sender_key(&reg.mail_address);
     if let Some(existing) = db::registration_by_address(conn, &reg.mail_address)? {
+        if !from_the_address && confirmation != Confirmation::Given {
+            // Not a mail to that address on a stranger's word: the sender
+            // learns that it is taken, the address gets nothing.
+            return rejected(
+                ctx,
+                Some(format!(
+                    "The address {} is already registered; a second registration \
+                     for it changes nothing.",
+                    existing.mail_address
+                )),
+                vec![],
+                format!("address {} already registered", existing.mail_address),
+            );
+        }
         let body = render(
             "registration_exists",
             &json!({
@@ -161,6 +345,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
                 body,
             )],
         });
+    }
+    if !from_the_address && confirmation != Confirmation::Given {
+        return ask_for_confirmation(conn, ctx, body, &reg);
     }
     if limits.max_participants > 0 && db::count_registrations(conn)? >= limits.max_participants {
         return rejected(
