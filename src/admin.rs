@@ -16,10 +16,11 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::mail::auth;
-use crate::mail::outgoing::Outgoing;
-use crate::mail::process::{enqueue, Cause, ProcessError};
+use crate::mail::process::ProcessError;
 use crate::mail::registration::{parse_address, with_entry};
 use crate::mail::texts::render;
+use crate::outbox::outgoing::Outgoing;
+use crate::outbox::{enqueue, Cause};
 use crate::store::admin::{
     log_action, requeue_inbox, requeue_outgoing, set_address as store_set_address, set_auth,
     team_by_name, withdraw_team, TeamRow,
@@ -38,6 +39,8 @@ pub enum AdminError {
     Render(#[from] handlebars::RenderError),
     #[error(transparent)]
     Mail(#[from] ProcessError),
+    #[error(transparent)]
+    Outbox(#[from] crate::outbox::OutboxError),
 }
 
 /// What an action did.

@@ -28,6 +28,7 @@ pub mod kit;
 pub mod lang;
 pub mod lines;
 pub mod mail;
+pub mod outbox;
 pub mod protocol;
 pub mod referee;
 pub mod report;

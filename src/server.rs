@@ -67,6 +67,8 @@ pub enum ServerError {
     Spool(#[from] SpoolError),
     #[error(transparent)]
     Process(#[from] ProcessError),
+    #[error(transparent)]
+    Outbox(#[from] crate::outbox::OutboxError),
     #[error("imap: {0}")]
     Imap(String),
     #[error("contest: {0}")]

@@ -36,8 +36,8 @@ use crate::game::flooding::Island;
 use crate::lang::build::BotProgram;
 use crate::lang::{Toolchain, Toolchains};
 use crate::lines::LineLimits;
-use crate::mail::outgoing::Outgoing;
-use crate::mail::process::{enqueue, Cause};
+use crate::outbox::outgoing::Outgoing;
+use crate::outbox::{enqueue, Cause};
 use crate::store::mail::all_registrations;
 use crate::store::{Store, StoreError};
 use crate::tournament::{flooding, footsteps, morabaraba, ultimatum, TeamId};
@@ -83,14 +83,6 @@ impl From<super::lease::LeaseError> for BotContestError {
 }
 
 type Result<T> = std::result::Result<T, BotContestError>;
-
-/// Whether a bot contest was started (the compile service is then closed).
-pub fn running_or_finished(conn: &Connection) -> std::result::Result<bool, StoreError> {
-    let n: i64 = conn
-        .query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))
-        .map_err(StoreError::from)?;
-    Ok(n > 0)
-}
 
 /// An entry: the team, its bot version, its name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,10 +25,10 @@ use super::tables;
 use crate::config::Config;
 use crate::engine::results::{KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
-use crate::mail::outgoing::Outgoing;
-use crate::mail::process::{enqueue, Cause};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
+use crate::outbox::outgoing::Outgoing;
+use crate::outbox::{enqueue, Cause};
 use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
@@ -528,7 +528,7 @@ impl Mailer<'_> {
                 body.clone(),
             );
             if let Some(svg) = &plot {
-                m.attachments.push(crate::mail::outgoing::OutAttachment {
+                m.attachments.push(crate::outbox::outgoing::OutAttachment {
                     filename: "evolution.svg".into(),
                     content_type: "image/svg+xml".into(),
                     bytes: svg.clone().into_bytes(),

@@ -13,9 +13,9 @@ use serde_json::json;
 
 use crate::config::{Config, Timeline};
 use crate::mail::commands::date;
-use crate::mail::outgoing::Outgoing;
-use crate::mail::process::{enqueue, Cause, ProcessError};
 use crate::mail::texts::render;
+use crate::outbox::outgoing::Outgoing;
+use crate::outbox::{enqueue, Cause, OutboxError};
 use crate::store::admin::{teams_without_strategy, teams_without_strategy_not_told};
 use crate::store::mail::{contest, teams_with_current_version};
 use crate::store::Store;
@@ -40,7 +40,7 @@ pub fn queue_no_strategy_reminders(
     conn: &rusqlite::Connection,
     config: &Config,
     now: DateTime<Utc>,
-) -> Result<usize, ProcessError> {
+) -> Result<usize, OutboxError> {
     let t = &config.timeline;
     if !reminder_due(t, now) || contest(conn)?.is_some() {
         return Ok(0);

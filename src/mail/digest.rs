@@ -20,10 +20,11 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
 use super::message::sender_and_subject;
-use super::outgoing::Outgoing;
-use super::process::{enqueue, Cause, ProcessError, DROPPED_UNANSWERABLE};
+use super::process::{ProcessError, DROPPED_UNANSWERABLE};
 use super::texts::render;
 use crate::config::Config;
+use crate::outbox::outgoing::Outgoing;
+use crate::outbox::{enqueue, Cause};
 use crate::store::mail::{
     count_unreported_dropped, last_queued_at, mark_reported, unreported_failures,
     unreported_set_aside, UnreportedFailure,

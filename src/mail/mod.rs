@@ -16,7 +16,6 @@ pub mod inbox;
 pub mod intake;
 pub mod message;
 pub mod outage;
-pub mod outgoing;
 pub mod process;
 pub mod registration;
 pub mod secrets;

@@ -29,12 +29,12 @@ use serde_json::json;
 
 use super::commands::{self, classify, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
-use super::outgoing::{build, new_message_id, Outgoing};
 use super::secrets::{mask_known, seal, seal_with, Look};
 use super::texts::render;
 use crate::config::Config;
+use crate::outbox::{enqueue, Cause};
 use crate::referee::RefereeConfig;
-use crate::store::mail::{self as db, InboxRow, NewOutgoing};
+use crate::store::mail::{self as db, InboxRow};
 use crate::store::{Store, StoreError};
 
 /// Processing faults (infrastructure). A participant's mistake is a reply.
@@ -47,7 +47,9 @@ pub enum ProcessError {
     #[error("{0}")]
     Command(String),
     #[error("building a reply: {0}")]
-    Build(#[from] super::outgoing::BuildError),
+    Build(#[from] crate::outbox::outgoing::BuildError),
+    #[error(transparent)]
+    Outbox(#[from] crate::outbox::OutboxError),
     #[error("rendering a reply: {0}")]
     Render(#[from] handlebars::RenderError),
 }
@@ -429,42 +431,6 @@ fn set_aside(
         now,
     )?;
     Ok(())
-}
-
-/// Where a queued mail comes from: the inbox mail it answers, the sender
-/// whose daily cap it counts against, the contest event it belongs to.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Cause<'a> {
-    pub inbox_id: Option<i64>,
-    pub sender_key: Option<&'a str>,
-    pub event_key: Option<&'a str>,
-}
-
-/// Builds one mail and queues it in the outbox (on the caller's
-/// connection or transaction). `false`: its event key was queued before.
-pub fn enqueue(
-    conn: &rusqlite::Connection,
-    contest: &crate::config::ContestConfig,
-    m: &Outgoing,
-    cause: Cause<'_>,
-    now: DateTime<Utc>,
-) -> Result<bool, ProcessError> {
-    let id = new_message_id(contest);
-    let raw = build(m, contest, &id, now)?;
-    Ok(db::queue_outgoing(
-        conn,
-        &NewOutgoing {
-            inbox_id: cause.inbox_id,
-            kind: m.kind,
-            recipients: &m.to,
-            sender_key: cause.sender_key,
-            subject: &m.subject,
-            message_id: &id,
-            raw: &raw,
-            event_key: cause.event_key,
-        },
-        now,
-    )?)
 }
 
 fn limits(config: &Config) -> Limits {

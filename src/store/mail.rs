@@ -934,3 +934,9 @@ pub fn pending_to_domain_since(
         |r| r.get::<_, i64>(0),
     )? as u64)
 }
+
+/// Whether a contest of a bot discipline has started (running or finished).
+pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
+    let n: i64 = conn.query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))?;
+    Ok(n > 0)
+}

@@ -155,7 +155,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             outcome: outcome.to_string(),
         })
     };
-    if crate::contest::bots::running_or_finished(store.conn())? {
+    if crate::store::mail::bot_contest_started(store.conn())? {
         return refuse(
             "The compilation service is closed: the contest has started, and the \
              service is disabled during the tournament. The latest version you sent \

@@ -18,9 +18,9 @@ use serde_json::json;
 
 use super::{CommandError, Ctx, Effect};
 use crate::mail::message::Body;
-use crate::mail::outgoing::Outgoing;
 use crate::mail::secrets::{mask_in_text, KnownSecret};
 use crate::mail::texts::render;
+use crate::outbox::outgoing::Outgoing;
 use crate::store::admin::queued_since;
 use crate::store::mail::known_secrets;
 

@@ -92,7 +92,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::CommandE
         );
     }
     let t = &ctx.config.timeline;
-    if !t.compile_open(ctx.now) || crate::contest::bots::running_or_finished(conn)? {
+    if !t.compile_open(ctx.now) || crate::store::mail::bot_contest_started(conn)? {
         return refuse(
             ctx,
             format!(

@@ -25,8 +25,8 @@ use serde::Serialize;
 
 use super::auth;
 use super::message::Inbound;
-use super::outgoing::Outgoing;
 use crate::config::Config;
+use crate::outbox::outgoing::Outgoing;
 use crate::store::mail::{registration_by_team, RegistrationRow};
 use crate::store::StoreError;
 

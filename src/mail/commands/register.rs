@@ -22,9 +22,9 @@ use serde_json::json;
 
 use super::{date, Ctx, Effect};
 use crate::mail::auth;
-use crate::mail::outgoing::OutAttachment;
 use crate::mail::registration::{parse_registration, render_record, Registration};
 use crate::mail::texts::render;
+use crate::outbox::outgoing::OutAttachment;
 use crate::store::mail as db;
 use crate::store::StoreError;
 

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{Ctx, Effect};
-use crate::mail::outgoing::OutAttachment;
 use crate::mail::texts::render;
+use crate::outbox::outgoing::OutAttachment;
 
 pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
     let files: Vec<OutAttachment> = crate::kit::files_for(ctx.config)

@@ -1,0 +1,66 @@
+//! The outbox: what gets sent, to whom, and why — below both the contest
+//! (its mails by preference, notices) and the mail front end (replies).
+//!
+//! [`enqueue`] builds one mail ([`outgoing`]: RFC 5322 bytes, loop-prevention
+//! headers) and queues it in the store's outbox table on the caller's
+//! connection or transaction, with its [`Cause`]: the inbox mail it
+//! answers, the sender whose daily cap it counts against, the contest event
+//! it belongs to (queued at most once). Sending is `mail::delivery`'s.
+//!
+//! Deliberately nothing of contests or commands here: neither `contest/`
+//! nor `mail/` reaches into the other for the outbox.
+
+pub mod outgoing;
+
+use chrono::{DateTime, Utc};
+
+use crate::store::mail::{self as db, NewOutgoing};
+use crate::store::StoreError;
+use outgoing::{build, new_message_id, Outgoing};
+
+/// Faults of queuing a mail (infrastructure).
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    #[error("building a mail: {0}")]
+    Build(#[from] outgoing::BuildError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("rendering a mail: {0}")]
+    Render(#[from] handlebars::RenderError),
+}
+
+/// Where a queued mail comes from: the inbox mail it answers, the sender
+/// whose daily cap it counts against, the contest event it belongs to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cause<'a> {
+    pub inbox_id: Option<i64>,
+    pub sender_key: Option<&'a str>,
+    pub event_key: Option<&'a str>,
+}
+
+/// Builds one mail and queues it in the outbox (on the caller's
+/// connection or transaction). `false`: its event key was queued before.
+pub fn enqueue(
+    conn: &rusqlite::Connection,
+    contest: &crate::config::ContestConfig,
+    m: &Outgoing,
+    cause: Cause<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool, OutboxError> {
+    let id = new_message_id(contest);
+    let raw = build(m, contest, &id, now)?;
+    Ok(db::queue_outgoing(
+        conn,
+        &NewOutgoing {
+            inbox_id: cause.inbox_id,
+            kind: m.kind,
+            recipients: &m.to,
+            sender_key: cause.sender_key,
+            subject: &m.subject,
+            message_id: &id,
+            raw: &raw,
+            event_key: cause.event_key,
+        },
+        now,
+    )?)
+}
