@@ -12,8 +12,14 @@
 //! floor, measured in the same run, is the stack alone: a mail submitted
 //! by SMTP until it is readable by IMAP, without knobeln.
 //!
-//! Prints figures (the goal: each reply within 1 s of submission); it
-//! asserts nothing. Deliberately not here: starting the mail stack (the
+//! Then, with a bot contest (the ultimatum game) on IDLE: a burst of
+//! registrations submitted at once (registrations answered per second,
+//! until the last acknowledgement is readable), and the acknowledgement
+//! time of one more registration while four slow compile requests run
+//! (bots that answer every line after 1.5 s; `compiles_at_once = 4`).
+//!
+//! Prints figures (the goal: each reply within 1 s of submission, also
+//! while compiles run); it asserts nothing. Deliberately not here: starting the mail stack (the
 //! bench fails with the command that starts it).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,7 +65,25 @@ pub struct MailBench {
     pub idle: Vec<Replies>,
     pub polling: Vec<Replies>,
     pub poll_secs: u64,
+    pub load: Load,
 }
+
+/// The bot contest's figures.
+#[derive(Debug, Clone)]
+pub struct Load {
+    /// Registrations submitted at once, and until the last acknowledgement
+    /// was readable.
+    pub burst: usize,
+    pub burst_took: Duration,
+    /// One registration's acknowledgement while four slow compile requests
+    /// run.
+    pub under_compiles: Duration,
+}
+
+/// Registrations of the burst.
+const BURST: usize = 20;
+/// Slow compile requests running while a registration is timed.
+const SLOW_COMPILES: usize = 4;
 
 /// How long to wait for any one mail before giving up.
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -94,13 +118,125 @@ pub fn mail_bench(stack: &Stack, runs: usize, poll_secs: u64) -> anyhow::Result<
     let idle = run_server(stack, &smtp, Waiting::Idle, runs).context("with IDLE")?;
     let polling =
         run_server(stack, &smtp, Waiting::Polling { secs: poll_secs }, runs).context("polling")?;
+    let load = load(stack, &smtp).context("a bot contest under load")?;
     Ok(MailBench {
         stack: stack.clone(),
         floor,
         idle,
         polling,
         poll_secs,
+        load,
     })
+}
+
+/// A server of a bot contest on IDLE: a burst of registrations, then one
+/// more while slow compile requests run.
+fn load(stack: &Stack, smtp: &SmtpSender) -> anyhow::Result<Load> {
+    let dir = tempfile::tempdir()?;
+    let contest = unique("bench-bots", "contest.example");
+    let mut config = Config::parse(&format!(
+        "database = {db:?}\ntransport = \"imap\"\n\
+         [contest]\naddress = \"{contest}\"\norganizer = \"{org}\"\nloop_id = \"{contest}\"\n\
+         discipline = \"ultimatum\"\n\
+         [ultimatum]\nentry_secs = 30\n\
+         [limits]\nreplies_per_sender_per_day = 1000\nreplies_per_domain_per_day = 10000\n\
+         compiles_at_once = {SLOW_COMPILES}\n\
+         [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
+        db = dir.path().join("bench.db").display().to_string(),
+        org = unique("bench-organizer", "contest.example"),
+        host = stack.host,
+        smtp = stack.smtp_port,
+    ))?;
+    config.imap = Some(ImapConfig {
+        host: stack.host.clone(),
+        port: stack.imap_port,
+        tls: TlsMode::None,
+        user: contest.clone(),
+        password: Some(stack.password.clone()),
+        password_file: None,
+        mailbox: "INBOX".into(),
+        poll_secs: 600,
+        idle: true,
+        idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+    });
+    let store = Store::open(&config.database)?;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let flag = shutdown.clone();
+    let server = std::thread::Builder::new()
+        .name("bench-serve-bots".into())
+        .spawn(move || Server::new(config, store).serve(flag))?;
+    std::thread::sleep(Duration::from_millis(1500));
+    let result = (|| {
+        // The burst: every registration submitted, then every
+        // acknowledgement awaited.
+        let teams: Vec<crate::demo::DemoTeam> =
+            (0..BURST).map(|i| bench_team(i, "burst")).collect();
+        let mut watchers = teams
+            .iter()
+            .map(|t| Watcher::new(stack, &t.address))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let t0 = Instant::now();
+        for (i, t) in teams.iter().enumerate() {
+            let raw = crate::demo::registration_mail(t, &contest, i);
+            submit_raw(smtp, &t.address, &contest, &with_unique_id(&raw))?;
+        }
+        let mut auths = Vec::new();
+        for w in &mut watchers {
+            let mails = w.until(1, t0)?;
+            auths.push(auth_of(&mails[0])?);
+        }
+        let burst_took = t0.elapsed();
+        // Four slow compile requests of four of those teams.
+        let slow = "import sys, time\nfor l in sys.stdin:\n    time.sleep(1.5)\n    \
+                    if l.startswith('START'):\n        print(500, flush=True)\n    \
+                    elif l.startswith('ANGEBOT'):\n        print('JA', flush=True)\n";
+        for (t, auth) in teams.iter().zip(&auths).take(SLOW_COMPILES) {
+            let body = format!("language: python\n# <<FROM>> {} {auth}\n{slow}", t.name)
+                .replace('\n', "\r\n");
+            submit(smtp, &t.address, &contest, "please compile", &body)?;
+        }
+        // They are taken in and running; then a newcomer registers.
+        std::thread::sleep(Duration::from_secs(3));
+        let newcomer = bench_team(BURST, "newcomer");
+        let mut watch = Watcher::new(stack, &newcomer.address)?;
+        let raw = crate::demo::registration_mail(&newcomer, &contest, BURST);
+        let t1 = Instant::now();
+        submit_raw(smtp, &newcomer.address, &contest, &with_unique_id(&raw))?;
+        watch.until(1, t1)?;
+        anyhow::Ok(Load {
+            burst: BURST,
+            burst_took,
+            under_compiles: t1.elapsed(),
+        })
+    })();
+    shutdown.store(true, Ordering::SeqCst);
+    match server.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(anyhow::anyhow!("the server failed: {e}")),
+        Err(_) => return Err(anyhow::anyhow!("the server panicked")),
+    }
+    result
+}
+
+/// A demo team with an address and a name of its own.
+fn bench_team(i: usize, tag: &str) -> crate::demo::DemoTeam {
+    let mut team = crate::demo::field(1)
+        .into_iter()
+        .next()
+        .expect("one demo team");
+    team.address = unique(tag, "participants.example");
+    team.name = format!("{tag}_{i}_{}", std::process::id() % 100_000);
+    team
+}
+
+/// The authentification string in an acknowledgement.
+fn auth_of(raw: &[u8]) -> anyhow::Result<String> {
+    let text = mail_parser::MessageParser::default()
+        .parse(raw)
+        .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
+        .unwrap_or_default();
+    crate::demo::auth_in(&text)
+        .ok_or_else(|| anyhow::anyhow!("no authentification string in the reply: {text}"))
 }
 
 /// One server (in this process) and `runs` participants, one after the
@@ -171,24 +307,14 @@ fn one_participant(
     contest: &str,
     run: usize,
 ) -> anyhow::Result<Replies> {
-    let mut team = crate::demo::field(1)
-        .into_iter()
-        .next()
-        .expect("one demo team");
-    team.address = unique("bench", "participants.example");
-    team.name = format!("bench_{run}_{}", std::process::id() % 100_000);
+    let team = bench_team(run, "bench");
     let mut watch = Watcher::new(stack, &team.address)?;
     let registration = crate::demo::registration_mail(&team, contest, run);
     let t0 = Instant::now();
     submit_raw(smtp, &team.address, contest, &with_unique_id(&registration))?;
     let mails = watch.until(1, t0)?;
     let acknowledgement = t0.elapsed();
-    let text = mail_parser::MessageParser::default()
-        .parse(&mails[0])
-        .and_then(|m| m.body_text(0).map(|b| b.into_owned()))
-        .unwrap_or_default();
-    let auth = crate::demo::auth_in(&text)
-        .ok_or_else(|| anyhow::anyhow!("no authentification string in the reply: {text}"))?;
+    let auth = auth_of(&mails[0])?;
     let compile = crate::demo::compile_mail(&team, &auth, contest, run);
     let t1 = Instant::now();
     submit_raw(smtp, &team.address, contest, &with_unique_id(&compile))?;
@@ -353,6 +479,24 @@ impl MailBench {
             "goal: every reply readable within 1 s of submission; with IDLE the slowest took {} ({})",
             ms(worst),
             if worst <= Duration::from_secs(1) {
+                "met"
+            } else {
+                "missed"
+            }
+        );
+        let l = &self.load;
+        println!(
+            "a bot contest (ultimatum) on IMAP IDLE: {} registrations submitted at once, all \
+             acknowledgements readable after {} ({:.1} registrations answered per second)",
+            l.burst,
+            ms(l.burst_took),
+            l.burst as f64 / l.burst_took.as_secs_f64().max(1e-9)
+        );
+        println!(
+            "a registration while {SLOW_COMPILES} slow compile requests run: acknowledgement \
+             readable after {} (goal: 1 s, {})",
+            ms(l.under_compiles),
+            if l.under_compiles <= Duration::from_secs(1) {
                 "met"
             } else {
                 "missed"
