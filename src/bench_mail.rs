@@ -132,40 +132,16 @@ pub fn mail_bench(stack: &Stack, runs: usize, poll_secs: u64) -> anyhow::Result<
 /// A server of a bot contest on IDLE: a burst of registrations, then one
 /// more while slow compile requests run.
 fn load(stack: &Stack, smtp: &SmtpSender) -> anyhow::Result<Load> {
-    let dir = tempfile::tempdir()?;
-    let contest = unique("bench-bots", "contest.example");
-    let mut config = Config::parse(&format!(
-        "database = {db:?}\ntransport = \"imap\"\n\
-         [contest]\naddress = \"{contest}\"\norganizer = \"{org}\"\nloop_id = \"{contest}\"\n\
-         discipline = \"ultimatum\"\n\
-         [ultimatum]\nentry_secs = 30\n\
-         [limits]\nreplies_per_sender_per_day = 1000\nreplies_per_domain_per_day = 10000\n\
-         compiles_at_once = {SLOW_COMPILES}\n\
-         [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
-        db = dir.path().join("bench.db").display().to_string(),
-        org = unique("bench-organizer", "contest.example"),
-        host = stack.host,
-        smtp = stack.smtp_port,
-    ))?;
-    config.imap = Some(ImapConfig {
-        host: stack.host.clone(),
-        port: stack.imap_port,
-        tls: TlsMode::None,
-        user: contest.clone(),
-        password: Some(stack.password.clone()),
-        password_file: None,
-        mailbox: "INBOX".into(),
-        poll_secs: 600,
-        idle: true,
-        idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
-    });
-    let store = Store::open(&config.database)?;
-    let shutdown = Arc::new(AtomicBool::new(false));
-    let flag = shutdown.clone();
-    let server = std::thread::Builder::new()
-        .name("bench-serve-bots".into())
-        .spawn(move || Server::new(config, store).serve(flag))?;
-    std::thread::sleep(Duration::from_millis(1500));
+    let server = BenchServer::start(
+        stack,
+        Waiting::Idle,
+        &format!(
+            "discipline = \"ultimatum\"\n[ultimatum]\nentry_secs = 30\n\
+             [limits]\nreplies_per_sender_per_day = 1000\nreplies_per_domain_per_day = 10000\n\
+             compiles_at_once = {SLOW_COMPILES}\n"
+        ),
+    )?;
+    let contest = server.contest.clone();
     let result = (|| {
         // The burst: every registration submitted, then every
         // acknowledgement awaited.
@@ -209,13 +185,7 @@ fn load(stack: &Stack, smtp: &SmtpSender) -> anyhow::Result<Load> {
             under_compiles: t1.elapsed(),
         })
     })();
-    shutdown.store(true, Ordering::SeqCst);
-    match server.join() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(anyhow::anyhow!("the server failed: {e}")),
-        Err(_) => return Err(anyhow::anyhow!("the server panicked")),
-    }
-    result
+    server.stop(result)
 }
 
 /// A demo team with an address and a name of its own.
@@ -239,6 +209,73 @@ fn auth_of(raw: &[u8]) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow::anyhow!("no authentification string in the reply: {text}"))
 }
 
+/// A server under test, in this process as `serve` runs it, with a
+/// database and a contest address of its own; `extra` is more of its
+/// config (TOML sections).
+struct BenchServer {
+    contest: String,
+    shutdown: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Result<(), crate::server::ServerError>>,
+    _dir: tempfile::TempDir,
+}
+
+impl BenchServer {
+    fn start(stack: &Stack, waiting: Waiting, extra: &str) -> anyhow::Result<BenchServer> {
+        let dir = tempfile::tempdir()?;
+        let contest = unique("bench-contest", "contest.example");
+        let (idle, poll_secs) = match waiting {
+            Waiting::Idle => (true, 600),
+            Waiting::Polling { secs } => (false, secs),
+        };
+        let mut config = Config::parse(&format!(
+            "database = {db:?}\ntransport = \"imap\"\n\
+             [contest]\naddress = \"{contest}\"\norganizer = \"{org}\"\nloop_id = \"{contest}\"\n\
+             {extra}\n\
+             [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
+            db = dir.path().join("bench.db").display().to_string(),
+            org = unique("bench-organizer", "contest.example"),
+            host = stack.host,
+            smtp = stack.smtp_port,
+        ))?;
+        config.imap = Some(ImapConfig {
+            host: stack.host.clone(),
+            port: stack.imap_port,
+            tls: TlsMode::None,
+            user: contest.clone(),
+            password: Some(stack.password.clone()),
+            password_file: None,
+            mailbox: "INBOX".into(),
+            poll_secs,
+            idle,
+            idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+        });
+        let store = Store::open(&config.database)?;
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let flag = shutdown.clone();
+        let thread = std::thread::Builder::new()
+            .name("bench-serve".into())
+            .spawn(move || Server::new(config, store).serve(flag))?;
+        // Logged in and waiting (IDLE) before the first mail.
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(BenchServer {
+            contest,
+            shutdown,
+            thread,
+            _dir: dir,
+        })
+    }
+
+    /// Stops the server; `result` is what the bench got from it.
+    fn stop<T>(self, result: anyhow::Result<T>) -> anyhow::Result<T> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        match self.thread.join() {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(anyhow::anyhow!("the server failed: {e}")),
+            Err(_) => Err(anyhow::anyhow!("the server panicked")),
+        }
+    }
+}
+
 /// One server (in this process) and `runs` participants, one after the
 /// other.
 fn run_server(
@@ -247,56 +284,19 @@ fn run_server(
     waiting: Waiting,
     runs: usize,
 ) -> anyhow::Result<Vec<Replies>> {
-    let dir = tempfile::tempdir()?;
-    let contest = unique("bench-contest", "contest.example");
-    let (idle, poll_secs) = match waiting {
-        Waiting::Idle => (true, 600),
-        Waiting::Polling { secs } => (false, secs),
-    };
-    let mut config = Config::parse(&format!(
-        "database = {db:?}\ntransport = \"imap\"\n\
-         [contest]\naddress = \"{contest}\"\norganizer = \"{org}\"\nloop_id = \"{contest}\"\n\
-         [limits]\nreplies_per_sender_per_day = 1000\n\
-         [smtp]\nhost = \"{host}\"\nport = {smtp}\ntls = \"none\"\n",
-        db = dir.path().join("bench.db").display().to_string(),
-        org = unique("bench-organizer", "contest.example"),
-        host = stack.host,
-        smtp = stack.smtp_port,
-    ))?;
-    config.imap = Some(ImapConfig {
-        host: stack.host.clone(),
-        port: stack.imap_port,
-        tls: TlsMode::None,
-        user: contest.clone(),
-        password: Some(stack.password.clone()),
-        password_file: None,
-        mailbox: "INBOX".into(),
-        poll_secs,
-        idle,
-        idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
-    });
-    let store = Store::open(&config.database)?;
-    let shutdown = Arc::new(AtomicBool::new(false));
-    let flag = shutdown.clone();
-    let server = std::thread::Builder::new()
-        .name("bench-serve".into())
-        .spawn(move || Server::new(config, store).serve(flag))?;
-    // Logged in and waiting (IDLE) before the first mail.
-    std::thread::sleep(Duration::from_millis(1500));
+    let server = BenchServer::start(
+        stack,
+        waiting,
+        "[limits]\nreplies_per_sender_per_day = 1000\n",
+    )?;
     let result = (|| {
         let mut out = Vec::new();
         for r in 0..runs {
-            out.push(one_participant(stack, smtp, &contest, r)?);
+            out.push(one_participant(stack, smtp, &server.contest, r)?);
         }
         anyhow::Ok(out)
     })();
-    shutdown.store(true, Ordering::SeqCst);
-    match server.join() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(anyhow::anyhow!("the server failed: {e}")),
-        Err(_) => return Err(anyhow::anyhow!("the server panicked")),
-    }
-    result
+    server.stop(result)
 }
 
 /// A registration and a "please compile" of a new team: the time until
