@@ -61,14 +61,6 @@ impl CpuSlots {
             cpu: cpu.map(|i| busy[i].0),
         }
     }
-
-    /// Matches per CPU right now (CPU, matches), for tests and the log.
-    pub fn load(&self) -> Vec<(usize, usize)> {
-        self.cpus()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
 }
 
 impl Drop for CpuSlot {

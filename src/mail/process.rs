@@ -95,11 +95,15 @@ pub fn process_pass(
 ) -> Result<Summary, ProcessError> {
     seal_backlog(store, config)?;
     let mut summary = Summary::default();
-    for row in db::pending_inbox(store.conn())? {
-        if pass == Pass::AllButCompiles && is_compile_request(&row, config) {
+    // Heads first: a compile request waiting for a worker is looked at
+    // again every cycle, and its whole mail is not read for that.
+    for (id, head) in db::pending_inbox_heads(store.conn(), crate::mail::inbox::MAX_HEADER_BYTES)? {
+        if pass == Pass::AllButCompiles && compile_sender(&head, config).is_some() {
             continue;
         }
-        handle(store, config, referee, &row, now, &mut summary)?;
+        if let Some(row) = db::pending_inbox_row(store.conn(), id)? {
+            handle(store, config, referee, &row, now, &mut summary)?;
+        }
     }
     if summary.processed + summary.ignored > 0 {
         // The mails sealed above leave no older page in the log (a reader
@@ -119,26 +123,14 @@ pub struct QueuedCompile {
 
 /// The compile requests waiting in the inbox, oldest first.
 pub fn pending_compiles(store: &Store, config: &Config) -> Result<Vec<QueuedCompile>, StoreError> {
-    let loop_id = config.contest.loop_id.as_str();
-    Ok(db::pending_inbox(store.conn())?
-        .into_iter()
-        .filter(|row| is_compile_request(row, config))
-        .map(|row| {
-            let head = message::parse(
-                crate::mail::inbox::header_part(&row.raw),
-                loop_id,
-                &Limits::default(),
-            );
-            let sender = head
-                .ok()
-                .and_then(|h| h.answerable_address().ok().map(|a| sender_key(&a.address)))
-                .unwrap_or_default();
-            QueuedCompile {
-                inbox_id: row.id,
-                sender,
-            }
-        })
-        .collect())
+    Ok(
+        db::pending_inbox_heads(store.conn(), crate::mail::inbox::MAX_HEADER_BYTES)?
+            .into_iter()
+            .filter_map(|(inbox_id, head)| {
+                compile_sender(&head, config).map(|sender| QueuedCompile { inbox_id, sender })
+            })
+            .collect(),
+    )
 }
 
 /// Processes the one pending mail `inbox_id` (a compile worker's job); a
@@ -151,24 +143,28 @@ pub fn process_mail(
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Summary, ProcessError> {
     let mut summary = Summary::default();
-    let row = db::pending_inbox(store.conn())?
-        .into_iter()
-        .find(|r| r.id == inbox_id);
-    if let Some(row) = row {
+    if let Some(row) = db::pending_inbox_row(store.conn(), inbox_id)? {
         handle(store, config, referee, &row, now, &mut summary)?;
     }
     Ok(summary)
 }
 
-/// Whether a stored mail is a compile request (by its subject; a mail
-/// whose head cannot be read is not: the quick pass answers it).
-fn is_compile_request(row: &InboxRow, config: &Config) -> bool {
-    let head = message::parse(
-        crate::mail::inbox::header_part(&row.raw),
+/// If the stored mail whose start is `head` is a compile request (by its
+/// subject), its sender as the caps count senders ([`sender_key`]; empty
+/// for one that cannot be answered). A mail whose head cannot be read is
+/// none: the quick pass answers it.
+fn compile_sender(head: &[u8], config: &Config) -> Option<String> {
+    let h = message::parse(
+        crate::mail::inbox::header_part(head),
         config.contest.loop_id.as_str(),
         &Limits::default(),
-    );
-    matches!(head, Ok(h) if h.automatic.is_none() && classify(&h.subject) == Command::Compile)
+    )
+    .ok()?;
+    (h.automatic.is_none() && classify(&h.subject) == Command::Compile).then(|| {
+        h.answerable_address()
+            .map(|a| sender_key(&a.address))
+            .unwrap_or_default()
+    })
 }
 
 /// One mail: its attempt counted, processed, its failure recorded (and the

@@ -644,11 +644,6 @@ impl Group {
         Ok(true)
     }
 
-    /// Whether the group is frozen (as last written here).
-    pub fn is_frozen(&self) -> bool {
-        self.frozen.load(Ordering::Relaxed)
-    }
-
     /// Writes `limits` where they differ from what the group has: the
     /// memory limit is raised by what the group still holds from before.
     fn set_limits(&mut self, limits: &GroupLimits) -> io::Result<()> {

@@ -373,14 +373,10 @@ fn remove_stale_jails() {
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
             continue;
         };
-        if pid > 0 && !process_alive(pid) {
+        if pid > 0 && !super::process_alive(pid) {
             let _ = fs::remove_dir_all(entry.path());
         }
     }
-}
-
-fn process_alive(pid: i32) -> bool {
-    super::process_alive(pid)
 }
 
 /// Kills a whole process group; a group that is already gone is fine.

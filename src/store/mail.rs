@@ -71,21 +71,32 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
     Ok((n == 1).then(|| conn.last_insert_rowid()))
 }
 
-/// Mails not processed yet, oldest first.
-pub fn pending_inbox(conn: &Connection) -> Result<Vec<InboxRow>> {
-    let mut st = conn.prepare(
-        "SELECT id, origin, raw, attempts, full_size FROM inbox WHERE state = 'new' ORDER BY id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok(InboxRow {
-            id: r.get(0)?,
-            origin: r.get(1)?,
-            raw: r.get(2)?,
-            attempts: r.get(3)?,
-            full_size: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
-        })
-    })?;
+/// The pending mails' ids and first `max` bytes (their heads), oldest
+/// first.
+pub fn pending_inbox_heads(conn: &Connection, max: usize) -> Result<Vec<(i64, Vec<u8>)>> {
+    let mut st =
+        conn.prepare("SELECT id, substr(raw, 1, ?1) FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let rows = st.query_map([max as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// One mail, if it is still pending.
+pub fn pending_inbox_row(conn: &Connection, id: i64) -> Result<Option<InboxRow>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, origin, raw, attempts, full_size FROM inbox WHERE id = ?1 AND state = 'new'",
+            [id],
+            |r| {
+                Ok(InboxRow {
+                    id: r.get(0)?,
+                    origin: r.get(1)?,
+                    raw: r.get(2)?,
+                    attempts: r.get(3)?,
+                    full_size: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
+                })
+            },
+        )
+        .optional()?)
 }
 
 /// Counts a processing attempt (committed before processing, so a mail that
