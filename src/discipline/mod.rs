@@ -13,8 +13,12 @@
 //! (`crate::tournament`), how a bot is started (`crate::sandbox::bot`).
 
 pub mod bots;
+pub mod flooding;
+pub mod footsteps;
+pub mod morabaraba;
 pub mod play;
 pub mod trial;
+pub mod ultimatum;
 
 use std::fmt;
 use std::path::PathBuf;
