@@ -350,7 +350,7 @@ impl Default for SpoolConfig {
 }
 
 /// The static results site (`knobeln site`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SiteConfig {
     /// Regenerate the site into this folder after every group while the
@@ -358,6 +358,22 @@ pub struct SiteConfig {
     pub dir: Option<PathBuf>,
     /// Leave out the per-game pages (about 120 kB each).
     pub no_game_pages: bool,
+    /// Bot disciplines: how many games of each pairing keep their
+    /// transcript (moves form) for a game page with its picture, the
+    /// mails and the download: the first N repetitions (ultimatum), games
+    /// (FootSteps) or runs per island (flooding); Morabaraba plays each
+    /// pairing once. The other games are listed with their outcome only.
+    pub transcripts_per_pairing: u32,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            dir: None,
+            no_game_pages: false,
+            transcripts_per_pairing: 10,
+        }
+    }
 }
 
 /// Where games are played: local threads (the default), or workers on other

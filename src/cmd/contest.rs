@@ -126,7 +126,9 @@ fn bot_contest(
         Err(e) => return Err(e.into()),
     };
     if let Some(dir) = &config.site.dir {
-        knobeln::site::bots::write(dir, &config.contest.name, config.contest.discipline, &res)?;
+        let c = bots::contest(store.conn())?
+            .ok_or_else(|| anyhow::anyhow!("the contest was not started"))?;
+        knobeln::site::bots::write(dir, &store, &c, &config, &res)?;
     }
     out!("{}", bots::results_text(&res));
     mails_out(config, store)?;

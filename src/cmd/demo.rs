@@ -261,6 +261,20 @@ impl Demo {
                 &registration_mail(t, &addr, i),
             )?;
         }
+        // The first team asks for the discipline's kit (rules, referee.py,
+        // demo bots) as it registers.
+        if let Some((t, _)) = teams.first() {
+            drop_mail(
+                spool_dir(&config),
+                "900-kit.eml",
+                &format!(
+                    "From: {name} <{addr0}>\r\nTo: {addr}\r\nSubject: send kit\r\n\
+                     Message-ID: <demo-kit@participants.example>\r\n\r\nThe kit, please.\r\n",
+                    name = t.name,
+                    addr0 = t.address
+                ),
+            )?;
+        }
         server.cycle()?;
         let mut auths = Vec::new();
         for (t, _) in &teams {
@@ -298,7 +312,7 @@ impl Demo {
         let article_path = self.dir.join("results.txt");
         std::fs::write(&article_path, &article)?;
         let site = self.dir.join("site");
-        knobeln::site::bots::write(&site, &config.contest.name, d, &res)?;
+        let written = knobeln::site::bots::write(&site, &server.store, &c, &config, &res)?;
         let out = config.spool.dir.join("outgoing");
         outln!(
             "{} demo: {} teams, {} games, {:.0} s",
@@ -316,7 +330,13 @@ impl Demo {
         outln!();
         out!("{}", knobeln::contest::bots::results_text(&res));
         outln!("\nThe results article: {}", article_path.display());
-        outln!("The results site: {}", site.join("index.html").display());
+        outln!(
+            "The results site: {} ({} games on {} pairing pages, {} with a page of their own)",
+            site.join("index.html").display(),
+            written.n_games,
+            written.n_pairings,
+            written.n_game_pages
+        );
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -330,7 +350,7 @@ pub fn bot_demo_config(dir: &std::path::Path, d: Discipline, games: Option<u32>)
     };
     config.spool.dir = dir.join("spool");
     config.contest.discipline = d;
-    config.contest.name = format!("KNOBELN demo contest of {}", d.title());
+    config.contest.name = knobeln::demo::bots::demo_contest_name(d).to_string();
     config.ultimatum.repetitions = games.unwrap_or(2);
     config.flooding.runs = games.unwrap_or(5);
     // The seed's 0.1 s a round is a contest machine's figure; on a busy

@@ -65,7 +65,7 @@ impl Site {
                 eprintln!("knobeln site: the contest has no results yet");
                 return Ok(ExitCode::from(1));
             };
-            knobeln::site::bots::write(&self.dir, &config.contest.name, c.discipline, &res)?;
+            knobeln::site::bots::write(&self.dir, &store, &c, config, &res)?;
             outln!("{}", self.dir.join("index.html").display());
             return Ok(ExitCode::SUCCESS);
         }

@@ -29,14 +29,16 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::discipline::play::{play, Outcome, Played, Setup, Transcript};
+use crate::discipline::transcript;
 use crate::discipline::Discipline;
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::game::flooding::Island;
+use crate::game::ultimatum as ultimatum_game;
 use crate::lang::build::BotProgram;
 use crate::lang::{Toolchain, Toolchains};
 use crate::lines::LineLimits;
-use crate::outbox::outgoing::Outgoing;
+use crate::outbox::outgoing::{OutAttachment, Outgoing};
 use crate::outbox::{enqueue, Cause};
 use crate::store::mail::all_registrations;
 use crate::store::{Store, StoreError};
@@ -231,6 +233,53 @@ struct Job {
     setup: Setup,
 }
 
+impl Job {
+    /// Whether this game keeps its transcript: the first
+    /// `[site] transcripts_per_pairing` repetitions of its pairing.
+    fn keeps_transcript(&self, d: Discipline, config: &Config) -> bool {
+        repetition_of(d, &self.key) < config.site.transcripts_per_pairing
+    }
+
+    /// The page the game is listed on: the two teams (lower id first), or
+    /// the team and the island.
+    fn pairing(&self) -> String {
+        pairing_of(&self.setup, &self.key, &self.seats)
+    }
+}
+
+/// Which repetition of its pairing a game is (0 for the first): the
+/// ultimatum game's repetition, FootSteps' game of the pair, the flooding
+/// island's run; Morabaraba plays each pairing once.
+fn repetition_of(d: Discipline, key: &str) -> u32 {
+    match d {
+        Discipline::Ultimatum => serde_json::from_str::<ultimatum::MatchKey>(key)
+            .map(|k| k.repetition)
+            .unwrap_or(u32::MAX),
+        Discipline::Flooding => serde_json::from_str::<FloodKey>(key)
+            .map(|k| k.run)
+            .unwrap_or(u32::MAX),
+        Discipline::Footsteps => serde_json::from_str::<footsteps::GameKey>(key)
+            .map(|k| k.game)
+            .unwrap_or(u32::MAX),
+        _ => 0,
+    }
+}
+
+/// A game's pairing: `LO-HI` (team ids) for two seats, `TEAM@ISLAND` for
+/// the flooding island.
+fn pairing_of(setup: &Setup, key: &str, seats: &[TeamId]) -> String {
+    match (setup, seats) {
+        (Setup::Flooding { .. }, [t, ..]) => {
+            let island = serde_json::from_str::<FloodKey>(key)
+                .map(|k| k.island)
+                .unwrap_or(0);
+            format!("{}@{island}", t.0)
+        }
+        (_, [a, b]) => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
+        _ => String::new(),
+    }
+}
+
 /// The result table of a bot contest.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "discipline", rename_all = "snake_case")]
@@ -335,13 +384,42 @@ fn play_jobs(
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
         match r {
-            Ok(p) => {
+            Ok(mut p) => {
                 let result = planner_result(c.discipline, &job, &p);
+                // The transcript is kept as its moves (the referee's lines
+                // follow from the rules), not in the record.
+                let moves = p
+                    .transcript
+                    .take()
+                    .filter(|_| !p.transcript_truncated)
+                    .map(|t| {
+                        let forfeits: Vec<(usize, String)> = p
+                            .failures
+                            .iter()
+                            .filter(|f| {
+                                !matches!(f.kind, crate::lines::BotFailureKind::Rule { .. })
+                            })
+                            .map(|f| (f.bot, f.reason.clone()))
+                            .collect();
+                        transcript::moves_body(&transcript::moves_of(&t, &forfeits))
+                    });
+                p.transcript_truncated = false;
                 let record = serde_json::to_string(&p).expect("json");
+                let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
                 store.conn().execute(
-                    "INSERT OR IGNORE INTO bot_games (contest_id, game_key, result, record, played_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![c.id, job.key, result.to_string(), record, now().to_rfc3339()],
+                    "INSERT OR IGNORE INTO bot_games \
+                     (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        c.id,
+                        job.key,
+                        result.to_string(),
+                        record,
+                        now().to_rfc3339(),
+                        serde_json::to_string(&seats).expect("json"),
+                        job.pairing(),
+                        moves
+                    ],
                 )?;
             }
             Err(e) => {
@@ -412,8 +490,12 @@ fn play_jobs(
                                 (tc, p)
                             })
                             .collect();
-                        let r = play(&job.setup, &seats, limits, Transcript::Drop)
-                            .map_err(|e| e.to_string());
+                        let keep = if job.keeps_transcript(c.discipline, config) {
+                            Transcript::Keep
+                        } else {
+                            Transcript::Drop
+                        };
+                        let r = play(&job.setup, &seats, limits, keep).map_err(|e| e.to_string());
                         if tx.send((job, r)).is_err() {
                             break;
                         }
@@ -788,6 +870,45 @@ pub fn finish(
 ) -> Result<()> {
     let text = results_text(results);
     let regs = all_registrations(store.conn())?;
+    // One pass over the stored games: every bot's summary rows, and the
+    // moves of the kept games for the teams that asked for transcripts.
+    let want: BTreeMap<TeamId, BotMailWishes> = regs
+        .iter()
+        .map(|r| (r.team, wishes(&r.preferences)))
+        .collect();
+    let names = entry_names(c);
+    let name_of = |t: &TeamId| {
+        names
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| format!("team {}", t.0))
+    };
+    let mut tally = Tally::default();
+    let mut moves: BTreeMap<TeamId, (String, u64, u64)> = BTreeMap::new();
+    let cap = transcript_mail_cap(config);
+    for_each_game(store, c, config, |g| {
+        tally.add(&g, &name_of);
+        if let Some(m) = &g.moves {
+            let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
+            let text = transcript::moves_text(&g.setup, &g.island_name, &seat_names, m);
+            let mut seen = BTreeSet::new();
+            for t in &g.seats {
+                if !seen.insert(*t) || !want.get(t).is_some_and(|w| w.transcripts) {
+                    continue;
+                }
+                let (buf, n_in, n_out) = moves.entry(*t).or_default();
+                if buf.len() + text.len() < cap {
+                    buf.push_str(&format!("# game {}\n", g.slug()));
+                    buf.push_str(&text);
+                    *n_in += 1;
+                } else {
+                    *n_out += 1;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let heading = contest_heading(&config.contest.name, c.discipline);
     let tx = store.conn_mut().transaction()?;
     tx.execute(
         "UPDATE bot_contests SET state = 'finished', finished_at = ?2, results = ?3 \
@@ -801,13 +922,78 @@ pub fn finish(
     let body = crate::mail::texts::render(
         "bot_results",
         &json!({
-            "contest_name": config.contest.name,
-            "discipline": c.discipline.title(),
+            "heading": heading,
             "table": text.trim_end(),
         }),
     )
     .map_err(|e| BotContestError::Mail(e.to_string()))?;
+    let render = |name: &str, data: serde_json::Value| {
+        crate::mail::texts::render(name, &data).map_err(|e| BotContestError::Mail(e.to_string()))
+    };
     for r in regs {
+        let w = &want[&r.team];
+        let mut extra: Vec<(&str, String, String, Vec<OutAttachment>)> = Vec::new();
+        if w.summary {
+            let rows = tally.rows_of(r.team);
+            extra.push((
+                "bot_summary",
+                format!("{}: your results per opponent", config.contest.name),
+                render(
+                    "bot_summary",
+                    json!({
+                        "heading": heading,
+                        "team": r.team_name,
+                        "table": summary_text(c.discipline, &rows).trim_end(),
+                        "played": !rows.is_empty(),
+                    }),
+                )?,
+                vec![],
+            ));
+        }
+        if w.transcripts {
+            let (buf, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
+            extra.push((
+                "bot_transcripts",
+                format!("{}: the transcripts of your games", config.contest.name),
+                render(
+                    "bot_transcripts",
+                    json!({
+                        "heading": heading,
+                        "team": r.team_name,
+                        "n_attached": n_in,
+                        "n_left_out": n_out,
+                        "kept_per_pairing": config.site.transcripts_per_pairing,
+                    }),
+                )?,
+                if n_in > 0 {
+                    vec![OutAttachment {
+                        filename: "transcripts.txt".into(),
+                        content_type: "text/plain; charset=utf-8".into(),
+                        bytes: buf.into_bytes(),
+                    }]
+                } else {
+                    vec![]
+                },
+            ));
+        }
+        for (kind, subject, body, attachments) in extra {
+            let m = Outgoing {
+                kind,
+                to: vec![r.mail_address.clone()],
+                subject,
+                body,
+                in_reply_to: None,
+                references: vec![],
+                attachments,
+            };
+            let key = format!("BOT{}:{}:{}", kind.to_uppercase(), c.id, r.team_name);
+            let cause = Cause {
+                event_key: Some(&key),
+                ..Cause::default()
+            };
+            enqueue(&tx, &config.contest, &m, cause, now)
+                .map_err(|e| BotContestError::Mail(e.to_string()))?;
+        }
         let m = Outgoing {
             kind: "final",
             to: vec![r.mail_address.clone()],
@@ -1095,7 +1281,16 @@ pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 .collect(),
         ),
         Results::Morabaraba(t) => (
-            vec!["Place", "Bot", "Points", "Won", "Draw", "Lost", "CPU s"],
+            vec![
+                "Place",
+                "Bot",
+                "Points",
+                "Head-to-head",
+                "Won",
+                "Draw",
+                "Lost",
+                "CPU s",
+            ],
             t.rows
                 .iter()
                 .map(|r| {
@@ -1103,6 +1298,9 @@ pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
                         r.place.to_string(),
                         r.name.clone(),
                         format!("{:.6}", r.points.as_f64()),
+                        r.head_to_head
+                            .map(|s| format!("{:.6}", s.as_f64()))
+                            .unwrap_or_default(),
                         r.won.to_string(),
                         r.drawn.to_string(),
                         r.lost.to_string(),
@@ -1138,4 +1336,341 @@ pub fn status_text(store: &Store, config: &Config) -> Result<Option<String>> {
         t.push_str(&results_text(&r));
     }
     Ok(Some(t))
+}
+
+/// A stored game as its page, its bots' pages and the mails show it.
+#[derive(Debug, Clone)]
+pub struct StoredGame {
+    /// The planner's key (JSON): the game's identity in its contest.
+    pub key: String,
+    /// Its teams in seat order.
+    pub seats: Vec<TeamId>,
+    /// The page it is listed on (`LO-HI`, or `TEAM@ISLAND`).
+    pub pairing: String,
+    /// The game and its parameters (the flooding island's seed included).
+    pub setup: Setup,
+    /// The island's name (flooding), else empty.
+    pub island_name: String,
+    pub played: Played,
+    /// The moves form, for the games that keep their transcript.
+    pub moves: Option<transcript::Moves>,
+}
+
+impl StoredGame {
+    /// The full transcript, replayed from the moves (kept games only).
+    pub fn transcript(&self) -> Option<Vec<crate::game::lines::Exchange>> {
+        self.moves
+            .as_ref()
+            .map(|m| transcript::expand(&self.setup, m))
+    }
+
+    /// A short name for files and anchors, from the key: only letters,
+    /// digits and dashes.
+    pub fn slug(&self) -> String {
+        slug(&self.key)
+    }
+}
+
+/// A key as a file name: letters and digits kept, runs of anything else one
+/// dash.
+pub fn slug(key: &str) -> String {
+    let mut s = String::new();
+    for c in key.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('-') && !s.is_empty() {
+            s.push('-');
+        }
+    }
+    s.trim_end_matches('-').to_string()
+}
+
+/// A game's teams in seat order, from its key (for games stored before
+/// seats were, and to check the stored ones).
+fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
+    let bad = |e: serde_json::Error| BotContestError::Corrupt(format!("game key {key}: {e}"));
+    Ok(match c.discipline {
+        Discipline::Ultimatum => {
+            let k: ultimatum::MatchKey = serde_json::from_str(key).map_err(bad)?;
+            ultimatum::slot_seats(&team_ids(c), k.slot).to_vec()
+        }
+        Discipline::Flooding => {
+            let k: FloodKey = serde_json::from_str(key).map_err(bad)?;
+            vec![k.team]
+        }
+        Discipline::Footsteps => {
+            let k: footsteps::GameKey = serde_json::from_str(key).map_err(bad)?;
+            k.seats().to_vec()
+        }
+        _ => {
+            let p: morabaraba::Pairing = serde_json::from_str(key).map_err(bad)?;
+            vec![p.first, p.second]
+        }
+    })
+}
+
+/// The setup a stored game was played with (the contest's parameters; the
+/// flooding island's island and seed from the key).
+fn setup_of_key(
+    c: &BotContest,
+    config: &Config,
+    islands: &[Island],
+    key: &str,
+) -> Result<(Setup, String)> {
+    Ok(match c.discipline {
+        Discipline::Ultimatum => (Setup::Ultimatum(config.ultimatum.params()), String::new()),
+        Discipline::Flooding => {
+            let k: FloodKey = serde_json::from_str(key)
+                .map_err(|e| BotContestError::Corrupt(format!("game key {key}: {e}")))?;
+            let island = islands
+                .get(k.island as usize)
+                .ok_or_else(|| BotContestError::Corrupt(format!("no island {}", k.island)))?;
+            (
+                Setup::Flooding {
+                    island: island.clone(),
+                    params: config.flooding.params(),
+                    seed: flooding::game_seed(c.seed, flooding::IslandId(k.island), k.run),
+                },
+                c.islands[k.island as usize].0.clone(),
+            )
+        }
+        Discipline::Footsteps => (Setup::Footsteps(config.footsteps.params()), String::new()),
+        _ => (Setup::Morabaraba, String::new()),
+    })
+}
+
+/// Gives every stored game its seats and pairing where it has none (games
+/// stored before schema 0015).
+fn fill_pairings(store: &Store, c: &BotContest, config: &Config) -> Result<()> {
+    let keys: Vec<String> = {
+        let mut st = store
+            .conn()
+            .prepare("SELECT game_key FROM bot_games WHERE contest_id = ?1 AND pairing IS NULL")?;
+        let rows = st.query_map([c.id], |r| r.get(0))?;
+        rows.collect::<std::result::Result<_, _>>()?
+    };
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let islands = parse_islands(c)?;
+    for key in keys {
+        let seats = seats_of_key(c, &key)?;
+        let (setup, _) = setup_of_key(c, config, &islands, &key)?;
+        let pairing = pairing_of(&setup, &key, &seats);
+        let seats: Vec<u32> = seats.iter().map(|t| t.0).collect();
+        store.conn().execute(
+            "UPDATE bot_games SET seats = ?3, pairing = ?4 WHERE contest_id = ?1 AND game_key = ?2",
+            params![
+                c.id,
+                key,
+                serde_json::to_string(&seats).expect("json"),
+                pairing
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// Calls `each` with every stored game of the contest, ordered by pairing
+/// and key, one at a time (memory independent of the number of games).
+pub fn for_each_game(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    mut each: impl FnMut(StoredGame) -> Result<()>,
+) -> Result<()> {
+    fill_pairings(store, c, config)?;
+    let islands = parse_islands(c)?;
+    let mut st = store.conn().prepare(
+        "SELECT game_key, record, seats, pairing, moves FROM bot_games \
+         WHERE contest_id = ?1 ORDER BY pairing, game_key",
+    )?;
+    let mut rows = st.query([c.id])?;
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        let record: String = r.get(1)?;
+        let seats: Option<String> = r.get(2)?;
+        let pairing: Option<String> = r.get(3)?;
+        let moves: Option<String> = r.get(4)?;
+        let seats: Vec<TeamId> = match seats {
+            Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
+            None => seats_of_key(c, &key)?,
+        };
+        let (setup, island_name) = setup_of_key(c, config, &islands, &key)?;
+        let moves = match moves {
+            Some(m) => Some(
+                transcript::parse_moves(&m, setup.seats())
+                    .map_err(|e| BotContestError::Corrupt(format!("moves of {key}: {e}")))?,
+            ),
+            None => None,
+        };
+        each(StoredGame {
+            pairing: pairing.unwrap_or_else(|| pairing_of(&setup, &key, &seats)),
+            played: parse(&record)?,
+            key,
+            seats,
+            setup,
+            island_name,
+            moves,
+        })?;
+    }
+    Ok(())
+}
+
+/// The name of every entry by team.
+pub fn entry_names(c: &BotContest) -> BTreeMap<TeamId, String> {
+    c.entries.iter().map(|e| (e.team, e.name.clone())).collect()
+}
+
+/// A bot's results against one opponent (or on one island), summed over
+/// the stored games: the per-opponent summary mail and the bot's page.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct OpponentRow {
+    pub pairing: String,
+    /// The opponent's name, or `island NAME`.
+    pub against: String,
+    pub games: u64,
+    pub won: u64,
+    pub lost: u64,
+    /// Failures of this bot in these games.
+    pub failures: u64,
+    /// Flooding: rounds survived in all.
+    pub rounds: u64,
+}
+
+/// Won (`Some(true)`), lost (`Some(false)`) or neither, for `seat`.
+pub fn won_by(p: &Played, seat: usize) -> Option<bool> {
+    match &p.outcome {
+        Some(Outcome::Ultimatum(o)) => match o.result_for(seat) {
+            ultimatum_game::MatchResult::Won => Some(true),
+            ultimatum_game::MatchResult::Lost => Some(false),
+            _ => None,
+        },
+        Some(Outcome::Flooding(_)) => None,
+        Some(Outcome::Footsteps(o)) => o.winner.map(|w| w == seat),
+        Some(Outcome::Morabaraba(o)) => o.winner.map(|w| w == seat),
+        None => Some(false),
+    }
+}
+
+/// Per-opponent rows of every bot, filled one game at a time (memory:
+/// one row per bot and pairing).
+#[derive(Debug, Default)]
+pub struct Tally {
+    rows: BTreeMap<(TeamId, String), OpponentRow>,
+}
+
+impl Tally {
+    pub fn add(&mut self, g: &StoredGame, name_of: &dyn Fn(&TeamId) -> String) {
+        for (seat, team) in g.seats.iter().enumerate() {
+            // A self-match counts once on its row.
+            if seat == 1 && g.seats[0] == g.seats[1] {
+                continue;
+            }
+            let against = match &g.setup {
+                Setup::Flooding { .. } => format!("island {}", g.island_name),
+                _ => g.seats.get(1 - seat).map(name_of).unwrap_or_default(),
+            };
+            let row = self
+                .rows
+                .entry((*team, g.pairing.clone()))
+                .or_insert_with(|| OpponentRow {
+                    pairing: g.pairing.clone(),
+                    against,
+                    ..Default::default()
+                });
+            row.games += 1;
+            match won_by(&g.played, seat) {
+                Some(true) => row.won += 1,
+                Some(false) => row.lost += 1,
+                None => {}
+            }
+            if let Some(Outcome::Flooding(o)) = &g.played.outcome {
+                row.rounds += u64::from(o.rounds);
+            }
+            row.failures += g.played.failures.iter().filter(|f| f.bot == seat).count() as u64;
+        }
+    }
+
+    /// The rows of `team`, by pairing.
+    pub fn rows_of(&self, team: TeamId) -> Vec<&OpponentRow> {
+        self.rows
+            .range((team, String::new())..)
+            .take_while(|((t, _), _)| *t == team)
+            .map(|(_, r)| r)
+            .collect()
+    }
+}
+
+/// The per-opponent summary as text (the mail's table).
+pub fn summary_text(d: Discipline, rows: &[&OpponentRow]) -> String {
+    let mut t = String::new();
+    if d == Discipline::Flooding {
+        t.push_str(&format!(
+            "{:<28} {:>6} {:>12} {:>8}\n",
+            "Island", "Games", "Mean rounds", "Failures"
+        ));
+        for r in rows {
+            t.push_str(&format!(
+                "{:<28} {:>6} {:>12.2} {:>8}\n",
+                r.against,
+                r.games,
+                r.rounds as f64 / r.games.max(1) as f64,
+                r.failures
+            ));
+        }
+    } else {
+        t.push_str(&format!(
+            "{:<28} {:>6} {:>5} {:>5} {:>8}\n",
+            "Opponent", "Games", "Won", "Lost", "Failures"
+        ));
+        for r in rows {
+            t.push_str(&format!(
+                "{:<28} {:>6} {:>5} {:>5} {:>8}\n",
+                r.against, r.games, r.won, r.lost, r.failures
+            ));
+        }
+    }
+    t
+}
+
+/// The heading of a bot contest's mails: the contest's name, and the
+/// discipline's title only where the name does not already say it.
+pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
+    let title = d.title().trim_start_matches("the ");
+    if contest_name.to_lowercase().contains(&title.to_lowercase()) {
+        contest_name.to_string()
+    } else {
+        format!("{contest_name} ({})", d.title())
+    }
+}
+
+/// What each team asked for, by preference (the 1994 declarators, read
+/// for bot contests as: `DGP` the transcripts of its games, `GRP` its
+/// summary per opponent; everyone gets the final table). A team that named
+/// none gets the seeds' default: the summary and the table.
+struct BotMailWishes {
+    transcripts: bool,
+    summary: bool,
+}
+
+fn wishes(preferences: &str) -> BotMailWishes {
+    let prefs = crate::mail::registration::parse_preferences(preferences).unwrap_or_default();
+    use crate::mail::registration::Preference;
+    if prefs.is_empty() {
+        return BotMailWishes {
+            transcripts: false,
+            summary: true,
+        };
+    }
+    BotMailWishes {
+        transcripts: prefs.contains(&Preference::DGP),
+        summary: prefs.contains(&Preference::GRP),
+    }
+}
+
+/// Transcripts mailed per team at most (their moves forms); the rest are
+/// on the results site.
+fn transcript_mail_cap(config: &Config) -> usize {
+    5 * config.rules.max_protocol_mail_bytes.max(4096)
 }

@@ -7,6 +7,7 @@
 //! Only sources as text; building and playing them is the caller's.
 
 use crate::discipline::Discipline;
+use crate::mail::registration::Preference;
 
 /// A demo bot: its file name (the extension says the language) and source.
 #[derive(Debug, Clone, Copy)]
@@ -71,8 +72,21 @@ pub const ISLANDS: &[(&str, &str)] = &[
     ("ridge", include_str!("islands/ridge.txt")),
 ];
 
+/// The name of a bot discipline's demo contest, after its seed's contest.
+pub fn demo_contest_name(d: Discipline) -> &'static str {
+    match d {
+        Discipline::Knobeln => "KNOBELN demo contest",
+        Discipline::Ultimatum => "freiesMagazin ultimatum demo contest",
+        Discipline::Flooding => "freiesMagazin flooding island demo contest",
+        Discipline::Footsteps => "FootSteps demo contest",
+        Discipline::Morabaraba => "Morabaraba demo contest",
+    }
+}
+
 /// The demo field of a bot discipline: one team per demo bot, named after
-/// its file (`simple_c`, `random_py`).
+/// its file (`simple_c`, `random_py`). The first team asks for the
+/// transcripts of its games and its summary per opponent (`DGP,GRP`); the
+/// others name no preference and get the seeds' default (the summary).
 pub fn bot_teams(d: Discipline) -> Vec<(super::DemoTeam, DemoBot)> {
     demo_bots(d)
         .iter()
@@ -85,7 +99,11 @@ pub fn bot_teams(d: Discipline) -> Vec<(super::DemoTeam, DemoBot)> {
                 family: b.file,
                 variant: 0,
                 organization: super::ORGANIZATIONS[k % super::ORGANIZATIONS.len()],
-                preferences: &[],
+                preferences: if k == 0 {
+                    &[Preference::DGP, Preference::GRP]
+                } else {
+                    &[]
+                },
             };
             (team, *b)
         })

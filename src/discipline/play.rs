@@ -100,9 +100,9 @@ pub struct Played {
     pub wall_ms: u64,
     /// The first bytes of each seat's standard error.
     pub stderr: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Vec<Exchange>>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub transcript_truncated: bool,
 }
 

@@ -65,6 +65,14 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/bot_results.hbs"),
     ),
     (
+        "bot_summary",
+        include_str!("../../templates/mail/bot_summary.hbs"),
+    ),
+    (
+        "bot_transcripts",
+        include_str!("../../templates/mail/bot_transcripts.hbs"),
+    ),
+    (
         "compile_refused",
         include_str!("../../templates/mail/compile_refused.hbs"),
     ),
@@ -104,6 +112,26 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "kit_rules",
         include_str!("../../templates/kit/RULES.txt.hbs"),
+    ),
+    (
+        "kit_rules_ultimatum",
+        include_str!("../../templates/kit/rules_ultimatum.txt.hbs"),
+    ),
+    (
+        "kit_rules_flooding",
+        include_str!("../../templates/kit/rules_flooding.txt.hbs"),
+    ),
+    (
+        "kit_rules_footsteps",
+        include_str!("../../templates/kit/rules_footsteps.txt.hbs"),
+    ),
+    (
+        "kit_rules_morabaraba",
+        include_str!("../../templates/kit/rules_morabaraba.txt.hbs"),
+    ),
+    (
+        "kit_bot_readme",
+        include_str!("../../templates/kit/bot_README.txt.hbs"),
     ),
     (
         "no_strategy",

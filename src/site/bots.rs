@@ -1,59 +1,555 @@
-//! The results site of a bot discipline: `index.html` with the ranking as
-//! an HTML table and the full text of the results (the pair table of
-//! FootSteps, the islands of the flooding island). Only reads what it is
-//! given; writes one folder.
+//! The results site of a bot discipline, written in one pass over the
+//! stored games (memory independent of their number):
+//!
+//! - `index.html`: the ranking as an HTML table with every column of the
+//!   text table (Morabaraba's head-to-head, FootSteps' pair table as a
+//!   cross table whose cells open the pairing), each bot's name a link to
+//!   its page, and the full text of the results;
+//! - `bot/TEAM.html`: a bot's page: its language and versions, its place,
+//!   one row per opponent (or island) with games, results and failures,
+//!   each a link to the pairing, and its failures with the offending line;
+//! - `pairing/P.html`: every game of one pairing, one row each (anchor
+//!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
+//!   game's own page where its transcript was kept;
+//! - `game/KEY.html` and `game/KEY.txt`: a kept game: who, parameters and
+//!   seed, outcome, failures with the offending line, CPU per bot, the
+//!   picture drawn from the transcript (`crate::discipline::NAME::picture`),
+//!   and the transcript to download (full form).
+//!
+//! Static HTML and SVG, no script. Every page is written to a temporary
+//! name and renamed. What it does not do: decide or compute results (they
+//! come in as [`Results`]), play or replay bots (a transcript is expanded
+//! from its stored moves by the rules alone).
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
-use crate::contest::bots::{results_text, table_rows, Results};
+use crate::config::Config;
+use crate::contest::bots::{
+    entry_names, for_each_game, results_text, slug, table_rows, BotContest, BotContestError,
+    OpponentRow, Results, StoredGame, Tally,
+};
+use crate::discipline::play::Played;
+use crate::discipline::transcript::full_text;
 use crate::discipline::Discipline;
+use crate::store::Store;
+use crate::tournament::TeamId;
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+use super::draw::escape;
+
+/// Why the site could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum BotSiteError {
+    #[error("writing the site: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Contest(#[from] BotContestError),
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
 }
 
-/// The page, as HTML.
-pub fn index_html(contest_name: &str, d: Discipline, results: &Results) -> String {
-    let (headers, rows) = table_rows(results);
-    let mut h = format!(
+/// What was written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BotSiteSummary {
+    pub n_games: u64,
+    /// Games with a page of their own (a kept transcript).
+    pub n_game_pages: u64,
+    pub n_pairings: u64,
+    pub n_bots: u64,
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em}\
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #999;padding:.2em .6em}\
+td{text-align:right}td.l,th.l{text-align:left}.fail{color:#a00}\
+figure{margin:1em 0}figcaption{font-size:90%;color:#444}\
+.strip{display:flex;flex-wrap:wrap;gap:.4em}pre{white-space:pre-wrap}";
+
+fn page_head(title: &str, up: &str) -> String {
+    format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>{name}: results</title>\
-         <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}\
-         table{{border-collapse:collapse}}td,th{{border:1px solid #999;padding:.2em .6em}}\
-         td{{text-align:right}}td:nth-child(2){{text-align:left}}</style></head><body>\n\
-         <h1>{name}</h1>\n<h2>Results: {disc}</h2>\n<table class=\"results\">\n<tr>",
-        name = escape(contest_name),
-        disc = escape(d.title())
+         <title>{t}</title><style>{STYLE}</style></head><body>\n\
+         <p><a href=\"{up}index.html\">results</a></p>\n",
+        t = escape(title)
+    )
+}
+
+const PAGE_END: &str = "</body></html>\n";
+
+/// Writes `path` through a temporary file and a rename.
+fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp~");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(tmp, path)
+}
+
+/// A page file written as it is produced, renamed into place at the end.
+struct Streamed {
+    tmp: PathBuf,
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl Streamed {
+    fn create(path: PathBuf) -> std::io::Result<Streamed> {
+        let tmp = path.with_extension("tmp~");
+        Ok(Streamed {
+            out: BufWriter::new(File::create(&tmp)?),
+            tmp,
+            path,
+        })
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        drop(self.out);
+        std::fs::rename(self.tmp, self.path)
+    }
+}
+
+/// The outcome in one line (the summary's outcome lines, CPU left out).
+fn outcome_line(p: &Played, names: &[String]) -> String {
+    p.summary(names)
+        .lines()
+        .filter(|l| {
+            !l.ends_with(" ms CPU") && !l.starts_with("wall clock") && !l.starts_with("FAILURE")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A failure shown on a bot's page.
+struct FailureNote {
+    pairing: String,
+    anchor: String,
+    text: String,
+}
+
+/// At most this many failures are listed on a bot's page (the count is
+/// always there).
+const FAILURES_LISTED: usize = 50;
+
+/// Writes the site into `dir` (created): see the module's description.
+pub fn write(
+    dir: &Path,
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    results: &Results,
+) -> Result<BotSiteSummary, BotSiteError> {
+    for sub in ["bot", "pairing", "game"] {
+        std::fs::create_dir_all(dir.join(sub))?;
+    }
+    let d = c.discipline;
+    let names = entry_names(c);
+    let name_of = |t: &TeamId| {
+        names
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| format!("team {}", t.0))
+    };
+    let mut summary = BotSiteSummary {
+        n_bots: c.entries.len() as u64,
+        ..Default::default()
+    };
+    let mut tally = Tally::default();
+    let mut fails: BTreeMap<TeamId, Vec<FailureNote>> = BTreeMap::new();
+    let mut current: Option<(String, Streamed)> = None;
+    for_each_game(store, c, config, |g: StoredGame| {
+        let io = |e: std::io::Error| BotContestError::Corrupt(format!("writing the site: {e}"));
+        summary.n_games += 1;
+        if current
+            .as_ref()
+            .map(|(p, _)| p != &g.pairing)
+            .unwrap_or(true)
+        {
+            if let Some((_, s)) = current.take() {
+                finish_pairing(s).map_err(io)?;
+            }
+            summary.n_pairings += 1;
+            let s = start_pairing(dir, c, &g, &name_of).map_err(io)?;
+            current = Some((g.pairing.clone(), s));
+        }
+        let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
+        let anchor = g.slug();
+        let page = if g.moves.is_some() {
+            write_game(dir, c, &g, &seat_names).map_err(io)?;
+            summary.n_game_pages += 1;
+            true
+        } else {
+            false
+        };
+        let (_, s) = current.as_mut().expect("a pairing page");
+        pairing_row(&mut s.out, &g, &seat_names, page).map_err(io)?;
+        tally.add(&g, &name_of);
+        for f in &g.played.failures {
+            let Some(team) = g.seats.get(f.bot) else {
+                continue;
+            };
+            let list = fails.entry(*team).or_default();
+            if list.len() < FAILURES_LISTED {
+                list.push(FailureNote {
+                    pairing: g.pairing.clone(),
+                    anchor: anchor.clone(),
+                    text: f.reason.clone(),
+                });
+            }
+        }
+        Ok(())
+    })?;
+    if let Some((_, s)) = current.take() {
+        finish_pairing(s)?;
+    }
+    // The bots' pages.
+    let (headers, table) = table_rows(results);
+    for e in &c.entries {
+        let versions = versions_of(store, e.team, d)?;
+        let mine = tally.rows_of(e.team);
+        let place = table.iter().find(|r| r.get(1) == Some(&e.name));
+        let html = bot_page(
+            d,
+            &e.name,
+            &headers,
+            place,
+            &versions,
+            &mine,
+            fails.get(&e.team).map(Vec::as_slice).unwrap_or(&[]),
+        );
+        write_file(&dir.join(format!("bot/{}.html", e.team.0)), html.as_bytes())?;
+    }
+    let index = index_html(&config.contest.name, c, results);
+    write_file(&dir.join("index.html"), index.as_bytes())?;
+    Ok(summary)
+}
+
+fn start_pairing(
+    dir: &Path,
+    c: &BotContest,
+    g: &StoredGame,
+    name_of: &dyn Fn(&TeamId) -> String,
+) -> std::io::Result<Streamed> {
+    let mut s = Streamed::create(dir.join(format!("pairing/{}.html", slug(&g.pairing))))?;
+    let title = match &g.setup {
+        crate::discipline::play::Setup::Flooding { .. } => format!(
+            "{} on the island {}",
+            g.seats.first().map(name_of).unwrap_or_default(),
+            g.island_name
+        ),
+        _ => {
+            let mut who: Vec<String> = g.seats.iter().map(name_of).collect();
+            who.sort();
+            who.dedup();
+            if who.len() == 1 {
+                format!("{} against itself", who[0])
+            } else {
+                who.join(" and ")
+            }
+        }
+    };
+    write!(
+        s.out,
+        "{}<h1>{}</h1>\n<p>Every game of this pairing in {} (a link opens a \
+         game's own page with its picture and transcript).</p>\n\
+         <table class=\"games\">\n<tr><th class=\"l\">Game</th><th class=\"l\">Seats</th>\
+         <th class=\"l\">Outcome</th><th>CPU ms</th><th class=\"l\">Failures</th></tr>\n",
+        page_head(&title, "../"),
+        escape(&title),
+        escape(c.discipline.title())
+    )?;
+    Ok(s)
+}
+
+fn finish_pairing(mut s: Streamed) -> std::io::Result<()> {
+    write!(s.out, "</table>\n{PAGE_END}")?;
+    s.finish()
+}
+
+fn pairing_row(
+    out: &mut impl Write,
+    g: &StoredGame,
+    names: &[String],
+    page: bool,
+) -> std::io::Result<()> {
+    let slug = g.slug();
+    let game = if page {
+        format!("<a href=\"../game/{slug}.html\">{slug}</a>")
+    } else {
+        escape(&g.key)
+    };
+    let cpu: Vec<String> = g.played.cpu_ms.iter().map(u64::to_string).collect();
+    let fails: Vec<String> = g
+        .played
+        .failures
+        .iter()
+        .map(|f| escape(&f.reason))
+        .collect();
+    writeln!(
+        out,
+        "<tr id=\"{slug}\"><td class=\"l\">{game}</td><td class=\"l\">{}</td>\
+         <td class=\"l\">{}</td><td>{}</td><td class=\"l fail\">{}</td></tr>",
+        escape(&names.join(" vs ")),
+        escape(&outcome_line(&g.played, names)),
+        cpu.join(" / "),
+        fails.join("<br>")
+    )
+}
+
+/// A kept game's page and its transcript file.
+fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> std::io::Result<()> {
+    let slug = g.slug();
+    let transcript = g.transcript().unwrap_or_default();
+    let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
+    let text = full_text(&g.setup, &g.island_name, names, &transcript, &failures);
+    write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
+    let title = format!("{}: {}", c.discipline.title(), names.join(" vs "));
+    let mut h = page_head(&title, "../");
+    h.push_str(&format!(
+        "<p><a href=\"../pairing/{}.html#{slug}\">all games of this pairing</a></p>\n\
+         <h1>{}</h1>\n<table class=\"facts\">\n",
+        crate::contest::bots::slug(&g.pairing),
+        escape(&title)
+    ));
+    let mut fact = |k: &str, v: String| {
+        h.push_str(&format!(
+            "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>\n",
+            escape(k),
+            v
+        ))
+    };
+    fact("Game", escape(&g.key));
+    for (i, n) in names.iter().enumerate() {
+        let team = g.seats[i].0;
+        fact(
+            &format!("Seat {i}"),
+            format!(
+                "<a href=\"../bot/{team}.html\">{}</a>, {} ms CPU",
+                escape(n),
+                g.played.cpu_ms.get(i).copied().unwrap_or(0)
+            ),
+        );
+    }
+    for l in crate::discipline::transcript::full_text(&g.setup, &g.island_name, &[], &[], &[])
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("# island-text"))
+    {
+        if let Some((k, v)) = l.trim_start_matches("# ").split_once(": ") {
+            fact(k, escape(v));
+        }
+    }
+    fact("Outcome", escape(&outcome_line(&g.played, names)));
+    for f in &g.played.failures {
+        fact(
+            "Failure",
+            format!("<span class=\"fail\">{}</span>", escape(&f.reason)),
+        );
+    }
+    fact(
+        "Transcript",
+        format!(
+            "<a href=\"{slug}.txt\">{slug}.txt</a> ({} lines; the kit's referee writes \
+             the same for the same game)",
+            transcript.len()
+        ),
     );
-    for head in headers {
+    h.push_str("</table>\n");
+    h.push_str(&picture(&g.setup, &transcript, names));
+    h.push_str(PAGE_END);
+    write_file(&dir.join(format!("game/{slug}.html")), h.as_bytes())
+}
+
+/// The discipline's picture of a game.
+fn picture(
+    setup: &crate::discipline::play::Setup,
+    t: &[crate::game::lines::Exchange],
+    names: &[String],
+) -> String {
+    use crate::discipline::play::Setup;
+    match setup {
+        Setup::Ultimatum(_) => crate::discipline::ultimatum::picture::picture(setup, t, names),
+        Setup::Flooding { .. } => crate::discipline::flooding::picture::picture(setup, t, names),
+        Setup::Footsteps(_) => crate::discipline::footsteps::picture::picture(setup, t, names),
+        Setup::Morabaraba => crate::discipline::morabaraba::picture::picture(setup, t, names),
+    }
+}
+
+/// A bot's versions in this discipline: (version id, language, accepted,
+/// compiled at).
+fn versions_of(
+    store: &Store,
+    team: TeamId,
+    d: Discipline,
+) -> Result<Vec<(i64, String, bool, String)>, BotSiteError> {
+    let mut st = store.conn().prepare(
+        "SELECT v.id, b.language, v.accepted, v.compiled_at FROM strategy_versions v \
+         JOIN bot_programs b ON b.version_id = v.id \
+         WHERE v.team_id = ?1 AND b.discipline = ?2 ORDER BY v.id",
+    )?;
+    let rows = st.query_map(rusqlite::params![team.0, d.name()], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? == 1, r.get(3)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn bot_page(
+    d: Discipline,
+    name: &str,
+    headers: &[&str],
+    place: Option<&Vec<String>>,
+    versions: &[(i64, String, bool, String)],
+    rows: &[&OpponentRow],
+    fails: &[FailureNote],
+) -> String {
+    let mut h = page_head(name, "../");
+    h.push_str(&format!("<h1>{}</h1>\n", escape(name)));
+    if let Some(p) = place {
+        h.push_str("<table class=\"place\"><tr>");
+        for k in headers {
+            h.push_str(&format!("<th>{}</th>", escape(k)));
+        }
+        h.push_str("</tr><tr>");
+        for v in p {
+            h.push_str(&format!("<td>{}</td>", escape(v)));
+        }
+        h.push_str("</tr></table>\n");
+    }
+    h.push_str("<h2>Versions</h2>\n<table class=\"versions\"><tr><th>Version</th>\
+                <th class=\"l\">Language</th><th class=\"l\">Verdict</th><th class=\"l\">Compiled</th></tr>\n");
+    for (id, lang, ok, at) in versions {
+        h.push_str(&format!(
+            "<tr><td>{id}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
+            escape(lang),
+            if *ok { "accepted" } else { "rejected" },
+            escape(at)
+        ));
+    }
+    h.push_str("</table>\n");
+    let flooding = d == Discipline::Flooding;
+    h.push_str(&format!(
+        "<h2>Games</h2>\n<table class=\"opponents\"><tr><th class=\"l\">{}</th><th>Games</th>{}<th>Failures</th></tr>\n",
+        if flooding { "Island" } else { "Opponent" },
+        if flooding {
+            "<th>Mean rounds</th>"
+        } else {
+            "<th>Won</th><th>Lost</th>"
+        }
+    ));
+    let total_fails: u64 = rows.iter().map(|r| r.failures).sum();
+    for r in rows {
+        let link = format!(
+            "<a href=\"../pairing/{}.html\">{}</a>",
+            slug(&r.pairing),
+            escape(&r.against)
+        );
+        let mid = if flooding {
+            format!("<td>{:.2}</td>", r.rounds as f64 / r.games.max(1) as f64)
+        } else {
+            format!("<td>{}</td><td>{}</td>", r.won, r.lost)
+        };
+        h.push_str(&format!(
+            "<tr><td class=\"l\">{link}</td><td>{}</td>{mid}<td>{}</td></tr>\n",
+            r.games, r.failures
+        ));
+    }
+    h.push_str("</table>\n");
+    h.push_str(&format!("<h2>Failures ({total_fails})</h2>\n"));
+    if fails.is_empty() {
+        h.push_str("<p>None.</p>\n");
+    } else {
+        h.push_str("<ul class=\"failures\">\n");
+        for f in fails {
+            h.push_str(&format!(
+                "<li><a href=\"../pairing/{}.html#{}\">{}</a></li>\n",
+                slug(&f.pairing),
+                f.anchor,
+                escape(&f.text)
+            ));
+        }
+        if (total_fails as usize) > fails.len() {
+            h.push_str(&format!(
+                "<li>… and {} more (on the pairings' pages)</li>\n",
+                total_fails as usize - fails.len()
+            ));
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str(PAGE_END);
+    h
+}
+
+/// The index page: the ranking (names link to the bots' pages), the
+/// FootSteps pair table as a cross table, the full text.
+pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> String {
+    let (headers, rows) = table_rows(results);
+    let team_of: BTreeMap<&str, TeamId> = c
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.team))
+        .collect();
+    let mut h = page_head(&format!("{contest_name}: results"), "");
+    h.push_str(&format!(
+        "<h1>{}</h1>\n<h2>Results: {}</h2>\n<table class=\"results\">\n<tr>",
+        escape(contest_name),
+        escape(c.discipline.title())
+    ));
+    for head in &headers {
         h.push_str(&format!("<th>{}</th>", escape(head)));
     }
     h.push_str("</tr>\n");
     for r in rows {
         h.push_str("<tr>");
-        for c in r {
-            h.push_str(&format!("<td>{}</td>", escape(&c)));
+        for (i, cell) in r.iter().enumerate() {
+            match (i, team_of.get(cell.as_str())) {
+                (1, Some(t)) => h.push_str(&format!(
+                    "<td class=\"l\"><a href=\"bot/{}.html\">{}</a></td>",
+                    t.0,
+                    escape(cell)
+                )),
+                _ => h.push_str(&format!("<td>{}</td>", escape(cell))),
+            }
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n<h2>In full</h2>\n<pre>");
+    h.push_str("</table>\n");
+    if let Results::Footsteps(t) = results {
+        h.push_str(&pair_table(t, c));
+    }
+    h.push_str("<h2>In full</h2>\n<pre>");
     h.push_str(&escape(&results_text(results)));
-    h.push_str("</pre>\n</body></html>\n");
+    h.push_str("</pre>\n");
+    h.push_str(PAGE_END);
     h
 }
 
-/// Writes `index.html` into `dir` (created).
-pub fn write(
-    dir: &Path,
-    contest_name: &str,
-    d: Discipline,
-    results: &Results,
-) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(".index.html.tmp");
-    std::fs::write(&tmp, index_html(contest_name, d, results))?;
-    std::fs::rename(tmp, dir.join("index.html"))
+/// FootSteps' pair table as in the text, each pair a link to its games.
+fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String {
+    let names = entry_names(c);
+    let name = |t: &TeamId| {
+        names
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| format!("team {}", t.0))
+    };
+    let mut h = String::from(
+        "<h2>Pairs</h2>\n<table class=\"pairs\"><tr><th>Round</th><th class=\"l\">Pair</th>\
+         <th>Won</th><th>Won</th><th>No winner</th></tr>\n",
+    );
+    for p in &t.pairs {
+        let [a, b] = p.pair;
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"l\"><a href=\"pairing/{}-{}.html\">{} vs {}</a></td>\
+             <td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            p.round,
+            a.0.min(b.0),
+            a.0.max(b.0),
+            escape(&name(&a)),
+            escape(&name(&b)),
+            p.wins[0],
+            p.wins[1],
+            p.no_winner
+        ));
+    }
+    h.push_str("</table>\n");
+    h
 }

@@ -1,5 +1,15 @@
 //! Small helpers for drawing static SVG by hand (the game pictures of the
-//! bot disciplines): escaping, numbers without float noise.
+//! bot disciplines): escaping, numbers without float noise, the colours and
+//! marks of the two seats, the legend naming the bots, thinning of long
+//! strips and the strip of small pictures itself.
+//!
+//! What it does not do: lay out a whole picture, read a transcript or know
+//! any game's rules (that is each discipline's `picture` module), and it
+//! emits no script, no style sheet and no reference to anything outside the
+//! fragment. Everything here is deterministic: the same input gives the same
+//! bytes.
+
+use std::fmt::Write;
 
 /// Text for HTML and SVG: `&`, `<`, `>`, `"` escaped.
 pub fn escape(s: &str) -> String {
@@ -7,4 +17,260 @@ pub fn escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// The colour of each seat, the same in every picture and as in the site's
+/// plots (Okabe–Ito blue for seat 0, vermillion for seat 1).
+pub const SEAT_COLOURS: [&str; 2] = ["#0072B2", "#D55E00"];
+
+/// The colour of `seat` (seats beyond 1 get grey).
+pub fn seat_colour(seat: usize) -> &'static str {
+    SEAT_COLOURS.get(seat).copied().unwrap_or("#777777")
+}
+
+/// A number for SVG: at most two decimals, no trailing zeros, no `-0`, no
+/// exponent; anything not finite is `0`.
+pub fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return "0".into();
+    }
+    let hundredths = (x.clamp(-1e12, 1e12) * 100.0).round() as i64;
+    let sign = if hundredths < 0 { "-" } else { "" };
+    let a = hundredths.unsigned_abs();
+    let (int, frac) = (a / 100, a % 100);
+    if frac == 0 {
+        format!("{sign}{int}")
+    } else if frac % 10 == 0 {
+        format!("{sign}{int}.{}", frac / 10)
+    } else {
+        format!("{sign}{int}.{frac:02}")
+    }
+}
+
+/// A whole number with thousands separated by commas: `2,500,000`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// At most `max_chars` characters of `text`, with `…` when cut (not
+/// escaped).
+pub fn short(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// A line a bot printed, for display: cut to `max_chars`, control
+/// characters shown as `?`, escaped.
+pub fn quote_line(line: &str, max_chars: usize) -> String {
+    let visible: String = line
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    escape(&short(&visible, max_chars))
+}
+
+/// The name of `seat` for display, escaped and cut to `max_chars`; `seat N`
+/// when the name is missing or empty.
+pub fn seat_name(names: &[String], seat: usize, max_chars: usize) -> String {
+    match names.get(seat).filter(|n| !n.trim().is_empty()) {
+        Some(n) => quote_line(n, max_chars),
+        None => format!("seat {seat}"),
+    }
+}
+
+/// The mark of `seat` in charts and on boards: a circle for seat 0, a
+/// square for seat 1 (so that colour is never the only cue), centred on
+/// (`cx`, `cy`) with "radius" `r`. `fill` `None` draws it hollow (white).
+pub fn seat_mark(seat: usize, cx: f64, cy: f64, r: f64, fill: bool) -> String {
+    let colour = seat_colour(seat);
+    let inside = if fill { colour } else { "#fff" };
+    if seat == 0 {
+        format!(
+            r#"<circle cx="{}" cy="{}" r="{}" fill="{inside}" stroke="{colour}"/>"#,
+            num(cx),
+            num(cy),
+            num(r)
+        )
+    } else {
+        let side = 1.8 * r;
+        format!(
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{inside}" stroke="{colour}"/>"#,
+            num(cx - side / 2.0),
+            num(cy - side / 2.0),
+            num(side),
+            num(side)
+        )
+    }
+}
+
+/// A small inline swatch (14×14) with `body` drawn in a 14×14 box, for
+/// legends.
+pub fn swatch(body: &str) -> String {
+    format!(
+        r#"<svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" style="vertical-align:middle">{body}</svg>"#
+    )
+}
+
+/// The legend naming the bots of `seats` seats with their colour and mark,
+/// followed by `extra` entries (a swatch and a label, both HTML).
+pub fn legend(names: &[String], seats: usize, extra: &[(String, String)]) -> String {
+    let mut out = String::from(r#"<p class="legend">"#);
+    let mut first = true;
+    for seat in 0..seats {
+        if !first {
+            out.push_str(" &nbsp; ");
+        }
+        first = false;
+        let _ = write!(
+            out,
+            "{} {} (seat {seat})",
+            swatch(&seat_mark(seat, 7.0, 7.0, 5.0, true)),
+            seat_name(names, seat, 60)
+        );
+    }
+    for (mark, label) in extra {
+        if !first {
+            out.push_str(" &nbsp; ");
+        }
+        first = false;
+        let _ = write!(out, "{} {label}", swatch(mark));
+    }
+    out.push_str("</p>\n");
+    out
+}
+
+/// The opening tag of an SVG picture with an explicit size, a view box and
+/// a title, e.g. `svg_open("final", 400, 300, "0 0 400 300", "…")`. The
+/// title is HTML text: whatever in it comes from a bot or a name must be
+/// escaped by the caller (e.g. through [`seat_name`]). An empty `id` gives
+/// none.
+pub fn svg_open(id: &str, width: u32, height: u32, view_box: &str, title: &str) -> String {
+    let id = if id.is_empty() {
+        String::new()
+    } else {
+        format!(r#" id="{}""#, escape(id))
+    };
+    format!(
+        r#"<svg{id} xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="{view_box}" role="img"><title>{title}</title>"#
+    )
+}
+
+/// The step `k ≥ 1` so that every `k`-th of `n` items makes at most `max`
+/// items (`max` at least 1).
+pub fn thin_step(n: usize, max: usize) -> usize {
+    let max = max.max(1);
+    n.div_ceil(max).max(1)
+}
+
+/// The indices of `n` items to show when at most `max` may be shown: every
+/// `k`-th ([`thin_step`]) from the first, and always the last (so at most
+/// `max + 1`).
+pub fn shown(n: usize, max: usize) -> Vec<usize> {
+    let k = thin_step(n, max);
+    let mut out: Vec<usize> = (0..n).step_by(k).collect();
+    if n > 0 && out.last() != Some(&(n - 1)) {
+        out.push(n - 1);
+    }
+    out
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, … `11th`, `12th`, `21st`.
+pub fn ordinal(k: usize) -> String {
+    let suffix = match (k % 10, k % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{k}{suffix}")
+}
+
+/// The sentence for a thinned strip: empty when nothing was left out,
+/// otherwise e.g. ` (every 5th round shown, and the last)`.
+pub fn thinning_note(n: usize, max: usize, what: &str) -> String {
+    let k = thin_step(n, max);
+    if k == 1 {
+        String::new()
+    } else {
+        format!(" (every {} {what} shown, and the last)", ordinal(k))
+    }
+}
+
+/// A strip of small pictures (each a whole `<figure>`), wrapping.
+pub fn strip(items: &[String]) -> String {
+    let mut out = String::from(
+        r#"<div class="strip" style="display:flex;flex-wrap:wrap;gap:6px;align-items:flex-start">"#,
+    );
+    out.push('\n');
+    for item in items {
+        out.push_str(item);
+        out.push('\n');
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// One small picture of a strip: `svg` with its caption (HTML).
+pub fn small_figure(svg: &str, caption: &str) -> String {
+    format!(
+        r#"<figure style="margin:0;max-width:min-content">{svg}<figcaption style="font-size:smaller">{caption}</figcaption></figure>"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_have_no_float_noise() {
+        assert_eq!(num(0.1 + 0.2), "0.3");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(2.5), "2.5");
+        assert_eq!(num(1.0 / 3.0), "0.33");
+        assert_eq!(num(-1.25), "-1.25");
+        assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num(1e300), "1000000000000");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(2_500_000), "2,500,000");
+    }
+
+    #[test]
+    fn thinning_keeps_the_last_and_says_so() {
+        assert_eq!(shown(5, 10), vec![0, 1, 2, 3, 4]);
+        assert_eq!(shown(10, 4), vec![0, 3, 6, 9]);
+        assert_eq!(shown(11, 4), vec![0, 3, 6, 9, 10]);
+        assert!(shown(0, 4).is_empty());
+        assert_eq!(thinning_note(5, 10, "round"), "");
+        assert_eq!(
+            thinning_note(2500, 500, "round"),
+            " (every 5th round shown, and the last)"
+        );
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(23), "23rd");
+    }
+
+    #[test]
+    fn names_and_lines_are_escaped_and_cut() {
+        let names = vec!["<script>x</script>".to_string(), "  ".to_string()];
+        assert_eq!(seat_name(&names, 0, 60), "&lt;script&gt;x&lt;/script&gt;");
+        assert_eq!(seat_name(&names, 1, 60), "seat 1");
+        assert_eq!(seat_name(&names, 7, 60), "seat 7");
+        assert_eq!(quote_line("abcdef", 3), "abc…");
+        assert_eq!(quote_line("a\u{1b}b", 9), "a?b");
+        assert!(!legend(&names, 2, &[]).contains("<script>"));
+    }
 }

@@ -73,6 +73,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0014_pending_registrations.sql",
         include_str!("../../schema/0014_pending_registrations.sql"),
     ),
+    (
+        "0015_bot_game_transcripts.sql",
+        include_str!("../../schema/0015_bot_game_transcripts.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -105,7 +105,7 @@ pub fn classify(subject: &str) -> Command {
     match normalize_subject(subject).as_str() {
         "registration for knobeln" => Command::Register,
         "please compile" => Command::Compile,
-        "send knobelnsoftware" => Command::SendSoftware,
+        "send knobelnsoftware" | "send kit" | "kit" => Command::SendSoftware,
         "status" => Command::Status,
         "mail-preference" => Command::Preference,
         "island" => Command::Island,
@@ -268,6 +268,8 @@ mod tests {
         assert_eq!(classify("please compile"), Command::Compile);
         assert_eq!(classify("PLEASE COMPILE"), Command::Compile);
         assert_eq!(classify("SEND knobelnsoftware"), Command::SendSoftware);
+        assert_eq!(classify("send kit"), Command::SendSoftware);
+        assert_eq!(classify("Re: KIT"), Command::SendSoftware);
         assert_eq!(classify("Status"), Command::Status);
         assert_eq!(classify("MAIL-PREFERENCE"), Command::Preference);
         assert_eq!(classify(""), Command::Help);

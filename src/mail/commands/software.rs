@@ -1,5 +1,7 @@
-//! `SEND knobelnsoftware`: the participant kit, as attachments (with
-//! `RULES.txt` rendered from this contest's configuration).
+//! `SEND knobelnsoftware` (or `send kit`, `kit`): the participant kit, as
+//! attachments (with `RULES.txt` rendered from this contest's
+//! configuration); in a contest of a bot discipline that discipline's kit
+//! (rules and protocol, `referee.py`, demo bots, islands).
 
 use serde_json::json;
 
@@ -8,7 +10,13 @@ use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
 
 pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
-    let files: Vec<OutAttachment> = crate::kit::files_for(ctx.config)
+    let d = ctx.config.contest.discipline;
+    let kit = if d.is_bot_discipline() {
+        crate::kit::bot_files_for(ctx.config)
+    } else {
+        crate::kit::files_for(ctx.config)
+    };
+    let files: Vec<OutAttachment> = kit
         .into_iter()
         .map(|f| OutAttachment {
             filename: f.name,
@@ -18,13 +26,19 @@ pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
         .collect();
     let body = render(
         "software",
-        &json!({ "files": files.iter().map(|f| json!({"name": f.filename})).collect::<Vec<_>>() }),
+        &json!({
+            "files": files.iter().map(|f| json!({"name": f.filename})).collect::<Vec<_>>(),
+            "bots": d.is_bot_discipline(),
+            "discipline": d.title(),
+            "contest_name": ctx.config.contest.name,
+        }),
     )?;
-    let mut reply = ctx.reply(
-        "software",
-        "KNOBELN software: the participant kit".into(),
-        body,
-    );
+    let subject = if d.is_bot_discipline() {
+        format!("{}: the participant kit", ctx.config.contest.name)
+    } else {
+        "KNOBELN software: the participant kit".into()
+    };
+    let mut reply = ctx.reply("software", subject, body);
     reply.attachments = files;
     Ok(Effect {
         state: "done",
