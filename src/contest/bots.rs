@@ -884,22 +884,34 @@ pub fn finish(
             .unwrap_or_else(|| format!("team {}", t.0))
     };
     let mut tally = Tally::default();
-    let mut moves: BTreeMap<TeamId, (String, u64, u64)> = BTreeMap::new();
-    let cap = transcript_mail_cap(config);
+    // Per team: the parts (each at most one protocol mail's size), games
+    // attached, games left out.
+    let mut moves: BTreeMap<TeamId, (Vec<String>, u64, u64)> = BTreeMap::new();
+    let part_cap = config.rules.max_protocol_mail_bytes.max(4096);
     for_each_game(store, c, config, |g| {
         tally.add(&g, &name_of);
         if let Some(m) = &g.moves {
             let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
             let text = transcript::moves_text(&g.setup, &g.island_name, &seat_names, m);
+            // The game's name (its anchor on the site) after the first line.
+            let text = match text.split_once('\n') {
+                Some((first, rest)) => format!("{first}\n# game: {}\n{rest}", g.slug()),
+                None => text,
+            };
             let mut seen = BTreeSet::new();
             for t in &g.seats {
                 if !seen.insert(*t) || !want.get(t).is_some_and(|w| w.transcripts) {
                     continue;
                 }
-                let (buf, n_in, n_out) = moves.entry(*t).or_default();
-                if buf.len() + text.len() < cap {
-                    buf.push_str(&format!("# game {}\n", g.slug()));
-                    buf.push_str(&text);
+                let (parts, n_in, n_out) = moves.entry(*t).or_default();
+                let fits_last = parts
+                    .last()
+                    .is_some_and(|p| p.len() + text.len() <= part_cap);
+                if fits_last {
+                    parts.last_mut().expect("a part").push_str(&text);
+                    *n_in += 1;
+                } else if parts.len() < TRANSCRIPT_MAIL_PARTS && text.len() <= part_cap {
+                    parts.push(text.clone());
                     *n_in += 1;
                 } else {
                     *n_out += 1;
@@ -951,32 +963,55 @@ pub fn finish(
             ));
         }
         if w.transcripts {
-            let (buf, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
-            extra.push((
-                "bot_transcripts",
-                format!("{}: the transcripts of your games", config.contest.name),
-                render(
-                    "bot_transcripts",
-                    json!({
-                        "heading": heading,
-                        "team": r.team_name,
-                        "n_attached": n_in,
-                        "n_left_out": n_out,
-                        "kept_per_pairing": config.site.transcripts_per_pairing,
-                    }),
-                )?,
-                if n_in > 0 {
-                    vec![OutAttachment {
-                        filename: "transcripts.txt".into(),
-                        content_type: "text/plain; charset=utf-8".into(),
-                        bytes: buf.into_bytes(),
-                    }]
+            let (parts, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
+            let n_parts = parts.len().max(1);
+            let mut parts = parts.into_iter();
+            for i in 1..=n_parts {
+                let part = parts.next();
+                let subject = if n_parts > 1 {
+                    format!(
+                        "{}: the transcripts of your games (part {i} of {n_parts})",
+                        config.contest.name
+                    )
                 } else {
-                    vec![]
-                },
-            ));
+                    format!("{}: the transcripts of your games", config.contest.name)
+                };
+                extra.push((
+                    "bot_transcripts",
+                    subject,
+                    render(
+                        "bot_transcripts",
+                        json!({
+                            "heading": heading,
+                            "team": r.team_name,
+                            "first": i == 1,
+                            "n_attached": n_in,
+                            "n_parts": n_parts,
+                            "n_left_out": n_out,
+                            "kept_per_pairing": config.site.transcripts_per_pairing,
+                        }),
+                    )?,
+                    part.map(|p| OutAttachment {
+                        filename: if n_parts > 1 {
+                            format!("transcripts-{i}.txt")
+                        } else {
+                            "transcripts.txt".into()
+                        },
+                        content_type: "text/plain; charset=utf-8".into(),
+                        bytes: p.into_bytes(),
+                    })
+                    .into_iter()
+                    .collect(),
+                ));
+            }
         }
         for (kind, subject, body, attachments) in extra {
+            let key = format!(
+                "BOT{}:{}:{}:{subject}",
+                kind.to_uppercase(),
+                c.id,
+                r.team_name
+            );
             let m = Outgoing {
                 kind,
                 to: vec![r.mail_address.clone()],
@@ -986,7 +1021,6 @@ pub fn finish(
                 references: vec![],
                 attachments,
             };
-            let key = format!("BOT{}:{}:{}", kind.to_uppercase(), c.id, r.team_name);
             let cause = Cause {
                 event_key: Some(&key),
                 ..Cause::default()
@@ -1637,8 +1671,9 @@ pub fn summary_text(d: Discipline, rows: &[&OpponentRow]) -> String {
 /// The heading of a bot contest's mails: the contest's name, and the
 /// discipline's title only where the name does not already say it.
 pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
-    let title = d.title().trim_start_matches("the ");
-    if contest_name.to_lowercase().contains(&title.to_lowercase()) {
+    let name = contest_name.to_lowercase();
+    let title = d.title().trim_start_matches("the ").to_lowercase();
+    if name.contains(&title) || name.contains(d.name()) {
         contest_name.to_string()
     } else {
         format!("{contest_name} ({})", d.title())
@@ -1669,8 +1704,7 @@ fn wishes(preferences: &str) -> BotMailWishes {
     }
 }
 
-/// Transcripts mailed per team at most (their moves forms); the rest are
-/// on the results site.
-fn transcript_mail_cap(config: &Config) -> usize {
-    5 * config.rules.max_protocol_mail_bytes.max(4096)
-}
+/// Transcript mails per team at most, each at most `[rules]
+/// max_protocol_mail_bytes` of moves forms; the other games' transcripts
+/// are on the results site.
+pub const TRANSCRIPT_MAIL_PARTS: usize = 5;

@@ -302,7 +302,11 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
     let text = full_text(&g.setup, &g.island_name, names, &transcript, &failures);
     write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
-    let title = format!("{}: {}", c.discipline.title(), names.join(" vs "));
+    let title = format!(
+        "{}: {}",
+        capitalised(c.discipline.title()),
+        names.join(" vs ")
+    );
     let mut h = page_head(&title, "../");
     h.push_str(&format!(
         "<p><a href=\"../pairing/{}.html#{slug}\">all games of this pairing</a></p>\n\
@@ -317,7 +321,7 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
             v
         ))
     };
-    fact("Game", escape(&g.key));
+    fact("Game", slug.clone());
     for (i, n) in names.iter().enumerate() {
         let team = g.seats[i].0;
         fact(
@@ -357,6 +361,15 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     h.push_str(&picture(&g.setup, &transcript, names));
     h.push_str(PAGE_END);
     write_file(&dir.join(format!("game/{slug}.html")), h.as_bytes())
+}
+
+/// `s` with its first letter in capitals (a heading).
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// The discipline's picture of a game.
@@ -491,7 +504,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> Stri
     h.push_str(&format!(
         "<h1>{}</h1>\n<h2>Results: {}</h2>\n<table class=\"results\">\n<tr>",
         escape(contest_name),
-        escape(c.discipline.title())
+        escape(&capitalised(c.discipline.title()))
     ));
     for head in &headers {
         h.push_str(&format!("<th>{}</th>", escape(head)));

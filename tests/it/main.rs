@@ -1,6 +1,8 @@
 //! The integration tests of `knobeln`: one test binary, one module per area.
 //!
 //! - `referee`: games between compiled strategies, the hostile ones above all.
+//! - `bot_kit`: the bot disciplines' kit: `referee.py` plays the server's
+//!   games line for line and expands stored moves as the server does.
 //! - `bots`: bots in every language, the bot sandbox against hostile bots
 //!   (C and Python), the line-protocol referee core.
 //! - `toolchain`: the compile checks on the corpus in `tests/data/sources/`,
@@ -35,6 +37,7 @@
 mod common;
 
 mod announcement;
+mod bot_kit;
 mod bots;
 mod cli;
 mod contest_article;

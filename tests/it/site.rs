@@ -653,3 +653,177 @@ fn chromium_renders_the_pages_and_their_plots() {
             .any(|l| l != "title 0" && l.starts_with("title")));
     }
 }
+
+// ---- the bot disciplines' game pages (issue 26) ----
+
+/// Loads a game page in the test harness and returns the final picture's
+/// size, its number of drawn elements and its caption.
+fn measure_final(page: &Path, harness_dir: &Path) -> (f64, f64, usize, String) {
+    let harness = harness_dir.join(format!(
+        "harness-final-{}",
+        page.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(
+        &harness,
+        format!(
+            r#"<!doctype html><html><body><pre id="out">pending</pre>
+<iframe id="f" src="{}" width="1200" height="1600"></iframe>
+<script>
+document.getElementById('f').onload = function () {{
+  var out = [];
+  try {{
+    var d = this.contentDocument;
+    var s = d.getElementById('final');
+    var r = s.getBoundingClientRect();
+    out.push('final ' + r.width.toFixed(0) + ' ' + r.height.toFixed(0) + ' ' +
+      s.querySelectorAll('polygon,polyline,rect,circle,path,line,text').length);
+    var fig = s.closest('figure');
+    var cap = fig ? fig.querySelector('figcaption') : null;
+    out.push('caption ' + (cap ? cap.textContent.replace(/\s+/g, ' ') : ''));
+  }} catch (e) {{ out.push('error ' + e); }}
+  document.getElementById('out').textContent = out.join('\n') + '\ndone';
+}};
+</script></body></html>"#,
+            file_url(page)
+        ),
+    )
+    .unwrap();
+    let dom = run_chromium(&[
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        &file_url(&harness),
+    ]);
+    let start = dom.find("<pre id=\"out\">").expect("harness output") + 14;
+    let end = dom[start..].find("</pre>").unwrap() + start;
+    let text = dom[start..end]
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.last(), Some(&"done"), "{}: {lines:?}", page.display());
+    let f: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(f[0], "final", "{}: {lines:?}", page.display());
+    let caption = lines[1].trim_start_matches("caption ").to_string();
+    (
+        f[1].parse().unwrap(),
+        f[2].parse().unwrap(),
+        f[3].parse().unwrap(),
+        caption,
+    )
+}
+
+/// The "Outcome" row of a game page, as the server wrote it from the
+/// stored record (not from the picture's code).
+fn outcome_row(html: &str) -> String {
+    let head = "<th class=\"l\">Outcome</th><td class=\"l\">";
+    let start = html.find(head).unwrap() + head.len();
+    let end = html[start..].find("</td>").unwrap() + start;
+    html[start..end].to_string()
+}
+
+/// The whole numbers in `s` (`1,247,500` is one number: thousands are
+/// separated by commas in the pictures' captions; a field `5,5` is two).
+fn numbers(s: &str) -> Vec<u64> {
+    Regex::new(r"\d{1,3}(,\d{3})+|\d+")
+        .unwrap()
+        .find_iter(s)
+        .filter_map(|m| m.as_str().replace(',', "").parse().ok())
+        .collect()
+}
+
+#[test]
+fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("site-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let is_on = Regex::new(r" is on (\d+,\d+)").unwrap();
+    for d in ["ultimatum", "flooding", "footsteps", "morabaraba"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("demo");
+        let out = Command::new(BIN)
+            .args(["demo", "--discipline", d, "--games", "1", "--dir"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let games = dir.join("site/game");
+        let mut pages: Vec<PathBuf> = std::fs::read_dir(&games)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
+            .collect();
+        pages.sort();
+        assert!(!pages.is_empty(), "{d}: no game pages");
+        let page = &pages[pages.len() / 2];
+        let html = std::fs::read_to_string(page).unwrap();
+        assert!(!html.contains("<script"), "{d}: a game page runs no script");
+        let (w, h, n, caption) = measure_final(page, tmp.path());
+        assert!(
+            w >= 100.0 && h >= 50.0 && n >= 5,
+            "{d}: final picture {w}x{h}, {n} elements"
+        );
+        // The picture's last state is the game's outcome as stored.
+        let outcome = outcome_row(&html);
+        let (o, c) = (numbers(&outcome), numbers(&caption));
+        match d {
+            // "A: P points (..), .. B: Q points" / "Points earned: A P, B Q."
+            "ultimatum" => assert!(
+                c.contains(&o[0]) && c.contains(&o[3]),
+                "{d}: {outcome} / {caption}"
+            ),
+            // "survived R rounds (..), flood level L, at X,Y" / "After round R: .. is on X,Y"
+            "flooding" => assert!(
+                c[0] == o[0] && {
+                    let at = &is_on.captures(&caption).expect("where the bot is")[1];
+                    outcome.ends_with(&format!("at {at}"))
+                },
+                "{d}: {outcome} / {caption}"
+            ),
+            // ".. after T turns; token on field F, points left A / B"
+            "footsteps" => {
+                let n = o.len();
+                assert!(
+                    c[0] == o[n - 4]
+                        && c[1] == o[n - 3]
+                        && c.contains(&o[n - 2])
+                        && c.contains(&o[n - 1]),
+                    "{d}: {outcome} / {caption}"
+                )
+            }
+            // ".. after T turns (..); cows left A / B" / "After T moves: .. has A cows .. B cows"
+            _ => {
+                let n = o.len();
+                assert!(
+                    c[0] == o[0] && c.contains(&o[n - 2]) && c.contains(&o[n - 1]),
+                    "{d}: {outcome} / {caption}"
+                )
+            }
+        }
+        // Its transcript is there to download, in the full form.
+        let txt = std::fs::read_to_string(page.with_extension("txt")).unwrap();
+        assert!(txt.starts_with(&format!("# KNOBELN transcript 1: {d}\n")));
+        run_chromium(&[
+            "--window-size=1200,1600",
+            &format!(
+                "--screenshot={}",
+                shots.join(format!("game-{d}.png")).display()
+            ),
+            &file_url(page),
+        ]);
+        assert!(
+            shots
+                .join(format!("game-{d}.png"))
+                .metadata()
+                .unwrap()
+                .len()
+                > 10_000
+        );
+    }
+}

@@ -1,0 +1,309 @@
+//! The kit of the bot disciplines (issue 26): its `referee.py` plays the
+//! server's games line for line (the server through `knobeln play --json`
+//! in its sandbox, the kit's referee with the same bots run on the host),
+//! its `--expand` and the server's own expansion turn a stored game's moves
+//! back into its transcript, and the kit arrives by mail with the
+//! contest's rules.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use knobeln::discipline::play::Setup;
+use knobeln::discipline::transcript::{expand, full_text, moves_of, moves_text, quote};
+use knobeln::game::flooding::Island;
+use knobeln::game::lines::{Exchange, Said};
+use knobeln::game::{flooding, footsteps, ultimatum};
+
+use crate::common::{knobeln, stderr_of, stdout_of};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn referee_py(d: &str) -> PathBuf {
+    repo(&format!("src/discipline/{d}/referee.py"))
+}
+
+/// A bot as the kit's referee runs it at home: a C bot built with the
+/// host's gcc, a Python bot through python3.
+fn home_command(src: &Path, tmp: &Path) -> String {
+    if src.extension().is_some_and(|e| e == "c") {
+        let exe = tmp.join(src.file_stem().unwrap());
+        let st = Command::new("gcc")
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(src)
+            .status()
+            .unwrap();
+        assert!(st.success(), "gcc {}", src.display());
+        exe.display().to_string()
+    } else {
+        format!("python3 {}", src.display())
+    }
+}
+
+/// The exchanges of a server game, from `knobeln play --json`.
+fn exchanges(v: &Value) -> Vec<Exchange> {
+    serde_json::from_value(v["transcript"].clone()).expect("a transcript")
+}
+
+/// The `to`/`from` lines of a full transcript text.
+fn exchange_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("to ") || l.starts_with("from "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// One game: the discipline, its bots (paths), the setup, and the extra
+/// arguments of `knobeln play` and of the referee.
+struct Case {
+    d: &'static str,
+    bots: Vec<PathBuf>,
+    setup: Setup,
+    server_args: Vec<String>,
+    referee_args: Vec<String>,
+}
+
+fn demo_bot(d: &str, file: &str) -> PathBuf {
+    repo(&format!("src/demo/bots/{d}/{file}"))
+}
+
+fn cases(tmp: &Path) -> Vec<Case> {
+    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let island = Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap();
+    // A bot that breaks the ultimatum game's protocol in its third offer.
+    let breaker = tmp.join("breaker.py");
+    std::fs::write(
+        &breaker,
+        "import sys\nn = 0\nfor line in sys.stdin:\n    w = line.split()\n    \
+         if not w: continue\n    if w[0] == 'START':\n        n += 1\n        \
+         print('lots' if n == 3 else '400', flush=True)\n    elif w[0] == 'ANGEBOT':\n        \
+         print('JA', flush=True)\n    elif w[0] == 'ENDE':\n        break\n",
+    )
+    .unwrap();
+    let lagoon = lagoon.display().to_string();
+    vec![
+        Case {
+            d: "ultimatum",
+            bots: vec![
+                demo_bot("ultimatum", "simple.c"),
+                demo_bot("ultimatum", "adaptive.py"),
+            ],
+            setup: Setup::Ultimatum(ultimatum::Params { rounds: 40 }),
+            server_args: vec!["--rounds".into(), "40".into()],
+            referee_args: vec!["--rounds".into(), "40".into()],
+        },
+        Case {
+            d: "ultimatum",
+            bots: vec![demo_bot("ultimatum", "more.c"), breaker],
+            setup: Setup::Ultimatum(ultimatum::Params { rounds: 10 }),
+            server_args: vec!["--rounds".into(), "10".into()],
+            referee_args: vec!["--rounds".into(), "10".into()],
+        },
+        Case {
+            d: "flooding",
+            bots: vec![demo_bot("flooding", "keeper.c")],
+            setup: Setup::Flooding {
+                island,
+                params: flooding::Params::default(),
+                seed: 7,
+            },
+            server_args: vec![
+                "--island".into(),
+                lagoon.clone(),
+                "--seed".into(),
+                "7".into(),
+            ],
+            referee_args: vec!["--island".into(), lagoon, "--seed".into(), "7".into()],
+        },
+        Case {
+            d: "footsteps",
+            bots: vec![
+                demo_bot("footsteps", "steady.c"),
+                demo_bot("footsteps", "counter.py"),
+            ],
+            setup: Setup::Footsteps(footsteps::Params::default()),
+            server_args: vec![],
+            referee_args: vec![],
+        },
+        Case {
+            d: "morabaraba",
+            bots: vec![
+                demo_bot("morabaraba", "first.c"),
+                demo_bot("morabaraba", "miller.c"),
+            ],
+            setup: Setup::Morabaraba,
+            server_args: vec![],
+            referee_args: vec![],
+        },
+    ]
+}
+
+/// The server's game of a case (`knobeln play --discipline --json`).
+fn server_game(c: &Case) -> Value {
+    let mut args: Vec<String> = vec!["play".into(), "--discipline".into(), c.d.into()];
+    args.extend(c.bots.iter().map(|b| b.display().to_string()));
+    args.extend(c.server_args.iter().cloned());
+    args.push("--json".into());
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = knobeln(&a);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap()
+}
+
+fn run_referee(d: &str, args: &[String]) -> std::process::Output {
+    let out = Command::new("python3")
+        .arg(referee_py(d))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "referee.py {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn the_kit_referee_plays_the_servers_games_line_for_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    for c in cases(tmp.path()) {
+        let server = server_game(&c);
+        let names: Vec<String> = (0..c.bots.len()).map(|i| format!("bot{i}")).collect();
+        let ours = full_text(&c.setup, "lagoon", &names, &exchanges(&server), &[]);
+        let transcript = tmp.path().join(format!("{}.txt", c.d));
+        let mut args = c.referee_args.clone();
+        args.push("--transcript".into());
+        args.push(transcript.display().to_string());
+        for b in &c.bots {
+            args.push(home_command(b, tmp.path()));
+        }
+        run_referee(c.d, &args);
+        let home = std::fs::read_to_string(&transcript).unwrap();
+        assert!(
+            home.starts_with(&format!("# KNOBELN transcript 1: {}\n", c.d)),
+            "{home}"
+        );
+        let (a, b) = (exchange_lines(&ours), exchange_lines(&home));
+        assert!(a.len() > 10, "{} lines only", a.len());
+        assert_eq!(a, b, "{}: {:?} at home and on the server", c.d, c.bots);
+    }
+}
+
+#[test]
+fn a_stored_games_moves_expand_to_its_transcript_on_the_server_and_at_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    for c in cases(tmp.path()) {
+        let server = server_game(&c);
+        let t = exchanges(&server);
+        // Only what the bots printed is kept: the rest follows from the rules.
+        let moves = moves_of(&t, &[]);
+        assert!(moves.moves.len() < t.len());
+        assert_eq!(expand(&c.setup, &moves), t, "{}", c.d);
+        let names = vec!["a".to_string(), "b".to_string()][..c.bots.len()].to_vec();
+        let file = tmp.path().join(format!("{}.moves", c.d));
+        std::fs::write(&file, moves_text(&c.setup, "lagoon", &names, &moves)).unwrap();
+        let out = run_referee(c.d, &["--expand".into(), file.display().to_string()]);
+        let expanded = exchange_lines(&String::from_utf8_lossy(&out.stdout));
+        let want: Vec<String> = t
+            .iter()
+            .map(|e| {
+                let dir = if e.said == Said::ToBot { "to" } else { "from" };
+                format!("{dir} {}: {}", e.seat, quote(&e.line))
+            })
+            .collect();
+        assert_eq!(expanded, want, "{}", c.d);
+    }
+}
+
+#[test]
+fn a_game_that_ended_with_a_bot_gone_expands_where_it_stopped() {
+    // A bot that quits after its first offer: the server notices it at a
+    // write or at the next read; the moves say how many lines there were.
+    let tmp = tempfile::tempdir().unwrap();
+    let quitter = tmp.path().join("quitter.py");
+    std::fs::write(
+        &quitter,
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('START'):\n        \
+         print('500', flush=True)\n        sys.exit(0)\n",
+    )
+    .unwrap();
+    let c = Case {
+        d: "ultimatum",
+        bots: vec![demo_bot("ultimatum", "simple.c"), quitter],
+        setup: Setup::Ultimatum(ultimatum::Params { rounds: 5 }),
+        server_args: vec!["--rounds".into(), "5".into()],
+        referee_args: vec![],
+    };
+    let server = server_game(&c);
+    let t = exchanges(&server);
+    let failures: Vec<(usize, String)> = server["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["bot"].as_u64().unwrap() as usize,
+                f["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(failures.len(), 1, "{server}");
+    let moves = moves_of(&t, &failures);
+    assert_eq!(moves.ends_after, Some(t.len()));
+    assert_eq!(expand(&c.setup, &moves), t);
+    let file = tmp.path().join("gone.moves");
+    let names = vec!["simple".to_string(), "quitter".to_string()];
+    std::fs::write(&file, moves_text(&c.setup, "", &names, &moves)).unwrap();
+    let out = run_referee(
+        "ultimatum",
+        &["--expand".into(), file.display().to_string()],
+    );
+    assert_eq!(
+        exchange_lines(&String::from_utf8_lossy(&out.stdout)).len(),
+        t.len()
+    );
+}
+
+#[test]
+fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
+    use knobeln::discipline::Discipline;
+    for d in Discipline::BOTS {
+        let mut config = knobeln::config::Config::default();
+        config.contest.discipline = d;
+        config.contest.name = "Test contest".into();
+        config.ultimatum.rounds = 777;
+        config.footsteps.points = 66;
+        let kit = knobeln::kit::bot_files_for(&config);
+        let names: Vec<&str> = kit.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(&names[..3], ["README", "RULES.txt", "referee.py"], "{d}");
+        for b in knobeln::demo::bots::demo_bots(d) {
+            assert!(names.contains(&b.file), "{d}: {}", b.file);
+        }
+        let rules = String::from_utf8(kit[1].bytes.clone()).unwrap();
+        for l in rules.lines() {
+            assert!(l.is_ascii() && l.len() <= 72, "{d}: {l:?}");
+        }
+        assert!(rules.contains("Test contest"), "{d}");
+        match d {
+            Discipline::Ultimatum => assert!(rules.contains("777") && rules.contains("RUNDEN")),
+            Discipline::Footsteps => assert!(rules.contains("66")),
+            Discipline::Flooding => {
+                assert!(names.contains(&"island-lagoon.txt"));
+                assert!(rules.contains("GAMEBOARDSTART"));
+            }
+            _ => assert!(rules.contains("Morabaraba")),
+        }
+        assert_eq!(
+            kit[2].bytes,
+            std::fs::read(referee_py(d.name())).unwrap(),
+            "{d}: the referee mailed is the one tested here"
+        );
+        let readme = String::from_utf8(kit[0].bytes.clone()).unwrap();
+        assert!(readme.contains("python3 referee.py"), "{readme}");
+    }
+}
