@@ -4,6 +4,7 @@
 //! the same code `play` uses.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
@@ -583,6 +584,126 @@ fn demo_files(tmp: &tempfile::TempDir) -> (Vec<Reply>, String, String) {
     (finals, site, article)
 }
 
+/// What every bot demo must show (issue 26): every game on its pairing's
+/// page and with a page of its own (the demo keeps every transcript), each
+/// bot's page linked from the table, the transcript download equal to the
+/// expansion of the mailed moves, the per-opponent summary for every team,
+/// the transcripts for the team that asked (DGP), the discipline's kit for
+/// the team that asked, and results mails that name the contest once.
+fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_teams: usize) {
+    let dir = tmp.path().join("demo");
+    let site = dir.join("site");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    for i in 1..=n_teams {
+        assert!(
+            index.contains(&format!("href=\"bot/{i}.html\"")),
+            "{d}: bot {i}"
+        );
+        let bot = std::fs::read_to_string(site.join(format!("bot/{i}.html"))).unwrap();
+        assert!(bot.contains("<h2>Versions</h2>") && bot.contains("href=\"../pairing/"));
+    }
+    let games: i64 = rusqlite::Connection::open(dir.join("knobeln.db"))
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+        .unwrap();
+    let (mut rows, mut pages) = (0, 0);
+    for e in std::fs::read_dir(site.join("pairing")).unwrap() {
+        let html = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        rows += html.matches("<tr id=").count();
+        pages += html.matches("href=\"../game/").count();
+    }
+    assert_eq!(rows as i64, games, "{d}: every game on its pairing's page");
+    assert_eq!(pages as i64, games, "{d}: every kept game has a page");
+    // The mails.
+    let mut by_kind: HashMap<String, Vec<(std::path::PathBuf, Reply)>> = HashMap::new();
+    for e in std::fs::read_dir(dir.join("spool/outgoing")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let kind = name
+            .split_once('-')
+            .unwrap()
+            .1
+            .trim_end_matches(".eml")
+            .to_string();
+        let r = crate::mail_spool::parse_reply(&p);
+        by_kind.entry(kind).or_default().push((p, r));
+    }
+    assert_eq!(
+        by_kind["bot_summary"].len(),
+        n_teams,
+        "{d}: the default is the summary"
+    );
+    for (_, r) in &by_kind["bot_summary"] {
+        assert!(r.body.contains("Games"), "{}", r.body);
+    }
+    let finals = &by_kind["final"];
+    assert!(
+        unwrapped(&finals[0].1.body).contains(&format!("final results of the {contest}.")),
+        "{}",
+        finals[0].1.body
+    );
+    // The first team asked for its transcripts (DGP): they expand to the
+    // site's downloads, game by game.
+    let transcripts = &by_kind["bot_transcripts"];
+    let to: std::collections::BTreeSet<&Vec<String>> =
+        transcripts.iter().map(|(_, r)| &r.to).collect();
+    assert_eq!(to.len(), 1, "{d}: only the team that asked");
+    let mut text = String::new();
+    for (p, _) in transcripts {
+        let raw = std::fs::read(p).unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        let att = m.attachments().next().expect("the transcripts attached");
+        assert!(att.contents().len() <= 200 * 1024, "a part is mail-sized");
+        text.push_str(&String::from_utf8_lossy(att.contents()));
+    }
+    let mut n = 0;
+    for game in text.split("# KNOBELN moves 1: ").skip(1) {
+        let slug = game
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim_start_matches("# game: ")
+            .to_string();
+        let file = tmp.path().join(format!("{slug}.moves"));
+        std::fs::write(&file, format!("# KNOBELN moves 1: {game}")).unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("src/discipline/{d}/referee.py")),
+            )
+            .arg("--expand")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| l.starts_with("to ") || l.starts_with("from "))
+                .map(String::from)
+                .collect()
+        };
+        let site_txt = std::fs::read_to_string(site.join(format!("game/{slug}.txt"))).unwrap();
+        assert_eq!(
+            lines(&String::from_utf8_lossy(&out.stdout)),
+            lines(&site_txt),
+            "{d}: {slug}"
+        );
+        n += 1;
+    }
+    assert!(n > 0, "{d}: no game in {text:.200}");
+    // The kit of this discipline, asked for by the first team.
+    let kit = &by_kind["software"];
+    assert_eq!(kit.len(), 1);
+    for f in ["README", "RULES.txt", "referee.py"] {
+        assert!(kit[0].1.attachments.iter().any(|a| a == f), "{d}: {f}");
+    }
+    assert!(kit[0].1.subject.contains(contest));
+}
+
 #[test]
 fn the_ultimatum_demo_ends_with_the_plus_minus_table_by_mail_article_and_site() {
     let (out, tmp) = run_demo("ultimatum", "1");
@@ -614,6 +735,7 @@ fn the_ultimatum_demo_ends_with_the_plus_minus_table_by_mail_article_and_site() 
         assert_eq!(n.iter().sum::<u32>(), 8, "{r}");
     }
     assert!(site.contains("<th>Plus</th><th>Minus</th><th>Won</th><th>Draw</th><th>Lost</th>"));
+    check_demo_site_and_mails(&tmp, "ultimatum", "freiesMagazin ultimatum demo contest", 5);
 }
 
 #[test]
@@ -635,6 +757,12 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
         standing[1].split_whitespace().next()
     );
     assert!(site.contains("<th>Mean rounds per island</th>"));
+    check_demo_site_and_mails(
+        &tmp,
+        "flooding",
+        "freiesMagazin flooding island demo contest",
+        4,
+    );
 }
 
 #[test]
@@ -656,6 +784,7 @@ fn the_footsteps_demo_has_games_won_percent_and_the_pair_table() {
         article.contains("sharing a place: one_c, one_py"),
         "{article}"
     );
+    check_demo_site_and_mails(&tmp, "footsteps", "FootSteps demo contest", 4);
 }
 
 #[test]
@@ -671,7 +800,8 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
     // f(V) a hair under 1 for a bot that needs milliseconds.
     let points: f64 = miller.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(points > 4.99 && points <= 5.0, "{miller}");
-    assert!(site.contains("<th>Points</th>"));
+    assert!(site.contains("<th>Points</th><th>Head-to-head</th>"));
+    check_demo_site_and_mails(&tmp, "morabaraba", "Morabaraba demo contest", 3);
 }
 
 #[test]
