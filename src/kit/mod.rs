@@ -160,7 +160,7 @@ pub fn referee_py(d: crate::discipline::Discipline) -> &'static str {
 
 /// The data of a bot discipline's `RULES.txt` and `README`: the contest,
 /// its dates and languages, and the discipline's section of the config.
-fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
+pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
     use crate::discipline::Discipline;
     use crate::mail::commands::date;
     let t = &config.timeline;

@@ -26,8 +26,7 @@ fn fixture(name: &str) -> Value {
             "contest_start": "2011-11-01 12:00 UT",
         }),
         "bot_results" => json!({
-            "contest_name": "freiesMagazin contest",
-            "discipline": "the ultimatum game",
+            "heading": "freiesMagazin contest (the ultimatum game)",
             "table": "Place  Bot                        Plus      Minus  Won Draw Lost\n   1.  simple                  6682555    4515445    2    0    2",
         }),
         "check_report" => json!({
@@ -99,8 +98,39 @@ fn fixture(name: &str) -> Value {
             "reason": "The team name and the authentification string in the <<FROM>> line do not match any registration.",
             "hint": "Copy both exactly from the acknowledgement of your registration.",
         }),
-        "software" => json!({ "files": [{"name": "README"}, {"name": "knobellib.c"}] }),
+        "software" => {
+            json!({ "files": [{"name": "README"}, {"name": "knobellib.c"}], "bots": false, "discipline": "KNOBELN", "contest_name": "International KNOBELN contest" })
+        }
+        "bot_summary" => json!({
+            "heading": "freiesMagazin contest (the ultimatum game)",
+            "team": "the_heavy_lords_of_knobeln",
+            "played": true,
+            "table": "Opponent                      Games   Won  Lost Failures\nsimple_c                        200   120    80        0",
+        }),
+        "bot_transcripts" => json!({
+            "heading": "freiesMagazin contest (the ultimatum game)",
+            "team": "the_heavy_lords_of_knobeln",
+            "first": true, "n_attached": 16, "n_parts": 2, "n_left_out": 3,
+            "kept_per_pairing": 10,
+        }),
+        "kit_rules_ultimatum"
+        | "kit_rules_flooding"
+        | "kit_rules_footsteps"
+        | "kit_rules_morabaraba"
+        | "kit_bot_readme" => {
+            let d = name.trim_start_matches("kit_rules_");
+            let mut config = knobeln::config::Config::default();
+            config.contest.discipline = d
+                .parse()
+                .unwrap_or(knobeln::discipline::Discipline::Flooding);
+            let mut data = knobeln::kit::bot_kit_data(&config);
+            data["bots"] = json!(["simple.c", "random.py"]);
+            data["first_bot"] = json!("random.py");
+            data["referee_args"] = json!("./mybot ./otherbot");
+            data
+        }
         "help" => json!({
+            "bots": false, "discipline": "KNOBELN", "flooding": false, "languages": "",
             "contest_name": "International KNOBELN contest",
             "organizer": "organizer@contest.example",
             "subject": "hello",

@@ -132,21 +132,35 @@ fn forward(ctx: &Ctx<'_>, known: &[KnownSecret]) -> Result<Outgoing, CommandErro
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let not_forwarded = should_forward(conn, ctx)?;
     let known = known_secrets(conn)?;
+    let d = ctx.config.contest.discipline;
+    let languages: Vec<String> = ctx
+        .config
+        .languages()
+        .map(|t| t.languages.iter().map(|l| l.name.clone()).collect())
+        .unwrap_or_default();
     let body = render(
         "help",
         &json!({
             "contest_name": ctx.config.contest.name,
+            "bots": d.is_bot_discipline(),
+            "discipline": d.title(),
+            "flooding": d == crate::discipline::Discipline::Flooding,
+            "languages": languages.join(", "),
             "organizer": ctx.config.contest.organizer,
             "subject": tame(&ctx.mail.subject),
             "html_only": ctx.mail.body == Body::HtmlOnly,
             "forwarded": not_forwarded.is_none(),
         }),
     )?;
-    let mut replies = vec![ctx.reply(
-        "help",
-        "KNOBELN: how to talk to the contest server".into(),
-        body,
-    )];
+    let subject = if d.is_bot_discipline() {
+        format!(
+            "{}: how to talk to the contest server",
+            ctx.config.contest.name
+        )
+    } else {
+        "KNOBELN: how to talk to the contest server".into()
+    };
+    let mut replies = vec![ctx.reply("help", subject, body)];
     let note = match &not_forwarded {
         None => {
             replies.push(forward(ctx, &known)?);
