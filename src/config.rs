@@ -371,7 +371,7 @@ impl Default for SiteConfig {
         SiteConfig {
             dir: None,
             no_game_pages: false,
-            transcripts_per_pairing: 10,
+            transcripts_per_pairing: 1,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod admin;
 pub mod bench;
 pub mod bench_bots;
 pub mod bench_mail;
+pub mod bench_site;
 pub mod config;
 pub mod contest;
 pub mod demo;

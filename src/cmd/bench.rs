@@ -18,7 +18,9 @@
 //! SMTP submission until the reply is readable in its IMAP mailbox, through
 //! the local Postfix + Dovecot, with IDLE and with polling, against the
 //! stack's own delivery (`knobeln::bench_mail`; not part of `all`: it needs
-//! the mail stack).
+//! the mail stack). `bot-site`: a bot contest's results site (every game
+//! on its pairing's page, a page per kept game with its picture) for
+//! `--teams` bots against reading the stored games (`knobeln::bench_site`).
 
 use std::process::ExitCode;
 
@@ -38,6 +40,9 @@ pub enum What {
     Distributed,
     /// Reply times through the local mail stack (IDLE and polling).
     Mail,
+    /// The results site of a bot contest of `--teams` bots
+    /// (`--discipline`, `--games` repetitions), against reading the games.
+    BotSite,
     All,
 }
 
@@ -101,6 +106,13 @@ pub struct Bench {
     /// Every mailbox's password on the mail stack (mail benchmark).
     #[arg(long, default_value = "knobeln")]
     pub mail_password: String,
+    /// The bot discipline (bot-site benchmark).
+    #[arg(long, default_value = "ultimatum")]
+    pub discipline: knobeln::discipline::Discipline,
+    /// Repetitions, runs or games per pair instead of the discipline's
+    /// default (bot-site benchmark).
+    #[arg(long = "repetitions")]
+    pub repetitions: Option<u32>,
 }
 
 impl Bench {
@@ -151,6 +163,14 @@ impl Bench {
                 password: self.mail_password.clone(),
             };
             knobeln::bench_mail::mail_bench(&stack, self.participants, self.poll_secs)?.print();
+        }
+        if matches!(self.what, What::BotSite) {
+            if !self.discipline.is_bot_discipline() {
+                anyhow::bail!("--discipline: the bot-site benchmark needs a bot discipline");
+            }
+            knobeln::bench_site::bot_site_bench(self.discipline, self.teams, self.repetitions)
+                .map_err(|e| anyhow::anyhow!(e))?
+                .print();
         }
         if matches!(self.what, What::Distributed) {
             let exe = std::env::current_exe()?;

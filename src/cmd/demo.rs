@@ -352,6 +352,8 @@ pub fn bot_demo_config(dir: &std::path::Path, d: Discipline, games: Option<u32>)
     config.contest.discipline = d;
     config.contest.name = knobeln::demo::bots::demo_contest_name(d).to_string();
     config.ultimatum.repetitions = games.unwrap_or(2);
+    // A demo is small: every game keeps its transcript and has its page.
+    config.site.transcripts_per_pairing = 1000;
     config.flooding.runs = games.unwrap_or(5);
     // The seed's 0.1 s a round is a contest machine's figure; on a busy
     // demo machine a wall-clock limit would make the results vary.

@@ -361,6 +361,161 @@ fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
 }
 
+/// Stores a played game under its key (once: a second result of the same
+/// game is ignored), with its seats, pairing and, when its transcript was
+/// kept, its moves (the referee's lines follow from the rules).
+fn store_game(
+    conn: &Connection,
+    c: &BotContest,
+    job: &Job,
+    mut p: Played,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let result = planner_result(c.discipline, job, &p);
+    let moves = p
+        .transcript
+        .take()
+        .filter(|_| !p.transcript_truncated)
+        .map(|t| {
+            let forfeits: Vec<(usize, String)> = p
+                .failures
+                .iter()
+                .filter(|f| !matches!(f.kind, crate::lines::BotFailureKind::Rule { .. }))
+                .map(|f| (f.bot, f.reason.clone()))
+                .collect();
+            transcript::moves_body(&transcript::moves_of(&t, &forfeits))
+        });
+    p.transcript_truncated = false;
+    let record = serde_json::to_string(&p).expect("json");
+    let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
+    conn.execute(
+        "INSERT OR IGNORE INTO bot_games \
+         (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            c.id,
+            job.key,
+            result.to_string(),
+            record,
+            now.to_rfc3339(),
+            serde_json::to_string(&seats).expect("json"),
+            job.pairing(),
+            moves
+        ],
+    )?;
+    Ok(())
+}
+
+/// A planned game, for tools that fill a contest without playing it (the
+/// site benchmark): its key, its teams in seat order, its setup, and
+/// whether it keeps its transcript.
+#[derive(Debug, Clone)]
+pub struct PlannedGame {
+    pub key: String,
+    pub seats: Vec<TeamId>,
+    pub setup: Setup,
+    pub keeps_transcript: bool,
+}
+
+/// The games the contest plays first (every game but FootSteps' tie
+/// replays, which depend on the results).
+pub fn planned_games(c: &BotContest, config: &Config) -> Result<Vec<PlannedGame>> {
+    Ok(first_jobs(c, config)?
+        .into_iter()
+        .map(|j| PlannedGame {
+            keeps_transcript: j.keeps_transcript(c.discipline, config),
+            key: j.key,
+            seats: j.seats,
+            setup: j.setup,
+        })
+        .collect())
+}
+
+/// Stores a game the caller played (or made up: the site benchmark) as the
+/// contest run stores its games.
+pub fn store_planned_game(
+    conn: &Connection,
+    c: &BotContest,
+    g: &PlannedGame,
+    played: Played,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let job = Job {
+        key: g.key.clone(),
+        seats: g.seats.clone(),
+        setup: g.setup.clone(),
+    };
+    store_game(conn, c, &job, played, now)
+}
+
+/// Every game of the first pass of the contest's planner.
+fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
+    let teams = team_ids(c);
+    Ok(match c.discipline {
+        Discipline::Ultimatum => {
+            let tc = ultimatum::Config {
+                repetitions: config.ultimatum.repetitions,
+            };
+            ultimatum::schedule(&teams, &tc)
+                .map(|m| Job {
+                    key: serde_json::to_string(&m.key).expect("json"),
+                    seats: m.seats.to_vec(),
+                    setup: Setup::Ultimatum(config.ultimatum.params()),
+                })
+                .collect()
+        }
+        Discipline::Flooding => {
+            let islands = parse_islands(c)?;
+            let ids: Vec<flooding::IslandId> =
+                (0..islands.len() as u32).map(flooding::IslandId).collect();
+            let format = flooding::FloodingFormat {
+                runs: config.flooding.runs,
+            };
+            flooding::plan(c.seed, &teams, &ids, format)
+                .into_iter()
+                .map(|r| Job {
+                    key: serde_json::to_string(&FloodKey {
+                        island: r.island.0,
+                        run: r.run,
+                        team: r.team,
+                    })
+                    .expect("json"),
+                    seats: vec![r.team],
+                    setup: Setup::Flooding {
+                        island: islands[r.island.0 as usize].clone(),
+                        params: config.flooding.params(),
+                        seed: r.seed,
+                    },
+                })
+                .collect()
+        }
+        Discipline::Footsteps => {
+            let names = names_of(c);
+            match footsteps::plan(&teams, &config.footsteps.tournament(), &[], &names)
+                .map_err(|e| BotContestError::Plan(e.to_string()))?
+            {
+                footsteps::Plan::Done(_) => Vec::new(),
+                footsteps::Plan::Play { games, .. } => games
+                    .into_iter()
+                    .map(|g| Job {
+                        key: serde_json::to_string(&g.key).expect("json"),
+                        seats: g.seats.to_vec(),
+                        setup: Setup::Footsteps(config.footsteps.params()),
+                    })
+                    .collect(),
+            }
+        }
+        Discipline::Morabaraba | Discipline::Knobeln => morabaraba::plan(&teams)
+            .into_iter()
+            .map(|p| Job {
+                key: serde_json::to_string(&p).expect("json"),
+                seats: vec![p.first, p.second],
+                setup: Setup::Morabaraba,
+            })
+            .collect(),
+    })
+}
+
 /// Plays the jobs (on `jobs` threads, or by workers through NATS when the
 /// config has `[engine] nats`) and stores each result as it comes.
 fn play_jobs(
@@ -384,44 +539,7 @@ fn play_jobs(
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
         match r {
-            Ok(mut p) => {
-                let result = planner_result(c.discipline, &job, &p);
-                // The transcript is kept as its moves (the referee's lines
-                // follow from the rules), not in the record.
-                let moves = p
-                    .transcript
-                    .take()
-                    .filter(|_| !p.transcript_truncated)
-                    .map(|t| {
-                        let forfeits: Vec<(usize, String)> = p
-                            .failures
-                            .iter()
-                            .filter(|f| {
-                                !matches!(f.kind, crate::lines::BotFailureKind::Rule { .. })
-                            })
-                            .map(|f| (f.bot, f.reason.clone()))
-                            .collect();
-                        transcript::moves_body(&transcript::moves_of(&t, &forfeits))
-                    });
-                p.transcript_truncated = false;
-                let record = serde_json::to_string(&p).expect("json");
-                let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
-                store.conn().execute(
-                    "INSERT OR IGNORE INTO bot_games \
-                     (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    params![
-                        c.id,
-                        job.key,
-                        result.to_string(),
-                        record,
-                        now().to_rfc3339(),
-                        serde_json::to_string(&seats).expect("json"),
-                        job.pairing(),
-                        moves
-                    ],
-                )?;
-            }
+            Ok(p) => store_game(store.conn(), c, &job, p, now())?,
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -680,91 +798,71 @@ pub fn play_all(
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
     let bots = load_bots(store, c, config)?;
-    let teams = team_ids(c);
-    let names = names_of(c);
-    match c.discipline {
-        Discipline::Ultimatum => {
-            let tc = ultimatum::Config {
-                repetitions: config.ultimatum.repetitions,
-            };
-            let done = stored(store.conn(), c.id)?;
-            let todo: Vec<Job> = ultimatum::schedule(&teams, &tc)
-                .map(|m| Job {
-                    key: serde_json::to_string(&m.key).expect("json"),
-                    seats: m.seats.to_vec(),
-                    setup: Setup::Ultimatum(config.ultimatum.params()),
-                })
-                .filter(|j| !done.contains_key(&j.key))
-                .collect();
-            play_jobs(store, c, config, &bots, todo, now)?;
-            Ok(Results::Ultimatum(ultimatum_table(store, c, config)?))
+    loop {
+        let todo = next_jobs(store, c, config)?;
+        if todo.is_empty() {
+            break;
         }
-        Discipline::Flooding => {
-            let islands = parse_islands(c)?;
-            let ids: Vec<flooding::IslandId> =
-                (0..islands.len() as u32).map(flooding::IslandId).collect();
-            let format = flooding::FloodingFormat {
-                runs: config.flooding.runs,
-            };
-            let done = stored(store.conn(), c.id)?;
-            let todo: Vec<Job> = flooding::plan(c.seed, &teams, &ids, format)
-                .into_iter()
-                .map(|r| Job {
-                    key: serde_json::to_string(&FloodKey {
-                        island: r.island.0,
-                        run: r.run,
-                        team: r.team,
-                    })
-                    .expect("json"),
-                    seats: vec![r.team],
-                    setup: Setup::Flooding {
-                        island: islands[r.island.0 as usize].clone(),
-                        params: config.flooding.params(),
-                        seed: r.seed,
-                    },
-                })
-                .filter(|j| !done.contains_key(&j.key))
-                .collect();
-            play_jobs(store, c, config, &bots, todo, now)?;
-            flooding_results(store, c, config)
-        }
-        Discipline::Footsteps => loop {
-            let played: Vec<footsteps::PlayedGame> = stored(store.conn(), c.id)?
-                .values()
-                .map(|v| parse(v))
-                .collect::<Result<_>>()?;
-            match footsteps::plan(&teams, &config.footsteps.tournament(), &played, &names)
-                .map_err(|e| BotContestError::Plan(e.to_string()))?
-            {
-                footsteps::Plan::Done(table) => return Ok(Results::Footsteps(table)),
-                footsteps::Plan::Play { games, .. } => {
-                    let todo = games
-                        .into_iter()
-                        .map(|g| Job {
-                            key: serde_json::to_string(&g.key).expect("json"),
-                            seats: g.seats.to_vec(),
-                            setup: Setup::Footsteps(config.footsteps.params()),
-                        })
-                        .collect();
-                    play_jobs(store, c, config, &bots, todo, now)?;
-                }
-            }
-        },
-        Discipline::Morabaraba | Discipline::Knobeln => {
-            let done = stored(store.conn(), c.id)?;
-            let todo: Vec<Job> = morabaraba::plan(&teams)
-                .into_iter()
-                .map(|p| Job {
-                    key: serde_json::to_string(&p).expect("json"),
-                    seats: vec![p.first, p.second],
-                    setup: Setup::Morabaraba,
-                })
-                .filter(|j| !done.contains_key(&j.key))
-                .collect();
-            play_jobs(store, c, config, &bots, todo, now)?;
-            morabaraba_results(store, c)
-        }
+        play_jobs(store, c, config, &bots, todo, now)?;
     }
+    complete_results(store, c, config)?.ok_or_else(|| {
+        BotContestError::Plan("every game is played, yet the results are incomplete".into())
+    })
+}
+
+/// The games still to play: of the planner's first pass those not stored
+/// yet, then (FootSteps) the tie replays the stored results call for.
+fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>> {
+    let done = stored(store.conn(), c.id)?;
+    let first: Vec<Job> = first_jobs(c, config)?
+        .into_iter()
+        .filter(|j| !done.contains_key(&j.key))
+        .collect();
+    if !first.is_empty() || c.discipline != Discipline::Footsteps {
+        return Ok(first);
+    }
+    let played: Vec<footsteps::PlayedGame> =
+        done.values().map(|v| parse(v)).collect::<Result<_>>()?;
+    let names = names_of(c);
+    Ok(
+        match footsteps::plan(
+            &team_ids(c),
+            &config.footsteps.tournament(),
+            &played,
+            &names,
+        )
+        .map_err(|e| BotContestError::Plan(e.to_string()))?
+        {
+            footsteps::Plan::Done(_) => Vec::new(),
+            footsteps::Plan::Play { games, .. } => games
+                .into_iter()
+                .map(|g| Job {
+                    key: serde_json::to_string(&g.key).expect("json"),
+                    seats: g.seats.to_vec(),
+                    setup: Setup::Footsteps(config.footsteps.params()),
+                })
+                .filter(|j| !done.contains_key(&j.key))
+                .collect(),
+        },
+    )
+}
+
+/// The games still to play (see [`planned_games`]), for tools that fill a
+/// contest without playing it.
+pub fn next_planned_games(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+) -> Result<Vec<PlannedGame>> {
+    Ok(next_jobs(store, c, config)?
+        .into_iter()
+        .map(|j| PlannedGame {
+            keeps_transcript: j.keeps_transcript(c.discipline, config),
+            key: j.key,
+            seats: j.seats,
+            setup: j.setup,
+        })
+        .collect())
 }
 
 fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
@@ -820,14 +918,17 @@ fn morabaraba_results(store: &Store, c: &BotContest) -> Result<Results> {
 /// The results so far, from the stored games (for status and the site;
 /// FootSteps only once finished).
 pub fn results(store: &Store, c: &BotContest, config: &Config) -> Result<Option<Results>> {
+    if c.discipline == Discipline::Ultimatum && !c.finished {
+        return Ok(None);
+    }
+    complete_results(store, c, config)
+}
+
+/// The table from the stored games, whether or not the contest is marked
+/// finished (the ultimatum game's table needs every match).
+fn complete_results(store: &Store, c: &BotContest, config: &Config) -> Result<Option<Results>> {
     Ok(match c.discipline {
-        Discipline::Ultimatum => {
-            if c.finished {
-                Some(Results::Ultimatum(ultimatum_table(store, c, config)?))
-            } else {
-                None
-            }
-        }
+        Discipline::Ultimatum => Some(Results::Ultimatum(ultimatum_table(store, c, config)?)),
         Discipline::Flooding => Some(flooding_results(store, c, config)?),
         Discipline::Footsteps => {
             let played: Vec<footsteps::PlayedGame> = stored(store.conn(), c.id)?

@@ -126,6 +126,10 @@ struct FailureNote {
     text: String,
 }
 
+/// A game's full transcript is offered for download up to this size;
+/// beyond it, its moves form.
+pub const FULL_DOWNLOAD_BYTES: usize = 256 * 1024;
+
 /// At most this many failures are listed on a bot's page (the count is
 /// always there).
 const FAILURES_LISTED: usize = 50;
@@ -301,7 +305,21 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     let transcript = g.transcript().unwrap_or_default();
     let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
     let text = full_text(&g.setup, &g.island_name, names, &transcript, &failures);
-    write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
+    // A long game's download is its moves form (the kit expands it): a
+    // 2500-round ultimatum match is 560 kB in full, 25 kB in moves.
+    let (download, full) = if text.len() <= FULL_DOWNLOAD_BYTES {
+        write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
+        (format!("{slug}.txt"), true)
+    } else {
+        let moves = g.moves.as_ref().expect("a kept game has moves");
+        let short =
+            crate::discipline::transcript::moves_text(&g.setup, &g.island_name, names, moves);
+        write_file(
+            &dir.join(format!("game/{slug}.moves.txt")),
+            short.as_bytes(),
+        )?;
+        (format!("{slug}.moves.txt"), false)
+    };
     let title = format!(
         "{}: {}",
         capitalised(c.discipline.title()),
@@ -351,11 +369,20 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     }
     fact(
         "Transcript",
-        format!(
-            "<a href=\"{slug}.txt\">{slug}.txt</a> ({} lines; the kit's referee writes \
-             the same for the same game)",
-            transcript.len()
-        ),
+        if full {
+            format!(
+                "<a href=\"{download}\">{download}</a> ({} lines; the kit's referee writes \
+                 the same for the same game)",
+                transcript.len()
+            )
+        } else {
+            format!(
+                "<a href=\"{download}\">{download}</a> (the moves form of its {} lines: \
+                 <code>python3 referee.py --expand {download}</code> with the kit's referee \
+                 writes them all)",
+                transcript.len()
+            )
+        },
     );
     h.push_str("</table>\n");
     h.push_str(&picture(&g.setup, &transcript, names));
