@@ -169,6 +169,7 @@ fn template(setup: &Setup) -> Played {
         stderr: vec![String::new(); n],
         transcript: Some(transcript),
         transcript_truncated: false,
+        moves: None,
     }
 }
 
@@ -274,6 +275,7 @@ pub fn bot_site_bench(
                 wall_ms: t.wall_ms,
                 stderr: t.stderr.clone(),
                 transcript_truncated: false,
+                moves: None,
             };
             // FootSteps: each game of a pair goes to one side or the other,
             // so that ties are broken as in a real field.

@@ -195,20 +195,18 @@ impl Play {
             );
         }
         let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
-        let (limits, island) = match d {
-            Discipline::Ultimatum => (cfg.ultimatum.limits(), None),
-            Discipline::Flooding => {
-                let text = match &self.island {
-                    Some(p) => std::fs::read_to_string(p)
-                        .with_context(|| format!("cannot read {}", p.display()))?,
-                    None => knobeln::demo::bots::ISLANDS[0].1.to_string(),
-                };
-                let island = Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?;
-                (cfg.flooding.limits(), Some(island))
-            }
-            Discipline::Footsteps => (cfg.footsteps.limits(), None),
-            Discipline::Morabaraba => (cfg.morabaraba.limits(), None),
-            Discipline::Knobeln => unreachable!("a bot discipline"),
+        let limits = knobeln::discipline::seam::of(d)
+            .expect("a bot discipline")
+            .limits(&cfg);
+        let island = if d == Discipline::Flooding {
+            let text = match &self.island {
+                Some(p) => std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+                None => knobeln::demo::bots::ISLANDS[0].1.to_string(),
+            };
+            Some(Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?)
+        } else {
+            None
         };
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);

@@ -202,14 +202,9 @@ pub fn start(
             islands.push((name, text));
         }
     }
-    let section = match d {
-        Discipline::Ultimatum => serde_json::to_value(config.ultimatum),
-        Discipline::Flooding => serde_json::to_value(&config.flooding),
-        Discipline::Footsteps => serde_json::to_value(config.footsteps),
-        Discipline::Morabaraba => serde_json::to_value(config.morabaraba),
-        Discipline::Knobeln => Ok(json!({})),
-    }
-    .expect("json");
+    let section = crate::discipline::seam::of(d)
+        .map(|b| b.section(config))
+        .unwrap_or_else(|| json!({}));
     store.conn().execute(
         "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
@@ -372,20 +367,7 @@ fn store_game(
     now: DateTime<Utc>,
 ) -> Result<()> {
     let result = planner_result(c.discipline, job, &p);
-    let moves = p
-        .transcript
-        .take()
-        .filter(|_| !p.transcript_truncated)
-        .map(|t| {
-            let forfeits: Vec<(usize, String)> = p
-                .failures
-                .iter()
-                .filter(|f| !matches!(f.kind, crate::lines::BotFailureKind::Rule { .. }))
-                .map(|f| (f.bot, f.reason.clone()))
-                .collect();
-            transcript::moves_body(&transcript::moves_of(&t, &forfeits))
-        });
-    p.transcript_truncated = false;
+    let moves = p.take_moves();
     let record = serde_json::to_string(&p).expect("json");
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
     conn.execute(
@@ -529,13 +511,10 @@ fn play_jobs(
     if todo.is_empty() {
         return Ok(());
     }
-    let limits = match c.discipline {
-        Discipline::Ultimatum => config.ultimatum.limits(),
-        Discipline::Flooding => config.flooding.limits(),
-        Discipline::Footsteps => config.footsteps.limits(),
-        _ => config.morabaraba.limits(),
-    }
-    .line_limits();
+    let limits = crate::discipline::seam::of(c.discipline)
+        .ok_or(BotContestError::NoBots("KNOBELN"))?
+        .limits(config)
+        .line_limits();
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
         match r {
@@ -560,7 +539,8 @@ fn play_jobs(
                     let Some((i, job)) = waiting.next() else {
                         break;
                     };
-                    queue.submit(BotTask::new(c.id, i as u32, job, bots, limits));
+                    let keep = job.keeps_transcript(c.discipline, config);
+                    queue.submit(BotTask::new(c.id, i as u32, job, bots, limits, keep));
                     in_flight += 1;
                 }
                 if in_flight == 0 {
@@ -642,10 +622,19 @@ struct BotTask {
     programs: Vec<Arc<StoredProgram>>,
     seats: Vec<BotSeat>,
     limits: LineLimits,
+    /// Whether the worker sends the game's moves.
+    keep_transcript: bool,
 }
 
 impl BotTask {
-    fn new(contest: i64, index: u32, job: Job, bots: &Bots, limits: LineLimits) -> BotTask {
+    fn new(
+        contest: i64,
+        index: u32,
+        job: Job,
+        bots: &Bots,
+        limits: LineLimits,
+        keep_transcript: bool,
+    ) -> BotTask {
         let programs: Vec<Arc<StoredProgram>> =
             job.seats.iter().map(|t| bots.stored[t].clone()).collect();
         let seats = job
@@ -664,6 +653,7 @@ impl BotTask {
             programs,
             seats,
             limits,
+            keep_transcript,
         }
     }
 }
@@ -686,6 +676,7 @@ impl Task for BotTask {
             setup: self.job.setup.clone(),
             limits: self.limits,
             seats: self.seats.clone(),
+            keep_transcript: self.keep_transcript,
         }
     }
 

@@ -17,6 +17,7 @@ pub mod flooding;
 pub mod footsteps;
 pub mod morabaraba;
 pub mod play;
+pub mod seam;
 pub mod transcript;
 pub mod trial;
 pub mod ultimatum;

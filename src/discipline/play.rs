@@ -3,9 +3,10 @@
 //! [`crate::lines::Match`], and a [`Played`] that says what happened, with
 //! the transcript when asked for.
 //!
-//! This is the one place that pairs a discipline with its [`LineGame`]:
 //! `knobeln play --discipline`, the compile service's trial match and the
-//! contest run all play through [`play`]. It measures the wall clock of the
+//! contest run all play through [`play`], which starts the match and hands
+//! it to the discipline's [`super::seam::BotDiscipline::play`] (the one
+//! place that pairs a discipline with its [`LineGame`]). It measures the wall clock of the
 //! whole game (the ultimatum game's entry condition); CPU time per bot is
 //! the referee's. It knows nothing of tournaments, storage or mail.
 
@@ -13,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::flooding::{FloodGame, FloodOutcome, Island};
+use crate::game::flooding::{FloodOutcome, Island};
 use crate::game::footsteps::{self, GameOutcome};
 use crate::game::lines::{Exchange, LineGame, Recorded};
-use crate::game::morabaraba::{MorabarabaGame, MorabarabaOutcome};
+use crate::game::morabaraba::MorabarabaOutcome;
 use crate::game::ultimatum::{self, MatchOutcome};
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
@@ -104,6 +105,33 @@ pub struct Played {
     pub transcript: Option<Vec<Exchange>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub transcript_truncated: bool,
+    /// The moves form of the transcript (body only), as a worker on
+    /// another machine sends it instead of the transcript.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<String>,
+}
+
+impl Played {
+    /// Takes the game's transcript as its moves form (body only): from the
+    /// transcript the referee kept (not if it was cut), or as a worker sent
+    /// it. `None` when the game kept none.
+    pub fn take_moves(&mut self) -> Option<String> {
+        let truncated = std::mem::take(&mut self.transcript_truncated);
+        if let Some(m) = self.moves.take() {
+            self.transcript = None;
+            return Some(m);
+        }
+        let t = self.transcript.take().filter(|_| !truncated)?;
+        let forfeits: Vec<(usize, String)> = self
+            .failures
+            .iter()
+            .filter(|f| !matches!(f.kind, crate::lines::BotFailureKind::Rule { .. }))
+            .map(|f| (f.bot, f.reason.clone()))
+            .collect();
+        Some(super::transcript::moves_body(&super::transcript::moves_of(
+            &t, &forfeits,
+        )))
+    }
 }
 
 /// Plays one game of `setup` between `bots` (seat order), under `limits`.
@@ -117,28 +145,16 @@ pub fn play(
     assert_eq!(bots.len(), setup.seats(), "seats of the game");
     let start = Instant::now();
     let m = Match::start(bots, limits)?;
-    let played = match setup {
-        Setup::Ultimatum(p) => run(m, ultimatum::Match::new(*p), transcript, Outcome::Ultimatum)?,
-        Setup::Flooding {
-            island,
-            params,
-            seed,
-        } => run(
-            m,
-            FloodGame::new(island, *params, *seed),
-            transcript,
-            Outcome::Flooding,
-        )?,
-        Setup::Footsteps(p) => run(m, footsteps::Game::new(*p), transcript, Outcome::Footsteps)?,
-        Setup::Morabaraba => run(m, MorabarabaGame::new(), transcript, Outcome::Morabaraba)?,
-    };
+    let played = super::seam::of_setup(setup).play(setup, m, transcript)?;
     Ok(Played {
         wall_ms: start.elapsed().as_millis() as u64,
         ..played
     })
 }
 
-fn run<G: LineGame>(
+/// Plays `game` on `m` and says what happened (each discipline's
+/// [`super::seam::BotDiscipline::play`] calls it with its game).
+pub(crate) fn run<G: LineGame>(
     m: Match,
     game: G,
     transcript: Transcript,
@@ -160,6 +176,7 @@ fn run<G: LineGame>(
         stderr: rec.bots.iter().map(|b| b.stderr.clone()).collect(),
         transcript: (transcript == Transcript::Keep).then_some(game.transcript),
         transcript_truncated: game.truncated,
+        moves: None,
     })
 }
 

@@ -35,11 +35,8 @@
 //! or store anything. Parsing is linear and capped by its caller's input.
 
 use crate::discipline::play::Setup;
-use crate::game::flooding::{FloodGame, Island};
-use crate::game::footsteps;
+use crate::game::flooding::Island;
 use crate::game::lines::{Exchange, LineGame, Recorded, Said, Step};
-use crate::game::morabaraba::MorabarabaGame;
-use crate::game::ultimatum;
 
 /// The first line of the full form, before the discipline's name.
 pub const FULL_MAGIC: &str = "# KNOBELN transcript 1: ";
@@ -292,20 +289,16 @@ pub fn parse_moves(text: &str, n_seats: usize) -> Result<Moves, MovesError> {
 /// that would not end is cut), so the cost is linear in the moves and the
 /// setup.
 pub fn expand(setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-    let cap = crate::discipline::play::TRANSCRIPT_CAP;
-    match setup {
-        Setup::Ultimatum(p) => replay(Recorded::new(ultimatum::Match::new(*p), cap), moves),
-        Setup::Flooding {
-            island,
-            params,
-            seed,
-        } => replay(
-            Recorded::new(FloodGame::new(island, *params, *seed), cap),
-            moves,
-        ),
-        Setup::Footsteps(p) => replay(Recorded::new(footsteps::Game::new(*p), cap), moves),
-        Setup::Morabaraba => replay(Recorded::new(MorabarabaGame::new(), cap), moves),
-    }
+    super::seam::of_setup(setup).expand(setup, moves)
+}
+
+/// Replays `moves` through `game` (each discipline's
+/// [`super::seam::BotDiscipline::expand`] calls it with its game).
+pub(crate) fn replay_moves<G: LineGame>(game: G, moves: &Moves) -> Vec<Exchange> {
+    replay(
+        Recorded::new(game, crate::discipline::play::TRANSCRIPT_CAP),
+        moves,
+    )
 }
 
 fn replay<G: LineGame>(mut game: Recorded<G>, moves: &Moves) -> Vec<Exchange> {
@@ -368,6 +361,7 @@ pub fn island_of_header(text: &str) -> Option<Island> {
 mod tests {
     use super::*;
     use crate::game::lines::play_scripted;
+    use crate::game::{footsteps, ultimatum};
 
     fn roundtrip<G: LineGame + Clone>(
         setup: &Setup,

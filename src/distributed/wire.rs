@@ -205,6 +205,10 @@ pub enum Play {
         setup: Setup,
         limits: LineLimits,
         seats: Vec<BotSeat>,
+        /// Send the game's moves with the result (a worker of before this
+        /// field plays as if it were false).
+        #[serde(default)]
+        keep_transcript: bool,
     },
 }
 
@@ -398,6 +402,7 @@ fn check_play(play: &Play) -> Result<(), WireError> {
             setup,
             limits,
             seats,
+            ..
         } => {
             if seats.len() != setup.seats() {
                 return Err(WireError::Invalid(format!(
@@ -614,6 +619,18 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
     }
     played.transcript = None;
     played.transcript_truncated = false;
+    // Moves, if sent, must read as this game's: seats in range, a size a
+    // game of the setup can have, and they replay by the rules.
+    if let Some(m) = &played.moves {
+        if m.len() > MAX_MESSAGE_BYTES {
+            return Err("moves longer than a message".into());
+        }
+        let moves = crate::discipline::transcript::parse_moves(m, n)
+            .map_err(|e| format!("the moves: {e}"))?;
+        if crate::discipline::transcript::expand(setup, &moves).is_empty() {
+            return Err("moves that replay to nothing".into());
+        }
+    }
     let seat = |s: usize| -> Result<(), String> {
         if s < n {
             Ok(())
@@ -984,6 +1001,7 @@ mod tests {
                             language: language.clone(),
                         })
                         .collect(),
+                    keep_transcript: true,
                 },
             }],
             ..job()
@@ -1005,6 +1023,7 @@ mod tests {
             cpu_us: vec![1000, 2000],
             wall_ms: 5,
             stderr: vec![String::new(), String::new()],
+            moves: None,
             transcript: None,
             transcript_truncated: false,
         }
@@ -1089,6 +1108,23 @@ mod tests {
         assert!(checked.failures[0]
             .reason
             .starts_with("bot 1, turn 3: crashed"));
+    }
+
+    #[test]
+    fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_this_games() {
+        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let mut p = bot_game();
+        p.moves = Some("0: 1\n1: 2\n".into());
+        assert_eq!(
+            check_bot_game(&setup, p).unwrap().moves.as_deref(),
+            Some("0: 1\n1: 2\n")
+        );
+        let mut p = bot_game();
+        p.moves = Some("2: 1\n".into());
+        assert!(check_bot_game(&setup, p).unwrap_err().contains("seat 2"));
+        let mut p = bot_game();
+        p.moves = Some("x".repeat(MAX_MESSAGE_BYTES + 1));
+        assert!(check_bot_game(&setup, p).is_err());
     }
 
     #[test]

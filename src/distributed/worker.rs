@@ -572,7 +572,8 @@ async fn play(w: &Worker, play: &Play) -> Outcome {
             setup,
             limits,
             seats,
-        } => play_bots(w, setup, *limits, seats).await,
+            keep_transcript,
+        } => play_bots(w, setup, *limits, seats, *keep_transcript).await,
     }
 }
 
@@ -604,7 +605,13 @@ async fn play_knobeln(
 /// Plays (or answers) a bot game: each seat's program from the cache, its
 /// language's toolchain on this machine, the game in the bot sandbox on a
 /// blocking thread (at most `jobs` at once).
-async fn play_bots(w: &Worker, setup: &Setup, limits: LineLimits, seats: &[BotSeat]) -> Outcome {
+async fn play_bots(
+    w: &Worker,
+    setup: &Setup,
+    limits: LineLimits,
+    seats: &[BotSeat],
+    keep_transcript: bool,
+) -> Outcome {
     if w.mode == WorkerMode::Fake {
         return Outcome::BotGame(canned_bot_game(setup));
     }
@@ -632,11 +639,20 @@ async fn play_bots(w: &Worker, setup: &Setup, limits: LineLimits, seats: &[BotSe
     let setup = setup.clone();
     let r = tokio::task::spawn_blocking(move || {
         let seats: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, &**p)).collect();
-        crate::discipline::play::play(&setup, &seats, limits, Transcript::Drop)
+        let keep = if keep_transcript {
+            Transcript::Keep
+        } else {
+            Transcript::Drop
+        };
+        crate::discipline::play::play(&setup, &seats, limits, keep)
     })
     .await;
     match r {
-        Ok(Ok(played)) => Outcome::BotGame(played),
+        Ok(Ok(mut played)) => {
+            // The moves travel, not the transcript (a tenth of its size).
+            played.moves = played.take_moves();
+            Outcome::BotGame(played)
+        }
         Ok(Err(e)) => Outcome::Fault(format!("the referee failed: {e}")),
         Err(e) => Outcome::Fault(format!("a game thread died: {e}")),
     }
@@ -683,6 +699,7 @@ pub fn canned_bot_game(setup: &Setup) -> Played {
         stderr: vec![String::new(); n],
         transcript: None,
         transcript_truncated: false,
+        moves: None,
     }
 }
 

@@ -145,23 +145,9 @@ pub fn files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     out
 }
 
-/// The home referee of a bot discipline: one Python 3 file (standard
-/// library only) that plays the server's games and writes its transcripts.
-pub fn referee_py(d: crate::discipline::Discipline) -> &'static str {
-    use crate::discipline::Discipline;
-    match d {
-        Discipline::Knobeln => "",
-        Discipline::Ultimatum => include_str!("../discipline/ultimatum/referee.py"),
-        Discipline::Flooding => include_str!("../discipline/flooding/referee.py"),
-        Discipline::Footsteps => include_str!("../discipline/footsteps/referee.py"),
-        Discipline::Morabaraba => include_str!("../discipline/morabaraba/referee.py"),
-    }
-}
-
 /// The data of a bot discipline's `RULES.txt` and `README`: the contest,
 /// its dates and languages, and the discipline's section of the config.
 pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
-    use crate::discipline::Discipline;
     use crate::mail::commands::date;
     let t = &config.timeline;
     let languages: Vec<serde_json::Value> = config
@@ -188,32 +174,9 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
         "languages": languages,
         "discipline": config.contest.discipline.title(),
     });
-    let section = match config.contest.discipline {
-        Discipline::Ultimatum => {
-            let u = &config.ultimatum;
-            let mut v = serde_json::to_value(u).expect("json");
-            v["max_points"] = (2 * 1000 * u64::from(u.rounds)).into();
-            v
-        }
-        Discipline::Flooding => {
-            let mut v = serde_json::to_value(&config.flooding).expect("json");
-            v["islands"] = bot_kit_islands(config)
-                .iter()
-                .map(|(name, text)| {
-                    let island = crate::game::flooding::Island::parse(text).ok();
-                    serde_json::json!({
-                        "name": name,
-                        "width": island.as_ref().map(|i| i.width()).unwrap_or(0),
-                        "height": island.as_ref().map(|i| i.height()).unwrap_or(0),
-                    })
-                })
-                .collect();
-            v
-        }
-        Discipline::Footsteps => serde_json::to_value(config.footsteps).expect("json"),
-        Discipline::Morabaraba => serde_json::to_value(config.morabaraba).expect("json"),
-        Discipline::Knobeln => serde_json::json!({}),
-    };
+    let section = crate::discipline::seam::of(config.contest.discipline)
+        .map(|b| b.kit_data(config))
+        .unwrap_or_else(|| serde_json::json!({}));
     if let (Some(d), Some(s)) = (data.as_object_mut(), section.as_object()) {
         for (k, v) in s {
             d.insert(k.clone(), v.clone());
@@ -222,34 +185,20 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
     data
 }
 
-/// The islands a flooding kit carries: the demo's and the config's (the
-/// participants' own islands join at the contest's start).
-fn bot_kit_islands(config: &crate::config::Config) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = crate::demo::bots::ISLANDS
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect();
-    for path in &config.flooding.islands {
-        if let (Some(stem), Ok(text)) = (path.file_stem(), std::fs::read_to_string(path)) {
-            v.push((stem.to_string_lossy().into_owned(), text));
-        }
-    }
-    v
-}
-
 /// The kit of a bot discipline as mailed for `config`: `README`,
 /// `RULES.txt` (the game, the protocol, the limits and the tournament,
 /// rendered from the config), `referee.py`, the demo bots, and for the
 /// flooding island its islands (`island-NAME.txt`).
 pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     let d = config.contest.discipline;
+    let seam = crate::discipline::seam::of(d).expect("a bot discipline's kit");
     let data = bot_kit_data(config);
     let text = |name: &str, bytes: Vec<u8>| OwnedKitFile {
         name: name.to_string(),
         content_type: TEXT.into(),
         bytes,
     };
-    let bots = crate::demo::bots::demo_bots(d);
+    let bots = seam.demo_bots();
     let mut readme_data = data.clone();
     if readme_data.get("islands").is_none() {
         readme_data["islands"] = serde_json::json!([]);
@@ -275,19 +224,17 @@ pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
         ),
         text(
             "RULES.txt",
-            crate::mail::texts::render(&format!("kit_rules_{}", d.name()), &data)
+            crate::mail::texts::render(seam.rules_template(), &data)
                 .expect("the rules render")
                 .into_bytes(),
         ),
-        text("referee.py", referee_py(d).as_bytes().to_vec()),
+        text("referee.py", seam.referee_py().as_bytes().to_vec()),
     ];
     for b in bots {
         out.push(text(b.file, b.source.as_bytes().to_vec()));
     }
-    if d == crate::discipline::Discipline::Flooding {
-        for (name, t) in bot_kit_islands(config) {
-            out.push(text(&format!("island-{name}.txt"), t.into_bytes()));
-        }
+    for (name, t) in seam.kit_files(config) {
+        out.push(text(&name, t.into_bytes()));
     }
     out
 }

@@ -405,13 +405,7 @@ fn picture(
     t: &[crate::game::lines::Exchange],
     names: &[String],
 ) -> String {
-    use crate::discipline::play::Setup;
-    match setup {
-        Setup::Ultimatum(_) => crate::discipline::ultimatum::picture::picture(setup, t, names),
-        Setup::Flooding { .. } => crate::discipline::flooding::picture::picture(setup, t, names),
-        Setup::Footsteps(_) => crate::discipline::footsteps::picture::picture(setup, t, names),
-        Setup::Morabaraba => crate::discipline::morabaraba::picture::picture(setup, t, names),
-    }
+    crate::discipline::seam::of_setup(setup).picture(setup, t, names)
 }
 
 /// A bot's versions in this discipline: (version id, language, accepted,

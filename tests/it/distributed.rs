@@ -1344,6 +1344,32 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
         Some(&nats.url()),
     );
     assert_eq!(remote, local, "{err}");
+    // Games played by workers keep their transcripts as the local ones do:
+    // the same game pages with the same transcripts.
+    let transcripts = |run: &str| -> Vec<(String, String)> {
+        let dir = tmp.path().join(run).join("site/game");
+        let mut v: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".txt"))
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (r, l) = (transcripts("remote"), transcripts("local"));
+    assert!(
+        !l.is_empty() && r.len() == l.len(),
+        "{} pages remote, {} local",
+        r.len(),
+        l.len()
+    );
+    assert!(r == l, "the transcripts of games played by workers differ");
     // 4 bots, 6 pairs, 4 games per pair (and no replay: see the local run).
     assert!(bot_games_of(&err, "good") >= 24, "{err}");
     assert!(

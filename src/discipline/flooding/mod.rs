@@ -1,5 +1,118 @@
 //! Everything of flooding that is neither its rules (`crate::game::flooding`) nor its
 //! tournament (`crate::tournament::flooding`): the picture of a game for the
-//! results site and the kit's referee.
+//! results site, the kit's home referee (`referee.py`), and this
+//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+
+use crate::config::Config;
+use crate::demo::bots::DemoBot;
+use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::seam::BotDiscipline;
+use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::game::lines::Exchange;
+use crate::lines::{Match, MatchError};
+
+/// This discipline behind the seam.
+pub struct Flooding;
+
+impl BotDiscipline for Flooding {
+    fn discipline(&self) -> Discipline {
+        Discipline::Flooding
+    }
+
+    fn section(&self, config: &Config) -> serde_json::Value {
+        serde_json::to_value(&config.flooding).expect("json")
+    }
+
+    fn limits(&self, config: &Config) -> BotLimitsConfig {
+        config.flooding.limits()
+    }
+
+    fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
+        let Setup::Flooding {
+            island,
+            params,
+            seed,
+        } = setup
+        else {
+            unreachable!("a flooding setup")
+        };
+        run(
+            m,
+            crate::game::flooding::FloodGame::new(island, *params, *seed),
+            transcript,
+            Outcome::Flooding,
+        )
+    }
+
+    fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
+        let Setup::Flooding {
+            island,
+            params,
+            seed,
+        } = setup
+        else {
+            unreachable!("a flooding setup")
+        };
+        replay_moves(
+            crate::game::flooding::FloodGame::new(island, *params, *seed),
+            moves,
+        )
+    }
+
+    fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
+        picture::picture(setup, transcript, names)
+    }
+
+    fn referee_py(&self) -> &'static str {
+        include_str!("referee.py")
+    }
+
+    fn rules_template(&self) -> &'static str {
+        "kit_rules_flooding"
+    }
+
+    fn kit_data(&self, config: &Config) -> serde_json::Value {
+        let mut v = self.section(config);
+        v["islands"] = islands(config)
+            .iter()
+            .map(|(name, text)| {
+                let island = crate::game::flooding::Island::parse(text).ok();
+                serde_json::json!({
+                    "name": name,
+                    "width": island.as_ref().map(|i| i.width()).unwrap_or(0),
+                    "height": island.as_ref().map(|i| i.height()).unwrap_or(0),
+                })
+            })
+            .collect();
+        v
+    }
+
+    fn kit_files(&self, config: &Config) -> Vec<(String, String)> {
+        islands(config)
+            .into_iter()
+            .map(|(name, text)| (format!("island-{name}.txt"), text))
+            .collect()
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        crate::demo::bots::demo_bots(Discipline::Flooding)
+    }
+}
+
+/// The islands a kit carries: the demo's and the config's (the
+/// participants' own islands join at the contest's start).
+fn islands(config: &Config) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = crate::demo::bots::ISLANDS
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    for path in &config.flooding.islands {
+        if let (Some(stem), Ok(text)) = (path.file_stem(), std::fs::read_to_string(path)) {
+            v.push((stem.to_string_lossy().into_owned(), text));
+        }
+    }
+    v
+}

@@ -1,5 +1,67 @@
 //! Everything of footsteps that is neither its rules (`crate::game::footsteps`) nor its
 //! tournament (`crate::tournament::footsteps`): the picture of a game for the
-//! results site and the kit's referee.
+//! results site, the kit's home referee (`referee.py`), and this
+//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+
+use crate::config::Config;
+use crate::demo::bots::DemoBot;
+use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::seam::BotDiscipline;
+use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::game::lines::Exchange;
+use crate::lines::{Match, MatchError};
+
+/// This discipline behind the seam.
+pub struct Footsteps;
+
+impl BotDiscipline for Footsteps {
+    fn discipline(&self) -> Discipline {
+        Discipline::Footsteps
+    }
+
+    fn section(&self, config: &Config) -> serde_json::Value {
+        serde_json::to_value(config.footsteps).expect("json")
+    }
+
+    fn limits(&self, config: &Config) -> BotLimitsConfig {
+        config.footsteps.limits()
+    }
+
+    fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
+        let Setup::Footsteps(p) = setup else {
+            unreachable!("a FootSteps setup")
+        };
+        run(
+            m,
+            crate::game::footsteps::Game::new(*p),
+            transcript,
+            Outcome::Footsteps,
+        )
+    }
+
+    fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
+        let Setup::Footsteps(p) = setup else {
+            unreachable!("a FootSteps setup")
+        };
+        replay_moves(crate::game::footsteps::Game::new(*p), moves)
+    }
+
+    fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
+        picture::picture(setup, transcript, names)
+    }
+
+    fn referee_py(&self) -> &'static str {
+        include_str!("referee.py")
+    }
+
+    fn rules_template(&self) -> &'static str {
+        "kit_rules_footsteps"
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        crate::demo::bots::demo_bots(Discipline::Footsteps)
+    }
+}

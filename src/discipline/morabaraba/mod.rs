@@ -1,5 +1,61 @@
 //! Everything of morabaraba that is neither its rules (`crate::game::morabaraba`) nor its
 //! tournament (`crate::tournament::morabaraba`): the picture of a game for the
-//! results site and the kit's referee.
+//! results site, the kit's home referee (`referee.py`), and this
+//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+
+use crate::config::Config;
+use crate::demo::bots::DemoBot;
+use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::seam::BotDiscipline;
+use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::game::lines::Exchange;
+use crate::lines::{Match, MatchError};
+
+/// This discipline behind the seam.
+pub struct Morabaraba;
+
+impl BotDiscipline for Morabaraba {
+    fn discipline(&self) -> Discipline {
+        Discipline::Morabaraba
+    }
+
+    fn section(&self, config: &Config) -> serde_json::Value {
+        serde_json::to_value(config.morabaraba).expect("json")
+    }
+
+    fn limits(&self, config: &Config) -> BotLimitsConfig {
+        config.morabaraba.limits()
+    }
+
+    fn play(&self, _setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
+        run(
+            m,
+            crate::game::morabaraba::MorabarabaGame::new(),
+            transcript,
+            Outcome::Morabaraba,
+        )
+    }
+
+    fn expand(&self, _setup: &Setup, moves: &Moves) -> Vec<Exchange> {
+        replay_moves(crate::game::morabaraba::MorabarabaGame::new(), moves)
+    }
+
+    fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
+        picture::picture(setup, transcript, names)
+    }
+
+    fn referee_py(&self) -> &'static str {
+        include_str!("referee.py")
+    }
+
+    fn rules_template(&self) -> &'static str {
+        "kit_rules_morabaraba"
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        crate::demo::bots::demo_bots(Discipline::Morabaraba)
+    }
+}

@@ -1,5 +1,75 @@
 //! Everything of ultimatum that is neither its rules (`crate::game::ultimatum`) nor its
 //! tournament (`crate::tournament::ultimatum`): the picture of a game for the
-//! results site and the kit's referee.
+//! results site, the kit's home referee (`referee.py`), and this
+//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+
+use crate::config::Config;
+use crate::demo::bots::DemoBot;
+use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::seam::BotDiscipline;
+use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::game::lines::Exchange;
+use crate::lines::{Match, MatchError};
+
+/// This discipline behind the seam.
+pub struct Ultimatum;
+
+impl BotDiscipline for Ultimatum {
+    fn discipline(&self) -> Discipline {
+        Discipline::Ultimatum
+    }
+
+    fn section(&self, config: &Config) -> serde_json::Value {
+        serde_json::to_value(config.ultimatum).expect("json")
+    }
+
+    fn limits(&self, config: &Config) -> BotLimitsConfig {
+        config.ultimatum.limits()
+    }
+
+    fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
+        let Setup::Ultimatum(p) = setup else {
+            unreachable!("an ultimatum setup")
+        };
+        run(
+            m,
+            crate::game::ultimatum::Match::new(*p),
+            transcript,
+            Outcome::Ultimatum,
+        )
+    }
+
+    fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
+        let Setup::Ultimatum(p) = setup else {
+            unreachable!("an ultimatum setup")
+        };
+        replay_moves(crate::game::ultimatum::Match::new(*p), moves)
+    }
+
+    fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
+        picture::picture(setup, transcript, names)
+    }
+
+    fn referee_py(&self) -> &'static str {
+        include_str!("referee.py")
+    }
+
+    fn rules_template(&self) -> &'static str {
+        "kit_rules_ultimatum"
+    }
+
+    fn kit_data(&self, config: &Config) -> serde_json::Value {
+        let mut v = self.section(config);
+        v["max_points"] =
+            (2 * u64::from(crate::game::ultimatum::POT) * u64::from(config.ultimatum.rounds))
+                .into();
+        v
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        crate::demo::bots::demo_bots(Discipline::Ultimatum)
+    }
+}

@@ -1,0 +1,105 @@
+//! The seam between the generic machinery of the bot disciplines (the
+//! referee, the contest run, the site, the mails, the kit) and what is
+//! specific to one discipline: [`BotDiscipline`], implemented once per
+//! discipline in its folder (`src/discipline/NAME/mod.rs`), and [`of`],
+//! the one list of them.
+//!
+//! A discipline's rules stay in `crate::game::NAME` and its tournament in
+//! `crate::tournament::NAME`; its folder holds what joins them to the rest:
+//! the game it plays for a setup, the replay of stored moves, its picture,
+//! its kit (the home referee `referee.py`, the rules template) and its
+//! configuration section. What is not behind the seam yet (planner keys
+//! and tables of `contest::bots`, the trial of `trial`, the data enums
+//! `Setup`, `Outcome` and `Results` that the store and the wire format
+//! carry) is listed in ARCHITECTURE.md.
+
+use crate::config::Config;
+use crate::demo::bots::DemoBot;
+use crate::discipline::play::{Played, Setup, Transcript};
+use crate::discipline::transcript::Moves;
+use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::game::lines::Exchange;
+use crate::lines::{Match, MatchError};
+
+/// What is specific to one bot discipline.
+pub trait BotDiscipline: Sync {
+    /// Which discipline this is.
+    fn discipline(&self) -> Discipline;
+
+    /// Its section of the configuration, as JSON (stored with a started
+    /// contest; the kit's rules are rendered from it).
+    fn section(&self, config: &Config) -> serde_json::Value;
+
+    /// The limits every bot of its games plays under.
+    fn limits(&self, config: &Config) -> BotLimitsConfig;
+
+    /// Plays one game of `setup` on the started match `m`.
+    fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError>;
+
+    /// The full transcript of a game from its moves (replayed by the rules).
+    fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange>;
+
+    /// The picture of a game for its page on the site (HTML and SVG).
+    fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String;
+
+    /// The kit's home referee: one Python 3 file.
+    fn referee_py(&self) -> &'static str;
+
+    /// The name of the kit's `RULES.txt` template (`templates/kit/`).
+    fn rules_template(&self) -> &'static str;
+
+    /// The demo bots (C and Python at least).
+    fn demo_bots(&self) -> &'static [DemoBot];
+
+    /// The data of the kit's `RULES.txt` and `README` beyond the contest's
+    /// (names, dates, languages): the section, and what the rules quote.
+    fn kit_data(&self, config: &Config) -> serde_json::Value {
+        self.section(config)
+    }
+
+    /// Files of the kit beyond README, rules, referee and demo bots (the
+    /// flooding island's islands): (file name, text).
+    fn kit_files(&self, _config: &Config) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// The bot disciplines, one line each: a sixth is its folder and a line.
+static ALL: [&dyn BotDiscipline; 4] = [
+    &super::ultimatum::Ultimatum,
+    &super::flooding::Flooding,
+    &super::footsteps::Footsteps,
+    &super::morabaraba::Morabaraba,
+];
+
+/// The seam of `d`; `None` for KNOBELN, which is no bot discipline.
+pub fn of(d: Discipline) -> Option<&'static dyn BotDiscipline> {
+    ALL.iter().copied().find(|b| b.discipline() == d)
+}
+
+/// The seam of a setup's discipline.
+pub fn of_setup(setup: &Setup) -> &'static dyn BotDiscipline {
+    let d = match setup {
+        Setup::Ultimatum(_) => Discipline::Ultimatum,
+        Setup::Flooding { .. } => Discipline::Flooding,
+        Setup::Footsteps(_) => Discipline::Footsteps,
+        Setup::Morabaraba => Discipline::Morabaraba,
+    };
+    of(d).expect("every setup is a bot discipline's")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bot_discipline_is_listed_once_and_knobeln_not() {
+        for d in Discipline::BOTS {
+            let b = of(d).unwrap_or_else(|| panic!("{d} has no seam"));
+            assert_eq!(b.discipline(), d);
+            assert!(!b.referee_py().is_empty() && !b.demo_bots().is_empty());
+        }
+        assert!(of(Discipline::Knobeln).is_none());
+        assert_eq!(ALL.len(), Discipline::BOTS.len());
+    }
+}
