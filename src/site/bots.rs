@@ -587,3 +587,91 @@ fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String
     h.push_str("</table>\n");
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contest::bots::Entry;
+    use crate::discipline::play::Setup;
+    use crate::discipline::transcript::{Move, Moves};
+    use crate::lines::{BotFailure, BotFailureKind};
+
+    /// A stranger's bot names itself and prints HTML: every page shows it
+    /// as text, and the download keeps it as printed.
+    #[test]
+    fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
+        let evil = "<script>alert(1)</script>";
+        let c = BotContest {
+            id: 1,
+            discipline: Discipline::Ultimatum,
+            seed: 1,
+            entries: vec![
+                Entry {
+                    team: TeamId(1),
+                    version: 1,
+                    name: evil.into(),
+                },
+                Entry {
+                    team: TeamId(2),
+                    version: 2,
+                    name: "b\"><img src=x>".into(),
+                },
+            ],
+            islands: vec![],
+            finished: true,
+        };
+        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 3 });
+        let failure = BotFailure {
+            bot: 0,
+            turn: 1,
+            kind: BotFailureKind::Rule {
+                rule: "an offer is a number".into(),
+            },
+            line: Some(evil.into()),
+            reason: format!("bot 1, turn 1: broke a rule; its line: \"{evil}\""),
+        };
+        let g = StoredGame {
+            key: r#"{"repetition":0,"slot":0}"#.into(),
+            seats: vec![TeamId(1), TeamId(2)],
+            pairing: "1-2".into(),
+            setup,
+            island_name: String::new(),
+            played: Played {
+                outcome: None,
+                failures: vec![failure],
+                cpu_ms: vec![1, 1],
+                cpu_us: vec![1000, 1000],
+                wall_ms: 1,
+                stderr: vec![String::new(); 2],
+                transcript: None,
+                transcript_truncated: false,
+                moves: None,
+            },
+            moves: Some(Moves {
+                moves: vec![Move {
+                    seat: 0,
+                    line: evil.into(),
+                }],
+                forfeits: vec![],
+                ends_after: None,
+            }),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("game")).unwrap();
+        let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
+        write_game(dir.path(), &c, &g, &names).unwrap();
+        let mut row = Vec::new();
+        pairing_row(&mut row, &g, &names, true).unwrap();
+        let page =
+            std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
+        for html in [page.as_str(), std::str::from_utf8(&row).unwrap()] {
+            assert!(
+                !html.contains("<script") && !html.contains("<img"),
+                "{html}"
+            );
+            assert!(html.contains("&lt;script&gt;"), "{html}");
+        }
+        let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
+        assert!(txt.contains(&format!("from 0: {evil}")), "{txt}");
+    }
+}
