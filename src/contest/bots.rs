@@ -873,8 +873,13 @@ fn ultimatum_table(store: &Store, c: &BotContest, config: &Config) -> Result<ult
     let tc = ultimatum::Config {
         repetitions: config.ultimatum.repetitions,
     };
-    ultimatum::table(&team_ids(c), &tc, &played, &names_of(c))
-        .map_err(|e| BotContestError::Plan(e.to_string()))
+    let table = ultimatum::table(&team_ids(c), &tc, &played, &names_of(c))
+        .map_err(|e| BotContestError::Plan(e.to_string()))?;
+    Ok(if config.ultimatum.prize {
+        table.with_prizes()
+    } else {
+        table
+    })
 }
 
 fn flooding_results(store: &Store, c: &BotContest, config: &Config) -> Result<Results> {
@@ -1184,20 +1189,41 @@ pub fn results_text(results: &Results) -> String {
                  Plus, then by the higher Minus.\n\n",
                 table.repetitions
             ));
+            let prize = !table.prizes.is_empty();
             t.push_str(&format!(
-                "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}\n",
-                "Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"
+                "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}{}\n",
+                "Place",
+                "Bot",
+                "Plus",
+                "Minus",
+                "Won",
+                "Draw",
+                "Lost",
+                if prize { "      Prize" } else { "" }
             ));
             for r in &table.rows {
                 t.push_str(&format!(
-                    "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}\n",
+                    "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}{}\n",
                     format!("{}.", r.place),
                     cut(&r.name, 20),
                     r.plus,
                     r.minus,
                     r.won,
                     r.drawn,
-                    r.lost
+                    r.lost,
+                    match table.prize_of(r.team) {
+                        Some(c) => format!(" {:>6}.{:02} EUR", c / 100, c % 100),
+                        None if prize => String::new(),
+                        None => String::new(),
+                    }
+                ));
+            }
+            if prize {
+                t.push_str(&format!(
+                    "\nPrize (the 2011 rule): the first {} places get P / (20000 * (N - 1))\n\
+                     euros, P their Plus, N = {} bots.\n",
+                    ultimatum::PRIZE_PLACES,
+                    table.rows.len()
                 ));
             }
             let forfeits: Vec<String> = table
@@ -1353,23 +1379,38 @@ pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64)
 /// The ranking as headers and rows of cells, for the site's table.
 pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
     match results {
-        Results::Ultimatum(t) => (
-            vec!["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"],
-            t.rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.place.to_string(),
-                        r.name.clone(),
-                        r.plus.to_string(),
-                        r.minus.to_string(),
-                        r.won.to_string(),
-                        r.drawn.to_string(),
-                        r.lost.to_string(),
-                    ]
-                })
-                .collect(),
-        ),
+        Results::Ultimatum(t) => {
+            let prize = !t.prizes.is_empty();
+            let mut head = vec!["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"];
+            if prize {
+                head.push("Prize");
+            }
+            (
+                head,
+                t.rows
+                    .iter()
+                    .map(|r| {
+                        let mut row = vec![
+                            r.place.to_string(),
+                            r.name.clone(),
+                            r.plus.to_string(),
+                            r.minus.to_string(),
+                            r.won.to_string(),
+                            r.drawn.to_string(),
+                            r.lost.to_string(),
+                        ];
+                        if prize {
+                            row.push(
+                                t.prize_of(r.team)
+                                    .map(|c| format!("{}.{:02} EUR", c / 100, c % 100))
+                                    .unwrap_or_default(),
+                            );
+                        }
+                        row
+                    })
+                    .collect(),
+            )
+        }
         Results::Flooding { table, .. } => (
             vec!["Place", "Bot", "Mean rounds per island", "Score"],
             table
@@ -1800,3 +1841,75 @@ fn wishes(preferences: &str) -> BotMailWishes {
 /// max_protocol_mail_bytes` of moves forms; the other games' transcripts
 /// are on the results site.
 pub const TRANSCRIPT_MAIL_PARTS: usize = 5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(place: u32, team: u32, name: &str, plus: u64) -> ultimatum::Row {
+        ultimatum::Row {
+            place,
+            team: TeamId(team),
+            name: name.into(),
+            plus,
+            minus: 1000,
+            plus_total: plus,
+            minus_total: 1000,
+            won: 1,
+            drawn: 0,
+            lost: 1,
+            forfeits: 0,
+        }
+    }
+
+    /// The seed's own example table (2011): with `[ultimatum] prize` the
+    /// first three places get P / (20000 · (N − 1)) euros.
+    #[test]
+    fn the_ultimatum_prize_column_is_the_seeds_rule_when_asked_for() {
+        let table = ultimatum::Table {
+            repetitions: 1,
+            rows: vec![
+                row(1, 1, "simple", 6_682_555),
+                row(2, 2, "more", 5_631_484),
+                row(3, 3, "random", 3_859_961),
+                row(4, 4, "fourth", 100),
+            ],
+            prizes: vec![],
+        };
+        let plain = Results::Ultimatum(table.clone());
+        assert!(!results_text(&plain).contains("Prize"));
+        assert!(!table_rows(&plain).0.contains(&"Prize"));
+        let with = Results::Ultimatum(table.with_prizes());
+        let text = results_text(&with);
+        // N = 4: 6682555 / 60000 = 111.38 EUR.
+        assert!(text.contains("111.38 EUR"), "{text}");
+        assert!(
+            text.contains(" 93.86 EUR") && text.contains(" 64.33 EUR"),
+            "{text}"
+        );
+        let fourth = text.lines().find(|l| l.contains("fourth")).unwrap();
+        assert!(
+            !fourth.contains("EUR"),
+            "only the first three places: {fourth}"
+        );
+        let (head, rows) = table_rows(&with);
+        assert_eq!(head.last(), Some(&"Prize"));
+        assert_eq!(rows[0].last().map(String::as_str), Some("111.38 EUR"));
+        assert_eq!(rows[3].last().map(String::as_str), Some(""));
+    }
+
+    #[test]
+    fn a_contests_name_says_its_discipline_once() {
+        assert_eq!(
+            contest_heading(
+                "freiesMagazin ultimatum demo contest",
+                Discipline::Ultimatum
+            ),
+            "freiesMagazin ultimatum demo contest"
+        );
+        assert_eq!(
+            contest_heading("Spring contest", Discipline::Flooding),
+            "Spring contest (the flooding island)"
+        );
+    }
+}

@@ -184,6 +184,9 @@ pub struct UltimatumConfig {
     /// CPU seconds per bot and match.
     pub cpu_secs: u64,
     pub memory_mb: u64,
+    /// The 2011 organizers' prize column: the first three places get
+    /// P / (20000 · (N − 1)) euros, P their Plus (off by default).
+    pub prize: bool,
 }
 
 impl Default for UltimatumConfig {
@@ -196,6 +199,7 @@ impl Default for UltimatumConfig {
             startup_ms: 10_000,
             cpu_secs: 60,
             memory_mb: 256,
+            prize: false,
         }
     }
 }

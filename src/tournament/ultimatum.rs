@@ -122,6 +122,59 @@ pub struct Row {
 pub struct Table {
     pub repetitions: u32,
     pub rows: Vec<Row>,
+    /// The organizers' prize per place (`[ultimatum] prize`): the first
+    /// [`PRIZE_PLACES`] places get P / (20000 · (N − 1)) euros, P their
+    /// Plus; empty when the contest has no prize.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prizes: Vec<PrizeRow>,
+}
+
+/// A place's prize: the 2011 organizers' Amazon voucher.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrizeRow {
+    pub team: TeamId,
+    /// In euro cents, rounded half up.
+    pub cents: u64,
+}
+
+/// The places that win a prize (2011: "die ersten drei Plätze").
+pub const PRIZE_PLACES: u32 = 3;
+
+/// The constant of the 2011 prize rule ("weil wir sonst mehrere Millionen
+/// an Preisgeld ausgeben müssten").
+pub const PRIZE_DIVISOR: u64 = 20_000;
+
+/// The prize of a bot with Plus `plus` among `n_bots`: P / (20000 · (N − 1))
+/// euros, in cents rounded half up (integers only: the same on every
+/// machine). Zero for a field of one.
+pub fn prize_cents(plus: u64, n_bots: usize) -> u64 {
+    let d = PRIZE_DIVISOR as u128 * (n_bots as u128).saturating_sub(1);
+    if d == 0 {
+        return 0;
+    }
+    ((plus as u128 * 100 * 2 + d) / (2 * d)) as u64
+}
+
+impl Table {
+    /// The table with the organizers' prizes for the first places.
+    pub fn with_prizes(mut self) -> Table {
+        let n = self.rows.len();
+        self.prizes = self
+            .rows
+            .iter()
+            .filter(|r| r.place <= PRIZE_PLACES)
+            .map(|r| PrizeRow {
+                team: r.team,
+                cents: prize_cents(r.plus, n),
+            })
+            .collect();
+        self
+    }
+
+    /// The prize of `team`, if it won one.
+    pub fn prize_of(&self, team: TeamId) -> Option<u64> {
+        self.prizes.iter().find(|p| p.team == team).map(|p| p.cents)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -291,7 +344,22 @@ pub fn table(
     Ok(Table {
         repetitions: config.repetitions,
         rows,
+        prizes: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod prize_tests {
+    use super::*;
+
+    #[test]
+    fn the_prize_is_the_2011_rule_in_cents() {
+        // The seed's example table: simple 6682555 Plus among 3 bots.
+        assert_eq!(prize_cents(6_682_555, 3), 16_706); // 167.06 EUR
+        assert_eq!(prize_cents(1, 2), 0);
+        assert_eq!(prize_cents(100, 2), 1); // 0.005 EUR rounds up
+        assert_eq!(prize_cents(5_000_000, 1), 0);
+    }
 }
 
 #[cfg(test)]
