@@ -252,6 +252,9 @@ pub struct FloodingConfig {
     /// CPU seconds per bot and game.
     pub cpu_secs: u64,
     pub memory_mb: u64,
+    /// How often a team may improve its bot after its first accepted one
+    /// (2012: "bis zu fünfmal nachbessern"); accepted versions count.
+    pub revisions: u32,
 }
 
 impl Default for FloodingConfig {
@@ -264,6 +267,7 @@ impl Default for FloodingConfig {
             startup_ms: 10_000,
             cpu_secs: 60,
             memory_mb: 256,
+            revisions: 5,
         }
     }
 }
@@ -292,6 +296,7 @@ impl FloodingConfig {
             1_000_000,
         )?;
         in_range("flooding", "round_ms", self.round_ms, 1, 60_000)?;
+        in_range("flooding", "revisions", u64::from(self.revisions), 0, 1000)?;
         self.limits().validate("flooding")
     }
 }

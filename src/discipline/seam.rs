@@ -57,6 +57,12 @@ pub trait BotDiscipline: Sync {
         self.section(config)
     }
 
+    /// How often a team may improve its bot after its first accepted
+    /// version, where the seed caps it (the flooding island: five).
+    fn revisions(&self, _config: &Config) -> Option<u32> {
+        None
+    }
+
     /// Files of the kit beyond README, rules, referee and demo bots (the
     /// flooding island's islands): (file name, text).
     fn kit_files(&self, _config: &Config) -> Vec<(String, String)> {

@@ -448,6 +448,56 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
     assert_eq!((disc.as_str(), lang.as_str()), ("footsteps", "python"));
 }
 
+/// The flooding island's seed: "Ein Teilnehmer kann seinen Bot bis zum
+/// Abgabeschluss bis zu fünfmal nachbessern." With `revisions = 1`: the
+/// first bot and one improvement are taken, each report says what is left,
+/// the third accepted version is refused before anything is built; a bot
+/// that is rejected counts for nothing.
+#[test]
+fn a_flooding_team_improves_its_bot_as_often_as_the_seed_allows() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 1\nrevisions = 1\n");
+    let bot = |n: u32| {
+        format!(
+            "language: python\n# <<FROM>> {JOE} {auth}\n# version {n}\n{}",
+            demo_source(Discipline::Flooding, "stand.py")
+        )
+    };
+    let r = send_body(&c, &bot(1));
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    assert!(
+        unwrapped(&r.body)
+            .contains("Improvements: 0 of 1 used; you may send 1 more accepted version"),
+        "{}",
+        r.body
+    );
+    // A bot that does not build is no version that counts.
+    let broken = format!("language: c\n// <<FROM>> {JOE} {auth}\nint main(void) {{ return }}\n");
+    let r = send_body(&c, &broken);
+    assert!(r.subject.contains("REJECTED"), "{}\n{}", r.subject, r.body);
+    let r = send_body(&c, &bot(2));
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    assert!(
+        unwrapped(&r.body)
+            .contains("Improvements: 1 of 1 used; you may send 0 more accepted versions"),
+        "{}",
+        r.body
+    );
+    let r = send_body(&c, &bot(3));
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains(
+            "improved it 1 time since, as often as the rules of the flooding island allow"
+        ),
+        "{flat}"
+    );
+    assert!(flat.contains("send kit"), "{flat}");
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let versions: i64 = conn
+        .query_row("SELECT COUNT(*) FROM strategy_versions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(versions, 3, "the refused third bot was not stored or built");
+}
+
 #[test]
 fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
     let (c, auth) = bot_contest("morabaraba", "");

@@ -90,6 +90,10 @@ impl BotDiscipline for Flooding {
         v
     }
 
+    fn revisions(&self, config: &Config) -> Option<u32> {
+        Some(config.flooding.revisions)
+    }
+
     fn kit_files(&self, config: &Config) -> Vec<(String, String)> {
         islands(config)
             .into_iter()

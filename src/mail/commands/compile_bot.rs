@@ -224,6 +224,30 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             "compile rate limit",
         );
     }
+    // The seed's cap on improvements (the flooding island: five): checked
+    // before anything is built, so a team past it costs nothing.
+    let cap = crate::discipline::seam::of(d).and_then(|b| b.revisions(ctx.config));
+    if let Some(revisions) = cap {
+        let accepted = accepted_versions(store.conn(), reg.team, d)?;
+        if accepted > u64::from(revisions) {
+            return refuse(
+                format!(
+                    "Your team has sent its bot and improved it {revisions} time{} since, \
+                     as often as the rules of {} allow until the deadline. The version \
+                     you sent last stays the one that plays.",
+                    if revisions == 1 { "" } else { "s" },
+                    d.title()
+                ),
+                Some(
+                    "The cap keeps teams from trying out strategies on the server; \
+                     try yours at home with the kit's referee (send a mail with the \
+                     subject \"send kit\")."
+                        .into(),
+                ),
+                "revisions used up",
+            );
+        }
+    }
     let table = match ctx.config.languages() {
         Ok(t) => t,
         Err(e) => {
@@ -332,6 +356,21 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
 }
 
 /// Stores a built bot and returns the report mail.
+/// The team's accepted versions of bots of discipline `d`.
+fn accepted_versions(
+    conn: &Connection,
+    team: crate::tournament::TeamId,
+    d: crate::discipline::Discipline,
+) -> Result<u64, crate::store::StoreError> {
+    let n: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM strategy_versions v JOIN bot_programs b ON b.version_id = v.id \
+         WHERE v.team_id = ?1 AND v.accepted = 1 AND b.discipline = ?2",
+        params![team.0, d.name()],
+        |r| r.get(0),
+    )?;
+    Ok(n as u64)
+}
+
 pub fn commit(
     conn: &Connection,
     ctx: &Ctx<'_>,
@@ -378,6 +417,20 @@ pub fn commit(
     }
     let has_current = db::current_version(conn, b.team)?.is_some();
     let accepted = b.program.is_some();
+    let d = ctx.config.contest.discipline;
+    let mut report_text = b.report_text.clone();
+    if let (true, Some(revisions)) = (
+        accepted,
+        crate::discipline::seam::of(d).and_then(|s| s.revisions(ctx.config)),
+    ) {
+        let used = accepted_versions(conn, b.team, d)?.saturating_sub(1);
+        let left = u64::from(revisions).saturating_sub(used);
+        report_text.push_str(&format!(
+            "\nImprovements: {used} of {revisions} used; you may send {left} more \
+             accepted version{} until the deadline.\n",
+            if left == 1 { "" } else { "s" }
+        ));
+    }
     let body = render(
         "compile_report",
         &json!({
@@ -386,7 +439,7 @@ pub fn commit(
             "accepted": accepted,
             "has_current": has_current,
             "program": "bot",
-            "report": b.report_text,
+            "report": report_text,
         }),
     )?;
     let mut to = vec![b.team_address.clone()];
