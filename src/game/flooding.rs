@@ -42,8 +42,10 @@
 //! 2. `ROUND Z X,Y`: round `Z` begins with the bot on `(X,Y)`.
 //! 3. The bot answers with exactly three lines, each one of `GO d` or `DRY d`
 //!    with `d` one of `NORTH` (y − 1), `EAST` (x + 1), `SOUTH` (y + 1),
-//!    `WEST` (x − 1), `CURRENT`, written exactly so (a trailing `\r` is
-//!    tolerated). Each command takes effect when it is read.
+//!    `WEST` (x − 1), `CURRENT`, the words exactly so (blanks around and
+//!    between them and carriage returns at the end are tolerated, as the
+//!    2012 engine read words from a stream). Each command takes effect when
+//!    it is read.
 //! 4. `INCRFLOOD Z`: the flood card of the round is drawn; `Z` (0 or 1) is by
 //!    how much the flood level rose, i.e. how many more fields are flooded
 //!    than in the round before.
@@ -510,11 +512,16 @@ pub enum Command {
 }
 
 impl Command {
-    /// Parses a command line exactly as the seed writes it (`GO NORTH`,
-    /// `DRY CURRENT`, …); a trailing `\r` is tolerated.
+    /// Parses a command as the seed writes it (`GO NORTH`, `DRY CURRENT`,
+    /// …): the two words in capitals; blanks around and between them and
+    /// carriage returns at the end are tolerated, as a stream reader skips
+    /// them.
     pub fn parse(line: &str) -> Option<Command> {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let (verb, dir) = line.split_once(' ')?;
+        let mut words = line.split_ascii_whitespace();
+        let (verb, dir) = (words.next()?, words.next()?);
+        if words.next().is_some() {
+            return None;
+        }
         let dir = match dir {
             "NORTH" => Direction::North,
             "EAST" => Direction::East,
@@ -1196,11 +1203,17 @@ mod tests {
             Command::parse("DRY WEST\r"),
             Some(Command::Dry(Direction::West))
         );
+        for good in ["GO  NORTH", "GO NORTH ", " GO NORTH", "\tGO NORTH\r\r"] {
+            assert_eq!(
+                Command::parse(good),
+                Some(Command::Go(Direction::North)),
+                "{good:?}"
+            );
+        }
         for bad in [
             "go north",
-            "GO  NORTH",
-            "GO NORTH ",
-            " GO NORTH",
+            "GO NORTH NOW",
+            "GONORTH",
             "GO",
             "WALK EAST",
             "DRY UP",

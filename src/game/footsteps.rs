@@ -25,8 +25,8 @@
 //!
 //! A bid is ASCII decimal digits (leading zeros allowed), optionally
 //! preceded by `-` (so that a negative bid is reported as the rule it
-//! breaks), and nothing else but one tolerated carriage return at the end
-//! (a CR LF line end), as the KNOBELN referee does.
+//! breaks); blanks around it and carriage returns at the end are tolerated
+//! as a stream reader skips them ([`super::lines::trimmed`]), nothing else.
 //!
 //! # Illegal bids
 //!
@@ -291,7 +291,7 @@ fn quote(line: &str) -> String {
 /// Reads a bid and checks it against the bidder's points (`has`). `Err`
 /// is the rule broken, in words for the participant.
 pub fn judge_bid(line: &str, has: u32) -> Result<u32, String> {
-    let s = line.strip_suffix('\r').unwrap_or(line);
+    let s = super::lines::trimmed(line);
     let (negative, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),
@@ -546,13 +546,11 @@ mod tests {
             "-1",
             "-0",
             "+1",
-            " 1",
-            "1 ",
+            "1 1",
             "1.0",
             "uno",
             "",
             "fin",
-            "1\r\r",
             "99999999999999999999999",
         ] {
             let (r, game, _) = scripted([&["1"], &[bad]]);

@@ -75,6 +75,14 @@ pub trait LineGame {
     }
 }
 
+/// A line as the seeds' engines read a number or a word from a stream:
+/// blanks (spaces, tabs) around it and a carriage return at the end do not
+/// count; what is left must be exactly the content (issue 27: an offer
+/// `500 ` is 500, `5 00` is no number).
+pub fn trimmed(line: &str) -> &str {
+    line.trim_matches(|c| c == ' ' || c == '\t' || c == '\r')
+}
+
 /// Who said a line of a transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -41,11 +41,12 @@
 //!
 //! # What a bot may print
 //!
-//! Strict: an offer is ASCII decimal digits only (leading zeros allowed,
-//! no sign, no blanks), with a value from 0 to 1000; an answer is exactly
-//! `JA` or `NEIN` in capitals. The only thing tolerated around them is one
-//! carriage return at the end (a line ended by CR LF), as the KNOBELN
-//! referee does. Anything else is a protocol violation.
+//! Strict on content: an offer is ASCII decimal digits only (leading zeros
+//! allowed, no sign, no blank inside), with a value from 0 to 1000; an
+//! answer is exactly `JA` or `NEIN` in capitals. Tolerated around them, as
+//! the 2011 engine read numbers and words from a stream: blanks (spaces,
+//! tabs) before and after, and carriage returns at the end
+//! ([`super::lines::trimmed`]). Anything else is a protocol violation.
 //!
 //! # Violations
 //!
@@ -340,7 +341,7 @@ fn quote(line: &str) -> String {
 
 /// The line without one trailing carriage return (a CR LF line end).
 fn without_cr(line: &str) -> &str {
-    line.strip_suffix('\r').unwrap_or(line)
+    super::lines::trimmed(line)
 }
 
 /// Reads an offer: digits only, value 0..=1000. `Err` is the rule broken.
@@ -750,18 +751,15 @@ mod tests {
         assert_eq!(parse_offer("000000000000000000000007"), Ok(7));
         for bad in [
             "",
-            " 5",
-            "5 ",
             "+5",
+            "5 5",
+            "\r",
             "-0",
             "-1",
             "5.0",
             "1001",
             "99999999999999999999",
-            "5\r\r",
-            "\r",
             "ANGEBOT 5",
-            "5\n",
             "٣",
             "JA",
         ] {
@@ -775,11 +773,16 @@ mod tests {
         assert_eq!(parse_answer("JA"), Ok(true));
         assert_eq!(parse_answer("NEIN"), Ok(false));
         assert_eq!(parse_answer("NEIN\r"), Ok(false));
-        for bad in [
-            "ja", "Ja", "nein", " JA", "JA ", "J", "YES", "1", "", "JA\r\r",
-        ] {
+        for bad in ["ja", "Ja", "nein", "J A", "J", "YES", "1", "", "JA NEIN"] {
             assert!(parse_answer(bad).is_err(), "{bad:?} accepted");
         }
+        // Blanks around, and CRs at the end, as a stream reader skips them.
+        for good in [" JA", "JA ", "\tJA\r", "JA\r\r"] {
+            assert_eq!(parse_answer(good), Ok(true), "{good:?}");
+        }
+        assert_eq!(parse_offer("500 "), Ok(500));
+        assert_eq!(parse_offer(" 0042\t\r"), Ok(42));
+        assert!(parse_offer("5 00").is_err());
     }
 
     #[test]

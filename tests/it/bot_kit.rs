@@ -84,8 +84,54 @@ fn cases(tmp: &Path) -> Vec<Case> {
          print('JA', flush=True)\n    elif w[0] == 'ENDE':\n        break\n",
     )
     .unwrap();
+    // Bots that print blanks around their numbers and words (issue 27: as
+    // the seeds' engines read from a stream, `500 ` is 500).
+    let blanks = tmp.join("blanks.py");
+    std::fs::write(
+        &blanks,
+        "import sys\nfor line in sys.stdin:\n    w = line.split()\n    \
+         if not w: continue\n    if w[0] == 'START':\n        print(' 450 \\t', flush=True)\n    \
+         elif w[0] == 'ANGEBOT':\n        print('JA  ', flush=True)\n    elif w[0] == 'ENDE':\n        break\n",
+    )
+    .unwrap();
+    let wader = tmp.join("wader.py");
+    std::fs::write(
+        &wader,
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('ROUND'):\n        \
+         for _ in range(3):\n            print(' GO   CURRENT ', flush=True)\n    \
+         elif line.startswith('END'):\n        break\n",
+    )
+    .unwrap();
     let lagoon = lagoon.display().to_string();
     vec![
+        Case {
+            d: "ultimatum",
+            bots: vec![demo_bot("ultimatum", "simple.c"), blanks],
+            setup: Setup::Ultimatum(ultimatum::Params { rounds: 12 }),
+            server_args: vec!["--rounds".into(), "12".into()],
+            referee_args: vec!["--rounds".into(), "12".into()],
+        },
+        Case {
+            d: "flooding",
+            bots: vec![wader],
+            setup: Setup::Flooding {
+                island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+                params: flooding::Params::default(),
+                seed: 3,
+            },
+            server_args: vec![
+                "--island".into(),
+                lagoon.clone(),
+                "--seed".into(),
+                "3".into(),
+            ],
+            referee_args: vec![
+                "--island".into(),
+                lagoon.clone(),
+                "--seed".into(),
+                "3".into(),
+            ],
+        },
         Case {
             d: "ultimatum",
             bots: vec![
@@ -173,6 +219,17 @@ fn the_kit_referee_plays_the_servers_games_line_for_line() {
     let tmp = tempfile::tempdir().unwrap();
     for c in cases(tmp.path()) {
         let server = server_game(&c);
+        if c.bots
+            .iter()
+            .any(|b| b.ends_with("blanks.py") || b.ends_with("wader.py"))
+        {
+            assert_eq!(
+                server["failures"].as_array().map(Vec::len),
+                Some(0),
+                "blanks around a number or word break no rule: {}",
+                server["failures"]
+            );
+        }
         let names: Vec<String> = (0..c.bots.len()).map(|i| format!("bot{i}")).collect();
         let ours = full_text(&c.setup, "lagoon", &names, &exchanges(&server), &[]);
         let transcript = tmp.path().join(format!("{}.txt", c.d));

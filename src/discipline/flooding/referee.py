@@ -117,6 +117,7 @@ forfeit and the transcript stops (cut to its first N lines by `= N`).
 
 import argparse
 import os
+import re
 import select
 import shlex
 import signal
@@ -491,13 +492,14 @@ DIRECTIONS = {
 
 
 def parse_command(line):
-    """`GO d` / `DRY d` exactly as the seed writes it; a trailing CR is
-    tolerated. None if the line is not a command."""
-    if line.endswith("\r"):
-        line = line[:-1]
-    if " " not in line:
+    """`GO d` / `DRY d` as the seed writes it; blanks around and between
+    the words and CRs at the end are tolerated (the server splits on ASCII
+    white space). None if the line is not a command."""
+    # The separators of Rust's split_ascii_whitespace, no other.
+    words = [w for w in re.split("[ \t\n\x0c\r]+", line) if w]
+    if len(words) != 2:
         return None
-    verb, d = line.split(" ", 1)
+    verb, d = words
     if d not in DIRECTIONS or verb not in ("GO", "DRY"):
         return None
     return verb, DIRECTIONS[d]

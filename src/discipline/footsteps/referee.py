@@ -172,7 +172,7 @@ def quote_rule(line):
 def judge_bid(line, has):
     """Reads a bid and checks it against the bidder's points (has):
     (bid, None) or (None, the rule broken)."""
-    s = line[:-1] if line.endswith("\r") else line
+    s = line.strip(" \t\r")  # as the server's game::lines::trimmed
     negative = s.startswith("-")
     digits = s[1:] if negative else s
     if not digits or not all("0" <= c <= "9" for c in digits):

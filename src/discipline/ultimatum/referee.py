@@ -166,7 +166,9 @@ def quote_rule(line):
 
 
 def without_cr(line):
-    return line[:-1] if line.endswith("\r") else line
+    # Blanks around a number or word and CRs at the end do not count, as
+    # the 2011 engine read from a stream (the server's game::lines::trimmed).
+    return line.strip(" \t\r")
 
 
 def is_ascii_digits(s):
