@@ -148,6 +148,8 @@ pub struct Game {
     pending: VecDeque<Step>,
     expecting: Option<usize>,
     outcome: Option<GameOutcome>,
+    /// Seat 1's violation when both bids of a turn were illegal.
+    also: Option<Violation>,
 }
 
 impl Game {
@@ -163,6 +165,7 @@ impl Game {
             pending: VecDeque::new(),
             expecting: None,
             outcome: None,
+            also: None,
         }
     }
 
@@ -262,11 +265,9 @@ impl Game {
                         seats: [true, true],
                     },
                 );
-                Err(violation(
-                    0,
-                    format!("{rule0} (the other bot's bid in this turn was illegal too: {rule1})"),
-                    &line0,
-                ))
+                // Both broke the rule: each is blamed with its own line.
+                self.also = Some(violation(1, rule1, &line1));
+                Err(violation(0, rule0, &line0))
             }
         }
     }
@@ -388,6 +389,10 @@ impl LineGame for Game {
         } else {
             self.judge_turn()
         }
+    }
+
+    fn also_broken(&self) -> Vec<Violation> {
+        self.also.iter().cloned().collect()
     }
 
     fn outcome(&self) -> Option<GameOutcome> {
@@ -583,8 +588,12 @@ mod tests {
         // Both illegal in the same turn: both lose, nobody wins.
         let (r, game, _) = scripted([&["0"], &["60"]]);
         let v = r.unwrap_err();
-        assert_eq!(v.seat, 0);
-        assert!(v.rule.contains("illegal too"));
+        assert_eq!((v.seat, v.line.as_str()), (0, "0"));
+        // Seat 1 is blamed too, with its own rule and line.
+        let also = game.also_broken();
+        assert_eq!(also.len(), 1);
+        assert_eq!((also[0].seat, also[0].line.as_str()), (1, "60"));
+        assert!(also[0].rule.contains("60"), "{}", also[0].rule);
         let o = game.outcome().unwrap();
         assert_eq!(o.winner, None);
         assert_eq!(

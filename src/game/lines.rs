@@ -73,6 +73,13 @@ pub trait LineGame {
     fn shared_budget(&self) -> Option<u64> {
         None
     }
+
+    /// After [`LineGame::reply`] returned a violation: the other seats that
+    /// broke a rule in the same step, each with its own rule and line
+    /// (FootSteps' simultaneous bids). The default: none.
+    fn also_broken(&self) -> Vec<Violation> {
+        Vec::new()
+    }
 }
 
 /// A line as the seeds' engines read a number or a word from a stream:
@@ -187,6 +194,10 @@ impl<G: LineGame> LineGame for Recorded<G> {
 
     fn shared_budget(&self) -> Option<u64> {
         self.game.shared_budget()
+    }
+
+    fn also_broken(&self) -> Vec<Violation> {
+        self.game.also_broken()
     }
 }
 

@@ -69,7 +69,18 @@ fn drive<G: LineGame>(m: &mut Match, game: &mut G) -> Result<(), Stop> {
                     }
                 };
                 if let Err(v) = game.reply(seat, &line) {
-                    let stop = m.broken_rule(v.seat, &v.rule, &line);
+                    // Each bot is blamed with its own line (in FootSteps the
+                    // bid that broke the rule may be the other seat's, read
+                    // before this one), and every bot that broke a rule in
+                    // this step is listed.
+                    let mut broken = vec![v];
+                    broken.extend(game.also_broken());
+                    let stop = m.broken_rules(
+                        &broken
+                            .iter()
+                            .map(|v| (v.seat, v.rule.as_str(), v.line.as_str()))
+                            .collect::<Vec<_>>(),
+                    );
                     // The others still learn that the game is over.
                     if let Step::Over { farewell } = game.next() {
                         for (seat, lines) in farewell {

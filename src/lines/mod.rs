@@ -530,6 +530,24 @@ impl Match {
         )])
     }
 
+    /// Several bots broke a rule in the same step: (bot, rule, its line).
+    pub fn broken_rules(&self, broken: &[(usize, &str, &str)]) -> Stop {
+        Stop::Failed(
+            broken
+                .iter()
+                .map(|(bot, rule, line)| {
+                    self.failure(
+                        *bot,
+                        BotFailureKind::Rule {
+                            rule: rule.to_string(),
+                        },
+                        Some(line),
+                    )
+                })
+                .collect(),
+        )
+    }
+
     fn failure(&self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> BotFailure {
         let shown = line.map(show_line);
         BotFailure {

@@ -1222,3 +1222,46 @@ fn the_flooding_time_limit_is_per_round_not_per_command() {
     // 200 ms), and lost in its first round: the round's budget, not a line's.
     assert_eq!(v["outcome"]["rounds"].as_u64(), Some(0), "{}", v["outcome"]);
 }
+
+/// Issue 27: a FootSteps failure quotes the offending bot's own line (not
+/// the opponent's bid read after it), and when both bids of a turn are
+/// illegal both bots are listed, each with its line.
+#[test]
+fn footsteps_blames_each_bot_with_its_own_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = |name: &str, bid: &str| -> String {
+        let p = tmp.path().join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "import sys\nprint('{bid}', flush=True)\nfor line in sys.stdin:\n    \
+                 if line.strip() == 'fin':\n        break\n    print('{bid}', flush=True)\n"
+            ),
+        )
+        .unwrap();
+        p.display().to_string()
+    };
+    let play = |a: &str, b: &str| -> Value {
+        let out = knobeln(&["play", "--discipline", "footsteps", a, b, "--json"]);
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap()
+    };
+    let (abc, one, xyz) = (
+        bot("abc.py", "abc"),
+        bot("one.py", "1"),
+        bot("xyz.py", "xyz"),
+    );
+    let g = play(&abc, &one);
+    let f = g["failures"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{g}");
+    assert_eq!(f[0]["bot"], 0);
+    assert_eq!(f[0]["line"], "abc", "the offending bot's own line: {g}");
+    let g = play(&abc, &xyz);
+    let f = g["failures"].as_array().unwrap();
+    assert_eq!(f.len(), 2, "both bots broke the rule: {g}");
+    let lines: Vec<(u64, &str)> = f
+        .iter()
+        .map(|x| (x["bot"].as_u64().unwrap(), x["line"].as_str().unwrap()))
+        .collect();
+    assert_eq!(lines, [(0, "abc"), (1, "xyz")]);
+}
