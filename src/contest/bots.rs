@@ -430,6 +430,18 @@ pub fn store_planned_game(
     store_game(conn, c, &job, played, now)
 }
 
+/// FootSteps' planned games as jobs.
+fn footsteps_jobs<'a>(
+    games: Vec<footsteps::ScheduledGame>,
+    config: &'a Config,
+) -> impl Iterator<Item = Job> + 'a {
+    games.into_iter().map(move |g| Job {
+        key: serde_json::to_string(&g.key).expect("json"),
+        seats: g.seats.to_vec(),
+        setup: Setup::Footsteps(config.footsteps.params()),
+    })
+}
+
 /// Every game of the first pass of the contest's planner.
 fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
     let teams = team_ids(c);
@@ -477,14 +489,7 @@ fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
                 .map_err(|e| BotContestError::Plan(e.to_string()))?
             {
                 footsteps::Plan::Done(_) => Vec::new(),
-                footsteps::Plan::Play { games, .. } => games
-                    .into_iter()
-                    .map(|g| Job {
-                        key: serde_json::to_string(&g.key).expect("json"),
-                        seats: g.seats.to_vec(),
-                        setup: Setup::Footsteps(config.footsteps.params()),
-                    })
-                    .collect(),
+                footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config).collect(),
             }
         }
         Discipline::Morabaraba | Discipline::Knobeln => morabaraba::plan(&teams)
@@ -825,13 +830,7 @@ fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>>
         .map_err(|e| BotContestError::Plan(e.to_string()))?
         {
             footsteps::Plan::Done(_) => Vec::new(),
-            footsteps::Plan::Play { games, .. } => games
-                .into_iter()
-                .map(|g| Job {
-                    key: serde_json::to_string(&g.key).expect("json"),
-                    seats: g.seats.to_vec(),
-                    setup: Setup::Footsteps(config.footsteps.params()),
-                })
+            footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config)
                 .filter(|j| !done.contains_key(&j.key))
                 .collect(),
         },
@@ -974,12 +973,7 @@ pub fn finish(
         .map(|r| (r.team, wishes(&r.preferences)))
         .collect();
     let names = entry_names(c);
-    let name_of = |t: &TeamId| {
-        names
-            .get(t)
-            .cloned()
-            .unwrap_or_else(|| format!("team {}", t.0))
-    };
+    let name_of = |t: &TeamId| name_in(&names, t);
     let mut tally = Tally::default();
     // Per team: the parts (each at most one protocol mail's size), games
     // attached, games left out.
@@ -1687,6 +1681,15 @@ pub fn for_each_game(
 /// The name of every entry by team.
 pub fn entry_names(c: &BotContest) -> BTreeMap<TeamId, String> {
     c.entries.iter().map(|e| (e.team, e.name.clone())).collect()
+}
+
+/// A team's name as rows and mails show it (`team N` for a team that is no
+/// entry).
+pub fn name_in(names: &BTreeMap<TeamId, String>, t: &TeamId) -> String {
+    names
+        .get(t)
+        .cloned()
+        .unwrap_or_else(|| format!("team {}", t.0))
 }
 
 /// A bot's results against one opponent (or on one island), summed over

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::contest::bots::{
-    entry_names, for_each_game, results_text, slug, table_rows, BotContest, BotContestError,
-    OpponentRow, Results, StoredGame, Tally,
+    entry_names, for_each_game, name_in, results_text, slug, table_rows, BotContest,
+    BotContestError, OpponentRow, Results, StoredGame, Tally,
 };
 use crate::discipline::play::Played;
 use crate::discipline::transcript::full_text;
@@ -147,12 +147,7 @@ pub fn write(
     }
     let d = c.discipline;
     let names = entry_names(c);
-    let name_of = |t: &TeamId| {
-        names
-            .get(t)
-            .cloned()
-            .unwrap_or_else(|| format!("team {}", t.0))
-    };
+    let name_of = |t: &TeamId| name_in(&names, t);
     let mut summary = BotSiteSummary {
         n_bots: c.entries.len() as u64,
         ..Default::default()
@@ -559,12 +554,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> Stri
 /// FootSteps' pair table as in the text, each pair a link to its games.
 fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String {
     let names = entry_names(c);
-    let name = |t: &TeamId| {
-        names
-            .get(t)
-            .cloned()
-            .unwrap_or_else(|| format!("team {}", t.0))
-    };
+    let name = |t: &TeamId| name_in(&names, t);
     let mut h = String::from(
         "<h2>Pairs</h2>\n<table class=\"pairs\"><tr><th>Round</th><th class=\"l\">Pair</th>\
          <th>Won</th><th>Won</th><th>No winner</th></tr>\n",

@@ -527,12 +527,12 @@ fn file_url(p: &Path) -> String {
     format!("file://{}", p.canonicalize().unwrap().display())
 }
 
-/// Loads `page` in an iframe of a test-only harness page that measures its
-/// plots and style sheets (the site's own pages have no scripts); returns
-/// the measurement lines.
-fn measure(page: &Path, harness_dir: &Path) -> Vec<String> {
+/// Loads `page` in an iframe of a test-only harness page (the site's own
+/// pages have no scripts) whose script `js` pushes lines to `out` from the
+/// page's document `d`; returns those lines.
+fn harness(page: &Path, harness_dir: &Path, kind: &str, js: &str) -> Vec<String> {
     let harness = harness_dir.join(format!(
-        "harness-{}",
+        "harness-{kind}{}",
         page.file_name().unwrap().to_string_lossy()
     ));
     std::fs::write(
@@ -545,15 +545,7 @@ document.getElementById('f').onload = function () {{
   var out = [];
   try {{
     var d = this.contentDocument;
-    out.push('title ' + d.title.length);
-    var svgs = d.querySelectorAll('svg');
-    for (var i = 0; i < svgs.length; i++) {{
-      var r = svgs[i].getBoundingClientRect();
-      out.push('svg ' + r.width.toFixed(0) + ' ' + r.height.toFixed(0) + ' ' +
-        svgs[i].querySelectorAll('polygon,polyline,rect,circle,path,line').length);
-    }}
-    for (var k = 0; k < d.styleSheets.length; k++)
-      out.push('css ' + d.styleSheets[k].cssRules.length);
+{js}
   }} catch (e) {{ out.push('error ' + e); }}
   document.getElementById('out').textContent = out.join('\n') + '\ndone';
 }};
@@ -570,7 +562,11 @@ document.getElementById('f').onload = function () {{
     ]);
     let start = dom.find("<pre id=\"out\">").expect("harness output") + 14;
     let end = dom[start..].find("</pre>").unwrap() + start;
-    let lines: Vec<String> = dom[start..end].lines().map(str::to_string).collect();
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
     assert_eq!(
         lines.last().map(String::as_str),
         Some("done"),
@@ -583,6 +579,24 @@ document.getElementById('f').onload = function () {{
         page.display()
     );
     lines
+}
+
+/// The page's plots (size and drawn elements) and style sheets.
+fn measure(page: &Path, harness_dir: &Path) -> Vec<String> {
+    harness(
+        page,
+        harness_dir,
+        "",
+        r#"    out.push('title ' + d.title.length);
+    var svgs = d.querySelectorAll('svg');
+    for (var i = 0; i < svgs.length; i++) {
+      var r = svgs[i].getBoundingClientRect();
+      out.push('svg ' + r.width.toFixed(0) + ' ' + r.height.toFixed(0) + ' ' +
+        svgs[i].querySelectorAll('polygon,polyline,rect,circle,path,line').length);
+    }
+    for (var k = 0; k < d.styleSheets.length; k++)
+      out.push('css ' + d.styleSheets[k].cssRules.length);"#,
+    )
 }
 
 #[test]
@@ -659,49 +673,18 @@ fn chromium_renders_the_pages_and_their_plots() {
 /// Loads a game page in the test harness and returns the final picture's
 /// size, its number of drawn elements and its caption.
 fn measure_final(page: &Path, harness_dir: &Path) -> (f64, f64, usize, String) {
-    let harness = harness_dir.join(format!(
-        "harness-final-{}",
-        page.file_name().unwrap().to_string_lossy()
-    ));
-    std::fs::write(
-        &harness,
-        format!(
-            r#"<!doctype html><html><body><pre id="out">pending</pre>
-<iframe id="f" src="{}" width="1200" height="1600"></iframe>
-<script>
-document.getElementById('f').onload = function () {{
-  var out = [];
-  try {{
-    var d = this.contentDocument;
-    var s = d.getElementById('final');
+    let lines = harness(
+        page,
+        harness_dir,
+        "final-",
+        r#"    var s = d.getElementById('final');
     var r = s.getBoundingClientRect();
     out.push('final ' + r.width.toFixed(0) + ' ' + r.height.toFixed(0) + ' ' +
       s.querySelectorAll('polygon,polyline,rect,circle,path,line,text').length);
     var fig = s.closest('figure');
     var cap = fig ? fig.querySelector('figcaption') : null;
-    out.push('caption ' + (cap ? cap.textContent.replace(/\s+/g, ' ') : ''));
-  }} catch (e) {{ out.push('error ' + e); }}
-  document.getElementById('out').textContent = out.join('\n') + '\ndone';
-}};
-</script></body></html>"#,
-            file_url(page)
-        ),
-    )
-    .unwrap();
-    let dom = run_chromium(&[
-        "--allow-file-access-from-files",
-        "--virtual-time-budget=5000",
-        "--dump-dom",
-        &file_url(&harness),
-    ]);
-    let start = dom.find("<pre id=\"out\">").expect("harness output") + 14;
-    let end = dom[start..].find("</pre>").unwrap() + start;
-    let text = dom[start..end]
-        .replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.last(), Some(&"done"), "{}: {lines:?}", page.display());
+    out.push('caption ' + (cap ? cap.textContent.replace(/\s+/g, ' ') : ''));"#,
+    );
     let f: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(f[0], "final", "{}: {lines:?}", page.display());
     let caption = lines[1].trim_start_matches("caption ").to_string();

@@ -31,35 +31,11 @@ impl BotDiscipline for Flooding {
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        let Setup::Flooding {
-            island,
-            params,
-            seed,
-        } = setup
-        else {
-            unreachable!("a flooding setup")
-        };
-        run(
-            m,
-            crate::game::flooding::FloodGame::new(island, *params, *seed),
-            transcript,
-            Outcome::Flooding,
-        )
+        run(m, game(setup), transcript, Outcome::Flooding)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        let Setup::Flooding {
-            island,
-            params,
-            seed,
-        } = setup
-        else {
-            unreachable!("a flooding setup")
-        };
-        replay_moves(
-            crate::game::flooding::FloodGame::new(island, *params, *seed),
-            moves,
-        )
+        replay_moves(game(setup), moves)
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
@@ -119,4 +95,17 @@ fn islands(config: &Config) -> Vec<(String, String)> {
         }
     }
     v
+}
+
+/// The game a flooding setup plays.
+fn game(setup: &Setup) -> crate::game::flooding::FloodGame {
+    let Setup::Flooding {
+        island,
+        params,
+        seed,
+    } = setup
+    else {
+        unreachable!("a flooding setup")
+    };
+    crate::game::flooding::FloodGame::new(island, *params, *seed)
 }
