@@ -364,3 +364,19 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
         assert!(readme.contains("python3 referee.py"), "{readme}");
     }
 }
+
+/// The ultimatum and FootSteps referees share their driver, formats and
+/// command line byte for byte (each kit carries one file, so the part is
+/// copied, and this keeps the copies one).
+#[test]
+fn the_home_referees_share_their_common_part_byte_for_byte() {
+    let marker = "# Everything below is the same in the ultimatum and FootSteps home referees";
+    let tail = |d: &str| -> String {
+        let text = std::fs::read_to_string(referee_py(d)).unwrap();
+        let at = text
+            .find(marker)
+            .unwrap_or_else(|| panic!("{d}: no shared part"));
+        text[at..].to_string()
+    };
+    assert_eq!(tail("ultimatum"), tail("footsteps"));
+}

@@ -353,7 +353,8 @@ def params_from(args, values):
 
 
 # ---------------------------------------------------------------------------
-# Everything below is the same in every KNOBELN home referee.
+# Everything below is the same in the ultimatum and FootSteps home referees
+# (a test checks it byte for byte).
 # ---------------------------------------------------------------------------
 
 
