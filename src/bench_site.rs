@@ -290,7 +290,7 @@ pub fn bot_site_bench(
                 }
                 _ => played,
             };
-            store_planned_game(&tx, &c, g, played, now)?;
+            store_planned_game(&tx, &c, &config, g, played, now)?;
         }
         tx.commit()?;
     }

@@ -362,11 +362,12 @@ fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
 fn store_game(
     conn: &Connection,
     c: &BotContest,
+    config: &Config,
     job: &Job,
     mut p: Played,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    let result = planner_result(c.discipline, job, &p);
+    let result = planner_result(c.discipline, config, job, &p);
     let moves = p.take_moves();
     let record = serde_json::to_string(&p).expect("json");
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
@@ -418,6 +419,7 @@ pub fn planned_games(c: &BotContest, config: &Config) -> Result<Vec<PlannedGame>
 pub fn store_planned_game(
     conn: &Connection,
     c: &BotContest,
+    config: &Config,
     g: &PlannedGame,
     played: Played,
     now: DateTime<Utc>,
@@ -427,7 +429,7 @@ pub fn store_planned_game(
         seats: g.seats.clone(),
         setup: g.setup.clone(),
     };
-    store_game(conn, c, &job, played, now)
+    store_game(conn, c, config, &job, played, now)
 }
 
 /// FootSteps' planned games as jobs.
@@ -523,7 +525,7 @@ fn play_jobs(
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
         match r {
-            Ok(p) => store_game(store.conn(), c, &job, p, now())?,
+            Ok(p) => store_game(store.conn(), c, config, &job, p, now())?,
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -708,7 +710,7 @@ impl Task for BotTask {
 }
 
 /// What the planner needs of a played game.
-fn planner_result(d: Discipline, job: &Job, p: &Played) -> serde_json::Value {
+fn planner_result(d: Discipline, config: &Config, job: &Job, p: &Played) -> serde_json::Value {
     let failed_seat = p.failures.first().map(|f| f.bot);
     match (d, &p.outcome) {
         (Discipline::Ultimatum, o) => {
@@ -754,7 +756,12 @@ fn planner_result(d: Discipline, job: &Job, p: &Played) -> serde_json::Value {
                 Some(Outcome::Morabaraba(o)) => o.winner,
                 _ => failed_seat.map(|f| 1 - f),
             };
-            let cpu = |i: usize| p.cpu_us.get(i).copied().unwrap_or(0);
+            // f(V) is the seed's: CPU time as its 2.0 GHz machine's.
+            let cpu = |i: usize| {
+                config
+                    .morabaraba
+                    .seed_micros(p.cpu_us.get(i).copied().unwrap_or(0))
+            };
             json!(morabaraba::GameResult {
                 pairing,
                 winner,

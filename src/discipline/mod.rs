@@ -133,8 +133,12 @@ pub struct BotLimitsConfig {
     pub startup_ms: u64,
     /// CPU seconds per bot and game (whole process tree).
     pub cpu_secs: u64,
-    /// Memory per bot in MiB (the language's allowance comes on top).
+    /// Memory per bot in MiB (the language's allowance comes on top,
+    /// unless `memory` says the figure is the total).
     pub memory_mb: u64,
+    /// What `memory_mb` counts (not a key of the config: the discipline's).
+    #[serde(skip)]
+    pub memory: crate::lines::MemoryCount,
 }
 
 /// `section.name` is `v`, which must lie in `lo..=hi`; the error names the
@@ -160,6 +164,7 @@ impl BotLimitsConfig {
         LineLimits {
             cpu: Duration::from_secs(self.cpu_secs),
             memory_mb: self.memory_mb,
+            memory: self.memory,
             ..LineLimits::with_replies(
                 Duration::from_millis(self.reply_ms),
                 Duration::from_millis(self.startup_ms.max(self.reply_ms)),
@@ -216,6 +221,7 @@ impl UltimatumConfig {
             startup_ms: self.startup_ms,
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
+            memory: crate::lines::MemoryCount::PlusLanguage,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -284,6 +290,7 @@ impl FloodingConfig {
             startup_ms: self.startup_ms,
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
+            memory: crate::lines::MemoryCount::PlusLanguage,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -353,6 +360,7 @@ impl FootstepsConfig {
             startup_ms: self.startup_ms,
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
+            memory: crate::lines::MemoryCount::PlusLanguage,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -370,14 +378,21 @@ impl FootstepsConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MorabarabaConfig {
-    /// CPU seconds per bot and game (120).
+    /// CPU seconds per bot and game (120), in seconds of the seed's test
+    /// machine (a 2.0 GHz x86-64): see `speed_percent`.
     pub cpu_secs: u64,
-    /// Memory per bot in MiB (512).
+    /// Memory per bot in MiB (512), "in total": the runtime's own needs
+    /// included (no language allowance on top).
     pub memory_mb: u64,
-    /// Wall clock for one move, in ms (the seed sets none; a bot that
-    /// waits this long without using CPU is stuck).
+    /// CPU time for one move, in ms (the seed sets none but the game's).
     pub reply_ms: u64,
     pub startup_ms: u64,
+    /// This machine's speed against the seed's 2.0 GHz x86-64, in percent
+    /// (150: it does in 1 s what that machine did in 1.5 s). A bot's CPU
+    /// time here times this, over 100, is its time there: the CPU limit
+    /// here is `cpu_secs` × 100 / `speed_percent`, and f(V) is computed
+    /// from the converted time.
+    pub speed_percent: u64,
 }
 
 impl Default for MorabarabaConfig {
@@ -387,6 +402,7 @@ impl Default for MorabarabaConfig {
             memory_mb: 512,
             reply_ms: 130_000,
             startup_ms: 130_000,
+            speed_percent: 100,
         }
     }
 }
@@ -394,13 +410,33 @@ impl Default for MorabarabaConfig {
 impl MorabarabaConfig {
     pub fn limits(&self) -> BotLimitsConfig {
         BotLimitsConfig {
-            reply_ms: self.reply_ms,
-            startup_ms: self.startup_ms,
-            cpu_secs: self.cpu_secs,
+            reply_ms: self.here_ms(self.reply_ms),
+            startup_ms: self.here_ms(self.startup_ms),
+            cpu_secs: self.here_ms(self.cpu_secs * 1000).div_ceil(1000),
             memory_mb: self.memory_mb,
+            memory: crate::lines::MemoryCount::Total,
         }
     }
+
+    /// A time of the seed's machine as this machine's (rounded up).
+    fn here_ms(&self, seed_ms: u64) -> u64 {
+        (seed_ms * 100).div_ceil(self.speed_percent.max(1))
+    }
+
+    /// CPU time measured here as the seed's machine's, in microseconds
+    /// (integers only: the same on every machine for the same figures).
+    pub fn seed_micros(&self, here_micros: u64) -> u64 {
+        (u128::from(here_micros) * u128::from(self.speed_percent) / 100) as u64
+    }
+
     pub fn validate(&self) -> Result<(), String> {
+        in_range(
+            "morabaraba",
+            "speed_percent",
+            self.speed_percent,
+            10,
+            10_000,
+        )?;
         self.limits().validate("morabaraba")
     }
 }
@@ -418,6 +454,43 @@ mod tests {
             .parse::<Discipline>()
             .unwrap_err()
             .contains("ultimatum"));
+    }
+
+    /// Issue 27: Morabaraba's 512 MB are the whole bot's, and its CPU
+    /// seconds are the seed's 2.0 GHz machine's, converted by a factor.
+    #[test]
+    fn morabaraba_memory_is_in_total_and_cpu_is_the_seed_machines() {
+        let m = MorabarabaConfig::default();
+        let l = m.limits();
+        assert_eq!(l.memory, crate::lines::MemoryCount::Total);
+        assert_eq!((l.memory_mb, l.cpu_secs), (512, 120));
+        let java = crate::lang::LanguageTable::builtin()
+            .languages
+            .into_iter()
+            .find(|l| l.name == "java")
+            .unwrap();
+        let (cgroup, heap) = l.line_limits().memory_of(&java);
+        assert_eq!(cgroup, 512, "the JVM's allowance is inside the 512 MB");
+        assert_eq!(heap, 512 - java.memory_extra_mb);
+        // A machine half again as fast: 80 s here are the seed's 120 s, and
+        // 2 s of CPU here count as 3 s in f(V).
+        let fast = MorabarabaConfig {
+            speed_percent: 150,
+            ..m
+        };
+        assert_eq!(fast.limits().cpu_secs, 80);
+        assert_eq!(fast.seed_micros(2_000_000), 3_000_000);
+        assert!(MorabarabaConfig {
+            speed_percent: 5,
+            ..m
+        }
+        .validate()
+        .is_err());
+        // The other disciplines keep the language's allowance on top.
+        assert_eq!(
+            UltimatumConfig::default().limits().memory,
+            crate::lines::MemoryCount::PlusLanguage
+        );
     }
 
     #[test]

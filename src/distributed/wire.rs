@@ -45,8 +45,10 @@ use crate::tournament::schedule::GameKey;
 /// never takes a job it cannot read: a worker of another version simply
 /// finds no work.
 /// Format 3: a bot match's limits count replies in CPU time (`reply_cpu`,
-/// `startup_cpu`) with wall-clock backstops.
-pub const FORMAT: u32 = 3;
+/// `startup_cpu`) with wall-clock backstops. Format 4: a bot game may ask
+/// for its moves (`keep_transcript`) and its limits say what the memory
+/// counts (`LineLimits::memory`: Morabaraba's is the total).
+pub const FORMAT: u32 = 4;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;

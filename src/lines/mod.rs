@@ -139,6 +139,39 @@ pub struct LineLimits {
     /// of a compile request): past it, the bot waited for fails.
     #[serde(default)]
     pub match_wall: Option<Duration>,
+    /// Whether `memory_mb` is the bot's own (the language's allowance on
+    /// top) or the whole process's, runtime included (Morabaraba's "512 MB
+    /// in total").
+    #[serde(default)]
+    pub memory: MemoryCount,
+}
+
+/// What `memory_mb` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryCount {
+    /// The bot's own memory; the language's allowance (a JVM's, an
+    /// interpreter's) comes on top.
+    #[default]
+    PlusLanguage,
+    /// Everything: the process tree may hold `memory_mb`, the runtime's
+    /// own needs included; a runtime that is told a heap size gets what
+    /// is left after its allowance.
+    Total,
+}
+
+impl LineLimits {
+    /// The memory of a bot of `lang`: (the control group's limit, the
+    /// size a runtime is told, both in MiB).
+    pub fn memory_of(&self, lang: &crate::lang::Language) -> (u64, u64) {
+        match self.memory {
+            MemoryCount::PlusLanguage => (self.memory_mb + lang.memory_extra_mb, self.memory_mb),
+            MemoryCount::Total => (
+                self.memory_mb,
+                self.memory_mb.saturating_sub(lang.memory_extra_mb).max(16),
+            ),
+        }
+    }
 }
 
 /// The wall-clock backstop for a reply of `cpu` CPU time: four times as
@@ -176,6 +209,7 @@ impl Default for LineLimits {
             disk_mb: 16,
             max_line: 4096,
             match_wall: None,
+            memory: MemoryCount::PlusLanguage,
         }
     }
 }
@@ -404,7 +438,7 @@ pub struct Match {
 /// The sandbox limits a language gets for a match.
 pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
     let lang = &toolchain.language;
-    let memory = (limits.memory_mb + lang.memory_extra_mb) << 20;
+    let memory = limits.memory_of(lang).0 << 20;
     BotLimits {
         memory_bytes: memory,
         address_space_fallback: lang.address_space_limit.then_some(memory + (64 << 20)),
@@ -425,7 +459,11 @@ pub fn spawn_bot(
     cpu: Option<usize>,
 ) -> Result<BotProcess, MatchError> {
     let argv = toolchain
-        .command(&toolchain.language.run, &program.stem, limits.memory_mb)
+        .command(
+            &toolchain.language.run,
+            &program.stem,
+            limits.memory_of(&toolchain.language).1,
+        )
         .map_err(|what| MatchError::Toolchain { bot: 0, what })?;
     let spec = BotSpec {
         argv: &argv,
@@ -485,7 +523,7 @@ impl Match {
                     other => other,
                 },
             )?;
-            seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
+            seats.push((Box::new(p), limits.memory_of(&tc.language).0));
         }
         let mut m = Match::new(seats, limits);
         m._cpu = Some(slot);

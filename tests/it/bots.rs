@@ -179,6 +179,7 @@ fn limits() -> LineLimits {
         disk_mb: 4,
         max_line: 4096,
         match_wall: None,
+        memory: knobeln::lines::MemoryCount::PlusLanguage,
     }
 }
 

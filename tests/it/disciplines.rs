@@ -1265,3 +1265,34 @@ fn footsteps_blames_each_bot_with_its_own_line() {
         .collect();
     assert_eq!(lines, [(0, "abc"), (1, "xyz")]);
 }
+
+/// Issue 27: Morabaraba's "512 MB in total" holds the interpreter too: a
+/// Python bot that holds 520 MB fails on memory (before, the language's
+/// 32 MB allowance came on top of the 512: it would have fit).
+#[test]
+fn a_morabaraba_bots_memory_is_counted_in_total() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hog = tmp.path().join("hog.py");
+    std::fs::write(
+        &hog,
+        "import sys\nheld = b'x' * (520 << 20)\nfor line in sys.stdin:\n    \
+         print('hogbot', flush=True)\n    break\n",
+    )
+    .unwrap();
+    let first = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("src/demo/bots/morabaraba/first.c");
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "morabaraba",
+        hog.to_str().unwrap(),
+        first.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let g: Value = serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap();
+    let f = &g["failures"][0];
+    assert_eq!(f["bot"], 0, "{g}");
+    assert_eq!(f["failure"], "memory", "{g}");
+    assert_eq!(f["limit_mb"], 512, "{g}");
+}
