@@ -400,20 +400,6 @@ pub struct PlannedGame {
     pub keeps_transcript: bool,
 }
 
-/// The games the contest plays first (every game but FootSteps' tie
-/// replays, which depend on the results).
-pub fn planned_games(c: &BotContest, config: &Config) -> Result<Vec<PlannedGame>> {
-    Ok(first_jobs(c, config)?
-        .into_iter()
-        .map(|j| PlannedGame {
-            keeps_transcript: j.keeps_transcript(c.discipline, config),
-            key: j.key,
-            seats: j.seats,
-            setup: j.setup,
-        })
-        .collect())
-}
-
 /// Stores a game the caller played (or made up: the site benchmark) as the
 /// contest run stores its games.
 pub fn store_planned_game(
@@ -844,8 +830,8 @@ fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>>
     )
 }
 
-/// The games still to play (see [`planned_games`]), for tools that fill a
-/// contest without playing it.
+/// The games still to play (the planner's first pass, then FootSteps' tie
+/// replays), for tools that fill a contest without playing it.
 pub fn next_planned_games(
     store: &Store,
     c: &BotContest,

@@ -35,7 +35,6 @@
 //! or store anything. Parsing is linear and capped by its caller's input.
 
 use crate::discipline::play::Setup;
-use crate::game::flooding::Island;
 use crate::game::lines::{Exchange, LineGame, Recorded, Said, Step};
 
 /// The first line of the full form, before the discipline's name.
@@ -62,16 +61,6 @@ pub struct Moves {
     /// noticed at that write, before the game asks anything again; the
     /// count says where the game stopped.
     pub ends_after: Option<usize>,
-}
-
-/// The name of a setup's discipline, as in the config.
-pub fn discipline_name(setup: &Setup) -> &'static str {
-    match setup {
-        Setup::Ultimatum(_) => "ultimatum",
-        Setup::Flooding { .. } => "flooding",
-        Setup::Footsteps(_) => "footsteps",
-        Setup::Morabaraba => "morabaraba",
-    }
 }
 
 /// The header's parameter lines of a setup (without `# `).
@@ -109,7 +98,10 @@ fn one_line(s: &str) -> String {
 }
 
 fn header(magic: &str, setup: &Setup, island_name: &str, names: &[String]) -> String {
-    let mut t = format!("{magic}{}\n", discipline_name(setup));
+    let mut t = format!(
+        "{magic}{}\n",
+        super::seam::of_setup(setup).discipline().name()
+    );
     for p in parameters(setup, island_name) {
         t.push_str(&format!("# {p}\n"));
     }
@@ -342,19 +334,6 @@ fn replay_to_end<G: LineGame>(game: &mut Recorded<G>, moves: &Moves) -> Vec<Exch
         }
     }
     std::mem::take(&mut game.transcript)
-}
-
-/// A flooding island's setup from a moves or full text header (for the
-/// kit's and the tests' round trips): `None` if the header lacks one.
-pub fn island_of_header(text: &str) -> Option<Island> {
-    let mut island = String::new();
-    for l in text.lines().take_while(|l| l.starts_with('#')) {
-        if let Some(row) = l.strip_prefix("# island-text: ") {
-            island.push_str(row);
-            island.push('\n');
-        }
-    }
-    Island::parse(&island).ok()
 }
 
 #[cfg(test)]
