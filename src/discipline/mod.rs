@@ -251,8 +251,9 @@ pub struct FloodingConfig {
     /// Island files (the seed's text format) played besides the built-in
     /// ones and those participants send in.
     pub islands: Vec<PathBuf>,
-    /// CPU time per round (the three commands share it), in ms: the
-    /// seed's 0.1 s, counted as the bot's own time (see the README).
+    /// CPU time per round, in ms: the seed's 0.1 s, counted as the bot's
+    /// own time and as a budget over the game (by round `r`, `startup_ms
+    /// + r × round_ms` in all; see the README).
     pub round_ms: u64,
     pub startup_ms: u64,
     /// CPU seconds per bot and game.

@@ -6,7 +6,8 @@
 //! round, the flood-card deck and the draw and discard piles of island
 //! fields, and the game as a [`LineGame`] with one seat. Chance comes only
 //! from the seed given to [`FloodGame::new`]. What is not here: processes,
-//! the 0.1 s per round limit (the referee's), running many games and scoring
+//! the 0.1 s per round limit (the referee's; the game says how many rounds
+//! have begun, [`LineGame::cpu_rounds`]), running many games and scoring
 //! them (`crate::tournament::flooding`).
 //!
 //! # The island
@@ -61,8 +62,10 @@
 //! - **Walking on water.** The 02.12.2012 bugfix: a bot that steps onto a
 //!   sunk field (or off the board: everything outside the island is water)
 //!   drowns at once. The rest of its three commands is still read (and must
-//!   still be well-formed) but not carried out; no flood is drawn for that
-//!   round; the game ends with `END`.
+//!   still be well-formed) but not carried out; the round's flood is still
+//!   drawn and sent (`INCRFLOOD`, `FLOOD` lines), then the game ends with
+//!   `END`: the order the 2012 engine sends (issue 27). The score is the
+//!   same either way (the round it drowned in).
 //! - **Drying water.** 04.01.2013: drying a sunk field (or a field off the
 //!   board) changes nothing and is counted as a warning in the outcome; the
 //!   game goes on. Drying a dry field changes nothing and is no warning.
@@ -836,11 +839,11 @@ impl FloodGame {
     }
 
     /// The flood after the bot's three commands, then the drowning check.
+    ///
+    /// A bot that walked into water this round has drowned already; the
+    /// round's flood is drawn and sent all the same (`INCRFLOOD`, `FLOOD`
+    /// lines, then `END`), as the 2012 engine did.
     fn end_round(&mut self) {
-        if let Some(field) = self.walked_into {
-            self.finish(self.round, FloodEnd::WalkedIntoWater { field });
-            return;
-        }
         let raising = self.deck.draw(&mut self.card_rng);
         let rise = u8::from(raising && self.level < MAX_LEVEL);
         if rise == 1 {
@@ -864,7 +867,9 @@ impl FloodGame {
             let f = self.field_at(i);
             self.outbox.push(format!("FLOOD {f}"));
         }
-        if self.tile(self.position) == Tile::Sunk {
+        if let Some(field) = self.walked_into {
+            self.finish(self.round, FloodEnd::WalkedIntoWater { field });
+        } else if self.tile(self.position) == Tile::Sunk {
             self.finish(
                 self.round,
                 FloodEnd::FieldSank {
@@ -944,9 +949,9 @@ impl LineGame for FloodGame {
         self.round.into()
     }
 
-    /// The three commands of a round: 0.1 s for all three (the seed's
-    /// limit is per round).
-    fn shared_budget(&self) -> Option<u64> {
+    /// The seed's 0.1 s per round, as a budget over the game: by round
+    /// `r` the bot may have used `r` times the round's time (issue 27).
+    fn cpu_rounds(&self) -> Option<u64> {
         Some(self.round.into())
     }
 }
@@ -1464,9 +1469,17 @@ mod tests {
         let (seen, outcome) = transcript(&mut game, |_| vec!["GO NORTH", "GO SOUTH", "GO EAST"]);
         assert_eq!(outcome.end, FloodEnd::WalkedIntoWater { field: f(1, 0) });
         assert_eq!(outcome.rounds, 1);
-        // No flood is drawn after the bot drowned.
+        // As the 2012 engine: the round's flood still comes, then `END`.
         assert_eq!(seen.last().unwrap(), "END");
-        assert!(!seen.iter().any(|l| l.starts_with("INCRFLOOD")));
+        let incr = seen
+            .iter()
+            .position(|l| l.starts_with("INCRFLOOD "))
+            .expect("the round's flood card is sent");
+        let rise: usize = seen[incr]["INCRFLOOD ".len()..].parse().unwrap();
+        assert_eq!(seen.len(), incr + 1 + rise + 1, "{seen:?}");
+        assert!(seen[incr + 1..seen.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("FLOOD ")));
     }
 
     #[test]

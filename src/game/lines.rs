@@ -66,11 +66,13 @@ pub trait LineGame {
     /// The turn the game is in, for failure reports ("round 17").
     fn turn(&self) -> u64;
 
-    /// Replies that share one wall-clock budget (the referee's reply
-    /// limit): `Some(k)` for every reply of the same group `k`. The
-    /// default, `None`: each reply has the limit of its own. The flooding
-    /// island's three commands of a round share the round's 0.1 s.
-    fn shared_budget(&self) -> Option<u64> {
+    /// A game whose CPU limit is a budget per round, counted over the
+    /// whole game (the flooding island's "0.1 s per round", which island.txt
+    /// illustrates as "77 rounds, at most 7.7 s"): `Some(r)`, the rounds
+    /// begun so far. The referee then lets the bot have used, by now, the
+    /// start-up allowance and `r` times the per-reply CPU time, all
+    /// together. The default, `None`: each reply has a limit of its own.
+    fn cpu_rounds(&self) -> Option<u64> {
         None
     }
 
@@ -192,8 +194,8 @@ impl<G: LineGame> LineGame for Recorded<G> {
         self.game.turn()
     }
 
-    fn shared_budget(&self) -> Option<u64> {
-        self.game.shared_budget()
+    fn cpu_rounds(&self) -> Option<u64> {
+        self.game.cpu_rounds()
     }
 
     fn also_broken(&self) -> Vec<Violation> {

@@ -46,8 +46,6 @@ pub fn play_game_on<G: LineGame>(
 
 /// Runs the game's steps on the match until the game is over.
 fn drive<G: LineGame>(m: &mut Match, game: &mut G) -> Result<(), Stop> {
-    // The group of replies sharing one budget, and when it began.
-    let mut budget: Option<(u64, std::time::Instant)> = None;
     loop {
         match game.next() {
             Step::Send { seat, lines } => {
@@ -57,17 +55,10 @@ fn drive<G: LineGame>(m: &mut Match, game: &mut G) -> Result<(), Stop> {
             }
             Step::Expect { seat } => {
                 m.set_turn(u32::try_from(game.turn()).unwrap_or(u32::MAX));
-                let line = match game.shared_budget() {
-                    None => m.receive(seat)?,
-                    Some(group) => {
-                        let since = match budget {
-                            Some((g, since)) if g == group => since,
-                            _ => std::time::Instant::now(),
-                        };
-                        budget = Some((group, since));
-                        m.receive_since(seat, since)?
-                    }
-                };
+                if let Some(rounds) = game.cpu_rounds() {
+                    m.allow_rounds(seat, rounds);
+                }
+                let line = m.receive(seat)?;
                 if let Err(v) = game.reply(seat, &line) {
                     // Each bot is blamed with its own line (in FootSteps the
                     // bid that broke the rule may be the other seat's, read

@@ -237,9 +237,17 @@ pub enum BotFailureKind {
     CpuTime {
         limit_ms: u64,
     },
-    /// More CPU time for one reply (or one shared budget) than allowed.
+    /// More CPU time for one reply than allowed.
     ReplyCpu {
         limit_ms: u64,
+    },
+    /// More CPU time by round `rounds` than a game budgeted by rounds
+    /// allows: `startup_ms + rounds × round_ms` in all.
+    RoundsCpu {
+        limit_ms: u64,
+        rounds: u64,
+        round_ms: u64,
+        startup_ms: u64,
     },
     Memory {
         limit_mb: u64,
@@ -302,6 +310,18 @@ pub fn describe_bot_failure(
             "computed more than {} s of CPU time for one answer (its own time: what its \
              opponent or other bots do is not counted)",
             *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::RoundsCpu {
+            limit_ms,
+            rounds,
+            round_ms,
+            startup_ms,
+        } => format!(
+            "had used more than {} s of CPU time by round {rounds}: {} s per round, counted \
+             over the game, and {} s for its start-up (its own time: the whole process tree)",
+            *limit_ms as f64 / 1000.0,
+            *round_ms as f64 / 1000.0,
+            *startup_ms as f64 / 1000.0
         ),
         BotFailureKind::Memory { limit_mb } => {
             format!("needed more than {limit_mb} MB of memory")
@@ -413,10 +433,22 @@ struct Seat {
     /// The reply budget in use (see [`Budget`]).
     budget: Option<Budget>,
     frozen: bool,
+    /// A game budgeted by rounds ([`Match::allow_rounds`]).
+    allowance: Option<Allowance>,
 }
 
-/// One reply's budget (or one shared by several replies): when it began,
-/// and the bot's CPU time at the first look, once there was one.
+/// What a bot of a game budgeted by rounds may have used by now: CPU
+/// time in all (its whole tree, start-up included), and the wall-clock
+/// backstop of its next reply.
+#[derive(Debug, Clone, Copy)]
+struct Allowance {
+    cpu: Duration,
+    rounds: u64,
+    wall: Duration,
+}
+
+/// One reply's budget: when it began, and the bot's CPU time at the first
+/// look, once there was one.
 #[derive(Debug, Clone, Copy)]
 struct Budget {
     since: Instant,
@@ -498,6 +530,7 @@ impl Match {
                     last_cpu_check: now,
                     budget: None,
                     frozen: false,
+                    allowance: None,
                 })
                 .collect(),
             limits,
@@ -649,48 +682,37 @@ impl Match {
         }
     }
 
-    /// As [`Match::receive`], with the reply limit counted from `since`
-    /// instead of now: replies that share one budget (a round of several
-    /// lines). The first reply of a bot keeps its start-up limit.
-    pub fn receive_since(&mut self, bot: usize, since: Instant) -> Result<String, Stop> {
-        match self.receive_within(&[bot], Some(since)) {
-            Ok(mut v) => Ok(v.pop().expect("one reply")),
-            Err(e) => Err(e),
-        }
+    /// For a game budgeted by rounds ([`crate::game::lines::LineGame::cpu_rounds`]):
+    /// `bot` is in its game's round `rounds`, so by now it may have used
+    /// `startup_cpu + rounds × reply_cpu` of CPU time in all (the match's
+    /// `cpu` stays a cap). Its next reply has no CPU limit of its own; its
+    /// wall-clock backstop is [`wall_backstop`] of what is left.
+    pub fn allow_rounds(&mut self, bot: usize, rounds: u64) {
+        let l = &self.limits;
+        let factor = u32::try_from(rounds).unwrap_or(u32::MAX);
+        let cpu = l
+            .startup_cpu
+            .saturating_add(l.reply_cpu.saturating_mul(factor));
+        let left = cpu.saturating_sub(self.seats[bot].bot.cpu_time());
+        self.seats[bot].allowance = Some(Allowance {
+            cpu,
+            rounds,
+            wall: wall_backstop(left),
+        });
     }
 
     /// The next line of each of `bots` (simultaneous moves): every bot
     /// answers or fails; if any failed, all failures of this turn.
     pub fn receive_all(&mut self, bots: &[usize]) -> Result<Vec<String>, Stop> {
-        self.receive_within(bots, None)
-    }
-
-    fn receive_within(
-        &mut self,
-        bots: &[usize],
-        since: Option<Instant>,
-    ) -> Result<Vec<String>, Stop> {
         let now = Instant::now();
         let mut replies: Vec<Option<String>> = vec![None; bots.len()];
         let mut failures: Vec<BotFailure> = Vec::new();
         for &b in bots {
             self.thaw(b);
-            let seat = &mut self.seats[b];
-            let start = if seat.answered {
-                since.unwrap_or(now)
-            } else {
-                now
-            };
-            // A shared budget goes on with its CPU zero; any other starts.
-            match seat.budget {
-                Some(bud) if seat.answered && since.is_some() && bud.since == start => {}
-                _ => {
-                    seat.budget = Some(Budget {
-                        since: start,
-                        cpu_base: None,
-                    })
-                }
-            }
+            self.seats[b].budget = Some(Budget {
+                since: now,
+                cpu_base: None,
+            });
         }
         let mut others_frozen = false;
         loop {
@@ -813,7 +835,9 @@ impl Match {
     /// includes its runtime's start-up).
     fn reply_limits(&self, bot: usize) -> (Duration, Duration) {
         let l = &self.limits;
-        if self.seats[bot].answered {
+        if let Some(a) = self.seats[bot].allowance {
+            (a.cpu, a.wall)
+        } else if self.seats[bot].answered {
             (l.reply_cpu, l.reply_wall)
         } else {
             (l.startup_cpu, l.startup_wall)
@@ -952,12 +976,13 @@ impl Match {
         Ok(())
     }
 
-    /// A failure if `bot` is over the match's CPU time, or over
-    /// `reply_limit` since its budget's first look.
+    /// A failure if `bot` is over the match's CPU time, over its
+    /// allowance by rounds, or over `reply_limit` since its budget's first
+    /// look.
     fn over_cpu(&self, bot: usize, reply_limit: Duration) -> Option<BotFailure> {
         let used = self.seats[bot].bot.cpu_time();
-        if used > self.limits.cpu {
-            return Some(self.cpu_failure(bot));
+        if let Some(f) = self.over_cpu_total(bot, used) {
+            return Some(f);
         }
         let base = self.seats[bot].budget.and_then(|b| b.cpu_base)?;
         (used.saturating_sub(base) > reply_limit).then(|| {
@@ -965,6 +990,27 @@ impl Match {
                 bot,
                 BotFailureKind::ReplyCpu {
                     limit_ms: reply_limit.as_millis() as u64,
+                },
+                None,
+            )
+        })
+    }
+
+    /// A failure if `bot`, having used `used`, is over the match's CPU
+    /// time or over its allowance by rounds.
+    fn over_cpu_total(&self, bot: usize, used: Duration) -> Option<BotFailure> {
+        if used > self.limits.cpu {
+            return Some(self.cpu_failure(bot));
+        }
+        let a = self.seats[bot].allowance?;
+        (used > a.cpu).then(|| {
+            self.failure(
+                bot,
+                BotFailureKind::RoundsCpu {
+                    limit_ms: a.cpu.as_millis() as u64,
+                    rounds: a.rounds,
+                    round_ms: self.limits.reply_cpu.as_millis() as u64,
+                    startup_ms: self.limits.startup_cpu.as_millis() as u64,
                 },
                 None,
             )
@@ -1047,10 +1093,10 @@ impl Match {
     pub fn finish(mut self) -> (Vec<BotFailure>, Vec<SeatReport>) {
         let mut late = Vec::new();
         for b in 0..self.seats.len() {
-            if !self.failed.iter().any(|f| f.bot == b)
-                && self.seats[b].bot.cpu_time() > self.limits.cpu
-            {
-                late.push(self.cpu_failure(b));
+            if !self.failed.iter().any(|f| f.bot == b) {
+                if let Some(f) = self.over_cpu_total(b, self.seats[b].bot.cpu_time()) {
+                    late.push(f);
+                }
             }
         }
         let mut reports = Vec::new();

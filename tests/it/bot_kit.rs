@@ -104,6 +104,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
     .unwrap();
     let lagoon = lagoon.display().to_string();
     vec![
+        swimmer_case(tmp),
         Case {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "simple.c"), blanks],
@@ -186,6 +187,69 @@ fn cases(tmp: &Path) -> Vec<Case> {
             referee_args: vec![],
         },
     ]
+}
+
+/// A bot that walks into water in round 2 (north of the lagoon's start,
+/// `(4,2)`), on the lagoon with seed 5.
+fn swimmer_case(tmp: &Path) -> Case {
+    let swimmer = tmp.join("swimmer.py");
+    std::fs::write(
+        &swimmer,
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('ROUND 1 '):\n        \
+         print('DRY CURRENT\\nDRY CURRENT\\nDRY CURRENT', flush=True)\n    \
+         elif line.startswith('ROUND'):\n        \
+         print('GO NORTH\\nDRY CURRENT\\nGO EAST', flush=True)\n    \
+         elif line.startswith('END'):\n        break\n",
+    )
+    .unwrap();
+    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let args = vec![
+        "--island".to_string(),
+        lagoon.display().to_string(),
+        "--seed".into(),
+        "5".into(),
+    ];
+    Case {
+        d: "flooding",
+        bots: vec![swimmer],
+        setup: Setup::Flooding {
+            island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+            params: flooding::Params::default(),
+            seed: 5,
+        },
+        server_args: args.clone(),
+        referee_args: args,
+    }
+}
+
+/// Issue 27: after a bot walks into water, the round's flood still comes
+/// (`INCRFLOOD`, as many `FLOOD` lines as the level), then `END`: the order
+/// the 2012 engine sent; the kit's referee sends the same (the case is one
+/// of [`the_kit_referee_plays_the_servers_games_line_for_line`]'s).
+#[test]
+fn after_walking_into_water_the_rounds_flood_comes_before_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = server_game(&swimmer_case(tmp.path()));
+    assert_eq!(g["outcome"]["end"]["end"], "walked_into_water", "{g}");
+    assert_eq!(g["outcome"]["rounds"], 2, "{g}");
+    let to_bot: Vec<String> = exchanges(&g)
+        .into_iter()
+        .filter(|e| e.said == knobeln::game::lines::Said::ToBot)
+        .map(|e| e.line)
+        .collect();
+    let round2 = to_bot
+        .iter()
+        .position(|l| l.starts_with("ROUND 2 "))
+        .unwrap();
+    let after: Vec<&str> = to_bot[round2 + 1..].iter().map(String::as_str).collect();
+    assert!(after[0].starts_with("INCRFLOOD "), "{after:?}");
+    assert_eq!(after.last(), Some(&"END"), "{after:?}");
+    let level = g["outcome"]["level"].as_u64().unwrap() as usize;
+    assert_eq!(after.len(), 1 + level + 1, "{after:?}");
+    assert!(
+        after[1..=level].iter().all(|l| l.starts_with("FLOOD ")),
+        "{after:?}"
+    );
 }
 
 /// The server's game of a case (`knobeln play --discipline --json`).

@@ -40,8 +40,9 @@ the game was refereed (whatever the bot did); 2: a usage error (bad option,
 unreadable or invalid island, a command that cannot be started, a moves file
 that cannot be read).
 
-Limits: the server gives the three commands of a round 0.1 s of CPU time
-together and a game 60 s of CPU time and 256 MB of memory. This referee
+Limits: the server gives a bot 0.1 s of CPU time per round, counted over
+the game (by round Z it may have used its start-up allowance and Z times
+0.1 s in all), a game at most 60 s of CPU time and 256 MB of memory. This referee
 does not measure CPU time or memory: it only waits at most --reply-secs of
 wall clock for each line. A bot that is fast enough here may still be too
 slow on the server. Where the server decides by the clock (a bot that is
@@ -60,7 +61,8 @@ trailing CR is tolerated, nothing else). Each command takes effect when it is
 read. Then the bot gets `INCRFLOOD 0` or `INCRFLOOD 1` and one `FLOOD X,Y`
 per field flooded (as many as the flood level). Walking onto water (or off
 the board) drowns at once: the rest of the round's commands are read but not
-carried out, no flood is drawn, the game ends. A bot whose field sinks
+carried out, the round's INCRFLOOD and FLOOD lines still come (as the 2012
+engine sent them), then END. A bot whose field sinks
 drowns too. At the end the bot gets `END`. The score is the round the game
 ended in (the round cap when the bot survived; the rounds completed when it
 broke the protocol, crashed or was too slow). All of it is in the contest's
@@ -606,10 +608,6 @@ class FloodGame:
                 self.n_warnings += 1
 
     def end_round(self):
-        if self.walked_into is not None:
-            self.finish(self.round, "WalkedIntoWater { field: Field { x: %d, y: %d } }"
-                        % self.walked_into)
-            return
         raising = self.draw_card()
         rise = 1 if (raising and self.level < MAX_LEVEL) else 0
         if rise:
@@ -626,7 +624,10 @@ class FloodGame:
             else:
                 self.tiles[i] = SUNK
             self.outbox.append("FLOOD " + field_text(self.field_at(i)))
-        if self.tile(self.position) == SUNK:
+        if self.walked_into is not None:
+            self.finish(self.round, "WalkedIntoWater { field: Field { x: %d, y: %d } }"
+                        % self.walked_into)
+        elif self.tile(self.position) == SUNK:
             self.finish(self.round, "FieldSank { field: Field { x: %d, y: %d } }" % self.position)
         elif self.round >= self.max_rounds:
             self.finish(self.round, "RoundCap")
