@@ -170,6 +170,7 @@ fn template(setup: &Setup) -> Played {
         transcript: Some(transcript),
         transcript_truncated: false,
         moves: None,
+        folders: None,
     }
 }
 
@@ -276,6 +277,7 @@ pub fn bot_site_bench(
                 stderr: t.stderr.clone(),
                 transcript_truncated: false,
                 moves: None,
+                folders: None,
             };
             // FootSteps: each game of a pair goes to one side or the other,
             // so that ties are broken as in a real field.

@@ -740,6 +740,17 @@ impl Config {
             .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
         self.languages().map_err(ConfigError::Invalid)?;
         self.ultimatum.validate().map_err(ConfigError::Invalid)?;
+        let max = crate::discipline::MAX_FOLDER_KB_WITH_WORKERS;
+        if self.engine.nats.is_some()
+            && self.ultimatum.kept_folder_bytes().is_some()
+            && self.ultimatum.folder_kb > max
+        {
+            return Err(ConfigError::Invalid(format!(
+                "ultimatum.folder_kb must be at most {max} with [engine] nats: two kept folders \
+                 travel with each game to a worker, in one message (got {})",
+                self.ultimatum.folder_kb
+            )));
+        }
         self.flooding.validate().map_err(ConfigError::Invalid)?;
         self.footsteps.validate().map_err(ConfigError::Invalid)?;
         self.morabaraba.validate().map_err(ConfigError::Invalid)?;

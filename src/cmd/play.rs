@@ -8,7 +8,10 @@
 //! sandbox (the flooding island: one bot, on `--island FILE` or the demo's
 //! first island). Parameters and limits come from the config's section of
 //! the discipline; `--rounds` overrides the match length. `--json` prints
-//! one object per game with every line exchanged.
+//! one object per game with every line exchanged. `--repeat R` plays R
+//! games with seeds N, N+1, …; in the ultimatum game each bot's working
+//! folder lasts across them, as across its matches in the tournament
+//! (`[ultimatum] folders`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,13 +22,14 @@ use serde_json::{json, Value};
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
-use knobeln::discipline::play::{play, Setup, Transcript};
+use knobeln::discipline::play::{play_with_folders, Setup, Transcript};
 use knobeln::discipline::Discipline;
 use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
 use knobeln::referee::{GameRecord, GameSeeds, Referee};
 use knobeln::report::compile_report;
+use knobeln::sandbox::folder::FolderImage;
 use knobeln::toolchain::compile::{compile, CompileConfig, Outcome};
 
 use super::GameOpts;
@@ -208,6 +212,11 @@ impl Play {
         } else {
             None
         };
+        // The ultimatum game's working folders last across the matches of
+        // one `play`, as across a bot's matches in the tournament.
+        let mut folders: Option<Vec<FolderImage>> = (d == Discipline::Ultimatum
+            && cfg.ultimatum.kept_folder_bytes().is_some())
+        .then(|| vec![FolderImage::empty(); refs.len()]);
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
             let setup = match d {
@@ -239,7 +248,16 @@ impl Play {
             } else {
                 Transcript::Drop
             };
-            let played = play(&setup, &refs, limits.line_limits(), transcript)?;
+            let mut played = play_with_folders(
+                &setup,
+                &refs,
+                limits.line_limits(),
+                transcript,
+                folders.as_deref(),
+            )?;
+            if let Some(after) = played.take_folders() {
+                folders = Some(after);
+            }
             if self.json {
                 let mut v = serde_json::to_value(&played)?;
                 v["seed"] = json!(seed);

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::discipline::play::{play, Outcome, Played, Setup, Transcript};
+use crate::discipline::play::{play_with_folders, Outcome, Played, Setup, Transcript};
 use crate::discipline::transcript;
 use crate::discipline::Discipline;
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
@@ -40,6 +40,7 @@ use crate::lang::{Toolchain, Toolchains};
 use crate::lines::LineLimits;
 use crate::outbox::outgoing::{OutAttachment, Outgoing};
 use crate::outbox::{enqueue, Cause};
+use crate::sandbox::folder::{FolderImage, WIRE_MAX_BYTES};
 use crate::store::mail::all_registrations;
 use crate::store::{Store, StoreError};
 use crate::tournament::{flooding, footsteps, morabaraba, ultimatum, TeamId};
@@ -226,6 +227,9 @@ struct Job {
     key: String,
     seats: Vec<TeamId>,
     setup: Setup,
+    /// Each seat's kept working folder, when the contest keeps them
+    /// (filled just before the game is played, [`with_folders`]).
+    folders: Option<Vec<FolderImage>>,
 }
 
 impl Job {
@@ -369,9 +373,12 @@ fn store_game(
 ) -> Result<()> {
     let result = planner_result(c.discipline, config, job, &p);
     let moves = p.take_moves();
+    let folders = p.take_folders();
     let record = serde_json::to_string(&p).expect("json");
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
-    conn.execute(
+    // The game and its bots' folders after it, together or not at all.
+    let tx = conn.unchecked_transaction()?;
+    let inserted = tx.execute(
         "INSERT OR IGNORE INTO bot_games \
          (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -386,6 +393,49 @@ fn store_game(
             moves
         ],
     )?;
+    // A second result of the same game changes no folder.
+    if inserted == 1 {
+        for (team, folder) in job.seats.iter().zip(folders.iter().flatten()) {
+            tx.execute(
+                "INSERT OR REPLACE INTO bot_folders (contest_id, team_id, after_game, image) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![c.id, team.0, job.key, folder.encode()],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Whether the contest keeps its bots' working folders across matches.
+fn keeps_folders(c: &BotContest, config: &Config) -> bool {
+    c.discipline == Discipline::Ultimatum && config.ultimatum.kept_folder_bytes().is_some()
+}
+
+/// `jobs` with each seat's kept folder as its bot left it after its last
+/// stored game (empty before its first).
+fn with_folders(
+    conn: &Connection,
+    c: &BotContest,
+    config: &Config,
+    jobs: &mut [Job],
+) -> Result<()> {
+    let quota = config.ultimatum.folder_kb << 10;
+    let mut st =
+        conn.prepare("SELECT image FROM bot_folders WHERE contest_id = ?1 AND team_id = ?2")?;
+    for job in jobs {
+        let mut folders = Vec::with_capacity(job.seats.len());
+        for t in &job.seats {
+            let image: Option<Vec<u8>> =
+                st.query_row(params![c.id, t.0], |r| r.get(0)).optional()?;
+            folders.push(match image {
+                Some(bytes) => FolderImage::decode(&bytes, quota.max(WIRE_MAX_BYTES))
+                    .map_err(|e| BotContestError::Corrupt(format!("team {}'s folder: {e}", t.0)))?,
+                None => FolderImage::empty(),
+            });
+        }
+        job.folders = Some(folders);
+    }
     Ok(())
 }
 
@@ -414,6 +464,7 @@ pub fn store_planned_game(
         key: g.key.clone(),
         seats: g.seats.clone(),
         setup: g.setup.clone(),
+        folders: None,
     };
     store_game(conn, c, config, &job, played, now)
 }
@@ -427,6 +478,7 @@ fn footsteps_jobs<'a>(
         key: serde_json::to_string(&g.key).expect("json"),
         seats: g.seats.to_vec(),
         setup: Setup::Footsteps(config.footsteps.params()),
+        folders: None,
     })
 }
 
@@ -443,6 +495,7 @@ fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
                     key: serde_json::to_string(&m.key).expect("json"),
                     seats: m.seats.to_vec(),
                     setup: Setup::Ultimatum(config.ultimatum.params()),
+                    folders: None,
                 })
                 .collect()
         }
@@ -468,6 +521,7 @@ fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
                         params: config.flooding.params(),
                         seed: r.seed,
                     },
+                    folders: None,
                 })
                 .collect()
         }
@@ -486,6 +540,7 @@ fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
                 key: serde_json::to_string(&p).expect("json"),
                 seats: vec![p.first, p.second],
                 setup: Setup::Morabaraba,
+                folders: None,
             })
             .collect(),
     })
@@ -503,6 +558,10 @@ fn play_jobs(
 ) -> Result<()> {
     if todo.is_empty() {
         return Ok(());
+    }
+    let mut todo = todo;
+    if keeps_folders(c, config) {
+        with_folders(store.conn(), c, config, &mut todo)?;
     }
     let limits = crate::discipline::seam::of(c.discipline)
         .ok_or(BotContestError::NoBots("KNOBELN"))?
@@ -586,7 +645,14 @@ fn play_jobs(
                         } else {
                             Transcript::Drop
                         };
-                        let r = play(&job.setup, &seats, limits, keep).map_err(|e| e.to_string());
+                        let r = play_with_folders(
+                            &job.setup,
+                            &seats,
+                            limits,
+                            keep,
+                            job.folders.as_deref(),
+                        )
+                        .map_err(|e| e.to_string());
                         if tx.send((job, r)).is_err() {
                             break;
                         }
@@ -670,6 +736,7 @@ impl Task for BotTask {
             limits: self.limits,
             seats: self.seats.clone(),
             keep_transcript: self.keep_transcript,
+            folders: self.job.folders.clone(),
         }
     }
 
@@ -683,7 +750,13 @@ impl Task for BotTask {
     fn accept(&self, outcome: wire::Outcome) -> std::result::Result<Self::Done, String> {
         match outcome {
             wire::Outcome::BotGame(p) => {
-                let p = wire::check_bot_game(&self.job.setup, p)?;
+                let p = wire::check_bot_game(&self.job.setup, *p)?;
+                let sent = self
+                    .job
+                    .folders
+                    .as_ref()
+                    .map(|f| (f.len(), self.limits.work_bytes()));
+                wire::check_folders(&p, sent)?;
                 Ok((self.job.clone(), Ok(p)))
             }
             _ => Err("the result of another kind of game".into()),
@@ -803,10 +876,22 @@ pub fn play_all(
 /// yet, then (FootSteps) the tie replays the stored results call for.
 fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>> {
     let done = stored(store.conn(), c.id)?;
-    let first: Vec<Job> = first_jobs(c, config)?
+    let mut first: Vec<Job> = first_jobs(c, config)?
         .into_iter()
         .filter(|j| !done.contains_key(&j.key))
         .collect();
+    if keeps_folders(c, config) {
+        // One phase at a time: each bot's matches in one fixed order.
+        let n = c.entries.len();
+        let phase_of = |j: &Job| {
+            serde_json::from_str::<ultimatum::MatchKey>(&j.key)
+                .map(|k| ultimatum::phase(n, &k))
+                .unwrap_or(u64::MAX)
+        };
+        if let Some(next) = first.iter().map(phase_of).min() {
+            first.retain(|j| phase_of(j) == next);
+        }
+    }
     if !first.is_empty() || c.discipline != Discipline::Footsteps {
         return Ok(first);
     }
@@ -1015,6 +1100,8 @@ pub fn finish(
             serde_json::to_string(results).expect("json")
         ],
     )?;
+    // The kept folders last until the contest ends.
+    tx.execute("DELETE FROM bot_folders WHERE contest_id = ?1", [c.id])?;
     let body = crate::mail::texts::render(
         "bot_results",
         &json!({

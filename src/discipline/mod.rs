@@ -139,6 +139,10 @@ pub struct BotLimitsConfig {
     /// What `memory_mb` counts (not a key of the config: the discipline's).
     #[serde(skip)]
     pub memory: crate::lines::MemoryCount,
+    /// The size of a bot's `/work` when it is a kept folder, in KiB (not
+    /// a key of this table: `[ultimatum] folder_kb`).
+    #[serde(skip)]
+    pub work_kb: Option<u64>,
 }
 
 /// `section.name` is `v`, which must lie in `lo..=hi`; the error names the
@@ -165,6 +169,7 @@ impl BotLimitsConfig {
             cpu: Duration::from_secs(self.cpu_secs),
             memory_mb: self.memory_mb,
             memory: self.memory,
+            work_kb: self.work_kb,
             ..LineLimits::with_replies(
                 Duration::from_millis(self.reply_ms),
                 Duration::from_millis(self.startup_ms.max(self.reply_ms)),
@@ -192,6 +197,24 @@ pub struct UltimatumConfig {
     /// The 2011 organizers' prize column: the first three places get
     /// P / (20000 · (N − 1)) euros, P their Plus (off by default).
     pub prize: bool,
+    /// Whether a bot's working folder lasts across its matches (the FAQ:
+    /// "a file stays until the bot that created it deletes it"), or is new
+    /// for each match.
+    pub folders: FolderKeeping,
+    /// The quota of a kept working folder, in KiB (its tmpfs's size).
+    pub folder_kb: u64,
+}
+
+/// What becomes of a bot's working folder between its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FolderKeeping {
+    /// Kept until the contest ends (the 2011 FAQ); the bot's matches run
+    /// in one fixed order.
+    #[default]
+    Kept,
+    /// New and empty for every match.
+    Fresh,
 }
 
 impl Default for UltimatumConfig {
@@ -205,11 +228,28 @@ impl Default for UltimatumConfig {
             cpu_secs: 60,
             memory_mb: 256,
             prize: false,
+            folders: FolderKeeping::Kept,
+            folder_kb: DEFAULT_FOLDER_KB,
         }
     }
 }
 
+/// A kept folder's default quota: 256 KiB (the seed sets none and asks for
+/// no "gigabyte dimensions"; the FAQ finds little worth keeping). Two of
+/// them travel with a game to a worker, within a NATS message.
+pub const DEFAULT_FOLDER_KB: u64 = 256;
+
+/// The largest quota when games go to workers (`[engine] nats`): two
+/// folders, in base64, and the moves within one 1 MiB message.
+pub const MAX_FOLDER_KB_WITH_WORKERS: u64 = 320;
+
 impl UltimatumConfig {
+    /// The working folders the matches start with: `Some` when they are
+    /// kept, with the quota in bytes.
+    pub fn kept_folder_bytes(&self) -> Option<u64> {
+        (self.folders == FolderKeeping::Kept).then_some(self.folder_kb << 10)
+    }
+
     pub fn params(&self) -> crate::game::ultimatum::Params {
         crate::game::ultimatum::Params {
             rounds: self.rounds,
@@ -222,6 +262,7 @@ impl UltimatumConfig {
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
+            work_kb: self.kept_folder_bytes().map(|b| b >> 10),
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -236,6 +277,7 @@ impl UltimatumConfig {
             10_000,
         )?;
         in_range("ultimatum", "entry_secs", self.entry_secs, 1, 3600)?;
+        in_range("ultimatum", "folder_kb", self.folder_kb, 4, 64 << 10)?;
         self.limits().validate("ultimatum")
     }
 }
@@ -292,6 +334,7 @@ impl FloodingConfig {
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
+            work_kb: None,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -362,6 +405,7 @@ impl FootstepsConfig {
             cpu_secs: self.cpu_secs,
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
+            work_kb: None,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -416,6 +460,7 @@ impl MorabarabaConfig {
             cpu_secs: self.here_ms(self.cpu_secs * 1000).div_ceil(1000),
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::Total,
+            work_kb: None,
         }
     }
 

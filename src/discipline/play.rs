@@ -23,6 +23,7 @@ use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
 use crate::lines::game::play_game_on;
 use crate::lines::{BotFailure, LineLimits, Match, MatchError};
+use crate::sandbox::folder::FolderImage;
 
 /// The game to play and its parameters (chance included). Serializable
 /// for the workers of other machines (an island travels as its text and is
@@ -109,9 +110,19 @@ pub struct Played {
     /// another machine sends it instead of the transcript.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moves: Option<String>,
+    /// Each seat's working folder at the end, for a game played with kept
+    /// folders ([`play_with_folders`]); taken out before the record is
+    /// stored ([`Played::take_folders`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folders: Option<Vec<FolderImage>>,
 }
 
 impl Played {
+    /// Takes each seat's kept folder out of the record.
+    pub fn take_folders(&mut self) -> Option<Vec<FolderImage>> {
+        self.folders.take()
+    }
+
     /// Takes the game's transcript as its moves form (body only): from the
     /// transcript the referee kept (not if it was cut), or as a worker sent
     /// it. `None` when the game kept none.
@@ -142,9 +153,25 @@ pub fn play(
     limits: LineLimits,
     transcript: Transcript,
 ) -> Result<Played, MatchError> {
+    play_with_folders(setup, bots, limits, transcript, None)
+}
+
+/// As [`play`]; with `folders` (one per seat), each bot's `/work` starts
+/// as its kept folder, and [`Played::folders`] says what each holds at the
+/// end (the quota: `limits.work_mb`).
+pub fn play_with_folders(
+    setup: &Setup,
+    bots: &[(&Toolchain, &BotProgram)],
+    limits: LineLimits,
+    transcript: Transcript,
+    folders: Option<&[FolderImage]>,
+) -> Result<Played, MatchError> {
     assert_eq!(bots.len(), setup.seats(), "seats of the game");
+    if let Some(f) = folders {
+        assert_eq!(f.len(), bots.len(), "a folder per seat");
+    }
     let start = Instant::now();
-    let m = Match::start(bots, limits)?;
+    let m = Match::start_with_folders(bots, limits, folders)?;
     let played = super::seam::of_setup(setup).play(setup, m, transcript)?;
     Ok(Played {
         wall_ms: start.elapsed().as_millis() as u64,
@@ -177,6 +204,11 @@ pub(crate) fn run<G: LineGame>(
         transcript: (transcript == Transcript::Keep).then_some(game.transcript),
         transcript_truncated: game.truncated,
         moves: None,
+        folders: rec
+            .bots
+            .iter()
+            .map(|b| b.folder.clone())
+            .collect::<Option<Vec<_>>>(),
     })
 }
 

@@ -211,6 +211,11 @@ pub enum Play {
         /// field plays as if it were false).
         #[serde(default)]
         keep_transcript: bool,
+        /// Each seat's kept working folder (the ultimatum game's files that
+        /// last across a bot's matches); the result brings them back as
+        /// they are at the end. `None`: fresh folders.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        folders: Option<Vec<crate::sandbox::folder::FolderImage>>,
     },
 }
 
@@ -253,7 +258,7 @@ pub enum Outcome {
     /// throws travel compactly ([`compact_record`]).
     Played(#[serde(with = "compact_record")] GameRecord),
     /// A bot game was played (without its transcript).
-    BotGame(Played),
+    BotGame(Box<Played>),
     /// The worker could not play it (sandbox, program fetch, hash,
     /// resources): never a participant's failure.
     Fault(String),
@@ -404,8 +409,12 @@ fn check_play(play: &Play) -> Result<(), WireError> {
             setup,
             limits,
             seats,
+            folders,
             ..
         } => {
+            if folders.as_ref().is_some_and(|f| f.len() != seats.len()) {
+                return Err(WireError::Invalid("a folder for each seat, or none".into()));
+            }
             if seats.len() != setup.seats() {
                 return Err(WireError::Invalid(format!(
                     "{} seats for a game of {}",
@@ -426,6 +435,7 @@ fn check_play(play: &Play) -> Result<(), WireError> {
                 || limits.startup_wall > 5 * hour
                 || limits.memory_mb > 1 << 16
                 || limits.disk_mb > 1 << 16
+                || limits.work_kb.is_some_and(|w| w > 1 << 26)
                 || limits.max_line > 1 << 20
             {
                 return Err(WireError::Invalid("limits beyond any contest".into()));
@@ -610,6 +620,25 @@ fn printable(t: &str, max: usize) -> bool {
 /// a referee produced (the worker is then at fault, never a participant):
 /// numbers per seat for the seats there are, an outcome of this game whose
 /// seats exist, printable texts within the referee's caps.
+/// A bot game's kept folders as a worker sent them back: one per seat when
+/// the job sent folders (none otherwise), each within `quota` bytes.
+pub fn check_folders(played: &Played, sent: Option<(usize, u64)>) -> Result<(), String> {
+    match (sent, &played.folders) {
+        (None, None) => Ok(()),
+        (None, Some(_)) => Err("folders for a game played without kept folders".into()),
+        (Some(_), None) => Err("no folders back from a game with kept folders".into()),
+        (Some((n, quota)), Some(f)) => {
+            if f.len() != n {
+                return Err(format!("{} folders for {n} seats", f.len()));
+            }
+            if f.iter().any(|x| x.content_bytes() > quota) {
+                return Err(format!("a folder over its quota of {quota} bytes"));
+            }
+            Ok(())
+        }
+    }
+}
+
 pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, String> {
     let n = setup.seats();
     if played.cpu_ms.len() != n || played.cpu_us.len() != n || played.stderr.len() != n {
@@ -1004,6 +1033,7 @@ mod tests {
                         })
                         .collect(),
                     keep_transcript: true,
+                    folders: None,
                 },
             }],
             ..job()
@@ -1028,6 +1058,7 @@ mod tests {
             moves: None,
             transcript: None,
             transcript_truncated: false,
+            folders: None,
         }
     }
 
@@ -1088,6 +1119,36 @@ mod tests {
             JobMessage::decode(&j.encode()),
             Err(WireError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn kept_folders_come_back_one_per_seat_within_their_quota_or_not_at_all() {
+        use crate::sandbox::folder::{Entry, FolderImage};
+        let small = FolderImage::new(vec![Entry::File {
+            path: "n".into(),
+            bytes: vec![1; 10],
+            executable: false,
+        }]);
+        let mut p = bot_game();
+        assert_eq!(check_folders(&p, None), Ok(()));
+        assert!(check_folders(&p, Some((2, 100))).is_err(), "none came back");
+        p.folders = Some(vec![small.clone(), FolderImage::empty()]);
+        assert_eq!(check_folders(&p, Some((2, 100))), Ok(()));
+        assert!(check_folders(&p, Some((2, 5)))
+            .unwrap_err()
+            .contains("quota"));
+        assert!(check_folders(&p, None).is_err(), "none were sent");
+        p.folders = Some(vec![small]);
+        assert!(
+            check_folders(&p, Some((2, 100))).is_err(),
+            "one for two seats"
+        );
+        // A job's folders are one per seat.
+        let mut j = bot_job(2);
+        if let Play::Bots { folders, .. } = &mut j.games[0].play {
+            *folders = Some(vec![FolderImage::empty()]);
+        }
+        assert!(JobMessage::decode(&j.encode()).is_err());
     }
 
     #[test]

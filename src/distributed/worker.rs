@@ -573,7 +573,8 @@ async fn play(w: &Worker, play: &Play) -> Outcome {
             limits,
             seats,
             keep_transcript,
-        } => play_bots(w, setup, *limits, seats, *keep_transcript).await,
+            folders,
+        } => play_bots(w, setup, *limits, seats, *keep_transcript, folders.clone()).await,
     }
 }
 
@@ -611,9 +612,10 @@ async fn play_bots(
     limits: LineLimits,
     seats: &[BotSeat],
     keep_transcript: bool,
+    folders: Option<Vec<crate::sandbox::folder::FolderImage>>,
 ) -> Outcome {
     if w.mode == WorkerMode::Fake {
-        return Outcome::BotGame(canned_bot_game(setup));
+        return Outcome::BotGame(Box::new(canned_bot_game(setup)));
     }
     let cache = w.cache.as_ref().expect("a playing worker has a cache");
     let mut bots: Vec<(Toolchain, Arc<BotProgram>)> = Vec::with_capacity(seats.len());
@@ -644,14 +646,14 @@ async fn play_bots(
         } else {
             Transcript::Drop
         };
-        crate::discipline::play::play(&setup, &seats, limits, keep)
+        crate::discipline::play::play_with_folders(&setup, &seats, limits, keep, folders.as_deref())
     })
     .await;
     match r {
         Ok(Ok(mut played)) => {
             // The moves travel, not the transcript (a tenth of its size).
             played.moves = played.take_moves();
-            Outcome::BotGame(played)
+            Outcome::BotGame(Box::new(played))
         }
         Ok(Err(e)) => Outcome::Fault(format!("the referee failed: {e}")),
         Err(e) => Outcome::Fault(format!("a game thread died: {e}")),
@@ -700,6 +702,7 @@ pub fn canned_bot_game(setup: &Setup) -> Played {
         transcript: None,
         transcript_truncated: false,
         moves: None,
+        folders: None,
     }
 }
 

@@ -1266,14 +1266,18 @@ mod tests {
                 "INCRFLOOD 0",
                 "FLOOD 4,1",
                 "ROUND 3 5,1",
-                // GO WEST onto the flooded (4,1), GO WEST into the water.
+                // GO WEST onto the flooded (4,1), GO WEST into the water;
+                // the round's flood still comes (a raising card: level 2).
+                "INCRFLOOD 1",
+                "FLOOD 4,1",
+                "FLOOD 5,1",
                 "END",
             ]
         );
         assert_eq!(outcome.rounds, 3);
         assert_eq!(outcome.end, FloodEnd::WalkedIntoWater { field: f(3, 1) });
         assert_eq!(outcome.position, f(3, 1));
-        assert_eq!(outcome.level, 1);
+        assert_eq!(outcome.level, 2, "the flood of round 3 rose too");
         // DRY CURRENT after drowning was not carried out and is no warning.
         assert_eq!(outcome.n_warnings, 0);
     }

@@ -434,11 +434,13 @@ fn compile_in_sandbox(
             processes: lang.compile_processes,
             cpu_secs: lang.compile_cpu_secs,
             disk_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
+            work_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
             open_files: 256,
         },
         network: Network::Own,
         cpu: None,
         work_files: &sources,
+        work_dirs: &[],
         work: WorkFolder::Returned,
         proc: if lang.compile_proc {
             ProcFs::Mounted

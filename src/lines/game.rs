@@ -28,7 +28,7 @@ pub fn play_game_on<G: LineGame>(
     game: &mut G,
 ) -> Result<MatchRecord<G::Outcome>, MatchError> {
     let result = drive(&mut m, game);
-    let (late, bots) = m.finish();
+    let (late, bots) = m.finish().map_err(MatchError::Io)?;
     let failures: Vec<BotFailure> = match result {
         Ok(()) => late,
         Err(Stop::Failed(failures)) => failures,

@@ -35,7 +35,7 @@ pub mod echo;
 pub mod game;
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
@@ -47,6 +47,7 @@ use crate::sandbox::bot::{
     BotLimits, BotProcess, BotSpawnError, BotSpec, Network, ProcFs, WorkFolder,
 };
 pub use crate::sandbox::cgroup::Freeze;
+use crate::sandbox::folder::FolderImage;
 pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
 
 /// What the referee needs of a running bot.
@@ -133,6 +134,10 @@ pub struct LineLimits {
     pub memory_mb: u64,
     /// Size of each of the bot's `/tmp` and `/work`, in MiB.
     pub disk_mb: u64,
+    /// Size of `/work` instead of `disk_mb`, in KiB: the quota of a
+    /// working folder kept across matches ([`Match::start_with_folders`]).
+    #[serde(default)]
+    pub work_kb: Option<u64>,
     /// Longest line a bot may send, in bytes (without the newline).
     pub max_line: usize,
     /// Wall clock for the whole match, if it has a budget (a trial game
@@ -161,6 +166,11 @@ pub enum MemoryCount {
 }
 
 impl LineLimits {
+    /// The size of a bot's `/work`, in bytes.
+    pub fn work_bytes(&self) -> u64 {
+        self.work_kb.map_or(self.disk_mb << 20, |kb| kb << 10)
+    }
+
     /// The memory of a bot of `lang`: (the control group's limit, the
     /// size a runtime is told, both in MiB).
     pub fn memory_of(&self, lang: &crate::lang::Language) -> (u64, u64) {
@@ -207,6 +217,7 @@ impl Default for LineLimits {
             cpu: Duration::from_secs(60),
             memory_mb: 256,
             disk_mb: 16,
+            work_kb: None,
             max_line: 4096,
             match_wall: None,
             memory: MemoryCount::PlusLanguage,
@@ -398,6 +409,9 @@ pub struct SeatReport {
     pub cpu: Duration,
     /// The first 4 KiB of its standard error (for the participant).
     pub stderr: String,
+    /// Its working folder at the end, when it is kept for its next match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<FolderImage>,
 }
 
 /// A finished match: the game's outcome (if it got to the end), failures,
@@ -424,6 +438,8 @@ pub const FIRST_LOOK: Duration = Duration::from_millis(5);
 
 struct Seat {
     bot: Box<dyn BotIo>,
+    /// Its `/work`, when it is kept for its next match.
+    work: Option<OwnedFd>,
     memory_limit_mb: u64,
     buf: Vec<u8>,
     eof: bool,
@@ -477,18 +493,22 @@ pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
         processes: lang.processes,
         cpu_secs: limits.cpu.as_secs() + 2,
         disk_bytes: limits.disk_mb << 20,
+        work_bytes: limits.work_bytes(),
         open_files: 256,
     }
 }
 
 /// Starts one bot of `program` in the sandbox, in a network namespace of
-/// `network`'s kind (matches use [`Network::Lent`]).
+/// `network`'s kind (matches use [`Network::Lent`]); with `folder`, its
+/// `/work` holds that kept folder and is kept after it
+/// ([`BotProcess::take_work`]).
 pub fn spawn_bot(
     toolchain: &Toolchain,
     program: &BotProgram,
     limits: &LineLimits,
     network: Network,
     cpu: Option<usize>,
+    folder: Option<&FolderImage>,
 ) -> Result<BotProcess, MatchError> {
     let argv = toolchain
         .command(
@@ -497,6 +517,8 @@ pub fn spawn_bot(
             limits.memory_of(&toolchain.language).1,
         )
         .map_err(|what| MatchError::Toolchain { bot: 0, what })?;
+    let work_files = folder.map(FolderImage::files).unwrap_or_default();
+    let work_dirs = folder.map(FolderImage::dirs).unwrap_or_default();
     let spec = BotSpec {
         argv: &argv,
         env: &toolchain.language.env,
@@ -505,8 +527,13 @@ pub fn spawn_bot(
         limits: bot_limits(toolchain, limits),
         network,
         cpu,
-        work_files: &[],
-        work: WorkFolder::Private,
+        work_files: &work_files,
+        work_dirs: &work_dirs,
+        work: if folder.is_some() {
+            WorkFolder::Returned
+        } else {
+            WorkFolder::Private
+        },
         proc: ProcFs::Mounted,
         toolchain: None,
     };
@@ -516,12 +543,22 @@ pub fn spawn_bot(
 impl Match {
     /// A match between running bots.
     pub fn new(bots: Vec<(Box<dyn BotIo>, u64)>, limits: LineLimits) -> Match {
+        Match::with_work(
+            bots.into_iter().map(|(bot, mb)| (bot, mb, None)).collect(),
+            limits,
+        )
+    }
+
+    /// A match between running bots, each with its kept `/work` if it has
+    /// one (read when the match is over, [`SeatReport::folder`]).
+    fn with_work(bots: Vec<(Box<dyn BotIo>, u64, Option<OwnedFd>)>, limits: LineLimits) -> Match {
         let now = Instant::now();
         Match {
             seats: bots
                 .into_iter()
-                .map(|(bot, memory_limit_mb)| Seat {
+                .map(|(bot, memory_limit_mb, work)| Seat {
                     bot,
+                    work,
                     memory_limit_mb,
                     buf: Vec::with_capacity(64),
                     eof: false,
@@ -547,18 +584,30 @@ impl Match {
         bots: &[(&Toolchain, &BotProgram)],
         limits: LineLimits,
     ) -> Result<Match, MatchError> {
+        Match::start_with_folders(bots, limits, None)
+    }
+
+    /// As [`Match::start`]; with `folders` (one per bot), each bot's
+    /// `/work` holds its kept folder, and [`Match::finish`] reads what it
+    /// holds at the end ([`SeatReport::folder`]).
+    pub fn start_with_folders(
+        bots: &[(&Toolchain, &BotProgram)],
+        limits: LineLimits,
+        folders: Option<&[FolderImage]>,
+    ) -> Result<Match, MatchError> {
         let slot = CPU_SLOTS.lease();
-        let mut seats: Vec<(Box<dyn BotIo>, u64)> = Vec::new();
+        let mut seats: Vec<(Box<dyn BotIo>, u64, Option<OwnedFd>)> = Vec::new();
         for (i, (tc, program)) in bots.iter().enumerate() {
-            let p = spawn_bot(tc, program, &limits, Network::Lent, slot.cpu()).map_err(
-                |e| match e {
+            let folder = folders.map(|f| &f[i]);
+            let mut p = spawn_bot(tc, program, &limits, Network::Lent, slot.cpu(), folder)
+                .map_err(|e| match e {
                     MatchError::Toolchain { what, .. } => MatchError::Toolchain { bot: i, what },
                     other => other,
-                },
-            )?;
-            seats.push((Box::new(p), limits.memory_of(&tc.language).0));
+                })?;
+            let work = p.take_work();
+            seats.push((Box::new(p), limits.memory_of(&tc.language).0, work));
         }
-        let mut m = Match::new(seats, limits);
+        let mut m = Match::with_work(seats, limits);
         m._cpu = Some(slot);
         Ok(m)
     }
@@ -1090,7 +1139,7 @@ impl Match {
 
     /// Ends the match: a last CPU check (a bot over its limit fails at the
     /// last turn), then every bot is killed with its whole tree.
-    pub fn finish(mut self) -> (Vec<BotFailure>, Vec<SeatReport>) {
+    pub fn finish(mut self) -> io::Result<(Vec<BotFailure>, Vec<SeatReport>)> {
         let mut late = Vec::new();
         for b in 0..self.seats.len() {
             if !self.failed.iter().any(|f| f.bot == b) {
@@ -1107,9 +1156,17 @@ impl Match {
             reports.push(SeatReport {
                 cpu,
                 stderr: kept_stderr(&self.seats[b].stderr),
+                folder: None,
             });
         }
-        (late, reports)
+        // Every bot is gone: nothing writes its folder any more.
+        let quota = self.limits.work_bytes();
+        for (b, report) in reports.iter_mut().enumerate() {
+            if let Some(work) = self.seats[b].work.take() {
+                report.folder = Some(FolderImage::read(&work, quota)?);
+            }
+        }
+        Ok((late, reports))
     }
 }
 
@@ -1119,7 +1176,7 @@ pub fn play<O>(
     game: impl FnOnce(&mut Match) -> Result<O, Stop>,
 ) -> Result<MatchRecord<O>, MatchError> {
     let result = game(&mut m);
-    let (late, bots) = m.finish();
+    let (late, bots) = m.finish()?;
     match result {
         Ok(o) if late.is_empty() => Ok(MatchRecord {
             outcome: Some(o),

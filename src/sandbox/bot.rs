@@ -193,8 +193,10 @@ pub struct BotLimits {
     pub processes: u64,
     /// CPU seconds per process (a backstop; the referee watches the tree).
     pub cpu_secs: u64,
-    /// Size of each of `/tmp` and `/work`, in bytes.
+    /// Size of `/tmp`, in bytes.
     pub disk_bytes: u64,
+    /// Size of `/work`, in bytes (a kept folder's quota).
+    pub work_bytes: u64,
     /// Open files per process.
     pub open_files: u64,
 }
@@ -207,6 +209,7 @@ impl Default for BotLimits {
             processes: 32,
             cpu_secs: 60,
             disk_bytes: 16 << 20,
+            work_bytes: 16 << 20,
             open_files: 256,
         }
     }
@@ -243,6 +246,9 @@ pub struct BotSpec<'a> {
     /// Files placed into the writable `/work` before the program starts
     /// (a build's source).
     pub work_files: &'a [BotFile],
+    /// Folders made in `/work` before the program starts (a kept folder's
+    /// empty ones too, [`super::folder::FolderImage::dirs`]).
+    pub work_dirs: &'a [String],
     /// Whether the server keeps `/work` after the bot is gone.
     pub work: WorkFolder,
     /// Whether the bot gets a `/proc` (of its own PID namespace).
@@ -259,8 +265,9 @@ pub enum WorkFolder {
     #[default]
     Private,
     /// Opened by the server before the program starts and kept
-    /// ([`BotProcess::take_work`]): a build's output. The folder is still
-    /// the bot's own tmpfs, so nothing of the host shows in it.
+    /// ([`BotProcess::take_work`]): a build's output, or a working folder
+    /// kept for the bot's next match ([`super::folder`]). The folder is
+    /// still the bot's own tmpfs, so nothing of the host shows in it.
     Returned,
 }
 
@@ -676,9 +683,13 @@ impl Plan {
             dst: s("work")?,
             opts: cstr(&format!(
                 "size={},nr_inodes=4096,mode=0700,uid={INSIDE_UID},gid={INSIDE_UID}",
-                lim.disk_bytes.max(4096)
+                lim.work_bytes.max(4096)
             ))?,
         });
+        for d in spec.work_dirs {
+            check_relative(d)?;
+            mkdir_p(&format!("work/{d}"), &mut actions)?;
+        }
         for f in spec.work_files {
             check_relative(&f.path)?;
             if let Some((parent, _)) = f.path.rsplit_once('/') {

@@ -32,6 +32,7 @@ pub mod bot_seccomp;
 pub mod cgroup;
 pub mod cpu;
 pub mod exe;
+pub mod folder;
 pub mod jail;
 pub mod netns;
 pub mod player;

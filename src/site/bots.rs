@@ -636,6 +636,7 @@ mod tests {
                 transcript: None,
                 transcript_truncated: false,
                 moves: None,
+                folders: None,
             },
             moves: Some(Moves {
                 moves: vec![Move {

@@ -77,6 +77,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0015_bot_game_transcripts.sql",
         include_str!("../../schema/0015_bot_game_transcripts.sql"),
     ),
+    (
+        "0016_bot_folders.sql",
+        include_str!("../../schema/0016_bot_folders.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -12,6 +12,23 @@
 //! immer auf den gleichen Gegner"). A match is identified by its
 //! [`MatchKey`]: the repetition and the *slot* (its place in the order).
 //!
+//! # Kept working folders: the playing order
+//!
+//! When a bot's working folder lasts across its matches (the FAQ: "a file
+//! stays until the bot that created it deletes it"), what a match does can
+//! depend on every earlier match of its two bots, so each bot's matches
+//! must be played in one fixed order for a seed to give one tournament.
+//! The seed's order is a chain (every match of row A involves A), which
+//! would play all N·(N−1)·repetitions matches one after another. The
+//! matches are therefore played in *phases* ([`phase`]), a round robin by
+//! the circle method: in every phase each bot plays at most one match, so
+//! a phase's matches are independent and run in parallel; phases run one
+//! after another. Each unordered pair meets once in the first 2·⌈N/2⌉−1
+//! phases (lower entry in seat 0) and once, seats swapped, in the next as
+//! many; a repetition is 2·(2·⌈N/2⌉−1) phases, every repetition in the same
+//! order, so the x-th match of a bot is always against the same opponent,
+//! as in the seed. Keys ([`MatchKey`]) stay the seed's slots.
+//!
 //! # The table
 //!
 //! For each bot, over all its matches of all repetitions:
@@ -205,6 +222,39 @@ pub fn slot_seats(entries: &[TeamId], slot: u32) -> [TeamId; 2] {
     [entries[i], entries[j]]
 }
 
+/// Phases per leg of a repetition: `m − 1` for `m` entries rounded up to
+/// even (an odd field gets a bye).
+fn phases_per_leg(n_entries: usize) -> u64 {
+    (n_entries + n_entries % 2).saturating_sub(1) as u64
+}
+
+/// Phases per repetition ([`phase`]).
+pub fn phases_per_repetition(n_entries: usize) -> u64 {
+    2 * phases_per_leg(n_entries)
+}
+
+/// The phase a match is played in when working folders are kept (see the
+/// module documentation): every bot plays at most one match per phase, and
+/// each bot meets its opponents in the same order in every repetition.
+/// `key.slot < n_slots(n_entries)`.
+pub fn phase(n_entries: usize, key: &MatchKey) -> u64 {
+    let others = n_entries - 1;
+    let (i, k) = (key.slot as usize / others, key.slot as usize % others);
+    let j = if k < i { k } else { k + 1 };
+    let legs = phases_per_leg(n_entries);
+    let (lo, hi) = (i.min(j) as u64, i.max(j) as u64);
+    // The circle method on m = legs + 1 places: the last place is fixed
+    // and meets place r in round r; places a, b < m − 1 meet in the round
+    // r with a + b ≡ 2r (mod m − 1), i.e. r = (a + b)·(m/2) mod (m − 1).
+    let round = if hi == legs {
+        lo
+    } else {
+        ((lo + hi) * legs.div_ceil(2)) % legs
+    };
+    let leg = u64::from(i > j);
+    u64::from(key.repetition) * 2 * legs + leg * legs + round
+}
+
 /// Every match of the tournament, in playing order: the round robin, then
 /// again, `config.repetitions` times.
 pub fn schedule<'a>(
@@ -374,6 +424,48 @@ mod tests {
 
     fn abc(t: TeamId) -> String {
         ["?", "A", "B", "C", "D", "E"][t.0 as usize].to_string()
+    }
+
+    #[test]
+    fn in_each_phase_a_bot_plays_at_most_once_and_every_repetition_alike() {
+        for n in 1..=9u32 {
+            let entries = teams(n);
+            let cfg = Config { repetitions: 3 };
+            let per_rep = phases_per_repetition(n as usize);
+            let mut by_phase: BTreeMap<u64, Vec<[TeamId; 2]>> = BTreeMap::new();
+            for m in schedule(&entries, &cfg) {
+                let p = phase(n as usize, &m.key);
+                assert_eq!(p / per_rep.max(1), u64::from(m.key.repetition), "n={n}");
+                by_phase.entry(p).or_default().push(m.seats);
+            }
+            let mut opponents_by_rep: Vec<Vec<(TeamId, TeamId)>> = Vec::new();
+            for (p, matches) in &by_phase {
+                let mut seen = BTreeSet::new();
+                for s in matches {
+                    assert!(seen.insert(s[0]) && seen.insert(s[1]), "n={n} phase {p}");
+                }
+                let rep = (p / per_rep) as usize;
+                if opponents_by_rep.len() <= rep {
+                    opponents_by_rep.push(Vec::new());
+                }
+                for s in matches {
+                    opponents_by_rep[rep].push((s[0], s[1]));
+                }
+            }
+            // Each ordered pair once per repetition, in the same phase order.
+            let total: usize = by_phase.values().map(Vec::len).sum();
+            assert_eq!(total as u32, n_slots(n as usize) * 3);
+            for r in &opponents_by_rep {
+                assert_eq!(r, &opponents_by_rep[0], "n={n}");
+            }
+            if n >= 2 {
+                // Parallel: ⌊n/2⌋ matches in every phase.
+                assert!(
+                    by_phase.values().all(|m| m.len() == n as usize / 2),
+                    "n={n}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -177,6 +177,7 @@ fn limits() -> LineLimits {
         cpu: Duration::from_secs(20),
         memory_mb: 64,
         disk_mb: 4,
+        work_kb: None,
         max_line: 4096,
         match_wall: None,
         memory: knobeln::lines::MemoryCount::PlusLanguage,
@@ -237,7 +238,7 @@ fn bots_in_network_namespaces_of_their_own_cannot_meet_either() {
         let limits = limits();
         let mut seats: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = Vec::new();
         for _ in 0..2 {
-            let p = spawn_bot(tc, &program, &limits, Network::Own, None).unwrap();
+            let p = spawn_bot(tc, &program, &limits, Network::Own, None, None).unwrap();
             seats.push((Box::new(p), limits.memory_mb + tc.language.memory_extra_mb));
         }
         let (rec, seen) = hostile_play(Match::new(seats, limits));
@@ -654,6 +655,7 @@ fn a_builds_proc_shows_only_the_build() {
         network: Network::Own,
         cpu: None,
         work_files: &source,
+        work_dirs: &[],
         work: WorkFolder::Returned,
         proc: ProcFs::Mounted,
         toolchain: None,
@@ -886,6 +888,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
     let spec = BotSpec {
         cpu: None,
         work_files: &[],
+        work_dirs: &[],
         work: knobeln::sandbox::bot::WorkFolder::Private,
         proc: knobeln::sandbox::bot::ProcFs::Mounted,
         toolchain: None,

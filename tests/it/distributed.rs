@@ -1398,6 +1398,18 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
     );
     assert_eq!(remote, local, "{err}");
     assert_eq!(bot_games_of(&err, "good"), 24, "{err}");
+    // The ultimatum game keeps each bot's working folder (issue 27): the
+    // folders travel with each game and come back with its result, phase
+    // by phase, as in the local run.
+    let (local, _) = bot_demo(&tmp.path().join("local-ultimatum"), "ultimatum", "1", None);
+    let (remote, err) = bot_demo(
+        &tmp.path().join("remote-ultimatum"),
+        "ultimatum",
+        "1",
+        Some(&nats.url()),
+    );
+    assert_eq!(remote, local, "{err}");
+    assert_eq!(bot_games_of(&err, "good"), 20, "{err}");
 }
 
 #[test]

@@ -12,6 +12,8 @@
 //!   relative paths mean, no empty database from read-only commands,
 //!   plain-text mail only on loopback, completions and manual pages, quiet
 //!   ends on a closed stdout.
+//! - `folders`: the ultimatum game's working folder kept across a bot's
+//!   matches: its own, within its quota, one tournament per seed.
 //! - `disciplines`: the bot disciplines of issue 14: their configuration,
 //!   `knobeln play --discipline`, every demo bot against every demo bot.
 //! - `lexcount`: the lexical-element counter on tricky inputs.
@@ -47,6 +49,7 @@ mod deployment;
 mod disciplines;
 mod distributed;
 mod engine;
+mod folders;
 mod integrity;
 mod kit;
 mod lexcount;

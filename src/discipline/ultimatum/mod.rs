@@ -66,6 +66,7 @@ impl BotDiscipline for Ultimatum {
         v["max_points"] =
             (2 * u64::from(crate::game::ultimatum::POT) * u64::from(config.ultimatum.rounds))
                 .into();
+        v["kept_folders"] = config.ultimatum.kept_folder_bytes().is_some().into();
         v
     }
 

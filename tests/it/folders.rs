@@ -1,0 +1,219 @@
+//! The ultimatum game's working folder that lasts across a bot's matches
+//! (issue 27; the 2011 FAQ: "a file stays until the bot that created it
+//! deletes it"): kept across `play --repeat` and a contest's matches, the
+//! bot's own only, within its quota, new each match when the config says
+//! so, and one tournament per seed whatever the number of threads.
+
+use serde_json::Value;
+
+use crate::common::{knobeln, stderr_of, stdout_of};
+use crate::mail_spool::{auth_of, Contest};
+
+/// Counts its matches in `count.txt` of its working folder (and keeps an
+/// empty folder `sub/empty`), and offers 10 × the count, plus 1 when the
+/// empty folder was there at its start.
+const COUNTER: &str = r#"import os, sys
+n = int(open('count.txt').read()) if os.path.exists('count.txt') else 0
+had_dir = os.path.isdir('sub/empty')
+n += 1
+open('count.txt', 'w').write(str(n))
+os.makedirs('sub/empty', exist_ok=True)
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == 'START':
+        print(10 * n + (1 if had_dir else 0), flush=True)
+    elif w[0] == 'ANGEBOT':
+        print('JA', flush=True)
+    elif w[0] == 'ENDE':
+        break
+"#;
+
+/// Looks around: offers 100 + the entries of its working folder + 10 when
+/// a file it left in `/tmp` is still there, + 50 when it can see the
+/// other bot's `count.txt` anywhere; leaves `mine.txt` and `/tmp/t.txt`.
+const SNOOPER: &str = r#"import os, sys
+n = 100 + len(os.listdir('.'))
+if os.path.exists('/tmp/t.txt'): n += 10
+for root in ['/', '/work', '/tmp', '..', '/proc']:
+    try:
+        for dirpath, dirs, files in os.walk(root):
+            if 'count.txt' in files: n += 50
+            if dirpath.count('/') > 3: dirs[:] = []
+    except Exception:
+        pass
+open('mine.txt', 'w').write('x')
+open('/tmp/t.txt', 'w').write('x')
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == 'START':
+        print(min(n, 1000), flush=True)
+    elif w[0] == 'ANGEBOT':
+        print('JA', flush=True)
+    elif w[0] == 'ENDE':
+        break
+"#;
+
+/// Writes up to 1 MiB into its working folder (as far as the quota lets
+/// it), and offers the size in KiB it found there at its start.
+const FILLER: &str = r#"import os, sys
+size = os.path.getsize('big') if os.path.exists('big') else 0
+try:
+    with open('big', 'wb') as f:
+        for _ in range(64):
+            f.write(b'x' * 16384)
+            f.flush()
+except OSError:
+    pass
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == 'START':
+        print(size // 1024, flush=True)
+    elif w[0] == 'ANGEBOT':
+        print('JA', flush=True)
+    elif w[0] == 'ENDE':
+        break
+"#;
+
+/// Plays `a` against `b` (sources) `repeat` times with `config`; each
+/// match's first offer of seat 0 and of seat 1 (round 2 is seat 1's).
+fn first_offers(a: &str, b: &str, repeat: u32, config: &str) -> Vec<[String; 2]> {
+    let tmp = tempfile::tempdir().unwrap();
+    let pa = tmp.path().join("a.py");
+    let pb = tmp.path().join("b.py");
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let cfg = tmp.path().join("knobeln.toml");
+    std::fs::write(
+        &cfg,
+        format!("[contest]\ndiscipline = \"ultimatum\"\n[ultimatum]\n{config}"),
+    )
+    .unwrap();
+    let repeat = repeat.to_string();
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "ultimatum",
+        pa.to_str().unwrap(),
+        pb.to_str().unwrap(),
+        "--rounds",
+        "2",
+        "--repeat",
+        &repeat,
+        "--config",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    stdout_of(&out)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["failures"], serde_json::json!([]), "{v}");
+            assert!(v.get("folders").is_none(), "no folder in the output");
+            let first = |seat: u64| {
+                v["transcript"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|e| {
+                        e["seat"] == seat
+                            && e["said"] == "by_bot"
+                            && e["line"].as_str().unwrap().parse::<u32>().is_ok()
+                    })
+                    .map(|e| e["line"].as_str().unwrap().to_string())
+                    .unwrap()
+            };
+            [first(0), first(1)]
+        })
+        .collect()
+}
+
+#[test]
+fn an_ultimatum_bots_working_folder_lasts_across_its_matches_and_is_its_own() {
+    let offers = first_offers(COUNTER, SNOOPER, 3, "");
+    // The counter's file and its empty folder last; the snooper sees only
+    // its own `mine.txt` (one entry), never the counter's file, and its
+    // `/tmp` is new for each match.
+    assert_eq!(
+        offers,
+        [["10", "100"], ["21", "101"], ["31", "101"]].map(|o| o.map(String::from))
+    );
+}
+
+#[test]
+fn a_kept_folder_holds_at_most_its_quota() {
+    let offers = first_offers(FILLER, FILLER, 2, "folder_kb = 64\n");
+    // 1 MiB asked for, at most 64 KiB kept (the tmpfs's size).
+    let kb: u32 = offers[1][0].parse().unwrap();
+    assert!(kb > 0 && kb <= 64, "{offers:?}");
+    assert_eq!(offers[0], ["0", "0"].map(String::from));
+}
+
+#[test]
+fn with_fresh_folders_every_match_starts_empty() {
+    let offers = first_offers(COUNTER, SNOOPER, 3, "folders = \"fresh\"\n");
+    assert!(
+        offers.iter().all(|o| o == &["10", "100"].map(String::from)),
+        "{offers:?}"
+    );
+}
+
+/// A contest of three counters (each offers by how many matches it has
+/// played), under `jobs` threads: its table text, and whether kept folders
+/// are left in the database afterwards.
+fn counters_contest(jobs: u32, extra: &str) -> (String, i64) {
+    let c = Contest::new(&format!(
+        "[contest]\ndiscipline = \"ultimatum\"\n[rules]\njobs = {jobs}\n\
+         [ultimatum]\nrounds = 5\nrepetitions = 2\n{extra}"
+    ));
+    for who in ["ann", "bob", "cy"] {
+        let reg = c.registration_mail(who, who);
+        assert!(c.ingest(&[&reg]).status.success());
+        let auth = auth_of(c.replies().last().unwrap());
+        let body = format!(
+            "language: python\n# <<FROM>> team_{who} {auth}\n{}",
+            COUNTER.replace("10 * n", &format!("10 * n + {}", who.len()))
+        );
+        let m = c.mail(
+            &format!("{who}@participants.example"),
+            "please compile",
+            &body,
+            "",
+        );
+        assert!(c.ingest(&[&m]).status.success());
+        let r = c.replies().last().unwrap().clone();
+        assert!(r.subject.contains("accepted"), "{}", r.body);
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "4", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let left: i64 = rusqlite::Connection::open(c.dir.path().join("k.db"))
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM bot_folders", [], |r| r.get(0))
+        .unwrap();
+    let table = stdout_of(&out)
+        .lines()
+        .filter(|l| l.contains("team_"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (table, left)
+}
+
+#[test]
+fn kept_folders_give_one_tournament_per_seed_whatever_the_threads() {
+    let (one, left) = counters_contest(1, "");
+    let (two, _) = counters_contest(2, "");
+    assert!(one.contains("team_ann"), "{one}");
+    assert_eq!(one, two, "the same tournament on one thread and on two");
+    assert_eq!(left, 0, "the kept folders go when the contest ends");
+    // The folders made a difference: with fresh ones the counters never
+    // count past one.
+    let (fresh, _) = counters_contest(2, "folders = \"fresh\"\n");
+    assert_ne!(one, fresh);
+}
