@@ -28,7 +28,7 @@ use crate::lang::build::{build, BotProgram, Build, BuildLimits};
 use crate::lang::{choose, LanguageTable, Toolchain, Toolchains};
 use crate::lines::echo::play_echo;
 use crate::lines::{bot_limits, play, BotIo, LineLimits, Match};
-use crate::sandbox::bot::proc_cpu_time;
+use crate::sandbox::bot::{proc_cpu_time, RestProbe};
 use crate::sandbox::set_nonblocking;
 
 /// The echo bots the benchmark uses (the same as the tests').
@@ -342,6 +342,8 @@ fn unconfined_argv(argv: &[String], dir: &std::path::Path) -> Vec<String> {
 /// A bot run as a plain child process (for the benchmark's comparison only;
 /// contests never run a bot this way).
 struct Unconfined {
+    /// The same look for lines nobody asked for as a confined bot's.
+    rest: RestProbe,
     child: Child,
     stdin: OwnedFd,
     stdout: OwnedFd,
@@ -367,6 +369,7 @@ impl Unconfined {
             set_nonblocking(fd)?;
         }
         Ok(Unconfined {
+            rest: RestProbe::new(child.id() as i32, None, true),
             child,
             stdin,
             stdout,
@@ -401,5 +404,8 @@ impl BotIo for Unconfined {
     }
     fn waiting_for_input(&self) -> bool {
         false
+    }
+    fn at_rest(&self) -> bool {
+        self.rest.at_rest(|| vec![self.child.id() as i32])
     }
 }

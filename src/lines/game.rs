@@ -76,7 +76,7 @@ fn drive<G: LineGame>(m: &mut Match, game: &mut G) -> Result<(), Stop> {
                     if let Step::Over { farewell } = game.next() {
                         for (seat, lines) in farewell {
                             for line in &lines {
-                                let _ = m.send(seat, line);
+                                let _ = m.farewell(seat, line);
                             }
                         }
                     }
@@ -87,7 +87,7 @@ fn drive<G: LineGame>(m: &mut Match, game: &mut G) -> Result<(), Stop> {
                 // A bot that left after its last line is fine here.
                 for (seat, lines) in farewell {
                     for line in &lines {
-                        let _ = m.send(seat, line);
+                        let _ = m.farewell(seat, line);
                     }
                 }
                 return Ok(());

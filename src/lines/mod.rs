@@ -64,6 +64,12 @@ pub trait BotIo {
     fn out_of_memory(&self) -> bool;
     /// Whether it waits in `read` on its standard input.
     fn waiting_for_input(&self) -> bool;
+    /// Whether it has come to rest ([`crate::sandbox::bot::RestProbe`]):
+    /// what it printed so far is in its output pipe. The default (a bot
+    /// that cannot be looked into): at once.
+    fn at_rest(&self) -> bool {
+        true
+    }
     /// Stops or resumes all of it; `false` where it cannot be frozen.
     fn freeze(&mut self, _state: Freeze) -> bool {
         false
@@ -98,6 +104,9 @@ impl BotIo for BotProcess {
     }
     fn waiting_for_input(&self) -> bool {
         BotProcess::waiting_for_input(self)
+    }
+    fn at_rest(&self) -> bool {
+        BotProcess::at_rest(self)
     }
     fn freeze(&mut self, state: Freeze) -> bool {
         BotProcess::freeze(self, state)
@@ -273,6 +282,9 @@ pub enum BotFailureKind {
     },
     /// Stopped reading the referee's lines.
     NotReading,
+    /// Printed a line when none was asked of it (after its answer, before
+    /// the referee's next lines).
+    Unasked,
     /// The match's wall-clock budget ran out while the referee waited for
     /// this bot.
     MatchWall {
@@ -357,6 +369,10 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::NotReading => "stopped reading the referee's lines".to_string(),
+        BotFailureKind::Unasked => "printed a line nobody asked for (after its answer, before \
+             the referee's next lines): print exactly the lines the protocol asks for, one \
+             answer per request"
+            .to_string(),
         BotFailureKind::MatchWall { limit_ms } => format!(
             "was still thinking when the match's {} s of wall clock were over (the match \
              was stopped there)",
@@ -444,6 +460,9 @@ struct Seat {
     buf: Vec<u8>,
     eof: bool,
     answered: bool,
+    /// Checked for lines nobody asked for since its last answer
+    /// ([`Match::settle`]).
+    settled: bool,
     stderr: Vec<u8>,
     last_cpu_check: Instant,
     /// The reply budget in use (see [`Budget`]).
@@ -563,6 +582,7 @@ impl Match {
                     buf: Vec::with_capacity(64),
                     eof: false,
                     answered: false,
+                    settled: false,
                     stderr: Vec::new(),
                     last_cpu_check: now,
                     budget: None,
@@ -681,6 +701,63 @@ impl Match {
 
     /// Sends `line` (a newline is added) to `bot`.
     pub fn send(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
+        self.settle(bot)?;
+        self.write_line(bot, line)
+    }
+
+    /// Sends the game's last lines to `bot` (`ENDE`, `END`, …): nothing
+    /// more is asked of it, so nothing it printed is looked at.
+    pub fn farewell(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
+        self.write_line(bot, line)
+    }
+
+    /// Before `bot` is sent new lines after its last answer: it may have
+    /// printed nothing since (nobody asked it for a line). The referee
+    /// waits until the bot has come to rest ([`BotIo::at_rest`]: it waits
+    /// for input, or for nothing that ends by itself), so that a line it
+    /// printed before reading on is in its output pipe whatever the timing,
+    /// and a complete line there breaks the rule "printed a line nobody
+    /// asked for" in the turn of its last answer. A bot that computes (or
+    /// sleeps) longer than `reply_wall` after its answer is not waited for
+    /// further.
+    fn settle(&mut self, bot: usize) -> Result<(), Stop> {
+        let seat = &self.seats[bot];
+        if !seat.answered || seat.settled || seat.eof {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            let at_rest = self.seats[bot].bot.at_rest();
+            // Read after the look: what it printed before coming to rest.
+            match self.take_line(bot) {
+                Some(Ok(line)) => {
+                    return Err(self.fail_now(bot, BotFailureKind::Unasked, Some(&line)))
+                }
+                Some(Err(f)) => {
+                    self.kill(bot);
+                    self.failed.push(f.clone());
+                    return Err(Stop::Failed(vec![f]));
+                }
+                None => {}
+            }
+            if at_rest || self.seats[bot].eof || start.elapsed() > self.limits.reply_wall {
+                break;
+            }
+            // A frozen bot comes to rest only when it may run.
+            self.thaw(bot);
+            spins += 1;
+            if spins < 200 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        self.seats[bot].settled = true;
+        Ok(())
+    }
+
+    fn write_line(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
         let mut msg = Vec::with_capacity(line.len() + 1);
         msg.extend_from_slice(line.as_bytes());
         msg.push(b'\n');
@@ -819,6 +896,7 @@ impl Match {
                             }
                         }
                         self.seats[b].answered = true;
+                        self.seats[b].settled = false;
                         replies[k] = Some(line);
                         if others_frozen {
                             // It owes nothing more in this wait.

@@ -357,6 +357,8 @@ pub struct BotProcess {
     finished: Option<ExitStatus>,
     /// Its `/work`, for [`WorkFolder::Returned`].
     work: Option<OwnedFd>,
+    /// Looks whether it has come to rest ([`BotProcess::at_rest`]).
+    rest: RestProbe,
 }
 
 /// Steps of the bot's set-up, for the error message when one fails.
@@ -1351,6 +1353,8 @@ impl BotProcess {
         for fd in [&in_w, &out_r, &err_r] {
             set_nonblocking(fd).map_err(io_err("pipe"))?;
         }
+        let counter = group.as_ref().and_then(Group::tasks_counter);
+        let rest = RestProbe::new(pid, counter.as_deref(), group.is_none());
         Ok(BotProcess {
             child: spawn::Child::new(pid),
             stdin: in_w,
@@ -1362,6 +1366,7 @@ impl BotProcess {
             _slot: slot,
             finished: None,
             work,
+            rest,
         })
     }
 
@@ -1463,6 +1468,12 @@ impl BotProcess {
         }
     }
 
+    /// Whether the bot has come to rest ([`RestProbe`]): what it printed
+    /// so far is in its output pipe.
+    pub fn at_rest(&self) -> bool {
+        self.rest.at_rest(|| self.members())
+    }
+
     /// Whether some thread of the bot sits in `read` on its standard input,
     /// i.e. the bot waits for the referee (for a bot that "answered" into
     /// an output buffer it never flushed).
@@ -1478,6 +1489,125 @@ impl BotProcess {
             })
         })
     }
+}
+
+/// Looks whether a bot has come to rest: a thread of it waits for input
+/// (blocked in `read` on its standard input, or in `poll` or `select`), or
+/// every thread of it is blocked in a system call that does not end by
+/// itself (not a sleep: `nanosleep`, `clock_nanosleep`). What it printed
+/// before is then in its output pipe, and it prints nothing more until the
+/// referee writes to it. Cheap for the usual bots: a bot of one process
+/// with one thread costs two reads of files kept open (its group's task
+/// count and the process's `syscall` file); a runtime with threads of its
+/// own (a JVM's compiler and collector run whenever they like) one read of
+/// the `syscall` file of the thread it found reading last time. Anything
+/// else is looked at in full.
+#[derive(Debug)]
+pub struct RestProbe {
+    /// The group's `pids.current`; `None` with `alone`: the process is the
+    /// whole bot (a bench's unconfined bot).
+    tasks: Option<fs::File>,
+    alone: bool,
+    /// The main thread's `syscall` file.
+    main: Option<fs::File>,
+    /// The `syscall` file of the thread last seen waiting for input.
+    reader: std::cell::RefCell<Option<fs::File>>,
+}
+
+impl RestProbe {
+    /// A probe for the bot whose main process is `pid`, its task count in
+    /// `tasks_counter` (or, without one, `alone`: the process is all of it).
+    pub fn new(pid: i32, tasks_counter: Option<&Path>, alone: bool) -> RestProbe {
+        RestProbe {
+            tasks: tasks_counter.and_then(|p| fs::File::open(p).ok()),
+            alone,
+            main: fs::File::open(format!("/proc/{pid}/syscall")).ok(),
+            reader: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// Whether the bot has come to rest; `members` lists its processes
+    /// for the full look.
+    pub fn at_rest(&self, members: impl FnOnce() -> Vec<i32>) -> bool {
+        let mut buf = [0u8; 1024];
+        let one_task = match &self.tasks {
+            Some(f) => {
+                read_at_start(f, &mut buf).and_then(|s| s.trim().parse::<u64>().ok()) == Some(1)
+            }
+            None => self.alone,
+        };
+        if one_task {
+            if let Some(s) = self.main.as_ref().and_then(|f| read_at_start(f, &mut buf)) {
+                return blocked_for_good(s);
+            }
+        }
+        if let Some(f) = self.reader.borrow().as_ref() {
+            match read_at_start(f, &mut buf) {
+                Some(s) if waits_for_input(s) => return true,
+                // On its way back to its input (or still computing).
+                Some(s) if s.starts_with("running") || s.starts_with("-1") => return false,
+                _ => {}
+            }
+        }
+        let mut all_waiting = true;
+        for pid in members() {
+            let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for t in tasks.flatten() {
+                let Ok(f) = fs::File::open(t.path().join("syscall")) else {
+                    continue;
+                };
+                let Some(s) = read_at_start(&f, &mut buf) else {
+                    continue;
+                };
+                if waits_for_input(s) {
+                    *self.reader.borrow_mut() = Some(f);
+                    return true;
+                }
+                if !blocked_for_good(s) {
+                    all_waiting = false;
+                }
+            }
+        }
+        all_waiting
+    }
+}
+
+/// The text of a small `/proc` or control-group file kept open, read anew.
+fn read_at_start<'a>(f: &fs::File, buf: &'a mut [u8]) -> Option<&'a str> {
+    use std::os::unix::fs::FileExt;
+    let n = f.read_at(buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()
+}
+
+/// From a task's `syscall` file: blocked in a system call that does not
+/// end by itself. Not "running", not "-1 …" (in user space: computing, or
+/// stopped there), not a sleep.
+fn blocked_for_good(syscall: &str) -> bool {
+    let nr = syscall
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<i64>().ok());
+    match nr {
+        None | Some(-1) => false,
+        Some(n) => n != libc::SYS_nanosleep && n != libc::SYS_clock_nanosleep,
+    }
+}
+
+/// A task waiting for input: [`reads_stdin`], or blocked in `poll`,
+/// `ppoll`, `select` or `pselect6` (whose descriptors cannot be named
+/// here: a bot has no other input to wait for).
+fn waits_for_input(syscall: &str) -> bool {
+    let nr = syscall
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<i64>().ok());
+    reads_stdin(syscall)
+        || matches!(nr, Some(n) if n == libc::SYS_poll
+            || n == libc::SYS_ppoll
+            || n == libc::SYS_select
+            || n == libc::SYS_pselect6)
 }
 
 /// `/proc/PID/task/TID/syscall` of a task blocked in `read(0, …)`,
@@ -1531,6 +1661,54 @@ mod tests {
         ));
         assert!(!reads_stdin("230 0x1 0x0 0x7ffd 0x0 0x0 0x0 0x7ffd 0x7f"));
         assert!(!reads_stdin("running"));
+    }
+
+    #[test]
+    fn waiting_for_input_and_resting_are_told_from_sleeping_and_computing() {
+        let read0 = "0 0x0 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f";
+        let poll = "7 0x7ffd 0x1 0xffffffff 0x0 0x0 0x0 0x7ffd 0x7f";
+        let futex = "202 0x7f 0x80 0x0 0x0 0x0 0x0 0x7ffd 0x7f";
+        let sleep = "230 0x1 0x0 0x7ffd 0x0 0x0 0x0 0x7ffd 0x7f";
+        assert!(waits_for_input(read0) && waits_for_input(poll));
+        assert!(!waits_for_input(futex) && !waits_for_input(sleep));
+        // At rest: blocked in a call that does not end by itself.
+        assert!(blocked_for_good(read0) && blocked_for_good(futex));
+        for busy in [
+            sleep,
+            "35 0x7ffd 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f",
+            "running",
+            "-1 0x7ffd 0x4011",
+        ] {
+            assert!(!blocked_for_good(busy), "{busy}");
+        }
+    }
+
+    #[test]
+    fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
+        use std::process::{Command, Stdio};
+        let at_rest_within = |script: &str, wait: Duration| -> bool {
+            let mut child = Command::new("sh")
+                .args(["-c", script])
+                .stdin(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let probe = RestProbe::new(child.id() as i32, None, true);
+            std::thread::sleep(wait);
+            let rest = probe.at_rest(|| vec![child.id() as i32]);
+            let _ = child.kill();
+            let _ = child.wait();
+            rest
+        };
+        let settle = Duration::from_millis(300);
+        assert!(
+            at_rest_within("read x", settle),
+            "blocked reading its input"
+        );
+        assert!(
+            !at_rest_within("exec sleep 5", settle),
+            "asleep: it wakes by itself"
+        );
+        assert!(!at_rest_within("while :; do :; done", settle), "computing");
     }
 
     #[test]

@@ -811,6 +811,12 @@ impl Group {
         Some(counter(&text, "max ").unwrap_or(0))
     }
 
+    /// The file that counts the group's tasks (threads), where the machine
+    /// has the pids controller.
+    pub fn tasks_counter(&self) -> Option<PathBuf> {
+        self.pids.as_ref().map(|d| d.join("pids.current"))
+    }
+
     /// The processes in the group (by their pid in the server's namespace).
     pub fn members(&self) -> Vec<i32> {
         self.dirs.first().map(|d| members(d)).unwrap_or_default()

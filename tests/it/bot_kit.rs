@@ -102,9 +102,56 @@ fn cases(tmp: &Path) -> Vec<Case> {
          elif line.startswith('END'):\n        break\n",
     )
     .unwrap();
+    // Bots that print a line nobody asked for (issue 27): a second offer
+    // in round 2, a fourth command in round 1.
+    let twice = tmp.join("twice.py");
+    std::fs::write(
+        &twice,
+        "import sys\nn = 0\nfor line in sys.stdin:\n    w = line.split()\n    \
+         if not w: continue\n    if w[0] == 'START':\n        n += 1\n        \
+         print('400', flush=True)\n        if n == 2:\n            print('401', flush=True)\n    \
+         elif w[0] == 'ANGEBOT':\n        print('JA', flush=True)\n    elif w[0] == 'ENDE':\n        break\n",
+    )
+    .unwrap();
+    let four = tmp.join("four.py");
+    std::fs::write(
+        &four,
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('ROUND'):\n        \
+         for _ in range(4):\n            print('DRY CURRENT', flush=True)\n    \
+         elif line.startswith('END'):\n        break\n",
+    )
+    .unwrap();
     let lagoon = lagoon.display().to_string();
     vec![
         swimmer_case(tmp),
+        Case {
+            d: "ultimatum",
+            bots: vec![twice, demo_bot("ultimatum", "simple.c")],
+            setup: Setup::Ultimatum(ultimatum::Params { rounds: 5 }),
+            server_args: vec!["--rounds".into(), "5".into()],
+            referee_args: vec!["--rounds".into(), "5".into()],
+        },
+        Case {
+            d: "flooding",
+            bots: vec![four],
+            setup: Setup::Flooding {
+                island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+                params: flooding::Params::default(),
+                seed: 2,
+            },
+            server_args: vec![
+                "--island".into(),
+                lagoon.clone(),
+                "--seed".into(),
+                "2".into(),
+            ],
+            referee_args: vec![
+                "--island".into(),
+                lagoon.clone(),
+                "--seed".into(),
+                "2".into(),
+            ],
+        },
         Case {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "simple.c"), blanks],
@@ -321,8 +368,22 @@ fn a_stored_games_moves_expand_to_its_transcript_on_the_server_and_at_home() {
     for c in cases(tmp.path()) {
         let server = server_game(&c);
         let t = exchanges(&server);
+        // A failure outside the rules (a line nobody asked for) is kept
+        // with the moves, as the contest keeps it.
+        let forfeits: Vec<(usize, String)> = server["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["failure"] != "rule")
+            .map(|f| {
+                (
+                    f["bot"].as_u64().unwrap() as usize,
+                    f["reason"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
         // Only what the bots printed is kept: the rest follows from the rules.
-        let moves = moves_of(&t, &[]);
+        let moves = moves_of(&t, &forfeits);
         assert!(moves.moves.len() < t.len());
         assert_eq!(expand(&c.setup, &moves), t, "{}", c.d);
         let names = vec!["a".to_string(), "b".to_string()][..c.bots.len()].to_vec();

@@ -1291,6 +1291,96 @@ fn footsteps_blames_each_bot_with_its_own_line() {
     assert_eq!(lines, [(0, "abc"), (1, "xyz")]);
 }
 
+/// Issue 27: a line printed when none was asked for is caught where it was
+/// printed: before the referee sends the bot its next lines it waits until
+/// the bot has come to rest (here: back in `read`, also after a pause), so
+/// the verdict is the same whatever the timing: "printed a line nobody
+/// asked for", in the turn of the bot's last answer, with the extra line.
+#[test]
+fn a_line_nobody_asked_for_is_caught_where_it_was_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| -> String {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    // `extra` after its answer in turn `turn` (separate writes, after
+    // `pause` seconds).
+    let ultimatum = |pause: &str| {
+        write(
+            &format!("twice{pause}.py"),
+            format!(
+                "import sys, time\nn = 0\nfor line in sys.stdin:\n    w = line.split()\n    \
+                 if not w: continue\n    if w[0] == 'START':\n        n += 1\n        \
+                 print('400', flush=True)\n        if n == 2:\n            \
+                 time.sleep({pause})\n            print('401', flush=True)\n    \
+                 elif w[0] == 'ANGEBOT':\n        print('JA', flush=True)\n    \
+                 elif w[0] == 'ENDE':\n        break\n"
+            ),
+        )
+    };
+    let play = |args: &[&str]| -> Value {
+        let mut a = vec!["play", "--discipline"];
+        a.extend_from_slice(args);
+        a.push("--json");
+        let out = knobeln(&a);
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap()
+    };
+    let unasked = |g: &Value, bot: u64, turn: u64, line: &str| {
+        let f = g["failures"].as_array().unwrap();
+        assert_eq!(f.len(), 1, "{g}");
+        assert_eq!(f[0]["failure"], "unasked", "{g}");
+        assert_eq!(
+            (f[0]["bot"].as_u64(), f[0]["turn"].as_u64()),
+            (Some(bot), Some(turn))
+        );
+        assert_eq!(f[0]["line"], line);
+        assert!(
+            f[0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("printed a line nobody asked for"),
+            "{g}"
+        );
+    };
+    let simple = bot_path("ultimatum", "simple.c");
+    for pause in ["0", "0.05"] {
+        let g = play(&["ultimatum", &ultimatum(pause), &simple, "--rounds", "5"]);
+        unasked(&g, 0, 2, "401");
+        // The match ends there, as for any failure outside the rules.
+        assert_eq!(g["outcome"]["forfeited_by"], 0, "{g}");
+    }
+    // FootSteps: a second bid in the same turn.
+    let footsteps = write(
+        "two_bids.py",
+        "import sys\nprint('1', flush=True)\nprint('2', flush=True)\n\
+         for line in sys.stdin:\n    if line.strip() == 'fin':\n        break\n    \
+         print('1', flush=True)\n"
+            .to_string(),
+    );
+    let one = bot_path("footsteps", "one.c");
+    let g = play(&["footsteps", &footsteps, &one]);
+    unasked(&g, 0, 1, "2");
+    // The flooding island: a fourth command in round 1.
+    let flooding = write(
+        "four.py",
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('ROUND'):\n        \
+         for _ in range(4):\n            print('DRY CURRENT', flush=True)\n    \
+         elif line.startswith('END'):\n        break\n"
+            .to_string(),
+    );
+    let g = play(&[
+        "flooding",
+        &flooding,
+        "--island",
+        "src/demo/islands/ridge.txt",
+    ]);
+    unasked(&g, 0, 1, "DRY CURRENT");
+    // It survived round 1; the fourth command ends the game there.
+    assert_eq!(g["outcome"]["rounds"], 1, "{g}");
+}
+
 /// Issue 27: Morabaraba's "512 MB in total" holds the interpreter too: a
 /// Python bot that holds 520 MB fails on memory (before, the language's
 /// 32 MB allowance came on top of the 512: it would have fit).

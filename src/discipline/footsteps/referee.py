@@ -536,6 +536,57 @@ def drive(rec, seats):
     return failures
 
 
+#: The failure of a line printed when none was asked for (the server's
+#: words). A bot is looked at before it is sent new lines after its answer.
+UNASKED = ("printed a line nobody asked for (after its answer, before the referee's "
+           "next lines): print exactly the lines the protocol asks for, one answer "
+           "per request")
+
+#: System call numbers for at_rest: (reads of standard input, other waits
+#: for input, sleeps), per machine.
+SYSCALLS = {
+    "x86_64": ((0, 17, 19), (7, 23, 270, 271), (35, 230)),
+    "aarch64": ((63, 67, 65), (72, 73), (101, 115)),
+}
+
+
+def at_rest(pid):
+    """Whether the bot `pid` has come to rest, as the server looks before
+    it sends new lines after an answer: a thread of it waits for input
+    (reads its standard input, or sits in poll or select), or every thread
+    is blocked in a system call other than a sleep. Then whatever it printed
+    before is in its output pipe. Only where /proc shows it (Linux on
+    x86-64 or aarch64); elsewhere at once, so a line printed late is read
+    as the next answer there."""
+    import platform
+    table = SYSCALLS.get(platform.machine())
+    base = "/proc/%d/task" % pid
+    try:
+        tids = os.listdir(base) if table else None
+    except OSError:
+        tids = None
+    if tids is None:
+        return True
+    reads, waits, sleeps = table
+    all_blocked = True
+    for tid in tids:
+        try:
+            with open("%s/%s/syscall" % (base, tid)) as f:
+                words = f.read().split()
+        except OSError:
+            continue
+        try:
+            nr = int(words[0])
+        except (ValueError, IndexError):
+            all_blocked = False  # "running"
+            continue
+        if (nr in reads and words[1:2] == ["0x0"]) or nr in waits:
+            return True
+        if nr == -1 or nr in sleeps:
+            all_blocked = False
+    return all_blocked
+
+
 class Bots:
     """The seats as processes on this machine."""
 
@@ -546,6 +597,8 @@ class Bots:
         self.bufs = []
         self.eof = []
         self.dead = []
+        self.answered = []
+        self.settled = []
         for i, cmd in enumerate(commands):
             args = shlex.split(cmd)
             if not args:
@@ -567,6 +620,8 @@ class Bots:
             self.bufs.append(bytearray())
             self.eof.append(False)
             self.dead.append(False)
+            self.answered.append(False)
+            self.settled.append(False)
 
     def _kill(self, seat):
         p = self.procs[seat]
@@ -605,6 +660,40 @@ class Bots:
         return self._fail(seat, what)
 
     def send(self, seat, lines):
+        self.settle(seat)
+        self.write(seat, lines)
+
+    def settle(self, seat):
+        """Before new lines after an answer: the bot may have printed
+        nothing since (the server's Match::settle). Waits until it has come
+        to rest (at most --reply-secs)."""
+        if not self.answered[seat] or self.settled[seat] or self.eof[seat]:
+            return
+        fd = self.procs[seat].stdout.fileno()
+        deadline = time.monotonic() + self.reply_secs
+        while True:
+            rest = at_rest(self.procs[seat].pid)
+            r, _, _ = select.select([fd], [], [], 0)
+            if r:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    chunk = b""
+                if chunk:
+                    self.bufs[seat].extend(chunk)
+                else:
+                    self.eof[seat] = True
+            got = self._take_line(seat)
+            if isinstance(got, Stop):
+                raise got
+            if got is not None:
+                raise self._fail(seat, UNASKED, got)
+            if rest or self.eof[seat] or time.monotonic() >= deadline:
+                break
+            time.sleep(0.0002)
+        self.settled[seat] = True
+
+    def write(self, seat, lines):
         # One write for the lines of a step (the server writes them one by
         # one, but a bot in its sandbox ends more slowly than here).
         data = "".join(line + "\n" for line in lines).encode("utf-8")
@@ -630,7 +719,7 @@ class Bots:
         if self.dead[seat]:
             return
         try:
-            self.send(seat, lines)
+            self.write(seat, lines)
         except Stop:
             pass
 
@@ -663,6 +752,8 @@ class Bots:
             if isinstance(got, Stop):
                 raise got
             if got is not None:
+                self.answered[seat] = True
+                self.settled[seat] = False
                 return got
             if self.eof[seat]:
                 raise self._ended(seat)

@@ -660,6 +660,57 @@ def signal_name(sig):
     return names.get(sig, "signal %d" % sig)
 
 
+#: The failure of a line printed when none was asked for (the server's
+#: words). A bot is looked at before it is sent new lines after its answer.
+UNASKED = ("printed a line nobody asked for (after its answer, before the referee's "
+           "next lines): print exactly the lines the protocol asks for, one answer "
+           "per request")
+
+#: System call numbers for at_rest: (reads of standard input, other waits
+#: for input, sleeps), per machine.
+SYSCALLS = {
+    "x86_64": ((0, 17, 19), (7, 23, 270, 271), (35, 230)),
+    "aarch64": ((63, 67, 65), (72, 73), (101, 115)),
+}
+
+
+def at_rest(pid):
+    """Whether the bot `pid` has come to rest, as the server looks before
+    it sends new lines after an answer: a thread of it waits for input
+    (reads its standard input, or sits in poll or select), or every thread
+    is blocked in a system call other than a sleep. Then whatever it printed
+    before is in its output pipe. Only where /proc shows it (Linux on
+    x86-64 or aarch64); elsewhere at once, so a line printed late is read
+    as the next answer there."""
+    import platform
+    table = SYSCALLS.get(platform.machine())
+    base = "/proc/%d/task" % pid
+    try:
+        tids = os.listdir(base) if table else None
+    except OSError:
+        tids = None
+    if tids is None:
+        return True
+    reads, waits, sleeps = table
+    all_blocked = True
+    for tid in tids:
+        try:
+            with open("%s/%s/syscall" % (base, tid)) as f:
+                words = f.read().split()
+        except OSError:
+            continue
+        try:
+            nr = int(words[0])
+        except (ValueError, IndexError):
+            all_blocked = False  # "running"
+            continue
+        if (nr in reads and words[1:2] == ["0x0"]) or nr in waits:
+            return True
+        if nr == -1 or nr in sleeps:
+            all_blocked = False
+    return all_blocked
+
+
 class Bot:
     def __init__(self, seat, command):
         self.seat = seat
@@ -679,6 +730,8 @@ class Bot:
         self.rusage = None
         self.turn = 0
         self.dead = False
+        self.answered = False
+        self.settled = False
 
     # -- process state
     def try_status(self):
@@ -733,6 +786,28 @@ class Bot:
 
     # -- lines
     def send(self, line):
+        self.settle()
+        self.write(line)
+
+    def settle(self):
+        """Before new lines after an answer: the bot may have printed
+        nothing since (the server's Match::settle). Waits until it has come
+        to rest (at most --reply-secs)."""
+        if not self.answered or self.settled or self.eof or self.dead:
+            return
+        deadline = time.monotonic() + self.reply_secs
+        while True:
+            rest = at_rest(self.pid)
+            line = self.take_line()
+            if line is not None:
+                self.kill()
+                raise Failure(self.seat, self.turn, UNASKED, line)
+            if rest or self.eof or time.monotonic() >= deadline:
+                break
+            time.sleep(0.0002)
+        self.settled = True
+
+    def write(self, line):
         if self.dead:
             raise Failure(self.seat, self.turn, "was ended before the game was over")
         msg = (line + "\n").encode("utf-8")
@@ -799,6 +874,8 @@ class Bot:
         while True:
             line = self.take_line()
             if line is not None:
+                self.answered = True
+                self.settled = False
                 return line
             if self.eof:
                 raise Failure(self.seat, self.turn, self.ended())
@@ -865,7 +942,7 @@ def farewell(bots, lines_per_seat):
     for seat, lines in lines_per_seat:
         for line in lines:
             try:
-                bots[seat].send(line)
+                bots[seat].write(line)
             except Failure:
                 pass
 
