@@ -504,4 +504,17 @@ fn the_home_referees_share_their_common_part_byte_for_byte() {
         text[at..].to_string()
     };
     assert_eq!(tail("ultimatum"), tail("footsteps"));
+    // How the referees look for a line nobody asked for is one text in
+    // all four.
+    let rest = |d: &str| -> String {
+        let text = std::fs::read_to_string(referee_py(d)).unwrap();
+        let from = text
+            .find("#: The failure of a line printed when none was asked for")
+            .unwrap_or_else(|| panic!("{d}: no look for unasked lines"));
+        let to = from + text[from..].find("\n    return all_blocked\n").unwrap();
+        text[from..to].to_string()
+    };
+    for d in ["footsteps", "flooding", "morabaraba"] {
+        assert_eq!(rest("ultimatum"), rest(d), "{d}");
+    }
 }

@@ -12,27 +12,23 @@ use crate::mail_spool::{auth_of, Contest};
 /// Counts its matches in `count.txt` of its working folder (and keeps an
 /// empty folder `sub/empty`), and offers 10 × the count, plus 1 when the
 /// empty folder was there at its start.
-const COUNTER: &str = r#"import os, sys
+const COUNTER: (&str, &str) = (
+    "10 * n + (1 if had_dir else 0)",
+    r#"import os, sys
 n = int(open('count.txt').read()) if os.path.exists('count.txt') else 0
 had_dir = os.path.isdir('sub/empty')
 n += 1
 open('count.txt', 'w').write(str(n))
 os.makedirs('sub/empty', exist_ok=True)
-for line in sys.stdin:
-    w = line.split()
-    if not w: continue
-    if w[0] == 'START':
-        print(10 * n + (1 if had_dir else 0), flush=True)
-    elif w[0] == 'ANGEBOT':
-        print('JA', flush=True)
-    elif w[0] == 'ENDE':
-        break
-"#;
+"#,
+);
 
 /// Looks around: offers 100 + the entries of its working folder + 10 when
 /// a file it left in `/tmp` is still there, + 50 when it can see the
 /// other bot's `count.txt` anywhere; leaves `mine.txt` and `/tmp/t.txt`.
-const SNOOPER: &str = r#"import os, sys
+const SNOOPER: (&str, &str) = (
+    "min(n, 1000)",
+    r#"import os, sys
 n = 100 + len(os.listdir('.'))
 if os.path.exists('/tmp/t.txt'): n += 10
 for root in ['/', '/work', '/tmp', '..', '/proc']:
@@ -44,20 +40,14 @@ for root in ['/', '/work', '/tmp', '..', '/proc']:
         pass
 open('mine.txt', 'w').write('x')
 open('/tmp/t.txt', 'w').write('x')
-for line in sys.stdin:
-    w = line.split()
-    if not w: continue
-    if w[0] == 'START':
-        print(min(n, 1000), flush=True)
-    elif w[0] == 'ANGEBOT':
-        print('JA', flush=True)
-    elif w[0] == 'ENDE':
-        break
-"#;
+"#,
+);
 
 /// Writes up to 1 MiB into its working folder (as far as the quota lets
 /// it), and offers the size in KiB it found there at its start.
-const FILLER: &str = r#"import os, sys
+const FILLER: (&str, &str) = (
+    "size // 1024",
+    r#"import os, sys
 size = os.path.getsize('big') if os.path.exists('big') else 0
 try:
     with open('big', 'wb') as f:
@@ -66,25 +56,28 @@ try:
             f.flush()
 except OSError:
     pass
-for line in sys.stdin:
-    w = line.split()
-    if not w: continue
-    if w[0] == 'START':
-        print(size // 1024, flush=True)
-    elif w[0] == 'ANGEBOT':
-        print('JA', flush=True)
-    elif w[0] == 'ENDE':
-        break
-"#;
+"#,
+);
+
+/// A whole ultimatum bot: `bot.1` at its start, then the protocol, each
+/// offer the Python expression `bot.0`, every offer accepted.
+fn source((offer, start): (&str, &str)) -> String {
+    format!(
+        "{start}for line in sys.stdin:\n    w = line.split()\n    if not w: continue\n    \
+         if w[0] == 'START':\n        print({offer}, flush=True)\n    \
+         elif w[0] == 'ANGEBOT':\n        print('JA', flush=True)\n    \
+         elif w[0] == 'ENDE':\n        break\n"
+    )
+}
 
 /// Plays `a` against `b` (sources) `repeat` times with `config`; each
 /// match's first offer of seat 0 and of seat 1 (round 2 is seat 1's).
-fn first_offers(a: &str, b: &str, repeat: u32, config: &str) -> Vec<[String; 2]> {
+fn first_offers(a: (&str, &str), b: (&str, &str), repeat: u32, config: &str) -> Vec<[String; 2]> {
     let tmp = tempfile::tempdir().unwrap();
     let pa = tmp.path().join("a.py");
     let pb = tmp.path().join("b.py");
-    std::fs::write(&pa, a).unwrap();
-    std::fs::write(&pb, b).unwrap();
+    std::fs::write(&pa, source(a)).unwrap();
+    std::fs::write(&pb, source(b)).unwrap();
     let cfg = tmp.path().join("knobeln.toml");
     std::fs::write(
         &cfg,
@@ -161,10 +154,23 @@ fn with_fresh_folders_every_match_starts_empty() {
     );
 }
 
+/// How a test contest is run.
+enum Run {
+    /// To its end.
+    Whole,
+    /// Killed (`kill -9`) once this many games are stored, then started
+    /// again.
+    KilledAfter(i64),
+}
+
 /// A contest of three counters (each offers by how many matches it has
 /// played), under `jobs` threads: its table text, and whether kept folders
 /// are left in the database afterwards.
 fn counters_contest(jobs: u32, extra: &str) -> (String, i64) {
+    counters_contest_run(jobs, extra, Run::Whole)
+}
+
+fn counters_contest_run(jobs: u32, extra: &str, run: Run) -> (String, i64) {
     let c = Contest::new(&format!(
         "[contest]\ndiscipline = \"ultimatum\"\n[rules]\njobs = {jobs}\n\
          [ultimatum]\nrounds = 5\nrepetitions = 2\n{extra}"
@@ -175,7 +181,7 @@ fn counters_contest(jobs: u32, extra: &str) -> (String, i64) {
         let auth = auth_of(c.replies().last().unwrap());
         let body = format!(
             "language: python\n# <<FROM>> team_{who} {auth}\n{}",
-            COUNTER.replace("10 * n", &format!("10 * n + {}", who.len()))
+            source((&format!("10 * n + {}", who.len()), COUNTER.1))
         );
         let m = c.mail(
             &format!("{who}@participants.example"),
@@ -187,16 +193,42 @@ fn counters_contest(jobs: u32, extra: &str) -> (String, i64) {
         let r = c.replies().last().unwrap().clone();
         assert!(r.subject.contains("accepted"), "{}", r.body);
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "4", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
+    let db = c.dir.path().join("k.db");
+    let count = |table: &str| -> i64 {
+        rusqlite::Connection::open(&db)
+            .and_then(|conn| {
+                conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            })
+            .unwrap_or(0)
+    };
+    let start = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"));
+        cmd.args(["contest", "start", "--seed", "4", "--config"])
+            .arg(c.config());
+        cmd
+    };
+    if let Run::KilledAfter(n) = run {
+        let mut child = start()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        while count("bot_games") < n {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "ended before {n} games"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let stored = count("bot_games");
+        assert!(stored < 12, "killed midway ({stored} of 12 games)");
+        assert!(count("bot_folders") > 0, "folders kept so far");
+    }
+    let out = start().output().unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let left: i64 = rusqlite::Connection::open(c.dir.path().join("k.db"))
-        .unwrap()
-        .query_row("SELECT COUNT(*) FROM bot_folders", [], |r| r.get(0))
-        .unwrap();
+    let left = count("bot_folders");
     let table = stdout_of(&out)
         .lines()
         .filter(|l| l.contains("team_"))
@@ -216,4 +248,8 @@ fn kept_folders_give_one_tournament_per_seed_whatever_the_threads() {
     // count past one.
     let (fresh, _) = counters_contest(2, "folders = \"fresh\"\n");
     assert_ne!(one, fresh);
+    // Killed midway (`kill -9`) and started again: the folders stored go
+    // with the games stored, so the tournament is the same.
+    let (resumed, _) = counters_contest_run(2, "", Run::KilledAfter(4));
+    assert_eq!(one, resumed, "resumed after kill -9");
 }

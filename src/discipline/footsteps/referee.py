@@ -669,20 +669,10 @@ class Bots:
         to rest (at most --reply-secs)."""
         if not self.answered[seat] or self.settled[seat] or self.eof[seat]:
             return
-        fd = self.procs[seat].stdout.fileno()
         deadline = time.monotonic() + self.reply_secs
         while True:
             rest = at_rest(self.procs[seat].pid)
-            r, _, _ = select.select([fd], [], [], 0)
-            if r:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    self.bufs[seat].extend(chunk)
-                else:
-                    self.eof[seat] = True
+            self._read(seat, 0)
             got = self._take_line(seat)
             if isinstance(got, Stop):
                 raise got
@@ -745,7 +735,6 @@ class Bots:
             return self._fail(seat, "sent a line that is not UTF-8 text", raw.decode("utf-8", "replace"))
 
     def receive(self, seat):
-        fd = self.procs[seat].stdout.fileno()
         deadline = time.monotonic() + self.reply_secs
         while True:
             got = self._take_line(seat)
@@ -769,16 +758,21 @@ class Bots:
                     "line)" % fmt_secs(self.reply_secs),
                     partial,
                 )
-            r, _, _ = select.select([fd], [], [], deadline - now)
-            if r:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    chunk = b""
-                if chunk:
-                    self.bufs[seat].extend(chunk)
-                else:
-                    self.eof[seat] = True
+            self._read(seat, deadline - now)
+
+    def _read(self, seat, wait):
+        """Reads what the bot printed, waiting at most `wait` seconds for it."""
+        fd = self.procs[seat].stdout.fileno()
+        r, _, _ = select.select([fd], [], [], wait)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if chunk:
+                self.bufs[seat].extend(chunk)
+            else:
+                self.eof[seat] = True
 
     def close(self):
         """Ends every bot: its input is closed, and what still runs after a
