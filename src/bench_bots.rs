@@ -342,7 +342,8 @@ fn unconfined_argv(argv: &[String], dir: &std::path::Path) -> Vec<String> {
 /// A bot run as a plain child process (for the benchmark's comparison only;
 /// contests never run a bot this way).
 struct Unconfined {
-    /// The same look for lines nobody asked for as a confined bot's.
+    /// The same look for lines nobody asked for as a confined bot's (but
+    /// for the count of its tasks: it is the bench's own bot).
     rest: RestProbe,
     child: Child,
     stdin: OwnedFd,
@@ -369,7 +370,7 @@ impl Unconfined {
             set_nonblocking(fd)?;
         }
         Ok(Unconfined {
-            rest: RestProbe::new(child.id() as i32, None, true),
+            rest: RestProbe::for_one_task(child.id() as i32),
             child,
             stdin,
             stdout,

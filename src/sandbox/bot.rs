@@ -1354,7 +1354,7 @@ impl BotProcess {
             set_nonblocking(fd).map_err(io_err("pipe"))?;
         }
         let counter = group.as_ref().and_then(Group::tasks_counter);
-        let rest = RestProbe::new(pid, counter.as_deref(), group.is_none());
+        let rest = RestProbe::new(pid, counter.as_deref());
         Ok(BotProcess {
             child: spawn::Child::new(pid),
             stdin: in_w,
@@ -1491,23 +1491,22 @@ impl BotProcess {
     }
 }
 
-/// Looks whether a bot has come to rest: a thread of it waits for input
-/// (blocked in `read` on its standard input, or in `poll` or `select`), or
-/// every thread of it is blocked in a system call that does not end by
-/// itself (not a sleep: `nanosleep`, `clock_nanosleep`). What it printed
-/// before is then in its output pipe, and it prints nothing more until the
-/// referee writes to it. Cheap for the usual bots: a bot of one process
-/// with one thread costs two reads of files kept open (its group's task
-/// count and the process's `syscall` file); a runtime with threads of its
+/// Looks whether a bot has come to rest: its main thread is blocked in a
+/// system call that does not end by itself (not a sleep: `nanosleep`,
+/// `clock_nanosleep`), and a thread of it waits for input (blocked in
+/// `read` on its standard input, or in `poll` or `select`) or every thread
+/// is blocked so. What it printed before is then in its output pipe, and
+/// it prints nothing more until the referee writes to it. Cheap for the
+/// usual bots: a bot of one process with one thread costs one read of its
+/// `syscall` file while it still runs, and one of its group's task count
+/// more once it rests (both files kept open); a runtime with threads of its
 /// own (a JVM's compiler and collector run whenever they like) one read of
 /// the `syscall` file of the thread it found reading last time. Anything
 /// else is looked at in full.
 #[derive(Debug)]
 pub struct RestProbe {
-    /// The group's `pids.current`; `None` with `alone`: the process is the
-    /// whole bot (a bench's unconfined bot).
-    tasks: Option<fs::File>,
-    alone: bool,
+    /// How many tasks the bot has.
+    tasks: TaskCount,
     /// The main thread's `syscall` file.
     main: Option<fs::File>,
     /// The `syscall` file of the thread last seen waiting for input.
@@ -1516,11 +1515,26 @@ pub struct RestProbe {
 
 impl RestProbe {
     /// A probe for the bot whose main process is `pid`, its task count in
-    /// `tasks_counter` (or, without one, `alone`: the process is all of it).
-    pub fn new(pid: i32, tasks_counter: Option<&Path>, alone: bool) -> RestProbe {
+    /// its control group's `tasks_counter` (`pids.current`), or, without
+    /// one, its process's threads (a bot on a machine without the pids
+    /// controller: its children are not seen).
+    pub fn new(pid: i32, tasks_counter: Option<&Path>) -> RestProbe {
+        let tasks = match tasks_counter.and_then(|p| fs::File::open(p).ok()) {
+            Some(f) => TaskCount::Group(f),
+            None => TaskCount::Threads(fs::File::open(format!("/proc/{pid}/stat")).ok()),
+        };
+        RestProbe::with_count(pid, tasks)
+    }
+
+    /// A probe for a process the caller knows to be one task (the
+    /// benchmark's own unconfined bot).
+    pub fn for_one_task(pid: i32) -> RestProbe {
+        RestProbe::with_count(pid, TaskCount::One)
+    }
+
+    fn with_count(pid: i32, tasks: TaskCount) -> RestProbe {
         RestProbe {
-            tasks: tasks_counter.and_then(|p| fs::File::open(p).ok()),
-            alone,
+            tasks,
             main: fs::File::open(format!("/proc/{pid}/syscall")).ok(),
             reader: std::cell::RefCell::new(None),
         }
@@ -1530,15 +1544,24 @@ impl RestProbe {
     /// for the full look.
     pub fn at_rest(&self, members: impl FnOnce() -> Vec<i32>) -> bool {
         let mut buf = [0u8; 1024];
-        let one_task = match &self.tasks {
-            Some(f) => {
-                read_at_start(f, &mut buf).and_then(|s| s.trim().parse::<u64>().ok()) == Some(1)
+        // The main thread first: while it computes (or sleeps) the bot is
+        // not at rest, whatever its other threads do.
+        if let Some(s) = self.main.as_ref().and_then(|f| read_at_start(f, &mut buf)) {
+            if !blocked_for_good(s) {
+                return false;
             }
-            None => self.alone,
-        };
-        if one_task {
-            if let Some(s) = self.main.as_ref().and_then(|f| read_at_start(f, &mut buf)) {
-                return blocked_for_good(s);
+            let one_task = match &self.tasks {
+                TaskCount::Group(f) => {
+                    read_at_start(f, &mut buf).and_then(|s| s.trim().parse::<u64>().ok())
+                }
+                TaskCount::Threads(f) => f
+                    .as_ref()
+                    .and_then(|f| read_at_start(f, &mut buf))
+                    .and_then(stat_threads),
+                TaskCount::One => Some(1),
+            } == Some(1);
+            if one_task {
+                return true;
             }
         }
         if let Some(f) = self.reader.borrow().as_ref() {
@@ -1572,6 +1595,26 @@ impl RestProbe {
         }
         all_waiting
     }
+}
+
+/// Where a bot's tasks are counted.
+#[derive(Debug)]
+enum TaskCount {
+    /// Its control group's `pids.current`: every thread of every process.
+    Group(fs::File),
+    /// Its main process's `stat` (the number of its threads).
+    Threads(Option<fs::File>),
+    /// Known to be one task.
+    One,
+}
+
+/// The threads of a process, from its `stat` line.
+fn stat_threads(stat: &str) -> Option<u64> {
+    stat[stat.rfind(')')? + 2..]
+        .split_ascii_whitespace()
+        .nth(17)?
+        .parse()
+        .ok()
 }
 
 /// The text of a small `/proc` or control-group file kept open, read anew.
@@ -1692,7 +1735,7 @@ mod tests {
                 .stdin(Stdio::piped())
                 .spawn()
                 .unwrap();
-            let probe = RestProbe::new(child.id() as i32, None, true);
+            let probe = RestProbe::new(child.id() as i32, None);
             std::thread::sleep(wait);
             let rest = probe.at_rest(|| vec![child.id() as i32]);
             let _ = child.kill();
