@@ -21,11 +21,20 @@
 //!   a buffer it never flushed, and the reason says so;
 //! - CPU time of the whole process tree for the match (`cpu`; checked at
 //!   least every 100 ms of wall clock and at the end; only the bot's own
-//!   work counts, never its waiting);
+//!   work counts, never its waiting); for a game budgeted by rounds
+//!   ([`Match::allow_rounds`], the flooding island) CPU time by round `r`
+//!   of `startup_cpu + r × reply_cpu` in all instead of a limit per reply;
 //! - memory (the sandbox's control group: "needed more than N MB"),
 //!   forbidden system calls (SIGSYS), crashes (the signal), ending early
 //!   (the exit status), lines longer than `max_line`, output that is not
-//!   UTF-8, not reading its input.
+//!   UTF-8, not reading its input;
+//! - a line printed when none was asked for: before a bot gets new lines
+//!   after its answer, the referee waits until it has come to rest, so the
+//!   line is caught where it was printed whatever the timing
+//!   ([`Match::send`]; [`Match::farewell`] sends the last lines unlooked).
+//!
+//! A bot's working folder can be kept from one match to its next
+//! ([`Match::start_with_folders`]; read at [`Match::finish`]).
 //!
 //! It knows no game, no tournament and no file system: bots come in as
 //! [`BotIo`] (the sandbox's [`BotProcess`], or anything with three pipes).
