@@ -47,8 +47,12 @@ use crate::tournament::schedule::GameKey;
 /// Format 3: a bot match's limits count replies in CPU time (`reply_cpu`,
 /// `startup_cpu`) with wall-clock backstops. Format 4: a bot game may ask
 /// for its moves (`keep_transcript`) and its limits say what the memory
-/// counts (`LineLimits::memory`: Morabaraba's is the total).
-pub const FORMAT: u32 = 4;
+/// counts (`LineLimits::memory`: Morabaraba's is the total). Format 5: a
+/// bot game may carry its seats' kept working folders (the ultimatum
+/// game's) and a `/work` quota (`LineLimits::work_kb`), failures may be
+/// `rounds_cpu` and `unasked`, and the referee looks for lines nobody
+/// asked for (a worker of format 4 would judge the same bot otherwise).
+pub const FORMAT: u32 = 5;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;

@@ -825,7 +825,7 @@ fn answer_one_job_in_part(url: &str) -> usize {
         let consumer = loop {
             let found = match js.get_stream("KNOBELN_JOBS").await {
                 Ok(stream) => stream
-                    .get_consumer::<jetstream::consumer::pull::Config>("workers-knobeln-v4")
+                    .get_consumer::<jetstream::consumer::pull::Config>("workers-knobeln-v5")
                     .await
                     .ok(),
                 Err(_) => None,
@@ -964,7 +964,7 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
             .state
             .messages;
         // 1. Queue a job.
-        let queued = match ctx.publish("knobeln.jobs.v4.knobeln.1", "{}".into()).await {
+        let queued = match ctx.publish("knobeln.jobs.v5.knobeln.1", "{}".into()).await {
             Ok(ack) => ack.await.is_ok(),
             Err(_) => false,
         };
