@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -559,10 +559,15 @@ fn play_jobs(
     if todo.is_empty() {
         return Ok(());
     }
-    let mut todo = todo;
-    if keeps_folders(c, config) {
-        with_folders(store.conn(), c, config, &mut todo)?;
-    }
+    // A game's kept folders are read just before it is handed out, so that
+    // at most the games in flight hold theirs.
+    let kept = keeps_folders(c, config);
+    let load = |job: &mut Job| -> Result<()> {
+        if kept {
+            with_folders(store.conn(), c, config, std::slice::from_mut(job))?;
+        }
+        Ok(())
+    };
     let limits = crate::discipline::seam::of(c.discipline)
         .ok_or(BotContestError::NoBots("KNOBELN"))?
         .limits(config)
@@ -588,9 +593,10 @@ fn play_jobs(
             let mut in_flight = 0usize;
             loop {
                 while in_flight < queue.capacity() {
-                    let Some((i, job)) = waiting.next() else {
+                    let Some((i, mut job)) = waiting.next() else {
                         break;
                     };
+                    load(&mut job)?;
                     let keep = job.keeps_transcript(c.discipline, config);
                     queue.submit(BotTask::new(c.id, i as u32, job, bots, limits, keep));
                     in_flight += 1;
@@ -622,47 +628,71 @@ fn play_jobs(
                      match's bot computes (jobs = 0 plays one match per CPU)"
                 );
             }
-            let queue = Mutex::new(todo.into_iter());
+            // At most two games a thread are handed out at once (one
+            // playing, one waiting): bounded, also with kept folders.
+            let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(threads);
             let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
             std::thread::scope(|s| -> Result<()> {
                 for _ in 0..threads {
                     let tx = tx.clone();
-                    let queue = &queue;
-                    s.spawn(move || loop {
-                        let Some(job) = queue.lock().expect("queue").next() else {
-                            break;
-                        };
-                        let seats: Vec<(&Toolchain, &BotProgram)> = job
-                            .seats
-                            .iter()
-                            .map(|t| {
-                                let (tc, p) = &bots.by_team[t];
-                                (tc, p)
-                            })
-                            .collect();
-                        let keep = if job.keeps_transcript(c.discipline, config) {
-                            Transcript::Keep
-                        } else {
-                            Transcript::Drop
-                        };
-                        let r = play_with_folders(
-                            &job.setup,
-                            &seats,
-                            limits,
-                            keep,
-                            job.folders.as_deref(),
-                        )
-                        .map_err(|e| e.to_string());
-                        if tx.send((job, r)).is_err() {
-                            break;
+                    let job_rx = job_rx.clone();
+                    s.spawn(move || {
+                        for job in job_rx.iter() {
+                            let seats: Vec<(&Toolchain, &BotProgram)> = job
+                                .seats
+                                .iter()
+                                .map(|t| {
+                                    let (tc, p) = &bots.by_team[t];
+                                    (tc, p)
+                                })
+                                .collect();
+                            let keep = if job.keeps_transcript(c.discipline, config) {
+                                Transcript::Keep
+                            } else {
+                                Transcript::Drop
+                            };
+                            let r = play_with_folders(
+                                &job.setup,
+                                &seats,
+                                limits,
+                                keep,
+                                job.folders.as_deref(),
+                            )
+                            .map_err(|e| e.to_string());
+                            if tx.send((job, r)).is_err() {
+                                break;
+                            }
                         }
                     });
                 }
-                drop(tx);
-                for (job, r) in rx {
-                    keep(job, r)?;
-                }
-                Ok(())
+                drop((tx, job_rx));
+                let mut waiting = todo.into_iter();
+                let mut in_flight = 0usize;
+                let fed = (|| -> Result<()> {
+                    loop {
+                        while in_flight < 2 * threads {
+                            let Some(mut job) = waiting.next() else {
+                                break;
+                            };
+                            load(&mut job)?;
+                            if job_tx.send(job).is_err() {
+                                break; // every game thread is gone
+                            }
+                            in_flight += 1;
+                        }
+                        if in_flight == 0 {
+                            return Ok(());
+                        }
+                        let Ok((job, r)) = rx.recv() else {
+                            return Ok(());
+                        };
+                        in_flight -= 1;
+                        keep(job, r)?;
+                    }
+                })();
+                // The game threads end once the channel is closed.
+                drop(job_tx);
+                fed
             })?;
         }
     }

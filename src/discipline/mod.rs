@@ -277,7 +277,7 @@ impl UltimatumConfig {
             10_000,
         )?;
         in_range("ultimatum", "entry_secs", self.entry_secs, 1, 3600)?;
-        in_range("ultimatum", "folder_kb", self.folder_kb, 4, 64 << 10)?;
+        in_range("ultimatum", "folder_kb", self.folder_kb, 4, 16 << 10)?;
         self.limits().validate("ultimatum")
     }
 }
