@@ -49,7 +49,9 @@ pub trait BotDiscipline: Sync {
     fn rules_template(&self) -> &'static str;
 
     /// The demo bots (C and Python at least).
-    fn demo_bots(&self) -> &'static [DemoBot];
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        crate::demo::bots::demo_bots(self.discipline())
+    }
 
     /// The data of the kit's `RULES.txt` and `README` beyond the contest's
     /// (names, dates, languages): the section, and what the rules quote.

@@ -6,7 +6,6 @@
 pub mod picture;
 
 use crate::config::Config;
-use crate::demo::bots::DemoBot;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::BotDiscipline;
 use crate::discipline::transcript::{replay_moves, Moves};
@@ -75,10 +74,6 @@ impl BotDiscipline for Flooding {
             .into_iter()
             .map(|(name, text)| (format!("island-{name}.txt"), text))
             .collect()
-    }
-
-    fn demo_bots(&self) -> &'static [DemoBot] {
-        crate::demo::bots::demo_bots(Discipline::Flooding)
     }
 }
 

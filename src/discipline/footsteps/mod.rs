@@ -6,7 +6,6 @@
 pub mod picture;
 
 use crate::config::Config;
-use crate::demo::bots::DemoBot;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::BotDiscipline;
 use crate::discipline::transcript::{replay_moves, Moves};
@@ -31,22 +30,11 @@ impl BotDiscipline for Footsteps {
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        let Setup::Footsteps(p) = setup else {
-            unreachable!("a FootSteps setup")
-        };
-        run(
-            m,
-            crate::game::footsteps::Game::new(*p),
-            transcript,
-            Outcome::Footsteps,
-        )
+        run(m, game(setup), transcript, Outcome::Footsteps)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        let Setup::Footsteps(p) = setup else {
-            unreachable!("a FootSteps setup")
-        };
-        replay_moves(crate::game::footsteps::Game::new(*p), moves)
+        replay_moves(game(setup), moves)
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
@@ -60,8 +48,12 @@ impl BotDiscipline for Footsteps {
     fn rules_template(&self) -> &'static str {
         "kit_rules_footsteps"
     }
+}
 
-    fn demo_bots(&self) -> &'static [DemoBot] {
-        crate::demo::bots::demo_bots(Discipline::Footsteps)
-    }
+/// The game a FootSteps setup plays.
+fn game(setup: &Setup) -> crate::game::footsteps::Game {
+    let Setup::Footsteps(p) = setup else {
+        unreachable!("a FootSteps setup")
+    };
+    crate::game::footsteps::Game::new(*p)
 }

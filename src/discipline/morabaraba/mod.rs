@@ -6,7 +6,6 @@
 pub mod picture;
 
 use crate::config::Config;
-use crate::demo::bots::DemoBot;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::BotDiscipline;
 use crate::discipline::transcript::{replay_moves, Moves};
@@ -53,9 +52,5 @@ impl BotDiscipline for Morabaraba {
 
     fn rules_template(&self) -> &'static str {
         "kit_rules_morabaraba"
-    }
-
-    fn demo_bots(&self) -> &'static [DemoBot] {
-        crate::demo::bots::demo_bots(Discipline::Morabaraba)
     }
 }

@@ -6,7 +6,6 @@
 pub mod picture;
 
 use crate::config::Config;
-use crate::demo::bots::DemoBot;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::BotDiscipline;
 use crate::discipline::transcript::{replay_moves, Moves};
@@ -31,22 +30,11 @@ impl BotDiscipline for Ultimatum {
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        let Setup::Ultimatum(p) = setup else {
-            unreachable!("an ultimatum setup")
-        };
-        run(
-            m,
-            crate::game::ultimatum::Match::new(*p),
-            transcript,
-            Outcome::Ultimatum,
-        )
+        run(m, game(setup), transcript, Outcome::Ultimatum)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        let Setup::Ultimatum(p) = setup else {
-            unreachable!("an ultimatum setup")
-        };
-        replay_moves(crate::game::ultimatum::Match::new(*p), moves)
+        replay_moves(game(setup), moves)
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
@@ -69,8 +57,12 @@ impl BotDiscipline for Ultimatum {
         v["kept_folders"] = config.ultimatum.kept_folder_bytes().is_some().into();
         v
     }
+}
 
-    fn demo_bots(&self) -> &'static [DemoBot] {
-        crate::demo::bots::demo_bots(Discipline::Ultimatum)
-    }
+/// The game an ultimatum setup plays.
+fn game(setup: &Setup) -> crate::game::ultimatum::Match {
+    let Setup::Ultimatum(p) = setup else {
+        unreachable!("an ultimatum setup")
+    };
+    crate::game::ultimatum::Match::new(*p)
 }
