@@ -228,7 +228,7 @@ struct Job {
     seats: Vec<TeamId>,
     setup: Setup,
     /// Each seat's kept working folder, when the contest keeps them
-    /// (filled just before the game is played, [`with_folders`]).
+    /// (filled just before the game is played, [`kept_folders`]).
     folders: Option<Vec<FolderImage>>,
 }
 
@@ -412,31 +412,23 @@ fn keeps_folders(c: &BotContest, config: &Config) -> bool {
     c.discipline == Discipline::Ultimatum && config.ultimatum.kept_folder_bytes().is_some()
 }
 
-/// `jobs` with each seat's kept folder as its bot left it after its last
-/// stored game (empty before its first).
-fn with_folders(
-    conn: &Connection,
-    c: &BotContest,
-    config: &Config,
-    jobs: &mut [Job],
-) -> Result<()> {
-    let quota = config.ultimatum.folder_kb << 10;
-    let mut st =
-        conn.prepare("SELECT image FROM bot_folders WHERE contest_id = ?1 AND team_id = ?2")?;
-    for job in jobs {
-        let mut folders = Vec::with_capacity(job.seats.len());
-        for t in &job.seats {
+/// Each of `seats`' kept folder as its bot left it after its last stored
+/// game (empty before its first).
+fn kept_folders(conn: &Connection, c: &BotContest, seats: &[TeamId]) -> Result<Vec<FolderImage>> {
+    let mut st = conn
+        .prepare_cached("SELECT image FROM bot_folders WHERE contest_id = ?1 AND team_id = ?2")?;
+    seats
+        .iter()
+        .map(|t| {
             let image: Option<Vec<u8>> =
                 st.query_row(params![c.id, t.0], |r| r.get(0)).optional()?;
-            folders.push(match image {
-                Some(bytes) => FolderImage::decode(&bytes, quota.max(WIRE_MAX_BYTES))
-                    .map_err(|e| BotContestError::Corrupt(format!("team {}'s folder: {e}", t.0)))?,
-                None => FolderImage::empty(),
-            });
-        }
-        job.folders = Some(folders);
-    }
-    Ok(())
+            match image {
+                Some(bytes) => FolderImage::decode(&bytes, WIRE_MAX_BYTES)
+                    .map_err(|e| BotContestError::Corrupt(format!("team {}'s folder: {e}", t.0))),
+                None => Ok(FolderImage::empty()),
+            }
+        })
+        .collect()
 }
 
 /// A planned game, for tools that fill a contest without playing it (the
@@ -564,7 +556,7 @@ fn play_jobs(
     let kept = keeps_folders(c, config);
     let load = |job: &mut Job| -> Result<()> {
         if kept {
-            with_folders(store.conn(), c, config, std::slice::from_mut(job))?;
+            job.folders = Some(kept_folders(store.conn(), c, &job.seats)?);
         }
         Ok(())
     };

@@ -192,7 +192,7 @@ pub(crate) fn run<G: LineGame>(
         Transcript::Drop => 0,
     };
     let mut game = Recorded::new(game, cap);
-    let rec = play_game_on(m, &mut game)?;
+    let mut rec = play_game_on(m, &mut game)?;
     let cpu = |d: &Duration| d.as_millis() as u64;
     Ok(Played {
         outcome: rec.outcome.map(wrap),
@@ -206,8 +206,8 @@ pub(crate) fn run<G: LineGame>(
         moves: None,
         folders: rec
             .bots
-            .iter()
-            .map(|b| b.folder.clone())
+            .iter_mut()
+            .map(|b| b.folder.take())
             .collect::<Option<Vec<_>>>(),
     })
 }

@@ -1478,17 +1478,19 @@ impl BotProcess {
     /// i.e. the bot waits for the referee (for a bot that "answered" into
     /// an output buffer it never flushed).
     pub fn waiting_for_input(&self) -> bool {
-        self.members().into_iter().any(|pid| {
-            let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
-                return false;
-            };
-            tasks.flatten().any(|t| {
-                fs::read_to_string(t.path().join("syscall"))
-                    .map(|s| reads_stdin(&s))
-                    .unwrap_or(false)
-            })
-        })
+        let mut buf = [0u8; 1024];
+        task_syscall_files(self.members())
+            .any(|f| read_at_start(&f, &mut buf).is_some_and(reads_stdin))
     }
+}
+
+/// The `syscall` file of every thread of the processes `pids` (those that
+/// can be opened).
+fn task_syscall_files(pids: Vec<i32>) -> impl Iterator<Item = fs::File> {
+    pids.into_iter()
+        .filter_map(|pid| fs::read_dir(format!("/proc/{pid}/task")).ok())
+        .flat_map(|tasks| tasks.flatten())
+        .filter_map(|t| fs::File::open(t.path().join("syscall")).ok())
 }
 
 /// Looks whether a bot has come to rest: its main thread is blocked in a
@@ -1573,24 +1575,16 @@ impl RestProbe {
             }
         }
         let mut all_waiting = true;
-        for pid in members() {
-            let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        for f in task_syscall_files(members()) {
+            let Some(s) = read_at_start(&f, &mut buf) else {
                 continue;
             };
-            for t in tasks.flatten() {
-                let Ok(f) = fs::File::open(t.path().join("syscall")) else {
-                    continue;
-                };
-                let Some(s) = read_at_start(&f, &mut buf) else {
-                    continue;
-                };
-                if waits_for_input(s) {
-                    *self.reader.borrow_mut() = Some(f);
-                    return true;
-                }
-                if !blocked_for_good(s) {
-                    all_waiting = false;
-                }
+            if waits_for_input(s) {
+                *self.reader.borrow_mut() = Some(f);
+                return true;
+            }
+            if !blocked_for_good(s) {
+                all_waiting = false;
             }
         }
         all_waiting
