@@ -743,11 +743,7 @@ impl Match {
                 Some(Ok(line)) => {
                     return Err(self.fail_now(bot, BotFailureKind::Unasked, Some(&line)))
                 }
-                Some(Err(f)) => {
-                    self.kill(bot);
-                    self.failed.push(f.clone());
-                    return Err(Stop::Failed(vec![f]));
-                }
+                Some(Err(f)) => return Err(self.stop_with(bot, f)),
                 None => {}
             }
             if at_rest || self.seats[bot].eof || start.elapsed() > self.limits.reply_wall {
@@ -1169,8 +1165,13 @@ impl Match {
     }
 
     fn fail_now(&mut self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> Stop {
-        self.kill(bot);
         let f = self.failure(bot, kind, line);
+        self.stop_with(bot, f)
+    }
+
+    /// Ends `bot` for failure `f`, which stops the match.
+    fn stop_with(&mut self, bot: usize, f: BotFailure) -> Stop {
+        self.kill(bot);
         self.failed.push(f.clone());
         Stop::Failed(vec![f])
     }
