@@ -214,9 +214,8 @@ impl Play {
         };
         // The ultimatum game's working folders last across the matches of
         // one `play`, as across a bot's matches in the tournament.
-        let mut folders: Option<Vec<FolderImage>> = (d == Discipline::Ultimatum
-            && cfg.ultimatum.kept_folder_bytes().is_some())
-        .then(|| vec![FolderImage::empty(); refs.len()]);
+        let mut folders: Option<Vec<FolderImage>> = knobeln::discipline::keeps_folders(d, &cfg)
+            .then(|| vec![FolderImage::empty(); refs.len()]);
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
             let setup = match d {

@@ -407,11 +407,6 @@ fn store_game(
     Ok(())
 }
 
-/// Whether the contest keeps its bots' working folders across matches.
-fn keeps_folders(c: &BotContest, config: &Config) -> bool {
-    c.discipline == Discipline::Ultimatum && config.ultimatum.kept_folder_bytes().is_some()
-}
-
 /// Each of `seats`' kept folder as its bot left it after its last stored
 /// game (empty before its first).
 fn kept_folders(conn: &Connection, c: &BotContest, seats: &[TeamId]) -> Result<Vec<FolderImage>> {
@@ -553,7 +548,7 @@ fn play_jobs(
     }
     // A game's kept folders are read just before it is handed out, so that
     // at most the games in flight hold theirs.
-    let kept = keeps_folders(c, config);
+    let kept = crate::discipline::keeps_folders(c.discipline, config);
     let load = |job: &mut Job| -> Result<()> {
         if kept {
             job.folders = Some(kept_folders(store.conn(), c, &job.seats)?);
@@ -902,7 +897,7 @@ fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>>
         .into_iter()
         .filter(|j| !done.contains_key(&j.key))
         .collect();
-    if keeps_folders(c, config) {
+    if crate::discipline::keeps_folders(c.discipline, config) {
         // One phase at a time: each bot's matches in one fixed order.
         let n = c.entries.len();
         let phase_of = |j: &Job| {

@@ -234,6 +234,12 @@ impl Default for UltimatumConfig {
     }
 }
 
+/// Whether games of `d` keep each bot's working folder from one match to
+/// its next (the ultimatum game's, unless `[ultimatum] folders = "fresh"`).
+pub fn keeps_folders(d: Discipline, config: &crate::config::Config) -> bool {
+    d == Discipline::Ultimatum && config.ultimatum.kept_folder_bytes().is_some()
+}
+
 /// A kept folder's default quota: 256 KiB (the seed sets none and asks for
 /// no "gigabyte dimensions"; the FAQ finds little worth keeping). Two of
 /// them travel with a game to a worker, within a NATS message.
