@@ -556,7 +556,7 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         let jail = Jail::new()?;
         let gcc = Gcc::new(&jail, JailLimits::default());
         gcc.put(SOURCE_NAME, bench_source(i).as_bytes())?;
-        gcc.compile(SOURCE_NAME, "strategy.o")?;
+        gcc.compile(crate::toolchain::gcc::Input::Source, SOURCE_NAME, "strategy.o")?;
     }
     let floor = cpu_used() - c;
     Ok(CompileBench {

@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
 use crate::sandbox::player::{PlayerLimits, SpawnError};
 use crate::seed::SeedKey;
-use crate::wasm::{lead, Control, Ending, Loaded, Seat, SeatLimits, Step, Strategy, WasmError};
+use crate::wasm::{
+    lead, Control, Ending, GameWatch, Loaded, Seat, SeatLimits, Step, Strategy, WasmError,
+};
 
 /// How a game is refereed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,9 +256,10 @@ impl Referee {
             fuel: cfg.fuel,
             wall: cfg.wall,
         };
+        let watch = GameWatch::start();
         let duel = Arc::new(Mutex::new(Duel {
             cfg,
-            q: Seat::new(players[1], seeds.players[1], limits),
+            q: Seat::new(players[1], seeds.players[1], limits, watch.clone()),
             q_reply: 0,
             runs: [RunRule::new(cfg.params.k), RunRule::new(cfg.params.k)],
             record: GameRecord {
@@ -270,7 +273,7 @@ impl Referee {
             fault: None,
         }));
         let shared = duel.clone();
-        let ending = lead(players[0], seeds.players[0], limits, move |t| {
+        let ending = lead(players[0], seeds.players[0], limits, watch, move |t| {
             shared.lock().expect("the duel").on_throw(t)
         });
         // The lead's store, and with it the callback's share, is gone.
@@ -324,9 +327,11 @@ fn failure_kind(cfg: &RefereeConfig, ending: Ending) -> Result<FailureKind, Stri
             limit_secs: 0,
             fuel: Some(cfg.fuel),
         },
-        Ending::Trapped(Trap::Interrupt) => FailureKind::WallClock {
-            limit_ms: cfg.wall.as_millis() as u64,
-        },
+        // Only fuel decides a game: the engine's interruption (which the
+        // watchdog no longer uses) is never a player's failure.
+        Ending::Trapped(Trap::Interrupt) => {
+            return Err("the engine interrupted a strategy (an engine fault)".into())
+        }
         Ending::Trapped(Trap::StackOverflow) => FailureKind::Memory {
             limit_kb,
             call_stack_kb: Some(crate::wasm::CALL_STACK_BYTES as u64 / 1024),

@@ -206,6 +206,10 @@ impl Jail {
             "TMPDIR=/work",
             "HOME=/work",
             "LC_ALL=C",
+            // Reproducible builds: gcc's and clang's `__DATE__` and
+            // `__TIME__` say 1 January 1970, whenever a source is built.
+            "SOURCE_DATE_EPOCH=0",
+            "TZ=UTC",
         ])
         .map_err(spawn_err)?;
         let prog = CString::new(argv[0]).map_err(|_| {

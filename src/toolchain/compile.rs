@@ -16,7 +16,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diagnostic::{Check, Diagnostic, Severity};
-use super::gcc::{Gcc, GccRun, RUNTIME_C, SOURCE_NAME};
+use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source::{self, Description, Header};
 use super::symbols::{self, LIBRARY_ROUTINES};
@@ -294,12 +294,14 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     gcc.put(SOURCE_NAME, source)?;
 
     // 3. Lexical elements after preprocessing.
-    let pre = gcc.preprocess(SOURCE_NAME, "strategy.i")?;
+    // One text: everything below checks, counts and compiles the
+    // preprocessed text, never the source again.
+    let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME)?;
     let mut lex_verdict = Verdict::Passed;
     if !pre.ok {
         add_gcc_messages(&mut r, &pre, Check::Compiler);
         lex_verdict = Verdict::Skipped("the preprocessor failed (see check 5)".into());
-    } else if gcc.size("strategy.i")? > cfg.max_preprocessed_bytes {
+    } else if gcc.size(PREPROCESSED_NAME)? > cfg.max_preprocessed_bytes {
         // Not read at all: a few lines of macros can make megabytes.
         r.diagnostics.push(Diagnostic::error(
             Check::LexicalElements,
@@ -308,7 +310,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
                 "after preprocessing the program is {} bytes long, more than {} \
                  lexical elements could make (at most {} bytes are read): \
                  write it out instead of letting macros multiply it",
-                gcc.size("strategy.i")?,
+                gcc.size(PREPROCESSED_NAME)?,
                 cfg.max_lexical_elements,
                 cfg.max_preprocessed_bytes
             ),
@@ -324,8 +326,12 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
             Verdict::Skipped("the program is too long after preprocessing (check 3)".into()),
         ));
         return Ok(finish(r, verdicts, None));
-    } else {
-        let pre_raw = String::from_utf8_lossy(&gcc.get("strategy.i")?).into_owned();
+    }
+    let mut pre_raw = String::new();
+    if pre.ok {
+        // gcc -E's warnings (the compile of the text below cannot repeat them).
+        add_gcc_messages(&mut r, &pre, Check::Compiler);
+        pre_raw = String::from_utf8_lossy(&gcc.get(PREPROCESSED_NAME)?).into_owned();
         // Check 2 again, on what the macros made of the source.
         let expanded = purec::check_preprocessed(&pre_raw);
         if !expanded.is_empty() {
@@ -365,13 +371,13 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     }
 
     // 5. gcc.
-    let mut cc = gcc.compile(SOURCE_NAME, "strategy.o")?;
+    let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
     if !cc.ok
         && cc.limit_hit.is_none()
         && cc.messages.contains("more bytes of compiler messages cut")
     {
         // The errors drowned in warnings: ask again for the errors alone.
-        let quiet = gcc.compile_quiet(SOURCE_NAME, "strategy.o")?;
+        let quiet = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
         let cut = cc
             .messages
             .lines()
@@ -458,20 +464,24 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
     }
 
     match cfg.target {
-        Target::Wasm => build_wasm(&gcc, r, verdicts, cfg, &text),
+        Target::Wasm => build_wasm(&gcc, r, verdicts, cfg, &text, &pre_raw),
         Target::Native => link_native(&gcc, r, verdicts, cfg),
     }
 }
 
-/// Checks 1 to 6 passed: the program that plays is the same source
-/// compiled by clang for wasm32 and linked with the runtime, if the module
-/// has the contest's shape. A problem here is the Compiler check's (5).
+/// Checks 1 to 6 passed: the program that plays is the same preprocessed
+/// text (`preprocessed`, which the checks read and gcc compiled) compiled
+/// by clang for wasm32 and linked with the runtime, if clang's own
+/// preprocessing leaves that text as it is, clang's object imports and
+/// runs nothing a strategy may not, and the module has the contest's
+/// shape. A problem here is the Compiler check's (5).
 fn build_wasm(
     gcc: &Gcc<'_>,
     mut r: Report,
     mut verdicts: Vec<(Check, Verdict)>,
     cfg: &CompileConfig,
     text: &str,
+    preprocessed: &str,
 ) -> Result<Outcome, CompileError> {
     verdicts.push((Check::Library, Verdict::Passed));
     let tools = wasm::Toolchain::find()
@@ -481,14 +491,44 @@ fn build_wasm(
             .push(Diagnostic::error(Check::Compiler, None, message));
         set_verdict(verdicts, Check::Compiler, Verdict::Failed);
     };
-    let cc = tools.compile(gcc, SOURCE_NAME, "strategy.wasm.o")?;
-    if !cc.ok {
+    let clang_failed = |mut r: Report, mut verdicts: Vec<(Check, Verdict)>, run: &GccRun| {
         let before = r.diagnostics.len();
-        add_gcc_messages(&mut r, &cc, Check::Compiler);
+        add_gcc_messages(&mut r, run, Check::Compiler);
         for d in &mut r.diagnostics[before..] {
             d.message = format!("clang (which builds the program that plays): {}", d.message);
         }
         set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        finish(r, verdicts, None)
+    };
+    // clang runs its preprocessor over any input: it must find nothing to do.
+    let again = tools.preprocess_again(gcc, PREPROCESSED_NAME, "strategy.clang.i")?;
+    if !again.ok {
+        return Ok(clang_failed(r, verdicts, &again));
+    }
+    let again = String::from_utf8_lossy(&gcc.get("strategy.clang.i")?).into_owned();
+    if let Some((line, token)) = wasm::preprocessing_difference(preprocessed, &again) {
+        r.diagnostics.push(Diagnostic::error(
+            Check::Compiler,
+            (line > 0).then_some(line),
+            format!(
+                "`{token}` means something to clang, the compiler that builds the program that \
+                 plays, that it does not mean to gcc (a name clang knows as a macro, or a \
+                 directive a macro made): every compiler must see the same program; rename it \
+                 or write it out"
+            ),
+        ));
+        set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
+        return Ok(finish(r, verdicts, None));
+    }
+    let cc = tools.compile(gcc, Input::Preprocessed, PREPROCESSED_NAME, "strategy.wasm.o")?;
+    if !cc.ok {
+        return Ok(clang_failed(r, verdicts, &cc));
+    }
+    let object_problems = wasm::check_object(&gcc.get("strategy.wasm.o")?);
+    if !object_problems.is_empty() {
+        for p in object_problems {
+            reject(&mut r, &mut verdicts, format!("the program {p}"));
+        }
         return Ok(finish(r, verdicts, None));
     }
     gcc.put("knobellib.wasm.o", &runtime_wasm_object()?)?;
@@ -869,7 +909,7 @@ impl<'a> FirstUses<'a> {
 pub fn runtime_object() -> Result<Arc<Vec<u8>>, CompileError> {
     static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
     OBJECT
-        .get_or_init(|| build_runtime(|gcc, out| gcc.compile("knobellib.c", out)))
+        .get_or_init(|| build_runtime(|gcc, out| gcc.compile(Input::Source, "knobellib.c", out)))
         .clone()
         .map_err(CompileError::Runtime)
 }
@@ -882,7 +922,7 @@ pub fn runtime_wasm_object() -> Result<Arc<Vec<u8>>, CompileError> {
     OBJECT
         .get_or_init(|| {
             let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
-            build_runtime(|gcc, out| tools.compile(gcc, "knobellib.c", out))
+            build_runtime(|gcc, out| tools.compile(gcc, Input::Source, "knobellib.c", out))
         })
         .clone()
         .map_err(CompileError::Runtime)

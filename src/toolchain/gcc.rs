@@ -12,6 +12,10 @@ use crate::sandbox::jail::{Jail, JailError, JailExit, JailLimits, JailOutput};
 /// The file name of the source inside the jail (gcc's messages show it).
 pub const SOURCE_NAME: &str = "strategy.c";
 
+/// The preprocessed source inside the jail: the one text that the checks
+/// read and both compilers build.
+pub const PREPROCESSED_NAME: &str = "strategy.i";
+
 /// The contest runtime, linked with every strategy.
 pub const RUNTIME_C: &str = include_str!("../runtime/knobellib.c");
 /// The header documenting the five routines (participant kit).
@@ -19,10 +23,28 @@ pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
 
 const GCC: &str = "/usr/bin/gcc";
 
-/// Flags for compiling C into an object for the contest runtime.
+/// What a gcc run reads: C to preprocess, or the preprocessed text that
+/// the checks read, which is compiled as it is (no macro expanded again,
+/// no directive obeyed: `-x cpp-output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Source,
+    Preprocessed,
+}
+
+impl Input {
+    /// gcc's and clang's `-x` language of this input.
+    pub fn language(self) -> &'static str {
+        match self {
+            Input::Source => "c",
+            Input::Preprocessed => "cpp-output",
+        }
+    }
+}
+
+/// Flags for compiling C into an object for the contest runtime (after
+/// `-x LANGUAGE`).
 const CFLAGS: &[&str] = &[
-    "-x",
-    "c",
     "-O2",
     "-ffreestanding",
     "-fno-builtin",
@@ -60,14 +82,30 @@ pub struct Gcc<'j> {
     limits: JailLimits,
 }
 
+/// `head… -x LANGUAGE CFLAGS… src -o out`.
+fn cc_argv<'a>(head: &[&'a str], input: Input, src: &'a str, out: &'a str) -> Vec<&'a str> {
+    let mut argv = head.to_vec();
+    argv.extend_from_slice(&["-x", input.language()]);
+    argv.extend_from_slice(CFLAGS);
+    argv.extend_from_slice(&[src, "-o", out]);
+    argv
+}
+
 impl<'j> Gcc<'j> {
     pub fn new(jail: &'j Jail, limits: JailLimits) -> Self {
         Gcc { jail, limits }
     }
 
-    /// Writes a file into the jail's work folder.
+    /// Writes a file into the jail's work folder, dated at the start of
+    /// 1970 (what `__TIMESTAMP__` shows: a build never depends on when it
+    /// ran; the jail's `SOURCE_DATE_EPOCH` fixes `__DATE__` and `__TIME__`).
     pub fn put(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
-        std::fs::write(self.jail.work_dir().join(name), contents)
+        let path = self.jail.work_dir().join(name);
+        std::fs::write(&path, contents)?;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_modified(std::time::UNIX_EPOCH)
     }
 
     /// The size of a file in the jail's work folder, in bytes.
@@ -82,26 +120,17 @@ impl<'j> Gcc<'j> {
 
     /// `gcc -E`: the preprocessed source with line markers, in `out`.
     pub fn preprocess(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
-        let mut argv = vec![GCC, "-E"];
-        argv.extend_from_slice(CFLAGS);
-        argv.extend_from_slice(&[src, "-o", out]);
-        self.run(&argv)
+        self.run(&cc_argv(&[GCC, "-E"], Input::Source, src, out))
     }
 
     /// `gcc -c`: an object file.
-    pub fn compile(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
-        let mut argv = vec![GCC, "-c"];
-        argv.extend_from_slice(CFLAGS);
-        argv.extend_from_slice(&[src, "-o", out]);
-        self.run(&argv)
+    pub fn compile(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
+        self.run(&cc_argv(&[GCC, "-c"], input, src, out))
     }
 
     /// `gcc -c -w`: an object file, errors only (no warnings).
-    pub fn compile_quiet(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
-        let mut argv = vec![GCC, "-c", "-w"];
-        argv.extend_from_slice(CFLAGS);
-        argv.extend_from_slice(&[src, "-o", out]);
-        self.run(&argv)
+    pub fn compile_quiet(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
+        self.run(&cc_argv(&[GCC, "-c", "-w"], input, src, out))
     }
 
     /// Links objects into a static executable with no C library.
@@ -149,7 +178,17 @@ impl<'j> Gcc<'j> {
                 "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                 lim.file_size >> 20
             )),
-            JailExit::Signaled(s) => Some(format!("{tool} was stopped by signal {s}")),
+            JailExit::Signaled(s) if s == libc::SIGKILL => Some(format!(
+                "{tool} was stopped because it needed more than its limits ({} s of CPU time, \
+                 {} MB of memory): the program makes the compiler work far harder than its \
+                 length explains (huge expressions or initialisers, deep nesting); simplify it",
+                lim.cpu_secs,
+                lim.address_space >> 20
+            )),
+            JailExit::Signaled(s) => Some(format!(
+                "{tool} crashed (signal {s}); this is a fault of the compiler on this program, \
+                 not a rule of the contest: write the part it chokes on differently"
+            )),
             JailExit::Exited(_) => {
                 if text.contains("File size limit exceeded") {
                     Some(format!(

@@ -30,8 +30,6 @@ const HARMLESS_ATTRIBUTES: &[&str] = &[
     "maybe_unused",
     "noinline",
     "noclone",
-    "always_inline",
-    "flatten",
     "noreturn",
     "const",
     "pure",
@@ -58,6 +56,12 @@ const FORBIDDEN_BUILTIN_PREFIXES: &[&str] = &[
     "__builtin_apply",
     "__builtin_return",
 ];
+
+/// Attributes that force the compilers to copy a function into every
+/// caller: a few lines of them make a program of millions of operators
+/// (`always_inline` doubled twenty times), so what the lexical count
+/// bounds would no longer bound the work of the compilers.
+const AMPLIFYING_ATTRIBUTES: &[&str] = &["always_inline", "flatten", "gnu_inline", "artificial"];
 
 /// Pragmas that are accepted (the first words).
 const HARMLESS_PRAGMAS: &[&[&str]] = &[&["GCC", "diagnostic"], &["STDC"], &["once"]];
@@ -154,7 +158,17 @@ fn attribute_names(tokens: &[&Token<'_>], start: usize, depth: usize) -> (Vec<St
 fn report_attributes(line: u32, names: &[String], found: &mut Vec<(u32, String)>) {
     for name in names {
         let bare = name.trim_start_matches("__").trim_end_matches("__");
-        if !HARMLESS_ATTRIBUTES.contains(&bare) {
+        if AMPLIFYING_ATTRIBUTES.contains(&bare) {
+            found.push((
+                line,
+                format!(
+                    "the attribute `{bare}` is not allowed: it forces the compiler to copy a \
+                     function into every call, which can multiply a short program into \
+                     millions of operators; remove it (the compiler inlines small functions \
+                     by itself)"
+                ),
+            ));
+        } else if !HARMLESS_ATTRIBUTES.contains(&bare) {
             found.push((
                 line,
                 format!(
@@ -200,9 +214,21 @@ pub fn check_preprocessed(preprocessed: &str) -> Vec<Diagnostic> {
     let source_line = |l: u32| lines.get(l as usize - 1).copied().unwrap_or(0);
     let mut last_line = 0;
     let pragma = |line: u32, words: Vec<String>, found: &mut Vec<(u32, String)>| {
-        if words.first().is_some_and(|w| w == "pragma") {
-            let w: Vec<&str> = words[1..].iter().map(String::as_str).collect();
-            check_pragma_words(line, &w, found);
+        match words.first().map(String::as_str) {
+            Some("pragma") => {
+                let w: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+                check_pragma_words(line, &w, found);
+            }
+            // A line marker (`# 12 "strategy.c" 2`) has no identifier.
+            None => {}
+            Some(word) => found.push((
+                line,
+                format!(
+                    "a macro made the directive `#{word}`; the preprocessor has already run, \
+                     so nothing would obey it but a second compiler: write the directive out \
+                     (requirement 1: pure C)"
+                ),
+            )),
         }
     };
     for t in &tokens {

@@ -22,7 +22,9 @@ use wasmtime::wasmparser::{
     WasmFeatures,
 };
 
-use super::gcc::{Gcc, GccRun};
+use super::gcc::{Gcc, GccRun, Input};
+use super::lex::{self, LexOptions};
+use super::purec::strip_line_markers;
 use crate::sandbox::jail::JailError;
 
 /// The shadow stack in the module's linear memory (arrays and variables
@@ -30,9 +32,21 @@ use crate::sandbox::jail::JailError;
 /// the native runtime's start-up probe promised.
 pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
 
-/// The largest `.wasm` accepted (a strategy of 10000 lexical elements is
-/// far smaller; this only bounds the work of a check).
-pub const MAX_MODULE_BYTES: usize = 4 << 20;
+/// The largest `.wasm` accepted. A strategy of 10000 lexical elements
+/// makes a few kB to some tens of kB (forced inlining is refused); these
+/// limits bound the work and memory of the engine's compiler (Cranelift),
+/// which runs in the server's process: `knobeln bench compile` measures
+/// it at [`MAX_FUNCTION_BYTES`] and the README states the figure.
+pub const MAX_MODULE_BYTES: usize = 1 << 20;
+
+/// The largest body of one function, in bytes of its code.
+pub const MAX_FUNCTION_BYTES: usize = 64 << 10;
+
+/// The most functions a module may define.
+pub const MAX_FUNCTIONS: u32 = 4096;
+
+/// The most local variables one function may declare.
+pub const MAX_FUNCTION_LOCALS: u32 = 4096;
 
 /// The most table elements a module may declare (function pointers).
 pub const MAX_TABLE_ELEMENTS: u64 = 16 * 1024;
@@ -84,10 +98,43 @@ impl Toolchain {
     pub const MISSING: &'static str = "clang, wasm-ld and the wasm32 builtins are missing \
          (Debian: apt-get install clang lld libclang-rt-14-dev-wasm32)";
 
-    /// `clang -c` for wasm32: `src` into the object `out`.
-    pub fn compile(&self, gcc: &Gcc<'_>, src: &str, out: &str) -> Result<GccRun, JailError> {
+    /// `clang -c` for wasm32: `src` into the object `out`. Preprocessed
+    /// input is read with no predefined macro (`-undef`), but clang's
+    /// compiler runs its preprocessor over any input (even one it is told
+    /// is preprocessed), which is why the compile service first checks
+    /// with [`Toolchain::preprocess_again`] that this changes nothing.
+    pub fn compile(
+        &self,
+        gcc: &Gcc<'_>,
+        input: Input,
+        src: &str,
+        out: &str,
+    ) -> Result<GccRun, JailError> {
+        self.run(gcc, "-c", input, src, out)
+    }
+
+    /// `clang -E` of the preprocessed text `src` (the one the checks read
+    /// and gcc compiled) into `out`: what clang's own preprocessing makes
+    /// of it before it compiles it.
+    pub fn preprocess_again(&self, gcc: &Gcc<'_>, src: &str, out: &str) -> Result<GccRun, JailError> {
+        self.run(gcc, "-E", Input::Preprocessed, src, out)
+    }
+
+    fn run(
+        &self,
+        gcc: &Gcc<'_>,
+        mode: &str,
+        input: Input,
+        src: &str,
+        out: &str,
+    ) -> Result<GccRun, JailError> {
         let clang = self.clang.to_string_lossy();
-        let mut argv: Vec<&str> = vec![&clang, "-c"];
+        // Always as C: clang's driver would skip `-E` for `cpp-output`,
+        // while its compiler preprocesses that input all the same.
+        let mut argv: Vec<&str> = vec![&clang, mode, "-x", "c"];
+        if input == Input::Preprocessed {
+            argv.push("-undef");
+        }
         argv.extend_from_slice(CLANG_FLAGS);
         argv.extend_from_slice(&[src, "-o", out]);
         gcc.run_tool("clang", &argv)
@@ -144,8 +191,6 @@ fn builtins_under(dir: &Path) -> Option<PathBuf> {
 pub const CLANG_FLAGS: &[&str] = &[
     "--target=wasm32",
     "-mcpu=mvp",
-    "-x",
-    "c",
     "-O2",
     "-ffreestanding",
     "-fno-builtin",
@@ -156,6 +201,80 @@ pub const CLANG_FLAGS: &[&str] = &[
     "-fno-caret-diagnostics",
     "-ferror-limit=30",
 ];
+
+/// Where clang's preprocessing of the checked text `checked` (gcc's, with
+/// its line markers) made something else of it (`again`): the first token
+/// that differs, as (line of the submitted source, 0 when unknown; the
+/// token in the checked text). `None`: clang builds exactly the text the
+/// checks read. Linear in the texts' size.
+pub fn preprocessing_difference(checked: &str, again: &str) -> Option<(u32, String)> {
+    let (a, lines) = strip_line_markers(checked);
+    let (b, _) = strip_line_markers(again);
+    let tokens = |text: &str| -> Vec<(u32, String)> {
+        lex::tokenize_with(text, LexOptions::GNU)
+            .into_iter()
+            .filter(|t| !t.is_comment())
+            .map(|t| (t.line, t.unspliced().into_owned()))
+            .collect()
+    };
+    let (a, b) = (tokens(&a), tokens(&b));
+    let source_line = |l: u32| lines.get(l as usize - 1).copied().unwrap_or(0);
+    for i in 0..a.len().max(b.len()) {
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) if x.1 == y.1 => continue,
+            (Some((line, text)), _) => return Some((source_line(*line), text.clone())),
+            (None, Some(_)) => {
+                let line = a.last().map_or(0, |(l, _)| source_line(*l));
+                return Some((line, "(the end of the program)".into()));
+            }
+            (None, None) => unreachable!("i is below the longer length"),
+        }
+    }
+    None
+}
+
+/// What the strategy's wasm object (clang's output, before wasm-ld)
+/// imports and runs that a strategy may not: functions from another module
+/// than the linker's `env` (a direct import of the referee's functions),
+/// or constructors. Each in words for the participant.
+pub fn check_object(object: &[u8]) -> Vec<String> {
+    use wasmtime::wasmparser::{KnownCustom, Linking};
+    let mut problems = Vec::new();
+    for payload in Parser::new(0).parse_all(object) {
+        let Ok(payload) = payload else {
+            problems.push("clang's object cannot be read as WebAssembly".into());
+            break;
+        };
+        match payload {
+            Payload::ImportSection(r) => {
+                for import in r.into_imports().flatten() {
+                    if import.module != "env" {
+                        problems.push(format!(
+                            "imports `{}.{}` directly; a strategy reaches the referee only \
+                             through the five library routines",
+                            import.module, import.name
+                        ));
+                    }
+                }
+            }
+            Payload::CustomSection(c) => {
+                if let KnownCustom::Linking(l) = c.as_known() {
+                    for sub in l.subsections().flatten() {
+                        if let Linking::InitFuncs(map) = sub {
+                            if map.count() > 0 {
+                                problems.push(
+                                    "has constructors; no code may run before main()".into(),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    problems
+}
 
 /// What wasm-ld said that a participant can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -252,7 +371,39 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
                     }
                 }
             }
-            Payload::FunctionSection(r) => func_types.extend(r.into_iter().flatten()),
+            Payload::FunctionSection(r) => {
+                if r.count() > MAX_FUNCTIONS {
+                    problems.push(format!(
+                        "has {} functions; at most {MAX_FUNCTIONS} are allowed",
+                        r.count()
+                    ));
+                }
+                func_types.extend(r.into_iter().flatten())
+            }
+            Payload::CodeSectionEntry(body) => {
+                let bytes = body.range().len();
+                if bytes > MAX_FUNCTION_BYTES {
+                    problems.push(format!(
+                        "has a function of {} kB of code; at most {} kB are allowed (split it \
+                         into smaller functions)",
+                        bytes.div_ceil(1024),
+                        MAX_FUNCTION_BYTES / 1024
+                    ));
+                }
+                let locals: u64 = body
+                    .get_locals_reader()
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|(n, _)| u64::from(n))
+                    .sum();
+                if locals > u64::from(MAX_FUNCTION_LOCALS) {
+                    problems.push(format!(
+                        "has a function with {locals} local variables; at most \
+                         {MAX_FUNCTION_LOCALS} are allowed"
+                    ));
+                }
+            }
             Payload::MemorySection(r) => {
                 for m in r.into_iter().flatten() {
                     memories.push((m.initial, m.maximum));
@@ -373,9 +524,87 @@ fn check_import(import: &Import<'_>, types: &[FuncType], problems: &mut Vec<Stri
     }
 }
 
+/// A module of the contest's shape whose `main` is one straight-line
+/// function of about `body_bytes` bytes of code (an `i32` local added to
+/// again and again): what the engine's compiler is measured and tested on
+/// at [`MAX_FUNCTION_BYTES`].
+pub fn straight_line_module(body_bytes: usize) -> Vec<u8> {
+    fn leb(mut n: usize, out: &mut Vec<u8>) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    fn section(id: u8, content: &[u8], out: &mut Vec<u8>) {
+        out.push(id);
+        leb(content.len(), out);
+        out.extend_from_slice(content);
+    }
+    // local.get 0; i32.const 7; i32.add; local.set 0
+    const STEP: [u8; 7] = [0x20, 0x00, 0x41, 0x07, 0x6a, 0x21, 0x00];
+    let mut main = vec![0x01, 0x01, 0x7f]; // one i32 local
+    while main.len() + STEP.len() < body_bytes.saturating_sub(1).max(STEP.len() + 3) {
+        main.extend_from_slice(&STEP);
+    }
+    main.push(0x0b);
+    let mut out = b"\0asm\x01\0\0\0".to_vec();
+    section(1, &[0x01, 0x60, 0x00, 0x00], &mut out); // type 0: () -> ()
+    section(3, &[0x02, 0x00, 0x00], &mut out); // two functions of type 0
+    section(5, &[0x01, 0x01, 0x10, 0x10], &mut out); // memory: 16 pages, fixed
+    let mut exports = vec![0x03];
+    for (name, kind, index) in [("memory", 2u8, 0u8), ("knobeln_start", 0, 0), ("main", 0, 1)] {
+        leb(name.len(), &mut exports);
+        exports.extend_from_slice(name.as_bytes());
+        exports.extend_from_slice(&[kind, index]);
+    }
+    section(7, &exports, &mut out);
+    let mut code = vec![0x02, 0x02, 0x00, 0x0b]; // knobeln_start: no locals, end
+    leb(main.len(), &mut code);
+    code.extend_from_slice(&main);
+    section(10, &code, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_function_past_the_limit_is_refused_and_one_at_it_is_not() {
+        let at = straight_line_module(MAX_FUNCTION_BYTES - 8);
+        assert_eq!(check_module(&at, 1 << 20).map(|s| s.main_params), Ok(0));
+        let past = straight_line_module(MAX_FUNCTION_BYTES + 64);
+        let problems = check_module(&past, 1 << 20).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.contains("a function of 65 kB")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn clangs_preprocessing_must_leave_the_checked_text_as_it_is() {
+        let checked = "# 1 \"strategy.c\"\nint a;\n# 7 \"strategy.c\"\nint b = __is_wasm;\n";
+        assert_eq!(preprocessing_difference(checked, checked), None);
+        // Whitespace and line markers do not count, tokens do.
+        let same = "# 1 \"strategy.c\"\nint   a ;\n\n\nint b =\n __is_wasm;\n";
+        assert_eq!(preprocessing_difference(checked, same), None);
+        let expanded = "# 1 \"strategy.c\"\nint a;\n# 7 \"strategy.c\"\nint b = 1;\n";
+        assert_eq!(
+            preprocessing_difference(checked, expanded),
+            Some((7, "__is_wasm".into()))
+        );
+        // A directive obeyed by clang: its line is gone from clang's text.
+        let directive = "# 1 \"strategy.c\"\n# define X 1\nint a;\n";
+        assert_eq!(
+            preprocessing_difference(directive, "int a;\n"),
+            Some((1, "#".into()))
+        );
+    }
 
     #[test]
     fn wasm_ld_messages_become_problems() {

@@ -26,6 +26,7 @@
 pub mod seat;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -34,7 +35,9 @@ use wasmtime::{
     PoolingAllocationConfig, WasmFeatures,
 };
 
-pub use seat::{lead, Control, Ending, Seat, SeatLimits, Step};
+pub use seat::{
+    lead, Control, Ending, GameWatch, Seat, SeatLimits, Step, WatchdogTripped, HOST_CALL_FUEL,
+};
 
 /// Bytes of one WebAssembly page.
 pub const PAGE_BYTES: u64 = 65536;
@@ -107,6 +110,7 @@ pub fn config() -> wasmtime::Result<Config> {
     c.cranelift_opt_level(OptLevel::Speed);
     c.cranelift_nan_canonicalization(true);
     c.consume_fuel(true);
+    c.operator_cost(operator_cost());
     c.epoch_interruption(true);
     c.max_wasm_stack(CALL_STACK_BYTES);
     c.async_stack_size(CALL_STACK_BYTES + (256 << 10));
@@ -128,17 +132,41 @@ pub fn config() -> wasmtime::Result<Config> {
     Ok(c)
 }
 
-/// Advances the engine's epoch every [`EPOCH_TICK`] for the life of the
-/// process: a store whose deadline has passed traps at its next check.
+/// The watchdog's ticks since the engine was built.
+static TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// The watchdog's tick count now (advanced every [`EPOCH_TICK`]).
+pub(crate) fn ticks() -> u64 {
+    TICKS.load(Ordering::Relaxed)
+}
+
+/// Advances the tick count and the engine's epoch every [`EPOCH_TICK`]
+/// for the life of the process: a running store checks its player's own
+/// running time at the next loop or call after a tick.
 fn start_watchdog(engine: Engine) {
     std::thread::Builder::new()
         .name("wasm-watchdog".into())
         .spawn(move || loop {
             std::thread::sleep(EPOCH_TICK);
+            TICKS.fetch_add(1, Ordering::Relaxed);
             engine.increment_epoch();
         })
         .expect("start the WebAssembly watchdog");
 }
+
+/// Fuel of the operators that take longer than the others (every other
+/// operator costs what wasmtime charges: one, or nothing for the control
+/// structure `block`, `loop`, `end`, `nop`, `drop`). `memory.grow` calls
+/// into the engine (34 ns here, measured by `knobeln bench fuel`); a
+/// strategy's memory cannot grow, but the call can be made in a loop.
+pub fn operator_cost() -> wasmtime::OperatorCost {
+    let mut cost = wasmtime::OperatorCost::new();
+    cost.MemoryGrow = MEMORY_GROW_FUEL;
+    cost
+}
+
+/// What `memory.grow` costs ([`operator_cost`]).
+pub const MEMORY_GROW_FUEL: u8 = 255;
 
 /// A strategy ready to play: its module compiled and linked with the
 /// referee's functions.

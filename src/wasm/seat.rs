@@ -17,18 +17,109 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use wasmtime::{Caller, Engine, Func, Instance, Linker, Store, Trap, TypedFunc, Val};
+use wasmtime::{
+    Caller, Engine, Func, Instance, Linker, Store, StoreContextMut, Trap, TypedFunc,
+    UpdateDeadline, Val,
+};
 
-use super::{Strategy, EPOCH_TICK};
+use super::{ticks, Strategy, EPOCH_TICK};
+
+/// Fuel one call of a referee's function costs (`seed`, `make_throw`): a
+/// call out of the module takes as long as a hundred ordinary operators,
+/// and a strategy may call `seed` as often as it likes.
+pub const HOST_CALL_FUEL: u64 = 100;
 
 /// What the referee's functions see of a seat.
 pub struct SeatData {
     exchange: Arc<Exchange>,
     seed: u64,
+    watch: Arc<GameWatch>,
+}
+
+/// The watchdog's view of one game: how long each player has run, in
+/// ticks of the watchdog ([`EPOCH_TICK`]), each counted from its own start
+/// and over its own running only. The seat's steps are timed by the tick
+/// counter (a tick that falls inside a step is the seat's: an unbiased
+/// count of its time at the cost of two atomic reads a throw); the lead
+/// runs whenever the seat does not.
+#[derive(Debug)]
+pub struct GameWatch {
+    started: u64,
+    seat_ticks: AtomicU64,
+    /// The tick the seat's current step began at, or [`IDLE`].
+    seat_since: AtomicU64,
+}
+
+const IDLE: u64 = u64::MAX;
+
+impl GameWatch {
+    /// A game starts now.
+    pub fn start() -> Arc<GameWatch> {
+        Arc::new(GameWatch {
+            started: ticks(),
+            seat_ticks: AtomicU64::new(0),
+            seat_since: AtomicU64::new(IDLE),
+        })
+    }
+
+    fn seat_own(&self, now: u64) -> u64 {
+        let since = self.seat_since.load(Ordering::Relaxed);
+        self.seat_ticks.load(Ordering::Relaxed)
+            + if since == IDLE {
+                0
+            } else {
+                now.saturating_sub(since)
+            }
+    }
+
+    fn lead_own(&self, now: u64) -> u64 {
+        now.saturating_sub(self.started)
+            .saturating_sub(self.seat_own(now))
+    }
+}
+
+/// Which player a store is, for the watchdog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Player {
+    Lead,
+    Seat,
+}
+
+/// The watchdog ended a strategy: it ran longer than its fuel can take on
+/// any sound machine. Never a player's failure: the engine is at fault
+/// (or the machine), and the game is played again.
+#[derive(Debug)]
+pub struct WatchdogTripped {
+    pub own: std::time::Duration,
+}
+
+impl std::fmt::Display for WatchdogTripped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the watchdog stopped a strategy after {:.1} s of its own running time, longer \
+             than its fuel can take on a sound machine (an engine or machine fault, not the \
+             strategy's)",
+            self.own.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for WatchdogTripped {}
+
+/// Takes `HOST_CALL_FUEL` from the calling strategy, or ends it for its
+/// CPU time when it has less.
+fn charge_host_call<T: 'static>(caller: &mut Caller<'_, T>) -> wasmtime::Result<()> {
+    let fuel = caller.get_fuel()?;
+    if fuel < HOST_CALL_FUEL {
+        caller.set_fuel(0)?;
+        return Err(wasmtime::Error::from(Trap::OutOfFuel));
+    }
+    caller.set_fuel(fuel - HOST_CALL_FUEL)
 }
 
 /// The throw a strategy made and the answer it gets, shared between the
@@ -45,9 +136,12 @@ const NONE: i64 = i64::MIN;
 /// The limits of one seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeatLimits {
-    /// Fuel for the whole game (one unit per WebAssembly operator).
+    /// Fuel for the whole game (one unit per WebAssembly operator, more
+    /// for the slow ones: [`super::operator_cost`]).
     pub fuel: u64,
-    /// The watchdog: wall-clock time for the whole game.
+    /// The watchdog: the player's own running time in the game, far above
+    /// what its fuel takes; past it the game is an engine fault
+    /// ([`WatchdogTripped`]), never the player's.
     pub wall: std::time::Duration,
 }
 
@@ -78,6 +172,24 @@ pub enum Control {
 pub struct LeadData {
     on_throw: Box<dyn FnMut(i32) -> Control + Send>,
     seed: u64,
+    watch: Arc<GameWatch>,
+}
+
+/// The game's watch of a store's data (for its watchdog callback).
+trait Watched {
+    fn watch(&self) -> &GameWatch;
+}
+
+impl Watched for LeadData {
+    fn watch(&self) -> &GameWatch {
+        &self.watch
+    }
+}
+
+impl Watched for SeatData {
+    fn watch(&self) -> &GameWatch {
+        &self.watch
+    }
 }
 
 /// The error that unwinds the lead when the referee stops it.
@@ -95,13 +207,19 @@ impl std::error::Error for Stopped {}
 /// The linker of the lead: the referee's two functions, called directly.
 pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>> {
     let mut linker = Linker::new(engine);
-    linker.func_wrap("knobeln", "seed", |caller: Caller<'_, LeadData>| {
-        caller.data().seed as i64
-    })?;
+    linker.func_wrap(
+        "knobeln",
+        "seed",
+        |mut caller: Caller<'_, LeadData>| -> wasmtime::Result<i64> {
+            charge_host_call(&mut caller)?;
+            Ok(caller.data().seed as i64)
+        },
+    )?;
     linker.func_wrap(
         "knobeln",
         "make_throw",
         |mut caller: Caller<'_, LeadData>, thrown: i32| -> wasmtime::Result<i32> {
+            charge_host_call(&mut caller)?;
             match (caller.data_mut().on_throw)(thrown) {
                 Control::Reply(r) => Ok(r),
                 Control::Stop => Err(wasmtime::Error::new(Stopped)),
@@ -113,19 +231,22 @@ pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>>
 
 /// Runs `strategy` as the lead of a game with its generator's `seed`:
 /// `on_throw` gets each of its throws and answers it. Returns how it
-/// ended ([`Ending::Stopped`] when `on_throw` stopped it).
+/// ended ([`Ending::Stopped`] when `on_throw` stopped it). `watch` is the
+/// game's, shared with the [`Seat`] of the other player.
 pub fn lead(
     strategy: &Strategy,
     seed: u64,
     limits: SeatLimits,
+    watch: Arc<GameWatch>,
     on_throw: impl FnMut(i32) -> Control + Send + 'static,
 ) -> Ending {
     let pre = &strategy.lead_pre;
     let data = LeadData {
         on_throw: Box::new(on_throw),
         seed,
+        watch,
     };
-    let mut store = match new_store(pre.module().engine(), data, limits) {
+    let mut store = match new_store(pre.module().engine(), data, limits, Player::Lead) {
         Ok(s) => s,
         Err(ending) => return ending,
     };
@@ -147,14 +268,35 @@ pub fn lead(
     }
 }
 
-/// A store for one player with its fuel and the watchdog's deadline.
-fn new_store<T: 'static>(engine: &Engine, data: T, limits: SeatLimits) -> Result<Store<T>, Ending> {
+/// A store for one player with its fuel and the watchdog: at every tick
+/// in which the player runs, its own running time is compared with
+/// `limits.wall`.
+fn new_store<T: Watched + Send + 'static>(
+    engine: &Engine,
+    data: T,
+    limits: SeatLimits,
+    player: Player,
+) -> Result<Store<T>, Ending> {
     let mut store = Store::new(engine, data);
     store
         .set_fuel(limits.fuel)
         .map_err(|e| Ending::Fault(format!("{e:#}")))?;
-    store.set_epoch_deadline(deadline_ticks(limits));
-    store.epoch_deadline_trap();
+    let budget = deadline_ticks(limits);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(move |cx: StoreContextMut<'_, T>| {
+        let now = ticks();
+        let watch = cx.data().watch();
+        let own = match player {
+            Player::Lead => watch.lead_own(now),
+            Player::Seat => watch.seat_own(now),
+        };
+        if own > budget {
+            return Err(wasmtime::Error::new(WatchdogTripped {
+                own: EPOCH_TICK * own as u32,
+            }));
+        }
+        Ok(UpdateDeadline::Continue(1))
+    });
     Ok(store)
 }
 
@@ -188,7 +330,7 @@ fn returned(results: &[Val]) -> Ending {
     })
 }
 
-/// The watchdog's deadline in epoch ticks.
+/// The watchdog's budget in ticks of a player's own running time.
 fn deadline_ticks(limits: SeatLimits) -> u64 {
     limits.wall.as_millis().div_ceil(EPOCH_TICK.as_millis()) as u64 + 1
 }
@@ -206,24 +348,32 @@ type Running = Pin<Box<dyn Future<Output = Ending> + Send>>;
 pub struct Seat {
     running: Option<Running>,
     exchange: Arc<Exchange>,
+    watch: Arc<GameWatch>,
 }
 
 /// The linker with the referee's two functions.
 pub(super) fn linker(engine: &Engine) -> wasmtime::Result<Linker<SeatData>> {
     let mut linker = Linker::new(engine);
-    linker.func_wrap("knobeln", "seed", |caller: Caller<'_, SeatData>| {
-        caller.data().seed as i64
-    })?;
+    linker.func_wrap(
+        "knobeln",
+        "seed",
+        |mut caller: Caller<'_, SeatData>| -> wasmtime::Result<i64> {
+            charge_host_call(&mut caller)?;
+            Ok(caller.data().seed as i64)
+        },
+    )?;
     linker.func_wrap_async(
         "knobeln",
         "make_throw",
-        |caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
+        |mut caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
+            let charged = charge_host_call(&mut caller);
             let exchange = caller.data().exchange.clone();
             Box::new(async move {
+                charged?;
                 exchange.thrown.store(thrown as i64, Ordering::Relaxed);
                 // Back to the referee until it has both throws.
                 Suspend(false).await;
-                exchange.reply.load(Ordering::Relaxed) as i32
+                Ok(exchange.reply.load(Ordering::Relaxed) as i32)
             })
         },
     )?;
@@ -249,7 +399,7 @@ impl Future for Suspend {
 impl Seat {
     /// Instantiates `strategy` for a game with its generator's `seed`.
     /// Nothing of the strategy runs before the first [`Seat::step`].
-    pub fn new(strategy: &Strategy, seed: u64, limits: SeatLimits) -> Seat {
+    pub fn new(strategy: &Strategy, seed: u64, limits: SeatLimits, watch: Arc<GameWatch>) -> Seat {
         let exchange = Arc::new(Exchange {
             thrown: AtomicI64::new(NONE),
             reply: AtomicI64::new(0),
@@ -259,10 +409,11 @@ impl Seat {
         let data = SeatData {
             exchange: exchange.clone(),
             seed,
+            watch: watch.clone(),
         };
         let engine = pre.module().engine().clone();
         let running: Running = Box::pin(async move {
-            let mut store = match new_store(&engine, data, limits) {
+            let mut store = match new_store(&engine, data, limits, Player::Seat) {
                 Ok(s) => s,
                 Err(ending) => return ending,
             };
@@ -286,6 +437,7 @@ impl Seat {
         Seat {
             running: Some(running),
             exchange,
+            watch,
         }
     }
 
@@ -300,7 +452,14 @@ impl Seat {
         self.exchange.reply.store(reply, Ordering::Relaxed);
         self.exchange.thrown.store(NONE, Ordering::Relaxed);
         let mut cx = Context::from_waker(Waker::noop());
-        match running.as_mut().poll(&mut cx) {
+        let since = ticks();
+        self.watch.seat_since.store(since, Ordering::Relaxed);
+        let polled = running.as_mut().poll(&mut cx);
+        self.watch
+            .seat_ticks
+            .fetch_add(ticks().saturating_sub(since), Ordering::Relaxed);
+        self.watch.seat_since.store(IDLE, Ordering::Relaxed);
+        match polled {
             Poll::Pending => match self.exchange.thrown.load(Ordering::Relaxed) {
                 NONE => {
                     self.running = None;

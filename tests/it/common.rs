@@ -86,7 +86,7 @@ pub fn compile_file(path: &Path) -> Strategy {
 pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
     use knobeln::sandbox::jail::{Jail, JailLimits};
     use knobeln::toolchain::compile::runtime_wasm_object;
-    use knobeln::toolchain::gcc::{Gcc, SOURCE_NAME};
+    use knobeln::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
     use knobeln::toolchain::wasm::Toolchain;
     let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
     let jail = Jail::new().expect("a jail");
@@ -95,7 +95,7 @@ pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
     gcc.put("knobellib.o", &runtime_wasm_object().expect("the runtime"))
         .expect("put the runtime");
     let cc = tools
-        .compile(&gcc, SOURCE_NAME, "strategy.o")
+        .compile(&gcc, Input::Source, SOURCE_NAME, "strategy.o")
         .expect("clang runs");
     if !cc.ok {
         return Err(cc.messages);
@@ -182,7 +182,7 @@ pub fn compile_native_file(path: &Path) -> NativeStrategy {
 /// and all), as the process runner's tests of its walls did.
 pub fn compile_native_unchecked(path: &Path) -> NativeStrategy {
     use knobeln::sandbox::jail::{Jail, JailLimits};
-    use knobeln::toolchain::gcc::{Gcc, RUNTIME_C, SOURCE_NAME};
+    use knobeln::toolchain::gcc::{Gcc, Input, RUNTIME_C, SOURCE_NAME};
     let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
@@ -190,7 +190,7 @@ pub fn compile_native_unchecked(path: &Path) -> NativeStrategy {
     gcc.put("knobellib.c", RUNTIME_C.as_bytes())
         .expect("put the runtime");
     for (c, o) in [(SOURCE_NAME, "strategy.o"), ("knobellib.c", "knobellib.o")] {
-        let run = gcc.compile(c, o).expect("gcc runs");
+        let run = gcc.compile(Input::Source, c, o).expect("gcc runs");
         assert!(run.ok, "{c} does not compile: {}", run.messages);
     }
     let ld = gcc

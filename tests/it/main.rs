@@ -60,6 +60,7 @@ mod mail_robust;
 mod mail_spool;
 mod mail_templates;
 mod mailstack;
+mod one_program;
 mod organizer;
 mod organizer_e2e;
 mod referee;

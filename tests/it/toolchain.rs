@@ -10,7 +10,7 @@ use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{CompileConfig, Outcome, Profile, Verdict};
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
-use knobeln::toolchain::gcc::Gcc;
+use knobeln::toolchain::gcc::{Gcc, Input};
 
 use crate::common::{
     compile_file, compile_source, config, example_path, install, play, repo_path, source_path,
@@ -434,7 +434,7 @@ fn jailed_preprocessor_cannot_read_etc_passwd() {
 #[test]
 fn incbin_built_by_a_macro_cannot_read_etc_passwd() {
     use knobeln::sandbox::jail::{Jail, JailLimits};
-    use knobeln::toolchain::gcc::{Gcc, SOURCE_NAME};
+    use knobeln::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
     let secret = host_passwd_line();
     let src =
         "#define S(x) #x\nasm(S(.incbin \"/etc/passwd\"));\nmain() { for (;;) make_throw(100); }\n";
@@ -452,7 +452,7 @@ fn incbin_built_by_a_macro_cannot_read_etc_passwd() {
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
-    let run = gcc.compile(SOURCE_NAME, "strategy.o").unwrap();
+    let run = gcc.compile(Input::Source, SOURCE_NAME, "strategy.o").unwrap();
     assert!(!run.ok, "{}", run.messages);
     assert!(run.messages.contains("/etc/passwd"), "{}", run.messages);
     assert!(!run.messages.contains(&secret));
@@ -501,7 +501,7 @@ fn jailed_gcc_cannot_write_outside_its_work_dir() {
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put("ok.c", b"int x = 1;\n").unwrap();
     // Into the work folder: fine.
-    let run = gcc.compile("ok.c", "ok.o").expect("gcc runs in the jail");
+    let run = gcc.compile(Input::Source, "ok.c", "ok.o").expect("gcc runs in the jail");
     assert!(run.ok, "{}", run.messages);
     assert!(jail.work_dir().join("ok.o").is_file());
     let root = jail.path().join("root");
@@ -513,7 +513,7 @@ fn jailed_gcc_cannot_write_outside_its_work_dir() {
         ("/dev/escape.o", vec![Path::new("/dev/escape.o")]),
     ];
     for (out, host_paths) in attempts {
-        let run = gcc.compile("ok.c", out).expect("gcc runs in the jail");
+        let run = gcc.compile(Input::Source, "ok.c", out).expect("gcc runs in the jail");
         let in_jail = root.join(out.trim_start_matches("../").trim_start_matches('/'));
         let written: Vec<&Path> = host_paths
             .iter()

@@ -1,0 +1,272 @@
+//! Issue 33: the program that plays is the program that was checked, and
+//! only fuel decides a game. The checks read, and gcc and clang both build,
+//! one preprocessed text (hostile variants of each view: `__wasm__`
+//! branches, names pasted by the preprocessor, constructors, direct imports,
+//! inline WebAssembly, directives made by macros, forced inlining); builds
+//! do not depend on the clock; the wall-clock watchdog is an engine fault,
+//! never a player's failure, and counts each player's own running time.
+
+use std::time::{Duration, Instant};
+
+use knobeln::referee::{GameSeeds, Referee, RefereeError};
+use knobeln::sandbox::jail::{Jail, JailLimits};
+use knobeln::toolchain::compile::{Outcome, Profile};
+use knobeln::toolchain::diagnostic::Check;
+use knobeln::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
+use knobeln::toolchain::wasm::{check_object, Toolchain};
+use knobeln::wasm::HOST_CALL_FUEL;
+
+use crate::common::{compile_source, config, install, play, Strategy};
+
+const HONEST: &str = "main() { for (;;) make_throw(100); }\n";
+
+fn module_of(src: &str) -> Vec<u8> {
+    match compile_source(src.as_bytes(), Profile::Local) {
+        Outcome::Accepted { binary, .. } => binary,
+        Outcome::Rejected { report } => panic!("rejected: {:?}\n{src}", report.diagnostics),
+    }
+}
+
+/// Code only clang would have seen (a `__wasm__` branch, which gcc's
+/// preprocessing drops) is now code nobody builds: the module is, byte for
+/// byte, the one of the source without it.
+#[test]
+fn a_wasm_branch_is_code_that_nobody_builds() {
+    let plain = module_of(HONEST);
+    let branches = [
+        // A constructor that throws twice before main starts.
+        "#define CAT(a,b) a##b\n#ifdef __wasm__\nCAT(__attri,bute__)((constructor)) static void \
+         early(void) { make_throw(5); make_throw(5); }\n#endif\n"
+            .to_string(),
+        // The referee's functions imported directly.
+        "#define CAT(a,b) a##b\n#ifdef __wasm__\nCAT(__attri,bute__)((import_module(\"knobeln\"), \
+         import_name(\"seed\"))) long long peek(void);\nint stolen(void) { return (int)peek(); }\n\
+         #endif\n"
+            .to_string(),
+        // Inline WebAssembly.
+        "#define CAT(a,b) a##b\n#ifdef __wasm__\nvoid spin(void) { CAT(__as,m__)(\".rept 1000\\n\
+         nop\\n.endr\"); }\n#endif\n"
+            .to_string(),
+        // Lexical elements the count never saw.
+        format!(
+            "#ifdef __wasm__\nint big[] = {{ {}0 }};\n#endif\n",
+            "1,".repeat(15_000)
+        ),
+    ];
+    for branch in branches {
+        let src = format!("{branch}{HONEST}");
+        assert_eq!(module_of(&src), plain, "{}", &src[..120]);
+    }
+}
+
+/// Names pasted by the preprocessor are read after pasting: every attack
+/// that the branch hid is refused when it is live code, with its line.
+#[test]
+fn what_macros_make_is_checked_as_written_out() {
+    let cases = [
+        (
+            "#define CAT(a,b) a##b\nCAT(__attri,bute__)((constructor)) static void early(void) { \
+             make_throw(5); }\n",
+            "`constructor`",
+        ),
+        (
+            "#define CAT(a,b) a##b\nCAT(__attri,bute__)((import_module(\"knobeln\"), \
+             import_name(\"seed\"))) long long peek(void);\n",
+            "`import_module`",
+        ),
+        (
+            "#define CAT(a,b) a##b\nvoid spin(void) { CAT(__as,m__)(\".rept 10\\nnop\\n.endr\"); }\n",
+            "inline assembly",
+        ),
+        ("#define HASH #\nint x;\nHASH define Y 1\n", "directive `#define`"),
+        (
+            "#define AI __attribute__((always_inline))\nAI static int f(int x) { return x; }\n",
+            "`always_inline`",
+        ),
+        (
+            "__attribute__((flatten)) static int g(int x) { return x + 1; }\n",
+            "`flatten`",
+        ),
+    ];
+    for (head, words) in cases {
+        let src = format!("{head}{HONEST}");
+        let outcome = compile_source(src.as_bytes(), Profile::Local);
+        assert!(!outcome.accepted(), "{words}: accepted");
+        let report = outcome.report();
+        assert!(
+            report
+                .errors()
+                .any(|d| d.check == Check::SingleFile && d.message.contains(words)),
+            "{words}: {:?}",
+            report.diagnostics
+        );
+    }
+}
+
+/// A name that means something to clang and nothing to gcc makes clang's
+/// view differ: refused with its line, never built into something else.
+#[test]
+fn a_name_only_clang_knows_is_refused() {
+    let src = "int __is_identifier = 3;\nmain() { for (;;) make_throw(__is_identifier + 97); }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(!outcome.accepted());
+    assert!(
+        outcome
+            .report()
+            .errors()
+            .any(|d| d.check == Check::Compiler && d.message.contains("clang")),
+        "{:?}",
+        outcome.report().diagnostics
+    );
+}
+
+/// Behind the one text, clang's object is checked too: a constructor or a
+/// direct import of the referee's functions is refused there as well.
+#[test]
+fn clangs_object_may_not_import_the_referee_or_run_constructors() {
+    let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
+    let object = |src: &str| {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = tools
+            .compile(&gcc, Input::Source, SOURCE_NAME, "s.o")
+            .unwrap();
+        assert!(run.ok, "{}", run.messages);
+        gcc.get("s.o").unwrap()
+    };
+    assert_eq!(check_object(&object(HONEST)), Vec::<String>::new());
+    let ctor = object(&format!(
+        "__attribute__((constructor)) static void early(void) {{ make_throw(5); }}\n{HONEST}"
+    ));
+    assert!(
+        check_object(&ctor)
+            .iter()
+            .any(|p| p.contains("constructors")),
+        "{:?}",
+        check_object(&ctor)
+    );
+    let import = object(
+        "__attribute__((import_module(\"knobeln\"), import_name(\"seed\"))) long long peek(void);\n\
+         main() { for (;;) make_throw((int)peek() & 1023); }\n",
+    );
+    assert!(
+        check_object(&import)
+            .iter()
+            .any(|p| p.contains("`knobeln.seed` directly")),
+        "{:?}",
+        check_object(&import)
+    );
+}
+
+/// Reproducible builds: `__DATE__`, `__TIME__` and `__TIMESTAMP__`
+/// (written out or pasted) say 1 January 1970, so the same source gives the
+/// same module bytes whenever it is built.
+#[test]
+fn the_same_source_builds_the_same_module_at_any_time() {
+    let src = "#define CAT(a,b) a##b\nstatic const char *volatile when = __DATE__ \" \" __TIME__ \" \" \
+               __TIMESTAMP__ \" \" __FILE__;\nstatic const char *volatile also = CAT(__TI,ME__);\n\
+               main() { int h = 0; const char *p;\n for (p = when; *p; p++) h = h * 31 + *p;\n \
+               for (p = also; *p; p++) h = h * 31 + *p;\n for (;;) make_throw(1 + (h & 4095)); }\n";
+    let first = module_of(src);
+    std::thread::sleep(Duration::from_millis(1100));
+    let second = module_of(src);
+    assert_eq!(first, second, "two builds a second apart differ");
+    let text = String::from_utf8_lossy(&first);
+    assert!(
+        text.contains("Jan  1 1970 00:00:00 Thu Jan  1 00:00:00 1970 strategy.c"),
+        "the module's strings: {text:?}"
+    );
+}
+
+/// A strategy that burns `per_throw` iterations of a volatile loop before
+/// each throw.
+fn burner(per_throw: u64) -> Strategy {
+    install(&module_of(&format!(
+        "main() {{ volatile long i; for (;;) {{ for (i = 0; i < {per_throw}; i++); \
+         make_throw(100); }} }}\n"
+    )))
+}
+
+/// Only fuel decides a game: the watchdog that ends a strategy running
+/// past its wall-clock budget is an engine fault (the game is played
+/// again), never a failure of either player, whoever runs when it fires.
+#[test]
+fn the_watchdog_is_an_engine_fault_never_a_players_failure() {
+    let endless = install(&module_of(
+        "main() { volatile int x = 0; make_throw(100); for (;;) x++; }\n",
+    ));
+    let honest = install(&module_of(HONEST));
+    let cfg = config(20, u64::MAX / 2, Duration::from_millis(300));
+    for (p, q) in [(&endless, &honest), (&honest, &endless)] {
+        let result = Referee::new(cfg).play_loaded([&p.loaded, &q.loaded], GameSeeds::public(1));
+        match result {
+            Err(RefereeError::Engine(why)) => assert!(why.contains("watchdog"), "{why}"),
+            other => panic!("the watchdog must be an engine fault: {other:?}"),
+        }
+    }
+}
+
+/// Each player's watchdog counts its own running time from its own start:
+/// two strategies that each need most of the budget both finish, though
+/// the game takes longer than the budget (before, the first player's
+/// clock ran through the other's turns as well).
+#[test]
+fn each_players_watchdog_counts_its_own_running_time() {
+    let honest = install(&module_of(HONEST));
+    // A burner that runs at least 0.6 s in a game of 20 throws (many ticks
+    // of the watchdog), measured here.
+    let generous = config(20, u64::MAX / 2, Duration::from_secs(600));
+    let mut per_throw = 4_000_000;
+    let (heavy, own) = loop {
+        let heavy = burner(per_throw);
+        let started = Instant::now();
+        let rec = play(&generous, &heavy, &honest, 1);
+        let own = started.elapsed();
+        assert!(rec.failures.is_empty(), "{rec:?}");
+        if own > Duration::from_millis(600) {
+            break (heavy, own);
+        }
+        per_throw *= 2;
+    };
+    // A budget that each burner's own time fits 2.2 times, but not the game.
+    let budget = own.mul_f64(2.2);
+    let cfg = config(20, u64::MAX / 2, budget);
+    let started = Instant::now();
+    let rec = play(&cfg, &heavy, &heavy, 2);
+    assert!(rec.failures.is_empty(), "{rec:?}");
+    assert_eq!(rec.throws.len(), 20);
+    eprintln!(
+        "one burner: {own:?}; both in one game: {:?}; budget {budget:?}",
+        started.elapsed()
+    );
+    // The budget is enforced: a third of one burner's time is too little.
+    let tight = config(20, u64::MAX / 2, own / 3);
+    for (p, q) in [(&heavy, &honest), (&honest, &heavy)] {
+        let result =
+            Referee::new(tight).play_loaded([&p.loaded, &q.loaded], GameSeeds::public(3));
+        assert!(
+            matches!(result, Err(RefereeError::Engine(ref why)) if why.contains("watchdog")),
+            "{result:?}"
+        );
+    }
+}
+
+/// A call of the referee's functions costs [`HOST_CALL_FUEL`]: a game of
+/// 20 throws needs more than 20 such calls' worth of fuel, whatever the
+/// strategy computes between them.
+#[test]
+fn calls_of_the_referee_cost_their_weight_in_fuel() {
+    let honest = install(&module_of(HONEST));
+    let enough = config(20, 30 * HOST_CALL_FUEL, Duration::from_secs(30));
+    assert!(play(&enough, &honest, &honest, 1).failures.is_empty());
+    let short = config(20, 15 * HOST_CALL_FUEL, Duration::from_secs(30));
+    let rec = play(&short, &honest, &honest, 1);
+    assert_eq!(rec.failures.len(), 2, "{rec:?}");
+    assert!(
+        rec.failures
+            .iter()
+            .all(|f| f.throw <= 15 && f.reason.contains("CPU time")),
+        "{rec:?}"
+    );
+}
