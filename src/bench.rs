@@ -486,6 +486,21 @@ pub struct CompileBench {
     /// The same for `gcc -c` alone on the same sources, in the same jail:
     /// the floor of any compile service that runs gcc.
     pub gcc_floor_cpu: Duration,
+    /// The engine's compiler (Cranelift, in this process) on the largest
+    /// function and the largest module accepted.
+    pub cranelift: Vec<CraneliftFigure>,
+}
+
+/// What Cranelift cost on one synthetic module.
+#[derive(Debug, Clone)]
+pub struct CraneliftFigure {
+    pub what: String,
+    pub module_bytes: usize,
+    pub cpu: Duration,
+    /// How far the process's peak resident memory rose while it compiled.
+    pub peak_rise_kb: u64,
+    /// The compiled code kept while the module plays.
+    pub image_kb: u64,
 }
 
 impl CompileBench {
@@ -502,7 +517,71 @@ impl CompileBench {
             ms(self.gcc_floor_cpu),
             self.cpu_per_compile.as_secs_f64() / self.gcc_floor_cpu.as_secs_f64()
         );
+        for c in &self.cranelift {
+            println!(
+                "Cranelift, {} ({} kB): {:.0} ms CPU, peak memory +{:.1} MB, compiled code \
+                 {:.1} MB",
+                c.what,
+                c.module_bytes / 1024,
+                ms(c.cpu),
+                c.peak_rise_kb as f64 / 1024.0,
+                c.image_kb as f64 / 1024.0
+            );
+        }
     }
+}
+
+/// A line of `/proc/self/status` in kB (`VmHWM`, `VmRSS`).
+fn status_kb(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Cranelift on the largest function and the largest module the module
+/// check accepts (straight-line code; each compiled once, uncached).
+fn cranelift_figures() -> Result<Vec<CraneliftFigure>, CompileError> {
+    use crate::toolchain::wasm::{
+        straight_line_module, StraightLine, MAX_FUNCTION_BYTES, MODULE_FUNCTIONS_AT_LIMIT,
+    };
+    let mut out = Vec::new();
+    for (what, shape, functions) in [
+        ("one function at the limit, a chain", StraightLine::Chain, 1),
+        ("one function at the limit, all live", StraightLine::Wide, 1),
+        (
+            "a module at the limit, chains",
+            StraightLine::Chain,
+            MODULE_FUNCTIONS_AT_LIMIT,
+        ),
+        (
+            "a module at the limit, all live",
+            StraightLine::Wide,
+            MODULE_FUNCTIONS_AT_LIMIT,
+        ),
+    ] {
+        let module = straight_line_module(shape, functions, MAX_FUNCTION_BYTES - 8);
+        // Reset the peak (VmHWM) to the current resident size.
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+        let before = status_kb("VmRSS:");
+        let c = cpu_used();
+        let compiled = crate::wasm::compile_uncached(&module)
+            .map_err(|e| CompileError::Runtime(e.to_string()))?;
+        let cpu = cpu_used() - c;
+        out.push(CraneliftFigure {
+            what: what.into(),
+            module_bytes: module.len(),
+            cpu,
+            peak_rise_kb: status_kb("VmHWM:").saturating_sub(before),
+            image_kb: compiled as u64 / 1024,
+        });
+    }
+    Ok(out)
 }
 
 /// CPU time (user + system) of this process and its waited-for children.
@@ -556,7 +635,11 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         let jail = Jail::new()?;
         let gcc = Gcc::new(&jail, JailLimits::default());
         gcc.put(SOURCE_NAME, bench_source(i).as_bytes())?;
-        gcc.compile(crate::toolchain::gcc::Input::Source, SOURCE_NAME, "strategy.o")?;
+        gcc.compile(
+            crate::toolchain::gcc::Input::Source,
+            SOURCE_NAME,
+            "strategy.o",
+        )?;
     }
     let floor = cpu_used() - c;
     Ok(CompileBench {
@@ -564,6 +647,7 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         wall,
         cpu_per_compile: cpu / n as u32,
         gcc_floor_cpu: floor / n as u32,
+        cranelift: cranelift_figures()?,
     })
 }
 

@@ -235,8 +235,9 @@ pub struct Rules {
     /// Memory per strategy in kB: the module's linear memory (data, heap
     /// and stack), whole WebAssembly pages of 64 kB.
     pub memory_kb: u64,
-    /// The watchdog's wall-clock seconds per game (against faults of the
-    /// engine; fuel runs out long before).
+    /// The watchdog: seconds of each player's own running time per game
+    /// (against faults of the engine; fuel runs out long before; past it
+    /// the game is played again, never a player's failure).
     pub wall_secs: f64,
     /// Exemplars per strategy in the Knobeln Evolution.
     pub exemplars: u64,
@@ -269,7 +270,7 @@ impl Default for Rules {
             fuel: crate::referee::DEFAULT_FUEL,
             cpu_secs: None,
             memory_kb: 1024,
-            wall_secs: 10.0,
+            wall_secs: crate::referee::DEFAULT_WALL.as_secs_f64(),
             exemplars: 5,
             max_generations: 1000,
             jobs: 0,

@@ -16,6 +16,7 @@
 pub mod admin;
 pub mod bench;
 pub mod bench_bots;
+pub mod bench_fuel;
 pub mod bench_mail;
 pub mod bench_site;
 pub mod config;

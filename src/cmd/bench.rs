@@ -10,7 +10,10 @@
 //! outbox sender to the spool against the same files without any sync
 //! (floor) and with one `fsync` each. `bots`: line-protocol bots per
 //! language (`crate::bench_bots`). `compile`: CPU time per compile of the
-//! compile service against `gcc -c` alone on the same sources.
+//! compile service against `gcc -c` alone on the same sources, and the
+//! engine's compiler on one function at the largest size accepted. `fuel`:
+//! nanoseconds per unit of fuel by class of operator, quiet and with the
+//! other CPUs busy (`knobeln::bench_fuel`).
 //! `distributed`: games through the NATS queue
 //! with `--workers N` worker processes against the local pool, and the
 //! coordinator's ceiling with fake workers (starts its own `nats-server`
@@ -31,6 +34,8 @@ pub enum What {
     Game,
     Tournament,
     Compile,
+    /// Nanoseconds per unit of fuel, by class of operator, quiet and loaded.
+    Fuel,
     Registrations,
     /// Mails through the outbox sender to the spool (batched syncfs).
     Spool,
@@ -122,6 +127,9 @@ impl Bench {
         }
         if matches!(self.what, What::Compile | What::All) {
             knobeln::bench::compile_bench(self.sources)?.print();
+        }
+        if matches!(self.what, What::Fuel | What::All) {
+            knobeln::bench_fuel::fuel_bench()?.print();
         }
         if matches!(self.what, What::Registrations | What::All) {
             knobeln::bench::registration_bench(self.registrations)

@@ -179,8 +179,9 @@ pub struct GameOpts {
     /// Memory limit per strategy, in kB (whole 64 kB pages).
     #[arg(long, default_value_t = 1024)]
     pub memory_kb: u64,
-    /// The watchdog: wall-clock limit per game, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    /// The watchdog: seconds of each player's own running time in a game;
+    /// past it the game is an engine fault (never a player's failure).
+    #[arg(long, default_value_t = knobeln::referee::DEFAULT_WALL.as_secs_f64())]
     pub wall_secs: f64,
 }
 

@@ -36,9 +36,11 @@ use crate::wasm::{
 pub struct RefereeConfig {
     pub params: Params,
     pub limits: PlayerLimits,
-    /// The watchdog: wall-clock time for a whole game (fuel runs out long
-    /// before on any machine; it catches faults of the engine, and, for
-    /// the process runner, strategies that block).
+    /// The watchdog: a player's own running time in a game (for a
+    /// module; fuel runs out long before on any sound machine, see
+    /// [`DEFAULT_WALL`]); past it the game is an engine fault and is played
+    /// again, never a player's failure. For the process runner: wall-clock
+    /// time for the whole game (strategies that block).
     pub wall: Duration,
     /// The CPU limit: fuel per strategy and game, one unit per WebAssembly
     /// operator ([`DEFAULT_FUEL`]). A configuration stored before fuel
@@ -56,6 +58,13 @@ pub struct RefereeConfig {
 /// The README gives the arithmetic and how long that is on this machine.
 pub const DEFAULT_FUEL: u64 = 1_710_000_000;
 
+/// The watchdog's default: 60 s of a player's own running time. The
+/// slowest class of operator takes 1.2 ns per unit of fuel here (`knobeln
+/// bench fuel`, quiet or with the other CPUs busy), so the default fuel
+/// takes at most about 2 s; 60 s leaves room for a machine 25 times
+/// slower before a game is played again.
+pub const DEFAULT_WALL: Duration = Duration::from_secs(60);
+
 fn default_fuel() -> u64 {
     DEFAULT_FUEL
 }
@@ -65,7 +74,7 @@ impl Default for RefereeConfig {
         RefereeConfig {
             params: Params::default(),
             limits: PlayerLimits::default(),
-            wall: Duration::from_secs(10),
+            wall: DEFAULT_WALL,
             fuel: DEFAULT_FUEL,
         }
     }

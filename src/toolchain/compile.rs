@@ -520,7 +520,12 @@ fn build_wasm(
         set_verdict(&mut verdicts, Check::Compiler, Verdict::Failed);
         return Ok(finish(r, verdicts, None));
     }
-    let cc = tools.compile(gcc, Input::Preprocessed, PREPROCESSED_NAME, "strategy.wasm.o")?;
+    let cc = tools.compile(
+        gcc,
+        Input::Preprocessed,
+        PREPROCESSED_NAME,
+        "strategy.wasm.o",
+    )?;
     if !cc.ok {
         return Ok(clang_failed(r, verdicts, &cc));
     }

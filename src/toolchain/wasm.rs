@@ -42,6 +42,10 @@ pub const MAX_MODULE_BYTES: usize = 1 << 20;
 /// The largest body of one function, in bytes of its code.
 pub const MAX_FUNCTION_BYTES: usize = 64 << 10;
 
+/// How many functions at [`MAX_FUNCTION_BYTES`] fit into a module of
+/// [`MAX_MODULE_BYTES`].
+pub const MODULE_FUNCTIONS_AT_LIMIT: usize = MAX_MODULE_BYTES / MAX_FUNCTION_BYTES - 1;
+
 /// The most functions a module may define.
 pub const MAX_FUNCTIONS: u32 = 4096;
 
@@ -116,7 +120,12 @@ impl Toolchain {
     /// `clang -E` of the preprocessed text `src` (the one the checks read
     /// and gcc compiled) into `out`: what clang's own preprocessing makes
     /// of it before it compiles it.
-    pub fn preprocess_again(&self, gcc: &Gcc<'_>, src: &str, out: &str) -> Result<GccRun, JailError> {
+    pub fn preprocess_again(
+        &self,
+        gcc: &Gcc<'_>,
+        src: &str,
+        out: &str,
+    ) -> Result<GccRun, JailError> {
         self.run(gcc, "-E", Input::Preprocessed, src, out)
     }
 
@@ -262,9 +271,8 @@ pub fn check_object(object: &[u8]) -> Vec<String> {
                     for sub in l.subsections().flatten() {
                         if let Linking::InitFuncs(map) = sub {
                             if map.count() > 0 {
-                                problems.push(
-                                    "has constructors; no code may run before main()".into(),
-                                );
+                                problems
+                                    .push("has constructors; no code may run before main()".into());
                             }
                         }
                     }
@@ -524,11 +532,23 @@ fn check_import(import: &Import<'_>, types: &[FuncType], problems: &mut Vec<Stri
     }
 }
 
-/// A module of the contest's shape whose `main` is one straight-line
-/// function of about `body_bytes` bytes of code (an `i32` local added to
-/// again and again): what the engine's compiler is measured and tested on
-/// at [`MAX_FUNCTION_BYTES`].
-pub fn straight_line_module(body_bytes: usize) -> Vec<u8> {
+/// The code of a synthetic function ([`straight_line_module`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StraightLine {
+    /// A chain: a local plus a load from memory, again and again (one
+    /// value live at a time).
+    Chain,
+    /// As many loads as fit, all live at once, then added up (the most
+    /// values live at once: the register allocator's worst case).
+    Wide,
+}
+
+/// A module of the contest's shape with `functions` straight-line
+/// functions of about `body_bytes` bytes of code each, the first of them
+/// `main`: what the engine's compiler is measured and tested on at
+/// [`MAX_FUNCTION_BYTES`] and [`MAX_MODULE_BYTES`]. Loads from memory keep
+/// the compiler from folding the code away.
+pub fn straight_line_module(shape: StraightLine, functions: usize, body_bytes: usize) -> Vec<u8> {
     fn leb(mut n: usize, out: &mut Vec<u8>) {
         loop {
             let byte = (n & 0x7f) as u8;
@@ -545,27 +565,54 @@ pub fn straight_line_module(body_bytes: usize) -> Vec<u8> {
         leb(content.len(), out);
         out.extend_from_slice(content);
     }
-    // local.get 0; i32.const 7; i32.add; local.set 0
-    const STEP: [u8; 7] = [0x20, 0x00, 0x41, 0x07, 0x6a, 0x21, 0x00];
     let mut main = vec![0x01, 0x01, 0x7f]; // one i32 local
-    while main.len() + STEP.len() < body_bytes.saturating_sub(1).max(STEP.len() + 3) {
-        main.extend_from_slice(&STEP);
+    let room = body_bytes.saturating_sub(main.len() + 9);
+    match shape {
+        StraightLine::Chain => {
+            // local.get 0; i32.load offset=k; local.get 0; i32.add; local.set 0
+            for k in 0..room / 10 {
+                let k = (k % 128) as u8;
+                main.extend_from_slice(&[0x20, 0x00, 0x28, 0x02, k, 0x20, 0x00, 0x6a, 0x21, 0x00]);
+            }
+        }
+        StraightLine::Wide => {
+            // n × (local.get 0; i32.load offset=k), (n-1) × i32.add, local.set 0
+            let n = ((room.saturating_sub(2)) / 6).max(1);
+            for k in 0..n {
+                main.extend_from_slice(&[0x20, 0x00, 0x28, 0x02, (k % 128) as u8]);
+            }
+            main.extend(std::iter::repeat_n(0x6a, n - 1));
+            main.extend_from_slice(&[0x21, 0x00]);
+        }
     }
+    // i32.store of the local at address 0: nothing is dead code.
+    main.extend_from_slice(&[0x41, 0x00, 0x20, 0x00, 0x36, 0x02, 0x00]);
     main.push(0x0b);
     let mut out = b"\0asm\x01\0\0\0".to_vec();
     section(1, &[0x01, 0x60, 0x00, 0x00], &mut out); // type 0: () -> ()
-    section(3, &[0x02, 0x00, 0x00], &mut out); // two functions of type 0
+    let mut declared = Vec::new();
+    leb(functions + 1, &mut declared);
+    declared.extend(std::iter::repeat_n(0u8, functions + 1)); // all of type 0
+    section(3, &declared, &mut out);
     section(5, &[0x01, 0x01, 0x10, 0x10], &mut out); // memory: 16 pages, fixed
     let mut exports = vec![0x03];
-    for (name, kind, index) in [("memory", 2u8, 0u8), ("knobeln_start", 0, 0), ("main", 0, 1)] {
+    for (name, kind, index) in [
+        ("memory", 2u8, 0u8),
+        ("knobeln_start", 0, 0),
+        ("main", 0, 1),
+    ] {
         leb(name.len(), &mut exports);
         exports.extend_from_slice(name.as_bytes());
         exports.extend_from_slice(&[kind, index]);
     }
     section(7, &exports, &mut out);
-    let mut code = vec![0x02, 0x02, 0x00, 0x0b]; // knobeln_start: no locals, end
-    leb(main.len(), &mut code);
-    code.extend_from_slice(&main);
+    let mut code = Vec::new();
+    leb(functions + 1, &mut code);
+    code.extend_from_slice(&[0x02, 0x00, 0x0b]); // knobeln_start: no locals, end
+    for _ in 0..functions {
+        leb(main.len(), &mut code);
+        code.extend_from_slice(&main);
+    }
     section(10, &code, &mut out);
     out
 }
@@ -576,9 +623,15 @@ mod tests {
 
     #[test]
     fn a_function_past_the_limit_is_refused_and_one_at_it_is_not() {
-        let at = straight_line_module(MAX_FUNCTION_BYTES - 8);
-        assert_eq!(check_module(&at, 1 << 20).map(|s| s.main_params), Ok(0));
-        let past = straight_line_module(MAX_FUNCTION_BYTES + 64);
+        for shape in [StraightLine::Chain, StraightLine::Wide] {
+            let at = straight_line_module(shape, 1, MAX_FUNCTION_BYTES - 8);
+            assert_eq!(check_module(&at, 1 << 20).map(|s| s.main_params), Ok(0));
+            let full =
+                straight_line_module(shape, MODULE_FUNCTIONS_AT_LIMIT, MAX_FUNCTION_BYTES - 8);
+            assert!(full.len() <= MAX_MODULE_BYTES);
+            assert_eq!(check_module(&full, 1 << 20).map(|s| s.main_params), Ok(0));
+        }
+        let past = straight_line_module(StraightLine::Chain, 1, MAX_FUNCTION_BYTES + 64);
         let problems = check_module(&past, 1 << 20).unwrap_err();
         assert!(
             problems.iter().any(|p| p.contains("a function of 65 kB")),

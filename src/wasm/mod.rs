@@ -62,8 +62,13 @@ pub const POOL_INSTANCES: u32 = 512;
 /// games of the compile service beside them.
 pub const MAX_GAMES_AT_ONCE: usize = POOL_INSTANCES as usize / 2 - 16;
 
-/// Compiled modules kept for reuse (by SHA-256 of the `.wasm`).
+/// Compiled modules kept for reuse (by SHA-256 of the `.wasm`), at most
+/// this many …
 const CACHE_ENTRIES: usize = 256;
+
+/// … holding at most this much compiled code together (a module at the
+/// module check's limits compiles to a few MB: `knobeln bench compile`).
+pub const CACHE_CODE_BYTES: usize = 256 << 20;
 
 /// How often the watchdog's epoch advances.
 pub const EPOCH_TICK: Duration = Duration::from_millis(50);
@@ -178,6 +183,8 @@ pub struct Strategy {
     lead_pre: InstancePre<seat::LeadData>,
     /// How `main` is called: its number of (i32) parameters.
     main_params: usize,
+    /// The size of its compiled code.
+    code_bytes: usize,
 }
 
 impl std::fmt::Debug for Strategy {
@@ -231,15 +238,34 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         pre,
         lead_pre,
         main_params: shape.main_params,
+        code_bytes: code_bytes(&module),
     });
     cache().lock().expect("module cache").put(sha256, s.clone());
     Ok(Ok(s))
+}
+
+/// The bytes of `module`'s compiled code image.
+fn code_bytes(module: &Module) -> usize {
+    let range = module.image_range();
+    (range.end as usize).saturating_sub(range.start as usize)
+}
+
+/// Compiles `wasm` (a module of the contest's shape) without the cache:
+/// the size of its compiled code. For `knobeln bench compile`.
+pub fn compile_uncached(wasm: &[u8]) -> Result<usize, WasmError> {
+    let rt = runtime()?;
+    crate::toolchain::wasm::check_module(wasm, MAX_MEMORY_BYTES)
+        .map_err(|p| WasmError::Engine(p.join("; ")))?;
+    let module = Module::new(&rt.engine, wasm).map_err(|e| WasmError::Engine(format!("{e:#}")))?;
+    Ok(code_bytes(&module))
 }
 
 /// Compiled modules by content hash, the least recently used dropped first.
 struct Cache {
     entries: HashMap<String, (Arc<Strategy>, u64)>,
     clock: u64,
+    /// The compiled code of all entries, in bytes.
+    code_bytes: usize,
 }
 
 impl Cache {
@@ -253,18 +279,27 @@ impl Cache {
     }
 
     fn put(&mut self, sha256: String, s: Arc<Strategy>) {
-        if self.entries.len() >= CACHE_ENTRIES {
-            if let Some(oldest) = self
+        while !self.entries.is_empty()
+            && (self.entries.len() >= CACHE_ENTRIES
+                || self.code_bytes + s.code_bytes > CACHE_CODE_BYTES)
+        {
+            let Some(oldest) = self
                 .entries
                 .iter()
                 .min_by_key(|(_, (_, used))| *used)
                 .map(|(k, _)| k.clone())
-            {
-                self.entries.remove(&oldest);
+            else {
+                break;
+            };
+            if let Some((gone, _)) = self.entries.remove(&oldest) {
+                self.code_bytes -= gone.code_bytes;
             }
         }
         self.clock += 1;
-        self.entries.insert(sha256, (s, self.clock));
+        self.code_bytes += s.code_bytes;
+        if let Some((old, _)) = self.entries.insert(sha256, (s, self.clock)) {
+            self.code_bytes -= old.code_bytes;
+        }
     }
 }
 
@@ -274,6 +309,7 @@ fn cache() -> &'static Mutex<Cache> {
         Mutex::new(Cache {
             entries: HashMap::new(),
             clock: 0,
+            code_bytes: 0,
         })
     })
 }

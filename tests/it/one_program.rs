@@ -164,7 +164,8 @@ fn clangs_object_may_not_import_the_referee_or_run_constructors() {
 /// same module bytes whenever it is built.
 #[test]
 fn the_same_source_builds_the_same_module_at_any_time() {
-    let src = "#define CAT(a,b) a##b\nstatic const char *volatile when = __DATE__ \" \" __TIME__ \" \" \
+    let src =
+        "#define CAT(a,b) a##b\nstatic const char *volatile when = __DATE__ \" \" __TIME__ \" \" \
                __TIMESTAMP__ \" \" __FILE__;\nstatic const char *volatile also = CAT(__TI,ME__);\n\
                main() { int h = 0; const char *p;\n for (p = when; *p; p++) h = h * 31 + *p;\n \
                for (p = also; *p; p++) h = h * 31 + *p;\n for (;;) make_throw(1 + (h & 4095)); }\n";
@@ -243,8 +244,7 @@ fn each_players_watchdog_counts_its_own_running_time() {
     // The budget is enforced: a third of one burner's time is too little.
     let tight = config(20, u64::MAX / 2, own / 3);
     for (p, q) in [(&heavy, &honest), (&honest, &heavy)] {
-        let result =
-            Referee::new(tight).play_loaded([&p.loaded, &q.loaded], GameSeeds::public(3));
+        let result = Referee::new(tight).play_loaded([&p.loaded, &q.loaded], GameSeeds::public(3));
         assert!(
             matches!(result, Err(RefereeError::Engine(ref why)) if why.contains("watchdog")),
             "{result:?}"

@@ -452,7 +452,9 @@ fn incbin_built_by_a_macro_cannot_read_etc_passwd() {
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
-    let run = gcc.compile(Input::Source, SOURCE_NAME, "strategy.o").unwrap();
+    let run = gcc
+        .compile(Input::Source, SOURCE_NAME, "strategy.o")
+        .unwrap();
     assert!(!run.ok, "{}", run.messages);
     assert!(run.messages.contains("/etc/passwd"), "{}", run.messages);
     assert!(!run.messages.contains(&secret));
@@ -501,7 +503,9 @@ fn jailed_gcc_cannot_write_outside_its_work_dir() {
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put("ok.c", b"int x = 1;\n").unwrap();
     // Into the work folder: fine.
-    let run = gcc.compile(Input::Source, "ok.c", "ok.o").expect("gcc runs in the jail");
+    let run = gcc
+        .compile(Input::Source, "ok.c", "ok.o")
+        .expect("gcc runs in the jail");
     assert!(run.ok, "{}", run.messages);
     assert!(jail.work_dir().join("ok.o").is_file());
     let root = jail.path().join("root");
@@ -513,7 +517,9 @@ fn jailed_gcc_cannot_write_outside_its_work_dir() {
         ("/dev/escape.o", vec![Path::new("/dev/escape.o")]),
     ];
     for (out, host_paths) in attempts {
-        let run = gcc.compile(Input::Source, "ok.c", out).expect("gcc runs in the jail");
+        let run = gcc
+            .compile(Input::Source, "ok.c", out)
+            .expect("gcc runs in the jail");
         let in_jail = root.join(out.trim_start_matches("../").trim_start_matches('/'));
         let written: Vec<&Path> = host_paths
             .iter()
