@@ -390,11 +390,23 @@ impl Server {
                 return Ok(None);
             }
             let h = self.contest.take().expect("checked");
-            return Ok(Some(match h.join() {
-                Ok(Ok(())) => "the contest is over; the final results are queued".to_string(),
-                Ok(Err(e)) => format!("the contest stopped: {e} (it resumes at the next cycle)"),
-                Err(_) => "the contest thread panicked (it resumes at the next cycle)".to_string(),
-            }));
+            let now = Utc::now();
+            let stopped = match h.join() {
+                Ok(Ok(())) => {
+                    crate::store::mail::clear_contest_stops(self.store.conn())?;
+                    return Ok(Some(
+                        "the contest is over; the final results are queued".to_string(),
+                    ));
+                }
+                Ok(Err(e)) => e,
+                Err(_) => "the contest thread panicked".to_string(),
+            };
+            // Told to the organizer (status, the digest), not only logged.
+            crate::store::mail::record_contest_stop(self.store.conn(), &stopped, now)?;
+            tracing::error!("the contest stopped: {stopped} (it resumes at the next cycle)");
+            return Ok(Some(format!(
+                "the contest stopped: {stopped} (it resumes at the next cycle)"
+            )));
         }
         let now = Utc::now();
         crate::contest::notices::queue_no_strategy_reminders(self.store.conn(), &self.config, now)?;

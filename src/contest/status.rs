@@ -475,6 +475,13 @@ pub fn report(
             o.side, o.since, o.cause
         ));
     }
+    for s in crate::store::mail::contest_stops(conn, crate::store::mail::StopsWanted::All)? {
+        out.push_str(&format!(
+            "the contest STOPPED {} time(s) since {} (latest {}): {} (`serve` resumes it \
+             every cycle)\n",
+            s.times, s.since, s.last, s.cause
+        ));
+    }
     if let Some(c) = contest(conn)? {
         out.push_str(&format!(
             "\nthe contest (tournament {}){}:\n",

@@ -1,7 +1,8 @@
 //! The organizer's digest: nothing is lost in silence. Outgoing mails the
-//! server gave up on (a 554 from the relay, too many attempts) and incoming
-//! mails set aside after failed processing reach the organizer in *one*
-//! mail, not one per failure: at most one digest per
+//! server gave up on (a 554 from the relay, too many attempts), incoming
+//! mails set aside after failed processing and the causes that stopped the
+//! contest before its end (a game the engine could not referee after its
+//! tries) reach the organizer in *one* mail, not one per failure: at most one digest per
 //! `limits.digest_interval_minutes` (the first at once), listing each
 //! failed mail (recipient, subject, reason) and each set-aside mail (why,
 //! and the `knobeln admin` command that processes it again), and counting
@@ -26,8 +27,9 @@ use crate::config::Config;
 use crate::outbox::outgoing::Outgoing;
 use crate::outbox::{enqueue, Cause};
 use crate::store::mail::{
-    count_unreported_dropped, last_queued_at, mark_reported, unreported_failures,
-    unreported_set_aside, UnreportedFailure,
+    contest_stops, count_unreported_dropped, last_queued_at, mark_contest_stops_reported,
+    mark_reported, unreported_failures, unreported_set_aside, ContestStop, StopsWanted,
+    UnreportedFailure,
 };
 
 /// The outbox kind of the digest.
@@ -55,12 +57,14 @@ pub struct Items {
     /// Mails dropped since the last digest because their sender cannot be
     /// answered (counted, never a reason for a digest of their own).
     pub n_dropped: u64,
+    /// Causes that stopped the contest before its end.
+    pub contest_stops: Vec<ContestStop>,
 }
 
 impl Items {
     /// Whether there is something the organizer must look after.
     pub fn needs_digest(&self) -> bool {
-        !self.failed.is_empty() || !self.set_aside.is_empty()
+        !self.failed.is_empty() || !self.set_aside.is_empty() || !self.contest_stops.is_empty()
     }
 }
 
@@ -130,10 +134,25 @@ pub fn compose(items: &Items, config: &Config) -> Result<Outgoing, handlebars::R
             })
         })
         .collect();
+    let stops: Vec<_> = items
+        .contest_stops
+        .iter()
+        .take(MAX_LISTED)
+        .map(|s| {
+            json!({
+                "cause": one_line(&s.cause, 1000),
+                "since": s.since,
+                "last": s.last,
+                "times": s.times,
+            })
+        })
+        .collect();
     let body = render(
         "organizer_digest",
         &json!({
             "contest_name": config.contest.name,
+            "n_stops": items.contest_stops.len(),
+            "stops": stops,
             "n_failed": items.failed.len(),
             "failed": failed,
             "more_failed": items.failed.len().saturating_sub(MAX_LISTED),
@@ -148,7 +167,12 @@ pub fn compose(items: &Items, config: &Config) -> Result<Outgoing, handlebars::R
         kind: DIGEST_KIND,
         to: vec![config.contest.organizer.clone()],
         subject: format!(
-            "KNOBELN server: {} undelivered, {} set aside",
+            "KNOBELN server: {}{} undelivered, {} set aside",
+            if items.contest_stops.is_empty() {
+                ""
+            } else {
+                "the contest stopped; "
+            },
             items.failed.len(),
             items.set_aside.len()
         ),
@@ -180,6 +204,7 @@ pub fn items(conn: &rusqlite::Connection, config: &Config) -> Result<Items, Proc
         failed,
         set_aside,
         n_dropped: 0,
+        contest_stops: contest_stops(conn, StopsWanted::Unreported)?,
     };
     // Counted only for a digest (a scan of the ignored mails).
     if items.needs_digest() {
@@ -207,6 +232,7 @@ pub fn queue_if_due(
     let outbox: Vec<i64> = items.failed.iter().map(|f| f.id).collect();
     let inbox: Vec<i64> = items.set_aside.iter().map(|m| m.id).collect();
     mark_reported(&tx, &outbox, &inbox, DROPPED_UNANSWERABLE, now)?;
+    mark_contest_stops_reported(&tx)?;
     tx.commit()?;
     Ok(Some(outbox.len() + inbox.len()))
 }
@@ -260,8 +286,17 @@ mod tests {
                 why: "set aside: processing panicked".into(),
             }],
             n_dropped: 2,
+            contest_stops: vec![ContestStop {
+                cause: "game round 1, group 1, slot 3 could not be refereed (3 tries): the \
+                        watchdog stopped a strategy"
+                    .into(),
+                since: "1994-05-14T10:00:00Z".into(),
+                last: "1994-05-14T10:02:00Z".into(),
+                times: 4,
+            }],
         };
         let m = compose(&items, &config).unwrap();
+        assert!(m.subject.contains("the contest stopped"), "{}", m.subject);
         let body = m.body.split_whitespace().collect::<Vec<_>>().join(" ");
         assert_eq!(m.to, vec![config.contest.organizer.clone()]);
         assert_eq!(m.kind, DIGEST_KIND);
@@ -274,6 +309,8 @@ mod tests {
             "processing panicked",
             "knobeln admin reprocess 3",
             "2 mail(s) were dropped",
+            "round 1, group 1, slot 3 could not be refereed (3 tries)",
+            "4 time(s) since 1994-05-14T10:00:00Z",
         ] {
             assert!(body.contains(s), "{s} missing:\n{}", m.body);
         }

@@ -845,6 +845,68 @@ pub fn outages(conn: &Connection) -> Result<Vec<Outage>> {
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
+/// A cause that stopped the contest before its end, as `serve` records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContestStop {
+    pub cause: String,
+    pub since: String,
+    pub last: String,
+    pub times: i64,
+}
+
+/// Records that the contest run stopped with `cause` at `now` (the same
+/// cause again counts; it is reported again only if it was reported
+/// before and comes back after the contest finished).
+pub fn record_contest_stop(conn: &Connection, cause: &str, now: DateTime<Utc>) -> Result<()> {
+    let at = crate::store::timestamp(now);
+    conn.execute(
+        "INSERT INTO contest_stops (cause, since, last, times) VALUES (?1, ?2, ?2, 1)
+         ON CONFLICT(cause) DO UPDATE SET last = excluded.last, times = times + 1",
+        rusqlite::params![cause, at],
+    )?;
+    Ok(())
+}
+
+/// The contest finished: its stops are history.
+pub fn clear_contest_stops(conn: &Connection) -> Result<()> {
+    conn.execute("DELETE FROM contest_stops", [])?;
+    Ok(())
+}
+
+/// The causes that stopped the contest (`unreported`: only those no
+/// digest has reported yet), oldest first.
+pub fn contest_stops(conn: &Connection, which: StopsWanted) -> Result<Vec<ContestStop>> {
+    let sql = match which {
+        StopsWanted::All => "SELECT cause, since, last, times FROM contest_stops ORDER BY since",
+        StopsWanted::Unreported => {
+            "SELECT cause, since, last, times FROM contest_stops WHERE reported = 0 ORDER BY since"
+        }
+    };
+    let mut st = conn.prepare(sql)?;
+    let rows = st.query_map([], |r| {
+        Ok(ContestStop {
+            cause: r.get(0)?,
+            since: r.get(1)?,
+            last: r.get(2)?,
+            times: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// Which contest stops [`contest_stops`] lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopsWanted {
+    All,
+    Unreported,
+}
+
+/// Marks every contest stop as reported (in the digest's transaction).
+pub fn mark_contest_stops_reported(conn: &Connection) -> Result<()> {
+    conn.execute("UPDATE contest_stops SET reported = 1", [])?;
+    Ok(())
+}
+
 /// A registration waiting for its address to confirm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {

@@ -81,6 +81,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0016_bot_folders.sql",
         include_str!("../../schema/0016_bot_folders.sql"),
     ),
+    (
+        "0017_contest_stops.sql",
+        include_str!("../../schema/0017_contest_stops.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

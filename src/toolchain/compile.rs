@@ -463,6 +463,12 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
         return Ok(finish(r, verdicts, None));
     }
 
+    if r.errors().next().is_some() {
+        // Rejected already (too many lexical elements, a description
+        // missing): nothing is built.
+        verdicts.push((Check::Library, Verdict::Passed));
+        return Ok(finish(r, verdicts, None));
+    }
     match cfg.target {
         Target::Wasm => build_wasm(&gcc, r, verdicts, cfg, &text, &pre_raw),
         Target::Native => link_native(&gcc, r, verdicts, cfg),

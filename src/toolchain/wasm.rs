@@ -219,27 +219,24 @@ pub const CLANG_FLAGS: &[&str] = &[
 pub fn preprocessing_difference(checked: &str, again: &str) -> Option<(u32, String)> {
     let (a, lines) = strip_line_markers(checked);
     let (b, _) = strip_line_markers(again);
-    let tokens = |text: &str| -> Vec<(u32, String)> {
-        lex::tokenize_with(text, LexOptions::GNU)
-            .into_iter()
-            .filter(|t| !t.is_comment())
-            .map(|t| (t.line, t.unspliced().into_owned()))
-            .collect()
-    };
-    let (a, b) = (tokens(&a), tokens(&b));
     let source_line = |l: u32| lines.get(l as usize - 1).copied().unwrap_or(0);
-    for i in 0..a.len().max(b.len()) {
-        match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) if x.1 == y.1 => continue,
-            (Some((line, text)), _) => return Some((source_line(*line), text.clone())),
+    // Two token streams side by side: no token list is kept.
+    let code = |text| lex::Lexer::new(text, LexOptions::GNU).filter(|t| !t.is_comment());
+    let (mut a, mut b) = (code(&a), code(&b));
+    let mut last_line = 0;
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return None,
+            (Some(x), Some(y)) if x.unspliced() == y.unspliced() => last_line = x.line,
+            (Some(x), _) => return Some((source_line(x.line), x.unspliced().into_owned())),
             (None, Some(_)) => {
-                let line = a.last().map_or(0, |(l, _)| source_line(*l));
-                return Some((line, "(the end of the program)".into()));
+                return Some((
+                    source_line(last_line.max(1)),
+                    "(the end of the program)".into(),
+                ))
             }
-            (None, None) => unreachable!("i is below the longer length"),
         }
     }
-    None
 }
 
 /// What the strategy's wasm object (clang's output, before wasm-ld)

@@ -103,6 +103,22 @@ fn what_macros_make_is_checked_as_written_out() {
     }
 }
 
+/// A source over its size is refused before anything reads it.
+#[test]
+fn a_source_over_its_size_is_refused_unread() {
+    let src = format!("{HONEST}/*{}*/\n", "x".repeat(300 << 10));
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(!outcome.accepted());
+    assert!(
+        outcome
+            .report()
+            .errors()
+            .any(|d| d.message.contains("at most 262144 bytes are accepted")),
+        "{:?}",
+        outcome.report().diagnostics
+    );
+}
+
 /// A name that means something to clang and nothing to gcc makes clang's
 /// view differ: refused with its line, never built into something else.
 #[test]
@@ -269,4 +285,127 @@ fn calls_of_the_referee_cost_their_weight_in_fuel() {
             .all(|f| f.throw <= 15 && f.reason.contains("CPU time")),
         "{rec:?}"
     );
+}
+
+/// A game the engine keeps failing to referee stops the contest, and that
+/// reaches the organizer: `knobeln status` says so and the digest reports
+/// it once, while `serve` resumes the contest at every cycle (here the
+/// watchdog is set far below what a strategy needs, so every try of the
+/// burner's first game is an engine fault). No game is counted against
+/// anybody.
+#[test]
+fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
+    use crate::mail_spool::{auth_of, registration, submission, Contest};
+    use std::process::{Command, Stdio};
+    const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
+    let c = Contest::new("[rules]\nthrows = 20\nwall_secs = 0.05\n");
+    let teams = ["honest_team", "burner_team"];
+    let addr = |t: &str| format!("{t}@participants.example");
+    let regs: Vec<_> = teams
+        .iter()
+        .map(|t| {
+            c.mail(
+                &addr(t),
+                "registration for KNOBELN",
+                &registration(&addr(t), t, "Uni, City, Land"),
+                "",
+            )
+        })
+        .collect();
+    assert!(c
+        .ingest(&regs.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let acks = c.replies();
+    let compiles: Vec<_> = teams
+        .iter()
+        .map(|t| {
+            let ack = acks.iter().find(|r| r.to == vec![addr(t)]).unwrap();
+            let mut src = submission(t, &auth_of(ack));
+            if *t == "burner_team" {
+                src = src.replace(
+                    "main() { for (;;) make_throw(100); }",
+                    "main() { volatile long i; for (i = 0; i < 4000000000L; i++); \
+                     for (;;) make_throw(100); }",
+                );
+            }
+            c.mail(&addr(t), "please compile", &src, "")
+        })
+        .collect();
+    assert!(c
+        .ingest(&compiles.iter().map(|p| p.as_path()).collect::<Vec<_>>())
+        .status
+        .success());
+    let accepted = c
+        .replies()
+        .iter()
+        .filter(|r| r.subject.contains("compilation report: accepted"))
+        .count();
+    assert_eq!(accepted, 2);
+    let mut cfg = std::fs::read_to_string(c.config()).unwrap();
+    cfg.push_str(
+        "[timeline]\nregistration_start = \"2000-01-01T00:00:00Z\"\ncompile_start = \
+         \"2000-01-01T00:00:00Z\"\nregistration_deadline = \"2000-01-01T12:00:00Z\"\n\
+         contest_start = \"2000-01-02T00:00:00Z\"\n",
+    );
+    std::fs::write(c.config(), cfg).unwrap();
+    let mut serve = Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(c.config())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let digest = loop {
+        if let Some(d) = c
+            .replies()
+            .into_iter()
+            .find(|r| r.subject.contains("the contest stopped"))
+        {
+            break d;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no digest about the stopped contest"
+        );
+        assert!(serve.try_wait().unwrap().is_none(), "serve died");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let status = Command::new(BIN)
+        .args(["status", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(serve.id().to_string())
+        .status()
+        .unwrap();
+    assert!(serve.wait().unwrap().success());
+    let body = digest.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        body.contains("could not be refereed (3 tries)") && body.contains("watchdog"),
+        "{body}"
+    );
+    assert!(body.contains("never counted against a team"), "{body}");
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains("the contest STOPPED"), "{status}");
+    // One digest for it, however often serve tried again meanwhile.
+    let digests = c
+        .replies()
+        .iter()
+        .filter(|r| r.subject.contains("the contest stopped"))
+        .count();
+    assert_eq!(digests, 1);
+    // Nobody failed a game.
+    let db = rusqlite::Connection::open(c.config().with_file_name("k.db")).unwrap();
+    let failed: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM games WHERE failures != '[]'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(failed, 0);
 }
