@@ -246,8 +246,10 @@ pub fn keeps_folders(d: Discipline, config: &crate::config::Config) -> bool {
 pub const DEFAULT_FOLDER_KB: u64 = 256;
 
 /// The largest quota when games go to workers (`[engine] nats`): two
-/// folders, in base64, and the moves within one 1 MiB message.
-pub const MAX_FOLDER_KB_WITH_WORKERS: u64 = 320;
+/// folders at their stored form's bound (content, names, entries:
+/// [`crate::sandbox::folder::encoded_bound`]), in base64, and the moves
+/// within one 1 MiB message.
+pub const MAX_FOLDER_KB_WITH_WORKERS: u64 = 256;
 
 impl UltimatumConfig {
     /// The working folders the matches start with: `Some` when they are

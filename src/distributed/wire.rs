@@ -635,8 +635,10 @@ pub fn check_folders(played: &Played, sent: Option<(usize, u64)>) -> Result<(), 
             if f.len() != n {
                 return Err(format!("{} folders for {n} seats", f.len()));
             }
-            if f.iter().any(|x| x.content_bytes() > quota) {
-                return Err(format!("a folder over its quota of {quota} bytes"));
+            if f.iter().any(|x| !x.cost().fits(quota)) {
+                return Err(format!(
+                    "a folder over its quota of {quota} bytes (as the tmpfs counts it)"
+                ));
             }
             Ok(())
         }
@@ -1135,16 +1137,20 @@ mod tests {
         }]);
         let mut p = bot_game();
         assert_eq!(check_folders(&p, None), Ok(()));
-        assert!(check_folders(&p, Some((2, 100))).is_err(), "none came back");
+        assert!(
+            check_folders(&p, Some((2, 4096))).is_err(),
+            "none came back"
+        );
         p.folders = Some(vec![small.clone(), FolderImage::empty()]);
-        assert_eq!(check_folders(&p, Some((2, 100))), Ok(()));
-        assert!(check_folders(&p, Some((2, 5)))
+        // Ten bytes are a page of the tmpfs.
+        assert_eq!(check_folders(&p, Some((2, 4096))), Ok(()));
+        assert!(check_folders(&p, Some((2, 4095)))
             .unwrap_err()
             .contains("quota"));
         assert!(check_folders(&p, None).is_err(), "none were sent");
         p.folders = Some(vec![small]);
         assert!(
-            check_folders(&p, Some((2, 100))).is_err(),
+            check_folders(&p, Some((2, 4096))).is_err(),
             "one for two seats"
         );
         // A job's folders are one per seat.

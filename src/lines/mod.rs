@@ -545,8 +545,11 @@ pub fn spawn_bot(
             limits.memory_of(&toolchain.language).1,
         )
         .map_err(|what| MatchError::Toolchain { bot: 0, what })?;
-    let work_files = folder.map(FolderImage::files).unwrap_or_default();
-    let work_dirs = folder.map(FolderImage::dirs).unwrap_or_default();
+    // What does not fit this `/work` (an image stored by an older version,
+    // a quota lowered since) is left out, never a fault of the start.
+    let folder = folder.map(|f| f.fitted(limits.work_bytes()));
+    let work_files = folder.as_ref().map(FolderImage::files).unwrap_or_default();
+    let work_dirs = folder.as_ref().map(FolderImage::dirs).unwrap_or_default();
     let spec = BotSpec {
         argv: &argv,
         env: &toolchain.language.env,

@@ -13,7 +13,9 @@
 //!    with SIGSYS, which the referee reports as a forbidden system call;
 //! 3. `socket` of any family but `AF_UNIX` fails with `EAFNOSUPPORT` (there
 //!    is no network in the bot's namespace anyway);
-//!    Not on the list, among others: the calls that tell whether a file's
+//!    Not on the list, among others: the file-event calls (`inotify_*`,
+//!    `fanotify_*`: a watch on `/usr` would report other bots' use of the
+//!    runtimes live, a channel between bots), the calls that tell whether a file's
 //!    page is cached without reading it (`mincore`, `preadv2`/`pwritev2`,
 //!    whose `RWF_NOWAIT` fails on an uncached page, `cachestat`), the one
 //!    that drops another program's cached pages (`fadvise64`'s
@@ -197,9 +199,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_tkill,
     libc::SYS_utimes,
     libc::SYS_waitid,
-    libc::SYS_inotify_init,
-    libc::SYS_inotify_add_watch,
-    libc::SYS_inotify_rm_watch,
     libc::SYS_openat,
     libc::SYS_mkdirat,
     libc::SYS_newfstatat,
@@ -232,7 +231,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_epoll_create1,
     libc::SYS_dup3,
     libc::SYS_pipe2,
-    libc::SYS_inotify_init1,
     libc::SYS_preadv,
     libc::SYS_pwritev,
     libc::SYS_rt_tgsigqueueinfo,

@@ -12,6 +12,17 @@
 //! and file count (by construction: a write past it fails with `ENOSPC`),
 //! and no other bot ever sees it.
 //!
+//! An image is measured as the tmpfs it is written into will count it
+//! ([`FolderImage::cost`]): every file's data in whole pages (a sparse
+//! file's holes and a hard link's second name are written back as pages
+//! of their own), an inode per entry and the root, and every byte of every
+//! name (names are data a bot can carry too). [`FolderImage::read`] keeps,
+//! in path order, what fits a `/work` of the quota by that measure, and
+//! [`FolderImage::fitted`] trims an image (stored by an older version, or
+//! for a quota lowered since) the same way before it is written: a kept
+//! folder always fits where it is written, and what does not fit is the
+//! bot's loss, never a fault of the server.
+//!
 //! What is not kept: symbolic links, FIFOs, sockets (skipped), names that
 //! are not UTF-8 (skipped), owners, permissions other than the executable
 //! bit, and times (every file is new at each match). What it deliberately
@@ -32,9 +43,21 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::bot::BotFile;
 
-/// Most entries (files and folders) an image holds: the bot's `/work`
-/// tmpfs has 4096 inodes, its root one of them.
-pub const MAX_ENTRIES: usize = 4096;
+/// The bytes of one page, the unit in which a tmpfs counts a file's data.
+pub const PAGE_BYTES: u64 = 4096;
+
+/// Inodes of a bot's `/work` tmpfs (its `nr_inodes`).
+pub const WORK_INODES: usize = 4096;
+
+/// Most entries (files and folders) an image keeps (the bot's `/work`
+/// tmpfs has [`WORK_INODES`] inodes; what a bot makes beyond these is not
+/// kept): each costs 13 bytes of the stored form whatever it holds.
+pub const MAX_ENTRIES: usize = 1024;
+
+/// The most bytes of names (whole relative paths) an image holds: without
+/// a cap, 4000 empty files with long names would carry megabytes past a
+/// quota of content.
+pub const MAX_NAME_BYTES: usize = 8 << 10;
 /// Deepest folder nesting kept.
 pub const MAX_DEPTH: usize = 32;
 /// Longest relative path kept, in bytes.
@@ -86,6 +109,42 @@ pub enum FolderError {
     Path(String),
 }
 
+/// What an image costs the tmpfs it is written into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TmpfsCost {
+    /// Pages of file data, each file's rounded up.
+    pub pages: u64,
+    /// Inodes, the folder's root included.
+    pub inodes: usize,
+    /// Bytes of all relative paths.
+    pub name_bytes: usize,
+}
+
+impl TmpfsCost {
+    /// Whether this fits a `/work` of `work_bytes` (and its inodes and the
+    /// cap on names).
+    pub fn fits(&self, work_bytes: u64) -> bool {
+        self.pages <= work_bytes / PAGE_BYTES
+            && self.inodes <= MAX_ENTRIES + 1
+            && self.name_bytes <= MAX_NAME_BYTES
+    }
+
+    /// The cost with `entry` added.
+    fn with(mut self, entry_path: &str, len: Option<u64>) -> TmpfsCost {
+        self.pages += len.map_or(0, |l| l.div_ceil(PAGE_BYTES));
+        self.inodes += 1;
+        self.name_bytes += entry_path.len();
+        self
+    }
+}
+
+/// The largest stored form of an image within a quota of `work_bytes`
+/// (its content, every name, every entry's kind and lengths, the header).
+pub fn encoded_bound(work_bytes: u64) -> u64 {
+    let per_entry = 1 + 4 + 8;
+    MAGIC.len() as u64 + 4 + work_bytes + MAX_NAME_BYTES as u64 + MAX_ENTRIES as u64 * per_entry
+}
+
 impl FolderImage {
     /// An empty folder (a bot's first match).
     pub fn empty() -> FolderImage {
@@ -114,15 +173,68 @@ impl FolderImage {
             .sum()
     }
 
+    /// What the image costs the tmpfs it is written into.
+    pub fn cost(&self) -> TmpfsCost {
+        self.entries.iter().fold(
+            TmpfsCost {
+                inodes: 1,
+                ..TmpfsCost::default()
+            },
+            |c, e| match e {
+                Entry::Dir(p) => c.with(p, None),
+                Entry::File { path, bytes, .. } => c.with(path, Some(bytes.len() as u64)),
+            },
+        )
+    }
+
+    /// What of the image fits a `/work` of `work_bytes`: its entries in
+    /// path order, each kept while the whole still fits ([`TmpfsCost`]),
+    /// and only inside a folder that was kept.
+    pub fn fitted(&self, work_bytes: u64) -> FolderImage {
+        if self.cost().fits(work_bytes) {
+            return self.clone();
+        }
+        let mut kept: Vec<Entry> = Vec::new();
+        let mut cost = TmpfsCost {
+            inodes: 1,
+            ..TmpfsCost::default()
+        };
+        let mut kept_dirs: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for e in &self.entries {
+            let parent_kept = e
+                .path()
+                .rsplit_once('/')
+                .is_none_or(|(parent, _)| kept_dirs.contains(parent));
+            let len = match e {
+                Entry::Dir(_) => None,
+                Entry::File { bytes, .. } => Some(bytes.len() as u64),
+            };
+            let next = cost.with(e.path(), len);
+            if parent_kept && next.fits(work_bytes) {
+                cost = next;
+                if let Entry::Dir(p) = e {
+                    kept_dirs.insert(p);
+                }
+                kept.push(e.clone());
+            }
+        }
+        FolderImage { entries: kept }
+    }
+
     /// Reads the folder `dir` (a directory descriptor of a bot that is
-    /// gone: nothing changes it while it is read). At most `max_bytes` of
-    /// file content (the tmpfs's size bounds it already), [`MAX_ENTRIES`],
-    /// [`MAX_DEPTH`] and [`MAX_PATH`]; what lies beyond is not kept.
-    pub fn read(dir: &OwnedFd, max_bytes: u64) -> io::Result<FolderImage> {
+    /// gone: nothing changes it while it is read): in path order, what
+    /// fits a `/work` of `work_bytes` as the tmpfs counts it
+    /// ([`FolderImage::fitted`]), within [`MAX_DEPTH`] and [`MAX_PATH`];
+    /// what lies beyond is not kept (and a file that would not fit is
+    /// never read).
+    pub fn read(dir: &OwnedFd, work_bytes: u64) -> io::Result<FolderImage> {
         let root = format!("/proc/self/fd/{}", dir.as_raw_fd());
         let mut entries = Vec::new();
-        let mut budget = max_bytes;
-        walk(Path::new(&root), "", 0, &mut entries, &mut budget)?;
+        let mut cost = TmpfsCost {
+            inodes: 1,
+            ..TmpfsCost::default()
+        };
+        walk(Path::new(&root), "", 0, &mut entries, &mut cost, work_bytes)?;
         Ok(FolderImage::new(entries))
     }
 
@@ -266,7 +378,8 @@ fn walk(
     prefix: &str,
     depth: usize,
     out: &mut Vec<Entry>,
-    budget: &mut u64,
+    cost: &mut TmpfsCost,
+    work_bytes: u64,
 ) -> io::Result<()> {
     if depth >= MAX_DEPTH {
         return Ok(());
@@ -293,11 +406,26 @@ fn walk(
         // Not followed: a link the bot made points nowhere of ours.
         let meta = fs::symlink_metadata(&path)?;
         if meta.is_dir() {
-            out.push(Entry::Dir(rel.clone()));
-            walk(&path, &rel, depth + 1, out, budget)?;
-        } else if meta.is_file() && meta.len() <= *budget {
-            let bytes = fs::read(&path)?;
-            *budget -= bytes.len() as u64;
+            let next = cost.with(&rel, None);
+            if next.fits(work_bytes) {
+                *cost = next;
+                out.push(Entry::Dir(rel.clone()));
+                walk(&path, &rel, depth + 1, out, cost, work_bytes)?;
+            }
+        } else if meta.is_file() {
+            // Measured as it will be written back: dense, a copy per name.
+            let next = cost.with(&rel, Some(meta.len()));
+            if !next.fits(work_bytes) {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            // At most what was measured (the bot is gone; the cap is only
+            // a guard).
+            io::Read::read_to_end(
+                &mut io::Read::take(fs::File::open(&path)?, meta.len()),
+                &mut bytes,
+            )?;
+            *cost = cost.with(&rel, Some(bytes.len() as u64));
             out.push(Entry::File {
                 path: rel,
                 bytes,
@@ -399,6 +527,94 @@ mod tests {
         }
     }
 
+    /// Sparse files, hard links and long names are measured as the tmpfs
+    /// will hold them when written back: what is kept always fits.
+    #[test]
+    fn a_folder_is_kept_as_the_tmpfs_will_count_it() {
+        let quota = 64 << 10; // 16 pages
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        for i in 0..200 {
+            let f = fs::File::create(d.join(format!("sparse{i:03}"))).unwrap();
+            f.set_len(1 << 20).unwrap(); // 1 MiB of holes: no page on disk
+        }
+        fs::write(d.join("one"), "x").unwrap();
+        for i in 0..200 {
+            fs::hard_link(d.join("one"), d.join(format!("link{i:03}"))).unwrap();
+        }
+        let fd: OwnedFd = fs::File::open(d).unwrap().into();
+        let img = FolderImage::read(&fd, quota).unwrap();
+        let cost = img.cost();
+        assert!(cost.fits(quota), "{cost:?}");
+        // Every hard link is a page of its own once written back.
+        assert_eq!(cost.pages, 16, "{cost:?}");
+        assert!(img.entries().iter().all(|e| e.path().starts_with("link")));
+
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        for i in 0..300 {
+            fs::write(d.join(format!("{i:03}{}", "n".repeat(240))), "").unwrap();
+        }
+        let fd: OwnedFd = fs::File::open(d).unwrap().into();
+        let img = FolderImage::read(&fd, quota).unwrap();
+        assert!(img.cost().name_bytes <= MAX_NAME_BYTES);
+        assert_eq!(img.entries().len(), MAX_NAME_BYTES / 243);
+        assert!((img.encode().len() as u64) <= encoded_bound(quota));
+    }
+
+    /// An image stored before (or for a larger quota) is trimmed to what
+    /// fits, folders before what they hold; one that fits is unchanged.
+    #[test]
+    fn an_image_is_trimmed_to_what_fits_where_it_is_written() {
+        let mut entries = vec![Entry::Dir("d".into())];
+        for i in 0..10 {
+            entries.push(Entry::File {
+                path: format!("d/f{i}"),
+                bytes: vec![1; 5000], // two pages each
+                executable: false,
+            });
+        }
+        let img = FolderImage::new(entries);
+        assert_eq!(img.cost().pages, 20);
+        assert_eq!(img.fitted(20 * PAGE_BYTES), img);
+        let small = img.fitted(7 * PAGE_BYTES);
+        assert_eq!(small.cost().pages, 6);
+        assert_eq!(small.entries().len(), 4);
+        assert!(small.cost().fits(7 * PAGE_BYTES));
+        // Too many entries or names: what is over is left out.
+        let many = FolderImage::new(
+            (0..MAX_ENTRIES + 10)
+                .map(|i| Entry::Dir(format!("{i:05}")))
+                .collect(),
+        );
+        assert_eq!(many.fitted(1 << 20).entries().len(), MAX_ENTRIES);
+    }
+
+    /// The stored form of anything within a quota stays within
+    /// [`encoded_bound`]: two folders at the workers' quota travel in one
+    /// message of the transport.
+    #[test]
+    fn the_stored_form_has_a_bound_and_two_travel_in_a_message() {
+        let q = crate::discipline::MAX_FOLDER_KB_WITH_WORKERS << 10;
+        let base64 = |n: u64| n.div_ceil(3) * 4;
+        assert!(
+            2 * base64(encoded_bound(q)) + (160 << 10)
+                <= crate::distributed::wire::MAX_MESSAGE_BYTES as u64,
+            "two folders leave less than 160 kB of a message for the rest"
+        );
+        let worst = FolderImage::new(
+            (0..MAX_ENTRIES)
+                .map(|i| Entry::File {
+                    path: format!("{i:07}"),
+                    bytes: vec![],
+                    executable: false,
+                })
+                .collect(),
+        )
+        .fitted(q);
+        assert!((worst.encode().len() as u64) <= encoded_bound(q));
+    }
+
     #[test]
     fn reading_a_folder_keeps_files_and_folders_and_skips_links() {
         let tmp = tempfile::tempdir().unwrap();
@@ -411,9 +627,10 @@ mod tests {
         let img = FolderImage::read(&fd, 1 << 20).unwrap();
         let paths: Vec<&str> = img.entries().iter().map(Entry::path).collect();
         assert_eq!(paths, ["big", "sub", "sub/a.txt", "sub/deeper"]);
-        // A budget smaller than a file leaves that file out.
-        let img = FolderImage::read(&fd, 10).unwrap();
+        // A quota of one page: `big` and `sub/a.txt` need one each, the
+        // first in path order is kept.
+        let img = FolderImage::read(&fd, PAGE_BYTES).unwrap();
         let paths: Vec<&str> = img.entries().iter().map(Entry::path).collect();
-        assert_eq!(paths, ["sub", "sub/a.txt", "sub/deeper"]);
+        assert_eq!(paths, ["big", "sub", "sub/deeper"]);
     }
 }

@@ -199,6 +199,13 @@ fn there_is_no_network() {
     both("network", limits(), || Expect::Completes);
 }
 
+/// Issue 34: no file events (inotify, fanotify): they fail as calls the
+/// kernel does not have.
+#[test]
+fn a_bot_cannot_watch_files_for_other_bots_use() {
+    both("file_events", limits(), || Expect::Completes);
+}
+
 #[test]
 fn the_hosts_files_are_not_there() {
     both("read_files", limits(), || Expect::Completes);

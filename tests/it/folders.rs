@@ -145,6 +145,73 @@ fn a_kept_folder_holds_at_most_its_quota() {
     assert_eq!(offers[0], ["0", "0"].map(String::from));
 }
 
+/// Issue 34: what the tmpfs counts that content bytes do not. Each leaves
+/// 2000 entries that cost the tmpfs nothing (sparse files of 3000 bytes, hard links
+/// to one byte, empty files with 250-byte names) and offers how many
+/// entries it found at its start.
+const SPARSE: (&str, &str) = (
+    "min(found, 5000)",
+    r#"import os, sys
+found = len(os.listdir('.'))
+for i in range(2000):
+    try:
+        with open('s%04d' % i, 'wb') as f:
+            f.truncate(3000)
+    except OSError:
+        break
+"#,
+);
+const LINKS: (&str, &str) = (
+    "min(found, 5000)",
+    r#"import os, sys
+found = len(os.listdir('.'))
+try:
+    open('one', 'w').write('x')
+    for i in range(2000):
+        os.link('one', 'l%04d' % i)
+except OSError:
+    pass
+"#,
+);
+const NAMES: (&str, &str) = (
+    "min(found, 5000)",
+    r#"import os, sys
+found = len(os.listdir('.'))
+for i in range(2000):
+    try:
+        open(('%04d' % i) + 'n' * 246, 'w').close()
+    except OSError:
+        break
+"#,
+);
+
+/// A kept folder is measured as the tmpfs holds it when written back
+/// (pages per file, a copy per hard link, inodes, name bytes): whatever a
+/// bot leaves, its next match starts (before, 2000 sparse files or hard
+/// links passed a quota of content bytes and the next match could not
+/// start: a server error that stopped the contest), and what is kept
+/// stays within the entries and names an image may hold.
+#[test]
+fn a_kept_folder_that_the_tmpfs_would_not_hold_never_stops_a_match() {
+    use knobeln::sandbox::folder::{MAX_ENTRIES, MAX_NAME_BYTES};
+    for (bot, most) in [
+        // 256 KiB: 64 pages, one for each file written back (and an empty
+        // file costs none).
+        (SPARSE, 2 * 64),
+        (LINKS, 2 * 64),
+        (NAMES, MAX_NAME_BYTES / 250),
+    ] {
+        let offers = first_offers(bot, COUNTER, 3, "");
+        assert_eq!(offers[0][0], "0");
+        for o in &offers[1..] {
+            let found: usize = o[0].parse().unwrap();
+            assert!(found > 0 && found <= most.min(MAX_ENTRIES), "{offers:?}");
+        }
+        // The other bot's folder is its own, whatever this one did.
+        assert_eq!(offers[2][1], "31", "{offers:?}");
+    }
+}
+
 #[test]
 fn with_fresh_folders_every_match_starts_empty() {
     let offers = first_offers(COUNTER, SNOOPER, 3, "folders = \"fresh\"\n");
