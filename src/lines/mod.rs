@@ -406,6 +406,12 @@ pub enum MatchError {
     Io(#[from] io::Error),
 }
 
+/// How long [`Match::settle`] looks back to back before it pauses.
+const SETTLE_EAGER: Duration = Duration::from_millis(1);
+
+/// The longest pause between two looks of [`Match::settle`].
+pub const SETTLE_PAUSE_MAX: Duration = Duration::from_millis(50);
+
 /// Why a game stopped before its end.
 #[derive(Debug)]
 pub enum Stop {
@@ -738,7 +744,7 @@ impl Match {
             return Ok(());
         }
         let start = Instant::now();
-        let mut spins = 0u32;
+        let mut backoff = 0u32;
         loop {
             let at_rest = self.seats[bot].bot.at_rest();
             // Read after the look: what it printed before coming to rest.
@@ -754,11 +760,19 @@ impl Match {
             }
             // A frozen bot comes to rest only when it may run.
             self.thaw(bot);
-            spins += 1;
-            if spins < 200 {
+            // The server's work per answer is bounded whatever the bot
+            // does: looks back to back for the first millisecond (an
+            // honest bot is at rest within microseconds), then pauses
+            // that double from 200 µs up to SETTLE_PAUSE_MAX, so at most
+            // about reply_wall / 50 ms more looks (each a read of one
+            // small file per thread of the bot).
+            if start.elapsed() < SETTLE_EAGER {
                 std::thread::yield_now();
             } else {
-                std::thread::sleep(Duration::from_micros(200));
+                let pause =
+                    (Duration::from_micros(200) * (1 << backoff.min(8))).min(SETTLE_PAUSE_MAX);
+                backoff += 1;
+                std::thread::sleep(pause);
             }
         }
         self.seats[bot].settled = true;

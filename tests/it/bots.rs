@@ -199,6 +199,43 @@ fn there_is_no_network() {
     both("network", limits(), || Expect::Completes);
 }
 
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    // SAFETY: getrusage fills a valid struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Issue 34: the server's own work per answer is bounded whatever the bot
+/// does. A bot whose thirty threads nap in short sleeps never comes to
+/// rest, so after every answer the referee looks until the reply's wall
+/// backstop; the looks back off, and the referee's CPU per answer stays a
+/// few milliseconds (it was the whole backstop of looking every 200 µs:
+/// 0.1 s and more per answer here).
+#[test]
+fn a_restless_bot_costs_the_referee_a_bounded_amount_per_answer() {
+    let limits = LineLimits {
+        reply_wall: Duration::from_millis(500),
+        ..limits()
+    };
+    let before = thread_cpu();
+    let (rec, seen) = hostile_match(&["hostile/restless.c", "echo.c"], limits);
+    let used = thread_cpu() - before;
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    let answers = ROUNDS as u32;
+    eprintln!(
+        "referee: {used:?} for {answers} answers of a restless bot (bot: {:?})",
+        rec.bots[0].cpu
+    );
+    assert!(
+        used < Duration::from_millis(40) * answers,
+        "the referee used {used:?} for {answers} answers"
+    );
+    nothing_left("restless.c", &seen);
+}
+
 /// Issue 34: no file events (inotify, fanotify): they fail as calls the
 /// kernel does not have.
 #[test]
