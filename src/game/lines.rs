@@ -146,6 +146,22 @@ impl<G> Recorded<G> {
     }
 }
 
+/// The most bytes of one line a transcript keeps (longer lines are cut,
+/// with a note of how much was left out).
+pub const STORED_LINE_BYTES: usize = 256;
+
+/// `line` as a transcript keeps it: at most [`STORED_LINE_BYTES`] of it.
+pub fn stored_line(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= STORED_LINE_BYTES {
+        return line.into();
+    }
+    let mut end = STORED_LINE_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}[... {} more bytes]", &line[..end], line.len() - end).into()
+}
+
 impl<G: LineGame> LineGame for Recorded<G> {
     type Outcome = G::Outcome;
 
@@ -178,8 +194,17 @@ impl<G: LineGame> LineGame for Recorded<G> {
     }
 
     fn reply(&mut self, seat: usize, line: &str) -> Result<(), Violation> {
-        self.note(seat, Said::ByBot, line);
-        self.game.reply(seat, line)
+        let result = self.game.reply(seat, line);
+        // Kept as the rules read it: an accepted line without the blanks
+        // around it (which do not count), any line cut at
+        // STORED_LINE_BYTES: what a bot prints never grows a record
+        // beyond what its game means.
+        let kept = match &result {
+            Ok(()) => trimmed(line),
+            Err(_) => line,
+        };
+        self.note(seat, Said::ByBot, &stored_line(kept));
+        result
     }
 
     fn outcome(&self) -> Option<Self::Outcome> {

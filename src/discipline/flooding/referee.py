@@ -684,6 +684,31 @@ class FloodGame:
 TRANSCRIPT_CAP = 200000
 
 
+
+#: The most bytes of one line a transcript keeps (the server's
+#: game::lines::STORED_LINE_BYTES).
+STORED_LINE_BYTES = 256
+
+
+def stored_line(line):
+    """A line as a transcript keeps it: at most STORED_LINE_BYTES of it,
+    with a note of how much was left out (the server's stored_line)."""
+    raw = line.encode("utf-8")
+    if len(raw) <= STORED_LINE_BYTES:
+        return line
+    end = STORED_LINE_BYTES
+    while end > 0 and (raw[end] & 0xC0) == 0x80:
+        end -= 1
+    return raw[:end].decode("utf-8") + "[... %d more bytes]" % (len(raw) - end)
+
+
+def kept_line(line, violation):
+    """What the transcript keeps of a line a seat printed: an accepted
+    line as the rules read it (blanks around it and a CR at the end do not
+    count), any line cut at STORED_LINE_BYTES (the server's Recorded)."""
+    return stored_line(line if violation is not None else line.strip(" \t\r"))
+
+
 class Recorded:
     def __init__(self, game, cap=TRANSCRIPT_CAP):
         self.game = game
@@ -711,8 +736,9 @@ class Recorded:
         return step
 
     def reply(self, seat, line):
-        self.note(seat, "from", line)
-        return self.game.reply(seat, line)
+        violation = self.game.reply(seat, line)
+        self.note(seat, "from", kept_line(line, violation))
+        return violation
 
 
 # ---------------------------------------------------------------------------

@@ -74,7 +74,9 @@ THE FULL TRANSCRIPT (--transcript)
         to 0: fin
         to 1: fin
     One exchange per line: "to S: LINE" (the referee to seat S) or
-    "from S: LINE" (what seat S printed), in the order the server records
+    "from S: LINE" (what seat S printed, as the rules read it: blanks
+    around it and a CR at the end left out; a line that broke a rule as
+    printed; at most 256 bytes of either), in the order the server records
     them (seat 0's bid, then seat 1's, then each is told the other's), the
     final "fin" lines included. An illegal bid is written, then the "fin"
     lines; a bot that failed outside the rules (crashed, ended, too slow)
@@ -465,6 +467,31 @@ def describe(seat, turn, what, line=None):
     return reason
 
 
+
+#: The most bytes of one line a transcript keeps (the server's
+#: game::lines::STORED_LINE_BYTES).
+STORED_LINE_BYTES = 256
+
+
+def stored_line(line):
+    """A line as a transcript keeps it: at most STORED_LINE_BYTES of it,
+    with a note of how much was left out (the server's stored_line)."""
+    raw = line.encode("utf-8")
+    if len(raw) <= STORED_LINE_BYTES:
+        return line
+    end = STORED_LINE_BYTES
+    while end > 0 and (raw[end] & 0xC0) == 0x80:
+        end -= 1
+    return raw[:end].decode("utf-8") + "[... %d more bytes]" % (len(raw) - end)
+
+
+def kept_line(line, violation):
+    """What the transcript keeps of a line a seat printed: an accepted
+    line as the rules read it (blanks around it and a CR at the end do not
+    count), any line cut at STORED_LINE_BYTES (the server's Recorded)."""
+    return stored_line(line if violation is not None else line.strip(" \t\r"))
+
+
 class Recorded:
     """The game with its transcript, as the server's Recorded: lines sent
     are noted when the game hands them out (before they are sent), the
@@ -488,8 +515,9 @@ class Recorded:
         return step
 
     def reply(self, seat, line):
-        self.transcript.append((seat, "from", line))
-        return self.game.reply(seat, line)
+        violation = self.game.reply(seat, line)
+        self.transcript.append((seat, "from", kept_line(line, violation)))
+        return violation
 
 
 class Stop(Exception):

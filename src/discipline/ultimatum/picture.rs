@@ -527,6 +527,35 @@ mod tests {
         svg(html, "final")
     }
 
+    /// Issue 34: blanks around an answer do not count, and are not
+    /// stored; a line that breaks a rule is kept cut to a stated size.
+    #[test]
+    fn a_transcript_keeps_lines_as_the_rules_read_them() {
+        let pad = " ".repeat(4000);
+        let (_, game) = played(3, |seat, last| match (seat, last) {
+            (_, "START") => format!("{pad}300{pad}\r"),
+            _ => format!("JA{pad}"),
+        });
+        let by_bot: Vec<&str> = game
+            .transcript
+            .iter()
+            .filter(|e| e.said == Said::ByBot)
+            .map(|e| e.line.as_str())
+            .collect();
+        assert!(!by_bot.is_empty());
+        assert!(
+            by_bot.iter().all(|l| *l == "300" || *l == "JA"),
+            "{by_bot:?}"
+        );
+        let (_, game) = played(3, |_, _| format!("many {}", "x".repeat(10_000)));
+        let last = &game.transcript.last().expect("the bad line").line;
+        assert!(
+            last.len() < crate::game::lines::STORED_LINE_BYTES + 40,
+            "{last}"
+        );
+        assert!(last.ends_with("[... 9749 more bytes]"), "{last}");
+    }
+
     #[test]
     fn the_final_standings_show_the_points_of_the_match() {
         // alice offers 300 and accepts all; bob offers 600 and accepts >= 400.
