@@ -143,6 +143,11 @@ pub struct BotLimitsConfig {
     /// a key of this table: `[ultimatum] folder_kb`).
     #[serde(skip)]
     pub work_kb: Option<u64>,
+    /// The wall clock each bot may be waited for in one match, in seconds
+    /// (not a key: each discipline derives it from its seed's terms; see
+    /// the discipline's `limits`).
+    #[serde(skip)]
+    pub waited_secs: u64,
 }
 
 /// `section.name` is `v`, which must lie in `lo..=hi`; the error names the
@@ -170,6 +175,7 @@ impl BotLimitsConfig {
             memory_mb: self.memory_mb,
             memory: self.memory,
             work_kb: self.work_kb,
+            waited: Some(Duration::from_secs(self.waited_secs)),
             ..LineLimits::with_replies(
                 Duration::from_millis(self.reply_ms),
                 Duration::from_millis(self.startup_ms.max(self.reply_ms)),
@@ -271,6 +277,10 @@ impl UltimatumConfig {
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
             work_kb: self.kept_folder_bytes().map(|b| b >> 10),
+            // The seed: a match of `rounds` against itself ends within a
+            // minute (`entry_secs`), "about double" is still tolerated;
+            // each bot may take that double for its own.
+            waited_secs: 2 * self.entry_secs,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -343,6 +353,10 @@ impl FloodingConfig {
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
             work_kb: None,
+            // The seed: 0.1 s per round, the server's work included; twice
+            // that for every round of the longest game, and the start-up.
+            waited_secs: (self.startup_ms + 2 * u64::from(self.max_rounds) * self.round_ms)
+                .div_ceil(1000),
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -414,6 +428,9 @@ impl FootstepsConfig {
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::PlusLanguage,
             work_kb: None,
+            // The seed names no time: twice the CPU a game may use, and
+            // the start-up.
+            waited_secs: self.startup_ms.div_ceil(1000) + 2 * self.cpu_secs,
         }
     }
     pub fn validate(&self) -> Result<(), String> {
@@ -469,6 +486,11 @@ impl MorabarabaConfig {
             memory_mb: self.memory_mb,
             memory: crate::lines::MemoryCount::Total,
             work_kb: None,
+            // The seed: 120 s of the program's own time per match (the
+            // clock stops while it waits for the opponent); twice that,
+            // and the start-up.
+            waited_secs: self.here_ms(self.startup_ms).div_ceil(1000)
+                + 2 * self.here_ms(self.cpu_secs * 1000).div_ceil(1000),
         }
     }
 

@@ -52,7 +52,13 @@ use crate::tournament::schedule::GameKey;
 /// game's) and a `/work` quota (`LineLimits::work_kb`), failures may be
 /// `rounds_cpu` and `unasked`, and the referee looks for lines nobody
 /// asked for (a worker of format 4 would judge the same bot otherwise).
-pub const FORMAT: u32 = 5;
+/// Format 6: a KNOBELN game charges fuel for the referee's calls and
+/// `memory.grow` and its watchdog is an engine fault, never a failure; a
+/// bot's limits may say how long it may be waited for in a match
+/// (`LineLimits::waited`, failure `waited`), kept folders are measured as
+/// the tmpfs counts them, and transcripts keep lines as the rules read
+/// them (a worker of format 5 would judge and record otherwise).
+pub const FORMAT: u32 = 6;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;

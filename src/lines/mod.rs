@@ -162,6 +162,13 @@ pub struct LineLimits {
     /// of a compile request): past it, the bot waited for fails.
     #[serde(default)]
     pub match_wall: Option<Duration>,
+    /// Wall clock each bot may be waited for in all in one match (its
+    /// start-up and every answer): past it, that bot fails (`waited`).
+    /// With it the longest match is computable from the config whatever a
+    /// bot does (a bot that sleeps before every answer, fast in its trial
+    /// and slow in the contest).
+    #[serde(default)]
+    pub waited: Option<Duration>,
     /// Whether `memory_mb` is the bot's own (the language's allowance on
     /// top) or the whole process's, runtime included (Morabaraba's "512 MB
     /// in total").
@@ -238,6 +245,7 @@ impl Default for LineLimits {
             work_kb: None,
             max_line: 4096,
             match_wall: None,
+            waited: None,
             memory: MemoryCount::PlusLanguage,
         }
     }
@@ -297,6 +305,11 @@ pub enum BotFailureKind {
     /// The match's wall-clock budget ran out while the referee waited for
     /// this bot.
     MatchWall {
+        limit_ms: u64,
+    },
+    /// The referee waited for this bot longer in all than a match allows
+    /// ([`LineLimits::waited`]).
+    Waited {
         limit_ms: u64,
     },
 }
@@ -385,6 +398,12 @@ pub fn describe_bot_failure(
         BotFailureKind::MatchWall { limit_ms } => format!(
             "was still thinking when the match's {} s of wall clock were over (the match \
              was stopped there)",
+            *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::Waited { limit_ms } => format!(
+            "was waited for more than {} s of wall clock in all in this match (its start-up \
+             and its answers together; each bot has that much per match): a bot that \
+             sleeps or blocks instead of answering is stopped there",
             *limit_ms as f64 / 1000.0
         ),
     };
@@ -485,6 +504,9 @@ struct Seat {
     frozen: bool,
     /// A game budgeted by rounds ([`Match::allow_rounds`]).
     allowance: Option<Allowance>,
+    /// How long the referee has waited for it in this match, in all (the
+    /// reply waited for now not included).
+    waited: Duration,
 }
 
 /// What a bot of a game budgeted by rounds may have used by now: CPU
@@ -606,6 +628,7 @@ impl Match {
                     budget: None,
                     frozen: false,
                     allowance: None,
+                    waited: Duration::ZERO,
                 })
                 .collect(),
             limits,
@@ -919,6 +942,7 @@ impl Match {
                         }
                         self.seats[b].answered = true;
                         self.seats[b].settled = false;
+                        self.seats[b].waited += now.saturating_duration_since(budget.since);
                         replies[k] = Some(line);
                         if others_frozen {
                             // It owes nothing more in this wait.
@@ -938,6 +962,18 @@ impl Match {
                     continue;
                 }
                 let deadline = budget.since + wall_limit;
+                if let Some(waited) = self.limits.waited {
+                    let out = budget.since + waited.saturating_sub(self.seats[b].waited);
+                    if now >= out {
+                        let kind = BotFailureKind::Waited {
+                            limit_ms: waited.as_millis() as u64,
+                        };
+                        self.kill(b);
+                        failures.push(self.failure(b, kind, None));
+                        continue;
+                    }
+                    wake = wake.min(out);
+                }
                 if let Some(over) = self.limits.match_wall {
                     if now >= self.started + over {
                         let kind = BotFailureKind::MatchWall {

@@ -180,6 +180,7 @@ fn limits() -> LineLimits {
         work_kb: None,
         max_line: 4096,
         match_wall: None,
+        waited: None,
         memory: knobeln::lines::MemoryCount::PlusLanguage,
     }
 }
@@ -483,6 +484,21 @@ fn a_sleeping_bot_fails_on_the_wall_clock() {
                 }
             )
         })
+    });
+}
+
+/// Issue 34: a bot that sleeps before every answer (each within the
+/// reply's backstop, with almost no CPU) is stopped when the match's
+/// budget of waiting for it is spent: half a second per answer against
+/// 1.25 s, in the third answer, the bot named.
+#[test]
+fn a_bot_that_sleeps_before_every_answer_spends_the_matchs_waiting() {
+    let l = LineLimits {
+        waited: Some(Duration::from_millis(1250)),
+        ..limits()
+    };
+    both("slow_answers", l, || {
+        Expect::Fails(|k| matches!(k, BotFailureKind::Waited { limit_ms: 1250 }))
     });
 }
 
