@@ -491,8 +491,9 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
 }
 
 /// The ultimatum and FootSteps referees share their driver, formats and
-/// command line byte for byte (each kit carries one file, so the part is
-/// copied, and this keeps the copies one).
+/// command line byte for byte, and all four their look for unasked lines
+/// and what a transcript keeps of a line (each kit carries one file, so
+/// the part is copied, and this keeps the copies one).
 #[test]
 fn the_home_referees_share_their_common_part_byte_for_byte() {
     let marker = "# Everything below is the same in the ultimatum and FootSteps home referees";
@@ -516,5 +517,17 @@ fn the_home_referees_share_their_common_part_byte_for_byte() {
     };
     for d in ["footsteps", "flooding", "morabaraba"] {
         assert_eq!(rest("ultimatum"), rest(d), "{d}");
+    }
+    // What a transcript keeps of a line is one text in all four.
+    let kept = |d: &str| -> String {
+        let text = std::fs::read_to_string(referee_py(d)).unwrap();
+        let from = text
+            .find("#: The most bytes of one line a transcript keeps")
+            .unwrap_or_else(|| panic!("{d}: no stored_line"));
+        let to = from + text[from..].find("\nclass Recorded").unwrap();
+        text[from..to].to_string()
+    };
+    for d in ["footsteps", "flooding", "morabaraba"] {
+        assert_eq!(kept("ultimatum"), kept(d), "{d}");
     }
 }
