@@ -532,7 +532,7 @@ impl CompileBench {
 }
 
 /// A line of `/proc/self/status` in kB (`VmHWM`, `VmRSS`).
-fn status_kb(field: &str) -> u64 {
+pub fn status_kb(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -174,18 +174,6 @@ fn template(setup: &Setup) -> Played {
     }
 }
 
-fn status_kb(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-        })
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
 fn dir_bytes(dir: &std::path::Path) -> u64 {
     let mut n = 0;
     if let Ok(rd) = std::fs::read_dir(dir) {
@@ -309,7 +297,7 @@ pub fn bot_site_bench(
     let site_dir = tmp.path().join("site");
     // The peak from here on is the site's (filling the store held the plan).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let rss_before = status_kb("VmRSS:");
+    let rss_before = crate::bench::status_kb("VmRSS:");
     let t2 = Instant::now();
     let written = crate::site::bots::write(&site_dir, &store, &c, &config, &results)?;
     let site = t2.elapsed();
@@ -323,6 +311,6 @@ pub fn bot_site_bench(
         floor,
         site,
         site_bytes: dir_bytes(&site_dir),
-        peak_rss_kb: status_kb("VmHWM:").saturating_sub(rss_before),
+        peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })
 }
