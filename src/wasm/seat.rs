@@ -28,9 +28,12 @@ use wasmtime::{
 
 use super::{ticks, Strategy, EPOCH_TICK};
 
-/// Fuel one call of a referee's function costs (`seed`, `make_throw`): a
-/// call out of the module takes as long as a hundred ordinary operators,
-/// and a strategy may call `seed` as often as it likes.
+/// Fuel one call of the referee's `seed` costs: a call out of the module
+/// takes as long as a hundred ordinary operators. The runtime calls it
+/// once, and a checked strategy cannot call it at all, but a module of an
+/// older version could call it in a loop. (`make_throw` needs no weight:
+/// the referee ends the game at its last throw, so it is called at most
+/// L + 1 times.)
 pub const HOST_CALL_FUEL: u64 = 100;
 
 /// What the referee's functions see of a seat.
@@ -219,7 +222,6 @@ pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>>
         "knobeln",
         "make_throw",
         |mut caller: Caller<'_, LeadData>, thrown: i32| -> wasmtime::Result<i32> {
-            charge_host_call(&mut caller)?;
             match (caller.data_mut().on_throw)(thrown) {
                 Control::Reply(r) => Ok(r),
                 Control::Stop => Err(wasmtime::Error::new(Stopped)),
@@ -365,15 +367,13 @@ pub(super) fn linker(engine: &Engine) -> wasmtime::Result<Linker<SeatData>> {
     linker.func_wrap_async(
         "knobeln",
         "make_throw",
-        |mut caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
-            let charged = charge_host_call(&mut caller);
+        |caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
             let exchange = caller.data().exchange.clone();
             Box::new(async move {
-                charged?;
                 exchange.thrown.store(thrown as i64, Ordering::Relaxed);
                 // Back to the referee until it has both throws.
                 Suspend(false).await;
-                Ok(exchange.reply.load(Ordering::Relaxed) as i32)
+                exchange.reply.load(Ordering::Relaxed) as i32
             })
         },
     )?;

@@ -225,7 +225,7 @@ fn a_restless_bot_costs_the_referee_a_bounded_amount_per_answer() {
     let (rec, seen) = hostile_match(&["hostile/restless.c", "echo.c"], limits);
     let used = thread_cpu() - before;
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
-    let answers = ROUNDS as u32;
+    let answers = ROUNDS;
     eprintln!(
         "referee: {used:?} for {answers} answers of a restless bot (bot: {:?})",
         rec.bots[0].cpu
