@@ -312,6 +312,12 @@ pub enum BotFailureKind {
     Waited {
         limit_ms: u64,
     },
+    /// It ran while it was stopped for another bot's turn (it resumed
+    /// itself: on cgroup v1 a stop is a signal, which `SIGCONT` undoes):
+    /// `ran_ms` of CPU time while stopped.
+    RanWhileStopped {
+        ran_ms: u64,
+    },
 }
 
 /// One bot's failure in a match.
@@ -400,6 +406,11 @@ pub fn describe_bot_failure(
              was stopped there)",
             *limit_ms as f64 / 1000.0
         ),
+        BotFailureKind::RanWhileStopped { ran_ms } => format!(
+            "ran for {ran_ms} ms of CPU time while it was stopped for another bot's turn (it \
+             resumed itself, e.g. with SIGCONT): a bot must not take the CPU its opponent is \
+             given"
+        ),
         BotFailureKind::Waited { limit_ms } => format!(
             "was waited for more than {} s of wall clock in all in this match (its start-up \
              and its answers together; each bot has that much per match): a bot that \
@@ -478,6 +489,10 @@ pub const STDERR_KEEP: usize = 4096;
 
 const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
 
+/// The CPU time a frozen bot may still be charged (what it ran between the
+/// stop and its taking effect): past it, it resumed itself.
+pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
+
 /// How long a reply may take before the referee reads the bot's CPU time
 /// (the zero of the reply's CPU count) and freezes the bots it is not
 /// waiting for. Replies quicker than this cost no look at all: reading a
@@ -507,6 +522,8 @@ struct Seat {
     /// How long the referee has waited for it in this match, in all (the
     /// reply waited for now not included).
     waited: Duration,
+    /// Its CPU time when it was last frozen (while `frozen`).
+    frozen_cpu: Duration,
 }
 
 /// What a bot of a game budgeted by rounds may have used by now: CPU
@@ -629,6 +646,7 @@ impl Match {
                     frozen: false,
                     allowance: None,
                     waited: Duration::ZERO,
+                    frozen_cpu: Duration::ZERO,
                 })
                 .collect(),
             limits,
@@ -886,11 +904,32 @@ impl Match {
             });
         }
         let mut others_frozen = false;
+        let mut frozen_checked = now;
         loop {
             let mut pending: Vec<usize> = Vec::new();
             // One clock reading per pass (a pass is a few system calls).
             let mut now = Instant::now();
             let mut wake = now + CPU_CHECK_EVERY;
+            // A bot that resumed itself while the others' replies are
+            // waited for took their CPU: it fails, and the replies it
+            // slowed get their wall clock anew.
+            if others_frozen && now.duration_since(frozen_checked) >= CPU_CHECK_EVERY {
+                frozen_checked = now;
+                let cheats = self.resumed_while_frozen();
+                if !cheats.is_empty() {
+                    for (k, &b) in bots.iter().enumerate() {
+                        if replies[k].is_some() {
+                            continue;
+                        }
+                        let Seat { budget, waited, .. } = &mut self.seats[b];
+                        if let Some(budget) = budget.as_mut() {
+                            *waited += now.saturating_duration_since(budget.since);
+                            budget.since = now;
+                        }
+                    }
+                    failures.extend(cheats);
+                }
+            }
             for (k, &b) in bots.iter().enumerate() {
                 if replies[k].is_some() || failures.iter().any(|f| f.bot == b) {
                     continue;
@@ -1040,7 +1079,34 @@ impl Match {
                 continue;
             }
             seat.frozen = seat.bot.freeze(Freeze::Frozen);
+            if seat.frozen {
+                seat.frozen_cpu = seat.bot.cpu_time();
+            }
         }
+    }
+
+    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`]
+    /// (they resumed themselves): each is killed, and its failure returned.
+    /// The freeze that signals cannot undo is the kernel's count of the
+    /// bot's CPU time, which this reads.
+    fn resumed_while_frozen(&mut self) -> Vec<BotFailure> {
+        let mut out = Vec::new();
+        for b in 0..self.seats.len() {
+            let seat = &self.seats[b];
+            if !seat.frozen || seat.eof {
+                continue;
+            }
+            let ran = seat.bot.cpu_time().saturating_sub(seat.frozen_cpu);
+            if ran > FROZEN_SLACK {
+                let kind = BotFailureKind::RanWhileStopped {
+                    ran_ms: ran.as_millis() as u64,
+                };
+                self.kill(b);
+                self.seats[b].frozen = false;
+                out.push(self.failure(b, kind, None));
+            }
+        }
+        out
     }
 
     /// Freezes every bot of `bots` that has its reply in `replies`.

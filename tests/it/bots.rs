@@ -237,6 +237,121 @@ fn a_restless_bot_costs_the_referee_a_bounded_amount_per_answer() {
     nothing_left("restless.c", &seen);
 }
 
+/// The honest thinker is never failed by what its opponent does while
+/// stopped, and if the opponent ran while stopped, it is that bot that
+/// fails (`ran_while_stopped`). `ask_both` plays five rounds of echo.
+fn opponent_stopped_or_failed(rec: &MatchRecord<Vec<u64>>) {
+    for f in &rec.failures {
+        assert_eq!(f.bot, 0, "the honest bot failed: {}", f.reason);
+        assert!(
+            matches!(f.kind, BotFailureKind::RanWhileStopped { .. }),
+            "{}",
+            f.reason
+        );
+    }
+}
+
+/// Plays five rounds: bot 0 answers echo, then the thinker (bot 1) thinks
+/// 200 ms; returns the record, the thinker's answers and bot 0's processes.
+fn play_against_thinker(m: Match) -> (MatchRecord<Vec<u64>>, Vec<String>, Vec<i32>) {
+    let (mut seen, mut answers) = (Vec::new(), Vec::new());
+    let rec = play(m, |m| {
+        for r in 1..=5u32 {
+            m.set_turn(r);
+            let reply = m.ask(0, &format!("ECHO {r}"))?;
+            if reply != r.to_string() {
+                return Err(m.broken_rule(0, "the answer repeats the number", &reply));
+            }
+            seen.extend(m.members(0));
+            answers.push(m.ask(1, &format!("ECHO {r}"))?);
+        }
+        Ok(vec![0u64, 0])
+    })
+    .unwrap();
+    (rec, answers, seen)
+}
+
+/// Issue 34: a stop that signals could undo. On cgroup v1 a bot not on
+/// turn is stopped with SIGSTOP; a bot whose 30 spinning processes send
+/// themselves SIGCONT from a timer every millisecond would take its
+/// opponent's CPU while it thinks (on the kernel of the report; on this
+/// one a timer's SIGCONT does not resume a stopped process). Whatever the
+/// kernel does: the honest bot is never failed, and the attacker either
+/// stays stopped (the thinker's 200 ms take well under a second) or fails
+/// for running while stopped.
+#[test]
+fn a_bot_that_resumes_itself_while_stopped_never_fails_its_opponent() {
+    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/resume_self.c", "thinker.c"]
+        .iter()
+        .map(|f| bot(f))
+        .collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let (rec, answers, seen) =
+        play_against_thinker(Match::start(&refs, starving_limits()).unwrap());
+    opponent_stopped_or_failed(&rec);
+    if rec.failures.is_empty() {
+        let walls = thinking_walls(&answers);
+        assert!(walls.iter().all(|&w| w < 1000), "{walls:?}");
+    }
+    nothing_left("hostile/resume_self.c", &seen);
+}
+
+/// A bot whose stop does not hold (here: a freeze that the wrapper below
+/// only pretends, as a resumed bot would look to the referee) and that
+/// spins 30 processes is failed for running while stopped, by the kernel's
+/// count of its CPU time, which no signal undoes; the honest bot is not
+/// failed, and its reply's wall clock starts again once the attacker is
+/// gone.
+#[test]
+fn a_bot_that_runs_while_stopped_fails_by_its_cpu_count() {
+    use knobeln::lines::{spawn_bot, BotIo};
+    use knobeln::sandbox::bot::{BotProcess, Network};
+    use knobeln::sandbox::cgroup::Freeze;
+    /// A bot whose freeze never takes effect.
+    struct Unstoppable(BotProcess);
+    impl BotIo for Unstoppable {
+        fn fds(&self) -> [std::os::fd::RawFd; 3] {
+            BotIo::fds(&self.0)
+        }
+        fn cpu_time(&self) -> Duration {
+            self.0.cpu_time()
+        }
+        fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+            self.0.try_status()
+        }
+        fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
+            self.0.finish()
+        }
+        fn out_of_memory(&self) -> bool {
+            self.0.out_of_memory()
+        }
+        fn waiting_for_input(&self) -> bool {
+            self.0.waiting_for_input()
+        }
+        fn freeze(&mut self, _: Freeze) -> bool {
+            true
+        }
+        fn members(&self) -> Vec<i32> {
+            self.0.members()
+        }
+    }
+    let limits = starving_limits();
+    let (tc0, p0) = bot("hostile/starve.c");
+    let (tc1, p1) = bot("thinker.c");
+    let slot = knobeln::lines::CPU_SLOTS.lease();
+    let a = spawn_bot(tc0, &p0, &limits, Network::Lent, slot.cpu(), None).unwrap();
+    let b = spawn_bot(tc1, &p1, &limits, Network::Lent, slot.cpu(), None).unwrap();
+    let m = Match::new(
+        vec![(Box::new(Unstoppable(a)), 64), (Box::new(b), 64)],
+        limits,
+    );
+    let (rec, _, seen) = play_against_thinker(m);
+    opponent_stopped_or_failed(&rec);
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    assert_eq!(rec.failures[0].turn, 2, "{}", rec.failures[0].reason);
+    nothing_left("hostile/starve.c", &seen);
+}
+
 /// Issue 34: no file events (inotify, fanotify): they fail as calls the
 /// kernel does not have.
 #[test]
