@@ -460,6 +460,29 @@ impl ResultMessage {
         serde_json::to_vec(self).expect("a result serializes")
     }
 
+    /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
+    /// hold: a result that would not travel has its played games turned
+    /// into faults that say so (played again elsewhere, and the run stops
+    /// naming the game if it never fits) instead of a publish retried
+    /// forever. By construction nothing a bot leaves makes a result this
+    /// large (kept folders, moves and standard error are bounded); this is
+    /// the guard should that ever be wrong.
+    pub fn encode_within_limit(mut self) -> Vec<u8> {
+        let bytes = self.encode();
+        if bytes.len() <= MAX_MESSAGE_BYTES {
+            return bytes;
+        }
+        let why = format!(
+            "the worker's result for this job is {} bytes, more than a message carries \
+             ({MAX_MESSAGE_BYTES}): an engine fault, the game is played again",
+            bytes.len()
+        );
+        for r in &mut self.results {
+            r.outcome = Outcome::Fault(why.clone());
+        }
+        self.encode()
+    }
+
     pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
         let r: ResultMessage = decode(bytes)?;
         if r.format != FORMAT {
@@ -1187,6 +1210,49 @@ mod tests {
         assert!(checked.failures[0]
             .reason
             .starts_with("bot 1, turn 3: crashed"));
+    }
+
+    /// Issue 34: a result that cannot travel is never published (and
+    /// retried forever): it says why, within a message.
+    #[test]
+    fn a_result_too_large_for_a_message_becomes_a_fault_that_travels() {
+        let mut p = bot_game();
+        p.moves = Some("x".repeat(MAX_MESSAGE_BYTES + 1));
+        let game = GameIdent::new(
+            1,
+            GameKey {
+                round: 1,
+                group: 1,
+                slot: 1,
+            },
+            0,
+        );
+        let r = ResultMessage {
+            format: FORMAT,
+            session: "s".into(),
+            job: "j".into(),
+            worker: "w".into(),
+            results: vec![GameResult {
+                game,
+                outcome: Outcome::BotGame(Box::new(p)),
+            }],
+        };
+        let bytes = r.encode_within_limit();
+        assert!(bytes.len() <= MAX_MESSAGE_BYTES);
+        let back = ResultMessage::decode(&bytes).unwrap();
+        match &back.results[0].outcome {
+            Outcome::Fault(why) => assert!(why.contains("more than a message"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A result that fits is sent as it is.
+        let small = ResultMessage {
+            results: vec![GameResult {
+                game,
+                outcome: Outcome::BotGame(Box::new(bot_game())),
+            }],
+            ..back
+        };
+        assert_eq!(small.clone().encode_within_limit(), small.encode());
     }
 
     #[test]

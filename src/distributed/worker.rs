@@ -500,7 +500,7 @@ async fn handle(
         worker: w.name.clone(),
         results,
     };
-    if publish_result(&w, &results_subject(&session), result.encode()).await {
+    if publish_result(&w, &results_subject(&session), result.encode_within_limit()).await {
         // Acknowledged only once the result is stored: should this worker
         // die before, the games are played again elsewhere.
         let _ = msg.ack().await;
