@@ -825,7 +825,11 @@ fn answer_one_job_in_part(url: &str) -> usize {
         let consumer = loop {
             let found = match js.get_stream("KNOBELN_JOBS").await {
                 Ok(stream) => stream
-                    .get_consumer::<jetstream::consumer::pull::Config>("workers-knobeln-v5")
+                    .get_consumer::<jetstream::consumer::pull::Config>(
+                        &knobeln::distributed::workers_consumer(
+                            knobeln::distributed::wire::Discipline::Knobeln,
+                        ),
+                    )
                     .await
                     .ok(),
                 Err(_) => None,
@@ -964,7 +968,16 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
             .state
             .messages;
         // 1. Queue a job.
-        let queued = match ctx.publish("knobeln.jobs.v5.knobeln.1", "{}".into()).await {
+        let queued = match ctx
+            .publish(
+                knobeln::distributed::jobs_subject(
+                    knobeln::distributed::wire::Discipline::Knobeln,
+                    1,
+                ),
+                "{}".into(),
+            )
+            .await
+        {
             Ok(ack) => ack.await.is_ok(),
             Err(_) => false,
         };
