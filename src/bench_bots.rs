@@ -52,6 +52,10 @@ pub struct LanguageFigures {
     pub startup_unconfined: Duration,
     pub sandboxed: Duration,
     pub unconfined: Duration,
+    /// The referee's own CPU (its thread) in the fastest sandboxed match.
+    pub referee_cpu: Duration,
+    /// The two bots' CPU in that match.
+    pub bots_cpu: Duration,
 }
 
 /// All figures of a run.
@@ -94,6 +98,15 @@ impl BotsBench {
                 ms(l.unconfined),
                 overhead * 100.0,
                 l.sandboxed.as_secs_f64() / self.floor.as_secs_f64()
+            );
+        }
+        for l in &self.languages {
+            println!(
+                "  {:<8} the referee's CPU {:7.1} ms ({:.2} us per answer) beside the bots' {:7.1} ms",
+                l.language,
+                ms(l.referee_cpu),
+                ms(l.referee_cpu) * 1000.0 / trips,
+                ms(l.bots_cpu)
             );
         }
         for (name, why) in &self.missing {
@@ -173,21 +186,31 @@ pub fn bots_bench(repeats: usize, only: &[String]) -> anyhow::Result<BotsBench> 
             continue;
         }
         // Interleaved, best of each: a busy machine slows both alike.
-        let (mut startup, mut startup_unconfined, mut sandboxed, mut unconfined) =
-            (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
+        let (mut startup, mut startup_unconfined, mut unconfined) =
+            (Duration::MAX, Duration::MAX, Duration::MAX);
+        let mut sandboxed = SandboxedMatch {
+            wall: Duration::MAX,
+            referee_cpu: Duration::ZERO,
+            bots_cpu: Duration::ZERO,
+        };
         for _ in 0..repeats.max(1) {
-            startup = startup.min(sandboxed_match(tc, &program, 1, &limits)?);
+            startup = startup.min(sandboxed_match(tc, &program, 1, &limits)?.wall);
             startup_unconfined =
                 startup_unconfined.min(unconfined_match(tc, &program, 1, &limits)?);
-            sandboxed = sandboxed.min(sandboxed_match(tc, &program, ROUNDS, &limits)?);
+            let m = sandboxed_match(tc, &program, ROUNDS, &limits)?;
+            if m.wall < sandboxed.wall {
+                sandboxed = m;
+            }
             unconfined = unconfined.min(unconfined_match(tc, &program, ROUNDS, &limits)?);
         }
         languages.push(LanguageFigures {
             language: choice.language,
             startup,
             startup_unconfined,
-            sandboxed,
+            sandboxed: sandboxed.wall,
             unconfined,
+            referee_cpu: sandboxed.referee_cpu,
+            bots_cpu: sandboxed.bots_cpu,
         });
     }
     let c = c_program.ok_or_else(|| anyhow!("the C toolchain is missing: no floor"))?;
@@ -207,20 +230,41 @@ pub fn bots_bench(repeats: usize, only: &[String]) -> anyhow::Result<BotsBench> 
     })
 }
 
+/// One sandboxed match: its wall clock, the referee's CPU (this thread)
+/// and the bots' CPU.
+struct SandboxedMatch {
+    wall: Duration,
+    referee_cpu: Duration,
+    bots_cpu: Duration,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    // SAFETY: getrusage fills a valid struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn sandboxed_match(
     tc: &Toolchain,
     program: &BotProgram,
     rounds: u32,
     limits: &LineLimits,
-) -> anyhow::Result<Duration> {
-    let t0 = Instant::now();
+) -> anyhow::Result<SandboxedMatch> {
+    let (t0, c0) = (Instant::now(), thread_cpu());
     let m = Match::start(&[(tc, program), (tc, program)], *limits)?;
     let rec = play(m, |m| play_echo(m, rounds, 1))?;
-    let took = t0.elapsed();
+    let (wall, referee_cpu) = (t0.elapsed(), thread_cpu() - c0);
     if !rec.failures.is_empty() {
         return Err(anyhow!("{}: {}", tc.language.name, rec.failures[0].reason));
     }
-    Ok(took)
+    Ok(SandboxedMatch {
+        wall,
+        referee_cpu,
+        bots_cpu: rec.bots.iter().map(|b| b.cpu).sum(),
+    })
 }
 
 fn unconfined_match(
