@@ -885,10 +885,15 @@ fn games_a_workers_answer_leaves_out_go_back_to_the_queue() {
     let _good = Worker::start(tmp.path(), &nats.url(), "good", &[]);
     let (got, err) = coordinator.finish();
     assert_eq!(got, expected, "{err}");
-    assert!(
-        err.contains("partial: 0 games,") && err.contains("good: 36 games"),
-        "{err}"
-    );
+    // Every game is the good worker's; a game it played twice (a job
+    // handed out again under load) changes nothing of the results above.
+    let good: usize = err
+        .split("good: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(err.contains("partial: 0 games,") && good >= 36, "{err}");
 }
 
 #[test]
