@@ -33,7 +33,9 @@ pub enum Input {
 }
 
 impl Input {
-    /// gcc's and clang's `-x` language of this input.
+    /// gcc's `-x` language of this input (clang always reads `-x c`:
+    /// its driver would skip `-E` for `cpp-output`, see
+    /// [`super::wasm::Toolchain::compile`]).
     pub fn language(self) -> &'static str {
         match self {
             Input::Source => "c",
