@@ -101,6 +101,15 @@ pub struct Language {
     /// its own mounts.
     #[serde(default)]
     pub compile_proc: bool,
+    /// Whether the bot gets a `/proc` (of its own PID namespace). Off for
+    /// every built-in: a `/proc` shows even a bot of its own namespace
+    /// figures of the machine (`/proc/self/net/sockstat` counts the host's
+    /// TCP sockets, `/proc/self/mountinfo` its mounts). A runtime that
+    /// finds itself through `/proc/self/exe` (the `java` launcher's
+    /// `$ORIGIN`) is given `LD_ORIGIN_PATH` instead. Turn it on only for a
+    /// runtime that cannot start without one.
+    #[serde(default)]
+    pub run_proc: bool,
 }
 
 fn default_stem() -> String {
@@ -154,6 +163,7 @@ pub fn builtin() -> Vec<Language> {
         compile_memory_mb: default_compile_memory(),
         compile_cpu_secs: default_compile_cpu(),
         compile_proc: false,
+        run_proc: false,
         program_kb: default_program_kb(),
         compile_processes: default_compile_processes(),
     };

@@ -610,7 +610,11 @@ pub fn spawn_bot(
         } else {
             WorkFolder::Private
         },
-        proc: ProcFs::Mounted,
+        proc: if toolchain.language.run_proc {
+            ProcFs::Mounted
+        } else {
+            ProcFs::Hidden
+        },
         toolchain: None,
     };
     Ok(BotProcess::spawn(&spec)?)

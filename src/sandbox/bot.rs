@@ -274,11 +274,14 @@ pub enum WorkFolder {
 /// Whether a bot sees a `/proc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProcFs {
-    /// Its own PID namespace's (the JVM finds itself through
-    /// `/proc/self/exe`).
-    #[default]
+    /// Its own PID namespace's, showing only its processes
+    /// (`subset=pid`); per-process files still show some of the machine
+    /// (`net/sockstat`, `mountinfo`).
     Mounted,
-    /// None at all: a compiler that needs none learns nothing from it.
+    /// None at all (every built-in bot, most compilers): nothing of the
+    /// machine to read there. The loader's `$ORIGIN` comes from
+    /// `LD_ORIGIN_PATH`, set to the program's folder.
+    #[default]
     Hidden,
 }
 
@@ -744,6 +747,13 @@ impl Plan {
             "TMPDIR=/tmp".into(),
             "LANG=C.UTF-8".into(),
         ];
+        if spec.proc == ProcFs::Hidden {
+            // Without a /proc the loader cannot read /proc/self/exe to
+            // resolve `$ORIGIN` (the `java` launcher finds libjli.so so).
+            if let Some((dir, _)) = argv0.rsplit_once('/').filter(|(d, _)| !d.is_empty()) {
+                env.push(format!("LD_ORIGIN_PATH={dir}"));
+            }
+        }
         env.extend(spec.env.iter().cloned());
         Ok(Plan {
             join: group.map(|g| g.join_fds()).unwrap_or_default(),
@@ -1430,6 +1440,11 @@ impl BotProcess {
             unsafe {
                 libc::kill(self.child.pid(), libc::SIGKILL);
             }
+        }
+        // A task held by the v1 freezer dies of its SIGKILL only once
+        // thawed: without this the wait below would never end.
+        if let Some(g) = &self.group {
+            let _ = g.freeze(Freeze::Thawed);
         }
         let st = self.child.wait()?;
         if let Some(g) = &self.group {

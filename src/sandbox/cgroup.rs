@@ -16,8 +16,8 @@
 //!   `Delegate=yes`). Where the server's cgroup holds processes, the kernel
 //!   forbids enabling controllers for children, so the server first moves
 //!   itself into a leaf `knobeln-server`.
-//! - **v1** (separate hierarchies `memory`, `pids`, `cpuacct`): groups are
-//!   made under `knobeln/` at each hierarchy's root (as root).
+//! - **v1** (separate hierarchies `memory`, `pids`, `cpuacct`, `freezer`):
+//!   groups are made under `knobeln/` at each hierarchy's root (as root).
 //! - anything missing: the caller falls back to rlimits for that controller
 //!   ([`Controllers`] says which are there).
 //!
@@ -54,8 +54,9 @@ pub struct Controllers {
     pub memory: bool,
     pub pids: bool,
     pub cpu: bool,
-    /// Freezing (v2 `cgroup.freeze`; v1: stopping every member by signal):
-    /// the referee stops a bot it is not waiting for ([`Group::freeze`]).
+    /// Freezing (v2 `cgroup.freeze`, v1 `freezer.state`; v1 without its
+    /// freezer hierarchy: stopping every member by signal): the referee
+    /// stops a bot it is not waiting for ([`Group::freeze`]).
     pub freezer: bool,
 }
 
@@ -79,6 +80,9 @@ pub enum Cgroups {
         memory: Option<PathBuf>,
         pids: Option<PathBuf>,
         cpuacct: Option<PathBuf>,
+        /// The v1 freezer: a frozen task stays frozen whatever signal it
+        /// gets or sends ([`Group::freeze`]).
+        freezer: Option<PathBuf>,
         /// Whether `cpuacct` is mounted together with `cpu` (systemd's
         /// `cpu,cpuacct`): then each bot's group is a scheduler group of
         /// its own, which costs every round trip.
@@ -113,10 +117,21 @@ impl Cgroups {
                 memory: memory.is_some(),
                 pids: pids.is_some(),
                 cpu: cpuacct.is_some(),
-                // Stopped by signals, member by member (see Group::freeze).
+                // The freezer hierarchy, or else stopped by signals, member
+                // by member (see Group::freeze).
                 freezer: true,
             },
             Cgroups::None { .. } => Controllers::default(),
+        }
+    }
+
+    /// Whether a frozen bot is held by the kernel (v2 `cgroup.freeze`, the
+    /// v1 freezer), which no signal undoes, rather than by `SIGSTOP`.
+    pub fn freezes_in_kernel(&self) -> bool {
+        match self {
+            Cgroups::V2 { controllers, .. } => controllers.freezer,
+            Cgroups::V1 { freezer, .. } => freezer.is_some(),
+            Cgroups::None { .. } => false,
         }
     }
 
@@ -174,13 +189,21 @@ impl Cgroups {
                 }
             ),
             Cgroups::V1 {
-                cpuacct_with_cpu, ..
+                cpuacct_with_cpu,
+                freezer,
+                ..
             } => format!(
-                "cgroup v1 (memory {}, pids {}, cpuacct {}, freezing by signals {}){fb}{}",
+                "cgroup v1 (memory {}, pids {}, cpuacct {}, {}){fb}{}",
                 yes(c.memory),
                 yes(c.pids),
                 yes(c.cpu),
-                yes(c.freezer),
+                if freezer.is_some() {
+                    "freezer yes"
+                } else {
+                    "no freezer hierarchy: a bot not on turn is stopped by SIGSTOP, \
+                     which it can undo (it then fails for running while stopped); \
+                     mount the freezer hierarchy"
+                },
                 if *cpuacct_with_cpu {
                     "; cpuacct is mounted with cpu: each bot is a scheduler group of \
                      its own, about 18 % more per round trip (mount cpuacct on its \
@@ -221,6 +244,7 @@ fn detect_at(root: &Path) -> Cgroups {
     let memory = v1("memory");
     let pids = v1("pids");
     let cpuacct = v1("cpuacct").or_else(|| v1("cpu,cpuacct"));
+    let freezer = v1("freezer");
     let cpuacct_with_cpu = cpuacct
         .as_ref()
         .and_then(|b| b.parent())
@@ -230,13 +254,16 @@ fn detect_at(root: &Path) -> Cgroups {
             why: format!("no writable cgroup v1 hierarchy under {}", root.display()),
         };
     }
-    for base in [&memory, &pids, &cpuacct].into_iter().flatten() {
+    // The freezer first: a frozen member of a dead server's group dies of
+    // the SIGKILL only once it is thawed.
+    for base in [&freezer, &memory, &pids, &cpuacct].into_iter().flatten() {
         remove_stale_groups(base);
     }
     Cgroups::V1 {
         memory,
         pids,
         cpuacct,
+        freezer,
         cpuacct_with_cpu,
     }
 }
@@ -350,6 +377,7 @@ fn remove_stale_groups(base: &Path) {
             continue;
         };
         if !process_alive(pid) {
+            kill_frozen_v1(&e.path());
             kill_members(&e.path());
             let _ = fs::remove_dir(e.path());
         }
@@ -411,7 +439,8 @@ pub struct Group {
     written: GroupLimits,
     /// Whether v1's `memory.memsw.limit_in_bytes` is there (swap accounting).
     memsw: bool,
-    /// v2: the directory with `cgroup.freeze`. v1 stops members by
+    /// v2: the directory with `cgroup.freeze`; v1: the group in the
+    /// freezer hierarchy (`freezer.state`). Without it v1 stops members by
     /// signals instead (see [`Group::freeze`]).
     freezer: Option<PathBuf>,
     /// Whether the group is frozen (as last written).
@@ -536,6 +565,7 @@ impl Group {
                 memory,
                 pids,
                 cpuacct,
+                freezer,
                 ..
             } => {
                 let mut g = Group {
@@ -543,7 +573,7 @@ impl Group {
                     memory: memory.as_ref().map(|b| b.join(&name)),
                     pids: pids.as_ref().map(|b| b.join(&name)),
                     cpu: cpuacct.as_ref().map(|b| b.join(&name)),
-                    freezer: None,
+                    freezer: freezer.as_ref().map(|b| b.join(&name)),
                     dirs: Vec::new(),
                     procs: Vec::new(),
                     base: Counters::default(),
@@ -552,7 +582,10 @@ impl Group {
                     memsw: false,
                     frozen: AtomicBool::new(false),
                 };
-                for d in [&g.memory, &g.pids, &g.cpu].into_iter().flatten() {
+                for d in [&g.memory, &g.pids, &g.cpu, &g.freezer]
+                    .into_iter()
+                    .flatten()
+                {
                     fs::create_dir(d)?;
                     g.dirs.push(d.clone());
                 }
@@ -615,22 +648,38 @@ impl Group {
     ///   return to user space, which is soon enough for a bot that is not
     ///   on turn, and a frozen task still dies of `SIGKILL` (the server's
     ///   death included).
-    /// - **v1**: `SIGSTOP` to every member, again until no new member
-    ///   appears (a process that forked while the others were stopped is
-    ///   stopped in the next pass; stopped ones cannot fork), and
-    ///   `SIGCONT` to thaw. Not the v1 freezer: a task it holds does not
-    ///   die of `SIGKILL` until it is thawed, so a bot frozen when the
-    ///   server is killed would stay (measured: state D, forever). A
-    ///   stopped task dies of `SIGKILL` at once. A bot may notice a stop
-    ///   (a `SIGCONT` handler): only of itself, and only what its own clock
-    ///   tells it anyway.
+    /// - **v1**: the freezer hierarchy's `freezer.state`. A frozen task
+    ///   stays frozen whatever it does or is sent: `SIGCONT` (from a timer
+    ///   it armed, from a sibling) does not thaw it, and a child it forks
+    ///   is born into the frozen group. It does not die of `SIGKILL` until
+    ///   thawed, so [`Group::kill_all`] thaws after killing, and a group of
+    ///   a server killed while a bot was frozen is thawed and killed when
+    ///   the next server starts (until then it holds its memory, within
+    ///   its limit, and no CPU).
+    ///   While this process lives, a guard waits for its end
+    ///   ([`guard_frozen_groups`]) and thaws and kills what it leaves
+    ///   frozen, so that a `kill -9` of the server leaves no bot behind.
+    /// - **v1 without the freezer hierarchy**: `SIGSTOP` to every member,
+    ///   again until no new member appears, and `SIGCONT` to thaw. A bot
+    ///   can undo that (a timer's `SIGCONT`); the referee then fails it for
+    ///   running while stopped, and the log line at start says so.
     pub fn freeze(&self, state: Freeze) -> io::Result<bool> {
         let on = state == Freeze::Frozen;
         if self.frozen.load(Ordering::Relaxed) == on {
             return Ok(true);
         }
         if let Some(dir) = &self.freezer {
-            write_file(&dir.join("cgroup.freeze"), if on { "1" } else { "0" })?;
+            if self.version == 2 {
+                write_file(&dir.join("cgroup.freeze"), if on { "1" } else { "0" })?;
+            } else {
+                if on {
+                    guard_frozen_groups(dir.parent().unwrap_or(Path::new("/")))?;
+                }
+                write_file(
+                    &dir.join("freezer.state"),
+                    if on { "FROZEN" } else { "THAWED" },
+                )?;
+            }
         } else if self.version == 1 {
             let Some(dir) = self.dirs.first() else {
                 return Ok(false);
@@ -824,6 +873,10 @@ impl Group {
 
     /// Kills every member with SIGKILL (until none is left, for a group that
     /// keeps forking) and returns how many rounds that took.
+    ///
+    /// v1 with the freezer: the group is frozen first (nothing forks while
+    /// it is killed), every member gets `SIGKILL`, and the group is thawed,
+    /// which is when frozen tasks die.
     pub fn kill_all(&self) {
         if self.version == 2 {
             if let Some(d) = self.dirs.first() {
@@ -831,6 +884,11 @@ impl Group {
                     return;
                 }
             }
+        }
+        if let (1, Some(dir)) = (self.version, &self.freezer) {
+            let _ = write_file(&dir.join("freezer.state"), "FROZEN");
+            kill_frozen_v1(dir);
+            self.frozen.store(false, Ordering::Relaxed);
         }
         for d in &self.dirs {
             kill_members(d);
@@ -888,6 +946,71 @@ fn send(pid: i32, signal: rustix::process::Signal) {
     if let Some(pid) = rustix::process::Pid::from_raw(pid) {
         let _ = rustix::process::kill_process(pid, signal);
     }
+}
+
+/// The write end of the pipe the guard of [`guard_frozen_groups`] reads:
+/// never written, never closed; the kernel closes it when this process
+/// ends, however it ends.
+static FREEZER_GUARD: OnceLock<io::Result<OwnedFd>> = OnceLock::new();
+
+/// Starts (once per process) the guard of this process's v1 freezer
+/// groups under `base`: a shell in a session of its own, deaf to the
+/// terminal's and the service manager's polite signals, that reads a pipe
+/// only this process holds open. When the process is gone, however it
+/// ended (`kill -9` included), the read returns end-of-file, and the guard
+/// kills every member of this process's groups and thaws them: a task
+/// held by the v1 freezer dies of `SIGKILL` only when thawed, so without
+/// it a bot frozen at the server's death would stay until the next start
+/// ([`remove_stale_groups`]).
+fn guard_frozen_groups(base: &Path) -> io::Result<()> {
+    let made = FREEZER_GUARD.get_or_init(|| {
+        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+        let groups = format!("{}/{}-", base.display(), std::process::id());
+        let script = "trap '' HUP INT QUIT TERM PIPE; \
+             while read -r _; do :; done; \
+             for d in \"$0\"*; do \
+               [ -d \"$d\" ] || continue; \
+               for p in $(cat \"$d/cgroup.procs\"); do kill -9 \"$p\" 2>/dev/null; done; \
+               echo THAWED > \"$d/freezer.state\"; \
+             done";
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args(["-c", script, &groups])
+            .stdin(std::process::Stdio::from(read))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        // The guard outlives this process by design: never waited for.
+        cmd.spawn()?;
+        Ok(write)
+    });
+    match made {
+        Ok(_) => Ok(()),
+        Err(e) => Err(io::Error::new(
+            e.kind(),
+            format!("the guard of frozen bots could not start: {e}"),
+        )),
+    }
+}
+
+/// A v1 freezer group: `SIGKILL` to every member, then thawed, so that
+/// frozen members die (a frozen task does not die of `SIGKILL` until
+/// thawed). Nothing to do for a group of another hierarchy.
+fn kill_frozen_v1(dir: &Path) {
+    let state = dir.join("freezer.state");
+    if !state.exists() {
+        return;
+    }
+    for pid in members(dir) {
+        send(pid, rustix::process::Signal::KILL);
+    }
+    let _ = write_file(&state, "THAWED");
 }
 
 fn kill_members(dir: &Path) {
@@ -1139,5 +1262,99 @@ mod tests {
         let st = child.wait().unwrap();
         assert!(!st.success());
         drop(g);
+    }
+
+    /// Issue 34: a freeze that no signal undoes. A member of a frozen group
+    /// that is sent `SIGCONT` (as a timer it armed would) and whose
+    /// children fork stays frozen: the group's CPU time does not move. A
+    /// group killed while frozen leaves nothing behind, at once.
+    #[test]
+    fn a_frozen_group_stays_frozen_whatever_it_is_sent_and_dies_when_killed() {
+        let Some(g) = Group::create(&GroupLimits {
+            memory_bytes: Some(64 << 20),
+            processes: Some(16),
+        })
+        .unwrap() else {
+            assert!(matches!(Cgroups::detect(), Cgroups::None { .. }));
+            return;
+        };
+        let kernel_freezer = g.freezer.is_some();
+        // Spinning children, each resumed from a loop of its siblings.
+        let mut child = sh_in(
+            &g,
+            "for i in 1 2 3; do (while :; do :; done) & done; \
+             while :; do kill -CONT 0 2>/dev/null; done",
+        )
+        .spawn()
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(g.members().len() >= 4, "{:?}", g.members());
+        assert!(g.freeze(Freeze::Frozen).unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+        let before = g.cpu_time();
+        for pid in g.members() {
+            send(pid, rustix::process::Signal::CONT);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let ran = g.cpu_time().zip(before).map(|(a, b)| a.saturating_sub(b));
+        if kernel_freezer {
+            let ran = ran.expect("a cpu counter beside the freezer");
+            assert!(
+                ran < Duration::from_millis(5),
+                "the frozen group ran {ran:?} after SIGCONT"
+            );
+        } else {
+            // Stopped by signals (no freezer hierarchy): SIGCONT undoes
+            // it, which the referee notices (see lines::FROZEN_SLACK).
+            eprintln!("no kernel freezer here: a stop by signal ran {ran:?} after SIGCONT");
+        }
+        let started = std::time::Instant::now();
+        g.kill_all();
+        assert!(g.members().is_empty(), "{:?}", g.members());
+        assert!(!child.wait().unwrap().success());
+        assert!(started.elapsed() < Duration::from_secs(2));
+        drop(g);
+    }
+
+    /// A server killed while a bot was frozen leaves a frozen group behind
+    /// (its members cannot die until thawed); the next server's start
+    /// thaws, kills and removes it.
+    #[test]
+    fn a_frozen_group_of_a_dead_server_is_killed_at_the_next_start() {
+        let Cgroups::V1 {
+            freezer: Some(base),
+            ..
+        } = Cgroups::detect()
+        else {
+            eprintln!("no v1 freezer hierarchy here: v2 frozen tasks die of SIGKILL");
+            return;
+        };
+        let dead = {
+            let mut c = std::process::Command::new("/bin/true").spawn().unwrap();
+            c.wait().unwrap();
+            c.id()
+        };
+        let dir = base.join(format!("{dead}-1"));
+        fs::create_dir(&dir).unwrap();
+        let tasks = fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("tasks"))
+            .unwrap();
+        let fd = tasks.as_raw_fd();
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.args(["-c", "while :; do :; done"]);
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook only writes to a descriptor.
+        unsafe {
+            cmd.pre_exec(move || join_fd(fd));
+        }
+        let mut child = cmd.spawn().unwrap();
+        write_file(&dir.join("freezer.state"), "FROZEN").unwrap();
+        send(child.id() as i32, rustix::process::Signal::KILL);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(child.try_wait().unwrap().is_none(), "a frozen task died");
+        remove_stale_groups(base);
+        assert!(!child.wait().unwrap().success());
+        assert!(!dir.exists());
     }
 }

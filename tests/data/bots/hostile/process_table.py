@@ -14,7 +14,9 @@ def escaped(what):
 
 def attack():
     me = os.getpid()
-    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != me]
+    # A bot has no /proc at all (nothing to list is no escape).
+    table = os.listdir("/proc") if os.path.isdir("/proc") else []
+    others = [p for p in table if p.isdigit() and int(p) != me]
     if others:
         escaped("saw other processes in /proc: " + " ".join(others))
     if me != 1:
