@@ -4,7 +4,10 @@
 //! command still succeeds. Without any config file (none at the places
 //! `--config` documents), the built-in languages. Also says how the bot
 //! sandbox limits memory, processes and CPU time here (control groups or
-//! rlimits).
+//! rlimits). With `--fill-runtime-image` (as root) it also mounts the
+//! runtime image and copies into it what every language found runs, so
+//! that a server running as its own user serves bots from it (e.g. an
+//! `ExecStartPre=+` line of the unit).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,9 +15,11 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use clap::Args;
 
+use anyhow::Context;
 use knobeln::config::{Config, ConfigError};
 use knobeln::lang::{LanguageTable, Toolchains};
 use knobeln::sandbox::cgroup::Cgroups;
+use knobeln::sandbox::image::{runtime_image, ImageAccess};
 
 #[derive(Args, Debug)]
 pub struct Languages {
@@ -25,6 +30,10 @@ pub struct Languages {
     /// One JSON object per language.
     #[arg(long)]
     pub json: bool,
+    /// As root: mount the runtime image and fill it with what the bots of
+    /// every language found run.
+    #[arg(long)]
+    pub fill_runtime_image: bool,
 }
 
 impl Languages {
@@ -67,6 +76,24 @@ impl Languages {
         }
         if !self.json {
             outln!("sandbox: {}", Cgroups::detect().describe());
+        }
+        if self.fill_runtime_image {
+            let image = runtime_image().map_err(|why| anyhow!("no runtime image: {why}"))?;
+            if image.access() != ImageAccess::Fills {
+                return Err(anyhow!(
+                    "the runtime image can be filled only as root ({})",
+                    image.root().display()
+                ));
+            }
+            for tc in found.entries.iter().filter_map(|(_, t)| t.as_ref().ok()) {
+                let mut paths = tc.run_files.clone();
+                paths.extend(tc.run_read_only.iter().cloned());
+                paths.extend(tc.run_program.clone());
+                image.ensure(&paths, &[]).with_context(|| {
+                    format!("filling the runtime image for {}", tc.language.name)
+                })?;
+            }
+            outln!("runtime image: {} filled", image.root().display());
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -448,6 +448,9 @@ fn compile_in_sandbox(
             ProcFs::Hidden
         },
         toolchain: toolchain.toolchain_dir.as_deref(),
+        // The compiler reads the host's /usr (it runs no participant code
+        // that could time it).
+        image: None,
     };
     let spawn_err = |e: crate::sandbox::bot::BotSpawnError| JailError::Spawn {
         program: argv[0].clone(),

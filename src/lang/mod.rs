@@ -110,6 +110,20 @@ pub struct Language {
     /// runtime that cannot start without one.
     #[serde(default)]
     pub run_proc: bool,
+    /// Host paths the bot's runtime reads besides its program and the
+    /// shared libraries (found by themselves): a standard library, the
+    /// JVM's `lib`. `{run_home}` is the folder above the run program's
+    /// (`/usr` for `/usr/bin/python3`); a `*` in the last component
+    /// matches several. A match shows bots these from the runtime image
+    /// ([`crate::sandbox::image`]), not the host's `/usr`.
+    #[serde(default)]
+    pub run_files: Vec<String>,
+    /// Shared libraries every program of the language may need (by name,
+    /// as the loader looks for them), put into the runtime image ahead of
+    /// the first bot: a server that cannot fill the image itself (not
+    /// root) finds them there.
+    #[serde(default)]
+    pub run_libraries: Vec<String>,
 }
 
 fn default_stem() -> String {
@@ -164,6 +178,8 @@ pub fn builtin() -> Vec<Language> {
         compile_cpu_secs: default_compile_cpu(),
         compile_proc: false,
         run_proc: false,
+        run_files: Vec::new(),
+        run_libraries: Vec::new(),
         program_kb: default_program_kb(),
         compile_processes: default_compile_processes(),
     };
@@ -175,6 +191,7 @@ pub fn builtin() -> Vec<Language> {
             artifacts: v(&["bot"]),
             run: v(&["/bot/bot"]),
             version: v(&["gcc", "--version"]),
+            run_libraries: v(&["libc.so.6", "libm.so.6"]),
             ..base("c", "C (gcc -O2)")
         },
         Language {
@@ -185,6 +202,7 @@ pub fn builtin() -> Vec<Language> {
             artifacts: v(&["bot"]),
             run: v(&["/bot/bot"]),
             version: v(&["g++", "--version"]),
+            run_libraries: v(&["libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1"]),
             ..base("cpp", "C++ (g++ -O2)")
         },
         Language {
@@ -196,6 +214,8 @@ pub fn builtin() -> Vec<Language> {
             artifacts: v(&["bot.py"]),
             run: v(&["python3", "-B", "-I", "/bot/bot.py"]),
             version: v(&["python3", "--version"]),
+            // The standard library (not the system's dist-packages).
+            run_files: v(&["{run_home}/lib/python3.*"]),
             memory_extra_mb: 32,
             ..base("python", "Python 3")
         },
@@ -231,6 +251,7 @@ pub fn builtin() -> Vec<Language> {
             ]),
             version: v(&["java", "-version"]),
             paths: v(&["/etc/java-*-openjdk"]),
+            run_files: v(&["{run_home}/lib", "{run_home}/conf", "{run_home}/release"]),
             memory_extra_mb: 256,
             processes: 64,
             address_space_limit: false,
@@ -263,6 +284,7 @@ pub fn builtin() -> Vec<Language> {
             artifacts: v(&["bot"]),
             run: v(&["/bot/bot"]),
             version: v(&["rustc", "--version"]),
+            run_libraries: v(&["libc.so.6", "libm.so.6", "libgcc_s.so.1"]),
             compile_memory_mb: 2048,
             compile_processes: 128,
             ..base("rust", "Rust (rustc -O)")
@@ -495,6 +517,11 @@ pub struct Toolchain {
     /// needs no compiler, and a toolchain under `/root` is not readable by
     /// the bot's user anyway).
     pub run_read_only: Vec<PathBuf>,
+    /// The run command's program on the host (`None` for a program of the
+    /// bot's own, `/bot/...`).
+    pub run_program: Option<PathBuf>,
+    /// `run_files` found on this machine.
+    pub run_files: Vec<PathBuf>,
     /// First line of the version command.
     pub version: String,
 }
@@ -653,13 +680,42 @@ fn resolve_one(l: &Language) -> Result<Toolchain, String> {
     let run_read_only: Vec<PathBuf> = l.paths.iter().flat_map(|p| expand_path(p)).collect();
     let mut read_only = run_read_only.clone();
     read_only.extend(toolchain_dir.clone());
-    let tc = Toolchain {
+    let mut tc = Toolchain {
         language: l.clone(),
         toolchain_dir,
         read_only,
         run_read_only,
+        run_program: None,
+        run_files: Vec::new(),
         version: String::new(),
     };
+    if let Some(first) = l.run.first() {
+        let prog = tc.expand(first, "bot", 0);
+        if !prog.starts_with("/bot/") {
+            tc.run_program = find_program(&prog);
+        }
+    }
+    let run_home = tc
+        .run_program
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(|p| p.display().to_string());
+    tc.run_files = l
+        .run_files
+        .iter()
+        .filter_map(|f| match &run_home {
+            Some(home) => Some(f.replace("{run_home}", home)),
+            None if f.contains("{run_home}") => None,
+            None => Some(f.clone()),
+        })
+        .flat_map(|p| expand_path(&p))
+        .chain(
+            l.run_libraries
+                .iter()
+                .filter_map(|n| crate::sandbox::image::find_library(n)),
+        )
+        .collect();
     // Every program must be there (for `{toolchain}` and absolute paths too).
     for argv in [&l.compile, &l.run] {
         let Some(first) = argv.first() else { continue };

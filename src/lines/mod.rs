@@ -571,6 +571,20 @@ pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
     }
 }
 
+/// Says once per language that its bots read the host's `/usr` because
+/// the runtime image (filled by root) lacks a file they need.
+fn note_host_usr(language: &str, why: &io::Error) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.iter().any(|l| l == language) {
+        said.push(language.to_string());
+        eprintln!(
+            "knobeln: bot sandbox: {language} bots read the host's /usr: {why} \
+             (run knobeln languages --fill-runtime-image as root)"
+        );
+    }
+}
+
 /// Starts one bot of `program` in the sandbox, in a network namespace of
 /// `network`'s kind (matches use [`Network::Lent`]); with `folder`, its
 /// `/work` holds that kept folder and is kept after it
@@ -595,6 +609,36 @@ pub fn spawn_bot(
     let folder = folder.map(|f| f.fitted(limits.work_bytes()));
     let work_files = folder.as_ref().map(FolderImage::files).unwrap_or_default();
     let work_dirs = folder.as_ref().map(FolderImage::dirs).unwrap_or_default();
+    // The runtime's files, served from memory where the server can mount
+    // them (see sandbox::image); a copy that fails is the server's fault.
+    let mut image = crate::sandbox::image::runtime_image().ok();
+    if let Some(img) = image {
+        let mut paths = toolchain.run_files.clone();
+        paths.extend(toolchain.run_read_only.iter().cloned());
+        paths.extend(toolchain.run_program.clone());
+        let programs: Vec<&[u8]> = program
+            .files
+            .iter()
+            .filter(|f| f.executable)
+            .map(|f| f.bytes())
+            .collect();
+        use crate::sandbox::image::ImageAccess;
+        match (img.ensure(&paths, &programs), img.access()) {
+            (Ok(()), _) => {}
+            // Filled by root, lacking what this bot needs: the host's /usr
+            // for this bot (said once per language).
+            (Err(e), ImageAccess::ReadsOnly) => {
+                note_host_usr(&toolchain.language.name, &e);
+                image = None;
+            }
+            (Err(e), ImageAccess::Fills) => {
+                return Err(MatchError::Toolchain {
+                    bot: 0,
+                    what: format!("the runtime image: {e}"),
+                })
+            }
+        }
+    }
     let spec = BotSpec {
         argv: &argv,
         env: &toolchain.language.env,
@@ -616,6 +660,7 @@ pub fn spawn_bot(
             ProcFs::Hidden
         },
         toolchain: None,
+        image: image.map(|i| i.root()),
     };
     Ok(BotProcess::spawn(&spec)?)
 }

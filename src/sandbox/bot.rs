@@ -256,6 +256,9 @@ pub struct BotSpec<'a> {
     /// A host folder shown read-only at `/toolchain` (a compiler that
     /// lives outside `/usr`, at a neutral path).
     pub toolchain: Option<&'a Path>,
+    /// The runtime image ([`super::image`]) the bot's `/usr`, top-level
+    /// folders, read-only paths and devices come from; `None`: the host's.
+    pub image: Option<&'a Path>,
 }
 
 /// What becomes of a bot's `/work` folder.
@@ -597,23 +600,25 @@ impl Plan {
             }
             Ok(())
         };
-        // /usr and the top-level links or folders of the host.
-        mkdir_p("usr", &mut actions)?;
-        actions.push(Action::Bind {
-            src: cstr("/usr")?,
-            dst: s("usr")?,
-            remount: locked_flags(Path::new("/usr")),
-        });
-        for top in ["bin", "lib", "lib32", "lib64", "libx32", "sbin"] {
+        // /usr and the top-level links or folders of the host; the
+        // folders from the runtime image where there is one.
+        let from = |host: &Path| -> PathBuf {
+            match spec.image {
+                Some(image) => image.join(host.strip_prefix("/").unwrap_or(host)),
+                None => host.to_path_buf(),
+            }
+        };
+        for top in ["usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"] {
             let host = Path::new("/").join(top);
             match fs::read_link(&host) {
                 Ok(target) => actions.push(Action::Symlink(cpath(&target)?, s(top)?)),
-                Err(_) if host.is_dir() => {
+                Err(_) if host.is_dir() && from(&host).is_dir() => {
+                    let src = from(&host);
                     mkdir_p(top, &mut actions)?;
                     actions.push(Action::Bind {
-                        src: cpath(&host)?,
+                        remount: locked_flags(&src),
+                        src: cpath(&src)?,
                         dst: s(top)?,
-                        remount: locked_flags(&host),
                     });
                 }
                 Err(_) => {}
@@ -624,7 +629,7 @@ impl Plan {
                 .to_str()
                 .ok_or_else(|| BotSpawnError::BadPath(extra.display().to_string()))?
                 .trim_start_matches('/');
-            if rel.is_empty() || !extra.exists() {
+            if rel.is_empty() || !from(extra).exists() {
                 continue;
             }
             check_relative(rel)?;
@@ -641,16 +646,17 @@ impl Plan {
                     mode: 0o644,
                 });
             }
+            let src = from(extra);
             actions.push(Action::Bind {
-                src: cpath(extra)?,
+                src: cpath(&src)?,
                 dst: s(rel)?,
-                remount: locked_flags(extra),
+                remount: locked_flags(&src),
             });
         }
         mkdir_p("dev", &mut actions)?;
         for dev in ["null", "zero", "random", "urandom"] {
             actions.push(Action::Device {
-                src: cstr(&format!("/dev/{dev}"))?,
+                src: cpath(&from(&Path::new("/dev").join(dev)))?,
                 dst: s(&format!("dev/{dev}"))?,
             });
         }

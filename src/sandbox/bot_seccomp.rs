@@ -13,7 +13,10 @@
 //!    with SIGSYS, which the referee reports as a forbidden system call;
 //! 3. `socket` of any family but `AF_UNIX` fails with `EAFNOSUPPORT` (there
 //!    is no network in the bot's namespace anyway);
-//!    Not on the list, among others: the file-event calls (`inotify_*`,
+//!    Not on the list, among others: `sysinfo` (the machine's memory,
+//!    load, uptime and process count: a figure other bots move, and glibc's
+//!    `sysconf(_SC_PHYS_PAGES)` then answers -1; the JVM is told its heap),
+//!    the file-event calls (`inotify_*`,
 //!    `fanotify_*`: a watch on `/usr` would report other bots' use of the
 //!    runtimes live, a channel between bots), the calls that tell whether a file's
 //!    page is cached without reading it (`mincore`, `preadv2`/`pwritev2`,
@@ -132,7 +135,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_gettimeofday,
     libc::SYS_getrlimit,
     libc::SYS_getrusage,
-    libc::SYS_sysinfo,
     libc::SYS_times,
     libc::SYS_getuid,
     libc::SYS_getgid,

@@ -33,6 +33,7 @@ pub mod cgroup;
 pub mod cpu;
 pub mod exe;
 pub mod folder;
+pub mod image;
 pub mod jail;
 pub mod netns;
 pub mod player;

@@ -704,6 +704,21 @@ fn languages_lists_every_language_and_reports_a_missing_toolchain() {
         "{pascal}"
     );
     assert!(text.contains("sandbox: "), "{text}");
+    // As root it fills the runtime image with what every language runs, so
+    // that a server running as its own user can serve its bots from it.
+    let out = crate::common::knobeln(&["languages", "--fill-runtime-image"]);
+    let text = crate::common::stdout_of(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("runtime image: /run/knobeln/runtime filled"),
+        "{text}"
+    );
+    let image = std::path::Path::new(knobeln::sandbox::image::IMAGE_DIR);
+    let python = toolchain("python");
+    for f in python.run_files.iter().chain(&python.run_program) {
+        let at = image.join(f.strip_prefix("/").unwrap());
+        assert!(at.exists(), "{} is not in the image", at.display());
+    }
 }
 
 #[test]
@@ -836,6 +851,7 @@ fn a_builds_proc_shows_only_the_build() {
         work: WorkFolder::Returned,
         proc: ProcFs::Mounted,
         toolchain: None,
+        image: None,
     };
     let mut p = BotProcess::spawn(&spec).unwrap();
     let work = p.take_work().expect("the build's /work is kept");
@@ -946,7 +962,10 @@ fn kill_target_helper() {
     };
     // A tree of processes that would end with its input (the fork bomb's
     // paused children), and a bot that reads no more (the CPU hog, spinning
-    // since round 3): only the parent-death signal can end that one.
+    // since round 3): only the parent-death signal can end that one. The
+    // hog is frozen while the fork bomb's round 4 is waited for, and stays
+    // frozen: a task the v1 freezer holds dies of the parent-death signal
+    // only when the guard of the dead server thaws it.
     let (tc, bomb) = bot("hostile/fork_bomb.c");
     let (_, hog) = bot("hostile/cpu_hog.c");
     let m = Match::start(&[(tc, &bomb), (tc, &hog)], limits()).unwrap();
@@ -1069,6 +1088,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         work: knobeln::sandbox::bot::WorkFolder::Private,
         proc: knobeln::sandbox::bot::ProcFs::Mounted,
         toolchain: None,
+        image: None,
         argv: &argv,
         env: &[],
         files: &[],
@@ -1094,6 +1114,21 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
 #[test]
 fn a_bot_cannot_probe_or_drop_the_page_cache() {
     both("page_cache", limits(), || Expect::Completes);
+}
+
+/// Issue 34, figures of the machine: a bot has no `/proc` (so no
+/// `net/sockstat` with the host's TCP counters, no `mountinfo` with its
+/// block device and options), no `sysinfo` (memory, load, process count),
+/// and its `/usr`, its runtime's files and its devices all come from the
+/// runtime image, one tmpfs in memory: nothing of the host's disks to
+/// `statfs`, and no page cache whose timing another bot could move.
+#[test]
+fn a_bot_reads_no_figure_of_the_machine_and_no_file_of_its_disks() {
+    assert!(
+        knobeln::sandbox::image::runtime_image().is_ok(),
+        "the tests run as root, where the runtime image is mounted"
+    );
+    both("machine", limits(), || Expect::Completes);
 }
 
 #[test]
