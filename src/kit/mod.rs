@@ -175,7 +175,13 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
         "discipline": config.contest.discipline.title(),
     });
     let section = crate::discipline::seam::of(config.contest.discipline)
-        .map(|b| b.kit_data(config))
+        .map(|b| {
+            let mut v = b.kit_data(config);
+            // The wall clock each bot may be waited for in one match (the
+            // home referee's --match-secs).
+            v["waited_secs"] = b.limits(config).waited_secs.into();
+            v
+        })
         .unwrap_or_else(|| serde_json::json!({}));
     if let (Some(d), Some(s)) = (data.as_object_mut(), section.as_object()) {
         for (k, v) in s {

@@ -531,3 +531,366 @@ fn the_home_referees_share_their_common_part_byte_for_byte() {
         assert_eq!(kept("ultimatum"), kept(d), "{d}");
     }
 }
+
+/// The server's words for a bot waited for more than `secs` seconds in
+/// all in one match (`BotFailureKind::Waited`).
+fn waited_words(secs: u64) -> String {
+    format!(
+        "was waited for more than {secs} s of wall clock in all in this match (its start-up \
+         and its answers together; each bot has that much per match): a bot that sleeps or \
+         blocks instead of answering is stopped there"
+    )
+}
+
+/// How a demo bot sleeps: `pause` seconds before its answers number
+/// `first` to `first + count - 1` (one `print` each; the first is 1).
+#[derive(Clone, Copy)]
+struct Sleeps {
+    first: u32,
+    count: u32,
+    pause: f64,
+}
+
+/// A Python demo bot that sleeps as `sleeps` says, as one file
+/// `dir/name.py`: the demo's source after a prelude that shadows `print`,
+/// so that the server builds it as any Python bot.
+fn sleeping_bot(dir: &Path, name: &str, demo: &Path, sleeps: Sleeps) -> PathBuf {
+    let Sleeps {
+        first,
+        count,
+        pause,
+    } = sleeps;
+    let prelude = format!(
+        "import builtins as _builtins\nimport time as _time\n_said = [0]\n\n\n\
+         def print(*args, **kw):\n    _said[0] += 1\n    \
+         if {first} <= _said[0] < {first} + {count}:\n        _time.sleep({pause:?})\n    \
+         _builtins.print(*args, **kw)\n\n\n"
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{name}.py"));
+    std::fs::write(&path, prelude + &std::fs::read_to_string(demo).unwrap()).unwrap();
+    path
+}
+
+/// The `# failure: seat S: REASON` lines of a full transcript text.
+fn failure_lines(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# failure: seat "))
+        .map(|l| {
+            let (seat, reason) = l.split_once(": ").unwrap();
+            (seat.parse().unwrap(), reason.to_string())
+        })
+        .collect()
+}
+
+/// A game with a sleeping bot: the discipline, the bot before it (none
+/// in the flooding island), the demo the sleeping bot plays (its seat is
+/// the last), and the game's options.
+struct SleepCase {
+    d: &'static str,
+    other: Option<PathBuf>,
+    sleeper: PathBuf,
+    options: Vec<String>,
+}
+
+impl SleepCase {
+    /// The bots, the sleeping one (`name.py` in a folder of its own) last.
+    fn bots(&self, tmp: &Path, name: &str, sleeps: Sleeps) -> Vec<PathBuf> {
+        let dir = tmp.join(format!("{}-{name}", self.d));
+        let mut bots: Vec<PathBuf> = self.other.iter().cloned().collect();
+        bots.push(sleeping_bot(&dir, name, &self.sleeper, sleeps));
+        bots
+    }
+}
+
+fn lagoon_options(max_rounds: u32) -> Vec<String> {
+    vec![
+        "--island".into(),
+        repo("src/demo/islands/lagoon.txt").display().to_string(),
+        "--seed".into(),
+        "1".into(),
+        "--max-rounds".into(),
+        max_rounds.to_string(),
+    ]
+}
+
+/// The wall clock each bot may be waited for in all in a match
+/// (`LineLimits::waited`): the home referees enforce it as the server
+/// does (`--match-secs`). A bot that sleeps 0.3 s before each of its
+/// first five answers (1.5 s in all) is stopped with the server's words
+/// under `--match-secs 1`, named by its own number; the same match with
+/// `--match-secs 100` has no failure.
+#[test]
+fn the_home_referees_stop_a_bot_waited_for_too_long_in_all_in_a_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let cases = [
+        SleepCase {
+            d: "ultimatum",
+            other: Some(demo_bot("ultimatum", "random.py")),
+            sleeper: demo_bot("ultimatum", "adaptive.py"),
+            options: vec!["--rounds".into(), "3".into()],
+        },
+        SleepCase {
+            d: "footsteps",
+            other: Some(demo_bot("footsteps", "one.py")),
+            sleeper: demo_bot("footsteps", "one.py"),
+            options: vec!["--points".into(), "8".into()],
+        },
+        SleepCase {
+            d: "flooding",
+            other: None,
+            sleeper: demo_bot("flooding", "wanderer.py"),
+            options: lagoon_options(6),
+        },
+        SleepCase {
+            d: "morabaraba",
+            other: Some(demo_bot("morabaraba", "first.py")),
+            sleeper: demo_bot("morabaraba", "first.py"),
+            options: vec![],
+        },
+    ];
+    let sleeps = Sleeps {
+        first: 1,
+        count: 5,
+        pause: 0.3,
+    };
+    for c in &cases {
+        let d = c.d;
+        let bots = c.bots(t, "slow", sleeps);
+        let seat = bots.len() - 1;
+        for (match_secs, fails) in [("1", true), ("100", false)] {
+            let transcript = t.join(format!("{d}-{match_secs}.txt"));
+            let mut args = c.options.clone();
+            args.extend([
+                "--match-secs".to_string(),
+                match_secs.to_string(),
+                "--transcript".to_string(),
+                transcript.display().to_string(),
+            ]);
+            args.extend(bots.iter().map(|b| home_command(b, t)));
+            let out = run_referee(d, &args);
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            let failures = failure_lines(&std::fs::read_to_string(&transcript).unwrap());
+            if fails {
+                assert_eq!(failures.len(), 1, "{d}: {err}");
+                let (s, reason) = &failures[0];
+                assert_eq!(*s, seat, "{d}: {err}");
+                assert!(
+                    reason.starts_with(&format!("bot {}, turn ", seat + 1)),
+                    "{d}: {reason}"
+                );
+                assert!(
+                    reason.ends_with(&format!(": {}", waited_words(1))),
+                    "{d}: {reason}"
+                );
+                assert!(
+                    err.contains(&format!("FAILURE of slow: {reason}\n")),
+                    "{d}: {err}"
+                );
+            } else {
+                assert_eq!(failures, vec![], "{d}: {err}");
+                assert!(
+                    !err.contains("FAILURE") && !err.contains("was waited for"),
+                    "{d}: {err}"
+                );
+            }
+        }
+    }
+}
+
+/// A bot that sleeps at its third answer, far longer than its budget:
+/// the server (`knobeln play` with a config whose limits give each bot 2
+/// or 3 s) and the kit's referee (`--match-secs` the same) stop it in the
+/// same turn, with the same reason, after the same lines.
+#[test]
+fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    // (the case, its config, the budget that config gives, the server's
+    // options)
+    let cases = [
+        (
+            SleepCase {
+                d: "ultimatum",
+                other: Some(demo_bot("ultimatum", "simple.c")),
+                sleeper: demo_bot("ultimatum", "adaptive.py"),
+                options: vec!["--rounds".into(), "5".into()],
+            },
+            "[ultimatum]\nentry_secs = 1\n",
+            2,
+            vec!["--rounds".to_string(), "5".to_string()],
+        ),
+        (
+            SleepCase {
+                d: "footsteps",
+                other: Some(demo_bot("footsteps", "one.c")),
+                sleeper: demo_bot("footsteps", "one.py"),
+                options: vec![],
+            },
+            "[footsteps]\ncpu_secs = 1\nstartup_ms = 1000\n",
+            3,
+            vec![],
+        ),
+        (
+            SleepCase {
+                d: "flooding",
+                other: None,
+                sleeper: demo_bot("flooding", "wanderer.py"),
+                options: lagoon_options(5),
+            },
+            "[flooding]\nstartup_ms = 1000\nmax_rounds = 5\n",
+            2,
+            lagoon_options(5)[..4].to_vec(),
+        ),
+        (
+            SleepCase {
+                d: "morabaraba",
+                other: Some(demo_bot("morabaraba", "first.c")),
+                sleeper: demo_bot("morabaraba", "first.py"),
+                options: vec![],
+            },
+            "[morabaraba]\ncpu_secs = 1\nstartup_ms = 1000\nreply_ms = 1000\n",
+            3,
+            vec![],
+        ),
+    ];
+    let sleeps = Sleeps {
+        first: 3,
+        count: 1,
+        pause: 60.0,
+    };
+    for (c, config, budget, server_options) in &cases {
+        let d = c.d;
+        let bots = c.bots(t, "dozer", sleeps);
+        let config_file = t.join(format!("{d}.toml"));
+        std::fs::write(&config_file, config).unwrap();
+        let mut args: Vec<String> = vec![
+            "play".into(),
+            "--config".into(),
+            config_file.display().to_string(),
+            "--discipline".into(),
+            d.into(),
+        ];
+        args.extend(bots.iter().map(|b| b.display().to_string()));
+        args.extend(server_options.iter().cloned());
+        args.push("--json".into());
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = knobeln(&a);
+        assert!(out.status.success(), "{d}: {}", stderr_of(&out));
+        let server: Value = serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap();
+        let server_failures: Vec<(usize, String)> = server["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["bot"].as_u64().unwrap() as usize,
+                    f["reason"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(server_failures.len(), 1, "{d}: {server}");
+        assert_eq!(server_failures[0].0, bots.len() - 1, "{d}: {server}");
+        assert!(
+            server_failures[0].1.ends_with(&waited_words(*budget)),
+            "{d}: {server}"
+        );
+
+        let transcript = t.join(format!("{d}.txt"));
+        let mut args = c.options.clone();
+        args.extend([
+            "--match-secs".to_string(),
+            budget.to_string(),
+            "--transcript".to_string(),
+            transcript.display().to_string(),
+        ]);
+        args.extend(bots.iter().map(|b| home_command(b, t)));
+        run_referee(d, &args);
+        let home = std::fs::read_to_string(&transcript).unwrap();
+        assert_eq!(failure_lines(&home), server_failures, "{d}");
+        let want: Vec<String> = exchanges(&server)
+            .iter()
+            .map(|e| {
+                let dir = if e.said == Said::ToBot { "to" } else { "from" };
+                format!("{dir} {}: {}", e.seat, quote(&e.line))
+            })
+            .collect();
+        assert_eq!(
+            exchange_lines(&home),
+            want,
+            "{d}: at home and on the server"
+        );
+    }
+}
+
+/// Each home referee's default `--match-secs` is the server's budget
+/// under the default config (120, 410, 30 and 370 s), and the kit's
+/// rules name the configured budget and `--match-secs`.
+#[test]
+fn the_home_referees_match_secs_default_to_the_servers_budget() {
+    use knobeln::config::Config;
+    use knobeln::discipline::Discipline;
+    for (d, figure) in [
+        (Discipline::Ultimatum, 120),
+        (Discipline::Flooding, 410),
+        (Discipline::Footsteps, 30),
+        (Discipline::Morabaraba, 370),
+    ] {
+        let seam = knobeln::discipline::seam::of(d).unwrap();
+        assert_eq!(seam.limits(&Config::default()).waited_secs, figure, "{d}");
+        let text = std::fs::read_to_string(referee_py(d.name())).unwrap();
+        assert!(
+            text.contains(&format!("\nDEFAULT_MATCH_SECS = {figure}\n")),
+            "{d}: DEFAULT_MATCH_SECS"
+        );
+        assert!(text.contains("--match-secs S"), "{d}: the options' list");
+        let out = run_referee(d.name(), &["--help".into()]);
+        let help = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(help.contains("--match-secs"), "{d}: {help}");
+        assert!(
+            help.contains(&format!("{figure}, the server's")),
+            "{d}: {help}"
+        );
+
+        // Other figures in the config: the rules say those.
+        let mut config = Config::default();
+        config.contest.discipline = d;
+        config.ultimatum.entry_secs = 30;
+        config.flooding.max_rounds = 100;
+        config.footsteps.cpu_secs = 20;
+        config.morabaraba.speed_percent = 200;
+        let waited = seam.limits(&config).waited_secs;
+        assert_ne!(waited, figure, "{d}");
+        let kit = knobeln::kit::bot_files_for(&config);
+        let rules = String::from_utf8(kit[1].bytes.clone()).unwrap();
+        let flat = rules.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(&format!("at most {waited} seconds of wall clock")),
+            "{d}: {rules}"
+        );
+        let unit = if d == Discipline::Ultimatum {
+            "match"
+        } else {
+            "game"
+        };
+        let who = if d == Discipline::Flooding {
+            "the"
+        } else {
+            "one"
+        };
+        assert!(
+            flat.contains(&format!(
+                "--match-secs S for all the waiting for {who} bot in a {unit}, {waited} s in \
+                 this contest)."
+            )),
+            "{d}: {rules}"
+        );
+        for l in rules.lines() {
+            assert!(l.is_ascii() && l.len() <= 72, "{d}: {l:?}");
+        }
+    }
+}

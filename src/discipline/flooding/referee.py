@@ -28,6 +28,9 @@ Options:
     --moves FILE        also write the compact moves form there
     --reply-secs S      wall-clock seconds the bot has for each line
                         (default 10)
+    --match-secs S      wall-clock seconds the bot may be waited for in
+                        all in the game, its start-up and its lines
+                        together (default 410, the server's)
     --name0 NAME        the bot's name in the header (default: the file
                         name of the command, without extension)
     --expand FILE       read a moves form (e.g. from the contest's mail) and
@@ -43,13 +46,16 @@ that cannot be read).
 Limits: the server gives a bot 0.1 s of CPU time per round, counted over
 the game (by round Z it may have used its start-up allowance and Z times
 0.1 s in all), a game at most 60 s of CPU time and 256 MB of memory. This referee
-does not measure CPU time or memory: it only waits at most --reply-secs of
-wall clock for each line. A bot that is fast enough here may still be too
-slow on the server. Where the server decides by the clock (a bot that is
-too slow, or ends while the referee writes to it), the point where the
-failure is noticed can differ; the lines the bot printed before are the
-same. It runs on Linux and macOS (not on Windows: it uses process groups
-and select on pipes).
+does not measure CPU time or memory: it only has the wall clock. It waits
+at most --reply-secs for each line, and, as the server, at most
+--match-secs for the bot in all in the game, its start-up and its lines
+together (default 410 s, the server's: the start-up's 10 s and twice
+0.1 s for each of the 2000 rounds of the longest game). A bot that is
+fast enough here may still be too slow on the server. Where the server
+decides by the clock (a bot that is too slow, or ends while the referee
+writes to it), the point where the failure is noticed can differ; the
+lines the bot printed before are the same. It runs on Linux and macOS
+(not on Windows: it uses process groups and select on pipes).
 
 The game, in short
 ------------------
@@ -297,6 +303,10 @@ FLOOD_CARDS = 10
 RAISING_CARDS = 2
 COMMANDS_PER_ROUND = 3
 DEFAULT_MAX_ROUNDS = 2000
+#: The wall clock the bot may be waited for in all in a game, in seconds
+#: (--match-secs): the server's default, the start-up's 10 s and twice
+#: 0.1 s for each round of the longest game (2000 rounds).
+DEFAULT_MATCH_SECS = 410
 DRY, FLOODED, SUNK = "#", "o", "."
 QUOTE_CHARS = 60
 
@@ -781,6 +791,12 @@ UNASKED = ("printed a line nobody asked for (after its answer, before the refere
            "next lines): print exactly the lines the protocol asks for, one answer "
            "per request")
 
+#: The failure of a bot the referee waited for longer in all than a match
+#: allows (--match-secs; the server's words, with the seconds for %s).
+WAITED = ("was waited for more than %s s of wall clock in all in this match (its "
+          "start-up and its answers together; each bot has that much per match): a "
+          "bot that sleeps or blocks instead of answering is stopped there")
+
 #: System call numbers for at_rest: (reads of standard input, other waits
 #: for input, sleeps), per machine.
 SYSCALLS = {
@@ -847,6 +863,12 @@ class Bot:
         self.dead = False
         self.answered = False
         self.settled = False
+        self.reply_secs = 10.0
+        self.match_secs = float(DEFAULT_MATCH_SECS)
+        # The wall clock this bot has been waited for in this game, in
+        # seconds: from the moment its line is asked for until it is
+        # complete (start-up and answers; not the settling after one).
+        self.waited = 0.0
 
     # -- process state
     def try_status(self):
@@ -985,16 +1007,25 @@ class Bot:
             self.buf.extend(chunk)
 
     def receive(self):
-        deadline = time.monotonic() + self.reply_secs
+        since = time.monotonic()
+        deadline = since + self.reply_secs
+        # Where this bot's waiting in all would pass --match-secs (the
+        # server's LineLimits::waited).
+        out = since + max(0.0, self.match_secs - self.waited)
         while True:
             line = self.take_line()
             if line is not None:
+                self.waited += time.monotonic() - since
                 self.answered = True
                 self.settled = False
                 return line
             if self.eof:
                 raise Failure(self.seat, self.turn, self.ended())
             now = time.monotonic()
+            if now >= out:
+                self.kill()
+                raise Failure(self.seat, self.turn,
+                              WAITED % secs(int(round(self.match_secs * 1000))))
             if now >= deadline:
                 partial = bytes(self.buf).decode("utf-8", "replace") if self.buf else None
                 self.kill()
@@ -1004,7 +1035,7 @@ class Bot:
                     "waiting for input? Flush standard output after every line: C: "
                     "fflush(stdout); Python: print(..., flush=True))"
                     % secs(int(self.reply_secs * 1000)), partial)
-            select.select([self.stdout], [], [], min(deadline - now, 1.0))
+            select.select([self.stdout], [], [], min(min(deadline, out) - now, 1.0))
 
 
 def default_name(command):
@@ -1284,6 +1315,10 @@ def build_parser():
     p.add_argument("--moves", metavar="FILE", help="also write the moves form there")
     p.add_argument("--reply-secs", type=float, default=10.0,
                    help="wall-clock seconds per line of the bot (default 10)")
+    p.add_argument("--match-secs", type=float, default=float(DEFAULT_MATCH_SECS),
+                   help="wall-clock seconds the bot may be waited for in all in the game, "
+                        "its start-up and its lines together (default %d, the "
+                        "server's)" % DEFAULT_MATCH_SECS)
     p.add_argument("--name0", metavar="NAME", help="the bot's name in the header")
     p.add_argument("--expand", metavar="MOVES_FILE",
                    help="write the full transcript of a moves form instead of playing")
@@ -1346,6 +1381,8 @@ def play_main(args, parser):
         raise UsageError("--seed must be in 0..2^64-1")
     if not args.reply_secs > 0:
         raise UsageError("--reply-secs must be positive")
+    if not args.match_secs > 0:
+        raise UsageError("--match-secs must be positive")
     try:
         island_text = read_text(args.island)
     except (OSError, UnicodeDecodeError) as e:
@@ -1368,6 +1405,7 @@ def play_main(args, parser):
             except (OSError, ValueError) as e:
                 raise UsageError("cannot start the bot %r: %s" % (command, e))
             b.reply_secs = args.reply_secs
+            b.match_secs = args.match_secs
             bots.append(b)
         failures = drive(rec, bots)
         for f in failures:

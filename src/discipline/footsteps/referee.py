@@ -48,6 +48,9 @@ RUNNING A GAME
         --moves FILE      also write the compact moves form to FILE
         --reply-secs S    wall-clock seconds a bot has for each line
                           (default 10)
+        --match-secs S    wall-clock seconds a bot may be waited for in
+                          all in the game, its start-up and its bids
+                          together (default 30, the server's)
         --name0/--name1 N the seats' names in the header (default: the
                           command's program name)
         --quiet-bots      discard the bots' standard error (default: it is
@@ -116,9 +119,13 @@ THE MOVES FORM (--moves, and what you get by mail)
 WHAT IS NOT REPRODUCED
     The server runs bots in a sandbox with CPU-time limits (2 s per bid,
     10 s per game), a memory limit (256 MB) and its own wall-clock
-    backstops; this referee only has a wall-clock limit per line
-    (--reply-secs) and no sandbox, CPU or memory limits. Lines longer than
-    4096 bytes and output that is not UTF-8 fail, as on the server.
+    backstops; this referee only has the wall clock: a limit per line
+    (--reply-secs) and, as the server, the game's waiting budget: each
+    bot may be waited for at most --match-secs in all (default 30 s,
+    the server's: the start-up's 10 s and twice the 10 s of CPU time
+    of a game), its start-up and its bids together. It has no sandbox,
+    CPU or memory limits. Lines longer than 4096 bytes and output that
+    is not UTF-8 fail, as on the server.
     A bot that ends right after printing a line: the server finds out
     either when it next writes to it (the write fails) or when it next
     waits for its line, depending on how quickly the process is gone (on
@@ -328,6 +335,12 @@ class Game:
 
 def header_params(fields, points):
     return ["fields: %d" % fields, "points: %d" % points]
+
+
+#: The wall clock a bot may be waited for in all in a game, in seconds
+#: (--match-secs): the server's default, the start-up's 10 s and twice
+#: the 10 s of CPU time a game may use.
+DEFAULT_MATCH_SECS = 30
 
 
 def add_params(ap):
@@ -570,6 +583,12 @@ UNASKED = ("printed a line nobody asked for (after its answer, before the refere
            "next lines): print exactly the lines the protocol asks for, one answer "
            "per request")
 
+#: The failure of a bot the referee waited for longer in all than a match
+#: allows (--match-secs; the server's words, with the seconds for %s).
+WAITED = ("was waited for more than %s s of wall clock in all in this match (its "
+          "start-up and its answers together; each bot has that much per match): a "
+          "bot that sleeps or blocks instead of answering is stopped there")
+
 #: System call numbers for at_rest: (reads of standard input, other waits
 #: for input, sleeps), per machine.
 SYSCALLS = {
@@ -618,8 +637,9 @@ def at_rest(pid):
 class Bots:
     """The seats as processes on this machine."""
 
-    def __init__(self, commands, reply_secs, quiet):
+    def __init__(self, commands, reply_secs, quiet, match_secs):
         self.reply_secs = reply_secs
+        self.match_secs = match_secs
         self.turn = 0
         self.procs = []
         self.bufs = []
@@ -627,6 +647,10 @@ class Bots:
         self.dead = []
         self.answered = []
         self.settled = []
+        # The wall clock each bot has been waited for in this match, in
+        # seconds: from the moment its line is asked for until it is
+        # complete (start-up and answers; not the settling after one).
+        self.waited = []
         for i, cmd in enumerate(commands):
             args = shlex.split(cmd)
             if not args:
@@ -650,6 +674,7 @@ class Bots:
             self.dead.append(False)
             self.answered.append(False)
             self.settled.append(False)
+            self.waited.append(0.0)
 
     def _kill(self, seat):
         p = self.procs[seat]
@@ -763,18 +788,25 @@ class Bots:
             return self._fail(seat, "sent a line that is not UTF-8 text", raw.decode("utf-8", "replace"))
 
     def receive(self, seat):
-        deadline = time.monotonic() + self.reply_secs
+        since = time.monotonic()
+        deadline = since + self.reply_secs
+        # Where this bot's waiting in all would pass --match-secs (the
+        # server's LineLimits::waited).
+        out = since + max(0.0, self.match_secs - self.waited[seat])
         while True:
             got = self._take_line(seat)
             if isinstance(got, Stop):
                 raise got
             if got is not None:
+                self.waited[seat] += time.monotonic() - since
                 self.answered[seat] = True
                 self.settled[seat] = False
                 return got
             if self.eof[seat]:
                 raise self._ended(seat)
             now = time.monotonic()
+            if now >= out:
+                raise self._fail(seat, WAITED % fmt_secs(self.match_secs))
             if now >= deadline:
                 partial = None
                 if self.bufs[seat]:
@@ -786,7 +818,7 @@ class Bots:
                     "line)" % fmt_secs(self.reply_secs),
                     partial,
                 )
-            self._read(seat, deadline - now)
+            self._read(seat, min(deadline, out) - now)
 
     def _read(self, seat, wait):
         """Reads what the bot printed, waiting at most `wait` seconds for it."""
@@ -827,7 +859,13 @@ class Bots:
 #: for every line sent to it before); any other failure outside the rules
 #: (a bot that ended, crashed, stopped reading) can also be found when a
 #: line is sent to it.
-RECEIVE_ONLY = ("gave no answer", "computed more than", "sent a ", "was still thinking")
+RECEIVE_ONLY = (
+    "gave no answer",
+    "computed more than",
+    "sent a ",
+    "was still thinking",
+    "was waited for more than",
+)
 
 
 def failure_turn(reason):
@@ -1045,6 +1083,14 @@ def main(argv=None):
     ap.add_argument("--transcript", metavar="FILE", help="full transcript to FILE (default: standard output)")
     ap.add_argument("--moves", metavar="FILE", help="moves form to FILE")
     ap.add_argument("--reply-secs", type=float, default=10.0, metavar="S", help="wall clock per line (10)")
+    ap.add_argument(
+        "--match-secs",
+        type=float,
+        default=float(DEFAULT_MATCH_SECS),
+        metavar="S",
+        help="wall clock a bot may be waited for in all, its start-up and its lines "
+        "together (%s, the server's)" % fmt_secs(DEFAULT_MATCH_SECS),
+    )
     ap.add_argument("--name0", metavar="N")
     ap.add_argument("--name1", metavar="N")
     ap.add_argument("--quiet-bots", action="store_true", help="discard the bots' standard error")
@@ -1101,6 +1147,8 @@ def main(argv=None):
         usage_error("give two bot commands (seat 0 first), or --expand MOVES_FILE")
     if not args.reply_secs > 0:
         usage_error("--reply-secs must be positive")
+    if not args.match_secs > 0:
+        usage_error("--match-secs must be positive")
     make_game, hparams = params_from(args, {})
     names = [
         args.name0 if args.name0 is not None else default_name(args.bots[0]),
@@ -1108,7 +1156,7 @@ def main(argv=None):
     ]
     started = time.monotonic()
     try:
-        seats = Bots(args.bots, args.reply_secs, args.quiet_bots)
+        seats = Bots(args.bots, args.reply_secs, args.quiet_bots, args.match_secs)
     except (OSError, ValueError) as e:
         usage_error(str(e))
     game = make_game()

@@ -24,6 +24,9 @@ Options:
     --moves FILE        also write the compact moves form there
     --reply-secs S      wall-clock seconds a bot has for each line
                         (default 10)
+    --match-secs S      wall-clock seconds a bot may be waited for in
+                        all in the game, its start-up and its lines
+                        together (default 370, the server's)
     --name0 NAME, --name1 NAME
                         the seats' names in the header (default: the file
                         name of each command, without extension)
@@ -37,15 +40,18 @@ a command that cannot be started, a moves file that cannot be read).
 
 Limits: the server gives each bot 120 s of CPU time for the whole game and
 512 MB of memory, and the CPU time counts in the scoring. This referee does
-not measure CPU time or memory: it only waits at most --reply-secs of wall
-clock for each line. A bot that is fast enough here may still be too slow
-on the server. Where the server decides by the clock (a bot that is too
-slow, or ends while the referee writes to it), the point where the failure
-is noticed can differ: e.g. a bot 1 that ends before it reads its player
-number may fail before or after the referee sends `2` to bot 2, here as on
-the server. The lines the bots printed before are the same. It runs on
-Linux and macOS (not on Windows: it uses process groups and select on
-pipes).
+not measure CPU time or memory: it only has the wall clock. It waits at
+most --reply-secs for each line, and, as the server, at most --match-secs
+for each bot in all in the game, its start-up and its lines together
+(default 370 s, the server's: the start-up's 130 s and twice the 120 s
+of CPU time of a game). A bot that is fast enough here may still be too
+slow on the server. Where the server decides by the clock (a bot that is
+too slow, or ends while the referee writes to it), the point where the
+failure is noticed can differ: e.g. a bot 1 that ends before it reads
+its player number may fail before or after the referee sends `2` to bot
+2, here as on the server. The lines the bots printed before are the
+same. It runs on Linux and macOS (not on Windows: it uses process groups
+and select on pipes).
 
 The protocol, in short
 ----------------------
@@ -129,6 +135,10 @@ DISCIPLINE = "morabaraba"
 FULL_MAGIC = "# KNOBELN transcript 1: "
 MOVES_MAGIC = "# KNOBELN moves 1: "
 N_SEATS = 2
+#: The wall clock a bot may be waited for in all in a game, in seconds
+#: (--match-secs): the server's default, the start-up's 130 s and twice
+#: the 120 s of CPU time a game may use.
+DEFAULT_MATCH_SECS = 370
 
 # ---------------------------------------------------------------------------
 # Rust-like text helpers.
@@ -692,6 +702,12 @@ UNASKED = ("printed a line nobody asked for (after its answer, before the refere
            "next lines): print exactly the lines the protocol asks for, one answer "
            "per request")
 
+#: The failure of a bot the referee waited for longer in all than a match
+#: allows (--match-secs; the server's words, with the seconds for %s).
+WAITED = ("was waited for more than %s s of wall clock in all in this match (its "
+          "start-up and its answers together; each bot has that much per match): a "
+          "bot that sleeps or blocks instead of answering is stopped there")
+
 #: System call numbers for at_rest: (reads of standard input, other waits
 #: for input, sleeps), per machine.
 SYSCALLS = {
@@ -758,6 +774,12 @@ class Bot:
         self.dead = False
         self.answered = False
         self.settled = False
+        self.reply_secs = 10.0
+        self.match_secs = float(DEFAULT_MATCH_SECS)
+        # The wall clock this bot has been waited for in this game, in
+        # seconds: from the moment its line is asked for until it is
+        # complete (start-up and answers; not the settling after one).
+        self.waited = 0.0
 
     # -- process state
     def try_status(self):
@@ -896,16 +918,25 @@ class Bot:
             self.buf.extend(chunk)
 
     def receive(self):
-        deadline = time.monotonic() + self.reply_secs
+        since = time.monotonic()
+        deadline = since + self.reply_secs
+        # Where this bot's waiting in all would pass --match-secs (the
+        # server's LineLimits::waited).
+        out = since + max(0.0, self.match_secs - self.waited)
         while True:
             line = self.take_line()
             if line is not None:
+                self.waited += time.monotonic() - since
                 self.answered = True
                 self.settled = False
                 return line
             if self.eof:
                 raise Failure(self.seat, self.turn, self.ended())
             now = time.monotonic()
+            if now >= out:
+                self.kill()
+                raise Failure(self.seat, self.turn,
+                              WAITED % secs(int(round(self.match_secs * 1000))))
             if now >= deadline:
                 partial = bytes(self.buf).decode("utf-8", "replace") if self.buf else None
                 self.kill()
@@ -915,7 +946,7 @@ class Bot:
                     "waiting for input? Flush standard output after every line: C: "
                     "fflush(stdout); Python: print(..., flush=True))"
                     % secs(int(self.reply_secs * 1000)), partial)
-            select.select([self.stdout], [], [], min(deadline - now, 1.0))
+            select.select([self.stdout], [], [], min(min(deadline, out) - now, 1.0))
 
 
 def default_name(command):
@@ -1153,6 +1184,10 @@ def build_parser():
     p.add_argument("--moves", metavar="FILE", help="also write the moves form there")
     p.add_argument("--reply-secs", type=float, default=10.0,
                    help="wall-clock seconds per line of a bot (default 10)")
+    p.add_argument("--match-secs", type=float, default=float(DEFAULT_MATCH_SECS),
+                   help="wall-clock seconds a bot may be waited for in all in the game, "
+                        "its start-up and its lines together (default %d, the "
+                        "server's)" % DEFAULT_MATCH_SECS)
     p.add_argument("--name0", metavar="NAME", help="seat 0's name in the header")
     p.add_argument("--name1", metavar="NAME", help="seat 1's name in the header")
     p.add_argument("--expand", metavar="MOVES_FILE",
@@ -1212,6 +1247,8 @@ def play_main(args):
                          "(e.g. ./mybot 'python3 other.py'); see --help")
     if not args.reply_secs > 0:
         raise UsageError("--reply-secs must be positive")
+    if not args.match_secs > 0:
+        raise UsageError("--match-secs must be positive")
     setup = ()
     given = [args.name0, args.name1]
     names = [given[i] or default_name(c) for i, c in enumerate(args.bots)]
@@ -1226,6 +1263,7 @@ def play_main(args):
             except (OSError, ValueError) as e:
                 raise UsageError("cannot start the bot %r: %s" % (command, e))
             b.reply_secs = args.reply_secs
+            b.match_secs = args.match_secs
             bots.append(b)
         failures = drive(rec, bots)
         for f in failures:
