@@ -239,10 +239,8 @@ pub fn reset_auth(
         Err(refused) => return Ok(refused),
     };
     let secret = auth::new_auth_string();
-    let salt = auth::new_salt();
-    let hash = auth::hash(&salt, &secret);
     let tx = store.conn_mut().transaction()?;
-    set_auth(&tx, t.team, &salt, &hash)?;
+    set_auth(&tx, t.team, &auth::StoredSecret::of(&secret))?;
     log_action(
         &tx,
         now,

@@ -691,6 +691,11 @@ fn time_registrations(n: usize, same_name: bool) -> Result<Duration, BenchError>
             dir: dir.path().join("spool"),
             ..defaults.spool.clone()
         },
+        // Every registration of the benchmark is to be taken.
+        limits: crate::config::Limits {
+            max_participants: 0,
+            ..defaults.limits.clone()
+        },
         ..defaults
     };
     let store = crate::store::Store::open(&config.database)?;

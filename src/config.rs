@@ -157,8 +157,17 @@ impl Timeline {
 pub struct Limits {
     /// Largest mail accepted, in bytes.
     pub max_mail_bytes: usize,
-    /// At most this many registered teams (0: no limit).
+    /// At most this many registered teams (0: no limit). The default, 500,
+    /// is what one machine of two cores serves with room to spare (a
+    /// KNOBELN tournament of 500 teams plays in about a minute, `bench
+    /// scale`) and five times the seeds' largest fields; raise it knowingly.
     pub max_participants: u32,
+    /// At most this many teams per mailbox: an address in lower case
+    /// without its `+tag` (0: no limit). The default, 1: a team is reached
+    /// at its mailbox, and the tags of one mailbox are one person's, who
+    /// could otherwise register a team per tag without a confirmation
+    /// (a registration from the mailbox itself needs none).
+    pub teams_per_mailbox: u32,
     /// At most this many teams per organization (0: no limit).
     pub max_teams_per_organization: u32,
     /// At most this many compile requests per team per hour (0: no limit).
@@ -198,7 +207,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_mail_bytes: 512 * 1024,
-            max_participants: 0,
+            max_participants: 500,
+            teams_per_mailbox: 1,
             max_teams_per_organization: 0,
             compiles_per_team_per_hour: 20,
             compiles_at_once: 2,

@@ -425,8 +425,7 @@ impl Mailer<'_> {
         let ends =
             now + chrono::Duration::minutes(i64::try_from(minutes).unwrap_or(i64::MAX / 60_000));
         let token = crate::mail::auth::new_auth_string();
-        let salt = crate::mail::auth::new_salt();
-        let hash = crate::mail::auth::hash(&salt, &token);
+        let stored = crate::mail::auth::StoredSecret::of(&token);
         let body = self.render(
             "rsm_pause",
             json!({ "contest_name": self.config.contest.name, "round": round,
@@ -439,7 +438,7 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
-        if start_pause(&tx, self.tournament, round, now, ends, &salt, &hash)
+        if start_pause(&tx, self.tournament, round, now, ends, &stored)
             .map_err(|e| e.to_string())?
         {
             let m = self.mail(

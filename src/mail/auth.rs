@@ -33,6 +33,40 @@ pub fn hash(salt: &[u8], auth: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The index digest of a secret: SHA-256 of a fixed label and the secret
+/// in lower case. Stored beside the salted hash and indexed, so that a word
+/// of a mail is found among the stored secrets by one indexed read, at the
+/// same cost whatever the number of teams. Unsalted on purpose: a secret
+/// is 130 random bits, so there is no dictionary to precompute, and a
+/// digest that two stores would share tells nothing either.
+pub fn index(secret: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"knobeln secret index v1\0");
+    h.update(secret.to_ascii_lowercase().as_bytes());
+    h.finalize().into()
+}
+
+/// What the server stores of a new secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecret {
+    pub salt: [u8; 16],
+    /// SHA-256(salt || secret): what `<<FROM>>` is verified against.
+    pub hash: [u8; 32],
+    /// [`index`]: how the secret is found in a mail.
+    pub index: [u8; 32],
+}
+
+impl StoredSecret {
+    pub fn of(secret: &str) -> StoredSecret {
+        let salt = new_salt();
+        StoredSecret {
+            salt,
+            hash: hash(&salt, secret),
+            index: index(secret),
+        }
+    }
+}
+
 /// Whether `auth` matches the stored salt and hash, in constant time.
 pub fn verify(salt: &[u8], stored_hash: &[u8], auth: &str) -> bool {
     let h = hash(salt, auth);

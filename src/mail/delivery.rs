@@ -35,7 +35,7 @@ use crate::mail::digest;
 use crate::mail::process::ProcessError;
 use crate::mail::secrets::{seal_with, Look};
 use crate::store::mail::{
-    due_outgoing, known_secrets, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow,
+    due_outgoing, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow, StoredSecrets,
 };
 use crate::store::{Store, StoreError};
 
@@ -207,7 +207,12 @@ fn mark_delivered(store: &Store, row: &OutRow, now: DateTime<Utc>) -> Result<(),
     let tx = store.conn().unchecked_transaction()?;
     mark_sent(&tx, row.id, now)?;
     // The server's own mail: read whatever its size.
-    let sealed = seal_with(&row.raw, Look::Outbound, usize::MAX, || known_secrets(&tx))?;
+    let sealed = seal_with(
+        &row.raw,
+        Look::Outbound,
+        usize::MAX,
+        StoredSecrets::new(&tx),
+    )?;
     if sealed.changed() {
         set_outbox_raw(&tx, row.id, &sealed.raw)?;
     }

@@ -328,6 +328,11 @@ pub fn check_answerable(address: &str) -> Result<(), Unanswerable> {
     if labels.len() < 2 || !labels.iter().all(|l| label_ok(l)) {
         return Err(Unanswerable::BadDomain);
     }
+    // The mail builder's own grammar (lettre, through the `email_address`
+    // crate), so that no address passes here that a reply cannot go to.
+    if address.parse::<lettre::Address>().is_err() {
+        return Err(Unanswerable::BadLocalPart);
+    }
     Ok(())
 }
 
@@ -414,7 +419,7 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
     let automatic = automatic(
         &msg,
         our_loop_id,
-        [from.as_ref(), sender.as_ref()],
+        [from.as_ref(), sender.as_ref(), reply_to.as_ref()],
         return_path.as_deref(),
     );
     let body = body(&msg);
@@ -554,7 +559,7 @@ fn has_report_part(msg: &Message<'_>, depth: usize) -> bool {
 fn automatic(
     msg: &Message<'_>,
     our_loop_id: &str,
-    senders: [Option<&Mailbox>; 2],
+    senders: [Option<&Mailbox>; 3],
     return_path: Option<&str>,
 ) -> Option<Automatic> {
     let loop_id = our_loop_id.trim();

@@ -350,7 +350,7 @@ fn seal_inbox(
         &row.raw,
         Look::Inbound,
         config.limits.max_mail_bytes,
-        || db::known_secrets(conn),
+        db::StoredSecrets::new(conn),
     )?;
     if sealed.changed() {
         db::set_inbox_raw(conn, row.id, &sealed.raw)?;
@@ -557,8 +557,23 @@ fn process_one(
     let command = classify(&mail.subject);
     match command {
         Command::Register => {
-            // Checks and insertion happen in the same transaction as the reply.
+            // Checks and insertion happen in the same transaction as the
+            // reply; a registration whose reply may not go out (a daily
+            // cap) is not kept at all: nothing is stored without the mail
+            // that tells its address.
             let tx = store.conn_mut().transaction()?;
+            if let Some(why) = reply_gate(&tx, config, &ctx.reply_to, now)? {
+                db::finish_inbox(
+                    &tx,
+                    row.id,
+                    "ignored",
+                    &format!("{REGISTRATION_NOT_KEPT} ({why})"),
+                    now,
+                )?;
+                seal_inbox(&tx, config, row)?;
+                tx.commit()?;
+                return Ok("ignored");
+            }
             let effect = commands::register::apply(&tx, &ctx)
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
@@ -602,6 +617,46 @@ fn commit(
     Ok(state)
 }
 
+/// The outcome of a registration that was not kept because no reply to
+/// its sender may go out today.
+pub const REGISTRATION_NOT_KEPT: &str = "registration not kept: no reply may go out";
+
+/// Why no reply may go to `reply_to` now (its daily cap per sender, with
+/// `+tag` and case folded, or per domain), or `None`.
+fn reply_gate(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    reply_to: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, ProcessError> {
+    let sender_key = sender_key(reply_to);
+    let domain = sender_key.rsplit_once('@').map_or("", |(_, d)| d);
+    let limits = &config.limits;
+    let since = now - Duration::days(1);
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    Ok(
+        if capped(
+            limits.replies_per_sender_per_day,
+            db::replies_since(conn, &sender_key, since)?,
+        ) {
+            Some(format!(
+                "{} replies to this sender today already",
+                limits.replies_per_sender_per_day
+            ))
+        } else if capped(
+            limits.replies_per_domain_per_day,
+            db::replies_to_domain_since(conn, domain, since)?,
+        ) {
+            Some(format!(
+                "{} replies to senders at {domain} today already",
+                limits.replies_per_domain_per_day
+            ))
+        } else {
+            None
+        },
+    )
+}
+
 /// Queues the replies (within the daily caps per sender, per sender domain,
 /// and for kits) and sets the mail's final state, on the caller's
 /// transaction.
@@ -622,22 +677,8 @@ fn finish_in(
     let mut outcome = effect.outcome;
     let since = now - Duration::days(1);
     let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
-    if capped(
-        limits.replies_per_sender_per_day,
-        db::replies_since(conn, &sender_key, since)?,
-    ) {
-        outcome.push_str(&format!(
-            " (no reply: {} replies to this sender today already)",
-            limits.replies_per_sender_per_day
-        ));
-    } else if capped(
-        limits.replies_per_domain_per_day,
-        db::replies_to_domain_since(conn, &domain, since)?,
-    ) {
-        outcome.push_str(&format!(
-            " (no reply: {} replies to senders at {domain} today already)",
-            limits.replies_per_domain_per_day
-        ));
+    if let Some(why) = reply_gate(conn, config, &ctx.reply_to, now)? {
+        outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
             if reply.kind == "software" {

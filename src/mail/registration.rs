@@ -571,7 +571,13 @@ fn check_address(n: usize, value: &str, problems: &mut Problems) -> Option<Strin
             "ends in a number: use the machine's domain name, not its IP address".into(),
         );
     }
-    Some(format!("{local}@{}", domain.to_ascii_lowercase()))
+    // One grammar: the address a reply will be built for passes the check
+    // every reply passes (and the mail builder's own parse behind it).
+    let address = format!("{local}@{}", domain.to_ascii_lowercase());
+    if let Err(why) = crate::mail::message::check_answerable(&address) {
+        return fail(problems, format!("cannot be written to: {why}"));
+    }
+    Some(address)
 }
 
 fn check_preferences(n: usize, value: &str, problems: &mut Problems) -> Option<Vec<Preference>> {
@@ -934,9 +940,10 @@ pub fn render_record(r: &Registration) -> String {
 mod tests {
     use super::*;
 
-    /// The announcement's example, as printed.
+    /// The announcement's example, as printed but for its address, where
+    /// it prints an ellipsis (`our...@`), which no reply could go to.
     const EXAMPLE: &str = "\
-mail-address: our...@machine.domain.alfdkj
+mail-address: our.team@machine.domain.alfdkj
 mail-preference: LAP,DGP,GRG,RSM
 team-name: the_heavy_lords_of_knobeln
 Organization: University of Northeast Sacrodata, Intellect City, Eggland
@@ -976,6 +983,31 @@ team-members:
         lines.iter().map(|l| format!("{l}\n")).collect()
     }
 
+    /// Issue 35: one address grammar. An address the form took but no
+    /// reply could be written to (two dots, a 65-character local part, the
+    /// announcement's `our...@` ellipsis) is a problem of the form.
+    #[test]
+    fn the_form_takes_only_addresses_a_reply_can_go_to() {
+        for bad in [
+            "a..b@x.example",
+            ".a@x.example",
+            "a.@x.example",
+            &format!("{}@x.example", "a".repeat(65)),
+            "our...@machine.domain.alfdkj",
+        ] {
+            let form = EXAMPLE.replace("our.team@machine.domain.alfdkj", bad);
+            let ps = problems(&form);
+            assert_eq!(ps.len(), 1, "{bad}: {ps:#?}");
+            assert!(ps[0].message.contains("mail-address"), "{ps:#?}");
+            assert!(
+                crate::mail::message::check_answerable(bad).is_err(),
+                "{bad}"
+            );
+        }
+        let ok = EXAMPLE.replace("our.team@", "a.b+tag@");
+        assert!(parse_registration(&ok).is_ok());
+    }
+
     fn assert_one(body: &str, line: Option<u32>, needle: &str) {
         let ps = problems(body);
         assert_eq!(ps.len(), 1, "{ps:#?}");
@@ -983,10 +1015,12 @@ team-members:
         assert!(ps[0].message.contains(needle), "{ps:#?}");
     }
 
+    /// The announcement's example with a real address: its `our...@` is an
+    /// ellipsis, not an address a reply could be written to.
     #[test]
     fn announcement_example_is_accepted() {
         let r = parse_registration(EXAMPLE).unwrap();
-        assert_eq!(r.mail_address, "our...@machine.domain.alfdkj");
+        assert_eq!(r.mail_address, "our.team@machine.domain.alfdkj");
         assert_eq!(
             r.preferences,
             vec![

@@ -68,6 +68,38 @@ pub struct KnownSecret {
     pub hash: Vec<u8>,
 }
 
+impl KnownSecret {
+    /// Whether `word` is this secret.
+    pub fn matches(&self, word: &str) -> bool {
+        auth::verify(&self.salt, &self.hash, word)
+    }
+}
+
+/// Where the stored secrets are looked up, one auth-shaped word of a mail
+/// at a time (at most [`MAX_WORDS`] a mail). The store's answers it by
+/// the secret's index digest, one indexed read whatever the number of
+/// teams (`store::mail::StoredSecrets`); a list answers it by salted hash
+/// (tests, and the one-time sealing of an old backlog).
+pub trait SecretLookup {
+    type Error;
+    /// Whether `word` (lower case) is a stored secret.
+    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error>;
+}
+
+impl<L: SecretLookup> SecretLookup for &mut L {
+    type Error = L::Error;
+    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error> {
+        (**self).is_secret(word)
+    }
+}
+
+impl SecretLookup for &[KnownSecret] {
+    type Error = std::convert::Infallible;
+    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error> {
+        Ok(self.iter().any(|k| k.matches(word)))
+    }
+}
+
 /// Which secrets to look for in a mail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Look {
@@ -190,16 +222,18 @@ pub fn shaped_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
     true
 }
 
-/// The shaped words that are a known secret.
-fn verified(words: &BTreeSet<Vec<u8>>, known: &[KnownSecret]) -> BTreeSet<Vec<u8>> {
-    words
-        .iter()
-        .filter(|w| {
-            let w = String::from_utf8_lossy(w);
-            known.iter().any(|k| auth::verify(&k.salt, &k.hash, &w))
-        })
-        .cloned()
-        .collect()
+/// The shaped words that are a known secret: one lookup per word.
+fn verified<L: SecretLookup>(
+    words: &BTreeSet<Vec<u8>>,
+    known: &mut L,
+) -> Result<BTreeSet<Vec<u8>>, L::Error> {
+    let mut out = BTreeSet::new();
+    for w in words {
+        if known.is_secret(&String::from_utf8_lossy(w))? {
+            out.insert(w.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// Overwrites every occurrence of every secret (ASCII case-insensitive)
@@ -240,19 +274,19 @@ pub const NOT_SHOWN: &str = "(not shown: too many words to check for authentific
 /// `text` (a participant's, to be passed on or noted) with every secret it
 /// carries masked, as [`seal`] finds them for [`Look::Inbound`]; a text
 /// with too many words to check becomes [`NOT_SHOWN`].
-pub fn mask_in_text(text: &str, known: &[KnownSecret]) -> String {
+pub fn mask_in_text<L: SecretLookup>(text: &str, mut known: L) -> Result<String, L::Error> {
     let mut secrets = BTreeSet::new();
     let mut shaped = BTreeSet::new();
     if !(credential_words(text.as_bytes(), &mut secrets)
         && shaped_words(text.as_bytes(), &mut shaped))
     {
-        return NOT_SHOWN.to_string();
+        return Ok(NOT_SHOWN.to_string());
     }
-    secrets.extend(verified(&shaped, known));
+    secrets.extend(verified(&shaped, &mut known)?);
     let mut bytes = text.as_bytes().to_vec();
     mask(&mut bytes, &secrets);
     // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
-    String::from_utf8(bytes).expect("ASCII replaced by ASCII")
+    Ok(String::from_utf8(bytes).expect("ASCII replaced by ASCII"))
 }
 
 /// `text` with every word that matches a stored hash masked: for text the
@@ -277,7 +311,7 @@ pub fn mask_known(text: &str, known: &[KnownSecret]) -> String {
             shaped.insert(word.to_ascii_lowercase());
         }
     }
-    let secrets = verified(&shaped, known);
+    let Ok(secrets) = verified(&shaped, &mut { known });
     let mut out = bytes.to_vec();
     mask(&mut out, &secrets);
     // Only ASCII bytes of a match were replaced by ASCII: still UTF-8.
@@ -348,20 +382,18 @@ fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
 /// A mail over `max_bytes` (one too large to be read) is not decoded: its
 /// headers are kept, masked, and its body dropped.
 pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> Sealed {
-    seal_with(raw, look, max_bytes, || {
-        Ok::<_, std::convert::Infallible>(known.to_vec())
-    })
-    .unwrap_or_else(|never| match never {})
+    let Ok(sealed) = seal_with(raw, look, max_bytes, known);
+    sealed
 }
 
-/// [`seal`], with the stored hashes loaded only when the mail has a word
-/// to check against them (most mails have none).
-pub fn seal_with<E>(
+/// [`seal`], with each auth-shaped word of the mail looked up in `known`
+/// (most mails have none; at most [`MAX_WORDS`]).
+pub fn seal_with<L: SecretLookup>(
     raw: &[u8],
     look: Look,
     max_bytes: usize,
-    known: impl FnOnce() -> Result<Vec<KnownSecret>, E>,
-) -> Result<Sealed, E> {
+    mut known: L,
+) -> Result<Sealed, L::Error> {
     let readable = raw.len() <= max_bytes;
     let decoded = if readable { decoded_texts(raw) } else { None };
     let mut secrets = BTreeSet::new();
@@ -380,7 +412,7 @@ pub fn seal_with<E>(
         }
     }
     if !shaped.is_empty() {
-        secrets.extend(verified(&shaped, &known()?));
+        secrets.extend(verified(&shaped, &mut known)?);
     }
     if secrets.is_empty() && within_bounds && readable {
         return Ok(Sealed {
@@ -541,7 +573,7 @@ mod tests {
     fn a_text_passed_on_has_its_secrets_masked() {
         let auth = auth::new_auth_string();
         let text = format!("Hello, <<FROM>> team {auth} fails; my string is {auth}. Ümlaut");
-        let masked = mask_in_text(&text, &known(&auth));
+        let masked = mask_in_text(&text, known(&auth).as_slice()).unwrap();
         assert_eq!(
             masked,
             format!(

@@ -434,11 +434,21 @@ pub fn set_preferences(
     Ok(())
 }
 
-/// Replaces a team's salted auth hash.
-pub fn set_auth(conn: &Connection, team: TeamId, salt: &[u8], hash: &[u8]) -> Result<()> {
+/// Replaces a team's salted auth hash and its index digest.
+pub fn set_auth(
+    conn: &Connection,
+    team: TeamId,
+    secret: &crate::mail::auth::StoredSecret,
+) -> Result<()> {
     conn.execute(
-        "UPDATE registrations SET auth_salt = ?2, auth_hash = ?3 WHERE team_id = ?1",
-        params![team.0, salt, hash],
+        "UPDATE registrations SET auth_salt = ?2, auth_hash = ?3, auth_index = ?4
+         WHERE team_id = ?1",
+        params![
+            team.0,
+            &secret.salt[..],
+            &secret.hash[..],
+            &secret.index[..]
+        ],
     )?;
     Ok(())
 }

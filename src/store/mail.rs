@@ -473,6 +473,10 @@ pub struct NewRegistration<'a> {
     pub record: &'a str,
     pub auth_salt: &'a [u8],
     pub auth_hash: &'a [u8],
+    /// The auth string's index digest (`mail::auth::index`).
+    pub auth_index: &'a [u8],
+    /// The address case-folded without a `+tag` (`process::sender_key`).
+    pub mailbox: &'a str,
     pub inbox_id: Option<i64>,
 }
 
@@ -488,8 +492,8 @@ pub fn insert_registration(
     let team = conn.last_insert_rowid();
     conn.execute(
         "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, organization, members,
-            record, auth_salt, auth_hash, registered_at, inbox_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            record, auth_salt, auth_hash, registered_at, inbox_id, auth_index, mailbox)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             team,
             r.mail_address,
@@ -501,10 +505,22 @@ pub fn insert_registration(
             r.auth_salt,
             r.auth_hash,
             timestamp(now),
-            r.inbox_id
+            r.inbox_id,
+            r.auth_index,
+            r.mailbox
         ],
     )?;
     Ok(TeamId(team as u32))
+}
+
+/// How many teams are registered with an address of `mailbox` (an address
+/// case-folded without a `+tag`).
+pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM registrations WHERE mailbox = ?1",
+        [mailbox],
+        |r| r.get(0),
+    )?)
 }
 
 pub fn compile_requests_since(
@@ -570,6 +586,70 @@ pub fn set_imap_position(
 
 /// Every stored salted hash of a secret a mail may carry: the teams'
 /// authentification strings and the RSM pauses' one-time tokens.
+/// The stored secrets (auth strings, RSM tokens) as a mail's words are
+/// looked up in them: one indexed read of the index digest per word, the
+/// same cost whatever the number of teams. A secret stored by a version
+/// before the index (no digest) is still found by its salted hash: those
+/// few rows are read once per lookup session and checked one by one.
+pub struct StoredSecrets<'c> {
+    conn: &'c Connection,
+    unindexed: Option<Vec<crate::mail::secrets::KnownSecret>>,
+    /// Words looked up (for tests and `bench`).
+    pub lookups: usize,
+    /// Salted hashes computed for unindexed secrets (for tests).
+    pub unindexed_checks: usize,
+}
+
+impl<'c> StoredSecrets<'c> {
+    pub fn new(conn: &'c Connection) -> StoredSecrets<'c> {
+        StoredSecrets {
+            conn,
+            unindexed: None,
+            lookups: 0,
+            unindexed_checks: 0,
+        }
+    }
+}
+
+impl crate::mail::secrets::SecretLookup for StoredSecrets<'_> {
+    type Error = StoreError;
+
+    fn is_secret(&mut self, word: &str) -> Result<bool> {
+        self.lookups += 1;
+        let index = crate::mail::auth::index(word);
+        let found: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM registrations WHERE auth_index = ?1)
+                 OR EXISTS (SELECT 1 FROM rsm_rounds WHERE token_index = ?1)",
+            [&index[..]],
+            |r| r.get(0),
+        )?;
+        if found {
+            return Ok(true);
+        }
+        if self.unindexed.is_none() {
+            let mut st = self.conn.prepare(
+                "SELECT auth_salt, auth_hash FROM registrations WHERE auth_index IS NULL
+                 UNION ALL
+                 SELECT token_salt, token_hash FROM rsm_rounds
+                 WHERE token_salt IS NOT NULL AND token_hash IS NOT NULL
+                   AND token_index IS NULL",
+            )?;
+            let rows = st.query_map([], |r| {
+                Ok(crate::mail::secrets::KnownSecret {
+                    salt: r.get(0)?,
+                    hash: r.get(1)?,
+                })
+            })?;
+            self.unindexed = Some(rows.collect::<std::result::Result<_, _>>()?);
+        }
+        let old = self.unindexed.as_deref().unwrap_or_default();
+        self.unindexed_checks += old.len();
+        Ok(old.iter().any(|k| k.matches(word)))
+    }
+}
+
+/// Every stored secret as salt and hash (the one-time sealing of an older
+/// database's backlog; a mail's words use [`StoredSecrets`]).
 pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::KnownSecret>> {
     let mut st = conn.prepare(
         "SELECT auth_salt, auth_hash FROM registrations
@@ -1012,4 +1092,81 @@ pub fn pending_to_domain_since(
 pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
     let n: i64 = conn.query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))?;
     Ok(n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::auth::{self, StoredSecret};
+    use crate::mail::secrets::{seal_with, Look};
+
+    fn register(conn: &Connection, i: usize, secret: &StoredSecret) {
+        let address = format!("team{i}@x.example");
+        insert_registration(
+            conn,
+            &NewRegistration {
+                team_name: &format!("team_{i}"),
+                requested_name: &format!("team_{i}"),
+                mail_address: &address,
+                preferences: "",
+                organization: "Org",
+                members_json: "[]",
+                record: "",
+                auth_salt: &secret.salt,
+                auth_hash: &secret.hash,
+                auth_index: &secret.index,
+                mailbox: &address,
+                inbox_id: None,
+            },
+            Utc::now(),
+        )
+        .unwrap();
+    }
+
+    /// Issue 35: the cost of a mail does not grow with the field. A mail
+    /// with 256 auth-shaped words is sealed against 3000 teams with one
+    /// indexed lookup per word and no salted hash computed; the one real
+    /// string among the words is masked. A team stored before the index
+    /// (no digest) is still found, by its salted hash.
+    #[test]
+    fn a_mails_words_are_looked_up_by_index_whatever_the_field() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        let conn = store.conn();
+        conn.execute_batch("BEGIN").unwrap();
+        let mut real = String::new();
+        for i in 0..3000 {
+            let secret = auth::new_auth_string();
+            register(conn, i, &StoredSecret::of(&secret));
+            if i == 1234 {
+                real = secret;
+            }
+        }
+        conn.execute_batch("COMMIT").unwrap();
+        let mut words: Vec<String> = (0..255).map(|_| auth::new_auth_string()).collect();
+        words.push(real.to_ascii_uppercase());
+        let mail = format!(
+            "From: x@y.example\r\nSubject: words\r\n\r\n{}\r\n",
+            words.join(" ")
+        );
+        let mut lookup = StoredSecrets::new(conn);
+        let sealed = seal_with(mail.as_bytes(), Look::Outbound, usize::MAX, &mut lookup).unwrap();
+        assert_eq!(sealed.masked, 1);
+        assert!(!String::from_utf8_lossy(&sealed.raw).contains(&real.to_ascii_uppercase()));
+        assert_eq!(lookup.lookups, 256);
+        assert_eq!(lookup.unindexed_checks, 0);
+
+        // A secret of an older version: no index digest.
+        let old = auth::new_auth_string();
+        register(conn, 5000, &StoredSecret::of(&old));
+        conn.execute(
+            "UPDATE registrations SET auth_index = NULL WHERE mail_address = 'team5000@x.example'",
+            [],
+        )
+        .unwrap();
+        let mut lookup = StoredSecrets::new(conn);
+        let mail = format!("From: x@y.example\r\n\r\nmine: {old}\r\n");
+        let sealed = seal_with(mail.as_bytes(), Look::Outbound, usize::MAX, &mut lookup).unwrap();
+        assert_eq!(sealed.masked, 1);
+        assert_eq!(lookup.unindexed_checks, 1);
+    }
 }

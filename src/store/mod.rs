@@ -85,6 +85,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0017_contest_stops.sql",
         include_str!("../../schema/0017_contest_stops.sql"),
     ),
+    (
+        "0018_secret_index_and_mailbox.sql",
+        include_str!("../../schema/0018_secret_index_and_mailbox.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -103,8 +103,7 @@ pub fn start_pause(
     round: u32,
     now: DateTime<Utc>,
     ends: DateTime<Utc>,
-    salt: &[u8],
-    hash: &[u8],
+    token: &crate::mail::auth::StoredSecret,
 ) -> Result<bool> {
     conn.execute(
         "INSERT OR IGNORE INTO rsm_rounds (tournament_id, round) VALUES (?1, ?2)",
@@ -112,15 +111,16 @@ pub fn start_pause(
     )?;
     let n = conn.execute(
         "UPDATE rsm_rounds SET pause_started_at = ?3, pause_ends_at = ?4, token_salt = ?5,
-                token_hash = ?6
+                token_hash = ?6, token_index = ?7
          WHERE tournament_id = ?1 AND round = ?2 AND pause_started_at IS NULL",
         params![
             tournament,
             round,
             timestamp(now),
             timestamp(ends),
-            salt,
-            hash
+            &token.salt[..],
+            &token.hash[..],
+            &token.index[..]
         ],
     )?;
     Ok(n == 1)
@@ -194,11 +194,13 @@ mod tests {
             .with_timezone(&Utc);
         let t1 = t0 + chrono::Duration::minutes(30);
         assert!(rsm_round(c, 1, 2).unwrap().is_none());
-        assert!(start_pause(c, 1, 2, t0, t1, b"salt", b"hash").unwrap());
-        assert!(!start_pause(c, 1, 2, t1, t1, b"x", b"y").unwrap());
+        let token = crate::mail::auth::StoredSecret::of("token");
+        assert!(start_pause(c, 1, 2, t0, t1, &token).unwrap());
+        let other = crate::mail::auth::StoredSecret::of("other");
+        assert!(!start_pause(c, 1, 2, t1, t1, &other).unwrap());
         let r = rsm_round(c, 1, 2).unwrap().unwrap();
         assert_eq!((r.pause_started_at, r.pause_ends_at), (Some(t0), Some(t1)));
-        assert_eq!(r.token_hash.as_deref(), Some(&b"hash"[..]));
+        assert_eq!(r.token_hash.as_deref(), Some(&token.hash[..]));
         assert_eq!(set_summary(c, 1, 2, "first", "cli", t0).unwrap(), Ok(()));
         assert_eq!(set_summary(c, 1, 2, "second", "mail", t0).unwrap(), Ok(()));
         mark_sent(c, 1, 2, "organizer", t1).unwrap();

@@ -979,3 +979,123 @@ fn registrations_naming_a_third_partys_addresses_relay_nothing() {
         last.subject
     );
 }
+
+/// Issue 35: a mailbox holds one team, however many `+tag`s and letter
+/// cases a sender invents. The first registration from the mailbox is a
+/// team; every tag after it (from the mailbox itself, which needs no
+/// confirmation) is refused with the reason, and no confirmation request
+/// goes anywhere.
+#[test]
+fn one_mailbox_holds_one_team_whatever_its_tags() {
+    let c = Contest::new("");
+    let mails: Vec<PathBuf> = (0..6)
+        .map(|i| {
+            let address = match i {
+                0 => "Joe@Lords.Example".to_string(),
+                5 => "JOE+Shout@lords.example".to_string(),
+                _ => format!("joe+{i}@lords.example"),
+            };
+            c.mail(
+                "joe@lords.example",
+                "registration for KNOBELN",
+                &registration(&address, &format!("tagged_{i}"), "Lords of Tags"),
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    let out = c.ingest(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replies = c.replies();
+    let accepted: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.subject.contains("registration accepted"))
+        .collect();
+    assert_eq!(accepted.len(), 1, "{replies:#?}");
+    assert!(
+        accepted[0].subject.contains("tagged_0"),
+        "{}",
+        accepted[0].subject
+    );
+    let refused: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| {
+            r.body
+                .contains("The mailbox joe@lords.example already has 1 registered team")
+        })
+        .collect();
+    assert_eq!(refused.len(), 5, "{replies:#?}");
+    for r in &refused {
+        assert!(
+            !r.body.contains("tagged_0"),
+            "a stranger learns no team: {}",
+            r.body
+        );
+    }
+    assert!(
+        !replies.iter().any(|r| r.subject.contains("please confirm")),
+        "{replies:#?}"
+    );
+}
+
+/// Issue 35, nothing kept without its answer: when the replies to a
+/// sender's domain are used up for the day (here by two strangers' help
+/// mails), a registration from that domain is not stored at all, rather
+/// than stored with no acknowledgement (no string for a day, then
+/// "already registered"): the same registration is a team once a reply
+/// may go out again.
+#[test]
+fn a_registration_whose_answer_may_not_go_out_is_not_kept() {
+    let c = Contest::new("[limits]\nreplies_per_domain_per_day = 2\n");
+    let strangers: Vec<PathBuf> = (0..2)
+        .map(|i| c.mail(&format!("r{i}@mail.example"), "help", "hello", ""))
+        .collect();
+    let refs: Vec<&Path> = strangers.iter().map(PathBuf::as_path).collect();
+    assert!(c.ingest(&refs).status.success());
+    let before = c.replies().len();
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    assert_eq!(c.replies().len(), before, "no reply may go out");
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let teams: i64 = db
+        .query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(teams, 0, "a registration without its answer is not kept");
+    let outcome: String = db
+        .query_row(
+            "SELECT outcome FROM inbox WHERE outcome LIKE 'registration not kept%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        outcome.contains("2 replies to senders at mail.example"),
+        "{outcome}"
+    );
+    // The next day (the cap's window moved on): the same mail is a team.
+    db.execute("UPDATE outbox SET created_at = '1990-01-01T00:00:00Z'", [])
+        .unwrap();
+    drop(db);
+    let again = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&again]).status.success());
+    let last = c.replies().last().unwrap().clone();
+    assert!(
+        last.subject.contains("registration accepted"),
+        "{}",
+        last.subject
+    );
+}

@@ -18,11 +18,11 @@ use serde_json::json;
 
 use super::{CommandError, Ctx, Effect};
 use crate::mail::message::Body;
-use crate::mail::secrets::{mask_in_text, KnownSecret};
+use crate::mail::secrets::mask_in_text;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
 use crate::store::admin::queued_since;
-use crate::store::mail::known_secrets;
+use crate::store::mail::StoredSecrets;
 
 /// The most of a forwarded mail's text the organizer gets.
 pub const FORWARD_TEXT_BYTES: usize = 16 * 1024;
@@ -86,7 +86,7 @@ fn tame(subject: &str) -> String {
 /// The forward of the mail to the organizer.
 /// An authentification string in it (or a near miss after `<<FROM>>`) is
 /// masked: the organizer never sees one.
-fn forward(ctx: &Ctx<'_>, known: &[KnownSecret]) -> Result<Outgoing, CommandError> {
+fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, CommandError> {
     let mail = ctx.mail;
     let text = match &mail.body {
         Body::Text(t) => t.as_str(),
@@ -94,8 +94,8 @@ fn forward(ctx: &Ctx<'_>, known: &[KnownSecret]) -> Result<Outgoing, CommandErro
         Body::Empty => "(the mail has no text)",
     };
     let (text, truncated) = cut(text, FORWARD_TEXT_BYTES);
-    let text = mask_in_text(text, known);
-    let subject = tame(&mask_in_text(&mail.subject, known));
+    let text = mask_in_text(text, &mut *known)?;
+    let subject = tame(&mask_in_text(&mail.subject, &mut *known)?);
     let from = mail
         .from
         .as_ref()
@@ -131,7 +131,7 @@ fn forward(ctx: &Ctx<'_>, known: &[KnownSecret]) -> Result<Outgoing, CommandErro
 
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let not_forwarded = should_forward(conn, ctx)?;
-    let known = known_secrets(conn)?;
+    let mut known = StoredSecrets::new(conn);
     let d = ctx.config.contest.discipline;
     let languages: Vec<String> = ctx
         .config
@@ -163,7 +163,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let mut replies = vec![ctx.reply("help", subject, body)];
     let note = match &not_forwarded {
         None => {
-            replies.push(forward(ctx, &known)?);
+            replies.push(forward(ctx, &mut known)?);
             "forwarded to the organizer".to_string()
         }
         Some(NotForwarded::FromOrganizer) => {
@@ -176,7 +176,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         state: "done",
         outcome: format!(
             "help sent (subject {:?}); {note}",
-            mask_in_text(&ctx.mail.subject, &known)
+            mask_in_text(&ctx.mail.subject, &mut known)?
         ),
         replies,
     })

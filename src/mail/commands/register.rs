@@ -346,6 +346,25 @@ fn register(
             )],
         });
     }
+    // A mailbox (case and `+tag` folded) holds at most `teams_per_mailbox`
+    // teams: checked before any confirmation request goes out. The sender
+    // may be a stranger: the answer names no team.
+    let mailbox = crate::mail::process::sender_key(&reg.mail_address);
+    if limits.teams_per_mailbox > 0
+        && db::count_registrations_of_mailbox(conn, &mailbox)? >= limits.teams_per_mailbox
+    {
+        return rejected(
+            ctx,
+            Some(format!(
+                "The mailbox {mailbox} already has {} registered team(s), the most one \
+                 mailbox may have (addresses that differ only in letter case or in a \
+                 +tag are one mailbox). Register with another mailbox.",
+                limits.teams_per_mailbox
+            )),
+            vec![],
+            format!("mailbox {mailbox} full"),
+        );
+    }
     if !from_the_address && confirmation != Confirmation::Given {
         return ask_for_confirmation(conn, ctx, body, &reg);
     }
@@ -377,8 +396,7 @@ fn register(
     let team_name = free_team_name(conn, &reg.team_name)?;
     let renamed = team_name != reg.team_name;
     let auth = auth::new_auth_string();
-    let salt = auth::new_salt();
-    let hash = auth::hash(&salt, &auth);
+    let secret = auth::StoredSecret::of(&auth);
     let mut stored = reg.clone();
     stored.team_name = team_name.clone();
     let record = render_record(&stored);
@@ -394,8 +412,10 @@ fn register(
             organization: &reg.organization,
             members_json: &members,
             record: &record,
-            auth_salt: &salt,
-            auth_hash: &hash,
+            auth_salt: &secret.salt,
+            auth_hash: &secret.hash,
+            auth_index: &secret.index,
+            mailbox: &crate::mail::process::sender_key(&reg.mail_address),
             inbox_id: Some(ctx.inbox_id),
         },
         ctx.now,
