@@ -26,6 +26,11 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LINES: usize = 200;
 /// At most this many bytes in one line.
 pub const MAX_LINE_BYTES: usize = 4000;
+/// At most this many bytes in the whole form (after the signature is cut):
+/// ten members of two long lines and a long organization fit several times
+/// over, and the record every acknowledgement repeats and every LAP mail
+/// carries stays small.
+pub const MAX_FORM_BYTES: usize = 16 * 1024;
 /// At most this many characters in a team name (announcement).
 pub const MAX_TEAM_NAME_CHARS: usize = 30;
 /// Team size (announcement: "should be anywhere between 1 and 10"). A
@@ -242,6 +247,14 @@ pub fn parse_registration(body: &str) -> Result<Registration, Vec<Problem>> {
         problems.whole(format!(
             "the form has {} lines; a registration has at most {MAX_LINES}. {RULE_NO_EXTRA}",
             lines.len()
+        ));
+        return Err(problems.0);
+    }
+    let form_bytes: usize = lines.iter().map(|(_, l)| l.len() + 1).sum();
+    if form_bytes > MAX_FORM_BYTES {
+        problems.whole(format!(
+            "the form has {form_bytes} bytes; a registration has at most {MAX_FORM_BYTES}. \
+             {RULE_NO_EXTRA}"
         ));
         return Err(problems.0);
     }

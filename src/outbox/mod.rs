@@ -47,6 +47,13 @@ pub fn enqueue(
     cause: Cause<'_>,
     now: DateTime<Utc>,
 ) -> Result<bool, OutboxError> {
+    // A mail of an event queued before (a resumed contest) is not built
+    // again only to be ignored.
+    if let Some(key) = cause.event_key {
+        if db::event_queued(conn, key)? {
+            return Ok(false);
+        }
+    }
     let id = new_message_id(contest);
     let raw = build(m, contest, &id, now)?;
     Ok(db::queue_outgoing(

@@ -112,6 +112,26 @@ pub fn reply_references(references: &[String], in_reply_to: Option<&str>) -> Vec
     kept
 }
 
+/// `text` with every line ended by CRLF (a bare CR or LF, or CRLF, each
+/// one line end), in one pass.
+pub fn crlf_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16 + 2);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push_str("\r\n");
+            }
+            '\n' => out.push_str("\r\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Builds the mail. Returns the raw bytes.
 pub fn build(
     m: &Outgoing,
@@ -163,7 +183,10 @@ pub fn build(
             HeaderName::new_from_ascii_str("Precedence"),
             "bulk".to_string(),
         ));
-    let body = m.body.replace("\r\n", "\n");
+    // CRLF line ends made here, in one pass: lettre inserts a CR before
+    // each bare LF one at a time (a copy of the rest of the body per line:
+    // quadratic in a large mail), and finds none left to insert.
+    let body = crlf_lines(&m.body);
     // Plain 7/8bit text stays readable in any mail reader and in the raw
     // spool file; lettre falls back to quoted-printable for long lines.
     let body = match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
@@ -203,6 +226,33 @@ mod tests {
             attachments: vec![],
         };
         build(&m, &c, "<knobeln.1@contest.example>", Utc::now()).unwrap()
+    }
+
+    /// Issue 35: a mail is built in linear time. The body reaches lettre
+    /// with CRLF line ends already (lettre would insert each CR by moving
+    /// the rest of the body: quadratic), every line end one CRLF whatever
+    /// it was (LF, CRLF, a lone CR).
+    #[test]
+    fn the_body_reaches_the_builder_with_crlf_already() {
+        assert_eq!(crlf_lines("a\nb\r\nc\rd"), "a\r\nb\r\nc\r\nd");
+        assert_eq!(crlf_lines("\n\n"), "\r\n\r\n");
+        assert_eq!(crlf_lines("Ümlaut\r\n"), "Ümlaut\r\n");
+        let lines: Vec<String> = (0..50_000).map(|i| format!("line {i}")).collect();
+        let c = ContestConfig::default();
+        let m = Outgoing {
+            kind: "lap",
+            to: vec!["joe@lords.example".into()],
+            subject: "KNOBELN: a large mail".into(),
+            body: lines.join("\n"),
+            in_reply_to: None,
+            references: vec![],
+            attachments: vec![],
+        };
+        let raw =
+            String::from_utf8(build(&m, &c, "<x@contest.example>", Utc::now()).unwrap()).unwrap();
+        assert!(raw.contains("\r\nline 0\r\nline 1\r\n"), "{}", &raw[..400]);
+        assert!(raw.contains("line 49999"));
+        assert!(!raw.replace("\r\n", "").contains('\n'));
     }
 
     #[test]

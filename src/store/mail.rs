@@ -162,6 +162,15 @@ pub struct NewOutgoing<'a> {
 /// Queues a mail. A mail that belongs to a contest event carries an
 /// `event_key`; a second mail with the same key is ignored (returns
 /// `false`), so an event announced again after a resume queues nothing.
+/// Whether a mail of contest event `key` is queued (or sent) already.
+pub fn event_queued(conn: &Connection, key: &str) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM outbox WHERE event_key = ?1)",
+        [key],
+        |r| r.get(0),
+    )?)
+}
+
 pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
     let sender_domain = m
         .sender_key

@@ -1099,3 +1099,64 @@ fn a_registration_whose_answer_may_not_go_out_is_not_kept() {
         last.subject
     );
 }
+
+/// Issue 35, replies no larger than needed: a 150 kB registration form is
+/// refused in a few lines (its record is never stored, acknowledged or put
+/// into a LAP mail), and a form of 190 bad lines draws a rejection that
+/// lists a dozen problems and counts the rest, not one quoting every line.
+#[test]
+fn a_large_or_long_bad_form_draws_a_short_answer() {
+    let c = Contest::new("");
+    let members: String = (0..40)
+        .map(|i| format!(" Member {i}, 30, {}\n writes C\n", "x".repeat(3800)))
+        .collect();
+    let big = format!(
+        "mail-address: big@participants.example\nmail-preference: LAP\nteam-name: big_team\n\
+         Organization: Big Org, City, Land\nteam-members:\n{members}"
+    );
+    let bad: String = (0..190)
+        .map(|i| format!("nonsense line {i}: {}\n", "y".repeat(40)))
+        .collect();
+    let mails = [
+        c.mail(
+            "big@participants.example",
+            "registration for KNOBELN",
+            &big,
+            "",
+        ),
+        c.mail(
+            "bad@participants.example",
+            "registration for KNOBELN",
+            &bad,
+            "",
+        ),
+    ];
+    let refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    assert!(c.ingest(&refs).status.success());
+    let replies = c.replies();
+    assert_eq!(replies.len(), 2, "{replies:#?}");
+    for r in &replies {
+        assert!(r.subject.contains("not accepted"), "{}", r.subject);
+        assert!(
+            r.body.len() < 16 * 1024,
+            "a reply of {} bytes",
+            r.body.len()
+        );
+    }
+    let to = |who: &str| {
+        replies
+            .iter()
+            .find(|r| r.to == [format!("{who}@participants.example")])
+            .unwrap()
+    };
+    assert!(
+        to("big").body.contains("a registration has at most 16384"),
+        "{}",
+        to("big").body
+    );
+    assert!(
+        to("bad").body.contains("more problem(s)"),
+        "{}",
+        to("bad").body
+    );
+}

@@ -81,12 +81,31 @@ pub fn free_team_name(conn: &Connection, wanted: &str) -> Result<String, StoreEr
     unreachable!("some suffix is free")
 }
 
+/// Problems a rejection lists at most (the rest counted): a long bad form
+/// draws a short answer.
+pub const MAX_PROBLEMS_SHOWN: usize = 12;
+
+/// Characters of one problem shown at most.
+const MAX_PROBLEM_CHARS: usize = 600;
+
 fn rejected(
     ctx: &Ctx<'_>,
     reason: Option<String>,
-    problems: Vec<String>,
+    mut problems: Vec<String>,
     outcome: String,
 ) -> Result<Effect, RegisterError> {
+    let more = problems.len().saturating_sub(MAX_PROBLEMS_SHOWN);
+    problems.truncate(MAX_PROBLEMS_SHOWN);
+    for p in &mut problems {
+        if p.chars().count() > MAX_PROBLEM_CHARS {
+            *p = p.chars().take(MAX_PROBLEM_CHARS).collect::<String>() + " [...]";
+        }
+    }
+    if more > 0 {
+        problems.push(format!(
+            "and {more} more problem(s) of the same kinds; fix these and send the form again"
+        ));
+    }
     let body = render(
         "registration_rejected",
         &json!({
