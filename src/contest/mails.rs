@@ -67,6 +67,41 @@ fn participants(rows: Vec<RegistrationRow>) -> Vec<Participant> {
         .collect()
 }
 
+/// The most of one record a LAP mail shows.
+pub const LAP_RECORD_BYTES: usize = 1024;
+
+/// The most of records one LAP mail holds (the rest are counted).
+pub const LAP_MAIL_BYTES: usize = 512 * 1024;
+
+/// The records a LAP mail shows (each cut at a line end within
+/// [`LAP_RECORD_BYTES`], all within [`LAP_MAIL_BYTES`]) and how many are
+/// left out. Linear in what it keeps.
+pub fn lap_records<'a>(records: impl Iterator<Item = &'a str>) -> (Vec<String>, usize) {
+    let mut kept = Vec::new();
+    let mut bytes = 0;
+    let mut left_out = 0;
+    for r in records {
+        let shown = if r.len() <= LAP_RECORD_BYTES {
+            r.to_string()
+        } else {
+            let mut cut = LAP_RECORD_BYTES;
+            while !r.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let head = &r[..cut];
+            let head = head.rfind('\n').map_or(head, |i| &head[..i]);
+            format!("{head}\n [... the rest of this record is left out]")
+        };
+        if bytes + shown.len() > LAP_MAIL_BYTES {
+            left_out += 1;
+            continue;
+        }
+        bytes += shown.len();
+        kept.push(shown);
+    }
+    (kept, left_out)
+}
+
 /// One game's compact protocol.
 struct Protocol {
     slot: u32,
@@ -100,6 +135,25 @@ impl Mailer<'_> {
         Ok(std::cell::RefMut::map(c, |c| {
             c.as_mut().expect("the cache was just filled")
         }))
+    }
+
+    /// The registered teams in this contest's tournament: they sent a
+    /// strategy with their authentification string, which only their
+    /// address received, so their address is proven. Contest mails go to
+    /// them only, never to a registration that took no part.
+    fn taking_part(&self, store: &Store) -> Result<Vec<Participant>, String> {
+        let entrants: std::collections::HashSet<String> = store
+            .entries(self.tournament)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        Ok(
+            participants(all_registrations(store.conn()).map_err(|e| e.to_string())?)
+                .into_iter()
+                .filter(|p| entrants.contains(&p.team))
+                .collect(),
+        )
     }
 
     fn by_team(&self, store: &Store) -> Result<HashMap<String, Participant>, String> {
@@ -141,13 +195,20 @@ impl Mailer<'_> {
         render(name, &data).map_err(|e| e.to_string())
     }
 
-    /// LAP: at contest start, every registration record to those who want it.
+    /// LAP: at contest start, the registration record of every team that
+    /// takes part, to those of them who want it. Only teams in the
+    /// tournament (they sent a strategy with their authentification
+    /// string, so their address is proven) get it and are in it; each
+    /// record is cut to [`LAP_RECORD_BYTES`] and the list to
+    /// [`LAP_MAIL_BYTES`], so the contest's LAP mails are at most
+    /// takers × `LAP_MAIL_BYTES` whatever was registered.
     pub fn lap(&self, store: &Store) -> MailResult {
-        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
-        let records: Vec<&str> = all.iter().map(|p| p.record.as_str()).collect();
+        let all = self.taking_part(store)?;
+        let (records, left_out) = lap_records(all.iter().map(|p| p.record.as_str()));
         let body = self.render(
             "lap",
-            json!({ "contest_name": self.config.contest.name, "n": all.len(), "records": records }),
+            json!({ "contest_name": self.config.contest.name, "n": all.len(),
+                    "records": records, "left_out": left_out }),
         )?;
         for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
             self.queue(
@@ -480,7 +541,7 @@ impl Mailer<'_> {
                     "organizer_text": organizer_text, "note": note,
                     "summary": trim(&tables::round_summary(rr)) }),
         )?;
-        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        let all = self.taking_part(store)?;
         let tx = store
             .conn()
             .unchecked_transaction()
@@ -506,7 +567,8 @@ impl Mailer<'_> {
         tx.commit().map_err(|e| e.to_string())
     }
 
-    /// The final ranking and the Evolution ranking, to every participant.
+    /// The final ranking and the Evolution ranking, to every team that took
+    /// part.
     pub fn final_results(&self, store: &Store) -> MailResult {
         let mut cache = self.cached(store)?;
         let res = cache.refresh_all(store).map_err(|e| e.to_string())?;
@@ -518,7 +580,7 @@ impl Mailer<'_> {
                     "ranking": trim(&tables::final_ranking(res)), "evolution_intro": evolution_intro,
                     "evolution": trim(&evolution) }),
         )?;
-        let all = participants(all_registrations(store.conn()).map_err(|e| e.to_string())?);
+        let all = self.taking_part(store)?;
         for p in &all {
             let mut m = self.mail(
                 "final",
@@ -591,6 +653,27 @@ pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: a LAP mail is bounded whatever was registered: each
+    /// record cut at a line end within 1 kB, the list within 512 kB, the
+    /// rest counted.
+    #[test]
+    fn a_lap_mail_is_bounded_whatever_was_registered() {
+        let long: String = (0..400).map(|i| format!(" member line {i}\n")).collect();
+        let (kept, left) = lap_records([long.as_str(), "short record"].into_iter());
+        assert_eq!(left, 0);
+        assert!(kept[0].len() <= LAP_RECORD_BYTES + 60, "{}", kept[0].len());
+        assert!(kept[0].ends_with("[... the rest of this record is left out]"));
+        assert_eq!(kept[1], "short record");
+        let many: Vec<String> = (0..2000)
+            .map(|i| format!("record {i} {}", "x".repeat(900)))
+            .collect();
+        let (kept, left) = lap_records(many.iter().map(String::as_str));
+        let bytes: usize = kept.iter().map(String::len).sum();
+        assert!(bytes <= LAP_MAIL_BYTES);
+        assert_eq!(kept.len() + left, 2000);
+        assert!(left > 1000);
+    }
 
     #[test]
     fn protocol_parts_stay_below_the_cap_and_keep_protocols_whole() {

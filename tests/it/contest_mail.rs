@@ -906,3 +906,49 @@ fn when_the_pause_ends_without_a_summary_the_automatic_one_goes_out() {
         rsm.body
     );
 }
+
+/// Issue 35, contest mails bounded: a team that registered (asking for
+/// LAP and RSM) but sent no strategy takes no part, so it neither gets the
+/// list of participants nor is in it, and gets no summary and no final
+/// results: 1000 registrations without strategies cost no contest mail.
+#[test]
+fn only_teams_that_take_part_get_the_lap_and_are_in_it() {
+    let c = Contest::new(RULES);
+    field(&c);
+    let idle = c.mail(
+        &addr("idle_team"),
+        "registration for KNOBELN",
+        &registration(&addr("idle_team"), "idle_team", "Idle Org, City, Land").replace(
+            "mail-preference: LAP,DGP,GRG,RSM",
+            "mail-preference: LAP,RSM",
+        ),
+        "",
+    );
+    assert!(c.ingest(&[&idle]).status.success());
+    let out = start(&c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let laps: Vec<Reply> = contest_mails(&c)
+        .into_iter()
+        .filter(|m| m.subject.starts_with("KNOBELN LAP"))
+        .collect();
+    let mut to: Vec<String> = laps.iter().flat_map(|m| m.to.clone()).collect();
+    to.sort();
+    assert_eq!(to, vec![addr("all_team"), addr("lap_team")]);
+    for m in &laps {
+        assert!(!m.body.contains("idle_team"), "{}", m.body);
+        assert!(m.body.contains("lap_team"), "{}", m.body);
+    }
+    let to_idle: Vec<String> = contest_mails(&c)
+        .iter()
+        .filter(|m| m.to == [addr("idle_team")] && !m.subject.contains("registration"))
+        .map(|m| m.subject.clone())
+        .collect();
+    assert!(
+        to_idle.is_empty(),
+        "contest mails to a team that took no part: {to_idle:?}"
+    );
+}

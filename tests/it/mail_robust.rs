@@ -396,7 +396,9 @@ fn the_sender_cap_folds_plus_tags_and_case_and_the_domain_cap_stops_forged_flood
     let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
     let o = c.ingest(&refs);
     assert!(
-        out(&o).contains("registration not kept: no reply may go out (2 replies to this sender today already)"),
+        out(&o).contains(
+            "registration not kept: no reply may go out (2 replies to this sender today already)"
+        ),
         "{}",
         out(&o)
     );
