@@ -186,11 +186,16 @@ pub struct Limits {
     /// per day; to one address at most one a day whatever this says.
     pub confirmations_per_domain_per_day: u32,
     /// At most this many participant kits (`SEND knobelnsoftware`, about
-    /// 112 kB each) to one sender per day (0: no limit).
+    /// 141 kB each) to one sender per day (0: no limit).
     pub kits_per_sender_per_day: u32,
     /// At most this many participant kits to all senders of one domain per
     /// day (0: no limit).
     pub kits_per_domain_per_day: u32,
+    /// At most this many participant kits to everybody together per day
+    /// (0: no limit): what strangers at many domains can draw out of the
+    /// server in kit bytes is this times the kit's size (about 14 MB a day
+    /// at the default 100).
+    pub kits_per_day: u32,
     /// The organizer gets at most one digest of failed outgoing and
     /// set-aside incoming mails per this many minutes (the first at once).
     pub digest_interval_minutes: u32,
@@ -217,6 +222,7 @@ impl Default for Limits {
             confirmations_per_domain_per_day: 10,
             kits_per_sender_per_day: 2,
             kits_per_domain_per_day: 20,
+            kits_per_day: 100,
             digest_interval_minutes: 60,
             max_processing_attempts: 3,
             max_send_attempts: 10,

@@ -14,7 +14,7 @@
 //! dropped (`ignored`, outcome `dropped: unanswerable sender ...`): no
 //! retry, no alert of its own (the digest counts them). Replies are capped
 //! per sender (`user+tag@` counts as `user@`), per sender domain, and the
-//! 112 kB kit harder still.
+//! 142 kB kit harder still (and in all, `kits_per_day`).
 //!
 //! The raw mail is needed until its result is committed: in the same
 //! transaction that sets its final state (`done` or `ignored`) it is
@@ -694,6 +694,15 @@ fn finish_in(
                     db::ReplyTarget::Domain(&domain),
                     since,
                 )?;
+                let per_day =
+                    db::replies_of_kind_since(conn, reply.kind, db::ReplyTarget::Everyone, since)?;
+                if capped(limits.kits_per_day, per_day) {
+                    outcome.push_str(&format!(
+                        " (no kit: {} kits went out today, the most in a day)",
+                        limits.kits_per_day
+                    ));
+                    continue;
+                }
                 if capped(limits.kits_per_sender_per_day, per_sender)
                     || capped(limits.kits_per_domain_per_day, per_domain)
                 {

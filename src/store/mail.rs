@@ -355,6 +355,7 @@ pub fn replies_of_kind_since(
     let (column, value) = match to {
         ReplyTarget::Sender(k) => ("sender_key", k.to_string()),
         ReplyTarget::Domain(d) => ("sender_domain", d.to_ascii_lowercase()),
+        ReplyTarget::Everyone => ("kind", kind.to_string()),
     };
     Ok(conn.query_row(
         &format!(
@@ -370,6 +371,8 @@ pub fn replies_of_kind_since(
 pub enum ReplyTarget<'a> {
     Sender(&'a str),
     Domain(&'a str),
+    /// All senders together (a global budget).
+    Everyone,
 }
 
 /// A stored registration.

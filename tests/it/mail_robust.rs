@@ -435,8 +435,58 @@ fn the_sender_cap_folds_plus_tags_and_case_and_the_domain_cap_stops_forged_flood
     assert_eq!(to_forged, 4);
 }
 
+/// Issue 35: kits to everybody together are capped too (strangers at
+/// many domains draw at most `kits_per_day` kits a day), and the kit's
+/// size the README and the config state is the real one (within 10 %).
 #[test]
-fn the_112_kb_kit_is_capped_harder_than_other_replies() {
+fn the_kits_of_a_day_are_capped_in_all_and_their_size_is_stated() {
+    let c = Contest::new("[limits]\nkits_per_day = 3\n");
+    let mails: Vec<PathBuf> = (0..5)
+        .map(|i| {
+            c.mail(
+                &format!("s{i}@domain{i}.example"),
+                "SEND knobelnsoftware",
+                "",
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(
+        out(&o).matches("(no kit: 3 kits went out today").count(),
+        2,
+        "{}",
+        out(&o)
+    );
+    let outgoing = c.spool().join("outgoing");
+    let sizes: Vec<u64> = std::fs::read_dir(&outgoing)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| !parse_reply(f).attachments.is_empty())
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .collect();
+    assert_eq!(sizes.len(), 3);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let marker = "participant\nkit (`SEND knobelnsoftware`, about ";
+    let at = readme
+        .find(marker)
+        .or_else(|| readme.find(&marker.replace('\n', " ")))
+        .expect("the README states the kit's size");
+    let rest = &readme[at + marker.len()..];
+    let stated: u64 = rest[..rest.find(' ').unwrap()].parse::<u64>().unwrap() * 1000;
+    for size in sizes {
+        let off = size.abs_diff(stated) as f64 / size as f64;
+        assert!(
+            off <= 0.10,
+            "the kit mail has {size} bytes, the README says {stated}"
+        );
+    }
+}
+
+#[test]
+fn the_kit_is_capped_harder_than_other_replies() {
     let c = Contest::new("[limits]\nkits_per_sender_per_day = 1\nkits_per_domain_per_day = 2\n");
     let mails: Vec<PathBuf> = [
         "joe@lords.example",
