@@ -191,7 +191,8 @@ pub fn builtin() -> Vec<Language> {
             artifacts: v(&["bot"]),
             run: v(&["/bot/bot"]),
             version: v(&["gcc", "--version"]),
-            run_libraries: v(&["libc.so.6", "libm.so.6"]),
+            // glibc loads libgcc_s for pthread_exit and pthread_cancel.
+            run_libraries: v(&["libc.so.6", "libm.so.6", "libgcc_s.so.1"]),
             ..base("c", "C (gcc -O2)")
         },
         Language {
@@ -216,6 +217,8 @@ pub fn builtin() -> Vec<Language> {
             version: v(&["python3", "--version"]),
             // The standard library (not the system's dist-packages).
             run_files: v(&["{run_home}/lib/python3.*"]),
+            // glibc loads libgcc_s when a thread ends (daemon threads at exit).
+            run_libraries: v(&["libgcc_s.so.1"]),
             memory_extra_mb: 32,
             ..base("python", "Python 3")
         },
@@ -240,6 +243,9 @@ pub fn builtin() -> Vec<Language> {
             run: v(&[
                 "java",
                 "-Xmx{memory_mb}m",
+                // The machine's memory is not the bot's to read (no
+                // sysinfo): the JVM's ergonomics size from this instead.
+                "-XX:MaxRAM={memory_mb}m",
                 "-Xss16m",
                 "-XX:+UseSerialGC",
                 "-XX:ReservedCodeCacheSize=64m",
@@ -252,6 +258,7 @@ pub fn builtin() -> Vec<Language> {
             version: v(&["java", "-version"]),
             paths: v(&["/etc/java-*-openjdk"]),
             run_files: v(&["{run_home}/lib", "{run_home}/conf", "{run_home}/release"]),
+            run_libraries: v(&["libgcc_s.so.1"]),
             memory_extra_mb: 256,
             processes: 64,
             address_space_limit: false,
@@ -501,6 +508,10 @@ pub fn choose(
 /// Where a build sees its toolchain folder (`{toolchain}`).
 pub const SANDBOX_TOOLCHAIN: &str = "/toolchain";
 
+/// The locale of every bot's `LANG=C.UTF-8`, shown to it from the runtime
+/// image.
+pub const BOT_LOCALE: &str = "/usr/lib/locale/C.utf8";
+
 /// Where a sandbox looks for programs.
 pub const SANDBOX_PATH: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
 
@@ -714,6 +725,14 @@ fn resolve_one(l: &Language) -> Result<Toolchain, String> {
             l.run_libraries
                 .iter()
                 .filter_map(|n| crate::sandbox::image::find_library(n)),
+        )
+        // Every bot runs with LANG=C.UTF-8 (the sandbox's environment): its
+        // locale comes along, for setlocale and C++'s std::locale("").
+        .chain(
+            [BOT_LOCALE]
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| p.exists()),
         )
         .collect();
     // Every program must be there (for `{toolchain}` and absolute paths too).

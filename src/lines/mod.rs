@@ -571,20 +571,6 @@ pub fn bot_limits(toolchain: &Toolchain, limits: &LineLimits) -> BotLimits {
     }
 }
 
-/// Says once per language that its bots read the host's `/usr` because
-/// the runtime image (filled by root) lacks a file they need.
-fn note_host_usr(language: &str, why: &io::Error) {
-    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if !said.iter().any(|l| l == language) {
-        said.push(language.to_string());
-        eprintln!(
-            "knobeln: bot sandbox: {language} bots read the host's /usr: {why} \
-             (run knobeln languages --fill-runtime-image as root)"
-        );
-    }
-}
-
 /// Starts one bot of `program` in the sandbox, in a network namespace of
 /// `network`'s kind (matches use [`Network::Lent`]); with `folder`, its
 /// `/work` holds that kept folder and is kept after it
@@ -611,7 +597,7 @@ pub fn spawn_bot(
     let work_dirs = folder.as_ref().map(FolderImage::dirs).unwrap_or_default();
     // The runtime's files, served from memory where the server can mount
     // them (see sandbox::image); a copy that fails is the server's fault.
-    let mut image = crate::sandbox::image::runtime_image().ok();
+    let image = crate::sandbox::image::runtime_image().ok();
     if let Some(img) = image {
         let mut paths = toolchain.run_files.clone();
         paths.extend(toolchain.run_read_only.iter().cloned());
@@ -622,22 +608,18 @@ pub fn spawn_bot(
             .filter(|f| f.executable)
             .map(|f| f.bytes())
             .collect();
-        use crate::sandbox::image::ImageAccess;
-        match (img.ensure(&paths, &programs), img.access()) {
-            (Ok(()), _) => {}
-            // Filled by root, lacking what this bot needs: the host's /usr
-            // for this bot (said once per language).
-            (Err(e), ImageAccess::ReadsOnly) => {
-                note_host_usr(&toolchain.language.name, &e);
-                image = None;
-            }
-            (Err(e), ImageAccess::Fills) => {
-                return Err(MatchError::Toolchain {
-                    bot: 0,
-                    what: format!("the runtime image: {e}"),
-                })
-            }
-        }
+        // Never the host's /usr instead: a bot that could make its image
+        // fail would have the page cache to time again. What its own
+        // program names and the image lacks is its loader's error; what
+        // the language needs and the image lacks (filled by root before
+        // a package upgrade) is the server's.
+        img.ensure(&paths, &programs)
+            .map_err(|e| MatchError::Toolchain {
+                bot: 0,
+                what: format!(
+                    "the runtime image: {e} (as root: knobeln languages --fill-runtime-image)"
+                ),
+            })?;
     }
     let spec = BotSpec {
         argv: &argv,

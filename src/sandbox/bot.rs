@@ -455,10 +455,14 @@ enum Action {
         remount: libc::c_ulong,
     },
     Symlink(CString, CString),
-    /// An empty file to bind a device onto, then the bind.
+    /// An empty file to bind a device onto, then the bind, remounted
+    /// read-only: a device is still written through, but its inode (one
+    /// for every bot of the machine) can no longer be touched: no
+    /// `utimensat` whose time another bot would read.
     Device {
         src: CString,
         dst: CString,
+        remount: libc::c_ulong,
     },
     Tmpfs {
         dst: CString,
@@ -655,8 +659,10 @@ impl Plan {
         }
         mkdir_p("dev", &mut actions)?;
         for dev in ["null", "zero", "random", "urandom"] {
+            let src = from(&Path::new("/dev").join(dev));
             actions.push(Action::Device {
-                src: cpath(&from(&Path::new("/dev").join(dev)))?,
+                remount: locked_flags(&src),
+                src: cpath(&src)?,
                 dst: s(&format!("dev/{dev}"))?,
             });
         }
@@ -1049,7 +1055,7 @@ impl Plan {
                             check(libc::symlink(target.as_ptr(), link.as_ptr()))
                         )
                     }
-                    Action::Device { src, dst } => {
+                    Action::Device { src, dst, remount } => {
                         let fd = libc::open(dst.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o666);
                         if fd < 0 {
                             return self.fail("create a folder", io::Error::last_os_error());
@@ -1062,6 +1068,20 @@ impl Plan {
                                 dst.as_ptr(),
                                 std::ptr::null(),
                                 libc::MS_BIND,
+                                std::ptr::null(),
+                            ))
+                        );
+                        t!(
+                            "bind a read-only path",
+                            check(libc::mount(
+                                std::ptr::null(),
+                                dst.as_ptr(),
+                                std::ptr::null(),
+                                libc::MS_BIND
+                                    | libc::MS_REMOUNT
+                                    | libc::MS_RDONLY
+                                    | libc::MS_NOSUID
+                                    | remount,
                                 std::ptr::null(),
                             ))
                         );

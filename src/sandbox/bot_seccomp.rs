@@ -14,8 +14,9 @@
 //! 3. `socket` of any family but `AF_UNIX` fails with `EAFNOSUPPORT` (there
 //!    is no network in the bot's namespace anyway);
 //!    Not on the list, among others: `sysinfo` (the machine's memory,
-//!    load, uptime and process count: a figure other bots move, and glibc's
-//!    `sysconf(_SC_PHYS_PAGES)` then answers -1; the JVM is told its heap),
+//!    load, uptime and process count: a figure other bots move; glibc
+//!    2.36's `sysconf(_SC_PHYS_PAGES)` then answers an undefined figure,
+//!    which is why the JVM is told its heap and `-XX:MaxRAM`),
 //!    the file-event calls (`inotify_*`,
 //!    `fanotify_*`: a watch on `/usr` would report other bots' use of the
 //!    runtimes live, a channel between bots), the calls that tell whether a file's

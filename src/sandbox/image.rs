@@ -146,6 +146,12 @@ impl RuntimeImage {
         }
         let fail = |what: &str, e: io::Error| format!("{what} {}: {e}", root.display());
         fs::create_dir_all(root).map_err(|e| fail("cannot make", e))?;
+        // Readable by a server running as its own user whatever the umask
+        // of the root process that made them (a unit's `UMask=0027`).
+        for dir in [root.parent(), Some(root)].into_iter().flatten() {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
+                .map_err(|e| fail("cannot open up", e))?;
+        }
         let _lock = ImageLock::take(root).map_err(|e| fail("cannot lock", e))?;
         if !is_mount_point(root).map_err(|e| fail("cannot read", e))? {
             let c = |s: &str| CString::new(s).expect("no NUL");
@@ -200,17 +206,31 @@ impl RuntimeImage {
     /// its links and libraries. Cheap when nothing is new. An image this
     /// process only reads is checked instead: `NotFound` names the first
     /// file it lacks (or holds in an older version than the host's).
+    ///
+    /// `paths` are the language table's (the organizer's word); what a
+    /// bot's own program names (its loader, its libraries: a participant
+    /// can set `.interp` from C) is taken only when it is a regular file
+    /// directly in a folder the loader searches ([`admissible_library`]),
+    /// so a program naming `/`, `/etc/shadow` or `../..` makes the server
+    /// copy nothing, and what bots can add to the image is bounded by the
+    /// shared libraries of the machine. Copying one of those may fail
+    /// quietly: the loader then says what is missing, the bot's failure.
     pub fn ensure(&self, paths: &[PathBuf], programs: &[&[u8]]) -> io::Result<()> {
-        let mut wanted: Vec<PathBuf> = Vec::new();
+        let mut from_programs: Vec<PathBuf> = Vec::new();
         for p in programs {
-            wanted.extend(program_needs(p, None));
+            from_programs.extend(
+                program_needs(p, None)
+                    .into_iter()
+                    .filter(|n| admissible_library(n)),
+            );
         }
-        wanted.extend(paths.iter().cloned());
+        let mut wanted: Vec<PathBuf> = paths.to_vec();
         {
             let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
             wanted.retain(|p| !known.contains(p));
+            from_programs.retain(|p| !known.contains(p));
         }
-        if wanted.is_empty() {
+        if wanted.is_empty() && from_programs.is_empty() {
             return Ok(());
         }
         let _lock = match self.access {
@@ -224,8 +244,15 @@ impl RuntimeImage {
         for p in &wanted {
             copier.add(p, 0)?;
         }
+        let mut copied = Vec::new();
+        for p in from_programs {
+            if copier.add(&p, 0).is_ok() {
+                copied.push(p);
+            }
+        }
         let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
         known.extend(wanted);
+        known.extend(copied);
         Ok(())
     }
 }
@@ -349,14 +376,20 @@ impl Copier<'_> {
         }
         if !same {
             let tmp = temp_name(&at);
-            fs::copy(host, &tmp)?;
-            fs::set_permissions(&tmp, fs::Permissions::from_mode(meta.mode() & 0o755))?;
-            let times = fs::FileTimes::new().set_modified(meta.modified()?);
-            fs::File::options()
-                .write(true)
-                .open(&tmp)?
-                .set_times(times)?;
-            fs::rename(&tmp, &at)?;
+            let copied = (|| {
+                fs::copy(host, &tmp)?;
+                fs::set_permissions(&tmp, fs::Permissions::from_mode(meta.mode() & 0o755))?;
+                let times = fs::FileTimes::new().set_modified(meta.modified()?);
+                fs::File::options()
+                    .write(true)
+                    .open(&tmp)?
+                    .set_times(times)?;
+                fs::rename(&tmp, &at)
+            })();
+            if copied.is_err() {
+                let _ = fs::remove_file(&tmp);
+            }
+            copied?;
         }
         let mut head = [0u8; 256];
         let n = fs::File::open(host)?.read(&mut head)?;
@@ -373,10 +406,13 @@ impl Copier<'_> {
     }
 }
 
-/// `at` with a name beside it for writing before the rename.
+/// `at` with a name beside it for writing before the rename (random: no
+/// server's process id shows in a bot's `/usr`).
 fn temp_name(at: &Path) -> PathBuf {
+    let mut raw = [0u8; 8];
+    let _ = getrandom::fill(&mut raw);
     let mut name = at.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".knobeln-{}", std::process::id()));
+    name.push(format!(".knobeln-{:016x}", u64::from_le_bytes(raw)));
     at.with_file_name(name)
 }
 
@@ -418,6 +454,50 @@ fn library_dirs() -> Vec<PathBuf> {
     .into_iter()
     .map(PathBuf::from)
     .collect()
+}
+
+/// Whether a path a bot's own program names (its `.interp`, a
+/// `DT_NEEDED` with a `/`, or a library found by name) may go into the
+/// image: an absolute path without `.` or `..` that is, links followed, a
+/// regular file directly in one of the loader's folders.
+pub fn admissible_library(path: &Path) -> bool {
+    if !path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, Component::CurDir | Component::ParentDir))
+    {
+        return false;
+    }
+    let Ok(real) = path.canonicalize() else {
+        return false;
+    };
+    if !fs::metadata(&real).is_ok_and(|m| m.is_file()) || !is_shared_object(&real) {
+        return false;
+    }
+    let Some(parent) = real.parent() else {
+        return false;
+    };
+    library_dirs()
+        .iter()
+        .filter_map(|d| d.canonicalize().ok())
+        .any(|d| d == parent)
+}
+
+/// Whether the file is a 64-bit ELF shared object (a library, or the
+/// loader itself): `ET_DYN` in its header.
+fn is_shared_object(path: &Path) -> bool {
+    let mut head = [0u8; 18];
+    let Ok(mut f) = fs::File::open(path) else {
+        return false;
+    };
+    if f.read_exact(&mut head).is_err() || !head.starts_with(b"\x7fELF\x02") {
+        return false;
+    }
+    let e_type = match head[5] {
+        1 => u16::from_le_bytes([head[16], head[17]]),
+        _ => u16::from_be_bytes([head[16], head[17]]),
+    };
+    e_type == object::elf::ET_DYN
 }
 
 /// Where the bot's loader finds shared library `name` on this machine.
@@ -470,30 +550,62 @@ struct ElfNeeds {
 }
 
 impl ElfNeeds {
+    /// Read as the loader reads it: the `PT_INTERP` and `PT_DYNAMIC`
+    /// segments, the string table found by `DT_STRTAB`'s address in the
+    /// loaded segments (never the section headers, which the loader does
+    /// not read and a program can fill with anything).
     fn parse(bytes: &[u8]) -> Option<ElfNeeds> {
-        use object::elf::{FileHeader64, DT_NEEDED, DT_RPATH, DT_RUNPATH};
+        use object::elf::{
+            FileHeader64, DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_STRSZ, DT_STRTAB, PT_LOAD,
+        };
         use object::read::elf::{Dyn, FileHeader, ProgramHeader};
         let header = FileHeader64::<object::Endianness>::parse(bytes).ok()?;
         let endian = header.endian().ok()?;
+        let segments = header.program_headers(endian, bytes).ok()?;
         let mut out = ElfNeeds::default();
-        for ph in header.program_headers(endian, bytes).ok()? {
+        let mut dynamic = None;
+        for ph in segments {
             if let Ok(Some(i)) = ph.interpreter(endian, bytes) {
                 out.interp = Some(String::from_utf8_lossy(i).into_owned());
             }
+            if let Ok(Some(d)) = ph.dynamic(endian, bytes) {
+                dynamic.get_or_insert(d);
+            }
         }
-        let sections = header.sections(endian, bytes).ok()?;
-        let Some((dynamic, strings_at)) = sections.dynamic(endian, bytes).ok()? else {
+        let Some(dynamic) = dynamic else {
             return Some(out);
         };
-        let strings = sections.strings(endian, bytes, strings_at).ok()?;
+        let value = |tag: u32| -> Option<u64> {
+            dynamic
+                .iter()
+                .find(|d| d.tag32(endian) == Some(tag))
+                .map(|d| d.d_val(endian))
+        };
+        let (Some(strtab), Some(strsz)) = (value(DT_STRTAB), value(DT_STRSZ)) else {
+            return Some(out);
+        };
+        // The string table's place in the file, from the loaded segments.
+        let offset = segments.iter().find_map(|ph| {
+            let vaddr: u64 = ph.p_vaddr(endian);
+            let filesz: u64 = ph.p_filesz(endian);
+            (ph.p_type(endian) == PT_LOAD && strtab >= vaddr && strtab - vaddr < filesz)
+                .then(|| ph.p_offset(endian) + (strtab - vaddr))
+        })?;
+        let start = usize::try_from(offset).ok()?;
+        let end = start.checked_add(usize::try_from(strsz).ok()?)?;
+        let strings = bytes.get(start..end.min(bytes.len()))?;
         for d in dynamic {
             let Some(tag) = d.tag32(endian) else { continue };
             if ![DT_NEEDED, DT_RPATH, DT_RUNPATH].contains(&tag) {
                 continue;
             }
-            let Ok(s) = d.string(endian, strings) else {
+            let Some(at) = usize::try_from(d.d_val(endian))
+                .ok()
+                .and_then(|at| strings.get(at..))
+            else {
                 continue;
             };
+            let s = &at[..at.iter().position(|&b| b == 0).unwrap_or(at.len())];
             let s = String::from_utf8_lossy(s).into_owned();
             if tag == DT_NEEDED {
                 out.needed.push(s);
@@ -575,6 +687,95 @@ mod tests {
         );
         assert!(program_needs(b"not an ELF file", None).is_empty());
         assert!(program_needs(b"\x7fELF damaged", None).is_empty());
+    }
+
+    /// A bot's program chooses its `.interp` and could name libraries by
+    /// path: what it names goes into the image only when it is a shared
+    /// library in the loader's folders. A program whose interpreter is `/`
+    /// (which would have copied the whole machine) or `/etc/shadow` makes
+    /// the server copy nothing; one that names the real loader gets it.
+    #[test]
+    fn a_programs_own_names_copy_only_the_machines_libraries() {
+        assert!(!admissible_library(Path::new("/")));
+        assert!(!admissible_library(Path::new("/etc/shadow")));
+        assert!(!admissible_library(Path::new("/etc/passwd")));
+        assert!(!admissible_library(Path::new("/usr/lib")));
+        assert!(!admissible_library(Path::new("lib/libc.so.6")));
+        let libc = find_library("libc.so.6").unwrap();
+        assert!(admissible_library(&libc));
+        let sneaky = libc.parent().unwrap().join("../../../etc/passwd");
+        assert!(!admissible_library(&sneaky));
+        let loader = program_needs(&fs::read("/bin/sh").unwrap(), None)
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains("ld-linux"))
+            .unwrap();
+        assert!(admissible_library(&loader), "{}", loader.display());
+        if unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        // A program whose interpreter string says `/` or `/etc/shadow`
+        // (written over the loader's path in a built program's bytes).
+        let built = fs::read("/bin/sh").unwrap();
+        let loader_bytes = loader.as_os_str().as_bytes();
+        let at = built
+            .windows(loader_bytes.len())
+            .position(|w| w == loader_bytes)
+            .expect("the loader's path in the program");
+        for interp in ["/", "/etc/shadow"] {
+            let mut bytes = built.clone();
+            let field = &mut bytes[at..at + loader_bytes.len()];
+            field.fill(0);
+            field[..interp.len()].copy_from_slice(interp.as_bytes());
+            assert!(program_needs(&bytes, None).contains(&PathBuf::from(interp)));
+            let root = tempfile::tempdir().unwrap();
+            let image = RuntimeImage {
+                root: root.path().to_path_buf(),
+                access: ImageAccess::Fills,
+                known: Mutex::new(HashSet::new()),
+            };
+            image.ensure(&[], &[&bytes]).unwrap();
+            // Its libraries (libc, a library of the loader's folders) are
+            // there; nothing else of the machine is.
+            assert!(root.path().join(libc.strip_prefix("/").unwrap()).exists());
+            for elsewhere in ["etc", "usr/bin", "root", "home", "var", "proc"] {
+                assert!(
+                    !root.path().join(elsewhere).exists(),
+                    "{interp}: {elsewhere}"
+                );
+            }
+        }
+    }
+
+    /// A program may carry a section of the dynamic type that the loader
+    /// never reads (here naming `/etc/shadow`); its needs are read from
+    /// the `PT_DYNAMIC` segment, as the loader reads them.
+    #[test]
+    fn a_fake_dynamic_section_names_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("fake.c");
+        fs::write(
+            &src,
+            "__asm__(\".section .dynstr,\\\"a\\\"\\n.asciz \\\"/etc/shadow\\\"\\n\"\n\
+             \".section .mydyn,\\\"a\\\",%6\\n.quad 1\\n.quad 0x8d\\n.quad 0\\n.quad 0\\n.previous\");\n\
+             int main(void) { return 0; }\n",
+        )
+        .unwrap();
+        let exe = dir.path().join("fake");
+        let st = std::process::Command::new("gcc")
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let needs = program_needs(&fs::read(&exe).unwrap(), None);
+        assert!(!needs.iter().any(|p| p.starts_with("/etc")), "{needs:?}");
+        assert!(
+            needs
+                .iter()
+                .any(|p| p.to_string_lossy().contains("libc.so")),
+            "{needs:?}"
+        );
     }
 
     /// The image copies a folder with its links, the libraries of its ELF

@@ -38,6 +38,9 @@ static void attack(void) {
     }
     struct sysinfo si;
     if (sysinfo(&si) == 0) escaped("sysinfo told the machine's memory and load");
+    /* A device's inode is every bot's: its times must not be ours to set. */
+    if (utimensat(AT_FDCWD, "/dev/null", 0, 0) == 0)
+        escaped("set the times of /dev/null, which every bot can read");
     /* Where the files come from. */
     const char *mine[] = {"/usr", "/usr/bin", "/dev/null", "/dev/urandom", 0};
     struct stat first;

@@ -21,6 +21,11 @@ def attack():
                 escaped("opened " + path)
         except OSError:
             pass
+    try:
+        os.utime("/dev/null")
+        escaped("set the times of /dev/null, which every bot can read")
+    except OSError:
+        pass
     usr = os.stat("/usr").st_dev
     for path in ["/usr/bin", "/dev/null", os.__file__, sys.executable]:
         if os.stat(path).st_dev != usr:
