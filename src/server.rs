@@ -45,7 +45,8 @@ use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
 use crate::mail::intake::{take_in_all, Intake, IntakeError, Wake};
 use crate::mail::outage::Side;
 use crate::mail::process::{
-    pending_compiles, process_mail, process_pass, process_pending, Pass, ProcessError, Summary,
+    pending_compiles, process_mail, process_pass, process_pending, Classified, Pass, ProcessError,
+    Summary,
 };
 use crate::mail::transport::imap::ImapPoller;
 use crate::mail::transport::smtp::{SendError, SmtpSender};
@@ -281,7 +282,7 @@ impl Server {
             return Ok(());
         }
         let running: Vec<String> = self.compiles.iter().map(|c| c.sender.clone()).collect();
-        let waiting: Vec<_> = pending_compiles(&self.store, &self.config)?
+        let waiting: Vec<_> = pending_compiles(&self.store, &self.config, Classified::Stored)?
             .into_iter()
             .filter(|q| !self.compiles.iter().any(|c| c.inbox_id == q.inbox_id))
             .collect();

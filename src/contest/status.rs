@@ -457,7 +457,12 @@ pub fn report(
         }
     ));
     out.push_str(&failed_mails(conn)?);
-    let compiles = crate::mail::process::pending_compiles(store, config)?.len();
+    let compiles = crate::mail::process::pending_compiles(
+        store,
+        config,
+        crate::mail::process::Classified::Counted,
+    )?
+    .len();
     out.push_str(&format!(
         "inbox:  {waiting} mail(s) waiting ({compiles} of them compile requests, for `serve`'s \
          {} compile worker(s)), {set_aside} set aside{}\n",

@@ -121,16 +121,66 @@ pub struct QueuedCompile {
     pub sender: String,
 }
 
-/// The compile requests waiting in the inbox, oldest first.
-pub fn pending_compiles(store: &Store, config: &Config) -> Result<Vec<QueuedCompile>, StoreError> {
-    Ok(
-        db::pending_inbox_heads(store.conn(), crate::mail::inbox::MAX_HEADER_BYTES)?
+/// Whether [`pending_compiles`] records what it classified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// Stored with the mail: its head is never read again (`serve`).
+    Stored,
+    /// Kept in memory only (`status`, which writes nothing).
+    Counted,
+}
+
+/// The key a compile request is queued under: its sender.
+const COMPILE_KEY: &str = "c:";
+/// The key of a pending mail that is no compile request.
+const NOT_A_COMPILE: &str = "-";
+
+/// The compile requests waiting in the inbox, oldest first. A pending
+/// mail's head is read and classified once, when first seen, and the
+/// result stored with it: each later call reads only keys from an index,
+/// so a cycle costs the same whatever heads wait (issue 35: 2000 waiting
+/// 58 kB heads were all parsed again every cycle).
+pub fn pending_compiles(
+    store: &Store,
+    config: &Config,
+    classified: Classified,
+) -> Result<Vec<QueuedCompile>, StoreError> {
+    let conn = store.conn();
+    let fresh = db::unclassified_inbox_heads(conn, crate::mail::inbox::MAX_HEADER_BYTES)?;
+    let mut counted = Vec::new();
+    if !fresh.is_empty() {
+        let tx = match classified {
+            Classified::Stored => Some(conn.unchecked_transaction()?),
+            Classified::Counted => None,
+        };
+        for (inbox_id, head) in fresh {
+            let key = match compile_sender(&head, config) {
+                Some(sender) => format!("{COMPILE_KEY}{sender}"),
+                None => NOT_A_COMPILE.to_string(),
+            };
+            match &tx {
+                Some(tx) => db::set_queue_key(tx, inbox_id, &key)?,
+                None => counted.push((inbox_id, key)),
+            }
+        }
+        if let Some(tx) = tx {
+            tx.commit()?;
+        }
+    }
+    let mut queued = db::pending_with_queue_key(conn, COMPILE_KEY)?;
+    queued.extend(
+        counted
             .into_iter()
-            .filter_map(|(inbox_id, head)| {
-                compile_sender(&head, config).map(|sender| QueuedCompile { inbox_id, sender })
-            })
-            .collect(),
-    )
+            .filter(|(_, k)| k.starts_with(COMPILE_KEY)),
+    );
+    queued.sort_by_key(|(id, _)| *id);
+    Ok(queued
+        .into_iter()
+        .map(|(inbox_id, key)| QueuedCompile {
+            inbox_id,
+            sender: key[COMPILE_KEY.len()..].to_string(),
+        })
+        .collect())
 }
 
 /// Processes the one pending mail `inbox_id` (a compile worker's job); a
@@ -729,4 +779,70 @@ fn finish_in(
     seal_inbox(conn, config, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
     Ok(effect.state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35: the compile queue reads a waiting mail's head once. After
+    /// the first look its class is stored with it, so a later cycle finds
+    /// the request without reading the mail (here: its bytes replaced by
+    /// garbage after the first look); `status` (`Counted`) writes nothing.
+    #[test]
+    fn the_compile_queue_reads_each_waiting_head_once() {
+        let store = Store::open_in_memory().unwrap();
+        let config = Config::default();
+        let now = Utc::now();
+        let mail = |n: u32, subject: &str| {
+            format!(
+                "From: joe{n}@lords.example\r\nTo: knobeln@contest.example\r\n\
+                 Subject: {subject}\r\nMessage-ID: <q{n}@lords.example>\r\n\r\nint x;\r\n"
+            )
+        };
+        let compile = crate::mail::inbox::take_in(
+            store.conn(),
+            "test",
+            None,
+            mail(1, "please compile").as_bytes(),
+            usize::MAX,
+            now,
+        )
+        .unwrap()
+        .unwrap();
+        crate::mail::inbox::take_in(
+            store.conn(),
+            "test",
+            None,
+            mail(2, "help").as_bytes(),
+            usize::MAX,
+            now,
+        )
+        .unwrap();
+        let counted = pending_compiles(&store, &config, Classified::Counted).unwrap();
+        assert_eq!(counted.len(), 1);
+        let unseen: i64 = store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM inbox WHERE queue_key IS NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(unseen, 2, "status writes nothing");
+        let first = pending_compiles(&store, &config, Classified::Stored).unwrap();
+        assert_eq!(
+            first,
+            vec![QueuedCompile {
+                inbox_id: compile,
+                sender: "joe1@lords.example".into()
+            }]
+        );
+        store
+            .conn()
+            .execute("UPDATE inbox SET raw = x'00ff00'", [])
+            .unwrap();
+        let again = pending_compiles(&store, &config, Classified::Stored).unwrap();
+        assert_eq!(again, first, "the heads were not read again");
+    }
 }

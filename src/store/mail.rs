@@ -80,6 +80,36 @@ pub fn pending_inbox_heads(conn: &Connection, max: usize) -> Result<Vec<(i64, Ve
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
+/// The heads of pending mails the compile queue has not classified yet.
+pub fn unclassified_inbox_heads(conn: &Connection, max: usize) -> Result<Vec<(i64, Vec<u8>)>> {
+    let mut st = conn.prepare(
+        "SELECT id, substr(raw, 1, ?1) FROM inbox
+         WHERE state = 'new' AND queue_key IS NULL ORDER BY id",
+    )?;
+    let rows = st.query_map([max as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// Records how the compile queue classified a pending mail.
+pub fn set_queue_key(conn: &Connection, id: i64, key: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET queue_key = ?2 WHERE id = ?1",
+        params![id, key],
+    )?;
+    Ok(())
+}
+
+/// The pending mails classified with a key starting with `prefix`, oldest
+/// first: (id, key).
+pub fn pending_with_queue_key(conn: &Connection, prefix: &str) -> Result<Vec<(i64, String)>> {
+    let mut st = conn.prepare(
+        "SELECT id, queue_key FROM inbox
+         WHERE state = 'new' AND substr(queue_key, 1, length(?1)) = ?1 ORDER BY id",
+    )?;
+    let rows = st.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
 /// One mail, if it is still pending.
 pub fn pending_inbox_row(conn: &Connection, id: i64) -> Result<Option<InboxRow>> {
     Ok(conn

@@ -89,6 +89,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0018_secret_index_and_mailbox.sql",
         include_str!("../../schema/0018_secret_index_and_mailbox.sql"),
     ),
+    (
+        "0019_inbox_queue_key.sql",
+        include_str!("../../schema/0019_inbox_queue_key.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).
