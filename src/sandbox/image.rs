@@ -216,20 +216,19 @@ impl RuntimeImage {
     /// shared libraries of the machine. Copying one of those may fail
     /// quietly: the loader then says what is missing, the bot's failure.
     pub fn ensure(&self, paths: &[PathBuf], programs: &[&[u8]]) -> io::Result<()> {
-        let mut from_programs: Vec<PathBuf> = Vec::new();
-        for p in programs {
-            from_programs.extend(
-                program_needs(p, None)
-                    .into_iter()
-                    .filter(|n| admissible_library(n)),
-            );
-        }
+        let mut from_programs: Vec<PathBuf> = programs
+            .iter()
+            .flat_map(|p| program_needs(p, None))
+            .collect();
         let mut wanted: Vec<PathBuf> = paths.to_vec();
         {
             let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
             wanted.retain(|p| !known.contains(p));
             from_programs.retain(|p| !known.contains(p));
         }
+        // Checked only when new: a match of a known program costs no
+        // file system look here.
+        from_programs.retain(|n| admissible_library(n));
         if wanted.is_empty() && from_programs.is_empty() {
             return Ok(());
         }

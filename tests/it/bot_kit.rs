@@ -273,6 +273,22 @@ fn swimmer_case(tmp: &Path) -> Case {
 /// (`INCRFLOOD`, as many `FLOOD` lines as the level), then `END`: the order
 /// the 2012 engine sent; the kit's referee sends the same (the case is one
 /// of [`the_kit_referee_plays_the_servers_games_line_for_line`]'s).
+/// The failures of a game as `knobeln play --json` reports them: (seat,
+/// reason).
+fn failures_of(server: &Value) -> Vec<(usize, String)> {
+    server["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["bot"].as_u64().unwrap() as usize,
+                f["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn after_walking_into_water_the_rounds_flood_comes_before_end() {
     let tmp = tempfile::tempdir().unwrap();
@@ -423,17 +439,7 @@ fn a_game_that_ended_with_a_bot_gone_expands_where_it_stopped() {
     };
     let server = server_game(&c);
     let t = exchanges(&server);
-    let failures: Vec<(usize, String)> = server["failures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["bot"].as_u64().unwrap() as usize,
-                f["reason"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let failures = failures_of(&server);
     assert_eq!(failures.len(), 1, "{server}");
     let moves = moves_of(&t, &failures);
     assert_eq!(moves.ends_after, Some(t.len()));
@@ -779,17 +785,7 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
         let out = knobeln(&a);
         assert!(out.status.success(), "{d}: {}", stderr_of(&out));
         let server: Value = serde_json::from_str(stdout_of(&out).lines().next().unwrap()).unwrap();
-        let server_failures: Vec<(usize, String)> = server["failures"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                (
-                    f["bot"].as_u64().unwrap() as usize,
-                    f["reason"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
+        let server_failures = failures_of(&server);
         assert_eq!(server_failures.len(), 1, "{d}: {server}");
         assert_eq!(server_failures[0].0, bots.len() - 1, "{d}: {server}");
         assert!(
