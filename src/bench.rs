@@ -818,6 +818,7 @@ pub fn spool_bench(n: usize) -> Result<SpoolBench, BenchError> {
                 inbox_id: None,
                 kind: "group",
                 recipients: &to,
+                budget: Default::default(),
                 sender_key: None,
                 subject: "KNOBELN: group results",
                 message_id: &format!("bench-{i}@contest.example"),
@@ -863,6 +864,14 @@ pub struct ScaleBench {
     pub site_during_play: Duration,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
+    /// The contest's mails to its teams (every team registered with every
+    /// preference the mode can serve: LAP, GRP, GRG, GRR and the final
+    /// results; with real games also LGP and DGP), as queued: how many,
+    /// their bytes, and the time building them took.
+    pub mails: u64,
+    pub mail_bytes: u64,
+    pub mail_time: Duration,
+    pub mail_preferences: &'static str,
 }
 
 impl ScaleBench {
@@ -910,6 +919,63 @@ impl ScaleBench {
             self.db_bytes as f64 / 1e6,
             self.db_bytes as f64 / self.n_games.max(1) as f64
         );
+        println!(
+            "  contest mails ({}): {} mails, {:.1} MB ({:.0} kB per team, the largest share LAP's \
+             list of every team), built in {:.1} s",
+            self.mail_preferences,
+            self.mails,
+            self.mail_bytes as f64 / 1e6,
+            self.mail_bytes as f64 / 1e3 / self.n_teams.max(1) as f64,
+            self.mail_time.as_secs_f64()
+        );
+    }
+}
+
+/// Registers every entry of tournament `tid` with `preferences` (a
+/// plain record of the announcement's shape), for the contest's mails.
+fn register_entries(
+    store: &crate::store::Store,
+    tid: i64,
+    preferences: &str,
+) -> Result<(), BenchError> {
+    let now = crate::store::timestamp(chrono::Utc::now());
+    for e in store.entries(tid)? {
+        let address = format!("{}@participants.example", e.name);
+        let record = format!(
+            "mail-address: {address}\nmail-preference: {preferences}\nteam-name: {}\n\
+             Organization: University of Northeast Sacrodata, Intellect City, Eggland\n\
+             team-members:\n Joe Cool, 45, professional systems programmer\n \
+             Jane More, 20, graduate student of computer science\n",
+            e.name
+        );
+        store.conn().execute(
+            "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, \
+             organization, members, record, auth_salt, auth_hash, registered_at, mailbox) \
+             VALUES (?1, ?2, ?3, ?4, 'Sacrodata', '[]', ?5, x'00', x'00', ?6, ?2)",
+            rusqlite::params![e.team.0, address, e.name, preferences, record, now],
+        )?;
+    }
+    Ok(())
+}
+
+/// Two observers: the contest's mailer, then the site (timed apart).
+struct MailsAndSite<'c, O> {
+    mailer: crate::contest::mails::Mailer<'c>,
+    mail_time: Duration,
+    site: O,
+}
+
+impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndSite<'_, O> {
+    fn event(
+        &mut self,
+        store: &crate::store::Store,
+        event: &crate::engine::run::Event,
+    ) -> Result<(), String> {
+        let t = Instant::now();
+        let r = crate::engine::run::Observer::event(&mut self.mailer, store, event);
+        self.mail_time += t.elapsed();
+        r?;
+        self.site.event(store, event)
     }
 }
 
@@ -1025,13 +1091,36 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         &entries,
         chrono::Utc::now(),
     )?;
-    let mut site = Timed {
-        inner: SiteObserver::new(dir.path().join("site"), tid),
-        spent: Duration::ZERO,
+    let mail_preferences = match mode {
+        ScalePlay::Real => "LAP,LGP,DGP,GRP,GRG,GRR",
+        // Protocols replay games: instant games have none.
+        ScalePlay::Instant => "LAP,GRP,GRG,GRR",
     };
-    site.inner.options = SiteOptions {
+    register_entries(&store, tid, mail_preferences)?;
+    let mail_config = crate::config::Config::default();
+    let mail_now = chrono::Utc::now;
+    let mailer = crate::contest::mails::Mailer {
+        config: &mail_config,
+        tournament: tid,
+        now: &mail_now,
+        cache: Default::default(),
+        replayer: Default::default(),
+    };
+    let t = Instant::now();
+    mailer.lap(&store)?;
+    let lap_time = t.elapsed();
+    let mut site_inner = SiteObserver::new(dir.path().join("site"), tid);
+    site_inner.options = SiteOptions {
         no_game_pages: true,
         ..SiteOptions::default()
+    };
+    let mut site = MailsAndSite {
+        mailer,
+        mail_time: lap_time,
+        site: Timed {
+            inner: site_inner,
+            spent: Duration::ZERO,
+        },
     };
     let t = Instant::now();
     match mode {
@@ -1058,9 +1147,17 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         crate::engine::results::KeptGames::UntilSettled,
     )?
     .refresh_all(&store)?;
-    site.inner.regenerate(&store)?;
+    site.site.inner.regenerate(&store)?;
     let results_and_site = t.elapsed();
-    let site_during_play = site.spent;
+    let t = Instant::now();
+    site.mailer.final_results(&store)?;
+    let mail_time = site.mail_time + t.elapsed();
+    let site_during_play = site.site.spent;
+    let (mails, mail_bytes): (i64, i64) = store.conn().query_row(
+        "SELECT COUNT(*), COALESCE(SUM(length(raw)), 0) FROM outbox",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     let n_games: u64 = store.conn().query_row(
         "SELECT COUNT(*) FROM games WHERE tournament_id = ?1",
         [tid],
@@ -1094,5 +1191,9 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         site_during_play,
         peak_rss_kb,
         db_bytes,
+        mails: mails as u64,
+        mail_bytes: mail_bytes as u64,
+        mail_time,
+        mail_preferences,
     })
 }

@@ -17,6 +17,10 @@
 //! until the last acknowledgement is readable), and the acknowledgement
 //! time of one more registration while four slow compile requests run
 //! (bots that answer every line after 1.5 s; `compiles_at_once = 4`).
+//! Last, a stranger's flood (issue 35): 300 mails from forged senders
+//! (help mails, "please compile" with a guessed string) submitted at once,
+//! then a proven team's status request and a newcomer's registration:
+//! until each reply is readable, and until the flood is all answered.
 //!
 //! Prints figures (the goal: each reply within 1 s of submission, also
 //! while compiles run); it asserts nothing. Deliberately not here: starting the mail stack (the
@@ -78,12 +82,25 @@ pub struct Load {
     /// One registration's acknowledgement while four slow compile requests
     /// run.
     pub under_compiles: Duration,
+    /// Strangers' mails submitted at once (help mails and "please compile"
+    /// mails with a guessed string, from forged senders), and how long
+    /// until the server had answered or dropped them all.
+    pub flood: usize,
+    pub flood_took: Duration,
+    /// A proven team's status request submitted right after the flood:
+    /// until its reply was readable.
+    pub status_under_flood: Duration,
+    /// A newcomer's registration submitted right after the flood: until
+    /// its acknowledgement was readable.
+    pub registration_under_flood: Duration,
 }
 
 /// Registrations of the burst.
 const BURST: usize = 20;
 /// Slow compile requests running while a registration is timed.
 const SLOW_COMPILES: usize = 4;
+/// Strangers' mails of the flood.
+const FLOOD: usize = 300;
 
 /// How long to wait for any one mail before giving up.
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -179,10 +196,76 @@ fn load(stack: &Stack, smtp: &SmtpSender) -> anyhow::Result<Load> {
         let t1 = Instant::now();
         submit_raw(smtp, &newcomer.address, &contest, &with_unique_id(&raw))?;
         watch.until(1, t1)?;
+        let under_compiles = t1.elapsed();
+        // A stranger's flood (issue 35): forged senders, help mails and
+        // compile requests with a guessed string; then a proven team's
+        // status request and a newcomer's registration.
+        let t2 = Instant::now();
+        for i in 0..FLOOD {
+            let from = unique("stranger", "participants.example");
+            if i % 2 == 0 {
+                submit(smtp, &from, &contest, "help", "hello\r\n")?;
+            } else {
+                let body = format!(
+                    "language: python\r\n# <<FROM>> {} guessed{i}\r\n{slow}",
+                    teams[0].name
+                )
+                .replace('\n', "\r\n");
+                submit(smtp, &from, &contest, "please compile", &body)?;
+            }
+        }
+        let t3 = Instant::now();
+        let team = &teams[SLOW_COMPILES];
+        let mut watch_team = Watcher::new(stack, &team.address)?;
+        let before = watch_team.until(1, t3)?.len();
+        submit(
+            smtp,
+            &team.address,
+            &contest,
+            "status",
+            &format!("<<FROM>> {} {}\r\n", team.name, auths[SLOW_COMPILES]),
+        )?;
+        let late = bench_team(BURST + 1, "late");
+        let mut watch_late = Watcher::new(stack, &late.address)?;
+        let raw = crate::demo::registration_mail(&late, &contest, BURST + 1);
+        submit_raw(smtp, &late.address, &contest, &with_unique_id(&raw))?;
+        let t4 = Instant::now();
+        watch_team.until(before + 1, t3)?;
+        let status_under_flood = t3.elapsed();
+        watch_late.until(1, t4)?;
+        let registration_under_flood = t4.elapsed();
+        // Read only (WAL: a reader never blocks the server's writes).
+        let db = rusqlite::Connection::open_with_flags(
+            &server.database,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )?;
+        db.busy_timeout(Duration::from_secs(5))?;
+        loop {
+            let waiting: i64 = db.query_row(
+                // The four slow compile requests of before still run.
+                "SELECT COUNT(*) FROM inbox WHERE state = 'new' \
+                 AND (queue_key IS NULL OR queue_key NOT LIKE 'c:%')",
+                [],
+                |r| r.get(0),
+            )?;
+            if waiting == 0 {
+                break;
+            }
+            anyhow::ensure!(
+                t2.elapsed() < PATIENCE,
+                "the flood was not done within {} s",
+                PATIENCE.as_secs()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         anyhow::Ok(Load {
             burst: BURST,
             burst_took,
-            under_compiles: t1.elapsed(),
+            under_compiles,
+            flood: FLOOD,
+            flood_took: t2.elapsed(),
+            status_under_flood,
+            registration_under_flood,
         })
     })();
     server.stop(result)
@@ -214,6 +297,8 @@ fn auth_of(raw: &[u8]) -> anyhow::Result<String> {
 /// config (TOML sections).
 struct BenchServer {
     contest: String,
+    /// Its database (read by the bench to see what still waits).
+    database: std::path::PathBuf,
     shutdown: Arc<AtomicBool>,
     thread: std::thread::JoinHandle<Result<(), crate::server::ServerError>>,
     _dir: tempfile::TempDir,
@@ -250,6 +335,7 @@ impl BenchServer {
             idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
         });
         let store = Store::open(&config.database)?;
+        let database = config.database.clone();
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
         let thread = std::thread::Builder::new()
@@ -259,6 +345,7 @@ impl BenchServer {
         std::thread::sleep(Duration::from_millis(1500));
         Ok(BenchServer {
             contest,
+            database,
             shutdown,
             thread,
             _dir: dir,
@@ -497,6 +584,23 @@ impl MailBench {
              readable after {} (goal: 1 s, {})",
             ms(l.under_compiles),
             if l.under_compiles <= Duration::from_secs(1) {
+                "met"
+            } else {
+                "missed"
+            }
+        );
+        println!(
+            "a stranger's flood of {} mails (help, \"please compile\" with a guessed string, \
+             forged senders): all answered or dropped after {}",
+            l.flood,
+            ms(l.flood_took)
+        );
+        println!(
+            "submitted right after it: a team's status request answered after {}, a \
+             newcomer's registration after {} (goal: 1 s each, {})",
+            ms(l.status_under_flood),
+            ms(l.registration_under_flood),
+            if l.status_under_flood.max(l.registration_under_flood) <= Duration::from_secs(1) {
                 "met"
             } else {
                 "missed"

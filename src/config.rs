@@ -173,18 +173,34 @@ pub struct Limits {
     /// At most this many compile requests per team per hour (0: no limit).
     pub compiles_per_team_per_hour: u32,
     /// `serve` works on at most this many compile requests at once (one per
-    /// sender, senders in turn), apart from the other mails (at least 1).
+    /// team, teams in turn), apart from the other mails (at least 1).
     pub compiles_at_once: u32,
     /// At most this many replies to one sender address per day (0: no
-    /// limit). `user+tag@Domain` counts as `user@domain`.
+    /// limit). `user+tag@Domain` counts as `user@domain`. Counts replies
+    /// to strangers and to registered teams' mailboxes (a From line is a
+    /// claim); never a team's reply proven by its authentification string,
+    /// the answer to a registration that is kept, or a contest mail.
     pub replies_per_sender_per_day: u32,
-    /// At most this many replies to all senders of one domain per day (0:
-    /// no limit): a flood with forged senders stops here.
+    /// At most this many replies to all strangers of one domain per day (0:
+    /// no limit): a flood with forged senders stops here. A registered
+    /// team's mailbox at that domain is not a stranger's.
     pub replies_per_domain_per_day: u32,
+    /// At most this many replies to strangers in all per day (0: no
+    /// limit): what forged senders at any number of domains can draw out of
+    /// the server. Participants' replies never count here.
+    pub stranger_replies_per_day: u32,
+    /// At most this many replies per day to one team proven by its
+    /// authentification string (compile reports, status, preferences;
+    /// 0: no limit). Only the team can spend it.
+    pub replies_per_team_per_day: u32,
     /// At most this many confirmation requests (a registration naming
     /// another address than its sender's) to the addresses of one domain
     /// per day; to one address at most one a day whatever this says.
     pub confirmations_per_domain_per_day: u32,
+    /// At most this many confirmation requests in all per day (0: no
+    /// limit): bounds the pending registrations stored (each at most
+    /// 16 KiB of form) and the mails they send, however many domains.
+    pub confirmations_per_day: u32,
     /// At most this many participant kits (`SEND knobelnsoftware`, about
     /// 141 kB each) to one sender per day (0: no limit).
     pub kits_per_sender_per_day: u32,
@@ -219,7 +235,10 @@ impl Default for Limits {
             compiles_at_once: 2,
             replies_per_sender_per_day: 50,
             replies_per_domain_per_day: 300,
+            stranger_replies_per_day: 1000,
+            replies_per_team_per_day: 200,
             confirmations_per_domain_per_day: 10,
+            confirmations_per_day: 100,
             kits_per_sender_per_day: 2,
             kits_per_domain_per_day: 20,
             kits_per_day: 100,

@@ -16,10 +16,14 @@
 //! (the durable queue: a request stays `new` until its result commits) and
 //! `serve` hands them to compile workers, threads of their own with their
 //! own database connection, at most `[limits] compiles_at_once` at a time,
-//! one per sender, senders in turn (`mail::compile_queue`). So a
-//! registration, a status request or a kit is answered within a cycle
-//! whatever compiles are running; a finished compile wakes the loop, which
-//! sends its reply. A single [`Server::cycle`] (and `knobeln ingest`)
+//! one per team, teams in turn (`mail::compile_queue`; a stranger's
+//! "please compile", without a valid `<<FROM>>` line, never queues: the
+//! loop answers it). So a registration, a status request or a kit is
+//! answered within a cycle whatever compiles are running; a finished
+//! compile wakes the loop, which sends its reply. The loop takes other
+//! mails in batches ([`crate::mail::process::QUICK_BATCH`]), proven
+//! teams' mails first: a team's mail waits for one batch at most, however
+//! many strangers' mails wait. A single [`Server::cycle`] (and `knobeln ingest`)
 //! processes compile requests inline, in order.
 //!
 //! Shutdown: `serve` stops when the shutdown flag is set (SIGTERM or Ctrl-C
@@ -152,16 +156,16 @@ pub struct Server {
     spool_side: Side,
     /// Compile requests being worked on (`serve` only).
     compiles: Vec<RunningCompile>,
-    /// When each waiting sender was last served (a sequence number), for
-    /// serving senders in turn.
-    served: std::collections::HashMap<String, u64>,
+    /// When each waiting team was last served (a sequence number), for
+    /// serving teams in turn.
+    served: std::collections::HashMap<crate::tournament::TeamId, u64>,
     served_seq: u64,
 }
 
 /// A compile request on a worker thread.
 struct RunningCompile {
     inbox_id: i64,
-    sender: String,
+    team: crate::tournament::TeamId,
     handle: std::thread::JoinHandle<Result<Summary, String>>,
 }
 
@@ -281,23 +285,21 @@ impl Server {
         if free == 0 {
             return Ok(());
         }
-        let running: Vec<String> = self.compiles.iter().map(|c| c.sender.clone()).collect();
+        let running: Vec<_> = self.compiles.iter().map(|c| c.team).collect();
         let waiting: Vec<_> = pending_compiles(&self.store, &self.config, Classified::Stored)?
             .into_iter()
             .filter(|q| !self.compiles.iter().any(|c| c.inbox_id == q.inbox_id))
             .collect();
-        // Only waiting and running senders need their turn remembered.
+        // Only waiting and running teams need their turn remembered.
         self.served
-            .retain(|s, _| running.contains(s) || waiting.iter().any(|q| &q.sender == s));
+            .retain(|t, _| running.contains(t) || waiting.iter().any(|q| &q.team == t));
         for id in crate::mail::compile_queue::next_compiles(&waiting, &running, &self.served, free)
         {
-            let sender = waiting
-                .iter()
-                .find(|q| q.inbox_id == id)
-                .map(|q| q.sender.clone())
-                .unwrap_or_default();
+            let Some(team) = waiting.iter().find(|q| q.inbox_id == id).map(|q| q.team) else {
+                continue;
+            };
             self.served_seq += 1;
-            self.served.insert(sender.clone(), self.served_seq);
+            self.served.insert(team, self.served_seq);
             let (config, referee, wake) = (self.config.clone(), self.referee, wake.clone());
             let handle = std::thread::Builder::new()
                 .name("compile".into())
@@ -314,7 +316,7 @@ impl Server {
                 .map_err(|e| ServerError::Contest(format!("starting a compile worker: {e}")))?;
             self.compiles.push(RunningCompile {
                 inbox_id: id,
-                sender,
+                team,
                 handle,
             });
         }
@@ -422,28 +424,33 @@ impl Server {
         if !due || shutdown.load(Ordering::SeqCst) {
             return Ok(None);
         }
-        let mut line = String::new();
-        if state.is_none() {
-            match crate::contest::run::start(&mut self.store, &self.config, None, now) {
-                Ok(tid) => line = format!("contest started (tournament {tid}); "),
-                Err(crate::contest::run::ContestError::NoTeams) => {
-                    return Ok(Some(
-                        "contest start is due, but no team has a compiled strategy".into(),
-                    ))
-                }
-                Err(e) => return Err(ServerError::Contest(e.to_string())),
-            }
+        if state.is_none()
+            && crate::store::mail::teams_with_current_version(self.store.conn())?.is_empty()
+        {
+            return Ok(Some(
+                "contest start is due, but no team has a compiled strategy".into(),
+            ));
         }
-        if crate::contest::lease::live_lease(self.store.conn(), now)?.is_some() {
+        if state.is_some() && crate::contest::lease::live_lease(self.store.conn(), now)?.is_some() {
             // Another process plays it (`knobeln contest start`); `status` says who.
-            return Ok((!line.is_empty()).then_some(line));
+            return Ok(None);
         }
+        // The start (its LAP and start-list mails, built for every team
+        // that takes part) and the play both run off the serve loop: mails
+        // are answered meanwhile (issue 35: a kit request waited 44 s
+        // behind LAP mails built on the loop).
         let config = self.config.clone();
+        let starting = state.is_none();
         self.contest = Some(
             std::thread::Builder::new()
                 .name("contest".into())
                 .spawn(move || {
                     let mut store = Store::open(&config.database).map_err(|e| e.to_string())?;
+                    if starting {
+                        let tid = crate::contest::run::start(&mut store, &config, None, now)
+                            .map_err(|e| e.to_string())?;
+                        tracing::info!("contest started (tournament {tid})");
+                    }
                     crate::contest::run::run(
                         &mut store,
                         &config,
@@ -455,8 +462,14 @@ impl Server {
                 })
                 .expect("spawn the contest thread"),
         );
-        line.push_str("the tournament runs in the background");
-        Ok(Some(line))
+        Ok(Some(
+            if starting {
+                "the contest starts and its tournament runs in the background"
+            } else {
+                "the tournament runs in the background"
+            }
+            .into(),
+        ))
     }
 
     /// The contest of a bot discipline: started at `contest_start`, played
@@ -598,6 +611,11 @@ impl Server {
             let flushed = self.flush()?;
             if processed != Summary::default() || flushed != Flushed::default() {
                 tracing::debug!(?processed, ?flushed, "cycle");
+            }
+            if processed.more_waiting {
+                // More mails wait: the next batch at once (new mail is
+                // taken in first, and ranked by its lane).
+                continue;
             }
             // Wait for the next tick, new mail, or the shutdown.
             let until = Instant::now() + pause;

@@ -1050,8 +1050,9 @@ pub fn games_played(conn: &Connection, c: &BotContest) -> Result<u64> {
 }
 
 /// Marks the contest finished and queues the results mail to every
-/// participant, in one transaction (a mail already queued is not queued
-/// twice).
+/// team that took part (an entry of the contest: a team without a bot
+/// gets no contest mail, issue 35), in one transaction (a mail already
+/// queued is not queued twice).
 pub fn finish(
     store: &mut Store,
     c: &BotContest,
@@ -1060,14 +1061,17 @@ pub fn finish(
     now: DateTime<Utc>,
 ) -> Result<()> {
     let text = results_text(results);
-    let regs = all_registrations(store.conn())?;
+    let names = entry_names(c);
+    let regs: Vec<_> = all_registrations(store.conn())?
+        .into_iter()
+        .filter(|r| names.contains_key(&r.team))
+        .collect();
     // One pass over the stored games: every bot's summary rows, and the
     // moves of the kept games for the teams that asked for transcripts.
     let want: BTreeMap<TeamId, BotMailWishes> = regs
         .iter()
         .map(|r| (r.team, wishes(&r.preferences)))
         .collect();
-    let names = entry_names(c);
     let name_of = |t: &TeamId| name_in(&names, t);
     let mut tally = Tally::default();
     // Per team: the parts (each at most one protocol mail's size), games

@@ -320,7 +320,17 @@ impl Mailer<'_> {
         // A game cancelled by a disqualification has no protocol, even if
         // a parallel run played it before its turn (results never depend
         // on timing).
-        let mut protocols = self.protocols(store, round, group)?;
+        // The games are replayed for their protocols only when a member
+        // asked for them (DGP).
+        let wants_protocols = gr
+            .members
+            .iter()
+            .any(|m| who.get(m).is_some_and(|p| p.wants(Preference::DGP)));
+        let mut protocols = if wants_protocols {
+            self.protocols(store, round, group)?
+        } else {
+            Vec::new()
+        };
         protocols.retain(|p| {
             gr.games
                 .iter()

@@ -184,9 +184,9 @@ impl BuildReport {
             self.assumed, self.saved_as, self.compiler
         );
         if self.problems.is_empty() {
-            t.push_str("Result: accepted\n");
+            t.push_str("Build: passed\n");
         } else {
-            t.push_str("Result: rejected\n");
+            t.push_str("Build: failed\n");
             for p in &self.problems {
                 t.push_str(&format!("- {p}\n"));
             }

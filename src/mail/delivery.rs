@@ -263,6 +263,7 @@ mod tests {
                     inbox_id: None,
                     kind: "help",
                     recipients: &to,
+                    budget: Default::default(),
                     sender_key: None,
                     subject: "s",
                     message_id: &format!("m{i}@x"),

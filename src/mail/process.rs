@@ -27,7 +27,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
-use super::commands::{self, classify, Command, Ctx, Effect};
+use super::commands::{self, classify, Budget, Command, Ctx, Effect};
 use super::message::{self, Inbound, Limits, Unreadable};
 use super::secrets::{mask_known, seal, seal_with, Look};
 use super::texts::render;
@@ -36,6 +36,7 @@ use crate::outbox::{enqueue, Cause};
 use crate::referee::RefereeConfig;
 use crate::store::mail::{self as db, InboxRow};
 use crate::store::{Store, StoreError};
+use crate::tournament::TeamId;
 
 /// Processing faults (infrastructure). A participant's mistake is a reply.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +62,9 @@ pub struct Summary {
     pub ignored: usize,
     pub failed: usize,
     pub retried: usize,
+    /// The pass stopped at its batch size with more mails waiting
+    /// ([`Pass::AllButCompiles`]): the caller goes on without pausing.
+    pub more_waiting: bool,
 }
 
 /// Which mails a processing pass takes.
@@ -69,11 +73,17 @@ pub enum Pass {
     /// Every pending mail, compile requests included, one after the other
     /// (`knobeln ingest`, a server's single cycle).
     All,
-    /// Every pending mail but compile requests, which wait in the inbox
-    /// (their durable queue) for the compile workers of `serve`
-    /// ([`pending_compiles`], [`process_mail`]).
+    /// Pending mails but proven teams' compile requests, which wait in the
+    /// inbox (their durable queue) for the compile workers of `serve`
+    /// ([`pending_compiles`], [`process_mail`]): at most [`QUICK_BATCH`]
+    /// of them, proven teams' mails first (lanes, issue 35), so that a
+    /// team's mail arriving during a stranger's flood waits for one batch
+    /// at most.
     AllButCompiles,
 }
+
+/// The most mails one [`Pass::AllButCompiles`] takes.
+pub const QUICK_BATCH: usize = 32;
 
 /// Processes every mail in state `new`, oldest first.
 pub fn process_pending(
@@ -95,12 +105,19 @@ pub fn process_pass(
 ) -> Result<Summary, ProcessError> {
     seal_backlog(store, config)?;
     let mut summary = Summary::default();
-    // Heads first: a compile request waiting for a worker is looked at
-    // again every cycle, and its whole mail is not read for that.
-    for (id, head) in db::pending_inbox_heads(store.conn(), crate::mail::inbox::MAX_HEADER_BYTES)? {
-        if pass == Pass::AllButCompiles && compile_sender(&head, config).is_some() {
-            continue;
+    let ids = match pass {
+        Pass::All => db::pending_inbox_ids(store.conn())?,
+        Pass::AllButCompiles => {
+            // Each mail is classified once, when first seen; then only its
+            // key is read (an index), whatever waits.
+            classify_pending(store, config, Classified::Stored)?;
+            let mut ids = db::pending_by_lane(store.conn(), COMPILE_KEY, QUICK_BATCH + 1)?;
+            summary.more_waiting = ids.len() > QUICK_BATCH;
+            ids.truncate(QUICK_BATCH);
+            ids
         }
+    };
+    for id in ids {
         if let Some(row) = db::pending_inbox_row(store.conn(), id)? {
             handle(store, config, referee, &row, now, &mut summary)?;
         }
@@ -113,72 +130,123 @@ pub fn process_pass(
     Ok(summary)
 }
 
-/// A compile request waiting in the inbox: its mail and its sender (as
-/// the reply caps count senders, [`sender_key`]).
+/// A compile request of a proven team waiting in the inbox: its mail and
+/// its team (the queue takes turns by team).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueuedCompile {
     pub inbox_id: i64,
-    pub sender: String,
+    pub team: TeamId,
 }
 
-/// Whether [`pending_compiles`] records what it classified.
+/// Whether [`classify_pending`] records what it classified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Classified {
-    /// Stored with the mail: its head is never read again (`serve`).
+    /// Stored with the mail: it is never read for this again (`serve`).
     Stored,
     /// Kept in memory only (`status`, which writes nothing).
     Counted,
 }
 
-/// The key a compile request is queued under: its sender.
-const COMPILE_KEY: &str = "c:";
-/// The key of a pending mail that is no compile request.
-const NOT_A_COMPILE: &str = "-";
+/// The key of a proven team's compile request: this and the team's id.
+const COMPILE_KEY: &str = "c:t";
+/// The key of a proven team's other mail (the first lane).
+const TEAM_LANE: &str = "q1:";
+/// The key of a registration or a confirmation (the second lane: what a
+/// newcomer needs, bounded by the registration's budget).
+const REGISTRATION_LANE: &str = "q2:";
+/// The key of any other mail: a stranger's claim (the last lane).
+const STRANGER_LANE: &str = "q3:";
 
-/// The compile requests waiting in the inbox, oldest first. A pending
-/// mail's head is read and classified once, when first seen, and the
-/// result stored with it: each later call reads only keys from an index,
-/// so a cycle costs the same whatever heads wait (issue 35: 2000 waiting
-/// 58 kB heads were all parsed again every cycle).
+/// The lane of a pending mail, from its stored bytes: a compile request
+/// or another mail of a team proven by its authentification string, a
+/// registration (or confirmation), or a stranger's other mail. Costs one parse of a mail of at most `max_mail_bytes` and
+/// one look-up by team name, whatever the field.
+fn lane_key(conn: &rusqlite::Connection, config: &Config, row: &InboxRow) -> String {
+    if row.full_size.is_some() {
+        return STRANGER_LANE.into();
+    }
+    let Ok(mail) = message::parse(&row.raw, config.contest.loop_id.as_str(), &limits(config))
+    else {
+        return STRANGER_LANE.into();
+    };
+    if mail.automatic.is_some() || mail.answerable_address().is_err() {
+        return STRANGER_LANE.into();
+    }
+    let command = classify(&mail.subject);
+    let claim = match command {
+        Command::Compile => commands::compile::claimed_credentials(config, &mail),
+        _ => mail.body.text().and_then(commands::credentials),
+    };
+    let team = claim.and_then(|c| {
+        commands::authenticate(conn, &c.team, &c.auth)
+            .ok()
+            .flatten()
+            .map(|r| r.team)
+    });
+    match (team, command) {
+        (Some(team), Command::Compile) => format!("{COMPILE_KEY}{}", team.0),
+        (Some(_), _) => TEAM_LANE.into(),
+        (None, Command::Register | Command::Confirm) => REGISTRATION_LANE.into(),
+        (None, _) => STRANGER_LANE.into(),
+    }
+}
+
+/// Gives every pending mail not seen yet its lane ([`lane_key`]), once:
+/// stored with it ([`Classified::Stored`]) or only returned
+/// ([`Classified::Counted`]). Returns the (id, key) of what it classified.
+fn classify_pending(
+    store: &Store,
+    config: &Config,
+    classified: Classified,
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let conn = store.conn();
+    let fresh = db::unclassified_inbox_ids(conn)?;
+    let mut keys = Vec::with_capacity(fresh.len());
+    // Read and classify first, then write every key in one short
+    // transaction: the compile workers' commits never wait for the
+    // parsing of a flood.
+    for id in fresh {
+        let Some(row) = db::pending_inbox_row(conn, id)? else {
+            continue;
+        };
+        keys.push((id, lane_key(conn, config, &row)));
+    }
+    if classified == Classified::Stored && !keys.is_empty() {
+        let tx = conn.unchecked_transaction()?;
+        for (id, key) in &keys {
+            db::set_queue_key(&tx, *id, key)?;
+        }
+        tx.commit()?;
+    }
+    Ok(keys)
+}
+
+/// The compile requests of proven teams waiting in the inbox, oldest
+/// first. A pending mail is read and authenticated once, when first seen,
+/// and its lane stored with it: each later call reads only keys from an
+/// index, so a cycle costs the same whatever waits (issue 35: 2000
+/// waiting 58 kB heads were all parsed again every cycle). A stranger's
+/// "please compile" (no valid `<<FROM>>` line) never queues: the quick
+/// pass answers it.
 pub fn pending_compiles(
     store: &Store,
     config: &Config,
     classified: Classified,
 ) -> Result<Vec<QueuedCompile>, StoreError> {
-    let conn = store.conn();
-    let fresh = db::unclassified_inbox_heads(conn, crate::mail::inbox::MAX_HEADER_BYTES)?;
-    let mut counted = Vec::new();
-    if !fresh.is_empty() {
-        let tx = match classified {
-            Classified::Stored => Some(conn.unchecked_transaction()?),
-            Classified::Counted => None,
-        };
-        for (inbox_id, head) in fresh {
-            let key = match compile_sender(&head, config) {
-                Some(sender) => format!("{COMPILE_KEY}{sender}"),
-                None => NOT_A_COMPILE.to_string(),
-            };
-            match &tx {
-                Some(tx) => db::set_queue_key(tx, inbox_id, &key)?,
-                None => counted.push((inbox_id, key)),
-            }
-        }
-        if let Some(tx) = tx {
-            tx.commit()?;
-        }
+    let counted = classify_pending(store, config, classified)?;
+    let mut queued = db::pending_with_queue_key(store.conn(), COMPILE_KEY)?;
+    if classified == Classified::Counted {
+        queued.extend(counted);
     }
-    let mut queued = db::pending_with_queue_key(conn, COMPILE_KEY)?;
-    queued.extend(
-        counted
-            .into_iter()
-            .filter(|(_, k)| k.starts_with(COMPILE_KEY)),
-    );
     queued.sort_by_key(|(id, _)| *id);
     Ok(queued
         .into_iter()
-        .map(|(inbox_id, key)| QueuedCompile {
-            inbox_id,
-            sender: key[COMPILE_KEY.len()..].to_string(),
+        .filter_map(|(inbox_id, key)| {
+            let team = key.strip_prefix(COMPILE_KEY)?.parse().ok()?;
+            Some(QueuedCompile {
+                inbox_id,
+                team: TeamId(team),
+            })
         })
         .collect())
 }
@@ -197,24 +265,6 @@ pub fn process_mail(
         handle(store, config, referee, &row, now, &mut summary)?;
     }
     Ok(summary)
-}
-
-/// If the stored mail whose start is `head` is a compile request (by its
-/// subject), its sender as the caps count senders ([`sender_key`]; empty
-/// for one that cannot be answered). A mail whose head cannot be read is
-/// none: the quick pass answers it.
-fn compile_sender(head: &[u8], config: &Config) -> Option<String> {
-    let h = message::parse(
-        crate::mail::inbox::header_part(head),
-        config.contest.loop_id.as_str(),
-        &Limits::default(),
-    )
-    .ok()?;
-    (h.automatic.is_none() && classify(&h.subject) == Command::Compile).then(|| {
-        h.answerable_address()
-            .map(|a| sender_key(&a.address))
-            .unwrap_or_default()
-    })
 }
 
 /// One mail: its attempt counted, processed, its failure recorded (and the
@@ -578,6 +628,7 @@ fn process_one(
                 &json!({ "size": size, "limit": limit, "size_mb": mb(size), "limit_mb": mb(limit) }),
             )?;
             let effect = Effect {
+                budget: Budget::Strangers,
                 state: "done",
                 outcome: format!("too large ({size} bytes)"),
                 replies: vec![ctx.reply(
@@ -607,23 +658,12 @@ fn process_one(
     let command = classify(&mail.subject);
     match command {
         Command::Register => {
-            // Checks and insertion happen in the same transaction as the
-            // reply; a registration whose reply may not go out (a daily
-            // cap) is not kept at all: nothing is stored without the mail
-            // that tells its address.
+            // The answer to a registration that is kept draws from the
+            // registration's budget (bounded by `max_participants` and the
+            // confirmation caps), never from strangers' caps: nothing is
+            // kept without the mail that tells its address, and no
+            // stranger's flood keeps a participant from registering.
             let tx = store.conn_mut().transaction()?;
-            if let Some(why) = reply_gate(&tx, config, &ctx.reply_to, now)? {
-                db::finish_inbox(
-                    &tx,
-                    row.id,
-                    "ignored",
-                    &format!("{REGISTRATION_NOT_KEPT} ({why})"),
-                    now,
-                )?;
-                seal_inbox(&tx, config, row)?;
-                tx.commit()?;
-                return Ok("ignored");
-            }
             let effect = commands::register::apply(&tx, &ctx)
                 .map_err(|e| ProcessError::Command(e.to_string()))?;
             let state = finish_in(&tx, config, row, &ctx, effect, now)?;
@@ -667,49 +707,75 @@ fn commit(
     Ok(state)
 }
 
-/// The outcome of a registration that was not kept because no reply to
-/// its sender may go out today.
-pub const REGISTRATION_NOT_KEPT: &str = "registration not kept: no reply may go out";
-
-/// Why no reply may go to `reply_to` now (its daily cap per sender, with
-/// `+tag` and case folded, or per domain), or `None`.
+/// Why no reply of `budget` may go to `sender_key` now, or `None`:
+/// strangers' replies are capped per sender (`+tag` and case folded), per
+/// domain and in all; a registered mailbox's per sender only; a proven
+/// team's by its own daily budget; a kept registration's and contest mails
+/// never.
 fn reply_gate(
     conn: &rusqlite::Connection,
     config: &Config,
-    reply_to: &str,
+    budget: Budget,
+    sender_key: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<String>, ProcessError> {
-    let sender_key = sender_key(reply_to);
     let domain = sender_key.rsplit_once('@').map_or("", |(_, d)| d);
     let limits = &config.limits;
     let since = now - Duration::days(1);
     let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
-    Ok(
-        if capped(
+    let per_sender = || -> Result<Option<String>, ProcessError> {
+        Ok(capped(
             limits.replies_per_sender_per_day,
-            db::replies_since(conn, &sender_key, since)?,
-        ) {
-            Some(format!(
+            db::replies_since(conn, sender_key, since)?,
+        )
+        .then(|| {
+            format!(
                 "{} replies to this sender today already",
                 limits.replies_per_sender_per_day
-            ))
-        } else if capped(
-            limits.replies_per_domain_per_day,
-            db::replies_to_domain_since(conn, domain, since)?,
-        ) {
-            Some(format!(
-                "{} replies to senders at {domain} today already",
-                limits.replies_per_domain_per_day
-            ))
-        } else {
-            None
-        },
-    )
+            )
+        }))
+    };
+    Ok(match budget {
+        Budget::Contest | Budget::Registration => None,
+        Budget::Team(team) => capped(
+            limits.replies_per_team_per_day,
+            db::team_replies_since(conn, team, since)?,
+        )
+        .then(|| {
+            format!(
+                "{} replies to this team today already",
+                limits.replies_per_team_per_day
+            )
+        }),
+        Budget::Confirmed => per_sender()?,
+        Budget::Strangers => {
+            if let Some(why) = per_sender()? {
+                Some(why)
+            } else if capped(
+                limits.replies_per_domain_per_day,
+                db::replies_to_domain_since(conn, domain, since)?,
+            ) {
+                Some(format!(
+                    "{} replies to senders at {domain} today already",
+                    limits.replies_per_domain_per_day
+                ))
+            } else if capped(
+                limits.stranger_replies_per_day,
+                db::stranger_replies_since(conn, since)?,
+            ) {
+                Some(format!(
+                    "{} replies to strangers today already, the most in a day",
+                    limits.stranger_replies_per_day
+                ))
+            } else {
+                None
+            }
+        }
+    })
 }
 
-/// Queues the replies (within the daily caps per sender, per sender domain,
-/// and for kits) and sets the mail's final state, on the caller's
-/// transaction.
+/// Queues the replies (within the budget they draw from, and the kits'
+/// caps) and sets the mail's final state, on the caller's transaction.
 fn finish_in(
     conn: &rusqlite::Connection,
     config: &Config,
@@ -723,11 +789,20 @@ fn finish_in(
         .rsplit_once('@')
         .map_or("", |(_, d)| d)
         .to_string();
+    // A From line naming a registered team's mailbox is still a claim,
+    // but its replies go to that team: strangers' caps on its domain and
+    // in all do not apply to it.
+    let budget = match effect.budget {
+        Budget::Strangers if db::count_registrations_of_mailbox(conn, &sender_key)? > 0 => {
+            Budget::Confirmed
+        }
+        b => b,
+    };
     let limits = &config.limits;
     let mut outcome = effect.outcome;
     let since = now - Duration::days(1);
     let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
-    if let Some(why) = reply_gate(conn, config, &ctx.reply_to, now)? {
+    if let Some(why) = reply_gate(conn, config, budget, &sender_key, now)? {
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
@@ -763,13 +838,16 @@ fn finish_in(
                     continue;
                 }
             }
+            let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
+                .then_some(sender_key.as_str());
             enqueue(
                 conn,
                 &config.contest,
                 reply,
                 Cause {
                     inbox_id: Some(row.id),
-                    sender_key: Some(&sender_key),
+                    budget,
+                    sender_key: counted_for,
                     event_key: None,
                 },
                 now,
@@ -785,40 +863,83 @@ fn finish_in(
 mod tests {
     use super::*;
 
-    /// Issue 35: the compile queue reads a waiting mail's head once. After
-    /// the first look its class is stored with it, so a later cycle finds
-    /// the request without reading the mail (here: its bytes replaced by
-    /// garbage after the first look); `status` (`Counted`) writes nothing.
-    #[test]
-    fn the_compile_queue_reads_each_waiting_head_once() {
-        let store = Store::open_in_memory().unwrap();
-        let config = Config::default();
-        let now = Utc::now();
-        let mail = |n: u32, subject: &str| {
-            format!(
-                "From: joe{n}@lords.example\r\nTo: knobeln@contest.example\r\n\
-                 Subject: {subject}\r\nMessage-ID: <q{n}@lords.example>\r\n\r\nint x;\r\n"
-            )
-        };
-        let compile = crate::mail::inbox::take_in(
+    /// The authentification string of team `name` in these tests.
+    fn auth(name: &str) -> String {
+        format!("Zq4vX9pL2mK8{name}")
+    }
+
+    /// A registered team `name` at `name@lords.example` whose
+    /// authentification string is [`auth`]`(name)`.
+    fn team(store: &Store, name: &str) -> TeamId {
+        let secret = auth(name);
+        let salt = crate::mail::auth::new_salt();
+        let mailbox = format!("{name}@lords.example");
+        db::insert_registration(
             store.conn(),
-            "test",
-            None,
-            mail(1, "please compile").as_bytes(),
-            usize::MAX,
-            now,
+            &db::NewRegistration {
+                team_name: name,
+                requested_name: name,
+                mail_address: &mailbox,
+                preferences: "",
+                organization: name,
+                members_json: "[]",
+                record: "",
+                auth_salt: &salt,
+                auth_hash: &crate::mail::auth::hash(&salt, &secret),
+                auth_index: &crate::mail::auth::index(&secret),
+                mailbox: &mailbox,
+                inbox_id: None,
+            },
+            Utc::now(),
         )
         .unwrap()
-        .unwrap();
+    }
+
+    fn take_in(store: &Store, n: u32, from: &str, subject: &str, body: &str) -> i64 {
+        let mail = format!(
+            "From: {from}\r\nTo: knobeln@contest.example\r\nSubject: {subject}\r\n\
+             Message-ID: <q{n}@x.example>\r\n\r\n{body}\r\n"
+        );
         crate::mail::inbox::take_in(
             store.conn(),
             "test",
             None,
-            mail(2, "help").as_bytes(),
+            mail.as_bytes(),
             usize::MAX,
-            now,
+            Utc::now(),
         )
-        .unwrap();
+        .unwrap()
+        .unwrap()
+    }
+
+    /// Issue 35: the compile queue reads and authenticates a waiting mail
+    /// once, before it queues. After the first look its lane is stored
+    /// with it, so a later cycle finds the request without reading the
+    /// mail (here: its bytes replaced by garbage after the first look);
+    /// `status` (`Counted`) writes nothing. A "please compile" without a
+    /// valid `<<FROM>>` line is a stranger's and never queues.
+    #[test]
+    fn the_compile_queue_authenticates_once_before_it_queues() {
+        let store = Store::open_in_memory().unwrap();
+        let config = Config::default();
+        let millers = team(&store, "millers");
+        let source = |auth: &str| format!("/* <<FROM>> millers {auth} */\nint x;");
+        let proven = take_in(
+            &store,
+            1,
+            "joe@lords.example",
+            "please compile",
+            &source(&auth("millers")),
+        );
+        take_in(&store, 2, "joe@lords.example", "help", "hello");
+        take_in(
+            &store,
+            3,
+            "eve@forged.example",
+            "please compile",
+            &source("guessed"),
+        );
+        take_in(&store, 4, "eve@forged.example", "please compile", "int x;");
         let counted = pending_compiles(&store, &config, Classified::Counted).unwrap();
         assert_eq!(counted.len(), 1);
         let unseen: i64 = store
@@ -829,13 +950,13 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(unseen, 2, "status writes nothing");
+        assert_eq!(unseen, 4, "status writes nothing");
         let first = pending_compiles(&store, &config, Classified::Stored).unwrap();
         assert_eq!(
             first,
             vec![QueuedCompile {
-                inbox_id: compile,
-                sender: "joe1@lords.example".into()
+                inbox_id: proven,
+                team: millers
             }]
         );
         store
@@ -843,6 +964,98 @@ mod tests {
             .execute("UPDATE inbox SET raw = x'00ff00'", [])
             .unwrap();
         let again = pending_compiles(&store, &config, Classified::Stored).unwrap();
-        assert_eq!(again, first, "the heads were not read again");
+        assert_eq!(again, first, "the mails were not read again");
+    }
+
+    /// Issue 35: turns are by team, not by From line. Twenty requests of
+    /// one team from twenty forged senders are one team's: the queue serves
+    /// a second team between them.
+    #[test]
+    fn compile_turns_are_by_team_whatever_the_senders() {
+        let store = Store::open_in_memory().unwrap();
+        let config = Config::default();
+        let (millers, bakers) = (team(&store, "millers"), team(&store, "bakers"));
+        for n in 0..20 {
+            take_in(
+                &store,
+                n,
+                &format!("forged{n}@x{n}.example"),
+                "please compile",
+                &format!("/* <<FROM>> millers {} */\nint x;", auth("millers")),
+            );
+        }
+        let late = take_in(
+            &store,
+            99,
+            "ann@lords.example",
+            "please compile",
+            &format!("/* <<FROM>> bakers {} */\nint x;", auth("bakers")),
+        );
+        let waiting = pending_compiles(&store, &config, Classified::Stored).unwrap();
+        assert_eq!(waiting.len(), 21);
+        assert!(waiting[..20].iter().all(|q| q.team == millers));
+        let served = std::collections::HashMap::new();
+        let next = crate::mail::compile_queue::next_compiles(&waiting, &[], &served, 2);
+        assert_eq!(next, vec![waiting[0].inbox_id, late]);
+        let after = crate::mail::compile_queue::next_compiles(&waiting, &[millers], &served, 2);
+        assert_eq!(after, vec![late], "one request of a team at a time");
+        assert_eq!(waiting[20].team, bakers);
+    }
+
+    /// Issue 35, lanes: a proven team's mail waits for one batch at most,
+    /// however many strangers' mails came before it, and a newcomer's
+    /// registration goes before strangers' other mails.
+    #[test]
+    fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
+        let mut store = Store::open_in_memory().unwrap();
+        let config = Config::default();
+        team(&store, "millers");
+        for n in 0..(QUICK_BATCH as u32 * 3) {
+            take_in(&store, n, &format!("r{n}@gmail.example"), "help", "hello");
+        }
+        let status = take_in(
+            &store,
+            1000,
+            "joe@lords.example",
+            "status",
+            &format!("<<FROM>> millers {}", auth("millers")),
+        );
+        let registration = take_in(
+            &store,
+            1001,
+            "newcomer@new.example",
+            "registration for KNOBELN",
+            "mail-address: newcomer@new.example",
+        );
+        let referee = RefereeConfig::default();
+        let summary = process_pass(
+            &mut store,
+            &config,
+            &referee,
+            &Utc::now,
+            Pass::AllButCompiles,
+        )
+        .unwrap();
+        assert!(summary.more_waiting);
+        assert_eq!(summary.processed + summary.ignored, QUICK_BATCH);
+        let state: String = store
+            .conn()
+            .query_row("SELECT state FROM inbox WHERE id = ?1", [status], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(state, "done", "the team's mail was in the first batch");
+        let outcome: String = store
+            .conn()
+            .query_row(
+                "SELECT outcome FROM inbox WHERE id = ?1",
+                [registration],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(
+            outcome.starts_with("registration"),
+            "a registration goes before strangers' other mails: {outcome}"
+        );
     }
 }

@@ -212,6 +212,20 @@ struct Entry<'a> {
     members: Vec<(usize, &'a str)>,
 }
 
+/// The part of a body [`parse_registration`] reads: up to the signature
+/// line (`-- `), which is what a pending registration keeps.
+pub fn form_text(body: &str) -> &str {
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "-- " || bare == "--" {
+            break;
+        }
+        at += line.len();
+    }
+    &body[..at]
+}
+
 /// Parses and checks a registration form (the mail body). Every problem is
 /// reported, not only the first.
 pub fn parse_registration(body: &str) -> Result<Registration, Vec<Problem>> {

@@ -34,6 +34,8 @@ pub enum OutboxError {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Cause<'a> {
     pub inbox_id: Option<i64>,
+    /// The budget it draws from (contest mails: the default).
+    pub budget: db::Budget,
     pub sender_key: Option<&'a str>,
     pub event_key: Option<&'a str>,
 }
@@ -62,6 +64,7 @@ pub fn enqueue(
             inbox_id: cause.inbox_id,
             kind: m.kind,
             recipients: &m.to,
+            budget: cause.budget,
             sender_key: cause.sender_key,
             subject: &m.subject,
             message_id: &id,

@@ -71,22 +71,29 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
     Ok((n == 1).then(|| conn.last_insert_rowid()))
 }
 
-/// The pending mails' ids and first `max` bytes (their heads), oldest
-/// first.
-pub fn pending_inbox_heads(conn: &Connection, max: usize) -> Result<Vec<(i64, Vec<u8>)>> {
-    let mut st =
-        conn.prepare("SELECT id, substr(raw, 1, ?1) FROM inbox WHERE state = 'new' ORDER BY id")?;
-    let rows = st.query_map([max as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+/// The ids of all pending mails, oldest first.
+pub fn pending_inbox_ids(conn: &Connection) -> Result<Vec<i64>> {
+    let mut st = conn.prepare("SELECT id FROM inbox WHERE state = 'new' ORDER BY id")?;
+    let rows = st.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
-/// The heads of pending mails the compile queue has not classified yet.
-pub fn unclassified_inbox_heads(conn: &Connection, max: usize) -> Result<Vec<(i64, Vec<u8>)>> {
+/// The pending mails the queue has not classified yet, oldest first.
+pub fn unclassified_inbox_ids(conn: &Connection) -> Result<Vec<i64>> {
+    let mut st =
+        conn.prepare("SELECT id FROM inbox WHERE state = 'new' AND queue_key IS NULL ORDER BY id")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+/// At most `limit` classified pending mails whose key does not start with
+/// `except`, by lane (the key's order) and then oldest first.
+pub fn pending_by_lane(conn: &Connection, except: &str, limit: usize) -> Result<Vec<i64>> {
     let mut st = conn.prepare(
-        "SELECT id, substr(raw, 1, ?1) FROM inbox
-         WHERE state = 'new' AND queue_key IS NULL ORDER BY id",
+        "SELECT id FROM inbox WHERE state = 'new' AND queue_key IS NOT NULL
+         AND substr(queue_key, 1, length(?1)) <> ?1 ORDER BY queue_key, id LIMIT ?2",
     )?;
-    let rows = st.query_map([max as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = st.query_map(params![except, limit as i64], |r| r.get(0))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
@@ -175,12 +182,54 @@ pub fn inbox_state(conn: &Connection, id: i64) -> Result<(String, Option<String>
     )?)
 }
 
+/// The budget a queued mail draws from (issue 35: the From line is a
+/// claim, not an identity; README, "Mail from strangers"). Strangers'
+/// traffic never uses up what a participant needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Budget {
+    /// Contest mails and the organizer's own: bounded by the contest (the
+    /// teams that took part), never by a cap on replies.
+    #[default]
+    Contest,
+    /// A reply to a stranger's claim: capped per sender (`sender_key`),
+    /// per sender domain and in all (`stranger_replies_per_day`).
+    Strangers,
+    /// A reply to a mail whose From is a registered team's mailbox (still a
+    /// claim): capped per address only, never by strangers' domain or
+    /// global caps.
+    Confirmed,
+    /// A reply to a team proven by its authentification string: the
+    /// team's own daily budget (`replies_per_team_per_day`).
+    Team(TeamId),
+    /// The answer to a registration that is kept, or the confirmation
+    /// request that keeps a pending one: bounded by `max_participants` and
+    /// the confirmation caps, never by a cap on replies.
+    Registration,
+}
+
+impl Budget {
+    /// Its name in the `outbox.budget` column.
+    pub fn column(self) -> &'static str {
+        match self {
+            Budget::Contest => "contest",
+            Budget::Strangers => "strangers",
+            Budget::Confirmed => "confirmed",
+            Budget::Team(_) => "team",
+            Budget::Registration => "registration",
+        }
+    }
+}
+
 /// A mail to queue.
 #[derive(Debug, Clone)]
 pub struct NewOutgoing<'a> {
     pub inbox_id: Option<i64>,
     pub kind: &'a str,
     pub recipients: &'a [String],
+    /// The budget it draws from.
+    pub budget: Budget,
+    /// The sender (`process::sender_key`) a per-sender cap counts it for
+    /// (strangers' and confirmed addresses' replies only).
     pub sender_key: Option<&'a str>,
     pub subject: &'a str,
     pub message_id: &'a str,
@@ -206,10 +255,14 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         .sender_key
         .and_then(|k| k.rsplit_once('@'))
         .map(|(_, d)| d.to_ascii_lowercase());
+    let team_id = match m.budget {
+        Budget::Team(t) => Some(i64::from(t.0)),
+        _ => None,
+    };
     let n = conn.execute(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
-                             next_attempt_at, created_at, event_key, sender_domain)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9, ?10)",
+                             next_attempt_at, created_at, event_key, sender_domain, budget, team_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9, ?10, ?11, ?12)",
         params![
             m.inbox_id,
             m.kind,
@@ -220,7 +273,9 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             m.raw,
             timestamp(now),
             m.event_key,
-            sender_domain
+            sender_domain,
+            m.budget.column(),
+            team_id
         ],
     )?;
     Ok(n == 1)
@@ -354,7 +409,8 @@ pub fn mark_failed(conn: &Connection, id: i64, error: &str) -> Result<()> {
 /// Replies queued to `sender_key` since `since` (the per-sender daily cap).
 pub fn replies_since(conn: &Connection, sender_key: &str, since: DateTime<Utc>) -> Result<u32> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2",
+        "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2
+         AND budget IN ('strangers', 'confirmed')",
         params![sender_key, timestamp(since)],
         |r| r.get(0),
     )?)
@@ -368,8 +424,29 @@ pub fn replies_to_domain_since(
     since: DateTime<Utc>,
 ) -> Result<u32> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2",
+        "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2
+         AND budget = 'strangers'",
         params![domain.to_ascii_lowercase(), timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+/// Replies queued to strangers since `since`, all together (the global
+/// budget strangers share: `stranger_replies_per_day`).
+pub fn stranger_replies_since(conn: &Connection, since: DateTime<Utc>) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE budget = 'strangers' AND created_at >= ?1",
+        params![timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
+/// Replies queued to team `team` (proven by its authentification
+/// string) since `since` (`replies_per_team_per_day`).
+pub fn team_replies_since(conn: &Connection, team: TeamId, since: DateTime<Utc>) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND created_at >= ?2",
+        params![i64::from(team.0), timestamp(since)],
         |r| r.get(0),
     )?)
 }

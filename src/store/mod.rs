@@ -93,6 +93,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0019_inbox_queue_key.sql",
         include_str!("../../schema/0019_inbox_queue_key.sql"),
     ),
+    (
+        "0020_lanes.sql",
+        include_str!("../../schema/0020_lanes.sql"),
+    ),
 ];
 
 /// Store faults (infrastructure, never a participant's mistake).

@@ -435,7 +435,16 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
         flat.contains("Trial game against the demo bot one (you on the left): you won"),
         "{flat}"
     );
-    assert!(flat.contains("Your bot is accepted"), "{flat}");
+    assert!(
+        flat.contains("Result: ACCEPTED: it was built and passed its trial game."),
+        "{flat}"
+    );
+    // One verdict line; the steps under it say passed or failed.
+    assert_eq!(flat.matches("Result:").count(), 1, "{flat}");
+    assert!(
+        flat.contains("Build: passed") && flat.contains("Trial: passed"),
+        "{flat}"
+    );
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let (disc, lang): (String, String) = conn
         .query_row(
@@ -446,6 +455,34 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
         )
         .unwrap();
     assert_eq!((disc.as_str(), lang.as_str()), ("footsteps", "python"));
+}
+
+/// Issue 36: the `<<FROM>>` line stands where the help mail says, in the
+/// body before or right after the language line, and is never compiled
+/// (a C bot would not build with it).
+#[test]
+fn the_from_line_in_the_body_is_the_mails_and_never_compiled() {
+    let (c, auth) = bot_contest("footsteps", "");
+    let source = demo_source(Discipline::Footsteps, "steady.c");
+    for body in [
+        format!("language: c\n<<FROM>> {JOE} {auth}\n\n{source}"),
+        format!("<<FROM>> {JOE} {auth}\nlanguage: c\n{source}"),
+    ] {
+        let r = send_body(&c, &body);
+        assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    }
+    let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let stored: Vec<Vec<u8>> = conn
+        .prepare("SELECT source FROM strategy_versions")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(stored.len(), 2);
+    for s in stored {
+        assert!(!String::from_utf8_lossy(&s).contains("<<FROM>>"));
+    }
 }
 
 /// The flooding island's seed: "Ein Teilnehmer kann seinen Bot bis zum
@@ -548,7 +585,7 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
     );
     assert!(flat.contains("3 to 9 letters"), "{flat}");
     assert!(
-        flat.contains("fix what is said above and send it again"),
+        flat.contains("it was built but failed its trial game (below); fix that and send it again"),
         "{flat}"
     );
     assert_mail_style(&r);
@@ -1001,6 +1038,7 @@ fn only_the_program_that_plays_is_kept_and_as_bytes() {
 
 #[test]
 fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twice() {
+    // Issue 35 too: a team without a bot gets no contest mail.
     let (c, auth) = bot_contest("morabaraba", "");
     let r = send_attached(
         &c,
@@ -1009,6 +1047,9 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
         demo_source(Discipline::Morabaraba, "miller.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.body);
+    // A second team registers (asking for every mail) and sends no bot.
+    let idle = c.registration_mail("idle", "Idle Org");
+    c.ingest(&[&idle]);
     let m = c.mail(
         "joe@lords.example",
         "status",
@@ -1051,6 +1092,13 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
         .count();
     assert_eq!(finals, 1, "nothing is mailed twice");
     // Once the contest has started, the compile service is closed.
+    assert!(
+        !c.replies()
+            .iter()
+            .any(|r| r.to.iter().any(|t| t.starts_with("idle@"))
+                && !r.subject.contains("registration")),
+        "a team without a bot gets no contest mail"
+    );
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),

@@ -1042,21 +1042,45 @@ fn one_mailbox_holds_one_team_whatever_its_tags() {
     );
 }
 
-/// Issue 35, nothing kept without its answer: when the replies to a
-/// sender's domain are used up for the day (here by two strangers' help
-/// mails), a registration from that domain is not stored at all, rather
-/// than stored with no acknowledgement (no string for a day, then
-/// "already registered"): the same registration is a team once a reply
-/// may go out again.
+/// Issue 35, lanes: strangers' mail never uses up what a participant
+/// needs. Forged help mails use up the replies to a domain (two
+/// strangers at mail.example), to a victim's own address (two mails
+/// "from" ann) and to strangers in all (three strangers elsewhere):
+/// ann's registration is kept and answered all the same (its answer
+/// draws from the registration's budget, not the strangers'). Then, with
+/// every stranger's budget still used up: ann's mailbox is a registered
+/// team's, so a help mail from it is answered (a claim, but capped per
+/// address only, never by its domain's strangers); a status request
+/// proven by her authentification string is answered even after forged
+/// mails "from" her used up her address's replies (the team's own
+/// budget); and a new stranger gets nothing.
 #[test]
-fn a_registration_whose_answer_may_not_go_out_is_not_kept() {
-    let c = Contest::new("[limits]\nreplies_per_domain_per_day = 2\n");
-    let strangers: Vec<PathBuf> = (0..2)
+fn strangers_floods_never_silence_a_participant() {
+    let c = Contest::new(
+        "[limits]\nreplies_per_sender_per_day = 2\nreplies_per_domain_per_day = 2\n\
+         stranger_replies_per_day = 5\n",
+    );
+    let mut flood: Vec<PathBuf> = (0..2)
         .map(|i| c.mail(&format!("r{i}@mail.example"), "help", "hello", ""))
         .collect();
-    let refs: Vec<&Path> = strangers.iter().map(PathBuf::as_path).collect();
+    flood.extend((0..2).map(|i| c.mail("Ann+x@Mail.Example", &format!("help {i}"), "hi", "")));
+    flood.extend((0..3).map(|i| c.mail(&format!("s{i}@x{i}.example"), "help", "hello", "")));
+    let refs: Vec<&Path> = flood.iter().map(PathBuf::as_path).collect();
     assert!(c.ingest(&refs).status.success());
     let before = c.replies().len();
+    let stranger = c.mail("late@elsewhere.example", "help", "hello", "");
+    let o = c.ingest(&[&stranger]);
+    assert!(
+        stdout(&o).contains("no reply: 5 replies to strangers today already"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        c.replies().len(),
+        before,
+        "the strangers' budget is used up"
+    );
+
     let reg = c.mail(
         "ann@mail.example",
         "registration for KNOBELN",
@@ -1064,40 +1088,119 @@ fn a_registration_whose_answer_may_not_go_out_is_not_kept() {
         "",
     );
     assert!(c.ingest(&[&reg]).status.success());
-    assert_eq!(c.replies().len(), before, "no reply may go out");
-    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
-    let teams: i64 = db
-        .query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(teams, 0, "a registration without its answer is not kept");
-    let outcome: String = db
-        .query_row(
-            "SELECT outcome FROM inbox WHERE outcome LIKE 'registration not kept%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let ack = c.replies().last().unwrap().clone();
     assert!(
-        outcome.contains("2 replies to senders at mail.example"),
-        "{outcome}"
+        ack.subject.contains("registration accepted"),
+        "{}",
+        ack.subject
     );
-    // The next day (the cap's window moved on): the same mail is a team.
-    db.execute("UPDATE outbox SET created_at = '1990-01-01T00:00:00Z'", [])
-        .unwrap();
+    assert_eq!(ack.to, ["ann@mail.example"]);
+    let auth = auth_of(&ack);
+
+    // Her address's two replies a day were used by the forged mails; the
+    // registration's answer did not count there. Her mailbox is a team's
+    // now: one more reply to her address may go out, whatever the
+    // strangers at mail.example and elsewhere used.
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    db.execute(
+        "UPDATE outbox SET created_at = '1990-01-01T00:00:00Z' WHERE recipients LIKE '%nn%'",
+        [],
+    )
+    .unwrap();
     drop(db);
-    let again = c.mail(
+    let help = c.mail("ann@mail.example", "help", "a question", "");
+    let n = c.replies().len();
+    assert!(c.ingest(&[&help]).status.success());
+    let got = c.replies();
+    assert!(
+        got[n..].iter().any(|r| r.to == ["ann@mail.example"]),
+        "a registered mailbox is no stranger: {:?}",
+        &got[n..]
+    );
+    // Forged mails "from" her use up her address's replies again ...
+    let forged: Vec<PathBuf> = (0..3)
+        .map(|i| c.mail("ann@mail.example", &format!("forged {i}"), "x", ""))
+        .collect();
+    let refs: Vec<&Path> = forged.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(
+        stdout(&o).contains("no reply: 2 replies to this sender today already"),
+        "{}",
+        stdout(&o)
+    );
+    // ... but what her authentification string proves has its own budget.
+    let status = c.mail(
         "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "status",
+        &format!("<<FROM>> ann_team {auth}\n"),
         "",
     );
-    assert!(c.ingest(&[&again]).status.success());
-    let last = c.replies().last().unwrap().clone();
+    let n = c.replies().len();
+    assert!(c.ingest(&[&status]).status.success());
+    let got = c.replies();
+    assert_eq!(got.len(), n + 1, "the team's status is answered");
     assert!(
-        last.subject.contains("registration accepted"),
+        got[n].subject.to_lowercase().contains("status"),
         "{}",
-        last.subject
+        got[n].subject
     );
+}
+
+/// Issue 35, nothing kept without its answer, bounded in all: confirmation
+/// requests (a registration naming another address) are capped in all per
+/// day, whatever the number of domains, and the refusal says how to
+/// register anyway (from the address itself). A pending registration
+/// keeps the form only, never what follows the signature.
+#[test]
+fn confirmation_requests_are_capped_in_all_and_pending_forms_are_bounded() {
+    let c = Contest::new("[limits]\nconfirmations_per_day = 3\n");
+    let padding = format!("-- \n{}\n", "x".repeat(200_000));
+    let mails: Vec<PathBuf> = (0..5)
+        .map(|i| {
+            c.mail(
+                "attacker@evil.example",
+                "registration for KNOBELN",
+                &format!(
+                    "{}{padding}",
+                    registration(&format!("v{i}@d{i}.example"), &format!("t{i}"), "Org")
+                ),
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    assert!(c.ingest(&refs).status.success());
+    let replies = c.replies();
+    let requests = replies
+        .iter()
+        .filter(|r| r.subject.contains("please confirm"))
+        .count();
+    assert_eq!(requests, 3, "the day's confirmation requests in all");
+    let refused: Vec<_> = replies
+        .iter()
+        .filter(|r| r.subject.contains("no confirmation request sent"))
+        .collect();
+    assert_eq!(refused.len(), 2);
+    assert!(
+        refused[0]
+            .body
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("from that address itself"),
+        "{}",
+        refused[0].body
+    );
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let (rows, bytes): (i64, i64) = db
+        .query_row(
+            "SELECT COUNT(*), SUM(length(body)) FROM pending_registrations",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(rows, 3);
+    assert!(bytes < 3 * 1000, "only the forms are kept: {bytes} bytes");
 }
 
 /// Issue 35, replies no larger than needed: a 150 kB registration form is

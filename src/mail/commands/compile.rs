@@ -14,9 +14,11 @@ use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
-use super::{date, Ctx, Effect};
+use super::{date, Budget, Credentials, Ctx, Effect};
+use crate::config::Config;
 use crate::engine::prepare::sha256_hex;
 use crate::mail::message::strategy_source;
+use crate::mail::message::Inbound;
 use crate::mail::secrets::mask_text;
 use crate::mail::texts::render;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
@@ -69,6 +71,23 @@ pub enum Prepared {
     },
     /// A bot of a bot discipline, built (accepted or rejected).
     Bot(Box<super::compile_bot::PreparedBot>),
+}
+
+/// The team name and authentification string a compile request gives,
+/// read as [`prepare`] reads them (the source's header, or a bot's
+/// `<<FROM>>` line), or `None`. The compile queue authenticates with it
+/// before it queues (issue 35).
+pub fn claimed_credentials(config: &Config, mail: &Inbound) -> Option<Credentials> {
+    if config.contest.discipline.is_bot_discipline() {
+        let source = super::compile_bot::bot_source(mail).ok()?;
+        let (team, auth) = super::compile_bot::claimed(mail, &source)?;
+        return Some(Credentials { team, auth });
+    }
+    let header = parse_header(&strategy_source(mail).ok()?).ok()?;
+    Some(Credentials {
+        team: header.team,
+        auth: header.auth,
+    })
 }
 
 /// Checks the window, the source, the header, authentication and the rate
@@ -244,6 +263,7 @@ pub fn commit(
                 &json!({ "reason": reason, "hint": hint }),
             )?;
             Ok(Effect {
+                budget: Budget::Strangers,
                 state: "done",
                 outcome,
                 replies: vec![ctx.reply(
@@ -270,6 +290,7 @@ pub fn commit(
                 }),
             )?;
             Ok(Effect {
+                budget: Budget::Team(team),
                 state: "done",
                 outcome: format!("team {team_name}: compile service failed: {problem}"),
                 replies: vec![ctx.reply(
@@ -342,6 +363,7 @@ pub fn commit(
                 "REJECTED"
             };
             Ok(Effect {
+                budget: Budget::Team(team),
                 state: "done",
                 outcome: format!("team {team_name}: version {} {verdict}", version.0),
                 replies: vec![ctx.reply_to_addresses(

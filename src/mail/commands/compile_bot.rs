@@ -28,6 +28,7 @@ use rusqlite::{params, Connection};
 use serde_json::json;
 
 use super::compile::{CompileCommandError, Prepared};
+use super::Budget;
 use super::{date, Ctx, Effect};
 use crate::discipline::bots::{build_bot, Built, Source};
 use crate::discipline::trial::trial;
@@ -99,17 +100,26 @@ pub fn bot_source(m: &Inbound) -> Result<BotSource, String> {
                 return Err("the mail has no plain-text body and no attached source file".into());
             };
             let body = cut_signature(&body);
-            let mut lines = body.lines().skip_while(|l| l.trim().is_empty());
+            // The `<<FROM>>` line is the mail's, not the source's: it may
+            // stand before the language line or right after it (where the
+            // help mail shows it), and is never compiled.
+            let mut lines = body
+                .lines()
+                .skip_while(|l| l.trim().is_empty() || is_from_line(l));
             let first = lines.next().unwrap_or("");
             let declared = language_line(first);
             let Some(declared) = declared else {
                 return Err(
                     "the source in the mail body must start with a line \"language: \
-                     NAME\" that says its language"
+                     NAME\" that says its language (the line \"<<FROM>> team_name \
+                     authentification_string\" may stand before or after it)"
                         .into(),
                 );
             };
-            let text: String = lines.map(|l| format!("{l}\n")).collect();
+            let text: String = lines
+                .skip_while(|l| l.trim().is_empty() || is_from_line(l))
+                .map(|l| format!("{l}\n"))
+                .collect();
             if text.trim().is_empty() {
                 return Err("the mail body holds no source after its language line".into());
             }
@@ -124,6 +134,19 @@ pub fn bot_source(m: &Inbound) -> Result<BotSource, String> {
             several.len()
         )),
     }
+}
+
+/// Whether `line` is a mail's `<<FROM>> team_name auth` line (not a
+/// comment of the source that holds one).
+fn is_from_line(line: &str) -> bool {
+    line.trim_start().starts_with("<<FROM>>")
+}
+
+/// The team name and authentification string a bot mail claims: from the
+/// body's `<<FROM>>` line (the body is the source's mail), else from the
+/// source's first 30 lines (a comment). Returns (team, auth).
+pub fn claimed(mail: &Inbound, source: &BotSource) -> Option<(String, String)> {
+    from_line(mail.body.text(), &source.text)
 }
 
 /// The `<<FROM>> team auth` line: in the body, else in the source's first
@@ -181,11 +204,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             )
         }
     };
-    let body = match &ctx.mail.body {
-        Body::Text(t) if source.file_name.is_some() => Some(t.as_str()),
-        _ => None,
-    };
-    let Some((team, auth)) = from_line(body, &source.text) else {
+    let Some((team, auth)) = claimed(ctx.mail, &source) else {
         return refuse(
             "The mail does not say which team it is from: there is no line \
              \"<<FROM>> team_name authentification_string\"."
@@ -285,10 +304,10 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             })
         }
     };
-    let mut report = format!("Discipline: {}\n", d.title());
+    // The steps; the one verdict line goes above them.
+    let mut report = String::new();
     let (program, language, build_json) = match built {
         Built::Refused { why, report: r } => {
-            report.push_str("Result: REJECTED\n");
             match &r {
                 Some(r) => report.push_str(&r.text()),
                 None => report.push_str(&format!("- {why}\n")),
@@ -306,17 +325,13 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
                 u64::from_str_radix(&sha256_hex(source.text.as_bytes())[..15], 16).unwrap_or(1);
             match trial(ctx.config, (&toolchain, &program), seed) {
                 Ok(t) => {
-                    report.push_str("\nTrial:\n");
+                    report.push_str(if t.passed {
+                        "\nTrial: passed\n"
+                    } else {
+                        "\nTrial: failed\n"
+                    });
                     for l in &t.lines {
                         report.push_str(&format!("- {l}\n"));
-                    }
-                    if t.passed {
-                        report.push_str("\nResult of the trial: passed. Your bot is accepted.\n");
-                    } else {
-                        report.push_str(
-                            "\nResult of the trial: FAILED. Your bot is not accepted; fix \
-                             what is said above and send it again.\n",
-                        );
                     }
                     let lang = program.language.clone();
                     (
@@ -335,6 +350,18 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             }
         }
     };
+    let verdict = if program.is_some() {
+        "ACCEPTED: it was built and passed its trial game."
+    } else if report.contains("\nTrial: failed") {
+        "REJECTED: it was built but failed its trial game (below); fix that and send it again."
+    } else {
+        "REJECTED: it could not be built (below); fix that and send it again."
+    };
+    let report = format!(
+        "Discipline: {}\nResult: {verdict}\n\n{}",
+        d.title(),
+        report.trim_start_matches('\n')
+    );
     let report_json = json!({
         "discipline": d,
         "bot": true,
@@ -448,6 +475,7 @@ pub fn commit(
     }
     let verdict = if accepted { "accepted" } else { "REJECTED" };
     Ok(Effect {
+        budget: Budget::Team(b.team),
         state: "done",
         outcome: format!("team {}: bot version {} {verdict}", b.team_name, version.0),
         replies: vec![ctx.reply_to_addresses(

@@ -16,6 +16,7 @@ use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
+use super::Budget;
 use super::{CommandError, Ctx, Effect};
 use crate::mail::message::Body;
 use crate::mail::secrets::mask_in_text;
@@ -173,6 +174,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         Some(NotForwarded::Disabled) => "not forwarded: forwarding is off".into(),
     };
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome: format!(
             "help sent (subject {:?}); {note}",

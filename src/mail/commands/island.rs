@@ -12,6 +12,7 @@
 use rusqlite::{params, Connection};
 use serde_json::json;
 
+use super::Budget;
 use super::{credentials, date, Ctx, Effect};
 use crate::discipline::Discipline;
 use crate::game::flooding::Island;
@@ -64,6 +65,7 @@ fn refuse(
     )
     .map(|b| b.replace("\"please compile\"", "\"island\""))?;
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome: outcome.to_string(),
         replies: vec![ctx.reply(
@@ -169,6 +171,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::CommandE
         }
     );
     Ok(Effect {
+        budget: Budget::Team(reg.team),
         state: "done",
         outcome: format!("team {}: island accepted", reg.team_name),
         replies: vec![ctx.reply(

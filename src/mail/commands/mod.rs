@@ -19,6 +19,7 @@ pub mod rsm;
 pub mod software;
 pub mod status;
 
+pub use crate::store::mail::Budget;
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
@@ -103,7 +104,11 @@ pub fn normalize_subject(subject: &str) -> String {
 /// Which command a subject line asks for.
 pub fn classify(subject: &str) -> Command {
     match normalize_subject(subject).as_str() {
-        "registration for knobeln" => Command::Register,
+        // KNOBELN's own subject, and in any contest "registration" or
+        // "registration for" its name (issue 36: a Morabaraba contest's
+        // participants need not write KNOBELN).
+        "registration" => Command::Register,
+        s if s.starts_with("registration for ") => Command::Register,
         "please compile" => Command::Compile,
         "send knobelnsoftware" | "send kit" | "kit" => Command::SendSoftware,
         "status" => Command::Status,
@@ -209,6 +214,13 @@ pub fn credentials(body: &str) -> Option<Credentials> {
 /// organizer, and the replies to queue.
 #[derive(Debug, Clone)]
 pub struct Effect {
+    /// The budget its replies draw from: [`Budget::Strangers`] for an
+    /// answer to a claim (processing makes it [`Budget::Confirmed`] when
+    /// the sender's mailbox is a registered team's), [`Budget::Team`] once
+    /// the mail proved its team by the authentification string,
+    /// [`Budget::Registration`] for the answer to a registration that is
+    /// kept.
+    pub budget: Budget,
     /// `done` or `ignored`.
     pub state: &'static str,
     pub outcome: String,

@@ -13,6 +13,7 @@ use rusqlite::Connection;
 use serde_json::json;
 
 use super::status::{no_credentials, not_authentic, refused};
+use super::Budget;
 use super::{authenticate, body_lines, credentials, CommandError, Ctx, Effect};
 use crate::mail::registration::{parse_preferences, with_entry, Preference};
 use crate::mail::texts::render;
@@ -96,6 +97,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         to.push(ctx.reply_to.clone());
     }
     Ok(Effect {
+        budget: Budget::Team(reg.team),
         state: "done",
         outcome: format!(
             "team {}: mail-preference {:?} -> {new:?}",

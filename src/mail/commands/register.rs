@@ -20,6 +20,7 @@
 use rusqlite::Connection;
 use serde_json::json;
 
+use super::Budget;
 use super::{date, Ctx, Effect};
 use crate::mail::auth;
 use crate::mail::registration::{parse_registration, render_record, Registration};
@@ -110,11 +111,13 @@ fn rejected(
         "registration_rejected",
         &json!({
             "contest_name": ctx.config.contest.name,
+            "bots": ctx.config.contest.discipline.is_bot_discipline(),
             "reason": reason,
             "problems": problems,
         }),
     )?;
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome,
         replies: vec![ctx.reply(
@@ -177,6 +180,7 @@ pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError
             }),
         )?;
         return Ok(Effect {
+            budget: Budget::Strangers,
             state: "done",
             outcome: "an unknown confirmation".into(),
             replies: vec![ctx.reply(
@@ -188,6 +192,14 @@ pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError
     };
     register(conn, ctx, &body, Confirmation::Given)
 }
+
+/// The outbox kind of a confirmation request.
+const CONFIRM_KIND: &str = "confirm_address";
+
+/// The way around a confirmation cap that always works: a registration
+/// sent from the address it names needs no confirmation.
+const FROM_THE_ADDRESS: &str = "Send the registration from that address itself: then no \
+     confirmation is needed and it is registered at once.";
 
 /// A registration naming another address than its sender's: a
 /// confirmation request to that address (capped), an acknowledgement of
@@ -215,7 +227,16 @@ fn ask_for_confirmation(
     } else if db::pending_to_domain_since(conn, &domain, day_ago)? >= u64::from(limit) {
         Some(format!(
             "{limit} confirmation requests went to addresses at {domain} in the last 24 \
-             hours, the most one domain gets; please try again tomorrow."
+             hours, the most one domain gets. {FROM_THE_ADDRESS}"
+        ))
+    } else if ctx.config.limits.confirmations_per_day > 0
+        && db::replies_of_kind_since(conn, CONFIRM_KIND, db::ReplyTarget::Everyone, day_ago)?
+            >= ctx.config.limits.confirmations_per_day
+    {
+        Some(format!(
+            "{} confirmation requests went out in the last 24 hours, the most this \
+             server sends in a day. {FROM_THE_ADDRESS}",
+            ctx.config.limits.confirmations_per_day
         ))
     } else {
         None
@@ -226,6 +247,7 @@ fn ask_for_confirmation(
             &json!({ "mail_address": address, "why": why }),
         )?;
         return Ok(Effect {
+            budget: Budget::Strangers,
             state: "done",
             outcome: format!("registration for {address}: no confirmation request (capped)"),
             replies: vec![ctx.reply(
@@ -244,7 +266,9 @@ fn ask_for_confirmation(
             mail_address: &address,
             domain: &domain,
             requested_by: &ctx.reply_to,
-            body,
+            // The form only (at most `MAX_FORM_BYTES`, it parsed), never
+            // what follows the signature line.
+            body: crate::mail::registration::form_text(body),
             code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
         },
         ctx.now,
@@ -259,6 +283,7 @@ fn ask_for_confirmation(
         &json!({ "contest_name": ctx.config.contest.name, "days": days }),
     )?;
     Ok(Effect {
+        budget: Budget::Registration,
         state: "done",
         outcome: format!("registration for {address}: confirmation requested"),
         replies: vec![
@@ -268,7 +293,7 @@ fn ask_for_confirmation(
                 to_sender,
             ),
             ctx.reply_to_addresses(
-                "confirm_address",
+                CONFIRM_KIND,
                 vec![address.clone()],
                 format!("{CONFIRM_SUBJECT_TEXT} ({code})"),
                 to_address,
@@ -355,6 +380,7 @@ fn register(
             }),
         )?;
         return Ok(Effect {
+            budget: Budget::Strangers,
             state: "done",
             outcome: format!("address {} already registered", existing.mail_address),
             replies: vec![ctx.reply_to_addresses(
@@ -479,6 +505,7 @@ fn register(
             body,
         );
         return Ok(Effect {
+            budget: Budget::Registration,
             state: "done",
             outcome: format!(
                 "team {team_name} registered{}",
@@ -519,6 +546,7 @@ fn register(
     );
     reply.attachments = acceptance_attachments();
     Ok(Effect {
+        budget: Budget::Registration,
         state: "done",
         outcome: format!(
             "team {team_name} registered{}",

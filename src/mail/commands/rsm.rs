@@ -15,6 +15,7 @@ use rusqlite::Connection;
 use serde_json::json;
 
 use super::status::refused;
+use super::Budget;
 use super::{normalize_subject, CommandError, Ctx, Effect, MAX_BODY_LINES};
 use crate::mail::auth;
 use crate::mail::texts::render;
@@ -144,6 +145,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     }
     let body = render("rsm_accepted", &json!({ "round": round, "text": text }))?;
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome: format!("RSM of round {round} from the organizer"),
         replies: vec![ctx.reply(

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use super::Budget;
 use super::{Ctx, Effect};
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
@@ -41,6 +42,7 @@ pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
     let mut reply = ctx.reply("software", subject, body);
     reply.attachments = files;
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome: "participant kit sent".into(),
         replies: vec![reply],

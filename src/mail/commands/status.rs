@@ -10,6 +10,7 @@
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
+use super::Budget;
 use super::{
     authenticate, credentials, date, CommandError, Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT,
 };
@@ -40,6 +41,7 @@ pub fn refused(
         }),
     )?;
     Ok(Effect {
+        budget: Budget::Strangers,
         state: "done",
         outcome,
         replies: vec![ctx.reply(kind, format!("KNOBELN {subject}: not carried out"), body)],
@@ -213,6 +215,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         to.push(ctx.reply_to.clone());
     }
     Ok(Effect {
+        budget: Budget::Team(reg.team),
         state: "done",
         outcome: format!("status sent to team {}", reg.team_name),
         replies: vec![ctx.reply_to_addresses(
