@@ -12,6 +12,8 @@
 //! - [`discipline`]: which game a contest plays, its parameters, and one
 //!   game of a bot discipline between built bots.
 //! - [`seed`]: deterministic seeds.
+//! - [`fuzzing`]: the fuzz harnesses' bodies (issue 35), for `fuzz/` and
+//!   the corpus replay test; the server never calls it.
 
 pub mod admin;
 pub mod bench;
@@ -25,6 +27,7 @@ pub mod demo;
 pub mod discipline;
 pub mod distributed;
 pub mod engine;
+pub mod fuzzing;
 pub mod game;
 pub mod kit;
 pub mod lang;

@@ -50,3 +50,8 @@ cargo clippy --all-targets --locked -- -D warnings
 # Benchmarks print figures and assert nothing: `knobeln bench all` or
 # `cargo bench`. Here they only have to build (clippy --all-targets did).
 cargo test --locked --lib --bins --tests
+# Coverage-guided fuzzing, 20 s a harness on a copy of fuzz/corpus/ (the
+# corpus itself is replayed by `cargo test` above): fails on a crash and
+# names the reproducer (README, "Fuzzing"); libfuzzer-sys builds libFuzzer
+# with the g++ installed above.
+bash fuzz/run.sh 20

@@ -615,8 +615,10 @@ fn automatic(
         return Some(Automatic::ListId);
     }
     if let Some(h) = msg.headers().iter().find(|h| {
-        let n = h.name.as_str();
-        n.len() > 5 && n[..5].eq_ignore_ascii_case("list-")
+        // As bytes: a hostile header name with a multibyte character
+        // across byte 5 once panicked here (fuzz corpus, from_line).
+        let n = h.name.as_str().as_bytes();
+        n.len() > 5 && n[..5].eq_ignore_ascii_case(b"list-")
     }) {
         return Some(Automatic::ListHeader(h.name.as_str().to_ascii_lowercase()));
     }

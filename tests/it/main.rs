@@ -17,6 +17,8 @@
 //! - `disciplines`: the bot disciplines of issue 14: their configuration,
 //!   `knobeln play --discipline`, every demo bot against every demo bot.
 //! - `lexcount`: the lexical-element counter on tricky inputs.
+//! - `fuzz_corpus`: every file of the fuzz corpus (`fuzz/corpus/`) through
+//!   its harness (`knobeln::fuzzing`).
 //! - `organizer`, `organizer_e2e`: the organizer's view and levers (status,
 //!   admin commands, the contest lease) and the participants' status and
 //!   mail-preference by mail, on the spool and on the real mail stack.
@@ -50,6 +52,7 @@ mod disciplines;
 mod distributed;
 mod engine;
 mod folders;
+mod fuzz_corpus;
 mod integrity;
 mod kit;
 mod lexcount;

@@ -1,0 +1,28 @@
+/*
+ <<FROM>> team_name authstring
+*/
+#if 0
+Strategy "steady climber".
+Main idea: cooperate. Both players score best when their throws are
+close to each other and high, so this strategy climbs slowly and
+follows the opponent upwards as long as the opponent stays within
+a factor of two of our own throw.
+Every series is exactly eight throws long (k = 8), which keeps the
+run rule with no bookkeeping: after eight throws it starts a new
+series at a random number between 2048 and 4096.
+It never tries to exploit: if the opponent throws more than twice
+our number, we simply keep our throw and let the series run out.
+There is no memory of earlier games and no floating point.
+The program is an endless loop, as recommended in the announcement;
+the referee ends it after the last throw of the game.
+Random numbers come from next_random, seeded by init_random.
+It never calls printf or any other routine of the C library.
+#endif
+main()
+{
+    int n = 0;
+    for (;;) {
+        n = make_throw(100);
+        printf("%d\n", n);
+    }
+}

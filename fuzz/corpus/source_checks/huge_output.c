@@ -1,0 +1,37 @@
+/*
+ <<FROM>> team_name authstring
+*/
+#if 0
+Strategy "steady climber".
+Main idea: cooperate. Both players score best when their throws are
+close to each other and high, so this strategy climbs slowly and
+follows the opponent upwards as long as the opponent stays within
+a factor of two of our own throw.
+Every series is exactly eight throws long (k = 8), which keeps the
+run rule with no bookkeeping: after eight throws it starts a new
+series at a random number between 2048 and 4096.
+It never tries to exploit: if the opponent throws more than twice
+our number, we simply keep our throw and let the series run out.
+There is no memory of earlier games and no floating point.
+The program is an endless loop, as recommended in the announcement;
+the referee ends it after the last throw of the game.
+Random numbers come from next_random, seeded by init_random.
+Written for the integration tests of the knobeln server.
+#endif
+static int *p;
+#define W0 p = 1;
+#define W1 W0 W0
+#define W2 W1 W1
+#define W3 W2 W2
+#define W4 W3 W3
+#define W5 W4 W4
+#define W6 W5 W5
+#define W7 W6 W6
+#define W8 W7 W7
+#define W9 W8 W8
+#define W10 W9 W9
+#define W11 W10 W10
+#define W12 W11 W11
+static void f(void) { W11 }
+main() { f(); for (;;) make_throw(100); }
+int broken = ;

@@ -1,0 +1,8 @@
+//! libFuzzer harness `from_line`: the body is [`knobeln::fuzzing::from_line`], shared
+//! with the corpus replay test (`tests/it/fuzz_corpus.rs`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(
+    init: knobeln::fuzzing::spare_caught_panics(),
+    |data: &[u8]| knobeln::fuzzing::from_line(data)
+);

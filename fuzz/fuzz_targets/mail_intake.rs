@@ -1,0 +1,8 @@
+//! libFuzzer harness `mail_intake`: the body is [`knobeln::fuzzing::mail_intake`], shared
+//! with the corpus replay test (`tests/it/fuzz_corpus.rs`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(
+    init: knobeln::fuzzing::spare_caught_panics(),
+    |data: &[u8]| knobeln::fuzzing::mail_intake(data)
+);
