@@ -1141,11 +1141,21 @@ pub fn finish(
             let rows = tally.rows_of(r.team);
             extra.push((
                 "bot_summary",
-                format!("{}: your results per opponent", config.contest.name),
+                format!(
+                    "{}: your results per {}",
+                    config.contest.name,
+                    if c.discipline == Discipline::Flooding {
+                        "island"
+                    } else {
+                        "opponent"
+                    }
+                ),
                 render(
                     "bot_summary",
                     json!({
                         "heading": heading,
+                        "islands": c.discipline == Discipline::Flooding,
+                        "transcripts": w.transcripts,
                         "team": r.team_name,
                         "table": summary_text(c.discipline, &rows).trim_end(),
                         "played": !rows.is_empty(),
@@ -1178,7 +1188,9 @@ pub fn finish(
                             "team": r.team_name,
                             "first": i == 1,
                             "n_attached": n_in,
+                            "one_game": n_in == 1,
                             "n_parts": n_parts,
+                            "one_part": n_parts == 1,
                             "n_left_out": n_out,
                             "kept_per_pairing": config.site.transcripts_per_pairing,
                         }),

@@ -59,6 +59,7 @@ fn fixture(name: &str) -> Value {
         }),
         "registration_rejected" => json!({
             "contest_name": "International KNOBELN contest",
+            "bots": false,
             "reason": null,
             "problems": ["line 1: mail-address: \"joe at lords\" is not an internet domain style address", "line 3: team-name: \"9lives\" is not a valid C identifier"],
         }),
@@ -104,13 +105,15 @@ fn fixture(name: &str) -> Value {
         "bot_summary" => json!({
             "heading": "freiesMagazin contest (the ultimatum game)",
             "team": "the_heavy_lords_of_knobeln",
+            "islands": false, "transcripts": false,
             "played": true,
             "table": "Opponent                      Games   Won  Lost Failures\nsimple_c                        200   120    80        0",
         }),
         "bot_transcripts" => json!({
             "heading": "freiesMagazin contest (the ultimatum game)",
             "team": "the_heavy_lords_of_knobeln",
-            "first": true, "n_attached": 16, "n_parts": 2, "n_left_out": 3,
+            "first": true, "n_attached": 16, "one_game": false, "n_parts": 2,
+            "one_part": false, "n_left_out": 3,
             "kept_per_pairing": 10,
         }),
         "kit_rules_ultimatum"
@@ -205,6 +208,7 @@ fn fixture(name: &str) -> Value {
             "hint": "Copy both exactly from the acknowledgement of your registration.",
         }),
         "status" => json!({
+            "bots": false, "choices": "LAP, LGP, DGP, GRP, GRG, GRR, RSM",
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
             "now": "1994-05-01 08:00 UT", "registered_at": "1994-03-25 14:02 UT",
             "record": "mail-address: joe@lords.example\nmail-preference: LAP,DGP\nteam-name: the_heavy_lords_of_knobeln\n",

@@ -194,9 +194,15 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         None if ctx.now < t.compile_end() => "the compilation service is open",
         None => "the compilation service is closed; the contest starts soon",
     };
+    let bots = ctx.config.contest.discipline.is_bot_discipline();
     let text = render(
         "status",
         &json!({
+            "bots": bots,
+            // What the contest's mails are: a bot contest mails transcripts
+            // (DGP) and the results per opponent (GRP), and the final
+            // results to every team that took part.
+            "choices": if bots { "DGP, GRP" } else { "LAP, LGP, DGP, GRP, GRG, GRR, RSM" },
             "team": reg.team_name,
             "contest_name": ctx.config.contest.name,
             "now": date(ctx.now),
