@@ -88,7 +88,40 @@ fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> bool {
         any = true;
         lines.push(format!("FAILURE in {what}: {}", f.reason));
     }
+    if any {
+        lines.extend(stderr_tail(p.stderr.get(seat).map_or("", String::as_str)));
+    }
     any
+}
+
+/// Lines of a failing bot's standard error shown in its report: the last
+/// ones, each cut, so that a crash says where (issue 36: the stored
+/// stderr was never shown).
+pub const STDERR_LINES_SHOWN: usize = 12;
+/// Characters of one standard-error line shown.
+pub const STDERR_LINE_CHARS: usize = 160;
+
+/// The report's lines for the tail of a bot's standard error (none when
+/// it wrote nothing).
+fn stderr_tail(stderr: &str) -> Vec<String> {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let skip = lines.len().saturating_sub(STDERR_LINES_SHOWN);
+    let mut out = vec![if skip > 0 {
+        format!("  The last {STDERR_LINES_SHOWN} lines your bot wrote to standard error:")
+    } else {
+        "  What your bot wrote to standard error:".to_string()
+    }];
+    for l in &lines[skip..] {
+        let mut shown: String = l.chars().take(STDERR_LINE_CHARS).collect();
+        if l.chars().count() > STDERR_LINE_CHARS {
+            shown.push_str(" [...]");
+        }
+        out.push(format!("  | {shown}"));
+    }
+    out
 }
 
 /// Wall clock for one trial game of a compile request (the ultimatum's are
@@ -174,17 +207,21 @@ pub fn trial(
             let f = &cfg.flooding;
             for (k, (name, text)) in crate::demo::bots::ISLANDS.iter().enumerate() {
                 let island = Island::parse(text).expect("the demo islands are valid");
+                let game_seed = crate::seed::derive(seed, &[k as u64]);
                 let setup = Setup::Flooding {
                     island,
                     params: f.params(),
-                    seed: crate::seed::derive(seed, &[k as u64]),
+                    seed: game_seed,
                 };
                 let limits = budgeted(f.limits().line_limits(), TRIAL_GAME_SECS);
                 let p = play(&setup, &[bot], limits, Transcript::Drop)?;
                 if let Some(Outcome::Flooding(o)) = &p.outcome {
                     lines.push(format!(
-                        "Trial game on the island {name}: survived {} rounds.",
-                        o.rounds
+                        "Trial game on the island {name}, seed {game_seed}: survived {} \
+                         round{}. The kit's referee plays it again: python3 referee.py \
+                         --island island-{name}.txt --seed {game_seed} ./mybot",
+                        o.rounds,
+                        if o.rounds == 1 { "" } else { "s" }
                     ));
                     if o.n_warnings > 0 {
                         lines.push(format!(

@@ -507,6 +507,13 @@ fn a_flooding_team_improves_its_bot_as_often_as_the_seed_allows() {
         "{}",
         r.body
     );
+    // Issue 36: each trial game gives its seed and how to replay it.
+    let flat = unwrapped(&r.body);
+    assert!(
+        flat.contains("Trial game on the island lagoon, seed ")
+            && flat.contains("python3 referee.py --island island-lagoon.txt --seed "),
+        "{flat}"
+    );
     // A bot that does not build is no version that counts.
     let broken = format!("language: c\n// <<FROM>> {JOE} {auth}\nint main(void) {{ return }}\n");
     let r = send_body(&c, &broken);
@@ -587,6 +594,20 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
     assert!(
         flat.contains("it was built but failed its trial game (below); fix that and send it again"),
         "{flat}"
+    );
+    assert_mail_style(&r);
+    // A crash shows the tail of what the bot wrote to standard error.
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "crash.py",
+        "import sys\nsys.stdin.readline()\nraise ValueError('my own words')\n",
+    );
+    assert!(r.subject.contains("REJECTED"), "{}", r.subject);
+    assert!(
+        r.body.contains("standard error:") && r.body.contains("ValueError: my own words"),
+        "{}",
+        r.body
     );
     assert_mail_style(&r);
 }
