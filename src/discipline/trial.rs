@@ -94,6 +94,32 @@ fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> bool {
     any
 }
 
+/// Where two runs of the same game first differ, in the bot's own lines
+/// (a sentence; each line cut).
+fn first_difference(first: &[String], second: &[String]) -> String {
+    let cut = |l: Option<&String>| match l {
+        Some(l) => {
+            let mut s: String = l.chars().take(STDERR_LINE_CHARS).collect();
+            if l.chars().count() > STDERR_LINE_CHARS {
+                s.push_str(" [...]");
+            }
+            format!("\"{s}\"")
+        }
+        None => "nothing (the game was over for it)".to_string(),
+    };
+    let at = first
+        .iter()
+        .zip(second)
+        .position(|(a, b)| a != b)
+        .unwrap_or(first.len().min(second.len()));
+    format!(
+        "Its move {} was {} the first time and {} the second.",
+        at + 1,
+        cut(first.get(at)),
+        cut(second.get(at))
+    )
+}
+
 /// Lines of a failing bot's standard error shown in its report: the last
 /// ones, each cut, so that a crash says where (issue 36: the stored
 /// stderr was never shown).
@@ -282,12 +308,12 @@ pub fn trial(
                     if let Some(before) = &first_run {
                         if *before != moves {
                             passed = false;
-                            lines.push(
+                            lines.push(format!(
                                 "FAILURE: your bot is not deterministic: the same game \
                                  played twice got different moves from it. Use no \
-                                 random numbers and no clock."
-                                    .into(),
-                            );
+                                 random numbers and no clock. {}",
+                                first_difference(before, &moves)
+                            ));
                         } else {
                             lines.push(
                                 "The first game played again: the same moves \
@@ -322,4 +348,37 @@ pub fn trial(
         }
     }
     Ok(TrialReport { passed, lines })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 36: a determinism failure says where the two runs differ.
+    #[test]
+    fn the_first_difference_of_two_runs_is_named() {
+        let a: Vec<String> = ["A1", "B2", "C3"].map(String::from).to_vec();
+        let b: Vec<String> = ["A1", "B7"].map(String::from).to_vec();
+        assert_eq!(
+            first_difference(&a, &b),
+            "Its move 2 was \"B2\" the first time and \"B7\" the second."
+        );
+        assert_eq!(
+            first_difference(&b[..1], &a),
+            "Its move 2 was nothing (the game was over for it) the first time and \"B2\" the second."
+        );
+    }
+
+    /// Issue 36: a crash's report shows the last lines of standard error,
+    /// each cut.
+    #[test]
+    fn the_tail_of_standard_error_is_bounded() {
+        let many: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let shown = stderr_tail(&many);
+        assert_eq!(shown.len(), STDERR_LINES_SHOWN + 1);
+        assert_eq!(shown.last().unwrap(), "  | line 39");
+        let long = stderr_tail(&"x".repeat(1000));
+        assert!(long[1].len() < STDERR_LINE_CHARS + 20, "{}", long[1]);
+        assert!(stderr_tail("\n  \n").is_empty());
+    }
 }
