@@ -483,6 +483,24 @@ fn the_from_line_in_the_body_is_the_mails_and_never_compiled() {
     for s in stored {
         assert!(!String::from_utf8_lossy(&s).contains("<<FROM>>"));
     }
+    // The help mail shows the whole mail, and the line or the file name
+    // for every language.
+    let m = c.mail("joe@lords.example", "how?", "hello", "");
+    c.ingest(&[&m]);
+    let help = c
+        .replies()
+        .into_iter()
+        .find(|r| r.subject.contains("how to talk to the contest server"))
+        .expect("a help mail");
+    for way in [
+        "Subject: please compile",
+        "language: c  or attach mybot.c",
+        "language: python  or attach mybot.py",
+        "language: java  or attach mybot.java",
+    ] {
+        assert!(help.body.contains(way), "{way} in {}", help.body);
+    }
+    assert_mail_style(&help);
 }
 
 /// The flooding island's seed: "Ein Teilnehmer kann seinen Bot bis zum

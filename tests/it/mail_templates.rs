@@ -134,6 +134,7 @@ fn fixture(name: &str) -> Value {
         }
         "help" => json!({
             "bots": false, "discipline": "KNOBELN", "flooding": false, "languages": "",
+            "ways": [], "contest_address": "knobeln@contest.example",
             "contest_name": "International KNOBELN contest",
             "organizer": "organizer@contest.example",
             "subject": "hello",

@@ -134,11 +134,26 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let not_forwarded = should_forward(conn, ctx)?;
     let mut known = StoredSecrets::new(conn);
     let d = ctx.config.contest.discipline;
-    let languages: Vec<String> = ctx
-        .config
-        .languages()
-        .map(|t| t.languages.iter().map(|l| l.name.clone()).collect())
-        .unwrap_or_default();
+    let table = ctx.config.languages().ok();
+    let languages: Vec<String> = table
+        .iter()
+        .flat_map(|t| t.languages.iter().map(|l| l.name.clone()))
+        .collect();
+    // Per language: its line in the body, or the file name to attach.
+    let ways: Vec<serde_json::Value> = table
+        .iter()
+        .flat_map(|t| t.languages.iter())
+        .map(|l| {
+            json!({
+                "line": format!("language: {}", l.name),
+                "file": l
+                    .extensions
+                    .first()
+                    .map_or_else(|| "mybot".to_string(), |e| format!("mybot.{e}")),
+                "title": l.title,
+            })
+        })
+        .collect();
     let body = render(
         "help",
         &json!({
@@ -147,6 +162,8 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "discipline": d.title(),
             "flooding": d == crate::discipline::Discipline::Flooding,
             "languages": languages.join(", "),
+            "ways": ways,
+            "contest_address": ctx.config.contest.address,
             "organizer": ctx.config.contest.organizer,
             "subject": tame(&ctx.mail.subject),
             "html_only": ctx.mail.body == Body::HtmlOnly,
