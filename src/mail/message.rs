@@ -644,12 +644,51 @@ fn normalize_newlines(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\r', "\n")
 }
 
+/// A `format=flowed` text (RFC 3676, what Thunderbird and Apple Mail send
+/// by default) as its writer wrote it: a line ending in a space is
+/// joined with the next (without that space with `delsp=yes`), a line's
+/// stuffed leading space is removed; quoted lines and the signature line
+/// stay as they are. A long registration line or source line the client
+/// wrapped reaches the checks whole (issue 36). `text` has LF line ends.
+pub fn unflow(text: &str, delsp: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split('\n').peekable();
+    while let Some(raw) = lines.next() {
+        if raw.starts_with('>') {
+            out.push_str(raw);
+        } else {
+            let line = raw.strip_prefix(' ').unwrap_or(raw);
+            let soft = line.ends_with(' ') && line != "-- " && lines.peek().is_some();
+            if soft {
+                out.push_str(if delsp { &line[..line.len() - 1] } else { line });
+                continue;
+            }
+            out.push_str(line);
+        }
+        if lines.peek().is_some() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn body(msg: &Message<'_>) -> Body {
-    let mut texts = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
     let mut html = false;
     for part in msg.text_bodies() {
         match &part.body {
-            PartType::Text(t) => texts.push(t.as_ref()),
+            PartType::Text(t) => {
+                let param = |name: &str, value: &str| {
+                    part.content_type()
+                        .and_then(|c| c.attribute(name))
+                        .is_some_and(|v| v.eq_ignore_ascii_case(value))
+                };
+                texts.push(if param("format", "flowed") {
+                    unflow(&normalize_newlines(t), param("delsp", "yes"))
+                } else {
+                    t.to_string()
+                });
+            }
             PartType::Html(_) => html = true,
             _ => {}
         }
