@@ -219,8 +219,9 @@ pub struct Limits {
     pub max_processing_attempts: u32,
     /// Sending attempts before an outgoing mail is given up.
     pub max_send_attempts: u32,
-    /// At most this many mails that are none of the commands are forwarded
-    /// to the organizer per day (0: none).
+    /// At most this many strangers' mails that are none of the commands
+    /// are forwarded to the organizer per day (0: none); a registered
+    /// team's mailbox has 3 a day of its own.
     pub forwards_per_day: u32,
 }
 

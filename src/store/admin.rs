@@ -666,15 +666,6 @@ pub fn requeue_inbox(conn: &Connection, id: i64) -> Result<bool> {
     Ok(n == 1)
 }
 
-/// Outgoing mails of `kind` queued since `since` (the forwarding cap).
-pub fn queued_since(conn: &Connection, kind: &str, since: DateTime<Utc>) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND created_at >= ?2",
-        params![kind, timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
 // ---- progress of the contest ----
 
 /// One group of a round, as far as it got.

@@ -441,6 +441,19 @@ pub fn stranger_replies_since(conn: &Connection, since: DateTime<Utc>) -> Result
     )?)
 }
 
+/// Mails of `kind` queued to strangers since `since`, all together.
+pub fn stranger_replies_of_kind_since(
+    conn: &Connection,
+    kind: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE budget = 'strangers' AND kind = ?1 AND created_at >= ?2",
+        params![kind, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
 /// Replies queued to team `team` (proven by its authentification
 /// string) since `since` (`replies_per_team_per_day`).
 pub fn team_replies_since(conn: &Connection, team: TeamId, since: DateTime<Utc>) -> Result<u32> {

@@ -151,6 +151,17 @@ fn a_mail_that_is_no_command_gets_help_and_is_forwarded_within_the_cap_and_never
         outcome.contains("not forwarded: 2 forwards today"),
         "{outcome}"
     );
+    // Issue 35: strangers' forwards used up the day's; a registered
+    // team's mailbox still has forwards of its own.
+    let reg = c.registration_mail("dee", "Dee Org");
+    c.ingest(&[&reg]);
+    let r = ask(&c, "dee@participants.example", "a real question", "?");
+    assert_eq!(
+        r.len(),
+        2,
+        "a registered mailbox's question is forwarded: {r:?}"
+    );
+    assert_eq!(r[1].to, [ORGANIZER]);
 
     // The organizer's own mail (a reply to a forward) is never forwarded,
     // nor is automatic mail answered at all.

@@ -5,9 +5,10 @@
 //! Forwarding never loops and never floods: automatic mail never gets here
 //! (it is ignored before the commands), mail from the organizer's or the
 //! contest's own address is never forwarded, at most
-//! `limits.forwards_per_day` forwards go out per day (all senders
-//! together), and a forward counts against its sender's daily reply cap
-//! like a reply. The forward carries the mail's text (cut at
+//! `limits.forwards_per_day` forwards of strangers' mails go out per day
+//! (all strangers together), a registered team's mailbox has
+//! [`FORWARDS_PER_MAILBOX_PER_DAY`] of its own, and a forward counts
+//! against its sender's daily reply cap like a reply. The forward carries the mail's text (cut at
 //! [`FORWARD_TEXT_BYTES`]), never its attachments, and never an
 //! authentification string (masked, as in the stored mail); the mail stays
 //! in the inbox table.
@@ -22,7 +23,7 @@ use crate::mail::message::Body;
 use crate::mail::secrets::mask_in_text;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
-use crate::store::admin::queued_since;
+use crate::store::mail as db;
 use crate::store::mail::StoredSecrets;
 
 /// The most of a forwarded mail's text the organizer gets.
@@ -56,11 +57,30 @@ pub fn should_forward(
     if cap == 0 {
         return Ok(Some(NotForwarded::Disabled));
     }
-    if queued_since(conn, FORWARD_KIND, ctx.now - Duration::days(1))? >= cap {
+    let day_ago = ctx.now - Duration::days(1);
+    // A registered team's mailbox has forwards of its own (issue 35:
+    // strangers' floods used up the day's forwards for everybody): a few
+    // a day, counted per mailbox.
+    let mailbox = crate::mail::process::sender_key(&ctx.reply_to);
+    if db::count_registrations_of_mailbox(conn, &mailbox)? > 0 {
+        let sent = db::replies_of_kind_since(
+            conn,
+            FORWARD_KIND,
+            db::ReplyTarget::Sender(&mailbox),
+            day_ago,
+        )?;
+        return Ok((sent >= FORWARDS_PER_MAILBOX_PER_DAY)
+            .then_some(NotForwarded::Capped(FORWARDS_PER_MAILBOX_PER_DAY)));
+    }
+    if db::stranger_replies_of_kind_since(conn, FORWARD_KIND, day_ago)? >= cap {
         return Ok(Some(NotForwarded::Capped(cap)));
     }
     Ok(None)
 }
+
+/// Forwards a day from one registered team's mailbox, apart from the
+/// strangers' `forwards_per_day`.
+pub const FORWARDS_PER_MAILBOX_PER_DAY: u32 = 3;
 
 /// `text` cut to at most `max` bytes on a character boundary.
 fn cut(text: &str, max: usize) -> (&str, bool) {
