@@ -172,11 +172,38 @@ pub fn thin_step(n: usize, max: usize) -> usize {
     n.div_ceil(max).max(1)
 }
 
+/// Whether the items of a strip alternate between two seats (a board
+/// game's moves): then a thinned strip takes an odd step, so that it shows
+/// both players' moves, never only one's (issue 36: Morabaraba's strip
+/// showed "every 2nd move", always seat 0's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Items {
+    /// Rounds or turns: any step.
+    Plain,
+    /// Moves taken in turn by two seats.
+    Alternating,
+}
+
+/// [`thin_step`], odd for [`Items::Alternating`] (when it thins at all).
+pub fn thin_step_of(n: usize, max: usize, items: Items) -> usize {
+    let k = thin_step(n, max);
+    if items == Items::Alternating && k > 1 && k % 2 == 0 {
+        k + 1
+    } else {
+        k
+    }
+}
+
 /// The indices of `n` items to show when at most `max` may be shown: every
 /// `k`-th ([`thin_step`]) from the first, and always the last (so at most
 /// `max + 1`).
 pub fn shown(n: usize, max: usize) -> Vec<usize> {
-    let k = thin_step(n, max);
+    shown_of(n, max, Items::Plain)
+}
+
+/// [`shown`] for `items` ([`thin_step_of`]).
+pub fn shown_of(n: usize, max: usize, items: Items) -> Vec<usize> {
+    let k = thin_step_of(n, max, items);
     let mut out: Vec<usize> = (0..n).step_by(k).collect();
     if n > 0 && out.last() != Some(&(n - 1)) {
         out.push(n - 1);
@@ -199,7 +226,12 @@ pub fn ordinal(k: usize) -> String {
 /// The sentence for a thinned strip: empty when nothing was left out,
 /// otherwise e.g. ` (every 5th round shown, and the last)`.
 pub fn thinning_note(n: usize, max: usize, what: &str) -> String {
-    let k = thin_step(n, max);
+    thinning_note_of(n, max, what, Items::Plain)
+}
+
+/// [`thinning_note`] for `items` ([`thin_step_of`]).
+pub fn thinning_note_of(n: usize, max: usize, what: &str, items: Items) -> String {
+    let k = thin_step_of(n, max, items);
     if k == 1 {
         String::new()
     } else {
@@ -231,6 +263,20 @@ pub fn small_figure(svg: &str, caption: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 36: a thinned strip of alternating moves shows both seats'.
+    #[test]
+    fn a_thinned_strip_of_moves_shows_both_players() {
+        let plain = shown(248, 124);
+        assert!(plain.iter().take(plain.len() - 1).all(|i| i % 2 == 0));
+        let both = shown_of(248, 124, Items::Alternating);
+        assert!(both.iter().any(|i| i % 2 == 1) && both.iter().any(|i| i % 2 == 0));
+        assert_eq!(
+            thinning_note_of(248, 124, "move", Items::Alternating),
+            " (every 3rd move shown, and the last)"
+        );
+        assert_eq!(thin_step_of(100, 124, Items::Alternating), 1);
+    }
 
     #[test]
     fn numbers_have_no_float_noise() {

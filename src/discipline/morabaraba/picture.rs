@@ -22,8 +22,8 @@ use crate::game::morabaraba::{
     valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
 };
 use crate::site::draw::{
-    escape, legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
-    thinning_note,
+    escape, legend, num, quote_line, seat_colour, seat_name, shown_of, small_figure, strip,
+    svg_open, thinning_note_of, Items,
 };
 
 /// Small boards in the strip (more moves are thinned).
@@ -415,7 +415,7 @@ fn final_figure(r: &Read, names: &[String]) -> String {
 
 /// The strip of small boards.
 fn steps(r: &Read, names: &[String]) -> String {
-    let items: Vec<String> = shown(r.moves.len(), MAX_STEPS)
+    let items: Vec<String> = shown_of(r.moves.len(), MAX_STEPS, Items::Alternating)
         .into_iter()
         .map(|i| {
             let m = &r.moves[i];
@@ -436,7 +436,7 @@ fn steps(r: &Read, names: &[String]) -> String {
          board: columns a–g from the left, rows 1–7 from the bottom (the protocol’s \
          <code>1 1 1</code> is a1, <code>2 3 1</code> is d7).</figcaption></figure>\n",
         strip(&items),
-        thinning_note(r.moves.len(), MAX_STEPS, "move"),
+        thinning_note_of(r.moves.len(), MAX_STEPS, "move", Items::Alternating),
     )
 }
 
