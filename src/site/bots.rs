@@ -274,7 +274,14 @@ fn pairing_row(
     let game = if page {
         format!("<a href=\"../game/{slug}.html\">{slug}</a>")
     } else {
-        escape(&g.key)
+        format!("{} (not kept)", escape(&slug))
+    };
+    // A flooding run's seed: the kit's referee plays it again with it.
+    let game = match &g.setup {
+        crate::discipline::play::Setup::Flooding { seed, .. } => {
+            format!("{game}<br><small>seed {seed}</small>")
+        }
+        _ => game,
     };
     let cpu: Vec<String> = g.played.cpu_ms.iter().map(u64::to_string).collect();
     let fails: Vec<String> = g
@@ -664,5 +671,12 @@ mod tests {
         }
         let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
         assert!(txt.contains(&format!("from 0: {evil}")), "{txt}");
+        // Issue 36: a game without a page is named for people, not by its
+        // raw key.
+        let mut row = Vec::new();
+        pairing_row(&mut row, &g, &names, false).unwrap();
+        let row = String::from_utf8(row).unwrap();
+        assert!(row.contains("repetition-0-slot-0 (not kept)"), "{row}");
+        assert!(!row.contains("&quot;repetition"), "{row}");
     }
 }
