@@ -202,6 +202,8 @@ pub fn write(
     }
     // The bots' pages.
     let (headers, table) = table_rows(results);
+    let headers = header_texts(results, &headers);
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     for e in &c.entries {
         let versions = versions_of(store, e.team, d)?;
         let mine = tally.rows_of(e.team);
@@ -516,8 +518,24 @@ fn bot_page(
 
 /// The index page: the ranking (names link to the bots' pages), the
 /// FootSteps pair table as a cross table, the full text.
+/// The results table's column heads as pages show them: the flooding
+/// island's "Mean rounds per island" names its islands, in the order of
+/// the numbers (issue 36).
+fn header_texts(results: &Results, headers: &[&str]) -> Vec<String> {
+    headers
+        .iter()
+        .map(|h| match results {
+            Results::Flooding { islands, .. } if *h == "Mean rounds per island" => {
+                format!("Mean rounds on {}", islands.join(" / "))
+            }
+            _ => h.to_string(),
+        })
+        .collect()
+}
+
 pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> String {
     let (headers, rows) = table_rows(results);
+    let headers = header_texts(results, &headers);
     let team_of: BTreeMap<&str, TeamId> = c
         .entries
         .iter()

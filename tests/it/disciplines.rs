@@ -904,7 +904,10 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
         standing[0].split_whitespace().next(),
         standing[1].split_whitespace().next()
     );
-    assert!(site.contains("<th>Mean rounds per island</th>"));
+    assert!(
+        site.contains("<th>Mean rounds on lagoon / atoll / ridge</th>"),
+        "{site}"
+    );
     check_demo_site_and_mails(
         &tmp,
         "flooding",
