@@ -187,7 +187,7 @@ pub enum Items {
 /// [`thin_step`], odd for [`Items::Alternating`] (when it thins at all).
 pub fn thin_step_of(n: usize, max: usize, items: Items) -> usize {
     let k = thin_step(n, max);
-    if items == Items::Alternating && k > 1 && k % 2 == 0 {
+    if items == Items::Alternating && k > 1 && k.is_multiple_of(2) {
         k + 1
     } else {
         k
