@@ -45,3 +45,4 @@ pub mod store;
 pub mod toolchain;
 pub mod tournament;
 pub mod wasm;
+pub mod words;

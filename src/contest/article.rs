@@ -506,11 +506,7 @@ impl<'a> TeamIndex<'a> {
 // ---------------------------------------------------------------- text
 
 fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
+    crate::words::counted(n as u64, one, many)
 }
 
 /// One line: control characters (newlines, tabs, …) become blanks, runs of

@@ -85,11 +85,7 @@ pub struct EvolutionFacts {
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
+    crate::words::counted(n as u64, one, many)
 }
 
 /// The Evolution of `e` as every text tells it.

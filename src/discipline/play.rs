@@ -213,21 +213,23 @@ pub(crate) fn run<G: LineGame>(
 }
 
 impl Played {
-    /// One line per seat and the outcome, for the terminal.
+    /// One line per seat and the outcome, for the terminal (and the site):
+    /// sentences for people, seats without a name as "player 1", "player 2".
     pub fn summary(&self, names: &[String]) -> String {
+        use crate::words::{counted, player};
         let mut t = String::new();
-        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("bot {i}"));
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| player(i));
         match &self.outcome {
             Some(Outcome::Ultimatum(o)) => {
                 let s = o.scored();
                 for (i, points) in s.iter().enumerate() {
                     t.push_str(&format!(
-                        "{}: {} points ({:?}), {} of {} offers accepted\n",
+                        "{}: {} ({}), {} of {} accepted\n",
                         name(i),
-                        points,
+                        counted(*points, "point", "points"),
                         o.result_for(i),
                         o.accepted_offers[i],
-                        o.rounds_completed
+                        counted(o.rounds_completed.into(), "offer", "offers"),
                     ));
                 }
                 t.push_str(&format!(
@@ -237,9 +239,9 @@ impl Played {
             }
             Some(Outcome::Flooding(o)) => {
                 t.push_str(&format!(
-                    "{}: survived {} rounds ({:?}), flood level {}, at {}\n",
+                    "{}: survived {} ({}), flood level {}, at {}\n",
                     name(0),
-                    o.rounds,
+                    counted(o.rounds.into(), "round", "rounds"),
                     o.end,
                     o.level,
                     o.position
@@ -251,8 +253,12 @@ impl Played {
                     None => t.push_str("draw"),
                 }
                 t.push_str(&format!(
-                    " ({:?}) after {} turns; token on field {}, points left {} / {}\n",
-                    o.ending, o.turns, o.position, o.points_left[0], o.points_left[1]
+                    " ({}) after {}; token on field {}, points left {} / {}\n",
+                    o.ending,
+                    counted(o.turns.into(), "turn", "turns"),
+                    o.position,
+                    o.points_left[0],
+                    o.points_left[1]
                 ));
             }
             Some(Outcome::Morabaraba(o)) => {
@@ -261,8 +267,11 @@ impl Played {
                     None => t.push_str("draw"),
                 }
                 t.push_str(&format!(
-                    " after {} turns ({:?}); cows left {} / {}\n",
-                    o.turns, o.end, o.cows[0], o.cows[1]
+                    " after {} ({}); cows left {} / {}\n",
+                    counted(o.turns.into(), "turn", "turns"),
+                    o.end,
+                    o.cows[0],
+                    o.cows[1]
                 ));
             }
             None => t.push_str("no outcome\n"),
@@ -275,5 +284,155 @@ impl Played {
             t.push_str(&format!("FAILURE of {}: {}\n", name(f.bot), f.reason));
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::flooding::{Field, FloodEnd};
+    use crate::game::footsteps::Ending;
+    use crate::game::morabaraba::MorabarabaEnd;
+
+    fn played(outcome: Outcome) -> Played {
+        Played {
+            outcome: Some(outcome),
+            failures: vec![],
+            cpu_ms: vec![1, 2],
+            cpu_us: vec![1000, 2000],
+            wall_ms: 3,
+            stderr: vec![],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: None,
+        }
+    }
+
+    /// Every ending of every game, as `summary` words it.
+    fn every_summary() -> Vec<String> {
+        let field = Field { x: 6, y: 3 };
+        let mut outcomes = vec![];
+        for forfeited_by in [None, Some(0), Some(1)] {
+            outcomes.push(Outcome::Ultimatum(MatchOutcome {
+                rounds: 5,
+                rounds_completed: 1,
+                points: [700, 300],
+                accepted_offers: [1, 0],
+                forfeited_by,
+            }));
+        }
+        for end in [
+            FloodEnd::WalkedIntoWater { field },
+            FloodEnd::FieldSank { field },
+            FloodEnd::RoundCap,
+            FloodEnd::RuleBroken {
+                rule: "a command is GO or DRY".into(),
+            },
+            FloodEnd::Forfeit {
+                reason: "bot 1, turn 1: crashed".into(),
+            },
+        ] {
+            outcomes.push(Outcome::Flooding(FloodOutcome {
+                rounds: 1,
+                end,
+                level: 2,
+                position: field,
+                n_warnings: 0,
+                warnings: vec![],
+            }));
+        }
+        for (winner, ending) in [
+            (Some(0), Ending::Goal),
+            (None, Ending::OutOfPoints),
+            (
+                Some(1),
+                Ending::IllegalBid {
+                    seats: [true, false],
+                },
+            ),
+            (
+                Some(0),
+                Ending::IllegalBid {
+                    seats: [false, true],
+                },
+            ),
+            (
+                None,
+                Ending::IllegalBid {
+                    seats: [true, true],
+                },
+            ),
+            (Some(1), Ending::Forfeit { seat: 0 }),
+        ] {
+            outcomes.push(Outcome::Footsteps(GameOutcome {
+                winner,
+                ending,
+                position: 3,
+                points_left: [1, 0],
+                turns: 1,
+            }));
+        }
+        for (winner, end) in [
+            (Some(0), MorabarabaEnd::TwoCowsLeft { loser: 1 }),
+            (Some(1), MorabarabaEnd::NoLegalMove { loser: 0 }),
+            (
+                Some(0),
+                MorabarabaEnd::IllegalMove {
+                    loser: 1,
+                    rule: "the point is taken".into(),
+                },
+            ),
+            (
+                Some(1),
+                MorabarabaEnd::Forfeit {
+                    loser: 0,
+                    reason: "bot 1, turn 3: crashed".into(),
+                },
+            ),
+            (None, MorabarabaEnd::ThreeCowsNoMill),
+            (None, MorabarabaEnd::NoMillIn200Turns),
+        ] {
+            outcomes.push(Outcome::Morabaraba(MorabarabaOutcome {
+                winner,
+                end,
+                turns: 1,
+                cows: [3, 2],
+                names: [None, None],
+            }));
+        }
+        outcomes
+            .into_iter()
+            .flat_map(|o| {
+                let p = played(o);
+                [p.summary(&["moos".into(), "cows".into()]), p.summary(&[])]
+            })
+            .collect()
+    }
+
+    /// Issue 36: every outcome is a sentence for people, with no Rust
+    /// `Debug` output and no "1 rounds".
+    #[test]
+    fn every_summary_is_words_for_people() {
+        let debug = regex::Regex::new(
+            r"\b[A-Z][A-Za-z]+ \{|\bSome\(|[(\[{,=]\s*None\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\(|\([A-Z][a-z]+[A-Z][A-Za-z0-9]*\)|[A-Za-z]::[A-Za-z]|\b1 (round|turn|point|offer|cow)s\b",
+        )
+        .unwrap();
+        for s in every_summary() {
+            assert!(!debug.is_match(&s), "{s}");
+        }
+        let all = every_summary().join("");
+        for words in [
+            "moos: survived 1 round (the field 6,3 sank under the bot), flood level 2, at 6,3",
+            "the bot walked into the water at 6,3",
+            "moos: 700 points (won), 1 of 1 offer accepted",
+            "cows wins (player 1 made an illegal bid) after 1 turn;",
+            "draw (both players made an illegal bid)",
+            "player 2 wins (player 1 forfeited)",
+            "moos wins after 1 turn (player 2 broke a rule: the point is taken)",
+            "draw after 1 turn (no mill in 200 turns)",
+        ] {
+            assert!(all.contains(words), "{words}\n{all}");
+        }
     }
 }

@@ -243,11 +243,11 @@ pub fn trial(
                 let p = play(&setup, &[bot], limits, Transcript::Drop)?;
                 if let Some(Outcome::Flooding(o)) = &p.outcome {
                     lines.push(format!(
-                        "Trial game on the island {name}, seed {game_seed}: survived {} \
-                         round{}. The kit's referee plays it again: python3 referee.py \
-                         --island island-{name}.txt --seed {game_seed} ./mybot",
-                        o.rounds,
-                        if o.rounds == 1 { "" } else { "s" }
+                        "Trial game on the island {name}, seed {game_seed}: survived {} ({}). \
+                         The kit's referee plays it again: python3 referee.py --island \
+                         island-{name}.txt --seed {game_seed} ./mybot",
+                        crate::words::counted(o.rounds.into(), "round", "rounds"),
+                        o.end
                     ));
                     if o.n_warnings > 0 {
                         lines.push(format!(
@@ -275,8 +275,9 @@ pub fn trial(
                     };
                     lines.push(format!(
                         "Trial game against the demo bot one (you on the {side}): \
-                         {verdict} after {} turns.",
-                        o.turns
+                         {verdict} after {} ({}).",
+                        crate::words::counted(o.turns.into(), "turn", "turns"),
+                        o.ending
                     ));
                 }
                 passed &= !fail(
@@ -334,8 +335,10 @@ pub fn trial(
                     };
                     lines.push(format!(
                         "Trial game against the demo bot first (you {colour}): {verdict} \
-                         after {} turns, {} ms of CPU.",
-                        o.turns, p.cpu_ms[me]
+                         after {} ({}), {} ms of CPU.",
+                        crate::words::counted(o.turns.into(), "turn", "turns"),
+                        o.end,
+                        p.cpu_ms[me]
                     ));
                 }
                 passed &= !fail(

@@ -645,6 +645,21 @@ pub enum FloodEnd {
     Forfeit { reason: String },
 }
 
+impl fmt::Display for FloodEnd {
+    /// A sentence for people: "the field 6,3 sank under the bot".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FloodEnd::WalkedIntoWater { field } => {
+                write!(f, "the bot walked into the water at {field}")
+            }
+            FloodEnd::FieldSank { field } => write!(f, "the field {field} sank under the bot"),
+            FloodEnd::RoundCap => write!(f, "the bot was still on the island after the last round"),
+            FloodEnd::RuleBroken { rule } => write!(f, "the bot broke a rule: {rule}"),
+            FloodEnd::Forfeit { reason } => write!(f, "the game was stopped: {reason}"),
+        }
+    }
+}
+
 /// A command that changed nothing and may be a bot's mistake (04.01.2013).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FloodWarning {

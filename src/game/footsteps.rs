@@ -118,6 +118,34 @@ pub enum Ending {
     Forfeit { seat: usize },
 }
 
+impl std::fmt::Display for Ending {
+    /// A sentence for people: "player 2 made an illegal bid".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::words::player;
+        match self {
+            Ending::Goal => write!(f, "the token reached a goal"),
+            Ending::OutOfPoints => write!(f, "both players ran out of points"),
+            Ending::IllegalBid {
+                seats: [true, true],
+            } => {
+                write!(f, "both players made an illegal bid")
+            }
+            Ending::IllegalBid {
+                seats: [true, false],
+            } => {
+                write!(f, "{} made an illegal bid", player(0))
+            }
+            Ending::IllegalBid {
+                seats: [false, true],
+            } => {
+                write!(f, "{} made an illegal bid", player(1))
+            }
+            Ending::IllegalBid { .. } => write!(f, "an illegal bid"),
+            Ending::Forfeit { seat } => write!(f, "{} forfeited", player(*seat)),
+        }
+    }
+}
+
 /// What a finished game reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameOutcome {

@@ -701,6 +701,33 @@ pub enum MorabarabaEnd {
     NoMillIn200Turns,
 }
 
+impl fmt::Display for MorabarabaEnd {
+    /// A sentence for people: "player 2 has two cows left".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::words::player;
+        match self {
+            MorabarabaEnd::TwoCowsLeft { loser } => {
+                write!(f, "{} has two cows left", player(*loser))
+            }
+            MorabarabaEnd::NoLegalMove { loser } => {
+                write!(f, "{} has no legal move", player(*loser))
+            }
+            MorabarabaEnd::IllegalMove { loser, rule } => {
+                write!(f, "{} broke a rule: {rule}", player(*loser))
+            }
+            MorabarabaEnd::Forfeit { loser, reason } => {
+                write!(f, "{} forfeited: {reason}", player(*loser))
+            }
+            MorabarabaEnd::ThreeCowsNoMill => {
+                write!(f, "a player had three cows and ten turns formed no mill")
+            }
+            MorabarabaEnd::NoMillIn200Turns => {
+                write!(f, "no mill in {NO_MILL_DRAW_TURNS} turns")
+            }
+        }
+    }
+}
+
 /// The outcome of one game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MorabarabaOutcome {

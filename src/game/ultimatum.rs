@@ -116,6 +116,17 @@ pub enum MatchResult {
     Lost,
 }
 
+impl std::fmt::Display for MatchResult {
+    /// As people read it: "won", "draw", "lost".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MatchResult::Won => "won",
+            MatchResult::Draw => "draw",
+            MatchResult::Lost => "lost",
+        })
+    }
+}
+
 /// What a finished match reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchOutcome {

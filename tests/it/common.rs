@@ -261,3 +261,30 @@ pub fn contest_start(config: &Path, seed: u64) -> Output {
     assert!(out.status.success(), "contest start: {}", stderr_of(&out));
     out
 }
+
+/// The lines of `text` a person reads that hold Rust `Debug` output (issue
+/// 36: every outcome and failure is a sentence for people): a struct
+/// (`Name { `), `Some(`, `None` inside brackets or a list (a table's
+/// "None" column or "None." are English), a CamelCase variant with a parenthesis
+/// (`FieldSank(`) or alone in one (`(RoundCap)`), a path (`::`). For HTML, pass the text without its
+/// tags, scripts and styles ([`visible_text`]).
+pub fn debug_text(text: &str) -> Vec<String> {
+    let debug = regex::Regex::new(
+        r"\b[A-Z][A-Za-z]+ \{|\bSome\(|[(\[{,=]\s*None\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\(|\([A-Z][a-z]+[A-Z][A-Za-z0-9]*\)|[A-Za-z]::[A-Za-z]",
+    )
+    .unwrap();
+    // The seed spells its discipline "FootSteps": a name, not a variant.
+    text.lines()
+        .filter(|l| debug.is_match(&l.replace("FootSteps", "Footsteps")))
+        .map(String::from)
+        .collect()
+}
+
+/// What a browser shows of `html`: no scripts, no styles, no tags (the
+/// entities left as they are).
+pub fn visible_text(html: &str) -> String {
+    let hidden = regex::Regex::new(r"(?s)<script\b.*?</script>|<style\b.*?</style>").unwrap();
+    let tag = regex::Regex::new(r"(?s)<[^>]*>").unwrap();
+    tag.replace_all(&hidden.replace_all(html, ""), "")
+        .into_owned()
+}

@@ -231,8 +231,8 @@ fn play_an_ultimatum_match_prints_points_and_with_json_every_offer_and_answer() 
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     // simple offers 500 (more refuses it), more offers 499 (simple takes it).
-    assert!(text.contains("simple: 19960 points (Lost)"), "{text}");
-    assert!(text.contains("more: 20040 points (Won)"), "{text}");
+    assert!(text.contains("simple: 19960 points (lost)"), "{text}");
+    assert!(text.contains("more: 20040 points (won)"), "{text}");
     let out = knobeln(&[
         "play",
         "--discipline",
@@ -682,6 +682,33 @@ fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
 }
 
 /// Runs `knobeln demo --discipline d` and returns its output and folder.
+/// The scan for `Debug` output finds what issue 36 found, and lets
+/// English be.
+#[test]
+fn the_scan_for_debug_output_finds_rust_and_lets_english_be() {
+    for debug in [
+        "moos: survived 29 rounds (FieldSank { field: Field { x: 6, y: 3 } })",
+        "draw after 224 turns (NoMillIn200Turns); cows left 3 / 3",
+        "cows wins after 30 turns (IllegalMove { loser: 0, rule: \"x\" })",
+        "moos: survived 40 rounds (RoundCap), flood level 3, at 2,2",
+        "winner: Some(1)",
+        "names: [None, None]",
+        "knobeln::game::flooding",
+    ] {
+        assert_eq!(crate::common::debug_text(debug).len(), 1, "{debug}");
+    }
+    for english in [
+        "None.",
+        "Round  Bot A  Bot B  A won  B won   None",
+        "moos wins after 30 turns (player 1 has two cows left); cows left 2 / 5",
+        "Trial game on the island lagoon: survived 1 round (the field 6,3 sank under the bot).",
+        "Time: 12:00 UT (C, Python)",
+        "the participant kit of the FootSteps demo contest (FootSteps),",
+    ] {
+        assert!(crate::common::debug_text(english).is_empty(), "{english}");
+    }
+}
+
 fn run_demo(d: &str, games: &str) -> (String, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("demo");
@@ -753,6 +780,33 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
             .to_string();
         let r = crate::mail_spool::parse_reply(&p);
         by_kind.entry(kind).or_default().push((p, r));
+    }
+    // Issue 36: what people read has no Rust `Debug` output: every mail,
+    // every page of the site, the article.
+    let mut read: Vec<(String, String)> = by_kind
+        .values()
+        .flatten()
+        .map(|(p, r)| (p.display().to_string(), r.body.clone()))
+        .collect();
+    let mut folders = vec![site.clone()];
+    while let Some(f) = folders.pop() {
+        for e in std::fs::read_dir(&f).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                folders.push(p);
+            } else if p.extension().is_some_and(|e| e == "html") {
+                let html = std::fs::read_to_string(&p).unwrap();
+                read.push((p.display().to_string(), crate::common::visible_text(&html)));
+            }
+        }
+    }
+    read.push((
+        "results.txt".into(),
+        std::fs::read_to_string(dir.join("results.txt")).unwrap(),
+    ));
+    for (what, text) in &read {
+        let found = crate::common::debug_text(text);
+        assert!(found.is_empty(), "{d}: {what}: Debug output: {found:#?}");
     }
     assert_eq!(
         by_kind["bot_summary"].len(),

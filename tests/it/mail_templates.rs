@@ -329,3 +329,17 @@ fn the_acknowledgement_speaks_the_words_of_1994() {
     assert!(text.contains("slightly modified"));
     assert!(text.contains(" <<FROM>> the_heavy_lords_of_knobeln_2 k7mq2x9vbt4hc8np3rw6yd5ags"));
 }
+
+/// Issue 36: no mail says anything in Rust's `Debug` form (`Some(`,
+/// `FieldSank { … }`, `a::b`): every template rendered with its fixture.
+#[test]
+fn no_mail_template_shows_debug_output() {
+    for (name, _) in TEMPLATES {
+        if *name == "forward" {
+            continue; // a stranger's mail, passed on to the organizer as it came
+        }
+        let text = render(name, &fixture(name)).unwrap();
+        let found = crate::common::debug_text(&text);
+        assert!(found.is_empty(), "{name}: Debug output: {found:#?}");
+    }
+}

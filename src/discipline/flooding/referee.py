@@ -201,6 +201,12 @@ def escape_default(c):
     return {"\t": "\\t", "\r": "\\r", "\n": "\\n"}.get(c, "\\u{%x}" % ord(c))
 
 
+def counted(n, one, many):
+    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
+    (the server's words::counted)."""
+    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
+
+
 def debug_str(s):
     """Rust's `{:?}` of a string (close enough for messages)."""
     out = ['"']
@@ -597,7 +603,7 @@ class FloodGame:
     def forfeit(self, seat, reason):
         if self.outcome is None:
             self.outbox = []
-            self.finish(max(self.round - 1, 0), "Forfeit { reason: %s }" % debug_str(reason))
+            self.finish(max(self.round - 1, 0), "the game was stopped: %s" % reason)
 
     def apply(self, command):
         if self.walked_into is not None:
@@ -635,12 +641,12 @@ class FloodGame:
                 self.tiles[i] = SUNK
             self.outbox.append("FLOOD " + field_text(self.field_at(i)))
         if self.walked_into is not None:
-            self.finish(self.round, "WalkedIntoWater { field: Field { x: %d, y: %d } }"
-                        % self.walked_into)
+            self.finish(self.round, "the bot walked into the water at %s"
+                        % field_text(self.walked_into))
         elif self.tile(self.position) == SUNK:
-            self.finish(self.round, "FieldSank { field: Field { x: %d, y: %d } }" % self.position)
+            self.finish(self.round, "the field %s sank under the bot" % field_text(self.position))
         elif self.round >= self.max_rounds:
-            self.finish(self.round, "RoundCap")
+            self.finish(self.round, "the bot was still on the island after the last round")
         else:
             self.begin_round()
 
@@ -664,7 +670,7 @@ class FloodGame:
                     "not one)" % (self.round, field_text(self.position), self.commands + 1,
                                   self.round))
             self.outbox = []
-            self.finish(self.round - 1, "RuleBroken { rule: %s }" % debug_str(rule))
+            self.finish(self.round - 1, "the bot broke a rule: %s" % rule)
             return Violation(seat, rule, line)
         self.commands += 1
         self.apply(command)
@@ -681,8 +687,9 @@ class FloodGame:
         if o is None:
             t.append("no outcome")
         else:
-            t.append("%s: survived %d rounds (%s), flood level %d, at %s"
-                     % (names[0], o["rounds"], o["end"], o["level"], field_text(o["position"])))
+            t.append("%s: survived %s (%s), flood level %d, at %s"
+                     % (names[0], counted(o["rounds"], "round", "rounds"), o["end"], o["level"],
+                        field_text(o["position"])))
             if o["n_warnings"]:
                 t.append("%s: tried to dry water %d times" % (names[0], o["n_warnings"]))
         return t

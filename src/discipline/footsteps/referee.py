@@ -245,11 +245,11 @@ class Game:
             self.position += 1
         self.bids.append((b0, b1))
         if self.position == self.goal(0):
-            self._end(0, "Goal")
+            self._end(0, GOAL)
         elif self.position == self.goal(1):
-            self._end(1, "Goal")
+            self._end(1, GOAL)
         elif self.points == [0, 0]:
-            self._end(None, "OutOfPoints")
+            self._end(None, OUT_OF_POINTS)
         else:
             self.pending.append(("send", 0, [str(b1)]))
             self.pending.append(("send", 1, [str(b0)]))
@@ -262,12 +262,12 @@ class Game:
             self._play_turn(bid0, bid1)
             return None
         if rule1 is None:
-            self._end(1, "IllegalBid { seats: [true, false] }")
+            self._end(1, "player 1 made an illegal bid")
             return Violation(0, rule0, line0)
         if rule0 is None:
-            self._end(0, "IllegalBid { seats: [false, true] }")
+            self._end(0, "player 2 made an illegal bid")
             return Violation(1, rule1, line1)
-        self._end(None, "IllegalBid { seats: [true, true] }")
+        self._end(None, "both players made an illegal bid")
         return Violation(
             0,
             "%s (the other bot's bid in this turn was illegal too: %s)" % (rule0, rule1),
@@ -292,7 +292,7 @@ class Game:
             self.pending.clear()
             self._end(
                 1 - seat,
-                "IllegalBid { seats: [%s, %s] }" % (str(seat == 0).lower(), str(seat == 1).lower()),
+                "player %d made an illegal bid" % (seat + 1),
             )
             return Violation(
                 seat,
@@ -309,11 +309,11 @@ class Game:
     def forfeit(self, seat):
         if self.outcome is None:
             self.pending.clear()
-            self._end(1 - seat, "Forfeit { seat: %d }" % seat)
+            self._end(1 - seat, "player %d forfeited" % (seat + 1))
 
     def turn(self):
         done = len(self.bids)
-        if self.outcome is not None and not self.outcome[1].startswith(("IllegalBid", "Forfeit")):
+        if self.outcome is not None and self.outcome[1] in (GOAL, OUT_OF_POINTS):
             return done
         return done + 1
 
@@ -328,9 +328,21 @@ class Game:
         winner, ending, position, left, turns = self.outcome
         who = "%s wins" % names[winner] if winner is not None else "draw"
         return [
-            "%s (%s) after %d turns; token on field %d, points left %d / %d"
-            % (who, ending, turns, position, left[0], left[1])
+            "%s (%s) after %s; token on field %d, points left %d / %d"
+            % (who, ending, counted(turns, "turn", "turns"), position, left[0], left[1])
         ]
+
+
+def counted(n, one, many):
+    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
+    (the server's words::counted)."""
+    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
+
+
+#: How a game ended, as the server's Ending says it (the sentences
+#: for people).
+GOAL = "the token reached a goal"
+OUT_OF_POINTS = "both players ran out of points"
 
 
 def header_params(fields, points):

@@ -161,20 +161,6 @@ def escape_default(c):
     return {"\t": "\\t", "\r": "\\r", "\n": "\\n"}.get(c, "\\u{%x}" % ord(c))
 
 
-def debug_str(s):
-    """Rust's `{:?}` of a string (close enough for messages)."""
-    out = ['"']
-    for c in s:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif is_control(c):
-            out.append(escape_default(c))
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
-
-
 def debug_char(c):
     if c in "'\\":
         return "'\\" + c + "'"
@@ -516,6 +502,29 @@ class Violation:
         self.line = line
 
 
+def counted(n, one, many):
+    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
+    (the server's words::counted)."""
+    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
+
+
+def end_sentence(end, loser, detail):
+    """How a game ended, as a sentence for people (the server's
+    MorabarabaEnd as it prints)."""
+    who = "player %d" % (loser + 1) if loser is not None else ""
+    if end == "TwoCowsLeft":
+        return "%s has two cows left" % who
+    if end == "NoLegalMove":
+        return "%s has no legal move" % who
+    if end == "IllegalMove":
+        return "%s broke a rule: %s" % (who, detail[1])
+    if end == "Forfeit":
+        return "%s forfeited: %s" % (who, detail[1])
+    if end == "ThreeCowsNoMill":
+        return "a player had three cows and ten turns formed no mill"
+    return "no mill in 200 turns"
+
+
 class MorabarabaGame:
     def __init__(self):
         self.position = Position()
@@ -524,15 +533,9 @@ class MorabarabaGame:
         self.outcome = None
 
     def finish(self, end, loser, detail=None):
-        if loser is None:
-            debug = end
-        elif detail is None:
-            debug = "%s { loser: %d }" % (end, loser)
-        else:
-            debug = "%s { loser: %d, %s: %s }" % (end, loser, detail[0], debug_str(detail[1]))
         self.outcome = {
             "winner": None if loser is None else 1 - loser,
-            "end": debug,
+            "end": end_sentence(end, loser, detail),
             "turns": self.position.turn,
             "cows": [self.position.cows(0), self.position.cows(1)],
         }
@@ -595,8 +598,9 @@ class MorabarabaGame:
         if o is None:
             return ["no outcome"]
         who = "draw" if o["winner"] is None else "%s wins" % names[o["winner"]]
-        return ["%s after %d turns (%s); cows left %d / %d"
-                % (who, o["turns"], o["end"], o["cows"][0], o["cows"][1])]
+        return ["%s after %s (%s); cows left %d / %d"
+                % (who, counted(o["turns"], "turn", "turns"), o["end"], o["cows"][0],
+                   o["cows"][1])]
 
 
 # ---------------------------------------------------------------------------

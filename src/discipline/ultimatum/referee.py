@@ -360,9 +360,9 @@ class Game:
 
     def result_for(self, seat):
         if self.forfeited_by is not None:
-            return "Lost" if self.forfeited_by == seat else "Won"
+            return "lost" if self.forfeited_by == seat else "won"
         a, b = self.points[seat], self.points[1 - seat]
-        return "Won" if a > b else ("Draw" if a == b else "Lost")
+        return "won" if a > b else ("draw" if a == b else "lost")
 
     def summary(self, names):
         """As the server's Played::summary (without CPU times)."""
@@ -372,11 +372,18 @@ class Game:
         done = self.rounds_completed()
         for i, pts in enumerate(self.scored()):
             out.append(
-                "%s: %d points (%s), %d of %d offers accepted"
-                % (names[i], pts, self.result_for(i), self.accepted_offers[i], done)
+                "%s: %s (%s), %d of %s accepted"
+                % (names[i], counted(pts, "point", "points"), self.result_for(i),
+                   self.accepted_offers[i], counted(done, "offer", "offers"))
             )
         out.append("rounds completed: %d of %d" % (done, self.rounds))
         return out
+
+
+def counted(n, one, many):
+    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
+    (the server's words::counted)."""
+    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
 
 
 def header_params(rounds):
