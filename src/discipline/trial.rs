@@ -266,7 +266,11 @@ pub fn trial(
             let limits = budgeted(cfg.footsteps.limits().line_limits(), TRIAL_GAME_SECS);
             for (me, seats) in [(0usize, [bot, (&tc, &prog)]), (1, [(&tc, &prog), bot])] {
                 let p = play(&setup, &seats, limits, Transcript::Drop)?;
-                let side = if me == 0 { "left" } else { "right" };
+                let side = format!(
+                    "{} on the {}",
+                    crate::words::player(me),
+                    if me == 0 { "left" } else { "right" }
+                );
                 if let Some(Outcome::Footsteps(o)) = &p.outcome {
                     let verdict = match o.winner {
                         Some(w) if w == me => "you won",
@@ -274,7 +278,7 @@ pub fn trial(
                         None => "a draw",
                     };
                     lines.push(format!(
-                        "Trial game against the demo bot one (you on the {side}): \
+                        "Trial game against the demo bot one (you are {side}): \
                          {verdict} after {} ({}).",
                         crate::words::counted(o.turns.into(), "turn", "turns"),
                         o.ending
@@ -284,7 +288,7 @@ pub fn trial(
                     &mut lines,
                     &p,
                     me,
-                    &format!("the trial game (you on the {side})"),
+                    &format!("the trial game (you are {side})"),
                 );
             }
         }
@@ -326,7 +330,7 @@ pub fn trial(
                     }
                     first_run = Some(moves);
                 }
-                let colour = if me == 0 { "player 1" } else { "player 2" };
+                let colour = crate::words::player(me);
                 if let Some(Outcome::Morabaraba(o)) = &p.outcome {
                     let verdict = match o.winner {
                         Some(w) if w == me => "you won",
@@ -334,7 +338,7 @@ pub fn trial(
                         None => "a draw",
                     };
                     lines.push(format!(
-                        "Trial game against the demo bot first (you {colour}): {verdict} \
+                        "Trial game against the demo bot first (you are {colour}): {verdict} \
                          after {} ({}), {} ms of CPU.",
                         crate::words::counted(o.turns.into(), "turn", "turns"),
                         o.end,
@@ -345,7 +349,7 @@ pub fn trial(
                     &mut lines,
                     &p,
                     me,
-                    &format!("the trial game (you {colour})"),
+                    &format!("the trial game (you are {colour})"),
                 );
             }
         }

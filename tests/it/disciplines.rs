@@ -432,7 +432,9 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
         "{flat}"
     );
     assert!(
-        flat.contains("Trial game against the demo bot one (you on the left): you won"),
+        flat.contains(
+            "Trial game against the demo bot one (you are player 1 on the left): you won"
+        ),
         "{flat}"
     );
     assert!(
@@ -605,7 +607,7 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
     assert!(r.subject.contains("REJECTED"), "{}", r.subject);
     let flat = unwrapped(&r.body);
     assert!(
-        flat.contains("FAILURE in the trial game (you player 1)"),
+        flat.contains("FAILURE in the trial game (you are player 1)"),
         "{flat}"
     );
     assert!(flat.contains("3 to 9 letters"), "{flat}");
