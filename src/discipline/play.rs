@@ -246,6 +246,14 @@ impl Played {
                     o.level,
                     o.position
                 ));
+                // The same words as the kit's referee.py (issue 36).
+                if o.n_warnings > 0 {
+                    t.push_str(&format!(
+                        "{}: tried to dry water {} times\n",
+                        name(0),
+                        o.n_warnings
+                    ));
+                }
             }
             Some(Outcome::Footsteps(o)) => {
                 match o.winner {
@@ -338,7 +346,7 @@ mod tests {
                 end,
                 level: 2,
                 position: field,
-                n_warnings: 0,
+                n_warnings: 2,
                 warnings: vec![],
             }));
         }
@@ -431,6 +439,7 @@ mod tests {
             "player 2 wins (player 1 forfeited)",
             "moos wins after 1 turn (player 2 broke a rule: the point is taken)",
             "draw after 1 turn (no mill in 200 turns)",
+            "moos: tried to dry water 2 times",
         ] {
             assert!(all.contains(words), "{words}\n{all}");
         }
