@@ -12,9 +12,13 @@
 //! A mail whose sender cannot be answered (no address, or a malformed one:
 //! `a..b@x`, `joe@[127.0.0.1]`, a 300-character local part) is kept and
 //! dropped (`ignored`, outcome `dropped: unanswerable sender ...`): no
-//! retry, no alert of its own (the digest counts them). Replies are capped
-//! per sender (`user+tag@` counts as `user@`), per sender domain, and the
-//! 142 kB kit harder still (and in all, `kits_per_day`).
+//! retry, no alert of its own (the digest counts them). Every reply is
+//! charged to a budget ([`Budget`]): a stranger's is capped per sender
+//! (`user+tag@` counts as `user@`), per sender domain and in all, the
+//! 142 kB kit harder still; a registered mailbox's per address; a proven
+//! team's by its own daily budget; a kept registration's never. Pending
+//! mails are classified once into lanes (proven teams, registrations,
+//! strangers) and taken in that order.
 //!
 //! The raw mail is needed until its result is committed: in the same
 //! transaction that sets its final state (`done` or `ignored`) it is
@@ -161,34 +165,37 @@ const STRANGER_LANE: &str = "q3:";
 /// or another mail of a team proven by its authentification string, a
 /// registration (or confirmation), or a stranger's other mail. Costs one parse of a mail of at most `max_mail_bytes` and
 /// one look-up by team name, whatever the field.
-fn lane_key(conn: &rusqlite::Connection, config: &Config, row: &InboxRow) -> String {
+fn lane_key(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    row: &InboxRow,
+) -> Result<String, StoreError> {
     if row.full_size.is_some() {
-        return STRANGER_LANE.into();
+        return Ok(STRANGER_LANE.into());
     }
     let Ok(mail) = message::parse(&row.raw, config.contest.loop_id.as_str(), &limits(config))
     else {
-        return STRANGER_LANE.into();
+        return Ok(STRANGER_LANE.into());
     };
     if mail.automatic.is_some() || mail.answerable_address().is_err() {
-        return STRANGER_LANE.into();
+        return Ok(STRANGER_LANE.into());
     }
     let command = classify(&mail.subject);
     let claim = match command {
         Command::Compile => commands::compile::claimed_credentials(config, &mail),
         _ => mail.body.text().and_then(commands::credentials),
     };
-    let team = claim.and_then(|c| {
-        commands::authenticate(conn, &c.team, &c.auth)
-            .ok()
-            .flatten()
-            .map(|r| r.team)
-    });
-    match (team, command) {
+    // A fault of the store is the caller's, never a stranger's lane.
+    let team = match claim {
+        Some(c) => commands::authenticate(conn, &c.team, &c.auth)?.map(|r| r.team),
+        None => None,
+    };
+    Ok(match (team, command) {
         (Some(team), Command::Compile) => format!("{COMPILE_KEY}{}", team.0),
         (Some(_), _) => TEAM_LANE.into(),
         (None, Command::Register | Command::Confirm) => REGISTRATION_LANE.into(),
         (None, _) => STRANGER_LANE.into(),
-    }
+    })
 }
 
 /// Gives every pending mail not seen yet its lane ([`lane_key`]), once:
@@ -209,7 +216,7 @@ fn classify_pending(
         let Some(row) = db::pending_inbox_row(conn, id)? else {
             continue;
         };
-        keys.push((id, lane_key(conn, config, &row)));
+        keys.push((id, lane_key(conn, config, &row)?));
     }
     if classified == Classified::Stored && !keys.is_empty() {
         let tx = conn.unchecked_transaction()?;
