@@ -17,7 +17,7 @@ use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
 
-use knobeln::demo::bots::{demo_bots, ISLANDS};
+use knobeln::demo::bots::{demo_bots, TEST_ISLANDS};
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 
@@ -110,7 +110,7 @@ fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
 #[test]
 fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
     let d = Discipline::Flooding;
-    for (name, text) in ISLANDS {
+    for (name, text) in TEST_ISLANDS {
         let island = Island::parse(text).unwrap();
         for a in files(d) {
             let setup = Setup::Flooding {
@@ -949,10 +949,22 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     let (finals, site, _) = demo_files(&tmp);
     assert_eq!(finals.len(), 4);
     let body = &finals[0].body;
+    // The contest plays islands drawn from its seed, never the kit's test
+    // islands (the 2012 seed: "Testinseln, die aber nicht für den späteren
+    // Wettbewerb benutzt werden"); the site publishes them with the results.
     assert!(
-        body.contains("lagoon     atoll     ridge      Score"),
+        body.contains("drawn1    drawn2    drawn3      Score"),
         "{body}"
     );
+    for (test_island, _) in TEST_ISLANDS {
+        assert!(!body.contains(test_island), "{body}");
+        assert!(!site.contains(test_island), "{site}");
+    }
+    assert!(site.contains("<h2>Islands</h2>"), "{site}");
+    let published =
+        std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
+    let drawn = knobeln::tournament::islands::drawn_island(1994, 1);
+    assert_eq!(published, drawn.to_text());
     // The two standing bots play alike, so they share a place.
     let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();
     assert_eq!(standing.len(), 2);
@@ -961,7 +973,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
         standing[1].split_whitespace().next()
     );
     assert!(
-        site.contains("<th>Mean rounds on lagoon / atoll / ridge</th>"),
+        site.contains("<th>Mean rounds on drawn1 / drawn2 / drawn3</th>"),
         "{site}"
     );
     check_demo_site_and_mails(
@@ -1013,7 +1025,14 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
 
 #[test]
 fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
-    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 2\n");
+    // The organizer's island: with it, no island is drawn from the seed.
+    let organizers = tempfile::tempdir().unwrap();
+    let bay = organizers.path().join("bay.txt");
+    std::fs::write(&bay, "GAMEBOARDSTART 4,2\n####\n#oo#\nGAMEBOARDEND\n").unwrap();
+    let (c, auth) = bot_contest(
+        "flooding",
+        &format!("[flooding]\nruns = 2\nislands = [{:?}]\n", bay.display().to_string()),
+    );
     let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\nROUND 1 3,2\n";
     let m = c.mail(
         "joe@lords.example",
@@ -1056,7 +1075,8 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         "{text}"
     );
     assert_mail_style(&r);
-    // A bot, then the contest: every bot plays the demo islands and joe's.
+    // A bot, then the contest: every bot plays joe's island and the
+    // organizer's, never the kit's test islands.
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
@@ -1071,22 +1091,43 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let text = stdout_of(&out);
-    // The island is named after its team, a column beside the demo's three.
-    assert!(
-        text.contains("lagoon     atoll     ridge the_heavy      Score"),
-        "{text}"
-    );
+    // The island is named after its team, a column beside the organizer's.
+    assert!(text.contains("the_heavy       bay      Score"), "{text}");
+    assert!(!text.contains("lagoon"), "{text}");
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let games: i64 = conn
         .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(games, 4 * 2, "one bot, four islands, two runs each");
+    assert_eq!(games, 2 * 2, "one bot, two islands, two runs each");
     let finals = c
         .replies()
         .into_iter()
         .filter(|r| r.subject.ends_with("the final results"))
         .count();
     assert_eq!(finals, 1);
+}
+
+/// A flooding contest without islands (no organizer's file, no team's
+/// island, none drawn) is refused at its start, saying how to fix it.
+#[test]
+fn a_flooding_contest_without_islands_does_not_start() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\ndrawn_islands = 0\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "keeper.c",
+        demo_source(Discipline::Flooding, "keeper.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["contest", "start", "--seed", "5", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr_of(&out);
+    assert!(err.contains("has no island to play"), "{err}");
+    assert!(err.contains("drawn_islands"), "{err}");
 }
 
 /// Issue 25, the bloat: a bot's program is stored as bytes (not a JSON
