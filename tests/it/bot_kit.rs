@@ -492,7 +492,13 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
                 assert!(rules.contains("test islands: the contest does not play"));
                 assert!(rules.contains("GAMEBOARDSTART"));
             }
-            _ => assert!(rules.contains("Morabaraba")),
+            _ => {
+                assert!(rules.contains("Morabaraba"));
+                // The slips of issue 36: the per-move limit is a backstop
+                // beside the seed's 120 s a game; the points have six decimals.
+                assert!(rules.contains("CPU time per game:        120 s (the seed's limit)\n  CPU time per move:        130000 ms, only a backstop"), "{rules}");
+                assert!(rules.contains("with six decimals"));
+            }
         }
         assert_eq!(
             kit[2].bytes,
