@@ -1107,6 +1107,58 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
     assert_eq!(finals, 1);
 }
 
+/// Issue 36: a bot contest's replies are in its own words: no subject
+/// names KNOBELN, and the confirmation of an address works with the
+/// contest's name in the subject.
+#[test]
+fn a_bot_contests_replies_never_name_knobeln_and_confirmation_works() {
+    let (c, _) = bot_contest("morabaraba", "name = \"Morabaraba 2014\"\n");
+    // From one address for another: a confirmation request goes there.
+    let reg = crate::mail_spool::registration(
+        "ann@elsewhere.example",
+        "team_ann",
+        "Cowshed, City, Land",
+    );
+    let mails = [
+        c.mail("ann@home.example", "registration", &reg, ""),
+        c.mail("ann@home.example", "registration", "team-name: half a form\n", ""),
+        c.mail("ann@home.example", "what is this?", "hello", ""),
+        c.mail("ann@home.example", "status", "no auth here", ""),
+    ];
+    c.ingest(&mails.iter().map(|p| p.as_path()).collect::<Vec<_>>());
+    let replies = c.replies();
+    for r in &replies {
+        assert!(!r.subject.contains("KNOBELN"), "{}", r.subject);
+        assert!(!r.body.contains("KNOBELN"), "{}\n{}", r.subject, r.body);
+        assert!(r.subject.starts_with("Morabaraba 2014"), "{}", r.subject);
+    }
+    let request = replies
+        .iter()
+        .find(|r| r.to == ["ann@elsewhere.example"])
+        .expect("a confirmation request");
+    assert!(
+        request
+            .subject
+            .starts_with("Morabaraba 2014: please confirm your address ("),
+        "{}",
+        request.subject
+    );
+    let answer = c.mail(
+        "ann@elsewhere.example",
+        &format!("Re: {}", request.subject),
+        "yes",
+        "",
+    );
+    c.ingest(&[&answer]);
+    let last = c.replies().last().unwrap().clone();
+    assert!(
+        last.subject == "Morabaraba 2014 registration accepted: team team_ann",
+        "{}\n{}",
+        last.subject,
+        last.body
+    );
+}
+
 /// A flooding contest without islands (no organizer's file, no team's
 /// island, none drawn) is refused at its start, saying how to fix it.
 #[test]
