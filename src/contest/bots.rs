@@ -203,10 +203,9 @@ pub fn start(
                 .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
             islands.push((name, text));
         }
-        for (name, island) in crate::tournament::islands::drawn_islands(
-            seed,
-            config.flooding.drawn_island_count(),
-        ) {
+        for (name, island) in
+            crate::tournament::islands::drawn_islands(seed, config.flooding.drawn_island_count())
+        {
             islands.push((name, island.to_text()));
         }
         if islands.is_empty() {

@@ -487,7 +487,11 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
                     names.iter().filter(|n| n.starts_with("island-")).collect();
                 assert_eq!(
                     islands,
-                    [&"island-lagoon.txt", &"island-atoll.txt", &"island-ridge.txt"]
+                    [
+                        &"island-lagoon.txt",
+                        &"island-atoll.txt",
+                        &"island-ridge.txt"
+                    ]
                 );
                 assert!(rules.contains("test islands: the contest does not play"));
                 assert!(rules.contains("GAMEBOARDSTART"));

@@ -961,8 +961,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
         assert!(!site.contains(test_island), "{site}");
     }
     assert!(site.contains("<h2>Islands</h2>"), "{site}");
-    let published =
-        std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
+    let published = std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
     let drawn = knobeln::tournament::islands::drawn_island(1994, 1);
     assert_eq!(published, drawn.to_text());
     // The two standing bots play alike, so they share a place.
@@ -1031,7 +1030,10 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
     std::fs::write(&bay, "GAMEBOARDSTART 4,2\n####\n#oo#\nGAMEBOARDEND\n").unwrap();
     let (c, auth) = bot_contest(
         "flooding",
-        &format!("[flooding]\nruns = 2\nislands = [{:?}]\n", bay.display().to_string()),
+        &format!(
+            "[flooding]\nruns = 2\nislands = [{:?}]\n",
+            bay.display().to_string()
+        ),
     );
     let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\nROUND 1 3,2\n";
     let m = c.mail(
@@ -1114,14 +1116,16 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
 fn a_bot_contests_replies_never_name_knobeln_and_confirmation_works() {
     let (c, _) = bot_contest("morabaraba", "name = \"Morabaraba 2014\"\n");
     // From one address for another: a confirmation request goes there.
-    let reg = crate::mail_spool::registration(
-        "ann@elsewhere.example",
-        "team_ann",
-        "Cowshed, City, Land",
-    );
+    let reg =
+        crate::mail_spool::registration("ann@elsewhere.example", "team_ann", "Cowshed, City, Land");
     let mails = [
         c.mail("ann@home.example", "registration", &reg, ""),
-        c.mail("ann@home.example", "registration", "team-name: half a form\n", ""),
+        c.mail(
+            "ann@home.example",
+            "registration",
+            "team-name: half a form\n",
+            "",
+        ),
         c.mail("ann@home.example", "what is this?", "hello", ""),
         c.mail("ann@home.example", "status", "no auth here", ""),
     ];

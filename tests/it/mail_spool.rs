@@ -178,7 +178,9 @@ pub fn registration(address: &str, team: &str, org: &str) -> String {
 
 /// The auth string from an acknowledgement.
 pub fn auth_of(reply: &Reply) -> String {
-    let marker = "your\nauthentification string is ";
+    // KNOBELN's "…and your\nauthentification string is X", a bot
+    // contest's "Your authentification string is X".
+    let marker = "authentification string is ";
     let body = reply.body.replace("\r\n", "\n");
     let at = body
         .find(marker)
