@@ -1086,11 +1086,7 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         demo_source(Discipline::Flooding, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "5", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
+    let out = c.start_contest();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     // The island is named after its team, a column beside the organizer's.
@@ -1175,11 +1171,7 @@ fn a_flooding_contest_without_islands_does_not_start() {
         demo_source(Discipline::Flooding, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "5", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
+    let out = c.start_contest();
     assert!(!out.status.success());
     let err = stderr_of(&out);
     assert!(err.contains("has no island to play"), "{err}");

@@ -66,6 +66,15 @@ impl Contest {
 
     /// Registers the announcement's team (joe@lords.example) and returns
     /// its auth string from the acknowledgement.
+    /// `knobeln contest start --seed 5` on this contest's config.
+    pub fn start_contest(&self) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+            .args(["contest", "start", "--seed", "5", "--config"])
+            .arg(self.config())
+            .output()
+            .unwrap()
+    }
+
     pub fn register_joe(&self) -> String {
         let reg = self.mail(
             "joe@lords.example",

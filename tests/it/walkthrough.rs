@@ -245,11 +245,7 @@ fn walk(d: Discipline, section: &str, py: &str, c_bot: &str) {
     )]);
     assert_accepted(&last(&c), &contest);
     let n_before = c.replies().len();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "5", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
+    let out = c.start_contest();
     assert!(out.status.success(), "{d}: {}", stderr_of(&out));
     let results: Vec<Reply> = c.replies().into_iter().skip(n_before).collect();
     let to_jane: Vec<&Reply> = results.iter().filter(|r| r.to == [jane]).collect();
