@@ -14,9 +14,12 @@
 //! - `game/KEY.html` and `game/KEY.txt`: a kept game: who, parameters and
 //!   seed, outcome, failures with the offending line, CPU per bot, the
 //!   picture drawn from the transcript (`crate::discipline::NAME::picture`),
-//!   and the transcript to download (full form).
+//!   the transcript to download (full form), each bot's standard error as
+//!   stored, and the replay that steps through the lines the bots printed
+//!   (`super::replay`: one inline script over the static page).
 //!
-//! Static HTML and SVG, no script. Every page is written to a temporary
+//! Static HTML and SVG; the game page's replay is its only script, and the
+//! page shows everything without it. Every page is written to a temporary
 //! name and renamed. What it does not do: decide or compute results (they
 //! come in as [`Results`]), play or replay bots (a transcript is expanded
 //! from its stored moves by the rules alone).
@@ -389,7 +392,14 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
         },
     );
     h.push_str("</table>\n");
+    // The replay over the picture (issue 36): hidden until its script runs.
+    let replay = super::replay::replay_data(&g.setup, &transcript, names);
+    h.push_str(&super::replay::panel(&replay, &g.played.cpu_ms));
     h.push_str(&picture(&g.setup, &transcript, names));
+    h.push_str(&super::replay::stderr_section(
+        &replay.players,
+        &g.played.stderr,
+    ));
     h.push_str(PAGE_END);
     write_file(&dir.join(format!("game/{slug}.html")), h.as_bytes())
 }
@@ -681,10 +691,11 @@ mod tests {
         let page =
             std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
         for html in [page.as_str(), std::str::from_utf8(&row).unwrap()] {
-            assert!(
-                !html.contains("<script") && !html.contains("<img"),
-                "{html}"
-            );
+            // The replay's data and script are the only scripts (issue 36).
+            let ours = if html == page { 2 } else { 0 };
+            assert_eq!(html.matches("<script").count(), ours, "{html}");
+            assert_eq!(html.matches("</script").count(), ours, "{html}");
+            assert!(!html.contains("<img"), "{html}");
             assert!(html.contains("&lt;script&gt;"), "{html}");
         }
         let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
