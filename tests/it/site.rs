@@ -1018,3 +1018,129 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
         assert_eq!(drawn, frames, "{d}: the strip without JavaScript");
     }
 }
+
+// ---- the bots' sources after the contest (issue 36) ----
+
+/// Writes the site of the contest in `db` with `[site] publish_sources =
+/// publish` into `out`; returns each bot page's text and the source files.
+fn bot_site(db: &Path, out: &Path, publish: bool) -> (Vec<String>, Vec<PathBuf>) {
+    let cfg = out.with_extension("toml");
+    std::fs::write(
+        &cfg,
+        format!("[contest]\ndiscipline = \"morabaraba\"\n[site]\npublish_sources = {publish}\n"),
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .arg("site")
+        .arg(out)
+        .arg("--db")
+        .arg(db)
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut pages = Vec::new();
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(out.join("bot")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "html") {
+            pages.push(std::fs::read_to_string(&p).unwrap());
+        } else {
+            files.push(p);
+        }
+    }
+    files.sort();
+    (pages, files)
+}
+
+#[test]
+fn bot_pages_show_the_sources_only_when_allowed_and_the_contest_is_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let o = Command::new(BIN)
+        .args([
+            "demo",
+            "--discipline",
+            "morabaraba",
+            "--games",
+            "1",
+            "--dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let db = dir.join("knobeln.db");
+    let out = tmp.path().join("site");
+    // A hostile source, and a <<FROM>> line whose secret must not show.
+    let store = Store::open(&db).unwrap();
+    let (hostile_id, team): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT v.id, v.team_id FROM strategy_versions v \
+             JOIN bot_programs b ON b.version_id = v.id ORDER BY v.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let hostile =
+        "/* <<FROM>> team1 Sup3rSecretAuth */\n</pre><script>alert(1)</script>\nint main(){}\n";
+    store
+        .conn()
+        .execute(
+            "UPDATE strategy_versions SET source = ?1 WHERE id = ?2",
+            rusqlite::params![hostile.as_bytes(), hostile_id],
+        )
+        .unwrap();
+
+    // The default: no sources.
+    let (pages, files) = bot_site(&db, &out, false);
+    assert!(!pages.is_empty());
+    assert!(pages.iter().all(|p| !p.contains("id=\"sources\"")));
+    assert!(files.is_empty(), "{files:?}");
+
+    // Allowed, the contest over: every version's source, escaped.
+    let (pages, files) = bot_site(&db, &out, true);
+    let n_versions: i64 = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM strategy_versions v JOIN bot_programs b ON b.version_id = v.id",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(files.len() as i64, n_versions, "{files:?}");
+    assert!(pages.iter().all(|p| p.contains("<section id=\"sources\">")));
+    let mine = std::fs::read_to_string(out.join(format!("bot/{team}.html"))).unwrap();
+    assert!(
+        mine.contains("&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{mine}"
+    );
+    assert!(!mine.contains("<script") && !mine.contains("Sup3rSecretAuth"));
+    let file = std::fs::read_to_string(out.join(format!("bot/source-{hostile_id}.txt"))).unwrap();
+    assert!(file.contains("</pre><script>") && !file.contains("Sup3rSecretAuth"));
+    assert!(mine.contains(&format!("href=\"source-{hostile_id}.txt\"")));
+    // Another bot's page shows its own, as stored.
+    let (other_id, other_src): (i64, Vec<u8>) = store
+        .conn()
+        .query_row(
+            "SELECT id, source FROM strategy_versions WHERE id != ?1 ORDER BY id LIMIT 1",
+            [hostile_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        std::fs::read(out.join(format!("bot/source-{other_id}.txt"))).unwrap(),
+        other_src
+    );
+
+    // A running contest never shows them, and the files go.
+    store
+        .conn()
+        .execute("UPDATE bot_contests SET state = 'running'", [])
+        .unwrap();
+    let (pages, files) = bot_site(&db, &out, true);
+    assert!(pages.iter().all(|p| !p.contains("id=\"sources\"")));
+    assert!(files.is_empty(), "{files:?}");
+}
