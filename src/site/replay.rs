@@ -83,10 +83,12 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
     for ex in transcript {
         match ex.said {
             Said::ToBot => {
-                // The flooding referee opens each round with `ROUND z x,y`.
+                // The flooding referee opens each round with `ROUND z x,y`,
+                // the ultimatum game's with `RUNDE r`.
                 if let Some(z) = ex
                     .line
                     .strip_prefix("ROUND ")
+                    .or_else(|| ex.line.strip_prefix("RUNDE "))
                     .and_then(|r| r.split_whitespace().next())
                     .and_then(|z| z.parse().ok())
                 {
@@ -96,18 +98,21 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
             Said::ByBot => {
                 printed += 1;
                 let number = match setup {
-                    // Two lines a round: the offer and the answer.
-                    Setup::Ultimatum(_) => printed.div_ceil(2),
-                    Setup::Flooding { .. } => round,
+                    Setup::Ultimatum(_) | Setup::Flooding { .. } => round,
                     // A turn is player 1's bid, then player 2's.
                     Setup::Footsteps(_) => printed.div_ceil(2),
                     // The two names first, then the moves.
                     Setup::Morabaraba => printed.saturating_sub(2),
                 };
                 let line = super::draw::short(&ex.line, MAX_LINE_CHARS);
-                // The step's JSON: the line escaped at most six bytes a
-                // byte, and the numbers.
-                let cost = line.len() * 6 + 24;
+                // The step's JSON as embedded: the line quoted, `<`, `>`
+                // and `&` five bytes longer each, the numbers, `[`, `,`
+                // twice, `]` and the comma after.
+                let cost = serde_json::to_string(&line).map_or(0, |j| j.len())
+                    + 5 * line.matches(['<', '>', '&']).count()
+                    + ex.seat.to_string().len()
+                    + number.to_string().len()
+                    + 5;
                 if left_out > 0 || bytes + cost > MAX_JSON_BYTES {
                     left_out += 1;
                     continue;
@@ -248,6 +253,28 @@ mod tests {
     }
 
     #[test]
+    fn ultimatum_steps_are_numbered_by_the_referees_rounds() {
+        let t = vec![
+            ex(0, Said::ToBot, "RUNDEN 2"),
+            ex(0, Said::ToBot, "RUNDE 1"),
+            ex(0, Said::ByBot, "500"),
+            ex(1, Said::ByBot, "JA"),
+            ex(1, Said::ByBot, "499"),
+            ex(0, Said::ByBot, "NEIN"),
+            ex(0, Said::ToBot, "RUNDE 2"),
+            ex(0, Said::ByBot, "500"),
+        ];
+        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2 });
+        let d = replay_data(&setup, &t, &[]);
+        assert_eq!(
+            d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
+            vec![1, 1, 1, 1, 2]
+        );
+        assert!(!d.frames);
+        assert_eq!(d.players, vec!["player 1", "player 2"]);
+    }
+
+    #[test]
     fn flooding_steps_are_numbered_by_the_referees_rounds() {
         let t = vec![
             ex(0, Said::ToBot, "GAMEBOARDEND"),
@@ -304,7 +331,7 @@ mod tests {
 
     #[test]
     fn a_long_game_is_cut_and_says_so() {
-        let line = "x".repeat(1000);
+        let line = "<".repeat(1000);
         let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
         let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2500 });
         let d = replay_data(&setup, &t, &[]);

@@ -842,31 +842,44 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
 
 // ---- the replay of a bot game page (issue 36) ----
 
-/// The K-th line (from 1) a bot printed in a full transcript, with its
-/// seat, and the move, round or turn it belongs to as the transcript says
-/// it: Morabaraba's moves after the two names, FootSteps' turns of two
-/// bids, the flooding referee's `ROUND z` lines.
+/// The K-th line (from 1) a bot printed in a transcript (the full form,
+/// or the moves form of a long game), with its seat, and the move, round
+/// or turn it belongs to as the rules count them: Morabaraba's moves after
+/// the two names, FootSteps' turns of two bids, the ultimatum game's
+/// rounds of two offers and two answers, the flooding referee's `ROUND z`.
 fn printed(txt: &str, d: &str, k: usize) -> (usize, String, u64) {
     let (mut count, mut round) = (0, 0);
+    let moves = Regex::new(r"^(\d+): (.*)$").unwrap();
     for l in txt.lines() {
         if let Some(r) = l.strip_prefix("to 0: ROUND ") {
             round = r.split_whitespace().next().unwrap().parse().unwrap();
         }
-        let Some(rest) = l.strip_prefix("from ") else {
-            continue;
+        let (seat, line) = match l.strip_prefix("from ") {
+            Some(rest) => rest.split_once(": ").unwrap(),
+            None => match moves.captures(l) {
+                Some(c) => (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()),
+                None => continue,
+            },
         };
         count += 1;
         if count == k {
-            let (seat, line) = rest.split_once(": ").unwrap();
             let number = match d {
                 "morabaraba" => (k as u64).saturating_sub(2),
                 "footsteps" => (k as u64).div_ceil(2),
+                "ultimatum" => (k as u64).div_ceil(4),
                 _ => round,
             };
             return (seat.parse().unwrap(), line.to_string(), number);
         }
     }
     panic!("{d}: the transcript has only {count} lines from bots, not {k}");
+}
+
+/// A game page's transcript: the full form, or a long game's moves form.
+fn transcript_of(page: &Path) -> String {
+    std::fs::read_to_string(page.with_extension("txt"))
+        .or_else(|_| std::fs::read_to_string(page.with_extension("moves.txt")))
+        .unwrap()
 }
 
 /// What the replay shows: the step, the line, the frame and the heading.
@@ -885,7 +898,7 @@ const REPLAY_STATE: &str = r#"function state(tag) {
 #[test]
 fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
     let step_id = Regex::new(r#"<svg id="step-(\d+)""#).unwrap();
-    for d in ["morabaraba", "footsteps", "flooding"] {
+    for d in ["morabaraba", "footsteps", "flooding", "ultimatum"] {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("demo");
         let out = Command::new(BIN)
@@ -902,24 +915,29 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
         let mut pages: Vec<PathBuf> = std::fs::read_dir(&games)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == "html") && p.with_extension("txt").exists()
-            })
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
             .collect();
         pages.sort();
         // The longest game: its strip is the most likely to be thinned.
         let page = pages
             .iter()
-            .max_by_key(|p| std::fs::metadata(p.with_extension("txt")).unwrap().len())
-            .expect("a game page with its transcript");
+            .max_by_key(|p| transcript_of(p).len())
+            .expect("a game page");
         let html = std::fs::read_to_string(page).unwrap();
-        let txt = std::fs::read_to_string(page.with_extension("txt")).unwrap();
-        let n_lines = txt.lines().filter(|l| l.starts_with("from ")).count();
+        let txt = transcript_of(page);
+        let n_lines = txt
+            .lines()
+            .filter(|l| l.starts_with("from ") || l.starts_with(|c: char| c.is_ascii_digit()))
+            .count();
         let frames: Vec<u64> = step_id
             .captures_iter(&html)
             .map(|c| c[1].parse().unwrap())
             .collect();
-        assert!(n_lines > 6 && !frames.is_empty(), "{d}: {n_lines} lines");
+        // The ultimatum game's picture is a chart, without frames.
+        assert!(
+            n_lines > 6 && (frames.is_empty() == (d == "ultimatum")),
+            "{d}: {n_lines} lines"
+        );
         let k = (n_lines * 2 / 3).max(3);
         // The frame for a step: its own, or the nearest earlier one shown.
         let frame_of = |n: u64| frames.iter().copied().filter(|&f| f <= n).max();
