@@ -109,6 +109,11 @@
       else return;
       e.preventDefault();
     });
+    // A fragment typed or followed later moves the replay too.
+    window.addEventListener("hashchange", function () {
+      var h = /(?:^#|&)move=(\d+)/.exec(location.hash);
+      if (h) { stop(); show(parseInt(h[1], 10) - 1, true); }
+    });
     var m = /(?:^#|&)move=(\d+)/.exec(location.hash);
     panel.hidden = false;
     show(m ? parseInt(m[1], 10) - 1 : 0, true);

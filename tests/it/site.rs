@@ -953,7 +953,12 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
     key('ArrowRight'); key('ArrowRight'); state('right2');
     key('ArrowLeft'); state('left1');
     key('End'); state('end');
-    key('Home'); state('home');"
+    key('Home'); state('home');
+    d.getElementById('replay-next').click(); d.getElementById('replay-next').click();
+    d.getElementById('replay-back').click(); state('buttons');
+    var sl = d.getElementById('replay-slider');
+    sl.value = '{k}'; sl.dispatchEvent(new d.defaultView.Event('input')); state('slider');
+    d.getElementById('replay-last').click(); state('last');"
             ),
         );
         // `TAG step=.. frame=.. copy=.. hidden=..`: one of them.
@@ -981,6 +986,9 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
             ("left1", k + 1),
             ("end", n_lines),
             ("home", 1),
+            ("buttons", 2),
+            ("slider", k),
+            ("last", n_lines),
         ] {
             let (seat, line, number) = printed(&txt, d, step);
             assert_eq!(get(tag, "step"), step.to_string(), "{d} {tag}: {lines:?}");
