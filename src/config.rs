@@ -401,6 +401,9 @@ pub struct SiteConfig {
     /// (FootSteps) or runs per island (flooding); Morabaraba plays each
     /// pairing once. The other games are listed with their outcome only.
     pub transcripts_per_pairing: u32,
+    /// Bot disciplines: once the contest is finished, each bot's page shows
+    /// the source of each of its versions (never while it runs).
+    pub publish_sources: bool,
 }
 
 impl Default for SiteConfig {
@@ -409,6 +412,7 @@ impl Default for SiteConfig {
             dir: None,
             no_game_pages: false,
             transcripts_per_pairing: 1,
+            publish_sources: false,
         }
     }
 }

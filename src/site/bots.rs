@@ -8,15 +8,20 @@
 //! - `bot/TEAM.html`: a bot's page: its language and versions, its place,
 //!   one row per opponent (or island) with games, results and failures,
 //!   each a link to the pairing, and its failures with the offending line;
+//!   with `[site] publish_sources`, once the contest is finished, the
+//!   source of each version (escaped, and as `bot/source-ID.txt`);
 //! - `pairing/P.html`: every game of one pairing, one row each (anchor
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
 //!   game's own page where its transcript was kept;
 //! - `game/KEY.html` and `game/KEY.txt`: a kept game: who, parameters and
 //!   seed, outcome, failures with the offending line, CPU per bot, the
 //!   picture drawn from the transcript (`crate::discipline::NAME::picture`),
-//!   and the transcript to download (full form).
+//!   the transcript to download (full form), each bot's standard error as
+//!   stored, and the replay that steps through the lines the bots printed
+//!   (`super::replay`: one inline script over the static page).
 //!
-//! Static HTML and SVG, no script. Every page is written to a temporary
+//! Static HTML and SVG; the game page's replay is its only script, and the
+//! page shows everything without it. Every page is written to a temporary
 //! name and renamed. What it does not do: decide or compute results (they
 //! come in as [`Results`]), play or replay bots (a transcript is expanded
 //! from its stored moves by the rules alone).
@@ -217,6 +222,7 @@ pub fn write(
             &mine,
             fails.get(&e.team).map(Vec::as_slice).unwrap_or(&[]),
         );
+        let html = with_sources(html, store, e.team, d, dir, publish_sources(config, c))?;
         write_file(&dir.join(format!("bot/{}.html", e.team.0)), html.as_bytes())?;
     }
     // The contest's islands, published with the results (never before:
@@ -397,7 +403,14 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
         },
     );
     h.push_str("</table>\n");
+    // The replay over the picture (issue 36): hidden until its script runs.
+    let replay = super::replay::replay_data(&g.setup, &transcript, names);
+    h.push_str(&super::replay::panel(&replay, &g.played.cpu_ms));
     h.push_str(&picture(&g.setup, &transcript, names));
+    h.push_str(&super::replay::stderr_section(
+        &replay.players,
+        &g.played.stderr,
+    ));
     h.push_str(PAGE_END);
     write_file(&dir.join(format!("game/{slug}.html")), h.as_bytes())
 }
@@ -522,6 +535,102 @@ fn bot_page(
     }
     h.push_str(PAGE_END);
     h
+}
+
+/// Whether the bots' pages show their sources: `[site] publish_sources`,
+/// and only once the contest is finished.
+pub fn publish_sources(config: &Config, c: &BotContest) -> bool {
+    config.site.publish_sources && c.finished
+}
+
+/// A source shown on its bot's page up to this size (a bigger one is a
+/// link to its file only).
+const SOURCE_SHOWN_BYTES: usize = 64 * 1024;
+
+/// `html`, a bot's page, with the sources of its versions before its end
+/// when `publish` (each also written as `bot/source-ID.txt`); without
+/// `publish` the page as it is, and no source file of the team is left in
+/// `dir`.
+fn with_sources(
+    html: String,
+    store: &Store,
+    team: TeamId,
+    d: Discipline,
+    dir: &Path,
+    publish: bool,
+) -> Result<String, BotSiteError> {
+    let sources = sources_of(store, team, d)?;
+    if !publish {
+        for (id, _, _) in &sources {
+            let _ = std::fs::remove_file(dir.join(format!("bot/source-{id}.txt")));
+        }
+        return Ok(html);
+    }
+    let mut h = html
+        .strip_suffix(PAGE_END)
+        .map(str::to_string)
+        .unwrap_or(html);
+    h.push_str(&sources_section(&sources));
+    for (id, _, text) in &sources {
+        write_file(&dir.join(format!("bot/source-{id}.txt")), text.as_bytes())?;
+    }
+    h.push_str(PAGE_END);
+    Ok(h)
+}
+
+/// The section of a bot's page with its sources: each version's, escaped,
+/// and a link to its file.
+fn sources_section(sources: &[(i64, String, String)]) -> String {
+    let mut h = String::from(
+        "<section id=\"sources\">\n<h2>Sources</h2>\n<p>The contest is over: the \
+         organizer publishes the source of every version.</p>\n",
+    );
+    if sources.is_empty() {
+        h.push_str("<p>None.</p>\n");
+    }
+    for (id, lang, text) in sources {
+        h.push_str(&format!(
+            "<h3 id=\"source-{id}\">Version {id} ({})</h3>\n<p><a href=\"source-{id}.txt\">\
+             source-{id}.txt</a> ({} bytes)</p>\n",
+            escape(lang),
+            text.len()
+        ));
+        if text.len() <= SOURCE_SHOWN_BYTES {
+            h.push_str(&format!(
+                "<details><summary>The source</summary><pre>{}</pre></details>\n",
+                escape(text)
+            ));
+        }
+    }
+    h.push_str("</section>\n");
+    h
+}
+
+/// A bot's sources in this discipline: (version id, language, source as
+/// text), the words of any `<<FROM>>` line masked once more (the store
+/// keeps them masked already).
+fn sources_of(
+    store: &Store,
+    team: TeamId,
+    d: Discipline,
+) -> Result<Vec<(i64, String, String)>, BotSiteError> {
+    let mut st = store.conn().prepare(
+        "SELECT v.id, b.language, v.source FROM strategy_versions v \
+         JOIN bot_programs b ON b.version_id = v.id \
+         WHERE v.team_id = ?1 AND b.discipline = ?2 ORDER BY v.id",
+    )?;
+    let rows = st.query_map(rusqlite::params![team.0, d.name()], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, Vec<u8>>(2)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, lang, mut bytes) = row?;
+        let mut secrets = std::collections::BTreeSet::new();
+        crate::mail::secrets::credential_words(&bytes, &mut secrets);
+        crate::mail::secrets::mask(&mut bytes, &secrets);
+        out.push((id, lang, String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    Ok(out)
 }
 
 /// The index page: the ranking (names link to the bots' pages), the
@@ -716,10 +825,11 @@ mod tests {
         let page =
             std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
         for html in [page.as_str(), std::str::from_utf8(&row).unwrap()] {
-            assert!(
-                !html.contains("<script") && !html.contains("<img"),
-                "{html}"
-            );
+            // The replay's data and script are the only scripts (issue 36).
+            let ours = if html == page { 2 } else { 0 };
+            assert_eq!(html.matches("<script").count(), ours, "{html}");
+            assert_eq!(html.matches("</script").count(), ours, "{html}");
+            assert!(!html.contains("<img"), "{html}");
             assert!(html.contains("&lt;script&gt;"), "{html}");
         }
         let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();

@@ -26,6 +26,7 @@ pub mod bots;
 pub mod draw;
 pub mod pages;
 pub mod plots;
+pub mod replay;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -531,6 +531,20 @@ fn file_url(p: &Path) -> String {
 /// pages have no scripts) whose script `js` pushes lines to `out` from the
 /// page's document `d`; returns those lines.
 fn harness(page: &Path, harness_dir: &Path, kind: &str, js: &str) -> Vec<String> {
+    harness_at(page, "", "", harness_dir, kind, js)
+}
+
+/// [`harness`] with the page opened at `fragment` (`#move=17`, or empty)
+/// in an iframe with the attributes `attrs` (`sandbox="allow-same-origin"`:
+/// the page runs no script).
+fn harness_at(
+    page: &Path,
+    fragment: &str,
+    attrs: &str,
+    harness_dir: &Path,
+    kind: &str,
+    js: &str,
+) -> Vec<String> {
     let harness = harness_dir.join(format!(
         "harness-{kind}{}",
         page.file_name().unwrap().to_string_lossy()
@@ -539,7 +553,7 @@ fn harness(page: &Path, harness_dir: &Path, kind: &str, js: &str) -> Vec<String>
         &harness,
         format!(
             r#"<!doctype html><html><body><pre id="out">pending</pre>
-<iframe id="f" src="{}" width="1200" height="1600"></iframe>
+<iframe id="f" src="{}{fragment}" {attrs} width="1200" height="1600"></iframe>
 <script>
 document.getElementById('f').onload = function () {{
   var out = [];
@@ -746,7 +760,12 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
         assert!(!pages.is_empty(), "{d}: no game pages");
         let page = &pages[pages.len() / 2];
         let html = std::fs::read_to_string(page).unwrap();
-        assert!(!html.contains("<script"), "{d}: a game page runs no script");
+        // Its only scripts are the replay's data and code (issue 36).
+        assert_eq!(
+            html.matches("<script").count(),
+            2,
+            "{d}: a game page runs the replay's script only"
+        );
         let (w, h, n, caption) = measure_final(page, tmp.path());
         assert!(
             w >= 100.0 && h >= 50.0 && n >= 5,
@@ -819,4 +838,335 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
                 > 10_000
         );
     }
+}
+
+// ---- the replay of a bot game page (issue 36) ----
+
+/// The K-th line (from 1) a bot printed in a transcript (the full form,
+/// or the moves form of a long game), with its seat, and the move, round
+/// or turn it belongs to as the rules count them: Morabaraba's moves after
+/// the two names, FootSteps' turns of two bids, the ultimatum game's
+/// rounds of two offers and two answers, the flooding referee's `ROUND z`.
+fn printed(txt: &str, d: &str, k: usize) -> (usize, String, u64) {
+    let (mut count, mut round) = (0, 0);
+    let moves = Regex::new(r"^(\d+): (.*)$").unwrap();
+    for l in txt.lines() {
+        if let Some(r) = l.strip_prefix("to 0: ROUND ") {
+            round = r.split_whitespace().next().unwrap().parse().unwrap();
+        }
+        let (seat, line) = match l.strip_prefix("from ") {
+            Some(rest) => rest.split_once(": ").unwrap(),
+            None => match moves.captures(l) {
+                Some(c) => (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()),
+                None => continue,
+            },
+        };
+        count += 1;
+        if count == k {
+            let number = match d {
+                "morabaraba" => (k as u64).saturating_sub(2),
+                "footsteps" => (k as u64).div_ceil(2),
+                "ultimatum" => (k as u64).div_ceil(4),
+                _ => round,
+            };
+            return (seat.parse().unwrap(), line.to_string(), number);
+        }
+    }
+    panic!("{d}: the transcript has only {count} lines from bots, not {k}");
+}
+
+/// A game page's transcript: the full form, or a long game's moves form.
+fn transcript_of(page: &Path) -> String {
+    std::fs::read_to_string(page.with_extension("txt"))
+        .or_else(|_| std::fs::read_to_string(page.with_extension("moves.txt")))
+        .unwrap()
+}
+
+/// What the replay shows: the step, the line, the frame and the heading.
+const REPLAY_STATE: &str = r#"function state(tag) {
+      out.push(tag + ' step=' + d.getElementById('replay-line').getAttribute('data-step') +
+        ' frame=' + d.getElementById('replay-frame').getAttribute('data-frame') +
+        ' copy=' + ((d.querySelector('#replay-frame svg') || {getAttribute: function () { return ''; }}).getAttribute('data-id')) +
+        ' hidden=' + d.getElementById('replay').hidden);
+      out.push(tag + ' line=' + d.getElementById('replay-line').textContent);
+      out.push(tag + ' who=' + d.getElementById('replay-who').textContent);
+    }
+    function key(k) {
+      d.dispatchEvent(new d.defaultView.KeyboardEvent('keydown', {key: k, bubbles: true}));
+    }"#;
+
+#[test]
+fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
+    let step_id = Regex::new(r#"<svg id="step-(\d+)""#).unwrap();
+    for d in ["morabaraba", "footsteps", "flooding", "ultimatum"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("demo");
+        let out = Command::new(BIN)
+            .args(["demo", "--discipline", d, "--games", "1", "--dir"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let games = dir.join("site/game");
+        let mut pages: Vec<PathBuf> = std::fs::read_dir(&games)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
+            .collect();
+        pages.sort();
+        // The longest game: its strip is the most likely to be thinned.
+        let page = pages
+            .iter()
+            .max_by_key(|p| transcript_of(p).len())
+            .expect("a game page");
+        let html = std::fs::read_to_string(page).unwrap();
+        let txt = transcript_of(page);
+        let n_lines = txt
+            .lines()
+            .filter(|l| l.starts_with("from ") || l.starts_with(|c: char| c.is_ascii_digit()))
+            .count();
+        let frames: Vec<u64> = step_id
+            .captures_iter(&html)
+            .map(|c| c[1].parse().unwrap())
+            .collect();
+        // The ultimatum game's picture is a chart, without frames.
+        assert!(
+            n_lines > 6 && (frames.is_empty() == (d == "ultimatum")),
+            "{d}: {n_lines} lines"
+        );
+        let k = (n_lines * 2 / 3).max(3);
+        // The frame for a step: its own, or the nearest earlier one shown.
+        let frame_of = |n: u64| frames.iter().copied().filter(|&f| f <= n).max();
+        let lines = harness_at(
+            page,
+            &format!("#move={k}"),
+            "",
+            tmp.path(),
+            "replay-",
+            &format!(
+                "    {REPLAY_STATE}
+    state('start');
+    key('ArrowRight'); key('ArrowRight'); state('right2');
+    key('ArrowLeft'); state('left1');
+    key('End'); state('end');
+    key('Home'); state('home');
+    d.getElementById('replay-next').click(); d.getElementById('replay-next').click();
+    d.getElementById('replay-back').click(); state('buttons');
+    var sl = d.getElementById('replay-slider');
+    sl.value = '{k}'; sl.dispatchEvent(new d.defaultView.Event('input')); state('slider');
+    d.getElementById('replay-last').click(); state('last');"
+            ),
+        );
+        // `TAG step=.. frame=.. copy=.. hidden=..`: one of them.
+        let get = |tag: &str, what: &str| -> String {
+            let p = format!("{what}=");
+            lines
+                .iter()
+                .filter_map(|l| l.strip_prefix(&format!("{tag} ")))
+                .flat_map(|l| l.split(' '))
+                .find_map(|w| w.strip_prefix(&p))
+                .unwrap_or_else(|| panic!("{d}: no {tag} {p} in {lines:?}"))
+                .to_string()
+        };
+        let whole = |tag: &str, what: &str| -> String {
+            let p = format!("{tag} {what}=");
+            lines
+                .iter()
+                .find_map(|l| l.strip_prefix(&p))
+                .unwrap()
+                .to_string()
+        };
+        for (tag, step) in [
+            ("start", k),
+            ("right2", k + 2),
+            ("left1", k + 1),
+            ("end", n_lines),
+            ("home", 1),
+            ("buttons", 2),
+            ("slider", k),
+            ("last", n_lines),
+        ] {
+            let (seat, line, number) = printed(&txt, d, step);
+            assert_eq!(get(tag, "step"), step.to_string(), "{d} {tag}: {lines:?}");
+            assert_eq!(get(tag, "hidden"), "false", "{d}: the panel shows");
+            assert_eq!(whole(tag, "line"), line, "{d} {tag}: the line printed");
+            let who = whole(tag, "who");
+            let player = if d == "flooding" {
+                "the bot".to_string()
+            } else {
+                format!("player {}", seat + 1)
+            };
+            assert!(who.contains(&player), "{d} {tag}: {who}");
+            if number > 0 {
+                assert!(who.contains(&number.to_string()), "{d} {tag}: {who}");
+            }
+            let want = frame_of(number).map(|f| f.to_string()).unwrap_or_default();
+            assert_eq!(get(tag, "frame"), want, "{d} {tag}: the frame of {number}");
+            let copy = if want.is_empty() {
+                String::new()
+            } else {
+                format!("step-{want}")
+            };
+            assert_eq!(get(tag, "copy"), copy, "{d} {tag}: the picture shown");
+        }
+
+        // Without JavaScript the page is the static page: the panel stays
+        // hidden and every frame of the strip is there and drawn.
+        let lines = harness_at(
+            page,
+            &format!("#move={k}"),
+            r#"sandbox="allow-same-origin""#,
+            tmp.path(),
+            "nojs-",
+            r#"    var p = d.getElementById('replay');
+    out.push('hidden ' + p.hidden + ' ' + p.getBoundingClientRect().height);
+    out.push('copies ' + d.querySelectorAll('#replay-frame svg').length);
+    var s = d.querySelectorAll('svg[id^="step-"]');
+    for (var i = 0; i < s.length; i++) {
+      var r = s[i].getBoundingClientRect();
+      out.push('frame ' + s[i].id.slice(5) + ' ' + (r.width > 20 && r.height > 20));
+    }"#,
+        );
+        assert_eq!(lines[0], "hidden true 0", "{d}: {lines:?}");
+        assert_eq!(lines[1], "copies 0", "{d}: {lines:?}");
+        let drawn: Vec<u64> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("frame "))
+            .map(|l| {
+                assert!(l.ends_with(" true"), "{d}: a frame not drawn: {l}");
+                l.split(' ').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        assert_eq!(drawn, frames, "{d}: the strip without JavaScript");
+    }
+}
+
+// ---- the bots' sources after the contest (issue 36) ----
+
+/// Writes the site of the contest in `db` with `[site] publish_sources =
+/// publish` into `out`; returns each bot page's text and the source files.
+fn bot_site(db: &Path, out: &Path, publish: bool) -> (Vec<String>, Vec<PathBuf>) {
+    let cfg = out.with_extension("toml");
+    std::fs::write(
+        &cfg,
+        format!("[contest]\ndiscipline = \"morabaraba\"\n[site]\npublish_sources = {publish}\n"),
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .arg("site")
+        .arg(out)
+        .arg("--db")
+        .arg(db)
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut pages = Vec::new();
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(out.join("bot")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "html") {
+            pages.push(std::fs::read_to_string(&p).unwrap());
+        } else {
+            files.push(p);
+        }
+    }
+    files.sort();
+    (pages, files)
+}
+
+#[test]
+fn bot_pages_show_the_sources_only_when_allowed_and_the_contest_is_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let o = Command::new(BIN)
+        .args([
+            "demo",
+            "--discipline",
+            "morabaraba",
+            "--games",
+            "1",
+            "--dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let db = dir.join("knobeln.db");
+    let out = tmp.path().join("site");
+    // A hostile source, and a <<FROM>> line whose secret must not show.
+    let store = Store::open(&db).unwrap();
+    let (hostile_id, team): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT v.id, v.team_id FROM strategy_versions v \
+             JOIN bot_programs b ON b.version_id = v.id ORDER BY v.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let hostile =
+        "/* <<FROM>> team1 Sup3rSecretAuth */\n</pre><script>alert(1)</script>\nint main(){}\n";
+    store
+        .conn()
+        .execute(
+            "UPDATE strategy_versions SET source = ?1 WHERE id = ?2",
+            rusqlite::params![hostile.as_bytes(), hostile_id],
+        )
+        .unwrap();
+
+    // The default: no sources.
+    let (pages, files) = bot_site(&db, &out, false);
+    assert!(!pages.is_empty());
+    assert!(pages.iter().all(|p| !p.contains("id=\"sources\"")));
+    assert!(files.is_empty(), "{files:?}");
+
+    // Allowed, the contest over: every version's source, escaped.
+    let (pages, files) = bot_site(&db, &out, true);
+    let n_versions: i64 = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM strategy_versions v JOIN bot_programs b ON b.version_id = v.id",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(files.len() as i64, n_versions, "{files:?}");
+    assert!(pages.iter().all(|p| p.contains("<section id=\"sources\">")));
+    let mine = std::fs::read_to_string(out.join(format!("bot/{team}.html"))).unwrap();
+    assert!(
+        mine.contains("&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{mine}"
+    );
+    assert!(!mine.contains("<script") && !mine.contains("Sup3rSecretAuth"));
+    let file = std::fs::read_to_string(out.join(format!("bot/source-{hostile_id}.txt"))).unwrap();
+    assert!(file.contains("</pre><script>") && !file.contains("Sup3rSecretAuth"));
+    assert!(mine.contains(&format!("href=\"source-{hostile_id}.txt\"")));
+    // Another bot's page shows its own, as stored.
+    let (other_id, other_src): (i64, Vec<u8>) = store
+        .conn()
+        .query_row(
+            "SELECT id, source FROM strategy_versions WHERE id != ?1 ORDER BY id LIMIT 1",
+            [hostile_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        std::fs::read(out.join(format!("bot/source-{other_id}.txt"))).unwrap(),
+        other_src
+    );
+
+    // A running contest never shows them, and the files go.
+    store
+        .conn()
+        .execute("UPDATE bot_contests SET state = 'running'", [])
+        .unwrap();
+    let (pages, files) = bot_site(&db, &out, true);
+    assert!(pages.iter().all(|p| !p.contains("id=\"sources\"")));
+    assert!(files.is_empty(), "{files:?}");
 }
