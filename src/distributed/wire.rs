@@ -1209,7 +1209,7 @@ mod tests {
         );
         assert!(checked.failures[0]
             .reason
-            .starts_with("bot 1, turn 3: crashed"));
+            .starts_with("player 1, turn 3: crashed"));
     }
 
     /// Issue 34: a result that cannot travel is never published (and

@@ -346,8 +346,15 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     fact("Game", slug.clone());
     for (i, n) in names.iter().enumerate() {
         let team = g.seats[i].0;
+        // Players as every text numbers them: from 1; the flooding
+        // island's one bot is "Bot".
+        let who = if names.len() > 1 {
+            format!("Player {}", i + 1)
+        } else {
+            "Bot".to_string()
+        };
         fact(
-            &format!("Seat {i}"),
+            &who,
             format!(
                 "<a href=\"../bot/{team}.html\">{}</a>, {} ms CPU",
                 escape(n),
@@ -643,7 +650,7 @@ mod tests {
                 rule: "an offer is a number".into(),
             },
             line: Some(evil.into()),
-            reason: format!("bot 1, turn 1: broke a rule; its line: \"{evil}\""),
+            reason: format!("player 1, turn 1: broke a rule; its line: \"{evil}\""),
         };
         let g = StoredGame {
             key: r#"{"repetition":0,"slot":0}"#.into(),
@@ -688,7 +695,7 @@ mod tests {
             assert!(html.contains("&lt;script&gt;"), "{html}");
         }
         let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
-        assert!(txt.contains(&format!("from 0: {evil}")), "{txt}");
+        assert!(txt.contains(&format!("from 1: {evil}")), "{txt}");
         // Issue 36: a game without a page is named for people, not by its
         // raw key.
         let mut row = Vec::new();
