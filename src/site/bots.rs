@@ -461,9 +461,13 @@ fn bot_page(
     }
     h.push_str("<h2>Versions</h2>\n<table class=\"versions\"><tr><th>Version</th>\
                 <th class=\"l\">Language</th><th class=\"l\">Verdict</th><th class=\"l\">Compiled</th></tr>\n");
+    // The team's own numbers (1, 2, …), not the database's ids.
+    let numbers =
+        crate::words::version_numbers(&versions.iter().map(|v| ((), v.0)).collect::<Vec<_>>());
     for (id, lang, ok, at) in versions {
+        let number = numbers[id];
         h.push_str(&format!(
-            "<tr><td>{id}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
+            "<tr><td>{number}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
             escape(lang),
             if *ok { "accepted" } else { "rejected" },
             escape(at)
