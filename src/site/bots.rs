@@ -252,7 +252,7 @@ fn start_pairing(
         s.out,
         "{}<h1>{}</h1>\n<p>Every game of this pairing in {} (a link opens a \
          game's own page with its picture and transcript).</p>\n\
-         <table class=\"games\">\n<tr><th class=\"l\">Game</th><th class=\"l\">Seats</th>\
+         <table class=\"games\">\n<tr><th class=\"l\">Game</th><th class=\"l\">Players</th>\
          <th class=\"l\">Outcome</th><th>CPU ms</th><th class=\"l\">Failures</th></tr>\n",
         page_head(&title, "../"),
         escape(&title),
