@@ -311,8 +311,8 @@ static SETUPS: LazyLock<[Setup; 4]> = LazyLock::new(|| {
 /// (`transcript::parse_moves`), replayed through the game's rules
 /// (`transcript::expand`). The first byte picks the discipline. Properties:
 /// a parsed line is in range and prints back the same; the moves body
-/// reads back; the moves of a replayed transcript replay to it again
-/// (`expand(moves(t)) == t`).
+/// reads back (also written in format 1, players from 0); the moves of a
+/// replayed transcript replay to it again (`expand(moves(t)) == t`).
 pub fn referee_lines(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
@@ -341,6 +341,18 @@ pub fn referee_lines(data: &[u8]) {
     let back = transcript::parse_moves(&body, setup.seats()).expect("a moves body reads back");
     assert_eq!(back.moves, moves.moves);
     assert_eq!(back.ends_after, moves.ends_after);
+    // The same moves in format 1 (seats from 0, no format line, as older
+    // contests stored them) read as the same game.
+    let old: String = moves
+        .moves
+        .iter()
+        .map(|m| format!("{}: {}\n", m.seat, transcript::quote(&m.line)))
+        .chain(moves.forfeits.iter().map(|(s, _)| format!("! {s}: gone\n")))
+        .chain(moves.ends_after.map(|n| format!("= {n}\n")))
+        .collect();
+    let old = transcript::parse_moves(&old, setup.seats()).expect("format 1 reads");
+    assert_eq!(old.moves, moves.moves);
+    assert_eq!(old.ends_after, moves.ends_after);
     let t = transcript::expand(setup, &moves);
     if moves.forfeits.is_empty() && moves.ends_after.is_some() {
         // `= N` without a failure is no transcript the server writes.

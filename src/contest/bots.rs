@@ -1202,6 +1202,12 @@ pub fn finish(
                             "one_part": n_parts == 1,
                             "n_left_out": n_out,
                             "kept_per_pairing": config.site.transcripts_per_pairing,
+                            "one_bot": c.discipline == Discipline::Flooding,
+                            "attachment": if n_parts > 1 {
+                                format!("transcripts-{i}.txt")
+                            } else {
+                                "transcripts.txt".into()
+                            },
                         }),
                     )?,
                     part.map(|p| OutAttachment {

@@ -338,7 +338,7 @@ mod tests {
                 rule: "a command is GO or DRY".into(),
             },
             FloodEnd::Forfeit {
-                reason: "bot 1, turn 1: crashed".into(),
+                reason: "player 1, turn 1: crashed".into(),
             },
         ] {
             outcomes.push(Outcome::Flooding(FloodOutcome {
@@ -395,7 +395,7 @@ mod tests {
                 Some(1),
                 MorabarabaEnd::Forfeit {
                     loser: 0,
-                    reason: "bot 1, turn 3: crashed".into(),
+                    reason: "player 1, turn 3: crashed".into(),
                 },
             ),
             (None, MorabarabaEnd::ThreeCowsNoMill),

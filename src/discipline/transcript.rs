@@ -4,24 +4,35 @@
 //! The **full** form (the site's download, the kit referee's output):
 //!
 //! ```text
-//! # KNOBELN transcript 1: ultimatum
+//! # knobeln transcript 2: ultimatum
 //! # rounds: 2500
-//! # seat 0: alice
-//! # seat 1: bob
-//! to 0: 1
-//! from 0: 500
+//! # player 1: alice
+//! # player 2: bob
+//! to 1: RUNDEN 2500
+//! from 1: 500
 //! …
 //! ```
 //!
-//! one exchange per line, `to S: LINE` (the referee to seat S) or
-//! `from S: LINE` (what seat S printed), in the order the server's
+//! one exchange per line, `to P: LINE` (the referee to player P) or
+//! `from P: LINE` (what player P printed), in the order the server's
 //! [`Recorded`] game noted them, farewell included. Lines that begin with
-//! `#` are comments: the header (the setup's parameters, the seats' names)
-//! and, at the end, the failures.
+//! `#` are comments: the header (the setup's parameters, the players'
+//! names) and, at the end, the failures.
+//!
+//! **Players are numbered 1 and 2** (the flooding island's one bot is
+//! player 1), as the seeds number them and as every text a person reads
+//! does; in the code a seat is the index from 0 (`seat + 1` is the
+//! player). That is format **2**. Format 1 (`# KNOBELN transcript 1:`,
+//! `# KNOBELN moves 1:`, a stored moves body without a version line)
+//! numbered seats from 0; [`parse_moves`] still reads it (the moves kept
+//! by older contests, the fuzz corpus), and writes only format 2. The first
+//! word is the program that wrote the file, `knobeln`, in lower case: the
+//! server's name, not the KNOBELN contest's, so a Morabaraba transcript
+//! does not read as a KNOBELN game.
 //!
 //! The **moves** form (stored for every kept game, mailed by preference)
-//! keeps only what the bots printed (`S: LINE`) and, after the last move,
-//! each failure outside the rules (`! S: reason`) and the number of lines
+//! keeps only what the bots printed (`P: LINE`) and, after the last move,
+//! each failure outside the rules (`! P: reason`) and the number of lines
 //! the transcript had (`= N`: a bot that quit is noticed where a write to
 //! it fails, which the rules cannot tell): everything the referee said
 //! follows from the rules, the setup and the seed. [`expand`] replays
@@ -38,9 +49,21 @@ use crate::discipline::play::Setup;
 use crate::game::lines::{Exchange, LineGame, Recorded, Said, Step};
 
 /// The first line of the full form, before the discipline's name.
-pub const FULL_MAGIC: &str = "# KNOBELN transcript 1: ";
+pub const FULL_MAGIC: &str = "# knobeln transcript 2: ";
 /// The first line of the moves form, before the discipline's name.
-pub const MOVES_MAGIC: &str = "# KNOBELN moves 1: ";
+pub const MOVES_MAGIC: &str = "# knobeln moves 2: ";
+/// Format 1's first line of the full form (seats from 0): read, not written.
+pub const FULL_MAGIC_1: &str = "# KNOBELN transcript 1: ";
+/// Format 1's first line of the moves form (seats from 0): read, not written.
+pub const MOVES_MAGIC_1: &str = "# KNOBELN moves 1: ";
+/// The first line of a stored moves body (the store keeps no header): it
+/// says the body is format 2. A body without it is format 1.
+pub const STORED_MOVES_LINE: &str = "# knobeln moves 2";
+
+/// The player a text names for a seat (seats count from 0, players from 1).
+pub fn player_number(seat: usize) -> usize {
+    seat + 1
+}
 
 /// One line a bot printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,12 +129,12 @@ fn header(magic: &str, setup: &Setup, island_name: &str, names: &[String]) -> St
         t.push_str(&format!("# {p}\n"));
     }
     for (i, n) in names.iter().enumerate() {
-        t.push_str(&format!("# seat {i}: {}\n", one_line(n)));
+        t.push_str(&format!("# player {}: {}\n", player_number(i), one_line(n)));
     }
     t
 }
 
-/// A line as written after `to S: ` or `S: `: control characters (a
+/// A line as written after `to P: ` or `P: `: control characters (a
 /// stray CR, NUL) as `\xNN`, a backslash doubled, so one exchange stays
 /// one line and reads back the same.
 pub fn quote(line: &str) -> String {
@@ -174,7 +197,11 @@ pub fn full_text(
             Said::ToBot => "to",
             Said::ByBot => "from",
         };
-        t.push_str(&format!("{dir} {}: {}\n", e.seat, quote(&e.line)));
+        t.push_str(&format!(
+            "{dir} {}: {}\n",
+            player_number(e.seat),
+            quote(&e.line)
+        ));
     }
     for f in failures {
         t.push_str(&format!("# failure: {}\n", one_line(f)));
@@ -202,19 +229,29 @@ pub fn moves_of(transcript: &[Exchange], forfeits: &[(usize, String)]) -> Moves 
 /// The moves form as text.
 pub fn moves_text(setup: &Setup, island_name: &str, names: &[String], moves: &Moves) -> String {
     let mut t = header(MOVES_MAGIC, setup, island_name, names);
-    t.push_str(&moves_body(moves));
+    t.push_str(&moves_lines(moves));
     t
 }
 
 /// The moves form without its header (what the store keeps: the setup is
-/// the contest's).
+/// the contest's), after the line that says its format
+/// ([`STORED_MOVES_LINE`]).
 pub fn moves_body(moves: &Moves) -> String {
+    format!("{STORED_MOVES_LINE}\n{}", moves_lines(moves))
+}
+
+/// The moves' lines in format 2.
+fn moves_lines(moves: &Moves) -> String {
     let mut t = String::new();
     for m in &moves.moves {
-        t.push_str(&format!("{}: {}\n", m.seat, quote(&m.line)));
+        t.push_str(&format!("{}: {}\n", player_number(m.seat), quote(&m.line)));
     }
     for (seat, reason) in &moves.forfeits {
-        t.push_str(&format!("! {seat}: {}\n", one_line(reason)));
+        t.push_str(&format!(
+            "! {}: {}\n",
+            player_number(*seat),
+            one_line(reason)
+        ));
     }
     if let Some(n) = moves.ends_after {
         t.push_str(&format!("= {n}\n"));
@@ -230,10 +267,15 @@ pub struct MovesError {
     pub what: String,
 }
 
-/// Reads a moves body (or a whole moves text: `#` lines are skipped).
-/// `n_seats` bounds the seat numbers.
+/// Reads a moves body (or a whole moves text: `#` lines are skipped) in
+/// format 2 (its first line [`MOVES_MAGIC`] or [`STORED_MOVES_LINE`]:
+/// players from 1) or else format 1 (seats from 0). `n_seats` bounds the
+/// numbers.
 pub fn parse_moves(text: &str, n_seats: usize) -> Result<Moves, MovesError> {
     let mut m = Moves::default();
+    let first = text.lines().next().unwrap_or("");
+    let from_one = first.starts_with(MOVES_MAGIC) || first.trim_end() == STORED_MOVES_LINE;
+    let (word, lowest) = if from_one { ("player", 1) } else { ("seat", 0) };
     for (i, raw) in text.lines().enumerate() {
         let err = |what: &str| MovesError {
             line: i + 1,
@@ -253,14 +295,20 @@ pub fn parse_moves(text: &str, n_seats: usize) -> Result<Moves, MovesError> {
             Some(r) => (true, r),
             None => (false, raw),
         };
-        let (seat, line) = rest
+        let (number, line) = rest
             .split_once(": ")
             .or_else(|| rest.strip_suffix(':').map(|s| (s, "")))
-            .ok_or_else(|| err("expected `SEAT: LINE`"))?;
-        let seat: usize = seat.parse().map_err(|_| err("a seat number first"))?;
-        if seat >= n_seats {
-            return Err(err(&format!("seat {seat} in a game of {n_seats}")));
+            .ok_or_else(|| err(&format!("expected `{}: LINE`", word.to_uppercase())))?;
+        let number: usize = number
+            .parse()
+            .map_err(|_| err(&format!("a {word} number first")))?;
+        let highest = n_seats + lowest - 1;
+        if number < lowest || number > highest {
+            return Err(err(&format!(
+                "{word} {number}, but the {word}s are {lowest} to {highest}"
+            )));
         }
+        let seat = number - lowest;
         if forfeit {
             m.forfeits.push((seat, line.to_string()));
         } else {
@@ -406,7 +454,7 @@ mod tests {
         };
         assert_eq!(expand(&Setup::Ultimatum(p), &m).len(), 1);
         let text = moves_body(&m);
-        assert!(text.ends_with("! 0: crashed\n= 1\n"), "{text}");
+        assert!(text.ends_with("! 1: crashed\n= 1\n"), "{text}");
         assert_eq!(parse_moves(&text, 2).unwrap(), m);
     }
 
@@ -422,11 +470,76 @@ mod tests {
             ends_after: Some(3),
         };
         let body = moves_body(&m);
-        assert_eq!(body.lines().count(), 3);
+        assert_eq!(body.lines().count(), 4, "the format line and three");
         let back = parse_moves(&body, 2).unwrap();
         assert_eq!(back.moves[0].line, line);
         assert_eq!(back.forfeits[0].1, "bad reason");
         assert!(parse_moves("7: x\n", 2).is_err());
         assert!(parse_moves("! 0: x\n0: y\n", 2).is_err());
+        // Format 2 has no player 0.
+        let e = parse_moves(&format!("{STORED_MOVES_LINE}\n0: x\n"), 2).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: player 0, but the players are 1 to 2"
+        );
+    }
+
+    #[test]
+    fn players_are_written_from_1_and_format_1_still_reads_from_0() {
+        let p = ultimatum::Params { rounds: 2 };
+        let setup = Setup::Ultimatum(p);
+        let mut rec = Recorded::new(ultimatum::Match::new(p), 1000);
+        let mut k = 0;
+        play_scripted(
+            &mut rec,
+            |_, seen| {
+                k += 1;
+                let last = seen.last().map(String::as_str).unwrap_or("");
+                if last.starts_with("ANGEBOT") {
+                    "JA".into()
+                } else {
+                    format!("{}", 100 * k)
+                }
+            },
+            1000,
+        )
+        .unwrap();
+        let m = moves_of(&rec.transcript, &[]);
+        let names = ["alice".to_string(), "bob".to_string()];
+        let full = full_text(&setup, "", &names, &rec.transcript, &[]);
+        assert!(
+            full.starts_with(
+                "# knobeln transcript 2: ultimatum\n# rounds: 2\n\
+                 # player 1: alice\n# player 2: bob\nto 1: RUNDEN 2\nto 2: RUNDEN 2\n"
+            ),
+            "{full}"
+        );
+        assert!(full.contains("\nfrom 1: 100\n") && full.contains("\nfrom 2: JA\n"));
+        assert!(!full.contains("seat") && !full.contains(" 0: "), "{full}");
+        let text = moves_text(&setup, "", &names, &m);
+        assert!(text.starts_with("# knobeln moves 2: ultimatum\n"), "{text}");
+        assert!(text.contains("\n1: 100\n2: JA\n"), "{text}");
+        assert_eq!(parse_moves(&text, 2).unwrap(), m);
+        let body = moves_body(&m);
+        assert!(body.starts_with("# knobeln moves 2\n1: 100\n"), "{body}");
+        assert_eq!(parse_moves(&body, 2).unwrap(), m);
+        // A format-1 text (seats from 0, as older contests stored their
+        // moves, with or without its header) reads as the same game and
+        // expands to the same transcript.
+        let old_body: String = m
+            .moves
+            .iter()
+            .map(|x| format!("{}: {}\n", x.seat, x.line))
+            .collect();
+        assert!(old_body.starts_with("0: 100\n1: JA\n1: 300\n0: JA\n"));
+        let one = format!(
+            "# KNOBELN moves 1: ultimatum\n# rounds: 2\n# seat 0: alice\n\
+             # seat 1: bob\n{old_body}"
+        );
+        for old in [&one, &old_body] {
+            let back = parse_moves(old, 2).unwrap();
+            assert_eq!(back, m, "{old}");
+            assert_eq!(expand(&setup, &back), rec.transcript);
+        }
     }
 }

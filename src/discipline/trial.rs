@@ -213,8 +213,8 @@ pub fn trial(
                 }
             }
             if !stopped {
-                passed &= !fail(&mut lines, &p, 0, "the match against itself (as bot A)");
-                passed &= !fail(&mut lines, &p, 1, "the match against itself (as bot B)");
+                passed &= !fail(&mut lines, &p, 0, "the match against itself (as player 1)");
+                passed &= !fail(&mut lines, &p, 1, "the match against itself (as player 2)");
             }
             let (tc, prog) = demo_opponent(d, "simple.c")?;
             // A match of the same size: the same budget.

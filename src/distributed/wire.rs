@@ -1209,7 +1209,7 @@ mod tests {
         );
         assert!(checked.failures[0]
             .reason
-            .starts_with("bot 1, turn 3: crashed"));
+            .starts_with("player 1, turn 3: crashed"));
     }
 
     /// Issue 34: a result that cannot travel is never published (and
@@ -1264,9 +1264,21 @@ mod tests {
             check_bot_game(&setup, p).unwrap().moves.as_deref(),
             Some("0: 1\n1: 2\n")
         );
+        // A worker of this version sends format 2 (players from 1); one of
+        // before it format 1 (seats from 0): both are kept as sent.
+        let two = "# knobeln moves 2\n1: 1\n2: 2\n";
+        let mut p = bot_game();
+        p.moves = Some(two.into());
+        assert_eq!(
+            check_bot_game(&setup, p).unwrap().moves.as_deref(),
+            Some(two)
+        );
         let mut p = bot_game();
         p.moves = Some("2: 1\n".into());
         assert!(check_bot_game(&setup, p).unwrap_err().contains("seat 2"));
+        let mut p = bot_game();
+        p.moves = Some("# knobeln moves 2\n3: 1\n".into());
+        assert!(check_bot_game(&setup, p).unwrap_err().contains("player 3"));
         let mut p = bot_game();
         p.moves = Some("x".repeat(MAX_MESSAGE_BYTES + 1));
         assert!(check_bot_game(&setup, p).is_err());

@@ -864,7 +864,7 @@ impl LineGame for MorabarabaGame {
         if seat > 1 {
             return Err(Violation {
                 seat,
-                rule: "a game of Morabaraba has seats 0 and 1 only".into(),
+                rule: "a game of Morabaraba has players 1 and 2 only".into(),
                 line: line.to_string(),
             });
         }

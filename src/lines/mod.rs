@@ -418,7 +418,7 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
     };
-    let mut reason = format!("bot {}, turn {turn}: {what}", bot + 1);
+    let mut reason = format!("player {}, turn {turn}: {what}", bot + 1);
     if let Some(l) = shown {
         reason.push_str(&format!("; its line: \"{l}\""));
     }

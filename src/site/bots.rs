@@ -266,7 +266,7 @@ fn start_pairing(
         s.out,
         "{}<h1>{}</h1>\n<p>Every game of this pairing in {} (a link opens a \
          game's own page with its picture and transcript).</p>\n\
-         <table class=\"games\">\n<tr><th class=\"l\">Game</th><th class=\"l\">Seats</th>\
+         <table class=\"games\">\n<tr><th class=\"l\">Game</th><th class=\"l\">Players</th>\
          <th class=\"l\">Outcome</th><th>CPU ms</th><th class=\"l\">Failures</th></tr>\n",
         page_head(&title, "../"),
         escape(&title),
@@ -360,8 +360,15 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     fact("Game", slug.clone());
     for (i, n) in names.iter().enumerate() {
         let team = g.seats[i].0;
+        // Players as every text numbers them: from 1; the flooding
+        // island's one bot is "Bot".
+        let who = if names.len() > 1 {
+            format!("Player {}", i + 1)
+        } else {
+            "Bot".to_string()
+        };
         fact(
-            &format!("Seat {i}"),
+            &who,
             format!(
                 "<a href=\"../bot/{team}.html\">{}</a>, {} ms CPU",
                 escape(n),
@@ -475,9 +482,13 @@ fn bot_page(
     }
     h.push_str("<h2>Versions</h2>\n<table class=\"versions\"><tr><th>Version</th>\
                 <th class=\"l\">Language</th><th class=\"l\">Verdict</th><th class=\"l\">Compiled</th></tr>\n");
+    // The team's own numbers (1, 2, …), not the database's ids.
+    let numbers =
+        crate::words::version_numbers(&versions.iter().map(|v| ((), v.0)).collect::<Vec<_>>());
     for (id, lang, ok, at) in versions {
+        let number = numbers[id];
         h.push_str(&format!(
-            "<tr><td>{id}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
+            "<tr><td>{number}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
             escape(lang),
             if *ok { "accepted" } else { "rejected" },
             escape(at)
@@ -787,7 +798,7 @@ mod tests {
                 rule: "an offer is a number".into(),
             },
             line: Some(evil.into()),
-            reason: format!("bot 1, turn 1: broke a rule; its line: \"{evil}\""),
+            reason: format!("player 1, turn 1: broke a rule; its line: \"{evil}\""),
         };
         let g = StoredGame {
             key: r#"{"repetition":0,"slot":0}"#.into(),
@@ -833,7 +844,7 @@ mod tests {
             assert!(html.contains("&lt;script&gt;"), "{html}");
         }
         let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
-        assert!(txt.contains(&format!("from 0: {evil}")), "{txt}");
+        assert!(txt.contains(&format!("from 1: {evil}")), "{txt}");
         // Issue 36: a game without a page is named for people, not by its
         // raw key.
         let mut row = Vec::new();

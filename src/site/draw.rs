@@ -79,12 +79,13 @@ pub fn quote_line(line: &str, max_chars: usize) -> String {
     escape(&short(&visible, max_chars))
 }
 
-/// The name of `seat` for display, escaped and cut to `max_chars`; `seat N`
-/// when the name is missing or empty.
+/// The name of `seat` for display, escaped and cut to `max_chars`;
+/// `player N` (from 1, as every text numbers players) when the name is
+/// missing or empty.
 pub fn seat_name(names: &[String], seat: usize, max_chars: usize) -> String {
     match names.get(seat).filter(|n| !n.trim().is_empty()) {
         Some(n) => quote_line(n, max_chars),
-        None => format!("seat {seat}"),
+        None => crate::words::player(seat),
     }
 }
 
@@ -131,9 +132,15 @@ pub fn legend(names: &[String], seats: usize, extra: &[(String, String)]) -> Str
             out.push_str(" &nbsp; ");
         }
         first = false;
+        // One bot (the flooding island) needs no number.
+        let number = if seats > 1 {
+            format!(" ({})", crate::words::player(seat))
+        } else {
+            String::new()
+        };
         let _ = write!(
             out,
-            "{} {} (seat {seat})",
+            "{} {}{number}",
             swatch(&seat_mark(seat, 7.0, 7.0, 5.0, true)),
             seat_name(names, seat, 60)
         );
@@ -313,8 +320,8 @@ mod tests {
     fn names_and_lines_are_escaped_and_cut() {
         let names = vec!["<script>x</script>".to_string(), "  ".to_string()];
         assert_eq!(seat_name(&names, 0, 60), "&lt;script&gt;x&lt;/script&gt;");
-        assert_eq!(seat_name(&names, 1, 60), "seat 1");
-        assert_eq!(seat_name(&names, 7, 60), "seat 7");
+        assert_eq!(seat_name(&names, 1, 60), "player 2");
+        assert_eq!(seat_name(&names, 7, 60), "player 8");
         assert_eq!(quote_line("abcdef", 3), "abc…");
         assert_eq!(quote_line("a\u{1b}b", 9), "a?b");
         assert!(!legend(&names, 2, &[]).contains("<script>"));

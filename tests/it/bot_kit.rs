@@ -369,7 +369,7 @@ fn the_kit_referee_plays_the_servers_games_line_for_line() {
         run_referee(c.d, &args);
         let home = std::fs::read_to_string(&transcript).unwrap();
         assert!(
-            home.starts_with(&format!("# KNOBELN transcript 1: {}\n", c.d)),
+            home.starts_with(&format!("# knobeln transcript 2: {}\n", c.d)),
             "{home}"
         );
         let (a, b) = (exchange_lines(&ours), exchange_lines(&home));
@@ -411,7 +411,7 @@ fn a_stored_games_moves_expand_to_its_transcript_on_the_server_and_at_home() {
             .iter()
             .map(|e| {
                 let dir = if e.said == Said::ToBot { "to" } else { "from" };
-                format!("{dir} {}: {}", e.seat, quote(&e.line))
+                format!("{dir} {}: {}", e.seat + 1, quote(&e.line))
             })
             .collect();
         assert_eq!(expanded, want, "{}", c.d);
@@ -616,13 +616,14 @@ fn sleeping_bot(dir: &Path, name: &str, demo: &Path, sleeps: Sleeps) -> PathBuf 
     path
 }
 
-/// The `# failure: seat S: REASON` lines of a full transcript text.
+/// The `# failure: player P: REASON` lines of a full transcript text, as
+/// (seat, reason): seats count from 0, players from 1.
 fn failure_lines(text: &str) -> Vec<(usize, String)> {
     text.lines()
-        .filter_map(|l| l.strip_prefix("# failure: seat "))
+        .filter_map(|l| l.strip_prefix("# failure: player "))
         .map(|l| {
-            let (seat, reason) = l.split_once(": ").unwrap();
-            (seat.parse().unwrap(), reason.to_string())
+            let (player, reason) = l.split_once(": ").unwrap();
+            (player.parse::<usize>().unwrap() - 1, reason.to_string())
         })
         .collect()
 }
@@ -721,7 +722,7 @@ fn the_home_referees_stop_a_bot_waited_for_too_long_in_all_in_a_match() {
                 let (s, reason) = &failures[0];
                 assert_eq!(*s, seat, "{d}: {err}");
                 assert!(
-                    reason.starts_with(&format!("bot {}, turn ", seat + 1)),
+                    reason.starts_with(&format!("player {}, turn ", seat + 1)),
                     "{d}: {reason}"
                 );
                 assert!(
@@ -847,7 +848,7 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
             .iter()
             .map(|e| {
                 let dir = if e.said == Said::ToBot { "to" } else { "from" };
-                format!("{dir} {}: {}", e.seat, quote(&e.line))
+                format!("{dir} {}: {}", e.seat + 1, quote(&e.line))
             })
             .collect();
         assert_eq!(

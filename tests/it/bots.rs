@@ -113,7 +113,7 @@ fn hostile(file: &str, limits: LineLimits, expect: Expect) {
             assert_eq!(f.bot, h, "{file}: blamed the wrong bot: {}", f.reason);
             assert_eq!(f.turn, 3, "{file}: {}", f.reason);
             assert!(kind(&f.kind), "{file}: {}", f.reason);
-            assert!(f.reason.starts_with(&format!("bot {}, turn 3: ", h + 1)));
+            assert!(f.reason.starts_with(&format!("player {}, turn 3: ", h + 1)));
         }
     }
     nothing_left(file, &seen);
@@ -925,7 +925,7 @@ fn a_wrong_or_overlong_line_is_blamed_with_the_line() {
     assert_eq!(f.line.as_deref(), Some("12"));
     assert_eq!(
         f.reason,
-        "bot 1, turn 4: broke a rule: the answer is the number plus one; its line: \"12\""
+        "player 1, turn 4: broke a rule: the answer is the number plus one; its line: \"12\""
     );
     // A line longer than the limit is an output failure with the start of it.
     let m = Match::start(
@@ -939,7 +939,7 @@ fn a_wrong_or_overlong_line_is_blamed_with_the_line() {
     let rec = play(m, |m| m.ask(0, "ECHO 123456")).unwrap();
     assert_eq!(
         rec.failures[0].reason,
-        "bot 1, turn 0: sent a line longer than 3 bytes; its line: \"123456\""
+        "player 1, turn 0: sent a line longer than 3 bytes; its line: \"123456\""
     );
 }
 

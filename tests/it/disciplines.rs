@@ -830,16 +830,47 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
     let to: std::collections::BTreeSet<&Vec<String>> =
         transcripts.iter().map(|(_, r)| &r.to).collect();
     assert_eq!(to.len(), 1, "{d}: only the team that asked");
+    let referee =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/discipline/{d}/referee.py"));
+    let transcript_lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("to ") || l.starts_with("from "))
+            .map(String::from)
+            .collect()
+    };
     let mut text = String::new();
-    for (p, _) in transcripts {
+    // Every attachment as mailed, expanded at once: all its games, each
+    // after the other (issue 36: `--expand` once expanded the first only).
+    let mut whole_expanded = String::new();
+    for (k, (p, _)) in transcripts.iter().enumerate() {
         let raw = std::fs::read(p).unwrap();
         let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
         let att = m.attachments().next().expect("the transcripts attached");
         assert!(att.contents().len() <= 200 * 1024, "a part is mail-sized");
         text.push_str(&String::from_utf8_lossy(att.contents()));
+        let file = tmp.path().join(format!("attachment-{k}.moves"));
+        std::fs::write(&file, att.contents()).unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(&referee)
+            .arg("--expand")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{d}: {err}");
+        assert!(!err.contains("left over"), "{d}: {err}");
+        whole_expanded.push_str(&String::from_utf8_lossy(&out.stdout));
     }
+    let magic = knobeln::discipline::transcript::MOVES_MAGIC;
+    let full_magic = knobeln::discipline::transcript::FULL_MAGIC;
+    let whole_games: Vec<&str> = whole_expanded.split(full_magic).skip(1).collect();
+    assert_eq!(
+        whole_games.len(),
+        text.matches(magic).count(),
+        "{d}: one full transcript per game mailed"
+    );
     let mut n = 0;
-    for game in text.split("# KNOBELN moves 1: ").skip(1) {
+    for game in text.split(magic).skip(1) {
         let slug = game
             .lines()
             .nth(1)
@@ -847,7 +878,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
             .trim_start_matches("# game: ")
             .to_string();
         let file = tmp.path().join(format!("{slug}.moves"));
-        std::fs::write(&file, format!("# KNOBELN moves 1: {game}")).unwrap();
+        std::fs::write(&file, format!("{magic}{game}")).unwrap();
         let out = std::process::Command::new("python3")
             .arg(
                 Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -881,7 +912,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
                         .map(String::from)
                         .collect()
                 };
-                let (a, b) = (body(&short), body(&format!("# KNOBELN moves 1: {game}")));
+                let (a, b) = (body(&short), body(&format!("{magic}{game}")));
                 assert!(
                     a == b,
                     "{d}: {slug}: the moves on the site ({} lines) are not the moves mailed ({} lines)",
@@ -895,6 +926,17 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
             lines(&String::from_utf8_lossy(&out.stdout)),
             lines(&site_txt),
             "{d}: {slug}"
+        );
+        // The same game out of the whole attachment's expansion, named.
+        let whole = whole_games[n];
+        assert!(
+            whole.contains(&format!("\n# game: {slug}\n")),
+            "{d}: {whole:.300}"
+        );
+        assert_eq!(
+            transcript_lines(whole),
+            lines(&site_txt),
+            "{d}: {slug} expanded with the others"
         );
         n += 1;
     }

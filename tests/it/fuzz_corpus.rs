@@ -128,3 +128,32 @@ replays!(
     wire,
     bot_program,
 );
+
+/// The moves of older contests (format 1, seats from 0) and the same moves
+/// in format 2 (players from 1, issue 36) read as the same moves, so they
+/// expand alike: `referee_lines/D_0` and `D_format2`.
+#[test]
+fn the_referee_lines_corpus_reads_alike_in_both_transcript_formats() {
+    use knobeln::discipline::transcript::{parse_moves, FULL_MAGIC, MOVES_MAGIC, MOVES_MAGIC_1};
+    let dir = fuzz_dir().join("corpus/referee_lines");
+    let mut n = 0;
+    for d in ["ultimatum", "flooding", "footsteps", "morabaraba"] {
+        let read = |name: &str| -> String {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            String::from_utf8(bytes[1..].to_vec()).unwrap()
+        };
+        let (one, two) = (read(&format!("{d}_0")), read(&format!("{d}_format2")));
+        assert!(
+            one.starts_with(MOVES_MAGIC_1) && two.starts_with(MOVES_MAGIC),
+            "{d}"
+        );
+        // Two players at most: the moves are checked against both.
+        let a = parse_moves(&one, 2).unwrap_or_else(|e| panic!("{d}_0: {e}"));
+        let b = parse_moves(&two, 2).unwrap_or_else(|e| panic!("{d}_format2: {e}"));
+        assert_eq!(a, b, "{d}");
+        assert!(!a.moves.is_empty(), "{d}");
+        assert!(FULL_MAGIC.starts_with("# knobeln transcript 2"));
+        n += 1;
+    }
+    assert_eq!(n, 4);
+}

@@ -114,7 +114,7 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln",
             "first": true, "n_attached": 16, "one_game": false, "n_parts": 2,
             "one_part": false, "n_left_out": 3,
-            "kept_per_pairing": 10,
+            "kept_per_pairing": 10, "one_bot": false, "attachment": "transcripts-1.txt",
         }),
         "kit_rules_ultimatum"
         | "kit_rules_flooding"
@@ -213,9 +213,9 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
             "now": "1994-05-01 08:00 UT", "registered_at": "1994-03-25 14:02 UT",
             "record": "mail-address: joe@lords.example\nmail-preference: LAP,DGP\nteam-name: the_heavy_lords_of_knobeln\n",
-            "current": {"id": 7, "compiled_at": "1994-04-30 22:10 UT",
+            "current": {"number": 2, "compiled_at": "1994-04-30 22:10 UT",
                         "report": "KNOBELN compile report\n======================\n\nResult: ACCEPTED"},
-            "newer_rejected": {"id": 9, "compiled_at": "1994-05-01 07:55 UT", "report": null},
+            "newer_rejected": {"number": 3, "compiled_at": "1994-05-01 07:55 UT", "report": null},
             "compile_end": "1994-05-14 10:00 UT", "contest_start": "1994-05-14 12:00 UT",
             "phase": "the compilation service is open", "preferences": "LAP,DGP",
         }),

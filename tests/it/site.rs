@@ -811,10 +811,10 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
         // Its transcript is there to download: in the full form, or for a
         // long game (a 2500-round ultimatum match) in the moves form.
         match std::fs::read_to_string(page.with_extension("txt")) {
-            Ok(txt) => assert!(txt.starts_with(&format!("# KNOBELN transcript 1: {d}\n"))),
+            Ok(txt) => assert!(txt.starts_with(&format!("# knobeln transcript 2: {d}\n"))),
             Err(_) => {
                 let txt = std::fs::read_to_string(page.with_extension("moves.txt")).unwrap();
-                assert!(txt.starts_with(&format!("# KNOBELN moves 1: {d}\n")));
+                assert!(txt.starts_with(&format!("# knobeln moves 2: {d}\n")));
                 assert!(
                     html.contains("--expand"),
                     "{d}: the page says how to expand it"

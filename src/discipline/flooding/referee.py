@@ -76,19 +76,19 @@ rules; this file is the exact reference of the line protocol.
 
 The transcript (full form)
 --------------------------
-    # KNOBELN transcript 1: flooding
+    # knobeln transcript 2: flooding
     # seed: 17
     # max_rounds: 2000
     # island: lagoon
     # island-text: GAMEBOARDSTART 12,8
     # island-text: ............          (every line of the island)
-    # seat 0: mybot
-    to 0: GAMEBOARDSTART 12,8
+    # player 1: mybot
+    to 1: GAMEBOARDSTART 12,8
     ...
-    from 0: GO CURRENT
+    from 1: GO CURRENT
     ...
-    to 0: END
-    # failure: seat 0: ...               (only if the bot failed)
+    to 1: END
+    # failure: player 1: ...               (only if the bot failed)
     # result: ...
 
 `to 0:` is a line the referee sent, `from 0:` a line the bot printed (after
@@ -102,16 +102,16 @@ stays one line. Lines beginning with `#` are comments; only the `to` and
 
 The moves form (compact)
 ------------------------
-    # KNOBELN moves 1: flooding
+    # knobeln moves 2: flooding
     # seed: 17
     # max_rounds: 2000
     # island: lagoon
     # island-text: ...
-    # seat 0: mybot
-    0: GO CURRENT
-    0: DRY NORTH
+    # player 1: mybot
+    1: GO CURRENT
+    1: DRY NORTH
     ...
-    ! 0: <reason>          (the bot failed outside the rules here)
+    ! 1: <reason>          (the bot failed outside the rules here)
     = 1234                 (after a `!` line: the transcript's lines)
 
 Only what the bot printed; everything else follows from the rules, the
@@ -119,8 +119,8 @@ island and the seed. `= N` says how many lines the transcript had: a bot
 that quit is noticed where a write to it fails, which the rules alone cannot
 tell. `--expand` turns it into the full form: each line the game asks the
 bot for is the next move; a move that breaks a rule is noted, then `END`;
-when the moves run out before the game is over, the seats of the `!` lines
-forfeit and the transcript stops (cut to its first N lines by `= N`).
+when the moves run out before the game is over, the bot of a `!` line
+forfeits and the transcript stops (cut to its first N lines by `= N`).
 """
 
 import argparse
@@ -134,8 +134,11 @@ import sys
 import time
 
 DISCIPLINE = "flooding"
-FULL_MAGIC = "# KNOBELN transcript 1: "
-MOVES_MAGIC = "# KNOBELN moves 1: "
+FULL_MAGIC = "# knobeln transcript 2: "
+MOVES_MAGIC = "# knobeln moves 2: "
+# Format 1 (players numbered from 0 as seats): read by --expand, not written.
+FULL_MAGIC_1 = "# KNOBELN transcript 1: "
+MOVES_MAGIC_1 = "# KNOBELN moves 1: "
 N_SEATS = 1
 
 # ---------------------------------------------------------------------------
@@ -772,7 +775,7 @@ class Failure(Exception):
         self.seat = seat
         self.turn = turn
         self.rule = rule
-        reason = "bot %d, turn %d: %s" % (seat + 1, turn, what)
+        reason = "player %d, turn %d: %s" % (seat + 1, turn, what)
         if line is not None:
             reason += '; its line: "%s"' % show_line(line)
         self.reason = reason
@@ -1124,8 +1127,8 @@ def replay(rec, moves, forfeits):
                 failures.append((s, reason))
             break
         if m[0] != seat:
-            problem = "a move of seat %d where seat %d was asked: the moves are damaged; " \
-                      "stopped there" % (m[0], seat)
+            problem = "a move of player %d where player %d was asked: the moves are " \
+                      "damaged; stopped there" % (m[0] + 1, seat + 1)
             break
         turn = game.turn()
         v = rec.reply(seat, m[1])
@@ -1142,21 +1145,23 @@ def replay(rec, moves, forfeits):
 # ---------------------------------------------------------------------------
 # The two text forms.
 
-def header(magic, params, names):
+def header(magic, params, names, game=None):
     t = magic + DISCIPLINE + "\n"
+    if game is not None:
+        t += "# game: " + one_line(game) + "\n"
     for p in params:
         t += "# " + p + "\n"
     for i, n in enumerate(names):
-        t += "# seat %d: %s\n" % (i, one_line(n))
+        t += "# player %d: %s\n" % (i + 1, one_line(n))
     return t
 
 
-def full_text(params, names, transcript, failures, results):
-    t = header(FULL_MAGIC, params, names)
+def full_text(params, names, transcript, failures, results, game=None):
+    t = header(FULL_MAGIC, params, names, game)
     for seat, said, line in transcript:
-        t += "%s %d: %s\n" % (said, seat, quote(line))
+        t += "%s %d: %s\n" % (said, seat + 1, quote(line))
     for seat, reason in failures:
-        t += "# failure: seat %d: %s\n" % (seat, one_line(reason))
+        t += "# failure: player %d: %s\n" % (seat + 1, one_line(reason))
     for r in results:
         t += "# result: %s\n" % one_line(r)
     return t
@@ -1166,9 +1171,9 @@ def moves_text(params, names, transcript, forfeits):
     t = header(MOVES_MAGIC, params, names)
     for seat, said, line in transcript:
         if said == "from":
-            t += "%d: %s\n" % (seat, quote(line))
+            t += "%d: %s\n" % (seat + 1, quote(line))
     for seat, reason in forfeits:
-        t += "! %d: %s\n" % (seat, one_line(reason))
+        t += "! %d: %s\n" % (seat + 1, one_line(reason))
     if forfeits:
         # Where the game stopped: a failure noticed at a write to a bot
         # that quit is not told by the rules.
@@ -1180,17 +1185,32 @@ class UsageError(Exception):
     pass
 
 
+def split_games(text):
+    """The games of a moves text, each from its first line: a mailed file
+    holds one game after the other."""
+    games = []
+    for raw in text.split("\n"):
+        if raw.startswith(MOVES_MAGIC) or raw.startswith(MOVES_MAGIC_1) or not games:
+            games.append([])
+        games[-1].append(raw)
+    return ["\n".join(g) for g in games]
+
+
 def parse_moves(text):
     """(header lines, names, moves [(seat, line)], forfeits [(seat, reason)],
     ends_after): ends_after is the N of a last line `= N` (how many lines
-    the transcript had), else None."""
+    the transcript had), else None. Players are numbered from 1 (format
+    2); a text of format 1 (first line `# KNOBELN moves 1: `) numbers them
+    from 0. The seats returned count from 0."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     lines = [l[:-1] if l.endswith("\r") else l for l in lines]
-    if not lines or lines[0] != MOVES_MAGIC + DISCIPLINE:
+    if not lines or lines[0] not in (MOVES_MAGIC + DISCIPLINE, MOVES_MAGIC_1 + DISCIPLINE):
         raise UsageError("not a moves form of %s: its first line must be `%s%s`"
                          % (DISCIPLINE, MOVES_MAGIC, DISCIPLINE))
+    lowest = 1 if lines[0].startswith(MOVES_MAGIC) else 0
+    word = "player" if lowest else "seat"
     head = []
     names = {}
     moves = []
@@ -1200,10 +1220,10 @@ def parse_moves(text):
         if raw.startswith("#"):
             if not moves and not forfeits and ends_after is None:
                 head.append(raw)
-                if raw.startswith("# seat "):
-                    k, _, name = raw[len("# seat "):].partition(": ")
-                    if k.isdigit():
-                        names[int(k)] = name
+                if raw.startswith("# %s " % word):
+                    k, _, name = raw[len(word) + 3:].partition(": ")
+                    if k.isdigit() and int(k) >= lowest:
+                        names[int(k) - lowest] = name
             continue
         if raw == "":
             continue
@@ -1222,19 +1242,22 @@ def parse_moves(text):
         elif rest.endswith(":"):
             seat, line = rest[:-1], ""
         else:
-            raise UsageError("line %d: expected `SEAT: LINE`" % no)
+            raise UsageError("line %d: expected `%s: LINE`" % (no, word.upper()))
         if not seat.isdigit() or not seat.isascii():
-            raise UsageError("line %d: a seat number first" % no)
+            raise UsageError("line %d: a %s number first" % (no, word))
         seat = int(seat)
-        if seat >= N_SEATS:
-            raise UsageError("line %d: seat %d in a game of %d" % (no, seat, N_SEATS))
+        highest = N_SEATS + lowest - 1
+        if not lowest <= seat <= highest:
+            raise UsageError("line %d: %s %d, but the %ss are %d to %d"
+                             % (no, word, seat, word, lowest, highest))
+        seat -= lowest
         if forfeit:
             forfeits.append((seat, line))
         else:
             if forfeits:
                 raise UsageError("line %d: a move after a failure" % no)
             moves.append((seat, unquote(line)))
-    seat_names = [names.get(i, "bot %d" % i) for i in range(N_SEATS)]
+    seat_names = [names.get(i, "player %d" % (i + 1)) for i in range(N_SEATS)]
     return head, seat_names, moves, forfeits, ends_after
 
 
@@ -1358,23 +1381,40 @@ def expand_main(args):
         text = read_text(args.expand)
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError("cannot read %s: %s" % (args.expand, e))
-    head, names, moves, forfeits, ends_after = parse_moves(text)
-    setup = setup_of_header(head)
-    game = new_game(setup)
-    rec = Recorded(game)
-    failures, problem = replay(rec, moves, forfeits)
-    if ends_after is not None:
-        # Where the game stopped: the bot that quit was noticed there.
-        del rec.transcript[ends_after:]
-    results = game.summary(names)
-    params = params_lines(*setup)
-    write_out(args.transcript, full_text(params, names, rec.transcript, failures, results))
+    # A mailed file holds one game after the other: each is expanded, the
+    # full transcripts follow each other in the same order.
+    games = split_games(text)
+    fulls = []
+    moves_out = []
+    for k, one in enumerate(games, 1):
+        try:
+            head, names, moves, forfeits, ends_after = parse_moves(one)
+        except UsageError as e:
+            if len(games) == 1:
+                raise
+            raise UsageError("game %d: %s" % (k, e))
+        setup = setup_of_header(head)
+        name = next((h[len("# game: "):] for h in head if h.startswith("# game: ")), None)
+        game = new_game(setup)
+        rec = Recorded(game)
+        failures, problem = replay(rec, moves, forfeits)
+        if ends_after is not None:
+            # Where the game stopped: the bot that quit was noticed there.
+            del rec.transcript[ends_after:]
+        results = game.summary(names)
+        params = params_lines(*setup)
+        fulls.append(full_text(params, names, rec.transcript, failures, results, name))
+        moves_out.append(moves_text(params, names, rec.transcript, forfeits))
+        if len(games) > 1:
+            print("game %d of %d%s:" % (k, len(games), ", " + name if name else ""),
+                  file=sys.stderr)
+        for r in results:
+            print(r, file=sys.stderr)
+        if problem:
+            print("referee.py: note: %s" % problem, file=sys.stderr)
+    write_out(args.transcript, "".join(fulls))
     if args.moves:
-        write_out(args.moves, moves_text(params, names, rec.transcript, forfeits))
-    for r in results:
-        print(r, file=sys.stderr)
-    if problem:
-        print("referee.py: note: %s" % problem, file=sys.stderr)
+        write_out(args.moves, "".join(moves_out))
     return 0
 
 

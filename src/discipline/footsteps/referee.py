@@ -10,8 +10,8 @@ Python 3.9 or later, standard library only. Nothing to install.
 
 THE GAME
     A token sits on the middle field of a strip of F fields (7 in the
-    contest, numbered 0..6). Seat 0 (the first bot named, the left player)
-    wants it on field 0, seat 1 (the right player) on the last field. Each
+    contest, numbered 0..6). Player 1 (the first bot named, the left player)
+    wants it on field 0, player 2 (the right player) on the last field. Each
     starts with P points (50). Every turn both bid in secret; the higher bid
     moves the token one field toward its bidder's goal, equal bids leave it;
     both lose what they bid. A bid must be at least 1 while the bidder has
@@ -51,7 +51,7 @@ RUNNING A GAME
         --match-secs S    wall-clock seconds a bot may be waited for in
                           all in the game, its start-up and its bids
                           together (default 30, the server's)
-        --name0/--name1 N the seats' names in the header (default: the
+        --name0/--name1 N the names of players 1 and 2 in the header (default: the
                           command's program name)
         --quiet-bots      discard the bots' standard error (default: it is
                           passed through to yours)
@@ -64,45 +64,45 @@ RUNNING A GAME
     game, 2 on a usage error (bad option, a bot that cannot be started).
 
 THE FULL TRANSCRIPT (--transcript)
-        # KNOBELN transcript 1: footsteps
+        # knobeln transcript 2: footsteps
         # fields: 7
         # points: 50
-        # seat 0: mybot
-        # seat 1: other
-        from 0: 8
-        from 1: 5
-        to 0: 5
-        to 1: 8
+        # player 1: mybot
+        # player 2: other
+        from 1: 8
+        from 2: 5
+        to 1: 5
+        to 2: 8
         ...
-        to 0: fin
         to 1: fin
-    One exchange per line: "to S: LINE" (the referee to seat S) or
-    "from S: LINE" (what seat S printed, as the rules read it: blanks
+        to 2: fin
+    One exchange per line: "to P: LINE" (the referee to player P, 1 or 2)
+    or "from P: LINE" (what player P printed, as the rules read it: blanks
     around it and a CR at the end left out; a line that broke a rule as
     printed; at most 256 bytes of either), in the order the server records
-    them (seat 0's bid, then seat 1's, then each is told the other's), the
+    them (player 1's bid, then player 2's, then each is told the other's), the
     final "fin" lines included. An illegal bid is written, then the "fin"
     lines; a bot that failed outside the rules (crashed, ended, too slow)
     has no line written for it and nobody gets "fin". Control characters in
     a line are written as \\xNN and a backslash as \\\\ (one exchange stays
     one line). Lines starting with # are comments: the header, and at the
-    end "# failure: seat S: ..." and "# result: ...". The "to"/"from" lines
+    end "# failure: player P: ..." and "# result: ...". The "to"/"from" lines
     are equal, line for line, to the transcript the contest server records
     for the same bots and parameters.
 
 THE MOVES FORM (--moves, and what you get by mail)
-        # KNOBELN moves 1: footsteps
+        # knobeln moves 2: footsteps
         # fields: 7
         # points: 50
-        # seat 0: mybot
-        # seat 1: other
-        0: 8
-        1: 5
+        # player 1: mybot
+        # player 2: other
+        1: 8
+        2: 5
         ...
-        ! 1: bot 2, turn 4: ended before the game was over (exit status 1)
+        ! 2: player 2, turn 4: ended before the game was over (exit status 1)
         = 13
     Only what the bots printed ("S: LINE", same quoting), and after the last
-    move one "! S: reason" line per seat that failed outside the rules and
+    move one "! P: reason" line per player that failed outside the rules and
     a last line "= N". "= N" says how many lines the transcript had: a bot
     that quit is noticed where a write to it fails, which the rules alone
     cannot tell. Everything else the referee said follows from the rules:
@@ -110,9 +110,9 @@ THE MOVES FORM (--moves, and what you get by mail)
         python3 referee.py --expand game.moves --transcript game.txt
 
     replays the moves through this referee's game (when the game asks a
-    seat for a line it takes the next move; a move that breaks a rule is
+    player for a line it takes the next move; a move that breaks a rule is
     written, then "fin"; when the moves run out before the game is over,
-    the "!" seats forfeit and the transcript stops there, cut to its first
+    the "!" players forfeit and the transcript stops there, cut to its first
     N lines by "= N") and writes the full transcript, the same as the
     server's.
 
@@ -147,8 +147,13 @@ import unicodedata
 from collections import deque
 
 DISCIPLINE = "footsteps"
-FULL_MAGIC = "# KNOBELN transcript 1: "
-MOVES_MAGIC = "# KNOBELN moves 1: "
+FULL_MAGIC = "# knobeln transcript 2: "
+MOVES_MAGIC = "# knobeln moves 2: "
+# Format 1 (players numbered from 0 as seats): read by --expand, not written.
+FULL_MAGIC_1 = "# KNOBELN transcript 1: "
+MOVES_MAGIC_1 = "# KNOBELN moves 1: "
+# The first line of a moves form as the server stores it (no header).
+STORED_MOVES_LINE = "# knobeln moves 2"
 #: The server keeps at most this many lines of a transcript.
 TRANSCRIPT_CAP = 200000
 #: Longest line a bot may print, in bytes (without the line end).
@@ -486,7 +491,7 @@ class Failure:
 
 
 def describe(seat, turn, what, line=None):
-    reason = "bot %d, turn %d: %s" % (seat + 1, turn, what)
+    reason = "player %d, turn %d: %s" % (seat + 1, turn, what)
     if line is not None:
         reason += '; its line: "%s"' % show_line(line)
     return reason
@@ -881,7 +886,7 @@ RECEIVE_ONLY = (
 
 
 def failure_turn(reason):
-    """The turn of a failure report ("bot 2, turn 17: ..."), or None."""
+    """The turn of a failure report ("player 2, turn 17: ..."), or None."""
     head = reason.split(":", 1)[0]
     if ", turn " in head:
         t = head.rsplit(", turn ", 1)[1].strip()
@@ -934,10 +939,10 @@ class Replay:
             raise self._stop(seat)
         s, line = self.moves[self.next_move]
         if s != seat:
-            self.damaged = "move %d is seat %d's, but the game asks seat %d for its line" % (
+            self.damaged = "move %d is player %d's, but the game asks player %d for its line" % (
                 self.next_move + 1,
-                s,
-                seat,
+                s + 1,
+                seat + 1,
             )
             raise Stop([])
         self.next_move += 1
@@ -949,19 +954,21 @@ class Replay:
 # ---------------------------------------------------------------------------
 
 
-def header(magic, params, names):
+def header(magic, params, names, game=None):
     lines = [magic + DISCIPLINE]
+    if game is not None:
+        lines.append("# game: " + one_line(game))
     lines += ["# " + p for p in params]
-    lines += ["# seat %d: %s" % (i, one_line(n)) for i, n in enumerate(names)]
+    lines += ["# player %d: %s" % (i + 1, one_line(n)) for i, n in enumerate(names)]
     return lines
 
 
-def full_text(params, names, transcript, failures, summary, notes=()):
-    out = header(FULL_MAGIC, params, names)
+def full_text(params, names, transcript, failures, summary, notes=(), game=None):
+    out = header(FULL_MAGIC, params, names, game)
     for seat, said, line in transcript:
-        out.append("%s %d: %s" % (said, seat, quote(line)))
+        out.append("%s %d: %s" % (said, seat + 1, quote(line)))
     for f in failures:
-        out.append("# failure: seat %d: %s" % (f.seat, one_line(f.reason)))
+        out.append("# failure: player %d: %s" % (f.seat + 1, one_line(f.reason)))
     for s in summary:
         out.append("# result: " + one_line(s))
     for n in notes:
@@ -973,10 +980,10 @@ def moves_text(params, names, transcript, failures):
     out = header(MOVES_MAGIC, params, names)
     for seat, said, line in transcript:
         if said == "from":
-            out.append("%d: %s" % (seat, quote(line)))
+            out.append("%d: %s" % (seat + 1, quote(line)))
     forfeits = [f for f in failures if not f.rule]
     for f in forfeits:
-        out.append("! %d: %s" % (f.seat, one_line(f.reason)))
+        out.append("! %d: %s" % (f.seat + 1, one_line(f.reason)))
     if forfeits:
         # Where the game stopped: a failure noticed at a write to a bot
         # that quit is not told by the rules.
@@ -997,34 +1004,53 @@ class BadMoves(Exception):
     pass
 
 
+def split_games(text):
+    """The games of a moves text, each from its first line: a mailed file
+    holds one game after the other."""
+    games = []
+    for raw in text.split("\n"):
+        if raw.startswith(MOVES_MAGIC) or raw.startswith(MOVES_MAGIC_1) or not games:
+            games.append([])
+        games[-1].append(raw)
+    return ["\n".join(g) for g in games]
+
+
 def parse_moves(text):
     """(header values, names, moves, forfeits, ends_after) of a moves text;
     ends_after is the N of a last line "= N" (how many lines the transcript
-    had), else None."""
+    had), else None. Players are numbered from 1 (format 2); a text of
+    format 1 (first line "# KNOBELN moves 1: ") numbers them from 0. The
+    seats returned count from 0."""
     values = {}
     names = {}
     moves = []
     forfeits = []
     ends_after = None
     lines = text.split("\n")
+    first = lines[0].rstrip("\r") if lines else ""
+    lowest = 1 if first.startswith(MOVES_MAGIC) or first == STORED_MOVES_LINE else 0
+    word = "player" if lowest else "seat"
     for no, raw in enumerate(lines, 1):
         if raw.endswith("\r"):
             raw = raw[:-1]
-        if no == 1 and raw.startswith("# KNOBELN "):
-            if raw.startswith(FULL_MAGIC):
+        if no == 1 and raw.lower().startswith("# knobeln "):
+            if raw.startswith(FULL_MAGIC) or raw.startswith(FULL_MAGIC_1):
                 raise BadMoves("line 1: this is a full transcript; --expand reads the moves form")
-            if not raw.startswith(MOVES_MAGIC):
-                raise BadMoves("line 1: not a KNOBELN moves form")
-            d = raw[len(MOVES_MAGIC):].strip()
+            if raw == STORED_MOVES_LINE:
+                continue
+            magic = MOVES_MAGIC if lowest else MOVES_MAGIC_1
+            if not raw.startswith(magic):
+                raise BadMoves("line 1: not a moves form (%s...)" % MOVES_MAGIC)
+            d = raw[len(magic):].strip()
             if d != DISCIPLINE:
                 raise BadMoves("line 1: moves of %s, but this is the %s referee" % (d, DISCIPLINE))
             continue
         if raw.startswith("#"):
             body = raw[1:].strip()
-            if body.startswith("seat ") and ":" in body:
-                k, v = body[5:].split(":", 1)
-                if k.strip().isdigit():
-                    names[int(k)] = v[1:] if v.startswith(" ") else v
+            if body.startswith(word + " ") and ":" in body:
+                k, v = body[len(word) + 1:].split(":", 1)
+                if k.strip().isdigit() and int(k) >= lowest:
+                    names[int(k) - lowest] = v[1:] if v.startswith(" ") else v
                     continue
             if ":" in body:
                 k, v = body.split(":", 1)
@@ -1047,12 +1073,14 @@ def parse_moves(text):
         elif rest.endswith(":"):
             seat, line = rest[:-1], ""
         else:
-            raise BadMoves("line %d: expected `SEAT: LINE`" % no)
+            raise BadMoves("line %d: expected `%s: LINE`" % (no, word.upper()))
         if not seat.isdigit() or not seat.isascii():
-            raise BadMoves("line %d: a seat number first" % no)
+            raise BadMoves("line %d: a %s number first" % (no, word))
         seat = int(seat)
-        if seat >= Game.n_seats:
-            raise BadMoves("line %d: seat %d in a game of %d" % (no, seat, Game.n_seats))
+        highest = Game.n_seats + lowest - 1
+        if not lowest <= seat <= highest:
+            raise BadMoves("line %d: %s %d, but the %ss are %d to %d" % (no, word, seat, word, lowest, highest))
+        seat -= lowest
         if bang:
             forfeits.append((seat, line))
         else:
@@ -1118,45 +1146,57 @@ def main(argv=None):
                 text = f.read()
         except (OSError, UnicodeDecodeError) as e:
             usage_error("cannot read %s: %s" % (args.expand, e))
-        try:
-            values, names, moves, forfeits, ends_after = parse_moves(text)
-        except BadMoves as e:
-            usage_error("%s: %s" % (args.expand, e))
-        make_game, hparams = params_from(args, values)
-        names = [
-            args.name0 if args.name0 is not None else names.get(0, "bot 0"),
-            args.name1 if args.name1 is not None else names.get(1, "bot 1"),
-        ]
-        game = make_game()
-        rec = Recorded(game)
-        seats = Replay(moves, forfeits, ends_after)
-        failures = drive(rec, seats)
-        if ends_after is not None:
-            # Where the game stopped: the bot that quit was noticed there.
-            del rec.transcript[ends_after:]
-        if not failures and not seats.damaged:
-            # Failures after a finished game (the server's last CPU check)
-            # change nothing, but are reported.
-            failures = [Failure(s, r) for s, r in forfeits]
+        # A mailed file holds one game after the other: each is expanded,
+        # the full transcripts follow each other in the same order.
+        games = split_games(text)
+        out = []
+        damaged = False
+        for k, one in enumerate(games, 1):
+            try:
+                values, names, moves, forfeits, ends_after = parse_moves(one)
+            except BadMoves as e:
+                where = args.expand if len(games) == 1 else "%s, game %d" % (args.expand, k)
+                usage_error("%s: %s" % (where, e))
+            make_game, hparams = params_from(args, values)
+            names = [
+                args.name0 if args.name0 is not None else names.get(0, "player 1"),
+                args.name1 if args.name1 is not None else names.get(1, "player 2"),
+            ]
+            game = make_game()
+            rec = Recorded(game)
+            seats = Replay(moves, forfeits, ends_after)
+            failures = drive(rec, seats)
+            if ends_after is not None:
+                # Where the game stopped: the bot that quit was noticed there.
+                del rec.transcript[ends_after:]
+            if not failures and not seats.damaged:
+                # Failures after a finished game (the server's last CPU check)
+                # change nothing, but are reported.
+                failures = [Failure(s, r) for s, r in forfeits]
+                for f in failures:
+                    game.forfeit(f.seat)
+            notes = []
+            if seats.damaged:
+                damaged = True
+                notes.append("the moves do not fit the game: " + seats.damaged)
+            elif seats.next_move < len(moves):
+                notes.append("%d moves after the end of the game were left out" % (len(moves) - seats.next_move))
+            summary = game.summary(names)
+            name = values.get("game")
+            out.append(full_text(hparams, names, rec.transcript, failures, summary, notes, name))
+            if len(games) > 1:
+                sys.stderr.write("game %d of %d%s:\n" % (k, len(games), ", " + name if name else ""))
+            for s in summary:
+                sys.stderr.write(s + "\n")
             for f in failures:
-                game.forfeit(f.seat)
-        notes = []
-        if seats.damaged:
-            notes.append("the moves do not fit the game: " + seats.damaged)
-        elif seats.next_move < len(moves):
-            notes.append("%d moves after the end of the game were left out" % (len(moves) - seats.next_move))
-        summary = game.summary(names)
-        write_text(args.transcript, full_text(hparams, names, rec.transcript, failures, summary, notes))
-        for s in summary:
-            sys.stderr.write(s + "\n")
-        for f in failures:
-            sys.stderr.write("FAILURE of %s: %s\n" % (names[f.seat], f.reason))
-        for n in notes:
-            sys.stderr.write("referee.py: %s\n" % n)
-        return 1 if seats.damaged else 0
+                sys.stderr.write("FAILURE of %s: %s\n" % (names[f.seat], f.reason))
+            for n in notes:
+                sys.stderr.write("referee.py: %s\n" % n)
+        write_text(args.transcript, "".join(out))
+        return 1 if damaged else 0
 
     if len(args.bots) != 2:
-        usage_error("give two bot commands (seat 0 first), or --expand MOVES_FILE")
+        usage_error("give two bot commands (player 1 first), or --expand MOVES_FILE")
     if not args.reply_secs > 0:
         usage_error("--reply-secs must be positive")
     if not args.match_secs > 0:

@@ -19,6 +19,7 @@ use crate::report::ReportNotes;
 use crate::store::admin::{latest_versions, parse_timestamp, registered_at, VersionInfo};
 use crate::store::StoreError;
 use crate::toolchain::diagnostic::Check;
+use crate::tournament::TeamId;
 
 /// A refusal of a command that needs `<<FROM>>` (status, mail-preference):
 /// the same words as `please compile` uses for a wrong team or string.
@@ -159,9 +160,26 @@ fn when(stored: &str) -> String {
         .unwrap_or_else(|_| stored.to_string())
 }
 
-fn version_view(v: &VersionInfo, with_report: bool) -> Result<Value, CommandError> {
+/// A version as the status mail shows it: its number is the team's own
+/// (1, 2, … in the order the team sent them), not the database's id.
+fn version_view(
+    conn: &Connection,
+    team: TeamId,
+    v: &VersionInfo,
+    with_report: bool,
+) -> Result<Value, CommandError> {
+    let sent: Vec<(u32, i64)> = {
+        let mut st = conn.prepare("SELECT id FROM strategy_versions WHERE team_id = ?1")?;
+        let ids = st.query_map([team.0], |r| r.get::<_, i64>(0))?;
+        ids.map(|id| id.map(|id| (team.0, id)))
+            .collect::<Result<_, _>>()?
+    };
+    let number = crate::words::version_numbers(&sent)
+        .get(&v.id)
+        .copied()
+        .unwrap_or(0);
     Ok(json!({
-        "id": v.id,
+        "number": number,
         "compiled_at": when(&v.compiled_at),
         "report": if with_report {
             Some(stored_report(&v.report, v.accepted)?.trim_end().to_string())
@@ -182,8 +200,8 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     };
     let (current, latest) = latest_versions(conn, reg.team)?;
     let newer_rejected = match (&current, &latest) {
-        (Some(c), Some(l)) if l.id > c.id => Some(version_view(l, false)?),
-        (None, Some(l)) => Some(version_view(l, false)?),
+        (Some(c), Some(l)) if l.id > c.id => Some(version_view(conn, reg.team, l, false)?),
+        (None, Some(l)) => Some(version_view(conn, reg.team, l, false)?),
         _ => None,
     };
     let t = &ctx.config.timeline;
@@ -209,7 +227,10 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "registered_at": registered_at(conn, reg.team)?.map(|s| when(&s)).unwrap_or_default(),
             "record": reg.record,
             "preferences": reg.preferences,
-            "current": current.as_ref().map(|c| version_view(c, true)).transpose()?,
+            "current": current
+                .as_ref()
+                .map(|c| version_view(conn, reg.team, c, true))
+                .transpose()?,
             "newer_rejected": newer_rejected,
             "compile_end": date(t.compile_end()),
             "contest_start": date(t.contest_start),
