@@ -9,7 +9,8 @@
 //!   one row per opponent (or island) with games, results and failures,
 //!   each a link to the pairing, and its failures with the offending line;
 //!   with `[site] publish_sources`, once the contest is finished, the
-//!   source of each version (escaped, and as `bot/source-ID.txt`);
+//!   source of each version (escaped, and as `bot/TEAM-source-N.txt`, N the
+//!   team's own version number);
 //! - `pairing/P.html`: every game of one pairing, one row each (anchor
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
 //!   game's own page where its transcript was kept;
@@ -559,7 +560,7 @@ pub fn publish_sources(config: &Config, c: &BotContest) -> bool {
 const SOURCE_SHOWN_BYTES: usize = 64 * 1024;
 
 /// `html`, a bot's page, with the sources of its versions before its end
-/// when `publish` (each also written as `bot/source-ID.txt`); without
+/// when `publish` (each also written as [`source_file`]); without
 /// `publish` the page as it is, and no source file of the team is left in
 /// `dir`.
 fn with_sources(
@@ -571,9 +572,17 @@ fn with_sources(
     publish: bool,
 ) -> Result<String, BotSiteError> {
     let sources = sources_of(store, team, d)?;
+    // The team's own version numbers, as its versions table shows them.
+    let numbers =
+        crate::words::version_numbers(&sources.iter().map(|s| ((), s.0)).collect::<Vec<_>>());
+    let numbered: Vec<(usize, &str, &str)> = sources
+        .iter()
+        .map(|(id, lang, text)| (numbers[id], lang.as_str(), text.as_str()))
+        .collect();
+    let file = |n: usize| dir.join(source_file(team, n));
     if !publish {
-        for (id, _, _) in &sources {
-            let _ = std::fs::remove_file(dir.join(format!("bot/source-{id}.txt")));
+        for &(n, _, _) in &numbered {
+            let _ = std::fs::remove_file(file(n));
         }
         return Ok(html);
     }
@@ -581,17 +590,23 @@ fn with_sources(
         .strip_suffix(PAGE_END)
         .map(str::to_string)
         .unwrap_or(html);
-    h.push_str(&sources_section(&sources));
-    for (id, _, text) in &sources {
-        write_file(&dir.join(format!("bot/source-{id}.txt")), text.as_bytes())?;
+    h.push_str(&sources_section(team, &numbered));
+    for &(n, _, text) in &numbered {
+        write_file(&file(n), text.as_bytes())?;
     }
     h.push_str(PAGE_END);
     Ok(h)
 }
 
-/// The section of a bot's page with its sources: each version's, escaped,
-/// and a link to its file.
-fn sources_section(sources: &[(i64, String, String)]) -> String {
+/// Where version `n` (the team's own number) of a team's source is
+/// published: `bot/TEAM-source-N.txt`, beside the bot's page.
+pub fn source_file(team: TeamId, n: usize) -> String {
+    format!("bot/{}-source-{n}.txt", team.0)
+}
+
+/// The section of a bot's page with its sources: each version's (by the
+/// team's own number), escaped, and a link to its file.
+fn sources_section(team: TeamId, sources: &[(usize, &str, &str)]) -> String {
     let mut h = String::from(
         "<section id=\"sources\">\n<h2>Sources</h2>\n<p>The contest is over: the \
          organizer publishes the source of every version.</p>\n",
@@ -599,10 +614,12 @@ fn sources_section(sources: &[(i64, String, String)]) -> String {
     if sources.is_empty() {
         h.push_str("<p>None.</p>\n");
     }
-    for (id, lang, text) in sources {
+    for &(n, lang, text) in sources {
+        let file = source_file(team, n);
+        let file = file.trim_start_matches("bot/");
         h.push_str(&format!(
-            "<h3 id=\"source-{id}\">Version {id} ({})</h3>\n<p><a href=\"source-{id}.txt\">\
-             source-{id}.txt</a> ({} bytes)</p>\n",
+            "<h3 id=\"source-{n}\">Version {n} ({})</h3>\n<p><a href=\"{file}\">\
+             {file}</a> ({} bytes)</p>\n",
             escape(lang),
             text.len()
         ));

@@ -1144,20 +1144,22 @@ fn bot_pages_show_the_sources_only_when_allowed_and_the_contest_is_over() {
         "{mine}"
     );
     assert!(!mine.contains("<script") && !mine.contains("Sup3rSecretAuth"));
-    let file = std::fs::read_to_string(out.join(format!("bot/source-{hostile_id}.txt"))).unwrap();
+    // Each team's versions by its own numbers (the demo's teams have one).
+    let file = std::fs::read_to_string(out.join(format!("bot/{team}-source-1.txt"))).unwrap();
     assert!(file.contains("</pre><script>") && !file.contains("Sup3rSecretAuth"));
-    assert!(mine.contains(&format!("href=\"source-{hostile_id}.txt\"")));
+    assert!(mine.contains(&format!("href=\"{team}-source-1.txt\"")));
+    assert!(mine.contains("Version 1 ("), "{mine}");
     // Another bot's page shows its own, as stored.
-    let (other_id, other_src): (i64, Vec<u8>) = store
+    let (other_team, other_src): (i64, Vec<u8>) = store
         .conn()
         .query_row(
-            "SELECT id, source FROM strategy_versions WHERE id != ?1 ORDER BY id LIMIT 1",
+            "SELECT team_id, source FROM strategy_versions WHERE id != ?1 ORDER BY id LIMIT 1",
             [hostile_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
     assert_eq!(
-        std::fs::read(out.join(format!("bot/source-{other_id}.txt"))).unwrap(),
+        std::fs::read(out.join(format!("bot/{other_team}-source-1.txt"))).unwrap(),
         other_src
     );
 
