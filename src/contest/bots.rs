@@ -12,7 +12,13 @@
 //! Tables (pure, [`results_text`]): the ultimatum game's `Bot Plus Minus
 //! Won Draw Lost`; the flooding island's mean survived rounds per island
 //! and their sum; FootSteps' games won and their percentage, then the pair
-//! table; Morabaraba's points with f(V), head-to-head for ties.
+//! table; Morabaraba's points with f(V), head-to-head for ties. Every text
+//! table keeps to 72 columns whatever the names ([`columns_text`]).
+//!
+//! Per-opponent rows ([`Tally`], [`opponent_table`]) are counted from the
+//! same stored results as the table and by its rules, so a bot's rows add
+//! up to its row of the table; a game against itself (Morabaraba) counts
+//! for both of its sides, there as in the table ([`SELF_GAME_NOTE`]).
 //!
 //! What it does not do: the rules (`crate::game`), the planners
 //! (`crate::tournament`), how a bot runs (`crate::sandbox::bot`). KNOBELN's

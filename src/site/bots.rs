@@ -2,12 +2,16 @@
 //! stored games (memory independent of their number):
 //!
 //! - `index.html`: the ranking as an HTML table with every column of the
-//!   text table (Morabaraba's head-to-head, FootSteps' pair table as a
-//!   cross table whose cells open the pairing), each bot's name a link to
-//!   its page, and the full text of the results;
+//!   text table (a column per island; Morabaraba's head-to-head only when
+//!   two bots have equal points), each bot's name a link to its page, the
+//!   grid of every bot against every bot (the flooding island: every
+//!   island against every bot) whose cells open the pairing, FootSteps'
+//!   pair table, and the full text of the results;
 //! - `bot/TEAM.html`: a bot's page: its language and versions, its place,
-//!   one row per opponent (or island) with games, results and failures,
-//!   each a link to the pairing, and its failures with the offending line;
+//!   one row per opponent (or island) counted as the table counts
+//!   ([`opponent_table`]: the rows add up to the total, the total is the
+//!   bot's row of the table), each a link to the pairing, and its failures
+//!   with the offending line;
 //! - `pairing/P.html`: every game of one pairing, one row each (anchor
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
 //!   game's own page where its transcript was kept;
