@@ -2097,10 +2097,14 @@ pub struct OpponentTable {
     pub notes: Vec<String>,
 }
 
-/// `n / d` with two decimals, rounded half up (0 for no `d`).
+/// `n / d`: a whole number when it is one, else with two decimals,
+/// rounded half up (0 for no `d`).
 fn hundredths(n: u64, d: u64) -> String {
     if d == 0 {
-        return "0.00".into();
+        return "0".into();
+    }
+    if n % d == 0 {
+        return (n / d).to_string();
     }
     let h = (u128::from(n) * 200 + u128::from(d)) / (2 * u128::from(d));
     format!("{}.{:02}", h / 100, h % 100)
