@@ -2103,7 +2103,7 @@ fn hundredths(n: u64, d: u64) -> String {
     if d == 0 {
         return "0".into();
     }
-    if n % d == 0 {
+    if n.is_multiple_of(d) {
         return (n / d).to_string();
     }
     let h = (u128::from(n) * 200 + u128::from(d)) / (2 * u128::from(d));
