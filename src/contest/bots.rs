@@ -76,6 +76,8 @@ pub enum BotContestError {
     Mail(String),
     #[error("island {0}: {1}")]
     Island(String, String),
+    #[error("the flooding island has no island to play: `[flooding] islands` names no file, no team sent an island, and `[flooding] drawn_islands` is 0 (set it to 3, the default)")]
+    NoIslands,
     /// Another process plays the contest (who, and until when).
     #[error("{0}")]
     Held(String),
@@ -182,9 +184,8 @@ pub fn start(
     }
     let mut islands: Vec<(String, String)> = Vec::new();
     if d == Discipline::Flooding {
-        for (name, text) in crate::demo::bots::ISLANDS {
-            islands.push((name.to_string(), text.to_string()));
-        }
+        // The contest's islands: the organizer's files, the teams' islands
+        // and those drawn from the seed; never the kit's test islands.
         let sent: Vec<(String, String)> = {
             let mut st = store.conn().prepare(
                 "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
@@ -206,6 +207,14 @@ pub fn start(
             Island::parse(&text)
                 .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
             islands.push((name, text));
+        }
+        for (name, island) in
+            crate::tournament::islands::drawn_islands(seed, config.flooding.drawn_island_count())
+        {
+            islands.push((name, island.to_text()));
+        }
+        if islands.is_empty() {
+            return Err(BotContestError::NoIslands);
         }
     }
     let section = crate::discipline::seam::of(d)
@@ -2787,7 +2796,7 @@ mod tests {
         let teams = [TeamId(1), TeamId(2)];
         let ids = [flooding::IslandId(0), flooding::IslandId(1)];
         let format = flooding::FloodingFormat { runs: 3 };
-        let island = Island::parse(crate::demo::bots::ISLANDS[0].1).unwrap();
+        let island = Island::parse(crate::demo::bots::TEST_ISLANDS[0].1).unwrap();
         let mut results = Vec::new();
         let mut games = Vec::new();
         for &team in &teams {

@@ -308,9 +308,14 @@ pub struct FloodingConfig {
     pub runs: u32,
     /// A game ends after this round at the latest.
     pub max_rounds: u32,
-    /// Island files (the seed's text format) played besides the built-in
-    /// ones and those participants send in.
+    /// The organizer's island files (the seed's text format): the
+    /// contest's islands, with those the teams send in. Never in the kit,
+    /// published on the results site after the contest.
     pub islands: Vec<PathBuf>,
+    /// Islands drawn from the contest's seed at its start (`drawn1`, …).
+    /// Unset: 3 when `islands` names no file, else none. The kit's test
+    /// islands are never played in the contest (the 2012 seed).
+    pub drawn_islands: Option<u32>,
     /// CPU time per round, in ms: the seed's 0.1 s, counted as the bot's
     /// own time and as a budget over the game (by round `r`, `startup_ms
     /// + r × round_ms` in all; see the README).
@@ -330,6 +335,7 @@ impl Default for FloodingConfig {
             runs: crate::tournament::flooding::DEFAULT_RUNS,
             max_rounds: crate::game::flooding::DEFAULT_MAX_ROUNDS,
             islands: Vec::new(),
+            drawn_islands: None,
             round_ms: 100,
             startup_ms: 10_000,
             cpu_secs: 60,
@@ -340,6 +346,12 @@ impl Default for FloodingConfig {
 }
 
 impl FloodingConfig {
+    /// How many islands the contest draws from its seed.
+    pub fn drawn_island_count(&self) -> u32 {
+        self.drawn_islands
+            .unwrap_or(if self.islands.is_empty() { 3 } else { 0 })
+    }
+
     pub fn params(&self) -> crate::game::flooding::Params {
         crate::game::flooding::Params {
             max_rounds: self.max_rounds,
@@ -370,6 +382,9 @@ impl FloodingConfig {
         )?;
         in_range("flooding", "round_ms", self.round_ms, 1, 60_000)?;
         in_range("flooding", "revisions", u64::from(self.revisions), 0, 1000)?;
+        if let Some(n) = self.drawn_islands {
+            in_range("flooding", "drawn_islands", u64::from(n), 0, 20)?;
+        }
         self.limits().validate("flooding")
     }
 }

@@ -231,7 +231,7 @@ pub fn trial(
         }
         Discipline::Flooding => {
             let f = &cfg.flooding;
-            for (k, (name, text)) in crate::demo::bots::ISLANDS.iter().enumerate() {
+            for (k, (name, text)) in crate::demo::bots::TEST_ISLANDS.iter().enumerate() {
                 let island = Island::parse(text).expect("the demo islands are valid");
                 let game_seed = crate::seed::derive(seed, &[k as u64]);
                 let setup = Setup::Flooding {
@@ -244,10 +244,10 @@ pub fn trial(
                 if let Some(Outcome::Flooding(o)) = &p.outcome {
                     lines.push(format!(
                         "Trial game on the island {name}, seed {game_seed}: survived {} ({}). \
-                         The kit's referee plays it again: python3 referee.py --island \
-                         island-{name}.txt --seed {game_seed} ./mybot",
+                         The kit's referee plays it again: {}",
                         crate::words::counted(o.rounds.into(), "round", "rounds"),
-                        o.end
+                        o.end,
+                        flooding_replay_command(name, game_seed, f.max_rounds)
                     ));
                     if o.n_warnings > 0 {
                         lines.push(format!(
@@ -357,8 +357,37 @@ pub fn trial(
     Ok(TrialReport { passed, lines })
 }
 
+/// The kit referee's command that plays a flooding trial game again: the
+/// island, the seed, and the round cap when this contest's differs from
+/// the referee's default (which is the server's default).
+pub fn flooding_replay_command(island: &str, seed: u64, max_rounds: u32) -> String {
+    let cap = if max_rounds == crate::game::flooding::DEFAULT_MAX_ROUNDS {
+        String::new()
+    } else {
+        format!(" --max-rounds {max_rounds}")
+    };
+    format!("python3 referee.py --island island-{island}.txt --seed {seed}{cap} ./mybot")
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_flooding_replay_command_names_a_round_cap_other_than_the_referees() {
+        let default = crate::game::flooding::DEFAULT_MAX_ROUNDS;
+        // The kit's referee has the server's default.
+        assert!(include_str!("flooding/referee.py")
+            .contains(&format!("\nDEFAULT_MAX_ROUNDS = {default}\n")));
+        assert_eq!(
+            flooding_replay_command("lagoon", 7, default),
+            "python3 referee.py --island island-lagoon.txt --seed 7 ./mybot"
+        );
+        assert_eq!(
+            flooding_replay_command("lagoon", 7, 50),
+            "python3 referee.py --island island-lagoon.txt --seed 7 --max-rounds 50 ./mybot"
+        );
+    }
+
     use super::*;
 
     /// Issue 36: a determinism failure says where the two runs differ.

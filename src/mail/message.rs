@@ -696,7 +696,11 @@ fn body(msg: &Message<'_>) -> Body {
     html |= msg
         .html_bodies()
         .any(|p| matches!(p.body, PartType::Html(_)));
-    let text = normalize_newlines(&texts.join("\n"));
+    // Gmail and Outlook write the blanks a writer typed or pasted as
+    // indentation as no-break spaces (U+00A0) in the text part: a pasted
+    // Python bot would not compile. In a body they are blanks, as the
+    // writer meant them (issue 36); attachments are kept byte for byte.
+    let text = normalize_newlines(&texts.join("\n")).replace('\u{a0}', " ");
     if !text.trim().is_empty() {
         Body::Text(text)
     } else if html {

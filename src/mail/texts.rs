@@ -168,12 +168,68 @@ fn registry() -> &'static Handlebars<'static> {
         let mut h = Handlebars::new();
         h.set_strict_mode(true);
         h.register_escape_fn(handlebars::no_escape);
+        h.register_helper("fill", Box::new(Fill));
         for (name, text) in TEMPLATES {
             h.register_template_string(name, *text)
                 .unwrap_or_else(|e| panic!("template {name}: {e}"));
         }
         h
     })
+}
+
+/// The block helper `{{#fill}}…{{/fill}}` ([`Fill`]): the paragraphs inside (split at
+/// blank lines) each on one line, so that [`mail_text`] breaks them at 72
+/// columns wherever the values put in make them longer or shorter. A
+/// paragraph with a value of unknown length is written inside it, never
+/// broken by hand.
+struct Fill;
+
+impl handlebars::HelperDef for Fill {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        h: &handlebars::Helper<'rc>,
+        r: &'reg Handlebars<'reg>,
+        ctx: &'rc handlebars::Context,
+        rc: &mut handlebars::RenderContext<'reg, 'rc>,
+        out: &mut dyn handlebars::Output,
+    ) -> handlebars::HelperResult {
+        use handlebars::Renderable;
+        let Some(t) = h.template() else {
+            return Ok(());
+        };
+        let mut inner = handlebars::StringOutput::new();
+        t.render(r, ctx, rc, &mut inner)?;
+        let text = inner
+            .into_string()
+            .map_err(|e| handlebars::RenderErrorReason::Other(e.to_string()))?;
+        out.write(&filled(&text))?;
+        Ok(())
+    }
+}
+
+/// `text` with each paragraph's lines joined by one blank (see [`fill`]);
+/// the line breaks at its start and end are kept.
+fn filled(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let lead = text.len() - text.trim_start_matches('\n').len();
+    out.push_str(&text[..lead]);
+    let body = text.trim_matches('\n');
+    let paragraphs: Vec<String> = body
+        .split("\n\n")
+        .map(|p| {
+            p.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    out.push_str(&paragraphs.join("\n\n"));
+    let trail = text.len() - text.trim_end_matches('\n').len();
+    if trail > 0 && !body.is_empty() {
+        out.push_str(&text[text.len() - trail..]);
+    }
+    out
 }
 
 /// Templates whose text is passed on as it is (see the module documentation).
@@ -331,6 +387,26 @@ fn wrap_line(line: &str, width: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filled_paragraph_is_broken_at_the_margin_not_where_the_template_broke_it() {
+        let data = serde_json::json!({
+            "contest_name": "freiesMagazin flooding island demo contest",
+            "discipline": "the flooding island",
+            "bots": true,
+            "files": [{"name": "README"}],
+        });
+        let text = render("software", &data).unwrap();
+        assert!(
+            text.starts_with(
+                "Here is the participant kit of the freiesMagazin flooding island demo\n\
+                 contest (the flooding island), as attachments:\n\n  README\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(filled("\na\n b\n\nc\nd\n"), "\na b\n\nc d\n");
+        assert_eq!(filled(""), "");
+    }
 
     #[test]
     fn gcc_quotes_dashes_and_umlauts_become_ascii() {

@@ -224,6 +224,14 @@ pub fn write(
         );
         write_file(&dir.join(format!("bot/{}.html", e.team.0)), html.as_bytes())?;
     }
+    // The contest's islands, published with the results (never before:
+    // the kit carries test islands only).
+    if !c.islands.is_empty() {
+        std::fs::create_dir_all(dir.join("island"))?;
+        for (k, (_, text)) in c.islands.iter().enumerate() {
+            write_file(&dir.join(format!("island/{}.txt", k + 1)), text.as_bytes())?;
+        }
+    }
     let index = index_html(&config.contest.name, c, results, &tally);
     write_file(&dir.join("index.html"), index.as_bytes())?;
     Ok(summary)
@@ -495,6 +503,32 @@ fn bot_page(
     h
 }
 
+/// The flooding contest's islands on the index: name, size, and the
+/// island's file in the seed's format (`island/K.txt`) to play at home.
+fn islands_section(c: &BotContest) -> String {
+    if c.islands.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<h2>Islands</h2>\n<p>The islands this contest played, published with \
+         its results (the kit's test islands are not among them). Each file is \
+         in the island format of the kit: <code>python3 referee.py --island \
+         FILE</code> plays it at home.</p>\n<ul>\n",
+    );
+    for (k, (name, text)) in c.islands.iter().enumerate() {
+        let size = crate::game::flooding::Island::parse(text)
+            .map(|i| format!("{} × {}", i.width(), i.height()))
+            .unwrap_or_default();
+        h.push_str(&format!(
+            "<li><a href=\"island/{}.txt\">{}</a> ({size})</li>\n",
+            k + 1,
+            escape(name)
+        ));
+    }
+    h.push_str("</ul>\n");
+    h
+}
+
 /// The index page: the ranking (names link to the bots' pages; a
 /// sentence on the head-to-head where it is shown), the grid of every
 /// bot against every bot (the flooding island: every island against
@@ -544,6 +578,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: 
     if let Results::Footsteps(t) = results {
         h.push_str(&pair_table(t, c));
     }
+    h.push_str(&islands_section(c));
     h.push_str("<h2>In full</h2>\n<pre>");
     h.push_str(&escape(&results_text(results)));
     h.push_str("</pre>\n");

@@ -29,6 +29,7 @@ pub mod evolution;
 pub mod flooding;
 pub mod footsteps;
 pub mod grouping;
+pub mod islands;
 pub mod morabaraba;
 pub mod ranking;
 pub mod schedule;

@@ -481,10 +481,28 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
             Discipline::Ultimatum => assert!(rules.contains("777") && rules.contains("RUNDEN")),
             Discipline::Footsteps => assert!(rules.contains("66")),
             Discipline::Flooding => {
-                assert!(names.contains(&"island-lagoon.txt"));
+                // The test islands, never the contest's (checked below
+                // with an organizer's island).
+                let islands: Vec<&&str> =
+                    names.iter().filter(|n| n.starts_with("island-")).collect();
+                assert_eq!(
+                    islands,
+                    [
+                        &"island-lagoon.txt",
+                        &"island-atoll.txt",
+                        &"island-ridge.txt"
+                    ]
+                );
+                assert!(rules.contains("test islands: the contest does not play"));
                 assert!(rules.contains("GAMEBOARDSTART"));
             }
-            _ => assert!(rules.contains("Morabaraba")),
+            _ => {
+                assert!(rules.contains("Morabaraba"));
+                // The slips of issue 36: the per-move limit is a backstop
+                // beside the seed's 120 s a game; the points have six decimals.
+                assert!(rules.contains("CPU time per game:        120 s (the seed's limit)\n  CPU time per move:        130000 ms, only a backstop"), "{rules}");
+                assert!(rules.contains("with six decimals"));
+            }
         }
         assert_eq!(
             kit[2].bytes,
@@ -493,6 +511,26 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
         );
         let readme = String::from_utf8(kit[0].bytes.clone()).unwrap();
         assert!(readme.contains("python3 referee.py"), "{readme}");
+    }
+}
+
+/// The organizer's islands are the contest's: never in the kit (the 2012
+/// seed kept its contest islands secret until the contest).
+#[test]
+fn the_kit_never_carries_the_organizers_islands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "GAMEBOARDSTART 7,1\no#o#o#o\nGAMEBOARDEND\n").unwrap();
+    let mut config = knobeln::config::Config::default();
+    config.contest.discipline = knobeln::discipline::Discipline::Flooding;
+    config.flooding.islands = vec![secret];
+    assert_eq!(config.flooding.drawn_island_count(), 0);
+    let kit = knobeln::kit::bot_files_for(&config);
+    for f in &kit {
+        assert!(!f.name.contains("secret"), "{}", f.name);
+        let text = String::from_utf8_lossy(&f.bytes);
+        assert!(!text.contains("secret"), "{}: {text}", f.name);
+        assert!(!text.contains("o#o#o#o"), "{}", f.name);
     }
 }
 

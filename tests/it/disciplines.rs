@@ -17,7 +17,7 @@ use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
 
-use knobeln::demo::bots::{demo_bots, ISLANDS};
+use knobeln::demo::bots::{demo_bots, TEST_ISLANDS};
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 
@@ -110,7 +110,7 @@ fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
 #[test]
 fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
     let d = Discipline::Flooding;
-    for (name, text) in ISLANDS {
+    for (name, text) in TEST_ISLANDS {
         let island = Island::parse(text).unwrap();
         for a in files(d) {
             let setup = Setup::Flooding {
@@ -1028,11 +1028,21 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     let (finals, site, _) = demo_files(&tmp);
     assert_eq!(finals.len(), 4);
     let body = &finals[0].body;
-    assert_eq!(
-        table_heads(body, "Place"),
-        ["Place", "Bot", "lagoon", "atoll", "ridge", "Score"],
+    // The contest plays islands drawn from its seed, never the kit's test
+    // islands (the 2012 seed: "Testinseln, die aber nicht für den späteren
+    // Wettbewerb benutzt werden"); the site publishes them with the results.
+    assert!(
+        table_heads(body, "Place") == ["Place", "Bot", "drawn1", "drawn2", "drawn3", "Score"],
         "{body}"
     );
+    for (test_island, _) in TEST_ISLANDS {
+        assert!(!body.contains(test_island), "{body}");
+        assert!(!site.contains(test_island), "{site}");
+    }
+    assert!(site.contains("<h2>Islands</h2>"), "{site}");
+    let published = std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
+    let drawn = knobeln::tournament::islands::drawn_island(1994, 1);
+    assert_eq!(published, drawn.to_text());
     // The two standing bots play alike, so they share a place.
     let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();
     assert_eq!(standing.len(), 2);
@@ -1043,7 +1053,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     // Issue 36: every island named over its column, and the grid of
     // islands and bots.
     assert!(
-        site.contains("<th>Island lagoon</th><th>Island atoll</th><th>Island ridge</th>"),
+        site.contains("<th>Island drawn1</th><th>Island drawn2</th><th>Island drawn3</th>"),
         "{site}"
     );
     assert!(site.contains("<h2>Islands and bots</h2>"), "{site}");
@@ -1108,7 +1118,17 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
 
 #[test]
 fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
-    let (c, auth) = bot_contest("flooding", "[flooding]\nruns = 2\n");
+    // The organizer's island: with it, no island is drawn from the seed.
+    let organizers = tempfile::tempdir().unwrap();
+    let bay = organizers.path().join("bay.txt");
+    std::fs::write(&bay, "GAMEBOARDSTART 4,2\n####\n#oo#\nGAMEBOARDEND\n").unwrap();
+    let (c, auth) = bot_contest(
+        "flooding",
+        &format!(
+            "[flooding]\nruns = 2\nislands = [{:?}]\n",
+            bay.display().to_string()
+        ),
+    );
     let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\nROUND 1 3,2\n";
     let m = c.mail(
         "joe@lords.example",
@@ -1151,7 +1171,8 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         "{text}"
     );
     assert_mail_style(&r);
-    // A bot, then the contest: every bot plays the demo islands and joe's.
+    // A bot, then the contest: every bot plays joe's island and the
+    // organizer's, never the kit's test islands.
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
@@ -1159,45 +1180,107 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         demo_source(Discipline::Flooding, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
-        .args(["contest", "start", "--seed", "5", "--config"])
-        .arg(c.config())
-        .output()
-        .unwrap();
+    let out = c.start_contest();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let text = stdout_of(&out);
-    // The island is named after its team, a column beside the demo's three;
+    // The island is named after its team, a column beside the organizer's;
     // its long name is cut over its column and given in full below, and
     // the table keeps to 72 columns (issue 36).
+    assert!(!text.contains("lagoon"), "{text}");
     assert!(text.lines().all(|l| l.len() <= 72), "{text}");
     assert!(
-        unwrapped(&text).contains("ridge, the_heavy_lords_of_knobeln."),
+        unwrapped(&text).contains("the_heavy_lords_of_knobeln, bay."),
         "{text}"
     );
     assert_eq!(
         table_heads(&text, "Place"),
-        [
-            "Place",
-            "Bot",
-            "lagoon",
-            "atoll",
-            "ridge",
-            "the_heavy...",
-            "Score"
-        ],
+        ["Place", "Bot", "the_heavy...", "bay", "Score"],
         "{text}"
     );
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let games: i64 = conn
         .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(games, 4 * 2, "one bot, four islands, two runs each");
+    assert_eq!(games, 2 * 2, "one bot, two islands, two runs each");
     let finals = c
         .replies()
         .into_iter()
         .filter(|r| r.subject.ends_with("the final results"))
         .count();
     assert_eq!(finals, 1);
+}
+
+/// Issue 36: a bot contest's replies are in its own words: no subject
+/// names KNOBELN, and the confirmation of an address works with the
+/// contest's name in the subject.
+#[test]
+fn a_bot_contests_replies_never_name_knobeln_and_confirmation_works() {
+    let (c, _) = bot_contest("morabaraba", "name = \"Morabaraba 2014\"\n");
+    // From one address for another: a confirmation request goes there.
+    let reg =
+        crate::mail_spool::registration("ann@elsewhere.example", "team_ann", "Cowshed, City, Land");
+    let mails = [
+        c.mail("ann@home.example", "registration", &reg, ""),
+        c.mail(
+            "ann@home.example",
+            "registration",
+            "team-name: half a form\n",
+            "",
+        ),
+        c.mail("ann@home.example", "what is this?", "hello", ""),
+        c.mail("ann@home.example", "status", "no auth here", ""),
+    ];
+    c.ingest(&mails.iter().map(|p| p.as_path()).collect::<Vec<_>>());
+    let replies = c.replies();
+    for r in &replies {
+        assert!(!r.subject.contains("KNOBELN"), "{}", r.subject);
+        assert!(!r.body.contains("KNOBELN"), "{}\n{}", r.subject, r.body);
+        assert!(r.subject.starts_with("Morabaraba 2014"), "{}", r.subject);
+    }
+    let request = replies
+        .iter()
+        .find(|r| r.to == ["ann@elsewhere.example"])
+        .expect("a confirmation request");
+    assert!(
+        request
+            .subject
+            .starts_with("Morabaraba 2014: please confirm your address ("),
+        "{}",
+        request.subject
+    );
+    let answer = c.mail(
+        "ann@elsewhere.example",
+        &format!("Re: {}", request.subject),
+        "yes",
+        "",
+    );
+    c.ingest(&[&answer]);
+    let last = c.replies().last().unwrap().clone();
+    assert!(
+        last.subject == "Morabaraba 2014 registration accepted: team team_ann",
+        "{}\n{}",
+        last.subject,
+        last.body
+    );
+}
+
+/// A flooding contest without islands (no organizer's file, no team's
+/// island, none drawn) is refused at its start, saying how to fix it.
+#[test]
+fn a_flooding_contest_without_islands_does_not_start() {
+    let (c, auth) = bot_contest("flooding", "[flooding]\ndrawn_islands = 0\n");
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "keeper.c",
+        demo_source(Discipline::Flooding, "keeper.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
+    let out = c.start_contest();
+    assert!(!out.status.success());
+    let err = stderr_of(&out);
+    assert!(err.contains("has no island to play"), "{err}");
+    assert!(err.contains("drawn_islands"), "{err}");
 }
 
 /// Issue 25, the bloat: a bot's program is stored as bytes (not a JSON

@@ -66,6 +66,15 @@ impl Contest {
 
     /// Registers the announcement's team (joe@lords.example) and returns
     /// its auth string from the acknowledgement.
+    /// `knobeln contest start --seed 5` on this contest's config.
+    pub fn start_contest(&self) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
+            .args(["contest", "start", "--seed", "5", "--config"])
+            .arg(self.config())
+            .output()
+            .unwrap()
+    }
+
     pub fn register_joe(&self) -> String {
         let reg = self.mail(
             "joe@lords.example",
@@ -178,7 +187,9 @@ pub fn registration(address: &str, team: &str, org: &str) -> String {
 
 /// The auth string from an acknowledgement.
 pub fn auth_of(reply: &Reply) -> String {
-    let marker = "your\nauthentification string is ";
+    // KNOBELN's "…and your\nauthentification string is X", a bot
+    // contest's "Your authentification string is X".
+    let marker = "authentification string is ";
     let body = reply.body.replace("\r\n", "\n");
     let at = body
         .find(marker)

@@ -70,6 +70,7 @@ mod referee;
 mod secrets;
 mod site;
 mod toolchain;
+mod walkthrough;
 
 /// The auth string in a registration acknowledgement's text.
 pub fn demo_auth(body: &str) -> String {

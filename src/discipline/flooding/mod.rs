@@ -77,19 +77,14 @@ impl BotDiscipline for Flooding {
     }
 }
 
-/// The islands a kit carries: the demo's and the config's (the
-/// participants' own islands join at the contest's start).
-fn islands(config: &Config) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = crate::demo::bots::ISLANDS
+/// The islands a kit carries: the test islands only. The contest's own
+/// (the organizer's files, the teams', those drawn from the seed) are
+/// never in the kit; the site publishes them after the contest.
+fn islands(_config: &Config) -> Vec<(String, String)> {
+    crate::demo::bots::TEST_ISLANDS
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect();
-    for path in &config.flooding.islands {
-        if let (Some(stem), Ok(text)) = (path.file_stem(), std::fs::read_to_string(path)) {
-            v.push((stem.to_string_lossy().into_owned(), text));
-        }
-    }
-    v
+        .collect()
 }
 
 /// The game a flooding setup plays.

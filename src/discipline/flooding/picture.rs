@@ -337,6 +337,52 @@ struct Marks<'a> {
     bot: Option<At>,
     drowned: bool,
     grid_lines: bool,
+    outline: Outline,
+}
+
+/// The island's outline at the start (a dashed line around its land), so
+/// that a sunk island still shows where it was: drawn once in the big map
+/// (`id="outline"`) and used by every small map of the same page.
+enum Outline {
+    Define(String),
+    Use,
+}
+
+/// The path around the fields of `start` that were land: every side of a
+/// land field whose neighbour is water, runs of sides joined.
+fn outline_path(start: &Grid) -> String {
+    let land = |x: i32, y: i32| start.tile((x, y)) != Tile::Sunk;
+    let mut d = String::new();
+    // Horizontal sides: above row y (between y-1 and y), from 1-based fields.
+    for y in 1..=start.h + 1 {
+        let mut x = 1;
+        while x <= start.w {
+            if land(x, y) == land(x, y - 1) {
+                x += 1;
+                continue;
+            }
+            let from = x;
+            while x <= start.w && land(x, y) != land(x, y - 1) {
+                x += 1;
+            }
+            let _ = write!(d, "M{} {}h{}", from - 1, y - 1, x - from);
+        }
+    }
+    for x in 1..=start.w + 1 {
+        let mut y = 1;
+        while y <= start.h {
+            if land(x, y) == land(x - 1, y) {
+                y += 1;
+                continue;
+            }
+            let from = y;
+            while y <= start.h && land(x, y) != land(x - 1, y) {
+                y += 1;
+            }
+            let _ = write!(d, "M{} {}v{}", x - 1, from - 1, y - from);
+        }
+    }
+    d
 }
 
 /// A map of the island: `tiles` of `grid`'s size, `cell` pixels a field.
@@ -375,6 +421,16 @@ fn map(id: &str, title: &str, grid: &Grid, tiles: &[Tile], cell: f64, m: &Marks)
         if !d.is_empty() {
             let _ = write!(s, r#"<path d="{d}" fill="{colour}"/>"#);
         }
+    }
+    match &m.outline {
+        Outline::Define(d) if !d.is_empty() => {
+            let _ = write!(
+                s,
+                r##"<path id="outline" class="outline" d="{d}" fill="none" stroke="#fff" stroke-opacity="0.75" stroke-width="0.08" stroke-dasharray="0.3 0.2"/>"##
+            );
+        }
+        Outline::Define(_) => {}
+        Outline::Use => s.push_str(r##"<use href="#outline"/>"##),
     }
     if m.grid_lines {
         let mut d = String::new();
@@ -545,6 +601,7 @@ fn final_figure(r: &Read, names: &[String]) -> String {
         bot: r.position,
         drowned: matches!(r.end, End::WalkedIntoWater(_) | End::FieldSank(_)),
         grid_lines: cell >= 8.0,
+        outline: Outline::Define(outline_path(&r.start)),
     };
     let round = r.rounds.last().map_or(0, |x| x.round);
     let at = r
@@ -556,7 +613,7 @@ fn final_figure(r: &Read, names: &[String]) -> String {
     format!(
         "<figure>{svg}<figcaption>After round {round}: {} is {at}{}; the flood level is {}. \
          Of the {land} fields of land at the start, {} are dry, {} flooded and {} gone. \
-         The black line is the bot’s whole way, the white square where it started. {}\
+         The black line is the bot’s whole way, the white square where it started, the dashed line the island’s shore at the start. {}\
          </figcaption></figure>\n",
         seat_name(names, 0, 40),
         start.map_or(String::new(), |(x, y)| format!(" (it started on {x},{y})")),
@@ -587,6 +644,7 @@ fn steps(r: &Read) -> String {
                 drowned: i + 1 == r.rounds.len()
                     && matches!(r.end, End::WalkedIntoWater(_) | End::FieldSank(_)),
                 grid_lines: false,
+                outline: Outline::Use,
             };
             let svg = map(
                 &format!("step-{}", round.round),
@@ -736,6 +794,22 @@ mod tests {
         let start = html.find(r#"<svg id="final""#).expect("the final svg");
         let end = start + html[start..].find("</svg>").expect("closed");
         &html[start..end]
+    }
+
+    #[test]
+    fn a_sunk_island_keeps_its_outline_in_every_map() {
+        let two = Grid {
+            w: 3,
+            h: 1,
+            tiles: vec![Tile::Dry, Tile::Flooded, Tile::Sunk],
+        };
+        assert_eq!(outline_path(&two), "M0 0h2M0 1h2M0 0v1M2 0v1");
+        let island = island(12, 8);
+        let (setup, rec) = played(&island, 40, 3);
+        let html = picture(&setup, &rec.transcript, &names());
+        assert_eq!(html.matches(r#"id="outline""#).count(), 1, "{html}");
+        assert!(html.matches(r##"<use href="#outline"/>"##).count() >= 1);
+        assert!(html.contains("the island’s shore at the start"));
     }
 
     #[test]

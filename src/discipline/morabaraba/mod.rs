@@ -50,6 +50,14 @@ impl BotDiscipline for Morabaraba {
         include_str!("referee.py")
     }
 
+    fn kit_data(&self, config: &Config) -> serde_json::Value {
+        let mut v = self.section(config);
+        // The per-move limit is only a backstop when it is above the game's.
+        let m = &config.morabaraba;
+        v["move_is_backstop"] = (m.reply_ms >= m.cpu_secs * 1000).into();
+        v
+    }
+
     fn rules_template(&self) -> &'static str {
         "kit_rules_morabaraba"
     }

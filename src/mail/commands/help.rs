@@ -142,7 +142,10 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
     Ok(Outgoing {
         kind: FORWARD_KIND,
         to: vec![ctx.config.contest.organizer.clone()],
-        subject: format!("KNOBELN forward from {}: {subject}", ctx.reply_to),
+        subject: super::contest_subject(
+            ctx.config,
+            format!("KNOBELN forward from {}: {subject}", ctx.reply_to),
+        ),
         body,
         in_reply_to: None,
         references: vec![],

@@ -115,7 +115,9 @@ pub fn classify(subject: &str) -> Command {
         "mail-preference" => Command::Preference,
         "island" => Command::Island,
         s if s.starts_with("rsm round ") => Command::Rsm,
-        s if s.starts_with(register::CONFIRM_SUBJECT) => Command::Confirm,
+        // The answer to a confirmation request, whatever the contest's
+        // name before it (the code in it is the proof).
+        s if s.contains(register::CONFIRM_MARK) => Command::Confirm,
         _ => Command::Help,
     }
 }
@@ -227,6 +229,20 @@ pub struct Effect {
     pub replies: Vec<Outgoing>,
 }
 
+/// A reply's subject in this contest's words: the commands write KNOBELN's
+/// (`KNOBELN registration: not accepted`); in a bot contest the leading
+/// word is the contest's name (`Morabaraba 2014 registration: not
+/// accepted`), so a participant never meets the name of another contest.
+pub fn contest_subject(config: &Config, subject: String) -> String {
+    if config.contest.discipline == crate::discipline::Discipline::Knobeln {
+        return subject;
+    }
+    match subject.strip_prefix("KNOBELN") {
+        Some(rest) => format!("{}{rest}", config.contest.name),
+        None => subject,
+    }
+}
+
 /// What a command needs to know about the mail and the moment.
 pub struct Ctx<'a> {
     pub config: &'a Config,
@@ -254,7 +270,7 @@ impl Ctx<'_> {
         Outgoing {
             kind,
             to,
-            subject,
+            subject: contest_subject(self.config, subject),
             body,
             in_reply_to: self.mail.message_id.clone(),
             references: self.mail.references.clone(),

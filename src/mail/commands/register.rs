@@ -130,9 +130,10 @@ fn rejected(
 
 /// The subject of a confirmation request, before its code in parentheses.
 pub const CONFIRM_SUBJECT_TEXT: &str = "KNOBELN: please confirm your address";
-/// The same as [`super::normalize_subject`] makes it, with the opening
-/// parenthesis (what [`super::classify`] looks for).
-pub const CONFIRM_SUBJECT: &str = "knobeln: please confirm your address (";
+/// What [`super::classify`] looks for in a subject as
+/// [`super::normalize_subject`] makes it, before the code: the contest's
+/// name before it differs (see [`super::contest_subject`]).
+pub const CONFIRM_MARK: &str = "please confirm your address (";
 /// Days a confirmation request may be answered.
 pub const CONFIRM_DAYS: i64 = 7;
 
@@ -156,8 +157,8 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
 pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
     let subject = super::normalize_subject(&ctx.mail.subject);
     let code = subject
-        .strip_prefix(CONFIRM_SUBJECT)
-        .and_then(|rest| rest.split(')').next())
+        .split_once(CONFIRM_MARK)
+        .and_then(|(_, rest)| rest.split(')').next())
         .unwrap_or("")
         .trim()
         .to_string();
