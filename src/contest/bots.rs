@@ -1532,9 +1532,8 @@ pub fn results_text(results: &Results) -> String {
                 "Every bot played every bot in both colours, itself included. A \
                  winner gets f(V) points, a loser loses 1 - f(H), a draw scores 0, \
                  with f(x) = 2/(1+exp(x*x/100)) and V, H the CPU seconds the winner \
-                 and the loser used in that game. {} Equal points are decided by \
+                 and the loser used in that game. Equal points are decided by \
                  the games among the tied bots (H2H, {}).",
-                SELF_GAME_NOTE,
                 if h2h {
                     "shown only for bots with equal points"
                 } else {
@@ -1576,6 +1575,8 @@ pub fn results_text(results: &Results) -> String {
                 ),
             ]);
             t.push_str(&columns_text(&cols));
+            t.push('\n');
+            t.push_str(&wrapped(SELF_GAME_NOTE));
         }
     }
     t
@@ -2671,6 +2672,9 @@ mod tests {
         let text = results_text(&res);
         fits(&text);
         assert!(text.contains(&long_name(TeamId(1))), "{text}");
+        let under = text.split_once("\nPlace").unwrap().1;
+        let flat = under.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.ends_with(SELF_GAME_NOTE), "under the table: {text}");
         // No two bots have equal points here: no head-to-head column.
         assert!(!head_to_head_shown(&table));
         assert!(!text.contains("  H2H"), "{text}");

@@ -566,6 +566,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: 
     }
     h.push_str("</table>\n");
     if let Results::Morabaraba(t) = results {
+        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
         h.push_str(if head_to_head_shown(t) {
             "<p>Head-to-head: for bots with equal points, the points each won in the \
              games among them; it decides their order (equal again, they share the \
@@ -717,12 +718,7 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
     };
     h.push_str(&format!(
         "<h2>Bot against bot</h2>\n<p>Each cell: the bot of its row against the bot \
-         of its column, {what}; it opens their games.{}</p>\n",
-        if matches!(results, Results::Morabaraba(_)) {
-            format!(" {}", escape(SELF_GAME_NOTE))
-        } else {
-            String::new()
-        }
+         of its column, {what}; it opens their games.</p>\n"
     ));
     head(&mut h, "Bot");
     for (t, name) in &bots {
@@ -752,6 +748,9 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    if matches!(results, Results::Morabaraba(_)) {
+        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
+    }
     h
 }
 

@@ -1113,6 +1113,13 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
     assert!(site.contains("<th>Points</th><th>Won</th>"), "{site}");
     assert!(site.contains("no head-to-head was needed"), "{site}");
     assert!(site.contains("<h2>Bot against bot</h2>"), "{site}");
+    // The one rule for games against itself, under the tables.
+    assert!(
+        site.matches("A game against itself counts for both of its sides")
+            .count()
+            >= 2,
+        "{site}"
+    );
     check_demo_site_and_mails(&tmp, "morabaraba", "Morabaraba demo contest", 3);
 }
 
