@@ -12,7 +12,13 @@
 //! Tables (pure, [`results_text`]): the ultimatum game's `Bot Plus Minus
 //! Won Draw Lost`; the flooding island's mean survived rounds per island
 //! and their sum; FootSteps' games won and their percentage, then the pair
-//! table; Morabaraba's points with f(V), head-to-head for ties.
+//! table; Morabaraba's points with f(V), head-to-head for ties. Every text
+//! table keeps to 72 columns whatever the names ([`columns_text`]).
+//!
+//! Per-opponent rows ([`Tally`], [`opponent_table`]) are counted from the
+//! same stored results as the table and by its rules, so a bot's rows add
+//! up to its row of the table; a game against itself (Morabaraba) counts
+//! for both of its sides, there as in the table ([`SELF_GAME_NOTE`]).
 //!
 //! What it does not do: the rules (`crate::game`), the planners
 //! (`crate::tournament`), how a bot runs (`crate::sandbox::bot`). KNOBELN's
@@ -34,7 +40,6 @@ use crate::discipline::Discipline;
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::game::flooding::Island;
-use crate::game::ultimatum as ultimatum_game;
 use crate::lang::build::BotProgram;
 use crate::lang::{Toolchain, Toolchains};
 use crate::lines::LineLimits;
@@ -1166,7 +1171,7 @@ pub fn finish(
                         "islands": c.discipline == Discipline::Flooding,
                         "transcripts": w.transcripts,
                         "team": r.team_name,
-                        "table": summary_text(c.discipline, &rows).trim_end(),
+                        "table": summary_text(results, &rows).trim_end(),
                         "played": !rows.is_empty(),
                     }),
                 )?,
@@ -1294,52 +1299,88 @@ pub fn run_contest(
     Ok(results)
 }
 
-fn cut(name: &str, width: usize) -> String {
-    name.chars().take(width).collect()
+/// Place cells as the text tables show them ("1.").
+fn place_cells(places: impl Iterator<Item = u32>) -> Vec<String> {
+    places.map(|p| format!("{p}.")).collect()
 }
 
-/// The results table as text (7-bit, at most 72 columns), in the
-/// discipline's own form.
+/// How many of the flooding island's islands get a column of their own
+/// in the text table: as many as leave a bot's name 12 characters.
+fn island_columns(islands: &[String]) -> usize {
+    let fixed = 5 + 2 + 12 + 2 + 6; // Place, Bot, Score
+    let mut used = fixed;
+    let mut n = 0;
+    for name in islands {
+        let w = name.chars().count().clamp(6, ISLAND_HEAD) + 2;
+        if used + w > TEXT_WIDTH {
+            break;
+        }
+        used += w;
+        n += 1;
+    }
+    n
+}
+
+/// An island's column head is cut to this many characters (its start
+/// kept, marked "..."; the table names the cut islands in full below).
+const ISLAND_HEAD: usize = 12;
+
+/// A column head cut to `width` characters, its start kept and marked
+/// "..." when cut.
+fn fit_head(head: &str, width: usize) -> String {
+    if head.chars().count() <= width {
+        return head.to_string();
+    }
+    let mut s: String = head.chars().take(width.saturating_sub(3)).collect();
+    s.push_str("...");
+    s
+}
+
+/// Whether Morabaraba's head-to-head decided or shared a place: it is
+/// only shown when two bots have equal points.
+pub fn head_to_head_shown(t: &morabaraba::MorabarabaTable) -> bool {
+    t.rows.iter().any(|r| r.head_to_head.is_some())
+}
+
+/// The results table as text (7-bit, at most 72 columns whatever the
+/// names: longer names are cut and marked "..."), in the discipline's own
+/// form.
 pub fn results_text(results: &Results) -> String {
     let mut t = String::new();
     match results {
         Results::Ultimatum(table) => {
-            t.push_str(&format!(
-                "Every bot played every other in both orders, {} times; Plus and\n\
-                 Minus are the mean points per repetition: Plus what the bot\n\
-                 scored, Minus what its opponents scored against it. Ranked by\n\
-                 Plus, then by the higher Minus.\n\n",
+            t.push_str(&wrapped(&format!(
+                "Every bot played every other in both orders, {} times; Plus and \
+                 Minus are the mean points per repetition: Plus what the bot \
+                 scored, Minus what its opponents scored against it. Won, Draw \
+                 and Lost count the two orders of each pairing, each decided over \
+                 all its repetitions. Ranked by Plus, then by the higher Minus.",
                 table.repetitions
-            ));
+            )));
+            t.push('\n');
             let prize = !table.prizes.is_empty();
-            t.push_str(&format!(
-                "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}{}\n",
-                "Place",
-                "Bot",
-                "Plus",
-                "Minus",
-                "Won",
-                "Draw",
-                "Lost",
-                if prize { "      Prize" } else { "" }
-            ));
-            for r in &table.rows {
-                t.push_str(&format!(
-                    "{:>5}  {:<20} {:>10} {:>10} {:>4} {:>4} {:>4}{}\n",
-                    format!("{}.", r.place),
-                    cut(&r.name, 20),
-                    r.plus,
-                    r.minus,
-                    r.won,
-                    r.drawn,
-                    r.lost,
-                    match table.prize_of(r.team) {
-                        Some(c) => format!(" {:>6}.{:02} EUR", c / 100, c % 100),
-                        None if prize => String::new(),
-                        None => String::new(),
-                    }
+            let rows = &table.rows;
+            let mut cols = vec![
+                TextColumn::numbers("Place", place_cells(rows.iter().map(|r| r.place))),
+                TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
+                TextColumn::numbers("Plus", rows.iter().map(|r| r.plus.to_string()).collect()),
+                TextColumn::numbers("Minus", rows.iter().map(|r| r.minus.to_string()).collect()),
+                TextColumn::numbers("Won", rows.iter().map(|r| r.won.to_string()).collect()),
+                TextColumn::numbers("Draw", rows.iter().map(|r| r.drawn.to_string()).collect()),
+                TextColumn::numbers("Lost", rows.iter().map(|r| r.lost.to_string()).collect()),
+            ];
+            if prize {
+                cols.push(TextColumn::numbers(
+                    "Prize",
+                    rows.iter()
+                        .map(|r| match table.prize_of(r.team) {
+                            Some(c) => format!("{}.{:02} EUR", c / 100, c % 100),
+                            None => String::new(),
+                        })
+                        .collect(),
                 ));
             }
+            t.push_str(&columns_text(&cols));
             if prize {
                 t.push_str(&format!(
                     "\nPrize (the 2011 rule): the first {} places get P / (20000 * (N - 1))\n\
@@ -1355,10 +1396,11 @@ pub fn results_text(results: &Results) -> String {
                 .map(|r| format!("{} ({})", r.name, r.forfeits))
                 .collect();
             if !forfeits.is_empty() {
-                t.push_str(&format!(
-                    "\nMatches forfeited (a broken rule or limit): {}\n",
+                t.push('\n');
+                t.push_str(&wrapped(&format!(
+                    "Matches forfeited (a broken rule or limit): {}",
                     forfeits.join(", ")
-                ));
+                )));
             }
         }
         Results::Flooding { islands, table } => {
@@ -1367,36 +1409,59 @@ pub fn results_text(results: &Results) -> String {
                  same flood cards. Per island the mean number of rounds it\n\
                  survived; the score is their sum.\n\n",
             );
-            let w = 9;
-            let shown = islands.len().min(4);
-            let mut head = format!("{:>5}  {:<16}", "Place", "Bot");
-            for n in islands.iter().take(shown) {
-                head.push_str(&format!(" {:>w$}", cut(n, w)));
+            let rows = &table.rows;
+            let shown = island_columns(islands);
+            let mut cols = vec![
+                TextColumn::numbers("Place", place_cells(rows.iter().map(|r| r.place))),
+                TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
+            ];
+            for (k, n) in islands.iter().enumerate().take(shown) {
+                cols.push(TextColumn::numbers(
+                    &fit_head(n, ISLAND_HEAD),
+                    rows.iter()
+                        .map(|r| {
+                            r.islands
+                                .get(k)
+                                .map(|s| format!("{:.2}", s.mean.as_f64()))
+                                .unwrap_or_default()
+                        })
+                        .collect(),
+                ));
             }
-            head.push_str(&format!(" {:>10}\n", "Score"));
-            t.push_str(&head);
-            for r in &table.rows {
-                let mut line = format!("{:>5}  {:<16}", format!("{}.", r.place), cut(&r.name, 16));
-                for s in r.islands.iter().take(shown) {
-                    line.push_str(&format!(" {:>w$.2}", s.mean.as_f64()));
-                }
-                line.push_str(&format!(" {:>10.2}\n", r.score.as_f64()));
-                t.push_str(&line);
+            cols.push(TextColumn::numbers(
+                "Score",
+                rows.iter()
+                    .map(|r| format!("{:.2}", r.score.as_f64()))
+                    .collect(),
+            ));
+            t.push_str(&columns_text(&cols));
+            if islands
+                .iter()
+                .take(shown)
+                .any(|n| n.chars().count() > ISLAND_HEAD)
+            {
+                t.push('\n');
+                t.push_str(&wrapped(&format!(
+                    "The islands of the columns: {}.",
+                    islands[..shown].join(", ")
+                )));
             }
-            if islands.len() > shown {
-                t.push_str("\nThe other islands, mean rounds per bot:\n");
-                for (k, n) in islands.iter().enumerate().skip(shown) {
-                    t.push_str(&format!("{n}:\n"));
-                    for r in &table.rows {
-                        if let Some(s) = r.islands.get(k) {
-                            t.push_str(&format!(
-                                "  {:<20} {:.2}\n",
-                                cut(&r.name, 20),
-                                s.mean.as_f64()
-                            ));
-                        }
-                    }
-                }
+            for (k, n) in islands.iter().enumerate().skip(shown) {
+                t.push_str(&format!("\nMean rounds on the island {n}:\n"));
+                t.push_str(&columns_text(&[
+                    TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
+                    TextColumn::numbers(
+                        "Mean rounds",
+                        rows.iter()
+                            .map(|r| {
+                                r.islands
+                                    .get(k)
+                                    .map(|s| format!("{:.2}", s.mean.as_f64()))
+                                    .unwrap_or_default()
+                            })
+                            .collect(),
+                    ),
+                ]));
             }
         }
         Results::Footsteps(table) => {
@@ -1405,27 +1470,32 @@ pub fn results_text(results: &Results) -> String {
                  equally often. Ranked by games won; Percent is the share of all\n\
                  games won. Tied bots played again among themselves.\n\n",
             );
-            t.push_str(&format!(
-                "{:>5}  {:<20} {:>6} {:>8} {:>6} {:>6}  {}\n",
-                "Place", "Bot", "Won", "Percent", "Drawn", "Lost", "Replays"
-            ));
-            for r in &table.rows {
-                let replays: Vec<String> = r.tie_wins.iter().map(|w| w.to_string()).collect();
-                t.push_str(&format!(
-                    "{:>5}  {:<20} {:>6} {:>7.2}% {:>6} {:>6}  {}\n",
-                    format!("{}.", r.place),
-                    cut(&r.name, 20),
-                    r.won,
-                    r.percent,
-                    r.drawn,
-                    r.lost,
-                    if replays.is_empty() {
-                        "-".into()
-                    } else {
-                        replays.join(" ")
-                    }
-                ));
-            }
+            let rows = &table.rows;
+            t.push_str(&columns_text(&[
+                TextColumn::numbers("Place", place_cells(rows.iter().map(|r| r.place))),
+                TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
+                TextColumn::numbers("Won", rows.iter().map(|r| r.won.to_string()).collect()),
+                TextColumn::numbers(
+                    "Percent",
+                    rows.iter().map(|r| format!("{:.2}%", r.percent)).collect(),
+                ),
+                TextColumn::numbers("Drawn", rows.iter().map(|r| r.drawn.to_string()).collect()),
+                TextColumn::numbers("Lost", rows.iter().map(|r| r.lost.to_string()).collect()),
+                TextColumn::numbers(
+                    "Replays",
+                    rows.iter()
+                        .map(|r| {
+                            if r.tie_wins.is_empty() {
+                                "-".to_string()
+                            } else {
+                                let w: Vec<String> =
+                                    r.tie_wins.iter().map(u32::to_string).collect();
+                                w.join(" ")
+                            }
+                        })
+                        .collect(),
+                ),
+            ]));
             let name = |id: TeamId| {
                 table
                     .rows
@@ -1435,55 +1505,84 @@ pub fn results_text(results: &Results) -> String {
                     .unwrap_or_else(|| id.to_string())
             };
             t.push_str("\nThe pairs (round 0 is the round robin, then the replays):\n\n");
-            t.push_str(&format!(
-                "{:>5}  {:<16} {:<16} {:>6} {:>6} {:>6}\n",
-                "Round", "Bot A", "Bot B", "A won", "B won", "None"
-            ));
-            for p in &table.pairs {
-                t.push_str(&format!(
-                    "{:>5}  {:<16} {:<16} {:>6} {:>6} {:>6}\n",
-                    p.round,
-                    cut(&name(p.pair[0]), 16),
-                    cut(&name(p.pair[1]), 16),
-                    p.wins[0],
-                    p.wins[1],
-                    p.no_winner
-                ));
-            }
+            let pairs = &table.pairs;
+            t.push_str(&columns_text(&[
+                TextColumn::numbers("Round", pairs.iter().map(|p| p.round.to_string()).collect()),
+                TextColumn::names("Bot A", pairs.iter().map(|p| name(p.pair[0])).collect()),
+                TextColumn::names("Bot B", pairs.iter().map(|p| name(p.pair[1])).collect()),
+                TextColumn::numbers(
+                    "A won",
+                    pairs.iter().map(|p| p.wins[0].to_string()).collect(),
+                ),
+                TextColumn::numbers(
+                    "B won",
+                    pairs.iter().map(|p| p.wins[1].to_string()).collect(),
+                ),
+                TextColumn::numbers(
+                    "None",
+                    pairs.iter().map(|p| p.no_winner.to_string()).collect(),
+                ),
+            ]));
             for set in &table.unresolved {
                 let names: Vec<String> = set.iter().map(|&t| name(t)).collect();
-                t.push_str(&format!(
-                    "\nStill tied after the last replay, sharing a place: {}\n",
+                t.push('\n');
+                t.push_str(&wrapped(&format!(
+                    "Still tied after the last replay, sharing a place: {}",
                     names.join(", ")
-                ));
+                )));
             }
         }
         Results::Morabaraba(table) => {
-            t.push_str(
-                "Every bot played every bot in both colours, itself included. A\n\
-                 winner gets f(V) points, a loser loses 1 - f(H), a draw scores\n\
-                 0, with f(x) = 2/(1+exp(x*x/100)) and V, H the CPU seconds the\n\
-                 winner and the loser used in that game. Equal points are\n\
-                 decided by the games among the tied bots (H2H).\n\n",
-            );
-            t.push_str(&format!(
-                "{:>5}  {:<16} {:>10} {:>9} {:>4} {:>4} {:>4} {:>8}\n",
-                "Place", "Bot", "Points", "H2H", "Won", "Draw", "Lost", "CPU s"
-            ));
-            for r in &table.rows {
-                t.push_str(&format!(
-                    "{:>5}  {:<16} {:>10.6} {:>9} {:>4} {:>4} {:>4} {:>8.3}\n",
-                    format!("{}.", r.place),
-                    cut(&r.name, 16),
-                    r.points.as_f64(),
-                    r.head_to_head
-                        .map_or("-".to_string(), |h| format!("{:.3}", h.as_f64())),
-                    r.won,
-                    r.drawn,
-                    r.lost,
-                    r.cpu_micros as f64 / 1e6
+            let h2h = head_to_head_shown(table);
+            t.push_str(&wrapped(&format!(
+                "Every bot played every bot in both colours, itself included. A \
+                 winner gets f(V) points, a loser loses 1 - f(H), a draw scores 0, \
+                 with f(x) = 2/(1+exp(x*x/100)) and V, H the CPU seconds the winner \
+                 and the loser used in that game. Equal points are decided by \
+                 the games among the tied bots (H2H, {}).",
+                if h2h {
+                    "shown only for bots with equal points"
+                } else {
+                    "not shown: no two bots have equal points"
+                }
+            )));
+            t.push('\n');
+            let rows = &table.rows;
+            let mut cols = vec![
+                TextColumn::numbers("Place", place_cells(rows.iter().map(|r| r.place))),
+                TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
+                TextColumn::numbers(
+                    "Points",
+                    rows.iter()
+                        .map(|r| millionths_text(r.points.millionths()))
+                        .collect(),
+                ),
+            ];
+            if h2h {
+                cols.push(TextColumn::numbers(
+                    "H2H",
+                    rows.iter()
+                        .map(|r| {
+                            r.head_to_head
+                                .map_or("-".to_string(), |h| millionths_text(h.millionths()))
+                        })
+                        .collect(),
                 ));
             }
+            cols.extend([
+                TextColumn::numbers("Won", rows.iter().map(|r| r.won.to_string()).collect()),
+                TextColumn::numbers("Draw", rows.iter().map(|r| r.drawn.to_string()).collect()),
+                TextColumn::numbers("Lost", rows.iter().map(|r| r.lost.to_string()).collect()),
+                TextColumn::numbers(
+                    "CPU s",
+                    rows.iter()
+                        .map(|r| format!("{:.3}", r.cpu_micros as f64 / 1e6))
+                        .collect(),
+                ),
+            ]);
+            t.push_str(&columns_text(&cols));
+            t.push('\n');
+            t.push_str(&wrapped(SELF_GAME_NOTE));
         }
     }
     t
@@ -1498,14 +1597,17 @@ pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64)
     )
 }
 
-/// The ranking as headers and rows of cells, for the site's table.
-pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The ranking as headers and rows of cells, for the site's table: the
+/// text table's columns (the flooding island's one column per island,
+/// Morabaraba's head-to-head only when two bots have equal points).
+pub fn table_rows(results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
+    let heads = |h: &[&str]| h.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     match results {
         Results::Ultimatum(t) => {
             let prize = !t.prizes.is_empty();
-            let mut head = vec!["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"];
+            let mut head = heads(&["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"]);
             if prize {
-                head.push("Prize");
+                head.push("Prize".into());
             }
             (
                 head,
@@ -1533,28 +1635,26 @@ pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
                     .collect(),
             )
         }
-        Results::Flooding { table, .. } => (
-            vec!["Place", "Bot", "Mean rounds per island", "Score"],
-            table
-                .rows
-                .iter()
-                .map(|r| {
-                    let per: Vec<String> = r
-                        .islands
-                        .iter()
-                        .map(|s| format!("{:.2}", s.mean.as_f64()))
-                        .collect();
-                    vec![
-                        r.place.to_string(),
-                        r.name.clone(),
-                        per.join(" / "),
-                        format!("{:.2}", r.score.as_f64()),
-                    ]
-                })
-                .collect(),
-        ),
+        Results::Flooding { islands, table } => {
+            let mut head = heads(&["Place", "Bot"]);
+            head.extend(islands.iter().map(|n| format!("Island {n}")));
+            head.push("Score".into());
+            (
+                head,
+                table
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let mut row = vec![r.place.to_string(), r.name.clone()];
+                        row.extend(r.islands.iter().map(|s| format!("{:.2}", s.mean.as_f64())));
+                        row.push(format!("{:.2}", r.score.as_f64()));
+                        row
+                    })
+                    .collect(),
+            )
+        }
         Results::Footsteps(t) => (
-            vec!["Place", "Bot", "Won", "Percent", "Drawn", "Lost"],
+            heads(&["Place", "Bot", "Won", "Percent", "Drawn", "Lost"]),
             t.rows
                 .iter()
                 .map(|r| {
@@ -1569,35 +1669,41 @@ pub fn table_rows(results: &Results) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 })
                 .collect(),
         ),
-        Results::Morabaraba(t) => (
-            vec![
-                "Place",
-                "Bot",
-                "Points",
-                "Head-to-head",
-                "Won",
-                "Draw",
-                "Lost",
-                "CPU s",
-            ],
-            t.rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.place.to_string(),
-                        r.name.clone(),
-                        format!("{:.6}", r.points.as_f64()),
-                        r.head_to_head
-                            .map(|s| format!("{:.6}", s.as_f64()))
-                            .unwrap_or_default(),
-                        r.won.to_string(),
-                        r.drawn.to_string(),
-                        r.lost.to_string(),
-                        format!("{:.3}", r.cpu_micros as f64 / 1e6),
-                    ]
-                })
-                .collect(),
-        ),
+        Results::Morabaraba(t) => {
+            let h2h = head_to_head_shown(t);
+            let mut head = heads(&["Place", "Bot", "Points"]);
+            if h2h {
+                head.push("Head-to-head".into());
+            }
+            head.extend(heads(&["Won", "Draw", "Lost", "CPU s"]));
+            (
+                head,
+                t.rows
+                    .iter()
+                    .map(|r| {
+                        let mut row = vec![
+                            r.place.to_string(),
+                            r.name.clone(),
+                            millionths_text(r.points.millionths()),
+                        ];
+                        if h2h {
+                            row.push(
+                                r.head_to_head
+                                    .map(|s| millionths_text(s.millionths()))
+                                    .unwrap_or_else(|| "-".into()),
+                            );
+                        }
+                        row.extend([
+                            r.won.to_string(),
+                            r.drawn.to_string(),
+                            r.lost.to_string(),
+                            format!("{:.3}", r.cpu_micros as f64 / 1e6),
+                        ]);
+                        row
+                    })
+                    .collect(),
+            )
+        }
     }
 }
 
@@ -1641,6 +1747,8 @@ pub struct StoredGame {
     /// The island's name (flooding), else empty.
     pub island_name: String,
     pub played: Played,
+    /// What the results table counts of it: the planner's result (JSON).
+    pub result: String,
     /// The moves form, for the games that keep their transcript.
     pub moves: Option<transcript::Moves>,
 }
@@ -1760,8 +1868,17 @@ fn fill_pairings(store: &Store, c: &BotContest, config: &Config) -> Result<()> {
     Ok(())
 }
 
+/// The order of a pairing's games: by the numbers of their keys (run 2
+/// before run 10), then by the key.
+const GAME_ORDER: &str = "json_extract(game_key, '$.round'), \
+     json_extract(game_key, '$.repetition'), json_extract(game_key, '$.island'), \
+     json_extract(game_key, '$.run'), json_extract(game_key, '$.game'), \
+     json_extract(game_key, '$.slot'), game_key";
+
 /// Calls `each` with every stored game of the contest, ordered by pairing
-/// and key, one at a time (memory independent of the number of games).
+/// and then by the numbers of its key (round, repetition, run, game, slot:
+/// run 2 before run 10), one at a time (memory independent of the number
+/// of games).
 pub fn for_each_game(
     store: &Store,
     c: &BotContest,
@@ -1770,10 +1887,10 @@ pub fn for_each_game(
 ) -> Result<()> {
     fill_pairings(store, c, config)?;
     let islands = parse_islands(c)?;
-    let mut st = store.conn().prepare(
-        "SELECT game_key, record, seats, pairing, moves FROM bot_games \
-         WHERE contest_id = ?1 ORDER BY pairing, game_key",
-    )?;
+    let mut st = store.conn().prepare(&format!(
+        "SELECT game_key, record, seats, pairing, moves, result FROM bot_games \
+             WHERE contest_id = ?1 ORDER BY pairing, {GAME_ORDER}"
+    ))?;
     let mut rows = st.query([c.id])?;
     while let Some(r) = rows.next()? {
         let key: String = r.get(0)?;
@@ -1781,6 +1898,7 @@ pub fn for_each_game(
         let seats: Option<String> = r.get(2)?;
         let pairing: Option<String> = r.get(3)?;
         let moves: Option<String> = r.get(4)?;
+        let result: String = r.get(5)?;
         let seats: Vec<TeamId> = match seats {
             Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
             None => seats_of_key(c, &key)?,
@@ -1796,6 +1914,7 @@ pub fn for_each_game(
         each(StoredGame {
             pairing: pairing.unwrap_or_else(|| pairing_of(&setup, &key, &seats)),
             played: parse(&record)?,
+            result,
             key,
             seats,
             setup,
@@ -1821,34 +1940,64 @@ pub fn name_in(names: &BTreeMap<TeamId, String>, t: &TeamId) -> String {
 }
 
 /// A bot's results against one opponent (or on one island), summed over
-/// the stored games: the per-opponent summary mail and the bot's page.
+/// the stored games from the results the table is made of and by the
+/// table's own rules, so that a bot's rows add up to its row of the table:
+/// the per-opponent mail (GRP), the bot's page and the index's grid show
+/// them. A game against itself counts for both of its sides, as in the
+/// table: two games, one won and one lost (or two draws), with the points
+/// and the CPU time of both sides.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct OpponentRow {
     pub pairing: String,
+    /// The opponent (none on the flooding island).
+    pub opponent: Option<TeamId>,
     /// The opponent's name, or `island NAME`.
     pub against: String,
+    /// Whether the opponent is the bot itself.
+    pub itself: bool,
+    /// Games counted: a game against itself twice (both its sides); the
+    /// ultimatum game's matches; FootSteps' games of round 0.
     pub games: u64,
     pub won: u64,
+    pub drawn: u64,
     pub lost: u64,
     /// Failures of this bot in these games.
     pub failures: u64,
+    /// Morabaraba: the points, in millionths; the ultimatum game: Plus,
+    /// summed over the repetitions.
+    pub points: i64,
+    /// The ultimatum game: Minus, summed over the repetitions.
+    pub minus: u64,
+    /// Morabaraba: the CPU time as the table counts it, in microseconds.
+    pub cpu_micros: u64,
     /// Flooding: rounds survived in all.
     pub rounds: u64,
+    /// FootSteps: games played and won in the tie replays.
+    pub replay_games: u64,
+    pub replay_won: u64,
+    /// The ultimatum game: per slot, this bot's and its opponent's points
+    /// and forfeits, decided over all repetitions in [`Tally::rows_of`].
+    slots: BTreeMap<u32, ([u64; 2], [u32; 2])>,
 }
 
-/// Won (`Some(true)`), lost (`Some(false)`) or neither, for `seat`.
-pub fn won_by(p: &Played, seat: usize) -> Option<bool> {
-    match &p.outcome {
-        Some(Outcome::Ultimatum(o)) => match o.result_for(seat) {
-            ultimatum_game::MatchResult::Won => Some(true),
-            ultimatum_game::MatchResult::Lost => Some(false),
-            _ => None,
-        },
-        Some(Outcome::Flooding(_)) => None,
-        Some(Outcome::Footsteps(o)) => o.winner.map(|w| w == seat),
-        Some(Outcome::Morabaraba(o)) => o.winner.map(|w| w == seat),
-        None => Some(false),
-    }
+/// What the table counts of a stored game: its planner result.
+enum Counted {
+    Ultimatum(ultimatum::PlayedMatch),
+    Flooding(flooding::RunResult),
+    Footsteps(footsteps::PlayedGame),
+    Morabaraba(morabaraba::GameResult),
+    Nothing,
+}
+
+fn counted(g: &StoredGame) -> Counted {
+    let r = g.result.as_str();
+    let parsed = match &g.setup {
+        Setup::Ultimatum(_) => serde_json::from_str(r).map(Counted::Ultimatum),
+        Setup::Flooding { .. } => serde_json::from_str(r).map(Counted::Flooding),
+        Setup::Footsteps(_) => serde_json::from_str(r).map(Counted::Footsteps),
+        Setup::Morabaraba => serde_json::from_str(r).map(Counted::Morabaraba),
+    };
+    parsed.unwrap_or(Counted::Nothing)
 }
 
 /// Per-opponent rows of every bot, filled one game at a time (memory:
@@ -1860,74 +2009,435 @@ pub struct Tally {
 
 impl Tally {
     pub fn add(&mut self, g: &StoredGame, name_of: &dyn Fn(&TeamId) -> String) {
+        let counted = counted(g);
         for (seat, team) in g.seats.iter().enumerate() {
-            // A self-match counts once on its row.
-            if seat == 1 && g.seats[0] == g.seats[1] {
-                continue;
-            }
-            let against = match &g.setup {
-                Setup::Flooding { .. } => format!("island {}", g.island_name),
-                _ => g.seats.get(1 - seat).map(name_of).unwrap_or_default(),
-            };
+            let opponent = g.seats.get(1 - seat.min(1)).filter(|_| g.seats.len() == 2);
             let row = self
                 .rows
                 .entry((*team, g.pairing.clone()))
                 .or_insert_with(|| OpponentRow {
                     pairing: g.pairing.clone(),
-                    against,
+                    opponent: opponent.copied(),
+                    against: match &g.setup {
+                        Setup::Flooding { .. } => format!("island {}", g.island_name),
+                        _ => opponent.map(name_of).unwrap_or_default(),
+                    },
+                    itself: opponent == Some(team),
                     ..Default::default()
                 });
-            row.games += 1;
-            match won_by(&g.played, seat) {
-                Some(true) => row.won += 1,
-                Some(false) => row.lost += 1,
-                None => {}
-            }
-            if let Some(Outcome::Flooding(o)) = &g.played.outcome {
-                row.rounds += u64::from(o.rounds);
-            }
             row.failures += g.played.failures.iter().filter(|f| f.bot == seat).count() as u64;
+            match &counted {
+                Counted::Morabaraba(r) => {
+                    let points = morabaraba::game_points(r);
+                    row.games += 1;
+                    match r.winner {
+                        None => row.drawn += 1,
+                        Some(w) if w == seat => row.won += 1,
+                        Some(_) => row.lost += 1,
+                    }
+                    row.points += points[seat].millionths();
+                    row.cpu_micros += r.cpu_micros[seat];
+                }
+                Counted::Ultimatum(m) => {
+                    let other = 1 - seat.min(1);
+                    row.games += 1;
+                    row.points += m.points[seat] as i64;
+                    row.minus += m.points[other];
+                    let slot = row.slots.entry(m.key.slot).or_default();
+                    slot.0[0] += m.points[seat];
+                    slot.0[1] += m.points[other];
+                    match m.forfeited_by {
+                        Some(f) if f == seat => slot.1[0] += 1,
+                        Some(_) => slot.1[1] += 1,
+                        None => {}
+                    }
+                }
+                Counted::Footsteps(p) if p.key.round == 0 => {
+                    row.games += 1;
+                    match p.winner {
+                        None => row.drawn += 1,
+                        Some(w) if w == *team => row.won += 1,
+                        Some(_) => row.lost += 1,
+                    }
+                }
+                Counted::Footsteps(p) => {
+                    row.replay_games += 1;
+                    if p.winner == Some(*team) {
+                        row.replay_won += 1;
+                    }
+                }
+                Counted::Flooding(r) => {
+                    row.games += 1;
+                    row.rounds += u64::from(r.rounds);
+                }
+                Counted::Nothing => row.games += 1,
+            }
         }
     }
 
-    /// The rows of `team`, by pairing.
-    pub fn rows_of(&self, team: TeamId) -> Vec<&OpponentRow> {
+    /// The rows of `team`, by pairing (the ultimatum game's orders decided).
+    pub fn rows_of(&self, team: TeamId) -> Vec<OpponentRow> {
         self.rows
             .range((team, String::new())..)
             .take_while(|((t, _), _)| *t == team)
-            .map(|(_, r)| r)
+            .map(|(_, r)| {
+                let mut r = r.clone();
+                for (points, forfeits) in r.slots.values() {
+                    match ultimatum::slot_result(*points, *forfeits) {
+                        std::cmp::Ordering::Greater => r.won += 1,
+                        std::cmp::Ordering::Equal => r.drawn += 1,
+                        std::cmp::Ordering::Less => r.lost += 1,
+                    }
+                }
+                r
+            })
             .collect()
     }
 }
 
-/// The per-opponent summary as text (the mail's table).
-pub fn summary_text(d: Discipline, rows: &[&OpponentRow]) -> String {
+/// The sentence under every table where a bot's game against itself is
+/// counted (Morabaraba's).
+pub const SELF_GAME_NOTE: &str = "A game against itself counts for both of its sides: \
+     two games, one won and one lost (or two draws), with the points and the CPU time of \
+     both sides.";
+
+/// A bot's per-opponent table: column heads, one row of cells per
+/// opponent (the name first), the total (which equals the bot's row of
+/// the results table) and the sentences that go under it. The same model
+/// makes the mail's text and the bot's page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpponentTable {
+    pub heads: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    pub total: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// `n / d`: a whole number when it is one, else with two decimals,
+/// rounded half up (0 for no `d`).
+fn hundredths(n: u64, d: u64) -> String {
+    if d == 0 {
+        return "0".into();
+    }
+    if n.is_multiple_of(d) {
+        return (n / d).to_string();
+    }
+    let h = (u128::from(n) * 200 + u128::from(d)) / (2 * u128::from(d));
+    format!("{}.{:02}", h / 100, h % 100)
+}
+
+/// Millionths as a number with six decimals (Morabaraba's points).
+pub fn millionths_text(m: i64) -> String {
+    let sign = if m < 0 { "-" } else { "" };
+    let a = m.unsigned_abs();
+    format!("{sign}{}.{:06}", a / 1_000_000, a % 1_000_000)
+}
+
+/// The per-opponent table of one bot, in its discipline's form.
+pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable {
+    let name = |r: &OpponentRow| {
+        if r.itself {
+            format!("{} (itself)", r.against)
+        } else {
+            r.against.clone()
+        }
+    };
+    let sum = |f: &dyn Fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
+    let mut notes = Vec::new();
+    let (heads, cells, total): (Vec<&'static str>, Vec<Vec<String>>, Vec<String>) = match results {
+        Results::Ultimatum(t) => {
+            let reps = u64::from(t.repetitions.max(1));
+            let line = |r: &OpponentRow| {
+                vec![
+                    name(r),
+                    r.games.to_string(),
+                    hundredths(r.points.max(0) as u64, reps),
+                    hundredths(r.minus, reps),
+                    r.won.to_string(),
+                    r.drawn.to_string(),
+                    r.lost.to_string(),
+                    r.failures.to_string(),
+                ]
+            };
+            let all = OpponentRow {
+                against: "total".into(),
+                games: sum(&|r| r.games),
+                points: rows.iter().map(|r| r.points).sum(),
+                minus: sum(&|r| r.minus),
+                won: sum(&|r| r.won),
+                drawn: sum(&|r| r.drawn),
+                lost: sum(&|r| r.lost),
+                failures: sum(&|r| r.failures),
+                ..Default::default()
+            };
+            notes.push(
+                "Plus and Minus are the mean points per repetition; the results table \
+                 shows their totals rounded to whole points. Won, Draw and Lost count \
+                 the two orders of each pairing, each decided over all its repetitions."
+                    .to_string(),
+            );
+            (
+                vec![
+                    "Opponent", "Matches", "Plus", "Minus", "Won", "Draw", "Lost", "Failures",
+                ],
+                rows.iter().map(line).collect(),
+                line(&all),
+            )
+        }
+        Results::Flooding { .. } => {
+            let mean = |r: &OpponentRow| flooding::Rounds::mean(r.rounds, r.games);
+            let line = |r: &OpponentRow, m: flooding::Rounds| {
+                vec![
+                    name(r),
+                    r.games.to_string(),
+                    format!("{:.2}", m.as_f64()),
+                    r.failures.to_string(),
+                ]
+            };
+            let score: u64 = rows.iter().map(|r| mean(r).millionths()).sum();
+            let all = OpponentRow {
+                against: "score (the sum)".into(),
+                games: sum(&|r| r.games),
+                failures: sum(&|r| r.failures),
+                ..Default::default()
+            };
+            (
+                vec!["Island", "Runs", "Mean rounds", "Failures"],
+                rows.iter().map(|r| line(r, mean(r))).collect(),
+                line(&all, flooding::Rounds::from_millionths(score)),
+            )
+        }
+        Results::Footsteps(_) => {
+            let line = |r: &OpponentRow| {
+                vec![
+                    name(r),
+                    r.games.to_string(),
+                    r.won.to_string(),
+                    r.drawn.to_string(),
+                    r.lost.to_string(),
+                    if r.replay_games == 0 {
+                        "-".to_string()
+                    } else {
+                        format!("{} of {}", r.replay_won, r.replay_games)
+                    },
+                    r.failures.to_string(),
+                ]
+            };
+            let all = OpponentRow {
+                against: "total".into(),
+                games: sum(&|r| r.games),
+                won: sum(&|r| r.won),
+                drawn: sum(&|r| r.drawn),
+                lost: sum(&|r| r.lost),
+                replay_games: sum(&|r| r.replay_games),
+                replay_won: sum(&|r| r.replay_won),
+                failures: sum(&|r| r.failures),
+                ..Default::default()
+            };
+            notes.push(
+                "Games, Won, Draw and Lost are those of the round robin (round 0), as in \
+                 the results table; Replays: the games won of those played in tie replays."
+                    .to_string(),
+            );
+            (
+                vec![
+                    "Opponent", "Games", "Won", "Draw", "Lost", "Replays", "Failures",
+                ],
+                rows.iter().map(line).collect(),
+                line(&all),
+            )
+        }
+        Results::Morabaraba(_) => {
+            let line = |r: &OpponentRow| {
+                vec![
+                    name(r),
+                    r.games.to_string(),
+                    r.won.to_string(),
+                    r.drawn.to_string(),
+                    r.lost.to_string(),
+                    millionths_text(r.points),
+                    format!("{:.3}", r.cpu_micros as f64 / 1e6),
+                    r.failures.to_string(),
+                ]
+            };
+            let all = OpponentRow {
+                against: "total".into(),
+                games: sum(&|r| r.games),
+                won: sum(&|r| r.won),
+                drawn: sum(&|r| r.drawn),
+                lost: sum(&|r| r.lost),
+                points: rows.iter().map(|r| r.points).sum(),
+                cpu_micros: sum(&|r| r.cpu_micros),
+                failures: sum(&|r| r.failures),
+                ..Default::default()
+            };
+            if rows.iter().any(|r| r.itself) {
+                notes.push(SELF_GAME_NOTE.to_string());
+            }
+            (
+                vec![
+                    "Opponent", "Games", "Won", "Draw", "Lost", "Points", "CPU s", "Failures",
+                ],
+                rows.iter().map(line).collect(),
+                line(&all),
+            )
+        }
+    };
+    OpponentTable {
+        heads,
+        rows: cells,
+        total,
+        notes,
+    }
+}
+
+/// The width of every text table of the mails and `results.txt`.
+pub const TEXT_WIDTH: usize = 72;
+
+/// A name cut to `width` characters in its middle, marked with "...":
+/// its start and its end stay (names that differ only at their ends stay
+/// apart, "NAME (itself)" keeps its "(itself)").
+pub fn fit_name(name: &str, width: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= width {
+        return name.to_string();
+    }
+    let keep = width.saturating_sub(3);
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let mut s: String = chars[..head].iter().collect();
+    s.push_str(&".".repeat(width.min(3)));
+    s.extend(&chars[chars.len() - tail..]);
+    s
+}
+
+/// One column of a text table: names (left-aligned, sharing what is left
+/// of [`TEXT_WIDTH`] and cut with a marker) or numbers (right-aligned, as
+/// wide as their widest cell).
+pub struct TextColumn {
+    pub head: String,
+    pub cells: Vec<String>,
+    pub names: bool,
+}
+
+impl TextColumn {
+    pub fn names(head: &str, cells: Vec<String>) -> TextColumn {
+        TextColumn {
+            head: head.to_string(),
+            cells,
+            names: true,
+        }
+    }
+
+    pub fn numbers(head: &str, cells: Vec<String>) -> TextColumn {
+        TextColumn {
+            head: head.to_string(),
+            cells,
+            names: false,
+        }
+    }
+
+    fn natural(&self) -> usize {
+        self.cells
+            .iter()
+            .map(|c| c.chars().count())
+            .chain([self.head.chars().count()])
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The columns as lines of at most [`TEXT_WIDTH`] characters (two blanks
+/// between columns, no blank at a line's end), whatever the names.
+pub fn columns_text(cols: &[TextColumn]) -> String {
+    const GAP: usize = 2;
+    let fixed: usize = cols.iter().filter(|c| !c.names).map(|c| c.natural()).sum();
+    let n_names = cols.iter().filter(|c| c.names).count().max(1);
+    let room = TEXT_WIDTH.saturating_sub(fixed + GAP * cols.len().saturating_sub(1)) / n_names;
+    let widths: Vec<usize> = cols
+        .iter()
+        .map(|c| {
+            if c.names {
+                c.natural().min(room.max(c.head.chars().count()))
+            } else {
+                c.natural()
+            }
+        })
+        .collect();
+    let n_rows = cols.iter().map(|c| c.cells.len()).max().unwrap_or(0);
     let mut t = String::new();
-    if d == Discipline::Flooding {
-        t.push_str(&format!(
-            "{:<28} {:>6} {:>12} {:>8}\n",
-            "Island", "Games", "Mean rounds", "Failures"
-        ));
-        for r in rows {
-            t.push_str(&format!(
-                "{:<28} {:>6} {:>12.2} {:>8}\n",
-                r.against,
-                r.games,
-                r.rounds as f64 / r.games.max(1) as f64,
-                r.failures
-            ));
+    let mut line = |cells: Vec<&str>| {
+        let mut l = String::new();
+        for (k, (c, cell)) in cols.iter().zip(cells).enumerate() {
+            if k > 0 {
+                l.push_str(&" ".repeat(GAP));
+            }
+            let w = widths[k];
+            if c.names {
+                l.push_str(&format!("{:<w$}", fit_name(cell, w)));
+            } else {
+                l.push_str(&format!("{cell:>w$}"));
+            }
         }
-    } else {
-        t.push_str(&format!(
-            "{:<28} {:>6} {:>5} {:>5} {:>8}\n",
-            "Opponent", "Games", "Won", "Lost", "Failures"
-        ));
-        for r in rows {
-            t.push_str(&format!(
-                "{:<28} {:>6} {:>5} {:>5} {:>8}\n",
-                r.against, r.games, r.won, r.lost, r.failures
-            ));
+        t.push_str(l.trim_end());
+        t.push('\n');
+    };
+    line(cols.iter().map(|c| c.head.as_str()).collect());
+    for i in 0..n_rows {
+        line(
+            cols.iter()
+                .map(|c| c.cells.get(i).map(String::as_str).unwrap_or(""))
+                .collect(),
+        );
+    }
+    t
+}
+
+/// Sentences wrapped at [`TEXT_WIDTH`].
+pub fn wrapped(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > TEXT_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
         }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The per-opponent summary as text (the mail's table, with its total
+/// and notes), at most [`TEXT_WIDTH`] columns whatever the names.
+pub fn summary_text(results: &Results, rows: &[OpponentRow]) -> String {
+    let table = opponent_table(results, rows);
+    let mut all = table.rows.clone();
+    all.push(table.total.clone());
+    let cols: Vec<TextColumn> = table
+        .heads
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            let cells = all.iter().map(|r| r[k].clone()).collect();
+            if k == 0 {
+                TextColumn::names(h, cells)
+            } else {
+                TextColumn::numbers(h, cells)
+            }
+        })
+        .collect();
+    let mut t = columns_text(&cols);
+    for n in &table.notes {
+        t.push('\n');
+        t.push_str(&wrapped(n));
     }
     t
 }
@@ -2009,7 +2519,7 @@ mod tests {
         };
         let plain = Results::Ultimatum(table.clone());
         assert!(!results_text(&plain).contains("Prize"));
-        assert!(!table_rows(&plain).0.contains(&"Prize"));
+        assert!(!table_rows(&plain).0.contains(&"Prize".to_string()));
         let with = Results::Ultimatum(table.with_prizes());
         let text = results_text(&with);
         // N = 4: 6682555 / 60000 = 111.38 EUR.
@@ -2024,9 +2534,393 @@ mod tests {
             "only the first three places: {fourth}"
         );
         let (head, rows) = table_rows(&with);
-        assert_eq!(head.last(), Some(&"Prize"));
+        assert_eq!(head.last().map(String::as_str), Some("Prize"));
         assert_eq!(rows[0].last().map(String::as_str), Some("111.38 EUR"));
         assert_eq!(rows[3].last().map(String::as_str), Some(""));
+    }
+
+    /// A stored game of `setup` between `seats`, counted as `result`
+    /// says, with a failure of `failed` (a seat) if given.
+    fn game_of(
+        setup: Setup,
+        seats: &[u32],
+        pairing: String,
+        result: serde_json::Value,
+        failed: Option<usize>,
+    ) -> StoredGame {
+        let failures = failed
+            .map(|bot| crate::lines::BotFailure {
+                bot,
+                turn: 1,
+                kind: crate::lines::BotFailureKind::Rule {
+                    rule: "a rule".into(),
+                },
+                line: None,
+                reason: "broke a rule".into(),
+            })
+            .into_iter()
+            .collect();
+        StoredGame {
+            key: result.to_string(),
+            seats: seats.iter().map(|&t| TeamId(t)).collect(),
+            pairing,
+            setup,
+            island_name: "lagoon".into(),
+            played: Played {
+                outcome: None,
+                failures,
+                cpu_ms: vec![0; seats.len()],
+                cpu_us: vec![0; seats.len()],
+                wall_ms: 0,
+                stderr: vec![String::new(); seats.len()],
+                transcript: None,
+                transcript_truncated: false,
+                moves: None,
+                folders: None,
+            },
+            result: result.to_string(),
+            moves: None,
+        }
+    }
+
+    fn pair(a: TeamId, b: TeamId) -> String {
+        format!("{}-{}", a.0.min(b.0), a.0.max(b.0))
+    }
+
+    fn long_name(t: TeamId) -> String {
+        // The registration's limit: 30 characters.
+        format!("{:0>30}", format!("a_rather_long_team_name_{}", t.0))
+    }
+
+    fn tally_of(games: &[StoredGame]) -> Tally {
+        let mut tally = Tally::default();
+        for g in games {
+            tally.add(g, &|t: &TeamId| long_name(*t));
+        }
+        tally
+    }
+
+    /// Every line of a mail's table fits into 72 columns and ends without
+    /// a blank.
+    fn fits(text: &str) {
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= TEXT_WIDTH,
+                "{} > 72: {l}\n{text}",
+                l.len()
+            );
+            assert_eq!(l, l.trim_end(), "{text}");
+        }
+    }
+
+    /// Morabaraba (issue 36): a game against itself counts for both of its
+    /// sides in the table, the mail, the bot's page and the grid alike, so
+    /// a bot's rows add up to its row of the table, draws and points
+    /// included, and the mail says why under the table.
+    #[test]
+    fn morabaraba_rows_add_up_to_the_table_self_games_twice() {
+        let teams = [TeamId(1), TeamId(2), TeamId(3)];
+        let mut results = Vec::new();
+        let mut games = Vec::new();
+        for (i, p) in morabaraba::plan(&teams).into_iter().enumerate() {
+            let winner = [Some(0), None, Some(1)][i % 3];
+            let r = morabaraba::GameResult {
+                pairing: p,
+                winner,
+                cpu_micros: [1_000_000 + i as u64 * 7_777, 2_000_000 + i as u64 * 333],
+            };
+            games.push(game_of(
+                Setup::Morabaraba,
+                &[p.first.0, p.second.0],
+                pair(p.first, p.second),
+                json!(r),
+                (i == 4).then_some(1),
+            ));
+            results.push(r);
+        }
+        let table = morabaraba::rank(&teams, &results, &long_name).unwrap();
+        let tally = tally_of(&games);
+        let res = Results::Morabaraba(table.clone());
+        for row in &table.rows {
+            let rows = tally.rows_of(row.team);
+            assert_eq!(rows.len(), 3);
+            let me = rows.iter().find(|r| r.itself).expect("a self-game row");
+            assert_eq!(me.games, 2, "both sides of the game against itself");
+            assert_eq!(me.won + me.drawn + me.lost, 2);
+            let sum = |f: fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
+            assert_eq!(sum(|r| r.games), u64::from(row.sides));
+            assert_eq!(sum(|r| r.won), u64::from(row.won));
+            assert_eq!(sum(|r| r.drawn), u64::from(row.drawn));
+            assert_eq!(sum(|r| r.lost), u64::from(row.lost));
+            assert_eq!(sum(|r| r.cpu_micros), row.cpu_micros);
+            let points: i64 = rows.iter().map(|r| r.points).sum();
+            assert_eq!(points, row.points.millionths());
+            let t = opponent_table(&res, &rows);
+            assert_eq!(
+                t.total,
+                vec![
+                    "total".to_string(),
+                    row.sides.to_string(),
+                    row.won.to_string(),
+                    row.drawn.to_string(),
+                    row.lost.to_string(),
+                    millionths_text(row.points.millionths()),
+                    format!("{:.3}", row.cpu_micros as f64 / 1e6),
+                    sum(|r| r.failures).to_string(),
+                ]
+            );
+            let text = summary_text(&res, &rows);
+            fits(&text);
+            assert!(text.contains("(itself)"), "{text}");
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains(SELF_GAME_NOTE), "{text}");
+        }
+        let text = results_text(&res);
+        fits(&text);
+        assert!(text.contains(&long_name(TeamId(1))), "{text}");
+        let under = text.split_once("\nPlace").unwrap().1;
+        let flat = under.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.ends_with(SELF_GAME_NOTE), "under the table: {text}");
+        // No two bots have equal points here: no head-to-head column.
+        assert!(!head_to_head_shown(&table));
+        assert!(!text.contains("  H2H"), "{text}");
+        assert!(!table_rows(&res).0.contains(&"Head-to-head".to_string()));
+    }
+
+    /// The ultimatum game: a pairing's two orders, each decided over all
+    /// repetitions, and Plus and Minus summed, as in the table.
+    #[test]
+    fn ultimatum_rows_add_up_to_the_table() {
+        let teams = [TeamId(1), TeamId(2), TeamId(3)];
+        let tc = ultimatum::Config { repetitions: 3 };
+        let mut played = Vec::new();
+        let mut games = Vec::new();
+        for (i, m) in ultimatum::schedule(&teams, &tc).enumerate() {
+            let forfeited_by = (i % 7 == 3).then_some(i % 2);
+            let mut points = [(i as u64 * 37) % 100, (i as u64 * 53) % 100];
+            if let Some(f) = forfeited_by {
+                points[f] = 0;
+            }
+            let pm = ultimatum::PlayedMatch {
+                key: m.key,
+                points,
+                forfeited_by,
+            };
+            games.push(game_of(
+                Setup::Ultimatum(Default::default()),
+                &[m.seats[0].0, m.seats[1].0],
+                pair(m.seats[0], m.seats[1]),
+                json!(pm),
+                forfeited_by,
+            ));
+            played.push(pm);
+        }
+        let table = ultimatum::table(&teams, &tc, &played, &long_name).unwrap();
+        let tally = tally_of(&games);
+        let res = Results::Ultimatum(table.clone());
+        for row in &table.rows {
+            let rows = tally.rows_of(row.team);
+            assert_eq!(rows.len(), 2);
+            let sum = |f: fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
+            assert_eq!(sum(|r| r.won), u64::from(row.won));
+            assert_eq!(sum(|r| r.drawn), u64::from(row.drawn));
+            assert_eq!(sum(|r| r.lost), u64::from(row.lost));
+            assert_eq!(sum(|r| r.points as u64), row.plus_total);
+            assert_eq!(sum(|r| r.minus), row.minus_total);
+            assert_eq!(sum(|r| r.failures), u64::from(row.forfeits));
+            fits(&summary_text(&res, &rows));
+        }
+        fits(&results_text(&res));
+        fits(&results_text(&Results::Ultimatum(table.with_prizes())));
+    }
+
+    /// FootSteps: the round robin's games as in the table, the replays'
+    /// wins as its replay column.
+    #[test]
+    fn footsteps_rows_add_up_to_the_table_and_its_replays() {
+        let teams = [TeamId(1), TeamId(2), TeamId(3)];
+        let config = footsteps::Config {
+            games_per_pair: 4,
+            max_tie_rounds: 2,
+        };
+        // 1 beats everybody; 2 and 3 draw, so they play again.
+        let winner = |k: &footsteps::GameKey| {
+            if k.pair.contains(&TeamId(1)) {
+                Some(TeamId(1))
+            } else if k.round == 2 && k.game == 0 {
+                Some(k.pair[1])
+            } else {
+                None
+            }
+        };
+        let mut played = Vec::new();
+        let table = loop {
+            match footsteps::plan(&teams, &config, &played, &long_name).unwrap() {
+                footsteps::Plan::Done(t) => break t,
+                footsteps::Plan::Play { games, .. } => {
+                    for g in games {
+                        played.push(footsteps::PlayedGame {
+                            key: g.key,
+                            winner: winner(&g.key),
+                        });
+                    }
+                }
+            }
+        };
+        let games: Vec<StoredGame> = played
+            .iter()
+            .map(|p| {
+                let s = p.key.seats();
+                game_of(
+                    Setup::Footsteps(Default::default()),
+                    &[s[0].0, s[1].0],
+                    pair(s[0], s[1]),
+                    json!(p),
+                    None,
+                )
+            })
+            .collect();
+        let tally = tally_of(&games);
+        let res = Results::Footsteps(table.clone());
+        assert!(table.rows.iter().any(|r| !r.tie_wins.is_empty()));
+        for row in &table.rows {
+            let rows = tally.rows_of(row.team);
+            let sum = |f: fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
+            assert_eq!(sum(|r| r.won), u64::from(row.won));
+            assert_eq!(sum(|r| r.drawn), u64::from(row.drawn));
+            assert_eq!(sum(|r| r.lost), u64::from(row.lost));
+            assert_eq!(
+                sum(|r| r.replay_won),
+                row.tie_wins.iter().map(|&w| u64::from(w)).sum::<u64>()
+            );
+            fits(&summary_text(&res, &rows));
+        }
+        fits(&results_text(&res));
+    }
+
+    /// The flooding island: a bot's islands' means add up to its score, and
+    /// an organizer's island with a long name keeps the table in 72
+    /// columns, the islands named.
+    #[test]
+    fn flooding_rows_add_up_to_the_score_and_long_islands_fit() {
+        let teams = [TeamId(1), TeamId(2)];
+        let ids = [flooding::IslandId(0), flooding::IslandId(1)];
+        let format = flooding::FloodingFormat { runs: 3 };
+        let island = Island::parse(crate::demo::bots::TEST_ISLANDS[0].1).unwrap();
+        let mut results = Vec::new();
+        let mut games = Vec::new();
+        for &team in &teams {
+            for island_id in ids {
+                for run in 0..3 {
+                    let r = flooding::RunResult {
+                        team,
+                        island: island_id,
+                        run,
+                        rounds: 10 + run * 7 + team.0,
+                    };
+                    let mut g = game_of(
+                        Setup::Flooding {
+                            island: island.clone(),
+                            params: Default::default(),
+                            seed: 1,
+                        },
+                        &[team.0],
+                        format!("{}@{}", team.0, island_id.0),
+                        json!(r),
+                        None,
+                    );
+                    g.island_name = format!("island{}", island_id.0);
+                    games.push(g);
+                    results.push(r);
+                }
+            }
+        }
+        let table = flooding::rank(&teams, &ids, format, &results, &long_name).unwrap();
+        let tally = tally_of(&games);
+        let islands = vec![
+            "lagoon".to_string(),
+            "the_organizers_very_long_island_name".to_string(),
+            "atoll".into(),
+            "ridge".into(),
+            "a_team_island_named_at_length_too".into(),
+        ];
+        let res = Results::Flooding {
+            islands: islands[..2].to_vec(),
+            table: table.clone(),
+        };
+        for row in &table.rows {
+            let rows = tally.rows_of(row.team);
+            let t = opponent_table(&res, &rows);
+            assert_eq!(t.total[2], format!("{:.2}", row.score.as_f64()));
+            fits(&summary_text(&res, &rows));
+        }
+        let text = results_text(&res);
+        fits(&text);
+        let head = text.lines().find(|l| l.starts_with("Place")).unwrap();
+        assert!(head.ends_with("Score"), "Score on the head's line: {text}");
+        assert!(
+            text.contains("the_organizers_very_long_island_name"),
+            "the cut island is named in full: {text}"
+        );
+        // Five islands, two of them long: still 72 columns.
+        let mut wide = table.clone();
+        for r in &mut wide.rows {
+            let first = r.islands[0].clone();
+            while r.islands.len() < islands.len() {
+                r.islands.push(first.clone());
+            }
+        }
+        let text = results_text(&Results::Flooding {
+            islands: islands.clone(),
+            table: wide,
+        });
+        fits(&text);
+        assert!(text.contains("a_team_island_named_at_length_too"), "{text}");
+    }
+
+    #[test]
+    fn a_long_name_is_cut_in_its_middle_and_marked() {
+        assert_eq!(fit_name("short", 10), "short");
+        assert_eq!(
+            fit_name("a_team_name_1 (itself)", 20),
+            "a_team_na...(itself)"
+        );
+        assert_eq!(fit_name("abcdefghijkl", 8), "abc...kl");
+        let cols = [
+            TextColumn::names("Bot", vec!["x".repeat(100)]),
+            TextColumn::numbers("Points", vec!["1.000000".into()]),
+        ];
+        let text = columns_text(&cols);
+        assert!(
+            text.lines().all(|l| l.chars().count() <= TEXT_WIDTH),
+            "{text}"
+        );
+        assert!(text.contains("xxx...xxx"), "{text}");
+    }
+
+    /// Issue 36: a pairing's runs in the order of their numbers, not as
+    /// text (0, 1, 10, …, 19, 2).
+    #[test]
+    fn a_pairings_games_are_in_the_order_of_their_numbers() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute("CREATE TABLE bot_games (game_key TEXT)", [])
+            .unwrap();
+        for run in 0..12 {
+            let key = format!(r#"{{"island":0,"run":{run},"team":1}}"#);
+            conn.execute("INSERT INTO bot_games VALUES (?1)", [key])
+                .unwrap();
+        }
+        let mut st = conn
+            .prepare(&format!(
+                "SELECT game_key FROM bot_games ORDER BY {GAME_ORDER}"
+            ))
+            .unwrap();
+        let runs: Vec<u32> = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|k| serde_json::from_str::<FloodKey>(&k.unwrap()).unwrap().run)
+            .collect();
+        assert_eq!(runs, (0..12).collect::<Vec<u32>>());
     }
 
     #[test]

@@ -2,15 +2,18 @@
 //! stored games (memory independent of their number):
 //!
 //! - `index.html`: the ranking as an HTML table with every column of the
-//!   text table (Morabaraba's head-to-head, FootSteps' pair table as a
-//!   cross table whose cells open the pairing), each bot's name a link to
-//!   its page, and the full text of the results;
+//!   text table (a column per island; Morabaraba's head-to-head only when
+//!   two bots have equal points), each bot's name a link to its page, the
+//!   grid of every bot against every bot (the flooding island: every
+//!   island against every bot) whose cells open the pairing, FootSteps'
+//!   pair table, and the full text of the results;
 //! - `bot/TEAM.html`: a bot's page: its language and versions, its place,
-//!   one row per opponent (or island) with games, results and failures,
-//!   each a link to the pairing, and its failures with the offending line;
-//!   with `[site] publish_sources`, once the contest is finished, the
-//!   source of each version (escaped, and as `bot/TEAM-source-N.txt`, N the
-//!   team's own version number);
+//!   one row per opponent (or island) counted as the table counts
+//!   ([`opponent_table`]: the rows add up to the total, the total is the
+//!   bot's row of the table), each a link to the pairing, and its failures
+//!   with the offending line; with `[site] publish_sources`, once the
+//!   contest is finished, the source of each version (escaped, and as
+//!   `bot/TEAM-source-N.txt`, N the team's own version number);
 //! - `pairing/P.html`: every game of one pairing, one row each (anchor
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
 //!   game's own page where its transcript was kept;
@@ -34,8 +37,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::contest::bots::{
-    entry_names, for_each_game, name_in, results_text, slug, table_rows, BotContest,
-    BotContestError, OpponentRow, Results, StoredGame, Tally,
+    entry_names, for_each_game, head_to_head_shown, millionths_text, name_in, opponent_table,
+    results_text, slug, table_rows, BotContest, BotContestError, OpponentRow, Results, StoredGame,
+    Tally, SELF_GAME_NOTE,
 };
 use crate::discipline::play::Played;
 use crate::discipline::transcript::full_text;
@@ -70,7 +74,8 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:72em;margin:2em auto;
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #999;padding:.2em .6em}\
 td{text-align:right}td.l,th.l{text-align:left}.fail{color:#a00}\
 figure{margin:1em 0}figcaption{font-size:90%;color:#444}\
-.strip{display:flex;flex-wrap:wrap;gap:.4em}pre{white-space:pre-wrap}";
+.strip{display:flex;flex-wrap:wrap;gap:.4em}pre{white-space:pre-wrap}\
+tr.total th{text-align:right}tr.total th.l{text-align:left}table.grid td{text-align:center}";
 
 fn page_head(title: &str, up: &str) -> String {
     format!(
@@ -208,14 +213,13 @@ pub fn write(
     }
     // The bots' pages.
     let (headers, table) = table_rows(results);
-    let headers = header_texts(results, &headers);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     for e in &c.entries {
         let versions = versions_of(store, e.team, d)?;
         let mine = tally.rows_of(e.team);
         let place = table.iter().find(|r| r.get(1) == Some(&e.name));
         let html = bot_page(
-            d,
+            results,
             &e.name,
             &headers,
             place,
@@ -234,7 +238,7 @@ pub fn write(
             write_file(&dir.join(format!("island/{}.txt", k + 1)), text.as_bytes())?;
         }
     }
-    let index = index_html(&config.contest.name, c, results);
+    let index = index_html(&config.contest.name, c, results, &tally);
     write_file(&dir.join("index.html"), index.as_bytes())?;
     Ok(summary)
 }
@@ -460,12 +464,12 @@ fn versions_of(
 }
 
 fn bot_page(
-    d: Discipline,
+    results: &Results,
     name: &str,
     headers: &[&str],
     place: Option<&Vec<String>>,
     versions: &[(i64, String, bool, String)],
-    rows: &[&OpponentRow],
+    rows: &[OpponentRow],
     fails: &[FailureNote],
 ) -> String {
     let mut h = page_head(name, "../");
@@ -496,34 +500,8 @@ fn bot_page(
         ));
     }
     h.push_str("</table>\n");
-    let flooding = d == Discipline::Flooding;
-    h.push_str(&format!(
-        "<h2>Games</h2>\n<table class=\"opponents\"><tr><th class=\"l\">{}</th><th>Games</th>{}<th>Failures</th></tr>\n",
-        if flooding { "Island" } else { "Opponent" },
-        if flooding {
-            "<th>Mean rounds</th>"
-        } else {
-            "<th>Won</th><th>Lost</th>"
-        }
-    ));
+    h.push_str(&opponents_html(results, rows));
     let total_fails: u64 = rows.iter().map(|r| r.failures).sum();
-    for r in rows {
-        let link = format!(
-            "<a href=\"../pairing/{}.html\">{}</a>",
-            slug(&r.pairing),
-            escape(&r.against)
-        );
-        let mid = if flooding {
-            format!("<td>{:.2}</td>", r.rounds as f64 / r.games.max(1) as f64)
-        } else {
-            format!("<td>{}</td><td>{}</td>", r.won, r.lost)
-        };
-        h.push_str(&format!(
-            "<tr><td class=\"l\">{link}</td><td>{}</td>{mid}<td>{}</td></tr>\n",
-            r.games, r.failures
-        ));
-    }
-    h.push_str("</table>\n");
     h.push_str(&format!("<h2>Failures ({total_fails})</h2>\n"));
     if fails.is_empty() {
         h.push_str("<p>None.</p>\n");
@@ -704,9 +682,12 @@ fn islands_section(c: &BotContest) -> String {
     h
 }
 
-pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> String {
+/// The index page: the ranking (names link to the bots' pages; a
+/// sentence on the head-to-head where it is shown), the grid of every
+/// bot against every bot (the flooding island: every island against
+/// every bot), FootSteps' pair table, the full text.
+pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: &Tally) -> String {
     let (headers, rows) = table_rows(results);
-    let headers = header_texts(results, &headers);
     let team_of: BTreeMap<&str, TeamId> = c
         .entries
         .iter()
@@ -737,6 +718,17 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results) -> Stri
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    if let Results::Morabaraba(t) = results {
+        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
+        h.push_str(if head_to_head_shown(t) {
+            "<p>Head-to-head: for bots with equal points, the points each won in the \
+             games among them; it decides their order (equal again, they share the \
+             place).</p>\n"
+        } else {
+            "<p>No two bots have equal points, so no head-to-head was needed.</p>\n"
+        });
+    }
+    h.push_str(&grid_html(c, results, tally));
     if let Results::Footsteps(t) = results {
         h.push_str(&pair_table(t, c));
     }
@@ -772,6 +764,146 @@ fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String
         ));
     }
     h.push_str("</table>\n");
+    h
+}
+
+/// A bot's per-opponent table (the model of the mail's, with links to the
+/// pairings), its total and the sentences under it.
+fn opponents_html(results: &Results, rows: &[OpponentRow]) -> String {
+    let t = opponent_table(results, rows);
+    let mut h = String::from("<h2>Games</h2>\n<table class=\"opponents\"><tr>");
+    for (k, head) in t.heads.iter().enumerate() {
+        let class = if k == 0 { " class=\"l\"" } else { "" };
+        h.push_str(&format!("<th{class}>{}</th>", escape(head)));
+    }
+    h.push_str("</tr>\n");
+    for (r, cells) in rows.iter().zip(&t.rows) {
+        h.push_str(&format!(
+            "<tr><td class=\"l\"><a href=\"../pairing/{}.html\">{}</a></td>",
+            slug(&r.pairing),
+            escape(&cells[0])
+        ));
+        for cell in &cells[1..] {
+            h.push_str(&format!("<td>{}</td>", escape(cell)));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("<tr class=\"total\">");
+    for (k, cell) in t.total.iter().enumerate() {
+        let class = if k == 0 { " class=\"l\"" } else { "" };
+        h.push_str(&format!("<th{class}>{}</th>", escape(cell)));
+    }
+    h.push_str("</tr>\n</table>\n");
+    for n in &t.notes {
+        h.push_str(&format!("<p>{}</p>\n", escape(n)));
+    }
+    h
+}
+
+/// The grid of the index: every bot (rows, in the order of the ranking)
+/// against every bot (columns), each cell the result of that pairing and a
+/// link to its games; for the flooding island every island (rows) against
+/// every bot (columns), each cell the mean rounds survived.
+fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
+    let (_, ranked) = table_rows(results);
+    let team_of: BTreeMap<&str, TeamId> = c
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.team))
+        .collect();
+    let bots: Vec<(TeamId, &str)> = ranked
+        .iter()
+        .filter_map(|r| {
+            let name = r.get(1)?.as_str();
+            Some((*team_of.get(name)?, name))
+        })
+        .collect();
+    let mut h = String::new();
+    let head = |h: &mut String, corner: &str| {
+        h.push_str(&format!(
+            "<table class=\"grid\">\n<tr><th class=\"l\">{corner}</th>"
+        ));
+        for (t, name) in &bots {
+            h.push_str(&format!(
+                "<th><a href=\"bot/{}.html\">{}</a></th>",
+                t.0,
+                escape(name)
+            ));
+        }
+        h.push_str("</tr>\n");
+    };
+    let cell = |r: Option<&OpponentRow>, text: String| match r {
+        Some(r) => format!(
+            "<td><a href=\"pairing/{}.html\">{text}</a></td>",
+            slug(&r.pairing)
+        ),
+        None => "<td>-</td>".to_string(),
+    };
+    if let Results::Flooding { islands, .. } = results {
+        h.push_str(
+            "<h2>Islands and bots</h2>\n<p>Each cell: the mean rounds the bot of its \
+             column survived on the island of its row; it opens the runs.</p>\n",
+        );
+        head(&mut h, "Island");
+        let rows: BTreeMap<TeamId, Vec<OpponentRow>> =
+            bots.iter().map(|(t, _)| (*t, tally.rows_of(*t))).collect();
+        for (k, island) in islands.iter().enumerate() {
+            h.push_str(&format!("<tr><th class=\"l\">{}</th>", escape(island)));
+            for (t, _) in &bots {
+                let pairing = format!("{}@{k}", t.0);
+                let r = rows[t].iter().find(|r| r.pairing == pairing);
+                let mean = r
+                    .map(|r| crate::tournament::flooding::Rounds::mean(r.rounds, r.games).as_f64());
+                h.push_str(&cell(r, format!("{:.2}", mean.unwrap_or(0.0))));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+        return h;
+    }
+    let what = match results {
+        Results::Ultimatum(_) => {
+            "won-drawn-lost of the pairing's two orders, and the mean points per \
+             repetition the row's bot scored"
+        }
+        Results::Footsteps(_) => "the games of the round robin won-drawn-lost",
+        _ => "its games won-drawn-lost, and the points the row's bot got",
+    };
+    h.push_str(&format!(
+        "<h2>Bot against bot</h2>\n<p>Each cell: the bot of its row against the bot \
+         of its column, {what}; it opens their games.</p>\n"
+    ));
+    head(&mut h, "Bot");
+    for (t, name) in &bots {
+        let rows = tally.rows_of(*t);
+        h.push_str(&format!(
+            "<tr><th class=\"l\"><a href=\"bot/{}.html\">{}</a></th>",
+            t.0,
+            escape(name)
+        ));
+        for (o, _) in &bots {
+            let r = rows.iter().find(|r| r.opponent == Some(*o));
+            let text = r.map_or(String::new(), |r| {
+                let wdl = format!("{}-{}-{}", r.won, r.drawn, r.lost);
+                match results {
+                    Results::Ultimatum(u) => {
+                        let reps = i64::from(u.repetitions.max(1));
+                        format!("{wdl}<br>{}", (r.points + reps / 2) / reps)
+                    }
+                    Results::Morabaraba(_) => {
+                        format!("{wdl}<br>{}", millionths_text(r.points))
+                    }
+                    _ => wdl,
+                }
+            });
+            h.push_str(&cell(r, text));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    if matches!(results, Results::Morabaraba(_)) {
+        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
+    }
     h
 }
 
@@ -823,6 +955,7 @@ mod tests {
             pairing: "1-2".into(),
             setup,
             island_name: String::new(),
+            result: String::new(),
             played: Played {
                 outcome: None,
                 failures: vec![failure],

@@ -279,6 +279,15 @@ fn mean_rounded(total: u64, count: u32) -> u64 {
     ((2 * t + c) / (2 * c)) as u64
 }
 
+/// A slot decided over all its repetitions, for the side whose points
+/// and forfeits come first: the side that forfeited more matches loses;
+/// otherwise more points win and equal points draw (`Greater` is won).
+pub fn slot_result(points: [u64; 2], forfeits: [u32; 2]) -> std::cmp::Ordering {
+    forfeits[1]
+        .cmp(&forfeits[0])
+        .then(points[0].cmp(&points[1]))
+}
+
 /// The result table of a finished tournament. `played` must hold every
 /// match of [`schedule`] exactly once (in any order); `names` gives a
 /// bot's name for the table and the listing order of shared places.
@@ -341,15 +350,15 @@ pub fn table(
                 forfeits[seat] += 1;
             }
         }
-        let order = forfeits[1]
-            .cmp(&forfeits[0])
-            .then(points[0].cmp(&points[1]));
         for side in 0..2 {
             let t = tally.get_mut(&seats[side]).expect("entered");
             t.plus += points[side];
             t.minus += points[1 - side];
             t.forfeits += forfeits[side];
-            let mine = if side == 0 { order } else { order.reverse() };
+            let mine = slot_result(
+                [points[side], points[1 - side]],
+                [forfeits[side], forfeits[1 - side]],
+            );
             match mine {
                 std::cmp::Ordering::Greater => t.won += 1,
                 std::cmp::Ordering::Equal => t.drawn += 1,

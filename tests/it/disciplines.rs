@@ -398,6 +398,80 @@ fn send_body(c: &Contest, body: &str) -> Reply {
     c.replies().last().unwrap().clone()
 }
 
+/// The words of the first line of `text` that starts with `first` (a text
+/// table's column heads).
+fn table_heads<'t>(text: &'t str, first: &str) -> Vec<&'t str> {
+    text.lines()
+        .find(|l| l.starts_with(first))
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect()
+}
+
+/// The cells of an HTML table's rows, as text (the first table after
+/// `start` in `html`).
+fn html_rows(html: &str, start: &str) -> Vec<Vec<String>> {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} in {html}"));
+    let table = &html[from..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let cell = regex::Regex::new(r"<t[dh][^>]*>(.*?)</t[dh]>").unwrap();
+    let tag = regex::Regex::new(r"<[^>]+>").unwrap();
+    table
+        .split("<tr")
+        .skip(1)
+        .map(|row| {
+            cell.captures_iter(row)
+                .map(|c| tag.replace_all(&c[1], "").into_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue 36: a bot page's rows per opponent (island) add up to their
+/// total, and the total is the bot's row of the results table: the same
+/// games, draws and points counted the same way.
+fn rows_add_up(d: &str, bot: &str) {
+    let place = html_rows(bot, "<table class=\"place\">");
+    let games = html_rows(bot, "<table class=\"opponents\">");
+    let (heads, rest) = games.split_first().unwrap();
+    let (total, rows) = rest.split_last().unwrap();
+    assert!(!rows.is_empty(), "{d}: {bot}");
+    for (k, head) in heads.iter().enumerate().skip(1) {
+        let cells: Vec<Option<i64>> = rows.iter().map(|r| r[k].parse().ok()).collect();
+        if let (Some(cells), Ok(t)) = (
+            cells.into_iter().collect::<Option<Vec<i64>>>(),
+            total[k].parse::<i64>(),
+        ) {
+            assert_eq!(cells.iter().sum::<i64>(), t, "{d}: {head} in {bot}");
+        } else if head == "Points" || head == "Mean rounds" {
+            let sum: f64 = rows.iter().map(|r| r[k].parse::<f64>().unwrap()).sum();
+            let t: f64 = total[k].parse().unwrap();
+            assert!((sum - t).abs() < 0.0101, "{d}: {head}: {sum} against {t}");
+        }
+    }
+    let in_table = |name: &str| {
+        let k = place[0].iter().position(|h| h == name)?;
+        Some(place[1][k].clone())
+    };
+    for (head, table_head) in [
+        ("Won", "Won"),
+        ("Draw", "Draw"),
+        ("Draw", "Drawn"),
+        ("Lost", "Lost"),
+        ("Points", "Points"),
+        ("Mean rounds", "Score"),
+    ] {
+        if let (Some(k), Some(v)) = (heads.iter().position(|h| h == head), in_table(table_head)) {
+            assert_eq!(
+                total[k], v,
+                "{d}: {head} against the table's {table_head}: {bot}"
+            );
+        }
+    }
+}
+
 fn assert_mail_style(r: &Reply) {
     for l in r.body.lines() {
         assert!(
@@ -756,6 +830,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
         );
         let bot = std::fs::read_to_string(site.join(format!("bot/{i}.html"))).unwrap();
         assert!(bot.contains("<h2>Versions</h2>") && bot.contains("href=\"../pairing/"));
+        rows_add_up(d, &bot);
     }
     let games: i64 = rusqlite::Connection::open(dir.join("knobeln.db"))
         .unwrap()
@@ -816,7 +891,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
         "{d}: the default is the summary"
     );
     for (_, r) in &by_kind["bot_summary"] {
-        assert!(r.body.contains("Games"), "{}", r.body);
+        assert!(r.body.contains("Failures"), "{}", r.body);
     }
     let finals = &by_kind["final"];
     assert!(
@@ -954,13 +1029,17 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
 fn the_ultimatum_demo_ends_with_the_plus_minus_table_by_mail_article_and_site() {
     let (out, tmp) = run_demo("ultimatum", "1");
     assert!(out.contains("5 teams, 20 games"), "{out}");
-    assert!(out.contains("Place  Bot                        Plus      Minus  Won Draw Lost"));
+    assert_eq!(
+        table_heads(&out, "Place"),
+        ["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"]
+    );
     let (finals, site, article) = demo_files(&tmp);
     assert_eq!(finals.len(), 5, "one results mail per team");
     for f in &finals {
         assert_mail_style(f);
-        assert!(
-            f.body.contains("Plus      Minus  Won Draw Lost"),
+        assert_eq!(
+            table_heads(&f.body, "Place"),
+            ["Place", "Bot", "Plus", "Minus", "Won", "Draw", "Lost"],
             "{}",
             f.body
         );
@@ -995,7 +1074,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     // islands (the 2012 seed: "Testinseln, die aber nicht für den späteren
     // Wettbewerb benutzt werden"); the site publishes them with the results.
     assert!(
-        body.contains("drawn1    drawn2    drawn3      Score"),
+        table_heads(body, "Place") == ["Place", "Bot", "drawn1", "drawn2", "drawn3", "Score"],
         "{body}"
     );
     for (test_island, _) in TEST_ISLANDS {
@@ -1013,10 +1092,13 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
         standing[0].split_whitespace().next(),
         standing[1].split_whitespace().next()
     );
+    // Issue 36: every island named over its column, and the grid of
+    // islands and bots.
     assert!(
-        site.contains("<th>Mean rounds on drawn1 / drawn2 / drawn3</th>"),
+        site.contains("<th>Island drawn1</th><th>Island drawn2</th><th>Island drawn3</th>"),
         "{site}"
     );
+    assert!(site.contains("<h2>Islands and bots</h2>"), "{site}");
     check_demo_site_and_mails(
         &tmp,
         "flooding",
@@ -1028,15 +1110,23 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
 #[test]
 fn the_footsteps_demo_has_games_won_percent_and_the_pair_table() {
     let (out, tmp) = run_demo("footsteps", "4");
-    assert!(out.contains("Won  Percent  Drawn   Lost"), "{out}");
+    assert_eq!(
+        table_heads(&out, "Place"),
+        ["Place", "Bot", "Won", "Percent", "Drawn", "Lost", "Replays"],
+        "{out}"
+    );
     let (finals, _, article) = demo_files(&tmp);
     assert_eq!(finals.len(), 4);
-    assert!(article.contains("Round  Bot A            Bot B             A won  B won   None"));
+    assert_eq!(
+        table_heads(&article, "Round"),
+        ["Round", "Bot", "A", "Bot", "B", "A", "won", "B", "won", "None"]
+    );
     // steady beats every other bot in every game: 3 pairs x 4 games, the
     // only wins of the round robin but counter's 8 over the one bots.
     let steady = article.lines().find(|l| l.contains("steady_c")).unwrap();
-    assert!(
-        steady.starts_with("   1.  steady_c                 12   60.00%"),
+    assert_eq!(
+        steady.split_whitespace().take(4).collect::<Vec<_>>(),
+        ["1.", "steady_c", "12", "60.00%"],
         "{steady}"
     );
     // The two trivial bots tie in every replay and share a place.
@@ -1053,14 +1143,25 @@ fn the_morabaraba_demo_scores_with_f_of_the_cpu_time() {
     assert!(out.contains("3 teams, 9 games"), "{out}");
     let (finals, site, article) = demo_files(&tmp);
     assert_eq!(finals.len(), 3);
-    assert!(article.contains("f(x) = 2/(1+exp(x*x/100))"));
+    assert!(unwrapped(&article).contains("f(x) = 2/(1+exp(x*x/100))"));
     let miller = article.lines().find(|l| l.contains("miller_c")).unwrap();
     assert!(miller.trim_start().starts_with("1."), "{article}");
     // Five wins (both colours against both others, and itself), each worth
     // f(V) a hair under 1 for a bot that needs milliseconds.
     let points: f64 = miller.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(points > 4.99 && points <= 5.0, "{miller}");
-    assert!(site.contains("<th>Points</th><th>Head-to-head</th>"));
+    // Issue 36: no two bots have equal points, so no head-to-head column,
+    // and the index says why.
+    assert!(site.contains("<th>Points</th><th>Won</th>"), "{site}");
+    assert!(site.contains("no head-to-head was needed"), "{site}");
+    assert!(site.contains("<h2>Bot against bot</h2>"), "{site}");
+    // The one rule for games against itself, under the tables.
+    assert!(
+        site.matches("A game against itself counts for both of its sides")
+            .count()
+            >= 2,
+        "{site}"
+    );
     check_demo_site_and_mails(&tmp, "morabaraba", "Morabaraba demo contest", 3);
 }
 
@@ -1131,9 +1232,20 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
     let out = c.start_contest();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let text = stdout_of(&out);
-    // The island is named after its team, a column beside the organizer's.
-    assert!(text.contains("the_heavy       bay      Score"), "{text}");
+    // The island is named after its team, a column beside the organizer's;
+    // its long name is cut over its column and given in full below, and
+    // the table keeps to 72 columns (issue 36).
     assert!(!text.contains("lagoon"), "{text}");
+    assert!(text.lines().all(|l| l.len() <= 72), "{text}");
+    assert!(
+        unwrapped(&text).contains("the_heavy_lords_of_knobeln, bay."),
+        "{text}"
+    );
+    assert_eq!(
+        table_heads(&text, "Place"),
+        ["Place", "Bot", "the_heavy...", "bay", "Score"],
+        "{text}"
+    );
     let conn = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let games: i64 = conn
         .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))

@@ -107,7 +107,7 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln",
             "islands": false, "transcripts": false,
             "played": true,
-            "table": "Opponent                      Games   Won  Lost Failures\nsimple_c                        200   120    80        0",
+            "table": "Opponent  Matches     Plus    Minus  Won  Draw  Lost  Failures\nsimple_c      200  2495000  2505000    0     0     2         0\ntotal         200  2495000  2505000    0     0     2         0\n\nPlus and Minus are the mean points per repetition; the results table\nshows their totals rounded to whole points. Won, Draw and Lost count the\ntwo orders of each pairing, each decided over all its repetitions.",
         }),
         "bot_transcripts" => json!({
             "heading": "freiesMagazin contest (the ultimatum game)",
