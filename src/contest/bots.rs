@@ -1207,6 +1207,7 @@ pub fn finish(
                             "one_part": n_parts == 1,
                             "n_left_out": n_out,
                             "kept_per_pairing": config.site.transcripts_per_pairing,
+                            "one_kept": config.site.transcripts_per_pairing == 1,
                             "one_bot": c.discipline == Discipline::Flooding,
                             "attachment": if n_parts > 1 {
                                 format!("transcripts-{i}.txt")

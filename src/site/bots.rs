@@ -639,23 +639,6 @@ fn sources_of(
     Ok(out)
 }
 
-/// The index page: the ranking (names link to the bots' pages), the
-/// FootSteps pair table as a cross table, the full text.
-/// The results table's column heads as pages show them: the flooding
-/// island's "Mean rounds per island" names its islands, in the order of
-/// the numbers (issue 36).
-fn header_texts(results: &Results, headers: &[&str]) -> Vec<String> {
-    headers
-        .iter()
-        .map(|h| match results {
-            Results::Flooding { islands, .. } if *h == "Mean rounds per island" => {
-                format!("Mean rounds on {}", islands.join(" / "))
-            }
-            _ => h.to_string(),
-        })
-        .collect()
-}
-
 /// The flooding contest's islands on the index: name, size, and the
 /// island's file in the seed's format (`island/K.txt`) to play at home.
 fn islands_section(c: &BotContest) -> String {

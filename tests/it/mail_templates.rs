@@ -114,7 +114,7 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln",
             "first": true, "n_attached": 16, "one_game": false, "n_parts": 2,
             "one_part": false, "n_left_out": 3,
-            "kept_per_pairing": 10, "one_bot": false, "attachment": "transcripts-1.txt",
+            "kept_per_pairing": 10, "one_kept": false, "one_bot": false, "attachment": "transcripts-1.txt",
         }),
         "kit_rules_ultimatum"
         | "kit_rules_flooding"
