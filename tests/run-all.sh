@@ -52,6 +52,6 @@ cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked --lib --bins --tests
 # Coverage-guided fuzzing, 20 s a harness on a copy of fuzz/corpus/ (the
 # corpus itself is replayed by `cargo test` above): fails on a crash and
-# names the reproducer (README, "Fuzzing"); libfuzzer-sys builds libFuzzer
+# names the reproducer (docs/src/security.md, "Fuzzing"); libfuzzer-sys builds libFuzzer
 # with the g++ installed above.
 bash fuzz/run.sh 20
