@@ -47,9 +47,8 @@ bash tests/site-browser.sh
 
 # The book (docs/, issue 37): mdBook builds it into docs/book/ (ignored by
 # git), then every relative link and #anchor of README.md, ARCHITECTURE.md
-# and docs/src/ must resolve. mdBook is installed when missing (pinned; a
-# few minutes on a quiet machine of two cores, 17 with other builds
-# beside it; see README).
+# and docs/src/ must resolve. mdBook is installed when missing (pinned;
+# 17 min here with other builds sharing the two cores; see README).
 MDBOOK_VERSION=0.4.52
 if ! command -v mdbook >/dev/null || ! mdbook --version | grep -q "v$MDBOOK_VERSION"; then
     cargo install mdbook --locked --no-default-features --version "$MDBOOK_VERSION"
