@@ -45,6 +45,17 @@ bash deploy/mailstack.sh start
 # Debian's chromium for the results-site browser tests (installed when missing).
 bash tests/site-browser.sh
 
+# The book (docs/, issue 37): mdBook builds it into docs/book/ (ignored by
+# git), then every relative link and #anchor of README.md, ARCHITECTURE.md
+# and docs/src/ must resolve. mdBook is installed when missing (pinned;
+# 17 min here with other builds sharing the two cores; see README).
+MDBOOK_VERSION=0.4.52
+if ! command -v mdbook >/dev/null || ! mdbook --version | grep -q "v$MDBOOK_VERSION"; then
+    cargo install mdbook --locked --no-default-features --version "$MDBOOK_VERSION"
+fi
+mdbook build docs
+python3 tests/check-links.py
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # Benchmarks print figures and assert nothing: `knobeln bench all` or
@@ -52,6 +63,6 @@ cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked --lib --bins --tests
 # Coverage-guided fuzzing, 20 s a harness on a copy of fuzz/corpus/ (the
 # corpus itself is replayed by `cargo test` above): fails on a crash and
-# names the reproducer (README, "Fuzzing"); libfuzzer-sys builds libFuzzer
+# names the reproducer (docs/src/security.md, "Fuzzing"); libfuzzer-sys builds libFuzzer
 # with the g++ installed above.
 bash fuzz/run.sh 20

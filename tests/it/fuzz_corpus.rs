@@ -3,7 +3,7 @@
 //! new paths with, every crash ever found) through the harness body
 //! `knobeln::fuzzing::NAME` that `fuzz/fuzz_targets/NAME.rs` runs under
 //! libFuzzer. Milliseconds, on every test run; the coverage-guided runs
-//! themselves are `bash fuzz/run.sh SECONDS` (README, "Fuzzing").
+//! themselves are `bash fuzz/run.sh SECONDS` (docs/src/security.md, "Fuzzing").
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -435,7 +435,8 @@ fn the_sender_cap_folds_plus_tags_and_case_and_the_domain_cap_stops_forged_flood
 
 /// Issue 35: kits to everybody together are capped too (strangers at
 /// many domains draw at most `kits_per_day` kits a day), and the kit's
-/// size the README and the config state is the real one (within 10 %).
+/// size the book's mail front end chapter (docs/src/organizer/mail.md) and
+/// the config state is the real one (within 10 %).
 #[test]
 fn the_kits_of_a_day_are_capped_in_all_and_their_size_is_stated() {
     let c = Contest::new("[limits]\nkits_per_day = 3\n");
@@ -465,20 +466,23 @@ fn the_kits_of_a_day_are_capped_in_all_and_their_size_is_stated() {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .collect();
     assert_eq!(sizes.len(), 3);
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/organizer/mail.md"
+    ))
+    .unwrap();
     let marker = "participant\nkit (`SEND knobelnsoftware`, about ";
     let at = readme
         .find(marker)
         .or_else(|| readme.find(&marker.replace('\n', " ")))
-        .expect("the README states the kit's size");
+        .expect("the mail front end chapter states the kit's size");
     let rest = &readme[at + marker.len()..];
     let stated: u64 = rest[..rest.find(' ').unwrap()].parse::<u64>().unwrap() * 1000;
     for size in sizes {
         let off = size.abs_diff(stated) as f64 / size as f64;
         assert!(
             off <= 0.10,
-            "the kit mail has {size} bytes, the README says {stated}"
+            "the kit mail has {size} bytes, the book says {stated}"
         );
     }
 }

@@ -35,12 +35,16 @@
 //!   unanswerable senders, de-duplication, the size cap, automatic mail,
 //!   reply caps, header lengths) on the spool.
 //!
+//! - `book`: the book's config reference names every key of the config
+//!   and no other (issue 37).
+//!
 //! Shared helpers (compiling into a temp folder, playing, looking for
 //! leftover processes, running the binary) are in `common`.
 
 mod common;
 
 mod announcement;
+mod book;
 mod bot_kit;
 mod bots;
 mod cli;
