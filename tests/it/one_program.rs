@@ -299,7 +299,10 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
     use crate::mail_spool::{auth_of, registration, submission, Contest};
     use std::process::{Command, Stdio};
     const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
-    let c = Contest::new("[rules]\nthrows = 20\nwall_secs = 0.05\n");
+    // Fuel far beyond the burner's loop: the watchdog, not the fuel, ends
+    // it, whatever the machine's speed (with the default fuel the two
+    // raced: a fast run spent the fuel before the watchdog's second tick).
+    let c = Contest::new("[rules]\nthrows = 20\nwall_secs = 0.05\nfuel = 1000000000000\n");
     let teams = ["honest_team", "burner_team"];
     let addr = |t: &str| format!("{t}@participants.example");
     let regs: Vec<_> = teams
@@ -408,5 +411,12 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(failed, 0);
+    let failures: Vec<String> = db
+        .prepare("SELECT failures FROM games WHERE failures != '[]'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(failed, 0, "{failures:?}");
 }

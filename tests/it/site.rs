@@ -843,15 +843,16 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
 // ---- the replay of a bot game page (issue 36) ----
 
 /// The K-th line (from 1) a bot printed in a transcript (the full form,
-/// or the moves form of a long game), with its seat, and the move, round
-/// or turn it belongs to as the rules count them: Morabaraba's moves after
-/// the two names, FootSteps' turns of two bids, the ultimatum game's
-/// rounds of two offers and two answers, the flooding referee's `ROUND z`.
+/// or the moves form of a long game, format 2), with its player (from 1),
+/// and the move, round or turn it belongs to as the rules count them:
+/// Morabaraba's moves after the two names, FootSteps' turns of two bids,
+/// the ultimatum game's rounds of two offers and two answers, the flooding
+/// referee's `ROUND z`.
 fn printed(txt: &str, d: &str, k: usize) -> (usize, String, u64) {
     let (mut count, mut round) = (0, 0);
     let moves = Regex::new(r"^(\d+): (.*)$").unwrap();
     for l in txt.lines() {
-        if let Some(r) = l.strip_prefix("to 0: ROUND ") {
+        if let Some(r) = l.strip_prefix("to 1: ROUND ") {
             round = r.split_whitespace().next().unwrap().parse().unwrap();
         }
         let (seat, line) = match l.strip_prefix("from ") {
@@ -998,7 +999,7 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
             let player = if d == "flooding" {
                 "the bot".to_string()
             } else {
-                format!("player {}", seat + 1)
+                format!("player {seat}")
             };
             assert!(who.contains(&player), "{d} {tag}: {who}");
             if number > 0 {
