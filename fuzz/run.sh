@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of every harness for SECONDS each (README,
+# Coverage-guided fuzzing of every harness for SECONDS each (docs/src/security.md,
 # "Fuzzing"): libFuzzer through libfuzzer-sys on stable Rust, no cargo-fuzz.
 #
 #   bash fuzz/run.sh SECONDS [HARNESS...]

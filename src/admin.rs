@@ -134,7 +134,10 @@ pub fn withdraw(
         let m = notice(
             "withdrawn",
             vec![t.mail_address.clone()],
-            format!("KNOBELN: team {} withdrawn", t.name),
+            crate::mail::commands::contest_subject(
+                config,
+                format!("KNOBELN: team {} withdrawn", t.name),
+            ),
             body,
         );
         enqueue(&tx, &config.contest, &m, Cause::default(), now)?;
@@ -213,7 +216,10 @@ pub fn set_address(
     let m = notice(
         "address_changed",
         vec![t.mail_address.clone(), address.clone()],
-        format!("KNOBELN: the address of team {} changed", t.name),
+        crate::mail::commands::contest_subject(
+            config,
+            format!("KNOBELN: the address of team {} changed", t.name),
+        ),
         body,
     );
     enqueue(&tx, &config.contest, &m, Cause::default(), now)?;
@@ -261,7 +267,10 @@ pub fn reset_auth(
     let m = notice(
         "auth_reset",
         vec![t.mail_address.clone()],
-        format!("KNOBELN: a new authentification string for team {}", t.name),
+        crate::mail::commands::contest_subject(
+            config,
+            format!("KNOBELN: a new authentification string for team {}", t.name),
+        ),
         body,
     );
     enqueue(&tx, &config.contest, &m, Cause::default(), now)?;

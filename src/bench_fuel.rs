@@ -1,7 +1,8 @@
 //! `knobeln bench fuel`: how long one unit of fuel takes here, per class of
 //! WebAssembly operator, on a quiet machine and with the other CPUs busy
 //! streaming memory. The worst class bounds the wall time of a game's fuel
-//! (the README's table, and the watchdog's default, come from it).
+//! (the book's table in docs/src/figures.md, and the watchdog's default,
+//! come from it).
 //!
 //! Each class is a small C program built straight with clang and wasm-ld
 //! (no contest checks: some classes use what a strategy may not, such as

@@ -358,7 +358,7 @@ pub fn referee_lines(data: &[u8]) {
         // `= N` without a failure is no transcript the server writes.
         return;
     }
-    // Known and left open (README, "Fuzzing"): a line longer than
+    // Known and left open (docs/src/security.md, "Fuzzing"): a line longer than
     // STORED_LINE_BYTES is kept cut, with the count of bytes cut off; the
     // replay cuts that cut line again, with another count.
     let long = crate::game::lines::STORED_LINE_BYTES;

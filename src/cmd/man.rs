@@ -4,7 +4,7 @@
 //! `knobeln.1` and one page per command and subcommand
 //! (`knobeln-serve.1`, `knobeln-admin-teams.1`, …) into DIR, creating it,
 //! for `/usr/local/share/man/man1`. The pages say what `--help` says, no
-//! more: the guides are README.md and deploy/README.md.
+//! more: the guides are the book in docs/ and deploy/README.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

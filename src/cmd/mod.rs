@@ -64,7 +64,7 @@ mod worker;
     about = "KNOBELN game-strategy contest server",
     after_long_help = "The config file is --config PATH, else $KNOBELN_CONFIG, else \
         ./knobeln.toml, else /etc/knobeln/knobeln.toml (`knobeln init` writes one). \
-        Relative paths in it are relative to its folder. See README.md and \
+        Relative paths in it are relative to its folder. See the book in docs/ and \
         deploy/README.md."
 )]
 pub struct Cli {

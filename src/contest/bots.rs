@@ -194,8 +194,12 @@ pub fn start(
             let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<std::result::Result<_, _>>()?
         };
+        // Only the islands of teams that play (registered, with a bot):
+        // a registration without a bot, or a withdrawn team, adds nothing.
         for (team, text) in sent {
-            islands.push((team, text));
+            if entries.iter().any(|e| e.name == team) {
+                islands.push((team, text));
+            }
         }
         for path in &config.flooding.islands {
             let name = path
@@ -215,6 +219,18 @@ pub fn start(
         }
         if islands.is_empty() {
             return Err(BotContestError::NoIslands);
+        }
+        // Every island's name is its own (a column of the tables, a file
+        // of the site): an organizer's file named like a team is refused.
+        let mut names: Vec<&str> = islands.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(BotContestError::Island(
+                w[0].to_string(),
+                "two islands have this name (a team's island is named after the team): \
+                 rename the organizer's island file"
+                    .into(),
+            ));
         }
     }
     let section = crate::discipline::seam::of(d)
@@ -1178,8 +1194,11 @@ pub fn finish(
                 vec![],
             ));
         }
-        if w.transcripts {
-            let (parts, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
+        let (parts, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
+        // DGP: only when a transcript of the team's games was kept (with
+        // `transcripts_per_pairing = 0` none is; a mail would describe an
+        // attachment that is not there).
+        if w.transcripts && n_in + n_out > 0 {
             let n_parts = parts.len().max(1);
             let mut parts = parts.into_iter();
             for i in 1..=n_parts {
@@ -1981,6 +2000,29 @@ pub struct OpponentRow {
     slots: BTreeMap<u32, ([u64; 2], [u32; 2])>,
 }
 
+impl OpponentRow {
+    /// The total row of `rows`: every count and sum added up, named
+    /// "total" (a discipline's table shows the columns it has).
+    fn total(rows: &[OpponentRow]) -> OpponentRow {
+        let sum = |f: fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
+        OpponentRow {
+            against: "total".into(),
+            games: sum(|r| r.games),
+            won: sum(|r| r.won),
+            drawn: sum(|r| r.drawn),
+            lost: sum(|r| r.lost),
+            failures: sum(|r| r.failures),
+            points: rows.iter().map(|r| r.points).sum(),
+            minus: sum(|r| r.minus),
+            cpu_micros: sum(|r| r.cpu_micros),
+            rounds: sum(|r| r.rounds),
+            replay_games: sum(|r| r.replay_games),
+            replay_won: sum(|r| r.replay_won),
+            ..Default::default()
+        }
+    }
+}
+
 /// What the table counts of a stored game: its planner result.
 enum Counted {
     Ultimatum(ultimatum::PlayedMatch),
@@ -2143,7 +2185,6 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
             r.against.clone()
         }
     };
-    let sum = |f: &dyn Fn(&OpponentRow) -> u64| rows.iter().map(f).sum::<u64>();
     let mut notes = Vec::new();
     let (heads, cells, total): (Vec<&'static str>, Vec<Vec<String>>, Vec<String>) = match results {
         Results::Ultimatum(t) => {
@@ -2160,17 +2201,7 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
                     r.failures.to_string(),
                 ]
             };
-            let all = OpponentRow {
-                against: "total".into(),
-                games: sum(&|r| r.games),
-                points: rows.iter().map(|r| r.points).sum(),
-                minus: sum(&|r| r.minus),
-                won: sum(&|r| r.won),
-                drawn: sum(&|r| r.drawn),
-                lost: sum(&|r| r.lost),
-                failures: sum(&|r| r.failures),
-                ..Default::default()
-            };
+            let all = OpponentRow::total(rows);
             notes.push(
                 "Plus and Minus are the mean points per repetition; the results table \
                  shows their totals rounded to whole points. Won, Draw and Lost count \
@@ -2198,9 +2229,7 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
             let score: u64 = rows.iter().map(|r| mean(r).millionths()).sum();
             let all = OpponentRow {
                 against: "score (the sum)".into(),
-                games: sum(&|r| r.games),
-                failures: sum(&|r| r.failures),
-                ..Default::default()
+                ..OpponentRow::total(rows)
             };
             (
                 vec!["Island", "Runs", "Mean rounds", "Failures"],
@@ -2224,17 +2253,7 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
                     r.failures.to_string(),
                 ]
             };
-            let all = OpponentRow {
-                against: "total".into(),
-                games: sum(&|r| r.games),
-                won: sum(&|r| r.won),
-                drawn: sum(&|r| r.drawn),
-                lost: sum(&|r| r.lost),
-                replay_games: sum(&|r| r.replay_games),
-                replay_won: sum(&|r| r.replay_won),
-                failures: sum(&|r| r.failures),
-                ..Default::default()
-            };
+            let all = OpponentRow::total(rows);
             notes.push(
                 "Games, Won, Draw and Lost are those of the round robin (round 0), as in \
                  the results table; Replays: the games won of those played in tie replays."
@@ -2261,17 +2280,7 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
                     r.failures.to_string(),
                 ]
             };
-            let all = OpponentRow {
-                against: "total".into(),
-                games: sum(&|r| r.games),
-                won: sum(&|r| r.won),
-                drawn: sum(&|r| r.drawn),
-                lost: sum(&|r| r.lost),
-                points: rows.iter().map(|r| r.points).sum(),
-                cpu_micros: sum(&|r| r.cpu_micros),
-                failures: sum(&|r| r.failures),
-                ..Default::default()
-            };
+            let all = OpponentRow::total(rows);
             if rows.iter().any(|r| r.itself) {
                 notes.push(SELF_GAME_NOTE.to_string());
             }

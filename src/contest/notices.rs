@@ -51,6 +51,7 @@ pub fn queue_no_strategy_reminders(
             "no_strategy",
             &json!({
                 "team": name,
+                "bots": config.contest.discipline.is_bot_discipline(),
                 "contest_name": config.contest.name,
                 "contest_address": config.contest.address,
                 "organizer": config.contest.organizer,
@@ -61,7 +62,14 @@ pub fn queue_no_strategy_reminders(
         let mail = Outgoing {
             kind: "no_strategy",
             to: vec![address.clone()],
-            subject: format!("KNOBELN: your team {name} has no strategy yet"),
+            subject: crate::mail::commands::contest_subject(
+                config,
+                if config.contest.discipline.is_bot_discipline() {
+                    format!("KNOBELN: your team {name} has no bot yet")
+                } else {
+                    format!("KNOBELN: your team {name} has no strategy yet")
+                },
+            ),
             body,
             in_reply_to: None,
             references: vec![],

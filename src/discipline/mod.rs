@@ -312,13 +312,13 @@ pub struct FloodingConfig {
     /// contest's islands, with those the teams send in. Never in the kit,
     /// published on the results site after the contest.
     pub islands: Vec<PathBuf>,
-    /// Islands drawn from the contest's seed at its start (`drawn1`, …).
+    /// Islands drawn from the contest's seed at its start (`drawn-1`, …).
     /// Unset: 3 when `islands` names no file, else none. The kit's test
     /// islands are never played in the contest (the 2012 seed).
     pub drawn_islands: Option<u32>,
     /// CPU time per round, in ms: the seed's 0.1 s, counted as the bot's
     /// own time and as a budget over the game (by round `r`, `startup_ms
-    /// + r × round_ms` in all; see the README).
+    /// + r × round_ms` in all; see docs/src/config.md).
     pub round_ms: u64,
     pub startup_ms: u64,
     /// CPU seconds per bot and game.

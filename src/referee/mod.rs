@@ -55,7 +55,8 @@ pub struct RefereeConfig {
 /// 30 s; WebAssembly needs about two operators for one instruction of a
 /// register machine (its operands go through `local.get`/`local.set`,
 /// which cost fuel like any operator), so 2 x 855e6 = 1.71e9 operators.
-/// The README gives the arithmetic and how long that is on this machine.
+/// The book (docs/src/participant/knobeln.md) gives the arithmetic and how long that
+/// is on this machine.
 pub const DEFAULT_FUEL: u64 = 1_710_000_000;
 
 /// The watchdog's default: 60 s of a player's own running time. The

@@ -29,7 +29,7 @@
 //! `cgroup.procs` lock: entering that lock waits for an RCU grace period
 //! (~12 ms on a 250 Hz kernel) whenever no group changed for a few ticks,
 //! which made the start of a lone bot cost more than the rest of its
-//! sandbox. On v2 it is `cgroup.procs` (see the README).
+//! sandbox. On v2 it is `cgroup.procs` (see the book, docs/src/participant/bots.md).
 //!
 //! Groups can be pooled ([`GroupPool`]; the bot sandbox's is
 //! [`BOT_GROUPS`]): an empty group is handed to the next user with its

@@ -10,7 +10,7 @@
 //! the four devices) come from one tmpfs, the image, mounted by the server
 //! at [`IMAGE_DIR`] and shared by every server of the machine. A tmpfs
 //! page is in memory from the moment it is written (the machines this
-//! server runs on have no swap; the README says what swap would change),
+//! server runs on have no swap; the book (docs/src/participant/bots.md) says what swap would change),
 //! so a first read costs what every read costs: there is nothing to warm
 //! and nothing to evict. Its figures (`statfs`) are the image's own.
 //!

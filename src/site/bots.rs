@@ -232,7 +232,7 @@ pub fn write(
     }
     // The contest's islands, published with the results (never before:
     // the kit carries test islands only).
-    if !c.islands.is_empty() {
+    if c.finished && !c.islands.is_empty() {
         std::fs::create_dir_all(dir.join("island"))?;
         for (k, (_, text)) in c.islands.iter().enumerate() {
             write_file(&dir.join(format!("island/{}.txt", k + 1)), text.as_bytes())?;
@@ -640,9 +640,10 @@ fn sources_of(
 }
 
 /// The flooding contest's islands on the index: name, size, and the
-/// island's file in the seed's format (`island/K.txt`) to play at home.
+/// island's file in the seed's format (`island/K.txt`) to play at home;
+/// only once the contest is finished.
 fn islands_section(c: &BotContest) -> String {
-    if c.islands.is_empty() {
+    if !c.finished || c.islands.is_empty() {
         return String::new();
     }
     let mut h = String::from(
@@ -897,6 +898,28 @@ mod tests {
     use crate::discipline::play::Setup;
     use crate::discipline::transcript::{Move, Moves};
     use crate::lines::{BotFailure, BotFailureKind};
+
+    /// The contest's islands are published with its results, never while
+    /// it runs; a name is text.
+    #[test]
+    fn the_islands_show_only_once_the_contest_is_finished() {
+        let island = crate::tournament::islands::drawn_island(7, 1).to_text();
+        let mut c = BotContest {
+            id: 1,
+            discipline: Discipline::Flooding,
+            seed: 7,
+            entries: vec![],
+            islands: vec![("<b>bay</b>".into(), island)],
+            finished: false,
+        };
+        assert_eq!(islands_section(&c), "");
+        c.finished = true;
+        let h = islands_section(&c);
+        assert!(
+            h.contains("<a href=\"island/1.txt\">&lt;b&gt;bay&lt;/b&gt;</a>"),
+            "{h}"
+        );
+    }
 
     /// A stranger's bot names itself and prints HTML: every page shows it
     /// as text, and the download keeps it as printed.

@@ -106,10 +106,12 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
                 };
                 let line = super::draw::short(&ex.line, MAX_LINE_CHARS);
                 // The step's JSON as embedded: the line quoted, `<`, `>`
-                // and `&` five bytes longer each, the numbers, `[`, `,`
-                // twice, `]` and the comma after.
+                // and `&` five bytes longer each, U+2028 and U+2029 three
+                // (six bytes for three), the numbers, `[`, `,` twice, `]`
+                // and the comma after.
                 let cost = serde_json::to_string(&line).map_or(0, |j| j.len())
                     + 5 * line.matches(['<', '>', '&']).count()
+                    + 3 * line.matches(['\u{2028}', '\u{2029}']).count()
                     + ex.seat.to_string().len()
                     + number.to_string().len()
                     + 5;
@@ -327,6 +329,16 @@ mod tests {
     fn the_script_stays_in_its_element() {
         let low = SCRIPT.to_ascii_lowercase();
         assert!(!low.contains("</script") && !low.contains("<!--"));
+    }
+
+    #[test]
+    fn a_long_game_of_line_separators_stays_under_the_cap() {
+        let line = "\u{2028}\u{2029}".repeat(500);
+        let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
+        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2500 });
+        let d = replay_data(&setup, &t, &[]);
+        assert!(d.left_out > 0);
+        assert!(script_json(&d).len() < MAX_JSON_BYTES + 1024);
     }
 
     #[test]

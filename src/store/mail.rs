@@ -183,7 +183,7 @@ pub fn inbox_state(conn: &Connection, id: i64) -> Result<(String, Option<String>
 }
 
 /// The budget a queued mail draws from (issue 35: the From line is a
-/// claim, not an identity; README, "Mail from strangers"). Strangers'
+/// claim, not an identity; docs/src/security.md, "Mail from strangers"). Strangers'
 /// traffic never uses up what a participant needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Budget {

@@ -36,7 +36,8 @@ pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
 /// makes a few kB to some tens of kB (forced inlining is refused); these
 /// limits bound the work and memory of the engine's compiler (Cranelift),
 /// which runs in the server's process: `knobeln bench compile` measures
-/// it at [`MAX_FUNCTION_BYTES`] and the README states the figure.
+/// it at [`MAX_FUNCTION_BYTES`] and the book (docs/src/security.md) states
+/// the figure.
 pub const MAX_MODULE_BYTES: usize = 1 << 20;
 
 /// The largest body of one function, in bytes of its code.

@@ -21,9 +21,10 @@ use crate::seed::{derive, SplitMix64};
 const ISLAND_TAG: u64 = 0x49_53_4C_41_4E_44;
 
 /// The name of the `k`-th drawn island (from 1), as the site and the
-/// results show it.
+/// results show it: `drawn-K`, which no team's name can be (a team name
+/// has no `-`), so a team's island never passes for a drawn one.
 pub fn drawn_island_name(k: u32) -> String {
-    format!("drawn{k}")
+    format!("drawn-{k}")
 }
 
 /// The `k`-th island (from 1) of the contest with seed `contest_seed`.
@@ -131,7 +132,7 @@ mod tests {
                 .iter()
                 .map(|(n, _)| n.as_str())
                 .collect::<Vec<_>>(),
-            ["drawn1", "drawn2"]
+            ["drawn-1", "drawn-2"]
         );
     }
 }

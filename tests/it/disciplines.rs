@@ -1074,7 +1074,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     // islands (the 2012 seed: "Testinseln, die aber nicht für den späteren
     // Wettbewerb benutzt werden"); the site publishes them with the results.
     assert!(
-        table_heads(body, "Place") == ["Place", "Bot", "drawn1", "drawn2", "drawn3", "Score"],
+        table_heads(body, "Place") == ["Place", "Bot", "drawn-1", "drawn-2", "drawn-3", "Score"],
         "{body}"
     );
     for (test_island, _) in TEST_ISLANDS {
@@ -1095,7 +1095,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     // Issue 36: every island named over its column, and the grid of
     // islands and bots.
     assert!(
-        site.contains("<th>Island drawn1</th><th>Island drawn2</th><th>Island drawn3</th>"),
+        site.contains("<th>Island drawn-1</th><th>Island drawn-2</th><th>Island drawn-3</th>"),
         "{site}"
     );
     assert!(site.contains("<h2>Islands and bots</h2>"), "{site}");
@@ -1220,8 +1220,25 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         "{text}"
     );
     assert_mail_style(&r);
+    // A registered team without a bot sends an island: it plays no part.
+    let ann = c.registration_mail("ann", "Cowshed");
+    c.ingest(&[&ann]);
+    let ann_auth = crate::mail_spool::auth_of(&c.replies().last().unwrap().clone());
+    let m = c.mail(
+        "ann@participants.example",
+        "island",
+        &format!("<<FROM>> team_ann {ann_auth}\n{island}"),
+        "",
+    );
+    c.ingest(&[&m]);
+    assert!(c
+        .replies()
+        .last()
+        .unwrap()
+        .subject
+        .contains("island accepted"));
     // A bot, then the contest: every bot plays joe's island and the
-    // organizer's, never the kit's test islands.
+    // organizer's, never the kit's test islands nor a botless team's.
     let r = send_attached(
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
@@ -1251,6 +1268,7 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
         .unwrap();
     assert_eq!(games, 2 * 2, "one bot, two islands, two runs each");
+    assert!(!text.contains("team_ann"), "{text}");
     let finals = c
         .replies()
         .into_iter()
@@ -1297,6 +1315,21 @@ fn a_bot_contests_replies_never_name_knobeln_and_confirmation_works() {
         "{}",
         request.subject
     );
+    // An auto-responder at the address that puts its own words before the
+    // subject confirms nothing (it is not an answer to the request).
+    let auto = c.mail(
+        "ann@elsewhere.example",
+        &format!("[Ticket#123] Autoreply: {}", request.subject),
+        "We received your mail.",
+        "",
+    );
+    c.ingest(&[&auto]);
+    let last = c.replies().last().unwrap().clone();
+    assert!(
+        last.subject.contains("confirmation not known"),
+        "{}",
+        last.subject
+    );
     let answer = c.mail(
         "ann@elsewhere.example",
         &format!("Re: {}", request.subject),
@@ -1330,6 +1363,40 @@ fn a_flooding_contest_without_islands_does_not_start() {
     let err = stderr_of(&out);
     assert!(err.contains("has no island to play"), "{err}");
     assert!(err.contains("drawn_islands"), "{err}");
+}
+
+/// Every island's name is its own: an organizer's island file named like
+/// a team whose island plays is refused at the start, saying which.
+#[test]
+fn two_islands_of_one_name_do_not_start_a_contest() {
+    let organizers = tempfile::tempdir().unwrap();
+    let same = organizers.path().join(format!("{JOE}.txt"));
+    std::fs::write(&same, "GAMEBOARDSTART 4,2\n####\n#oo#\nGAMEBOARDEND\n").unwrap();
+    let (c, auth) = bot_contest(
+        "flooding",
+        &format!("[flooding]\nislands = [{:?}]\n", same.display().to_string()),
+    );
+    let island = "GAMEBOARDSTART 5,3\n.###.\n##o##\n.###.\nGAMEBOARDEND\n";
+    c.ingest(&[&c.mail(
+        "joe@lords.example",
+        "island",
+        &format!("<<FROM>> {JOE} {auth}\n{island}"),
+        "",
+    )]);
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "keeper.c",
+        demo_source(Discipline::Flooding, "keeper.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.subject);
+    let out = c.start_contest();
+    assert!(!out.status.success());
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(JOE) && err.contains("two islands have this name"),
+        "{err}"
+    );
 }
 
 /// Issue 25, the bloat: a bot's program is stored as bytes (not a JSON

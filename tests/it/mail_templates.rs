@@ -194,7 +194,7 @@ fn fixture(name: &str) -> Value {
             "evolution_intro": "The population reached a fixed point.",
         }),
         "no_strategy" => json!({
-            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "team": "the_heavy_lords_of_knobeln", "bots": false, "contest_name": "International KNOBELN contest",
             "contest_address": "knobeln@contest.example", "organizer": "organizer@contest.example",
             "compile_end": "1994-05-14 10:00 UT", "contest_start": "1994-05-14 12:00 UT",
         }),

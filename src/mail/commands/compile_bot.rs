@@ -1,7 +1,7 @@
 //! `please compile` in a bot discipline (`[contest] discipline` other than
 //! knobeln): the bot's source in any language of `knobeln languages`.
 //!
-//! How a participant sends a bot (README, "Sending a bot by mail"):
+//! How a participant sends a bot (the book, docs/src/participant/bots.md, "Sending a bot by mail"):
 //! - the source as **one attachment** whose file name's extension says the
 //!   language (`bot.py`, `Bot.java`, `bot.c`), or as the **mail body**,
 //!   whose first line is then `language: NAME` (that line is not part of

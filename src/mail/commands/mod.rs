@@ -234,12 +234,16 @@ pub struct Effect {
 /// word is the contest's name (`Morabaraba 2014 registration: not
 /// accepted`), so a participant never meets the name of another contest.
 pub fn contest_subject(config: &Config, subject: String) -> String {
-    if config.contest.discipline == crate::discipline::Discipline::Knobeln {
+    // KNOBELN's own, and a subject already built from the contest's name
+    // (which may itself begin with "KNOBELN"), stay as they are.
+    if config.contest.discipline == crate::discipline::Discipline::Knobeln
+        || subject.starts_with(&config.contest.name)
+    {
         return subject;
     }
     match subject.strip_prefix("KNOBELN") {
-        Some(rest) => format!("{}{rest}", config.contest.name),
-        None => subject,
+        Some(rest) if rest.starts_with([' ', ':']) => format!("{}{rest}", config.contest.name),
+        _ => subject,
     }
 }
 
@@ -287,6 +291,29 @@ pub fn date(d: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bot_contests_subjects_name_it_once() {
+        let mut config = Config::default();
+        config.contest.discipline = crate::discipline::Discipline::Morabaraba;
+        config.contest.name = "KNOBELN Morabaraba 2026".into();
+        let s = |t: &str| contest_subject(&config, t.to_string());
+        assert_eq!(
+            s("KNOBELN registration: not accepted"),
+            "KNOBELN Morabaraba 2026 registration: not accepted"
+        );
+        // Built from the name already: kept, not named twice.
+        assert_eq!(
+            s("KNOBELN Morabaraba 2026 compilation report: accepted"),
+            "KNOBELN Morabaraba 2026 compilation report: accepted"
+        );
+        assert_eq!(s("KNOBELNISH"), "KNOBELNISH");
+        config.contest.discipline = crate::discipline::Discipline::Knobeln;
+        assert_eq!(
+            contest_subject(&config, "KNOBELN: help".into()),
+            "KNOBELN: help"
+        );
+    }
 
     #[test]
     fn subjects_are_compared_trimmed_and_case_insensitively() {

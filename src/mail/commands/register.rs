@@ -156,8 +156,21 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
 /// address goes through, as if the address had sent it.
 pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
     let subject = super::normalize_subject(&ctx.mail.subject);
+    // Only the subject the request had (behind reply prefixes): the
+    // contest's name or KNOBELN, then the mark. An auto-responder that
+    // puts its own words in front ("[Ticket#1] Autoreply: …") from the
+    // address confirms nothing.
+    let ours = [
+        "knobeln".to_string(),
+        super::normalize_subject(&ctx.config.contest.name),
+    ];
     let code = subject
         .split_once(CONFIRM_MARK)
+        .filter(|(before, _)| {
+            before
+                .strip_suffix(": ")
+                .is_some_and(|name| ours.iter().any(|o| o == name))
+        })
         .and_then(|(_, rest)| rest.split(')').next())
         .unwrap_or("")
         .trim()
