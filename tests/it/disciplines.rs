@@ -1365,6 +1365,50 @@ fn a_flooding_contest_without_islands_does_not_start() {
     assert!(err.contains("drawn_islands"), "{err}");
 }
 
+/// A team that asked for transcripts (DGP) gets no transcripts mail when
+/// the contest keeps none (`transcripts_per_pairing = 0`): no mail that
+/// describes an attachment that is not there.
+#[test]
+fn no_transcripts_mail_without_a_kept_transcript() {
+    let (c, auth) = bot_contest(
+        "footsteps",
+        "[footsteps]\ngames_per_pair = 2\n[site]\ntranscripts_per_pairing = 0\n",
+    );
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "steady.c",
+        demo_source(Discipline::Footsteps, "steady.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.subject);
+    // An opponent, so that games are played (and none kept).
+    c.ingest(&[&c.registration_mail("ann", "Cowshed")]);
+    let ann = crate::mail_spool::auth_of(&c.replies().last().unwrap().clone());
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> team_ann {ann}"),
+        "one.c",
+        demo_source(Discipline::Footsteps, "one.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.subject);
+    let out = c.start_contest();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let games: i64 = db
+        .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
+        .unwrap();
+    assert!(games > 0);
+    let subjects: Vec<String> = c.replies().into_iter().map(|r| r.subject).collect();
+    assert!(
+        subjects.iter().any(|s| s.ends_with("the final results")),
+        "{subjects:?}"
+    );
+    assert!(
+        !subjects.iter().any(|s| s.contains("transcripts")),
+        "{subjects:?}"
+    );
+}
+
 /// Every island's name is its own: an organizer's island file named like
 /// a team whose island plays is refused at the start, saying which.
 #[test]
