@@ -1431,22 +1431,23 @@ pub fn results_text(results: &Results) -> String {
             );
             let rows = &table.rows;
             let shown = island_columns(islands);
+            // Every bot's mean on island `k`, as a column's cells.
+            let means_on = |k: usize| -> Vec<String> {
+                rows.iter()
+                    .map(|r| {
+                        r.islands
+                            .get(k)
+                            .map(|s| format!("{:.2}", s.mean.as_f64()))
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            };
             let mut cols = vec![
                 TextColumn::numbers("Place", place_cells(rows.iter().map(|r| r.place))),
                 TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
             ];
             for (k, n) in islands.iter().enumerate().take(shown) {
-                cols.push(TextColumn::numbers(
-                    &fit_head(n, ISLAND_HEAD),
-                    rows.iter()
-                        .map(|r| {
-                            r.islands
-                                .get(k)
-                                .map(|s| format!("{:.2}", s.mean.as_f64()))
-                                .unwrap_or_default()
-                        })
-                        .collect(),
-                ));
+                cols.push(TextColumn::numbers(&fit_head(n, ISLAND_HEAD), means_on(k)));
             }
             cols.push(TextColumn::numbers(
                 "Score",
@@ -1470,17 +1471,7 @@ pub fn results_text(results: &Results) -> String {
                 t.push_str(&format!("\nMean rounds on the island {n}:\n"));
                 t.push_str(&columns_text(&[
                     TextColumn::names("Bot", rows.iter().map(|r| r.name.clone()).collect()),
-                    TextColumn::numbers(
-                        "Mean rounds",
-                        rows.iter()
-                            .map(|r| {
-                                r.islands
-                                    .get(k)
-                                    .map(|s| format!("{:.2}", s.mean.as_f64()))
-                                    .unwrap_or_default()
-                            })
-                            .collect(),
-                    ),
+                    TextColumn::numbers("Mean rounds", means_on(k)),
                 ]));
             }
         }
