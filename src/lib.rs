@@ -20,6 +20,7 @@ pub mod bench;
 pub mod bench_bots;
 pub mod bench_fuel;
 pub mod bench_mail;
+pub mod bench_nats;
 pub mod bench_site;
 pub mod config;
 pub mod contest;
