@@ -19,5 +19,6 @@ pub mod outage;
 pub mod process;
 pub mod registration;
 pub mod secrets;
+pub mod sender;
 pub mod texts;
 pub mod transport;

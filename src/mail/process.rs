@@ -562,22 +562,7 @@ fn drop_unanswerable(
     )
 }
 
-/// The key the per-sender cap counts: the address case-folded, without a
-/// `+tag` (`Joe+x@Lords.Example` counts as `joe@lords.example`).
-pub fn sender_key(address: &str) -> String {
-    let low = address.to_ascii_lowercase();
-    match low.rsplit_once('@') {
-        Some((local, domain)) => {
-            let user = local
-                .split('+')
-                .next()
-                .filter(|u| !u.is_empty())
-                .unwrap_or(local);
-            format!("{user}@{domain}")
-        }
-        None => low,
-    }
-}
+pub use super::sender::sender_key;
 
 /// Processes one mail; returns its final state.
 fn process_one(
