@@ -30,6 +30,7 @@ pub mod distributed;
 pub mod engine;
 pub mod fuzzing;
 pub mod game;
+pub mod hash;
 pub mod kit;
 pub mod lang;
 pub mod lines;
