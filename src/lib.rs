@@ -16,6 +16,7 @@
 //!   the corpus replay test; the server never calls it.
 
 pub mod admin;
+pub mod auth;
 pub mod bench;
 pub mod bench_bots;
 pub mod bench_fuel;
@@ -25,6 +26,7 @@ pub mod bench_site;
 pub mod config;
 pub mod contest;
 pub mod demo;
+pub mod draw;
 pub mod discipline;
 pub mod distributed;
 pub mod engine;

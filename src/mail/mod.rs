@@ -7,7 +7,6 @@
 //! - [`intake`]: the IMAP take-in on its own thread (IDLE or polling).
 //! - [`outage`]: a transport side's backoff and its log lines.
 
-pub mod auth;
 pub mod commands;
 pub mod compile_queue;
 pub mod delivery;

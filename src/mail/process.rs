@@ -864,7 +864,7 @@ mod tests {
     /// authentification string is [`auth`]`(name)`.
     fn team(store: &Store, name: &str) -> TeamId {
         let secret = auth(name);
-        let salt = crate::mail::auth::new_salt();
+        let salt = crate::auth::new_salt();
         let mailbox = format!("{name}@lords.example");
         db::insert_registration(
             store.conn(),
@@ -877,8 +877,8 @@ mod tests {
                 members_json: "[]",
                 record: "",
                 auth_salt: &salt,
-                auth_hash: &crate::mail::auth::hash(&salt, &secret),
-                auth_index: &crate::mail::auth::index(&secret),
+                auth_hash: &crate::auth::hash(&salt, &secret),
+                auth_index: &crate::auth::index(&secret),
                 mailbox: &mailbox,
                 inbox_id: None,
             },

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use super::subject::contest_subject;
-use crate::mail::auth;
+use crate::auth;
 use crate::mail::message::Inbound;
 use crate::outbox::outgoing::Outgoing;
 use crate::store::mail::{registration_by_team, RegistrationRow};

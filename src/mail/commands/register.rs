@@ -22,7 +22,7 @@ use serde_json::json;
 
 use super::context::Budget;
 use super::context::{date, Ctx, Effect};
-use crate::mail::auth;
+use crate::auth;
 use crate::mail::registration::{parse_registration, render_record, Registration};
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;

@@ -19,7 +19,7 @@ use super::context::{Ctx, Effect, MAX_BODY_LINES};
 use super::error::CommandError;
 use super::status::refused;
 use super::subject::normalize_subject;
-use crate::mail::auth;
+use crate::auth;
 use crate::mail::texts::render;
 use crate::store::mail::contest;
 use crate::store::rsm::{rsm_round, set_summary, SummaryRefused};
