@@ -22,11 +22,11 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use crate::auth;
 use crate::discipline::play::Setup;
 use crate::discipline::transcript;
 use crate::game::{flooding, footsteps, morabaraba, ultimatum};
 use crate::mail::message::{self, Limits};
-use crate::auth;
 use crate::mail::{commands, inbox, registration, secrets};
 use crate::toolchain::{lex, purec, source};
 

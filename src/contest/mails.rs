@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::tables;
 use crate::config::Config;
 use crate::engine::results::{KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
@@ -33,6 +32,7 @@ use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
+use crate::tables::knobeln as tables;
 
 /// How often a paused contest looks for the organizer's round summary.
 const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);

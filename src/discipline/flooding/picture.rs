@@ -19,12 +19,12 @@
 use std::fmt::Write;
 
 use crate::discipline::play::Setup;
-use crate::game::flooding::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
-use crate::game::lines::{Exchange, Said};
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
     thinning_note,
 };
+use crate::game::flooding::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
+use crate::game::lines::{Exchange, Said};
 
 /// Small maps in the strip (more rounds are thinned).
 const MAX_STEPS: usize = 30;

@@ -15,12 +15,12 @@
 use std::fmt::Write;
 
 use crate::discipline::play::Setup;
-use crate::game::footsteps::{judge_bid, Params};
-use crate::game::lines::{Exchange, Said};
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open, swatch,
     thinning_note,
 };
+use crate::game::footsteps::{judge_bid, Params};
+use crate::game::lines::{Exchange, Said};
 
 /// Small pictures in the strip (more turns are thinned).
 const MAX_STEPS: usize = 60;

@@ -16,12 +16,12 @@
 use std::fmt::Write;
 
 use crate::discipline::play::Setup;
-use crate::game::lines::{Exchange, Said};
-use crate::game::ultimatum::{parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT};
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_mark, seat_name, shown, svg_open, thinning_note,
     thousands,
 };
+use crate::game::lines::{Exchange, Said};
+use crate::game::ultimatum::{parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT};
 
 /// Rounds in the table.
 const TABLE_ROUNDS: usize = 50;
