@@ -306,8 +306,9 @@ def read_layers():
         raise SystemExit("ARCHITECTURE.md has no `## Layers` section")
     section = m.group(1)
     layer, allowed = {}, set()
-    for lm in re.finditer(r"^(\d+)\.\s+(.*)$", section, re.M):
-        for name in re.findall(r"`([\w]+)`", lm.group(2)):
+    for lm in re.finditer(r"^(\d+)\.\s+(.*?)(?=^\d+\.|\n\n)", section, re.M | re.S):
+        # the module names are the backquoted words before the colon
+        for name in re.findall(r"`(\w+)`", lm.group(2).split(":")[0]):
             layer[name] = int(lm.group(1))
     for am in re.finditer(r"^- `([\w/.]+)` → `([\w/.]+)`:", section, re.M):
         allowed.add((am.group(1), am.group(2)))
