@@ -10,8 +10,8 @@ use clap::{Args, Parser, Subcommand};
 
 use knobeln::config::check_memory_kb;
 use knobeln::game::Params;
+use knobeln::referee::PlayerLimits;
 use knobeln::referee::RefereeConfig;
-use knobeln::sandbox::player::PlayerLimits;
 use knobeln::store::{Store, StoreError};
 
 /// `print!` to stdout that ends quietly when the reader has gone away

@@ -3,7 +3,6 @@
 
 pub mod compile;
 pub mod diagnostic;
-pub mod elf;
 pub mod gcc;
 pub mod lex;
 pub mod purec;
