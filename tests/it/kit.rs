@@ -492,14 +492,14 @@ fn the_local_referee_catches_what_a_process_can_do_wrong() {
             11,
             "ended (exit status 0) before the game was over",
         ),
-        ("garbage", 3, "printed \"hello\\n\""),
+        ("garbage", 3, "printed \"hello\" where a throw"),
         (
             "open_asm",
             2,
             "made a system call other than read, write or exit",
         ),
         ("deep_recursion", 3, "crashed with"),
-        ("huge_static", 1, "needs more than the 1024 kB of memory"),
+        ("huge_static", 1, "beyond the memory limit of 1024 kB"),
         ("endless_loop", 3, "used more than its 1 s of CPU time"),
     ] {
         let bad = hostile_path(name);
