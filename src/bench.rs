@@ -279,13 +279,15 @@ pub fn tournament_bench(
 }
 
 /// Figures of the compile benchmark: `n` distinct small strategies through
-/// every check of the compile service (gcc in the jail, the ELF check, the
-/// start-up probe), the runtime object already built.
+/// every step of the compile service (gcc in the jail, clang, check 6,
+/// wasm-ld, the module's check, Cranelift), the runtime object already
+/// built.
 #[derive(Debug, Clone)]
 pub struct CompileBench {
     pub n: usize,
     pub wall: Duration,
-    /// CPU time of this process and its children (gcc, as, ld) per compile.
+    /// CPU time of this process and its children (gcc, as, clang, wasm-ld)
+    /// per compile.
     pub cpu_per_compile: Duration,
     /// The same for `gcc -c` alone on the same sources, in the same jail:
     /// the floor of any compile service that runs gcc.

@@ -1,5 +1,7 @@
-//! The compile service's core: from a participant's C source to a checked,
-//! compiled, locked-down strategy binary.
+//! The compile service's core: from a participant's C source to a checked
+//! WebAssembly module, the one program that plays (what the checks read is
+//! what runs: check 6 reads clang's object, the memory limit is the
+//! module's).
 
 pub mod compile;
 pub mod diagnostic;

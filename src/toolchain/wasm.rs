@@ -28,8 +28,8 @@ use super::purec::strip_line_markers;
 use crate::sandbox::jail::JailError;
 
 /// The shadow stack in the module's linear memory (arrays and variables
-/// whose address is taken): the 64 kB every accepted strategy may use, as
-/// the native runtime's start-up probe promised.
+/// whose address is taken): the 64 kB every accepted strategy may use (as
+/// the process runner of earlier versions promised).
 pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
 
 /// The largest `.wasm` accepted. A strategy of 10000 lexical elements
