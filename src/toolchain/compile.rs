@@ -20,6 +20,8 @@
 //! command and the mail front end).
 
 mod report;
+#[cfg(test)]
+mod tests;
 
 use std::io;
 use std::sync::{Arc, OnceLock};
