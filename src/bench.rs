@@ -936,7 +936,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
                 Box<dyn crate::engine::pool::Runner>,
                 crate::engine::EngineError,
             > {
-                Ok(Box::new(crate::distributed::bench::InstantRunner::new(
+                Ok(Box::new(crate::distributed::instant::InstantRunner::new(
                     *referee,
                 )))
             };

@@ -26,7 +26,8 @@ use crate::discipline::play::Setup;
 use crate::discipline::transcript;
 use crate::game::{flooding, footsteps, morabaraba, ultimatum};
 use crate::mail::message::{self, Limits};
-use crate::mail::{auth, commands, inbox, registration, secrets};
+use crate::auth;
+use crate::mail::{commands, inbox, registration, secrets};
 use crate::toolchain::{lex, purec, source};
 
 /// Whether a panic is one the library catches by design: mail-parser's

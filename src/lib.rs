@@ -16,19 +16,23 @@
 //!   the corpus replay test; the server never calls it.
 
 pub mod admin;
+pub mod auth;
 pub mod bench;
 pub mod bench_bots;
 pub mod bench_fuel;
 pub mod bench_mail;
+pub mod bench_nats;
 pub mod bench_site;
 pub mod config;
 pub mod contest;
 pub mod demo;
+pub mod draw;
 pub mod discipline;
 pub mod distributed;
 pub mod engine;
 pub mod fuzzing;
 pub mod game;
+pub mod hash;
 pub mod kit;
 pub mod lang;
 pub mod lines;

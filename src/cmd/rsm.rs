@@ -44,7 +44,7 @@ pub struct Rsm {
 impl Rsm {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = super::open_contest(&config.database)?;
+        let store = super::common::open_contest(&config.database)?;
         let Some(c) = contest(store.conn())? else {
             eprintln!("knobeln rsm: the contest has not started");
             return Ok(ExitCode::from(1));

@@ -495,8 +495,8 @@ impl Mailer<'_> {
         let now = (self.now)();
         let ends =
             now + chrono::Duration::minutes(i64::try_from(minutes).unwrap_or(i64::MAX / 60_000));
-        let token = crate::mail::auth::new_auth_string();
-        let stored = crate::mail::auth::StoredSecret::of(&token);
+        let token = crate::auth::new_auth_string();
+        let stored = crate::auth::StoredSecret::of(&token);
         let body = self.render(
             "rsm_pause",
             json!({ "contest_name": self.config.contest.name, "round": round,

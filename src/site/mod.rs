@@ -23,7 +23,6 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
-pub mod draw;
 pub mod pages;
 pub mod plots;
 pub mod replay;

@@ -438,7 +438,7 @@ pub fn set_preferences(
 pub fn set_auth(
     conn: &Connection,
     team: TeamId,
-    secret: &crate::mail::auth::StoredSecret,
+    secret: &crate::auth::StoredSecret,
 ) -> Result<()> {
     conn.execute(
         "UPDATE registrations SET auth_salt = ?2, auth_hash = ?3, auth_index = ?4

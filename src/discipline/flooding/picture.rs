@@ -21,7 +21,7 @@ use std::fmt::Write;
 use crate::discipline::play::Setup;
 use crate::game::flooding::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
 use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
     thinning_note,
 };

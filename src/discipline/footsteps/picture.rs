@@ -17,7 +17,7 @@ use std::fmt::Write;
 use crate::discipline::play::Setup;
 use crate::game::footsteps::{judge_bid, Params};
 use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open, swatch,
     thinning_note,
 };

@@ -21,7 +21,7 @@ use crate::game::lines::{Exchange, Said};
 use crate::game::morabaraba::{
     valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
 };
-use crate::site::draw::{
+use crate::draw::{
     escape, legend, num, quote_line, seat_colour, seat_name, shown_of, small_figure, strip,
     svg_open, thinning_note_of, Items,
 };

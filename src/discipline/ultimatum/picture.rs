@@ -18,7 +18,7 @@ use std::fmt::Write;
 use crate::discipline::play::Setup;
 use crate::game::lines::{Exchange, Said};
 use crate::game::ultimatum::{parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_mark, seat_name, shown, svg_open, thinning_note,
     thousands,
 };
