@@ -50,10 +50,6 @@ pub struct DistributedBench {
     pub ceiling_games: usize,
     pub ceiling_queue: Duration,
     pub ceiling_engine: Duration,
-    /// One native game of the process runner (trivial strategies, the
-    /// median measured in this run): what the same group cost before
-    /// strategies were modules.
-    pub native_game: Duration,
 }
 
 impl DistributedBench {
@@ -81,16 +77,6 @@ impl DistributedBench {
             self.jobs_per_worker,
             self.queue.as_secs_f64(),
             rate(self.n_games, self.queue)
-        );
-        let native = self.native_game.as_secs_f64() * self.n_games as f64 / self.cpus as f64;
-        println!(
-            "native (process runner), same games: {:>7.2} s  ({:.3} ms per game measured in this \
-             run x {} games / {} CPUs); queue / native = {:.3}x (goal: 0.05x)",
-            native,
-            self.native_game.as_secs_f64() * 1000.0,
-            self.n_games,
-            self.cpus,
-            self.queue.as_secs_f64() / native
         );
         let ceiling = rate(self.ceiling_games, self.ceiling_queue);
         println!(
@@ -423,8 +409,5 @@ pub fn distributed_bench(
         ceiling_games,
         ceiling_queue,
         ceiling_engine,
-        native_game: crate::bench::game_bench(15)
-            .map_err(EngineError::from)?
-            .native_game,
     })
 }

@@ -10,8 +10,7 @@ use clap::Args;
 
 use knobeln::config::check_memory_kb;
 use knobeln::game::Params;
-use knobeln::referee::RefereeConfig;
-use knobeln::sandbox::player::PlayerLimits;
+use knobeln::referee::{PlayerLimits, RefereeConfig};
 use knobeln::store::{Store, StoreError};
 
 /// Game parameters and limits, shared by the commands that play.

@@ -8,7 +8,8 @@
 //! `libclang-rt-*-dev-wasm32`, inside the same jail. The module's shape is
 //! the wall: [`check_module`] accepts only a module that imports exactly
 //! the referee's functions, exports only `knobeln_start`, `main` and its
-//! memory, has one memory no larger than the contest's limit, no start
+//! memory, has one memory no larger than the contest's limit (its static
+//! data within it: the size checked is the size of what runs), no start
 //! function and no table or global shared with the outside. What a module
 //! can do is then fixed by the WebAssembly semantics; no scan of code is
 //! needed.
@@ -18,8 +19,8 @@
 use std::path::{Path, PathBuf};
 
 use wasmtime::wasmparser::{
-    Export, ExternalKind, FuncType, Import, Parser, Payload, TypeRef, ValType, Validator,
-    WasmFeatures,
+    DataKind, Export, ExternalKind, FuncType, Import, Operator, Parser, Payload, TypeRef, ValType,
+    Validator, WasmFeatures,
 };
 
 use super::gcc::{Gcc, GccRun, Input};
@@ -28,8 +29,8 @@ use super::purec::strip_line_markers;
 use crate::sandbox::jail::JailError;
 
 /// The shadow stack in the module's linear memory (arrays and variables
-/// whose address is taken): the 64 kB every accepted strategy may use, as
-/// the native runtime's start-up probe promised.
+/// whose address is taken): the 64 kB every accepted strategy may use (as
+/// the process runner of earlier versions promised).
 pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
 
 /// The largest `.wasm` accepted. A strategy of 10000 lexical elements
@@ -328,12 +329,19 @@ pub const IMPORT_MODULE: &str = "knobeln";
 pub struct Shape {
     /// The linear memory's size, in bytes.
     pub memory_bytes: u64,
+    /// Where the static data the module writes into its memory ends (the
+    /// end of its last data segment; zero-initialised data and the stack
+    /// are laid out by wasm-ld within the memory, which they must fit).
+    pub data_bytes: u64,
+    /// The bytes of code of all its functions.
+    pub code_bytes: u64,
     /// The parameters of `main` (0 to 3, all `int`).
     pub main_params: usize,
 }
 
 /// Checks that `wasm` is a module of the contest's shape with at most
-/// `max_memory_bytes` of linear memory. Linear in the module's size.
+/// `max_memory_bytes` of linear memory, its static data within it. Linear
+/// in the module's size.
 /// `Err`: every problem, in words for the participant.
 pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<String>> {
     if wasm.len() > MAX_MODULE_BYTES {
@@ -353,6 +361,7 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
     let mut func_types: Vec<u32> = Vec::new(); // type index of every function, imports first
     let mut memories: Vec<(u64, Option<u64>)> = Vec::new();
     let mut exports: Vec<(String, ExternalKind, u32)> = Vec::new();
+    let (mut data_bytes, mut code_bytes) = (0u64, 0u64);
     for payload in Parser::new(0).parse_all(wasm) {
         let Ok(payload) = payload else {
             problems.push("the program cannot be read as a WebAssembly module".into());
@@ -388,6 +397,7 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             }
             Payload::CodeSectionEntry(body) => {
                 let bytes = body.range().len();
+                code_bytes += bytes as u64;
                 if bytes > MAX_FUNCTION_BYTES {
                     problems.push(format!(
                         "has a function of {} kB of code; at most {} kB are allowed (split it \
@@ -431,6 +441,22 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
                     exports.push((name.to_string(), kind, index));
                 }
             }
+            Payload::DataSection(r) => {
+                for data in r.into_iter().flatten() {
+                    let DataKind::Active { offset_expr, .. } = data.kind else {
+                        continue;
+                    };
+                    let offset = match offset_expr.get_operators_reader().read() {
+                        Ok(Operator::I32Const { value }) => Some(u64::from(value as u32)),
+                        _ => None,
+                    };
+                    match offset {
+                        Some(at) => data_bytes = data_bytes.max(at + data.data.len() as u64),
+                        None => problems
+                            .push("has static data at an address that is not a constant".into()),
+                    }
+                }
+            }
             Payload::StartSection { .. } => {
                 problems.push("has a start function; no code may run before main()".into())
             }
@@ -462,6 +488,12 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             0
         }
     };
+    if data_bytes > memory_bytes && memory_bytes > 0 {
+        problems.push(format!(
+            "has static data up to byte {data_bytes}, beyond its memory of {} kB",
+            memory_bytes / 1024
+        ));
+    }
     let func_type = |index: u32| -> Option<&FuncType> {
         func_types
             .get(index as usize)
@@ -505,6 +537,8 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
     if problems.is_empty() {
         Ok(Shape {
             memory_bytes,
+            data_bytes,
+            code_bytes,
             main_params: main_params.unwrap_or(0),
         })
     } else {
@@ -634,6 +668,43 @@ mod tests {
         assert!(
             problems.iter().any(|p| p.contains("a function of 65 kB")),
             "{problems:?}"
+        );
+    }
+
+    /// Static data must lie within the memory the module declares: the
+    /// check reads the data segments of the module that plays.
+    #[test]
+    fn static_data_beyond_the_memory_is_refused() {
+        let module = straight_line_module(StraightLine::Chain, 1, 64);
+        let shape = check_module(&module, 1 << 20).expect("the contest's shape");
+        assert_eq!((shape.memory_bytes, shape.data_bytes), (1 << 20, 0));
+        assert!(shape.code_bytes > 0);
+        // One active segment of 4 bytes at `offset` of memory 0.
+        let with_data = |offset: u32| {
+            let mut content = vec![0x01, 0x00, 0x41];
+            let mut n = offset as i32 as i64;
+            loop {
+                let byte = (n & 0x7f) as u8;
+                n >>= 7;
+                let done = (n == 0 && byte & 0x40 == 0) || (n == -1 && byte & 0x40 != 0);
+                content.push(if done { byte } else { byte | 0x80 });
+                if done {
+                    break;
+                }
+            }
+            content.extend_from_slice(&[0x0b, 0x04, 1, 2, 3, 4]);
+            let mut m = module.clone();
+            m.push(11);
+            m.push(content.len() as u8);
+            m.extend_from_slice(&content);
+            m
+        };
+        let inside = check_module(&with_data((1 << 20) - 4), 1 << 20).expect("fits");
+        assert_eq!(inside.data_bytes, 1 << 20);
+        let problems = check_module(&with_data((1 << 20) - 2), 1 << 20).unwrap_err();
+        assert_eq!(
+            problems,
+            ["has static data up to byte 1048578, beyond its memory of 1024 kB"]
         );
     }
 
