@@ -24,10 +24,12 @@
 //! and endings, [`crate::referee`] judges them.
 
 //!
+//! - [`check`]: the structural wall a module passes before it plays.
 //! - [`engine`]: the engine's configuration, limits and watchdog ticks.
 //! - [`modules`]: compiling modules and the module cache.
 //! - [`seat`]: the two players of one game.
 
+pub mod check;
 pub mod engine;
 pub mod modules;
 pub mod seat;

@@ -63,7 +63,7 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
-    let shape = match crate::toolchain::wasm::check_module(wasm, MAX_MEMORY_BYTES) {
+    let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
     };
@@ -99,7 +99,7 @@ fn code_bytes(module: &Module) -> usize {
 /// the size of its compiled code. For `knobeln bench compile`.
 pub fn compile_uncached(wasm: &[u8]) -> Result<usize, WasmError> {
     let rt = runtime()?;
-    crate::toolchain::wasm::check_module(wasm, MAX_MEMORY_BYTES)
+    super::check::check_module(wasm, MAX_MEMORY_BYTES)
         .map_err(|p| WasmError::Engine(p.join("; ")))?;
     let module = Module::new(&rt.engine, wasm).map_err(|e| WasmError::Engine(format!("{e:#}")))?;
     Ok(code_bytes(&module))
