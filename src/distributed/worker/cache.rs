@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_nats::jetstream::{self};
+use async_nats::jetstream;
 use tokio::io::AsyncReadExt;
 
-use crate::distributed::wire::{self};
+use crate::distributed::wire;
 use crate::distributed::DistributedError;
 use crate::engine::prepare::sha256_hex;
 use crate::lang::build::BotProgram;
