@@ -12,6 +12,8 @@
 //! a tournament runs, only the pages an event changed ([`Scope`]), from
 //! results kept up to date group by group. Pages come from `pages` (handlebars, escaping on),
 //! plots from `plots` (`plotters`, SVG backend).
+//! The bigger pages' views are built in `views`, the observer is in
+//! `observer`; the site of a bot discipline is `bots`.
 //!
 //! It deliberately does not delete anything in the folder (a stale file of
 //! an earlier tournament stays), does not publish or upload, and shows no
@@ -23,25 +25,27 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
+mod observer;
 pub mod pages;
 pub mod plots;
 pub mod replay;
+mod views;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::OptionalExtension;
-
 use crate::engine::replay::Replayer;
-use crate::engine::results::{results, GameResult, Placed, Results, ResultsCache};
-use crate::engine::run::{Event, Observer, TournamentConfig};
+use crate::engine::results::{results, GameResult, Placed, Results};
+use crate::engine::run::TournamentConfig;
 use crate::engine::EngineError;
 use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
+pub use observer::SiteObserver;
 use pages::*;
 pub use plots::evolution_svg;
+use views::{evolution_view, payoff_table, team_view};
 
 /// Why the site could not be written (never a participant's doing).
 #[derive(Debug, thiserror::Error)]
@@ -744,330 +748,4 @@ pub fn generate_from(
         game_pages_rendered: rendered,
         finished_groups: facts.finished_groups,
     })
-}
-
-/// Average points per counted game of each row team against each column
-/// team (a self-game counts the mean of both sides).
-fn payoff_table<'a>(
-    names: &[String],
-    games: impl Iterator<Item = &'a GameResult>,
-) -> plots::Payoff {
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let n = names.len();
-    let mut sum = vec![vec![(0.0f64, 0usize); n]; n];
-    for g in games.filter(|g| g.counted) {
-        let (Some(&i), Some(&j)) = (
-            index.get(g.players[0].as_str()),
-            index.get(g.players[1].as_str()),
-        ) else {
-            continue;
-        };
-        if i == j {
-            sum[i][i].0 += (g.points[0] + g.points[1]) as f64 / 2.0;
-            sum[i][i].1 += 1;
-        } else {
-            sum[i][j].0 += g.points[0] as f64;
-            sum[i][j].1 += 1;
-            sum[j][i].0 += g.points[1] as f64;
-            sum[j][i].1 += 1;
-        }
-    }
-    sum.into_iter()
-        .map(|row| {
-            row.into_iter()
-                .map(|(s, c)| (c > 0).then(|| s / c as f64))
-                .collect()
-        })
-        .collect()
-}
-
-fn evolution_view(
-    frame: Frame,
-    res: &Results,
-    facts: &Facts,
-    svg: Option<String>,
-) -> EvolutionView {
-    let Some(evo) = &res.evolution else {
-        return EvolutionView {
-            frame,
-            svg: None,
-            end: None,
-            population: 0,
-            exemplars: 0,
-            generations: 0,
-            labels: EvolutionLabels::default(),
-            ranking: vec![],
-            unranked: vec![],
-            table_head: vec![],
-            table: vec![],
-        };
-    };
-    let n = evo.generations.len();
-    // At most 12 generations in the table: the first, the last, and evenly between.
-    let sampled: Vec<usize> = if n <= 12 {
-        (0..n).collect()
-    } else {
-        let mut v: Vec<usize> = (0..12).map(|k| k * (n - 1) / 11).collect();
-        v.dedup();
-        v
-    };
-    let mut order: Vec<&String> = evo.ranking.iter().map(|e| &e.team).collect();
-    order.extend(evo.unranked.iter());
-    let f = evolution_facts(evo);
-    let (ranking, labels) = evolution_rows(&f, &|t| facts.team(t));
-    EvolutionView {
-        frame,
-        svg,
-        end: Some(f.end.clone()),
-        population: evo.population,
-        exemplars: evo.exemplars_per_strategy,
-        generations: f.computed,
-        labels,
-        ranking,
-        unranked: evo.unranked.iter().map(|t| facts.team(t)).collect(),
-        table_head: sampled.iter().map(|g| format!("gen. {g}")).collect(),
-        table: order
-            .iter()
-            .enumerate()
-            .map(|(i, name)| EvolutionRow {
-                band: if i < plots::EVOLUTION_LABELLED {
-                    (i + 1).to_string()
-                } else {
-                    "others".to_string()
-                },
-                team: facts.team(name),
-                counts: sampled
-                    .iter()
-                    .map(|&g| evo.generations[g].counts.get(*name).copied().unwrap_or(0))
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
-fn team_view(
-    frame: Frame,
-    store: &Store,
-    name: &str,
-    version: i64,
-    res: &Results,
-    facts: &Facts,
-    opts: &SiteOptions,
-) -> Result<TeamView, SiteError> {
-    let (description, lexical_elements): (Option<String>, Option<i64>) = store
-        .conn()
-        .query_row(
-            "SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1",
-            [version],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-        .map_err(StoreError::from)?
-        .unwrap_or((None, None));
-    let mut placings = Vec::new();
-    let mut games = Vec::new();
-    let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
-    let mut failures = Vec::new();
-    let mut disqualified = None;
-    for r in &res.rounds {
-        if let Some(d) = r.disqualified.iter().find(|d| d.team == name) {
-            disqualified = Some(format!("round {}: {}", r.number, d.reason));
-        }
-        for g in &r.groups {
-            if !g.members.iter().any(|m| m == name) {
-                continue;
-            }
-            let entry = g.ranking.iter().find(|p| p.team == name);
-            placings.push(PlacingRow {
-                round: r.number,
-                href: round_page(r.number),
-                group: g.number,
-                place: entry.map(|p| p.place),
-                points: entry.map(|p| points_text(p.points)),
-            });
-            let dqs = disqualifications(g, r);
-            for x in &g.games {
-                let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
-                let Some(&side) = sides.first() else {
-                    continue;
-                };
-                let other = 1 - side;
-                let href = has_page(facts, opts, r.number, g.number, x)
-                    .then(|| game_page(r.number, g.number, x.slot));
-                games.push(TeamGameRow {
-                    round: r.number,
-                    group: g.number,
-                    slot: x.slot,
-                    side: if sides.len() == 2 {
-                        "both"
-                    } else if side == 0 {
-                        "P"
-                    } else {
-                        "Q"
-                    },
-                    opponent: facts.team(&x.players[other]),
-                    own: x.points[side],
-                    theirs: x.points[other],
-                    status: x.status.to_string(),
-                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
-                    href: href.clone(),
-                });
-                if x.counted {
-                    let e = opponents.entry(x.players[other].clone()).or_default();
-                    e.0 += 1;
-                    e.1 += x.points[side];
-                    e.2 += x.points[other];
-                }
-                for f in &x.failures {
-                    if x.players[f.player.min(1)] == name {
-                        failures.push(FailureRow {
-                            round: r.number,
-                            group: g.number,
-                            slot: x.slot,
-                            href: href.clone(),
-                            reason: f.reason.clone(),
-                        });
-                    }
-                }
-            }
-        }
-    }
-    let evolution = res.evolution.as_ref().and_then(|e| {
-        let f = evolution_facts(e);
-        let (rows, _) = evolution_rows(&f, &|t| facts.team(t));
-        rows.into_iter().find(|p| p.team.name == name)
-    });
-    Ok(TeamView {
-        frame,
-        name: name.to_string(),
-        description,
-        lexical_elements,
-        placings,
-        disqualified,
-        evolution,
-        games,
-        opponents: opponents
-            .into_iter()
-            .map(|(o, (n, own, theirs))| OpponentRow {
-                opponent: facts.team(&o),
-                games: n,
-                own,
-                theirs,
-            })
-            .collect(),
-        failures,
-    })
-}
-
-/// Keeps the site up to date while a tournament runs: after every finished
-/// group it writes that group's game pages and its members' pages (the
-/// index and the round's page at every tenth of the round's groups), after
-/// every round the round's page and its players' pages, and after the
-/// Evolution everything. The results come from a [`ResultsCache`]
-/// refreshed for the event alone, so nothing is rebuilt whole while the
-/// tournament runs. Game pages of a group are rendered once.
-///
-/// A failure to write the site is reported on stderr and does not stop the
-/// tournament (the next event tries again).
-pub struct SiteObserver {
-    pub dir: PathBuf,
-    pub tournament: i64,
-    /// Options for every regeneration (its `skip_game_pages_of` grows as
-    /// groups finish).
-    pub options: SiteOptions,
-    /// The last error, if the last regeneration failed.
-    pub last_error: Option<String>,
-    cache: Option<ResultsCache>,
-    /// Per round: the groups seen finishing, and how many had when its
-    /// page was last written.
-    finished: BTreeMap<u32, (BTreeSet<u32>, usize)>,
-}
-
-impl SiteObserver {
-    pub fn new(dir: impl Into<PathBuf>, tournament: i64) -> Self {
-        SiteObserver {
-            dir: dir.into(),
-            tournament,
-            options: SiteOptions::default(),
-            last_error: None,
-            cache: None,
-            finished: BTreeMap::new(),
-        }
-    }
-
-    /// Writes every page now (also usable after the run, for the final
-    /// state).
-    pub fn regenerate(&mut self, store: &Store) -> Result<SiteSummary, SiteError> {
-        self.write(store, Scope::All)
-    }
-
-    /// Writes the pages of `scope`, from the results refreshed for it.
-    pub fn write(&mut self, store: &Store, scope: Scope) -> Result<SiteSummary, SiteError> {
-        if self.cache.is_none() {
-            self.cache = Some(ResultsCache::new(store, self.tournament)?);
-        }
-        let cache = self.cache.as_mut().expect("the cache was just filled");
-        let res = match scope {
-            Scope::All => cache.refresh_all(store)?,
-            Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
-            Scope::Round(round) => cache.refresh_round(store, round)?,
-        };
-        let summary = generate_from(store, self.tournament, res, &self.dir, &self.options, scope)?;
-        if !self.options.no_game_pages {
-            // Only groups whose pages this write brought up to date.
-            self.options.skip_game_pages_of.extend(
-                summary
-                    .finished_groups
-                    .iter()
-                    .filter(|(r, g)| scope.game_pages(*r, *g))
-                    .copied(),
-            );
-        }
-        Ok(summary)
-    }
-
-    /// The scope of a finished group: with or without its round's page.
-    fn group_scope(&mut self, store: &Store, round: u32, group: u32) -> Result<Scope, SiteError> {
-        let n_groups = store.groups(self.tournament, round)?.len();
-        let (seen, at_last_write) = self.finished.entry(round).or_default();
-        seen.insert(group);
-        let step = (n_groups / 10).max(1);
-        let round_page = if seen.len() >= n_groups || seen.len() >= *at_last_write + step {
-            *at_last_write = seen.len();
-            RoundPage::Write
-        } else {
-            RoundPage::Later
-        };
-        Ok(Scope::Group {
-            round,
-            group,
-            round_page,
-        })
-    }
-}
-
-impl Observer for SiteObserver {
-    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
-        let written = match event {
-            Event::GroupFinished { round, group } => self
-                .group_scope(store, *round, *group)
-                .and_then(|scope| self.write(store, scope)),
-            Event::RoundFinished { round, .. } => self.write(store, Scope::Round(*round)),
-            Event::EvolutionFinished { .. } => self.write(store, Scope::All),
-            _ => return Ok(()),
-        };
-        match written {
-            Ok(_) => self.last_error = None,
-            Err(e) => {
-                let msg = format!("results site {}: {e}", self.dir.display());
-                eprintln!("knobeln: {msg}");
-                self.last_error = Some(msg);
-            }
-        }
-        Ok(())
-    }
 }

@@ -1,0 +1,553 @@
+//! Unit tests of the wire format: round trips of every message, and the
+//! checks on what a worker sends back (each refusal).
+
+use super::*;
+use crate::game::knobeln::Params;
+use crate::referee::Failure;
+
+fn cfg(l: u32) -> RefereeConfig {
+    RefereeConfig {
+        params: Params {
+            l,
+            ..Params::default()
+        },
+        ..RefereeConfig::default()
+    }
+}
+
+fn played(l: u32, seed: u64) -> GameRecord {
+    let throws = vec![[100, 200]; l as usize];
+    let points = replay(&cfg(l).params, &throws).unwrap();
+    GameRecord {
+        seed,
+        points,
+        throws,
+        failures: vec![],
+    }
+}
+
+fn ident(slot: u32) -> GameIdent {
+    GameIdent {
+        tournament: 1,
+        round: 1,
+        group: 2,
+        slot,
+        attempt: 1,
+    }
+}
+
+fn knobeln_game(slot: u32) -> GameJob {
+    GameJob {
+        game: ident(slot),
+        play: Play::Knobeln {
+            referee: cfg(10),
+            programs: ["a".repeat(64), "b".repeat(64)],
+            seeds: Seeds {
+                game: u64::MAX,
+                players: [1, u64::MAX - 1],
+            },
+        },
+    }
+}
+
+fn job() -> JobMessage {
+    JobMessage {
+        format: FORMAT,
+        session: "abc123".into(),
+        job: "abc123-7".into(),
+        games: vec![knobeln_game(3), knobeln_game(4)],
+    }
+}
+
+/// The play of the job's first game, to change.
+fn play_of(j: &mut JobMessage) -> &mut Play {
+    &mut j.games[0].play
+}
+
+#[test]
+fn a_job_round_trips_with_its_discipline_named() {
+    let j = job();
+    let bytes = j.encode();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(text.contains("\"discipline\":\"knobeln\""), "{text}");
+    assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+}
+
+#[test]
+fn a_job_whose_program_name_is_a_path_is_refused() {
+    let mut j = job();
+    let Play::Knobeln { programs, .. } = &mut j.games[1].play else {
+        unreachable!()
+    };
+    programs[1] = format!("../../{}", "a".repeat(58));
+    assert!(matches!(
+        JobMessage::decode(&j.encode()),
+        Err(WireError::Invalid(_))
+    ));
+    let mut j = job();
+    j.session = "a.>".into();
+    assert!(JobMessage::decode(&j.encode()).is_err());
+    let mut j = job();
+    j.job = "x.>".into();
+    assert!(JobMessage::decode(&j.encode()).is_err());
+}
+
+#[test]
+fn the_identity_of_an_unreadable_job_is_found_if_it_is_there() {
+    let text = br#"{"format":2,"session":"abc","job":"abc-3","games":[{"game":{"tournament":1,"round":1,"group":1,"slot":4,"attempt":1},"play":{"discipline":"go"}}]}"#;
+    let (s, job, games) = JobMessage::identity(text).unwrap();
+    assert_eq!(
+        (s.as_str(), job.as_str(), games[0].slot),
+        ("abc", "abc-3", 4)
+    );
+    assert!(JobMessage::decode(text).is_err());
+    assert_eq!(
+        JobMessage::identity(br#"{"session":"a.>","job":"a-1","games":[]}"#),
+        None
+    );
+    assert_eq!(
+        JobMessage::identity(br#"{"session":"abc","job":"abc-1","games":[]}"#),
+        None
+    );
+}
+
+#[test]
+fn a_job_has_at_least_one_game_not_too_many_and_of_one_kind() {
+    let mut j = job();
+    j.games.clear();
+    assert!(matches!(
+        JobMessage::decode(&j.encode()),
+        Err(WireError::Invalid(_))
+    ));
+    let mut j = job();
+    j.games = (0..MAX_GAMES_PER_JOB as u32 + 1)
+        .map(knobeln_game)
+        .collect();
+    assert!(matches!(
+        JobMessage::decode(&j.encode()),
+        Err(WireError::Invalid(_))
+    ));
+    let mut j = job();
+    j.games.push(bot_job(2).games.remove(0));
+    assert_eq!(
+        JobMessage::decode(&j.encode()),
+        Err(WireError::Invalid("games of two kinds in one job".into()))
+    );
+}
+
+#[test]
+fn knobeln_games_go_64_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
+    let knobeln = |l: u32| Play::Knobeln {
+        referee: cfg(l),
+        programs: ["a".repeat(64), "b".repeat(64)],
+        seeds: Seeds {
+            game: 1,
+            players: [2, 3],
+        },
+    };
+    assert_eq!(games_per_job(&knobeln(1000)), KNOBELN_GAMES_PER_JOB);
+    assert_eq!(games_per_job(&knobeln(20_000)), 6);
+    assert_eq!(games_per_job(&knobeln(1_000_000)), 1);
+    assert_eq!(games_per_job(&bot_job(2).games[0].play), 1);
+    assert_eq!(
+        most_games_per_job(Discipline::Knobeln),
+        KNOBELN_GAMES_PER_JOB
+    );
+    assert_eq!(most_games_per_job(Discipline::Bots), 1);
+    // 64 answers of 1000 throws fit the budget.
+    let m = ResultMessage {
+        format: FORMAT,
+        session: "abc".into(),
+        job: "abc-1".into(),
+        worker: "w".into(),
+        results: (0..KNOBELN_GAMES_PER_JOB as u32)
+            .map(|i| GameResult {
+                game: ident(i),
+                outcome: Outcome::Played(played(1000, 7)),
+            })
+            .collect(),
+    };
+    assert!(m.encode().len() < RESULT_BUDGET, "{}", m.encode().len());
+}
+
+#[test]
+fn an_unknown_discipline_or_format_is_refused_not_guessed() {
+    let text = String::from_utf8(job().encode())
+        .unwrap()
+        .replace("\"knobeln\"", "\"morabaraba\"");
+    assert!(JobMessage::decode(text.as_bytes()).is_err());
+    let mut j = job();
+    j.format = 1;
+    assert_eq!(JobMessage::decode(&j.encode()), Err(WireError::Format(1)));
+    assert!(matches!(
+        JobMessage::decode(&vec![b' '; MAX_MESSAGE_BYTES + 1]),
+        Err(WireError::TooLarge(_))
+    ));
+}
+
+#[test]
+fn a_record_travels_compactly_and_the_old_form_is_read_too() {
+    let mut r = played(1000, 7);
+    r.throws[500] = [12288, 1];
+    let m = ResultMessage {
+        format: FORMAT,
+        session: "abc".into(),
+        job: "abc-1".into(),
+        worker: "w".into(),
+        results: vec![GameResult {
+            game: ident(3),
+            outcome: Outcome::Played(r.clone()),
+        }],
+    };
+    let bytes = m.encode();
+    assert!(bytes.len() < 4000, "{} bytes for 1000 throws", bytes.len());
+    assert_eq!(ResultMessage::decode(&bytes).unwrap(), m);
+    // Throws as pairs (the form of the first format) are read too.
+    let old = serde_json::json!({
+        "format": FORMAT, "session": "abc", "job": "abc-1", "worker": "w",
+        "results": [{"game": ident(3),
+                     "outcome": {"played": serde_json::to_value(&r).unwrap()}}]
+    });
+    let back = ResultMessage::decode(old.to_string().as_bytes()).unwrap();
+    assert_eq!(back.results[0].outcome, Outcome::Played(r));
+    // Damaged throws are unreadable, not a panic.
+    let text = String::from_utf8(bytes)
+        .unwrap()
+        .replace("\"throws\":\"", "\"throws\":\"!!");
+    assert!(ResultMessage::decode(text.as_bytes()).is_err());
+}
+
+#[test]
+fn a_true_record_passes() {
+    let r = played(10, 7);
+    assert_eq!(check_record(&cfg(10), 7, r.clone()), Ok(r));
+}
+
+#[test]
+fn forged_points_a_wrong_seed_or_a_short_game_are_refused() {
+    let mut r = played(10, 7);
+    r.points[0] += 1;
+    assert!(check_record(&cfg(10), 7, r).is_err());
+    assert!(check_record(&cfg(10), 8, played(10, 7)).is_err());
+    let mut r = played(10, 7);
+    r.throws.pop();
+    r.points = replay(&cfg(10).params, &r.throws).unwrap();
+    assert!(check_record(&cfg(10), 7, r).is_err());
+    // A rule break the worker did not report.
+    let mut r = played(10, 7);
+    r.throws[3] = [0, 200];
+    assert!(check_record(&cfg(10), 7, r).is_err());
+}
+
+#[test]
+fn a_failure_gets_the_coordinators_sentence_and_must_sit_after_the_last_throw() {
+    let mut r = played(10, 7);
+    r.throws.truncate(4);
+    r.points = replay(&cfg(10).params, &r.throws).unwrap();
+    r.failures = vec![Failure {
+        player: 1,
+        throw: 5,
+        kind: FailureKind::Crashed {
+            signal: 11,
+            trap: None,
+        },
+        reason: "send money to ...".into(),
+    }];
+    let checked = check_record(&cfg(10), 7, r.clone()).unwrap();
+    assert_eq!(
+        checked.failures[0].reason,
+        describe_failure(
+            &cfg(10),
+            5,
+            &FailureKind::Crashed {
+                signal: 11,
+                trap: None
+            }
+        )
+    );
+    let mut wrong = r.clone();
+    wrong.failures[0].throw = 9;
+    assert!(check_record(&cfg(10), 7, wrong).is_err());
+    let mut long = r.clone();
+    long.failures[0].kind = FailureKind::Output {
+        line: "x".repeat(500),
+    };
+    assert!(check_record(&cfg(10), 7, long).is_err());
+    // A trap's words come from the worker too: capped and printable.
+    let mut trap = r;
+    trap.failures[0].kind = FailureKind::Crashed {
+        signal: 11,
+        trap: Some("out of bounds\nDear participant, ...".into()),
+    };
+    assert!(check_record(&cfg(10), 7, trap).is_err());
+}
+
+fn bot_job(seats: usize) -> JobMessage {
+    let language = crate::lang::LanguageTable::builtin().languages[0].clone();
+    JobMessage {
+        games: vec![GameJob {
+            game: ident(3),
+            play: Play::Bots {
+                setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
+                limits: LineLimits::default(),
+                seats: (0..seats)
+                    .map(|i| BotSeat {
+                        program: format!("{i}").repeat(64),
+                        language: language.clone(),
+                    })
+                    .collect(),
+                keep_transcript: true,
+                folders: None,
+            },
+        }],
+        ..job()
+    }
+}
+
+fn bot_game() -> Played {
+    use crate::game::footsteps::{Ending, GameOutcome};
+    Played {
+        outcome: Some(BotOutcome::Footsteps(GameOutcome {
+            winner: Some(1),
+            ending: Ending::Goal,
+            position: 2,
+            points_left: [0, 0],
+            turns: 7,
+        })),
+        failures: vec![],
+        cpu_ms: vec![1, 2],
+        cpu_us: vec![1000, 2000],
+        wall_ms: 5,
+        stderr: vec![String::new(), String::new()],
+        moves: None,
+        transcript: None,
+        transcript_truncated: false,
+        folders: None,
+    }
+}
+
+#[test]
+fn a_bot_job_round_trips_with_its_game_limits_and_languages() {
+    let j = bot_job(2);
+    let bytes = j.encode();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(text.contains("\"discipline\":\"bots\""), "{text}");
+    assert!(text.contains("\"game\":\"footsteps\""), "{text}");
+    assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+}
+
+#[test]
+fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
+    let island = crate::game::flooding::Island::parse(
+        "GAMEBOARDSTART 3,3\n###\n#o#\n###\nGAMEBOARDEND\nROUND 1 2,2\n",
+    )
+    .unwrap();
+    let mut j = bot_job(1);
+    let Play::Bots { setup, .. } = play_of(&mut j) else {
+        unreachable!()
+    };
+    *setup = Setup::Flooding {
+        island,
+        params: crate::game::flooding::Params::default(),
+        seed: 9,
+    };
+    assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
+    // A board that is not an island is refused before anything runs.
+    let text = String::from_utf8(j.encode())
+        .unwrap()
+        .replace("###\\n#o#", "###\\n#x#");
+    assert!(matches!(
+        JobMessage::decode(text.as_bytes()),
+        Err(WireError::Unreadable(_))
+    ));
+}
+
+#[test]
+fn a_bot_job_with_the_wrong_seats_a_path_or_endless_limits_is_refused() {
+    assert!(matches!(
+        JobMessage::decode(&bot_job(3).encode()),
+        Err(WireError::Invalid(_))
+    ));
+    let mut j = bot_job(2);
+    let Play::Bots { seats, .. } = play_of(&mut j) else {
+        unreachable!()
+    };
+    seats[0].program = "../etc/passwd".into();
+    assert!(JobMessage::decode(&j.encode()).is_err());
+    let mut j = bot_job(2);
+    let Play::Bots { limits: l, .. } = play_of(&mut j) else {
+        unreachable!()
+    };
+    l.cpu = std::time::Duration::from_secs(7200);
+    assert!(matches!(
+        JobMessage::decode(&j.encode()),
+        Err(WireError::Invalid(_))
+    ));
+}
+
+#[test]
+fn kept_folders_come_back_one_per_seat_within_their_quota_or_not_at_all() {
+    use crate::sandbox::folder::{Entry, FolderImage};
+    let small = FolderImage::new(vec![Entry::File {
+        path: "n".into(),
+        bytes: vec![1; 10],
+        executable: false,
+    }]);
+    let mut p = bot_game();
+    assert_eq!(check_folders(&p, None), Ok(()));
+    assert!(
+        check_folders(&p, Some((2, 4096))).is_err(),
+        "none came back"
+    );
+    p.folders = Some(vec![small.clone(), FolderImage::empty()]);
+    // Ten bytes are a page of the tmpfs.
+    assert_eq!(check_folders(&p, Some((2, 4096))), Ok(()));
+    assert!(check_folders(&p, Some((2, 4095)))
+        .unwrap_err()
+        .contains("quota"));
+    assert!(check_folders(&p, None).is_err(), "none were sent");
+    p.folders = Some(vec![small]);
+    assert!(
+        check_folders(&p, Some((2, 4096))).is_err(),
+        "one for two seats"
+    );
+    // A job's folders are one per seat.
+    let mut j = bot_job(2);
+    if let Play::Bots { folders, .. } = &mut j.games[0].play {
+        *folders = Some(vec![FolderImage::empty()]);
+    }
+    assert!(JobMessage::decode(&j.encode()).is_err());
+}
+
+#[test]
+fn a_true_bot_game_passes_and_a_failure_gets_the_coordinators_sentence() {
+    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    assert_eq!(check_bot_game(&setup, bot_game()), Ok(bot_game()));
+    let mut p = bot_game();
+    p.failures = vec![crate::lines::BotFailure {
+        bot: 0,
+        turn: 3,
+        kind: BotFailureKind::Crashed { signal: 11 },
+        line: None,
+        reason: "send money to ...".into(),
+    }];
+    let checked = check_bot_game(&setup, p).unwrap();
+    assert_eq!(
+        checked.failures[0].reason,
+        describe_bot_failure(0, 3, &BotFailureKind::Crashed { signal: 11 }, None)
+    );
+    assert!(checked.failures[0]
+        .reason
+        .starts_with("player 1, turn 3: crashed"));
+}
+
+/// Issue 34: a result that cannot travel is never published (and
+/// retried forever): it says why, within a message.
+#[test]
+fn a_result_too_large_for_a_message_becomes_a_fault_that_travels() {
+    let mut p = bot_game();
+    p.moves = Some("x".repeat(MAX_MESSAGE_BYTES + 1));
+    let game = GameIdent::new(
+        1,
+        GameKey {
+            round: 1,
+            group: 1,
+            slot: 1,
+        },
+        0,
+    );
+    let r = ResultMessage {
+        format: FORMAT,
+        session: "s".into(),
+        job: "j".into(),
+        worker: "w".into(),
+        results: vec![GameResult {
+            game,
+            outcome: Outcome::BotGame(Box::new(p)),
+        }],
+    };
+    let bytes = r.encode_within_limit();
+    assert!(bytes.len() <= MAX_MESSAGE_BYTES);
+    let back = ResultMessage::decode(&bytes).unwrap();
+    match &back.results[0].outcome {
+        Outcome::Fault(why) => assert!(why.contains("more than a message"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A result that fits is sent as it is.
+    let small = ResultMessage {
+        results: vec![GameResult {
+            game,
+            outcome: Outcome::BotGame(Box::new(bot_game())),
+        }],
+        ..back
+    };
+    assert_eq!(small.clone().encode_within_limit(), small.encode());
+}
+
+#[test]
+fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_this_games() {
+    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    let mut p = bot_game();
+    p.moves = Some("0: 1\n1: 2\n".into());
+    assert_eq!(
+        check_bot_game(&setup, p).unwrap().moves.as_deref(),
+        Some("0: 1\n1: 2\n")
+    );
+    // A worker of this version sends format 2 (players from 1); one of
+    // before it format 1 (seats from 0): both are kept as sent.
+    let two = "# knobeln moves 2\n1: 1\n2: 2\n";
+    let mut p = bot_game();
+    p.moves = Some(two.into());
+    assert_eq!(
+        check_bot_game(&setup, p).unwrap().moves.as_deref(),
+        Some(two)
+    );
+    let mut p = bot_game();
+    p.moves = Some("2: 1\n".into());
+    assert!(check_bot_game(&setup, p).unwrap_err().contains("seat 2"));
+    let mut p = bot_game();
+    p.moves = Some("# knobeln moves 2\n3: 1\n".into());
+    assert!(check_bot_game(&setup, p).unwrap_err().contains("player 3"));
+    let mut p = bot_game();
+    p.moves = Some("x".repeat(MAX_MESSAGE_BYTES + 1));
+    assert!(check_bot_game(&setup, p).is_err());
+}
+
+#[test]
+fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
+    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    let mut p = bot_game();
+    let Some(BotOutcome::Footsteps(o)) = &mut p.outcome else {
+        unreachable!()
+    };
+    o.winner = Some(2);
+    assert!(check_bot_game(&setup, p).is_err());
+    let mut p = bot_game();
+    p.cpu_us.push(1);
+    assert!(check_bot_game(&setup, p).is_err());
+    let mut p = bot_game();
+    p.failures = vec![crate::lines::BotFailure {
+        bot: 5,
+        turn: 1,
+        kind: BotFailureKind::ForbiddenCall,
+        line: None,
+        reason: String::new(),
+    }];
+    assert!(check_bot_game(&setup, p).is_err());
+    let mut p = bot_game();
+    p.failures = vec![crate::lines::BotFailure {
+        bot: 1,
+        turn: 1,
+        kind: BotFailureKind::Rule {
+            rule: "x".repeat(1000),
+        },
+        line: Some("\u{1b}[31m".into()),
+        reason: String::new(),
+    }];
+    assert!(check_bot_game(&setup, p).is_err());
+    let ultimatum = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 10 });
+    assert_eq!(
+        check_bot_game(&ultimatum, bot_game()),
+        Err("the outcome of another game".into())
+    );
+}

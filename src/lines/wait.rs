@@ -1,0 +1,326 @@
+//! How the referee waits for a bot: freezing the bots it does not wait
+//! for and thawing them, reading a line within the limits, draining
+//! output, the CPU checks, and reading how a bot ended. These are the
+//! private steps under [`super::Match`]'s verbs.
+//!
+//! Not here: the verbs themselves and what a game sees (`mod.rs`), the
+//! words of a failure (`failure.rs`).
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+use super::{too_long, BotFailure, BotFailureKind, Freeze, Match, Stop, FROZEN_SLACK, STDERR_KEEP};
+
+impl Match {
+    /// Freezes every bot but `bots` (those the referee waits for), so that
+    /// nothing another bot of the match does takes their CPU. A frozen bot
+    /// is thawed when the referee next waits for it (or writes to it and
+    /// its pipe is full).
+    pub(super) fn freeze_all_but(&mut self, bots: &[usize]) {
+        for b in 0..self.seats.len() {
+            let seat = &mut self.seats[b];
+            if bots.contains(&b) || seat.frozen || seat.eof {
+                continue;
+            }
+            seat.frozen = seat.bot.freeze(Freeze::Frozen);
+            if seat.frozen {
+                seat.frozen_cpu = seat.bot.cpu_time();
+            }
+        }
+    }
+
+    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`]
+    /// (they resumed themselves): each is killed, and its failure returned.
+    /// The freeze that signals cannot undo is the kernel's count of the
+    /// bot's CPU time, which this reads.
+    pub(super) fn resumed_while_frozen(&mut self) -> Vec<BotFailure> {
+        let mut out = Vec::new();
+        for b in 0..self.seats.len() {
+            let seat = &self.seats[b];
+            if !seat.frozen || seat.eof {
+                continue;
+            }
+            let ran = seat.bot.cpu_time().saturating_sub(seat.frozen_cpu);
+            if ran > FROZEN_SLACK {
+                let kind = BotFailureKind::RanWhileStopped {
+                    ran_ms: ran.as_millis() as u64,
+                };
+                self.kill(b);
+                self.seats[b].frozen = false;
+                out.push(self.failure(b, kind, None));
+            }
+        }
+        out
+    }
+
+    /// Freezes every bot of `bots` that has its reply in `replies`.
+    pub(super) fn freeze_all_but_pending(&mut self, bots: &[usize], replies: &[Option<String>]) {
+        let waiting: Vec<usize> = (0..self.seats.len())
+            .filter(|b| match bots.iter().position(|x| x == b) {
+                Some(k) => replies[k].is_none(),
+                None => false,
+            })
+            .collect();
+        self.freeze_all_but(&waiting);
+    }
+
+    /// Resumes `bot` if it is frozen.
+    pub(super) fn thaw(&mut self, bot: usize) {
+        let seat = &mut self.seats[bot];
+        if seat.frozen {
+            seat.bot.freeze(Freeze::Thawed);
+            seat.frozen = false;
+        }
+    }
+
+    /// A complete line from the buffer, reading what is there first.
+    pub(super) fn take_line(&mut self, bot: usize) -> Option<Result<String, BotFailure>> {
+        let max = self.limits.max_line;
+        loop {
+            let seat = &mut self.seats[bot];
+            if let Some(i) = seat.buf.iter().position(|&c| c == b'\n') {
+                let mut line: Vec<u8> = seat.buf.drain(..=i).collect();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if line.len() > max {
+                    let shown = String::from_utf8_lossy(&line[..line.len().min(400)]).into_owned();
+                    return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
+                }
+                return Some(match String::from_utf8(line) {
+                    Ok(s) => Ok(s),
+                    Err(e) => {
+                        let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                        let kind = BotFailureKind::Output {
+                            problem: "a line that is not UTF-8 text".into(),
+                        };
+                        Err(self.failure(bot, kind, Some(&shown)))
+                    }
+                });
+            }
+            if seat.buf.len() > max {
+                let shown =
+                    String::from_utf8_lossy(&seat.buf[..seat.buf.len().min(400)]).into_owned();
+                return Some(Err(self.failure(bot, too_long(max), Some(&shown))));
+            }
+            if seat.eof {
+                return None;
+            }
+            match read_some(seat.bot.fds()[1], &mut seat.buf, max.max(398) + 2) {
+                Ok(0) => {
+                    seat.eof = true;
+                    return None;
+                }
+                Ok(_) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => return None,
+                Err(_) => {
+                    seat.eof = true;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Keeps the first bytes of a bot's standard error, discards the rest.
+    pub(super) fn drain(&mut self, bot: usize) -> io::Result<()> {
+        let seat = &mut self.seats[bot];
+        let fd = seat.bot.fds()[2];
+        let mut scratch = Vec::new();
+        loop {
+            scratch.clear();
+            match read_some(fd, &mut scratch, 65536) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {
+                    let room = STDERR_KEEP.saturating_sub(seat.stderr.len());
+                    seat.stderr
+                        .extend_from_slice(&scratch[..room.min(scratch.len())]);
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => return Ok(()),
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+
+    pub(super) fn wait_readable(&mut self, bots: &[usize], wait: Duration) -> io::Result<()> {
+        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(bots.len() * 2);
+        for &b in bots {
+            let fds = self.seats[b].bot.fds();
+            for fd in [fds[1], fds[2]] {
+                pfds.push(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+            }
+        }
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: a valid array of pollfds.
+        let r = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+        for (k, &b) in bots.iter().enumerate() {
+            if pfds[2 * k + 1].revents != 0 {
+                self.drain(b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A failure if `bot` is over the match's CPU time, over its
+    /// allowance by rounds, or over `reply_limit` since its budget's first
+    /// look.
+    pub(super) fn over_cpu(&self, bot: usize, reply_limit: Duration) -> Option<BotFailure> {
+        let used = self.seats[bot].bot.cpu_time();
+        if let Some(f) = self.over_cpu_total(bot, used) {
+            return Some(f);
+        }
+        let base = self.seats[bot].budget.and_then(|b| b.cpu_base)?;
+        (used.saturating_sub(base) > reply_limit).then(|| {
+            self.failure(
+                bot,
+                BotFailureKind::ReplyCpu {
+                    limit_ms: reply_limit.as_millis() as u64,
+                },
+                None,
+            )
+        })
+    }
+
+    /// A failure if `bot`, having used `used`, is over the match's CPU
+    /// time or over its allowance by rounds.
+    pub(super) fn over_cpu_total(&self, bot: usize, used: Duration) -> Option<BotFailure> {
+        if used > self.limits.cpu {
+            return Some(self.cpu_failure(bot));
+        }
+        let a = self.seats[bot].allowance?;
+        (used > a.cpu).then(|| {
+            self.failure(
+                bot,
+                BotFailureKind::RoundsCpu {
+                    limit_ms: a.cpu.as_millis() as u64,
+                    rounds: a.rounds,
+                    round_ms: self.limits.reply_cpu.as_millis() as u64,
+                    startup_ms: self.limits.startup_cpu.as_millis() as u64,
+                },
+                None,
+            )
+        })
+    }
+
+    pub(super) fn cpu_failure(&self, bot: usize) -> BotFailure {
+        self.failure(
+            bot,
+            BotFailureKind::CpuTime {
+                limit_ms: self.limits.cpu.as_millis() as u64,
+            },
+            None,
+        )
+    }
+
+    pub(super) fn kill(&mut self, bot: usize) {
+        self.seats[bot].frozen = false;
+        let _ = self.seats[bot].bot.finish();
+    }
+
+    pub(super) fn fail_now(
+        &mut self,
+        bot: usize,
+        kind: BotFailureKind,
+        line: Option<&str>,
+    ) -> Stop {
+        let f = self.failure(bot, kind, line);
+        self.stop_with(bot, f)
+    }
+
+    /// Ends `bot` for failure `f`, which stops the match.
+    pub(super) fn stop_with(&mut self, bot: usize, f: BotFailure) -> Stop {
+        self.kill(bot);
+        self.failed.push(f.clone());
+        Stop::Failed(vec![f])
+    }
+
+    pub(super) fn ended(&mut self, bot: usize) -> Stop {
+        let f = self.ended_failure(bot);
+        self.failed.push(f.clone());
+        Stop::Failed(vec![f])
+    }
+
+    /// The failure of a bot whose output closed or whose input broke: how
+    /// it ended decides which limit or rule it was.
+    pub(super) fn ended_failure(&mut self, bot: usize) -> BotFailure {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.seats[bot].bot.try_status() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => break None,
+            }
+        };
+        let seat = &self.seats[bot];
+        let oom = seat.bot.out_of_memory();
+        let cpu_over = seat.bot.cpu_time() > self.limits.cpu;
+        let memory_limit = seat.memory_limit_mb;
+        self.kill(bot);
+        use std::os::unix::process::ExitStatusExt;
+        let kind = match status {
+            _ if oom => BotFailureKind::Memory {
+                limit_mb: memory_limit,
+            },
+            Some(st) if st.signal() == Some(libc::SIGSYS) => BotFailureKind::ForbiddenCall,
+            Some(st)
+                if st.signal() == Some(libc::SIGXCPU)
+                    || (st.signal() == Some(libc::SIGKILL) && cpu_over) =>
+            {
+                BotFailureKind::CpuTime {
+                    limit_ms: self.limits.cpu.as_millis() as u64,
+                }
+            }
+            Some(st) => match (st.code(), st.signal()) {
+                (Some(code), _) => BotFailureKind::Exited { status: code },
+                (None, Some(sig)) => BotFailureKind::Crashed { signal: sig },
+                _ => BotFailureKind::Exited { status: -1 },
+            },
+            // Output closed, process still there: it ended its part.
+            None => BotFailureKind::Exited { status: -1 },
+        };
+        self.failure(bot, kind, None)
+    }
+}
+
+pub(super) fn read_some(fd: RawFd, buf: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    let mut chunk = [0u8; 4096];
+    let want = chunk.len().min(max.saturating_sub(buf.len()).max(1));
+    // SAFETY: read into a valid stack buffer.
+    let r = unsafe { libc::read(fd, chunk.as_mut_ptr().cast(), want) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buf.extend_from_slice(&chunk[..r as usize]);
+    Ok(r as usize)
+}
+
+pub(super) fn poll_one(fd: RawFd, events: libc::c_short, wait: Duration) -> io::Result<()> {
+    let mut p = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    let ms = wait.as_millis().clamp(1, 100) as i32;
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}

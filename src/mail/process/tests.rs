@@ -1,0 +1,199 @@
+//! Unit tests of processing stored mails on an in-memory store.
+
+use super::*;
+
+/// The authentification string of team `name` in these tests.
+fn auth(name: &str) -> String {
+    format!("Zq4vX9pL2mK8{name}")
+}
+
+/// A registered team `name` at `name@lords.example` whose
+/// authentification string is [`auth`]`(name)`.
+fn team(store: &Store, name: &str) -> TeamId {
+    let secret = auth(name);
+    let salt = crate::auth::new_salt();
+    let mailbox = format!("{name}@lords.example");
+    db::insert_registration(
+        store.conn(),
+        &db::NewRegistration {
+            team_name: name,
+            requested_name: name,
+            mail_address: &mailbox,
+            preferences: "",
+            organization: name,
+            members_json: "[]",
+            record: "",
+            auth_salt: &salt,
+            auth_hash: &crate::auth::hash(&salt, &secret),
+            auth_index: &crate::auth::index(&secret),
+            mailbox: &mailbox,
+            inbox_id: None,
+        },
+        Utc::now(),
+    )
+    .unwrap()
+}
+
+fn take_in(store: &Store, n: u32, from: &str, subject: &str, body: &str) -> i64 {
+    let mail = format!(
+        "From: {from}\r\nTo: knobeln@contest.example\r\nSubject: {subject}\r\n\
+             Message-ID: <q{n}@x.example>\r\n\r\n{body}\r\n"
+    );
+    crate::mail::inbox::take_in(
+        store.conn(),
+        "test",
+        None,
+        mail.as_bytes(),
+        usize::MAX,
+        Utc::now(),
+    )
+    .unwrap()
+    .unwrap()
+}
+
+/// Issue 35: the compile queue reads and authenticates a waiting mail
+/// once, before it queues. After the first look its lane is stored
+/// with it, so a later cycle finds the request without reading the
+/// mail (here: its bytes replaced by garbage after the first look);
+/// `status` (`Counted`) writes nothing. A "please compile" without a
+/// valid `<<FROM>>` line is a stranger's and never queues.
+#[test]
+fn the_compile_queue_authenticates_once_before_it_queues() {
+    let store = Store::open_in_memory().unwrap();
+    let config = Config::default();
+    let millers = team(&store, "millers");
+    let source = |auth: &str| format!("/* <<FROM>> millers {auth} */\nint x;");
+    let proven = take_in(
+        &store,
+        1,
+        "joe@lords.example",
+        "please compile",
+        &source(&auth("millers")),
+    );
+    take_in(&store, 2, "joe@lords.example", "help", "hello");
+    take_in(
+        &store,
+        3,
+        "eve@forged.example",
+        "please compile",
+        &source("guessed"),
+    );
+    take_in(&store, 4, "eve@forged.example", "please compile", "int x;");
+    let counted = pending_compiles(&store, &config, Classified::Counted).unwrap();
+    assert_eq!(counted.len(), 1);
+    let unseen: i64 = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM inbox WHERE queue_key IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(unseen, 4, "status writes nothing");
+    let first = pending_compiles(&store, &config, Classified::Stored).unwrap();
+    assert_eq!(
+        first,
+        vec![QueuedCompile {
+            inbox_id: proven,
+            team: millers
+        }]
+    );
+    store
+        .conn()
+        .execute("UPDATE inbox SET raw = x'00ff00'", [])
+        .unwrap();
+    let again = pending_compiles(&store, &config, Classified::Stored).unwrap();
+    assert_eq!(again, first, "the mails were not read again");
+}
+
+/// Issue 35: turns are by team, not by From line. Twenty requests of
+/// one team from twenty forged senders are one team's: the queue serves
+/// a second team between them.
+#[test]
+fn compile_turns_are_by_team_whatever_the_senders() {
+    let store = Store::open_in_memory().unwrap();
+    let config = Config::default();
+    let (millers, bakers) = (team(&store, "millers"), team(&store, "bakers"));
+    for n in 0..20 {
+        take_in(
+            &store,
+            n,
+            &format!("forged{n}@x{n}.example"),
+            "please compile",
+            &format!("/* <<FROM>> millers {} */\nint x;", auth("millers")),
+        );
+    }
+    let late = take_in(
+        &store,
+        99,
+        "ann@lords.example",
+        "please compile",
+        &format!("/* <<FROM>> bakers {} */\nint x;", auth("bakers")),
+    );
+    let waiting = pending_compiles(&store, &config, Classified::Stored).unwrap();
+    assert_eq!(waiting.len(), 21);
+    assert!(waiting[..20].iter().all(|q| q.team == millers));
+    let served = std::collections::HashMap::new();
+    let next = crate::mail::compile_queue::next_compiles(&waiting, &[], &served, 2);
+    assert_eq!(next, vec![waiting[0].inbox_id, late]);
+    let after = crate::mail::compile_queue::next_compiles(&waiting, &[millers], &served, 2);
+    assert_eq!(after, vec![late], "one request of a team at a time");
+    assert_eq!(waiting[20].team, bakers);
+}
+
+/// Issue 35, lanes: a proven team's mail waits for one batch at most,
+/// however many strangers' mails came before it, and a newcomer's
+/// registration goes before strangers' other mails.
+#[test]
+fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = Config::default();
+    team(&store, "millers");
+    for n in 0..(QUICK_BATCH as u32 * 3) {
+        take_in(&store, n, &format!("r{n}@gmail.example"), "help", "hello");
+    }
+    let status = take_in(
+        &store,
+        1000,
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> millers {}", auth("millers")),
+    );
+    let registration = take_in(
+        &store,
+        1001,
+        "newcomer@new.example",
+        "registration for KNOBELN",
+        "mail-address: newcomer@new.example",
+    );
+    let referee = RefereeConfig::default();
+    let summary = process_pass(
+        &mut store,
+        &config,
+        &referee,
+        &Utc::now,
+        Pass::AllButCompiles,
+    )
+    .unwrap();
+    assert!(summary.more_waiting);
+    assert_eq!(summary.processed + summary.ignored, QUICK_BATCH);
+    let state: String = store
+        .conn()
+        .query_row("SELECT state FROM inbox WHERE id = ?1", [status], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(state, "done", "the team's mail was in the first batch");
+    let outcome: String = store
+        .conn()
+        .query_row(
+            "SELECT outcome FROM inbox WHERE id = ?1",
+            [registration],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        outcome.starts_with("registration"),
+        "a registration goes before strangers' other mails: {outcome}"
+    );
+}

@@ -1,0 +1,639 @@
+//! The bot sandbox: a participant's program in any language, confined for
+//! one match.
+//!
+//! A bot is a language runtime (a native program, a Python interpreter, a
+//! JVM) that talks over standard input and output. Every bot process, and
+//! everything it starts, runs
+//! - in new **user, mount, PID, network, IPC, UTS and cgroup namespaces**:
+//!   its own PID 1 (when it ends, the kernel ends everything it started),
+//!   no network interface but loopback-less nothing, a private `/proc` that
+//!   shows only its own processes (as root, the network namespace is one
+//!   the server made and lends to one bot at a time, [`super::netns`]);
+//! - in a process group of its own, without a session or terminal;
+//! - on a **root file system of its own**: a tmpfs, read-only once built,
+//!   holding `/usr` (and the `bin`/`lib` links) read-only, the language's
+//!   extra read-only paths (e.g. `/etc/java-17-openjdk`), `/dev/null`,
+//!   `zero`, `random`, `urandom`, the program files in `/bot` (a native
+//!   program runs from a sealed in-memory copy instead, see [`BotFile`]),
+//!   and two private, size-limited writable tmpfs folders: `/tmp` and the
+//!   working folder `/work`. Nothing of the host's `/etc`, `/home`, `/root`, `/tmp`
+//!   or any other bot is there, and all of it vanishes with the match;
+//! - as an unprivileged user: inside, uid 1000; outside, when the server is
+//!   root, a uid of its own per running bot (so that `RLIMIT_NPROC` counts
+//!   exactly this bot), otherwise the server's uid;
+//! - in a **control group** of its own ([`super::cgroup`]) that limits its
+//!   memory (resident pages, not address space: the JVM's reservations are
+//!   not use) and its threads and processes, and counts the CPU time of the
+//!   whole tree; rlimits where control groups are missing;
+//! - under **seccomp-bpf** ([`super::bot_seccomp`]), installed last, with
+//!   `no_new_privs`;
+//! - with `PR_SET_PDEATHSIG` (armed after the last change of user): if the
+//!   server dies, even by `kill -9`, the bot's PID 1 dies and the kernel
+//!   ends its whole namespace.
+//!
+//! It is started without copying the server ([`super::spawn`]) in two
+//! steps, because a `CLONE_VM` child cannot create a user namespace by
+//! `unshare`: a first child joins the control group, enters the lent
+//! network namespace (if there is one), keeps only the bot's three pipes,
+//! sets the rlimits and clears its supplementary groups; it clones the bot
+//! (`CLONE_PARENT`, so that the server is its parent, with all the
+//! namespaces), writes the bot's uid and gid maps from outside
+//! (as root it may map the bot's own uid), lets it go, waits until the bot
+//! has exec'd (`CLONE_CHILD_CLEARTID`, the mechanism behind vfork) and
+//! exits. The bot becomes uid 1000, builds its root, pivots into it,
+//! drops every capability, arms the parent-death signal, sets
+//! `no_new_privs`, installs seccomp and execs. Nothing of it touches the
+//! server's `/proc/self`, so concurrent spawns cannot disturb each other.
+//!
+//! Deliberately no protocol here: [`BotProcess`] gives the referee three
+//! pipes, the CPU time, and how the process ended.
+//!
+//! This file holds what a caller sees (the spec, the limits, the program's
+//! files, [`BotProcess`]); `plan.rs` prepares a spawn, `children.rs` is the
+//! code of its two children, `rest.rs` tells whether a bot has come to
+//! rest, `tests.rs` has the unit tests.
+
+use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use super::cgroup::{Freeze, Group, GroupLimits, BOT_GROUPS};
+use super::exe::Executable;
+use super::netns::{Netns, POOL};
+use super::spawn::{self};
+use super::{is_root, pipe, set_nonblocking};
+
+mod children;
+mod plan;
+mod rest;
+
+use children::open_work;
+use plan::{Plan, STEPS};
+pub use rest::RestProbe;
+use rest::{read_at_start, reads_stdin, task_syscall_files};
+#[cfg(test)]
+use {
+    plan::{bot_rlimits, check_relative},
+    rest::{blocked_for_good, waits_for_input},
+};
+
+/// The uid a bot has inside its namespace.
+pub const INSIDE_UID: u32 = 1000;
+
+/// First uid of the range bots get outside their namespace when the server
+/// runs as root: `BOT_UID_BASE + 256 · block + slot`, the block drawn at
+/// random per server. No distribution hands out uids there.
+pub const BOT_UID_BASE: u32 = 0x1000_0000;
+
+/// Bots one server runs at once (uid slots).
+const SLOTS: usize = 256;
+
+/// Where both children hold the sealed program ([`arrange_fds`] puts it
+/// after the three pipes).
+const EXE_FD: RawFd = 3;
+
+/// Size of the stack the bot runs on before `execve`.
+const CHILD_STACK: usize = 64 * 1024;
+
+/// One file of a bot's program, placed in `/bot`; or, for the native (ELF)
+/// program the run command starts (`/bot/PATH` as `argv[0]`), executed
+/// from a sealed in-memory copy ([`super::exe::Executable`]) made at the
+/// first spawn and shared by every later match of this `BotFile`: no copy
+/// per bot (a Rust program's 350 kB cost ~0.2 ms per bot to write and free).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BotFile {
+    /// Relative path (checked: no `..`, no absolute path, no NUL).
+    pub path: String,
+    /// Private, so that the sealed copy always holds exactly these bytes.
+    bytes: Vec<u8>,
+    pub executable: bool,
+    #[serde(skip)]
+    sealed: SealedCopy,
+}
+
+impl BotFile {
+    pub fn new(path: String, bytes: Vec<u8>, executable: bool) -> BotFile {
+        BotFile {
+            path,
+            bytes,
+            executable,
+            sealed: SealedCopy::default(),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Replaces the contents (and forgets the sealed copy of the old ones).
+    pub fn set_bytes(&mut self, bytes: Vec<u8>) {
+        self.bytes = bytes;
+        self.sealed = SealedCopy::default();
+    }
+
+    /// The sealed copy to execute, made at the first call, or `None` where
+    /// it could not be one the bot may execute (then the file is copied).
+    /// A copy whose execute bits a bot took (possible where the kernel
+    /// cannot seal the mode and the bot's uid owns the file) is replaced.
+    fn sealed(&self) -> Option<Arc<Executable>> {
+        let mut copy = self.sealed.0.lock().unwrap_or_else(|e| e.into_inner());
+        let usable = match &*copy {
+            Sealed::NotYet => false,
+            Sealed::Made(exe) => exe.executable_by_others(),
+            Sealed::Unavailable => true,
+        };
+        if !usable {
+            *copy = match Executable::from_bytes(&format!("knobeln-bot-{}", self.path), &self.bytes)
+            {
+                Ok(exe) if exe.executable_by_others() => Sealed::Made(Arc::new(exe)),
+                _ => Sealed::Unavailable,
+            };
+        }
+        match &*copy {
+            Sealed::Made(exe) => Some(exe.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The lazily made sealed copy of a [`BotFile`]'s bytes. A clone starts
+/// without one; two `BotFile`s are equal by their contents alone.
+#[derive(Default)]
+struct SealedCopy(Mutex<Sealed>);
+
+#[derive(Default)]
+enum Sealed {
+    /// No spawn has asked yet.
+    #[default]
+    NotYet,
+    Made(Arc<Executable>),
+    /// None that a bot may execute could be made: the file is copied.
+    Unavailable,
+}
+
+impl Clone for SealedCopy {
+    fn clone(&self) -> Self {
+        SealedCopy::default()
+    }
+}
+
+impl PartialEq for SealedCopy {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for SealedCopy {}
+
+impl std::fmt::Debug for SealedCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SealedCopy")
+    }
+}
+
+/// Limits of one bot for one match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BotLimits {
+    /// Memory (resident, whole tree), in bytes.
+    pub memory_bytes: u64,
+    /// When no memory control group is available: the address-space limit
+    /// that stands in for `memory_bytes`, or `None` for runtimes whose
+    /// reservations would be mistaken for use (the JVM limits its heap itself).
+    pub address_space_fallback: Option<u64>,
+    /// Threads and processes at once.
+    pub processes: u64,
+    /// CPU seconds per process (a backstop; the referee watches the tree).
+    pub cpu_secs: u64,
+    /// Size of `/tmp`, in bytes.
+    pub disk_bytes: u64,
+    /// Size of `/work`, in bytes (a kept folder's quota).
+    pub work_bytes: u64,
+    /// Open files per process.
+    pub open_files: u64,
+}
+
+impl Default for BotLimits {
+    fn default() -> Self {
+        BotLimits {
+            memory_bytes: 256 << 20,
+            address_space_fallback: Some(1 << 30),
+            processes: 32,
+            cpu_secs: 60,
+            disk_bytes: 16 << 20,
+            work_bytes: 16 << 20,
+            open_files: 256,
+        }
+    }
+}
+
+/// Where a bot's network namespace comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Network {
+    /// One the server made, lent for the match ([`super::netns`]); a fresh
+    /// one where the server cannot make them.
+    #[default]
+    Lent,
+    /// A fresh one, made by the bot's clone.
+    Own,
+}
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct BotSpec<'a> {
+    /// The command; `argv[0]` is an absolute path inside the sandbox.
+    pub argv: &'a [String],
+    /// The environment (`KEY=value`); PATH, HOME, TMPDIR, LANG come first.
+    pub env: &'a [String],
+    pub files: &'a [BotFile],
+    /// Host paths shown read-only at the same place (must be world-readable).
+    pub read_only: &'a [PathBuf],
+    pub limits: BotLimits,
+    pub network: Network,
+    /// The one CPU the bot and everything it starts run on (the referee's
+    /// choice, [`crate::lines::CpuSlots`]); `None`: the server's CPUs. Set
+    /// before the bot exists and inherited; the bot cannot change it
+    /// (`sched_setaffinity` is refused).
+    pub cpu: Option<usize>,
+    /// Files placed into the writable `/work` before the program starts
+    /// (a build's source).
+    pub work_files: &'a [BotFile],
+    /// Folders made in `/work` before the program starts (a kept folder's
+    /// empty ones too, [`super::folder::FolderImage::dirs`]).
+    pub work_dirs: &'a [String],
+    /// Whether the server keeps `/work` after the bot is gone.
+    pub work: WorkFolder,
+    /// Whether the bot gets a `/proc` (of its own PID namespace).
+    pub proc: ProcFs,
+    /// A host folder shown read-only at `/toolchain` (a compiler that
+    /// lives outside `/usr`, at a neutral path).
+    pub toolchain: Option<&'a Path>,
+    /// The runtime image ([`super::image`]) the bot's `/usr`, top-level
+    /// folders, read-only paths and devices come from; `None`: the host's.
+    pub image: Option<&'a Path>,
+}
+
+/// What becomes of a bot's `/work` folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WorkFolder {
+    /// Gone with the bot (a match).
+    #[default]
+    Private,
+    /// Opened by the server before the program starts and kept
+    /// ([`BotProcess::take_work`]): a build's output, or a working folder
+    /// kept for the bot's next match ([`super::folder`]). The folder is
+    /// still the bot's own tmpfs, so nothing of the host shows in it.
+    Returned,
+}
+
+/// Whether a bot sees a `/proc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcFs {
+    /// Its own PID namespace's, showing only its processes
+    /// (`subset=pid`); per-process files still show some of the machine
+    /// (`net/sockstat`, `mountinfo`).
+    Mounted,
+    /// None at all (every built-in bot, most compilers): nothing of the
+    /// machine to read there. The loader's `$ORIGIN` comes from
+    /// `LD_ORIGIN_PATH`, set to the program's folder.
+    #[default]
+    Hidden,
+}
+
+/// Why a bot could not be started: always the server's fault (a missing
+/// runtime, a machine without user namespaces), never the participant's.
+#[derive(Debug, thiserror::Error)]
+pub enum BotSpawnError {
+    #[error("bot sandbox: {what}: {source}")]
+    Io { what: String, source: io::Error },
+    #[error("bot sandbox: a program file has a bad path: {0:?}")]
+    BadPath(String),
+    #[error("bot sandbox: more than {SLOTS} bots at once")]
+    NoSlot,
+}
+
+fn io_err(what: &str) -> impl Fn(io::Error) -> BotSpawnError + '_ {
+    move |source| BotSpawnError::Io {
+        what: what.to_string(),
+        source,
+    }
+}
+
+static SLOTS_TAKEN: Mutex<[bool; SLOTS]> = Mutex::new([false; SLOTS]);
+
+/// A uid slot, given back on drop.
+#[derive(Debug)]
+struct Slot(usize);
+
+impl Slot {
+    fn take() -> Option<Slot> {
+        let mut taken = SLOTS_TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+        let i = taken.iter().position(|t| !t)?;
+        taken[i] = true;
+        Some(Slot(i))
+    }
+
+    /// `BOT_UID_BASE + 256 · block + slot`, with a block drawn at random
+    /// once per server: a bot sees its uid outside in its `uid_map`, and a
+    /// block derived from the server's pid would tell it that pid. Two
+    /// servers share a block with a chance of one in four million.
+    fn uid(&self) -> u32 {
+        static BLOCK: OnceLock<u32> = OnceLock::new();
+        let block = *BLOCK.get_or_init(|| {
+            let mut b = [0u8; 4];
+            getrandom::fill(&mut b).map_or(std::process::id(), |()| u32::from_le_bytes(b))
+                % 0x40_0000
+        });
+        BOT_UID_BASE + block * SLOTS as u32 + self.0 as u32
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut taken = SLOTS_TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+        taken[self.0] = false;
+    }
+}
+
+/// A running bot: its three pipes, its control group, its process.
+#[derive(Debug)]
+pub struct BotProcess {
+    child: spawn::Child,
+    /// Our end of the bot's standard input (non-blocking).
+    pub stdin: OwnedFd,
+    /// Our end of the bot's standard output (non-blocking).
+    pub stdout: OwnedFd,
+    /// Our end of the bot's standard error (non-blocking).
+    pub stderr: OwnedFd,
+    group: Option<Group>,
+    /// The network namespace lent to it, given back when it is gone.
+    netns: Option<Netns>,
+    limits: BotLimits,
+    _slot: Option<Slot>,
+    /// How it ended, once [`BotProcess::finish`] reaped it and checked its
+    /// group (a second call, e.g. on drop, reads nothing again).
+    finished: Option<ExitStatus>,
+    /// Its `/work`, for [`WorkFolder::Returned`].
+    work: Option<OwnedFd>,
+    /// Looks whether it has come to rest ([`BotProcess::at_rest`]).
+    rest: RestProbe,
+}
+
+impl BotProcess {
+    /// Starts a bot in the sandbox.
+    pub fn spawn(spec: &BotSpec<'_>) -> Result<BotProcess, BotSpawnError> {
+        let lim = spec.limits;
+        let slot = if is_root() {
+            Some(Slot::take().ok_or(BotSpawnError::NoSlot)?)
+        } else {
+            None
+        };
+        let group = BOT_GROUPS
+            .lease(&GroupLimits {
+                memory_bytes: Some(lim.memory_bytes),
+                processes: Some(lim.processes),
+            })
+            .map_err(io_err("create the control group"))?;
+        let (in_r, in_w) = pipe().map_err(io_err("pipe"))?;
+        let (out_r, out_w) = pipe().map_err(io_err("pipe"))?;
+        let (err_r, err_w) = pipe().map_err(io_err("pipe"))?;
+        let netns = match spec.network {
+            Network::Lent => POOL.take(),
+            Network::Own => None,
+        };
+        let plan = Plan::new(
+            spec,
+            group.as_ref(),
+            netns.as_ref(),
+            [in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
+            slot.as_ref().map(|s| s.uid()),
+        )?;
+        let mut body = || plan.first_child();
+        // SAFETY: the body only makes system calls on the prepared plan.
+        let first = unsafe { spawn::spawn_with(0, &mut body) };
+        let describe = |e: io::Error| {
+            let s = plan.failed_step.load(Ordering::SeqCst) as usize;
+            BotSpawnError::Io {
+                what: format!(
+                    "cannot start {} ({})",
+                    spec.argv[0],
+                    STEPS.get(s).copied().unwrap_or("start")
+                ),
+                source: e,
+            }
+        };
+        let pid = plan.bot_pid.load(Ordering::SeqCst);
+        let first = match first {
+            Ok(first) => first,
+            Err(e) => {
+                if pid > 0 {
+                    // The bot ended before its exec: reap it.
+                    let _ = spawn::Child::new(pid).wait();
+                }
+                return Err(describe(e));
+            }
+        };
+        let _ = spawn::Child::new(first).wait();
+        if pid <= 0 {
+            return Err(describe(io::Error::other("the bot was not started")));
+        }
+        let work = if plan.hold {
+            let opened = if plan.held.load(Ordering::SeqCst) == 1 {
+                open_work(pid)
+            } else {
+                Err(io::Error::other(
+                    "the bot ended before its /work was opened",
+                ))
+            };
+            plan.released
+                .store(if opened.is_ok() { 1 } else { -1 }, Ordering::SeqCst);
+            // The plan must live until the bot has exec'd or exited.
+            while plan.bot_tid.load(Ordering::SeqCst) != 0 {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            let errno = plan.failed_errno.load(Ordering::SeqCst);
+            match opened {
+                Ok(_) if errno != 0 => {
+                    let _ = spawn::Child::new(pid).wait();
+                    return Err(describe(io::Error::from_raw_os_error(errno)));
+                }
+                Ok(fd) => Some(fd),
+                Err(e) => {
+                    let _ = spawn::Child::new(pid).wait();
+                    return Err(describe(e));
+                }
+            }
+        } else {
+            None
+        };
+        drop(plan);
+        drop((in_r, out_w, err_w));
+        for fd in [&in_w, &out_r, &err_r] {
+            set_nonblocking(fd).map_err(io_err("pipe"))?;
+        }
+        let counter = group.as_ref().and_then(Group::tasks_counter);
+        let rest = RestProbe::new(pid, counter.as_deref());
+        Ok(BotProcess {
+            child: spawn::Child::new(pid),
+            stdin: in_w,
+            stdout: out_r,
+            stderr: err_r,
+            group,
+            netns,
+            limits: lim,
+            _slot: slot,
+            finished: None,
+            work,
+            rest,
+        })
+    }
+
+    /// The bot's `/work` (a directory descriptor), for a bot started with
+    /// [`WorkFolder::Returned`]; it stays readable after the bot is gone.
+    pub fn take_work(&mut self) -> Option<OwnedFd> {
+        self.work.take()
+    }
+
+    /// The bot's PID 1, as the server sees it.
+    pub fn pid(&self) -> i32 {
+        self.child.pid()
+    }
+
+    pub fn limits(&self) -> &BotLimits {
+        &self.limits
+    }
+
+    /// Its control group, where the machine has them.
+    pub fn group(&self) -> Option<&Group> {
+        self.group.as_ref()
+    }
+
+    /// Kills the whole bot (idempotent): its PID 1 (the kernel then ends the
+    /// namespace) and every member of its control group.
+    pub fn kill(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            // SAFETY: plain syscall on our own child.
+            unsafe {
+                libc::kill(self.child.pid(), libc::SIGKILL);
+            }
+        }
+        if let Some(g) = &self.group {
+            g.kill_all();
+        }
+    }
+
+    /// Stops (`Frozen`) or resumes (`Thawed`) the whole bot, where the
+    /// machine has a freezer (`false` where not).
+    pub fn freeze(&self, state: Freeze) -> bool {
+        self.group
+            .as_ref()
+            .is_some_and(|g| g.freeze(state).unwrap_or(false))
+    }
+
+    /// How the bot's main process ended, if it has (reaps it).
+    pub fn try_status(&mut self) -> io::Result<Option<ExitStatus>> {
+        self.child.try_wait()
+    }
+
+    /// Kills and reaps. The bot's main process is PID 1 of its namespace:
+    /// the kernel reaps it only after every other process of the namespace
+    /// is gone, so after the wait nothing of the bot is left (the control
+    /// group is checked all the same).
+    pub fn finish(&mut self) -> io::Result<ExitStatus> {
+        if let Some(st) = self.finished {
+            return Ok(st);
+        }
+        if self.child.try_wait()?.is_none() {
+            // SAFETY: plain syscall on our own child.
+            unsafe {
+                libc::kill(self.child.pid(), libc::SIGKILL);
+            }
+        }
+        // A task held by the v1 freezer dies of its SIGKILL only once
+        // thawed: without this the wait below would never end.
+        if let Some(g) = &self.group {
+            let _ = g.freeze(Freeze::Thawed);
+        }
+        let st = self.child.wait()?;
+        if let Some(g) = &self.group {
+            if !g.members().is_empty() {
+                g.kill_all();
+            }
+        }
+        // Every process of the bot is gone with its PID 1: its network
+        // namespace may go to the next bot (if it holds no socket).
+        if let Some(n) = self.netns.take() {
+            POOL.give_back(n);
+        }
+        self.finished = Some(st);
+        Ok(st)
+    }
+
+    /// CPU time of the whole tree so far (control group), or of the main
+    /// process and its reaped children (fallback, 10 ms resolution).
+    pub fn cpu_time(&self) -> Duration {
+        if let Some(t) = self.group.as_ref().and_then(|g| g.cpu_time()) {
+            return t;
+        }
+        proc_cpu_time(self.pid()).unwrap_or_default()
+    }
+
+    /// Whether the memory limit ended (part of) the bot.
+    pub fn out_of_memory(&self) -> bool {
+        self.group.as_ref().is_some_and(|g| g.oom_killed())
+    }
+
+    /// The bot's processes as the server sees them.
+    pub fn members(&self) -> Vec<i32> {
+        match &self.group {
+            Some(g) => g.members(),
+            None => vec![self.pid()],
+        }
+    }
+
+    /// Whether the bot has come to rest ([`RestProbe`]): what it printed
+    /// so far is in its output pipe.
+    pub fn at_rest(&self) -> bool {
+        self.rest.at_rest(|| self.members())
+    }
+
+    /// Whether some thread of the bot sits in `read` on its standard input,
+    /// i.e. the bot waits for the referee (for a bot that "answered" into
+    /// an output buffer it never flushed).
+    pub fn waiting_for_input(&self) -> bool {
+        let mut buf = [0u8; 1024];
+        task_syscall_files(self.members())
+            .any(|f| read_at_start(&f, &mut buf).is_some_and(reads_stdin))
+    }
+}
+
+/// utime + stime + cutime + cstime of a process, from /proc.
+pub fn proc_cpu_time(pid: i32) -> Option<Duration> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = (11..=14)
+        .map(|i| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0))
+        .sum();
+    // SAFETY: plain libc call.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_millis(ticks * 1000 / hz))
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        if self.finish().is_ok() {
+            // The bot is reaped: its group may serve the next one.
+            if let Some(g) = self.group.take() {
+                BOT_GROUPS.give_back(g);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,184 @@
+//! Whether a bot has come to rest ([`RestProbe`]): what its threads are
+//! blocked in, read from `/proc` files kept open.
+//!
+//! Not here: waiting, freezing or any decision about the bot; the line
+//! referee ([`crate::lines`]) asks and decides.
+
+use std::fs;
+use std::path::Path;
+
+/// The `syscall` file of every thread of the processes `pids` (those that
+/// can be opened).
+pub(super) fn task_syscall_files(pids: Vec<i32>) -> impl Iterator<Item = fs::File> {
+    pids.into_iter()
+        .filter_map(|pid| fs::read_dir(format!("/proc/{pid}/task")).ok())
+        .flat_map(|tasks| tasks.flatten())
+        .filter_map(|t| fs::File::open(t.path().join("syscall")).ok())
+}
+
+/// Looks whether a bot has come to rest: its main thread is blocked in a
+/// system call that does not end by itself (not a sleep: `nanosleep`,
+/// `clock_nanosleep`), and a thread of it waits for input (blocked in
+/// `read` on its standard input, or in `poll` or `select`) or every thread
+/// is blocked so. What it printed before is then in its output pipe, and
+/// it prints nothing more until the referee writes to it. Cheap for the
+/// usual bots: a bot of one process with one thread costs one read of its
+/// `syscall` file while it still runs, and one of its group's task count
+/// more once it rests (both files kept open); a runtime with threads of its
+/// own (a JVM's compiler and collector run whenever they like) one read of
+/// the `syscall` file of the thread it found reading last time. Anything
+/// else is looked at in full.
+#[derive(Debug)]
+pub struct RestProbe {
+    /// How many tasks the bot has.
+    tasks: TaskCount,
+    /// The main thread's `syscall` file.
+    main: Option<fs::File>,
+    /// The `syscall` file of the thread last seen waiting for input.
+    reader: std::cell::RefCell<Option<fs::File>>,
+}
+
+impl RestProbe {
+    /// A probe for the bot whose main process is `pid`, its task count in
+    /// its control group's `tasks_counter` (`pids.current`), or, without
+    /// one, its process's threads (a bot on a machine without the pids
+    /// controller: its children are not seen).
+    pub fn new(pid: i32, tasks_counter: Option<&Path>) -> RestProbe {
+        let tasks = match tasks_counter.and_then(|p| fs::File::open(p).ok()) {
+            Some(f) => TaskCount::Group(f),
+            None => TaskCount::Threads(fs::File::open(format!("/proc/{pid}/stat")).ok()),
+        };
+        RestProbe::with_count(pid, tasks)
+    }
+
+    /// A probe for a process the caller knows to be one task (the
+    /// benchmark's own unconfined bot).
+    pub fn for_one_task(pid: i32) -> RestProbe {
+        RestProbe::with_count(pid, TaskCount::One)
+    }
+
+    fn with_count(pid: i32, tasks: TaskCount) -> RestProbe {
+        RestProbe {
+            tasks,
+            main: fs::File::open(format!("/proc/{pid}/syscall")).ok(),
+            reader: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// Whether the bot has come to rest; `members` lists its processes
+    /// for the full look.
+    pub fn at_rest(&self, members: impl FnOnce() -> Vec<i32>) -> bool {
+        let mut buf = [0u8; 1024];
+        // The main thread first: while it computes (or sleeps) the bot is
+        // not at rest, whatever its other threads do.
+        if let Some(s) = self.main.as_ref().and_then(|f| read_at_start(f, &mut buf)) {
+            if !blocked_for_good(s) {
+                return false;
+            }
+            let one_task = match &self.tasks {
+                TaskCount::Group(f) => {
+                    read_at_start(f, &mut buf).and_then(|s| s.trim().parse::<u64>().ok())
+                }
+                TaskCount::Threads(f) => f
+                    .as_ref()
+                    .and_then(|f| read_at_start(f, &mut buf))
+                    .and_then(stat_threads),
+                TaskCount::One => Some(1),
+            } == Some(1);
+            if one_task {
+                return true;
+            }
+        }
+        if let Some(f) = self.reader.borrow().as_ref() {
+            match read_at_start(f, &mut buf) {
+                Some(s) if waits_for_input(s) => return true,
+                // On its way back to its input (or still computing).
+                Some(s) if s.starts_with("running") || s.starts_with("-1") => return false,
+                _ => {}
+            }
+        }
+        let mut all_waiting = true;
+        for f in task_syscall_files(members()) {
+            let Some(s) = read_at_start(&f, &mut buf) else {
+                continue;
+            };
+            if waits_for_input(s) {
+                *self.reader.borrow_mut() = Some(f);
+                return true;
+            }
+            if !blocked_for_good(s) {
+                all_waiting = false;
+            }
+        }
+        all_waiting
+    }
+}
+
+/// Where a bot's tasks are counted.
+#[derive(Debug)]
+enum TaskCount {
+    /// Its control group's `pids.current`: every thread of every process.
+    Group(fs::File),
+    /// Its main process's `stat` (the number of its threads).
+    Threads(Option<fs::File>),
+    /// Known to be one task.
+    One,
+}
+
+/// The threads of a process, from its `stat` line.
+fn stat_threads(stat: &str) -> Option<u64> {
+    stat[stat.rfind(')')? + 2..]
+        .split_ascii_whitespace()
+        .nth(17)?
+        .parse()
+        .ok()
+}
+
+/// The text of a small `/proc` or control-group file kept open, read anew.
+pub(super) fn read_at_start<'a>(f: &fs::File, buf: &'a mut [u8]) -> Option<&'a str> {
+    use std::os::unix::fs::FileExt;
+    let n = f.read_at(buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()
+}
+
+/// From a task's `syscall` file: blocked in a system call that does not
+/// end by itself. Not "running", not "-1 …" (in user space: computing, or
+/// stopped there), not a sleep.
+pub(super) fn blocked_for_good(syscall: &str) -> bool {
+    let nr = syscall
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<i64>().ok());
+    match nr {
+        None | Some(-1) => false,
+        Some(n) => n != libc::SYS_nanosleep && n != libc::SYS_clock_nanosleep,
+    }
+}
+
+/// A task waiting for input: [`reads_stdin`], or blocked in `poll`,
+/// `ppoll`, `select` or `pselect6` (whose descriptors cannot be named
+/// here: a bot has no other input to wait for).
+pub(super) fn waits_for_input(syscall: &str) -> bool {
+    let nr = syscall
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<i64>().ok());
+    reads_stdin(syscall)
+        || matches!(nr, Some(n) if n == libc::SYS_poll
+            || n == libc::SYS_ppoll
+            || n == libc::SYS_select
+            || n == libc::SYS_pselect6)
+}
+
+/// `/proc/PID/task/TID/syscall` of a task blocked in `read(0, …)`,
+/// `readv(0, …)` or `pread64(0, …)`.
+pub(super) fn reads_stdin(syscall: &str) -> bool {
+    let mut it = syscall.split_whitespace();
+    let nr = it.next().and_then(|n| n.parse::<i64>().ok());
+    let fd = it.next();
+    let reading = matches!(
+        nr,
+        Some(n) if n == libc::SYS_read || n == libc::SYS_readv || n == libc::SYS_pread64
+    );
+    reading && fd == Some("0x0")
+}

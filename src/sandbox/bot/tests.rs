@@ -1,0 +1,86 @@
+//! The unit tests of the bot sandbox that need no sandbox: reading a task's
+//! system call, telling rest from sleep and work, the rlimits, program paths.
+//! The sandbox's properties are tested on real bots in `tests/it`.
+
+use super::*;
+
+#[test]
+fn a_task_reading_stdin_is_recognised() {
+    assert!(reads_stdin(
+        "0 0x0 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f"
+    ));
+    assert!(!reads_stdin(
+        "0 0x3 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f"
+    ));
+    assert!(!reads_stdin("230 0x1 0x0 0x7ffd 0x0 0x0 0x0 0x7ffd 0x7f"));
+    assert!(!reads_stdin("running"));
+}
+
+#[test]
+fn waiting_for_input_and_resting_are_told_from_sleeping_and_computing() {
+    let read0 = "0 0x0 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f";
+    let poll = "7 0x7ffd 0x1 0xffffffff 0x0 0x0 0x0 0x7ffd 0x7f";
+    let futex = "202 0x7f 0x80 0x0 0x0 0x0 0x0 0x7ffd 0x7f";
+    let sleep = "230 0x1 0x0 0x7ffd 0x0 0x0 0x0 0x7ffd 0x7f";
+    assert!(waits_for_input(read0) && waits_for_input(poll));
+    assert!(!waits_for_input(futex) && !waits_for_input(sleep));
+    // At rest: blocked in a call that does not end by itself.
+    assert!(blocked_for_good(read0) && blocked_for_good(futex));
+    for busy in [
+        sleep,
+        "35 0x7ffd 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f",
+        "running",
+        "-1 0x7ffd 0x4011",
+    ] {
+        assert!(!blocked_for_good(busy), "{busy}");
+    }
+}
+
+#[test]
+fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
+    use std::process::{Command, Stdio};
+    let at_rest_within = |script: &str, wait: Duration| -> bool {
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let probe = RestProbe::new(child.id() as i32, None);
+        std::thread::sleep(wait);
+        let rest = probe.at_rest(|| vec![child.id() as i32]);
+        let _ = child.kill();
+        let _ = child.wait();
+        rest
+    };
+    let settle = Duration::from_millis(300);
+    assert!(
+        at_rest_within("read x", settle),
+        "blocked reading its input"
+    );
+    assert!(
+        !at_rest_within("exec sleep 5", settle),
+        "asleep: it wakes by itself"
+    );
+    assert!(!at_rest_within("while :; do :; done", settle), "computing");
+}
+
+#[test]
+fn a_bot_may_not_use_real_time_priorities_whatever_the_servers_limits() {
+    for own_uid in [false, true] {
+        for memory in [false, true] {
+            let r = bot_rlimits(&BotLimits::default(), own_uid, memory);
+            assert!(r.contains(&(libc::RLIMIT_RTPRIO, 0)), "{r:?}");
+            assert!(r.contains(&(libc::RLIMIT_NICE, 0)), "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn program_paths_stay_inside_the_bot_folder() {
+    for bad in ["", "/etc/x", "../x", "a/../b", "a//b", "./a", "a\0b"] {
+        assert!(check_relative(bad).is_err(), "{bad:?}");
+    }
+    for good in ["bot", "Main.class", "pkg/Main.class"] {
+        assert!(check_relative(good).is_ok(), "{good:?}");
+    }
+}

@@ -1,0 +1,117 @@
+//! Unit tests of the bot site's pages.
+
+use super::*;
+use crate::contest::bots::Entry;
+use crate::discipline::play::Setup;
+use crate::discipline::transcript::{Move, Moves};
+use crate::lines::{BotFailure, BotFailureKind};
+
+/// The contest's islands are published with its results, never while
+/// it runs; a name is text.
+#[test]
+fn the_islands_show_only_once_the_contest_is_finished() {
+    let island = crate::tournament::islands::drawn_island(7, 1).to_text();
+    let mut c = BotContest {
+        id: 1,
+        discipline: Discipline::Flooding,
+        seed: 7,
+        entries: vec![],
+        islands: vec![("<b>bay</b>".into(), island)],
+        finished: false,
+    };
+    assert_eq!(islands_section(&c), "");
+    c.finished = true;
+    let h = islands_section(&c);
+    assert!(
+        h.contains("<a href=\"island/1.txt\">&lt;b&gt;bay&lt;/b&gt;</a>"),
+        "{h}"
+    );
+}
+
+/// A stranger's bot names itself and prints HTML: every page shows it
+/// as text, and the download keeps it as printed.
+#[test]
+fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
+    let evil = "<script>alert(1)</script>";
+    let c = BotContest {
+        id: 1,
+        discipline: Discipline::Ultimatum,
+        seed: 1,
+        entries: vec![
+            Entry {
+                team: TeamId(1),
+                version: 1,
+                name: evil.into(),
+            },
+            Entry {
+                team: TeamId(2),
+                version: 2,
+                name: "b\"><img src=x>".into(),
+            },
+        ],
+        islands: vec![],
+        finished: true,
+    };
+    let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 3 });
+    let failure = BotFailure {
+        bot: 0,
+        turn: 1,
+        kind: BotFailureKind::Rule {
+            rule: "an offer is a number".into(),
+        },
+        line: Some(evil.into()),
+        reason: format!("player 1, turn 1: broke a rule; its line: \"{evil}\""),
+    };
+    let g = StoredGame {
+        key: r#"{"repetition":0,"slot":0}"#.into(),
+        seats: vec![TeamId(1), TeamId(2)],
+        pairing: "1-2".into(),
+        setup,
+        island_name: String::new(),
+        result: String::new(),
+        played: Played {
+            outcome: None,
+            failures: vec![failure],
+            cpu_ms: vec![1, 1],
+            cpu_us: vec![1000, 1000],
+            wall_ms: 1,
+            stderr: vec![String::new(); 2],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: None,
+        },
+        moves: Some(Moves {
+            moves: vec![Move {
+                seat: 0,
+                line: evil.into(),
+            }],
+            forfeits: vec![],
+            ends_after: None,
+        }),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("game")).unwrap();
+    let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
+    write_game(dir.path(), &c, &g, &names).unwrap();
+    let mut row = Vec::new();
+    pairing_row(&mut row, &g, &names, true).unwrap();
+    let page = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
+    for html in [page.as_str(), std::str::from_utf8(&row).unwrap()] {
+        // The replay's data and script are the only scripts (issue 36).
+        let ours = if html == page { 2 } else { 0 };
+        assert_eq!(html.matches("<script").count(), ours, "{html}");
+        assert_eq!(html.matches("</script").count(), ours, "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+    let txt = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.txt")).unwrap();
+    assert!(txt.contains(&format!("from 1: {evil}")), "{txt}");
+    // Issue 36: a game without a page is named for people, not by its
+    // raw key.
+    let mut row = Vec::new();
+    pairing_row(&mut row, &g, &names, false).unwrap();
+    let row = String::from_utf8(row).unwrap();
+    assert!(row.contains("repetition-0-slot-0 (not kept)"), "{row}");
+    assert!(!row.contains("&quot;repetition"), "{row}");
+}

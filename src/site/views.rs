@@ -1,0 +1,239 @@
+//! The views of the KNOBELN site's bigger pages, built from the results
+//! for their templates: the final crosstable's payoff table, the Evolution
+//! page, a team's page.
+//!
+//! Not here: reading the store or writing files ([`super::generate_from`]).
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::OptionalExtension;
+
+use crate::tables::facts::{evolution_facts, points_text};
+use crate::tables::knobeln::{disqualifications, game_label};
+use crate::engine::results::{GameResult, Results};
+use crate::store::{Store, StoreError};
+
+use super::pages::{
+    EvolutionLabels, EvolutionRow, EvolutionView, FailureRow, Frame, OpponentRow, PlacingRow,
+    TeamGameRow, TeamView,
+};
+use super::{
+    evolution_rows, game_page, has_page, plots, round_page, Facts, SiteError, SiteOptions,
+};
+
+/// Average points per counted game of each row team against each column
+/// team (a self-game counts the mean of both sides).
+pub(super) fn payoff_table<'a>(
+    names: &[String],
+    games: impl Iterator<Item = &'a GameResult>,
+) -> plots::Payoff {
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let n = names.len();
+    let mut sum = vec![vec![(0.0f64, 0usize); n]; n];
+    for g in games.filter(|g| g.counted) {
+        let (Some(&i), Some(&j)) = (
+            index.get(g.players[0].as_str()),
+            index.get(g.players[1].as_str()),
+        ) else {
+            continue;
+        };
+        if i == j {
+            sum[i][i].0 += (g.points[0] + g.points[1]) as f64 / 2.0;
+            sum[i][i].1 += 1;
+        } else {
+            sum[i][j].0 += g.points[0] as f64;
+            sum[i][j].1 += 1;
+            sum[j][i].0 += g.points[1] as f64;
+            sum[j][i].1 += 1;
+        }
+    }
+    sum.into_iter()
+        .map(|row| {
+            row.into_iter()
+                .map(|(s, c)| (c > 0).then(|| s / c as f64))
+                .collect()
+        })
+        .collect()
+}
+
+pub(super) fn evolution_view(
+    frame: Frame,
+    res: &Results,
+    facts: &Facts,
+    svg: Option<String>,
+) -> EvolutionView {
+    let Some(evo) = &res.evolution else {
+        return EvolutionView {
+            frame,
+            svg: None,
+            end: None,
+            population: 0,
+            exemplars: 0,
+            generations: 0,
+            labels: EvolutionLabels::default(),
+            ranking: vec![],
+            unranked: vec![],
+            table_head: vec![],
+            table: vec![],
+        };
+    };
+    let n = evo.generations.len();
+    // At most 12 generations in the table: the first, the last, and evenly between.
+    let sampled: Vec<usize> = if n <= 12 {
+        (0..n).collect()
+    } else {
+        let mut v: Vec<usize> = (0..12).map(|k| k * (n - 1) / 11).collect();
+        v.dedup();
+        v
+    };
+    let mut order: Vec<&String> = evo.ranking.iter().map(|e| &e.team).collect();
+    order.extend(evo.unranked.iter());
+    let f = evolution_facts(evo);
+    let (ranking, labels) = evolution_rows(&f, &|t| facts.team(t));
+    EvolutionView {
+        frame,
+        svg,
+        end: Some(f.end.clone()),
+        population: evo.population,
+        exemplars: evo.exemplars_per_strategy,
+        generations: f.computed,
+        labels,
+        ranking,
+        unranked: evo.unranked.iter().map(|t| facts.team(t)).collect(),
+        table_head: sampled.iter().map(|g| format!("gen. {g}")).collect(),
+        table: order
+            .iter()
+            .enumerate()
+            .map(|(i, name)| EvolutionRow {
+                band: if i < plots::EVOLUTION_LABELLED {
+                    (i + 1).to_string()
+                } else {
+                    "others".to_string()
+                },
+                team: facts.team(name),
+                counts: sampled
+                    .iter()
+                    .map(|&g| evo.generations[g].counts.get(*name).copied().unwrap_or(0))
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+pub(super) fn team_view(
+    frame: Frame,
+    store: &Store,
+    name: &str,
+    version: i64,
+    res: &Results,
+    facts: &Facts,
+    opts: &SiteOptions,
+) -> Result<TeamView, SiteError> {
+    let (description, lexical_elements): (Option<String>, Option<i64>) = store
+        .conn()
+        .query_row(
+            "SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1",
+            [version],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(StoreError::from)?
+        .unwrap_or((None, None));
+    let mut placings = Vec::new();
+    let mut games = Vec::new();
+    let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut disqualified = None;
+    for r in &res.rounds {
+        if let Some(d) = r.disqualified.iter().find(|d| d.team == name) {
+            disqualified = Some(format!("round {}: {}", r.number, d.reason));
+        }
+        for g in &r.groups {
+            if !g.members.iter().any(|m| m == name) {
+                continue;
+            }
+            let entry = g.ranking.iter().find(|p| p.team == name);
+            placings.push(PlacingRow {
+                round: r.number,
+                href: round_page(r.number),
+                group: g.number,
+                place: entry.map(|p| p.place),
+                points: entry.map(|p| points_text(p.points)),
+            });
+            let dqs = disqualifications(g, r);
+            for x in &g.games {
+                let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
+                let Some(&side) = sides.first() else {
+                    continue;
+                };
+                let other = 1 - side;
+                let href = has_page(facts, opts, r.number, g.number, x)
+                    .then(|| game_page(r.number, g.number, x.slot));
+                games.push(TeamGameRow {
+                    round: r.number,
+                    group: g.number,
+                    slot: x.slot,
+                    side: if sides.len() == 2 {
+                        "both"
+                    } else if side == 0 {
+                        "P"
+                    } else {
+                        "Q"
+                    },
+                    opponent: facts.team(&x.players[other]),
+                    own: x.points[side],
+                    theirs: x.points[other],
+                    status: x.status.to_string(),
+                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
+                    href: href.clone(),
+                });
+                if x.counted {
+                    let e = opponents.entry(x.players[other].clone()).or_default();
+                    e.0 += 1;
+                    e.1 += x.points[side];
+                    e.2 += x.points[other];
+                }
+                for f in &x.failures {
+                    if x.players[f.player.min(1)] == name {
+                        failures.push(FailureRow {
+                            round: r.number,
+                            group: g.number,
+                            slot: x.slot,
+                            href: href.clone(),
+                            reason: f.reason.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let evolution = res.evolution.as_ref().and_then(|e| {
+        let f = evolution_facts(e);
+        let (rows, _) = evolution_rows(&f, &|t| facts.team(t));
+        rows.into_iter().find(|p| p.team.name == name)
+    });
+    Ok(TeamView {
+        frame,
+        name: name.to_string(),
+        description,
+        lexical_elements,
+        placings,
+        disqualified,
+        evolution,
+        games,
+        opponents: opponents
+            .into_iter()
+            .map(|(o, (n, own, theirs))| OpponentRow {
+                opponent: facts.team(&o),
+                games: n,
+                own,
+                theirs,
+            })
+            .collect(),
+        failures,
+    })
+}

@@ -1,0 +1,272 @@
+//! The registrations' tables: registered teams as their forms gave them
+//! (`registrations`), and registrations waiting for their address to
+//! confirm (`pending_registrations`).
+//!
+//! Not here: whether a team may register (`mail::commands::register`).
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::store::{timestamp, Result};
+use crate::tournament::TeamId;
+
+/// A stored registration.
+#[derive(Debug, Clone)]
+pub struct RegistrationRow {
+    pub team: TeamId,
+    pub team_name: String,
+    pub mail_address: String,
+    pub preferences: String,
+    pub organization: String,
+    pub record: String,
+    pub auth_salt: Vec<u8>,
+    pub auth_hash: Vec<u8>,
+}
+
+const REG_SELECT: &str =
+    "SELECT r.team_id, t.name, r.mail_address, r.preferences, r.organization, r.record,
+        r.auth_salt, r.auth_hash FROM registrations r JOIN teams t ON t.id = r.team_id";
+
+fn reg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RegistrationRow> {
+    Ok(RegistrationRow {
+        team: TeamId(r.get::<_, i64>(0)? as u32),
+        team_name: r.get(1)?,
+        mail_address: r.get(2)?,
+        preferences: r.get(3)?,
+        organization: r.get(4)?,
+        record: r.get(5)?,
+        auth_salt: r.get(6)?,
+        auth_hash: r.get(7)?,
+    })
+}
+
+pub fn registration_by_address(
+    conn: &Connection,
+    address: &str,
+) -> Result<Option<RegistrationRow>> {
+    Ok(conn
+        .query_row(
+            &format!("{REG_SELECT} WHERE r.mail_address = ?1 COLLATE NOCASE"),
+            [address],
+            reg_row,
+        )
+        .optional()?)
+}
+
+pub fn registration_by_team(conn: &Connection, team_name: &str) -> Result<Option<RegistrationRow>> {
+    Ok(conn
+        .query_row(
+            &format!("{REG_SELECT} WHERE t.name = ?1"),
+            [team_name],
+            reg_row,
+        )
+        .optional()?)
+}
+
+pub fn all_registrations(conn: &Connection) -> Result<Vec<RegistrationRow>> {
+    let mut st = conn.prepare(&format!("{REG_SELECT} ORDER BY r.team_id"))?;
+    let rows = st.query_map([], reg_row)?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+pub fn count_registrations(conn: &Connection) -> Result<u32> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))?)
+}
+
+pub fn count_registrations_of_organization(conn: &Connection, organization: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM registrations WHERE lower(trim(organization)) = lower(trim(?1))",
+        [organization],
+        |r| r.get(0),
+    )?)
+}
+
+/// The team names (folded to ASCII lower case) that start with `prefix`
+/// (compared folded): one range read of the folded-name index.
+pub fn team_names_starting_with(
+    conn: &Connection,
+    prefix: &str,
+) -> Result<std::collections::HashSet<String>> {
+    let low = prefix.to_ascii_lowercase();
+    let mut high = low.clone();
+    high.push(char::MAX);
+    let mut st =
+        conn.prepare("SELECT lower(name) FROM teams WHERE lower(name) >= ?1 AND lower(name) < ?2")?;
+    let names = st
+        .query_map(params![low, high], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
+}
+
+pub fn team_name_taken(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM teams WHERE lower(name) = lower(?1)",
+            [name],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// What to store about a new registration.
+pub struct NewRegistration<'a> {
+    pub team_name: &'a str,
+    pub requested_name: &'a str,
+    pub mail_address: &'a str,
+    pub preferences: &'a str,
+    pub organization: &'a str,
+    pub members_json: &'a str,
+    pub record: &'a str,
+    pub auth_salt: &'a [u8],
+    pub auth_hash: &'a [u8],
+    /// The auth string's index digest (`crate::auth::index`).
+    pub auth_index: &'a [u8],
+    /// The address case-folded without a `+tag` (`process::sender_key`).
+    pub mailbox: &'a str,
+    pub inbox_id: Option<i64>,
+}
+
+pub fn insert_registration(
+    conn: &Connection,
+    r: &NewRegistration<'_>,
+    now: DateTime<Utc>,
+) -> Result<TeamId> {
+    conn.execute(
+        "INSERT INTO teams (name, created_at) VALUES (?1, ?2)",
+        params![r.team_name, timestamp(now)],
+    )?;
+    let team = conn.last_insert_rowid();
+    conn.execute(
+        "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, organization, members,
+            record, auth_salt, auth_hash, registered_at, inbox_id, auth_index, mailbox)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            team,
+            r.mail_address,
+            r.requested_name,
+            r.preferences,
+            r.organization,
+            r.members_json,
+            r.record,
+            r.auth_salt,
+            r.auth_hash,
+            timestamp(now),
+            r.inbox_id,
+            r.auth_index,
+            r.mailbox
+        ],
+    )?;
+    Ok(TeamId(team as u32))
+}
+
+/// How many teams are registered with an address of `mailbox` (an address
+/// case-folded without a `+tag`).
+pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM registrations WHERE mailbox = ?1",
+        [mailbox],
+        |r| r.get(0),
+    )?)
+}
+
+/// A registration waiting for its address to confirm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub id: i64,
+    pub mail_address: String,
+    pub body: String,
+}
+
+/// What [`insert_pending_registration`] stores.
+pub struct NewPending<'a> {
+    pub mail_address: &'a str,
+    pub domain: &'a str,
+    pub requested_by: &'a str,
+    pub body: &'a str,
+    pub code_hash: &'a str,
+}
+
+pub fn insert_pending_registration(
+    conn: &Connection,
+    p: &NewPending<'_>,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    conn.execute(
+        "INSERT INTO pending_registrations
+           (mail_address, domain, requested_by, body, code_hash, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            p.mail_address,
+            p.domain,
+            p.requested_by,
+            p.body,
+            p.code_hash,
+            timestamp(now)
+        ],
+    )?;
+    Ok(())
+}
+
+/// The waiting registration whose request carried the code with this hash,
+/// if it was made at `since` or later.
+pub fn pending_by_code(
+    conn: &Connection,
+    code_hash: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<Pending>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, mail_address, body FROM pending_registrations
+              WHERE code_hash = ?1 AND created_at >= ?2",
+            params![code_hash, timestamp(since)],
+            |r| {
+                Ok(Pending {
+                    id: r.get(0)?,
+                    mail_address: r.get(1)?,
+                    body: r.get(2)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+pub fn delete_pending(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("DELETE FROM pending_registrations WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Forgets the requests made before `before`.
+pub fn forget_pending_registrations(conn: &Connection, before: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "DELETE FROM pending_registrations WHERE created_at < ?1",
+        [timestamp(before)],
+    )?;
+    Ok(())
+}
+
+/// Confirmation requests to `address` made at `since` or later.
+pub fn pending_to_address_since(
+    conn: &Connection,
+    address: &str,
+    since: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM pending_registrations WHERE mail_address = ?1 AND created_at >= ?2",
+        params![address, timestamp(since)],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
+
+/// Confirmation requests to addresses at `domain` made at `since` or later.
+pub fn pending_to_domain_since(
+    conn: &Connection,
+    domain: &str,
+    since: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM pending_registrations WHERE domain = ?1 AND created_at >= ?2",
+        params![domain, timestamp(since)],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}

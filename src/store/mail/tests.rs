@@ -1,0 +1,75 @@
+//! Unit tests of the mail tables: a mail's words looked up by index.
+
+use super::*;
+use crate::auth::{self, StoredSecret};
+use crate::mail::secrets::{seal_with, Look};
+
+fn register(conn: &Connection, i: usize, secret: &StoredSecret) {
+    let address = format!("team{i}@x.example");
+    insert_registration(
+        conn,
+        &NewRegistration {
+            team_name: &format!("team_{i}"),
+            requested_name: &format!("team_{i}"),
+            mail_address: &address,
+            preferences: "",
+            organization: "Org",
+            members_json: "[]",
+            record: "",
+            auth_salt: &secret.salt,
+            auth_hash: &secret.hash,
+            auth_index: &secret.index,
+            mailbox: &address,
+            inbox_id: None,
+        },
+        Utc::now(),
+    )
+    .unwrap();
+}
+
+/// Issue 35: the cost of a mail does not grow with the field. A mail
+/// with 256 auth-shaped words is sealed against 3000 teams with one
+/// indexed lookup per word and no salted hash computed; the one real
+/// string among the words is masked. A team stored before the index
+/// (no digest) is still found, by its salted hash.
+#[test]
+fn a_mails_words_are_looked_up_by_index_whatever_the_field() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    conn.execute_batch("BEGIN").unwrap();
+    let mut real = String::new();
+    for i in 0..3000 {
+        let secret = auth::new_auth_string();
+        register(conn, i, &StoredSecret::of(&secret));
+        if i == 1234 {
+            real = secret;
+        }
+    }
+    conn.execute_batch("COMMIT").unwrap();
+    let mut words: Vec<String> = (0..255).map(|_| auth::new_auth_string()).collect();
+    words.push(real.to_ascii_uppercase());
+    let mail = format!(
+        "From: x@y.example\r\nSubject: words\r\n\r\n{}\r\n",
+        words.join(" ")
+    );
+    let mut lookup = StoredSecrets::new(conn);
+    let sealed = seal_with(mail.as_bytes(), Look::Outbound, usize::MAX, &mut lookup).unwrap();
+    assert_eq!(sealed.masked, 1);
+    assert!(!String::from_utf8_lossy(&sealed.raw).contains(&real.to_ascii_uppercase()));
+    assert_eq!(lookup.lookups, 256);
+    assert_eq!(lookup.unindexed_checks, 0);
+
+    // A secret of an older version: no index digest.
+    let old = auth::new_auth_string();
+    register(conn, 5000, &StoredSecret::of(&old));
+    conn.execute(
+        "UPDATE registrations SET auth_index = NULL WHERE mail_address = 'team5000@x.example'",
+        [],
+    )
+    .unwrap();
+    let mut lookup = StoredSecrets::new(conn);
+    let mail = format!("From: x@y.example\r\n\r\nmine: {old}\r\n");
+    let sealed = seal_with(mail.as_bytes(), Look::Outbound, usize::MAX, &mut lookup).unwrap();
+    assert_eq!(sealed.masked, 1);
+    assert_eq!(lookup.unindexed_checks, 1);
+}

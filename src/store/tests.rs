@@ -1,0 +1,192 @@
+//! Unit tests of the store: migrations and opening, games stored for
+//! replay, the throws' encoding, seeds.
+
+use super::*;
+
+#[test]
+fn migrations_apply_once_and_record_the_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    drop(s);
+    // Reopening does not re-apply (which would fail on CREATE TABLE).
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let fk: i64 = s
+        .conn()
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert_eq!(fk, 1);
+    let mode: String = s
+        .conn()
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[test]
+fn open_existing_never_creates_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("knobeln.db");
+    let err = Store::open_existing(&path).err().expect("no database");
+    assert!(matches!(err, StoreError::NoDatabase { .. }));
+    assert!(err.to_string().contains("no contest database at"), "{err}");
+    assert!(!path.exists(), "nothing was created");
+    drop(Store::open(&path).unwrap());
+    let s = Store::open_existing(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+}
+
+#[test]
+fn a_database_of_an_older_version_is_migrated_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        // A database as version 1 wrote it, with a team in it.
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[0].1).unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+        c.execute(
+            "INSERT INTO teams (name, created_at) VALUES ('old_team', 'x')",
+            [],
+        )
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let name: String = s
+        .conn()
+        .query_row("SELECT name FROM teams", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(name, "old_team");
+    let n: i64 = s
+        .conn()
+        .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn a_newer_database_is_refused_not_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        let c = Connection::open(&path).unwrap();
+        c.pragma_update(None, "user_version", 999).unwrap();
+    }
+    assert!(matches!(
+        Store::open(&path),
+        Err(StoreError::TooNew { found: 999, .. })
+    ));
+}
+
+#[test]
+fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
+    use crate::referee::{Failure, FailureKind};
+    use crate::tournament::schedule::{GameKey, ScheduledGame};
+    let mut store = Store::open_in_memory().unwrap();
+    let now = Utc::now();
+    let team = store.ensure_team("a", now).unwrap();
+    let v = store
+        .insert_version(
+            &NewVersion {
+                team,
+                source: b"x",
+                source_sha256: "x",
+                binary: Some(b"\0asm"),
+                lexical_elements: None,
+                description: None,
+                report_json: "{}",
+            },
+            now,
+        )
+        .unwrap();
+    let t = store
+        .create_tournament(
+            1,
+            &SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[(team, v)],
+            now,
+        )
+        .unwrap();
+    store
+        .insert_round(t, 1, &[team], true, &[vec![team]])
+        .unwrap();
+    let game = |slot| ScheduledGame {
+        key: GameKey {
+            round: 1,
+            group: 1,
+            slot,
+        },
+        players: [team, team],
+        members: [0, 0],
+        attempt: 1,
+        seed: 7,
+    };
+    let throws = vec![[100, 100]; 5];
+    let plain = GameRecord {
+        seed: 7,
+        points: [0, 0],
+        throws: throws.clone(),
+        failures: vec![],
+    };
+    let mut watched = plain.clone();
+    watched.failures = vec![Failure {
+        player: 0,
+        throw: 6,
+        kind: FailureKind::WallClock { limit_ms: 10_000 },
+        reason: "throw 6: …".into(),
+    }];
+    store.insert_game(t, &game(0), &plain, now).unwrap();
+    store.insert_game(t, &game(1), &watched, now).unwrap();
+    let games = store.games(t, 1, 1).unwrap();
+    assert_eq!(games[0].throws_digest, Some(throws_digest(&throws)));
+    assert!(games[0].record.throws.is_empty());
+    assert_eq!(games[1].throws_digest, None);
+    assert_eq!(games[1].record.throws, throws);
+}
+
+#[test]
+fn throws_round_trip() {
+    let t = vec![[1, 12288], [100, 7], [-5, i32::MAX as i64], [i64::MIN, 0]];
+    assert_eq!(decode_throws(&encode_throws(&t), THROWS_FORMAT).unwrap(), t);
+    // Corrupt blobs are errors, never panics.
+    assert!(decode_throws(&[0x80], 1).is_err());
+    assert!(decode_throws(&[2], 1).is_err());
+    assert!(decode_throws(&[0xff; 11], 1).is_err());
+    assert!(decode_throws(&[1, 2, 3], 0).is_err());
+    assert!(decode_throws(&[], 7).is_err());
+    // The old format still reads.
+    assert_eq!(
+        decode_throws(&[1, 0, 0, 0, 0, 0x30, 0, 0], 0).unwrap(),
+        vec![[1, 12288]]
+    );
+}
+
+#[test]
+fn a_game_of_climbing_series_takes_under_three_bytes_a_throw() {
+    let mut t = Vec::new();
+    let (mut p, mut q) = (1000i64, 3000i64);
+    for i in 0..1000 {
+        if i % 12 == 0 {
+            p = 1 + (i * 7919) % 12288;
+            q = 1 + (i * 104_729) % 12288;
+        }
+        p = (p + 37).min(12288);
+        q = (q + 411).min(12288);
+        t.push([p, q]);
+    }
+    let bytes = encode_throws(&t);
+    assert!(bytes.len() < 3000, "{} bytes", bytes.len());
+    assert_eq!(decode_throws(&bytes, THROWS_FORMAT).unwrap(), t);
+}
+
+#[test]
+fn seeds_keep_all_64_bits() {
+    for s in [0u64, 1, u64::MAX, 1 << 63] {
+        assert_eq!(seed_from_sql(seed_to_sql(s)), s);
+    }
+}

@@ -1,0 +1,122 @@
+//! A game's throws as the store keeps them: the format numbers, the
+//! compact encoding of format 1 and the digest of format 2, and reading the
+//! older formats 0 and 1 back.
+//!
+//! Not here: the games table itself (`mod.rs`) or replaying a game of
+//! format 2 (`crate::engine::replay`).
+
+use super::{Result, StoreError};
+
+/// The stored format of a game's throws (column `throws_format`): 0, i32
+/// little-endian pairs; 1, [`encode_throws`]; 2, [`THROWS_REPLAY`].
+pub const THROWS_FORMAT: i64 = 1;
+
+/// Format 2: the throws are not stored; the column holds their
+/// [`throws_digest`], and the game is replayed from its programs, seed and
+/// the tournament's key when its throws are wanted
+/// ([`crate::engine::replay`]), then checked against the digest.
+pub const THROWS_REPLAY: i64 = 2;
+
+/// The first 16 bytes of the SHA-256 of the throws' format-1 encoding.
+pub fn throws_digest(throws: &[[i64; 2]]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(encode_throws(throws));
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    out
+}
+
+/// Encodes the throws compactly (format 1): for each throw, each player's
+/// difference to its own previous throw, zigzag-encoded as an LEB128
+/// varint. Series climb in small steps, so most throws take one or two bytes.
+pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(throws.len() * 3);
+    let mut prev = [0i64; 2];
+    for pair in throws {
+        for (i, &t) in pair.iter().enumerate() {
+            let d = t.wrapping_sub(prev[i]);
+            prev[i] = t;
+            let mut z = ((d << 1) ^ (d >> 63)) as u64;
+            loop {
+                let byte = (z & 0x7f) as u8;
+                z >>= 7;
+                if z == 0 {
+                    out.push(byte);
+                    break;
+                }
+                out.push(byte | 0x80);
+            }
+        }
+    }
+    out
+}
+
+/// Decodes stored throws of either format; a corrupt blob is an error,
+/// never a panic.
+pub fn decode_throws(bytes: &[u8], format: i64) -> Result<Vec<[i64; 2]>> {
+    match format {
+        0 => decode_throws_v0(bytes),
+        1 => decode_throws_v1(bytes),
+        f => Err(StoreError::Corrupt(format!("unknown throws format {f}"))),
+    }
+}
+
+pub(super) fn decode_throws_v1(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
+    let mut out = Vec::with_capacity(bytes.len() / 3);
+    let mut prev = [0i64; 2];
+    let mut pair = [0i64; 2];
+    let mut i = 0usize;
+    let mut n = 0usize;
+    while i < bytes.len() {
+        let mut z = 0u64;
+        let mut shift = 0u32;
+        loop {
+            let Some(&b) = bytes.get(i) else {
+                return Err(StoreError::Corrupt(
+                    "throws blob ends inside a number".into(),
+                ));
+            };
+            i += 1;
+            if shift >= 64 {
+                return Err(StoreError::Corrupt(
+                    "throws blob holds an overlong number".into(),
+                ));
+            }
+            z |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        let p = n % 2;
+        prev[p] = prev[p].wrapping_add(d);
+        pair[p] = prev[p];
+        n += 1;
+        if p == 1 {
+            out.push(pair);
+        }
+    }
+    if !n.is_multiple_of(2) {
+        return Err(StoreError::Corrupt("throws blob with half a throw".into()));
+    }
+    Ok(out)
+}
+
+pub(super) fn decode_throws_v0(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(StoreError::Corrupt(format!(
+            "throws blob of {} bytes",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| {
+            [
+                i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64,
+                i32::from_le_bytes([c[4], c[5], c[6], c[7]]) as i64,
+            ]
+        })
+        .collect())
+}

@@ -1,0 +1,366 @@
+//! The tournaments' tables on [`Store`]: tournaments and their entries,
+//! rounds, groups, games with their outcomes and throws, and the
+//! Evolution's generations.
+//!
+//! Not here: teams and strategy versions (`mod.rs`), the mail and
+//! organizer's tables (`mail.rs`, `admin.rs`), deciding anything.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension};
+
+use super::throws::{decode_throws, encode_throws, throws_digest, THROWS_FORMAT, THROWS_REPLAY};
+use super::{
+    from_json, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry, Result,
+    RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId, TOURNAMENT_COLUMNS,
+};
+use crate::referee::{Failure, GameRecord};
+use crate::seed::SeedKey;
+use crate::tournament::{GameKey, ScheduledGame, TeamId};
+
+impl Store {
+    /// The most recent tournament with these entries (and this seed, if given).
+    pub fn find_tournament(
+        &self,
+        entries_key: &str,
+        seed: Option<u64>,
+    ) -> Result<Option<TournamentRow>> {
+        let sql = format!("SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE entries_key = ?1");
+        Ok(match seed {
+            Some(s) => self
+                .conn
+                .query_row(
+                    &format!("{sql} AND seed = ?2 ORDER BY id DESC LIMIT 1"),
+                    params![entries_key, seed_to_sql(s)],
+                    tournament_row,
+                )
+                .optional()?,
+            None => self
+                .conn
+                .query_row(
+                    &format!("{sql} AND state = 'running' ORDER BY id DESC LIMIT 1"),
+                    params![entries_key],
+                    tournament_row,
+                )
+                .optional()?,
+        })
+    }
+
+    pub fn tournament(&self, id: i64) -> Result<TournamentRow> {
+        Ok(self.conn.query_row(
+            &format!("SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?1"),
+            [id],
+            tournament_row,
+        )?)
+    }
+
+    /// Creates a tournament with its entries, in one transaction.
+    pub fn create_tournament(
+        &mut self,
+        seed: u64,
+        key: &SeedKey,
+        config_json: &str,
+        entries_key: &str,
+        entries: &[(TeamId, VersionId)],
+        now: DateTime<Utc>,
+    ) -> Result<i64> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO tournaments (seed, config, entries_key, state, started_at, secret)
+             VALUES (?1, ?2, ?3, 'running', ?4, ?5)",
+            params![
+                seed_to_sql(seed),
+                config_json,
+                entries_key,
+                timestamp(now),
+                &key.to_bytes()[..]
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        for (team, version) in entries {
+            tx.execute(
+                "INSERT INTO tournament_entries (tournament_id, team_id, version_id) VALUES (?1, ?2, ?3)",
+                params![id, team.0, version.0],
+            )?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    pub fn entries(&self, tournament: i64) -> Result<Vec<Entry>> {
+        let mut st = self.conn.prepare(
+            "SELECT e.team_id, t.name, e.version_id FROM tournament_entries e
+             JOIN teams t ON t.id = e.team_id WHERE e.tournament_id = ?1 ORDER BY e.team_id",
+        )?;
+        let rows = st.query_map([tournament], |r| {
+            Ok(Entry {
+                team: TeamId(r.get::<_, i64>(0)? as u32),
+                name: r.get(1)?,
+                version: VersionId(r.get(2)?),
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    pub fn finish_tournament(&self, tournament: i64, now: DateTime<Utc>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE tournaments SET state = 'finished', finished_at = ?2 WHERE id = ?1",
+            params![tournament, timestamp(now)],
+        )?;
+        Ok(())
+    }
+
+    // ---- rounds and groups ----
+
+    pub fn round(&self, tournament: i64, number: u32) -> Result<Option<RoundRow>> {
+        let row: Option<(String, bool, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT field, is_final, finished_at FROM rounds WHERE tournament_id = ?1 AND number = ?2",
+                params![tournament, number],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        row.map(|(field, is_final, finished)| {
+            Ok(RoundRow {
+                number,
+                field: from_json(&field)?,
+                is_final,
+                finished: finished.is_some(),
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores a round and its groups, in one transaction.
+    pub fn insert_round(
+        &mut self,
+        tournament: i64,
+        number: u32,
+        field: &[TeamId],
+        is_final: bool,
+        groups: &[Vec<TeamId>],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO rounds (tournament_id, number, field, is_final) VALUES (?1, ?2, ?3, ?4)",
+            params![tournament, number, json(&field), is_final],
+        )?;
+        for (g, members) in groups.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO groups (tournament_id, round, number, members) VALUES (?1, ?2, ?3, ?4)",
+                params![tournament, number, g as u32 + 1, json(members)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn groups(&self, tournament: i64, round: u32) -> Result<Vec<Vec<TeamId>>> {
+        let mut st = self.conn.prepare(
+            "SELECT members FROM groups WHERE tournament_id = ?1 AND round = ?2 ORDER BY number",
+        )?;
+        let rows = st.query_map(params![tournament, round], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(from_json(&r?)?);
+        }
+        Ok(out)
+    }
+
+    pub fn finish_group(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        self.conn.execute(
+            "UPDATE groups SET finished_at = ?4 WHERE tournament_id = ?1 AND round = ?2 AND number = ?3
+             AND finished_at IS NULL",
+            params![tournament, round, group, timestamp(now)],
+        )?;
+        Ok(())
+    }
+
+    pub fn group_finished(&self, tournament: i64, round: u32, group: u32) -> Result<bool> {
+        let f: Option<String> = self.conn.query_row(
+            "SELECT finished_at FROM groups WHERE tournament_id = ?1 AND round = ?2 AND number = ?3",
+            params![tournament, round, group],
+            |r| r.get(0),
+        )?;
+        Ok(f.is_some())
+    }
+
+    /// Marks a round finished and records its disqualifications, in one transaction.
+    pub fn finish_round(
+        &mut self,
+        tournament: i64,
+        round: u32,
+        disqualified: &[(TeamId, GameKey, String)],
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for (team, key, reason) in disqualified {
+            tx.execute(
+                "INSERT OR IGNORE INTO disqualifications (tournament_id, team_id, round, grp, slot, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![tournament, team.0, key.round, key.group, key.slot, reason],
+            )?;
+        }
+        tx.execute(
+            "UPDATE rounds SET finished_at = ?3 WHERE tournament_id = ?1 AND number = ?2",
+            params![tournament, round, timestamp(now)],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    // ---- games ----
+
+    /// Commits one finished game attempt. Storing the same key twice is a
+    /// no-op (the first record wins), so a replayed write is harmless.
+    pub fn insert_game(
+        &self,
+        tournament: i64,
+        game: &ScheduledGame,
+        record: &GameRecord,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        // A game the watchdog ended (a fault of the engine, wall clock)
+        // would not replay to the same record: its throws are kept.
+        let replayable = !record
+            .failures
+            .iter()
+            .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
+        let (throws, format) = if replayable {
+            (throws_digest(&record.throws).to_vec(), THROWS_REPLAY)
+        } else {
+            (encode_throws(&record.throws), THROWS_FORMAT)
+        };
+        self.conn.execute(
+            "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
+               seed, points_p, points_q, throws, failures, finished_at, throws_format)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                tournament,
+                game.key.round,
+                game.key.group,
+                game.key.slot,
+                game.attempt,
+                game.players[0].0,
+                game.players[1].0,
+                seed_to_sql(game.seed),
+                record.points[0] as i64,
+                record.points[1] as i64,
+                throws,
+                json(&record.failures),
+                timestamp(now),
+                format
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// All stored attempts of a group, in slot order, with their throws
+    /// where they are stored; a game stored for replay has none and its
+    /// [`StoredGame::throws_digest`] (see [`crate::engine::replay`]).
+    pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
+        self.read_games(tournament, round, group, Throws::Decoded)
+    }
+
+    /// All stored attempts of a group without their throws (empty): what
+    /// results, rankings and schedules need, at a fraction of the cost.
+    pub fn game_outcomes(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+    ) -> Result<Vec<StoredGame>> {
+        self.read_games(tournament, round, group, Throws::Left)
+    }
+
+    fn read_games(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        throws_wanted: Throws,
+    ) -> Result<Vec<StoredGame>> {
+        let throws_column = match throws_wanted {
+            Throws::Decoded => "throws",
+            Throws::Left => "x''",
+        };
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT slot, attempt, player_p, player_q, seed, points_p, points_q, {throws_column},
+                    failures, throws_format
+             FROM games WHERE tournament_id = ?1 AND round = ?2 AND grp = ?3 ORDER BY slot"
+        ))?;
+        let rows = st.query_map(params![tournament, round, group], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, u32>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, i64>(6)?,
+                r.get::<_, Vec<u8>>(7)?,
+                r.get::<_, String>(8)?,
+                r.get::<_, i64>(9)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
+            let failures: Vec<Failure> = from_json(&failures)?;
+            let replay = throws_wanted == Throws::Decoded && format == THROWS_REPLAY;
+            let throws_digest = if replay {
+                Some(<[u8; 16]>::try_from(throws.as_slice()).map_err(|_| {
+                    StoreError::Corrupt(format!("a game's throws digest of {} bytes", throws.len()))
+                })?)
+            } else {
+                None
+            };
+            out.push(StoredGame {
+                key: GameKey { round, group, slot },
+                attempt,
+                players: [TeamId(p as u32), TeamId(q as u32)],
+                record: GameRecord {
+                    seed: seed_from_sql(seed),
+                    points: [pp as u64, pq as u64],
+                    throws: match throws_wanted {
+                        Throws::Decoded if !replay => decode_throws(&throws, format)?,
+                        _ => Vec::new(),
+                    },
+                    failures,
+                },
+                throws_digest,
+            });
+        }
+        Ok(out)
+    }
+
+    // ---- evolution ----
+
+    pub fn save_evolution(
+        &mut self,
+        tournament: i64,
+        generations: &[Vec<(TeamId, u64)>],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "DELETE FROM evolution_generations WHERE tournament_id = ?1",
+            [tournament],
+        )?;
+        for (g, counts) in generations.iter().enumerate() {
+            let map: std::collections::BTreeMap<String, u64> =
+                counts.iter().map(|(t, c)| (t.0.to_string(), *c)).collect();
+            tx.execute(
+                "INSERT INTO evolution_generations (tournament_id, generation, counts) VALUES (?1, ?2, ?3)",
+                params![tournament, g as u32, json(&map)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,217 @@
+//! Unit tests of the result texts (GRP, GRG, GRR, RSM, disqualification).
+
+use super::*;
+use crate::engine::results::{DisqualifiedTeam, GameFailure};
+
+fn game(
+    slot: u32,
+    p: &str,
+    q: &str,
+    points: [u64; 2],
+    attempt: u32,
+    status: &'static str,
+) -> GameResult {
+    GameResult {
+        slot,
+        players: [p.to_string(), q.to_string()],
+        points,
+        seed: 0,
+        attempt,
+        failure: None,
+        failures: vec![],
+        counted: status == "counted",
+        status,
+    }
+}
+
+fn fail(mut g: GameResult, player: usize, reason: &str) -> GameResult {
+    g.failures.push(GameFailure {
+        player,
+        reason: reason.into(),
+    });
+    g.failure = g.failures.first().cloned();
+    g
+}
+
+/// a, b, c and crasher: crasher fails against a (slot 1), is
+/// disqualified against b (slot 3); the replay of slot 1 is cancelled,
+/// its game with c never played; a's self-game has halves.
+fn group() -> (GroupResult, RoundResult) {
+    let games = vec![
+        game(0, "a", "a", [10, 11], 1, "counted"),
+        fail(
+            game(1, "a", "crasher", [5, 0], 1, "discarded"),
+            1,
+            "throw 6: crashed",
+        ),
+        game(2, "a", "b", [30, 20], 1, "counted"),
+        fail(
+            game(3, "b", "crasher", [5, 0], 1, "void"),
+            1,
+            "throw 6: crashed",
+        ),
+        game(4, "c", "crasher", [0, 0], 1, "cancelled"),
+        game(5, "b", "b", [8, 8], 1, "counted"),
+        game(6, "a", "c", [7, 9], 1, "counted"),
+        game(7, "b", "c", [4, 4], 1, "counted"),
+        game(8, "c", "c", [2, 2], 1, "counted"),
+        game(9, "a", "crasher", [0, 0], 2, "cancelled"),
+    ];
+    let ranking = vec![
+        Placed {
+            team: "a".into(),
+            points: 47.5,
+            place: 1,
+        },
+        Placed {
+            team: "b".into(),
+            points: 32.0,
+            place: 2,
+        },
+        Placed {
+            team: "c".into(),
+            points: 15.0,
+            place: 3,
+        },
+    ];
+    let gr = GroupResult {
+        number: 1,
+        members: ["a", "b", "c", "crasher"].map(String::from).to_vec(),
+        ranking,
+        games,
+    };
+    let rr = RoundResult {
+        number: 1,
+        is_final: false,
+        groups: vec![gr.clone()],
+        advanced: vec![],
+        disqualified: vec![DisqualifiedTeam {
+            team: "crasher".into(),
+            reason: "throw 6: crashed".into(),
+        }],
+    };
+    (gr, rr)
+}
+
+/// The text with every run of blanks and line breaks as one blank.
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn grp_totals_equal_the_ranking_and_labels_say_what_happened() {
+    let (gr, rr) = group();
+    let totals = totals_from_games(&gr);
+    for p in &gr.ranking {
+        assert_eq!(totals[&p.team], p.points, "{}", p.team);
+    }
+    let (t, note) = team_games(&gr, &rr, "a");
+    assert!(
+        t.contains("itself (both sides)     10     11     10.5"),
+        "{t}"
+    );
+    assert!(
+        flat(&t)
+            .contains("failed: crasher (throw 6: crashed); replay cancelled (disqualification)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("not played: crasher disqualified in game 3"),
+        "{t}"
+    );
+    assert!(t.lines().last().unwrap().ends_with(" 47.5"), "{t}");
+    assert_eq!(note.as_deref(), Some(HALF_POINTS_NOTE));
+    assert!(t.lines().all(|l| l == l.trim_end() && l.len() <= 72), "{t}");
+    let (t, _) = team_games(&gr, &rr, "b");
+    assert!(flat(&t).contains("failed: crasher (throw 6: crashed): the second failure, crasher disqualified; its games are not counted"), "{t}");
+    let (t, note) = team_games(&gr, &rr, "crasher");
+    assert!(
+        flat(&t).contains("total: none; your team was disqualified in game 3"),
+        "{t}"
+    );
+    assert!(note.is_none());
+}
+
+#[test]
+fn grr_marks_who_advances_and_names_the_disqualified() {
+    let (gr, rr) = group();
+    let t = group_ranking(&gr, &rr);
+    let line = |team: &str| {
+        t.lines()
+            .find(|l| l.contains(&format!(" {team} ")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(line("a").ends_with("advances"), "{t}");
+    assert!(line("b").ends_with("advances"), "{t}");
+    assert!(!line("c").ends_with("advances"), "{t}");
+    assert!(
+        t.contains("crasher disqualified in game 3: throw 6: crashed"),
+        "{t}"
+    );
+    let (g, note) = group_games(&gr, &rr);
+    assert!(g.contains("self-game: counts 10.5 for a"), "{g}");
+    assert!(note.is_some());
+    assert!(g.lines().all(|l| l == l.trim_end()), "{g}");
+}
+
+#[test]
+fn a_self_game_disqualification_says_against_itself() {
+    let games = vec![
+        fail(
+            fail(
+                game(0, "n", "n", [0, 0], 1, "discarded"),
+                0,
+                "throw 9: out of range",
+            ),
+            1,
+            "throw 9: out of range",
+        ),
+        game(1, "n", "m", [3, 4], 1, "void"),
+        fail(
+            game(2, "n", "n", [0, 0], 2, "void"),
+            0,
+            "throw 9: out of range",
+        ),
+    ];
+    let gr = GroupResult {
+        number: 1,
+        members: vec!["m".into(), "n".into()],
+        ranking: vec![Placed {
+            team: "m".into(),
+            points: 0.0,
+            place: 1,
+        }],
+        games,
+    };
+    let rr = RoundResult {
+        number: 1,
+        is_final: true,
+        groups: vec![gr.clone()],
+        advanced: vec![],
+        disqualified: vec![DisqualifiedTeam {
+            team: "n".into(),
+            reason: "throw 9: out of range".into(),
+        }],
+    };
+    let (t, _) = team_games(&gr, &rr, "m");
+    assert!(
+        flat(&t)
+            .contains("void: n disqualified in game 2 (against itself); its games are not counted"),
+        "{t}"
+    );
+    let (t, _) = team_games(&gr, &rr, "n");
+    assert!(
+        flat(&t).contains("failed: n against itself (throw 9: out of range); replayed as game 2"),
+        "{t}"
+    );
+    let (first, second) = failure_items(&gr, &rr, "n");
+    assert!(
+        first.contains("game 0 (attempt 1) against itself: throw 9"),
+        "{first}"
+    );
+    assert!(
+        second.contains("game 2 (attempt 2) against itself: throw 9"),
+        "{second}"
+    );
+}
