@@ -17,12 +17,13 @@ use chrono::Utc;
 use crate::bench::BenchError;
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, next_planned_games, store_planned_game};
+use crate::discipline::flooding::rules::FloodGame;
+use crate::discipline::footsteps::rules as footsteps;
+use crate::discipline::morabaraba::rules::MorabarabaGame;
 use crate::discipline::play::{Outcome, Played, Setup};
+use crate::discipline::ultimatum::rules as ultimatum;
 use crate::discipline::Discipline;
-use crate::game::flooding::FloodGame;
 use crate::game::lines::{LineGame, Recorded, Step};
-use crate::game::morabaraba::MorabarabaGame;
-use crate::game::{footsteps, ultimatum};
 use crate::store::Store;
 
 /// The figures of one run.

@@ -22,9 +22,12 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use crate::discipline::flooding::rules as flooding;
+use crate::discipline::footsteps::rules as footsteps;
+use crate::discipline::morabaraba::rules as morabaraba;
 use crate::discipline::play::Setup;
 use crate::discipline::transcript;
-use crate::game::{flooding, footsteps, morabaraba, ultimatum};
+use crate::discipline::ultimatum::rules as ultimatum;
 use crate::mail::message::{self, Limits};
 use crate::mail::{auth, commands, inbox, registration, secrets};
 use crate::toolchain::{lex, purec, source};
@@ -381,7 +384,11 @@ pub fn island(data: &[u8]) {
     assert_eq!(back.to_text(), t);
     assert_eq!(back.rows(), i.rows());
     assert_eq!(back.start(), i.start());
-    let _ = crate::game::flooding::FloodGame::new(&i, flooding::Params { max_rounds: 5 }, 1);
+    let _ = crate::discipline::flooding::rules::FloodGame::new(
+        &i,
+        flooding::Params { max_rounds: 5 },
+        1,
+    );
 }
 
 /// `text` with the checksum of every `KNOBELN-END` line made right (and

@@ -22,9 +22,9 @@ use serde_json::{json, Value};
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::play::{play_with_folders, Setup, Transcript};
 use knobeln::discipline::Discipline;
-use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
 use knobeln::referee::{GameRecord, GameSeeds, Referee};

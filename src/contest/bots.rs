@@ -34,12 +34,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::Config;
+use crate::discipline::flooding::planner as flooding;
+use crate::discipline::flooding::rules::Island;
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::play::{play_with_folders, Outcome, Played, Setup, Transcript};
 use crate::discipline::transcript;
+use crate::discipline::ultimatum::planner as ultimatum;
 use crate::discipline::Discipline;
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
-use crate::game::flooding::Island;
 use crate::lang::build::BotProgram;
 use crate::lang::{Toolchain, Toolchains};
 use crate::lines::LineLimits;
@@ -48,7 +52,7 @@ use crate::outbox::{enqueue, Cause};
 use crate::sandbox::folder::{FolderImage, WIRE_MAX_BYTES};
 use crate::store::mail::all_registrations;
 use crate::store::{Store, StoreError};
-use crate::tournament::{flooding, footsteps, morabaraba, ultimatum, TeamId};
+use crate::tournament::TeamId;
 
 /// Why a bot contest could not go on (the server's trouble, or no bots).
 #[derive(Debug, thiserror::Error)]
@@ -212,9 +216,10 @@ pub fn start(
                 .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
             islands.push((name, text));
         }
-        for (name, island) in
-            crate::tournament::islands::drawn_islands(seed, config.flooding.drawn_island_count())
-        {
+        for (name, island) in crate::discipline::flooding::islands::drawn_islands(
+            seed,
+            config.flooding.drawn_island_count(),
+        ) {
             islands.push((name, island.to_text()));
         }
         if islands.is_empty() {

@@ -139,7 +139,7 @@ pub fn bot_compile_mail(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::flooding::Island;
+    use crate::discipline::flooding::rules::Island;
 
     #[test]
     fn the_demo_islands_are_valid() {

@@ -264,8 +264,8 @@ impl UltimatumConfig {
         (self.folders == FolderKeeping::Kept).then_some(self.folder_kb << 10)
     }
 
-    pub fn params(&self) -> crate::game::ultimatum::Params {
-        crate::game::ultimatum::Params {
+    pub fn params(&self) -> crate::discipline::ultimatum::rules::Params {
+        crate::discipline::ultimatum::rules::Params {
             rounds: self.rounds,
         }
     }
@@ -332,8 +332,8 @@ pub struct FloodingConfig {
 impl Default for FloodingConfig {
     fn default() -> Self {
         FloodingConfig {
-            runs: crate::tournament::flooding::DEFAULT_RUNS,
-            max_rounds: crate::game::flooding::DEFAULT_MAX_ROUNDS,
+            runs: crate::discipline::flooding::planner::DEFAULT_RUNS,
+            max_rounds: crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS,
             islands: Vec::new(),
             drawn_islands: None,
             round_ms: 100,
@@ -352,8 +352,8 @@ impl FloodingConfig {
             .unwrap_or(if self.islands.is_empty() { 3 } else { 0 })
     }
 
-    pub fn params(&self) -> crate::game::flooding::Params {
-        crate::game::flooding::Params {
+    pub fn params(&self) -> crate::discipline::flooding::rules::Params {
+        crate::discipline::flooding::rules::Params {
             max_rounds: self.max_rounds,
         }
     }
@@ -423,14 +423,14 @@ impl Default for FootstepsConfig {
 }
 
 impl FootstepsConfig {
-    pub fn params(&self) -> crate::game::footsteps::Params {
-        crate::game::footsteps::Params {
+    pub fn params(&self) -> crate::discipline::footsteps::rules::Params {
+        crate::discipline::footsteps::rules::Params {
             fields: self.fields,
             points: self.points,
         }
     }
-    pub fn tournament(&self) -> crate::tournament::footsteps::Config {
-        crate::tournament::footsteps::Config {
+    pub fn tournament(&self) -> crate::discipline::footsteps::planner::Config {
+        crate::discipline::footsteps::planner::Config {
             games_per_pair: self.games_per_pair,
             max_tie_rounds: self.max_tie_rounds,
         }

@@ -22,7 +22,7 @@ use super::bots::{build_bot, Built, Source};
 use super::play::{play, Outcome, Played, Setup, Transcript};
 use super::Discipline;
 use crate::config::Config;
-use crate::game::flooding::Island;
+use crate::discipline::flooding::rules::Island;
 use crate::game::lines::Said;
 use crate::lang::build::{BotProgram, BuildLimits};
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
@@ -361,7 +361,7 @@ pub fn trial(
 /// island, the seed, and the round cap when this contest's differs from
 /// the referee's default (which is the server's default).
 pub fn flooding_replay_command(island: &str, seed: u64, max_rounds: u32) -> String {
-    let cap = if max_rounds == crate::game::flooding::DEFAULT_MAX_ROUNDS {
+    let cap = if max_rounds == crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS {
         String::new()
     } else {
         format!(" --max-rounds {max_rounds}")
@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn the_flooding_replay_command_names_a_round_cap_other_than_the_referees() {
-        let default = crate::game::flooding::DEFAULT_MAX_ROUNDS;
+        let default = crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS;
         // The kit's referee has the server's default.
         assert!(include_str!("flooding/referee.py")
             .contains(&format!("\nDEFAULT_MAX_ROUNDS = {default}\n")));

@@ -718,7 +718,7 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             }
         }
         (Setup::Flooding { .. }, Some(BotOutcome::Flooding(o))) => {
-            if o.warnings.len() > crate::game::flooding::MAX_WARNINGS_KEPT {
+            if o.warnings.len() > crate::discipline::flooding::rules::MAX_WARNINGS_KEPT {
                 return Err("more warnings than a referee keeps".into());
             }
         }
@@ -726,12 +726,12 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             if let Some(s) = o.winner {
                 seat(s)?;
             }
-            if let crate::game::footsteps::Ending::Forfeit { seat: s } = o.ending {
+            if let crate::discipline::footsteps::rules::Ending::Forfeit { seat: s } = o.ending {
                 seat(s)?;
             }
         }
         (Setup::Morabaraba, Some(BotOutcome::Morabaraba(o))) => {
-            use crate::game::morabaraba::MorabarabaEnd as E;
+            use crate::discipline::morabaraba::rules::MorabarabaEnd as E;
             if let Some(s) = o.winner {
                 seat(s)?;
             }
@@ -1059,7 +1059,7 @@ mod tests {
             games: vec![GameJob {
                 game: ident(3),
                 play: Play::Bots {
-                    setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
+                    setup: Setup::Footsteps(crate::discipline::footsteps::rules::Params::default()),
                     limits: LineLimits::default(),
                     seats: (0..seats)
                         .map(|i| BotSeat {
@@ -1076,7 +1076,7 @@ mod tests {
     }
 
     fn bot_game() -> Played {
-        use crate::game::footsteps::{Ending, GameOutcome};
+        use crate::discipline::footsteps::rules::{Ending, GameOutcome};
         Played {
             outcome: Some(BotOutcome::Footsteps(GameOutcome {
                 winner: Some(1),
@@ -1109,7 +1109,7 @@ mod tests {
 
     #[test]
     fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
-        let island = crate::game::flooding::Island::parse(
+        let island = crate::discipline::flooding::rules::Island::parse(
             "GAMEBOARDSTART 3,3\n###\n#o#\n###\nGAMEBOARDEND\nROUND 1 2,2\n",
         )
         .unwrap();
@@ -1119,7 +1119,7 @@ mod tests {
         };
         *setup = Setup::Flooding {
             island,
-            params: crate::game::flooding::Params::default(),
+            params: crate::discipline::flooding::rules::Params::default(),
             seed: 9,
         };
         assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
@@ -1192,7 +1192,7 @@ mod tests {
 
     #[test]
     fn a_true_bot_game_passes_and_a_failure_gets_the_coordinators_sentence() {
-        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
         assert_eq!(check_bot_game(&setup, bot_game()), Ok(bot_game()));
         let mut p = bot_game();
         p.failures = vec![crate::lines::BotFailure {
@@ -1257,7 +1257,7 @@ mod tests {
 
     #[test]
     fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_this_games() {
-        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
         let mut p = bot_game();
         p.moves = Some("0: 1\n1: 2\n".into());
         assert_eq!(
@@ -1286,7 +1286,7 @@ mod tests {
 
     #[test]
     fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
-        let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
         let mut p = bot_game();
         let Some(BotOutcome::Footsteps(o)) = &mut p.outcome else {
             unreachable!()
@@ -1316,7 +1316,8 @@ mod tests {
             reason: String::new(),
         }];
         assert!(check_bot_game(&setup, p).is_err());
-        let ultimatum = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 10 });
+        let ultimatum =
+            Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 10 });
         assert_eq!(
             check_bot_game(&ultimatum, bot_game()),
             Err("the outcome of another game".into())

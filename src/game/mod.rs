@@ -14,11 +14,7 @@
 //! are bots that talk in lines, and each implements [`lines::LineGame`], the
 //! one seam between a game and the referee that runs bots.
 
-pub mod flooding;
-pub mod footsteps;
 pub mod knobeln;
 pub mod lines;
-pub mod morabaraba;
-pub mod ultimatum;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

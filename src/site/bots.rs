@@ -653,7 +653,7 @@ fn islands_section(c: &BotContest) -> String {
          FILE</code> plays it at home.</p>\n<ul>\n",
     );
     for (k, (name, text)) in c.islands.iter().enumerate() {
-        let size = crate::game::flooding::Island::parse(text)
+        let size = crate::discipline::flooding::rules::Island::parse(text)
             .map(|i| format!("{} × {}", i.width(), i.height()))
             .unwrap_or_default();
         h.push_str(&format!(
@@ -725,7 +725,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: 
 }
 
 /// FootSteps' pair table as in the text, each pair a link to its games.
-fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String {
+fn pair_table(t: &crate::discipline::footsteps::planner::Table, c: &BotContest) -> String {
     let names = entry_names(c);
     let name = |t: &TeamId| name_in(&names, t);
     let mut h = String::from(
@@ -836,8 +836,9 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
             for (t, _) in &bots {
                 let pairing = format!("{}@{k}", t.0);
                 let r = rows[t].iter().find(|r| r.pairing == pairing);
-                let mean = r
-                    .map(|r| crate::tournament::flooding::Rounds::mean(r.rounds, r.games).as_f64());
+                let mean = r.map(|r| {
+                    crate::discipline::flooding::planner::Rounds::mean(r.rounds, r.games).as_f64()
+                });
                 h.push_str(&cell(r, format!("{:.2}", mean.unwrap_or(0.0))));
             }
             h.push_str("</tr>\n");
@@ -903,7 +904,7 @@ mod tests {
     /// it runs; a name is text.
     #[test]
     fn the_islands_show_only_once_the_contest_is_finished() {
-        let island = crate::tournament::islands::drawn_island(7, 1).to_text();
+        let island = crate::discipline::flooding::islands::drawn_island(7, 1).to_text();
         let mut c = BotContest {
             id: 1,
             discipline: Discipline::Flooding,
@@ -945,7 +946,7 @@ mod tests {
             islands: vec![],
             finished: true,
         };
-        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 3 });
+        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 3 });
         let failure = BotFailure {
             bot: 0,
             turn: 1,

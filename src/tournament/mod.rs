@@ -26,14 +26,9 @@
 //! self-game counts once for its strategy, as the mean of its two sides.
 
 pub mod evolution;
-pub mod flooding;
-pub mod footsteps;
 pub mod grouping;
-pub mod islands;
-pub mod morabaraba;
 pub mod ranking;
 pub mod schedule;
-pub mod ultimatum;
 
 pub use evolution::{evolve, payoff_matrix, Evolution, EvolutionConfig, EvolutionEnd};
 pub use grouping::{draw_groups, group_sizes, grouping_seed, is_final};

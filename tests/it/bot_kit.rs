@@ -10,11 +10,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use knobeln::discipline::flooding::rules as flooding;
+use knobeln::discipline::flooding::rules::Island;
+use knobeln::discipline::footsteps::rules as footsteps;
 use knobeln::discipline::play::Setup;
 use knobeln::discipline::transcript::{expand, full_text, moves_of, moves_text, quote};
-use knobeln::game::flooding::Island;
+use knobeln::discipline::ultimatum::rules as ultimatum;
 use knobeln::game::lines::{Exchange, Said};
-use knobeln::game::{flooding, footsteps, ultimatum};
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::play::{play, Outcome, Played, Setup, Transcript};
 use knobeln::discipline::Discipline;
-use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
 
@@ -96,7 +96,7 @@ fn every_pair(d: Discipline, setup: &Setup, check: impl Fn(&str, &str, &Outcome)
 #[test]
 fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
     let d = Discipline::Ultimatum;
-    let setup = Setup::Ultimatum(knobeln::game::ultimatum::Params { rounds: 300 });
+    let setup = Setup::Ultimatum(knobeln::discipline::ultimatum::rules::Params { rounds: 300 });
     every_pair(d, &setup, |a, b, o| {
         let Outcome::Ultimatum(o) = o else {
             panic!("{a} vs {b}: no outcome")
@@ -127,8 +127,8 @@ fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
             assert!(
                 !matches!(
                     o.end,
-                    knobeln::game::flooding::FloodEnd::RuleBroken { .. }
-                        | knobeln::game::flooding::FloodEnd::WalkedIntoWater { .. }
+                    knobeln::discipline::flooding::rules::FloodEnd::RuleBroken { .. }
+                        | knobeln::discipline::flooding::rules::FloodEnd::WalkedIntoWater { .. }
                 ),
                 "{a} on {name}: {:?}",
                 o.end
@@ -148,7 +148,7 @@ fn every_footsteps_demo_bot_bids_legally_against_every_other() {
         assert!(
             !matches!(
                 o.ending,
-                knobeln::game::footsteps::Ending::IllegalBid { .. }
+                knobeln::discipline::footsteps::rules::Ending::IllegalBid { .. }
             ),
             "{a} vs {b}: {:?}",
             o.ending
@@ -173,7 +173,7 @@ fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
         assert!(
             !matches!(
                 o.end,
-                knobeln::game::morabaraba::MorabarabaEnd::IllegalMove { .. }
+                knobeln::discipline::morabaraba::rules::MorabarabaEnd::IllegalMove { .. }
             ),
             "{a} vs {b}: {:?}",
             o.end
@@ -769,7 +769,7 @@ fn the_scan_for_debug_output_finds_rust_and_lets_english_be() {
         "moos: survived 40 rounds (RoundCap), flood level 3, at 2,2",
         "winner: Some(1)",
         "names: [None, None]",
-        "knobeln::game::flooding",
+        "knobeln::discipline::flooding::rules",
     ] {
         assert_eq!(crate::common::debug_text(debug).len(), 1, "{debug}");
     }
@@ -1083,7 +1083,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     }
     assert!(site.contains("<h2>Islands</h2>"), "{site}");
     let published = std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
-    let drawn = knobeln::tournament::islands::drawn_island(1994, 1);
+    let drawn = knobeln::discipline::flooding::islands::drawn_island(1994, 1);
     assert_eq!(published, drawn.to_text());
     // The two standing bots play alike, so they share a place.
     let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();

@@ -1,9 +1,12 @@
-//! Everything of flooding that is neither its rules (`crate::game::flooding`) nor its
-//! tournament (`crate::tournament::flooding`): the picture of a game for the
+//! Everything of flooding that is neither its rules (`crate::discipline::flooding::rules`) nor its
+//! tournament (`crate::discipline::flooding::planner`): the picture of a game for the
 //! results site, the kit's home referee (`referee.py`), and this
 //! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
+pub mod islands;
 pub mod picture;
+pub mod planner;
+pub mod rules;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
@@ -54,7 +57,7 @@ impl BotDiscipline for Flooding {
         v["islands"] = islands(config)
             .iter()
             .map(|(name, text)| {
-                let island = crate::game::flooding::Island::parse(text).ok();
+                let island = crate::discipline::flooding::rules::Island::parse(text).ok();
                 serde_json::json!({
                     "name": name,
                     "width": island.as_ref().map(|i| i.width()).unwrap_or(0),
@@ -88,7 +91,7 @@ fn islands(_config: &Config) -> Vec<(String, String)> {
 }
 
 /// The game a flooding setup plays.
-fn game(setup: &Setup) -> crate::game::flooding::FloodGame {
+fn game(setup: &Setup) -> crate::discipline::flooding::rules::FloodGame {
     let Setup::Flooding {
         island,
         params,
@@ -97,5 +100,5 @@ fn game(setup: &Setup) -> crate::game::flooding::FloodGame {
     else {
         unreachable!("a flooding setup")
     };
-    crate::game::flooding::FloodGame::new(island, *params, *seed)
+    crate::discipline::flooding::rules::FloodGame::new(island, *params, *seed)
 }

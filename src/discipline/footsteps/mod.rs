@@ -1,9 +1,11 @@
-//! Everything of footsteps that is neither its rules (`crate::game::footsteps`) nor its
-//! tournament (`crate::tournament::footsteps`): the picture of a game for the
+//! Everything of footsteps that is neither its rules (`crate::discipline::footsteps::rules`) nor its
+//! tournament (`crate::discipline::footsteps::planner`): the picture of a game for the
 //! results site, the kit's home referee (`referee.py`), and this
 //! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+pub mod planner;
+pub mod rules;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
@@ -51,9 +53,9 @@ impl BotDiscipline for Footsteps {
 }
 
 /// The game a FootSteps setup plays.
-fn game(setup: &Setup) -> crate::game::footsteps::Game {
+fn game(setup: &Setup) -> crate::discipline::footsteps::rules::Game {
     let Setup::Footsteps(p) = setup else {
         unreachable!("a FootSteps setup")
     };
-    crate::game::footsteps::Game::new(*p)
+    crate::discipline::footsteps::rules::Game::new(*p)
 }

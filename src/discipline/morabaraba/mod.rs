@@ -1,9 +1,11 @@
-//! Everything of morabaraba that is neither its rules (`crate::game::morabaraba`) nor its
-//! tournament (`crate::tournament::morabaraba`): the picture of a game for the
+//! Everything of morabaraba that is neither its rules (`crate::discipline::morabaraba::rules`) nor its
+//! tournament (`crate::discipline::morabaraba::planner`): the picture of a game for the
 //! results site, the kit's home referee (`referee.py`), and this
 //! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+pub mod planner;
+pub mod rules;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
@@ -32,14 +34,17 @@ impl BotDiscipline for Morabaraba {
     fn play(&self, _setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
         run(
             m,
-            crate::game::morabaraba::MorabarabaGame::new(),
+            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
             transcript,
             Outcome::Morabaraba,
         )
     }
 
     fn expand(&self, _setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        replay_moves(crate::game::morabaraba::MorabarabaGame::new(), moves)
+        replay_moves(
+            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
+            moves,
+        )
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {

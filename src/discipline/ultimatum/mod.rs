@@ -1,9 +1,11 @@
-//! Everything of ultimatum that is neither its rules (`crate::game::ultimatum`) nor its
-//! tournament (`crate::tournament::ultimatum`): the picture of a game for the
+//! Everything of ultimatum that is neither its rules (`crate::discipline::ultimatum::rules`) nor its
+//! tournament (`crate::discipline::ultimatum::planner`): the picture of a game for the
 //! results site, the kit's home referee (`referee.py`), and this
 //! discipline's side of the seam ([`super::seam::BotDiscipline`]).
 
 pub mod picture;
+pub mod planner;
+pub mod rules;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
@@ -51,18 +53,19 @@ impl BotDiscipline for Ultimatum {
 
     fn kit_data(&self, config: &Config) -> serde_json::Value {
         let mut v = self.section(config);
-        v["max_points"] =
-            (2 * u64::from(crate::game::ultimatum::POT) * u64::from(config.ultimatum.rounds))
-                .into();
+        v["max_points"] = (2
+            * u64::from(crate::discipline::ultimatum::rules::POT)
+            * u64::from(config.ultimatum.rounds))
+        .into();
         v["kept_folders"] = config.ultimatum.kept_folder_bytes().is_some().into();
         v
     }
 }
 
 /// The game an ultimatum setup plays.
-fn game(setup: &Setup) -> crate::game::ultimatum::Match {
+fn game(setup: &Setup) -> crate::discipline::ultimatum::rules::Match {
     let Setup::Ultimatum(p) = setup else {
         unreachable!("an ultimatum setup")
     };
-    crate::game::ultimatum::Match::new(*p)
+    crate::discipline::ultimatum::rules::Match::new(*p)
 }
