@@ -37,11 +37,12 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::contest::bots::{
-    entry_names, for_each_game, head_to_head_shown, millionths_text, name_in, opponent_table,
-    results_text, slug, table_rows, BotContest, BotContestError, OpponentRow, Results, StoredGame,
-    Tally, SELF_GAME_NOTE,
+    entry_names, for_each_game, name_in, slug, BotContest, BotContestError, StoredGame, Tally,
 };
+use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
 use crate::discipline::play::Played;
+use crate::discipline::results::{opponent_table, results_text, table_rows, Results};
+use crate::discipline::table::{millionths_text, OpponentRow};
 use crate::discipline::transcript::full_text;
 use crate::discipline::Discipline;
 use crate::store::Store;

@@ -7,6 +7,7 @@ pub mod islands;
 pub mod picture;
 pub mod planner;
 pub mod rules;
+pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};

@@ -111,6 +111,15 @@ pub fn plan(
     games
 }
 
+/// A game's key in a contest's store (its identity, as JSON): the island
+/// by number, the run, the bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloodKey {
+    pub island: u32,
+    pub run: u32,
+    pub team: TeamId,
+}
+
 /// The result of one game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunResult {

@@ -6,6 +6,7 @@
 pub mod picture;
 pub mod planner;
 pub mod rules;
+pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
