@@ -8,9 +8,12 @@
 //! configuration gives them (`[ultimatum]`, `[flooding]`, `[footsteps]`,
 //! `[morabaraba]`, each with the seed's defaults) and their validation, and
 //! [`play`]: one game or match of a bot discipline between built bots, as
-//! `knobeln play --discipline` and the contest run play it. What is not
-//! here: the rules (`crate::game`), the tournament formats
-//! (`crate::tournament`), how a bot is started (`crate::sandbox::bot`).
+//! `knobeln play --discipline` and the contest run play it. Each bot
+//! discipline is a folder below (`NAME/`: rules, planner, tables, picture,
+//! home referee, its side of the seam); [`table`] and [`results`] are what
+//! their tables share. What is not here: KNOBELN's rules (`crate::game`)
+//! and tournament (`crate::tournament`), how a bot is started
+//! (`crate::sandbox::bot`), the contest run (`crate::contest`).
 
 pub mod bots;
 pub mod flooding;

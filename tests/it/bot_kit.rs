@@ -70,7 +70,7 @@ struct Case {
 }
 
 fn demo_bot(d: &str, file: &str) -> PathBuf {
-    repo(&format!("src/demo/bots/{d}/{file}"))
+    repo(&format!("src/discipline/{d}/demo/{file}"))
 }
 
 fn cases(tmp: &Path) -> Vec<Case> {

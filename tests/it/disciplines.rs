@@ -191,7 +191,7 @@ fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
 }
 
 fn bot_path(d: &str, f: &str) -> String {
-    format!("src/demo/bots/{d}/{f}")
+    format!("src/discipline/{d}/demo/{f}")
 }
 
 fn json_lines(out: &std::process::Output) -> Vec<Value> {
@@ -1895,7 +1895,7 @@ fn a_morabaraba_bots_memory_is_counted_in_total() {
     )
     .unwrap();
     let first = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("src/demo/bots/morabaraba/first.c");
+        .join("src/discipline/morabaraba/demo/first.c");
     let out = knobeln(&[
         "play",
         "--discipline",

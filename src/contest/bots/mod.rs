@@ -9,20 +9,18 @@
 //! discipline's own table goes to every participant by mail, in the same
 //! transaction that marks the contest finished.
 //!
-//! Tables (pure, [`results_text`]): the ultimatum game's `Bot Plus Minus
-//! Won Draw Lost`; the flooding island's mean survived rounds per island
-//! and their sum; FootSteps' games won and their percentage, then the pair
-//! table; Morabaraba's points with f(V), head-to-head for ties. Every text
-//! table keeps to 72 columns whatever the names ([`columns_text`]).
+//! Here: the contest's entries and islands ([`start`], [`contest`]), the
+//! run as one call ([`run_contest`]) and what `status` says. Its parts:
+//! `jobs` (the planner's games, played and stored), `finish` (the results
+//! from the stored games, the final mails) and `games` (the stored games as
+//! the site and the mails read them, [`Tally`]: per-opponent rows counted
+//! from the same stored results as the table and by its rules, so a bot's
+//! rows add up to its row of the table).
 //!
-//! Per-opponent rows ([`Tally`], [`opponent_table`]) are counted from the
-//! same stored results as the table and by its rules, so a bot's rows add
-//! up to its row of the table; a game against itself (Morabaraba) counts
-//! for both of its sides, there as in the table ([`SELF_GAME_NOTE`]).
-//!
-//! What it does not do: the rules (`crate::game`), the planners
-//! (`crate::tournament`), how a bot runs (`crate::sandbox::bot`). KNOBELN's
-//! own contest is [`super::run`].
+//! What it does not do: the rules, planners and tables of a discipline
+//! (`crate::discipline::NAME`, the texts through
+//! `crate::discipline::results`), how a bot runs (`crate::sandbox::bot`).
+//! KNOBELN's own contest is [`super::run`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;

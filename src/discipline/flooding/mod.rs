@@ -1,7 +1,16 @@
-//! Everything of flooding that is neither its rules (`crate::discipline::flooding::rules`) nor its
-//! tournament (`crate::discipline::flooding::planner`): the picture of a game for the
-//! results site, the kit's home referee (`referee.py`), and this
+//! The flooding discipline, the flooding island (freiesMagazin 2012), in
+//! one folder: its rules (`rules.rs`, pure), its planner and scoring
+//! (`planner.rs`), `islands.rs` (the contest's islands drawn from its
+//! seed), its tables (`tables.rs`: results and per-opponent texts), the
+//! picture of a game for the results site (`picture.rs`), the kit's home
+//! referee (`referee.py`), its demo bots (`demo/`), and here this
 //! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//!
+//! What it deliberately does not do: run a process, keep limits or blame a
+//! bot (`crate::lines`), or store and mail anything (the contest run,
+//! `crate::contest::bots`, reads its planner and tables). Not in the folder
+//! yet: its config section, its variants of the data enums `Setup`,
+//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
 pub mod islands;
 pub mod picture;
@@ -11,7 +20,7 @@ pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
@@ -19,6 +28,27 @@ use crate::lines::{Match, MatchError};
 
 /// This discipline behind the seam.
 pub struct Flooding;
+
+/// The demo bots (`demo/`): our own versions of the seed's sample bots
+/// and stronger ones, in C and Python.
+const DEMO_BOTS: &[DemoBot] = &[
+    DemoBot {
+        file: "stand.c",
+        source: include_str!("demo/stand.c"),
+    },
+    DemoBot {
+        file: "stand.py",
+        source: include_str!("demo/stand.py"),
+    },
+    DemoBot {
+        file: "keeper.c",
+        source: include_str!("demo/keeper.c"),
+    },
+    DemoBot {
+        file: "wanderer.py",
+        source: include_str!("demo/wanderer.py"),
+    },
+];
 
 impl BotDiscipline for Flooding {
     fn discipline(&self) -> Discipline {
@@ -43,6 +73,10 @@ impl BotDiscipline for Flooding {
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        DEMO_BOTS
     }
 
     fn referee_py(&self) -> &'static str {

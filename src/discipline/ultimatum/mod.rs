@@ -1,7 +1,15 @@
-//! Everything of ultimatum that is neither its rules (`crate::discipline::ultimatum::rules`) nor its
-//! tournament (`crate::discipline::ultimatum::planner`): the picture of a game for the
-//! results site, the kit's home referee (`referee.py`), and this
-//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//! The ultimatum discipline, the ultimatum game (freiesMagazin 2011), in
+//! one folder: its rules (`rules.rs`, pure), its planner and scoring
+//! (`planner.rs`), its tables (`tables.rs`: results and per-opponent
+//! texts), the picture of a game for the results site (`picture.rs`), the
+//! kit's home referee (`referee.py`), its demo bots (`demo/`), and here
+//! this discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//!
+//! What it deliberately does not do: run a process, keep limits or blame a
+//! bot (`crate::lines`), or store and mail anything (the contest run,
+//! `crate::contest::bots`, reads its planner and tables). Not in the folder
+//! yet: its config section, its variants of the data enums `Setup`,
+//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
 pub mod picture;
 pub mod planner;
@@ -10,7 +18,7 @@ pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
@@ -18,6 +26,31 @@ use crate::lines::{Match, MatchError};
 
 /// This discipline behind the seam.
 pub struct Ultimatum;
+
+/// The demo bots (`demo/`): our own versions of the seed's sample bots
+/// and stronger ones, in C and Python.
+const DEMO_BOTS: &[DemoBot] = &[
+    DemoBot {
+        file: "simple.c",
+        source: include_str!("demo/simple.c"),
+    },
+    DemoBot {
+        file: "more.c",
+        source: include_str!("demo/more.c"),
+    },
+    DemoBot {
+        file: "random.py",
+        source: include_str!("demo/random.py"),
+    },
+    DemoBot {
+        file: "adaptive.py",
+        source: include_str!("demo/adaptive.py"),
+    },
+    DemoBot {
+        file: "probe.c",
+        source: include_str!("demo/probe.c"),
+    },
+];
 
 impl BotDiscipline for Ultimatum {
     fn discipline(&self) -> Discipline {
@@ -42,6 +75,10 @@ impl BotDiscipline for Ultimatum {
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        DEMO_BOTS
     }
 
     fn referee_py(&self) -> &'static str {
