@@ -39,15 +39,9 @@ impl Job {
 /// island's run; Morabaraba plays each pairing once.
 pub(super) fn repetition_of(d: Discipline, key: &str) -> u32 {
     match d {
-        Discipline::Ultimatum => serde_json::from_str::<ultimatum::MatchKey>(key)
-            .map(|k| k.repetition)
-            .unwrap_or(u32::MAX),
-        Discipline::Flooding => serde_json::from_str::<FloodKey>(key)
-            .map(|k| k.run)
-            .unwrap_or(u32::MAX),
-        Discipline::Footsteps => serde_json::from_str::<footsteps::GameKey>(key)
-            .map(|k| k.game)
-            .unwrap_or(u32::MAX),
+        Discipline::Ultimatum => crate::discipline::ultimatum::keys::repetition(key),
+        Discipline::Flooding => crate::discipline::flooding::keys::repetition(key),
+        Discipline::Footsteps => crate::discipline::footsteps::keys::repetition(key),
         _ => 0,
     }
 }
@@ -571,63 +565,12 @@ pub(super) fn planner_result(
     job: &Job,
     p: &Played,
 ) -> serde_json::Value {
-    let failed_seat = p.failures.first().map(|f| f.bot);
-    match (d, &p.outcome) {
-        (Discipline::Ultimatum, o) => {
-            let key: ultimatum::MatchKey = serde_json::from_str(&job.key).expect("own key");
-            let (points, forfeited_by) = match o {
-                Some(Outcome::Ultimatum(o)) => (o.scored(), o.forfeited_by.or(failed_seat)),
-                _ => ([0, 0], failed_seat),
-            };
-            let mut points = points;
-            if let Some(f) = forfeited_by {
-                points[f] = 0;
-            }
-            json!(ultimatum::PlayedMatch {
-                key,
-                points,
-                forfeited_by
-            })
-        }
-        (Discipline::Flooding, o) => {
-            let k: FloodKey = serde_json::from_str(&job.key).expect("own key");
-            let rounds = match o {
-                Some(Outcome::Flooding(o)) => o.rounds,
-                _ => 0,
-            };
-            json!(flooding::RunResult {
-                team: k.team,
-                island: flooding::IslandId(k.island),
-                run: k.run,
-                rounds
-            })
-        }
-        (Discipline::Footsteps, o) => {
-            let key: footsteps::GameKey = serde_json::from_str(&job.key).expect("own key");
-            let winner = match o {
-                Some(Outcome::Footsteps(o)) => o.winner.map(|w| job.seats[w]),
-                _ => failed_seat.map(|f| job.seats[1 - f]),
-            };
-            json!(footsteps::PlayedGame { key, winner })
-        }
-        (_, o) => {
-            let pairing: morabaraba::Pairing = serde_json::from_str(&job.key).expect("own key");
-            let winner = match o {
-                Some(Outcome::Morabaraba(o)) => o.winner,
-                _ => failed_seat.map(|f| 1 - f),
-            };
-            // f(V) is the seed's: CPU time as its 2.0 GHz machine's.
-            let cpu = |i: usize| {
-                config
-                    .morabaraba
-                    .seed_micros(p.cpu_us.get(i).copied().unwrap_or(0))
-            };
-            json!(morabaraba::GameResult {
-                pairing,
-                winner,
-                cpu_micros: [cpu(0), cpu(1)]
-            })
-        }
+    use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
+    match d {
+        Discipline::Ultimatum => json!(ultimatum::keys::played(&job.key, p)),
+        Discipline::Flooding => json!(flooding::keys::played(&job.key, p)),
+        Discipline::Footsteps => json!(footsteps::keys::played(&job.key, &job.seats, p)),
+        _ => json!(morabaraba::keys::played(&job.key, p, &config.morabaraba)),
     }
 }
 

@@ -36,7 +36,7 @@ use crate::discipline::flooding::planner::{self as flooding, FloodKey};
 use crate::discipline::flooding::rules::Island;
 use crate::discipline::footsteps::planner as footsteps;
 use crate::discipline::morabaraba::planner as morabaraba;
-use crate::discipline::play::{play_with_folders, Outcome, Played, Setup, Transcript};
+use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
 use crate::discipline::results::summary_text;
 pub use crate::discipline::results::{results_text, Results};
 use crate::discipline::table::OpponentRow;

@@ -1,10 +1,11 @@
 //! The flooding discipline, the flooding island (freiesMagazin 2012), in
 //! one folder: its rules (`rules.rs`, pure), its planner and scoring
-//! (`planner.rs`), `islands.rs` (the contest's islands drawn from its
-//! seed), its tables (`tables.rs`: results and per-opponent texts), the
-//! picture of a game for the results site (`picture.rs`), the kit's home
-//! referee (`referee.py`), its demo bots (`demo/`), and here this
-//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//! (`planner.rs`), what the contest stores of a game (`keys.rs`),
+//! `islands.rs` (the contest's islands drawn from its seed), its tables
+//! (`tables.rs`: results and per-opponent texts), the picture of a game for
+//! the results site (`picture.rs`), the kit's home referee (`referee.py`),
+//! its demo bots (`demo/`), and here this discipline's side of the seam
+//! ([`super::seam::BotDiscipline`]).
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
@@ -13,6 +14,7 @@
 //! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
 pub mod islands;
+pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;

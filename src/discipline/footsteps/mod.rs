@@ -1,8 +1,9 @@
 //! The footsteps discipline, FootSteps (2007), in one folder: its rules
-//! (`rules.rs`, pure), its planner and scoring (`planner.rs`), its tables
-//! (`tables.rs`: results and per-opponent texts), the picture of a game for
-//! the results site (`picture.rs`), the kit's home referee (`referee.py`),
-//! its demo bots (`demo/`), and here this discipline's side of the seam
+//! (`rules.rs`, pure), its planner and scoring (`planner.rs`), what the
+//! contest stores of a game (`keys.rs`), its tables (`tables.rs`: results
+//! and per-opponent texts), the picture of a game for the results site
+//! (`picture.rs`), the kit's home referee (`referee.py`), its demo bots
+//! (`demo/`), and here this discipline's side of the seam
 //! ([`super::seam::BotDiscipline`]).
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
@@ -11,6 +12,7 @@
 //! yet: its config section, its variants of the data enums `Setup`,
 //! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
+pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
