@@ -214,7 +214,7 @@ pub fn bot_site_bench(
         .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
         .collect();
     let islands: Vec<(String, String)> = if d == Discipline::Flooding {
-        crate::demo::bots::TEST_ISLANDS
+        crate::discipline::flooding::TEST_ISLANDS
             .iter()
             .map(|(n, t)| (n.to_string(), t.to_string()))
             .collect()

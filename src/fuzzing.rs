@@ -295,8 +295,9 @@ pub fn lexer(data: &[u8]) {
 
 /// One small setup of each bot discipline.
 static SETUPS: LazyLock<[Setup; 4]> = LazyLock::new(|| {
-    let island = flooding::Island::parse(include_str!("demo/islands/atoll.txt"))
-        .expect("the demo island parses");
+    let island =
+        flooding::Island::parse(include_str!("discipline/flooding/test_islands/atoll.txt"))
+            .expect("the demo island parses");
     [
         Setup::Ultimatum(ultimatum::Params { rounds: 3 }),
         Setup::Footsteps(footsteps::Params::default()),

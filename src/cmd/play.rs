@@ -206,7 +206,7 @@ impl Play {
             let text = match &self.island {
                 Some(p) => std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read {}", p.display()))?,
-                None => knobeln::demo::bots::TEST_ISLANDS[0].1.to_string(),
+                None => knobeln::discipline::flooding::TEST_ISLANDS[0].1.to_string(),
             };
             Some(Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?)
         } else {

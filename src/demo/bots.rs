@@ -3,7 +3,8 @@
 //! programs after the seeds' sample and reference bots (the
 //! ultimatum game's `simple`, `more` and `random`, the island's bot that
 //! stands still, a trivial FootSteps and Morabaraba bot) and stronger ones,
-//! in C and Python; and the demo's islands (`src/demo/islands/`).
+//! in C and Python; and the kit's test islands, the flooding island's
+//! (`src/discipline/flooding/test_islands/`).
 //!
 //! Only sources as text; building and playing them is the caller's.
 
@@ -18,14 +19,6 @@ pub use crate::discipline::seam::DemoBot;
 pub fn demo_bots(d: Discipline) -> &'static [DemoBot] {
     crate::discipline::seam::of(d).map_or(&[], |b| b.demo_bots())
 }
-
-/// The kit's test islands (name, text in the seed's format): the trial
-/// plays them, the contest never does (the 2012 seed's "Testinseln").
-pub const TEST_ISLANDS: &[(&str, &str)] = &[
-    ("lagoon", include_str!("islands/lagoon.txt")),
-    ("atoll", include_str!("islands/atoll.txt")),
-    ("ridge", include_str!("islands/ridge.txt")),
-];
 
 /// The name of a bot discipline's demo contest, after its seed's contest.
 pub fn demo_contest_name(d: Discipline) -> &'static str {
@@ -97,7 +90,7 @@ mod tests {
 
     #[test]
     fn the_demo_islands_are_valid() {
-        for (name, text) in TEST_ISLANDS {
+        for (name, text) in crate::discipline::flooding::TEST_ISLANDS {
             Island::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }

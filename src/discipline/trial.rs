@@ -231,7 +231,7 @@ pub fn trial(
         }
         Discipline::Flooding => {
             let f = &cfg.flooding;
-            for (k, (name, text)) in crate::demo::bots::TEST_ISLANDS.iter().enumerate() {
+            for (k, (name, text)) in crate::discipline::flooding::TEST_ISLANDS.iter().enumerate() {
                 let island = Island::parse(text).expect("the demo islands are valid");
                 let game_seed = crate::seed::derive(seed, &[k as u64]);
                 let setup = Setup::Flooding {

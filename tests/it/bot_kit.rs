@@ -74,7 +74,7 @@ fn demo_bot(d: &str, file: &str) -> PathBuf {
 }
 
 fn cases(tmp: &Path) -> Vec<Case> {
-    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let lagoon = repo("src/discipline/flooding/test_islands/lagoon.txt");
     let island = Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap();
     // A bot that breaks the ultimatum game's protocol in its third offer.
     let breaker = tmp.join("breaker.py");
@@ -251,7 +251,7 @@ fn swimmer_case(tmp: &Path) -> Case {
          elif line.startswith('END'):\n        break\n",
     )
     .unwrap();
-    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let lagoon = repo("src/discipline/flooding/test_islands/lagoon.txt");
     let args = vec![
         "--island".to_string(),
         lagoon.display().to_string(),
@@ -653,7 +653,9 @@ impl SleepCase {
 fn lagoon_options(max_rounds: u32) -> Vec<String> {
     vec![
         "--island".into(),
-        repo("src/demo/islands/lagoon.txt").display().to_string(),
+        repo("src/discipline/flooding/test_islands/lagoon.txt")
+            .display()
+            .to_string(),
         "--seed".into(),
         "1".into(),
         "--max-rounds".into(),

@@ -17,7 +17,8 @@ use knobeln::discipline::Discipline;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
 
-use knobeln::demo::bots::{demo_bots, TEST_ISLANDS};
+use knobeln::demo::bots::demo_bots;
+use knobeln::discipline::flooding::TEST_ISLANDS;
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 
@@ -264,7 +265,7 @@ fn play_the_flooding_island_with_one_bot_on_a_given_island() {
         "flooding",
         &bot_path("flooding", "stand.py"),
         "--island",
-        "src/demo/islands/ridge.txt",
+        "src/discipline/flooding/test_islands/ridge.txt",
         "--seed",
         "3",
         "--json",
@@ -1722,7 +1723,7 @@ fn the_flooding_time_limit_is_a_budget_of_rounds_over_the_game() {
             "flooding",
             bot,
             "--island",
-            "src/demo/islands/ridge.txt",
+            "src/discipline/flooding/test_islands/ridge.txt",
             "--config",
             config.to_str().unwrap(),
             "--json",
@@ -1874,7 +1875,7 @@ fn a_line_nobody_asked_for_is_caught_where_it_was_printed() {
         "flooding",
         &flooding,
         "--island",
-        "src/demo/islands/ridge.txt",
+        "src/discipline/flooding/test_islands/ridge.txt",
     ]);
     unasked(&g, 0, 1, "DRY CURRENT");
     // It survived round 1; the fourth command ends the game there.

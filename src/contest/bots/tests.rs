@@ -325,7 +325,7 @@ fn flooding_rows_add_up_to_the_score_and_long_islands_fit() {
     let teams = [TeamId(1), TeamId(2)];
     let ids = [flooding::IslandId(0), flooding::IslandId(1)];
     let format = flooding::FloodingFormat { runs: 3 };
-    let island = Island::parse(crate::demo::bots::TEST_ISLANDS[0].1).unwrap();
+    let island = Island::parse(crate::discipline::flooding::TEST_ISLANDS[0].1).unwrap();
     let mut results = Vec::new();
     let mut games = Vec::new();
     for &team in &teams {

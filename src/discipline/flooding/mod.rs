@@ -117,11 +117,20 @@ impl BotDiscipline for Flooding {
     }
 }
 
+/// The kit's test islands (name, text in the seed's format,
+/// `test_islands/`): the trial plays them, the contest never does (the
+/// 2012 seed's "Testinseln").
+pub const TEST_ISLANDS: &[(&str, &str)] = &[
+    ("lagoon", include_str!("test_islands/lagoon.txt")),
+    ("atoll", include_str!("test_islands/atoll.txt")),
+    ("ridge", include_str!("test_islands/ridge.txt")),
+];
+
 /// The islands a kit carries: the test islands only. The contest's own
 /// (the organizer's files, the teams', those drawn from the seed) are
 /// never in the kit; the site publishes them after the contest.
 fn islands(_config: &Config) -> Vec<(String, String)> {
-    crate::demo::bots::TEST_ISLANDS
+    TEST_ISLANDS
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect()
