@@ -61,25 +61,15 @@ pub fn slug(key: &str) -> String {
 /// A game's teams in seat order, from its key (for games stored before
 /// seats were, and to check the stored ones).
 pub(super) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
+    use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
     let bad = |e: serde_json::Error| BotContestError::Corrupt(format!("game key {key}: {e}"));
-    Ok(match c.discipline {
-        Discipline::Ultimatum => {
-            let k: ultimatum::MatchKey = serde_json::from_str(key).map_err(bad)?;
-            ultimatum::slot_seats(&team_ids(c), k.slot).to_vec()
-        }
-        Discipline::Flooding => {
-            let k: FloodKey = serde_json::from_str(key).map_err(bad)?;
-            vec![k.team]
-        }
-        Discipline::Footsteps => {
-            let k: footsteps::GameKey = serde_json::from_str(key).map_err(bad)?;
-            k.seats().to_vec()
-        }
-        _ => {
-            let p: morabaraba::Pairing = serde_json::from_str(key).map_err(bad)?;
-            vec![p.first, p.second]
-        }
-    })
+    match c.discipline {
+        Discipline::Ultimatum => ultimatum::keys::seats(key, &team_ids(c)),
+        Discipline::Flooding => flooding::keys::seats(key),
+        Discipline::Footsteps => footsteps::keys::seats(key),
+        _ => morabaraba::keys::seats(key),
+    }
+    .map_err(bad)
 }
 
 /// The setup a stored game was played with (the contest's parameters; the

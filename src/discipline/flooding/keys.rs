@@ -8,6 +8,7 @@
 
 use super::planner::{FloodKey, IslandId, RunResult};
 use crate::discipline::play::{Outcome, Played};
+use crate::tournament::TeamId;
 
 /// The planner's result of the game of `key`: the rounds survived (0 for
 /// a game without an outcome).
@@ -30,4 +31,10 @@ pub fn repetition(key: &str) -> u32 {
     serde_json::from_str::<FloodKey>(key)
         .map(|k| k.run)
         .unwrap_or(u32::MAX)
+}
+
+/// The game's bot, from its key.
+pub fn seats(key: &str) -> Result<Vec<TeamId>, serde_json::Error> {
+    let k: FloodKey = serde_json::from_str(key)?;
+    Ok(vec![k.team])
 }

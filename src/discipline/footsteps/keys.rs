@@ -28,3 +28,9 @@ pub fn repetition(key: &str) -> u32 {
         .map(|k| k.game)
         .unwrap_or(u32::MAX)
 }
+
+/// The game's teams in seat order, from its key.
+pub fn seats(key: &str) -> Result<Vec<TeamId>, serde_json::Error> {
+    let k: GameKey = serde_json::from_str(key)?;
+    Ok(k.seats().to_vec())
+}

@@ -11,6 +11,7 @@
 use super::planner::{GameResult, Pairing};
 use crate::discipline::play::{Outcome, Played};
 use crate::discipline::MorabarabaConfig;
+use crate::tournament::TeamId;
 
 /// The planner's result of the game of `key`: without an outcome, the bot
 /// that did not fail wins; the CPU times as the seed's machine's (f(V) is
@@ -28,4 +29,10 @@ pub fn played(key: &str, p: &Played, config: &MorabarabaConfig) -> GameResult {
         winner,
         cpu_micros: [cpu(0), cpu(1)],
     }
+}
+
+/// The game's teams in seat order (first colour first), from its key.
+pub fn seats(key: &str) -> Result<Vec<TeamId>, serde_json::Error> {
+    let p: Pairing = serde_json::from_str(key)?;
+    Ok(vec![p.first, p.second])
 }

@@ -6,8 +6,9 @@
 //! What it deliberately does not do: store or play anything (the contest
 //! run, `crate::contest::bots`, calls it with a game it played).
 
-use super::planner::{MatchKey, PlayedMatch};
+use super::planner::{slot_seats, MatchKey, PlayedMatch};
 use crate::discipline::play::{Outcome, Played};
+use crate::tournament::TeamId;
 
 /// The planner's result of the match of `key`: a forfeiting bot scores 0.
 pub fn played(key: &str, p: &Played) -> PlayedMatch {
@@ -33,4 +34,11 @@ pub fn repetition(key: &str) -> u32 {
     serde_json::from_str::<MatchKey>(key)
         .map(|k| k.repetition)
         .unwrap_or(u32::MAX)
+}
+
+/// The match's teams in seat order, from its key and the contest's
+/// entries.
+pub fn seats(key: &str, entries: &[TeamId]) -> Result<Vec<TeamId>, serde_json::Error> {
+    let k: MatchKey = serde_json::from_str(key)?;
+    Ok(slot_seats(entries, k.slot).to_vec())
 }
