@@ -14,8 +14,8 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use crate::auth;
 use crate::config::Config;
-use crate::mail::auth;
 use crate::mail::process::ProcessError;
 use crate::mail::registration::{parse_address, with_entry};
 use crate::mail::texts::render;

@@ -1,178 +1,35 @@
-//! Benchmarks that print figures (never asserted in tests): one game of
-//! the WebAssembly engine against the native three-process game of the
-//! process runner, and the floors of a three-process design, all measured
-//! in the same run.
+//! Benchmarks that print figures (never asserted in tests): games of the
+//! WebAssembly engine (full games of three pairs of strategies, a game of
+//! one throw, the engine's cost per throw), and the tournament's pool
+//! against one game alone.
 //!
-//! The floors are the raw round trip of a few bytes between two processes
-//! over a pair of pipes, ×1000 (one per throw), and a minimal exchange of a
-//! referee with two locked-down processes, all on the same CPU, as the
-//! process runner kept a game's three parties.
+//! The floor of a design with a process per strategy (a pipe round trip,
+//! a referee exchanging throws with two locked-down processes) is measured
+//! by `cargo bench --bench game` (`benches/game.rs`) beside these figures:
+//! no strategy runs as a process any more.
 
 use std::time::{Duration, Instant};
 
-use crate::referee::native::NativeReferee;
 use crate::referee::{GameSeeds, Referee, RefereeConfig};
-use crate::sandbox::exe::Executable;
 use crate::sandbox::pin_current_thread;
 use crate::seed::SeedKey;
-use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome, Target};
+use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
 use crate::wasm::Strategy;
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
-
-/// A forked peer process connected by two pipes.
-struct Peer {
-    pid: libc::pid_t,
-    /// Our write end (the peer's input).
-    to: i32,
-    /// Our read end (the peer's output).
-    from: i32,
-}
-
-impl Peer {
-    /// Forks a peer that runs `body(its input, its output)` and never returns.
-    fn fork(body: fn(i32, i32) -> !) -> std::io::Result<Peer> {
-        let mut to_child = [0i32; 2];
-        let mut to_parent = [0i32; 2];
-        // SAFETY: plain syscalls; the child only makes raw system calls.
-        unsafe {
-            if libc::pipe(to_child.as_mut_ptr()) != 0 || libc::pipe(to_parent.as_mut_ptr()) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            let pid = libc::fork();
-            if pid < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if pid == 0 {
-                libc::close(to_child[1]);
-                libc::close(to_parent[0]);
-                body(to_child[0], to_parent[1]);
-            }
-            libc::close(to_child[0]);
-            libc::close(to_parent[1]);
-            Ok(Peer {
-                pid,
-                to: to_child[1],
-                from: to_parent[0],
-            })
-        }
-    }
-
-    fn write(&self, msg: &[u8]) {
-        // SAFETY: valid fd and buffer.
-        unsafe { libc::write(self.to, msg.as_ptr().cast(), msg.len()) };
-    }
-
-    fn read(&self, buf: &mut [u8]) {
-        // SAFETY: valid fd and buffer.
-        unsafe { libc::read(self.from, buf.as_mut_ptr().cast(), buf.len()) };
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        // SAFETY: closing our fds ends the peer; then reap it.
-        unsafe {
-            libc::close(self.to);
-            libc::close(self.from);
-            libc::kill(self.pid, libc::SIGKILL);
-            let mut status = 0;
-            libc::waitpid(self.pid, &mut status, 0);
-        }
-    }
-}
-
-/// The median of `rounds` timings of `n` exchanges.
-fn timed(n: usize, rounds: usize, mut exchange: impl FnMut()) -> Duration {
-    let mut times = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let t = crate::sandbox::cpu::monotonic();
-        for _ in 0..n {
-            exchange();
-        }
-        times.push(crate::sandbox::cpu::monotonic() - t);
-    }
-    median(&mut times)
-}
-
-/// Median time of `rounds` × `n` pipe round trips between this process and a
-/// forked echo child, both pinned to `cpu`.
-pub fn pipe_round_trip(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
-    pin_current_thread(cpu)?;
-    fn echo(input: i32, output: i32) -> ! {
-        let mut buf = [0u8; 64];
-        loop {
-            // SAFETY: raw reads and writes on our pipes.
-            unsafe {
-                let r = libc::read(input, buf.as_mut_ptr().cast(), buf.len());
-                if r <= 0 {
-                    libc::_exit(0);
-                }
-                libc::write(output, buf.as_ptr().cast(), r as usize);
-            }
-        }
-    }
-    let peer = Peer::fork(echo)?;
-    let mut buf = [0u8; 64];
-    Ok(timed(n, rounds, || {
-        peer.write(b"1234\n");
-        peer.read(&mut buf);
-    }))
-}
-
-/// Median time of `rounds` × `n` throws between this process (as a minimal
-/// referee: blocking reads, no checks) and two forked children that behave
-/// like strategies (seccomp strict mode, write a throw, read the answer), all
-/// on `cpu`: the floor of any design with three processes per game.
-pub fn three_party_floor(n: usize, rounds: usize, cpu: usize) -> std::io::Result<Duration> {
-    pin_current_thread(cpu)?;
-    let _tsc = crate::sandbox::cpu::TscOff::new();
-    fn strategy(input: i32, output: i32) -> ! {
-        // SAFETY: raw system calls only, as a locked-down strategy makes.
-        unsafe {
-            let param = libc::sched_param { sched_priority: 0 };
-            libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
-            libc::prctl(libc::PR_SET_SECCOMP, 1, 0, 0, 0);
-            let mut buf = [0u8; 64];
-            loop {
-                libc::write(output, b"100\n".as_ptr().cast(), 4);
-                if libc::read(input, buf.as_mut_ptr().cast(), buf.len()) <= 0 {
-                    libc::syscall(libc::SYS_exit, 0);
-                }
-            }
-        }
-    }
-    let p = Peer::fork(strategy)?;
-    let q = Peer::fork(strategy)?;
-    let mut buf = [0u8; 64];
-    Ok(timed(n, rounds, || {
-        p.read(&mut buf);
-        q.read(&mut buf);
-        p.write(b"100\n");
-        q.write(b"100\n");
-    }))
-}
 
 fn median(times: &mut [Duration]) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
 
-/// Figures of one benchmark run: the WebAssembly engine's games beside
-/// the native three-process games of the process runner and the floors of
-/// a three-process design, all measured in this run on one CPU.
+/// Figures of one benchmark run of the WebAssembly engine's games, on one
+/// CPU.
 #[derive(Debug, Clone)]
 pub struct GameBench {
-    /// Raw two-process pipe round trip ×1000.
-    pub floor: Duration,
-    /// Minimal three-process exchange ×1000 (referee + two strategies).
-    pub three_party: Duration,
-    /// Native trivial vs trivial (the process runner), median.
-    pub native_game: Duration,
-    /// A native game of one throw: starting and ending its two processes.
-    pub native_start_up: Duration,
-    /// WebAssembly games, median each: (what, time).
+    /// WebAssembly games, median each: (what, time); trivial vs trivial
+    /// first.
     pub wasm_games: Vec<(String, Duration)>,
     /// A WebAssembly game of one throw: instantiating both players.
     pub wasm_start_up: Duration,
@@ -180,38 +37,22 @@ pub struct GameBench {
 }
 
 impl GameBench {
-    /// The WebAssembly trivial game against the native one (goal ≤ 0.04).
-    pub fn ratio(&self) -> f64 {
-        self.wasm_games[0].1.as_secs_f64() / self.native_game.as_secs_f64()
-    }
-
     /// The engine's cost per throw, both players (trivial strategies).
     pub fn per_throw(&self) -> Duration {
         self.wasm_games[0].1.saturating_sub(self.wasm_start_up) / 1000
     }
 
+    /// The trivial game (1000 throws), median.
+    pub fn trivial_game(&self) -> Duration {
+        self.wasm_games[0].1
+    }
+
     pub fn print(&self) {
-        println!(
-            "raw pipe round trip x1000 (floor, same CPU):   {:>8.3} ms",
-            ms(self.floor)
-        );
-        println!(
-            "minimal three-process exchange x1000:          {:>8.3} ms ({:.2}x the pipe floor)",
-            ms(self.three_party),
-            self.three_party.as_secs_f64() / self.floor.as_secs_f64()
-        );
-        println!(
-            "native game, trivial vs trivial (processes):   {:>8.3} ms (median of {}; of which \
-             starting both: {:.3} ms)",
-            ms(self.native_game),
-            self.games,
-            ms(self.native_start_up)
-        );
         for (what, t) in &self.wasm_games {
             println!(
-                "wasm game, {what:<36} {:>8.3} ms ({:.3}x the native game)",
+                "wasm game, {what:<36} {:>8.3} ms (median of {})",
                 ms(*t),
-                t.as_secs_f64() / self.native_game.as_secs_f64()
+                self.games
             );
         }
         println!(
@@ -222,14 +63,6 @@ impl GameBench {
             "wasm engine per throw, both players:           {:>8.3} us (goal: 0.25 us)",
             self.per_throw().as_secs_f64() * 1e6
         );
-        println!(
-            "ratio wasm / native, trivial:                  {:>8.3}x (goal: 0.04x)",
-            self.ratio()
-        );
-        println!(
-            "ratio wasm / three-process floor:              {:>8.3}x",
-            self.wasm_games[0].1.as_secs_f64() / self.three_party.as_secs_f64()
-        );
     }
 }
 
@@ -237,9 +70,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Compiles the strategies, measures the floors and `games` games of each
-/// kind, in a thread of its own (it pins itself to one CPU; the caller
-/// stays free).
+/// Compiles the strategies and measures `games` games of each kind, in a
+/// thread of its own (it pins itself to one CPU; the caller stays free).
 pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
     std::thread::scope(|s| {
         s.spawn(|| game_bench_here(games))
@@ -273,18 +105,6 @@ fn family_source(family: &str) -> String {
 fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
     let games = games.max(1);
     let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
-    let floor = pipe_round_trip(1000, 21, cpu)?;
-    let three_party = three_party_floor(1000, 21, cpu)?;
-    let native_cfg = CompileConfig {
-        target: Target::Native,
-        ..CompileConfig::local()
-    };
-    let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &native_cfg)? else {
-        return Err(CompileError::Runtime(
-            "the trivial strategy does not compile".into(),
-        ));
-    };
-    let native = Executable::from_bytes("knobeln-bench-trivial", &binary)?;
     pin_current_thread(cpu)?;
     let one_throw = RefereeConfig {
         params: crate::game::knobeln::Params {
@@ -314,18 +134,6 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
         }
         Ok(median(&mut times))
     };
-    let referee = NativeReferee::new(RefereeConfig::default());
-    let native_game = run(&|i| {
-        referee
-            .play([&native, &native], GameSeeds::public(i))
-            .map_err(|e| e.to_string())
-    })?;
-    let short = NativeReferee::new(one_throw);
-    let native_start_up = run(&|i| {
-        short
-            .play([&native, &native], GameSeeds::public(i))
-            .map_err(|e| e.to_string())
-    })?;
     let trivial = bench_strategy(TRIVIAL_C)?;
     let example = bench_strategy(crate::toolchain::compile::EXAMPLE_C)?;
     let frequency = bench_strategy(&family_source("frequency"))?;
@@ -351,10 +159,6 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
             .map_err(|e| e.to_string())
     })?;
     Ok(GameBench {
-        floor,
-        three_party,
-        native_game,
-        native_start_up,
         wasm_games,
         wasm_start_up,
         games,
@@ -475,13 +279,15 @@ pub fn tournament_bench(
 }
 
 /// Figures of the compile benchmark: `n` distinct small strategies through
-/// every check of the compile service (gcc in the jail, the ELF check, the
-/// start-up probe), the runtime object already built.
+/// every step of the compile service (gcc in the jail, clang, check 6,
+/// wasm-ld, the module's check, Cranelift), the runtime object already
+/// built.
 #[derive(Debug, Clone)]
 pub struct CompileBench {
     pub n: usize,
     pub wall: Duration,
-    /// CPU time of this process and its children (gcc, as, ld) per compile.
+    /// CPU time of this process and its children (gcc, as, clang, wasm-ld)
+    /// per compile.
     pub cpu_per_compile: Duration,
     /// The same for `gcc -c` alone on the same sources, in the same jail:
     /// the floor of any compile service that runs gcc.
@@ -1130,7 +936,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
                 Box<dyn crate::engine::pool::Runner>,
                 crate::engine::EngineError,
             > {
-                Ok(Box::new(crate::distributed::bench::InstantRunner::new(
+                Ok(Box::new(crate::distributed::instant::InstantRunner::new(
                     *referee,
                 )))
             };

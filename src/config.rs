@@ -328,7 +328,7 @@ impl Rules {
                 k: self.k,
                 l: self.throws,
             },
-            limits: crate::sandbox::player::PlayerLimits {
+            limits: crate::referee::PlayerLimits {
                 memory_bytes: self.memory_kb * 1024,
                 ..Default::default()
             },

@@ -22,6 +22,7 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use crate::auth;
 use crate::discipline::flooding::rules as flooding;
 use crate::discipline::footsteps::rules as footsteps;
 use crate::discipline::morabaraba::rules as morabaraba;
@@ -29,7 +30,7 @@ use crate::discipline::play::Setup;
 use crate::discipline::transcript;
 use crate::discipline::ultimatum::rules as ultimatum;
 use crate::mail::message::{self, Limits};
-use crate::mail::{auth, commands, inbox, registration, secrets};
+use crate::mail::{commands, inbox, registration, secrets};
 use crate::toolchain::{lex, purec, source};
 
 /// Whether a panic is one the library catches by design: mail-parser's

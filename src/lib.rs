@@ -16,19 +16,23 @@
 //!   the corpus replay test; the server never calls it.
 
 pub mod admin;
+pub mod auth;
 pub mod bench;
 pub mod bench_bots;
 pub mod bench_fuel;
 pub mod bench_mail;
+pub mod bench_nats;
 pub mod bench_site;
 pub mod config;
 pub mod contest;
 pub mod demo;
 pub mod discipline;
 pub mod distributed;
+pub mod draw;
 pub mod engine;
 pub mod fuzzing;
 pub mod game;
+pub mod hash;
 pub mod kit;
 pub mod lang;
 pub mod lines;
@@ -42,6 +46,7 @@ pub mod seed;
 pub mod server;
 pub mod site;
 pub mod store;
+pub mod tables;
 pub mod toolchain;
 pub mod tournament;
 pub mod wasm;

@@ -50,11 +50,23 @@ def slug(heading):
 _anchors = {}
 
 
+def expand_includes(path):
+    """The text as mdBook builds it: `{{#include FILE}}` replaced by FILE."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+
+    def include(m):
+        inc = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+        with open(inc, encoding="utf-8") as f:
+            return f.read()
+
+    return re.sub(r"\{\{#include\s+([^}\s:]+)\s*\}\}", include, text)
+
+
 def anchors(path):
     if path not in _anchors:
         found, seen = set(), {}
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = expand_includes(path)
         fence = None
         for line in text.split("\n"):
             s = line.lstrip()

@@ -55,6 +55,8 @@ if ! command -v mdbook >/dev/null || ! mdbook --version | grep -q "v$MDBOOK_VERS
 fi
 mdbook build docs
 python3 tests/check-links.py
+# No circle between files and no upward import (ARCHITECTURE.md, "Layers").
+python3 tests/check-imports.py
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings

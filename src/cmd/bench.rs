@@ -182,7 +182,7 @@ impl Bench {
         }
         if matches!(self.what, What::Distributed) {
             let exe = std::env::current_exe()?;
-            knobeln::distributed::bench::distributed_bench(
+            knobeln::bench_nats::distributed_bench(
                 &exe,
                 self.nats.as_deref(),
                 self.teams,

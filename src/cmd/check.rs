@@ -14,7 +14,7 @@ use knobeln::referee::{GameSeeds, Referee};
 use knobeln::report::{compile_report, ReportNotes, TrialView};
 use knobeln::toolchain::compile::{compile, example_strategy, CompileConfig, Outcome};
 
-use super::GameOpts;
+use super::common::GameOpts;
 
 #[derive(Args, Debug)]
 pub struct CheckCmd {
@@ -32,7 +32,7 @@ pub struct CheckCmd {
 
 impl CheckCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let src = super::read_source(&self.file)?;
+        let src = super::common::read_source(&self.file)?;
         let cfg = CompileConfig {
             memory_limit: self.game.memory_kb * 1024,
             ..CompileConfig::default()

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 #[derive(Args, Debug)]
@@ -17,15 +17,16 @@ pub struct Completions {
 }
 
 impl Completions {
-    pub fn apply(self) -> anyhow::Result<ExitCode> {
-        out!("{}", script(self.shell));
+    /// `cli` is the command line's definition (the dispatcher's, passed
+    /// down so that this file does not import it).
+    pub fn apply(self, cli: clap::Command) -> anyhow::Result<ExitCode> {
+        out!("{}", script(cli, self.shell));
         Ok(ExitCode::SUCCESS)
     }
 }
 
 /// The completion script of `knobeln` for `shell`.
-pub fn script(shell: Shell) -> String {
-    let mut cmd = super::Cli::command();
+pub fn script(mut cmd: clap::Command, shell: Shell) -> String {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "knobeln", &mut buf);
     String::from_utf8_lossy(&buf).into_owned()

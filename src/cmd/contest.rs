@@ -61,7 +61,7 @@ impl ContestCmd {
             anyhow::ensure!(note.is_file(), "no such file: {}", note.display());
             config.rules.rsm_note_file = Some(note);
         }
-        let mut store = super::open_contest(&config.database)?;
+        let mut store = super::common::open_contest(&config.database)?;
         if config.contest.discipline.is_bot_discipline() {
             return bot_contest(config, store, args.seed);
         }

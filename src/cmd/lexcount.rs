@@ -17,7 +17,7 @@ pub struct Lexcount {
 
 impl Lexcount {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let src = super::read_source(&self.file)?;
+        let src = super::common::read_source(&self.file)?;
         let cfg = CompileConfig {
             profile: Profile::Local,
             ..CompileConfig::default()

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, CommandFactory};
+use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct Man {
@@ -20,8 +20,10 @@ pub struct Man {
 }
 
 impl Man {
-    pub fn apply(self) -> anyhow::Result<ExitCode> {
-        let cmd = super::Cli::command();
+    /// `cli` is the command line's definition (the dispatcher's, passed
+    /// down so that this file does not import it).
+    pub fn apply(self, cli: clap::Command) -> anyhow::Result<ExitCode> {
+        let cmd = cli;
         match self.out {
             None => {
                 let mut buf = Vec::new();

@@ -32,7 +32,7 @@ use knobeln::report::compile_report;
 use knobeln::sandbox::folder::FolderImage;
 use knobeln::toolchain::compile::{compile, CompileConfig, Outcome};
 
-use super::GameOpts;
+use super::common::GameOpts;
 
 #[derive(Args, Debug)]
 pub struct Play {
@@ -95,7 +95,7 @@ impl Play {
         let mut paths = Vec::new();
         let mut names = Vec::new();
         for (i, file) in [first, second].into_iter().enumerate() {
-            let src = super::read_source(file)?;
+            let src = super::common::read_source(file)?;
             let name = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -174,7 +174,7 @@ impl Play {
         let mut bots: Vec<(Toolchain, BotProgram)> = Vec::new();
         let mut names = Vec::new();
         for file in &self.files {
-            let bytes = super::read_source(file)?;
+            let bytes = super::common::read_source(file)?;
             let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned());
             let source = Source {
                 file_name: file_name.as_deref(),

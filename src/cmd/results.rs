@@ -36,7 +36,7 @@ pub struct ResultsCmd {
 impl ResultsCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = super::open_contest(&config.database)?;
+        let store = super::common::open_contest(&config.database)?;
         if config.contest.discipline.is_bot_discipline() {
             use knobeln::contest::bots;
             let c = bots::contest(store.conn())?;

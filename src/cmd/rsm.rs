@@ -18,7 +18,6 @@ use chrono::Utc;
 use clap::Args;
 
 use knobeln::config::Config;
-use knobeln::contest::tables::round_summary;
 use knobeln::engine::results::results;
 use knobeln::mail::commands::date;
 use knobeln::mail::commands::rsm::MAX_SUMMARY_BYTES;
@@ -26,6 +25,7 @@ use knobeln::store::admin::log_action;
 use knobeln::store::mail::contest;
 use knobeln::store::rsm::{rsm_round, set_summary, SummaryRefused};
 use knobeln::store::Store;
+use knobeln::tables::knobeln::round_summary;
 
 #[derive(Args, Debug)]
 pub struct Rsm {
@@ -44,7 +44,7 @@ pub struct Rsm {
 impl Rsm {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = super::open_contest(&config.database)?;
+        let store = super::common::open_contest(&config.database)?;
         let Some(c) = contest(store.conn())? else {
             eprintln!("knobeln rsm: the contest has not started");
             return Ok(ExitCode::from(1));

@@ -52,7 +52,7 @@ impl Site {
                 .map(|c| c.contest.name.clone())
                 .unwrap_or_else(|| Config::default().contest.name),
         );
-        let store = super::open_contest(&db)?;
+        let store = super::common::open_contest(&db)?;
         if let Some(config) = config
             .as_ref()
             .filter(|c| c.contest.discipline.is_bot_discipline())

@@ -23,7 +23,7 @@ pub struct Status {
 impl Status {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let store = super::open_contest(&config.database)?;
+        let store = super::common::open_contest(&config.database)?;
         out!(
             "{}",
             knobeln::contest::status::report(

@@ -20,7 +20,7 @@ use knobeln::seed::SeedKey;
 use knobeln::store::Store;
 use knobeln::tournament::evolution::EvolutionConfig;
 
-use super::GameOpts;
+use super::common::GameOpts;
 
 #[derive(Args, Debug)]
 pub struct Tournament {

@@ -61,8 +61,8 @@ pub fn country_of(organization: &str) -> String {
         .to_string()
 }
 
-/// Points as the article shows them (see [`super::facts::points_text`]).
-pub use super::facts::points_text;
+/// Points as the article shows them (see [`crate::tables::facts::points_text`]).
+pub use crate::tables::facts::points_text;
 
 /// The whole article: headers, an empty line, the body, the signature.
 pub fn article(input: &ArticleInput) -> String {
@@ -303,7 +303,7 @@ fn evolution(out: &mut String, r: &Results) {
             e.population
         ),
     );
-    let facts = super::facts::evolution_facts(e);
+    let facts = crate::tables::facts::evolution_facts(e);
     paragraph(out, &facts.end);
     if facts.rows.is_empty() {
         paragraph(out, "No strategy survived.");

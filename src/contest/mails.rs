@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::tables;
 use crate::config::Config;
 use crate::engine::results::{KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
@@ -33,6 +32,7 @@ use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
+use crate::tables::knobeln as tables;
 
 /// How often a paused contest looks for the organizer's round summary.
 const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);
@@ -495,8 +495,8 @@ impl Mailer<'_> {
         let now = (self.now)();
         let ends =
             now + chrono::Duration::minutes(i64::try_from(minutes).unwrap_or(i64::MAX / 60_000));
-        let token = crate::mail::auth::new_auth_string();
-        let stored = crate::mail::auth::StoredSecret::of(&token);
+        let token = crate::auth::new_auth_string();
+        let stored = crate::auth::StoredSecret::of(&token);
         let body = self.render(
             "rsm_pause",
             json!({ "contest_name": self.config.contest.name, "round": round,

@@ -6,11 +6,10 @@
 //! - [`run`]: starting (idempotent) and running or resuming the contest.
 //! - [`mails`]: the mails by preference (LAP, LGP, DGP, GRP, GRG, GRR, RSM),
 //!   the disqualification notice and the final results.
-//! - [`tables`]: the result texts of the mails (GRP, GRG, GRR, RSM, the
-//!   disqualification notice, the final results), as pure functions.
 //! - [`article`]: the results article for Usenet, 1994 style.
-//! - [`facts`]: the numbers and sentences mail, article and site share
-//!   (percentages, half points, the Evolution's generations and means).
+//!
+//! The result texts the mails print and the facts mail, article and site
+//! share are [`crate::tables`] (below the site, which uses them too).
 //! - [`status`]: where the contest stands (for `knobeln status`).
 //! - [`lease`]: one process plays the contest at a time.
 //! - [`notices`]: the "no strategy yet" reminder and the organizer's list at
@@ -18,10 +17,8 @@
 
 pub mod article;
 pub mod bots;
-pub mod facts;
 pub mod lease;
 pub mod mails;
 pub mod notices;
 pub mod run;
 pub mod status;
-pub mod tables;

@@ -56,7 +56,8 @@ pub fn demo_opponent(d: Discipline, file: &str) -> Result<(Toolchain, BotProgram
     if let Some(b) = cache.lock().expect("cache").get(&key) {
         return Ok(b.clone());
     }
-    let bot = crate::demo::bots::demo_bots(d)
+    let bot = super::seam::of(d)
+        .map_or(&[][..], |b| b.demo_bots())
         .iter()
         .find(|b| b.file == file)
         .ok_or_else(|| TrialError::DemoBot(key.clone(), "no such demo bot".into()))?;

@@ -36,11 +36,11 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 
-use super::wire::{self, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
-use super::{
+use super::queue::{
     ensure_queue, jobs_subject, new_session, results_subject, DistributedError, NatsOptions,
     QueueSettings, JOBS_STREAM, PROGRAMS_BUCKET, RESULTS_STREAM,
 };
+use super::wire::{self, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
 use crate::engine::pool::{Done, Job, Program, Runner};
 use crate::referee::RefereeConfig;
 
@@ -384,22 +384,22 @@ impl<T: Task> Coordinator<T> {
         let programs = js
             .get_object_store(PROGRAMS_BUCKET)
             .await
-            .map_err(|e| super::js_err("the programs' object store", e))?;
+            .map_err(|e| super::queue::js_err("the programs' object store", e))?;
         // Jobs an earlier run of this contest left behind are stale (this
         // run publishes what it still needs); their results would go to a
         // session nobody reads.
         let jobs = js
             .get_stream(JOBS_STREAM)
             .await
-            .map_err(|e| super::js_err("the jobs stream", e))?;
+            .map_err(|e| super::queue::js_err("the jobs stream", e))?;
         jobs.purge()
             .filter(jobs_subject(kind, scope))
             .await
-            .map_err(|e| super::js_err("dropping stale jobs", e))?;
+            .map_err(|e| super::queue::js_err("dropping stale jobs", e))?;
         let results_consumer = js
             .get_stream(RESULTS_STREAM)
             .await
-            .map_err(|e| super::js_err("the results stream", e))?
+            .map_err(|e| super::queue::js_err("the results stream", e))?
             .create_consumer(pull::Config {
                 durable_name: Some(results_consumer_name(&session)),
                 description: Some(format!("results for coordinator session {session}")),
@@ -414,7 +414,7 @@ impl<T: Task> Coordinator<T> {
                 ..Default::default()
             })
             .await
-            .map_err(|e| super::js_err("the coordinator's results consumer", e))?;
+            .map_err(|e| super::queue::js_err("the coordinator's results consumer", e))?;
         let results = Some(
             results_consumer
                 .stream()
@@ -423,7 +423,7 @@ impl<T: Task> Coordinator<T> {
                 .expires(Duration::from_secs(30))
                 .messages()
                 .await
-                .map_err(|e| super::js_err("reading results", e))?,
+                .map_err(|e| super::queue::js_err("reading results", e))?,
         );
         Ok(Coordinator {
             js,

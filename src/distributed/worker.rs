@@ -46,8 +46,8 @@ use futures_util::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{oneshot, Semaphore};
 
+use super::queue::{results_subject, workers_consumer, DistributedError, NatsOptions, JOBS_STREAM};
 use super::wire::{self, BotSeat, Discipline, GameIdent, JobMessage, Outcome, Play, ResultMessage};
-use super::{results_subject, workers_consumer, DistributedError, NatsOptions, JOBS_STREAM};
 use crate::discipline::play::{Played, Setup, Transcript};
 use crate::engine::prepare::sha256_hex;
 use crate::game::knobeln::replay;

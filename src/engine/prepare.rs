@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::{Clock, EngineError};
 use crate::store::{NewVersion, Store, VersionId};
@@ -37,10 +36,7 @@ pub struct Prepared {
     pub rejected: Vec<Rejected>,
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::hash::sha256_hex;
 
 /// The `*.c` files of a folder, sorted by name.
 pub fn strategy_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {

@@ -84,7 +84,7 @@ pub struct OwnedKitFile {
 /// `RULES.txt`: the rules of the contest `config` describes, in the words
 /// of the announcement where they still hold (7-bit, 72 columns).
 pub fn rules_text(config: &crate::config::Config) -> String {
-    use crate::mail::commands::date;
+    use crate::mail::commands::context::date;
     use crate::toolchain::compile::CompileConfig;
     use crate::toolchain::source::tolerated_description_lines;
     let r = &config.rules;
@@ -148,7 +148,7 @@ pub fn files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
 /// The data of a bot discipline's `RULES.txt` and `README`: the contest,
 /// its dates and languages, and the discipline's section of the config.
 pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
-    use crate::mail::commands::date;
+    use crate::mail::commands::context::date;
     let t = &config.timeline;
     let languages: Vec<serde_json::Value> = config
         .languages()

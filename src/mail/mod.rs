@@ -7,7 +7,6 @@
 //! - [`intake`]: the IMAP take-in on its own thread (IDLE or polling).
 //! - [`outage`]: a transport side's backoff and its log lines.
 
-pub mod auth;
 pub mod commands;
 pub mod compile_queue;
 pub mod delivery;
@@ -19,5 +18,6 @@ pub mod outage;
 pub mod process;
 pub mod registration;
 pub mod secrets;
+pub mod sender;
 pub mod texts;
 pub mod transport;

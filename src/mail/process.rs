@@ -562,22 +562,7 @@ fn drop_unanswerable(
     )
 }
 
-/// The key the per-sender cap counts: the address case-folded, without a
-/// `+tag` (`Joe+x@Lords.Example` counts as `joe@lords.example`).
-pub fn sender_key(address: &str) -> String {
-    let low = address.to_ascii_lowercase();
-    match low.rsplit_once('@') {
-        Some((local, domain)) => {
-            let user = local
-                .split('+')
-                .next()
-                .filter(|u| !u.is_empty())
-                .unwrap_or(local);
-            format!("{user}@{domain}")
-        }
-        None => low,
-    }
-}
+pub use super::sender::sender_key;
 
 /// Processes one mail; returns its final state.
 fn process_one(
@@ -879,7 +864,7 @@ mod tests {
     /// authentification string is [`auth`]`(name)`.
     fn team(store: &Store, name: &str) -> TeamId {
         let secret = auth(name);
-        let salt = crate::mail::auth::new_salt();
+        let salt = crate::auth::new_salt();
         let mailbox = format!("{name}@lords.example");
         db::insert_registration(
             store.conn(),
@@ -892,8 +877,8 @@ mod tests {
                 members_json: "[]",
                 record: "",
                 auth_salt: &salt,
-                auth_hash: &crate::mail::auth::hash(&salt, &secret),
-                auth_index: &crate::mail::auth::index(&secret),
+                auth_hash: &crate::auth::hash(&salt, &secret),
+                auth_index: &crate::auth::index(&secret),
                 mailbox: &mailbox,
                 inbox_id: None,
             },

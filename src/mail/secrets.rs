@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use mail_parser::{Message, MessageParser, PartType};
 
-use super::auth;
+use crate::auth;
 
 /// The byte a secret is overwritten with.
 pub const MASK: u8 = b'*';
@@ -61,37 +61,7 @@ const MAX_DEPTH: usize = 8;
 pub const BODY_DROPPED: &str = "X-Knobeln-Body-Removed: it carried an authentification \
                                 string in encoded form; removed after processing";
 
-/// A stored salted hash of a secret: (salt, SHA-256(salt || secret)).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KnownSecret {
-    pub salt: Vec<u8>,
-    pub hash: Vec<u8>,
-}
-
-impl KnownSecret {
-    /// Whether `word` is this secret.
-    pub fn matches(&self, word: &str) -> bool {
-        auth::verify(&self.salt, &self.hash, word)
-    }
-}
-
-/// Where the stored secrets are looked up, one auth-shaped word of a mail
-/// at a time (at most [`MAX_WORDS`] a mail). The store's answers it by
-/// the secret's index digest, one indexed read whatever the number of
-/// teams (`store::mail::StoredSecrets`); a list answers it by salted hash
-/// (tests, and the one-time sealing of an old backlog).
-pub trait SecretLookup {
-    type Error;
-    /// Whether `word` (lower case) is a stored secret.
-    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error>;
-}
-
-impl<L: SecretLookup> SecretLookup for &mut L {
-    type Error = L::Error;
-    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error> {
-        (**self).is_secret(word)
-    }
-}
+pub use crate::auth::{KnownSecret, SecretLookup};
 
 impl SecretLookup for &[KnownSecret] {
     type Error = std::convert::Infallible;

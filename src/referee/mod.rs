@@ -9,14 +9,9 @@
 //! player the other's throw. After `L` throws, or at the first failure,
 //! both instances are dropped.
 //!
-//! [`native`] is the process runner of earlier versions (a strategy as a
-//! native program over pipes); only the benchmark plays it, to compare.
-//!
 //! The referee decides nothing about tournaments (rescheduling, counting);
 //! it reports what happened in one game: points, every throw, and each
 //! failure with the player, the throw number and the broken rule.
-
-pub mod native;
 
 use std::io;
 use std::sync::{Arc, Mutex};
@@ -25,11 +20,32 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
-use crate::sandbox::player::{PlayerLimits, SpawnError};
 use crate::seed::SeedKey;
 use crate::wasm::{
     lead, Control, Ending, GameWatch, Loaded, Seat, SeatLimits, Step, Strategy, WasmError,
 };
+
+/// The limits of one strategy in one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerLimits {
+    /// The CPU seconds of the process runner of earlier versions: no
+    /// strategy runs as a process any more (fuel is the CPU limit, see
+    /// [`RefereeConfig::fuel`]); kept so that the configurations stored
+    /// and sent between machines keep their form.
+    pub cpu_secs: u64,
+    /// The strategy's linear memory in bytes (static data and stack):
+    /// 1024 kB as in 1994.
+    pub memory_bytes: u64,
+}
+
+impl Default for PlayerLimits {
+    fn default() -> Self {
+        PlayerLimits {
+            cpu_secs: 2,
+            memory_bytes: 1024 * 1024,
+        }
+    }
+}
 
 /// How a game is refereed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,8 +55,7 @@ pub struct RefereeConfig {
     /// The watchdog: a player's own running time in a game (for a
     /// module; fuel runs out long before on any sound machine, see
     /// [`DEFAULT_WALL`]); past it the game is an engine fault and is played
-    /// again, never a player's failure. For the process runner: wall-clock
-    /// time for the whole game (strategies that block).
+    /// again, never a player's failure.
     pub wall: Duration,
     /// The CPU limit: fuel per strategy and game, one unit per WebAssembly
     /// operator ([`DEFAULT_FUEL`]). A configuration stored before fuel
@@ -92,15 +107,15 @@ pub enum FailureKind {
     /// Ended before the game was over.
     Exited { status: i32 },
     /// Killed by a signal (segmentation fault, illegal instruction, ...);
-    /// a module's trap is given the signal a native program would have
-    /// got, and its own words.
+    /// a module's trap is given the signal a process would have got (as
+    /// strategies of earlier versions were), and its own words.
     Crashed {
         signal: i32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         trap: Option<String>,
     },
-    /// Used up its CPU time: its fuel (a module), or seconds (a native
-    /// program of the process runner or of an older version).
+    /// Used up its CPU time: its fuel, or seconds (stored by an earlier
+    /// version, whose strategies ran as processes).
     CpuTime {
         #[serde(default, skip_serializing_if = "is_zero")]
         limit_secs: u64,
@@ -163,8 +178,6 @@ fn is_zero(n: &u64) -> bool {
 /// Infrastructure faults: the game could not be refereed at all.
 #[derive(Debug, thiserror::Error)]
 pub enum RefereeError {
-    #[error(transparent)]
-    Spawn(SpawnError),
     #[error("i/o error while refereeing: {0}")]
     Io(#[from] io::Error),
     #[error(transparent)]

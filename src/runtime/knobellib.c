@@ -45,8 +45,6 @@ typedef unsigned long usize;
 /* Exit codes the referee understands as faults of the runtime, not the player. */
 #define EXIT_BAD_SEED 120
 #define EXIT_NO_LOCKDOWN 121
-/* The start-up probe ("strategy probe") succeeded: see knobeln_main. */
-#define EXIT_PROBE_OK 122
 #define EXIT_BAD_START 123
 
 /* Auxiliary vector entries (<elf.h>). */
@@ -56,8 +54,6 @@ typedef unsigned long usize;
 
 /* The strategy's stack starts this far below the top of the stack mapping. */
 #define STACK_FROM_TOP 16384
-/* Stack the probe touches: what every accepted strategy may use. */
-#define PROBE_STACK (64 * 1024)
 
 static long knobeln_syscall3(long n, long a, long b, long c)
 {
@@ -270,8 +266,6 @@ int make_throw(int my_throw)
 
 extern int main();
 
-static int knobeln_probe;
-
 /* Runs on the kernel's initial stack: reads the seed, wipes the initial
  * stack and unmaps the vDSO; returns the strategy's stack pointer. */
 unsigned long knobeln_setup(long *sp)
@@ -287,14 +281,10 @@ unsigned long knobeln_setup(long *sp)
     if (argc < 2 || !argv[1] || !argv[1][0])
         knobeln_exit(EXIT_BAD_SEED);
     s = argv[1];
-    if (s[0] == 'p' && s[1] == 'r' && s[2] == 'o' && s[3] == 'b' && s[4] == 'e' && !s[5]) {
-        knobeln_probe = 1;
-    } else {
-        for (; *s; s++) {
-            if (*s < '0' || *s > '9')
-                knobeln_exit(EXIT_BAD_SEED);
-            seed = seed * 10 + (u64)(*s - '0');
-        }
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            knobeln_exit(EXIT_BAD_SEED);
+        seed = seed * 10 + (u64)(*s - '0');
     }
     knobeln_seed = seed;
     knobeln_rng = seed;
@@ -322,24 +312,11 @@ unsigned long knobeln_setup(long *sp)
     return top - STACK_FROM_TOP;
 }
 
-static void __attribute__((noinline)) knobeln_touch_stack(void)
-{
-    volatile char area[PROBE_STACK];
-    long i;
-    for (i = PROBE_STACK - 1; i >= 0; i -= 1024)
-        area[i] = 0;
-    area[0] = 0;
-}
-
-/* Runs on the strategy's stack: lock-down, then main (or the probe). */
+/* Runs on the strategy's stack: lock-down, then main. */
 void knobeln_main(void)
 {
     if (knobeln_syscall3(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0) != 0)
         knobeln_exit(EXIT_NO_LOCKDOWN);
-    if (knobeln_probe) {
-        knobeln_touch_stack();
-        knobeln_exit(EXIT_PROBE_OK);
-    }
     main(0, (char **)0, (char **)0);
     knobeln_exit(0);
 }

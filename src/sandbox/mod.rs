@@ -1,24 +1,19 @@
 //! Process confinement, at the edge of the system.
 //!
-//! Three kinds of strangers' work run on the server's machine:
-//! - gcc, fed with hostile source ([`jail`]): it runs in private mount, network,
+//! Two kinds of strangers' work run as processes on the server's machine
+//! (a KNOBELN strategy is not one of them: it is a WebAssembly module that
+//! the engine runs in the server's threads, [`crate::wasm`]):
+//! - gcc, clang and wasm-ld, fed with hostile source ([`jail`]): they run in private mount, network,
 //!   IPC and UTS namespaces, chrooted into a tree that holds only the
 //!   toolchain (`/usr`, read-only), `/dev/null` and a private writable work
 //!   folder, as user `nobody` (when the server runs as root), under CPU,
 //!   memory, file-size, file-count and wall-clock limits, with its output
 //!   capped.
-//! - participant strategies ([`player`]): statically linked with the contest
-//!   runtime, which wipes its start-up stack and locks itself down with
-//!   seccomp strict mode before any participant code runs; the spawner runs
-//!   the sealed binary ([`exe`]) without address randomisation, with a fixed
-//!   argument vector and environment and no inherited descriptors, adds
-//!   rlimits (CPU, address space, files, core dumps) and its own process
-//!   group, so that the whole group can be killed when the game ends.
-//!
 //! - bots, participants' programs in any language ([`bot`]): namespaces
 //!   (the network one lent from [`netns`]), a read-only root of their own,
-//!   a control group ([`cgroup`]) and seccomp-bpf ([`bot_seccomp`]); their
-//!   compilers run in the [`jail`].
+//!   a control group ([`cgroup`]) and seccomp-bpf ([`bot_seccomp`]); a
+//!   native program runs from a sealed in-memory copy ([`exe`]); their
+//!   compilers run in the same sandbox.
 //!
 //! All are started by [`spawn`] without copying the server's memory.
 //!
@@ -36,7 +31,6 @@ pub mod folder;
 pub mod image;
 pub mod jail;
 pub mod netns;
-pub mod player;
 pub(crate) mod spawn;
 
 pub use cpu::{allowed_cpus, pin_current_thread};

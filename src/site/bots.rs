@@ -48,7 +48,7 @@ use crate::discipline::Discipline;
 use crate::store::Store;
 use crate::tournament::TeamId;
 
-use super::draw::escape;
+use crate::draw::escape;
 
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -23,7 +23,6 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
-pub mod draw;
 pub mod pages;
 pub mod plots;
 pub mod replay;
@@ -251,8 +250,8 @@ impl Writer<'_> {
     }
 }
 
-use crate::contest::facts::{evolution_facts, points_text, EvolutionFacts};
-use crate::contest::tables::{disqualifications, game_label};
+use crate::tables::facts::{evolution_facts, points_text, EvolutionFacts};
+use crate::tables::knobeln::{disqualifications, game_label};
 
 /// Whether two files have the same bytes (read in blocks; a missing file
 /// is different).

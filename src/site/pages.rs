@@ -107,7 +107,7 @@ pub struct PlacedView {
 }
 
 /// One ranked strategy of the Evolution, as
-/// [`crate::contest::facts::EvolutionRow`] tells it.
+/// [`crate::tables::facts::EvolutionRow`] tells it.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvolutionPlacedView {
     pub place: u32,

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::discipline::play::Setup;
 use crate::game::lines::{Exchange, Said};
 
-use super::draw::escape;
+use crate::draw::escape;
 
 /// The script of the replay panel.
 pub const SCRIPT: &str = include_str!("../../templates/site/replay.js");
@@ -60,7 +60,7 @@ pub fn player_name(setup: &Setup, names: &[String], seat: usize) -> String {
         _ => crate::words::player(seat),
     };
     match names.get(seat).filter(|n| !n.trim().is_empty()) {
-        Some(n) => format!("{who} ({})", super::draw::short(n, 60)),
+        Some(n) => format!("{who} ({})", crate::draw::short(n, 60)),
         None => who,
     }
 }
@@ -104,7 +104,7 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
                     // The two names first, then the moves.
                     Setup::Morabaraba => printed.saturating_sub(2),
                 };
-                let line = super::draw::short(&ex.line, MAX_LINE_CHARS);
+                let line = crate::draw::short(&ex.line, MAX_LINE_CHARS);
                 // The step's JSON as embedded: the line quoted, `<`, `>`
                 // and `&` five bytes longer each, U+2028 and U+2029 three
                 // (six bytes for three), the numbers, `[`, `,` twice, `]`

@@ -435,11 +435,7 @@ pub fn set_preferences(
 }
 
 /// Replaces a team's salted auth hash and its index digest.
-pub fn set_auth(
-    conn: &Connection,
-    team: TeamId,
-    secret: &crate::mail::auth::StoredSecret,
-) -> Result<()> {
+pub fn set_auth(conn: &Connection, team: TeamId, secret: &crate::auth::StoredSecret) -> Result<()> {
     conn.execute(
         "UPDATE registrations SET auth_salt = ?2, auth_hash = ?3, auth_index = ?4
          WHERE team_id = ?1",

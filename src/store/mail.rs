@@ -725,7 +725,7 @@ pub fn set_imap_position(
 /// few rows are read once per lookup session and checked one by one.
 pub struct StoredSecrets<'c> {
     conn: &'c Connection,
-    unindexed: Option<Vec<crate::mail::secrets::KnownSecret>>,
+    unindexed: Option<Vec<crate::auth::KnownSecret>>,
     /// Words looked up (for tests and `bench`).
     pub lookups: usize,
     /// Salted hashes computed for unindexed secrets (for tests).
@@ -743,12 +743,12 @@ impl<'c> StoredSecrets<'c> {
     }
 }
 
-impl crate::mail::secrets::SecretLookup for StoredSecrets<'_> {
+impl crate::auth::SecretLookup for StoredSecrets<'_> {
     type Error = StoreError;
 
     fn is_secret(&mut self, word: &str) -> Result<bool> {
         self.lookups += 1;
-        let index = crate::mail::auth::index(word);
+        let index = crate::auth::index(word);
         let found: bool = self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM registrations WHERE auth_index = ?1)
                  OR EXISTS (SELECT 1 FROM rsm_rounds WHERE token_index = ?1)",
@@ -767,7 +767,7 @@ impl crate::mail::secrets::SecretLookup for StoredSecrets<'_> {
                    AND token_index IS NULL",
             )?;
             let rows = st.query_map([], |r| {
-                Ok(crate::mail::secrets::KnownSecret {
+                Ok(crate::auth::KnownSecret {
                     salt: r.get(0)?,
                     hash: r.get(1)?,
                 })
@@ -782,7 +782,7 @@ impl crate::mail::secrets::SecretLookup for StoredSecrets<'_> {
 
 /// Every stored secret as salt and hash (the one-time sealing of an older
 /// database's backlog; a mail's words use [`StoredSecrets`]).
-pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::KnownSecret>> {
+pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::auth::KnownSecret>> {
     let mut st = conn.prepare(
         "SELECT auth_salt, auth_hash FROM registrations
          UNION ALL
@@ -790,7 +790,7 @@ pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::mail::secrets::Know
          WHERE token_salt IS NOT NULL AND token_hash IS NOT NULL",
     )?;
     let rows = st.query_map([], |r| {
-        Ok(crate::mail::secrets::KnownSecret {
+        Ok(crate::auth::KnownSecret {
             salt: r.get(0)?,
             hash: r.get(1)?,
         })
@@ -1229,7 +1229,7 @@ pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mail::auth::{self, StoredSecret};
+    use crate::auth::{self, StoredSecret};
     use crate::mail::secrets::{seal_with, Look};
 
     fn register(conn: &Connection, i: usize, secret: &StoredSecret) {

@@ -103,7 +103,7 @@ pub fn start_pause(
     round: u32,
     now: DateTime<Utc>,
     ends: DateTime<Utc>,
-    token: &crate::mail::auth::StoredSecret,
+    token: &crate::auth::StoredSecret,
 ) -> Result<bool> {
     conn.execute(
         "INSERT OR IGNORE INTO rsm_rounds (tournament_id, round) VALUES (?1, ?2)",
@@ -194,9 +194,9 @@ mod tests {
             .with_timezone(&Utc);
         let t1 = t0 + chrono::Duration::minutes(30);
         assert!(rsm_round(c, 1, 2).unwrap().is_none());
-        let token = crate::mail::auth::StoredSecret::of("token");
+        let token = crate::auth::StoredSecret::of("token");
         assert!(start_pause(c, 1, 2, t0, t1, &token).unwrap());
-        let other = crate::mail::auth::StoredSecret::of("other");
+        let other = crate::auth::StoredSecret::of("other");
         assert!(!start_pause(c, 1, 2, t1, t1, &other).unwrap());
         let r = rsm_round(c, 1, 2).unwrap().unwrap();
         assert_eq!((r.pause_started_at, r.pause_ends_at), (Some(t0), Some(t1)));

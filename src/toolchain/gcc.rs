@@ -1,11 +1,12 @@
 //! Running gcc on a submitted source, inside the [`Jail`].
 //!
-//! Knows the flags that make a strategy: pure freestanding C, no headers, no
-//! builtins (so that `log2` is the runtime's integer routine), no stack
-//! protector or PIC (nothing the runtime does not provide), statically linked
-//! with the contest runtime, which provides the entry point. It turns gcc's
-//! fate (exit status, signals, limits) into words a participant understands,
-//! but does not decide what a rejection is: that is [`super::compile`].
+//! Knows the flags of check 5 ("must be compilable with gcc"): pure
+//! freestanding C, no headers, no builtins (so that `log2` is the
+//! runtime's integer routine), no stack protector or PIC; gcc's object is
+//! not used (the program that plays is clang's, [`super::wasm`]), its
+//! messages are what a participant reads. It turns gcc's fate (exit
+//! status, signals, limits) into words a participant understands, but does
+//! not decide what a rejection is: that is [`super::compile`].
 
 use crate::sandbox::jail::{Jail, JailError, JailExit, JailLimits, JailOutput};
 
@@ -133,25 +134,6 @@ impl<'j> Gcc<'j> {
     /// `gcc -c -w`: an object file, errors only (no warnings).
     pub fn compile_quiet(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
         self.run(&cc_argv(&[GCC, "-c", "-w"], input, src, out))
-    }
-
-    /// Links objects into a static executable with no C library.
-    pub fn link(&self, objects: &[&str], out: &str) -> Result<GccRun, JailError> {
-        let mut argv = vec![
-            GCC,
-            "-static",
-            "-nostdlib",
-            "-nostartfiles",
-            "-no-pie",
-            "-fdiagnostics-plain-output",
-            "-Wl,--build-id=none",
-            "-Wl,-z,noexecstack",
-            "-o",
-            out,
-        ];
-        argv.extend_from_slice(objects);
-        argv.push("-lgcc");
-        self.run(&argv)
     }
 
     fn run(&self, argv: &[&str]) -> Result<GccRun, JailError> {

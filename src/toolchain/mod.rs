@@ -1,9 +1,10 @@
-//! The compile service's core: from a participant's C source to a checked,
-//! compiled, locked-down strategy binary.
+//! The compile service's core: from a participant's C source to a checked
+//! WebAssembly module, the one program that plays (what the checks read is
+//! what runs: check 6 reads clang's object, the memory limit is the
+//! module's).
 
 pub mod compile;
 pub mod diagnostic;
-pub mod elf;
 pub mod gcc;
 pub mod lex;
 pub mod purec;

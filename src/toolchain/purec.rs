@@ -9,8 +9,9 @@
 //! The checks run on the tokens of the submitted source (with its line
 //! numbers, as part of check 2) and again on the preprocessed source
 //! ([`check_preprocessed`]), so that a name a macro builds (`as##m`) is
-//! caught as well. The linked program is checked once more by
-//! [`super::elf`]: these are two walls, not one.
+//! caught as well. What is built is checked once more, as WebAssembly
+//! (clang's object by check 6 and [`super::wasm::check_object`], the
+//! module by [`super::wasm::check_module`]): these are two walls, not one.
 //!
 //! Pure functions over text; they neither compile nor run anything.
 

@@ -1,13 +1,18 @@
-//! What a compiled strategy object needs and defines, read from its ELF
-//! symbol table (no external `nm`).
+//! What a compiled strategy needs and defines, read from the symbol table
+//! of clang's `wasm32` object: the object that is linked into the module
+//! that plays (its `linking` custom section, read with wasmparser; no
+//! external `nm`).
 //!
-//! Requirement 1 of 1994: no library routines except the five. gcc may emit
-//! calls to `memcpy`, `memset`, `memmove` and `memcmp` on its own, and to
-//! libgcc's arithmetic helpers (names like `__divti3`); the runtime and
-//! libgcc provide those. This module only reads symbols; wording the
+//! Requirement 1 of 1994: no library routines except the five. The
+//! compiler may emit calls to `memcpy`, `memset`, `memmove` and `memcmp`
+//! on its own, and to compiler-rt's arithmetic helpers (names like
+//! `__divti3`, `__multf3` for `long double`); the runtime and the builtins
+//! library provide those. This module only reads symbols; wording the
 //! rejection is [`super::compile`]'s job.
 
-use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
+use wasmtime::wasmparser::{
+    KnownCustom, Linking, Parser, Payload, SymbolFlags, SymbolInfo, TypeRef,
+};
 
 /// The five library routines of the rules.
 pub const LIBRARY_ROUTINES: [&str; 5] = [
@@ -18,7 +23,7 @@ pub const LIBRARY_ROUTINES: [&str; 5] = [
     "count_points",
 ];
 
-/// Routines gcc may call by itself, provided by the runtime.
+/// Routines the compiler may call by itself, provided by the runtime.
 pub const COMPILER_ROUTINES: [&str; 4] = ["memcpy", "memset", "memmove", "memcmp"];
 
 /// What the participant's object file needs and defines.
@@ -28,7 +33,7 @@ pub struct ObjectSymbols {
     pub undefined: Vec<String>,
     /// Global symbols it defines, sorted.
     pub defined: Vec<String>,
-    /// Whether it has constructor sections (`.init_array`, `.ctors`, `.preinit_array`).
+    /// Whether it has constructors (the `linking` section's init functions).
     pub constructors: bool,
 }
 
@@ -49,12 +54,15 @@ impl ObjectSymbols {
 
 /// Whether an undefined symbol is allowed in a strategy object.
 pub fn is_allowed_undefined(name: &str) -> bool {
-    LIBRARY_ROUTINES.contains(&name) || COMPILER_ROUTINES.contains(&name) || is_libgcc_helper(name)
+    LIBRARY_ROUTINES.contains(&name)
+        || COMPILER_ROUTINES.contains(&name)
+        || is_compiler_helper(name)
 }
 
-/// libgcc's helpers: `__` and lowercase letters and digits, ending in a digit
-/// (`__divti3`, `__popcountdi2`), or the `__float…`/`__fix…` conversions.
-fn is_libgcc_helper(name: &str) -> bool {
+/// The compiler's arithmetic helpers (compiler-rt's, named as libgcc's):
+/// `__` and lowercase letters and digits, ending in a digit (`__divti3`,
+/// `__multf3`), or the `__float…`/`__fix…` conversions.
+fn is_compiler_helper(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("__") else {
         return false;
     };
@@ -68,45 +76,74 @@ fn is_libgcc_helper(name: &str) -> bool {
             || rest.starts_with("fix"))
 }
 
-/// Reads the symbols of an ELF object.
-pub fn inspect_object(bytes: &[u8]) -> Result<ObjectSymbols, object::Error> {
-    let file = object::File::parse(bytes)?;
+/// Symbols the linker itself provides: the shadow stack's pointer and the
+/// table of function pointers.
+const LINKER_SYMBOLS: [&str; 2] = ["__stack_pointer", "__indirect_function_table"];
+
+/// Reads the symbols of clang's wasm32 object. `Err`: the object cannot be
+/// read (the server's fault: clang made it).
+pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
     let mut out = ObjectSymbols::default();
-    for sym in file.symbols() {
-        let Ok(name) = sym.name() else { continue };
-        if name.is_empty() || sym.kind() == SymbolKind::File || sym.kind() == SymbolKind::Section {
-            continue;
+    // The names of imported functions, globals and tables, by index: an
+    // undefined symbol without an explicit name has its import's.
+    let (mut funcs, mut globals, mut tables) = (Vec::new(), Vec::new(), Vec::new());
+    let mut symbols = None;
+    for payload in Parser::new(0).parse_all(object) {
+        match payload.map_err(|e| format!("clang's object cannot be read: {e}"))? {
+            Payload::ImportSection(r) => {
+                for import in r.into_imports() {
+                    let import = import.map_err(|e| e.to_string())?;
+                    match import.ty {
+                        TypeRef::Func(_) => funcs.push(import.name),
+                        TypeRef::Global(_) => globals.push(import.name),
+                        TypeRef::Table(_) => tables.push(import.name),
+                        _ => {}
+                    }
+                }
+            }
+            Payload::CustomSection(c) => {
+                if let KnownCustom::Linking(l) = c.as_known() {
+                    for sub in l.subsections() {
+                        match sub.map_err(|e| e.to_string())? {
+                            Linking::InitFuncs(map) => out.constructors |= map.count() > 0,
+                            Linking::SymbolTable(map) => {
+                                let all: Result<Vec<_>, _> = map.into_iter().collect();
+                                symbols = Some(all.map_err(|e| e.to_string())?);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        if sym.is_undefined() {
-            out.undefined.push(name.to_string());
-        } else if sym.is_global() {
-            out.defined.push(name.to_string());
+    }
+    let imported = |names: &[&str], index: u32, name: Option<&str>| -> String {
+        name.or_else(|| names.get(index as usize).copied())
+            .unwrap_or("?")
+            .to_string()
+    };
+    for symbol in symbols.ok_or("clang's object has no symbol table")? {
+        let (flags, name) = match symbol {
+            SymbolInfo::Func { flags, index, name } => (flags, imported(&funcs, index, name)),
+            SymbolInfo::Data { flags, name, .. } => (flags, name.to_string()),
+            SymbolInfo::Global { flags, index, name } => (flags, imported(&globals, index, name)),
+            SymbolInfo::Table { flags, index, name } => (flags, imported(&tables, index, name)),
+            SymbolInfo::Section { .. } | SymbolInfo::Event { .. } => continue,
+        };
+        if flags.contains(SymbolFlags::UNDEFINED) {
+            if !LINKER_SYMBOLS.contains(&name.as_str()) {
+                out.undefined.push(name);
+            }
+        } else if !flags.contains(SymbolFlags::BINDING_LOCAL) {
+            out.defined.push(name);
         }
     }
     out.undefined.sort();
     out.undefined.dedup();
     out.defined.sort();
     out.defined.dedup();
-    out.constructors = file.sections().any(|s| {
-        let n = s.name().unwrap_or("");
-        n.starts_with(".init_array") || n.starts_with(".ctors") || n.starts_with(".preinit_array")
-    });
     Ok(out)
-}
-
-/// The memory a linked executable maps at start: the sum of its loadable
-/// segments' sizes in memory (code, data, bss), rounded up to pages.
-pub fn image_size(bytes: &[u8]) -> Result<u64, object::Error> {
-    let file = object::File::parse(bytes)?;
-    let page = 4096u64;
-    Ok(file
-        .segments()
-        .map(|s| {
-            let start = s.address() & !(page - 1);
-            let end = (s.address() + s.size()).div_ceil(page) * page;
-            end - start
-        })
-        .sum())
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! `libclang-rt-*-dev-wasm32`, inside the same jail. The module's shape is
 //! the wall: [`check_module`] accepts only a module that imports exactly
 //! the referee's functions, exports only `knobeln_start`, `main` and its
-//! memory, has one memory no larger than the contest's limit, no start
+//! memory, has one memory no larger than the contest's limit (its static
+//! data within it: the size checked is the size of what runs), no start
 //! function and no table or global shared with the outside. What a module
 //! can do is then fixed by the WebAssembly semantics; no scan of code is
 //! needed.
@@ -17,9 +18,12 @@
 
 use std::path::{Path, PathBuf};
 
-use wasmtime::wasmparser::{
-    Export, ExternalKind, FuncType, Import, Parser, Payload, TypeRef, ValType, Validator,
-    WasmFeatures,
+use wasmtime::wasmparser::{Parser, Payload};
+
+pub use crate::wasm::check::{
+    check_module, straight_line_module, Shape, StraightLine, IMPORT_MODULE, MAX_FUNCTIONS,
+    MAX_FUNCTION_BYTES, MAX_FUNCTION_LOCALS, MAX_MODULE_BYTES, MAX_TABLE_ELEMENTS,
+    MODULE_FUNCTIONS_AT_LIMIT,
 };
 
 use super::gcc::{Gcc, GccRun, Input};
@@ -28,33 +32,9 @@ use super::purec::strip_line_markers;
 use crate::sandbox::jail::JailError;
 
 /// The shadow stack in the module's linear memory (arrays and variables
-/// whose address is taken): the 64 kB every accepted strategy may use, as
-/// the native runtime's start-up probe promised.
+/// whose address is taken): the 64 kB every accepted strategy may use (as
+/// the process runner of earlier versions promised).
 pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
-
-/// The largest `.wasm` accepted. A strategy of 10000 lexical elements
-/// makes a few kB to some tens of kB (forced inlining is refused); these
-/// limits bound the work and memory of the engine's compiler (Cranelift),
-/// which runs in the server's process: `knobeln bench compile` measures
-/// it at [`MAX_FUNCTION_BYTES`] and the book (docs/src/security.md) states
-/// the figure.
-pub const MAX_MODULE_BYTES: usize = 1 << 20;
-
-/// The largest body of one function, in bytes of its code.
-pub const MAX_FUNCTION_BYTES: usize = 64 << 10;
-
-/// How many functions at [`MAX_FUNCTION_BYTES`] fit into a module of
-/// [`MAX_MODULE_BYTES`].
-pub const MODULE_FUNCTIONS_AT_LIMIT: usize = MAX_MODULE_BYTES / MAX_FUNCTION_BYTES - 1;
-
-/// The most functions a module may define.
-pub const MAX_FUNCTIONS: u32 = 4096;
-
-/// The most local variables one function may declare.
-pub const MAX_FUNCTION_LOCALS: u32 = 4096;
-
-/// The most table elements a module may declare (function pointers).
-pub const MAX_TABLE_ELEMENTS: u64 = 16 * 1024;
 
 /// Where the wasm tools are: one LLVM of Debian's with clang, wasm-ld and
 /// the compiler-rt builtins for wasm32 (`long double`, 64-bit division
@@ -314,307 +294,6 @@ pub fn link_problems(messages: &str) -> Vec<LinkProblem> {
     out
 }
 
-/// The referee's functions a module may import: (name, parameters, results).
-const IMPORTS: &[(&str, &[ValType], &[ValType])] = &[
-    ("make_throw", &[ValType::I32], &[ValType::I32]),
-    ("seed", &[], &[ValType::I64]),
-];
-
-/// The import module of the referee's functions.
-pub const IMPORT_MODULE: &str = "knobeln";
-
-/// What the structural check learnt of an accepted module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shape {
-    /// The linear memory's size, in bytes.
-    pub memory_bytes: u64,
-    /// The parameters of `main` (0 to 3, all `int`).
-    pub main_params: usize,
-}
-
-/// Checks that `wasm` is a module of the contest's shape with at most
-/// `max_memory_bytes` of linear memory. Linear in the module's size.
-/// `Err`: every problem, in words for the participant.
-pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<String>> {
-    if wasm.len() > MAX_MODULE_BYTES {
-        return Err(vec![format!(
-            "the program is {} bytes long; at most {MAX_MODULE_BYTES} are accepted",
-            wasm.len()
-        )]);
-    }
-    let mut validator = Validator::new_with_features(WasmFeatures::WASM1);
-    if let Err(e) = validator.validate_all(wasm) {
-        return Err(vec![format!(
-            "the program is not a valid WebAssembly 1.0 module: {e}"
-        )]);
-    }
-    let mut problems = Vec::new();
-    let mut types: Vec<FuncType> = Vec::new();
-    let mut func_types: Vec<u32> = Vec::new(); // type index of every function, imports first
-    let mut memories: Vec<(u64, Option<u64>)> = Vec::new();
-    let mut exports: Vec<(String, ExternalKind, u32)> = Vec::new();
-    for payload in Parser::new(0).parse_all(wasm) {
-        let Ok(payload) = payload else {
-            problems.push("the program cannot be read as a WebAssembly module".into());
-            break;
-        };
-        match payload {
-            Payload::TypeSection(r) => {
-                for group in r.into_iter().flatten() {
-                    for t in group.types() {
-                        types.push(t.unwrap_func().clone());
-                    }
-                }
-            }
-            Payload::ImportSection(r) => {
-                for import in r.into_imports().flatten() {
-                    check_import(&import, &types, &mut problems);
-                    match import.ty {
-                        TypeRef::Func(t) => func_types.push(t),
-                        TypeRef::Memory(_) => problems
-                            .push("imports its memory; a strategy has a memory of its own".into()),
-                        _ => {}
-                    }
-                }
-            }
-            Payload::FunctionSection(r) => {
-                if r.count() > MAX_FUNCTIONS {
-                    problems.push(format!(
-                        "has {} functions; at most {MAX_FUNCTIONS} are allowed",
-                        r.count()
-                    ));
-                }
-                func_types.extend(r.into_iter().flatten())
-            }
-            Payload::CodeSectionEntry(body) => {
-                let bytes = body.range().len();
-                if bytes > MAX_FUNCTION_BYTES {
-                    problems.push(format!(
-                        "has a function of {} kB of code; at most {} kB are allowed (split it \
-                         into smaller functions)",
-                        bytes.div_ceil(1024),
-                        MAX_FUNCTION_BYTES / 1024
-                    ));
-                }
-                let locals: u64 = body
-                    .get_locals_reader()
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|(n, _)| u64::from(n))
-                    .sum();
-                if locals > u64::from(MAX_FUNCTION_LOCALS) {
-                    problems.push(format!(
-                        "has a function with {locals} local variables; at most \
-                         {MAX_FUNCTION_LOCALS} are allowed"
-                    ));
-                }
-            }
-            Payload::MemorySection(r) => {
-                for m in r.into_iter().flatten() {
-                    memories.push((m.initial, m.maximum));
-                }
-            }
-            Payload::TableSection(r) => {
-                for t in r.into_iter().flatten() {
-                    if t.ty.initial > MAX_TABLE_ELEMENTS {
-                        problems.push(format!(
-                            "has a table of {} function pointers; at most {MAX_TABLE_ELEMENTS} \
-                             are allowed",
-                            t.ty.initial
-                        ));
-                    }
-                }
-            }
-            Payload::ExportSection(r) => {
-                for Export { name, kind, index } in r.into_iter().flatten() {
-                    exports.push((name.to_string(), kind, index));
-                }
-            }
-            Payload::StartSection { .. } => {
-                problems.push("has a start function; no code may run before main()".into())
-            }
-            _ => {}
-        }
-    }
-    let memory_bytes = match memories.as_slice() {
-        [(initial, Some(max))] => {
-            let bytes = max.saturating_mul(crate::wasm::PAGE_BYTES);
-            if bytes > max_memory_bytes || initial > max {
-                problems.push(format!(
-                    "declares {} kB of memory; a strategy may use {} kB",
-                    bytes / 1024,
-                    max_memory_bytes / 1024
-                ));
-            }
-            bytes
-        }
-        [_] => {
-            problems.push("its memory has no maximum; the runtime's link fixes it".into());
-            0
-        }
-        [] => {
-            problems.push("has no memory of its own".into());
-            0
-        }
-        _ => {
-            problems.push("has more than one memory".into());
-            0
-        }
-    };
-    let func_type = |index: u32| -> Option<&FuncType> {
-        func_types
-            .get(index as usize)
-            .and_then(|t| types.get(*t as usize))
-    };
-    let mut main_params = None;
-    let mut has_knobeln_start = false;
-    for (name, kind, index) in &exports {
-        match (name.as_str(), kind) {
-            ("memory", ExternalKind::Memory) => {}
-            ("knobeln_start", ExternalKind::Func) => {
-                has_knobeln_start = func_type(*index).is_some_and(|t| t.params().is_empty());
-            }
-            ("main", ExternalKind::Func) => {
-                let t = func_type(*index);
-                let ok = t.is_some_and(|t| {
-                    t.params().len() <= 3
-                        && t.params().iter().all(|p| *p == ValType::I32)
-                        && t.results().len() <= 1
-                });
-                if ok {
-                    main_params = t.map(|t| t.params().len());
-                } else {
-                    problems.push(
-                        "main must be `int main()` or `int main(int argc, char **argv)`".into(),
-                    );
-                }
-            }
-            _ => problems.push(format!(
-                "exports `{name}`; a strategy exports nothing but main (the runtime's \
-                 knobeln_start and memory aside)"
-            )),
-        }
-    }
-    if !has_knobeln_start {
-        problems.push("lacks the runtime's entry knobeln_start (link it with knobellib.c)".into());
-    }
-    if main_params.is_none() && !problems.iter().any(|p| p.starts_with("main must")) {
-        problems.push("defines no function main".into());
-    }
-    if problems.is_empty() {
-        Ok(Shape {
-            memory_bytes,
-            main_params: main_params.unwrap_or(0),
-        })
-    } else {
-        Err(problems)
-    }
-}
-
-fn check_import(import: &Import<'_>, types: &[FuncType], problems: &mut Vec<String>) {
-    let allowed = IMPORTS.iter().find(|(name, _, _)| *name == import.name);
-    let ok = import.module == IMPORT_MODULE
-        && match (allowed, import.ty) {
-            (Some((_, params, results)), TypeRef::Func(t)) => types
-                .get(t as usize)
-                .is_some_and(|f| f.params() == *params && f.results() == *results),
-            _ => false,
-        };
-    if !ok {
-        problems.push(format!(
-            "imports `{}.{}`; a strategy may import only the referee's make_throw and seed \
-             (through the five library routines)",
-            import.module, import.name
-        ));
-    }
-}
-
-/// The code of a synthetic function ([`straight_line_module`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StraightLine {
-    /// A chain: a local plus a load from memory, again and again (one
-    /// value live at a time).
-    Chain,
-    /// As many loads as fit, all live at once, then added up (the most
-    /// values live at once: the register allocator's worst case).
-    Wide,
-}
-
-/// A module of the contest's shape with `functions` straight-line
-/// functions of about `body_bytes` bytes of code each, the first of them
-/// `main`: what the engine's compiler is measured and tested on at
-/// [`MAX_FUNCTION_BYTES`] and [`MAX_MODULE_BYTES`]. Loads from memory keep
-/// the compiler from folding the code away.
-pub fn straight_line_module(shape: StraightLine, functions: usize, body_bytes: usize) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    fn section(id: u8, content: &[u8], out: &mut Vec<u8>) {
-        out.push(id);
-        leb(content.len(), out);
-        out.extend_from_slice(content);
-    }
-    let mut main = vec![0x01, 0x01, 0x7f]; // one i32 local
-    let room = body_bytes.saturating_sub(main.len() + 9);
-    match shape {
-        StraightLine::Chain => {
-            // local.get 0; i32.load offset=k; local.get 0; i32.add; local.set 0
-            for k in 0..room / 10 {
-                let k = (k % 128) as u8;
-                main.extend_from_slice(&[0x20, 0x00, 0x28, 0x02, k, 0x20, 0x00, 0x6a, 0x21, 0x00]);
-            }
-        }
-        StraightLine::Wide => {
-            // n × (local.get 0; i32.load offset=k), (n-1) × i32.add, local.set 0
-            let n = ((room.saturating_sub(2)) / 6).max(1);
-            for k in 0..n {
-                main.extend_from_slice(&[0x20, 0x00, 0x28, 0x02, (k % 128) as u8]);
-            }
-            main.extend(std::iter::repeat_n(0x6a, n - 1));
-            main.extend_from_slice(&[0x21, 0x00]);
-        }
-    }
-    // i32.store of the local at address 0: nothing is dead code.
-    main.extend_from_slice(&[0x41, 0x00, 0x20, 0x00, 0x36, 0x02, 0x00]);
-    main.push(0x0b);
-    let mut out = b"\0asm\x01\0\0\0".to_vec();
-    section(1, &[0x01, 0x60, 0x00, 0x00], &mut out); // type 0: () -> ()
-    let mut declared = Vec::new();
-    leb(functions + 1, &mut declared);
-    declared.extend(std::iter::repeat_n(0u8, functions + 1)); // all of type 0
-    section(3, &declared, &mut out);
-    section(5, &[0x01, 0x01, 0x10, 0x10], &mut out); // memory: 16 pages, fixed
-    let mut exports = vec![0x03];
-    for (name, kind, index) in [
-        ("memory", 2u8, 0u8),
-        ("knobeln_start", 0, 0),
-        ("main", 0, 1),
-    ] {
-        leb(name.len(), &mut exports);
-        exports.extend_from_slice(name.as_bytes());
-        exports.extend_from_slice(&[kind, index]);
-    }
-    section(7, &exports, &mut out);
-    let mut code = Vec::new();
-    leb(functions + 1, &mut code);
-    code.extend_from_slice(&[0x02, 0x00, 0x0b]); // knobeln_start: no locals, end
-    for _ in 0..functions {
-        leb(main.len(), &mut code);
-        code.extend_from_slice(&main);
-    }
-    section(10, &code, &mut out);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,6 +313,43 @@ mod tests {
         assert!(
             problems.iter().any(|p| p.contains("a function of 65 kB")),
             "{problems:?}"
+        );
+    }
+
+    /// Static data must lie within the memory the module declares: the
+    /// check reads the data segments of the module that plays.
+    #[test]
+    fn static_data_beyond_the_memory_is_refused() {
+        let module = straight_line_module(StraightLine::Chain, 1, 64);
+        let shape = check_module(&module, 1 << 20).expect("the contest's shape");
+        assert_eq!((shape.memory_bytes, shape.data_bytes), (1 << 20, 0));
+        assert!(shape.code_bytes > 0);
+        // One active segment of 4 bytes at `offset` of memory 0.
+        let with_data = |offset: u32| {
+            let mut content = vec![0x01, 0x00, 0x41];
+            let mut n = offset as i32 as i64;
+            loop {
+                let byte = (n & 0x7f) as u8;
+                n >>= 7;
+                let done = (n == 0 && byte & 0x40 == 0) || (n == -1 && byte & 0x40 != 0);
+                content.push(if done { byte } else { byte | 0x80 });
+                if done {
+                    break;
+                }
+            }
+            content.extend_from_slice(&[0x0b, 0x04, 1, 2, 3, 4]);
+            let mut m = module.clone();
+            m.push(11);
+            m.push(content.len() as u8);
+            m.extend_from_slice(&content);
+            m
+        };
+        let inside = check_module(&with_data((1 << 20) - 4), 1 << 20).expect("fits");
+        assert_eq!(inside.data_bytes, 1 << 20);
+        let problems = check_module(&with_data((1 << 20) - 2), 1 << 20).unwrap_err();
+        assert_eq!(
+            problems,
+            ["has static data up to byte 1048578, beyond its memory of 1024 kB"]
         );
     }
 

@@ -43,7 +43,7 @@
 //! round's table order).
 
 use super::schedule::CountedGame;
-use super::TeamId;
+use super::units::TeamId;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -23,7 +23,7 @@
 //! **Invariant:** `tournament` never does I/O, never reads a clock, never draws
 //! from a global RNG.
 
-use super::TeamId;
+use super::units::TeamId;
 use crate::seed::{derive, SplitMix64};
 
 /// Smallest group of a non-final round.

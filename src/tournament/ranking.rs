@@ -45,7 +45,7 @@
 //! ranking of the final round's single group ([`final_ranking`]).
 
 use super::schedule::{CountedGame, GroupSchedule};
-use super::{Points, TeamId};
+use super::units::{Points, TeamId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

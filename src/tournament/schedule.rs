@@ -66,7 +66,7 @@
 //! at least one of the two players' single forgiven failures), and a group
 //! has at most n(n+1)/2 + n slots.
 
-use super::TeamId;
+use super::units::TeamId;
 use crate::game::Player;
 use crate::seed::{derive, SplitMix64};
 use serde::{Deserialize, Serialize};

@@ -22,11 +22,33 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use wasmtime::{
-    Caller, Engine, Func, Instance, Linker, Store, StoreContextMut, Trap, TypedFunc,
+    Caller, Engine, Func, Instance, InstancePre, Linker, Store, StoreContextMut, Trap, TypedFunc,
     UpdateDeadline, Val,
 };
 
-use super::{ticks, Strategy, EPOCH_TICK};
+use super::engine::{ticks, EPOCH_TICK};
+
+/// A strategy ready to play: its module compiled and linked with the
+/// referee's functions.
+pub struct Strategy {
+    /// SHA-256 of the `.wasm` (by which another machine fetches and
+    /// verifies it).
+    pub sha256: String,
+    pub(super) pre: InstancePre<SeatData>,
+    pub(super) lead_pre: InstancePre<LeadData>,
+    /// How `main` is called: its number of (i32) parameters.
+    pub(super) main_params: usize,
+    /// The size of its compiled code.
+    pub(super) code_bytes: usize,
+}
+
+impl std::fmt::Debug for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Strategy")
+            .field("sha256", &self.sha256)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Fuel one call of the referee's `seed` costs: a call out of the module
 /// takes as long as a hundred ordinary operators. The runtime calls it
@@ -140,7 +162,7 @@ const NONE: i64 = i64::MIN;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeatLimits {
     /// Fuel for the whole game (one unit per WebAssembly operator, more
-    /// for the slow ones: [`super::operator_cost`]).
+    /// for the slow ones: [`super::engine::operator_cost`]).
     pub fuel: u64,
     /// The watchdog: the player's own running time in the game, far above
     /// what its fuel takes; past it the game is an engine fault

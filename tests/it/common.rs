@@ -1,6 +1,5 @@
 //! Helpers shared by the test modules: where the test data is, compiling a
-//! strategy (a module; or a native program for the kit's comparisons),
-//! playing a game (and checking its points against the rules), and running
+//! strategy into a module, playing a game (and checking its points against the rules), and running
 //! the `knobeln` binary.
 
 use std::fs;
@@ -9,11 +8,8 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use knobeln::game::knobeln::{replay, Params};
-use knobeln::referee::native::NativeReferee;
 use knobeln::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
-use knobeln::sandbox::exe::Executable;
-use knobeln::sandbox::player::PlayerLimits;
-use knobeln::toolchain::compile::{compile, CompileConfig, Outcome, Profile, Target};
+use knobeln::toolchain::compile::{compile, CompileConfig, Outcome, Profile};
 use knobeln::wasm::Loaded;
 
 /// A path inside the crate.
@@ -151,84 +147,6 @@ pub fn play(cfg: &RefereeConfig, p: &Strategy, q: &Strategy, seed: u64) -> GameR
         "the points of the record must be those of its throws under the rules: {record:?}"
     );
     record
-}
-
-/// A native program of the process runner (the kit's referee plays such
-/// programs; no contest path does), held sealed in memory.
-pub struct NativeStrategy {
-    pub exe: Executable,
-}
-
-/// Compiles a strategy file for the process runner with the local rules.
-pub fn compile_native_file(path: &Path) -> NativeStrategy {
-    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let cfg = CompileConfig {
-        target: Target::Native,
-        ..CompileConfig::local()
-    };
-    match compile(&src, &cfg).expect("the compile service runs") {
-        Outcome::Accepted { binary, .. } => NativeStrategy {
-            exe: Executable::from_bytes("knobeln-test-native", &binary).expect("hold the program"),
-        },
-        Outcome::Rejected { report } => panic!(
-            "{} does not compile natively: {:#?}",
-            path.display(),
-            report.errors().collect::<Vec<_>>()
-        ),
-    }
-}
-
-/// Builds a native program without the compile checks (inline assembly
-/// and all), as the process runner's tests of its walls did.
-pub fn compile_native_unchecked(path: &Path) -> NativeStrategy {
-    use knobeln::sandbox::jail::{Jail, JailLimits};
-    use knobeln::toolchain::gcc::{Gcc, Input, RUNTIME_C, SOURCE_NAME};
-    let src = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let jail = Jail::new().expect("a jail");
-    let gcc = Gcc::new(&jail, JailLimits::default());
-    gcc.put(SOURCE_NAME, &src).expect("put the source");
-    gcc.put("knobellib.c", RUNTIME_C.as_bytes())
-        .expect("put the runtime");
-    for (c, o) in [(SOURCE_NAME, "strategy.o"), ("knobellib.c", "knobellib.o")] {
-        let run = gcc.compile(Input::Source, c, o).expect("gcc runs");
-        assert!(run.ok, "{c} does not compile: {}", run.messages);
-    }
-    let ld = gcc
-        .link(&["strategy.o", "knobellib.o"], "strategy")
-        .expect("the linker runs");
-    assert!(ld.ok, "does not link: {}", ld.messages);
-    NativeStrategy {
-        exe: Executable::from_bytes("knobeln-test-native", &gcc.get("strategy").unwrap())
-            .expect("hold the program"),
-    }
-}
-
-/// A configuration of the process runner: `cpu_secs` of CPU time.
-pub fn native_config(l: u32, cpu_secs: u64, wall: Duration) -> RefereeConfig {
-    RefereeConfig {
-        params: Params {
-            l,
-            ..Params::default()
-        },
-        limits: PlayerLimits {
-            cpu_secs,
-            ..PlayerLimits::default()
-        },
-        wall,
-        ..RefereeConfig::default()
-    }
-}
-
-/// Plays one game of the process runner.
-pub fn play_native(
-    cfg: &RefereeConfig,
-    p: &NativeStrategy,
-    q: &NativeStrategy,
-    seed: u64,
-) -> GameRecord {
-    NativeReferee::new(*cfg)
-        .play([&p.exe, &q.exe], GameSeeds::public(seed))
-        .expect("the process runner can referee")
 }
 
 /// Runs the `knobeln` binary in the crate folder.

@@ -568,18 +568,12 @@ fn every_compile_request_is_answered_and_counted() {
 #[test]
 fn native_programs_of_an_older_version_are_rebuilt_as_modules() {
     use knobeln::store::{NewVersion, Store};
-    use knobeln::toolchain::compile::{compile, CompileConfig, Target};
     let store = Store::open_in_memory().unwrap();
     let now = chrono::Utc::now();
     let source = std::fs::read(example_path()).unwrap();
-    let native = CompileConfig {
-        target: Target::Native,
-        ..CompileConfig::local()
-    };
-    let Outcome::Accepted { binary, .. } = compile(&source, &native).unwrap() else {
-        panic!("the example compiles natively");
-    };
-    assert!(binary.starts_with(b"\x7fELF"));
+    // What an older version stored: a native x86-64 program (its first
+    // bytes are all the rebuild looks at; it is never run).
+    let binary = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".repeat(64);
     let team = store.ensure_team("old_timer", now).unwrap();
     let version = store
         .insert_version(

@@ -2,9 +2,10 @@
 //! (`knobeln::protocol`) as participants use them: every kit file is there;
 //! in a temp folder the kit's C tools build with gcc alone and strategies
 //! with the documented command; the local referee plays deterministic games
-//! exactly like the contest's referee (same throws, points, failures and
-//! sentences for the same seed), and its output, fed to `protocolfmt`,
-//! gives exactly `protocol::format_full`.
+//! exactly like the contest's referee plays the same sources as modules
+//! (same throws, points, rule failures and sentences for the same seed),
+//! names the throw and the limit of what only a process can do wrong, and
+//! its output, fed to `protocolfmt`, gives exactly `protocol::format_full`.
 
 use std::fs;
 use std::io::Write;
@@ -17,13 +18,10 @@ use knobeln::kit::{self, BUILD_COMMAND};
 use knobeln::protocol::{
     decode, decode_all, encode, format_all, format_full, GameProtocol, ProtocolFailure,
 };
-use knobeln::referee::{GameRecord, RefereeConfig};
+use knobeln::referee::GameRecord;
 use knobeln::seed::SplitMix64;
 
-use crate::common::{
-    compile_file, compile_native_file, compile_native_unchecked, config, hostile_path,
-    native_config, play, play_native, strategy_path,
-};
+use crate::common::{compile_file, config, hostile_path, play, strategy_path};
 use knobeln::referee::{FailureKind, DEFAULT_FUEL};
 
 /// Rising series of eight from a random start.
@@ -303,16 +301,15 @@ fn local_games_are_deterministic_and_format_like_the_server() {
     }
 }
 
-/// The local referee's protocol of a game, checked against the contest's
-/// referee on the same sources (compiled by the compile service) and seed.
-fn same_as_contest(
+/// The local referee's game between two strategies built at home with the
+/// kit's documented command (`args` are its options; the seed is added).
+fn local_game(
     kit: &Kit,
     names: [&str; 2],
     sources: [&Path; 2],
-    cfg: &RefereeConfig,
     args: &[&str],
     seed: u64,
-) -> (GameProtocol, GameRecord) {
+) -> GameProtocol {
     let bins = [
         kit.strategy_file(names[0], sources[0]),
         kit.strategy_file(names[1], sources[1]),
@@ -323,47 +320,35 @@ fn same_as_contest(
     all.extend([bins[0].to_str().unwrap(), bins[1].to_str().unwrap()]);
     let out = kit.referee(&all);
     let p = decode(&text(&out)).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
-    let ctx = format!("{names:?}: {}", text(&out));
     assert_eq!(
         status(&out),
         Some(if p.failures.is_empty() { 0 } else { 1 }),
-        "{ctx}"
+        "{names:?}: {}",
+        text(&out)
     );
+    p
+}
 
-    // The kit's referee plays native programs, as the process runner does
-    // (the contest's referee of earlier versions, kept for the benchmark):
-    // what the compile service refuses (inline assembly, programs that
-    // cannot start) is built without its checks, and both referees' walls
-    // behind the checks must agree too.
-    let needs_native = |src: &Path| {
-        let text = std::fs::read_to_string(src).unwrap_or_default();
-        text.contains("__asm__") || src.ends_with("huge_static.c")
-    };
-    let build = |src: &Path| {
-        if needs_native(src) {
-            compile_native_unchecked(src)
-        } else {
-            compile_native_file(src)
-        }
-    };
-    let contest = [build(sources[0]), build(sources[1])];
-    let rec = play_native(cfg, &contest[0], &contest[1], seed);
-    // The contest plays modules: where the game ends by the rules (or not
-    // at all), the same sources as modules play the very same game.
-    if !sources.iter().any(|s| needs_native(s))
-        && rec
-            .failures
-            .iter()
-            .all(|f| matches!(f.kind, FailureKind::Rule(_)))
-    {
-        let modules = [compile_file(sources[0]), compile_file(sources[1])];
-        let wasm_cfg = config(cfg.params.l, DEFAULT_FUEL, cfg.wall);
-        let wasm = play(&wasm_cfg, &modules[0], &modules[1], seed);
-        assert_eq!(
-            wasm, rec,
-            "the module game equals the native game: {names:?}"
-        );
-    }
+/// The local referee's protocol of a game, checked against the contest's
+/// referee on the same sources (compiled by the compile service into the
+/// modules the contest plays) and seed, with `l` throws: the same throws,
+/// points and failures. For games that end by the rules or not at all:
+/// what only a process can do wrong (print garbage, block, make a system
+/// call) a module cannot do, see
+/// `the_local_referee_catches_what_a_process_can_do_wrong`.
+fn same_as_contest(
+    kit: &Kit,
+    names: [&str; 2],
+    sources: [&Path; 2],
+    l: u32,
+    args: &[&str],
+    seed: u64,
+) -> (GameProtocol, GameRecord) {
+    let p = local_game(kit, names, sources, args, seed);
+    let modules = [compile_file(sources[0]), compile_file(sources[1])];
+    let cfg = config(l, DEFAULT_FUEL, Duration::from_secs(30));
+    let rec = play(&cfg, &modules[0], &modules[1], seed);
+    let ctx = format!("{names:?}: {p:?}");
     assert_eq!(p.seed, rec.seed, "{ctx}");
     assert_eq!(p.params, cfg.params, "{ctx}");
     assert_eq!(p.throws, rec.throws, "{ctx}");
@@ -378,6 +363,12 @@ fn same_as_contest(
         })
         .collect();
     assert_eq!(p.failures, want, "{ctx}");
+    assert!(
+        rec.failures
+            .iter()
+            .all(|f| matches!(f.kind, FailureKind::Rule(_))),
+        "{ctx}"
+    );
     (p, rec)
 }
 
@@ -393,20 +384,19 @@ fn the_local_referee_plays_like_the_contest_referee() {
     let example = kit.path("example.c");
     let climber = source_file(&kit, "climber", CLIMBER);
     let follower = source_file(&kit, "follower", FOLLOWER);
-    let cfg = native_config(1000, 2, Duration::from_secs(10));
     for (names, sources, seed) in [
         (["example", "climber"], [&example, &climber], 1994u64),
         (["follower", "example"], [&follower, &example], 42),
         (["climber", "follower"], [&climber, &follower], 12345),
     ] {
         let sources = [sources[0].as_path(), sources[1].as_path()];
-        let (p, rec) = same_as_contest(&kit, names, sources, &cfg, &[], seed);
+        let (p, rec) = same_as_contest(&kit, names, sources, 1000, &[], seed);
         assert!(p.failures.is_empty(), "{p:?}");
         // A real refereed game round-trips through the protocol, and the C
         // formatter prints what the server prints.
         let server = GameProtocol::from_record(
             &rec,
-            cfg.params,
+            Params::default(),
             [names[0].to_string(), names[1].to_string()],
             3,
             1,
@@ -420,10 +410,35 @@ fn the_local_referee_plays_like_the_contest_referee() {
     }
 }
 
+/// Faithful where C is well defined: every demo family built at home with
+/// gcc and played by the local referee gives the very games the contest
+/// plays with the compile service's modules (clang for wasm32): the same
+/// throws, points and rule breaks for the same game seeds.
+#[test]
+fn every_demo_family_plays_at_home_the_games_the_contest_plays() {
+    let kit = Kit::new().with_tools();
+    let field = knobeln::demo::field(knobeln::demo::FAMILIES.len());
+    let paths: Vec<PathBuf> = field
+        .iter()
+        .map(|team| source_file(&kit, &team.name, &knobeln::demo::strategy_source(team, "x")))
+        .collect();
+    let n = paths.len();
+    for i in 0..n {
+        let j = (i + 1) % n;
+        same_as_contest(
+            &kit,
+            [&field[i].name, &field[j].name],
+            [&paths[i], &paths[j]],
+            1000,
+            &[],
+            11 + i as u64,
+        );
+    }
+}
+
 #[test]
 fn the_local_referee_names_the_throw_of_a_rule_break() {
     let kit = Kit::new().with_tools();
-    let cfg = native_config(20, 1, Duration::from_secs(30));
     let args = ["-L", "20", "-t", "1", "-w", "30"];
     let constant = strategy_path("constant");
 
@@ -432,7 +447,7 @@ fn the_local_referee_names_the_throw_of_a_rule_break() {
         &kit,
         ["out_of_range", "constant"],
         [&out_of_range, &constant],
-        &cfg,
+        20,
         &args,
         5,
     );
@@ -449,7 +464,7 @@ fn the_local_referee_names_the_throw_of_a_rule_break() {
         &kit,
         ["constant", "run_rule"],
         [&constant, &run_rule],
-        &cfg,
+        20,
         &args,
         6,
     );
@@ -461,38 +476,44 @@ fn the_local_referee_names_the_throw_of_a_rule_break() {
     assert_eq!(p.throws, vec![[100, 100]; 3]);
 }
 
+/// What only a process can do wrong (and a module cannot: it has no
+/// system calls, no output of its own and no clock), the local referee
+/// names with the throw and the limit, in the contest's words of the
+/// failure kinds.
 #[test]
-fn the_local_referee_catches_what_the_contest_referee_catches() {
+fn the_local_referee_catches_what_a_process_can_do_wrong() {
     let kit = Kit::new().with_tools();
     let constant = strategy_path("constant");
-    let quick = native_config(20, 1, Duration::from_secs(30));
     let args = ["-L", "20", "-t", "1", "-w", "30"];
-    for (name, throw) in [
-        ("crash", 5),
-        ("early_exit", 11),
-        ("garbage", 3),
-        ("open_asm", 2),
-        ("deep_recursion", 3),
-        ("huge_static", 1),
-        ("endless_loop", 3),
+    for (name, throw, words) in [
+        ("crash", 5, "crashed with"),
+        (
+            "early_exit",
+            11,
+            "ended (exit status 0) before the game was over",
+        ),
+        ("garbage", 3, "printed \"hello\" where a throw"),
+        (
+            "open_asm",
+            2,
+            "made a system call other than read, write or exit",
+        ),
+        ("deep_recursion", 3, "crashed with"),
+        ("huge_static", 1, "beyond the memory limit of 1024 kB"),
+        ("endless_loop", 3, "used more than its 1 s of CPU time"),
     ] {
         let bad = hostile_path(name);
-        let (p, _) = same_as_contest(
-            &kit,
-            [name, "constant"],
-            [&bad, &constant],
-            &quick,
-            &args,
-            9,
-        );
+        let p = local_game(&kit, [name, "constant"], [&bad, &constant], &args, 9);
         assert_eq!(p.failures.len(), 1, "{name}: {p:?}");
-        assert_eq!(
-            (p.failures[0].player, p.failures[0].throw),
-            (0, throw),
-            "{name}"
+        let f = &p.failures[0];
+        assert_eq!((f.player, f.throw), (0, throw), "{name}");
+        assert!(
+            f.reason.starts_with(&format!("throw {throw}: ")) && f.reason.contains(words),
+            "{name}: {}",
+            f.reason
         );
     }
-    // Output that is not a throw is quoted the same way, odd bytes and all.
+    // Output that is not a throw is quoted, odd bytes and all.
     for (name, what) in [
         (
             "bytes",
@@ -508,14 +529,7 @@ fn the_local_referee_catches_what_the_contest_referee_catches() {
              main() {{ make_throw(100); sys(1, 1, (long){what}); for (;;) make_throw(100); }}\n"
         );
         let path = source_file(&kit, name, &src);
-        let (p, _) = same_as_contest(
-            &kit,
-            [name, "constant"],
-            [&path, &constant],
-            &quick,
-            &args,
-            9,
-        );
+        let p = local_game(&kit, [name, "constant"], [&path, &constant], &args, 9);
         assert_eq!(
             (p.failures[0].player, p.failures[0].throw),
             (0, 2),
@@ -524,12 +538,10 @@ fn the_local_referee_catches_what_the_contest_referee_catches() {
         assert!(p.failures[0].reason.contains("printed \""), "{p:?}");
     }
     let blocking = hostile_path("blocking");
-    let wall = native_config(20, 1, Duration::from_secs(2));
-    let (p, _) = same_as_contest(
+    let p = local_game(
         &kit,
         ["constant", "blocking"],
         [&constant, &blocking],
-        &wall,
         &["-L", "20", "-t", "1", "-w", "2"],
         9,
     );

@@ -545,7 +545,7 @@ fn admin_set_address_and_reset_auth_mail_the_team_and_are_logged() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!(hash, knobeln::mail::auth::hash(&salt, &fresh));
+    assert_eq!(hash, knobeln::auth::hash(&salt, &fresh));
     let log = audit_log(&c);
     let actions: Vec<&str> = log.iter().map(|l| l.1.as_str()).collect();
     assert_eq!(actions, ["set-address", "reset-auth"]);

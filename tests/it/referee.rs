@@ -6,7 +6,8 @@
 //! broke, at the throw its file comment says, in a sentence starting
 //! `throw N:`; and the game stops there. The hostile strategies that need
 //! x86 assembly cannot be built into a module at all (tested here too);
-//! the kit's tests play them against the kit's native referee.
+//! the kit's tests play them against the kit's local referee, which plays
+//! programs built at home as processes.
 
 use std::time::Duration;
 
@@ -481,44 +482,4 @@ fn a_failure_keeps_its_throw_number_through_json() {
         Some(failure),
         "a failure must survive a JSON round trip: {value}"
     );
-}
-
-/// Issue 23, faithful where C is well defined: every demo family played
-/// as a module gives the very games it gives as a native program of the
-/// process runner (the contest's referee of earlier versions): the same
-/// throws, points and rule breaks for the same game seeds.
-#[test]
-fn modules_play_the_games_native_programs_played() {
-    use crate::common::{compile_native_file, native_config, play_native};
-    let dir = tempfile::tempdir().unwrap();
-    let field = knobeln::demo::field(knobeln::demo::FAMILIES.len());
-    let mut played = 0;
-    let mut pairs = Vec::new();
-    for (i, team) in field.iter().enumerate() {
-        let path = dir.path().join(format!("{}.c", team.name));
-        std::fs::write(&path, knobeln::demo::strategy_source(team, "x")).unwrap();
-        pairs.push((i, path));
-    }
-    let modules: Vec<_> = pairs.iter().map(|(_, p)| compile_file(p)).collect();
-    let natives: Vec<_> = pairs.iter().map(|(_, p)| compile_native_file(p)).collect();
-    let wasm_cfg = config(
-        1000,
-        knobeln::referee::DEFAULT_FUEL,
-        Duration::from_secs(30),
-    );
-    let native_cfg = native_config(1000, 2, Duration::from_secs(30));
-    let n = modules.len();
-    for i in 0..n {
-        for (j, seed) in [((i + 1) % n, 11 + i as u64), ((i + 5) % n, 900 + i as u64)] {
-            let wasm = play(&wasm_cfg, &modules[i], &modules[j], seed);
-            let native = play_native(&native_cfg, &natives[i], &natives[j], seed);
-            assert_eq!(
-                wasm, native,
-                "{} vs {} with seed {seed}",
-                field[i].name, field[j].name
-            );
-            played += 1;
-        }
-    }
-    assert_eq!(played, 2 * n);
 }

@@ -1,6 +1,7 @@
 //! The compile service: the six checks on the corpus in
 //! `tests/data/sources/` (each `NAME.c` with its `NAME.expect`, format in
-//! that folder's README), and the jail around gcc.
+//! that folder's README), check 6 and the memory limit on the object and
+//! module that play (attack by attack), and the jail around gcc.
 
 use std::fs;
 use std::path::Path;
@@ -373,6 +374,153 @@ fn static_array_of_4_mb_is_rejected_for_the_memory_limit() {
 #[test]
 fn several_errors_are_listed_in_check_order() {
     run_case("several_errors");
+}
+
+// ---- Check 6 and the memory limit, on what plays -------------------------
+
+/// clang's wasm32 object of `src`, as the compile service builds it (the
+/// object check 6 reads and wasm-ld links).
+fn wasm_object(src: &str) -> Vec<u8> {
+    let tools = knobeln::toolchain::wasm::Toolchain::find().expect("clang for wasm32");
+    let jail = Jail::new().expect("a jail");
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    gcc.put("strategy.c", src.as_bytes()).unwrap();
+    let run = tools
+        .compile(&gcc, Input::Source, "strategy.c", "strategy.o")
+        .expect("clang runs");
+    assert!(run.ok, "{}", run.messages);
+    gcc.get("strategy.o").unwrap()
+}
+
+/// The errors of check 6 (and its verdict failed) of `src` compiled locally.
+fn library_errors(src: &str) -> Vec<Diagnostic> {
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(!outcome.accepted(), "accepted: {src}");
+    let report = outcome.report();
+    assert_eq!(
+        report.verdict(Check::Library),
+        Some(&Verdict::Failed),
+        "{src}"
+    );
+    report
+        .errors()
+        .filter(|d| d.check == Check::Library)
+        .cloned()
+        .collect()
+}
+
+/// Check 6 reads the symbols of the object that is linked into the module
+/// that plays: what it needs from elsewhere, what it defines, whether it
+/// has constructors; the linker's own symbols and static functions are not
+/// the participant's calls or definitions.
+#[test]
+fn check_6_reads_the_symbols_of_clangs_object() {
+    use knobeln::toolchain::symbols::inspect_object;
+    let syms = inspect_object(&wasm_object(
+        "extern int errno; static int helper(int x) { return x + errno; }\n\
+         int table[4]; int (*pick)(int) = helper;\n\
+         main() { char *p = malloc(3); printf(\"%p\", p); for (;;) make_throw(pick(next_random(1, 9))); }\n",
+    ))
+    .expect("the object reads");
+    assert_eq!(
+        syms.undefined,
+        ["errno", "make_throw", "malloc", "next_random", "printf"],
+        "{syms:?}"
+    );
+    assert_eq!(syms.forbidden_calls(), ["errno", "malloc", "printf"]);
+    assert!(syms.defines("main") && syms.defines("table") && syms.defines("pick"));
+    assert!(
+        !syms.defines("helper"),
+        "a static function is no definition of a name"
+    );
+    assert!(!syms.constructors);
+    let ctor = inspect_object(&wasm_object(
+        "__attribute__((constructor)) static void early(void) { make_throw(5); }\n\
+         main() { for (;;) make_throw(100); }\n",
+    ))
+    .unwrap();
+    assert!(ctor.constructors);
+    assert!(
+        inspect_object(b"\0asm\x01\0\0\0").is_err(),
+        "no symbol table"
+    );
+}
+
+/// Requirement 1 of 1994, attack by attack: a strategy that calls a
+/// routine of the C library, a routine nobody defines, or reads a variable
+/// from elsewhere is refused by check 6 with the name, at the line that
+/// names it; a call whose name only the preprocessor makes is named too
+/// (at no line: the source never writes it).
+#[test]
+fn check_6_names_every_routine_outside_the_five() {
+    for (src, name, line) in [
+        (
+            "main() { char *p = malloc(10); for (;;) make_throw(100 + !p); }\n",
+            "malloc",
+            Some(1),
+        ),
+        (
+            "main() {\n for (;;) make_throw(helper(3)); }\n",
+            "helper",
+            Some(2),
+        ),
+        (
+            "main() { extern int errno; for (;;) make_throw(100 + errno); }\n",
+            "errno",
+            Some(1),
+        ),
+        (
+            "#define CALL(a, b) a##b\nmain() { CALL(pri, ntf)(\"x\"); for (;;) make_throw(100); }\n",
+            "printf",
+            None,
+        ),
+    ] {
+        let errors = library_errors(src);
+        let want = format!("uses `{name}`, which is not one of the five library routines");
+        let e = errors
+            .iter()
+            .find(|d| d.message.contains(&want))
+            .unwrap_or_else(|| panic!("{name}: {errors:?}"));
+        assert_eq!(e.line, line, "{name}");
+    }
+    // The runtime's entry of the module that plays is the runtime's.
+    let errors =
+        library_errors("void knobeln_start(void) {}\nmain() { for (;;) make_throw(100); }\n");
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.message.contains("defines `knobeln_start`")),
+        "{errors:?}"
+    );
+}
+
+/// Requirement 5 on the module that plays: static data beyond the memory
+/// limit, initialised or not, is refused by wasm-ld's layout with what it
+/// needs; what fits plays.
+#[test]
+fn static_data_beyond_the_memory_limit_is_refused_initialised_or_not() {
+    for array in [
+        "static int big[300000];",
+        "static int big[300000] = { 1, 2, 3 };",
+    ] {
+        let src = format!("{array}\nmain() {{ int i = next_random(0, 299999); big[i] = 7; for (;;) make_throw(100 + big[i] + big[1]); }}\n");
+        let outcome = compile_source(src.as_bytes(), Profile::Local);
+        assert!(!outcome.accepted(), "{array}");
+        let report = outcome.report();
+        assert!(
+            report.errors().any(|d| d.check == Check::Compiler
+                && d.message
+                    .contains("does not fit into the memory limit of 1024 kB")
+                && d.message.contains("make static arrays smaller by at least")),
+            "{array}: {:?}",
+            report.diagnostics
+        );
+        assert!(report.image_bytes.is_some_and(|n| n > 1 << 20), "{array}");
+    }
+    let fits = "static int big[200000] = { 1, 2, 3 };\n\
+                main() { for (;;) make_throw(100 + big[next_random(0, 199999)]); }\n";
+    let outcome = compile_source(fits.as_bytes(), Profile::Local);
+    assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
 }
 
 // ---- The jail -------------------------------------------------------------

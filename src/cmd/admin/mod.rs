@@ -19,6 +19,7 @@ use knobeln::config::{Config, TransportKind};
 use knobeln::server::Server;
 
 mod failed_mail;
+mod ids;
 mod log;
 mod reprocess;
 mod resend;
@@ -63,7 +64,7 @@ pub enum AdminAction {
 impl AdminCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
-        let mut store = super::open_contest(&config.database)?;
+        let mut store = super::common::open_contest(&config.database)?;
         let outcome = match self.action {
             AdminAction::Teams(c) => return c.apply(&store),
             AdminAction::FailedMail(c) => return c.apply(&store),
@@ -90,27 +91,6 @@ impl AdminCmd {
                 eprintln!("knobeln admin: not done: {why}");
                 Ok(ExitCode::from(1))
             }
-        }
-    }
-}
-
-/// Mail ids or `--all`, for `resend` and `reprocess`.
-#[derive(Args, Debug)]
-pub struct IdsOrAll {
-    /// The mails' ids (as the listing shows them).
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub ids: Vec<i64>,
-    /// Every one the listing shows.
-    #[arg(long)]
-    pub all: bool,
-}
-
-impl IdsOrAll {
-    pub fn selection(&self) -> knobeln::admin::Selection {
-        if self.all {
-            knobeln::admin::Selection::All
-        } else {
-            knobeln::admin::Selection::Ids(self.ids.clone())
         }
     }
 }

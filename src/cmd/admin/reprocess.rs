@@ -12,7 +12,7 @@ use knobeln::store::Store;
 #[derive(Args, Debug)]
 pub struct Reprocess {
     #[command(flatten)]
-    pub which: super::IdsOrAll,
+    pub which: super::ids::IdsOrAll,
 }
 
 impl Reprocess {

@@ -11,7 +11,7 @@ use knobeln::store::Store;
 #[derive(Args, Debug)]
 pub struct Resend {
     #[command(flatten)]
-    pub which: super::IdsOrAll,
+    pub which: super::ids::IdsOrAll,
 }
 
 impl Resend {

@@ -20,11 +20,11 @@ use std::fmt::Write;
 
 use crate::discipline::flooding::rules::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
 use crate::discipline::play::Setup;
-use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
     thinning_note,
 };
+use crate::game::lines::{Exchange, Said};
 
 /// Small maps in the strip (more rounds are thinned).
 const MAX_STEPS: usize = 30;

@@ -113,19 +113,12 @@ mod cards;
 mod island;
 
 use cards::{FieldPiles, FloodDeck};
+pub use cards::{FLOOD_CARDS, RAISING_CARDS};
 use island::board_rows;
-pub use island::{Field, Island, IslandError, Tile};
+pub use island::{Field, Island, IslandError, Tile, MAX_FIELDS, MAX_ISLAND_TEXT};
 
-/// Most fields an island may have (width × height, water included).
-pub const MAX_FIELDS: usize = 1000;
-/// Most bytes of island text the parser reads.
-pub const MAX_ISLAND_TEXT: usize = 16 * 1024;
 /// The highest flood level (02.01.2013): at most seven fields a round.
 pub const MAX_LEVEL: u8 = 7;
-/// Cards in the flood-card deck.
-pub const FLOOD_CARDS: usize = 10;
-/// Cards of the deck that raise the flood level.
-pub const RAISING_CARDS: usize = 2;
 /// Commands a bot gives each round.
 pub const COMMANDS_PER_ROUND: u8 = 3;
 /// The default round cap.

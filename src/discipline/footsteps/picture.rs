@@ -16,11 +16,11 @@ use std::fmt::Write;
 
 use crate::discipline::footsteps::rules::{judge_bid, Params};
 use crate::discipline::play::Setup;
-use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open, swatch,
     thinning_note,
 };
+use crate::game::lines::{Exchange, Said};
 
 /// Small pictures in the strip (more turns are thinned).
 const MAX_STEPS: usize = 60;

@@ -20,11 +20,11 @@ use crate::discipline::morabaraba::rules::{
     valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
 };
 use crate::discipline::play::Setup;
-use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     escape, legend, num, quote_line, seat_colour, seat_name, shown_of, small_figure, strip,
     svg_open, thinning_note_of, Items,
 };
+use crate::game::lines::{Exchange, Said};
 
 /// Small boards in the strip (more moves are thinned).
 const MAX_STEPS: usize = 150;

@@ -97,23 +97,12 @@ use std::fmt;
 mod board;
 mod position;
 
-pub use board::{Point, MILLS};
-pub use position::{Move, MoveError, Played, Position, Slot, Status};
+pub use board::{Point, MILLS, N_POINTS};
+pub use position::{
+    Move, MoveError, Played, Position, Slot, Status, COWS, FLYING_COWS, LOSING_COWS,
+    NO_MILL_DRAW_TURNS, PLACING_TURNS, THREE_COWS_DRAW_TURNS,
+};
 
-/// Points on the board.
-pub const N_POINTS: usize = 24;
-/// Cows each player has.
-pub const COWS: u8 = 12;
-/// Turns of the placing phase (12 rounds).
-pub const PLACING_TURNS: u32 = 24;
-/// A player with this many cows flies.
-pub const FLYING_COWS: u8 = 3;
-/// With this many cows a player has lost.
-pub const LOSING_COWS: u8 = 2;
-/// Turns without a mill after which a game with a three-cow player is drawn.
-pub const THREE_COWS_DRAW_TURNS: u32 = 10;
-/// Turns without a mill after which any game is drawn.
-pub const NO_MILL_DRAW_TURNS: u32 = 200;
 /// The line both bots get when the game is over.
 pub const GAME_OVER_LINE: &str = "0 0 0 0 0 0 0 0 0";
 

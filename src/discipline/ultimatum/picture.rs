@@ -19,11 +19,11 @@ use crate::discipline::play::Setup;
 use crate::discipline::ultimatum::rules::{
     parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT,
 };
-use crate::game::lines::{Exchange, Said};
-use crate::site::draw::{
+use crate::draw::{
     legend, num, quote_line, seat_colour, seat_mark, seat_name, shown, svg_open, thinning_note,
     thousands,
 };
+use crate::game::lines::{Exchange, Said};
 
 /// Rounds in the table.
 const TABLE_ROUNDS: usize = 50;

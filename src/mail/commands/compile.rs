@@ -14,7 +14,7 @@ use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
-use super::{date, Budget, Credentials, Ctx, Effect};
+use super::context::{date, Budget, Credentials, Ctx, Effect};
 use crate::config::Config;
 use crate::engine::prepare::sha256_hex;
 use crate::mail::message::strategy_source;
@@ -24,54 +24,11 @@ use crate::mail::texts::render;
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::report::{compile_report, ReportNotes, TrialView};
 use crate::store::mail as db;
-use crate::store::{NewVersion, Store, StoreError};
-use crate::toolchain::compile::{compile, example_strategy, CompileConfig, CompileError, Outcome};
+use crate::store::{NewVersion, Store};
+use crate::toolchain::compile::{compile, example_strategy, CompileConfig, Outcome};
 use crate::toolchain::source::parse_header;
-use crate::tournament::TeamId;
 
-#[derive(Debug, thiserror::Error)]
-pub enum CompileCommandError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Compile(#[from] CompileError),
-    #[error(transparent)]
-    Render(#[from] handlebars::RenderError),
-    #[error("i/o: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// The slow part's result.
-pub enum Prepared {
-    /// Refused before compiling: the reason (and a hint).
-    Refused {
-        reason: String,
-        hint: Option<String>,
-        outcome: String,
-    },
-    /// The compile service itself failed (an infrastructure fault, not the
-    /// participant's): answered all the same, and counted against the
-    /// hourly limit like any compile request.
-    Failed {
-        team: TeamId,
-        team_name: String,
-        problem: String,
-    },
-    /// Compiled (accepted or rejected), with the team it belongs to.
-    Compiled {
-        /// The team's authentification string (from the verified header):
-        /// masked in everything stored and mailed.
-        auth: String,
-        team: TeamId,
-        team_name: String,
-        team_address: String,
-        source: Vec<u8>,
-        outcome: Box<Outcome>,
-        report_text: String,
-    },
-    /// A bot of a bot discipline, built (accepted or rejected).
-    Bot(Box<super::compile_bot::PreparedBot>),
-}
+pub use super::prepared::{CompileCommandError, Prepared};
 
 /// The team name and authentification string a compile request gives,
 /// read as [`prepare`] reads them (the source's header, or a bot's
@@ -161,10 +118,10 @@ pub fn prepare(
             )
         }
     };
-    let Some(reg) = super::authenticate(store.conn(), &header.team, &header.auth)? else {
+    let Some(reg) = super::context::authenticate(store.conn(), &header.team, &header.auth)? else {
         return refuse(
-            super::AUTH_REFUSED.into(),
-            Some(super::AUTH_REFUSED_HINT.into()),
+            super::context::AUTH_REFUSED.into(),
+            Some(super::context::AUTH_REFUSED_HINT.into()),
             "authentication failed",
         );
     };

@@ -27,9 +27,9 @@ use chrono::Duration;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
-use super::compile::{CompileCommandError, Prepared};
-use super::Budget;
-use super::{date, Ctx, Effect};
+use super::context::Budget;
+use super::context::{date, Ctx, Effect};
+use super::prepared::{CompileCommandError, Prepared};
 use crate::discipline::bots::{build_bot, Built, Source};
 use crate::discipline::trial::trial;
 use crate::engine::prepare::sha256_hex;
@@ -39,20 +39,8 @@ use crate::mail::message::{cut_signature, Body, Inbound};
 use crate::mail::texts::render;
 use crate::store::mail as db;
 use crate::store::{NewVersion, Store};
-use crate::tournament::TeamId;
 
-/// A bot built (or not) for a team.
-pub struct PreparedBot {
-    pub team: TeamId,
-    pub team_name: String,
-    pub team_address: String,
-    pub source: Vec<u8>,
-    pub language: String,
-    /// The built program, if the build and the trial passed.
-    pub program: Option<BotProgram>,
-    pub report_text: String,
-    pub report_json: String,
-}
+pub use super::prepared::PreparedBot;
 
 /// The bot's source and how its language is said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,10 +205,10 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             "no <<FROM>> line",
         );
     };
-    let Some(reg) = super::authenticate(store.conn(), &team, &auth)? else {
+    let Some(reg) = super::context::authenticate(store.conn(), &team, &auth)? else {
         return refuse(
-            super::AUTH_REFUSED.into(),
-            Some(super::AUTH_REFUSED_HINT.into()),
+            super::context::AUTH_REFUSED.into(),
+            Some(super::context::AUTH_REFUSED_HINT.into()),
             "authentication failed",
         );
     };

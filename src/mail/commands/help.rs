@@ -17,8 +17,9 @@ use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
-use super::Budget;
-use super::{CommandError, Ctx, Effect};
+use super::context::Budget;
+use super::context::{Ctx, Effect};
+use super::error::CommandError;
 use crate::mail::message::Body;
 use crate::mail::secrets::mask_in_text;
 use crate::mail::texts::render;
@@ -61,7 +62,7 @@ pub fn should_forward(
     // A registered team's mailbox has forwards of its own (issue 35:
     // strangers' floods used up the day's forwards for everybody): a few
     // a day, counted per mailbox.
-    let mailbox = crate::mail::process::sender_key(&ctx.reply_to);
+    let mailbox = crate::mail::sender::sender_key(&ctx.reply_to);
     if db::count_registrations_of_mailbox(conn, &mailbox)? > 0 {
         let sent = db::replies_of_kind_since(
             conn,
@@ -142,7 +143,7 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
     Ok(Outgoing {
         kind: FORWARD_KIND,
         to: vec![ctx.config.contest.organizer.clone()],
-        subject: super::contest_subject(
+        subject: super::subject::contest_subject(
             ctx.config,
             format!("KNOBELN forward from {}: {subject}", ctx.reply_to),
         ),

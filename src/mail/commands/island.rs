@@ -12,8 +12,8 @@
 use rusqlite::{params, Connection};
 use serde_json::json;
 
-use super::Budget;
-use super::{credentials, date, Ctx, Effect};
+use super::context::Budget;
+use super::context::{credentials, date, Ctx, Effect};
 use crate::discipline::flooding::rules::Island;
 use crate::discipline::Discipline;
 use crate::mail::message::Body;
@@ -58,7 +58,7 @@ fn refuse(
     reason: String,
     hint: &str,
     outcome: &str,
-) -> Result<Effect, super::CommandError> {
+) -> Result<Effect, super::error::CommandError> {
     let body = render(
         "compile_refused",
         &json!({ "reason": reason, "hint": hint }),
@@ -76,7 +76,7 @@ fn refuse(
     })
 }
 
-pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::CommandError> {
+pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::error::CommandError> {
     const FORMAT: &str = "Send the island in the text format of the rules: a line \
         GAMEBOARDSTART X,Y, then Y rows of X symbols (# dry, o flooded, . water), \
         then GAMEBOARDEND and, if you like, ROUND 1 X,Y for the start field; with \
@@ -121,11 +121,11 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::CommandE
             "island refused: no <<FROM>> line",
         );
     };
-    let Some(reg) = super::authenticate(conn, &cred.team, &cred.auth)? else {
+    let Some(reg) = super::context::authenticate(conn, &cred.team, &cred.auth)? else {
         return refuse(
             ctx,
-            super::AUTH_REFUSED.into(),
-            super::AUTH_REFUSED_HINT,
+            super::context::AUTH_REFUSED.into(),
+            super::context::AUTH_REFUSED_HINT,
             "island refused: authentication failed",
         );
     };

@@ -8,6 +8,11 @@
 //! `Re[2]:`), surrounding blanks and case do not matter, and runs of blanks
 //! count as one. Anything that is none of the commands gets the help text
 //! and is forwarded to the organizer ([`help`]).
+//!
+//! This file only tells the commands apart and dispatches; what the
+//! commands share is in [`context`] (the mail, the moment, the effect,
+//! credentials), [`subject`] and [`error`], which import no command, so no
+//! command imports its dispatcher.
 
 pub mod compile;
 pub mod compile_bot;
@@ -19,17 +24,20 @@ pub mod rsm;
 pub mod software;
 pub mod status;
 
-pub use crate::store::mail::Budget;
-use chrono::{DateTime, Utc};
+pub mod context;
+pub mod error;
+pub mod prepared;
+pub mod subject;
+
 use rusqlite::Connection;
 use serde::Serialize;
 
-use super::auth;
-use super::message::Inbound;
-use crate::config::Config;
-use crate::outbox::outgoing::Outgoing;
-use crate::store::mail::{registration_by_team, RegistrationRow};
-use crate::store::StoreError;
+pub use context::{
+    authenticate, body_lines, credentials, date, Budget, Credentials, Ctx, Effect, AUTH_REFUSED,
+    AUTH_REFUSED_HINT, MAX_BODY_LINES,
+};
+pub use error::CommandError;
+pub use subject::{contest_subject, normalize_subject};
 
 /// The commands of the 1994 mail server, the two added for participants,
 /// and help for anything else.
@@ -57,50 +65,6 @@ pub enum Command {
     Help,
 }
 
-/// Reply and forward prefixes, as mail programs in several languages
-/// write them (`Re`, `Fwd`/`Fw`, German `AW`/`WG`, Dutch `Antw`,
-/// Scandinavian and Finnish `SV`/`VS`, French `TR`).
-const PREFIXES: [&str; 9] = ["re", "aw", "antw", "sv", "vs", "fwd", "fw", "wg", "tr"];
-
-/// `s` without one leading reply or forward prefix (`Re:`, `RE :`,
-/// `Re[2]:`, `Re(2):`), or `None` if it has none. Linear in the prefix.
-fn strip_one_prefix(s: &str) -> Option<&str> {
-    let s = s.trim_start();
-    let word_end = s
-        .find(|c: char| !c.is_ascii_alphabetic())
-        .unwrap_or(s.len());
-    let word = &s[..word_end];
-    if !PREFIXES.iter().any(|p| p.eq_ignore_ascii_case(word)) {
-        return None;
-    }
-    let mut rest = s[word_end..].trim_start_matches([' ', '\t']);
-    for (open, close) in [('[', ']'), ('(', ')')] {
-        if let Some(r) = rest.strip_prefix(open) {
-            let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-            rest = r[digits..].strip_prefix(close)?;
-            if digits == 0 {
-                return None;
-            }
-            rest = rest.trim_start_matches([' ', '\t']);
-            break;
-        }
-    }
-    rest.strip_prefix(':')
-}
-
-/// The subject as commands are matched: reply/forward prefixes removed
-/// (repeated), blanks trimmed and collapsed, lowercase.
-pub fn normalize_subject(subject: &str) -> String {
-    let mut s = subject;
-    while let Some(rest) = strip_one_prefix(s) {
-        s = rest;
-    }
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
 /// Which command a subject line asks for.
 pub fn classify(subject: &str) -> Command {
     match normalize_subject(subject).as_str() {
@@ -122,21 +86,6 @@ pub fn classify(subject: &str) -> Command {
     }
 }
 
-/// Faults of a command (never the participant's: those are replies).
-#[derive(Debug, thiserror::Error)]
-pub enum CommandError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Sql(#[from] rusqlite::Error),
-    #[error(transparent)]
-    Render(#[from] handlebars::RenderError),
-    #[error(transparent)]
-    Register(#[from] register::RegisterError),
-    #[error("please compile is prepared outside the transaction (compile::prepare)")]
-    NotHere,
-}
-
 /// Runs a command that needs no slow preparation, inside the caller's
 /// transaction (`please compile` has [`compile::prepare`] and
 /// [`compile::commit`] instead).
@@ -154,143 +103,10 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
     }
 }
 
-/// The refusal for a team name and auth string that do not match (the same
-/// words whether the team exists or not, so it tells nothing).
-pub const AUTH_REFUSED: &str =
-    "The team name and the authentification string in the <<FROM>> line do not match any registration.";
-/// What to do about [`AUTH_REFUSED`].
-pub const AUTH_REFUSED_HINT: &str =
-    "Copy both exactly from the acknowledgement of your registration.";
-
-/// The registration of `team` if `auth` is its authentification string.
-/// The same work is done for an unknown team, so timing tells nothing.
-pub fn authenticate(
-    conn: &Connection,
-    team: &str,
-    auth_string: &str,
-) -> Result<Option<RegistrationRow>, StoreError> {
-    let reg = registration_by_team(conn, team)?;
-    let authentic = match &reg {
-        Some(r) => auth::verify(&r.auth_salt, &r.auth_hash, auth_string),
-        None => {
-            let _ = auth::verify(&[0u8; 16], &[0u8; 32], auth_string);
-            false
-        }
-    };
-    Ok(reg.filter(|_| authentic))
-}
-
-/// Team name and auth string from a `<<FROM>> team_name auth_string` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Credentials {
-    pub team: String,
-    pub auth: String,
-}
-
-/// Lines of a mail body the commands read: up to the signature (`-- `),
-/// quoted lines (`>`) left out, at most this many.
-pub const MAX_BODY_LINES: usize = 200;
-
-/// The body's lines as the commands read them (see [`MAX_BODY_LINES`]).
-pub fn body_lines(body: &str) -> impl Iterator<Item = &str> {
-    body.lines()
-        .take(MAX_BODY_LINES)
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .take_while(|l| *l != "-- " && *l != "--")
-        .filter(|l| !l.trim_start().starts_with('>'))
-}
-
-/// The first `<<FROM>> team_name auth_string` line of a body.
-pub fn credentials(body: &str) -> Option<Credentials> {
-    body_lines(body).find_map(|line| {
-        let at = line.find("<<FROM>>")?;
-        let mut words = line[at + "<<FROM>>".len()..].split_whitespace();
-        Some(Credentials {
-            team: words.next()?.to_string(),
-            auth: words.next()?.to_string(),
-        })
-    })
-}
-
-/// What processing a mail did: its final state, a short outcome for the
-/// organizer, and the replies to queue.
-#[derive(Debug, Clone)]
-pub struct Effect {
-    /// The budget its replies draw from: [`Budget::Strangers`] for an
-    /// answer to a claim (processing makes it [`Budget::Confirmed`] when
-    /// the sender's mailbox is a registered team's), [`Budget::Team`] once
-    /// the mail proved its team by the authentification string,
-    /// [`Budget::Registration`] for the answer to a registration that is
-    /// kept.
-    pub budget: Budget,
-    /// `done` or `ignored`.
-    pub state: &'static str,
-    pub outcome: String,
-    pub replies: Vec<Outgoing>,
-}
-
-/// A reply's subject in this contest's words: the commands write KNOBELN's
-/// (`KNOBELN registration: not accepted`); in a bot contest the leading
-/// word is the contest's name (`Morabaraba 2014 registration: not
-/// accepted`), so a participant never meets the name of another contest.
-pub fn contest_subject(config: &Config, subject: String) -> String {
-    // KNOBELN's own, and a subject already built from the contest's name
-    // (which may itself begin with "KNOBELN"), stay as they are.
-    if config.contest.discipline == crate::discipline::Discipline::Knobeln
-        || subject.starts_with(&config.contest.name)
-    {
-        return subject;
-    }
-    match subject.strip_prefix("KNOBELN") {
-        Some(rest) if rest.starts_with([' ', ':']) => format!("{}{rest}", config.contest.name),
-        _ => subject,
-    }
-}
-
-/// What a command needs to know about the mail and the moment.
-pub struct Ctx<'a> {
-    pub config: &'a Config,
-    pub mail: &'a Inbound,
-    pub inbox_id: i64,
-    pub now: DateTime<Utc>,
-    /// Where replies to the sender go.
-    pub reply_to: String,
-}
-
-impl Ctx<'_> {
-    /// A reply to the sender of the mail.
-    pub fn reply(&self, kind: &'static str, subject: String, body: String) -> Outgoing {
-        self.reply_to_addresses(kind, vec![self.reply_to.clone()], subject, body)
-    }
-
-    /// A reply (threaded to the mail) to other addresses.
-    pub fn reply_to_addresses(
-        &self,
-        kind: &'static str,
-        to: Vec<String>,
-        subject: String,
-        body: String,
-    ) -> Outgoing {
-        Outgoing {
-            kind,
-            to,
-            subject: contest_subject(self.config, subject),
-            body,
-            in_reply_to: self.mail.message_id.clone(),
-            references: self.mail.references.clone(),
-            attachments: Vec::new(),
-        }
-    }
-}
-
-/// Formats a date for mails: `1994-05-14 12:00 UT`.
-pub fn date(d: DateTime<Utc>) -> String {
-    d.format("%Y-%m-%d %H:%M UT").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     #[test]
     fn a_bot_contests_subjects_name_it_once() {

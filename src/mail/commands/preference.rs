@@ -12,9 +12,10 @@
 use rusqlite::Connection;
 use serde_json::json;
 
+use super::context::Budget;
+use super::context::{authenticate, body_lines, credentials, Ctx, Effect};
+use super::error::CommandError;
 use super::status::{no_credentials, not_authentic, refused};
-use super::Budget;
-use super::{authenticate, body_lines, credentials, CommandError, Ctx, Effect};
 use crate::mail::registration::{parse_preferences, with_entry, Preference};
 use crate::mail::texts::render;
 use crate::store::admin::set_preferences;

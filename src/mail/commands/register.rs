@@ -20,9 +20,9 @@
 use rusqlite::Connection;
 use serde_json::json;
 
-use super::Budget;
-use super::{date, Ctx, Effect};
-use crate::mail::auth;
+use super::context::Budget;
+use super::context::{date, Ctx, Effect};
+use crate::auth;
 use crate::mail::registration::{parse_registration, render_record, Registration};
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
@@ -155,14 +155,14 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
 /// The answer to a confirmation request: the registration waiting for this
 /// address goes through, as if the address had sent it.
 pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
-    let subject = super::normalize_subject(&ctx.mail.subject);
+    let subject = super::subject::normalize_subject(&ctx.mail.subject);
     // Only the subject the request had (behind reply prefixes): the
     // contest's name or KNOBELN, then the mark. An auto-responder that
     // puts its own words in front ("[Ticket#1] Autoreply: …") from the
     // address confirms nothing.
     let ours = [
         "knobeln".to_string(),
-        super::normalize_subject(&ctx.config.contest.name),
+        super::subject::normalize_subject(&ctx.config.contest.name),
     ];
     let code = subject
         .split_once(CONFIRM_MARK)
@@ -177,10 +177,10 @@ pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError
         .to_string();
     let since = ctx.now - chrono::Duration::days(CONFIRM_DAYS);
     let hash = crate::engine::prepare::sha256_hex(code.as_bytes());
-    let sender = crate::mail::process::sender_key(&ctx.reply_to);
+    let sender = crate::mail::sender::sender_key(&ctx.reply_to);
     // Only an answer from the address the request went to counts.
     let pending = db::pending_by_code(conn, &hash, since)?
-        .filter(|p| crate::mail::process::sender_key(&p.mail_address) == sender);
+        .filter(|p| crate::mail::sender::sender_key(&p.mail_address) == sender);
     if let Some(p) = &pending {
         db::delete_pending(conn, p.id)?;
     }
@@ -367,8 +367,8 @@ fn register(
             );
         }
     };
-    let from_the_address = crate::mail::process::sender_key(&ctx.reply_to)
-        == crate::mail::process::sender_key(&reg.mail_address);
+    let from_the_address = crate::mail::sender::sender_key(&ctx.reply_to)
+        == crate::mail::sender::sender_key(&reg.mail_address);
     if let Some(existing) = db::registration_by_address(conn, &reg.mail_address)? {
         if !from_the_address && confirmation != Confirmation::Given {
             // Not a mail to that address on a stranger's word: the sender
@@ -408,7 +408,7 @@ fn register(
     // A mailbox (case and `+tag` folded) holds at most `teams_per_mailbox`
     // teams: checked before any confirmation request goes out. The sender
     // may be a stranger: the answer names no team.
-    let mailbox = crate::mail::process::sender_key(&reg.mail_address);
+    let mailbox = crate::mail::sender::sender_key(&reg.mail_address);
     if limits.teams_per_mailbox > 0
         && db::count_registrations_of_mailbox(conn, &mailbox)? >= limits.teams_per_mailbox
     {
@@ -474,7 +474,7 @@ fn register(
             auth_salt: &secret.salt,
             auth_hash: &secret.hash,
             auth_index: &secret.index,
-            mailbox: &crate::mail::process::sender_key(&reg.mail_address),
+            mailbox: &crate::mail::sender::sender_key(&reg.mail_address),
             inbox_id: Some(ctx.inbox_id),
         },
         ctx.now,

@@ -14,10 +14,12 @@
 use rusqlite::Connection;
 use serde_json::json;
 
+use super::context::Budget;
+use super::context::{Ctx, Effect, MAX_BODY_LINES};
+use super::error::CommandError;
 use super::status::refused;
-use super::Budget;
-use super::{normalize_subject, CommandError, Ctx, Effect, MAX_BODY_LINES};
-use crate::mail::auth;
+use super::subject::normalize_subject;
+use crate::auth;
 use crate::mail::texts::render;
 use crate::store::mail::contest;
 use crate::store::rsm::{rsm_round, set_summary, SummaryRefused};

@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use super::Budget;
-use super::{Ctx, Effect};
+use super::context::Budget;
+use super::context::{Ctx, Effect};
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
 

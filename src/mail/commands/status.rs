@@ -10,10 +10,11 @@
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-use super::Budget;
-use super::{
-    authenticate, credentials, date, CommandError, Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT,
+use super::context::Budget;
+use super::context::{
+    authenticate, credentials, date, Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT,
 };
+use super::error::CommandError;
 use crate::mail::texts::render;
 use crate::report::ReportNotes;
 use crate::store::admin::{latest_versions, parse_timestamp, registered_at, VersionInfo};

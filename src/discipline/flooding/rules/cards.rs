@@ -7,7 +7,10 @@
 
 use crate::seed::SplitMix64;
 
-use super::{FLOOD_CARDS, RAISING_CARDS};
+/// Cards in the flood-card deck.
+pub const FLOOD_CARDS: usize = 10;
+/// Cards of the deck that raise the flood level.
+pub const RAISING_CARDS: usize = 2;
 
 /// The flood-card deck: ten cards, two of which raise the level, drawn one a
 /// round and all shuffled again when used up.

@@ -8,7 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use super::{MAX_FIELDS, MAX_ISLAND_TEXT};
+/// Most fields an island may have (width × height, water included).
+pub const MAX_FIELDS: usize = 1000;
+/// Most bytes of island text the parser reads.
+pub const MAX_ISLAND_TEXT: usize = 16 * 1024;
 
 /// The state of one field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,7 +8,8 @@
 use serde::{Serialize, Serializer};
 use std::fmt;
 
-use super::N_POINTS;
+/// Points on the board.
+pub const N_POINTS: usize = 24;
 
 /// One of the 24 points.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -10,8 +10,20 @@
 use serde::Serialize;
 use std::fmt;
 
-use super::board::mill_text;
-use super::*;
+use super::board::{mill_text, Point, MILLS, N_POINTS};
+
+/// Cows each player has.
+pub const COWS: u8 = 12;
+/// Turns of the placing phase (12 rounds).
+pub const PLACING_TURNS: u32 = 24;
+/// A player with this many cows flies.
+pub const FLYING_COWS: u8 = 3;
+/// With this many cows a player has lost.
+pub const LOSING_COWS: u8 = 2;
+/// Turns without a mill after which a game with a three-cow player is drawn.
+pub const THREE_COWS_DRAW_TURNS: u32 = 10;
+/// Turns without a mill after which any game is drawn.
+pub const NO_MILL_DRAW_TURNS: u32 = 200;
 
 /// A move as the protocol writes it: nine numbers, `None` for `0 0 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -1,6 +1,9 @@
 //! Authentification strings (the announcement's spelling): 128 bits from
 //! the OS random source, shown to the team once, stored only salted and
-//! hashed, compared in constant time.
+//! hashed, compared in constant time; and [`SecretLookup`], how the
+//! store answers whether a word is one (the masking of mails is
+//! `crate::mail::secrets`). At the bottom of the layers, beside
+//! `crate::hash`: the store and the mail both use it.
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -87,5 +90,37 @@ mod tests {
         assert!(verify(&salt, &h, &a));
         assert!(!verify(&salt, &h, "wrong"));
         assert!(!verify(&new_salt(), &h, &a));
+    }
+}
+
+/// A stored salted hash of a secret: (salt, SHA-256(salt || secret)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownSecret {
+    pub salt: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+impl KnownSecret {
+    /// Whether `word` is this secret.
+    pub fn matches(&self, word: &str) -> bool {
+        verify(&self.salt, &self.hash, word)
+    }
+}
+
+/// Where the stored secrets are looked up, one auth-shaped word of a mail
+/// at a time (at most `crate::mail::secrets::MAX_WORDS` a mail). The store's answers it by
+/// the secret's index digest, one indexed read whatever the number of
+/// teams (`store::mail::StoredSecrets`); a list answers it by salted hash
+/// (tests, and the one-time sealing of an old backlog).
+pub trait SecretLookup {
+    type Error;
+    /// Whether `word` (lower case) is a stored secret.
+    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error>;
+}
+
+impl<L: SecretLookup> SecretLookup for &mut L {
+    type Error = L::Error;
+    fn is_secret(&mut self, word: &str) -> Result<bool, Self::Error> {
+        (**self).is_secret(word)
     }
 }

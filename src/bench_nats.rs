@@ -15,18 +15,18 @@
 //! CPUs here; on real machines the workers have theirs. Figures are
 //! printed, never asserted.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
 
-use super::wire::Discipline;
-use super::worker::canned_record;
-use super::{ensure_queue, workers_consumer, DistributedError, NatsOptions, QueueSettings};
-use crate::engine::pool::{Done, Job, Runner};
+use crate::distributed::instant::InstantRunner;
+use crate::distributed::wire::Discipline;
+use crate::distributed::{
+    ensure_queue, workers_consumer, DistributedError, NatsOptions, QueueSettings,
+};
+use crate::engine::pool::Runner;
 use crate::engine::run::{run_tournament, run_tournament_with, Quiet, TournamentConfig};
 use crate::engine::{EngineError, SystemClock};
 use crate::referee::RefereeConfig;
@@ -50,10 +50,6 @@ pub struct DistributedBench {
     pub ceiling_games: usize,
     pub ceiling_queue: Duration,
     pub ceiling_engine: Duration,
-    /// One native game of the process runner (trivial strategies, the
-    /// median measured in this run): what the same group cost before
-    /// strategies were modules.
-    pub native_game: Duration,
 }
 
 impl DistributedBench {
@@ -81,16 +77,6 @@ impl DistributedBench {
             self.jobs_per_worker,
             self.queue.as_secs_f64(),
             rate(self.n_games, self.queue)
-        );
-        let native = self.native_game.as_secs_f64() * self.n_games as f64 / self.cpus as f64;
-        println!(
-            "native (process runner), same games: {:>7.2} s  ({:.3} ms per game measured in this \
-             run x {} games / {} CPUs); queue / native = {:.3}x (goal: 0.05x)",
-            native,
-            self.native_game.as_secs_f64() * 1000.0,
-            self.n_games,
-            self.cpus,
-            self.queue.as_secs_f64() / native
         );
         let ceiling = rate(self.ceiling_games, self.ceiling_queue);
         println!(
@@ -248,15 +234,15 @@ fn queue_ready(url: &str, settings: &QueueSettings, n: usize) -> Result<(), Dist
         let js = jetstream::new(options.connect("knobeln bench", false).await?);
         ensure_queue(&js, settings).await?;
         let stream = js
-            .get_stream(super::JOBS_STREAM)
+            .get_stream(crate::distributed::JOBS_STREAM)
             .await
-            .map_err(|e| super::js_err("the jobs stream", e))?;
+            .map_err(|e| crate::distributed::queue::js_err("the jobs stream", e))?;
         let start = Instant::now();
         loop {
             let info = stream
                 .consumer_info(workers_consumer(Discipline::Knobeln))
                 .await
-                .map_err(|e| super::js_err("the workers' consumer", e))?;
+                .map_err(|e| crate::distributed::queue::js_err("the workers' consumer", e))?;
             if info.num_waiting >= n {
                 return Ok(());
             }
@@ -269,40 +255,6 @@ fn queue_ready(url: &str, settings: &QueueSettings, n: usize) -> Result<(), Dist
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     })
-}
-
-/// A runner in this process that answers every job at once with a canned
-/// record: the engine and the store without any queue.
-pub(crate) struct InstantRunner {
-    referee: RefereeConfig,
-    done: RefCell<VecDeque<Done>>,
-}
-
-impl InstantRunner {
-    pub(crate) fn new(referee: RefereeConfig) -> Self {
-        InstantRunner {
-            referee,
-            done: RefCell::new(VecDeque::new()),
-        }
-    }
-}
-
-impl Runner for InstantRunner {
-    fn capacity(&self) -> usize {
-        512
-    }
-
-    fn submit(&self, job: Job) {
-        let record = canned_record(&self.referee, job.game.seed);
-        self.done.borrow_mut().push_back(Done {
-            game: job.game,
-            result: Ok(record),
-        });
-    }
-
-    fn next_done(&self) -> Option<Done> {
-        self.done.borrow_mut().pop_front()
-    }
 }
 
 /// A new tournament of `n_teams` copies of one program in a new database.
@@ -410,7 +362,8 @@ pub fn distributed_bench(
 
             let path = dir.path().join(format!("queue{round}.db"));
             let (mut store, tid) = trivial_tournament(&path, n_teams, &binary)?;
-            let factory = super::runner_factory(Some((options.clone(), settings)), tid, cpus);
+            let factory =
+                crate::distributed::runner_factory(Some((options.clone(), settings)), tid, cpus);
             let t = Instant::now();
             run_tournament_with(&mut store, tid, &*factory, &clock, &mut Quiet)?;
             queue = queue.min(t.elapsed());
@@ -428,7 +381,7 @@ pub fn distributed_bench(
     let ceiling_queue = {
         let _workers = Workers::start(exe, &url, workers, 128, true, &cache)?;
         queue_ready(&url, &fast, workers)?;
-        let factory = super::runner_factory(Some((options, fast)), tid, cpus);
+        let factory = crate::distributed::runner_factory(Some((options, fast)), tid, cpus);
         let t = Instant::now();
         run_tournament_with(&mut store, tid, &*factory, &clock, &mut Quiet)?;
         t.elapsed()
@@ -456,8 +409,5 @@ pub fn distributed_bench(
         ceiling_games,
         ceiling_queue,
         ceiling_engine,
-        native_game: crate::bench::game_bench(15)
-            .map_err(EngineError::from)?
-            .native_game,
     })
 }

@@ -1,0 +1,277 @@
+//! What the coordinator and the workers share about the queue: the
+//! JetStream streams, subjects and consumer names, the connection options
+//! (TLS, credentials), the queue's settings, creating the streams, and the
+//! errors of talking to NATS. No job is published or played here.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_nats::jetstream;
+use async_nats::jetstream::consumer::{pull, AckPolicy};
+use async_nats::jetstream::stream::{RetentionPolicy, StorageType};
+
+use super::wire::{self, Discipline};
+use crate::engine::EngineError;
+
+/// The work-queue stream of jobs: subjects
+/// `knobeln.jobs.v<format>.<discipline>.<tournament>`.
+pub const JOBS_STREAM: &str = "KNOBELN_JOBS";
+/// The stream of results: subjects `knobeln.results.<session>`.
+pub const RESULTS_STREAM: &str = "KNOBELN_RESULTS";
+/// The object store of programs, named by their SHA-256 in hex.
+pub const PROGRAMS_BUCKET: &str = "knobeln-programs";
+
+/// The subject of a tournament's jobs of one discipline. It names the
+/// message format: jobs of another format go to another queue, which
+/// workers of that version pull from, so no worker takes a job it cannot
+/// read (and none drops one).
+pub fn jobs_subject(discipline: Discipline, tournament: i64) -> String {
+    format!(
+        "knobeln.jobs.v{}.{}.{tournament}",
+        wire::FORMAT,
+        discipline.as_str()
+    )
+}
+
+/// The subjects of all jobs of one discipline (a worker consumer's filter).
+pub fn jobs_filter(discipline: Discipline) -> String {
+    format!("knobeln.jobs.v{}.{}.*", wire::FORMAT, discipline.as_str())
+}
+
+/// The durable consumer all workers of one discipline pull from.
+pub fn workers_consumer(discipline: Discipline) -> String {
+    format!("workers-{}-v{}", discipline.as_str(), wire::FORMAT)
+}
+
+/// Where the results of a coordinator's session go.
+pub fn results_subject(session: &str) -> String {
+    format!("knobeln.results.{session}")
+}
+
+/// Faults of the distributed runner and the worker (infrastructure only).
+#[derive(Debug, thiserror::Error)]
+pub enum DistributedError {
+    #[error("cannot connect to the NATS server at {url}: {error}")]
+    Connect { url: String, error: String },
+    #[error("NATS credentials: {0}")]
+    Credentials(String),
+    #[error("NATS JetStream: {0}")]
+    JetStream(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+pub(crate) fn js_err(what: &str, e: impl std::fmt::Display) -> DistributedError {
+    DistributedError::JetStream(format!("{what}: {e}"))
+}
+
+/// How to reach the NATS server and prove who we are.
+#[derive(Clone, Default)]
+pub struct NatsOptions {
+    /// `nats://host:port` (or `tls://host:port` for TLS from the start).
+    pub url: String,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// A `.creds` file (JWT and nkey seed, decentralized auth).
+    pub creds_file: Option<PathBuf>,
+    /// A file holding an nkey seed (`SU…`).
+    pub nkey_file: Option<PathBuf>,
+    /// CA certificate(s) to trust for the server's TLS certificate (TLS is
+    /// then required).
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key, for servers that verify clients.
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for NatsOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsOptions")
+            .field("url", &self.url)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("creds_file", &self.creds_file)
+            .field("nkey_file", &self.nkey_file)
+            .field("ca_file", &self.ca_file)
+            .field("cert_file", &self.cert_file)
+            .field("key_file", &self.key_file)
+            .finish()
+    }
+}
+
+impl NatsOptions {
+    /// Connects; reconnects forever afterwards (a server restart or a cut
+    /// link is waited out). `retry` also waits for the first connection.
+    pub async fn connect(
+        &self,
+        name: &str,
+        retry: bool,
+    ) -> Result<async_nats::Client, DistributedError> {
+        self.connect_as(name, retry, None).await
+    }
+
+    /// [`Self::connect`] with reply subjects under `inbox` instead of `_INBOX`.
+    pub async fn connect_as(
+        &self,
+        name: &str,
+        retry: bool,
+        inbox: Option<&str>,
+    ) -> Result<async_nats::Client, DistributedError> {
+        let mut o = async_nats::ConnectOptions::new()
+            .name(name)
+            .max_reconnects(None)
+            .ping_interval(Duration::from_secs(10))
+            .connection_timeout(Duration::from_secs(5))
+            .reconnect_delay_callback(reconnect_delay);
+        let who = name.to_string();
+        o = o.event_callback(move |event| {
+            let who = who.clone();
+            async move {
+                match event {
+                    async_nats::Event::Disconnected => {
+                        eprintln!("{who}: lost the NATS server; reconnecting")
+                    }
+                    async_nats::Event::Connected => eprintln!("{who}: connected to NATS"),
+                    async_nats::Event::ServerError(e) => eprintln!("{who}: NATS server: {e}"),
+                    _ => {}
+                }
+            }
+        });
+        if retry {
+            o = o.retry_on_initial_connect();
+        }
+        if let Some(prefix) = inbox {
+            o = o.custom_inbox_prefix(prefix);
+        }
+        if let Some(path) = &self.creds_file {
+            o = o
+                .credentials_file(path)
+                .await
+                .map_err(|e| DistributedError::Credentials(format!("{}: {e}", path.display())))?;
+        }
+        if let Some(path) = &self.nkey_file {
+            let seed = std::fs::read_to_string(path)
+                .map_err(|e| DistributedError::Credentials(format!("{}: {e}", path.display())))?;
+            o = o.nkey(seed.trim().to_string());
+        }
+        if let Some(user) = &self.user {
+            o = o.user_and_password(user.clone(), self.password.clone().unwrap_or_default());
+        }
+        if let Some(ca) = &self.ca_file {
+            o = o.add_root_certificates(ca.clone()).require_tls(true);
+        }
+        match (&self.cert_file, &self.key_file) {
+            (Some(c), Some(k)) => o = o.add_client_certificate(c.clone(), k.clone()),
+            (None, None) => {}
+            _ => {
+                return Err(DistributedError::Credentials(
+                    "a client certificate needs both its certificate and its key file".into(),
+                ))
+            }
+        }
+        o.connect(self.url.as_str())
+            .await
+            .map_err(|e| DistributedError::Connect {
+                url: self.url.clone(),
+                error: e.to_string(),
+            })
+    }
+}
+
+/// How long to wait before connection attempt `attempts` (counted from 1;
+/// async-nats asks before the very first attempt too): none before the
+/// first, then a quarter of a second more for each, at most two seconds.
+pub(super) fn reconnect_delay(attempts: usize) -> Duration {
+    Duration::from_millis((250 * attempts.saturating_sub(1) as u64).min(2000))
+}
+
+/// The coordinator's settings of the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueSettings {
+    /// How long a job may be held by a worker without a sign of life before
+    /// JetStream gives it to another worker (workers extend it while they
+    /// play, so this is how long a dead worker's games wait).
+    pub ack_wait: Duration,
+    /// How many games the coordinator keeps in the queue at once.
+    pub in_flight: usize,
+}
+
+impl Default for QueueSettings {
+    fn default() -> Self {
+        QueueSettings {
+            ack_wait: Duration::from_secs(30),
+            // 16 jobs of 64 games: enough for several workers of two
+            // threads each to have a job playing and one waiting.
+            in_flight: 1024,
+        }
+    }
+}
+
+/// Creates (or updates) the streams, the worker consumers and the object
+/// store: the coordinator's job (workers only bind to them).
+pub async fn ensure_queue(
+    js: &jetstream::Context,
+    settings: &QueueSettings,
+) -> Result<(), DistributedError> {
+    let jobs = js
+        .get_or_create_stream(jetstream::stream::Config {
+            name: JOBS_STREAM.into(),
+            description: Some("knobeln: games to play (a work queue)".into()),
+            subjects: vec!["knobeln.jobs.>".into()],
+            retention: RetentionPolicy::WorkQueue,
+            storage: StorageType::File,
+            max_message_size: wire::MAX_MESSAGE_BYTES as i32,
+            duplicate_window: Duration::from_secs(120),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the jobs stream", e))?;
+    js.get_or_create_stream(jetstream::stream::Config {
+        name: RESULTS_STREAM.into(),
+        description: Some("knobeln: results of games, per coordinator session".into()),
+        subjects: vec!["knobeln.results.>".into()],
+        retention: RetentionPolicy::WorkQueue,
+        storage: StorageType::File,
+        max_message_size: wire::MAX_MESSAGE_BYTES as i32,
+        // Results of a session that died are dropped after a week.
+        max_age: Duration::from_secs(7 * 24 * 3600),
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| js_err("the results stream", e))?;
+    for d in Discipline::ALL {
+        jobs.create_consumer(pull::Config {
+            durable_name: Some(workers_consumer(d)),
+            description: Some(format!("knobeln workers playing {}", d.as_str())),
+            filter_subject: jobs_filter(d),
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: settings.ack_wait,
+            max_deliver: -1,
+            max_ack_pending: -1,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the workers' consumer", e))?;
+    }
+    if js.get_object_store(PROGRAMS_BUCKET).await.is_err() {
+        js.create_object_store(jetstream::object_store::Config {
+            bucket: PROGRAMS_BUCKET.into(),
+            description: Some("knobeln: strategy programs by SHA-256".into()),
+            storage: StorageType::File,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the programs' object store", e))?;
+    }
+    Ok(())
+}
+
+/// A random name for a coordinator session (the subject its results come to).
+pub fn new_session() -> String {
+    let mut b = [0u8; 12];
+    getrandom::fill(&mut b).expect("the OS random source");
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

@@ -1,0 +1,133 @@
+//! What every command shares: the mail and the moment ([`Ctx`]), what
+//! processing a mail did ([`Effect`]), the `<<FROM>>` credentials and their
+//! check, the body's lines as commands read them, dates in mails. No
+//! command is told apart or run here.
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+
+use super::subject::contest_subject;
+use crate::auth;
+use crate::mail::message::Inbound;
+use crate::outbox::outgoing::Outgoing;
+use crate::store::mail::{registration_by_team, RegistrationRow};
+use crate::store::StoreError;
+
+use crate::config::Config;
+pub use crate::store::mail::Budget;
+
+/// The refusal for a team name and auth string that do not match (the same
+/// words whether the team exists or not, so it tells nothing).
+pub const AUTH_REFUSED: &str =
+    "The team name and the authentification string in the <<FROM>> line do not match any registration.";
+/// What to do about [`AUTH_REFUSED`].
+pub const AUTH_REFUSED_HINT: &str =
+    "Copy both exactly from the acknowledgement of your registration.";
+
+/// The registration of `team` if `auth` is its authentification string.
+/// The same work is done for an unknown team, so timing tells nothing.
+pub fn authenticate(
+    conn: &Connection,
+    team: &str,
+    auth_string: &str,
+) -> Result<Option<RegistrationRow>, StoreError> {
+    let reg = registration_by_team(conn, team)?;
+    let authentic = match &reg {
+        Some(r) => auth::verify(&r.auth_salt, &r.auth_hash, auth_string),
+        None => {
+            let _ = auth::verify(&[0u8; 16], &[0u8; 32], auth_string);
+            false
+        }
+    };
+    Ok(reg.filter(|_| authentic))
+}
+
+/// Team name and auth string from a `<<FROM>> team_name auth_string` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub team: String,
+    pub auth: String,
+}
+
+/// Lines of a mail body the commands read: up to the signature (`-- `),
+/// quoted lines (`>`) left out, at most this many.
+pub const MAX_BODY_LINES: usize = 200;
+
+/// The body's lines as the commands read them (see [`MAX_BODY_LINES`]).
+pub fn body_lines(body: &str) -> impl Iterator<Item = &str> {
+    body.lines()
+        .take(MAX_BODY_LINES)
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .take_while(|l| *l != "-- " && *l != "--")
+        .filter(|l| !l.trim_start().starts_with('>'))
+}
+
+/// The first `<<FROM>> team_name auth_string` line of a body.
+pub fn credentials(body: &str) -> Option<Credentials> {
+    body_lines(body).find_map(|line| {
+        let at = line.find("<<FROM>>")?;
+        let mut words = line[at + "<<FROM>>".len()..].split_whitespace();
+        Some(Credentials {
+            team: words.next()?.to_string(),
+            auth: words.next()?.to_string(),
+        })
+    })
+}
+
+/// What processing a mail did: its final state, a short outcome for the
+/// organizer, and the replies to queue.
+#[derive(Debug, Clone)]
+pub struct Effect {
+    /// The budget its replies draw from: [`Budget::Strangers`] for an
+    /// answer to a claim (processing makes it [`Budget::Confirmed`] when
+    /// the sender's mailbox is a registered team's), [`Budget::Team`] once
+    /// the mail proved its team by the authentification string,
+    /// [`Budget::Registration`] for the answer to a registration that is
+    /// kept.
+    pub budget: Budget,
+    /// `done` or `ignored`.
+    pub state: &'static str,
+    pub outcome: String,
+    pub replies: Vec<Outgoing>,
+}
+
+/// What a command needs to know about the mail and the moment.
+pub struct Ctx<'a> {
+    pub config: &'a Config,
+    pub mail: &'a Inbound,
+    pub inbox_id: i64,
+    pub now: DateTime<Utc>,
+    /// Where replies to the sender go.
+    pub reply_to: String,
+}
+
+impl Ctx<'_> {
+    /// A reply to the sender of the mail.
+    pub fn reply(&self, kind: &'static str, subject: String, body: String) -> Outgoing {
+        self.reply_to_addresses(kind, vec![self.reply_to.clone()], subject, body)
+    }
+
+    /// A reply (threaded to the mail) to other addresses.
+    pub fn reply_to_addresses(
+        &self,
+        kind: &'static str,
+        to: Vec<String>,
+        subject: String,
+        body: String,
+    ) -> Outgoing {
+        Outgoing {
+            kind,
+            to,
+            subject: contest_subject(self.config, subject),
+            body,
+            in_reply_to: self.mail.message_id.clone(),
+            references: self.mail.references.clone(),
+            attachments: Vec::new(),
+        }
+    }
+}
+
+/// Formats a date for mails: `1994-05-14 12:00 UT`.
+pub fn date(d: DateTime<Utc>) -> String {
+    d.format("%Y-%m-%d %H:%M UT").to_string()
+}

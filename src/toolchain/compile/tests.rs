@@ -1,0 +1,84 @@
+//! Unit tests of the compile service's pure steps: check 6's findings in
+//! an object's symbols, the memory message, and the verdicts of a pass.
+
+use super::report::{finish, FirstUses, Verdicts};
+use super::*;
+
+fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSymbols {
+    ObjectSymbols {
+        undefined: undefined.iter().map(|s| s.to_string()).collect(),
+        defined: defined.iter().map(|s| s.to_string()).collect(),
+        constructors,
+    }
+}
+
+#[test]
+fn check_6_names_each_problem_at_the_line_that_names_it() {
+    let src = "main() {\n  printf(\"x\");\n  make_throw(1);\n}\nint log2(int x) { return x; }\n";
+    let uses = FirstUses::new(src, None);
+    let honest = symbols(&["make_throw", "memcpy", "__multf3"], &["main"], false);
+    assert_eq!(library_problems(&honest, &uses), Vec::new());
+    let found = library_problems(
+        &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
+        &uses,
+    );
+    let said: Vec<(Option<u32>, &str)> =
+        found.iter().map(|d| (d.line, d.message.as_str())).collect();
+    assert_eq!(said.len(), 5, "{said:?}");
+    assert_eq!(said[0].0, Some(2));
+    assert!(said[0].1.starts_with("uses `printf`, which is not one of the five library routines (init_random, log2, next_random, make_throw, count_points)"));
+    assert!(said[1]
+        .1
+        .starts_with("the program defines no function `main`"));
+    assert!(said[2]
+        .1
+        .starts_with("defines `knobeln_start`; the contest runtime provides"));
+    assert_eq!(said[3].0, Some(5));
+    assert!(said[3].1.starts_with("defines its own `log2`"));
+    assert!(said[4].1.starts_with("the program has constructors"));
+    assert!(found.iter().all(|d| d.check == Check::Library));
+}
+
+#[test]
+fn the_memory_message_says_what_is_needed_and_by_how_much_to_shrink() {
+    let m = memory_message(1_065_544, 1 << 20);
+    assert_eq!(
+        m,
+        "the program does not fit into the memory limit of 1024 kB (requirement 5): it needs \
+         about 1041 kB (its static data are 977 kB, and it has 64 kB of stack for its own use); \
+         make static arrays smaller by at least 17 kB"
+    );
+}
+
+#[test]
+fn checks_not_reached_are_skipped_and_verdicts_come_in_check_order() {
+    let mut v = Verdicts::default();
+    v.set(Check::Description, Verdict::Passed);
+    v.set(Check::Header, Verdict::NotApplicable);
+    v.set(Check::SingleFile, Verdict::Passed);
+    v.set(Check::SingleFile, Verdict::Failed);
+    v.skip_rest("the source must first be pure C (check 2)");
+    let mut r = Report::empty();
+    r.diagnostics
+        .push(Diagnostic::error(Check::SingleFile, Some(3), "asm"));
+    let out = finish(r, v, Some(b"\0asm".to_vec()));
+    assert!(!out.accepted(), "an error rejects, whatever was built");
+    let checks: Vec<(Check, Verdict)> = out
+        .report()
+        .checks
+        .iter()
+        .map(|c| (c.check, c.verdict.clone()))
+        .collect();
+    let skipped = Verdict::Skipped("the source must first be pure C (check 2)".into());
+    assert_eq!(
+        checks,
+        [
+            (Check::Header, Verdict::NotApplicable),
+            (Check::SingleFile, Verdict::Failed),
+            (Check::LexicalElements, skipped.clone()),
+            (Check::Description, Verdict::Passed),
+            (Check::Compiler, skipped.clone()),
+            (Check::Library, skipped),
+        ]
+    );
+}

@@ -1,0 +1,124 @@
+//! The engine's configuration (the baseline target, fuel and its weights,
+//! WebAssembly 1.0, the pooling allocator), its limits, and the epoch
+//! watchdog's ticks. Compiling and keeping modules is [`super::modules`]'s,
+//! playing them [`super::seat`]'s; this file knows neither.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, WasmFeatures,
+};
+
+/// Bytes of one WebAssembly page.
+pub const PAGE_BYTES: u64 = 65536;
+
+/// The engine's own call stack for a strategy (where the machine code of
+/// its functions keeps return addresses and the locals that are not in its
+/// linear memory): a recursion that needs more ends as a memory failure.
+/// Cranelift compiles for one fixed target, so the same strategy reaches
+/// the same depth on every x86-64 machine.
+pub const CALL_STACK_BYTES: usize = 512 * 1024;
+
+/// The largest linear memory any contest may configure (`[rules]
+/// memory_kb`): the pool's slots are this large.
+pub const MAX_MEMORY_BYTES: u64 = 64 << 20;
+
+/// Instances the pool holds at once: two per game being played. Games are
+/// played one per thread, so this bounds the threads that play at once.
+pub const POOL_INSTANCES: u32 = 512;
+
+/// The most games that play at once in one process (the local pool's and
+/// a worker's game threads are capped to it), with room for the trial
+/// games of the compile service beside them.
+pub const MAX_GAMES_AT_ONCE: usize = POOL_INSTANCES as usize / 2 - 16;
+
+/// Compiled modules kept for reuse (by SHA-256 of the `.wasm`), at most
+/// this many …
+pub(super) const CACHE_ENTRIES: usize = 256;
+
+/// … holding at most this much compiled code together (a module at the
+/// module check's limits compiles to a few MB: `knobeln bench compile`).
+pub const CACHE_CODE_BYTES: usize = 256 << 20;
+
+/// How often the watchdog's epoch advances.
+pub const EPOCH_TICK: Duration = Duration::from_millis(50);
+
+/// Faults of the engine itself (never a participant's mistake).
+#[derive(Debug, thiserror::Error)]
+pub enum WasmError {
+    #[error("the WebAssembly engine could not be set up: {0}")]
+    Engine(String),
+}
+
+/// The engine's configuration (see the module documentation).
+pub fn config() -> wasmtime::Result<Config> {
+    let mut c = Config::new();
+    // The baseline x86-64 target: no CPU feature inferred from this host.
+    c.target("x86_64-unknown-linux-gnu")?;
+    c.cranelift_opt_level(OptLevel::Speed);
+    c.cranelift_nan_canonicalization(true);
+    c.consume_fuel(true);
+    c.operator_cost(operator_cost());
+    c.epoch_interruption(true);
+    c.max_wasm_stack(CALL_STACK_BYTES);
+    c.async_stack_size(CALL_STACK_BYTES + (256 << 10));
+    c.wasm_backtrace_max_frames(None);
+    c.wasm_features(WasmFeatures::all(), false);
+    // WebAssembly 1.0 (its "gc types" flag is an internal of the parser that
+    // needs the GC support this build leaves out; 1.0 has no GC types).
+    c.wasm_features(WasmFeatures::WASM1.difference(WasmFeatures::GC_TYPES), true);
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_core_instances(POOL_INSTANCES)
+        .total_memories(POOL_INSTANCES)
+        .total_tables(POOL_INSTANCES)
+        .total_stacks(POOL_INSTANCES)
+        .max_memories_per_module(1)
+        .max_tables_per_module(1)
+        .table_elements(16 * 1024)
+        .max_memory_size(MAX_MEMORY_BYTES as usize);
+    c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    Ok(c)
+}
+
+/// The watchdog's ticks since the engine was built.
+static TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// The watchdog's tick count now (advanced every [`EPOCH_TICK`]).
+pub(crate) fn ticks() -> u64 {
+    TICKS.load(Ordering::Relaxed)
+}
+
+/// Advances the tick count and the engine's epoch every [`EPOCH_TICK`]
+/// for the life of the process: a running store checks its player's own
+/// running time at the next loop or call after a tick.
+pub(super) fn start_watchdog(engine: Engine) {
+    std::thread::Builder::new()
+        .name("wasm-watchdog".into())
+        .spawn(move || loop {
+            std::thread::sleep(EPOCH_TICK);
+            TICKS.fetch_add(1, Ordering::Relaxed);
+            engine.increment_epoch();
+        })
+        .expect("start the WebAssembly watchdog");
+}
+
+/// Fuel of the operators that take longer than the others (every other
+/// operator costs what wasmtime charges: one, or nothing for the control
+/// structure `block`, `loop`, `end`, `nop`, `drop`). `memory.grow` calls
+/// into the engine (34 ns here, measured by `knobeln bench fuel`); a
+/// strategy's memory cannot grow, but the call can be made in a loop.
+pub fn operator_cost() -> wasmtime::OperatorCost {
+    let mut cost = wasmtime::OperatorCost::new();
+    cost.MemoryGrow = MEMORY_GROW_FUEL;
+    cost
+}
+
+/// What `memory.grow` costs ([`operator_cost`]).
+pub const MEMORY_GROW_FUEL: u8 = 255;
+
+/// Whether `bytes` look like a WebAssembly module (its magic number):
+/// a stored program without it is a native binary of an older version.
+pub fn is_module(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\0asm")
+}
