@@ -17,12 +17,13 @@ use chrono::Utc;
 use crate::bench::BenchError;
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, next_planned_games, store_planned_game};
+use crate::discipline::flooding::rules::FloodGame;
+use crate::discipline::footsteps::rules as footsteps;
+use crate::discipline::morabaraba::rules::MorabarabaGame;
 use crate::discipline::play::{Outcome, Played, Setup};
+use crate::discipline::ultimatum::rules as ultimatum;
 use crate::discipline::Discipline;
-use crate::game::flooding::FloodGame;
 use crate::game::lines::{LineGame, Recorded, Step};
-use crate::game::morabaraba::MorabarabaGame;
-use crate::game::{footsteps, ultimatum};
 use crate::store::Store;
 
 /// The figures of one run.
@@ -213,7 +214,7 @@ pub fn bot_site_bench(
         .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
         .collect();
     let islands: Vec<(String, String)> = if d == Discipline::Flooding {
-        crate::demo::bots::TEST_ISLANDS
+        crate::discipline::flooding::TEST_ISLANDS
             .iter()
             .map(|(n, t)| (n.to_string(), t.to_string()))
             .collect()

@@ -23,9 +23,12 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use crate::auth;
+use crate::discipline::flooding::rules as flooding;
+use crate::discipline::footsteps::rules as footsteps;
+use crate::discipline::morabaraba::rules as morabaraba;
 use crate::discipline::play::Setup;
 use crate::discipline::transcript;
-use crate::game::{flooding, footsteps, morabaraba, ultimatum};
+use crate::discipline::ultimatum::rules as ultimatum;
 use crate::mail::message::{self, Limits};
 use crate::mail::{commands, inbox, registration, secrets};
 use crate::toolchain::{lex, purec, source};
@@ -293,8 +296,9 @@ pub fn lexer(data: &[u8]) {
 
 /// One small setup of each bot discipline.
 static SETUPS: LazyLock<[Setup; 4]> = LazyLock::new(|| {
-    let island = flooding::Island::parse(include_str!("demo/islands/atoll.txt"))
-        .expect("the demo island parses");
+    let island =
+        flooding::Island::parse(include_str!("discipline/flooding/test_islands/atoll.txt"))
+            .expect("the demo island parses");
     [
         Setup::Ultimatum(ultimatum::Params { rounds: 3 }),
         Setup::Footsteps(footsteps::Params::default()),
@@ -382,7 +386,11 @@ pub fn island(data: &[u8]) {
     assert_eq!(back.to_text(), t);
     assert_eq!(back.rows(), i.rows());
     assert_eq!(back.start(), i.start());
-    let _ = crate::game::flooding::FloodGame::new(&i, flooding::Params { max_rounds: 5 }, 1);
+    let _ = crate::discipline::flooding::rules::FloodGame::new(
+        &i,
+        flooding::Params { max_rounds: 5 },
+        1,
+    );
 }
 
 /// `text` with the checksum of every `KNOBELN-END` line made right (and

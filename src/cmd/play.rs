@@ -22,9 +22,9 @@ use serde_json::{json, Value};
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::play::{play_with_folders, Setup, Transcript};
 use knobeln::discipline::Discipline;
-use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
 use knobeln::referee::{GameRecord, GameSeeds, Referee};
@@ -206,7 +206,7 @@ impl Play {
             let text = match &self.island {
                 Some(p) => std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read {}", p.display()))?,
-                None => knobeln::demo::bots::TEST_ISLANDS[0].1.to_string(),
+                None => knobeln::discipline::flooding::TEST_ISLANDS[0].1.to_string(),
             };
             Some(Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?)
         } else {

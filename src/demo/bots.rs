@@ -1,77 +1,24 @@
-//! The demo bots of the bot disciplines (`src/demo/bots/<discipline>/`):
-//! our own programs after the seeds' sample and reference bots (the
+//! The demo bots of the bot disciplines (each in its folder,
+//! `src/discipline/NAME/demo/`, listed by its side of the seam): our own
+//! programs after the seeds' sample and reference bots (the
 //! ultimatum game's `simple`, `more` and `random`, the island's bot that
 //! stands still, a trivial FootSteps and Morabaraba bot) and stronger ones,
-//! in C and Python; and the demo's islands (`src/demo/islands/`).
+//! in C and Python; and the kit's test islands, the flooding island's
+//! (`src/discipline/flooding/test_islands/`).
 //!
 //! Only sources as text; building and playing them is the caller's.
 
 use crate::discipline::Discipline;
 use crate::mail::registration::Preference;
 
-/// A demo bot: its file name (the extension says the language) and source.
-#[derive(Debug, Clone, Copy)]
-pub struct DemoBot {
-    pub file: &'static str,
-    pub source: &'static str,
-}
-
-macro_rules! bot {
-    ($d:literal, $f:literal) => {
-        DemoBot {
-            file: $f,
-            source: include_str!(concat!("bots/", $d, "/", $f)),
-        }
-    };
-}
+pub use crate::discipline::seam::DemoBot;
 
 /// The demo bots of `d` (none for KNOBELN, whose demo strategies are
-/// [`super::FAMILIES`]).
+/// [`super::FAMILIES`]): each bot discipline's own, from its folder
+/// (`src/discipline/NAME/demo/`).
 pub fn demo_bots(d: Discipline) -> &'static [DemoBot] {
-    match d {
-        Discipline::Knobeln => &[],
-        Discipline::Ultimatum => ULTIMATUM,
-        Discipline::Flooding => FLOODING,
-        Discipline::Footsteps => FOOTSTEPS,
-        Discipline::Morabaraba => MORABARABA,
-    }
+    crate::discipline::seam::of(d).map_or(&[], |b| b.demo_bots())
 }
-
-const ULTIMATUM: &[DemoBot] = &[
-    bot!("ultimatum", "simple.c"),
-    bot!("ultimatum", "more.c"),
-    bot!("ultimatum", "random.py"),
-    bot!("ultimatum", "adaptive.py"),
-    bot!("ultimatum", "probe.c"),
-];
-
-const FLOODING: &[DemoBot] = &[
-    bot!("flooding", "stand.c"),
-    bot!("flooding", "stand.py"),
-    bot!("flooding", "keeper.c"),
-    bot!("flooding", "wanderer.py"),
-];
-
-const FOOTSTEPS: &[DemoBot] = &[
-    bot!("footsteps", "one.c"),
-    bot!("footsteps", "one.py"),
-    bot!("footsteps", "steady.c"),
-    bot!("footsteps", "counter.py"),
-];
-
-const MORABARABA: &[DemoBot] = &[
-    bot!("morabaraba", "first.c"),
-    bot!("morabaraba", "first.py"),
-    bot!("morabaraba", "miller.c"),
-];
-
-/// The kit's test islands (name, text in the seed's format): the trial
-/// plays them, the contest never does (the 2012 seed's "Testinseln").
-pub const TEST_ISLANDS: &[(&str, &str)] = &[
-    ("lagoon", include_str!("islands/lagoon.txt")),
-    ("atoll", include_str!("islands/atoll.txt")),
-    ("ridge", include_str!("islands/ridge.txt")),
-];
 
 /// The name of a bot discipline's demo contest, after its seed's contest.
 pub fn demo_contest_name(d: Discipline) -> &'static str {
@@ -139,11 +86,11 @@ pub fn bot_compile_mail(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::flooding::Island;
+    use crate::discipline::flooding::rules::Island;
 
     #[test]
     fn the_demo_islands_are_valid() {
-        for (name, text) in TEST_ISLANDS {
+        for (name, text) in crate::discipline::flooding::TEST_ISLANDS {
             Island::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }

@@ -8,16 +8,21 @@
 //! configuration gives them (`[ultimatum]`, `[flooding]`, `[footsteps]`,
 //! `[morabaraba]`, each with the seed's defaults) and their validation, and
 //! [`play`]: one game or match of a bot discipline between built bots, as
-//! `knobeln play --discipline` and the contest run play it. What is not
-//! here: the rules (`crate::game`), the tournament formats
-//! (`crate::tournament`), how a bot is started (`crate::sandbox::bot`).
+//! `knobeln play --discipline` and the contest run play it. Each bot
+//! discipline is a folder below (`NAME/`: rules, planner, tables, picture,
+//! home referee, its side of the seam); [`table`] and [`results`] are what
+//! their tables share. What is not here: KNOBELN's rules (`crate::game`)
+//! and tournament (`crate::tournament`), how a bot is started
+//! (`crate::sandbox::bot`), the contest run (`crate::contest`).
 
 pub mod bots;
 pub mod flooding;
 pub mod footsteps;
 pub mod morabaraba;
 pub mod play;
+pub mod results;
 pub mod seam;
+pub mod table;
 pub mod transcript;
 pub mod trial;
 pub mod ultimatum;
@@ -264,8 +269,8 @@ impl UltimatumConfig {
         (self.folders == FolderKeeping::Kept).then_some(self.folder_kb << 10)
     }
 
-    pub fn params(&self) -> crate::game::ultimatum::Params {
-        crate::game::ultimatum::Params {
+    pub fn params(&self) -> crate::discipline::ultimatum::rules::Params {
+        crate::discipline::ultimatum::rules::Params {
             rounds: self.rounds,
         }
     }
@@ -332,8 +337,8 @@ pub struct FloodingConfig {
 impl Default for FloodingConfig {
     fn default() -> Self {
         FloodingConfig {
-            runs: crate::tournament::flooding::DEFAULT_RUNS,
-            max_rounds: crate::game::flooding::DEFAULT_MAX_ROUNDS,
+            runs: crate::discipline::flooding::planner::DEFAULT_RUNS,
+            max_rounds: crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS,
             islands: Vec::new(),
             drawn_islands: None,
             round_ms: 100,
@@ -352,8 +357,8 @@ impl FloodingConfig {
             .unwrap_or(if self.islands.is_empty() { 3 } else { 0 })
     }
 
-    pub fn params(&self) -> crate::game::flooding::Params {
-        crate::game::flooding::Params {
+    pub fn params(&self) -> crate::discipline::flooding::rules::Params {
+        crate::discipline::flooding::rules::Params {
             max_rounds: self.max_rounds,
         }
     }
@@ -423,14 +428,14 @@ impl Default for FootstepsConfig {
 }
 
 impl FootstepsConfig {
-    pub fn params(&self) -> crate::game::footsteps::Params {
-        crate::game::footsteps::Params {
+    pub fn params(&self) -> crate::discipline::footsteps::rules::Params {
+        crate::discipline::footsteps::rules::Params {
             fields: self.fields,
             points: self.points,
         }
     }
-    pub fn tournament(&self) -> crate::tournament::footsteps::Config {
-        crate::tournament::footsteps::Config {
+    pub fn tournament(&self) -> crate::discipline::footsteps::planner::Config {
+        crate::discipline::footsteps::planner::Config {
             games_per_pair: self.games_per_pair,
             max_tie_rounds: self.max_tie_rounds,
         }

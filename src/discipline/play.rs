@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::flooding::{FloodOutcome, Island};
-use crate::game::footsteps::{self, GameOutcome};
+use crate::discipline::flooding::rules::{FloodOutcome, Island};
+use crate::discipline::footsteps::rules::{self as footsteps, GameOutcome};
+use crate::discipline::morabaraba::rules::MorabarabaOutcome;
+use crate::discipline::ultimatum::rules::{self as ultimatum, MatchOutcome};
 use crate::game::lines::{Exchange, LineGame, Recorded};
-use crate::game::morabaraba::MorabarabaOutcome;
-use crate::game::ultimatum::{self, MatchOutcome};
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
 use crate::lines::game::play_game_on;
@@ -35,7 +35,7 @@ pub enum Setup {
     Flooding {
         #[serde(with = "island_text")]
         island: Island,
-        params: crate::game::flooding::Params,
+        params: crate::discipline::flooding::rules::Params,
         seed: u64,
     },
     Footsteps(footsteps::Params),
@@ -298,9 +298,9 @@ impl Played {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::flooding::{Field, FloodEnd};
-    use crate::game::footsteps::Ending;
-    use crate::game::morabaraba::MorabarabaEnd;
+    use crate::discipline::flooding::rules::{Field, FloodEnd};
+    use crate::discipline::footsteps::rules::Ending;
+    use crate::discipline::morabaraba::rules::MorabarabaEnd;
 
     fn played(outcome: Outcome) -> Played {
         Played {

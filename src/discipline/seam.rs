@@ -4,22 +4,29 @@
 //! discipline in its folder (`src/discipline/NAME/mod.rs`), and [`of`],
 //! the one list of them.
 //!
-//! A discipline's rules stay in `crate::game::NAME` and its tournament in
-//! `crate::tournament::NAME`; its folder holds what joins them to the rest:
-//! the game it plays for a setup, the replay of stored moves, its picture,
-//! its kit (the home referee `referee.py`, the rules template) and its
-//! configuration section. What is not behind the seam yet (planner keys
-//! and tables of `contest::bots`, the trial of `trial`, the data enums
+//! A discipline's folder holds its rules (`NAME/rules.rs`), its planner
+//! (`NAME/planner.rs`) and its tables (`NAME/tables.rs`); behind the seam
+//! is what joins them to the rest: the game it plays for a setup, the
+//! replay of stored moves, its picture, its kit (the home referee
+//! `referee.py`, the rules template) and its configuration section. What is
+//! not behind the seam yet (the dispatch over disciplines of
+//! `contest::bots` and `results`, the trial of `trial`, the data enums
 //! `Setup`, `Outcome` and `Results` that the store and the wire format
 //! carry) is listed in ARCHITECTURE.md.
 
 use crate::config::Config;
-use crate::demo::bots::DemoBot;
 use crate::discipline::play::{Played, Setup, Transcript};
 use crate::discipline::transcript::Moves;
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
+
+/// A demo bot: its file name (the extension says the language) and source.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoBot {
+    pub file: &'static str,
+    pub source: &'static str,
+}
 
 /// What is specific to one bot discipline.
 pub trait BotDiscipline: Sync {
@@ -48,10 +55,8 @@ pub trait BotDiscipline: Sync {
     /// The name of the kit's `RULES.txt` template (`templates/kit/`).
     fn rules_template(&self) -> &'static str;
 
-    /// The demo bots (C and Python at least).
-    fn demo_bots(&self) -> &'static [DemoBot] {
-        crate::demo::bots::demo_bots(self.discipline())
-    }
+    /// The demo bots (C and Python at least), from its folder's `demo/`.
+    fn demo_bots(&self) -> &'static [DemoBot];
 
     /// The data of the kit's `RULES.txt` and `README` beyond the contest's
     /// (names, dates, languages): the section, and what the rules quote.

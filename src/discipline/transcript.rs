@@ -387,8 +387,9 @@ fn replay_to_end<G: LineGame>(game: &mut Recorded<G>, moves: &Moves) -> Vec<Exch
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discipline::footsteps::rules as footsteps;
+    use crate::discipline::ultimatum::rules as ultimatum;
     use crate::game::lines::play_scripted;
-    use crate::game::{footsteps, ultimatum};
 
     fn roundtrip<G: LineGame + Clone>(
         setup: &Setup,

@@ -22,7 +22,7 @@ use super::bots::{build_bot, Built, Source};
 use super::play::{play, Outcome, Played, Setup, Transcript};
 use super::Discipline;
 use crate::config::Config;
-use crate::game::flooding::Island;
+use crate::discipline::flooding::rules::Island;
 use crate::game::lines::Said;
 use crate::lang::build::{BotProgram, BuildLimits};
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
@@ -56,7 +56,8 @@ pub fn demo_opponent(d: Discipline, file: &str) -> Result<(Toolchain, BotProgram
     if let Some(b) = cache.lock().expect("cache").get(&key) {
         return Ok(b.clone());
     }
-    let bot = crate::demo::bots::demo_bots(d)
+    let bot = super::seam::of(d)
+        .map_or(&[][..], |b| b.demo_bots())
         .iter()
         .find(|b| b.file == file)
         .ok_or_else(|| TrialError::DemoBot(key.clone(), "no such demo bot".into()))?;
@@ -231,7 +232,7 @@ pub fn trial(
         }
         Discipline::Flooding => {
             let f = &cfg.flooding;
-            for (k, (name, text)) in crate::demo::bots::TEST_ISLANDS.iter().enumerate() {
+            for (k, (name, text)) in crate::discipline::flooding::TEST_ISLANDS.iter().enumerate() {
                 let island = Island::parse(text).expect("the demo islands are valid");
                 let game_seed = crate::seed::derive(seed, &[k as u64]);
                 let setup = Setup::Flooding {
@@ -361,7 +362,7 @@ pub fn trial(
 /// island, the seed, and the round cap when this contest's differs from
 /// the referee's default (which is the server's default).
 pub fn flooding_replay_command(island: &str, seed: u64, max_rounds: u32) -> String {
-    let cap = if max_rounds == crate::game::flooding::DEFAULT_MAX_ROUNDS {
+    let cap = if max_rounds == crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS {
         String::new()
     } else {
         format!(" --max-rounds {max_rounds}")
@@ -374,7 +375,7 @@ mod tests {
 
     #[test]
     fn the_flooding_replay_command_names_a_round_cap_other_than_the_referees() {
-        let default = crate::game::flooding::DEFAULT_MAX_ROUNDS;
+        let default = crate::discipline::flooding::rules::DEFAULT_MAX_ROUNDS;
         // The kit's referee has the server's default.
         assert!(include_str!("flooding/referee.py")
             .contains(&format!("\nDEFAULT_MAX_ROUNDS = {default}\n")));

@@ -718,7 +718,7 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             }
         }
         (Setup::Flooding { .. }, Some(BotOutcome::Flooding(o))) => {
-            if o.warnings.len() > crate::game::flooding::MAX_WARNINGS_KEPT {
+            if o.warnings.len() > crate::discipline::flooding::rules::MAX_WARNINGS_KEPT {
                 return Err("more warnings than a referee keeps".into());
             }
         }
@@ -726,12 +726,12 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             if let Some(s) = o.winner {
                 seat(s)?;
             }
-            if let crate::game::footsteps::Ending::Forfeit { seat: s } = o.ending {
+            if let crate::discipline::footsteps::rules::Ending::Forfeit { seat: s } = o.ending {
                 seat(s)?;
             }
         }
         (Setup::Morabaraba, Some(BotOutcome::Morabaraba(o))) => {
-            use crate::game::morabaraba::MorabarabaEnd as E;
+            use crate::discipline::morabaraba::rules::MorabarabaEnd as E;
             if let Some(s) = o.winner {
                 seat(s)?;
             }

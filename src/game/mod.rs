@@ -1,24 +1,20 @@
-//! Game rules of the contest's disciplines, as pure code.
+//! Game rules shared by the contest's disciplines, as pure code, and
+//! KNOBELN's own.
 //!
-//! Each discipline lives in its own module and is nothing but data and pure
-//! functions: parameters, the judgement of one move, the legality of a
-//! sequence of moves. The referee (process plumbing) and the tournament
-//! (scheduling) call into it; it never runs a process, reads a clock or
-//! touches storage.
+//! [`knobeln`] is the 1994 discipline (its strategies link the C runtime):
+//! parameters, the judgement of one throw, the run rule, the replay of a
+//! list of throws. [`lines`] is the one seam between a game and the
+//! referee that runs bots ([`lines::LineGame`]), with the transcript every
+//! bot game keeps. The bot disciplines' rules are not here: each lives in
+//! its own folder, `crate::discipline::NAME::rules`.
+//!
+//! What it deliberately does not do: run a process, read a clock or touch
+//! storage; the referee (process plumbing) and the tournament (scheduling)
+//! call into it.
 //!
 //! **Invariant:** `game` never does I/O and never draws random numbers.
-//!
-//! [`knobeln`] is the 1994 discipline (its strategies link the C runtime).
-//! The later contests of the same family (ultimatum game, flooding island,
-//! FootSteps, Morabaraba) get modules of their own beside it; their players
-//! are bots that talk in lines, and each implements [`lines::LineGame`], the
-//! one seam between a game and the referee that runs bots.
 
-pub mod flooding;
-pub mod footsteps;
 pub mod knobeln;
 pub mod lines;
-pub mod morabaraba;
-pub mod ultimatum;
 
 pub use knobeln::{Outcome, Params, Player, RuleBreak, RunRule, Throw};

@@ -37,11 +37,12 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::contest::bots::{
-    entry_names, for_each_game, head_to_head_shown, millionths_text, name_in, opponent_table,
-    results_text, slug, table_rows, BotContest, BotContestError, OpponentRow, Results, StoredGame,
-    Tally, SELF_GAME_NOTE,
+    entry_names, for_each_game, name_in, slug, BotContest, BotContestError, StoredGame, Tally,
 };
+use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
 use crate::discipline::play::Played;
+use crate::discipline::results::{opponent_table, results_text, table_rows, Results};
+use crate::discipline::table::{millionths_text, OpponentRow};
 use crate::discipline::transcript::full_text;
 use crate::discipline::Discipline;
 use crate::store::Store;
@@ -653,7 +654,7 @@ fn islands_section(c: &BotContest) -> String {
          FILE</code> plays it at home.</p>\n<ul>\n",
     );
     for (k, (name, text)) in c.islands.iter().enumerate() {
-        let size = crate::game::flooding::Island::parse(text)
+        let size = crate::discipline::flooding::rules::Island::parse(text)
             .map(|i| format!("{} × {}", i.width(), i.height()))
             .unwrap_or_default();
         h.push_str(&format!(
@@ -725,7 +726,7 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: 
 }
 
 /// FootSteps' pair table as in the text, each pair a link to its games.
-fn pair_table(t: &crate::tournament::footsteps::Table, c: &BotContest) -> String {
+fn pair_table(t: &crate::discipline::footsteps::planner::Table, c: &BotContest) -> String {
     let names = entry_names(c);
     let name = |t: &TeamId| name_in(&names, t);
     let mut h = String::from(
@@ -836,8 +837,9 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
             for (t, _) in &bots {
                 let pairing = format!("{}@{k}", t.0);
                 let r = rows[t].iter().find(|r| r.pairing == pairing);
-                let mean = r
-                    .map(|r| crate::tournament::flooding::Rounds::mean(r.rounds, r.games).as_f64());
+                let mean = r.map(|r| {
+                    crate::discipline::flooding::planner::Rounds::mean(r.rounds, r.games).as_f64()
+                });
                 h.push_str(&cell(r, format!("{:.2}", mean.unwrap_or(0.0))));
             }
             h.push_str("</tr>\n");

@@ -246,7 +246,7 @@ mod tests {
         );
         assert_eq!(d.steps[2], (0, "0 0 0 1 1 1 0 0 0".to_string(), 1));
         assert_eq!(d.players, vec!["player 1 (a)", "player 2 (b)"]);
-        let fs = Setup::Footsteps(crate::game::footsteps::Params::default());
+        let fs = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
         let d = replay_data(&fs, &t, &names);
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -266,7 +266,7 @@ mod tests {
             ex(0, Said::ToBot, "RUNDE 2"),
             ex(0, Said::ByBot, "500"),
         ];
-        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2 });
+        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2 });
         let d = replay_data(&setup, &t, &[]);
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -287,8 +287,10 @@ mod tests {
             ex(0, Said::ByBot, "GO SOUTH"),
         ];
         let setup = Setup::Flooding {
-            island: crate::game::flooding::Island::parse("GAMEBOARDSTART 1,1\no\nGAMEBOARDEND")
-                .unwrap(),
+            island: crate::discipline::flooding::rules::Island::parse(
+                "GAMEBOARDSTART 1,1\no\nGAMEBOARDEND",
+            )
+            .unwrap(),
             params: Default::default(),
             seed: 1,
         };
@@ -307,7 +309,7 @@ mod tests {
         let evil = "</script><script>alert(1)</script><!-- \u{2028} & \"";
         let t = vec![ex(0, Said::ByBot, evil), ex(1, Said::ByBot, "NEIN")];
         let names = vec!["</script>".to_string(), "<b>".to_string()];
-        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 1 });
+        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 1 });
         let d = replay_data(&setup, &t, &names);
         let html = panel(&d, &[1, 2]);
         // Our two script elements, nothing more opened or closed.
@@ -335,7 +337,7 @@ mod tests {
     fn a_long_game_of_line_separators_stays_under_the_cap() {
         let line = "\u{2028}\u{2029}".repeat(500);
         let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
-        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2500 });
+        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2500 });
         let d = replay_data(&setup, &t, &[]);
         assert!(d.left_out > 0);
         assert!(script_json(&d).len() < MAX_JSON_BYTES + 1024);
@@ -345,7 +347,7 @@ mod tests {
     fn a_long_game_is_cut_and_says_so() {
         let line = "<".repeat(1000);
         let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
-        let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 2500 });
+        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2500 });
         let d = replay_data(&setup, &t, &[]);
         assert!(d.left_out > 0 && d.steps.len() + d.left_out == 5000);
         assert!(d

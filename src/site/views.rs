@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::OptionalExtension;
 
-use crate::tables::facts::{evolution_facts, points_text};
-use crate::tables::knobeln::{disqualifications, game_label};
 use crate::engine::results::{GameResult, Results};
 use crate::store::{Store, StoreError};
+use crate::tables::facts::{evolution_facts, points_text};
+use crate::tables::knobeln::{disqualifications, game_label};
 
 use super::pages::{
     EvolutionLabels, EvolutionRow, EvolutionView, FailureRow, Frame, OpponentRow, PlacingRow,

@@ -1,6 +1,6 @@
 //! Tournament planning and scoring, as pure code: data in, data out.
 //!
-//! This is the core of the contest's two disciplines (announcement of 1994,
+//! This is the core of KNOBELN's two disciplines (announcement of 1994,
 //! "Rules of Tournament" and "Disciplines of Contest"):
 //! - [`grouping`]: how many groups a round has, and the random mixing of the
 //!   field into them.
@@ -15,7 +15,9 @@
 //!
 //! What it deliberately does not do: run games, start processes or threads,
 //! store anything, format reports, or know the game's rules (that is
-//! [`crate::game`] and the referee). Teams are plain [`TeamId`]s; where a
+//! [`crate::game`] and the referee). The bot disciplines' planners live in
+//! their folders (`crate::discipline::NAME::planner`); they share
+//! [`TeamId`] from here. Teams are plain [`TeamId`]s; where a
 //! tie-break needs a team's name, the caller passes it in.
 //!
 //! **Invariant:** `tournament` never does I/O, never reads a clock, never draws
@@ -26,14 +28,9 @@
 //! self-game counts once for its strategy, as the mean of its two sides.
 
 pub mod evolution;
-pub mod flooding;
-pub mod footsteps;
 pub mod grouping;
-pub mod islands;
-pub mod morabaraba;
 pub mod ranking;
 pub mod schedule;
-pub mod ultimatum;
 pub mod units;
 
 pub use evolution::{evolve, payoff_matrix, Evolution, EvolutionConfig, EvolutionEnd};

@@ -10,11 +10,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use knobeln::discipline::flooding::rules as flooding;
+use knobeln::discipline::flooding::rules::Island;
+use knobeln::discipline::footsteps::rules as footsteps;
 use knobeln::discipline::play::Setup;
 use knobeln::discipline::transcript::{expand, full_text, moves_of, moves_text, quote};
-use knobeln::game::flooding::Island;
+use knobeln::discipline::ultimatum::rules as ultimatum;
 use knobeln::game::lines::{Exchange, Said};
-use knobeln::game::{flooding, footsteps, ultimatum};
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 
@@ -68,11 +70,11 @@ struct Case {
 }
 
 fn demo_bot(d: &str, file: &str) -> PathBuf {
-    repo(&format!("src/demo/bots/{d}/{file}"))
+    repo(&format!("src/discipline/{d}/demo/{file}"))
 }
 
 fn cases(tmp: &Path) -> Vec<Case> {
-    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let lagoon = repo("src/discipline/flooding/test_islands/lagoon.txt");
     let island = Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap();
     // A bot that breaks the ultimatum game's protocol in its third offer.
     let breaker = tmp.join("breaker.py");
@@ -249,7 +251,7 @@ fn swimmer_case(tmp: &Path) -> Case {
          elif line.startswith('END'):\n        break\n",
     )
     .unwrap();
-    let lagoon = repo("src/demo/islands/lagoon.txt");
+    let lagoon = repo("src/discipline/flooding/test_islands/lagoon.txt");
     let args = vec![
         "--island".to_string(),
         lagoon.display().to_string(),
@@ -651,7 +653,9 @@ impl SleepCase {
 fn lagoon_options(max_rounds: u32) -> Vec<String> {
     vec![
         "--island".into(),
-        repo("src/demo/islands/lagoon.txt").display().to_string(),
+        repo("src/discipline/flooding/test_islands/lagoon.txt")
+            .display()
+            .to_string(),
         "--seed".into(),
         "1".into(),
         "--max-rounds".into(),

@@ -11,13 +11,14 @@ use serde_json::Value;
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
+use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::play::{play, Outcome, Played, Setup, Transcript};
 use knobeln::discipline::Discipline;
-use knobeln::game::flooding::Island;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{LanguageTable, Toolchain, Toolchains};
 
-use knobeln::demo::bots::{demo_bots, TEST_ISLANDS};
+use knobeln::demo::bots::demo_bots;
+use knobeln::discipline::flooding::TEST_ISLANDS;
 
 use crate::common::{knobeln, stderr_of, stdout_of};
 
@@ -96,7 +97,7 @@ fn every_pair(d: Discipline, setup: &Setup, check: impl Fn(&str, &str, &Outcome)
 #[test]
 fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
     let d = Discipline::Ultimatum;
-    let setup = Setup::Ultimatum(knobeln::game::ultimatum::Params { rounds: 300 });
+    let setup = Setup::Ultimatum(knobeln::discipline::ultimatum::rules::Params { rounds: 300 });
     every_pair(d, &setup, |a, b, o| {
         let Outcome::Ultimatum(o) = o else {
             panic!("{a} vs {b}: no outcome")
@@ -127,8 +128,8 @@ fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
             assert!(
                 !matches!(
                     o.end,
-                    knobeln::game::flooding::FloodEnd::RuleBroken { .. }
-                        | knobeln::game::flooding::FloodEnd::WalkedIntoWater { .. }
+                    knobeln::discipline::flooding::rules::FloodEnd::RuleBroken { .. }
+                        | knobeln::discipline::flooding::rules::FloodEnd::WalkedIntoWater { .. }
                 ),
                 "{a} on {name}: {:?}",
                 o.end
@@ -148,7 +149,7 @@ fn every_footsteps_demo_bot_bids_legally_against_every_other() {
         assert!(
             !matches!(
                 o.ending,
-                knobeln::game::footsteps::Ending::IllegalBid { .. }
+                knobeln::discipline::footsteps::rules::Ending::IllegalBid { .. }
             ),
             "{a} vs {b}: {:?}",
             o.ending
@@ -173,7 +174,7 @@ fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
         assert!(
             !matches!(
                 o.end,
-                knobeln::game::morabaraba::MorabarabaEnd::IllegalMove { .. }
+                knobeln::discipline::morabaraba::rules::MorabarabaEnd::IllegalMove { .. }
             ),
             "{a} vs {b}: {:?}",
             o.end
@@ -191,7 +192,7 @@ fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
 }
 
 fn bot_path(d: &str, f: &str) -> String {
-    format!("src/demo/bots/{d}/{f}")
+    format!("src/discipline/{d}/demo/{f}")
 }
 
 fn json_lines(out: &std::process::Output) -> Vec<Value> {
@@ -264,7 +265,7 @@ fn play_the_flooding_island_with_one_bot_on_a_given_island() {
         "flooding",
         &bot_path("flooding", "stand.py"),
         "--island",
-        "src/demo/islands/ridge.txt",
+        "src/discipline/flooding/test_islands/ridge.txt",
         "--seed",
         "3",
         "--json",
@@ -769,7 +770,7 @@ fn the_scan_for_debug_output_finds_rust_and_lets_english_be() {
         "moos: survived 40 rounds (RoundCap), flood level 3, at 2,2",
         "winner: Some(1)",
         "names: [None, None]",
-        "knobeln::game::flooding",
+        "knobeln::discipline::flooding::rules",
     ] {
         assert_eq!(crate::common::debug_text(debug).len(), 1, "{debug}");
     }
@@ -1083,7 +1084,7 @@ fn the_flooding_demo_ranks_by_the_summed_mean_rounds_per_island() {
     }
     assert!(site.contains("<h2>Islands</h2>"), "{site}");
     let published = std::fs::read_to_string(tmp.path().join("demo/site/island/1.txt")).unwrap();
-    let drawn = knobeln::tournament::islands::drawn_island(1994, 1);
+    let drawn = knobeln::discipline::flooding::islands::drawn_island(1994, 1);
     assert_eq!(published, drawn.to_text());
     // The two standing bots play alike, so they share a place.
     let standing: Vec<&str> = body.lines().filter(|l| l.contains("stand_")).collect();
@@ -1722,7 +1723,7 @@ fn the_flooding_time_limit_is_a_budget_of_rounds_over_the_game() {
             "flooding",
             bot,
             "--island",
-            "src/demo/islands/ridge.txt",
+            "src/discipline/flooding/test_islands/ridge.txt",
             "--config",
             config.to_str().unwrap(),
             "--json",
@@ -1874,7 +1875,7 @@ fn a_line_nobody_asked_for_is_caught_where_it_was_printed() {
         "flooding",
         &flooding,
         "--island",
-        "src/demo/islands/ridge.txt",
+        "src/discipline/flooding/test_islands/ridge.txt",
     ]);
     unasked(&g, 0, 1, "DRY CURRENT");
     // It survived round 1; the fourth command ends the game there.
@@ -1895,7 +1896,7 @@ fn a_morabaraba_bots_memory_is_counted_in_total() {
     )
     .unwrap();
     let first = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("src/demo/bots/morabaraba/first.c");
+        .join("src/discipline/morabaraba/demo/first.c");
     let out = knobeln(&[
         "play",
         "--discipline",

@@ -1,13 +1,28 @@
-//! Everything of flooding that is neither its rules (`crate::game::flooding`) nor its
-//! tournament (`crate::tournament::flooding`): the picture of a game for the
-//! results site, the kit's home referee (`referee.py`), and this
-//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//! The flooding discipline, the flooding island (freiesMagazin 2012), in
+//! one folder: its rules (`rules.rs`, pure), its planner and scoring
+//! (`planner.rs`), what the contest stores of a game (`keys.rs`),
+//! `islands.rs` (the contest's islands drawn from its seed), its tables
+//! (`tables.rs`: results and per-opponent texts), the picture of a game for
+//! the results site (`picture.rs`), the kit's home referee (`referee.py`),
+//! its demo bots (`demo/`), and here this discipline's side of the seam
+//! ([`super::seam::BotDiscipline`]).
+//!
+//! What it deliberately does not do: run a process, keep limits or blame a
+//! bot (`crate::lines`), or store and mail anything (the contest run,
+//! `crate::contest::bots`, reads its planner and tables). Not in the folder
+//! yet: its config section, its variants of the data enums `Setup`,
+//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
+pub mod islands;
+pub mod keys;
 pub mod picture;
+pub mod planner;
+pub mod rules;
+pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
@@ -15,6 +30,27 @@ use crate::lines::{Match, MatchError};
 
 /// This discipline behind the seam.
 pub struct Flooding;
+
+/// The demo bots (`demo/`): our own versions of the seed's sample bots
+/// and stronger ones, in C and Python.
+const DEMO_BOTS: &[DemoBot] = &[
+    DemoBot {
+        file: "stand.c",
+        source: include_str!("demo/stand.c"),
+    },
+    DemoBot {
+        file: "stand.py",
+        source: include_str!("demo/stand.py"),
+    },
+    DemoBot {
+        file: "keeper.c",
+        source: include_str!("demo/keeper.c"),
+    },
+    DemoBot {
+        file: "wanderer.py",
+        source: include_str!("demo/wanderer.py"),
+    },
+];
 
 impl BotDiscipline for Flooding {
     fn discipline(&self) -> Discipline {
@@ -41,6 +77,10 @@ impl BotDiscipline for Flooding {
         picture::picture(setup, transcript, names)
     }
 
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        DEMO_BOTS
+    }
+
     fn referee_py(&self) -> &'static str {
         include_str!("referee.py")
     }
@@ -54,7 +94,7 @@ impl BotDiscipline for Flooding {
         v["islands"] = islands(config)
             .iter()
             .map(|(name, text)| {
-                let island = crate::game::flooding::Island::parse(text).ok();
+                let island = crate::discipline::flooding::rules::Island::parse(text).ok();
                 serde_json::json!({
                     "name": name,
                     "width": island.as_ref().map(|i| i.width()).unwrap_or(0),
@@ -77,18 +117,27 @@ impl BotDiscipline for Flooding {
     }
 }
 
+/// The kit's test islands (name, text in the seed's format,
+/// `test_islands/`): the trial plays them, the contest never does (the
+/// 2012 seed's "Testinseln").
+pub const TEST_ISLANDS: &[(&str, &str)] = &[
+    ("lagoon", include_str!("test_islands/lagoon.txt")),
+    ("atoll", include_str!("test_islands/atoll.txt")),
+    ("ridge", include_str!("test_islands/ridge.txt")),
+];
+
 /// The islands a kit carries: the test islands only. The contest's own
 /// (the organizer's files, the teams', those drawn from the seed) are
 /// never in the kit; the site publishes them after the contest.
 fn islands(_config: &Config) -> Vec<(String, String)> {
-    crate::demo::bots::TEST_ISLANDS
+    TEST_ISLANDS
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect()
 }
 
 /// The game a flooding setup plays.
-fn game(setup: &Setup) -> crate::game::flooding::FloodGame {
+fn game(setup: &Setup) -> crate::discipline::flooding::rules::FloodGame {
     let Setup::Flooding {
         island,
         params,
@@ -97,5 +146,5 @@ fn game(setup: &Setup) -> crate::game::flooding::FloodGame {
     else {
         unreachable!("a flooding setup")
     };
-    crate::game::flooding::FloodGame::new(island, *params, *seed)
+    crate::discipline::flooding::rules::FloodGame::new(island, *params, *seed)
 }

@@ -9,7 +9,7 @@
 //! It reads the island from the lines the bot was sent (`GAMEBOARDSTART` …
 //! `GAMEBOARDEND`; the setup's island when they are missing), the bot's
 //! commands (`GO d`, `DRY d`) and the referee's `ROUND`, `INCRFLOOD` and
-//! `FLOOD` lines, and follows the rules of `crate::game::flooding` for what
+//! `FLOOD` lines, and follows the rules of `crate::discipline::flooding::rules` for what
 //! a command does. A line that is not a command ends the reading (the
 //! referee ended the game there too); unknown lines to the bot are
 //! skipped. It deliberately does not score the game (the tournament does),
@@ -18,12 +18,12 @@
 
 use std::fmt::Write;
 
+use crate::discipline::flooding::rules::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
 use crate::discipline::play::Setup;
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
     thinning_note,
 };
-use crate::game::flooding::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
 use crate::game::lines::{Exchange, Said};
 
 /// Small maps in the strip (more rounds are thinned).
@@ -53,7 +53,7 @@ impl Grid {
         let mut tiles = Vec::with_capacity((w * h) as usize);
         for y in 1..=h {
             for x in 1..=w {
-                tiles.push(island.tile(crate::game::flooding::Field {
+                tiles.push(island.tile(crate::discipline::flooding::rules::Field {
                     x: x as u16,
                     y: y as u16,
                 }));

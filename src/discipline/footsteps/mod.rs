@@ -1,13 +1,26 @@
-//! Everything of footsteps that is neither its rules (`crate::game::footsteps`) nor its
-//! tournament (`crate::tournament::footsteps`): the picture of a game for the
-//! results site, the kit's home referee (`referee.py`), and this
-//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//! The footsteps discipline, FootSteps (2007), in one folder: its rules
+//! (`rules.rs`, pure), its planner and scoring (`planner.rs`), what the
+//! contest stores of a game (`keys.rs`), its tables (`tables.rs`: results
+//! and per-opponent texts), the picture of a game for the results site
+//! (`picture.rs`), the kit's home referee (`referee.py`), its demo bots
+//! (`demo/`), and here this discipline's side of the seam
+//! ([`super::seam::BotDiscipline`]).
+//!
+//! What it deliberately does not do: run a process, keep limits or blame a
+//! bot (`crate::lines`), or store and mail anything (the contest run,
+//! `crate::contest::bots`, reads its planner and tables). Not in the folder
+//! yet: its config section, its variants of the data enums `Setup`,
+//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
+pub mod keys;
 pub mod picture;
+pub mod planner;
+pub mod rules;
+pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
@@ -15,6 +28,27 @@ use crate::lines::{Match, MatchError};
 
 /// This discipline behind the seam.
 pub struct Footsteps;
+
+/// The demo bots (`demo/`): our own versions of the seed's sample bots
+/// and stronger ones, in C and Python.
+const DEMO_BOTS: &[DemoBot] = &[
+    DemoBot {
+        file: "one.c",
+        source: include_str!("demo/one.c"),
+    },
+    DemoBot {
+        file: "one.py",
+        source: include_str!("demo/one.py"),
+    },
+    DemoBot {
+        file: "steady.c",
+        source: include_str!("demo/steady.c"),
+    },
+    DemoBot {
+        file: "counter.py",
+        source: include_str!("demo/counter.py"),
+    },
+];
 
 impl BotDiscipline for Footsteps {
     fn discipline(&self) -> Discipline {
@@ -41,6 +75,10 @@ impl BotDiscipline for Footsteps {
         picture::picture(setup, transcript, names)
     }
 
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        DEMO_BOTS
+    }
+
     fn referee_py(&self) -> &'static str {
         include_str!("referee.py")
     }
@@ -51,9 +89,9 @@ impl BotDiscipline for Footsteps {
 }
 
 /// The game a FootSteps setup plays.
-fn game(setup: &Setup) -> crate::game::footsteps::Game {
+fn game(setup: &Setup) -> crate::discipline::footsteps::rules::Game {
     let Setup::Footsteps(p) = setup else {
         unreachable!("a FootSteps setup")
     };
-    crate::game::footsteps::Game::new(*p)
+    crate::discipline::footsteps::rules::Game::new(*p)
 }

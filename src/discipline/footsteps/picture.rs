@@ -14,12 +14,12 @@
 
 use std::fmt::Write;
 
+use crate::discipline::footsteps::rules::{judge_bid, Params};
 use crate::discipline::play::Setup;
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open, swatch,
     thinning_note,
 };
-use crate::game::footsteps::{judge_bid, Params};
 use crate::game::lines::{Exchange, Said};
 
 /// Small pictures in the strip (more turns are thinned).
@@ -499,7 +499,7 @@ fn table(r: &Read, names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::footsteps::Game;
+    use crate::discipline::footsteps::rules::Game;
     use crate::game::lines::{play_scripted, LineGame, Recorded};
 
     fn names() -> Vec<String> {

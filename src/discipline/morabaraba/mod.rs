@@ -1,13 +1,26 @@
-//! Everything of morabaraba that is neither its rules (`crate::game::morabaraba`) nor its
-//! tournament (`crate::tournament::morabaraba`): the picture of a game for the
-//! results site, the kit's home referee (`referee.py`), and this
-//! discipline's side of the seam ([`super::seam::BotDiscipline`]).
+//! The morabaraba discipline, Morabaraba (2014), in one folder: its rules
+//! (`rules.rs`, pure), its planner and scoring (`planner.rs`), what the
+//! contest stores of a game (`keys.rs`), its tables (`tables.rs`: results
+//! and per-opponent texts), the picture of a game for the results site
+//! (`picture.rs`), the kit's home referee (`referee.py`), its demo bots
+//! (`demo/`), and here this discipline's side of the seam
+//! ([`super::seam::BotDiscipline`]).
+//!
+//! What it deliberately does not do: run a process, keep limits or blame a
+//! bot (`crate::lines`), or store and mail anything (the contest run,
+//! `crate::contest::bots`, reads its planner and tables). Not in the folder
+//! yet: its config section, its variants of the data enums `Setup`,
+//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
 
+pub mod keys;
 pub mod picture;
+pub mod planner;
+pub mod rules;
+pub mod tables;
 
 use crate::config::Config;
 use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};
 use crate::game::lines::Exchange;
@@ -15,6 +28,23 @@ use crate::lines::{Match, MatchError};
 
 /// This discipline behind the seam.
 pub struct Morabaraba;
+
+/// The demo bots (`demo/`): our own versions of the seed's sample bots
+/// and stronger ones, in C and Python.
+const DEMO_BOTS: &[DemoBot] = &[
+    DemoBot {
+        file: "first.c",
+        source: include_str!("demo/first.c"),
+    },
+    DemoBot {
+        file: "first.py",
+        source: include_str!("demo/first.py"),
+    },
+    DemoBot {
+        file: "miller.c",
+        source: include_str!("demo/miller.c"),
+    },
+];
 
 impl BotDiscipline for Morabaraba {
     fn discipline(&self) -> Discipline {
@@ -32,18 +62,25 @@ impl BotDiscipline for Morabaraba {
     fn play(&self, _setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
         run(
             m,
-            crate::game::morabaraba::MorabarabaGame::new(),
+            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
             transcript,
             Outcome::Morabaraba,
         )
     }
 
     fn expand(&self, _setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        replay_moves(crate::game::morabaraba::MorabarabaGame::new(), moves)
+        replay_moves(
+            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
+            moves,
+        )
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn demo_bots(&self) -> &'static [DemoBot] {
+        DEMO_BOTS
     }
 
     fn referee_py(&self) -> &'static str {

@@ -16,15 +16,15 @@
 
 use std::fmt::Write;
 
+use crate::discipline::morabaraba::rules::{
+    valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
+};
 use crate::discipline::play::Setup;
 use crate::draw::{
     escape, legend, num, quote_line, seat_colour, seat_name, shown_of, small_figure, strip,
     svg_open, thinning_note_of, Items,
 };
 use crate::game::lines::{Exchange, Said};
-use crate::game::morabaraba::{
-    valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
-};
 
 /// Small boards in the strip (more moves are thinned).
 const MAX_STEPS: usize = 150;
@@ -462,8 +462,8 @@ fn move_list(r: &Read, names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discipline::morabaraba::rules::MorabarabaGame;
     use crate::game::lines::{play_scripted, LineGame, Recorded};
-    use crate::game::morabaraba::MorabarabaGame;
 
     fn names() -> Vec<String> {
         vec!["alice".into(), "bob".into()]

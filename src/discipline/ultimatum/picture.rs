@@ -16,12 +16,14 @@
 use std::fmt::Write;
 
 use crate::discipline::play::Setup;
+use crate::discipline::ultimatum::rules::{
+    parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT,
+};
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_mark, seat_name, shown, svg_open, thinning_note,
     thousands,
 };
 use crate::game::lines::{Exchange, Said};
-use crate::game::ultimatum::{parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT};
 
 /// Rounds in the table.
 const TABLE_ROUNDS: usize = 50;
@@ -495,8 +497,8 @@ fn table(r: &Read, names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discipline::ultimatum::rules::Match;
     use crate::game::lines::{play_scripted, LineGame, Recorded};
-    use crate::game::ultimatum::Match;
 
     fn names() -> Vec<String> {
         vec!["alice".into(), "bob".into()]

@@ -288,7 +288,7 @@ fn bot_job(seats: usize) -> JobMessage {
         games: vec![GameJob {
             game: ident(3),
             play: Play::Bots {
-                setup: Setup::Footsteps(crate::game::footsteps::Params::default()),
+                setup: Setup::Footsteps(crate::discipline::footsteps::rules::Params::default()),
                 limits: LineLimits::default(),
                 seats: (0..seats)
                     .map(|i| BotSeat {
@@ -305,7 +305,7 @@ fn bot_job(seats: usize) -> JobMessage {
 }
 
 fn bot_game() -> Played {
-    use crate::game::footsteps::{Ending, GameOutcome};
+    use crate::discipline::footsteps::rules::{Ending, GameOutcome};
     Played {
         outcome: Some(BotOutcome::Footsteps(GameOutcome {
             winner: Some(1),
@@ -338,7 +338,7 @@ fn a_bot_job_round_trips_with_its_game_limits_and_languages() {
 
 #[test]
 fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
-    let island = crate::game::flooding::Island::parse(
+    let island = crate::discipline::flooding::rules::Island::parse(
         "GAMEBOARDSTART 3,3\n###\n#o#\n###\nGAMEBOARDEND\nROUND 1 2,2\n",
     )
     .unwrap();
@@ -348,7 +348,7 @@ fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
     };
     *setup = Setup::Flooding {
         island,
-        params: crate::game::flooding::Params::default(),
+        params: crate::discipline::flooding::rules::Params::default(),
         seed: 9,
     };
     assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
@@ -421,7 +421,7 @@ fn kept_folders_come_back_one_per_seat_within_their_quota_or_not_at_all() {
 
 #[test]
 fn a_true_bot_game_passes_and_a_failure_gets_the_coordinators_sentence() {
-    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
     assert_eq!(check_bot_game(&setup, bot_game()), Ok(bot_game()));
     let mut p = bot_game();
     p.failures = vec![crate::lines::BotFailure {
@@ -486,7 +486,7 @@ fn a_result_too_large_for_a_message_becomes_a_fault_that_travels() {
 
 #[test]
 fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_this_games() {
-    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
     let mut p = bot_game();
     p.moves = Some("0: 1\n1: 2\n".into());
     assert_eq!(
@@ -515,7 +515,7 @@ fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_thi
 
 #[test]
 fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
-    let setup = Setup::Footsteps(crate::game::footsteps::Params::default());
+    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
     let mut p = bot_game();
     let Some(BotOutcome::Footsteps(o)) = &mut p.outcome else {
         unreachable!()
@@ -545,7 +545,7 @@ fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
         reason: String::new(),
     }];
     assert!(check_bot_game(&setup, p).is_err());
-    let ultimatum = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 10 });
+    let ultimatum = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 10 });
     assert_eq!(
         check_bot_game(&ultimatum, bot_game()),
         Err("the outcome of another game".into())

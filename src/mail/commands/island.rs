@@ -4,7 +4,7 @@
 //! `<<FROM>> team_name authentification_string` and the island in the
 //! seed's text format (`GAMEBOARDSTART X,Y`, the rows, `GAMEBOARDEND`, an
 //! optional start line `ROUND 1 X,Y`), in the body or as an attached file.
-//! It is checked by [`crate::game::flooding::Island::parse`] (at most 1000
+//! It is checked by [`crate::discipline::flooding::rules::Island::parse`] (at most 1000
 //! fields, a valid start field); a team's latest accepted island replaces
 //! its earlier one. Open while the compile service is, until the contest
 //! starts.
@@ -14,8 +14,8 @@ use serde_json::json;
 
 use super::context::Budget;
 use super::context::{credentials, date, Ctx, Effect};
+use crate::discipline::flooding::rules::Island;
 use crate::discipline::Discipline;
-use crate::game::flooding::Island;
 use crate::mail::message::Body;
 use crate::mail::texts::render;
 

@@ -10,7 +10,7 @@ use crate::lines::{BotFailure, BotFailureKind};
 /// it runs; a name is text.
 #[test]
 fn the_islands_show_only_once_the_contest_is_finished() {
-    let island = crate::tournament::islands::drawn_island(7, 1).to_text();
+    let island = crate::discipline::flooding::islands::drawn_island(7, 1).to_text();
     let mut c = BotContest {
         id: 1,
         discipline: Discipline::Flooding,
@@ -52,7 +52,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
         islands: vec![],
         finished: true,
     };
-    let setup = Setup::Ultimatum(crate::game::ultimatum::Params { rounds: 3 });
+    let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 3 });
     let failure = BotFailure {
         bot: 0,
         turn: 1,

@@ -1,7 +1,8 @@
-//! Unit tests of the flooding island's picture, drawn from played games.
+//! Unit tests of `picture` (discipline/flooding/picture.rs), kept beside it so the
+//! module itself stays a size a person can hold.
 
 use super::*;
-use crate::game::flooding::{FloodGame, Params};
+use crate::discipline::flooding::rules::{FloodGame, Params};
 use crate::game::lines::{play_scripted, LineGame, Recorded};
 
 fn names() -> Vec<String> {

@@ -14,7 +14,7 @@
 //! What it does not do: read files, name the islands on the site, or play
 //! anything (`crate::contest::bots` fixes a contest's islands and keeps them).
 
-use crate::game::flooding::{Field, Island, Tile};
+use crate::discipline::flooding::rules::{Field, Island, Tile};
 use crate::seed::{derive, SplitMix64};
 
 /// The tag that separates island draws from the contest's other draws.
@@ -81,7 +81,7 @@ pub fn drawn_islands(contest_seed: u64, count: u32) -> Vec<(String, Island)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::flooding::MAX_FIELDS;
+    use crate::discipline::flooding::rules::MAX_FIELDS;
 
     #[test]
     fn a_drawn_island_is_valid_connected_and_the_same_for_the_same_seed() {

@@ -26,7 +26,7 @@
 //! A bid is ASCII decimal digits (leading zeros allowed), optionally
 //! preceded by `-` (so that a negative bid is reported as the rule it
 //! breaks); blanks around it and carriage returns at the end are tolerated
-//! as a stream reader skips them ([`super::lines::trimmed`]), nothing else.
+//! as a stream reader skips them ([`crate::game::lines::trimmed`]), nothing else.
 //!
 //! # Illegal bids
 //!
@@ -46,7 +46,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-use super::lines::{LineGame, Step, Violation};
+use crate::game::lines::{LineGame, Step, Violation};
 
 /// How many characters of an offending line a [`Violation`] keeps.
 const MAX_QUOTED: usize = 200;
@@ -320,7 +320,7 @@ fn quote(line: &str) -> String {
 /// Reads a bid and checks it against the bidder's points (`has`). `Err`
 /// is the rule broken, in words for the participant.
 pub fn judge_bid(line: &str, has: u32) -> Result<u32, String> {
-    let s = super::lines::trimmed(line);
+    let s = crate::game::lines::trimmed(line);
     let (negative, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),

@@ -15,7 +15,7 @@
 //!   `seed::derive(tournament_seed, [FLOOD_TAG, i, r])`, *the same for every
 //!   bot*: all bots meet the same flood-card sequence (the rounds in which
 //!   the level rises) and the same initial field pile in run `r` on island
-//!   `i` (see `crate::game::flooding` on chance). The seed depends on the
+//!   `i` (see `crate::discipline::flooding::rules` on chance). The seed depends on the
 //!   island's id, not on its position in the list, so adding an island does
 //!   not change the others' games.
 //! - **Score.** A game's score is `FloodOutcome::rounds`. A bot's mean on an
@@ -31,8 +31,8 @@
 //!
 //! **Invariant:** pure: no I/O, no clock, no global RNG.
 
-use super::TeamId;
 use crate::seed::derive;
+use crate::tournament::TeamId;
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -109,6 +109,15 @@ pub fn plan(
         }
     }
     games
+}
+
+/// A game's key in a contest's store (its identity, as JSON): the island
+/// by number, the run, the bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloodKey {
+    pub island: u32,
+    pub run: u32,
+    pub team: TeamId,
 }
 
 /// The result of one game.

@@ -28,7 +28,7 @@
 //!
 //! **Invariant:** pure: no I/O, no clock, no global RNG.
 
-use super::TeamId;
+use crate::tournament::TeamId;
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -1,0 +1,671 @@
+//! The games of a bot contest and their playing: the planner's games as
+//! jobs (key, seats, setup, kept folders), the first pass and FootSteps'
+//! tie replays still missing, played on local threads or by workers
+//! (`BotTask`), each stored under its planner key as it comes in, with
+//! what the planner needs of it (`planner_result`).
+//!
+//! What it deliberately does not do: make the tables or send mail
+//! ([`super::finish`]), or show stored games ([`super::games`]).
+
+use super::*;
+
+/// One game to play: its key (the planner's, as JSON), its bots, its setup.
+#[derive(Debug, Clone)]
+pub(super) struct Job {
+    key: String,
+    seats: Vec<TeamId>,
+    setup: Setup,
+    /// Each seat's kept working folder, when the contest keeps them
+    /// (filled just before the game is played, [`kept_folders`]).
+    folders: Option<Vec<FolderImage>>,
+}
+
+impl Job {
+    /// Whether this game keeps its transcript: the first
+    /// `[site] transcripts_per_pairing` repetitions of its pairing.
+    fn keeps_transcript(&self, d: Discipline, config: &Config) -> bool {
+        repetition_of(d, &self.key) < config.site.transcripts_per_pairing
+    }
+
+    /// The page the game is listed on: the two teams (lower id first), or
+    /// the team and the island.
+    fn pairing(&self) -> String {
+        pairing_of(&self.setup, &self.key, &self.seats)
+    }
+}
+
+/// Which repetition of its pairing a game is (0 for the first): the
+/// ultimatum game's repetition, FootSteps' game of the pair, the flooding
+/// island's run; Morabaraba plays each pairing once.
+pub(super) fn repetition_of(d: Discipline, key: &str) -> u32 {
+    match d {
+        Discipline::Ultimatum => crate::discipline::ultimatum::keys::repetition(key),
+        Discipline::Flooding => crate::discipline::flooding::keys::repetition(key),
+        Discipline::Footsteps => crate::discipline::footsteps::keys::repetition(key),
+        _ => 0,
+    }
+}
+
+/// A game's pairing: `LO-HI` (team ids) for two seats, `TEAM@ISLAND` for
+/// the flooding island.
+pub(super) fn pairing_of(setup: &Setup, key: &str, seats: &[TeamId]) -> String {
+    match (setup, seats) {
+        (Setup::Flooding { .. }, [t, ..]) => {
+            let island = serde_json::from_str::<FloodKey>(key)
+                .map(|k| k.island)
+                .unwrap_or(0);
+            format!("{}@{island}", t.0)
+        }
+        (_, [a, b]) => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
+        _ => String::new(),
+    }
+}
+
+/// The built bots of the entries.
+pub(super) struct Bots {
+    by_team: BTreeMap<TeamId, (Toolchain, BotProgram)>,
+    /// Each bot's program as stored (JSON), for workers on other machines.
+    stored: BTreeMap<TeamId, Arc<StoredProgram>>,
+}
+
+/// A bot's program as stored, named by its SHA-256.
+pub(super) struct StoredProgram {
+    sha256: String,
+    bytes: Vec<u8>,
+}
+
+impl Upload for StoredProgram {
+    fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    fn bytes(&self) -> std::result::Result<Vec<u8>, String> {
+        Ok(self.bytes.clone())
+    }
+}
+
+pub(super) fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Result<Bots> {
+    let table = config
+        .languages()
+        .map_err(|e| BotContestError::Toolchain("?".into(), e))?;
+    let mut programs = Vec::new();
+    let mut stored = BTreeMap::new();
+    for e in &c.entries {
+        let bytes = store.version_binary(crate::store::VersionId(e.version))?;
+        let p = BotProgram::decode(&bytes)
+            .map_err(|x| BotContestError::Corrupt(format!("bot version {}: {x}", e.version)))?;
+        programs.push((e.team, p));
+        let sha256 = crate::engine::prepare::sha256_hex(&bytes);
+        stored.insert(e.team, Arc::new(StoredProgram { sha256, bytes }));
+    }
+    let langs: BTreeSet<&str> = programs.iter().map(|(_, p)| p.language.as_str()).collect();
+    let langs: Vec<&str> = langs.into_iter().collect();
+    let toolchains = Toolchains::resolve_only(&table, &langs);
+    let mut by_team = BTreeMap::new();
+    for (team, p) in programs {
+        let tc = match toolchains.get(&p.language) {
+            Some(Ok(t)) => t.clone(),
+            Some(Err(e)) => return Err(BotContestError::Toolchain(p.language.clone(), e.clone())),
+            None => {
+                return Err(BotContestError::Toolchain(
+                    p.language.clone(),
+                    "not a language of this contest".into(),
+                ))
+            }
+        };
+        by_team.insert(team, (tc, p));
+    }
+    Ok(Bots { by_team, stored })
+}
+
+/// The stored results of the contest: key → result JSON.
+pub(super) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
+    let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
+    let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+pub(super) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
+}
+
+/// Stores a played game under its key (once: a second result of the same
+/// game is ignored), with its seats, pairing and, when its transcript was
+/// kept, its moves (the referee's lines follow from the rules).
+pub(super) fn store_game(
+    conn: &Connection,
+    c: &BotContest,
+    config: &Config,
+    job: &Job,
+    mut p: Played,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let result = planner_result(c.discipline, config, job, &p);
+    let moves = p.take_moves();
+    let folders = p.take_folders();
+    let record = serde_json::to_string(&p).expect("json");
+    let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
+    // The game and its bots' folders after it, together or not at all.
+    let tx = conn.unchecked_transaction()?;
+    let inserted = tx.execute(
+        "INSERT OR IGNORE INTO bot_games \
+         (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            c.id,
+            job.key,
+            result.to_string(),
+            record,
+            now.to_rfc3339(),
+            serde_json::to_string(&seats).expect("json"),
+            job.pairing(),
+            moves
+        ],
+    )?;
+    // A second result of the same game changes no folder.
+    if inserted == 1 {
+        for (team, folder) in job.seats.iter().zip(folders.iter().flatten()) {
+            tx.execute(
+                "INSERT OR REPLACE INTO bot_folders (contest_id, team_id, after_game, image) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![c.id, team.0, job.key, folder.encode()],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Each of `seats`' kept folder as its bot left it after its last stored
+/// game (empty before its first).
+pub(super) fn kept_folders(
+    conn: &Connection,
+    c: &BotContest,
+    seats: &[TeamId],
+) -> Result<Vec<FolderImage>> {
+    let mut st = conn
+        .prepare_cached("SELECT image FROM bot_folders WHERE contest_id = ?1 AND team_id = ?2")?;
+    seats
+        .iter()
+        .map(|t| {
+            let image: Option<Vec<u8>> =
+                st.query_row(params![c.id, t.0], |r| r.get(0)).optional()?;
+            match image {
+                Some(bytes) => FolderImage::decode(&bytes, WIRE_MAX_BYTES)
+                    .map_err(|e| BotContestError::Corrupt(format!("team {}'s folder: {e}", t.0))),
+                None => Ok(FolderImage::empty()),
+            }
+        })
+        .collect()
+}
+
+/// A planned game, for tools that fill a contest without playing it (the
+/// site benchmark): its key, its teams in seat order, its setup, and
+/// whether it keeps its transcript.
+#[derive(Debug, Clone)]
+pub struct PlannedGame {
+    pub key: String,
+    pub seats: Vec<TeamId>,
+    pub setup: Setup,
+    pub keeps_transcript: bool,
+}
+
+/// Stores a game the caller played (or made up: the site benchmark) as the
+/// contest run stores its games.
+pub fn store_planned_game(
+    conn: &Connection,
+    c: &BotContest,
+    config: &Config,
+    g: &PlannedGame,
+    played: Played,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let job = Job {
+        key: g.key.clone(),
+        seats: g.seats.clone(),
+        setup: g.setup.clone(),
+        folders: None,
+    };
+    store_game(conn, c, config, &job, played, now)
+}
+
+/// FootSteps' planned games as jobs.
+pub(super) fn footsteps_jobs<'a>(
+    games: Vec<footsteps::ScheduledGame>,
+    config: &'a Config,
+) -> impl Iterator<Item = Job> + 'a {
+    games.into_iter().map(move |g| Job {
+        key: serde_json::to_string(&g.key).expect("json"),
+        seats: g.seats.to_vec(),
+        setup: Setup::Footsteps(config.footsteps.params()),
+        folders: None,
+    })
+}
+
+/// Every game of the first pass of the contest's planner.
+pub(super) fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
+    let teams = team_ids(c);
+    Ok(match c.discipline {
+        Discipline::Ultimatum => {
+            let tc = ultimatum::Config {
+                repetitions: config.ultimatum.repetitions,
+            };
+            ultimatum::schedule(&teams, &tc)
+                .map(|m| Job {
+                    key: serde_json::to_string(&m.key).expect("json"),
+                    seats: m.seats.to_vec(),
+                    setup: Setup::Ultimatum(config.ultimatum.params()),
+                    folders: None,
+                })
+                .collect()
+        }
+        Discipline::Flooding => {
+            let islands = parse_islands(c)?;
+            let ids: Vec<flooding::IslandId> =
+                (0..islands.len() as u32).map(flooding::IslandId).collect();
+            let format = flooding::FloodingFormat {
+                runs: config.flooding.runs,
+            };
+            flooding::plan(c.seed, &teams, &ids, format)
+                .into_iter()
+                .map(|r| Job {
+                    key: serde_json::to_string(&FloodKey {
+                        island: r.island.0,
+                        run: r.run,
+                        team: r.team,
+                    })
+                    .expect("json"),
+                    seats: vec![r.team],
+                    setup: Setup::Flooding {
+                        island: islands[r.island.0 as usize].clone(),
+                        params: config.flooding.params(),
+                        seed: r.seed,
+                    },
+                    folders: None,
+                })
+                .collect()
+        }
+        Discipline::Footsteps => {
+            let names = names_of(c);
+            match footsteps::plan(&teams, &config.footsteps.tournament(), &[], &names)
+                .map_err(|e| BotContestError::Plan(e.to_string()))?
+            {
+                footsteps::Plan::Done(_) => Vec::new(),
+                footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config).collect(),
+            }
+        }
+        Discipline::Morabaraba | Discipline::Knobeln => morabaraba::plan(&teams)
+            .into_iter()
+            .map(|p| Job {
+                key: serde_json::to_string(&p).expect("json"),
+                seats: vec![p.first, p.second],
+                setup: Setup::Morabaraba,
+                folders: None,
+            })
+            .collect(),
+    })
+}
+
+/// Plays the jobs (on `jobs` threads, or by workers through NATS when the
+/// config has `[engine] nats`) and stores each result as it comes.
+pub(super) fn play_jobs(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    bots: &Bots,
+    todo: Vec<Job>,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<()> {
+    if todo.is_empty() {
+        return Ok(());
+    }
+    // A game's kept folders are read just before it is handed out, so that
+    // at most the games in flight hold theirs.
+    let kept = crate::discipline::keeps_folders(c.discipline, config);
+    let load = |job: &mut Job| -> Result<()> {
+        if kept {
+            job.folders = Some(kept_folders(store.conn(), c, &job.seats)?);
+        }
+        Ok(())
+    };
+    let limits = crate::discipline::seam::of(c.discipline)
+        .ok_or(BotContestError::NoBots("KNOBELN"))?
+        .limits(config)
+        .line_limits();
+    let mut first_error = None;
+    let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
+        match r {
+            Ok(p) => store_game(store.conn(), c, config, &job, p, now())?,
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+        Ok(())
+    };
+    let nats = crate::distributed::from_config(&config.engine)
+        .map_err(|e| BotContestError::Queue(e.to_string()))?;
+    match nats {
+        Some((options, settings)) => {
+            let queue =
+                NatsQueue::<BotTask>::start(&options, &settings, wire::Discipline::Bots, c.id)
+                    .map_err(|e| BotContestError::Queue(e.to_string()))?;
+            let mut waiting = todo.into_iter().enumerate();
+            let mut in_flight = 0usize;
+            loop {
+                while in_flight < queue.capacity() {
+                    let Some((i, mut job)) = waiting.next() else {
+                        break;
+                    };
+                    load(&mut job)?;
+                    let keep = job.keeps_transcript(c.discipline, config);
+                    queue.submit(BotTask::new(c.id, i as u32, job, bots, limits, keep));
+                    in_flight += 1;
+                }
+                if in_flight == 0 {
+                    break;
+                }
+                let (job, r) = queue.next_done().ok_or_else(|| {
+                    BotContestError::Queue(
+                        "stopped with games in the queue (they are played when the contest resumes)"
+                            .into(),
+                    )
+                })?;
+                in_flight -= 1;
+                keep(job, r)?;
+            }
+        }
+        None => {
+            let threads = match config.rules.jobs {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n,
+            }
+            .min(todo.len());
+            let n_cpus = crate::sandbox::allowed_cpus().len();
+            if threads > n_cpus {
+                eprintln!(
+                    "knobeln: {threads} matches at once on {n_cpus} CPUs: matches share CPUs, \
+                     so a bot's reply may meet its wall-clock backstop while another \
+                     match's bot computes (jobs = 0 plays one match per CPU)"
+                );
+            }
+            // At most two games a thread are handed out at once (one
+            // playing, one waiting): bounded, also with kept folders.
+            let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(threads);
+            let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
+            std::thread::scope(|s| -> Result<()> {
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    let job_rx = job_rx.clone();
+                    s.spawn(move || {
+                        for job in job_rx.iter() {
+                            let seats: Vec<(&Toolchain, &BotProgram)> = job
+                                .seats
+                                .iter()
+                                .map(|t| {
+                                    let (tc, p) = &bots.by_team[t];
+                                    (tc, p)
+                                })
+                                .collect();
+                            let keep = if job.keeps_transcript(c.discipline, config) {
+                                Transcript::Keep
+                            } else {
+                                Transcript::Drop
+                            };
+                            let r = play_with_folders(
+                                &job.setup,
+                                &seats,
+                                limits,
+                                keep,
+                                job.folders.as_deref(),
+                            )
+                            .map_err(|e| e.to_string());
+                            if tx.send((job, r)).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop((tx, job_rx));
+                let mut waiting = todo.into_iter();
+                let mut in_flight = 0usize;
+                let fed = (|| -> Result<()> {
+                    loop {
+                        while in_flight < 2 * threads {
+                            let Some(mut job) = waiting.next() else {
+                                break;
+                            };
+                            load(&mut job)?;
+                            if job_tx.send(job).is_err() {
+                                break; // every game thread is gone
+                            }
+                            in_flight += 1;
+                        }
+                        if in_flight == 0 {
+                            return Ok(());
+                        }
+                        let Ok((job, r)) = rx.recv() else {
+                            return Ok(());
+                        };
+                        in_flight -= 1;
+                        keep(job, r)?;
+                    }
+                })();
+                // The game threads end once the channel is closed.
+                drop(job_tx);
+                fed
+            })?;
+        }
+    }
+    match first_error {
+        Some(e) => Err(BotContestError::Match(e)),
+        None => Ok(()),
+    }
+}
+
+/// A bot game played by a worker on another machine.
+pub(super) struct BotTask {
+    contest: i64,
+    /// Its place in this run's list of games (its identity in the queue).
+    index: u32,
+    job: Job,
+    programs: Vec<Arc<StoredProgram>>,
+    seats: Vec<BotSeat>,
+    limits: LineLimits,
+    /// Whether the worker sends the game's moves.
+    keep_transcript: bool,
+}
+
+impl BotTask {
+    fn new(
+        contest: i64,
+        index: u32,
+        job: Job,
+        bots: &Bots,
+        limits: LineLimits,
+        keep_transcript: bool,
+    ) -> BotTask {
+        let programs: Vec<Arc<StoredProgram>> =
+            job.seats.iter().map(|t| bots.stored[t].clone()).collect();
+        let seats = job
+            .seats
+            .iter()
+            .zip(&programs)
+            .map(|(t, p)| BotSeat {
+                program: p.sha256.clone(),
+                language: bots.by_team[t].0.language.clone(),
+            })
+            .collect();
+        BotTask {
+            contest,
+            index,
+            job,
+            programs,
+            seats,
+            limits,
+            keep_transcript,
+        }
+    }
+}
+
+impl Task for BotTask {
+    type Done = (Job, std::result::Result<Played, String>);
+
+    fn ident(&self) -> GameIdent {
+        GameIdent {
+            tournament: self.contest,
+            round: 0,
+            group: 0,
+            slot: self.index,
+            attempt: 1,
+        }
+    }
+
+    fn play(&self) -> Play {
+        Play::Bots {
+            setup: self.job.setup.clone(),
+            limits: self.limits,
+            seats: self.seats.clone(),
+            keep_transcript: self.keep_transcript,
+            folders: self.job.folders.clone(),
+        }
+    }
+
+    fn programs(&self) -> Vec<Arc<dyn Upload>> {
+        self.programs
+            .iter()
+            .map(|p| p.clone() as Arc<dyn Upload>)
+            .collect()
+    }
+
+    fn accept(&self, outcome: wire::Outcome) -> std::result::Result<Self::Done, String> {
+        match outcome {
+            wire::Outcome::BotGame(p) => {
+                let p = wire::check_bot_game(&self.job.setup, *p)?;
+                let sent = self
+                    .job
+                    .folders
+                    .as_ref()
+                    .map(|f| (f.len(), self.limits.work_bytes()));
+                wire::check_folders(&p, sent)?;
+                Ok((self.job.clone(), Ok(p)))
+            }
+            _ => Err("the result of another kind of game".into()),
+        }
+    }
+
+    fn failed(self, error: String) -> Self::Done {
+        (self.job, Err(error))
+    }
+}
+
+/// What the planner needs of a played game.
+pub(super) fn planner_result(
+    d: Discipline,
+    config: &Config,
+    job: &Job,
+    p: &Played,
+) -> serde_json::Value {
+    use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
+    match d {
+        Discipline::Ultimatum => json!(ultimatum::keys::played(&job.key, p)),
+        Discipline::Flooding => json!(flooding::keys::played(&job.key, p)),
+        Discipline::Footsteps => json!(footsteps::keys::played(&job.key, &job.seats, p)),
+        _ => json!(morabaraba::keys::played(&job.key, p, &config.morabaraba)),
+    }
+}
+
+pub(super) fn team_ids(c: &BotContest) -> Vec<TeamId> {
+    c.entries.iter().map(|e| e.team).collect()
+}
+
+pub(super) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
+    move |t| {
+        c.entries
+            .iter()
+            .find(|e| e.team == t)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| format!("team {}", t.0))
+    }
+}
+
+/// Plays every game still missing; returns the results table (without
+/// storing or mailing it: [`finish`]).
+pub fn play_all(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Results> {
+    let bots = load_bots(store, c, config)?;
+    loop {
+        let todo = next_jobs(store, c, config)?;
+        if todo.is_empty() {
+            break;
+        }
+        play_jobs(store, c, config, &bots, todo, now)?;
+    }
+    complete_results(store, c, config)?.ok_or_else(|| {
+        BotContestError::Plan("every game is played, yet the results are incomplete".into())
+    })
+}
+
+/// The games still to play: of the planner's first pass those not stored
+/// yet, then (FootSteps) the tie replays the stored results call for.
+pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>> {
+    let done = stored(store.conn(), c.id)?;
+    let mut first: Vec<Job> = first_jobs(c, config)?
+        .into_iter()
+        .filter(|j| !done.contains_key(&j.key))
+        .collect();
+    if crate::discipline::keeps_folders(c.discipline, config) {
+        // One phase at a time: each bot's matches in one fixed order.
+        let n = c.entries.len();
+        let phase_of = |j: &Job| {
+            serde_json::from_str::<ultimatum::MatchKey>(&j.key)
+                .map(|k| ultimatum::phase(n, &k))
+                .unwrap_or(u64::MAX)
+        };
+        if let Some(next) = first.iter().map(phase_of).min() {
+            first.retain(|j| phase_of(j) == next);
+        }
+    }
+    if !first.is_empty() || c.discipline != Discipline::Footsteps {
+        return Ok(first);
+    }
+    let played: Vec<footsteps::PlayedGame> =
+        done.values().map(|v| parse(v)).collect::<Result<_>>()?;
+    let names = names_of(c);
+    Ok(
+        match footsteps::plan(
+            &team_ids(c),
+            &config.footsteps.tournament(),
+            &played,
+            &names,
+        )
+        .map_err(|e| BotContestError::Plan(e.to_string()))?
+        {
+            footsteps::Plan::Done(_) => Vec::new(),
+            footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config)
+                .filter(|j| !done.contains_key(&j.key))
+                .collect(),
+        },
+    )
+}
+
+/// The games still to play (the planner's first pass, then FootSteps' tie
+/// replays), for tools that fill a contest without playing it.
+pub fn next_planned_games(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+) -> Result<Vec<PlannedGame>> {
+    Ok(next_jobs(store, c, config)?
+        .into_iter()
+        .map(|j| PlannedGame {
+            keeps_transcript: j.keeps_transcript(c.discipline, config),
+            key: j.key,
+            seats: j.seats,
+            setup: j.setup,
+        })
+        .collect())
+}

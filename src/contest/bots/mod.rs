@@ -1,0 +1,342 @@
+//! The contest run of a bot discipline (ultimatum, flooding island,
+//! FootSteps, Morabaraba): at the start the entries are fixed (every
+//! registered team's latest accepted bot of the contest's discipline), the
+//! discipline's planner says which games to play, the games are played in
+//! the bot sandbox (on local threads, or by workers on other machines when
+//! the config has `[engine] nats`: same games, same results), each result
+//! is stored as it comes in (so a run killed
+//! midway resumes with the games still missing), and at the end the
+//! discipline's own table goes to every participant by mail, in the same
+//! transaction that marks the contest finished.
+//!
+//! Here: the contest's entries and islands ([`start`], [`contest`]), the
+//! run as one call ([`run_contest`]) and what `status` says. Its parts:
+//! `jobs` (the planner's games, played and stored), `finish` (the results
+//! from the stored games, the final mails) and `games` (the stored games as
+//! the site and the mails read them, [`Tally`]: per-opponent rows counted
+//! from the same stored results as the table and by its rules, so a bot's
+//! rows add up to its row of the table).
+//!
+//! What it does not do: the rules, planners and tables of a discipline
+//! (`crate::discipline::NAME`, the texts through
+//! `crate::discipline::results`), how a bot runs (`crate::sandbox::bot`).
+//! KNOBELN's own contest is [`super::run`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::discipline::flooding::planner::{self as flooding, FloodKey};
+use crate::discipline::flooding::rules::Island;
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
+use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
+use crate::discipline::results::summary_text;
+pub use crate::discipline::results::{results_text, Results};
+use crate::discipline::table::OpponentRow;
+use crate::discipline::transcript;
+use crate::discipline::ultimatum::planner as ultimatum;
+use crate::discipline::Discipline;
+use crate::distributed::coordinator::{NatsQueue, Task, Upload};
+use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
+use crate::lang::build::BotProgram;
+use crate::lang::{Toolchain, Toolchains};
+use crate::lines::LineLimits;
+use crate::outbox::outgoing::{OutAttachment, Outgoing};
+use crate::outbox::{enqueue, Cause};
+use crate::sandbox::folder::{FolderImage, WIRE_MAX_BYTES};
+use crate::store::mail::all_registrations;
+use crate::store::{Store, StoreError};
+use crate::tournament::TeamId;
+
+mod finish;
+mod games;
+mod jobs;
+
+pub use finish::*;
+pub use games::*;
+pub use jobs::*;
+
+/// Why a bot contest could not go on (the server's trouble, or no bots).
+#[derive(Debug, thiserror::Error)]
+pub enum BotContestError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("no team has an accepted bot for {0}")]
+    NoBots(&'static str),
+    #[error("the contest is not started")]
+    NotStarted,
+    #[error("the {0} toolchain is missing on this machine: {1}")]
+    Toolchain(String, String),
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+    #[error("a game could not be refereed: {0}")]
+    Match(String),
+    /// The NATS queue of `[engine] nats` could not be used.
+    #[error("the queue of games: {0}")]
+    Queue(String),
+    #[error("the planner: {0}")]
+    Plan(String),
+    #[error("mail: {0}")]
+    Mail(String),
+    #[error("island {0}: {1}")]
+    Island(String, String),
+    #[error("the flooding island has no island to play: `[flooding] islands` names no file, no team sent an island, and `[flooding] drawn_islands` is 0 (set it to 3, the default)")]
+    NoIslands,
+    /// Another process plays the contest (who, and until when).
+    #[error("{0}")]
+    Held(String),
+}
+
+impl From<super::lease::LeaseError> for BotContestError {
+    fn from(e: super::lease::LeaseError) -> Self {
+        match e {
+            super::lease::LeaseError::Held(who) => BotContestError::Held(who),
+            super::lease::LeaseError::Store(e) => BotContestError::Store(e),
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, BotContestError>;
+
+/// An entry: the team, its bot version, its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub team: TeamId,
+    pub version: i64,
+    pub name: String,
+}
+
+/// A started contest as stored.
+#[derive(Debug, Clone)]
+pub struct BotContest {
+    pub id: i64,
+    pub discipline: Discipline,
+    pub seed: u64,
+    pub entries: Vec<Entry>,
+    /// (name, text) of the islands (flooding only).
+    pub islands: Vec<(String, String)>,
+    pub finished: bool,
+}
+
+/// The contest, if started.
+pub fn contest(conn: &Connection) -> Result<Option<BotContest>> {
+    let row = conn
+        .query_row(
+            "SELECT id, discipline, seed, entries, islands, state FROM bot_contests \
+             ORDER BY id LIMIT 1",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((id, d, seed, entries, islands, state)) = row else {
+        return Ok(None);
+    };
+    let corrupt = |e: String| BotContestError::Corrupt(e);
+    Ok(Some(BotContest {
+        id,
+        discipline: d.parse().map_err(corrupt)?,
+        seed: seed as u64,
+        entries: serde_json::from_str(&entries).map_err(|e| corrupt(e.to_string()))?,
+        islands: serde_json::from_str(&islands).map_err(|e| corrupt(e.to_string()))?,
+        finished: state == "finished",
+    }))
+}
+
+/// Starts the contest once: fixes the entries and the islands. Returns the
+/// contest (the one already started, if any).
+pub fn start(
+    store: &mut Store,
+    config: &Config,
+    seed: u64,
+    now: DateTime<Utc>,
+) -> Result<BotContest> {
+    if let Some(c) = contest(store.conn())? {
+        return Ok(c);
+    }
+    let d = config.contest.discipline;
+    let mut entries = Vec::new();
+    for reg in all_registrations(store.conn())? {
+        let version: Option<i64> = store
+            .conn()
+            .query_row(
+                "SELECT v.id FROM strategy_versions v JOIN bot_programs b ON b.version_id = v.id \
+                 WHERE v.team_id = ?1 AND v.accepted = 1 AND b.discipline = ?2 \
+                 ORDER BY v.id DESC LIMIT 1",
+                params![reg.team.0, d.name()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(version) = version {
+            entries.push(Entry {
+                team: reg.team,
+                version,
+                name: reg.team_name,
+            });
+        }
+    }
+    if entries.is_empty() {
+        return Err(BotContestError::NoBots(d.title()));
+    }
+    let mut islands: Vec<(String, String)> = Vec::new();
+    if d == Discipline::Flooding {
+        // The contest's islands: the organizer's files, the teams' islands
+        // and those drawn from the seed; never the kit's test islands.
+        let sent: Vec<(String, String)> = {
+            let mut st = store.conn().prepare(
+                "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
+                 ORDER BY i.team_id",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        // Only the islands of teams that play (registered, with a bot):
+        // a registration without a bot, or a withdrawn team, adds nothing.
+        for (team, text) in sent {
+            if entries.iter().any(|e| e.name == team) {
+                islands.push((team, text));
+            }
+        }
+        for path in &config.flooding.islands {
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
+            Island::parse(&text)
+                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
+            islands.push((name, text));
+        }
+        for (name, island) in crate::discipline::flooding::islands::drawn_islands(
+            seed,
+            config.flooding.drawn_island_count(),
+        ) {
+            islands.push((name, island.to_text()));
+        }
+        if islands.is_empty() {
+            return Err(BotContestError::NoIslands);
+        }
+        // Every island's name is its own (a column of the tables, a file
+        // of the site): an organizer's file named like a team is refused.
+        let mut names: Vec<&str> = islands.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(BotContestError::Island(
+                w[0].to_string(),
+                "two islands have this name (a team's island is named after the team): \
+                 rename the organizer's island file"
+                    .into(),
+            ));
+        }
+    }
+    let section = crate::discipline::seam::of(d)
+        .map(|b| b.section(config))
+        .unwrap_or_else(|| json!({}));
+    store.conn().execute(
+        "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
+        params![
+            d.name(),
+            seed as i64,
+            section.to_string(),
+            serde_json::to_string(&entries).expect("json"),
+            serde_json::to_string(&islands).expect("json"),
+            now.to_rfc3339()
+        ],
+    )?;
+    contest(store.conn())?.ok_or(BotContestError::NotStarted)
+}
+
+/// Starts (if needed), plays and finishes the contest of a bot discipline.
+pub fn run_contest(
+    store: &mut Store,
+    config: &Config,
+    seed: u64,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Results> {
+    // One process plays the contest at a time, as KNOBELN's (a game is
+    // stored once whoever plays it; the lease keeps a second process from
+    // playing them all again). Taken before the contest is created, so
+    // that a `serve` seeing it created cannot take it in between.
+    let lease = super::run::take_lease(store, config)?;
+    let c = start(store, config, seed, now())?;
+    let results = play_all(store, &c, config, now)?;
+    if lease.lost() {
+        return Err(BotContestError::Held(
+            "another process took the contest over (this one stalled past its lease)".into(),
+        ));
+    }
+    if !c.finished {
+        finish(store, &c, config, &results, now())?;
+    }
+    drop(lease);
+    Ok(results)
+}
+
+/// The results article of a bot contest (plain text, 72 columns).
+pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64) -> String {
+    format!(
+        "Results of the {contest_name}: {}\n\n{games} games were played.\n\n{}",
+        d.title(),
+        results_text(results)
+    )
+}
+
+/// What `knobeln status` says about a bot contest.
+pub fn status_text(store: &Store, config: &Config) -> Result<Option<String>> {
+    let Some(c) = contest(store.conn())? else {
+        return Ok(None);
+    };
+    let mut t = format!(
+        "The contest ({}) {}: {} bot(s), {} game(s) played.\n",
+        c.discipline.title(),
+        if c.finished {
+            "is finished"
+        } else {
+            "is running"
+        },
+        c.entries.len(),
+        games_played(store.conn(), &c)?
+    );
+    for e in &c.entries {
+        t.push_str(&format!("  {} (bot version {})\n", e.name, e.version));
+    }
+    if let Some(r) = results(store, &c, config)? {
+        t.push('\n');
+        t.push_str(&results_text(&r));
+    }
+    Ok(Some(t))
+}
+
+/// The heading of a bot contest's mails: the contest's name, and the
+/// discipline's title only where the name does not already say it.
+pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
+    let name = contest_name.to_lowercase();
+    let title = d.title().trim_start_matches("the ").to_lowercase();
+    if name.contains(&title) || name.contains(d.name()) {
+        contest_name.to_string()
+    } else {
+        format!("{contest_name} ({})", d.title())
+    }
+}
+
+#[cfg(test)]
+mod tests;
