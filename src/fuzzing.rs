@@ -358,7 +358,7 @@ pub fn referee_lines(data: &[u8]) {
     let old = transcript::parse_moves(&old, setup.seats()).expect("format 1 reads");
     assert_eq!(old.moves, moves.moves);
     assert_eq!(old.ends_after, moves.ends_after);
-    let t = transcript::expand(setup, &moves);
+    let t = crate::discipline::play::expand(setup, &moves);
     if moves.forfeits.is_empty() && moves.ends_after.is_some() {
         // `= N` without a failure is no transcript the server writes.
         return;
@@ -371,7 +371,7 @@ pub fn referee_lines(data: &[u8]) {
         return;
     }
     let again = transcript::moves_of(&t, &moves.forfeits);
-    assert_eq!(transcript::expand(setup, &again), t);
+    assert_eq!(crate::discipline::play::expand(setup, &again), t);
 }
 
 /// An island as the `island` command takes it: `Island::parse`.

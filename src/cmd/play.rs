@@ -199,7 +199,7 @@ impl Play {
             );
         }
         let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
-        let limits = knobeln::discipline::seam::of(d)
+        let limits = knobeln::discipline::registry::of(d)
             .expect("a bot discipline")
             .limits(&cfg);
         let island = if d == Discipline::Flooding {

@@ -17,7 +17,7 @@ pub use crate::discipline::seam::DemoBot;
 /// [`super::FAMILIES`]): each bot discipline's own, from its folder
 /// (`src/discipline/NAME/demo/`).
 pub fn demo_bots(d: Discipline) -> &'static [DemoBot] {
-    crate::discipline::seam::of(d).map_or(&[], |b| b.demo_bots())
+    crate::discipline::registry::of(d).map_or(&[], |b| b.demo_bots())
 }
 
 /// The name of a bot discipline's demo contest, after its seed's contest.

@@ -18,8 +18,10 @@
 pub mod bots;
 pub mod flooding;
 pub mod footsteps;
+pub mod game;
 pub mod morabaraba;
 pub mod play;
+pub mod registry;
 pub mod results;
 pub mod seam;
 pub mod table;

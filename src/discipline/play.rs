@@ -10,112 +10,16 @@
 //! whole game (the ultimatum game's entry condition); CPU time per bot is
 //! the referee's. It knows nothing of tournaments, storage or mail.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
-use crate::discipline::flooding::rules::{FloodOutcome, Island};
-use crate::discipline::footsteps::rules::{self as footsteps, GameOutcome};
-use crate::discipline::morabaraba::rules::MorabarabaOutcome;
-use crate::discipline::ultimatum::rules::{self as ultimatum, MatchOutcome};
-use crate::game::lines::{Exchange, LineGame, Recorded};
+use crate::game::lines::Exchange;
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::lines::game::play_game_on;
-use crate::lines::{BotFailure, LineLimits, Match, MatchError};
+use crate::lines::{LineLimits, Match, MatchError};
 use crate::sandbox::folder::FolderImage;
 
-/// The game to play and its parameters (chance included). Serializable
-/// for the workers of other machines (an island travels as its text and is
-/// checked again by [`Island::parse`] on arrival).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "game", rename_all = "snake_case")]
-pub enum Setup {
-    Ultimatum(ultimatum::Params),
-    Flooding {
-        #[serde(with = "island_text")]
-        island: Island,
-        params: crate::discipline::flooding::rules::Params,
-        seed: u64,
-    },
-    Footsteps(footsteps::Params),
-    Morabaraba,
-}
-
-impl Setup {
-    pub fn seats(&self) -> usize {
-        match self {
-            Setup::Flooding { .. } => 1,
-            _ => 2,
-        }
-    }
-}
-
-/// An island as its text format.
-mod island_text {
-    use super::Island;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(island: &Island, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&island.to_text())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Island, D::Error> {
-        let text = String::deserialize(d)?;
-        Island::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-/// A finished game's outcome, per discipline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "discipline", rename_all = "snake_case")]
-pub enum Outcome {
-    Ultimatum(MatchOutcome),
-    Flooding(FloodOutcome),
-    Footsteps(GameOutcome),
-    Morabaraba(MorabarabaOutcome),
-}
-
-/// Whether to keep the lines of the game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transcript {
-    Keep,
-    Drop,
-}
-
-/// Lines kept at most in a transcript (a 2500-round ultimatum match has
-/// about 22,500).
-pub const TRANSCRIPT_CAP: usize = 200_000;
-
-/// What happened in one game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Played {
-    /// The outcome (also after a failure: the game says what it means).
-    pub outcome: Option<Outcome>,
-    /// Every failure, with its bot (seat), turn and reason.
-    pub failures: Vec<BotFailure>,
-    /// CPU time of each seat's whole process tree, in ms.
-    pub cpu_ms: Vec<u64>,
-    /// Exact CPU time of each seat, in microseconds (for Morabaraba's f).
-    pub cpu_us: Vec<u64>,
-    /// Wall clock of the whole game, start-up included, in ms.
-    pub wall_ms: u64,
-    /// The first bytes of each seat's standard error.
-    pub stderr: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<Vec<Exchange>>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub transcript_truncated: bool,
-    /// The moves form of the transcript (body only), as a worker on
-    /// another machine sends it instead of the transcript.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moves: Option<String>,
-    /// Each seat's working folder at the end, for a game played with kept
-    /// folders ([`play_with_folders`]); taken out before the record is
-    /// stored ([`Played::take_folders`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub folders: Option<Vec<FolderImage>>,
-}
+pub use super::game::{Outcome, Played, Setup, Transcript, TRANSCRIPT_CAP};
+use super::transcript::Moves;
 
 impl Played {
     /// Takes each seat's kept folder out of the record.
@@ -145,6 +49,14 @@ impl Played {
     }
 }
 
+/// The full transcript of a game from its stored moves, replayed by the
+/// rules of its discipline (each discipline's
+/// [`super::seam::BotDiscipline::expand`]). Steps are capped (a game that
+/// would not end is cut), so the cost is linear in the moves and the setup.
+pub fn expand(setup: &Setup, moves: &Moves) -> Vec<Exchange> {
+    super::registry::of_setup(setup).expand(setup, moves)
+}
+
 /// Plays one game of `setup` between `bots` (seat order), under `limits`.
 /// `Err` only for the server's own faults.
 pub fn play(
@@ -172,43 +84,10 @@ pub fn play_with_folders(
     }
     let start = Instant::now();
     let m = Match::start_with_folders(bots, limits, folders)?;
-    let played = super::seam::of_setup(setup).play(setup, m, transcript)?;
+    let played = super::registry::of_setup(setup).play(setup, m, transcript)?;
     Ok(Played {
         wall_ms: start.elapsed().as_millis() as u64,
         ..played
-    })
-}
-
-/// Plays `game` on `m` and says what happened (each discipline's
-/// [`super::seam::BotDiscipline::play`] calls it with its game).
-pub(crate) fn run<G: LineGame>(
-    m: Match,
-    game: G,
-    transcript: Transcript,
-    wrap: fn(G::Outcome) -> Outcome,
-) -> Result<Played, MatchError> {
-    let cap = match transcript {
-        Transcript::Keep => TRANSCRIPT_CAP,
-        Transcript::Drop => 0,
-    };
-    let mut game = Recorded::new(game, cap);
-    let mut rec = play_game_on(m, &mut game)?;
-    let cpu = |d: &Duration| d.as_millis() as u64;
-    Ok(Played {
-        outcome: rec.outcome.map(wrap),
-        failures: rec.failures,
-        cpu_ms: rec.bots.iter().map(|b| cpu(&b.cpu)).collect(),
-        cpu_us: rec.bots.iter().map(|b| b.cpu.as_micros() as u64).collect(),
-        wall_ms: 0,
-        stderr: rec.bots.iter().map(|b| b.stderr.clone()).collect(),
-        transcript: (transcript == Transcript::Keep).then_some(game.transcript),
-        transcript_truncated: game.truncated,
-        moves: None,
-        folders: rec
-            .bots
-            .iter_mut()
-            .map(|b| b.folder.take())
-            .collect::<Option<Vec<_>>>(),
     })
 }
 
@@ -298,9 +177,13 @@ impl Played {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discipline::flooding::rules::FloodOutcome;
     use crate::discipline::flooding::rules::{Field, FloodEnd};
     use crate::discipline::footsteps::rules::Ending;
+    use crate::discipline::footsteps::rules::GameOutcome;
     use crate::discipline::morabaraba::rules::MorabarabaEnd;
+    use crate::discipline::morabaraba::rules::MorabarabaOutcome;
+    use crate::discipline::ultimatum::rules::MatchOutcome;
 
     fn played(outcome: Outcome) -> Played {
         Played {

@@ -45,7 +45,7 @@
 //! What it does not do: play a game with processes (`super::play`), judge
 //! or store anything. Parsing is linear and capped by its caller's input.
 
-use crate::discipline::play::Setup;
+use crate::discipline::game::Setup;
 use crate::game::lines::{Exchange, LineGame, Recorded, Said, Step};
 
 /// The first line of the full form, before the discipline's name.
@@ -121,10 +121,7 @@ fn one_line(s: &str) -> String {
 }
 
 fn header(magic: &str, setup: &Setup, island_name: &str, names: &[String]) -> String {
-    let mut t = format!(
-        "{magic}{}\n",
-        super::seam::of_setup(setup).discipline().name()
-    );
+    let mut t = format!("{magic}{}\n", setup.discipline().name());
     for p in parameters(setup, island_name) {
         t.push_str(&format!("# {p}\n"));
     }
@@ -324,19 +321,11 @@ pub fn parse_moves(text: &str, n_seats: usize) -> Result<Moves, MovesError> {
     Ok(m)
 }
 
-/// The full transcript of a game from its moves: the game is replayed
-/// through its rules as the referee drove it. Steps are capped (a game
-/// that would not end is cut), so the cost is linear in the moves and the
-/// setup.
-pub fn expand(setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-    super::seam::of_setup(setup).expand(setup, moves)
-}
-
 /// Replays `moves` through `game` (each discipline's
 /// [`super::seam::BotDiscipline::expand`] calls it with its game).
 pub(crate) fn replay_moves<G: LineGame>(game: G, moves: &Moves) -> Vec<Exchange> {
     replay(
-        Recorded::new(game, crate::discipline::play::TRANSCRIPT_CAP),
+        Recorded::new(game, crate::discipline::game::TRANSCRIPT_CAP),
         moves,
     )
 }
@@ -354,7 +343,7 @@ fn replay_to_end<G: LineGame>(game: &mut Recorded<G>, moves: &Moves) -> Vec<Exch
     // Sends and expects alternate with moves; a send is bounded by the
     // game, so a step cap of a few per line noted is never reached by a
     // game that ends.
-    let mut budget = 4 * crate::discipline::play::TRANSCRIPT_CAP;
+    let mut budget = 4 * crate::discipline::game::TRANSCRIPT_CAP;
     while budget > 0 {
         budget -= 1;
         match game.next() {
@@ -388,6 +377,7 @@ fn replay_to_end<G: LineGame>(game: &mut Recorded<G>, moves: &Moves) -> Vec<Exch
 mod tests {
     use super::*;
     use crate::discipline::footsteps::rules as footsteps;
+    use crate::discipline::play::expand;
     use crate::discipline::ultimatum::rules as ultimatum;
     use crate::game::lines::play_scripted;
 

@@ -56,7 +56,7 @@ pub fn demo_opponent(d: Discipline, file: &str) -> Result<(Toolchain, BotProgram
     if let Some(b) = cache.lock().expect("cache").get(&key) {
         return Ok(b.clone());
     }
-    let bot = super::seam::of(d)
+    let bot = super::registry::of(d)
         .map_or(&[][..], |b| b.demo_bots())
         .iter()
         .find(|b| b.file == file)

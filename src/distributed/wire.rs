@@ -693,7 +693,7 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
         }
         let moves = crate::discipline::transcript::parse_moves(m, n)
             .map_err(|e| format!("the moves: {e}"))?;
-        if crate::discipline::transcript::expand(setup, &moves).is_empty() {
+        if crate::discipline::play::expand(setup, &moves).is_empty() {
             return Err("moves that replay to nothing".into());
         }
     }

@@ -174,7 +174,7 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
         "languages": languages,
         "discipline": config.contest.discipline.title(),
     });
-    let section = crate::discipline::seam::of(config.contest.discipline)
+    let section = crate::discipline::registry::of(config.contest.discipline)
         .map(|b| {
             let mut v = b.kit_data(config);
             // The wall clock each bot may be waited for in one match (the
@@ -197,7 +197,7 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
 /// flooding island its islands (`island-NAME.txt`).
 pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     let d = config.contest.discipline;
-    let seam = crate::discipline::seam::of(d).expect("a bot discipline's kit");
+    let seam = crate::discipline::registry::of(d).expect("a bot discipline's kit");
     let data = bot_kit_data(config);
     let text = |name: &str, bytes: Vec<u8>| OwnedKitFile {
         name: name.to_string(),

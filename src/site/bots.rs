@@ -443,7 +443,7 @@ fn picture(
     t: &[crate::game::lines::Exchange],
     names: &[String],
 ) -> String {
-    crate::discipline::seam::of_setup(setup).picture(setup, t, names)
+    crate::discipline::registry::of_setup(setup).picture(setup, t, names)
 }
 
 /// A bot's versions in this discipline: (version id, language, accepted,

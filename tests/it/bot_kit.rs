@@ -13,8 +13,9 @@ use serde_json::Value;
 use knobeln::discipline::flooding::rules as flooding;
 use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::footsteps::rules as footsteps;
+use knobeln::discipline::play::expand;
 use knobeln::discipline::play::Setup;
-use knobeln::discipline::transcript::{expand, full_text, moves_of, moves_text, quote};
+use knobeln::discipline::transcript::{full_text, moves_of, moves_text, quote};
 use knobeln::discipline::ultimatum::rules as ultimatum;
 use knobeln::game::lines::{Exchange, Said};
 
@@ -876,7 +877,7 @@ fn the_home_referees_match_secs_default_to_the_servers_budget() {
         (Discipline::Footsteps, 30),
         (Discipline::Morabaraba, 370),
     ] {
-        let seam = knobeln::discipline::seam::of(d).unwrap();
+        let seam = knobeln::discipline::registry::of(d).unwrap();
         assert_eq!(seam.limits(&Config::default()).waited_secs, figure, "{d}");
         let text = std::fs::read_to_string(referee_py(d.name())).unwrap();
         assert!(

@@ -34,7 +34,7 @@ impl StoredGame {
     pub fn transcript(&self) -> Option<Vec<crate::game::lines::Exchange>> {
         self.moves
             .as_ref()
-            .map(|m| transcript::expand(&self.setup, m))
+            .map(|m| crate::discipline::play::expand(&self.setup, m))
     }
 
     /// A short name for files and anchors, from the key: only letters,

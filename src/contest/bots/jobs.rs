@@ -328,7 +328,7 @@ pub(super) fn play_jobs(
         }
         Ok(())
     };
-    let limits = crate::discipline::seam::of(c.discipline)
+    let limits = crate::discipline::registry::of(c.discipline)
         .ok_or(BotContestError::NoBots("KNOBELN"))?
         .limits(config)
         .line_limits();

@@ -247,7 +247,7 @@ pub fn start(
             ));
         }
     }
-    let section = crate::discipline::seam::of(d)
+    let section = crate::discipline::registry::of(d)
         .map(|b| b.section(config))
         .unwrap_or_else(|| json!({}));
     store.conn().execute(

@@ -19,7 +19,7 @@
 use std::fmt::Write;
 
 use crate::discipline::flooding::rules::{Command, Direction, Island, Tile, DEFAULT_MAX_ROUNDS};
-use crate::discipline::play::Setup;
+use crate::discipline::game::Setup;
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open,
     thinning_note,

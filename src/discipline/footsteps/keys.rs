@@ -7,7 +7,7 @@
 //! run, `crate::contest::bots`, calls it with a game it played).
 
 use super::planner::{GameKey, PlayedGame};
-use crate::discipline::play::{Outcome, Played};
+use crate::discipline::game::{Outcome, Played};
 use crate::tournament::TeamId;
 
 /// The planner's result of the game of `key` between `seats`: without an

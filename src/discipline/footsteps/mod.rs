@@ -19,7 +19,7 @@ pub mod rules;
 pub mod tables;
 
 use crate::config::Config;
-use crate::discipline::play::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline};

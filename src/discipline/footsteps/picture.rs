@@ -15,7 +15,7 @@
 use std::fmt::Write;
 
 use crate::discipline::footsteps::rules::{judge_bid, Params};
-use crate::discipline::play::Setup;
+use crate::discipline::game::Setup;
 use crate::draw::{
     legend, num, quote_line, seat_colour, seat_name, shown, small_figure, strip, svg_open, swatch,
     thinning_note,

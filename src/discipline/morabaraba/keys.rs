@@ -9,7 +9,7 @@
 //! Morabaraba plays each pairing once: every key is its pairing's first.
 
 use super::planner::{GameResult, Pairing};
-use crate::discipline::play::{Outcome, Played};
+use crate::discipline::game::{Outcome, Played};
 use crate::discipline::MorabarabaConfig;
 use crate::tournament::TeamId;
 

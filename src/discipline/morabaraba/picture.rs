@@ -16,10 +16,10 @@
 
 use std::fmt::Write;
 
+use crate::discipline::game::Setup;
 use crate::discipline::morabaraba::rules::{
     valid_name, Move, Played, Point, Position, Status, GAME_OVER_LINE, MILLS,
 };
-use crate::discipline::play::Setup;
 use crate::draw::{
     escape, legend, num, quote_line, seat_colour, seat_name, shown_of, small_figure, strip,
     svg_open, thinning_note_of, Items,

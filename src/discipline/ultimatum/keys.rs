@@ -7,7 +7,7 @@
 //! run, `crate::contest::bots`, calls it with a game it played).
 
 use super::planner::{slot_seats, MatchKey, PlayedMatch};
-use crate::discipline::play::{Outcome, Played};
+use crate::discipline::game::{Outcome, Played};
 use crate::tournament::TeamId;
 
 /// The planner's result of the match of `key`: a forfeiting bot scores 0.

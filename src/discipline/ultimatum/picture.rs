@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use crate::discipline::play::Setup;
+use crate::discipline::game::Setup;
 use crate::discipline::ultimatum::rules::{
     parse_answer, parse_offer, HalfRound, Params, MAX_ROUNDS, POT,
 };

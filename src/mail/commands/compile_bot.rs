@@ -233,7 +233,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
     }
     // The seed's cap on improvements (the flooding island: five): checked
     // before anything is built, so a team past it costs nothing.
-    let cap = crate::discipline::seam::of(d).and_then(|b| b.revisions(ctx.config));
+    let cap = crate::discipline::registry::of(d).and_then(|b| b.revisions(ctx.config));
     if let Some(revisions) = cap {
         let accepted = accepted_versions(store.conn(), reg.team, d)?;
         if accepted > u64::from(revisions) {
@@ -436,7 +436,7 @@ pub fn commit(
     let mut report_text = b.report_text.clone();
     if let (true, Some(revisions)) = (
         accepted,
-        crate::discipline::seam::of(d).and_then(|s| s.revisions(ctx.config)),
+        crate::discipline::registry::of(d).and_then(|s| s.revisions(ctx.config)),
     ) {
         let used = accepted_versions(conn, b.team, d)?.saturating_sub(1);
         let left = u64::from(revisions).saturating_sub(used);
