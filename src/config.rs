@@ -614,6 +614,16 @@ pub fn is_loopback_host(host: &str) -> bool {
 }
 
 impl Config {
+    /// The disciplines' sections, as the seam reads them.
+    pub fn sections(&self) -> crate::discipline::Sections<'_> {
+        crate::discipline::Sections {
+            ultimatum: &self.ultimatum,
+            flooding: &self.flooding,
+            footsteps: &self.footsteps,
+            morabaraba: &self.morabaraba,
+        }
+    }
+
     /// Finds the config file ([`discover`], with `--config` as `flag`) and
     /// loads it ([`Config::load_file`]).
     pub fn load(flag: Option<&Path>) -> Result<Config, ConfigError> {

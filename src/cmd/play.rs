@@ -201,7 +201,7 @@ impl Play {
         let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
         let limits = knobeln::discipline::registry::of(d)
             .expect("a bot discipline")
-            .limits(&cfg);
+            .limits(&cfg.sections());
         let island = if d == Discipline::Flooding {
             let text = match &self.island {
                 Some(p) => std::fs::read_to_string(p)
@@ -214,8 +214,9 @@ impl Play {
         };
         // The ultimatum game's working folders last across the matches of
         // one `play`, as across a bot's matches in the tournament.
-        let mut folders: Option<Vec<FolderImage>> = knobeln::discipline::keeps_folders(d, &cfg)
-            .then(|| vec![FolderImage::empty(); refs.len()]);
+        let mut folders: Option<Vec<FolderImage>> =
+            knobeln::discipline::keeps_folders(d, &cfg.ultimatum)
+                .then(|| vec![FolderImage::empty(); refs.len()]);
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
             let setup = match d {

@@ -249,8 +249,20 @@ impl Default for UltimatumConfig {
 
 /// Whether games of `d` keep each bot's working folder from one match to
 /// its next (the ultimatum game's, unless `[ultimatum] folders = "fresh"`).
-pub fn keeps_folders(d: Discipline, config: &crate::config::Config) -> bool {
-    d == Discipline::Ultimatum && config.ultimatum.kept_folder_bytes().is_some()
+pub fn keeps_folders(d: Discipline, ultimatum: &UltimatumConfig) -> bool {
+    d == Discipline::Ultimatum && ultimatum.kept_folder_bytes().is_some()
+}
+
+/// The disciplines' sections of the configuration (`[ultimatum]`,
+/// `[flooding]`, `[footsteps]`, `[morabaraba]`), as the seam reads them:
+/// `crate::config::Config::sections` lends them, so a discipline never
+/// reads the whole configuration (which sits above it).
+#[derive(Debug, Clone, Copy)]
+pub struct Sections<'a> {
+    pub ultimatum: &'a UltimatumConfig,
+    pub flooding: &'a FloodingConfig,
+    pub footsteps: &'a FootstepsConfig,
+    pub morabaraba: &'a MorabarabaConfig,
 }
 
 /// A kept folder's default quota: 256 KiB (the seed sets none and asks for

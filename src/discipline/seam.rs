@@ -14,10 +14,9 @@
 //! `Setup`, `Outcome` and `Results` that the store and the wire format
 //! carry) is listed in ARCHITECTURE.md.
 
-use crate::config::Config;
 use crate::discipline::game::{Played, Setup, Transcript};
 use crate::discipline::transcript::Moves;
-use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 
@@ -35,10 +34,10 @@ pub trait BotDiscipline: Sync {
 
     /// Its section of the configuration, as JSON (stored with a started
     /// contest; the kit's rules are rendered from it).
-    fn section(&self, config: &Config) -> serde_json::Value;
+    fn section(&self, sections: &Sections<'_>) -> serde_json::Value;
 
     /// The limits every bot of its games plays under.
-    fn limits(&self, config: &Config) -> BotLimitsConfig;
+    fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig;
 
     /// Plays one game of `setup` on the started match `m`.
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError>;
@@ -60,19 +59,19 @@ pub trait BotDiscipline: Sync {
 
     /// The data of the kit's `RULES.txt` and `README` beyond the contest's
     /// (names, dates, languages): the section, and what the rules quote.
-    fn kit_data(&self, config: &Config) -> serde_json::Value {
-        self.section(config)
+    fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
+        self.section(sections)
     }
 
     /// How often a team may improve its bot after its first accepted
     /// version, where the seed caps it (the flooding island: five).
-    fn revisions(&self, _config: &Config) -> Option<u32> {
+    fn revisions(&self, _sections: &Sections<'_>) -> Option<u32> {
         None
     }
 
     /// Files of the kit beyond README, rules, referee and demo bots (the
     /// flooding island's islands): (file name, text).
-    fn kit_files(&self, _config: &Config) -> Vec<(String, String)> {
+    fn kit_files(&self, _sections: &Sections<'_>) -> Vec<(String, String)> {
         Vec::new()
     }
 }

@@ -20,8 +20,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::bots::{build_bot, Built, Source};
 use super::play::{play, Outcome, Played, Setup, Transcript};
-use super::Discipline;
-use crate::config::Config;
+use super::{Discipline, Sections};
 use crate::discipline::flooding::rules::Island;
 use crate::game::lines::Said;
 use crate::lang::build::{BotProgram, BuildLimits};
@@ -166,17 +165,17 @@ fn budgeted(limits: LineLimits, secs: u64) -> LineLimits {
 
 /// Plays the trial of `bot` for the contest's discipline.
 pub fn trial(
-    cfg: &Config,
+    d: Discipline,
+    cfg: &Sections<'_>,
     bot: (&Toolchain, &BotProgram),
     seed: u64,
 ) -> Result<TrialReport, TrialError> {
-    let d = cfg.contest.discipline;
     let mut lines = Vec::new();
     let mut passed = true;
     match d {
         Discipline::Knobeln => {}
         Discipline::Ultimatum => {
-            let u = &cfg.ultimatum;
+            let u = cfg.ultimatum;
             // The entry match is stopped as soon as it is over its time:
             // a bot that answers slowly costs the server `entry_secs`.
             let limits = budgeted(u.limits().line_limits(), u.entry_secs);
@@ -231,7 +230,7 @@ pub fn trial(
             passed &= !fail(&mut lines, &p, 0, "the trial match against simple");
         }
         Discipline::Flooding => {
-            let f = &cfg.flooding;
+            let f = cfg.flooding;
             for (k, (name, text)) in crate::discipline::flooding::TEST_ISLANDS.iter().enumerate() {
                 let island = Island::parse(text).expect("the demo islands are valid");
                 let game_seed = crate::seed::derive(seed, &[k as u64]);

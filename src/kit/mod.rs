@@ -176,10 +176,10 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
     });
     let section = crate::discipline::registry::of(config.contest.discipline)
         .map(|b| {
-            let mut v = b.kit_data(config);
+            let mut v = b.kit_data(&config.sections());
             // The wall clock each bot may be waited for in one match (the
             // home referee's --match-secs).
-            v["waited_secs"] = b.limits(config).waited_secs.into();
+            v["waited_secs"] = b.limits(&config.sections()).waited_secs.into();
             v
         })
         .unwrap_or_else(|| serde_json::json!({}));
@@ -239,7 +239,7 @@ pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     for b in bots {
         out.push(text(b.file, b.source.as_bytes().to_vec()));
     }
-    for (name, t) in seam.kit_files(config) {
+    for (name, t) in seam.kit_files(&config.sections()) {
         out.push(text(&name, t.into_bytes()));
     }
     out

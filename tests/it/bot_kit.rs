@@ -878,7 +878,11 @@ fn the_home_referees_match_secs_default_to_the_servers_budget() {
         (Discipline::Morabaraba, 370),
     ] {
         let seam = knobeln::discipline::registry::of(d).unwrap();
-        assert_eq!(seam.limits(&Config::default()).waited_secs, figure, "{d}");
+        assert_eq!(
+            seam.limits(&Config::default().sections()).waited_secs,
+            figure,
+            "{d}"
+        );
         let text = std::fs::read_to_string(referee_py(d.name())).unwrap();
         assert!(
             text.contains(&format!("\nDEFAULT_MATCH_SECS = {figure}\n")),
@@ -903,7 +907,7 @@ fn the_home_referees_match_secs_default_to_the_servers_budget() {
         config.flooding.max_rounds = 100;
         config.footsteps.cpu_secs = 20;
         config.morabaraba.speed_percent = 200;
-        let waited = seam.limits(&config).waited_secs;
+        let waited = seam.limits(&config.sections()).waited_secs;
         assert_ne!(waited, figure, "{d}");
         let kit = knobeln::kit::bot_files_for(&config);
         let rules = String::from_utf8(kit[1].bytes.clone()).unwrap();

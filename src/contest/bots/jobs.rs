@@ -321,7 +321,7 @@ pub(super) fn play_jobs(
     }
     // A game's kept folders are read just before it is handed out, so that
     // at most the games in flight hold theirs.
-    let kept = crate::discipline::keeps_folders(c.discipline, config);
+    let kept = crate::discipline::keeps_folders(c.discipline, &config.ultimatum);
     let load = |job: &mut Job| -> Result<()> {
         if kept {
             job.folders = Some(kept_folders(store.conn(), c, &job.seats)?);
@@ -330,7 +330,7 @@ pub(super) fn play_jobs(
     };
     let limits = crate::discipline::registry::of(c.discipline)
         .ok_or(BotContestError::NoBots("KNOBELN"))?
-        .limits(config)
+        .limits(&config.sections())
         .line_limits();
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
@@ -617,7 +617,7 @@ pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Resul
         .into_iter()
         .filter(|j| !done.contains_key(&j.key))
         .collect();
-    if crate::discipline::keeps_folders(c.discipline, config) {
+    if crate::discipline::keeps_folders(c.discipline, &config.ultimatum) {
         // One phase at a time: each bot's matches in one fixed order.
         let n = c.entries.len();
         let phase_of = |j: &Job| {

@@ -248,7 +248,7 @@ pub fn start(
         }
     }
     let section = crate::discipline::registry::of(d)
-        .map(|b| b.section(config))
+        .map(|b| b.section(&config.sections()))
         .unwrap_or_else(|| json!({}));
     store.conn().execute(
         "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \

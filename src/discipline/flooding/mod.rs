@@ -20,11 +20,10 @@ pub mod planner;
 pub mod rules;
 pub mod tables;
 
-use crate::config::Config;
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 
@@ -57,12 +56,12 @@ impl BotDiscipline for Flooding {
         Discipline::Flooding
     }
 
-    fn section(&self, config: &Config) -> serde_json::Value {
-        serde_json::to_value(&config.flooding).expect("json")
+    fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
+        serde_json::to_value(&sections.flooding).expect("json")
     }
 
-    fn limits(&self, config: &Config) -> BotLimitsConfig {
-        config.flooding.limits()
+    fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
+        sections.flooding.limits()
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
@@ -89,9 +88,9 @@ impl BotDiscipline for Flooding {
         "kit_rules_flooding"
     }
 
-    fn kit_data(&self, config: &Config) -> serde_json::Value {
-        let mut v = self.section(config);
-        v["islands"] = islands(config)
+    fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
+        let mut v = self.section(sections);
+        v["islands"] = islands(sections)
             .iter()
             .map(|(name, text)| {
                 let island = crate::discipline::flooding::rules::Island::parse(text).ok();
@@ -105,12 +104,12 @@ impl BotDiscipline for Flooding {
         v
     }
 
-    fn revisions(&self, config: &Config) -> Option<u32> {
-        Some(config.flooding.revisions)
+    fn revisions(&self, sections: &Sections<'_>) -> Option<u32> {
+        Some(sections.flooding.revisions)
     }
 
-    fn kit_files(&self, config: &Config) -> Vec<(String, String)> {
-        islands(config)
+    fn kit_files(&self, sections: &Sections<'_>) -> Vec<(String, String)> {
+        islands(sections)
             .into_iter()
             .map(|(name, text)| (format!("island-{name}.txt"), text))
             .collect()
@@ -129,7 +128,7 @@ pub const TEST_ISLANDS: &[(&str, &str)] = &[
 /// The islands a kit carries: the test islands only. The contest's own
 /// (the organizer's files, the teams', those drawn from the seed) are
 /// never in the kit; the site publishes them after the contest.
-fn islands(_config: &Config) -> Vec<(String, String)> {
+fn islands(_sections: &Sections<'_>) -> Vec<(String, String)> {
     TEST_ISLANDS
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))

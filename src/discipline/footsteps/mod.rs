@@ -18,11 +18,10 @@ pub mod planner;
 pub mod rules;
 pub mod tables;
 
-use crate::config::Config;
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 
@@ -55,12 +54,12 @@ impl BotDiscipline for Footsteps {
         Discipline::Footsteps
     }
 
-    fn section(&self, config: &Config) -> serde_json::Value {
-        serde_json::to_value(config.footsteps).expect("json")
+    fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
+        serde_json::to_value(sections.footsteps).expect("json")
     }
 
-    fn limits(&self, config: &Config) -> BotLimitsConfig {
-        config.footsteps.limits()
+    fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
+        sections.footsteps.limits()
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {

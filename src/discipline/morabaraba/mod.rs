@@ -18,11 +18,10 @@ pub mod planner;
 pub mod rules;
 pub mod tables;
 
-use crate::config::Config;
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 
@@ -51,12 +50,12 @@ impl BotDiscipline for Morabaraba {
         Discipline::Morabaraba
     }
 
-    fn section(&self, config: &Config) -> serde_json::Value {
-        serde_json::to_value(config.morabaraba).expect("json")
+    fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
+        serde_json::to_value(sections.morabaraba).expect("json")
     }
 
-    fn limits(&self, config: &Config) -> BotLimitsConfig {
-        config.morabaraba.limits()
+    fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
+        sections.morabaraba.limits()
     }
 
     fn play(&self, _setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
@@ -87,10 +86,10 @@ impl BotDiscipline for Morabaraba {
         include_str!("referee.py")
     }
 
-    fn kit_data(&self, config: &Config) -> serde_json::Value {
-        let mut v = self.section(config);
+    fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
+        let mut v = self.section(sections);
         // The per-move limit is only a backstop when it is above the game's.
-        let m = &config.morabaraba;
+        let m = &sections.morabaraba;
         v["move_is_backstop"] = (m.reply_ms >= m.cpu_secs * 1000).into();
         v
     }

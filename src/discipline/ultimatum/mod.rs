@@ -18,11 +18,10 @@ pub mod planner;
 pub mod rules;
 pub mod tables;
 
-use crate::config::Config;
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, DemoBot};
 use crate::discipline::transcript::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 
@@ -59,12 +58,12 @@ impl BotDiscipline for Ultimatum {
         Discipline::Ultimatum
     }
 
-    fn section(&self, config: &Config) -> serde_json::Value {
-        serde_json::to_value(config.ultimatum).expect("json")
+    fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
+        serde_json::to_value(sections.ultimatum).expect("json")
     }
 
-    fn limits(&self, config: &Config) -> BotLimitsConfig {
-        config.ultimatum.limits()
+    fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
+        sections.ultimatum.limits()
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
@@ -91,13 +90,13 @@ impl BotDiscipline for Ultimatum {
         "kit_rules_ultimatum"
     }
 
-    fn kit_data(&self, config: &Config) -> serde_json::Value {
-        let mut v = self.section(config);
+    fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
+        let mut v = self.section(sections);
         v["max_points"] = (2
             * u64::from(crate::discipline::ultimatum::rules::POT)
-            * u64::from(config.ultimatum.rounds))
+            * u64::from(sections.ultimatum.rounds))
         .into();
-        v["kept_folders"] = config.ultimatum.kept_folder_bytes().is_some().into();
+        v["kept_folders"] = sections.ultimatum.kept_folder_bytes().is_some().into();
         v
     }
 }

@@ -233,7 +233,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
     }
     // The seed's cap on improvements (the flooding island: five): checked
     // before anything is built, so a team past it costs nothing.
-    let cap = crate::discipline::registry::of(d).and_then(|b| b.revisions(ctx.config));
+    let cap = crate::discipline::registry::of(d).and_then(|b| b.revisions(&ctx.config.sections()));
     if let Some(revisions) = cap {
         let accepted = accepted_versions(store.conn(), reg.team, d)?;
         if accepted > u64::from(revisions) {
@@ -311,7 +311,12 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             report.push_str(&r.text());
             let seed =
                 u64::from_str_radix(&sha256_hex(source.text.as_bytes())[..15], 16).unwrap_or(1);
-            match trial(ctx.config, (&toolchain, &program), seed) {
+            match trial(
+                ctx.config.contest.discipline,
+                &ctx.config.sections(),
+                (&toolchain, &program),
+                seed,
+            ) {
                 Ok(t) => {
                     report.push_str(if t.passed {
                         "\nTrial: passed\n"
@@ -436,7 +441,7 @@ pub fn commit(
     let mut report_text = b.report_text.clone();
     if let (true, Some(revisions)) = (
         accepted,
-        crate::discipline::registry::of(d).and_then(|s| s.revisions(ctx.config)),
+        crate::discipline::registry::of(d).and_then(|s| s.revisions(&ctx.config.sections())),
     ) {
         let used = accepted_versions(conn, b.team, d)?.saturating_sub(1);
         let left = u64::from(revisions).saturating_sub(used);
