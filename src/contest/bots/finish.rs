@@ -8,7 +8,30 @@
 //! the tables' texts (`crate::discipline::results` and each discipline's
 //! `tables.rs`).
 
-use super::*;
+use super::games::*;
+use super::jobs::*;
+use super::model::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::discipline::flooding::planner::{self as flooding};
+use crate::discipline::flooding::rules::Island;
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
+use crate::discipline::results::summary_text;
+pub use crate::discipline::results::{results_text, Results};
+use crate::discipline::transcript;
+use crate::discipline::ultimatum::planner as ultimatum;
+use crate::discipline::Discipline;
+use crate::outbox::outgoing::{OutAttachment, Outgoing};
+use crate::outbox::{enqueue, Cause};
+use crate::store::mail::all_registrations;
+use crate::store::Store;
+use crate::tournament::TeamId;
 
 pub(super) fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
     c.islands

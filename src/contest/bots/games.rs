@@ -7,7 +7,25 @@
 //! What it deliberately does not do: play or store games
 //! ([`super::jobs`]) or format the rows (each discipline's `tables.rs`).
 
-use super::*;
+use super::finish::*;
+use super::jobs::*;
+use super::model::*;
+use std::collections::BTreeMap;
+
+use rusqlite::params;
+
+use crate::config::Config;
+use crate::discipline::flooding::planner::{self as flooding, FloodKey};
+use crate::discipline::flooding::rules::Island;
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
+use crate::discipline::play::{Played, Setup};
+use crate::discipline::table::OpponentRow;
+use crate::discipline::transcript;
+use crate::discipline::ultimatum::planner as ultimatum;
+use crate::discipline::Discipline;
+use crate::store::Store;
+use crate::tournament::TeamId;
 
 /// A stored game as its page, its bots' pages and the mails show it.
 #[derive(Debug, Clone)]

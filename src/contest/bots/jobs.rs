@@ -7,7 +7,33 @@
 //! What it deliberately does not do: make the tables or send mail
 //! ([`super::finish`]), or show stored games ([`super::games`]).
 
-use super::*;
+use super::finish::*;
+use super::model::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::discipline::flooding::planner::{self as flooding, FloodKey};
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
+use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
+pub use crate::discipline::results::Results;
+use crate::discipline::ultimatum::planner as ultimatum;
+use crate::discipline::Discipline;
+use crate::distributed::coordinator::{NatsQueue, Task, Upload};
+use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
+use crate::lang::build::BotProgram;
+use crate::lang::{Toolchain, Toolchains};
+use crate::lines::LineLimits;
+use crate::sandbox::folder::{FolderImage, WIRE_MAX_BYTES};
+use crate::store::Store;
+use crate::tournament::TeamId;
 
 /// One game to play: its key (the planner's, as JSON), its bots, its setup.
 #[derive(Debug, Clone)]

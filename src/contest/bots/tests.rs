@@ -2,9 +2,18 @@
 //! per-opponent rows agree, names fit, pairings keep their order.
 
 use super::*;
+use crate::discipline::flooding::planner::{self as flooding, FloodKey};
+use crate::discipline::footsteps::planner as footsteps;
+use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
+use crate::discipline::play::{Played, Setup};
+use crate::discipline::results::summary_text;
 use crate::discipline::results::{opponent_table, table_rows};
+use crate::discipline::table::OpponentRow;
 use crate::discipline::table::{columns_text, fit_name, millionths_text, TextColumn, TEXT_WIDTH};
+use crate::discipline::ultimatum::planner as ultimatum;
+use crate::tournament::TeamId;
+use rusqlite::Connection;
 
 fn row(place: u32, team: u32, name: &str, plus: u64) -> ultimatum::Row {
     ultimatum::Row {

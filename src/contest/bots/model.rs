@@ -1,0 +1,120 @@
+//! What a started bot contest is, as the store keeps it ([`BotContest`],
+//! its [`Entry`]s), reading it back ([`contest`]), its errors, and the
+//! heading of its mails. Playing, finishing and showing its games are the
+//! sibling files'; this one imports none of them.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use crate::discipline::Discipline;
+use crate::store::StoreError;
+use crate::tournament::TeamId;
+
+/// Why a bot contest could not go on (the server's trouble, or no bots).
+#[derive(Debug, thiserror::Error)]
+pub enum BotContestError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("no team has an accepted bot for {0}")]
+    NoBots(&'static str),
+    #[error("the contest is not started")]
+    NotStarted,
+    #[error("the {0} toolchain is missing on this machine: {1}")]
+    Toolchain(String, String),
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+    #[error("a game could not be refereed: {0}")]
+    Match(String),
+    /// The NATS queue of `[engine] nats` could not be used.
+    #[error("the queue of games: {0}")]
+    Queue(String),
+    #[error("the planner: {0}")]
+    Plan(String),
+    #[error("mail: {0}")]
+    Mail(String),
+    #[error("island {0}: {1}")]
+    Island(String, String),
+    #[error("the flooding island has no island to play: `[flooding] islands` names no file, no team sent an island, and `[flooding] drawn_islands` is 0 (set it to 3, the default)")]
+    NoIslands,
+    /// Another process plays the contest (who, and until when).
+    #[error("{0}")]
+    Held(String),
+}
+
+impl From<crate::contest::lease::LeaseError> for BotContestError {
+    fn from(e: crate::contest::lease::LeaseError) -> Self {
+        match e {
+            crate::contest::lease::LeaseError::Held(who) => BotContestError::Held(who),
+            crate::contest::lease::LeaseError::Store(e) => BotContestError::Store(e),
+        }
+    }
+}
+
+pub(super) type Result<T> = std::result::Result<T, BotContestError>;
+
+/// An entry: the team, its bot version, its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub team: TeamId,
+    pub version: i64,
+    pub name: String,
+}
+
+/// A started contest as stored.
+#[derive(Debug, Clone)]
+pub struct BotContest {
+    pub id: i64,
+    pub discipline: Discipline,
+    pub seed: u64,
+    pub entries: Vec<Entry>,
+    /// (name, text) of the islands (flooding only).
+    pub islands: Vec<(String, String)>,
+    pub finished: bool,
+}
+
+/// The contest, if started.
+pub fn contest(conn: &Connection) -> Result<Option<BotContest>> {
+    let row = conn
+        .query_row(
+            "SELECT id, discipline, seed, entries, islands, state FROM bot_contests \
+             ORDER BY id LIMIT 1",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((id, d, seed, entries, islands, state)) = row else {
+        return Ok(None);
+    };
+    let corrupt = |e: String| BotContestError::Corrupt(e);
+    Ok(Some(BotContest {
+        id,
+        discipline: d.parse().map_err(corrupt)?,
+        seed: seed as u64,
+        entries: serde_json::from_str(&entries).map_err(|e| corrupt(e.to_string()))?,
+        islands: serde_json::from_str(&islands).map_err(|e| corrupt(e.to_string()))?,
+        finished: state == "finished",
+    }))
+}
+
+/// The heading of a bot contest's mails: the contest's name, and the
+/// discipline's title only where the name does not already say it.
+pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
+    let name = contest_name.to_lowercase();
+    let title = d.title().trim_start_matches("the ").to_lowercase();
+    if name.contains(&title) || name.contains(d.name()) {
+        contest_name.to_string()
+    } else {
+        format!("{contest_name} ({})", d.title())
+    }
+}
