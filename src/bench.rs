@@ -835,7 +835,8 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
     use crate::engine::prepare::prepare_folder;
     use crate::engine::run::{run_tournament, TournamentConfig};
     use crate::engine::SystemClock;
-    use crate::site::{SiteObserver, SiteOptions};
+    use crate::site::observer::SiteObserver;
+    use crate::site::SiteOptions;
     use crate::store::Store;
 
     let dir = tempfile::tempdir()?;

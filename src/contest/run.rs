@@ -188,7 +188,7 @@ pub fn run_holding(
     };
     // The results site, regenerated as groups finish, if configured.
     let mut site = config.site.dir.as_ref().map(|dir| {
-        let mut s = crate::site::SiteObserver::new(dir, c.tournament_id);
+        let mut s = crate::site::observer::SiteObserver::new(dir, c.tournament_id);
         s.options.title = Some(config.contest.name.clone());
         s.options.no_game_pages = config.site.no_game_pages;
         s

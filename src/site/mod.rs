@@ -25,7 +25,7 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
-mod observer;
+pub mod observer;
 pub mod pages;
 pub mod plots;
 pub mod replay;
@@ -42,7 +42,6 @@ use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
-pub use observer::SiteObserver;
 use pages::*;
 pub use plots::evolution_svg;
 use views::{evolution_view, payoff_table, team_view};

@@ -18,7 +18,8 @@ use regex::Regex;
 
 use knobeln::engine::results::results;
 use knobeln::engine::run::{Event, Observer};
-use knobeln::site::{game_page, generate, team_page, SiteObserver, SiteOptions};
+use knobeln::site::observer::SiteObserver;
+use knobeln::site::{game_page, generate, team_page, SiteOptions};
 use knobeln::store::Store;
 
 const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
