@@ -22,7 +22,8 @@
 //! the game goes to another. `--play` chooses which kinds a worker takes.
 //!
 //! When it cannot play a game (the referee's `Err`: a sandbox or machine
-//! fault; a program that cannot be fetched in time (`FETCH_TIME`) or
+//! fault; a program that cannot be fetched in time (`FETCH_TIME`,
+//! `worker/cache.rs`) or
 //! has the wrong hash) it says
 //! so in a `Fault` result: never a participant's failure. After three jobs
 //! in a row with such faults it takes no games for a while (30 s, doubling up to 10
@@ -61,26 +62,6 @@ use crate::wasm::Loaded;
 mod cache;
 
 use cache::ProgramCache;
-
-/// The largest KNOBELN program a worker fetches.
-const MAX_PROGRAM_BYTES: u64 = 16 << 20;
-
-/// The largest bot program a worker fetches: a bot's program as JSON may
-/// be several times its files' 64 MiB (bytes as numbers).
-const MAX_BOT_PROGRAM_BYTES: u64 = 320 << 20;
-
-/// How long fetching a program may take: this much, plus a second per
-/// MiB. A fetch can otherwise wait forever: when the coordinator puts a
-/// program into the store again while a worker reads it, the chunks being
-/// read are purged under the reader.
-const FETCH_TIME: Duration = Duration::from_secs(30);
-
-/// Programs kept open in memory (each is a sealed memory file).
-const MEMORY_CACHE: usize = 256;
-
-/// Bot programs kept in memory (a compiled bot's program may be megabytes;
-/// the others are read again from the disk cache).
-const MEMORY_CACHE_BOTS: usize = 64;
 
 /// The prefix of a worker's reply subjects: the deployment's permissions
 /// let workers subscribe to these only, so a worker cannot listen to the

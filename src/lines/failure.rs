@@ -7,8 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::STDERR_KEEP;
-
 /// Which rule or limit a bot broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "failure", rename_all = "snake_case")]
@@ -213,6 +211,9 @@ pub fn show_line(line: &str) -> String {
     }
     out
 }
+
+/// Bytes of a bot's standard error kept for its report.
+pub const STDERR_KEEP: usize = 4096;
 
 /// A bot's standard error as kept in its record: bytes that are not UTF-8
 /// replaced, control characters but newline and tab escaped, and cut so

@@ -39,142 +39,50 @@
 //! It knows no game, no tournament and no file system: bots come in as
 //! [`BotIo`] (the sandbox's [`BotProcess`], or anything with three pipes).
 //!
-//! This file has the verbs and the match's state; `limits.rs` what a match
-//! may cost, `failure.rs` the words of the blame, `wait.rs` the steps under
-//! the verbs (freezing, reading a line, the CPU checks, a bot's end).
-//! The verbs share the match's state and read best top to bottom (start,
-//! send, receive, finish), so they stay together here.
+//! This file has the verbs; `state.rs` the match's state, `bot_io.rs` what
+//! the referee needs of a bot, `limits.rs` what a match may cost,
+//! `failure.rs` the words of the blame, `wait.rs` the steps under the verbs
+//! (freezing, reading a line, the CPU checks, a bot's end). The verbs share
+//! the match's state and read best top to bottom (start, send, receive,
+//! finish), so they stay together here.
 
+mod bot_io;
 mod cpus;
 pub mod echo;
 mod failure;
 pub mod game;
 mod limits;
+mod state;
 mod wait;
 
 use std::io;
-use std::os::fd::{OwnedFd, RawFd};
-use std::process::ExitStatus;
+use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::sandbox::bot::{BotProcess, BotSpawnError, BotSpec, Network, ProcFs, WorkFolder};
+use crate::sandbox::bot::{BotProcess, BotSpec, Network, ProcFs, WorkFolder};
 pub use crate::sandbox::cgroup::Freeze;
 use crate::sandbox::folder::FolderImage;
+pub use bot_io::BotIo;
 pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
-use failure::too_long;
 pub use failure::{
     describe_bot_failure, kept_stderr, show_line, BotFailure, BotFailureKind, SHOWN_LINE_CHARS,
+    STDERR_KEEP,
 };
 pub use limits::{bot_limits, wall_backstop, LineLimits, MemoryCount};
+use state::{Allowance, Budget, Seat};
+pub use state::{Match, MatchError, Stop};
 use wait::poll_one;
-
-/// What the referee needs of a running bot.
-pub trait BotIo {
-    /// Our (non-blocking) ends of its standard input, output and error.
-    fn fds(&self) -> [RawFd; 3];
-    /// CPU time of the whole bot so far.
-    fn cpu_time(&self) -> Duration;
-    /// How its main process ended, if it has.
-    fn try_status(&mut self) -> io::Result<Option<ExitStatus>>;
-    /// Kills all of it and reaps the main process.
-    fn finish(&mut self) -> io::Result<ExitStatus>;
-    /// Whether the memory limit struck.
-    fn out_of_memory(&self) -> bool;
-    /// Whether it waits in `read` on its standard input.
-    fn waiting_for_input(&self) -> bool;
-    /// Whether it has come to rest ([`crate::sandbox::bot::RestProbe`]):
-    /// what it printed so far is in its output pipe. The default (a bot
-    /// that cannot be looked into): at once.
-    fn at_rest(&self) -> bool {
-        true
-    }
-    /// Stops or resumes all of it; `false` where it cannot be frozen.
-    fn freeze(&mut self, _state: Freeze) -> bool {
-        false
-    }
-    /// Its processes, as the server sees them (for checks that nothing is
-    /// left behind).
-    fn members(&self) -> Vec<i32> {
-        Vec::new()
-    }
-}
-
-impl BotIo for BotProcess {
-    fn fds(&self) -> [RawFd; 3] {
-        use std::os::fd::AsRawFd;
-        [
-            self.stdin.as_raw_fd(),
-            self.stdout.as_raw_fd(),
-            self.stderr.as_raw_fd(),
-        ]
-    }
-    fn cpu_time(&self) -> Duration {
-        BotProcess::cpu_time(self)
-    }
-    fn try_status(&mut self) -> io::Result<Option<ExitStatus>> {
-        BotProcess::try_status(self)
-    }
-    fn finish(&mut self) -> io::Result<ExitStatus> {
-        BotProcess::finish(self)
-    }
-    fn out_of_memory(&self) -> bool {
-        BotProcess::out_of_memory(self)
-    }
-    fn waiting_for_input(&self) -> bool {
-        BotProcess::waiting_for_input(self)
-    }
-    fn at_rest(&self) -> bool {
-        BotProcess::at_rest(self)
-    }
-    fn freeze(&mut self, state: Freeze) -> bool {
-        BotProcess::freeze(self, state)
-    }
-    fn members(&self) -> Vec<i32> {
-        BotProcess::members(self)
-    }
-}
-
-/// Infrastructure faults: the match could not be refereed.
-#[derive(Debug, thiserror::Error)]
-pub enum MatchError {
-    #[error(transparent)]
-    Spawn(#[from] BotSpawnError),
-    #[error("bot {bot}: {what}")]
-    Toolchain { bot: usize, what: String },
-    #[error("i/o error while refereeing: {0}")]
-    Io(#[from] io::Error),
-}
+pub use wait::FROZEN_SLACK;
 
 /// How long [`Match::settle`] looks back to back before it pauses.
 const SETTLE_EAGER: Duration = Duration::from_millis(1);
 
 /// The longest pause between two looks of [`Match::settle`].
 pub const SETTLE_PAUSE_MAX: Duration = Duration::from_millis(50);
-
-/// Why a game stopped before its end.
-#[derive(Debug)]
-pub enum Stop {
-    /// One or more bots failed (the match is over).
-    Failed(Vec<BotFailure>),
-    /// The server could not go on.
-    Fault(MatchError),
-}
-
-impl From<MatchError> for Stop {
-    fn from(e: MatchError) -> Self {
-        Stop::Fault(e)
-    }
-}
-
-impl From<io::Error> for Stop {
-    fn from(e: io::Error) -> Self {
-        Stop::Fault(MatchError::Io(e))
-    }
-}
 
 /// What a bot left behind, for the record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -197,14 +105,7 @@ pub struct MatchRecord<O> {
     pub bots: Vec<SeatReport>,
 }
 
-/// Bytes of a bot's standard error kept for its report.
-pub const STDERR_KEEP: usize = 4096;
-
 const CPU_CHECK_EVERY: Duration = Duration::from_millis(100);
-
-/// The CPU time a frozen bot may still be charged (what it ran between the
-/// stop and its taking effect): past it, it resumed itself.
-pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
 
 /// How long a reply may take before the referee reads the bot's CPU time
 /// (the zero of the reply's CPU count) and freezes the bots it is not
@@ -213,61 +114,6 @@ pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
 /// scheduling noise alone made a few percent of fast echo replies that
 /// slow (the benchmark's match 20 % slower); at 5 ms none.
 pub const FIRST_LOOK: Duration = Duration::from_millis(5);
-
-struct Seat {
-    bot: Box<dyn BotIo>,
-    /// Its `/work`, when it is kept for its next match.
-    work: Option<OwnedFd>,
-    memory_limit_mb: u64,
-    buf: Vec<u8>,
-    eof: bool,
-    answered: bool,
-    /// Checked for lines nobody asked for since its last answer
-    /// ([`Match::settle`]).
-    settled: bool,
-    stderr: Vec<u8>,
-    last_cpu_check: Instant,
-    /// The reply budget in use (see [`Budget`]).
-    budget: Option<Budget>,
-    frozen: bool,
-    /// A game budgeted by rounds ([`Match::allow_rounds`]).
-    allowance: Option<Allowance>,
-    /// How long the referee has waited for it in this match, in all (the
-    /// reply waited for now not included).
-    waited: Duration,
-    /// Its CPU time when it was last frozen (while `frozen`).
-    frozen_cpu: Duration,
-}
-
-/// What a bot of a game budgeted by rounds may have used by now: CPU
-/// time in all (its whole tree, start-up included), and the wall-clock
-/// backstop of its next reply.
-#[derive(Debug, Clone, Copy)]
-struct Allowance {
-    cpu: Duration,
-    rounds: u64,
-    wall: Duration,
-}
-
-/// One reply's budget: when it began, and the bot's CPU time at the first
-/// look, once there was one.
-#[derive(Debug, Clone, Copy)]
-struct Budget {
-    since: Instant,
-    cpu_base: Option<Duration>,
-}
-
-/// The bots of one match, and the limits they play under.
-pub struct Match {
-    seats: Vec<Seat>,
-    limits: LineLimits,
-    turn: u32,
-    failed: Vec<BotFailure>,
-    /// The CPU every bot of this match runs on (held for the match).
-    _cpu: Option<CpuSlot>,
-    /// When the match began (for `match_wall`).
-    started: Instant,
-}
 
 /// Starts one bot of `program` in the sandbox, in a network namespace of
 /// `network`'s kind (matches use [`Network::Lent`]); with `folder`, its

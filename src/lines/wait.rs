@@ -4,13 +4,20 @@
 //! private steps under [`super::Match`]'s verbs.
 //!
 //! Not here: the verbs themselves and what a game sees (`mod.rs`), the
-//! words of a failure (`failure.rs`).
+//! match's state (`state.rs`), the words of a failure (`failure.rs`).
 
 use std::io;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
-use super::{too_long, BotFailure, BotFailureKind, Freeze, Match, Stop, FROZEN_SLACK, STDERR_KEEP};
+use crate::sandbox::cgroup::Freeze;
+
+use super::failure::{too_long, BotFailure, BotFailureKind, STDERR_KEEP};
+use super::state::{Match, Stop};
+
+/// The CPU time a frozen bot may still be charged (what it ran between the
+/// stop and its taking effect): past it, it resumed itself.
+pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
 
 impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that

@@ -18,9 +18,11 @@
 //!
 //! This file opens the database and holds teams and strategy versions;
 //! `tournaments.rs` the tournaments' tables, `throws.rs` the throws'
-//! stored formats, `tests.rs` the unit tests.
+//! stored formats, `error.rs` the store's error, `tests.rs` the unit
+//! tests.
 
 pub mod admin;
+mod error;
 pub mod mail;
 pub mod rsm;
 mod throws;
@@ -35,6 +37,7 @@ use crate::referee::GameRecord;
 use crate::seed::SeedKey;
 use crate::tournament::{GameKey, TeamId};
 
+pub use error::{Result, StoreError};
 pub use throws::{decode_throws, encode_throws, throws_digest, THROWS_FORMAT, THROWS_REPLAY};
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.
@@ -106,28 +109,6 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0020_lanes.sql"),
     ),
 ];
-
-/// Store faults (infrastructure, never a participant's mistake).
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("database: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    #[error(
-        "database holds schema version {found}, newer than this program's {known}; upgrade knobeln"
-    )]
-    TooNew { found: i64, known: i64 },
-    #[error("database record is corrupt: {0}")]
-    Corrupt(String),
-    #[error("database file {path}: {source}")]
-    File {
-        path: std::path::PathBuf,
-        source: std::io::Error,
-    },
-    #[error("no contest database at {} (run `knobeln init` or check --config)", path.display())]
-    NoDatabase { path: std::path::PathBuf },
-}
-
-pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// An open database.
 pub struct Store {

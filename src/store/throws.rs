@@ -5,7 +5,7 @@
 //! Not here: the games table itself (`mod.rs`) or replaying a game of
 //! format 2 (`crate::engine::replay`).
 
-use super::{Result, StoreError};
+use super::error::{Result, StoreError};
 
 /// The stored format of a game's throws (column `throws_format`): 0, i32
 /// little-endian pairs; 1, [`encode_throws`]; 2, [`THROWS_REPLAY`].

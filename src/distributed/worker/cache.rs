@@ -18,9 +18,25 @@ use crate::engine::prepare::sha256_hex;
 use crate::lang::build::BotProgram;
 use crate::wasm::Loaded;
 
-use super::{
-    FETCH_TIME, MAX_BOT_PROGRAM_BYTES, MAX_PROGRAM_BYTES, MEMORY_CACHE, MEMORY_CACHE_BOTS,
-};
+/// The largest KNOBELN program a worker fetches.
+const MAX_PROGRAM_BYTES: u64 = 16 << 20;
+
+/// The largest bot program a worker fetches: a bot's program as JSON may
+/// be several times its files' 64 MiB (bytes as numbers).
+const MAX_BOT_PROGRAM_BYTES: u64 = 320 << 20;
+
+/// How long fetching a program may take: this much, plus a second per
+/// MiB. A fetch can otherwise wait forever: when the coordinator puts a
+/// program into the store again while a worker reads it, the chunks being
+/// read are purged under the reader.
+const FETCH_TIME: Duration = Duration::from_secs(30);
+
+/// Programs kept open in memory (each is a sealed memory file).
+const MEMORY_CACHE: usize = 256;
+
+/// Bot programs kept in memory (a compiled bot's program may be megabytes;
+/// the others are read again from the disk cache).
+const MEMORY_CACHE_BOTS: usize = 64;
 
 /// The programs held in memory, and the order they came in (the oldest
 /// goes first when there are too many).

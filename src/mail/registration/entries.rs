@@ -8,7 +8,7 @@
 //! Not here: finding the entries in the form, their order, duplicates and
 //! missing ones ([`super::parse_registration`]), and any I/O.
 
-use super::{
+use super::form::{
     quote, Entry, Member, Preference, Problem, Problems, MAX_ADDRESS_CHARS, MAX_TEAM_NAME_CHARS,
     RULE_MEMBERS, RULE_TEAM_NAME,
 };

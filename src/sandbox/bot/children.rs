@@ -20,8 +20,8 @@ use crate::sandbox::cgroup::join_fd;
 use crate::sandbox::set_rlimit;
 use crate::sandbox::spawn::{arrange_fds, check};
 
-use super::plan::{step, Action, Plan};
-use super::{CHILD_STACK, EXE_FD, INSIDE_UID};
+use super::plan::{step, Action, Plan, CHILD_STACK, EXE_FD};
+use super::spec::INSIDE_UID;
 
 impl Plan {
     fn fail(&self, name: &str, e: io::Error) -> io::Error {

@@ -12,16 +12,21 @@ use std::fs;
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI32;
-
-use super::{
-    io_err, BotLimits, BotSpawnError, BotSpec, ProcFs, WorkFolder, CHILD_STACK, INSIDE_UID,
-};
 use std::sync::Arc;
 
 use crate::sandbox::cgroup::Group;
 use crate::sandbox::exe::Executable;
 use crate::sandbox::netns::Netns;
 use crate::sandbox::spawn::CArgs;
+
+use super::spec::{io_err, BotLimits, BotSpawnError, BotSpec, ProcFs, WorkFolder, INSIDE_UID};
+
+/// Where both children hold the sealed program
+/// ([`crate::sandbox::spawn::arrange_fds`] puts it after the three pipes).
+pub(super) const EXE_FD: RawFd = 3;
+
+/// Size of the stack the bot runs on before `execve`.
+pub(super) const CHILD_STACK: usize = 64 * 1024;
 
 /// Steps of the bot's set-up, for the error message when one fails.
 pub(super) const STEPS: &[&str] = &[

@@ -1,0 +1,105 @@
+//! The state of one match: the [`Match`] (its bots' seats, the limits,
+//! the turn, the failures so far) and what a seat holds per bot (pipes,
+//! buffers, its reply budget, frozen or not); why a game stops ([`Stop`],
+//! [`MatchError`]).
+//!
+//! Only data: the verbs that change it are in `mod.rs`, the steps under
+//! them in `wait.rs`.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::time::{Duration, Instant};
+
+use crate::sandbox::bot::BotSpawnError;
+
+use super::bot_io::BotIo;
+use super::cpus::CpuSlot;
+use super::failure::BotFailure;
+use super::limits::LineLimits;
+
+/// Infrastructure faults: the match could not be refereed.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Spawn(#[from] BotSpawnError),
+    #[error("bot {bot}: {what}")]
+    Toolchain { bot: usize, what: String },
+    #[error("i/o error while refereeing: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Why a game stopped before its end.
+#[derive(Debug)]
+pub enum Stop {
+    /// One or more bots failed (the match is over).
+    Failed(Vec<BotFailure>),
+    /// The server could not go on.
+    Fault(MatchError),
+}
+
+impl From<MatchError> for Stop {
+    fn from(e: MatchError) -> Self {
+        Stop::Fault(e)
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Fault(MatchError::Io(e))
+    }
+}
+
+pub(super) struct Seat {
+    pub(super) bot: Box<dyn BotIo>,
+    /// Its `/work`, when it is kept for its next match.
+    pub(super) work: Option<OwnedFd>,
+    pub(super) memory_limit_mb: u64,
+    pub(super) buf: Vec<u8>,
+    pub(super) eof: bool,
+    pub(super) answered: bool,
+    /// Checked for lines nobody asked for since its last answer
+    /// ([`Match::settle`]).
+    pub(super) settled: bool,
+    pub(super) stderr: Vec<u8>,
+    pub(super) last_cpu_check: Instant,
+    /// The reply budget in use (see [`Budget`]).
+    pub(super) budget: Option<Budget>,
+    pub(super) frozen: bool,
+    /// A game budgeted by rounds ([`Match::allow_rounds`]).
+    pub(super) allowance: Option<Allowance>,
+    /// How long the referee has waited for it in this match, in all (the
+    /// reply waited for now not included).
+    pub(super) waited: Duration,
+    /// Its CPU time when it was last frozen (while `frozen`).
+    pub(super) frozen_cpu: Duration,
+}
+
+/// What a bot of a game budgeted by rounds may have used by now: CPU
+/// time in all (its whole tree, start-up included), and the wall-clock
+/// backstop of its next reply.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Allowance {
+    pub(super) cpu: Duration,
+    pub(super) rounds: u64,
+    pub(super) wall: Duration,
+}
+
+/// One reply's budget: when it began, and the bot's CPU time at the first
+/// look, once there was one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Budget {
+    pub(super) since: Instant,
+    pub(super) cpu_base: Option<Duration>,
+}
+
+/// The bots of one match, and the limits they play under.
+pub struct Match {
+    pub(super) seats: Vec<Seat>,
+    pub(super) limits: LineLimits,
+    pub(super) turn: u32,
+    pub(super) failed: Vec<BotFailure>,
+    /// The CPU every bot of this match runs on (held for the match).
+    pub(super) _cpu: Option<CpuSlot>,
+    /// When the match began (for `match_wall`).
+    pub(super) started: Instant,
+}
