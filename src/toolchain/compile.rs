@@ -34,7 +34,7 @@ use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source;
-use super::symbols::{self, ObjectSymbols, COMPILER_ROUTINES, LIBRARY_ROUTINES};
+use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES};
 use super::{purec, wasm};
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
 
@@ -419,6 +419,7 @@ impl<'a> Pass<'a> {
         let syms = symbols::inspect_object(object).map_err(CompileError::Object)?;
         let found = library_problems(
             &syms,
+            &*runtime_symbols()?,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
         let ok = found.is_empty();
@@ -523,8 +524,15 @@ impl<'a> Pass<'a> {
 }
 
 /// Check 6's findings in the symbols of a strategy's object, each at the
-/// first line that names the symbol.
-fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnostic> {
+/// first line that names the symbol. `runtime`: the symbols of the
+/// runtime's object it is linked with; the strategy may define none of the
+/// names that object defines or needs (its undefined names are the
+/// referee's imports: a definition of one would replace the import).
+fn library_problems(
+    syms: &ObjectSymbols,
+    runtime: &ObjectSymbols,
+    uses: &FirstUses<'_>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut error = |name: Option<&str>, message: String| {
         out.push(Diagnostic::error(
@@ -551,7 +559,8 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
                 .into(),
         );
     }
-    for name in ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"] {
+    const ENTRY: [&str; 4] = ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"];
+    for name in ENTRY {
         if syms.defines(name) {
             error(
                 Some(name),
@@ -559,13 +568,25 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
             );
         }
     }
-    for name in LIBRARY_ROUTINES.iter().chain(COMPILER_ROUTINES.iter()) {
+    let theirs = |name: &&String| name.as_str() != "main" && !ENTRY.contains(&name.as_str());
+    for name in runtime.defined.iter().filter(theirs) {
         if syms.defines(name) {
             error(
                 Some(name),
                 format!(
                     "defines its own `{name}`, which the contest runtime provides; rename it \
                      (or make it static)"
+                ),
+            );
+        }
+    }
+    for name in runtime.undefined.iter().filter(theirs) {
+        if syms.defines(name) {
+            error(
+                Some(name),
+                format!(
+                    "defines `{name}`, the contest runtime's name for a function of the \
+                     referee; a strategy may not replace it: rename it (or make it static)"
                 ),
             );
         }
@@ -595,6 +616,18 @@ fn memory_message(needed: u64, limit: u64) -> String {
         stack / 1024,
         needed.saturating_sub(limit).div_ceil(1024)
     )
+}
+
+/// The symbols of [`runtime_wasm_object`], read once per process.
+fn runtime_symbols() -> Result<Arc<ObjectSymbols>, CompileError> {
+    static SYMBOLS: OnceLock<Result<Arc<ObjectSymbols>, String>> = OnceLock::new();
+    SYMBOLS
+        .get_or_init(|| {
+            let object = runtime_wasm_object().map_err(|e| e.to_string())?;
+            symbols::inspect_object(&object).map(Arc::new)
+        })
+        .clone()
+        .map_err(CompileError::Runtime)
 }
 
 /// The contest runtime compiled by clang for wasm32 (in the jail, with

@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use wasmtime::wasmparser::{Parser, Payload};
 
 pub use crate::wasm::check::{
-    check_module, straight_line_module, Shape, StraightLine, IMPORT_MODULE, MAX_FUNCTIONS,
-    MAX_FUNCTION_BYTES, MAX_FUNCTION_LOCALS, MAX_MODULE_BYTES, MAX_TABLE_ELEMENTS,
-    MODULE_FUNCTIONS_AT_LIMIT,
+    check_module, straight_line_module, straight_line_module_importing, Shape, StraightLine,
+    IMPORT_MODULE, MAX_FUNCTIONS, MAX_FUNCTION_BYTES, MAX_FUNCTION_LOCALS, MAX_MODULE_BYTES,
+    MAX_TABLE_ELEMENTS, MODULE_FUNCTIONS_AT_LIMIT,
 };
 
 use super::gcc::{Gcc, GccRun, Input};
@@ -314,6 +314,29 @@ mod tests {
             problems.iter().any(|p| p.contains("a function of 65 kB")),
             "{problems:?}"
         );
+    }
+
+    /// Exactly the referee's imports: a module without one of them (the
+    /// strategy defined the runtime's name for it, so wasm-ld made no
+    /// import) is refused, naming the import.
+    #[test]
+    fn a_module_missing_a_referee_import_is_refused() {
+        for (imports, missing) in [
+            (&["seed"][..], "make_throw"),
+            (&["make_throw"][..], "seed"),
+            (&[][..], "make_throw"),
+        ] {
+            let m = straight_line_module_importing(StraightLine::Chain, 1, 64, imports);
+            let problems = check_module(&m, 1 << 20).unwrap_err();
+            let want = format!("does not import the referee's `knobeln.{missing}`");
+            assert!(
+                problems.iter().any(|p| p.starts_with(&want)),
+                "{imports:?}: {problems:?}"
+            );
+        }
+        let both =
+            straight_line_module_importing(StraightLine::Chain, 1, 64, &["make_throw", "seed"]);
+        assert!(check_module(&both, 1 << 20).is_ok());
     }
 
     /// Static data must lie within the memory the module declares: the

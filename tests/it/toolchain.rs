@@ -698,3 +698,50 @@ fn default_compile_config_is_the_1994_rules() {
     assert_eq!(cfg.min_description_lines, 15);
     assert_eq!(cfg.memory_limit, 1024 * 1024);
 }
+
+// ---- The hostile review of issue 37 ----------------------------------------
+
+/// `tests/data/strategies/hostile/NAME.c` compiled as a submission: the
+/// report's errors, which must reject it, all under `check`.
+fn hostile_errors(name: &str, check: Check) -> Vec<Diagnostic> {
+    let src = fs::read(crate::common::hostile_path(name)).expect("hostile source");
+    let outcome = compile_source(&src, Profile::Submission);
+    let report = outcome.report();
+    assert!(!outcome.accepted(), "{name} accepted");
+    assert_eq!(
+        report.verdict(check),
+        Some(&Verdict::Failed),
+        "{name}: {:?}\n{:?}",
+        report.checks,
+        report.diagnostics
+    );
+    report.errors().cloned().collect()
+}
+
+/// F1: the runtime's undefined names are the referee's imports. A strategy
+/// that defined `knobeln_referee_seed` would pick its own seed, one that
+/// defined `knobeln_referee_throw` would throw without the referee: check
+/// 6 refuses both, naming the symbol at its line. The names are read from
+/// the runtime's object, not from a list.
+#[test]
+fn defining_a_runtime_name_of_the_referees_fails_check_6() {
+    use knobeln::toolchain::compile::runtime_wasm_object;
+    use knobeln::toolchain::symbols::inspect_object;
+    let runtime = inspect_object(&runtime_wasm_object().unwrap()).unwrap();
+    for name in ["knobeln_referee_seed", "knobeln_referee_throw"] {
+        assert!(runtime.undefined.iter().any(|u| u == name), "{runtime:?}");
+    }
+    for (file, name) in [
+        ("defines_referee_seed", "knobeln_referee_seed"),
+        ("defines_referee_throw", "knobeln_referee_throw"),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        assert!(
+            errors.iter().any(|d| d.check == Check::Library
+                && d.line == Some(20)
+                && d.message
+                    .starts_with(&format!("defines `{name}`, the contest runtime's"))),
+            "{file}: {errors:?}"
+        );
+    }
+}

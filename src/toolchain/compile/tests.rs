@@ -16,10 +16,16 @@ fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSy
 fn check_6_names_each_problem_at_the_line_that_names_it() {
     let src = "main() {\n  printf(\"x\");\n  make_throw(1);\n}\nint log2(int x) { return x; }\n";
     let uses = FirstUses::new(src, None);
+    let runtime = symbols(
+        &["knobeln_referee_seed", "knobeln_referee_throw"],
+        &["knobeln_start", "log2", "make_throw", "memcpy"],
+        false,
+    );
     let honest = symbols(&["make_throw", "memcpy", "__multf3"], &["main"], false);
-    assert_eq!(library_problems(&honest, &uses), Vec::new());
+    assert_eq!(library_problems(&honest, &runtime, &uses), Vec::new());
     let found = library_problems(
         &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
+        &runtime,
         &uses,
     );
     let said: Vec<(Option<u32>, &str)> =
@@ -37,6 +43,30 @@ fn check_6_names_each_problem_at_the_line_that_names_it() {
     assert!(said[3].1.starts_with("defines its own `log2`"));
     assert!(said[4].1.starts_with("the program has constructors"));
     assert!(found.iter().all(|d| d.check == Check::Library));
+}
+
+/// The runtime's undefined names are the referee's imports: a strategy
+/// that defined one would replace the import (its own seed, or throws
+/// that never reach the referee).
+#[test]
+fn check_6_refuses_a_definition_of_the_runtimes_names_for_the_referee() {
+    let src = "long long knobeln_referee_seed(void) { return 42; }\nmain() { }\n";
+    let uses = FirstUses::new(src, None);
+    let runtime = symbols(
+        &["knobeln_referee_seed", "knobeln_referee_throw"],
+        &["knobeln_start", "make_throw"],
+        false,
+    );
+    let found = library_problems(
+        &symbols(&[], &["knobeln_referee_seed", "main"], false),
+        &runtime,
+        &uses,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0]
+        .message
+        .starts_with("defines `knobeln_referee_seed`, the contest runtime's name"));
 }
 
 #[test]
