@@ -23,6 +23,7 @@ mod report;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashSet;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
@@ -34,7 +35,7 @@ use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source;
-use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES};
+use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
 use super::{purec, wasm};
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
 
@@ -125,6 +126,9 @@ struct Pass<'a> {
     text: String,
     r: Report,
     verdicts: Verdicts,
+    /// The identifiers written in the preprocessed text (what the
+    /// program names itself, as opposed to what the compiler calls).
+    written: HashSet<String>,
 }
 
 impl<'a> Pass<'a> {
@@ -134,6 +138,7 @@ impl<'a> Pass<'a> {
             text: String::from_utf8_lossy(source).into_owned(),
             r: Report::empty(),
             verdicts: Verdicts::default(),
+            written: HashSet::new(),
         }
     }
 
@@ -155,6 +160,14 @@ impl<'a> Pass<'a> {
         };
         self.lexical_elements(&preprocessed);
         if !self.gcc(&gcc)? {
+            return Ok(None);
+        }
+        self.written = lex::tokenize(&preprocessed)
+            .into_iter()
+            .filter(|t| matches!(t.kind, lex::TokenKind::Identifier))
+            .map(|t| t.text.to_string())
+            .collect();
+        if !self.linker_names() {
             return Ok(None);
         }
         let tools = wasm::Toolchain::find()
@@ -345,6 +358,31 @@ impl<'a> Pass<'a> {
         Ok(true)
     }
 
+    /// Check 6 before clang: the program names none of the linker's own
+    /// symbols (clang would fail on some, wasm-ld on others).
+    fn linker_names(&mut self) -> bool {
+        let uses = FirstUses::new(&self.text, self.r.description.as_ref());
+        let mut ok = true;
+        for name in LINKER_SYMBOLS {
+            if self.written.contains(name) {
+                ok = false;
+                self.r.diagnostics.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(name),
+                    format!(
+                        "uses `{name}`, a name the linker gives to its own symbols (the stack \
+                         pointer, the table of function pointers); a strategy may not use it: \
+                         rename it"
+                    ),
+                ));
+            }
+        }
+        if !ok {
+            self.verdicts.set(Check::Library, Verdict::Failed);
+        }
+        ok
+    }
+
     /// clang builds the program that plays from the same preprocessed text,
     /// once its own preprocessing is shown to leave that text token for
     /// token as it is; its wasm32 object. `None`: rejected (check 5).
@@ -420,6 +458,7 @@ impl<'a> Pass<'a> {
         let found = library_problems(
             &syms,
             &*runtime_symbols()?,
+            &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
         let ok = found.is_empty();
@@ -528,9 +567,12 @@ impl<'a> Pass<'a> {
 /// runtime's object it is linked with; the strategy may define none of the
 /// names that object defines or needs (its undefined names are the
 /// referee's imports: a definition of one would replace the import).
+/// `written`: the identifiers of the preprocessed text; a compiler helper
+/// is the compiler's call only when the program does not name it.
 fn library_problems(
     syms: &ObjectSymbols,
     runtime: &ObjectSymbols,
+    written: &HashSet<String>,
     uses: &FirstUses<'_>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -550,6 +592,18 @@ fn library_problems(
                 LIBRARY_ROUTINES.join(", ")
             ),
         );
+    }
+    for name in &syms.undefined {
+        if symbols::is_compiler_helper(name) && written.contains(name) {
+            error(
+                Some(name),
+                format!(
+                    "calls `{name}` by name, a routine of the compiler's own library (the \
+                     compiler may call it by itself for arithmetic; a strategy may not): write \
+                     the arithmetic in C"
+                ),
+            );
+        }
     }
     if !syms.defines("main") {
         error(

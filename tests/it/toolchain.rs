@@ -745,3 +745,69 @@ fn defining_a_runtime_name_of_the_referees_fails_check_6() {
         );
     }
 }
+
+/// F2: compiler-rt's routines are the compiler's to call, for arithmetic
+/// C has no instruction for; a program that names one calls it itself
+/// (declared or not) and is refused by check 6, naming it at its line.
+/// What the compiler calls on its own (`long double` here) still plays.
+#[test]
+fn calling_a_compiler_helper_by_name_fails_check_6() {
+    for (file, names) in [
+        (
+            "helper_powi",
+            &[("__powidf2", 20), ("__popcountsi2", 21)][..],
+        ),
+        (
+            "helper_clz",
+            &[("__clzsi2", 20), ("__ffssi2", 20), ("__paritysi2", 20)],
+        ),
+        ("helper_fixfn", &[("__fixdfsi", 20)]),
+        ("helper_mulodi", &[("__mulodi4", 20)]),
+        ("helper_implicit_fn", &[("__ffssi2", 20)]),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        for (name, line) in names {
+            assert!(
+                errors.iter().any(|d| d.line == Some(*line)
+                    && d.message.starts_with(&format!("calls `{name}` by name"))),
+                "{file}: {name}: {errors:?}"
+            );
+        }
+    }
+    let src =
+        "main() { volatile long double x = next_random(1, 9); x = x * x / 3; for (;;) make_throw(100 + (int)x); }\n";
+    let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(src)).unwrap();
+    assert!(
+        syms.undefined.iter().any(|u| u.starts_with("__")),
+        "the compiler calls a helper: {syms:?}"
+    );
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
+}
+
+/// F2: the linker's own symbols (`__stack_pointer`, a global;
+/// `__indirect_function_table`, a table) are no names for a program:
+/// written in the text, check 6 refuses them before clang runs; a C
+/// variable of that name is the program's own symbol, not the linker's.
+#[test]
+fn the_linkers_own_names_fail_check_6() {
+    for (file, name) in [
+        ("linker_stack_pointer", "__stack_pointer"),
+        ("linker_stack_pointer_defined", "__stack_pointer"),
+        ("linker_function_table", "__indirect_function_table"),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        assert!(
+            errors.iter().any(|d| d.line == Some(20)
+                && d.message
+                    .starts_with(&format!("uses `{name}`, a name the linker"))),
+            "{file}: {errors:?}"
+        );
+    }
+    let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(
+        "extern int __stack_pointer; int f(void) { return __stack_pointer; }\n",
+    ))
+    .unwrap();
+    assert_eq!(syms.undefined, ["__stack_pointer"], "{syms:?}");
+    assert_eq!(syms.forbidden_calls(), ["__stack_pointer"]);
+}

@@ -3,6 +3,7 @@
 
 use super::report::{finish, FirstUses, Verdicts};
 use super::*;
+use std::collections::HashSet;
 
 fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSymbols {
     ObjectSymbols {
@@ -22,10 +23,14 @@ fn check_6_names_each_problem_at_the_line_that_names_it() {
         false,
     );
     let honest = symbols(&["make_throw", "memcpy", "__multf3"], &["main"], false);
-    assert_eq!(library_problems(&honest, &runtime, &uses), Vec::new());
+    assert_eq!(
+        library_problems(&honest, &runtime, &HashSet::new(), &uses),
+        Vec::new()
+    );
     let found = library_problems(
         &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
         &runtime,
+        &HashSet::new(),
         &uses,
     );
     let said: Vec<(Option<u32>, &str)> =
@@ -60,6 +65,7 @@ fn check_6_refuses_a_definition_of_the_runtimes_names_for_the_referee() {
     let found = library_problems(
         &symbols(&[], &["knobeln_referee_seed", "main"], false),
         &runtime,
+        &HashSet::new(),
         &uses,
     );
     assert_eq!(found.len(), 1, "{found:?}");
@@ -67,6 +73,23 @@ fn check_6_refuses_a_definition_of_the_runtimes_names_for_the_referee() {
     assert!(found[0]
         .message
         .starts_with("defines `knobeln_referee_seed`, the contest runtime's name"));
+}
+
+/// A compiler helper is the compiler's call only when the program does not
+/// name it: `__powidf2` written in the text is the program's call.
+#[test]
+fn check_6_refuses_a_compiler_helper_the_program_calls_by_name() {
+    let src = "double __powidf2(double, int);\nmain() { make_throw(__powidf2(2.0, 3)); }\n";
+    let uses = FirstUses::new(src, None);
+    let runtime = symbols(&[], &["make_throw"], false);
+    let object = symbols(&["__multf3", "__powidf2", "make_throw"], &["main"], false);
+    let written: HashSet<String> = ["__powidf2", "make_throw", "main"].map(String::from).into();
+    let found = library_problems(&object, &runtime, &written, &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0].message.starts_with("calls `__powidf2` by name"));
+    // Not written: the compiler's own call (as `__multf3` above).
+    assert!(library_problems(&object, &runtime, &HashSet::new(), &uses).is_empty());
 }
 
 #[test]
