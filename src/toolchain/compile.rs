@@ -30,7 +30,10 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 
 use self::report::{add_gcc_messages, drop_description_noise, finish, FirstUses, Verdicts};
-pub use self::report::{CheckStatus, Outcome, Report, Verdict, MAX_DIAGNOSTICS_PER_CHECK};
+pub use self::report::{
+    compiler_heading, is_tool_heading, CheckStatus, Outcome, Report, Verdict,
+    MAX_DIAGNOSTICS_PER_CHECK,
+};
 use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
@@ -271,7 +274,7 @@ impl<'a> Pass<'a> {
     /// what the macros made of the source. `None`: rejected.
     fn preprocess(&mut self, gcc: &Gcc<'_>) -> Result<Option<String>, CompileError> {
         let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME)?;
-        add_gcc_messages(&mut self.r, &pre, Check::Compiler);
+        add_gcc_messages(&mut self.r, &pre, Check::Compiler, "gcc");
         if !pre.ok {
             let why = "the preprocessor failed (see check 5)";
             self.verdicts
@@ -347,7 +350,7 @@ impl<'a> Pass<'a> {
                 quiet.messages
             );
         }
-        add_gcc_messages(&mut self.r, &cc, Check::Compiler);
+        add_gcc_messages(&mut self.r, &cc, Check::Compiler, "gcc");
         if !cc.ok {
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             self.verdicts.skip_rest("gcc failed (check 5)");
@@ -425,12 +428,30 @@ impl<'a> Pass<'a> {
         Ok(Some(gcc.get("strategy.wasm.o")?))
     }
 
-    /// clang refused the text gcc compiled: its messages, marked as its.
+    /// clang refused the text gcc compiled: its messages, marked as its;
+    /// a crash of LLVM's (a bug report request, a stack dump, the server's
+    /// paths) is never quoted: one sentence says what failed.
     fn clang_failed(&mut self, run: &GccRun) {
+        if let Some(why) = llvm_crash(&run.messages) {
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                None,
+                format!(
+                    "clang could not build this program for the contest's machine ({why}); \
+                     this is a limit of the compiler for WebAssembly, not a rule of the \
+                     contest: write the part it chokes on differently (a compiler builtin \
+                     or a construct WebAssembly lacks?)"
+                ),
+            ));
+            self.compiler_failed();
+            return;
+        }
         let before = self.r.diagnostics.len();
-        add_gcc_messages(&mut self.r, run, Check::Compiler);
+        add_gcc_messages(&mut self.r, run, Check::Compiler, "clang");
         for d in &mut self.r.diagnostics[before..] {
-            d.message = format!("clang (which builds the program that plays): {}", d.message);
+            if !d.message.starts_with("clang") {
+                d.message = format!("clang (which builds the program that plays): {}", d.message);
+            }
         }
         self.compiler_failed();
     }
@@ -497,6 +518,32 @@ impl<'a> Pass<'a> {
         for p in &problems {
             match p {
                 wasm::LinkProblem::Memory { needed_bytes } => needed = Some(*needed_bytes),
+                wasm::LinkProblem::Undefined { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "uses `{symbol}`, which nothing defines: it is not one of the five \
+                         library routines ({}) nor a function of the program's own",
+                        LIBRARY_ROUTINES.join(", ")
+                    ),
+                )),
+                wasm::LinkProblem::Duplicate { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "defines `{symbol}`, which the contest runtime defines too; rename it \
+                         (or make it static)"
+                    ),
+                )),
+                wasm::LinkProblem::TypeMismatch { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "uses `{symbol}` as another kind of thing (a variable for a function, \
+                         or the reverse) than the contest runtime or the linker defines by that \
+                         name; rename it"
+                    ),
+                )),
                 wasm::LinkProblem::Signature { function } => calls.push(Diagnostic::error(
                     Check::Library,
                     uses.line(function),
@@ -520,14 +567,7 @@ impl<'a> Pass<'a> {
             return Ok(None);
         }
         if !ld.ok {
-            add_gcc_messages(&mut self.r, &ld, Check::Compiler);
-            if !self.r.errors().any(|d| d.check == Check::Compiler) {
-                self.reject(
-                    "linking with the contest runtime (wasm-ld) failed; its messages are quoted \
-                     below"
-                        .into(),
-                );
-            }
+            add_gcc_messages(&mut self.r, &ld, Check::Compiler, "wasm-ld");
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             return Ok(None);
         }
@@ -654,6 +694,28 @@ fn library_problems(
         );
     }
     out
+}
+
+/// What failed when clang crashed (LLVM's "PLEASE submit a bug report",
+/// a stack dump, an error in its back end), in a few words; `None`: no crash.
+fn llvm_crash(messages: &str) -> Option<String> {
+    let crashed = [
+        "PLEASE submit a bug report",
+        "Stack dump:",
+        "error in backend",
+    ]
+    .iter()
+    .any(|m| messages.contains(m));
+    if !crashed {
+        return None;
+    }
+    let why = messages
+        .lines()
+        .find_map(|l| l.split("error in backend: ").nth(1))
+        .map(|w| w.trim().chars().take(120).collect::<String>())
+        .filter(|w| !w.contains('/'))
+        .unwrap_or_else(|| "the compiler crashed".into());
+    Some(why)
 }
 
 /// The participant's words for a program whose static data and stack do

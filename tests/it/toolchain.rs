@@ -811,3 +811,43 @@ fn the_linkers_own_names_fail_check_6() {
     assert_eq!(syms.undefined, ["__stack_pointer"], "{syms:?}");
     assert_eq!(syms.forbidden_calls(), ["__stack_pointer"]);
 }
+
+/// F3: clang's failures are told as clang's ("clang said:", never "gcc
+/// failed"), and a crash of LLVM is one sentence, never its bug-report
+/// request, stack dump or the server's paths.
+#[test]
+fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
+    let render = |name: &str| {
+        let src = fs::read(crate::common::hostile_path(name)).unwrap();
+        let outcome = compile_source(&src, Profile::Submission);
+        assert!(!outcome.accepted(), "{name}");
+        let report = outcome.report().clone();
+        let text = compile_report(&report, false, 10_000, None, &ReportNotes::default());
+        (report, text)
+    };
+    let (report, text) = render("clang_refuses_float16");
+    assert!(text.contains("\nclang said:\n"), "{text}");
+    assert!(
+        !text.contains("gcc said:") && !text.contains("gcc failed"),
+        "{text}"
+    );
+    assert!(
+        report.errors().any(|d| d
+            .message
+            .starts_with("clang (which builds the program that plays)")),
+        "{text}"
+    );
+    let (report, text) = render("llvm_crash_clear_cache");
+    let errors: Vec<&Diagnostic> = report.errors().collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(
+        errors[0].message.starts_with(
+            "clang could not build this program for the contest's machine \
+             (llvm.clear_cache is not supported on wasm);"
+        ),
+        "{text}"
+    );
+    for never in ["PLEASE", "Stack dump", "/usr/", "gcc failed", "said:"] {
+        assert!(!text.contains(never), "{never}: {text}");
+    }
+}
