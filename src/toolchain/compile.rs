@@ -358,6 +358,20 @@ impl<'a> Pass<'a> {
         }
         self.verdicts.set(Check::Compiler, Verdict::Passed);
         drop_description_noise(&mut self.r);
+        // A cheap guard before clang, which writes zero-initialised arrays
+        // out as zeros (megabytes of them cost it its limits): x86-64's
+        // static data are at most twice wasm32's, so data beyond twice the
+        // limit never fit. wasm-ld's figure below is the authoritative one.
+        let limit = self.cfg.memory_limit;
+        if let Some(x86) = super::gcc::static_data_bytes(&gcc.get("strategy.o")?) {
+            if x86 > 2 * limit {
+                let needed = x86 / 2 + wasm::SHADOW_STACK_BYTES;
+                self.reject(memory_message(needed, limit, false));
+                self.verdicts
+                    .skip_rest("the program does not fit into memory (check 5)");
+                return Ok(false);
+            }
+        }
         Ok(true)
     }
 
@@ -422,6 +436,20 @@ impl<'a> Pass<'a> {
             "strategy.wasm.o",
         )?;
         if !cc.ok {
+            let size_limit = cc.limit_hit.as_deref().is_some_and(|l| {
+                l.contains("output grew beyond") || l.contains("MB of memory and was stopped")
+            });
+            if size_limit && !self.r.errors().any(|d| d.check == Check::Compiler) {
+                // Static arrays clang writes out as zeros.
+                self.reject(format!(
+                    "the program does not fit into the memory limit of {} kB (requirement 5): \
+                     its static data are so large that building it stopped at the compiler's \
+                     limits; make static arrays smaller",
+                    self.cfg.memory_limit / 1024
+                ));
+                self.compiler_failed();
+                return Ok(None);
+            }
             self.clang_failed(&cc);
             return Ok(None);
         }
@@ -557,7 +585,7 @@ impl<'a> Pass<'a> {
         }
         if let Some(needed) = needed {
             self.r.image_bytes = Some(needed);
-            self.reject(memory_message(needed, limit));
+            self.reject(memory_message(needed, limit, true));
         }
         if !calls.is_empty() {
             self.r.diagnostics.extend(calls);
@@ -720,12 +748,18 @@ fn llvm_crash(messages: &str) -> Option<String> {
 
 /// The participant's words for a program whose static data and stack do
 /// not fit into its memory (wasm-ld said it needs `needed` bytes).
-fn memory_message(needed: u64, limit: u64) -> String {
+/// `exact`: wasm-ld's figure; otherwise a lower bound (from gcc's object).
+fn memory_message(needed: u64, limit: u64, exact: bool) -> String {
     let stack = wasm::SHADOW_STACK_BYTES;
+    let (about, are) = if exact {
+        ("about", "are")
+    } else {
+        ("at least", "are at least")
+    };
     format!(
         "the program does not fit into the memory limit of {} kB (requirement 5): it needs \
-         about {} kB (its static data are {} kB, and it has {} kB of stack for its own use); \
-         make static arrays smaller by at least {} kB",
+         {about} {} kB (its static data {are} {} kB, and it has {} kB of stack for its own \
+         use); make static arrays smaller by at least {} kB",
         limit / 1024,
         needed.div_ceil(1024),
         needed.saturating_sub(stack).div_ceil(1024),

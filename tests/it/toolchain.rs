@@ -851,3 +851,32 @@ fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
         assert!(!text.contains(never), "{never}: {text}");
     }
 }
+
+/// F4: zero-initialised arrays of many megabytes are refused with the
+/// memory message before clang runs (clang writes them out as zeros, at
+/// the cost of its limits): gcc's object's static data beyond twice the
+/// limit never fit (x86-64's are at most twice wasm32's).
+#[test]
+fn huge_zero_initialised_arrays_are_refused_with_the_memory_message() {
+    for file in ["static_bss_100m", "static_bss_2g_w", "static_two_arrays"] {
+        let errors = hostile_errors(file, Check::Compiler);
+        assert_eq!(errors.len(), 1, "{file}: {errors:?}");
+        assert!(
+            errors[0]
+                .message
+                .starts_with("the program does not fit into the memory limit of 1024 kB"),
+            "{file}: {errors:?}"
+        );
+    }
+    let src = "static int table[5000000];\n\
+               main() { for (;;) { int t = make_throw(100); table[t] = t; make_throw(100 + table[t / 2]); } }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    let errors: Vec<&Diagnostic> = outcome.report().errors().collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("it needs at least 9830 kB (its static data are at least 9766 kB"),
+        "{errors:?}"
+    );
+}

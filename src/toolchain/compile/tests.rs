@@ -94,7 +94,7 @@ fn check_6_refuses_a_compiler_helper_the_program_calls_by_name() {
 
 #[test]
 fn the_memory_message_says_what_is_needed_and_by_how_much_to_shrink() {
-    let m = memory_message(1_065_544, 1 << 20);
+    let m = memory_message(1_065_544, 1 << 20, true);
     assert_eq!(
         m,
         "the program does not fit into the memory limit of 1024 kB (requirement 5): it needs \
