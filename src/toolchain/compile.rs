@@ -652,6 +652,16 @@ fn library_problems(
         ))
     };
     for name in syms.forbidden_calls() {
+        if name.starts_with("__atomic_") || name.starts_with("__sync_") {
+            error(
+                Some(name),
+                format!(
+                    "uses `{name}`: _Atomic objects of this size need library routines; remove \
+                     _Atomic (a strategy runs in one thread)"
+                ),
+            );
+            continue;
+        }
         error(
             Some(name),
             format!(
@@ -673,7 +683,14 @@ fn library_problems(
             );
         }
     }
-    if !syms.defines("main") {
+    if syms.defined_data.iter().any(|d| d == "main") {
+        error(
+            Some("main"),
+            "`main` must be a function: the program defines a variable called main; the \
+             runtime calls main() to start the strategy"
+                .into(),
+        );
+    } else if !syms.defines("main") {
         error(
             None,
             "the program defines no function `main`; the runtime calls main() to start the \

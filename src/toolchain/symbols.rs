@@ -33,6 +33,8 @@ pub struct ObjectSymbols {
     pub undefined: Vec<String>,
     /// Global symbols it defines, sorted.
     pub defined: Vec<String>,
+    /// Those of them that are data (variables), sorted.
+    pub defined_data: Vec<String>,
     /// Whether it has constructors (the `linking` section's init functions).
     pub constructors: bool,
 }
@@ -125,17 +127,17 @@ pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
             .to_string()
     };
     for symbol in symbols.ok_or("clang's object has no symbol table")? {
-        // (flags, name, whether it is the linker's kind of symbol)
-        let (flags, name, linkers) = match symbol {
+        // (flags, name, whether it is the linker's kind of symbol, data)
+        let (flags, name, linkers, data) = match symbol {
             SymbolInfo::Func { flags, index, name } => {
-                (flags, imported(&funcs, index, name), false)
+                (flags, imported(&funcs, index, name), false, false)
             }
-            SymbolInfo::Data { flags, name, .. } => (flags, name.to_string(), false),
+            SymbolInfo::Data { flags, name, .. } => (flags, name.to_string(), false, true),
             SymbolInfo::Global { flags, index, name } => {
-                (flags, imported(&globals, index, name), true)
+                (flags, imported(&globals, index, name), true, false)
             }
             SymbolInfo::Table { flags, index, name } => {
-                (flags, imported(&tables, index, name), true)
+                (flags, imported(&tables, index, name), true, false)
             }
             SymbolInfo::Section { .. } | SymbolInfo::Event { .. } => continue,
         };
@@ -144,6 +146,9 @@ pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
                 out.undefined.push(name);
             }
         } else if !flags.contains(SymbolFlags::BINDING_LOCAL) {
+            if data {
+                out.defined_data.push(name.clone());
+            }
             out.defined.push(name);
         }
     }
@@ -151,6 +156,8 @@ pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
     out.undefined.dedup();
     out.defined.sort();
     out.defined.dedup();
+    out.defined_data.sort();
+    out.defined_data.dedup();
     Ok(out)
 }
 

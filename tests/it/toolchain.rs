@@ -880,3 +880,30 @@ fn huge_zero_initialised_arrays_are_refused_with_the_memory_message() {
         "{errors:?}"
     );
 }
+
+/// F5: words for three more mistakes: `int main = 5;` (check 6: `main`
+/// must be a function), `_Atomic long double` (its `__atomic_*` routines),
+/// and the processor's cycle counter (check 2, a forbidden builtin).
+#[test]
+fn main_as_a_variable_atomics_and_the_cycle_counter_are_said_in_words() {
+    let errors = hostile_errors("main_a_variable", Check::Library);
+    assert!(
+        errors.len() == 1 && errors[0].message.starts_with("`main` must be a function"),
+        "{errors:?}"
+    );
+    let errors = hostile_errors("atomic_long_double", Check::Library);
+    assert!(
+        !errors.is_empty()
+            && errors.iter().all(|d| d
+                .message
+                .contains("_Atomic objects of this size need library routines; remove _Atomic")),
+        "{errors:?}"
+    );
+    let errors = hostile_errors("cycle_counter", Check::SingleFile);
+    assert!(
+        errors.iter().any(|d| d
+            .message
+            .starts_with("__builtin_readcyclecounter is not allowed")),
+        "{errors:?}"
+    );
+}

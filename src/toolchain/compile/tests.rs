@@ -9,6 +9,7 @@ fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSy
     ObjectSymbols {
         undefined: undefined.iter().map(|s| s.to_string()).collect(),
         defined: defined.iter().map(|s| s.to_string()).collect(),
+        defined_data: Vec::new(),
         constructors,
     }
 }
@@ -90,6 +91,31 @@ fn check_6_refuses_a_compiler_helper_the_program_calls_by_name() {
     assert!(found[0].message.starts_with("calls `__powidf2` by name"));
     // Not written: the compiler's own call (as `__multf3` above).
     assert!(library_problems(&object, &runtime, &HashSet::new(), &uses).is_empty());
+}
+
+/// `int main = 5;` defines `main`, but no function: said so, once.
+#[test]
+fn check_6_says_main_must_be_a_function() {
+    let uses = FirstUses::new("int main = 5;\n", None);
+    let mut object = symbols(&[], &["main"], false);
+    object.defined_data = vec!["main".into()];
+    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0].message.starts_with("`main` must be a function"));
+}
+
+/// `_Atomic` objects larger than the machine's words need `__atomic_*`
+/// routines: said in words of C.
+#[test]
+fn check_6_says_what_to_do_about_atomic_routines() {
+    let uses = FirstUses::new("main() { }\n", None);
+    let object = symbols(&["__atomic_load"], &["main"], false);
+    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0]
+        .message
+        .contains("_Atomic objects of this size need library routines; remove _Atomic"));
 }
 
 #[test]
