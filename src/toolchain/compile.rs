@@ -6,7 +6,9 @@
 //! (check 4, pure); a single file (check 2); `gcc -E` in the jail and the
 //! checks of the one preprocessed text (check 2 again, check 3); gcc
 //! (check 5: "must be compilable with gcc", its messages are what a
-//! participant reads); clang for `wasm32` on the same text, once clang's
+//! participant reads; its object's static data beyond twice the memory
+//! limit never fit); the linker's names (check 6, on the text); clang
+//! for `wasm32` on the same text, once clang's
 //! own preprocessing is shown to leave it as it is; the routines the
 //! object needs and defines (check 6, on clang's object: what is linked
 //! is what is checked); wasm-ld with the runtime (the memory limit,

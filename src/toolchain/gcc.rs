@@ -2,9 +2,10 @@
 //!
 //! Knows the flags of check 5 ("must be compilable with gcc"): pure
 //! freestanding C, no headers, no builtins (so that `log2` is the
-//! runtime's integer routine), no stack protector or PIC; gcc's object is
-//! not used (the program that plays is clang's, [`super::wasm`]), its
-//! messages are what a participant reads. It turns gcc's fate (exit
+//! runtime's integer routine), no stack protector or PIC; gcc's object
+//! does not play (the program that plays is clang's, [`super::wasm`]):
+//! its messages are what a participant reads, and the size of its static
+//! data ([`static_data_bytes`]) is a cheap guard before clang. It turns gcc's fate (exit
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
 
