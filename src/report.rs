@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::referee::GameRecord;
-use crate::toolchain::compile::{Report, Verdict};
+use crate::toolchain::compile::{compiler_heading, is_tool_heading, Report, Verdict};
 use crate::toolchain::diagnostic::Diagnostic;
 
 /// The trial game as the report shows it. The submitted strategy is P.
@@ -65,6 +65,7 @@ struct CompileReportView<'a> {
     checks: Vec<CheckLine>,
     errors: Vec<String>,
     warnings: Vec<String>,
+    compiler_heading: &'a str,
     compiler_output: String,
     trial: Option<&'a TrialView>,
 }
@@ -125,11 +126,18 @@ pub fn compile_report(
         errors: report.errors().map(diag_line).collect(),
         warnings: report.warnings().map(diag_line).collect(),
         // Indented, so that a long message continues deeper when wrapped.
+        compiler_heading: compiler_heading(&report.compiler_output),
         compiler_output: report
             .compiler_output
             .trim_end()
             .lines()
-            .map(|l| format!("  {l}"))
+            .map(|l| {
+                if is_tool_heading(l) {
+                    l.to_string()
+                } else {
+                    format!("  {l}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         trial,

@@ -6,7 +6,9 @@
 //! (check 4, pure); a single file (check 2); `gcc -E` in the jail and the
 //! checks of the one preprocessed text (check 2 again, check 3); gcc
 //! (check 5: "must be compilable with gcc", its messages are what a
-//! participant reads); clang for `wasm32` on the same text, once clang's
+//! participant reads; its object's static data beyond twice the memory
+//! limit never fit); the linker's names (check 6, on the text); clang
+//! for `wasm32` on the same text, once clang's
 //! own preprocessing is shown to leave it as it is; the routines the
 //! object needs and defines (check 6, on clang's object: what is linked
 //! is what is checked); wasm-ld with the runtime (the memory limit,
@@ -23,18 +25,22 @@ mod report;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashSet;
 use std::io;
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
 use self::report::{add_gcc_messages, drop_description_noise, finish, FirstUses, Verdicts};
-pub use self::report::{CheckStatus, Outcome, Report, Verdict, MAX_DIAGNOSTICS_PER_CHECK};
+pub use self::report::{
+    compiler_heading, is_tool_heading, CheckStatus, Outcome, Report, Verdict,
+    MAX_DIAGNOSTICS_PER_CHECK,
+};
 use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source;
-use super::symbols::{self, ObjectSymbols, COMPILER_ROUTINES, LIBRARY_ROUTINES};
+use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
 use super::{purec, wasm};
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
 
@@ -125,6 +131,9 @@ struct Pass<'a> {
     text: String,
     r: Report,
     verdicts: Verdicts,
+    /// The identifiers written in the preprocessed text (what the
+    /// program names itself, as opposed to what the compiler calls).
+    written: HashSet<String>,
 }
 
 impl<'a> Pass<'a> {
@@ -134,6 +143,7 @@ impl<'a> Pass<'a> {
             text: String::from_utf8_lossy(source).into_owned(),
             r: Report::empty(),
             verdicts: Verdicts::default(),
+            written: HashSet::new(),
         }
     }
 
@@ -155,6 +165,14 @@ impl<'a> Pass<'a> {
         };
         self.lexical_elements(&preprocessed);
         if !self.gcc(&gcc)? {
+            return Ok(None);
+        }
+        self.written = lex::tokenize(&preprocessed)
+            .into_iter()
+            .filter(|t| matches!(t.kind, lex::TokenKind::Identifier))
+            .map(|t| t.text.to_string())
+            .collect();
+        if !self.linker_names() {
             return Ok(None);
         }
         let tools = wasm::Toolchain::find()
@@ -258,7 +276,7 @@ impl<'a> Pass<'a> {
     /// what the macros made of the source. `None`: rejected.
     fn preprocess(&mut self, gcc: &Gcc<'_>) -> Result<Option<String>, CompileError> {
         let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME)?;
-        add_gcc_messages(&mut self.r, &pre, Check::Compiler);
+        add_gcc_messages(&mut self.r, &pre, Check::Compiler, "gcc");
         if !pre.ok {
             let why = "the preprocessor failed (see check 5)";
             self.verdicts
@@ -334,7 +352,7 @@ impl<'a> Pass<'a> {
                 quiet.messages
             );
         }
-        add_gcc_messages(&mut self.r, &cc, Check::Compiler);
+        add_gcc_messages(&mut self.r, &cc, Check::Compiler, "gcc");
         if !cc.ok {
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             self.verdicts.skip_rest("gcc failed (check 5)");
@@ -342,7 +360,46 @@ impl<'a> Pass<'a> {
         }
         self.verdicts.set(Check::Compiler, Verdict::Passed);
         drop_description_noise(&mut self.r);
+        // A cheap guard before clang, which writes zero-initialised arrays
+        // out as zeros (megabytes of them cost it its limits): x86-64's
+        // static data are at most twice wasm32's, so data beyond twice the
+        // limit never fit. wasm-ld's figure below is the authoritative one.
+        let limit = self.cfg.memory_limit;
+        if let Some(x86) = super::gcc::static_data_bytes(&gcc.get("strategy.o")?) {
+            if x86 > 2 * limit {
+                let needed = x86 / 2 + wasm::SHADOW_STACK_BYTES;
+                self.reject(memory_message(needed, limit, false));
+                self.verdicts
+                    .skip_rest("the program does not fit into memory (check 5)");
+                return Ok(false);
+            }
+        }
         Ok(true)
+    }
+
+    /// Check 6 before clang: the program names none of the linker's own
+    /// symbols (clang would fail on some, wasm-ld on others).
+    fn linker_names(&mut self) -> bool {
+        let uses = FirstUses::new(&self.text, self.r.description.as_ref());
+        let mut ok = true;
+        for name in LINKER_SYMBOLS {
+            if self.written.contains(name) {
+                ok = false;
+                self.r.diagnostics.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(name),
+                    format!(
+                        "uses `{name}`, a name the linker gives to its own symbols (the stack \
+                         pointer, the table of function pointers); a strategy may not use it: \
+                         rename it"
+                    ),
+                ));
+            }
+        }
+        if !ok {
+            self.verdicts.set(Check::Library, Verdict::Failed);
+        }
+        ok
     }
 
     /// clang builds the program that plays from the same preprocessed text,
@@ -381,18 +438,50 @@ impl<'a> Pass<'a> {
             "strategy.wasm.o",
         )?;
         if !cc.ok {
+            let size_limit = cc.limit_hit.as_deref().is_some_and(|l| {
+                l.contains("output grew beyond") || l.contains("MB of memory and was stopped")
+            });
+            if size_limit && !self.r.errors().any(|d| d.check == Check::Compiler) {
+                // Static arrays clang writes out as zeros.
+                self.reject(format!(
+                    "the program does not fit into the memory limit of {} kB (requirement 5): \
+                     its static data are so large that building it stopped at the compiler's \
+                     limits; make static arrays smaller",
+                    self.cfg.memory_limit / 1024
+                ));
+                self.compiler_failed();
+                return Ok(None);
+            }
             self.clang_failed(&cc);
             return Ok(None);
         }
         Ok(Some(gcc.get("strategy.wasm.o")?))
     }
 
-    /// clang refused the text gcc compiled: its messages, marked as its.
+    /// clang refused the text gcc compiled: its messages, marked as its;
+    /// a crash of LLVM's (a bug report request, a stack dump, the server's
+    /// paths) is never quoted: one sentence says what failed.
     fn clang_failed(&mut self, run: &GccRun) {
+        if let Some(why) = llvm_crash(&run.messages) {
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                None,
+                format!(
+                    "clang could not build this program for the contest's machine ({why}); \
+                     this is a limit of the compiler for WebAssembly, not a rule of the \
+                     contest: write the part it chokes on differently (a compiler builtin \
+                     or a construct WebAssembly lacks?)"
+                ),
+            ));
+            self.compiler_failed();
+            return;
+        }
         let before = self.r.diagnostics.len();
-        add_gcc_messages(&mut self.r, run, Check::Compiler);
+        add_gcc_messages(&mut self.r, run, Check::Compiler, "clang");
         for d in &mut self.r.diagnostics[before..] {
-            d.message = format!("clang (which builds the program that plays): {}", d.message);
+            if !d.message.starts_with("clang") {
+                d.message = format!("clang (which builds the program that plays): {}", d.message);
+            }
         }
         self.compiler_failed();
     }
@@ -419,6 +508,8 @@ impl<'a> Pass<'a> {
         let syms = symbols::inspect_object(object).map_err(CompileError::Object)?;
         let found = library_problems(
             &syms,
+            &*runtime_symbols()?,
+            &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
         let ok = found.is_empty();
@@ -457,6 +548,32 @@ impl<'a> Pass<'a> {
         for p in &problems {
             match p {
                 wasm::LinkProblem::Memory { needed_bytes } => needed = Some(*needed_bytes),
+                wasm::LinkProblem::Undefined { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "uses `{symbol}`, which nothing defines: it is not one of the five \
+                         library routines ({}) nor a function of the program's own",
+                        LIBRARY_ROUTINES.join(", ")
+                    ),
+                )),
+                wasm::LinkProblem::Duplicate { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "defines `{symbol}`, which the contest runtime defines too; rename it \
+                         (or make it static)"
+                    ),
+                )),
+                wasm::LinkProblem::TypeMismatch { symbol } => calls.push(Diagnostic::error(
+                    Check::Library,
+                    uses.line(symbol),
+                    format!(
+                        "uses `{symbol}` as another kind of thing (a variable for a function, \
+                         or the reverse) than the contest runtime or the linker defines by that \
+                         name; rename it"
+                    ),
+                )),
                 wasm::LinkProblem::Signature { function } => calls.push(Diagnostic::error(
                     Check::Library,
                     uses.line(function),
@@ -470,7 +587,7 @@ impl<'a> Pass<'a> {
         }
         if let Some(needed) = needed {
             self.r.image_bytes = Some(needed);
-            self.reject(memory_message(needed, limit));
+            self.reject(memory_message(needed, limit, true));
         }
         if !calls.is_empty() {
             self.r.diagnostics.extend(calls);
@@ -480,14 +597,7 @@ impl<'a> Pass<'a> {
             return Ok(None);
         }
         if !ld.ok {
-            add_gcc_messages(&mut self.r, &ld, Check::Compiler);
-            if !self.r.errors().any(|d| d.check == Check::Compiler) {
-                self.reject(
-                    "linking with the contest runtime (wasm-ld) failed; its messages are quoted \
-                     below"
-                        .into(),
-                );
-            }
+            add_gcc_messages(&mut self.r, &ld, Check::Compiler, "wasm-ld");
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             return Ok(None);
         }
@@ -523,8 +633,18 @@ impl<'a> Pass<'a> {
 }
 
 /// Check 6's findings in the symbols of a strategy's object, each at the
-/// first line that names the symbol.
-fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnostic> {
+/// first line that names the symbol. `runtime`: the symbols of the
+/// runtime's object it is linked with; the strategy may define none of the
+/// names that object defines or needs (its undefined names are the
+/// referee's imports: a definition of one would replace the import).
+/// `written`: the identifiers of the preprocessed text; a compiler helper
+/// is the compiler's call only when the program does not name it.
+fn library_problems(
+    syms: &ObjectSymbols,
+    runtime: &ObjectSymbols,
+    written: &HashSet<String>,
+    uses: &FirstUses<'_>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut error = |name: Option<&str>, message: String| {
         out.push(Diagnostic::error(
@@ -534,6 +654,16 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
         ))
     };
     for name in syms.forbidden_calls() {
+        if name.starts_with("__atomic_") || name.starts_with("__sync_") {
+            error(
+                Some(name),
+                format!(
+                    "uses `{name}`: _Atomic objects of this size need library routines; remove \
+                     _Atomic (a strategy runs in one thread)"
+                ),
+            );
+            continue;
+        }
         error(
             Some(name),
             format!(
@@ -543,7 +673,26 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
             ),
         );
     }
-    if !syms.defines("main") {
+    for name in &syms.undefined {
+        if symbols::is_compiler_helper(name) && written.contains(name) {
+            error(
+                Some(name),
+                format!(
+                    "calls `{name}` by name, a routine of the compiler's own library (the \
+                     compiler may call it by itself for arithmetic; a strategy may not): write \
+                     the arithmetic in C"
+                ),
+            );
+        }
+    }
+    if syms.defined_data.iter().any(|d| d == "main") {
+        error(
+            Some("main"),
+            "`main` must be a function: the program defines a variable called main; the \
+             runtime calls main() to start the strategy"
+                .into(),
+        );
+    } else if !syms.defines("main") {
         error(
             None,
             "the program defines no function `main`; the runtime calls main() to start the \
@@ -551,7 +700,8 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
                 .into(),
         );
     }
-    for name in ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"] {
+    const ENTRY: [&str; 4] = ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"];
+    for name in ENTRY {
         if syms.defines(name) {
             error(
                 Some(name),
@@ -559,13 +709,25 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
             );
         }
     }
-    for name in LIBRARY_ROUTINES.iter().chain(COMPILER_ROUTINES.iter()) {
+    let theirs = |name: &&String| name.as_str() != "main" && !ENTRY.contains(&name.as_str());
+    for name in runtime.defined.iter().filter(theirs) {
         if syms.defines(name) {
             error(
                 Some(name),
                 format!(
                     "defines its own `{name}`, which the contest runtime provides; rename it \
                      (or make it static)"
+                ),
+            );
+        }
+    }
+    for name in runtime.undefined.iter().filter(theirs) {
+        if syms.defines(name) {
+            error(
+                Some(name),
+                format!(
+                    "defines `{name}`, the contest runtime's name for a function of the \
+                     referee; a strategy may not replace it: rename it (or make it static)"
                 ),
             );
         }
@@ -581,20 +743,60 @@ fn library_problems(syms: &ObjectSymbols, uses: &FirstUses<'_>) -> Vec<Diagnosti
     out
 }
 
+/// What failed when clang crashed (LLVM's "PLEASE submit a bug report",
+/// a stack dump, an error in its back end), in a few words; `None`: no crash.
+fn llvm_crash(messages: &str) -> Option<String> {
+    let crashed = [
+        "PLEASE submit a bug report",
+        "Stack dump:",
+        "error in backend",
+    ]
+    .iter()
+    .any(|m| messages.contains(m));
+    if !crashed {
+        return None;
+    }
+    let why = messages
+        .lines()
+        .find_map(|l| l.split("error in backend: ").nth(1))
+        .map(|w| w.trim().chars().take(120).collect::<String>())
+        .filter(|w| !w.contains('/'))
+        .unwrap_or_else(|| "the compiler crashed".into());
+    Some(why)
+}
+
 /// The participant's words for a program whose static data and stack do
 /// not fit into its memory (wasm-ld said it needs `needed` bytes).
-fn memory_message(needed: u64, limit: u64) -> String {
+/// `exact`: wasm-ld's figure; otherwise a lower bound (from gcc's object).
+fn memory_message(needed: u64, limit: u64, exact: bool) -> String {
     let stack = wasm::SHADOW_STACK_BYTES;
+    let (about, are) = if exact {
+        ("about", "are")
+    } else {
+        ("at least", "are at least")
+    };
     format!(
         "the program does not fit into the memory limit of {} kB (requirement 5): it needs \
-         about {} kB (its static data are {} kB, and it has {} kB of stack for its own use); \
-         make static arrays smaller by at least {} kB",
+         {about} {} kB (its static data {are} {} kB, and it has {} kB of stack for its own \
+         use); make static arrays smaller by at least {} kB",
         limit / 1024,
         needed.div_ceil(1024),
         needed.saturating_sub(stack).div_ceil(1024),
         stack / 1024,
         needed.saturating_sub(limit).div_ceil(1024)
     )
+}
+
+/// The symbols of [`runtime_wasm_object`], read once per process.
+fn runtime_symbols() -> Result<Arc<ObjectSymbols>, CompileError> {
+    static SYMBOLS: OnceLock<Result<Arc<ObjectSymbols>, String>> = OnceLock::new();
+    SYMBOLS
+        .get_or_init(|| {
+            let object = runtime_wasm_object().map_err(|e| e.to_string())?;
+            symbols::inspect_object(&object).map(Arc::new)
+        })
+        .clone()
+        .map_err(CompileError::Runtime)
 }
 
 /// The contest runtime compiled by clang for wasm32 (in the jail, with

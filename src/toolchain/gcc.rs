@@ -2,9 +2,10 @@
 //!
 //! Knows the flags of check 5 ("must be compilable with gcc"): pure
 //! freestanding C, no headers, no builtins (so that `log2` is the
-//! runtime's integer routine), no stack protector or PIC; gcc's object is
-//! not used (the program that plays is clang's, [`super::wasm`]), its
-//! messages are what a participant reads. It turns gcc's fate (exit
+//! runtime's integer routine), no stack protector or PIC; gcc's object
+//! does not play (the program that plays is clang's, [`super::wasm`]):
+//! its messages are what a participant reads, and the size of its static
+//! data ([`static_data_bytes`]) is a cheap guard before clang. It turns gcc's fate (exit
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
 
@@ -68,6 +69,37 @@ const CFLAGS: &[&str] = &[
     "-Wno-error=int-conversion",
     "-Wno-error=incompatible-pointer-types",
 ];
+
+/// The bytes of static data (initialised, zero-initialised and read-only:
+/// the sections that occupy memory and hold no code) of gcc's x86-64 ELF
+/// object. `None`: not such an object. Reads only the section headers.
+pub fn static_data_bytes(elf: &[u8]) -> Option<u64> {
+    const SHF_ALLOC: u64 = 0x2;
+    const SHF_EXECINSTR: u64 = 0x4;
+    let u16_at = |at: usize| -> Option<u64> {
+        Some(u64::from(u16::from_le_bytes(
+            elf.get(at..at + 2)?.try_into().ok()?,
+        )))
+    };
+    let u64_at = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?))
+    };
+    // ELF64, little-endian.
+    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let shoff = usize::try_from(u64_at(0x28)?).ok()?;
+    let (shentsize, shnum) = (u16_at(0x3A)? as usize, u16_at(0x3C)? as usize);
+    let mut total = 0u64;
+    for i in 0..shnum {
+        let at = shoff.checked_add(i.checked_mul(shentsize)?)?;
+        let flags = u64_at(at + 8)?;
+        if flags & SHF_ALLOC != 0 && flags & SHF_EXECINSTR == 0 {
+            total = total.saturating_add(u64_at(at + 0x20)?);
+        }
+    }
+    Some(total)
+}
 
 /// What happened to one gcc run, in participant's terms.
 #[derive(Debug, Clone)]

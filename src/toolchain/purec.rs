@@ -56,6 +56,8 @@ const FORBIDDEN_BUILTIN_PREFIXES: &[&str] = &[
     "__builtin_cpu_",
     "__builtin_apply",
     "__builtin_return",
+    "__builtin_readcyclecounter",
+    "__builtin_readsteadycounter",
 ];
 
 /// Attributes that force the compilers to copy a function into every
@@ -343,6 +345,13 @@ mod tests {
         assert!(f[0].1.contains("`weak`"), "{f:?}");
         let f = found_in("int r = __builtin_ia32_rdrand32_step(&x);");
         assert!(f[0].1.contains("__builtin_ia32_"), "{f:?}");
+        for clock in ["__builtin_readcyclecounter", "__builtin_readsteadycounter"] {
+            let f = found_in(&format!("long long r = {clock}();"));
+            assert!(
+                f[0].1.starts_with(&format!("{clock} is not allowed")),
+                "{f:?}"
+            );
+        }
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct ObjectSymbols {
     pub undefined: Vec<String>,
     /// Global symbols it defines, sorted.
     pub defined: Vec<String>,
+    /// Those of them that are data (variables), sorted.
+    pub defined_data: Vec<String>,
     /// Whether it has constructors (the `linking` section's init functions).
     pub constructors: bool,
 }
@@ -62,7 +64,7 @@ pub fn is_allowed_undefined(name: &str) -> bool {
 /// The compiler's arithmetic helpers (compiler-rt's, named as libgcc's):
 /// `__` and lowercase letters and digits, ending in a digit (`__divti3`,
 /// `__multf3`), or the `__float…`/`__fix…` conversions.
-fn is_compiler_helper(name: &str) -> bool {
+pub fn is_compiler_helper(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("__") else {
         return false;
     };
@@ -77,8 +79,9 @@ fn is_compiler_helper(name: &str) -> bool {
 }
 
 /// Symbols the linker itself provides: the shadow stack's pointer and the
-/// table of function pointers.
-const LINKER_SYMBOLS: [&str; 2] = ["__stack_pointer", "__indirect_function_table"];
+/// table of function pointers (a global and a table; a C variable of that
+/// name is the participant's and is read as such).
+pub const LINKER_SYMBOLS: [&str; 2] = ["__stack_pointer", "__indirect_function_table"];
 
 /// Reads the symbols of clang's wasm32 object. `Err`: the object cannot be
 /// read (the server's fault: clang made it).
@@ -124,18 +127,28 @@ pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
             .to_string()
     };
     for symbol in symbols.ok_or("clang's object has no symbol table")? {
-        let (flags, name) = match symbol {
-            SymbolInfo::Func { flags, index, name } => (flags, imported(&funcs, index, name)),
-            SymbolInfo::Data { flags, name, .. } => (flags, name.to_string()),
-            SymbolInfo::Global { flags, index, name } => (flags, imported(&globals, index, name)),
-            SymbolInfo::Table { flags, index, name } => (flags, imported(&tables, index, name)),
+        // (flags, name, whether it is the linker's kind of symbol, data)
+        let (flags, name, linkers, data) = match symbol {
+            SymbolInfo::Func { flags, index, name } => {
+                (flags, imported(&funcs, index, name), false, false)
+            }
+            SymbolInfo::Data { flags, name, .. } => (flags, name.to_string(), false, true),
+            SymbolInfo::Global { flags, index, name } => {
+                (flags, imported(&globals, index, name), true, false)
+            }
+            SymbolInfo::Table { flags, index, name } => {
+                (flags, imported(&tables, index, name), true, false)
+            }
             SymbolInfo::Section { .. } | SymbolInfo::Event { .. } => continue,
         };
         if flags.contains(SymbolFlags::UNDEFINED) {
-            if !LINKER_SYMBOLS.contains(&name.as_str()) {
+            if !(linkers && LINKER_SYMBOLS.contains(&name.as_str())) {
                 out.undefined.push(name);
             }
         } else if !flags.contains(SymbolFlags::BINDING_LOCAL) {
+            if data {
+                out.defined_data.push(name.clone());
+            }
             out.defined.push(name);
         }
     }
@@ -143,6 +156,8 @@ pub fn inspect_object(object: &[u8]) -> Result<ObjectSymbols, String> {
     out.undefined.dedup();
     out.defined.sort();
     out.defined.dedup();
+    out.defined_data.sort();
+    out.defined_data.dedup();
     Ok(out)
 }
 

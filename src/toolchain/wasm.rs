@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use wasmtime::wasmparser::{Parser, Payload};
 
 pub use crate::wasm::check::{
-    check_module, straight_line_module, Shape, StraightLine, IMPORT_MODULE, MAX_FUNCTIONS,
-    MAX_FUNCTION_BYTES, MAX_FUNCTION_LOCALS, MAX_MODULE_BYTES, MAX_TABLE_ELEMENTS,
-    MODULE_FUNCTIONS_AT_LIMIT,
+    check_module, straight_line_module, straight_line_module_importing, Shape, StraightLine,
+    IMPORT_MODULE, MAX_FUNCTIONS, MAX_FUNCTION_BYTES, MAX_FUNCTION_LOCALS, MAX_MODULE_BYTES,
+    MAX_TABLE_ELEMENTS, MODULE_FUNCTIONS_AT_LIMIT,
 };
 
 use super::gcc::{Gcc, GccRun, Input};
@@ -270,6 +270,12 @@ pub enum LinkProblem {
     /// A function is called with other arguments than it takes (wasm-ld
     /// would link a trap in its place).
     Signature { function: String },
+    /// A symbol nothing defines.
+    Undefined { symbol: String },
+    /// A symbol defined twice (by the program and the runtime).
+    Duplicate { symbol: String },
+    /// A symbol of one kind (data, function, global) used as another.
+    TypeMismatch { symbol: String },
 }
 
 /// The problems in wasm-ld's messages.
@@ -284,6 +290,18 @@ pub fn link_problems(messages: &str) -> Vec<LinkProblem> {
             {
                 out.push(LinkProblem::Memory { needed_bytes: n });
             }
+        } else if let Some(name) = line.split("undefined symbol: ").nth(1) {
+            out.push(LinkProblem::Undefined {
+                symbol: name.trim().to_string(),
+            });
+        } else if let Some(name) = line.split("duplicate symbol: ").nth(1) {
+            out.push(LinkProblem::Duplicate {
+                symbol: name.trim().to_string(),
+            });
+        } else if let Some(name) = line.split("symbol type mismatch: ").nth(1) {
+            out.push(LinkProblem::TypeMismatch {
+                symbol: name.trim().to_string(),
+            });
         } else if let Some(name) = line.split("function signature mismatch: ").nth(1) {
             let function = name.trim().to_string();
             if function != "main" {
@@ -314,6 +332,29 @@ mod tests {
             problems.iter().any(|p| p.contains("a function of 65 kB")),
             "{problems:?}"
         );
+    }
+
+    /// Exactly the referee's imports: a module without one of them (the
+    /// strategy defined the runtime's name for it, so wasm-ld made no
+    /// import) is refused, naming the import.
+    #[test]
+    fn a_module_missing_a_referee_import_is_refused() {
+        for (imports, missing) in [
+            (&["seed"][..], "make_throw"),
+            (&["make_throw"][..], "seed"),
+            (&[][..], "make_throw"),
+        ] {
+            let m = straight_line_module_importing(StraightLine::Chain, 1, 64, imports);
+            let problems = check_module(&m, 1 << 20).unwrap_err();
+            let want = format!("does not import the referee's `knobeln.{missing}`");
+            assert!(
+                problems.iter().any(|p| p.starts_with(&want)),
+                "{imports:?}: {problems:?}"
+            );
+        }
+        let both =
+            straight_line_module_importing(StraightLine::Chain, 1, 64, &["make_throw", "seed"]);
+        assert!(check_module(&both, 1 << 20).is_ok());
     }
 
     /// Static data must lie within the memory the module declares: the
@@ -378,7 +419,11 @@ mod tests {
         let m = "wasm-ld: error: initial memory too small, 1065544 bytes needed\n\
                  wasm-ld: warning: function signature mismatch: next_random\n\
                  >>> defined as (i32) -> i32 in strategy.o\n\
-                 wasm-ld: warning: function signature mismatch: main\n";
+                 wasm-ld: warning: function signature mismatch: main\n\
+                 wasm-ld: error: strategy.wasm.o: undefined symbol: helper\n\
+                 wasm-ld: error: duplicate symbol: log2\n\
+                 >>> defined in strategy.wasm.o\n\
+                 wasm-ld: error: symbol type mismatch: __stack_pointer\n";
         assert_eq!(
             link_problems(m),
             vec![
@@ -387,7 +432,16 @@ mod tests {
                 },
                 LinkProblem::Signature {
                     function: "next_random".into()
-                }
+                },
+                LinkProblem::Undefined {
+                    symbol: "helper".into()
+                },
+                LinkProblem::Duplicate {
+                    symbol: "log2".into()
+                },
+                LinkProblem::TypeMismatch {
+                    symbol: "__stack_pointer".into()
+                },
             ]
         );
     }

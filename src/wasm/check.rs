@@ -81,6 +81,10 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
     let mut func_types: Vec<u32> = Vec::new(); // type index of every function, imports first
     let mut memories: Vec<(u64, Option<u64>)> = Vec::new();
     let mut exports: Vec<(String, ExternalKind, u32)> = Vec::new();
+    // Which of the referee's functions the module imports: all of them
+    // (a strategy that defined `knobeln_referee_seed` itself would link
+    // without the import and pick its own seed).
+    let mut imported = [false; IMPORTS.len()];
     let (mut data_bytes, mut code_bytes) = (0u64, 0u64);
     for payload in Parser::new(0).parse_all(wasm) {
         let Ok(payload) = payload else {
@@ -97,7 +101,9 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             }
             Payload::ImportSection(r) => {
                 for import in r.into_imports().flatten() {
-                    check_import(&import, &types, &mut problems);
+                    if let Some(i) = check_import(&import, &types, &mut problems) {
+                        imported[i] = true;
+                    }
                     match import.ty {
                         TypeRef::Func(t) => func_types.push(t),
                         TypeRef::Memory(_) => problems
@@ -248,6 +254,15 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
             )),
         }
     }
+    for ((name, _, _), seen) in IMPORTS.iter().zip(imported) {
+        if !seen {
+            problems.push(format!(
+                "does not import the referee's `{IMPORT_MODULE}.{name}`: a strategy reaches \
+                 the referee only through the contest runtime (knobellib.c), which imports it; \
+                 does the program define a name of the runtime's?"
+            ));
+        }
+    }
     if !has_knobeln_start {
         problems.push("lacks the runtime's entry knobeln_start (link it with knobellib.c)".into());
     }
@@ -266,13 +281,18 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
     }
 }
 
-fn check_import(import: &Import<'_>, types: &[FuncType], problems: &mut Vec<String>) {
-    let allowed = IMPORTS.iter().find(|(name, _, _)| *name == import.name);
+/// Checks one import; `Some(i)`: it is the referee's function `IMPORTS[i]`.
+fn check_import(
+    import: &Import<'_>,
+    types: &[FuncType],
+    problems: &mut Vec<String>,
+) -> Option<usize> {
+    let allowed = IMPORTS.iter().position(|(name, _, _)| *name == import.name);
     let ok = import.module == IMPORT_MODULE
-        && match (allowed, import.ty) {
+        && match (allowed.map(|i| IMPORTS[i]), import.ty) {
             (Some((_, params, results)), TypeRef::Func(t)) => types
                 .get(t as usize)
-                .is_some_and(|f| f.params() == *params && f.results() == *results),
+                .is_some_and(|f| f.params() == params && f.results() == results),
             _ => false,
         };
     if !ok {
@@ -282,6 +302,7 @@ fn check_import(import: &Import<'_>, types: &[FuncType], problems: &mut Vec<Stri
             import.module, import.name
         ));
     }
+    allowed.filter(|_| ok)
 }
 
 /// The code of a synthetic function ([`straight_line_module`]).
@@ -301,6 +322,17 @@ pub enum StraightLine {
 /// [`MAX_FUNCTION_BYTES`] and [`MAX_MODULE_BYTES`]. Loads from memory keep
 /// the compiler from folding the code away.
 pub fn straight_line_module(shape: StraightLine, functions: usize, body_bytes: usize) -> Vec<u8> {
+    straight_line_module_importing(shape, functions, body_bytes, &["make_throw", "seed"])
+}
+
+/// [`straight_line_module`] importing only the referee's functions named
+/// in `imports` (from `make_throw` and `seed`).
+pub fn straight_line_module_importing(
+    shape: StraightLine,
+    functions: usize,
+    body_bytes: usize,
+    imports: &[&str],
+) -> Vec<u8> {
     fn leb(mut n: usize, out: &mut Vec<u8>) {
         loop {
             let byte = (n & 0x7f) as u8;
@@ -341,7 +373,25 @@ pub fn straight_line_module(shape: StraightLine, functions: usize, body_bytes: u
     main.extend_from_slice(&[0x41, 0x00, 0x20, 0x00, 0x36, 0x02, 0x00]);
     main.push(0x0b);
     let mut out = b"\0asm\x01\0\0\0".to_vec();
-    section(1, &[0x01, 0x60, 0x00, 0x00], &mut out); // type 0: () -> ()
+    // type 0: () -> (), type 1: (i32) -> i32, type 2: () -> i64
+    section(
+        1,
+        &[
+            0x03, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x01, 0x7e,
+        ],
+        &mut out,
+    );
+    let mut imported = vec![imports.len() as u8];
+    for name in imports {
+        let ty = if *name == "seed" { 2 } else { 1 };
+        leb(IMPORT_MODULE.len(), &mut imported);
+        imported.extend_from_slice(IMPORT_MODULE.as_bytes());
+        leb(name.len(), &mut imported);
+        imported.extend_from_slice(name.as_bytes());
+        imported.extend_from_slice(&[0x00, ty]);
+    }
+    section(2, &imported, &mut out);
+    let first = imports.len() as u8; // the index of the first defined function
     let mut declared = Vec::new();
     leb(functions + 1, &mut declared);
     declared.extend(std::iter::repeat_n(0u8, functions + 1)); // all of type 0
@@ -350,8 +400,8 @@ pub fn straight_line_module(shape: StraightLine, functions: usize, body_bytes: u
     let mut exports = vec![0x03];
     for (name, kind, index) in [
         ("memory", 2u8, 0u8),
-        ("knobeln_start", 0, 0),
-        ("main", 0, 1),
+        ("knobeln_start", 0, first),
+        ("main", 0, first + 1),
     ] {
         leb(name.len(), &mut exports);
         exports.extend_from_slice(name.as_bytes());

@@ -39,6 +39,7 @@ fn fixture(name: &str) -> Value {
             "checks": [{"number": 1, "title": "header (<<FROM>> team_name auth_string)", "verdict": "passed"}],
             "errors": ["check 5 (compilation with gcc): line 3: expected ';' before '}' token"],
             "warnings": [],
+            "compiler_heading": "gcc said:",
             "compiler_output": "strategy.c:3:5: error: expected ';' before '}' token",
             "trial": null,
         }),

@@ -698,3 +698,212 @@ fn default_compile_config_is_the_1994_rules() {
     assert_eq!(cfg.min_description_lines, 15);
     assert_eq!(cfg.memory_limit, 1024 * 1024);
 }
+
+// ---- The hostile review of issue 37 ----------------------------------------
+
+/// `tests/data/strategies/hostile/NAME.c` compiled as a submission: the
+/// report's errors, which must reject it, all under `check`.
+fn hostile_errors(name: &str, check: Check) -> Vec<Diagnostic> {
+    let src = fs::read(crate::common::hostile_path(name)).expect("hostile source");
+    let outcome = compile_source(&src, Profile::Submission);
+    let report = outcome.report();
+    assert!(!outcome.accepted(), "{name} accepted");
+    assert_eq!(
+        report.verdict(check),
+        Some(&Verdict::Failed),
+        "{name}: {:?}\n{:?}",
+        report.checks,
+        report.diagnostics
+    );
+    report.errors().cloned().collect()
+}
+
+/// F1: the runtime's undefined names are the referee's imports. A strategy
+/// that defined `knobeln_referee_seed` would pick its own seed, one that
+/// defined `knobeln_referee_throw` would throw without the referee: check
+/// 6 refuses both, naming the symbol at its line. The names are read from
+/// the runtime's object, not from a list.
+#[test]
+fn defining_a_runtime_name_of_the_referees_fails_check_6() {
+    use knobeln::toolchain::compile::runtime_wasm_object;
+    use knobeln::toolchain::symbols::inspect_object;
+    let runtime = inspect_object(&runtime_wasm_object().unwrap()).unwrap();
+    for name in ["knobeln_referee_seed", "knobeln_referee_throw"] {
+        assert!(runtime.undefined.iter().any(|u| u == name), "{runtime:?}");
+    }
+    for (file, name) in [
+        ("defines_referee_seed", "knobeln_referee_seed"),
+        ("defines_referee_throw", "knobeln_referee_throw"),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        assert!(
+            errors.iter().any(|d| d.check == Check::Library
+                && d.line == Some(20)
+                && d.message
+                    .starts_with(&format!("defines `{name}`, the contest runtime's"))),
+            "{file}: {errors:?}"
+        );
+    }
+}
+
+/// F2: compiler-rt's routines are the compiler's to call, for arithmetic
+/// C has no instruction for; a program that names one calls it itself
+/// (declared or not) and is refused by check 6, naming it at its line.
+/// What the compiler calls on its own (`long double` here) still plays.
+#[test]
+fn calling_a_compiler_helper_by_name_fails_check_6() {
+    for (file, names) in [
+        (
+            "helper_powi",
+            &[("__powidf2", 20), ("__popcountsi2", 21)][..],
+        ),
+        (
+            "helper_clz",
+            &[("__clzsi2", 20), ("__ffssi2", 20), ("__paritysi2", 20)],
+        ),
+        ("helper_fixfn", &[("__fixdfsi", 20)]),
+        ("helper_mulodi", &[("__mulodi4", 20)]),
+        ("helper_implicit_fn", &[("__ffssi2", 20)]),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        for (name, line) in names {
+            assert!(
+                errors.iter().any(|d| d.line == Some(*line)
+                    && d.message.starts_with(&format!("calls `{name}` by name"))),
+                "{file}: {name}: {errors:?}"
+            );
+        }
+    }
+    let src =
+        "main() { volatile long double x = next_random(1, 9); x = x * x / 3; for (;;) make_throw(100 + (int)x); }\n";
+    let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(src)).unwrap();
+    assert!(
+        syms.undefined.iter().any(|u| u.starts_with("__")),
+        "the compiler calls a helper: {syms:?}"
+    );
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
+}
+
+/// F2: the linker's own symbols (`__stack_pointer`, a global;
+/// `__indirect_function_table`, a table) are no names for a program:
+/// written in the text, check 6 refuses them before clang runs; a C
+/// variable of that name is the program's own symbol, not the linker's.
+#[test]
+fn the_linkers_own_names_fail_check_6() {
+    for (file, name) in [
+        ("linker_stack_pointer", "__stack_pointer"),
+        ("linker_stack_pointer_defined", "__stack_pointer"),
+        ("linker_function_table", "__indirect_function_table"),
+    ] {
+        let errors = hostile_errors(file, Check::Library);
+        assert!(
+            errors.iter().any(|d| d.line == Some(20)
+                && d.message
+                    .starts_with(&format!("uses `{name}`, a name the linker"))),
+            "{file}: {errors:?}"
+        );
+    }
+    let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(
+        "extern int __stack_pointer; int f(void) { return __stack_pointer; }\n",
+    ))
+    .unwrap();
+    assert_eq!(syms.undefined, ["__stack_pointer"], "{syms:?}");
+    assert_eq!(syms.forbidden_calls(), ["__stack_pointer"]);
+}
+
+/// F3: clang's failures are told as clang's ("clang said:", never "gcc
+/// failed"), and a crash of LLVM is one sentence, never its bug-report
+/// request, stack dump or the server's paths.
+#[test]
+fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
+    let render = |name: &str| {
+        let src = fs::read(crate::common::hostile_path(name)).unwrap();
+        let outcome = compile_source(&src, Profile::Submission);
+        assert!(!outcome.accepted(), "{name}");
+        let report = outcome.report().clone();
+        let text = compile_report(&report, false, 10_000, None, &ReportNotes::default());
+        (report, text)
+    };
+    let (report, text) = render("clang_refuses_float16");
+    assert!(text.contains("\nclang said:\n"), "{text}");
+    assert!(
+        !text.contains("gcc said:") && !text.contains("gcc failed"),
+        "{text}"
+    );
+    assert!(
+        report.errors().any(|d| d
+            .message
+            .starts_with("clang (which builds the program that plays)")),
+        "{text}"
+    );
+    let (report, text) = render("llvm_crash_clear_cache");
+    let errors: Vec<&Diagnostic> = report.errors().collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(
+        errors[0].message.starts_with(
+            "clang could not build this program for the contest's machine \
+             (llvm.clear_cache is not supported on wasm);"
+        ),
+        "{text}"
+    );
+    for never in ["PLEASE", "Stack dump", "/usr/", "gcc failed", "said:"] {
+        assert!(!text.contains(never), "{never}: {text}");
+    }
+}
+
+/// F4: zero-initialised arrays of many megabytes are refused with the
+/// memory message before clang runs (clang writes them out as zeros, at
+/// the cost of its limits): gcc's object's static data beyond twice the
+/// limit never fit (x86-64's are at most twice wasm32's).
+#[test]
+fn huge_zero_initialised_arrays_are_refused_with_the_memory_message() {
+    for file in ["static_bss_100m", "static_bss_2g_w", "static_two_arrays"] {
+        let errors = hostile_errors(file, Check::Compiler);
+        assert_eq!(errors.len(), 1, "{file}: {errors:?}");
+        assert!(
+            errors[0]
+                .message
+                .starts_with("the program does not fit into the memory limit of 1024 kB"),
+            "{file}: {errors:?}"
+        );
+    }
+    let src = "static int table[5000000];\n\
+               main() { for (;;) { int t = make_throw(100); table[t] = t; make_throw(100 + table[t / 2]); } }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    let errors: Vec<&Diagnostic> = outcome.report().errors().collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("it needs at least 9830 kB (its static data are at least 9766 kB"),
+        "{errors:?}"
+    );
+}
+
+/// F5: words for three more mistakes: `int main = 5;` (check 6: `main`
+/// must be a function), `_Atomic long double` (its `__atomic_*` routines),
+/// and the processor's cycle counter (check 2, a forbidden builtin).
+#[test]
+fn main_as_a_variable_atomics_and_the_cycle_counter_are_said_in_words() {
+    let errors = hostile_errors("main_a_variable", Check::Library);
+    assert!(
+        errors.len() == 1 && errors[0].message.starts_with("`main` must be a function"),
+        "{errors:?}"
+    );
+    let errors = hostile_errors("atomic_long_double", Check::Library);
+    assert!(
+        !errors.is_empty()
+            && errors.iter().all(|d| d
+                .message
+                .contains("_Atomic objects of this size need library routines; remove _Atomic")),
+        "{errors:?}"
+    );
+    let errors = hostile_errors("cycle_counter", Check::SingleFile);
+    assert!(
+        errors.iter().any(|d| d
+            .message
+            .starts_with("__builtin_readcyclecounter is not allowed")),
+        "{errors:?}"
+    );
+}

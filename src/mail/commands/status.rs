@@ -149,6 +149,9 @@ pub fn stored_report(report_json: &str, accepted: bool) -> Result<String, Comman
             "checks": checks,
             "errors": diagnostics("error"),
             "warnings": diagnostics("warning"),
+            "compiler_heading": crate::toolchain::compile::compiler_heading(
+                v["compiler_output"].as_str().unwrap_or("")
+            ),
             "compiler_output": v["compiler_output"].as_str().unwrap_or("").trim_end(),
             "trial": null,
         }),

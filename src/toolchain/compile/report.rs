@@ -221,18 +221,24 @@ fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
     *diagnostics = out;
 }
 
-/// Turns gcc's messages into diagnostics (with the submitted source's line
-/// numbers) and keeps its raw output for the report.
-pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
+/// Turns the messages of `tool` (gcc, clang or wasm-ld) into diagnostics
+/// (with the submitted source's line numbers) and keeps its raw output
+/// for the report, under a line `TOOL said:` unless the tool is gcc.
+pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check, tool: &str) {
     static LINE: OnceLock<Regex> = OnceLock::new();
     let re = LINE.get_or_init(|| {
         Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$")
             .expect("regex")
     });
-    if !r.compiler_output.is_empty() && !run.messages.is_empty() {
-        r.compiler_output.push('\n');
+    if !run.messages.is_empty() {
+        if !r.compiler_output.is_empty() {
+            r.compiler_output.push('\n');
+        }
+        if tool != "gcc" {
+            r.compiler_output.push_str(&format!("{tool} said:\n"));
+        }
+        r.compiler_output.push_str(&run.messages);
     }
-    r.compiler_output.push_str(&run.messages);
     let mut errors = 0;
     for line in run.messages.lines() {
         if let Some(c) = re.captures(line) {
@@ -258,9 +264,24 @@ pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check) {
         r.diagnostics.push(Diagnostic::error(
             check,
             None,
-            "gcc failed; its messages are quoted below",
+            format!("{tool} failed; its messages are quoted below"),
         ));
     }
+}
+
+/// The heading of a report's compiler output: `gcc said:`, unless the
+/// output starts with another tool's own heading (`clang said:`).
+pub fn compiler_heading(output: &str) -> &'static str {
+    if output.lines().next().is_some_and(is_tool_heading) {
+        ""
+    } else {
+        "gcc said:"
+    }
+}
+
+/// Whether a line of the compiler output is a tool's heading.
+pub fn is_tool_heading(line: &str) -> bool {
+    matches!(line, "clang said:" | "wasm-ld said:")
 }
 
 /// The first line where each identifier appears in the code (not in a

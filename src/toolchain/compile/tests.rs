@@ -3,11 +3,13 @@
 
 use super::report::{finish, FirstUses, Verdicts};
 use super::*;
+use std::collections::HashSet;
 
 fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSymbols {
     ObjectSymbols {
         undefined: undefined.iter().map(|s| s.to_string()).collect(),
         defined: defined.iter().map(|s| s.to_string()).collect(),
+        defined_data: Vec::new(),
         constructors,
     }
 }
@@ -16,10 +18,20 @@ fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSy
 fn check_6_names_each_problem_at_the_line_that_names_it() {
     let src = "main() {\n  printf(\"x\");\n  make_throw(1);\n}\nint log2(int x) { return x; }\n";
     let uses = FirstUses::new(src, None);
+    let runtime = symbols(
+        &["knobeln_referee_seed", "knobeln_referee_throw"],
+        &["knobeln_start", "log2", "make_throw", "memcpy"],
+        false,
+    );
     let honest = symbols(&["make_throw", "memcpy", "__multf3"], &["main"], false);
-    assert_eq!(library_problems(&honest, &uses), Vec::new());
+    assert_eq!(
+        library_problems(&honest, &runtime, &HashSet::new(), &uses),
+        Vec::new()
+    );
     let found = library_problems(
         &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
+        &runtime,
+        &HashSet::new(),
         &uses,
     );
     let said: Vec<(Option<u32>, &str)> =
@@ -39,9 +51,76 @@ fn check_6_names_each_problem_at_the_line_that_names_it() {
     assert!(found.iter().all(|d| d.check == Check::Library));
 }
 
+/// The runtime's undefined names are the referee's imports: a strategy
+/// that defined one would replace the import (its own seed, or throws
+/// that never reach the referee).
+#[test]
+fn check_6_refuses_a_definition_of_the_runtimes_names_for_the_referee() {
+    let src = "long long knobeln_referee_seed(void) { return 42; }\nmain() { }\n";
+    let uses = FirstUses::new(src, None);
+    let runtime = symbols(
+        &["knobeln_referee_seed", "knobeln_referee_throw"],
+        &["knobeln_start", "make_throw"],
+        false,
+    );
+    let found = library_problems(
+        &symbols(&[], &["knobeln_referee_seed", "main"], false),
+        &runtime,
+        &HashSet::new(),
+        &uses,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0]
+        .message
+        .starts_with("defines `knobeln_referee_seed`, the contest runtime's name"));
+}
+
+/// A compiler helper is the compiler's call only when the program does not
+/// name it: `__powidf2` written in the text is the program's call.
+#[test]
+fn check_6_refuses_a_compiler_helper_the_program_calls_by_name() {
+    let src = "double __powidf2(double, int);\nmain() { make_throw(__powidf2(2.0, 3)); }\n";
+    let uses = FirstUses::new(src, None);
+    let runtime = symbols(&[], &["make_throw"], false);
+    let object = symbols(&["__multf3", "__powidf2", "make_throw"], &["main"], false);
+    let written: HashSet<String> = ["__powidf2", "make_throw", "main"].map(String::from).into();
+    let found = library_problems(&object, &runtime, &written, &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0].message.starts_with("calls `__powidf2` by name"));
+    // Not written: the compiler's own call (as `__multf3` above).
+    assert!(library_problems(&object, &runtime, &HashSet::new(), &uses).is_empty());
+}
+
+/// `int main = 5;` defines `main`, but no function: said so, once.
+#[test]
+fn check_6_says_main_must_be_a_function() {
+    let uses = FirstUses::new("int main = 5;\n", None);
+    let mut object = symbols(&[], &["main"], false);
+    object.defined_data = vec!["main".into()];
+    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(1));
+    assert!(found[0].message.starts_with("`main` must be a function"));
+}
+
+/// `_Atomic` objects larger than the machine's words need `__atomic_*`
+/// routines: said in words of C.
+#[test]
+fn check_6_says_what_to_do_about_atomic_routines() {
+    let uses = FirstUses::new("main() { }\n", None);
+    let object = symbols(&["__atomic_load"], &["main"], false);
+    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0]
+        .message
+        .contains("_Atomic objects of this size need library routines; remove _Atomic"));
+}
+
 #[test]
 fn the_memory_message_says_what_is_needed_and_by_how_much_to_shrink() {
-    let m = memory_message(1_065_544, 1 << 20);
+    let m = memory_message(1_065_544, 1 << 20, true);
     assert_eq!(
         m,
         "the program does not fit into the memory limit of 1024 kB (requirement 5): it needs \
