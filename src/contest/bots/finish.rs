@@ -9,7 +9,6 @@
 //! `tables.rs`).
 
 use super::games::*;
-use super::jobs::*;
 use super::model::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,7 +18,6 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::discipline::flooding::planner::{self as flooding};
-use crate::discipline::flooding::rules::Island;
 use crate::discipline::footsteps::planner as footsteps;
 use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::results::summary_text;
@@ -32,15 +30,6 @@ use crate::outbox::{enqueue, Cause};
 use crate::store::mail::all_registrations;
 use crate::store::Store;
 use crate::tournament::TeamId;
-
-pub(super) fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
-    c.islands
-        .iter()
-        .map(|(n, t)| {
-            Island::parse(t).map_err(|e| BotContestError::Island(n.clone(), e.to_string()))
-        })
-        .collect()
-}
 
 pub(super) fn ultimatum_table(
     store: &Store,

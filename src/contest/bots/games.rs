@@ -7,8 +7,6 @@
 //! What it deliberately does not do: play or store games
 //! ([`super::jobs`]) or format the rows (each discipline's `tables.rs`).
 
-use super::finish::*;
-use super::jobs::*;
 use super::model::*;
 use std::collections::BTreeMap;
 

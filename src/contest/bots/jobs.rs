@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Deserialize;
 use serde_json::json;
 
 use crate::config::Config;
@@ -69,21 +68,6 @@ pub(super) fn repetition_of(d: Discipline, key: &str) -> u32 {
         Discipline::Flooding => crate::discipline::flooding::keys::repetition(key),
         Discipline::Footsteps => crate::discipline::footsteps::keys::repetition(key),
         _ => 0,
-    }
-}
-
-/// A game's pairing: `LO-HI` (team ids) for two seats, `TEAM@ISLAND` for
-/// the flooding island.
-pub(super) fn pairing_of(setup: &Setup, key: &str, seats: &[TeamId]) -> String {
-    match (setup, seats) {
-        (Setup::Flooding { .. }, [t, ..]) => {
-            let island = serde_json::from_str::<FloodKey>(key)
-                .map(|k| k.island)
-                .unwrap_or(0);
-            format!("{}@{island}", t.0)
-        }
-        (_, [a, b]) => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
-        _ => String::new(),
     }
 }
 
@@ -142,17 +126,6 @@ pub(super) fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Resul
         by_team.insert(team, (tc, p));
     }
     Ok(Bots { by_team, stored })
-}
-
-/// The stored results of the contest: key → result JSON.
-pub(super) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
-    let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
-    let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
-}
-
-pub(super) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
-    serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
 }
 
 /// Stores a played game under its key (once: a second result of the same
@@ -597,20 +570,6 @@ pub(super) fn planner_result(
         Discipline::Flooding => json!(flooding::keys::played(&job.key, p)),
         Discipline::Footsteps => json!(footsteps::keys::played(&job.key, &job.seats, p)),
         _ => json!(morabaraba::keys::played(&job.key, p, &config.morabaraba)),
-    }
-}
-
-pub(super) fn team_ids(c: &BotContest) -> Vec<TeamId> {
-    c.entries.iter().map(|e| e.team).collect()
-}
-
-pub(super) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
-    move |t| {
-        c.entries
-            .iter()
-            .find(|e| e.team == t)
-            .map(|e| e.name.clone())
-            .unwrap_or_else(|| format!("team {}", t.0))
     }
 }
 

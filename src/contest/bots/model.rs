@@ -1,11 +1,17 @@
 //! What a started bot contest is, as the store keeps it ([`BotContest`],
-//! its [`Entry`]s), reading it back ([`contest`]), its errors, and the
-//! heading of its mails. Playing, finishing and showing its games are the
+//! its [`Entry`]s), reading it back ([`contest`], its islands, its stored
+//! games by key, its teams and names, a game's pairing), its errors, and
+//! the heading of its mails. Playing, finishing and showing its games are the
 //! sibling files'; this one imports none of them.
+
+use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use crate::discipline::flooding::planner::FloodKey;
+use crate::discipline::flooding::rules::Island;
+use crate::discipline::play::Setup;
 use crate::discipline::Discipline;
 use crate::store::StoreError;
 use crate::tournament::TeamId;
@@ -116,5 +122,54 @@ pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
         contest_name.to_string()
     } else {
         format!("{contest_name} ({})", d.title())
+    }
+}
+
+pub(super) fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
+    c.islands
+        .iter()
+        .map(|(n, t)| {
+            Island::parse(t).map_err(|e| BotContestError::Island(n.clone(), e.to_string()))
+        })
+        .collect()
+}
+
+/// A game's pairing: `LO-HI` (team ids) for two seats, `TEAM@ISLAND` for
+/// the flooding island.
+pub(super) fn pairing_of(setup: &Setup, key: &str, seats: &[TeamId]) -> String {
+    match (setup, seats) {
+        (Setup::Flooding { .. }, [t, ..]) => {
+            let island = serde_json::from_str::<FloodKey>(key)
+                .map(|k| k.island)
+                .unwrap_or(0);
+            format!("{}@{island}", t.0)
+        }
+        (_, [a, b]) => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
+        _ => String::new(),
+    }
+}
+
+/// The stored results of the contest: key → result JSON.
+pub(super) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
+    let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
+    let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
+pub(super) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
+}
+
+pub(super) fn team_ids(c: &BotContest) -> Vec<TeamId> {
+    c.entries.iter().map(|e| e.team).collect()
+}
+
+pub(super) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
+    move |t| {
+        c.entries
+            .iter()
+            .find(|e| e.team == t)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| format!("team {}", t.0))
     }
 }
