@@ -25,6 +25,7 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
+mod model;
 pub mod observer;
 pub mod pages;
 pub mod plots;
@@ -32,51 +33,20 @@ pub mod replay;
 mod views;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::engine::replay::Replayer;
-use crate::engine::results::{results, GameResult, Placed, Results};
+use crate::engine::results::{results, Placed, Results};
 use crate::engine::run::TournamentConfig;
-use crate::engine::EngineError;
 use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
+use model::{evolution_rows, has_page, Facts};
+pub use model::{game_page, round_page, team_page, SiteError, SiteOptions};
 use pages::*;
 pub use plots::evolution_svg;
 use views::{evolution_view, payoff_table, team_view};
-
-/// Why the site could not be written (never a participant's doing).
-#[derive(Debug, thiserror::Error)]
-pub enum SiteError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("rebuilding the results: {0}")]
-    Engine(#[from] EngineError),
-    #[error("writing {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("rendering a page: {0}")]
-    Template(#[from] handlebars::RenderError),
-    #[error("drawing {what}: {message}")]
-    Plot { what: String, message: String },
-    #[error("tournament {0}: its stored configuration is unreadable: {1}")]
-    Config(i64, String),
-}
-
-/// What to write.
-#[derive(Debug, Clone, Default)]
-pub struct SiteOptions {
-    /// The contest's name, shown on every page (default: "KNOBELN contest").
-    pub title: Option<String>,
-    /// Write no game pages at all (and link to none).
-    pub no_game_pages: bool,
-    /// Groups `(round, group)` whose game pages are already written and
-    /// final: they are linked but not rendered again.
-    pub skip_game_pages_of: BTreeSet<(u32, u32)>,
-}
 
 /// Which pages one write brings up to date. While a tournament runs, the
 /// observer writes only what an event changed, so a contest of N teams
@@ -171,21 +141,6 @@ pub struct SiteSummary {
     pub finished_groups: BTreeSet<(u32, u32)>,
 }
 
-/// The file name of a team's page.
-pub fn team_page(team_id: u32) -> String {
-    format!("team-{team_id}.html")
-}
-
-/// The file name of a round's page.
-pub fn round_page(round: u32) -> String {
-    format!("round-{round}.html")
-}
-
-/// The file name of a game's page.
-pub fn game_page(round: u32, group: u32, slot: u32) -> String {
-    format!("game-r{round}-g{group}-s{slot}.html")
-}
-
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
     move |source| SiteError::Io {
         path: path.to_path_buf(),
@@ -253,7 +208,7 @@ impl Writer<'_> {
     }
 }
 
-use crate::tables::facts::{evolution_facts, points_text, EvolutionFacts};
+use crate::tables::facts::{evolution_facts, points_text};
 use crate::tables::knobeln::{disqualifications, game_label};
 
 /// Whether two files have the same bytes (read in blocks; a missing file
@@ -279,56 +234,6 @@ fn same_content(a: &Path, b: &Path) -> bool {
         }
         if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
             return false;
-        }
-    }
-}
-
-/// The Evolution's ranking rows and column labels, as mail and article
-/// have them.
-fn evolution_rows(
-    f: &EvolutionFacts,
-    team: &dyn Fn(&str) -> TeamRef,
-) -> (Vec<EvolutionPlacedView>, EvolutionLabels) {
-    let rows = f
-        .rows
-        .iter()
-        .map(|r| EvolutionPlacedView {
-            place: r.place,
-            team: team(&r.team),
-            share: r.share.clone(),
-            exemplars: r.exemplars.clone(),
-            last: f.is_cycle.then(|| r.last_exemplars.to_string()),
-        })
-        .collect();
-    let labels = EvolutionLabels {
-        share: f.share_label.to_string(),
-        exemplars: f.exemplars_label.to_string(),
-        last: f.is_cycle.then(|| f.last_label.clone()),
-    };
-    (rows, labels)
-}
-
-/// Everything read from the store besides the results.
-struct Facts {
-    title: String,
-    seed: u64,
-    finished: bool,
-    started_at: Option<String>,
-    finished_at: Option<String>,
-    config: TournamentConfig,
-    /// name → (team id, version id)
-    teams: BTreeMap<String, (u32, i64)>,
-    /// (round, group) → the slots with a stored game (the throws are read
-    /// group by group while game pages are written)
-    games: BTreeMap<(u32, u32), HashSet<u32>>,
-    finished_groups: BTreeSet<(u32, u32)>,
-}
-
-impl Facts {
-    fn team(&self, name: &str) -> TeamRef {
-        TeamRef {
-            name: name.to_string(),
-            href: self.teams.get(name).map(|(id, _)| team_page(*id)),
         }
     }
 }
@@ -390,17 +295,6 @@ fn read_facts(
         games,
         finished_groups,
     })
-}
-
-/// Whether a game has a page: it was played (has a record) and game pages
-/// are on.
-fn has_page(facts: &Facts, opts: &SiteOptions, round: u32, group: u32, g: &GameResult) -> bool {
-    if opts.no_game_pages || g.status == "cancelled" {
-        return false;
-    }
-    let key = (round, group);
-    (opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key))
-        || facts.games.get(&key).is_some_and(|m| m.contains(&g.slot))
 }
 
 /// Writes the site of `tournament` into `out_dir` (created if missing).

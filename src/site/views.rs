@@ -13,13 +13,14 @@ use crate::store::{Store, StoreError};
 use crate::tables::facts::{evolution_facts, points_text};
 use crate::tables::knobeln::{disqualifications, game_label};
 
+use super::model::{
+    evolution_rows, game_page, has_page, round_page, Facts, SiteError, SiteOptions,
+};
 use super::pages::{
     EvolutionLabels, EvolutionRow, EvolutionView, FailureRow, Frame, OpponentRow, PlacingRow,
     TeamGameRow, TeamView,
 };
-use super::{
-    evolution_rows, game_page, has_page, plots, round_page, Facts, SiteError, SiteOptions,
-};
+use super::plots;
 
 /// Average points per counted game of each row team against each column
 /// team (a self-game counts the mean of both sides).
