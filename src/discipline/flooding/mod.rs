@@ -57,7 +57,7 @@ impl BotDiscipline for Flooding {
     }
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
-        serde_json::to_value(&sections.flooding).expect("json")
+        serde_json::to_value(sections.flooding).expect("json")
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
