@@ -117,6 +117,12 @@ pub enum CompileError {
     Runtime(String),
 }
 
+/// gcc's object's static data above which the compile service refuses a
+/// program before clang builds it (clang writes zero-initialised data out
+/// as bytes: past about 16 MB it meets its limits). Below it, clang and
+/// wasm-ld run and the report gives wasm-ld's exact figure.
+const EARLY_GUARD_BYTES: u64 = 8 << 20;
+
 /// Runs the checks on `source` and compiles it.
 pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileError> {
     let mut pass = Pass::new(source, cfg);
@@ -361,12 +367,14 @@ impl<'a> Pass<'a> {
         self.verdicts.set(Check::Compiler, Verdict::Passed);
         drop_description_noise(&mut self.r);
         // A cheap guard before clang, which writes zero-initialised arrays
-        // out as zeros (megabytes of them cost it its limits): x86-64's
-        // static data are at most twice wasm32's, so data beyond twice the
-        // limit never fit. wasm-ld's figure below is the authoritative one.
+        // out as zeros (tens of megabytes of them cost it its limits):
+        // x86-64's static data are at most twice wasm32's, so data beyond
+        // twice the limit never fit. Below `EARLY_GUARD_BYTES` clang builds
+        // the program and wasm-ld's exact figure is the one the report
+        // gives (the guard's is only a lower bound).
         let limit = self.cfg.memory_limit;
         if let Some(x86) = super::gcc::static_data_bytes(&gcc.get("strategy.o")?) {
-            if x86 > 2 * limit {
+            if x86 > (2 * limit).max(EARLY_GUARD_BYTES) {
                 let needed = x86 / 2 + wasm::SHADOW_STACK_BYTES;
                 self.reject(memory_message(needed, limit, false));
                 self.verdicts
