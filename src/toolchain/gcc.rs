@@ -74,31 +74,19 @@ const CFLAGS: &[&str] = &[
 /// the sections that occupy memory and hold no code) of gcc's x86-64 ELF
 /// object. `None`: not such an object. Reads only the section headers.
 pub fn static_data_bytes(elf: &[u8]) -> Option<u64> {
-    const SHF_ALLOC: u64 = 0x2;
-    const SHF_EXECINSTR: u64 = 0x4;
-    let u16_at = |at: usize| -> Option<u64> {
-        Some(u64::from(u16::from_le_bytes(
-            elf.get(at..at + 2)?.try_into().ok()?,
-        )))
-    };
-    let u64_at = |at: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?))
-    };
-    // ELF64, little-endian.
-    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+    use object::elf::{SHF_ALLOC, SHF_EXECINSTR};
+    use object::{Object, ObjectSection, SectionFlags};
+    let file = object::File::parse(elf).ok()?;
+    if file.format() != object::BinaryFormat::Elf {
         return None;
     }
-    let shoff = usize::try_from(u64_at(0x28)?).ok()?;
-    let (shentsize, shnum) = (u16_at(0x3A)? as usize, u16_at(0x3C)? as usize);
-    let mut total = 0u64;
-    for i in 0..shnum {
-        let at = shoff.checked_add(i.checked_mul(shentsize)?)?;
-        let flags = u64_at(at + 8)?;
-        if flags & SHF_ALLOC != 0 && flags & SHF_EXECINSTR == 0 {
-            total = total.saturating_add(u64_at(at + 0x20)?);
-        }
-    }
-    Some(total)
+    let data =
+        |flags: u64| flags & u64::from(SHF_ALLOC) != 0 && flags & u64::from(SHF_EXECINSTR) == 0;
+    Some(
+        file.sections()
+            .filter(|s| matches!(s.flags(), SectionFlags::Elf { sh_flags } if data(sh_flags)))
+            .fold(0u64, |total, s| total.saturating_add(s.size())),
+    )
 }
 
 /// What happened to one gcc run, in participant's terms.
