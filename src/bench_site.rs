@@ -108,8 +108,10 @@ fn scripted<G: LineGame>(
 /// the transcript.
 fn template(setup: &Setup) -> Played {
     let cap = crate::discipline::play::TRANSCRIPT_CAP;
-    let (outcome, transcript) = match setup {
-        Setup::Ultimatum(p) => {
+    let d = setup.discipline();
+    let (outcome, transcript) = match d {
+        Discipline::ULTIMATUM => {
+            let p = setup.get::<ultimatum::Params>();
             let g = scripted(
                 Recorded::new(ultimatum::Match::new(*p), cap),
                 |g, _, last| {
@@ -122,27 +124,25 @@ fn template(setup: &Setup) -> Played {
                     }
                 },
             );
-            (g.outcome().map(Outcome::Ultimatum), g.transcript)
+            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
         }
-        Setup::Flooding {
-            island,
-            params,
-            seed,
-        } => {
+        Discipline::FLOODING => {
+            let s = setup.get::<crate::discipline::flooding::FloodSetup>();
             let g = scripted(
-                Recorded::new(FloodGame::new(island, *params, *seed), cap),
+                Recorded::new(FloodGame::new(&s.island, s.params, s.seed), cap),
                 |_, _, _| "GO CURRENT".into(),
             );
-            (g.outcome().map(Outcome::Flooding), g.transcript)
+            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
         }
-        Setup::Footsteps(p) => {
+        Discipline::FOOTSTEPS => {
+            let p = setup.get::<footsteps::Params>();
             let g = scripted(
                 Recorded::new(footsteps::Game::new(*p), cap),
                 |g, seat, _| format!("{}", 1 + (g.turn() as usize + seat) % 3),
             );
-            (g.outcome().map(Outcome::Footsteps), g.transcript)
+            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
         }
-        Setup::Morabaraba => {
+        _ => {
             let mut named = [false; 2];
             let mut k = 0usize;
             let g = scripted(Recorded::new(MorabarabaGame::new(), cap), |g, seat, _| {
@@ -157,7 +157,7 @@ fn template(setup: &Setup) -> Played {
                     .map(|m| m.to_line())
                     .unwrap_or_default()
             });
-            (g.outcome().map(Outcome::Morabaraba), g.transcript)
+            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
         }
     };
     let n = setup.seats();
@@ -213,7 +213,7 @@ pub fn bot_site_bench(
     let entries: Vec<serde_json::Value> = (1..=n_bots)
         .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
         .collect();
-    let islands: Vec<(String, String)> = if d == Discipline::Flooding {
+    let islands: Vec<(String, String)> = if d == Discipline::FLOODING {
         crate::discipline::flooding::TEST_ISLANDS
             .iter()
             .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -270,16 +270,20 @@ pub fn bot_site_bench(
             };
             // FootSteps: each game of a pair goes to one side or the other,
             // so that ties are broken as in a real field.
-            let played = match (&played.outcome, d) {
-                (Some(Outcome::Footsteps(o)), Discipline::Footsteps) => {
+            let played = match played
+                .outcome
+                .as_ref()
+                .and_then(|o| o.try_get::<footsteps::GameOutcome>())
+            {
+                Some(o) => {
                     let mut o = o.clone();
                     o.winner = Some((i + g.seats[0].0 as usize) % 2);
                     Played {
-                        outcome: Some(Outcome::Footsteps(o)),
+                        outcome: Some(Outcome::new(Discipline::FOOTSTEPS, o)),
                         ..played
                     }
                 }
-                _ => played,
+                None => played,
             };
             store_planned_game(&tx, &c, &config, g, played, now)?;
         }

@@ -300,14 +300,10 @@ static SETUPS: LazyLock<[Setup; 4]> = LazyLock::new(|| {
         flooding::Island::parse(include_str!("discipline/flooding/test_islands/atoll.txt"))
             .expect("the demo island parses");
     [
-        Setup::Ultimatum(ultimatum::Params { rounds: 3 }),
-        Setup::Footsteps(footsteps::Params::default()),
-        Setup::Morabaraba,
-        Setup::Flooding {
-            island,
-            params: flooding::Params { max_rounds: 30 },
-            seed: 1,
-        },
+        crate::discipline::ultimatum::setup(ultimatum::Params { rounds: 3 }),
+        crate::discipline::footsteps::setup(footsteps::Params::default()),
+        crate::discipline::morabaraba::setup(),
+        crate::discipline::flooding::setup(island, flooding::Params { max_rounds: 30 }, 1),
     ]
 });
 

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
 use knobeln::discipline::flooding::rules::Island;
-use knobeln::discipline::play::{play_with_folders, Setup, Transcript};
+use knobeln::discipline::play::{play_with_folders, Transcript};
 use knobeln::discipline::Discipline;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
@@ -202,7 +202,7 @@ impl Play {
         let limits = knobeln::discipline::registry::of(d)
             .expect("a bot discipline")
             .limits(&cfg.sections());
-        let island = if d == Discipline::Flooding {
+        let island = if d == Discipline::FLOODING {
             let text = match &self.island {
                 Some(p) => std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read {}", p.display()))?,
@@ -214,34 +214,36 @@ impl Play {
         };
         // The ultimatum game's working folders last across the matches of
         // one `play`, as across a bot's matches in the tournament.
-        let mut folders: Option<Vec<FolderImage>> =
-            knobeln::discipline::keeps_folders(d, &cfg.ultimatum)
-                .then(|| vec![FolderImage::empty(); refs.len()]);
+        let mut folders: Option<Vec<FolderImage>> = knobeln::discipline::registry::of(d)
+            .is_some_and(|b| b.keeps_folders(&cfg.sections()))
+            .then(|| vec![FolderImage::empty(); refs.len()]);
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
             let setup = match d {
-                Discipline::Ultimatum => {
+                Discipline::ULTIMATUM => {
                     let mut p = cfg.ultimatum.params();
                     if let Some(n) = self.rounds {
                         p.rounds = n;
                     }
                     p.validate().map_err(|e| anyhow!("--rounds: {e}"))?;
-                    Setup::Ultimatum(p)
+                    knobeln::discipline::ultimatum::setup(p)
                 }
-                Discipline::Flooding => {
+                Discipline::FLOODING => {
                     let mut p = cfg.flooding.params();
                     if let Some(n) = self.rounds {
                         p.max_rounds = n.max(1);
                     }
-                    Setup::Flooding {
-                        island: island.clone().expect("an island"),
-                        params: p,
+                    knobeln::discipline::flooding::setup(
+                        island.clone().expect("an island"),
+                        p,
                         seed,
-                    }
+                    )
                 }
-                Discipline::Footsteps => Setup::Footsteps(cfg.footsteps.params()),
-                Discipline::Morabaraba => Setup::Morabaraba,
-                Discipline::Knobeln => unreachable!("a bot discipline"),
+                Discipline::FOOTSTEPS => {
+                    knobeln::discipline::footsteps::setup(cfg.footsteps.params())
+                }
+                Discipline::MORABARABA => knobeln::discipline::morabaraba::setup(),
+                other => anyhow::bail!("`knobeln play` cannot play {other} games"),
             };
             let transcript = if self.json {
                 Transcript::Keep
@@ -264,7 +266,7 @@ impl Play {
                 v["players"] = json!(names);
                 outln!("{}", serde_json::to_string(&v)?);
             } else {
-                if self.repeat > 1 || d == Discipline::Flooding {
+                if self.repeat > 1 || d == Discipline::FLOODING {
                     outln!("game seed {seed}:");
                 }
                 out!("{}", played.summary(&names));

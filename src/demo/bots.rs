@@ -22,13 +22,7 @@ pub fn demo_bots(d: Discipline) -> &'static [DemoBot] {
 
 /// The name of a bot discipline's demo contest, after its seed's contest.
 pub fn demo_contest_name(d: Discipline) -> &'static str {
-    match d {
-        Discipline::Knobeln => "KNOBELN demo contest",
-        Discipline::Ultimatum => "freiesMagazin ultimatum demo contest",
-        Discipline::Flooding => "freiesMagazin flooding island demo contest",
-        Discipline::Footsteps => "FootSteps demo contest",
-        Discipline::Morabaraba => "Morabaraba demo contest",
-    }
+    crate::discipline::registry::of(d).map_or("KNOBELN demo contest", |b| b.demo_contest_name())
 }
 
 /// The demo field of a bot discipline: one team per demo bot, named after
@@ -97,7 +91,7 @@ mod tests {
 
     #[test]
     fn every_bot_discipline_has_bots_in_c_and_python() {
-        for d in Discipline::BOTS {
+        for d in Discipline::bots() {
             let bots = demo_bots(d);
             assert!(bots.iter().any(|b| b.file.ends_with(".c")), "{d}");
             assert!(bots.iter().any(|b| b.file.ends_with(".py")), "{d}");

@@ -8,65 +8,27 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::data::{Data, OutcomeKind, SetupKind, Tagged};
 use super::Discipline;
-use crate::discipline::flooding::rules::{FloodOutcome, Island};
-use crate::discipline::footsteps::rules::{self as footsteps, GameOutcome};
-use crate::discipline::morabaraba::rules::MorabarabaOutcome;
-use crate::discipline::ultimatum::rules::{self as ultimatum, MatchOutcome};
 use crate::game::lines::{Exchange, LineGame, Recorded};
 use crate::lines::game::play_game_on;
 use crate::lines::{BotFailure, Match, MatchError};
 use crate::sandbox::folder::FolderImage;
 
-/// The game to play and its parameters (chance included). Serializable
-/// for the workers of other machines (an island travels as its text and is
-/// checked again by [`Island::parse`] on arrival).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "game", rename_all = "snake_case")]
-pub enum Setup {
-    Ultimatum(ultimatum::Params),
-    Flooding {
-        #[serde(with = "island_text")]
-        island: Island,
-        params: crate::discipline::flooding::rules::Params,
-        seed: u64,
-    },
-    Footsteps(footsteps::Params),
-    Morabaraba,
-}
+/// The game to play and its parameters (chance included), as its
+/// discipline's own type ([`super::data`]): stored with a game and sent to
+/// the workers of other machines (decoded on arrival by the discipline,
+/// which checks it again: a flooding island by `Island::parse`).
+pub type Setup = Tagged<SetupKind>;
+
+/// A finished game's outcome, as its discipline's own type.
+pub type Outcome = Tagged<OutcomeKind>;
 
 impl Setup {
+    /// How many bots the game seats.
     pub fn seats(&self) -> usize {
-        match self {
-            Setup::Flooding { .. } => 1,
-            _ => 2,
-        }
+        self.discipline().seats()
     }
-}
-
-/// An island as its text format.
-mod island_text {
-    use super::Island;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(island: &Island, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&island.to_text())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Island, D::Error> {
-        let text = String::deserialize(d)?;
-        Island::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-/// A finished game's outcome, per discipline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "discipline", rename_all = "snake_case")]
-pub enum Outcome {
-    Ultimatum(MatchOutcome),
-    Flooding(FloodOutcome),
-    Footsteps(GameOutcome),
-    Morabaraba(MorabarabaOutcome),
 }
 
 /// Whether to keep the lines of the game.
@@ -112,12 +74,15 @@ pub struct Played {
 
 /// Plays `game` on `m` and says what happened (each discipline's
 /// [`super::seam::BotDiscipline::play`] calls it with its game).
-pub(crate) fn run<G: LineGame>(
+pub fn run<G: LineGame>(
     m: Match,
     game: G,
     transcript: Transcript,
-    wrap: fn(G::Outcome) -> Outcome,
-) -> Result<Played, MatchError> {
+    discipline: Discipline,
+) -> Result<Played, MatchError>
+where
+    G::Outcome: Data,
+{
     let cap = match transcript {
         Transcript::Keep => TRANSCRIPT_CAP,
         Transcript::Drop => 0,
@@ -126,7 +91,7 @@ pub(crate) fn run<G: LineGame>(
     let mut rec = play_game_on(m, &mut game)?;
     let cpu = |d: &Duration| d.as_millis() as u64;
     Ok(Played {
-        outcome: rec.outcome.map(wrap),
+        outcome: rec.outcome.map(|o| Outcome::new(discipline, o)),
         failures: rec.failures,
         cpu_ms: rec.bots.iter().map(|b| cpu(&b.cpu)).collect(),
         cpu_us: rec.bots.iter().map(|b| b.cpu.as_micros() as u64).collect(),
@@ -143,14 +108,11 @@ pub(crate) fn run<G: LineGame>(
     })
 }
 
-impl Setup {
-    /// The discipline this setup is a game of.
-    pub fn discipline(&self) -> Discipline {
-        match self {
-            Setup::Ultimatum(_) => Discipline::Ultimatum,
-            Setup::Flooding { .. } => Discipline::Flooding,
-            Setup::Footsteps(_) => Discipline::Footsteps,
-            Setup::Morabaraba => Discipline::Morabaraba,
-        }
-    }
+/// Longest text a worker may put into a bot failure's rule or problem.
+pub const MAX_RULE_TEXT: usize = 300;
+
+/// Whether a text a worker sent is at most `max` characters and has no
+/// control characters (checked before it reaches a page or a mail).
+pub fn printable(t: &str, max: usize) -> bool {
+    t.chars().count() <= max && !t.chars().any(char::is_control)
 }

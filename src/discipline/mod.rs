@@ -4,18 +4,22 @@
 //! the ultimatum game (freiesMagazin 2011), the flooding island
 //! (freiesMagazin 2012), FootSteps (2007) and Morabaraba (2014).
 //!
-//! What is here: the discipline's name, its parameters and limits as the
-//! configuration gives them (`[ultimatum]`, `[flooding]`, `[footsteps]`,
-//! `[morabaraba]`, each with the seed's defaults) and their validation, and
-//! [`play`]: one game or match of a bot discipline between built bots, as
-//! `knobeln play --discipline` and the contest run play it. Each bot
-//! discipline is a folder below (`NAME/`: rules, planner, tables, picture,
-//! home referee, its side of the seam); [`table`] and [`results`] are what
-//! their tables share. What is not here: KNOBELN's rules (`crate::game`)
+//! What is here: the discipline's name ([`Discipline`]), the seeds' four
+//! sections of the configuration (`[ultimatum]`, `[flooding]`,
+//! `[footsteps]`, `[morabaraba]`, each with the seed's defaults) and their
+//! validation, and [`Sections`], what a discipline reads of the
+//! configuration. Each bot discipline is a folder below (`NAME/`: data,
+//! rules, planner, contest, tables, trial, picture, home referee, its side
+//! of the seam [`seam::BotDiscipline`]); [`registry`] lists them (a
+//! program may add its own: the tests' rock-paper-scissors) and dispatches
+//! by name; [`data`] carries a discipline's own data through the generic
+//! machinery; [`play`], [`results`], [`transcript`] and [`trial`] are the
+//! generic sides of a game, a table, a transcript and a trial. What is not here: KNOBELN's rules (`crate::game`)
 //! and tournament (`crate::tournament`), how a bot is started
 //! (`crate::sandbox::bot`), the contest run (`crate::contest`).
 
 pub mod bots;
+pub mod data;
 pub mod flooding;
 pub mod footsteps;
 pub mod game;
@@ -31,80 +35,59 @@ pub mod ultimatum;
 
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::lines::LineLimits;
 
-/// What is played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Discipline {
-    /// KNOBELN (1994): C strategies against the runtime.
-    #[default]
-    Knobeln,
-    /// The ultimatum game (freiesMagazin 2011).
-    Ultimatum,
-    /// The flooding island (freiesMagazin 2012).
-    Flooding,
-    /// FootSteps (2007).
-    Footsteps,
-    /// Morabaraba (Ohjelmointiputka 2014).
-    Morabaraba,
-}
+/// What is played: a discipline, named as in the configuration
+/// (`[contest] discipline`) and on the command line. KNOBELN is built in;
+/// every other discipline is a bot discipline, known by its seam in
+/// [`registry`] (the four of the seeds, and any a program registers: the
+/// tests' rock-paper-scissors). Stored and sent as its name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Discipline(&'static str);
 
 impl Discipline {
-    pub const ALL: [Discipline; 5] = [
-        Discipline::Knobeln,
-        Discipline::Ultimatum,
-        Discipline::Flooding,
-        Discipline::Footsteps,
-        Discipline::Morabaraba,
-    ];
+    /// KNOBELN (1994): C strategies against the runtime.
+    pub const KNOBELN: Discipline = Discipline("knobeln");
+    /// The ultimatum game (freiesMagazin 2011).
+    pub const ULTIMATUM: Discipline = Discipline("ultimatum");
+    /// The flooding island (freiesMagazin 2012).
+    pub const FLOODING: Discipline = Discipline("flooding");
+    /// FootSteps (2007).
+    pub const FOOTSTEPS: Discipline = Discipline("footsteps");
+    /// Morabaraba (Ohjelmointiputka 2014).
+    pub const MORABARABA: Discipline = Discipline("morabaraba");
 
-    /// The bot disciplines (everything but KNOBELN).
-    pub const BOTS: [Discipline; 4] = [
-        Discipline::Ultimatum,
-        Discipline::Flooding,
-        Discipline::Footsteps,
-        Discipline::Morabaraba,
-    ];
+    /// A discipline by its name, as a bot discipline's seam names itself
+    /// ([`seam::BotDiscipline::discipline`]). Reading a name from outside
+    /// goes through [`FromStr`], which knows only registered ones.
+    pub const fn named(name: &'static str) -> Discipline {
+        Discipline(name)
+    }
 
     /// The name in the configuration and on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Discipline::Knobeln => "knobeln",
-            Discipline::Ultimatum => "ultimatum",
-            Discipline::Flooding => "flooding",
-            Discipline::Footsteps => "footsteps",
-            Discipline::Morabaraba => "morabaraba",
-        }
-    }
-
-    /// The name in mails and on the site.
-    pub fn title(self) -> &'static str {
-        match self {
-            Discipline::Knobeln => "KNOBELN",
-            Discipline::Ultimatum => "the ultimatum game",
-            Discipline::Flooding => "the flooding island",
-            Discipline::Footsteps => "FootSteps",
-            Discipline::Morabaraba => "Morabaraba",
-        }
-    }
-
-    /// How many bots a game seats (the flooding island: one).
-    pub fn seats(self) -> usize {
-        match self {
-            Discipline::Flooding => 1,
-            _ => 2,
-        }
+        self.0
     }
 
     /// Whether players are bots in any language (not KNOBELN's C strategies).
     pub fn is_bot_discipline(self) -> bool {
-        self != Discipline::Knobeln
+        self != Discipline::KNOBELN
+    }
+}
+
+impl Default for Discipline {
+    fn default() -> Self {
+        Discipline::KNOBELN
+    }
+}
+
+impl fmt::Debug for Discipline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
 }
 
@@ -114,18 +97,9 @@ impl fmt::Display for Discipline {
     }
 }
 
-impl FromStr for Discipline {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Discipline::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "no discipline `{s}`: it is one of {}",
-                    Discipline::ALL.map(|d| d.name()).join(", ")
-                )
-            })
+impl Serialize for Discipline {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
     }
 }
 
@@ -250,7 +224,7 @@ impl Default for UltimatumConfig {
 /// Whether games of `d` keep each bot's working folder from one match to
 /// its next (the ultimatum game's, unless `[ultimatum] folders = "fresh"`).
 pub fn keeps_folders(d: Discipline, ultimatum: &UltimatumConfig) -> bool {
-    d == Discipline::Ultimatum && ultimatum.kept_folder_bytes().is_some()
+    d == Discipline::ULTIMATUM && ultimatum.kept_folder_bytes().is_some()
 }
 
 /// The disciplines' sections of the configuration (`[ultimatum]`,
@@ -263,6 +237,17 @@ pub struct Sections<'a> {
     pub flooding: &'a FloodingConfig,
     pub footsteps: &'a FootstepsConfig,
     pub morabaraba: &'a MorabarabaConfig,
+    /// The sections of the disciplines registered beyond the seeds' four,
+    /// by name, as the configuration's text has them.
+    pub other: &'a std::collections::BTreeMap<String, toml::Value>,
+}
+
+impl<'a> Sections<'a> {
+    /// The section `[name]` of a registered discipline, when the
+    /// configuration has one.
+    pub fn table(&self, name: &str) -> Option<&'a toml::Value> {
+        self.other.get(name)
+    }
 }
 
 /// A kept folder's default quota: 256 KiB (the seed sets none and asks for
@@ -557,7 +542,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for d in Discipline::ALL {
+        for d in Discipline::all() {
             assert_eq!(d.name().parse::<Discipline>(), Ok(d));
         }
         assert!("chess"

@@ -10,12 +10,10 @@
 //! whole game (the ultimatum game's entry condition); CPU time per bot is
 //! the referee's. It knows nothing of tournaments, storage or mail.
 
-use std::time::Instant;
-
 use crate::game::lines::Exchange;
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::lines::{LineLimits, Match, MatchError};
+use crate::lines::{LineLimits, MatchError};
 use crate::sandbox::folder::FolderImage;
 
 pub use super::game::{Outcome, Played, Setup, Transcript, TRANSCRIPT_CAP};
@@ -78,89 +76,21 @@ pub fn play_with_folders(
     transcript: Transcript,
     folders: Option<&[FolderImage]>,
 ) -> Result<Played, MatchError> {
-    assert_eq!(bots.len(), setup.seats(), "seats of the game");
-    if let Some(f) = folders {
-        assert_eq!(f.len(), bots.len(), "a folder per seat");
-    }
-    let start = Instant::now();
-    let m = Match::start_with_folders(bots, limits, folders)?;
-    let played = super::registry::of_setup(setup).play(setup, m, transcript)?;
-    Ok(Played {
-        wall_ms: start.elapsed().as_millis() as u64,
-        ..played
-    })
+    super::registry::of_setup(setup).play_bots(setup, bots, limits, transcript, folders)
 }
 
 impl Played {
     /// One line per seat and the outcome, for the terminal (and the site):
     /// sentences for people, seats without a name as "player 1", "player 2".
     pub fn summary(&self, names: &[String]) -> String {
-        use crate::words::{counted, player};
+        use crate::words::player;
         let mut t = String::new();
         let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| player(i));
         match &self.outcome {
-            Some(Outcome::Ultimatum(o)) => {
-                let s = o.scored();
-                for (i, points) in s.iter().enumerate() {
-                    t.push_str(&format!(
-                        "{}: {} ({}), {} of {} accepted\n",
-                        name(i),
-                        counted(*points, "point", "points"),
-                        o.result_for(i),
-                        o.accepted_offers[i],
-                        counted(o.rounds_completed.into(), "offer", "offers"),
-                    ));
-                }
-                t.push_str(&format!(
-                    "rounds completed: {} of {}\n",
-                    o.rounds_completed, o.rounds
-                ));
-            }
-            Some(Outcome::Flooding(o)) => {
-                t.push_str(&format!(
-                    "{}: survived {} ({}), flood level {}, at {}\n",
-                    name(0),
-                    counted(o.rounds.into(), "round", "rounds"),
-                    o.end,
-                    o.level,
-                    o.position
-                ));
-                // The same words as the kit's referee.py (issue 36).
-                if o.n_warnings > 0 {
-                    t.push_str(&format!(
-                        "{}: tried to dry water {} times\n",
-                        name(0),
-                        o.n_warnings
-                    ));
-                }
-            }
-            Some(Outcome::Footsteps(o)) => {
-                match o.winner {
-                    Some(w) => t.push_str(&format!("{} wins", name(w))),
-                    None => t.push_str("draw"),
-                }
-                t.push_str(&format!(
-                    " ({}) after {}; token on field {}, points left {} / {}\n",
-                    o.ending,
-                    counted(o.turns.into(), "turn", "turns"),
-                    o.position,
-                    o.points_left[0],
-                    o.points_left[1]
-                ));
-            }
-            Some(Outcome::Morabaraba(o)) => {
-                match o.winner {
-                    Some(w) => t.push_str(&format!("{} wins", name(w))),
-                    None => t.push_str("draw"),
-                }
-                t.push_str(&format!(
-                    " after {} ({}); cows left {} / {}\n",
-                    counted(o.turns.into(), "turn", "turns"),
-                    o.end,
-                    o.cows[0],
-                    o.cows[1]
-                ));
-            }
+            Some(o) => match super::registry::of(o.discipline()) {
+                Some(seam) => t.push_str(&seam.outcome_text(o, names)),
+                None => t.push_str("no outcome\n"),
+            },
             None => t.push_str("no outcome\n"),
         }
         for (i, ms) in self.cpu_ms.iter().enumerate() {
@@ -205,13 +135,16 @@ mod tests {
         let field = Field { x: 6, y: 3 };
         let mut outcomes = vec![];
         for forfeited_by in [None, Some(0), Some(1)] {
-            outcomes.push(Outcome::Ultimatum(MatchOutcome {
-                rounds: 5,
-                rounds_completed: 1,
-                points: [700, 300],
-                accepted_offers: [1, 0],
-                forfeited_by,
-            }));
+            outcomes.push(Outcome::new(
+                crate::discipline::Discipline::ULTIMATUM,
+                MatchOutcome {
+                    rounds: 5,
+                    rounds_completed: 1,
+                    points: [700, 300],
+                    accepted_offers: [1, 0],
+                    forfeited_by,
+                },
+            ));
         }
         for end in [
             FloodEnd::WalkedIntoWater { field },
@@ -224,14 +157,17 @@ mod tests {
                 reason: "player 1, turn 1: crashed".into(),
             },
         ] {
-            outcomes.push(Outcome::Flooding(FloodOutcome {
-                rounds: 1,
-                end,
-                level: 2,
-                position: field,
-                n_warnings: 2,
-                warnings: vec![],
-            }));
+            outcomes.push(Outcome::new(
+                crate::discipline::Discipline::FLOODING,
+                FloodOutcome {
+                    rounds: 1,
+                    end,
+                    level: 2,
+                    position: field,
+                    n_warnings: 2,
+                    warnings: vec![],
+                },
+            ));
         }
         for (winner, ending) in [
             (Some(0), Ending::Goal),
@@ -256,13 +192,16 @@ mod tests {
             ),
             (Some(1), Ending::Forfeit { seat: 0 }),
         ] {
-            outcomes.push(Outcome::Footsteps(GameOutcome {
-                winner,
-                ending,
-                position: 3,
-                points_left: [1, 0],
-                turns: 1,
-            }));
+            outcomes.push(Outcome::new(
+                crate::discipline::Discipline::FOOTSTEPS,
+                GameOutcome {
+                    winner,
+                    ending,
+                    position: 3,
+                    points_left: [1, 0],
+                    turns: 1,
+                },
+            ));
         }
         for (winner, end) in [
             (Some(0), MorabarabaEnd::TwoCowsLeft { loser: 1 }),
@@ -284,13 +223,16 @@ mod tests {
             (None, MorabarabaEnd::ThreeCowsNoMill),
             (None, MorabarabaEnd::NoMillIn200Turns),
         ] {
-            outcomes.push(Outcome::Morabaraba(MorabarabaOutcome {
-                winner,
-                end,
-                turns: 1,
-                cows: [3, 2],
-                names: [None, None],
-            }));
+            outcomes.push(Outcome::new(
+                crate::discipline::Discipline::MORABARABA,
+                MorabarabaOutcome {
+                    winner,
+                    end,
+                    turns: 1,
+                    cows: [3, 2],
+                    names: [None, None],
+                },
+            ));
         }
         outcomes
             .into_iter()

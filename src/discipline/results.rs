@@ -7,56 +7,32 @@
 //! What it deliberately does not do: compute a table (the planners) or read
 //! stored games (`crate::contest::bots`).
 
-use serde::Serialize;
-
+pub use crate::discipline::data::Results;
 use crate::discipline::table::{columns_text, wrapped, OpponentRow, OpponentTable, TextColumn};
-use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
 
-/// The result table of a bot contest.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "discipline", rename_all = "snake_case")]
-pub enum Results {
-    Ultimatum(ultimatum::planner::Table),
-    Flooding {
-        islands: Vec<String>,
-        table: flooding::planner::FloodingTable,
-    },
-    Footsteps(footsteps::planner::Table),
-    Morabaraba(morabaraba::planner::MorabarabaTable),
+/// The seam of a results table's discipline.
+fn seam(results: &Results) -> &'static dyn crate::discipline::seam::BotDiscipline {
+    crate::discipline::registry::of(results.discipline())
+        .expect("a results table is a bot discipline's")
 }
 
 /// The results table as text (7-bit, at most 72 columns whatever the
 /// names: longer names are cut and marked "..."), in the discipline's own
 /// form.
 pub fn results_text(results: &Results) -> String {
-    match results {
-        Results::Ultimatum(table) => ultimatum::tables::results_text(table),
-        Results::Flooding { islands, table } => flooding::tables::results_text(islands, table),
-        Results::Footsteps(table) => footsteps::tables::results_text(table),
-        Results::Morabaraba(table) => morabaraba::tables::results_text(table),
-    }
+    seam(results).results_text(results)
 }
 
 /// The ranking as headers and rows of cells, for the site's table: the
 /// text table's columns (the flooding island's one column per island,
 /// Morabaraba's head-to-head only when two bots have equal points).
 pub fn table_rows(results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
-    match results {
-        Results::Ultimatum(t) => ultimatum::tables::table_rows(t),
-        Results::Flooding { islands, table } => flooding::tables::table_rows(islands, table),
-        Results::Footsteps(t) => footsteps::tables::table_rows(t),
-        Results::Morabaraba(t) => morabaraba::tables::table_rows(t),
-    }
+    seam(results).table_rows(results)
 }
 
 /// The per-opponent table of one bot, in its discipline's form.
 pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable {
-    match results {
-        Results::Ultimatum(t) => ultimatum::tables::opponent_table(t, rows),
-        Results::Flooding { table, .. } => flooding::tables::opponent_table(table, rows),
-        Results::Footsteps(t) => footsteps::tables::opponent_table(t, rows),
-        Results::Morabaraba(t) => morabaraba::tables::opponent_table(t, rows),
-    }
+    seam(results).opponent_table(results, rows)
 }
 
 /// The per-opponent summary as text (the mail's table, with its total

@@ -1,24 +1,58 @@
 //! The seam between the generic machinery of the bot disciplines (the
 //! referee, the contest run, the site, the mails, the kit) and what is
 //! specific to one discipline: [`BotDiscipline`], implemented once per
-//! discipline in its folder (`src/discipline/NAME/mod.rs`), and [`of`],
-//! the one list of them.
+//! discipline in its folder (`src/discipline/NAME/mod.rs`) and listed in
+//! [`super::registry`]: a discipline is its folder and one line there (or
+//! one `registry::register` call: the tests' rock-paper-scissors).
 //!
-//! A discipline's folder holds its rules (`NAME/rules.rs`), its planner
-//! (`NAME/planner.rs`) and its tables (`NAME/tables.rs`); behind the seam
-//! is what joins them to the rest: the game it plays for a setup, the
-//! replay of stored moves, its picture, its kit (the home referee
-//! `referee.py`, the rules template) and its configuration section. What is
-//! not behind the seam yet (the dispatch over disciplines of
-//! `contest::bots` and `results`, the trial of `trial`, the data enums
-//! `Setup`, `Outcome` and `Results` that the store and the wire format
-//! carry) is listed in ARCHITECTURE.md.
+//! Behind the seam is everything a contest of the discipline needs: its
+//! data ([`super::data`]: setup, outcome and results as its own serde
+//! types), its configuration section, its game and replay, its planner
+//! (which games, in which order, and the table from their results), its
+//! trial for a new bot, its texts (tables, transcripts' headers, the
+//! site's grid and notes), its picture and its kit. The generic code never
+//! names a discipline; what it asks is in this trait.
+//!
+//! What is not here: KNOBELN, which is the built-in discipline with its
+//! own engine (WebAssembly strategies, rounds of groups, the Evolution),
+//! not a bot discipline; ARCHITECTURE.md says what joins them.
 
-use crate::discipline::game::{Played, Setup, Transcript};
-use crate::discipline::transcript::Moves;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::discipline::data::Results;
+use crate::discipline::data::{Data, DataKind};
+use crate::discipline::game::{Outcome, Played, Setup, Transcript};
+use crate::discipline::table::{OpponentRow, OpponentTable};
+use crate::discipline::transcript::moves::Moves;
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
-use crate::lines::{Match, MatchError};
+use crate::lang::build::BotProgram;
+use crate::lang::Toolchain;
+use crate::lines::MatchError;
+use crate::lines::{LineLimits, Match};
+use crate::sandbox::folder::FolderImage;
+use crate::tournament::TeamId;
+
+/// What the trial found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialReport {
+    /// No failure of the bot, and the entry condition met.
+    pub passed: bool,
+    /// Lines for the report, one finding each.
+    pub lines: Vec<String>,
+}
+
+/// The server could not play the trial.
+#[derive(Debug, thiserror::Error)]
+pub enum TrialError {
+    #[error("the demo bot {0} could not be built: {1}")]
+    DemoBot(String, String),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("building the demo bot: {0}")]
+    Jail(#[from] crate::sandbox::jail::JailError),
+}
 
 /// A demo bot: its file name (the extension says the language) and source.
 #[derive(Debug, Clone, Copy)]
@@ -27,32 +61,327 @@ pub struct DemoBot {
     pub source: &'static str,
 }
 
+/// What a discipline's planner knows of its contest.
+pub struct ContestView<'a> {
+    /// The contest's seed (chance of the planner and the games).
+    pub seed: u64,
+    /// The teams with a bot, in entry order.
+    pub teams: &'a [TeamId],
+    /// A team's name.
+    pub names: &'a dyn Fn(TeamId) -> String,
+    /// The named texts the contest took at its start ([`BotDiscipline::
+    /// materials`]: the flooding island's islands), in order.
+    pub materials: &'a [(String, String)],
+    /// The disciplines' configuration sections.
+    pub sections: &'a Sections<'a>,
+}
+
+/// A game the planner wants played: its key (JSON, its identity in the
+/// contest), its teams in seat order, its setup.
+#[derive(Debug, Clone)]
+pub struct PlannedGame {
+    pub key: String,
+    pub seats: Vec<TeamId>,
+    pub setup: Setup,
+}
+
+/// Whether a contest is still playing or done, for what a table may show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContestState {
+    Running,
+    Finished,
+}
+
+/// A built bot as a seat of a game.
+pub type Seat<'a> = (&'a Toolchain, &'a BotProgram);
+
 /// What is specific to one bot discipline.
 pub trait BotDiscipline: Sync {
-    /// Which discipline this is.
+    /// Which discipline this is ([`Discipline::named`] with its name).
     fn discipline(&self) -> Discipline;
+
+    /// Its name in mails and on the site ("the ultimatum game").
+    fn title(&self) -> &'static str;
+
+    /// How many bots a game seats (the flooding island: one).
+    fn seats(&self) -> usize {
+        2
+    }
+
+    /// Reads back its data of `kind` from its JSON form (the tag taken
+    /// off): each discipline decodes into its own type
+    /// ([`super::data::decode_as`]), checking what it needs (an island is
+    /// parsed again).
+    fn decode(&self, kind: DataKind, value: serde_json::Value) -> Result<Arc<dyn Data>, String>;
+
+    // --- configuration -------------------------------------------------
 
     /// Its section of the configuration, as JSON (stored with a started
     /// contest; the kit's rules are rendered from it).
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value;
 
+    /// Whether its section is valid (the seeds' four are checked with the
+    /// whole configuration already; a registered discipline reads its own
+    /// table here).
+    fn validate(&self, _sections: &Sections<'_>) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The limits every bot of its games plays under.
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig;
+
+    /// Whether a bot's working folder lasts from one game to its next (the
+    /// ultimatum game's FAQ); the planner then orders each bot's games.
+    fn keeps_folders(&self, _sections: &Sections<'_>) -> bool {
+        false
+    }
+
+    // --- a game --------------------------------------------------------
 
     /// Plays one game of `setup` on the started match `m`.
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError>;
 
+    /// Plays one game of `setup` between `bots` (seat order) under
+    /// `limits`, each bot's `/work` its kept folder when `folders` gives
+    /// one per seat: starts the match ([`Match::start_with_folders`]),
+    /// hands it to [`BotDiscipline::play`] and notes the wall clock of the
+    /// whole game. `Err` only for the server's own faults.
+    fn play_bots(
+        &self,
+        setup: &Setup,
+        bots: &[Seat<'_>],
+        limits: LineLimits,
+        transcript: Transcript,
+        folders: Option<&[FolderImage]>,
+    ) -> Result<Played, MatchError> {
+        assert_eq!(bots.len(), setup.seats(), "seats of the game");
+        if let Some(f) = folders {
+            assert_eq!(f.len(), bots.len(), "a folder per seat");
+        }
+        let start = std::time::Instant::now();
+        let m = Match::start_with_folders(bots, limits, folders)?;
+        let played = self.play(setup, m, transcript)?;
+        Ok(Played {
+            wall_ms: start.elapsed().as_millis() as u64,
+            ..played
+        })
+    }
+
     /// The full transcript of a game from its moves (replayed by the rules).
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange>;
+
+    /// Whether an outcome a worker sent can be one of `setup` with `seats`
+    /// bots (seats named exist, counts within the rules' bounds).
+    fn check_outcome(&self, setup: &Setup, outcome: &Outcome, seats: usize) -> Result<(), String>;
+
+    /// The outcome in sentences, one per line (for the terminal, the site's
+    /// game rows and the mails); players named by `names` (else "player N").
+    fn outcome_text(&self, outcome: &Outcome, names: &[String]) -> String;
+
+    /// The setup's parameter lines of a transcript's header (without
+    /// `# `); `subject` is the name of the material it was played on.
+    fn setup_lines(&self, setup: &Setup, subject: &str) -> Vec<String>;
+
+    // --- the contest ---------------------------------------------------
+
+    /// The named texts a contest of it takes at its start, from the
+    /// configuration, the seed and what the teams sent (`sent`: team name,
+    /// text): the flooding island's islands. Empty for the others.
+    fn materials(
+        &self,
+        _sections: &Sections<'_>,
+        _seed: u64,
+        _sent: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, String> {
+        Ok(Vec::new())
+    }
+
+    /// The games still to play, given the results stored so far (key →
+    /// the planner's result as JSON, [`BotDiscipline::planner_result`]):
+    /// every game of the first pass not stored, then (FootSteps) the tie
+    /// replays the results call for. Empty once the contest is complete.
+    fn next_games(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+    ) -> Result<Vec<PlannedGame>, String>;
+
+    /// What the planner needs of a played game (stored beside it).
+    fn planner_result(
+        &self,
+        sections: &Sections<'_>,
+        key: &str,
+        seats: &[TeamId],
+        played: &Played,
+    ) -> serde_json::Value;
+
+    /// The results table from the stored results; `None` while the
+    /// discipline shows none (the ultimatum game before its end; FootSteps
+    /// before its tie replays are done).
+    fn results(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+        state: ContestState,
+    ) -> Result<Option<Results>, String>;
+
+    /// A stored game's setup from its key (the contest's parameters, and
+    /// for the flooding island the island and seed of the run), and the
+    /// name of the material it was played on (else empty).
+    fn stored_setup(&self, view: &ContestView<'_>, key: &str) -> Result<(Setup, String), String>;
+
+    /// A stored game's teams in seat order from its key (games stored
+    /// before their seats were).
+    fn key_seats(&self, key: &str, teams: &[TeamId]) -> Result<Vec<TeamId>, String>;
+
+    /// Which repetition of its pairing a game is (0 for the first): the
+    /// first `[site] transcripts_per_pairing` keep their transcript.
+    fn repetition(&self, _key: &str) -> u32 {
+        0
+    }
+
+    /// The page a game is listed on: the two teams (lower id first); a
+    /// one-seat discipline's own (the flooding island: team and island).
+    fn pairing(&self, _key: &str, seats: &[TeamId]) -> String {
+        match seats {
+            [a, b] => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
+            [a] => a.0.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// Counts a stored game (`result`: its planner result) into the row of
+    /// the bot at `seat` (team `team`) for its pairing.
+    fn count(&self, row: &mut OpponentRow, result: &str, seat: usize, team: TeamId);
+
+    /// Completes a bot's row once every game is counted (the ultimatum
+    /// game: the two orders of a pairing decided).
+    fn finish_row(&self, _row: &mut OpponentRow) {}
+
+    /// Whom a one-seat game's row is against: its material's name.
+    fn against(&self, subject: &str) -> String {
+        subject.to_string()
+    }
+
+    // --- texts ---------------------------------------------------------
+
+    /// The results table as text (7-bit, at most 72 columns).
+    fn results_text(&self, results: &Results) -> String;
+
+    /// The ranking as headers and rows of cells for the site (column 1 is
+    /// the bot's name).
+    fn table_rows(&self, results: &Results) -> (Vec<String>, Vec<Vec<String>>);
+
+    /// The per-opponent table of one bot.
+    fn opponent_table(&self, results: &Results, rows: &[OpponentRow]) -> OpponentTable;
+
+    /// What the grid of the results page shows in a cell ("won-drawn-lost
+    /// …"), as the end of a sentence.
+    fn grid_sentence(&self) -> &'static str {
+        "its games won-drawn-lost"
+    }
+
+    /// The grid's cell of a pairing (HTML: escaped by the discipline).
+    fn grid_cell(&self, _results: &Results, row: &OpponentRow) -> String {
+        format!("{}-{}-{}", row.won, row.drawn, row.lost)
+    }
+
+    /// HTML of the results page right after the ranking (its notes).
+    fn after_ranking_html(&self, _results: &Results) -> String {
+        String::new()
+    }
+
+    /// HTML of the results page after the grid (FootSteps' pair table);
+    /// `names` gives a team's name, pairings link as `pairing/LO-HI.html`.
+    fn after_grid_html(&self, _results: &Results, _names: &dyn Fn(TeamId) -> String) -> String {
+        String::new()
+    }
+
+    /// HTML after the grid (a note on its cells).
+    fn grid_note_html(&self, _results: &Results) -> String {
+        String::new()
+    }
+
+    /// A one-seat discipline's grid: (heading, sentence, corner word, cell
+    /// of a row) over its materials; `None` for the bot-against-bot grid.
+    fn material_grid(&self) -> Option<MaterialGrid> {
+        None
+    }
+
+    /// The folder of the site its materials are published in after the
+    /// contest (`island/K.txt`), and the results page's section on them
+    /// (HTML, linking `FOLDER/K.txt`, K from 1).
+    fn published_materials(
+        &self,
+        _materials: &[(String, String)],
+    ) -> Option<(&'static str, String)> {
+        None
+    }
+
+    /// The title of a pairing's page; `names` are its teams' names in
+    /// seat order, `subject` its material's name.
+    fn pairing_title(&self, names: &[String], subject: &str) -> String {
+        let _ = subject;
+        let mut who = names.to_vec();
+        who.sort();
+        who.dedup();
+        if who.len() == 1 {
+            format!("{} against itself", who[0])
+        } else {
+            who.join(" and ")
+        }
+    }
+
+    /// A short note under a game's name on its pairing's page (the
+    /// flooding island's seed: the kit's referee replays the run with it).
+    fn game_note(&self, _setup: &Setup) -> Option<String> {
+        None
+    }
+
+    /// How the replay of the site names a player ("player 1", the
+    /// flooding island's "the bot") and counts steps: (unit, whether the
+    /// picture has frames, how a line's number is found).
+    fn replay_terms(&self) -> ReplayTerms {
+        ReplayTerms {
+            unit: "move",
+            frames: false,
+            numbering: Numbering::Printed,
+            solo_name: "the bot",
+        }
+    }
+
+    /// The per-opponent summary's subject word: "opponent" (the flooding
+    /// island: "island").
+    fn per_what(&self) -> &'static str {
+        "opponent"
+    }
 
     /// The picture of a game for its page on the site (HTML and SVG).
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String;
 
+    // --- the compile service ---------------------------------------------
+
+    /// The trial a new bot plays (its verdict in sentences).
+    fn trial(
+        &self,
+        sections: &Sections<'_>,
+        bot: Seat<'_>,
+        seed: u64,
+    ) -> Result<TrialReport, TrialError>;
+
+    /// How often a team may improve its bot after its first accepted
+    /// version, where the seed caps it (the flooding island: five).
+    fn revisions(&self, _sections: &Sections<'_>) -> Option<u32> {
+        None
+    }
+
+    // --- the kit -------------------------------------------------------
+
     /// The kit's home referee: one Python 3 file.
     fn referee_py(&self) -> &'static str;
 
-    /// The name of the kit's `RULES.txt` template (`templates/kit/`).
-    fn rules_template(&self) -> &'static str;
+    /// The kit's `RULES.txt` template (a handlebars text).
+    fn rules_template(&self) -> RulesTemplate;
 
     /// The demo bots (C and Python at least), from its folder's `demo/`.
     fn demo_bots(&self) -> &'static [DemoBot];
@@ -63,15 +392,64 @@ pub trait BotDiscipline: Sync {
         self.section(sections)
     }
 
-    /// How often a team may improve its bot after its first accepted
-    /// version, where the seed caps it (the flooding island: five).
-    fn revisions(&self, _sections: &Sections<'_>) -> Option<u32> {
-        None
-    }
-
     /// Files of the kit beyond README, rules, referee and demo bots (the
     /// flooding island's islands): (file name, text).
     fn kit_files(&self, _sections: &Sections<'_>) -> Vec<(String, String)> {
         Vec::new()
     }
+
+    /// The command line the kit's README shows for one home game (after
+    /// `python3 referee.py`).
+    fn kit_example_args(&self) -> &'static str {
+        "./mybot ./otherbot"
+    }
+
+    /// The demo contest's name (`knobeln demo --discipline`).
+    fn demo_contest_name(&self) -> &'static str {
+        "demo contest"
+    }
+}
+
+/// Where a discipline's kit `RULES.txt` template comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum RulesTemplate {
+    /// A file of `templates/kit/`, by name.
+    Named(&'static str),
+    /// The text itself (a discipline outside the product's templates).
+    Text(&'static str),
+}
+
+/// A one-seat discipline's grid of the results page.
+#[derive(Debug, Clone, Copy)]
+pub struct MaterialGrid {
+    pub heading: &'static str,
+    pub sentence: &'static str,
+    pub corner: &'static str,
+    /// The cell of a bot's row for one material.
+    pub cell: fn(&OpponentRow) -> String,
+}
+
+/// How the site's replay counts and names.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayTerms {
+    /// What a step's number counts: `move`, `round` or `turn`.
+    pub unit: &'static str,
+    /// Whether the picture has frames `step-N` to show.
+    pub frames: bool,
+    pub numbering: Numbering,
+    /// How a one-seat game names its bot.
+    pub solo_name: &'static str,
+}
+
+/// How a bot's printed line is numbered in the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbering {
+    /// By the round the referee announced last (`ROUND z`, `RUNDE r`).
+    Round,
+    /// One number per line of each seat in turn (FootSteps' turns).
+    Turns,
+    /// Lines counted, the first `skip` not (Morabaraba's two names).
+    PrintedAfter(u32),
+    /// Lines counted.
+    Printed,
 }

@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::discipline::play::{Outcome as BotOutcome, Played, Setup};
+use crate::discipline::play::{Played, Setup};
 use crate::game::knobeln::replay;
 use crate::lang::Language;
 use crate::lines::{
@@ -641,12 +641,7 @@ pub mod compact_record {
     }
 }
 
-/// Longest text a worker may put into a bot failure's rule or problem.
-const MAX_RULE_TEXT: usize = 300;
-
-fn printable(t: &str, max: usize) -> bool {
-    t.chars().count() <= max && !t.chars().any(char::is_control)
-}
+use crate::discipline::game::{printable, MAX_RULE_TEXT};
 
 /// Checks a bot game a worker played for `setup` and returns it with every
 /// failure's sentence written again here. `Err` says why it cannot be what
@@ -704,52 +699,11 @@ pub fn check_bot_game(setup: &Setup, mut played: Played) -> Result<Played, Strin
             Err(format!("seat {s} in a game of {n}"))
         }
     };
-    match (setup, &played.outcome) {
-        (_, None) => {}
-        (Setup::Ultimatum(p), Some(BotOutcome::Ultimatum(o))) => {
-            if o.rounds != p.rounds || o.rounds_completed > o.rounds {
-                return Err(format!(
-                    "{} of {} rounds in a match of {}",
-                    o.rounds_completed, o.rounds, p.rounds
-                ));
-            }
-            if let Some(s) = o.forfeited_by {
-                seat(s)?;
-            }
+    if let Some(o) = &played.outcome {
+        if o.discipline() != setup.discipline() {
+            return Err("the outcome of another game".into());
         }
-        (Setup::Flooding { .. }, Some(BotOutcome::Flooding(o))) => {
-            if o.warnings.len() > crate::discipline::flooding::rules::MAX_WARNINGS_KEPT {
-                return Err("more warnings than a referee keeps".into());
-            }
-        }
-        (Setup::Footsteps(_), Some(BotOutcome::Footsteps(o))) => {
-            if let Some(s) = o.winner {
-                seat(s)?;
-            }
-            if let crate::discipline::footsteps::rules::Ending::Forfeit { seat: s } = o.ending {
-                seat(s)?;
-            }
-        }
-        (Setup::Morabaraba, Some(BotOutcome::Morabaraba(o))) => {
-            use crate::discipline::morabaraba::rules::MorabarabaEnd as E;
-            if let Some(s) = o.winner {
-                seat(s)?;
-            }
-            match &o.end {
-                E::TwoCowsLeft { loser } | E::NoLegalMove { loser } => seat(*loser)?,
-                E::IllegalMove { loser, rule: t } | E::Forfeit { loser, reason: t } => {
-                    seat(*loser)?;
-                    if !printable(t, 2 * MAX_RULE_TEXT) {
-                        return Err("an ending's text is too long or not printable".into());
-                    }
-                }
-                E::ThreeCowsNoMill | E::NoMillIn200Turns => {}
-            }
-            if o.names.iter().flatten().any(|x| !printable(x, 200)) {
-                return Err("a bot's name is too long or not printable".into());
-            }
-        }
-        (_, Some(_)) => return Err("the outcome of another game".into()),
+        crate::discipline::registry::of_setup(setup).check_outcome(setup, o, n)?;
     }
     for f in played.failures.iter_mut() {
         seat(f.bot)?;

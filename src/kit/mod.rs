@@ -195,6 +195,8 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
 /// `RULES.txt` (the game, the protocol, the limits and the tournament,
 /// rendered from the config), `referee.py`, the demo bots, and for the
 /// flooding island its islands (`island-NAME.txt`).
+use crate::discipline::seam::RulesTemplate;
+
 pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     let d = config.contest.discipline;
     let seam = crate::discipline::registry::of(d).expect("a bot discipline's kit");
@@ -216,11 +218,7 @@ pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
         .map(|b| b.file)
         .unwrap_or("")
         .into();
-    readme_data["referee_args"] = match d {
-        crate::discipline::Discipline::Flooding => "--island island-lagoon.txt --seed 7 ./mybot",
-        _ => "./mybot ./otherbot",
-    }
-    .into();
+    readme_data["referee_args"] = seam.kit_example_args().into();
     let mut out = vec![
         text(
             "README",
@@ -230,9 +228,12 @@ pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
         ),
         text(
             "RULES.txt",
-            crate::mail::texts::render(seam.rules_template(), &data)
-                .expect("the rules render")
-                .into_bytes(),
+            match seam.rules_template() {
+                RulesTemplate::Named(name) => crate::mail::texts::render(name, &data),
+                RulesTemplate::Text(text) => crate::mail::texts::render_text(text, &data),
+            }
+            .expect("the rules render")
+            .into_bytes(),
         ),
         text("referee.py", seam.referee_py().as_bytes().to_vec()),
     ];

@@ -162,13 +162,20 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// A handlebars registry with the texts' settings and helpers, no
+/// templates.
+fn bare_registry() -> Handlebars<'static> {
+    let mut h = Handlebars::new();
+    h.set_strict_mode(true);
+    h.register_escape_fn(handlebars::no_escape);
+    h.register_helper("fill", Box::new(Fill));
+    h
+}
+
 fn registry() -> &'static Handlebars<'static> {
     static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
     REG.get_or_init(|| {
-        let mut h = Handlebars::new();
-        h.set_strict_mode(true);
-        h.register_escape_fn(handlebars::no_escape);
-        h.register_helper("fill", Box::new(Fill));
+        let mut h = bare_registry();
         for (name, text) in TEMPLATES {
             h.register_template_string(name, *text)
                 .unwrap_or_else(|e| panic!("template {name}: {e}"));
@@ -243,6 +250,12 @@ pub fn render<T: Serialize>(name: &str, data: &T) -> Result<String, handlebars::
     } else {
         mail_text(&text)
     })
+}
+
+/// Renders the template `text` itself (a discipline's own, outside the
+/// product's templates) with `data`, as [`render`] renders a named one.
+pub fn render_text<T: Serialize>(text: &str, data: &T) -> Result<String, handlebars::RenderError> {
+    Ok(mail_text(&bare_registry().render_template(text, data)?))
 }
 
 /// No line of a mail the server writes is wider than this.

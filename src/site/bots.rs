@@ -39,10 +39,9 @@ use crate::config::Config;
 use crate::contest::bots::{
     entry_names, for_each_game, name_in, slug, BotContest, BotContestError, StoredGame, Tally,
 };
-use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
 use crate::discipline::play::Played;
 use crate::discipline::results::{opponent_table, results_text, table_rows, Results};
-use crate::discipline::table::{millionths_text, OpponentRow};
+use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript::full_text;
 use crate::discipline::Discipline;
 use crate::store::Store;
@@ -164,7 +163,10 @@ pub fn write(
         n_bots: c.entries.len() as u64,
         ..Default::default()
     };
-    let mut tally = Tally::default();
+    let seam = crate::discipline::registry::of(d).ok_or_else(|| {
+        BotSiteError::Contest(crate::contest::bots::BotContestError::NoBots("KNOBELN"))
+    })?;
+    let mut tally = Tally::new(seam);
     let mut fails: BTreeMap<TeamId, Vec<FailureNote>> = BTreeMap::new();
     let mut current: Option<(String, Streamed)> = None;
     for_each_game(store, c, config, |g: StoredGame| {
@@ -231,12 +233,15 @@ pub fn write(
         let html = with_sources(html, store, e.team, d, dir, publish_sources(config, c))?;
         write_file(&dir.join(format!("bot/{}.html", e.team.0)), html.as_bytes())?;
     }
-    // The contest's islands, published with the results (never before:
-    // the kit carries test islands only).
-    if c.finished && !c.islands.is_empty() {
-        std::fs::create_dir_all(dir.join("island"))?;
-        for (k, (_, text)) in c.islands.iter().enumerate() {
-            write_file(&dir.join(format!("island/{}.txt", k + 1)), text.as_bytes())?;
+    // The contest's materials (the flooding island's islands), published
+    // with the results (never before: the kit carries test islands only).
+    if let Some((folder, _)) = published_materials(c) {
+        std::fs::create_dir_all(dir.join(folder))?;
+        for (k, (_, text)) in c.materials.iter().enumerate() {
+            write_file(
+                &dir.join(format!("{folder}/{}.txt", k + 1)),
+                text.as_bytes(),
+            )?;
         }
     }
     let index = index_html(&config.contest.name, c, results, &tally);
@@ -251,23 +256,8 @@ fn start_pairing(
     name_of: &dyn Fn(&TeamId) -> String,
 ) -> std::io::Result<Streamed> {
     let mut s = Streamed::create(dir.join(format!("pairing/{}.html", slug(&g.pairing))))?;
-    let title = match &g.setup {
-        crate::discipline::play::Setup::Flooding { .. } => format!(
-            "{} on the island {}",
-            g.seats.first().map(name_of).unwrap_or_default(),
-            g.island_name
-        ),
-        _ => {
-            let mut who: Vec<String> = g.seats.iter().map(name_of).collect();
-            who.sort();
-            who.dedup();
-            if who.len() == 1 {
-                format!("{} against itself", who[0])
-            } else {
-                who.join(" and ")
-            }
-        }
-    };
+    let names: Vec<String> = g.seats.iter().map(name_of).collect();
+    let title = crate::discipline::registry::of_setup(&g.setup).pairing_title(&names, &g.subject);
     write!(
         s.out,
         "{}<h1>{}</h1>\n<p>Every game of this pairing in {} (a link opens a \
@@ -298,12 +288,11 @@ fn pairing_row(
     } else {
         format!("{} (not kept)", escape(&slug))
     };
-    // A flooding run's seed: the kit's referee plays it again with it.
-    let game = match &g.setup {
-        crate::discipline::play::Setup::Flooding { seed, .. } => {
-            format!("{game}<br><small>seed {seed}</small>")
-        }
-        _ => game,
+    // A note under the game's name (a flooding run's seed: the kit's
+    // referee plays it again with it).
+    let game = match crate::discipline::registry::of_setup(&g.setup).game_note(&g.setup) {
+        Some(note) => format!("{game}<br><small>{}</small>", escape(&note)),
+        None => game,
     };
     let cpu: Vec<String> = g.played.cpu_ms.iter().map(u64::to_string).collect();
     let fails: Vec<String> = g
@@ -328,7 +317,7 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     let slug = g.slug();
     let transcript = g.transcript().unwrap_or_default();
     let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
-    let text = full_text(&g.setup, &g.island_name, names, &transcript, &failures);
+    let text = full_text(&g.setup, &g.subject, names, &transcript, &failures);
     // A long game's download is its moves form (the kit expands it): a
     // 2500-round ultimatum match is 560 kB in full, 25 kB in moves.
     let (download, full) = if text.len() <= FULL_DOWNLOAD_BYTES {
@@ -336,8 +325,7 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
         (format!("{slug}.txt"), true)
     } else {
         let moves = g.moves.as_ref().expect("a kept game has moves");
-        let short =
-            crate::discipline::transcript::moves_text(&g.setup, &g.island_name, names, moves);
+        let short = crate::discipline::transcript::moves_text(&g.setup, &g.subject, names, moves);
         write_file(
             &dir.join(format!("game/{slug}.moves.txt")),
             short.as_bytes(),
@@ -382,7 +370,7 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
             ),
         );
     }
-    for l in crate::discipline::transcript::full_text(&g.setup, &g.island_name, &[], &[], &[])
+    for l in crate::discipline::transcript::full_text(&g.setup, &g.subject, &[], &[], &[])
         .lines()
         .skip(1)
         .filter(|l| !l.starts_with("# island-text"))
@@ -640,31 +628,13 @@ fn sources_of(
     Ok(out)
 }
 
-/// The flooding contest's islands on the index: name, size, and the
-/// island's file in the seed's format (`island/K.txt`) to play at home;
-/// only once the contest is finished.
-fn islands_section(c: &BotContest) -> String {
-    if !c.finished || c.islands.is_empty() {
-        return String::new();
+/// The contest's published materials (folder, section of the index),
+/// once it is finished and has any.
+fn published_materials(c: &BotContest) -> Option<(&'static str, String)> {
+    if !c.finished || c.materials.is_empty() {
+        return None;
     }
-    let mut h = String::from(
-        "<h2>Islands</h2>\n<p>The islands this contest played, published with \
-         its results (the kit's test islands are not among them). Each file is \
-         in the island format of the kit: <code>python3 referee.py --island \
-         FILE</code> plays it at home.</p>\n<ul>\n",
-    );
-    for (k, (name, text)) in c.islands.iter().enumerate() {
-        let size = crate::discipline::flooding::rules::Island::parse(text)
-            .map(|i| format!("{} × {}", i.width(), i.height()))
-            .unwrap_or_default();
-        h.push_str(&format!(
-            "<li><a href=\"island/{}.txt\">{}</a> ({size})</li>\n",
-            k + 1,
-            escape(name)
-        ));
-    }
-    h.push_str("</ul>\n");
-    h
+    crate::discipline::registry::of(c.discipline)?.published_materials(&c.materials)
 }
 
 /// The index page: the ranking (names link to the bots' pages; a
@@ -703,52 +673,18 @@ pub fn index_html(contest_name: &str, c: &BotContest, results: &Results, tally: 
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
-    if let Results::Morabaraba(t) = results {
-        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
-        h.push_str(if head_to_head_shown(t) {
-            "<p>Head-to-head: for bots with equal points, the points each won in the \
-             games among them; it decides their order (equal again, they share the \
-             place).</p>\n"
-        } else {
-            "<p>No two bots have equal points, so no head-to-head was needed.</p>\n"
-        });
-    }
+    let seam = tally.seam();
+    h.push_str(&seam.after_ranking_html(results));
     h.push_str(&grid_html(c, results, tally));
-    if let Results::Footsteps(t) = results {
-        h.push_str(&pair_table(t, c));
+    let names = entry_names(c);
+    h.push_str(&seam.after_grid_html(results, &|t| name_in(&names, &t)));
+    if let Some((_, section)) = published_materials(c) {
+        h.push_str(&section);
     }
-    h.push_str(&islands_section(c));
     h.push_str("<h2>In full</h2>\n<pre>");
     h.push_str(&escape(&results_text(results)));
     h.push_str("</pre>\n");
     h.push_str(PAGE_END);
-    h
-}
-
-/// FootSteps' pair table as in the text, each pair a link to its games.
-fn pair_table(t: &crate::discipline::footsteps::planner::Table, c: &BotContest) -> String {
-    let names = entry_names(c);
-    let name = |t: &TeamId| name_in(&names, t);
-    let mut h = String::from(
-        "<h2>Pairs</h2>\n<table class=\"pairs\"><tr><th>Round</th><th class=\"l\">Pair</th>\
-         <th>Won</th><th>Won</th><th>No winner</th></tr>\n",
-    );
-    for p in &t.pairs {
-        let [a, b] = p.pair;
-        h.push_str(&format!(
-            "<tr><td>{}</td><td class=\"l\"><a href=\"pairing/{}-{}.html\">{} vs {}</a></td>\
-             <td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            p.round,
-            a.0.min(b.0),
-            a.0.max(b.0),
-            escape(&name(&a)),
-            escape(&name(&b)),
-            p.wins[0],
-            p.wins[1],
-            p.no_winner
-        ));
-    }
-    h.push_str("</table>\n");
     h
 }
 
@@ -824,37 +760,30 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
         ),
         None => "<td>-</td>".to_string(),
     };
-    if let Results::Flooding { islands, .. } = results {
-        h.push_str(
-            "<h2>Islands and bots</h2>\n<p>Each cell: the mean rounds the bot of its \
-             column survived on the island of its row; it opens the runs.</p>\n",
-        );
-        head(&mut h, "Island");
+    let seam = tally.seam();
+    if let Some(grid) = seam.material_grid() {
+        h.push_str(&format!(
+            "<h2>{}</h2>\n<p>{}</p>\n",
+            escape(grid.heading),
+            escape(grid.sentence)
+        ));
+        head(&mut h, grid.corner);
         let rows: BTreeMap<TeamId, Vec<OpponentRow>> =
             bots.iter().map(|(t, _)| (*t, tally.rows_of(*t))).collect();
-        for (k, island) in islands.iter().enumerate() {
-            h.push_str(&format!("<tr><th class=\"l\">{}</th>", escape(island)));
+        for (k, (material, _)) in c.materials.iter().enumerate() {
+            h.push_str(&format!("<tr><th class=\"l\">{}</th>", escape(material)));
             for (t, _) in &bots {
                 let pairing = format!("{}@{k}", t.0);
                 let r = rows[t].iter().find(|r| r.pairing == pairing);
-                let mean = r.map(|r| {
-                    crate::discipline::flooding::planner::Rounds::mean(r.rounds, r.games).as_f64()
-                });
-                h.push_str(&cell(r, format!("{:.2}", mean.unwrap_or(0.0))));
+                let text = r.map_or_else(|| "0.00".to_string(), |r| (grid.cell)(r));
+                h.push_str(&cell(r, text));
             }
             h.push_str("</tr>\n");
         }
         h.push_str("</table>\n");
         return h;
     }
-    let what = match results {
-        Results::Ultimatum(_) => {
-            "won-drawn-lost of the pairing's two orders, and the mean points per \
-             repetition the row's bot scored"
-        }
-        Results::Footsteps(_) => "the games of the round robin won-drawn-lost",
-        _ => "its games won-drawn-lost, and the points the row's bot got",
-    };
+    let what = seam.grid_sentence();
     h.push_str(&format!(
         "<h2>Bot against bot</h2>\n<p>Each cell: the bot of its row against the bot \
          of its column, {what}; it opens their games.</p>\n"
@@ -869,27 +798,13 @@ fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> String {
         ));
         for (o, _) in &bots {
             let r = rows.iter().find(|r| r.opponent == Some(*o));
-            let text = r.map_or(String::new(), |r| {
-                let wdl = format!("{}-{}-{}", r.won, r.drawn, r.lost);
-                match results {
-                    Results::Ultimatum(u) => {
-                        let reps = i64::from(u.repetitions.max(1));
-                        format!("{wdl}<br>{}", (r.points + reps / 2) / reps)
-                    }
-                    Results::Morabaraba(_) => {
-                        format!("{wdl}<br>{}", millionths_text(r.points))
-                    }
-                    _ => wdl,
-                }
-            });
+            let text = r.map_or(String::new(), |r| seam.grid_cell(results, r));
             h.push_str(&cell(r, text));
         }
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
-    if matches!(results, Results::Morabaraba(_)) {
-        h.push_str(&format!("<p>{}</p>\n", escape(SELF_GAME_NOTE)));
-    }
+    h.push_str(&seam.grid_note_html(results));
     h
 }
 

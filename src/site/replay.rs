@@ -20,6 +20,7 @@
 use serde::Serialize;
 
 use crate::discipline::play::Setup;
+use crate::discipline::seam::Numbering;
 use crate::game::lines::{Exchange, Said};
 
 use crate::draw::escape;
@@ -55,9 +56,13 @@ pub struct ReplayData {
 /// How a player is named in new texts: "player 1 (alice)" (the seed's
 /// numbering), on the flooding island "the bot (alice)".
 pub fn player_name(setup: &Setup, names: &[String], seat: usize) -> String {
-    let who = match setup {
-        Setup::Flooding { .. } => "the bot".to_string(),
-        _ => crate::words::player(seat),
+    let who = if setup.seats() == 1 {
+        crate::discipline::registry::of_setup(setup)
+            .replay_terms()
+            .solo_name
+            .to_string()
+    } else {
+        crate::words::player(seat)
     };
     match names.get(seat).filter(|n| !n.trim().is_empty()) {
         Some(n) => format!("{who} ({})", crate::draw::short(n, 60)),
@@ -67,12 +72,8 @@ pub fn player_name(setup: &Setup, names: &[String], seat: usize) -> String {
 
 /// The replay of a game: see the module's description.
 pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> ReplayData {
-    let (unit, frames) = match setup {
-        Setup::Ultimatum(_) => ("round", false),
-        Setup::Flooding { .. } => ("round", true),
-        Setup::Footsteps(_) => ("turn", true),
-        Setup::Morabaraba => ("move", true),
-    };
+    let terms = crate::discipline::registry::of_setup(setup).replay_terms();
+    let (unit, frames) = (terms.unit, terms.frames);
     let seats = names.len().max(setup.seats());
     let players = (0..seats).map(|s| player_name(setup, names, s)).collect();
     let mut steps = Vec::new();
@@ -97,12 +98,12 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
             }
             Said::ByBot => {
                 printed += 1;
-                let number = match setup {
-                    Setup::Ultimatum(_) | Setup::Flooding { .. } => round,
+                let number = match terms.numbering {
+                    Numbering::Round => round,
                     // A turn is player 1's bid, then player 2's.
-                    Setup::Footsteps(_) => printed.div_ceil(2),
-                    // The two names first, then the moves.
-                    Setup::Morabaraba => printed.saturating_sub(2),
+                    Numbering::Turns => printed.div_ceil(2),
+                    Numbering::PrintedAfter(skip) => printed.saturating_sub(skip),
+                    Numbering::Printed => printed,
                 };
                 let line = crate::draw::short(&ex.line, MAX_LINE_CHARS);
                 // The step's JSON as embedded: the line quoted, `<`, `>`
@@ -238,7 +239,7 @@ mod tests {
             ex(1, Said::ByBot, "0 0 0 1 3 1 0 0 0"),
         ];
         let names = vec!["a".to_string(), "b".to_string()];
-        let d = replay_data(&Setup::Morabaraba, &t, &names);
+        let d = replay_data(&crate::discipline::morabaraba::setup(), &t, &names);
         assert_eq!(d.unit, "move");
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -246,7 +247,9 @@ mod tests {
         );
         assert_eq!(d.steps[2], (0, "0 0 0 1 1 1 0 0 0".to_string(), 1));
         assert_eq!(d.players, vec!["player 1 (a)", "player 2 (b)"]);
-        let fs = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
+        let fs = crate::discipline::footsteps::setup(
+            crate::discipline::footsteps::rules::Params::default(),
+        );
         let d = replay_data(&fs, &t, &names);
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -266,7 +269,10 @@ mod tests {
             ex(0, Said::ToBot, "RUNDE 2"),
             ex(0, Said::ByBot, "500"),
         ];
-        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2 });
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 2,
+            });
         let d = replay_data(&setup, &t, &[]);
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -286,14 +292,14 @@ mod tests {
             ex(0, Said::ToBot, "ROUND 2 4,1"),
             ex(0, Said::ByBot, "GO SOUTH"),
         ];
-        let setup = Setup::Flooding {
-            island: crate::discipline::flooding::rules::Island::parse(
+        let setup = crate::discipline::flooding::setup(
+            crate::discipline::flooding::rules::Island::parse(
                 "GAMEBOARDSTART 1,1\no\nGAMEBOARDEND",
             )
             .unwrap(),
-            params: Default::default(),
-            seed: 1,
-        };
+            Default::default(),
+            1,
+        );
         let d = replay_data(&setup, &t, &["x".to_string()]);
         assert_eq!(
             d.steps.iter().map(|s| s.2).collect::<Vec<_>>(),
@@ -309,7 +315,10 @@ mod tests {
         let evil = "</script><script>alert(1)</script><!-- \u{2028} & \"";
         let t = vec![ex(0, Said::ByBot, evil), ex(1, Said::ByBot, "NEIN")];
         let names = vec!["</script>".to_string(), "<b>".to_string()];
-        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 1 });
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 1,
+            });
         let d = replay_data(&setup, &t, &names);
         let html = panel(&d, &[1, 2]);
         // Our two script elements, nothing more opened or closed.
@@ -337,7 +346,10 @@ mod tests {
     fn a_long_game_of_line_separators_stays_under_the_cap() {
         let line = "\u{2028}\u{2029}".repeat(500);
         let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
-        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2500 });
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 2500,
+            });
         let d = replay_data(&setup, &t, &[]);
         assert!(d.left_out > 0);
         assert!(script_json(&d).len() < MAX_JSON_BYTES + 1024);
@@ -347,7 +359,10 @@ mod tests {
     fn a_long_game_is_cut_and_says_so() {
         let line = "<".repeat(1000);
         let t: Vec<Exchange> = (0..5000).map(|i| ex(i % 2, Said::ByBot, &line)).collect();
-        let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 2500 });
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 2500,
+            });
         let d = replay_data(&setup, &t, &[]);
         assert!(d.left_out > 0 && d.steps.len() + d.left_out == 5000);
         assert!(d

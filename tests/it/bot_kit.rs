@@ -130,18 +130,21 @@ fn cases(tmp: &Path) -> Vec<Case> {
         Case {
             d: "ultimatum",
             bots: vec![twice, demo_bot("ultimatum", "simple.c")],
-            setup: Setup::Ultimatum(ultimatum::Params { rounds: 5 }),
+            setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 5 }),
             server_args: vec!["--rounds".into(), "5".into()],
             referee_args: vec!["--rounds".into(), "5".into()],
         },
         Case {
             d: "flooding",
             bots: vec![four],
-            setup: Setup::Flooding {
-                island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
-                params: flooding::Params::default(),
-                seed: 2,
-            },
+            setup: knobeln::discipline::data::Tagged::new(
+                knobeln::discipline::Discipline::FLOODING,
+                knobeln::discipline::flooding::FloodSetup {
+                    island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+                    params: flooding::Params::default(),
+                    seed: 2,
+                },
+            ),
             server_args: vec![
                 "--island".into(),
                 lagoon.clone(),
@@ -158,18 +161,21 @@ fn cases(tmp: &Path) -> Vec<Case> {
         Case {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "simple.c"), blanks],
-            setup: Setup::Ultimatum(ultimatum::Params { rounds: 12 }),
+            setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 12 }),
             server_args: vec!["--rounds".into(), "12".into()],
             referee_args: vec!["--rounds".into(), "12".into()],
         },
         Case {
             d: "flooding",
             bots: vec![wader],
-            setup: Setup::Flooding {
-                island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
-                params: flooding::Params::default(),
-                seed: 3,
-            },
+            setup: knobeln::discipline::data::Tagged::new(
+                knobeln::discipline::Discipline::FLOODING,
+                knobeln::discipline::flooding::FloodSetup {
+                    island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+                    params: flooding::Params::default(),
+                    seed: 3,
+                },
+            ),
             server_args: vec![
                 "--island".into(),
                 lagoon.clone(),
@@ -189,25 +195,28 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 demo_bot("ultimatum", "simple.c"),
                 demo_bot("ultimatum", "adaptive.py"),
             ],
-            setup: Setup::Ultimatum(ultimatum::Params { rounds: 40 }),
+            setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 40 }),
             server_args: vec!["--rounds".into(), "40".into()],
             referee_args: vec!["--rounds".into(), "40".into()],
         },
         Case {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "more.c"), breaker],
-            setup: Setup::Ultimatum(ultimatum::Params { rounds: 10 }),
+            setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 10 }),
             server_args: vec!["--rounds".into(), "10".into()],
             referee_args: vec!["--rounds".into(), "10".into()],
         },
         Case {
             d: "flooding",
             bots: vec![demo_bot("flooding", "keeper.c")],
-            setup: Setup::Flooding {
-                island,
-                params: flooding::Params::default(),
-                seed: 7,
-            },
+            setup: knobeln::discipline::data::Tagged::new(
+                knobeln::discipline::Discipline::FLOODING,
+                knobeln::discipline::flooding::FloodSetup {
+                    island,
+                    params: flooding::Params::default(),
+                    seed: 7,
+                },
+            ),
             server_args: vec![
                 "--island".into(),
                 lagoon.clone(),
@@ -222,7 +231,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 demo_bot("footsteps", "steady.c"),
                 demo_bot("footsteps", "counter.py"),
             ],
-            setup: Setup::Footsteps(footsteps::Params::default()),
+            setup: knobeln::discipline::footsteps::setup(footsteps::Params::default()),
             server_args: vec![],
             referee_args: vec![],
         },
@@ -232,7 +241,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 demo_bot("morabaraba", "first.c"),
                 demo_bot("morabaraba", "miller.c"),
             ],
-            setup: Setup::Morabaraba,
+            setup: knobeln::discipline::morabaraba::setup(),
             server_args: vec![],
             referee_args: vec![],
         },
@@ -262,11 +271,14 @@ fn swimmer_case(tmp: &Path) -> Case {
     Case {
         d: "flooding",
         bots: vec![swimmer],
-        setup: Setup::Flooding {
-            island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
-            params: flooding::Params::default(),
-            seed: 5,
-        },
+        setup: knobeln::discipline::data::Tagged::new(
+            knobeln::discipline::Discipline::FLOODING,
+            knobeln::discipline::flooding::FloodSetup {
+                island: Island::parse(&std::fs::read_to_string(&lagoon).unwrap()).unwrap(),
+                params: flooding::Params::default(),
+                seed: 5,
+            },
+        ),
         server_args: args.clone(),
         referee_args: args,
     }
@@ -436,7 +448,7 @@ fn a_game_that_ended_with_a_bot_gone_expands_where_it_stopped() {
     let c = Case {
         d: "ultimatum",
         bots: vec![demo_bot("ultimatum", "simple.c"), quitter],
-        setup: Setup::Ultimatum(ultimatum::Params { rounds: 5 }),
+        setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 5 }),
         server_args: vec!["--rounds".into(), "5".into()],
         referee_args: vec![],
     };
@@ -463,7 +475,7 @@ fn a_game_that_ended_with_a_bot_gone_expands_where_it_stopped() {
 #[test]
 fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
     use knobeln::discipline::Discipline;
-    for d in Discipline::BOTS {
+    for d in Discipline::bots() {
         let mut config = knobeln::config::Config::default();
         config.contest.discipline = d;
         config.contest.name = "Test contest".into();
@@ -481,9 +493,9 @@ fn the_kit_of_each_bot_discipline_has_its_rules_referee_bots_and_islands() {
         }
         assert!(rules.contains("Test contest"), "{d}");
         match d {
-            Discipline::Ultimatum => assert!(rules.contains("777") && rules.contains("RUNDEN")),
-            Discipline::Footsteps => assert!(rules.contains("66")),
-            Discipline::Flooding => {
+            Discipline::ULTIMATUM => assert!(rules.contains("777") && rules.contains("RUNDEN")),
+            Discipline::FOOTSTEPS => assert!(rules.contains("66")),
+            Discipline::FLOODING => {
                 // The test islands, never the contest's (checked below
                 // with an organizer's island).
                 let islands: Vec<&&str> =
@@ -525,7 +537,7 @@ fn the_kit_never_carries_the_organizers_islands() {
     let secret = tmp.path().join("secret.txt");
     std::fs::write(&secret, "GAMEBOARDSTART 7,1\no#o#o#o\nGAMEBOARDEND\n").unwrap();
     let mut config = knobeln::config::Config::default();
-    config.contest.discipline = knobeln::discipline::Discipline::Flooding;
+    config.contest.discipline = knobeln::discipline::Discipline::FLOODING;
     config.flooding.islands = vec![secret];
     assert_eq!(config.flooding.drawn_island_count(), 0);
     let kit = knobeln::kit::bot_files_for(&config);
@@ -872,10 +884,10 @@ fn the_home_referees_match_secs_default_to_the_servers_budget() {
     use knobeln::config::Config;
     use knobeln::discipline::Discipline;
     for (d, figure) in [
-        (Discipline::Ultimatum, 120),
-        (Discipline::Flooding, 410),
-        (Discipline::Footsteps, 30),
-        (Discipline::Morabaraba, 370),
+        (Discipline::ULTIMATUM, 120),
+        (Discipline::FLOODING, 410),
+        (Discipline::FOOTSTEPS, 30),
+        (Discipline::MORABARABA, 370),
     ] {
         let seam = knobeln::discipline::registry::of(d).unwrap();
         assert_eq!(
@@ -916,12 +928,12 @@ fn the_home_referees_match_secs_default_to_the_servers_budget() {
             flat.contains(&format!("at most {waited} seconds of wall clock")),
             "{d}: {rules}"
         );
-        let unit = if d == Discipline::Ultimatum {
+        let unit = if d == Discipline::ULTIMATUM {
             "match"
         } else {
             "game"
         };
-        let who = if d == Discipline::Flooding {
+        let who = if d == Discipline::FLOODING {
             "the"
         } else {
             "one"

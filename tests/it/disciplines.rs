@@ -63,13 +63,13 @@ fn play_demo(setup: &Setup, d: Discipline, files: &[&str]) -> Played {
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
     let limits = Config::default();
     let limits = match d {
-        Discipline::Ultimatum => limits.ultimatum.limits(),
-        Discipline::Flooding => knobeln::discipline::BotLimitsConfig {
+        Discipline::ULTIMATUM => limits.ultimatum.limits(),
+        Discipline::FLOODING => knobeln::discipline::BotLimitsConfig {
             // The 0.1 s per round of the seed, with room for a busy machine.
             reply_ms: 2000,
             ..limits.flooding.limits()
         },
-        Discipline::Footsteps => limits.footsteps.limits(),
+        Discipline::FOOTSTEPS => limits.footsteps.limits(),
         _ => limits.morabaraba.limits(),
     };
     play(setup, &refs, limits.line_limits(), Transcript::Drop).unwrap()
@@ -96,12 +96,13 @@ fn every_pair(d: Discipline, setup: &Setup, check: impl Fn(&str, &str, &Outcome)
 
 #[test]
 fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
-    let d = Discipline::Ultimatum;
-    let setup = Setup::Ultimatum(knobeln::discipline::ultimatum::rules::Params { rounds: 300 });
+    let d = Discipline::ULTIMATUM;
+    let setup =
+        knobeln::discipline::ultimatum::setup(knobeln::discipline::ultimatum::rules::Params {
+            rounds: 300,
+        });
     every_pair(d, &setup, |a, b, o| {
-        let Outcome::Ultimatum(o) = o else {
-            panic!("{a} vs {b}: no outcome")
-        };
+        let o = o.get::<knobeln::discipline::ultimatum::rules::MatchOutcome>();
         assert_eq!(o.rounds_completed, 300, "{a} vs {b}");
         assert_eq!(o.forfeited_by, None);
         assert!(o.points[0] + o.points[1] <= 600_000);
@@ -110,18 +111,25 @@ fn every_ultimatum_demo_bot_plays_a_legal_match_against_every_other() {
 
 #[test]
 fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
-    let d = Discipline::Flooding;
+    let d = Discipline::FLOODING;
     for (name, text) in TEST_ISLANDS {
         let island = Island::parse(text).unwrap();
         for a in files(d) {
-            let setup = Setup::Flooding {
-                island: island.clone(),
-                params: Default::default(),
-                seed: 7,
-            };
+            let setup = knobeln::discipline::data::Tagged::new(
+                knobeln::discipline::Discipline::FLOODING,
+                knobeln::discipline::flooding::FloodSetup {
+                    island: island.clone(),
+                    params: Default::default(),
+                    seed: 7,
+                },
+            );
             let p = play_demo(&setup, d, &[a]);
             assert!(p.failures.is_empty(), "{a} on {name}: {:?}", p.failures);
-            let Some(Outcome::Flooding(o)) = &p.outcome else {
+            let Some(o) = p
+                .outcome
+                .as_ref()
+                .map(|o| o.get::<knobeln::discipline::flooding::rules::FloodOutcome>())
+            else {
                 panic!("{a} on {name}: no outcome")
             };
             assert!(o.rounds >= 1, "{a} on {name}");
@@ -140,12 +148,10 @@ fn every_flooding_demo_bot_survives_legally_on_every_demo_island() {
 
 #[test]
 fn every_footsteps_demo_bot_bids_legally_against_every_other() {
-    let d = Discipline::Footsteps;
-    let setup = Setup::Footsteps(Default::default());
+    let d = Discipline::FOOTSTEPS;
+    let setup = knobeln::discipline::footsteps::setup(Default::default());
     every_pair(d, &setup, |a, b, o| {
-        let Outcome::Footsteps(o) = o else {
-            panic!("{a} vs {b}: no outcome")
-        };
+        let o = o.get::<knobeln::discipline::footsteps::rules::GameOutcome>();
         assert!(
             !matches!(
                 o.ending,
@@ -158,7 +164,11 @@ fn every_footsteps_demo_bot_bids_legally_against_every_other() {
     // The trivial bot against itself: both spend one point a turn, so both
     // are out of points after 50 turns with the token in the middle: a draw.
     let p = play_demo(&setup, d, &["one.c", "one.py"]);
-    let Some(Outcome::Footsteps(o)) = &p.outcome else {
+    let Some(o) = p
+        .outcome
+        .as_ref()
+        .map(|o| o.get::<knobeln::discipline::footsteps::rules::GameOutcome>())
+    else {
         panic!("no outcome")
     };
     assert_eq!((o.winner, o.turns, o.position), (None, 50, 3));
@@ -166,11 +176,9 @@ fn every_footsteps_demo_bot_bids_legally_against_every_other() {
 
 #[test]
 fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
-    let d = Discipline::Morabaraba;
-    every_pair(d, &Setup::Morabaraba, |a, b, o| {
-        let Outcome::Morabaraba(o) = o else {
-            panic!("{a} vs {b}: no outcome")
-        };
+    let d = Discipline::MORABARABA;
+    every_pair(d, &knobeln::discipline::morabaraba::setup(), |a, b, o| {
+        let o = o.get::<knobeln::discipline::morabaraba::rules::MorabarabaOutcome>();
         assert!(
             !matches!(
                 o.end,
@@ -183,8 +191,12 @@ fn every_morabaraba_demo_bot_moves_legally_against_every_other() {
     });
     // The stronger bot beats the trivial one in both colours.
     for (seats, miller) in [(["miller.c", "first.py"], 0), (["first.c", "miller.c"], 1)] {
-        let p = play_demo(&Setup::Morabaraba, d, &seats);
-        let Some(Outcome::Morabaraba(o)) = &p.outcome else {
+        let p = play_demo(&knobeln::discipline::morabaraba::setup(), d, &seats);
+        let Some(o) = p
+            .outcome
+            .as_ref()
+            .map(|o| o.get::<knobeln::discipline::morabaraba::rules::MorabarabaOutcome>())
+        else {
             panic!("no outcome")
         };
         assert_eq!(o.winner, Some(miller), "{seats:?}: {:?}", o.end);
@@ -334,12 +346,15 @@ fn the_discipline_and_its_parameters_come_from_the_config_and_are_validated() {
         Config::parse("[contest]\ndiscipline = \"footsteps\"\n[footsteps]\ngames_per_pair = 20\n")
             .unwrap();
     cfg.validate().unwrap();
-    assert_eq!(cfg.contest.discipline, Discipline::Footsteps);
+    assert_eq!(cfg.contest.discipline, Discipline::FOOTSTEPS);
     assert_eq!(cfg.footsteps.games_per_pair, 20);
     assert_eq!(cfg.footsteps.points, 50, "the seed's default");
-    assert_eq!(Config::default().contest.discipline, Discipline::Knobeln);
+    assert_eq!(Config::default().contest.discipline, Discipline::KNOBELN);
     for (text, says) in [
-        ("[contest]\ndiscipline = \"chess\"\n", "unknown variant"),
+        (
+            "[contest]\ndiscipline = \"chess\"\n",
+            "no discipline `chess`: it is one of knobeln, ultimatum",
+        ),
         ("[ultimatum]\nrounds = 0\n", "ultimatum.rounds"),
         ("[footsteps]\nfields = 8\n", "footsteps.fields must be odd"),
         ("[flooding]\nround_ms = 0\n", "flooding.round_ms"),
@@ -496,7 +511,7 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
     let (c, auth) = bot_contest("footsteps", "");
     let body = format!(
         "language: python\n# <<FROM>> {JOE} {auth}\n{}",
-        demo_source(Discipline::Footsteps, "counter.py")
+        demo_source(Discipline::FOOTSTEPS, "counter.py")
     );
     let r = send_body(&c, &body);
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
@@ -540,7 +555,7 @@ fn a_bot_sent_in_the_body_with_a_language_line_is_built_tried_and_stored() {
 #[test]
 fn the_from_line_in_the_body_is_the_mails_and_never_compiled() {
     let (c, auth) = bot_contest("footsteps", "");
-    let source = demo_source(Discipline::Footsteps, "steady.c");
+    let source = demo_source(Discipline::FOOTSTEPS, "steady.c");
     for body in [
         format!("language: c\n<<FROM>> {JOE} {auth}\n\n{source}"),
         format!("<<FROM>> {JOE} {auth}\nlanguage: c\n{source}"),
@@ -591,7 +606,7 @@ fn a_flooding_team_improves_its_bot_as_often_as_the_seed_allows() {
     let bot = |n: u32| {
         format!(
             "language: python\n# <<FROM>> {JOE} {auth}\n# version {n}\n{}",
-            demo_source(Discipline::Flooding, "stand.py")
+            demo_source(Discipline::FLOODING, "stand.py")
         )
     };
     let r = send_body(&c, &bot(1));
@@ -655,7 +670,7 @@ fn bot_mails_that_cannot_be_built_say_what_was_wrong_and_how_to_fix_it() {
         &c,
         "hello",
         "first.c",
-        demo_source(Discipline::Morabaraba, "first.c"),
+        demo_source(Discipline::MORABARABA, "first.c"),
     );
     assert!(
         unwrapped(&r.body).contains("no line \"<<FROM>> team_name"),
@@ -739,7 +754,7 @@ fn the_ultimatum_compile_report_says_whether_the_entry_condition_is_met() {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "simple.c",
-        demo_source(Discipline::Ultimatum, "simple.c"),
+        demo_source(Discipline::ULTIMATUM, "simple.c"),
     );
     let flat = unwrapped(&r.body);
     assert!(
@@ -1244,7 +1259,7 @@ fn an_island_by_mail_is_validated_and_then_played_by_every_bot() {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "keeper.c",
-        demo_source(Discipline::Flooding, "keeper.c"),
+        demo_source(Discipline::FLOODING, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
     let out = c.start_contest();
@@ -1356,7 +1371,7 @@ fn a_flooding_contest_without_islands_does_not_start() {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "keeper.c",
-        demo_source(Discipline::Flooding, "keeper.c"),
+        demo_source(Discipline::FLOODING, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}\n{}", r.subject, r.body);
     let out = c.start_contest();
@@ -1379,7 +1394,7 @@ fn no_transcripts_mail_without_a_kept_transcript() {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "steady.c",
-        demo_source(Discipline::Footsteps, "steady.c"),
+        demo_source(Discipline::FOOTSTEPS, "steady.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.subject);
     // An opponent, so that games are played (and none kept).
@@ -1389,7 +1404,7 @@ fn no_transcripts_mail_without_a_kept_transcript() {
         &c,
         &format!("<<FROM>> team_ann {ann}"),
         "one.c",
-        demo_source(Discipline::Footsteps, "one.c"),
+        demo_source(Discipline::FOOTSTEPS, "one.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.subject);
     let out = c.start_contest();
@@ -1432,7 +1447,7 @@ fn two_islands_of_one_name_do_not_start_a_contest() {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "keeper.c",
-        demo_source(Discipline::Flooding, "keeper.c"),
+        demo_source(Discipline::FLOODING, "keeper.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.subject);
     let out = c.start_contest();
@@ -1450,7 +1465,7 @@ fn two_islands_of_one_name_do_not_start_a_contest() {
 #[test]
 fn only_the_program_that_plays_is_kept_and_as_bytes() {
     let (c, auth) = bot_contest("footsteps", "");
-    let first = demo_source(Discipline::Footsteps, "one.c").to_string();
+    let first = demo_source(Discipline::FOOTSTEPS, "one.c").to_string();
     let second = format!("{first}\n/* the second version */\n");
     for (name, source) in [("one.c", &first), ("two.c", &second)] {
         let r = send_attached(&c, &format!("<<FROM>> {JOE} {auth}"), name, source);
@@ -1497,7 +1512,7 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "miller.c",
-        demo_source(Discipline::Morabaraba, "miller.c"),
+        demo_source(Discipline::MORABARABA, "miller.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.body);
     // A second team registers (asking for every mail) and sends no bot.
@@ -1556,7 +1571,7 @@ fn the_status_mail_shows_a_bots_report_and_a_finished_contest_is_not_played_twic
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "first.c",
-        demo_source(Discipline::Morabaraba, "first.c"),
+        demo_source(Discipline::MORABARABA, "first.c"),
     );
     assert!(
         unwrapped(&r.body).contains("the contest has started"),
@@ -1574,7 +1589,7 @@ fn a_flooding_contest_under_way(n: i64) -> (Contest, std::process::Child) {
         &c,
         &format!("<<FROM>> {JOE} {auth}"),
         "stand.c",
-        demo_source(Discipline::Flooding, "stand.c"),
+        demo_source(Discipline::FLOODING, "stand.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.body);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
@@ -1623,7 +1638,7 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
         &c2,
         &format!("<<FROM>> {JOE} {auth2}"),
         "stand.c",
-        demo_source(Discipline::Flooding, "stand.c"),
+        demo_source(Discipline::FLOODING, "stand.c"),
     );
     let out2 = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
         .args(["contest", "start", "--seed", "9", "--config"])

@@ -106,7 +106,7 @@ fn fixture(name: &str) -> Value {
         "bot_summary" => json!({
             "heading": "freiesMagazin contest (the ultimatum game)",
             "team": "the_heavy_lords_of_knobeln",
-            "islands": false, "transcripts": false,
+            "per_what": "opponent", "transcripts": false,
             "played": true,
             "table": "Opponent  Matches     Plus    Minus  Won  Draw  Lost  Failures\nsimple_c      200  2495000  2505000    0     0     2         0\ntotal         200  2495000  2505000    0     0     2         0\n\nPlus and Minus are the mean points per repetition; the results table\nshows their totals rounded to whole points. Won, Draw and Lost count the\ntwo orders of each pairing, each decided over all its repetitions.",
         }),
@@ -126,7 +126,7 @@ fn fixture(name: &str) -> Value {
             let mut config = knobeln::config::Config::default();
             config.contest.discipline = d
                 .parse()
-                .unwrap_or(knobeln::discipline::Discipline::Flooding);
+                .unwrap_or(knobeln::discipline::Discipline::FLOODING);
             let mut data = knobeln::kit::bot_kit_data(&config);
             data["bots"] = json!(["simple.c", "random.py"]);
             data["first_bot"] = json!("random.py");

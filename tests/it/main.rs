@@ -35,6 +35,8 @@
 //!   unanswerable senders, de-duplication, the size cap, automatic mail,
 //!   reply caps, header lengths) on the spool.
 //!
+//! - `rps`: a sixth discipline that lives only here (rock-paper-scissors),
+//!   registered through the seam and played as a contest by mail (issue 37).
 //! - `book`: the book's config reference names every key of the config
 //!   and no other (issue 37).
 //!
@@ -71,6 +73,7 @@ mod one_program;
 mod organizer;
 mod organizer_e2e;
 mod referee;
+mod rps;
 mod secrets;
 mod site;
 mod toolchain;

@@ -561,7 +561,7 @@ fn a_bots_source_and_program_keep_no_authentification_string() {
     // workers on other machines) must not carry the team's string.
     let c = Contest::new("[contest]\ndiscipline = \"footsteps\"\n");
     let auth = c.register_joe();
-    let bot = demo_bots(Discipline::Footsteps)
+    let bot = demo_bots(Discipline::FOOTSTEPS)
         .iter()
         .find(|b| b.file == "counter.py")
         .unwrap()

@@ -127,24 +127,24 @@ fn assert_accepted(r: &Reply, contest: &str) {
 /// Each bot discipline: (its config, a Python demo bot, a C demo bot).
 const WALKS: &[(Discipline, &str, &str, &str)] = &[
     (
-        Discipline::Ultimatum,
+        Discipline::ULTIMATUM,
         "[ultimatum]\nrounds = 50\nrepetitions = 1\n",
         "random.py",
         "simple.c",
     ),
     (
-        Discipline::Flooding,
+        Discipline::FLOODING,
         "[flooding]\nruns = 2\n",
         "wanderer.py",
         "keeper.c",
     ),
     (
-        Discipline::Footsteps,
+        Discipline::FOOTSTEPS,
         "[footsteps]\ngames_per_pair = 2\n",
         "counter.py",
         "steady.c",
     ),
-    (Discipline::Morabaraba, "", "first.py", "miller.c"),
+    (Discipline::MORABARABA, "", "first.py", "miller.c"),
 ];
 
 #[test]

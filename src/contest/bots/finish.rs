@@ -17,77 +17,26 @@ use rusqlite::{params, Connection};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::discipline::flooding::planner::{self as flooding};
-use crate::discipline::footsteps::planner as footsteps;
-use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::results::summary_text;
 pub use crate::discipline::results::{results_text, Results};
+use crate::discipline::seam::ContestState;
 use crate::discipline::transcript;
-use crate::discipline::ultimatum::planner as ultimatum;
-use crate::discipline::Discipline;
 use crate::outbox::outgoing::{OutAttachment, Outgoing};
 use crate::outbox::{enqueue, Cause};
 use crate::store::mail::all_registrations;
 use crate::store::Store;
 use crate::tournament::TeamId;
 
-pub(super) fn ultimatum_table(
-    store: &Store,
-    c: &BotContest,
-    config: &Config,
-) -> Result<ultimatum::Table> {
-    let played: Vec<ultimatum::PlayedMatch> = stored(store.conn(), c.id)?
-        .values()
-        .map(|v| parse(v))
-        .collect::<Result<_>>()?;
-    let tc = ultimatum::Config {
-        repetitions: config.ultimatum.repetitions,
-    };
-    let table = ultimatum::table(&team_ids(c), &tc, &played, &names_of(c))
-        .map_err(|e| BotContestError::Plan(e.to_string()))?;
-    Ok(if config.ultimatum.prize {
-        table.with_prizes()
-    } else {
-        table
-    })
-}
-
-pub(super) fn flooding_results(store: &Store, c: &BotContest, config: &Config) -> Result<Results> {
-    let results: Vec<flooding::RunResult> = stored(store.conn(), c.id)?
-        .values()
-        .map(|v| parse(v))
-        .collect::<Result<_>>()?;
-    let ids: Vec<flooding::IslandId> = (0..c.islands.len() as u32)
-        .map(flooding::IslandId)
-        .collect();
-    let format = flooding::FloodingFormat {
-        runs: config.flooding.runs,
-    };
-    let table = flooding::rank(&team_ids(c), &ids, format, &results, &names_of(c))
-        .map_err(|e| BotContestError::Plan(e.to_string()))?;
-    Ok(Results::Flooding {
-        islands: c.islands.iter().map(|(n, _)| n.clone()).collect(),
-        table,
-    })
-}
-
-pub(super) fn morabaraba_results(store: &Store, c: &BotContest) -> Result<Results> {
-    let results: Vec<morabaraba::GameResult> = stored(store.conn(), c.id)?
-        .values()
-        .map(|v| parse(v))
-        .collect::<Result<_>>()?;
-    let table = morabaraba::rank(&team_ids(c), &results, &names_of(c))
-        .map_err(|e| BotContestError::Plan(e.to_string()))?;
-    Ok(Results::Morabaraba(table))
-}
-
 /// The results so far, from the stored games (for status and the site;
-/// FootSteps only once finished).
+/// none where the discipline shows none yet: the ultimatum game before its
+/// end, FootSteps before its tie replays are done).
 pub fn results(store: &Store, c: &BotContest, config: &Config) -> Result<Option<Results>> {
-    if c.discipline == Discipline::Ultimatum && !c.finished {
-        return Ok(None);
-    }
-    complete_results(store, c, config)
+    let state = if c.finished {
+        ContestState::Finished
+    } else {
+        ContestState::Running
+    };
+    results_in(store, c, config, state)
 }
 
 /// The table from the stored games, whether or not the contest is marked
@@ -97,26 +46,18 @@ pub(super) fn complete_results(
     c: &BotContest,
     config: &Config,
 ) -> Result<Option<Results>> {
-    Ok(match c.discipline {
-        Discipline::Ultimatum => Some(Results::Ultimatum(ultimatum_table(store, c, config)?)),
-        Discipline::Flooding => Some(flooding_results(store, c, config)?),
-        Discipline::Footsteps => {
-            let played: Vec<footsteps::PlayedGame> = stored(store.conn(), c.id)?
-                .values()
-                .map(|v| parse(v))
-                .collect::<Result<_>>()?;
-            match footsteps::plan(
-                &team_ids(c),
-                &config.footsteps.tournament(),
-                &played,
-                &names_of(c),
-            ) {
-                Ok(footsteps::Plan::Done(t)) => Some(Results::Footsteps(t)),
-                _ => None,
-            }
-        }
-        _ => Some(morabaraba_results(store, c)?),
-    })
+    results_in(store, c, config, ContestState::Finished)
+}
+
+fn results_in(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    state: ContestState,
+) -> Result<Option<Results>> {
+    let done = stored(store.conn(), c.id)?;
+    let seam = seam_of(c)?;
+    with_view(c, config, |view| seam.results(view, &done, state)).map_err(BotContestError::Plan)
 }
 
 /// Games stored so far.
@@ -153,7 +94,7 @@ pub fn finish(
         .map(|r| (r.team, wishes(&r.preferences)))
         .collect();
     let name_of = |t: &TeamId| name_in(&names, t);
-    let mut tally = Tally::default();
+    let mut tally = Tally::new(seam_of(c)?);
     // Per team: the parts (each at most one protocol mail's size), games
     // attached, games left out.
     let mut moves: BTreeMap<TeamId, (Vec<String>, u64, u64)> = BTreeMap::new();
@@ -162,7 +103,7 @@ pub fn finish(
         tally.add(&g, &name_of);
         if let Some(m) = &g.moves {
             let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
-            let text = transcript::moves_text(&g.setup, &g.island_name, &seat_names, m);
+            let text = transcript::moves_text(&g.setup, &g.subject, &seat_names, m);
             // The game's name (its anchor on the site) after the first line.
             let text = match text.split_once('\n') {
                 Some((first, rest)) => format!("{first}\n# game: {}\n{rest}", g.slug()),
@@ -191,6 +132,7 @@ pub fn finish(
         Ok(())
     })?;
     let heading = contest_heading(&config.contest.name, c.discipline);
+    let seam = seam_of(c)?;
     let tx = store.conn_mut().transaction()?;
     tx.execute(
         "UPDATE bot_contests SET state = 'finished', finished_at = ?2, results = ?3 \
@@ -224,17 +166,13 @@ pub fn finish(
                 format!(
                     "{}: your results per {}",
                     config.contest.name,
-                    if c.discipline == Discipline::Flooding {
-                        "island"
-                    } else {
-                        "opponent"
-                    }
+                    seam.per_what()
                 ),
                 render(
                     "bot_summary",
                     json!({
                         "heading": heading,
-                        "islands": c.discipline == Discipline::Flooding,
+                        "per_what": seam.per_what(),
                         "transcripts": w.transcripts,
                         "team": r.team_name,
                         "table": summary_text(results, &rows).trim_end(),
@@ -277,7 +215,7 @@ pub fn finish(
                             "n_left_out": n_out,
                             "kept_per_pairing": config.site.transcripts_per_pairing,
                             "one_kept": config.site.transcripts_per_pairing == 1,
-                            "one_bot": c.discipline == Discipline::Flooding,
+                            "one_bot": seam.seats() == 1,
                             "attachment": if n_parts > 1 {
                                 format!("transcripts-{i}.txt")
                             } else {

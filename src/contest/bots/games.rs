@@ -13,15 +13,10 @@ use std::collections::BTreeMap;
 use rusqlite::params;
 
 use crate::config::Config;
-use crate::discipline::flooding::planner::{self as flooding, FloodKey};
-use crate::discipline::flooding::rules::Island;
-use crate::discipline::footsteps::planner as footsteps;
-use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::play::{Played, Setup};
+use crate::discipline::seam::BotDiscipline;
 use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript;
-use crate::discipline::ultimatum::planner as ultimatum;
-use crate::discipline::Discipline;
 use crate::store::Store;
 use crate::tournament::TeamId;
 
@@ -36,8 +31,9 @@ pub struct StoredGame {
     pub pairing: String,
     /// The game and its parameters (the flooding island's seed included).
     pub setup: Setup,
-    /// The island's name (flooding), else empty.
-    pub island_name: String,
+    /// The name of the material it was played on (the flooding island's
+    /// island), else empty.
+    pub subject: String,
     pub played: Played,
     /// What the results table counts of it: the planner's result (JSON).
     pub result: String,
@@ -77,50 +73,22 @@ pub fn slug(key: &str) -> String {
 /// A game's teams in seat order, from its key (for games stored before
 /// seats were, and to check the stored ones).
 pub(super) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
-    use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
-    let bad = |e: serde_json::Error| BotContestError::Corrupt(format!("game key {key}: {e}"));
-    match c.discipline {
-        Discipline::Ultimatum => ultimatum::keys::seats(key, &team_ids(c)),
-        Discipline::Flooding => flooding::keys::seats(key),
-        Discipline::Footsteps => footsteps::keys::seats(key),
-        _ => morabaraba::keys::seats(key),
-    }
-    .map_err(bad)
+    seam_of(c)?
+        .key_seats(key, &team_ids(c))
+        .map_err(|e| BotContestError::Corrupt(format!("game key {key}: {e}")))
 }
 
 /// The setup a stored game was played with (the contest's parameters; the
-/// flooding island's island and seed from the key).
-pub(super) fn setup_of_key(
-    c: &BotContest,
-    config: &Config,
-    islands: &[Island],
-    key: &str,
-) -> Result<(Setup, String)> {
-    Ok(match c.discipline {
-        Discipline::Ultimatum => (Setup::Ultimatum(config.ultimatum.params()), String::new()),
-        Discipline::Flooding => {
-            let k: FloodKey = serde_json::from_str(key)
-                .map_err(|e| BotContestError::Corrupt(format!("game key {key}: {e}")))?;
-            let island = islands
-                .get(k.island as usize)
-                .ok_or_else(|| BotContestError::Corrupt(format!("no island {}", k.island)))?;
-            (
-                Setup::Flooding {
-                    island: island.clone(),
-                    params: config.flooding.params(),
-                    seed: flooding::game_seed(c.seed, flooding::IslandId(k.island), k.run),
-                },
-                c.islands[k.island as usize].0.clone(),
-            )
-        }
-        Discipline::Footsteps => (Setup::Footsteps(config.footsteps.params()), String::new()),
-        _ => (Setup::Morabaraba, String::new()),
-    })
+/// flooding island's island and seed from the key), and the name of the
+/// material it was played on.
+pub(super) fn setup_of_key(c: &BotContest, config: &Config, key: &str) -> Result<(Setup, String)> {
+    let seam = seam_of(c)?;
+    with_view(c, config, |view| seam.stored_setup(view, key)).map_err(BotContestError::Corrupt)
 }
 
 /// Gives every stored game its seats and pairing where it has none (games
 /// stored before schema 0015).
-pub(super) fn fill_pairings(store: &Store, c: &BotContest, config: &Config) -> Result<()> {
+pub(super) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> Result<()> {
     let keys: Vec<String> = {
         let mut st = store
             .conn()
@@ -131,11 +99,10 @@ pub(super) fn fill_pairings(store: &Store, c: &BotContest, config: &Config) -> R
     if keys.is_empty() {
         return Ok(());
     }
-    let islands = parse_islands(c)?;
+    let seam = seam_of(c)?;
     for key in keys {
         let seats = seats_of_key(c, &key)?;
-        let (setup, _) = setup_of_key(c, config, &islands, &key)?;
-        let pairing = pairing_of(&setup, &key, &seats);
+        let pairing = seam.pairing(&key, &seats);
         let seats: Vec<u32> = seats.iter().map(|t| t.0).collect();
         store.conn().execute(
             "UPDATE bot_games SET seats = ?3, pairing = ?4 WHERE contest_id = ?1 AND game_key = ?2",
@@ -168,7 +135,7 @@ pub fn for_each_game(
     mut each: impl FnMut(StoredGame) -> Result<()>,
 ) -> Result<()> {
     fill_pairings(store, c, config)?;
-    let islands = parse_islands(c)?;
+    let seam = seam_of(c)?;
     let mut st = store.conn().prepare(&format!(
         "SELECT game_key, record, seats, pairing, moves, result FROM bot_games \
              WHERE contest_id = ?1 ORDER BY pairing, {GAME_ORDER}"
@@ -185,7 +152,7 @@ pub fn for_each_game(
             Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
             None => seats_of_key(c, &key)?,
         };
-        let (setup, island_name) = setup_of_key(c, config, &islands, &key)?;
+        let (setup, subject) = setup_of_key(c, config, &key)?;
         let moves = match moves {
             Some(m) => Some(
                 transcript::parse_moves(&m, setup.seats())
@@ -194,13 +161,13 @@ pub fn for_each_game(
             None => None,
         };
         each(StoredGame {
-            pairing: pairing.unwrap_or_else(|| pairing_of(&setup, &key, &seats)),
+            pairing: pairing.unwrap_or_else(|| seam.pairing(&key, &seats)),
             played: parse(&record)?,
             result,
             key,
             seats,
             setup,
-            island_name,
+            subject,
             moves,
         })?;
     }
@@ -221,36 +188,23 @@ pub fn name_in(names: &BTreeMap<TeamId, String>, t: &TeamId) -> String {
         .unwrap_or_else(|| format!("team {}", t.0))
 }
 
-/// What the table counts of a stored game: its planner result.
-pub(super) enum Counted {
-    Ultimatum(ultimatum::PlayedMatch),
-    Flooding(flooding::RunResult),
-    Footsteps(footsteps::PlayedGame),
-    Morabaraba(morabaraba::GameResult),
-    Nothing,
-}
-
-pub(super) fn counted(g: &StoredGame) -> Counted {
-    let r = g.result.as_str();
-    let parsed = match &g.setup {
-        Setup::Ultimatum(_) => serde_json::from_str(r).map(Counted::Ultimatum),
-        Setup::Flooding { .. } => serde_json::from_str(r).map(Counted::Flooding),
-        Setup::Footsteps(_) => serde_json::from_str(r).map(Counted::Footsteps),
-        Setup::Morabaraba => serde_json::from_str(r).map(Counted::Morabaraba),
-    };
-    parsed.unwrap_or(Counted::Nothing)
-}
-
 /// Per-opponent rows of every bot, filled one game at a time (memory:
-/// one row per bot and pairing).
-#[derive(Debug, Default)]
+/// one row per bot and pairing), each game counted by its discipline's
+/// rules ([`BotDiscipline::count`]).
 pub struct Tally {
+    seam: &'static dyn BotDiscipline,
     rows: BTreeMap<(TeamId, String), OpponentRow>,
 }
 
 impl Tally {
+    pub fn new(seam: &'static dyn BotDiscipline) -> Tally {
+        Tally {
+            seam,
+            rows: BTreeMap::new(),
+        }
+    }
+
     pub fn add(&mut self, g: &StoredGame, name_of: &dyn Fn(&TeamId) -> String) {
-        let counted = counted(g);
         for (seat, team) in g.seats.iter().enumerate() {
             let opponent = g.seats.get(1 - seat.min(1)).filter(|_| g.seats.len() == 2);
             let row = self
@@ -259,77 +213,32 @@ impl Tally {
                 .or_insert_with(|| OpponentRow {
                     pairing: g.pairing.clone(),
                     opponent: opponent.copied(),
-                    against: match &g.setup {
-                        Setup::Flooding { .. } => format!("island {}", g.island_name),
-                        _ => opponent.map(name_of).unwrap_or_default(),
+                    against: match opponent {
+                        Some(o) => name_of(o),
+                        None => self.seam.against(&g.subject),
                     },
                     itself: opponent == Some(team),
                     ..Default::default()
                 });
             row.failures += g.played.failures.iter().filter(|f| f.bot == seat).count() as u64;
-            match &counted {
-                Counted::Morabaraba(r) => {
-                    let points = morabaraba::game_points(r);
-                    row.games += 1;
-                    match r.winner {
-                        None => row.drawn += 1,
-                        Some(w) if w == seat => row.won += 1,
-                        Some(_) => row.lost += 1,
-                    }
-                    row.points += points[seat].millionths();
-                    row.cpu_micros += r.cpu_micros[seat];
-                }
-                Counted::Ultimatum(m) => {
-                    let other = 1 - seat.min(1);
-                    row.games += 1;
-                    row.points += m.points[seat] as i64;
-                    row.minus += m.points[other];
-                    let slot = row.slots.entry(m.key.slot).or_default();
-                    slot.0[0] += m.points[seat];
-                    slot.0[1] += m.points[other];
-                    match m.forfeited_by {
-                        Some(f) if f == seat => slot.1[0] += 1,
-                        Some(_) => slot.1[1] += 1,
-                        None => {}
-                    }
-                }
-                Counted::Footsteps(p) if p.key.round == 0 => {
-                    row.games += 1;
-                    match p.winner {
-                        None => row.drawn += 1,
-                        Some(w) if w == *team => row.won += 1,
-                        Some(_) => row.lost += 1,
-                    }
-                }
-                Counted::Footsteps(p) => {
-                    row.replay_games += 1;
-                    if p.winner == Some(*team) {
-                        row.replay_won += 1;
-                    }
-                }
-                Counted::Flooding(r) => {
-                    row.games += 1;
-                    row.rounds += u64::from(r.rounds);
-                }
-                Counted::Nothing => row.games += 1,
-            }
+            self.seam.count(row, &g.result, seat, *team);
         }
     }
 
-    /// The rows of `team`, by pairing (the ultimatum game's orders decided).
+    /// The discipline whose games it counts.
+    pub fn seam(&self) -> &'static dyn BotDiscipline {
+        self.seam
+    }
+
+    /// The rows of `team`, by pairing (each completed by its discipline:
+    /// the ultimatum game's orders decided).
     pub fn rows_of(&self, team: TeamId) -> Vec<OpponentRow> {
         self.rows
             .range((team, String::new())..)
             .take_while(|((t, _), _)| *t == team)
             .map(|(_, r)| {
                 let mut r = r.clone();
-                for (points, forfeits) in r.slots.values() {
-                    match ultimatum::slot_result(*points, *forfeits) {
-                        std::cmp::Ordering::Greater => r.won += 1,
-                        std::cmp::Ordering::Equal => r.drawn += 1,
-                        std::cmp::Ordering::Less => r.lost += 1,
-                    }
-                }
+                self.seam.finish_row(&mut r);
                 r
             })
             .collect()

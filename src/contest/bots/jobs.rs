@@ -15,16 +15,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde_json::json;
 
 use crate::config::Config;
-use crate::discipline::flooding::planner::{self as flooding, FloodKey};
-use crate::discipline::footsteps::planner as footsteps;
-use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
 pub use crate::discipline::results::Results;
-use crate::discipline::ultimatum::planner as ultimatum;
-use crate::discipline::Discipline;
+use crate::discipline::seam::BotDiscipline;
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::lang::build::BotProgram;
@@ -48,26 +43,14 @@ pub(super) struct Job {
 impl Job {
     /// Whether this game keeps its transcript: the first
     /// `[site] transcripts_per_pairing` repetitions of its pairing.
-    fn keeps_transcript(&self, d: Discipline, config: &Config) -> bool {
-        repetition_of(d, &self.key) < config.site.transcripts_per_pairing
+    fn keeps_transcript(&self, seam: &dyn BotDiscipline, config: &Config) -> bool {
+        seam.repetition(&self.key) < config.site.transcripts_per_pairing
     }
 
     /// The page the game is listed on: the two teams (lower id first), or
     /// the team and the island.
-    fn pairing(&self) -> String {
-        pairing_of(&self.setup, &self.key, &self.seats)
-    }
-}
-
-/// Which repetition of its pairing a game is (0 for the first): the
-/// ultimatum game's repetition, FootSteps' game of the pair, the flooding
-/// island's run; Morabaraba plays each pairing once.
-pub(super) fn repetition_of(d: Discipline, key: &str) -> u32 {
-    match d {
-        Discipline::Ultimatum => crate::discipline::ultimatum::keys::repetition(key),
-        Discipline::Flooding => crate::discipline::flooding::keys::repetition(key),
-        Discipline::Footsteps => crate::discipline::footsteps::keys::repetition(key),
-        _ => 0,
+    fn pairing(&self, seam: &dyn BotDiscipline) -> String {
+        seam.pairing(&self.key, &self.seats)
     }
 }
 
@@ -139,7 +122,8 @@ pub(super) fn store_game(
     mut p: Played,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    let result = planner_result(c.discipline, config, job, &p);
+    let seam = seam_of(c)?;
+    let result = seam.planner_result(&config.sections(), &job.key, &job.seats, &p);
     let moves = p.take_moves();
     let folders = p.take_folders();
     let record = serde_json::to_string(&p).expect("json");
@@ -157,7 +141,7 @@ pub(super) fn store_game(
             record,
             now.to_rfc3339(),
             serde_json::to_string(&seats).expect("json"),
-            job.pairing(),
+            job.pairing(seam),
             moves
         ],
     )?;
@@ -228,83 +212,6 @@ pub fn store_planned_game(
     store_game(conn, c, config, &job, played, now)
 }
 
-/// FootSteps' planned games as jobs.
-pub(super) fn footsteps_jobs<'a>(
-    games: Vec<footsteps::ScheduledGame>,
-    config: &'a Config,
-) -> impl Iterator<Item = Job> + 'a {
-    games.into_iter().map(move |g| Job {
-        key: serde_json::to_string(&g.key).expect("json"),
-        seats: g.seats.to_vec(),
-        setup: Setup::Footsteps(config.footsteps.params()),
-        folders: None,
-    })
-}
-
-/// Every game of the first pass of the contest's planner.
-pub(super) fn first_jobs(c: &BotContest, config: &Config) -> Result<Vec<Job>> {
-    let teams = team_ids(c);
-    Ok(match c.discipline {
-        Discipline::Ultimatum => {
-            let tc = ultimatum::Config {
-                repetitions: config.ultimatum.repetitions,
-            };
-            ultimatum::schedule(&teams, &tc)
-                .map(|m| Job {
-                    key: serde_json::to_string(&m.key).expect("json"),
-                    seats: m.seats.to_vec(),
-                    setup: Setup::Ultimatum(config.ultimatum.params()),
-                    folders: None,
-                })
-                .collect()
-        }
-        Discipline::Flooding => {
-            let islands = parse_islands(c)?;
-            let ids: Vec<flooding::IslandId> =
-                (0..islands.len() as u32).map(flooding::IslandId).collect();
-            let format = flooding::FloodingFormat {
-                runs: config.flooding.runs,
-            };
-            flooding::plan(c.seed, &teams, &ids, format)
-                .into_iter()
-                .map(|r| Job {
-                    key: serde_json::to_string(&FloodKey {
-                        island: r.island.0,
-                        run: r.run,
-                        team: r.team,
-                    })
-                    .expect("json"),
-                    seats: vec![r.team],
-                    setup: Setup::Flooding {
-                        island: islands[r.island.0 as usize].clone(),
-                        params: config.flooding.params(),
-                        seed: r.seed,
-                    },
-                    folders: None,
-                })
-                .collect()
-        }
-        Discipline::Footsteps => {
-            let names = names_of(c);
-            match footsteps::plan(&teams, &config.footsteps.tournament(), &[], &names)
-                .map_err(|e| BotContestError::Plan(e.to_string()))?
-            {
-                footsteps::Plan::Done(_) => Vec::new(),
-                footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config).collect(),
-            }
-        }
-        Discipline::Morabaraba | Discipline::Knobeln => morabaraba::plan(&teams)
-            .into_iter()
-            .map(|p| Job {
-                key: serde_json::to_string(&p).expect("json"),
-                seats: vec![p.first, p.second],
-                setup: Setup::Morabaraba,
-                folders: None,
-            })
-            .collect(),
-    })
-}
-
 /// Plays the jobs (on `jobs` threads, or by workers through NATS when the
 /// config has `[engine] nats`) and stores each result as it comes.
 pub(super) fn play_jobs(
@@ -320,17 +227,15 @@ pub(super) fn play_jobs(
     }
     // A game's kept folders are read just before it is handed out, so that
     // at most the games in flight hold theirs.
-    let kept = crate::discipline::keeps_folders(c.discipline, &config.ultimatum);
+    let seam = seam_of(c)?;
+    let kept = seam.keeps_folders(&config.sections());
     let load = |job: &mut Job| -> Result<()> {
         if kept {
             job.folders = Some(kept_folders(store.conn(), c, &job.seats)?);
         }
         Ok(())
     };
-    let limits = crate::discipline::registry::of(c.discipline)
-        .ok_or(BotContestError::NoBots("KNOBELN"))?
-        .limits(&config.sections())
-        .line_limits();
+    let limits = seam.limits(&config.sections()).line_limits();
     let mut first_error = None;
     let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
         match r {
@@ -356,7 +261,7 @@ pub(super) fn play_jobs(
                         break;
                     };
                     load(&mut job)?;
-                    let keep = job.keeps_transcript(c.discipline, config);
+                    let keep = job.keeps_transcript(seam, config);
                     queue.submit(BotTask::new(c.id, i as u32, job, bots, limits, keep));
                     in_flight += 1;
                 }
@@ -405,7 +310,7 @@ pub(super) fn play_jobs(
                                     (tc, p)
                                 })
                                 .collect();
-                            let keep = if job.keeps_transcript(c.discipline, config) {
+                            let keep = if job.keeps_transcript(seam, config) {
                                 Transcript::Keep
                             } else {
                                 Transcript::Drop
@@ -557,22 +462,6 @@ impl Task for BotTask {
     }
 }
 
-/// What the planner needs of a played game.
-pub(super) fn planner_result(
-    d: Discipline,
-    config: &Config,
-    job: &Job,
-    p: &Played,
-) -> serde_json::Value {
-    use crate::discipline::{flooding, footsteps, morabaraba, ultimatum};
-    match d {
-        Discipline::Ultimatum => json!(ultimatum::keys::played(&job.key, p)),
-        Discipline::Flooding => json!(flooding::keys::played(&job.key, p)),
-        Discipline::Footsteps => json!(footsteps::keys::played(&job.key, &job.seats, p)),
-        _ => json!(morabaraba::keys::played(&job.key, p, &config.morabaraba)),
-    }
-}
-
 /// Plays every game still missing; returns the results table (without
 /// storing or mailing it: [`finish`]).
 pub fn play_all(
@@ -594,47 +483,22 @@ pub fn play_all(
     })
 }
 
-/// The games still to play: of the planner's first pass those not stored
-/// yet, then (FootSteps) the tie replays the stored results call for.
+/// The games still to play: those the discipline's planner wants and
+/// that are not stored yet (the first pass, then FootSteps' tie replays).
 pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>> {
     let done = stored(store.conn(), c.id)?;
-    let mut first: Vec<Job> = first_jobs(c, config)?
+    let seam = seam_of(c)?;
+    let games =
+        with_view(c, config, |view| seam.next_games(view, &done)).map_err(BotContestError::Plan)?;
+    Ok(games
         .into_iter()
-        .filter(|j| !done.contains_key(&j.key))
-        .collect();
-    if crate::discipline::keeps_folders(c.discipline, &config.ultimatum) {
-        // One phase at a time: each bot's matches in one fixed order.
-        let n = c.entries.len();
-        let phase_of = |j: &Job| {
-            serde_json::from_str::<ultimatum::MatchKey>(&j.key)
-                .map(|k| ultimatum::phase(n, &k))
-                .unwrap_or(u64::MAX)
-        };
-        if let Some(next) = first.iter().map(phase_of).min() {
-            first.retain(|j| phase_of(j) == next);
-        }
-    }
-    if !first.is_empty() || c.discipline != Discipline::Footsteps {
-        return Ok(first);
-    }
-    let played: Vec<footsteps::PlayedGame> =
-        done.values().map(|v| parse(v)).collect::<Result<_>>()?;
-    let names = names_of(c);
-    Ok(
-        match footsteps::plan(
-            &team_ids(c),
-            &config.footsteps.tournament(),
-            &played,
-            &names,
-        )
-        .map_err(|e| BotContestError::Plan(e.to_string()))?
-        {
-            footsteps::Plan::Done(_) => Vec::new(),
-            footsteps::Plan::Play { games, .. } => footsteps_jobs(games, config)
-                .filter(|j| !done.contains_key(&j.key))
-                .collect(),
-        },
-    )
+        .map(|g| Job {
+            key: g.key,
+            seats: g.seats,
+            setup: g.setup,
+            folders: None,
+        })
+        .collect())
 }
 
 /// The games still to play (the planner's first pass, then FootSteps' tie
@@ -644,10 +508,11 @@ pub fn next_planned_games(
     c: &BotContest,
     config: &Config,
 ) -> Result<Vec<PlannedGame>> {
+    let seam = seam_of(c)?;
     Ok(next_jobs(store, c, config)?
         .into_iter()
         .map(|j| PlannedGame {
-            keeps_transcript: j.keeps_transcript(c.discipline, config),
+            keeps_transcript: j.keeps_transcript(seam, config),
             key: j.key,
             seats: j.seats,
             setup: j.setup,

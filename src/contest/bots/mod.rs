@@ -24,10 +24,8 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
-use serde_json::json;
 
 use crate::config::Config;
-use crate::discipline::flooding::rules::Island;
 pub use crate::discipline::results::{results_text, Results};
 use crate::discipline::Discipline;
 
@@ -80,61 +78,24 @@ pub fn start(
     if entries.is_empty() {
         return Err(BotContestError::NoBots(d.title()));
     }
-    let mut islands: Vec<(String, String)> = Vec::new();
-    if d == Discipline::Flooding {
-        // The contest's islands: the organizer's files, the teams' islands
-        // and those drawn from the seed; never the kit's test islands.
-        let sent: Vec<(String, String)> = {
-            let mut st = store.conn().prepare(
-                "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
-                 ORDER BY i.team_id",
-            )?;
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<std::result::Result<_, _>>()?
-        };
-        // Only the islands of teams that play (registered, with a bot):
-        // a registration without a bot, or a withdrawn team, adds nothing.
-        for (team, text) in sent {
-            if entries.iter().any(|e| e.name == team) {
-                islands.push((team, text));
-            }
-        }
-        for path in &config.flooding.islands {
-            let name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
-            Island::parse(&text)
-                .map_err(|e| BotContestError::Island(name.clone(), e.to_string()))?;
-            islands.push((name, text));
-        }
-        for (name, island) in crate::discipline::flooding::islands::drawn_islands(
-            seed,
-            config.flooding.drawn_island_count(),
-        ) {
-            islands.push((name, island.to_text()));
-        }
-        if islands.is_empty() {
-            return Err(BotContestError::NoIslands);
-        }
-        // Every island's name is its own (a column of the tables, a file
-        // of the site): an organizer's file named like a team is refused.
-        let mut names: Vec<&str> = islands.iter().map(|(n, _)| n.as_str()).collect();
-        names.sort_unstable();
-        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(BotContestError::Island(
-                w[0].to_string(),
-                "two islands have this name (a team's island is named after the team): \
-                 rename the organizer's island file"
-                    .into(),
-            ));
-        }
-    }
-    let section = crate::discipline::registry::of(d)
-        .map(|b| b.section(&config.sections()))
-        .unwrap_or_else(|| json!({}));
+    let seam = crate::discipline::registry::of(d).ok_or(BotContestError::NoBots("KNOBELN"))?;
+    // What the teams sent for the contest (the flooding island's islands),
+    // of the teams with a bot, named after the team.
+    let sent: Vec<(String, String)> = {
+        let mut st = store.conn().prepare(
+            "SELECT t.name, i.island FROM bot_islands i JOIN teams t ON t.id = i.team_id \
+             ORDER BY i.team_id",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<std::result::Result<Vec<(String, String)>, _>>()?
+            .into_iter()
+            .filter(|(team, _)| entries.iter().any(|e| &e.name == team))
+            .collect()
+    };
+    let materials = seam
+        .materials(&config.sections(), seed, &sent)
+        .map_err(BotContestError::Materials)?;
+    let section = seam.section(&config.sections());
     store.conn().execute(
         "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
@@ -143,7 +104,7 @@ pub fn start(
             seed as i64,
             section.to_string(),
             serde_json::to_string(&entries).expect("json"),
-            serde_json::to_string(&islands).expect("json"),
+            serde_json::to_string(&materials).expect("json"),
             now.to_rfc3339()
         ],
     )?;

@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use crate::discipline::flooding::planner::FloodKey;
-use crate::discipline::flooding::rules::Island;
-use crate::discipline::play::Setup;
+use crate::config::Config;
+use crate::discipline::seam::{BotDiscipline, ContestView};
 use crate::discipline::Discipline;
 use crate::store::StoreError;
 use crate::tournament::TeamId;
@@ -40,10 +39,10 @@ pub enum BotContestError {
     Plan(String),
     #[error("mail: {0}")]
     Mail(String),
-    #[error("island {0}: {1}")]
-    Island(String, String),
-    #[error("the flooding island has no island to play: `[flooding] islands` names no file, no team sent an island, and `[flooding] drawn_islands` is 0 (set it to 3, the default)")]
-    NoIslands,
+    /// What the discipline takes at the start could not be had (the
+    /// flooding island's islands), in its words.
+    #[error("{0}")]
+    Materials(String),
     /// Another process plays the contest (who, and until when).
     #[error("{0}")]
     Held(String),
@@ -75,8 +74,9 @@ pub struct BotContest {
     pub discipline: Discipline,
     pub seed: u64,
     pub entries: Vec<Entry>,
-    /// (name, text) of the islands (flooding only).
-    pub islands: Vec<(String, String)>,
+    /// The named texts the discipline took at the start (name, text: the
+    /// flooding island's islands), stored in the column `islands`.
+    pub materials: Vec<(String, String)>,
     pub finished: bool,
 }
 
@@ -108,7 +108,7 @@ pub fn contest(conn: &Connection) -> Result<Option<BotContest>> {
         discipline: d.parse().map_err(corrupt)?,
         seed: seed as u64,
         entries: serde_json::from_str(&entries).map_err(|e| corrupt(e.to_string()))?,
-        islands: serde_json::from_str(&islands).map_err(|e| corrupt(e.to_string()))?,
+        materials: serde_json::from_str(&islands).map_err(|e| corrupt(e.to_string()))?,
         finished: state == "finished",
     }))
 }
@@ -125,31 +125,29 @@ pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
     }
 }
 
-pub(super) fn parse_islands(c: &BotContest) -> Result<Vec<Island>> {
-    c.islands
-        .iter()
-        .map(|(n, t)| {
-            Island::parse(t).map_err(|e| BotContestError::Island(n.clone(), e.to_string()))
-        })
-        .collect()
+/// The seam of the contest's discipline.
+pub(super) fn seam_of(c: &BotContest) -> Result<&'static dyn BotDiscipline> {
+    crate::discipline::registry::of(c.discipline).ok_or(BotContestError::NoBots("KNOBELN"))
 }
 
-/// A game's pairing: `LO-HI` (team ids) for two seats, `TEAM@ISLAND` for
-/// the flooding island.
-pub(super) fn pairing_of(setup: &Setup, key: &str, seats: &[TeamId]) -> String {
-    match (setup, seats) {
-        (Setup::Flooding { .. }, [t, ..]) => {
-            let island = serde_json::from_str::<FloodKey>(key)
-                .map(|k| k.island)
-                .unwrap_or(0);
-            format!("{}@{island}", t.0)
-        }
-        (_, [a, b]) => format!("{}-{}", a.0.min(b.0), a.0.max(b.0)),
-        _ => String::new(),
-    }
+/// Calls `f` with what the discipline's planner knows of the contest.
+pub(super) fn with_view<T>(
+    c: &BotContest,
+    config: &Config,
+    f: impl FnOnce(&ContestView<'_>) -> T,
+) -> T {
+    let teams = team_ids(c);
+    let names = names_of(c);
+    let sections = config.sections();
+    f(&ContestView {
+        seed: c.seed,
+        teams: &teams,
+        names: &names,
+        materials: &c.materials,
+        sections: &sections,
+    })
 }
 
-/// The stored results of the contest: key → result JSON.
 pub(super) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
     let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
     let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::discipline::flooding::planner::{self as flooding, FloodKey};
+use crate::discipline::flooding::rules::Island;
 use crate::discipline::footsteps::planner as footsteps;
 use crate::discipline::morabaraba::planner as morabaraba;
 use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
@@ -14,6 +15,7 @@ use crate::discipline::table::{columns_text, fit_name, millionths_text, TextColu
 use crate::discipline::ultimatum::planner as ultimatum;
 use crate::tournament::TeamId;
 use rusqlite::Connection;
+use serde_json::json;
 
 fn row(place: u32, team: u32, name: &str, plus: u64) -> ultimatum::Row {
     ultimatum::Row {
@@ -45,10 +47,13 @@ fn the_ultimatum_prize_column_is_the_seeds_rule_when_asked_for() {
         ],
         prizes: vec![],
     };
-    let plain = Results::Ultimatum(table.clone());
+    let plain = Results::new(crate::discipline::Discipline::ULTIMATUM, table.clone());
     assert!(!results_text(&plain).contains("Prize"));
     assert!(!table_rows(&plain).0.contains(&"Prize".to_string()));
-    let with = Results::Ultimatum(table.with_prizes());
+    let with = Results::new(
+        crate::discipline::Discipline::ULTIMATUM,
+        table.with_prizes(),
+    );
     let text = results_text(&with);
     // N = 4: 6682555 / 60000 = 111.38 EUR.
     assert!(text.contains("111.38 EUR"), "{text}");
@@ -93,7 +98,7 @@ fn game_of(
         seats: seats.iter().map(|&t| TeamId(t)).collect(),
         pairing,
         setup,
-        island_name: "lagoon".into(),
+        subject: "lagoon".into(),
         played: Played {
             outcome: None,
             failures,
@@ -121,7 +126,8 @@ fn long_name(t: TeamId) -> String {
 }
 
 fn tally_of(games: &[StoredGame]) -> Tally {
-    let mut tally = Tally::default();
+    let seam = crate::discipline::registry::of_setup(&games[0].setup);
+    let mut tally = Tally::new(seam);
     for g in games {
         tally.add(g, &|t: &TeamId| long_name(*t));
     }
@@ -158,7 +164,7 @@ fn morabaraba_rows_add_up_to_the_table_self_games_twice() {
             cpu_micros: [1_000_000 + i as u64 * 7_777, 2_000_000 + i as u64 * 333],
         };
         games.push(game_of(
-            Setup::Morabaraba,
+            crate::discipline::morabaraba::setup(),
             &[p.first.0, p.second.0],
             pair(p.first, p.second),
             json!(r),
@@ -168,7 +174,7 @@ fn morabaraba_rows_add_up_to_the_table_self_games_twice() {
     }
     let table = morabaraba::rank(&teams, &results, &long_name).unwrap();
     let tally = tally_of(&games);
-    let res = Results::Morabaraba(table.clone());
+    let res = Results::new(crate::discipline::Discipline::MORABARABA, table.clone());
     for row in &table.rows {
         let rows = tally.rows_of(row.team);
         assert_eq!(rows.len(), 3);
@@ -235,7 +241,7 @@ fn ultimatum_rows_add_up_to_the_table() {
             forfeited_by,
         };
         games.push(game_of(
-            Setup::Ultimatum(Default::default()),
+            crate::discipline::ultimatum::setup(Default::default()),
             &[m.seats[0].0, m.seats[1].0],
             pair(m.seats[0], m.seats[1]),
             json!(pm),
@@ -245,7 +251,7 @@ fn ultimatum_rows_add_up_to_the_table() {
     }
     let table = ultimatum::table(&teams, &tc, &played, &long_name).unwrap();
     let tally = tally_of(&games);
-    let res = Results::Ultimatum(table.clone());
+    let res = Results::new(crate::discipline::Discipline::ULTIMATUM, table.clone());
     for row in &table.rows {
         let rows = tally.rows_of(row.team);
         assert_eq!(rows.len(), 2);
@@ -259,7 +265,10 @@ fn ultimatum_rows_add_up_to_the_table() {
         fits(&summary_text(&res, &rows));
     }
     fits(&results_text(&res));
-    fits(&results_text(&Results::Ultimatum(table.with_prizes())));
+    fits(&results_text(&Results::new(
+        crate::discipline::Discipline::ULTIMATUM,
+        table.with_prizes(),
+    )));
 }
 
 /// FootSteps: the round robin's games as in the table, the replays'
@@ -300,7 +309,7 @@ fn footsteps_rows_add_up_to_the_table_and_its_replays() {
         .map(|p| {
             let s = p.key.seats();
             game_of(
-                Setup::Footsteps(Default::default()),
+                crate::discipline::footsteps::setup(Default::default()),
                 &[s[0].0, s[1].0],
                 pair(s[0], s[1]),
                 json!(p),
@@ -309,7 +318,7 @@ fn footsteps_rows_add_up_to_the_table_and_its_replays() {
         })
         .collect();
     let tally = tally_of(&games);
-    let res = Results::Footsteps(table.clone());
+    let res = Results::new(crate::discipline::Discipline::FOOTSTEPS, table.clone());
     assert!(table.rows.iter().any(|r| !r.tie_wins.is_empty()));
     for row in &table.rows {
         let rows = tally.rows_of(row.team);
@@ -347,17 +356,20 @@ fn flooding_rows_add_up_to_the_score_and_long_islands_fit() {
                     rounds: 10 + run * 7 + team.0,
                 };
                 let mut g = game_of(
-                    Setup::Flooding {
-                        island: island.clone(),
-                        params: Default::default(),
-                        seed: 1,
-                    },
+                    crate::discipline::data::Tagged::new(
+                        crate::discipline::Discipline::FLOODING,
+                        crate::discipline::flooding::FloodSetup {
+                            island: island.clone(),
+                            params: Default::default(),
+                            seed: 1,
+                        },
+                    ),
                     &[team.0],
                     format!("{}@{}", team.0, island_id.0),
                     json!(r),
                     None,
                 );
-                g.island_name = format!("island{}", island_id.0);
+                g.subject = format!("island{}", island_id.0);
                 games.push(g);
                 results.push(r);
             }
@@ -372,10 +384,13 @@ fn flooding_rows_add_up_to_the_score_and_long_islands_fit() {
         "ridge".into(),
         "a_team_island_named_at_length_too".into(),
     ];
-    let res = Results::Flooding {
-        islands: islands[..2].to_vec(),
-        table: table.clone(),
-    };
+    let res = Results::new(
+        crate::discipline::Discipline::FLOODING,
+        crate::discipline::flooding::FloodResults {
+            islands: islands[..2].to_vec(),
+            table: table.clone(),
+        },
+    );
     for row in &table.rows {
         let rows = tally.rows_of(row.team);
         let t = opponent_table(&res, &rows);
@@ -398,10 +413,13 @@ fn flooding_rows_add_up_to_the_score_and_long_islands_fit() {
             r.islands.push(first.clone());
         }
     }
-    let text = results_text(&Results::Flooding {
-        islands: islands.clone(),
-        table: wide,
-    });
+    let text = results_text(&Results::new(
+        crate::discipline::Discipline::FLOODING,
+        crate::discipline::flooding::FloodResults {
+            islands: islands.clone(),
+            table: wide,
+        },
+    ));
     fits(&text);
     assert!(text.contains("a_team_island_named_at_length_too"), "{text}");
 }
@@ -456,12 +474,12 @@ fn a_contests_name_says_its_discipline_once() {
     assert_eq!(
         contest_heading(
             "freiesMagazin ultimatum demo contest",
-            Discipline::Ultimatum
+            Discipline::ULTIMATUM
         ),
         "freiesMagazin ultimatum demo contest"
     );
     assert_eq!(
-        contest_heading("Spring contest", Discipline::Flooding),
+        contest_heading("Spring contest", Discipline::FLOODING),
         "Spring contest (the flooding island)"
     );
 }

@@ -7,17 +7,18 @@
 //! run, `crate::contest::bots`, calls it with a game it played).
 
 use super::planner::{FloodKey, IslandId, RunResult};
-use crate::discipline::game::{Outcome, Played};
+use crate::discipline::game::Played;
 use crate::tournament::TeamId;
 
 /// The planner's result of the game of `key`: the rounds survived (0 for
 /// a game without an outcome).
 pub fn played(key: &str, p: &Played) -> RunResult {
     let k: FloodKey = serde_json::from_str(key).expect("own key");
-    let rounds = match &p.outcome {
-        Some(Outcome::Flooding(o)) => o.rounds,
-        _ => 0,
-    };
+    let rounds = p
+        .outcome
+        .as_ref()
+        .and_then(|o| o.try_get::<super::rules::FloodOutcome>())
+        .map_or(0, |o| o.rounds);
     RunResult {
         team: k.team,
         island: IslandId(k.island),

@@ -9,23 +9,39 @@
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, reads its planner and tables). Not in the folder
-//! yet: its config section, its variants of the data enums `Setup`,
-//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
+//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
 
+pub mod contest;
+pub mod data;
 pub mod islands;
 pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
 pub mod tables;
+pub mod trial;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::discipline::data::Results;
+use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::{BotDiscipline, DemoBot};
-use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::seam::{
+    BotDiscipline, ContestState, ContestView, DemoBot, MaterialGrid, Numbering, PlannedGame,
+    ReplayTerms, RulesTemplate, Seat,
+};
+use crate::discipline::seam::{TrialError, TrialReport};
+use crate::discipline::table::{OpponentRow, OpponentTable};
+use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
+use crate::tournament::TeamId;
+use rules::{FloodOutcome, Island};
+
+pub use data::{setup, FloodResults, FloodSetup, DISCIPLINE, TEST_ISLANDS};
 
 /// This discipline behind the seam.
 pub struct Flooding;
@@ -53,7 +69,22 @@ const DEMO_BOTS: &[DemoBot] = &[
 
 impl BotDiscipline for Flooding {
     fn discipline(&self) -> Discipline {
-        Discipline::Flooding
+        DISCIPLINE
+    }
+
+    fn title(&self) -> &'static str {
+        "the flooding island"
+    }
+
+    fn seats(&self) -> usize {
+        1
+    }
+
+    fn decode(&self, kind: DataKind, value: serde_json::Value) -> Result<Arc<dyn Data>, String> {
+        match kind {
+            DataKind::Setup => decode_as::<FloodSetup>(value),
+            DataKind::Outcome => decode_as::<FloodOutcome>(value),
+        }
     }
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -65,15 +96,197 @@ impl BotDiscipline for Flooding {
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        run(m, game(setup), transcript, Outcome::Flooding)
+        run(m, game(setup), transcript, DISCIPLINE)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
         replay_moves(game(setup), moves)
     }
 
+    fn check_outcome(
+        &self,
+        _setup: &Setup,
+        outcome: &Outcome,
+        _seats: usize,
+    ) -> Result<(), String> {
+        if outcome.get::<FloodOutcome>().warnings.len() > rules::MAX_WARNINGS_KEPT {
+            return Err("more warnings than a referee keeps".into());
+        }
+        Ok(())
+    }
+
+    fn outcome_text(&self, outcome: &Outcome, names: &[String]) -> String {
+        use crate::words::{counted, player};
+        let o = outcome.get::<FloodOutcome>();
+        let name = names.first().cloned().unwrap_or_else(|| player(0));
+        let mut t = format!(
+            "{name}: survived {} ({}), flood level {}, at {}\n",
+            counted(o.rounds.into(), "round", "rounds"),
+            o.end,
+            o.level,
+            o.position
+        );
+        // The same words as the kit's referee.py (issue 36).
+        if o.n_warnings > 0 {
+            t.push_str(&format!(
+                "{name}: tried to dry water {} times\n",
+                o.n_warnings
+            ));
+        }
+        t
+    }
+
+    fn setup_lines(&self, setup: &Setup, subject: &str) -> Vec<String> {
+        let s = setup.get::<FloodSetup>();
+        let mut v = vec![
+            format!("seed: {}", s.seed),
+            format!("max_rounds: {}", s.params.max_rounds),
+            format!(
+                "island: {}",
+                crate::discipline::transcript::moves::one_line(subject)
+            ),
+        ];
+        for l in s.island.to_text().lines() {
+            v.push(format!("island-text: {l}"));
+        }
+        v
+    }
+
+    fn materials(
+        &self,
+        sections: &Sections<'_>,
+        seed: u64,
+        sent: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, String> {
+        contest::islands(sections.flooding, seed, sent)
+    }
+
+    fn next_games(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+    ) -> Result<Vec<PlannedGame>, String> {
+        contest::next_games(view, done)
+    }
+
+    fn planner_result(
+        &self,
+        _sections: &Sections<'_>,
+        key: &str,
+        _seats: &[TeamId],
+        played: &Played,
+    ) -> serde_json::Value {
+        serde_json::json!(keys::played(key, played))
+    }
+
+    fn results(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+        _state: ContestState,
+    ) -> Result<Option<Results>, String> {
+        contest::results(view, done).map(Some)
+    }
+
+    fn stored_setup(&self, view: &ContestView<'_>, key: &str) -> Result<(Setup, String), String> {
+        contest::stored_setup(view, key)
+    }
+
+    fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
+        keys::seats(key).map_err(|e| e.to_string())
+    }
+
+    fn repetition(&self, key: &str) -> u32 {
+        keys::repetition(key)
+    }
+
+    fn pairing(&self, key: &str, seats: &[TeamId]) -> String {
+        let island = serde_json::from_str::<planner::FloodKey>(key)
+            .map(|k| k.island)
+            .unwrap_or(0);
+        match seats.first() {
+            Some(t) => format!("{}@{island}", t.0),
+            None => String::new(),
+        }
+    }
+
+    fn count(&self, row: &mut OpponentRow, result: &str, _seat: usize, _team: TeamId) {
+        row.games += 1;
+        if let Ok(r) = serde_json::from_str::<planner::RunResult>(result) {
+            row.rounds += u64::from(r.rounds);
+        }
+    }
+
+    fn against(&self, subject: &str) -> String {
+        format!("island {subject}")
+    }
+
+    fn results_text(&self, results: &Results) -> String {
+        let r = results.get::<FloodResults>();
+        tables::results_text(&r.islands, &r.table)
+    }
+
+    fn table_rows(&self, results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
+        let r = results.get::<FloodResults>();
+        tables::table_rows(&r.islands, &r.table)
+    }
+
+    fn opponent_table(&self, results: &Results, rows: &[OpponentRow]) -> OpponentTable {
+        tables::opponent_table(&results.get::<FloodResults>().table, rows)
+    }
+
+    fn material_grid(&self) -> Option<MaterialGrid> {
+        Some(MaterialGrid {
+            heading: "Islands and bots",
+            sentence: "Each cell: the mean rounds the bot of its column survived on the \
+                       island of its row; it opens the runs.",
+            corner: "Island",
+            cell: |r| format!("{:.2}", planner::Rounds::mean(r.rounds, r.games).as_f64()),
+        })
+    }
+
+    fn published_materials(
+        &self,
+        materials: &[(String, String)],
+    ) -> Option<(&'static str, String)> {
+        Some(("island", contest::islands_html(materials)))
+    }
+
+    fn pairing_title(&self, names: &[String], subject: &str) -> String {
+        format!(
+            "{} on the island {subject}",
+            names.first().cloned().unwrap_or_default()
+        )
+    }
+
+    fn game_note(&self, setup: &Setup) -> Option<String> {
+        Some(format!("seed {}", setup.get::<FloodSetup>().seed))
+    }
+
+    fn replay_terms(&self) -> ReplayTerms {
+        ReplayTerms {
+            unit: "round",
+            frames: true,
+            numbering: Numbering::Round,
+            solo_name: "the bot",
+        }
+    }
+
+    fn per_what(&self) -> &'static str {
+        "island"
+    }
+
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn trial(
+        &self,
+        sections: &Sections<'_>,
+        bot: Seat<'_>,
+        seed: u64,
+    ) -> Result<TrialReport, TrialError> {
+        trial::trial(self, sections, bot, seed)
     }
 
     fn demo_bots(&self) -> &'static [DemoBot] {
@@ -84,8 +297,8 @@ impl BotDiscipline for Flooding {
         include_str!("referee.py")
     }
 
-    fn rules_template(&self) -> &'static str {
-        "kit_rules_flooding"
+    fn rules_template(&self) -> RulesTemplate {
+        RulesTemplate::Named("kit_rules_flooding")
     }
 
     fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -93,7 +306,7 @@ impl BotDiscipline for Flooding {
         v["islands"] = islands(sections)
             .iter()
             .map(|(name, text)| {
-                let island = crate::discipline::flooding::rules::Island::parse(text).ok();
+                let island = Island::parse(text).ok();
                 serde_json::json!({
                     "name": name,
                     "width": island.as_ref().map(|i| i.width()).unwrap_or(0),
@@ -114,16 +327,15 @@ impl BotDiscipline for Flooding {
             .map(|(name, text)| (format!("island-{name}.txt"), text))
             .collect()
     }
-}
 
-/// The kit's test islands (name, text in the seed's format,
-/// `test_islands/`): the trial plays them, the contest never does (the
-/// 2012 seed's "Testinseln").
-pub const TEST_ISLANDS: &[(&str, &str)] = &[
-    ("lagoon", include_str!("test_islands/lagoon.txt")),
-    ("atoll", include_str!("test_islands/atoll.txt")),
-    ("ridge", include_str!("test_islands/ridge.txt")),
-];
+    fn kit_example_args(&self) -> &'static str {
+        "--island island-lagoon.txt --seed 7 ./mybot"
+    }
+
+    fn demo_contest_name(&self) -> &'static str {
+        "freiesMagazin flooding island demo contest"
+    }
+}
 
 /// The islands a kit carries: the test islands only. The contest's own
 /// (the organizer's files, the teams', those drawn from the seed) are
@@ -136,14 +348,7 @@ fn islands(_sections: &Sections<'_>) -> Vec<(String, String)> {
 }
 
 /// The game a flooding setup plays.
-fn game(setup: &Setup) -> crate::discipline::flooding::rules::FloodGame {
-    let Setup::Flooding {
-        island,
-        params,
-        seed,
-    } = setup
-    else {
-        unreachable!("a flooding setup")
-    };
-    crate::discipline::flooding::rules::FloodGame::new(island, *params, *seed)
+fn game(setup: &Setup) -> rules::FloodGame {
+    let s = setup.get::<FloodSetup>();
+    rules::FloodGame::new(&s.island, s.params, s.seed)
 }

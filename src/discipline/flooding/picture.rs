@@ -134,9 +134,10 @@ fn island(setup: &Setup, transcript: &[Exchange]) -> Option<Island> {
             }
         }
     }
-    Island::parse(&text).ok().or_else(|| match setup {
-        Setup::Flooding { island, .. } => Some(island.clone()),
-        _ => None,
+    Island::parse(&text).ok().or_else(|| {
+        setup
+            .try_get::<super::data::FloodSetup>()
+            .map(|s| s.island.clone())
     })
 }
 
@@ -178,10 +179,9 @@ fn read(setup: &Setup, transcript: &[Exchange]) -> Read {
         },
         |i| Grid::of(&i),
     );
-    let max_rounds = match setup {
-        Setup::Flooding { params, .. } => params.max_rounds,
-        _ => DEFAULT_MAX_ROUNDS,
-    };
+    let max_rounds = setup
+        .try_get::<super::data::FloodSetup>()
+        .map_or(DEFAULT_MAX_ROUNDS, |s| s.params.max_rounds);
     let to_bot = |e: &&Exchange| e.said == Said::ToBot && e.seat == 0;
     let n_rounds = transcript
         .iter()

@@ -7,7 +7,7 @@
 //! run, `crate::contest::bots`, calls it with a game it played).
 
 use super::planner::{GameKey, PlayedGame};
-use crate::discipline::game::{Outcome, Played};
+use crate::discipline::game::Played;
 use crate::tournament::TeamId;
 
 /// The planner's result of the game of `key` between `seats`: without an
@@ -15,9 +15,13 @@ use crate::tournament::TeamId;
 pub fn played(key: &str, seats: &[TeamId], p: &Played) -> PlayedGame {
     let failed_seat = p.failures.first().map(|f| f.bot);
     let key: GameKey = serde_json::from_str(key).expect("own key");
-    let winner = match &p.outcome {
-        Some(Outcome::Footsteps(o)) => o.winner.map(|w| seats[w]),
-        _ => failed_seat.map(|f| seats[1 - f]),
+    let winner = match p
+        .outcome
+        .as_ref()
+        .and_then(|o| o.try_get::<super::rules::GameOutcome>())
+    {
+        Some(o) => o.winner.map(|w| seats[w]),
+        None => failed_seat.map(|f| seats[1 - f]),
     };
     PlayedGame { key, winner }
 }

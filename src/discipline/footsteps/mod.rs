@@ -8,22 +8,38 @@
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, reads its planner and tables). Not in the folder
-//! yet: its config section, its variants of the data enums `Setup`,
-//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
+//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
 
+pub mod contest;
+pub mod data;
 pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
 pub mod tables;
+pub mod trial;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::discipline::data::Results;
+use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::{BotDiscipline, DemoBot};
-use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::seam::{
+    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
+    RulesTemplate, Seat,
+};
+use crate::discipline::seam::{TrialError, TrialReport};
+use crate::discipline::table::{OpponentRow, OpponentTable};
+use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
+use crate::tournament::TeamId;
+use rules::{Ending, GameOutcome, Params};
+
+pub use data::{setup, DISCIPLINE};
 
 /// This discipline behind the seam.
 pub struct Footsteps;
@@ -51,7 +67,18 @@ const DEMO_BOTS: &[DemoBot] = &[
 
 impl BotDiscipline for Footsteps {
     fn discipline(&self) -> Discipline {
-        Discipline::Footsteps
+        DISCIPLINE
+    }
+
+    fn title(&self) -> &'static str {
+        "FootSteps"
+    }
+
+    fn decode(&self, kind: DataKind, value: serde_json::Value) -> Result<Arc<dyn Data>, String> {
+        match kind {
+            DataKind::Setup => decode_as::<Params>(value),
+            DataKind::Outcome => decode_as::<GameOutcome>(value),
+        }
     }
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -63,15 +90,141 @@ impl BotDiscipline for Footsteps {
     }
 
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        run(m, game(setup), transcript, Outcome::Footsteps)
+        run(m, game(setup), transcript, DISCIPLINE)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
         replay_moves(game(setup), moves)
     }
 
+    fn check_outcome(&self, _setup: &Setup, outcome: &Outcome, seats: usize) -> Result<(), String> {
+        let o = outcome.get::<GameOutcome>();
+        let seat = |s: usize| {
+            if s < seats {
+                Ok(())
+            } else {
+                Err(format!("seat {s} in a game of {seats}"))
+            }
+        };
+        if let Some(s) = o.winner {
+            seat(s)?;
+        }
+        if let Ending::Forfeit { seat: s } = o.ending {
+            seat(s)?;
+        }
+        Ok(())
+    }
+
+    fn outcome_text(&self, outcome: &Outcome, names: &[String]) -> String {
+        use crate::words::{counted, player};
+        let o = outcome.get::<GameOutcome>();
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| player(i));
+        let mut t = match o.winner {
+            Some(w) => format!("{} wins", name(w)),
+            None => "draw".to_string(),
+        };
+        t.push_str(&format!(
+            " ({}) after {}; token on field {}, points left {} / {}\n",
+            o.ending,
+            counted(o.turns.into(), "turn", "turns"),
+            o.position,
+            o.points_left[0],
+            o.points_left[1]
+        ));
+        t
+    }
+
+    fn setup_lines(&self, setup: &Setup, _subject: &str) -> Vec<String> {
+        let p = setup.get::<Params>();
+        vec![
+            format!("fields: {}", p.fields),
+            format!("points: {}", p.points),
+        ]
+    }
+
+    fn next_games(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+    ) -> Result<Vec<PlannedGame>, String> {
+        contest::next_games(view, done)
+    }
+
+    fn planner_result(
+        &self,
+        _sections: &Sections<'_>,
+        key: &str,
+        seats: &[TeamId],
+        played: &Played,
+    ) -> serde_json::Value {
+        serde_json::json!(keys::played(key, seats, played))
+    }
+
+    fn results(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+        _state: ContestState,
+    ) -> Result<Option<Results>, String> {
+        contest::results(view, done)
+    }
+
+    fn stored_setup(&self, view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
+        Ok((setup(view.sections.footsteps.params()), String::new()))
+    }
+
+    fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
+        keys::seats(key).map_err(|e| e.to_string())
+    }
+
+    fn repetition(&self, key: &str) -> u32 {
+        keys::repetition(key)
+    }
+
+    fn count(&self, row: &mut OpponentRow, result: &str, _seat: usize, team: TeamId) {
+        contest::count(row, result, team)
+    }
+
+    fn results_text(&self, results: &Results) -> String {
+        tables::results_text(results.get())
+    }
+
+    fn table_rows(&self, results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
+        tables::table_rows(results.get())
+    }
+
+    fn opponent_table(&self, results: &Results, rows: &[OpponentRow]) -> OpponentTable {
+        tables::opponent_table(results.get(), rows)
+    }
+
+    fn grid_sentence(&self) -> &'static str {
+        "the games of the round robin won-drawn-lost"
+    }
+
+    fn after_grid_html(&self, results: &Results, names: &dyn Fn(TeamId) -> String) -> String {
+        contest::pair_table_html(results.get(), names)
+    }
+
+    fn replay_terms(&self) -> ReplayTerms {
+        ReplayTerms {
+            unit: "turn",
+            frames: true,
+            numbering: Numbering::Turns,
+            solo_name: "the bot",
+        }
+    }
+
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn trial(
+        &self,
+        sections: &Sections<'_>,
+        bot: Seat<'_>,
+        _seed: u64,
+    ) -> Result<TrialReport, TrialError> {
+        trial::trial(self, sections, bot)
     }
 
     fn demo_bots(&self) -> &'static [DemoBot] {
@@ -82,15 +235,16 @@ impl BotDiscipline for Footsteps {
         include_str!("referee.py")
     }
 
-    fn rules_template(&self) -> &'static str {
-        "kit_rules_footsteps"
+    fn rules_template(&self) -> RulesTemplate {
+        RulesTemplate::Named("kit_rules_footsteps")
+    }
+
+    fn demo_contest_name(&self) -> &'static str {
+        "FootSteps demo contest"
     }
 }
 
 /// The game a FootSteps setup plays.
-fn game(setup: &Setup) -> crate::discipline::footsteps::rules::Game {
-    let Setup::Footsteps(p) = setup else {
-        unreachable!("a FootSteps setup")
-    };
-    crate::discipline::footsteps::rules::Game::new(*p)
+fn game(setup: &Setup) -> rules::Game {
+    rules::Game::new(*setup.get::<Params>())
 }

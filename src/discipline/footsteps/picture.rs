@@ -59,8 +59,8 @@ struct Read {
 }
 
 fn read(setup: &Setup, transcript: &[Exchange]) -> Read {
-    let params = match setup {
-        Setup::Footsteps(p) if p.validate().is_ok() => *p,
+    let params = match setup.try_get::<Params>() {
+        Some(p) if p.validate().is_ok() => *p,
         _ => Params::default(),
     };
     let mut now = State {
@@ -538,7 +538,7 @@ mod tests {
         );
         let o = game.outcome().unwrap();
         assert_eq!((o.position, o.winner, o.turns), (0, Some(0), 5));
-        let setup = Setup::Footsteps(Params::default());
+        let setup = crate::discipline::footsteps::setup(Params::default());
         let html = picture(&setup, &game.transcript, &names());
         let fin = final_svg(&html);
         assert!(fin.contains(r#"width="640" height="170""#));
@@ -563,7 +563,7 @@ mod tests {
         );
         let evil = vec!["<b>x</b>".to_string(), "<script>".to_string()];
         let html = picture(
-            &Setup::Footsteps(Params::default()),
+            &crate::discipline::footsteps::setup(Params::default()),
             &game.transcript,
             &evil,
         );
@@ -576,7 +576,7 @@ mod tests {
 
     #[test]
     fn garbage_and_truncated_transcripts_do_not_panic() {
-        let setup = Setup::Footsteps(Params::default());
+        let setup = crate::discipline::footsteps::setup(Params::default());
         let game = played(Params::default(), [&["1"], &["1"]]);
         assert_eq!(game.outcome().unwrap().turns, 50);
         for cut in [0, 1, 2, 3, 7, game.transcript.len() - 1] {
@@ -596,11 +596,11 @@ mod tests {
             line: line.into(),
         })
         .collect();
-        let bad = Setup::Footsteps(Params {
+        let bad = crate::discipline::footsteps::setup(Params {
             fields: 4,
             points: 0,
         });
-        for setup in [setup, Setup::Morabaraba, bad] {
+        for setup in [setup, crate::discipline::morabaraba::setup(), bad] {
             for n in 0..=garbage.len() {
                 let html = picture(&setup, &garbage[..n], &names());
                 assert!(html.contains(r#"<svg id="final""#));
@@ -616,7 +616,11 @@ mod tests {
         };
         let game = played(params, [&["1"], &["1"]]);
         assert_eq!(game.outcome().unwrap().turns, 5000);
-        let html = picture(&Setup::Footsteps(params), &game.transcript, &names());
+        let html = picture(
+            &crate::discipline::footsteps::setup(params),
+            &game.transcript,
+            &names(),
+        );
         assert!(html.len() < 200_000, "{} bytes", html.len());
         assert!(html.contains("every 84th turn shown"));
         assert!(html.contains(r#"<svg id="step-5000""#));
@@ -624,7 +628,7 @@ mod tests {
         // The default game: at most 100 turns, all shown.
         let game = played(Params::default(), [&["1"], &["1"]]);
         let html = picture(
-            &Setup::Footsteps(Params::default()),
+            &crate::discipline::footsteps::setup(Params::default()),
             &game.transcript,
             &names(),
         );

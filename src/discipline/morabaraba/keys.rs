@@ -9,7 +9,7 @@
 //! Morabaraba plays each pairing once: every key is its pairing's first.
 
 use super::planner::{GameResult, Pairing};
-use crate::discipline::game::{Outcome, Played};
+use crate::discipline::game::Played;
 use crate::discipline::MorabarabaConfig;
 use crate::tournament::TeamId;
 
@@ -19,9 +19,13 @@ use crate::tournament::TeamId;
 pub fn played(key: &str, p: &Played, config: &MorabarabaConfig) -> GameResult {
     let failed_seat = p.failures.first().map(|f| f.bot);
     let pairing: Pairing = serde_json::from_str(key).expect("own key");
-    let winner = match &p.outcome {
-        Some(Outcome::Morabaraba(o)) => o.winner,
-        _ => failed_seat.map(|f| 1 - f),
+    let winner = match p
+        .outcome
+        .as_ref()
+        .and_then(|o| o.try_get::<super::rules::MorabarabaOutcome>())
+    {
+        Some(o) => o.winner,
+        None => failed_seat.map(|f| 1 - f),
     };
     let cpu = |i: usize| config.seed_micros(p.cpu_us.get(i).copied().unwrap_or(0));
     GameResult {

@@ -8,22 +8,38 @@
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, reads its planner and tables). Not in the folder
-//! yet: its config section, its variants of the data enums `Setup`,
-//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
+//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
 
+pub mod contest;
+pub mod data;
 pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
 pub mod tables;
+pub mod trial;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::discipline::data::Results;
+use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::{BotDiscipline, DemoBot};
-use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::seam::{
+    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
+    RulesTemplate, Seat,
+};
+use crate::discipline::seam::{TrialError, TrialReport};
+use crate::discipline::table::{millionths_text, OpponentRow, OpponentTable};
+use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
+use crate::tournament::TeamId;
+use rules::{MorabarabaEnd, MorabarabaOutcome};
+
+pub use data::{setup, MorabarabaSetup, DISCIPLINE};
 
 /// This discipline behind the seam.
 pub struct Morabaraba;
@@ -47,7 +63,18 @@ const DEMO_BOTS: &[DemoBot] = &[
 
 impl BotDiscipline for Morabaraba {
     fn discipline(&self) -> Discipline {
-        Discipline::Morabaraba
+        DISCIPLINE
+    }
+
+    fn title(&self) -> &'static str {
+        "Morabaraba"
+    }
+
+    fn decode(&self, kind: DataKind, value: serde_json::Value) -> Result<Arc<dyn Data>, String> {
+        match kind {
+            DataKind::Setup => decode_as::<MorabarabaSetup>(value),
+            DataKind::Outcome => decode_as::<MorabarabaOutcome>(value),
+        }
     }
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -59,23 +86,161 @@ impl BotDiscipline for Morabaraba {
     }
 
     fn play(&self, _setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        run(
-            m,
-            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
-            transcript,
-            Outcome::Morabaraba,
-        )
+        run(m, rules::MorabarabaGame::new(), transcript, DISCIPLINE)
     }
 
     fn expand(&self, _setup: &Setup, moves: &Moves) -> Vec<Exchange> {
-        replay_moves(
-            crate::discipline::morabaraba::rules::MorabarabaGame::new(),
-            moves,
+        replay_moves(rules::MorabarabaGame::new(), moves)
+    }
+
+    fn check_outcome(&self, _setup: &Setup, outcome: &Outcome, seats: usize) -> Result<(), String> {
+        use crate::discipline::game::{printable, MAX_RULE_TEXT};
+        let o = outcome.get::<MorabarabaOutcome>();
+        let seat = |s: usize| {
+            if s < seats {
+                Ok(())
+            } else {
+                Err(format!("seat {s} in a game of {seats}"))
+            }
+        };
+        if let Some(s) = o.winner {
+            seat(s)?;
+        }
+        match &o.end {
+            MorabarabaEnd::TwoCowsLeft { loser } | MorabarabaEnd::NoLegalMove { loser } => {
+                seat(*loser)?
+            }
+            MorabarabaEnd::IllegalMove { loser, rule: t }
+            | MorabarabaEnd::Forfeit { loser, reason: t } => {
+                seat(*loser)?;
+                if !printable(t, 2 * MAX_RULE_TEXT) {
+                    return Err("an ending's text is too long or not printable".into());
+                }
+            }
+            MorabarabaEnd::ThreeCowsNoMill | MorabarabaEnd::NoMillIn200Turns => {}
+        }
+        if o.names.iter().flatten().any(|x| !printable(x, 200)) {
+            return Err("a bot's name is too long or not printable".into());
+        }
+        Ok(())
+    }
+
+    fn outcome_text(&self, outcome: &Outcome, names: &[String]) -> String {
+        use crate::words::{counted, player};
+        let o = outcome.get::<MorabarabaOutcome>();
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| player(i));
+        let mut t = match o.winner {
+            Some(w) => format!("{} wins", name(w)),
+            None => "draw".to_string(),
+        };
+        t.push_str(&format!(
+            " after {} ({}); cows left {} / {}\n",
+            counted(o.turns.into(), "turn", "turns"),
+            o.end,
+            o.cows[0],
+            o.cows[1]
+        ));
+        t
+    }
+
+    fn setup_lines(&self, _setup: &Setup, _subject: &str) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn next_games(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+    ) -> Result<Vec<PlannedGame>, String> {
+        Ok(contest::next_games(view, done))
+    }
+
+    fn planner_result(
+        &self,
+        sections: &Sections<'_>,
+        key: &str,
+        _seats: &[TeamId],
+        played: &Played,
+    ) -> serde_json::Value {
+        serde_json::json!(keys::played(key, played, sections.morabaraba))
+    }
+
+    fn results(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+        _state: ContestState,
+    ) -> Result<Option<Results>, String> {
+        contest::results(view, done).map(Some)
+    }
+
+    fn stored_setup(&self, _view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
+        Ok((setup(), String::new()))
+    }
+
+    fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
+        keys::seats(key).map_err(|e| e.to_string())
+    }
+
+    fn count(&self, row: &mut OpponentRow, result: &str, seat: usize, _team: TeamId) {
+        contest::count(row, result, seat)
+    }
+
+    fn results_text(&self, results: &Results) -> String {
+        tables::results_text(results.get())
+    }
+
+    fn table_rows(&self, results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
+        tables::table_rows(results.get())
+    }
+
+    fn opponent_table(&self, results: &Results, rows: &[OpponentRow]) -> OpponentTable {
+        tables::opponent_table(results.get(), rows)
+    }
+
+    fn grid_sentence(&self) -> &'static str {
+        "its games won-drawn-lost, and the points the row's bot got"
+    }
+
+    fn grid_cell(&self, _results: &Results, row: &OpponentRow) -> String {
+        format!(
+            "{}-{}-{}<br>{}",
+            row.won,
+            row.drawn,
+            row.lost,
+            millionths_text(row.points)
         )
+    }
+
+    fn after_ranking_html(&self, results: &Results) -> String {
+        contest::after_ranking_html(results.get())
+    }
+
+    fn grid_note_html(&self, _results: &Results) -> String {
+        format!("<p>{}</p>\n", crate::draw::escape(tables::SELF_GAME_NOTE))
+    }
+
+    fn replay_terms(&self) -> ReplayTerms {
+        ReplayTerms {
+            unit: "move",
+            frames: true,
+            // The two names first, then the moves.
+            numbering: Numbering::PrintedAfter(2),
+            solo_name: "the bot",
+        }
     }
 
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn trial(
+        &self,
+        sections: &Sections<'_>,
+        bot: Seat<'_>,
+        _seed: u64,
+    ) -> Result<TrialReport, TrialError> {
+        trial::trial(self, sections, bot)
     }
 
     fn demo_bots(&self) -> &'static [DemoBot] {
@@ -94,7 +259,11 @@ impl BotDiscipline for Morabaraba {
         v
     }
 
-    fn rules_template(&self) -> &'static str {
-        "kit_rules_morabaraba"
+    fn rules_template(&self) -> RulesTemplate {
+        RulesTemplate::Named("kit_rules_morabaraba")
+    }
+
+    fn demo_contest_name(&self) -> &'static str {
+        "Morabaraba demo contest"
     }
 }

@@ -508,7 +508,11 @@ mod tests {
         for variant in 0..6 {
             let game = greedy(variant);
             let pos = game.game.position();
-            let html = picture(&Setup::Morabaraba, &game.transcript, &names());
+            let html = picture(
+                &crate::discipline::morabaraba::setup(),
+                &game.transcript,
+                &names(),
+            );
             let fin = final_svg(&html);
             assert!(fin.contains(r#"width="440" height="440""#));
             assert_eq!(
@@ -531,7 +535,11 @@ mod tests {
             }
             assert_eq!(
                 html,
-                picture(&Setup::Morabaraba, &game.transcript, &names())
+                picture(
+                    &crate::discipline::morabaraba::setup(),
+                    &game.transcript,
+                    &names()
+                )
             );
         }
     }
@@ -560,7 +568,11 @@ mod tests {
             },
             100,
         );
-        let html = picture(&Setup::Morabaraba, &game.transcript, &names());
+        let html = picture(
+            &crate::discipline::morabaraba::setup(),
+            &game.transcript,
+            &names(),
+        );
         assert!(
             html.contains("5. alice places g1, mill, shoots d7"),
             "{html}"
@@ -592,7 +604,11 @@ mod tests {
             100,
         );
         let evil = vec!["<img src=x>".to_string(), "<script>".to_string()];
-        let html = picture(&Setup::Morabaraba, &game.transcript, &evil);
+        let html = picture(
+            &crate::discipline::morabaraba::setup(),
+            &game.transcript,
+            &evil,
+        );
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"));
         assert!(html.contains("answered “&lt;script&gt;alert('x')&lt;/script&gt;”"));
@@ -612,10 +628,18 @@ mod tests {
             game.transcript.len() / 2,
             game.transcript.len() - 1,
         ] {
-            let html = picture(&Setup::Morabaraba, &game.transcript[..cut], &[]);
+            let html = picture(
+                &crate::discipline::morabaraba::setup(),
+                &game.transcript[..cut],
+                &[],
+            );
             assert!(html.contains(r#"<svg id="final""#));
         }
-        let html = picture(&Setup::Morabaraba, &game.transcript[..20], &names());
+        let html = picture(
+            &crate::discipline::morabaraba::setup(),
+            &game.transcript[..20],
+            &names(),
+        );
         assert!(html.contains("The transcript ends after move"));
         let garbage: Vec<Exchange> = [
             (0, Said::ByBot, "Alpha"),
@@ -633,7 +657,11 @@ mod tests {
         })
         .collect();
         for n in 0..=garbage.len() {
-            let html = picture(&Setup::Morabaraba, &garbage[..n], &names());
+            let html = picture(
+                &crate::discipline::morabaraba::setup(),
+                &garbage[..n],
+                &names(),
+            );
             assert!(html.contains(r#"<svg id="final""#));
         }
     }
@@ -642,7 +670,7 @@ mod tests {
     fn a_long_game_is_thinned_and_stays_small() {
         let (t, n) = long_game(18);
         assert!(n > 1000, "{n} moves");
-        let html = picture(&Setup::Morabaraba, &t, &names());
+        let html = picture(&crate::discipline::morabaraba::setup(), &t, &names());
         assert!(html.len() < 1_000_000, "{} bytes", html.len());
         assert!(html.matches(r#"<svg id="step-"#).count() <= MAX_STEPS + 1);
         assert!(html.contains(&format!(r#"<svg id="step-{n}""#)));

@@ -7,16 +7,18 @@
 //! run, `crate::contest::bots`, calls it with a game it played).
 
 use super::planner::{slot_seats, MatchKey, PlayedMatch};
-use crate::discipline::game::{Outcome, Played};
+use super::rules::MatchOutcome;
+use crate::discipline::game::Played;
 use crate::tournament::TeamId;
 
 /// The planner's result of the match of `key`: a forfeiting bot scores 0.
 pub fn played(key: &str, p: &Played) -> PlayedMatch {
     let failed_seat = p.failures.first().map(|f| f.bot);
     let key: MatchKey = serde_json::from_str(key).expect("own key");
-    let (points, forfeited_by) = match &p.outcome {
-        Some(Outcome::Ultimatum(o)) => (o.scored(), o.forfeited_by.or(failed_seat)),
-        _ => ([0, 0], failed_seat),
+    let (points, forfeited_by) = match p.outcome.as_ref().and_then(|o| o.try_get::<MatchOutcome>())
+    {
+        Some(o) => (o.scored(), o.forfeited_by.or(failed_seat)),
+        None => ([0, 0], failed_seat),
     };
     let mut points = points;
     if let Some(f) = forfeited_by {

@@ -3,27 +3,44 @@
 //! (`planner.rs`), what the contest stores of a game (`keys.rs`), its
 //! tables (`tables.rs`: results and per-opponent texts), the picture of a
 //! game for the results site (`picture.rs`), the kit's home referee
-//! (`referee.py`), its demo bots (`demo/`), and here this discipline's side
+//! (`referee.py`), its demo bots (`demo/`), its data (`data.rs`), its side
+//! of a contest run (`contest.rs`), its trial (`trial.rs`), and here its side
 //! of the seam ([`super::seam::BotDiscipline`]).
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, reads its planner and tables). Not in the folder
-//! yet: its config section, its variants of the data enums `Setup`,
-//! `Outcome` and `Results`, and its trial (ARCHITECTURE.md lists them).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
+//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
 
+pub mod contest;
+pub mod data;
 pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
 pub mod tables;
+pub mod trial;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::discipline::data::Results;
+use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
-use crate::discipline::seam::{BotDiscipline, DemoBot};
-use crate::discipline::transcript::{replay_moves, Moves};
+use crate::discipline::seam::{
+    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
+    RulesTemplate, Seat,
+};
+use crate::discipline::seam::{TrialError, TrialReport};
+use crate::discipline::table::{OpponentRow, OpponentTable};
+use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
+use crate::tournament::TeamId;
+use rules::{MatchOutcome, Params};
+
+pub use data::{setup, DISCIPLINE};
 
 /// This discipline behind the seam.
 pub struct Ultimatum;
@@ -55,7 +72,18 @@ const DEMO_BOTS: &[DemoBot] = &[
 
 impl BotDiscipline for Ultimatum {
     fn discipline(&self) -> Discipline {
-        Discipline::Ultimatum
+        DISCIPLINE
+    }
+
+    fn title(&self) -> &'static str {
+        "the ultimatum game"
+    }
+
+    fn decode(&self, kind: DataKind, value: serde_json::Value) -> Result<Arc<dyn Data>, String> {
+        match kind {
+            DataKind::Setup => decode_as::<Params>(value),
+            DataKind::Outcome => decode_as::<MatchOutcome>(value),
+        }
     }
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -66,16 +94,154 @@ impl BotDiscipline for Ultimatum {
         sections.ultimatum.limits()
     }
 
+    fn keeps_folders(&self, sections: &Sections<'_>) -> bool {
+        sections.ultimatum.kept_folder_bytes().is_some()
+    }
+
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
-        run(m, game(setup), transcript, Outcome::Ultimatum)
+        run(m, game(setup), transcript, DISCIPLINE)
     }
 
     fn expand(&self, setup: &Setup, moves: &Moves) -> Vec<Exchange> {
         replay_moves(game(setup), moves)
     }
 
+    fn check_outcome(&self, setup: &Setup, outcome: &Outcome, seats: usize) -> Result<(), String> {
+        let p = setup.get::<Params>();
+        let o = outcome.get::<MatchOutcome>();
+        if o.rounds != p.rounds || o.rounds_completed > o.rounds {
+            return Err(format!(
+                "{} of {} rounds in a match of {}",
+                o.rounds_completed, o.rounds, p.rounds
+            ));
+        }
+        match o.forfeited_by {
+            Some(s) if s >= seats => Err(format!("seat {s} in a game of {seats}")),
+            _ => Ok(()),
+        }
+    }
+
+    fn outcome_text(&self, outcome: &Outcome, names: &[String]) -> String {
+        use crate::words::{counted, player};
+        let o = outcome.get::<MatchOutcome>();
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| player(i));
+        let mut t = String::new();
+        for (i, points) in o.scored().iter().enumerate() {
+            t.push_str(&format!(
+                "{}: {} ({}), {} of {} accepted\n",
+                name(i),
+                counted(*points, "point", "points"),
+                o.result_for(i),
+                o.accepted_offers[i],
+                counted(o.rounds_completed.into(), "offer", "offers"),
+            ));
+        }
+        t.push_str(&format!(
+            "rounds completed: {} of {}\n",
+            o.rounds_completed, o.rounds
+        ));
+        t
+    }
+
+    fn setup_lines(&self, setup: &Setup, _subject: &str) -> Vec<String> {
+        vec![format!("rounds: {}", setup.get::<Params>().rounds)]
+    }
+
+    fn next_games(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+    ) -> Result<Vec<PlannedGame>, String> {
+        contest::next_games(view, done)
+    }
+
+    fn planner_result(
+        &self,
+        _sections: &Sections<'_>,
+        key: &str,
+        _seats: &[TeamId],
+        played: &Played,
+    ) -> serde_json::Value {
+        contest::planner_result(key, played)
+    }
+
+    fn results(
+        &self,
+        view: &ContestView<'_>,
+        done: &BTreeMap<String, String>,
+        state: ContestState,
+    ) -> Result<Option<Results>, String> {
+        contest::results(view, done, state)
+    }
+
+    fn stored_setup(&self, view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
+        Ok((contest::contest_setup(view.sections), String::new()))
+    }
+
+    fn key_seats(&self, key: &str, teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
+        contest::key_seats(key, teams)
+    }
+
+    fn repetition(&self, key: &str) -> u32 {
+        keys::repetition(key)
+    }
+
+    fn count(&self, row: &mut OpponentRow, result: &str, seat: usize, _team: TeamId) {
+        contest::count(row, result, seat)
+    }
+
+    fn finish_row(&self, row: &mut OpponentRow) {
+        contest::finish_row(row)
+    }
+
+    fn results_text(&self, results: &Results) -> String {
+        tables::results_text(results.get())
+    }
+
+    fn table_rows(&self, results: &Results) -> (Vec<String>, Vec<Vec<String>>) {
+        tables::table_rows(results.get())
+    }
+
+    fn opponent_table(&self, results: &Results, rows: &[OpponentRow]) -> OpponentTable {
+        tables::opponent_table(results.get(), rows)
+    }
+
+    fn grid_sentence(&self) -> &'static str {
+        "won-drawn-lost of the pairing's two orders, and the mean points per \
+         repetition the row's bot scored"
+    }
+
+    fn grid_cell(&self, results: &Results, row: &OpponentRow) -> String {
+        let reps = i64::from(results.get::<planner::Table>().repetitions.max(1));
+        format!(
+            "{}-{}-{}<br>{}",
+            row.won,
+            row.drawn,
+            row.lost,
+            (row.points + reps / 2) / reps
+        )
+    }
+
+    fn replay_terms(&self) -> ReplayTerms {
+        ReplayTerms {
+            unit: "round",
+            frames: false,
+            numbering: Numbering::Round,
+            solo_name: "the bot",
+        }
+    }
+
     fn picture(&self, setup: &Setup, transcript: &[Exchange], names: &[String]) -> String {
         picture::picture(setup, transcript, names)
+    }
+
+    fn trial(
+        &self,
+        sections: &Sections<'_>,
+        bot: Seat<'_>,
+        _seed: u64,
+    ) -> Result<TrialReport, TrialError> {
+        trial::trial(self, sections, bot)
     }
 
     fn demo_bots(&self) -> &'static [DemoBot] {
@@ -86,8 +252,8 @@ impl BotDiscipline for Ultimatum {
         include_str!("referee.py")
     }
 
-    fn rules_template(&self) -> &'static str {
-        "kit_rules_ultimatum"
+    fn rules_template(&self) -> RulesTemplate {
+        RulesTemplate::Named("kit_rules_ultimatum")
     }
 
     fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {
@@ -99,12 +265,13 @@ impl BotDiscipline for Ultimatum {
         v["kept_folders"] = sections.ultimatum.kept_folder_bytes().is_some().into();
         v
     }
+
+    fn demo_contest_name(&self) -> &'static str {
+        "freiesMagazin ultimatum demo contest"
+    }
 }
 
 /// The game an ultimatum setup plays.
-fn game(setup: &Setup) -> crate::discipline::ultimatum::rules::Match {
-    let Setup::Ultimatum(p) = setup else {
-        unreachable!("an ultimatum setup")
-    };
-    crate::discipline::ultimatum::rules::Match::new(*p)
+fn game(setup: &Setup) -> rules::Match {
+    rules::Match::new(*setup.get::<Params>())
 }

@@ -74,8 +74,8 @@ enum Last {
 
 fn read(setup: &Setup, transcript: &[Exchange]) -> Read {
     let mut r = Read {
-        planned: match setup {
-            Setup::Ultimatum(p) if p.validate().is_ok() => p.rounds,
+        planned: match setup.try_get::<Params>() {
+            Some(p) if p.validate().is_ok() => p.rounds,
             _ => Params::default().rounds,
         },
         ..Read::default()
@@ -516,7 +516,7 @@ mod tests {
             |seat, seen| answer(seat, seen.last().map_or("", |s| s.as_str())),
             100 * rounds as usize + 10,
         );
-        (Setup::Ultimatum(params), game)
+        (crate::discipline::ultimatum::setup(params), game)
     }
 
     fn svg<'a>(html: &'a str, id: &str) -> &'a str {
@@ -644,7 +644,10 @@ mod tests {
             line: line.into(),
         })
         .collect();
-        for setup in [Setup::Morabaraba, Setup::Ultimatum(Params { rounds: 0 })] {
+        for setup in [
+            crate::discipline::morabaraba::setup(),
+            crate::discipline::ultimatum::setup(Params { rounds: 0 }),
+        ] {
             let html = picture(&setup, &garbage, &names());
             assert!(html.contains(r#"<svg id="final""#));
         }

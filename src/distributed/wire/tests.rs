@@ -2,6 +2,7 @@
 //! checks on what a worker sends back (each refusal).
 
 use super::*;
+use crate::discipline::play::Outcome as BotOutcome;
 use crate::game::knobeln::Params;
 use crate::referee::Failure;
 
@@ -288,7 +289,9 @@ fn bot_job(seats: usize) -> JobMessage {
         games: vec![GameJob {
             game: ident(3),
             play: Play::Bots {
-                setup: Setup::Footsteps(crate::discipline::footsteps::rules::Params::default()),
+                setup: crate::discipline::footsteps::setup(
+                    crate::discipline::footsteps::rules::Params::default(),
+                ),
                 limits: LineLimits::default(),
                 seats: (0..seats)
                     .map(|i| BotSeat {
@@ -307,13 +310,16 @@ fn bot_job(seats: usize) -> JobMessage {
 fn bot_game() -> Played {
     use crate::discipline::footsteps::rules::{Ending, GameOutcome};
     Played {
-        outcome: Some(BotOutcome::Footsteps(GameOutcome {
-            winner: Some(1),
-            ending: Ending::Goal,
-            position: 2,
-            points_left: [0, 0],
-            turns: 7,
-        })),
+        outcome: Some(BotOutcome::new(
+            crate::discipline::Discipline::FOOTSTEPS,
+            GameOutcome {
+                winner: Some(1),
+                ending: Ending::Goal,
+                position: 2,
+                points_left: [0, 0],
+                turns: 7,
+            },
+        )),
         failures: vec![],
         cpu_ms: vec![1, 2],
         cpu_us: vec![1000, 2000],
@@ -346,11 +352,14 @@ fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
     let Play::Bots { setup, .. } = play_of(&mut j) else {
         unreachable!()
     };
-    *setup = Setup::Flooding {
-        island,
-        params: crate::discipline::flooding::rules::Params::default(),
-        seed: 9,
-    };
+    *setup = crate::discipline::data::Tagged::new(
+        crate::discipline::Discipline::FLOODING,
+        crate::discipline::flooding::FloodSetup {
+            island,
+            params: crate::discipline::flooding::rules::Params::default(),
+            seed: 9,
+        },
+    );
     assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
     // A board that is not an island is refused before anything runs.
     let text = String::from_utf8(j.encode())
@@ -421,7 +430,8 @@ fn kept_folders_come_back_one_per_seat_within_their_quota_or_not_at_all() {
 
 #[test]
 fn a_true_bot_game_passes_and_a_failure_gets_the_coordinators_sentence() {
-    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
+    let setup =
+        crate::discipline::footsteps::setup(crate::discipline::footsteps::rules::Params::default());
     assert_eq!(check_bot_game(&setup, bot_game()), Ok(bot_game()));
     let mut p = bot_game();
     p.failures = vec![crate::lines::BotFailure {
@@ -486,7 +496,8 @@ fn a_result_too_large_for_a_message_becomes_a_fault_that_travels() {
 
 #[test]
 fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_this_games() {
-    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
+    let setup =
+        crate::discipline::footsteps::setup(crate::discipline::footsteps::rules::Params::default());
     let mut p = bot_game();
     p.moves = Some("0: 1\n1: 2\n".into());
     assert_eq!(
@@ -515,12 +526,17 @@ fn a_workers_moves_are_kept_when_they_replay_and_refused_when_they_cannot_be_thi
 
 #[test]
 fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
-    let setup = Setup::Footsteps(crate::discipline::footsteps::rules::Params::default());
+    let setup =
+        crate::discipline::footsteps::setup(crate::discipline::footsteps::rules::Params::default());
     let mut p = bot_game();
-    let Some(BotOutcome::Footsteps(o)) = &mut p.outcome else {
-        unreachable!()
-    };
+    let mut o = p
+        .outcome
+        .as_ref()
+        .unwrap()
+        .get::<crate::discipline::footsteps::rules::GameOutcome>()
+        .clone();
     o.winner = Some(2);
+    p.outcome = Some(BotOutcome::new(crate::discipline::Discipline::FOOTSTEPS, o));
     assert!(check_bot_game(&setup, p).is_err());
     let mut p = bot_game();
     p.cpu_us.push(1);
@@ -545,7 +561,10 @@ fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
         reason: String::new(),
     }];
     assert!(check_bot_game(&setup, p).is_err());
-    let ultimatum = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 10 });
+    let ultimatum =
+        crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+            rounds: 10,
+        });
     assert_eq!(
         check_bot_game(&ultimatum, bot_game()),
         Err("the outcome of another game".into())

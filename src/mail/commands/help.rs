@@ -184,7 +184,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "contest_name": ctx.config.contest.name,
             "bots": d.is_bot_discipline(),
             "discipline": d.title(),
-            "flooding": d == crate::discipline::Discipline::Flooding,
+            "flooding": d == crate::discipline::Discipline::FLOODING,
             "languages": languages.join(", "),
             "ways": ways,
             "contest_address": ctx.config.contest.address,

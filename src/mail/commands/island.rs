@@ -81,7 +81,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, super::error::C
         GAMEBOARDSTART X,Y, then Y rows of X symbols (# dry, o flooded, . water), \
         then GAMEBOARDEND and, if you like, ROUND 1 X,Y for the start field; with \
         the line <<FROM>> team_name authentification_string in the mail.";
-    if ctx.config.contest.discipline != Discipline::Flooding {
+    if ctx.config.contest.discipline != Discipline::FLOODING {
         return refuse(
             ctx,
             format!(

@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn a_bot_contests_subjects_name_it_once() {
         let mut config = Config::default();
-        config.contest.discipline = crate::discipline::Discipline::Morabaraba;
+        config.contest.discipline = crate::discipline::Discipline::MORABARABA;
         config.contest.name = "KNOBELN Morabaraba 2026".into();
         let s = |t: &str| contest_subject(&config, t.to_string());
         assert_eq!(
@@ -124,7 +124,7 @@ mod tests {
             "KNOBELN Morabaraba 2026 compilation report: accepted"
         );
         assert_eq!(s("KNOBELNISH"), "KNOBELNISH");
-        config.contest.discipline = crate::discipline::Discipline::Knobeln;
+        config.contest.discipline = crate::discipline::Discipline::KNOBELN;
         assert_eq!(
             contest_subject(&config, "KNOBELN: help".into()),
             "KNOBELN: help"

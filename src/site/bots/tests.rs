@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::contest::bots::Entry;
-use crate::discipline::play::Setup;
 use crate::discipline::transcript::{Move, Moves};
 use crate::lines::{BotFailure, BotFailureKind};
 
@@ -13,15 +12,16 @@ fn the_islands_show_only_once_the_contest_is_finished() {
     let island = crate::discipline::flooding::islands::drawn_island(7, 1).to_text();
     let mut c = BotContest {
         id: 1,
-        discipline: Discipline::Flooding,
+        discipline: Discipline::FLOODING,
         seed: 7,
         entries: vec![],
-        islands: vec![("<b>bay</b>".into(), island)],
+        materials: vec![("<b>bay</b>".into(), island)],
         finished: false,
     };
-    assert_eq!(islands_section(&c), "");
+    assert_eq!(published_materials(&c), None);
     c.finished = true;
-    let h = islands_section(&c);
+    let (folder, h) = published_materials(&c).unwrap();
+    assert_eq!(folder, "island");
     assert!(
         h.contains("<a href=\"island/1.txt\">&lt;b&gt;bay&lt;/b&gt;</a>"),
         "{h}"
@@ -35,7 +35,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
     let evil = "<script>alert(1)</script>";
     let c = BotContest {
         id: 1,
-        discipline: Discipline::Ultimatum,
+        discipline: Discipline::ULTIMATUM,
         seed: 1,
         entries: vec![
             Entry {
@@ -49,10 +49,12 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
                 name: "b\"><img src=x>".into(),
             },
         ],
-        islands: vec![],
+        materials: vec![],
         finished: true,
     };
-    let setup = Setup::Ultimatum(crate::discipline::ultimatum::rules::Params { rounds: 3 });
+    let setup = crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+        rounds: 3,
+    });
     let failure = BotFailure {
         bot: 0,
         turn: 1,
@@ -67,7 +69,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
         seats: vec![TeamId(1), TeamId(2)],
         pairing: "1-2".into(),
         setup,
-        island_name: String::new(),
+        subject: String::new(),
         result: String::new(),
         played: Played {
             outcome: None,

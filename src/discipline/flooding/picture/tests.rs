@@ -105,11 +105,7 @@ fn played(island: &Island, max_rounds: u32, seed: u64) -> (Setup, Recorded<Flood
     let mut game = Recorded::new(FloodGame::new(island, params, seed), 10_000_000);
     let mut bot = Keeper::new();
     play_scripted(&mut game, |_, seen| bot.answer(seen), 10_000_000).unwrap();
-    let setup = Setup::Flooding {
-        island: island.clone(),
-        params,
-        seed,
-    };
+    let setup = crate::discipline::flooding::setup(island.clone(), params, seed);
     (setup, game)
 }
 
@@ -184,11 +180,7 @@ fn walking_into_the_water_is_drawn() {
         100,
     )
     .unwrap();
-    let setup = Setup::Flooding {
-        island,
-        params: Params::default(),
-        seed: 1,
-    };
+    let setup = crate::discipline::flooding::setup(island, Params::default(), 1);
     let html = picture(&setup, &game.transcript, &names());
     assert!(html.contains("In round 1, noah walked into the water at 4,1 and drowned."));
     let fin = final_svg(&html);
@@ -215,11 +207,7 @@ fn a_hostile_line_is_escaped_and_garbage_does_not_panic() {
         },
         100,
     );
-    let setup = Setup::Flooding {
-        island: island.clone(),
-        params: Params::default(),
-        seed: 3,
-    };
+    let setup = crate::discipline::flooding::setup(island.clone(), Params::default(), 3);
     let evil = vec!["<script>n</script>".to_string()];
     let html = picture(&setup, &game.transcript, &evil);
     assert!(!html.contains("<script"), "{html}");
@@ -227,7 +215,11 @@ fn a_hostile_line_is_escaped_and_garbage_does_not_panic() {
     for cut in 0..game.transcript.len() {
         let html = picture(&setup, &game.transcript[..cut], &names());
         assert!(html.contains(r#"<svg id="final""#));
-        let html = picture(&Setup::Morabaraba, &game.transcript[..cut], &names());
+        let html = picture(
+            &crate::discipline::morabaraba::setup(),
+            &game.transcript[..cut],
+            &names(),
+        );
         assert!(html.contains(r#"<svg id="final""#));
     }
     let garbage: Vec<Exchange> = [
@@ -253,7 +245,7 @@ fn a_hostile_line_is_escaped_and_garbage_does_not_panic() {
     })
     .collect();
     for n in 0..=garbage.len() {
-        for s in [&setup, &Setup::Morabaraba] {
+        for s in [&setup, &crate::discipline::morabaraba::setup()] {
             let html = picture(s, &garbage[n..], &names());
             assert!(html.contains(r#"<svg id="final""#));
             let html = picture(s, &garbage[..n], &names());
@@ -316,11 +308,7 @@ fn the_worst_case_of_2000_rounds_stays_under_a_megabyte() {
         }
     }
     t.push(to("END".into()));
-    let setup = Setup::Flooding {
-        island,
-        params: Params::default(),
-        seed: 0,
-    };
+    let setup = crate::discipline::flooding::setup(island, Params::default(), 0);
     let html = picture(&setup, &t, &names());
     assert!(html.len() < 1_000_000, "{} bytes", html.len());
     assert!(html.contains("every 67th round shown"));

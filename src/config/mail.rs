@@ -1,0 +1,171 @@
+//! The sections of the configuration for the mail transport: which one
+//! (`transport`), the spool folder, and `[imap]` and `[smtp]` with their
+//! TLS modes and defaults.
+//!
+//! What it deliberately does not do: find, read or check the whole file
+//! (the parent module), or open a connection (`crate::mail::transport`).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// How mail comes in and goes out.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// Files in `spool/incoming/` and `spool/outgoing/`.
+    Spool,
+    /// IMAP in, SMTP out.
+    Imap,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpoolConfig {
+    pub dir: PathBuf,
+    /// Seconds between scans of the incoming folder in `serve`.
+    pub poll_secs: u64,
+}
+
+impl Default for SpoolConfig {
+    fn default() -> Self {
+        SpoolConfig {
+            dir: PathBuf::from("spool"),
+            poll_secs: 2,
+        }
+    }
+}
+
+/// The static results site (`knobeln site`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiteConfig {
+    /// Regenerate the site into this folder after every group while the
+    /// contest runs, and at its end (none: only `knobeln site DIR`).
+    pub dir: Option<PathBuf>,
+    /// Leave out the per-game pages (about 120 kB each).
+    pub no_game_pages: bool,
+    /// Bot disciplines: how many games of each pairing keep their
+    /// transcript (moves form) for a game page with its picture, the
+    /// mails and the download: the first N repetitions (ultimatum), games
+    /// (FootSteps) or runs per island (flooding); Morabaraba plays each
+    /// pairing once. The other games are listed with their outcome only.
+    pub transcripts_per_pairing: u32,
+    /// Bot disciplines: once the contest is finished, each bot's page shows
+    /// the source of each of its versions (never while it runs).
+    pub publish_sources: bool,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            dir: None,
+            no_game_pages: false,
+            transcripts_per_pairing: 1,
+            publish_sources: false,
+        }
+    }
+}
+
+/// Where games are played: local threads (the default), or workers on other
+/// machines through NATS JetStream (`knobeln worker`; see deploy/README.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// The NATS server (`nats://host:4222`, `tls://…`): when set, games go
+    /// to workers through its JetStream queue instead of local threads.
+    pub nats: Option<String>,
+    pub nats_user: Option<String>,
+    /// The password, or use `nats_password_file` or `KNOBELN_NATS_PASSWORD`.
+    pub nats_password: Option<String>,
+    pub nats_password_file: Option<PathBuf>,
+    /// A `.creds` file (JWT + nkey) instead of user and password.
+    pub nats_creds_file: Option<PathBuf>,
+    /// A file with an nkey seed instead of user and password.
+    pub nats_nkey_file: Option<PathBuf>,
+    /// CA certificate of the server's TLS certificate (TLS is then required).
+    pub nats_ca_file: Option<PathBuf>,
+    /// Client certificate and key, for servers that verify clients.
+    pub nats_cert_file: Option<PathBuf>,
+    pub nats_key_file: Option<PathBuf>,
+    /// Seconds a dead worker's game waits before another worker gets it
+    /// (0: 30).
+    pub ack_wait_secs: u64,
+    /// Games kept in the queue at once (0: 1024).
+    pub in_flight: usize,
+}
+
+/// How a connection is secured.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TlsMode {
+    /// Plain text (loopback only!).
+    None,
+    /// Plain connection upgraded with STARTTLS.
+    Starttls,
+    /// TLS from the first byte.
+    Tls,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImapConfig {
+    pub host: String,
+    pub port: u16,
+    pub tls: TlsMode,
+    pub user: String,
+    /// The password, or use `password_file` or `KNOBELN_IMAP_PASSWORD`.
+    #[serde(default)]
+    pub password: Option<String>,
+    #[serde(default)]
+    pub password_file: Option<PathBuf>,
+    #[serde(default = "default_mailbox")]
+    pub mailbox: String,
+    /// How often to look for new mail when not waiting in IDLE (the server
+    /// lacks IDLE, or `idle = false`).
+    #[serde(default = "default_poll")]
+    pub poll_secs: u64,
+    /// Wait for new mail in IMAP IDLE (RFC 2177) where the server has it.
+    #[serde(default = "default_idle")]
+    pub idle: bool,
+    /// How long one IDLE lasts before it is renewed (servers may drop an
+    /// idle client after 30 minutes; RFC 2177 says renew within 29).
+    #[serde(default = "default_idle_renew")]
+    pub idle_renew_secs: u64,
+}
+
+/// The default of `imap.idle_renew_secs`: 25 minutes.
+pub const DEFAULT_IDLE_RENEW_SECS: u64 = 25 * 60;
+/// The longest IDLE RFC 2177 allows before renewing: 29 minutes.
+pub const MAX_IDLE_RENEW_SECS: u64 = 29 * 60;
+
+fn default_idle() -> bool {
+    true
+}
+
+fn default_idle_renew() -> u64 {
+    DEFAULT_IDLE_RENEW_SECS
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    pub tls: TlsMode,
+    #[serde(default)]
+    pub user: Option<String>,
+    /// The password, or use `password_file` or `KNOBELN_SMTP_PASSWORD`.
+    #[serde(default)]
+    pub password: Option<String>,
+    #[serde(default)]
+    pub password_file: Option<PathBuf>,
+}
+
+fn default_mailbox() -> String {
+    "INBOX".into()
+}
+
+fn default_poll() -> u64 {
+    5
+}

@@ -1,0 +1,153 @@
+//! Unit tests of the configuration: the example parses, defaults, paths,
+//! discovery, validation.
+
+use super::*;
+use chrono::{DateTime, Utc};
+
+#[test]
+fn the_example_config_parses_and_validates() {
+    let cfg = Config::parse(EXAMPLE).unwrap();
+    cfg.validate().unwrap();
+}
+
+#[test]
+fn the_default_is_spool_with_an_open_timeline() {
+    let cfg = Config::default();
+    assert_eq!(cfg.transport, TransportKind::Spool);
+    let now = Utc::now();
+    assert!(cfg.timeline.registration_open(now));
+    assert!(cfg.timeline.compile_open(now));
+}
+
+#[test]
+fn compile_service_closes_two_hours_before_the_start() {
+    let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+    let t = Timeline {
+        contest_start: at("1994-05-14T12:00:00Z"),
+        compile_start: at("1994-03-23T00:00:00Z"),
+        ..Timeline::default()
+    };
+    assert!(t.compile_open(at("1994-05-14T09:59:59Z")));
+    assert!(!t.compile_open(at("1994-05-14T10:00:00Z")));
+    assert!(!t.compile_open(at("1994-03-22T23:59:59Z")));
+}
+
+#[test]
+fn environment_overrides_secrets() {
+    let mut cfg = Config::parse(
+        "transport = \"imap\"\n[imap]\nhost = \"127.0.0.1\"\nport = 143\ntls = \"none\"\nuser = \"u\"\n\
+         [smtp]\nhost = \"localhost\"\nport = 25\ntls = \"none\"\npassword = \"file\"\n",
+    )
+    .unwrap();
+    cfg.validate().unwrap();
+    cfg.apply_env(|k| (k == "KNOBELN_SMTP_PASSWORD").then(|| "s3cret".to_string()));
+    assert_eq!(cfg.smtp.unwrap().password.as_deref(), Some("s3cret"));
+}
+
+#[test]
+fn unknown_keys_are_errors_not_silence() {
+    assert!(Config::parse("databse = \"x.db\"\n").is_err());
+}
+
+#[test]
+fn discovery_takes_flag_then_environment_then_cwd_then_etc() {
+    let none = |_: &Path| false;
+    let all = |_: &Path| true;
+    let (p, o) = discover(Some(Path::new("a.toml")), Some(OsStr::new("b.toml")), all).unwrap();
+    assert_eq!((p, o), (PathBuf::from("a.toml"), ConfigOrigin::Flag));
+    let (p, o) = discover(None, Some(OsStr::new("b.toml")), all).unwrap();
+    assert_eq!((p, o), (PathBuf::from("b.toml"), ConfigOrigin::Environment));
+    let (p, o) = discover(None, Some(OsStr::new("")), all).unwrap();
+    assert_eq!(
+        (p, o),
+        (
+            PathBuf::from("knobeln.toml"),
+            ConfigOrigin::WorkingDirectory
+        )
+    );
+    let etc_only = |p: &Path| p == Path::new(SYSTEM_CONFIG);
+    let (p, o) = discover(None, None, etc_only).unwrap();
+    assert_eq!((p, o), (PathBuf::from(SYSTEM_CONFIG), ConfigOrigin::System));
+    // An explicit choice is taken even when the file is missing.
+    let (p, _) = discover(None, Some(OsStr::new("gone.toml")), none).unwrap();
+    assert_eq!(p, PathBuf::from("gone.toml"));
+    let err = discover(None, None, none).unwrap_err().to_string();
+    for place in [
+        "--config",
+        "$KNOBELN_CONFIG",
+        "./knobeln.toml",
+        SYSTEM_CONFIG,
+    ] {
+        assert!(err.contains(place), "{place} in {err}");
+    }
+}
+
+#[test]
+fn relative_paths_are_relative_to_the_config_folder() {
+    let mut cfg = Config::parse(
+        "database = \"state/k.db\"\n[spool]\ndir = \"/abs/spool\"\n\
+         [site]\ndir = \"www\"\n[rules]\nrsm_note_file = \"note.txt\"\n\
+         [engine]\nnats_ca_file = \"ca.pem\"\n",
+    )
+    .unwrap();
+    cfg.resolve_paths(Path::new("/etc/knobeln"));
+    assert_eq!(cfg.database, PathBuf::from("/etc/knobeln/state/k.db"));
+    assert_eq!(cfg.spool.dir, PathBuf::from("/abs/spool"));
+    assert_eq!(cfg.site.dir, Some(PathBuf::from("/etc/knobeln/www")));
+    assert_eq!(
+        cfg.rules.rsm_note_file,
+        Some(PathBuf::from("/etc/knobeln/note.txt"))
+    );
+    assert_eq!(
+        cfg.engine.nats_ca_file,
+        Some(PathBuf::from("/etc/knobeln/ca.pem"))
+    );
+}
+
+#[test]
+fn loopback_hosts_are_recognised() {
+    for h in [
+        "127.0.0.1",
+        "127.8.9.10",
+        "::1",
+        "[::1]",
+        "localhost",
+        "LocalHost.",
+    ] {
+        assert!(is_loopback_host(h), "{h}");
+    }
+    for h in [
+        "10.0.0.1",
+        "mail.contest.example",
+        "localhost.evil.example",
+        "::2",
+        "",
+    ] {
+        assert!(!is_loopback_host(h), "{h}");
+    }
+}
+
+#[test]
+fn plain_text_mail_connections_are_refused_beyond_loopback() {
+    let text = |imap_host: &str, imap_tls: &str, smtp_host: &str, smtp_tls: &str| {
+        format!(
+            "transport = \"imap\"\n[imap]\nhost = \"{imap_host}\"\nport = 143\n\
+             tls = \"{imap_tls}\"\nuser = \"u\"\n[smtp]\nhost = \"{smtp_host}\"\n\
+             port = 587\ntls = \"{smtp_tls}\"\n"
+        )
+    };
+    let check = |t: String| Config::parse(&t).unwrap().validate();
+    check(text("127.0.0.1", "none", "::1", "none")).unwrap();
+    check(text("mail.example", "tls", "mail.example", "starttls")).unwrap();
+    let err = check(text("mail.example", "none", "127.0.0.1", "none"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("[imap]") && err.contains("plain text"),
+        "{err}"
+    );
+    let err = check(text("::1", "none", "192.0.2.7", "none"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("[smtp]") && err.contains("192.0.2.7"), "{err}");
+}
