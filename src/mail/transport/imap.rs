@@ -32,28 +32,27 @@
 //! and for how long, and retrying beyond fetching a message once more when
 //! the server hangs up on it (any other error is returned; the caller
 //! backs off and tries again).
+//!
+//! The files: this one is the poller (its session, fetching, IDLE);
+//! `connect.rs` reaches the server and logs in; `stop.rs` is [`Stop`];
+//! `error.rs` is [`ImapError`].
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::os::fd::AsRawFd;
-use std::sync::{Arc, Condvar, Mutex};
+use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
-use native_tls::{TlsConnector, TlsStream};
+use native_tls::TlsStream;
 
 use crate::config::{self, ImapConfig, TlsMode};
 
-/// How long to try to reach the server.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
-/// How long one read or write on the connection may block.
-const IO_TIMEOUT: Duration = Duration::from_secs(120);
-/// TCP keep-alive: first probe after this much silence, then every
-/// [`KEEPALIVE_INTERVAL`], giving up after [`KEEPALIVE_PROBES`] unanswered
-/// ones (so a vanished server is noticed within two minutes, also in IDLE).
-const KEEPALIVE_IDLE: Duration = Duration::from_secs(60);
-const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
-const KEEPALIVE_PROBES: i32 = 4;
+mod connect;
+mod error;
+mod stop;
+
+use connect::{greeting, login, tcp_connect, tls_connector, IO_TIMEOUT};
+use error::map_err;
+pub use error::ImapError;
+pub use stop::Stop;
 
 /// How a wait in IDLE ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,69 +61,6 @@ pub enum IdleOutcome {
     Changed,
     /// The time given was up without a change (time to renew the IDLE).
     TimedOut,
-}
-
-/// Ends another thread's waiting on an [`ImapPoller`]: [`Stop::stop`]
-/// closes the poller's socket (a blocked IDLE or read returns with an
-/// error at once, also for a connection made after the stop) and wakes
-/// [`Stop::sleep`]. Cloned handles share one state.
-#[derive(Debug, Clone, Default)]
-pub struct Stop {
-    inner: Arc<(Mutex<StopState>, Condvar)>,
-}
-
-#[derive(Debug, Default)]
-struct StopState {
-    stopped: bool,
-    /// A handle on the poller's current socket.
-    socket: Option<TcpStream>,
-}
-
-impl Stop {
-    pub fn new() -> Stop {
-        Stop::default()
-    }
-
-    /// Stops: closes the registered socket and wakes every sleeper.
-    pub fn stop(&self) {
-        let (lock, cvar) = &*self.inner;
-        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
-        st.stopped = true;
-        if let Some(sock) = st.socket.take() {
-            let _ = sock.shutdown(Shutdown::Both);
-        }
-        cvar.notify_all();
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        let (lock, _) = &*self.inner;
-        lock.lock().unwrap_or_else(|e| e.into_inner()).stopped
-    }
-
-    /// Sleeps `d`, or less when stopped meanwhile. Returns whether it was
-    /// stopped.
-    pub fn sleep(&self, d: Duration) -> bool {
-        let (lock, cvar) = &*self.inner;
-        let st = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let (st, _) = cvar
-            .wait_timeout_while(st, d, |st| !st.stopped)
-            .unwrap_or_else(|e| e.into_inner());
-        st.stopped
-    }
-
-    /// Registers the socket a stop must close; closes it at once when
-    /// already stopped.
-    fn register(&self, sock: &TcpStream) {
-        let (lock, _) = &*self.inner;
-        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
-        match sock.try_clone() {
-            Ok(clone) if st.stopped => {
-                let _ = clone.shutdown(Shutdown::Both);
-            }
-            Ok(clone) => st.socket = Some(clone),
-            Err(_) => st.socket = None,
-        }
-    }
 }
 
 /// One mail as it lies in the mailbox.
@@ -140,35 +76,6 @@ pub struct Fetched {
     /// `Some(size)`: the server said the mail has `size` bytes, more than
     /// the size cap, so only its header part was downloaded.
     pub full_size: Option<u64>,
-}
-
-/// What can go wrong talking to the IMAP server. `Connect` and `Protocol`
-/// are worth a later retry; `Login` and `Tls` are usually the
-/// configuration (the organizer's to fix); `BrokenFetch` stays until the
-/// caller sets that mail aside.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ImapError {
-    /// The server could not be reached, or the connection broke.
-    #[error("IMAP connection: {0}")]
-    Connect(String),
-    /// The server refused the user name or password (or there is none).
-    #[error("IMAP login: {0}")]
-    Login(String),
-    /// The server refused a command or answered something unreadable.
-    #[error("IMAP protocol: {0}")]
-    Protocol(String),
-    /// The server did not deliver the bytes of message `uid`: no data, an
-    /// empty message or a refused FETCH. Never taken for "no new mail".
-    #[error("IMAP: message UID {uid} could not be fetched: {why}")]
-    BrokenFetch {
-        /// The mailbox's UIDVALIDITY, so a caller can move past the mail.
-        uidvalidity: u32,
-        uid: u32,
-        why: String,
-    },
-    /// TLS could not be set up (handshake, certificate, STARTTLS refused).
-    #[error("IMAP TLS: {0}")]
-    Tls(String),
 }
 
 /// A logged-in session, plain or over TLS.
@@ -723,108 +630,4 @@ pub fn read_mailbox(
     let (_, mails) = poller.fetch_new(None, 0, usize::MAX)?;
     poller.logout();
     Ok(mails.into_iter().map(|m| m.raw).collect())
-}
-
-/// A TCP connection to the first address of `host` that answers.
-fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, ImapError> {
-    let addr = format!("{host}:{port}");
-    let addrs = (host, port)
-        .to_socket_addrs()
-        .map_err(|e| ImapError::Connect(format!("cannot resolve {addr}: {e}")))?;
-    let mut last = None;
-    for a in addrs {
-        match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
-            Ok(tcp) => {
-                tcp.set_read_timeout(Some(IO_TIMEOUT))
-                    .and_then(|()| tcp.set_write_timeout(Some(IO_TIMEOUT)))
-                    .and_then(|()| tcp.set_nodelay(true))
-                    .and_then(|()| keepalive(&tcp))
-                    .map_err(|e| ImapError::Connect(format!("{addr}: {e}")))?;
-                return Ok(tcp);
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(ImapError::Connect(match last {
-        Some(e) => format!("cannot connect to {addr}: {e}"),
-        None => format!("{addr} resolves to no address"),
-    }))
-}
-
-/// Turns TCP keep-alive on, with Linux's timing options.
-fn keepalive(tcp: &TcpStream) -> std::io::Result<()> {
-    let fd = tcp.as_raw_fd();
-    let set = |level: libc::c_int, name: libc::c_int, value: libc::c_int| {
-        // SAFETY: a valid socket descriptor and a c_int option value.
-        let r = unsafe {
-            libc::setsockopt(
-                fd,
-                level,
-                name,
-                (&value as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
-    };
-    set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1)?;
-    set(
-        libc::IPPROTO_TCP,
-        libc::TCP_KEEPIDLE,
-        KEEPALIVE_IDLE.as_secs() as libc::c_int,
-    )?;
-    set(
-        libc::IPPROTO_TCP,
-        libc::TCP_KEEPINTVL,
-        KEEPALIVE_INTERVAL.as_secs() as libc::c_int,
-    )?;
-    set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, KEEPALIVE_PROBES)
-}
-
-fn tls_connector() -> Result<TlsConnector, ImapError> {
-    TlsConnector::new().map_err(|e| ImapError::Tls(format!("cannot set up TLS: {e}")))
-}
-
-/// Reads the server's greeting; a `BYE` (or anything but `OK`) is a refusal.
-fn greeting<T: Read + Write>(client: &mut imap::Client<T>, addr: &str) -> Result<(), ImapError> {
-    let line = client.read_greeting().map_err(|e| map_err(e, addr))?;
-    let text = String::from_utf8_lossy(&line);
-    if text.starts_with("* OK") || text.starts_with("* PREAUTH") {
-        Ok(())
-    } else {
-        Err(ImapError::Connect(format!(
-            "{addr} greets with {:?}",
-            text.trim_end()
-        )))
-    }
-}
-
-fn login<T: Read + Write>(
-    client: imap::Client<T>,
-    user: &str,
-    password: &str,
-    addr: &str,
-) -> Result<imap::Session<T>, ImapError> {
-    client.login(user, password).map_err(|(e, _)| match e {
-        imap::Error::No(m) | imap::Error::Bad(m) => {
-            ImapError::Login(format!("{addr} refused user {user:?}: {m}"))
-        }
-        imap::Error::Validate(v) => ImapError::Login(format!("user or password unusable: {v}")),
-        other => map_err(other, addr),
-    })
-}
-
-/// The general mapping of the client library's errors.
-fn map_err(e: imap::Error, addr: &str) -> ImapError {
-    match e {
-        imap::Error::Io(e) => ImapError::Connect(format!("{addr}: {e}")),
-        imap::Error::ConnectionLost => ImapError::Connect(format!("{addr}: connection lost")),
-        imap::Error::TlsHandshake(e) => ImapError::Tls(format!("handshake with {addr}: {e}")),
-        imap::Error::Tls(e) => ImapError::Tls(format!("{addr}: {e}")),
-        other => ImapError::Protocol(format!("{addr}: {other}")),
-    }
 }
