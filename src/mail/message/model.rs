@@ -60,8 +60,9 @@ pub enum Automatic {
     NullReturnPath,
     /// `Auto-Submitted` with a value other than `no` (the value, lowercased).
     AutoSubmitted(String),
-    /// The local part of `From` or `Sender` is one of [`DAEMON_LOCAL_PARTS`]
-    /// (the local part as written).
+    /// The local part of `From` or `Sender` is one of
+    /// [`DAEMON_LOCAL_PARTS`](super::DAEMON_LOCAL_PARTS) (the local part as
+    /// written).
     DaemonSender(String),
     /// `Precedence: bulk`, `junk`, `list` or `auto_reply` (the value,
     /// lowercased).
