@@ -7,7 +7,8 @@
 //! For each game submitted it makes sure its programs are in the
 //! object store (uploaded once per session, checked against their hash),
 //! publishes it to the work queue in a job with others (up to
-//! `wire::games_per_job`; a game waits at most `session::LINGER` for company)
+//! `wire::games_per_job`; a game waits at most `session::LINGER` for
+//! company)
 //! and waits for the answer on its own session's subject. A job is
 //! answered as a whole: a game the answer leaves out goes back to the
 //! queue. Results may come in any order, late or twice
@@ -27,12 +28,15 @@
 //!
 //! The files: `task.rs` the [`Task`] and [`Upload`] traits; `handle.rs`
 //! [`NatsQueue`], the caller's handle; `session.rs` the session itself
-//! (publishing, results, faults, the workers' report); `knobeln.rs`
+//! (its state, loop and report), with `publish.rs` (jobs and uploads) and
+//! `results.rs` (results and faults); `knobeln.rs`
 //! [`KnobelnTask`] and [`NatsRunner`]. This file only declares and
 //! re-exports them.
 
 mod handle;
 mod knobeln;
+mod publish;
+mod results;
 mod session;
 mod task;
 
