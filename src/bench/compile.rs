@@ -6,9 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::toolchain::compile::{compile, CompileConfig, CompileError};
-
 use super::measure::ms;
+use crate::toolchain::compile::{compile, CompileConfig, CompileError};
 
 /// Figures of the compile benchmark: `n` distinct small strategies through
 /// every step of the compile service (gcc in the jail, clang, check 6,

@@ -8,12 +8,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::measure::{median, ms};
 use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::pin_current_thread;
 use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
 use crate::wasm::Strategy;
-
-use super::measure::{median, ms};
 
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";

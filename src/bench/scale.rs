@@ -6,11 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::referee::RefereeConfig;
-use crate::seed::SeedKey;
-
 use super::game::game_bench;
 use super::measure::{ms, BenchError};
+use crate::referee::RefereeConfig;
+use crate::seed::SeedKey;
 
 /// Figures of a whole contest at scale: `n_teams` distinct trivial
 /// strategies compiled, all rounds, the Evolution, the results and the

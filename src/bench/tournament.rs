@@ -5,12 +5,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::game::{game_bench, TRIVIAL_C};
+use super::measure::ms;
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
 use crate::toolchain::compile::{compile, CompileConfig, Outcome};
-
-use super::game::{game_bench, TRIVIAL_C};
-use super::measure::ms;
 
 /// Figures of the tournament benchmark: one group of `n_teams` trivial
 /// strategies (n(n+1)/2 games), with 1 worker and with `jobs` workers.

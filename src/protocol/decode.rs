@@ -6,11 +6,10 @@
 //! Not here: writing it (`encode.rs`), checking the throws against the
 //! rules, and MIME; the format is described in `protocol.rs`.
 
-use crate::game::knobeln::{Params, Throw};
-
 use super::model::{
     crc32, GameProtocol, ProtocolError, ProtocolFailure, BEGIN, END, MAX_THROWS, VERSION,
 };
+use crate::game::knobeln::{Params, Throw};
 
 /// The one protocol in `text` (see the module documentation for where it
 /// may be). Several protocols are an error here: use [`decode_all`].

@@ -7,9 +7,8 @@
 
 use std::fmt::Write as _;
 
-use crate::game::knobeln::{judge, Player};
-
 use super::model::GameProtocol;
+use crate::game::knobeln::{judge, Player};
 
 fn label(player: usize) -> String {
     match player {

@@ -10,6 +10,10 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::error::ProcessError;
+use super::lanes::limits;
+use super::reply::{commit, finish_in};
+use super::seal::seal_inbox;
 use crate::config::Config;
 use crate::mail::commands::{self, classify, Budget, Command, Ctx, Effect};
 use crate::mail::message::{self, Inbound, Limits, Unreadable};
@@ -17,11 +21,6 @@ use crate::mail::texts::render;
 use crate::referee::RefereeConfig;
 use crate::store::mail::{self as db, InboxRow};
 use crate::store::Store;
-
-use super::error::ProcessError;
-use super::lanes::limits;
-use super::reply::{commit, finish_in};
-use super::seal::seal_inbox;
 
 /// Sets the final state of a mail that gets no reply, and seals it, in one
 /// transaction.

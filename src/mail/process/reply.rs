@@ -8,15 +8,14 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use super::error::ProcessError;
+use super::seal::seal_inbox;
 use crate::config::Config;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
 use crate::outbox::{enqueue, Cause};
 use crate::store::mail::{self as db, InboxRow};
 use crate::store::Store;
-
-use super::error::ProcessError;
-use super::seal::seal_inbox;
 
 pub(super) fn commit(
     store: &mut Store,

@@ -6,12 +6,11 @@
 //! Not here: finding and masking the strings (`mail::secrets`, pure), and
 //! sealing sent mails (`delivery`).
 
+use super::error::ProcessError;
 use crate::config::Config;
 use crate::mail::secrets::{mask_known, seal, seal_with, Look};
 use crate::store::mail::{self as db, InboxRow};
 use crate::store::Store;
-
-use super::error::ProcessError;
 
 /// The one-time task of `schema/0008_seal_backlog.sql` (asked again by
 /// `0012_seal_bot_programs.sql`): a database written by an older version
