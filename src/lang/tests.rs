@@ -1,6 +1,7 @@
 //! Unit tests of the language table: the built-in table, config entries,
 //! toolchain folders, choosing a language, file-name globs.
 
+use super::table::validate;
 use super::*;
 
 #[test]

@@ -1,7 +1,10 @@
 //! Unit tests of the game protocol: encoding, decoding and the full format,
 //! round trips and refusals.
 
+use super::decode::parse_base36;
+use super::encode::base36;
 use super::*;
+use crate::game::knobeln::{Params, Throw};
 
 fn sample() -> GameProtocol {
     GameProtocol {

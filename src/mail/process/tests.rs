@@ -1,6 +1,7 @@
 //! Unit tests of processing stored mails on an in-memory store.
 
 use super::*;
+use crate::tournament::TeamId;
 
 /// The authentification string of team `name` in these tests.
 fn auth(name: &str) -> String {

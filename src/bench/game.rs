@@ -1,0 +1,155 @@
+//! The WebAssembly engine's games ([`game_bench`]): full games of three
+//! pairs of strategies, a game of one throw, and the engine's cost per
+//! throw, on one pinned CPU; and [`bench_strategy`], a strategy compiled
+//! for a benchmark.
+//!
+//! Not here: the floor of a process per strategy (`benches/game.rs`
+//! measures it), and the pool (`tournament.rs`).
+
+use std::time::{Duration, Instant};
+
+use super::measure::{median, ms};
+use crate::referee::{GameSeeds, Referee, RefereeConfig};
+use crate::sandbox::pin_current_thread;
+use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
+use crate::wasm::Strategy;
+
+/// A trivial strategy: always the same throw, forever.
+pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
+
+/// Figures of one benchmark run of the WebAssembly engine's games, on one
+/// CPU.
+#[derive(Debug, Clone)]
+pub struct GameBench {
+    /// WebAssembly games, median each: (what, time); trivial vs trivial
+    /// first.
+    pub wasm_games: Vec<(String, Duration)>,
+    /// A WebAssembly game of one throw: instantiating both players.
+    pub wasm_start_up: Duration,
+    pub games: usize,
+}
+
+impl GameBench {
+    /// The engine's cost per throw, both players (trivial strategies).
+    pub fn per_throw(&self) -> Duration {
+        self.wasm_games[0].1.saturating_sub(self.wasm_start_up) / 1000
+    }
+
+    /// The trivial game (1000 throws), median.
+    pub fn trivial_game(&self) -> Duration {
+        self.wasm_games[0].1
+    }
+
+    pub fn print(&self) {
+        for (what, t) in &self.wasm_games {
+            println!(
+                "wasm game, {what:<36} {:>8.3} ms (median of {})",
+                ms(*t),
+                self.games
+            );
+        }
+        println!(
+            "wasm game of one throw (instantiating both):   {:>8.3} ms",
+            ms(self.wasm_start_up)
+        );
+        println!(
+            "wasm engine per throw, both players:           {:>8.3} us (goal: 0.25 us)",
+            self.per_throw().as_secs_f64() * 1e6
+        );
+    }
+}
+
+/// Compiles the strategies and measures `games` games of each kind, in a
+/// thread of its own (it pins itself to one CPU; the caller stays free).
+pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
+    std::thread::scope(|s| {
+        s.spawn(|| game_bench_here(games))
+            .join()
+            .expect("bench thread")
+    })
+}
+
+/// Compiles `source` (local rules) into a module ready to play.
+pub fn bench_strategy(source: &str) -> Result<std::sync::Arc<Strategy>, CompileError> {
+    let Outcome::Accepted { binary, .. } = compile(source.as_bytes(), &CompileConfig::local())?
+    else {
+        return Err(CompileError::Runtime(
+            "a bench strategy does not compile".into(),
+        ));
+    };
+    crate::wasm::load(&binary)
+        .map_err(|e| CompileError::Runtime(e.to_string()))?
+        .map_err(|e| CompileError::Runtime(e.to_string()))
+}
+
+/// A demo family's source (variant 0) without its header.
+fn family_source(family: &str) -> String {
+    let team = crate::demo::field(crate::demo::FAMILIES.len())
+        .into_iter()
+        .find(|t| t.family == family)
+        .expect("a demo family");
+    crate::demo::strategy_source(&team, "x")
+}
+
+fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
+    let games = games.max(1);
+    let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
+    pin_current_thread(cpu)?;
+    let one_throw = RefereeConfig {
+        params: crate::game::knobeln::Params {
+            l: 1,
+            ..Default::default()
+        },
+        ..RefereeConfig::default()
+    };
+    // The median of `games` full games (a game that ends early by a rule
+    // break, as the 1994 example's can, is played again with another seed).
+    let run = |play: &dyn Fn(u64) -> Result<crate::referee::GameRecord, String>| {
+        let mut times = Vec::with_capacity(games);
+        let mut seed = 0u64;
+        while times.len() < games {
+            let t = Instant::now();
+            let g = play(seed).map_err(CompileError::Runtime)?;
+            let took = t.elapsed();
+            seed += 1;
+            if g.failures.is_empty() {
+                times.push(took);
+            } else if seed > 20 * games as u64 {
+                return Err(CompileError::Runtime(format!(
+                    "a bench strategy keeps failing: {:?}",
+                    g.failures
+                )));
+            }
+        }
+        Ok(median(&mut times))
+    };
+    let trivial = bench_strategy(TRIVIAL_C)?;
+    let example = bench_strategy(crate::toolchain::compile::EXAMPLE_C)?;
+    let frequency = bench_strategy(&family_source("frequency"))?;
+    let titfortat = bench_strategy(&family_source("titfortat"))?;
+    let referee = Referee::new(RefereeConfig::default());
+    let mut wasm_games = Vec::new();
+    for (what, p, q) in [
+        ("trivial vs trivial:", &trivial, &trivial),
+        ("example vs example:", &example, &example),
+        ("frequency vs titfortat (demo):", &frequency, &titfortat),
+    ] {
+        let t = run(&|i| {
+            referee
+                .play([p, q], GameSeeds::public(i))
+                .map_err(|e| e.to_string())
+        })?;
+        wasm_games.push((what.to_string(), t));
+    }
+    let short = Referee::new(one_throw);
+    let wasm_start_up = run(&|i| {
+        short
+            .play([&trivial, &trivial], GameSeeds::public(i))
+            .map_err(|e| e.to_string())
+    })?;
+    Ok(GameBench {
+        wasm_games,
+        wasm_start_up,
+        games,
+    })
+}

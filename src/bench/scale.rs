@@ -1,0 +1,368 @@
+//! A whole contest at scale ([`scale_bench`]): many distinct strategies
+//! compiled, all rounds, the Evolution, the results and the results site,
+//! played on the local pool or the instant runner ([`ScalePlay`]).
+//!
+//! Not here: the engine's games alone (`game.rs`, `tournament.rs`).
+
+use std::time::{Duration, Instant};
+
+use super::game::game_bench;
+use super::measure::{ms, BenchError};
+use crate::referee::RefereeConfig;
+use crate::seed::SeedKey;
+
+/// Figures of a whole contest at scale: `n_teams` distinct trivial
+/// strategies compiled, all rounds, the Evolution, the results and the
+/// results site (without game pages, regenerated as groups finish, as
+/// `[site] dir` does in a contest).
+#[derive(Debug, Clone)]
+pub struct ScaleBench {
+    pub play_mode: ScalePlay,
+    pub n_teams: usize,
+    pub jobs: usize,
+    pub compile: Duration,
+    pub play: Duration,
+    pub n_games: u64,
+    /// One game of two trivial modules alone on one CPU, measured in this
+    /// run, × games / CPUs.
+    pub floor: Duration,
+    pub results_and_site: Duration,
+    /// Time the site observer took while the games were played (its share
+    /// of `play`).
+    pub site_during_play: Duration,
+    pub peak_rss_kb: u64,
+    pub db_bytes: u64,
+    /// The contest's mails to its teams (every team registered with every
+    /// preference the mode can serve: LAP, GRP, GRG, GRR and the final
+    /// results; with real games also LGP and DGP), as queued: how many,
+    /// their bytes, and the time building them took.
+    pub mails: u64,
+    pub mail_bytes: u64,
+    pub mail_time: Duration,
+    pub mail_preferences: &'static str,
+}
+
+impl ScaleBench {
+    pub fn print(&self) {
+        match self.play_mode {
+            ScalePlay::Real => {
+                println!("contest of {} teams, {} workers:", self.n_teams, self.jobs)
+            }
+            ScalePlay::Instant => println!(
+                "contest of {} teams, games answered at once (the server's own cost; \
+                 nothing compiled, no game played):",
+                self.n_teams
+            ),
+        }
+        println!(
+            "  compile:          {:>9.1} s ({:.1} ms per strategy)",
+            self.compile.as_secs_f64(),
+            ms(self.compile) / self.n_teams as f64
+        );
+        println!(
+            "  play:             {:>9.1} s, {} games, {:.1} games/s",
+            self.play.as_secs_f64(),
+            self.n_games,
+            self.n_games as f64 / self.play.as_secs_f64()
+        );
+        println!(
+            "  floor of play:    {:>9.1} s (one game alone x games / CPUs); ratio {:.2}x (goal: 1.2x)",
+            self.floor.as_secs_f64(),
+            self.play.as_secs_f64() / self.floor.as_secs_f64()
+        );
+        println!(
+            "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
+            self.site_during_play.as_secs_f64(),
+            100.0 * self.site_during_play.as_secs_f64() / self.play.as_secs_f64(),
+            self.play.as_secs_f64()
+                / (self.play.as_secs_f64() - self.site_during_play.as_secs_f64()).max(1e-9)
+        );
+        println!(
+            "  final results and site: {:>5.1} s",
+            self.results_and_site.as_secs_f64()
+        );
+        println!(
+            "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game)",
+            self.peak_rss_kb / 1024,
+            self.db_bytes as f64 / 1e6,
+            self.db_bytes as f64 / self.n_games.max(1) as f64
+        );
+        println!(
+            "  contest mails ({}): {} mails, {:.1} MB ({:.0} kB per team, the largest share LAP's \
+             list of every team), built in {:.1} s",
+            self.mail_preferences,
+            self.mails,
+            self.mail_bytes as f64 / 1e6,
+            self.mail_bytes as f64 / 1e3 / self.n_teams.max(1) as f64,
+            self.mail_time.as_secs_f64()
+        );
+    }
+}
+
+/// Registers every entry of tournament `tid` with `preferences` (a
+/// plain record of the announcement's shape), for the contest's mails.
+fn register_entries(
+    store: &crate::store::Store,
+    tid: i64,
+    preferences: &str,
+) -> Result<(), BenchError> {
+    let now = crate::store::timestamp(chrono::Utc::now());
+    for e in store.entries(tid)? {
+        let address = format!("{}@participants.example", e.name);
+        let record = format!(
+            "mail-address: {address}\nmail-preference: {preferences}\nteam-name: {}\n\
+             Organization: University of Northeast Sacrodata, Intellect City, Eggland\n\
+             team-members:\n Joe Cool, 45, professional systems programmer\n \
+             Jane More, 20, graduate student of computer science\n",
+            e.name
+        );
+        store.conn().execute(
+            "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, \
+             organization, members, record, auth_salt, auth_hash, registered_at, mailbox) \
+             VALUES (?1, ?2, ?3, ?4, 'Sacrodata', '[]', ?5, x'00', x'00', ?6, ?2)",
+            rusqlite::params![e.team.0, address, e.name, preferences, record, now],
+        )?;
+    }
+    Ok(())
+}
+
+/// Two observers: the contest's mailer, then the site (timed apart).
+struct MailsAndSite<'c, O> {
+    mailer: crate::contest::mails::Mailer<'c>,
+    mail_time: Duration,
+    site: O,
+}
+
+impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndSite<'_, O> {
+    fn event(
+        &mut self,
+        store: &crate::store::Store,
+        event: &crate::engine::run::Event,
+    ) -> Result<(), String> {
+        let t = Instant::now();
+        let r = crate::engine::run::Observer::event(&mut self.mailer, store, event);
+        self.mail_time += t.elapsed();
+        r?;
+        self.site.event(store, event)
+    }
+}
+
+/// An observer that measures the time another one takes.
+struct Timed<O> {
+    inner: O,
+    spent: Duration,
+}
+
+impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> {
+    fn event(
+        &mut self,
+        store: &crate::store::Store,
+        event: &crate::engine::run::Event,
+    ) -> Result<(), String> {
+        let t = Instant::now();
+        let r = self.inner.event(store, event);
+        self.spent += t.elapsed();
+        r
+    }
+}
+
+/// A small distinct strategy for the scale benchmark (any number of teams).
+fn scale_source(i: usize) -> String {
+    let description: String = (1..=15)
+        .map(|l| format!("Line {l} of the description of scale strategy {i}.\n"))
+        .collect();
+    // A constant throw keeps every rule; the second number only makes the
+    // source distinct beyond 12000 teams.
+    format!(
+        "#if 0\n{description}#endif\nmain() {{ int t = {}, u = {}; for (;;) make_throw(t + 0 * u); }}\n",
+        i % 12000 + 1,
+        i / 12000
+    )
+}
+
+/// How the scale benchmark plays its games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalePlay {
+    /// Every game played by the referee and the compiled strategies.
+    Real,
+    /// Every game answered at once with a canned record and the strategies
+    /// not compiled (one trivial binary for all): what the server itself
+    /// costs around the games (store, schedule, observers, site), for
+    /// fields too large to play here.
+    Instant,
+}
+
+/// Runs a whole contest of `n_teams` in a temporary folder.
+pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<ScaleBench, BenchError> {
+    use crate::engine::prepare::prepare_folder;
+    use crate::engine::run::{run_tournament, TournamentConfig};
+    use crate::engine::SystemClock;
+    use crate::site::observer::SiteObserver;
+    use crate::site::SiteOptions;
+    use crate::store::Store;
+
+    let dir = tempfile::tempdir()?;
+    let field = dir.path().join("field");
+    std::fs::create_dir(&field)?;
+    for i in 0..n_teams {
+        std::fs::write(field.join(format!("t{i:05}.c")), scale_source(i))?;
+    }
+    let db = dir.path().join("scale.db");
+    let mut store = Store::open(&db)?;
+    let clock = SystemClock;
+    crate::toolchain::compile::runtime_wasm_object()?;
+    let t = Instant::now();
+    let entries: Vec<_> = match mode {
+        ScalePlay::Real => {
+            let prepared = prepare_folder(&store, &field, jobs, &clock)?;
+            if !prepared.rejected.is_empty() {
+                return Err(format!("{} strategies rejected", prepared.rejected.len()).into());
+            }
+            prepared
+                .accepted
+                .iter()
+                .map(|a| (a.team, a.version))
+                .collect()
+        }
+        ScalePlay::Instant => {
+            let now = chrono::Utc::now();
+            let mut entries = Vec::with_capacity(n_teams);
+            for i in 0..n_teams {
+                let team = store.ensure_team(&format!("t{i:05}"), now)?;
+                let source = scale_source(i);
+                let version = store.insert_version(
+                    &crate::store::NewVersion {
+                        team,
+                        source: source.as_bytes(),
+                        source_sha256: "instant",
+                        binary: Some(b"instant"),
+                        lexical_elements: None,
+                        description: None,
+                        report_json: "{}",
+                    },
+                    now,
+                )?;
+                entries.push((team, version));
+            }
+            entries
+        }
+    };
+    let compile = t.elapsed();
+    let config = TournamentConfig {
+        referee: RefereeConfig::default(),
+        evolution: Default::default(),
+    };
+    let tid = store.create_tournament(
+        1,
+        &SeedKey::public_from_seed(1),
+        &serde_json::to_string(&config)?,
+        "scale",
+        &entries,
+        chrono::Utc::now(),
+    )?;
+    let mail_preferences = match mode {
+        ScalePlay::Real => "LAP,LGP,DGP,GRP,GRG,GRR",
+        // Protocols replay games: instant games have none.
+        ScalePlay::Instant => "LAP,GRP,GRG,GRR",
+    };
+    register_entries(&store, tid, mail_preferences)?;
+    let mail_config = crate::config::Config::default();
+    let mail_now = chrono::Utc::now;
+    let mailer = crate::contest::mails::Mailer {
+        config: &mail_config,
+        tournament: tid,
+        now: &mail_now,
+        cache: Default::default(),
+        replayer: Default::default(),
+    };
+    let t = Instant::now();
+    mailer.lap(&store)?;
+    let lap_time = t.elapsed();
+    let mut site_inner = SiteObserver::new(dir.path().join("site"), tid);
+    site_inner.options = SiteOptions {
+        no_game_pages: true,
+        ..SiteOptions::default()
+    };
+    let mut site = MailsAndSite {
+        mailer,
+        mail_time: lap_time,
+        site: Timed {
+            inner: site_inner,
+            spent: Duration::ZERO,
+        },
+    };
+    let t = Instant::now();
+    match mode {
+        ScalePlay::Real => run_tournament(&mut store, tid, jobs, &clock, &mut site)?,
+        ScalePlay::Instant => {
+            let instant = |referee: &RefereeConfig| -> Result<
+                Box<dyn crate::engine::pool::Runner>,
+                crate::engine::EngineError,
+            > {
+                Ok(Box::new(crate::distributed::instant::InstantRunner::new(
+                    *referee,
+                )))
+            };
+            crate::engine::run::run_tournament_with(&mut store, tid, &instant, &clock, &mut site)?
+        }
+    }
+    let play = t.elapsed();
+    let t = Instant::now();
+    // The final results as the contest's mails compute them (no game kept
+    // once its group is settled), then the whole site.
+    crate::engine::results::ResultsCache::keeping(
+        &store,
+        tid,
+        crate::engine::results::KeptGames::UntilSettled,
+    )?
+    .refresh_all(&store)?;
+    site.site.inner.regenerate(&store)?;
+    let results_and_site = t.elapsed();
+    let t = Instant::now();
+    site.mailer.final_results(&store)?;
+    let mail_time = site.mail_time + t.elapsed();
+    let site_during_play = site.site.spent;
+    let (mails, mail_bytes): (i64, i64) = store.conn().query_row(
+        "SELECT COUNT(*), COALESCE(SUM(length(raw)), 0) FROM outbox",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let n_games: u64 = store.conn().query_row(
+        "SELECT COUNT(*) FROM games WHERE tournament_id = ?1",
+        [tid],
+        |r| r.get(0),
+    )?;
+    // The floor: one game of two trivial modules alone on one CPU (the
+    // game benchmark's median of 50, measured in this run) x games / CPUs.
+    let per_game = game_bench(50)?.wasm_games[0].1;
+    let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
+    drop(store);
+    let db_bytes = [db.clone(), db.with_extension("db-wal")]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    // SAFETY: getrusage fills a valid struct.
+    let peak_rss_kb = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u.ru_maxrss as u64
+    };
+    Ok(ScaleBench {
+        play_mode: mode,
+        n_teams,
+        jobs,
+        compile,
+        play,
+        n_games,
+        floor,
+        results_and_site,
+        site_during_play,
+        peak_rss_kb,
+        db_bytes,
+        mails: mails as u64,
+        mail_bytes: mail_bytes as u64,
+        mail_time,
+        mail_preferences,
+    })
+}

@@ -1,0 +1,229 @@
+//! Publishing a session's games: each game waits for company in a job
+//! (up to `wire::games_per_job`, at most [`LINGER`]), its programs are put
+//! into the object store first (once per session, checked against their
+//! hash), and a job the queue did not confirm is published again as it
+//! was.
+//!
+//! Not here: the session's loop and state (`session.rs`) and what comes
+//! back (`results.rs`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream;
+use base64::Engine as _;
+
+use super::session::{Coordinator, Pending, Sent, LINGER};
+use super::task::{Task, Upload};
+use crate::distributed::queue::jobs_subject;
+use crate::distributed::wire::{self, GameIdent, JobMessage};
+
+/// The digest the object store keeps for bytes with this SHA-256 (hex).
+fn object_digest(sha256_hex: &str) -> String {
+    let raw: Vec<u8> = (0..sha256_hex.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&sha256_hex[2 * i..2 * i + 2], 16).ok())
+        .collect();
+    format!(
+        "SHA-256={}",
+        base64::engine::general_purpose::URL_SAFE.encode(raw)
+    )
+}
+
+impl<T: Task> Coordinator<T> {
+    pub(super) fn add(&mut self, task: T) {
+        let ident = task.ident();
+        if self.in_flight.is_empty() {
+            self.last_result = Instant::now();
+        }
+        let play = task.play();
+        self.in_flight.insert(
+            ident,
+            Pending {
+                programs: task.programs(),
+                play,
+                task,
+                job: None,
+                faulted_on: BTreeSet::new(),
+            },
+        );
+        self.wait_for_job(ident);
+    }
+
+    /// The game goes into the next job published.
+    pub(super) fn wait_for_job(&mut self, ident: GameIdent) {
+        if self.to_publish.is_empty() {
+            self.waiting_since = Some(Instant::now());
+        }
+        self.to_publish.push_back(ident);
+    }
+
+    pub(super) fn next_job_name(&mut self) -> String {
+        self.next_copy += 1;
+        format!("{}-{}", self.session, self.next_copy)
+    }
+
+    /// Publishes what waits: jobs the queue did not confirm, then the
+    /// waiting games in jobs (a full job at once, the rest after
+    /// [`LINGER`]); on trouble, tries again a second later.
+    pub(super) async fn publish_pending(&mut self) {
+        if self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        self.retry_at = None;
+        while let Some(name) = self.republish.pop_front() {
+            let Some(payload) = self.jobs.get(&name).and_then(|s| s.payload.clone()) else {
+                continue;
+            };
+            if let Err(e) = self.send(&name, payload).await {
+                self.warn(&e);
+                self.republish.push_front(name);
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+                return;
+            }
+        }
+        loop {
+            while let Some(front) = self.to_publish.front() {
+                if self.in_flight.contains_key(front) {
+                    break;
+                }
+                self.to_publish.pop_front();
+            }
+            let Some(first) = self.to_publish.front() else {
+                self.waiting_since = None;
+                return;
+            };
+            let per_job = wire::games_per_job(&self.in_flight[first].play);
+            let lingered = self.waiting_since.is_none_or(|t| t.elapsed() >= LINGER);
+            if self.to_publish.len() < per_job && !lingered {
+                return;
+            }
+            let mut games = Vec::with_capacity(per_job);
+            while games.len() < per_job {
+                let Some(ident) = self.to_publish.pop_front() else {
+                    break;
+                };
+                if self.in_flight.contains_key(&ident) {
+                    games.push(ident);
+                }
+            }
+            if let Err(e) = self.publish_job(&games).await {
+                self.warn(&e);
+                for ident in games.into_iter().rev() {
+                    self.to_publish.push_front(ident);
+                }
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+                return;
+            }
+        }
+    }
+
+    /// Makes sure the games' programs are in the store, then publishes the
+    /// games as one job.
+    pub(super) async fn publish_job(&mut self, games: &[GameIdent]) -> Result<(), String> {
+        let mut programs: Vec<Arc<dyn Upload>> = Vec::new();
+        for ident in games {
+            programs.extend(self.in_flight[ident].programs.iter().cloned());
+        }
+        for program in &programs {
+            self.ensure_uploaded(program.as_ref()).await?;
+        }
+        let name = self.next_job_name();
+        let message = JobMessage {
+            format: wire::FORMAT,
+            session: self.session.clone(),
+            job: name.clone(),
+            games: games
+                .iter()
+                .map(|ident| wire::GameJob {
+                    game: *ident,
+                    play: self.in_flight[ident].play.clone(),
+                })
+                .collect(),
+        };
+        let payload = message.encode();
+        self.send(&name, payload.clone()).await?;
+        for ident in games {
+            if let Some(p) = self.in_flight.get_mut(ident) {
+                p.job = Some(name.clone());
+            }
+        }
+        self.jobs.insert(
+            name,
+            Sent {
+                games: games.to_vec(),
+                payload: Some(payload),
+            },
+        );
+        Ok(())
+    }
+
+    /// Publishes a job's bytes under its name; the queue's confirmation
+    /// comes later (`acks`).
+    pub(super) async fn send(&mut self, name: &str, payload: Vec<u8>) -> Result<(), String> {
+        let publish = jetstream::message::PublishMessage::build()
+            .payload(payload.into())
+            .message_id(name);
+        let ack = self
+            .js
+            .send_publish(jobs_subject(self.kind, self.scope), publish)
+            .await
+            .map_err(|e| format!("publishing a job: {e}"))?;
+        let name = name.to_string();
+        self.acks.push(Box::pin(async move {
+            (name, ack.await.map_err(|e| e.to_string()))
+        }));
+        Ok(())
+    }
+
+    /// Puts a program into the object store unless it is there with the
+    /// right digest.
+    pub(super) async fn ensure_uploaded(&mut self, program: &dyn Upload) -> Result<(), String> {
+        let sha = program.sha256().to_string();
+        if self.uploaded.contains(&sha) {
+            return Ok(());
+        }
+        let expected = object_digest(&sha);
+        let present = if self.reupload.contains(&sha) {
+            false
+        } else {
+            match self.programs.info(&sha).await {
+                Ok(info) => !info.deleted && info.digest.as_deref() == Some(expected.as_str()),
+                Err(e) if e.kind() == jetstream::object_store::InfoErrorKind::NotFound => false,
+                Err(e) => return Err(format!("looking up program {sha}: {e}")),
+            }
+        };
+        if !present {
+            let bytes = program
+                .bytes()
+                .map_err(|e| format!("reading program {sha}: {e}"))?;
+            if crate::engine::prepare::sha256_hex(&bytes) != sha {
+                return Err(format!(
+                    "program {sha} does not have the hash it is stored under"
+                ));
+            }
+            self.programs
+                .put(sha.as_str(), &mut bytes.as_slice())
+                .await
+                .map_err(|e| format!("uploading program {sha}: {e}"))?;
+        }
+        self.reupload.remove(&sha);
+        self.uploaded.insert(sha);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_object_digest_is_the_stores_form_of_the_hash() {
+        // SHA-256 of the empty string.
+        let hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        assert_eq!(
+            object_digest(hex),
+            "SHA-256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU="
+        );
+    }
+}

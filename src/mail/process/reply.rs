@@ -1,0 +1,184 @@
+//! A handled mail's replies: charged to the budget they draw from (a
+//! stranger's per sender, per domain and in all; a registered mailbox's; a
+//! proven team's; a kept registration's and the contest's never capped),
+//! the kits' own caps, queued in the outbox, and the mail's final state
+//! set and the mail sealed, on one transaction.
+//!
+//! Not here: what a reply says (the commands) and sending it (`delivery`).
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::error::ProcessError;
+use super::seal::seal_inbox;
+use crate::config::Config;
+use crate::mail::commands::{Budget, Ctx, Effect};
+use crate::mail::sender::sender_key;
+use crate::outbox::{enqueue, Cause};
+use crate::store::mail::{self as db, InboxRow};
+use crate::store::Store;
+
+pub(super) fn commit(
+    store: &mut Store,
+    config: &Config,
+    row: &InboxRow,
+    ctx: &Ctx<'_>,
+    effect: Effect,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let tx = store.conn_mut().transaction()?;
+    let state = finish_in(&tx, config, row, ctx, effect, now)?;
+    tx.commit()?;
+    Ok(state)
+}
+
+/// Why no reply of `budget` may go to `sender_key` now, or `None`:
+/// strangers' replies are capped per sender (`+tag` and case folded), per
+/// domain and in all; a registered mailbox's per sender only; a proven
+/// team's by its own daily budget; a kept registration's and contest mails
+/// never.
+fn reply_gate(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    budget: Budget,
+    sender_key: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, ProcessError> {
+    let domain = sender_key.rsplit_once('@').map_or("", |(_, d)| d);
+    let limits = &config.limits;
+    let since = now - Duration::days(1);
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    let per_sender = || -> Result<Option<String>, ProcessError> {
+        Ok(capped(
+            limits.replies_per_sender_per_day,
+            db::replies_since(conn, sender_key, since)?,
+        )
+        .then(|| {
+            format!(
+                "{} replies to this sender today already",
+                limits.replies_per_sender_per_day
+            )
+        }))
+    };
+    Ok(match budget {
+        Budget::Contest | Budget::Registration => None,
+        Budget::Team(team) => capped(
+            limits.replies_per_team_per_day,
+            db::team_replies_since(conn, team, since)?,
+        )
+        .then(|| {
+            format!(
+                "{} replies to this team today already",
+                limits.replies_per_team_per_day
+            )
+        }),
+        Budget::Confirmed => per_sender()?,
+        Budget::Strangers => {
+            if let Some(why) = per_sender()? {
+                Some(why)
+            } else if capped(
+                limits.replies_per_domain_per_day,
+                db::replies_to_domain_since(conn, domain, since)?,
+            ) {
+                Some(format!(
+                    "{} replies to senders at {domain} today already",
+                    limits.replies_per_domain_per_day
+                ))
+            } else if capped(
+                limits.stranger_replies_per_day,
+                db::stranger_replies_since(conn, since)?,
+            ) {
+                Some(format!(
+                    "{} replies to strangers today already, the most in a day",
+                    limits.stranger_replies_per_day
+                ))
+            } else {
+                None
+            }
+        }
+    })
+}
+
+/// Queues the replies (within the budget they draw from, and the kits'
+/// caps) and sets the mail's final state, on the caller's transaction.
+pub(super) fn finish_in(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    row: &InboxRow,
+    ctx: &Ctx<'_>,
+    effect: Effect,
+    now: DateTime<Utc>,
+) -> Result<&'static str, ProcessError> {
+    let sender_key = sender_key(&ctx.reply_to);
+    let domain = sender_key
+        .rsplit_once('@')
+        .map_or("", |(_, d)| d)
+        .to_string();
+    // A From line naming a registered team's mailbox is still a claim,
+    // but its replies go to that team: strangers' caps on its domain and
+    // in all do not apply to it.
+    let budget = match effect.budget {
+        Budget::Strangers if db::count_registrations_of_mailbox(conn, &sender_key)? > 0 => {
+            Budget::Confirmed
+        }
+        b => b,
+    };
+    let limits = &config.limits;
+    let mut outcome = effect.outcome;
+    let since = now - Duration::days(1);
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    if let Some(why) = reply_gate(conn, config, budget, &sender_key, now)? {
+        outcome.push_str(&format!(" (no reply: {why})"));
+    } else {
+        for reply in &effect.replies {
+            if reply.kind == "software" {
+                let per_sender = db::replies_of_kind_since(
+                    conn,
+                    reply.kind,
+                    db::ReplyTarget::Sender(&sender_key),
+                    since,
+                )?;
+                let per_domain = db::replies_of_kind_since(
+                    conn,
+                    reply.kind,
+                    db::ReplyTarget::Domain(&domain),
+                    since,
+                )?;
+                let per_day =
+                    db::replies_of_kind_since(conn, reply.kind, db::ReplyTarget::Everyone, since)?;
+                if capped(limits.kits_per_day, per_day) {
+                    outcome.push_str(&format!(
+                        " (no kit: {} kits went out today, the most in a day)",
+                        limits.kits_per_day
+                    ));
+                    continue;
+                }
+                if capped(limits.kits_per_sender_per_day, per_sender)
+                    || capped(limits.kits_per_domain_per_day, per_domain)
+                {
+                    outcome.push_str(&format!(
+                        " (no kit: at most {} kits a day to one sender and {} to one domain)",
+                        limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
+                    ));
+                    continue;
+                }
+            }
+            let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
+                .then_some(sender_key.as_str());
+            enqueue(
+                conn,
+                &config.contest,
+                reply,
+                Cause {
+                    inbox_id: Some(row.id),
+                    budget,
+                    sender_key: counted_for,
+                    event_key: None,
+                },
+                now,
+            )?;
+        }
+    }
+    seal_inbox(conn, config, row)?;
+    db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
+    Ok(effect.state)
+}
