@@ -36,14 +36,14 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
-use crate::contest::bots::{
-    entry_names, for_each_game, name_in, slug, BotContest, BotContestError, StoredGame, Tally,
-};
 use crate::discipline::play::Played;
 use crate::discipline::results::{opponent_table, results_text, table_rows, Results};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript::full_text;
 use crate::discipline::Discipline;
+use crate::store::bots::{
+    entry_names, for_each_game, name_in, slug, BotContest, BotContestError, StoredGame, Tally,
+};
 use crate::store::Store;
 use crate::tournament::TeamId;
 
@@ -163,9 +163,8 @@ pub fn write(
         n_bots: c.entries.len() as u64,
         ..Default::default()
     };
-    let seam = crate::discipline::registry::of(d).ok_or_else(|| {
-        BotSiteError::Contest(crate::contest::bots::BotContestError::NoBots("KNOBELN"))
-    })?;
+    let seam = crate::discipline::registry::of(d)
+        .ok_or_else(|| BotSiteError::Contest(BotContestError::NoBots("KNOBELN")))?;
     let mut tally = Tally::new(seam);
     let mut fails: BTreeMap<TeamId, Vec<FailureNote>> = BTreeMap::new();
     let mut current: Option<(String, Streamed)> = None;
@@ -341,7 +340,7 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     h.push_str(&format!(
         "<p><a href=\"../pairing/{}.html#{slug}\">all games of this pairing</a></p>\n\
          <h1>{}</h1>\n<table class=\"facts\">\n",
-        crate::contest::bots::slug(&g.pairing),
+        crate::store::bots::slug(&g.pairing),
         escape(&title)
     ));
     let mut fact = |k: &str, v: String| {

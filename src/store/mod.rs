@@ -22,6 +22,7 @@
 //! tests.
 
 pub mod admin;
+pub mod bots;
 mod error;
 pub mod mail;
 pub mod rsm;

@@ -8,8 +8,7 @@
 //! the tables' texts (`crate::discipline::results` and each discipline's
 //! `tables.rs`).
 
-use super::games::*;
-use super::model::*;
+use crate::store::bots::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};

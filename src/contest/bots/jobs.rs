@@ -8,7 +8,7 @@
 //! ([`super::finish`]), or show stored games ([`super::games`]).
 
 use super::finish::*;
-use super::model::*;
+use crate::store::bots::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
 use std::sync::Arc;

@@ -29,19 +29,25 @@ use crate::config::Config;
 pub use crate::discipline::results::{results_text, Results};
 use crate::discipline::Discipline;
 
+use crate::store::bots::Result;
 use crate::store::mail::all_registrations;
 use crate::store::Store;
-use model::Result;
 
 mod finish;
-mod games;
 mod jobs;
-mod model;
 
+pub use crate::store::bots::*;
 pub use finish::*;
-pub use games::*;
 pub use jobs::*;
-pub use model::*;
+
+impl From<crate::contest::lease::LeaseError> for BotContestError {
+    fn from(e: crate::contest::lease::LeaseError) -> Self {
+        match e {
+            crate::contest::lease::LeaseError::Held(who) => BotContestError::Held(who),
+            crate::contest::lease::LeaseError::Store(e) => BotContestError::Store(e),
+        }
+    }
+}
 
 /// Starts the contest once: fixes the entries and the islands. Returns the
 /// contest (the one already started, if any).

@@ -1,9 +1,9 @@
 //! Unit tests of the bot site's pages.
 
 use super::*;
-use crate::contest::bots::Entry;
 use crate::discipline::transcript::{Move, Moves};
 use crate::lines::{BotFailure, BotFailureKind};
+use crate::store::bots::Entry;
 
 /// The contest's islands are published with its results, never while
 /// it runs; a name is text.

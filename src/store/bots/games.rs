@@ -72,7 +72,7 @@ pub fn slug(key: &str) -> String {
 
 /// A game's teams in seat order, from its key (for games stored before
 /// seats were, and to check the stored ones).
-pub(super) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
+pub(crate) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
     seam_of(c)?
         .key_seats(key, &team_ids(c))
         .map_err(|e| BotContestError::Corrupt(format!("game key {key}: {e}")))
@@ -81,14 +81,14 @@ pub(super) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
 /// The setup a stored game was played with (the contest's parameters; the
 /// flooding island's island and seed from the key), and the name of the
 /// material it was played on.
-pub(super) fn setup_of_key(c: &BotContest, config: &Config, key: &str) -> Result<(Setup, String)> {
+pub(crate) fn setup_of_key(c: &BotContest, config: &Config, key: &str) -> Result<(Setup, String)> {
     let seam = seam_of(c)?;
     with_view(c, config, |view| seam.stored_setup(view, key)).map_err(BotContestError::Corrupt)
 }
 
 /// Gives every stored game its seats and pairing where it has none (games
 /// stored before schema 0015).
-pub(super) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> Result<()> {
+pub(crate) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> Result<()> {
     let keys: Vec<String> = {
         let mut st = store
             .conn()
@@ -119,7 +119,7 @@ pub(super) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> 
 
 /// The order of a pairing's games: by the numbers of their keys (run 2
 /// before run 10), then by the key.
-pub(super) const GAME_ORDER: &str = "json_extract(game_key, '$.round'), \
+pub(crate) const GAME_ORDER: &str = "json_extract(game_key, '$.round'), \
      json_extract(game_key, '$.repetition'), json_extract(game_key, '$.island'), \
      json_extract(game_key, '$.run'), json_extract(game_key, '$.game'), \
      json_extract(game_key, '$.slot'), game_key";

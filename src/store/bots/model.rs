@@ -48,16 +48,7 @@ pub enum BotContestError {
     Held(String),
 }
 
-impl From<crate::contest::lease::LeaseError> for BotContestError {
-    fn from(e: crate::contest::lease::LeaseError) -> Self {
-        match e {
-            crate::contest::lease::LeaseError::Held(who) => BotContestError::Held(who),
-            crate::contest::lease::LeaseError::Store(e) => BotContestError::Store(e),
-        }
-    }
-}
-
-pub(super) type Result<T> = std::result::Result<T, BotContestError>;
+pub(crate) type Result<T> = std::result::Result<T, BotContestError>;
 
 /// An entry: the team, its bot version, its name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,12 +117,12 @@ pub fn contest_heading(contest_name: &str, d: Discipline) -> String {
 }
 
 /// The seam of the contest's discipline.
-pub(super) fn seam_of(c: &BotContest) -> Result<&'static dyn BotDiscipline> {
+pub(crate) fn seam_of(c: &BotContest) -> Result<&'static dyn BotDiscipline> {
     crate::discipline::registry::of(c.discipline).ok_or(BotContestError::NoBots("KNOBELN"))
 }
 
 /// Calls `f` with what the discipline's planner knows of the contest.
-pub(super) fn with_view<T>(
+pub(crate) fn with_view<T>(
     c: &BotContest,
     config: &Config,
     f: impl FnOnce(&ContestView<'_>) -> T,
@@ -148,21 +139,21 @@ pub(super) fn with_view<T>(
     })
 }
 
-pub(super) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
+pub(crate) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
     let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
     let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
-pub(super) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
+pub(crate) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| BotContestError::Corrupt(e.to_string()))
 }
 
-pub(super) fn team_ids(c: &BotContest) -> Vec<TeamId> {
+pub(crate) fn team_ids(c: &BotContest) -> Vec<TeamId> {
     c.entries.iter().map(|e| e.team).collect()
 }
 
-pub(super) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
+pub(crate) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
     move |t| {
         c.entries
             .iter()
