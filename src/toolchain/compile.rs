@@ -33,8 +33,8 @@ use serde::Serialize;
 
 use self::report::{add_gcc_messages, drop_description_noise, finish, FirstUses, Verdicts};
 pub use self::report::{
-    compiler_heading, is_tool_heading, CheckStatus, Outcome, Report, Verdict,
-    MAX_DIAGNOSTICS_PER_CHECK,
+    compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
+    Verdict, MAX_DIAGNOSTICS_PER_CHECK,
 };
 use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
@@ -436,7 +436,7 @@ impl<'a> Pass<'a> {
                      rename it or write it out"
                 ),
             ));
-            self.compiler_failed();
+            self.builder_failed(Builder::Clang);
             return Ok(None);
         }
         let cc = tools.compile(
@@ -481,7 +481,7 @@ impl<'a> Pass<'a> {
                      or a construct WebAssembly lacks?)"
                 ),
             ));
-            self.compiler_failed();
+            self.builder_failed(Builder::Clang);
             return;
         }
         let before = self.r.diagnostics.len();
@@ -491,6 +491,12 @@ impl<'a> Pass<'a> {
                 d.message = format!("clang (which builds the program that plays): {}", d.message);
             }
         }
+        self.builder_failed(Builder::Clang);
+    }
+
+    /// Check 5 failed in `tool` after gcc passed: the report says which.
+    fn builder_failed(&mut self, tool: Builder) {
+        self.r.failed_builder = Some(tool);
         self.compiler_failed();
     }
 
@@ -606,6 +612,7 @@ impl<'a> Pass<'a> {
         }
         if !ld.ok {
             add_gcc_messages(&mut self.r, &ld, Check::Compiler, "wasm-ld");
+            self.r.failed_builder = Some(Builder::WasmLd);
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             return Ok(None);
         }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
-use knobeln::toolchain::compile::{CompileConfig, Outcome, Profile, Verdict};
+use knobeln::toolchain::compile::{Builder, CompileConfig, Outcome, Profile, Verdict};
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
 
@@ -837,7 +837,41 @@ fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
             .starts_with("clang (which builds the program that plays)")),
         "{text}"
     );
+    // Check 5 says which compiler failed: gcc compiled the program (a
+    // nested function, a GNU extension gcc accepts) and clang refused it.
+    let (report, text) = render("clang_refuses_nested_function");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{text}");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            " 5. compilation with gcc: passed by gcc; FAILED when clang built the program \
+             that plays (WebAssembly for the contest's machine): see clang's words below 6. "
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("compilation with gcc: FAILED"), "{text}");
+    assert!(
+        report.errors().any(|d| d.line == Some(20)
+            && d.message.starts_with(
+                "clang (which builds the program that plays): function definition is not allowed here"
+            )),
+        "{text}"
+    );
+    assert!(text.contains("\nclang said:\n"), "{text}");
+    let gcc_fails = compile_source(b"main() { for (;;) make_throw(100) }\n", Profile::Local);
+    let gcc_text = compile_report(
+        gcc_fails.report(),
+        false,
+        10_000,
+        None,
+        &ReportNotes::default(),
+    );
+    assert!(
+        gcc_text.contains("5. compilation with gcc: FAILED\n"),
+        "{gcc_text}"
+    );
     let (report, text) = render("llvm_crash_clear_cache");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{text}");
     let errors: Vec<&Diagnostic> = report.errors().collect();
     assert_eq!(errors.len(), 1, "{text}");
     assert!(

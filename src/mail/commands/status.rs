@@ -19,6 +19,7 @@ use crate::mail::texts::render;
 use crate::report::ReportNotes;
 use crate::store::admin::{latest_versions, parse_timestamp, registered_at, VersionInfo};
 use crate::store::StoreError;
+use crate::toolchain::compile::{verdict_words, Builder, Verdict};
 use crate::toolchain::diagnostic::Check;
 use crate::tournament::TeamId;
 
@@ -103,18 +104,22 @@ pub fn stored_report(report_json: &str, accepted: bool) -> Result<String, Comman
         Some((i, c)) => format!("check {} ({})", i + 1, c.title()),
         None => format!("check {name}"),
     };
+    let failed_builder = v["failed_builder"].as_str().and_then(Builder::from_name);
     let checks: Vec<Value> = v["checks"]
         .as_array()
         .into_iter()
         .flatten()
         .map(|c| {
-            let (number, title) = match check_of(&c["check"]) {
-                Some((i, ch)) => (i + 1, ch.title().to_string()),
-                None => (0, c["check"].to_string()),
+            let (number, title, check) = match check_of(&c["check"]) {
+                Some((i, ch)) => (i + 1, ch.title().to_string(), Some(ch)),
+                None => (0, c["check"].to_string(), None),
             };
             let verdict = match c["verdict"].as_str().unwrap_or("") {
                 "passed" => "passed".to_string(),
-                "failed" => "FAILED".to_string(),
+                "failed" => match (check, failed_builder) {
+                    (Some(ch), b) => verdict_words(ch, &Verdict::Failed, b),
+                    (None, _) => "FAILED".to_string(),
+                },
                 "skipped" => format!("not checked ({})", c["why"].as_str().unwrap_or("")),
                 _ => "not required here".to_string(),
             };
