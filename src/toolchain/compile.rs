@@ -40,7 +40,7 @@ use super::diagnostic::{Check, Diagnostic};
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
 use super::lex;
 use super::source;
-use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
+use super::symbols::{self, Helpers, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
 use super::{purec, wasm};
 use crate::sandbox::jail::{Jail, JailError, JailLimits};
 
@@ -523,6 +523,7 @@ impl<'a> Pass<'a> {
         let found = library_problems(
             &syms,
             &*runtime_symbols()?,
+            &*compiler_helpers()?,
             &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
@@ -653,10 +654,12 @@ impl<'a> Pass<'a> {
 /// names that object defines or needs (its undefined names are the
 /// referee's imports: a definition of one would replace the import).
 /// `written`: the identifiers of the preprocessed text; a compiler helper
-/// is the compiler's call only when the program does not name it.
+/// is the compiler's call only when the program does not name it, and no
+/// program defines one. `helpers`: the names the builtins archive defines.
 fn library_problems(
     syms: &ObjectSymbols,
     runtime: &ObjectSymbols,
+    helpers: &Helpers,
     written: &HashSet<String>,
     uses: &FirstUses<'_>,
 ) -> Vec<Diagnostic> {
@@ -668,7 +671,7 @@ fn library_problems(
             message,
         ))
     };
-    for name in syms.forbidden_calls() {
+    for name in syms.forbidden_calls(helpers) {
         if name.starts_with("__atomic_") || name.starts_with("__sync_") {
             error(
                 Some(name),
@@ -688,8 +691,18 @@ fn library_problems(
             ),
         );
     }
+    for name in syms.defined.iter().filter(|d| helpers.contains(d)) {
+        error(
+            Some(name),
+            format!(
+                "defines `{name}`, the name of a routine of the compiler's own library (the \
+                 compiler calls it by itself for arithmetic C has no instruction for, and a \
+                 strategy may not replace it): rename your function or variable"
+            ),
+        );
+    }
     for name in &syms.undefined {
-        if symbols::is_compiler_helper(name) && written.contains(name) {
+        if helpers.contains(name) && written.contains(name) {
             error(
                 Some(name),
                 format!(
@@ -809,6 +822,22 @@ fn runtime_symbols() -> Result<Arc<ObjectSymbols>, CompileError> {
         .get_or_init(|| {
             let object = runtime_wasm_object().map_err(|e| e.to_string())?;
             symbols::inspect_object(&object).map(Arc::new)
+        })
+        .clone()
+        .map_err(CompileError::Runtime)
+}
+
+/// The compiler's helper routines: the names the builtins archive that
+/// wasm-ld links defines ([`wasm::Toolchain::builtins`]), read from its
+/// symbol map once per process.
+pub fn compiler_helpers() -> Result<Arc<Helpers>, CompileError> {
+    static HELPERS: OnceLock<Result<Arc<Helpers>, String>> = OnceLock::new();
+    HELPERS
+        .get_or_init(|| {
+            let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
+            let archive = std::fs::read(&tools.builtins)
+                .map_err(|e| format!("{}: {e}", tools.builtins.display()))?;
+            symbols::archive_symbols(&archive).map(Arc::new)
         })
         .clone()
         .map_err(CompileError::Runtime)

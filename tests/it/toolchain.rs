@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
-use knobeln::toolchain::compile::{Builder, CompileConfig, Outcome, Profile, Verdict};
+use knobeln::toolchain::compile::{
+    compiler_helpers, Builder, CompileConfig, Outcome, Profile, Verdict,
+};
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
 
@@ -427,7 +429,10 @@ fn check_6_reads_the_symbols_of_clangs_object() {
         ["errno", "make_throw", "malloc", "next_random", "printf"],
         "{syms:?}"
     );
-    assert_eq!(syms.forbidden_calls(), ["errno", "malloc", "printf"]);
+    assert_eq!(
+        syms.forbidden_calls(&compiler_helpers().unwrap()),
+        ["errno", "malloc", "printf"]
+    );
     assert!(syms.defines("main") && syms.defines("table") && syms.defines("pick"));
     assert!(
         !syms.defines("helper"),
@@ -750,6 +755,7 @@ fn defining_a_runtime_name_of_the_referees_fails_check_6() {
 /// C has no instruction for; a program that names one calls it itself
 /// (declared or not) and is refused by check 6, naming it at its line.
 /// What the compiler calls on its own (`long double` here) still plays.
+/// A program defining a helper's name (`__multi3`) is refused too.
 #[test]
 fn calling_a_compiler_helper_by_name_fails_check_6() {
     for (file, names) in [
@@ -774,6 +780,32 @@ fn calling_a_compiler_helper_by_name_fails_check_6() {
             );
         }
     }
+    // Which names are the compiler's is read from the builtins archive
+    // wasm-ld links, not guessed from their shape.
+    let helpers = compiler_helpers().unwrap();
+    assert!(helpers.len() > 100, "{helpers:?}");
+    for name in ["__powidf2", "__multi3", "__ffssi2", "__multf3", "__fixdfsi"] {
+        assert!(helpers.contains(name), "{name}");
+    }
+    for name in [
+        "printf",
+        "memcpy",
+        "make_throw",
+        "__stack_pointer",
+        "__mine2",
+    ] {
+        assert!(!helpers.contains(name), "{name}");
+    }
+    // Defining one replaces the compiler's routine: refused, with the way out.
+    let errors = hostile_errors("helper_defined", Check::Library);
+    assert!(
+        errors.iter().any(|d| d.line == Some(20)
+            && d.message.starts_with(
+                "defines `__multi3`, the name of a routine of the compiler's own library"
+            )
+            && d.message.ends_with("rename your function or variable")),
+        "{errors:?}"
+    );
     let src =
         "main() { volatile long double x = next_random(1, 9); x = x * x / 3; for (;;) make_throw(100 + (int)x); }\n";
     let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(src)).unwrap();
@@ -809,7 +841,10 @@ fn the_linkers_own_names_fail_check_6() {
     ))
     .unwrap();
     assert_eq!(syms.undefined, ["__stack_pointer"], "{syms:?}");
-    assert_eq!(syms.forbidden_calls(), ["__stack_pointer"]);
+    assert_eq!(
+        syms.forbidden_calls(&compiler_helpers().unwrap()),
+        ["__stack_pointer"]
+    );
 }
 
 /// F3: clang's failures are told as clang's ("clang said:", never "gcc
