@@ -386,7 +386,10 @@ impl<'a> Pass<'a> {
     }
 
     /// Check 6 before clang: the program names none of the linker's own
-    /// symbols (clang would fail on some, wasm-ld on others).
+    /// symbols (clang would fail on some, wasm-ld on others), nor a
+    /// WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is
+    /// fixed; any of them: gcc does not know it, so the two compilers
+    /// would build different programs).
     fn linker_names(&mut self) -> bool {
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
         let mut ok = true;
@@ -403,6 +406,33 @@ impl<'a> Pass<'a> {
                     ),
                 ));
             }
+        }
+        let mut builtins: Vec<&String> = self
+            .written
+            .iter()
+            .filter(|n| n.starts_with("__builtin_wasm_"))
+            .collect();
+        builtins.sort();
+        for name in builtins {
+            ok = false;
+            let message = if name.starts_with("__builtin_wasm_memory_") {
+                format!(
+                    "uses `{name}`: the memory of a strategy is fixed at {} kB (its static \
+                     data and {} kB of stack, requirement 5); it can neither grow nor be asked \
+                     for its size: remove it and use static arrays of a fixed size",
+                    self.cfg.memory_limit / 1024,
+                    wasm::SHADOW_STACK_BYTES / 1024
+                )
+            } else {
+                format!(
+                    "uses `{name}`, a builtin of WebAssembly that only clang knows (for gcc it \
+                     is an unknown function: every compiler must see the same program); write \
+                     it in C"
+                )
+            };
+            self.r
+                .diagnostics
+                .push(Diagnostic::error(Check::Library, uses.line(name), message));
         }
         if !ok {
             self.verdicts.set(Check::Library, Verdict::Failed);

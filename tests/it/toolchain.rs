@@ -976,3 +976,36 @@ fn main_as_a_variable_atomics_and_the_cycle_counter_are_said_in_words() {
         "{errors:?}"
     );
 }
+
+/// The memory of a strategy is fixed (initial and maximum are the limit):
+/// `__builtin_wasm_memory_grow` could only fail, and `…_size` says the
+/// same number to every program. Both are refused by check 6 before clang,
+/// saying the figure and what to do; any other WebAssembly builtin too,
+/// since gcc takes it for an unknown function (two different programs).
+#[test]
+fn wasm_memory_builtins_are_refused_with_the_fixed_memory() {
+    let errors = hostile_errors("memory_grow", Check::Library);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    for (d, name) in errors
+        .iter()
+        .zip(["__builtin_wasm_memory_grow", "__builtin_wasm_memory_size"])
+    {
+        assert_eq!(d.line, Some(20), "{errors:?}");
+        assert_eq!(
+            d.message,
+            format!(
+                "uses `{name}`: the memory of a strategy is fixed at 1024 kB (its static data \
+                 and 64 kB of stack, requirement 5); it can neither grow nor be asked for its \
+                 size: remove it and use static arrays of a fixed size"
+            )
+        );
+    }
+    let errors = hostile_errors("wasm_builtin", Check::Library);
+    assert!(
+        errors.len() == 1
+            && errors[0].message.starts_with(
+                "uses `__builtin_wasm_max_f32`, a builtin of WebAssembly that only clang knows"
+            ),
+        "{errors:?}"
+    );
+}
