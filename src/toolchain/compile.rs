@@ -191,7 +191,7 @@ impl<'a> Pass<'a> {
             // nothing is linked.
             return Ok(None);
         }
-        if !self.object_shape(&object) {
+        if !self.object_shape(&object) || !self.stack_frames_fit(&object) {
             return Ok(None);
         }
         let Some(module) = self.link(&gcc, &tools)? else {
@@ -570,6 +570,48 @@ impl<'a> Pass<'a> {
         let ok = problems.is_empty();
         for p in problems {
             self.reject(format!("the program {p}"));
+        }
+        ok
+    }
+
+    /// No function's frame is larger than the whole shadow stack (a local
+    /// array of a megabyte): it would crash whenever it is called, so it
+    /// is refused here, with its figure and the limit (requirement 5).
+    fn stack_frames_fit(&mut self, object: &[u8]) -> bool {
+        let stack = wasm::SHADOW_STACK_BYTES;
+        let uses = FirstUses::new(&self.text, self.r.description.as_ref());
+        let mut ok = true;
+        for frame in wasm::stack_frames(object) {
+            if frame.bytes <= stack {
+                continue;
+            }
+            ok = false;
+            // clang's names for `main` by its prototype.
+            let function = frame.function.as_deref().map(|f| match f {
+                "__main_void" | "__main_argc_argv" => "main",
+                f => f,
+            });
+            let (what, line) = match function {
+                Some(f) => (format!("the function `{f}`"), uses.line(f)),
+                None => ("a function".to_string(), None),
+            };
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                line,
+                format!(
+                    "{what} needs {} kB of stack for its local variables, more than the {} kB \
+                     of stack a strategy has (requirement 5: the memory is fixed at {} kB); it \
+                     would crash whenever it is called: make its large local arrays static \
+                     (declare them `static` or outside the function: static data count \
+                     against the memory, not the stack)",
+                    frame.bytes.div_ceil(1024),
+                    stack / 1024,
+                    self.cfg.memory_limit / 1024
+                ),
+            ));
+        }
+        if !ok {
+            self.verdicts.set(Check::Compiler, Verdict::Failed);
         }
         ok
     }

@@ -27,8 +27,9 @@ fn quick() -> RefereeConfig {
 }
 
 /// Hostile strategies the compile service refuses (an attribute it does
-/// not allow): built without its checks, for the walls behind.
-const UNCHECKED: &[&str] = &["import_host"];
+/// not allow; a stack frame of 4 MB): built without its checks, for the
+/// walls behind.
+const UNCHECKED: &[&str] = &["import_host", "memory_hog"];
 
 /// Plays `name` against constant.c as P and as Q and checks the failure.
 fn hostile_game(
@@ -103,6 +104,22 @@ fn endless_loop_runs_out_of_fuel_at_throw_3() {
 
 #[test]
 fn memory_hog_crashes_on_the_memory_limit_before_its_first_throw() {
+    // The compile service refuses its 4 MB local array (a frame larger
+    // than the stack); built without the checks, it crashes at throw 1.
+    let src = std::fs::read(hostile_path("memory_hog")).unwrap();
+    let outcome = knobeln::toolchain::compile::compile(
+        &src,
+        &knobeln::toolchain::compile::CompileConfig::local(),
+    )
+    .unwrap();
+    assert!(
+        !outcome.accepted()
+            && outcome.report().errors().any(|d| d
+                .message
+                .starts_with("the function `hog` needs 4096 kB of stack")),
+        "{:?}",
+        outcome.report().diagnostics
+    );
     hostile_game("memory_hog", quick(), 1, segfault, SEGFAULT_WORDS);
 }
 

@@ -1009,3 +1009,43 @@ fn wasm_memory_builtins_are_refused_with_the_fixed_memory() {
         "{errors:?}"
     );
 }
+
+/// A function whose local variables take more than the whole 64 kB stack
+/// (a local array of a megabyte) would crash whenever it is called:
+/// refused at compile time, with its figure, the limit and the way out,
+/// read from the prologue of clang's object (`__stack_pointer` minus a
+/// constant). A frame that fits is accepted.
+#[test]
+fn a_stack_frame_larger_than_the_stack_is_refused_with_its_figure() {
+    let frames = knobeln::toolchain::wasm::stack_frames(&wasm_object(
+        "int fill(int t) { int a[262144]; int i; for (i = 0; i < 262144; i++) a[i] = next_random(1, 9) + i; return a[t % 262144]; }\n",
+    ));
+    assert_eq!(
+        frames,
+        [knobeln::toolchain::wasm::StackFrame {
+            function: Some("fill".into()),
+            bytes: 1 << 20
+        }]
+    );
+    for (file, function, kb) in [
+        ("big_stack_frame", "fill", "1024"),
+        ("big_stack_in_main", "main", "79"),
+    ] {
+        // (`fill` is inlined into `main` too: both are named.)
+        let errors = hostile_errors(file, Check::Compiler);
+        assert_eq!(errors[0].line, Some(20), "{file}: {errors:?}");
+        assert!(
+            errors[0].message.starts_with(&format!(
+                "the function `{function}` needs {kb} kB of stack for its local variables, \
+                 more than the 64 kB of stack a strategy has (requirement 5: the memory is \
+                 fixed at 1024 kB); it would crash whenever it is called: make its large local \
+                 arrays static"
+            )),
+            "{file}: {errors:?}"
+        );
+    }
+    let fits = "main() { int seen[10000]; int n = 0, i; for (i = 0; i < 10000; i++) seen[i] = 0;\n\
+                for (;;) { int t = make_throw(100 + seen[n % 10000] % 10); seen[n++ % 10000] = t; } }\n";
+    let outcome = compile_source(fits.as_bytes(), Profile::Local);
+    assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
+}
