@@ -3,6 +3,7 @@
 
 use super::report::{finish, FirstUses, Verdicts};
 use super::*;
+use crate::toolchain::symbols::{Helpers, ObjectSymbols};
 use std::collections::HashSet;
 
 fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSymbols {
