@@ -262,3 +262,36 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         )],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored report whose check 5 failed in clang after gcc passed says
+    /// so in the status mail too, as the compile report did.
+    #[test]
+    fn a_stored_report_names_the_tool_that_failed_check_5() {
+        let stored = |builder: Option<&str>| {
+            let mut v = json!({
+                "checks": [
+                    {"check": "compiler", "verdict": "failed"},
+                    {"check": "library", "verdict": "skipped", "why": "check 5 failed"},
+                ],
+                "diagnostics": [],
+                "compiler_output": "",
+            });
+            if let Some(b) = builder {
+                v["failed_builder"] = json!(b);
+            }
+            stored_report(&v.to_string(), false).unwrap()
+        };
+        let words = |t: String| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let clang = words(stored(Some("clang")));
+        assert!(
+            clang.contains("5. compilation with gcc: passed by gcc; FAILED when clang built"),
+            "{clang}"
+        );
+        let gcc = words(stored(None));
+        assert!(gcc.contains("5. compilation with gcc: FAILED 6."), "{gcc}");
+    }
+}
