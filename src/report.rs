@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::referee::GameRecord;
-use crate::toolchain::compile::{compiler_heading, is_tool_heading, Report, Verdict};
+use crate::toolchain::compile::{compiler_heading, is_tool_heading, verdict_words, Report};
 use crate::toolchain::diagnostic::Diagnostic;
 
 /// The trial game as the report shows it. The submitted strategy is P.
@@ -115,12 +115,7 @@ pub fn compile_report(
             .map(|c| CheckLine {
                 number: c.check as usize + 1,
                 title: c.check.title(),
-                verdict: match &c.verdict {
-                    Verdict::Passed => "passed".into(),
-                    Verdict::Failed => "FAILED".into(),
-                    Verdict::Skipped(why) => format!("not checked ({why})"),
-                    Verdict::NotApplicable => "not required here".into(),
-                },
+                verdict: verdict_words(c.check, &c.verdict, report.failed_builder),
             })
             .collect(),
         errors: report.errors().map(diag_line).collect(),

@@ -60,6 +60,7 @@ impl CheckCmd {
                 "errors": errors,
                 "warnings": warnings,
                 "compiler_output": report.compiler_output,
+                "failed_builder": report.failed_builder,
                 "trial_game": trial.as_ref().map(|g| super::play::game_json(g, ["submission", "example"])),
                 "peak_rss_kb": peak_rss_kb(),
             });

@@ -526,7 +526,10 @@ pub fn describe_failure(cfg: &RefereeConfig, throw: u32, kind: &FailureKind) -> 
 fn crash_hint(cfg: &RefereeConfig, signal: i32) -> String {
     if signal == libc::SIGSEGV || signal == libc::SIGBUS {
         format!(
-            "; a bad pointer, or stack and data beyond the memory limit of {} kB",
+            "; a bad pointer, or local variables beyond its {} kB of stack (recursion too \
+             deep, or local arrays too large: make large arrays static), or data beyond the \
+             memory limit of {} kB",
+            crate::toolchain::wasm::SHADOW_STACK_BYTES / 1024,
             cfg.limits.memory_bytes / 1024
         )
     } else {

@@ -7,42 +7,57 @@
 //! checks of the one preprocessed text (check 2 again, check 3); gcc
 //! (check 5: "must be compilable with gcc", its messages are what a
 //! participant reads; its object's static data beyond twice the memory
-//! limit never fit); the linker's names (check 6, on the text); clang
-//! for `wasm32` on the same text, once clang's
-//! own preprocessing is shown to leave it as it is; the routines the
-//! object needs and defines (check 6, on clang's object: what is linked
-//! is what is checked); wasm-ld with the runtime (the memory limit,
-//! requirement 5); the module's shape ([`wasm::check_module`]); the
-//! engine's compile. A step that rejects sets its verdicts and stops the
-//! pass; [`report::finish`] skips the checks not reached.
+//! limit never fit); the names the text may not write (check 6: the
+//! linker's, WebAssembly's builtins); clang for `wasm32` on the same text,
+//! once clang's own preprocessing is shown to leave it as it is; the
+//! routines the object needs and defines (check 6, on clang's object: what
+//! is linked is what is checked); no stack frame larger than the stack;
+//! wasm-ld with the runtime (the memory limit, requirement 5); the
+//! module's shape ([`wasm::check_module`]); the engine's compile. A step
+//! that rejects sets its verdicts and stops the pass; [`report::finish`]
+//! skips the checks not reached.
+//!
+//! The steps' findings are worded in the children: `check6.rs` (check 6's
+//! diagnostics), `messages.rs` (LLVM crashes, memory), `report.rs` (the
+//! report); `runtime.rs` makes what every strategy is linked against;
+//! `error.rs` is the service's own faults. This file holds the settings,
+//! the steps in order and the example strategy, compiled once.
 //!
 //! A rejection is data ([`Outcome::Rejected`] with its diagnostics), never an
 //! `Err`; `Err` means the server could not do its job (no jail, no gcc).
 //! The trial game and authentication are not done here (see the `check`
 //! command and the mail front end).
 
+mod check6;
+mod error;
+mod messages;
 mod report;
+mod runtime;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashSet;
-use std::io;
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
+use self::check6::{library_problems, link_findings, names_in_text};
+pub use self::error::CompileError;
+use self::messages::{llvm_crash, memory_message};
 use self::report::{add_gcc_messages, drop_description_noise, finish, FirstUses, Verdicts};
 pub use self::report::{
-    compiler_heading, is_tool_heading, CheckStatus, Outcome, Report, Verdict,
-    MAX_DIAGNOSTICS_PER_CHECK,
+    compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
+    Verdict, MAX_DIAGNOSTICS_PER_CHECK,
 };
+use self::runtime::runtime_symbols;
+pub use self::runtime::{compiler_helpers, runtime_wasm_object};
 use super::diagnostic::{Check, Diagnostic};
-use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, RUNTIME_C, SOURCE_NAME};
+use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use super::lex;
 use super::source;
-use super::symbols::{self, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
+use super::symbols;
 use super::{purec, wasm};
-use crate::sandbox::jail::{Jail, JailError, JailLimits};
+use crate::sandbox::jail::{Jail, JailLimits};
 
 /// The strategy of the announcement's shell archive, unchanged.
 pub const EXAMPLE_C: &str = include_str!("../runtime/example.c");
@@ -102,19 +117,6 @@ impl CompileConfig {
             ..CompileConfig::default()
         }
     }
-}
-
-/// Infrastructure faults of the compile service.
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error(transparent)]
-    Jail(#[from] JailError),
-    #[error("compile service i/o: {0}")]
-    Io(#[from] io::Error),
-    #[error("cannot read the object clang produced: {0}")]
-    Object(String),
-    #[error("the contest runtime does not compile: {0}")]
-    Runtime(String),
 }
 
 /// gcc's object's static data above which the compile service refuses a
@@ -191,7 +193,7 @@ impl<'a> Pass<'a> {
             // nothing is linked.
             return Ok(None);
         }
-        if !self.object_shape(&object) {
+        if !self.object_shape(&object) || !self.stack_frames_fit(&object) {
             return Ok(None);
         }
         let Some(module) = self.link(&gcc, &tools)? else {
@@ -386,24 +388,15 @@ impl<'a> Pass<'a> {
     }
 
     /// Check 6 before clang: the program names none of the linker's own
-    /// symbols (clang would fail on some, wasm-ld on others).
+    /// symbols (clang would fail on some, wasm-ld on others), nor a
+    /// WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is
+    /// fixed; any of them: gcc does not know it, so the two compilers
+    /// would build different programs).
     fn linker_names(&mut self) -> bool {
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
-        let mut ok = true;
-        for name in LINKER_SYMBOLS {
-            if self.written.contains(name) {
-                ok = false;
-                self.r.diagnostics.push(Diagnostic::error(
-                    Check::Library,
-                    uses.line(name),
-                    format!(
-                        "uses `{name}`, a name the linker gives to its own symbols (the stack \
-                         pointer, the table of function pointers); a strategy may not use it: \
-                         rename it"
-                    ),
-                ));
-            }
-        }
+        let found = names_in_text(&self.written, &uses, self.cfg.memory_limit);
+        let ok = found.is_empty();
+        self.r.diagnostics.extend(found);
         if !ok {
             self.verdicts.set(Check::Library, Verdict::Failed);
         }
@@ -436,7 +429,7 @@ impl<'a> Pass<'a> {
                      rename it or write it out"
                 ),
             ));
-            self.compiler_failed();
+            self.builder_failed(Builder::Clang);
             return Ok(None);
         }
         let cc = tools.compile(
@@ -481,7 +474,7 @@ impl<'a> Pass<'a> {
                      or a construct WebAssembly lacks?)"
                 ),
             ));
-            self.compiler_failed();
+            self.builder_failed(Builder::Clang);
             return;
         }
         let before = self.r.diagnostics.len();
@@ -491,6 +484,12 @@ impl<'a> Pass<'a> {
                 d.message = format!("clang (which builds the program that plays): {}", d.message);
             }
         }
+        self.builder_failed(Builder::Clang);
+    }
+
+    /// Check 5 failed in `tool` after gcc passed: the report says which.
+    fn builder_failed(&mut self, tool: Builder) {
+        self.r.failed_builder = Some(tool);
         self.compiler_failed();
     }
 
@@ -517,6 +516,7 @@ impl<'a> Pass<'a> {
         let found = library_problems(
             &syms,
             &*runtime_symbols()?,
+            &*compiler_helpers()?,
             &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
@@ -537,6 +537,48 @@ impl<'a> Pass<'a> {
         ok
     }
 
+    /// No function's frame is larger than the whole shadow stack (a local
+    /// array of a megabyte): it would crash whenever it is called, so it
+    /// is refused here, with its figure and the limit (requirement 5).
+    fn stack_frames_fit(&mut self, object: &[u8]) -> bool {
+        let stack = wasm::SHADOW_STACK_BYTES;
+        let uses = FirstUses::new(&self.text, self.r.description.as_ref());
+        let mut ok = true;
+        for frame in wasm::stack_frames(object) {
+            if frame.bytes <= stack {
+                continue;
+            }
+            ok = false;
+            // clang's names for `main` by its prototype.
+            let function = frame.function.as_deref().map(|f| match f {
+                "__main_void" | "__main_argc_argv" => "main",
+                f => f,
+            });
+            let (what, line) = match function {
+                Some(f) => (format!("the function `{f}`"), uses.line(f)),
+                None => ("a function".to_string(), None),
+            };
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                line,
+                format!(
+                    "{what} needs {} kB of stack for its local variables, more than the {} kB \
+                     of stack a strategy has (requirement 5: the memory is fixed at {} kB); it \
+                     would crash whenever it is called: make its large local arrays static \
+                     (declare them `static` or outside the function: static data count \
+                     against the memory, not the stack)",
+                    frame.bytes.div_ceil(1024),
+                    stack / 1024,
+                    self.cfg.memory_limit / 1024
+                ),
+            ));
+        }
+        if !ok {
+            self.verdicts.set(Check::Compiler, Verdict::Failed);
+        }
+        ok
+    }
+
     /// wasm-ld links the object with the runtime into a module with the
     /// contest's memory: static data and the stack must fit into it
     /// (requirement 5), and every call must match its function.
@@ -551,48 +593,7 @@ impl<'a> Pass<'a> {
         let ld = tools.link(gcc, &objects, "strategy.wasm", limit)?;
         let problems = wasm::link_problems(&ld.messages);
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
-        let mut calls = Vec::new();
-        let mut needed = None;
-        for p in &problems {
-            match p {
-                wasm::LinkProblem::Memory { needed_bytes } => needed = Some(*needed_bytes),
-                wasm::LinkProblem::Undefined { symbol } => calls.push(Diagnostic::error(
-                    Check::Library,
-                    uses.line(symbol),
-                    format!(
-                        "uses `{symbol}`, which nothing defines: it is not one of the five \
-                         library routines ({}) nor a function of the program's own",
-                        LIBRARY_ROUTINES.join(", ")
-                    ),
-                )),
-                wasm::LinkProblem::Duplicate { symbol } => calls.push(Diagnostic::error(
-                    Check::Library,
-                    uses.line(symbol),
-                    format!(
-                        "defines `{symbol}`, which the contest runtime defines too; rename it \
-                         (or make it static)"
-                    ),
-                )),
-                wasm::LinkProblem::TypeMismatch { symbol } => calls.push(Diagnostic::error(
-                    Check::Library,
-                    uses.line(symbol),
-                    format!(
-                        "uses `{symbol}` as another kind of thing (a variable for a function, \
-                         or the reverse) than the contest runtime or the linker defines by that \
-                         name; rename it"
-                    ),
-                )),
-                wasm::LinkProblem::Signature { function } => calls.push(Diagnostic::error(
-                    Check::Library,
-                    uses.line(function),
-                    format!(
-                        "calls `{function}` with other arguments than it takes (see \
-                         knobellib.h for the five routines; a function of your own must be \
-                         called as it is defined)"
-                    ),
-                )),
-            }
-        }
+        let (needed, calls) = link_findings(&problems, &uses);
         if let Some(needed) = needed {
             self.r.image_bytes = Some(needed);
             self.reject(memory_message(needed, limit, true));
@@ -606,6 +607,7 @@ impl<'a> Pass<'a> {
         }
         if !ld.ok {
             add_gcc_messages(&mut self.r, &ld, Check::Compiler, "wasm-ld");
+            self.r.failed_builder = Some(Builder::WasmLd);
             self.verdicts.set(Check::Compiler, Verdict::Failed);
             return Ok(None);
         }
@@ -638,204 +640,6 @@ impl<'a> Pass<'a> {
             }
         }
     }
-}
-
-/// Check 6's findings in the symbols of a strategy's object, each at the
-/// first line that names the symbol. `runtime`: the symbols of the
-/// runtime's object it is linked with; the strategy may define none of the
-/// names that object defines or needs (its undefined names are the
-/// referee's imports: a definition of one would replace the import).
-/// `written`: the identifiers of the preprocessed text; a compiler helper
-/// is the compiler's call only when the program does not name it.
-fn library_problems(
-    syms: &ObjectSymbols,
-    runtime: &ObjectSymbols,
-    written: &HashSet<String>,
-    uses: &FirstUses<'_>,
-) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let mut error = |name: Option<&str>, message: String| {
-        out.push(Diagnostic::error(
-            Check::Library,
-            name.and_then(|n| uses.line(n)),
-            message,
-        ))
-    };
-    for name in syms.forbidden_calls() {
-        if name.starts_with("__atomic_") || name.starts_with("__sync_") {
-            error(
-                Some(name),
-                format!(
-                    "uses `{name}`: _Atomic objects of this size need library routines; remove \
-                     _Atomic (a strategy runs in one thread)"
-                ),
-            );
-            continue;
-        }
-        error(
-            Some(name),
-            format!(
-                "uses `{name}`, which is not one of the five library routines ({}); \
-                 a strategy may call nothing else",
-                LIBRARY_ROUTINES.join(", ")
-            ),
-        );
-    }
-    for name in &syms.undefined {
-        if symbols::is_compiler_helper(name) && written.contains(name) {
-            error(
-                Some(name),
-                format!(
-                    "calls `{name}` by name, a routine of the compiler's own library (the \
-                     compiler may call it by itself for arithmetic; a strategy may not): write \
-                     the arithmetic in C"
-                ),
-            );
-        }
-    }
-    if syms.defined_data.iter().any(|d| d == "main") {
-        error(
-            Some("main"),
-            "`main` must be a function: the program defines a variable called main; the \
-             runtime calls main() to start the strategy"
-                .into(),
-        );
-    } else if !syms.defines("main") {
-        error(
-            None,
-            "the program defines no function `main`; the runtime calls main() to start the \
-             strategy"
-                .into(),
-        );
-    }
-    const ENTRY: [&str; 4] = ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"];
-    for name in ENTRY {
-        if syms.defines(name) {
-            error(
-                Some(name),
-                format!("defines `{name}`; the contest runtime provides the program's entry point"),
-            );
-        }
-    }
-    let theirs = |name: &&String| name.as_str() != "main" && !ENTRY.contains(&name.as_str());
-    for name in runtime.defined.iter().filter(theirs) {
-        if syms.defines(name) {
-            error(
-                Some(name),
-                format!(
-                    "defines its own `{name}`, which the contest runtime provides; rename it \
-                     (or make it static)"
-                ),
-            );
-        }
-    }
-    for name in runtime.undefined.iter().filter(theirs) {
-        if syms.defines(name) {
-            error(
-                Some(name),
-                format!(
-                    "defines `{name}`, the contest runtime's name for a function of the \
-                     referee; a strategy may not replace it: rename it (or make it static)"
-                ),
-            );
-        }
-    }
-    if syms.constructors {
-        error(
-            None,
-            "the program has constructors (__attribute__((constructor)) or similar); \
-             no code may run before main()"
-                .into(),
-        );
-    }
-    out
-}
-
-/// What failed when clang crashed (LLVM's "PLEASE submit a bug report",
-/// a stack dump, an error in its back end), in a few words; `None`: no crash.
-fn llvm_crash(messages: &str) -> Option<String> {
-    let crashed = [
-        "PLEASE submit a bug report",
-        "Stack dump:",
-        "error in backend",
-    ]
-    .iter()
-    .any(|m| messages.contains(m));
-    if !crashed {
-        return None;
-    }
-    let why = messages
-        .lines()
-        .find_map(|l| l.split("error in backend: ").nth(1))
-        .map(|w| w.trim().chars().take(120).collect::<String>())
-        .filter(|w| !w.contains('/'))
-        .unwrap_or_else(|| "the compiler crashed".into());
-    Some(why)
-}
-
-/// The participant's words for a program whose static data and stack do
-/// not fit into its memory (wasm-ld said it needs `needed` bytes).
-/// `exact`: wasm-ld's figure; otherwise a lower bound (from gcc's object).
-fn memory_message(needed: u64, limit: u64, exact: bool) -> String {
-    let stack = wasm::SHADOW_STACK_BYTES;
-    let (about, are) = if exact {
-        ("about", "are")
-    } else {
-        ("at least", "are at least")
-    };
-    format!(
-        "the program does not fit into the memory limit of {} kB (requirement 5): it needs \
-         {about} {} kB (its static data {are} {} kB, and it has {} kB of stack for its own \
-         use); make static arrays smaller by at least {} kB",
-        limit / 1024,
-        needed.div_ceil(1024),
-        needed.saturating_sub(stack).div_ceil(1024),
-        stack / 1024,
-        needed.saturating_sub(limit).div_ceil(1024)
-    )
-}
-
-/// The symbols of [`runtime_wasm_object`], read once per process.
-fn runtime_symbols() -> Result<Arc<ObjectSymbols>, CompileError> {
-    static SYMBOLS: OnceLock<Result<Arc<ObjectSymbols>, String>> = OnceLock::new();
-    SYMBOLS
-        .get_or_init(|| {
-            let object = runtime_wasm_object().map_err(|e| e.to_string())?;
-            symbols::inspect_object(&object).map(Arc::new)
-        })
-        .clone()
-        .map_err(CompileError::Runtime)
-}
-
-/// The contest runtime compiled by clang for wasm32 (in the jail, with
-/// the strategies' flags), once per process: every module links the same
-/// bytes.
-pub fn runtime_wasm_object() -> Result<Arc<Vec<u8>>, CompileError> {
-    static OBJECT: OnceLock<Result<Arc<Vec<u8>>, String>> = OnceLock::new();
-    OBJECT
-        .get_or_init(|| {
-            let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
-            build_runtime(|gcc, out| tools.compile(gcc, Input::Source, "knobellib.c", out))
-        })
-        .clone()
-        .map_err(CompileError::Runtime)
-}
-
-/// Compiles `knobellib.c` in a jail of its own with `compile`; the object.
-fn build_runtime(
-    compile: impl FnOnce(&Gcc<'_>, &str) -> Result<GccRun, JailError>,
-) -> Result<Arc<Vec<u8>>, String> {
-    let jail = Jail::new().map_err(|e| e.to_string())?;
-    let gcc = Gcc::new(&jail, JailLimits::default());
-    gcc.put("knobellib.c", RUNTIME_C.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let rt = compile(&gcc, "knobellib.o").map_err(|e| e.to_string())?;
-    if !rt.ok {
-        return Err(rt.messages);
-    }
-    gcc.get("knobellib.o")
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
 }
 
 /// The announcement's example strategy as a module, compiled once per

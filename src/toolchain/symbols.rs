@@ -7,8 +7,10 @@
 //! compiler may emit calls to `memcpy`, `memset`, `memmove` and `memcmp`
 //! on its own, and to compiler-rt's arithmetic helpers (names like
 //! `__divti3`, `__multf3` for `long double`); the runtime and the builtins
-//! library provide those. This module only reads symbols; wording the
-//! rejection is [`super::compile`]'s job.
+//! library provide those. Which names are the compiler's helpers is read
+//! from the builtins archive itself ([`archive_symbols`]), not guessed from
+//! their shape. This module only reads symbols (it opens no file); wording
+//! the rejection is [`super::compile`]'s job.
 
 use wasmtime::wasmparser::{
     KnownCustom, Linking, Parser, Payload, SymbolFlags, SymbolInfo, TypeRef,
@@ -44,38 +46,65 @@ impl ObjectSymbols {
         self.defined.iter().any(|d| d == name)
     }
 
-    /// Undefined symbols that are neither the five routines nor compiler helpers.
-    pub fn forbidden_calls(&self) -> Vec<&str> {
+    /// Undefined symbols that are neither the five routines, nor `mem*`,
+    /// nor one of the compiler's `helpers`.
+    pub fn forbidden_calls(&self, helpers: &Helpers) -> Vec<&str> {
         self.undefined
             .iter()
             .map(String::as_str)
-            .filter(|s| !is_allowed_undefined(s))
+            .filter(|s| !is_allowed_undefined(s, helpers))
             .collect()
     }
 }
 
 /// Whether an undefined symbol is allowed in a strategy object.
-pub fn is_allowed_undefined(name: &str) -> bool {
-    LIBRARY_ROUTINES.contains(&name)
-        || COMPILER_ROUTINES.contains(&name)
-        || is_compiler_helper(name)
+pub fn is_allowed_undefined(name: &str, helpers: &Helpers) -> bool {
+    LIBRARY_ROUTINES.contains(&name) || COMPILER_ROUTINES.contains(&name) || helpers.contains(name)
 }
 
-/// The compiler's arithmetic helpers (compiler-rt's, named as libgcc's):
-/// `__` and lowercase letters and digits, ending in a digit (`__divti3`,
-/// `__multf3`), or the `__float…`/`__fix…` conversions.
-pub fn is_compiler_helper(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("__") else {
-        return false;
-    };
-    let simple = !rest.is_empty()
-        && rest
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    simple
-        && (rest.ends_with(|c: char| c.is_ascii_digit())
-            || rest.starts_with("float")
-            || rest.starts_with("fix"))
+/// The compiler's helper routines: exactly the names the builtins archive
+/// that wasm-ld links (compiler-rt's `libclang_rt.builtins-wasm32.a`)
+/// defines, read from the archive's own symbol map ([`archive_symbols`]),
+/// so that no name pattern decides what is a helper.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Helpers(std::collections::BTreeSet<String>);
+
+impl Helpers {
+    pub fn new(names: impl IntoIterator<Item = String>) -> Helpers {
+        Helpers(names.into_iter().collect())
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The names an `ar` archive's symbol map says its members define (what
+/// wasm-ld looks a missing symbol up in). `Err`: no archive, or no map.
+pub fn archive_symbols(archive: &[u8]) -> Result<Helpers, String> {
+    let file = object::read::archive::ArchiveFile::parse(archive)
+        .map_err(|e| format!("the builtins archive cannot be read: {e}"))?;
+    let map = file
+        .symbols()
+        .map_err(|e| format!("the builtins archive's symbol map cannot be read: {e}"))?
+        .ok_or("the builtins archive has no symbol map")?;
+    let mut names = Vec::new();
+    for symbol in map {
+        let symbol = symbol.map_err(|e| format!("the builtins archive's symbol map: {e}"))?;
+        names.push(String::from_utf8_lossy(symbol.name()).into_owned());
+    }
+    if names.is_empty() {
+        return Err("the builtins archive's symbol map is empty".into());
+    }
+    Ok(Helpers::new(names))
 }
 
 /// Symbols the linker itself provides: the shadow stack's pointer and the
@@ -167,28 +196,59 @@ mod tests {
 
     #[test]
     fn allowed_undefined_symbols() {
+        let helpers = Helpers::new(["__divti3", "__multf3"].map(String::from));
         for s in LIBRARY_ROUTINES.iter().chain(COMPILER_ROUTINES.iter()) {
-            assert!(is_allowed_undefined(s), "{s}");
+            assert!(is_allowed_undefined(s, &helpers), "{s}");
         }
+        for s in ["__divti3", "__multf3"] {
+            assert!(is_allowed_undefined(s, &helpers), "{s}");
+        }
+        // Shaped like a helper, but not in the archive: not allowed.
         for s in [
-            "__divti3",
             "__udivti3",
-            "__popcountdi2",
-            "__floatuntidf",
-            "__fixdfti",
-        ] {
-            assert!(is_allowed_undefined(s), "{s}");
-        }
-        for s in [
             "printf",
             "malloc",
-            "open",
             "__libc_start_main",
             "__stack_chk_fail",
-            "fork",
-            "_exit",
         ] {
-            assert!(!is_allowed_undefined(s), "{s}");
+            assert!(!is_allowed_undefined(s, &helpers), "{s}");
         }
+    }
+
+    /// A GNU `ar` archive with a symbol map, as llvm-ar writes it.
+    #[test]
+    fn the_symbol_map_of_an_archive_is_read() {
+        let names = ["__powidf2", "__multi3"];
+        let mut table = Vec::new();
+        table.extend_from_slice(&(names.len() as u32).to_be_bytes());
+        for _ in names {
+            table.extend_from_slice(&0u32.to_be_bytes());
+        }
+        for n in names {
+            table.extend_from_slice(n.as_bytes());
+            table.push(0);
+        }
+        if table.len() % 2 == 1 {
+            table.push(b'\n');
+        }
+        let mut ar = b"!<arch>\n".to_vec();
+        ar.extend_from_slice(
+            format!(
+                "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                "/",
+                0,
+                0,
+                0,
+                0,
+                table.len()
+            )
+            .as_bytes(),
+        );
+        ar.extend_from_slice(&table);
+        let helpers = archive_symbols(&ar).expect("an archive with a map");
+        assert_eq!(helpers.len(), 2);
+        assert!(helpers.contains("__powidf2") && helpers.contains("__multi3"));
+        assert!(archive_symbols(b"!<arch>\n").is_err());
+        assert!(archive_symbols(b"not an archive").is_err());
     }
 }

@@ -262,6 +262,112 @@ pub fn check_object(object: &[u8]) -> Vec<String> {
     problems
 }
 
+/// A function's frame on the shadow stack, read from its prologue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StackFrame {
+    /// The function's name in clang's object (`None`: it has none).
+    pub function: Option<String>,
+    /// The bytes its prologue takes from `__stack_pointer` at once.
+    pub bytes: u64,
+}
+
+/// The constant stack frames of the functions of clang's `wasm32` object:
+/// each place where a body subtracts a constant from the linker's
+/// `__stack_pointer` (`global.get`, `i32.const N`, `i32.sub`, or adding
+/// `-N`): its local arrays and the variables whose address is taken, at
+/// most one per function (the largest). A frame larger than the shadow
+/// stack can never be right: the function would crash when called.
+/// Frames whose size is computed at run time (a variable-length array)
+/// are not seen. One linear pass over the code.
+pub fn stack_frames(object: &[u8]) -> Vec<StackFrame> {
+    use wasmtime::wasmparser::{KnownCustom, Linking, Operator, SymbolFlags, SymbolInfo, TypeRef};
+    let (mut imported_funcs, mut imported_globals) = (0u32, 0u32);
+    let mut stack_pointer = None;
+    let mut names = std::collections::HashMap::new();
+    let mut frames: Vec<(u32, u64)> = Vec::new();
+    let mut body_index = 0u32;
+    for payload in Parser::new(0).parse_all(object) {
+        let Ok(payload) = payload else { break };
+        match payload {
+            Payload::ImportSection(r) => {
+                for import in r.into_imports().flatten() {
+                    match import.ty {
+                        TypeRef::Func(_) => imported_funcs += 1,
+                        TypeRef::Global(_) => {
+                            if import.name == "__stack_pointer" {
+                                stack_pointer = Some(imported_globals);
+                            }
+                            imported_globals += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Payload::CodeSectionEntry(body) => {
+                let function = imported_funcs + body_index;
+                body_index += 1;
+                let Some(sp) = stack_pointer else { continue };
+                let Ok(ops) = body.get_operators_reader() else {
+                    continue;
+                };
+                // The last three operators, oldest first.
+                let mut window: [Option<Operator<'_>>; 3] = [None, None, None];
+                let mut largest = 0u64;
+                for op in ops.into_iter() {
+                    let Ok(op) = op else { break };
+                    window.rotate_left(1);
+                    window[2] = Some(op);
+                    let [Some(Operator::GlobalGet { global_index }), Some(Operator::I32Const { value }), Some(last)] =
+                        &window
+                    else {
+                        continue;
+                    };
+                    if *global_index != sp {
+                        continue;
+                    }
+                    let bytes = match last {
+                        Operator::I32Sub => u64::from(*value as u32),
+                        Operator::I32Add if *value < 0 => u64::from(value.unsigned_abs()),
+                        _ => continue,
+                    };
+                    largest = largest.max(bytes);
+                }
+                if largest > 0 {
+                    frames.push((function, largest));
+                }
+            }
+            Payload::CustomSection(c) => {
+                if let KnownCustom::Linking(l) = c.as_known() {
+                    for sub in l.subsections().flatten() {
+                        if let Linking::SymbolTable(map) = sub {
+                            for symbol in map.into_iter().flatten() {
+                                if let SymbolInfo::Func {
+                                    flags,
+                                    index,
+                                    name: Some(name),
+                                } = symbol
+                                {
+                                    if !flags.contains(SymbolFlags::UNDEFINED) {
+                                        names.insert(index, name.to_string());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    frames
+        .into_iter()
+        .map(|(index, bytes)| StackFrame {
+            function: names.get(&index).cloned(),
+            bytes,
+        })
+        .collect()
+}
+
 /// What wasm-ld said that a participant can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LinkProblem {

@@ -27,8 +27,9 @@ fn quick() -> RefereeConfig {
 }
 
 /// Hostile strategies the compile service refuses (an attribute it does
-/// not allow): built without its checks, for the walls behind.
-const UNCHECKED: &[&str] = &["import_host"];
+/// not allow; a stack frame of 4 MB): built without its checks, for the
+/// walls behind.
+const UNCHECKED: &[&str] = &["import_host", "memory_hog"];
 
 /// Plays `name` against constant.c as P and as Q and checks the failure.
 fn hostile_game(
@@ -103,12 +104,35 @@ fn endless_loop_runs_out_of_fuel_at_throw_3() {
 
 #[test]
 fn memory_hog_crashes_on_the_memory_limit_before_its_first_throw() {
+    // The compile service refuses its 4 MB local array (a frame larger
+    // than the stack); built without the checks, it crashes at throw 1.
+    let src = std::fs::read(hostile_path("memory_hog")).unwrap();
+    let outcome = knobeln::toolchain::compile::compile(
+        &src,
+        &knobeln::toolchain::compile::CompileConfig::local(),
+    )
+    .unwrap();
+    assert!(
+        !outcome.accepted()
+            && outcome.report().errors().any(|d| d
+                .message
+                .starts_with("the function `hog` needs 4096 kB of stack")),
+        "{:?}",
+        outcome.report().diagnostics
+    );
     hostile_game("memory_hog", quick(), 1, segfault, SEGFAULT_WORDS);
 }
 
 #[test]
 fn deep_recursion_with_arrays_crashes_on_the_memory_limit_at_throw_3() {
-    hostile_game("deep_recursion", quick(), 3, segfault, SEGFAULT_WORDS);
+    // Frames that each fit but together overflow the stack cannot be seen
+    // at compile time: the trial's words say what the stack is for.
+    let words = [
+        SEGFAULT_WORDS,
+        &["local variables beyond its 64 kB of stack"],
+    ]
+    .concat();
+    hostile_game("deep_recursion", quick(), 3, segfault, &words);
 }
 
 #[test]

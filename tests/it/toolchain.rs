@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
-use knobeln::toolchain::compile::{CompileConfig, Outcome, Profile, Verdict};
+use knobeln::toolchain::compile::{
+    compiler_helpers, Builder, CompileConfig, Outcome, Profile, Verdict,
+};
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
 
@@ -427,7 +429,10 @@ fn check_6_reads_the_symbols_of_clangs_object() {
         ["errno", "make_throw", "malloc", "next_random", "printf"],
         "{syms:?}"
     );
-    assert_eq!(syms.forbidden_calls(), ["errno", "malloc", "printf"]);
+    assert_eq!(
+        syms.forbidden_calls(&compiler_helpers().unwrap()),
+        ["errno", "malloc", "printf"]
+    );
     assert!(syms.defines("main") && syms.defines("table") && syms.defines("pick"));
     assert!(
         !syms.defines("helper"),
@@ -750,6 +755,7 @@ fn defining_a_runtime_name_of_the_referees_fails_check_6() {
 /// C has no instruction for; a program that names one calls it itself
 /// (declared or not) and is refused by check 6, naming it at its line.
 /// What the compiler calls on its own (`long double` here) still plays.
+/// A program defining a helper's name (`__multi3`) is refused too.
 #[test]
 fn calling_a_compiler_helper_by_name_fails_check_6() {
     for (file, names) in [
@@ -774,6 +780,32 @@ fn calling_a_compiler_helper_by_name_fails_check_6() {
             );
         }
     }
+    // Which names are the compiler's is read from the builtins archive
+    // wasm-ld links, not guessed from their shape.
+    let helpers = compiler_helpers().unwrap();
+    assert!(helpers.len() > 100, "{helpers:?}");
+    for name in ["__powidf2", "__multi3", "__ffssi2", "__multf3", "__fixdfsi"] {
+        assert!(helpers.contains(name), "{name}");
+    }
+    for name in [
+        "printf",
+        "memcpy",
+        "make_throw",
+        "__stack_pointer",
+        "__mine2",
+    ] {
+        assert!(!helpers.contains(name), "{name}");
+    }
+    // Defining one replaces the compiler's routine: refused, with the way out.
+    let errors = hostile_errors("helper_defined", Check::Library);
+    assert!(
+        errors.iter().any(|d| d.line == Some(20)
+            && d.message.starts_with(
+                "defines `__multi3`, the name of a routine of the compiler's own library"
+            )
+            && d.message.ends_with("rename your function or variable")),
+        "{errors:?}"
+    );
     let src =
         "main() { volatile long double x = next_random(1, 9); x = x * x / 3; for (;;) make_throw(100 + (int)x); }\n";
     let syms = knobeln::toolchain::symbols::inspect_object(&wasm_object(src)).unwrap();
@@ -809,7 +841,10 @@ fn the_linkers_own_names_fail_check_6() {
     ))
     .unwrap();
     assert_eq!(syms.undefined, ["__stack_pointer"], "{syms:?}");
-    assert_eq!(syms.forbidden_calls(), ["__stack_pointer"]);
+    assert_eq!(
+        syms.forbidden_calls(&compiler_helpers().unwrap()),
+        ["__stack_pointer"]
+    );
 }
 
 /// F3: clang's failures are told as clang's ("clang said:", never "gcc
@@ -837,7 +872,41 @@ fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
             .starts_with("clang (which builds the program that plays)")),
         "{text}"
     );
+    // Check 5 says which compiler failed: gcc compiled the program (a
+    // nested function, a GNU extension gcc accepts) and clang refused it.
+    let (report, text) = render("clang_refuses_nested_function");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{text}");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            " 5. compilation with gcc: passed by gcc; FAILED when clang built the program \
+             that plays (WebAssembly for the contest's machine): see clang's words below 6. "
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("compilation with gcc: FAILED"), "{text}");
+    assert!(
+        report.errors().any(|d| d.line == Some(20)
+            && d.message.starts_with(
+                "clang (which builds the program that plays): function definition is not allowed here"
+            )),
+        "{text}"
+    );
+    assert!(text.contains("\nclang said:\n"), "{text}");
+    let gcc_fails = compile_source(b"main() { for (;;) make_throw(100) }\n", Profile::Local);
+    let gcc_text = compile_report(
+        gcc_fails.report(),
+        false,
+        10_000,
+        None,
+        &ReportNotes::default(),
+    );
+    assert!(
+        gcc_text.contains("5. compilation with gcc: FAILED\n"),
+        "{gcc_text}"
+    );
     let (report, text) = render("llvm_crash_clear_cache");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{text}");
     let errors: Vec<&Diagnostic> = report.errors().collect();
     assert_eq!(errors.len(), 1, "{text}");
     assert!(
@@ -906,4 +975,77 @@ fn main_as_a_variable_atomics_and_the_cycle_counter_are_said_in_words() {
             .starts_with("__builtin_readcyclecounter is not allowed")),
         "{errors:?}"
     );
+}
+
+/// The memory of a strategy is fixed (initial and maximum are the limit):
+/// `__builtin_wasm_memory_grow` could only fail, and `…_size` says the
+/// same number to every program. Both are refused by check 6 before clang,
+/// saying the figure and what to do; any other WebAssembly builtin too,
+/// since gcc takes it for an unknown function (two different programs).
+#[test]
+fn wasm_memory_builtins_are_refused_with_the_fixed_memory() {
+    let errors = hostile_errors("memory_grow", Check::Library);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    for (d, name) in errors
+        .iter()
+        .zip(["__builtin_wasm_memory_grow", "__builtin_wasm_memory_size"])
+    {
+        assert_eq!(d.line, Some(20), "{errors:?}");
+        assert_eq!(
+            d.message,
+            format!(
+                "uses `{name}`: the memory of a strategy is fixed at 1024 kB (its static data \
+                 and 64 kB of stack, requirement 5); it can neither grow nor be asked for its \
+                 size: remove it and use static arrays of a fixed size"
+            )
+        );
+    }
+    let errors = hostile_errors("wasm_builtin", Check::Library);
+    assert!(
+        errors.len() == 1
+            && errors[0].message.starts_with(
+                "uses `__builtin_wasm_max_f32`, a builtin of WebAssembly that only clang knows"
+            ),
+        "{errors:?}"
+    );
+}
+
+/// A function whose local variables take more than the whole 64 kB stack
+/// (a local array of a megabyte) would crash whenever it is called:
+/// refused at compile time, with its figure, the limit and the way out,
+/// read from the prologue of clang's object (`__stack_pointer` minus a
+/// constant). A frame that fits is accepted.
+#[test]
+fn a_stack_frame_larger_than_the_stack_is_refused_with_its_figure() {
+    let frames = knobeln::toolchain::wasm::stack_frames(&wasm_object(
+        "int fill(int t) { int a[262144]; int i; for (i = 0; i < 262144; i++) a[i] = next_random(1, 9) + i; return a[t % 262144]; }\n",
+    ));
+    assert_eq!(
+        frames,
+        [knobeln::toolchain::wasm::StackFrame {
+            function: Some("fill".into()),
+            bytes: 1 << 20
+        }]
+    );
+    for (file, function, kb) in [
+        ("big_stack_frame", "fill", "1024"),
+        ("big_stack_in_main", "main", "79"),
+    ] {
+        // (`fill` is inlined into `main` too: both are named.)
+        let errors = hostile_errors(file, Check::Compiler);
+        assert_eq!(errors[0].line, Some(20), "{file}: {errors:?}");
+        assert!(
+            errors[0].message.starts_with(&format!(
+                "the function `{function}` needs {kb} kB of stack for its local variables, \
+                 more than the 64 kB of stack a strategy has (requirement 5: the memory is \
+                 fixed at 1024 kB); it would crash whenever it is called: make its large local \
+                 arrays static"
+            )),
+            "{file}: {errors:?}"
+        );
+    }
+    let fits = "main() { int seen[10000]; int n = 0, i; for (i = 0; i < 10000; i++) seen[i] = 0;\n\
+                for (;;) { int t = make_throw(100 + seen[n % 10000] % 10); seen[n++ % 10000] = t; } }\n";
+    let outcome = compile_source(fits.as_bytes(), Profile::Local);
+    assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
 }

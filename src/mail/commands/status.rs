@@ -19,6 +19,7 @@ use crate::mail::texts::render;
 use crate::report::ReportNotes;
 use crate::store::admin::{latest_versions, parse_timestamp, registered_at, VersionInfo};
 use crate::store::StoreError;
+use crate::toolchain::compile::{verdict_words, Builder, Verdict};
 use crate::toolchain::diagnostic::Check;
 use crate::tournament::TeamId;
 
@@ -103,18 +104,22 @@ pub fn stored_report(report_json: &str, accepted: bool) -> Result<String, Comman
         Some((i, c)) => format!("check {} ({})", i + 1, c.title()),
         None => format!("check {name}"),
     };
+    let failed_builder = v["failed_builder"].as_str().and_then(Builder::from_name);
     let checks: Vec<Value> = v["checks"]
         .as_array()
         .into_iter()
         .flatten()
         .map(|c| {
-            let (number, title) = match check_of(&c["check"]) {
-                Some((i, ch)) => (i + 1, ch.title().to_string()),
-                None => (0, c["check"].to_string()),
+            let (number, title, check) = match check_of(&c["check"]) {
+                Some((i, ch)) => (i + 1, ch.title().to_string(), Some(ch)),
+                None => (0, c["check"].to_string(), None),
             };
             let verdict = match c["verdict"].as_str().unwrap_or("") {
                 "passed" => "passed".to_string(),
-                "failed" => "FAILED".to_string(),
+                "failed" => match (check, failed_builder) {
+                    (Some(ch), b) => verdict_words(ch, &Verdict::Failed, b),
+                    (None, _) => "FAILED".to_string(),
+                },
                 "skipped" => format!("not checked ({})", c["why"].as_str().unwrap_or("")),
                 _ => "not required here".to_string(),
             };
@@ -256,4 +261,37 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             text,
         )],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored report whose check 5 failed in clang after gcc passed says
+    /// so in the status mail too, as the compile report did.
+    #[test]
+    fn a_stored_report_names_the_tool_that_failed_check_5() {
+        let stored = |builder: Option<&str>| {
+            let mut v = json!({
+                "checks": [
+                    {"check": "compiler", "verdict": "failed"},
+                    {"check": "library", "verdict": "skipped", "why": "check 5 failed"},
+                ],
+                "diagnostics": [],
+                "compiler_output": "",
+            });
+            if let Some(b) = builder {
+                v["failed_builder"] = json!(b);
+            }
+            stored_report(&v.to_string(), false).unwrap()
+        };
+        let words = |t: String| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let clang = words(stored(Some("clang")));
+        assert!(
+            clang.contains("5. compilation with gcc: passed by gcc; FAILED when clang built"),
+            "{clang}"
+        );
+        let gcc = words(stored(None));
+        assert!(gcc.contains("5. compilation with gcc: FAILED 6."), "{gcc}");
+    }
 }

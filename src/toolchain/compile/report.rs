@@ -56,6 +56,63 @@ pub struct Report {
     /// memory): the memory it declares when it was linked, or what wasm-ld
     /// said it needs beyond the limit.
     pub image_bytes: Option<u64>,
+    /// Check 5 failed after gcc had compiled the program: the tool that
+    /// refused it, so that the report says so instead of blaming gcc.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_builder: Option<Builder>,
+}
+
+/// A tool of check 5 after gcc: what builds the program that plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Builder {
+    /// clang, compiling the checked text for `wasm32`.
+    Clang,
+    /// wasm-ld, linking clang's object with the contest runtime.
+    WasmLd,
+}
+
+impl Builder {
+    /// The tool's name, as its messages are headed (`clang said:`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Builder::Clang => "clang",
+            Builder::WasmLd => "wasm-ld",
+        }
+    }
+
+    /// The tool of a stored report's `failed_builder`.
+    pub fn from_name(name: &str) -> Option<Builder> {
+        [Builder::Clang, Builder::WasmLd]
+            .into_iter()
+            .find(|b| b.name() == name)
+    }
+
+    /// Check 5's verdict in words when this tool failed after gcc passed.
+    pub fn verdict_words(self) -> String {
+        match self {
+            Builder::Clang => "passed by gcc; FAILED when clang built the program that plays \
+                 (WebAssembly for the contest's machine): see clang's words below"
+                .into(),
+            Builder::WasmLd => "passed by gcc and clang; FAILED when wasm-ld linked the program \
+                 that plays with the contest runtime: see wasm-ld's words below"
+                .into(),
+        }
+    }
+}
+
+/// A check's verdict in a report's words; `builder`: the tool that failed
+/// check 5 after gcc passed ([`Report::failed_builder`]).
+pub fn verdict_words(check: Check, verdict: &Verdict, builder: Option<Builder>) -> String {
+    match verdict {
+        Verdict::Passed => "passed".into(),
+        Verdict::Failed => match builder {
+            Some(b) if check == Check::Compiler => b.verdict_words(),
+            _ => "FAILED".into(),
+        },
+        Verdict::Skipped(why) => format!("not checked ({why})"),
+        Verdict::NotApplicable => "not required here".into(),
+    }
 }
 
 impl Report {
@@ -69,6 +126,7 @@ impl Report {
             diagnostics: Vec::new(),
             compiler_output: String::new(),
             image_bytes: None,
+            failed_builder: None,
         }
     }
 

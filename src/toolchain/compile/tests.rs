@@ -3,6 +3,7 @@
 
 use super::report::{finish, FirstUses, Verdicts};
 use super::*;
+use crate::toolchain::symbols::{Helpers, ObjectSymbols};
 use std::collections::HashSet;
 
 fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSymbols {
@@ -12,6 +13,11 @@ fn symbols(undefined: &[&str], defined: &[&str], constructors: bool) -> ObjectSy
         defined_data: Vec::new(),
         constructors,
     }
+}
+
+/// Helpers as the builtins archive would list them.
+fn helpers() -> Helpers {
+    Helpers::new(["__multf3", "__powidf2", "__multi3"].map(String::from))
 }
 
 #[test]
@@ -25,12 +31,13 @@ fn check_6_names_each_problem_at_the_line_that_names_it() {
     );
     let honest = symbols(&["make_throw", "memcpy", "__multf3"], &["main"], false);
     assert_eq!(
-        library_problems(&honest, &runtime, &HashSet::new(), &uses),
+        library_problems(&honest, &runtime, &helpers(), &HashSet::new(), &uses),
         Vec::new()
     );
     let found = library_problems(
         &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
         &runtime,
+        &helpers(),
         &HashSet::new(),
         &uses,
     );
@@ -66,6 +73,7 @@ fn check_6_refuses_a_definition_of_the_runtimes_names_for_the_referee() {
     let found = library_problems(
         &symbols(&[], &["knobeln_referee_seed", "main"], false),
         &runtime,
+        &helpers(),
         &HashSet::new(),
         &uses,
     );
@@ -85,12 +93,32 @@ fn check_6_refuses_a_compiler_helper_the_program_calls_by_name() {
     let runtime = symbols(&[], &["make_throw"], false);
     let object = symbols(&["__multf3", "__powidf2", "make_throw"], &["main"], false);
     let written: HashSet<String> = ["__powidf2", "make_throw", "main"].map(String::from).into();
-    let found = library_problems(&object, &runtime, &written, &uses);
+    let found = library_problems(&object, &runtime, &helpers(), &written, &uses);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].line, Some(1));
     assert!(found[0].message.starts_with("calls `__powidf2` by name"));
     // Not written: the compiler's own call (as `__multf3` above).
-    assert!(library_problems(&object, &runtime, &HashSet::new(), &uses).is_empty());
+    assert!(library_problems(&object, &runtime, &helpers(), &HashSet::new(), &uses).is_empty());
+}
+
+/// A program that defines a helper's name would replace the compiler's
+/// routine: refused at its line, whether the compiler calls it or not.
+#[test]
+fn check_6_refuses_a_definition_of_a_compiler_helper() {
+    let src = "main() { make_throw(100); }\nlong long __multi3(long long a) { return a; }\n";
+    let uses = FirstUses::new(src, None);
+    let runtime = symbols(&[], &["make_throw"], false);
+    let object = symbols(&["make_throw"], &["__multi3", "main"], false);
+    let written: HashSet<String> = ["__multi3", "make_throw", "main"].map(String::from).into();
+    let found = library_problems(&object, &runtime, &helpers(), &written, &uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].line, Some(2));
+    assert!(found[0]
+        .message
+        .starts_with("defines `__multi3`, the name of a routine of the compiler's own library"));
+    // Shaped like a helper but not the archive's: the program's own name.
+    let object = symbols(&["make_throw"], &["__mine2", "main"], false);
+    assert!(library_problems(&object, &runtime, &helpers(), &written, &uses).is_empty());
 }
 
 /// `int main = 5;` defines `main`, but no function: said so, once.
@@ -99,7 +127,13 @@ fn check_6_says_main_must_be_a_function() {
     let uses = FirstUses::new("int main = 5;\n", None);
     let mut object = symbols(&[], &["main"], false);
     object.defined_data = vec!["main".into()];
-    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    let found = library_problems(
+        &object,
+        &ObjectSymbols::default(),
+        &helpers(),
+        &HashSet::new(),
+        &uses,
+    );
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].line, Some(1));
     assert!(found[0].message.starts_with("`main` must be a function"));
@@ -111,7 +145,13 @@ fn check_6_says_main_must_be_a_function() {
 fn check_6_says_what_to_do_about_atomic_routines() {
     let uses = FirstUses::new("main() { }\n", None);
     let object = symbols(&["__atomic_load"], &["main"], false);
-    let found = library_problems(&object, &ObjectSymbols::default(), &HashSet::new(), &uses);
+    let found = library_problems(
+        &object,
+        &ObjectSymbols::default(),
+        &helpers(),
+        &HashSet::new(),
+        &uses,
+    );
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0]
         .message

@@ -1,0 +1,242 @@
+//! Check 6's findings, as diagnostics at the line that names the symbol:
+//! the names a program may not write (the linker's own, WebAssembly's
+//! builtins), and what clang's object needs and defines (only the five
+//! routines, `mem*` and the compiler's helpers; `main`; none of the
+//! runtime's names, none of the helpers'; no constructors).
+//!
+//! Pure: it reads symbol lists and identifier sets that the compile
+//! service gathered; it runs no tool and decides nothing about other checks.
+
+use std::collections::HashSet;
+
+use super::report::FirstUses;
+use crate::toolchain::diagnostic::{Check, Diagnostic};
+use crate::toolchain::symbols::{Helpers, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
+use crate::toolchain::wasm;
+
+/// Check 6 on the text, before clang: the program names none of the
+/// linker's own symbols (clang would fail on some, wasm-ld on others), nor
+/// a WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is fixed
+/// at `memory_limit`; any of them: gcc does not know it, so the two
+/// compilers would build different programs). `written`: the identifiers
+/// of the preprocessed text.
+pub(super) fn names_in_text(
+    written: &HashSet<String>,
+    uses: &FirstUses<'_>,
+    memory_limit: u64,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for name in LINKER_SYMBOLS {
+        if written.contains(name) {
+            out.push(Diagnostic::error(
+                Check::Library,
+                uses.line(name),
+                format!(
+                    "uses `{name}`, a name the linker gives to its own symbols (the stack \
+                     pointer, the table of function pointers); a strategy may not use it: \
+                     rename it"
+                ),
+            ));
+        }
+    }
+    let mut builtins: Vec<&String> = written
+        .iter()
+        .filter(|n| n.starts_with("__builtin_wasm_"))
+        .collect();
+    builtins.sort();
+    for name in builtins {
+        let message = if name.starts_with("__builtin_wasm_memory_") {
+            format!(
+                "uses `{name}`: the memory of a strategy is fixed at {} kB (its static \
+                 data and {} kB of stack, requirement 5); it can neither grow nor be asked \
+                 for its size: remove it and use static arrays of a fixed size",
+                memory_limit / 1024,
+                wasm::SHADOW_STACK_BYTES / 1024
+            )
+        } else {
+            format!(
+                "uses `{name}`, a builtin of WebAssembly that only clang knows (for gcc it \
+                 is an unknown function: every compiler must see the same program); write \
+                 it in C"
+            )
+        };
+        out.push(Diagnostic::error(Check::Library, uses.line(name), message));
+    }
+    out
+}
+
+/// Check 6's findings in the symbols of a strategy's object, each at the
+/// first line that names the symbol. `runtime`: the symbols of the
+/// runtime's object it is linked with; the strategy may define none of the
+/// names that object defines or needs (its undefined names are the
+/// referee's imports: a definition of one would replace the import).
+/// `written`: the identifiers of the preprocessed text; a compiler helper
+/// is the compiler's call only when the program does not name it, and no
+/// program defines one. `helpers`: the names the builtins archive defines.
+pub(super) fn library_problems(
+    syms: &ObjectSymbols,
+    runtime: &ObjectSymbols,
+    helpers: &Helpers,
+    written: &HashSet<String>,
+    uses: &FirstUses<'_>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut error = |name: Option<&str>, message: String| {
+        out.push(Diagnostic::error(
+            Check::Library,
+            name.and_then(|n| uses.line(n)),
+            message,
+        ))
+    };
+    for name in syms.forbidden_calls(helpers) {
+        if name.starts_with("__atomic_") || name.starts_with("__sync_") {
+            error(
+                Some(name),
+                format!(
+                    "uses `{name}`: _Atomic objects of this size need library routines; remove \
+                     _Atomic (a strategy runs in one thread)"
+                ),
+            );
+            continue;
+        }
+        error(
+            Some(name),
+            format!(
+                "uses `{name}`, which is not one of the five library routines ({}); \
+                 a strategy may call nothing else",
+                LIBRARY_ROUTINES.join(", ")
+            ),
+        );
+    }
+    for name in syms.defined.iter().filter(|d| helpers.contains(d)) {
+        error(
+            Some(name),
+            format!(
+                "defines `{name}`, the name of a routine of the compiler's own library (the \
+                 compiler calls it by itself for arithmetic C has no instruction for, and a \
+                 strategy may not replace it): rename your function or variable"
+            ),
+        );
+    }
+    for name in &syms.undefined {
+        if helpers.contains(name) && written.contains(name) {
+            error(
+                Some(name),
+                format!(
+                    "calls `{name}` by name, a routine of the compiler's own library (the \
+                     compiler may call it by itself for arithmetic; a strategy may not): write \
+                     the arithmetic in C"
+                ),
+            );
+        }
+    }
+    if syms.defined_data.iter().any(|d| d == "main") {
+        error(
+            Some("main"),
+            "`main` must be a function: the program defines a variable called main; the \
+             runtime calls main() to start the strategy"
+                .into(),
+        );
+    } else if !syms.defines("main") {
+        error(
+            None,
+            "the program defines no function `main`; the runtime calls main() to start the \
+             strategy"
+                .into(),
+        );
+    }
+    const ENTRY: [&str; 4] = ["_start", "knobeln_setup", "knobeln_main", "knobeln_start"];
+    for name in ENTRY {
+        if syms.defines(name) {
+            error(
+                Some(name),
+                format!("defines `{name}`; the contest runtime provides the program's entry point"),
+            );
+        }
+    }
+    let theirs = |name: &&String| name.as_str() != "main" && !ENTRY.contains(&name.as_str());
+    for name in runtime.defined.iter().filter(theirs) {
+        if syms.defines(name) {
+            error(
+                Some(name),
+                format!(
+                    "defines its own `{name}`, which the contest runtime provides; rename it \
+                     (or make it static)"
+                ),
+            );
+        }
+    }
+    for name in runtime.undefined.iter().filter(theirs) {
+        if syms.defines(name) {
+            error(
+                Some(name),
+                format!(
+                    "defines `{name}`, the contest runtime's name for a function of the \
+                     referee; a strategy may not replace it: rename it (or make it static)"
+                ),
+            );
+        }
+    }
+    if syms.constructors {
+        error(
+            None,
+            "the program has constructors (__attribute__((constructor)) or similar); \
+             no code may run before main()"
+                .into(),
+        );
+    }
+    out
+}
+
+/// What wasm-ld said, in the participant's words: the memory the program
+/// needs when its static data and stack do not fit (for check 5), and
+/// check 6's findings (undefined, duplicate, mismatched symbols; calls
+/// with other arguments than the function takes), each at its line.
+pub(super) fn link_findings(
+    problems: &[wasm::LinkProblem],
+    uses: &FirstUses<'_>,
+) -> (Option<u64>, Vec<Diagnostic>) {
+    let mut calls = Vec::new();
+    let mut needed = None;
+    for p in problems {
+        match p {
+            wasm::LinkProblem::Memory { needed_bytes } => needed = Some(*needed_bytes),
+            wasm::LinkProblem::Undefined { symbol } => calls.push(Diagnostic::error(
+                Check::Library,
+                uses.line(symbol),
+                format!(
+                    "uses `{symbol}`, which nothing defines: it is not one of the five \
+                     library routines ({}) nor a function of the program's own",
+                    LIBRARY_ROUTINES.join(", ")
+                ),
+            )),
+            wasm::LinkProblem::Duplicate { symbol } => calls.push(Diagnostic::error(
+                Check::Library,
+                uses.line(symbol),
+                format!(
+                    "defines `{symbol}`, which the contest runtime defines too; rename it \
+                     (or make it static)"
+                ),
+            )),
+            wasm::LinkProblem::TypeMismatch { symbol } => calls.push(Diagnostic::error(
+                Check::Library,
+                uses.line(symbol),
+                format!(
+                    "uses `{symbol}` as another kind of thing (a variable for a function, \
+                     or the reverse) than the contest runtime or the linker defines by that \
+                     name; rename it"
+                ),
+            )),
+            wasm::LinkProblem::Signature { function } => calls.push(Diagnostic::error(
+                Check::Library,
+                uses.line(function),
+                format!(
+                    "calls `{function}` with other arguments than it takes (see \
+                     knobellib.h for the five routines; a function of your own must be \
+                     called as it is defined)"
+                ),
+            )),
+        }
+    }
+    (needed, calls)
+}
