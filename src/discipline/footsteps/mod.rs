@@ -8,9 +8,10 @@
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
-//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is
+//! `config.rs` (lent to the seam as a field of `Sections`).
 
+pub mod config;
 pub mod contest;
 pub mod data;
 pub mod keys;

@@ -3,15 +3,16 @@
 //! (`planner.rs`), what the contest stores of a game (`keys.rs`), its
 //! tables (`tables.rs`: results and per-opponent texts), the picture of a
 //! game for the results site (`picture.rs`), the kit's home referee
-//! (`referee.py`), its demo bots (`demo/`), its data (`data.rs`), its side
+//! (`referee.py`), its demo bots (`demo/`), its data (`data.rs`), its config section (`config.rs`), its side
 //! of a contest run (`contest.rs`), its trial (`trial.rs`), and here its side
 //! of the seam ([`super::seam::BotDiscipline`]).
 //!
 //! What it deliberately does not do: run a process, keep limits or blame a
 //! bot (`crate::lines`), or store and mail anything (the contest run,
-//! `crate::contest::bots`, asks for all of it through the seam). Its config section is a
-//! field of `Sections` (the seeds' four are typed in `discipline/mod.rs`).
+//! `crate::contest::bots`, asks for all of it through the seam). Its config section is
+//! `config.rs` (lent to the seam as a field of `Sections`).
 
+pub mod config;
 pub mod contest;
 pub mod data;
 pub mod keys;
