@@ -151,3 +151,21 @@ fn plain_text_mail_connections_are_refused_beyond_loopback() {
         .to_string();
     assert!(err.contains("[smtp]") && err.contains("192.0.2.7"), "{err}");
 }
+
+/// A registered discipline's section is a top-level table: its name may
+/// be none of the configuration's own keys (`registry::RESERVED` is
+/// exactly them, beside the seeds' four sections).
+#[test]
+fn the_names_a_discipline_may_not_take_are_the_configurations_keys() {
+    let v = serde_json::to_value(Config::default()).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let seeds: Vec<&str> = crate::discipline::registry::built_in()
+        .into_iter()
+        .map(|d| d.name())
+        .collect();
+    keys.retain(|k| !seeds.contains(k));
+    keys.sort_unstable();
+    let mut reserved = crate::discipline::registry::RESERVED.to_vec();
+    reserved.sort_unstable();
+    assert_eq!(keys, reserved);
+}

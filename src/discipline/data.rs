@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 use super::Discipline;
 
 /// A discipline's data of one kind (a setup, an outcome, a results table):
-/// any `Serialize` type of its folder.
+/// any `Serialize` type of its folder that serializes as a JSON object (a
+/// struct with named fields; `struct NoParameters {}` for none) without a
+/// field named as the tag (`game`, `discipline`).
 pub trait Data: Any + Send + Sync + fmt::Debug {
     /// Its serde form (a JSON object).
     fn to_json(&self) -> serde_json::Value;
@@ -112,7 +114,7 @@ impl<K: Kind> Tagged<K> {
 
     /// Data decoded by `d`'s seam (reading a stored or sent value back:
     /// the registry's `Deserialize`).
-    pub fn decoded(d: Discipline, data: Arc<dyn Data>) -> Self {
+    pub(crate) fn decoded(d: Discipline, data: Arc<dyn Data>) -> Self {
         Tagged {
             discipline: d,
             data,

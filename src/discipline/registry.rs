@@ -2,8 +2,12 @@
 //! the four of the seeds, one line each, and those a program adds with
 //! [`register`] before it reads a configuration (the tests'
 //! rock-paper-scissors: a discipline from outside the crate, through the
-//! same seam). Looking a seam up by discipline or by a game's setup;
-//! nothing else.
+//! same seam). And everything that finds a discipline by its name: a seam
+//! by discipline or by a game's setup, `Discipline`'s title, seats and
+//! list, reading a `Discipline` or a discipline's data (`Tagged`) back.
+//!
+//! What it deliberately does not do: play, plan or write anything (the
+//! dispatchers above it: `play`, `results`, `transcript`, `trial`).
 
 use std::sync::RwLock;
 
@@ -33,6 +37,31 @@ pub enum RegisterError {
     Taken(&'static str),
     #[error("`{0}` is no name for a discipline: lower-case letters, digits and `-`, 1 to 32")]
     BadName(&'static str),
+    #[error("`{0}` names a section of the configuration; a discipline's section `[{0}]` would replace it")]
+    Reserved(&'static str),
+}
+
+/// The top-level keys of the configuration a discipline's name must not
+/// take (its section `[NAME]` would shadow them; `crate::config` tests
+/// that this is every key of the configuration).
+pub const RESERVED: &[&str] = &[
+    "database",
+    "contest",
+    "timeline",
+    "limits",
+    "rules",
+    "transport",
+    "spool",
+    "site",
+    "engine",
+    "imap",
+    "smtp",
+    "language",
+];
+
+/// The names of the seeds' four, in the list's order.
+pub fn built_in() -> Vec<Discipline> {
+    BUILT_IN.iter().map(|b| b.discipline()).collect()
 }
 
 /// Adds a bot discipline to the list. Registering the same seam again is
@@ -42,14 +71,19 @@ pub fn register(seam: &'static dyn BotDiscipline) -> Result<(), RegisterError> {
     if !good_name(name) {
         return Err(RegisterError::BadName(name));
     }
+    if RESERVED.contains(&name) {
+        return Err(RegisterError::Reserved(name));
+    }
     let mut list = REGISTERED.write().expect("registry");
     let there = BUILT_IN
         .iter()
         .chain(list.iter())
         .find(|b| b.discipline() == seam.discipline());
     if let Some(there) = there {
-        // One seam value per discipline: the same one again is no change.
-        return if std::ptr::addr_eq(*there, seam) {
+        // One seam per name: the same seam (its type and its place) again
+        // is no change, anything else is refused.
+        let same = std::ptr::addr_eq(*there, seam) && there.seam_type() == seam.seam_type();
+        return if same {
             Ok(())
         } else {
             Err(RegisterError::Taken(name))
@@ -206,8 +240,82 @@ mod tests {
             "the same seam again is no change"
         );
         assert!(good_name("rps") && good_name("rock-paper-2"));
+        assert_eq!(built_in().len(), 4);
         for bad in ["", "Rock", "rock paper", "rps!", &"x".repeat(33)] {
             assert!(!good_name(bad), "{bad:?}");
         }
+    }
+
+    /// Stored games and workers of the same wire version read alike: the
+    /// JSON forms are those the closed enums of earlier versions wrote
+    /// (`{"game": NAME, …}` for a setup, `{"discipline": NAME, …}` for an
+    /// outcome), and reading one gives the discipline's own type back.
+    #[test]
+    fn setups_and_outcomes_keep_the_json_of_earlier_versions() {
+        use crate::discipline::game::{Outcome, Setup};
+        use serde_json::json;
+        let island = crate::discipline::flooding::rules::Island::parse(
+            "GAMEBOARDSTART 1,1\no\nGAMEBOARDEND",
+        )
+        .unwrap();
+        let text = island.to_text();
+        for (setup, old) in [
+            (
+                crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                    rounds: 7,
+                }),
+                json!({"game": "ultimatum", "rounds": 7}),
+            ),
+            (
+                crate::discipline::footsteps::setup(Default::default()),
+                json!({"game": "footsteps", "fields": 7, "points": 50}),
+            ),
+            (
+                crate::discipline::morabaraba::setup(),
+                json!({"game": "morabaraba"}),
+            ),
+            (
+                crate::discipline::flooding::setup(
+                    island,
+                    crate::discipline::flooding::rules::Params { max_rounds: 9 },
+                    3,
+                ),
+                json!({"game": "flooding", "island": text, "params": {"max_rounds": 9}, "seed": 3}),
+            ),
+        ] {
+            assert_eq!(serde_json::to_value(&setup).unwrap(), old);
+            let back: Setup = serde_json::from_value(old).unwrap();
+            assert_eq!(back, setup);
+        }
+        let old = json!({"discipline": "ultimatum", "rounds": 5, "rounds_completed": 5,
+            "points": [1, 2], "accepted_offers": [3, 4], "forfeited_by": null});
+        let o: Outcome = serde_json::from_value(old.clone()).unwrap();
+        let m = o.get::<crate::discipline::ultimatum::rules::MatchOutcome>();
+        assert_eq!((m.rounds, m.points), (5, [1, 2]));
+        assert_eq!(serde_json::to_value(&o).unwrap(), old);
+        // A tag naming no discipline, KNOBELN, or data that is not the
+        // discipline's own are refused with what was wrong.
+        for (bad, says) in [
+            (json!({"game": "chess"}), "no discipline `chess`"),
+            (json!({"game": "knobeln"}), "no bot discipline"),
+            (json!({"game": "morabaraba", "rounds": 3}), "unknown field"),
+            (json!({"rounds": 3}), "without its `game`"),
+            (
+                json!({"game": "flooding", "island": "x", "params": {"max_rounds": 9}, "seed": 3}),
+                "a setup of flooding",
+            ),
+        ] {
+            let e = serde_json::from_value::<Setup>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{e}");
+        }
+        // A results table is written for people, never read back.
+        let e = serde_json::from_value::<crate::discipline::data::Results>(
+            json!({"discipline": "ultimatum"}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("never read back"), "{e}");
     }
 }

@@ -85,6 +85,16 @@ pub struct PlannedGame {
     pub setup: Setup,
 }
 
+/// A stored game's setup and material's name from its key
+/// ([`BotDiscipline::stored_setups`]).
+pub type SetupOfKey = Box<dyn Fn(&str) -> Result<(Setup, String), String> + Send + Sync>;
+
+/// The same setup for every game (a discipline whose games differ only in
+/// their players).
+pub fn same_setup(setup: Setup) -> SetupOfKey {
+    Box::new(move |_| Ok((setup.clone(), String::new())))
+}
+
 /// Whether a contest is still playing or done, for what a table may show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContestState {
@@ -99,6 +109,15 @@ pub type Seat<'a> = (&'a Toolchain, &'a BotProgram);
 pub trait BotDiscipline: Sync {
     /// Which discipline this is ([`Discipline::named`] with its name).
     fn discipline(&self) -> Discipline;
+
+    /// The type implementing the seam (the registry tells two seams of
+    /// one name apart by it).
+    fn seam_type(&self) -> std::any::TypeId
+    where
+        Self: 'static,
+    {
+        std::any::TypeId::of::<Self>()
+    }
 
     /// Its name in mails and on the site ("the ultimatum game").
     fn title(&self) -> &'static str;
@@ -225,10 +244,12 @@ pub trait BotDiscipline: Sync {
         state: ContestState,
     ) -> Result<Option<Results>, String>;
 
-    /// A stored game's setup from its key (the contest's parameters, and
-    /// for the flooding island the island and seed of the run), and the
-    /// name of the material it was played on (else empty).
-    fn stored_setup(&self, view: &ContestView<'_>, key: &str) -> Result<(Setup, String), String>;
+    /// What makes a stored game's setup from its key (the contest's
+    /// parameters, and for the flooding island the island and seed of the
+    /// run) with the name of the material it was played on (else empty):
+    /// made once per pass over the stored games, so what the contest's
+    /// data costs to read (an island parsed) is paid once, not per game.
+    fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String>;
 
     /// A stored game's teams in seat order from its key (games stored
     /// before their seats were).
@@ -427,6 +448,9 @@ pub struct MaterialGrid {
     pub corner: &'static str,
     /// The cell of a bot's row for one material.
     pub cell: fn(&OpponentRow) -> String,
+    /// The pairing (as [`BotDiscipline::pairing`] names it) of a team's
+    /// games on the material at index `k`.
+    pub pairing: fn(TeamId, usize) -> String,
 }
 
 /// How the site's replay counts and names.

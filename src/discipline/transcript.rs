@@ -15,7 +15,7 @@
 //!
 //! one exchange per line, `to P: LINE` (the referee to player P) or
 //! `from P: LINE` (what player P printed), in the order the server's
-//! [`Recorded`] game noted them, farewell included. Lines that begin with
+//! `Recorded` game noted them, farewell included. Lines that begin with
 //! `#` are comments: the header (the setup's parameters, the players'
 //! names) and, at the end, the failures.
 //!
@@ -51,6 +51,8 @@ pub use moves::*;
 
 use crate::discipline::game::Setup;
 use crate::game::lines::{Exchange, Said};
+/// The header's parameter lines of a setup (without `# `): its
+/// discipline's ([`super::seam::BotDiscipline::setup_lines`]).
 fn parameters(setup: &Setup, subject: &str) -> Vec<String> {
     super::registry::of_setup(setup).setup_lines(setup, subject)
 }
@@ -66,6 +68,7 @@ fn header(magic: &str, setup: &Setup, subject: &str, names: &[String]) -> String
     t
 }
 
+/// The full form of a game: header, exchanges, failures as comments.
 pub fn full_text(
     setup: &Setup,
     subject: &str,
@@ -91,6 +94,7 @@ pub fn full_text(
     t
 }
 
+/// The moves form as text.
 pub fn moves_text(setup: &Setup, subject: &str, names: &[String], moves: &Moves) -> String {
     let mut t = header(MOVES_MAGIC, setup, subject, names);
     t.push_str(&moves_lines(moves));

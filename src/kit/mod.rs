@@ -195,8 +195,6 @@ pub fn bot_kit_data(config: &crate::config::Config) -> serde_json::Value {
 /// `RULES.txt` (the game, the protocol, the limits and the tournament,
 /// rendered from the config), `referee.py`, the demo bots, and for the
 /// flooding island its islands (`island-NAME.txt`).
-use crate::discipline::seam::RulesTemplate;
-
 pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
     let d = config.contest.discipline;
     let seam = crate::discipline::registry::of(d).expect("a bot discipline's kit");
@@ -229,8 +227,12 @@ pub fn bot_files_for(config: &crate::config::Config) -> Vec<OwnedKitFile> {
         text(
             "RULES.txt",
             match seam.rules_template() {
-                RulesTemplate::Named(name) => crate::mail::texts::render(name, &data),
-                RulesTemplate::Text(text) => crate::mail::texts::render_text(text, &data),
+                crate::discipline::seam::RulesTemplate::Named(name) => {
+                    crate::mail::texts::render(name, &data)
+                }
+                crate::discipline::seam::RulesTemplate::Text(text) => {
+                    crate::mail::texts::render_text(text, &data)
+                }
             }
             .expect("the rules render")
             .into_bytes(),

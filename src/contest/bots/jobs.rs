@@ -1,11 +1,12 @@
 //! The games of a bot contest and their playing: the planner's games as
-//! jobs (key, seats, setup, kept folders), the first pass and FootSteps'
-//! tie replays still missing, played on local threads or by workers
+//! jobs (key, seats, setup, kept folders), those the discipline's planner
+//! still wants (checked: none stored already, none of other seats or
+//! another discipline), played on local threads or by workers
 //! (`BotTask`), each stored under its planner key as it comes in, with
 //! what the planner needs of it (`planner_result`).
 //!
 //! What it deliberately does not do: make the tables or send mail
-//! ([`super::finish`]), or show stored games ([`super::games`]).
+//! ([`super::finish`]), or read stored games (`crate::store::bots`).
 
 use super::finish::*;
 use crate::store::bots::*;
@@ -490,15 +491,34 @@ pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Resul
     let seam = seam_of(c)?;
     let games =
         with_view(c, config, |view| seam.next_games(view, &done)).map_err(BotContestError::Plan)?;
-    Ok(games
-        .into_iter()
-        .map(|g| Job {
+    let entered: BTreeSet<TeamId> = team_ids(c).into_iter().collect();
+    let mut jobs = Vec::with_capacity(games.len());
+    for g in games {
+        // What a planner hands out is checked before a game is played: a
+        // stored game again would never end the run, a game of another
+        // discipline or of other seats could not be played or stored.
+        let fits = !done.contains_key(&g.key)
+            && g.setup.discipline() == c.discipline
+            && g.seats.len() == seam.seats()
+            && g.seats.iter().all(|t| entered.contains(t));
+        if !fits {
+            return Err(BotContestError::Plan(format!(
+                "the planner of {} asked for the game {} ({} seats, a game of {}), \
+                 which is stored already or none of this contest's",
+                c.discipline,
+                g.key,
+                g.seats.len(),
+                g.setup.discipline()
+            )));
+        }
+        jobs.push(Job {
             key: g.key,
             seats: g.seats,
             setup: g.setup,
             folders: None,
-        })
-        .collect())
+        });
+    }
+    Ok(jobs)
 }
 
 /// The games still to play (the planner's first pass, then FootSteps' tie

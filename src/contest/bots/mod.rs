@@ -1,5 +1,5 @@
-//! The contest run of a bot discipline (ultimatum, flooding island,
-//! FootSteps, Morabaraba): at the start the entries are fixed (every
+//! The contest run of a bot discipline (the seeds' four and any
+//! registered one; it names none): at the start the entries are fixed (every
 //! registered team's latest accepted bot of the contest's discipline), the
 //! discipline's planner says which games to play, the games are played in
 //! the bot sandbox (on local threads, or by workers on other machines when
@@ -9,17 +9,17 @@
 //! discipline's own table goes to every participant by mail, in the same
 //! transaction that marks the contest finished.
 //!
-//! Here: the contest's entries and islands ([`start`], [`contest`]), the
-//! run as one call ([`run_contest`]) and what `status` says. Its parts:
-//! `jobs` (the planner's games, played and stored), `finish` (the results
-//! from the stored games, the final mails) and `games` (the stored games as
-//! the site and the mails read them, [`Tally`]: per-opponent rows counted
-//! from the same stored results as the table and by its rules, so a bot's
-//! rows add up to its row of the table).
+//! Here: the contest's entries and materials ([`start`]; the flooding
+//! island's islands), the run as one call ([`run_contest`]) and what
+//! `status` says. Its parts: `jobs` (the planner's games, checked, played
+//! and stored) and `finish` (the results from the stored games, the final
+//! mails). The stored contest and its games as the site and the mails read
+//! them ([`Tally`]: per-opponent rows counted from the same stored results
+//! as the table and by its rules) are `crate::store::bots`, re-exported.
 //!
 //! What it does not do: the rules, planners and tables of a discipline
-//! (`crate::discipline::NAME`, the texts through
-//! `crate::discipline::results`), how a bot runs (`crate::sandbox::bot`).
+//! (its seam, `crate::discipline::seam`), how a bot runs
+//! (`crate::sandbox::bot`).
 //! KNOBELN's own contest is [`super::run`].
 
 use chrono::{DateTime, Utc};

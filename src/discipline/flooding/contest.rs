@@ -12,8 +12,7 @@ use super::data::FloodResults;
 use super::planner::{self, FloodKey, FloodingFormat, IslandId, RunResult};
 use super::rules::Island;
 use crate::discipline::data::Results;
-use crate::discipline::game::Setup;
-use crate::discipline::seam::{ContestView, PlannedGame};
+use crate::discipline::seam::{ContestView, PlannedGame, SetupOfKey};
 use crate::discipline::FloodingConfig;
 
 /// The islands of a contest, in order: each team's (named after the team,
@@ -124,23 +123,34 @@ pub fn results(view: &ContestView<'_>, done: &BTreeMap<String, String>) -> Resul
     ))
 }
 
-/// A stored run's setup (its island and seed from the key) and its
-/// island's name.
-pub fn stored_setup(view: &ContestView<'_>, key: &str) -> Result<(Setup, String), String> {
-    let k: FloodKey = serde_json::from_str(key).map_err(|e| format!("game key {key}: {e}"))?;
-    let (name, text) = view
+/// What makes a stored run's setup (its island and seed from the key)
+/// and its island's name: the islands parsed once.
+pub fn stored_setups(view: &ContestView<'_>) -> Result<SetupOfKey, String> {
+    let islands: Vec<(String, Island)> = view
         .materials
-        .get(k.island as usize)
-        .ok_or_else(|| format!("no island {}", k.island))?;
-    let island = Island::parse(text).map_err(|e| format!("island {name}: {e}"))?;
-    Ok((
-        super::data::setup(
-            island,
-            view.sections.flooding.params(),
-            planner::game_seed(view.seed, IslandId(k.island), k.run),
-        ),
-        name.clone(),
-    ))
+        .iter()
+        .map(|(n, t)| {
+            Island::parse(t)
+                .map(|i| (n.clone(), i))
+                .map_err(|e| format!("island {n}: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let params = view.sections.flooding.params();
+    let seed = view.seed;
+    Ok(Box::new(move |key| {
+        let k: FloodKey = serde_json::from_str(key).map_err(|e| format!("game key {key}: {e}"))?;
+        let (name, island) = islands
+            .get(k.island as usize)
+            .ok_or_else(|| format!("no island {}", k.island))?;
+        Ok((
+            super::data::setup(
+                island.clone(),
+                params,
+                planner::game_seed(seed, IslandId(k.island), k.run),
+            ),
+            name.clone(),
+        ))
+    }))
 }
 
 /// The contest's islands on the results page: name, size, and the

@@ -31,7 +31,7 @@ use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{
     BotDiscipline, ContestState, ContestView, DemoBot, MaterialGrid, Numbering, PlannedGame,
-    ReplayTerms, RulesTemplate, Seat,
+    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
@@ -189,8 +189,8 @@ impl BotDiscipline for Flooding {
         contest::results(view, done).map(Some)
     }
 
-    fn stored_setup(&self, view: &ContestView<'_>, key: &str) -> Result<(Setup, String), String> {
-        contest::stored_setup(view, key)
+    fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {
+        contest::stored_setups(view)
     }
 
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
@@ -205,9 +205,9 @@ impl BotDiscipline for Flooding {
         let island = serde_json::from_str::<planner::FloodKey>(key)
             .map(|k| k.island)
             .unwrap_or(0);
-        match seats.first() {
-            Some(t) => format!("{}@{island}", t.0),
-            None => String::new(),
+        match (seats.first(), self.material_grid()) {
+            (Some(t), Some(grid)) => (grid.pairing)(*t, island as usize),
+            _ => String::new(),
         }
     }
 
@@ -243,6 +243,7 @@ impl BotDiscipline for Flooding {
                        island of its row; it opens the runs.",
             corner: "Island",
             cell: |r| format!("{:.2}", planner::Rounds::mean(r.rounds, r.games).as_f64()),
+            pairing: |t, k| format!("{}@{k}", t.0),
         })
     }
 

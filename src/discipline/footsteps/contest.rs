@@ -54,9 +54,9 @@ pub fn results(
     view: &ContestView<'_>,
     done: &BTreeMap<String, String>,
 ) -> Result<Option<Results>, String> {
-    Ok(match plan(view, done) {
-        Ok(Plan::Done(t)) => Some(Results::new(super::data::DISCIPLINE, t)),
-        _ => None,
+    Ok(match plan(view, done)? {
+        Plan::Done(t) => Some(Results::new(super::data::DISCIPLINE, t)),
+        Plan::Play { .. } => None,
     })
 }
 

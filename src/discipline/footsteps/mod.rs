@@ -28,8 +28,8 @@ use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{
-    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
-    RulesTemplate, Seat,
+    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
+    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
@@ -170,8 +170,8 @@ impl BotDiscipline for Footsteps {
         contest::results(view, done)
     }
 
-    fn stored_setup(&self, view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
-        Ok((setup(view.sections.footsteps.params()), String::new()))
+    fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {
+        Ok(same_setup(setup(view.sections.footsteps.params())))
     }
 
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {

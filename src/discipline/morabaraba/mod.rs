@@ -28,8 +28,8 @@ use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{
-    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
-    RulesTemplate, Seat,
+    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
+    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{millionths_text, OpponentRow, OpponentTable};
@@ -175,8 +175,8 @@ impl BotDiscipline for Morabaraba {
         contest::results(view, done).map(Some)
     }
 
-    fn stored_setup(&self, _view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
-        Ok((setup(), String::new()))
+    fn stored_setups(&self, _view: &ContestView<'_>) -> Result<SetupOfKey, String> {
+        Ok(same_setup(setup()))
     }
 
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {

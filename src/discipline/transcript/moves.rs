@@ -47,8 +47,6 @@ pub struct Moves {
     pub ends_after: Option<usize>,
 }
 
-/// The header's parameter lines of a setup (without `# `): its
-/// discipline's ([`super::seam::BotDiscipline::setup_lines`]).
 /// A name on one header line: no line breaks.
 pub fn one_line(s: &str) -> String {
     s.chars()
@@ -105,7 +103,6 @@ pub fn unquote(s: &str) -> String {
     out
 }
 
-/// The full form of a game: header, exchanges, failures as comments.
 /// The moves of a transcript: what the bots printed, and the failures
 /// outside the rules (`(seat, reason)`) with the transcript's length.
 pub fn moves_of(transcript: &[Exchange], forfeits: &[(usize, String)]) -> Moves {
@@ -123,7 +120,6 @@ pub fn moves_of(transcript: &[Exchange], forfeits: &[(usize, String)]) -> Moves 
     }
 }
 
-/// The moves form as text.
 /// The moves form without its header (what the store keeps: the setup is
 /// the contest's), after the line that says its format
 /// ([`STORED_MOVES_LINE`]).

@@ -29,8 +29,8 @@ use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::seam::{
-    BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame, ReplayTerms,
-    RulesTemplate, Seat,
+    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
+    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
@@ -175,8 +175,8 @@ impl BotDiscipline for Ultimatum {
         contest::results(view, done, state)
     }
 
-    fn stored_setup(&self, view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
-        Ok((contest::contest_setup(view.sections), String::new()))
+    fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {
+        Ok(same_setup(contest::contest_setup(view.sections)))
     }
 
     fn key_seats(&self, key: &str, teams: &[TeamId]) -> Result<Vec<TeamId>, String> {

@@ -99,7 +99,7 @@ pub(super) fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> Str
         for (k, (material, _)) in c.materials.iter().enumerate() {
             h.push_str(&format!("<tr><th class=\"l\">{}</th>", escape(material)));
             for (t, _) in &bots {
-                let pairing = format!("{}@{k}", t.0);
+                let pairing = (grid.pairing)(*t, k);
                 let r = rows[t].iter().find(|r| r.pairing == pairing);
                 let text = r.map_or_else(|| "0.00".to_string(), |r| (grid.cell)(r));
                 h.push_str(&cell(r, text));

@@ -1,11 +1,12 @@
 //! A bot contest's stored games as the site and the mails read them:
 //! [`StoredGame`] (key, seats, pairing, setup, what was played), streamed
 //! ordered by pairing ([`for_each_game`]), and [`Tally`], which sums each
-//! bot's games per opponent (or island) by the table's own rules into
-//! `crate::discipline::table::OpponentRow`s.
+//! bot's games per opponent (or material) by its discipline's rules
+//! (`BotDiscipline::count`) into `crate::discipline::table::OpponentRow`s.
 //!
 //! What it deliberately does not do: play or store games
-//! ([`super::jobs`]) or format the rows (each discipline's `tables.rs`).
+//! (`crate::contest::bots`) or format the rows (each discipline's
+//! `tables.rs`).
 
 use super::model::*;
 use std::collections::BTreeMap;
@@ -14,7 +15,7 @@ use rusqlite::params;
 
 use crate::config::Config;
 use crate::discipline::play::{Played, Setup};
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, SetupOfKey};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript;
 use crate::store::Store;
@@ -81,9 +82,10 @@ pub(crate) fn seats_of_key(c: &BotContest, key: &str) -> Result<Vec<TeamId>> {
 /// The setup a stored game was played with (the contest's parameters; the
 /// flooding island's island and seed from the key), and the name of the
 /// material it was played on.
-pub(crate) fn setup_of_key(c: &BotContest, config: &Config, key: &str) -> Result<(Setup, String)> {
+/// What makes a stored game's setup from its key, made once per pass.
+pub(crate) fn setups_of_keys(c: &BotContest, config: &Config) -> Result<SetupOfKey> {
     let seam = seam_of(c)?;
-    with_view(c, config, |view| seam.stored_setup(view, key)).map_err(BotContestError::Corrupt)
+    with_view(c, config, |view| seam.stored_setups(view)).map_err(BotContestError::Corrupt)
 }
 
 /// Gives every stored game its seats and pairing where it has none (games
@@ -136,6 +138,7 @@ pub fn for_each_game(
 ) -> Result<()> {
     fill_pairings(store, c, config)?;
     let seam = seam_of(c)?;
+    let setup_of = setups_of_keys(c, config)?;
     let mut st = store.conn().prepare(&format!(
         "SELECT game_key, record, seats, pairing, moves, result FROM bot_games \
              WHERE contest_id = ?1 ORDER BY pairing, {GAME_ORDER}"
@@ -152,7 +155,7 @@ pub fn for_each_game(
             Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
             None => seats_of_key(c, &key)?,
         };
-        let (setup, subject) = setup_of_key(c, config, &key)?;
+        let (setup, subject) = setup_of(&key).map_err(BotContestError::Corrupt)?;
         let moves = match moves {
             Some(m) => Some(
                 transcript::parse_moves(&m, setup.seats())

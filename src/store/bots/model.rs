@@ -1,8 +1,9 @@
 //! What a started bot contest is, as the store keeps it ([`BotContest`],
-//! its [`Entry`]s), reading it back ([`contest`], its islands, its stored
-//! games by key, its teams and names, a game's pairing), its errors, and
-//! the heading of its mails. Playing, finishing and showing its games are the
-//! sibling files'; this one imports none of them.
+//! its [`Entry`]s, its materials), reading it back ([`contest`], its
+//! stored results by key, its teams and names, its discipline's seam and
+//! the [`ContestView`] its planner reads), its errors, and the heading of
+//! its mails. Its stored games are the sibling `games.rs`, which imports
+//! this file, never the other way.
 
 use std::collections::BTreeMap;
 

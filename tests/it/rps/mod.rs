@@ -22,7 +22,8 @@ use knobeln::discipline::data::{decode_as, Data, DataKind};
 use knobeln::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use knobeln::discipline::results::Results;
 use knobeln::discipline::seam::{
-    BotDiscipline, ContestState, ContestView, DemoBot, PlannedGame, RulesTemplate, Seat,
+    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, PlannedGame, RulesTemplate,
+    Seat, SetupOfKey,
 };
 use knobeln::discipline::table::{OpponentRow, OpponentTable};
 use knobeln::discipline::transcript::{replay_moves, Moves};
@@ -292,9 +293,9 @@ impl BotDiscipline for Rps {
         Ok(Some(Results::new(RPS, RpsTable { rows })))
     }
 
-    fn stored_setup(&self, view: &ContestView<'_>, _key: &str) -> Result<(Setup, String), String> {
+    fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {
         let rounds = config(view.sections)?.rounds;
-        Ok((Setup::new(RPS, RpsSetup { rounds }), String::new()))
+        Ok(same_setup(Setup::new(RPS, RpsSetup { rounds })))
     }
 
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
