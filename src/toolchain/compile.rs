@@ -542,13 +542,16 @@ impl<'a> Pass<'a> {
     /// is refused here, with its figure and the limit (requirement 5).
     fn stack_frames_fit(&mut self, object: &[u8]) -> bool {
         let stack = wasm::SHADOW_STACK_BYTES;
+        let too_big: Vec<_> = wasm::stack_frames(object)
+            .into_iter()
+            .filter(|f| f.bytes > stack)
+            .collect();
+        if too_big.is_empty() {
+            return true;
+        }
+        // Where each function is first used: only for a refusal.
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
-        let mut ok = true;
-        for frame in wasm::stack_frames(object) {
-            if frame.bytes <= stack {
-                continue;
-            }
-            ok = false;
+        for frame in too_big {
             // clang's names for `main` by its prototype.
             let function = frame.function.as_deref().map(|f| match f {
                 "__main_void" | "__main_argc_argv" => "main",
@@ -573,10 +576,8 @@ impl<'a> Pass<'a> {
                 ),
             ));
         }
-        if !ok {
-            self.verdicts.set(Check::Compiler, Verdict::Failed);
-        }
-        ok
+        self.verdicts.set(Check::Compiler, Verdict::Failed);
+        false
     }
 
     /// wasm-ld links the object with the runtime into a module with the

@@ -205,10 +205,9 @@ impl BotDiscipline for Flooding {
         let island = serde_json::from_str::<planner::FloodKey>(key)
             .map(|k| k.island)
             .unwrap_or(0);
-        match (seats.first(), self.material_grid()) {
-            (Some(t), Some(grid)) => (grid.pairing)(*t, island as usize),
-            _ => String::new(),
-        }
+        seats
+            .first()
+            .map_or_else(String::new, |t| island_pairing(*t, island as usize))
     }
 
     fn count(&self, row: &mut OpponentRow, result: &str, _seat: usize, _team: TeamId) {
@@ -243,7 +242,7 @@ impl BotDiscipline for Flooding {
                        island of its row; it opens the runs.",
             corner: "Island",
             cell: |r| format!("{:.2}", planner::Rounds::mean(r.rounds, r.games).as_f64()),
-            pairing: |t, k| format!("{}@{k}", t.0),
+            pairing: island_pairing,
         })
     }
 
@@ -347,6 +346,11 @@ fn islands(_sections: &Sections<'_>) -> Vec<(String, String)> {
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect()
+}
+
+/// The page of a bot's runs on the island at index `k` (`TEAM@K`).
+fn island_pairing(team: TeamId, k: usize) -> String {
+    format!("{}@{k}", team.0)
 }
 
 /// The game a flooding setup plays.

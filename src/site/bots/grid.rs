@@ -101,8 +101,7 @@ pub(super) fn grid_html(c: &BotContest, results: &Results, tally: &Tally) -> Str
             for (t, _) in &bots {
                 let pairing = (grid.pairing)(*t, k);
                 let r = rows[t].iter().find(|r| r.pairing == pairing);
-                let text = r.map_or_else(|| "0.00".to_string(), |r| (grid.cell)(r));
-                h.push_str(&cell(r, text));
+                h.push_str(&cell(r, r.map(grid.cell).unwrap_or_default()));
             }
             h.push_str("</tr>\n");
         }
