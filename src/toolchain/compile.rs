@@ -175,11 +175,6 @@ impl<'a> Pass<'a> {
         if !self.gcc(&gcc)? {
             return Ok(None);
         }
-        self.written = lex::tokenize(&preprocessed)
-            .into_iter()
-            .filter(|t| matches!(t.kind, lex::TokenKind::Identifier))
-            .map(|t| t.text.to_string())
-            .collect();
         if !self.linker_names() {
             return Ok(None);
         }
@@ -326,7 +321,18 @@ impl<'a> Pass<'a> {
     /// Check 3: the lexical elements of the preprocessed text.
     fn lexical_elements(&mut self, preprocessed: &str) {
         let (text, _) = purec::strip_line_markers(preprocessed);
-        let n = lex::count_lexical_elements_with(&text, lex::LexOptions::GNU);
+        // One pass, with the same rules for the count and for the names
+        // check 6 reads (`written`): the text gcc and clang compile, its
+        // line markers off, GNU's raw strings as gcc reads them.
+        let mut n = 0;
+        let mut written = HashSet::new();
+        for t in lex::tokenize_with(&text, lex::LexOptions::GNU) {
+            n += t.lexical_elements();
+            if matches!(t.kind, lex::TokenKind::Identifier) {
+                written.insert(t.text.to_string());
+            }
+        }
+        self.written = written;
         self.r.lexical_elements = Some(n);
         let max = self.cfg.max_lexical_elements;
         let verdict = if self.cfg.profile != Profile::Local && n > max {
@@ -439,9 +445,7 @@ impl<'a> Pass<'a> {
             "strategy.wasm.o",
         )?;
         if !cc.ok {
-            let size_limit = cc.limit_hit.as_deref().is_some_and(|l| {
-                l.contains("output grew beyond") || l.contains("MB of memory and was stopped")
-            });
+            let size_limit = cc.limit_hit.as_ref().is_some_and(|l| l.is_size());
             if size_limit && !self.r.errors().any(|d| d.check == Check::Compiler) {
                 // Static arrays clang writes out as zeros.
                 self.reject(format!(

@@ -95,8 +95,42 @@ pub struct GccRun {
     pub ok: bool,
     /// gcc's messages (capped), with a final note if something was cut or a limit hit.
     pub messages: String,
-    /// Set when gcc was stopped by a limit: a sentence saying which.
-    pub limit_hit: Option<String>,
+    /// Set when gcc was stopped by a limit: which, and a sentence saying it.
+    pub limit_hit: Option<LimitHit>,
+}
+
+/// A limit a compiler run met, and the sentence a participant reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitHit {
+    pub limit: ToolLimit,
+    pub sentence: String,
+}
+
+/// Which limit of the jail stopped a compiler run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolLimit {
+    WallClock,
+    Cpu,
+    /// Its output file grew past the jail's file size.
+    OutputSize,
+    /// It ran out of its address space (and said so).
+    Memory,
+    /// It was killed at its limits (CPU or memory, the kernel's kill).
+    Killed,
+    /// It crashed on a signal of its own.
+    Crashed,
+}
+
+impl LimitHit {
+    fn new(limit: ToolLimit, sentence: String) -> Option<LimitHit> {
+        Some(LimitHit { limit, sentence })
+    }
+
+    /// Whether the tool stopped at the size of what it writes out (its
+    /// output file or its memory): static data too large to write.
+    pub fn is_size(&self) -> bool {
+        matches!(self.limit, ToolLimit::OutputSize | ToolLimit::Memory)
+    }
 }
 
 /// gcc in a jail, with the limits for one compile.
@@ -171,41 +205,44 @@ impl<'j> Gcc<'j> {
         let lim = &self.limits;
         let text = out.output.replace("/work/", "");
         let limit_hit = match out.exit {
-            JailExit::WallClock => Some(format!(
+            JailExit::WallClock => LimitHit::new(ToolLimit::WallClock, format!(
                 "{tool} did not finish within {} s and was stopped",
                 lim.wall.as_secs()
             )),
             JailExit::Signaled(s) if s == libc::SIGXCPU => {
-                Some(format!("{tool} used more than {} s of CPU time and was stopped", lim.cpu_secs))
+                LimitHit::new(
+                    ToolLimit::Cpu,
+                    format!("{tool} used more than {} s of CPU time and was stopped", lim.cpu_secs),
+                )
             }
-            JailExit::Signaled(s) if s == libc::SIGXFSZ => Some(format!(
+            JailExit::Signaled(s) if s == libc::SIGXFSZ => LimitHit::new(ToolLimit::OutputSize, format!(
                 "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                 lim.file_size >> 20
             )),
-            JailExit::Signaled(s) if s == libc::SIGKILL => Some(format!(
+            JailExit::Signaled(s) if s == libc::SIGKILL => LimitHit::new(ToolLimit::Killed, format!(
                 "{tool} was stopped because it needed more than its limits ({} s of CPU time, \
                  {} MB of memory): the program makes the compiler work far harder than its \
                  length explains (huge expressions or initialisers, deep nesting); simplify it",
                 lim.cpu_secs,
                 lim.address_space >> 20
             )),
-            JailExit::Signaled(s) => Some(format!(
+            JailExit::Signaled(s) => LimitHit::new(ToolLimit::Crashed, format!(
                 "{tool} crashed (signal {s}); this is a fault of the compiler on this program, \
                  not a rule of the contest: write the part it chokes on differently"
             )),
             JailExit::Exited(_) => {
                 if text.contains("File size limit exceeded") {
-                    Some(format!(
+                    LimitHit::new(ToolLimit::OutputSize, format!(
                         "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                         lim.file_size >> 20
                     ))
                 } else if text.contains("CPU time limit exceeded") {
-                    Some(format!(
+                    LimitHit::new(ToolLimit::Cpu, format!(
                         "{tool} used more than {} s of CPU time and was stopped",
                         lim.cpu_secs
                     ))
                 } else if text.contains("out of memory") || text.contains("memory exhausted") {
-                    Some(format!(
+                    LimitHit::new(ToolLimit::Memory, format!(
                         "{tool} needed more than {} MB of memory and was stopped",
                         lim.address_space >> 20
                     ))

@@ -317,7 +317,7 @@ pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check, tool:
     }
     if let Some(limit) = &run.limit_hit {
         r.diagnostics
-            .push(Diagnostic::error(check, None, limit.clone()));
+            .push(Diagnostic::error(check, None, limit.sentence.clone()));
     } else if !run.ok && errors == 0 {
         r.diagnostics.push(Diagnostic::error(
             check,
