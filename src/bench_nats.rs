@@ -21,17 +21,17 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
 
+use crate::bench::trivial_tournament;
 use crate::distributed::instant::InstantRunner;
 use crate::distributed::wire::Discipline;
 use crate::distributed::{
     ensure_queue, workers_consumer, DistributedError, NatsOptions, QueueSettings,
 };
 use crate::engine::pool::Runner;
-use crate::engine::run::{run_tournament, run_tournament_with, Quiet, TournamentConfig};
+use crate::engine::run::{run_tournament, run_tournament_with, Quiet};
 use crate::engine::{EngineError, SystemClock};
 use crate::referee::RefereeConfig;
-use crate::seed::SeedKey;
-use crate::store::{NewVersion, Store};
+use crate::store::Store;
 use crate::toolchain::compile::{compile, CompileConfig, Outcome};
 
 /// Figures of the distributed benchmark.
@@ -255,46 +255,6 @@ fn queue_ready(url: &str, settings: &QueueSettings, n: usize) -> Result<(), Dist
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     })
-}
-
-/// A new tournament of `n_teams` copies of one program in a new database.
-fn trivial_tournament(
-    path: &Path,
-    n_teams: usize,
-    binary: &[u8],
-) -> Result<(Store, i64), EngineError> {
-    let mut store = Store::open(path)?;
-    let now = chrono::Utc::now();
-    let mut entries = Vec::new();
-    for t in 0..n_teams {
-        let team = store.ensure_team(&format!("trivial{t:03}"), now)?;
-        let v = store.insert_version(
-            &NewVersion {
-                team,
-                source: crate::bench::TRIVIAL_C.as_bytes(),
-                source_sha256: "bench",
-                binary: Some(binary),
-                lexical_elements: None,
-                description: None,
-                report_json: "{}",
-            },
-            now,
-        )?;
-        entries.push((team, v));
-    }
-    let config = TournamentConfig {
-        referee: RefereeConfig::default(),
-        evolution: Default::default(),
-    };
-    let tid = store.create_tournament(
-        1,
-        &SeedKey::public_from_seed(1),
-        &serde_json::to_string(&config).expect("json"),
-        "bench",
-        &entries,
-        now,
-    )?;
-    Ok((store, tid))
 }
 
 fn games_played(store: &Store, tid: i64) -> Result<usize, EngineError> {

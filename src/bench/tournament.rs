@@ -3,12 +3,16 @@
 //!
 //! Not here: a whole contest (`scale.rs`).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::game::{game_bench, TRIVIAL_C};
 use super::measure::ms;
+use crate::engine::run::TournamentConfig;
+use crate::engine::EngineError;
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
+use crate::store::{NewVersion, Store};
 use crate::toolchain::compile::{compile, CompileConfig, Outcome};
 
 /// Figures of the tournament benchmark: one group of `n_teams` trivial
@@ -64,9 +68,8 @@ pub fn tournament_bench(
     n_teams: usize,
     jobs: usize,
 ) -> Result<TournamentBench, crate::engine::EngineError> {
-    use crate::engine::run::{run_tournament, Quiet, TournamentConfig};
+    use crate::engine::run::{run_tournament, Quiet};
     use crate::engine::SystemClock;
-    use crate::store::{NewVersion, Store};
 
     let Outcome::Accepted { binary, .. } = compile(TRIVIAL_C.as_bytes(), &CompileConfig::local())?
     else {
@@ -78,38 +81,9 @@ pub fn tournament_bench(
     let dir = tempfile::tempdir()?;
     let mut times = Vec::new();
     for (i, workers) in [1, jobs].into_iter().enumerate() {
-        let mut store = Store::open(&dir.path().join(format!("bench{i}.db")))?;
+        let (mut store, tid) =
+            trivial_tournament(&dir.path().join(format!("bench{i}.db")), n_teams, &binary)?;
         let clock = SystemClock;
-        let now = chrono::Utc::now();
-        let mut entries = Vec::new();
-        for t in 0..n_teams {
-            let team = store.ensure_team(&format!("trivial{t:02}"), now)?;
-            let v = store.insert_version(
-                &NewVersion {
-                    team,
-                    source: TRIVIAL_C.as_bytes(),
-                    source_sha256: "bench",
-                    binary: Some(&binary),
-                    lexical_elements: None,
-                    description: None,
-                    report_json: "{}",
-                },
-                now,
-            )?;
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        let tid = store.create_tournament(
-            1,
-            &SeedKey::public_from_seed(1),
-            &serde_json::to_string(&config).expect("json"),
-            "bench",
-            &entries,
-            now,
-        )?;
         let t = Instant::now();
         run_tournament(&mut store, tid, workers, &clock, &mut Quiet)?;
         times.push(t.elapsed());
@@ -122,4 +96,44 @@ pub fn tournament_bench(
         all_workers: times[1],
         game_floor,
     })
+}
+
+/// A new tournament of `n_teams` copies of one program in a new database.
+pub fn trivial_tournament(
+    path: &Path,
+    n_teams: usize,
+    binary: &[u8],
+) -> Result<(Store, i64), EngineError> {
+    let mut store = Store::open(path)?;
+    let now = chrono::Utc::now();
+    let mut entries = Vec::new();
+    for t in 0..n_teams {
+        let team = store.ensure_team(&format!("trivial{t:03}"), now)?;
+        let v = store.insert_version(
+            &NewVersion {
+                team,
+                source: TRIVIAL_C.as_bytes(),
+                source_sha256: "bench",
+                binary: Some(binary),
+                lexical_elements: None,
+                description: None,
+                report_json: "{}",
+            },
+            now,
+        )?;
+        entries.push((team, v));
+    }
+    let config = TournamentConfig {
+        referee: RefereeConfig::default(),
+        evolution: Default::default(),
+    };
+    let tid = store.create_tournament(
+        1,
+        &SeedKey::public_from_seed(1),
+        &serde_json::to_string(&config).expect("json"),
+        "bench",
+        &entries,
+        now,
+    )?;
+    Ok((store, tid))
 }

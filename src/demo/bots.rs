@@ -97,4 +97,18 @@ mod tests {
             assert!(bots.iter().any(|b| b.file.ends_with(".py")), "{d}");
         }
     }
+
+    /// The Morabaraba kit's `miller.c` is `first.c` with `MILLER` defined
+    /// (a bot is one file, so it carries the rules again): the two never
+    /// drift apart.
+    #[test]
+    fn miller_is_first_with_miller_defined() {
+        let first = include_str!("../discipline/morabaraba/demo/first.c");
+        let miller = include_str!("../discipline/morabaraba/demo/miller.c");
+        let header = miller
+            .strip_suffix(first)
+            .expect("miller.c ends with first.c, unchanged");
+        assert!(header.ends_with("#define MILLER 1\n"), "{header}");
+        assert_eq!(header.lines().count(), 5, "{header}");
+    }
 }
