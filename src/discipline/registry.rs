@@ -39,6 +39,8 @@ pub enum RegisterError {
     BadName(&'static str),
     #[error("`{0}` names a section of the configuration; a discipline's section `[{0}]` would replace it")]
     Reserved(&'static str),
+    #[error("`{0}` cannot be the subject of a submission: one word of lower-case letters, digits and `-`, which no mail command takes")]
+    SubmissionWord(&'static str),
 }
 
 /// The top-level keys of the configuration a discipline's name must not
@@ -59,6 +61,11 @@ pub const RESERVED: &[&str] = &[
     "language",
 ];
 
+/// The subjects of the mail commands that are one word (`crate::mail::
+/// commands` tests that each is its command's): a discipline's submission
+/// cannot take one.
+pub const COMMAND_WORDS: &[&str] = &["registration", "status", "kit", "mail-preference"];
+
 /// The names of the seeds' four, in the list's order.
 pub fn built_in() -> Vec<Discipline> {
     BUILT_IN.iter().map(|b| b.discipline()).collect()
@@ -73,6 +80,11 @@ pub fn register(seam: &'static dyn BotDiscipline) -> Result<(), RegisterError> {
     }
     if RESERVED.contains(&name) {
         return Err(RegisterError::Reserved(name));
+    }
+    if let Some(word) = seam.submission().map(|s| s.word) {
+        if !submission_word(word) {
+            return Err(RegisterError::SubmissionWord(word));
+        }
     }
     let mut list = REGISTERED.write().expect("registry");
     let there = BUILT_IN
@@ -103,6 +115,12 @@ fn good_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Whether `word` can be the subject of a discipline's submission: a name
+/// no mail command takes.
+fn submission_word(word: &str) -> bool {
+    good_name(word) && !COMMAND_WORDS.contains(&word)
 }
 
 /// Every bot discipline: the seeds' four, then the registered ones.
@@ -257,6 +275,15 @@ mod tests {
         assert_eq!(built_in().len(), 4);
         for bad in ["", "Rock", "rock paper", "rps!", &"x".repeat(33)] {
             assert!(!good_name(bad), "{bad:?}");
+        }
+        assert!(submission_word("island") && submission_word("motto"));
+        for taken in COMMAND_WORDS.iter().chain(&["Island", "an island"]) {
+            assert!(!submission_word(taken), "{taken:?}");
+        }
+        for b in all() {
+            if let Some(sub) = b.submission() {
+                assert!(submission_word(sub.word), "{}", sub.word);
+            }
         }
     }
 

@@ -102,6 +102,40 @@ pub enum ContestState {
     Finished,
 }
 
+/// What a team may send beside its bot, with its own mail subject: the
+/// flooding island's island ("Jeder Wettbewerbsteilnehmer darf zusätzlich
+/// eine Insel erstellen und einreichen"). A team's latest accepted one
+/// replaces its earlier one; the contest takes them at its start
+/// ([`BotDiscipline::materials`]'s `sent`).
+#[derive(Debug, Clone, Copy)]
+pub struct Submission {
+    /// The subject of the mail that sends one (`island`): one lower-case
+    /// word, which no other command takes.
+    pub word: &'static str,
+    /// What it is, for sentences ("island").
+    pub what: &'static str,
+    /// The help mail's lines for it, aligned as the help's command list.
+    pub help: &'static str,
+    /// How to write one: the hint of every refusal.
+    pub format: &'static str,
+    /// Why a mail holds none (its `find` found nothing), a sentence.
+    pub missing: &'static str,
+    /// Its text in a mail's text (the body, or one attachment), if any.
+    pub find: fn(&str) -> Option<String>,
+    /// Checks a found text: what is stored and the report's lines, or why
+    /// it is refused (a sentence without its final full stop).
+    pub check: fn(&str) -> Result<Checked, String>,
+}
+
+/// A submission that passed its check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    /// The text to store (normalized).
+    pub text: String,
+    /// The accepting mail's lines about it.
+    pub report: String,
+}
+
 /// A built bot as a seat of a game.
 pub type Seat<'a> = (&'a Toolchain, &'a BotProgram);
 
@@ -213,6 +247,12 @@ pub trait BotDiscipline: Sync {
         _sent: &[(String, String)],
     ) -> Result<Vec<(String, String)>, String> {
         Ok(Vec::new())
+    }
+
+    /// What a team may send beside its bot (the flooding island's
+    /// island); none for most.
+    fn submission(&self) -> Option<Submission> {
+        None
     }
 
     /// The games still to play, given the results stored so far (key →

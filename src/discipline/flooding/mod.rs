@@ -20,6 +20,7 @@ pub mod keys;
 pub mod picture;
 pub mod planner;
 pub mod rules;
+pub mod submission;
 pub mod tables;
 pub mod trial;
 
@@ -160,6 +161,10 @@ impl BotDiscipline for Flooding {
         sent: &[(String, String)],
     ) -> Result<Vec<(String, String)>, String> {
         contest::islands(sections.flooding, seed, sent)
+    }
+
+    fn submission(&self) -> Option<crate::discipline::seam::Submission> {
+        Some(submission::ISLAND)
     }
 
     fn next_games(

@@ -184,7 +184,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "contest_name": ctx.config.contest.name,
             "bots": d.is_bot_discipline(),
             "discipline": d.title(),
-            "flooding": d == crate::discipline::Discipline::FLOODING,
+            "submission": crate::discipline::registry::of(d)
+                .and_then(|s| s.submission())
+                .map(|s| s.help),
             "languages": languages.join(", "),
             "ways": ways,
             "contest_address": ctx.config.contest.address,

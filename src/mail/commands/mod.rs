@@ -17,12 +17,12 @@
 pub mod compile;
 pub mod compile_bot;
 pub mod help;
-pub mod island;
 pub mod preference;
 pub mod register;
 pub mod rsm;
 pub mod software;
 pub mod status;
+pub mod submission;
 
 pub mod context;
 pub mod error;
@@ -55,8 +55,9 @@ pub enum Command {
     Preference,
     /// `RSM round N`: the organizer's round summary ([`rsm`]).
     Rsm,
-    /// `island`: an island for the flooding island contest ([`island`]).
-    Island,
+    /// A discipline's own submission beside the bot, by the word its seam
+    /// gives (the flooding island's `island`, [`submission`]).
+    Submission(crate::discipline::Discipline),
     /// The answer to a confirmation request (`KNOBELN: please confirm
     /// your address (CODE)`, usually with `Re:`): a registration that named
     /// this address goes through ([`register::confirm`]).
@@ -77,12 +78,12 @@ pub fn classify(subject: &str) -> Command {
         "send knobelnsoftware" | "send kit" | "kit" => Command::SendSoftware,
         "status" => Command::Status,
         "mail-preference" => Command::Preference,
-        "island" => Command::Island,
         s if s.starts_with("rsm round ") => Command::Rsm,
         // The answer to a confirmation request, whatever the contest's
         // name before it (the code in it is the proof).
         s if s.contains(register::CONFIRM_MARK) => Command::Confirm,
-        _ => Command::Help,
+        // A discipline's own submission (the flooding island's `island`).
+        s => submission::named_by(s).map_or(Command::Help, Command::Submission),
     }
 }
 
@@ -96,7 +97,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
         Command::Status => status::apply(conn, ctx),
         Command::Preference => preference::apply(conn, ctx),
         Command::Rsm => rsm::apply(conn, ctx),
-        Command::Island => island::apply(conn, ctx),
+        Command::Submission(of) => submission::apply(conn, ctx, of),
         Command::Help => help::apply(conn, ctx),
         Command::Confirm => Ok(register::confirm(conn, ctx)?),
         Command::Compile => Err(CommandError::NotHere),
@@ -129,6 +130,25 @@ mod tests {
             contest_subject(&config, "KNOBELN: help".into()),
             "KNOBELN: help"
         );
+    }
+
+    #[test]
+    fn one_word_subjects_are_their_commands_and_submissions_take_none() {
+        for word in crate::discipline::registry::COMMAND_WORDS {
+            let c = classify(word);
+            assert!(
+                !matches!(c, Command::Help | Command::Submission(_)),
+                "{word}: {c:?}"
+            );
+        }
+        for seam in crate::discipline::registry::all() {
+            if let Some(sub) = seam.submission() {
+                assert_eq!(
+                    classify(&sub.word.to_uppercase()),
+                    Command::Submission(seam.discipline())
+                );
+            }
+        }
     }
 
     #[test]

@@ -92,6 +92,7 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
         ("bob", super::DEMO_BOTS[1].source),
         ("cat", super::DEMO_BOTS[0].source),
     ];
+    let mut auths = std::collections::BTreeMap::new();
     for (who, source) in bots {
         let address = format!("{who}@participants.example");
         let team = format!("team_{who}");
@@ -108,6 +109,7 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
             ack.body
         );
         let auth = auth_of(ack);
+        auths.insert(who, auth.clone());
         let r = c.send(
             &address,
             "please compile",
@@ -126,6 +128,36 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
             report.body
         );
     }
+    // The discipline's own submission, by its own subject, through the
+    // generic command: refused with the seam's sentence, then accepted.
+    let ann_auth: String = auths["ann"].clone();
+    let r = c.send(
+        "ann@participants.example",
+        "motto",
+        &format!("<<FROM>> team_ann {ann_auth}\nmotto: {}\n", "x".repeat(41)),
+    );
+    let no = r.last().expect("a submission report");
+    assert!(no.subject.contains("motto not accepted"), "{}", no.subject);
+    assert!(no.body.contains("at most 40 letters"), "{}", no.body);
+    let r = c.send(
+        "ann@participants.example",
+        "Motto",
+        &format!("<<FROM>> team_ann {ann_auth}\nmotto: Rock on!\n"),
+    );
+    let yes = r.last().expect("a submission report");
+    assert!(
+        yes.subject.contains("motto accepted"),
+        "{}\n{}",
+        yes.subject,
+        yes.body
+    );
+    assert!(yes.body.contains("Motto: Rock on!"), "{}", yes.body);
+    let r = c.send("ann@participants.example", "what now", "");
+    assert!(
+        r.iter()
+            .any(|m| m.body.contains("your team's motto: a line motto: TEXT")),
+        "the help mail lists the discipline's submission"
+    );
     let config = c.server.config.clone();
     let results = bots::run_contest(&mut c.server.store, &config, 7, &Utc::now).unwrap();
     let text = bots::results_text(&results);
@@ -140,6 +172,11 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
         "{text}"
     );
     let contest = bots::contest(c.server.store.conn()).unwrap().unwrap();
+    assert_eq!(
+        contest.materials,
+        [("team_ann".to_string(), "Rock on!".to_string())],
+        "the contest took the team's motto at its start"
+    );
     assert_eq!(
         bots::games_played(c.server.store.conn(), &contest).unwrap(),
         3

@@ -405,4 +405,46 @@ impl BotDiscipline for Rps {
     fn demo_contest_name(&self) -> &'static str {
         "rock-paper-scissors demo contest"
     }
+
+    fn submission(&self) -> Option<knobeln::discipline::seam::Submission> {
+        Some(MOTTO)
+    }
+
+    fn materials(
+        &self,
+        _sections: &Sections<'_>,
+        _seed: u64,
+        sent: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, String> {
+        Ok(sent.to_vec())
+    }
 }
+
+/// What a team may send beside its bot: a motto (subject `motto`, a line
+/// `motto: TEXT` in the mail), kept as the contest's materials.
+pub const MOTTO: knobeln::discipline::seam::Submission = knobeln::discipline::seam::Submission {
+    word: "motto",
+    what: "motto",
+    help: "  motto                      your team's motto: a line motto: TEXT",
+    format: "Write one line motto: TEXT, at most 40 letters, digits, spaces and .,!?-",
+    missing: "The mail holds no motto: no line starting with motto:.",
+    find: |text| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix("motto:"))
+            .map(|m| m.trim().to_string())
+    },
+    check: |text| {
+        let fine = (1..=40).contains(&text.chars().count())
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || " .,!?-".contains(c));
+        if fine {
+            Ok(knobeln::discipline::seam::Checked {
+                text: text.to_string(),
+                report: format!("Motto: {text}\n"),
+            })
+        } else {
+            Err(format!("The motto {text:?} is not one line of at most 40 letters, digits, spaces and .,!?-"))
+        }
+    },
+};
