@@ -28,13 +28,14 @@
 //! The files: `task.rs` the [`Task`] and [`Upload`] traits; `handle.rs`
 //! [`NatsQueue`], the caller's handle; `session.rs` the session itself
 //! (its state, loop and report), with `publish.rs` (jobs and uploads) and
-//! `results.rs` (results and faults); `knobeln.rs`
+//! `results.rs` (results and faults), `recover.rs` (games the queue lost); `knobeln.rs`
 //! [`KnobelnTask`] and [`NatsRunner`]. This file only declares and
 //! re-exports them.
 
 mod handle;
 mod knobeln;
 mod publish;
+mod recover;
 mod results;
 mod session;
 mod task;

@@ -813,9 +813,19 @@ fn a_worker_that_cannot_play_is_reported_and_its_games_go_elsewhere() {
     assert!(err.contains("(an infrastructure fault, not the participants'"));
 }
 
-/// A worker that answers one job, only its first game (a fault), and
-/// acknowledges it: what a broken or older worker might do.
-fn answer_one_job_in_part(url: &str) -> usize {
+/// How a stand-in for a worker treats the one job it takes.
+#[derive(Clone, Copy)]
+enum TakeJob {
+    /// Answers only its first game (a fault): a broken or older worker.
+    AnswerInPart,
+    /// Answers nothing: as if the queue lost the job, or the result, in a
+    /// server's restart.
+    Lose,
+}
+
+/// Takes one job from the queue as `how` says, acknowledges it, and says
+/// how many games it held.
+fn take_one_job(url: &str, how: TakeJob) -> usize {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         use async_nats::jetstream;
@@ -850,6 +860,10 @@ fn answer_one_job_in_part(url: &str) -> usize {
         let job: Value = serde_json::from_slice(&msg.payload).unwrap();
         let games = job["games"].as_array().unwrap();
         assert!(games.len() > 1, "a job of one game: {job}");
+        if let TakeJob::Lose = how {
+            msg.ack().await.unwrap();
+            return games.len();
+        }
         let answer = serde_json::json!({
             "format": job["format"], "session": job["session"], "job": job["job"],
             "worker": "partial",
@@ -874,7 +888,7 @@ fn games_a_workers_answer_leaves_out_go_back_to_the_queue() {
     let nats = Nats::start(tmp.path(), "127.0.0.1");
     let db = tmp.path().join("coordinator.db");
     let coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
-    let in_job = answer_one_job_in_part(&nats.url());
+    let in_job = take_one_job(&nats.url(), TakeJob::AnswerInPart);
     wait_until("the coordinator to notice the games left out", || {
         coordinator
             .stderr()
@@ -894,6 +908,36 @@ fn games_a_workers_answer_leaves_out_go_back_to_the_queue() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{err}"));
     assert!(err.contains("partial: 0 games,") && good >= 36, "{err}");
+}
+
+/// A job the queue no longer holds, that no result will ever answer (a
+/// NATS server killed may come back without a job or a result it had
+/// confirmed), is published again once the queue holds nothing of the
+/// session's: the tournament ends with the results of one machine.
+#[test]
+fn games_the_queue_lost_are_published_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 8);
+    let expected = reference(8);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let coordinator = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    let lost = take_one_job(&nats.url(), TakeJob::Lose);
+    let _w = Worker::start(tmp.path(), &nats.url(), "w1", &[]);
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    assert!(
+        err.contains("the queue holds none of the") && err.contains("published again"),
+        "{err}"
+    );
+    let again: usize = err
+        .split("duplicate results ignored; ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(again >= lost, "{again} published again, {lost} lost: {err}");
+    assert_counted_once(&db, &got);
 }
 
 #[test]

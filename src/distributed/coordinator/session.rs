@@ -94,9 +94,17 @@ pub(super) struct Coordinator<T: Task> {
     pub(super) duplicates: u64,
     pub(super) last_result: Instant,
     pub(super) last_warning: Option<Instant>,
+    /// How long without a result, with games in flight, before the session
+    /// asks the queue whether it still holds them ([`Coordinator::
+    /// recover_lost`]).
+    pub(super) stall_after: Duration,
+    /// When it last asked.
+    pub(super) last_recovery_check: Instant,
+    /// Games published again because the queue had lost them.
+    pub(super) recovered: u64,
 }
 
-fn results_consumer_name(session: &str) -> String {
+pub(super) fn results_consumer_name(session: &str) -> String {
     format!("coordinator-{session}")
 }
 
@@ -179,6 +187,9 @@ impl<T: Task> Coordinator<T> {
             duplicates: 0,
             last_result: Instant::now(),
             last_warning: None,
+            stall_after: super::recover::stall_after(settings.ack_wait),
+            last_recovery_check: Instant::now(),
+            recovered: 0,
         })
     }
 
@@ -225,7 +236,10 @@ impl<T: Task> Coordinator<T> {
                     None => self.reopen_results().await,
                 },
                 _ = tokio::time::sleep_until(linger.unwrap_or_else(Instant::now).into()), if linger.is_some() => {}
-                _ = tick.tick() => self.watchdog(),
+                _ = tick.tick() => {
+                    self.watchdog();
+                    self.recover_lost().await;
+                }
             }
             self.publish_pending().await;
         }
@@ -319,10 +333,12 @@ impl<T: Task> Coordinator<T> {
             lines.push("none answered".into());
         }
         eprintln!(
-            "knobeln: workers of this run: {}; {} jobs published; {} duplicate results ignored",
+            "knobeln: workers of this run: {}; {} jobs published; {} duplicate results ignored; \
+             {} games published again that the queue had lost",
             lines.join("; "),
             self.next_copy,
-            self.duplicates
+            self.duplicates,
+            self.recovered
         );
     }
 }
