@@ -133,6 +133,16 @@ mod tests {
     }
 
     #[test]
+    fn a_session_asks_the_queue_after_twice_ack_wait_and_not_before_five_seconds() {
+        let with = |secs| QueueSettings {
+            ack_wait: Duration::from_secs(secs),
+            ..QueueSettings::default()
+        };
+        assert_eq!(with(30).stall_after(), Duration::from_secs(60));
+        assert_eq!(with(1).stall_after(), Duration::from_secs(5));
+    }
+
+    #[test]
     fn the_first_connection_attempt_does_not_wait() {
         // async-nats calls the delay with 1 before the first attempt; a
         // quarter of a second there was paid at every start.

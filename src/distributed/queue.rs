@@ -198,6 +198,16 @@ pub struct QueueSettings {
     pub in_flight: usize,
 }
 
+impl QueueSettings {
+    /// How long without a result, with games in flight, before a session
+    /// asks whether the queue still holds its games (it may have lost them
+    /// in a server's restart): twice `ack_wait` (a dead worker's jobs are
+    /// back in the queue by then), at least five seconds.
+    pub fn stall_after(&self) -> Duration {
+        (self.ack_wait * 2).max(Duration::from_secs(5))
+    }
+}
+
 impl Default for QueueSettings {
     fn default() -> Self {
         QueueSettings {

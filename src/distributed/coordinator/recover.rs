@@ -5,7 +5,7 @@
 //! stop). JetStream then never gives those games to anyone, and a session
 //! that only waited would wait for ever.
 //!
-//! So when no result has come for a while ([`stall_after`]) with games in
+//! So when no result has come for a while (`QueueSettings::stall_after`) with games in
 //! flight, the session asks the queue: if the workers' consumer has no job
 //! waiting and none held by a worker, and no result waits for this
 //! session, every game in flight was lost on the way; its session's jobs
@@ -18,18 +18,11 @@
 //! `ack_wait` by JetStream itself), and the warning for missing workers
 //! (`session.rs`'s watchdog).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::session::{results_consumer_name, Coordinator};
 use super::task::Task;
 use crate::distributed::queue::{jobs_subject, workers_consumer, JOBS_STREAM, RESULTS_STREAM};
-
-/// How long without a result before the session asks whether the queue
-/// still holds its games: twice `ack_wait` (a dead worker's jobs are back
-/// in the queue by then), at least five seconds.
-pub(super) fn stall_after(ack_wait: Duration) -> Duration {
-    (ack_wait * 2).max(Duration::from_secs(5))
-}
 
 /// What the queue holds for a session, as its consumers count it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +45,7 @@ impl QueueState {
 
 impl<T: Task> Coordinator<T> {
     /// Publishes the games in flight again when the queue lost them (see
-    /// the module's documentation); at most once per [`stall_after`].
+    /// the module's documentation); at most once per `stall_after`.
     pub(super) async fn recover_lost(&mut self) {
         let quiet = self.last_result.elapsed();
         if self.in_flight.is_empty()
@@ -142,15 +135,6 @@ impl<T: Task> Coordinator<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_queue_is_asked_after_twice_ack_wait_and_not_before_five_seconds() {
-        assert_eq!(
-            stall_after(Duration::from_secs(30)),
-            Duration::from_secs(60)
-        );
-        assert_eq!(stall_after(Duration::from_secs(1)), Duration::from_secs(5));
-    }
 
     #[test]
     fn only_a_queue_without_jobs_or_results_lost_the_games() {

@@ -187,7 +187,7 @@ impl<T: Task> Coordinator<T> {
             duplicates: 0,
             last_result: Instant::now(),
             last_warning: None,
-            stall_after: super::recover::stall_after(settings.ack_wait),
+            stall_after: settings.stall_after(),
             last_recovery_check: Instant::now(),
             recovered: 0,
         })
