@@ -413,7 +413,8 @@ impl Server {
         }
         let now = Utc::now();
         crate::contest::notices::queue_no_strategy_reminders(self.store.conn(), &self.config, now)?;
-        if self.config.contest.discipline.is_bot_discipline() {
+        if let crate::discipline::family::Family::Bots(_) = self.config.contest.discipline.family()
+        {
             return self.bot_contest_step(now, shutdown);
         }
         let state = crate::store::mail::contest(self.store.conn())?;

@@ -173,7 +173,7 @@ impl Bench {
             knobeln::bench_mail::mail_bench(&stack, self.participants, self.poll_secs)?.print();
         }
         if matches!(self.what, What::BotSite) {
-            if !self.discipline.is_bot_discipline() {
+            if self.discipline.family().bots().is_none() {
                 anyhow::bail!("--discipline: the bot-site benchmark needs a bot discipline");
             }
             knobeln::bench_site::bot_site_bench(self.discipline, self.teams, self.repetitions)

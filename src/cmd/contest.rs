@@ -12,6 +12,7 @@
 //! already stored are not played again), queues the results mail to every
 //! participant, and writes the results site when `[site] dir` is set.
 
+use knobeln::discipline::family::Family;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,7 +63,7 @@ impl ContestCmd {
             config.rules.rsm_note_file = Some(note);
         }
         let mut store = super::common::open_contest(&config.database)?;
-        if config.contest.discipline.is_bot_discipline() {
+        if let Family::Bots(_) = config.contest.discipline.family() {
             return bot_contest(config, store, args.seed);
         }
         // The lease first: a `serve` that sees the contest created cannot

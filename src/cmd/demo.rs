@@ -5,6 +5,7 @@
 //! spool. Prints where everything is and a short summary of the results.
 //! With `--nats URL` the games are played by workers, as with `[engine] nats`.
 
+use knobeln::discipline::family::Family;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -64,7 +65,7 @@ impl Demo {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let t0 = Instant::now();
         self.prepare_dir()?;
-        if self.discipline.is_bot_discipline() {
+        if let Family::Bots(_) = self.discipline.family() {
             return self.apply_bots(t0);
         }
         self.apply_knobeln(t0)

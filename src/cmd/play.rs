@@ -13,6 +13,7 @@
 //! folder lasts across them, as across its matches in the tournament
 //! (`[ultimatum] folders`).
 
+use knobeln::discipline::family::Family;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -81,7 +82,7 @@ pub fn game_json(g: &GameRecord, names: [&str; 2]) -> Value {
 
 impl Play {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
-        if self.discipline.is_bot_discipline() {
+        if let Family::Bots(_) = self.discipline.family() {
             return self.apply_bots();
         }
         let [first, second] = self.files.as_slice() else {

@@ -6,6 +6,7 @@
 //! without one (a tournament run from a folder) has the organization
 //! "unknown".
 
+use knobeln::discipline::family::Family;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,7 +38,7 @@ impl ResultsCmd {
     pub fn apply(self) -> anyhow::Result<ExitCode> {
         let config = Config::load(self.config.as_deref())?;
         let store = super::common::open_contest(&config.database)?;
-        if config.contest.discipline.is_bot_discipline() {
+        if let Family::Bots(_) = config.contest.discipline.family() {
             use knobeln::contest::bots;
             let c = bots::contest(store.conn())?;
             let res = match &c {

@@ -55,7 +55,7 @@ impl Site {
         let store = super::common::open_contest(&db)?;
         if let Some(config) = config
             .as_ref()
-            .filter(|c| c.contest.discipline.is_bot_discipline())
+            .filter(|c| c.contest.discipline.family().bots().is_some())
         {
             let Some(c) = knobeln::contest::bots::contest(store.conn())? else {
                 eprintln!("knobeln site: no contest in {}", db.display());

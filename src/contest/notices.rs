@@ -51,7 +51,7 @@ pub fn queue_no_strategy_reminders(
             "no_strategy",
             &json!({
                 "team": name,
-                "bots": config.contest.discipline.is_bot_discipline(),
+                "bots": config.contest.discipline.family().bots().is_some(),
                 "contest_name": config.contest.name,
                 "contest_address": config.contest.address,
                 "organizer": config.contest.organizer,
@@ -64,11 +64,10 @@ pub fn queue_no_strategy_reminders(
             to: vec![address.clone()],
             subject: crate::mail::commands::contest_subject(
                 config,
-                if config.contest.discipline.is_bot_discipline() {
-                    format!("KNOBELN: your team {name} has no bot yet")
-                } else {
-                    format!("KNOBELN: your team {name} has no strategy yet")
-                },
+                format!(
+                    "KNOBELN: your team {name} has no {} yet",
+                    config.contest.discipline.family().player_word()
+                ),
             ),
             body,
             in_reply_to: None,

@@ -7,6 +7,7 @@
 //! The figures are computed by the pure [`progress`] from what the store
 //! holds; nothing here asks a running server anything.
 
+use crate::discipline::family::Family;
 use chrono::{DateTime, Utc};
 use rusqlite::OptionalExtension;
 
@@ -251,19 +252,19 @@ impl Phase {
 }
 
 pub fn phase(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Phase, StoreError> {
-    if config.contest.discipline.is_bot_discipline() {
-        if let Some(c) = crate::contest::bots::contest(store.conn())
+    // Each family keeps its contest in its own tables.
+    let finished = match config.contest.discipline.family() {
+        Family::Bots(_) => crate::contest::bots::contest(store.conn())
             .map_err(|e| StoreError::Corrupt(e.to_string()))?
-        {
-            return Ok(if c.finished {
-                Phase::Finished
-            } else {
-                Phase::Running
-            });
-        }
-    }
-    if let Some(c) = contest(store.conn())? {
-        return Ok(if c.finished {
+            .map(|c| c.finished),
+        Family::Strategies(_) => None,
+    };
+    let finished = match finished {
+        Some(f) => Some(f),
+        None => contest(store.conn())?.map(|c| c.finished),
+    };
+    if let Some(finished) = finished {
+        return Ok(if finished {
             Phase::Finished
         } else {
             Phase::Running
@@ -388,7 +389,7 @@ pub fn report(
         "  the contest starts:          {}\n\n",
         d(t.contest_start)
     ));
-    if config.contest.discipline.is_bot_discipline() {
+    if let Family::Bots(_) = config.contest.discipline.family() {
         match crate::contest::bots::status_text(store, config) {
             Ok(Some(t)) => {
                 out.push_str(&t);

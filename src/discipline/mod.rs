@@ -14,15 +14,21 @@
 //! program may add its own: the tests' rock-paper-scissors) and dispatches
 //! by name; [`data`] carries a discipline's own data through the generic
 //! machinery; [`play`], [`results`], [`transcript`] and [`trial`] are the
-//! generic sides of a game, a table, a transcript and a trial. What is not here: KNOBELN's rules (`crate::game`)
-//! and tournament (`crate::tournament`), how a bot is started
-//! (`crate::sandbox::bot`), the contest run (`crate::contest`).
+//! generic sides of a game, a table, a transcript and a trial.
+//! [`family`] is every discipline's seam by the machinery that runs its
+//! players ([`family::Family`]: KNOBELN's strategies, in [`knobeln`], or a
+//! bot discipline's bots); where the server does one or the other, it
+//! matches on the family. What is not here: KNOBELN's rules
+//! (`crate::game`) and tournament (`crate::tournament`), how a bot is
+//! started (`crate::sandbox::bot`), the contest run (`crate::contest`).
 
 pub mod bots;
 pub mod data;
+pub mod family;
 pub mod flooding;
 pub mod footsteps;
 pub mod game;
+pub mod knobeln;
 pub mod limits;
 pub mod morabaraba;
 pub mod play;
@@ -68,11 +74,6 @@ impl Discipline {
     /// The name in the configuration and on the command line.
     pub fn name(self) -> &'static str {
         self.0
-    }
-
-    /// Whether players are bots in any language (not KNOBELN's C strategies).
-    pub fn is_bot_discipline(self) -> bool {
-        self != Discipline::KNOBELN
     }
 }
 

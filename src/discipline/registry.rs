@@ -14,6 +14,7 @@ use std::sync::RwLock;
 use serde::Deserialize;
 
 use super::data::{Kind, Tagged};
+use super::family::Family;
 use super::game::Setup;
 use super::seam::BotDiscipline;
 use super::Discipline;
@@ -142,6 +143,16 @@ pub fn of(d: Discipline) -> Option<&'static dyn BotDiscipline> {
     list.iter().copied().find(|b| b.discipline() == d)
 }
 
+/// The seam of `d`, by its family: KNOBELN's, or a bot discipline's.
+/// Every `Discipline` there is names one ([`Discipline`] is read through
+/// [`std::str::FromStr`], which knows the registered ones only).
+pub fn family(d: Discipline) -> Family {
+    if d == Discipline::KNOBELN {
+        return Family::Strategies(&super::knobeln::Knobeln);
+    }
+    Family::Bots(of(d).unwrap_or_else(|| panic!("the discipline {d} has no seam")))
+}
+
 /// The seam of a setup's discipline.
 pub fn of_setup(setup: &Setup) -> &'static dyn BotDiscipline {
     of(setup.discipline()).expect("every setup is a bot discipline's")
@@ -162,17 +173,19 @@ impl Discipline {
         all().into_iter().map(|b| b.discipline()).collect()
     }
 
-    /// The name in mails and on the site.
-    pub fn title(self) -> &'static str {
-        match of(self) {
-            Some(b) => b.title(),
-            None => "KNOBELN",
-        }
+    /// Its seam, by its family ([`family`]).
+    pub fn family(self) -> Family {
+        family(self)
     }
 
-    /// How many bots a game seats (the flooding island: one).
+    /// The name in mails and on the site.
+    pub fn title(self) -> &'static str {
+        family(self).title()
+    }
+
+    /// How many players a game seats (the flooding island: one).
     pub fn seats(self) -> usize {
-        of(self).map_or(2, |b| b.seats())
+        family(self).seats()
     }
 }
 

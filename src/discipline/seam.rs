@@ -13,9 +13,10 @@
 //! site's grid and notes), its picture and its kit. The generic code never
 //! names a discipline; what it asks is in this trait.
 //!
-//! What is not here: KNOBELN, which is the built-in discipline with its
-//! own engine (WebAssembly strategies, rounds of groups, the Evolution),
-//! not a bot discipline; ARCHITECTURE.md says what joins them.
+//! What is not here: KNOBELN, whose players are strategies (WebAssembly
+//! modules played in rounds of groups and the Evolution by the engine),
+//! not bots; what every discipline answers, KNOBELN's included, is
+//! [`super::family::Family`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -175,7 +175,7 @@ impl<'a> Pass<'a> {
         if !self.gcc(&gcc)? {
             return Ok(None);
         }
-        if !self.linker_names() {
+        if !self.reserved_names() {
             return Ok(None);
         }
         let tools = wasm::Toolchain::find()
@@ -398,7 +398,7 @@ impl<'a> Pass<'a> {
     /// WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is
     /// fixed; any of them: gcc does not know it, so the two compilers
     /// would build different programs).
-    fn linker_names(&mut self) -> bool {
+    fn reserved_names(&mut self) -> bool {
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
         let found = names_in_text(&self.written, &uses, self.cfg.memory_limit);
         let ok = found.is_empty();

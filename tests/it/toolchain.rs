@@ -528,6 +528,31 @@ fn static_data_beyond_the_memory_limit_is_refused_initialised_or_not() {
     assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
 }
 
+/// The early guard at its edge: with 1024 kB of memory, gcc's x86-64 static
+/// data over 8 MB (at least 4 MB on wasm32, `long` being 8 bytes against
+/// 4) are refused before clang runs (no module, so no image size); 8 bytes
+/// less and clang builds it, and wasm-ld's exact layout refuses it.
+#[test]
+fn the_early_static_data_guard_refuses_only_past_its_edge() {
+    for (longs, early) in [(1_048_577, true), (1_048_575, false)] {
+        let src = format!(
+            "static long big[{longs}];\n\
+             main() {{ int i = next_random(0, 999); big[i] = 7; for (;;) make_throw(100 + big[i]); }}\n"
+        );
+        let outcome = compile_source(src.as_bytes(), Profile::Local);
+        assert!(!outcome.accepted(), "{longs}");
+        let report = outcome.report();
+        assert!(
+            report.errors().any(|d| d.check == Check::Compiler
+                && d.message
+                    .contains("does not fit into the memory limit of 1024 kB")),
+            "{longs}: {:?}",
+            report.diagnostics
+        );
+        assert_eq!(report.image_bytes.is_none(), early, "{longs}: {report:?}");
+    }
+}
+
 // ---- The jail -------------------------------------------------------------
 
 /// The first line of the host's /etc/passwd: nothing the jail runs may see it.
@@ -1042,6 +1067,27 @@ fn a_stack_frame_larger_than_the_stack_is_refused_with_its_figure() {
                  arrays static"
             )),
             "{file}: {errors:?}"
+        );
+    }
+    // At the limit: a frame of exactly the stack passes the check (it is
+    // the whole stack, its callees excepted), one 16 bytes more does not.
+    for (bytes, accepted) in [(65536usize, true), (65552, false)] {
+        let words = bytes / 4;
+        let src = format!(
+            "int fill(int t) {{ volatile int a[{words}]; a[t % {words}] = t; return a[(t + 1) % {words}]; }}\n"
+        );
+        let frames = knobeln::toolchain::wasm::stack_frames(&wasm_object(&src));
+        assert_eq!(frames.len(), 1, "{frames:?}");
+        assert_eq!(frames[0].bytes, bytes as u64, "{src}: {frames:?}");
+        let strategy = format!(
+            "{src}main() {{ int n = 0; for (;;) {{ n = fill(n) % 7; make_throw(100 + n); }} }}\n"
+        );
+        let outcome = compile_source(strategy.as_bytes(), Profile::Local);
+        assert_eq!(
+            outcome.accepted(),
+            accepted,
+            "a frame of {bytes} bytes: {:?}",
+            outcome.report().diagnostics
         );
     }
     let fits = "main() { int seen[10000]; int n = 0, i; for (i = 0; i < 10000; i++) seen[i] = 0;\n\

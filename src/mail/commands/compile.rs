@@ -10,6 +10,7 @@
 //! transaction; [`commit`] stores the outcome and returns the replies inside
 //! the caller's transaction.
 
+use crate::discipline::family::Family;
 use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
@@ -35,7 +36,7 @@ pub use super::prepared::{CompileCommandError, Prepared};
 /// `<<FROM>>` line), or `None`. The compile queue authenticates with it
 /// before it queues (issue 35).
 pub fn claimed_credentials(config: &Config, mail: &Inbound) -> Option<Credentials> {
-    if config.contest.discipline.is_bot_discipline() {
+    if let Family::Bots(_) = config.contest.discipline.family() {
         let source = super::compile_bot::bot_source(mail).ok()?;
         let (team, auth) = super::compile_bot::claimed(mail, &source)?;
         return Some(Credentials { team, auth });
@@ -94,7 +95,7 @@ pub fn prepare(
             "compile service closed (contest running)",
         );
     }
-    if ctx.config.contest.discipline.is_bot_discipline() {
+    if let Family::Bots(_) = ctx.config.contest.discipline.family() {
         return super::compile_bot::prepare(store, ctx);
     }
     let source = match strategy_source(ctx.mail) {

@@ -182,11 +182,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         "help",
         &json!({
             "contest_name": ctx.config.contest.name,
-            "bots": d.is_bot_discipline(),
+            "bots": d.family().bots().is_some(),
             "discipline": d.title(),
-            "submission": crate::discipline::registry::of(d)
-                .and_then(|s| s.submission())
-                .map(|s| s.help),
+            "submission": d.family().submission().map(|s| s.help),
             "languages": languages.join(", "),
             "ways": ways,
             "contest_address": ctx.config.contest.address,
@@ -196,14 +194,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             "forwarded": not_forwarded.is_none(),
         }),
     )?;
-    let subject = if d.is_bot_discipline() {
-        format!(
-            "{}: how to talk to the contest server",
-            ctx.config.contest.name
-        )
-    } else {
-        "KNOBELN: how to talk to the contest server".into()
-    };
+    // In a bot contest the reply's subject begins with the contest's name
+    // (`contest_subject`).
+    let subject = "KNOBELN: how to talk to the contest server".to_string();
     let mut replies = vec![ctx.reply("help", subject, body)];
     let note = match &not_forwarded {
         None => {

@@ -17,6 +17,7 @@
 //! address a day, and `confirmations_per_domain_per_day` per domain; a
 //! request is forgotten after [`CONFIRM_DAYS`] days.
 
+use crate::discipline::family::Family;
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -111,7 +112,7 @@ fn rejected(
         "registration_rejected",
         &json!({
             "contest_name": ctx.config.contest.name,
-            "bots": ctx.config.contest.discipline.is_bot_discipline(),
+            "bots": ctx.config.contest.discipline.family().bots().is_some(),
             "reason": reason,
             "problems": problems,
         }),
@@ -480,7 +481,7 @@ fn register(
         ctx.now,
     )?;
     let d = ctx.config.contest.discipline;
-    if d.is_bot_discipline() {
+    if let Family::Bots(_) = d.family() {
         let languages = ctx
             .config
             .languages()

@@ -3,6 +3,7 @@
 //! configuration); in a contest of a bot discipline that discipline's kit
 //! (rules and protocol, `referee.py`, demo bots, islands).
 
+use crate::discipline::family::Family;
 use serde_json::json;
 
 use super::context::Budget;
@@ -12,10 +13,9 @@ use crate::outbox::outgoing::OutAttachment;
 
 pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
     let d = ctx.config.contest.discipline;
-    let kit = if d.is_bot_discipline() {
-        crate::kit::bot_files_for(ctx.config)
-    } else {
-        crate::kit::files_for(ctx.config)
+    let kit = match d.family() {
+        Family::Bots(_) => crate::kit::bot_files_for(ctx.config),
+        Family::Strategies(_) => crate::kit::files_for(ctx.config),
     };
     let files: Vec<OutAttachment> = kit
         .into_iter()
@@ -29,16 +29,18 @@ pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
         "software",
         &json!({
             "files": files.iter().map(|f| json!({"name": f.filename})).collect::<Vec<_>>(),
-            "bots": d.is_bot_discipline(),
+            "bots": d.family().bots().is_some(),
             "discipline": d.title(),
             "contest_name": ctx.config.contest.name,
         }),
     )?;
-    let subject = if d.is_bot_discipline() {
-        format!("{}: the participant kit", ctx.config.contest.name)
-    } else {
-        "KNOBELN software: the participant kit".into()
-    };
+    // The 1994 kit was "knobelnsoftware"; a bot contest's reply begins
+    // with the contest's name (`contest_subject`).
+    let subject = match d.family() {
+        Family::Strategies(_) => "KNOBELN software: the participant kit",
+        Family::Bots(_) => "KNOBELN: the participant kit",
+    }
+    .to_string();
     let mut reply = ctx.reply("software", subject, body);
     reply.attachments = files;
     Ok(Effect {

@@ -221,7 +221,8 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         None if ctx.now < t.compile_end() => "the compilation service is open",
         None => "the compilation service is closed; the contest starts soon",
     };
-    let bots = ctx.config.contest.discipline.is_bot_discipline();
+    let family = ctx.config.contest.discipline.family();
+    let bots = family.bots().is_some();
     let text = render(
         "status",
         &json!({
@@ -229,7 +230,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
             // What the contest's mails are: a bot contest mails transcripts
             // (DGP) and the results per opponent (GRP), and the final
             // results to every team that took part.
-            "choices": if bots { "DGP, GRP" } else { "LAP, LGP, DGP, GRP, GRG, GRR, RSM" },
+            "choices": family.mail_choices(),
             "team": reg.team_name,
             "contest_name": ctx.config.contest.name,
             "now": date(ctx.now),

@@ -56,7 +56,7 @@ pub fn normalize_subject(subject: &str) -> String {
 pub fn contest_subject(config: &Config, subject: String) -> String {
     // KNOBELN's own, and a subject already built from the contest's name
     // (which may itself begin with "KNOBELN"), stay as they are.
-    if config.contest.discipline == crate::discipline::Discipline::KNOBELN
+    if config.contest.discipline.family().bots().is_none()
         || subject.starts_with(&config.contest.name)
     {
         return subject;
