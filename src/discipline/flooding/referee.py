@@ -303,7 +303,7 @@ def one_line(s):
 
 
 # ---------------------------------------------------------------------------
-# The island (src/game/flooding.rs: Island).
+# The island (src/discipline/flooding/rules/island.rs: Island).
 
 MAX_FIELDS = 1000
 MAX_ISLAND_TEXT = 16 * 1024
@@ -494,7 +494,7 @@ class Island:
 
 
 # ---------------------------------------------------------------------------
-# The game (src/game/flooding.rs: FloodGame), a pure state machine.
+# The game (src/discipline/flooding/rules.rs: FloodGame), a pure state machine.
 
 class Violation:
     def __init__(self, seat, rule, line):

@@ -164,7 +164,7 @@ MAX_QUOTED = 200
 SHOWN_LINE_CHARS = 200
 
 # ---------------------------------------------------------------------------
-# The game (a port of src/game/footsteps.rs)
+# The game (a port of src/discipline/footsteps/rules.rs)
 # ---------------------------------------------------------------------------
 
 

@@ -243,7 +243,7 @@ def one_line(s):
 
 
 # ---------------------------------------------------------------------------
-# The board (src/game/morabaraba.rs).
+# The board (src/discipline/morabaraba/rules/board.rs).
 
 N_POINTS = 24
 COWS = 12
@@ -496,7 +496,7 @@ def valid_name(name):
 
 
 # ---------------------------------------------------------------------------
-# The game (src/game/morabaraba.rs: MorabarabaGame), a pure state machine.
+# The game (src/discipline/morabaraba/rules.rs: MorabarabaGame), a pure state machine.
 
 class Violation:
     def __init__(self, seat, rule, line):

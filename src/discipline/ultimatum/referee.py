@@ -159,7 +159,7 @@ MAX_QUOTED = 200
 SHOWN_LINE_CHARS = 200
 
 # ---------------------------------------------------------------------------
-# The game (a port of src/game/ultimatum.rs)
+# The game (a port of src/discipline/ultimatum/rules.rs)
 # ---------------------------------------------------------------------------
 
 POT = 1000
