@@ -244,3 +244,31 @@ fn a_check_stays_under_100_mb_whatever_the_macros_make() {
         );
     }
 }
+
+/// The bot contests' site benchmark fills a contest's store with games
+/// made up from each discipline's template, as the contest run stores
+/// them (many in one transaction), then writes the site: it runs to the
+/// end for every bot discipline at a small size (benchmarks assert no
+/// figure, but they must run).
+#[test]
+fn the_bot_site_benchmark_runs_for_every_bot_discipline() {
+    for d in ["ultimatum", "flooding", "footsteps", "morabaraba"] {
+        let out = run(&[
+            "bench",
+            "bot-site",
+            "--discipline",
+            d,
+            "--teams",
+            "4",
+            "--repetitions",
+            "2",
+        ]);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{d}: {text}");
+        assert!(text.contains("games"), "{d}: {text}");
+    }
+}

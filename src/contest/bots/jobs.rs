@@ -129,8 +129,15 @@ pub(super) fn store_game(
     let folders = p.take_folders();
     let record = serde_json::to_string(&p).expect("json");
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
-    // The game and its bots' folders after it, together or not at all.
-    let tx = conn.unchecked_transaction()?;
+    // The game and its bots' folders after it, together or not at all: in
+    // a transaction of its own, or in the caller's (a tool that stores
+    // many games at once).
+    let own = if conn.is_autocommit() {
+        Some(conn.unchecked_transaction()?)
+    } else {
+        None
+    };
+    let tx: &Connection = own.as_deref().unwrap_or(conn);
     let inserted = tx.execute(
         "INSERT OR IGNORE INTO bot_games \
          (contest_id, game_key, result, record, played_at, seats, pairing, moves) \
@@ -156,7 +163,9 @@ pub(super) fn store_game(
             )?;
         }
     }
-    tx.commit()?;
+    if let Some(own) = own {
+        own.commit()?;
+    }
     Ok(())
 }
 
