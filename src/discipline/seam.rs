@@ -255,6 +255,15 @@ pub trait BotDiscipline: Sync {
     /// before their seats were).
     fn key_seats(&self, key: &str, teams: &[TeamId]) -> Result<Vec<TeamId>, String>;
 
+    /// The numeric fields of its game key (JSON), in the order a pairing's
+    /// games are listed on its page and in the mails (run 2 before run
+    /// 10); games equal in them follow by the key as text. Plain names
+    /// (letters, digits, `_`, not first a digit), else the store refuses
+    /// to list the games. Empty: by the key alone (one game per pairing).
+    fn key_order(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Which repetition of its pairing a game is (0 for the first): the
     /// first `[site] transcripts_per_pairing` keep their transcript.
     fn repetition(&self, _key: &str) -> u32 {

@@ -197,6 +197,10 @@ impl BotDiscipline for Flooding {
         keys::seats(key).map_err(|e| e.to_string())
     }
 
+    fn key_order(&self) -> &'static [&'static str] {
+        &["island", "run"]
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }

@@ -178,6 +178,10 @@ impl BotDiscipline for Footsteps {
         keys::seats(key).map_err(|e| e.to_string())
     }
 
+    fn key_order(&self) -> &'static [&'static str] {
+        &["round", "game"]
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }

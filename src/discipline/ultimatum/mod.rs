@@ -183,6 +183,10 @@ impl BotDiscipline for Ultimatum {
         contest::key_seats(key, teams)
     }
 
+    fn key_order(&self) -> &'static [&'static str] {
+        &["repetition", "slot"]
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }
