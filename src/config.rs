@@ -186,6 +186,11 @@ impl Config {
             footsteps: &self.footsteps,
             morabaraba: &self.morabaraba,
             other: &self.other_sections,
+            workers: if self.engine.nats.is_some() {
+                crate::discipline::Workers::Nats
+            } else {
+                crate::discipline::Workers::Local
+            },
         }
     }
 
@@ -376,25 +381,12 @@ impl Config {
         p.validate()
             .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
         self.languages().map_err(ConfigError::Invalid)?;
-        self.ultimatum.validate().map_err(ConfigError::Invalid)?;
-        if let Some(seam) = crate::discipline::registry::of(self.contest.discipline) {
-            seam.validate(&self.sections())
-                .map_err(ConfigError::Invalid)?;
+        // Every discipline's section, whatever the contest plays (a broken
+        // [flooding] is refused in a KNOBELN contest too), each by its seam.
+        let sections = self.sections();
+        for seam in crate::discipline::registry::all() {
+            seam.validate(&sections).map_err(ConfigError::Invalid)?;
         }
-        let max = crate::discipline::MAX_FOLDER_KB_WITH_WORKERS;
-        if self.engine.nats.is_some()
-            && self.ultimatum.kept_folder_bytes().is_some()
-            && self.ultimatum.folder_kb > max
-        {
-            return Err(ConfigError::Invalid(format!(
-                "ultimatum.folder_kb must be at most {max} with [engine] nats: two kept folders \
-                 travel with each game to a worker, in one message (got {})",
-                self.ultimatum.folder_kb
-            )));
-        }
-        self.flooding.validate().map_err(ConfigError::Invalid)?;
-        self.footsteps.validate().map_err(ConfigError::Invalid)?;
-        self.morabaraba.validate().map_err(ConfigError::Invalid)?;
         if !self.contest.address.contains('@') {
             return Err(ConfigError::Invalid(
                 "contest.address must be a mail address".into(),

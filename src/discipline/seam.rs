@@ -139,9 +139,12 @@ pub trait BotDiscipline: Sync {
     /// contest; the kit's rules are rendered from it).
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value;
 
-    /// Whether its section is valid (the seeds' four are checked with the
-    /// whole configuration already; a registered discipline reads its own
-    /// table here).
+    /// Whether its section is valid, with what it depends on beyond it
+    /// ([`Sections::workers`]: the ultimatum game's kept folders must fit
+    /// a NATS message). The configuration asks every registered
+    /// discipline, whatever its contest plays (a broken `[flooding]` is
+    /// refused in a KNOBELN contest too), so a section the configuration
+    /// lacks (a registered discipline's table) must be valid: its defaults.
     fn validate(&self, _sections: &Sections<'_>) -> Result<(), String> {
         Ok(())
     }

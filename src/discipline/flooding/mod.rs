@@ -92,6 +92,10 @@ impl BotDiscipline for Flooding {
         serde_json::to_value(sections.flooding).expect("json")
     }
 
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.flooding.validate()
+    }
+
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
         sections.flooding.limits()
     }

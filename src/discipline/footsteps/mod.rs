@@ -86,6 +86,10 @@ impl BotDiscipline for Footsteps {
         serde_json::to_value(sections.footsteps).expect("json")
     }
 
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.footsteps.validate()
+    }
+
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
         sections.footsteps.limits()
     }

@@ -82,6 +82,10 @@ impl BotDiscipline for Morabaraba {
         serde_json::to_value(sections.morabaraba).expect("json")
     }
 
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.morabaraba.validate()
+    }
+
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
         sections.morabaraba.limits()
     }

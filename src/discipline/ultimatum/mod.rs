@@ -35,7 +35,7 @@ use crate::discipline::seam::{
 use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline, Sections};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections, Workers};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 use crate::tournament::TeamId;
@@ -89,6 +89,24 @@ impl BotDiscipline for Ultimatum {
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
         serde_json::to_value(sections.ultimatum).expect("json")
+    }
+
+    /// The section's own checks, and with games sent to workers
+    /// (`[engine] nats`) kept folders small enough that two travel with a
+    /// game in one message.
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        let u = sections.ultimatum;
+        u.validate()?;
+        let max = config::MAX_FOLDER_KB_WITH_WORKERS;
+        if sections.workers == Workers::Nats && u.kept_folder_bytes().is_some() && u.folder_kb > max
+        {
+            return Err(format!(
+                "ultimatum.folder_kb must be at most {max} with [engine] nats: two kept folders \
+                 travel with each game to a worker, in one message (got {})",
+                u.folder_kb
+            ));
+        }
+        Ok(())
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
