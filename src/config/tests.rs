@@ -223,3 +223,37 @@ fn every_disciplines_section_is_checked_whatever_the_contest_plays() {
         assert!(err.contains(word), "{section}: {err}");
     }
 }
+
+/// `knobeln play --set KEY=VALUE`: a key of a discipline's section set as
+/// the configuration's text would, nothing else changed; a key the
+/// section has not, a wrong type or no TOML value is refused in words.
+#[test]
+fn a_key_of_a_disciplines_section_is_set_from_key_equals_value() {
+    use crate::discipline::Discipline;
+    let mut cfg = Config::default();
+    cfg.set_in_section(Discipline::ULTIMATUM, "rounds=5")
+        .unwrap();
+    cfg.set_in_section(Discipline::FLOODING, " max_rounds = 12 ")
+        .unwrap();
+    cfg.set_in_section(Discipline::ULTIMATUM, "folders=\"fresh\"")
+        .unwrap();
+    let mut expected = Config::default();
+    expected.ultimatum.rounds = 5;
+    expected.flooding.max_rounds = 12;
+    expected.ultimatum.folders = crate::discipline::FolderKeeping::Fresh;
+    assert_eq!(cfg, expected);
+    for (bad, says) in [
+        ("roundz=5", "unknown field `roundz`"),
+        ("rounds=\"five\"", "invalid type"),
+        ("rounds", "no `=`"),
+        ("rounds=five", "no TOML value"),
+        ("a.b=1", "no key of a section"),
+    ] {
+        let e = cfg
+            .set_in_section(Discipline::ULTIMATUM, bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(bad) && e.contains(says), "{bad}: {e}");
+    }
+    assert_eq!(cfg, expected, "a refused key changes nothing");
+}

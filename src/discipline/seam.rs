@@ -160,6 +160,26 @@ pub trait BotDiscipline: Sync {
 
     // --- a game --------------------------------------------------------
 
+    /// What its games are played on, when each is played on a material
+    /// the player may choose (the flooding island: "island"):
+    /// `knobeln play --material FILE` then reads one. `None`: a game takes
+    /// none, and `--material` is refused.
+    fn material_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The setup of one game outside a contest (`knobeln play`): its
+    /// section's parameters, the game's seed, and the text of the material
+    /// it is played on when [`BotDiscipline::material_name`] says it takes
+    /// one (`None`: its default, the kit's first island). `Err` in
+    /// sentences (a damaged material).
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        seed: u64,
+        material: Option<&str>,
+    ) -> Result<Setup, String>;
+
     /// Plays one game of `setup` on the started match `m`.
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError>;
 

@@ -92,6 +92,23 @@ impl BotDiscipline for Flooding {
         serde_json::to_value(sections.flooding).expect("json")
     }
 
+    fn material_name(&self) -> Option<&'static str> {
+        Some("island")
+    }
+
+    /// On the island given, else the kit's first test island (the
+    /// demo's lagoon).
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        seed: u64,
+        material: Option<&str>,
+    ) -> Result<Setup, String> {
+        let text = material.unwrap_or(TEST_ISLANDS[0].1);
+        let island = Island::parse(text).map_err(|e| format!("the island: {e}"))?;
+        Ok(setup(island, sections.flooding.params(), seed))
+    }
+
     fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
         sections.flooding.validate()
     }

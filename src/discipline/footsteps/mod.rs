@@ -86,6 +86,15 @@ impl BotDiscipline for Footsteps {
         serde_json::to_value(sections.footsteps).expect("json")
     }
 
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        Ok(setup(sections.footsteps.params()))
+    }
+
     fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
         sections.footsteps.validate()
     }

@@ -82,6 +82,15 @@ impl BotDiscipline for Morabaraba {
         serde_json::to_value(sections.morabaraba).expect("json")
     }
 
+    fn play_setup(
+        &self,
+        _sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        Ok(setup())
+    }
+
     fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
         sections.morabaraba.validate()
     }

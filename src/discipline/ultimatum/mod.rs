@@ -91,6 +91,17 @@ impl BotDiscipline for Ultimatum {
         serde_json::to_value(sections.ultimatum).expect("json")
     }
 
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        let p = sections.ultimatum.params();
+        p.validate().map_err(|e| format!("ultimatum.{e}"))?;
+        Ok(setup(p))
+    }
+
     /// The section's own checks, and with games sent to workers
     /// (`[engine] nats`) kept folders small enough that two travel with a
     /// game in one message.
