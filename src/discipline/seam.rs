@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::discipline::data::Results;
 use crate::discipline::data::{Data, DataKind};
-use crate::discipline::game::{Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{Outcome, Played, ScriptedGame, Setup, Transcript};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::Moves;
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -461,6 +461,36 @@ pub trait BotDiscipline: Sync {
     fn demo_contest_name(&self) -> &'static str {
         "demo contest"
     }
+
+    // --- the site's benchmark ------------------------------------------
+
+    /// Its scripted trivial players (`knobeln bench bot-site`); `None`:
+    /// the benchmark cannot fill a contest of it.
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        None
+    }
+}
+
+/// A discipline's scripted trivial players for the site's benchmark
+/// (`knobeln bench bot-site`): games played by its rules alone, no
+/// process ([`crate::discipline::game::scripted`]), one per setup, stored
+/// for every planned game of that setup.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptedPlayers {
+    /// A game of the setup between the scripted players.
+    pub play: fn(&Setup) -> ScriptedGame,
+    /// The outcome stored for the `k`-th game from the one played, so that
+    /// the field looks real (FootSteps: the winner alternates, or every
+    /// pair would tie and call for replays); [`same_outcome`] keeps it.
+    pub vary: fn(&Outcome, usize) -> Outcome,
+    /// The key of its section that says how often each pairing is played
+    /// (the benchmark's `--repetitions`); `None`: once.
+    pub repetitions_key: Option<&'static str>,
+}
+
+/// The outcome played, for every game ([`ScriptedPlayers::vary`]).
+pub fn same_outcome(outcome: &Outcome, _k: usize) -> Outcome {
+    outcome.clone()
 }
 
 /// Where a discipline's kit `RULES.txt` template comes from.

@@ -29,11 +29,12 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
+use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
     BotDiscipline, ContestState, ContestView, DemoBot, MaterialGrid, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -361,6 +362,19 @@ impl BotDiscipline for Flooding {
     fn demo_contest_name(&self) -> &'static str {
         "freiesMagazin flooding island demo contest"
     }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: same_outcome,
+            repetitions_key: Some("runs"),
+        })
+    }
+}
+
+/// The site benchmark's scripted bot: it stands and dries its field.
+fn scripted_game(setup: &Setup) -> ScriptedGame {
+    scripted(DISCIPLINE, game(setup), |_, _, _| "GO CURRENT".into())
 }
 
 /// The islands a kit carries: the test islands only. The contest's own

@@ -28,11 +28,12 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
+use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
     same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections, Workers};
@@ -303,6 +304,29 @@ impl BotDiscipline for Ultimatum {
     fn demo_contest_name(&self) -> &'static str {
         "freiesMagazin ultimatum demo contest"
     }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: same_outcome,
+            repetitions_key: Some("repetitions"),
+        })
+    }
+}
+
+/// The site benchmark's scripted match: each offers 300 + the turn modulo
+/// 400, and refuses every third offer.
+fn scripted_game(setup: &Setup) -> ScriptedGame {
+    use crate::game::lines::LineGame;
+    scripted(DISCIPLINE, game(setup), |g, _, last| {
+        if !last.starts_with("ANGEBOT") {
+            format!("{}", 300 + g.turn() % 400)
+        } else if g.turn() % 3 == 0 {
+            "NEIN".into()
+        } else {
+            "JA".into()
+        }
+    })
 }
 
 /// The game an ultimatum setup plays.

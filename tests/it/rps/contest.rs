@@ -226,3 +226,15 @@ fn a_registered_disciplines_section_takes_a_set_key_and_makes_a_play_setup() {
     assert!(e.contains("unknown field `round`"), "{e}");
     assert_eq!(rps.material_name(), None);
 }
+
+/// The site's benchmark asks the seam for scripted players: a discipline
+/// without them is refused in a sentence, not played.
+#[test]
+fn the_site_benchmark_refuses_a_discipline_without_scripted_players() {
+    super::register();
+    let rps = "rps".parse().unwrap();
+    let e = knobeln::bench_site::bot_site_bench(rps, 3, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no scripted players"), "{e}");
+}
