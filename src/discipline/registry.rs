@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::data::{Kind, Tagged};
 use super::game::Setup;
-use super::seam::BotDiscipline;
+use super::seam::{plain_key_field, BotDiscipline};
 use super::Discipline;
 
 /// The bot disciplines of the seeds, one line each: a sixth is its folder
@@ -39,6 +39,8 @@ pub enum RegisterError {
     BadName(&'static str),
     #[error("`{0}` names a section of the configuration; a discipline's section `[{0}]` would replace it")]
     Reserved(&'static str),
+    #[error("{0}: the key field `{1}` of its game order is no plain name (letters, digits, `_`)")]
+    KeyField(&'static str, String),
 }
 
 /// The top-level keys of the configuration a discipline's name must not
@@ -73,6 +75,9 @@ pub fn register(seam: &'static dyn BotDiscipline) -> Result<(), RegisterError> {
     }
     if RESERVED.contains(&name) {
         return Err(RegisterError::Reserved(name));
+    }
+    if let Some(f) = seam.key_order().iter().find(|f| !plain_key_field(f)) {
+        return Err(RegisterError::KeyField(name, f.escape_debug().to_string()));
     }
     let mut list = REGISTERED.write().expect("registry");
     let there = BUILT_IN
@@ -238,6 +243,7 @@ mod tests {
             let b = of(d).unwrap_or_else(|| panic!("{d} has no seam"));
             assert_eq!(b.discipline(), d);
             assert!(!b.referee_py().is_empty() && !b.demo_bots().is_empty());
+            assert!(b.key_order().iter().all(|f| plain_key_field(f)), "{d}");
         }
         assert!(of(Discipline::KNOBELN).is_none());
         let mut names: Vec<&str> = all().iter().map(|b| b.discipline().name()).collect();

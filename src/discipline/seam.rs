@@ -7,10 +7,13 @@
 //!
 //! Behind the seam is everything a contest of the discipline needs: its
 //! data ([`super::data`]: setup, outcome and results as its own serde
-//! types), its configuration section, its game and replay, its planner
-//! (which games, in which order, and the table from their results), its
+//! types), its configuration section and its checks, its game and replay
+//! (and a game outside a contest: `knobeln play`'s setup and material),
+//! its planner (which games, in which order, and the table from their
+//! results; the order of a pairing's games by its key's fields), its
 //! trial for a new bot, its texts (tables, transcripts' headers, the
-//! site's grid and notes), its picture and its kit. The generic code never
+//! site's grid and notes), its picture, its kit, and its scripted players
+//! for the site's benchmark. The generic code never
 //! names a discipline; what it asks is in this trait.
 //!
 //! What is not here: KNOBELN, which is the built-in discipline with its
@@ -486,6 +489,17 @@ pub struct ScriptedPlayers {
     /// The key of its section that says how often each pairing is played
     /// (the benchmark's `--repetitions`); `None`: once.
     pub repetitions_key: Option<&'static str>,
+}
+
+/// Whether a field of [`BotDiscipline::key_order`] is a plain name: ASCII
+/// letters, digits and `_`, not first a digit, at least one (it reaches
+/// the store's SQL; `registry::register` refuses a seam with another).
+pub fn plain_key_field(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The outcome played, for every game ([`ScriptedPlayers::vary`]).

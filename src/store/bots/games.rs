@@ -15,7 +15,7 @@ use rusqlite::params;
 
 use crate::config::Config;
 use crate::discipline::play::{Played, Setup};
-use crate::discipline::seam::{BotDiscipline, SetupOfKey};
+use crate::discipline::seam::{plain_key_field, BotDiscipline, SetupOfKey};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript;
 use crate::store::Store;
@@ -127,7 +127,7 @@ pub(crate) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> 
 pub(crate) fn game_order(fields: &[&str]) -> std::result::Result<String, String> {
     let mut order = String::new();
     for field in fields {
-        if !plain_name(field) {
+        if !plain_key_field(field) {
             return Err(format!(
                 "the key field `{}` of its game order is no plain name",
                 field.escape_debug()
@@ -137,15 +137,6 @@ pub(crate) fn game_order(fields: &[&str]) -> std::result::Result<String, String>
     }
     order.push_str("game_key");
     Ok(order)
-}
-
-/// Letters, digits and `_`, not first a digit, at least one.
-fn plain_name(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// Calls `each` with every stored game of the contest, ordered by pairing
