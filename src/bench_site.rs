@@ -1,9 +1,11 @@
 //! `knobeln bench bot-site`: the results site of a bot contest of N bots,
 //! written from a store filled with every game the planner plans (the
-//! discipline's default repetitions unless `--games` says otherwise), each
-//! a real game of the pure rules between scripted players (one per
-//! discipline, reused for every game: the figures are the site's, not the
-//! bots'), transcripts kept as the config keeps them.
+//! discipline's default repetitions unless `--repetitions` says
+//! otherwise), each a real game of the pure rules between the discipline's
+//! scripted players (its seam's `scripted_players`, one game per setup
+//! reused for every game of it: the figures are the site's, not the
+//! bots'), transcripts kept as the config keeps them. It names no
+//! discipline.
 //!
 //! Printed: games, pairings, game pages, the floor (one pass that reads
 //! and parses every stored game, moves included, and writes nothing) and
@@ -17,13 +19,9 @@ use chrono::Utc;
 use crate::bench::BenchError;
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, next_planned_games, store_planned_game};
-use crate::discipline::flooding::rules::FloodGame;
-use crate::discipline::footsteps::rules as footsteps;
-use crate::discipline::morabaraba::rules::MorabarabaGame;
-use crate::discipline::play::{Outcome, Played, Setup};
-use crate::discipline::ultimatum::rules as ultimatum;
+use crate::discipline::play::{Played, Setup};
+use crate::discipline::seam::ScriptedPlayers;
 use crate::discipline::Discipline;
-use crate::game::lines::{LineGame, Recorded, Step};
 use crate::store::Store;
 
 /// The figures of one run.
@@ -77,89 +75,10 @@ impl BotSiteBench {
     }
 }
 
-/// Plays `game` with `answer(game, seat, last line sent to it)` for every
-/// line asked, as the referee drives it; returns the recorded game.
-fn scripted<G: LineGame>(
-    mut game: Recorded<G>,
-    mut answer: impl FnMut(&G, usize, &str) -> String,
-) -> Recorded<G> {
-    let mut last = vec![String::new(); game.n_seats()];
-    for _ in 0..10_000_000 {
-        match game.next() {
-            Step::Send { seat, lines } => {
-                if let Some(l) = lines.last() {
-                    last[seat] = l.clone();
-                }
-            }
-            Step::Expect { seat } => {
-                let line = answer(&game.game, seat, &last[seat]);
-                if game.reply(seat, &line).is_err() {
-                    let _ = game.next();
-                    break;
-                }
-            }
-            Step::Over { .. } => break,
-        }
-    }
-    game
-}
-
-/// One game of the discipline between scripted players: its record with
-/// the transcript.
-fn template(setup: &Setup) -> Played {
-    let cap = crate::discipline::play::TRANSCRIPT_CAP;
-    let d = setup.discipline();
-    let (outcome, transcript) = match d {
-        Discipline::ULTIMATUM => {
-            let p = setup.get::<ultimatum::Params>();
-            let g = scripted(
-                Recorded::new(ultimatum::Match::new(*p), cap),
-                |g, _, last| {
-                    if !last.starts_with("ANGEBOT") {
-                        format!("{}", 300 + g.turn() % 400)
-                    } else if g.turn() % 3 == 0 {
-                        "NEIN".into()
-                    } else {
-                        "JA".into()
-                    }
-                },
-            );
-            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
-        }
-        Discipline::FLOODING => {
-            let s = setup.get::<crate::discipline::flooding::FloodSetup>();
-            let g = scripted(
-                Recorded::new(FloodGame::new(&s.island, s.params, s.seed), cap),
-                |_, _, _| "GO CURRENT".into(),
-            );
-            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
-        }
-        Discipline::FOOTSTEPS => {
-            let p = setup.get::<footsteps::Params>();
-            let g = scripted(
-                Recorded::new(footsteps::Game::new(*p), cap),
-                |g, seat, _| format!("{}", 1 + (g.turn() as usize + seat) % 3),
-            );
-            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
-        }
-        _ => {
-            let mut named = [false; 2];
-            let mut k = 0usize;
-            let g = scripted(Recorded::new(MorabarabaGame::new(), cap), |g, seat, _| {
-                if !named[seat] {
-                    named[seat] = true;
-                    return format!("bench{seat}");
-                }
-                k += 7;
-                let moves = g.position().legal_moves();
-                moves
-                    .get(k % moves.len().max(1))
-                    .map(|m| m.to_line())
-                    .unwrap_or_default()
-            });
-            (g.outcome().map(|o| Outcome::new(d, o)), g.transcript)
-        }
-    };
+/// One game of the discipline between its scripted players
+/// ([`ScriptedPlayers::play`]): its record with the transcript.
+fn template(players: &ScriptedPlayers, setup: &Setup) -> Played {
+    let (outcome, transcript) = (players.play)(setup);
     let n = setup.seats();
     Played {
         outcome,
@@ -191,47 +110,54 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
 }
 
 /// Fills a store with a contest of `n_bots` and every planned game, then
-/// writes its site. `repetitions` overrides the discipline's default
-/// (ultimatum repetitions, flooding runs, FootSteps games per pair).
+/// writes its site. `repetitions` overrides how often each pairing is
+/// played (the key its discipline's scripted players name: ultimatum
+/// repetitions, flooding runs, FootSteps games per pair). The contest's
+/// materials are those its start would take from the default
+/// configuration and seed 1 (the flooding island: three drawn islands).
 pub fn bot_site_bench(
     d: Discipline,
     n_bots: usize,
     repetitions: Option<u32>,
 ) -> Result<BotSiteBench, BenchError> {
+    let seam = crate::discipline::registry::of(d).ok_or("KNOBELN is no bot discipline")?;
+    let players = seam.scripted_players().ok_or_else(|| {
+        format!(
+            "{} has no scripted players: the site's benchmark cannot fill its contest",
+            d.title()
+        )
+    })?;
     let tmp = tempfile::tempdir()?;
     let mut config = Config {
         database: tmp.path().join("knobeln.db"),
         ..Config::default()
     };
     config.contest.discipline = d;
-    if let Some(r) = repetitions {
-        config.ultimatum.repetitions = r;
-        config.flooding.runs = r;
-        config.footsteps.games_per_pair = r;
+    if let (Some(r), Some(key)) = (repetitions, players.repetitions_key) {
+        config
+            .set_in_section(d, &format!("{key}={r}"))
+            .map_err(|e| e.to_string())?;
     }
-    let mut store = Store::open(&config.database)?;
+    let store = Store::open(&config.database)?;
     let entries: Vec<serde_json::Value> = (1..=n_bots)
         .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
         .collect();
-    let islands: Vec<(String, String)> = if d == Discipline::FLOODING {
-        crate::discipline::flooding::TEST_ISLANDS
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let materials = seam.materials(&config.sections(), 1, &[])?;
     store.conn().execute(
         "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
          VALUES (?1, 1, '{}', ?2, ?3, 'finished', ?4)",
         rusqlite::params![
             d.name(),
             serde_json::to_string(&entries)?,
-            serde_json::to_string(&islands)?,
+            serde_json::to_string(&materials)?,
             Utc::now().to_rfc3339()
         ],
     )?;
     let c = contest(store.conn())?.ok_or("no contest")?;
+    // Each game is stored in its own transaction (with its bots' folders:
+    // `store_planned_game`), so not inside one of ours; a throwaway store
+    // need not wait for the disk.
+    store.conn().execute_batch("PRAGMA synchronous = OFF")?;
     let t0 = Instant::now();
     let mut templates: Vec<(Setup, Played)> = Vec::new();
     loop {
@@ -240,25 +166,27 @@ pub fn bot_site_bench(
         if planned.is_empty() {
             break;
         }
-        let tx = store.conn_mut().transaction()?;
         let now = Utc::now();
         for (i, g) in planned.iter().enumerate() {
             if !templates.iter().any(|(s, _)| s == &g.setup) {
-                templates.push((g.setup.clone(), template(&g.setup)));
+                templates.push((g.setup.clone(), template(&players, &g.setup)));
             }
             let t = &templates
                 .iter()
                 .find(|(s, _)| s == &g.setup)
                 .expect("made")
                 .1;
-            // The transcript is cloned only for a game that keeps it.
+            // The transcript is cloned only for a game that keeps it; the
+            // outcome as the discipline varies it by game (FootSteps' ties
+            // broken as in a real field).
+            let k = i + g.seats[0].0 as usize;
             let played = Played {
                 transcript: if g.keeps_transcript {
                     t.transcript.clone()
                 } else {
                     None
                 },
-                outcome: t.outcome.clone(),
+                outcome: t.outcome.as_ref().map(|o| (players.vary)(o, k)),
                 failures: Vec::new(),
                 cpu_ms: t.cpu_ms.clone(),
                 cpu_us: t.cpu_us.clone(),
@@ -268,26 +196,8 @@ pub fn bot_site_bench(
                 moves: None,
                 folders: None,
             };
-            // FootSteps: each game of a pair goes to one side or the other,
-            // so that ties are broken as in a real field.
-            let played = match played
-                .outcome
-                .as_ref()
-                .and_then(|o| o.try_get::<footsteps::GameOutcome>())
-            {
-                Some(o) => {
-                    let mut o = o.clone();
-                    o.winner = Some((i + g.seats[0].0 as usize) % 2);
-                    Played {
-                        outcome: Some(Outcome::new(Discipline::FOOTSTEPS, o)),
-                        ..played
-                    }
-                }
-                None => played,
-            };
-            store_planned_game(&tx, &c, &config, g, played, now)?;
+            store_planned_game(store.conn(), &c, &config, g, played, now)?;
         }
-        tx.commit()?;
     }
     drop(templates);
     let fill = t0.elapsed();
@@ -318,4 +228,51 @@ pub fn bot_site_bench(
         site_bytes: dir_bytes(&site_dir),
         peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each of the seeds' four has scripted players whose games keep the
+    /// rules (an outcome, not a failure), and the benchmark fills a small
+    /// contest of it and writes its site through the seam alone.
+    #[test]
+    fn every_seed_discipline_fills_a_contest_with_its_scripted_players() {
+        let config = Config::default();
+        for d in crate::discipline::registry::built_in() {
+            let seam = crate::discipline::registry::of(d).unwrap();
+            let players = seam.scripted_players().expect("scripted players");
+            let setup = seam.play_setup(&config.sections(), 1, None).unwrap();
+            let (outcome, transcript) = (players.play)(&setup);
+            assert!(outcome.is_some(), "{d}: the scripted game broke the rules");
+            assert!(!transcript.is_empty(), "{d}");
+            let b = bot_site_bench(d, 3, Some(1)).unwrap_or_else(|e| panic!("{d}: {e}"));
+            assert!(
+                b.n_games > 0 && b.n_pairings > 0 && b.site_bytes > 0,
+                "{d}: {b:?}"
+            );
+        }
+    }
+
+    /// FootSteps' scripted games go to one side or the other by their
+    /// number, so that the pairs do not all tie.
+    #[test]
+    fn footsteps_scripted_outcomes_alternate_their_winner() {
+        let seam = crate::discipline::registry::of(Discipline::FOOTSTEPS).unwrap();
+        let players = seam.scripted_players().unwrap();
+        let setup = seam
+            .play_setup(&Config::default().sections(), 1, None)
+            .unwrap();
+        let outcome = (players.play)(&setup).0.unwrap();
+        let winner = |k| {
+            (players.vary)(&outcome, k)
+                .get::<crate::discipline::footsteps::rules::GameOutcome>()
+                .winner
+        };
+        assert_eq!(
+            (winner(0), winner(1), winner(2)),
+            (Some(0), Some(1), Some(0))
+        );
+    }
 }

@@ -186,7 +186,79 @@ impl Config {
             footsteps: &self.footsteps,
             morabaraba: &self.morabaraba,
             other: &self.other_sections,
+            workers: if self.engine.nats.is_some() {
+                crate::discipline::Workers::Nats
+            } else {
+                crate::discipline::Workers::Local
+            },
         }
+    }
+
+    /// Sets a key of a bot discipline's section from `KEY=VALUE` (VALUE a
+    /// TOML value: `rounds=5`, `name="x"`), as if the configuration's text
+    /// said it: read back as the section's type, so an unknown key or a
+    /// wrong type is refused in the section's words (`knobeln play
+    /// --set`). The section's checks are its seam's ([`Config::validate`],
+    /// or `BotDiscipline::validate` of the one discipline).
+    pub fn set_in_section(
+        &mut self,
+        d: crate::discipline::Discipline,
+        assignment: &str,
+    ) -> Result<(), ConfigError> {
+        let invalid = |e: String| ConfigError::Invalid(format!("{assignment}: {e}"));
+        let Some((key, text)) = assignment.split_once('=') else {
+            return Err(invalid("no `=`: give KEY=VALUE".into()));
+        };
+        let key = key.trim();
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(invalid(format!(
+                "`{key}` is no key of a section (letters, digits, `_`, `-`)"
+            )));
+        }
+        let value = toml::from_str::<toml::Table>(&format!("v = {}", text.trim()))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "`{}` is no TOML value (a text needs quotes: {key}=\"…\")",
+                    text.trim()
+                ))
+            })?;
+        let section = d.name();
+        if !crate::discipline::registry::built_in().contains(&d) {
+            // A registered discipline's section is its table.
+            if crate::discipline::registry::of(d).is_none() {
+                return Err(invalid(format!("{d} has no section")));
+            }
+            let table = self
+                .other_sections
+                .entry(section.to_string())
+                .or_insert_with(|| toml::Value::Table(Default::default()));
+            let Some(table) = table.as_table_mut() else {
+                return Err(invalid(format!("[{section}] is no table")));
+            };
+            table.insert(key.to_string(), value);
+            return Ok(());
+        }
+        let mut whole =
+            toml::Table::try_from(&*self).map_err(|e| invalid(format!("the config: {e}")))?;
+        let table = whole
+            .entry(section)
+            .or_insert_with(|| toml::Value::Table(Default::default()));
+        let Some(table) = table.as_table_mut() else {
+            return Err(invalid(format!("[{section}] is no table")));
+        };
+        table.insert(key.to_string(), value);
+        let mut back: Config = toml::Value::Table(whole)
+            .try_into()
+            .map_err(|e: toml::de::Error| invalid(format!("[{section}] {}", e.message())))?;
+        back.other_sections = std::mem::take(&mut self.other_sections);
+        *self = back;
+        Ok(())
     }
 
     /// Finds the config file ([`discover`], with `--config` as `flag`) and
@@ -376,25 +448,12 @@ impl Config {
         p.validate()
             .map_err(|e| ConfigError::Invalid(format!("rules: {e}")))?;
         self.languages().map_err(ConfigError::Invalid)?;
-        self.ultimatum.validate().map_err(ConfigError::Invalid)?;
-        if let Some(seam) = crate::discipline::registry::of(self.contest.discipline) {
-            seam.validate(&self.sections())
-                .map_err(ConfigError::Invalid)?;
+        // Every discipline's section, whatever the contest plays (a broken
+        // [flooding] is refused in a KNOBELN contest too), each by its seam.
+        let sections = self.sections();
+        for seam in crate::discipline::registry::all() {
+            seam.validate(&sections).map_err(ConfigError::Invalid)?;
         }
-        let max = crate::discipline::MAX_FOLDER_KB_WITH_WORKERS;
-        if self.engine.nats.is_some()
-            && self.ultimatum.kept_folder_bytes().is_some()
-            && self.ultimatum.folder_kb > max
-        {
-            return Err(ConfigError::Invalid(format!(
-                "ultimatum.folder_kb must be at most {max} with [engine] nats: two kept folders \
-                 travel with each game to a worker, in one message (got {})",
-                self.ultimatum.folder_kb
-            )));
-        }
-        self.flooding.validate().map_err(ConfigError::Invalid)?;
-        self.footsteps.validate().map_err(ConfigError::Invalid)?;
-        self.morabaraba.validate().map_err(ConfigError::Invalid)?;
         if !self.contest.address.contains('@') {
             return Err(ConfigError::Invalid(
                 "contest.address must be a mail address".into(),

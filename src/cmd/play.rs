@@ -5,13 +5,18 @@
 //! `knobeln play --discipline NAME A B [--json]`: builds bots of a bot
 //! discipline (any language of `knobeln languages`, by file extension) in
 //! the compile jail and plays one game or match between them in the bot
-//! sandbox (the flooding island: one bot, on `--island FILE` or the demo's
-//! first island). Parameters and limits come from the config's section of
-//! the discipline; `--rounds` overrides the match length. `--json` prints
-//! one object per game with every line exchanged. `--repeat R` plays R
-//! games with seeds N, N+1, …; in the ultimatum game each bot's working
-//! folder lasts across them, as across its matches in the tournament
-//! (`[ultimatum] folders`).
+//! sandbox, as many bots as a game seats. Parameters and limits come from
+//! the config's section of the discipline, `[NAME]`; `--set KEY=VALUE`
+//! (repeatable) sets one of its keys for this play, checked by the
+//! discipline's seam as the configuration is (`rounds=40`). `--material
+//! FILE` is what a game is played on, for a discipline whose games take
+//! one (the flooding island: an island; default the demo's first); the
+//! seam reads it (`BotDiscipline::play_setup`). `--json` prints one
+//! object per game with every line exchanged. `--repeat R` plays R games
+//! with seeds N, N+1, …; where a discipline keeps a bot's working folder
+//! (the ultimatum game), it lasts across them, as across its matches in
+//! the tournament. The command names no discipline: all of it is the
+//! seam's.
 
 use knobeln::discipline::family::Family;
 use std::path::PathBuf;
@@ -23,8 +28,8 @@ use serde_json::{json, Value};
 
 use knobeln::config::Config;
 use knobeln::discipline::bots::{build_bot, Built, Source};
-use knobeln::discipline::flooding::rules::Island;
 use knobeln::discipline::play::{play_with_folders, Transcript};
+use knobeln::discipline::seam::BotDiscipline;
 use knobeln::discipline::Discipline;
 use knobeln::lang::build::{BotProgram, BuildLimits};
 use knobeln::lang::{Toolchain, Toolchains};
@@ -44,11 +49,16 @@ pub struct Play {
     /// What to play: knobeln, ultimatum, flooding, footsteps, morabaraba.
     #[arg(long, default_value = "knobeln")]
     pub discipline: Discipline,
-    /// The island for the flooding island (default: the demo's lagoon).
-    #[arg(long)]
-    pub island: Option<PathBuf>,
-    /// Rounds of an ultimatum match, or the round cap of the flooding island.
-    #[arg(long)]
+    /// Sets a key of the discipline's config section for this play:
+    /// KEY=VALUE, VALUE a TOML value (`--set rounds=40`); repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// What a game is played on, for a discipline whose games take one
+    /// (the flooding island: an island file; default the demo's first).
+    #[arg(long, value_name = "FILE", alias = "island")]
+    pub material: Option<PathBuf>,
+    /// Gone: set the discipline's own key with --set KEY=N.
+    #[arg(long, hide = true, value_name = "N")]
     pub rounds: Option<u32>,
     /// The config whose discipline section gives parameters and limits
     /// (default: $KNOBELN_CONFIG, ./knobeln.toml or /etc/knobeln/knobeln.toml
@@ -151,6 +161,20 @@ impl Play {
     /// A game of a bot discipline.
     fn apply_bots(self) -> anyhow::Result<ExitCode> {
         let d = self.discipline;
+        let seam = knobeln::discipline::registry::of(d).expect("a bot discipline");
+        if self.rounds.is_some() {
+            bail!(
+                "--rounds is gone: set a key of [{d}] with --set KEY=N (its keys: {})",
+                section_keys(seam, &Config::default())
+            );
+        }
+        if self.material.is_some() && seam.material_name().is_none() {
+            bail!(
+                "{} is played on no material: --material FILE is for a discipline \
+                 whose games are played on one",
+                d.title()
+            );
+        }
         // A participant's own tool: the contest's config where one is found,
         // else the seeds' defaults.
         let cfg = match Config::load(self.config.as_deref()) {
@@ -160,6 +184,14 @@ impl Play {
             }
             Err(e) => return Err(e.into()),
         };
+        let mut cfg = cfg;
+        for s in &self.set {
+            cfg.set_in_section(d, s).map_err(|e| anyhow!("--set {e}"))?;
+        }
+        if !self.set.is_empty() {
+            seam.validate(&cfg.sections())
+                .map_err(|e| anyhow!("--set: {e}"))?;
+        }
         if self.files.len() != d.seats() {
             bail!(
                 "{} is played by {} bot{}; give {} source file{}",
@@ -200,52 +232,24 @@ impl Play {
             );
         }
         let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (t, p)).collect();
-        let limits = knobeln::discipline::registry::of(d)
-            .expect("a bot discipline")
-            .limits(&cfg.sections());
-        let island = if d == Discipline::FLOODING {
-            let text = match &self.island {
-                Some(p) => std::fs::read_to_string(p)
+        let limits = seam.limits(&cfg.sections());
+        let material = match &self.material {
+            Some(p) => Some(
+                std::fs::read_to_string(p)
                     .with_context(|| format!("cannot read {}", p.display()))?,
-                None => knobeln::discipline::flooding::TEST_ISLANDS[0].1.to_string(),
-            };
-            Some(Island::parse(&text).map_err(|e| anyhow!("the island: {e}"))?)
-        } else {
-            None
+            ),
+            None => None,
         };
-        // The ultimatum game's working folders last across the matches of
-        // one `play`, as across a bot's matches in the tournament.
-        let mut folders: Option<Vec<FolderImage>> = knobeln::discipline::registry::of(d)
-            .is_some_and(|b| b.keeps_folders(&cfg.sections()))
+        // A kept working folder lasts across the games of one `play`, as
+        // across a bot's matches in the tournament.
+        let mut folders: Option<Vec<FolderImage>> = seam
+            .keeps_folders(&cfg.sections())
             .then(|| vec![FolderImage::empty(); refs.len()]);
         for r in 0..self.repeat {
             let seed = self.seed.wrapping_add(r);
-            let setup = match d {
-                Discipline::ULTIMATUM => {
-                    let mut p = cfg.ultimatum.params();
-                    if let Some(n) = self.rounds {
-                        p.rounds = n;
-                    }
-                    p.validate().map_err(|e| anyhow!("--rounds: {e}"))?;
-                    knobeln::discipline::ultimatum::setup(p)
-                }
-                Discipline::FLOODING => {
-                    let mut p = cfg.flooding.params();
-                    if let Some(n) = self.rounds {
-                        p.max_rounds = n.max(1);
-                    }
-                    knobeln::discipline::flooding::setup(
-                        island.clone().expect("an island"),
-                        p,
-                        seed,
-                    )
-                }
-                Discipline::FOOTSTEPS => {
-                    knobeln::discipline::footsteps::setup(cfg.footsteps.params())
-                }
-                Discipline::MORABARABA => knobeln::discipline::morabaraba::setup(),
-                other => anyhow::bail!("`knobeln play` cannot play {other} games"),
-            };
+            let setup = seam
+                .play_setup(&cfg.sections(), seed, material.as_deref())
+                .map_err(|e| anyhow!(e))?;
             let transcript = if self.json {
                 Transcript::Keep
             } else {
@@ -267,12 +271,22 @@ impl Play {
                 v["players"] = json!(names);
                 outln!("{}", serde_json::to_string(&v)?);
             } else {
-                if self.repeat > 1 || d == Discipline::FLOODING {
+                // A game the seam notes by its seed (the flooding island's
+                // run) says it.
+                if self.repeat > 1 || seam.game_note(&setup).is_some() {
                     outln!("game seed {seed}:");
                 }
                 out!("{}", played.summary(&names));
             }
         }
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The keys of a discipline's section, for a sentence.
+fn section_keys(seam: &dyn BotDiscipline, cfg: &Config) -> String {
+    match seam.section(&cfg.sections()) {
+        serde_json::Value::Object(m) => m.keys().cloned().collect::<Vec<_>>().join(", "),
+        _ => String::new(),
     }
 }

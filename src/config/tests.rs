@@ -169,3 +169,91 @@ fn the_names_a_discipline_may_not_take_are_the_configurations_keys() {
     reserved.sort_unstable();
     assert_eq!(keys, reserved);
 }
+
+/// The ultimatum game's kept folders must fit a NATS message when games go
+/// to workers: its seam checks that (`Sections::workers`), whatever the
+/// contest plays, with the same sentence as before it moved.
+#[test]
+fn kept_folders_too_large_for_workers_are_refused_by_the_ultimatum_seam() {
+    use crate::discipline::Workers;
+    let nats = "[engine]\nnats = \"nats://127.0.0.1:4222\"\n";
+    let parse = |t: &str| Config::parse(t).unwrap();
+    assert_eq!(parse("").sections().workers, Workers::Local);
+    assert_eq!(parse(nats).sections().workers, Workers::Nats);
+    parse("[ultimatum]\nfolder_kb = 1024\n").validate().unwrap();
+    parse(&format!("{nats}[ultimatum]\nfolder_kb = 256\n"))
+        .validate()
+        .unwrap();
+    parse(&format!(
+        "{nats}[ultimatum]\nfolder_kb = 1024\nfolders = \"fresh\"\n"
+    ))
+    .validate()
+    .unwrap();
+    for contest in ["", "[contest]\ndiscipline = \"flooding\"\n"] {
+        let err = parse(&format!("{contest}{nats}[ultimatum]\nfolder_kb = 1024\n"))
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with(
+                "ultimatum.folder_kb must be at most 256 with [engine] nats: two kept \
+                 folders travel with each game to a worker, in one message (got 1024)"
+            ),
+            "{err}"
+        );
+    }
+}
+
+/// Every discipline's section is checked, each once by its seam, whatever
+/// the contest plays: a broken `[flooding]` is refused in a KNOBELN
+/// contest.
+#[test]
+fn every_disciplines_section_is_checked_whatever_the_contest_plays() {
+    for (section, word) in [
+        ("[flooding]\nruns = 0\n", "flooding"),
+        ("[ultimatum]\nrepetitions = 0\n", "ultimatum"),
+        ("[footsteps]\nreply_ms = 0\n", "footsteps"),
+        ("[morabaraba]\nreply_ms = 0\n", "morabaraba"),
+    ] {
+        let err = Config::parse(section)
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(word), "{section}: {err}");
+    }
+}
+
+/// `knobeln play --set KEY=VALUE`: a key of a discipline's section set as
+/// the configuration's text would, nothing else changed; a key the
+/// section has not, a wrong type or no TOML value is refused in words.
+#[test]
+fn a_key_of_a_disciplines_section_is_set_from_key_equals_value() {
+    use crate::discipline::Discipline;
+    let mut cfg = Config::default();
+    cfg.set_in_section(Discipline::ULTIMATUM, "rounds=5")
+        .unwrap();
+    cfg.set_in_section(Discipline::FLOODING, " max_rounds = 12 ")
+        .unwrap();
+    cfg.set_in_section(Discipline::ULTIMATUM, "folders=\"fresh\"")
+        .unwrap();
+    let mut expected = Config::default();
+    expected.ultimatum.rounds = 5;
+    expected.flooding.max_rounds = 12;
+    expected.ultimatum.folders = crate::discipline::FolderKeeping::Fresh;
+    assert_eq!(cfg, expected);
+    for (bad, says) in [
+        ("roundz=5", "unknown field `roundz`"),
+        ("rounds=\"five\"", "invalid type"),
+        ("rounds", "no `=`"),
+        ("rounds=five", "no TOML value"),
+        ("a.b=1", "no key of a section"),
+    ] {
+        let e = cfg
+            .set_in_section(Discipline::ULTIMATUM, bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(bad) && e.contains(says), "{bad}: {e}");
+    }
+    assert_eq!(cfg, expected, "a refused key changes nothing");
+}

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::data::{Data, OutcomeKind, SetupKind, Tagged};
 use super::Discipline;
-use crate::game::lines::{Exchange, LineGame, Recorded};
+use crate::game::lines::{Exchange, LineGame, Recorded, Step};
 use crate::lines::game::play_game_on;
 use crate::lines::{BotFailure, Match, MatchError};
 use crate::sandbox::folder::FolderImage;
@@ -115,4 +115,43 @@ pub const MAX_RULE_TEXT: usize = 300;
 /// control characters (checked before it reaches a page or a mail).
 pub fn printable(t: &str, max: usize) -> bool {
     t.chars().count() <= max && !t.chars().any(char::is_control)
+}
+
+/// What a game between scripted players ended with: its outcome (`None`:
+/// it ended outside the rules) and its transcript.
+pub type ScriptedGame = (Option<Outcome>, Vec<Exchange>);
+
+/// Plays `game` by its rules alone, no process, with `answer(game, seat,
+/// the last line sent to that seat)` for every line asked, as the referee
+/// drives it (a discipline's scripted players for the site's benchmark,
+/// `crate::discipline::seam::ScriptedPlayers`). A line that breaks the
+/// rules ends the game there; at most ten million steps.
+pub fn scripted<G: LineGame>(
+    d: Discipline,
+    game: G,
+    mut answer: impl FnMut(&G, usize, &str) -> String,
+) -> ScriptedGame
+where
+    G::Outcome: Data,
+{
+    let mut game = Recorded::new(game, TRANSCRIPT_CAP);
+    let mut last = vec![String::new(); game.n_seats()];
+    for _ in 0..10_000_000 {
+        match game.next() {
+            Step::Send { seat, lines } => {
+                if let Some(l) = lines.last() {
+                    last[seat] = l.clone();
+                }
+            }
+            Step::Expect { seat } => {
+                let line = answer(&game.game, seat, &last[seat]);
+                if game.reply(seat, &line).is_err() {
+                    let _ = game.next();
+                    break;
+                }
+            }
+            Step::Over { .. } => break,
+        }
+    }
+    (game.outcome().map(|o| Outcome::new(d, o)), game.transcript)
 }

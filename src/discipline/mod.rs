@@ -122,6 +122,19 @@ pub struct Sections<'a> {
     /// The sections of the disciplines registered beyond the seeds' four,
     /// by name, as the configuration's text has them.
     pub other: &'a std::collections::BTreeMap<String, toml::Value>,
+    /// Where the contest's games are played (`[engine] nats`): what a
+    /// game carries must then fit a message.
+    pub workers: Workers,
+}
+
+/// Where a contest's bot games are played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workers {
+    /// By this server, in its own sandbox.
+    Local,
+    /// By workers on other machines, each game and its outcome one NATS
+    /// message (`[engine] nats`).
+    Nats,
 }
 
 impl<'a> Sections<'a> {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::data::{Kind, Tagged};
 use super::family::Family;
 use super::game::Setup;
-use super::seam::BotDiscipline;
+use super::seam::{plain_key_field, BotDiscipline};
 use super::Discipline;
 
 /// The bot disciplines of the seeds, one line each: a sixth is its folder
@@ -42,6 +42,8 @@ pub enum RegisterError {
     Reserved(&'static str),
     #[error("`{0}` cannot be the subject of a submission: one word of lower-case letters, digits and `-`, which no mail command takes")]
     SubmissionWord(&'static str),
+    #[error("{0}: the key field `{1}` of its game order is no plain name (letters, digits, `_`)")]
+    KeyField(&'static str, String),
 }
 
 /// The top-level keys of the configuration a discipline's name must not
@@ -86,6 +88,9 @@ pub fn register(seam: &'static dyn BotDiscipline) -> Result<(), RegisterError> {
         if !submission_word(word) {
             return Err(RegisterError::SubmissionWord(word));
         }
+    }
+    if let Some(f) = seam.key_order().iter().find(|f| !plain_key_field(f)) {
+        return Err(RegisterError::KeyField(name, f.escape_debug().to_string()));
     }
     let mut list = REGISTERED.write().expect("registry");
     let there = BUILT_IN
@@ -269,6 +274,7 @@ mod tests {
             let b = of(d).unwrap_or_else(|| panic!("{d} has no seam"));
             assert_eq!(b.discipline(), d);
             assert!(!b.referee_py().is_empty() && !b.demo_bots().is_empty());
+            assert!(b.key_order().iter().all(|f| plain_key_field(f)), "{d}");
         }
         assert!(of(Discipline::KNOBELN).is_none());
         let mut names: Vec<&str> = all().iter().map(|b| b.discipline().name()).collect();

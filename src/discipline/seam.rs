@@ -7,10 +7,13 @@
 //!
 //! Behind the seam is everything a contest of the discipline needs: its
 //! data ([`super::data`]: setup, outcome and results as its own serde
-//! types), its configuration section, its game and replay, its planner
-//! (which games, in which order, and the table from their results), its
+//! types), its configuration section and its checks, its game and replay
+//! (and a game outside a contest: `knobeln play`'s setup and material),
+//! its planner (which games, in which order, and the table from their
+//! results; the order of a pairing's games by its key's fields), its
 //! trial for a new bot, its texts (tables, transcripts' headers, the
-//! site's grid and notes), its picture and its kit. The generic code never
+//! site's grid and notes), its picture, its kit, and its scripted players
+//! for the site's benchmark. The generic code never
 //! names a discipline; what it asks is in this trait.
 //!
 //! What is not here: KNOBELN, whose players are strategies (WebAssembly
@@ -23,7 +26,7 @@ use std::sync::Arc;
 
 use crate::discipline::data::Results;
 use crate::discipline::data::{Data, DataKind};
-use crate::discipline::game::{Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{Outcome, Played, ScriptedGame, Setup, Transcript};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::Moves;
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -174,9 +177,12 @@ pub trait BotDiscipline: Sync {
     /// contest; the kit's rules are rendered from it).
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value;
 
-    /// Whether its section is valid (the seeds' four are checked with the
-    /// whole configuration already; a registered discipline reads its own
-    /// table here).
+    /// Whether its section is valid, with what it depends on beyond it
+    /// ([`Sections::workers`]: the ultimatum game's kept folders must fit
+    /// a NATS message). The configuration asks every registered
+    /// discipline, whatever its contest plays (a broken `[flooding]` is
+    /// refused in a KNOBELN contest too), so a section the configuration
+    /// lacks (a registered discipline's table) must be valid: its defaults.
     fn validate(&self, _sections: &Sections<'_>) -> Result<(), String> {
         Ok(())
     }
@@ -191,6 +197,26 @@ pub trait BotDiscipline: Sync {
     }
 
     // --- a game --------------------------------------------------------
+
+    /// What its games are played on, when each is played on a material
+    /// the player may choose (the flooding island: "island"):
+    /// `knobeln play --material FILE` then reads one. `None`: a game takes
+    /// none, and `--material` is refused.
+    fn material_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The setup of one game outside a contest (`knobeln play`): its
+    /// section's parameters, the game's seed, and the text of the material
+    /// it is played on when [`BotDiscipline::material_name`] says it takes
+    /// one (`None`: its default, the kit's first island). `Err` in
+    /// sentences (a damaged material).
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        seed: u64,
+        material: Option<&str>,
+    ) -> Result<Setup, String>;
 
     /// Plays one game of `setup` on the started match `m`.
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError>;
@@ -295,6 +321,15 @@ pub trait BotDiscipline: Sync {
     /// A stored game's teams in seat order from its key (games stored
     /// before their seats were).
     fn key_seats(&self, key: &str, teams: &[TeamId]) -> Result<Vec<TeamId>, String>;
+
+    /// The numeric fields of its game key (JSON), in the order a pairing's
+    /// games are listed on its page and in the mails (run 2 before run
+    /// 10); games equal in them follow by the key as text. Plain names
+    /// (letters, digits, `_`, not first a digit), else the store refuses
+    /// to list the games. Empty: by the key alone (one game per pairing).
+    fn key_order(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// Which repetition of its pairing a game is (0 for the first): the
     /// first `[site] transcripts_per_pairing` keep their transcript.
@@ -470,6 +505,47 @@ pub trait BotDiscipline: Sync {
     fn demo_contest_name(&self) -> &'static str {
         "demo contest"
     }
+
+    // --- the site's benchmark ------------------------------------------
+
+    /// Its scripted trivial players (`knobeln bench bot-site`); `None`:
+    /// the benchmark cannot fill a contest of it.
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        None
+    }
+}
+
+/// A discipline's scripted trivial players for the site's benchmark
+/// (`knobeln bench bot-site`): games played by its rules alone, no
+/// process ([`crate::discipline::game::scripted`]), one per setup, stored
+/// for every planned game of that setup.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptedPlayers {
+    /// A game of the setup between the scripted players.
+    pub play: fn(&Setup) -> ScriptedGame,
+    /// The outcome stored for the `k`-th game from the one played, so that
+    /// the field looks real (FootSteps: the winner alternates, or every
+    /// pair would tie and call for replays); [`same_outcome`] keeps it.
+    pub vary: fn(&Outcome, usize) -> Outcome,
+    /// The key of its section that says how often each pairing is played
+    /// (the benchmark's `--repetitions`); `None`: once.
+    pub repetitions_key: Option<&'static str>,
+}
+
+/// Whether a field of [`BotDiscipline::key_order`] is a plain name: ASCII
+/// letters, digits and `_`, not first a digit, at least one (it reaches
+/// the store's SQL; `registry::register` refuses a seam with another).
+pub fn plain_key_field(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The outcome played, for every game ([`ScriptedPlayers::vary`]).
+pub fn same_outcome(outcome: &Outcome, _k: usize) -> Outcome {
+    outcome.clone()
 }
 
 /// Where a discipline's kit `RULES.txt` template comes from.

@@ -131,7 +131,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
             d: "ultimatum",
             bots: vec![twice, demo_bot("ultimatum", "simple.c")],
             setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 5 }),
-            server_args: vec!["--rounds".into(), "5".into()],
+            server_args: vec!["--set".into(), "rounds=5".into()],
             referee_args: vec!["--rounds".into(), "5".into()],
         },
         Case {
@@ -146,7 +146,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 },
             ),
             server_args: vec![
-                "--island".into(),
+                "--material".into(),
                 lagoon.clone(),
                 "--seed".into(),
                 "2".into(),
@@ -162,7 +162,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "simple.c"), blanks],
             setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 12 }),
-            server_args: vec!["--rounds".into(), "12".into()],
+            server_args: vec!["--set".into(), "rounds=12".into()],
             referee_args: vec!["--rounds".into(), "12".into()],
         },
         Case {
@@ -177,7 +177,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 },
             ),
             server_args: vec![
-                "--island".into(),
+                "--material".into(),
                 lagoon.clone(),
                 "--seed".into(),
                 "3".into(),
@@ -196,14 +196,14 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 demo_bot("ultimatum", "adaptive.py"),
             ],
             setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 40 }),
-            server_args: vec!["--rounds".into(), "40".into()],
+            server_args: vec!["--set".into(), "rounds=40".into()],
             referee_args: vec!["--rounds".into(), "40".into()],
         },
         Case {
             d: "ultimatum",
             bots: vec![demo_bot("ultimatum", "more.c"), breaker],
             setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 10 }),
-            server_args: vec!["--rounds".into(), "10".into()],
+            server_args: vec!["--set".into(), "rounds=10".into()],
             referee_args: vec!["--rounds".into(), "10".into()],
         },
         Case {
@@ -218,7 +218,7 @@ fn cases(tmp: &Path) -> Vec<Case> {
                 },
             ),
             server_args: vec![
-                "--island".into(),
+                "--material".into(),
                 lagoon.clone(),
                 "--seed".into(),
                 "7".into(),
@@ -279,6 +279,7 @@ fn swimmer_case(tmp: &Path) -> Case {
                 seed: 5,
             },
         ),
+        // `--island`: the hidden old name of `--material`, still read.
         server_args: args.clone(),
         referee_args: args,
     }
@@ -449,7 +450,7 @@ fn a_game_that_ended_with_a_bot_gone_expands_where_it_stopped() {
         d: "ultimatum",
         bots: vec![demo_bot("ultimatum", "simple.c"), quitter],
         setup: knobeln::discipline::ultimatum::setup(ultimatum::Params { rounds: 5 }),
-        server_args: vec!["--rounds".into(), "5".into()],
+        server_args: vec!["--set".into(), "rounds=5".into()],
         referee_args: vec![],
     };
     let server = server_game(&c);
@@ -783,7 +784,7 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
             },
             "[ultimatum]\nentry_secs = 1\n",
             2,
-            vec!["--rounds".to_string(), "5".to_string()],
+            vec!["--set".to_string(), "rounds=5".to_string()],
         ),
         (
             SleepCase {
@@ -805,7 +806,11 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
             },
             "[flooding]\nstartup_ms = 1000\nmax_rounds = 5\n",
             2,
-            lagoon_options(5)[..4].to_vec(),
+            [
+                vec!["--material".to_string()],
+                lagoon_options(5)[1..4].to_vec(),
+            ]
+            .concat(),
         ),
         (
             SleepCase {

@@ -238,8 +238,8 @@ fn play_an_ultimatum_match_prints_points_and_with_json_every_offer_and_answer() 
         "ultimatum",
         &a,
         &b,
-        "--rounds",
-        "40",
+        "--set",
+        "rounds=40",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = stdout_of(&out);
@@ -252,8 +252,8 @@ fn play_an_ultimatum_match_prints_points_and_with_json_every_offer_and_answer() 
         "ultimatum",
         &a,
         &b,
-        "--rounds",
-        "40",
+        "--set",
+        "rounds=40",
         "--json",
     ]);
     let v = &json_lines(&out)[0];
@@ -276,7 +276,7 @@ fn play_the_flooding_island_with_one_bot_on_a_given_island() {
         "--discipline",
         "flooding",
         &bot_path("flooding", "stand.py"),
-        "--island",
+        "--material",
         "src/discipline/flooding/test_islands/ridge.txt",
         "--seed",
         "3",
@@ -305,6 +305,58 @@ fn play_the_flooding_island_with_one_bot_on_a_given_island() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("played by 1 bot; give 1 source file"));
+}
+
+/// `knobeln play` names no discipline: `--set KEY=VALUE` sets a key of
+/// the discipline's own section, checked as the configuration is (an
+/// unknown key, a value out of range); `--material` is refused for a
+/// discipline played on none; the old `--rounds` says what replaced it.
+#[test]
+fn play_sets_the_disciplines_own_keys_and_takes_a_material_only_where_one_is_played_on() {
+    let (a, b) = (
+        bot_path("ultimatum", "simple.c"),
+        bot_path("ultimatum", "more.c"),
+    );
+    let refused = |extra: &[&str], says: &str| {
+        let mut args = vec!["play", "--discipline", "ultimatum", &a, &b];
+        args.extend_from_slice(extra);
+        let out = knobeln(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = stderr_of(&out);
+        assert!(err.contains(says), "{extra:?}: {err}");
+    };
+    refused(
+        &["--set", "roundz=4"],
+        "--set roundz=4: [ultimatum] unknown field `roundz`",
+    );
+    refused(&["--set", "rounds=0"], "--set: ultimatum.");
+    refused(&["--set", "rounds=four"], "is no TOML value");
+    refused(
+        &[
+            "--material",
+            "src/discipline/flooding/test_islands/ridge.txt",
+        ],
+        "the ultimatum game is played on no material",
+    );
+    refused(
+        &["--rounds", "4"],
+        "--rounds is gone: set a key of [ultimatum] with --set KEY=N",
+    );
+    // Two keys set: 3 rounds, each bot's offer as before.
+    let out = knobeln(&[
+        "play",
+        "--discipline",
+        "ultimatum",
+        &a,
+        &b,
+        "--set",
+        "rounds=3",
+        "--set",
+        "folders=\"fresh\"",
+        "--json",
+    ]);
+    let v = &json_lines(&out)[0];
+    assert_eq!(said_by(v, 0).len(), 6, "{v}");
 }
 
 #[test]
@@ -1737,7 +1789,7 @@ fn the_flooding_time_limit_is_a_budget_of_rounds_over_the_game() {
             "--discipline",
             "flooding",
             bot,
-            "--island",
+            "--material",
             "src/discipline/flooding/test_islands/ridge.txt",
             "--config",
             config.to_str().unwrap(),
@@ -1862,7 +1914,7 @@ fn a_line_nobody_asked_for_is_caught_where_it_was_printed() {
     };
     let simple = bot_path("ultimatum", "simple.c");
     for pause in ["0", "0.05"] {
-        let g = play(&["ultimatum", &ultimatum(pause), &simple, "--rounds", "5"]);
+        let g = play(&["ultimatum", &ultimatum(pause), &simple, "--set", "rounds=5"]);
         unasked(&g, 0, 2, "401");
         // The match ends there, as for any failure outside the rules.
         assert_eq!(g["outcome"]["forfeited_by"], 0, "{g}");

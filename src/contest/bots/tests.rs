@@ -444,29 +444,118 @@ fn a_long_name_is_cut_in_its_middle_and_marked() {
     assert!(text.contains("xxx...xxx"), "{text}");
 }
 
-/// Issue 36: a pairing's runs in the order of their numbers, not as
-/// text (0, 1, 10, …, 19, 2).
-#[test]
-fn a_pairings_games_are_in_the_order_of_their_numbers() {
+/// The keys of a pairing's games as [`game_order`] lists them for `seam`.
+fn ordered_keys(seam: &dyn crate::discipline::seam::BotDiscipline, keys: &[String]) -> Vec<String> {
     let conn = Connection::open_in_memory().unwrap();
     conn.execute("CREATE TABLE bot_games (game_key TEXT)", [])
         .unwrap();
-    for run in 0..12 {
-        let key = format!(r#"{{"island":0,"run":{run},"team":1}}"#);
+    for key in keys {
         conn.execute("INSERT INTO bot_games VALUES (?1)", [key])
             .unwrap();
     }
     let mut st = conn
         .prepare(&format!(
-            "SELECT game_key FROM bot_games ORDER BY {GAME_ORDER}"
+            "SELECT game_key FROM bot_games ORDER BY {}",
+            game_order(seam.key_order()).unwrap()
         ))
         .unwrap();
-    let runs: Vec<u32> = st
+    let keys = st
         .query_map([], |r| r.get::<_, String>(0))
         .unwrap()
-        .map(|k| serde_json::from_str::<FloodKey>(&k.unwrap()).unwrap().run)
+        .map(|k| k.unwrap())
+        .collect();
+    keys
+}
+
+/// Issue 36: a pairing's runs in the order of their numbers, not as
+/// text (0, 1, 10, …, 19, 2): the order the flooding island's seam names.
+#[test]
+fn a_pairings_games_are_in_the_order_of_their_numbers() {
+    let keys: Vec<String> = (0..12)
+        .rev()
+        .map(|run| format!(r#"{{"island":0,"run":{run},"team":1}}"#))
+        .collect();
+    let runs: Vec<u32> = ordered_keys(&crate::discipline::flooding::Flooding, &keys)
+        .iter()
+        .map(|k| serde_json::from_str::<FloodKey>(k).unwrap().run)
         .collect();
     assert_eq!(runs, (0..12).collect::<Vec<u32>>());
+    // The ultimatum game: by repetition, then by slot.
+    let keys: Vec<String> = [(10, 0), (2, 5), (2, 10), (0, 3)]
+        .iter()
+        .map(|&(repetition, slot)| {
+            serde_json::to_string(&ultimatum::MatchKey { repetition, slot }).unwrap()
+        })
+        .collect();
+    let order: Vec<(u32, u32)> = ordered_keys(&crate::discipline::ultimatum::Ultimatum, &keys)
+        .iter()
+        .map(|k| {
+            let k: ultimatum::MatchKey = serde_json::from_str(k).unwrap();
+            (k.repetition, k.slot)
+        })
+        .collect();
+    assert_eq!(order, [(0, 3), (2, 5), (2, 10), (10, 0)]);
+}
+
+/// Each seam's key order names numeric fields of its own keys (a field
+/// renamed in a key would order nothing).
+#[test]
+fn every_key_order_field_is_a_number_of_the_disciplines_key() {
+    let keys = [
+        (
+            crate::discipline::registry::of(Discipline::ULTIMATUM).unwrap(),
+            serde_json::to_value(ultimatum::MatchKey {
+                repetition: 1,
+                slot: 2,
+            })
+            .unwrap(),
+        ),
+        (
+            crate::discipline::registry::of(Discipline::FLOODING).unwrap(),
+            serde_json::to_value(FloodKey {
+                island: 1,
+                run: 2,
+                team: TeamId(3),
+            })
+            .unwrap(),
+        ),
+        (
+            crate::discipline::registry::of(Discipline::FOOTSTEPS).unwrap(),
+            serde_json::to_value(footsteps::GameKey {
+                round: 1,
+                pair: [TeamId(1), TeamId(2)],
+                game: 3,
+            })
+            .unwrap(),
+        ),
+    ];
+    for (seam, key) in keys {
+        assert!(!seam.key_order().is_empty(), "{}", seam.discipline());
+        for field in seam.key_order() {
+            assert!(
+                key[field].is_u64(),
+                "{}: {field} in {key}",
+                seam.discipline()
+            );
+        }
+    }
+    let morabaraba = crate::discipline::registry::of(Discipline::MORABARABA).unwrap();
+    assert!(morabaraba.key_order().is_empty(), "one game per pairing");
+}
+
+/// A seam's key field reaches the SQL only as a plain name.
+#[test]
+fn a_key_field_that_is_no_plain_name_is_refused() {
+    assert_eq!(
+        game_order(&["round", "_2", "run_10"]).unwrap(),
+        "json_extract(game_key, '$.round'), json_extract(game_key, '$._2'), \
+         json_extract(game_key, '$.run_10'), game_key"
+    );
+    assert_eq!(game_order(&[]).unwrap(), "game_key");
+    for bad in ["", "2run", "run'), game_key --", "a.b", "run ", "rün"] {
+        let e = game_order(&["round", bad]).unwrap_err();
+        assert!(e.contains("no plain name"), "{bad}: {e}");
+    }
 }
 
 #[test]

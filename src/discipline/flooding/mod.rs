@@ -30,11 +30,12 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
+use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
     BotDiscipline, ContestState, ContestView, DemoBot, MaterialGrid, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -91,6 +92,27 @@ impl BotDiscipline for Flooding {
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
         serde_json::to_value(sections.flooding).expect("json")
+    }
+
+    fn material_name(&self) -> Option<&'static str> {
+        Some("island")
+    }
+
+    /// On the island given, else the kit's first test island (the
+    /// demo's lagoon).
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        seed: u64,
+        material: Option<&str>,
+    ) -> Result<Setup, String> {
+        let text = material.unwrap_or(TEST_ISLANDS[0].1);
+        let island = Island::parse(text).map_err(|e| format!("the island: {e}"))?;
+        Ok(setup(island, sections.flooding.params(), seed))
+    }
+
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.flooding.validate()
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
@@ -200,6 +222,10 @@ impl BotDiscipline for Flooding {
 
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
         keys::seats(key).map_err(|e| e.to_string())
+    }
+
+    fn key_order(&self) -> &'static [&'static str] {
+        &["island", "run"]
     }
 
     fn repetition(&self, key: &str) -> u32 {
@@ -341,6 +367,19 @@ impl BotDiscipline for Flooding {
     fn demo_contest_name(&self) -> &'static str {
         "freiesMagazin flooding island demo contest"
     }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: same_outcome,
+            repetitions_key: Some("runs"),
+        })
+    }
+}
+
+/// The site benchmark's scripted bot: it stands and dries its field.
+fn scripted_game(setup: &Setup) -> ScriptedGame {
+    scripted(DISCIPLINE, game(setup), |_, _, _| "GO CURRENT".into())
 }
 
 /// The islands a kit carries: the test islands only. The contest's own

@@ -27,11 +27,12 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
 use crate::discipline::seam::{
     same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
+use crate::discipline::seam::{ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -84,6 +85,19 @@ impl BotDiscipline for Footsteps {
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
         serde_json::to_value(sections.footsteps).expect("json")
+    }
+
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        Ok(setup(sections.footsteps.params()))
+    }
+
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.footsteps.validate()
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
@@ -178,6 +192,10 @@ impl BotDiscipline for Footsteps {
         keys::seats(key).map_err(|e| e.to_string())
     }
 
+    fn key_order(&self) -> &'static [&'static str] {
+        &["round", "game"]
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }
@@ -242,6 +260,35 @@ impl BotDiscipline for Footsteps {
 
     fn demo_contest_name(&self) -> &'static str {
         "FootSteps demo contest"
+    }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: alternate_winner,
+            repetitions_key: Some("games_per_pair"),
+        })
+    }
+}
+
+/// The site benchmark's scripted bots: bids 1 to 3 by turn and seat.
+fn scripted_game(setup: &Setup) -> ScriptedGame {
+    use crate::game::lines::LineGame;
+    scripted(DISCIPLINE, game(setup), |g, seat, _| {
+        format!("{}", 1 + (g.turn() as usize + seat) % 3)
+    })
+}
+
+/// The `k`-th game goes to one side or the other, so that ties are broken
+/// as in a real field (the scripted bots would tie every pair).
+fn alternate_winner(outcome: &Outcome, k: usize) -> Outcome {
+    match outcome.try_get::<GameOutcome>() {
+        Some(o) => {
+            let mut o = o.clone();
+            o.winner = Some(k % 2);
+            Outcome::new(DISCIPLINE, o)
+        }
+        None => outcome.clone(),
     }
 }
 

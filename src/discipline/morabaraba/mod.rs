@@ -27,11 +27,12 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
+use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
     same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{millionths_text, OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
 use crate::discipline::{BotLimitsConfig, Discipline, Sections};
@@ -80,6 +81,19 @@ impl BotDiscipline for Morabaraba {
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
         serde_json::to_value(sections.morabaraba).expect("json")
+    }
+
+    fn play_setup(
+        &self,
+        _sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        Ok(setup())
+    }
+
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        sections.morabaraba.validate()
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
@@ -267,4 +281,31 @@ impl BotDiscipline for Morabaraba {
     fn demo_contest_name(&self) -> &'static str {
         "Morabaraba demo contest"
     }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: same_outcome,
+            repetitions_key: None,
+        })
+    }
+}
+
+/// The site benchmark's scripted bots: a name, then every seventh legal
+/// move in turn.
+fn scripted_game(_setup: &Setup) -> ScriptedGame {
+    let mut named = [false; 2];
+    let mut k = 0usize;
+    scripted(DISCIPLINE, rules::MorabarabaGame::new(), |g, seat, _| {
+        if !named[seat] {
+            named[seat] = true;
+            return format!("bench{seat}");
+        }
+        k += 7;
+        let moves = g.position().legal_moves();
+        moves
+            .get(k % moves.len().max(1))
+            .map(|m| m.to_line())
+            .unwrap_or_default()
+    })
 }

@@ -28,14 +28,15 @@ use std::sync::Arc;
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
+use crate::discipline::game::{scripted, ScriptedGame};
+use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
     same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
     ReplayTerms, RulesTemplate, Seat, SetupOfKey,
 };
-use crate::discipline::seam::{TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
-use crate::discipline::{BotLimitsConfig, Discipline, Sections};
+use crate::discipline::{BotLimitsConfig, Discipline, Sections, Workers};
 use crate::game::lines::Exchange;
 use crate::lines::{Match, MatchError};
 use crate::tournament::TeamId;
@@ -89,6 +90,35 @@ impl BotDiscipline for Ultimatum {
 
     fn section(&self, sections: &Sections<'_>) -> serde_json::Value {
         serde_json::to_value(sections.ultimatum).expect("json")
+    }
+
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        let p = sections.ultimatum.params();
+        p.validate().map_err(|e| format!("ultimatum.{e}"))?;
+        Ok(setup(p))
+    }
+
+    /// The section's own checks, and with games sent to workers
+    /// (`[engine] nats`) kept folders small enough that two travel with a
+    /// game in one message.
+    fn validate(&self, sections: &Sections<'_>) -> Result<(), String> {
+        let u = sections.ultimatum;
+        u.validate()?;
+        let max = config::MAX_FOLDER_KB_WITH_WORKERS;
+        if sections.workers == Workers::Nats && u.kept_folder_bytes().is_some() && u.folder_kb > max
+        {
+            return Err(format!(
+                "ultimatum.folder_kb must be at most {max} with [engine] nats: two kept folders \
+                 travel with each game to a worker, in one message (got {})",
+                u.folder_kb
+            ));
+        }
+        Ok(())
     }
 
     fn limits(&self, sections: &Sections<'_>) -> BotLimitsConfig {
@@ -183,6 +213,10 @@ impl BotDiscipline for Ultimatum {
         contest::key_seats(key, teams)
     }
 
+    fn key_order(&self) -> &'static [&'static str] {
+        &["repetition", "slot"]
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }
@@ -270,6 +304,29 @@ impl BotDiscipline for Ultimatum {
     fn demo_contest_name(&self) -> &'static str {
         "freiesMagazin ultimatum demo contest"
     }
+
+    fn scripted_players(&self) -> Option<ScriptedPlayers> {
+        Some(ScriptedPlayers {
+            play: scripted_game,
+            vary: same_outcome,
+            repetitions_key: Some("repetitions"),
+        })
+    }
+}
+
+/// The site benchmark's scripted match: each offers 300 + the turn modulo
+/// 400, and refuses every third offer.
+fn scripted_game(setup: &Setup) -> ScriptedGame {
+    use crate::game::lines::LineGame;
+    scripted(DISCIPLINE, game(setup), |g, _, last| {
+        if !last.starts_with("ANGEBOT") {
+            format!("{}", 300 + g.turn() % 400)
+        } else if g.turn() % 3 == 0 {
+            "NEIN".into()
+        } else {
+            "JA".into()
+        }
+    })
 }
 
 /// The game an ultimatum setup plays.

@@ -15,7 +15,7 @@ use rusqlite::params;
 
 use crate::config::Config;
 use crate::discipline::play::{Played, Setup};
-use crate::discipline::seam::{BotDiscipline, SetupOfKey};
+use crate::discipline::seam::{plain_key_field, BotDiscipline, SetupOfKey};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::transcript;
 use crate::store::Store;
@@ -119,16 +119,29 @@ pub(crate) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> 
     Ok(())
 }
 
-/// The order of a pairing's games: by the numbers of their keys (run 2
-/// before run 10), then by the key.
-pub(crate) const GAME_ORDER: &str = "json_extract(game_key, '$.round'), \
-     json_extract(game_key, '$.repetition'), json_extract(game_key, '$.island'), \
-     json_extract(game_key, '$.run'), json_extract(game_key, '$.game'), \
-     json_extract(game_key, '$.slot'), game_key";
+/// The order of a pairing's games (an SQL `ORDER BY` list): by the numeric
+/// fields of their keys in the order the discipline names them
+/// ([`BotDiscipline::key_order`]: run 2 before run 10), then by the key.
+/// A field must be a plain name (ASCII letters, digits, `_`, not first a
+/// digit), so that nothing from a seam reaches the SQL unchecked.
+pub(crate) fn game_order(fields: &[&str]) -> std::result::Result<String, String> {
+    let mut order = String::new();
+    for field in fields {
+        if !plain_key_field(field) {
+            return Err(format!(
+                "the key field `{}` of its game order is no plain name",
+                field.escape_debug()
+            ));
+        }
+        order.push_str(&format!("json_extract(game_key, '$.{field}'), "));
+    }
+    order.push_str("game_key");
+    Ok(order)
+}
 
 /// Calls `each` with every stored game of the contest, ordered by pairing
-/// and then by the numbers of its key (round, repetition, run, game, slot:
-/// run 2 before run 10), one at a time (memory independent of the number
+/// and then by the numbers of its key ([`game_order`]: run 2 before run
+/// 10), one at a time (memory independent of the number
 /// of games).
 pub fn for_each_game(
     store: &Store,
@@ -139,9 +152,11 @@ pub fn for_each_game(
     fill_pairings(store, c, config)?;
     let seam = seam_of(c)?;
     let setup_of = setups_of_keys(c, config)?;
+    let order = game_order(seam.key_order())
+        .map_err(|e| BotContestError::Plan(format!("{}: {e}", c.discipline)))?;
     let mut st = store.conn().prepare(&format!(
         "SELECT game_key, record, seats, pairing, moves, result FROM bot_games \
-             WHERE contest_id = ?1 ORDER BY pairing, {GAME_ORDER}"
+             WHERE contest_id = ?1 ORDER BY pairing, {order}"
     ))?;
     let mut rows = st.query([c.id])?;
     while let Some(r) = rows.next()? {

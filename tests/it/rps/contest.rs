@@ -242,3 +242,36 @@ fn a_registered_disciplines_section_is_read_and_checked_by_its_seam() {
     knobeln::discipline::registry::register(&super::Rps).unwrap();
     assert!("rps".parse::<knobeln::discipline::Discipline>().is_ok());
 }
+
+/// `knobeln play --set KEY=VALUE` through the seam: a registered
+/// discipline's section takes a key like the seeds' four, its seam checks
+/// it and makes a game's setup from it; it is played on no material.
+#[test]
+fn a_registered_disciplines_section_takes_a_set_key_and_makes_a_play_setup() {
+    super::register();
+    let rps = knobeln::discipline::registry::of("rps".parse().unwrap()).unwrap();
+    let mut cfg = Config::default();
+    cfg.set_in_section(rps.discipline(), "rounds = 7").unwrap();
+    rps.validate(&cfg.sections()).unwrap();
+    let setup = rps.play_setup(&cfg.sections(), 1, None).unwrap();
+    assert_eq!(setup.get::<super::rules::RpsSetup>().rounds, 7);
+    cfg.set_in_section(rps.discipline(), "rounds=0").unwrap();
+    let e = rps.validate(&cfg.sections()).unwrap_err();
+    assert!(e.contains("rps.rounds must be in 1..=1000 (got 0)"), "{e}");
+    cfg.set_in_section(rps.discipline(), "round=3").unwrap();
+    let e = rps.validate(&cfg.sections()).unwrap_err();
+    assert!(e.contains("unknown field `round`"), "{e}");
+    assert_eq!(rps.material_name(), None);
+}
+
+/// The site's benchmark asks the seam for scripted players: a discipline
+/// without them is refused in a sentence, not played.
+#[test]
+fn the_site_benchmark_refuses_a_discipline_without_scripted_players() {
+    super::register();
+    let rps = "rps".parse().unwrap();
+    let e = knobeln::bench_site::bot_site_bench(rps, 3, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no scripted players"), "{e}");
+}

@@ -170,6 +170,16 @@ impl BotDiscipline for Rps {
         }
     }
 
+    fn play_setup(
+        &self,
+        sections: &Sections<'_>,
+        _seed: u64,
+        _material: Option<&str>,
+    ) -> Result<Setup, String> {
+        let rounds = config(sections)?.rounds;
+        Ok(Setup::new(RPS, RpsSetup { rounds }))
+    }
+
     fn play(&self, setup: &Setup, m: Match, transcript: Transcript) -> Result<Played, MatchError> {
         run(m, RpsGame::new(*setup.get::<RpsSetup>()), transcript, RPS)
     }
