@@ -121,6 +121,9 @@ pub struct Worker {
     /// Test mode: report an infrastructure fault for every job.
     #[arg(long, hide = true)]
     pub faulty: bool,
+    /// Test mode: wait this many milliseconds before playing a job.
+    #[arg(long, hide = true, default_value_t = 0)]
+    pub slow_ms: u64,
     /// The kinds of games to take: `knobeln` (compiled KNOBELN strategies),
     /// `bots` (the line-protocol disciplines: needs the contest's language
     /// toolchains on this machine). Default: both.
@@ -167,6 +170,7 @@ impl Worker {
             cache_dir: self.cache.unwrap_or_else(default_cache_dir),
             mode,
             play,
+            delay_per_job: std::time::Duration::from_millis(self.slow_ms),
         })?;
         Ok(ExitCode::SUCCESS)
     }

@@ -40,7 +40,7 @@ pub enum RegisterError {
     BadName(&'static str),
     #[error("`{0}` names a section of the configuration; a discipline's section `[{0}]` would replace it")]
     Reserved(&'static str),
-    #[error("`{0}` cannot be the subject of a submission: one word of lower-case letters, digits and `-`, which no mail command takes")]
+    #[error("`{0}` cannot be the subject of a submission: one word of lower-case letters, digits and `-`, which no mail command and no other discipline takes")]
     SubmissionWord(&'static str),
     #[error("{0}: the key field `{1}` of its game order is no plain name (letters, digits, `_`)")]
     KeyField(&'static str, String),
@@ -85,7 +85,10 @@ pub fn register(seam: &'static dyn BotDiscipline) -> Result<(), RegisterError> {
         return Err(RegisterError::Reserved(name));
     }
     if let Some(word) = seam.submission().map(|s| s.word) {
-        if !submission_word(word) {
+        let taken = all().iter().any(|b| {
+            b.discipline() != seam.discipline() && b.submission().is_some_and(|s| s.word == word)
+        });
+        if !submission_word(word) || taken {
             return Err(RegisterError::SubmissionWord(word));
         }
     }

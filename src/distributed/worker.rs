@@ -94,6 +94,9 @@ pub struct WorkerOptions {
     pub mode: WorkerMode,
     /// The kinds of games it takes (default: all).
     pub play: Vec<Discipline>,
+    /// Test mode: waits this long before it plays a job (a slow machine,
+    /// or a long bot match; zero: none).
+    pub delay_per_job: Duration,
 }
 
 /// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
@@ -117,6 +120,7 @@ pub fn run(options: WorkerOptions) -> Result<(), DistributedError> {
 struct Worker {
     name: String,
     mode: WorkerMode,
+    delay_per_job: Duration,
     js: jetstream::Context,
     client: async_nats::Client,
     cache: Option<ProgramCache>,
@@ -181,6 +185,7 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
     let w = Arc::new(Worker {
         name: o.name.clone(),
         mode: o.mode,
+        delay_per_job: o.delay_per_job,
         js,
         client,
         cache,
@@ -428,6 +433,9 @@ async fn handle(
     }
     let (session, name, results) = match job {
         Ok(job) => {
+            if !w.delay_per_job.is_zero() {
+                tokio::time::sleep(w.delay_per_job).await;
+            }
             let outcomes = futures_util::future::join_all(job.games.iter().map(|g| {
                 let places = places.clone();
                 let w = &w;

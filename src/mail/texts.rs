@@ -77,6 +77,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/compile_refused.hbs"),
     ),
     (
+        "submission_refused",
+        include_str!("../../templates/mail/submission_refused.hbs"),
+    ),
+    (
         "software",
         include_str!("../../templates/mail/software.hbs"),
     ),

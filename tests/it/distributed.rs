@@ -535,6 +535,7 @@ fn a_45_team_tournament_through_three_workers_equals_the_local_run() {
         games_of(&err, "w1") + games_of(&err, "w2") + games_of(&err, "w3") > 0,
         "{err}"
     );
+    assert!(err.contains("; 0 games published again"), "{err}");
     assert!(
         workers[2]
             .log()
@@ -570,6 +571,8 @@ fn a_worker_killed_mid_round_loses_nothing_and_counts_nothing_twice() {
     assert_counted_once(&db, &got);
     assert!(games_of(&err, "victim") >= 50, "{err}");
     assert!(games_of(&err, "w2") + games_of(&err, "w3") > 0, "{err}");
+    // Its jobs came back by JetStream's redelivery: none was lost.
+    assert!(err.contains("; 0 games published again"), "{err}");
 }
 
 #[test]
@@ -861,7 +864,8 @@ fn take_one_job(url: &str, how: TakeJob) -> usize {
         let games = job["games"].as_array().unwrap();
         assert!(games.len() > 1, "a job of one game: {job}");
         if let TakeJob::Lose = how {
-            msg.ack().await.unwrap();
+            // Confirmed by the server before the connection goes.
+            msg.double_ack().await.unwrap();
             return games.len();
         }
         let answer = serde_json::json!({
@@ -938,6 +942,26 @@ fn games_the_queue_lost_are_published_again() {
         .unwrap_or_else(|| panic!("{err}"));
     assert!(again >= lost, "{again} published again, {lost} lost: {err}");
     assert_counted_once(&db, &got);
+}
+
+/// A worker that holds its job longer than the check's wait (a slow
+/// machine, a long match) keeps it alive: the queue counts it as held, and
+/// nothing is published again.
+#[test]
+fn a_job_held_long_by_a_live_worker_is_not_published_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 2);
+    let expected = reference(2);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    // Four games in one job, held eight seconds before they are played:
+    // no result for longer than the check waits (five seconds, ack_wait
+    // 1 s), while the worker keeps the job alive.
+    let _slow = Worker::start(tmp.path(), &nats.url(), "slow", &["--slow-ms", "8000"]);
+    let (got, err) = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]).finish();
+    assert_eq!(got, expected, "{err}");
+    assert!(err.contains("; 0 games published again"), "{err}");
+    assert!(!err.contains("the queue holds none"), "{err}");
 }
 
 #[test]

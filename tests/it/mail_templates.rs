@@ -258,6 +258,11 @@ fn fixture(name: &str) -> Value {
             "contest_start": "1994-05-14 12:00 UT",
             "compile_closes": "2 hours",
         }),
+        "submission_refused" => json!({
+            "word": "island",
+            "reason": "The island is not valid: it has 1001 fields, at most 1000 are allowed.",
+            "hint": "Send the island in the text format of the rules.",
+        }),
         other => panic!("no fixture for template {other}: add one"),
     }
 }

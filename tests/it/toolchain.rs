@@ -534,7 +534,7 @@ fn static_data_beyond_the_memory_limit_is_refused_initialised_or_not() {
 /// less and clang builds it, and wasm-ld's exact layout refuses it.
 #[test]
 fn the_early_static_data_guard_refuses_only_past_its_edge() {
-    for (longs, early) in [(1_048_577, true), (1_048_575, false)] {
+    for (longs, early) in [(1_048_577, true), (1_048_576, false), (1_048_575, false)] {
         let src = format!(
             "static long big[{longs}];\n\
              main() {{ int i = next_random(0, 999); big[i] = 7; for (;;) make_throw(100 + big[i]); }}\n"

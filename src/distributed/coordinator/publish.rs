@@ -45,6 +45,7 @@ impl<T: Task> Coordinator<T> {
                 task,
                 job: None,
                 faulted_on: BTreeSet::new(),
+                lost: 0,
             },
         );
         self.wait_for_job(ident);

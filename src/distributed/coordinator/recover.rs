@@ -6,23 +6,31 @@
 //! that only waited would wait for ever.
 //!
 //! So when no result has come for a while (`QueueSettings::stall_after`) with games in
-//! flight, the session asks the queue: if the workers' consumer has no job
-//! waiting and none held by a worker, and no result waits for this
-//! session, every game in flight was lost on the way; its session's jobs
-//! left in the stream (undeliverable) are dropped and the games are
-//! published again in new jobs. A game played twice is counted once (a
-//! result counts only while its game is in flight), so asking too early
-//! costs work, never a result.
+//! flight, the session asks the queue: if the workers' consumer of its
+//! kind has no job waiting and none held by a worker, and no result waits
+//! for this session, every game in flight was lost on the way; the
+//! tournament's jobs left in the stream (undeliverable) are dropped and the
+//! games are published again in new jobs, their programs looked up in the
+//! store again. A game played twice is counted once (a result counts only
+//! while its game is in flight), so asking too early costs work, never a
+//! result; a game lost three times goes back to the engine as an
+//! infrastructure fault. Results that wait but do not come twice in a row
+//! mean a broken results consumer: it is made again. A consumer the server
+//! lost is created again. (Other sessions of the same kind holding jobs
+//! delay the check: they are counted by the same consumer.)
 //!
 //! Not here: ordinary redelivery (a silent worker's job comes back after
 //! `ack_wait` by JetStream itself), and the warning for missing workers
 //! (`session.rs`'s watchdog).
 
-use std::time::Instant;
+use std::future::IntoFuture;
+use std::time::{Duration, Instant};
 
-use super::session::{results_consumer_name, Coordinator};
+use super::session::{create_results_consumer, results_consumer_name, Coordinator};
 use super::task::Task;
-use crate::distributed::queue::{jobs_subject, workers_consumer, JOBS_STREAM, RESULTS_STREAM};
+use crate::distributed::queue::{
+    ensure_queue, jobs_subject, workers_consumer, JOBS_STREAM, RESULTS_STREAM,
+};
 
 /// What the queue holds for a session, as its consumers count it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,14 +51,26 @@ impl QueueState {
     }
 }
 
+/// How often a game may be lost before it goes back to the engine as an
+/// infrastructure fault (a job no worker of this version can take is
+/// terminated unanswered, every time).
+const MAX_LOSSES: u32 = 3;
+
+/// How long a question to the queue may take before the check gives up
+/// for this time (the session's loop waits meanwhile).
+const ASK_TIMEOUT: Duration = Duration::from_secs(2);
+
 impl<T: Task> Coordinator<T> {
     /// Publishes the games in flight again when the queue lost them (see
     /// the module's documentation); at most once per `stall_after`.
-    pub(super) async fn recover_lost(&mut self) {
+    pub(super) async fn recover_lost(&mut self, done: &crossbeam_channel::Sender<T::Done>) {
         let quiet = self.last_result.elapsed();
-        if self.in_flight.is_empty()
-            || quiet < self.stall_after
-            || self.last_recovery_check.elapsed() < self.stall_after
+        if self.in_flight.is_empty() || quiet < self.stall_after {
+            // Results come: nothing is stuck.
+            self.results_were_waiting = false;
+            return;
+        }
+        if self.last_recovery_check.elapsed() < self.stall_after
             // Something of ours is still on its way into the queue.
             || !self.to_publish.is_empty()
             || !self.republish.is_empty()
@@ -59,50 +79,97 @@ impl<T: Task> Coordinator<T> {
             return;
         }
         self.last_recovery_check = Instant::now();
-        let state = match self.queue_state().await {
-            Ok(s) => s,
-            // The server is not back yet: ask again later.
-            Err(e) => {
+        let state = match tokio::time::timeout(ASK_TIMEOUT, self.queue_state()).await {
+            Ok(Ok(s)) => s,
+            // The server is not back yet, or it lost a consumer: create
+            // what is missing (nothing changes where all is there) and ask
+            // again next time.
+            Ok(Err(e)) => {
                 self.warn(&format!("asking the queue what it holds: {e}"));
+                self.repair().await;
                 return;
             }
+            Err(_) => return,
         };
         if state.results_waiting > 0 {
-            // Results are there but do not come: read them anew.
+            // Results are there but did not come: read them anew; if they
+            // still do not come, the consumer is broken: make it again
+            // (the stream keeps the results until they are acknowledged).
+            if self.results_were_waiting {
+                self.warn("results wait in the queue but do not come: reading them anew");
+                let _ = tokio::time::timeout(ASK_TIMEOUT, self.repair()).await;
+                self.results_were_waiting = false;
+            } else {
+                self.results_were_waiting = true;
+            }
             self.results = None;
             return;
         }
+        self.results_were_waiting = false;
         if !state.holds_nothing() {
             return;
         }
-        // Undeliverable leftovers of this session's jobs go first, so that
-        // only the new jobs carry the games.
-        if let Ok(stream) = self.js.get_stream(JOBS_STREAM).await {
-            let _ = stream
-                .purge()
-                .filter(jobs_subject(self.kind, self.scope))
-                .await;
+        // Undeliverable leftovers of this tournament's jobs go first, so
+        // that only the new jobs carry the games.
+        if let Ok(Ok(stream)) =
+            tokio::time::timeout(ASK_TIMEOUT, self.js.get_stream(JOBS_STREAM)).await
+        {
+            let _ = tokio::time::timeout(
+                ASK_TIMEOUT,
+                stream
+                    .purge()
+                    .filter(jobs_subject(self.kind, self.scope))
+                    .into_future(),
+            )
+            .await;
         }
-        let lost: Vec<_> = self.in_flight.keys().copied().collect();
-        self.jobs.clear();
-        for ident in &lost {
-            if let Some(p) = self.in_flight.get_mut(ident) {
-                p.job = None;
-            }
-        }
-        let mut lost = lost;
+        let mut lost: Vec<_> = self.in_flight.keys().copied().collect();
         lost.sort_unstable();
+        self.jobs.clear();
+        let mut again = 0u64;
         for ident in lost.iter().copied() {
+            let Some(p) = self.in_flight.get_mut(&ident) else {
+                continue;
+            };
+            p.lost += 1;
+            if p.lost >= MAX_LOSSES {
+                let p = self.in_flight.remove(&ident).expect("in flight");
+                let _ = done.send(p.task.failed(format!(
+                    "the queue lost it {} times (no worker answered it)",
+                    p.lost
+                )));
+                continue;
+            }
+            p.job = None;
+            // Its programs may be lost too: looked up in the store again
+            // before the game is published.
+            for prog in &p.programs {
+                self.uploaded.remove(prog.sha256());
+            }
             self.wait_for_job(ident);
+            again += 1;
         }
-        self.recovered += lost.len() as u64;
+        self.recovered += again;
         self.last_result = Instant::now();
         eprintln!(
             "knobeln: no result for {} s and the queue holds none of the {} games in flight \
-             (a NATS server restarted without them?): published again",
+             (a NATS server restarted without them?): {again} published again",
             quiet.as_secs(),
             lost.len()
         );
+    }
+
+    /// Creates again what the queue may have lost: its streams and the
+    /// workers' consumers, and this session's results consumer (each found
+    /// as it is when it exists).
+    async fn repair(&mut self) {
+        if ensure_queue(&self.js, &self.settings).await.is_err() {
+            return;
+        }
+        if let Ok(c) = create_results_consumer(&self.js, &self.session).await {
+            self.results_consumer = c;
+            self.results = None;
+        }
     }
 
     /// What the workers' consumer of this kind and this session's results

@@ -6,7 +6,8 @@
 //!
 //! This file has the session's state, its loop and its end;
 //! `publish.rs` and `results.rs` add the methods that publish games and
-//! take results.
+//! take results, `recover.rs` the one that publishes again what the queue
+//! lost.
 //!
 //! Not here: the caller's handle (`handle.rs`), what a game is (the
 //! [`Task`]), and anything about the tournament (the engine's).
@@ -38,6 +39,8 @@ pub(super) struct Pending<T> {
     pub(super) job: Option<String>,
     /// Workers that reported they could not play it.
     pub(super) faulted_on: BTreeSet<String>,
+    /// How often the queue lost it (`recover.rs`).
+    pub(super) lost: u32,
 }
 
 /// A job published: its games, and its bytes until the queue confirms it
@@ -98,10 +101,40 @@ pub(super) struct Coordinator<T: Task> {
     /// asks the queue whether it still holds them ([`Coordinator::
     /// recover_lost`]).
     pub(super) stall_after: Duration,
+    /// The queue's settings (to create its streams and consumers again).
+    pub(super) settings: QueueSettings,
+    /// Whether the last check found results waiting that did not come.
+    pub(super) results_were_waiting: bool,
     /// When it last asked.
     pub(super) last_recovery_check: Instant,
     /// Games published again because the queue had lost them.
     pub(super) recovered: u64,
+}
+
+/// The session's durable consumer of its results (created, or found as
+/// it is when it exists with this configuration).
+pub(super) async fn create_results_consumer(
+    js: &jetstream::Context,
+    session: &str,
+) -> Result<jetstream::consumer::PullConsumer, DistributedError> {
+    js.get_stream(RESULTS_STREAM)
+        .await
+        .map_err(|e| js_err("the results stream", e))?
+        .create_consumer(pull::Config {
+            durable_name: Some(results_consumer_name(session)),
+            description: Some(format!("results for coordinator session {session}")),
+            filter_subject: results_subject(session),
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: Duration::from_secs(30),
+            max_deliver: -1,
+            max_ack_pending: -1,
+            // A coordinator killed with -9 leaves it behind; the server
+            // removes it after an hour without a reader.
+            inactive_threshold: Duration::from_secs(3600),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| js_err("the coordinator's results consumer", e))
 }
 
 pub(super) fn results_consumer_name(session: &str) -> String {
@@ -136,25 +169,7 @@ impl<T: Task> Coordinator<T> {
             .filter(jobs_subject(kind, scope))
             .await
             .map_err(|e| js_err("dropping stale jobs", e))?;
-        let results_consumer = js
-            .get_stream(RESULTS_STREAM)
-            .await
-            .map_err(|e| js_err("the results stream", e))?
-            .create_consumer(pull::Config {
-                durable_name: Some(results_consumer_name(&session)),
-                description: Some(format!("results for coordinator session {session}")),
-                filter_subject: results_subject(&session),
-                ack_policy: AckPolicy::Explicit,
-                ack_wait: Duration::from_secs(30),
-                max_deliver: -1,
-                max_ack_pending: -1,
-                // A coordinator killed with -9 leaves it behind; the server
-                // removes it after an hour without a reader.
-                inactive_threshold: Duration::from_secs(3600),
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| js_err("the coordinator's results consumer", e))?;
+        let results_consumer = create_results_consumer(&js, &session).await?;
         let results = Some(
             results_consumer
                 .stream()
@@ -188,6 +203,8 @@ impl<T: Task> Coordinator<T> {
             last_result: Instant::now(),
             last_warning: None,
             stall_after: settings.stall_after(),
+            settings: *settings,
+            results_were_waiting: false,
             last_recovery_check: Instant::now(),
             recovered: 0,
         })
@@ -238,7 +255,7 @@ impl<T: Task> Coordinator<T> {
                 _ = tokio::time::sleep_until(linger.unwrap_or_else(Instant::now).into()), if linger.is_some() => {}
                 _ = tick.tick() => {
                     self.watchdog();
-                    self.recover_lost().await;
+                    self.recover_lost(&done).await;
                 }
             }
             self.publish_pending().await;

@@ -22,6 +22,11 @@ use crate::discipline::Discipline;
 use crate::mail::message::Body;
 use crate::mail::texts::render;
 
+/// The most a submission's text may hold (its seam's `check` may take
+/// less: an island at most `MAX_ISLAND_TEXT`), whatever a registered
+/// discipline's check accepts: what a team stores beside its bot.
+pub const MAX_SUBMISSION_BYTES: usize = 64 * 1024;
+
 /// The discipline whose submission a subject names, if one does
 /// (compared as [`super::normalize_subject`] leaves it).
 pub fn named_by(subject: &str) -> Option<Discipline> {
@@ -45,20 +50,22 @@ fn submitted_text(ctx: &Ctx<'_>, sub: &Submission) -> Option<String> {
     }
 }
 
+/// Who a refusal is charged to: strangers until the mail has proven its
+/// team, the team after.
 fn refuse(
     ctx: &Ctx<'_>,
     sub: &Submission,
+    budget: Budget,
     reason: String,
     hint: &str,
     outcome: String,
 ) -> Result<Effect, super::error::CommandError> {
     let body = render(
-        "compile_refused",
-        &json!({ "reason": reason, "hint": hint }),
-    )
-    .map(|b| b.replace("\"please compile\"", &format!("\"{}\"", sub.word)))?;
+        "submission_refused",
+        &json!({ "word": sub.word, "reason": reason, "hint": hint }),
+    )?;
     Ok(Effect {
-        budget: Budget::Strangers,
+        budget,
         state: "done",
         outcome,
         replies: vec![ctx.reply(
@@ -82,6 +89,7 @@ pub fn apply(
         return refuse(
             ctx,
             &sub,
+            Budget::Strangers,
             format!(
                 "This contest plays {}; {what}s are sent in only in a contest of {}.",
                 ctx.config.contest.discipline.title(),
@@ -96,6 +104,7 @@ pub fn apply(
         return refuse(
             ctx,
             &sub,
+            Budget::Strangers,
             format!(
                 "{}s are taken while the compilation service is open, from {} \
                  until {}, and not once the contest has started.",
@@ -115,6 +124,7 @@ pub fn apply(
         return refuse(
             ctx,
             &sub,
+            Budget::Strangers,
             "The mail does not say which team it is from: there is no line \
              \"<<FROM>> team_name authentification_string\"."
                 .into(),
@@ -126,6 +136,7 @@ pub fn apply(
         return refuse(
             ctx,
             &sub,
+            Budget::Strangers,
             super::context::AUTH_REFUSED.into(),
             super::context::AUTH_REFUSED_HINT,
             format!("{what} refused: authentication failed"),
@@ -135,17 +146,33 @@ pub fn apply(
         return refuse(
             ctx,
             &sub,
+            Budget::Team(reg.team),
             sub.missing.into(),
             sub.format,
             format!("{what} refused: no {what}"),
         );
     };
+    if text.len() > MAX_SUBMISSION_BYTES {
+        return refuse(
+            ctx,
+            &sub,
+            Budget::Team(reg.team),
+            format!(
+                "The {what} is {} bytes long; at most {} kB are taken.",
+                text.len(),
+                MAX_SUBMISSION_BYTES / 1024
+            ),
+            sub.format,
+            format!("{what} refused: too long"),
+        );
+    }
     let checked = match (sub.check)(&text) {
         Ok(c) => c,
         Err(e) => {
             return refuse(
                 ctx,
                 &sub,
+                Budget::Team(reg.team),
                 format!("{e}."),
                 sub.format,
                 format!("{what} refused: invalid"),
