@@ -1,9 +1,9 @@
 //! Programs the server executes, held in sealed memory files.
 //!
-//! A strategy binary (or the example strategy) is written once into a
-//! `memfd`, sealed against any further change, and executed from that file
-//! descriptor with `execveat(fd, "", AT_EMPTY_PATH)`. Nothing the server runs
-//! lives at a path another local user could create or replace, and what runs
+//! A bot's built program (the native executable of a compiled language)
+//! is written once into a `memfd`, sealed against any further change, and
+//! executed from that file descriptor with `execveat(fd, "",
+//! AT_EMPTY_PATH)`. Nothing the server runs lives at a path another local user could create or replace, and what runs
 //! is byte for byte what was checked. Where the kernel forbids executing
 //! memory files (`vm.memfd_noexec = 2`), the bytes go into a file in a fresh
 //! private folder (0700) that is opened and unlinked at once: still nothing
