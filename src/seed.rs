@@ -1,7 +1,7 @@
 //! Deterministic seeds and random numbers for the pure core.
 //!
 //! Everything random in a contest (grouping, game seeds, rescheduling seeds)
-//! derives from one tournament seed through [`derive`]; the players' own
+//! derives from one tournament seed through [`derive()`]; the players' own
 //! generators get seeds from a keyed pseudo-random function of the game seed
 //! ([`SeedKey::player_seed`], SipHash-2-4 under a per-tournament secret key).
 //! The split matters: `derive` is built from SplitMix64's mixer, which is

@@ -66,7 +66,7 @@ pub struct Played {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moves: Option<String>,
     /// Each seat's working folder at the end, for a game played with kept
-    /// folders ([`play_with_folders`]); taken out before the record is
+    /// folders ([`play_with_folders`](crate::discipline::play::play_with_folders)); taken out before the record is
     /// stored ([`Played::take_folders`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folders: Option<Vec<FolderImage>>,

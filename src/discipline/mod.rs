@@ -66,7 +66,7 @@ impl Discipline {
 
     /// A discipline by its name, as a bot discipline's seam names itself
     /// ([`seam::BotDiscipline::discipline`]). Reading a name from outside
-    /// goes through [`FromStr`], which knows only registered ones.
+    /// goes through [`FromStr`](std::str::FromStr), which knows only registered ones.
     pub const fn named(name: &'static str) -> Discipline {
         Discipline(name)
     }

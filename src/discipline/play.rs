@@ -6,7 +6,7 @@
 //! `knobeln play --discipline`, the compile service's trial match and the
 //! contest run all play through [`play`], which starts the match and hands
 //! it to the discipline's [`super::seam::BotDiscipline::play`] (the one
-//! place that pairs a discipline with its [`LineGame`]). It measures the wall clock of the
+//! place that pairs a discipline with its [`LineGame`](crate::game::lines::LineGame)). It measures the wall clock of the
 //! whole game (the ultimatum game's entry condition); CPU time per bot is
 //! the referee's. It knows nothing of tournaments, storage or mail.
 

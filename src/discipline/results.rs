@@ -36,7 +36,7 @@ pub fn opponent_table(results: &Results, rows: &[OpponentRow]) -> OpponentTable 
 }
 
 /// The per-opponent summary as text (the mail's table, with its total
-/// and notes), at most [`TEXT_WIDTH`] columns whatever the names.
+/// and notes), at most [`TEXT_WIDTH`](crate::discipline::table::TEXT_WIDTH) columns whatever the names.
 pub fn summary_text(results: &Results, rows: &[OpponentRow]) -> String {
     let table = opponent_table(results, rows);
     let mut all = table.rows.clone();

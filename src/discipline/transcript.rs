@@ -35,7 +35,7 @@
 //! each failure outside the rules (`! P: reason`) and the number of lines
 //! the transcript had (`= N`: a bot that quit is noticed where a write to
 //! it fails, which the rules cannot tell): everything the referee said
-//! follows from the rules, the setup and the seed. [`expand`] replays
+//! follows from the rules, the setup and the seed. [`expand`](crate::discipline::play::expand) replays
 //! the moves through the game's own rules exactly as `lines::game` drove
 //! it (a move that breaks a rule is noted, then the farewell; moves that
 //! run out before the game is over mean the failed seats forfeit), so

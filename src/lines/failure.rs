@@ -64,7 +64,7 @@ pub enum BotFailureKind {
         limit_ms: u64,
     },
     /// The referee waited for this bot longer in all than a match allows
-    /// ([`LineLimits::waited`]).
+    /// ([`LineLimits::waited`](crate::lines::LineLimits::waited)).
     Waited {
         limit_ms: u64,
     },

@@ -3,7 +3,7 @@
 //! games of `crate::game` and the referee core.
 //!
 //! A line that breaks a game rule ends the match with that bot's
-//! [`BotFailureKind::Rule`]; a bot that fails outside the rules (time, CPU,
+//! [`BotFailureKind::Rule`](crate::lines::BotFailureKind::Rule); a bot that fails outside the rules (time, CPU,
 //! memory, a crash) ends it too, and the game is told ([`LineGame::forfeit`])
 //! so that it can say what a forfeit means for the score. Either way the
 //! record carries the game's outcome and every failure with its bot, turn

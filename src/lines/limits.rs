@@ -16,13 +16,13 @@ use crate::sandbox::bot::BotLimits;
 ///
 /// A reply's limit is CPU time, the bot's own: what its whole process tree
 /// computed for that reply, read from its control group (the first
-/// [`FIRST_LOOK`] of each reply is not counted: a reply that comes within
+/// [`FIRST_LOOK`](crate::lines::FIRST_LOOK) of each reply is not counted: a reply that comes within
 /// it is never looked at; the bot's CPU is one CPU, so that is at most as
 /// much CPU time). The wall clock per reply is only a
 /// backstop for a bot that waits (sleeps, blocks, deadlocks) instead of
 /// computing. So the verdict on a reply depends on the bot alone: its
 /// opponent is frozen while the referee waits for it, and whatever another
-/// bot on its CPU computes is not its time ([`Match`]).
+/// bot on its CPU computes is not its time ([`Match`](crate::lines::Match)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineLimits {
     /// CPU time (whole tree) for one reply.
@@ -40,7 +40,7 @@ pub struct LineLimits {
     /// Size of each of the bot's `/tmp` and `/work`, in MiB.
     pub disk_mb: u64,
     /// Size of `/work` instead of `disk_mb`, in KiB: the quota of a
-    /// working folder kept across matches ([`Match::start_with_folders`]).
+    /// working folder kept across matches ([`Match::start_with_folders`](crate::lines::Match::start_with_folders)).
     #[serde(default)]
     pub work_kb: Option<u64>,
     /// Longest line a bot may send, in bytes (without the newline).
@@ -99,7 +99,7 @@ impl LineLimits {
 /// The wall-clock backstop for a reply of `cpu` CPU time: four times as
 /// much and two seconds more. A bot that computes is never near it: while
 /// the referee waits for it, its opponent is frozen and its CPU is its
-/// match's alone ([`CpuSlots`]); another bot thawed on that CPU at the
+/// match's alone ([`CpuSlots`](crate::lines::CpuSlots)); another bot thawed on that CPU at the
 /// same time fails once it has computed `cpu` itself.
 pub fn wall_backstop(cpu: Duration) -> Duration {
     cpu * 4 + Duration::from_secs(2)

@@ -1,7 +1,7 @@
 //! Keeping authentification strings (and the organizer's one-time RSM
 //! tokens) out of what the server keeps once it no longer needs them.
 //!
-//! The database holds a secret only as a salt and a SHA-256 ([`super::auth`]).
+//! The database holds a secret only as a salt and a SHA-256 ([`crate::auth`]).
 //! The plain secret still passes through: a participant's mail carries it
 //! in its `<<FROM>>` line (and sometimes quotes the acknowledgement), the
 //! acknowledgement and the reset mail carry it out. [`seal`] is what the

@@ -3,14 +3,15 @@
 //! A bot's built program (the native executable of a compiled language)
 //! is written once into a `memfd`, sealed against any further change, and
 //! executed from that file descriptor with `execveat(fd, "",
-//! AT_EMPTY_PATH)`. Nothing the server runs lives at a path another local user could create or replace, and what runs
-//! is byte for byte what was checked. Where the kernel forbids executing
-//! memory files (`vm.memfd_noexec = 2`), the bytes go into a file in a fresh
-//! private folder (0700) that is opened and unlinked at once: still nothing
-//! at a path, and still only bytes the server wrote itself.
+//! AT_EMPTY_PATH)`. Nothing the server runs lives at a path another local
+//! user could create or replace, and what runs is byte for byte what was
+//! checked. Where the kernel forbids executing memory files
+//! (`vm.memfd_noexec = 2`), the bytes go into a file in a fresh private
+//! folder (0700) that is opened and unlinked at once: still nothing at a
+//! path, and still only bytes the server wrote itself.
 //!
-//! This module holds and hands out executables; starting them is
-//! [`super::player`]'s job.
+//! This module holds and hands out executables; starting them is the bot
+//! sandbox's job ([`super::bot`]).
 
 use std::ffi::CString;
 use std::fs;

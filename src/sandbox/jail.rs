@@ -187,7 +187,7 @@ impl Jail {
         self.dir.path()
     }
 
-    /// Runs `argv` (argv[0] an absolute path inside the jail) with cwd `/work`.
+    /// Runs `argv` (`argv[0]` an absolute path inside the jail) with cwd `/work`.
     pub fn run(&self, argv: &[&str], limits: &JailLimits) -> Result<JailOutput, JailError> {
         let program = argv[0].to_string();
         let spawn_err = |source| JailError::Spawn {

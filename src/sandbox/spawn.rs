@@ -15,7 +15,7 @@
 //! handler of the server ever runs in the child.
 //!
 //! This module only starts processes; what confinement they get is decided
-//! by [`super::player`] and [`super::jail`].
+//! by the bot sandbox ([`super::bot`]) and the compile jail ([`super::jail`]).
 
 use std::ffi::{c_int, c_void, CString};
 use std::io;

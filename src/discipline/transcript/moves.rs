@@ -212,7 +212,7 @@ pub fn parse_moves(text: &str, n_seats: usize) -> Result<Moves, MovesError> {
 }
 
 /// Replays `moves` through `game` (each discipline's
-/// [`super::seam::BotDiscipline::expand`] calls it with its game).
+/// [`BotDiscipline::expand`](crate::discipline::seam::BotDiscipline::expand) calls it with its game).
 pub fn replay_moves<G: LineGame>(game: G, moves: &Moves) -> Vec<Exchange> {
     replay(
         Recorded::new(game, crate::discipline::game::TRANSCRIPT_CAP),
