@@ -160,9 +160,10 @@ pub fn bot_site_bench(
     store.conn().execute_batch("PRAGMA synchronous = OFF")?;
     let t0 = Instant::now();
     let mut templates: Vec<(Setup, Played)> = Vec::new();
+    let mut done = crate::contest::bots::StoredResults::default();
     loop {
         // The planner's games, then (FootSteps) the tie replays they call for.
-        let planned = next_planned_games(&store, &c, &config)?;
+        let planned = next_planned_games(&store, &c, &config, &mut done)?;
         if planned.is_empty() {
             break;
         }

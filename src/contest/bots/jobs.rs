@@ -481,8 +481,10 @@ pub fn play_all(
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
     let bots = load_bots(store, c, config)?;
+    let mut done = StoredResults::default();
     loop {
-        let todo = next_jobs(store, c, config)?;
+        done.refresh(store.conn(), c.id)?;
+        let todo = next_jobs(c, config, &done.map)?;
         if todo.is_empty() {
             break;
         }
@@ -493,13 +495,17 @@ pub fn play_all(
     })
 }
 
-/// The games still to play: those the discipline's planner wants and
-/// that are not stored yet (the first pass, then FootSteps' tie replays).
-pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Result<Vec<Job>> {
-    let done = stored(store.conn(), c.id)?;
+/// The games still to play, given the results stored so far: those the
+/// discipline's planner wants and that are not stored yet (the first pass,
+/// then FootSteps' tie replays).
+pub(super) fn next_jobs(
+    c: &BotContest,
+    config: &Config,
+    done: &BTreeMap<String, String>,
+) -> Result<Vec<Job>> {
     let seam = seam_of(c)?;
     let games =
-        with_view(c, config, |view| seam.next_games(view, &done)).map_err(BotContestError::Plan)?;
+        with_view(c, config, |view| seam.next_games(view, done)).map_err(BotContestError::Plan)?;
     let entered: BTreeSet<TeamId> = team_ids(c).into_iter().collect();
     let mut jobs = Vec::with_capacity(games.len());
     for g in games {
@@ -531,14 +537,17 @@ pub(super) fn next_jobs(store: &Store, c: &BotContest, config: &Config) -> Resul
 }
 
 /// The games still to play (the planner's first pass, then FootSteps' tie
-/// replays), for tools that fill a contest without playing it.
+/// replays), for tools that fill a contest without playing it; `done` is
+/// brought up to date with what was stored since the last call.
 pub fn next_planned_games(
     store: &Store,
     c: &BotContest,
     config: &Config,
+    done: &mut StoredResults,
 ) -> Result<Vec<PlannedGame>> {
     let seam = seam_of(c)?;
-    Ok(next_jobs(store, c, config)?
+    done.refresh(store.conn(), c.id)?;
+    Ok(next_jobs(c, config, &done.map)?
         .into_iter()
         .map(|j| PlannedGame {
             keeps_transcript: j.keeps_transcript(seam, config),

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::planner::{self, MatchKey, PlayedMatch};
+use super::planner::{self, PlayedMatch};
 use crate::discipline::data::Results;
 use crate::discipline::game::{Played, Setup};
 use crate::discipline::seam::{ContestState, ContestView, PlannedGame};
@@ -34,28 +34,44 @@ pub fn next_games(
     done: &BTreeMap<String, String>,
 ) -> Result<Vec<PlannedGame>, String> {
     let setup = contest_setup(view.sections);
-    let mut games: Vec<(MatchKey, PlannedGame)> =
-        planner::schedule(view.teams, &tournament(view.sections))
-            .map(|m| {
-                let key = serde_json::to_string(&m.key).expect("json");
-                (
-                    m.key,
-                    PlannedGame {
-                        key,
-                        seats: m.seats.to_vec(),
-                        setup: setup.clone(),
-                    },
-                )
-            })
-            .filter(|(_, g)| !done.contains_key(&g.key))
-            .collect();
-    if view.sections.ultimatum.kept_folder_bytes().is_some() {
-        let n = view.teams.len();
-        if let Some(next) = games.iter().map(|(k, _)| planner::phase(n, k)).min() {
-            games.retain(|(k, _)| planner::phase(n, k) == next);
-        }
+    let planned = |m: planner::ScheduledMatch| PlannedGame {
+        key: serde_json::to_string(&m.key).expect("json"),
+        seats: m.seats.to_vec(),
+        setup: setup.clone(),
+    };
+    let config = tournament(view.sections);
+    if view.sections.ultimatum.kept_folder_bytes().is_none() {
+        return Ok(planner::schedule(view.teams, &config)
+            .map(planned)
+            .filter(|g| !done.contains_key(&g.key))
+            .collect());
     }
-    Ok(games.into_iter().map(|(_, g)| g).collect())
+    // Phase by phase: the earliest phase with a match not stored. Phases
+    // are played in order, so the stored matches point at it (each phase
+    // holds n/2 matches); an earlier one with a gap comes first (a run
+    // stopped in the middle of it).
+    let n = view.teams.len();
+    let total = u64::from(config.repetitions) * planner::phases_per_repetition(n);
+    let missing = |p: u64| -> Vec<PlannedGame> {
+        planner::phase_matches(view.teams, p)
+            .into_iter()
+            .map(planned)
+            .filter(|g| !done.contains_key(&g.key))
+            .collect()
+    };
+    let per_phase = (n / 2).max(1);
+    let mut p = ((done.len() / per_phase) as u64).min(total);
+    while p > 0 && !missing(p - 1).is_empty() {
+        p -= 1;
+    }
+    while p < total {
+        let games = missing(p);
+        if !games.is_empty() {
+            return Ok(games);
+        }
+        p += 1;
+    }
+    Ok(Vec::new())
 }
 
 /// The table from the stored matches (none while the contest runs: it

@@ -270,6 +270,47 @@ pub fn schedule<'a>(
     })
 }
 
+/// The matches of phase `p` ([`phase`]), in slot order, made directly
+/// (not by walking the whole schedule: a contest at the seed's size has
+/// 3.98 million matches in 39,800 phases). The circle method backwards:
+/// in round `r` the place `r` meets the fixed place (an even field) or
+/// sits out (an odd one), and places `a`, `b` below it meet where
+/// `a + b ≡ 2r` (mod the rounds of a leg).
+pub fn phase_matches(entries: &[TeamId], p: u64) -> Vec<ScheduledMatch> {
+    let n = entries.len();
+    if n < 2 {
+        return Vec::new();
+    }
+    let legs = phases_per_leg(n);
+    let repetition = (p / (2 * legs)) as u32;
+    let leg = (p / legs) % 2;
+    let round = p % legs;
+    let mut out = Vec::with_capacity(n / 2);
+    for lo in 0..legs.min(n as u64) {
+        let hi = if lo == round {
+            if n.is_multiple_of(2) {
+                legs
+            } else {
+                continue;
+            }
+        } else {
+            (2 * round + 2 * legs - lo) % legs
+        };
+        if hi <= lo || hi >= n as u64 {
+            continue;
+        }
+        let (i, j) = if leg == 0 { (lo, hi) } else { (hi, lo) };
+        let k = if j < i { j } else { j - 1 };
+        let slot = (i * (n as u64 - 1) + k) as u32;
+        out.push(ScheduledMatch {
+            key: MatchKey { repetition, slot },
+            seats: slot_seats(entries, slot),
+        });
+    }
+    out.sort_unstable_by_key(|m| m.key.slot);
+    out
+}
+
 /// Averaged and rounded (halves up): `total / count`.
 fn mean_rounded(total: u64, count: u32) -> u64 {
     if count == 0 {

@@ -140,6 +140,34 @@ pub(crate) fn with_view<T>(
     })
 }
 
+/// The planner's results of a contest's stored games, read once and then
+/// only what was stored since ([`StoredResults::refresh`]): a contest of
+/// millions of games played phase by phase reads each row once, not once
+/// per phase.
+#[derive(Debug, Default)]
+pub struct StoredResults {
+    /// Game key → the planner's result (JSON).
+    pub map: BTreeMap<String, String>,
+    /// The last row read (rows are only added, under growing row ids).
+    last_row: i64,
+}
+
+impl StoredResults {
+    /// Reads the rows stored since the last call.
+    pub fn refresh(&mut self, conn: &Connection, contest: i64) -> Result<()> {
+        let mut st = conn.prepare_cached(
+            "SELECT rowid, game_key, result FROM bot_games \
+             WHERE contest_id = ?1 AND rowid > ?2 ORDER BY rowid",
+        )?;
+        let mut rows = st.query(rusqlite::params![contest, self.last_row])?;
+        while let Some(r) = rows.next()? {
+            self.last_row = r.get(0)?;
+            self.map.insert(r.get(1)?, r.get(2)?);
+        }
+        Ok(())
+    }
+}
+
 pub(crate) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
     let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
     let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;

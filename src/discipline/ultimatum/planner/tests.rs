@@ -387,3 +387,30 @@ fn incomplete_or_foreign_results_are_refused() {
     let alone = table(&teams(1), &config, &[], &abc).unwrap();
     assert_eq!((alone.rows[0].place, alone.rows[0].won), (1, 0));
 }
+
+/// The matches of a phase made directly are those of the whole schedule
+/// in that phase, in the same order, and the phases cover the schedule.
+#[test]
+fn phase_matches_are_the_schedules_matches_of_that_phase() {
+    for n in 1..=9u32 {
+        let entries: Vec<TeamId> = (1..=n).map(TeamId).collect();
+        let config = Config { repetitions: 2 };
+        let all: Vec<ScheduledMatch> = schedule(&entries, &config).collect();
+        let phases = 2 * phases_per_repetition(entries.len());
+        let mut covered = 0;
+        for p in 0..phases {
+            let want: Vec<(MatchKey, [TeamId; 2])> = all
+                .iter()
+                .filter(|m| phase(entries.len(), &m.key) == p)
+                .map(|m| (m.key, m.seats))
+                .collect();
+            let got: Vec<(MatchKey, [TeamId; 2])> = phase_matches(&entries, p)
+                .into_iter()
+                .map(|m| (m.key, m.seats))
+                .collect();
+            assert_eq!(got, want, "{n} entries, phase {p}");
+            covered += got.len();
+        }
+        assert_eq!(covered, all.len(), "{n} entries");
+    }
+}
