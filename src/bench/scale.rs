@@ -30,6 +30,13 @@ pub struct ScaleBench {
     /// Time the site observer took while the games were played (its share
     /// of `play`).
     pub site_during_play: Duration,
+    /// CPU time of the thread that runs the tournament (the store, the
+    /// schedule, the observers: the server's own work) while playing.
+    pub server_cpu: Duration,
+    /// CPU time of the process's other threads (the games) while playing.
+    pub games_cpu: Duration,
+    /// One game alone on one CPU × games (the CPU the games need).
+    pub games_floor: Duration,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
     /// The contest's mails to its teams (every team registered with every
@@ -71,6 +78,15 @@ impl ScaleBench {
             self.play.as_secs_f64() / self.floor.as_secs_f64()
         );
         println!(
+            "  CPU while playing: the server's thread {:.2} s ({:.0} us per game; goal: 20 us), \
+             the games' threads {:.2} s against one game alone x games {:.2} s ({:.2}x)",
+            self.server_cpu.as_secs_f64(),
+            self.server_cpu.as_secs_f64() * 1e6 / self.n_games.max(1) as f64,
+            self.games_cpu.as_secs_f64(),
+            self.games_floor.as_secs_f64(),
+            self.games_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9)
+        );
+        println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
             self.site_during_play.as_secs_f64(),
             100.0 * self.site_during_play.as_secs_f64() / self.play.as_secs_f64(),
@@ -82,10 +98,13 @@ impl ScaleBench {
             self.results_and_site.as_secs_f64()
         );
         println!(
-            "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game)",
+            "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game; \
+             less the mails' {:.1} MB: {:.0} bytes per game, goal: 200)",
             self.peak_rss_kb / 1024,
             self.db_bytes as f64 / 1e6,
-            self.db_bytes as f64 / self.n_games.max(1) as f64
+            self.db_bytes as f64 / self.n_games.max(1) as f64,
+            self.mail_bytes as f64 / 1e6,
+            self.db_bytes.saturating_sub(self.mail_bytes) as f64 / self.n_games.max(1) as f64
         );
         println!(
             "  contest mails ({}): {} mails, {:.1} MB ({:.0} kB per team, the largest share LAP's \
@@ -164,6 +183,29 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> 
         self.spent += t.elapsed();
         r
     }
+}
+
+/// Whose CPU time [`cpu_time`] reads.
+enum CpuOf {
+    Thread,
+    Process,
+}
+
+/// The CPU time (user and system) used so far by the calling thread or
+/// by the whole process.
+fn cpu_time(of: CpuOf) -> Duration {
+    let who = match of {
+        CpuOf::Thread => libc::RUSAGE_THREAD,
+        CpuOf::Process => libc::RUSAGE_SELF,
+    };
+    // SAFETY: getrusage fills a valid struct.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
 }
 
 /// A small distinct strategy for the scale benchmark (any number of teams).
@@ -292,6 +334,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         },
     };
     let t = Instant::now();
+    let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
     match mode {
         ScalePlay::Real => run_tournament(&mut store, tid, jobs, &clock, &mut site)?,
         ScalePlay::Instant => {
@@ -307,6 +350,10 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         }
     }
     let play = t.elapsed();
+    let server_cpu = cpu_time(CpuOf::Thread).saturating_sub(thread_at_start);
+    let games_cpu = cpu_time(CpuOf::Process)
+        .saturating_sub(process_at_start)
+        .saturating_sub(server_cpu);
     let t = Instant::now();
     // The final results as the contest's mails compute them (no game kept
     // once its group is settled), then the whole site.
@@ -336,6 +383,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
     // game benchmark's median of 50, measured in this run) x games / CPUs.
     let per_game = game_bench(50)?.wasm_games[0].1;
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
+    let games_floor = per_game.mul_f64(n_games as f64);
     drop(store);
     let db_bytes = [db.clone(), db.with_extension("db-wal")]
         .iter()
@@ -358,6 +406,9 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         floor,
         results_and_site,
         site_during_play,
+        server_cpu,
+        games_cpu,
+        games_floor,
         peak_rss_kb,
         db_bytes,
         mails: mails as u64,

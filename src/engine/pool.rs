@@ -8,8 +8,10 @@
 //! tournament schedule). [`Runner`] is the seam: the local [`Pool`] is one
 //! runner; games played on other machines are another.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
@@ -76,7 +78,21 @@ pub struct Pool {
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
     n_workers: usize,
+    /// The mean time of a game lately, in nanoseconds (0: none played
+    /// yet), by which [`Runner::capacity`] keeps the workers busy.
+    game_ns: Arc<AtomicU64>,
+    /// Set when the pool is dropped: the jobs still queued are not played.
+    closing: Arc<AtomicBool>,
 }
+
+/// About how much play each worker is given ahead ([`Runner::capacity`]):
+/// enough that the workers keep playing while the engine stores results
+/// and the observers write mails and pages, little enough that a stop
+/// waits for no more.
+const QUEUED_PLAY: Duration = Duration::from_millis(100);
+
+/// The most games queued per worker, however short they are.
+const MAX_QUEUED_PER_WORKER: u64 = 256;
 
 impl Pool {
     /// Starts `n_workers` workers (at least one, at most
@@ -88,23 +104,32 @@ impl Pool {
         let cpus = allowed_cpus();
         let (job_tx, job_rx) = unbounded::<Job>();
         let (done_tx, done_rx) = unbounded::<Done>();
+        let game_ns = Arc::new(AtomicU64::new(0));
+        let closing = Arc::new(AtomicBool::new(false));
         let workers = (0..n_workers)
             .map(|i| {
                 let rx = job_rx.clone();
                 let tx = done_tx.clone();
                 let referee = referee.clone();
                 let cpu = cpus[i % cpus.len()];
+                let game_ns = game_ns.clone();
+                let closing = closing.clone();
                 std::thread::Builder::new()
                     .name(format!("referee-{i}"))
                     .spawn(move || {
                         let _ = pin_current_thread(cpu);
                         for job in rx {
+                            if closing.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            let started = Instant::now();
                             let result = referee
                                 .play_loaded(
                                     [&job.programs[0].strategy, &job.programs[1].strategy],
                                     job.seeds,
                                 )
                                 .map_err(|e| e.to_string());
+                            record_game_time(&game_ns, started.elapsed());
                             if tx
                                 .send(Done {
                                     game: job.game,
@@ -124,6 +149,8 @@ impl Pool {
             done: done_rx,
             workers,
             n_workers,
+            game_ns,
+            closing,
         }
     }
 
@@ -132,10 +159,36 @@ impl Pool {
     }
 }
 
+/// Folds one game's time into the running mean (an eighth of each new
+/// game; the first game sets it).
+fn record_game_time(game_ns: &AtomicU64, took: Duration) {
+    let took = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX).max(1);
+    let _ = game_ns.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |mean| {
+        Some(if mean == 0 {
+            took
+        } else {
+            mean - mean / 8 + took / 8
+        })
+    });
+}
+
+/// Games to keep submitted per worker for games of `game_ns` each: about
+/// [`QUEUED_PLAY`] of play, at least two (one playing, one waiting), at
+/// most [`MAX_QUEUED_PER_WORKER`]; two while no game was timed yet.
+fn queued_per_worker(game_ns: u64) -> u64 {
+    if game_ns == 0 {
+        return 2;
+    }
+    (QUEUED_PLAY.as_nanos() as u64 / game_ns).clamp(2, MAX_QUEUED_PER_WORKER)
+}
+
 impl Runner for Pool {
-    /// Two games per worker: one playing, one waiting.
+    /// About [`QUEUED_PLAY`] of games per worker (by the mean time of the
+    /// games played lately): the workers go on playing while the engine
+    /// and its observers work. How many games are in flight never changes
+    /// a result (the schedule applies them in slot order).
     fn capacity(&self) -> usize {
-        self.n_workers * 2
+        self.n_workers * queued_per_worker(self.game_ns.load(Ordering::Relaxed)) as usize
     }
 
     fn submit(&self, job: Job) {
@@ -157,11 +210,35 @@ impl Runner for Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        // Finish the games being played (one per worker), not those still
+        // queued, then stop.
+        self.closing.store(true, Ordering::Relaxed);
         self.jobs.take();
-        // Finish what is in flight (at most one game per worker), then stop.
         while self.done.try_recv().is_ok() {}
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_worker_is_given_about_a_tenth_of_a_second_of_games() {
+        assert_eq!(queued_per_worker(0), 2, "nothing timed yet");
+        assert_eq!(queued_per_worker(400_000), 250, "games of 0.4 ms");
+        assert_eq!(queued_per_worker(1_000), MAX_QUEUED_PER_WORKER);
+        assert_eq!(queued_per_worker(2_000_000_000), 2, "games of 2 s");
+    }
+
+    #[test]
+    fn the_mean_game_time_follows_the_games() {
+        let mean = AtomicU64::new(0);
+        record_game_time(&mean, Duration::from_millis(8));
+        assert_eq!(mean.load(Ordering::Relaxed), 8_000_000);
+        record_game_time(&mean, Duration::from_millis(16));
+        assert_eq!(mean.load(Ordering::Relaxed), 9_000_000);
     }
 }

@@ -8,7 +8,10 @@
 //! site's game pages) get them here: every game is played again with the
 //! stored programs and checked against what was stored (points, failures
 //! and the digest), so a replay can never show a participant another game
-//! than the one that counted.
+//! than the one that counted. A game the same store stored lately comes
+//! with its throws already (kept in memory until the group after its own
+//! finishes, checked against the same digest: `crate::store`) and is not
+//! played again.
 //!
 //! Reads the store; writes nothing.
 

@@ -377,9 +377,10 @@ fn play_round(
     let mut loaded: Vec<HashMap<TeamId, Arc<Program>>> = vec![HashMap::new(); groups.len()];
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    let capacity = pool.capacity();
     let mut in_flight = 0usize;
     loop {
+        // The runner's capacity follows the time its games take.
+        let capacity = pool.capacity();
         // Fill the pool, group by group.
         for (g, sched) in schedules.iter_mut().enumerate() {
             if in_flight >= capacity || stop_requested() {

@@ -65,6 +65,13 @@ pub enum Scope {
     /// A round finished: the index, the round's page and the pages of
     /// everyone who played in it.
     Round(u32),
+    /// A round that is not the final finished, and every one of its
+    /// groups' scopes was written after the group finished: the index and
+    /// the round's page only (its players' pages are what their groups'
+    /// writes made them: a team's page shows its groups, their games and
+    /// disqualifications, all settled when the group finished, and the
+    /// rounds that exist, which the round's end does not change).
+    RoundOverview(u32),
 }
 
 /// Whether a group's event rewrites the index and its round's page (pages
@@ -85,7 +92,7 @@ impl Scope {
                 round_page,
                 ..
             } => r == round && round_page == RoundPage::Write,
-            Scope::Round(r) => r == round,
+            Scope::Round(r) | Scope::RoundOverview(r) => r == round,
         }
     }
 
@@ -95,7 +102,7 @@ impl Scope {
             Scope::Group {
                 round: r, group: g, ..
             } => (r, g) == (round, group),
-            Scope::Round(_) => false,
+            Scope::Round(_) | Scope::RoundOverview(_) => false,
         }
     }
 
@@ -103,7 +110,7 @@ impl Scope {
     /// page) are written.
     fn overview(&self) -> bool {
         match *self {
-            Scope::All | Scope::Round(_) => true,
+            Scope::All | Scope::Round(_) | Scope::RoundOverview(_) => true,
             Scope::Group { round_page, .. } => round_page == RoundPage::Write,
         }
     }
@@ -123,6 +130,7 @@ impl Scope {
             Scope::All => None,
             Scope::Group { round, group, .. } => Some(members(round, Some(group))),
             Scope::Round(r) => Some(members(r, None)),
+            Scope::RoundOverview(_) => Some(HashSet::new()),
         }
     }
 }
@@ -404,7 +412,12 @@ pub fn generate_from(
                 n_disqualified: r.disqualified.len(),
             })
             .collect(),
-        teams: facts.teams.keys().map(|n| facts.team(n)).collect(),
+        // Every team: only when the index is written.
+        teams: if scope.overview() {
+            facts.teams.keys().map(|n| facts.team(n)).collect()
+        } else {
+            Vec::new()
+        },
     };
     if scope.overview() {
         w.put("index.html", &render("index", &index)?)?;

@@ -16,8 +16,9 @@ use super::{generate_from, RoundPage, Scope, SiteError, SiteOptions, SiteSummary
 /// Keeps the site up to date while a tournament runs: after every finished
 /// group it writes that group's game pages and its members' pages (the
 /// index and the round's page at every tenth of the round's groups), after
-/// every round the round's page and its players' pages, and after the
-/// Evolution everything. The results come from a [`ResultsCache`]
+/// every round the index and the round's page (and its players' pages only
+/// if a group's write is missing, or the round was the final), and after
+/// the Evolution everything. The results come from a [`ResultsCache`]
 /// refreshed for the event alone, so nothing is rebuilt whole while the
 /// tournament runs. Game pages of a group are rendered once.
 ///
@@ -35,6 +36,9 @@ pub struct SiteObserver {
     /// Per round: the groups seen finishing, and how many had when its
     /// page was last written.
     finished: BTreeMap<u32, (BTreeSet<u32>, usize)>,
+    /// Groups `(round, group)` whose scope was written (without error)
+    /// after they finished: their members' pages are up to date.
+    written: BTreeSet<(u32, u32)>,
 }
 
 impl SiteObserver {
@@ -46,6 +50,7 @@ impl SiteObserver {
             last_error: None,
             cache: None,
             finished: BTreeMap::new(),
+            written: BTreeSet::new(),
         }
     }
 
@@ -64,7 +69,9 @@ impl SiteObserver {
         let res = match scope {
             Scope::All => cache.refresh_all(store)?,
             Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
-            Scope::Round(round) => cache.refresh_round(store, round)?,
+            Scope::Round(round) | Scope::RoundOverview(round) => {
+                cache.refresh_round(store, round)?
+            }
         };
         let summary = generate_from(store, self.tournament, res, &self.dir, &self.options, scope)?;
         if !self.options.no_game_pages {
@@ -78,6 +85,22 @@ impl SiteObserver {
             );
         }
         Ok(summary)
+    }
+
+    /// The scope of a finished round: its players' pages only when a
+    /// group's write is missing (the final round's end changes every
+    /// page's frame: the cross-table).
+    fn round_scope(&self, store: &Store, round: u32) -> Result<Scope, SiteError> {
+        let is_final = store
+            .round(self.tournament, round)?
+            .is_none_or(|r| r.is_final);
+        let n_groups = store.groups(self.tournament, round)?.len() as u32;
+        let all_written = (1..=n_groups).all(|g| self.written.contains(&(round, g)));
+        Ok(if all_written && !is_final {
+            Scope::RoundOverview(round)
+        } else {
+            Scope::Round(round)
+        })
     }
 
     /// The scope of a finished group: with or without its round's page.
@@ -103,10 +126,18 @@ impl SiteObserver {
 impl Observer for SiteObserver {
     fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
         let written = match event {
-            Event::GroupFinished { round, group } => self
-                .group_scope(store, *round, *group)
+            Event::GroupFinished { round, group } => {
+                let written = self
+                    .group_scope(store, *round, *group)
+                    .and_then(|scope| self.write(store, scope));
+                if written.is_ok() {
+                    self.written.insert((*round, *group));
+                }
+                written
+            }
+            Event::RoundFinished { round, .. } => self
+                .round_scope(store, *round)
                 .and_then(|scope| self.write(store, scope)),
-            Event::RoundFinished { round, .. } => self.write(store, Scope::Round(*round)),
             Event::EvolutionFinished { .. } => self.write(store, Scope::All),
             _ => return Ok(()),
         };

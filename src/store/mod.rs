@@ -18,8 +18,10 @@
 //!
 //! This file opens the database and holds teams and strategy versions;
 //! `tournaments.rs` the tournaments' tables, `throws.rs` the throws'
-//! stored formats, `error.rs` the store's error, `tests.rs` the unit
-//! tests.
+//! stored formats (and the throws of the games this connection stored for
+//! replay lately, kept in memory until the group after theirs finishes, so
+//! a group's readers need not replay it), `error.rs` the store's error,
+//! `tests.rs` the unit tests.
 
 pub mod admin;
 pub mod bots;
@@ -114,6 +116,8 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 /// An open database.
 pub struct Store {
     conn: Connection,
+    /// The throws of the games stored for replay lately (`throws.rs`).
+    recent: std::cell::RefCell<throws::RecentThrows>,
 }
 
 /// Identifies a strategy version.
@@ -350,7 +354,10 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
-        let mut store = Store { conn };
+        let mut store = Store {
+            conn,
+            recent: Default::default(),
+        };
         store.migrate()?;
         Ok(store)
     }

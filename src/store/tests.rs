@@ -142,11 +142,51 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
     }];
     store.insert_game(t, &game(0), &plain, now).unwrap();
     store.insert_game(t, &game(1), &watched, now).unwrap();
+    // Until another group finishes after this one, the throws of the game
+    // stored for replay are kept by the connection that stored it.
+    store.finish_group(t, 1, 1, now).unwrap();
+    let games = store.games(t, 1, 1).unwrap();
+    assert_eq!(games[0].throws_digest, None);
+    assert_eq!(games[0].record.throws, throws);
+    assert_eq!(games[1].record.throws, throws);
+    store.finish_group(t, 1, 2, now).unwrap();
     let games = store.games(t, 1, 1).unwrap();
     assert_eq!(games[0].throws_digest, Some(throws_digest(&throws)));
     assert!(games[0].record.throws.is_empty());
     assert_eq!(games[1].throws_digest, None);
     assert_eq!(games[1].record.throws, throws);
+}
+
+#[test]
+fn kept_throws_are_used_only_under_their_digest() {
+    let mut recent = super::throws::RecentThrows::default();
+    let throws = vec![[3, 4], [5, 6]];
+    let encoded = super::throws::encode_throws(&throws);
+    recent.keep((1, 1, 1), (1, 1), encoded);
+    let digest = throws_digest(&throws);
+    assert_eq!(
+        recent.throws((1, 1, 1), (1, 1), &digest),
+        Some(throws.clone())
+    );
+    assert_eq!(
+        recent.throws((1, 1, 1), (1, 2), &digest),
+        None,
+        "another attempt"
+    );
+    let other = throws_digest(&[[3, 4]]);
+    assert_eq!(
+        recent.throws((1, 1, 1), (1, 1), &other),
+        None,
+        "another digest"
+    );
+    recent.finished((1, 1, 1));
+    recent.finished((1, 1, 1));
+    assert!(
+        recent.throws((1, 1, 1), (1, 1), &digest).is_some(),
+        "its group just finished"
+    );
+    recent.finished((1, 1, 2));
+    assert_eq!(recent.throws((1, 1, 1), (1, 1), &digest), None, "let go");
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! Not here: the games table itself (`mod.rs`) or replaying a game of
 //! format 2 (`crate::engine::replay`).
 
+use std::collections::HashMap;
+
 use super::error::{Result, StoreError};
 
 /// The stored format of a game's throws (column `throws_format`): 0, i32
@@ -19,11 +21,62 @@ pub const THROWS_REPLAY: i64 = 2;
 
 /// The first 16 bytes of the SHA-256 of the throws' format-1 encoding.
 pub fn throws_digest(throws: &[[i64; 2]]) -> [u8; 16] {
+    encoded_digest(&encode_throws(throws))
+}
+
+/// [`throws_digest`] of throws already encoded ([`encode_throws`]).
+pub(super) fn encoded_digest(encoded: &[u8]) -> [u8; 16] {
     use sha2::{Digest, Sha256};
-    let d = Sha256::digest(encode_throws(throws));
+    let d = Sha256::digest(encoded);
     let mut out = [0u8; 16];
     out.copy_from_slice(&d[..16]);
     out
+}
+
+/// A group's kept throws by `(slot, attempt)`, encoded.
+type GroupThrows = HashMap<(u32, u32), Vec<u8>>;
+
+/// The throws of the games this connection stored for replay lately
+/// (format 1, as [`encode_throws`] gives them), each group's kept until
+/// another group finishes after it: the readers of a group that just
+/// finished (the DGP protocols, the site's game pages) take them from here,
+/// checked against the stored digest, instead of playing the games again.
+/// Memory: the groups being played and the last one finished.
+#[derive(Debug, Default)]
+pub(super) struct RecentThrows {
+    /// By `(tournament, round, group)`, then `(slot, attempt)`.
+    groups: HashMap<(i64, u32, u32), GroupThrows>,
+    /// The group that finished last (kept until the next one finishes).
+    last_finished: Option<(i64, u32, u32)>,
+}
+
+impl RecentThrows {
+    pub(super) fn keep(&mut self, group: (i64, u32, u32), game: (u32, u32), encoded: Vec<u8>) {
+        self.groups.entry(group).or_default().insert(game, encoded);
+    }
+
+    /// Group `group` finished: the one that finished before it is let go.
+    pub(super) fn finished(&mut self, group: (i64, u32, u32)) {
+        if let Some(last) = self.last_finished.replace(group) {
+            if last != group {
+                self.groups.remove(&last);
+            }
+        }
+    }
+
+    /// The throws of a game kept here whose encoding has `digest`.
+    pub(super) fn throws(
+        &self,
+        group: (i64, u32, u32),
+        game: (u32, u32),
+        digest: &[u8; 16],
+    ) -> Option<Vec<[i64; 2]>> {
+        let encoded = self.groups.get(&group)?.get(&game)?;
+        if encoded_digest(encoded) != *digest {
+            return None;
+        }
+        decode_throws(encoded, THROWS_FORMAT).ok()
+    }
 }
 
 /// Encodes the throws compactly (format 1): for each throw, each player's

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::throws::{decode_throws, encode_throws, throws_digest, THROWS_FORMAT, THROWS_REPLAY};
+use super::throws::{decode_throws, encode_throws, encoded_digest, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
     from_json, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry, Result,
     RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId, TOURNAMENT_COLUMNS,
@@ -179,6 +179,9 @@ impl Store {
              AND finished_at IS NULL",
             params![tournament, round, group, timestamp(now)],
         )?;
+        self.recent
+            .borrow_mut()
+            .finished((tournament, round, group));
         Ok(())
     }
 
@@ -232,16 +235,21 @@ impl Store {
             .failures
             .iter()
             .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
+        let encoded = encode_throws(&record.throws);
         let (throws, format) = if replayable {
-            (throws_digest(&record.throws).to_vec(), THROWS_REPLAY)
+            (encoded_digest(&encoded).to_vec(), THROWS_REPLAY)
         } else {
-            (encode_throws(&record.throws), THROWS_FORMAT)
+            (encoded.clone(), THROWS_FORMAT)
         };
-        self.conn.execute(
-            "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
-               seed, points_p, points_q, throws, failures, finished_at, throws_format)
+        // One statement prepared once per connection: a game is stored
+        // in a few microseconds.
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p,
+               player_q, seed, points_p, points_q, throws, failures, finished_at, throws_format)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            params![
+            )?
+            .execute(params![
                 tournament,
                 game.key.round,
                 game.key.group,
@@ -256,14 +264,23 @@ impl Store {
                 json(&record.failures),
                 timestamp(now),
                 format
-            ],
-        )?;
+            ])?;
+        if replayable {
+            self.recent.borrow_mut().keep(
+                (tournament, game.key.round, game.key.group),
+                (game.key.slot, game.attempt),
+                encoded,
+            );
+        }
         Ok(())
     }
 
     /// All stored attempts of a group, in slot order, with their throws
     /// where they are stored; a game stored for replay has none and its
-    /// [`StoredGame::throws_digest`] (see [`crate::engine::replay`]).
+    /// [`StoredGame::throws_digest`] (see [`crate::engine::replay`]),
+    /// unless this connection stored it lately and still keeps its throws
+    /// (until another group finishes after its own; they are checked
+    /// against the stored digest).
     pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
         self.read_games(tournament, round, group, Throws::Decoded)
     }
@@ -314,13 +331,23 @@ impl Store {
             let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
             let failures: Vec<Failure> = from_json(&failures)?;
             let replay = throws_wanted == Throws::Decoded && format == THROWS_REPLAY;
-            let throws_digest = if replay {
+            let mut throws_digest = if replay {
                 Some(<[u8; 16]>::try_from(throws.as_slice()).map_err(|_| {
                     StoreError::Corrupt(format!("a game's throws digest of {} bytes", throws.len()))
                 })?)
             } else {
                 None
             };
+            // Stored for replay by this connection lately: its throws are
+            // still here (checked against the digest), no replay needed.
+            let kept = throws_digest.and_then(|d| {
+                self.recent
+                    .borrow()
+                    .throws((tournament, round, group), (slot, attempt), &d)
+            });
+            if kept.is_some() {
+                throws_digest = None;
+            }
             out.push(StoredGame {
                 key: GameKey { round, group, slot },
                 attempt,
@@ -328,8 +355,9 @@ impl Store {
                 record: GameRecord {
                     seed: seed_from_sql(seed),
                     points: [pp as u64, pq as u64],
-                    throws: match throws_wanted {
-                        Throws::Decoded if !replay => decode_throws(&throws, format)?,
+                    throws: match (throws_wanted, kept) {
+                        (_, Some(kept)) => kept,
+                        (Throws::Decoded, None) if !replay => decode_throws(&throws, format)?,
                         _ => Vec::new(),
                     },
                     failures,

@@ -1174,3 +1174,169 @@ fn bot_pages_show_the_sources_only_when_allowed_and_the_contest_is_over() {
     assert!(pages.iter().all(|p| !p.contains("id=\"sources\"")));
     assert!(files.is_empty(), "{files:?}");
 }
+
+/// A runner that answers every game at once with the fake worker's canned
+/// record, with a failure of `victim` in every game it plays as P (so it is
+/// disqualified and its groups' pages show it).
+struct InstantWithFailures {
+    referee: knobeln::referee::RefereeConfig,
+    victim: knobeln::tournament::TeamId,
+    done: std::cell::RefCell<std::collections::VecDeque<knobeln::engine::pool::Done>>,
+}
+
+impl knobeln::engine::pool::Runner for InstantWithFailures {
+    fn capacity(&self) -> usize {
+        64
+    }
+    fn submit(&self, job: knobeln::engine::pool::Job) {
+        let mut record = knobeln::distributed::worker::canned_record(&self.referee, job.game.seed);
+        if job.game.players[0] == self.victim {
+            record.failures.push(knobeln::referee::Failure {
+                player: 0,
+                throw: 1,
+                kind: knobeln::referee::FailureKind::Output { line: "x".into() },
+                reason: "printed x".into(),
+            });
+        }
+        self.done
+            .borrow_mut()
+            .push_back(knobeln::engine::pool::Done {
+                game: job.game,
+                result: Ok(record),
+            });
+    }
+    fn next_done(&self) -> Option<knobeln::engine::pool::Done> {
+        self.done.borrow_mut().pop_front()
+    }
+}
+
+/// The live observer, and at each round's end the whole site written by a
+/// fresh observer into a folder of its own: the index, the round's page
+/// and its players' pages must equal the live ones.
+struct RoundEndCheck {
+    live: SiteObserver,
+    tournament: i64,
+    rounds: Vec<(u32, bool)>,
+    compared: usize,
+    differ: Vec<String>,
+}
+
+impl Observer for RoundEndCheck {
+    fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+        self.live.event(store, event)?;
+        assert!(self.live.last_error.is_none(), "{:?}", self.live.last_error);
+        if let Event::RoundFinished { round, .. } = event {
+            let dir = tempfile::tempdir().unwrap();
+            let mut fresh = SiteObserver::new(dir.path(), self.tournament);
+            fresh.options = self.live.options.clone();
+            fresh.regenerate(store).unwrap();
+            let is_final = store
+                .round(self.tournament, *round)
+                .unwrap()
+                .unwrap()
+                .is_final;
+            self.rounds.push((*round, is_final));
+            let res = results(store, self.tournament, vec![]).unwrap();
+            let ids: std::collections::HashMap<String, u32> = store
+                .entries(self.tournament)
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.name, e.team.0))
+                .collect();
+            let mut names = vec!["index.html".to_string(), knobeln::site::round_page(*round)];
+            names.extend(
+                res.rounds[*round as usize - 1]
+                    .groups
+                    .iter()
+                    .flat_map(|g| &g.members)
+                    .map(|m| team_page(ids[m])),
+            );
+            for name in names {
+                self.compared += 1;
+                if std::fs::read(dir.path().join(&name)).ok()
+                    != std::fs::read(self.live.dir.join(&name)).ok()
+                {
+                    self.differ.push(format!("round {round}: {name}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
+    use knobeln::engine::run::{run_tournament_with, TournamentConfig};
+    use knobeln::referee::RefereeConfig;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&tmp.path().join("k.db")).unwrap();
+    let now = chrono::Utc::now();
+    let mut entries = Vec::new();
+    for i in 0..100 {
+        let team = store.ensure_team(&format!("t{i:03}"), now).unwrap();
+        let source = format!("main() {{ for (;;) make_throw({}); }}\n", i + 1);
+        let version = store
+            .insert_version(
+                &knobeln::store::NewVersion {
+                    team,
+                    source: source.as_bytes(),
+                    source_sha256: "instant",
+                    binary: Some(b"instant"),
+                    lexical_elements: None,
+                    description: None,
+                    report_json: "{}",
+                },
+                now,
+            )
+            .unwrap();
+        entries.push((team, version));
+    }
+    let config = TournamentConfig {
+        referee: RefereeConfig::default(),
+        evolution: Default::default(),
+    };
+    let tid = store
+        .create_tournament(
+            1,
+            &knobeln::seed::SeedKey::public_from_seed(1),
+            &serde_json::to_string(&config).unwrap(),
+            "rounds",
+            &entries,
+            now,
+        )
+        .unwrap();
+    let victim = entries[5].0;
+    let runner = |referee: &RefereeConfig| -> Result<
+        Box<dyn knobeln::engine::pool::Runner>,
+        knobeln::engine::EngineError,
+    > {
+        Ok(Box::new(InstantWithFailures {
+            referee: *referee,
+            victim,
+            done: Default::default(),
+        }))
+    };
+    let mut live = SiteObserver::new(tmp.path().join("site"), tid);
+    live.options.no_game_pages = true;
+    let mut check = RoundEndCheck {
+        live,
+        tournament: tid,
+        rounds: Vec::new(),
+        compared: 0,
+        differ: Vec::new(),
+    };
+    let clock = knobeln::engine::SystemClock;
+    run_tournament_with(&mut store, tid, &runner, &clock, &mut check).unwrap();
+    assert!(
+        check.rounds.iter().filter(|r| !r.1).count() >= 2,
+        "rounds that are not the final: {:?}",
+        check.rounds
+    );
+    let res = results(&store, tid, vec![]).unwrap();
+    assert!(
+        res.rounds[0].disqualified.iter().any(|d| d.team == "t005"),
+        "the victim is disqualified"
+    );
+    assert!(check.compared > 200, "{} pages compared", check.compared);
+    assert!(check.differ.is_empty(), "differ: {:?}", check.differ);
+}
