@@ -60,6 +60,10 @@ python3 tests/check-imports.py
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
+# Every intra-doc link of the `//!` and `///` comments resolves (file
+# splits move items; a link to where an item was is a comment untrue).
+RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
+    cargo doc --no-deps --lib --locked
 # Benchmarks print figures and assert nothing: `knobeln bench all` or
 # `cargo bench`. Here they only have to build (clippy --all-targets did).
 cargo test --locked --lib --bins --tests

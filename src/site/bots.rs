@@ -9,7 +9,7 @@
 //!   pair table, and the full text of the results;
 //! - `bot/TEAM.html`: a bot's page: its language and versions, its place,
 //!   one row per opponent (or island) counted as the table counts
-//!   ([`opponent_table`]: the rows add up to the total, the total is the
+//!   ([`opponent_table`](crate::discipline::results::opponent_table): the rows add up to the total, the total is the
 //!   bot's row of the table), each a link to the pairing, and its failures
 //!   with the offending line; with `[site] publish_sources`, once the
 //!   contest is finished, the source of each version (escaped, and as

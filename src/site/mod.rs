@@ -8,10 +8,11 @@
 //!
 //! [`generate`] rebuilds everything from the store (the results through
 //! [`crate::engine::results::results`], the throws from the games table,
-//! descriptions from the strategy versions); [`SiteObserver`] writes, while
-//! a tournament runs, only the pages an event changed ([`Scope`]), from
-//! results kept up to date group by group. Pages come from `pages` (handlebars, escaping on),
-//! plots from `plots` (`plotters`, SVG backend).
+//! descriptions from the strategy versions);
+//! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
+//! runs, only the pages an event changed ([`Scope`]), from results kept up
+//! to date group by group. Pages come from `pages` (handlebars, escaping
+//! on), plots from `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -317,7 +318,7 @@ pub fn generate(
 }
 
 /// Writes the pages of `scope` from results already at hand (those of an
-/// observer's [`ResultsCache`], up to date for the scope).
+/// observer's [`ResultsCache`](crate::engine::results::ResultsCache), up to date for the scope).
 pub fn generate_from(
     store: &Store,
     tournament: i64,
