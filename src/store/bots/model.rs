@@ -169,9 +169,9 @@ impl StoredResults {
 }
 
 pub(crate) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
-    let mut st = conn.prepare("SELECT game_key, result FROM bot_games WHERE contest_id = ?1")?;
-    let rows = st.query_map([contest], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
+    let mut all = StoredResults::default();
+    all.refresh(conn, contest)?;
+    Ok(all.map)
 }
 
 pub(crate) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {

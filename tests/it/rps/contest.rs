@@ -139,6 +139,25 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
     let no = r.last().expect("a submission report");
     assert!(no.subject.contains("motto not accepted"), "{}", no.subject);
     assert!(no.body.contains("at most 40 letters"), "{}", no.body);
+    // The command's cap on what a submission holds, whatever the seam's
+    // check would take: at 64 kB the seam's check speaks, past it the cap.
+    for (len, says) in [
+        (64 * 1024, "at most 40 letters"),
+        (
+            64 * 1024 + 1,
+            "is 65537 bytes long; at most 64 kB are taken",
+        ),
+    ] {
+        let r = c.send(
+            "ann@participants.example",
+            "motto",
+            &format!("<<FROM>> team_ann {ann_auth}\nmotto: {}\n", "y".repeat(len)),
+        );
+        let no = r.last().expect("a submission report");
+        assert!(no.subject.contains("motto not accepted"), "{}", no.subject);
+        let body = no.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(body.contains(says), "{len}: {body:.300}");
+    }
     let r = c.send(
         "ann@participants.example",
         "Motto",
