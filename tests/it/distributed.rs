@@ -944,6 +944,94 @@ fn games_the_queue_lost_are_published_again() {
     assert_counted_once(&db, &got);
 }
 
+/// A game no worker ever answers (every job taken and confirmed, never
+/// answered: a broken worker of this version, a queue that keeps losing it)
+/// is not published for ever: after three losses it goes to the engine as
+/// an infrastructure fault, which tries it three times and then stops the
+/// run with an error naming the game, not a player. The same command with a
+/// worker resumes the tournament to the local run's results.
+#[test]
+fn a_game_no_worker_ever_answers_stops_the_run_naming_the_game_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 2);
+    let expected = reference(2);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hole = {
+        let (url, stop) = (nats.url(), stop.clone());
+        std::thread::spawn(move || lose_every_job(&url, &stop))
+    };
+    let mut first = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
+    let start = Instant::now();
+    while first.running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the run did not give up: {}",
+            first.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let lost = hole.join().unwrap();
+    let err = first.stderr();
+    assert!(
+        err.contains("could not be refereed (3 tries): the queue lost it 3 times"),
+        "{err}"
+    );
+    assert!(err.contains("game round 1, group 1, slot "), "{err}");
+    assert!(lost >= 9, "{lost} jobs lost: {err}");
+    assert_eq!(count_games(&db), 0, "{err}");
+    let _w = Worker::start(tmp.path(), &nats.url(), "w1", &[]);
+    let (got, err) = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]).finish();
+    assert!(err.contains("resuming tournament"), "{err}");
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+}
+
+/// Takes every job of the queue and confirms it without an answer until
+/// `stop`; how many it took.
+fn lose_every_job(url: &str, stop: &std::sync::atomic::AtomicBool) -> usize {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use async_nats::jetstream;
+        use futures_util::StreamExt;
+        let js = jetstream::new(async_nats::connect(url).await.unwrap());
+        let mut taken = 0;
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let consumer = match js.get_stream("KNOBELN_JOBS").await {
+                Ok(stream) => stream
+                    .get_consumer::<jetstream::consumer::pull::Config>(
+                        &knobeln::distributed::workers_consumer(
+                            knobeln::distributed::wire::Discipline::Knobeln,
+                        ),
+                    )
+                    .await
+                    .ok(),
+                Err(_) => None,
+            };
+            let Some(consumer) = consumer else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let Ok(mut batch) = consumer
+                .fetch()
+                .max_messages(16)
+                .expires(Duration::from_millis(200))
+                .messages()
+                .await
+            else {
+                continue;
+            };
+            while let Some(Ok(msg)) = batch.next().await {
+                msg.double_ack().await.unwrap();
+                taken += 1;
+            }
+        }
+        taken
+    })
+}
+
 /// A worker that holds its job longer than the check's wait (a slow
 /// machine, a long match) keeps it alive: the queue counts it as held, and
 /// nothing is published again.
