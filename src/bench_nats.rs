@@ -1,10 +1,11 @@
 //! `knobeln bench distributed --workers N`: what the queue costs, measured
 //! against the local pool in the same run on the same machine.
 //!
-//! 1. One group of trivial strategies (1000-throw games) with the local
+//! 1. A tournament of trivial strategies (1000-throw games; `--teams`: one
+//!    group up to 41, a field of groups in rounds above) with the local
 //!    pool (one thread per CPU), then through NATS with N `knobeln worker`
 //!    processes sharing the same CPUs: the queue's overhead per game
-//!    (goal: at most 5 %).
+//!    (goal: at most 5 %, on a field too).
 //! 2. The coordinator's ceiling: a larger field answered at once by fake
 //!    workers (`knobeln worker --fake`), against the engine and store alone
 //!    (a runner in the same process that answers at once). The ceiling over
@@ -55,8 +56,14 @@ pub struct DistributedBench {
 impl DistributedBench {
     pub fn print(&self) {
         let rate = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
+        // Up to 41 teams are one group; more are a field of groups in rounds.
+        let what = if self.n_teams <= 41 {
+            "one group"
+        } else {
+            "a field (every round)"
+        };
         println!(
-            "distributed: one group of {} trivial strategies, {} games of 1000 throws, {} CPUs \
+            "distributed: {what} of {} trivial strategies, {} games of 1000 throws, {} CPUs \
              (best of {} runs each)",
             self.n_teams, self.n_games, self.cpus, self.rounds
         );
