@@ -216,8 +216,9 @@ pub enum Budget {
     /// team's own daily budget (`replies_per_team_per_day`).
     Team(TeamId),
     /// The answer to a registration that is kept, or the confirmation
-    /// request that keeps a pending one: bounded by `max_participants` and
-    /// the confirmation caps, never by a cap on replies.
+    /// request that keeps a pending one: bounded by `max_participants`
+    /// (proven registrations, and as many waiting) and the confirmation
+    /// caps, never by a cap on replies.
     Registration,
 }
 

@@ -111,6 +111,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0020_lanes.sql",
         include_str!("../../schema/0020_lanes.sql"),
     ),
+    (
+        "0021_proven_registrations.sql",
+        include_str!("../../schema/0021_proven_registrations.sql"),
+    ),
 ];
 
 /// An open database.

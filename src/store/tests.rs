@@ -67,6 +67,38 @@ fn a_database_of_an_older_version_is_migrated_in_place() {
     assert_eq!(n, 0);
 }
 
+/// Registrations stored before their address could be proven keep the
+/// places they held (schema 0021): counted as proven, new ones wait.
+#[test]
+fn registrations_from_before_proofs_keep_their_places() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0021_proven_registrations.sql")
+        .unwrap();
+    {
+        let c = Connection::open(&path).unwrap();
+        for (_, sql) in &MIGRATIONS[..before] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.pragma_update(None, "user_version", before as i64)
+            .unwrap();
+        c.execute_batch(
+            "INSERT INTO teams (id, name, created_at) VALUES (1, 'old_team', 'x');
+             INSERT INTO registrations (team_id, mail_address, requested_name, preferences,
+                 organization, members, record, auth_salt, auth_hash, registered_at)
+             VALUES (1, 'old@x.example', 'old_team', '', 'Org', '[]', '', x'00', x'00',
+                 '1994-05-01T00:00:00Z');",
+        )
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    let count = crate::store::mail::count_registrations(s.conn(), None).unwrap();
+    assert_eq!(count.proven, 1);
+    assert_eq!(count.waiting, 0);
+}
+
 #[test]
 fn a_newer_database_is_refused_not_rebuilt() {
     let dir = tempfile::tempdir().unwrap();

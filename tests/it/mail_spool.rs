@@ -520,29 +520,164 @@ fn the_compile_service_is_closed_outside_its_window() {
     );
 }
 
+/// A team's `status` mail with its authentification string (proves its
+/// address).
+fn status_mail(c: &Contest, who: &str, auth: &str) -> PathBuf {
+    c.mail(
+        &format!("{who}@participants.example"),
+        "status",
+        &format!("<<FROM>> team_{who} {auth}\n"),
+        "",
+    )
+}
+
+/// Places are held by proven registrations (an authenticated mail, or a
+/// confirmed address); the limits then refuse with the reason.
 #[test]
 fn participant_and_organization_limits_reject_with_the_reason() {
     let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 1\n");
-    let mails: Vec<PathBuf> = [
-        ("a", "Uni A"),
-        ("b", "Uni A"),
-        ("d", "Uni D"),
-        ("e", "Uni E"),
-    ]
-    .iter()
-    .map(|(who, org)| c.registration_mail(who, org))
-    .collect();
-    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
-    c.ingest(&refs);
+    let registered = |who: &str, org: &str| {
+        c.ingest(&[&c.registration_mail(who, org)]);
+        let r = c.replies().last().unwrap().clone();
+        assert!(r.subject.contains("accepted"), "{}", r.body);
+        c.ingest(&[&status_mail(&c, who, &auth_of(&r))]);
+    };
+    let refusal = |who: &str, org: &str| {
+        c.ingest(&[&c.registration_mail(who, org)]);
+        c.replies().last().unwrap().body.clone()
+    };
+    registered("a", "Uni A");
+    let b = refusal("b", "Uni A");
+    assert!(b.contains("already has 1 registered team"), "{b}");
+    registered("d", "Uni D");
+    let e = refusal("e", "Uni E");
+    assert!(e.contains("too many participants"), "{e}");
+}
+
+/// A claim is not an identity: registrations "from" the addresses they
+/// name, forged by one stranger, hold no places. While as many wait as the
+/// contest has places, a newcomer's own registration asks its address to
+/// confirm (one mail, the request), and answering it registers the team
+/// with a place; the forged ones never take one, and neither limit is
+/// reached by them.
+#[test]
+fn forged_registrations_hold_no_places() {
+    let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 2\n");
+    // The stranger forges two registrations, each "from" its address.
+    let forged: Vec<PathBuf> = ["f1", "f2"]
+        .iter()
+        .map(|who| c.registration_mail(who, "Uni A"))
+        .collect();
+    c.ingest(&[&forged[0], &forged[1]]);
+    assert_eq!(c.replies().len(), 2);
+    // A real team of the same organization: asked to confirm, one mail.
+    let real = c.registration_mail("real", "Uni A");
+    c.ingest(&[&real]);
     let r = c.replies();
-    assert!(r[0].subject.contains("accepted"));
+    assert_eq!(r.len(), 3, "one mail: the request");
+    let request = &r[2];
     assert!(
-        r[1].body.contains("already has 1 registered team"),
+        request
+            .subject
+            .starts_with("KNOBELN: please confirm your address ("),
         "{}",
-        r[1].body
+        request.subject
     );
-    assert!(r[2].subject.contains("accepted"));
-    assert!(r[3].body.contains("too many participants"), "{}", r[3].body);
+    assert_eq!(request.to, vec!["real@participants.example".to_string()]);
+    let body = request
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(body.contains("Many registrations are waiting"), "{body}");
+    let answer = c.mail(
+        "real@participants.example",
+        &format!("Re: {}", request.subject),
+        "yes\n",
+        "",
+    );
+    c.ingest(&[&answer]);
+    let r = c.replies();
+    let accepted = r.last().unwrap();
+    assert!(
+        accepted.subject.contains("accepted"),
+        "{}",
+        accepted.subject
+    );
+    assert_eq!(accepted.to, vec!["real@participants.example".to_string()]);
+    // One place taken (the confirmed team's), one free: a second newcomer
+    // gets in the same way, then the contest is full.
+    let second = c.registration_mail("second", "Uni B");
+    c.ingest(&[&second]);
+    let request = c.replies().last().unwrap().clone();
+    assert!(
+        request.subject.contains("please confirm"),
+        "{}",
+        request.subject
+    );
+    let answer = c.mail(
+        "second@participants.example",
+        &format!("Re: {}", request.subject),
+        "yes\n",
+        "",
+    );
+    c.ingest(&[&answer]);
+    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+    let third = c.registration_mail("third", "Uni C");
+    c.ingest(&[&third]);
+    let refused = c.replies().last().unwrap().clone();
+    assert!(
+        refused.body.contains("too many participants"),
+        "{}",
+        refused.body
+    );
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let waiting: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM registrations WHERE proven_at IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(waiting, 2, "the forged ones wait, and take no place");
+}
+
+/// A waiting registration takes its place with the team's first mail that
+/// carries its authentification string, whatever that mail asks.
+#[test]
+fn a_teams_first_authenticated_mail_proves_its_address() {
+    let c = Contest::new("[limits]\nmax_participants = 1\n");
+    let a = c.registration_mail("a", "Uni A");
+    c.ingest(&[&a]);
+    let auth = auth_of(&c.replies()[0]);
+    // Waiting: no place taken, a newcomer is asked to confirm.
+    let b = c.registration_mail("b", "Uni B");
+    c.ingest(&[&b]);
+    assert!(c
+        .replies()
+        .last()
+        .unwrap()
+        .subject
+        .contains("please confirm"));
+    // A wrong authentification string proves nothing.
+    c.ingest(&[&status_mail(&c, "a", "wrong")]);
+    let e = c.registration_mail("e", "Uni E");
+    c.ingest(&[&e]);
+    assert!(c
+        .replies()
+        .last()
+        .unwrap()
+        .subject
+        .contains("please confirm"));
+    c.ingest(&[&status_mail(&c, "a", &auth)]);
+    let f = c.registration_mail("f", "Uni F");
+    c.ingest(&[&f]);
+    let refused = c.replies().last().unwrap().clone();
+    assert!(
+        refused.body.contains("too many participants"),
+        "{}",
+        refused.body
+    );
 }
 
 #[test]

@@ -16,6 +16,13 @@
 //! registered as if that address had sent it. At most one request per
 //! address a day, and `confirmations_per_domain_per_day` per domain; a
 //! request is forgotten after [`CONFIRM_DAYS`] days.
+//!
+//! Places (`max_participants`, `max_teams_per_organization`) are held by
+//! proven registrations only: confirmed ones, and those whose team sent a
+//! mail with its authentification string (marked where the reply is
+//! queued, `mail::process`). A registration from the address it names is
+//! a claim too and waits without a place; when as many wait as there are
+//! places, a new one confirms its address first (one mail, the request).
 
 use crate::discipline::family::Family;
 use rusqlite::Connection;
@@ -216,15 +223,33 @@ const CONFIRM_KIND: &str = "confirm_address";
 const FROM_THE_ADDRESS: &str = "Send the registration from that address itself: then no \
      confirmation is needed and it is registered at once.";
 
-/// A registration naming another address than its sender's: a
-/// confirmation request to that address (capped), an acknowledgement of
-/// it to the sender.
+/// Why a registration asks its address to confirm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConfirmBecause {
+    /// It names another address than its sender's.
+    AnotherAddress,
+    /// It comes from the address it names, but as many registrations as
+    /// there are places (of the contest, or of its organization) wait for
+    /// their team's first authenticated mail: a From line is a claim.
+    ManyWaiting,
+}
+
+/// A registration naming another address than its sender's, or one of
+/// many waiting: a confirmation request to its address (capped), and, if
+/// that is not the sender, an acknowledgement of it to the sender.
 fn ask_for_confirmation(
     conn: &Connection,
     ctx: &Ctx<'_>,
     body: &str,
     reg: &Registration,
+    because: ConfirmBecause,
 ) -> Result<Effect, RegisterError> {
+    // The way around a cap: from the address itself, unless that is what
+    // asks for the confirmation.
+    let hint = match because {
+        ConfirmBecause::AnotherAddress => FROM_THE_ADDRESS,
+        ConfirmBecause::ManyWaiting => "Please try again tomorrow.",
+    };
     let address = reg.mail_address.clone();
     let domain = address
         .rsplit_once('@')
@@ -242,7 +267,7 @@ fn ask_for_confirmation(
     } else if db::pending_to_domain_since(conn, &domain, day_ago)? >= u64::from(limit) {
         Some(format!(
             "{limit} confirmation requests went to addresses at {domain} in the last 24 \
-             hours, the most one domain gets. {FROM_THE_ADDRESS}"
+             hours, the most one domain gets. {hint}"
         ))
     } else if ctx.config.limits.confirmations_per_day > 0
         && db::replies_of_kind_since(conn, CONFIRM_KIND, db::ReplyTarget::Everyone, day_ago)?
@@ -250,7 +275,7 @@ fn ask_for_confirmation(
     {
         Some(format!(
             "{} confirmation requests went out in the last 24 hours, the most this \
-             server sends in a day. {FROM_THE_ADDRESS}",
+             server sends in a day. {hint}",
             ctx.config.limits.confirmations_per_day
         ))
     } else {
@@ -259,7 +284,11 @@ fn ask_for_confirmation(
     if let Some(why) = why {
         let text = render(
             "registration_confirm_refused",
-            &json!({ "mail_address": address, "why": why }),
+            &json!({
+                "mail_address": address,
+                "why": why,
+                "many_waiting": because == ConfirmBecause::ManyWaiting,
+            }),
         )?;
         return Ok(Effect {
             budget: Budget::Strangers,
@@ -295,25 +324,42 @@ fn ask_for_confirmation(
     )?;
     let to_address = render(
         "confirm_address",
-        &json!({ "contest_name": ctx.config.contest.name, "days": days }),
+        &json!({
+            "contest_name": ctx.config.contest.name,
+            "days": days,
+            "many_waiting": because == ConfirmBecause::ManyWaiting,
+        }),
     )?;
-    Ok(Effect {
-        budget: Budget::Registration,
-        state: "done",
-        outcome: format!("registration for {address}: confirmation requested"),
-        replies: vec![
+    let request = ctx.reply_to_addresses(
+        CONFIRM_KIND,
+        vec![address.clone()],
+        format!("{CONFIRM_SUBJECT_TEXT} ({code})"),
+        to_address,
+    );
+    let replies = match because {
+        ConfirmBecause::AnotherAddress => vec![
             ctx.reply(
                 "registration_confirm_sent",
                 "KNOBELN registration: waiting for the address to confirm".into(),
                 to_sender,
             ),
-            ctx.reply_to_addresses(
-                CONFIRM_KIND,
-                vec![address.clone()],
-                format!("{CONFIRM_SUBJECT_TEXT} ({code})"),
-                to_address,
-            ),
+            request,
         ],
+        // The sender is the address: the request says it all.
+        ConfirmBecause::ManyWaiting => vec![request],
+    };
+    Ok(Effect {
+        budget: Budget::Registration,
+        state: "done",
+        outcome: match because {
+            ConfirmBecause::AnotherAddress => {
+                format!("registration for {address}: confirmation requested")
+            }
+            ConfirmBecause::ManyWaiting => format!(
+                "registration for {address}: confirmation requested (many registrations waiting)"
+            ),
+        },
+        replies,
     })
 }
 
@@ -426,9 +472,16 @@ fn register(
         );
     }
     if !from_the_address && confirmation != Confirmation::Given {
-        return ask_for_confirmation(conn, ctx, body, &reg);
+        return ask_for_confirmation(conn, ctx, body, &reg, ConfirmBecause::AnotherAddress);
     }
-    if limits.max_participants > 0 && db::count_registrations(conn)? >= limits.max_participants {
+    // Places are held by proven registrations only: a From line is a
+    // claim, and a stranger can register any address "from itself". Such
+    // registrations wait for the team's first authenticated mail; at most
+    // as many as there are places wait, beyond that a registration
+    // confirms its address first.
+    let all = db::count_registrations(conn, None)?;
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    if capped(limits.max_participants, all.proven) {
         return rejected(
             ctx,
             Some(format!(
@@ -439,10 +492,8 @@ fn register(
             "participant limit reached".into(),
         );
     }
-    if limits.max_teams_per_organization > 0
-        && db::count_registrations_of_organization(conn, &reg.organization)?
-            >= limits.max_teams_per_organization
-    {
+    let of_organization = db::count_registrations(conn, Some(&reg.organization))?;
+    if capped(limits.max_teams_per_organization, of_organization.proven) {
         return rejected(
             ctx,
             Some(format!(
@@ -452,6 +503,16 @@ fn register(
             vec![],
             "per-organization limit reached".into(),
         );
+    }
+    let proof = match confirmation {
+        Confirmation::Given => db::AddressProof::Confirmed,
+        Confirmation::NeededUnlessSender => db::AddressProof::Claimed,
+    };
+    if proof == db::AddressProof::Claimed
+        && (capped(limits.max_participants, all.waiting)
+            || capped(limits.max_teams_per_organization, of_organization.waiting))
+    {
+        return ask_for_confirmation(conn, ctx, body, &reg, ConfirmBecause::ManyWaiting);
     }
     let team_name = free_team_name(conn, &reg.team_name)?;
     let renamed = team_name != reg.team_name;
@@ -477,6 +538,7 @@ fn register(
             auth_index: &secret.index,
             mailbox: &crate::mail::sender::sender_key(&reg.mail_address),
             inbox_id: Some(ctx.inbox_id),
+            proof,
         },
         ctx.now,
     )?;

@@ -122,6 +122,12 @@ pub(super) fn finish_in(
         }
         b => b,
     };
+    // A mail that drew on a team's budget carried its authentification
+    // string: the team's address is proven, its registration holds its
+    // place from now on (in the same transaction as the replies).
+    if let Budget::Team(team) = budget {
+        db::mark_proven(conn, team, now)?;
+    }
     let limits = &config.limits;
     let mut outcome = effect.outcome;
     let since = now - Duration::days(1);

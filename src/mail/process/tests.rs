@@ -29,6 +29,7 @@ fn team(store: &Store, name: &str) -> TeamId {
             auth_index: &crate::auth::index(&secret),
             mailbox: &mailbox,
             inbox_id: None,
+            proof: db::AddressProof::Claimed,
         },
         Utc::now(),
     )

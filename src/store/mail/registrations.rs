@@ -69,16 +69,52 @@ pub fn all_registrations(conn: &Connection) -> Result<Vec<RegistrationRow>> {
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
-pub fn count_registrations(conn: &Connection) -> Result<u32> {
-    Ok(conn.query_row("SELECT COUNT(*) FROM registrations", [], |r| r.get(0))?)
+/// Whether a registration's address is proven: by a confirmed address, or
+/// by the team's first mail with its authentification string. Only a
+/// proven registration holds a place (`max_participants`,
+/// `max_teams_per_organization`); one whose From line claimed its address
+/// waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressProof {
+    /// The address answered a confirmation request.
+    Confirmed,
+    /// Only the From line said so (a claim): waiting for the team's first
+    /// authenticated mail.
+    Claimed,
 }
 
-pub fn count_registrations_of_organization(conn: &Connection, organization: &str) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM registrations WHERE lower(trim(organization)) = lower(trim(?1))",
+/// Registrations by whether their address is proven.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RegistrationCount {
+    /// Proven: they hold places.
+    pub proven: u32,
+    /// Claimed only, waiting for their proof.
+    pub waiting: u32,
+}
+
+/// The registrations, proven and waiting; of one organization (compared
+/// trimmed and case-folded) when `organization` is given.
+pub fn count_registrations(
+    conn: &Connection,
+    organization: Option<&str>,
+) -> Result<RegistrationCount> {
+    let (proven, waiting) = conn.query_row(
+        "SELECT COUNT(proven_at), COUNT(*) - COUNT(proven_at) FROM registrations \
+         WHERE ?1 IS NULL OR lower(trim(organization)) = lower(trim(?1))",
         [organization],
-        |r| r.get(0),
-    )?)
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(RegistrationCount { proven, waiting })
+}
+
+/// Marks team `team`'s address proven (its mail carried its
+/// authentification string), if it was not already.
+pub fn mark_proven(conn: &Connection, team: TeamId, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE registrations SET proven_at = ?2 WHERE team_id = ?1 AND proven_at IS NULL",
+        params![team.0, timestamp(now)],
+    )?;
+    Ok(())
 }
 
 /// The team names (folded to ASCII lower case) that start with `prefix`
@@ -125,6 +161,8 @@ pub struct NewRegistration<'a> {
     /// The address case-folded without a `+tag` (`process::sender_key`).
     pub mailbox: &'a str,
     pub inbox_id: Option<i64>,
+    /// Whether the address is proven already.
+    pub proof: AddressProof,
 }
 
 pub fn insert_registration(
@@ -139,8 +177,8 @@ pub fn insert_registration(
     let team = conn.last_insert_rowid();
     conn.execute(
         "INSERT INTO registrations (team_id, mail_address, requested_name, preferences, organization, members,
-            record, auth_salt, auth_hash, registered_at, inbox_id, auth_index, mailbox)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            record, auth_salt, auth_hash, registered_at, inbox_id, auth_index, mailbox, proven_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             team,
             r.mail_address,
@@ -154,7 +192,11 @@ pub fn insert_registration(
             timestamp(now),
             r.inbox_id,
             r.auth_index,
-            r.mailbox
+            r.mailbox,
+            match r.proof {
+                AddressProof::Confirmed => Some(timestamp(now)),
+                AddressProof::Claimed => None,
+            }
         ],
     )?;
     Ok(TeamId(team as u32))

@@ -21,6 +21,7 @@ fn register(conn: &Connection, i: usize, secret: &StoredSecret) {
             auth_index: &secret.index,
             mailbox: &address,
             inbox_id: None,
+            proof: AddressProof::Claimed,
         },
         Utc::now(),
     )
