@@ -1,10 +1,11 @@
--- 0021: a registration holds a place once its address is proven. The From
--- line of a registration is a claim: a stranger can register any address
--- "from itself". Such a registration waits (proven_at NULL) until the
--- team's first mail with its authentification string, or it was
--- registered through a confirmed address; `max_participants` and
--- `max_teams_per_organization` count proven registrations, and at most as
--- many again may wait (beyond that a registration confirms its address).
--- Registrations stored before this version keep the places they held.
+-- 0021: whether a registration's address is proven. The From line of a
+-- registration is a claim: a stranger can register any address "from
+-- itself". Such a registration waits (proven_at NULL) until the team's
+-- first mail with its authentification string; one registered through a
+-- confirmed address is proven at once. In a full contest a registration
+-- that waited longer than three days gives its place to a newcomer whose
+-- address answered a confirmation request (mail::commands::register).
+-- Registrations stored before this version count as proven: they keep the
+-- places they held.
 ALTER TABLE registrations ADD COLUMN proven_at TEXT;
 UPDATE registrations SET proven_at = registered_at;

@@ -97,13 +97,12 @@ impl Timeline {
 pub struct Limits {
     /// Largest mail accepted, in bytes.
     pub max_mail_bytes: usize,
-    /// At most this many registered teams whose address is proven (0: no
-    /// limit): by their first mail with the authentification string, or a
-    /// confirmed address. A registration whose From line claims its
-    /// address waits without a place; at most as many wait, beyond that a
-    /// registration confirms its address first. A waiting team keeps its
-    /// registration when it proves itself later, so at most twice this
-    /// many teams can take part. The default, 500, is what one machine of
+    /// At most this many registered teams (0: no limit). A registration
+    /// whose address is only claimed by its From line, and whose team has
+    /// sent no mail with its authentification string within three days,
+    /// gives its place in a full contest to a newcomer who confirms its
+    /// address (forged registrations cannot keep a contest full). The
+    /// default, 500, is what one machine of
     /// two cores serves with room to spare (a KNOBELN tournament of 500
     /// teams plays in about a minute, `bench scale`) and five times the
     /// seeds' largest fields; raise it knowingly.
@@ -114,9 +113,8 @@ pub struct Limits {
     /// could otherwise register a team per tag without a confirmation
     /// (a registration from the mailbox itself needs none).
     pub teams_per_mailbox: u32,
-    /// At most this many teams per organization (0: no limit), counted as
-    /// `max_participants` counts: proven ones hold places, as many again
-    /// may wait.
+    /// At most this many teams per organization (0: no limit); a place is
+    /// given way as for `max_participants`.
     pub max_teams_per_organization: u32,
     /// At most this many compile requests per team per hour (0: no limit).
     pub compiles_per_team_per_hour: u32,

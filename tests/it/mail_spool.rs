@@ -520,7 +520,7 @@ fn the_compile_service_is_closed_outside_its_window() {
     );
 }
 
-/// A team's `status` mail with its authentification string (proves its
+/// A team's `status` mail with its authentification string (shows its
 /// address).
 fn status_mail(c: &Contest, who: &str, auth: &str) -> PathBuf {
     c.mail(
@@ -531,153 +531,242 @@ fn status_mail(c: &Contest, who: &str, auth: &str) -> PathBuf {
     )
 }
 
-/// Places are held by proven registrations (an authenticated mail, or a
-/// confirmed address); the limits then refuse with the reason.
+/// Moves the registrations of `who`s back by four days (time passes).
+fn registered_days_ago(c: &Contest, who: &[&str]) {
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    for w in who {
+        let n = db
+            .execute(
+                "UPDATE registrations SET registered_at = '2000-01-01T00:00:00.000Z' \
+                 WHERE mail_address = ?1",
+                [format!("{w}@participants.example")],
+            )
+            .unwrap();
+        assert_eq!(n, 1, "{w}");
+    }
+}
+
+/// The answer to the last confirmation request `who` got.
+fn answer_request(c: &Contest, who: &str) -> PathBuf {
+    let address = format!("{who}@participants.example");
+    let request = c
+        .replies()
+        .into_iter()
+        .rev()
+        .find(|r| r.to == vec![address.clone()] && r.subject.contains("please confirm"))
+        .expect("a confirmation request");
+    c.mail(&address, &format!("Re: {}", request.subject), "yes\n", "")
+}
+
+fn withdrawn(c: &Contest) -> Vec<String> {
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let mut st = db
+        .prepare("SELECT mail_address FROM withdrawals ORDER BY withdrawn_at")
+        .unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 #[test]
 fn participant_and_organization_limits_reject_with_the_reason() {
     let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 1\n");
-    let registered = |who: &str, org: &str| {
-        c.ingest(&[&c.registration_mail(who, org)]);
-        let r = c.replies().last().unwrap().clone();
-        assert!(r.subject.contains("accepted"), "{}", r.body);
-        c.ingest(&[&status_mail(&c, who, &auth_of(&r))]);
-    };
-    let refusal = |who: &str, org: &str| {
-        c.ingest(&[&c.registration_mail(who, org)]);
-        c.replies().last().unwrap().body.clone()
-    };
-    registered("a", "Uni A");
-    let b = refusal("b", "Uni A");
-    assert!(b.contains("already has 1 registered team"), "{b}");
-    registered("d", "Uni D");
-    let e = refusal("e", "Uni E");
-    assert!(e.contains("too many participants"), "{e}");
+    let mails: Vec<PathBuf> = [
+        ("a", "Uni A"),
+        ("b", "Uni A"),
+        ("d", "Uni D"),
+        ("e", "Uni E"),
+    ]
+    .iter()
+    .map(|(who, org)| c.registration_mail(who, org))
+    .collect();
+    let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
+    c.ingest(&refs);
+    let r = c.replies();
+    assert!(r[0].subject.contains("accepted"));
+    assert!(
+        r[1].body.contains("already has 1 registered team"),
+        "{}",
+        r[1].body
+    );
+    assert!(r[2].subject.contains("accepted"));
+    assert!(r[3].body.contains("too many participants"), "{}", r[3].body);
+    // The teams have not shown their addresses yet: the refusal says a
+    // place may come free.
+    let text = r[3].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("2 of them have not yet sent a mail"),
+        "{text}"
+    );
 }
 
 /// A claim is not an identity: registrations "from" the addresses they
-/// name, forged by one stranger, hold no places. While as many wait as the
-/// contest has places, a newcomer's own registration asks its address to
-/// confirm (one mail, the request), and answering it registers the team
-/// with a place; the forged ones never take one, and neither limit is
-/// reached by them.
+/// name, forged by a stranger, fill the contest; once they waited longer
+/// than three days without a mail with their authentification string, a
+/// newcomer who confirms its address takes one's place (the forged one is
+/// withdrawn), and a forged newcomer (whose address never answers) takes
+/// none. The limit itself holds: a contest full of teams that showed their
+/// addresses refuses.
 #[test]
-fn forged_registrations_hold_no_places() {
-    let c = Contest::new("[limits]\nmax_participants = 2\nmax_teams_per_organization = 2\n");
-    // The stranger forges two registrations, each "from" its address.
-    let forged: Vec<PathBuf> = ["f1", "f2"]
-        .iter()
-        .map(|who| c.registration_mail(who, "Uni A"))
-        .collect();
+fn forged_registrations_give_their_places_to_confirmed_newcomers() {
+    let c = Contest::new("[limits]\nmax_participants = 2\n");
+    let forged = [
+        c.registration_mail("f1", "Uni F"),
+        c.registration_mail("f2", "Uni F"),
+    ];
     c.ingest(&[&forged[0], &forged[1]]);
-    assert_eq!(c.replies().len(), 2);
-    // A real team of the same organization: asked to confirm, one mail.
-    let real = c.registration_mail("real", "Uni A");
-    c.ingest(&[&real]);
+    // Full, and nobody waited long: refused, with the way forward.
+    c.ingest(&[&c.registration_mail("real", "Uni R")]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(r.body.contains("too many participants"), "{}", r.body);
+    registered_days_ago(&c, &["f1", "f2"]);
+    // Now a place can go to the newcomer, once its address says yes: one
+    // mail, the request.
+    let before = c.replies().len();
+    c.ingest(&[&c.registration_mail("real", "Uni R")]);
     let r = c.replies();
-    assert_eq!(r.len(), 3, "one mail: the request");
-    let request = &r[2];
-    assert!(
-        request
-            .subject
-            .starts_with("KNOBELN: please confirm your address ("),
-        "{}",
-        request.subject
-    );
-    assert_eq!(request.to, vec!["real@participants.example".to_string()]);
-    let body = request
-        .body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(body.contains("Many registrations are waiting"), "{body}");
-    let answer = c.mail(
-        "real@participants.example",
-        &format!("Re: {}", request.subject),
-        "yes\n",
-        "",
-    );
-    c.ingest(&[&answer]);
-    let r = c.replies();
-    let accepted = r.last().unwrap();
-    assert!(
-        accepted.subject.contains("accepted"),
-        "{}",
-        accepted.subject
-    );
-    assert_eq!(accepted.to, vec!["real@participants.example".to_string()]);
-    // One place taken (the confirmed team's), one free: a second newcomer
-    // gets in the same way, then the contest is full.
-    let second = c.registration_mail("second", "Uni B");
-    c.ingest(&[&second]);
-    let request = c.replies().last().unwrap().clone();
+    assert_eq!(r.len(), before + 1, "one mail: the request");
+    let request = r.last().unwrap();
     assert!(
         request.subject.contains("please confirm"),
         "{}",
         request.subject
     );
-    let answer = c.mail(
-        "second@participants.example",
-        &format!("Re: {}", request.subject),
-        "yes\n",
-        "",
+    assert_eq!(request.to, vec!["real@participants.example".to_string()]);
+    let text = request
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("The contest is full"), "{text}");
+    // A forged newcomer is asked too, and its address never answers.
+    c.ingest(&[&c.registration_mail("f3", "Uni F")]);
+    assert!(c
+        .replies()
+        .last()
+        .unwrap()
+        .subject
+        .contains("please confirm"));
+    c.ingest(&[&answer_request(&c, "real")]);
+    let accepted = c.replies().last().unwrap().clone();
+    assert!(accepted.subject.contains("accepted"), "{}", accepted.body);
+    // Confirmed: its place cannot be taken, the acknowledgement says nothing of it.
+    assert!(
+        !accepted.body.contains("place is safe once"),
+        "{}",
+        accepted.body
     );
-    c.ingest(&[&answer]);
+    assert_eq!(withdrawn(&c), vec!["f1@participants.example".to_string()]);
+    // The second forged place goes the same way; then the contest is full
+    // of teams that showed their addresses.
+    c.ingest(&[&c.registration_mail("second", "Uni S")]);
+    c.ingest(&[&answer_request(&c, "second")]);
     assert!(c.replies().last().unwrap().subject.contains("accepted"));
-    let third = c.registration_mail("third", "Uni C");
-    c.ingest(&[&third]);
+    assert_eq!(withdrawn(&c).len(), 2);
+    c.ingest(&[&c.registration_mail("third", "Uni T")]);
     let refused = c.replies().last().unwrap().clone();
     assert!(
         refused.body.contains("too many participants"),
         "{}",
         refused.body
     );
-    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
-    let waiting: i64 = db
-        .query_row(
-            "SELECT COUNT(*) FROM registrations WHERE proven_at IS NULL",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(waiting, 2, "the forged ones wait, and take no place");
+    assert!(
+        !refused.body.contains("have not yet sent"),
+        "{}",
+        refused.body
+    );
 }
 
-/// A waiting registration takes its place with the team's first mail that
-/// carries its authentification string, whatever that mail asks.
+/// A registration keeps its place with its team's first mail that carries
+/// its authentification string, however long it waited; a wrong string
+/// shows nothing. A confirmation answered after the contest filled up is
+/// checked again.
 #[test]
-fn a_teams_first_authenticated_mail_proves_its_address() {
+fn a_teams_first_authenticated_mail_keeps_its_place() {
     let c = Contest::new("[limits]\nmax_participants = 1\n");
-    let a = c.registration_mail("a", "Uni A");
-    c.ingest(&[&a]);
-    let auth = auth_of(&c.replies()[0]);
-    // Waiting: no place taken, a newcomer is asked to confirm.
-    let b = c.registration_mail("b", "Uni B");
-    c.ingest(&[&b]);
-    assert!(c
-        .replies()
-        .last()
-        .unwrap()
-        .subject
-        .contains("please confirm"));
-    // A wrong authentification string proves nothing.
+    c.ingest(&[&c.registration_mail("a", "Uni A")]);
+    let ack = c.replies()[0].clone();
+    let text = ack.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("Your team's place is safe once the team has sent a mail"),
+        "{text}"
+    );
+    let auth = auth_of(&ack);
     c.ingest(&[&status_mail(&c, "a", "wrong")]);
-    let e = c.registration_mail("e", "Uni E");
-    c.ingest(&[&e]);
+    registered_days_ago(&c, &["a"]);
+    // Waited too long without a valid string: a newcomer is asked to confirm.
+    c.ingest(&[&c.registration_mail("b", "Uni B")]);
     assert!(c
         .replies()
         .last()
         .unwrap()
         .subject
         .contains("please confirm"));
+    // The team shows its address before the newcomer answers.
     c.ingest(&[&status_mail(&c, "a", &auth)]);
-    let f = c.registration_mail("f", "Uni F");
-    c.ingest(&[&f]);
+    c.ingest(&[&answer_request(&c, "b")]);
     let refused = c.replies().last().unwrap().clone();
     assert!(
         refused.body.contains("too many participants"),
         "{}",
         refused.body
     );
+    assert!(withdrawn(&c).is_empty());
+}
+
+/// An organization's limit counts the same way: its own waiting
+/// registration gives way to a confirmed newcomer of it; other
+/// organizations are not touched.
+#[test]
+fn an_organizations_full_places_give_way_the_same_way() {
+    let c = Contest::new("[limits]\nmax_teams_per_organization = 1\n");
+    c.ingest(&[
+        &c.registration_mail("x", "Uni A"),
+        &c.registration_mail("o", "Uni O"),
+    ]);
+    registered_days_ago(&c, &["x", "o"]);
+    c.ingest(&[&c.registration_mail("y", "Uni A")]);
+    assert!(c
+        .replies()
+        .last()
+        .unwrap()
+        .subject
+        .contains("please confirm"));
+    c.ingest(&[&answer_request(&c, "y")]);
+    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+    assert_eq!(withdrawn(&c), vec!["x@participants.example".to_string()]);
+    c.ingest(&[&c.registration_mail("z", "Uni Z")]);
+    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+}
+
+/// When a full contest's newcomer cannot be asked to confirm (the day's
+/// requests are spent), it is told why and to try again, never to answer
+/// a request someone else may have caused.
+#[test]
+fn a_full_contests_newcomer_is_told_when_no_request_can_go() {
+    let c = Contest::new("[limits]\nmax_participants = 1\nconfirmations_per_day = 1\n");
+    c.ingest(&[&c.registration_mail("f1", "Uni F")]);
+    registered_days_ago(&c, &["f1"]);
+    // A stranger spends the day's one request on another address.
+    let spend = c.mail(
+        "attacker@evil.example",
+        "registration for KNOBELN",
+        &registration("victim@elsewhere.example", "t_v", "Org, City, Land"),
+        "",
+    );
+    c.ingest(&[&spend]);
+    c.ingest(&[&c.registration_mail("real", "Uni R")]);
+    let r = c.replies().last().unwrap().clone();
+    assert!(
+        r.subject.contains("no confirmation request sent"),
+        "{}",
+        r.subject
+    );
+    let text = r.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains("The contest is full"), "{text}");
+    assert!(text.contains("Please try again tomorrow"), "{text}");
+    assert!(!text.contains("from that address itself"), "{text}");
 }
 
 #[test]

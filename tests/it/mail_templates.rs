@@ -24,6 +24,8 @@ fn fixture(name: &str) -> Value {
             "registration_deadline": "2011-10-31 12:00 UT",
             "compile_end": "2011-10-31 12:00 UT",
             "contest_start": "2011-11-01 12:00 UT",
+            "waits_for_proof": true,
+            "proof_days": 3,
         }),
         "bot_results" => json!({
             "heading": "freiesMagazin contest (the ultimatum game)",
@@ -57,6 +59,8 @@ fn fixture(name: &str) -> Value {
             "contest_start": "1994-05-14 12:00 UT",
             "warnings": ["Your team has 11 members; the announcement says \"Team size should be anywhere between 1 and 10\"."],
             "a": 1, "b": 12288, "log2_b": 13, "k": 8, "throws": 1000, "memory_kb": 1024, "fuel": 1710000000,
+            "waits_for_proof": true,
+            "proof_days": 3,
         }),
         "registration_rejected" => json!({
             "contest_name": "International KNOBELN contest",

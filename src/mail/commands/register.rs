@@ -17,12 +17,14 @@
 //! address a day, and `confirmations_per_domain_per_day` per domain; a
 //! request is forgotten after [`CONFIRM_DAYS`] days.
 //!
-//! Places (`max_participants`, `max_teams_per_organization`) are held by
-//! proven registrations only: confirmed ones, and those whose team sent a
-//! mail with its authentification string (marked where the reply is
-//! queued, `mail::process`). A registration from the address it names is
-//! a claim too and waits without a place; when as many wait as there are
-//! places, a new one confirms its address first (one mail, the request).
+//! A registration from the address it names is a claim too (a From line
+//! is forged at will): it waits for its team's first mail with its
+//! authentification string (marked where that mail's reply is queued,
+//! `mail::process`). In a full contest (`max_participants`, or the
+//! organization's `max_teams_per_organization`), one that waited longer
+//! than [`PROOF_DAYS`] gives its place to a newcomer whose address answered
+//! a confirmation request; it is withdrawn. Forged registrations thus
+//! cannot keep a contest full, and the limits stay hard.
 
 use crate::discipline::family::Family;
 use rusqlite::Connection;
@@ -145,6 +147,12 @@ pub const CONFIRM_MARK: &str = "please confirm your address (";
 /// Days a confirmation request may be answered.
 pub const CONFIRM_DAYS: i64 = 7;
 
+/// How long a registration whose address is only claimed (its From line)
+/// keeps its place in a full contest without a mail with its
+/// authentification string: the 1994 announcement's "allow some time (ca.
+/// 3 days) for the answer to arrive".
+pub const PROOF_DAYS: i64 = 3;
+
 /// Whether a registration may go on without a confirmation of its address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Confirmation {
@@ -228,10 +236,11 @@ const FROM_THE_ADDRESS: &str = "Send the registration from that address itself: 
 enum ConfirmBecause {
     /// It names another address than its sender's.
     AnotherAddress,
-    /// It comes from the address it names, but as many registrations as
-    /// there are places (of the contest, or of its organization) wait for
-    /// their team's first authenticated mail: a From line is a claim.
-    ManyWaiting,
+    /// It comes from the address it names (a claim), and the contest (or
+    /// its organization) is full: it may take the place of a registration
+    /// that waited too long for its team's first authenticated mail, once
+    /// its own address is proven.
+    Full,
 }
 
 /// A registration naming another address than its sender's, or one of
@@ -248,7 +257,7 @@ fn ask_for_confirmation(
     // asks for the confirmation.
     let hint = match because {
         ConfirmBecause::AnotherAddress => FROM_THE_ADDRESS,
-        ConfirmBecause::ManyWaiting => "Please try again tomorrow.",
+        ConfirmBecause::Full => "Please try again tomorrow.",
     };
     let address = reg.mail_address.clone();
     let domain = address
@@ -259,12 +268,19 @@ fn ask_for_confirmation(
     db::forget_pending_registrations(conn, ctx.now - chrono::Duration::days(CONFIRM_DAYS))?;
     let limit = ctx.config.limits.confirmations_per_domain_per_day;
     let why = if db::pending_to_address_since(conn, &address, day_ago)? > 0 {
-        Some(
-            "a confirmation request went to that address in the last 24 hours already, \
-              and it must be answered first."
+        Some(match because {
+            ConfirmBecause::AnotherAddress => "a confirmation request went to that address \
+                 in the last 24 hours already, and it must be answered first."
                 .to_string(),
-        )
-    } else if db::pending_to_domain_since(conn, &domain, day_ago)? >= u64::from(limit) {
+            // Perhaps a stranger's request, for a stranger's form: not
+            // one to answer on our word.
+            ConfirmBecause::Full => "a confirmation request went to this address in the \
+                 last 24 hours already (perhaps for another registration), and a second one \
+                 is not sent within a day. Please try again tomorrow."
+                .to_string(),
+        })
+    } else if limit > 0 && db::pending_to_domain_since(conn, &domain, day_ago)? >= u64::from(limit)
+    {
         Some(format!(
             "{limit} confirmation requests went to addresses at {domain} in the last 24 \
              hours, the most one domain gets. {hint}"
@@ -287,7 +303,7 @@ fn ask_for_confirmation(
             &json!({
                 "mail_address": address,
                 "why": why,
-                "many_waiting": because == ConfirmBecause::ManyWaiting,
+                "full": because == ConfirmBecause::Full,
             }),
         )?;
         return Ok(Effect {
@@ -327,7 +343,7 @@ fn ask_for_confirmation(
         &json!({
             "contest_name": ctx.config.contest.name,
             "days": days,
-            "many_waiting": because == ConfirmBecause::ManyWaiting,
+            "full": because == ConfirmBecause::Full,
         }),
     )?;
     let request = ctx.reply_to_addresses(
@@ -346,7 +362,7 @@ fn ask_for_confirmation(
             request,
         ],
         // The sender is the address: the request says it all.
-        ConfirmBecause::ManyWaiting => vec![request],
+        ConfirmBecause::Full => vec![request],
     };
     Ok(Effect {
         budget: Budget::Registration,
@@ -355,7 +371,7 @@ fn ask_for_confirmation(
             ConfirmBecause::AnotherAddress => {
                 format!("registration for {address}: confirmation requested")
             }
-            ConfirmBecause::ManyWaiting => format!(
+            ConfirmBecause::Full => format!(
                 "registration for {address}: confirmation requested (many registrations waiting)"
             ),
         },
@@ -474,45 +490,82 @@ fn register(
     if !from_the_address && confirmation != Confirmation::Given {
         return ask_for_confirmation(conn, ctx, body, &reg, ConfirmBecause::AnotherAddress);
     }
-    // Places are held by proven registrations only: a From line is a
-    // claim, and a stranger can register any address "from itself". Such
-    // registrations wait for the team's first authenticated mail; at most
-    // as many as there are places wait, beyond that a registration
-    // confirms its address first.
-    let all = db::count_registrations(conn, None)?;
-    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
-    if capped(limits.max_participants, all.proven) {
-        return rejected(
-            ctx,
-            Some(format!(
-                "There are already too many participants registered (the limit is {}).",
-                limits.max_participants
-            )),
-            vec![],
-            "participant limit reached".into(),
-        );
-    }
-    let of_organization = db::count_registrations(conn, Some(&reg.organization))?;
-    if capped(limits.max_teams_per_organization, of_organization.proven) {
-        return rejected(
-            ctx,
-            Some(format!(
-                "The organization \"{}\" already has {} registered team(s), the most one organization may have.",
-                reg.organization, limits.max_teams_per_organization
-            )),
-            vec![],
-            "per-organization limit reached".into(),
-        );
-    }
+    // Places are held by registrations; a registration whose From line
+    // only claims its address (anyone can forge that) waits for its
+    // team's first mail with the authentification string. When every
+    // place is taken, a registration that waited longer than
+    // [`PROOF_DAYS`] gives its place to a newcomer who confirmed its
+    // address: forged registrations cannot keep a contest full.
     let proof = match confirmation {
         Confirmation::Given => db::AddressProof::Confirmed,
         Confirmation::NeededUnlessSender => db::AddressProof::Claimed,
     };
-    if proof == db::AddressProof::Claimed
-        && (capped(limits.max_participants, all.waiting)
-            || capped(limits.max_teams_per_organization, of_organization.waiting))
-    {
-        return ask_for_confirmation(conn, ctx, body, &reg, ConfirmBecause::ManyWaiting);
+    let lapsed_before = ctx.now - chrono::Duration::days(PROOF_DAYS);
+    let mut gives_way = None;
+    // The organization first: a registration of it that gives way frees a
+    // place in both counts.
+    for (cap, organization) in [
+        (
+            limits.max_teams_per_organization,
+            Some(reg.organization.as_str()),
+        ),
+        (limits.max_participants, None),
+    ] {
+        let count = db::count_registrations(conn, organization)?;
+        if cap == 0 || count.proven + count.waiting < cap {
+            continue;
+        }
+        // Full. One that waited too long (of the organization, if it is
+        // the organization that is full) may give way, once per
+        // registration: it frees a place in both counts.
+        let lapsed = match gives_way {
+            Some(team) => Some(team),
+            None => db::oldest_waiting_registration(conn, organization, lapsed_before)?,
+        };
+        let Some(team) = lapsed.filter(|_| count.proven < cap) else {
+            let why = match organization {
+                None => format!(
+                    "There are already too many participants registered (the limit is {cap})."
+                ),
+                Some(o) => format!(
+                    "The organization \"{o}\" already has {cap} registered team(s), the most \
+                     one organization may have."
+                ),
+            };
+            let why = if count.waiting > 0 {
+                format!(
+                    "{why} {} of them have not yet sent a mail with their authentification \
+                     string; a place is given to a newcomer when one of them waited longer \
+                     than {PROOF_DAYS} days, so you may try again later.",
+                    count.waiting
+                )
+            } else {
+                why
+            };
+            let outcome = match organization {
+                None => "participant limit reached",
+                Some(_) => "per-organization limit reached",
+            };
+            return rejected(ctx, Some(why), vec![], outcome.into());
+        };
+        gives_way = Some(team);
+    }
+    if let Some(lapsed) = gives_way {
+        // A place of a registration that never showed its address goes
+        // only to one whose address is proven: else a stranger's forged
+        // registration could push out a real team's.
+        if proof == db::AddressProof::Claimed {
+            return ask_for_confirmation(conn, ctx, body, &reg, ConfirmBecause::Full);
+        }
+        crate::store::admin::withdraw_team(
+            conn,
+            lapsed,
+            &format!(
+                "its place went to a newcomer: the contest was full and the team had sent \
+                 no mail with its authentification string within {PROOF_DAYS} days"
+            ),
+            ctx.now,
+        )?;
     }
     let team_name = free_team_name(conn, &reg.team_name)?;
     let renamed = team_name != reg.team_name;
@@ -542,6 +595,10 @@ fn register(
         },
         ctx.now,
     )?;
+    // Whether its place can go to a newcomer (a full contest, no mail
+    // with the string within PROOF_DAYS): the acknowledgement says so.
+    let waits_for_proof = proof == db::AddressProof::Claimed
+        && (limits.max_participants > 0 || limits.max_teams_per_organization > 0);
     let d = ctx.config.contest.discipline;
     if let Family::Bots(_) = d.family() {
         let languages = ctx
@@ -565,6 +622,8 @@ fn register(
                 "renamed": renamed,
                 "auth": auth,
                 "warnings": reg.warnings(),
+                "waits_for_proof": waits_for_proof,
+                "proof_days": PROOF_DAYS,
                 "discipline": d.title(),
                 "languages": languages,
                 "registration_deadline": date(t.registration_deadline),
@@ -606,6 +665,8 @@ fn register(
             "compile_end": date(t.compile_end()),
             "contest_start": date(t.contest_start),
             "warnings": reg.warnings(),
+            "waits_for_proof": waits_for_proof,
+            "proof_days": PROOF_DAYS,
             "a": ctx.config.rules.a,
             "b": ctx.config.rules.b,
             "log2_b": crate::game::knobeln::log2_floor(ctx.config.rules.b),

@@ -123,8 +123,8 @@ pub(super) fn finish_in(
         b => b,
     };
     // A mail that drew on a team's budget carried its authentification
-    // string: the team's address is proven, its registration holds its
-    // place from now on (in the same transaction as the replies).
+    // string: the team's address is proven, its place safe from now on (in
+    // the same transaction as the replies).
     if let Budget::Team(team) = budget {
         db::mark_proven(conn, team, now)?;
     }

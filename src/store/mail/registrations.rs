@@ -70,10 +70,9 @@ pub fn all_registrations(conn: &Connection) -> Result<Vec<RegistrationRow>> {
 }
 
 /// Whether a registration's address is proven: by a confirmed address, or
-/// by the team's first mail with its authentification string. Only a
-/// proven registration holds a place (`max_participants`,
-/// `max_teams_per_organization`); one whose From line claimed its address
-/// waits.
+/// by the team's first mail with its authentification string. A
+/// registration whose From line only claimed its address waits; in a full
+/// contest it may give its place to a newcomer (`mail::commands::register`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddressProof {
     /// The address answered a confirmation request.
@@ -86,7 +85,7 @@ pub enum AddressProof {
 /// Registrations by whether their address is proven.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegistrationCount {
-    /// Proven: they hold places.
+    /// Proven: their places are safe.
     pub proven: u32,
     /// Claimed only, waiting for their proof.
     pub waiting: u32,
@@ -105,6 +104,27 @@ pub fn count_registrations(
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     Ok(RegistrationCount { proven, waiting })
+}
+
+/// The registration that waits longest for its address's proof, if it
+/// was registered before `before`; of one organization (compared as
+/// [`count_registrations`] compares) when given.
+pub fn oldest_waiting_registration(
+    conn: &Connection,
+    organization: Option<&str>,
+    before: DateTime<Utc>,
+) -> Result<Option<TeamId>> {
+    Ok(conn
+        .query_row(
+            "SELECT team_id FROM registrations \
+             WHERE proven_at IS NULL AND registered_at < ?2 \
+               AND (?1 IS NULL OR lower(trim(organization)) = lower(trim(?1))) \
+             ORDER BY registered_at, team_id LIMIT 1",
+            params![organization, timestamp(before)],
+            |r| r.get::<_, i64>(0),
+        )
+        .optional()?
+        .map(|t| TeamId(t as u32)))
 }
 
 /// Marks team `team`'s address proven (its mail carried its
