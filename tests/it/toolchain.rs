@@ -10,7 +10,8 @@ use std::time::Duration;
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{
-    compiler_helpers, Builder, CompileConfig, Outcome, Profile, Verdict,
+    compile_measured, compiler_helpers, Builder, CompileConfig, ModuleCache, Origin, Outcome,
+    Profile, Tool, Verdict,
 };
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
@@ -1094,4 +1095,62 @@ fn a_stack_frame_larger_than_the_stack_is_refused_with_its_figure() {
                 for (;;) { int t = make_throw(100 + seen[n % 10000] % 10); seen[n++ % 10000] = t; } }\n";
     let outcome = compile_source(fits.as_bytes(), Profile::Local);
     assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
+}
+
+/// Modules cached by source: the same source with the same settings is
+/// the stored outcome (the same module, the same report), without a tool
+/// run; another setting compiles again; a rejection is compiled again.
+#[test]
+fn the_same_source_compiled_again_is_the_caches_outcome_and_another_setting_misses() {
+    let cache = ModuleCache::new(64 << 20);
+    let src = fs::read(example_path()).unwrap();
+    let cfg = CompileConfig::local();
+    let first = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(first.origin, Origin::Compiled);
+    let ran: Vec<Tool> = first.tools.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        ran,
+        [
+            Tool::GccPreprocess,
+            Tool::Gcc,
+            Tool::ClangPreprocess,
+            Tool::Clang,
+            Tool::WasmLd
+        ]
+    );
+    let again = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(again.origin, Origin::Cached);
+    assert!(again.tools.is_empty());
+    let (
+        Outcome::Accepted {
+            binary: a,
+            report: ra,
+        },
+        Outcome::Accepted {
+            binary: b,
+            report: rb,
+        },
+    ) = (&first.outcome, &again.outcome)
+    else {
+        panic!("the example is accepted");
+    };
+    assert_eq!(a, b);
+    assert_eq!(
+        serde_json::to_string(ra).unwrap(),
+        serde_json::to_string(rb).unwrap()
+    );
+    let other = CompileConfig {
+        memory_limit: cfg.memory_limit * 2,
+        ..cfg.clone()
+    };
+    assert_eq!(
+        compile_measured(&src, &other, &cache).unwrap().origin,
+        Origin::Compiled
+    );
+    let rejected = b"main() { printf(\"x\"); }\n";
+    for _ in 0..2 {
+        let m = compile_measured(rejected, &cfg, &cache).unwrap();
+        assert!(!m.outcome.accepted());
+        assert_eq!(m.origin, Origin::Compiled);
+    }
 }
