@@ -17,9 +17,19 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
+//! Five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! (with its `cc1` and `as`), `clang -E`, `clang -c` (its compiler
+//! in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
+//! each one's CPU (`bench compile` prints them). Most of it is starting
+//! the tools (clang and wasm-ld load and relocate libLLVM), not compiling.
+//! An accepted outcome is kept by source ([`ModuleCache`], key
+//! [`cache_key`]): the same source with the same settings and tools gets
+//! it again without a process.
+//!
 //! The steps' findings are worded in the children: `check6.rs` (check 6's
 //! diagnostics), `messages.rs` (LLVM crashes, memory), `report.rs` (the
 //! report); `runtime.rs` makes what every strategy is linked against;
+//! `cache.rs` keeps accepted outcomes;
 //! `error.rs` is the service's own faults. This file holds the settings,
 //! the steps in order and the example strategy, compiled once.
 //!
