@@ -10,8 +10,8 @@ use std::time::Duration;
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{
-    compile_measured, compiler_helpers, Builder, CompileConfig, ModuleCache, Origin, Outcome,
-    Profile, Tool, Verdict,
+    cache_key, compile_measured, compiler_helpers, Builder, CompileConfig, ModuleCache, Origin,
+    Outcome, Profile, Tool, Verdict,
 };
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
@@ -1153,4 +1153,27 @@ fn the_same_source_compiled_again_is_the_caches_outcome_and_another_setting_miss
         assert!(!m.outcome.accepted());
         assert_eq!(m.origin, Origin::Compiled);
     }
+}
+
+/// The cache keeps no authentification string: a submission's report is
+/// stored without it, and a hit reads it again from the source.
+#[test]
+fn the_cache_keeps_no_authentification_string_and_a_hit_reads_it_again() {
+    let cache = ModuleCache::new(64 << 20);
+    let src = fs::read(source_path("valid")).unwrap();
+    let cfg = CompileConfig::default();
+    let first = compile_measured(&src, &cfg, &cache).unwrap();
+    assert!(first.outcome.accepted());
+    let stored = cache.get(&cache_key(&src, &cfg).unwrap()).unwrap();
+    let kept = format!("{:?}", stored.report());
+    assert!(!kept.contains("authstring"), "{kept}");
+    assert_eq!(stored.report().header.as_ref().unwrap().auth, "");
+    let again = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(again.origin, Origin::Cached);
+    assert_eq!(
+        serde_json::to_string(again.outcome.report()).unwrap(),
+        serde_json::to_string(first.outcome.report()).unwrap()
+    );
+    let header = again.outcome.report().header.clone().unwrap();
+    assert_eq!(header.auth, "authstring");
 }

@@ -8,7 +8,9 @@
 //! entry charged its module's bytes and its report's JSON), the oldest
 //! entry dropped first. Only accepted outcomes are kept: a rejection can
 //! depend on the load (a wall-clock limit), an acceptance cannot, and a
-//! rejected source is rarely sent again unchanged.
+//! rejected source is rarely sent again unchanged. The caller stores a
+//! report without the team's authentification string (check 1 reads it
+//! again from the source on a hit), so no secret stays in the cache.
 //!
 //! It deliberately does not compute keys (it cannot tell what a compile
 //! depends on) and keeps nothing across processes.
