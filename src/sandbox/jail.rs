@@ -92,6 +92,9 @@ pub struct JailOutput {
     pub output: String,
     /// How many bytes of output were dropped beyond the cap.
     pub output_dropped: u64,
+    /// The CPU time of the command and everything it waited for (gcc's
+    /// `cc1` and `as`), from the kernel's accounting when it was reaped.
+    pub cpu: Duration,
 }
 
 impl JailOutput {
@@ -344,6 +347,7 @@ impl Jail {
             exit,
             output: String::from_utf8_lossy(&output).into_owned(),
             output_dropped: dropped,
+            cpu: child.cpu(),
         })
     }
 }

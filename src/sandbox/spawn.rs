@@ -22,6 +22,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
+use std::time::Duration;
 
 /// Size of the stack the child runs on before `execve`.
 const CHILD_STACK: usize = 64 * 1024;
@@ -101,11 +102,24 @@ pub(crate) unsafe fn spawn_with(
 pub struct Child {
     pid: i32,
     status: Option<ExitStatus>,
+    /// The CPU time (user and system) of the child and of the descendants
+    /// it waited for, as the kernel accounted it when the child was reaped.
+    cpu: Duration,
 }
 
 impl Child {
     pub(crate) fn new(pid: i32) -> Child {
-        Child { pid, status: None }
+        Child {
+            pid,
+            status: None,
+            cpu: Duration::ZERO,
+        }
+    }
+
+    /// The CPU time of the child and its waited-for descendants (zero
+    /// until it is reaped).
+    pub fn cpu(&self) -> Duration {
+        self.cpu
     }
 
     pub fn pid(&self) -> i32 {
@@ -128,12 +142,18 @@ impl Child {
         Ok(self.status.expect("waited"))
     }
 
-    fn wait_flags(&self, flags: c_int) -> io::Result<Option<ExitStatus>> {
+    fn wait_flags(&mut self, flags: c_int) -> io::Result<Option<ExitStatus>> {
         loop {
             let mut status = 0;
-            // SAFETY: waitpid on our own child.
-            let r = unsafe { libc::waitpid(self.pid, &mut status, flags) };
+            // SAFETY: wait4 on our own child; rusage is a plain struct it fills.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            let r = unsafe { libc::wait4(self.pid, &mut status, flags, &mut usage) };
             if r == self.pid {
+                let tv = |t: libc::timeval| {
+                    Duration::from_secs(t.tv_sec.max(0) as u64)
+                        + Duration::from_micros(t.tv_usec.max(0) as u64)
+                };
+                self.cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
                 return Ok(Some(ExitStatus::from_raw(status)));
             }
             if r == 0 {

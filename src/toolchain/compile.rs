@@ -17,9 +17,19 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
+//! Five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! (with its `cc1` and `as`), `clang -E`, `clang -c` (its compiler
+//! in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
+//! each one's CPU (`bench compile` prints them). Most of it is starting
+//! the tools (clang and wasm-ld load and relocate libLLVM), not compiling.
+//! An accepted outcome is kept by source ([`ModuleCache`], key
+//! [`cache_key`]): the same source with the same settings and tools gets
+//! it again without a process.
+//!
 //! The steps' findings are worded in the children: `check6.rs` (check 6's
 //! diagnostics), `messages.rs` (LLVM crashes, memory), `report.rs` (the
 //! report); `runtime.rs` makes what every strategy is linked against;
+//! `cache.rs` keeps accepted outcomes;
 //! `error.rs` is the service's own faults. This file holds the settings,
 //! the steps in order and the example strategy, compiled once.
 //!
@@ -28,6 +38,7 @@
 //! The trial game and authentication are not done here (see the `check`
 //! command and the mail front end).
 
+mod cache;
 mod check6;
 mod error;
 mod messages;
@@ -38,9 +49,11 @@ mod tests;
 
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde::Serialize;
 
+pub use self::cache::{CacheKey, ModuleCache, MAX_CACHED_BYTES};
 use self::check6::{library_problems, link_findings, names_in_text};
 pub use self::error::CompileError;
 use self::messages::{llvm_crash, memory_message};
@@ -125,11 +138,134 @@ impl CompileConfig {
 /// wasm-ld run and the report gives wasm-ld's exact figure.
 const EARLY_GUARD_BYTES: u64 = 8 << 20;
 
-/// Runs the checks on `source` and compiles it.
+/// Runs the checks on `source` and compiles it (an accepted source
+/// compiled before with the same settings and tools: its stored outcome,
+/// [`ModuleCache::global`]).
 pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileError> {
+    Ok(compile_measured(source, cfg, ModuleCache::global())?.outcome)
+}
+
+/// A process a compile ran in the jail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tool {
+    /// `gcc -E`: the preprocessed text.
+    GccPreprocess,
+    /// `gcc -c` (with its `cc1` and `as`), and `gcc -c -w` when the errors
+    /// drowned in warnings: check 5.
+    Gcc,
+    /// `clang -E` of the preprocessed text: it is left as it is.
+    ClangPreprocess,
+    /// `clang -c` for `wasm32`: the object that plays.
+    Clang,
+    /// wasm-ld: the module.
+    WasmLd,
+}
+
+/// Where a compile's outcome came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The tools ran.
+    Compiled,
+    /// The cache's, stored when the same inputs were compiled before.
+    Cached,
+}
+
+/// A compile's outcome with what it cost: each tool's CPU time, from the
+/// kernel's accounting of the jailed process (empty when cached).
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub outcome: Outcome,
+    pub origin: Origin,
+    pub tools: Vec<(Tool, Duration)>,
+}
+
+/// [`compile`] with `cache`, and what each tool cost.
+pub fn compile_measured(
+    source: &[u8],
+    cfg: &CompileConfig,
+    cache: &ModuleCache,
+) -> Result<Measured, CompileError> {
+    let key = cache_key(source, cfg);
+    if let Some(mut outcome) = key.as_ref().and_then(|k| cache.get(k)) {
+        // The authentification string is not kept: check 1 reads it
+        // again from the source (the same bytes, so the same header).
+        if let Outcome::Accepted { report, .. } = &mut outcome {
+            if report.header.is_some() {
+                report.header = source::parse_header(&String::from_utf8_lossy(source)).ok();
+            }
+        }
+        return Ok(Measured {
+            outcome,
+            origin: Origin::Cached,
+            tools: Vec::new(),
+        });
+    }
     let mut pass = Pass::new(source, cfg);
     let module = pass.run(source)?;
-    Ok(finish(pass.r, pass.verdicts, module))
+    let outcome = finish(pass.r, pass.verdicts, module);
+    if let (Some(key), Outcome::Accepted { binary, report }) = (key, &outcome) {
+        let mut kept = report.clone();
+        if let Some(h) = kept.header.as_mut() {
+            h.auth.clear();
+        }
+        cache.insert(
+            key,
+            &Outcome::Accepted {
+                binary: binary.clone(),
+                report: kept,
+            },
+        );
+    }
+    Ok(Measured {
+        outcome,
+        origin: Origin::Compiled,
+        tools: pass.tools,
+    })
+}
+
+/// The key of a compile in the [`ModuleCache`]: SHA-256 of the source, the
+/// settings and the identity of every program and file the compile runs
+/// or links (path, size and modification time of gcc, its `cc1` and
+/// `as`, clang, wasm-ld and the builtins archive; the server's version,
+/// which fixes the runtime and the checks). `None` (not cached): a tool is
+/// missing.
+pub fn cache_key(source: &[u8], cfg: &CompileConfig) -> Option<CacheKey> {
+    use sha2::{Digest, Sha256};
+    let tools = wasm::Toolchain::find()?;
+    let mut files = vec![
+        std::path::PathBuf::from(super::gcc::GCC),
+        std::path::PathBuf::from("/usr/bin/as"),
+        tools.clang,
+        tools.wasm_ld,
+        tools.builtins,
+    ];
+    // gcc's compilers proper, under /usr/lib/gcc/TARGET/VERSION/.
+    for target in std::fs::read_dir("/usr/lib/gcc").ok()?.flatten() {
+        for version in std::fs::read_dir(target.path()).ok()?.flatten() {
+            files.push(version.path().join("cc1"));
+        }
+    }
+    files.sort();
+    let mut h = Sha256::new();
+    h.update(b"knobeln compile cache 1\0");
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(format!("\0{cfg:?}\0").as_bytes());
+    for f in &files {
+        h.update(f.to_string_lossy().as_bytes());
+        if let Ok(m) = std::fs::metadata(f) {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            h.update(format!(" {} {}\0", m.len(), modified.as_nanos()).as_bytes());
+        } else {
+            h.update(b" missing\0");
+        }
+    }
+    h.update((source.len() as u64).to_le_bytes());
+    h.update(source);
+    Some(h.finalize().into())
 }
 
 /// One compile in progress: the report so far and the checks' verdicts.
@@ -142,6 +278,8 @@ struct Pass<'a> {
     /// The identifiers written in the preprocessed text (what the
     /// program names itself, as opposed to what the compiler calls).
     written: HashSet<String>,
+    /// The CPU time of each tool run so far.
+    tools: Vec<(Tool, Duration)>,
 }
 
 impl<'a> Pass<'a> {
@@ -152,6 +290,7 @@ impl<'a> Pass<'a> {
             r: Report::empty(),
             verdicts: Verdicts::default(),
             written: HashSet::new(),
+            tools: Vec::new(),
         }
     }
 
@@ -279,6 +418,7 @@ impl<'a> Pass<'a> {
     /// what the macros made of the source. `None`: rejected.
     fn preprocess(&mut self, gcc: &Gcc<'_>) -> Result<Option<String>, CompileError> {
         let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME)?;
+        self.tools.push((Tool::GccPreprocess, pre.cpu));
         add_gcc_messages(&mut self.r, &pre, Check::Compiler, "gcc");
         if !pre.ok {
             let why = "the preprocessor failed (see check 5)";
@@ -354,10 +494,12 @@ impl<'a> Pass<'a> {
     /// report's; the object itself is not used).
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
         let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
+        self.tools.push((Tool::Gcc, cc.cpu));
         let cut_note = "more bytes of compiler messages cut";
         if !cc.ok && cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
             // The errors drowned in warnings: ask again for the errors alone.
             let quiet = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
+            self.tools.push((Tool::Gcc, quiet.cpu));
             let cut = cc.messages.lines().rev().find(|l| l.contains(cut_note));
             cc.messages = format!(
                 "{}\n{}\n[gcc printed too many warnings; here are its errors alone:]\n{}",
@@ -419,6 +561,7 @@ impl<'a> Pass<'a> {
         preprocessed: &str,
     ) -> Result<Option<Vec<u8>>, CompileError> {
         let again = tools.preprocess_again(gcc, PREPROCESSED_NAME, "strategy.clang.i")?;
+        self.tools.push((Tool::ClangPreprocess, again.cpu));
         if !again.ok {
             self.clang_failed(&again);
             return Ok(None);
@@ -444,6 +587,7 @@ impl<'a> Pass<'a> {
             PREPROCESSED_NAME,
             "strategy.wasm.o",
         )?;
+        self.tools.push((Tool::Clang, cc.cpu));
         if !cc.ok {
             let size_limit = cc.limit_hit.as_ref().is_some_and(|l| l.is_size());
             if size_limit && !self.r.errors().any(|d| d.check == Check::Compiler) {
@@ -596,6 +740,7 @@ impl<'a> Pass<'a> {
         let objects = ["strategy.wasm.o", "knobellib.wasm.o"];
         let limit = self.cfg.memory_limit;
         let ld = tools.link(gcc, &objects, "strategy.wasm", limit)?;
+        self.tools.push((Tool::WasmLd, ld.cpu));
         let problems = wasm::link_problems(&ld.messages);
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
         let (needed, calls) = link_findings(&problems, &uses);

@@ -23,7 +23,8 @@ pub const RUNTIME_C: &str = include_str!("../runtime/knobellib.c");
 /// The header documenting the five routines (participant kit).
 pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
 
-const GCC: &str = "/usr/bin/gcc";
+/// The gcc the jail runs.
+pub const GCC: &str = "/usr/bin/gcc";
 
 /// What a gcc run reads: C to preprocess, or the preprocessed text that
 /// the checks read, which is compiled as it is (no macro expanded again,
@@ -97,6 +98,8 @@ pub struct GccRun {
     pub messages: String,
     /// Set when gcc was stopped by a limit: which, and a sentence saying it.
     pub limit_hit: Option<LimitHit>,
+    /// The CPU time the run cost (the tool and the processes it started).
+    pub cpu: std::time::Duration,
 }
 
 /// A limit a compiler run met, and the sentence a participant reads.
@@ -251,6 +254,7 @@ impl<'j> Gcc<'j> {
                 }
             }
         };
+        let cpu = out.cpu;
         let mut messages = text;
         if out.output_dropped > 0 {
             messages.push_str(&format!(
@@ -262,6 +266,7 @@ impl<'j> Gcc<'j> {
             ok: out.success() && limit_hit.is_none(),
             messages,
             limit_hit,
+            cpu,
         }
     }
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{
-    compiler_helpers, Builder, CompileConfig, Outcome, Profile, Verdict,
+    cache_key, compile_measured, compiler_helpers, Builder, CompileConfig, ModuleCache, Origin,
+    Outcome, Profile, Tool, Verdict,
 };
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, Input};
@@ -1094,4 +1095,85 @@ fn a_stack_frame_larger_than_the_stack_is_refused_with_its_figure() {
                 for (;;) { int t = make_throw(100 + seen[n % 10000] % 10); seen[n++ % 10000] = t; } }\n";
     let outcome = compile_source(fits.as_bytes(), Profile::Local);
     assert!(outcome.accepted(), "{:?}", outcome.report().diagnostics);
+}
+
+/// Modules cached by source: the same source with the same settings is
+/// the stored outcome (the same module, the same report), without a tool
+/// run; another setting compiles again; a rejection is compiled again.
+#[test]
+fn the_same_source_compiled_again_is_the_caches_outcome_and_another_setting_misses() {
+    let cache = ModuleCache::new(64 << 20);
+    let src = fs::read(example_path()).unwrap();
+    let cfg = CompileConfig::local();
+    let first = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(first.origin, Origin::Compiled);
+    let ran: Vec<Tool> = first.tools.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        ran,
+        [
+            Tool::GccPreprocess,
+            Tool::Gcc,
+            Tool::ClangPreprocess,
+            Tool::Clang,
+            Tool::WasmLd
+        ]
+    );
+    let again = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(again.origin, Origin::Cached);
+    assert!(again.tools.is_empty());
+    let (
+        Outcome::Accepted {
+            binary: a,
+            report: ra,
+        },
+        Outcome::Accepted {
+            binary: b,
+            report: rb,
+        },
+    ) = (&first.outcome, &again.outcome)
+    else {
+        panic!("the example is accepted");
+    };
+    assert_eq!(a, b);
+    assert_eq!(
+        serde_json::to_string(ra).unwrap(),
+        serde_json::to_string(rb).unwrap()
+    );
+    let other = CompileConfig {
+        memory_limit: cfg.memory_limit * 2,
+        ..cfg.clone()
+    };
+    assert_eq!(
+        compile_measured(&src, &other, &cache).unwrap().origin,
+        Origin::Compiled
+    );
+    let rejected = b"main() { printf(\"x\"); }\n";
+    for _ in 0..2 {
+        let m = compile_measured(rejected, &cfg, &cache).unwrap();
+        assert!(!m.outcome.accepted());
+        assert_eq!(m.origin, Origin::Compiled);
+    }
+}
+
+/// The cache keeps no authentification string: a submission's report is
+/// stored without it, and a hit reads it again from the source.
+#[test]
+fn the_cache_keeps_no_authentification_string_and_a_hit_reads_it_again() {
+    let cache = ModuleCache::new(64 << 20);
+    let src = fs::read(source_path("valid")).unwrap();
+    let cfg = CompileConfig::default();
+    let first = compile_measured(&src, &cfg, &cache).unwrap();
+    assert!(first.outcome.accepted());
+    let stored = cache.get(&cache_key(&src, &cfg).unwrap()).unwrap();
+    let kept = format!("{:?}", stored.report());
+    assert!(!kept.contains("authstring"), "{kept}");
+    assert_eq!(stored.report().header.as_ref().unwrap().auth, "");
+    let again = compile_measured(&src, &cfg, &cache).unwrap();
+    assert_eq!(again.origin, Origin::Cached);
+    assert_eq!(
+        serde_json::to_string(again.outcome.report()).unwrap(),
+        serde_json::to_string(first.outcome.report()).unwrap()
+    );
+    let header = again.outcome.report().header.clone().unwrap();
+    assert_eq!(header.auth, "authstring");
 }

@@ -201,3 +201,81 @@ fn checks_not_reached_are_skipped_and_verdicts_come_in_check_order() {
         ]
     );
 }
+
+fn accepted(binary_bytes: usize) -> Outcome {
+    Outcome::Accepted {
+        binary: vec![0; binary_bytes],
+        report: Report::empty(),
+    }
+}
+
+/// The cache's bound: past it the oldest outcome goes first, and an
+/// outcome larger than the whole cache is not kept.
+#[test]
+fn the_module_cache_drops_the_oldest_outcome_past_its_bound() {
+    let report_bytes = serde_json::to_vec(&Report::empty()).unwrap().len();
+    let each = 1000 + report_bytes;
+    let cache = ModuleCache::new(2 * each + each / 2);
+    cache.insert([1; 32], &accepted(1000));
+    cache.insert([2; 32], &accepted(1000));
+    assert_eq!(cache.len_and_bytes(), (2, 2 * each));
+    cache.insert([3; 32], &accepted(1000));
+    assert_eq!(cache.len_and_bytes(), (2, 2 * each));
+    assert!(cache.get(&[1; 32]).is_none(), "the oldest is dropped");
+    assert!(cache.get(&[2; 32]).is_some() && cache.get(&[3; 32]).is_some());
+    cache.insert([4; 32], &accepted(3 * each));
+    assert!(
+        cache.get(&[4; 32]).is_none(),
+        "larger than the cache: not kept"
+    );
+    assert_eq!(cache.len_and_bytes(), (2, 2 * each));
+}
+
+/// A rejection is never stored (it may have been the load's: a
+/// wall-clock limit).
+#[test]
+fn the_module_cache_keeps_only_acceptances() {
+    let cache = ModuleCache::new(1 << 20);
+    cache.insert(
+        [7; 32],
+        &Outcome::Rejected {
+            report: Report::empty(),
+        },
+    );
+    assert_eq!(cache.len_and_bytes(), (0, 0));
+}
+
+/// The key covers the source's bytes and every setting: one byte or one
+/// setting changed is another key.
+#[test]
+fn the_cache_key_changes_with_the_source_and_each_setting() {
+    let cfg = CompileConfig::default();
+    let key = |src: &[u8], cfg: &CompileConfig| cache_key(src, cfg).expect("the toolchain");
+    let base = key(b"main() { }\n", &cfg);
+    assert_eq!(base, key(b"main() { }\n", &cfg));
+    assert_ne!(base, key(b"main() { } \n", &cfg));
+    let others = [
+        CompileConfig {
+            memory_limit: cfg.memory_limit / 2,
+            ..cfg.clone()
+        },
+        CompileConfig {
+            profile: Profile::Organizer,
+            ..cfg.clone()
+        },
+        CompileConfig {
+            max_lexical_elements: cfg.max_lexical_elements + 1,
+            ..cfg.clone()
+        },
+        CompileConfig {
+            jail: crate::sandbox::jail::JailLimits {
+                cpu_secs: cfg.jail.cpu_secs + 1,
+                ..cfg.jail
+            },
+            ..cfg.clone()
+        },
+    ];
+    for other in &others {
+        assert_ne!(base, key(b"main() { }\n", other), "{other:?}");
+    }
+}
