@@ -9,3 +9,8 @@
 -- places they held.
 ALTER TABLE registrations ADD COLUMN proven_at TEXT;
 UPDATE registrations SET proven_at = registered_at;
+-- The mailbox a confirmation request went to (mail::sender::sender_key:
+-- lower case, without a +tag), so that one request a day per address
+-- counts a mailbox, not each spelling of it. Older rows have none and are
+-- compared by their address.
+ALTER TABLE pending_registrations ADD COLUMN mailbox TEXT;

@@ -194,7 +194,8 @@ pub fn set_address(
         .ok_or_else(|| StoreError::Corrupt(format!("team {} has no registration", t.name)))?;
     let record = with_entry(&reg.record, "mail-address", &address);
     let tx = store.conn_mut().transaction()?;
-    store_set_address(&tx, t.team, &address, &record)?;
+    let mailbox = crate::mail::sender::sender_key(&address);
+    store_set_address(&tx, t.team, &address, &mailbox, &record)?;
     log_action(
         &tx,
         now,

@@ -411,11 +411,18 @@ pub fn withdraw_team(
     Ok(())
 }
 
-/// Sets a team's mail address and its registration record.
-pub fn set_address(conn: &Connection, team: TeamId, address: &str, record: &str) -> Result<()> {
+/// Sets a team's address, its mailbox (the address in lower case without
+/// its `+tag`, `mail::sender::sender_key`) and its registration record.
+pub fn set_address(
+    conn: &Connection,
+    team: TeamId,
+    address: &str,
+    mailbox: &str,
+    record: &str,
+) -> Result<()> {
     conn.execute(
-        "UPDATE registrations SET mail_address = ?2, record = ?3 WHERE team_id = ?1",
-        params![team.0, address, record],
+        "UPDATE registrations SET mail_address = ?2, record = ?3, mailbox = ?4 WHERE team_id = ?1",
+        params![team.0, address, record, mailbox],
     )?;
     Ok(())
 }

@@ -1438,6 +1438,37 @@ fn confirmation_requests_are_capped_in_all_and_pending_forms_are_bounded() {
     assert!(bytes < 3 * 1000, "only the forms are kept: {bytes} bytes");
 }
 
+/// One confirmation request a day per mailbox, whatever the spelling of
+/// its address (case, `+tag`): a stranger cannot send ten to one person.
+#[test]
+fn one_confirmation_request_a_day_per_mailbox_whatever_its_spelling() {
+    let c = Contest::new("");
+    let mails: Vec<PathBuf> = [
+        "Victim@d.example",
+        "victim+1@d.example",
+        "VICTIM+2@D.example",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, address)| {
+        c.mail(
+            "attacker@evil.example",
+            "registration for KNOBELN",
+            &registration(address, &format!("t{i}"), "Org, City, Land"),
+            "",
+        )
+    })
+    .collect();
+    let refs: Vec<&Path> = mails.iter().map(PathBuf::as_path).collect();
+    c.ingest(&refs);
+    let requests = c
+        .replies()
+        .iter()
+        .filter(|r| r.subject.contains("please confirm"))
+        .count();
+    assert_eq!(requests, 1);
+}
+
 /// Issue 35, replies no larger than needed: a 150 kB registration form is
 /// refused in a few lines (its record is never stored, acknowledged or put
 /// into a LAP mail), and a form of 190 bad lines draws a rejection that

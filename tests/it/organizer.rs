@@ -546,6 +546,16 @@ fn admin_set_address_and_reset_auth_mail_the_team_and_are_logged() {
         )
         .unwrap();
     assert_eq!(hash, knobeln::auth::hash(&salt, &fresh));
+    // The mailbox moved with the address: the old one may register again,
+    // the new one holds the team (teams_per_mailbox counts mailboxes).
+    let mailbox: String = conn
+        .query_row(
+            "SELECT mailbox FROM registrations r JOIN teams t ON t.id = r.team_id WHERE t.name = ?1",
+            [JOE_TEAM],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(mailbox, "joe@new.example");
     let log = audit_log(&c);
     let actions: Vec<&str> = log.iter().map(|l| l.1.as_str()).collect();
     assert_eq!(actions, ["set-address", "reset-auth"]);

@@ -267,7 +267,8 @@ fn ask_for_confirmation(
     let day_ago = ctx.now - chrono::Duration::days(1);
     db::forget_pending_registrations(conn, ctx.now - chrono::Duration::days(CONFIRM_DAYS))?;
     let limit = ctx.config.limits.confirmations_per_domain_per_day;
-    let why = if db::pending_to_address_since(conn, &address, day_ago)? > 0 {
+    let mailbox = crate::mail::sender::sender_key(&address);
+    let why = if db::pending_to_address_since(conn, &address, &mailbox, day_ago)? > 0 {
         Some(match because {
             ConfirmBecause::AnotherAddress => "a confirmation request went to that address \
                  in the last 24 hours already, and it must be answered first."
@@ -324,6 +325,7 @@ fn ask_for_confirmation(
         conn,
         &db::NewPending {
             mail_address: &address,
+            mailbox: &mailbox,
             domain: &domain,
             requested_by: &ctx.reply_to,
             // The form only (at most `MAX_FORM_BYTES`, it parsed), never

@@ -243,6 +243,8 @@ pub struct Pending {
 /// What [`insert_pending_registration`] stores.
 pub struct NewPending<'a> {
     pub mail_address: &'a str,
+    /// The address in lower case without its `+tag` (`sender_key`).
+    pub mailbox: &'a str,
     pub domain: &'a str,
     pub requested_by: &'a str,
     pub body: &'a str,
@@ -256,15 +258,16 @@ pub fn insert_pending_registration(
 ) -> Result<()> {
     conn.execute(
         "INSERT INTO pending_registrations
-           (mail_address, domain, requested_by, body, code_hash, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+           (mail_address, domain, requested_by, body, code_hash, created_at, mailbox)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             p.mail_address,
             p.domain,
             p.requested_by,
             p.body,
             p.code_hash,
-            timestamp(now)
+            timestamp(now),
+            p.mailbox
         ],
     )?;
     Ok(())
@@ -307,15 +310,19 @@ pub fn forget_pending_registrations(conn: &Connection, before: DateTime<Utc>) ->
     Ok(())
 }
 
-/// Confirmation requests to `address` made at `since` or later.
+/// Confirmation requests to `address`'s mailbox (`mailbox`, its
+/// `sender_key`) made at `since` or later.
 pub fn pending_to_address_since(
     conn: &Connection,
     address: &str,
+    mailbox: &str,
     since: DateTime<Utc>,
 ) -> Result<u64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM pending_registrations WHERE mail_address = ?1 AND created_at >= ?2",
-        params![address, timestamp(since)],
+        "SELECT COUNT(*) FROM pending_registrations \
+         WHERE (mailbox = ?1 OR (mailbox IS NULL AND mail_address = ?2 COLLATE NOCASE)) \
+           AND created_at >= ?3",
+        params![mailbox, address, timestamp(since)],
         |r| r.get::<_, i64>(0),
     )? as u64)
 }
