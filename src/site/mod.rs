@@ -29,6 +29,7 @@ pub mod bots;
 mod model;
 pub mod observer;
 pub mod pages;
+mod parts;
 pub mod plots;
 pub mod replay;
 mod views;
@@ -46,6 +47,8 @@ use crate::store::{Store, StoreError, StoredGame};
 use model::{evolution_rows, has_page, Facts};
 pub use model::{game_page, round_page, team_page, SiteError, SiteOptions};
 use pages::*;
+pub use parts::RoundPageParts;
+use parts::{Counting, Part, ViewPrint};
 pub use plots::evolution_svg;
 use views::{evolution_view, payoff_table, team_view};
 
@@ -272,10 +275,12 @@ fn read_facts(
         .collect();
     let mut games = BTreeMap::new();
     let mut finished_groups = BTreeSet::new();
+    // One query, not one per group.
+    let finished_in_store = store.finished_groups(tournament)?;
     for round in &res.rounds {
         for group in &round.groups {
             let key = (round.number, group.number);
-            if store.group_finished(tournament, round.number, group.number)? {
+            if finished_in_store.contains(&key) {
                 finished_groups.insert(key);
             }
             if opts.no_game_pages
@@ -314,11 +319,21 @@ pub fn generate(
     opts: &SiteOptions,
 ) -> Result<SiteSummary, SiteError> {
     let res = results(store, tournament, vec![])?;
-    generate_from(store, tournament, &res, out_dir, opts, Scope::All)
+    generate_from(
+        store,
+        tournament,
+        &res,
+        out_dir,
+        opts,
+        Scope::All,
+        &mut RoundPageParts::default(),
+    )
 }
 
 /// Writes the pages of `scope` from results already at hand (those of an
 /// observer's [`ResultsCache`](crate::engine::results::ResultsCache), up to date for the scope).
+/// `parts` are the round pages this process wrote before into `out_dir`
+/// (a group's part whose view did not change is copied, not rendered).
 pub fn generate_from(
     store: &Store,
     tournament: i64,
@@ -326,6 +341,7 @@ pub fn generate_from(
     out_dir: &Path,
     opts: &SiteOptions,
     scope: Scope,
+    parts: &mut RoundPageParts,
 ) -> Result<SiteSummary, SiteError> {
     let facts = read_facts(store, tournament, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
@@ -482,14 +498,41 @@ pub fn generate_from(
                     .collect()
             },
         };
-        w.put_streamed(&round_page(r.number), |out| {
-            render_to("round", &view, &mut *out)?;
+        // A group's part whose view is the one it was last written from
+        // is copied from the page written before, not rendered again.
+        let name = round_page(r.number);
+        let path = out_dir.join(&name);
+        let mut old = parts.open(r.number, &path);
+        let mut new_parts = HashMap::new();
+        w.put_streamed(&name, |out| {
+            let mut out = Counting {
+                inner: out,
+                written: 0,
+            };
+            render_to("round", &view, &mut out)?;
             for g in &r.groups {
-                render_to("round_group", &group_view(g), &mut *out)?;
+                let group = group_view(g);
+                let print = ViewPrint::of(&group);
+                let offset = out.written;
+                match old.as_mut().and_then(|o| o.part(g.number, print)) {
+                    Some(bytes) => {
+                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?
+                    }
+                    None => render_to("round_group", &group, &mut out)?,
+                }
+                new_parts.insert(
+                    g.number,
+                    Part {
+                        view: print,
+                        offset,
+                        len: out.written - offset,
+                    },
+                );
             }
-            render_to("round_foot", &view, &mut *out)?;
+            render_to("round_foot", &view, &mut out)?;
             Ok(())
         })?;
+        parts.record(r.number, &path, new_parts);
     }
 
     // final-crosstable.html
