@@ -11,7 +11,7 @@ use crate::engine::results::ResultsCache;
 use crate::engine::run::{Event, Observer};
 use crate::store::Store;
 
-use super::{generate_from, RoundPage, RoundPageParts, Scope, SiteError, SiteOptions, SiteSummary};
+use super::{generate_from, Kept, RoundPage, Scope, SiteError, SiteOptions, SiteSummary};
 
 /// Keeps the site up to date while a tournament runs: after every finished
 /// group it writes that group's game pages and its members' pages (the
@@ -39,9 +39,9 @@ pub struct SiteObserver {
     /// Groups `(round, group)` whose scope was written (without error)
     /// after they finished: their members' pages are up to date.
     written: BTreeSet<(u32, u32)>,
-    /// The round pages written so far: their groups' parts are copied
-    /// when unchanged.
-    parts: RoundPageParts,
+    /// What the writes so far keep for the next (the round pages' parts,
+    /// the entries).
+    kept: Kept,
 }
 
 impl SiteObserver {
@@ -54,7 +54,7 @@ impl SiteObserver {
             cache: None,
             finished: BTreeMap::new(),
             written: BTreeSet::new(),
-            parts: RoundPageParts::default(),
+            kept: Kept::default(),
         }
     }
 
@@ -84,7 +84,7 @@ impl SiteObserver {
             &self.dir,
             &self.options,
             scope,
-            &mut self.parts,
+            &mut self.kept,
         )?;
         if !self.options.no_game_pages {
             // Only groups whose pages this write brought up to date.
