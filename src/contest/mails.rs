@@ -29,7 +29,7 @@ use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
 use crate::outbox::{enqueue, Cause};
 use crate::protocol::{encode, GameProtocol};
-use crate::store::mail::{all_registrations, RegistrationRow};
+use crate::store::mail::{all_registrations, registration_by_team, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
 use crate::tables::knobeln as tables;
@@ -156,20 +156,28 @@ impl Mailer<'_> {
         )
     }
 
-    fn by_team(&self, store: &Store) -> Result<HashMap<String, Participant>, String> {
-        let rows = all_registrations(store.conn()).map_err(|e| e.to_string())?;
+    /// The registrations of `teams` (those registered), by team name:
+    /// one lookup per team, never the whole table (an event of one group
+    /// costs the group, not the field).
+    fn by_team(
+        &self,
+        store: &Store,
+        teams: &[String],
+    ) -> Result<HashMap<String, Participant>, String> {
+        let mut rows = Vec::with_capacity(teams.len());
+        for t in teams {
+            if let Some(r) = registration_by_team(store.conn(), t).map_err(|e| e.to_string())? {
+                rows.push(r);
+            }
+        }
         Ok(participants(rows)
             .into_iter()
             .map(|p| (p.team.clone(), p))
             .collect())
     }
 
-    /// Builds and queues one event mail (once per key).
-    fn queue(&self, store: &Store, key: &str, m: Outgoing) -> MailResult {
-        self.queue_in(store.conn(), key, m)
-    }
-
-    /// [`Self::queue`] inside the caller's transaction.
+    /// Builds and queues one event mail (once per key), inside the
+    /// caller's transaction (an event's mails are committed together).
     fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
         let cause = Cause {
             event_key: Some(key),
@@ -210,9 +218,14 @@ impl Mailer<'_> {
             json!({ "contest_name": self.config.contest.name, "n": all.len(),
                     "records": records, "left_out": left_out }),
         )?;
+        // Committed together.
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
-            self.queue(
-                store,
+            self.queue_in(
+                &tx,
                 &format!("LAP:{}", p.team),
                 self.mail(
                     "lap",
@@ -222,22 +235,27 @@ impl Mailer<'_> {
                 ),
             )?;
         }
-        Ok(())
+        tx.commit().map_err(|e| e.to_string())
     }
 
     fn lgp(&self, store: &Store, round: u32, group: u32, members: &[String]) -> MailResult {
-        let who = self.by_team(store)?;
+        let who = self.by_team(store, members)?;
         let body = self.render(
             "lgp",
             json!({ "contest_name": self.config.contest.name, "round": round, "group": group,
                     "n": members.len(), "members": members }),
         )?;
+        // Committed together.
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for m in members {
             let Some(p) = who.get(m).filter(|p| p.wants(Preference::LGP)) else {
                 continue;
             };
-            self.queue(
-                store,
+            self.queue_in(
+                &tx,
                 &format!("LGP:r{round}:g{group}:{m}"),
                 self.mail(
                     "lgp",
@@ -247,7 +265,7 @@ impl Mailer<'_> {
                 ),
             )?;
         }
-        Ok(())
+        tx.commit().map_err(|e| e.to_string())
     }
 
     fn params(&self, store: &Store) -> Result<crate::game::Params, String> {
@@ -261,12 +279,6 @@ impl Mailer<'_> {
     /// The compact protocol of every played game of a group, read once.
     fn protocols(&self, store: &Store, round: u32, group: u32) -> Result<Vec<Protocol>, String> {
         let params = self.params(store)?;
-        let names: HashMap<u32, String> = store
-            .entries(self.tournament)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|e| (e.team.0, e.name))
-            .collect();
         // Games stored for replay are played again (and checked) here.
         let mut replayer = self.replayer.borrow_mut();
         if replayer.is_none() {
@@ -280,6 +292,13 @@ impl Mailer<'_> {
             .expect("made above")
             .group_games(store, round, group)
             .map_err(|e| e.to_string())?;
+        // The players' names, each looked up once (not the field's).
+        let mut names: HashMap<u32, String> = HashMap::new();
+        for p in games.iter().flat_map(|g| g.players) {
+            if let std::collections::hash_map::Entry::Vacant(e) = names.entry(p.0) {
+                e.insert(store.team_name(p).map_err(|e| e.to_string())?);
+            }
+        }
         Ok(games
             .iter()
             .map(|g| {
@@ -315,7 +334,7 @@ impl Mailer<'_> {
         let Some(gr) = rr.groups.iter().find(|g| g.number == group) else {
             return Ok(());
         };
-        let who = self.by_team(store)?;
+        let who = self.by_team(store, &gr.members)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
         // A game cancelled by a disqualification has no protocol, even if
         // a parallel run played it before its turn (results never depend
@@ -341,6 +360,14 @@ impl Mailer<'_> {
         let grr_table = tables::group_ranking(gr, rr);
         let grr_table = trim(&grr_table);
         let advancing = tables::advancing_sentence(gr, rr);
+        // The group's games and its ranking are the same mail for every
+        // member: rendered once, when a member first wants it.
+        let mut same_for_all: HashMap<&'static str, String> = HashMap::new();
+        // The group's mails are committed together.
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
@@ -362,45 +389,50 @@ impl Mailer<'_> {
                     } else {
                         format!("KNOBELN DGP: game protocols, round {round}, group {group}")
                     };
-                    self.queue(
-                        store,
+                    self.queue_in(
+                        &tx,
                         &format!("DGP:r{round}:g{group}:{m}:p{}", i + 1),
                         self.mail("dgp", &p.address, subject, body),
                     )?;
                 }
             }
-            let (grp_table, grp_note) = tables::team_games(gr, rr, m);
             let results_mails = [
-                (
-                    Preference::GRP,
-                    "grp",
-                    "your game results",
-                    json!({ "team": m, "round": round, "group": group, "table": trim(&grp_table),
-                            "note": grp_note }),
-                ),
-                (
-                    Preference::GRG,
-                    "grg",
-                    "all games",
-                    json!({ "round": round, "group": group, "table": grg_table,
-                            "note": grg_note }),
-                ),
-                (
-                    Preference::GRR,
-                    "grr",
-                    "ranking",
-                    json!({ "round": round, "group": group, "n": gr.members.len(),
-                            "table": grr_table, "advancing": advancing }),
-                ),
+                (Preference::GRP, "grp", "your game results"),
+                (Preference::GRG, "grg", "all games"),
+                (Preference::GRR, "grr", "ranking"),
             ];
-            for (pref, kind, what, data) in results_mails {
+            for (pref, kind, what) in results_mails {
                 if !p.wants(pref) {
                     continue;
                 }
-                let body = self.render(kind, data)?;
+                let body = match pref {
+                    Preference::GRP => {
+                        let (grp_table, grp_note) = tables::team_games(gr, rr, m);
+                        self.render(
+                            kind,
+                            json!({ "team": m, "round": round, "group": group,
+                                    "table": trim(&grp_table), "note": grp_note }),
+                        )?
+                    }
+                    _ => match same_for_all.get(kind) {
+                        Some(body) => body.clone(),
+                        None => {
+                            let data = if pref == Preference::GRG {
+                                json!({ "round": round, "group": group, "table": grg_table,
+                                        "note": grg_note })
+                            } else {
+                                json!({ "round": round, "group": group, "n": gr.members.len(),
+                                        "table": grr_table, "advancing": advancing })
+                            };
+                            let body = self.render(kind, data)?;
+                            same_for_all.insert(kind, body.clone());
+                            body
+                        }
+                    },
+                };
                 let code = pref.as_str();
-                self.queue(
-                    store,
+                self.queue_in(
+                    &tx,
                     &format!("{code}:r{round}:g{group}:{m}"),
                     self.mail(
                         kind,
@@ -432,8 +464,8 @@ impl Mailer<'_> {
                 json!({ "team": d.team, "contest_name": self.config.contest.name, "round": round,
                         "first": first, "second": second, "protocol": protocol }),
             )?;
-            self.queue(
-                store,
+            self.queue_in(
+                &tx,
                 &format!("DQ:{}", d.team),
                 self.mail(
                     "disqualified",
@@ -443,7 +475,7 @@ impl Mailer<'_> {
                 ),
             )?;
         }
-        Ok(())
+        tx.commit().map_err(|e| e.to_string())
     }
 
     /// A round is finished: with `rsm_pause_minutes`, the contest pauses
@@ -591,6 +623,11 @@ impl Mailer<'_> {
                     "evolution": trim(&evolution) }),
         )?;
         let all = self.taking_part(store)?;
+        // Committed together.
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(|e| e.to_string())?;
         for p in &all {
             let mut m = self.mail(
                 "final",
@@ -605,9 +642,9 @@ impl Mailer<'_> {
                     bytes: svg.clone().into_bytes(),
                 });
             }
-            self.queue(store, &format!("FINAL:{}", p.team), m)?;
+            self.queue_in(&tx, &format!("FINAL:{}", p.team), m)?;
         }
-        Ok(())
+        tx.commit().map_err(|e| e.to_string())
     }
 }
 
@@ -619,16 +656,12 @@ impl Observer for Mailer<'_> {
                 group,
                 members,
             } => {
-                let names: HashMap<u32, String> = store
-                    .entries(self.tournament)
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .map(|e| (e.team.0, e.name))
-                    .collect();
-                let members: Vec<String> = members
+                // The members' names, one lookup each (not the field's).
+                let members = members
                     .iter()
-                    .filter_map(|t| names.get(&t.0).cloned())
-                    .collect();
+                    .map(|&t| store.team_name(t))
+                    .collect::<Result<Vec<String>, _>>()
+                    .map_err(|e| e.to_string())?;
                 self.lgp(store, *round, *group, &members)
             }
             Event::GroupFinished { round, group } => self.group_finished(store, *round, *group),

@@ -378,6 +378,12 @@ fn play_round(
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let mut in_flight = 0usize;
+    // The round's games applied and scheduled, kept up to date game by game
+    // (not summed over every group at every game).
+    let mut progress = schedules.iter().fold((0, 0), |(d, t), s| {
+        let (sd, st) = s.progress();
+        (d + sd, t + st)
+    });
     loop {
         // The runner's capacity follows the time its games take.
         let capacity = pool.capacity();
@@ -472,7 +478,15 @@ fn play_round(
         }
         for d in batch {
             in_flight -= 1;
-            record_done(d, round, &mut schedules, &mut infra_tries, store, observer)?;
+            record_done(
+                d,
+                round,
+                &mut schedules,
+                &mut progress,
+                &mut infra_tries,
+                store,
+                observer,
+            )?;
         }
     }
     Ok(schedules)
@@ -483,29 +497,60 @@ const DONE_BATCH: usize = 64;
 
 /// Applies one finished game (stored already, if it was played) to its
 /// group's schedule and tells the observer, or counts an infrastructure
-/// fault and queues the game again.
+/// fault and queues the game again. `progress` (the round's games applied
+/// and scheduled) follows the group's change.
 fn record_done(
     d: Done,
     round: u32,
     schedules: &mut [GroupSchedule],
+    progress: &mut (usize, usize),
     infra_tries: &mut BTreeMap<(u32, u32), u32>,
     store: &Store,
     observer: &mut dyn Observer,
 ) -> Result<(), EngineError> {
     let g = (d.game.key.group - 1) as usize;
+    let before = schedules[g].progress();
+    let result = record_in_schedule(d, round, &mut schedules[g], infra_tries);
+    let after = schedules[g].progress();
+    *progress = (
+        progress.0 + after.0 - before.0,
+        progress.1 + after.1 - before.1,
+    );
+    if result? == Recorded::Game {
+        observer
+            .event(
+                store,
+                &Event::GameFinished {
+                    round,
+                    done: progress.0,
+                    total: progress.1,
+                },
+            )
+            .map_err(EngineError::Observer)?;
+    }
+    Ok(())
+}
+
+/// What [`record_in_schedule`] did with a finished game.
+#[derive(Debug, PartialEq, Eq)]
+enum Recorded {
+    /// Its outcome is applied to the schedule.
+    Game,
+    /// It failed for the infrastructure and is queued again.
+    Requeued,
+}
+
+/// [`record_done`]'s change to the group's schedule.
+fn record_in_schedule(
+    d: Done,
+    round: u32,
+    sched: &mut GroupSchedule,
+    infra_tries: &mut BTreeMap<(u32, u32), u32>,
+) -> Result<Recorded, EngineError> {
     match d.result {
         Ok(record) => {
-            schedules[g].record(d.game.key, outcome_of(&record))?;
-            observer
-                .event(
-                    store,
-                    &Event::GameFinished {
-                        round,
-                        done: schedules.iter().map(|x| x.progress().0).sum(),
-                        total: schedules.iter().map(|x| x.progress().1).sum(),
-                    },
-                )
-                .map_err(EngineError::Observer)?;
+            sched.record(d.game.key, outcome_of(&record))?;
+            Ok(Recorded::Game)
         }
         Err(error) => {
             let tries = infra_tries
@@ -522,10 +567,10 @@ fn record_done(
                     error,
                 });
             }
-            schedules[g].requeue(d.game.key)?;
+            sched.requeue(d.game.key)?;
+            Ok(Recorded::Requeued)
         }
     }
-    Ok(())
 }
 
 /// Checks a stored game against the schedule's idea of that slot (players,

@@ -116,19 +116,33 @@ pub fn reply_references(references: &[String], in_reply_to: Option<&str>) -> Vec
 /// one line end), in one pass.
 pub fn crlf_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16 + 2);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
+    let bytes = text.as_bytes();
+    // The text between line ends is copied whole (CR and LF are ASCII, so
+    // every cut is at a character boundary).
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\r' => {
+                out.push_str(&text[start..i]);
                 out.push_str("\r\n");
+                i += if bytes.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                start = i;
             }
-            '\n' => out.push_str("\r\n"),
-            c => out.push(c),
+            b'\n' => {
+                out.push_str(&text[start..i]);
+                out.push_str("\r\n");
+                i += 1;
+                start = i;
+            }
+            _ => i += 1,
         }
     }
+    out.push_str(&text[start..]);
     out
 }
 
@@ -237,6 +251,9 @@ mod tests {
         assert_eq!(crlf_lines("a\nb\r\nc\rd"), "a\r\nb\r\nc\r\nd");
         assert_eq!(crlf_lines("\n\n"), "\r\n\r\n");
         assert_eq!(crlf_lines("Ümlaut\r\n"), "Ümlaut\r\n");
+        assert_eq!(crlf_lines(""), "");
+        assert_eq!(crlf_lines("no end"), "no end");
+        assert_eq!(crlf_lines("\r\r\nä\r"), "\r\n\r\nä\r\n");
         let lines: Vec<String> = (0..50_000).map(|i| format!("line {i}")).collect();
         let c = ContestConfig::default();
         let m = Outgoing {

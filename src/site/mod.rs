@@ -29,6 +29,7 @@ pub mod bots;
 mod model;
 pub mod observer;
 pub mod pages;
+mod parts;
 pub mod plots;
 pub mod replay;
 mod views;
@@ -46,6 +47,7 @@ use crate::store::{Store, StoreError, StoredGame};
 use model::{evolution_rows, has_page, Facts};
 pub use model::{game_page, round_page, team_page, SiteError, SiteOptions};
 use pages::*;
+use parts::{Counting, Part, RoundPageParts, ViewPrint};
 pub use plots::evolution_svg;
 use views::{evolution_view, payoff_table, team_view};
 
@@ -133,6 +135,40 @@ impl Scope {
             Scope::Round(r) => Some(members(r, None)),
             Scope::RoundOverview(_) => Some(HashSet::new()),
         }
+    }
+}
+
+/// What the writes of one tournament's site into one folder keep from one
+/// write to the next: the round pages' parts, and the tournament's entries
+/// (fixed when the tournament is made: read once, not at every event).
+#[derive(Debug, Default)]
+pub struct Kept {
+    round_pages: RoundPageParts,
+    /// The tournament read, and its teams.
+    teams: Option<(i64, TeamsByName)>,
+}
+
+/// A tournament's teams: name → (team id, version id).
+type TeamsByName = BTreeMap<String, (u32, i64)>;
+
+impl Kept {
+    /// The tournament's teams (read if not kept yet) and the round pages'
+    /// parts, borrowed together.
+    fn teams_and_parts(
+        &mut self,
+        store: &Store,
+        tournament: i64,
+    ) -> Result<(&TeamsByName, &mut RoundPageParts), SiteError> {
+        if self.teams.as_ref().is_none_or(|(t, _)| *t != tournament) {
+            let teams = store
+                .entries(tournament)?
+                .into_iter()
+                .map(|e| (e.name, (e.team.0, e.version.0)))
+                .collect();
+            self.teams = Some((tournament, teams));
+        }
+        let teams = &self.teams.as_ref().expect("just read").1;
+        Ok((teams, &mut self.round_pages))
     }
 }
 
@@ -247,13 +283,14 @@ fn same_content(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn read_facts(
+fn read_facts<'t>(
     store: &Store,
     tournament: i64,
+    teams: &'t TeamsByName,
     res: &Results,
     opts: &SiteOptions,
     scope: Scope,
-) -> Result<Facts, SiteError> {
+) -> Result<Facts<'t>, SiteError> {
     let row = store.tournament(tournament)?;
     let config: TournamentConfig = serde_json::from_str(&row.config)
         .map_err(|e| SiteError::Config(tournament, e.to_string()))?;
@@ -265,17 +302,14 @@ fn read_facts(
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .map_err(StoreError::from)?;
-    let teams = store
-        .entries(tournament)?
-        .into_iter()
-        .map(|e| (e.name, (e.team.0, e.version.0)))
-        .collect();
     let mut games = BTreeMap::new();
     let mut finished_groups = BTreeSet::new();
+    // One query, not one per group.
+    let finished_in_store = store.finished_groups(tournament)?;
     for round in &res.rounds {
         for group in &round.groups {
             let key = (round.number, group.number);
-            if store.group_finished(tournament, round.number, group.number)? {
+            if finished_in_store.contains(&key) {
                 finished_groups.insert(key);
             }
             if opts.no_game_pages
@@ -314,11 +348,21 @@ pub fn generate(
     opts: &SiteOptions,
 ) -> Result<SiteSummary, SiteError> {
     let res = results(store, tournament, vec![])?;
-    generate_from(store, tournament, &res, out_dir, opts, Scope::All)
+    generate_from(
+        store,
+        tournament,
+        &res,
+        out_dir,
+        opts,
+        Scope::All,
+        &mut Kept::default(),
+    )
 }
 
 /// Writes the pages of `scope` from results already at hand (those of an
 /// observer's [`ResultsCache`](crate::engine::results::ResultsCache), up to date for the scope).
+/// `kept` is what the writes before into `out_dir` kept (a round page's
+/// group whose view did not change is copied, not rendered).
 pub fn generate_from(
     store: &Store,
     tournament: i64,
@@ -326,8 +370,10 @@ pub fn generate_from(
     out_dir: &Path,
     opts: &SiteOptions,
     scope: Scope,
+    kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
-    let facts = read_facts(store, tournament, res, opts, scope)?;
+    let (teams, parts) = kept.teams_and_parts(store, tournament)?;
+    let facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer {
         dir: out_dir,
@@ -482,14 +528,41 @@ pub fn generate_from(
                     .collect()
             },
         };
-        w.put_streamed(&round_page(r.number), |out| {
-            render_to("round", &view, &mut *out)?;
+        // A group's part whose view is the one it was last written from
+        // is copied from the page written before, not rendered again.
+        let name = round_page(r.number);
+        let path = out_dir.join(&name);
+        let mut old = parts.open(r.number, &path);
+        let mut new_parts = HashMap::new();
+        w.put_streamed(&name, |out| {
+            let mut out = Counting {
+                inner: out,
+                written: 0,
+            };
+            render_to("round", &view, &mut out)?;
             for g in &r.groups {
-                render_to("round_group", &group_view(g), &mut *out)?;
+                let group = group_view(g);
+                let print = ViewPrint::of(&group);
+                let offset = out.written;
+                match old.as_mut().and_then(|o| o.part(g.number, print)) {
+                    Some(bytes) => {
+                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?
+                    }
+                    None => render_to("round_group", &group, &mut out)?,
+                }
+                new_parts.insert(
+                    g.number,
+                    Part {
+                        view: print,
+                        offset,
+                        len: out.written - offset,
+                    },
+                );
             }
-            render_to("round_foot", &view, &mut *out)?;
+            render_to("round_foot", &view, &mut out)?;
             Ok(())
         })?;
+        parts.record(r.number, &path, new_parts);
     }
 
     // final-crosstable.html
@@ -529,7 +602,7 @@ pub fn generate_from(
 
     // team-ID.html
     let scope_teams = scope.teams(res);
-    for (name, (id, version)) in &facts.teams {
+    for (name, (id, version)) in facts.teams {
         if scope_teams
             .as_ref()
             .is_some_and(|t| !t.contains(name.as_str()))

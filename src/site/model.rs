@@ -86,7 +86,7 @@ pub(super) fn evolution_rows(
 }
 
 /// Everything read from the store besides the results.
-pub(super) struct Facts {
+pub(super) struct Facts<'t> {
     pub(super) title: String,
     pub(super) seed: u64,
     pub(super) finished: bool,
@@ -94,14 +94,14 @@ pub(super) struct Facts {
     pub(super) finished_at: Option<String>,
     pub(super) config: TournamentConfig,
     /// name → (team id, version id)
-    pub(super) teams: BTreeMap<String, (u32, i64)>,
+    pub(super) teams: &'t BTreeMap<String, (u32, i64)>,
     /// (round, group) → the slots with a stored game (the throws are read
     /// group by group while game pages are written)
     pub(super) games: BTreeMap<(u32, u32), HashSet<u32>>,
     pub(super) finished_groups: BTreeSet<(u32, u32)>,
 }
 
-impl Facts {
+impl Facts<'_> {
     pub(super) fn team(&self, name: &str) -> TeamRef {
         TeamRef {
             name: name.to_string(),
@@ -113,7 +113,7 @@ impl Facts {
 /// Whether a game has a page: it was played (has a record) and game pages
 /// are on.
 pub(super) fn has_page(
-    facts: &Facts,
+    facts: &Facts<'_>,
     opts: &SiteOptions,
     round: u32,
     group: u32,

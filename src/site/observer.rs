@@ -11,7 +11,7 @@ use crate::engine::results::ResultsCache;
 use crate::engine::run::{Event, Observer};
 use crate::store::Store;
 
-use super::{generate_from, RoundPage, Scope, SiteError, SiteOptions, SiteSummary};
+use super::{generate_from, Kept, RoundPage, Scope, SiteError, SiteOptions, SiteSummary};
 
 /// Keeps the site up to date while a tournament runs: after every finished
 /// group it writes that group's game pages and its members' pages (the
@@ -39,6 +39,9 @@ pub struct SiteObserver {
     /// Groups `(round, group)` whose scope was written (without error)
     /// after they finished: their members' pages are up to date.
     written: BTreeSet<(u32, u32)>,
+    /// What the writes so far keep for the next (the round pages' parts,
+    /// the entries).
+    kept: Kept,
 }
 
 impl SiteObserver {
@@ -51,6 +54,7 @@ impl SiteObserver {
             cache: None,
             finished: BTreeMap::new(),
             written: BTreeSet::new(),
+            kept: Kept::default(),
         }
     }
 
@@ -73,7 +77,15 @@ impl SiteObserver {
                 cache.refresh_round(store, round)?
             }
         };
-        let summary = generate_from(store, self.tournament, res, &self.dir, &self.options, scope)?;
+        let summary = generate_from(
+            store,
+            self.tournament,
+            res,
+            &self.dir,
+            &self.options,
+            scope,
+            &mut self.kept,
+        )?;
         if !self.options.no_game_pages {
             // Only groups whose pages this write brought up to date.
             self.options.skip_game_pages_of.extend(
@@ -94,7 +106,7 @@ impl SiteObserver {
         let is_final = store
             .round(self.tournament, round)?
             .is_none_or(|r| r.is_final);
-        let n_groups = store.groups(self.tournament, round)?.len() as u32;
+        let n_groups = store.group_count(self.tournament, round)?;
         let all_written = (1..=n_groups).all(|g| self.written.contains(&(round, g)));
         Ok(if all_written && !is_final {
             Scope::RoundOverview(round)
@@ -105,7 +117,7 @@ impl SiteObserver {
 
     /// The scope of a finished group: with or without its round's page.
     fn group_scope(&mut self, store: &Store, round: u32, group: u32) -> Result<Scope, SiteError> {
-        let n_groups = store.groups(self.tournament, round)?.len();
+        let n_groups = store.group_count(self.tournament, round)? as usize;
         let (seen, at_last_write) = self.finished.entry(round).or_default();
         seen.insert(group);
         let step = (n_groups / 10).max(1);

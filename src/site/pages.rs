@@ -77,7 +77,7 @@ pub fn render<T: Serialize>(name: &str, view: &T) -> Result<String, handlebars::
 }
 
 /// A team, linked to its page when it has one.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Hash)]
 pub struct TeamRef {
     pub name: String,
     pub href: Option<String>,
@@ -99,7 +99,7 @@ pub struct NavRound {
     pub href: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Hash)]
 pub struct PlacedView {
     pub place: u32,
     pub team: TeamRef,
@@ -161,7 +161,7 @@ pub struct IndexView {
     pub teams: Vec<TeamRef>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Hash)]
 pub struct GameRow {
     pub slot: u32,
     pub attempt: u32,
@@ -177,7 +177,7 @@ pub struct GameRow {
     pub failures: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Hash)]
 pub struct GroupView {
     pub number: u32,
     pub id: String,

@@ -64,7 +64,7 @@ pub(super) fn payoff_table<'a>(
 pub(super) fn evolution_view(
     frame: Frame,
     res: &Results,
-    facts: &Facts,
+    facts: &Facts<'_>,
     svg: Option<String>,
 ) -> EvolutionView {
     let Some(evo) = &res.evolution else {
@@ -131,7 +131,7 @@ pub(super) fn team_view(
     name: &str,
     version: i64,
     res: &Results,
-    facts: &Facts,
+    facts: &Facts<'_>,
     opts: &SiteOptions,
 ) -> Result<TeamView, SiteError> {
     let (description, lexical_elements): (Option<String>, Option<i64>) = store

@@ -185,6 +185,28 @@ impl Store {
         Ok(())
     }
 
+    /// How many groups round `round` has (without reading their members).
+    pub fn group_count(&self, tournament: i64, round: u32) -> Result<u32> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM groups WHERE tournament_id = ?1 AND round = ?2",
+            params![tournament, round],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Every finished group `(round, group)` of the tournament, in one
+    /// query.
+    pub fn finished_groups(
+        &self,
+        tournament: i64,
+    ) -> Result<std::collections::BTreeSet<(u32, u32)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT round, number FROM groups WHERE tournament_id = ?1 AND finished_at IS NOT NULL",
+        )?;
+        let rows = st.query_map([tournament], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn group_finished(&self, tournament: i64, round: u32, group: u32) -> Result<bool> {
         let f: Option<String> = self.conn.query_row(
             "SELECT finished_at FROM groups WHERE tournament_id = ?1 AND round = ?2 AND number = ?3",

@@ -1264,9 +1264,16 @@ impl Observer for RoundEndCheck {
     }
 }
 
-#[test]
-fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
-    use knobeln::engine::run::{run_tournament_with, TournamentConfig};
+/// A field of 100 instant teams (one of them, `t005`, failing as P in
+/// every game) in a new store: its folder, the store, the tournament and
+/// the runner.
+fn instant_field_with_a_victim() -> (
+    tempfile::TempDir,
+    Store,
+    i64,
+    Box<knobeln::engine::run::RunnerFactory<'static>>,
+) {
+    use knobeln::engine::run::TournamentConfig;
     use knobeln::referee::RefereeConfig;
     let tmp = tempfile::tempdir().unwrap();
     let mut store = Store::open(&tmp.path().join("k.db")).unwrap();
@@ -1306,7 +1313,7 @@ fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
         )
         .unwrap();
     let victim = entries[5].0;
-    let runner = |referee: &RefereeConfig| -> Result<
+    let runner = move |referee: &RefereeConfig| -> Result<
         Box<dyn knobeln::engine::pool::Runner>,
         knobeln::engine::EngineError,
     > {
@@ -1316,6 +1323,13 @@ fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
             done: Default::default(),
         }))
     };
+    (tmp, store, tid, Box::new(runner))
+}
+
+#[test]
+fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
+    use knobeln::engine::run::run_tournament_with;
+    let (tmp, mut store, tid, runner) = instant_field_with_a_victim();
     let mut live = SiteObserver::new(tmp.path().join("site"), tid);
     live.options.no_game_pages = true;
     let mut check = RoundEndCheck {
@@ -1326,7 +1340,7 @@ fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
         differ: Vec::new(),
     };
     let clock = knobeln::engine::SystemClock;
-    run_tournament_with(&mut store, tid, &runner, &clock, &mut check).unwrap();
+    run_tournament_with(&mut store, tid, &*runner, &clock, &mut check).unwrap();
     assert!(
         check.rounds.iter().filter(|r| !r.1).count() >= 2,
         "rounds that are not the final: {:?}",
@@ -1339,4 +1353,63 @@ fn a_rounds_end_leaves_every_page_as_a_whole_write_of_the_round_makes_it() {
     );
     assert!(check.compared > 200, "{} pages compared", check.compared);
     assert!(check.differ.is_empty(), "differ: {:?}", check.differ);
+}
+
+/// Records the progress every GameFinished reports, and the games of each
+/// round as the store has them when the round ends.
+#[derive(Default)]
+struct Progress {
+    /// Per round: (done, total) of each GameFinished, in order.
+    reported: std::collections::BTreeMap<u32, Vec<(usize, usize)>>,
+    finished: Vec<u32>,
+}
+
+impl Observer for Progress {
+    fn event(&mut self, _store: &Store, event: &Event) -> Result<(), String> {
+        match event {
+            Event::GameFinished { round, done, total } => {
+                self.reported
+                    .entry(*round)
+                    .or_default()
+                    .push((*done, *total));
+            }
+            Event::RoundFinished { round, .. } => self.finished.push(*round),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn the_progress_of_a_round_grows_to_its_total_game_by_game() {
+    use knobeln::engine::run::run_tournament_with;
+    let (_tmp, mut store, tid, runner) = instant_field_with_a_victim();
+    let mut progress = Progress::default();
+    let clock = knobeln::engine::SystemClock;
+    run_tournament_with(&mut store, tid, &*runner, &clock, &mut progress).unwrap();
+    assert!(progress.finished.len() >= 3, "{:?}", progress.finished);
+    for round in &progress.finished {
+        let reported = &progress.reported[round];
+        assert!(
+            reported
+                .windows(2)
+                .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1),
+            "round {round}: progress never goes back: {reported:?}"
+        );
+        assert!(reported.iter().all(|(d, t)| d <= t), "round {round}");
+        let stored: usize = store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM games WHERE tournament_id = ?1 AND round = ?2",
+                rusqlite::params![tid, round],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let last = *reported.last().unwrap();
+        assert_eq!(
+            last.0, last.1,
+            "round {round}: every game applied at its end"
+        );
+        assert!(last.1 >= stored, "round {round}: {last:?}, {stored} stored");
+    }
 }

@@ -1,0 +1,164 @@
+//! [`RoundPageParts`]: where each group's part of a round's page lies in
+//! the file last written, with a fingerprint of the view it was rendered
+//! from, so that writing the page again copies the parts whose view did
+//! not change instead of rendering them (a round's page is rewritten about
+//! ten times while its groups play, and most of its groups are finished
+//! and unchanged each time).
+//!
+//! Not here: rendering (the caller renders a part whose view changed) and
+//! deciding what a part shows. Only positions and fingerprints are kept
+//! (a few dozen bytes per group, never the page's bytes); a file that is
+//! not the one last written (another length or modification time) is not
+//! copied from.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::time::SystemTime;
+
+/// The parts of every round's page as last written by this process.
+#[derive(Debug, Default)]
+pub struct RoundPageParts {
+    rounds: HashMap<u32, WrittenPage>,
+}
+
+/// One round's page as written: its length and modification time (to
+/// recognize it) and where each group's part is.
+#[derive(Debug)]
+struct WrittenPage {
+    len: u64,
+    modified: SystemTime,
+    parts: HashMap<u32, Part>,
+}
+
+/// A group's part of a page: the fingerprint of its view and its bytes'
+/// place in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    pub view: ViewPrint,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A 128-bit fingerprint of a view (two SipHashes under different
+/// prefixes): equal views give equal prints, and the rendered bytes are a
+/// function of the view alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ViewPrint(u64, u64);
+
+impl ViewPrint {
+    pub fn of<T: Hash>(view: &T) -> ViewPrint {
+        let half = |salt: u8| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            salt.hash(&mut h);
+            view.hash(&mut h);
+            h.finish()
+        };
+        ViewPrint(half(1), half(2))
+    }
+}
+
+/// The old page of a round, open for copying the parts that did not change.
+pub struct OldPage {
+    file: std::fs::File,
+    parts: HashMap<u32, Part>,
+}
+
+impl OldPage {
+    /// The bytes of `group`'s part, if it was rendered from a view with
+    /// print `view` and can be read back whole.
+    pub fn part(&mut self, group: u32, view: ViewPrint) -> Option<Vec<u8>> {
+        let part = *self.parts.get(&group).filter(|p| p.view == view)?;
+        let mut bytes = vec![0u8; usize::try_from(part.len).ok()?];
+        self.file.seek(SeekFrom::Start(part.offset)).ok()?;
+        self.file.read_exact(&mut bytes).ok()?;
+        Some(bytes)
+    }
+}
+
+impl RoundPageParts {
+    /// The page of `round` at `path`, if it is the one last written here
+    /// (same length and modification time).
+    pub fn open(&self, round: u32, path: &Path) -> Option<OldPage> {
+        let written = self.rounds.get(&round)?;
+        let file = std::fs::File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        if meta.len() != written.len || meta.modified().ok()? != written.modified {
+            return None;
+        }
+        Some(OldPage {
+            file,
+            parts: written.parts.clone(),
+        })
+    }
+
+    /// Records the page of `round` just written at `path` with its parts
+    /// (forgets it if the file cannot be read back).
+    pub fn record(&mut self, round: u32, path: &Path, parts: HashMap<u32, Part>) {
+        match std::fs::metadata(path).and_then(|m| Ok((m.len(), m.modified()?))) {
+            Ok((len, modified)) => {
+                self.rounds.insert(
+                    round,
+                    WrittenPage {
+                        len,
+                        modified,
+                        parts,
+                    },
+                );
+            }
+            Err(_) => {
+                self.rounds.remove(&round);
+            }
+        }
+    }
+}
+
+/// A writer that counts the bytes written through it.
+pub struct Counting<W> {
+    pub inner: W,
+    pub written: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_is_copied_only_from_the_page_last_written_and_for_the_same_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("round-1.html");
+        std::fs::write(&path, "head[group one][group two]foot").unwrap();
+        let (one, two) = (ViewPrint::of(&"one"), ViewPrint::of(&"two"));
+        assert_ne!(one, two);
+        let mut parts = RoundPageParts::default();
+        let at = |view, offset, len| Part { view, offset, len };
+        parts.record(
+            1,
+            &path,
+            HashMap::from([(1, at(one, 4, 11)), (2, at(two, 15, 11))]),
+        );
+        let mut old = parts.open(1, &path).unwrap();
+        assert_eq!(old.part(1, one).unwrap(), b"[group one]");
+        assert_eq!(old.part(2, two).unwrap(), b"[group two]");
+        // Another view, another group or another round: nothing to copy.
+        assert_eq!(old.part(1, two), None);
+        assert_eq!(old.part(3, one), None);
+        assert!(parts.open(2, &path).is_none());
+        // The file changed behind our back (another length): not copied.
+        std::fs::write(&path, "head[group one][group 2]foot").unwrap();
+        assert!(parts.open(1, &path).is_none());
+    }
+}
