@@ -11,7 +11,6 @@
 //! What it deliberately does not do: make the tables or send mail
 //! ([`super::finish`]), or read stored games (`crate::store::bots`).
 
-use super::finish::*;
 use crate::store::bots::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
@@ -23,7 +22,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::config::Config;
 use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
 pub use crate::discipline::results::Results;
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, ContestState};
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::lang::build::BotProgram;
@@ -259,7 +258,8 @@ pub fn store_planned_game(
 }
 
 /// Plays the jobs (on `jobs` threads, or by workers through NATS when the
-/// config has `[engine] nats`) and stores each result as it comes.
+/// config has `[engine] nats`) and stores the results as they come (in
+/// batches on local threads: [`StoreBatch`]), played by `players`.
 pub(super) fn play_jobs(
     store: &Store,
     c: &BotContest,
@@ -645,7 +645,14 @@ pub fn play_all_by(
         }
         play_jobs(store, c, config, seats, todo, now)?;
     }
-    complete_results(store, c, config)?.ok_or_else(|| {
+    // The table from the results just read (every game is stored): not
+    // read a second time beside them.
+    let seam = seam_of(c)?;
+    with_view(c, config, |view| {
+        seam.results(view, &done.map, ContestState::Finished)
+    })
+    .map_err(BotContestError::Plan)?
+    .ok_or_else(|| {
         BotContestError::Plan("every game is played, yet the results are incomplete".into())
     })
 }
