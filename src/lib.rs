@@ -19,6 +19,7 @@ pub mod admin;
 pub mod auth;
 pub mod bench;
 pub mod bench_bots;
+pub mod bench_contest;
 pub mod bench_fuel;
 pub mod bench_mail;
 pub mod bench_nats;

@@ -25,6 +25,9 @@
 //! the mail stack). `bot-site`: a bot contest's results site (every game
 //! on its pairing's page, a page per kept game with its picture) for
 //! `--teams` bots against reading the stored games (`knobeln::bench_site`).
+//! `bot-contest`: a bot contest of `--teams` bots end to end through the
+//! contest run with in-process scripted players, the server's own CPU per
+//! game against theirs (`knobeln::bench_contest`).
 
 use std::process::ExitCode;
 
@@ -49,6 +52,11 @@ pub enum What {
     /// The results site of a bot contest of `--teams` bots
     /// (`--discipline`, `--games` repetitions), against reading the games.
     BotSite,
+    /// A bot contest of `--teams` bots end to end with in-process players
+    /// (`--discipline`, `--repetitions`): the server's own CPU per game
+    /// against the players', memory and database per game as it grows,
+    /// and `--real-games` of the C demo bot for the real floor.
+    BotContest,
     All,
 }
 
@@ -119,6 +127,22 @@ pub struct Bench {
     /// default (bot-site benchmark).
     #[arg(long = "repetitions")]
     pub repetitions: Option<u32>,
+    /// Real games of the discipline's C demo bot in the sandbox, for the
+    /// real floor (bot-contest benchmark; 0: none).
+    #[arg(long, default_value_t = 4)]
+    pub real_games: usize,
+    /// Whether the bot-contest benchmark ends with writing the site.
+    #[arg(long, value_enum, default_value_t = SiteStep::Write)]
+    pub site: SiteStep,
+}
+
+/// `--site` of the bot-contest benchmark.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SiteStep {
+    Write,
+    /// A field whose site takes longer than its run (`bench bot-site`
+    /// measures the site alone).
+    Skip,
 }
 
 impl Bench {
@@ -180,6 +204,23 @@ impl Bench {
             knobeln::bench_site::bot_site_bench(self.discipline, self.teams, self.repetitions)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
+        }
+        if matches!(self.what, What::BotContest) {
+            if self.discipline.family().bots().is_none() {
+                anyhow::bail!("--discipline: the bot-contest benchmark needs a bot discipline");
+            }
+            knobeln::bench_contest::bot_contest_bench(
+                self.discipline,
+                self.teams,
+                self.repetitions,
+                self.real_games,
+                match self.site {
+                    SiteStep::Write => knobeln::bench_contest::SiteStep::Write,
+                    SiteStep::Skip => knobeln::bench_contest::SiteStep::Skip,
+                },
+            )
+            .map_err(|e| anyhow::anyhow!(e))?
+            .print();
         }
         if matches!(self.what, What::Distributed) {
             let exe = std::env::current_exe()?;

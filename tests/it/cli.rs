@@ -245,6 +245,40 @@ fn a_check_stays_under_100_mb_whatever_the_macros_make() {
     }
 }
 
+/// The bot contest benchmark runs a contest end to end through the
+/// contest run (in-process scripted players in place of the bots, the
+/// results table, the site) and one real game of the C demo bot: it runs
+/// to the end for every bot discipline at a small size (benchmarks assert
+/// no figure, but they must run).
+#[test]
+fn the_bot_contest_benchmark_runs_for_every_bot_discipline() {
+    for d in ["ultimatum", "flooding", "footsteps", "morabaraba"] {
+        let out = run(&[
+            "bench",
+            "bot-contest",
+            "--discipline",
+            d,
+            "--teams",
+            "3",
+            "--repetitions",
+            "2",
+            "--real-games",
+            "1",
+        ]);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{d}: {text}");
+        assert!(text.contains("games end to end"), "{d}: {text}");
+        assert!(
+            text.contains("the longest game the limits allow"),
+            "{d}: {text}"
+        );
+    }
+}
+
 /// The bot contests' site benchmark fills a contest's store with games
 /// made up from each discipline's template, as the contest run stores
 /// them (many in one transaction), then writes the site: it runs to the

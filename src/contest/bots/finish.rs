@@ -38,16 +38,6 @@ pub fn results(store: &Store, c: &BotContest, config: &Config) -> Result<Option<
     results_in(store, c, config, state)
 }
 
-/// The table from the stored games, whether or not the contest is marked
-/// finished (the ultimatum game's table needs every match).
-pub(super) fn complete_results(
-    store: &Store,
-    c: &BotContest,
-    config: &Config,
-) -> Result<Option<Results>> {
-    results_in(store, c, config, ContestState::Finished)
-}
-
 fn results_in(
     store: &Store,
     c: &BotContest,

@@ -2,13 +2,15 @@
 //! jobs (key, seats, setup, kept folders), those the discipline's planner
 //! still wants (checked: none stored already, none of other seats or
 //! another discipline), played on local threads or by workers
-//! (`BotTask`), each stored under its planner key as it comes in, with
-//! what the planner needs of it (`planner_result`).
+//! (`BotTask`), stored under their planner keys in batches as they come
+//! in (one transaction per batch: [`StoreBatch`]), with what the planner
+//! needs of each (`planner_result`). Who plays is [`Players`]: the
+//! entries' bots (the contest run), or in-process players standing in
+//! for them (`knobeln bench bot-contest`).
 //!
 //! What it deliberately does not do: make the tables or send mail
 //! ([`super::finish`]), or read stored games (`crate::store::bots`).
 
-use super::finish::*;
 use crate::store::bots::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
@@ -20,7 +22,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::config::Config;
 use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
 pub use crate::discipline::results::Results;
-use crate::discipline::seam::BotDiscipline;
+use crate::discipline::seam::{BotDiscipline, ContestState};
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::lang::build::BotProgram;
@@ -53,6 +55,39 @@ impl Job {
     fn pairing(&self, seam: &dyn BotDiscipline) -> String {
         seam.pairing(&self.key, &self.seats)
     }
+}
+
+/// Who plays a contest's games.
+#[derive(Clone, Copy)]
+pub enum Players<'a> {
+    /// The entries' built bots, in the bot sandbox or on workers (the
+    /// contest run: [`play_all`]).
+    Entries,
+    /// Players in this process standing in for the bots, on the local
+    /// threads (`knobeln bench bot-contest`: the server's own work
+    /// measured apart from the bots'). Nothing of the product plays so.
+    InProcess(&'a dyn InProcessPlayers),
+}
+
+/// Players of a contest's games in this process ([`Players::InProcess`]).
+pub trait InProcessPlayers: Sync {
+    /// Plays one game of `setup` between `seats`, each seat's `/work` its
+    /// kept folder when `folders` gives one (a player leaves it as it
+    /// was); `transcript` says whether the game's lines are kept.
+    fn play(
+        &self,
+        setup: &Setup,
+        seats: &[TeamId],
+        transcript: Transcript,
+        folders: Option<&[FolderImage]>,
+    ) -> std::result::Result<Played, String>;
+}
+
+/// Who plays, with what each needs (the entries' bots loaded once).
+#[derive(Clone, Copy)]
+pub(super) enum Seats<'a> {
+    Built(&'a Bots),
+    InProcess(&'a dyn InProcessPlayers),
 }
 
 /// The built bots of the entries.
@@ -223,12 +258,13 @@ pub fn store_planned_game(
 }
 
 /// Plays the jobs (on `jobs` threads, or by workers through NATS when the
-/// config has `[engine] nats`) and stores each result as it comes.
+/// config has `[engine] nats`) and stores the results as they come (in
+/// batches on local threads: [`StoreBatch`]), played by `players`.
 pub(super) fn play_jobs(
     store: &Store,
     c: &BotContest,
     config: &Config,
-    bots: &Bots,
+    players: Seats<'_>,
     todo: Vec<Job>,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<()> {
@@ -247,19 +283,13 @@ pub(super) fn play_jobs(
     };
     let limits = seam.limits(&config.sections()).line_limits();
     let mut first_error = None;
-    let mut keep = |job: Job, r: std::result::Result<Played, String>| -> Result<()> {
-        match r {
-            Ok(p) => store_game(store.conn(), c, config, &job, p, now())?,
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
-        Ok(())
+    let nats = match players {
+        Seats::Built(_) => crate::distributed::from_config(&config.engine)
+            .map_err(|e| BotContestError::Queue(e.to_string()))?,
+        Seats::InProcess(_) => None,
     };
-    let nats = crate::distributed::from_config(&config.engine)
-        .map_err(|e| BotContestError::Queue(e.to_string()))?;
-    match nats {
-        Some((options, settings)) => {
+    match (nats, players) {
+        (Some((options, settings)), Seats::Built(bots)) => {
             let queue =
                 NatsQueue::<BotTask>::start(&options, &settings, wire::Discipline::Bots, c.id)
                     .map_err(|e| BotContestError::Queue(e.to_string()))?;
@@ -285,10 +315,17 @@ pub(super) fn play_jobs(
                     )
                 })?;
                 in_flight -= 1;
-                keep(job, r)?;
+                // Each result in a transaction of its own: the queue's
+                // wait has no deadline to commit a batch by.
+                match r {
+                    Ok(p) => store_game(store.conn(), c, config, &job, p, now())?,
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
             }
         }
-        None => {
+        _ => {
             let threads = match config.rules.jobs {
                 0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 n => n,
@@ -306,33 +343,41 @@ pub(super) fn play_jobs(
             // playing, one waiting): bounded, also with kept folders.
             let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(threads);
             let (tx, rx) = mpsc::channel::<(Job, std::result::Result<Played, String>)>();
+            let mut batch = StoreBatch::new(store.conn());
             std::thread::scope(|s| -> Result<()> {
                 for _ in 0..threads {
                     let tx = tx.clone();
                     let job_rx = job_rx.clone();
                     s.spawn(move || {
                         for job in job_rx.iter() {
-                            let seats: Vec<(&Toolchain, &BotProgram)> = job
-                                .seats
-                                .iter()
-                                .map(|t| {
-                                    let (tc, p) = &bots.by_team[t];
-                                    (tc, p)
-                                })
-                                .collect();
                             let keep = if job.keeps_transcript(seam, config) {
                                 Transcript::Keep
                             } else {
                                 Transcript::Drop
                             };
-                            let r = play_with_folders(
-                                &job.setup,
-                                &seats,
-                                limits,
-                                keep,
-                                job.folders.as_deref(),
-                            )
-                            .map_err(|e| e.to_string());
+                            let r = match players {
+                                Seats::Built(bots) => {
+                                    let seats: Vec<(&Toolchain, &BotProgram)> = job
+                                        .seats
+                                        .iter()
+                                        .map(|t| {
+                                            let (tc, p) = &bots.by_team[t];
+                                            (tc, p)
+                                        })
+                                        .collect();
+                                    play_with_folders(
+                                        &job.setup,
+                                        &seats,
+                                        limits,
+                                        keep,
+                                        job.folders.as_deref(),
+                                    )
+                                    .map_err(|e| e.to_string())
+                                }
+                                Seats::InProcess(p) => {
+                                    p.play(&job.setup, &job.seats, keep, job.folders.as_deref())
+                                }
+                            };
                             if tx.send((job, r)).is_err() {
                                 break;
                             }
@@ -357,22 +402,113 @@ pub(super) fn play_jobs(
                         if in_flight == 0 {
                             return Ok(());
                         }
-                        let Ok((job, r)) = rx.recv() else {
-                            return Ok(());
+                        // An open batch is committed by its deadline even
+                        // while no result comes in.
+                        let next = match batch.time_left() {
+                            Some(left) => match rx.recv_timeout(left) {
+                                Ok(next) => next,
+                                Err(mpsc::RecvTimeoutError::Timeout) => {
+                                    batch.commit()?;
+                                    continue;
+                                }
+                                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+                            },
+                            None => match rx.recv() {
+                                Ok(next) => next,
+                                Err(_) => return Ok(()),
+                            },
                         };
+                        let (job, r) = next;
                         in_flight -= 1;
-                        keep(job, r)?;
+                        match r {
+                            Ok(p) => batch.store(c, config, &job, p, now())?,
+                            Err(e) => {
+                                first_error.get_or_insert(e);
+                            }
+                        }
                     }
                 })();
                 // The game threads end once the channel is closed.
                 drop(job_tx);
                 fed
             })?;
+            batch.commit()?;
         }
     }
     match first_error {
         Some(e) => Err(BotContestError::Match(e)),
         None => Ok(()),
+    }
+}
+
+/// Games stored at most this long after the first of their batch came in.
+const BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Games stored at most per transaction.
+const BATCH_GAMES: usize = 1000;
+
+/// Played games stored together: one transaction per batch of results
+/// that came in (at most [`BATCH_GAMES`], committed at most [`BATCH_TIME`]
+/// after its first result came in, and at the end of a run's games). A
+/// crash loses at most the open batch's games (played again when the
+/// contest resumes: they are not stored), and a game is stored once
+/// (`INSERT OR IGNORE` by its key). Dropped uncommitted (an error), its
+/// games are not stored.
+struct StoreBatch<'c> {
+    conn: &'c Connection,
+    open: Option<OpenBatch<'c>>,
+}
+
+struct OpenBatch<'c> {
+    tx: rusqlite::Transaction<'c>,
+    games: usize,
+    since: std::time::Instant,
+}
+
+impl<'c> StoreBatch<'c> {
+    fn new(conn: &'c Connection) -> StoreBatch<'c> {
+        StoreBatch { conn, open: None }
+    }
+
+    /// Stores a played game in the open batch (opening one), and commits
+    /// the batch when it is full or due.
+    fn store(
+        &mut self,
+        c: &BotContest,
+        config: &Config,
+        job: &Job,
+        p: Played,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let open = match &mut self.open {
+            Some(open) => open,
+            None => self.open.insert(OpenBatch {
+                tx: self.conn.unchecked_transaction()?,
+                games: 0,
+                since: std::time::Instant::now(),
+            }),
+        };
+        store_game(&open.tx, c, config, job, p, now)?;
+        open.games += 1;
+        if open.games >= BATCH_GAMES || open.since.elapsed() >= BATCH_TIME {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    /// How long the open batch may still wait for more (`None`: none open).
+    fn time_left(&self) -> Option<std::time::Duration> {
+        self.open
+            .as_ref()
+            .map(|o| BATCH_TIME.saturating_sub(o.since.elapsed()))
+    }
+
+    /// Commits the open batch, if any.
+    fn commit(&mut self) -> Result<()> {
+        if let Some(open) = self.open.take() {
+            open.tx.commit()?;
+        }
+        Ok(())
     }
 }
 
@@ -480,7 +616,26 @@ pub fn play_all(
     config: &Config,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
-    let bots = load_bots(store, c, config)?;
+    play_all_by(store, c, config, Players::Entries, now)
+}
+
+/// Plays every game still missing with `players` (the contest run: the
+/// entries' bots, [`play_all`]); returns the results table.
+pub fn play_all_by(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    players: Players<'_>,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> Result<Results> {
+    let bots;
+    let seats = match players {
+        Players::Entries => {
+            bots = load_bots(store, c, config)?;
+            Seats::Built(&bots)
+        }
+        Players::InProcess(p) => Seats::InProcess(p),
+    };
     let mut done = StoredResults::default();
     loop {
         done.refresh(store.conn(), c.id)?;
@@ -488,9 +643,16 @@ pub fn play_all(
         if todo.is_empty() {
             break;
         }
-        play_jobs(store, c, config, &bots, todo, now)?;
+        play_jobs(store, c, config, seats, todo, now)?;
     }
-    complete_results(store, c, config)?.ok_or_else(|| {
+    // The table from the results just read (every game is stored): not
+    // read a second time beside them.
+    let seam = seam_of(c)?;
+    with_view(c, config, |view| {
+        seam.results(view, &done.map, ContestState::Finished)
+    })
+    .map_err(BotContestError::Plan)?
+    .ok_or_else(|| {
         BotContestError::Plan("every game is played, yet the results are incomplete".into())
     })
 }

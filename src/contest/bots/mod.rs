@@ -4,7 +4,7 @@
 //! discipline's planner says which games to play, the games are played in
 //! the bot sandbox (on local threads, or by workers on other machines when
 //! the config has `[engine] nats`: same games, same results), each result
-//! is stored as it comes in (so a run killed
+//! is stored as it comes in (in batches of at most 50 ms: so a run killed
 //! midway resumes with the games still missing), and at the end the
 //! discipline's own table goes to every participant by mail, in the same
 //! transaction that marks the contest finished.

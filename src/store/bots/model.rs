@@ -140,6 +140,10 @@ pub(crate) fn with_view<T>(
     })
 }
 
+/// The rows of a contest stored after a row id, by row id.
+const REFRESH: &str = "SELECT rowid, game_key, result FROM bot_games \
+                       WHERE +contest_id = ?1 AND rowid > ?2 ORDER BY rowid";
+
 /// The planner's results of a contest's stored games, read once and then
 /// only what was stored since ([`StoredResults::refresh`]): a contest of
 /// millions of games played phase by phase reads each row once, not once
@@ -153,12 +157,11 @@ pub struct StoredResults {
 }
 
 impl StoredResults {
-    /// Reads the rows stored since the last call.
+    /// Reads the rows stored since the last call: a range of row ids
+    /// (`+contest_id` keeps SQLite from the index by contest, which read
+    /// every row of the contest and sorted them, in every phase).
     pub fn refresh(&mut self, conn: &Connection, contest: i64) -> Result<()> {
-        let mut st = conn.prepare_cached(
-            "SELECT rowid, game_key, result FROM bot_games \
-             WHERE contest_id = ?1 AND rowid > ?2 ORDER BY rowid",
-        )?;
+        let mut st = conn.prepare_cached(REFRESH)?;
         let mut rows = st.query(rusqlite::params![contest, self.last_row])?;
         while let Some(r) = rows.next()? {
             self.last_row = r.get(0)?;
@@ -189,5 +192,33 @@ pub(crate) fn names_of(c: &BotContest) -> impl Fn(TeamId) -> String + '_ {
             .find(|e| e.team == t)
             .map(|e| e.name.clone())
             .unwrap_or_else(|| format!("team {}", t.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading what was stored since the last read is a range of row ids,
+    /// not a pass over every row of the contest (which made a contest
+    /// played phase by phase quadratic in its games).
+    #[test]
+    fn the_stored_results_since_a_row_are_a_range_of_row_ids() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        let plan: Vec<String> = {
+            let mut st = store
+                .conn()
+                .prepare(&format!("EXPLAIN QUERY PLAN {REFRESH}"))
+                .unwrap();
+            let rows = st.query_map([1i64, 5], |r| r.get::<_, String>(3)).unwrap();
+            rows.collect::<std::result::Result<_, _>>().unwrap()
+        };
+        assert_eq!(
+            plan,
+            vec!["SEARCH bot_games USING INTEGER PRIMARY KEY (rowid>?)".to_string()]
+        );
+        let mut read = StoredResults::default();
+        read.refresh(store.conn(), 1).unwrap();
+        assert!(read.map.is_empty());
     }
 }
