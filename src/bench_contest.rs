@@ -31,13 +31,13 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 
 use crate::bench::BenchError;
+use crate::bench_site::{ContestState, ScriptedContest};
 use crate::config::Config;
 use crate::contest::bots::{contest, play_all_by, InProcessPlayers, Players};
 use crate::discipline::play::{Played, Setup, Transcript};
 use crate::discipline::seam::{BotDiscipline, ScriptedPlayers};
 use crate::discipline::Discipline;
 use crate::sandbox::folder::FolderImage;
-use crate::store::Store;
 use crate::tournament::TeamId;
 
 /// Distinct setups whose scripted game is kept for reuse.
@@ -313,41 +313,13 @@ pub fn bot_contest_bench(
     real_games: usize,
     site: SiteStep,
 ) -> Result<BotContestBench, BenchError> {
-    let seam = crate::discipline::registry::of(d).ok_or("KNOBELN is no bot discipline")?;
-    let players = seam.scripted_players().ok_or_else(|| {
-        format!(
-            "{} has no scripted players: the benchmark cannot play its contest",
-            d.title()
-        )
-    })?;
-    let tmp = tempfile::tempdir()?;
-    let mut config = Config {
-        database: tmp.path().join("knobeln.db"),
-        ..Config::default()
-    };
-    config.contest.discipline = d;
-    config.rules.jobs = 0;
-    if let (Some(r), Some(key)) = (repetitions, players.repetitions_key) {
-        config
-            .set_in_section(d, &format!("{key}={r}"))
-            .map_err(|e| e.to_string())?;
-    }
-    let store = Store::open(&config.database)?;
-    let entries: Vec<serde_json::Value> = (1..=n_bots)
-        .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
-        .collect();
-    let materials = seam.materials(&config.sections(), 1, &[])?;
-    store.conn().execute(
-        "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
-         VALUES (?1, 1, ?2, ?3, ?4, 'running', ?5)",
-        rusqlite::params![
-            d.name(),
-            seam.section(&config.sections()).to_string(),
-            serde_json::to_string(&entries)?,
-            serde_json::to_string(&materials)?,
-            Utc::now().to_rfc3339()
-        ],
-    )?;
+    let ScriptedContest {
+        seam,
+        players,
+        config,
+        store,
+        tmp,
+    } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Running)?;
     let c = contest(store.conn())?.ok_or("no contest")?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let scripted = Scripted {

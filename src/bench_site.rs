@@ -20,7 +20,7 @@ use crate::bench::BenchError;
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, next_planned_games, store_planned_game};
 use crate::discipline::play::{Played, Setup};
-use crate::discipline::seam::ScriptedPlayers;
+use crate::discipline::seam::{BotDiscipline, ScriptedPlayers};
 use crate::discipline::Discipline;
 use crate::store::Store;
 
@@ -120,39 +120,13 @@ pub fn bot_site_bench(
     n_bots: usize,
     repetitions: Option<u32>,
 ) -> Result<BotSiteBench, BenchError> {
-    let seam = crate::discipline::registry::of(d).ok_or("KNOBELN is no bot discipline")?;
-    let players = seam.scripted_players().ok_or_else(|| {
-        format!(
-            "{} has no scripted players: the site's benchmark cannot fill its contest",
-            d.title()
-        )
-    })?;
-    let tmp = tempfile::tempdir()?;
-    let mut config = Config {
-        database: tmp.path().join("knobeln.db"),
-        ..Config::default()
-    };
-    config.contest.discipline = d;
-    if let (Some(r), Some(key)) = (repetitions, players.repetitions_key) {
-        config
-            .set_in_section(d, &format!("{key}={r}"))
-            .map_err(|e| e.to_string())?;
-    }
-    let store = Store::open(&config.database)?;
-    let entries: Vec<serde_json::Value> = (1..=n_bots)
-        .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
-        .collect();
-    let materials = seam.materials(&config.sections(), 1, &[])?;
-    store.conn().execute(
-        "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
-         VALUES (?1, 1, '{}', ?2, ?3, 'finished', ?4)",
-        rusqlite::params![
-            d.name(),
-            serde_json::to_string(&entries)?,
-            serde_json::to_string(&materials)?,
-            Utc::now().to_rfc3339()
-        ],
-    )?;
+    let ScriptedContest {
+        players,
+        config,
+        store,
+        tmp,
+        ..
+    } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
     let c = contest(store.conn())?.ok_or("no contest")?;
     // Each game is stored in its own transaction (with its bots' folders:
     // `store_planned_game`), so not inside one of ours; a throwaway store
@@ -229,6 +203,87 @@ pub fn bot_site_bench(
         site_bytes: dir_bytes(&site_dir),
         peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })
+}
+
+/// A fresh store (in a folder of its own, gone with it) holding a bot
+/// contest of `d` between `n_bots` entries whose games the discipline's
+/// scripted players play, as the contest's start would make it (the
+/// materials from the default configuration and seed 1), with the
+/// configuration the benchmarks run it with.
+pub(crate) struct ScriptedContest {
+    pub seam: &'static dyn BotDiscipline,
+    pub players: ScriptedPlayers,
+    pub config: Config,
+    pub store: Store,
+    /// The folder of the store (and of a written site), removed with it.
+    pub tmp: tempfile::TempDir,
+}
+
+/// The state a benchmark's contest is stored in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ContestState {
+    /// Being played (`bench bot-contest` plays it).
+    Running,
+    /// Played (`bench bot-site` fills it, then writes its site).
+    Finished,
+}
+
+impl ScriptedContest {
+    /// Makes it; `repetitions` of each pairing where the discipline has
+    /// such a key, else its default.
+    pub(crate) fn start(
+        d: Discipline,
+        n_bots: usize,
+        repetitions: Option<u32>,
+        state: ContestState,
+    ) -> Result<ScriptedContest, BenchError> {
+        let seam = crate::discipline::registry::of(d).ok_or("KNOBELN is no bot discipline")?;
+        let players = seam.scripted_players().ok_or_else(|| {
+            format!(
+                "{} has no scripted players: the benchmark cannot play its contest",
+                d.title()
+            )
+        })?;
+        let tmp = tempfile::tempdir()?;
+        let mut config = Config {
+            database: tmp.path().join("knobeln.db"),
+            ..Config::default()
+        };
+        config.contest.discipline = d;
+        config.rules.jobs = 0;
+        if let (Some(r), Some(key)) = (repetitions, players.repetitions_key) {
+            config
+                .set_in_section(d, &format!("{key}={r}"))
+                .map_err(|e| e.to_string())?;
+        }
+        let store = Store::open(&config.database)?;
+        let entries: Vec<serde_json::Value> = (1..=n_bots)
+            .map(|i| serde_json::json!({"team": i, "version": i, "name": format!("bot{i:04}")}))
+            .collect();
+        let materials = seam.materials(&config.sections(), 1, &[])?;
+        store.conn().execute(
+            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
+             VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![
+                d.name(),
+                seam.section(&config.sections()).to_string(),
+                serde_json::to_string(&entries)?,
+                serde_json::to_string(&materials)?,
+                match state {
+                    ContestState::Running => "running",
+                    ContestState::Finished => "finished",
+                },
+                Utc::now().to_rfc3339()
+            ],
+        )?;
+        Ok(ScriptedContest {
+            seam,
+            players,
+            config,
+            store,
+            tmp,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -826,6 +826,21 @@ enum TakeJob {
     Lose,
 }
 
+/// The KNOBELN workers' consumer of the jobs, once the queue has it.
+async fn knobeln_workers_consumer(
+    js: &async_nats::jetstream::Context,
+) -> Option<async_nats::jetstream::consumer::Consumer<async_nats::jetstream::consumer::pull::Config>>
+{
+    js.get_stream("KNOBELN_JOBS")
+        .await
+        .ok()?
+        .get_consumer(&knobeln::distributed::workers_consumer(
+            knobeln::distributed::wire::Discipline::Knobeln,
+        ))
+        .await
+        .ok()
+}
+
 /// Takes one job from the queue as `how` says, acknowledges it, and says
 /// how many games it held.
 fn take_one_job(url: &str, how: TakeJob) -> usize {
@@ -836,18 +851,7 @@ fn take_one_job(url: &str, how: TakeJob) -> usize {
         let js = jetstream::new(async_nats::connect(url).await.unwrap());
         let start = Instant::now();
         let consumer = loop {
-            let found = match js.get_stream("KNOBELN_JOBS").await {
-                Ok(stream) => stream
-                    .get_consumer::<jetstream::consumer::pull::Config>(
-                        &knobeln::distributed::workers_consumer(
-                            knobeln::distributed::wire::Discipline::Knobeln,
-                        ),
-                    )
-                    .await
-                    .ok(),
-                Err(_) => None,
-            };
-            if let Some(c) = found {
+            if let Some(c) = knobeln_workers_consumer(&js).await {
                 break c;
             }
             assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
@@ -999,18 +1003,7 @@ fn lose_every_job(url: &str, stop: &std::sync::atomic::AtomicBool) -> usize {
         let js = jetstream::new(async_nats::connect(url).await.unwrap());
         let mut taken = 0;
         while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-            let consumer = match js.get_stream("KNOBELN_JOBS").await {
-                Ok(stream) => stream
-                    .get_consumer::<jetstream::consumer::pull::Config>(
-                        &knobeln::distributed::workers_consumer(
-                            knobeln::distributed::wire::Discipline::Knobeln,
-                        ),
-                    )
-                    .await
-                    .ok(),
-                Err(_) => None,
-            };
-            let Some(consumer) = consumer else {
+            let Some(consumer) = knobeln_workers_consumer(&js).await else {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };

@@ -520,6 +520,16 @@ fn the_compile_service_is_closed_outside_its_window() {
     );
 }
 
+/// The last reply the contest sent.
+fn last_reply(c: &Contest) -> Reply {
+    c.replies().pop().expect("a reply")
+}
+
+/// A text with its runs of blanks and line ends as one space each.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A team's `status` mail with its authentification string (shows its
 /// address).
 fn status_mail(c: &Contest, who: &str, auth: &str) -> PathBuf {
@@ -618,7 +628,7 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
     c.ingest(&[&forged[0], &forged[1]]);
     // Full, and nobody waited long: refused, with the way forward.
     c.ingest(&[&c.registration_mail("real", "Uni R")]);
-    let r = c.replies().last().unwrap().clone();
+    let r = last_reply(&c);
     assert!(r.body.contains("too many participants"), "{}", r.body);
     registered_days_ago(&c, &["f1", "f2"]);
     // Now a place can go to the newcomer, once its address says yes: one
@@ -634,22 +644,13 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
         request.subject
     );
     assert_eq!(request.to, vec!["real@participants.example".to_string()]);
-    let text = request
-        .body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = flat(&request.body);
     assert!(text.contains("The contest is full"), "{text}");
     // A forged newcomer is asked too, and its address never answers.
     c.ingest(&[&c.registration_mail("f3", "Uni F")]);
-    assert!(c
-        .replies()
-        .last()
-        .unwrap()
-        .subject
-        .contains("please confirm"));
+    assert!(last_reply(&c).subject.contains("please confirm"));
     c.ingest(&[&answer_request(&c, "real")]);
-    let accepted = c.replies().last().unwrap().clone();
+    let accepted = last_reply(&c);
     assert!(accepted.subject.contains("accepted"), "{}", accepted.body);
     // Confirmed: its place cannot be taken, the acknowledgement says nothing of it.
     assert!(
@@ -662,10 +663,10 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
     // of teams that showed their addresses.
     c.ingest(&[&c.registration_mail("second", "Uni S")]);
     c.ingest(&[&answer_request(&c, "second")]);
-    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+    assert!(last_reply(&c).subject.contains("accepted"));
     assert_eq!(withdrawn(&c).len(), 2);
     c.ingest(&[&c.registration_mail("third", "Uni T")]);
-    let refused = c.replies().last().unwrap().clone();
+    let refused = last_reply(&c);
     assert!(
         refused.body.contains("too many participants"),
         "{}",
@@ -687,7 +688,7 @@ fn a_teams_first_authenticated_mail_keeps_its_place() {
     let c = Contest::new("[limits]\nmax_participants = 1\n");
     c.ingest(&[&c.registration_mail("a", "Uni A")]);
     let ack = c.replies()[0].clone();
-    let text = ack.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&ack.body);
     assert!(
         text.contains("Your team's place is safe once the team has sent a mail"),
         "{text}"
@@ -697,16 +698,11 @@ fn a_teams_first_authenticated_mail_keeps_its_place() {
     registered_days_ago(&c, &["a"]);
     // Waited too long without a valid string: a newcomer is asked to confirm.
     c.ingest(&[&c.registration_mail("b", "Uni B")]);
-    assert!(c
-        .replies()
-        .last()
-        .unwrap()
-        .subject
-        .contains("please confirm"));
+    assert!(last_reply(&c).subject.contains("please confirm"));
     // The team shows its address before the newcomer answers.
     c.ingest(&[&status_mail(&c, "a", &auth)]);
     c.ingest(&[&answer_request(&c, "b")]);
-    let refused = c.replies().last().unwrap().clone();
+    let refused = last_reply(&c);
     assert!(
         refused.body.contains("too many participants"),
         "{}",
@@ -727,17 +723,12 @@ fn an_organizations_full_places_give_way_the_same_way() {
     ]);
     registered_days_ago(&c, &["x", "o"]);
     c.ingest(&[&c.registration_mail("y", "Uni A")]);
-    assert!(c
-        .replies()
-        .last()
-        .unwrap()
-        .subject
-        .contains("please confirm"));
+    assert!(last_reply(&c).subject.contains("please confirm"));
     c.ingest(&[&answer_request(&c, "y")]);
-    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+    assert!(last_reply(&c).subject.contains("accepted"));
     assert_eq!(withdrawn(&c), vec!["x@participants.example".to_string()]);
     c.ingest(&[&c.registration_mail("z", "Uni Z")]);
-    assert!(c.replies().last().unwrap().subject.contains("accepted"));
+    assert!(last_reply(&c).subject.contains("accepted"));
 }
 
 /// When a full contest's newcomer cannot be asked to confirm (the day's
@@ -757,13 +748,13 @@ fn a_full_contests_newcomer_is_told_when_no_request_can_go() {
     );
     c.ingest(&[&spend]);
     c.ingest(&[&c.registration_mail("real", "Uni R")]);
-    let r = c.replies().last().unwrap().clone();
+    let r = last_reply(&c);
     assert!(
         r.subject.contains("no confirmation request sent"),
         "{}",
         r.subject
     );
-    let text = r.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&r.body);
     assert!(text.contains("The contest is full"), "{text}");
     assert!(text.contains("Please try again tomorrow"), "{text}");
     assert!(!text.contains("from that address itself"), "{text}");
@@ -1187,7 +1178,7 @@ fn registrations_naming_a_third_partys_addresses_relay_nothing() {
     };
     let forged = answer("attacker@evil.example");
     assert!(c.ingest(&[&forged]).status.success());
-    let last = c.replies().last().unwrap().clone();
+    let last = last_reply(&c);
     assert_eq!(last.to, ["attacker@evil.example"]);
     assert!(
         last.subject.contains("confirmation not known"),
@@ -1196,7 +1187,7 @@ fn registrations_naming_a_third_partys_addresses_relay_nothing() {
     );
     let real = answer("victim3@third.example");
     assert!(c.ingest(&[&real]).status.success());
-    let last = c.replies().last().unwrap().clone();
+    let last = last_reply(&c);
     assert_eq!(last.to, ["victim3@third.example"]);
     assert!(
         last.subject.contains("registration accepted: team team_3"),
@@ -1207,7 +1198,7 @@ fn registrations_naming_a_third_partys_addresses_relay_nothing() {
     // The request was used: a second answer does nothing.
     let twice = answer("victim3@third.example");
     assert!(c.ingest(&[&twice]).status.success());
-    let last = c.replies().last().unwrap().clone();
+    let last = last_reply(&c);
     assert!(
         last.subject.contains("confirmation not known"),
         "{}",
@@ -1323,7 +1314,7 @@ fn strangers_floods_never_silence_a_participant() {
         "",
     );
     assert!(c.ingest(&[&reg]).status.success());
-    let ack = c.replies().last().unwrap().clone();
+    let ack = last_reply(&c);
     assert!(
         ack.subject.contains("registration accepted"),
         "{}",

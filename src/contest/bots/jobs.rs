@@ -609,7 +609,7 @@ impl Task for BotTask {
 }
 
 /// Plays every game still missing; returns the results table (without
-/// storing or mailing it: [`finish`]).
+/// storing or mailing it: [`super::finish::finish`]).
 pub fn play_all(
     store: &Store,
     c: &BotContest,
