@@ -513,8 +513,11 @@ fn register(
         ),
         (limits.max_participants, None),
     ] {
+        if cap == 0 {
+            continue;
+        }
         let count = db::count_registrations(conn, organization)?;
-        if cap == 0 || count.proven + count.waiting < cap {
+        if count.proven + count.waiting < cap {
             continue;
         }
         // Full. One that waited too long (of the organization, if it is
