@@ -164,6 +164,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "withdrawn",
         include_str!("../../templates/mail/withdrawn.hbs"),
     ),
+    (
+        "registration_lapsed",
+        include_str!("../../templates/mail/registration_lapsed.hbs"),
+    ),
 ];
 
 /// A handlebars registry with the texts' settings and helpers, no

@@ -649,9 +649,19 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
     // A forged newcomer is asked too, and its address never answers.
     c.ingest(&[&c.registration_mail("f3", "Uni F")]);
     assert!(last_reply(&c).subject.contains("please confirm"));
+    let f1_auth = auth_of(&c.replies()[0]);
+    let before = c.replies().len();
     c.ingest(&[&answer_request(&c, "real")]);
-    let accepted = last_reply(&c);
-    assert!(accepted.subject.contains("accepted"), "{}", accepted.body);
+    // Two mails: the acknowledgement, and the notice to the registration
+    // that gave way.
+    let r = c.replies();
+    assert_eq!(r.len(), before + 2);
+    let accepted = r
+        .iter()
+        .rev()
+        .find(|m| m.subject.contains("accepted"))
+        .unwrap();
+    assert_eq!(accepted.to, vec!["real@participants.example".to_string()]);
     // Confirmed: its place cannot be taken, the acknowledgement says nothing of it.
     assert!(
         !accepted.body.contains("place is safe once"),
@@ -659,11 +669,43 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
         accepted.body
     );
     assert_eq!(withdrawn(&c), vec!["f1@participants.example".to_string()]);
+    let notice = r
+        .iter()
+        .rev()
+        .find(|m| m.subject.contains("withdrawn"))
+        .unwrap();
+    assert_eq!(notice.to, vec!["f1@participants.example".to_string()]);
+    let text = flat(&notice.body);
+    assert!(
+        text.contains("has given its place to a newcomer")
+            && text.contains("within 3 days")
+            && text.contains("register again"),
+        "{text}"
+    );
+    // The withdrawn team's own string is told why it no longer works; a
+    // wrong one learns nothing.
+    c.ingest(&[&status_mail(&c, "f1", &f1_auth)]);
+    let text = flat(&last_reply(&c).body);
+    assert!(
+        text.contains("The team team_f1 was withdrawn from the contest")
+            && text.contains("its place went to a newcomer")
+            && text.contains("register again"),
+        "{text}"
+    );
+    c.ingest(&[&status_mail(&c, "f1", "wrong")]);
+    let text = flat(&last_reply(&c).body);
+    assert!(text.contains("do not match any registration"), "{text}");
+    assert!(!text.contains("withdrawn"), "{text}");
     // The second forged place goes the same way; then the contest is full
     // of teams that showed their addresses.
     c.ingest(&[&c.registration_mail("second", "Uni S")]);
     c.ingest(&[&answer_request(&c, "second")]);
-    assert!(last_reply(&c).subject.contains("accepted"));
+    let r = c.replies();
+    assert!(r[r.len() - 1].subject.contains("accepted"));
+    assert_eq!(
+        r[r.len() - 2].to,
+        vec!["f2@participants.example".to_string()]
+    );
     assert_eq!(withdrawn(&c).len(), 2);
     c.ingest(&[&c.registration_mail("third", "Uni T")]);
     let refused = last_reply(&c);
@@ -727,6 +769,12 @@ fn an_organizations_full_places_give_way_the_same_way() {
     c.ingest(&[&answer_request(&c, "y")]);
     assert!(last_reply(&c).subject.contains("accepted"));
     assert_eq!(withdrawn(&c), vec!["x@participants.example".to_string()]);
+    let r = c.replies();
+    assert_eq!(
+        r[r.len() - 2].to,
+        vec!["x@participants.example".to_string()]
+    );
+    assert!(r[r.len() - 2].subject.contains("withdrawn"));
     c.ingest(&[&c.registration_mail("z", "Uni Z")]);
     assert!(last_reply(&c).subject.contains("accepted"));
 }

@@ -246,6 +246,10 @@ fn fixture(name: &str) -> Value {
             "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
             "reason": "two teams of the same people", "organizer": "organizer@contest.example",
         }),
+        "registration_lapsed" => json!({
+            "team": "the_heavy_lords_of_knobeln", "contest_name": "International KNOBELN contest",
+            "proof_days": 3, "organizer": "organizer@contest.example",
+        }),
         "kit_rules" => json!({
             "contest_name": "International KNOBELN contest",
             "contest_address": "knobeln@contest.example",

@@ -439,10 +439,24 @@ fn admin_withdraw_keeps_a_team_out_of_the_contest_and_is_logged() {
     assert!(notice.body.contains("withdrawn"));
     assert!(notice.body.contains("two teams of the same people"));
 
-    // The team cannot act any more: the same refusal as a wrong string.
+    // The team cannot act any more; its own string is told why (a wrong
+    // one gets the refusal that tells nothing).
+    let withdrawn = format!("The team {JOE_TEAM} was withdrawn from the contest");
     let r = ask(&c, JOE, "please compile", &submission(JOE_TEAM, &joe));
-    assert!(flat(&r[0].body).contains(REFUSAL), "{}", r[0].body);
+    let refusal = flat(&r[0].body);
+    assert!(
+        refusal.contains(&withdrawn) && refusal.contains("two teams of the same people"),
+        "{refusal}"
+    );
+    assert!(!refusal.contains(REFUSAL), "{refusal}");
     let r = ask(&c, JOE, "status", &format!("<<FROM>> {JOE_TEAM} {joe}\n"));
+    assert!(flat(&r[0].body).contains(&withdrawn));
+    let r = ask(
+        &c,
+        JOE,
+        "status",
+        &format!("<<FROM>> {JOE_TEAM} wrong{joe}\n"),
+    );
     assert!(flat(&r[0].body).contains(REFUSAL));
     // Listed only with --all, with the reason.
     assert!(!admin(&c, &["teams"], 0).contains(JOE_TEAM));

@@ -120,11 +120,9 @@ pub fn prepare(
         }
     };
     let Some(reg) = super::context::authenticate(store.conn(), &header.team, &header.auth)? else {
-        return refuse(
-            super::context::AUTH_REFUSED.into(),
-            Some(super::context::AUTH_REFUSED_HINT.into()),
-            "authentication failed",
-        );
+        let why =
+            super::context::auth_refusal(store.conn(), ctx.config, &header.team, &header.auth)?;
+        return refuse(why.what, Some(why.hint), "authentication failed");
     };
     // Authenticated: from here on the string is masked, so it reaches
     // neither the compile jail nor anything stored or mailed (the header

@@ -206,11 +206,8 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
         );
     };
     let Some(reg) = super::context::authenticate(store.conn(), &team, &auth)? else {
-        return refuse(
-            super::context::AUTH_REFUSED.into(),
-            Some(super::context::AUTH_REFUSED_HINT.into()),
-            "authentication failed",
-        );
+        let why = super::context::auth_refusal(store.conn(), ctx.config, &team, &auth)?;
+        return refuse(why.what, Some(why.hint), "authentication failed");
     };
     // Authenticated: from here on the string is masked, so it reaches
     // neither the built program (an interpreted bot's program is its

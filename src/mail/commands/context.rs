@@ -42,6 +42,54 @@ pub fn authenticate(
     Ok(reg.filter(|_| authentic))
 }
 
+/// Why a team name and authentification string were refused, and what to
+/// do: a withdrawn team's own string learns that its team was withdrawn,
+/// when and why; anything else gets [`AUTH_REFUSED`], which tells nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthRefusal {
+    pub what: String,
+    pub hint: String,
+}
+
+/// The refusal of a `team` and `auth_string` that [`authenticate`] did not
+/// accept. A string is checked against a withdrawn registration of the
+/// name, or (none) against nothing, so every refusal costs the same.
+pub fn auth_refusal(
+    conn: &Connection,
+    config: &Config,
+    team: &str,
+    auth_string: &str,
+) -> Result<AuthRefusal, StoreError> {
+    let withdrawn = crate::store::mail::withdrawn_registrations(conn, team)?;
+    if withdrawn.is_empty() {
+        let _ = auth::verify(&[0u8; 16], &[0u8; 32], auth_string);
+    }
+    let own = withdrawn
+        .into_iter()
+        .find(|w| auth::verify(&w.auth_salt, &w.auth_hash, auth_string));
+    Ok(match own {
+        Some(w) => AuthRefusal {
+            what: format!(
+                "The team {} was withdrawn from the contest ({}): {}.",
+                w.team_name,
+                crate::store::admin::parse_timestamp(&w.withdrawn_at)
+                    .map(date)
+                    .unwrap_or(w.withdrawn_at),
+                w.reason
+            ),
+            hint: format!(
+                "Its authentification string no longer works. To take part, register \
+                 again with the registration form; questions go to the organizer, {}.",
+                config.contest.organizer
+            ),
+        },
+        None => AuthRefusal {
+            what: AUTH_REFUSED.into(),
+            hint: AUTH_REFUSED_HINT.into(),
+        },
+    })
+}
+
 /// Team name and auth string from a `<<FROM>> team_name auth_string` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credentials {

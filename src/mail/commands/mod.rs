@@ -33,8 +33,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 pub use context::{
-    authenticate, body_lines, credentials, date, Budget, Credentials, Ctx, Effect, AUTH_REFUSED,
-    AUTH_REFUSED_HINT, MAX_BODY_LINES,
+    auth_refusal, authenticate, body_lines, credentials, date, AuthRefusal, Budget, Credentials,
+    Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT, MAX_BODY_LINES,
 };
 pub use error::CommandError;
 pub use subject::{contest_subject, normalize_subject};

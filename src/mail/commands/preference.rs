@@ -45,7 +45,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         return no_credentials(ctx, kind, SUBJECT);
     };
     let Some(reg) = authenticate(conn, &cred.team, &cred.auth)? else {
-        return not_authentic(ctx, kind, SUBJECT);
+        return not_authentic(conn, ctx, kind, SUBJECT, &cred);
     };
     let Some(value) = requested(body) else {
         return refused(

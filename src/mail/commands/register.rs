@@ -523,7 +523,7 @@ fn register(
         // Full. One that waited too long (of the organization, if it is
         // the organization that is full) may give way, once per
         // registration: it frees a place in both counts.
-        let lapsed = match gives_way {
+        let lapsed = match gives_way.take() {
             Some(team) => Some(team),
             None => db::oldest_waiting_registration(conn, organization, lapsed_before)?,
         };
@@ -555,6 +555,10 @@ fn register(
         };
         gives_way = Some(team);
     }
+    // The registration that gives way is told, in the same transaction:
+    // one mail, once per registration (it lapses once), to the address
+    // its acknowledgement went to.
+    let mut lapsed_notice = None;
     if let Some(lapsed) = gives_way {
         // A place of a registration that never showed its address goes
         // only to one whose address is proven: else a stranger's forged
@@ -564,14 +568,39 @@ fn register(
         }
         crate::store::admin::withdraw_team(
             conn,
-            lapsed,
+            lapsed.team,
             &format!(
                 "its place went to a newcomer: the contest was full and the team had sent \
                  no mail with its authentification string within {PROOF_DAYS} days"
             ),
             ctx.now,
         )?;
+        let text = render(
+            "registration_lapsed",
+            &json!({
+                "team": lapsed.team_name,
+                "contest_name": ctx.config.contest.name,
+                "proof_days": PROOF_DAYS,
+                "organizer": ctx.config.contest.organizer,
+            }),
+        )?;
+        lapsed_notice = Some(ctx.reply_to_addresses(
+            "registration_lapsed",
+            vec![lapsed.mail_address.clone()],
+            format!(
+                "{}: team {} withdrawn, its place went to a newcomer",
+                ctx.config.contest.name, lapsed.team_name
+            ),
+            text,
+        ));
     }
+    let gave_way = match &lapsed_notice {
+        Some(n) => format!(
+            " in the place of a team that never showed its address ({})",
+            n.to[0]
+        ),
+        None => String::new(),
+    };
     let team_name = free_team_name(conn, &reg.team_name)?;
     let renamed = team_name != reg.team_name;
     let auth = auth::new_auth_string();
@@ -649,10 +678,13 @@ fn register(
             budget: Budget::Registration,
             state: "done",
             outcome: format!(
-                "team {team_name} registered{}",
+                "team {team_name} registered{}{gave_way}",
                 if renamed { " (name modified)" } else { "" }
             ),
-            replies: vec![reply],
+            replies: lapsed_notice
+                .into_iter()
+                .chain(std::iter::once(reply))
+                .collect(),
         });
     }
     let body = render(
@@ -692,10 +724,13 @@ fn register(
         budget: Budget::Registration,
         state: "done",
         outcome: format!(
-            "team {team_name} registered{}",
+            "team {team_name} registered{}{gave_way}",
             if renamed { " (name modified)" } else { "" }
         ),
-        replies: vec![reply],
+        replies: lapsed_notice
+            .into_iter()
+            .chain(std::iter::once(reply))
+            .collect(),
     })
 }
 

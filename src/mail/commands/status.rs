@@ -11,9 +11,7 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 
 use super::context::Budget;
-use super::context::{
-    authenticate, credentials, date, Ctx, Effect, AUTH_REFUSED, AUTH_REFUSED_HINT,
-};
+use super::context::{auth_refusal, authenticate, credentials, date, Credentials, Ctx, Effect};
 use super::error::CommandError;
 use crate::mail::texts::render;
 use crate::report::ReportNotes;
@@ -68,19 +66,23 @@ pub fn no_credentials(
     )
 }
 
-/// The refusal for a team name and auth string that do not match.
+/// The refusal for a team name and auth string that do not match
+/// ([`auth_refusal`]: a withdrawn team's own string is told so).
 pub fn not_authentic(
+    conn: &Connection,
     ctx: &Ctx<'_>,
     kind: &'static str,
     subject: &str,
+    cred: &Credentials,
 ) -> Result<Effect, CommandError> {
+    let why = auth_refusal(conn, ctx.config, &cred.team, &cred.auth)?;
     refused(
         ctx,
         kind,
         subject,
-        AUTH_REFUSED,
+        &why.what,
         &[],
-        Some(AUTH_REFUSED_HINT),
+        Some(&why.hint),
         "authentication failed".into(),
     )
 }
@@ -205,7 +207,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         return no_credentials(ctx, "status_refused", SUBJECT);
     };
     let Some(reg) = authenticate(conn, &cred.team, &cred.auth)? else {
-        return not_authentic(ctx, "status_refused", SUBJECT);
+        return not_authentic(conn, ctx, "status_refused", SUBJECT, &cred);
     };
     let (current, latest) = latest_versions(conn, reg.team)?;
     let newer_rejected = match (&current, &latest) {

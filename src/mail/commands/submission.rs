@@ -133,12 +133,13 @@ pub fn apply(
         );
     };
     let Some(reg) = super::context::authenticate(conn, &cred.team, &cred.auth)? else {
+        let why = super::context::auth_refusal(conn, ctx.config, &cred.team, &cred.auth)?;
         return refuse(
             ctx,
             &sub,
             Budget::Strangers,
-            super::context::AUTH_REFUSED.into(),
-            super::context::AUTH_REFUSED_HINT,
+            why.what,
+            &why.hint,
             format!("{what} refused: authentication failed"),
         );
     };

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::store::{timestamp, Result};
+use crate::store::{timestamp, Result, StoreError};
 use crate::tournament::TeamId;
 
 /// A stored registration.
@@ -113,18 +113,76 @@ pub fn oldest_waiting_registration(
     conn: &Connection,
     organization: Option<&str>,
     before: DateTime<Utc>,
-) -> Result<Option<TeamId>> {
+) -> Result<Option<RegistrationRow>> {
     Ok(conn
         .query_row(
-            "SELECT team_id FROM registrations \
-             WHERE proven_at IS NULL AND registered_at < ?2 \
-               AND (?1 IS NULL OR lower(trim(organization)) = lower(trim(?1))) \
-             ORDER BY registered_at, team_id LIMIT 1",
+            &format!(
+                "{REG_SELECT} WHERE r.proven_at IS NULL AND r.registered_at < ?2 \
+                   AND (?1 IS NULL OR lower(trim(r.organization)) = lower(trim(?1))) \
+                 ORDER BY r.registered_at, r.team_id LIMIT 1"
+            ),
             params![organization, timestamp(before)],
-            |r| r.get::<_, i64>(0),
+            reg_row,
         )
-        .optional()?
-        .map(|t| TeamId(t as u32)))
+        .optional()?)
+}
+
+/// A withdrawn registration: its team's name, its authentification
+/// string's salt and hash, when and why it was withdrawn.
+#[derive(Debug, Clone)]
+pub struct WithdrawnRegistration {
+    pub team_name: String,
+    pub auth_salt: Vec<u8>,
+    pub auth_hash: Vec<u8>,
+    pub reason: String,
+    pub withdrawn_at: String,
+}
+
+/// The withdrawn registrations of the team named `team` (exactly, as
+/// [`registration_by_team`] finds a registered one; names of withdrawn
+/// teams stay taken, so there is at most one).
+pub fn withdrawn_registrations(
+    conn: &Connection,
+    team: &str,
+) -> Result<Vec<WithdrawnRegistration>> {
+    let mut st = conn.prepare_cached(
+        "SELECT t.name, w.registration, w.reason, w.withdrawn_at FROM withdrawals w \
+         JOIN teams t ON t.id = w.team_id WHERE t.name = ?1",
+    )?;
+    let rows = st.query_map([team], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    let mut found = Vec::new();
+    for row in rows {
+        let (team_name, registration, reason, withdrawn_at) = row?;
+        // The row as it was, blobs as `{"hex": ...}` (`withdraw_team`).
+        let blob = |v: &serde_json::Value, key: &str| -> Option<Vec<u8>> {
+            let hex = v.get(key)?.get("hex")?.as_str()?;
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                .collect()
+        };
+        let v: serde_json::Value = serde_json::from_str(&registration)
+            .map_err(|e| StoreError::Corrupt(format!("withdrawal of {team_name}: {e}")))?;
+        let (Some(auth_salt), Some(auth_hash)) = (blob(&v, "auth_salt"), blob(&v, "auth_hash"))
+        else {
+            continue;
+        };
+        found.push(WithdrawnRegistration {
+            team_name,
+            auth_salt,
+            auth_hash,
+            reason,
+            withdrawn_at,
+        });
+    }
+    Ok(found)
 }
 
 /// Marks team `team`'s address proven (its mail carried its
