@@ -105,8 +105,14 @@ def main():
         rel = os.path.relpath(path, ROOT)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        for n, line in prose_lines(text):
-            for m in LINK.finditer(line):
+        prose = list(prose_lines(text))
+        for i, (n, line) in enumerate(prose):
+            # A link's text may wrap onto the next line: each link is read
+            # on the line it starts on, with the next prose line beside it.
+            nxt = prose[i + 1][1] if i + 1 < len(prose) and prose[i + 1][0] == n + 1 else ""
+            for m in LINK.finditer(line + "\n" + nxt):
+                if m.start() > len(line):
+                    continue
                 target = m.group(1)
                 if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                     continue  # http:, https:, mailto:
