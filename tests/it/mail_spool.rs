@@ -675,6 +675,9 @@ fn forged_registrations_give_their_places_to_confirmed_newcomers() {
         .find(|m| m.subject.contains("withdrawn"))
         .unwrap();
     assert_eq!(notice.to, vec!["f1@participants.example".to_string()]);
+    // A notice, not a reply: the newcomer's mail is not named in it.
+    assert_eq!(notice.in_reply_to, None);
+    assert!(!notice.headers.contains("References"), "{}", notice.headers);
     let text = flat(&notice.body);
     assert!(
         text.contains("has given its place to a newcomer")

@@ -584,15 +584,21 @@ fn register(
                 "organizer": ctx.config.contest.organizer,
             }),
         )?;
-        lapsed_notice = Some(ctx.reply_to_addresses(
-            "registration_lapsed",
-            vec![lapsed.mail_address.clone()],
-            format!(
-                "{}: team {} withdrawn, its place went to a newcomer",
-                ctx.config.contest.name, lapsed.team_name
-            ),
-            text,
-        ));
+        // Not a reply: threaded to nothing, so the newcomer's mail (its
+        // message id) is not shown to the team that gave way.
+        lapsed_notice = Some(crate::outbox::outgoing::Outgoing {
+            in_reply_to: None,
+            references: Vec::new(),
+            ..ctx.reply_to_addresses(
+                "registration_lapsed",
+                vec![lapsed.mail_address.clone()],
+                format!(
+                    "{}: team {} withdrawn, its place went to a newcomer",
+                    ctx.config.contest.name, lapsed.team_name
+                ),
+                text,
+            )
+        });
     }
     let gave_way = match &lapsed_notice {
         Some(n) => format!(
