@@ -18,7 +18,7 @@ use chrono::Utc;
 
 use crate::bench::BenchError;
 use crate::config::Config;
-use crate::contest::bots::{contest, for_each_game, next_planned_games, store_planned_game};
+use crate::contest::bots::{contest, for_each_game, for_each_planned_batch, store_planned_game};
 use crate::discipline::play::{Played, Setup};
 use crate::discipline::seam::{BotDiscipline, ScriptedPlayers};
 use crate::discipline::Discipline;
@@ -134,13 +134,11 @@ pub fn bot_site_bench(
     store.conn().execute_batch("PRAGMA synchronous = OFF")?;
     let t0 = Instant::now();
     let mut templates: Vec<(Setup, Played)> = Vec::new();
-    let mut done = crate::contest::bots::StoredResults::default();
-    loop {
-        // The planner's games, then (FootSteps) the tie replays they call for.
-        let planned = next_planned_games(&store, &c, &config, &mut done)?;
-        if planned.is_empty() {
-            break;
-        }
+    // The planner's games in batches, then (FootSteps) the tie replays
+    // they call for. A batch's `i` restarts at 0, as a round's did when
+    // the planner handed out a round at once: the batches are even in
+    // size, so FootSteps' alternating winner (`k % 2`) is the same.
+    for_each_planned_batch(&store, &c, &config, |planned| {
         let now = Utc::now();
         for (i, g) in planned.iter().enumerate() {
             if !templates.iter().any(|(s, _)| s == &g.setup) {
@@ -173,7 +171,8 @@ pub fn bot_site_bench(
             };
             store_planned_game(store.conn(), &c, &config, g, played, now)?;
         }
-    }
+        Ok::<(), BenchError>(())
+    })?;
     drop(templates);
     let fill = t0.elapsed();
     let t1 = Instant::now();

@@ -66,6 +66,7 @@ pub struct DemoBot {
 }
 
 /// What a discipline's planner knows of its contest.
+#[derive(Clone, Copy)]
 pub struct ContestView<'a> {
     /// The contest's seed (chance of the planner and the games).
     pub seed: u64,
@@ -104,6 +105,177 @@ pub fn same_setup(setup: Setup) -> SetupOfKey {
 pub enum ContestState {
     Running,
     Finished,
+}
+
+/// A discipline's planner for one pass of the contest run over its
+/// stored games ([`BotDiscipline::planner`]). It keeps only what its rules
+/// need of each stored game (which games are stored, as a bitset over the
+/// games' places in the plan, and the sums the table needs), not every
+/// result: its memory is flat in the number of games, whatever the field
+/// plays (the ultimatum game's 3.98 million matches at the seed's size).
+/// Pure: no I/O; the contest run reads the store and feeds it.
+pub trait Planner {
+    /// Counts a stored game: its key and its planner result (JSON,
+    /// [`BotDiscipline::planner_result`]). Called once per stored game, in
+    /// any order (a run resumed after a crash feeds what was stored before
+    /// it). A key added twice, or one not of the plan, is refused.
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String>;
+
+    /// Up to `limit` games not stored yet, in playing order (the same
+    /// order whatever `limit`): the first pass, then what the results
+    /// call for (FootSteps' tie replays; the ultimatum game with kept
+    /// folders: one phase at a time). A game handed out but not stored
+    /// yet may be handed out again. Empty once the contest is complete.
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String>;
+
+    /// The results table from the games added so far; `None` while the
+    /// discipline shows none (the ultimatum game before its end; FootSteps
+    /// before its tie replays are done).
+    fn results(&self, state: ContestState) -> Result<Option<Results>, String>;
+}
+
+/// Which of a plan's games are stored: one bit per game, by its place in
+/// the plan, and a cursor before which every game is stored (so that
+/// handing out the next games does not walk the stored ones again).
+#[derive(Debug, Clone, Default)]
+pub struct StoredSet {
+    bits: Vec<u64>,
+    games: u64,
+    stored: u64,
+    /// Every game before it is stored.
+    first_missing: u64,
+}
+
+impl StoredSet {
+    /// None of `games` stored.
+    pub fn new(games: u64) -> StoredSet {
+        StoredSet {
+            bits: vec![0; games.div_ceil(64) as usize],
+            games,
+            stored: 0,
+            first_missing: 0,
+        }
+    }
+
+    /// The games of the plan.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// How many are stored.
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
+    /// Whether game `i` is stored.
+    pub fn contains(&self, i: u64) -> bool {
+        i < self.games && self.bits[(i / 64) as usize] & (1 << (i % 64)) != 0
+    }
+
+    /// Marks game `i` stored; `Err` in words for one outside the plan or
+    /// stored already.
+    pub fn insert(&mut self, i: u64) -> Result<(), String> {
+        if i >= self.games {
+            return Err(format!("game {i} of a plan of {} games", self.games));
+        }
+        let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+        if self.bits[word] & bit != 0 {
+            return Err(format!("game {i} of the plan is stored twice"));
+        }
+        self.bits[word] |= bit;
+        self.stored += 1;
+        Ok(())
+    }
+
+    /// The first game not stored at or after `from` (`games()`: none).
+    pub fn next_missing(&mut self, from: u64) -> u64 {
+        while self.first_missing < self.games && self.contains(self.first_missing) {
+            self.first_missing += 1;
+        }
+        let mut i = from.max(self.first_missing);
+        while i < self.games {
+            let word = self.bits[(i / 64) as usize] >> (i % 64);
+            if word == u64::MAX >> (i % 64) {
+                i = (i / 64 + 1) * 64; // the rest of this word is stored
+                continue;
+            }
+            if word & 1 == 0 {
+                return i;
+            }
+            i += 1;
+        }
+        self.games
+    }
+
+    /// The first game not stored (`games()`: none).
+    pub fn first_missing(&self) -> u64 {
+        (self.first_missing..self.games)
+            .find(|&i| !self.contains(i))
+            .unwrap_or(self.games)
+    }
+
+    /// Up to `limit` places of games not stored, from the first on.
+    pub fn missing(&mut self, limit: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut i = self.next_missing(0);
+        while i < self.games && out.len() < limit {
+            out.push(i);
+            i = self.next_missing(i + 1);
+        }
+        out
+    }
+}
+
+/// A planner that keeps every stored result (key → result, as the contest
+/// run kept them before planners were fed one game at a time) and asks
+/// the discipline's functions of the whole map: for a discipline whose
+/// rules need the results themselves (FootSteps' tie replays, the tests'
+/// rock-paper-scissors). Its memory grows with the stored games.
+pub struct MapPlanner<'a> {
+    done: BTreeMap<String, String>,
+    next: MapNext<'a>,
+    table: MapTable<'a>,
+}
+
+/// The games still to play given the stored results (key → result).
+pub type MapNext<'a> =
+    Box<dyn Fn(&BTreeMap<String, String>) -> Result<Vec<PlannedGame>, String> + 'a>;
+
+/// The table from the stored results (key → result).
+pub type MapTable<'a> =
+    Box<dyn Fn(&BTreeMap<String, String>, ContestState) -> Result<Option<Results>, String> + 'a>;
+
+impl<'a> MapPlanner<'a> {
+    pub fn new(next: MapNext<'a>, table: MapTable<'a>) -> MapPlanner<'a> {
+        MapPlanner {
+            done: BTreeMap::new(),
+            next,
+            table,
+        }
+    }
+}
+
+impl Planner for MapPlanner<'_> {
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
+        if self
+            .done
+            .insert(key.to_string(), result.to_string())
+            .is_some()
+        {
+            return Err(format!("the game {key} is stored twice"));
+        }
+        Ok(())
+    }
+
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
+        let mut games = (self.next)(&self.done)?;
+        games.truncate(limit);
+        Ok(games)
+    }
+
+    fn results(&self, state: ContestState) -> Result<Option<Results>, String> {
+        (self.table)(&self.done, state)
+    }
 }
 
 /// What a team may send beside its bot, with its own mail subject: the
@@ -282,15 +454,11 @@ pub trait BotDiscipline: Sync {
         None
     }
 
-    /// The games still to play, given the results stored so far (key →
-    /// the planner's result as JSON, [`BotDiscipline::planner_result`]):
-    /// every game of the first pass not stored, then (FootSteps) the tie
-    /// replays the results call for. Empty once the contest is complete.
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String>;
+    /// The contest's planner ([`Planner`]): fed the stored games one at a
+    /// time, it hands out the games still to play in bounded batches
+    /// (every game of the first pass not stored, then FootSteps' tie
+    /// replays the results call for) and makes the results table.
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String>;
 
     /// What the planner needs of a played game (stored beside it).
     fn planner_result(
@@ -300,16 +468,6 @@ pub trait BotDiscipline: Sync {
         seats: &[TeamId],
         played: &Played,
     ) -> serde_json::Value;
-
-    /// The results table from the stored results; `None` while the
-    /// discipline shows none (the ultimatum game before its end; FootSteps
-    /// before its tie replays are done).
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        state: ContestState,
-    ) -> Result<Option<Results>, String>;
 
     /// What makes a stored game's setup from its key (the contest's
     /// parameters, and for the flooding island the island and seed of the

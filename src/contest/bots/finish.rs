@@ -44,9 +44,12 @@ fn results_in(
     config: &Config,
     state: ContestState,
 ) -> Result<Option<Results>> {
-    let done = stored(store.conn(), c.id)?;
     let seam = seam_of(c)?;
-    with_view(c, config, |view| seam.results(view, &done, state)).map_err(BotContestError::Plan)
+    with_view(c, config, |view| {
+        let mut planner = seam.planner(view).map_err(BotContestError::Plan)?;
+        super::jobs::feed(store, c, &mut StoredResults::default(), planner.as_mut())?;
+        planner.results(state).map_err(BotContestError::Plan)
+    })
 }
 
 /// Games stored so far.

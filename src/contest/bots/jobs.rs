@@ -22,7 +22,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::config::Config;
 use crate::discipline::play::{play_with_folders, Played, Setup, Transcript};
 pub use crate::discipline::results::Results;
-use crate::discipline::seam::{BotDiscipline, ContestState};
+use crate::discipline::seam::{BotDiscipline, ContestState, Planner};
 use crate::distributed::coordinator::{NatsQueue, Task, Upload};
 use crate::distributed::wire::{self, BotSeat, GameIdent, Play};
 use crate::lang::build::BotProgram;
@@ -619,6 +619,14 @@ pub fn play_all(
     play_all_by(store, c, config, Players::Entries, now)
 }
 
+/// The games a planner hands out at once: enough that both game threads
+/// (or the workers' queue) stay busy between two looks at the store (a
+/// batch of the cheapest games, Morabaraba's or the flooding island's at
+/// 50 µs each, is a second of play), few enough that what they hold is
+/// small and the same whatever the contest's size (the flooding island's
+/// 600,000 runs each carry their island's setup).
+pub const PLAN_BATCH: usize = 20_000;
+
 /// Plays every game still missing with `players` (the contest run: the
 /// entries' bots, [`play_all`]); returns the results table.
 pub fn play_all_by(
@@ -628,6 +636,19 @@ pub fn play_all_by(
     players: Players<'_>,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> Result<Results> {
+    play_all_in_batches(store, c, config, players, now, PLAN_BATCH)
+}
+
+/// [`play_all_by`] with the planner handing out at most `batch` games at
+/// once (the tests' small batches).
+pub(super) fn play_all_in_batches(
+    store: &Store,
+    c: &BotContest,
+    config: &Config,
+    players: Players<'_>,
+    now: &dyn Fn() -> DateTime<Utc>,
+    batch: usize,
+) -> Result<Results> {
     let bots;
     let seats = match players {
         Players::Entries => {
@@ -636,48 +657,75 @@ pub fn play_all_by(
         }
         Players::InProcess(p) => Seats::InProcess(p),
     };
-    let mut done = StoredResults::default();
-    loop {
-        done.refresh(store.conn(), c.id)?;
-        let todo = next_jobs(c, config, &done.map)?;
-        if todo.is_empty() {
-            break;
-        }
-        play_jobs(store, c, config, seats, todo, now)?;
-    }
-    // The table from the results just read (every game is stored): not
-    // read a second time beside them.
     let seam = seam_of(c)?;
     with_view(c, config, |view| {
-        seam.results(view, &done.map, ContestState::Finished)
-    })
-    .map_err(BotContestError::Plan)?
-    .ok_or_else(|| {
-        BotContestError::Plan("every game is played, yet the results are incomplete".into())
+        let mut planner = seam.planner(view).map_err(BotContestError::Plan)?;
+        let mut read = StoredResults::default();
+        loop {
+            feed(store, c, &mut read, planner.as_mut())?;
+            let todo = next_jobs(store.conn(), c, planner.as_mut(), batch)?;
+            if todo.is_empty() {
+                break;
+            }
+            play_jobs(store, c, config, seats, todo, now)?;
+        }
+        // The table from what the planner was fed (every game is stored):
+        // the stored results are not read a second time.
+        planner
+            .results(ContestState::Finished)
+            .map_err(BotContestError::Plan)?
+            .ok_or_else(|| {
+                BotContestError::Plan("every game is played, yet the results are incomplete".into())
+            })
     })
 }
 
-/// The games still to play, given the results stored so far: those the
-/// discipline's planner wants and that are not stored yet (the first pass,
-/// then FootSteps' tie replays).
-pub(super) fn next_jobs(
+/// Feeds the planner the games stored since `read` last read.
+pub(super) fn feed(
+    store: &Store,
     c: &BotContest,
-    config: &Config,
-    done: &BTreeMap<String, String>,
+    read: &mut StoredResults,
+    planner: &mut dyn Planner,
+) -> Result<()> {
+    read.refresh(store.conn(), c.id, |key, result| {
+        planner
+            .add(key, result)
+            .map_err(|e| BotContestError::Plan(format!("the stored game {key}: {e}")))
+    })
+}
+
+/// The next games to play, at most `limit`: those the discipline's planner
+/// hands out, each checked not stored yet (a look-up by its key in the
+/// store, not a set of every stored key kept in memory) and of this
+/// contest's discipline and entries.
+pub(super) fn next_jobs(
+    conn: &Connection,
+    c: &BotContest,
+    planner: &mut dyn Planner,
+    limit: usize,
 ) -> Result<Vec<Job>> {
     let seam = seam_of(c)?;
-    let games =
-        with_view(c, config, |view| seam.next_games(view, done)).map_err(BotContestError::Plan)?;
+    let games = planner.next_games(limit).map_err(BotContestError::Plan)?;
+    if games.len() > limit {
+        return Err(BotContestError::Plan(format!(
+            "the planner of {} handed out {} games, asked for at most {limit}",
+            c.discipline,
+            games.len()
+        )));
+    }
     let entered: BTreeSet<TeamId> = team_ids(c).into_iter().collect();
+    let mut is_stored = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM bot_games WHERE contest_id = ?1 AND game_key = ?2)",
+    )?;
     let mut jobs = Vec::with_capacity(games.len());
     for g in games {
         // What a planner hands out is checked before a game is played: a
         // stored game again would never end the run, a game of another
         // discipline or of other seats could not be played or stored.
-        let fits = !done.contains_key(&g.key)
-            && g.setup.discipline() == c.discipline
+        let fits = g.setup.discipline() == c.discipline
             && g.seats.len() == seam.seats()
-            && g.seats.iter().all(|t| entered.contains(t));
+            && g.seats.iter().all(|t| entered.contains(t))
+            && !is_stored.query_row(params![c.id, g.key], |r| r.get::<_, bool>(0))?;
         if !fits {
             return Err(BotContestError::Plan(format!(
                 "the planner of {} asked for the game {} ({} seats, a game of {}), \
@@ -698,24 +746,36 @@ pub(super) fn next_jobs(
     Ok(jobs)
 }
 
-/// The games still to play (the planner's first pass, then FootSteps' tie
-/// replays), for tools that fill a contest without playing it; `done` is
-/// brought up to date with what was stored since the last call.
-pub fn next_planned_games(
+/// Hands the games still to play to `f` in batches of at most
+/// [`PLAN_BATCH`] (the planner's first pass, then FootSteps' tie replays),
+/// for tools that fill a contest without playing it: `f` stores them
+/// ([`store_planned_game`]) before the next batch is planned, from what
+/// was stored since.
+pub fn for_each_planned_batch<E: From<BotContestError>>(
     store: &Store,
     c: &BotContest,
     config: &Config,
-    done: &mut StoredResults,
-) -> Result<Vec<PlannedGame>> {
+    mut f: impl FnMut(Vec<PlannedGame>) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
     let seam = seam_of(c)?;
-    done.refresh(store.conn(), c.id)?;
-    Ok(next_jobs(c, config, &done.map)?
-        .into_iter()
-        .map(|j| PlannedGame {
-            keeps_transcript: j.keeps_transcript(seam, config),
-            key: j.key,
-            seats: j.seats,
-            setup: j.setup,
-        })
-        .collect())
+    with_view(c, config, |view| {
+        let mut planner = seam.planner(view).map_err(BotContestError::Plan)?;
+        let mut read = StoredResults::default();
+        loop {
+            feed(store, c, &mut read, planner.as_mut())?;
+            let batch: Vec<PlannedGame> = next_jobs(store.conn(), c, planner.as_mut(), PLAN_BATCH)?
+                .into_iter()
+                .map(|j| PlannedGame {
+                    keeps_transcript: j.keeps_transcript(seam, config),
+                    key: j.key,
+                    seats: j.seats,
+                    setup: j.setup,
+                })
+                .collect();
+            if batch.is_empty() {
+                return Ok(());
+            }
+            f(batch)?;
+        }
+    })
 }

@@ -2,6 +2,7 @@
 //! per-opponent rows agree, names fit, pairings keep their order.
 
 use super::*;
+use crate::config::Config;
 use crate::discipline::flooding::planner::{self as flooding, FloodKey};
 use crate::discipline::flooding::rules::Island;
 use crate::discipline::footsteps::planner as footsteps;
@@ -10,12 +11,15 @@ use crate::discipline::morabaraba::tables::{head_to_head_shown, SELF_GAME_NOTE};
 use crate::discipline::play::{Played, Setup};
 use crate::discipline::results::summary_text;
 use crate::discipline::results::{opponent_table, table_rows};
+use crate::discipline::seam::{ContestState, ContestView, Planner};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::table::{columns_text, fit_name, millionths_text, TextColumn, TEXT_WIDTH};
 use crate::discipline::ultimatum::planner as ultimatum;
+use crate::discipline::Discipline;
 use crate::tournament::TeamId;
 use rusqlite::Connection;
 use serde_json::json;
+use std::collections::BTreeSet;
 
 fn row(place: u32, team: u32, name: &str, plus: u64) -> ultimatum::Row {
     ultimatum::Row {
@@ -571,4 +575,430 @@ fn a_contests_name_says_its_discipline_once() {
         contest_heading("Spring contest", Discipline::FLOODING),
         "Spring contest (the flooding island)"
     );
+}
+
+// --- the planners, fed one stored game at a time -------------------------
+
+/// A number from a game's key (FNV-1a), to make up varied results.
+fn key_hash(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A made-up planner result of a game of `d` (varied by its key: wins,
+/// draws, CPU times, points, forfeits).
+fn made_up_result(d: Discipline, key: &str) -> String {
+    let h = key_hash(key);
+    let json = if d == Discipline::MORABARABA {
+        json!(morabaraba::GameResult {
+            pairing: serde_json::from_str(key).unwrap(),
+            winner: [None, Some(0), Some(1)][(h % 3) as usize],
+            cpu_micros: [h % 5_000_000, (h >> 24) % 5_000_000],
+        })
+    } else if d == Discipline::FLOODING {
+        let k: FloodKey = serde_json::from_str(key).unwrap();
+        json!(flooding::RunResult {
+            team: k.team,
+            island: flooding::IslandId(k.island),
+            run: k.run,
+            rounds: (h % 60) as u32,
+        })
+    } else if d == Discipline::ULTIMATUM {
+        json!(ultimatum::PlayedMatch {
+            key: serde_json::from_str(key).unwrap(),
+            points: [h % 1000, (h >> 16) % 1000],
+            forfeited_by: (h % 11 == 0).then_some(((h >> 8) % 2) as usize),
+        })
+    } else {
+        panic!("no made-up results for {d}")
+    };
+    json.to_string()
+}
+
+/// Plays a contest of `d` through its planner alone, handing out at most
+/// `limit` games at a time: the (key, result) of each game in the order
+/// handed out. Checks that a batch is never longer than asked and that a
+/// batch handed out again before it is stored is the same.
+fn planned_in_batches(p: &mut dyn Planner, d: Discipline, limit: usize) -> Vec<(String, String)> {
+    let mut order = Vec::new();
+    loop {
+        let batch = p.next_games(limit).unwrap();
+        assert!(
+            batch.len() <= limit,
+            "{d}: {} games for {limit}",
+            batch.len()
+        );
+        if batch.is_empty() {
+            return order;
+        }
+        let again: Vec<String> = p
+            .next_games(limit)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.key)
+            .collect();
+        let keys: Vec<String> = batch.iter().map(|g| g.key.clone()).collect();
+        assert_eq!(again, keys, "{d}: not stored, handed out again alike");
+        for key in keys {
+            let result = made_up_result(d, &key);
+            p.add(&key, &result).unwrap();
+            order.push((key, result));
+        }
+    }
+}
+
+/// The planner of `d` with `n` teams under `config`: its games in batches
+/// give the same games as one batch of all (in the same order, unless
+/// the ultimatum game's folders are kept: then phase by phase); fed the
+/// results in another order it makes the same table, which is today's
+/// table from all the results at once; a game added twice is refused.
+fn check_planner(d: Discipline, n: u32, config: &Config) -> usize {
+    let seam = crate::discipline::registry::of(d).unwrap();
+    // Team ids other than their places; names shared by some, so that
+    // their order decides.
+    let teams: Vec<TeamId> = (0..n).map(|i| TeamId(3 * i + 2)).collect();
+    let names = |t: TeamId| format!("bot {}", t.0 % 4);
+    let sections = config.sections();
+    let materials = seam.materials(&sections, 7, &[]).unwrap();
+    let view = ContestView {
+        seed: 7,
+        teams: &teams,
+        names: &names,
+        materials: &materials,
+        sections: &sections,
+    };
+    let mut p = seam.planner(&view).unwrap();
+    let order = planned_in_batches(p.as_mut(), d, 7);
+    assert!(order.len() > 7, "{d}: more than one batch");
+    let keys: Vec<&str> = order.iter().map(|(k, _)| k.as_str()).collect();
+    let distinct: BTreeSet<&str> = keys.iter().copied().collect();
+    assert_eq!(distinct.len(), keys.len(), "{d}: each game handed out once");
+    let kept = d == Discipline::ULTIMATUM && config.ultimatum.kept_folder_bytes().is_some();
+    if kept {
+        // One phase at a time, in order: each bot at most once a batch.
+        let phases: Vec<u64> = order
+            .iter()
+            .map(|(k, _)| ultimatum::phase(teams.len(), &serde_json::from_str(k).unwrap()))
+            .collect();
+        assert!(phases.windows(2).all(|w| w[0] <= w[1]), "{d}: {phases:?}");
+        assert_eq!(
+            phases.last().map(|p| p + 1),
+            Some(
+                u64::from(config.ultimatum.repetitions)
+                    * ultimatum::phases_per_repetition(teams.len())
+            )
+        );
+    } else {
+        let all: Vec<String> = seam
+            .planner(&view)
+            .unwrap()
+            .next_games(usize::MAX)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.key)
+            .collect();
+        assert_eq!(all, keys, "{d}: the same order whatever the batch");
+    }
+    let (key, result) = &order[order.len() / 2];
+    assert!(p.add(key, result).is_err(), "{d}: a game added twice");
+    let table = p.results(ContestState::Finished).unwrap().expect("a table");
+
+    // Fed in another order (by a hash of the key), the same table.
+    let mut shuffled = order.clone();
+    shuffled.sort_by_key(|(k, _)| key_hash(k));
+    assert_ne!(shuffled, order);
+    let mut q = seam.planner(&view).unwrap();
+    for (k, r) in &shuffled {
+        q.add(k, r).unwrap();
+    }
+    assert!(q.next_games(5).unwrap().is_empty(), "{d}: complete");
+    assert_eq!(
+        q.results(ContestState::Finished).unwrap().as_ref(),
+        Some(&table)
+    );
+
+    // Today's table: the pure planner's, from every result at once.
+    let parse = |r: &String| -> serde_json::Value { serde_json::from_str(r).unwrap() };
+    let results: Vec<serde_json::Value> = order.iter().map(|(_, r)| parse(r)).collect();
+    if d == Discipline::MORABARABA {
+        let all: Vec<morabaraba::GameResult> = results
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
+        let today = morabaraba::rank(&teams, &all, &names).unwrap();
+        assert_eq!(table.get::<morabaraba::MorabarabaTable>(), &today);
+    } else if d == Discipline::FLOODING {
+        let all: Vec<flooding::RunResult> = results
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
+        let islands: Vec<flooding::IslandId> = (0..materials.len() as u32)
+            .map(flooding::IslandId)
+            .collect();
+        let format = flooding::FloodingFormat {
+            runs: config.flooding.runs,
+        };
+        let today = flooding::rank(&teams, &islands, format, &all, &names).unwrap();
+        let got = table.get::<crate::discipline::flooding::data::FloodResults>();
+        assert_eq!(got.table, today);
+        assert!(got.table.complete);
+    } else {
+        let all: Vec<ultimatum::PlayedMatch> = results
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
+        let tournament = ultimatum::Config {
+            repetitions: config.ultimatum.repetitions,
+        };
+        let today = ultimatum::table(&teams, &tournament, &all, &names).unwrap();
+        assert_eq!(table.get::<ultimatum::Table>(), &today);
+    }
+    order.len()
+}
+
+#[test]
+fn a_planner_fed_in_any_order_makes_todays_table_and_hands_out_bounded_batches() {
+    let mut config = Config::default();
+    config.flooding.runs = 3;
+    config.ultimatum.repetitions = 3;
+    assert_eq!(check_planner(Discipline::MORABARABA, 5, &config), 25);
+    assert_eq!(check_planner(Discipline::FLOODING, 4, &config), 4 * 3 * 3);
+    assert_eq!(check_planner(Discipline::ULTIMATUM, 5, &config), 3 * 5 * 4);
+    assert_eq!(check_planner(Discipline::ULTIMATUM, 6, &config), 3 * 6 * 5);
+    config.ultimatum.folders = crate::discipline::ultimatum::config::FolderKeeping::Fresh;
+    assert_eq!(check_planner(Discipline::ULTIMATUM, 5, &config), 3 * 5 * 4);
+}
+
+/// An unfinished ultimatum contest has no table yet, and a finished one
+/// with a match missing names it.
+#[test]
+fn the_ultimatum_planner_names_the_first_missing_match() {
+    let mut config = Config::default();
+    config.ultimatum.folders = crate::discipline::ultimatum::config::FolderKeeping::Fresh;
+    let seam = crate::discipline::registry::of(Discipline::ULTIMATUM).unwrap();
+    let teams = [TeamId(1), TeamId(2), TeamId(3)];
+    let names = |t: TeamId| format!("bot {}", t.0);
+    let sections = config.sections();
+    let view = ContestView {
+        seed: 1,
+        teams: &teams,
+        names: &names,
+        materials: &[],
+        sections: &sections,
+    };
+    let mut p = seam.planner(&view).unwrap();
+    let first = p.next_games(1).unwrap().remove(0);
+    p.add(
+        &first.key,
+        &made_up_result(Discipline::ULTIMATUM, &first.key),
+    )
+    .unwrap();
+    assert_eq!(p.results(ContestState::Running).unwrap(), None);
+    let e = p.results(ContestState::Finished).unwrap_err();
+    assert!(
+        e.contains("matches are not played yet (the first is repetition 1 match 2)"),
+        "{e}"
+    );
+    assert!(p.add("{\"repetition\":0,\"slot\":99}", "{}").is_err());
+}
+
+/// A scripted player for the contest run's tests: records the seats of
+/// every game it plays, and fails the game of `fail`'s seats.
+struct Recording {
+    players: crate::discipline::seam::ScriptedPlayers,
+    fail: Option<Vec<TeamId>>,
+    played: std::sync::Mutex<Vec<Vec<TeamId>>>,
+}
+
+impl InProcessPlayers for Recording {
+    fn play(
+        &self,
+        setup: &Setup,
+        seats: &[TeamId],
+        _transcript: crate::discipline::play::Transcript,
+        folders: Option<&[crate::sandbox::folder::FolderImage]>,
+    ) -> std::result::Result<Played, String> {
+        self.played.lock().unwrap().push(seats.to_vec());
+        if self.fail.as_deref() == Some(seats) {
+            return Err("the test's failing game".into());
+        }
+        let (outcome, _) = (self.players.play)(setup);
+        let n = seats.len();
+        Ok(Played {
+            outcome: outcome.map(|o| (self.players.vary)(&o, seats[0].0 as usize)),
+            failures: Vec::new(),
+            cpu_ms: vec![3; n],
+            // CPU times by seat and team: Morabaraba's points differ.
+            cpu_us: seats
+                .iter()
+                .enumerate()
+                .map(|(i, t)| 100_000 * u64::from(t.0) + 7_000 * i as u64)
+                .collect(),
+            wall_ms: 10,
+            stderr: vec![String::new(); n],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: folders.map(|f| f.to_vec()),
+        })
+    }
+}
+
+/// Every stored game of the contest: (key, planner result), by key.
+fn stored_results(conn: &Connection) -> Vec<(String, String)> {
+    let mut st = conn
+        .prepare("SELECT game_key, result FROM bot_games ORDER BY game_key")
+        .unwrap();
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    rows.collect::<std::result::Result<_, _>>().unwrap()
+}
+
+/// A run stopped in the middle of a batch (one game of it failed, the
+/// others stored) resumes with the missing games only, each played once,
+/// and ends with the stored results and the table of a run in one go.
+#[test]
+fn a_run_stopped_mid_batch_resumes_playing_each_missing_game_once() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    let d = Discipline::MORABARABA;
+    let whole = ScriptedContest::start(d, 4, None, Stored::Running).unwrap();
+    let c = contest(whole.store.conn()).unwrap().unwrap();
+    let teams = team_ids(&c);
+    let once = Recording {
+        players: whole.players,
+        fail: None,
+        played: Default::default(),
+    };
+    let expected = play_all_by(
+        &whole.store,
+        &c,
+        &whole.config,
+        Players::InProcess(&once),
+        &chrono::Utc::now,
+    )
+    .unwrap();
+    assert_eq!(once.played.lock().unwrap().len(), 16);
+
+    let stopped = ScriptedContest::start(d, 4, None, Stored::Running).unwrap();
+    let c = contest(stopped.store.conn()).unwrap().unwrap();
+    assert_eq!(team_ids(&c), teams);
+    // Batches of 4, first player by first player: the game of the second
+    // bot against the first is the second game of the second batch.
+    let failing = Recording {
+        players: stopped.players,
+        fail: Some(vec![teams[1], teams[0]]),
+        played: Default::default(),
+    };
+    let run = |players: &Recording| {
+        play_all_in_batches(
+            &stopped.store,
+            &c,
+            &stopped.config,
+            Players::InProcess(players),
+            &chrono::Utc::now,
+            4,
+        )
+    };
+    assert!(matches!(run(&failing), Err(BotContestError::Match(_))));
+    assert_eq!(failing.played.lock().unwrap().len(), 8);
+    let before = stored_results(stopped.store.conn());
+    assert_eq!(before.len(), 7);
+
+    let resumed = Recording {
+        players: stopped.players,
+        fail: None,
+        played: Default::default(),
+    };
+    let results = run(&resumed).unwrap();
+    let played = resumed.played.lock().unwrap().clone();
+    assert_eq!(played.len(), 9, "{played:?}");
+    let distinct: BTreeSet<&Vec<TeamId>> = played.iter().collect();
+    assert_eq!(distinct.len(), 9, "each missing game once: {played:?}");
+    assert!(played.contains(&vec![teams[1], teams[0]]));
+    for (key, _) in &before {
+        let p: morabaraba::Pairing = serde_json::from_str(key).unwrap();
+        assert!(!played.contains(&vec![p.first, p.second]), "{key} again");
+    }
+    assert_eq!(results, expected);
+    assert_eq!(
+        stored_results(stopped.store.conn()),
+        stored_results(whole.store.conn())
+    );
+}
+
+/// A planner that hands out a stored game, or one of another contest's
+/// teams, is refused before the game is played.
+#[test]
+fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    struct Asks(crate::discipline::seam::PlannedGame);
+    impl Planner for Asks {
+        fn add(&mut self, _key: &str, _result: &str) -> std::result::Result<(), String> {
+            Ok(())
+        }
+        fn next_games(
+            &mut self,
+            _limit: usize,
+        ) -> std::result::Result<Vec<crate::discipline::seam::PlannedGame>, String> {
+            Ok(vec![self.0.clone()])
+        }
+        fn results(&self, _state: ContestState) -> std::result::Result<Option<Results>, String> {
+            Ok(None)
+        }
+    }
+    let d = Discipline::MORABARABA;
+    let s = ScriptedContest::start(d, 2, None, Stored::Running).unwrap();
+    let c = contest(s.store.conn()).unwrap().unwrap();
+    let teams = team_ids(&c);
+    let game = |first: TeamId, second: TeamId| crate::discipline::seam::PlannedGame {
+        key: serde_json::to_string(&morabaraba::Pairing { first, second }).unwrap(),
+        seats: vec![first, second],
+        setup: crate::discipline::morabaraba::data::setup(),
+    };
+    let fresh = game(teams[0], teams[1]);
+    assert_eq!(
+        next_jobs(s.store.conn(), &c, &mut Asks(fresh.clone()), 10)
+            .unwrap()
+            .len(),
+        1
+    );
+    let played = Played {
+        outcome: None,
+        failures: Vec::new(),
+        cpu_ms: vec![0; 2],
+        cpu_us: vec![0; 2],
+        wall_ms: 0,
+        stderr: vec![String::new(); 2],
+        transcript: None,
+        transcript_truncated: false,
+        moves: None,
+        folders: None,
+    };
+    let planned = PlannedGame {
+        key: fresh.key.clone(),
+        seats: fresh.seats.clone(),
+        setup: fresh.setup.clone(),
+        keeps_transcript: false,
+    };
+    store_planned_game(
+        s.store.conn(),
+        &c,
+        &s.config,
+        &planned,
+        played,
+        chrono::Utc::now(),
+    )
+    .unwrap();
+    for asked in [fresh, game(teams[0], TeamId(999))] {
+        let e = next_jobs(s.store.conn(), &c, &mut Asks(asked.clone()), 10).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("which is stored already or none of this contest's"),
+            "{}: {e}",
+            asked.key
+        );
+    }
+    // More games than asked for are refused too.
+    let e = next_jobs(s.store.conn(), &c, &mut Asks(game(teams[1], teams[0])), 0).unwrap_err();
+    assert!(e.to_string().contains("asked for at most 0"), "{e}");
 }

@@ -12,8 +12,11 @@ use super::data::FloodResults;
 use super::planner::{self, FloodKey, FloodingFormat, IslandId, RunResult};
 use super::rules::Island;
 use crate::discipline::data::Results;
-use crate::discipline::seam::{ContestView, PlannedGame, SetupOfKey};
+use crate::discipline::seam::{
+    ContestState, ContestView, PlannedGame, Planner, SetupOfKey, StoredSet,
+};
 use crate::discipline::FloodingConfig;
+use crate::tournament::TeamId;
 
 /// The islands of a contest, in order: each team's (named after the team,
 /// `sent`), the organizer's files, those drawn from the seed. Each is
@@ -56,71 +59,148 @@ pub fn islands(
     Ok(islands)
 }
 
-fn parsed(view: &ContestView<'_>) -> Result<Vec<Island>, String> {
-    view.materials
-        .iter()
-        .map(|(n, t)| Island::parse(t).map_err(|e| format!("island {n}: {e}")))
-        .collect()
-}
-
 fn format(view: &ContestView<'_>) -> FloodingFormat {
     FloodingFormat {
         runs: view.sections.flooding.runs,
     }
 }
 
-fn island_ids(view: &ContestView<'_>) -> Vec<IslandId> {
-    (0..view.materials.len() as u32).map(IslandId).collect()
+/// The contest's planner: the plan's runs ([`planner::plan`]'s order:
+/// island by island, run by run, bot by bot) by their place in it, which
+/// are stored, and each bot's runs and rounds summed per island (what the
+/// ranking needs), not the runs' results.
+pub struct FloodingPlanner<'a> {
+    view_teams: &'a [TeamId],
+    names: &'a dyn Fn(TeamId) -> String,
+    materials: &'a [(String, String)],
+    params: super::rules::Params,
+    seed: u64,
+    format: FloodingFormat,
+    /// A team's place in the entry order.
+    place: BTreeMap<TeamId, u64>,
+    stored: StoredSet,
+    /// (team, island) → (runs, rounds).
+    sums: BTreeMap<(TeamId, IslandId), (u32, u64)>,
+    /// The islands, parsed when the first runs are handed out (a table
+    /// needs none).
+    islands: Option<Vec<Island>>,
 }
 
-/// Every run not stored yet.
-pub fn next_games(
-    view: &ContestView<'_>,
-    done: &BTreeMap<String, String>,
-) -> Result<Vec<PlannedGame>, String> {
-    let islands = parsed(view)?;
-    let params = view.sections.flooding.params();
-    Ok(
-        planner::plan(view.seed, view.teams, &island_ids(view), format(view))
+impl<'a> FloodingPlanner<'a> {
+    pub fn new(view: &ContestView<'a>) -> FloodingPlanner<'a> {
+        let format = format(view);
+        let games = view.teams.len() as u64 * view.materials.len() as u64 * u64::from(format.runs);
+        FloodingPlanner {
+            view_teams: view.teams,
+            names: view.names,
+            materials: view.materials,
+            params: view.sections.flooding.params(),
+            seed: view.seed,
+            format,
+            place: (0u64..)
+                .zip(view.teams.iter())
+                .map(|(i, &t)| (t, i))
+                .collect(),
+            stored: StoredSet::new(games),
+            sums: BTreeMap::new(),
+            islands: None,
+        }
+    }
+}
+
+impl Planner for FloodingPlanner<'_> {
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
+        let k: FloodKey = serde_json::from_str(key).map_err(|e| format!("game key {key}: {e}"))?;
+        let r: RunResult = serde_json::from_str(result).map_err(|e| e.to_string())?;
+        let team = *self
+            .place
+            .get(&k.team)
+            .ok_or_else(|| planner::FloodingError::UnknownTeam(k.team).to_string())?;
+        if k.island as usize >= self.materials.len() {
+            return Err(planner::FloodingError::UnknownIsland(IslandId(k.island)).to_string());
+        }
+        if k.run >= self.format.runs {
+            return Err(planner::FloodingError::RunOutOfRange {
+                run: k.run,
+                runs: self.format.runs,
+            }
+            .to_string());
+        }
+        let n = self.view_teams.len() as u64;
+        let i = (u64::from(k.island) * u64::from(self.format.runs) + u64::from(k.run)) * n + team;
+        self.stored.insert(i).map_err(|_| {
+            planner::FloodingError::Duplicate {
+                team: k.team,
+                island: IslandId(k.island),
+                run: k.run,
+            }
+            .to_string()
+        })?;
+        let e = self.sums.entry((k.team, IslandId(k.island))).or_default();
+        e.0 += 1;
+        e.1 += u64::from(r.rounds);
+        Ok(())
+    }
+
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
+        let missing = self.stored.missing(limit);
+        if missing.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.islands.is_none() {
+            let islands = self
+                .materials
+                .iter()
+                .map(|(n, t)| Island::parse(t).map_err(|e| format!("island {n}: {e}")))
+                .collect::<Result<_, _>>()?;
+            self.islands = Some(islands);
+        }
+        let islands = self.islands.as_ref().expect("parsed");
+        let n = self.view_teams.len() as u64;
+        let runs = u64::from(self.format.runs);
+        Ok(missing
             .into_iter()
-            .filter_map(|r| {
+            .map(|i| {
+                let team = self.view_teams[(i % n) as usize];
+                let run = ((i / n) % runs) as u32;
+                let island = IslandId((i / n / runs) as u32);
                 let key = serde_json::to_string(&FloodKey {
-                    island: r.island.0,
-                    run: r.run,
-                    team: r.team,
+                    island: island.0,
+                    run,
+                    team,
                 })
                 .expect("json");
-                (!done.contains_key(&key)).then(|| PlannedGame {
+                PlannedGame {
                     key,
-                    seats: vec![r.team],
-                    setup: super::data::setup(islands[r.island.0 as usize].clone(), params, r.seed),
-                })
+                    seats: vec![team],
+                    setup: super::data::setup(
+                        islands[island.0 as usize].clone(),
+                        self.params,
+                        planner::game_seed(self.seed, island, run),
+                    ),
+                }
             })
-            .collect(),
-    )
-}
+            .collect())
+    }
 
-/// The ranking from the stored runs.
-pub fn results(view: &ContestView<'_>, done: &BTreeMap<String, String>) -> Result<Results, String> {
-    let results: Vec<RunResult> = done
-        .values()
-        .map(|v| serde_json::from_str(v).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    let table = planner::rank(
-        view.teams,
-        &island_ids(view),
-        format(view),
-        &results,
-        view.names,
-    )
-    .map_err(|e| e.to_string())?;
-    Ok(Results::new(
-        super::data::DISCIPLINE,
-        FloodResults {
-            islands: view.materials.iter().map(|(n, _)| n.clone()).collect(),
-            table,
-        },
-    ))
+    fn results(&self, _state: ContestState) -> Result<Option<Results>, String> {
+        let island_ids: Vec<IslandId> = (0..self.materials.len() as u32).map(IslandId).collect();
+        let table = planner::table_of_sums(
+            self.view_teams,
+            &island_ids,
+            self.format,
+            &self.sums,
+            self.stored.stored(),
+            self.names,
+        );
+        Ok(Some(Results::new(
+            super::data::DISCIPLINE,
+            FloodResults {
+                islands: self.materials.iter().map(|(n, _)| n.clone()).collect(),
+                table,
+            },
+        )))
+    }
 }
 
 /// What makes a stored run's setup (its island and seed from the key)

@@ -24,17 +24,16 @@ pub mod submission;
 pub mod tables;
 pub mod trial;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::game::{scripted, ScriptedGame};
-use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
+use crate::discipline::seam::{same_outcome, Planner, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
-    BotDiscipline, ContestState, ContestView, DemoBot, MaterialGrid, Numbering, PlannedGame,
-    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
+    BotDiscipline, ContestView, DemoBot, MaterialGrid, Numbering, ReplayTerms, RulesTemplate, Seat,
+    SetupOfKey,
 };
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
@@ -189,12 +188,8 @@ impl BotDiscipline for Flooding {
         Some(submission::ISLAND)
     }
 
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String> {
-        contest::next_games(view, done)
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
+        Ok(Box::new(contest::FloodingPlanner::new(view)))
     }
 
     fn planner_result(
@@ -205,15 +200,6 @@ impl BotDiscipline for Flooding {
         played: &Played,
     ) -> serde_json::Value {
         serde_json::json!(keys::played(key, played))
-    }
-
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        _state: ContestState,
-    ) -> Result<Option<Results>, String> {
-        contest::results(view, done).map(Some)
     }
 
     fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {

@@ -260,8 +260,33 @@ pub fn rank(
         e.0 += 1;
         e.1 += u64::from(r.rounds);
     }
-    let complete = seen.len() as u64
-        == team_set.len() as u64 * island_set.len() as u64 * u64::from(format.runs);
+    Ok(table_of_sums(
+        teams,
+        islands,
+        format,
+        &sums,
+        seen.len() as u64,
+        names,
+    ))
+}
+
+/// The table from each bot's runs and rounds summed per island (`sums`,
+/// by (team, island); missing: none) and the number of results in all
+/// (`results`, for [`FloodingTable::complete`]): what [`rank`] makes of
+/// its results, for a caller that keeps only the sums (the contest run's
+/// planner, fed one stored run at a time).
+pub fn table_of_sums(
+    teams: &[TeamId],
+    islands: &[IslandId],
+    format: FloodingFormat,
+    sums: &BTreeMap<(TeamId, IslandId), (u32, u64)>,
+    results: u64,
+    names: &dyn Fn(TeamId) -> String,
+) -> FloodingTable {
+    let team_set: BTreeSet<TeamId> = teams.iter().copied().collect();
+    let island_set: BTreeSet<IslandId> = islands.iter().copied().collect();
+    let complete =
+        results == team_set.len() as u64 * island_set.len() as u64 * u64::from(format.runs);
 
     let mut rows: Vec<FloodingRow> = team_set
         .iter()
@@ -301,11 +326,11 @@ pub fn rank(
             i as u32 + 1
         };
     }
-    Ok(FloodingTable {
+    FloodingTable {
         islands: islands.to_vec(),
         rows,
         complete,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@ pub mod rules;
 pub mod tables;
 pub mod trial;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::discipline::data::Results;
@@ -29,8 +28,8 @@ use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::game::{scripted, ScriptedGame};
 use crate::discipline::seam::{
-    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
-    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
+    same_setup, BotDiscipline, ContestView, DemoBot, MapPlanner, Numbering, Planner, ReplayTerms,
+    RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::table::{OpponentRow, OpponentTable};
@@ -157,12 +156,12 @@ impl BotDiscipline for Footsteps {
         ]
     }
 
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String> {
-        contest::next_games(view, done)
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
+        let v = *view;
+        Ok(Box::new(MapPlanner::new(
+            Box::new(move |done| contest::next_games(&v, done)),
+            Box::new(move |done, _state| contest::results(&v, done)),
+        )))
     }
 
     fn planner_result(
@@ -173,15 +172,6 @@ impl BotDiscipline for Footsteps {
         played: &Played,
     ) -> serde_json::Value {
         serde_json::json!(keys::played(key, seats, played))
-    }
-
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        _state: ContestState,
-    ) -> Result<Option<Results>, String> {
-        contest::results(view, done)
     }
 
     fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {

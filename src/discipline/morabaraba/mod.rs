@@ -21,17 +21,16 @@ pub mod rules;
 pub mod tables;
 pub mod trial;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::game::{scripted, ScriptedGame};
-use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
+use crate::discipline::seam::{same_outcome, Planner, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
-    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
-    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
+    same_setup, BotDiscipline, ContestView, DemoBot, Numbering, ReplayTerms, RulesTemplate, Seat,
+    SetupOfKey,
 };
 use crate::discipline::table::{millionths_text, OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
@@ -162,12 +161,8 @@ impl BotDiscipline for Morabaraba {
         Vec::new()
     }
 
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String> {
-        Ok(contest::next_games(view, done))
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
+        Ok(Box::new(contest::MorabarabaPlanner::new(view)))
     }
 
     fn planner_result(
@@ -178,15 +173,6 @@ impl BotDiscipline for Morabaraba {
         played: &Played,
     ) -> serde_json::Value {
         serde_json::json!(keys::played(key, played, sections.morabaraba))
-    }
-
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        _state: ContestState,
-    ) -> Result<Option<Results>, String> {
-        contest::results(view, done).map(Some)
     }
 
     fn stored_setups(&self, _view: &ContestView<'_>) -> Result<SetupOfKey, String> {

@@ -1,17 +1,17 @@
-//! The ultimatum game's side of a contest run: its games in playing order
-//! (each bot's matches one phase at a time when its working folder is
-//! kept), what is stored of a played match, the table once every match is
-//! in, and how a stored match counts in a bot's per-opponent rows.
+//! The ultimatum game's side of a contest run: its planner (the games in
+//! playing order, each bot's matches one phase at a time when its working
+//! folder is kept; the table once every match is in, from each slot's
+//! sums), what is stored of a played match, and how a stored match counts in a bot's per-opponent rows.
 //!
 //! What it deliberately does not do: play, store or mail anything (the
 //! contest run, `crate::contest::bots`, asks through the seam).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
-use super::planner::{self, PlayedMatch};
+use super::planner::{self, MatchKey, PlayedMatch, SlotSums, TableError};
 use crate::discipline::data::Results;
 use crate::discipline::game::{Played, Setup};
-use crate::discipline::seam::{ContestState, ContestView, PlannedGame};
+use crate::discipline::seam::{ContestState, ContestView, PlannedGame, Planner, StoredSet};
 use crate::discipline::table::OpponentRow;
 use crate::discipline::Sections;
 use crate::tournament::TeamId;
@@ -27,75 +27,143 @@ pub fn contest_setup(sections: &Sections<'_>) -> Setup {
     super::data::setup(sections.ultimatum.params())
 }
 
-/// The matches not stored yet; with kept folders only those of the
-/// earliest phase (each bot's matches in one fixed order).
-pub fn next_games(
-    view: &ContestView<'_>,
-    done: &BTreeMap<String, String>,
-) -> Result<Vec<PlannedGame>, String> {
-    let setup = contest_setup(view.sections);
-    let planned = |m: planner::ScheduledMatch| PlannedGame {
-        key: serde_json::to_string(&m.key).expect("json"),
-        seats: m.seats.to_vec(),
-        setup: setup.clone(),
-    };
-    let config = tournament(view.sections);
-    if view.sections.ultimatum.kept_folder_bytes().is_none() {
-        return Ok(planner::schedule(view.teams, &config)
-            .map(planned)
-            .filter(|g| !done.contains_key(&g.key))
-            .collect());
-    }
-    // Phase by phase: the earliest phase with a match not stored. Phases
-    // are played in order, so the stored matches point at it (each phase
-    // holds n/2 matches); an earlier one with a gap comes first (a run
-    // stopped in the middle of it).
-    let n = view.teams.len();
-    let total = u64::from(config.repetitions) * planner::phases_per_repetition(n);
-    let missing = |p: u64| -> Vec<PlannedGame> {
-        planner::phase_matches(view.teams, p)
-            .into_iter()
-            .map(planned)
-            .filter(|g| !done.contains_key(&g.key))
-            .collect()
-    };
-    let per_phase = (n / 2).max(1);
-    let mut p = ((done.len() / per_phase) as u64).min(total);
-    while p > 0 && !missing(p - 1).is_empty() {
-        p -= 1;
-    }
-    while p < total {
-        let games = missing(p);
-        if !games.is_empty() {
-            return Ok(games);
-        }
-        p += 1;
-    }
-    Ok(Vec::new())
+/// The contest's planner: the schedule's matches by their place in it
+/// (`repetition · n(n−1) + slot`, [`planner::schedule`]'s order), which
+/// are stored, and each slot's points and forfeits summed over its
+/// repetitions (what the table needs), not the matches' results. With
+/// kept folders it hands out one phase at a time: the earliest with a
+/// match not stored ([`planner::phase_matches`]).
+pub struct UltimatumPlanner<'a> {
+    teams: &'a [TeamId],
+    names: &'a dyn Fn(TeamId) -> String,
+    config: planner::Config,
+    prize: bool,
+    /// Whether the bots' working folders are kept (phase by phase).
+    kept: bool,
+    setup: Setup,
+    slots: u32,
+    stored: StoredSet,
+    sums: Vec<SlotSums>,
+    /// Every phase before it is stored (kept folders).
+    phase: u64,
 }
 
-/// The table from the stored matches (none while the contest runs: it
-/// needs every match), with the prize column when configured.
-pub fn results(
-    view: &ContestView<'_>,
-    done: &BTreeMap<String, String>,
-    state: ContestState,
-) -> Result<Option<Results>, String> {
-    if state == ContestState::Running {
-        return Ok(None);
+impl<'a> UltimatumPlanner<'a> {
+    pub fn new(view: &ContestView<'a>) -> UltimatumPlanner<'a> {
+        let config = tournament(view.sections);
+        let slots = planner::n_slots(view.teams.len());
+        UltimatumPlanner {
+            teams: view.teams,
+            names: view.names,
+            config,
+            prize: view.sections.ultimatum.prize,
+            kept: view.sections.ultimatum.kept_folder_bytes().is_some(),
+            setup: contest_setup(view.sections),
+            slots,
+            stored: StoredSet::new(u64::from(config.repetitions) * u64::from(slots)),
+            sums: vec![SlotSums::default(); slots as usize],
+            phase: 0,
+        }
     }
-    let played: Vec<PlayedMatch> = done
-        .values()
-        .map(|v| serde_json::from_str(v).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    let table = planner::table(view.teams, &tournament(view.sections), &played, view.names)
-        .map_err(|e| e.to_string())?;
-    let table = if view.sections.ultimatum.prize {
-        table.with_prizes()
-    } else {
-        table
-    };
-    Ok(Some(Results::new(super::data::DISCIPLINE, table)))
+
+    fn place(&self, key: &MatchKey) -> u64 {
+        u64::from(key.repetition) * u64::from(self.slots) + u64::from(key.slot)
+    }
+
+    fn planned(&self, m: planner::ScheduledMatch) -> PlannedGame {
+        PlannedGame {
+            key: serde_json::to_string(&m.key).expect("json"),
+            seats: m.seats.to_vec(),
+            setup: self.setup.clone(),
+        }
+    }
+}
+
+impl Planner for UltimatumPlanner<'_> {
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
+        let k: MatchKey = serde_json::from_str(key).map_err(|e| format!("game key {key}: {e}"))?;
+        let m: PlayedMatch = serde_json::from_str(result).map_err(|e| e.to_string())?;
+        if k.repetition >= self.config.repetitions || k.slot >= self.slots || m.key != k {
+            return Err(TableError::UnknownMatch(k).to_string());
+        }
+        if let Some(seat) = m.forfeited_by.filter(|&s| s > 1) {
+            return Err(TableError::BadSeat(k, seat).to_string());
+        }
+        self.stored
+            .insert(self.place(&k))
+            .map_err(|_| TableError::DuplicateMatch(k).to_string())?;
+        self.sums[k.slot as usize].add(&m);
+        Ok(())
+    }
+
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
+        if !self.kept {
+            let slots = u64::from(self.slots);
+            let missing = self.stored.missing(limit);
+            return Ok(missing
+                .into_iter()
+                .map(|i| {
+                    let key = MatchKey {
+                        repetition: (i / slots) as u32,
+                        slot: (i % slots) as u32,
+                    };
+                    self.planned(planner::ScheduledMatch {
+                        key,
+                        seats: planner::slot_seats(self.teams, key.slot),
+                    })
+                })
+                .collect());
+        }
+        // Phase by phase: the earliest phase with a match not stored (a
+        // run stopped in the middle of one resumes it first).
+        let total =
+            u64::from(self.config.repetitions) * planner::phases_per_repetition(self.teams.len());
+        while self.phase < total {
+            let missing: Vec<PlannedGame> = planner::phase_matches(self.teams, self.phase)
+                .into_iter()
+                .filter(|m| !self.stored.contains(self.place(&m.key)))
+                .take(limit)
+                .map(|m| self.planned(m))
+                .collect();
+            if !missing.is_empty() {
+                return Ok(missing);
+            }
+            self.phase += 1;
+        }
+        Ok(Vec::new())
+    }
+
+    fn results(&self, state: ContestState) -> Result<Option<Results>, String> {
+        if state == ContestState::Running {
+            return Ok(None);
+        }
+        let mut seen = BTreeSet::new();
+        for &t in self.teams {
+            if !seen.insert(t) {
+                return Err(TableError::DuplicateEntry(t).to_string());
+            }
+        }
+        let expected = self.stored.games();
+        if self.stored.stored() < expected {
+            let i = self.stored.first_missing();
+            let slots = u64::from(self.slots);
+            return Err(TableError::NotFinished {
+                missing: expected - self.stored.stored(),
+                first: MatchKey {
+                    repetition: (i / slots) as u32,
+                    slot: (i % slots) as u32,
+                },
+            }
+            .to_string());
+        }
+        let table = planner::table_of_sums(self.teams, &self.config, &self.sums, self.names);
+        let table = if self.prize {
+            table.with_prizes()
+        } else {
+            table
+        };
+        Ok(Some(Results::new(super::data::DISCIPLINE, table)))
+    }
 }
 
 /// Counts a stored match into a bot's row: its Plus and Minus, and per

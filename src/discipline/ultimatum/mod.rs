@@ -22,17 +22,16 @@ pub mod rules;
 pub mod tables;
 pub mod trial;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::discipline::data::Results;
 use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::game::{scripted, ScriptedGame};
-use crate::discipline::seam::{same_outcome, ScriptedPlayers, TrialError, TrialReport};
+use crate::discipline::seam::{same_outcome, Planner, ScriptedPlayers, TrialError, TrialReport};
 use crate::discipline::seam::{
-    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, Numbering, PlannedGame,
-    ReplayTerms, RulesTemplate, Seat, SetupOfKey,
+    same_setup, BotDiscipline, ContestView, DemoBot, Numbering, ReplayTerms, RulesTemplate, Seat,
+    SetupOfKey,
 };
 use crate::discipline::table::{OpponentRow, OpponentTable};
 use crate::discipline::transcript::moves::{replay_moves, Moves};
@@ -178,12 +177,8 @@ impl BotDiscipline for Ultimatum {
         vec![format!("rounds: {}", setup.get::<Params>().rounds)]
     }
 
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String> {
-        contest::next_games(view, done)
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
+        Ok(Box::new(contest::UltimatumPlanner::new(view)))
     }
 
     fn planner_result(
@@ -194,15 +189,6 @@ impl BotDiscipline for Ultimatum {
         played: &Played,
     ) -> serde_json::Value {
         contest::planner_result(key, played)
-    }
-
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        state: ContestState,
-    ) -> Result<Option<Results>, String> {
-        contest::results(view, done, state)
     }
 
     fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {

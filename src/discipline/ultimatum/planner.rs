@@ -369,6 +369,44 @@ pub fn table(
         });
     }
 
+    let mut sums = vec![SlotSums::default(); slots as usize];
+    for m in by_key.values() {
+        sums[m.key.slot as usize].add(m);
+    }
+    Ok(table_of_sums(entries, config, &sums, names))
+}
+
+/// One slot's matches summed over its repetitions: the points and the
+/// forfeits of each seat (what decides the slot, [`slot_result`], and the
+/// bots' Plus and Minus).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SlotSums {
+    pub points: [u64; 2],
+    pub forfeits: [u32; 2],
+}
+
+impl SlotSums {
+    /// Counts a played match of the slot.
+    pub fn add(&mut self, m: &PlayedMatch) {
+        self.points[0] += m.points[0];
+        self.points[1] += m.points[1];
+        if let Some(seat) = m.forfeited_by {
+            self.forfeits[seat] += 1;
+        }
+    }
+}
+
+/// The result table from every slot's sums (`sums[slot]`, each over all
+/// its repetitions): what [`table`] makes of the played matches, for a
+/// caller that keeps only the sums (the contest run's planner, fed one
+/// stored match at a time). `entries` without duplicates; every match
+/// counted (the caller checks, as [`table`] does).
+pub fn table_of_sums(
+    entries: &[TeamId],
+    config: &Config,
+    sums: &[SlotSums],
+    names: &dyn Fn(TeamId) -> String,
+) -> Table {
     #[derive(Default)]
     struct Tally {
         plus: u64,
@@ -380,17 +418,9 @@ pub fn table(
     }
     let mut tally: BTreeMap<TeamId, Tally> =
         entries.iter().map(|&t| (t, Tally::default())).collect();
-    for slot in 0..slots {
+    for (slot, sum) in (0..).zip(sums) {
         let seats = slot_seats(entries, slot);
-        let (mut points, mut forfeits) = ([0u64; 2], [0u32; 2]);
-        for repetition in 0..config.repetitions {
-            let m = by_key[&MatchKey { repetition, slot }];
-            points[0] += m.points[0];
-            points[1] += m.points[1];
-            if let Some(seat) = m.forfeited_by {
-                forfeits[seat] += 1;
-            }
-        }
+        let SlotSums { points, forfeits } = *sum;
         for side in 0..2 {
             let t = tally.get_mut(&seats[side]).expect("entered");
             t.plus += points[side];
@@ -441,11 +471,11 @@ pub fn table(
             k as u32 + 1
         };
     }
-    Ok(Table {
+    Table {
         repetitions: config.repetitions,
         rows,
         prizes: Vec::new(),
-    })
+    }
 }
 
 #[cfg(test)]

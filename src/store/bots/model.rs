@@ -1,11 +1,9 @@
 //! What a started bot contest is, as the store keeps it ([`BotContest`],
 //! its [`Entry`]s, its materials), reading it back ([`contest`], its
-//! stored results by key, its teams and names, its discipline's seam and
+//! stored results row by row, its teams and names, its discipline's seam and
 //! the [`ContestView`] its planner reads), its errors, and the heading of
 //! its mails. Its stored games are the sibling `games.rs`, which imports
 //! this file, never the other way.
-
-use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -144,37 +142,38 @@ pub(crate) fn with_view<T>(
 const REFRESH: &str = "SELECT rowid, game_key, result FROM bot_games \
                        WHERE +contest_id = ?1 AND rowid > ?2 ORDER BY rowid";
 
-/// The planner's results of a contest's stored games, read once and then
-/// only what was stored since ([`StoredResults::refresh`]): a contest of
-/// millions of games played phase by phase reads each row once, not once
-/// per phase.
+/// A reader of a contest's stored games (key and planner result), each
+/// read once: a call reads what was stored since the last
+/// ([`StoredResults::refresh`]), so a contest of millions of games played
+/// batch by batch reads each row once, not once per batch. It keeps no
+/// row: the caller counts each (the discipline's planner).
 #[derive(Debug, Default)]
 pub struct StoredResults {
-    /// Game key → the planner's result (JSON).
-    pub map: BTreeMap<String, String>,
     /// The last row read (rows are only added, under growing row ids).
     last_row: i64,
 }
 
 impl StoredResults {
-    /// Reads the rows stored since the last call: a range of row ids
-    /// (`+contest_id` keeps SQLite from the index by contest, which read
-    /// every row of the contest and sorted them, in every phase).
-    pub fn refresh(&mut self, conn: &Connection, contest: i64) -> Result<()> {
+    /// Hands `f` each row stored since the last call (key, planner
+    /// result), in row order: a range of row ids (`+contest_id` keeps
+    /// SQLite from the index by contest, which read every row of the
+    /// contest and sorted them, in every phase).
+    pub fn refresh(
+        &mut self,
+        conn: &Connection,
+        contest: i64,
+        mut f: impl FnMut(&str, &str) -> Result<()>,
+    ) -> Result<()> {
         let mut st = conn.prepare_cached(REFRESH)?;
         let mut rows = st.query(rusqlite::params![contest, self.last_row])?;
         while let Some(r) = rows.next()? {
+            let key = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+            let result = r.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+            f(key, result)?;
             self.last_row = r.get(0)?;
-            self.map.insert(r.get(1)?, r.get(2)?);
         }
         Ok(())
     }
-}
-
-pub(crate) fn stored(conn: &Connection, contest: i64) -> Result<BTreeMap<String, String>> {
-    let mut all = StoredResults::default();
-    all.refresh(conn, contest)?;
-    Ok(all.map)
 }
 
 pub(crate) fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T> {
@@ -218,7 +217,12 @@ mod tests {
             vec!["SEARCH bot_games USING INTEGER PRIMARY KEY (rowid>?)".to_string()]
         );
         let mut read = StoredResults::default();
-        read.refresh(store.conn(), 1).unwrap();
-        assert!(read.map.is_empty());
+        let mut rows = 0;
+        read.refresh(store.conn(), 1, |_, _| {
+            rows += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(rows, 0);
     }
 }

@@ -22,8 +22,8 @@ use knobeln::discipline::data::{decode_as, Data, DataKind};
 use knobeln::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use knobeln::discipline::results::Results;
 use knobeln::discipline::seam::{
-    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, PlannedGame, RulesTemplate,
-    Seat, SetupOfKey,
+    same_setup, BotDiscipline, ContestState, ContestView, DemoBot, PlannedGame, Planner,
+    RulesTemplate, Seat, SetupOfKey, StoredSet,
 };
 use knobeln::discipline::table::{OpponentRow, OpponentTable};
 use knobeln::discipline::transcript::{replay_moves, Moves};
@@ -130,6 +130,100 @@ for b in bots:
 print(f"rounds won: {wins[0]} / {wins[1]}")
 "#;
 
+/// The round robin's planner: each pair once, in entry order (the pair
+/// (i, j), i < j, at its place in that order), which are stored, and each
+/// team's games won, drawn and lost.
+struct RpsPlanner<'a> {
+    teams: &'a [TeamId],
+    names: &'a dyn Fn(TeamId) -> String,
+    setup: Setup,
+    stored: StoredSet,
+    /// Team → games won, drawn, lost.
+    rows: BTreeMap<TeamId, [u32; 3]>,
+}
+
+impl RpsPlanner<'_> {
+    /// The place of the pair of the entries at `i` < `j` in the plan.
+    fn place(&self, i: usize, j: usize) -> u64 {
+        let n = self.teams.len() as u64;
+        let (i, j) = (i as u64, j as u64);
+        i * (2 * n - i - 1) / 2 + (j - i - 1)
+    }
+
+    fn index(&self, t: TeamId) -> Result<usize, String> {
+        self.teams
+            .iter()
+            .position(|&u| u == t)
+            .ok_or_else(|| "a game of a team not entered".to_string())
+    }
+}
+
+impl Planner for RpsPlanner<'_> {
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
+        let k: PairKey = serde_json::from_str(key).map_err(|e| e.to_string())?;
+        let r: PairResult = serde_json::from_str(result).map_err(|e| e.to_string())?;
+        let (i, j) = (self.index(k.a)?, self.index(k.b)?);
+        if i >= j {
+            return Err(format!("the game {key} is none of the plan"));
+        }
+        self.stored.insert(self.place(i, j))?;
+        for (me, other) in [(k.a, k.b), (k.b, k.a)] {
+            let row = self.rows.get_mut(&me).expect("entered");
+            match r.winner {
+                None => row[1] += 1,
+                Some(w) if w == me => row[0] += 1,
+                Some(w) if w == other => row[2] += 1,
+                Some(_) => return Err("a winner not of the pair".into()),
+            }
+        }
+        Ok(())
+    }
+
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
+        let mut games = Vec::new();
+        for (i, &a) in self.teams.iter().enumerate() {
+            for (j, &b) in self.teams.iter().enumerate().skip(i + 1) {
+                if games.len() == limit {
+                    return Ok(games);
+                }
+                if !self.stored.contains(self.place(i, j)) {
+                    games.push(PlannedGame {
+                        key: serde_json::to_string(&PairKey { a, b }).expect("json"),
+                        seats: vec![a, b],
+                        setup: self.setup.clone(),
+                    });
+                }
+            }
+        }
+        Ok(games)
+    }
+
+    fn results(&self, _state: ContestState) -> Result<Option<Results>, String> {
+        let mut rows: Vec<RpsRow> = self
+            .rows
+            .iter()
+            .map(|(&t, &[won, drawn, lost])| RpsRow {
+                place: 0,
+                team: t,
+                name: (self.names)(t),
+                won,
+                drawn,
+                lost,
+                points: 2 * won + drawn,
+            })
+            .collect();
+        rows.sort_by(|x, y| y.points.cmp(&x.points).then(x.name.cmp(&y.name)));
+        for i in 0..rows.len() {
+            rows[i].place = if i > 0 && rows[i].points == rows[i - 1].points {
+                rows[i - 1].place
+            } else {
+                i as u32 + 1
+            };
+        }
+        Ok(Some(Results::new(RPS, RpsTable { rows })))
+    }
+}
+
 impl BotDiscipline for Rps {
     fn discipline(&self) -> Discipline {
         RPS
@@ -218,27 +312,16 @@ impl BotDiscipline for Rps {
         vec![format!("rounds: {}", setup.get::<RpsSetup>().rounds)]
     }
 
-    fn next_games(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-    ) -> Result<Vec<PlannedGame>, String> {
+    fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
         let rounds = config(view.sections)?.rounds;
-        let setup = Setup::new(RPS, RpsSetup { rounds });
-        let mut games = Vec::new();
-        for (i, &a) in view.teams.iter().enumerate() {
-            for &b in &view.teams[i + 1..] {
-                let key = serde_json::to_string(&PairKey { a, b }).expect("json");
-                if !done.contains_key(&key) {
-                    games.push(PlannedGame {
-                        key,
-                        seats: vec![a, b],
-                        setup: setup.clone(),
-                    });
-                }
-            }
-        }
-        Ok(games)
+        let n = view.teams.len() as u64;
+        Ok(Box::new(RpsPlanner {
+            teams: view.teams,
+            names: view.names,
+            setup: Setup::new(RPS, RpsSetup { rounds }),
+            stored: StoredSet::new(n * n.saturating_sub(1) / 2),
+            rows: view.teams.iter().map(|&t| (t, [0; 3])).collect(),
+        }))
     }
 
     fn planner_result(
@@ -254,53 +337,6 @@ impl BotDiscipline for Rps {
             None => played.failures.first().map(|f| seats[1 - f.bot]),
         };
         serde_json::json!(PairResult { key, winner })
-    }
-
-    fn results(
-        &self,
-        view: &ContestView<'_>,
-        done: &BTreeMap<String, String>,
-        _state: ContestState,
-    ) -> Result<Option<Results>, String> {
-        let mut rows: BTreeMap<TeamId, RpsRow> = view
-            .teams
-            .iter()
-            .map(|&t| {
-                let row = RpsRow {
-                    place: 0,
-                    team: t,
-                    name: (view.names)(t),
-                    won: 0,
-                    drawn: 0,
-                    lost: 0,
-                    points: 0,
-                };
-                (t, row)
-            })
-            .collect();
-        for v in done.values() {
-            let r: PairResult = serde_json::from_str(v).map_err(|e| e.to_string())?;
-            for (me, other) in [(r.key.a, r.key.b), (r.key.b, r.key.a)] {
-                let row = rows.get_mut(&me).ok_or("a game of a team not entered")?;
-                match r.winner {
-                    None => row.drawn += 1,
-                    Some(w) if w == me => row.won += 1,
-                    Some(w) if w == other => row.lost += 1,
-                    Some(_) => return Err("a winner not of the pair".into()),
-                }
-                row.points = 2 * row.won + row.drawn;
-            }
-        }
-        let mut rows: Vec<RpsRow> = rows.into_values().collect();
-        rows.sort_by(|x, y| y.points.cmp(&x.points).then(x.name.cmp(&y.name)));
-        for i in 0..rows.len() {
-            rows[i].place = if i > 0 && rows[i].points == rows[i - 1].points {
-                rows[i - 1].place
-            } else {
-                i as u32 + 1
-            };
-        }
-        Ok(Some(Results::new(RPS, RpsTable { rows })))
     }
 
     fn stored_setups(&self, view: &ContestView<'_>) -> Result<SetupOfKey, String> {
