@@ -21,7 +21,6 @@
 //! not bots; what every discipline answers, KNOBELN's included, is
 //! [`super::family::Family`].
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::discipline::data::Results;
@@ -223,58 +222,6 @@ impl StoredSet {
             i = self.next_missing(i + 1);
         }
         out
-    }
-}
-
-/// A planner that keeps every stored result (key → result, as the contest
-/// run kept them before planners were fed one game at a time) and asks
-/// the discipline's functions of the whole map: for a discipline whose
-/// rules need the results themselves (FootSteps' tie replays, the tests'
-/// rock-paper-scissors). Its memory grows with the stored games.
-pub struct MapPlanner<'a> {
-    done: BTreeMap<String, String>,
-    next: MapNext<'a>,
-    table: MapTable<'a>,
-}
-
-/// The games still to play given the stored results (key → result).
-pub type MapNext<'a> =
-    Box<dyn Fn(&BTreeMap<String, String>) -> Result<Vec<PlannedGame>, String> + 'a>;
-
-/// The table from the stored results (key → result).
-pub type MapTable<'a> =
-    Box<dyn Fn(&BTreeMap<String, String>, ContestState) -> Result<Option<Results>, String> + 'a>;
-
-impl<'a> MapPlanner<'a> {
-    pub fn new(next: MapNext<'a>, table: MapTable<'a>) -> MapPlanner<'a> {
-        MapPlanner {
-            done: BTreeMap::new(),
-            next,
-            table,
-        }
-    }
-}
-
-impl Planner for MapPlanner<'_> {
-    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
-        if self
-            .done
-            .insert(key.to_string(), result.to_string())
-            .is_some()
-        {
-            return Err(format!("the game {key} is stored twice"));
-        }
-        Ok(())
-    }
-
-    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
-        let mut games = (self.next)(&self.done)?;
-        games.truncate(limit);
-        Ok(games)
-    }
-
-    fn results(&self, state: ContestState) -> Result<Option<Results>, String> {
-        (self.table)(&self.done, state)
     }
 }
 

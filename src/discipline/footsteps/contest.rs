@@ -1,63 +1,77 @@
-//! FootSteps' side of a contest run: the round robin of each pair's games,
-//! then the tie replays the stored results call for, and the table once
-//! the planner says the tournament is over; how a stored game counts in a
+//! FootSteps' side of a contest run: its planner (the round robin of each
+//! pair's games, then the tie replays the stored results call for, and
+//! the table once the tournament is over, from each pair's tallies); how a stored game counts in a
 //! bot's per-opponent rows; the pair table of the results page.
 //!
 //! What it deliberately does not do: play, store or mail anything (the
 //! contest run, `crate::contest::bots`, asks through the seam).
 
-use std::collections::BTreeMap;
-
-use super::planner::{self, Plan, PlayedGame};
+use super::planner::{self, GameKey, PlayedGame, Step, Tallies};
 use crate::discipline::data::Results;
-use crate::discipline::seam::{ContestView, PlannedGame};
+use crate::discipline::game::Setup;
+use crate::discipline::seam::{ContestState, ContestView, PlannedGame, Planner};
 use crate::discipline::table::OpponentRow;
 use crate::tournament::TeamId;
 
-fn plan(view: &ContestView<'_>, done: &BTreeMap<String, String>) -> Result<Plan, String> {
-    let played: Vec<PlayedGame> = done
-        .values()
-        .map(|v| serde_json::from_str(v).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    planner::plan(
-        view.teams,
-        &view.sections.footsteps.tournament(),
-        &played,
-        view.names,
-    )
-    .map_err(|e| e.to_string())
+/// The contest's planner: each pair's games per round as far as stored
+/// (which, as a bit per game, and their wins: [`planner::Tallies`]), not
+/// the games' results; the round robin, then the tie replays the tallies
+/// call for ([`planner::step`]).
+pub struct FootStepsPlanner<'a> {
+    teams: &'a [TeamId],
+    names: &'a dyn Fn(TeamId) -> String,
+    config: planner::Config,
+    setup: Setup,
+    tallies: Tallies,
 }
 
-/// The games of the current round not stored yet (the round robin, then
-/// each tie replay).
-pub fn next_games(
-    view: &ContestView<'_>,
-    done: &BTreeMap<String, String>,
-) -> Result<Vec<PlannedGame>, String> {
-    let setup = super::data::setup(view.sections.footsteps.params());
-    Ok(match plan(view, done)? {
-        Plan::Done(_) => Vec::new(),
-        Plan::Play { games, .. } => games
-            .into_iter()
-            .map(|g| PlannedGame {
-                key: serde_json::to_string(&g.key).expect("json"),
-                seats: g.seats.to_vec(),
-                setup: setup.clone(),
-            })
-            .filter(|g| !done.contains_key(&g.key))
-            .collect(),
-    })
+impl<'a> FootStepsPlanner<'a> {
+    pub fn new(view: &ContestView<'a>) -> FootStepsPlanner<'a> {
+        FootStepsPlanner {
+            teams: view.teams,
+            names: view.names,
+            config: view.sections.footsteps.tournament(),
+            setup: super::data::setup(view.sections.footsteps.params()),
+            tallies: Tallies::new(),
+        }
+    }
 }
 
-/// The table, once the planner says the tournament is over.
-pub fn results(
-    view: &ContestView<'_>,
-    done: &BTreeMap<String, String>,
-) -> Result<Option<Results>, String> {
-    Ok(match plan(view, done)? {
-        Plan::Done(t) => Some(Results::new(super::data::DISCIPLINE, t)),
-        Plan::Play { .. } => None,
-    })
+impl Planner for FootStepsPlanner<'_> {
+    fn add(&mut self, key: &str, result: &str) -> Result<(), String> {
+        let k: GameKey = serde_json::from_str(key).map_err(|e| format!("game key {key}: {e}"))?;
+        let p: PlayedGame = serde_json::from_str(result).map_err(|e| e.to_string())?;
+        self.tallies
+            .add(&k, p.winner, &self.config)
+            .map_err(|e| e.to_string())
+    }
+
+    fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String> {
+        let step = planner::step(self.teams, &self.config, &self.tallies, self.names)
+            .map_err(|e| e.to_string())?;
+        Ok(match step {
+            Step::Done(_) => Vec::new(),
+            Step::Play { round, sets } => {
+                planner::missing_games(round, &sets, &self.config, &self.tallies, limit)
+                    .into_iter()
+                    .map(|g| PlannedGame {
+                        key: serde_json::to_string(&g.key).expect("json"),
+                        seats: g.seats.to_vec(),
+                        setup: self.setup.clone(),
+                    })
+                    .collect()
+            }
+        })
+    }
+
+    fn results(&self, _state: ContestState) -> Result<Option<Results>, String> {
+        let step = planner::step(self.teams, &self.config, &self.tallies, self.names)
+            .map_err(|e| e.to_string())?;
+        Ok(match step {
+            Step::Done(t) => Some(Results::new(super::data::DISCIPLINE, t)),
+            Step::Play { .. } => None,
+        })
+    }
 }
 
 /// Counts a stored game: the round robin's as won, drawn or lost; a tie

@@ -28,7 +28,7 @@ use crate::discipline::data::{decode_as, Data, DataKind};
 use crate::discipline::game::{run, Outcome, Played, Setup, Transcript};
 use crate::discipline::game::{scripted, ScriptedGame};
 use crate::discipline::seam::{
-    same_setup, BotDiscipline, ContestView, DemoBot, MapPlanner, Numbering, Planner, ReplayTerms,
+    same_setup, BotDiscipline, ContestView, DemoBot, Numbering, Planner, ReplayTerms,
     RulesTemplate, Seat, SetupOfKey,
 };
 use crate::discipline::seam::{ScriptedPlayers, TrialError, TrialReport};
@@ -157,11 +157,7 @@ impl BotDiscipline for Footsteps {
     }
 
     fn planner<'a>(&self, view: &ContestView<'a>) -> Result<Box<dyn Planner + 'a>, String> {
-        let v = *view;
-        Ok(Box::new(MapPlanner::new(
-            Box::new(move |done| contest::next_games(&v, done)),
-            Box::new(move |done, _state| contest::results(&v, done)),
-        )))
+        Ok(Box::new(contest::FootStepsPlanner::new(view)))
     }
 
     fn planner_result(

@@ -252,20 +252,173 @@ pub fn plan(
     played: &[PlayedGame],
     names: &dyn Fn(TeamId) -> String,
 ) -> Result<Plan, PlanError> {
+    let mut tallies = Tallies::new();
+    for g in played {
+        tallies.add(&g.key, g.winner, config)?;
+    }
+    Ok(match step(entries, config, &tallies, names)? {
+        Step::Play { round, sets } => Plan::Play {
+            round,
+            games: round_games(round, &sets, config.games_per_pair)
+                .into_iter()
+                .filter(|g| !tallies.has(&g.key))
+                .collect(),
+        },
+        Step::Done(t) => Plan::Done(t),
+    })
+}
+
+/// One pair's games in one round as far as they are stored: which (a bit
+/// per game number), and what they add up to. What the tournament needs
+/// of its games, kept per pair and round instead of per game (the contest
+/// run's planner is fed millions of stored games one at a time).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PairTally {
+    /// Bit `g` of word `g / 64`: game `g` is stored.
+    stored: Vec<u64>,
+    /// Games stored.
+    pub games: u32,
+    /// Games won by `pair[0]` and by `pair[1]`.
+    pub wins: [u32; 2],
+    /// Games nobody won.
+    pub no_winner: u32,
+}
+
+impl PairTally {
+    fn has(&self, game: u32) -> bool {
+        self.stored
+            .get(game as usize / 64)
+            .is_some_and(|w| w & (1 << (game % 64)) != 0)
+    }
+}
+
+/// Every stored game, as [`PairTally`]s by round and pair.
+#[derive(Debug, Clone, Default)]
+pub struct Tallies {
+    by_pair: BTreeMap<(u32, [TeamId; 2]), PairTally>,
+    /// Games added.
+    games: usize,
+}
+
+impl Tallies {
+    pub fn new() -> Tallies {
+        Tallies::default()
+    }
+
+    /// Counts a played game (its key and winner); refused: a winner not
+    /// of the pair, a game number outside the format, a game twice.
+    pub fn add(
+        &mut self,
+        key: &GameKey,
+        winner: Option<TeamId>,
+        config: &Config,
+    ) -> Result<(), PlanError> {
+        if let Some(w) = winner.filter(|w| !key.pair.contains(w)) {
+            return Err(PlanError::WinnerNotInPair(*key, w));
+        }
+        if key.game >= config.games_per_pair {
+            return Err(PlanError::UnknownGame(*key));
+        }
+        let t = self.by_pair.entry((key.round, key.pair)).or_default();
+        let (word, bit) = (key.game as usize / 64, 1u64 << (key.game % 64));
+        if t.stored.len() <= word {
+            t.stored.resize(word + 1, 0);
+        }
+        if t.stored[word] & bit != 0 {
+            return Err(PlanError::DuplicateGame(*key));
+        }
+        t.stored[word] |= bit;
+        t.games += 1;
+        match winner {
+            Some(w) => t.wins[usize::from(w == key.pair[1])] += 1,
+            None => t.no_winner += 1,
+        }
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Whether a game is stored.
+    pub fn has(&self, key: &GameKey) -> bool {
+        self.by_pair
+            .get(&(key.round, key.pair))
+            .is_some_and(|t| t.has(key.game))
+    }
+
+    /// A pair's games in a round (none stored: empty).
+    pub fn pair(&self, round: u32, pair: [TeamId; 2]) -> PairTally {
+        self.by_pair
+            .get(&(round, pair))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn pair_ref(&self, round: u32, pair: [TeamId; 2]) -> Option<&PairTally> {
+        self.by_pair.get(&(round, pair))
+    }
+}
+
+/// What to do next, by the sets that play it: the games of round `round`
+/// not stored yet are every pair's within each set of `sets`
+/// ([`round_games`]'s order), or the tournament is over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Play { round: u32, sets: Vec<Vec<TeamId>> },
+    Done(Table),
+}
+
+/// The games of round `round` not in `tallies`, in playing order, at most
+/// `limit` (the pairs within each set of `sets`, entry order, then the
+/// game numbers).
+pub fn missing_games(
+    round: u32,
+    sets: &[Vec<TeamId>],
+    config: &Config,
+    tallies: &Tallies,
+    limit: usize,
+) -> Vec<ScheduledGame> {
+    let mut games = Vec::new();
+    for set in sets {
+        for (i, &a) in set.iter().enumerate() {
+            for &b in &set[i + 1..] {
+                let t = tallies.pair_ref(round, [a, b]);
+                if t.is_some_and(|t| t.games == config.games_per_pair) {
+                    continue;
+                }
+                for game in 0..config.games_per_pair {
+                    if games.len() == limit {
+                        return games;
+                    }
+                    if !t.is_some_and(|t| t.has(game)) {
+                        let key = GameKey {
+                            round,
+                            pair: [a, b],
+                            game,
+                        };
+                        games.push(ScheduledGame {
+                            key,
+                            seats: key.seats(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    games
+}
+
+/// What to play next, or the finished tables, from the stored games'
+/// tallies ([`plan`] of its played games).
+pub fn step(
+    entries: &[TeamId],
+    config: &Config,
+    tallies: &Tallies,
+    names: &dyn Fn(TeamId) -> String,
+) -> Result<Step, PlanError> {
     config.validate().map_err(PlanError::Config)?;
     let mut seen = BTreeSet::new();
     for &t in entries {
         if !seen.insert(t) {
             return Err(PlanError::DuplicateEntry(t));
-        }
-    }
-    let mut results: BTreeMap<GameKey, Option<TeamId>> = BTreeMap::new();
-    for g in played {
-        if let Some(w) = g.winner.filter(|w| !g.key.pair.contains(w)) {
-            return Err(PlanError::WinnerNotInPair(g.key, w));
-        }
-        if results.insert(g.key, g.winner).is_some() {
-            return Err(PlanError::DuplicateGame(g.key));
         }
     }
 
@@ -275,7 +428,7 @@ pub fn plan(
         Vec::new()
     };
     let mut wins: BTreeMap<TeamId, Vec<u32>> = entries.iter().map(|&t| (t, Vec::new())).collect();
-    let mut round0 = BTreeMap::new(); // team -> (drawn, lost)
+    let mut round0: BTreeMap<TeamId, (u32, u32)> = BTreeMap::new(); // team -> (drawn, lost)
     let mut pairs = Vec::new();
     // The tied sets of every round so far, to tell a foreign result.
     let mut history: Vec<Vec<Vec<TeamId>>> = Vec::new();
@@ -283,22 +436,23 @@ pub fn plan(
     let mut round = 0;
     loop {
         history.push(sets.clone());
-        let games = round_games(round, &sets, config.games_per_pair);
-        known += games
+        let round_pairs: Vec<[TeamId; 2]> = sets
             .iter()
-            .filter(|g| results.contains_key(&g.key))
-            .count();
-        let missing: Vec<ScheduledGame> = games
-            .iter()
-            .filter(|g| !results.contains_key(&g.key))
-            .copied()
+            .flat_map(|set| {
+                set.iter()
+                    .enumerate()
+                    .flat_map(move |(i, &a)| set[i + 1..].iter().map(move |&b| [a, b]))
+            })
             .collect();
-        if !missing.is_empty() {
-            check_all_known(&results, known, &history, config)?;
-            return Ok(Plan::Play {
-                round,
-                games: missing,
-            });
+        let mut complete = true;
+        for &pair in &round_pairs {
+            let stored = tallies.pair_ref(round, pair).map_or(0, |t| t.games);
+            known += stored as usize;
+            complete &= stored == config.games_per_pair;
+        }
+        if !complete {
+            check_all_known(tallies, known, &history)?;
+            return Ok(Step::Play { round, sets });
         }
         // The round is complete: tally it.
         for set in &sets {
@@ -306,48 +460,37 @@ pub fn plan(
                 wins.get_mut(t).expect("entered").push(0);
             }
         }
-        let mut pair_rows: BTreeMap<[TeamId; 2], PairRow> = BTreeMap::new();
-        let mut pair_order = Vec::new();
-        for g in &games {
-            let row = pair_rows.entry(g.key.pair).or_insert_with(|| {
-                pair_order.push(g.key.pair);
-                PairRow {
-                    round,
-                    pair: g.key.pair,
-                    wins: [0, 0],
-                    no_winner: 0,
-                }
-            });
-            match results[&g.key] {
-                Some(w) => {
-                    *wins
-                        .get_mut(&w)
-                        .expect("entered")
-                        .last_mut()
-                        .expect("pushed") += 1;
-                    row.wins[usize::from(w == g.key.pair[1])] += 1;
-                    if round == 0 {
-                        let loser = g.key.pair[usize::from(w == g.key.pair[0])];
-                        round0.entry(loser).or_insert((0u32, 0u32)).1 += 1;
-                    }
-                }
-                None => {
-                    row.no_winner += 1;
-                    if round == 0 {
-                        for t in g.key.pair {
-                            round0.entry(t).or_insert((0, 0)).0 += 1;
-                        }
-                    }
+        for &pair in &round_pairs {
+            let t = tallies.pair_ref(round, pair).expect("complete");
+            for side in 0..2 {
+                *wins
+                    .get_mut(&pair[side])
+                    .expect("entered")
+                    .last_mut()
+                    .expect("pushed") += t.wins[side];
+            }
+            if round == 0 {
+                // A game won by one side is lost by the other; a game
+                // nobody won is a draw for both.
+                round0.entry(pair[1]).or_insert((0, 0)).1 += t.wins[0];
+                round0.entry(pair[0]).or_insert((0, 0)).1 += t.wins[1];
+                for side in pair {
+                    round0.entry(side).or_insert((0, 0)).0 += t.no_winner;
                 }
             }
+            pairs.push(PairRow {
+                round,
+                pair,
+                wins: t.wins,
+                no_winner: t.no_winner,
+            });
         }
-        pairs.extend(pair_order.iter().map(|p| pair_rows[p]));
         let tied = tied_sets(&sets, &wins);
         if tied.is_empty() || round == config.max_tie_rounds {
-            check_all_known(&results, known, &history, config)?;
+            check_all_known(tallies, known, &history)?;
             let unresolved = tied;
             let table = build_table(entries, &wins, &round0, pairs, round, unresolved, names);
-            return Ok(Plan::Done(table));
+            return Ok(Step::Done(table));
         }
         sets = tied;
         round += 1;
@@ -357,25 +500,31 @@ pub fn plan(
 /// Every reported game must be one of the plan's rounds so far
 /// (`history[r]` = the sets of round `r`); `known` of them were found.
 fn check_all_known(
-    results: &BTreeMap<GameKey, Option<TeamId>>,
+    tallies: &Tallies,
     known: usize,
     history: &[Vec<Vec<TeamId>>],
-    config: &Config,
 ) -> Result<(), PlanError> {
-    if known == results.len() {
+    if known == tallies.games {
         return Ok(());
     }
-    let scheduled = |k: &GameKey| {
-        k.game < config.games_per_pair
-            && history.get(k.round as usize).is_some_and(|sets| {
-                sets.iter().any(|set| {
-                    let at = |t| set.iter().position(|&x| x == t);
-                    matches!((at(k.pair[0]), at(k.pair[1])), (Some(i), Some(j)) if i < j)
-                })
+    let scheduled = |round: u32, pair: [TeamId; 2]| {
+        history.get(round as usize).is_some_and(|sets| {
+            sets.iter().any(|set| {
+                let at = |t| set.iter().position(|&x| x == t);
+                matches!((at(pair[0]), at(pair[1])), (Some(i), Some(j)) if i < j)
             })
+        })
     };
-    match results.keys().find(|k| !scheduled(k)) {
-        Some(foreign) => Err(PlanError::UnknownGame(*foreign)),
+    let foreign = tallies
+        .by_pair
+        .iter()
+        .find(|((round, pair), t)| t.games > 0 && !scheduled(*round, *pair));
+    match foreign {
+        Some(((round, pair), t)) => Err(PlanError::UnknownGame(GameKey {
+            round: *round,
+            pair: *pair,
+            game: (0..).find(|&g| t.has(g)).expect("a stored game"),
+        })),
         None => Ok(()),
     }
 }
