@@ -1,7 +1,8 @@
-//! The games of a bot contest and their playing: the planner's games as
-//! jobs (key, seats, setup, kept folders), those the discipline's planner
-//! still wants (checked: none stored already, none of other seats or
-//! another discipline), played on local threads or by workers
+//! The games of a bot contest and their playing: the discipline's
+//! planner fed the stored games as they are read (each row once), the
+//! games it still wants handed out in batches of at most [`PLAN_BATCH`]
+//! as jobs (key, seats, setup, kept folders; checked: none stored already,
+//! none of other seats or another discipline), played on local threads or by workers
 //! (`BotTask`), stored under their planner keys in batches as they come
 //! in (one transaction per batch: [`StoreBatch`]), with what the planner
 //! needs of each (`planner_result`). Who plays is [`Players`]: the

@@ -462,12 +462,12 @@ pub fn step(
         }
         for &pair in &round_pairs {
             let t = tallies.pair_ref(round, pair).expect("complete");
-            for side in 0..2 {
+            for (team, won) in pair.iter().zip(t.wins) {
                 *wins
-                    .get_mut(&pair[side])
+                    .get_mut(team)
                     .expect("entered")
                     .last_mut()
-                    .expect("pushed") += t.wins[side];
+                    .expect("pushed") += won;
             }
             if round == 0 {
                 // A game won by one side is lost by the other; a game
