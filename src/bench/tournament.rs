@@ -21,8 +21,9 @@ use crate::toolchain::compile::{compile, CompileConfig, Outcome};
 /// of each counts (other load on the machine only ever slows a run).
 pub const TOURNAMENT_RUNS: usize = 5;
 
-/// Figures of the tournament benchmark: one group of `n_teams` trivial
-/// strategies (n(n+1)/2 games), with 1 worker and with `jobs` workers.
+/// Figures of the tournament benchmark: a tournament of `n_teams` trivial
+/// strategies (one group of n(n+1)/2 games up to 41 teams, every round
+/// above), with 1 worker and with `jobs` workers.
 #[derive(Debug, Clone)]
 pub struct TournamentBench {
     pub n_teams: usize,
@@ -71,8 +72,14 @@ impl TournamentBench {
         let (one, all) = (self.one_worker.wall, self.all_workers.wall);
         let floor_all = self.game_floor.as_secs_f64() * self.n_games as f64 / self.jobs as f64;
         println!(
-            "one group of {} trivial strategies: {} games",
-            self.n_teams, self.n_games
+            "{} of {} trivial strategies: {} games",
+            if self.n_teams * (self.n_teams + 1) / 2 == self.n_games {
+                "one group"
+            } else {
+                "a tournament (every round)"
+            },
+            self.n_teams,
+            self.n_games
         );
         println!(
             "floor: one game alone {:.3} ms x {} games / {} CPUs = {:.2} s",
@@ -120,6 +127,7 @@ pub fn tournament_bench(
     let game_floor = game_bench(15)?.wasm_games[0].1;
     let dir = tempfile::tempdir()?;
     let mut best: [Option<GroupRun>; 2] = [None, None];
+    let mut n_games = 0;
     for run in 0..TOURNAMENT_RUNS {
         for (i, workers) in [1, jobs].into_iter().enumerate() {
             let path = dir.path().join(format!("bench{run}-{i}.db"));
@@ -130,6 +138,7 @@ pub fn tournament_bench(
             let t = Instant::now();
             run_tournament(&mut store, tid, workers, &clock, &mut Quiet)?;
             let wall = t.elapsed();
+            n_games = games_played(&store, tid)?;
             let cross_cpu = CrossCpu::now().since(cross0);
             let server_cpu = cpu_time(CpuOf::Thread).saturating_sub(server0);
             let games_cpu = cpu_time(CpuOf::Process)
@@ -151,12 +160,25 @@ pub fn tournament_bench(
     };
     Ok(TournamentBench {
         n_teams,
-        n_games: n_teams * (n_teams + 1) / 2,
+        n_games,
         jobs,
         one_worker,
         all_workers,
         game_floor,
     })
+}
+
+/// The games stored of tournament `tid`, over its rounds and groups.
+pub fn games_played(store: &Store, tid: i64) -> Result<usize, EngineError> {
+    let mut n = 0;
+    let mut round = 1;
+    while store.round(tid, round)?.is_some() {
+        for g in 1..=store.groups(tid, round)?.len() as u32 {
+            n += store.games(tid, round, g)?.len();
+        }
+        round += 1;
+    }
+    Ok(n)
 }
 
 /// A new tournament of `n_teams` copies of one program in a new database.
