@@ -25,4 +25,4 @@ pub use game::{bench_strategy, game_bench, GameBench, TRIVIAL_C};
 pub use mail::{registration_bench, spool_bench, RegistrationBench, SpoolBench};
 pub use measure::BenchError;
 pub use scale::{scale_bench, ScaleBench, ScalePlay};
-pub use tournament::{tournament_bench, trivial_tournament, TournamentBench};
+pub use tournament::{games_played, tournament_bench, trivial_tournament, TournamentBench};

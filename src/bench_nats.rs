@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
 
-use crate::bench::trivial_tournament;
+use crate::bench::{games_played, trivial_tournament};
 use crate::distributed::instant::InstantRunner;
 use crate::distributed::wire::Discipline;
 use crate::distributed::{
@@ -32,7 +32,6 @@ use crate::engine::pool::Runner;
 use crate::engine::run::{run_tournament, run_tournament_with, Quiet};
 use crate::engine::{EngineError, SystemClock};
 use crate::referee::RefereeConfig;
-use crate::store::Store;
 use crate::toolchain::compile::{compile, CompileConfig, Outcome};
 
 /// Figures of the distributed benchmark.
@@ -262,18 +261,6 @@ fn queue_ready(url: &str, settings: &QueueSettings, n: usize) -> Result<(), Dist
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     })
-}
-
-fn games_played(store: &Store, tid: i64) -> Result<usize, EngineError> {
-    let mut n = 0;
-    let mut round = 1;
-    while store.round(tid, round)?.is_some() {
-        for g in 1..=store.groups(tid, round)?.len() as u32 {
-            n += store.games(tid, round, g)?.len();
-        }
-        round += 1;
-    }
-    Ok(n)
 }
 
 /// Runs the benchmark: `exe` is the `knobeln` binary (for the workers),

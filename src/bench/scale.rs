@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use super::game::game_bench;
-use super::measure::{ms, BenchError};
+use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
 
@@ -183,29 +183,6 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> 
         self.spent += t.elapsed();
         r
     }
-}
-
-/// Whose CPU time [`cpu_time`] reads.
-enum CpuOf {
-    Thread,
-    Process,
-}
-
-/// The CPU time (user and system) used so far by the calling thread or
-/// by the whole process.
-fn cpu_time(of: CpuOf) -> Duration {
-    let who = match of {
-        CpuOf::Thread => libc::RUSAGE_THREAD,
-        CpuOf::Process => libc::RUSAGE_SELF,
-    };
-    // SAFETY: getrusage fills a valid struct.
-    let u = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(who, &mut u);
-        u
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(u.ru_utime) + tv(u.ru_stime)
 }
 
 /// A small distinct strategy for the scale benchmark (any number of teams).

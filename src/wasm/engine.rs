@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig, WasmFeatures,
+    Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    WasmFeatures,
 };
 
 /// Bytes of one WebAssembly page.
@@ -32,6 +33,15 @@ pub const POOL_INSTANCES: u32 = 512;
 /// a worker's game threads are capped to it), with room for the trial
 /// games of the compile service beside them.
 pub const MAX_GAMES_AT_ONCE: usize = POOL_INSTANCES as usize / 2 - 16;
+
+/// What a slot of the pool keeps of a linear memory (and of a table) when
+/// its instance is gone, reset to the module's initial contents in place
+/// ([`config`]): the default memory limit of a contest. A strategy that
+/// wrote more has the rest given back to the kernel. The pool's resident
+/// memory grows by at most this much per slot used (the slots in use and
+/// wasmtime's 100 unused warm slots): 1 MiB each for a strategy that
+/// writes its whole memory, a few pages for most.
+pub const SLOT_KEEP_RESIDENT_BYTES: usize = 1 << 20;
 
 /// Compiled modules kept for reuse (by SHA-256 of the `.wasm`), at most
 /// this many …
@@ -77,6 +87,23 @@ pub fn config() -> wasmtime::Result<Config> {
         .max_tables_per_module(1)
         .table_elements(16 * 1024)
         .max_memory_size(MAX_MEMORY_BYTES as usize);
+    // A slot given back is reset in place, without a system call, where
+    // the kernel can say which of its pages were written (`PAGEMAP_SCAN`,
+    // Linux 6.7): those pages are copied back from the module's image or
+    // zeroed, up to `SLOT_KEEP_RESIDENT_BYTES`, and only the rest goes back
+    // to the kernel with `madvise`. Each `madvise` makes the kernel flush
+    // the address space's translations on every other CPU running a thread
+    // of this process (a TLB shootdown: an interrupt, and a VM exit on a
+    // virtual machine) and costs page faults when the slot is used again:
+    // with games of 0.2 ms that made two game threads of one process slower
+    // than two worker processes (docs/src/figures.md). Without the scan
+    // the reset would be a `memset` of the whole kept size per instance,
+    // dearer than the `madvise` it saves, so the defaults stay.
+    if PoolingAllocationConfig::is_pagemap_scan_available() {
+        pool.pagemap_scan(Enabled::Yes)
+            .linear_memory_keep_resident(SLOT_KEEP_RESIDENT_BYTES)
+            .table_keep_resident(SLOT_KEEP_RESIDENT_BYTES);
+    }
     c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     Ok(c)
 }

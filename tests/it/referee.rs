@@ -285,6 +285,39 @@ fn nothing_survives_a_game() {
     }
 }
 
+/// What a game wrote into its strategies' memories is gone in the next:
+/// each instance starts as its module's data segments and zeros, however
+/// the engine's pool reset the slot it reused (in place or by the kernel).
+/// The strategy writes a global and 80 kB of an array, then throws what it
+/// found plus one: 601 on a fresh memory, more on a reused one.
+#[test]
+fn every_game_starts_with_the_memory_of_its_module() {
+    const WRITER: &str = "int seen = 5;\nint page[20000];\n\
+        main() {\n  int i;\n  for (i = 0; i < 20000; i++) page[i] = page[i] + 1;\n  \
+        seen = seen + 1;\n  for (;;) make_throw(seen * 100 + page[19999]);\n}\n";
+    let writer = match compile_source(
+        WRITER.as_bytes(),
+        knobeln::toolchain::compile::Profile::Local,
+    ) {
+        knobeln::toolchain::compile::Outcome::Accepted { binary, .. } => {
+            crate::common::install(&binary)
+        }
+        knobeln::toolchain::compile::Outcome::Rejected { report } => {
+            panic!("the writer does not compile: {report:#?}")
+        }
+    };
+    let cfg = config(3, 10_000_000, Duration::from_secs(10));
+    for seed in 0..20 {
+        let rec = play(&cfg, &writer, &writer, seed);
+        assert!(rec.failures.is_empty(), "game {seed}: {:?}", rec.failures);
+        assert!(
+            rec.throws.iter().all(|t| t == &[601, 601]),
+            "game {seed} saw a memory of an earlier game: {:?}",
+            rec.throws
+        );
+    }
+}
+
 /// The announcement's example may start a series with 0 (next_random(0,
 /// MAXNUM)), which is outside 1..12288; otherwise it keeps every rule.
 #[test]
