@@ -39,9 +39,17 @@ pub const MAX_GAMES_AT_ONCE: usize = POOL_INSTANCES as usize / 2 - 16;
 /// ([`config`]): the default memory limit of a contest. A strategy that
 /// wrote more has the rest given back to the kernel. The pool's resident
 /// memory grows by at most this much per slot used (the slots in use and
-/// wasmtime's 100 unused warm slots): 1 MiB each for a strategy that
-/// writes its whole memory, a few pages for most.
+/// the [`WARM_SLOTS`] unused warm ones): 1 MiB each for a strategy that
+/// writes its whole memory, a few pages for most; at most about 100 MiB
+/// beyond the instances playing, whatever the field.
 pub const SLOT_KEEP_RESIDENT_BYTES: usize = 1 << 20;
+
+/// Unused slots the pool keeps warm (affine to the module last in them,
+/// so a module plays again in a slot already mapped for it): enough for
+/// two groups of 41 and the compile service's trial games. Set here, not
+/// left to wasmtime's default (also 100), because it bounds the memory
+/// the slots keep ([`SLOT_KEEP_RESIDENT_BYTES`]).
+pub const WARM_SLOTS: u32 = 100;
 
 /// Compiled modules kept for reuse (by SHA-256 of the `.wasm`), at most
 /// this many …
@@ -79,7 +87,8 @@ pub fn config() -> wasmtime::Result<Config> {
     // needs the GC support this build leaves out; 1.0 has no GC types).
     c.wasm_features(WasmFeatures::WASM1.difference(WasmFeatures::GC_TYPES), true);
     let mut pool = PoolingAllocationConfig::default();
-    pool.total_core_instances(POOL_INSTANCES)
+    pool.max_unused_warm_slots(WARM_SLOTS)
+        .total_core_instances(POOL_INSTANCES)
         .total_memories(POOL_INSTANCES)
         .total_tables(POOL_INSTANCES)
         .total_stacks(POOL_INSTANCES)
