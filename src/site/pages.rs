@@ -54,12 +54,76 @@ fn registry() -> &'static Handlebars<'static> {
         let mut h = Handlebars::new();
         h.set_strict_mode(true);
         // The default escape function (HTML) stays on.
+        let link = TEMPLATES
+            .iter()
+            .find(|(name, _)| *name == "team_link")
+            .map(|(_, text)| *text)
+            .expect("the team_link partial");
         for (name, text) in TEMPLATES {
-            h.register_template_string(name, *text)
+            h.register_template_string(name, &inline_partial(text, "team_link", link))
                 .unwrap_or_else(|e| panic!("template site/{name}.hbs: {e}"));
         }
         h
     })
+}
+
+/// `text` with every call `{{> name PATH}}` of the partial `name` replaced
+/// by the partial's `body`, its paths read under `PATH`: the same output
+/// without a partial's cost at every call (handlebars parses the path of a
+/// partial's context each time it renders the call, and the team links in
+/// the rows of the team and round pages were most of their rendering).
+/// The body may hold only `{{path}}`, `{{#if path}}`, `{{else}}` and
+/// `{{/if}}` (a template of the site's own, checked when it is loaded).
+fn inline_partial(text: &str, name: &str, body: &str) -> String {
+    let call = format!("{{{{> {name} ");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&call) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + call.len()..];
+        let end = after
+            .find("}}")
+            .unwrap_or_else(|| panic!("an unclosed call of the partial {name}"));
+        out.push_str(&under_path(body, after[..end].trim()));
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The template `body` with its paths read under `path` (`this`: as they are).
+fn under_path(body: &str, path: &str) -> String {
+    let prefix = if path == "this" {
+        String::new()
+    } else {
+        format!("{path}.")
+    };
+    let is_path = |p: &str| {
+        !p.is_empty()
+            && p != "else"
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    let mut out = String::with_capacity(body.len() + 4 * prefix.len());
+    let mut rest = body;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find("}}").expect("an unclosed mustache in a partial");
+        let inner = &after[..end];
+        let rewritten = match inner.strip_prefix("#if ") {
+            Some(p) if is_path(p) => format!("#if {prefix}{p}"),
+            None if inner == "else" || inner == "/if" => inner.to_string(),
+            None if is_path(inner) => format!("{prefix}{inner}"),
+            _ => panic!("a partial to inline holds {{{{{inner}}}}}"),
+        };
+        out.push_str("{{");
+        out.push_str(&rewritten);
+        out.push_str("}}");
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Renders template `name` with `view` onto `out`.
@@ -375,6 +439,34 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<title><title>"));
+    }
+
+    #[test]
+    fn an_inlined_team_link_renders_as_the_partial_does() {
+        let text = "<p>{{#each teams}}{{> team_link this}}, {{/each}}</p>\
+                    <p>{{> team_link one}} : {{> team_link two}}</p>";
+        let inlined = inline_partial(text, "team_link", TEMPLATES[2].1);
+        assert!(!inlined.contains("{{>"), "{inlined}");
+        let mut called = Handlebars::new();
+        called.set_strict_mode(true);
+        called
+            .register_template_string("team_link", TEMPLATES[2].1)
+            .unwrap();
+        let view = serde_json::json!({
+            "teams": [{ "name": "a<b", "href": "team-1.html" }, { "name": "c&d", "href": null }],
+            "one": { "name": "\"one\"", "href": "team-2.html" },
+            "two": { "name": "two", "href": null },
+        });
+        let direct = called.render_template(text, &view).unwrap();
+        let mut strict = Handlebars::new();
+        strict.set_strict_mode(true);
+        assert_eq!(strict.render_template(&inlined, &view).unwrap(), direct);
+        assert!(direct.contains("<a href=\"team-1.html\">a&lt;b</a>, c&amp;d, "));
+        // The registry's templates hold no call of it any more.
+        for (name, text) in TEMPLATES {
+            let t = inline_partial(text, "team_link", TEMPLATES[2].1);
+            assert!(!t.contains("{{> team_link"), "{name}");
+        }
     }
 
     #[test]
