@@ -506,7 +506,8 @@ mod tests {
     #[test]
     fn an_inlined_standalone_partial_renders_as_the_partial_does() {
         let part = "<p>{{frame.title}}</p>\n{{#each xs}}<i>{{this}}</i>\n{{/each}}<main>\n";
-        let text = "{{> part}}\n<h1>{{frame.title}}</h1>\n{{> part}}\n<b>{{> part}}</b>\n{{> part}}";
+        let text =
+            "{{> part}}\n<h1>{{frame.title}}</h1>\n{{> part}}\n<b>{{> part}}</b>\n{{> part}}";
         let view = serde_json::json!({ "frame": { "title": "a<b" }, "xs": [1, 2] });
         let mut called = Handlebars::new();
         called.set_strict_mode(true);
