@@ -55,7 +55,7 @@ fn registry() -> &'static Handlebars<'static> {
         h.set_strict_mode(true);
         // The default escape function (HTML) stays on.
         for (name, text) in TEMPLATES {
-            h.register_template_string(name, &inline_partials(text))
+            h.register_template_string(name, inline_partials(text))
                 .unwrap_or_else(|e| panic!("template site/{name}.hbs: {e}"));
         }
         h
