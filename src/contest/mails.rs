@@ -26,8 +26,8 @@ use crate::engine::results::{KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
-use crate::outbox::outgoing::Outgoing;
-use crate::outbox::{enqueue, Cause};
+use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
+use crate::outbox::{enqueue_with, Cause};
 use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, registration_by_team, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
@@ -179,11 +179,31 @@ impl Mailer<'_> {
     /// Builds and queues one event mail (once per key), inside the
     /// caller's transaction (an event's mails are committed together).
     fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
+        self.queue_prepared(conn, key, m, None)
+    }
+
+    /// [`Self::queue_in`] with the body prepared from the mail's text
+    /// already (a text that many mails of the event carry, prepared once).
+    fn queue_prepared(
+        &self,
+        conn: &rusqlite::Connection,
+        key: &str,
+        m: Outgoing,
+        prepared: Option<&PreparedBody>,
+    ) -> MailResult {
         let cause = Cause {
             event_key: Some(key),
             ..Cause::default()
         };
-        enqueue(conn, &self.config.contest, &m, cause, (self.now)()).map_err(|e| e.to_string())?;
+        enqueue_with(
+            conn,
+            &self.config.contest,
+            &m,
+            prepared,
+            cause,
+            (self.now)(),
+        )
+        .map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -223,8 +243,10 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
+        // The same text for everyone: its body prepared once.
+        let prepared = prepare_body(&body);
         for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
-            self.queue_in(
+            self.queue_prepared(
                 &tx,
                 &format!("LAP:{}", p.team),
                 self.mail(
@@ -233,6 +255,7 @@ impl Mailer<'_> {
                     "KNOBELN LAP: list of all participants".into(),
                     body.clone(),
                 ),
+                Some(&prepared),
             )?;
         }
         tx.commit().map_err(|e| e.to_string())
@@ -362,7 +385,7 @@ impl Mailer<'_> {
         let advancing = tables::advancing_sentence(gr, rr);
         // The group's games and its ranking are the same mail for every
         // member: rendered once, when a member first wants it.
-        let mut same_for_all: HashMap<&'static str, String> = HashMap::new();
+        let mut same_for_all: HashMap<&'static str, (String, PreparedBody)> = HashMap::new();
         // The group's mails are committed together.
         let tx = store
             .conn()
@@ -405,18 +428,18 @@ impl Mailer<'_> {
                 if !p.wants(pref) {
                     continue;
                 }
-                let body = match pref {
+                let (body, prepared) = match pref {
                     Preference::GRP => {
                         let (grp_table, grp_note) = tables::team_games(gr, rr, m);
-                        self.render(
+                        let body = self.render(
                             kind,
                             json!({ "team": m, "round": round, "group": group,
                                     "table": trim(&grp_table), "note": grp_note }),
-                        )?
+                        )?;
+                        (body, None)
                     }
-                    _ => match same_for_all.get(kind) {
-                        Some(body) => body.clone(),
-                        None => {
+                    _ => {
+                        if !same_for_all.contains_key(kind) {
                             let data = if pref == Preference::GRG {
                                 json!({ "round": round, "group": group, "table": grg_table,
                                         "note": grg_note })
@@ -425,13 +448,15 @@ impl Mailer<'_> {
                                         "table": grr_table, "advancing": advancing })
                             };
                             let body = self.render(kind, data)?;
-                            same_for_all.insert(kind, body.clone());
-                            body
+                            let prepared = prepare_body(&body);
+                            same_for_all.insert(kind, (body, prepared));
                         }
-                    },
+                        let (body, prepared) = &same_for_all[kind];
+                        (body.clone(), Some(prepared))
+                    }
                 };
                 let code = pref.as_str();
-                self.queue_in(
+                self.queue_prepared(
                     &tx,
                     &format!("{code}:r{round}:g{group}:{m}"),
                     self.mail(
@@ -440,6 +465,7 @@ impl Mailer<'_> {
                         format!("KNOBELN {code}: {what}, round {round}, group {group}"),
                         body,
                     ),
+                    prepared,
                 )?;
             }
         }

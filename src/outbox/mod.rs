@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::store::mail::{self as db, NewOutgoing};
 use crate::store::StoreError;
-use outgoing::{build, new_message_id, Outgoing};
+use outgoing::{build_with, new_message_id, Outgoing};
 
 /// Faults of queuing a mail (infrastructure).
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +49,20 @@ pub fn enqueue(
     cause: Cause<'_>,
     now: DateTime<Utc>,
 ) -> Result<bool, OutboxError> {
+    enqueue_with(conn, contest, m, None, cause, now)
+}
+
+/// [`enqueue`] with the mail's body prepared from its text already
+/// ([`outgoing::prepare_body`] of `m.body`: once for a text many mails
+/// carry).
+pub fn enqueue_with(
+    conn: &rusqlite::Connection,
+    contest: &crate::config::ContestConfig,
+    m: &Outgoing,
+    prepared: Option<&outgoing::PreparedBody>,
+    cause: Cause<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool, OutboxError> {
     // A mail of an event queued before (a resumed contest) is not built
     // again only to be ignored.
     if let Some(key) = cause.event_key {
@@ -57,7 +71,7 @@ pub fn enqueue(
         }
     }
     let id = new_message_id(contest);
-    let raw = build(m, contest, &id, now)?;
+    let raw = build_with(m, prepared, contest, &id, now)?;
     Ok(db::queue_outgoing(
         conn,
         &NewOutgoing {

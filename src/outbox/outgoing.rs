@@ -146,9 +146,44 @@ pub fn crlf_lines(text: &str) -> String {
     out
 }
 
+/// A mail's text encoded for its body (CRLF line ends, the transfer
+/// encoding chosen), made once for a text that several mails carry (a
+/// group's games to each of its members): [`build_with`] copies it.
+#[derive(Debug, Clone)]
+pub struct PreparedBody(Body);
+
+/// The body of a mail whose text is `text`.
+pub fn prepare_body(text: &str) -> PreparedBody {
+    // CRLF line ends made here, in one pass: lettre inserts a CR before
+    // each bare LF one at a time (a copy of the rest of the body per line:
+    // quadratic in a large mail), and finds none left to insert.
+    let body = crlf_lines(text);
+    // Plain 7/8bit text stays readable in any mail reader and in the raw
+    // spool file; lettre falls back to quoted-printable for long lines.
+    PreparedBody(
+        match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
+            Ok(b) => b,
+            Err(_) => Body::new(body),
+        },
+    )
+}
+
 /// Builds the mail. Returns the raw bytes.
 pub fn build(
     m: &Outgoing,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<u8>, BuildError> {
+    build_with(m, None, contest, message_id, now)
+}
+
+/// Builds the mail with its body `prepared` from its text already
+/// ([`prepare_body`] of `m.body`; `None`: prepared here). Returns the raw
+/// bytes, the same as [`build`]'s.
+pub fn build_with(
+    m: &Outgoing,
+    prepared: Option<&PreparedBody>,
     contest: &ContestConfig,
     message_id: &str,
     now: DateTime<Utc>,
@@ -197,15 +232,9 @@ pub fn build(
             HeaderName::new_from_ascii_str("Precedence"),
             "bulk".to_string(),
         ));
-    // CRLF line ends made here, in one pass: lettre inserts a CR before
-    // each bare LF one at a time (a copy of the rest of the body per line:
-    // quadratic in a large mail), and finds none left to insert.
-    let body = crlf_lines(&m.body);
-    // Plain 7/8bit text stays readable in any mail reader and in the raw
-    // spool file; lettre falls back to quoted-printable for long lines.
-    let body = match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
-        Ok(b) => b,
-        Err(_) => Body::new(body),
+    let body = match prepared {
+        Some(body) => body.0.clone(),
+        None => prepare_body(&m.body).0,
     };
     let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)

@@ -211,7 +211,11 @@ impl Writer<'_> {
     fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
         let path = self.dir.join(name);
         self.files.push(name.to_string());
-        if std::fs::read(&path).is_ok_and(|old| old == content.as_bytes()) {
+        // The old file is read only if its length is the new content's (a
+        // page that changed mostly changed its length too: a member's page
+        // grows by its group's games).
+        let same_len = std::fs::metadata(&path).is_ok_and(|m| m.len() == content.len() as u64);
+        if same_len && std::fs::read(&path).is_ok_and(|old| old == content.as_bytes()) {
             return Ok(());
         }
         let tmp = self.dir.join(format!(".{name}.tmp"));

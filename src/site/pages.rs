@@ -55,11 +55,109 @@ fn registry() -> &'static Handlebars<'static> {
         h.set_strict_mode(true);
         // The default escape function (HTML) stays on.
         for (name, text) in TEMPLATES {
-            h.register_template_string(name, *text)
+            h.register_template_string(name, inline_partials(text))
                 .unwrap_or_else(|e| panic!("template site/{name}.hbs: {e}"));
         }
         h
     })
+}
+
+/// The site's partials, inlined into the templates that call them when the
+/// registry is made ([`inline_partial`]).
+const INLINED: &[&str] = &["head", "foot", "team_link"];
+
+/// `text` with every call of the partials in [`INLINED`] replaced by the
+/// partial itself.
+fn inline_partials(text: &str) -> String {
+    INLINED.iter().fold(text.to_string(), |text, name| {
+        let body = TEMPLATES
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, body)| *body)
+            .unwrap_or_else(|| panic!("no partial {name}"));
+        inline_partial(&text, name, body)
+    })
+}
+
+/// `text` with every call of the partial `name` replaced by the partial's
+/// `body`: the same output without a partial's cost at every call
+/// (handlebars copies the whole view for a call without a path, the
+/// page's head and foot, and parses the path of a call with one each time
+/// it renders it: the team links in the rows of the team and round pages
+/// were most of their rendering).
+///
+/// A call without a path (`{{> name}}`) alone on its line becomes the body
+/// in place of the line, as handlebars renders a standalone partial (the
+/// site's calls are not indented). In a call with a path
+/// (`{{> name PATH}}`) the body's paths are read under `PATH`; such a body
+/// may hold only `{{path}}`, `{{#if path}}`, `{{else}}` and `{{/if}}` (a
+/// template of the site's own, checked when the registry is made).
+fn inline_partial(text: &str, name: &str, body: &str) -> String {
+    let call = format!("{{{{> {name}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&call) {
+        let after = &rest[at + call.len()..];
+        let end = after
+            .find("}}")
+            .unwrap_or_else(|| panic!("an unclosed call of the partial {name}"));
+        let path = &after[..end];
+        if !path.is_empty() && !path.starts_with(' ') {
+            // Another partial whose name begins with this one's.
+            out.push_str(&rest[..at + call.len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        rest = &after[end + 2..];
+        let path = path.trim();
+        if path.is_empty() {
+            let line_start = out.is_empty() || out.ends_with('\n');
+            if line_start && (rest.is_empty() || rest.starts_with('\n')) {
+                rest = rest.strip_prefix('\n').unwrap_or(rest);
+            }
+            out.push_str(body);
+        } else {
+            out.push_str(&under_path(body, path));
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The template `body` with its paths read under `path` (`this`: as they are).
+fn under_path(body: &str, path: &str) -> String {
+    let prefix = if path == "this" {
+        String::new()
+    } else {
+        format!("{path}.")
+    };
+    let is_path = |p: &str| {
+        !p.is_empty()
+            && p != "else"
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    let mut out = String::with_capacity(body.len() + 4 * prefix.len());
+    let mut rest = body;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find("}}").expect("an unclosed mustache in a partial");
+        let inner = &after[..end];
+        let rewritten = match inner.strip_prefix("#if ") {
+            Some(p) if is_path(p) => format!("#if {prefix}{p}"),
+            None if inner == "else" || inner == "/if" => inner.to_string(),
+            None if is_path(inner) => format!("{prefix}{inner}"),
+            _ => panic!("a partial to inline holds {{{{{inner}}}}}"),
+        };
+        out.push_str("{{");
+        out.push_str(&rewritten);
+        out.push_str("}}");
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Renders template `name` with `view` onto `out`.
@@ -375,6 +473,51 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<title><title>"));
+    }
+
+    #[test]
+    fn an_inlined_team_link_renders_as_the_partial_does() {
+        let text = "<p>{{#each teams}}{{> team_link this}}, {{/each}}</p>\
+                    <p>{{> team_link one}} : {{> team_link two}}</p>";
+        let inlined = inline_partial(text, "team_link", TEMPLATES[2].1);
+        assert_eq!(TEMPLATES[2].0, "team_link");
+        assert!(!inlined.contains("{{>"), "{inlined}");
+        let mut called = Handlebars::new();
+        called.set_strict_mode(true);
+        called
+            .register_template_string("team_link", TEMPLATES[2].1)
+            .unwrap();
+        let view = serde_json::json!({
+            "teams": [{ "name": "a<b", "href": "team-1.html" }, { "name": "c&d", "href": null }],
+            "one": { "name": "\"one\"", "href": "team-2.html" },
+            "two": { "name": "two", "href": null },
+        });
+        let direct = called.render_template(text, &view).unwrap();
+        let mut strict = Handlebars::new();
+        strict.set_strict_mode(true);
+        assert_eq!(strict.render_template(&inlined, &view).unwrap(), direct);
+        assert!(direct.contains("<a href=\"team-1.html\">a&lt;b</a>, c&amp;d, "));
+        // The registry's templates hold no partial call any more.
+        for (name, text) in TEMPLATES {
+            assert!(!inline_partials(text).contains("{{>"), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_inlined_standalone_partial_renders_as_the_partial_does() {
+        let part = "<p>{{frame.title}}</p>\n{{#each xs}}<i>{{this}}</i>\n{{/each}}<main>\n";
+        let text =
+            "{{> part}}\n<h1>{{frame.title}}</h1>\n{{> part}}\n<b>{{> part}}</b>\n{{> part}}";
+        let view = serde_json::json!({ "frame": { "title": "a<b" }, "xs": [1, 2] });
+        let mut called = Handlebars::new();
+        called.set_strict_mode(true);
+        called.register_template_string("part", part).unwrap();
+        let direct = called.render_template(text, &view).unwrap();
+        let inlined = inline_partial(text, "part", part);
+        assert!(!inlined.contains("{{>"), "{inlined}");
+        let mut strict = Handlebars::new();
+        strict.set_strict_mode(true);
+        assert_eq!(strict.render_template(&inlined, &view).unwrap(), direct);
     }
 
     #[test]
