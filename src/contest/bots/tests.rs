@@ -835,6 +835,58 @@ fn the_ultimatum_planner_names_the_first_missing_match() {
     assert!(p.add("{\"repetition\":0,\"slot\":99}", "{}").is_err());
 }
 
+/// The small fields and the smallest formats, one game at a time: one
+/// team, two, three; the flooding island with one run; the ultimatum game
+/// with one repetition (folders kept or not); FootSteps with one game per
+/// pair and several tie replays. Each game is handed out once, the run
+/// ends, and the table is the one of every result at once.
+#[test]
+fn the_planners_end_on_small_fields_one_game_at_a_time() {
+    let mut config = Config::default();
+    config.flooding.runs = 1;
+    config.ultimatum.repetitions = 1;
+    config.footsteps.games_per_pair = 1;
+    config.footsteps.max_tie_rounds = 3;
+    for fresh in [false, true] {
+        if fresh {
+            config.ultimatum.folders = crate::discipline::ultimatum::config::FolderKeeping::Fresh;
+        }
+        for d in [
+            Discipline::MORABARABA,
+            Discipline::FLOODING,
+            Discipline::ULTIMATUM,
+            Discipline::FOOTSTEPS,
+        ] {
+            for n in 1..=3u32 {
+                let seam = crate::discipline::registry::of(d).unwrap();
+                let teams: Vec<TeamId> = (0..n).map(|i| TeamId(i + 2)).collect();
+                let names = |t: TeamId| format!("bot {}", t.0);
+                let sections = config.sections();
+                let materials = seam.materials(&sections, 7, &[]).unwrap();
+                let view = ContestView {
+                    seed: 7,
+                    teams: &teams,
+                    names: &names,
+                    materials: &materials,
+                    sections: &sections,
+                };
+                let mut p = seam.planner(&view).unwrap();
+                let order = planned_in_batches(p.as_mut(), d, 1);
+                let distinct: BTreeSet<&String> = order.iter().map(|(k, _)| k).collect();
+                assert_eq!(distinct.len(), order.len(), "{d} {n}: each game once");
+                let table = p.results(ContestState::Finished).unwrap();
+                assert!(table.is_some(), "{d} {n}: a table");
+                let mut q = seam.planner(&view).unwrap();
+                for (k, r) in order.iter().rev() {
+                    q.add(k, r).unwrap();
+                }
+                assert!(q.next_games(3).unwrap().is_empty(), "{d} {n}: complete");
+                assert_eq!(q.results(ContestState::Finished).unwrap(), table, "{d} {n}");
+            }
+        }
+    }
+}
+
 /// With kept folders, asking the ultimatum planner for no games changes
 /// nothing: the next ask still hands out the earliest phase (the planner
 /// must not step past a phase it handed nothing of).
