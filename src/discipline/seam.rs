@@ -123,8 +123,10 @@ pub trait Planner {
     /// Up to `limit` games not stored yet, in playing order (the same
     /// order whatever `limit`): the first pass, then what the results
     /// call for (FootSteps' tie replays; the ultimatum game with kept
-    /// folders: one phase at a time). A game handed out but not stored
-    /// yet may be handed out again. Empty once the contest is complete.
+    /// folders: one phase at a time), none twice (the contest run refuses
+    /// a batch with a game twice). A game handed out but not stored yet
+    /// may be handed out again. Empty once the contest is complete (or
+    /// for a `limit` of 0, which changes nothing).
     fn next_games(&mut self, limit: usize) -> Result<Vec<PlannedGame>, String>;
 
     /// The results table from the games added so far; `None` while the

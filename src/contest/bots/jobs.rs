@@ -719,7 +719,18 @@ pub(super) fn next_jobs(
         "SELECT EXISTS (SELECT 1 FROM bot_games WHERE contest_id = ?1 AND game_key = ?2)",
     )?;
     let mut jobs = Vec::with_capacity(games.len());
+    let mut keys = BTreeSet::new();
     for g in games {
+        // A game twice in one batch would be played twice and stored once
+        // (a stored contest naming a team twice makes Morabaraba's and the
+        // flooding island's planners do so).
+        if !keys.insert(g.key.clone()) {
+            return Err(BotContestError::Plan(format!(
+                "the planner of {} handed out the game {} twice in one batch \
+                 (is a team entered twice?)",
+                c.discipline, g.key
+            )));
+        }
         // What a planner hands out is checked before a game is played: a
         // stored game again would never end the run, a game of another
         // discipline or of other seats could not be played or stored.

@@ -835,6 +835,162 @@ fn the_ultimatum_planner_names_the_first_missing_match() {
     assert!(p.add("{\"repetition\":0,\"slot\":99}", "{}").is_err());
 }
 
+/// The small fields and the smallest formats, one game at a time: one
+/// team, two, three; the flooding island with one run; the ultimatum game
+/// with one repetition (folders kept or not); FootSteps with one game per
+/// pair and several tie replays. Each game is handed out once, the run
+/// ends, and the table is the one of every result at once.
+#[test]
+fn the_planners_end_on_small_fields_one_game_at_a_time() {
+    let mut config = Config::default();
+    config.flooding.runs = 1;
+    config.ultimatum.repetitions = 1;
+    config.footsteps.games_per_pair = 1;
+    config.footsteps.max_tie_rounds = 3;
+    for fresh in [false, true] {
+        if fresh {
+            config.ultimatum.folders = crate::discipline::ultimatum::config::FolderKeeping::Fresh;
+        }
+        for d in [
+            Discipline::MORABARABA,
+            Discipline::FLOODING,
+            Discipline::ULTIMATUM,
+            Discipline::FOOTSTEPS,
+        ] {
+            for n in 1..=3u32 {
+                let seam = crate::discipline::registry::of(d).unwrap();
+                let teams: Vec<TeamId> = (0..n).map(|i| TeamId(i + 2)).collect();
+                let names = |t: TeamId| format!("bot {}", t.0);
+                let sections = config.sections();
+                let materials = seam.materials(&sections, 7, &[]).unwrap();
+                let view = ContestView {
+                    seed: 7,
+                    teams: &teams,
+                    names: &names,
+                    materials: &materials,
+                    sections: &sections,
+                };
+                let mut p = seam.planner(&view).unwrap();
+                let order = planned_in_batches(p.as_mut(), d, 1);
+                let distinct: BTreeSet<&String> = order.iter().map(|(k, _)| k).collect();
+                assert_eq!(distinct.len(), order.len(), "{d} {n}: each game once");
+                let table = p.results(ContestState::Finished).unwrap();
+                assert!(table.is_some(), "{d} {n}: a table");
+                let mut q = seam.planner(&view).unwrap();
+                for (k, r) in order.iter().rev() {
+                    q.add(k, r).unwrap();
+                }
+                assert!(q.next_games(3).unwrap().is_empty(), "{d} {n}: complete");
+                assert_eq!(q.results(ContestState::Finished).unwrap(), table, "{d} {n}");
+            }
+        }
+    }
+}
+
+/// With kept folders, asking the ultimatum planner for no games changes
+/// nothing: the next ask still hands out the earliest phase (the planner
+/// must not step past a phase it handed nothing of).
+#[test]
+fn the_ultimatum_planner_asked_for_no_games_still_plays_every_phase() {
+    let config = Config::default();
+    assert!(
+        config.ultimatum.kept_folder_bytes().is_some(),
+        "kept folders"
+    );
+    let seam = crate::discipline::registry::of(Discipline::ULTIMATUM).unwrap();
+    let teams = [TeamId(1), TeamId(2), TeamId(3), TeamId(4)];
+    let names = |t: TeamId| format!("bot {}", t.0);
+    let sections = config.sections();
+    let view = ContestView {
+        seed: 1,
+        teams: &teams,
+        names: &names,
+        materials: &[],
+        sections: &sections,
+    };
+    let mut p = seam.planner(&view).unwrap();
+    assert!(p.next_games(0).unwrap().is_empty());
+    let first: Vec<String> = p
+        .next_games(10)
+        .unwrap()
+        .into_iter()
+        .map(|g| g.key)
+        .collect();
+    let phase0: Vec<String> = ultimatum::phase_matches(&teams, 0)
+        .into_iter()
+        .map(|m| serde_json::to_string(&m.key).unwrap())
+        .collect();
+    assert_eq!(first, phase0);
+}
+
+/// A planner that hands out one game twice in a batch is refused before
+/// either is played (the game would be played twice, stored once).
+#[test]
+fn the_contest_run_refuses_a_batch_with_a_game_twice() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    struct Twice(crate::discipline::seam::PlannedGame);
+    impl Planner for Twice {
+        fn add(&mut self, _key: &str, _result: &str) -> std::result::Result<(), String> {
+            Ok(())
+        }
+        fn next_games(
+            &mut self,
+            _limit: usize,
+        ) -> std::result::Result<Vec<crate::discipline::seam::PlannedGame>, String> {
+            Ok(vec![self.0.clone(), self.0.clone()])
+        }
+        fn results(&self, _state: ContestState) -> std::result::Result<Option<Results>, String> {
+            Ok(None)
+        }
+    }
+    let s = ScriptedContest::start(Discipline::MORABARABA, 2, None, Stored::Running).unwrap();
+    let c = contest(s.store.conn()).unwrap().unwrap();
+    let teams = team_ids(&c);
+    let game = crate::discipline::seam::PlannedGame {
+        key: serde_json::to_string(&morabaraba::Pairing {
+            first: teams[0],
+            second: teams[1],
+        })
+        .unwrap(),
+        seats: vec![teams[0], teams[1]],
+        setup: crate::discipline::morabaraba::data::setup(),
+    };
+    let e = next_jobs(s.store.conn(), &c, &mut Twice(game), 10).unwrap_err();
+    assert!(e.to_string().contains("twice"), "{e}");
+}
+
+/// A contest whose stored entries name a team twice (a damaged or
+/// hand-edited store: registrations are one per team) plays no game
+/// twice: Morabaraba's and the flooding island's planners would hand out
+/// the same key twice in one batch.
+#[test]
+fn a_contest_with_a_team_entered_twice_plays_no_game_twice() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    for d in [Discipline::MORABARABA, Discipline::FLOODING] {
+        let s = ScriptedContest::start(d, 2, None, Stored::Running).unwrap();
+        let mut c = contest(s.store.conn()).unwrap().unwrap();
+        let again = c.entries[0].clone();
+        c.entries.push(again);
+        let players = Recording {
+            players: s.players,
+            fail: None,
+            played: Default::default(),
+        };
+        let r = play_all_in_batches(
+            &s.store,
+            &c,
+            &s.config,
+            Players::InProcess(&players),
+            &chrono::Utc::now,
+            1000,
+        );
+        assert!(r.is_err(), "{d}: a damaged contest is refused");
+        let played = players.played.lock().unwrap().len();
+        let stored = stored_results(s.store.conn()).len();
+        assert_eq!(played, stored, "{d}: every game played is stored, once");
+    }
+}
+
 /// A scripted player for the contest run's tests: records the seats of
 /// every game it plays, and fails the game of `fail`'s seats.
 struct Recording {

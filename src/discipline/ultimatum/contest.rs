@@ -115,7 +115,12 @@ impl Planner for UltimatumPlanner<'_> {
                 .collect());
         }
         // Phase by phase: the earliest phase with a match not stored (a
-        // run stopped in the middle of one resumes it first).
+        // run stopped in the middle of one resumes it first). Asked for
+        // none, it hands out none and stays at its phase (taking none of
+        // a phase is no sign that the phase is stored).
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let total =
             u64::from(self.config.repetitions) * planner::phases_per_repetition(self.teams.len());
         while self.phase < total {
