@@ -205,29 +205,6 @@ pub enum PlanError {
     WinnerNotInPair(GameKey, TeamId),
 }
 
-/// The games of one round: every pair within each set, in entry order.
-fn round_games(round: u32, sets: &[Vec<TeamId>], games_per_pair: u32) -> Vec<ScheduledGame> {
-    let mut games = Vec::new();
-    for set in sets {
-        for (i, &a) in set.iter().enumerate() {
-            for &b in &set[i + 1..] {
-                for game in 0..games_per_pair {
-                    let key = GameKey {
-                        round,
-                        pair: [a, b],
-                        game,
-                    };
-                    games.push(ScheduledGame {
-                        key,
-                        seats: key.seats(),
-                    });
-                }
-            }
-        }
-    }
-    games
-}
-
 /// Splits each set into the subsets of equal wins in `round` (keeping
 /// entry order) and keeps those of two or more.
 fn tied_sets(sets: &[Vec<TeamId>], wins: &BTreeMap<TeamId, Vec<u32>>) -> Vec<Vec<TeamId>> {
@@ -259,10 +236,7 @@ pub fn plan(
     Ok(match step(entries, config, &tallies, names)? {
         Step::Play { round, sets } => Plan::Play {
             round,
-            games: round_games(round, &sets, config.games_per_pair)
-                .into_iter()
-                .filter(|g| !tallies.has(&g.key))
-                .collect(),
+            games: missing_games(round, &sets, config, &tallies, usize::MAX),
         },
         Step::Done(t) => Plan::Done(t),
     })
@@ -359,7 +333,7 @@ impl Tallies {
 
 /// What to do next, by the sets that play it: the games of round `round`
 /// not stored yet are every pair's within each set of `sets`
-/// ([`round_games`]'s order), or the tournament is over.
+/// (pairs within each set in entry order, then the game numbers), or the tournament is over.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     Play { round: u32, sets: Vec<Vec<TeamId>> },
