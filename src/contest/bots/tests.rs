@@ -923,26 +923,30 @@ fn the_ultimatum_planner_asked_for_no_games_still_plays_every_phase() {
     assert_eq!(first, phase0);
 }
 
+/// A planner for the guard's tests: hands out `0` whatever it is asked,
+/// counts nothing, makes no table.
+struct HandsOut(Vec<crate::discipline::seam::PlannedGame>);
+
+impl Planner for HandsOut {
+    fn add(&mut self, _key: &str, _result: &str) -> std::result::Result<(), String> {
+        Ok(())
+    }
+    fn next_games(
+        &mut self,
+        _limit: usize,
+    ) -> std::result::Result<Vec<crate::discipline::seam::PlannedGame>, String> {
+        Ok(self.0.clone())
+    }
+    fn results(&self, _state: ContestState) -> std::result::Result<Option<Results>, String> {
+        Ok(None)
+    }
+}
+
 /// A planner that hands out one game twice in a batch is refused before
 /// either is played (the game would be played twice, stored once).
 #[test]
 fn the_contest_run_refuses_a_batch_with_a_game_twice() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
-    struct Twice(crate::discipline::seam::PlannedGame);
-    impl Planner for Twice {
-        fn add(&mut self, _key: &str, _result: &str) -> std::result::Result<(), String> {
-            Ok(())
-        }
-        fn next_games(
-            &mut self,
-            _limit: usize,
-        ) -> std::result::Result<Vec<crate::discipline::seam::PlannedGame>, String> {
-            Ok(vec![self.0.clone(), self.0.clone()])
-        }
-        fn results(&self, _state: ContestState) -> std::result::Result<Option<Results>, String> {
-            Ok(None)
-        }
-    }
     let s = ScriptedContest::start(Discipline::MORABARABA, 2, None, Stored::Running).unwrap();
     let c = contest(s.store.conn()).unwrap().unwrap();
     let teams = team_ids(&c);
@@ -955,7 +959,13 @@ fn the_contest_run_refuses_a_batch_with_a_game_twice() {
         seats: vec![teams[0], teams[1]],
         setup: crate::discipline::morabaraba::data::setup(),
     };
-    let e = next_jobs(s.store.conn(), &c, &mut Twice(game), 10).unwrap_err();
+    let e = next_jobs(
+        s.store.conn(),
+        &c,
+        &mut HandsOut(vec![game.clone(), game]),
+        10,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("twice"), "{e}");
 }
 
@@ -1119,21 +1129,6 @@ fn a_run_stopped_mid_batch_resumes_playing_each_missing_game_once() {
 #[test]
 fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
-    struct Asks(crate::discipline::seam::PlannedGame);
-    impl Planner for Asks {
-        fn add(&mut self, _key: &str, _result: &str) -> std::result::Result<(), String> {
-            Ok(())
-        }
-        fn next_games(
-            &mut self,
-            _limit: usize,
-        ) -> std::result::Result<Vec<crate::discipline::seam::PlannedGame>, String> {
-            Ok(vec![self.0.clone()])
-        }
-        fn results(&self, _state: ContestState) -> std::result::Result<Option<Results>, String> {
-            Ok(None)
-        }
-    }
     let d = Discipline::MORABARABA;
     let s = ScriptedContest::start(d, 2, None, Stored::Running).unwrap();
     let c = contest(s.store.conn()).unwrap().unwrap();
@@ -1145,7 +1140,7 @@ fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
     };
     let fresh = game(teams[0], teams[1]);
     assert_eq!(
-        next_jobs(s.store.conn(), &c, &mut Asks(fresh.clone()), 10)
+        next_jobs(s.store.conn(), &c, &mut HandsOut(vec![fresh.clone()]), 10)
             .unwrap()
             .len(),
         1
@@ -1178,7 +1173,7 @@ fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
     )
     .unwrap();
     for asked in [fresh, game(teams[0], TeamId(999))] {
-        let e = next_jobs(s.store.conn(), &c, &mut Asks(asked.clone()), 10).unwrap_err();
+        let e = next_jobs(s.store.conn(), &c, &mut HandsOut(vec![asked.clone()]), 10).unwrap_err();
         assert!(
             e.to_string()
                 .contains("which is stored already or none of this contest's"),
@@ -1187,6 +1182,12 @@ fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
         );
     }
     // More games than asked for are refused too.
-    let e = next_jobs(s.store.conn(), &c, &mut Asks(game(teams[1], teams[0])), 0).unwrap_err();
+    let e = next_jobs(
+        s.store.conn(),
+        &c,
+        &mut HandsOut(vec![game(teams[1], teams[0])]),
+        0,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("asked for at most 0"), "{e}");
 }
