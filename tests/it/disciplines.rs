@@ -1718,11 +1718,20 @@ fn a_bot_contest_killed_midway_resumes_with_the_missing_games_only() {
 fn a_second_contest_start_of_a_bot_contest_says_who_plays_it_and_plays_nothing() {
     let (c, mut first) = a_flooding_contest_under_way(5);
     let count = || bot_games(&c);
+    // The first run is held still while the second starts, so that it
+    // cannot finish its 450 games in between (it holds its lease, whose
+    // heartbeat is good for 60 s; its bots wait on their input, charged
+    // nothing).
+    let first_pid = i32::try_from(first.id()).unwrap();
+    // SAFETY: a signal to the test's own child, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(first_pid, libc::SIGSTOP) }, 0);
     let second = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
         .args(["contest", "start", "--seed", "9", "--config"])
         .arg(c.config())
         .output()
         .unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(first_pid, libc::SIGCONT) }, 0);
     assert_eq!(second.status.code(), Some(1), "{}", stderr_of(&second));
     assert!(
         stderr_of(&second).contains("being played by another process"),
