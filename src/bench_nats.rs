@@ -13,8 +13,14 @@
 //!    coordinator can feed.
 //!
 //! The workers, the coordinator and the NATS server share this machine's
-//! CPUs here; on real machines the workers have theirs. Figures are
+//! CPUs here; on real machines the workers have theirs. Because other work
+//! on the machine distorts wall times, each kind of run also says where its
+//! CPU went per game (`account.rs`: the engine's thread, the coordinator's
+//! NATS thread, the workers' game threads and the rest of them, the NATS
+//! server) and how many jobs and NATS messages a game took. Figures are
 //! printed, never asserted.
+
+mod account;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -22,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
 
-use crate::bench::{games_played, trivial_tournament};
+use crate::bench::{cpu_time, games_played, trivial_tournament, CpuOf};
 use crate::distributed::instant::InstantRunner;
 use crate::distributed::wire::Discipline;
 use crate::distributed::{
@@ -50,6 +56,42 @@ pub struct DistributedBench {
     pub ceiling_games: usize,
     pub ceiling_queue: Duration,
     pub ceiling_engine: Duration,
+    /// Where the CPU of every run of each kind went (summed over the runs).
+    pub local_cpu: LocalCpu,
+    pub queue_cpu: QueueCpu,
+}
+
+/// The CPU of the local pool's runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalCpu {
+    /// Games played in these runs.
+    pub games: usize,
+    /// The engine's thread (the server's).
+    pub engine: Duration,
+    /// The pool's game threads.
+    pub games_threads: Duration,
+}
+
+/// The CPU and messages of the queue's runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueueCpu {
+    pub games: usize,
+    /// The engine's thread in the coordinator's process.
+    pub engine: Duration,
+    /// The rest of the coordinator's process (its NATS session's thread).
+    pub session: Duration,
+    /// The workers' game threads.
+    pub worker_games: Duration,
+    /// The rest of the workers (their NATS and pulling threads).
+    pub worker_rest: Duration,
+    /// The NATS server (none when the bench was given one: `--nats`).
+    pub nats: Option<Duration>,
+    /// Jobs published and results sent (JetStream's sequence numbers).
+    pub jobs: u64,
+    pub results: u64,
+    /// Messages into and out of the NATS server.
+    pub nats_in: Option<u64>,
+    pub nats_out: Option<u64>,
 }
 
 impl DistributedBench {
@@ -85,6 +127,43 @@ impl DistributedBench {
             rate(self.n_games, self.queue)
         );
         let ceiling = rate(self.ceiling_games, self.ceiling_queue);
+        let per = |d: Duration, n: usize| d.as_secs_f64() * 1000.0 / n.max(1) as f64;
+        let l = &self.local_cpu;
+        println!(
+            "  CPU per game, local pool:  engine thread {:.3} ms, game threads {:.3} ms; all {:.3} ms",
+            per(l.engine, l.games),
+            per(l.games_threads, l.games),
+            per(l.engine + l.games_threads, l.games)
+        );
+        let q = &self.queue_cpu;
+        let all =
+            q.engine + q.session + q.worker_games + q.worker_rest + q.nats.unwrap_or_default();
+        println!(
+            "  CPU per game, queue:       engine thread {:.3} ms, coordinator's NATS thread {:.3} ms, \
+             workers' game threads {:.3} ms, workers' other threads {:.3} ms, nats-server {}; all {:.3} ms",
+            per(q.engine, q.games),
+            per(q.session, q.games),
+            per(q.worker_games, q.games),
+            per(q.worker_rest, q.games),
+            q.nats
+                .map_or("not measured".into(), |d| format!("{:.3} ms", per(d, q.games))),
+            per(all, q.games)
+        );
+        let g = q.games.max(1) as f64;
+        println!(
+            "  messages per game, queue:  {:.3} jobs, {:.3} results (games per job {:.1}){}",
+            q.jobs as f64 / g,
+            q.results as f64 / g,
+            g / q.jobs.max(1) as f64,
+            match (q.nats_in, q.nats_out) {
+                (Some(i), Some(o)) => format!(
+                    ", NATS messages {:.2} in and {:.2} out",
+                    i as f64 / g,
+                    o as f64 / g
+                ),
+                _ => String::new(),
+            }
+        );
         println!(
             "coordinator ceiling, {} teams ({} games) answered at once by {} fake worker(s): \
              {:.2} s {:.0} games/s",
@@ -113,18 +192,25 @@ impl DistributedBench {
 struct LocalNats {
     child: Child,
     url: String,
+    /// Its monitoring port (`/varz`: messages in and out).
+    monitor: u16,
 }
 
 impl LocalNats {
     fn start(dir: &Path) -> Result<LocalNats, DistributedError> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
+        let free_port = || -> std::io::Result<u16> {
+            Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+                .local_addr()?
+                .port())
+        };
+        let port = free_port()?;
+        let monitor = free_port()?;
         // One Go thread: the server shares this machine's CPUs with the
         // games, and idle Go threads that spin for work take CPU from them.
         let child = Command::new("nats-server")
             .env("GOMAXPROCS", "1")
-            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-m", &monitor.to_string(), "-sd"])
             .arg(dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -147,6 +233,7 @@ impl LocalNats {
         Ok(LocalNats {
             child,
             url: format!("nats://127.0.0.1:{port}"),
+            monitor,
         })
     }
 }
@@ -303,24 +390,51 @@ pub fn distributed_bench(
     let mut local = Duration::MAX;
     let mut queue = Duration::MAX;
     let mut n_games = 0;
+    let mut local_cpu = LocalCpu::default();
+    let mut queue_cpu = QueueCpu::default();
     {
-        let _workers = Workers::start(exe, &url, workers, jobs_per_worker, false, &cache)?;
+        let worker_procs = Workers::start(exe, &url, workers, jobs_per_worker, false, &cache)?;
         queue_ready(&url, &settings, workers)?;
+        let snapshot = || Snapshot::take(&worker_procs, server.as_ref());
         for round in 0..rounds.max(1) {
             let path = dir.path().join(format!("local{round}.db"));
             let (mut store, tid) = trivial_tournament(&path, n_teams, &binary)?;
+            let before = snapshot();
             let t = Instant::now();
             run_tournament(&mut store, tid, cpus, &clock, &mut Quiet)?;
             local = local.min(t.elapsed());
+            let spent = snapshot().since(&before);
             n_games = games_played(&store, tid)?;
+            local_cpu.games += n_games;
+            local_cpu.engine += spent.engine;
+            local_cpu.games_threads += spent.process.saturating_sub(spent.engine);
 
             let path = dir.path().join(format!("queue{round}.db"));
             let (mut store, tid) = trivial_tournament(&path, n_teams, &binary)?;
             let factory =
                 crate::distributed::runner_factory(Some((options.clone(), settings)), tid, cpus);
+            let (seqs, before) = (stream_sequences(&url), snapshot());
             let t = Instant::now();
             run_tournament_with(&mut store, tid, &*factory, &clock, &mut Quiet)?;
             queue = queue.min(t.elapsed());
+            let spent = snapshot().since(&before);
+            let seqs_after = stream_sequences(&url);
+            queue_cpu.games += games_played(&store, tid)?;
+            queue_cpu.engine += spent.engine;
+            queue_cpu.session += spent.process.saturating_sub(spent.engine);
+            queue_cpu.worker_games += spent.workers.named;
+            queue_cpu.worker_rest += spent.workers.rest;
+            if let Some(n) = spent.nats {
+                *queue_cpu.nats.get_or_insert_default() += n;
+            }
+            if let (Some((j0, r0)), Some((j1, r1))) = (seqs, seqs_after) {
+                queue_cpu.jobs += j1.saturating_sub(j0);
+                queue_cpu.results += r1.saturating_sub(r0);
+            }
+            if let Some((i, o)) = spent.nats_messages {
+                *queue_cpu.nats_in.get_or_insert(0) += i;
+                *queue_cpu.nats_out.get_or_insert(0) += o;
+            }
         }
     }
 
@@ -363,5 +477,80 @@ pub fn distributed_bench(
         ceiling_games,
         ceiling_queue,
         ceiling_engine,
+        local_cpu,
+        queue_cpu,
+    })
+}
+
+/// The CPU used so far by each part of a run, and the NATS server's
+/// message counts.
+struct Snapshot {
+    /// This thread (the engine's).
+    engine: Duration,
+    /// This whole process.
+    process: Duration,
+    /// The workers: their game threads (`referee-…`) and the rest.
+    workers: account::SplitCpu,
+    nats: Option<Duration>,
+    nats_messages: Option<(u64, u64)>,
+}
+
+impl Snapshot {
+    fn take(workers: &Workers, server: Option<&LocalNats>) -> Snapshot {
+        Snapshot {
+            engine: cpu_time(CpuOf::Thread),
+            process: cpu_time(CpuOf::Process),
+            workers: workers
+                .0
+                .iter()
+                .map(|c| account::process_cpu(c.id(), "referee-"))
+                .fold(account::SplitCpu::default(), |a, b| a + b),
+            nats: server.map(|s| {
+                let c = account::process_cpu(s.child.id(), "");
+                c.named + c.rest
+            }),
+            nats_messages: server.and_then(|s| account::nats_messages(s.monitor)),
+        }
+    }
+
+    /// What was used between `before` and this one.
+    fn since(&self, before: &Snapshot) -> Snapshot {
+        Snapshot {
+            engine: self.engine.saturating_sub(before.engine),
+            process: self.process.saturating_sub(before.process),
+            workers: self.workers - before.workers,
+            nats: self.nats.zip(before.nats).map(|(a, b)| a.saturating_sub(b)),
+            nats_messages: self
+                .nats_messages
+                .zip(before.nats_messages)
+                .map(|((i1, o1), (i0, o0))| (i1.saturating_sub(i0), o1.saturating_sub(o0))),
+        }
+    }
+}
+
+/// How many jobs and results have been published into the queue so far
+/// (the last sequence numbers of the two streams); `None` if the server
+/// cannot be asked.
+fn stream_sequences(url: &str) -> Option<(u64, u64)> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    rt.block_on(async {
+        let options = NatsOptions {
+            url: url.to_string(),
+            ..NatsOptions::default()
+        };
+        let js = jetstream::new(options.connect("knobeln bench", false).await.ok()?);
+        let last = |name: &'static str| {
+            let js = js.clone();
+            async move {
+                let stream = js.get_stream(name).await.ok()?;
+                Some(stream.get_info().await.ok()?.state.last_sequence)
+            }
+        };
+        let jobs = last(crate::distributed::JOBS_STREAM).await?;
+        let results = last(crate::distributed::RESULTS_STREAM).await?;
+        Some((jobs, results))
     })
 }

@@ -15,14 +15,14 @@ pub(super) fn ms(d: Duration) -> f64 {
 }
 
 /// Whose CPU time [`cpu_time`] reads.
-pub(super) enum CpuOf {
+pub enum CpuOf {
     Thread,
     Process,
 }
 
 /// The CPU time (user and system) used so far by the calling thread or
 /// by the whole process.
-pub(super) fn cpu_time(of: CpuOf) -> Duration {
+pub fn cpu_time(of: CpuOf) -> Duration {
     let who = match of {
         CpuOf::Thread => libc::RUSAGE_THREAD,
         CpuOf::Process => libc::RUSAGE_SELF,
