@@ -9,7 +9,9 @@
 //! SHA-256 from the object store into a local cache, verifies the hash of
 //! every program before it runs (from the store and from the cache alike),
 //! plays each game of a job on a thread pinned to one CPU exactly as the
-//! local pool does, publishes the job's records in one answer to the
+//! local pool does (a job's games go to the game threads in one batch per
+//! thread, so the worker's own threads wake once per batch, not once per
+//! game), publishes the job's records in one answer to the
 //! coordinator's result subject, waits for JetStream to confirm it, and
 //! only then acknowledges the job.
 //!
@@ -300,10 +302,14 @@ impl GamePlaces {
         self.held.fetch_add(n, Ordering::SeqCst);
     }
 
-    /// A game is done.
-    fn give_back(&self) {
-        self.held.fetch_sub(1, Ordering::SeqCst);
-        self.freed.notify_one();
+    /// `n` games are done. The pulling task is woken only when the count
+    /// falls below the mark (it waits for nothing else), not at every game:
+    /// a game thread gives its places back as each game ends.
+    fn give_back(&self, n: usize) {
+        let before = self.held.fetch_sub(n, Ordering::SeqCst);
+        if before >= self.mark && before - n < self.mark {
+            self.freed.notify_one();
+        }
     }
 }
 
@@ -436,23 +442,32 @@ async fn handle(
             if !w.delay_per_job.is_zero() {
                 tokio::time::sleep(w.delay_per_job).await;
             }
-            let outcomes = futures_util::future::join_all(job.games.iter().map(|g| {
-                let places = places.clone();
-                let w = &w;
-                async move {
-                    let outcome = play(w, &g.play).await;
-                    places.give_back();
-                    wire::GameResult {
-                        game: g.game,
-                        outcome,
+            let batched = w.mode == WorkerMode::Play
+                && job
+                    .games
+                    .iter()
+                    .all(|g| matches!(g.play, Play::Knobeln { .. }));
+            let outcomes = if batched {
+                play_knobeln_job(&w, &job.games, &places).await
+            } else {
+                futures_util::future::join_all(job.games.iter().map(|g| {
+                    let places = places.clone();
+                    let w = &w;
+                    async move {
+                        let outcome = play(w, &g.play).await;
+                        places.give_back(1);
+                        wire::GameResult {
+                            game: g.game,
+                            outcome,
+                        }
                     }
-                }
-            }))
-            .await;
+                }))
+                .await
+            };
             (job.session, job.job, outcomes)
         }
         Err(e) => {
-            places.give_back();
+            places.give_back(1);
             match JobMessage::identity(&msg.payload) {
                 // Tell the coordinator, so another worker can take them.
                 Some((session, name, games)) => {
@@ -585,15 +600,104 @@ async fn play_knobeln(
     let games = w.games.as_ref().expect("a playing worker has threads");
     let (p, q) = tokio::join!(cache.get(&programs[0]), cache.get(&programs[1]));
     match (p, q) {
-        (Ok(p), Ok(q)) => match games
-            .play(Referee::new(*referee), [p, q], seeds.into())
-            .await
-        {
-            Ok(record) => Outcome::Played(record),
-            Err(e) => Outcome::Fault(e),
-        },
+        (Ok(p), Ok(q)) => {
+            let game = (Referee::new(*referee), [p, q], seeds.into());
+            match games.play_batch(vec![game], None).await {
+                Ok(mut records) => match records.pop() {
+                    Some(Ok(record)) => Outcome::Played(record),
+                    Some(Err(e)) => Outcome::Fault(e),
+                    None => Outcome::Fault("a game thread answered nothing".into()),
+                },
+                Err(e) => Outcome::Fault(e),
+            }
+        }
         (Err(e), _) | (_, Err(e)) => Outcome::Fault(e),
     }
+}
+
+/// Plays a job of KNOBELN games: every game's programs from the cache (at
+/// once, so programs not cached yet are fetched side by side), then the
+/// games on the game threads in one batch per thread. Each game's place is
+/// given back as the game ends (by the game thread); this task wakes once
+/// per batch.
+async fn play_knobeln_job(
+    w: &Worker,
+    games: &[wire::GameJob],
+    places: &Arc<GamePlaces>,
+) -> Vec<wire::GameResult> {
+    let cache = w.cache.as_ref().expect("a playing worker has a cache");
+    let threads = w.games.as_ref().expect("a playing worker has threads");
+    let resolved = futures_util::future::join_all(games.iter().map(|g| async move {
+        let Play::Knobeln {
+            referee,
+            programs,
+            seeds,
+        } = &g.play
+        else {
+            return Err("not a KNOBELN game".to_string());
+        };
+        let (p, q) = tokio::join!(cache.get(&programs[0]), cache.get(&programs[1]));
+        Ok((Referee::new(*referee), [p?, q?], GameSeeds::from(*seeds)))
+    }))
+    .await;
+    let mut outcomes: Vec<Option<Outcome>> = Vec::with_capacity(games.len());
+    let mut ready = Vec::new();
+    let mut ready_at = Vec::new();
+    for (i, r) in resolved.into_iter().enumerate() {
+        match r {
+            Ok(game) => {
+                outcomes.push(None);
+                ready.push(game);
+                ready_at.push(i);
+            }
+            Err(e) => {
+                outcomes.push(Some(Outcome::Fault(e)));
+                places.give_back(1);
+            }
+        }
+    }
+    // As many batches as threads (or games), of about equal size.
+    let n_batches = threads.threads.min(ready.len()).max(1);
+    let per_batch = ready.len().div_ceil(n_batches).max(1);
+    let mut batches = Vec::with_capacity(n_batches);
+    let mut rest = ready.into_iter();
+    loop {
+        let batch: Vec<_> = rest.by_ref().take(per_batch).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let n = batch.len();
+        batches.push((n, threads.play_batch(batch, Some(places.clone()))));
+    }
+    let mut at = ready_at.into_iter();
+    for (n, answer) in futures_util::future::join_all(
+        batches
+            .into_iter()
+            .map(|(n, f)| async move { (n, f.await) }),
+    )
+    .await
+    {
+        let records: Vec<Result<GameRecord, String>> = match answer {
+            Ok(r) if r.len() == n => r,
+            Ok(_) => vec![Err("a game thread answered another number of games".into()); n],
+            Err(e) => vec![Err(e); n],
+        };
+        for record in records {
+            let i = at.next().expect("a place for every game");
+            outcomes[i] = Some(match record {
+                Ok(record) => Outcome::Played(record),
+                Err(e) => Outcome::Fault(e),
+            });
+        }
+    }
+    games
+        .iter()
+        .zip(outcomes)
+        .map(|(g, outcome)| wire::GameResult {
+            game: g.game,
+            outcome: outcome.unwrap_or_else(|| Outcome::Fault("the game was not played".into())),
+        })
+        .collect()
 }
 
 /// Plays (or answers) a bot game: each seat's program from the cache, its
@@ -716,13 +820,43 @@ pub fn canned_record(cfg: &RefereeConfig, seed: u64) -> GameRecord {
 /// so that a game's referee and both strategies share that CPU.
 struct GameThreads {
     tx: crossbeam_channel::Sender<GameTask>,
+    /// How many there are.
+    threads: usize,
 }
 
+/// A game to play: its referee, both programs and the seeds.
+type Game = (Referee, [Arc<Loaded>; 2], GameSeeds);
+
+/// Games one thread plays in a row, answering once for all of them.
 struct GameTask {
-    referee: Referee,
-    programs: [Arc<Loaded>; 2],
-    seeds: GameSeeds,
-    reply: oneshot::Sender<Result<GameRecord, String>>,
+    games: Vec<Game>,
+    /// Given a place back as each game ends.
+    places: Option<Arc<GamePlaces>>,
+    reply: oneshot::Sender<Vec<Result<GameRecord, String>>>,
+}
+
+/// Gives back the places of the games of a batch not played yet, should
+/// the thread die in the middle of it.
+struct PlacesLeft {
+    places: Option<Arc<GamePlaces>>,
+    left: usize,
+}
+
+impl PlacesLeft {
+    fn one_done(&mut self) {
+        if let Some(p) = &self.places {
+            p.give_back(1);
+        }
+        self.left -= 1;
+    }
+}
+
+impl Drop for PlacesLeft {
+    fn drop(&mut self) {
+        if let (Some(p), n @ 1..) = (&self.places, self.left) {
+            p.give_back(n);
+        }
+    }
 }
 
 impl GameThreads {
@@ -733,7 +867,8 @@ impl GameThreads {
     fn start(n: usize) -> GameThreads {
         let cpus = allowed_cpus();
         let (tx, rx) = crossbeam_channel::unbounded::<GameTask>();
-        for i in 0..n.clamp(1, crate::wasm::MAX_GAMES_AT_ONCE) {
+        let threads = n.clamp(1, crate::wasm::MAX_GAMES_AT_ONCE);
+        for i in 0..threads {
             let rx = rx.clone();
             let cpu = cpus[i % cpus.len()];
             std::thread::Builder::new()
@@ -742,34 +877,54 @@ impl GameThreads {
                     // Without pinning the game is slower, never wrong.
                     let _ = pin_current_thread(cpu);
                     for t in rx {
-                        let r = t
-                            .referee
-                            .play_loaded([&t.programs[0], &t.programs[1]], t.seeds)
-                            .map_err(|e| format!("the referee failed: {e}"));
-                        let _ = t.reply.send(r);
+                        let mut left = PlacesLeft {
+                            places: t.places,
+                            left: t.games.len(),
+                        };
+                        let mut records = Vec::with_capacity(t.games.len());
+                        for (referee, programs, seeds) in &t.games {
+                            records.push(
+                                referee
+                                    .play_loaded([&programs[0], &programs[1]], *seeds)
+                                    .map_err(|e| format!("the referee failed: {e}")),
+                            );
+                            left.one_done();
+                        }
+                        let _ = t.reply.send(records);
                     }
                 })
                 .expect("spawn a referee thread");
         }
-        GameThreads { tx }
+        GameThreads { tx, threads }
     }
 
-    async fn play(
+    /// Hands the games to one thread at once; the records come in their
+    /// order. `places` gets a place back as each game ends.
+    fn play_batch(
         &self,
-        referee: Referee,
-        programs: [Arc<Loaded>; 2],
-        seeds: GameSeeds,
-    ) -> Result<GameRecord, String> {
+        games: Vec<Game>,
+        places: Option<Arc<GamePlaces>>,
+    ) -> impl std::future::Future<Output = Result<Vec<Result<GameRecord, String>>, String>> {
         let (reply, answer) = oneshot::channel();
-        self.tx
+        let sent = self
+            .tx
             .send(GameTask {
-                referee,
-                programs,
-                seeds,
+                games,
+                places,
                 reply,
             })
-            .map_err(|_| "the game threads are gone".to_string())?;
-        answer.await.map_err(|_| "a game thread died".to_string())?
+            .map_err(|e| {
+                // The task comes back unplayed: its places are given back.
+                let t = e.into_inner();
+                if let Some(p) = t.places {
+                    p.give_back(t.games.len());
+                }
+                "the game threads are gone".to_string()
+            });
+        async move {
+            sent?;
+            answer.await.map_err(|_| "a game thread died".to_string())
+        }
     }
 }
 

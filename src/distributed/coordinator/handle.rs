@@ -73,6 +73,12 @@ impl<T: Task> NatsQueue<T> {
         let _ = self.submit.send(task);
     }
 
+    /// A finished task if one is there, without waiting (the engine stores
+    /// what came together in one transaction).
+    pub fn try_next_done(&self) -> Option<T::Done> {
+        self.done.try_recv().ok()
+    }
+
     /// The next finished task; `None` when the queue is gone, or when a
     /// stop was requested and the games in flight did not come back in
     /// time (they are played again on resume).

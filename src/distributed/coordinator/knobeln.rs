@@ -107,4 +107,10 @@ impl Runner for NatsRunner {
     fn next_done(&self) -> Option<Done> {
         self.queue.next_done()
     }
+
+    /// A job's answer brings many games at once: the engine stores them in
+    /// one transaction, as the local pool's (not one commit per game).
+    fn try_next_done(&self) -> Option<Done> {
+        self.queue.try_next_done()
+    }
 }
