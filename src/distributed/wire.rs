@@ -457,7 +457,11 @@ fn check_play(play: &Play) -> Result<(), WireError> {
 
 impl ResultMessage {
     pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a result serializes")
+        // Written into room for about a 1000-throw record per game: a
+        // buffer grown by doubling copied the answer several times over.
+        let mut bytes = Vec::with_capacity(512 + 3072 * self.results.len());
+        serde_json::to_writer(&mut bytes, self).expect("a result serializes");
+        bytes
     }
 
     /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
@@ -591,20 +595,47 @@ pub mod compact_record {
         failures: &'a [Failure],
     }
 
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Throws {
-        Compact(String),
+    /// The throws as they came: text (borrowed from the message where it
+    /// can be: no copy of it is made), or a JSON array of pairs.
+    enum Throws<'a> {
+        Compact(std::borrow::Cow<'a, str>),
         Pairs(Vec<[i64; 2]>),
     }
 
+    impl<'de: 'a, 'a> Deserialize<'de> for Throws<'a> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<'a>(std::marker::PhantomData<&'a ()>);
+            impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+                type Value = Throws<'a>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("throws as base64 text or as pairs")
+                }
+                fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Throws<'a>, E> {
+                    Ok(Throws::Compact(v.into()))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Throws<'a>, E> {
+                    Ok(Throws::Compact(v.to_string().into()))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    seq: A,
+                ) -> Result<Throws<'a>, A::Error> {
+                    Vec::<[i64; 2]>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                        .map(Throws::Pairs)
+                }
+            }
+            d.deserialize_any(V(std::marker::PhantomData))
+        }
+    }
+
     #[derive(Deserialize)]
-    struct In {
+    struct In<'a> {
         seed: u64,
         points: [u64; 2],
         #[serde(default)]
         throws_format: Option<i64>,
-        throws: Throws,
+        #[serde(borrow)]
+        throws: Throws<'a>,
         failures: Vec<Failure>,
     }
 
@@ -626,7 +657,7 @@ pub mod compact_record {
             Throws::Pairs(p) => p,
             Throws::Compact(text) => {
                 let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(text)
+                    .decode(text.as_bytes())
                     .map_err(D::Error::custom)?;
                 decode_throws(&bytes, i.throws_format.unwrap_or(THROWS_FORMAT))
                     .map_err(D::Error::custom)?

@@ -508,7 +508,10 @@ async fn handle(
         worker: w.name.clone(),
         results,
     };
-    if publish_result(&w, &results_subject(&session), result.encode_within_limit()).await {
+    // Built once: a retry sends the same bytes without copying them.
+    let message =
+        jetstream::message::PublishMessage::build().payload(result.encode_within_limit().into());
+    if publish_result(&w, &results_subject(&session), message).await {
         // Acknowledged only once the result is stored: should this worker
         // die before, the games are played again elsewhere.
         let _ = msg.ack().await;
@@ -537,13 +540,17 @@ async fn handle(
 
 /// Publishes a result until JetStream confirms it (a server restart or a
 /// cut link is waited out); gives up only while stopping, after 30 s.
-async fn publish_result(w: &Worker, subject: &str, payload: Vec<u8>) -> bool {
+async fn publish_result(
+    w: &Worker,
+    subject: &str,
+    message: jetstream::message::PublishMessage,
+) -> bool {
     let mut delay = Duration::from_millis(100);
     let mut since: Option<Instant> = None;
     loop {
         let error = match w
             .js
-            .publish(subject.to_string(), payload.clone().into())
+            .send_publish(subject.to_string(), message.clone())
             .await
         {
             Ok(ack) => match ack.await {

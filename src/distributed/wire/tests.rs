@@ -211,6 +211,15 @@ fn a_record_travels_compactly_and_the_old_form_is_read_too() {
     });
     let back = ResultMessage::decode(old.to_string().as_bytes()).unwrap();
     assert_eq!(back.results[0].outcome, Outcome::Played(r));
+    // Throws text with an escape in it (JSON may write any character as
+    // `\uXXXX`) cannot be borrowed from the message; it is read all the
+    // same.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let at = text.find("\"throws\":\"").unwrap() + "\"throws\":\"".len();
+    let first = text[at..].chars().next().unwrap();
+    let escaped = format!("{}\\u{:04x}{}", &text[..at], first as u32, &text[at + 1..]);
+    assert_ne!(escaped, text);
+    assert_eq!(ResultMessage::decode(escaped.as_bytes()).unwrap(), m);
     // Damaged throws are unreadable, not a panic.
     let text = String::from_utf8(bytes)
         .unwrap()

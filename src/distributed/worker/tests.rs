@@ -1,5 +1,6 @@
 //! Unit tests of the worker: the cache refuses a file of another content, a
-//! canned record passes the coordinator's check.
+//! canned record passes the coordinator's check, the pulling task is let
+//! go when the games held fall below the mark.
 
 use super::cache::{read_verified, store_file};
 use super::*;
@@ -23,4 +24,20 @@ fn a_cached_file_with_another_content_is_not_used() {
     std::fs::write(&path, b"another program").unwrap();
     assert_eq!(read_verified(&path, &sha), None);
     assert!(!path.exists(), "the bad file is removed");
+}
+
+#[test]
+fn the_pulling_task_goes_on_only_once_fewer_games_than_the_mark_are_held() {
+    use futures_util::FutureExt;
+    let places = GamePlaces::new(2);
+    assert_eq!(places.free().now_or_never(), Some(2));
+    // A job of five games: no pull until three of them are done.
+    places.take(5);
+    for _ in 0..3 {
+        assert_eq!(places.free().now_or_never(), None);
+        places.give_back(1);
+    }
+    assert_eq!(places.free().now_or_never(), Some(1));
+    places.give_back(2);
+    assert_eq!(places.free().now_or_never(), Some(2));
 }
