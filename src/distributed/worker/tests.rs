@@ -31,13 +31,13 @@ fn the_pulling_task_goes_on_only_once_fewer_games_than_the_mark_are_held() {
     use futures_util::FutureExt;
     let places = GamePlaces::new(2);
     assert_eq!(places.free().now_or_never(), Some(2));
-    // A job of five games: no pull until three of them are done.
+    // A job of five games: no pull until four of them are done.
     places.take(5);
-    for _ in 0..3 {
+    for _ in 0..4 {
         assert_eq!(places.free().now_or_never(), None);
         places.give_back(1);
     }
     assert_eq!(places.free().now_or_never(), Some(1));
-    places.give_back(2);
+    places.give_back(1);
     assert_eq!(places.free().now_or_never(), Some(2));
 }
