@@ -3,9 +3,9 @@
 -- the final results to everyone: stored whole in each row they were most
 -- of the database at a large field (1.3 GB of 1.3 at 2000 teams).
 --
--- A mail's part of at least 1 kB (its text, an attachment) is kept in
--- outbox_bodies, once per content (its SHA-256), and cut out of the row's
--- raw bytes; outbox_parts says where each goes back in (`at`: the offset
+-- A part of a mail of at least 1 kB (a text prepared for many mails, an
+-- attachment) is kept in outbox_bodies, once per content (its SHA-256),
+-- and cut out of the row's raw bytes; outbox_parts says where each goes back in (`at`: the offset
 -- in the row's raw, in order of seq). The mail sent is the row's raw with
 -- its parts put back: the very bytes built when it was queued. A row
 -- without parts (every row stored before this version) is whole.

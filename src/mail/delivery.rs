@@ -429,6 +429,7 @@ mod tests {
             let body = if i == 4 { &own } else { body };
             let id = format!("<m{i}@contest.example>");
             let b = build_parts(&m, body, &contest, &id, now).unwrap();
+            let shared = b.shared(Some(body));
             let queued = queue_outgoing(
                 store.conn(),
                 &NewOutgoing {
@@ -440,7 +441,7 @@ mod tests {
                     subject: &m.subject,
                     message_id: &id,
                     raw: &b.raw,
-                    shared: &b.shared(body),
+                    shared: &shared,
                     event_key: Some(&format!("LAP:{i}")),
                 },
                 now,
@@ -459,7 +460,7 @@ mod tests {
                     subject: &m.subject,
                     message_id: &format!("<again{i}@contest.example>"),
                     raw: &b.raw,
-                    shared: &b.shared(body),
+                    shared: &shared,
                     event_key: Some(&format!("LAP:{i}")),
                 },
                 now,
@@ -480,9 +481,7 @@ mod tests {
         let out = flush(&store, &mut spool, &Config::default(), &Utc::now).unwrap();
         assert_eq!(out.sent, 5);
         for (i, raw) in built.iter().enumerate() {
-            let file = spool
-                .outgoing_dir()
-                .join(format!("{:06}-lap.eml", i + 1));
+            let file = spool.outgoing_dir().join(format!("{:06}-lap.eml", i + 1));
             assert!(std::fs::read(&file).unwrap() == *raw, "mail {i}");
         }
         // Sealed whole, one by one: a body goes with its last mail.

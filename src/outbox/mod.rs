@@ -5,9 +5,10 @@
 //! headers) and queues it in the store's outbox table on the caller's
 //! connection or transaction, with its [`Cause`]: the inbox mail it
 //! answers, the sender whose daily cap it counts against, the contest event
-//! it belongs to (queued at most once). A text or attachment of at least
-//! 1 kB is stored once however many mails carry it (LAP, GRG, GRR, the
-//! final results: `store::mail`'s bodies), the mail's own bytes in its row;
+//! it belongs to (queued at most once). A text prepared for many mails
+//! ([`enqueue_with`]) or an attachment of at least 1 kB is stored once
+//! however many mails carry it (LAP, GRG, GRR, the final results:
+//! `store::mail`'s bodies), the mail's own bytes in its row;
 //! the bytes sent are the bytes built. Sending is `mail::delivery`'s.
 //!
 //! Deliberately nothing of contests or commands here: neither `contest/`
@@ -94,7 +95,9 @@ pub fn enqueue_with(
             subject: &m.subject,
             message_id: &id,
             raw: &built.raw,
-            shared: &built.shared(body),
+            // A text prepared for many mails is stored once; one of this
+            // mail alone stays in its row (nothing to share, no hash).
+            shared: &built.shared(prepared),
             event_key: cause.event_key,
         },
         now,

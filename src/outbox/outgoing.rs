@@ -152,27 +152,32 @@ pub fn crlf_lines(text: &str) -> String {
 /// A mail's text encoded for its body (CRLF line ends, the transfer
 /// encoding chosen), made once for a text that several mails carry (a
 /// group's games to each of its members): [`build_with`] copies it. A body
-/// of at least [`MIN_SHARED_BYTES`] carries its SHA-256 too, for the
-/// outbox to store it once however many mails carry it.
+/// of at least [`MIN_SHARED_BYTES`] offered for sharing carries its SHA-256
+/// too (computed once, when first asked), for the outbox to store it once
+/// however many mails carry it.
 #[derive(Debug, Clone)]
 pub struct PreparedBody {
     body: Body,
-    sha256: Option<[u8; 32]>,
+    sha256: std::sync::OnceLock<[u8; 32]>,
 }
 
 impl PreparedBody {
     fn new(body: Body) -> Self {
-        use sha2::Digest;
-        let sha256 = (body.len() >= MIN_SHARED_BYTES).then(|| sha2::Sha256::digest(&body).into());
-        PreparedBody { body, sha256 }
+        PreparedBody {
+            body,
+            sha256: std::sync::OnceLock::new(),
+        }
     }
 
     /// Its bytes as they stand in the mail, for the outbox to store once
     /// (`None`: too small to be worth it).
     pub fn shared(&self) -> Option<SharedPart<'_>> {
-        self.sha256.as_ref().map(|sha256| SharedPart {
+        use sha2::Digest;
+        (self.body.len() >= MIN_SHARED_BYTES).then(|| SharedPart {
             bytes: self.body.as_ref(),
-            sha256,
+            sha256: self
+                .sha256
+                .get_or_init(|| sha2::Sha256::digest(&self.body).into()),
         })
     }
 }
@@ -202,10 +207,12 @@ pub struct Built {
 }
 
 impl Built {
-    /// The parts worth storing apart: the text (`body`, the one the mail
-    /// was built with) and each attachment, in the order they stand.
-    pub fn shared<'a>(&'a self, body: &'a PreparedBody) -> Vec<SharedPart<'a>> {
-        std::iter::once(body)
+    /// The parts worth storing apart, in the order they stand: the text,
+    /// when it is `shared` (the body the mail was built with, prepared for
+    /// many mails), and each attachment.
+    pub fn shared<'a>(&'a self, shared: Option<&'a PreparedBody>) -> Vec<SharedPart<'a>> {
+        shared
+            .into_iter()
             .chain(&self.attachments)
             .filter_map(PreparedBody::shared)
             .collect()

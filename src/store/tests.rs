@@ -109,7 +109,10 @@ fn outgoing_mails_from_before_shared_bodies_are_sent_whole() {
         .iter()
         .position(|(name, _)| *name == "0022_outbox_bodies.sql")
         .unwrap();
-    let raw = format!("Subject: s\r\n\r\n{}\r\n", "line of a long list\r\n".repeat(200));
+    let raw = format!(
+        "Subject: s\r\n\r\n{}\r\n",
+        "line of a long list\r\n".repeat(200)
+    );
     {
         let c = Connection::open(&path).unwrap();
         for (_, sql) in &MIGRATIONS[..before] {
