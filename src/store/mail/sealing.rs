@@ -19,7 +19,7 @@ pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
 /// its shared parts are forgotten, and a body no other mail carries is
 /// deleted with them.
 pub fn set_outbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
-    super::drop_parts(conn, id)?;
+    super::bodies::drop_parts(conn, id)?;
     conn.execute("UPDATE outbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
     Ok(())
 }
@@ -67,7 +67,7 @@ pub fn raw_mails(
         // An outgoing mail whole, its shared parts put back.
         MailTable::Outbox => rows
             .into_iter()
-            .map(|(id, raw)| Ok((id, super::assemble(conn, id, raw)?)))
+            .map(|(id, raw)| Ok((id, super::bodies::assemble(conn, id, raw)?)))
             .collect(),
     }
 }
