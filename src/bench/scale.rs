@@ -47,6 +47,21 @@ pub struct ScaleBench {
     pub mail_bytes: u64,
     pub mail_time: Duration,
     pub mail_preferences: &'static str,
+    /// The mails by kind.
+    pub mail_kinds: Vec<MailKind>,
+    /// The bodies the mails share, stored once: how many, their bytes.
+    pub shared_bodies: u64,
+    pub shared_bytes: u64,
+}
+
+/// The contest's mails of one kind: how many, their bytes as sent, and
+/// the bytes of their own rows (without the bodies they share).
+#[derive(Debug, Clone)]
+pub struct MailKind {
+    pub kind: String,
+    pub mails: u64,
+    pub sent_bytes: u64,
+    pub own_bytes: u64,
 }
 
 impl ScaleBench {
@@ -107,14 +122,31 @@ impl ScaleBench {
             self.db_bytes.saturating_sub(self.mail_bytes) as f64 / self.n_games.max(1) as f64
         );
         println!(
-            "  contest mails ({}): {} mails, {:.1} MB ({:.0} kB per team, the largest share LAP's \
-             list of every team), built in {:.1} s",
+            "  contest mails ({}): {} mails, {:.1} MB stored ({:.0} kB per team), built in {:.1} s",
             self.mail_preferences,
             self.mails,
             self.mail_bytes as f64 / 1e6,
             self.mail_bytes as f64 / 1e3 / self.n_teams.max(1) as f64,
             self.mail_time.as_secs_f64()
         );
+        let sent: u64 = self.mail_kinds.iter().map(|k| k.sent_bytes).sum();
+        println!(
+            "  the mails as sent: {:.1} MB, stored in {:.1} MB ({} shared bodies of {:.1} MB stored once, \
+             the rest in the mails' own rows):",
+            sent as f64 / 1e6,
+            self.mail_bytes as f64 / 1e6,
+            self.shared_bodies,
+            self.shared_bytes as f64 / 1e6
+        );
+        for k in &self.mail_kinds {
+            println!(
+                "    {:<8} {:>6} mails, {:>8.1} MB as sent, {:>6.1} MB in their own rows",
+                k.kind,
+                k.mails,
+                k.sent_bytes as f64 / 1e6,
+                k.own_bytes as f64 / 1e6
+            );
+        }
     }
 }
 
@@ -346,8 +378,36 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
     site.mailer.final_results(&store)?;
     let mail_time = site.mail_time + t.elapsed();
     let site_during_play = site.site.spent;
+    // The mails as stored: each row's own bytes and the bodies they share,
+    // stored once (`store::mail`'s bodies).
     let (mails, mail_bytes): (i64, i64) = store.conn().query_row(
-        "SELECT COUNT(*), COALESCE(SUM(length(raw)), 0) FROM outbox",
+        "SELECT COUNT(*), COALESCE(SUM(length(raw)), 0)
+                + (SELECT COALESCE(SUM(length(bytes)), 0) FROM outbox_bodies)
+         FROM outbox",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let mail_kinds = {
+        let mut st = store.conn().prepare(
+            "SELECT o.kind, COUNT(*), SUM(length(o.raw)), SUM(length(o.raw) + COALESCE(s.bytes, 0))
+             FROM outbox o LEFT JOIN
+                  (SELECT p.outbox_id AS id, SUM(length(b.bytes)) AS bytes
+                   FROM outbox_parts p JOIN outbox_bodies b ON b.id = p.body_id
+                   GROUP BY p.outbox_id) s ON s.id = o.id
+             GROUP BY o.kind ORDER BY 4 DESC",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(MailKind {
+                kind: r.get(0)?,
+                mails: r.get::<_, i64>(1)? as u64,
+                own_bytes: r.get::<_, i64>(2)? as u64,
+                sent_bytes: r.get::<_, i64>(3)? as u64,
+            })
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let (shared_bodies, shared_bytes): (i64, i64) = store.conn().query_row(
+        "SELECT COUNT(*), COALESCE(SUM(length(bytes)), 0) FROM outbox_bodies",
         [],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
@@ -392,5 +452,8 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         mail_bytes: mail_bytes as u64,
         mail_time,
         mail_preferences,
+        mail_kinds,
+        shared_bodies: shared_bodies as u64,
+        shared_bytes: shared_bytes as u64,
     })
 }

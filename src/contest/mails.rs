@@ -649,6 +649,8 @@ impl Mailer<'_> {
                     "evolution": trim(&evolution) }),
         )?;
         let all = self.taking_part(store)?;
+        // The same text for everyone: its body prepared once.
+        let prepared = prepare_body(&body);
         // Committed together.
         let tx = store
             .conn()
@@ -668,7 +670,7 @@ impl Mailer<'_> {
                     bytes: svg.clone().into_bytes(),
                 });
             }
-            self.queue_in(&tx, &format!("FINAL:{}", p.team), m)?;
+            self.queue_prepared(&tx, &format!("FINAL:{}", p.team), m, Some(&prepared))?;
         }
         tx.commit().map_err(|e| e.to_string())
     }

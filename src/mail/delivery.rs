@@ -268,6 +268,7 @@ mod tests {
                     subject: "s",
                     message_id: &format!("m{i}@x"),
                     raw: b"Subject: s\r\n\r\nx\r\n",
+                    shared: &[],
                     event_key: None,
                 },
                 now - Duration::seconds(1),
@@ -376,6 +377,128 @@ mod tests {
             let text = std::fs::read(spool.outgoing_dir().join(n)).unwrap();
             assert_eq!(text, b"Subject: s\r\n\r\nx\r\n");
         }
+    }
+
+    /// Schema 0022: mails that share a body (LAP's list to every team, an
+    /// attachment) keep it once in the store, and each reaches the spool
+    /// byte for byte as it was built; a mail rewritten whole (sealed)
+    /// lets go of its bodies, and a body no mail carries is deleted.
+    #[test]
+    fn mails_sharing_a_body_reach_the_spool_byte_for_byte() {
+        use crate::outbox::outgoing::{build_parts, prepare_body, OutAttachment, Outgoing};
+        let store = Store::open_in_memory().unwrap();
+        let contest = crate::config::ContestConfig::default();
+        let now = Utc::now() - Duration::seconds(1);
+        let text: String = (0..400)
+            .map(|i| format!("team_{i:04}  Uni {i}, City, Land\n"))
+            .collect();
+        let shared = prepare_body(&text);
+        // A line too long for 8bit: the body is encoded otherwise.
+        let odd_text = format!("{}\n{text}", "x".repeat(2000));
+        let odd = prepare_body(&odd_text);
+        let mut built = Vec::new();
+        for i in 0..5 {
+            let mut m = Outgoing {
+                kind: "lap",
+                to: vec![format!("p{i}@x.example")],
+                subject: "KNOBELN LAP: list of all participants".into(),
+                body: text.clone(),
+                in_reply_to: None,
+                references: vec![],
+                attachments: vec![],
+            };
+            let body = match i {
+                3 => {
+                    m.body = odd_text.clone();
+                    &odd
+                }
+                _ => &shared,
+            };
+            if i == 2 {
+                m.attachments.push(OutAttachment {
+                    filename: "evolution.svg".into(),
+                    content_type: "image/svg+xml".into(),
+                    bytes: text.repeat(2).into_bytes(),
+                });
+            }
+            if i == 4 {
+                // Too short to keep apart.
+                m.body = "short\n".into();
+            }
+            let own = prepare_body(&m.body);
+            let body = if i == 4 { &own } else { body };
+            let id = format!("<m{i}@contest.example>");
+            let b = build_parts(&m, body, &contest, &id, now).unwrap();
+            let shared = b.shared(Some(body));
+            let queued = queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "lap",
+                    recipients: &m.to,
+                    budget: Default::default(),
+                    sender_key: None,
+                    subject: &m.subject,
+                    message_id: &id,
+                    raw: &b.raw,
+                    shared: &shared,
+                    event_key: Some(&format!("LAP:{i}")),
+                },
+                now,
+            )
+            .unwrap();
+            assert!(queued);
+            // Queued again (a resumed contest): ignored, nothing stored.
+            assert!(!queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "lap",
+                    recipients: &m.to,
+                    budget: Default::default(),
+                    sender_key: None,
+                    subject: &m.subject,
+                    message_id: &format!("<again{i}@contest.example>"),
+                    raw: &b.raw,
+                    shared: &shared,
+                    event_key: Some(&format!("LAP:{i}")),
+                },
+                now,
+            )
+            .unwrap());
+            built.push(b.raw);
+        }
+        let count = |sql: &str| -> i64 { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+        // The list, the attachment, the odd body: three bodies for four
+        // mails that carry one; the rows keep their headers only.
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 3);
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 5);
+        let own: i64 = count("SELECT SUM(length(raw)) FROM outbox");
+        let whole: usize = built.iter().map(Vec::len).sum();
+        assert!(own < 5 * 1024, "{own} of {whole}");
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = crate::mail::transport::spool::Spool::open(dir.path()).unwrap();
+        let out = flush(&store, &mut spool, &Config::default(), &Utc::now).unwrap();
+        assert_eq!(out.sent, 5);
+        for (i, raw) in built.iter().enumerate() {
+            let file = spool.outgoing_dir().join(format!("{:06}-lap.eml", i + 1));
+            assert!(std::fs::read(&file).unwrap() == *raw, "mail {i}");
+        }
+        // Sealed whole, one by one: a body goes with its last mail.
+        set_outbox_raw(store.conn(), 1, &built[0]).unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 3);
+        set_outbox_raw(store.conn(), 1, &built[0]).unwrap();
+        set_outbox_raw(store.conn(), 2, &built[1]).unwrap();
+        set_outbox_raw(store.conn(), 3, &built[2]).unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 1);
+        let raws = crate::store::mail::raw_mails(
+            store.conn(),
+            crate::store::mail::MailTable::Outbox,
+            &["sent"],
+        )
+        .unwrap();
+        let raws: Vec<Vec<u8>> = raws.into_iter().map(|(_, r)| r).collect();
+        assert!(raws == built);
     }
 
     #[test]

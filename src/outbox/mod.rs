@@ -5,7 +5,11 @@
 //! headers) and queues it in the store's outbox table on the caller's
 //! connection or transaction, with its [`Cause`]: the inbox mail it
 //! answers, the sender whose daily cap it counts against, the contest event
-//! it belongs to (queued at most once). Sending is `mail::delivery`'s.
+//! it belongs to (queued at most once). A text prepared for many mails
+//! ([`enqueue_with`]) or an attachment of at least 1 kB is stored once
+//! however many mails carry it (LAP, GRG, GRR, the final results:
+//! `store::mail`'s bodies), the mail's own bytes in its row;
+//! the bytes sent are the bytes built. Sending is `mail::delivery`'s.
 //!
 //! Deliberately nothing of contests or commands here: neither `contest/`
 //! nor `mail/` reaches into the other for the outbox.
@@ -16,7 +20,7 @@ use chrono::{DateTime, Utc};
 
 use crate::store::mail::{self as db, NewOutgoing};
 use crate::store::StoreError;
-use outgoing::{build_with, new_message_id, Outgoing};
+use outgoing::{build_parts, new_message_id, Outgoing};
 
 /// Faults of queuing a mail (infrastructure).
 #[derive(Debug, thiserror::Error)]
@@ -71,7 +75,15 @@ pub fn enqueue_with(
         }
     }
     let id = new_message_id(contest);
-    let raw = build_with(m, prepared, contest, &id, now)?;
+    let own;
+    let body = match prepared {
+        Some(body) => body,
+        None => {
+            own = outgoing::prepare_body(&m.body);
+            &own
+        }
+    };
+    let built = build_parts(m, body, contest, &id, now)?;
     Ok(db::queue_outgoing(
         conn,
         &NewOutgoing {
@@ -82,7 +94,10 @@ pub fn enqueue_with(
             sender_key: cause.sender_key,
             subject: &m.subject,
             message_id: &id,
-            raw: &raw,
+            raw: &built.raw,
+            // A text prepared for many mails is stored once; one of this
+            // mail alone stays in its row (nothing to share, no hash).
+            shared: &built.shared(prepared),
             event_key: cause.event_key,
         },
         now,

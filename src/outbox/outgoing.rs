@@ -5,7 +5,9 @@
 //! `auto-generated` otherwise), our `X-Loop`, a unique `Message-ID`, a
 //! `Date`, `In-Reply-To`/`References` on replies, and UTF-8 `text/plain`
 //! with CRLF line ends; attachments make it `multipart/mixed`. This module
-//! only builds bytes; it queues and sends nothing.
+//! only builds bytes (and says which of them, the text and attachments as
+//! encoded, the outbox may store once for many mails); it queues and sends
+//! nothing.
 //!
 //! The ids a reply threads to come from a stranger's mail, so no header
 //! line may grow with them beyond RFC 5322's 998 characters: an id that is
@@ -19,6 +21,7 @@ use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use lettre::Message;
 
 use crate::config::ContestConfig;
+use crate::store::mail::{SharedPart, MIN_SHARED_BYTES};
 
 /// An attachment of an outgoing mail.
 #[derive(Debug, Clone)]
@@ -148,9 +151,36 @@ pub fn crlf_lines(text: &str) -> String {
 
 /// A mail's text encoded for its body (CRLF line ends, the transfer
 /// encoding chosen), made once for a text that several mails carry (a
-/// group's games to each of its members): [`build_with`] copies it.
+/// group's games to each of its members): [`build_with`] copies it. A body
+/// of at least [`MIN_SHARED_BYTES`] offered for sharing carries its SHA-256
+/// too (computed once, when first asked), for the outbox to store it once
+/// however many mails carry it.
 #[derive(Debug, Clone)]
-pub struct PreparedBody(Body);
+pub struct PreparedBody {
+    body: Body,
+    sha256: std::sync::OnceLock<[u8; 32]>,
+}
+
+impl PreparedBody {
+    fn new(body: Body) -> Self {
+        PreparedBody {
+            body,
+            sha256: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Its bytes as they stand in the mail, for the outbox to store once
+    /// (`None`: too small to be worth it).
+    pub fn shared(&self) -> Option<SharedPart<'_>> {
+        use sha2::Digest;
+        (self.body.len() >= MIN_SHARED_BYTES).then(|| SharedPart {
+            bytes: self.body.as_ref(),
+            sha256: self
+                .sha256
+                .get_or_init(|| sha2::Sha256::digest(&self.body).into()),
+        })
+    }
+}
 
 /// The body of a mail whose text is `text`.
 pub fn prepare_body(text: &str) -> PreparedBody {
@@ -160,12 +190,33 @@ pub fn prepare_body(text: &str) -> PreparedBody {
     let body = crlf_lines(text);
     // Plain 7/8bit text stays readable in any mail reader and in the raw
     // spool file; lettre falls back to quoted-printable for long lines.
-    PreparedBody(
+    PreparedBody::new(
         match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
             Ok(b) => b,
             Err(_) => Body::new(body),
         },
     )
+}
+
+/// A built mail: its raw bytes, and its parts (text, attachments) as they
+/// stand in them, for the outbox to store a part many mails carry once.
+pub struct Built {
+    pub raw: Vec<u8>,
+    /// The attachments' bodies as encoded in `raw`.
+    pub attachments: Vec<PreparedBody>,
+}
+
+impl Built {
+    /// The parts worth storing apart, in the order they stand: the text,
+    /// when it is `shared` (the body the mail was built with, prepared for
+    /// many mails), and each attachment.
+    pub fn shared<'a>(&'a self, shared: Option<&'a PreparedBody>) -> Vec<SharedPart<'a>> {
+        shared
+            .into_iter()
+            .chain(&self.attachments)
+            .filter_map(PreparedBody::shared)
+            .collect()
+    }
 }
 
 /// Builds the mail. Returns the raw bytes.
@@ -188,6 +239,27 @@ pub fn build_with(
     message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<u8>, BuildError> {
+    let own;
+    let body = match prepared {
+        Some(body) => body,
+        None => {
+            own = prepare_body(&m.body);
+            &own
+        }
+    };
+    Ok(build_parts(m, body, contest, message_id, now)?.raw)
+}
+
+/// Builds the mail with its text as `body` ([`prepare_body`] of `m.body`):
+/// the raw bytes, the same as [`build`]'s, and its parts as they stand in
+/// them.
+pub fn build_parts(
+    m: &Outgoing,
+    body: &PreparedBody,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Built, BuildError> {
     let from: Mailbox = format!("{} <{}>", contest.name, contest.address)
         .parse()
         .or_else(|_| contest.address.parse())
@@ -232,25 +304,31 @@ pub fn build_with(
             HeaderName::new_from_ascii_str("Precedence"),
             "bulk".to_string(),
         ));
-    let body = match prepared {
-        Some(body) => body.0.clone(),
-        None => prepare_body(&m.body).0,
-    };
     let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
-        .body(body);
+        .body(body.body.clone());
+    // An attachment's bytes encoded as lettre encodes them (base64), kept
+    // to find them in the mail.
+    let attachments: Vec<PreparedBody> = m
+        .attachments
+        .iter()
+        .map(|a| PreparedBody::new(Body::new(a.bytes.clone())))
+        .collect();
     let msg = if m.attachments.is_empty() {
         b.singlepart(text)
     } else {
         let mut mp = MultiPart::mixed().singlepart(text);
-        for a in &m.attachments {
+        for (a, encoded) in m.attachments.iter().zip(&attachments) {
             let ct = ContentType::parse(&a.content_type).unwrap_or(ContentType::TEXT_PLAIN);
-            mp = mp.singlepart(Attachment::new(a.filename.clone()).body(a.bytes.clone(), ct));
+            mp = mp.singlepart(Attachment::new(a.filename.clone()).body(encoded.body.clone(), ct));
         }
         b.multipart(mp)
     }
     .map_err(|e| BuildError::Build(e.to_string()))?;
-    Ok(msg.formatted())
+    Ok(Built {
+        raw: msg.formatted(),
+        attachments,
+    })
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //!
 //! This file has the inbox, the outbox and its reply caps, the contest row,
 //! the IMAP position and the secrets' look-up; `registrations.rs`,
-//! `digest.rs` (what the organizer's digest reports) and `sealing.rs` (the
-//! backlog's sealing) the rest; `tests.rs` the unit tests.
+//! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
+//! backlog's sealing) and `bodies.rs` (the bodies many outgoing mails share,
+//! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -14,11 +15,13 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::{timestamp, Result, StoreError};
 use crate::tournament::TeamId;
 
+mod bodies;
 mod digest;
 mod registrations;
 mod sealing;
 
-// Every function of the three stays at `store::mail::NAME`.
+// Every function of the four stays at `store::mail::NAME`.
+pub use bodies::*;
 pub use digest::*;
 pub use registrations::*;
 pub use sealing::*;
@@ -248,7 +251,12 @@ pub struct NewOutgoing<'a> {
     pub sender_key: Option<&'a str>,
     pub subject: &'a str,
     pub message_id: &'a str,
+    /// The whole mail, as it is to be sent.
     pub raw: &'a [u8],
+    /// Parts of `raw` (its text, attachments) that many mails may carry:
+    /// each of at least [`MIN_SHARED_BYTES`] is stored once
+    /// (`bodies.rs`) and cut out of the row.
+    pub shared: &'a [SharedPart<'a>],
     /// The contest event this mail belongs to (at most one mail per key).
     pub event_key: Option<&'a str>,
 }
@@ -274,6 +282,7 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         Budget::Team(t) => Some(i64::from(t.0)),
         _ => None,
     };
+    let (rest, cuts) = split(m.raw, m.shared);
     let n = conn.execute(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
                              next_attempt_at, created_at, event_key, sender_domain, budget, team_id)
@@ -285,7 +294,7 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             m.sender_key,
             m.subject,
             m.message_id,
-            m.raw,
+            rest,
             timestamp(now),
             m.event_key,
             sender_domain,
@@ -293,6 +302,9 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             team_id
         ],
     )?;
+    if n == 1 && !cuts.is_empty() {
+        store_parts(conn, conn.last_insert_rowid(), m.shared, &cuts)?;
+    }
     Ok(n == 1)
 }
 
@@ -384,6 +396,7 @@ pub fn due_outgoing(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Resu
     let mut out = Vec::new();
     for row in rows {
         let (id, kind, recipients, message_id, raw, attempts) = row?;
+        let raw = assemble(conn, id, raw)?;
         out.push(OutRow {
             id,
             kind,

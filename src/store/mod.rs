@@ -115,6 +115,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0021_proven_registrations.sql",
         include_str!("../../schema/0021_proven_registrations.sql"),
     ),
+    (
+        "0022_outbox_bodies.sql",
+        include_str!("../../schema/0022_outbox_bodies.sql"),
+    ),
 ];
 
 /// An open database.

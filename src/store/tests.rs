@@ -99,6 +99,42 @@ fn registrations_from_before_proofs_keep_their_places() {
     assert_eq!(count.waiting, 0);
 }
 
+/// Outgoing mails stored before bodies were kept apart (schema 0022) are
+/// whole in their rows: sent as they are.
+#[test]
+fn outgoing_mails_from_before_shared_bodies_are_sent_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0022_outbox_bodies.sql")
+        .unwrap();
+    let raw = format!(
+        "Subject: s\r\n\r\n{}\r\n",
+        "line of a long list\r\n".repeat(200)
+    );
+    {
+        let c = Connection::open(&path).unwrap();
+        for (_, sql) in &MIGRATIONS[..before] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.pragma_update(None, "user_version", before as i64)
+            .unwrap();
+        c.execute(
+            "INSERT INTO outbox (kind, recipients, subject, message_id, raw, state,
+                 next_attempt_at, created_at)
+             VALUES ('lap', '[\"a@x.example\"]', 's', '<old@x>', ?1, 'queued',
+                 '1994-05-01T00:00:00Z', '1994-05-01T00:00:00Z')",
+            [raw.as_bytes()],
+        )
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    let due = crate::store::mail::due_outgoing(s.conn(), chrono::Utc::now(), 10).unwrap();
+    assert_eq!(due.len(), 1);
+    assert!(due[0].raw == raw.as_bytes());
+}
+
 #[test]
 fn a_newer_database_is_refused_not_rebuilt() {
     let dir = tempfile::tempdir().unwrap();

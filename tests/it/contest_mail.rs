@@ -650,12 +650,17 @@ fn db(c: &Contest) -> rusqlite::Connection {
 fn wait_for_the_pause(c: &Contest, child: &mut std::process::Child) -> String {
     let t = Instant::now();
     loop {
-        let raw: Option<Vec<u8>> = db(c)
-            .query_row("SELECT raw FROM outbox WHERE kind = 'rsm_pause'", [], |r| {
-                r.get(0)
-            })
+        let conn = db(c);
+        let row: Option<(i64, Vec<u8>)> = conn
+            .query_row(
+                "SELECT id, raw FROM outbox WHERE kind = 'rsm_pause'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .ok();
-        if let Some(raw) = raw {
+        if let Some((id, raw)) = row {
+            // The mail whole (a long text is stored apart from its row).
+            let raw = knobeln::store::mail::assemble(&conn, id, raw).unwrap();
             return String::from_utf8_lossy(&raw).replace("\r\n", "\n");
         }
         assert!(t.elapsed() < Duration::from_secs(120), "no pause");

@@ -504,6 +504,14 @@ fn a_database_and_spool_of_an_older_version_are_sealed_at_the_first_pass() {
             [std::fs::read(&ack_file).unwrap()],
         )
         .unwrap();
+        // Stored whole, as before schema 0022 (no body kept apart).
+        conn.execute_batch(
+            "DELETE FROM outbox_bodies WHERE id IN (SELECT body_id FROM outbox_parts
+                 WHERE outbox_id IN (SELECT id FROM outbox WHERE kind = 'registration_accepted'));
+             DELETE FROM outbox_parts
+                 WHERE outbox_id IN (SELECT id FROM outbox WHERE kind = 'registration_accepted');",
+        )
+        .unwrap();
         conn.execute(
             "UPDATE strategy_versions SET source = ?1",
             [source.as_bytes()],

@@ -15,8 +15,11 @@ pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Replaces the stored bytes of an outgoing mail (its sealed form).
+/// Replaces the stored bytes of an outgoing mail (its sealed form), whole:
+/// its shared parts are forgotten, and a body no other mail carries is
+/// deleted with them.
 pub fn set_outbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
+    super::bodies::drop_parts(conn, id)?;
     conn.execute("UPDATE outbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
     Ok(())
 }
@@ -45,7 +48,7 @@ pub fn raw_mails(
     table: MailTable,
     states: &[&str],
 ) -> Result<Vec<(i64, Vec<u8>)>> {
-    let table = match table {
+    let name = match table {
         MailTable::Inbox => "inbox",
         MailTable::Outbox => "outbox",
     };
@@ -55,10 +58,18 @@ pub fn raw_mails(
         .collect::<Vec<_>>()
         .join(", ");
     let mut st = conn.prepare(&format!(
-        "SELECT id, raw FROM {table} WHERE state IN ({list}) ORDER BY id"
+        "SELECT id, raw FROM {name} WHERE state IN ({list}) ORDER BY id"
     ))?;
     let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
+    let rows: Vec<(i64, Vec<u8>)> = rows.collect::<std::result::Result<_, _>>()?;
+    match table {
+        MailTable::Inbox => Ok(rows),
+        // An outgoing mail whole, its shared parts put back.
+        MailTable::Outbox => rows
+            .into_iter()
+            .map(|(id, raw)| Ok((id, super::bodies::assemble(conn, id, raw)?)))
+            .collect(),
+    }
 }
 
 /// The two tables of raw mails.

@@ -1,0 +1,215 @@
+//! The outbox's shared bodies (schema 0022): a part of a mail that many
+//! mails carry (LAP's list to every team, a group's GRG and GRR to each
+//! member, the final results to everyone) is stored once, by its SHA-256,
+//! and cut out of each row's raw bytes; reading a row puts its parts back,
+//! so the bytes sent are exactly the bytes built when it was queued.
+//!
+//! Not here: which parts a mail offers for sharing (`outbox::outgoing`:
+//! its text and attachments as encoded), when mails are queued or sent
+//! (`outbox`, `mail::delivery`).
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::store::Result;
+
+/// A part of a mail offered for sharing: its bytes as they stand in the
+/// raw mail (encoded), and their SHA-256.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedPart<'a> {
+    pub bytes: &'a [u8],
+    pub sha256: &'a [u8; 32],
+}
+
+/// The smallest part stored apart (a smaller one stays in its row: the
+/// body's row and index entries would cost more than it saves).
+pub const MIN_SHARED_BYTES: usize = 1024;
+
+/// A cut: the part `part` of the list goes back in at `at` of the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub at: usize,
+    pub part: usize,
+}
+
+/// `raw` with each of `parts` (of at least [`MIN_SHARED_BYTES`]) cut out
+/// where it stands, each after the one before (a part not found stays in
+/// place): the rest and where each part goes back in. [`join`] of the two
+/// is `raw`, byte for byte.
+pub fn split(raw: &[u8], parts: &[SharedPart<'_>]) -> (Vec<u8>, Vec<Cut>) {
+    let mut rest = Vec::with_capacity(raw.len().min(4096));
+    let mut cuts = Vec::new();
+    let mut from = 0;
+    for (i, p) in parts.iter().enumerate() {
+        if p.bytes.len() < MIN_SHARED_BYTES {
+            continue;
+        }
+        let Some(found) = find(&raw[from..], p.bytes) else {
+            continue;
+        };
+        let start = from + found;
+        rest.extend_from_slice(&raw[from..start]);
+        cuts.push(Cut {
+            at: rest.len(),
+            part: i,
+        });
+        from = start + p.bytes.len();
+    }
+    rest.extend_from_slice(&raw[from..]);
+    (rest, cuts)
+}
+
+/// Where `needle` stands in `hay`. A mail's body stands at its end
+/// (before at most a line end; a multipart's last part before its closing
+/// boundary): tried first, then the first place it stands. Either place
+/// is right to cut; one rule keeps the split the same for the same mail.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let n = needle.len();
+    for tail in [0usize, 2] {
+        if let Some(at) = hay.len().checked_sub(n + tail) {
+            if &hay[at..at + n] == needle {
+                return Some(at);
+            }
+        }
+    }
+    memchr::memmem::find(hay, needle)
+}
+
+/// `rest` with `parts` put back at their cuts (in order).
+pub fn join(rest: &[u8], cuts: &[(usize, Vec<u8>)]) -> Vec<u8> {
+    let total = rest.len() + cuts.iter().map(|(_, b)| b.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(total);
+    let mut from = 0;
+    for (at, bytes) in cuts {
+        let at = (*at).clamp(from, rest.len());
+        out.extend_from_slice(&rest[from..at]);
+        out.extend_from_slice(bytes);
+        from = at;
+    }
+    out.extend_from_slice(&rest[from..]);
+    out
+}
+
+/// Stores the cut parts of outbox row `outbox_id` (each body once).
+pub fn store_parts(
+    conn: &Connection,
+    outbox_id: i64,
+    parts: &[SharedPart<'_>],
+    cuts: &[Cut],
+) -> Result<()> {
+    for (seq, cut) in cuts.iter().enumerate() {
+        let part = &parts[cut.part];
+        let known: Option<i64> = conn
+            .prepare_cached("SELECT id FROM outbox_bodies WHERE sha256 = ?1")?
+            .query_row([&part.sha256[..]], |r| r.get(0))
+            .optional()?;
+        let body_id = match known {
+            Some(id) => id,
+            None => {
+                conn.prepare_cached("INSERT INTO outbox_bodies (sha256, bytes) VALUES (?1, ?2)")?
+                    .execute(params![&part.sha256[..], part.bytes])?;
+                conn.last_insert_rowid()
+            }
+        };
+        conn.prepare_cached(
+            "INSERT INTO outbox_parts (outbox_id, seq, at, body_id) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![outbox_id, seq as i64, cut.at as i64, body_id])?;
+    }
+    Ok(())
+}
+
+/// The whole mail of outbox row `outbox_id` whose own bytes are `rest`:
+/// its parts put back (a row without parts is whole already).
+pub fn assemble(conn: &Connection, outbox_id: i64, rest: Vec<u8>) -> Result<Vec<u8>> {
+    let mut st = conn.prepare_cached(
+        "SELECT p.at, b.bytes FROM outbox_parts p JOIN outbox_bodies b ON b.id = p.body_id
+         WHERE p.outbox_id = ?1 ORDER BY p.seq",
+    )?;
+    let cuts = st
+        .query_map([outbox_id], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, Vec<u8>>(1)?))
+        })?
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    if cuts.is_empty() {
+        return Ok(rest);
+    }
+    Ok(join(&rest, &cuts))
+}
+
+/// Forgets the parts of outbox row `outbox_id` (its raw is rewritten
+/// whole), and deletes each body no other row refers to: a sealed mail's
+/// secret does not stay behind in a shared body.
+pub fn drop_parts(conn: &Connection, outbox_id: i64) -> Result<()> {
+    let bodies: Vec<i64> = conn
+        .prepare_cached("SELECT body_id FROM outbox_parts WHERE outbox_id = ?1")?
+        .query_map([outbox_id], |r| r.get(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    if bodies.is_empty() {
+        return Ok(());
+    }
+    conn.execute("DELETE FROM outbox_parts WHERE outbox_id = ?1", [outbox_id])?;
+    for b in bodies {
+        conn.execute(
+            "DELETE FROM outbox_bodies WHERE id = ?1
+             AND NOT EXISTS (SELECT 1 FROM outbox_parts WHERE body_id = ?1)",
+            [b],
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part<'a>(bytes: &'a [u8], sha: &'a [u8; 32]) -> SharedPart<'a> {
+        SharedPart { bytes, sha256: sha }
+    }
+
+    fn roundtrip(raw: &[u8], parts: &[SharedPart<'_>]) -> (Vec<u8>, Vec<Cut>) {
+        let (rest, cuts) = split(raw, parts);
+        let back: Vec<(usize, Vec<u8>)> = cuts
+            .iter()
+            .map(|c| (c.at, parts[c.part].bytes.to_vec()))
+            .collect();
+        assert_eq!(join(&rest, &back), raw);
+        (rest, cuts)
+    }
+
+    /// A part is cut where it stands, a small or missing one stays, and
+    /// the join gives the raw mail back byte for byte.
+    #[test]
+    fn a_split_mail_joins_back_to_its_bytes() {
+        let sha = [0u8; 32];
+        let body = vec![b'x'; 2000];
+        let att = vec![b'y'; 1500];
+        let mut raw = b"Subject: a\r\n\r\n".to_vec();
+        raw.extend_from_slice(&body);
+        raw.extend_from_slice(b"\r\n--b\r\n\r\n");
+        raw.extend_from_slice(&att);
+        raw.extend_from_slice(b"\r\n--b--\r\n");
+        let (rest, cuts) = roundtrip(&raw, &[part(&body, &sha), part(&att, &sha)]);
+        assert_eq!(rest.len(), raw.len() - 3500);
+        assert_eq!(cuts.len(), 2);
+        assert_eq!(cuts[0].at, b"Subject: a\r\n\r\n".len());
+        // A single part at the end, with and without a line end after it.
+        let mut single = b"H: 1\r\n\r\n".to_vec();
+        single.extend_from_slice(&body);
+        let (rest, _) = roundtrip(&single, &[part(&body, &sha)]);
+        assert_eq!(rest, b"H: 1\r\n\r\n");
+        single.extend_from_slice(b"\r\n");
+        roundtrip(&single, &[part(&body, &sha)]);
+        // Too small, or not in the mail: left in place.
+        let (rest, cuts) = roundtrip(&raw, &[part(b"Subject", &sha), part(&[b'z'; 1100], &sha)]);
+        assert_eq!((rest, cuts), (raw.clone(), vec![]));
+        // A body standing twice: the one at the end is cut, else the
+        // first.
+        let mut twice = body.clone();
+        twice.extend_from_slice(&body);
+        let (rest, cuts) = roundtrip(&twice, &[part(&body, &sha)]);
+        assert_eq!((rest.len(), cuts[0].at), (2000, 2000));
+        twice.extend_from_slice(b"\r\n--end--\r\n");
+        let (rest, cuts) = roundtrip(&twice, &[part(&body, &sha)]);
+        assert_eq!((rest.len(), cuts[0].at), (2011, 0));
+    }
+}
