@@ -12,7 +12,9 @@
 //! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
 //! runs, only the pages an event changed ([`Scope`]), from results kept up
 //! to date group by group. Pages come from `pages` (handlebars, escaping
-//! on), plots from `plots` (`plotters`, SVG backend).
+//! on) but the team pages, written most often, which `direct` writes
+//! straight from their views (the template's output byte for byte); plots
+//! from `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -26,6 +28,7 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
+mod direct;
 mod model;
 pub mod observer;
 pub mod pages;
@@ -622,7 +625,7 @@ pub fn generate_from(
             &facts,
             opts,
         )?;
-        w.put(&team_page(*id), &render("team", &view)?)?;
+        w.put(&team_page(*id), &direct::team_html(&view))?;
     }
 
     // game-rR-gG-sS.html
