@@ -548,21 +548,42 @@ pub fn generate_from(
             };
             render_to("round", &view, &mut out)?;
             for g in &r.groups {
-                let group = group_view(g);
-                let print = ViewPrint::of(&group);
                 let offset = out.written;
-                match old.as_mut().and_then(|o| o.part(g.number, print)) {
-                    Some(bytes) => {
-                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?
+                // A finished group's results are final, its disqualifications
+                // were decided with it, and once its game pages are written
+                // (or there are none) its links are too: its view cannot
+                // change, and its part is copied without building it.
+                let key = (r.number, g.number);
+                let settled = facts.finished_groups.contains(&key)
+                    && (opts.no_game_pages || opts.skip_game_pages_of.contains(&key));
+                let copied = if settled {
+                    old.as_mut().and_then(|o| o.settled_part(g.number))
+                } else {
+                    None
+                };
+                let print = match copied {
+                    Some((bytes, part)) => {
+                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?;
+                        part.view
                     }
-                    None => render_to("round_group", &group, &mut out)?,
-                }
+                    None => {
+                        let group = group_view(g);
+                        let print = ViewPrint::of(&group);
+                        match old.as_mut().and_then(|o| o.part(g.number, print)) {
+                            Some(bytes) => std::io::Write::write_all(&mut out, &bytes)
+                                .map_err(io_err(&path))?,
+                            None => render_to("round_group", &group, &mut out)?,
+                        }
+                        print
+                    }
+                };
                 new_parts.insert(
                     g.number,
                     Part {
                         view: print,
                         offset,
                         len: out.written - offset,
+                        settled,
                     },
                 );
             }
