@@ -18,6 +18,9 @@ use crate::seed::SeedKey;
 #[derive(Debug, Clone)]
 pub struct ScaleBench {
     pub play_mode: ScalePlay,
+    /// Whether the results site was kept up to date while playing and
+    /// written at the end (`--site skip`: the server's own work alone).
+    pub site: bool,
     pub n_teams: usize,
     pub jobs: usize,
     pub compile: Duration,
@@ -105,6 +108,9 @@ impl ScaleBench {
             self.games_floor.as_secs_f64(),
             self.games_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9)
         );
+        if !self.site {
+            println!("  site: skipped (--site skip)");
+        }
         println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
             self.site_during_play.as_secs_f64(),
@@ -187,11 +193,13 @@ fn register_entries(
     Ok(())
 }
 
-/// Two observers: the contest's mailer, then the site (timed apart).
+/// Two observers: the contest's mailer, then the site (timed apart; left
+/// out when `site_on` is false).
 struct MailsAndSite<'c, O> {
     mailer: crate::contest::mails::Mailer<'c>,
     mail_time: Duration,
     site: O,
+    site_on: bool,
 }
 
 impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndSite<'_, O> {
@@ -204,6 +212,9 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndS
         let r = crate::engine::run::Observer::event(&mut self.mailer, store, event);
         self.mail_time += t.elapsed();
         r?;
+        if !self.site_on {
+            return Ok(());
+        }
         self.site.event(store, event)
     }
 }
@@ -256,8 +267,14 @@ pub enum ScalePlay {
     Instant,
 }
 
-/// Runs a whole contest of `n_teams` in a temporary folder.
-pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<ScaleBench, BenchError> {
+/// Runs a whole contest of `n_teams` in a temporary folder, with the
+/// results site (kept up to date while playing, then written) if `site`.
+pub fn scale_bench(
+    n_teams: usize,
+    jobs: usize,
+    mode: ScalePlay,
+    site: bool,
+) -> Result<ScaleBench, BenchError> {
     use crate::engine::prepare::prepare_folder;
     use crate::engine::run::{run_tournament, TournamentConfig};
     use crate::engine::SystemClock;
@@ -355,6 +372,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
             spent: Duration::ZERO,
             cpu: Duration::ZERO,
         },
+        site_on: site,
     };
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
@@ -386,7 +404,9 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         crate::engine::results::KeptGames::UntilSettled,
     )?
     .refresh_all(&store)?;
-    site.site.inner.regenerate(&store)?;
+    if site.site_on {
+        site.site.inner.regenerate(&store)?;
+    }
     let results_and_site = t.elapsed();
     let t = Instant::now();
     site.mailer.final_results(&store)?;
@@ -450,6 +470,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
     };
     Ok(ScaleBench {
         play_mode: mode,
+        site: site.site_on,
         n_teams,
         jobs,
         compile,

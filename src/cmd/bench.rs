@@ -131,7 +131,10 @@ pub struct Bench {
     /// real floor (bot-contest benchmark; 0: none).
     #[arg(long, default_value_t = 4)]
     pub real_games: usize,
-    /// Whether the bot-contest benchmark ends with writing the site.
+    /// Whether the bot-contest benchmark ends with writing the site; for
+    /// the scale benchmark, whether the site is kept up to date while
+    /// playing and written at the end (`skip`: the server's own work
+    /// without the site).
     #[arg(long, value_enum, default_value_t = SiteStep::Write)]
     pub site: SiteStep,
 }
@@ -175,7 +178,12 @@ impl Bench {
             } else {
                 knobeln::bench::ScalePlay::Real
             };
-            knobeln::bench::scale_bench(self.teams, jobs, play)
+            knobeln::bench::scale_bench(
+                self.teams,
+                jobs,
+                play,
+                matches!(self.site, SiteStep::Write),
+            )
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
         }
