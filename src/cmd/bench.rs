@@ -184,8 +184,8 @@ impl Bench {
                 play,
                 matches!(self.site, SiteStep::Write),
             )
-                .map_err(|e| anyhow::anyhow!(e))?
-                .print();
+            .map_err(|e| anyhow::anyhow!(e))?
+            .print();
         }
         if matches!(self.what, What::Tournament | What::All) {
             let jobs = self
