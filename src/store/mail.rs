@@ -266,11 +266,10 @@ pub struct NewOutgoing<'a> {
 /// `false`), so an event announced again after a resume queues nothing.
 /// Whether a mail of contest event `key` is queued (or sent) already.
 pub fn event_queued(conn: &Connection, key: &str) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM outbox WHERE event_key = ?1)",
-        [key],
-        |r| r.get(0),
-    )?)
+    // Prepared once per connection: asked for every mail queued.
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM outbox WHERE event_key = ?1)")?
+        .query_row([key], |r| r.get(0))?)
 }
 
 pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
@@ -283,11 +282,13 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         _ => None,
     };
     let (rest, cuts) = split(m.raw, m.shared);
-    let n = conn.execute(
+    // Prepared once per connection (a contest queues mails by the thousand).
+    let n = conn.prepare_cached(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
                              next_attempt_at, created_at, event_key, sender_domain, budget, team_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9, ?10, ?11, ?12)",
-        params![
+    )?
+    .execute(params![
             m.inbox_id,
             m.kind,
             serde_json::to_string(m.recipients).expect("json"),

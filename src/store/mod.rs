@@ -221,6 +221,9 @@ pub struct RoundRow {
     pub finished: bool,
 }
 
+/// Statements a [`Store`]'s connection keeps prepared.
+const STATEMENT_CACHE: usize = 64;
+
 pub fn timestamp(now: DateTime<Utc>) -> String {
     now.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
@@ -362,6 +365,9 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
+        // The statements run per game and per mail are prepared once per
+        // connection (rusqlite's default keeps 16).
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let mut store = Store {
             conn,
             recent: Default::default(),

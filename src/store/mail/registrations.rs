@@ -54,12 +54,11 @@ pub fn registration_by_address(
 }
 
 pub fn registration_by_team(conn: &Connection, team_name: &str) -> Result<Option<RegistrationRow>> {
+    // Prepared once per connection: asked for every member of every group
+    // that finishes.
     Ok(conn
-        .query_row(
-            &format!("{REG_SELECT} WHERE t.name = ?1"),
-            [team_name],
-            reg_row,
-        )
+        .prepare_cached(&format!("{REG_SELECT} WHERE t.name = ?1"))?
+        .query_row([team_name], reg_row)
         .optional()?)
 }
 
