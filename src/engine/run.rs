@@ -378,6 +378,8 @@ fn play_round(
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let mut in_flight = 0usize;
+    // The finished games stored together (one vector for the round).
+    let mut batch: Vec<Done> = Vec::with_capacity(DONE_BATCH);
     // The round's games applied and scheduled, kept up to date game by game
     // (not summed over every group at every game).
     let mut progress = schedules.iter().fold((0, 0), |(d, t), s| {
@@ -395,8 +397,8 @@ fn play_round(
             if sched.is_finished() {
                 continue;
             }
-            let batch = sched.next_to_run(capacity - in_flight);
-            if !batch.is_empty() && !started[g] {
+            let to_run = sched.next_to_run(capacity - in_flight);
+            if !to_run.is_empty() && !started[g] {
                 started[g] = true;
                 loaded[g] = players.load(store, sched.members())?;
                 observer
@@ -410,7 +412,7 @@ fn play_round(
                     )
                     .map_err(EngineError::Observer)?;
             }
-            for game in batch {
+            for game in to_run {
                 let programs = [
                     loaded[g][&game.players[0]].clone(),
                     loaded[g][&game.players[1]].clone(),
@@ -454,7 +456,7 @@ fn play_round(
         // What else has finished meanwhile is stored in the same transaction
         // (a game of modules takes a fraction of a millisecond: one commit
         // per game would be much of the engine's own work).
-        let mut batch = vec![first];
+        batch.push(first);
         while batch.len() < DONE_BATCH {
             match pool.try_next_done() {
                 Some(d) => batch.push(d),
@@ -469,14 +471,17 @@ fn play_round(
                 .conn()
                 .unchecked_transaction()
                 .map_err(crate::store::StoreError::from)?;
+            // The games that finished together carry one time, read and
+            // formatted once.
+            let finished_at = crate::store::timestamp(clock.now());
             for d in &batch {
                 if let Ok(record) = &d.result {
-                    store.insert_game(tournament, &d.game, record, clock.now())?;
+                    store.insert_game_at(tournament, &d.game, record, &finished_at)?;
                 }
             }
             tx.commit().map_err(crate::store::StoreError::from)?;
         }
-        for d in batch {
+        for d in batch.drain(..) {
             in_flight -= 1;
             record_done(
                 d,

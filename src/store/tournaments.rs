@@ -251,6 +251,19 @@ impl Store {
         record: &GameRecord,
         now: DateTime<Utc>,
     ) -> Result<()> {
+        self.insert_game_at(tournament, game, record, &timestamp(now))
+    }
+
+    /// [`Store::insert_game`] with its time already formatted
+    /// ([`super::timestamp`]): the engine stores the games that finished
+    /// together with one time, formatted once.
+    pub fn insert_game_at(
+        &self,
+        tournament: i64,
+        game: &ScheduledGame,
+        record: &GameRecord,
+        finished_at: &str,
+    ) -> Result<()> {
         // A game the watchdog ended (a fault of the engine, wall clock)
         // would not replay to the same record: its throws are kept.
         let replayable = !record
@@ -283,8 +296,13 @@ impl Store {
                 record.points[0] as i64,
                 record.points[1] as i64,
                 throws,
-                json(&record.failures),
-                timestamp(now),
+                // Almost every game has no failure: no serializer for it.
+                if record.failures.is_empty() {
+                    std::borrow::Cow::Borrowed("[]")
+                } else {
+                    std::borrow::Cow::Owned(json(&record.failures))
+                },
+                finished_at,
                 format
             ])?;
         if replayable {
