@@ -292,6 +292,55 @@ fn a_game_of_climbing_series_takes_under_three_bytes_a_throw() {
     assert_eq!(decode_throws(&bytes, THROWS_FORMAT).unwrap(), t);
 }
 
+/// Format 1's bytes, number by number, as the stored games and their
+/// digests were written: a faster encoder must give exactly these.
+#[test]
+fn the_throws_encoding_is_format_1_byte_for_byte() {
+    fn one_number_at_a_time(throws: &[[i64; 2]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut prev = [0i64; 2];
+        for pair in throws {
+            for (i, &t) in pair.iter().enumerate() {
+                let d = t.wrapping_sub(prev[i]);
+                prev[i] = t;
+                let mut z = ((d << 1) ^ (d >> 63)) as u64;
+                loop {
+                    let byte = (z & 0x7f) as u8;
+                    z >>= 7;
+                    if z == 0 {
+                        out.push(byte);
+                        break;
+                    }
+                    out.push(byte | 0x80);
+                }
+            }
+        }
+        out
+    }
+    let mut t = vec![
+        [i64::MIN, i64::MAX],
+        [i64::MAX, i64::MIN],
+        [0, 0],
+        [63, -64],
+        [64, -65],
+        [12288, 1],
+    ];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..1000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t.push([(x % 12289) as i64, (x >> 20) as i64 % 5000 - 2500]);
+    }
+    for n in [0, 1, 6, t.len()] {
+        assert_eq!(
+            encode_throws(&t[..n]),
+            one_number_at_a_time(&t[..n]),
+            "{n} throws"
+        );
+    }
+}
+
 #[test]
 fn seeds_keep_all_64_bits() {
     for s in [0u64, 1, u64::MAX, 1 << 63] {
