@@ -5,7 +5,8 @@
 //! `scale --teams N`: a whole contest of N distinct trivial strategies
 //! (compile, rounds, Evolution, results, site without game pages) against
 //! the three-process floor × games / CPUs, with the CPU of the server's
-//! thread per game while playing, peak RSS and database size.
+//! thread per game while playing, peak RSS and database size
+//! (`--site skip`: without the results site, the server's own work alone).
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `spool`: 1000 mails through the
 //! outbox sender to the spool against the same files without any sync
