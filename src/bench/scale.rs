@@ -30,6 +30,10 @@ pub struct ScaleBench {
     /// Time the site observer took while the games were played (its share
     /// of `play`).
     pub site_during_play: Duration,
+    /// CPU time the site observer took while the games were played (its
+    /// share of `server_cpu`: wall time on a loaded machine is mostly
+    /// waiting).
+    pub site_cpu: Duration,
     /// CPU time of the thread that runs the tournament (the store, the
     /// schedule, the observers: the server's own work) while playing.
     pub server_cpu: Duration,
@@ -107,6 +111,12 @@ impl ScaleBench {
             100.0 * self.site_during_play.as_secs_f64() / self.play.as_secs_f64(),
             self.play.as_secs_f64()
                 / (self.play.as_secs_f64() - self.site_during_play.as_secs_f64()).max(1e-9)
+        );
+        println!(
+            "  the site's CPU while playing: {:.2} s ({:.0} us per game; {:.1} % of the server's thread)",
+            self.site_cpu.as_secs_f64(),
+            self.site_cpu.as_secs_f64() * 1e6 / self.n_games.max(1) as f64,
+            100.0 * self.site_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
             "  final results and site: {:>5.1} s",
@@ -198,10 +208,12 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndS
     }
 }
 
-/// An observer that measures the time another one takes.
+/// An observer that measures the time (and the CPU time of its thread)
+/// another one takes.
 struct Timed<O> {
     inner: O,
     spent: Duration,
+    cpu: Duration,
 }
 
 impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> {
@@ -210,9 +222,10 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for Timed<O> 
         store: &crate::store::Store,
         event: &crate::engine::run::Event,
     ) -> Result<(), String> {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_time(CpuOf::Thread));
         let r = self.inner.event(store, event);
         self.spent += t.elapsed();
+        self.cpu += cpu_time(CpuOf::Thread).saturating_sub(c);
         r
     }
 }
@@ -340,6 +353,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         site: Timed {
             inner: site_inner,
             spent: Duration::ZERO,
+            cpu: Duration::ZERO,
         },
     };
     let t = Instant::now();
@@ -378,6 +392,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
     site.mailer.final_results(&store)?;
     let mail_time = site.mail_time + t.elapsed();
     let site_during_play = site.site.spent;
+    let site_cpu = site.site.cpu;
     // The mails as stored: each row's own bytes and the bodies they share,
     // stored once (`store::mail`'s bodies).
     let (mails, mail_bytes): (i64, i64) = store.conn().query_row(
@@ -443,6 +458,7 @@ pub fn scale_bench(n_teams: usize, jobs: usize, mode: ScalePlay) -> Result<Scale
         floor,
         results_and_site,
         site_during_play,
+        site_cpu,
         server_cpu,
         games_cpu,
         games_floor,

@@ -12,7 +12,9 @@
 //! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
 //! runs, only the pages an event changed ([`Scope`]), from results kept up
 //! to date group by group. Pages come from `pages` (handlebars, escaping
-//! on), plots from `plots` (`plotters`, SVG backend).
+//! on) but the team pages, written most often, which `direct` writes
+//! straight from their views (the template's output byte for byte); plots
+//! from `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -26,6 +28,7 @@
 //! to it and never decides anything about the contest.
 
 pub mod bots;
+mod direct;
 mod model;
 pub mod observer;
 pub mod pages;
@@ -545,21 +548,42 @@ pub fn generate_from(
             };
             render_to("round", &view, &mut out)?;
             for g in &r.groups {
-                let group = group_view(g);
-                let print = ViewPrint::of(&group);
                 let offset = out.written;
-                match old.as_mut().and_then(|o| o.part(g.number, print)) {
-                    Some(bytes) => {
-                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?
+                // A finished group's results are final, its disqualifications
+                // were decided with it, and once its game pages are written
+                // (or there are none) its links are too: its view cannot
+                // change, and its part is copied without building it.
+                let key = (r.number, g.number);
+                let settled = facts.finished_groups.contains(&key)
+                    && (opts.no_game_pages || opts.skip_game_pages_of.contains(&key));
+                let copied = if settled {
+                    old.as_mut().and_then(|o| o.settled_part(g.number))
+                } else {
+                    None
+                };
+                let print = match copied {
+                    Some((bytes, part)) => {
+                        std::io::Write::write_all(&mut out, &bytes).map_err(io_err(&path))?;
+                        part.view
                     }
-                    None => render_to("round_group", &group, &mut out)?,
-                }
+                    None => {
+                        let group = group_view(g);
+                        let print = ViewPrint::of(&group);
+                        match old.as_mut().and_then(|o| o.part(g.number, print)) {
+                            Some(bytes) => std::io::Write::write_all(&mut out, &bytes)
+                                .map_err(io_err(&path))?,
+                            None => render_to("round_group", &group, &mut out)?,
+                        }
+                        print
+                    }
+                };
                 new_parts.insert(
                     g.number,
                     Part {
                         view: print,
                         offset,
                         len: out.written - offset,
+                        settled,
                     },
                 );
             }
@@ -622,7 +646,7 @@ pub fn generate_from(
             &facts,
             opts,
         )?;
-        w.put(&team_page(*id), &render("team", &view)?)?;
+        w.put(&team_page(*id), &direct::team_html(&view))?;
     }
 
     // game-rR-gG-sS.html

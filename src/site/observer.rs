@@ -164,3 +164,221 @@ impl Observer for SiteObserver {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The harness of the observer's promise: a seeded contest of several
+    //! rounds and groups played with the observer, every page an event
+    //! wrote compared with the same page of a whole site generated at that
+    //! moment, and at the end every file of the observer's site with the
+    //! whole site's.
+
+    use std::cell::RefCell;
+    use std::collections::{BTreeMap, VecDeque};
+    use std::path::Path;
+
+    use super::*;
+    use crate::engine::pool::{Done, Job, Runner};
+    use crate::engine::run::{run_tournament_with, TournamentConfig};
+    use crate::engine::EngineError;
+    use crate::referee::{Failure, FailureKind, GameRecord, RefereeConfig};
+    use crate::seed::SeedKey;
+    use crate::store::NewVersion;
+    use crate::tournament::TeamId;
+
+    /// Answers every game at once: points from the seed; team 1 crashes
+    /// in every game it plays as P (rescheduled, then disqualified).
+    struct Synthetic {
+        done: RefCell<VecDeque<Done>>,
+    }
+
+    impl Runner for Synthetic {
+        fn capacity(&self) -> usize {
+            64
+        }
+        fn submit(&self, job: Job) {
+            let seed = job.game.seed;
+            let failures = if job.game.players[0] == TeamId(1) {
+                vec![Failure {
+                    player: 0,
+                    throw: 1,
+                    kind: FailureKind::Crashed {
+                        signal: 11,
+                        trap: None,
+                    },
+                    reason: "crashed in throw 1 <&>".into(),
+                }]
+            } else {
+                Vec::new()
+            };
+            let record = GameRecord {
+                seed,
+                points: [seed % 997, (seed >> 20) % 997],
+                throws: Vec::new(),
+                failures,
+            };
+            self.done.borrow_mut().push_back(Done {
+                game: job.game,
+                result: Ok(record),
+            });
+        }
+        fn next_done(&self) -> Option<Done> {
+            self.done.borrow_mut().pop_front()
+        }
+    }
+
+    /// Every file of a folder (but the writer's temporary ones) and its bytes.
+    fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| e.file_name().into_string().unwrap())
+            .filter(|n| !n.starts_with('.'))
+            .map(|n| {
+                let bytes = std::fs::read(dir.join(&n)).unwrap();
+                (n, bytes)
+            })
+            .collect()
+    }
+
+    /// The observer, and after each of its writes the pages it changed
+    /// compared with a whole site generated at that moment.
+    struct Checked {
+        site: SiteObserver,
+        options: SiteOptions,
+        whole: tempfile::TempDir,
+        events_checked: usize,
+        pages_checked: usize,
+    }
+
+    impl Observer for Checked {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            let before = files(&self.site.dir);
+            self.site.event(store, event)?;
+            assert!(self.site.last_error.is_none(), "{:?}", self.site.last_error);
+            let after = files(&self.site.dir);
+            let changed: Vec<&String> = after
+                .iter()
+                .filter(|(n, b)| before.get(*n) != Some(*b))
+                .map(|(n, _)| n)
+                .collect();
+            if changed.is_empty() {
+                return Ok(());
+            }
+            super::super::generate(
+                store,
+                self.site.tournament,
+                self.whole.path(),
+                &self.options,
+            )
+            .map_err(|e| e.to_string())?;
+            let whole = files(self.whole.path());
+            for name in changed {
+                assert!(
+                    whole.get(name) == after.get(name),
+                    "{event:?}: {name} differs from the whole site's"
+                );
+                self.pages_checked += 1;
+            }
+            self.events_checked += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
+        let mut store = Store::open_in_memory().unwrap();
+        let now = chrono::Utc::now();
+        let mut entries = Vec::new();
+        // Three rounds: four groups, two, the final.
+        for t in 0..130 {
+            let team = store.ensure_team(&format!("team{t:03}"), now).unwrap();
+            let description = (t % 3 != 0).then(|| format!("Team {t}'s <strategy> & more\n"));
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements: (t % 2 == 0).then_some(t as u64),
+                        description: description.as_deref(),
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            entries.push((team, v));
+        }
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        let tid = store
+            .create_tournament(
+                11,
+                &SeedKey::public_from_seed(11),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap();
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic {
+                done: RefCell::new(VecDeque::new()),
+            }))
+        };
+        // Game pages need games stored for replay: these have no throws.
+        let options = SiteOptions {
+            no_game_pages: true,
+            ..SiteOptions::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut site = SiteObserver::new(dir.path(), tid);
+        site.options = options.clone();
+        let mut checked = Checked {
+            site,
+            options: options.clone(),
+            whole: tempfile::tempdir().unwrap(),
+            events_checked: 0,
+            pages_checked: 0,
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut checked,
+        )
+        .unwrap();
+        let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
+        assert_eq!(res.rounds.len(), 3, "three rounds");
+        assert_eq!(res.rounds[0].groups.len(), 4, "four groups in the first");
+        assert!(res.evolution.is_some());
+        assert!(checked.events_checked >= 4 + 2 + 1 + 3);
+        assert!(checked.pages_checked > 130);
+        // At the end, every file: after the last event only the index
+        // is behind (the tournament is marked finished after the
+        // Evolution's event), and the contest's final write brings it up
+        // to date.
+        let whole = tempfile::tempdir().unwrap();
+        super::super::generate(&store, tid, whole.path(), &options).unwrap();
+        let theirs = files(whole.path());
+        let differ = |ours: &BTreeMap<String, Vec<u8>>| -> Vec<String> {
+            assert_eq!(
+                ours.keys().collect::<Vec<_>>(),
+                theirs.keys().collect::<Vec<_>>()
+            );
+            ours.iter()
+                .filter(|(n, b)| theirs.get(*n) != Some(*b))
+                .map(|(n, _)| n.clone())
+                .collect()
+        };
+        assert_eq!(differ(&files(dir.path())), ["index.html"]);
+        checked.site.regenerate(&store).unwrap();
+        let ours = files(dir.path());
+        assert_eq!(differ(&ours), Vec::<String>::new());
+        assert!(ours.len() > 130 + 3);
+    }
+}

@@ -3,7 +3,10 @@
 //! from, so that writing the page again copies the parts whose view did
 //! not change instead of rendering them (a round's page is rewritten about
 //! ten times while its groups play, and most of its groups are finished
-//! and unchanged each time).
+//! and unchanged each time). A settled group's part (see
+//! [`Part::settled`]) is copied without even building its view: building
+//! and fingerprinting the views of every group was most of the cost of
+//! writing the page.
 //!
 //! Not here: rendering (the caller renders a part whose view changed) and
 //! deciding what a part shows. Only positions and fingerprints are kept
@@ -39,6 +42,10 @@ pub struct Part {
     pub view: ViewPrint,
     pub offset: u64,
     pub len: u64,
+    /// Rendered from the view of a settled group (finished, its game pages
+    /// written or none): a view that cannot change any more, so the part
+    /// is copied without building the view again.
+    pub settled: bool,
 }
 
 /// A 128-bit fingerprint of a view (two SipHashes under different
@@ -70,6 +77,17 @@ impl OldPage {
     /// print `view` and can be read back whole.
     pub fn part(&mut self, group: u32, view: ViewPrint) -> Option<Vec<u8>> {
         let part = *self.parts.get(&group).filter(|p| p.view == view)?;
+        self.read(part)
+    }
+
+    /// The bytes of `group`'s part and its part, if it was rendered from
+    /// a settled group's view (see [`Part::settled`]).
+    pub fn settled_part(&mut self, group: u32) -> Option<(Vec<u8>, Part)> {
+        let part = *self.parts.get(&group).filter(|p| p.settled)?;
+        Some((self.read(part)?, part))
+    }
+
+    fn read(&mut self, part: Part) -> Option<Vec<u8>> {
         let mut bytes = vec![0u8; usize::try_from(part.len).ok()?];
         self.file.seek(SeekFrom::Start(part.offset)).ok()?;
         self.file.read_exact(&mut bytes).ok()?;
@@ -144,7 +162,12 @@ mod tests {
         let (one, two) = (ViewPrint::of(&"one"), ViewPrint::of(&"two"));
         assert_ne!(one, two);
         let mut parts = RoundPageParts::default();
-        let at = |view, offset, len| Part { view, offset, len };
+        let at = |view, offset, len| Part {
+            view,
+            offset,
+            len,
+            settled: offset == 4,
+        };
         parts.record(
             1,
             &path,
@@ -157,6 +180,9 @@ mod tests {
         assert_eq!(old.part(1, two), None);
         assert_eq!(old.part(3, one), None);
         assert!(parts.open(2, &path).is_none());
+        // A settled part is copied without its view's print.
+        assert_eq!(old.settled_part(1).unwrap().0, b"[group one]");
+        assert_eq!(old.settled_part(2), None);
         // The file changed behind our back (another length): not copied.
         std::fs::write(&path, "head[group one][group 2]foot").unwrap();
         assert!(parts.open(1, &path).is_none());

@@ -1,0 +1,442 @@
+//! Pages written straight into a string, without the template machinery:
+//! the team page ([`team_html`]), the page the site writes most often (a
+//! group's members' pages after every group, every team's page at the
+//! Evolution's end and in the final site), with a row per game the team
+//! played so far. Through handlebars a row cost a walk of the view's JSON
+//! for every field; here it is a few `push_str`.
+//!
+//! `templates/site/team.hbs` stays the page's definition: the output is the
+//! template's byte for byte (escaping, standalone lines, `{{#if}}`'s
+//! truthiness), which the tests check against the registry's rendering of
+//! the same views. A change to the template is a change here too.
+//!
+//! Not here: building the views (`views`), writing files (`super::Writer`).
+
+use std::fmt::Write as _;
+
+use super::pages::{Frame, TeamRef, TeamView};
+
+/// `s` escaped as handlebars' default escape function does (`{{ }}`).
+fn escape(out: &mut String, s: &str) {
+    let mut last = 0;
+    for (i, c) in s.char_indices() {
+        let rep = match c {
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' => "&quot;",
+            '&' => "&amp;",
+            '\'' => "&#x27;",
+            '`' => "&#x60;",
+            '=' => "&#x3D;",
+            _ => continue,
+        };
+        out.push_str(&s[last..i]);
+        out.push_str(rep);
+        last = i + c.len_utf8();
+    }
+    out.push_str(&s[last..]);
+}
+
+/// A number as `{{n}}` renders it.
+fn num(out: &mut String, n: impl std::fmt::Display) {
+    let _ = write!(out, "{n}");
+}
+
+/// Whether `{{#if}}` takes an optional text as true: present and not empty.
+fn text_is_true(s: &Option<String>) -> Option<&str> {
+    s.as_deref().filter(|s| !s.is_empty())
+}
+
+/// `{{> team_link x}}`: the team, linked to its page when it has one.
+fn team_link(out: &mut String, t: &TeamRef) {
+    match text_is_true(&t.href) {
+        Some(href) => {
+            out.push_str("<a href=\"");
+            escape(out, href);
+            out.push_str("\">");
+            escape(out, &t.name);
+            out.push_str("</a>");
+        }
+        None => escape(out, &t.name),
+    }
+}
+
+/// `{{> head}}` (`templates/site/head.hbs`), up to and with `<main>`.
+fn head(out: &mut String, frame: &Frame) {
+    out.push_str(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+    );
+    escape(out, &frame.title);
+    out.push_str(" — ");
+    escape(out, &frame.contest);
+    out.push_str(
+        "</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n<header>\n\
+         <p class=\"site-name\"><a href=\"index.html\">",
+    );
+    escape(out, &frame.contest);
+    out.push_str(
+        "</a></p>\n<nav aria-label=\"site\">\n<ul>\n<li><a href=\"index.html\">Ranking</a></li>\n",
+    );
+    for r in &frame.rounds {
+        out.push_str("<li><a href=\"");
+        escape(out, &r.href);
+        out.push_str("\">Round ");
+        num(out, r.number);
+        out.push_str("</a></li>\n");
+    }
+    if frame.has_crosstable {
+        out.push_str("<li><a href=\"final-crosstable.html\">Final cross-table</a></li>\n");
+    }
+    if frame.has_evolution {
+        out.push_str("<li><a href=\"evolution.html\">Evolution</a></li>\n");
+    }
+    out.push_str("</ul>\n</nav>\n</header>\n<main>\n");
+}
+
+/// `{{> foot}}` (`templates/site/foot.hbs`).
+const FOOT: &str = include_str!("../../templates/site/foot.hbs");
+
+/// A team's page: `templates/site/team.hbs` rendered with `view`.
+pub(super) fn team_html(view: &TeamView) -> String {
+    // About 300 bytes a game row.
+    let mut out = String::with_capacity(4096 + 320 * view.games.len());
+    let o = &mut out;
+    head(o, &view.frame);
+    o.push_str("<h1 id=\"title\">");
+    escape(o, &view.name);
+    o.push_str("</h1>\n");
+    if let Some(d) = text_is_true(&view.disqualified) {
+        o.push_str("<p class=\"disqualified\"><strong>Disqualified:</strong> ");
+        escape(o, d);
+        o.push_str("</p>");
+    }
+    o.push_str(
+        "\n\n<section id=\"placings\">\n<h2>Placings</h2>\n<table>\n\
+         <thead><tr><th scope=\"col\">Round</th><th scope=\"col\" class=\"num\">Group</th>\
+         <th scope=\"col\" class=\"num\">Place</th><th scope=\"col\" class=\"num\">Points</th>\
+         </tr></thead>\n<tbody>\n",
+    );
+    for p in &view.placings {
+        o.push_str("<tr><td><a href=\"");
+        escape(o, &p.href);
+        o.push_str("\">Round ");
+        num(o, p.round);
+        o.push_str("</a></td><td class=\"num\">");
+        num(o, p.group);
+        o.push_str("</td><td class=\"num\">");
+        match p.place.filter(|&p| p != 0) {
+            Some(place) => num(o, place),
+            None => o.push('–'),
+        }
+        o.push_str("</td><td class=\"num\">");
+        match text_is_true(&p.points) {
+            Some(points) => escape(o, points),
+            None => o.push('–'),
+        }
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if let Some(e) = &view.evolution {
+        o.push_str("<p>Knobeln Evolution: place ");
+        num(o, e.place);
+        o.push_str(", ");
+        escape(o, &e.share);
+        o.push_str(" of the population (");
+        escape(o, &e.exemplars);
+        o.push_str(" exemplars");
+        if let Some(last) = text_is_true(&e.last) {
+            o.push_str(", the mean over the cycle; ");
+            escape(o, last);
+            o.push_str(" in the last generation");
+        }
+        o.push_str(").</p>");
+    }
+    o.push_str("\n</section>\n\n<section id=\"description\">\n<h2>Description</h2>\n");
+    match text_is_true(&view.description) {
+        Some(d) => {
+            o.push_str("<pre class=\"description\">");
+            escape(o, d);
+            o.push_str("</pre>");
+        }
+        None => o.push_str("<p>No description stored.</p>"),
+    }
+    o.push('\n');
+    if let Some(n) = view.lexical_elements.filter(|&n| n != 0) {
+        o.push_str("<p>");
+        num(o, n);
+        o.push_str(" lexical elements.</p>");
+    }
+    o.push_str(
+        "\n</section>\n\n<section id=\"opponents\">\n<h2>Points per opponent</h2>\n\
+         <p>Counted games only.</p>\n<table>\n\
+         <thead><tr><th scope=\"col\">Opponent</th><th scope=\"col\" class=\"num\">Games</th>\
+         <th scope=\"col\" class=\"num\">Own points</th>\
+         <th scope=\"col\" class=\"num\">Opponent's points</th></tr></thead>\n<tbody>\n",
+    );
+    for r in &view.opponents {
+        o.push_str("<tr><td>");
+        team_link(o, &r.opponent);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.games);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.own);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.theirs);
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n</section>\n\n<section id=\"failures\">\n<h2>Failures</h2>\n");
+    if view.failures.is_empty() {
+        o.push_str("<p>None.</p>\n");
+    } else {
+        o.push_str("<ul>\n");
+        for f in &view.failures {
+            o.push_str("<li>Round ");
+            num(o, f.round);
+            o.push_str(", group ");
+            num(o, f.group);
+            o.push_str(", ");
+            match text_is_true(&f.href) {
+                Some(href) => {
+                    o.push_str("<a href=\"");
+                    escape(o, href);
+                    o.push_str("\">game ");
+                    num(o, f.slot);
+                    o.push_str("</a>");
+                }
+                None => {
+                    o.push_str("game ");
+                    num(o, f.slot);
+                }
+            }
+            o.push_str(": ");
+            escape(o, &f.reason);
+            o.push_str("</li>\n");
+        }
+        o.push_str("</ul>\n");
+    }
+    o.push_str(
+        "</section>\n\n<section id=\"games\">\n<h2>Games</h2>\n<table class=\"games\">\n\
+         <thead><tr><th scope=\"col\">Round</th><th scope=\"col\" class=\"num\">Group</th>\
+         <th scope=\"col\" class=\"num\">Game</th><th scope=\"col\">Side</th>\
+         <th scope=\"col\">Opponent</th><th scope=\"col\" class=\"num\">Points</th>\
+         <th scope=\"col\">Status</th></tr></thead>\n<tbody>\n",
+    );
+    for g in &view.games {
+        o.push_str("<tr class=\"status-");
+        escape(o, &g.status);
+        o.push_str("\"><td>");
+        num(o, g.round);
+        o.push_str("</td><td class=\"num\">");
+        num(o, g.group);
+        o.push_str("</td><td class=\"num\">");
+        match text_is_true(&g.href) {
+            Some(href) => {
+                o.push_str("<a href=\"");
+                escape(o, href);
+                o.push_str("\">");
+                num(o, g.slot);
+                o.push_str("</a>");
+            }
+            None => num(o, g.slot),
+        }
+        o.push_str("</td><td>");
+        escape(o, g.side);
+        o.push_str("</td><td>");
+        team_link(o, &g.opponent);
+        o.push_str("</td><td class=\"num\">");
+        num(o, g.own);
+        o.push_str(" : ");
+        num(o, g.theirs);
+        o.push_str("</td><td>");
+        escape(o, &g.label);
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n</section>\n");
+    o.push_str(FOOT);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::pages::{
+        render, EvolutionPlacedView, FailureRow, NavRound, OpponentRow, PlacingRow, TeamGameRow,
+    };
+
+    const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
+
+    fn team(name: &str, href: Option<&str>) -> TeamRef {
+        TeamRef {
+            name: name.into(),
+            href: href.map(Into::into),
+        }
+    }
+
+    /// Views that take every branch of the template: empty and full lists,
+    /// absent, empty and present texts, zero and non-zero numbers, text
+    /// that needs escaping everywhere it can come from.
+    fn views() -> Vec<TeamView> {
+        let frame = |n: u32, ct: bool, evo: bool| Frame {
+            title: NASTY.into(),
+            contest: format!("contest {NASTY}"),
+            rounds: (1..=n)
+                .map(|r| NavRound {
+                    number: r,
+                    href: format!("round-{r}.html"),
+                })
+                .collect(),
+            has_crosstable: ct,
+            has_evolution: evo,
+        };
+        let empty = TeamView {
+            frame: frame(0, false, false),
+            name: "plain".into(),
+            description: None,
+            lexical_elements: None,
+            placings: vec![],
+            disqualified: None,
+            evolution: None,
+            games: vec![],
+            opponents: vec![],
+            failures: vec![],
+        };
+        let full = TeamView {
+            frame: frame(3, true, true),
+            name: NASTY.into(),
+            description: Some(format!("line 1\n{NASTY}\n\nline 4\n")),
+            lexical_elements: Some(1234),
+            placings: vec![
+                PlacingRow {
+                    round: 1,
+                    href: "round-1.html".into(),
+                    group: 7,
+                    place: Some(3),
+                    points: Some("1234.5".into()),
+                },
+                PlacingRow {
+                    round: 2,
+                    href: "round-2.html".into(),
+                    group: 1,
+                    place: None,
+                    points: None,
+                },
+                PlacingRow {
+                    round: 3,
+                    href: "round-3.html".into(),
+                    group: 1,
+                    place: Some(0),
+                    points: Some(String::new()),
+                },
+            ],
+            disqualified: Some(format!("round 1: {NASTY}")),
+            evolution: Some(EvolutionPlacedView {
+                place: 2,
+                team: team(NASTY, Some("team-1.html")),
+                share: "12.5 %".into(),
+                exemplars: "50".into(),
+                last: Some("48 <".into()),
+            }),
+            games: vec![
+                TeamGameRow {
+                    round: 1,
+                    group: 7,
+                    slot: 12,
+                    side: "P",
+                    opponent: team(NASTY, Some("team-2.html")),
+                    own: 123,
+                    theirs: 0,
+                    status: "counted".into(),
+                    label: "counted".into(),
+                    href: Some("game-r1-g7-s12.html".into()),
+                },
+                TeamGameRow {
+                    round: 1,
+                    group: 7,
+                    slot: 13,
+                    side: "both",
+                    opponent: team("other", None),
+                    own: 0,
+                    theirs: u64::MAX,
+                    status: "failed".into(),
+                    label: format!("failed: {NASTY}"),
+                    href: None,
+                },
+                TeamGameRow {
+                    round: 2,
+                    group: 1,
+                    slot: 1,
+                    side: "Q",
+                    opponent: team("x", Some("")),
+                    own: 5,
+                    theirs: 6,
+                    status: "cancelled".into(),
+                    label: "replay cancelled".into(),
+                    href: Some(String::new()),
+                },
+            ],
+            opponents: vec![
+                OpponentRow {
+                    opponent: team(NASTY, Some("team-2.html")),
+                    games: 2,
+                    own: 10,
+                    theirs: 0,
+                },
+                OpponentRow {
+                    opponent: team("other", None),
+                    games: 0,
+                    own: 0,
+                    theirs: 7,
+                },
+            ],
+            failures: vec![
+                FailureRow {
+                    round: 1,
+                    group: 7,
+                    slot: 13,
+                    href: None,
+                    reason: NASTY.into(),
+                },
+                FailureRow {
+                    round: 1,
+                    group: 7,
+                    slot: 14,
+                    href: Some("game-r1-g7-s14.html".into()),
+                    reason: "crashed in throw 1".into(),
+                },
+            ],
+        };
+        let mut some = TeamView {
+            frame: frame(1, false, true),
+            description: Some(String::new()),
+            lexical_elements: Some(0),
+            disqualified: Some(String::new()),
+            ..full.clone()
+        };
+        some.evolution.as_mut().expect("set above").last = None;
+        some.failures.clear();
+        let mut cycle_empty_last = full.clone();
+        cycle_empty_last.evolution.as_mut().expect("set above").last = Some(String::new());
+        cycle_empty_last.frame = frame(2, true, false);
+        vec![empty, full, some, cycle_empty_last]
+    }
+
+    #[test]
+    fn the_team_page_is_the_templates_byte_for_byte() {
+        for (i, view) in views().iter().enumerate() {
+            let template = render("team", view).unwrap();
+            let direct = team_html(view);
+            assert!(
+                template == direct,
+                "view {i} differs:\n--- template\n{template}\n--- direct\n{direct}"
+            );
+        }
+    }
+
+    #[test]
+    fn escaping_is_handlebars_own() {
+        let mut out = String::new();
+        escape(&mut out, NASTY);
+        assert_eq!(out, handlebars::html_escape(NASTY));
+    }
+}
