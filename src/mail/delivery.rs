@@ -566,8 +566,8 @@ mod tests {
             .collect();
         let list = prepare_body(&list);
         let mut built = Vec::new();
-        for i in 0..3 {
-            let text = format!("Welcome, team_{i}. Your string: {}\n", secrets[i]);
+        for (i, secret) in secrets.iter().enumerate() {
+            let text = format!("Welcome, team_{i}. Your string: {secret}\n");
             let m = Outgoing {
                 kind: "registration_accepted",
                 to: vec![format!("p{i}@x.example")],
