@@ -381,8 +381,9 @@ mod tests {
 
     /// Schema 0022: mails that share a body (LAP's list to every team, an
     /// attachment) keep it once in the store, and each reaches the spool
-    /// byte for byte as it was built; a mail rewritten whole (sealed)
-    /// lets go of its bodies, and a body no mail carries is deleted.
+    /// byte for byte as it was built; a mail rewritten (sealed) lets go
+    /// of the bodies it no longer carries unchanged, and a body no mail
+    /// carries is deleted.
     #[test]
     fn mails_sharing_a_body_reach_the_spool_byte_for_byte() {
         use crate::outbox::outgoing::{build_parts, prepare_body, OutAttachment, Outgoing};
@@ -484,13 +485,28 @@ mod tests {
             let file = spool.outgoing_dir().join(format!("{:06}-lap.eml", i + 1));
             assert!(std::fs::read(&file).unwrap() == *raw, "mail {i}");
         }
-        // Sealed whole, one by one: a body goes with its last mail.
+        // Sealed unchanged: the bodies stay shared.
         set_outbox_raw(store.conn(), 1, &built[0]).unwrap();
         assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 3);
-        set_outbox_raw(store.conn(), 1, &built[0]).unwrap();
-        set_outbox_raw(store.conn(), 2, &built[1]).unwrap();
-        set_outbox_raw(store.conn(), 3, &built[2]).unwrap();
-        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 1);
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 5);
+        // Sealed with the list changed (a word masked in it), one by one:
+        // the list is no part of those mails any more, and goes with the
+        // last of them (the attachment too: its text, 7bit, carries the
+        // word as well).
+        let masked = |raw: &[u8]| -> Vec<u8> {
+            String::from_utf8_lossy(raw)
+                .replace("team_0001", "*********")
+                .into_bytes()
+        };
+        let mut sealed = built.clone();
+        for (i, raw) in sealed.iter_mut().enumerate().take(3) {
+            *raw = masked(raw);
+            assert!(*raw != built[i]);
+            set_outbox_raw(store.conn(), i as i64 + 1, raw).unwrap();
+            let left = if i < 2 { 3 } else { 1 };
+            assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), left, "{i}");
+        }
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 1);
         let raws = crate::store::mail::raw_mails(
             store.conn(),
             crate::store::mail::MailTable::Outbox,
@@ -498,7 +514,132 @@ mod tests {
         )
         .unwrap();
         let raws: Vec<Vec<u8>> = raws.into_iter().map(|(_, r)| r).collect();
-        assert!(raws == built);
+        assert!(raws == sealed);
+    }
+
+    /// A sent mail whose stored copy is sealed (an acceptance: its text
+    /// names the team's auth string) keeps sharing the parts sealing left
+    /// alone (the kit's files, carried by every acceptance): sealing does
+    /// not store them whole again in each row. A part sealing changed (a
+    /// secret in a shared text) is no longer shared by that mail, and a
+    /// body no mail carries any more is deleted.
+    #[test]
+    fn a_sealed_mail_keeps_sharing_what_sealing_left_alone() {
+        use crate::auth::{new_auth_string, StoredSecret};
+        use crate::outbox::outgoing::{build_parts, prepare_body, OutAttachment, Outgoing};
+        use crate::store::mail::{insert_registration, AddressProof, NewRegistration};
+        let store = Store::open_in_memory().unwrap();
+        let contest = crate::config::ContestConfig::default();
+        let now = Utc::now() - Duration::seconds(1);
+        let secrets: Vec<String> = (0..3).map(|_| new_auth_string()).collect();
+        for (i, secret) in secrets.iter().enumerate() {
+            let s = StoredSecret::of(secret);
+            let address = format!("p{i}@x.example");
+            insert_registration(
+                store.conn(),
+                &NewRegistration {
+                    team_name: &format!("team_{i}"),
+                    requested_name: &format!("team_{i}"),
+                    mail_address: &address,
+                    preferences: "",
+                    organization: "Org",
+                    members_json: "[]",
+                    record: "",
+                    auth_salt: &s.salt,
+                    auth_hash: &s.hash,
+                    auth_index: &s.index,
+                    mailbox: &address,
+                    inbox_id: None,
+                    proof: AddressProof::Claimed,
+                },
+                now,
+            )
+            .unwrap();
+        }
+        let kit: String = (0..300)
+            .map(|i| format!("int knobel_{i}(void);\n"))
+            .collect();
+        // A text many mails carry with team 2's string in it (a careless
+        // record in a list): sealing masks it there.
+        let list: String = (0..100)
+            .map(|i| format!("team_{i:04}  Uni {i}, {}\n", secrets[2]))
+            .collect();
+        let list = prepare_body(&list);
+        let mut built = Vec::new();
+        for (i, secret) in secrets.iter().enumerate() {
+            let text = format!("Welcome, team_{i}. Your string: {secret}\n");
+            let m = Outgoing {
+                kind: "registration_accepted",
+                to: vec![format!("p{i}@x.example")],
+                subject: "KNOBELN: registration accepted".into(),
+                body: if i == 2 { String::new() } else { text },
+                in_reply_to: None,
+                references: vec![],
+                attachments: vec![OutAttachment {
+                    filename: "knobellib.h".into(),
+                    content_type: "text/plain".into(),
+                    bytes: kit.clone().into_bytes(),
+                }],
+            };
+            let own = prepare_body(&m.body);
+            let body = if i == 2 { &list } else { &own };
+            let id = format!("<a{i}@contest.example>");
+            let b = build_parts(&m, body, &contest, &id, now).unwrap();
+            let shared = b.shared((i == 2).then_some(&list));
+            assert!(queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: m.kind,
+                    recipients: &m.to,
+                    budget: Default::default(),
+                    sender_key: None,
+                    subject: &m.subject,
+                    message_id: &id,
+                    raw: &b.raw,
+                    shared: &shared,
+                    event_key: None,
+                },
+                now,
+            )
+            .unwrap());
+            built.push(b.raw);
+        }
+        let count = |sql: &str| -> i64 { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 2);
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 4);
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = crate::mail::transport::spool::Spool::open(dir.path()).unwrap();
+        let out = flush(&store, &mut spool, &Config::default(), &Utc::now).unwrap();
+        assert_eq!(out.sent, 3);
+        let stored = crate::store::mail::raw_mails(
+            store.conn(),
+            crate::store::mail::MailTable::Outbox,
+            &["sent"],
+        )
+        .unwrap();
+        for (i, raw) in built.iter().enumerate() {
+            // Sent as built, stored sealed.
+            let file = spool
+                .outgoing_dir()
+                .join(format!("{:06}-registration_accepted.eml", i + 1));
+            assert!(std::fs::read(&file).unwrap() == *raw, "mail {i} as sent");
+            let kept = String::from_utf8_lossy(&stored[i].1);
+            for s in &secrets {
+                assert!(!kept.contains(s.as_str()), "mail {i} kept a string");
+            }
+            assert_eq!(stored[i].1.len(), raw.len(), "mail {i} sealed in place");
+        }
+        // The kit is still stored once, carried by all three; the list
+        // (sealing changed it) is no part of any mail any more, and gone.
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 3);
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 1);
+        let own: i64 = count("SELECT SUM(length(raw)) FROM outbox");
+        let list_len = list.shared().unwrap().bytes.len() as i64;
+        assert!(
+            own < 3 * 1024 + list_len,
+            "the rows hold {own} bytes: the kit stored again in each"
+        );
     }
 
     #[test]

@@ -381,4 +381,138 @@ mod tests {
         assert_eq!(differ(&ours), Vec::<String>::new());
         assert!(ours.len() > 130 + 3);
     }
+
+    /// Text a participant (or a careless organizer) controls reaches the
+    /// directly written team pages escaped exactly as the template's
+    /// `{{ }}` escaped it: every team page of a played contest with
+    /// hostile names (beyond what registration accepts: an older
+    /// database's, or one edited by hand), descriptions, failure reasons
+    /// and contest title is `team.hbs`'s rendering of the same view, byte
+    /// for byte, and no page of the site carries the raw markup.
+    #[test]
+    fn hostile_texts_are_escaped_on_the_team_pages_as_the_template_did() {
+        use super::super::pages::{render, Frame, NavRound};
+        use super::super::{read_facts, round_page, team_page, Kept};
+        let mut store = Store::open_in_memory().unwrap();
+        let now = chrono::Utc::now();
+        let hostile = [
+            "<script>alert(1)</script>",
+            "a&b\"c'd`e=f",
+            "{{name}}</h1><h1>",
+            "x&amp;y&#x27;",
+            "ü —<",
+        ];
+        let mut entries = Vec::new();
+        for t in 0..24 {
+            let name = format!("{}{t}", hostile[t % hostile.len()]);
+            let team = store.ensure_team(&name, now).unwrap();
+            let description = format!(
+                "</pre><img src=x onerror=alert({t})> & \"quoted\" 'single' `tick` a=b\n{}\n",
+                hostile[(t + 1) % hostile.len()]
+            );
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements: Some(t as u64),
+                        description: Some(&description),
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            entries.push((team, v));
+        }
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        let tid = store
+            .create_tournament(
+                12,
+                &SeedKey::public_from_seed(12),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap();
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic {
+                done: RefCell::new(VecDeque::new()),
+            }))
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut site = SiteObserver::new(dir.path(), tid);
+        site.options = SiteOptions {
+            no_game_pages: true,
+            title: Some("The <b>organizer's</b> \"contest\" & co".into()),
+            ..SiteOptions::default()
+        };
+        let options = site.options.clone();
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut site,
+        )
+        .unwrap();
+        site.regenerate(&store).unwrap();
+        let written = files(dir.path());
+
+        // The views of the team pages, built as the site builds them.
+        let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
+        let mut kept = Kept::default();
+        let (teams, _) = kept.teams_and_parts(&store, tid).unwrap();
+        let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
+        let has_crosstable = res.rounds.iter().any(|r| r.is_final) && !res.winners.is_empty();
+        let (mut compared, mut with_rows) = (0, 0);
+        for (name, (id, version)) in facts.teams {
+            let frame = Frame {
+                title: name.clone(),
+                contest: facts.title.clone(),
+                rounds: res
+                    .rounds
+                    .iter()
+                    .map(|r| NavRound {
+                        number: r.number,
+                        href: round_page(r.number),
+                    })
+                    .collect(),
+                has_crosstable,
+                has_evolution: res.evolution.is_some(),
+            };
+            let view = super::super::views::team_view(
+                frame, &store, name, *version, &res, &facts, &options,
+            )
+            .unwrap();
+            let template = render("team", &view).unwrap();
+            let page = String::from_utf8(written[&team_page(*id)].clone()).unwrap();
+            assert!(
+                page == template,
+                "{name}: the page is not the template's\n--- template\n{template}\n--- page\n{page}"
+            );
+            with_rows += usize::from(!view.games.is_empty() && !view.opponents.is_empty());
+            compared += 1;
+        }
+        assert_eq!(compared, 24);
+        assert!(with_rows >= 20, "{with_rows} pages with games");
+        // No page anywhere shows a participant's markup raw.
+        for (file, bytes) in &written {
+            let text = String::from_utf8_lossy(bytes);
+            for raw in [
+                "<script",
+                "<img",
+                "</pre><",
+                "<b>organizer",
+                "{{name}}</h1>",
+            ] {
+                assert!(!text.contains(raw), "{file} shows {raw} raw");
+            }
+        }
+    }
 }

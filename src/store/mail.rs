@@ -282,6 +282,43 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         _ => None,
     };
     let (rest, cuts) = split(m.raw, m.shared);
+    if cuts.is_empty() {
+        return insert_outgoing(conn, m, &rest, sender_domain, team_id, now);
+    }
+    // The row and its parts together or not at all, whether or not the
+    // caller has a transaction open: a row cut of its body would be sent
+    // without it.
+    conn.execute_batch("SAVEPOINT queue_outgoing")?;
+    let queued = insert_outgoing(conn, m, &rest, sender_domain, team_id, now).and_then(|n| {
+        if n {
+            store_parts(conn, conn.last_insert_rowid(), m.shared, &cuts)?;
+        }
+        Ok(n)
+    });
+    match queued {
+        Ok(n) => {
+            conn.execute_batch("RELEASE queue_outgoing")?;
+            Ok(n)
+        }
+        Err(e) => {
+            // (A full disk may have ended the transaction already: the
+            // fault to report is the first.)
+            let _ = conn.execute_batch("ROLLBACK TO queue_outgoing; RELEASE queue_outgoing");
+            Err(e)
+        }
+    }
+}
+
+/// The outbox row of `m`, with `rest` as its raw (`INSERT OR IGNORE`):
+/// whether it was inserted.
+fn insert_outgoing(
+    conn: &Connection,
+    m: &NewOutgoing<'_>,
+    rest: &[u8],
+    sender_domain: Option<String>,
+    team_id: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<bool> {
     // Prepared once per connection (a contest queues mails by the thousand).
     let n = conn.prepare_cached(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
@@ -303,9 +340,6 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             team_id
         ],
     )?;
-    if n == 1 && !cuts.is_empty() {
-        store_parts(conn, conn.last_insert_rowid(), m.shared, &cuts)?;
-    }
     Ok(n == 1)
 }
 

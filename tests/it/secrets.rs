@@ -506,10 +506,9 @@ fn a_database_and_spool_of_an_older_version_are_sealed_at_the_first_pass() {
         .unwrap();
         // Stored whole, as before schema 0022 (no body kept apart).
         conn.execute_batch(
-            "DELETE FROM outbox_bodies WHERE id IN (SELECT body_id FROM outbox_parts
-                 WHERE outbox_id IN (SELECT id FROM outbox WHERE kind = 'registration_accepted'));
-             DELETE FROM outbox_parts
-                 WHERE outbox_id IN (SELECT id FROM outbox WHERE kind = 'registration_accepted');",
+            "DELETE FROM outbox_parts
+                 WHERE outbox_id IN (SELECT id FROM outbox WHERE kind = 'registration_accepted');
+             DELETE FROM outbox_bodies WHERE id NOT IN (SELECT body_id FROM outbox_parts);",
         )
         .unwrap();
         conn.execute(

@@ -136,26 +136,45 @@ pub fn assemble(conn: &Connection, outbox_id: i64, rest: Vec<u8>) -> Result<Vec<
     Ok(join(&rest, &cuts))
 }
 
-/// Forgets the parts of outbox row `outbox_id` (its raw is rewritten
-/// whole), and deletes each body no other row refers to: a sealed mail's
-/// secret does not stay behind in a shared body.
-pub fn drop_parts(conn: &Connection, outbox_id: i64) -> Result<()> {
-    let bodies: Vec<i64> = conn
-        .prepare_cached("SELECT body_id FROM outbox_parts WHERE outbox_id = ?1")?
-        .query_map([outbox_id], |r| r.get(0))?
+/// Rewrites outbox row `outbox_id` as `raw` (its sealed form): each body
+/// the row carried that still stands in `raw` byte for byte is cut out
+/// again and stays shared (an acceptance's kit files, sealing masked only
+/// the string in its text); one that does not (sealing changed it: a
+/// secret in a shared text, or a dropped body) is no part of the row any
+/// more, and a body no row refers to is deleted: a sealed mail's secret
+/// does not stay behind in a shared body. Returns the row's own bytes.
+pub fn reshare(conn: &Connection, outbox_id: i64, raw: &[u8]) -> Result<Vec<u8>> {
+    let old: Vec<(i64, Vec<u8>, Vec<u8>)> = conn
+        .prepare_cached(
+            "SELECT b.id, b.sha256, b.bytes FROM outbox_parts p JOIN outbox_bodies b ON b.id = p.body_id
+             WHERE p.outbox_id = ?1 ORDER BY p.seq",
+        )?
+        .query_map([outbox_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<std::result::Result<_, _>>()?;
-    if bodies.is_empty() {
-        return Ok(());
+    if old.is_empty() {
+        return Ok(raw.to_vec());
     }
+    let hashes: Vec<[u8; 32]> = old
+        .iter()
+        .map(|(_, sha, _)| <[u8; 32]>::try_from(sha.as_slice()).unwrap_or([0; 32]))
+        .collect();
+    let parts: Vec<SharedPart<'_>> = old
+        .iter()
+        .zip(&hashes)
+        .map(|((_, _, bytes), sha256)| SharedPart { bytes, sha256 })
+        .collect();
+    let (rest, cuts) = split(raw, &parts);
     conn.execute("DELETE FROM outbox_parts WHERE outbox_id = ?1", [outbox_id])?;
-    for b in bodies {
+    // The bodies still carried are found by their hash: the same rows.
+    store_parts(conn, outbox_id, &parts, &cuts)?;
+    for (body, _, _) in &old {
         conn.execute(
             "DELETE FROM outbox_bodies WHERE id = ?1
              AND NOT EXISTS (SELECT 1 FROM outbox_parts WHERE body_id = ?1)",
-            [b],
+            [body],
         )?;
     }
-    Ok(())
+    Ok(rest)
 }
 
 #[cfg(test)]

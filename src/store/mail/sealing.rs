@@ -15,12 +15,16 @@ pub fn set_inbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Replaces the stored bytes of an outgoing mail (its sealed form), whole:
-/// its shared parts are forgotten, and a body no other mail carries is
-/// deleted with them.
+/// Replaces the stored bytes of an outgoing mail (its sealed form): the
+/// shared parts it still carries unchanged stay shared, the others are
+/// forgotten, and a body no other mail carries is deleted with them
+/// (`bodies::reshare`).
 pub fn set_outbox_raw(conn: &Connection, id: i64, raw: &[u8]) -> Result<()> {
-    super::bodies::drop_parts(conn, id)?;
-    conn.execute("UPDATE outbox SET raw = ?2 WHERE id = ?1", params![id, raw])?;
+    let rest = super::bodies::reshare(conn, id, raw)?;
+    conn.execute(
+        "UPDATE outbox SET raw = ?2 WHERE id = ?1",
+        params![id, rest],
+    )?;
     Ok(())
 }
 

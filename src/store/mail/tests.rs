@@ -74,3 +74,56 @@ fn a_mails_words_are_looked_up_by_index_whatever_the_field() {
     assert_eq!(sealed.masked, 1);
     assert_eq!(lookup.unindexed_checks, 1);
 }
+
+/// A mail whose parts cannot be stored (the disk full, say) is not
+/// queued at all, even on a connection outside any transaction: never a
+/// row cut of its body and sent without it.
+#[test]
+fn a_mail_whose_parts_fail_to_store_is_not_queued_cut() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    conn.execute_batch(
+        "CREATE TEMP TRIGGER full BEFORE INSERT ON main.outbox_parts
+         BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+    )
+    .unwrap();
+    let body = vec![b'x'; 4000];
+    let sha = [7u8; 32];
+    let mut raw = b"Subject: s\r\n\r\n".to_vec();
+    raw.extend_from_slice(&body);
+    let to = vec!["a@x.example".to_string()];
+    let m = NewOutgoing {
+        inbox_id: None,
+        kind: "lap",
+        recipients: &to,
+        budget: Default::default(),
+        sender_key: None,
+        subject: "s",
+        message_id: "<m@x>",
+        raw: &raw,
+        shared: &[SharedPart {
+            bytes: &body,
+            sha256: &sha,
+        }],
+        event_key: Some("LAP:a"),
+    };
+    assert!(queue_outgoing(conn, &m, Utc::now()).is_err());
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        count("SELECT COUNT(*) FROM outbox"),
+        0,
+        "a row without its body"
+    );
+    assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 0);
+    // Inside a transaction the same: the caller's transaction goes on.
+    conn.execute_batch("BEGIN").unwrap();
+    assert!(queue_outgoing(conn, &m, Utc::now()).is_err());
+    assert!(!conn.is_autocommit());
+    conn.execute_batch("COMMIT").unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM outbox"), 0);
+    // Once the parts can be stored, the mail is queued whole.
+    conn.execute_batch("DROP TRIGGER temp.full").unwrap();
+    assert!(queue_outgoing(conn, &m, Utc::now()).unwrap());
+    let due = due_outgoing(conn, Utc::now() + chrono::Duration::seconds(1), 10).unwrap();
+    assert!(due.len() == 1 && due[0].raw == raw);
+}
