@@ -1661,6 +1661,38 @@ fn a_flooding_contest_under_way(n: i64) -> (Contest, std::process::Child) {
     (c, child)
 }
 
+/// Stops the process `pid` (SIGSTOP, every thread of it stopped) at a
+/// moment it holds no write transaction on the database `db`: while it
+/// does, it is let go on for a moment and stopped again.
+fn hold_still_outside_a_write(pid: i32, db: &Path) {
+    let all_stopped = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .all(|t| {
+                let stat = std::fs::read_to_string(t.unwrap().path().join("stat")).unwrap();
+                // The state follows the command's closing parenthesis.
+                let state = stat[stat.rfind(')').unwrap() + 2..].chars().next();
+                matches!(state, Some('T' | 't'))
+            })
+    };
+    for _ in 0..1000 {
+        // SAFETY: a signal to the test's own child, not yet waited for.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+        while !all_stopped() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.busy_timeout(std::time::Duration::ZERO).unwrap();
+        if conn.execute_batch("BEGIN IMMEDIATE; ROLLBACK").is_ok() {
+            return;
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+        std::thread::sleep(std::time::Duration::from_millis(3));
+    }
+    panic!("the process {pid} held a write transaction at every one of 1000 stops");
+}
+
 /// How many bot games the contest's database holds.
 fn bot_games(c: &Contest) -> i64 {
     rusqlite::Connection::open(c.dir.path().join("k.db"))
@@ -1721,10 +1753,10 @@ fn a_second_contest_start_of_a_bot_contest_says_who_plays_it_and_plays_nothing()
     // The first run is held still while the second starts, so that it
     // cannot finish its 450 games in between (it holds its lease, whose
     // heartbeat is good for 60 s; its bots wait on their input, charged
-    // nothing).
+    // nothing) — at a moment it holds no write transaction, which would
+    // keep the second from the database rather than from the contest.
     let first_pid = i32::try_from(first.id()).unwrap();
-    // SAFETY: a signal to the test's own child, which has not been waited for.
-    assert_eq!(unsafe { libc::kill(first_pid, libc::SIGSTOP) }, 0);
+    hold_still_outside_a_write(first_pid, &c.dir.path().join("k.db"));
     let second = std::process::Command::new(env!("CARGO_BIN_EXE_knobeln"))
         .args(["contest", "start", "--seed", "9", "--config"])
         .arg(c.config())
