@@ -12,6 +12,7 @@
 //! - [`replay`]: a stored game's throws, by playing it again (the store
 //!   keeps only its outcome and a digest of its throws).
 //! - [`upgrade`]: native programs of an older version rebuilt as modules.
+//! - `synthetic` (tests only): a runner answering every game at once.
 //!
 //! The engine takes `now` from its caller through a [`Clock`] and never
 //! decides rules itself: those are the tournament core's.
@@ -21,6 +22,8 @@ pub mod prepare;
 pub mod replay;
 pub mod results;
 pub mod run;
+#[cfg(test)]
+pub mod synthetic;
 pub mod upgrade;
 
 use chrono::{DateTime, Utc};

@@ -535,57 +535,13 @@ impl ResultsCache {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-    use std::collections::VecDeque;
-
     use super::*;
-    use crate::engine::pool::{Done, Job, Runner};
+    use crate::engine::pool::Runner;
     use crate::engine::run::{run_tournament_with, Event, Observer};
-    use crate::referee::{Failure, FailureKind, GameRecord, RefereeConfig};
+    use crate::engine::synthetic::Synthetic;
+    use crate::referee::RefereeConfig;
     use crate::seed::SeedKey;
     use crate::store::NewVersion;
-
-    /// Answers every game at once: points from the seed; team 1 crashes
-    /// in every game it plays as P (so it is rescheduled, then
-    /// disqualified).
-    struct Synthetic {
-        done: RefCell<VecDeque<Done>>,
-    }
-
-    impl Runner for Synthetic {
-        fn capacity(&self) -> usize {
-            64
-        }
-        fn submit(&self, job: Job) {
-            let seed = job.game.seed;
-            let failures = if job.game.players[0] == TeamId(1) {
-                vec![Failure {
-                    player: 0,
-                    throw: 1,
-                    kind: FailureKind::Crashed {
-                        signal: 11,
-                        trap: None,
-                    },
-                    reason: "crashed in throw 1".into(),
-                }]
-            } else {
-                Vec::new()
-            };
-            let record = GameRecord {
-                seed,
-                points: [seed % 997, (seed >> 20) % 997],
-                throws: Vec::new(),
-                failures,
-            };
-            self.done.borrow_mut().push_back(Done {
-                game: job.game,
-                result: Ok(record),
-            });
-        }
-        fn next_done(&self) -> Option<Done> {
-            self.done.borrow_mut().pop_front()
-        }
-    }
 
     /// At every event, the cache refreshed for that event alone agrees
     /// with a full rebuild on everything the event speaks of.
@@ -683,9 +639,7 @@ mod tests {
             )
             .unwrap();
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
-            Ok(Box::new(Synthetic {
-                done: RefCell::new(VecDeque::new()),
-            }))
+            Ok(Box::new(Synthetic::new("crashed in throw 1")))
         };
         let mut compare = Compare {
             tournament: tid,

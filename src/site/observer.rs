@@ -173,59 +173,17 @@ mod tests {
     //! moment, and at the end every file of the observer's site with the
     //! whole site's.
 
-    use std::cell::RefCell;
-    use std::collections::{BTreeMap, VecDeque};
+    use std::collections::BTreeMap;
     use std::path::Path;
 
     use super::*;
-    use crate::engine::pool::{Done, Job, Runner};
+    use crate::engine::pool::Runner;
     use crate::engine::run::{run_tournament_with, TournamentConfig};
+    use crate::engine::synthetic::Synthetic;
     use crate::engine::EngineError;
-    use crate::referee::{Failure, FailureKind, GameRecord, RefereeConfig};
+    use crate::referee::RefereeConfig;
     use crate::seed::SeedKey;
     use crate::store::NewVersion;
-    use crate::tournament::TeamId;
-
-    /// Answers every game at once: points from the seed; team 1 crashes
-    /// in every game it plays as P (rescheduled, then disqualified).
-    struct Synthetic {
-        done: RefCell<VecDeque<Done>>,
-    }
-
-    impl Runner for Synthetic {
-        fn capacity(&self) -> usize {
-            64
-        }
-        fn submit(&self, job: Job) {
-            let seed = job.game.seed;
-            let failures = if job.game.players[0] == TeamId(1) {
-                vec![Failure {
-                    player: 0,
-                    throw: 1,
-                    kind: FailureKind::Crashed {
-                        signal: 11,
-                        trap: None,
-                    },
-                    reason: "crashed in throw 1 <&>".into(),
-                }]
-            } else {
-                Vec::new()
-            };
-            let record = GameRecord {
-                seed,
-                points: [seed % 997, (seed >> 20) % 997],
-                throws: Vec::new(),
-                failures,
-            };
-            self.done.borrow_mut().push_back(Done {
-                game: job.game,
-                result: Ok(record),
-            });
-        }
-        fn next_done(&self) -> Option<Done> {
-            self.done.borrow_mut().pop_front()
-        }
-    }
 
     /// Every file of a folder (but the writer's temporary ones) and its bytes.
     fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -325,9 +283,7 @@ mod tests {
             )
             .unwrap();
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
-            Ok(Box::new(Synthetic {
-                done: RefCell::new(VecDeque::new()),
-            }))
+            Ok(Box::new(Synthetic::new("crashed in throw 1 <&>")))
         };
         // Game pages need games stored for replay: these have no throws.
         let options = SiteOptions {
@@ -441,9 +397,7 @@ mod tests {
             )
             .unwrap();
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
-            Ok(Box::new(Synthetic {
-                done: RefCell::new(VecDeque::new()),
-            }))
+            Ok(Box::new(Synthetic::new("crashed in throw 1 <&>")))
         };
         let dir = tempfile::tempdir().unwrap();
         let mut site = SiteObserver::new(dir.path(), tid);
