@@ -410,7 +410,7 @@ pub fn scale_bench(
     .refresh_all(&store)?;
     let site_cpu_at_start = cpu_time(CpuOf::Thread);
     if site.site_on {
-        site.site.inner.regenerate(&store)?;
+        site.site.inner.finish(&store)?;
     }
     let final_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
     let results_and_site = t.elapsed();
