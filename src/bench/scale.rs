@@ -30,6 +30,9 @@ pub struct ScaleBench {
     /// run, × games / CPUs.
     pub floor: Duration,
     pub results_and_site: Duration,
+    /// CPU time of the final site's write alone (after play, the
+    /// tournament marked finished).
+    pub final_site_cpu: Duration,
     /// Time the site observer took while the games were played (its share
     /// of `play`).
     pub site_during_play: Duration,
@@ -125,8 +128,9 @@ impl ScaleBench {
             100.0 * self.site_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
-            "  final results and site: {:>5.1} s",
-            self.results_and_site.as_secs_f64()
+            "  final results and site: {:>5.1} s (the final site's CPU: {:.2} s)",
+            self.results_and_site.as_secs_f64(),
+            self.final_site_cpu.as_secs_f64()
         );
         println!(
             "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game; \
@@ -404,9 +408,11 @@ pub fn scale_bench(
         crate::engine::results::KeptGames::UntilSettled,
     )?
     .refresh_all(&store)?;
+    let site_cpu_at_start = cpu_time(CpuOf::Thread);
     if site.site_on {
-        site.site.inner.regenerate(&store)?;
+        site.site.inner.finish(&store)?;
     }
+    let final_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
     let results_and_site = t.elapsed();
     let t = Instant::now();
     site.mailer.final_results(&store)?;
@@ -478,6 +484,7 @@ pub fn scale_bench(
         n_games,
         floor,
         results_and_site,
+        final_site_cpu,
         site_during_play,
         site_cpu,
         server_cpu,

@@ -213,7 +213,7 @@ pub fn run_holding(
         &mut Chain(&mut lease.check(), &mut Chain(&mut both, site_observer)),
     )?;
     if let Some(s) = site.as_mut() {
-        s.regenerate(store)
+        s.finish(store)
             .map_err(|e| ContestError::Mail(format!("results site: {e}")))?;
     }
     both.mailer

@@ -78,11 +78,19 @@ pub enum Scope {
     /// disqualifications, all settled when the group finished, and the
     /// rounds that exist, which the round's end does not change).
     RoundOverview(u32),
+    /// The index alone: after the tournament was marked finished, when
+    /// every other page is already what a whole generation would write
+    /// (the index is the only page that shows whether the tournament
+    /// runs, and when it finished).
+    Index,
 }
 
 /// Whether a group's event rewrites the index and its round's page (pages
-/// as large as the field and the round: rewritten at every tenth of the
-/// round's groups, so at most about ten times per round).
+/// as large as the field and the round: rewritten when the round's
+/// finished groups have doubled since the last write, and at its last
+/// group, so about log2(groups) times per round and about twice the round
+/// page's final size written in all; between writes they show at least
+/// half of the groups finished so far).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoundPage {
     Write,
@@ -99,6 +107,7 @@ impl Scope {
                 ..
             } => r == round && round_page == RoundPage::Write,
             Scope::Round(r) | Scope::RoundOverview(r) => r == round,
+            Scope::Index => false,
         }
     }
 
@@ -108,7 +117,7 @@ impl Scope {
             Scope::Group {
                 round: r, group: g, ..
             } => (r, g) == (round, group),
-            Scope::Round(_) | Scope::RoundOverview(_) => false,
+            Scope::Round(_) | Scope::RoundOverview(_) | Scope::Index => false,
         }
     }
 
@@ -116,7 +125,7 @@ impl Scope {
     /// page) are written.
     fn overview(&self) -> bool {
         match *self {
-            Scope::All | Scope::Round(_) | Scope::RoundOverview(_) => true,
+            Scope::All | Scope::Round(_) | Scope::RoundOverview(_) | Scope::Index => true,
             Scope::Group { round_page, .. } => round_page == RoundPage::Write,
         }
     }
@@ -136,7 +145,7 @@ impl Scope {
             Scope::All => None,
             Scope::Group { round, group, .. } => Some(members(round, Some(group))),
             Scope::Round(r) => Some(members(r, None)),
-            Scope::RoundOverview(_) => Some(HashSet::new()),
+            Scope::RoundOverview(_) | Scope::Index => Some(HashSet::new()),
         }
     }
 }

@@ -15,10 +15,14 @@ use super::{generate_from, Kept, RoundPage, Scope, SiteError, SiteOptions, SiteS
 
 /// Keeps the site up to date while a tournament runs: after every finished
 /// group it writes that group's game pages and its members' pages (the
-/// index and the round's page at every tenth of the round's groups), after
+/// index and the round's page when the round's finished groups have
+/// doubled since their last write: after 1, 2, 4, 8, … groups), after
 /// every round the index and the round's page (and its players' pages only
 /// if a group's write is missing, or the round was the final), and after
-/// the Evolution everything. The results come from a [`ResultsCache`]
+/// the Evolution everything. Once the tournament is marked finished,
+/// [`SiteObserver::finish`] writes the index alone if the Evolution's
+/// write was the last and succeeded (nothing else shows that the
+/// tournament finished), or everything otherwise. The results come from a [`ResultsCache`]
 /// refreshed for the event alone, so nothing is rebuilt whole while the
 /// tournament runs. Game pages of a group are rendered once.
 ///
@@ -42,6 +46,9 @@ pub struct SiteObserver {
     /// What the writes so far keep for the next (the round pages' parts,
     /// the entries).
     kept: Kept,
+    /// Whether the last write was of every page and succeeded: until the
+    /// next event, only the index can be behind (the tournament's state).
+    all_written_last: bool,
 }
 
 impl SiteObserver {
@@ -55,6 +62,7 @@ impl SiteObserver {
             finished: BTreeMap::new(),
             written: BTreeSet::new(),
             kept: Kept::default(),
+            all_written_last: false,
         }
     }
 
@@ -64,14 +72,29 @@ impl SiteObserver {
         self.write(store, Scope::All)
     }
 
+    /// Brings the site up to date after the tournament was marked
+    /// finished: the index alone if the last write was of every page (the
+    /// Evolution's) and succeeded, since the tournament's state and end
+    /// are on the index only; every page otherwise.
+    pub fn finish(&mut self, store: &Store) -> Result<SiteSummary, SiteError> {
+        let scope = if self.all_written_last {
+            Scope::Index
+        } else {
+            Scope::All
+        };
+        self.write(store, scope)
+    }
+
     /// Writes the pages of `scope`, from the results refreshed for it.
     pub fn write(&mut self, store: &Store, scope: Scope) -> Result<SiteSummary, SiteError> {
         if self.cache.is_none() {
             self.cache = Some(ResultsCache::new(store, self.tournament)?);
         }
+        self.all_written_last = false;
         let cache = self.cache.as_mut().expect("the cache was just filled");
         let res = match scope {
-            Scope::All => cache.refresh_all(store)?,
+            // Settled groups are not computed again: cheap once all are.
+            Scope::All | Scope::Index => cache.refresh_all(store)?,
             Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
             Scope::Round(round) | Scope::RoundOverview(round) => {
                 cache.refresh_round(store, round)?
@@ -96,6 +119,7 @@ impl SiteObserver {
                     .copied(),
             );
         }
+        self.all_written_last = matches!(scope, Scope::All | Scope::Index);
         Ok(summary)
     }
 
@@ -120,8 +144,7 @@ impl SiteObserver {
         let n_groups = store.group_count(self.tournament, round)? as usize;
         let (seen, at_last_write) = self.finished.entry(round).or_default();
         seen.insert(group);
-        let step = (n_groups / 10).max(1);
-        let round_page = if seen.len() >= n_groups || seen.len() >= *at_last_write + step {
+        let round_page = if round_page_due(seen.len(), *at_last_write, n_groups) {
             *at_last_write = seen.len();
             RoundPage::Write
         } else {
@@ -133,6 +156,17 @@ impl SiteObserver {
             round_page,
         })
     }
+}
+
+/// Whether the index and a round's page are written when `finished` of
+/// its `n_groups` groups have finished and `at_last_write` had at their
+/// last write: when the finished groups have doubled (after 1, 2, 4, 8,
+/// … groups) and at the round's last group. So they are written about
+/// log2(groups) times a round, cost about twice their final size over the
+/// round (a round's page grows with its finished groups), and show at
+/// least half of the groups finished so far.
+fn round_page_due(finished: usize, at_last_write: usize, n_groups: usize) -> bool {
+    finished >= n_groups || finished >= 2 * at_last_write
 }
 
 impl Observer for SiteObserver {
@@ -184,6 +218,33 @@ mod tests {
     use crate::referee::RefereeConfig;
     use crate::seed::SeedKey;
     use crate::store::NewVersion;
+
+    /// The groups after which a round's page is written, as the observer
+    /// counts them.
+    fn round_page_writes(n_groups: usize) -> Vec<usize> {
+        let mut at_last = 0;
+        (1..=n_groups)
+            .filter(|&seen| {
+                let due = round_page_due(seen, at_last, n_groups);
+                if due {
+                    at_last = seen;
+                }
+                due
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rounds_page_is_written_when_its_finished_groups_have_doubled_and_at_its_end() {
+        assert_eq!(round_page_writes(1), [1]);
+        assert_eq!(round_page_writes(4), [1, 2, 4]);
+        assert_eq!(round_page_writes(5), [1, 2, 4, 5]);
+        // 2000 teams: 49 groups of 40 or 41 in the first round (7
+        // writes; at every tenth there were 13).
+        assert_eq!(round_page_writes(49), [1, 2, 4, 8, 16, 32, 49]);
+        // 10,000 teams: 244 groups, 9 writes (11 at every tenth).
+        assert_eq!(round_page_writes(244), [1, 2, 4, 8, 16, 32, 64, 128, 244]);
+    }
 
     /// Every file of a folder (but the writer's temporary ones) and its bytes.
     fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -332,10 +393,25 @@ mod tests {
                 .collect()
         };
         assert_eq!(differ(&files(dir.path())), ["index.html"]);
-        checked.site.regenerate(&store).unwrap();
+        // The contest's final write: the index alone, and then the
+        // whole site byte for byte.
+        let before = files(dir.path());
+        let summary = checked.site.finish(&store).unwrap();
+        assert_eq!(summary.written, 1);
+        assert_eq!(summary.files, ["index.html"]);
         let ours = files(dir.path());
+        let changed: Vec<&String> = ours
+            .iter()
+            .filter(|(n, b)| before.get(*n) != Some(*b))
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(changed, ["index.html"]);
         assert_eq!(differ(&ours), Vec::<String>::new());
         assert!(ours.len() > 130 + 3);
+        // A second finish, or a regeneration, changes nothing.
+        assert_eq!(checked.site.finish(&store).unwrap().written, 0);
+        assert_eq!(checked.site.regenerate(&store).unwrap().written, 0);
+        assert_eq!(differ(&files(dir.path())), Vec::<String>::new());
     }
 
     /// Text a participant (or a careless organizer) controls reaches the
