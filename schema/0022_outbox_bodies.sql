@@ -9,8 +9,9 @@
 -- in the row's raw, in order of seq). The mail sent is the row's raw with
 -- its parts put back: the very bytes built when it was queued. A row
 -- without parts (every row stored before this version) is whole.
--- A body no row refers to any more (its mail sealed: raw rewritten whole)
--- is deleted with the last reference.
+-- A body no row refers to any more (its mail sealed, and sealing changed
+-- that part: `store::mail::bodies::reshare`) is deleted with the last
+-- reference.
 CREATE TABLE outbox_bodies (
     id      INTEGER PRIMARY KEY,
     sha256  BLOB NOT NULL UNIQUE,
