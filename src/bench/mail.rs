@@ -178,6 +178,7 @@ pub fn spool_bench(n: usize) -> Result<SpoolBench, BenchError> {
                 subject: "KNOBELN: group results",
                 message_id: &format!("bench-{i}@contest.example"),
                 raw: &raw(i),
+                text_at: None,
                 shared: &[],
                 event_key: None,
             },

@@ -179,7 +179,7 @@ impl Mailer<'_> {
     /// Builds and queues one event mail (once per key), inside the
     /// caller's transaction (an event's mails are committed together).
     fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
-        self.queue_prepared(conn, key, m, None)
+        self.queue_prepared(conn, key, &m, None)
     }
 
     /// [`Self::queue_in`] with the body prepared from the mail's text
@@ -188,22 +188,15 @@ impl Mailer<'_> {
         &self,
         conn: &rusqlite::Connection,
         key: &str,
-        m: Outgoing,
+        m: &Outgoing,
         prepared: Option<&PreparedBody>,
     ) -> MailResult {
         let cause = Cause {
             event_key: Some(key),
             ..Cause::default()
         };
-        enqueue_with(
-            conn,
-            &self.config.contest,
-            &m,
-            prepared,
-            cause,
-            (self.now)(),
-        )
-        .map_err(|e| e.to_string())?;
+        enqueue_with(conn, &self.config.contest, m, prepared, cause, (self.now)())
+            .map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -243,20 +236,18 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
-        // The same text for everyone: its body prepared once.
+        // The same text for everyone: its body prepared once, and one mail
+        // readdressed to each (the text neither copied nor built per team).
         let prepared = prepare_body(&body);
+        let mut m = self.mail(
+            "lap",
+            "",
+            "KNOBELN LAP: list of all participants".into(),
+            body,
+        );
         for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
-            self.queue_prepared(
-                &tx,
-                &format!("LAP:{}", p.team),
-                self.mail(
-                    "lap",
-                    &p.address,
-                    "KNOBELN LAP: list of all participants".into(),
-                    body.clone(),
-                ),
-                Some(&prepared),
-            )?;
+            m.to = vec![p.address.clone()];
+            self.queue_prepared(&tx, &format!("LAP:{}", p.team), &m, Some(&prepared))?;
         }
         tx.commit().map_err(|e| e.to_string())
     }
@@ -459,7 +450,7 @@ impl Mailer<'_> {
                 self.queue_prepared(
                     &tx,
                     &format!("{code}:r{round}:g{group}:{m}"),
-                    self.mail(
+                    &self.mail(
                         kind,
                         &p.address,
                         format!("KNOBELN {code}: {what}, round {round}, group {group}"),
@@ -656,21 +647,18 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
+        // One mail readdressed to each (LAP's way).
+        let mut m = self.mail("final", "", "KNOBELN: the final results".into(), body);
+        if let Some(svg) = plot {
+            m.attachments.push(crate::outbox::outgoing::OutAttachment {
+                filename: "evolution.svg".into(),
+                content_type: "image/svg+xml".into(),
+                bytes: svg.into_bytes(),
+            });
+        }
         for p in &all {
-            let mut m = self.mail(
-                "final",
-                &p.address,
-                "KNOBELN: the final results".into(),
-                body.clone(),
-            );
-            if let Some(svg) = &plot {
-                m.attachments.push(crate::outbox::outgoing::OutAttachment {
-                    filename: "evolution.svg".into(),
-                    content_type: "image/svg+xml".into(),
-                    bytes: svg.clone().into_bytes(),
-                });
-            }
-            self.queue_prepared(&tx, &format!("FINAL:{}", p.team), m, Some(&prepared))?;
+            m.to = vec![p.address.clone()];
+            self.queue_prepared(&tx, &format!("FINAL:{}", p.team), &m, Some(&prepared))?;
         }
         tx.commit().map_err(|e| e.to_string())
     }

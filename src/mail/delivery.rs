@@ -268,6 +268,7 @@ mod tests {
                     subject: "s",
                     message_id: &format!("m{i}@x"),
                     raw: b"Subject: s\r\n\r\nx\r\n",
+                    text_at: None,
                     shared: &[],
                     event_key: None,
                 },
@@ -442,6 +443,7 @@ mod tests {
                     subject: &m.subject,
                     message_id: &id,
                     raw: &b.raw,
+                    text_at: None,
                     shared: &shared,
                     event_key: Some(&format!("LAP:{i}")),
                 },
@@ -461,6 +463,7 @@ mod tests {
                     subject: &m.subject,
                     message_id: &format!("<again{i}@contest.example>"),
                     raw: &b.raw,
+                    text_at: None,
                     shared: &shared,
                     event_key: Some(&format!("LAP:{i}")),
                 },
@@ -515,6 +518,110 @@ mod tests {
         .unwrap();
         let raws: Vec<Vec<u8>> = raws.into_iter().map(|(_, r)| r).collect();
         assert!(raws == sealed);
+    }
+
+    /// A mail built around a text shared by many (LAP's list: the text
+    /// left out when it is built, `outgoing::build_around`) is queued
+    /// without the text ever copied into it, and reaches the spool as the
+    /// mail built whole would: byte for byte, but for a multipart's
+    /// boundary (random per mail). Texts encoded otherwise than 8bit, one
+    /// before an attachment and one too short to share keep to that too.
+    #[test]
+    fn mails_built_around_a_shared_text_reach_the_spool_as_built_whole() {
+        use crate::outbox::outgoing::{
+            build_around, build_parts, prepare_body, OutAttachment, Outgoing,
+        };
+        use crate::store::mail::join;
+        let store = Store::open_in_memory().unwrap();
+        let contest = crate::config::ContestConfig::default();
+        let now = Utc::now() - Duration::seconds(1);
+        let text: String = (0..400)
+            .map(|i| format!("team_{i:04}  Uni {i}, City, Land\n"))
+            .collect();
+        let odd_text = format!("{}\n{text}", "x".repeat(2000));
+        let boundary = |raw: &[u8]| -> Option<String> {
+            let s = String::from_utf8_lossy(raw);
+            let at = s.find("boundary=\"")? + "boundary=\"".len();
+            Some(s[at..at + s[at..].find('"')?].to_string())
+        };
+        let mut sent = Vec::new();
+        for i in 0..4 {
+            let mut m = Outgoing {
+                kind: "lap",
+                to: vec![format!("p{i}@x.example")],
+                subject: "KNOBELN LAP: list of all participants".into(),
+                body: if i == 1 {
+                    odd_text.clone()
+                } else {
+                    text.clone()
+                },
+                in_reply_to: None,
+                references: vec![],
+                attachments: vec![],
+            };
+            if i == 2 {
+                m.attachments.push(OutAttachment {
+                    filename: "evolution.svg".into(),
+                    content_type: "image/svg+xml".into(),
+                    bytes: text.repeat(2).into_bytes(),
+                });
+            }
+            if i == 3 {
+                m.body = "short\n".into();
+            }
+            let body = prepare_body(&m.body);
+            let id = format!("<m{i}@contest.example>");
+            let whole = build_parts(&m, &body, &contest, &id, now).unwrap().raw;
+            let b = build_around(&m, &body, &contest, &id, now).unwrap();
+            let shared = b.shared(Some(&body));
+            let joined = match b.text_at {
+                Some(at) => join(&b.raw, &[(at, shared[0].bytes.to_vec())]),
+                None => b.raw.clone(),
+            };
+            // Left out but where it is too short to share.
+            assert_eq!(b.text_at.is_some(), i != 3, "mail {i}");
+            match (boundary(&whole), boundary(&joined)) {
+                (Some(w), Some(j)) => assert!(
+                    String::from_utf8_lossy(&joined)
+                        .replace(&j, &w)
+                        .into_bytes()
+                        == whole,
+                    "mail {i}"
+                ),
+                _ => assert!(joined == whole, "mail {i}"),
+            }
+            assert!(queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "lap",
+                    recipients: &m.to,
+                    budget: Default::default(),
+                    sender_key: None,
+                    subject: &m.subject,
+                    message_id: &id,
+                    raw: &b.raw,
+                    text_at: b.text_at,
+                    shared: &shared,
+                    event_key: Some(&format!("LAP:{i}")),
+                },
+                now,
+            )
+            .unwrap());
+            sent.push(joined);
+        }
+        let count = |sql: &str| -> i64 { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+        // The list (twice), the odd text, the attachment: stored once each.
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 3);
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 4);
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = crate::mail::transport::spool::Spool::open(dir.path()).unwrap();
+        let out = flush(&store, &mut spool, &Config::default(), &Utc::now).unwrap();
+        assert_eq!(out.sent, 4);
+        for (i, raw) in sent.iter().enumerate() {
+            let file = spool.outgoing_dir().join(format!("{:06}-lap.eml", i + 1));
+            assert!(std::fs::read(&file).unwrap() == *raw, "mail {i}");
+        }
     }
 
     /// A sent mail whose stored copy is sealed (an acceptance: its text
@@ -597,6 +704,7 @@ mod tests {
                     subject: &m.subject,
                     message_id: &id,
                     raw: &b.raw,
+                    text_at: None,
                     shared: &shared,
                     event_key: None,
                 },

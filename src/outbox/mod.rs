@@ -8,8 +8,10 @@
 //! it belongs to (queued at most once). A text prepared for many mails
 //! ([`enqueue_with`]) or an attachment of at least 1 kB is stored once
 //! however many mails carry it (LAP, GRG, GRR, the final results:
-//! `store::mail`'s bodies), the mail's own bytes in its row;
-//! the bytes sent are the bytes built. Sending is `mail::delivery`'s.
+//! `store::mail`'s bodies), the mail's own bytes in its row; such a text
+//! is never copied into each mail: the mail is built around it
+//! ([`outgoing::build_around`]) and the row says where it goes back in.
+//! The bytes sent are the bytes built. Sending is `mail::delivery`'s.
 //!
 //! Deliberately nothing of contests or commands here: neither `contest/`
 //! nor `mail/` reaches into the other for the outbox.
@@ -20,7 +22,7 @@ use chrono::{DateTime, Utc};
 
 use crate::store::mail::{self as db, NewOutgoing};
 use crate::store::StoreError;
-use outgoing::{build_parts, new_message_id, Outgoing};
+use outgoing::{build_around, build_parts, new_message_id, Outgoing};
 
 /// Faults of queuing a mail (infrastructure).
 #[derive(Debug, thiserror::Error)]
@@ -75,15 +77,13 @@ pub fn enqueue_with(
         }
     }
     let id = new_message_id(contest);
-    let own;
-    let body = match prepared {
-        Some(body) => body,
-        None => {
-            own = outgoing::prepare_body(&m.body);
-            &own
-        }
+    let built = match prepared {
+        // A text prepared for many mails: the mail is built around it
+        // (its headers' bytes, not the text's, per mail), the text stored
+        // once.
+        Some(body) => build_around(m, body, contest, &id, now)?,
+        None => build_parts(m, &outgoing::prepare_body(&m.body), contest, &id, now)?,
     };
-    let built = build_parts(m, body, contest, &id, now)?;
     Ok(db::queue_outgoing(
         conn,
         &NewOutgoing {
@@ -95,6 +95,7 @@ pub fn enqueue_with(
             subject: &m.subject,
             message_id: &id,
             raw: &built.raw,
+            text_at: built.text_at,
             // A text prepared for many mails is stored once; one of this
             // mail alone stays in its row (nothing to share, no hash).
             shared: &built.shared(prepared),

@@ -251,8 +251,13 @@ pub struct NewOutgoing<'a> {
     pub sender_key: Option<&'a str>,
     pub subject: &'a str,
     pub message_id: &'a str,
-    /// The whole mail, as it is to be sent.
+    /// The whole mail, as it is to be sent; or, with `text_at`, the mail
+    /// without the first of `shared`.
     pub raw: &'a [u8],
+    /// Where the first of `shared` (the mail's text, left out when it was
+    /// built) goes back in `raw`: cut there by construction, not searched
+    /// for (`None`: `raw` is whole).
+    pub text_at: Option<usize>,
     /// Parts of `raw` (its text, attachments) that many mails may carry:
     /// each of at least [`MIN_SHARED_BYTES`] is stored once
     /// (`bodies.rs`) and cut out of the row.
@@ -281,7 +286,10 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         Budget::Team(t) => Some(i64::from(t.0)),
         _ => None,
     };
-    let (rest, cuts) = split(m.raw, m.shared);
+    let (rest, cuts) = match m.text_at {
+        Some(at) if !m.shared.is_empty() => split_after(m.raw, at, m.shared),
+        _ => split(m.raw, m.shared),
+    };
     if cuts.is_empty() {
         return insert_outgoing(conn, m, &rest, sender_domain, team_id, now);
     }

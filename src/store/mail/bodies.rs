@@ -1,7 +1,8 @@
 //! The outbox's shared bodies (schema 0022): a part of a mail that many
 //! mails carry (LAP's list to every team, a group's GRG and GRR to each
 //! member, the final results to everyone) is stored once, by its SHA-256,
-//! and cut out of each row's raw bytes; reading a row puts its parts back,
+//! and cut out of each row's raw bytes (or left out of them when the mail
+//! was built: [`split_after`]); reading a row puts its parts back,
 //! so the bytes sent are exactly the bytes built when it was queued.
 //!
 //! Not here: which parts a mail offers for sharing (`outbox::outgoing`:
@@ -55,6 +56,24 @@ pub fn split(raw: &[u8], parts: &[SharedPart<'_>]) -> (Vec<u8>, Vec<Cut>) {
         from = start + p.bytes.len();
     }
     rest.extend_from_slice(&raw[from..]);
+    (rest, cuts)
+}
+
+/// [`split`] of a mail built without its first part: `raw` lacks
+/// `parts[0]` (of any size: it is not in `raw` to stay there), which goes
+/// back in at `at`; the other parts are cut out of what follows. Costs
+/// the bytes of `raw`, not of the part left out.
+pub fn split_after(raw: &[u8], at: usize, parts: &[SharedPart<'_>]) -> (Vec<u8>, Vec<Cut>) {
+    let at = at.min(raw.len());
+    let (tail, more) = split(&raw[at..], parts.get(1..).unwrap_or_default());
+    let mut rest = Vec::with_capacity(at + tail.len());
+    rest.extend_from_slice(&raw[..at]);
+    rest.extend_from_slice(&tail);
+    let mut cuts = vec![Cut { at, part: 0 }];
+    cuts.extend(more.into_iter().map(|c| Cut {
+        at: at + c.at,
+        part: c.part + 1,
+    }));
     (rest, cuts)
 }
 
@@ -193,6 +212,33 @@ mod tests {
             .collect();
         assert_eq!(join(&rest, &back), raw);
         (rest, cuts)
+    }
+
+    /// A mail built without its first part: that part goes back in where
+    /// it was left out (whatever its size), the others are cut out of what
+    /// follows it, and the join is the whole mail.
+    #[test]
+    fn a_part_left_out_when_built_goes_back_where_it_was_left_out() {
+        let sha = [0u8; 32];
+        let body = vec![b'x'; 2000];
+        let att = vec![b'y'; 1500];
+        let head = b"Subject: a\r\n\r\n".to_vec();
+        let mut tail = b"\r\n--b\r\n\r\n".to_vec();
+        tail.extend_from_slice(&att);
+        tail.extend_from_slice(b"\r\n--b--\r\n");
+        let whole = [&head[..], &body, &tail].concat();
+        let parts = [part(&body, &sha), part(&att, &sha)];
+        let (rest, cuts) = split_after(&[&head[..], &tail].concat(), head.len(), &parts);
+        assert_eq!((rest.clone(), cuts.clone()), split(&whole, &parts));
+        let back: Vec<(usize, Vec<u8>)> = cuts
+            .iter()
+            .map(|c| (c.at, parts[c.part].bytes.to_vec()))
+            .collect();
+        assert_eq!(join(&rest, &back), whole);
+        // A small first part goes back in too; nothing else to cut.
+        let (rest, cuts) = split_after(b"H: 1\r\n\r\n\r\n", 8, &[part(b"hi", &sha)]);
+        assert_eq!(cuts, vec![Cut { at: 8, part: 0 }]);
+        assert_eq!(join(&rest, &[(8, b"hi".to_vec())]), b"H: 1\r\n\r\nhi\r\n");
     }
 
     /// A part is cut where it stands, a small or missing one stays, and

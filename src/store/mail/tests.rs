@@ -101,6 +101,7 @@ fn a_mail_whose_parts_fail_to_store_is_not_queued_cut() {
         subject: "s",
         message_id: "<m@x>",
         raw: &raw,
+        text_at: None,
         shared: &[SharedPart {
             bytes: &body,
             sha256: &sha,
