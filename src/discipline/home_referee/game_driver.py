@@ -56,34 +56,6 @@ def show_line(line):
     return "".join(out)
 
 
-def unquote(s):
-    out = []
-    i = 0
-    n = len(s)
-    while i < n:
-        c = s[i]
-        if c != "\\":
-            out.append(c)
-            i += 1
-            continue
-        nxt = s[i + 1] if i + 1 < n else None
-        if nxt == "\\":
-            out.append("\\")
-            i += 2
-        elif nxt == "x":
-            hx = s[i + 2:i + 4]
-            if len(hx) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in hx):
-                out.append(chr(int(hx, 16)))
-                i += 4
-            else:
-                out.append("\\")
-                i += 1
-        else:
-            out.append("\\")
-            i += 1
-    return "".join(out)
-
-
 def one_line(s):
     return "".join(" " if is_control(c) else c for c in s)
 
@@ -538,15 +510,6 @@ def parse_moves(text):
     return head, seat_names, moves, forfeits, ends_after
 
 
-def write_out(path, text):
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-
-
 def read_text(path):
     with open(path, "rb") as f:
         return f.read().decode("utf-8")
@@ -630,9 +593,9 @@ def expand_main(args):
             print(r, file=sys.stderr)
         if problem:
             print("referee.py: note: %s" % problem, file=sys.stderr)
-    write_out(args.transcript, "".join(fulls))
+    write_text(args.transcript, "".join(fulls))
     if args.moves:
-        write_out(args.moves, "".join(moves_out))
+        write_text(args.moves, "".join(moves_out))
     return 0
 
 
@@ -671,9 +634,9 @@ def play_main(args):
     params = params_lines(*setup)
     fails = [(f.seat, f.reason) for f in failures]
     forfeits = [(f.seat, f.reason) for f in failures if not f.rule]
-    write_out(args.transcript, full_text(params, names, rec.transcript, fails, results))
+    write_text(args.transcript, full_text(params, names, rec.transcript, fails, results))
     if args.moves:
-        write_out(args.moves, moves_text(params, names, rec.transcript, forfeits))
+        write_text(args.moves, moves_text(params, names, rec.transcript, forfeits))
     for r in results:
         print(r, file=sys.stderr)
     for i, b in enumerate(bots):

@@ -18,31 +18,6 @@ def one_line(s):
     return "".join(" " if unicodedata.category(c) == "Cc" else c for c in s)
 
 
-def unquote(s):
-    """The inverse of quote (a malformed escape is kept as written)."""
-    out = []
-    i, n = 0, len(s)
-    while i < n:
-        c = s[i]
-        if c != "\\":
-            out.append(c)
-            i += 1
-            continue
-        if i + 1 < n and s[i + 1] == "\\":
-            out.append("\\")
-            i += 2
-            continue
-        if i + 1 < n and s[i + 1] == "x":
-            hx = s[i + 2:i + 4]
-            if len(hx) == 2 and all(h in "0123456789abcdefABCDEF" for h in hx):
-                out.append(chr(int(hx, 16)))
-                i += 4
-                continue
-        out.append("\\")
-        i += 1
-    return "".join(out)
-
-
 def escape_default(c):
     """Rust's char::escape_default, for the failure reports."""
     table = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "'": "\\'", '"': '\\"', "\\": "\\\\"}
@@ -501,15 +476,6 @@ def moves_text(params, names, transcript, failures):
         # that quit is not told by the rules.
         out.append("= %d" % len(transcript))
     return "\n".join(out) + "\n"
-
-
-def write_text(path, text):
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
 
 
 class BadMoves(Exception):

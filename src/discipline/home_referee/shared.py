@@ -1,9 +1,10 @@
 # ---------------------------------------------------------------------------
 # What the four home referees share (src/discipline/home_referee/shared.py):
-# the transcript formats' first lines, what a transcript keeps of a line, the
-# look for lines nobody asked for and the waiting budget's words. The kit
-# joins it into each discipline's one referee.py after the discipline's own
-# part and before its driver; it holds no rule of any game and starts no bot.
+# the transcript formats' first lines, quoting a line, what a transcript keeps
+# of a line, the look for lines nobody asked for, the waiting budget's words
+# and writing a file. The kit joins it into each discipline's one referee.py
+# after the discipline's own part and before its driver; it holds no rule of
+# any game and starts no bot.
 # ---------------------------------------------------------------------------
 
 FULL_MAGIC = "# knobeln transcript 2: "
@@ -138,5 +139,39 @@ def split_games(text):
             games.append([])
         games[-1].append(raw)
     return ["\n".join(g) for g in games]
+
+
+def unquote(s):
+    """The inverse of quote (a malformed escape is kept as written)."""
+    out = []
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        if i + 1 < n and s[i + 1] == "\\":
+            out.append("\\")
+            i += 2
+            continue
+        if i + 1 < n and s[i + 1] == "x":
+            hx = s[i + 2:i + 4]
+            if len(hx) == 2 and all(h in "0123456789abcdefABCDEF" for h in hx):
+                out.append(chr(int(hx, 16)))
+                i += 4
+                continue
+        out.append("\\")
+        i += 1
+    return "".join(out)
+
+
+def write_text(path, text):
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
 
 
