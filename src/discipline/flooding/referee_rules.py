@@ -181,12 +181,6 @@ class SplitMix64:
 # ---------------------------------------------------------------------------
 # Text helpers of the island's messages (the driver has the rest).
 
-def counted(n, one, many):
-    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
-    (the server's words::counted)."""
-    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
-
-
 def debug_str(s):
     """Rust's `{:?}` of a string (close enough for messages)."""
     out = ['"']
@@ -394,12 +388,6 @@ class Island:
 
 # ---------------------------------------------------------------------------
 # The game (src/discipline/flooding/rules.rs: FloodGame), a pure state machine.
-
-class Violation:
-    def __init__(self, seat, rule, line):
-        self.seat = seat
-        self.rule = rule
-        self.line = line
 
 
 DIRECTIONS = {

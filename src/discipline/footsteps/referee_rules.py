@@ -147,8 +147,6 @@ import unicodedata
 from collections import deque
 
 DISCIPLINE = "footsteps"
-#: Characters of an offending line a rule violation quotes.
-MAX_QUOTED = 200
 
 # ---------------------------------------------------------------------------
 # The game (a port of src/discipline/footsteps/rules.rs)
@@ -161,13 +159,6 @@ def validate_params(fields, points):
     if not 1 <= points <= 1000000:
         return "points must be in 1..=1000000 (got %d)" % points
     return None
-
-
-def quote_rule(line):
-    """Keeps at most MAX_QUOTED characters of a line for a report."""
-    if len(line) > MAX_QUOTED:
-        return line[:MAX_QUOTED] + "..."
-    return line
 
 
 def judge_bid(line, has):
@@ -193,13 +184,6 @@ def judge_bid(line, has):
     if value > has:
         return None, "bid %s, but the bot has only %d point%s left" % (shown, has, "" if has == 1 else "s")
     return value, None
-
-
-class Violation:
-    def __init__(self, seat, rule, line):
-        self.seat = seat
-        self.rule = rule
-        self.line = quote_rule(line)
 
 
 class Game:
@@ -323,12 +307,6 @@ class Game:
             "%s (%s) after %s; token on field %d, points left %d / %d"
             % (who, ending, counted(turns, "turn", "turns"), position, left[0], left[1])
         ]
-
-
-def counted(n, one, many):
-    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
-    (the server's words::counted)."""
-    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
 
 
 #: How a game ended, as the server's Ending says it (the sentences

@@ -4,9 +4,10 @@
 # transcript, the bots as processes, driving and replaying a game, the two
 # text forms and the command line. The kit joins it into each of the two
 # disciplines' referee.py after the discipline's part and shared.py. It
-# knows no rule: it calls what the discipline's part defines: DISCIPLINE,
-# N_SEATS, DEFAULT_MATCH_SECS, PARSER_DESCRIPTION, THE_BOT, new_game(setup)
-# (the game: next, reply, forfeit, turn, summary), params_lines(*setup),
+# knows no rule: it defines the Violation a game returns for a broken rule,
+# and calls what the discipline's part defines: DISCIPLINE, N_SEATS,
+# DEFAULT_MATCH_SECS, PARSER_DESCRIPTION, THE_BOT, new_game(setup) (the
+# game: next, reply, forfeit, turn, summary), params_lines(*setup),
 # setup_of_header(head), add_game_options(parser), add_name_options(parser),
 # check_play_args(args), play_setup(args) and heading_lines(setup).
 
@@ -58,6 +59,16 @@ def show_line(line):
 
 def one_line(s):
     return "".join(" " if is_control(c) else c for c in s)
+
+
+# ---------------------------------------------------------------------------
+# A broken rule, as the game reports it (its line as printed).
+
+class Violation:
+    def __init__(self, seat, rule, line):
+        self.seat = seat
+        self.rule = rule
+        self.line = line
 
 
 # ---------------------------------------------------------------------------

@@ -4,13 +4,32 @@
 # limits, refereeing a match, replaying a moves form, the transcript files
 # and the command line. The kit joins it into each of the two disciplines'
 # referee.py after the discipline's part and shared.py. It knows no rule: it
-# calls what the discipline's part defines, DISCIPLINE, Game (its n_seats,
-# next, reply, forfeit, turn, summary), DEFAULT_MATCH_SECS, add_params(ap)
-# and params_from(args, values).
+# defines the Violation a game returns for a broken rule, and calls what the
+# discipline's part defines: DISCIPLINE, Game (its n_seats, next, reply,
+# forfeit, turn, summary), DEFAULT_MATCH_SECS, add_params(ap) and
+# params_from(args, values).
 # ---------------------------------------------------------------------------
 
 # The first line of a moves form as the server stores it (no header).
 STORED_MOVES_LINE = "# knobeln moves 2"
+
+
+#: Characters of an offending line a rule violation quotes.
+MAX_QUOTED = 200
+
+
+def quote_rule(line):
+    """Keeps at most MAX_QUOTED characters of a line for a report."""
+    if len(line) > MAX_QUOTED:
+        return line[:MAX_QUOTED] + "..."
+    return line
+
+
+class Violation:
+    def __init__(self, seat, rule, line):
+        self.seat = seat
+        self.rule = rule
+        self.line = quote_rule(line)
 
 
 def one_line(s):

@@ -2,7 +2,7 @@
 # What the four home referees share (src/discipline/home_referee/shared.py):
 # the transcript formats' first lines, quoting a line, what a transcript keeps
 # of a line, the look for lines nobody asked for, the waiting budget's words
-# and writing a file. The kit joins it into each discipline's one referee.py
+# writing a file and counting a noun. The kit joins it into each discipline's one referee.py
 # after the discipline's own part and before its driver; it holds no rule of
 # any game and starts no bot.
 # ---------------------------------------------------------------------------
@@ -173,5 +173,11 @@ def write_text(path, text):
         return
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
+
+
+def counted(n, one, many):
+    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
+    (the server's words::counted)."""
+    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
 
 

@@ -394,18 +394,6 @@ def valid_name(name):
 # ---------------------------------------------------------------------------
 # The game (src/discipline/morabaraba/rules.rs: MorabarabaGame), a pure state machine.
 
-class Violation:
-    def __init__(self, seat, rule, line):
-        self.seat = seat
-        self.rule = rule
-        self.line = line
-
-
-def counted(n, one, many):
-    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
-    (the server's words::counted)."""
-    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
-
 
 def end_sentence(end, loser, detail):
     """How a game ended, as a sentence for people (the server's

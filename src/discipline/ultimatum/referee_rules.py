@@ -142,8 +142,6 @@ import unicodedata
 from collections import deque
 
 DISCIPLINE = "ultimatum"
-#: Characters of an offending line a rule violation quotes.
-MAX_QUOTED = 200
 
 # ---------------------------------------------------------------------------
 # The game (a port of src/discipline/ultimatum/rules.rs)
@@ -157,13 +155,6 @@ def validate_params(rounds):
     if not 1 <= rounds <= MAX_ROUNDS:
         return "rounds must be in 1..=%d (got %d)" % (MAX_ROUNDS, rounds)
     return None
-
-
-def quote_rule(line):
-    """Keeps at most MAX_QUOTED characters of a line for a report."""
-    if len(line) > MAX_QUOTED:
-        return line[:MAX_QUOTED] + "..."
-    return line
 
 
 def without_cr(line):
@@ -204,13 +195,6 @@ def parse_answer(line):
         "after ANGEBOT a bot answers JA (accept) or NEIN (reject), in capitals, "
         "alone on its line"
     )
-
-
-class Violation:
-    def __init__(self, seat, rule, line):
-        self.seat = seat
-        self.rule = rule
-        self.line = quote_rule(line)
 
 
 class Game:
@@ -370,12 +354,6 @@ class Game:
             )
         out.append("rounds completed: %d of %d" % (done, self.rounds))
         return out
-
-
-def counted(n, one, many):
-    """`n` and the noun in the number `n` asks for: "1 round", "2 rounds"
-    (the server's words::counted)."""
-    return "1 %s" % one if n == 1 else "%d %s" % (n, many)
 
 
 def header_params(rounds):
