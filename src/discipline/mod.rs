@@ -9,8 +9,10 @@
 //! `[ultimatum]`, `[flooding]`, `[footsteps]`, `[morabaraba]` are each
 //! folder's `config.rs`, with the seed's defaults and their checks; the
 //! limits every bot plays under are [`limits`]). Each bot discipline is a folder below (`NAME/`: data,
-//! rules, planner, contest, tables, trial, picture, home referee, its side
-//! of the seam [`seam::BotDiscipline`]); [`registry`] lists them (a
+//! rules, planner, contest, tables, trial, picture, its part of the home
+//! referee, its side of the seam [`seam::BotDiscipline`]); `home_referee/`
+//! holds what the kit's four `referee.py` share (Python, joined to each
+//! discipline's `referee_rules.py` by `concat!`); [`registry`] lists them (a
 //! program may add its own: the tests' rock-paper-scissors) and dispatches
 //! by name; [`data`] carries a discipline's own data through the generic
 //! machinery; [`play`], [`results`], [`transcript`] and [`trial`] are the

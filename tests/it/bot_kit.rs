@@ -26,7 +26,7 @@ fn repo(rel: &str) -> PathBuf {
 }
 
 fn referee_py(d: &str) -> PathBuf {
-    repo(&format!("src/discipline/{d}/referee.py"))
+    crate::common::home_referee(d)
 }
 
 /// A bot as the kit's referee runs it at home: a C bot built with the
@@ -552,45 +552,53 @@ fn the_kit_never_carries_the_organizers_islands() {
     }
 }
 
-/// The ultimatum and FootSteps referees share their driver, formats and
-/// command line byte for byte, and all four their look for unasked lines
-/// and what a transcript keeps of a line (each kit carries one file, so
-/// the part is copied, and this keeps the copies one).
+/// Each kit's `referee.py` is one file joined from the discipline's part
+/// (`referee_rules.py`), what the four share and its driver
+/// (`src/discipline/home_referee/`): every top-level name is defined once
+/// (a part that defined a driver's function again would replace it
+/// silently), the file runs `main` once, at its end, and the two pairs
+/// that share a driver carry it byte for byte.
 #[test]
-fn the_home_referees_share_their_common_part_byte_for_byte() {
-    let marker = "# Everything below is the same in the ultimatum and FootSteps home referees";
-    let tail = |d: &str| -> String {
+fn the_home_referees_are_joined_from_their_shared_parts() {
+    let shared = std::fs::read_to_string(repo("src/discipline/home_referee/shared.py")).unwrap();
+    let run_main = "\nif __name__ == \"__main__\":\n    sys.exit(main())\n";
+    for (d, driver) in [
+        ("ultimatum", "match_driver"),
+        ("footsteps", "match_driver"),
+        ("flooding", "game_driver"),
+        ("morabaraba", "game_driver"),
+    ] {
         let text = std::fs::read_to_string(referee_py(d)).unwrap();
-        let at = text
-            .find(marker)
-            .unwrap_or_else(|| panic!("{d}: no shared part"));
-        text[at..].to_string()
-    };
-    assert_eq!(tail("ultimatum"), tail("footsteps"));
-    // How the referees look for a line nobody asked for is one text in
-    // all four.
-    let rest = |d: &str| -> String {
-        let text = std::fs::read_to_string(referee_py(d)).unwrap();
-        let from = text
-            .find("#: The failure of a line printed when none was asked for")
-            .unwrap_or_else(|| panic!("{d}: no look for unasked lines"));
-        let to = from + text[from..].find("\n    return all_blocked\n").unwrap();
-        text[from..to].to_string()
-    };
-    for d in ["footsteps", "flooding", "morabaraba"] {
-        assert_eq!(rest("ultimatum"), rest(d), "{d}");
-    }
-    // What a transcript keeps of a line is one text in all four.
-    let kept = |d: &str| -> String {
-        let text = std::fs::read_to_string(referee_py(d)).unwrap();
-        let from = text
-            .find("#: The most bytes of one line a transcript keeps")
-            .unwrap_or_else(|| panic!("{d}: no stored_line"));
-        let to = from + text[from..].find("\nclass Recorded").unwrap();
-        text[from..to].to_string()
-    };
-    for d in ["footsteps", "flooding", "morabaraba"] {
-        assert_eq!(kept("ultimatum"), kept(d), "{d}");
+        let driver_text =
+            std::fs::read_to_string(repo(&format!("src/discipline/home_referee/{driver}.py")))
+                .unwrap();
+        assert!(text.starts_with("#!/usr/bin/env python3\n\"\"\""), "{d}");
+        assert!(text.ends_with(&format!("{shared}{driver_text}")), "{d}");
+        assert!(
+            text.ends_with(run_main) && text.matches(run_main).count() == 1,
+            "{d}"
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for line in text.lines() {
+            let name = if let Some(rest) = line.strip_prefix("def ") {
+                rest.split('(').next()
+            } else if let Some(rest) = line.strip_prefix("class ") {
+                rest.split(['(', ':']).next()
+            } else if line.starts_with(|c: char| c.is_ascii_uppercase()) && line.contains(" = ") {
+                line.split(" = ").next()
+            } else {
+                None
+            };
+            if let Some(name) = name {
+                assert!(
+                    seen.insert(name.to_string()),
+                    "{d}: `{name}` is defined twice"
+                );
+            }
+        }
+        for hook in ["DISCIPLINE", "DEFAULT_MATCH_SECS", "TRANSCRIPT_CAP", "main"] {
+            assert!(seen.contains(hook), "{d}: no `{hook}`");
+        }
     }
 }
 

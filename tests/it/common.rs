@@ -17,6 +17,31 @@ pub fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// The kit's home referee of the bot discipline `d` (its name) as one file,
+/// as the kit mails it: the discipline's part joined with the drivers of
+/// `src/discipline/home_referee/`. Written once per test process (below
+/// the target's temporary folder, named by the process), so a test runs
+/// exactly what participants run.
+pub fn home_referee(d: &str) -> PathBuf {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock};
+    static WRITTEN: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
+    let mut written = WRITTEN.get_or_init(Default::default).lock().unwrap();
+    if let Some(p) = written.get(d) {
+        return p.clone();
+    }
+    let discipline: knobeln::discipline::Discipline = d.parse().expect("a discipline's name");
+    let seam = knobeln::discipline::registry::of(discipline).expect("a bot discipline");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("home-referee-{}", std::process::id()))
+        .join(d);
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("referee.py");
+    fs::write(&path, seam.referee_py()).unwrap();
+    written.insert(d.to_string(), path.clone());
+    path
+}
+
 /// `tests/data/strategies/NAME.c`.
 pub fn strategy_path(name: &str) -> PathBuf {
     repo_path("tests/data/strategies").join(format!("{name}.c"))

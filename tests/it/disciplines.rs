@@ -973,8 +973,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
     let to: std::collections::BTreeSet<&Vec<String>> =
         transcripts.iter().map(|(_, r)| &r.to).collect();
     assert_eq!(to.len(), 1, "{d}: only the team that asked");
-    let referee =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/discipline/{d}/referee.py"));
+    let referee = crate::common::home_referee(d);
     let transcript_lines = |t: &str| -> Vec<String> {
         t.lines()
             .filter(|l| l.starts_with("to ") || l.starts_with("from "))
@@ -1023,10 +1022,7 @@ fn check_demo_site_and_mails(tmp: &tempfile::TempDir, d: &str, contest: &str, n_
         let file = tmp.path().join(format!("{slug}.moves"));
         std::fs::write(&file, format!("{magic}{game}")).unwrap();
         let out = std::process::Command::new("python3")
-            .arg(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join(format!("src/discipline/{d}/referee.py")),
-            )
+            .arg(&referee)
             .arg("--expand")
             .arg(&file)
             .output()

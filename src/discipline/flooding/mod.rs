@@ -3,7 +3,8 @@
 //! (`planner.rs`), what the contest stores of a game (`keys.rs`),
 //! `islands.rs` (the contest's islands drawn from its seed), its tables
 //! (`tables.rs`: results and per-opponent texts), the picture of a game for
-//! the results site (`picture.rs`), the kit's home referee (`referee.py`),
+//! the results site (`picture.rs`), its part of the kit's home referee
+//! (`referee_rules.py`, joined with `../home_referee/`),
 //! its demo bots (`demo/`), and here this discipline's side of the seam
 //! ([`super::seam::BotDiscipline`]).
 //!
@@ -312,7 +313,13 @@ impl BotDiscipline for Flooding {
     }
 
     fn referee_py(&self) -> &'static str {
-        include_str!("referee.py")
+        // One file for the kit: this discipline's part, then what the four
+        // home referees share, then the driver it shares with Morabaraba.
+        concat!(
+            include_str!("referee_rules.py"),
+            include_str!("../home_referee/shared.py"),
+            include_str!("../home_referee/game_driver.py"),
+        )
     }
 
     fn rules_template(&self) -> RulesTemplate {

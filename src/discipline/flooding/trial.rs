@@ -67,7 +67,8 @@ mod tests {
     fn the_flooding_replay_command_names_a_round_cap_other_than_the_referees() {
         let default = super::super::rules::DEFAULT_MAX_ROUNDS;
         // The kit's referee has the server's default.
-        assert!(include_str!("referee.py").contains(&format!("\nDEFAULT_MAX_ROUNDS = {default}\n")));
+        assert!(include_str!("referee_rules.py")
+            .contains(&format!("\nDEFAULT_MAX_ROUNDS = {default}\n")));
         assert_eq!(
             replay_command("lagoon", 7, default),
             "python3 referee.py --island island-lagoon.txt --seed 7 ./mybot"

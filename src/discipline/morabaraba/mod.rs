@@ -2,7 +2,8 @@
 //! (`rules.rs`, pure), its planner and scoring (`planner.rs`), what the
 //! contest stores of a game (`keys.rs`), its tables (`tables.rs`: results
 //! and per-opponent texts), the picture of a game for the results site
-//! (`picture.rs`), the kit's home referee (`referee.py`), its demo bots
+//! (`picture.rs`), its part of the kit's home referee (`referee_rules.py`,
+//! joined with `../home_referee/`), its demo bots
 //! (`demo/`), and here this discipline's side of the seam
 //! ([`super::seam::BotDiscipline`]).
 //!
@@ -249,7 +250,13 @@ impl BotDiscipline for Morabaraba {
     }
 
     fn referee_py(&self) -> &'static str {
-        include_str!("referee.py")
+        // One file for the kit: this discipline's part, then what the four
+        // home referees share, then the driver it shares with the flooding island.
+        concat!(
+            include_str!("referee_rules.py"),
+            include_str!("../home_referee/shared.py"),
+            include_str!("../home_referee/game_driver.py"),
+        )
     }
 
     fn kit_data(&self, sections: &Sections<'_>) -> serde_json::Value {

@@ -2,8 +2,8 @@
 //! one folder: its rules (`rules.rs`, pure), its planner and scoring
 //! (`planner.rs`), what the contest stores of a game (`keys.rs`), its
 //! tables (`tables.rs`: results and per-opponent texts), the picture of a
-//! game for the results site (`picture.rs`), the kit's home referee
-//! (`referee.py`), its demo bots (`demo/`), its data (`data.rs`), its config section (`config.rs`), its side
+//! game for the results site (`picture.rs`), its part of the kit's home referee
+//! (`referee_rules.py`, joined with `../home_referee/`), its demo bots (`demo/`), its data (`data.rs`), its config section (`config.rs`), its side
 //! of a contest run (`contest.rs`), its trial (`trial.rs`), and here its side
 //! of the seam ([`super::seam::BotDiscipline`]).
 //!
@@ -270,7 +270,13 @@ impl BotDiscipline for Ultimatum {
     }
 
     fn referee_py(&self) -> &'static str {
-        include_str!("referee.py")
+        // One file for the kit: this discipline's part, then what the four
+        // home referees share, then the driver it shares with FootSteps.
+        concat!(
+            include_str!("referee_rules.py"),
+            include_str!("../home_referee/shared.py"),
+            include_str!("../home_referee/match_driver.py"),
+        )
     }
 
     fn rules_template(&self) -> RulesTemplate {
