@@ -395,7 +395,9 @@ pub fn scale_bench(
         },
         site_on: site,
     };
-    let mails_before: i64 = store.conn().query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
+    let mails_before: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
     match mode {
@@ -417,7 +419,9 @@ pub fn scale_bench(
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
         .saturating_sub(server_cpu);
-    let mails_after: i64 = store.conn().query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
+    let mails_after: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let mails_cpu = site.mail_cpu;
     let t = Instant::now();
     // The final results as the contest's mails compute them (no game kept

@@ -317,7 +317,8 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
         };
     }
     // Prepared once per connection.
-    conn.prepare_cached("SAVEPOINT queue_outgoing")?.execute([])?;
+    conn.prepare_cached("SAVEPOINT queue_outgoing")?
+        .execute([])?;
     let queued = insert_outgoing(conn, m, &rest, sender_domain, team_id, now).and_then(|n| {
         if n {
             store_parts(conn, conn.last_insert_rowid(), m.shared, &cuts)?;
