@@ -48,7 +48,8 @@ pub struct ScaleBench {
     /// CPU time of the thread that runs the tournament (the store, the
     /// schedule, the observers: the server's own work) while playing.
     pub server_cpu: Duration,
-    /// CPU time of the process's other threads (the games) while playing.
+    /// CPU time of the process's other threads (the games, and the write-ahead
+    /// log's checkpoints: `store::checkpoints`) while playing.
     pub games_cpu: Duration,
     /// One game alone on one CPU × games (the CPU the games need).
     pub games_floor: Duration,
