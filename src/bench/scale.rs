@@ -40,10 +40,16 @@ pub struct ScaleBench {
     /// share of `server_cpu`: wall time on a loaded machine is mostly
     /// waiting).
     pub site_cpu: Duration,
+    /// CPU time the contest's mails took while the games were played
+    /// (their share of `server_cpu`: the mails of each finished group),
+    /// and how many mails were queued meanwhile.
+    pub mails_cpu: Duration,
+    pub mails_while_playing: u64,
     /// CPU time of the thread that runs the tournament (the store, the
     /// schedule, the observers: the server's own work) while playing.
     pub server_cpu: Duration,
-    /// CPU time of the process's other threads (the games) while playing.
+    /// CPU time of the process's other threads (the games, and the write-ahead
+    /// log's checkpoints: `store::checkpoints`) while playing.
     pub games_cpu: Duration,
     /// One game alone on one CPU × games (the CPU the games need).
     pub games_floor: Duration,
@@ -128,6 +134,14 @@ impl ScaleBench {
             100.0 * self.site_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
+            "  the mails' CPU while playing: {:.2} s ({:.0} us per game, {:.1} us per mail of {}; {:.1} % of the server's thread)",
+            self.mails_cpu.as_secs_f64(),
+            self.mails_cpu.as_secs_f64() * 1e6 / self.n_games.max(1) as f64,
+            self.mails_cpu.as_secs_f64() * 1e6 / self.mails_while_playing.max(1) as f64,
+            self.mails_while_playing,
+            100.0 * self.mails_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
+        );
+        println!(
             "  final results and site: {:>5.1} s (the final site's CPU: {:.2} s)",
             self.results_and_site.as_secs_f64(),
             self.final_site_cpu.as_secs_f64()
@@ -202,6 +216,8 @@ fn register_entries(
 struct MailsAndSite<'c, O> {
     mailer: crate::contest::mails::Mailer<'c>,
     mail_time: Duration,
+    /// The mailer's CPU time on this thread.
+    mail_cpu: Duration,
     site: O,
     site_on: bool,
 }
@@ -212,9 +228,10 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndS
         store: &crate::store::Store,
         event: &crate::engine::run::Event,
     ) -> Result<(), String> {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_time(CpuOf::Thread));
         let r = crate::engine::run::Observer::event(&mut self.mailer, store, event);
         self.mail_time += t.elapsed();
+        self.mail_cpu += cpu_time(CpuOf::Thread).saturating_sub(c);
         r?;
         if !self.site_on {
             return Ok(());
@@ -371,6 +388,7 @@ pub fn scale_bench(
     let mut site = MailsAndSite {
         mailer,
         mail_time: lap_time,
+        mail_cpu: Duration::ZERO,
         site: Timed {
             inner: site_inner,
             spent: Duration::ZERO,
@@ -378,6 +396,9 @@ pub fn scale_bench(
         },
         site_on: site,
     };
+    let mails_before: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
     match mode {
@@ -399,6 +420,10 @@ pub fn scale_bench(
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
         .saturating_sub(server_cpu);
+    let mails_after: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
+    let mails_cpu = site.mail_cpu;
     let t = Instant::now();
     // The final results as the contest's mails compute them (no game kept
     // once its group is settled), then the whole site.
@@ -487,6 +512,8 @@ pub fn scale_bench(
         final_site_cpu,
         site_during_play,
         site_cpu,
+        mails_cpu,
+        mails_while_playing: (mails_after - mails_before).max(0) as u64,
         server_cpu,
         games_cpu,
         games_floor,

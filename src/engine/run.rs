@@ -171,8 +171,25 @@ pub fn run_tournament(
 pub type RunnerFactory<'a> = dyn Fn(&RefereeConfig) -> Result<Box<dyn Runner>, EngineError> + 'a;
 
 /// Runs (or resumes) tournament `tournament` to its end, its games played
-/// by the runner `runner` makes.
+/// by the runner `runner` makes. Meanwhile the store's write-ahead log is
+/// checkpointed by a thread of its own, not on this one
+/// (`store::checkpoints`).
 pub fn run_tournament_with(
+    store: &mut Store,
+    tournament: i64,
+    runner: &RunnerFactory<'_>,
+    clock: &dyn Clock,
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let checkpoints = store.checkpoint_in_background()?;
+    let run = play_tournament(store, tournament, runner, clock, observer);
+    let stopped = checkpoints.map_or(Ok(()), |c| c.stop(store));
+    run?;
+    Ok(stopped?)
+}
+
+/// [`run_tournament_with`]'s play.
+fn play_tournament(
     store: &mut Store,
     tournament: i64,
     runner: &RunnerFactory<'_>,

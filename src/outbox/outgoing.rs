@@ -56,17 +56,44 @@ pub enum BuildError {
     Build(String),
 }
 
-/// A fresh Message-ID in our domain, from the OS random source.
+/// A fresh Message-ID in our domain, from the OS random source (drawn
+/// for many ids at once: a group's mails are queued by the dozen, and one
+/// system call each cost more than the rest of the id).
 pub fn new_message_id(contest: &ContestConfig) -> String {
-    let mut b = [0u8; 12];
-    getrandom::fill(&mut b).expect("OS random source");
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    const ID_BYTES: usize = 12;
+    thread_local! {
+        static POOL: std::cell::RefCell<(Vec<u8>, usize)> = const {
+            std::cell::RefCell::new((Vec::new(), 0))
+        };
+    }
+    let mut b = [0u8; ID_BYTES];
+    POOL.with_borrow_mut(|(pool, used)| {
+        if *used + ID_BYTES > pool.len() {
+            pool.resize(ID_BYTES * 256, 0);
+            getrandom::fill(pool).expect("OS random source");
+            *used = 0;
+        }
+        b.copy_from_slice(&pool[*used..*used + ID_BYTES]);
+        // Each byte is used once.
+        pool[*used..*used + ID_BYTES].fill(0);
+        *used += ID_BYTES;
+    });
     let domain = contest
         .address
         .rsplit('@')
         .next()
         .unwrap_or("knobeln.invalid");
-    format!("<knobeln.{hex}@{domain}>")
+    let mut id = String::with_capacity(9 + 2 * ID_BYTES + 2 + domain.len());
+    id.push_str("<knobeln.");
+    for x in b {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        id.push(char::from(HEX[usize::from(x >> 4)]));
+        id.push(char::from(HEX[usize::from(x & 15)]));
+    }
+    id.push('@');
+    id.push_str(domain);
+    id.push('>');
+    id
 }
 
 /// RFC 5322's limit on a line, without its CRLF.
@@ -313,6 +340,35 @@ pub fn build_around(
     }
 }
 
+/// The contest's own mailbox (`Name <address>`, else the address alone),
+/// parsed once per thread for the same name and address (every mail
+/// carries it).
+fn contest_mailbox(contest: &ContestConfig) -> Result<Mailbox, BuildError> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, String, Mailbox)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if let Some(m) = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(n, a, _)| *n == contest.name && *a == contest.address)
+            .map(|(_, _, m)| m.clone())
+    }) {
+        return Ok(m);
+    }
+    let from: Mailbox = format!("{} <{}>", contest.name, contest.address)
+        .parse()
+        .or_else(|_| contest.address.parse())
+        .map_err(|e: lettre::address::AddressError| {
+            BuildError::Address(contest.address.clone(), e.to_string())
+        })?;
+    LAST.set(Some((
+        contest.name.clone(),
+        contest.address.clone(),
+        from.clone(),
+    )));
+    Ok(from)
+}
+
 /// The mail with `text` as its text's body: its raw bytes and its
 /// attachments as encoded in them.
 fn format(
@@ -322,12 +378,7 @@ fn format(
     message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(Vec<u8>, Vec<PreparedBody>), BuildError> {
-    let from: Mailbox = format!("{} <{}>", contest.name, contest.address)
-        .parse()
-        .or_else(|_| contest.address.parse())
-        .map_err(|e: lettre::address::AddressError| {
-            BuildError::Address(contest.address.clone(), e.to_string())
-        })?;
+    let from = contest_mailbox(contest)?;
     let mut b = Message::builder()
         .from(from)
         .subject(m.subject.clone())

@@ -296,7 +296,29 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
     // The row and its parts together or not at all, whether or not the
     // caller has a transaction open: a row cut of its body would be sent
     // without it.
-    conn.execute_batch("SAVEPOINT queue_outgoing")?;
+    if !conn.is_autocommit() {
+        // Inside the caller's transaction no savepoint: one makes SQLite
+        // copy every page the mail touches aside first (a group's mails,
+        // thousands a round). What a failed mail stored is deleted again
+        // instead; the caller's transaction goes on.
+        if !insert_outgoing(conn, m, &rest, sender_domain, team_id, now)? {
+            return Ok(false);
+        }
+        let id = conn.last_insert_rowid();
+        let mut new_bodies = Vec::new();
+        return match store_parts_noting(conn, id, m.shared, &cuts, &mut new_bodies) {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                // (A full disk may have ended the transaction already: the
+                // fault to report is the first.)
+                let _ = unstore(conn, id, &new_bodies);
+                Err(e)
+            }
+        };
+    }
+    // Prepared once per connection.
+    conn.prepare_cached("SAVEPOINT queue_outgoing")?
+        .execute([])?;
     let queued = insert_outgoing(conn, m, &rest, sender_domain, team_id, now).and_then(|n| {
         if n {
             store_parts(conn, conn.last_insert_rowid(), m.shared, &cuts)?;
@@ -305,7 +327,7 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
     });
     match queued {
         Ok(n) => {
-            conn.execute_batch("RELEASE queue_outgoing")?;
+            conn.prepare_cached("RELEASE queue_outgoing")?.execute([])?;
             Ok(n)
         }
         Err(e) => {
@@ -315,6 +337,21 @@ pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>
             Err(e)
         }
     }
+}
+
+/// Deletes outbox row `id` again, with its parts and the bodies
+/// `new_bodies` its queuing stored (no other row refers to them yet).
+fn unstore(conn: &Connection, id: i64, new_bodies: &[i64]) -> Result<()> {
+    conn.execute("DELETE FROM outbox_parts WHERE outbox_id = ?1", [id])?;
+    conn.execute("DELETE FROM outbox WHERE id = ?1", [id])?;
+    for b in new_bodies {
+        conn.execute(
+            "DELETE FROM outbox_bodies WHERE id = ?1
+             AND NOT EXISTS (SELECT 1 FROM outbox_parts WHERE body_id = ?1)",
+            [b],
+        )?;
+    }
+    Ok(())
 }
 
 /// The outbox row of `m`, with `rest` as its raw (`INSERT OR IGNORE`):

@@ -21,10 +21,12 @@
 //! stored formats (and the throws of the games this connection stored for
 //! replay lately, kept in memory until the group after theirs finishes, so
 //! a group's readers need not replay it), `error.rs` the store's error,
-//! `tests.rs` the unit tests.
+//! `checkpoints.rs` the log's checkpoints off the writing thread while a
+//! tournament plays, `tests.rs` the unit tests.
 
 pub mod admin;
 pub mod bots;
+pub mod checkpoints;
 mod error;
 pub mod mail;
 pub mod rsm;

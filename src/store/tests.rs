@@ -347,3 +347,44 @@ fn seeds_keep_all_64_bits() {
         assert_eq!(seed_from_sql(seed_to_sql(s)), s);
     }
 }
+
+/// Issue 38: while a tournament plays, the log is checkpointed off the
+/// writing thread; the writer's own automatic checkpoint stays as a
+/// backstop (the log bounded), and is given back when play ends. A
+/// database in memory has no log to checkpoint. What is committed
+/// meanwhile is all there.
+#[test]
+fn checkpoints_in_the_background_keep_a_backstop_and_give_the_writer_its_own_back() {
+    let autocheckpoint = |s: &Store| -> i64 {
+        s.conn()
+            .pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0))
+            .unwrap()
+    };
+    assert!(Store::open_in_memory()
+        .unwrap()
+        .checkpoint_in_background()
+        .unwrap()
+        .is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("k.db")).unwrap();
+    assert_eq!(autocheckpoint(&s), 1000);
+    let c = s.checkpoint_in_background().unwrap().expect("a file");
+    assert_eq!(autocheckpoint(&s), checkpoints::BACKSTOP_PAGES);
+    s.conn().execute_batch("CREATE TABLE t (x BLOB)").unwrap();
+    for _ in 0..200 {
+        s.conn()
+            .execute("INSERT INTO t VALUES (zeroblob(8000))", [])
+            .unwrap();
+    }
+    c.stop(&s).unwrap();
+    assert_eq!(autocheckpoint(&s), 1000);
+    let n: i64 = s
+        .conn()
+        .query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 200);
+    // Dropped without being stopped: the thread ends, the backstop stays.
+    let c = s.checkpoint_in_background().unwrap().expect("a file");
+    drop(c);
+    assert_eq!(autocheckpoint(&s), checkpoints::BACKSTOP_PAGES);
+}

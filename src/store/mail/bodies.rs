@@ -115,6 +115,18 @@ pub fn store_parts(
     parts: &[SharedPart<'_>],
     cuts: &[Cut],
 ) -> Result<()> {
+    store_parts_noting(conn, outbox_id, parts, cuts, &mut Vec::new())
+}
+
+/// [`store_parts`], noting in `new_bodies` the bodies it stored (not
+/// stored before), even when it fails.
+pub fn store_parts_noting(
+    conn: &Connection,
+    outbox_id: i64,
+    parts: &[SharedPart<'_>],
+    cuts: &[Cut],
+    new_bodies: &mut Vec<i64>,
+) -> Result<()> {
     for (seq, cut) in cuts.iter().enumerate() {
         let part = &parts[cut.part];
         let known: Option<i64> = conn
@@ -126,6 +138,7 @@ pub fn store_parts(
             None => {
                 conn.prepare_cached("INSERT INTO outbox_bodies (sha256, bytes) VALUES (?1, ?2)")?
                     .execute(params![&part.sha256[..], part.bytes])?;
+                new_bodies.push(conn.last_insert_rowid());
                 conn.last_insert_rowid()
             }
         };
