@@ -124,6 +124,9 @@ pub struct Worker {
     /// Test mode: wait this many milliseconds before playing a job.
     #[arg(long, hide = true, default_value_t = 0)]
     pub slow_ms: u64,
+    /// Test mode: the Nth KNOBELN game this worker starts panics.
+    #[arg(long, hide = true, value_name = "N")]
+    pub panic_in_game: Option<u64>,
     /// The kinds of games to take: `knobeln` (compiled KNOBELN strategies),
     /// `bots` (the line-protocol disciplines: needs the contest's language
     /// toolchains on this machine). Default: both.
@@ -171,6 +174,7 @@ impl Worker {
             mode,
             play,
             delay_per_job: std::time::Duration::from_millis(self.slow_ms),
+            panic_in_game: self.panic_in_game,
         })?;
         Ok(ExitCode::SUCCESS)
     }
