@@ -21,7 +21,10 @@
 //! [`KNOBELN_GAMES_PER_JOB`]; bot games one each) and is answered by one
 //! result message: the queue's cost is per message.
 //!
-//! Messages are JSON (`format` 2; each format has its own queue). Everything a worker sends is checked
+//! Jobs are JSON; a worker's answer is binary ([`answer`]: a KNOBELN
+//! record's throws travel as the store's bytes, the rest of a record as a
+//! few numbers), and a JSON answer is read too. Each format has its own
+//! queue ([`FORMAT`]). Everything a worker sends is checked
 //! before it counts: the identity must be a game in flight; a KNOBELN
 //! record's points must be the rules applied to its throws and its
 //! failures must sit at the throw after the last completed one; a bot
@@ -39,6 +42,8 @@ use crate::lines::{
 };
 use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
 use crate::tournament::schedule::GameKey;
+
+pub mod answer;
 
 /// The version of the message format. Each format has a queue of its own
 /// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
@@ -58,7 +63,10 @@ use crate::tournament::schedule::GameKey;
 /// (`LineLimits::waited`, failure `waited`), kept folders are measured as
 /// the tmpfs counts them, and transcripts keep lines as the rules read
 /// them (a worker of format 5 would judge and record otherwise).
-pub const FORMAT: u32 = 6;
+/// Format 7: a worker's answer is binary ([`answer`]: a KNOBELN record's
+/// throws as raw bytes, no base64 or JSON per record); the jobs are JSON
+/// as before, and a JSON answer of this format is still read.
+pub const FORMAT: u32 = 7;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 64;
@@ -456,12 +464,16 @@ fn check_play(play: &Play) -> Result<(), WireError> {
 }
 
 impl ResultMessage {
+    /// The answer as a worker of this format sends it: binary
+    /// ([`answer`]).
     pub fn encode(&self) -> Vec<u8> {
-        // Written into room for about a 1000-throw record per game: a
-        // buffer grown by doubling copied the answer several times over.
-        let mut bytes = Vec::with_capacity(512 + 3072 * self.results.len());
-        serde_json::to_writer(&mut bytes, self).expect("a result serializes");
-        bytes
+        answer::encode(self)
+    }
+
+    /// The answer as JSON (the form of formats up to 6, still read: tests
+    /// and tools may write it by hand).
+    pub fn encode_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a result serializes")
     }
 
     /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
@@ -487,7 +499,14 @@ impl ResultMessage {
         self.encode()
     }
 
+    /// Reads an answer, binary or JSON (told apart by its first bytes).
     pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return Err(WireError::TooLarge(bytes.len()));
+        }
+        if answer::is_binary(bytes) {
+            return answer::decode(bytes);
+        }
         let r: ResultMessage = decode(bytes)?;
         if r.format != FORMAT {
             return Err(WireError::Format(r.format));
@@ -573,7 +592,7 @@ pub fn check_record(
     Ok(record)
 }
 
-/// A KNOBELN record on the wire: the throws as the store keeps them
+/// A KNOBELN record in a JSON answer: the throws as the store keeps them
 /// (differences to each player's previous throw, zigzag varints; about
 /// 2–3 kB for 1000 throws) in base64, instead of a JSON array of pairs
 /// (about 12 kB): less for the NATS server to store and for the
