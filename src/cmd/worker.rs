@@ -82,8 +82,9 @@ pub struct QueueArgs {
     /// Seconds a silent worker's game waits before another worker gets it.
     #[arg(long, default_value_t = 30)]
     pub ack_wait_secs: u64,
-    /// Games kept in the queue at once.
-    #[arg(long, default_value_t = 128)]
+    /// Games kept in the queue at once (a job carries up to 128: keep
+    /// enough for every worker to hold two).
+    #[arg(long, default_value_t = 2048)]
     pub in_flight: usize,
 }
 

@@ -212,9 +212,9 @@ impl Default for QueueSettings {
     fn default() -> Self {
         QueueSettings {
             ack_wait: Duration::from_secs(30),
-            // 16 jobs of 64 games: enough for several workers of two
+            // 16 jobs of 128 games: enough for several workers of two
             // threads each to have a job playing and one waiting.
-            in_flight: 1024,
+            in_flight: 2048,
         }
     }
 }

@@ -69,23 +69,26 @@ pub mod answer;
 pub const FORMAT: u32 = 7;
 
 /// The most games one job message may carry.
-pub const MAX_GAMES_PER_JOB: usize = 64;
+pub const MAX_GAMES_PER_JOB: usize = 128;
 
 /// The most KNOBELN games the coordinator puts into one job. A game of
 /// modules takes well under a millisecond, so a job must carry many for
 /// the queue's cost per message (a publish, a fetch, an acknowledgement,
-/// about a millisecond in all) to stay within a few per cent of the play;
-/// a group of 41 teams (861 games) still makes 14 jobs to spread.
-pub const KNOBELN_GAMES_PER_JOB: usize = 64;
+/// about a millisecond in all, on the server, the coordinator and the
+/// worker) to stay within a few per cent of the play; a group of 41 teams
+/// (861 games) still makes 7 jobs to spread. (Format 6 had 64: the queue's
+/// CPU per game fell by a third from 64 to 128.)
+pub const KNOBELN_GAMES_PER_JOB: usize = 128;
 
-/// What the records of one job's games may take of a result message.
-const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 2;
+/// What the records of one job's games may take of a result message
+/// (estimated at 4 bytes per throw; a binary record takes about 2).
+const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 4 * 3;
 
 /// How many games of this kind the coordinator puts into one job: bot
 /// games (seconds to minutes each, several programs) one by one; KNOBELN
 /// games [`KNOBELN_GAMES_PER_JOB`] at a time, fewer when their records
-/// (about 3 bytes per throw on the wire, at most 4) would make the answer
-/// large.
+/// (about 2 bytes per throw on the wire, estimated at 4) would make the
+/// answer large.
 pub fn games_per_job(play: &Play) -> usize {
     match play {
         Play::Knobeln { referee, .. } => {

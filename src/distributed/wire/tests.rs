@@ -137,7 +137,7 @@ fn a_job_has_at_least_one_game_not_too_many_and_of_one_kind() {
 }
 
 #[test]
-fn knobeln_games_go_64_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
+fn knobeln_games_go_128_to_a_job_unless_their_records_are_long_and_bot_games_alone() {
     let knobeln = |l: u32| Play::Knobeln {
         referee: cfg(l),
         programs: ["a".repeat(64), "b".repeat(64)],
@@ -147,7 +147,7 @@ fn knobeln_games_go_64_to_a_job_unless_their_records_are_long_and_bot_games_alon
         },
     };
     assert_eq!(games_per_job(&knobeln(1000)), KNOBELN_GAMES_PER_JOB);
-    assert_eq!(games_per_job(&knobeln(20_000)), 6);
+    assert_eq!(games_per_job(&knobeln(20_000)), 9);
     assert_eq!(games_per_job(&knobeln(1_000_000)), 1);
     assert_eq!(games_per_job(&bot_job(2).games[0].play), 1);
     assert_eq!(
@@ -155,7 +155,7 @@ fn knobeln_games_go_64_to_a_job_unless_their_records_are_long_and_bot_games_alon
         KNOBELN_GAMES_PER_JOB
     );
     assert_eq!(most_games_per_job(Discipline::Bots), 1);
-    // 64 answers of 1000 throws fit the budget.
+    // 128 answers of 1000 throws fit the budget.
     let m = ResultMessage {
         format: FORMAT,
         session: "abc".into(),
