@@ -466,63 +466,7 @@ fn check_play(play: &Play) -> Result<(), WireError> {
     Ok(())
 }
 
-impl ResultMessage {
-    /// The answer as a worker of this format sends it: binary
-    /// ([`answer`]).
-    pub fn encode(&self) -> Vec<u8> {
-        answer::encode(self)
-    }
-
-    /// The answer as JSON (the form of formats up to 6, still read: tests
-    /// and tools may write it by hand).
-    pub fn encode_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a result serializes")
-    }
-
-    /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
-    /// hold: a result that would not travel has its played games turned
-    /// into faults that say so (played again elsewhere, and the run stops
-    /// naming the game if it never fits) instead of a publish retried
-    /// forever. By construction nothing a bot leaves makes a result this
-    /// large (kept folders, moves and standard error are bounded); this is
-    /// the guard should that ever be wrong.
-    pub fn encode_within_limit(mut self) -> Vec<u8> {
-        let bytes = self.encode();
-        if bytes.len() <= MAX_MESSAGE_BYTES {
-            return bytes;
-        }
-        let why = format!(
-            "the worker's result for this job is {} bytes, more than a message carries \
-             ({MAX_MESSAGE_BYTES}): an engine fault, the game is played again",
-            bytes.len()
-        );
-        for r in &mut self.results {
-            r.outcome = Outcome::Fault(why.clone());
-        }
-        self.encode()
-    }
-
-    /// Reads an answer, binary or JSON (told apart by its first bytes).
-    pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
-        if bytes.len() > MAX_MESSAGE_BYTES {
-            return Err(WireError::TooLarge(bytes.len()));
-        }
-        if answer::is_binary(bytes) {
-            return answer::decode(bytes);
-        }
-        let r: ResultMessage = decode(bytes)?;
-        if r.format != FORMAT {
-            return Err(WireError::Format(r.format));
-        }
-        if r.results.len() > MAX_GAMES_PER_JOB {
-            return Err(WireError::Invalid(format!(
-                "{} games in one answer",
-                r.results.len()
-            )));
-        }
-        Ok(r)
-    }
-}
+// `ResultMessage::encode` and `decode` are in `answer.rs`.
 
 /// Checks a KNOBELN record a worker sent for the game with seed `seed`
 /// under `cfg`, and returns it with every failure's sentence written again

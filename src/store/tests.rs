@@ -302,7 +302,7 @@ fn the_quick_throws_reader_reads_as_the_first_one() {
                 out.push(pair);
             }
         }
-        (n % 2 == 0).then_some(out)
+        n.is_multiple_of(2).then_some(out)
     }
     let mut blobs: Vec<Vec<u8>> = (0..=0xffffu32)
         .map(|x| x.to_le_bytes()[..2].to_vec())
@@ -315,7 +315,7 @@ fn the_quick_throws_reader_reads_as_the_first_one() {
                 x ^= x >> 7;
                 x ^= x << 17;
                 // Mostly short numbers, as throws are; some long ones.
-                if x % 5 == 0 {
+                if x.is_multiple_of(5) {
                     (x >> 8) as u8 | 0x80
                 } else {
                     (x >> 8) as u8 & 0x7f

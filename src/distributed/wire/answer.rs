@@ -3,8 +3,9 @@
 //! bytes as the store keeps them (format 1 of `store::throws`), raw: no
 //! base64, no JSON per record. What is rare or large in kind (a fault's
 //! text, a bot game, a record's failures) stays JSON inside the frame.
-//! Pure: bytes in, bytes out; the checks of what the answer claims are
-//! the coordinator's ([`super::check_record`]), not here.
+//! [`ResultMessage`]'s `encode` and `decode` live here (binary out;
+//! binary or JSON in). Pure: bytes in, bytes out; the checks of what the
+//! answer claims are the coordinator's ([`super::check_record`]), not here.
 //!
 //! The layout (varints are LEB128, signed ones zigzag first; a text is a
 //! varint length and that many bytes of UTF-8):
@@ -25,9 +26,70 @@
 //! answers are refused for their format (each format has its own queue,
 //! so a worker of format 6 never holds a job of this one).
 
-use super::{GameIdent, GameResult, Outcome, ResultMessage, WireError, FORMAT, MAX_GAMES_PER_JOB};
+use super::{
+    GameIdent, GameResult, Outcome, ResultMessage, WireError, FORMAT, MAX_GAMES_PER_JOB,
+    MAX_MESSAGE_BYTES,
+};
 use crate::referee::{Failure, GameRecord};
 use crate::store::{decode_throws, encode_throws, THROWS_FORMAT};
+
+impl ResultMessage {
+    /// The answer as a worker of this format sends it: binary
+    /// (this module's).
+    pub fn encode(&self) -> Vec<u8> {
+        encode(self)
+    }
+
+    /// The answer as JSON (the form of formats up to 6, still read: tests
+    /// and tools may write it by hand).
+    pub fn encode_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a result serializes")
+    }
+
+    /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
+    /// hold: a result that would not travel has its played games turned
+    /// into faults that say so (played again elsewhere, and the run stops
+    /// naming the game if it never fits) instead of a publish retried
+    /// forever. By construction nothing a bot leaves makes a result this
+    /// large (kept folders, moves and standard error are bounded); this is
+    /// the guard should that ever be wrong.
+    pub fn encode_within_limit(mut self) -> Vec<u8> {
+        let bytes = self.encode();
+        if bytes.len() <= MAX_MESSAGE_BYTES {
+            return bytes;
+        }
+        let why = format!(
+            "the worker's result for this job is {} bytes, more than a message carries \
+             ({MAX_MESSAGE_BYTES}): an engine fault, the game is played again",
+            bytes.len()
+        );
+        for r in &mut self.results {
+            r.outcome = Outcome::Fault(why.clone());
+        }
+        self.encode()
+    }
+
+    /// Reads an answer, binary or JSON (told apart by its first bytes).
+    pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return Err(WireError::TooLarge(bytes.len()));
+        }
+        if is_binary(bytes) {
+            return decode(bytes);
+        }
+        let r: ResultMessage = super::decode(bytes)?;
+        if r.format != FORMAT {
+            return Err(WireError::Format(r.format));
+        }
+        if r.results.len() > MAX_GAMES_PER_JOB {
+            return Err(WireError::Invalid(format!(
+                "{} games in one answer",
+                r.results.len()
+            )));
+        }
+        Ok(r)
+    }
+}
 
 /// The first bytes of a binary answer: a NUL (no JSON text starts so),
 /// then `KNA` (KNOBELN answer).
