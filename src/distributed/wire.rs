@@ -109,7 +109,8 @@ pub fn most_games_per_job(kind: Discipline) -> usize {
 }
 
 /// Largest message either side reads (a KNOBELN record of 1000 throws is
-/// about 12 kB of JSON; NATS's own default limit is 1 MB).
+/// about 2 kB in a binary answer, 12 kB as JSON with its throws as pairs;
+/// NATS's own default limit is 1 MB).
 pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
 /// Longest text a worker may put into a failure (a strategy's garbage
