@@ -84,7 +84,7 @@ pub struct QueueArgs {
     pub ack_wait_secs: u64,
     /// Games kept in the queue at once (a job carries up to 128: keep
     /// enough for every worker to hold two).
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = 1024)]
     pub in_flight: usize,
 }
 

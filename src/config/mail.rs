@@ -91,7 +91,7 @@ pub struct EngineConfig {
     /// Seconds a dead worker's game waits before another worker gets it
     /// (0: 30).
     pub ack_wait_secs: u64,
-    /// Games kept in the queue at once (0: 2048).
+    /// Games kept in the queue at once (0: 1024).
     pub in_flight: usize,
 }
 
