@@ -82,8 +82,9 @@ pub struct QueueArgs {
     /// Seconds a silent worker's game waits before another worker gets it.
     #[arg(long, default_value_t = 30)]
     pub ack_wait_secs: u64,
-    /// Games kept in the queue at once.
-    #[arg(long, default_value_t = 128)]
+    /// Games kept in the queue at once (a job carries up to 128: keep
+    /// enough for every worker to hold two).
+    #[arg(long, default_value_t = 1024)]
     pub in_flight: usize,
 }
 
@@ -124,6 +125,9 @@ pub struct Worker {
     /// Test mode: wait this many milliseconds before playing a job.
     #[arg(long, hide = true, default_value_t = 0)]
     pub slow_ms: u64,
+    /// Test mode: the Nth KNOBELN game this worker starts panics.
+    #[arg(long, hide = true, value_name = "N")]
+    pub panic_in_game: Option<u64>,
     /// The kinds of games to take: `knobeln` (compiled KNOBELN strategies),
     /// `bots` (the line-protocol disciplines: needs the contest's language
     /// toolchains on this machine). Default: both.
@@ -171,6 +175,7 @@ impl Worker {
             mode,
             play,
             delay_per_job: std::time::Duration::from_millis(self.slow_ms),
+            panic_in_game: self.panic_in_game,
         })?;
         Ok(ExitCode::SUCCESS)
     }

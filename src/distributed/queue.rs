@@ -212,8 +212,10 @@ impl Default for QueueSettings {
     fn default() -> Self {
         QueueSettings {
             ack_wait: Duration::from_secs(30),
-            // 16 jobs of 64 games: enough for several workers of two
-            // threads each to have a job playing and one waiting.
+            // 8 jobs of 128 games: enough for four workers of two threads
+            // each to have a job playing and one waiting. (A bot contest's
+            // jobs are one game each, with its kept folders: more would
+            // hold more of them in the stream.)
             in_flight: 1024,
         }
     }

@@ -21,7 +21,10 @@
 //! [`KNOBELN_GAMES_PER_JOB`]; bot games one each) and is answered by one
 //! result message: the queue's cost is per message.
 //!
-//! Messages are JSON (`format` 2; each format has its own queue). Everything a worker sends is checked
+//! Jobs are JSON; a worker's answer is binary ([`answer`]: a KNOBELN
+//! record's throws travel as the store's bytes, the rest of a record as a
+//! few numbers), and a JSON answer is read too. Each format has its own
+//! queue ([`FORMAT`]). Everything a worker sends is checked
 //! before it counts: the identity must be a game in flight; a KNOBELN
 //! record's points must be the rules applied to its throws and its
 //! failures must sit at the throw after the last completed one; a bot
@@ -39,6 +42,8 @@ use crate::lines::{
 };
 use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, RefereeConfig};
 use crate::tournament::schedule::GameKey;
+
+pub mod answer;
 
 /// The version of the message format. Each format has a queue of its own
 /// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
@@ -58,26 +63,32 @@ use crate::tournament::schedule::GameKey;
 /// (`LineLimits::waited`, failure `waited`), kept folders are measured as
 /// the tmpfs counts them, and transcripts keep lines as the rules read
 /// them (a worker of format 5 would judge and record otherwise).
-pub const FORMAT: u32 = 6;
+/// Format 7: a worker's answer is binary ([`answer`]: a KNOBELN record's
+/// throws as raw bytes, no base64 or JSON per record); the jobs are JSON
+/// as before, and a JSON answer of this format is still read.
+pub const FORMAT: u32 = 7;
 
 /// The most games one job message may carry.
-pub const MAX_GAMES_PER_JOB: usize = 64;
+pub const MAX_GAMES_PER_JOB: usize = 128;
 
 /// The most KNOBELN games the coordinator puts into one job. A game of
 /// modules takes well under a millisecond, so a job must carry many for
 /// the queue's cost per message (a publish, a fetch, an acknowledgement,
-/// about a millisecond in all) to stay within a few per cent of the play;
-/// a group of 41 teams (861 games) still makes 14 jobs to spread.
-pub const KNOBELN_GAMES_PER_JOB: usize = 64;
+/// about a millisecond in all, on the server, the coordinator and the
+/// worker) to stay within a few per cent of the play; a group of 41 teams
+/// (861 games) still makes 7 jobs to spread. (Format 6 had 64: the queue's
+/// CPU per game fell by a third from 64 to 128.)
+pub const KNOBELN_GAMES_PER_JOB: usize = 128;
 
-/// What the records of one job's games may take of a result message.
-const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 2;
+/// What the records of one job's games may take of a result message
+/// (estimated at 4 bytes per throw; a binary record takes about 2).
+const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 4 * 3;
 
 /// How many games of this kind the coordinator puts into one job: bot
 /// games (seconds to minutes each, several programs) one by one; KNOBELN
 /// games [`KNOBELN_GAMES_PER_JOB`] at a time, fewer when their records
-/// (about 3 bytes per throw on the wire, at most 4) would make the answer
-/// large.
+/// (about 2 bytes per throw on the wire, estimated at 4) would make the
+/// answer large.
 pub fn games_per_job(play: &Play) -> usize {
     match play {
         Play::Knobeln { referee, .. } => {
@@ -98,7 +109,8 @@ pub fn most_games_per_job(kind: Discipline) -> usize {
 }
 
 /// Largest message either side reads (a KNOBELN record of 1000 throws is
-/// about 12 kB of JSON; NATS's own default limit is 1 MB).
+/// about 2 kB in a binary answer, 12 kB as JSON with its throws as pairs;
+/// NATS's own default limit is 1 MB).
 pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
 /// Longest text a worker may put into a failure (a strategy's garbage
@@ -455,52 +467,7 @@ fn check_play(play: &Play) -> Result<(), WireError> {
     Ok(())
 }
 
-impl ResultMessage {
-    pub fn encode(&self) -> Vec<u8> {
-        // Written into room for about a 1000-throw record per game: a
-        // buffer grown by doubling copied the answer several times over.
-        let mut bytes = Vec::with_capacity(512 + 3072 * self.results.len());
-        serde_json::to_writer(&mut bytes, self).expect("a result serializes");
-        bytes
-    }
-
-    /// The encoded result, within [`MAX_MESSAGE_BYTES`] whatever its games
-    /// hold: a result that would not travel has its played games turned
-    /// into faults that say so (played again elsewhere, and the run stops
-    /// naming the game if it never fits) instead of a publish retried
-    /// forever. By construction nothing a bot leaves makes a result this
-    /// large (kept folders, moves and standard error are bounded); this is
-    /// the guard should that ever be wrong.
-    pub fn encode_within_limit(mut self) -> Vec<u8> {
-        let bytes = self.encode();
-        if bytes.len() <= MAX_MESSAGE_BYTES {
-            return bytes;
-        }
-        let why = format!(
-            "the worker's result for this job is {} bytes, more than a message carries \
-             ({MAX_MESSAGE_BYTES}): an engine fault, the game is played again",
-            bytes.len()
-        );
-        for r in &mut self.results {
-            r.outcome = Outcome::Fault(why.clone());
-        }
-        self.encode()
-    }
-
-    pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
-        let r: ResultMessage = decode(bytes)?;
-        if r.format != FORMAT {
-            return Err(WireError::Format(r.format));
-        }
-        if r.results.len() > MAX_GAMES_PER_JOB {
-            return Err(WireError::Invalid(format!(
-                "{} games in one answer",
-                r.results.len()
-            )));
-        }
-        Ok(r)
-    }
-}
+// `ResultMessage::encode` and `decode` are in `answer.rs`.
 
 /// Checks a KNOBELN record a worker sent for the game with seed `seed`
 /// under `cfg`, and returns it with every failure's sentence written again
@@ -573,7 +540,7 @@ pub fn check_record(
     Ok(record)
 }
 
-/// A KNOBELN record on the wire: the throws as the store keeps them
+/// A KNOBELN record in a JSON answer: the throws as the store keeps them
 /// (differences to each player's previous throw, zigzag varints; about
 /// 2–3 kB for 1000 throws) in base64, instead of a JSON array of pairs
 /// (about 12 kB): less for the NATS server to store and for the

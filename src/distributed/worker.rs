@@ -99,6 +99,9 @@ pub struct WorkerOptions {
     /// Test mode: waits this long before it plays a job (a slow machine,
     /// or a long bot match; zero: none).
     pub delay_per_job: Duration,
+    /// Test mode: the `n`th KNOBELN game this worker starts panics on its
+    /// game thread (a bug in the engine, as a test can cause it).
+    pub panic_in_game: Option<u64>,
 }
 
 /// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
@@ -159,7 +162,7 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         let bucket = wait_for_programs(&js, &o.name).await;
         (
             Some(ProgramCache::new(o.cache_dir.clone(), bucket)?),
-            Some(GameThreads::start(jobs)),
+            Some(GameThreads::start(jobs, o.panic_in_game)),
         )
     } else {
         (None, None)
@@ -823,6 +826,41 @@ pub fn canned_record(cfg: &RefereeConfig, seed: u64) -> GameRecord {
     }
 }
 
+/// Plays one game on a game thread. A panic (a bug in the referee or the
+/// engine, never a strategy's doing: a strategy's trap is a failure in its
+/// record) loses this game only: it becomes an `Err` (a fault, the game is
+/// played again elsewhere), and the thread goes on with the batch's other
+/// games. Without this the thread died, and with it the answers of every
+/// game of its batch. Nothing a game shares with the next one is left
+/// half-changed by a panic: each game has its own instances and store; the
+/// loaded modules are only read.
+fn play_caught(
+    game: &Game,
+    started: &AtomicU64,
+    panic_in_game: Option<u64>,
+) -> Result<GameRecord, String> {
+    let (referee, programs, seeds) = game;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let n = started.fetch_add(1, Ordering::Relaxed) + 1;
+        if panic_in_game == Some(n) {
+            panic!("--panic-in-game {n}: this game panics (a test)");
+        }
+        referee
+            .play_loaded([&programs[0], &programs[1]], *seeds)
+            .map_err(|e| format!("the referee failed: {e}"))
+    }))
+    .unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(format!(
+            "the game panicked on this worker's game thread ({what}): an engine fault"
+        ))
+    })
+}
+
 /// Threads that play games, each pinned to one CPU as in the local pool,
 /// so that a game's referee and both strategies share that CPU.
 struct GameThreads {
@@ -871,12 +909,15 @@ impl GameThreads {
     /// in the local pool. Several workers on one machine get their own CPUs
     /// from whoever starts them (`taskset -c`, systemd's `CPUAffinity=`);
     /// otherwise they would all start at the first CPU.
-    fn start(n: usize) -> GameThreads {
+    /// `panic_in_game`: the test mode of [`WorkerOptions::panic_in_game`].
+    fn start(n: usize, panic_in_game: Option<u64>) -> GameThreads {
         let cpus = allowed_cpus();
         let (tx, rx) = crossbeam_channel::unbounded::<GameTask>();
         let threads = n.clamp(1, crate::wasm::MAX_GAMES_AT_ONCE);
+        let started = Arc::new(AtomicU64::new(0));
         for i in 0..threads {
             let rx = rx.clone();
+            let started = started.clone();
             let cpu = cpus[i % cpus.len()];
             std::thread::Builder::new()
                 .name(format!("referee-{i}"))
@@ -889,12 +930,8 @@ impl GameThreads {
                             left: t.games.len(),
                         };
                         let mut records = Vec::with_capacity(t.games.len());
-                        for (referee, programs, seeds) in &t.games {
-                            records.push(
-                                referee
-                                    .play_loaded([&programs[0], &programs[1]], *seeds)
-                                    .map_err(|e| format!("the referee failed: {e}")),
-                            );
+                        for game in &t.games {
+                            records.push(play_caught(game, &started, panic_in_game));
                             left.one_done();
                         }
                         let _ = t.reply.send(records);

@@ -274,6 +274,67 @@ fn throws_round_trip() {
     );
 }
 
+/// The quick reader of format 1 reads every blob as the first one did
+/// (number by number): the same throws, or an error where it gave one.
+#[test]
+fn the_quick_throws_reader_reads_as_the_first_one() {
+    fn number_by_number(bytes: &[u8]) -> Option<Vec<[i64; 2]>> {
+        let (mut out, mut prev, mut pair, mut i, mut n) = (Vec::new(), [0i64; 2], [0i64; 2], 0, 0);
+        while i < bytes.len() {
+            let (mut z, mut shift) = (0u64, 0u32);
+            loop {
+                let b = *bytes.get(i)?;
+                i += 1;
+                if shift >= 64 {
+                    return None;
+                }
+                z |= u64::from(b & 0x7f) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    break;
+                }
+            }
+            let p = n % 2;
+            prev[p] = prev[p].wrapping_add(((z >> 1) as i64) ^ -((z & 1) as i64));
+            pair[p] = prev[p];
+            n += 1;
+            if p == 1 {
+                out.push(pair);
+            }
+        }
+        n.is_multiple_of(2).then_some(out)
+    }
+    let mut blobs: Vec<Vec<u8>> = (0..=0xffffu32)
+        .map(|x| x.to_le_bytes()[..2].to_vec())
+        .collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for len in 0..4000usize {
+        let blob = (0..len % 40)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly short numbers, as throws are; some long ones.
+                if x.is_multiple_of(5) {
+                    (x >> 8) as u8 | 0x80
+                } else {
+                    (x >> 8) as u8 & 0x7f
+                }
+            })
+            .collect();
+        blobs.push(blob);
+    }
+    blobs.push(vec![0xff; 10]);
+    blobs.push([vec![0xff; 9], vec![1, 0]].concat());
+    for b in &blobs {
+        assert_eq!(
+            decode_throws(b, THROWS_FORMAT).ok(),
+            number_by_number(b),
+            "{b:?}"
+        );
+    }
+}
+
 #[test]
 fn a_game_of_climbing_series_takes_under_three_bytes_a_throw() {
     let mut t = Vec::new();

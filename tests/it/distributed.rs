@@ -816,6 +816,36 @@ fn a_worker_that_cannot_play_is_reported_and_its_games_go_elsewhere() {
     assert!(err.contains("(an infrastructure fault, not the participants'"));
 }
 
+/// A game that panics on a worker's game thread (a bug in the engine)
+/// loses that game only: the other games of its job are answered, the one
+/// is played again, and the results are the local run's.
+#[test]
+fn a_game_that_panics_on_a_worker_loses_that_game_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 8);
+    let expected = reference(8);
+    let nats = Nats::start(tmp.path(), "127.0.0.1");
+    let db = tmp.path().join("coordinator.db");
+    let worker = Worker::start(tmp.path(), &nats.url(), "w", &["--panic-in-game", "2"]);
+    let (got, err) = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]).finish();
+    assert_eq!(got, expected, "{err}");
+    assert_counted_once(&db, &got);
+    let report = err
+        .lines()
+        .rfind(|l| l.contains("workers of this run"))
+        .unwrap();
+    // One fault (the game that panicked), not one per game of its job.
+    assert!(
+        report.contains(", 1 infrastructure faults (last: the game panicked"),
+        "{report}"
+    );
+    assert!(
+        worker.log().contains("--panic-in-game 2"),
+        "{}",
+        worker.log()
+    );
+}
+
 /// How a stand-in for a worker treats the one job it takes.
 #[derive(Clone, Copy)]
 enum TakeJob {

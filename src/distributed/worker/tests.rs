@@ -1,6 +1,7 @@
 //! Unit tests of the worker: the cache refuses a file of another content, a
 //! canned record passes the coordinator's check, the pulling task is let
-//! go when the games held fall below the mark.
+//! go when the games held fall below the mark, a game that panics loses
+//! itself only.
 
 use super::cache::{read_verified, store_file};
 use super::*;
@@ -40,4 +41,57 @@ fn the_pulling_task_goes_on_only_once_fewer_games_than_the_mark_are_held() {
     assert_eq!(places.free().now_or_never(), Some(1));
     places.give_back(1);
     assert_eq!(places.free().now_or_never(), Some(2));
+}
+
+/// Games of two programs that cannot play (no module to run: the referee
+/// records both players' failures at once), each of its own seed.
+fn unplayable_games(seeds: std::ops::Range<u64>) -> Vec<Game> {
+    let nothing: Arc<Loaded> = Arc::new(Err(crate::wasm::NotPlayable("no module".into())));
+    seeds
+        .map(|s| {
+            (
+                Referee::new(RefereeConfig::default()),
+                [nothing.clone(), nothing.clone()],
+                GameSeeds {
+                    game: s,
+                    players: [s + 100, s + 200],
+                },
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_game_that_panics_loses_itself_only_and_the_thread_plays_on() {
+    use futures_util::FutureExt;
+    let threads = GameThreads::start(1, Some(3));
+    let places = Arc::new(GamePlaces::new(2));
+    places.take(5);
+    let records =
+        futures_executor_block_on(threads.play_batch(unplayable_games(1..6), Some(places.clone())))
+            .expect("the batch is answered");
+    assert_eq!(records.len(), 5);
+    for (i, r) in records.iter().enumerate() {
+        if i == 2 {
+            let e = r.as_ref().unwrap_err();
+            assert!(e.contains("panicked") && e.contains("engine fault"), "{e}");
+        } else {
+            assert_eq!(r.as_ref().unwrap().seed, i as u64 + 1, "{r:?}");
+        }
+    }
+    // Every game's place came back, the panicking one's too.
+    assert_eq!(places.free().now_or_never(), Some(2));
+    // The thread lives on: the next batch is played.
+    let again =
+        futures_executor_block_on(threads.play_batch(unplayable_games(6..8), None)).unwrap();
+    assert!(again.iter().all(|r| r.is_ok()), "{again:?}");
+}
+
+/// Waits for a future on a runtime of its own (the game threads answer
+/// through a oneshot).
+fn futures_executor_block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
 }
