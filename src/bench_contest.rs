@@ -100,18 +100,16 @@ impl KeptMoves {
     /// Reads every kept game's stored moves of the contest, unpacks and
     /// packs each again under the thread's CPU clock.
     fn measure(conn: &rusqlite::Connection, contest: i64) -> Result<KeptMoves, BenchError> {
-        use crate::discipline::transcript::{pack_moves, unpack_moves};
+        use crate::discipline::transcript::stored_moves;
         let mut k = KeptMoves::default();
-        let mut st = conn.prepare(
-            "SELECT moves FROM bot_games WHERE contest_id = ?1 AND typeof(moves) = 'blob'",
-        )?;
+        let mut st = conn
+            .prepare("SELECT moves FROM bot_games WHERE contest_id = ?1 AND moves IS NOT NULL")?;
         let mut rows = st.query([contest])?;
         while let Some(r) = rows.next()? {
-            let packed = r.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
             let c0 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
-            let text = unpack_moves(packed).map_err(|e| e.to_string())?;
+            let text = crate::store::bots::moves_text(r.get_ref(0)?)?.ok_or("no moves")?;
             let c1 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
-            let again = pack_moves(&text).ok_or("a kept body too long")?;
+            let again = stored_moves(text.clone()).ok_or("a kept body too long")?;
             let c2 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
             k.games += 1;
             k.text_bytes += text.len() as u64;

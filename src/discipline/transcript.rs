@@ -53,7 +53,9 @@ pub mod moves;
 pub mod packed;
 
 pub use moves::*;
-pub use packed::{pack_moves, unpack_moves, UnpackError, MAX_MOVES_BYTES};
+pub use packed::{
+    pack_moves, stored_moves, unpack_moves, StoredMoves, UnpackError, MAX_MOVES_BYTES,
+};
 
 use crate::discipline::game::Setup;
 use crate::game::lines::{Exchange, Said};

@@ -3,6 +3,8 @@
 //! line included) is compressed with zlib (deflate with a checksum, the
 //! pure-Rust `miniz_oxide`) behind one byte that says the packing
 //! ([`PACKED_ZLIB`]), so that another packing can follow without guessing.
+//! A body that packing would not make smaller (a few bids) is kept as text
+//! ([`stored_moves`]), as every body was before packing.
 //!
 //! Measured on kept games (2026-11-29): a 2500-round ultimatum match's
 //! 65–70 kB of moves become 0.25–0.35 kB between the demo bots that play a
@@ -48,6 +50,41 @@ pub enum UnpackError {
     NotText,
 }
 
+/// A moves body in the form the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredMoves {
+    /// The text as it is: a body that packing would not make smaller (a
+    /// FootSteps game of a few bids), as every body before packing.
+    Text(String),
+    /// Packed ([`pack_moves`]).
+    Packed(Vec<u8>),
+}
+
+impl StoredMoves {
+    /// Its bytes in the store.
+    pub fn len(&self) -> usize {
+        match self {
+            StoredMoves::Text(t) => t.len(),
+            StoredMoves::Packed(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The smaller of the body and its packed form, or `None` if it is longer
+/// than a kept game may be ([`MAX_MOVES_BYTES`]).
+pub fn stored_moves(body: String) -> Option<StoredMoves> {
+    let packed = pack_moves(&body)?;
+    Some(if packed.len() < body.len() {
+        StoredMoves::Packed(packed)
+    } else {
+        StoredMoves::Text(body)
+    })
+}
+
 /// The body packed for the store, or `None` if it is longer than a kept
 /// game may be ([`MAX_MOVES_BYTES`]).
 pub fn pack_moves(body: &str) -> Option<Vec<u8>> {
@@ -91,6 +128,14 @@ mod tests {
         assert!(packed.len() * 10 < body.len(), "{}", packed.len());
         assert_eq!(unpack_moves(&packed).unwrap(), body);
         assert_eq!(unpack_moves(&pack_moves("").unwrap()).unwrap(), "");
+        assert_eq!(
+            stored_moves(body.clone()),
+            Some(StoredMoves::Packed(packed))
+        );
+        // A short body (a FootSteps game of a few bids) stays text: packing
+        // adds 7 bytes (the packing, zlib's header and checksum).
+        let short = "# knobeln moves 2\n1: 3\n2: 5\n1: 0\n".to_string();
+        assert_eq!(stored_moves(short.clone()), Some(StoredMoves::Text(short)));
     }
 
     /// A body that would unpack beyond the longest a kept game has is an
@@ -100,6 +145,7 @@ mod tests {
     fn a_body_that_unpacks_beyond_the_longest_kept_game_is_refused() {
         let long = "1: 5\n".repeat(MAX_MOVES_BYTES / 5 + 1);
         assert!(pack_moves(&long).is_none(), "never kept");
+        assert!(stored_moves(long.clone()).is_none());
         let mut bomb = vec![PACKED_ZLIB];
         bomb.extend(miniz_oxide::deflate::compress_to_vec_zlib(
             long.as_bytes(),
@@ -118,11 +164,17 @@ mod tests {
     #[test]
     fn damaged_or_unknown_packings_are_errors() {
         assert_eq!(unpack_moves(&[]), Err(UnpackError::Empty));
-        assert_eq!(unpack_moves(&[7, 1, 2]), Err(UnpackError::UnknownPacking(7)));
+        assert_eq!(
+            unpack_moves(&[7, 1, 2]),
+            Err(UnpackError::UnknownPacking(7))
+        );
         let mut packed = pack_moves("# knobeln moves 2\n1: 500\n2: JA\n").unwrap();
         let n = packed.len();
         packed[n - 2] ^= 0x55; // the checksum
-        assert!(matches!(unpack_moves(&packed), Err(UnpackError::Damaged(_))));
+        assert!(matches!(
+            unpack_moves(&packed),
+            Err(UnpackError::Damaged(_))
+        ));
         assert!(matches!(
             unpack_moves(&[PACKED_ZLIB, 0x78]),
             Err(UnpackError::Damaged(_))

@@ -164,9 +164,8 @@ pub fn for_each_game(
         let record: String = r.get(1)?;
         let seats: Option<String> = r.get(2)?;
         let pairing: Option<String> = r.get(3)?;
-        let moves = moves_text(r.get_ref(4)?).map_err(|e| {
-            BotContestError::Corrupt(format!("moves of {key}: {e}"))
-        })?;
+        let moves = moves_text(r.get_ref(4)?)
+            .map_err(|e| BotContestError::Corrupt(format!("moves of {key}: {e}")))?;
         let result: String = r.get(5)?;
         let seats: Vec<TeamId> = match seats {
             Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
@@ -194,10 +193,11 @@ pub fn for_each_game(
     Ok(())
 }
 
-/// The moves body a row's `moves` holds: packed (a BLOB, what is stored
-/// since schema 0023: [`transcript::unpack_moves`], bounded), the text
-/// itself (a row stored before), or none (a game that keeps no transcript).
-pub(crate) fn moves_text(
+/// The moves body a row's `moves` holds: packed (a BLOB, stored since
+/// schema 0023: [`transcript::unpack_moves`], bounded), the text itself (a
+/// row stored before, or a body too short to gain from packing), or none
+/// (a game that keeps no transcript).
+pub fn moves_text(
     stored: rusqlite::types::ValueRef<'_>,
 ) -> std::result::Result<Option<String>, String> {
     use rusqlite::types::ValueRef;
