@@ -43,8 +43,8 @@
 //! kit's referees (`referee.py --expand`) do the same at home.
 //!
 //! The store keeps the moves body packed ([`packed`]: zlib behind a byte
-//! that names the packing, at most [`MAX_MOVES_BYTES`] unpacked), and
-//! reads it back byte for byte.
+//! that names the packing, or the text where that is no smaller; at most
+//! [`MAX_MOVES_BYTES`] unpacked), and reads it back byte for byte.
 //!
 //! What it does not do: play a game with processes (`super::play`), judge
 //! or store anything. Parsing is linear and capped by its caller's input.
