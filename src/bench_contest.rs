@@ -10,7 +10,8 @@
 //! measured around each in-process game), the players' CPU per game (the
 //! floor of this run), the peak resident memory and the database's bytes
 //! per game, so that "flat in the number of games" is visible; then the
-//! results table's and the site's time. Then a sample of real games of
+//! kept games' moves (bytes of text and packed, the CPU to pack and unpack
+//! each), the results table's and the site's time. Then a sample of real games of
 //! the discipline's C demo bot against itself in the bot sandbox: the bots'
 //! CPU per game (the real floor) and the wall time a contest of this size
 //! would take with real bots on this machine's CPUs (bots' CPU / CPUs),
@@ -83,6 +84,43 @@ pub struct RealSample {
     pub wall: Duration,
 }
 
+/// The kept games' moves as stored: their text and packed bytes, and the
+/// CPU to pack and to unpack them (measured again on the stored rows, one
+/// thread, after the run).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeptMoves {
+    pub games: u64,
+    pub text_bytes: u64,
+    pub packed_bytes: u64,
+    pub pack: Duration,
+    pub unpack: Duration,
+}
+
+impl KeptMoves {
+    /// Reads every kept game's stored moves of the contest, unpacks and
+    /// packs each again under the thread's CPU clock.
+    fn measure(conn: &rusqlite::Connection, contest: i64) -> Result<KeptMoves, BenchError> {
+        use crate::discipline::transcript::stored_moves;
+        let mut k = KeptMoves::default();
+        let mut st = conn
+            .prepare("SELECT moves FROM bot_games WHERE contest_id = ?1 AND moves IS NOT NULL")?;
+        let mut rows = st.query([contest])?;
+        while let Some(r) = rows.next()? {
+            let c0 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
+            let text = crate::store::bots::moves_text(r.get_ref(0)?)?.ok_or("no moves")?;
+            let c1 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
+            let again = stored_moves(text.clone()).ok_or("a kept body too long")?;
+            let c2 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
+            k.games += 1;
+            k.text_bytes += text.len() as u64;
+            k.packed_bytes += again.len() as u64;
+            k.unpack += c1 - c0;
+            k.pack += c2 - c1;
+        }
+        Ok(k)
+    }
+}
+
 /// The figures of one run.
 #[derive(Debug, Clone)]
 pub struct BotContestBench {
@@ -94,6 +132,8 @@ pub struct BotContestBench {
     pub stored: u64,
     /// Playing and storing every game, the results table included.
     pub play: Duration,
+    /// The kept games' moves (text, packed, CPU).
+    pub kept: KeptMoves,
     /// The site's time and pages, when it was written.
     pub site: Option<(Duration, u64)>,
     /// The real floor, or why there is none (no C toolchain, no C demo).
@@ -153,6 +193,20 @@ impl BotContestBench {
             self.cpus,
             last.players_cpu.as_secs_f64() / self.cpus as f64
         );
+        let k = self.kept;
+        if k.games > 0 {
+            let per = |x: f64| x / k.games as f64;
+            println!(
+                "  kept games' moves: {} games, {:.0} bytes of text a game stored as {:.0} \
+                 ({:.1} %); CPU a game to pack {:.1} µs, to unpack {:.1} µs",
+                k.games,
+                per(k.text_bytes as f64),
+                per(k.packed_bytes as f64),
+                100.0 * k.packed_bytes as f64 / k.text_bytes.max(1) as f64,
+                per(k.pack.as_secs_f64() * 1e6),
+                per(k.unpack.as_secs_f64() * 1e6)
+            );
+        }
         match self.site {
             Some((site, pages)) => println!(
                 "  site: {:.1} s, {:.1} µs per game, {} pages",
@@ -347,6 +401,7 @@ pub fn bot_contest_bench(
         checkpoints.push(scripted.checkpoint(games));
     }
     let stored = crate::contest::bots::games_played(store.conn(), &c)?;
+    let kept = KeptMoves::measure(store.conn(), c.id)?;
     let site = match site {
         SiteStep::Write => {
             let t1 = Instant::now();
@@ -364,6 +419,7 @@ pub fn bot_contest_bench(
         checkpoints,
         stored,
         play,
+        kept,
         site,
         real: real_sample(seam, &config, real_games),
         seats: seam.seats(),
@@ -454,6 +510,8 @@ mod tests {
             assert!(b.site.is_some_and(|(_, pages)| pages > 0), "{d}: {b:?}");
             assert_eq!(last.games, b.stored, "{d}: {b:?}");
             assert!(last.db_bytes > 0, "{d}: {b:?}");
+            assert!(b.kept.games > 0, "{d}: games keep their moves: {b:?}");
+            assert!(b.kept.packed_bytes < b.kept.text_bytes, "{d}: {b:?}");
         }
     }
 }

@@ -312,12 +312,18 @@ static SETUPS: LazyLock<[Setup; 4]> = LazyLock::new(|| {
 /// (`transcript::parse_moves`), replayed through the game's rules
 /// (`transcript::expand`). The first byte picks the discipline. Properties:
 /// a parsed line is in range and prints back the same; the moves body
-/// reads back (also written in format 1, players from 0); the moves of a
+/// reads back (also written in format 1, players from 0), and packed as
+/// the store keeps it unpacks to the same bytes; the moves of a
 /// replayed transcript replay to it again (`expand(moves(t)) == t`).
 pub fn referee_lines(data: &[u8]) {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
+    // Any bytes as a stored packed body: text no longer than a kept game's,
+    // or an error.
+    if let Ok(t) = transcript::unpack_moves(rest) {
+        assert!(t.len() <= transcript::MAX_MOVES_BYTES);
+    }
     let text = text(rest);
     for line in text.lines().take(32) {
         if let Ok(offer) = ultimatum::parse_offer(line) {
@@ -339,6 +345,10 @@ pub fn referee_lines(data: &[u8]) {
         return;
     };
     let body = transcript::moves_body(&moves);
+    // As the store keeps it: packed, and unpacked byte for byte.
+    if let Some(packed) = transcript::pack_moves(&body) {
+        assert_eq!(transcript::unpack_moves(&packed).as_deref(), Ok(&*body));
+    }
     let back = transcript::parse_moves(&body, setup.seats()).expect("a moves body reads back");
     assert_eq!(back.moves, moves.moves);
     assert_eq!(back.ends_after, moves.ends_after);

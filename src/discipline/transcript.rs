@@ -42,12 +42,20 @@
 //! `expand(moves(t)) == t` for every transcript the server records; the
 //! kit's referees (`referee.py --expand`) do the same at home.
 //!
+//! The store keeps the moves body packed ([`packed`]: zlib behind a byte
+//! that names the packing, or the text where that is no smaller; at most
+//! [`MAX_MOVES_BYTES`] unpacked), and reads it back byte for byte.
+//!
 //! What it does not do: play a game with processes (`super::play`), judge
 //! or store anything. Parsing is linear and capped by its caller's input.
 
 pub mod moves;
+pub mod packed;
 
 pub use moves::*;
+pub use packed::{
+    pack_moves, stored_moves, unpack_moves, StoredMoves, UnpackError, MAX_MOVES_BYTES,
+};
 
 use crate::discipline::game::Setup;
 use crate::game::lines::{Exchange, Said};

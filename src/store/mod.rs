@@ -121,6 +121,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0022_outbox_bodies.sql",
         include_str!("../../schema/0022_outbox_bodies.sql"),
     ),
+    (
+        "0023_packed_bot_moves.sql",
+        include_str!("../../schema/0023_packed_bot_moves.sql"),
+    ),
 ];
 
 /// An open database.

@@ -150,7 +150,7 @@ pub(super) fn load_bots(store: &Store, c: &BotContest, config: &Config) -> Resul
 
 /// Stores a played game under its key (once: a second result of the same
 /// game is ignored), with its seats, pairing and, when its transcript was
-/// kept, its moves (the referee's lines follow from the rules).
+/// kept, its moves (the referee's lines follow from the rules), packed.
 pub(super) fn store_game(
     conn: &Connection,
     c: &BotContest,
@@ -161,7 +161,15 @@ pub(super) fn store_game(
 ) -> Result<()> {
     let seam = seam_of(c)?;
     let result = seam.planner_result(&config.sections(), &job.key, &job.seats, &p);
-    let moves = p.take_moves();
+    // Packed small where that is smaller (`transcript::stored_moves`); a
+    // body longer than a kept game may be is kept as a cut transcript is:
+    // not at all.
+    use crate::discipline::transcript::{stored_moves, StoredMoves};
+    use rusqlite::types::Value;
+    let moves = p.take_moves().and_then(stored_moves).map(|m| match m {
+        StoredMoves::Text(t) => Value::Text(t),
+        StoredMoves::Packed(b) => Value::Blob(b),
+    });
     let folders = p.take_folders();
     let record = serde_json::to_string(&p).expect("json");
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();

@@ -1191,3 +1191,123 @@ fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
     .unwrap_err();
     assert!(e.to_string().contains("asked for at most 0"), "{e}");
 }
+
+/// A scripted player that hands over its game's transcript when the
+/// contest keeps it, as the referee does.
+struct Keeping {
+    players: crate::discipline::seam::ScriptedPlayers,
+}
+
+impl InProcessPlayers for Keeping {
+    fn play(
+        &self,
+        setup: &Setup,
+        seats: &[TeamId],
+        transcript: crate::discipline::play::Transcript,
+        folders: Option<&[crate::sandbox::folder::FolderImage]>,
+    ) -> std::result::Result<Played, String> {
+        let (outcome, lines) = (self.players.play)(setup);
+        let n = seats.len();
+        Ok(Played {
+            outcome: outcome.map(|o| (self.players.vary)(&o, seats[0].0 as usize)),
+            failures: Vec::new(),
+            cpu_ms: vec![3; n],
+            cpu_us: vec![3000; n],
+            wall_ms: 10,
+            stderr: vec![String::new(); n],
+            transcript: (transcript == crate::discipline::play::Transcript::Keep).then_some(lines),
+            transcript_truncated: false,
+            moves: None,
+            folders: folders.map(|f| f.to_vec()),
+        })
+    }
+}
+
+/// Every kept game's moves are stored packed (a BLOB, schema 0023) and read
+/// back as the very transcript played, in every discipline; a row stored
+/// before, with the moves as text, reads as the same game; a packed body
+/// that would unpack beyond the longest kept game is damaged data, not an
+/// allocation.
+#[test]
+fn kept_moves_are_stored_packed_and_read_back_exactly_old_text_rows_too() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    use crate::discipline::transcript;
+    for d in crate::discipline::registry::built_in() {
+        let s = ScriptedContest::start(d, 2, Some(1), Stored::Running).unwrap();
+        let c = contest(s.store.conn()).unwrap().unwrap();
+        let players = Keeping { players: s.players };
+        play_all_by(
+            &s.store,
+            &c,
+            &s.config,
+            Players::InProcess(&players),
+            &chrono::Utc::now,
+        )
+        .unwrap();
+        let conn = s.store.conn();
+        let packed: Vec<(String, Vec<u8>)> = {
+            let mut st = conn
+                .prepare("SELECT game_key, moves FROM bot_games WHERE typeof(moves) = 'blob'")
+                .unwrap();
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            rows.collect::<std::result::Result<_, _>>().unwrap()
+        };
+        let text_rows: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM bot_games WHERE typeof(moves) = 'text'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(!packed.is_empty(), "{d}: games keep their moves packed");
+        let read = |what: &str| {
+            let mut games = Vec::new();
+            crate::store::bots::for_each_game(&s.store, &c, &s.config, |g| {
+                games.push(g);
+                Ok(())
+            })
+            .map(|()| games)
+            .map_err(|e| format!("{d}, {what}: {e}"))
+        };
+        let games = read("packed").unwrap();
+        let mut kept = 0;
+        for g in &games {
+            let Some(m) = &g.moves else { continue };
+            kept += 1;
+            let (_, played) = (players.players.play)(&g.setup);
+            assert_eq!(g.transcript().unwrap(), played, "{d} {}", g.key);
+            assert_eq!(*m, transcript::moves_of(&played, &[]), "{d} {}", g.key);
+        }
+        assert_eq!(kept, packed.len() + text_rows as usize, "{d}");
+        // As an older version stored them: the moves body as text.
+        for (key, bytes) in &packed {
+            assert_eq!(bytes[0], transcript::packed::PACKED_ZLIB, "{d} {key}");
+            let text = transcript::unpack_moves(bytes).unwrap();
+            assert!(text.starts_with(transcript::STORED_MOVES_LINE), "{d}");
+            conn.execute(
+                "UPDATE bot_games SET moves = ?2 WHERE game_key = ?1",
+                rusqlite::params![key, text],
+            )
+            .unwrap();
+        }
+        let texts = read("text").unwrap();
+        assert_eq!(texts.len(), games.len());
+        for (a, b) in texts.iter().zip(&games) {
+            assert_eq!((&a.key, &a.moves), (&b.key, &b.moves), "{d}");
+        }
+        // A body that unpacks beyond the longest a kept game has.
+        let mut bomb = vec![transcript::packed::PACKED_ZLIB];
+        bomb.extend(miniz_oxide::deflate::compress_to_vec_zlib(
+            &vec![b'1'; transcript::MAX_MOVES_BYTES + 1],
+            1,
+        ));
+        conn.execute(
+            "UPDATE bot_games SET moves = ?2 WHERE game_key = ?1",
+            rusqlite::params![packed[0].0, bomb],
+        )
+        .unwrap();
+        let e = read("a bomb").unwrap_err();
+        assert!(e.contains("stored data is damaged: moves of"), "{e}");
+        assert!(e.contains("more than 8388608 bytes"), "{e}");
+    }
+}

@@ -164,7 +164,8 @@ pub fn for_each_game(
         let record: String = r.get(1)?;
         let seats: Option<String> = r.get(2)?;
         let pairing: Option<String> = r.get(3)?;
-        let moves: Option<String> = r.get(4)?;
+        let moves = moves_text(r.get_ref(4)?)
+            .map_err(|e| BotContestError::Corrupt(format!("moves of {key}: {e}")))?;
         let result: String = r.get(5)?;
         let seats: Vec<TeamId> = match seats {
             Some(s) => parse::<Vec<u32>>(&s)?.into_iter().map(TeamId).collect(),
@@ -190,6 +191,26 @@ pub fn for_each_game(
         })?;
     }
     Ok(())
+}
+
+/// The moves body a row's `moves` holds: packed (a BLOB, stored since
+/// schema 0023: [`transcript::unpack_moves`], bounded), the text itself (a
+/// row stored before, or a body too short to gain from packing), or none
+/// (a game that keeps no transcript).
+pub fn moves_text(
+    stored: rusqlite::types::ValueRef<'_>,
+) -> std::result::Result<Option<String>, String> {
+    use rusqlite::types::ValueRef;
+    match stored {
+        ValueRef::Null => Ok(None),
+        ValueRef::Blob(b) => transcript::unpack_moves(b)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+        ValueRef::Text(t) => std::str::from_utf8(t)
+            .map(|t| Some(t.to_string()))
+            .map_err(|_| "stored text that is no UTF-8".to_string()),
+        _ => Err("neither text nor packed bytes".into()),
+    }
 }
 
 /// The name of every entry by team.

@@ -1,0 +1,10 @@
+-- 0023: a kept bot game's moves are stored packed (issue 38). A 2500-round
+-- ultimatum match's moves form is about 70 kB of text, 27 bytes a round:
+-- 39,800 kept matches were 2.8 GB at 200 bots. `bot_games.moves` now holds
+-- a BLOB: one byte that names the packing (1: zlib) and the packed moves
+-- body (`discipline::transcript::packed`), at most 8 MiB unpacked. A body
+-- that packing would not make smaller (a FootSteps game of a few bids) is
+-- kept as text (TEXT), as every row stored before, which is read as it
+-- was; the rows are not rewritten. Nothing changes in the table: this version
+-- number keeps an older server, which would read a BLOB as damaged text,
+-- from opening the database (it refuses a schema newer than it knows).
