@@ -5,37 +5,21 @@
 //! played so far. Through handlebars a row cost a walk of the view's JSON
 //! for every field; here it is a few `push_str`.
 //!
-//! `templates/site/team.hbs` stays the page's definition: the output is the
-//! template's byte for byte (escaping, standalone lines, `{{#if}}`'s
-//! truthiness), which the tests check against the registry's rendering of
-//! the same views. A change to the template is a change here too.
+//! [`team_html`] is the team page's one definition (there is no
+//! template): its output for views with every branch and hostile text is
+//! held by golden files (`tests/data/snapshots/site/team-page-N.html`).
+//! Its frame is the templates' `head.hbs` and `foot.hbs`, which the other
+//! pages share: a test holds the head written here equal to the
+//! template's. Texts are escaped by [`crate::draw::escape_into`], the
+//! function the templates' `{{ }}` use too.
 //!
 //! Not here: building the views (`views`), writing files (`super::Writer`).
 
 use std::fmt::Write as _;
 
-use super::pages::{Frame, TeamRef, TeamView};
+use crate::draw::escape_into as escape;
 
-/// `s` escaped as handlebars' default escape function does (`{{ }}`).
-fn escape(out: &mut String, s: &str) {
-    let mut last = 0;
-    for (i, c) in s.char_indices() {
-        let rep = match c {
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '&' => "&amp;",
-            '\'' => "&#x27;",
-            '`' => "&#x60;",
-            '=' => "&#x3D;",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + c.len_utf8();
-    }
-    out.push_str(&s[last..]);
-}
+use super::pages::{Frame, TeamRef, TeamView};
 
 /// A number as `{{n}}` renders it.
 fn num(out: &mut String, n: impl std::fmt::Display) {
@@ -97,7 +81,7 @@ fn head(out: &mut String, frame: &Frame) {
 /// `{{> foot}}` (`templates/site/foot.hbs`).
 const FOOT: &str = include_str!("../../templates/site/foot.hbs");
 
-/// A team's page: `templates/site/team.hbs` rendered with `view`.
+/// A team's page from its view (the page's one definition).
 pub(super) fn team_html(view: &TeamView) -> String {
     // About 300 bytes a game row.
     let mut out = String::with_capacity(4096 + 320 * view.games.len());
@@ -261,7 +245,8 @@ pub(super) fn team_html(view: &TeamView) -> String {
 mod tests {
     use super::*;
     use crate::site::pages::{
-        render, EvolutionPlacedView, FailureRow, NavRound, OpponentRow, PlacingRow, TeamGameRow,
+        render, CrosstableView, EvolutionPlacedView, FailureRow, NavRound, OpponentRow, PlacingRow,
+        TeamGameRow,
     };
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
@@ -421,22 +406,61 @@ mod tests {
         vec![empty, full, some, cycle_empty_last]
     }
 
+    /// The pages of [`views`], against the golden files
+    /// `tests/data/snapshots/site/team-page-N.html` (written with
+    /// `KNOBELN_UPDATE_SNAPSHOTS=1`; review their diff): this function is
+    /// the team page's only definition, so its output is held here, with
+    /// every branch and hostile text in every field that shows one.
     #[test]
-    fn the_team_page_is_the_templates_byte_for_byte() {
+    fn the_team_page_is_its_golden_file() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/site");
+        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
         for (i, view) in views().iter().enumerate() {
-            let template = render("team", view).unwrap();
-            let direct = team_html(view);
+            let page = team_html(view);
+            let path = dir.join(format!("team-page-{i}.html"));
+            if update {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &page).unwrap();
+                continue;
+            }
+            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
+            });
             assert!(
-                template == direct,
-                "view {i} differs:\n--- template\n{template}\n--- direct\n{direct}"
+                page == golden,
+                "view {i} differs from {}:\n{page}",
+                path.display()
             );
+            // The participants' texts never show raw.
+            for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
+                assert!(!page.contains(raw), "view {i}: {raw} raw");
+            }
         }
     }
 
+    /// The frame written here is the templates' (`head.hbs`, `foot.hbs`):
+    /// a page rendered from a template with the same frame starts with the
+    /// same head and ends with the same foot.
     #[test]
-    fn escaping_is_handlebars_own() {
-        let mut out = String::new();
-        escape(&mut out, NASTY);
-        assert_eq!(out, handlebars::html_escape(NASTY));
+    fn the_head_and_foot_are_the_templates() {
+        for view in views() {
+            let mut ours = String::new();
+            head(&mut ours, &view.frame);
+            let theirs = render(
+                "crosstable",
+                &CrosstableView {
+                    frame: view.frame.clone(),
+                    svg: None,
+                    teams: vec![],
+                },
+            )
+            .unwrap();
+            assert!(
+                theirs.starts_with(&ours),
+                "--- ours\n{ours}\n--- template\n{theirs}"
+            );
+            assert!(theirs.ends_with(FOOT));
+        }
     }
 }

@@ -158,7 +158,14 @@ pub struct Kept {
     round_pages: RoundPageParts,
     /// The tournament read, and its teams.
     teams: Option<(i64, TeamsByName)>,
+    /// The finished groups' members and where each plays in the group's
+    /// games (settled with the group: indexed once, not scanned again for
+    /// every member's page at every write).
+    groups: GroupIndexes,
 }
+
+/// `(round, group)` → the group's index.
+type GroupIndexes = HashMap<(u32, u32), views::GroupIndex>;
 
 /// A tournament's teams: name → (team id, version id).
 type TeamsByName = BTreeMap<String, (u32, i64)>;
@@ -170,8 +177,9 @@ impl Kept {
         &mut self,
         store: &Store,
         tournament: i64,
-    ) -> Result<(&TeamsByName, &mut RoundPageParts), SiteError> {
+    ) -> Result<(&TeamsByName, &mut RoundPageParts, &mut GroupIndexes), SiteError> {
         if self.teams.as_ref().is_none_or(|(t, _)| *t != tournament) {
+            self.groups.clear();
             let teams = store
                 .entries(tournament)?
                 .into_iter()
@@ -180,7 +188,7 @@ impl Kept {
             self.teams = Some((tournament, teams));
         }
         let teams = &self.teams.as_ref().expect("just read").1;
-        Ok((teams, &mut self.round_pages))
+        Ok((teams, &mut self.round_pages, &mut self.groups))
     }
 }
 
@@ -220,19 +228,40 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Writes `content` as `name` if it differs from the file there.
+    ///
+    /// The content goes into the page's spare, `.NAME.tmp` beside it,
+    /// which then trades places with the page (`rename` with
+    /// `RENAME_EXCHANGE`): a reader opening the page gets the old page or
+    /// the new one, whole, and the old page's inode becomes the spare for
+    /// the next write. So a page rewritten while a contest runs allocates
+    /// no inode and frees none: on ext4, renaming over a file flushes the
+    /// new file's data on the spot (`auto_da_alloc`) and a freed inode makes
+    /// the next file creation scan the recently freed ones, which together
+    /// were about a quarter of the site's CPU at 2000 teams. The spare is
+    /// overwritten in place, not truncated to zero (which would flush on
+    /// close, as the rename did). The price: a reader that still holds the
+    /// page of the write before last open (the spare now) sees it change;
+    /// and the folder keeps a hidden spare of every page written twice.
+    /// Where the exchange is not supported, the spare is renamed over the
+    /// page as before.
     fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
         let path = self.dir.join(name);
         self.files.push(name.to_string());
         // The old file is read only if its length is the new content's (a
         // page that changed mostly changed its length too: a member's page
         // grows by its group's games).
-        let same_len = std::fs::metadata(&path).is_ok_and(|m| m.len() == content.len() as u64);
-        if same_len && std::fs::read(&path).is_ok_and(|old| old == content.as_bytes()) {
+        let old_len = std::fs::metadata(&path).ok().map(|m| m.len());
+        if old_len == Some(content.len() as u64)
+            && std::fs::read(&path).is_ok_and(|old| old == content.as_bytes())
+        {
             return Ok(());
         }
         let tmp = self.dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, content).map_err(io_err(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        write_over(&tmp, content.as_bytes()).map_err(io_err(&tmp))?;
+        if old_len.is_none() || !exchange(&tmp, &path) {
+            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        }
         self.written += 1;
         Ok(())
     }
@@ -267,6 +296,29 @@ impl Writer<'_> {
     fn keep(&mut self, name: &str) {
         self.files.push(name.to_string());
     }
+}
+
+/// `content` written over the file at `path` (created if missing) from its
+/// start, the file cut to its length: never truncated to zero first.
+fn write_over(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    f.write_all(content)?;
+    if f.metadata()?.len() > content.len() as u64 {
+        f.set_len(content.len() as u64)?;
+    }
+    Ok(())
+}
+
+/// Whether the files at `a` and `b` traded places (`RENAME_EXCHANGE`;
+/// false where the file system does not support it, and nothing moved).
+fn exchange(a: &Path, b: &Path) -> bool {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok()
 }
 
 use crate::tables::facts::{evolution_facts, points_text};
@@ -388,7 +440,7 @@ pub fn generate_from(
     scope: Scope,
     kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
-    let (teams, parts) = kept.teams_and_parts(store, tournament)?;
+    let (teams, parts, indexes) = kept.teams_and_parts(store, tournament)?;
     let facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer {
@@ -639,6 +691,21 @@ pub fn generate_from(
 
     // team-ID.html
     let scope_teams = scope.teams(res);
+    // Where each team plays: kept for finished groups, made for the others.
+    let mut running = HashMap::new();
+    for r in &res.rounds {
+        for g in &r.groups {
+            let key = (r.number, g.number);
+            if facts.finished_groups.contains(&key) {
+                if indexes.get(&key).is_none_or(|i| !i.fits(g)) {
+                    indexes.insert(key, views::GroupIndex::of(g));
+                }
+            } else {
+                running.insert(key, views::GroupIndex::of(g));
+            }
+        }
+    }
+    let index_of = |r: u32, g: u32| running.get(&(r, g)).or_else(|| indexes.get(&(r, g)));
     for (name, (id, version)) in facts.teams {
         if scope_teams
             .as_ref()
@@ -652,6 +719,7 @@ pub fn generate_from(
             name,
             *version,
             res,
+            &index_of,
             &facts,
             opts,
         )?;

@@ -415,15 +415,16 @@ mod tests {
     }
 
     /// Text a participant (or a careless organizer) controls reaches the
-    /// directly written team pages escaped exactly as the template's
-    /// `{{ }}` escaped it: every team page of a played contest with
-    /// hostile names (beyond what registration accepts: an older
-    /// database's, or one edited by hand), descriptions, failure reasons
-    /// and contest title is `team.hbs`'s rendering of the same view, byte
-    /// for byte, and no page of the site carries the raw markup.
+    /// pages escaped: every team page of a played contest with hostile
+    /// names (beyond what registration accepts: an older database's, or
+    /// one edited by hand), descriptions, failure reasons and contest
+    /// title is the page of its view built as a whole site builds it
+    /// (the observer's index of the groups gives the same rows as a scan),
+    /// and no page of the site carries the raw markup.
     #[test]
     fn hostile_texts_are_escaped_on_the_team_pages_as_the_template_did() {
-        use super::super::pages::{render, Frame, NavRound};
+        use super::super::direct::team_html;
+        use super::super::pages::{Frame, NavRound};
         use super::super::{read_facts, round_page, team_page, Kept};
         let mut store = Store::open_in_memory().unwrap();
         let now = chrono::Utc::now();
@@ -497,7 +498,7 @@ mod tests {
         // The views of the team pages, built as the site builds them.
         let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
         let mut kept = Kept::default();
-        let (teams, _) = kept.teams_and_parts(&store, tid).unwrap();
+        let (teams, _, _) = kept.teams_and_parts(&store, tid).unwrap();
         let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
         let has_crosstable = res.rounds.iter().any(|r| r.is_final) && !res.winners.is_empty();
         let (mut compared, mut with_rows) = (0, 0);
@@ -517,10 +518,17 @@ mod tests {
                 has_evolution: res.evolution.is_some(),
             };
             let view = super::super::views::team_view(
-                frame, &store, name, *version, &res, &facts, &options,
+                frame,
+                &store,
+                name,
+                *version,
+                &res,
+                &|_, _| None,
+                &facts,
+                &options,
             )
             .unwrap();
-            let template = render("team", &view).unwrap();
+            let template = team_html(&view);
             let page = String::from_utf8(written[&team_page(*id)].clone()).unwrap();
             assert!(
                 page == template,

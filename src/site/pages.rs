@@ -41,7 +41,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         "evolution",
         include_str!("../../templates/site/evolution.hbs"),
     ),
-    ("team", include_str!("../../templates/site/team.hbs")),
     ("game", include_str!("../../templates/site/game.hbs")),
 ];
 
@@ -53,7 +52,9 @@ fn registry() -> &'static Handlebars<'static> {
     REG.get_or_init(|| {
         let mut h = Handlebars::new();
         h.set_strict_mode(true);
-        // The default escape function (HTML) stays on.
+        // The crate's one escape function, the same characters as
+        // handlebars' default (the directly written pages use it too).
+        h.register_escape_fn(crate::draw::escape);
         for (name, text) in TEMPLATES {
             h.register_template_string(name, inline_partials(text))
                 .unwrap_or_else(|e| panic!("template site/{name}.hbs: {e}"));
@@ -465,7 +466,7 @@ mod tests {
                 reason: NASTY.into(),
             }],
         };
-        let html = render("team", &view).unwrap();
+        let html = super::super::direct::team_html(&view);
         assert!(!html.contains("<script>"), "{html}");
         assert!(!html.contains("\" onclick"), "{html}");
         assert!(

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{GameResult, Results};
+use crate::engine::results::{GameResult, GroupResult, Results};
 use crate::store::{Store, StoreError};
 use crate::tables::facts::{evolution_facts, points_text};
 use crate::tables::knobeln::{disqualifications, game_label};
@@ -125,23 +125,67 @@ pub(super) fn evolution_view(
     }
 }
 
-pub(super) fn team_view(
+/// A group's members and, for each, the indices of the games it played
+/// in (in the group's order): a member's page looks its games up instead
+/// of scanning the group's games.
+#[derive(Debug)]
+pub(super) struct GroupIndex {
+    games: usize,
+    of: HashMap<String, Vec<u32>>,
+}
+
+impl GroupIndex {
+    pub(super) fn of(g: &GroupResult) -> Self {
+        let mut of: HashMap<String, Vec<u32>> =
+            g.members.iter().map(|m| (m.clone(), Vec::new())).collect();
+        for (i, x) in g.games.iter().enumerate() {
+            for (s, p) in x.players.iter().enumerate() {
+                // A self-game is listed once.
+                if s == 1 && *p == x.players[0] {
+                    continue;
+                }
+                if let Some(v) = of.get_mut(p.as_str()) {
+                    v.push(i as u32);
+                }
+            }
+        }
+        GroupIndex {
+            games: g.games.len(),
+            of,
+        }
+    }
+
+    /// Whether the index was made from `g` as it is (its members and
+    /// games, as far as their number tells: a finished group's do not
+    /// change).
+    pub(super) fn fits(&self, g: &GroupResult) -> bool {
+        self.games == g.games.len() && self.of.len() == g.members.len()
+    }
+
+    /// The games `team` played in, or `None` if it is not a member.
+    fn games_of(&self, team: &str) -> Option<&[u32]> {
+        self.of.get(team).map(Vec::as_slice)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn team_view<'i>(
     frame: Frame,
     store: &Store,
     name: &str,
     version: i64,
     res: &Results,
+    index: &dyn Fn(u32, u32) -> Option<&'i GroupIndex>,
     facts: &Facts<'_>,
     opts: &SiteOptions,
 ) -> Result<TeamView, SiteError> {
     let (description, lexical_elements): (Option<String>, Option<i64>) = store
         .conn()
-        .query_row(
-            "SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1",
-            [version],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
+        .prepare_cached("SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1")
+        .and_then(|mut st| {
+            st.query_row([version], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
         .map_err(StoreError::from)?
         .unwrap_or((None, None));
     let mut placings = Vec::new();
@@ -154,9 +198,17 @@ pub(super) fn team_view(
             disqualified = Some(format!("round {}: {}", r.number, d.reason));
         }
         for g in &r.groups {
-            if !g.members.iter().any(|m| m == name) {
+            let made;
+            let played = match index(r.number, g.number) {
+                Some(i) => i.games_of(name),
+                None => {
+                    made = GroupIndex::of(g);
+                    made.games_of(name)
+                }
+            };
+            let Some(played) = played else {
                 continue;
-            }
+            };
             let entry = g.ranking.iter().find(|p| p.team == name);
             placings.push(PlacingRow {
                 round: r.number,
@@ -166,11 +218,9 @@ pub(super) fn team_view(
                 points: entry.map(|p| points_text(p.points)),
             });
             let dqs = disqualifications(g, r);
-            for x in &g.games {
-                let sides: Vec<usize> = (0..2).filter(|&s| x.players[s] == name).collect();
-                let Some(&side) = sides.first() else {
-                    continue;
-                };
+            for x in played.iter().map(|&i| &g.games[i as usize]) {
+                let both = x.players[0] == name && x.players[1] == name;
+                let side = if x.players[0] == name { 0 } else { 1 };
                 let other = 1 - side;
                 let href = has_page(facts, opts, r.number, g.number, x)
                     .then(|| game_page(r.number, g.number, x.slot));
@@ -178,7 +228,7 @@ pub(super) fn team_view(
                     round: r.number,
                     group: g.number,
                     slot: x.slot,
-                    side: if sides.len() == 2 {
+                    side: if both {
                         "both"
                     } else if side == 0 {
                         "P"

@@ -611,7 +611,7 @@ mod tests {
         );
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"));
-        assert!(html.contains("answered “&lt;script&gt;alert('x')&lt;/script&gt;”"));
+        assert!(html.contains("answered “&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;”"));
         assert!(html.contains(r#"<svg id="final""#));
     }
 
