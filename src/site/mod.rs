@@ -416,7 +416,7 @@ pub fn generate(
     opts: &SiteOptions,
 ) -> Result<SiteSummary, SiteError> {
     let res = results(store, tournament, vec![])?;
-    generate_from(
+    let summary = generate_from(
         store,
         tournament,
         &res,
@@ -424,7 +424,43 @@ pub fn generate(
         opts,
         Scope::All,
         &mut Kept::default(),
-    )
+    )?;
+    remove_spares(out_dir)?;
+    Ok(summary)
+}
+
+/// Removes the pages' spares from `dir` (`.NAME.tmp` beside a page `NAME`;
+/// see `Writer::put`): once a site is written for good (the contest's end,
+/// a whole write by `knobeln site`) nothing rewrites its pages, so the
+/// folder is left as it will be published, without hidden copies of older
+/// pages. Other hidden files (an organizer's `.htaccess`) are left alone.
+/// Returns how many were removed.
+pub fn remove_spares(dir: &Path) -> Result<usize, SiteError> {
+    let mut removed = 0;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io_err(dir)(e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(io_err(dir))?;
+        let name = entry.file_name();
+        let Some(page) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix('.'))
+            .and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if page.is_empty() || !is_file || !dir.join(page).is_file() {
+            continue;
+        }
+        let path = entry.path();
+        std::fs::remove_file(&path).map_err(io_err(&path))?;
+        removed += 1;
+    }
+    Ok(removed)
 }
 
 /// Writes the pages of `scope` from results already at hand (those of an

@@ -82,7 +82,10 @@ impl SiteObserver {
         } else {
             Scope::All
         };
-        self.write(store, scope)
+        let summary = self.write(store, scope)?;
+        // The site is final: no hidden spares of older pages in it.
+        super::remove_spares(&self.dir)?;
+        Ok(summary)
     }
 
     /// Writes the pages of `scope`, from the results refreshed for it.
@@ -305,6 +308,41 @@ mod tests {
     }
 
     #[test]
+    fn only_the_spare_of_a_page_is_removed_from_a_finished_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for name in [
+            "index.html",
+            ".index.html.tmp",
+            ".htaccess",
+            ".gone.html.tmp",
+        ] {
+            std::fs::write(d.join(name), name).unwrap();
+        }
+        std::fs::create_dir(d.join(".team.html.tmp")).unwrap();
+        std::fs::write(d.join("team.html"), "t").unwrap();
+        assert_eq!(super::super::remove_spares(d).unwrap(), 1);
+        let mut left: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        // A spare whose page is gone, and anything not a file, is not ours
+        // to judge: left alone.
+        assert_eq!(
+            left,
+            [
+                ".gone.html.tmp",
+                ".htaccess",
+                ".team.html.tmp",
+                "index.html",
+                "team.html"
+            ]
+        );
+        assert_eq!(super::super::remove_spares(&d.join("missing")).unwrap(), 0);
+    }
+
+    #[test]
     fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
         let mut store = Store::open_in_memory().unwrap();
         let now = chrono::Utc::now();
@@ -395,6 +433,15 @@ mod tests {
         assert_eq!(differ(&files(dir.path())), ["index.html"]);
         // The contest's final write: the index alone, and then the
         // whole site byte for byte.
+        let hidden = |d: &Path| -> Vec<String> {
+            std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.starts_with('.'))
+                .collect()
+        };
+        // Pages rewritten while playing keep a spare beside them.
+        assert!(!hidden(dir.path()).is_empty());
         let before = files(dir.path());
         let summary = checked.site.finish(&store).unwrap();
         assert_eq!(summary.written, 1);
@@ -408,8 +455,13 @@ mod tests {
         assert_eq!(changed, ["index.html"]);
         assert_eq!(differ(&ours), Vec::<String>::new());
         assert!(ours.len() > 130 + 3);
+        // The pages rewritten while playing had spares; the final site
+        // has none (an organizer's own hidden file stays).
+        assert_eq!(hidden(dir.path()), Vec::<String>::new());
         // A second finish, or a regeneration, changes nothing.
+        std::fs::write(dir.path().join(".htaccess"), "Options -Indexes\n").unwrap();
         assert_eq!(checked.site.finish(&store).unwrap().written, 0);
+        assert_eq!(hidden(dir.path()), [".htaccess"]);
         assert_eq!(checked.site.regenerate(&store).unwrap().written, 0);
         assert_eq!(differ(&files(dir.path())), Vec::<String>::new());
     }
