@@ -80,19 +80,41 @@ pub const MAX_GAMES_PER_JOB: usize = 128;
 /// CPU per game fell by a third from 64 to 128.)
 pub const KNOBELN_GAMES_PER_JOB: usize = 128;
 
-/// What the records of one job's games may take of a result message
-/// (estimated at 4 bytes per throw; a binary record takes about 2).
-const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES / 4 * 3;
+/// What the records of one job's games may take of a result message (the
+/// rest: the answer's session, job and worker).
+const RESULT_BUDGET: usize = MAX_MESSAGE_BYTES - 4096;
+
+/// A record's bytes in an answer besides its throws, at most: the game's
+/// numbers, seed, points and lengths (about 40 bytes) and a failure.
+const RECORD_BYTES: usize = 512;
+
+/// The longest a pair of throws can take in an answer under `params`:
+/// each throw is the difference to the player's throw before (the first
+/// to 0) as a zigzag varint ([`crate::store::encode_throws`]), and no
+/// difference of two throws in `[a, b]` is longer than the range's width
+/// or its farther end.
+fn pair_bytes(params: &crate::game::Params) -> usize {
+    let (a, b) = (i128::from(params.a), i128::from(params.b));
+    let span = (b - a).abs().max(a.abs()).max(b.abs());
+    // The zigzag of a difference d with |d| <= span is at most 2 * span.
+    let zigzag = (2 * span).max(1) as u128;
+    let bits = (128 - zigzag.leading_zeros()) as usize;
+    2 * bits.div_ceil(7).clamp(1, 10)
+}
 
 /// How many games of this kind the coordinator puts into one job: bot
 /// games (seconds to minutes each, several programs) one by one; KNOBELN
 /// games [`KNOBELN_GAMES_PER_JOB`] at a time, fewer when their records
-/// (about 2 bytes per throw on the wire, estimated at 4) would make the
-/// answer large.
+/// could make the answer larger than a message: counted at the longest
+/// record the rules allow ([`pair_bytes`] a throw; under the default
+/// rules 6 bytes, where a typical game takes about 2), so that no
+/// strategies' throws make a job's answer too large to travel.
 pub fn games_per_job(play: &Play) -> usize {
     match play {
         Play::Knobeln { referee, .. } => {
-            let record = referee.params.l as usize * 4 + 512;
+            let record = (referee.params.l as usize)
+                .saturating_mul(pair_bytes(&referee.params))
+                .saturating_add(RECORD_BYTES);
             (RESULT_BUDGET / record).clamp(1, KNOBELN_GAMES_PER_JOB)
         }
         Play::Bots { .. } => 1,

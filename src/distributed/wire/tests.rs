@@ -147,7 +147,7 @@ fn knobeln_games_go_128_to_a_job_unless_their_records_are_long_and_bot_games_alo
         },
     };
     assert_eq!(games_per_job(&knobeln(1000)), KNOBELN_GAMES_PER_JOB);
-    assert_eq!(games_per_job(&knobeln(20_000)), 9);
+    assert_eq!(games_per_job(&knobeln(20_000)), 8);
     assert_eq!(games_per_job(&knobeln(1_000_000)), 1);
     assert_eq!(games_per_job(&bot_job(2).games[0].play), 1);
     assert_eq!(
@@ -169,6 +169,61 @@ fn knobeln_games_go_128_to_a_job_unless_their_records_are_long_and_bot_games_alo
             .collect(),
     };
     assert!(m.encode().len() < RESULT_BUDGET, "{}", m.encode().len());
+}
+
+/// A job's answer fits a message whatever throws its strategies make: the
+/// games a job carries are counted from the longest record the rules
+/// allow (every throw as far from the one before as the range lets it),
+/// not from a typical one. Throws that jump between the ends of the range
+/// (a run length of 1, or a wide range) once made the answers of a full
+/// job larger than a message: every game a fault, played again, never
+/// fitting.
+#[test]
+fn a_jobs_answer_fits_a_message_whatever_the_strategies_throw() {
+    for (a, b, l) in [
+        (1, 12288, 1000),
+        (1, 12288, 3000),
+        (1, 12288, 20_000),
+        (1, i64::from(i32::MAX), 1000),
+        (-(1i64 << 40), 1i64 << 40, 700),
+    ] {
+        let referee = RefereeConfig {
+            params: Params { a, b, k: 1, l },
+            ..RefereeConfig::default()
+        };
+        // The range's ends in turn: the longest difference every throw.
+        let throws: Vec<[i64; 2]> = (0..l)
+            .map(|i| if i % 2 == 0 { [a, b] } else { [b, a] })
+            .collect();
+        let points = replay(&referee.params, &throws).unwrap();
+        let play = Play::Knobeln {
+            referee,
+            programs: ["a".repeat(64), "b".repeat(64)],
+            seeds: Seeds {
+                game: 1,
+                players: [2, 3],
+            },
+        };
+        let n = games_per_job(&play) as u32;
+        let m = answer_of(
+            (0..n)
+                .map(|i| GameResult {
+                    game: ident(i),
+                    outcome: Outcome::Played(GameRecord {
+                        seed: u64::MAX - u64::from(i),
+                        points,
+                        throws: throws.clone(),
+                        failures: vec![],
+                    }),
+                })
+                .collect(),
+        );
+        let bytes = m.encode().len();
+        assert!(
+            bytes <= MAX_MESSAGE_BYTES,
+            "[{a}, {b}], {l} throws: {n} games a job answer in {bytes} bytes"
+        );
+    }
 }
 
 #[test]

@@ -128,3 +128,83 @@ fn a_mail_whose_parts_fail_to_store_is_not_queued_cut() {
     let due = due_outgoing(conn, Utc::now() + chrono::Duration::seconds(1), 10).unwrap();
     assert!(due.len() == 1 && due[0].raw == raw);
 }
+
+/// Inside a transaction a mail that fails half-way through its parts is
+/// deleted again with only what it stored itself: a body an earlier mail
+/// of the same transaction stored (and refers to) stays, so that mail is
+/// still sent whole; the body only the failed mail stored goes.
+#[test]
+fn a_failed_mail_inside_a_transaction_leaves_the_bodies_other_mails_share() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    let (x, y) = (vec![b'x'; 4000], vec![b'y'; 4000]);
+    let (sx, sy) = ([1u8; 32], [2u8; 32]);
+    let mail = |parts: &[&[u8]]| {
+        let mut raw = b"Subject: s\r\n\r\n".to_vec();
+        for p in parts {
+            raw.extend_from_slice(p);
+            raw.extend_from_slice(b"\r\n--\r\n");
+        }
+        raw
+    };
+    let (raw_a, raw_b) = (mail(&[&x]), mail(&[&x, &y]));
+    let parts_a = [SharedPart {
+        bytes: &x,
+        sha256: &sx,
+    }];
+    let parts_b = [
+        SharedPart {
+            bytes: &x,
+            sha256: &sx,
+        },
+        SharedPart {
+            bytes: &y,
+            sha256: &sy,
+        },
+    ];
+    let to = vec!["a@x.example".to_string()];
+    let a = NewOutgoing {
+        inbox_id: None,
+        kind: "lap",
+        recipients: &to,
+        budget: Default::default(),
+        sender_key: None,
+        subject: "s",
+        message_id: "<a@x>",
+        raw: &raw_a,
+        text_at: None,
+        shared: &parts_a,
+        event_key: None,
+    };
+    let b = NewOutgoing {
+        message_id: "<b@x>",
+        raw: &raw_b,
+        shared: &parts_b,
+        ..a.clone()
+    };
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    conn.execute_batch("BEGIN").unwrap();
+    assert!(queue_outgoing(conn, &a, Utc::now()).unwrap());
+    // The failed mail's second part cannot be stored (the disk full, say).
+    conn.execute_batch(
+        "CREATE TEMP TRIGGER full BEFORE INSERT ON main.outbox_parts WHEN NEW.seq = 1
+         BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+    )
+    .unwrap();
+    assert!(queue_outgoing(conn, &b, Utc::now()).is_err());
+    assert!(!conn.is_autocommit());
+    conn.execute_batch("COMMIT; DROP TRIGGER temp.full")
+        .unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM outbox"), 1);
+    assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 1);
+    assert_eq!(
+        count("SELECT COUNT(*) FROM outbox_bodies"),
+        1,
+        "the shared body stays, the failed mail's own goes"
+    );
+    let due = due_outgoing(conn, Utc::now() + chrono::Duration::seconds(1), 10).unwrap();
+    assert!(
+        due.len() == 1 && due[0].raw == raw_a,
+        "the earlier mail whole"
+    );
+}
