@@ -43,7 +43,9 @@ use crate::seed::SeedKey;
 use crate::tournament::{GameKey, TeamId};
 
 pub use error::{Result, StoreError};
-pub use throws::{decode_throws, encode_throws, throws_digest, THROWS_FORMAT, THROWS_REPLAY};
+pub use throws::{
+    decode_throws, encode_throws, put_varint, throws_digest, zigzag, THROWS_FORMAT, THROWS_REPLAY,
+};
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.
 pub const MIGRATIONS: &[(&str, &str)] = &[

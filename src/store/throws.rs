@@ -89,19 +89,33 @@ pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
         for (i, &t) in pair.iter().enumerate() {
             let d = t.wrapping_sub(prev[i]);
             prev[i] = t;
-            let mut z = ((d << 1) ^ (d >> 63)) as u64;
-            loop {
-                let byte = (z & 0x7f) as u8;
-                z >>= 7;
-                if z == 0 {
-                    out.push(byte);
-                    break;
-                }
-                out.push(byte | 0x80);
-            }
+            put_varint(&mut out, zigzag(d));
         }
     }
     out
+}
+
+/// A signed number as an unsigned one for [`put_varint`], small either
+/// side of zero staying small (zigzag: 0, -1, 1, -2 → 0, 1, 2, 3).
+#[inline]
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// `v` appended to `out` as a LEB128 varint (7 bits a byte, the high bit
+/// set on every byte but the last): format 1's numbers, and the queue's
+/// binary answers'.
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
 }
 
 /// Decodes stored throws of either format; a corrupt blob is an error,

@@ -31,7 +31,7 @@ use super::{
     MAX_MESSAGE_BYTES,
 };
 use crate::referee::{Failure, GameRecord};
-use crate::store::{decode_throws, encode_throws, THROWS_FORMAT};
+use crate::store::{decode_throws, encode_throws, put_varint, zigzag, THROWS_FORMAT};
 
 impl ResultMessage {
     /// The answer as a worker of this format sends it: binary
@@ -217,24 +217,8 @@ fn unreadable(what: &str) -> WireError {
     WireError::Unreadable(format!("binary answer: {what}"))
 }
 
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
 fn unzigzag(z: u64) -> i64 {
     ((z >> 1) as i64) ^ -((z & 1) as i64)
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
