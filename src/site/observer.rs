@@ -307,6 +307,50 @@ mod tests {
         }
     }
 
+    /// A tournament of seed `seed` entered by a team for each (name,
+    /// description, lexical elements), its version's module a stand-in.
+    fn entered(
+        store: &mut Store,
+        seed: u64,
+        teams: impl Iterator<Item = (String, Option<String>, Option<u64>)>,
+    ) -> i64 {
+        let now = chrono::Utc::now();
+        let entries: Vec<_> = teams
+            .map(|(name, description, lexical_elements)| {
+                let team = store.ensure_team(&name, now).unwrap();
+                let v = store
+                    .insert_version(
+                        &NewVersion {
+                            team,
+                            source: b"x",
+                            source_sha256: "x",
+                            binary: Some(b"x"),
+                            lexical_elements,
+                            description: description.as_deref(),
+                            report_json: "{}",
+                        },
+                        now,
+                    )
+                    .unwrap();
+                (team, v)
+            })
+            .collect();
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        store
+            .create_tournament(
+                seed,
+                &SeedKey::public_from_seed(seed),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap()
+    }
+
     #[test]
     fn only_the_spare_of_a_page_is_removed_from_a_finished_site() {
         let dir = tempfile::tempdir().unwrap();
@@ -345,42 +389,18 @@ mod tests {
     #[test]
     fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
         let mut store = Store::open_in_memory().unwrap();
-        let now = chrono::Utc::now();
-        let mut entries = Vec::new();
         // Three rounds: four groups, two, the final.
-        for t in 0..130 {
-            let team = store.ensure_team(&format!("team{t:03}"), now).unwrap();
-            let description = (t % 3 != 0).then(|| format!("Team {t}'s <strategy> & more\n"));
-            let v = store
-                .insert_version(
-                    &NewVersion {
-                        team,
-                        source: b"x",
-                        source_sha256: "x",
-                        binary: Some(b"x"),
-                        lexical_elements: (t % 2 == 0).then_some(t as u64),
-                        description: description.as_deref(),
-                        report_json: "{}",
-                    },
-                    now,
+        let tid = entered(
+            &mut store,
+            11,
+            (0..130).map(|t| {
+                (
+                    format!("team{t:03}"),
+                    (t % 3 != 0).then(|| format!("Team {t}'s <strategy> & more\n")),
+                    (t % 2 == 0).then_some(t as u64),
                 )
-                .unwrap();
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        let tid = store
-            .create_tournament(
-                11,
-                &SeedKey::public_from_seed(11),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap();
+            }),
+        );
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
             Ok(Box::new(Synthetic::new("crashed in throw 1 <&>")))
         };
@@ -479,7 +499,6 @@ mod tests {
         use super::super::pages::{Frame, NavRound};
         use super::super::{read_facts, round_page, team_page, Kept};
         let mut store = Store::open_in_memory().unwrap();
-        let now = chrono::Utc::now();
         let hostile = [
             "<script>alert(1)</script>",
             "a&b\"c'd`e=f",
@@ -487,44 +506,20 @@ mod tests {
             "x&amp;y&#x27;",
             "ü —<",
         ];
-        let mut entries = Vec::new();
-        for t in 0..24 {
-            let name = format!("{}{t}", hostile[t % hostile.len()]);
-            let team = store.ensure_team(&name, now).unwrap();
-            let description = format!(
-                "</pre><img src=x onerror=alert({t})> & \"quoted\" 'single' `tick` a=b\n{}\n",
-                hostile[(t + 1) % hostile.len()]
-            );
-            let v = store
-                .insert_version(
-                    &NewVersion {
-                        team,
-                        source: b"x",
-                        source_sha256: "x",
-                        binary: Some(b"x"),
-                        lexical_elements: Some(t as u64),
-                        description: Some(&description),
-                        report_json: "{}",
-                    },
-                    now,
+        let tid = entered(
+            &mut store,
+            12,
+            (0..24).map(|t| {
+                (
+                    format!("{}{t}", hostile[t % hostile.len()]),
+                    Some(format!(
+                        "</pre><img src=x onerror=alert({t})> & \"quoted\" 'single' `tick` a=b\n{}\n",
+                        hostile[(t + 1) % hostile.len()]
+                    )),
+                    Some(t as u64),
                 )
-                .unwrap();
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        let tid = store
-            .create_tournament(
-                12,
-                &SeedKey::public_from_seed(12),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap();
+            }),
+        );
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
             Ok(Box::new(Synthetic::new("crashed in throw 1 <&>")))
         };
