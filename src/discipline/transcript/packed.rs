@@ -10,8 +10,10 @@
 //! 65–70 kB of moves become 0.25–0.35 kB between the demo bots that play a
 //! fixed or reactive line and 7–9 kB between random ones (close to what a
 //! random offer carries: 10 bits each); a Morabaraba game's 0.7–1 kB 0.2
-//! kB. Level 6 costs a fraction of a millisecond per ultimatum match; the
-//! best level, 9, costs ten times that for 10 % less.
+//! kB. Level 6 costs about 1.7 ms of CPU per kept ultimatum match and 25
+//! µs per Morabaraba game (`knobeln bench bot-contest`'s "kept games'
+//! moves" line); the best level, 9, costs several times that for up to 10
+//! % less.
 //!
 //! Reading is bounded: a body longer than [`MAX_MOVES_BYTES`] is never
 //! kept (the store keeps such a game without its moves, as a cut
@@ -32,7 +34,7 @@ pub const PACKED_ZLIB: u8 = 1;
 pub const MAX_MOVES_BYTES: usize = 8 << 20;
 
 /// The compression level (miniz's default: level 9 makes an ultimatum match
-/// 10 % smaller at ten times the CPU).
+/// up to 10 % smaller at several times the CPU).
 const LEVEL: u8 = 6;
 
 /// Why a packed body could not be read.
