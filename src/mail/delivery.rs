@@ -380,6 +380,38 @@ mod tests {
         }
     }
 
+    /// A LAP-like text of 400 lines, and the same with a first line too
+    /// long for 8bit (that body is encoded otherwise).
+    fn lap_texts() -> (String, String) {
+        let text: String = (0..400)
+            .map(|i| format!("team_{i:04}  Uni {i}, City, Land\n"))
+            .collect();
+        let odd_text = format!("{}\n{text}", "x".repeat(2000));
+        (text, odd_text)
+    }
+
+    /// A LAP mail to participant `i` with `body`, and `evolution.svg`
+    /// (twice `svg`'s text) attached if given.
+    fn lap_mail(i: usize, body: &str, svg: Option<&String>) -> crate::outbox::outgoing::Outgoing {
+        use crate::outbox::outgoing::{OutAttachment, Outgoing};
+        Outgoing {
+            kind: "lap",
+            to: vec![format!("p{i}@x.example")],
+            subject: "KNOBELN LAP: list of all participants".into(),
+            body: body.to_string(),
+            in_reply_to: None,
+            references: vec![],
+            attachments: svg
+                .map(|t| OutAttachment {
+                    filename: "evolution.svg".into(),
+                    content_type: "image/svg+xml".into(),
+                    bytes: t.repeat(2).into_bytes(),
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
     /// Schema 0022: mails that share a body (LAP's list to every team, an
     /// attachment) keep it once in the store, and each reaches the spool
     /// byte for byte as it was built; a mail rewritten (sealed) lets go
@@ -387,46 +419,21 @@ mod tests {
     /// carries is deleted.
     #[test]
     fn mails_sharing_a_body_reach_the_spool_byte_for_byte() {
-        use crate::outbox::outgoing::{build_parts, prepare_body, OutAttachment, Outgoing};
+        use crate::outbox::outgoing::{build_parts, prepare_body};
         let store = Store::open_in_memory().unwrap();
         let contest = crate::config::ContestConfig::default();
         let now = Utc::now() - Duration::seconds(1);
-        let text: String = (0..400)
-            .map(|i| format!("team_{i:04}  Uni {i}, City, Land\n"))
-            .collect();
+        let (text, odd_text) = lap_texts();
         let shared = prepare_body(&text);
-        // A line too long for 8bit: the body is encoded otherwise.
-        let odd_text = format!("{}\n{text}", "x".repeat(2000));
         let odd = prepare_body(&odd_text);
         let mut built = Vec::new();
         for i in 0..5 {
-            let mut m = Outgoing {
-                kind: "lap",
-                to: vec![format!("p{i}@x.example")],
-                subject: "KNOBELN LAP: list of all participants".into(),
-                body: text.clone(),
-                in_reply_to: None,
-                references: vec![],
-                attachments: vec![],
-            };
-            let body = match i {
-                3 => {
-                    m.body = odd_text.clone();
-                    &odd
-                }
-                _ => &shared,
-            };
-            if i == 2 {
-                m.attachments.push(OutAttachment {
-                    filename: "evolution.svg".into(),
-                    content_type: "image/svg+xml".into(),
-                    bytes: text.repeat(2).into_bytes(),
-                });
-            }
-            if i == 4 {
+            let (m, body) = match i {
+                3 => (lap_mail(i, &odd_text, None), &odd),
                 // Too short to keep apart.
-                m.body = "short\n".into();
-            }
+                4 => (lap_mail(i, "short\n", None), &shared),
+                _ => (lap_mail(i, &text, (i == 2).then_some(&text)), &shared),
+            };
             let own = prepare_body(&m.body);
             let body = if i == 4 { &own } else { body };
             let id = format!("<m{i}@contest.example>");
@@ -528,17 +535,12 @@ mod tests {
     /// before an attachment and one too short to share keep to that too.
     #[test]
     fn mails_built_around_a_shared_text_reach_the_spool_as_built_whole() {
-        use crate::outbox::outgoing::{
-            build_around, build_parts, prepare_body, OutAttachment, Outgoing,
-        };
+        use crate::outbox::outgoing::{build_around, build_parts, prepare_body};
         use crate::store::mail::join;
         let store = Store::open_in_memory().unwrap();
         let contest = crate::config::ContestConfig::default();
         let now = Utc::now() - Duration::seconds(1);
-        let text: String = (0..400)
-            .map(|i| format!("team_{i:04}  Uni {i}, City, Land\n"))
-            .collect();
-        let odd_text = format!("{}\n{text}", "x".repeat(2000));
+        let (text, odd_text) = lap_texts();
         let boundary = |raw: &[u8]| -> Option<String> {
             let s = String::from_utf8_lossy(raw);
             let at = s.find("boundary=\"")? + "boundary=\"".len();
@@ -546,29 +548,11 @@ mod tests {
         };
         let mut sent = Vec::new();
         for i in 0..4 {
-            let mut m = Outgoing {
-                kind: "lap",
-                to: vec![format!("p{i}@x.example")],
-                subject: "KNOBELN LAP: list of all participants".into(),
-                body: if i == 1 {
-                    odd_text.clone()
-                } else {
-                    text.clone()
-                },
-                in_reply_to: None,
-                references: vec![],
-                attachments: vec![],
+            let m = match i {
+                1 => lap_mail(i, &odd_text, None),
+                3 => lap_mail(i, "short\n", None),
+                _ => lap_mail(i, &text, (i == 2).then_some(&text)),
             };
-            if i == 2 {
-                m.attachments.push(OutAttachment {
-                    filename: "evolution.svg".into(),
-                    content_type: "image/svg+xml".into(),
-                    bytes: text.repeat(2).into_bytes(),
-                });
-            }
-            if i == 3 {
-                m.body = "short\n".into();
-            }
             let body = prepare_body(&m.body);
             let id = format!("<m{i}@contest.example>");
             let whole = build_parts(&m, &body, &contest, &id, now).unwrap().raw;
