@@ -463,6 +463,25 @@ pub fn remove_spares(dir: &Path) -> Result<usize, SiteError> {
     Ok(removed)
 }
 
+/// The frame of every page titled `title` of contest `contest`: the
+/// rounds to go to, and whether there is a cross-table and an Evolution.
+pub(super) fn page_frame(title: String, contest: &str, res: &Results) -> Frame {
+    Frame {
+        title,
+        contest: contest.to_string(),
+        rounds: res
+            .rounds
+            .iter()
+            .map(|r| NavRound {
+                number: r.number,
+                href: round_page(r.number),
+            })
+            .collect(),
+        has_crosstable: res.rounds.iter().any(|r| r.is_final) && !res.winners.is_empty(),
+        has_evolution: res.evolution.is_some(),
+    }
+}
+
 /// Writes the pages of `scope` from results already at hand (those of an
 /// observer's [`ResultsCache`](crate::engine::results::ResultsCache), up to date for the scope).
 /// `kept` is what the writes before into `out_dir` kept (a round page's
@@ -486,20 +505,7 @@ pub fn generate_from(
     };
     let final_round = res.rounds.iter().find(|r| r.is_final);
     let crosstable = final_round.filter(|_| !res.winners.is_empty());
-    let frame = |title: String| Frame {
-        title,
-        contest: facts.title.clone(),
-        rounds: res
-            .rounds
-            .iter()
-            .map(|r| NavRound {
-                number: r.number,
-                href: round_page(r.number),
-            })
-            .collect(),
-        has_crosstable: crosstable.is_some(),
-        has_evolution: res.evolution.is_some(),
-    };
+    let frame = |title: String| page_frame(title, &facts.title, res);
     let placed = |p: &Placed| PlacedView {
         place: p.place,
         team: facts.team(&p.team),

@@ -496,8 +496,7 @@ mod tests {
     #[test]
     fn hostile_texts_are_escaped_on_the_team_pages_as_the_template_did() {
         use super::super::direct::team_html;
-        use super::super::pages::{Frame, NavRound};
-        use super::super::{read_facts, round_page, team_page, Kept};
+        use super::super::{page_frame, read_facts, team_page, Kept};
         let mut store = Store::open_in_memory().unwrap();
         let hostile = [
             "<script>alert(1)</script>",
@@ -547,23 +546,9 @@ mod tests {
         let mut kept = Kept::default();
         let (teams, _, _) = kept.teams_and_parts(&store, tid).unwrap();
         let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
-        let has_crosstable = res.rounds.iter().any(|r| r.is_final) && !res.winners.is_empty();
         let (mut compared, mut with_rows) = (0, 0);
         for (name, (id, version)) in facts.teams {
-            let frame = Frame {
-                title: name.clone(),
-                contest: facts.title.clone(),
-                rounds: res
-                    .rounds
-                    .iter()
-                    .map(|r| NavRound {
-                        number: r.number,
-                        href: round_page(r.number),
-                    })
-                    .collect(),
-                has_crosstable,
-                has_evolution: res.evolution.is_some(),
-            };
+            let frame = page_frame(name.clone(), &facts.title, &res);
             let view = super::super::views::team_view(
                 frame,
                 &store,
