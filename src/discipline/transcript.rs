@@ -84,22 +84,28 @@ pub fn full_text(
     transcript: &[Exchange],
     failures: &[String],
 ) -> String {
+    use std::fmt::Write as _;
     let mut t = header(FULL_MAGIC, setup, subject, names);
+    t.reserve(full_exchanges_at_least(transcript));
     for e in transcript {
         let dir = match e.said {
             Said::ToBot => "to",
             Said::ByBot => "from",
         };
-        t.push_str(&format!(
-            "{dir} {}: {}\n",
-            player_number(e.seat),
-            quote(&e.line)
-        ));
+        let _ = writeln!(t, "{dir} {}: {}", player_number(e.seat), quote(&e.line));
     }
     for f in failures {
         t.push_str(&format!("# failure: {}\n", one_line(f)));
     }
     t
+}
+
+/// A lower bound on the bytes of [`full_text`]'s exchanges: each is at
+/// least `to N: `, its line (quoting never shortens one) and a newline.
+/// Who must not write a full text beyond a size asks this first (a
+/// 2500-round ultimatum match is 560 kB in full).
+pub fn full_exchanges_at_least(transcript: &[Exchange]) -> usize {
+    transcript.iter().map(|e| e.line.len() + 7).sum()
 }
 
 /// The moves form as text.
