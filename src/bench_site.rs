@@ -9,14 +9,15 @@
 //!
 //! Printed: games, pairings, game pages, the floor (one pass that reads
 //! and parses every stored game, moves included, and writes nothing) and
-//! the site, their time per game, the site's size and the process's peak
-//! memory. What it does not do: play bots (see `bench bots`).
+//! the site, their time and the process's CPU time per game, the site's
+//! size and the process's peak memory. What it does not do: play bots
+//! (see `bench bots`).
 
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use crate::bench::BenchError;
+use crate::bench::{cpu_time, BenchError, CpuOf};
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, for_each_planned_batch, store_planned_game};
 use crate::discipline::play::{Played, Setup};
@@ -38,6 +39,10 @@ pub struct BotSiteBench {
     /// Reading and parsing every stored game, nothing written.
     pub floor: Duration,
     pub site: Duration,
+    /// The process's CPU time (user and system) of the floor and of the
+    /// site: the figures to compare on a loaded machine.
+    pub floor_cpu: Duration,
+    pub site_cpu: Duration,
     pub site_bytes: u64,
     /// The peak resident memory while the site is written, above what the
     /// process held when it began (kB).
@@ -56,15 +61,23 @@ impl BotSiteBench {
             self.n_game_pages
         );
         println!(
-            "  floor (read and parse every game):  {:>8.2} s  {:>8.1} µs per game",
+            "  floor (read and parse every game):  {:>8.2} s  {:>8.1} µs per game; CPU {:.2} s, {:.1} µs per game",
             self.floor.as_secs_f64(),
-            per(self.floor)
+            per(self.floor),
+            self.floor_cpu.as_secs_f64(),
+            per(self.floor_cpu)
         );
         println!(
             "  site (every page written):          {:>8.2} s  {:>8.1} µs per game ({:.1}× the floor)",
             self.site.as_secs_f64(),
             per(self.site),
             self.site.as_secs_f64() / self.floor.as_secs_f64().max(1e-9)
+        );
+        println!(
+            "  site's CPU:                          {:>8.2} s  {:>8.1} µs per game ({:.1}× the floor's CPU)",
+            self.site_cpu.as_secs_f64(),
+            per(self.site_cpu),
+            self.site_cpu.as_secs_f64() / self.floor_cpu.as_secs_f64().max(1e-9)
         );
         println!(
             "  site size {:.1} MB, memory added while writing {:.1} MB (store filled in {:.1} s)",
@@ -214,6 +227,7 @@ fn site_of_filled(
     c: crate::store::bots::BotContest,
     fill: Duration,
 ) -> Result<BotSiteBench, BenchError> {
+    let cpu1 = cpu_time(CpuOf::Process);
     let t1 = Instant::now();
     let mut n = 0u64;
     for_each_game(&store, &c, &config, |_| {
@@ -221,14 +235,17 @@ fn site_of_filled(
         Ok(())
     })?;
     let floor = t1.elapsed();
+    let floor_cpu = cpu_time(CpuOf::Process).saturating_sub(cpu1);
     let results = crate::contest::bots::results(&store, &c, &config)?.ok_or("no results")?;
     let site_dir = tmp.path().join("site");
     // The peak from here on is the site's (filling the store held the plan).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let rss_before = crate::bench::status_kb("VmRSS:");
+    let cpu2 = cpu_time(CpuOf::Process);
     let t2 = Instant::now();
     let written = crate::site::bots::write(&site_dir, &store, &c, &config, &results)?;
     let site = t2.elapsed();
+    let site_cpu = cpu_time(CpuOf::Process).saturating_sub(cpu2);
     Ok(BotSiteBench {
         discipline: d,
         n_bots,
@@ -238,6 +255,8 @@ fn site_of_filled(
         fill,
         floor,
         site,
+        floor_cpu,
+        site_cpu,
         site_bytes: dir_bytes(&site_dir),
         peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })

@@ -141,6 +141,28 @@ mod tests {
         assert_eq!(expand(setup, &back), rec.transcript);
     }
 
+    /// What the site asks before it makes a full text is a lower bound
+    /// of that text's exchanges, whatever the lines (quoted ones grow).
+    #[test]
+    fn the_exchanges_bound_is_below_the_full_text() {
+        let setup = crate::discipline::ultimatum::setup(ultimatum::Params { rounds: 3 });
+        let ex = |seat, said, line: &str| Exchange {
+            seat,
+            said,
+            line: line.into(),
+        };
+        let t = vec![
+            ex(0, Said::ToBot, "RUNDE 1"),
+            ex(0, Said::ByBot, "a\\b\x01\u{7f}ö"),
+            ex(1, Said::ByBot, ""),
+            ex(9, Said::ToBot, "x"),
+        ];
+        let head = header(FULL_MAGIC, &setup, "", &[]).len();
+        let full = full_text(&setup, "", &[], &t, &[]).len();
+        assert!(head + full_exchanges_at_least(&t) <= full);
+        assert_eq!(full_exchanges_at_least(&[]), 0);
+    }
+
     #[test]
     fn moves_expand_to_the_recorded_transcript_in_every_discipline() {
         let p = ultimatum::Params { rounds: 7 };
