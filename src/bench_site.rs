@@ -9,14 +9,15 @@
 //!
 //! Printed: games, pairings, game pages, the floor (one pass that reads
 //! and parses every stored game, moves included, and writes nothing) and
-//! the site, their time per game, the site's size and the process's peak
-//! memory. What it does not do: play bots (see `bench bots`).
+//! the site, their time and the process's CPU time per game, the site's
+//! size and the process's peak memory. What it does not do: play bots
+//! (see `bench bots`).
 
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use crate::bench::BenchError;
+use crate::bench::{cpu_time, BenchError, CpuOf};
 use crate::config::Config;
 use crate::contest::bots::{contest, for_each_game, for_each_planned_batch, store_planned_game};
 use crate::discipline::play::{Played, Setup};
@@ -38,6 +39,10 @@ pub struct BotSiteBench {
     /// Reading and parsing every stored game, nothing written.
     pub floor: Duration,
     pub site: Duration,
+    /// The process's CPU time (user and system) of the floor and of the
+    /// site: the figures to compare on a loaded machine.
+    pub floor_cpu: Duration,
+    pub site_cpu: Duration,
     pub site_bytes: u64,
     /// The peak resident memory while the site is written, above what the
     /// process held when it began (kB).
@@ -56,15 +61,23 @@ impl BotSiteBench {
             self.n_game_pages
         );
         println!(
-            "  floor (read and parse every game):  {:>8.2} s  {:>8.1} µs per game",
+            "  floor (read and parse every game):  {:>8.2} s  {:>8.1} µs per game; CPU {:.2} s, {:.1} µs per game",
             self.floor.as_secs_f64(),
-            per(self.floor)
+            per(self.floor),
+            self.floor_cpu.as_secs_f64(),
+            per(self.floor_cpu)
         );
         println!(
             "  site (every page written):          {:>8.2} s  {:>8.1} µs per game ({:.1}× the floor)",
             self.site.as_secs_f64(),
             per(self.site),
             self.site.as_secs_f64() / self.floor.as_secs_f64().max(1e-9)
+        );
+        println!(
+            "  site's CPU:                          {:>8.2} s  {:>8.1} µs per game ({:.1}× the floor's CPU)",
+            self.site_cpu.as_secs_f64(),
+            per(self.site_cpu),
+            self.site_cpu.as_secs_f64() / self.floor_cpu.as_secs_f64().max(1e-9)
         );
         println!(
             "  site size {:.1} MB, memory added while writing {:.1} MB (store filled in {:.1} s)",
@@ -120,12 +133,30 @@ pub fn bot_site_bench(
     n_bots: usize,
     repetitions: Option<u32>,
 ) -> Result<BotSiteBench, BenchError> {
+    let (
+        ScriptedContest {
+            config, store, tmp, ..
+        },
+        fill,
+    ) = filled_contest(d, n_bots, repetitions)?;
+    let c = contest(store.conn())?.ok_or("no contest")?;
+    site_of_filled(d, n_bots, (config, store, tmp), c, fill)
+}
+
+/// A fresh store holding a finished contest of `n_bots` of `d` with every
+/// planned game stored (the scripted players' games, as
+/// [`bot_site_bench`] describes), and the time it took to fill.
+pub(crate) fn filled_contest(
+    d: Discipline,
+    n_bots: usize,
+    repetitions: Option<u32>,
+) -> Result<(ScriptedContest, Duration), BenchError> {
     let ScriptedContest {
+        seam,
         players,
         config,
         store,
         tmp,
-        ..
     } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
     let c = contest(store.conn())?.ok_or("no contest")?;
     // Each game is stored in its own transaction (with its bots' folders:
@@ -175,6 +206,28 @@ pub fn bot_site_bench(
     })?;
     drop(templates);
     let fill = t0.elapsed();
+    Ok((
+        ScriptedContest {
+            seam,
+            players,
+            config,
+            store,
+            tmp,
+        },
+        fill,
+    ))
+}
+
+/// Writes the site of a contest [`filled_contest`] made, against one pass
+/// that reads every game.
+fn site_of_filled(
+    d: Discipline,
+    n_bots: usize,
+    (config, store, tmp): (Config, Store, tempfile::TempDir),
+    c: crate::store::bots::BotContest,
+    fill: Duration,
+) -> Result<BotSiteBench, BenchError> {
+    let cpu1 = cpu_time(CpuOf::Process);
     let t1 = Instant::now();
     let mut n = 0u64;
     for_each_game(&store, &c, &config, |_| {
@@ -182,14 +235,17 @@ pub fn bot_site_bench(
         Ok(())
     })?;
     let floor = t1.elapsed();
+    let floor_cpu = cpu_time(CpuOf::Process).saturating_sub(cpu1);
     let results = crate::contest::bots::results(&store, &c, &config)?.ok_or("no results")?;
     let site_dir = tmp.path().join("site");
     // The peak from here on is the site's (filling the store held the plan).
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let rss_before = crate::bench::status_kb("VmRSS:");
+    let cpu2 = cpu_time(CpuOf::Process);
     let t2 = Instant::now();
     let written = crate::site::bots::write(&site_dir, &store, &c, &config, &results)?;
     let site = t2.elapsed();
+    let site_cpu = cpu_time(CpuOf::Process).saturating_sub(cpu2);
     Ok(BotSiteBench {
         discipline: d,
         n_bots,
@@ -199,6 +255,8 @@ pub fn bot_site_bench(
         fill,
         floor,
         site,
+        floor_cpu,
+        site_cpu,
         site_bytes: dir_bytes(&site_dir),
         peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })
@@ -306,6 +364,62 @@ mod tests {
             assert!(
                 b.n_games > 0 && b.n_pairings > 0 && b.site_bytes > 0,
                 "{d}: {b:?}"
+            );
+        }
+    }
+
+    /// The site of a small contest of each of the seeds' four, file by
+    /// file (path, size and SHA-256 of each), against the golden lists
+    /// `tests/data/snapshots/bot-site/D.txt` (written with
+    /// `KNOBELN_UPDATE_SNAPSHOTS=1`; review their diff): a change that
+    /// makes the site cheaper to write must leave every page as it was.
+    #[test]
+    fn the_site_of_a_small_contest_is_its_golden_list() {
+        use sha2::{Digest, Sha256};
+        let golden_dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/bot-site");
+        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
+        for d in crate::discipline::registry::built_in() {
+            let (s, _) = filled_contest(d, 4, Some(2)).unwrap_or_else(|e| panic!("{d}: {e}"));
+            let c = contest(s.store.conn()).unwrap().unwrap();
+            let results = crate::contest::bots::results(&s.store, &c, &s.config)
+                .unwrap()
+                .unwrap();
+            let site = s.tmp.path().join("site");
+            crate::site::bots::write(&site, &s.store, &c, &s.config, &results).unwrap();
+            let mut files = Vec::new();
+            let mut dirs = vec![site.clone()];
+            while let Some(dir) = dirs.pop() {
+                for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        dirs.push(p);
+                    } else {
+                        let bytes = std::fs::read(&p).unwrap();
+                        let rel = p.strip_prefix(&site).unwrap().display().to_string();
+                        let sum: String = Sha256::digest(&bytes)
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect();
+                        files.push(format!("{rel} {} {sum}", bytes.len()));
+                    }
+                }
+            }
+            files.sort();
+            let list = files.join("\n") + "\n";
+            let path = golden_dir.join(format!("{}.txt", d.name()));
+            if update {
+                std::fs::create_dir_all(&golden_dir).unwrap();
+                std::fs::write(&path, &list).unwrap();
+                continue;
+            }
+            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
+            });
+            assert!(
+                list == golden,
+                "{d}: the site differs from {}:\n{list}",
+                path.display()
             );
         }
     }

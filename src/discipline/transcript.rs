@@ -84,22 +84,28 @@ pub fn full_text(
     transcript: &[Exchange],
     failures: &[String],
 ) -> String {
+    use std::fmt::Write as _;
     let mut t = header(FULL_MAGIC, setup, subject, names);
+    t.reserve(full_exchanges_at_least(transcript));
     for e in transcript {
         let dir = match e.said {
             Said::ToBot => "to",
             Said::ByBot => "from",
         };
-        t.push_str(&format!(
-            "{dir} {}: {}\n",
-            player_number(e.seat),
-            quote(&e.line)
-        ));
+        let _ = writeln!(t, "{dir} {}: {}", player_number(e.seat), quote(&e.line));
     }
     for f in failures {
         t.push_str(&format!("# failure: {}\n", one_line(f)));
     }
     t
+}
+
+/// A lower bound on the bytes of [`full_text`]'s exchanges: each is at
+/// least `to N: `, its line (quoting never shortens one) and a newline.
+/// Who must not write a full text beyond a size asks this first (a
+/// 2500-round ultimatum match is 560 kB in full).
+pub fn full_exchanges_at_least(transcript: &[Exchange]) -> usize {
+    transcript.iter().map(|e| e.line.len() + 7).sum()
 }
 
 /// The moves form as text.
@@ -133,6 +139,28 @@ mod tests {
         let back = parse_moves(&text, 2).unwrap();
         assert_eq!(back, m);
         assert_eq!(expand(setup, &back), rec.transcript);
+    }
+
+    /// What the site asks before it makes a full text is a lower bound
+    /// of that text's exchanges, whatever the lines (quoted ones grow).
+    #[test]
+    fn the_exchanges_bound_is_below_the_full_text() {
+        let setup = crate::discipline::ultimatum::setup(ultimatum::Params { rounds: 3 });
+        let ex = |seat, said, line: &str| Exchange {
+            seat,
+            said,
+            line: line.into(),
+        };
+        let t = vec![
+            ex(0, Said::ToBot, "RUNDE 1"),
+            ex(0, Said::ByBot, "a\\b\x01\u{7f}ö"),
+            ex(1, Said::ByBot, ""),
+            ex(9, Said::ToBot, "x"),
+        ];
+        let head = header(FULL_MAGIC, &setup, "", &[]).len();
+        let full = full_text(&setup, "", &[], &t, &[]).len();
+        assert!(head + full_exchanges_at_least(&t) <= full);
+        assert_eq!(full_exchanges_at_least(&[]), 0);
     }
 
     #[test]

@@ -316,10 +316,14 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
     let slug = g.slug();
     let transcript = g.transcript().unwrap_or_default();
     let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
-    let text = full_text(&g.setup, &g.subject, names, &transcript, &failures);
     // A long game's download is its moves form (the kit expands it): a
-    // 2500-round ultimatum match is 560 kB in full, 25 kB in moves.
-    let (download, full) = if text.len() <= FULL_DOWNLOAD_BYTES {
+    // 2500-round ultimatum match is 560 kB in full, 25 kB in moves. The
+    // full text is not made where its exchanges alone would pass the size.
+    let text = (crate::discipline::transcript::full_exchanges_at_least(&transcript)
+        <= FULL_DOWNLOAD_BYTES)
+        .then(|| full_text(&g.setup, &g.subject, names, &transcript, &failures))
+        .filter(|text| text.len() <= FULL_DOWNLOAD_BYTES);
+    let (download, full) = if let Some(text) = text {
         write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
         (format!("{slug}.txt"), true)
     } else {
