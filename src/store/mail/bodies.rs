@@ -90,7 +90,16 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
             }
         }
     }
-    memchr::memmem::find(hay, needle)
+    // Searched by its first bytes, each place they stand compared whole:
+    // the first place the whole part stands, as `memmem::find` would say,
+    // without a searcher built for all of a large needle (an attachment of
+    // tens of kB, once per mail).
+    const PREFIX: usize = 64;
+    if n <= PREFIX {
+        return memchr::memmem::find(hay, needle);
+    }
+    memchr::memmem::find_iter(hay, &needle[..PREFIX])
+        .find(|&at| hay.get(at..at + n) == Some(needle))
 }
 
 /// `rest` with `parts` put back at their cuts (in order).
