@@ -59,6 +59,12 @@ pub enum BuildError {
 /// A fresh Message-ID in our domain, from the OS random source (drawn
 /// for many ids at once: a group's mails are queued by the dozen, and one
 /// system call each cost more than the rest of the id).
+///
+/// The random part follows the milliseconds since 1970 (12 hex digits),
+/// so that ids grow with time: the outbox's unique index on `message_id`
+/// takes each new id at its end, not at a random place (a random id dirtied
+/// a page of that index per mail, 4 kB more written to the database's log
+/// per contest mail). The random part alone keeps ids unique.
 pub fn new_message_id(contest: &ContestConfig) -> String {
     const ID_BYTES: usize = 12;
     thread_local! {
@@ -83,8 +89,13 @@ pub fn new_message_id(contest: &ContestConfig) -> String {
         .rsplit('@')
         .next()
         .unwrap_or("knobeln.invalid");
-    let mut id = String::with_capacity(9 + 2 * ID_BYTES + 2 + domain.len());
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let mut id = String::with_capacity(9 + 12 + 2 * ID_BYTES + 2 + domain.len());
     id.push_str("<knobeln.");
+    // (Cannot fail: writing to a String.)
+    let _ = std::fmt::Write::write_fmt(&mut id, format_args!("{:012x}", ms & 0xffff_ffff_ffff));
     for x in b {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         id.push(char::from(HEX[usize::from(x >> 4)]));
@@ -564,5 +575,9 @@ mod tests {
         let c = ContestConfig::default();
         assert_ne!(new_message_id(&c), new_message_id(&c));
         assert!(new_message_id(&c).ends_with("@contest.example>"));
+        // Ids grow with time (the outbox's index takes them at its end).
+        let (a, b) = (new_message_id(&c), new_message_id(&c));
+        assert!(a[..21] <= b[..21], "{a} {b}");
+        assert_eq!(a.len(), "<knobeln.".len() + 12 + 24 + "@contest.example>".len());
     }
 }
