@@ -578,6 +578,9 @@ mod tests {
         // Ids grow with time (the outbox's index takes them at its end).
         let (a, b) = (new_message_id(&c), new_message_id(&c));
         assert!(a[..21] <= b[..21], "{a} {b}");
-        assert_eq!(a.len(), "<knobeln.".len() + 12 + 24 + "@contest.example>".len());
+        assert_eq!(
+            a.len(),
+            "<knobeln.".len() + 12 + 24 + "@contest.example>".len()
+        );
     }
 }

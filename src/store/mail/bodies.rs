@@ -263,6 +263,23 @@ mod tests {
         assert_eq!(join(&rest, &[(8, b"hi".to_vec())]), b"H: 1\r\n\r\nhi\r\n");
     }
 
+    /// A large part is found by its first bytes, then compared whole:
+    /// the same place `memmem::find` gives, its first bytes standing
+    /// earlier too (a near miss) or not at all.
+    #[test]
+    fn a_large_part_is_found_where_memmem_finds_it() {
+        let needle: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+        let mut near = needle[..2000].to_vec();
+        near.push(7);
+        for hay in [
+            [&b"head"[..], &near, &needle, b"\r\n--b--\r\n"].concat(),
+            [&near[..], b"tail"].concat(),
+            [&needle[..], &needle, b"x"].concat(),
+        ] {
+            assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
+        }
+    }
+
     /// A part is cut where it stands, a small or missing one stays, and
     /// the join gives the raw mail back byte for byte.
     #[test]
