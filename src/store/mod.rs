@@ -127,6 +127,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0023_packed_bot_moves.sql",
         include_str!("../../schema/0023_packed_bot_moves.sql"),
     ),
+    (
+        "0024_outbox_partial_indexes.sql",
+        include_str!("../../schema/0024_outbox_partial_indexes.sql"),
+    ),
 ];
 
 /// An open database.

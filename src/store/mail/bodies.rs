@@ -90,7 +90,16 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
             }
         }
     }
-    memchr::memmem::find(hay, needle)
+    // Searched by its first bytes, each place they stand compared whole:
+    // the first place the whole part stands, as `memmem::find` would say,
+    // without a searcher built for all of a large needle (an attachment of
+    // tens of kB, once per mail).
+    const PREFIX: usize = 64;
+    if n <= PREFIX {
+        return memchr::memmem::find(hay, needle);
+    }
+    memchr::memmem::find_iter(hay, &needle[..PREFIX])
+        .find(|&at| hay.get(at..at + n) == Some(needle))
 }
 
 /// `rest` with `parts` put back at their cuts (in order).
@@ -252,6 +261,23 @@ mod tests {
         let (rest, cuts) = split_after(b"H: 1\r\n\r\n\r\n", 8, &[part(b"hi", &sha)]);
         assert_eq!(cuts, vec![Cut { at: 8, part: 0 }]);
         assert_eq!(join(&rest, &[(8, b"hi".to_vec())]), b"H: 1\r\n\r\nhi\r\n");
+    }
+
+    /// A large part is found by its first bytes, then compared whole:
+    /// the same place `memmem::find` gives, its first bytes standing
+    /// earlier too (a near miss) or not at all.
+    #[test]
+    fn a_large_part_is_found_where_memmem_finds_it() {
+        let needle: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+        let mut near = needle[..2000].to_vec();
+        near.push(7);
+        for hay in [
+            [&b"head"[..], &near, &needle, b"\r\n--b--\r\n"].concat(),
+            [&near[..], b"tail"].concat(),
+            [&needle[..], &needle, b"x"].concat(),
+        ] {
+            assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
+        }
     }
 
     /// A part is cut where it stands, a small or missing one stays, and

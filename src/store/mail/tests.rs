@@ -208,3 +208,70 @@ fn a_failed_mail_inside_a_transaction_leaves_the_bodies_other_mails_share() {
         "the earlier mail whole"
     );
 }
+
+/// Issue 38 (schema 0024): a contest mail, which has no sender, adds no
+/// entry to the per-sender and per-domain indexes, and the reply caps
+/// still look senders up by those indexes and count what they did.
+#[test]
+fn contest_mails_stay_out_of_the_per_sender_indexes() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    let to = vec!["team@x.example".to_string()];
+    let mail = |id: &str, budget: Budget, sender_key: Option<&str>| {
+        let m = NewOutgoing {
+            inbox_id: None,
+            kind: "software",
+            recipients: &to,
+            budget,
+            sender_key,
+            subject: "s",
+            message_id: id,
+            raw: b"Subject: s\r\n\r\nhi\r\n",
+            text_at: None,
+            shared: &[],
+            event_key: None,
+        };
+        assert!(queue_outgoing(conn, &m, Utc::now()).unwrap());
+    };
+    mail("<1@x>", Budget::Contest, None);
+    mail("<2@x>", Budget::Strangers, Some("joe@lords.example"));
+    for (sql, index) in [
+        (
+            "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2",
+            "outbox_sender",
+        ),
+        (
+            "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2",
+            "outbox_sender_domain",
+        ),
+    ] {
+        let plan: String = conn
+            .query_row(&format!("EXPLAIN QUERY PLAN {sql}"), ["a", "b"], |r| {
+                r.get(3)
+            })
+            .unwrap();
+        assert!(plan.contains(index), "{plan}");
+    }
+    // The partial indexes hold the one mail with a sender.
+    let indexed: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM outbox INDEXED BY outbox_sender WHERE sender_key IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(indexed, 1);
+    let day_ago = Utc::now() - chrono::Duration::days(1);
+    assert_eq!(
+        replies_since(conn, "joe@lords.example", day_ago).unwrap(),
+        1
+    );
+    assert_eq!(
+        replies_to_domain_since(conn, "lords.example", day_ago).unwrap(),
+        1
+    );
+    assert_eq!(
+        replies_of_kind_since(conn, "software", ReplyTarget::Everyone, day_ago).unwrap(),
+        2
+    );
+}
