@@ -21,9 +21,11 @@
 //! [`KNOBELN_GAMES_PER_JOB`]; bot games one each) and is answered by one
 //! result message: the queue's cost is per message.
 //!
-//! Jobs are JSON; a worker's answer is binary ([`answer`]: a KNOBELN
-//! record's throws travel as the store's bytes, the rest of a record as a
-//! few numbers), and a JSON answer is read too. Each format has its own
+//! Jobs are binary ([`job`]: a KNOBELN game is a few numbers, the
+//! referee's configuration and the programs' hashes written once a job);
+//! a worker's answer is binary ([`answer`]: a KNOBELN record's throws
+//! travel as the store's bytes, the rest of a record as a few numbers);
+//! both sides read the JSON form of their format too. Each format has its own
 //! queue ([`FORMAT`]). Everything a worker sends is checked
 //! before it counts: the identity must be a game in flight; a KNOBELN
 //! record's points must be the rules applied to its throws and its
@@ -44,6 +46,7 @@ use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, Refer
 use crate::tournament::schedule::GameKey;
 
 pub mod answer;
+pub mod job;
 
 /// The version of the message format. Each format has a queue of its own
 /// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
@@ -66,7 +69,13 @@ pub mod answer;
 /// Format 7: a worker's answer is binary ([`answer`]: a KNOBELN record's
 /// throws as raw bytes, no base64 or JSON per record); the jobs are JSON
 /// as before, and a JSON answer of this format is still read.
-pub const FORMAT: u32 = 7;
+/// Format 8: jobs are binary too ([`job`]: a KNOBELN game is its identity,
+/// indices into the job's tables of referee configurations and programs,
+/// and its seeds). A coordinator of format 8 reads no answer of format 7
+/// (a worker of format 7 pulls from the queue of format 7 and finds no
+/// job there; an answer of format 7 that came anyway is refused for its
+/// format, named); upgrade the workers first, then the coordinator.
+pub const FORMAT: u32 = 8;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 128;
@@ -359,15 +368,31 @@ pub fn valid_sha256(s: &str) -> bool {
 }
 
 impl JobMessage {
+    /// The job as a coordinator of this format sends it: binary
+    /// ([`job`]).
     pub fn encode(&self) -> Vec<u8> {
+        job::encode(self)
+    }
+
+    /// The job as JSON (the form of formats up to 7, still read: tests
+    /// and tools may write it by hand).
+    pub fn encode_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("a job serializes")
     }
 
-    /// Reads a job and checks what a worker relies on: the session and
-    /// the job's name are plain names, at least one game and not too many,
+    /// Reads a job, binary or JSON (told apart by its first bytes), and
+    /// checks what a worker relies on: this format, the session and the
+    /// job's name are plain names, at least one game and not too many,
     /// all of one kind, program names are hashes, limits are finite.
     pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
-        let job: JobMessage = decode(bytes)?;
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return Err(WireError::TooLarge(bytes.len()));
+        }
+        let job: JobMessage = if job::is_binary(bytes) {
+            job::decode(bytes)?
+        } else {
+            decode(bytes)?
+        };
         if job.format != FORMAT {
             return Err(WireError::Format(job.format));
         }
@@ -386,6 +411,14 @@ impl JobMessage {
     /// (a game of a kind this program does not know), if they can be
     /// found: the worker then reports each game as its fault.
     pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return None;
+        }
+        if job::is_binary(bytes) {
+            let (session, name, games) = job::identity(bytes)?;
+            check_header(&session, &name, games.len()).ok()?;
+            return Some((session, name, games));
+        }
         #[derive(Deserialize)]
         struct Game {
             game: GameIdent,
