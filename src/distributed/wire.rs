@@ -367,77 +367,7 @@ pub fn valid_sha256(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-impl JobMessage {
-    /// The job as a coordinator of this format sends it: binary
-    /// ([`job`]).
-    pub fn encode(&self) -> Vec<u8> {
-        job::encode(self)
-    }
-
-    /// The job as JSON (the form of formats up to 7, still read: tests
-    /// and tools may write it by hand).
-    pub fn encode_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a job serializes")
-    }
-
-    /// Reads a job, binary or JSON (told apart by its first bytes), and
-    /// checks what a worker relies on: this format, the session and the
-    /// job's name are plain names, at least one game and not too many,
-    /// all of one kind, program names are hashes, limits are finite.
-    pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
-        if bytes.len() > MAX_MESSAGE_BYTES {
-            return Err(WireError::TooLarge(bytes.len()));
-        }
-        let job: JobMessage = if job::is_binary(bytes) {
-            job::decode(bytes)?
-        } else {
-            decode(bytes)?
-        };
-        if job.format != FORMAT {
-            return Err(WireError::Format(job.format));
-        }
-        check_header(&job.session, &job.job, job.games.len())?;
-        let kind = job.games[0].play.discipline();
-        for g in &job.games {
-            if g.play.discipline() != kind {
-                return Err(WireError::Invalid("games of two kinds in one job".into()));
-            }
-            check_play(&g.play)?;
-        }
-        Ok(job)
-    }
-
-    /// The session, name and games of a job that cannot be read as a whole
-    /// (a game of a kind this program does not know), if they can be
-    /// found: the worker then reports each game as its fault.
-    pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
-        if bytes.len() > MAX_MESSAGE_BYTES {
-            return None;
-        }
-        if job::is_binary(bytes) {
-            let (session, name, games) = job::identity(bytes)?;
-            check_header(&session, &name, games.len()).ok()?;
-            return Some((session, name, games));
-        }
-        #[derive(Deserialize)]
-        struct Game {
-            game: GameIdent,
-        }
-        #[derive(Deserialize)]
-        struct Identity {
-            session: String,
-            job: String,
-            games: Vec<Game>,
-        }
-        let i: Identity = decode(bytes).ok()?;
-        check_header(&i.session, &i.job, i.games.len()).ok()?;
-        Some((
-            i.session,
-            i.job,
-            i.games.into_iter().map(|g| g.game).collect(),
-        ))
-    }
-}
+// `JobMessage::encode`, `decode` and `identity` are in `job.rs`.
 
 /// What every job must be, whatever its games: a session and a name that
 /// are plain names, at least one game and not too many.

@@ -5,8 +5,8 @@
 //! are written once a job, not once a game as the JSON jobs of format 7
 //! did (about 40 bytes a game instead of about 600). Bot games, rare and
 //! large in kind, travel as their JSON inside the frame.
-//! [`JobMessage`]'s `encode` and `decode` live here (binary out; binary
-//! or JSON in). Pure: bytes in, bytes out; what a job must be to be played
+//! [`JobMessage`]'s `encode`, `decode` and `identity` live here (binary
+//! out; binary or JSON in). Pure: bytes in, bytes out; what a job must be to be played
 //! (plain names, hashes, finite limits) is checked by
 //! [`JobMessage::decode`] on what this module reads, not here.
 //!
@@ -38,7 +38,12 @@
 //! is refused for its format.
 
 use super::answer::{put_bytes, unzigzag, Reader};
-use super::{GameIdent, GameJob, JobMessage, Play, Seeds, WireError, MAX_GAMES_PER_JOB};
+use serde::Deserialize;
+
+use super::{
+    GameIdent, GameJob, JobMessage, Play, Seeds, WireError, FORMAT, MAX_GAMES_PER_JOB,
+    MAX_MESSAGE_BYTES,
+};
 use crate::referee::RefereeConfig;
 use crate::store::{put_varint, zigzag};
 
@@ -55,7 +60,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// The binary form of `m`, its `format` as it says.
-pub fn encode(m: &JobMessage) -> Vec<u8> {
+pub fn encode_binary(m: &JobMessage) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + m.session.len() + m.job.len() + 48 * m.games.len());
     out.extend_from_slice(&MAGIC);
     put_varint(&mut out, u64::from(m.format));
@@ -107,6 +112,78 @@ pub fn encode(m: &JobMessage) -> Vec<u8> {
     out
 }
 
+impl JobMessage {
+    /// The job as a coordinator of this format sends it: binary
+    /// (this module's).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_binary(self)
+    }
+
+    /// The job as JSON (the form of formats up to 7, still read: tests
+    /// and tools may write it by hand).
+    pub fn encode_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a job serializes")
+    }
+
+    /// Reads a job, binary or JSON (told apart by its first bytes), and
+    /// checks what a worker relies on: this format, the session and the
+    /// job's name are plain names, at least one game and not too many,
+    /// all of one kind, program names are hashes, limits are finite.
+    pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return Err(WireError::TooLarge(bytes.len()));
+        }
+        let job: JobMessage = if is_binary(bytes) {
+            decode_binary(bytes)?
+        } else {
+            super::decode(bytes)?
+        };
+        if job.format != FORMAT {
+            return Err(WireError::Format(job.format));
+        }
+        super::check_header(&job.session, &job.job, job.games.len())?;
+        let kind = job.games[0].play.discipline();
+        for g in &job.games {
+            if g.play.discipline() != kind {
+                return Err(WireError::Invalid("games of two kinds in one job".into()));
+            }
+            super::check_play(&g.play)?;
+        }
+        Ok(job)
+    }
+
+    /// The session, name and games of a job that cannot be read as a whole
+    /// (a game of a kind this program does not know), if they can be
+    /// found: the worker then reports each game as its fault.
+    pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return None;
+        }
+        if is_binary(bytes) {
+            let (session, name, games) = binary_identity(bytes)?;
+            super::check_header(&session, &name, games.len()).ok()?;
+            return Some((session, name, games));
+        }
+        #[derive(Deserialize)]
+        struct Game {
+            game: GameIdent,
+        }
+        #[derive(Deserialize)]
+        struct Identity {
+            session: String,
+            job: String,
+            games: Vec<Game>,
+        }
+        let i: Identity = super::decode(bytes).ok()?;
+        super::check_header(&i.session, &i.job, i.games.len()).ok()?;
+        Some((
+            i.session,
+            i.job,
+            i.games.into_iter().map(|g| g.game).collect(),
+        ))
+    }
+}
+
 /// Per game: the referee's index and both programs' indices.
 type Refs = Vec<(usize, usize, usize)>;
 
@@ -121,7 +198,9 @@ fn knobeln_tables(m: &JobMessage) -> Option<(Vec<RefereeConfig>, Vec<[u8; 32]>, 
     let mut refs = Vec::with_capacity(m.games.len());
     for g in &m.games {
         let Play::Knobeln {
-            referee, programs: names, ..
+            referee,
+            programs: names,
+            ..
         } = &g.play
         else {
             return None;
@@ -197,7 +276,9 @@ fn u64_le(r: &mut Reader) -> Result<u64, WireError> {
 
 /// The frame's format, session, job's name and games' identities; the
 /// reader is left at the kind's byte.
-fn header<'a>(bytes: &'a [u8]) -> Result<(u32, String, String, Vec<GameIdent>, Reader<'a>), WireError> {
+fn header<'a>(
+    bytes: &'a [u8],
+) -> Result<(u32, String, String, Vec<GameIdent>, Reader<'a>), WireError> {
     let mut r = Reader {
         bytes,
         at: MAGIC.len(),
@@ -227,7 +308,7 @@ fn header<'a>(bytes: &'a [u8]) -> Result<(u32, String, String, Vec<GameIdent>, R
 
 /// The session, name and games of a binary job, whatever its kind and
 /// format (for [`JobMessage::identity`]).
-pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
+pub fn binary_identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
     let (_, session, job, games, _) = header(bytes).ok()?;
     Some((session, job, games))
 }
@@ -236,9 +317,9 @@ pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
 /// an error, never a panic, and nothing allocated beyond what the bytes
 /// and [`MAX_GAMES_PER_JOB`] allow. A job of another format is refused for
 /// its format before its games are read.
-pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
+pub fn decode_binary(bytes: &[u8]) -> Result<JobMessage, WireError> {
     let (format, session, job, idents, mut r) = header(bytes)?;
-    if format != super::FORMAT {
+    if format != FORMAT {
         return Err(WireError::Format(format));
     }
     let plays: Vec<Play> = match r.byte()? {

@@ -344,11 +344,18 @@ fn a_damaged_binary_job_is_refused() {
         [&tables[..], &[0, 0, 2], &seeds[..]].concat(), // program 2 of 2
         [&tables[..], &[1, 0, 1], &seeds[..]].concat(), // referee 1 of 1
         [&tables[..], &[0, 0, 1], &seeds[..23]].concat(), // seeds cut short
-        [&tables[..], &[0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1], &seeds[..]].concat(),
-        vec![2],                                        // 2 referees for 1 game
+        [
+            &tables[..],
+            &[0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1],
+            &seeds[..],
+        ]
+        .concat(),
+        vec![2], // 2 referees for 1 game
         vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
         vec![1, 0xff, 0xff, 0xff, 0xff, 0x0f], // a referee of 4 GB
-        vec![1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+        vec![
+            1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ],
         [&tables[..tables.len() - 65], &[3]].concat(), // 3 programs for 1 game
         [&tables[..tables.len() - 65], &[2], &[0xaa; 63]].concat(), // short hash
     ] {
@@ -891,4 +898,16 @@ fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
         check_bot_game(&ultimatum, bot_game()),
         Err("the outcome of another game".into())
     );
+}
+
+/// The fuzz target `wire` starts from binary jobs of this format: they
+/// must read, or the fuzzer would start from refusals only.
+#[test]
+fn the_fuzz_corpus_binary_jobs_read() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/wire");
+    for name in ["job_knobeln.bin", "job_bots.bin"] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let j = JobMessage::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(JobMessage::decode(&j.encode()), Ok(j), "{name}");
+    }
 }
