@@ -21,9 +21,11 @@
 //! [`KNOBELN_GAMES_PER_JOB`]; bot games one each) and is answered by one
 //! result message: the queue's cost is per message.
 //!
-//! Jobs are JSON; a worker's answer is binary ([`answer`]: a KNOBELN
-//! record's throws travel as the store's bytes, the rest of a record as a
-//! few numbers), and a JSON answer is read too. Each format has its own
+//! Jobs are binary ([`job`]: a KNOBELN game is a few numbers, the
+//! referee's configuration and the programs' hashes written once a job);
+//! a worker's answer is binary ([`answer`]: a KNOBELN record's throws
+//! travel as the store's bytes, the rest of a record as a few numbers);
+//! both sides read the JSON form of their format too. Each format has its own
 //! queue ([`FORMAT`]). Everything a worker sends is checked
 //! before it counts: the identity must be a game in flight; a KNOBELN
 //! record's points must be the rules applied to its throws and its
@@ -44,6 +46,7 @@ use crate::referee::{describe_failure, FailureKind, GameRecord, GameSeeds, Refer
 use crate::tournament::schedule::GameKey;
 
 pub mod answer;
+pub mod job;
 
 /// The version of the message format. Each format has a queue of its own
 /// (subjects and consumers name it: [`super::jobs_subject`]), so a worker
@@ -66,7 +69,13 @@ pub mod answer;
 /// Format 7: a worker's answer is binary ([`answer`]: a KNOBELN record's
 /// throws as raw bytes, no base64 or JSON per record); the jobs are JSON
 /// as before, and a JSON answer of this format is still read.
-pub const FORMAT: u32 = 7;
+/// Format 8: jobs are binary too ([`job`]: a KNOBELN game is its identity,
+/// indices into the job's tables of referee configurations and programs,
+/// and its seeds). A coordinator of format 8 reads no answer of format 7
+/// (a worker of format 7 pulls from the queue of format 7 and finds no
+/// job there; an answer of format 7 that came anyway is refused for its
+/// format, named); upgrade the workers first, then the coordinator.
+pub const FORMAT: u32 = 8;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 128;
@@ -358,53 +367,7 @@ pub fn valid_sha256(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-impl JobMessage {
-    pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a job serializes")
-    }
-
-    /// Reads a job and checks what a worker relies on: the session and
-    /// the job's name are plain names, at least one game and not too many,
-    /// all of one kind, program names are hashes, limits are finite.
-    pub fn decode(bytes: &[u8]) -> Result<JobMessage, WireError> {
-        let job: JobMessage = decode(bytes)?;
-        if job.format != FORMAT {
-            return Err(WireError::Format(job.format));
-        }
-        check_header(&job.session, &job.job, job.games.len())?;
-        let kind = job.games[0].play.discipline();
-        for g in &job.games {
-            if g.play.discipline() != kind {
-                return Err(WireError::Invalid("games of two kinds in one job".into()));
-            }
-            check_play(&g.play)?;
-        }
-        Ok(job)
-    }
-
-    /// The session, name and games of a job that cannot be read as a whole
-    /// (a game of a kind this program does not know), if they can be
-    /// found: the worker then reports each game as its fault.
-    pub fn identity(bytes: &[u8]) -> Option<(String, String, Vec<GameIdent>)> {
-        #[derive(Deserialize)]
-        struct Game {
-            game: GameIdent,
-        }
-        #[derive(Deserialize)]
-        struct Identity {
-            session: String,
-            job: String,
-            games: Vec<Game>,
-        }
-        let i: Identity = decode(bytes).ok()?;
-        check_header(&i.session, &i.job, i.games.len()).ok()?;
-        Some((
-            i.session,
-            i.job,
-            i.games.into_iter().map(|g| g.game).collect(),
-        ))
-    }
-}
+// `JobMessage::encode`, `decode` and `identity` are in `job.rs`.
 
 /// What every job must be, whatever its games: a session and a name that
 /// are plain names, at least one game and not too many.

@@ -1,5 +1,5 @@
 //! A worker's answer ([`ResultMessage`]) in binary: what a worker of format
-//! 7 publishes. A KNOBELN game's record is a few numbers and its throws'
+//! 7 and later publishes. A KNOBELN game's record is a few numbers and its throws'
 //! bytes as the store keeps them (format 1 of `store::throws`), raw: no
 //! base64, no JSON per record. What is rare or large in kind (a fault's
 //! text, a bot game, a record's failures) stays JSON inside the frame.
@@ -214,26 +214,26 @@ pub fn decode(bytes: &[u8]) -> Result<ResultMessage, WireError> {
 }
 
 fn unreadable(what: &str) -> WireError {
-    WireError::Unreadable(format!("binary answer: {what}"))
+    WireError::Unreadable(format!("binary message: {what}"))
 }
 
-fn unzigzag(z: u64) -> i64 {
+pub(super) fn unzigzag(z: u64) -> i64 {
     ((z >> 1) as i64) ^ -((z & 1) as i64)
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_varint(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
 /// Reads the frame front to back; every read checks the bytes are there.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+pub(super) struct Reader<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, WireError> {
+    pub(super) fn byte(&mut self) -> Result<u8, WireError> {
         let b = *self
             .bytes
             .get(self.at)
@@ -242,7 +242,7 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
-    fn varint(&mut self) -> Result<u64, WireError> {
+    pub(super) fn varint(&mut self) -> Result<u64, WireError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -254,7 +254,7 @@ impl<'a> Reader<'a> {
         Err(unreadable("a number too long"))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
         let end = self
             .at
             .checked_add(n)
@@ -265,12 +265,12 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
-    fn bytes(&mut self) -> Result<&'a [u8], WireError> {
+    pub(super) fn bytes(&mut self) -> Result<&'a [u8], WireError> {
         let n = usize::try_from(self.varint()?).map_err(|_| unreadable("a length"))?;
         self.take(n)
     }
 
-    fn text(&mut self) -> Result<&'a str, WireError> {
+    pub(super) fn text(&mut self) -> Result<&'a str, WireError> {
         std::str::from_utf8(self.bytes()?).map_err(|_| unreadable("a text not in UTF-8"))
     }
 }

@@ -68,10 +68,11 @@ fn play_of(j: &mut JobMessage) -> &mut Play {
 #[test]
 fn a_job_round_trips_with_its_discipline_named() {
     let j = job();
-    let bytes = j.encode();
+    let bytes = j.encode_json();
     let text = String::from_utf8(bytes.clone()).unwrap();
     assert!(text.contains("\"discipline\":\"knobeln\""), "{text}");
     assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+    assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
 }
 
 #[test]
@@ -228,7 +229,7 @@ fn a_jobs_answer_fits_a_message_whatever_the_strategies_throw() {
 
 #[test]
 fn an_unknown_discipline_or_format_is_refused_not_guessed() {
-    let text = String::from_utf8(job().encode())
+    let text = String::from_utf8(job().encode_json())
         .unwrap()
         .replace("\"knobeln\"", "\"morabaraba\"");
     assert!(JobMessage::decode(text.as_bytes()).is_err());
@@ -239,6 +240,153 @@ fn an_unknown_discipline_or_format_is_refused_not_guessed() {
         JobMessage::decode(&vec![b' '; MAX_MESSAGE_BYTES + 1]),
         Err(WireError::TooLarge(_))
     ));
+}
+
+/// Format 8: a KNOBELN job is binary, its referee configurations and
+/// programs written once (a game is about 40 bytes, not about 600 as
+/// JSON), and what it says comes back as it was sent.
+#[test]
+fn a_knobeln_job_travels_in_binary_with_its_tables_once() {
+    let mut j = job();
+    j.games = (0..KNOBELN_GAMES_PER_JOB as u32)
+        .map(knobeln_game)
+        .collect();
+    // A second referee and a program seen a second time, in another seat.
+    let Play::Knobeln {
+        referee, programs, ..
+    } = &mut j.games[5].play
+    else {
+        unreachable!()
+    };
+    referee.params.l = 20;
+    programs.swap(0, 1);
+    let bytes = j.encode();
+    assert!(job::is_binary(&bytes));
+    assert!(bytes.len() < 50 * j.games.len(), "{} bytes", bytes.len());
+    assert!(
+        bytes.len() * 10 < j.encode_json().len(),
+        "{} bytes, as JSON {}",
+        bytes.len(),
+        j.encode_json().len()
+    );
+    assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+    let (session, name, games) = JobMessage::identity(&bytes).unwrap();
+    assert_eq!((session, name), (j.session.clone(), j.job.clone()));
+    assert_eq!(games, j.games.iter().map(|g| g.game).collect::<Vec<_>>());
+}
+
+/// Whatever a job's bytes, a worker gets an error, never a panic or an
+/// allocation larger than the bytes allow: cut short anywhere, a byte
+/// changed, bytes after the end, counts and lengths beyond the message or
+/// beyond a job, indices beyond their tables, numbers that overflow.
+#[test]
+fn a_damaged_binary_job_is_refused() {
+    let j = job();
+    let bytes = j.encode();
+    for n in 0..bytes.len() {
+        assert!(JobMessage::decode(&bytes[..n]).is_err(), "cut at {n}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(JobMessage::decode(&longer).is_err());
+    for i in job::MAGIC.len()..bytes.len() {
+        for x in [0xff, 0x80, 0x01] {
+            let mut b = bytes.clone();
+            b[i] ^= x;
+            // Refused or read as some other job that passes the checks:
+            // never a panic.
+            if let Ok(other) = JobMessage::decode(&b) {
+                assert_eq!(JobMessage::decode(&other.encode()), Ok(other));
+            }
+            let _ = JobMessage::identity(&b);
+        }
+    }
+    // The frame's front: magic, format, session, job.
+    let front = |format: u64| {
+        let mut f = job::MAGIC.to_vec();
+        crate::store::put_varint(&mut f, format);
+        for t in ["abc", "abc-1"] {
+            f.push(t.len() as u8);
+            f.extend_from_slice(t.as_bytes());
+        }
+        f
+    };
+    // A count of games beyond a job, or beyond what any bytes could hold.
+    for n in [MAX_GAMES_PER_JOB as u64 + 1, u64::MAX, 1 << 40] {
+        let mut b = front(u64::from(FORMAT));
+        crate::store::put_varint(&mut b, n);
+        assert!(JobMessage::decode(&b).is_err(), "{n} games");
+        assert_eq!(JobMessage::identity(&b), None);
+    }
+    // A varint longer than 64 bits.
+    let mut b = front(u64::from(FORMAT));
+    b.extend_from_slice(&[0xff; 11]);
+    assert!(JobMessage::decode(&b).is_err());
+    // One game whose tables are oversized, or whose indices point beyond
+    // them, or whose referee's text claims more bytes than there are.
+    let one_game = |tail: &[u8]| {
+        let mut b = front(u64::from(FORMAT));
+        b.extend_from_slice(&[1, 2, 1, 1, 4, 1]); // n = 1, its identity
+        b.push(0); // KNOBELN
+        b.extend_from_slice(tail);
+        b
+    };
+    let referee = serde_json::to_vec(&cfg(10)).unwrap();
+    let mut tables = vec![1];
+    crate::store::put_varint(&mut tables, referee.len() as u64);
+    tables.extend_from_slice(&referee);
+    tables.push(2);
+    tables.extend_from_slice(&[0xaa; 64]);
+    let seeds = [7u8; 24];
+    let good = one_game(&[&tables[..], &[0, 0, 1], &seeds[..]].concat());
+    assert_eq!(JobMessage::decode(&good).unwrap().games.len(), 1);
+    for bad in [
+        [&tables[..], &[0, 0, 2], &seeds[..]].concat(), // program 2 of 2
+        [&tables[..], &[1, 0, 1], &seeds[..]].concat(), // referee 1 of 1
+        [&tables[..], &[0, 0, 1], &seeds[..23]].concat(), // seeds cut short
+        [
+            &tables[..],
+            &[0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1],
+            &seeds[..],
+        ]
+        .concat(),
+        vec![2], // 2 referees for 1 game
+        vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+        vec![1, 0xff, 0xff, 0xff, 0xff, 0x0f], // a referee of 4 GB
+        vec![
+            1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ],
+        [&tables[..tables.len() - 65], &[3]].concat(), // 3 programs for 1 game
+        [&tables[..tables.len() - 65], &[2], &[0xaa; 63]].concat(), // short hash
+    ] {
+        assert!(JobMessage::decode(&one_game(&bad)).is_err(), "{bad:?}");
+    }
+    // An unknown kind: refused, but its games are found to report.
+    let mut unknown = front(u64::from(FORMAT));
+    unknown.extend_from_slice(&[1, 2, 1, 1, 4, 1, 9]);
+    assert!(JobMessage::decode(&unknown).is_err());
+    assert_eq!(JobMessage::identity(&unknown).unwrap().2[0].slot, 4);
+    // Another format: refused for its format, named, its games found.
+    for format in [7, 9, u64::from(u32::MAX) + 1] {
+        let mut b = front(format);
+        b.extend_from_slice(&[1, 2, 1, 1, 4, 1, 0]);
+        assert_eq!(
+            JobMessage::decode(&b),
+            Err(WireError::Format(u32::try_from(format).unwrap_or(u32::MAX)))
+        );
+        assert_eq!(JobMessage::identity(&b).unwrap().2.len(), 1);
+    }
+    // Format 7's jobs were JSON: refused for their format, clearly.
+    let mut seven = job();
+    seven.format = 7;
+    assert_eq!(
+        JobMessage::decode(&seven.encode_json()),
+        Err(WireError::Format(7))
+    );
+    assert_eq!(
+        WireError::Format(7).to_string(),
+        format!("message format 7, this program reads format {FORMAT}")
+    );
 }
 
 fn answer_of(results: Vec<GameResult>) -> ResultMessage {
@@ -371,8 +519,12 @@ fn a_damaged_binary_answer_is_refused() {
     }
     // Another format's binary answer is refused for its format.
     let mut other = bytes.clone();
-    other[answer::MAGIC.len()] = 8;
-    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(8)));
+    other[answer::MAGIC.len()] = 9;
+    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(9)));
+    // Format 7's answers were binary as well: refused for their format.
+    let mut seven = bytes.clone();
+    seven[answer::MAGIC.len()] = 7;
+    assert_eq!(ResultMessage::decode(&seven), Err(WireError::Format(7)));
     // Format 6's answers were JSON: refused for their format, clearly.
     let mut six = m.clone();
     six.format = 6;
@@ -511,11 +663,12 @@ fn bot_game() -> Played {
 #[test]
 fn a_bot_job_round_trips_with_its_game_limits_and_languages() {
     let j = bot_job(2);
-    let bytes = j.encode();
+    let bytes = j.encode_json();
     let text = String::from_utf8(bytes.clone()).unwrap();
     assert!(text.contains("\"discipline\":\"bots\""), "{text}");
     assert!(text.contains("\"game\":\"footsteps\""), "{text}");
     assert_eq!(JobMessage::decode(&bytes).unwrap(), j);
+    assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
 }
 
 #[test]
@@ -538,7 +691,7 @@ fn an_island_travels_as_its_text_and_is_checked_on_arrival() {
     );
     assert_eq!(JobMessage::decode(&j.encode()).unwrap(), j);
     // A board that is not an island is refused before anything runs.
-    let text = String::from_utf8(j.encode())
+    let text = String::from_utf8(j.encode_json())
         .unwrap()
         .replace("###\\n#o#", "###\\n#x#");
     assert!(matches!(
@@ -745,4 +898,16 @@ fn a_bot_game_with_seats_that_do_not_exist_or_of_another_game_is_refused() {
         check_bot_game(&ultimatum, bot_game()),
         Err("the outcome of another game".into())
     );
+}
+
+/// The fuzz target `wire` starts from binary jobs of this format: they
+/// must read, or the fuzzer would start from refusals only.
+#[test]
+fn the_fuzz_corpus_binary_jobs_read() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/wire");
+    for name in ["job_knobeln.bin", "job_bots.bin"] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let j = JobMessage::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(JobMessage::decode(&j.encode()), Ok(j), "{name}");
+    }
 }
