@@ -12,9 +12,9 @@
 //! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
 //! runs, only the pages an event changed ([`Scope`]), from results kept up
 //! to date group by group. Pages come from `pages` (handlebars, escaping
-//! on) but the team pages, written most often, which `direct` writes
-//! straight from their views (the template's output byte for byte); plots
-//! from `plots` (`plotters`, SVG backend).
+//! on) but the team and round pages, written most often, which `direct`
+//! writes straight from their views (held by golden files); plots from
+//! `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -594,7 +594,6 @@ pub fn generate_from(
                 .rounds
                 .iter()
                 .any(|s| s.number == r.number && s.finished),
-            groups: Vec::new(),
             advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
             next_round: r.number + 1,
             disqualified: r
@@ -649,7 +648,9 @@ pub fn generate_from(
                 inner: out,
                 written: 0,
             };
-            render_to("round", &view, &mut out)?;
+            let mut html = String::with_capacity(16 * 1024);
+            direct::round_head_html(&mut html, &view);
+            std::io::Write::write_all(&mut out, html.as_bytes()).map_err(io_err(&path))?;
             for g in &r.groups {
                 let offset = out.written;
                 // A finished group's results are final, its disqualifications
@@ -675,7 +676,12 @@ pub fn generate_from(
                         match old.as_mut().and_then(|o| o.part(g.number, print)) {
                             Some(bytes) => std::io::Write::write_all(&mut out, &bytes)
                                 .map_err(io_err(&path))?,
-                            None => render_to("round_group", &group, &mut out)?,
+                            None => {
+                                html.clear();
+                                direct::round_group_html(&mut html, &group);
+                                std::io::Write::write_all(&mut out, html.as_bytes())
+                                    .map_err(io_err(&path))?
+                            }
                         }
                         print
                     }
@@ -690,7 +696,8 @@ pub fn generate_from(
                     },
                 );
             }
-            render_to("round_foot", &view, &mut out)?;
+            std::io::Write::write_all(&mut out, direct::ROUND_FOOT.as_bytes())
+                .map_err(io_err(&path))?;
             Ok(())
         })?;
         parts.record(r.number, &path, new_parts);
