@@ -267,8 +267,10 @@ impl Writer<'_> {
     }
 
     /// Like `put`, with the content written piece by piece by `fill` (a
-    /// page too large to hold at once): into a file beside, which replaces
-    /// the old one only if the two differ.
+    /// page too large to hold at once): over the page's spare (as `put`
+    /// does: not truncated to zero first, no inode made or freed once the
+    /// spare exists), which trades places with the page only if the two
+    /// differ (the spare is kept either way).
     fn put_streamed(
         &mut self,
         name: &str,
@@ -278,16 +280,29 @@ impl Writer<'_> {
         self.files.push(name.to_string());
         let tmp = self.dir.join(format!(".{name}.tmp"));
         {
-            let file = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
-            let mut out = std::io::BufWriter::new(file);
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&tmp)
+                .map_err(io_err(&tmp))?;
+            let mut out = parts::Counting {
+                inner: std::io::BufWriter::new(file),
+                written: 0,
+            };
             fill(&mut out)?;
             std::io::Write::flush(&mut out).map_err(io_err(&tmp))?;
+            let file = out.inner.get_ref();
+            if file.metadata().map_err(io_err(&tmp))?.len() > out.written {
+                file.set_len(out.written).map_err(io_err(&tmp))?;
+            }
         }
         if same_content(&tmp, &path) {
-            std::fs::remove_file(&tmp).map_err(io_err(&tmp))?;
             return Ok(());
         }
-        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        if !path.exists() || !exchange(&tmp, &path) {
+            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        }
         self.written += 1;
         Ok(())
     }
@@ -755,6 +770,12 @@ pub fn generate_from(
         }
     }
     let index_of = |r: u32, g: u32| running.get(&(r, g)).or_else(|| indexes.get(&(r, g)));
+    // The Evolution's ranking, made once for every team page.
+    let evolution_of: HashMap<&str, &EvolutionPlacedView> = index
+        .evolution_ranking
+        .iter()
+        .map(|p| (p.team.name.as_str(), p))
+        .collect();
     for (name, (id, version)) in facts.teams {
         if scope_teams
             .as_ref()
@@ -769,6 +790,7 @@ pub fn generate_from(
             *version,
             res,
             &index_of,
+            evolution_of.get(name.as_str()).copied(),
             &facts,
             opts,
         )?;
