@@ -156,8 +156,9 @@ impl Scope {
 #[derive(Debug, Default)]
 pub struct Kept {
     round_pages: RoundPageParts,
-    /// The tournament read, and its teams.
-    teams: Option<(i64, TeamsByName)>,
+    /// The tournament read, its teams, and each team's link (made once,
+    /// not at every row that names the team).
+    teams: Option<(i64, TeamsByName, TeamLinks)>,
     /// The finished groups' members and where each plays in the group's
     /// games (settled with the group: indexed once, not scanned again for
     /// every member's page at every write).
@@ -170,6 +171,9 @@ type GroupIndexes = HashMap<(u32, u32), views::GroupIndex>;
 /// A tournament's teams: name → (team id, version id).
 type TeamsByName = BTreeMap<String, (u32, i64)>;
 
+/// A tournament's teams: name → the team linked to its page.
+type TeamLinks = HashMap<String, TeamRef>;
+
 impl Kept {
     /// The tournament's teams (read if not kept yet) and the round pages'
     /// parts, borrowed together.
@@ -177,18 +181,35 @@ impl Kept {
         &mut self,
         store: &Store,
         tournament: i64,
-    ) -> Result<(&TeamsByName, &mut RoundPageParts, &mut GroupIndexes), SiteError> {
-        if self.teams.as_ref().is_none_or(|(t, _)| *t != tournament) {
+    ) -> Result<
+        (
+            (&TeamsByName, &TeamLinks),
+            &mut RoundPageParts,
+            &mut GroupIndexes,
+        ),
+        SiteError,
+    > {
+        if self.teams.as_ref().is_none_or(|(t, _, _)| *t != tournament) {
             self.groups.clear();
-            let teams = store
+            let teams: TeamsByName = store
                 .entries(tournament)?
                 .into_iter()
                 .map(|e| (e.name, (e.team.0, e.version.0)))
                 .collect();
-            self.teams = Some((tournament, teams));
+            let links = teams
+                .iter()
+                .map(|(name, (id, _))| {
+                    let link = TeamRef {
+                        name: name.clone(),
+                        href: Some(team_page(*id)),
+                    };
+                    (name.clone(), link)
+                })
+                .collect();
+            self.teams = Some((tournament, teams, links));
         }
-        let teams = &self.teams.as_ref().expect("just read").1;
-        Ok((teams, &mut self.round_pages, &mut self.groups))
+        let (_, teams, links) = self.teams.as_ref().expect("just read");
+        Ok(((teams, links), &mut self.round_pages, &mut self.groups))
     }
 }
 
@@ -369,7 +390,7 @@ fn same_content(a: &Path, b: &Path) -> bool {
 fn read_facts<'t>(
     store: &Store,
     tournament: i64,
-    teams: &'t TeamsByName,
+    (teams, links): (&'t TeamsByName, &'t TeamLinks),
     res: &Results,
     opts: &SiteOptions,
     scope: Scope,
@@ -418,6 +439,7 @@ fn read_facts<'t>(
         finished_at,
         config,
         teams,
+        links,
         games,
         finished_groups,
     })
