@@ -175,8 +175,8 @@ type TeamsByName = BTreeMap<String, (u32, i64)>;
 type TeamLinks = HashMap<String, TeamRef>;
 
 impl Kept {
-    /// The tournament's teams (read if not kept yet) and the round pages'
-    /// parts, borrowed together.
+    /// The tournament's teams and their links (read if not kept yet), the
+    /// round pages' parts and the group indexes, borrowed together.
     fn teams_and_parts(
         &mut self,
         store: &Store,
@@ -926,4 +926,54 @@ pub fn generate_from(
         game_pages_rendered: rendered,
         finished_groups: facts.finished_groups,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    /// A page written piece by piece goes over its spare and trades places
+    /// with it: after the spare exists, no write makes a file, the page is
+    /// the new content whole (a shorter one too), and an unchanged page is
+    /// left as it is.
+    #[test]
+    fn a_streamed_page_is_written_over_its_spare_and_traded() {
+        let dir = tempfile::tempdir().unwrap();
+        let put = |content: &str| {
+            let mut w = Writer {
+                dir: dir.path(),
+                files: Vec::new(),
+                written: 0,
+            };
+            w.put_streamed("round-1.html", |out| {
+                out.write_all(content.as_bytes())
+                    .map_err(io_err(dir.path()))
+            })
+            .unwrap();
+            w.written
+        };
+        use std::io::Write as _;
+        let page = dir.path().join("round-1.html");
+        let spare = dir.path().join(".round-1.html.tmp");
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(put("the first, long version"), 1);
+        assert_eq!(put("second"), 1);
+        let (a, b) = (ino(&page), ino(&spare));
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "second");
+        assert_eq!(put("third, longer than the second"), 1);
+        assert_eq!((ino(&page), ino(&spare)), (b, a), "traded, none made");
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "third, longer than the second"
+        );
+        assert_eq!(put("4th"), 1);
+        assert_eq!((ino(&page), ino(&spare)), (a, b));
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "4th");
+        // The same content: nothing traded, the page as it was.
+        assert_eq!(put("4th"), 0);
+        assert_eq!(ino(&page), a);
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "4th");
+        assert_eq!(remove_spares(dir.path()).unwrap(), 1);
+    }
 }
