@@ -953,7 +953,6 @@ mod tests {
             .unwrap();
             w.written
         };
-        use std::io::Write as _;
         let page = dir.path().join("round-1.html");
         let spare = dir.path().join(".round-1.html.tmp");
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
