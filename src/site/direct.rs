@@ -1,25 +1,30 @@
 //! Pages written straight into a string, without the template machinery:
-//! the team page ([`team_html`]), the page the site writes most often (a
-//! group's members' pages after every group, every team's page at the
-//! Evolution's end and in the final site), with a row per game the team
-//! played so far. Through handlebars a row cost a walk of the view's JSON
-//! for every field; here it is a few `push_str`.
+//! the two the site writes most often while a contest runs. The team page
+//! ([`team_html`]): a group's members' pages after every group, every
+//! team's page at the Evolution's end and in the final site, with a row
+//! per game the team played so far. The round page ([`round_head_html`],
+//! [`round_group_html`] for each group, [`ROUND_FOOT`]): written in parts
+//! so that a group's part, once settled, is copied from the page written
+//! before instead of built again. Through handlebars a row cost a walk of
+//! the view's JSON for every field; here it is a few `push_str`.
 //!
-//! [`team_html`] is the team page's one definition (there is no
-//! template): its output for views with every branch and hostile text is
-//! held by golden files (`tests/data/snapshots/site/team-page-N.html`).
-//! Its frame is the templates' `head.hbs` and `foot.hbs`, which the other
-//! pages share: a test holds the head written here equal to the
-//! template's. Texts are escaped by [`crate::draw::escape_into`], the
-//! function the templates' `{{ }}` use too.
+//! These functions are their pages' one definition (there are no
+//! templates): their output for views with every branch and hostile text
+//! is held by golden files (`tests/data/snapshots/site/team-page-N.html`,
+//! `round-page-N.html`). The frame is the templates' `head.hbs` and
+//! `foot.hbs`, which the other pages share: a test holds the head written
+//! here equal to the template's. Texts are escaped by
+//! [`crate::draw::escape_into`], the function the templates' `{{ }}` use
+//! too.
 //!
-//! Not here: building the views (`views`), writing files (`super::Writer`).
+//! Not here: building the views (`views`, `super::generate_from`), writing
+//! files (`super::Writer`).
 
 use std::fmt::Write as _;
 
 use crate::draw::escape_into as escape;
 
-use super::pages::{Frame, TeamRef, TeamView};
+use super::pages::{Frame, GroupView, RoundView, TeamRef, TeamView};
 
 /// A number as `{{n}}` renders it.
 fn num(out: &mut String, n: impl std::fmt::Display) {
@@ -241,12 +246,142 @@ pub(super) fn team_html(view: &TeamView) -> String {
     out
 }
 
+/// The head of a round's page, up to its first group: the frame, the
+/// facts, the advancing and the disqualified teams. A round's page is
+/// written in parts, so that its groups can be written one at a time and
+/// a group's part kept: this, then [`round_group_html`] for every group,
+/// then [`ROUND_FOOT`].
+pub(super) fn round_head_html(out: &mut String, view: &RoundView) {
+    let o = out;
+    head(o, &view.frame);
+    o.push_str("<h1 id=\"title\">");
+    escape(o, &view.frame.title);
+    o.push_str("</h1>\n<p class=\"facts\">");
+    o.push_str(if view.is_final {
+        "The final round: one group, everyone against everyone (and against itself)."
+    } else {
+        "A preliminary round: the better half of each group advances."
+    });
+    o.push_str(if view.finished {
+        " Finished.</p>\n\n"
+    } else {
+        " Still running.</p>\n\n"
+    });
+    if !view.advanced.is_empty() {
+        o.push_str("<section id=\"advanced\">\n<h2>Advancing to round ");
+        num(o, view.next_round);
+        o.push_str("</h2>\n<ul class=\"teams\">\n");
+        for t in &view.advanced {
+            o.push_str("<li>");
+            team_link(o, t);
+            o.push_str("</li>\n");
+        }
+        o.push_str("</ul>\n</section>\n");
+    }
+    o.push('\n');
+    if !view.disqualified.is_empty() {
+        o.push_str(
+            "<section id=\"disqualified\">\n<h2>Disqualified</h2>\n<table>\n\
+             <thead><tr><th scope=\"col\">Team</th><th scope=\"col\">Reason</th></tr></thead>\n\
+             <tbody>\n",
+        );
+        for d in &view.disqualified {
+            o.push_str("<tr><td>");
+            team_link(o, &d.team);
+            o.push_str("</td><td>");
+            escape(o, &d.reason);
+            o.push_str("</td></tr>\n");
+        }
+        o.push_str("</tbody>\n</table>\n</section>\n");
+    }
+    o.push('\n');
+}
+
+/// One group's part of a round's page: its members, its ranking (or that
+/// it is still playing) and a row per game.
+pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
+    let o = out;
+    o.push_str("<section class=\"group\" id=\"");
+    escape(o, &g.id);
+    o.push_str("\">\n<h2>Group ");
+    num(o, g.number);
+    o.push_str("</h2>\n<p>Members: ");
+    for (i, m) in g.members.iter().enumerate() {
+        if i > 0 {
+            o.push_str(", ");
+        }
+        team_link(o, m);
+    }
+    o.push_str(".</p>\n");
+    if g.ranking.is_empty() {
+        o.push_str("<p class=\"pending\">The group is still playing.</p>\n");
+    } else {
+        o.push_str(
+            "<h3>Ranking</h3>\n<table class=\"ranking\">\n\
+             <thead><tr><th scope=\"col\">Place</th><th scope=\"col\">Team</th>\
+             <th scope=\"col\" class=\"num\">Points</th></tr></thead>\n<tbody>\n",
+        );
+        for p in &g.ranking {
+            o.push_str("<tr><td class=\"num\">");
+            num(o, p.place);
+            o.push_str("</td><td>");
+            team_link(o, &p.team);
+            o.push_str("</td><td class=\"num\">");
+            escape(o, &p.points);
+            o.push_str("</td></tr>\n");
+        }
+        o.push_str("</tbody>\n</table>\n");
+    }
+    o.push_str(
+        "<h3>Games</h3>\n<table class=\"games\">\n\
+         <thead><tr><th scope=\"col\" class=\"num\">Game</th><th scope=\"col\">P</th>\
+         <th scope=\"col\">Q</th><th scope=\"col\" class=\"num\">Points</th>\
+         <th scope=\"col\">Status</th><th scope=\"col\">Failures</th></tr></thead>\n<tbody>\n",
+    );
+    for x in &g.games {
+        o.push_str("<tr class=\"status-");
+        escape(o, &x.status);
+        o.push_str("\"><td class=\"num\">");
+        match text_is_true(&x.href) {
+            Some(href) => {
+                o.push_str("<a href=\"");
+                escape(o, href);
+                o.push_str("\">");
+                num(o, x.slot);
+                o.push_str("</a>");
+            }
+            None => num(o, x.slot),
+        }
+        o.push_str("</td><td>");
+        team_link(o, &x.p);
+        o.push_str("</td><td>");
+        team_link(o, &x.q);
+        o.push_str("</td><td class=\"num\">");
+        num(o, x.points_p);
+        o.push_str(" : ");
+        num(o, x.points_q);
+        o.push_str("</td><td>");
+        escape(o, &x.label);
+        o.push_str("</td><td>");
+        for f in &x.failures {
+            o.push_str("<span class=\"failure\">");
+            escape(o, f);
+            o.push_str("</span> ");
+        }
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// The end of a round's page, after its last group.
+pub(super) const ROUND_FOOT: &str = FOOT;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::site::pages::{
-        render, CrosstableView, EvolutionPlacedView, FailureRow, NavRound, OpponentRow, PlacingRow,
-        TeamGameRow,
+        render, CrosstableView, DisqualifiedView, EvolutionPlacedView, FailureRow, GameRow,
+        NavRound, OpponentRow, PlacedView, PlacingRow, TeamGameRow,
     };
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
@@ -433,6 +568,151 @@ mod tests {
                 path.display()
             );
             // The participants' texts never show raw.
+            for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
+                assert!(!page.contains(raw), "view {i}: {raw} raw");
+            }
+        }
+    }
+
+    /// Round pages that take every branch: final and preliminary,
+    /// finished and running, with and without advancing and disqualified
+    /// teams, a group still playing and finished ones, games with and
+    /// without pages and failures, hostile text everywhere it can come
+    /// from.
+    fn round_views() -> Vec<(RoundView, Vec<GroupView>)> {
+        let teams = views();
+        let frame = |i: usize| teams[i].frame.clone();
+        let game = |slot: u32, href: Option<&str>, failures: Vec<String>| GameRow {
+            slot,
+            attempt: 1,
+            p: team(NASTY, Some("team-1.html")),
+            q: team("plain", None),
+            points_p: u64::MAX,
+            points_q: 0,
+            status: if failures.is_empty() {
+                "counted"
+            } else {
+                "failed"
+            }
+            .into(),
+            label: format!("label {NASTY}"),
+            href: href.map(Into::into),
+            failures,
+        };
+        let pending = GroupView {
+            number: 1,
+            id: "group-1".into(),
+            finished: false,
+            members: vec![team(NASTY, Some("team-1.html")), team("plain", None)],
+            ranking: vec![],
+            games: vec![game(1, None, vec![])],
+        };
+        let finished = GroupView {
+            number: 12,
+            id: format!("group-12{NASTY}"),
+            finished: true,
+            members: vec![
+                team("a", Some("team-3.html")),
+                team("b", Some("")),
+                team(NASTY, None),
+            ],
+            ranking: vec![
+                PlacedView {
+                    place: 1,
+                    team: team(NASTY, Some("team-1.html")),
+                    points: "12.5".into(),
+                },
+                PlacedView {
+                    place: 0,
+                    team: team("b", None),
+                    points: NASTY.into(),
+                },
+            ],
+            games: vec![
+                game(1, Some("game-r1-g12-s1.html"), vec![]),
+                game(
+                    2,
+                    Some(""),
+                    vec![format!("P: {NASTY}"), "Q: crashed in throw 3".into()],
+                ),
+                game(3, None, vec!["P: timeout".into()]),
+            ],
+        };
+        let empty = GroupView {
+            number: 2,
+            id: "group-2".into(),
+            finished: false,
+            members: vec![],
+            ranking: vec![],
+            games: vec![],
+        };
+        let round = |i: usize, is_final: bool, finished: bool| RoundView {
+            frame: frame(i),
+            number: 2,
+            is_final,
+            finished,
+            advanced: vec![],
+            next_round: 3,
+            disqualified: vec![],
+        };
+        let mut full = round(1, false, true);
+        full.advanced = vec![team(NASTY, Some("team-1.html")), team("plain", None)];
+        full.disqualified = vec![
+            DisqualifiedView {
+                team: team(NASTY, Some("team-1.html")),
+                reason: NASTY.into(),
+            },
+            DisqualifiedView {
+                team: team("x", Some("")),
+                reason: String::new(),
+            },
+        ];
+        let mut only_dq = round(2, true, false);
+        only_dq.disqualified = full.disqualified.clone();
+        vec![
+            (round(0, false, false), vec![]),
+            (full, vec![pending.clone(), finished.clone(), empty.clone()]),
+            (only_dq, vec![finished]),
+            (round(3, true, true), vec![empty, pending]),
+        ]
+    }
+
+    /// A round's page as the site writes it.
+    fn round_page_html(view: &RoundView, groups: &[GroupView]) -> String {
+        let mut page = String::new();
+        round_head_html(&mut page, view);
+        for g in groups {
+            round_group_html(&mut page, g);
+        }
+        page.push_str(ROUND_FOOT);
+        page
+    }
+
+    /// The round pages of [`round_views`], against the golden files
+    /// `tests/data/snapshots/site/round-page-N.html` (written with
+    /// `KNOBELN_UPDATE_SNAPSHOTS=1`; review their diff): the functions
+    /// here are the round page's only definition.
+    #[test]
+    fn the_round_page_is_its_golden_file() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/site");
+        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
+        for (i, (view, groups)) in round_views().iter().enumerate() {
+            let page = round_page_html(view, groups);
+            let path = dir.join(format!("round-page-{i}.html"));
+            if update {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &page).unwrap();
+                continue;
+            }
+            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
+            });
+            assert!(
+                page == golden,
+                "view {i} differs from {}:\n{page}",
+                path.display()
+            );
             for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
                 assert!(!page.contains(raw), "view {i}: {raw} raw");
             }

@@ -12,9 +12,9 @@
 //! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
 //! runs, only the pages an event changed ([`Scope`]), from results kept up
 //! to date group by group. Pages come from `pages` (handlebars, escaping
-//! on) but the team pages, written most often, which `direct` writes
-//! straight from their views (the template's output byte for byte); plots
-//! from `plots` (`plotters`, SVG backend).
+//! on) but the team and round pages, written most often, which `direct`
+//! writes straight from their views (held by golden files); plots from
+//! `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -156,8 +156,9 @@ impl Scope {
 #[derive(Debug, Default)]
 pub struct Kept {
     round_pages: RoundPageParts,
-    /// The tournament read, and its teams.
-    teams: Option<(i64, TeamsByName)>,
+    /// The tournament read, its teams, and each team's link (made once,
+    /// not at every row that names the team).
+    teams: Option<(i64, TeamsByName, TeamLinks)>,
     /// The finished groups' members and where each plays in the group's
     /// games (settled with the group: indexed once, not scanned again for
     /// every member's page at every write).
@@ -170,25 +171,45 @@ type GroupIndexes = HashMap<(u32, u32), views::GroupIndex>;
 /// A tournament's teams: name → (team id, version id).
 type TeamsByName = BTreeMap<String, (u32, i64)>;
 
+/// A tournament's teams: name → the team linked to its page.
+type TeamLinks = HashMap<String, TeamRef>;
+
 impl Kept {
-    /// The tournament's teams (read if not kept yet) and the round pages'
-    /// parts, borrowed together.
+    /// The tournament's teams and their links (read if not kept yet), the
+    /// round pages' parts and the group indexes, borrowed together.
     fn teams_and_parts(
         &mut self,
         store: &Store,
         tournament: i64,
-    ) -> Result<(&TeamsByName, &mut RoundPageParts, &mut GroupIndexes), SiteError> {
-        if self.teams.as_ref().is_none_or(|(t, _)| *t != tournament) {
+    ) -> Result<
+        (
+            (&TeamsByName, &TeamLinks),
+            &mut RoundPageParts,
+            &mut GroupIndexes,
+        ),
+        SiteError,
+    > {
+        if self.teams.as_ref().is_none_or(|(t, _, _)| *t != tournament) {
             self.groups.clear();
-            let teams = store
+            let teams: TeamsByName = store
                 .entries(tournament)?
                 .into_iter()
                 .map(|e| (e.name, (e.team.0, e.version.0)))
                 .collect();
-            self.teams = Some((tournament, teams));
+            let links = teams
+                .iter()
+                .map(|(name, (id, _))| {
+                    let link = TeamRef {
+                        name: name.clone(),
+                        href: Some(team_page(*id)),
+                    };
+                    (name.clone(), link)
+                })
+                .collect();
+            self.teams = Some((tournament, teams, links));
         }
-        let teams = &self.teams.as_ref().expect("just read").1;
-        Ok((teams, &mut self.round_pages, &mut self.groups))
+        let (_, teams, links) = self.teams.as_ref().expect("just read");
+        Ok(((teams, links), &mut self.round_pages, &mut self.groups))
     }
 }
 
@@ -267,8 +288,10 @@ impl Writer<'_> {
     }
 
     /// Like `put`, with the content written piece by piece by `fill` (a
-    /// page too large to hold at once): into a file beside, which replaces
-    /// the old one only if the two differ.
+    /// page too large to hold at once): over the page's spare (as `put`
+    /// does: not truncated to zero first, no inode made or freed once the
+    /// spare exists), which trades places with the page only if the two
+    /// differ (the spare is kept either way).
     fn put_streamed(
         &mut self,
         name: &str,
@@ -278,16 +301,29 @@ impl Writer<'_> {
         self.files.push(name.to_string());
         let tmp = self.dir.join(format!(".{name}.tmp"));
         {
-            let file = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
-            let mut out = std::io::BufWriter::new(file);
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&tmp)
+                .map_err(io_err(&tmp))?;
+            let mut out = parts::Counting {
+                inner: std::io::BufWriter::new(file),
+                written: 0,
+            };
             fill(&mut out)?;
             std::io::Write::flush(&mut out).map_err(io_err(&tmp))?;
+            let file = out.inner.get_ref();
+            if file.metadata().map_err(io_err(&tmp))?.len() > out.written {
+                file.set_len(out.written).map_err(io_err(&tmp))?;
+            }
         }
         if same_content(&tmp, &path) {
-            std::fs::remove_file(&tmp).map_err(io_err(&tmp))?;
             return Ok(());
         }
-        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        if !path.exists() || !exchange(&tmp, &path) {
+            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        }
         self.written += 1;
         Ok(())
     }
@@ -354,7 +390,7 @@ fn same_content(a: &Path, b: &Path) -> bool {
 fn read_facts<'t>(
     store: &Store,
     tournament: i64,
-    teams: &'t TeamsByName,
+    (teams, links): (&'t TeamsByName, &'t TeamLinks),
     res: &Results,
     opts: &SiteOptions,
     scope: Scope,
@@ -403,6 +439,7 @@ fn read_facts<'t>(
         finished_at,
         config,
         teams,
+        links,
         games,
         finished_groups,
     })
@@ -594,7 +631,6 @@ pub fn generate_from(
                 .rounds
                 .iter()
                 .any(|s| s.number == r.number && s.finished),
-            groups: Vec::new(),
             advanced: r.advanced.iter().map(|t| facts.team(t)).collect(),
             next_round: r.number + 1,
             disqualified: r
@@ -649,7 +685,9 @@ pub fn generate_from(
                 inner: out,
                 written: 0,
             };
-            render_to("round", &view, &mut out)?;
+            let mut html = String::with_capacity(16 * 1024);
+            direct::round_head_html(&mut html, &view);
+            std::io::Write::write_all(&mut out, html.as_bytes()).map_err(io_err(&path))?;
             for g in &r.groups {
                 let offset = out.written;
                 // A finished group's results are final, its disqualifications
@@ -675,7 +713,12 @@ pub fn generate_from(
                         match old.as_mut().and_then(|o| o.part(g.number, print)) {
                             Some(bytes) => std::io::Write::write_all(&mut out, &bytes)
                                 .map_err(io_err(&path))?,
-                            None => render_to("round_group", &group, &mut out)?,
+                            None => {
+                                html.clear();
+                                direct::round_group_html(&mut html, &group);
+                                std::io::Write::write_all(&mut out, html.as_bytes())
+                                    .map_err(io_err(&path))?
+                            }
                         }
                         print
                     }
@@ -690,7 +733,8 @@ pub fn generate_from(
                     },
                 );
             }
-            render_to("round_foot", &view, &mut out)?;
+            std::io::Write::write_all(&mut out, direct::ROUND_FOOT.as_bytes())
+                .map_err(io_err(&path))?;
             Ok(())
         })?;
         parts.record(r.number, &path, new_parts);
@@ -748,6 +792,12 @@ pub fn generate_from(
         }
     }
     let index_of = |r: u32, g: u32| running.get(&(r, g)).or_else(|| indexes.get(&(r, g)));
+    // The Evolution's ranking, made once for every team page.
+    let evolution_of: HashMap<&str, &EvolutionPlacedView> = index
+        .evolution_ranking
+        .iter()
+        .map(|p| (p.team.name.as_str(), p))
+        .collect();
     for (name, (id, version)) in facts.teams {
         if scope_teams
             .as_ref()
@@ -762,6 +812,7 @@ pub fn generate_from(
             *version,
             res,
             &index_of,
+            evolution_of.get(name.as_str()).copied(),
             &facts,
             opts,
         )?;
@@ -875,4 +926,53 @@ pub fn generate_from(
         game_pages_rendered: rendered,
         finished_groups: facts.finished_groups,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    /// A page written piece by piece goes over its spare and trades places
+    /// with it: after the spare exists, no write makes a file, the page is
+    /// the new content whole (a shorter one too), and an unchanged page is
+    /// left as it is.
+    #[test]
+    fn a_streamed_page_is_written_over_its_spare_and_traded() {
+        let dir = tempfile::tempdir().unwrap();
+        let put = |content: &str| {
+            let mut w = Writer {
+                dir: dir.path(),
+                files: Vec::new(),
+                written: 0,
+            };
+            w.put_streamed("round-1.html", |out| {
+                out.write_all(content.as_bytes())
+                    .map_err(io_err(dir.path()))
+            })
+            .unwrap();
+            w.written
+        };
+        let page = dir.path().join("round-1.html");
+        let spare = dir.path().join(".round-1.html.tmp");
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(put("the first, long version"), 1);
+        assert_eq!(put("second"), 1);
+        let (a, b) = (ino(&page), ino(&spare));
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "second");
+        assert_eq!(put("third, longer than the second"), 1);
+        assert_eq!((ino(&page), ino(&spare)), (b, a), "traded, none made");
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "third, longer than the second"
+        );
+        assert_eq!(put("4th"), 1);
+        assert_eq!((ino(&page), ino(&spare)), (a, b));
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "4th");
+        // The same content: nothing traded, the page as it was.
+        assert_eq!(put("4th"), 0);
+        assert_eq!(ino(&page), a);
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "4th");
+        assert_eq!(remove_spares(dir.path()).unwrap(), 1);
+    }
 }

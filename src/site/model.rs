@@ -3,7 +3,7 @@
 //! results, whether a game has a page, the Evolution's rows. Rendering
 //! pages is `super`'s and `super::views`'; this file writes nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::pages::{EvolutionLabels, EvolutionPlacedView, TeamRef};
@@ -95,6 +95,8 @@ pub(super) struct Facts<'t> {
     pub(super) config: TournamentConfig,
     /// name → (team id, version id)
     pub(super) teams: &'t BTreeMap<String, (u32, i64)>,
+    /// name → the team linked to its page (every team of `teams`).
+    pub(super) links: &'t HashMap<String, TeamRef>,
     /// (round, group) → the slots with a stored game (the throws are read
     /// group by group while game pages are written)
     pub(super) games: BTreeMap<(u32, u32), HashSet<u32>>,
@@ -103,9 +105,12 @@ pub(super) struct Facts<'t> {
 
 impl Facts<'_> {
     pub(super) fn team(&self, name: &str) -> TeamRef {
-        TeamRef {
-            name: name.to_string(),
-            href: self.teams.get(name).map(|(id, _)| team_page(*id)),
+        match self.links.get(name) {
+            Some(link) => link.clone(),
+            None => TeamRef {
+                name: name.to_string(),
+                href: None,
+            },
         }
     }
 }

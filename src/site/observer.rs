@@ -547,7 +547,15 @@ mod tests {
         let (teams, _, _) = kept.teams_and_parts(&store, tid).unwrap();
         let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
         let (mut compared, mut with_rows) = (0, 0);
+        let evolution = res.evolution.as_ref().map(|e| {
+            let f = crate::tables::facts::evolution_facts(e);
+            super::super::model::evolution_rows(&f, &|t| facts.team(t)).0
+        });
         for (name, (id, version)) in facts.teams {
+            let evolution_row = evolution
+                .iter()
+                .flatten()
+                .find(|p| p.team.name == name.as_str());
             let frame = page_frame(name.clone(), &facts.title, &res);
             let view = super::super::views::team_view(
                 frame,
@@ -556,6 +564,7 @@ mod tests {
                 *version,
                 &res,
                 &|_, _| None,
+                evolution_row,
                 &facts,
                 &options,
             )

@@ -2,6 +2,9 @@
 //! the handlebars templates in `templates/site/`, with HTML escaping on:
 //! team names, descriptions and failure reasons come from strangers.
 //!
+//! The team and round pages' views are here too, but those pages are
+//! written by `direct` (no template).
+//!
 //! Only rendering: the views are filled in by `site::generate`; nothing
 //! here reads the store or writes a file. SVG plots are passed in as
 //! finished markup (drawn and escaped by `plotters`) and are the only
@@ -23,16 +26,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/site/team_link.hbs"),
     ),
     ("index", include_str!("../../templates/site/index.hbs")),
-    // The round's page in parts, written one group at a time.
-    ("round", include_str!("../../templates/site/round.hbs")),
-    (
-        "round_group",
-        include_str!("../../templates/site/round_group.hbs"),
-    ),
-    (
-        "round_foot",
-        include_str!("../../templates/site/round_foot.hbs"),
-    ),
     (
         "crosstable",
         include_str!("../../templates/site/crosstable.hbs"),
@@ -159,15 +152,6 @@ fn under_path(body: &str, path: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Renders template `name` with `view` onto `out`.
-pub fn render_to<T: Serialize, W: std::io::Write>(
-    name: &str,
-    view: &T,
-    out: W,
-) -> Result<(), handlebars::RenderError> {
-    registry().render_to_write(name, view, out)
 }
 
 /// Renders page template `name` with `view`.
@@ -298,7 +282,6 @@ pub struct RoundView {
     pub number: u32,
     pub is_final: bool,
     pub finished: bool,
-    pub groups: Vec<GroupView>,
     pub advanced: Vec<TeamRef>,
     pub next_round: u32,
     pub disqualified: Vec<DisqualifiedView>,

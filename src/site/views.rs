@@ -17,8 +17,8 @@ use super::model::{
     evolution_rows, game_page, has_page, round_page, Facts, SiteError, SiteOptions,
 };
 use super::pages::{
-    EvolutionLabels, EvolutionRow, EvolutionView, FailureRow, Frame, OpponentRow, PlacingRow,
-    TeamGameRow, TeamView,
+    EvolutionLabels, EvolutionPlacedView, EvolutionRow, EvolutionView, FailureRow, Frame,
+    OpponentRow, PlacingRow, TeamGameRow, TeamView,
 };
 use super::plots;
 
@@ -168,6 +168,9 @@ impl GroupIndex {
     }
 }
 
+/// A team's page's view. `evolution` is the team's row of the Evolution's
+/// ranking, if it has one: the ranking is made once for all the team pages
+/// of a write, not once per page.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn team_view<'i>(
     frame: Frame,
@@ -176,6 +179,7 @@ pub(super) fn team_view<'i>(
     version: i64,
     res: &Results,
     index: &dyn Fn(u32, u32) -> Option<&'i GroupIndex>,
+    evolution: Option<&EvolutionPlacedView>,
     facts: &Facts<'_>,
     opts: &SiteOptions,
 ) -> Result<TeamView, SiteError> {
@@ -262,11 +266,6 @@ pub(super) fn team_view<'i>(
             }
         }
     }
-    let evolution = res.evolution.as_ref().and_then(|e| {
-        let f = evolution_facts(e);
-        let (rows, _) = evolution_rows(&f, &|t| facts.team(t));
-        rows.into_iter().find(|p| p.team.name == name)
-    });
     Ok(TeamView {
         frame,
         name: name.to_string(),
@@ -274,7 +273,7 @@ pub(super) fn team_view<'i>(
         lexical_elements,
         placings,
         disqualified,
-        evolution,
+        evolution: evolution.cloned(),
         games,
         opponents: opponents
             .into_iter()
