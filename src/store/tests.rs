@@ -502,31 +502,82 @@ fn games_from_before_compact_rows_read_back_exactly() {
                  VALUES (1, 1, 1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )
             .unwrap();
-        let rows: [(u32, u32, i64, i64, i64, i64, i64, Vec<u8>, String, &str, i64); 4] = [
-            (0, 1, 1, 1, 11, 3, 0, v0, "[]".into(), "2026-01-01T00:00:02.345Z", 0),
-            (1, 1, 1, 2, -5, 0, 9, encode_throws(&v1_throws), "[]".into(),
-                "2026-01-01T00:00:01.999Z", 1),
-            (2, 2, 2, 1, i64::MIN, 4, 4, throws_digest(&replayed).to_vec(), "[]".into(),
-                "2026-01-01T00:01:00.000Z", 2),
-            (3, 1, 2, 2, 3, 0, 0, encode_throws(&v1_throws), json(&failures),
-                "2026-01-01T00:01:00Z", 1),
-        ];
-        for (slot, attempt, p, q, seed, pp, pq, throws, fails, at, format) in rows {
-            st.execute(params![slot, attempt, p, q, seed, pp, pq, throws, fails, at, format])
-                .unwrap();
-        }
+        // slot, attempt, players, seed, points, throws, failures, time, format
+        let none = "[]".to_string();
+        st.execute(params![
+            0,
+            1,
+            1,
+            1,
+            11,
+            3,
+            0,
+            v0,
+            none,
+            "2026-01-01T00:00:02.345Z",
+            0
+        ])
+        .unwrap();
+        st.execute(params![
+            1,
+            1,
+            1,
+            2,
+            -5,
+            0,
+            9,
+            encode_throws(&v1_throws),
+            none,
+            "2026-01-01T00:00:01.999Z",
+            1
+        ])
+        .unwrap();
+        st.execute(params![
+            2,
+            2,
+            2,
+            1,
+            i64::MIN,
+            4,
+            4,
+            throws_digest(&replayed).to_vec(),
+            none,
+            "2026-01-01T00:01:00.000Z",
+            2
+        ])
+        .unwrap();
+        st.execute(params![
+            3,
+            1,
+            2,
+            2,
+            3,
+            0,
+            0,
+            encode_throws(&v1_throws),
+            json(&failures),
+            "2026-01-01T00:01:00Z",
+            1
+        ])
+        .unwrap();
     }
     let s = Store::open(&path).unwrap();
     assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
     let games = s.games(1, 1, 1).unwrap();
     assert_eq!(games.len(), 4);
     let g = &games[0];
-    assert_eq!((g.key.slot, g.attempt, g.players), (0, 1, [TeamId(1), TeamId(1)]));
+    assert_eq!(
+        (g.key.slot, g.attempt, g.players),
+        (0, 1, [TeamId(1), TeamId(1)])
+    );
     assert_eq!((g.record.seed, g.record.points), (11, [3, 0]));
     assert_eq!(g.record.throws, v0_throws);
     assert!(g.record.failures.is_empty() && g.throws_digest.is_none());
     let g = &games[1];
-    assert_eq!((g.players, g.record.seed, g.record.points), ([TeamId(1), TeamId(2)], -5i64 as u64, [0, 9]));
+    assert_eq!(
+        (g.players, g.record.seed, g.record.points),
+        ([TeamId(1), TeamId(2)], -5i64 as u64, [0, 9])
+    );
     assert_eq!(g.record.throws, v1_throws);
     let g = &games[2];
     assert_eq!((g.attempt, g.record.seed), (2, 1u64 << 63));
@@ -539,14 +590,27 @@ fn games_from_before_compact_rows_read_back_exactly() {
     let first = admin::first_game_at(s.conn(), 1).unwrap().unwrap();
     assert_eq!(timestamp(first), "2026-01-01T00:00:01.999Z");
     let at = |t: &str| admin::parse_timestamp(t).unwrap();
-    assert_eq!(admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.345Z")).unwrap(), 3);
-    assert_eq!(admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.346Z")).unwrap(), 2);
-    assert_eq!(admin::games_since(s.conn(), 1, at("2026-01-01T00:01:00.000Z")).unwrap(), 2);
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.345Z")).unwrap(),
+        3
+    );
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.346Z")).unwrap(),
+        2
+    );
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:01:00.000Z")).unwrap(),
+        2
+    );
     // No failures: NULL, no longer '[]'; the table has no rowid, so its
     // key is stored once (no index beside it).
     let nulls: i64 = s
         .conn()
-        .query_row("SELECT COUNT(*) FROM games WHERE failures IS NULL", [], |r| r.get(0))
+        .query_row(
+            "SELECT COUNT(*) FROM games WHERE failures IS NULL",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(nulls, 3);
     let indexes: i64 = s

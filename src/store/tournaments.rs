@@ -10,8 +10,9 @@ use rusqlite::{params, OptionalExtension};
 
 use super::throws::{decode_throws, encode_throws, encoded_digest, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
-    from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry, Result,
-    RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId, TOURNAMENT_COLUMNS,
+    from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
+    Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
+    TOURNAMENT_COLUMNS,
 };
 use crate::referee::{Failure, GameRecord};
 use crate::seed::SeedKey;
