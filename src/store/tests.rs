@@ -634,3 +634,40 @@ fn a_game_stored_now_keeps_its_time_to_the_millisecond() {
     assert_eq!(game_time_from_sql(game_time(now)), Some(now));
     assert_eq!(timestamp(game_time_from_sql(game_time(now)).unwrap()), t);
 }
+
+/// The encoding's one-step path for small differences writes exactly the
+/// bytes of a varint per number, whatever the mix of small and large.
+#[test]
+fn encoding_throws_in_one_step_writes_the_same_bytes() {
+    let reference = |throws: &[[i64; 2]]| {
+        let mut out = Vec::new();
+        let mut prev = [0i64; 2];
+        for pair in throws {
+            for i in 0..2 {
+                put_varint(&mut out, zigzag(pair[i].wrapping_sub(prev[i])));
+                prev[i] = pair[i];
+            }
+        }
+        out
+    };
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut throws = Vec::new();
+    for i in 0..5000i64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let big = (x as i64) >> (x % 64);
+        throws.push(match i % 5 {
+            0 => [i, i + 1],
+            1 => [i - 63, i + 64],
+            2 => [big, i],
+            3 => [i, big],
+            _ => [i64::MIN, i64::MAX],
+        });
+        if i % 250 == 0 {
+            assert_eq!(encode_throws(&throws), reference(&throws));
+        }
+    }
+    assert_eq!(encode_throws(&throws), reference(&throws));
+    assert_eq!(decode_throws(&encode_throws(&throws), 1).unwrap(), throws);
+}
