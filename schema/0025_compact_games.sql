@@ -14,7 +14,7 @@
 -- The rows are copied once; nothing else changes (the throws, their
 -- format and digest, the seed, the players and the attempt stay as they
 -- were). Copying 425,738 games takes a few seconds (docs/src/figures.md).
-CREATE TABLE games_0024 (
+CREATE TABLE games_0025 (
     tournament_id  INTEGER NOT NULL,
     round          INTEGER NOT NULL,
     grp            INTEGER NOT NULL,
@@ -33,7 +33,7 @@ CREATE TABLE games_0024 (
     FOREIGN KEY (tournament_id, round, grp) REFERENCES groups(tournament_id, round, number)
 ) WITHOUT ROWID;
 
-INSERT INTO games_0024
+INSERT INTO games_0025
 SELECT tournament_id, round, grp, slot, attempt, player_p, player_q, seed,
        points_p, points_q, throws,
        CASE WHEN failures = '[]' THEN NULL ELSE failures END,
@@ -44,4 +44,4 @@ SELECT tournament_id, round, grp, slot, attempt, player_p, player_q, seed,
 FROM games ORDER BY tournament_id, round, grp, slot;
 
 DROP TABLE games;
-ALTER TABLE games_0024 RENAME TO games;
+ALTER TABLE games_0025 RENAME TO games;

@@ -56,7 +56,7 @@ pub struct ScaleBench {
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
     /// The database's pages by what they hold (SQLite's `dbstat`): the
-    /// games (their table, and its index before schema 0024), the mails
+    /// games (their table, and its index before schema 0025), the mails
     /// (the `outbox` tables and their indexes), and the rest (teams,
     /// strategy versions, registrations, rounds, groups, free pages).
     pub games_pages: u64,

@@ -245,7 +245,7 @@ pub fn timestamp(now: DateTime<Utc>) -> String {
 }
 
 /// A game's time as the games table stores it (`finished_at`, schema
-/// 0024): milliseconds since 1970-01-01 UTC, the precision of
+/// 0025): milliseconds since 1970-01-01 UTC, the precision of
 /// [`timestamp`], in 6 bytes instead of 24.
 pub fn game_time(now: DateTime<Utc>) -> i64 {
     now.timestamp_millis()

@@ -450,7 +450,7 @@ fn checkpoints_in_the_background_keep_a_backstop_and_give_the_writer_its_own_bac
     assert_eq!(autocheckpoint(&s), checkpoints::BACKSTOP_PAGES);
 }
 
-/// Games stored before schema 0024 (a rowid table, the time as text, no
+/// Games stored before schema 0025 (a rowid table, the time as text, no
 /// failures as '[]') read back exactly after the migration copied them
 /// into the WITHOUT ROWID table: each throws format, failures, seeds of
 /// all 64 bits, attempts, players, and the games' times.
@@ -461,7 +461,7 @@ fn games_from_before_compact_rows_read_back_exactly() {
     let path = dir.path().join("k.db");
     let before = MIGRATIONS
         .iter()
-        .position(|(name, _)| *name == "0024_compact_games.sql")
+        .position(|(name, _)| *name == "0025_compact_games.sql")
         .unwrap();
     let v0_throws = vec![[1, 2], [3, -4], [i32::MAX as i64, i32::MIN as i64]];
     let v1_throws = vec![[100, 100], [101, 99], [-7, 1 << 40]];

@@ -370,7 +370,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
-            // NULL: no failures (schema 0024; '[]' before it).
+            // NULL: no failures (schema 0025; '[]' before it).
             let failures: Vec<Failure> = match failures {
                 None => Vec::new(),
                 Some(f) => from_json(&f)?,
