@@ -155,12 +155,12 @@ impl ScaleBench {
         );
         println!(
             "  peak RSS of the server: {} MB (goal: < 200 MB); database: {:.1} MB ({:.0} bytes per game; \
-             less the mails' {:.1} MB: {:.0} bytes per game, goal: 200)",
+             less the mails' tables and indexes, {:.1} MB: {:.0} bytes per game, goal: 200)",
             self.peak_rss_kb / 1024,
             self.db_bytes as f64 / 1e6,
             self.db_bytes as f64 / self.n_games.max(1) as f64,
-            self.mail_bytes as f64 / 1e6,
-            self.db_bytes.saturating_sub(self.mail_bytes) as f64 / self.n_games.max(1) as f64
+            self.mail_pages as f64 / 1e6,
+            self.db_bytes.saturating_sub(self.mail_pages) as f64 / self.n_games.max(1) as f64
         );
         println!(
             "  the database's pages: the games {:.1} MB ({:.0} bytes per game, goal: 200), \
