@@ -156,8 +156,9 @@ pub struct Limits {
     /// At most this many participant kits to all strangers together per
     /// day (0: no limit): what strangers at many domains can draw out of
     /// the server in kit bytes is this times the kit's size (about 14 MB a
-    /// day at the default 100). A registered team's mailbox is capped per
-    /// sender only (its domain's and all strangers' kits do not count).
+    /// day at the default 100). Registered teams' mailboxes have as many
+    /// of their own (strangers' kits, at their domains or elsewhere, do
+    /// not count there).
     pub kits_per_day: u32,
     /// The organizer gets at most one digest of failed outgoing and
     /// set-aside incoming mails per this many minutes (the first at once).
