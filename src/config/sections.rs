@@ -153,10 +153,12 @@ pub struct Limits {
     /// At most this many participant kits to all senders of one domain per
     /// day (0: no limit).
     pub kits_per_domain_per_day: u32,
-    /// At most this many participant kits to everybody together per day
-    /// (0: no limit): what strangers at many domains can draw out of the
-    /// server in kit bytes is this times the kit's size (about 14 MB a day
-    /// at the default 100).
+    /// At most this many participant kits to all strangers together per
+    /// day (0: no limit): what strangers at many domains can draw out of
+    /// the server in kit bytes is this times the kit's size (about 14 MB a
+    /// day at the default 100). Registered teams' mailboxes have as many
+    /// of their own (strangers' kits, at their domains or elsewhere, do
+    /// not count there).
     pub kits_per_day: u32,
     /// The organizer gets at most one digest of failed outgoing and
     /// set-aside incoming mails per this many minutes (the first at once).

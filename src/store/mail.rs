@@ -555,9 +555,20 @@ pub fn stranger_replies_of_kind_since(
     kind: &str,
     since: DateTime<Utc>,
 ) -> Result<u32> {
+    budget_replies_of_kind_since(conn, Budget::Strangers, kind, since)
+}
+
+/// Mails of `kind` queued on `budget` since `since`, all together (a
+/// cap of that lane alone: another lane's mails never use it up).
+pub fn budget_replies_of_kind_since(
+    conn: &Connection,
+    budget: Budget,
+    kind: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE budget = 'strangers' AND kind = ?1 AND created_at >= ?2",
-        params![kind, timestamp(since)],
+        "SELECT COUNT(*) FROM outbox WHERE budget = ?1 AND kind = ?2 AND created_at >= ?3",
+        params![budget.column(), kind, timestamp(since)],
         |r| r.get(0),
     )?)
 }

@@ -411,19 +411,43 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
+    /// Brings the schema up to [`MIGRATIONS`]. A database already up to
+    /// date (every open but the first after an upgrade) is only read.
+    /// Otherwise each step is a write transaction taken at once that reads
+    /// the version again inside it: two processes upgraded together (the
+    /// mail front end and the engine, started at once) apply each
+    /// migration once, never one after the other (0025 applied a second
+    /// time would read every game's time as 1970).
     fn migrate(&mut self) -> Result<()> {
         let known = MIGRATIONS.len() as i64;
         let found = self.schema_version()?;
         if found > known {
+            // Said before any lock is asked for (a read-only open too).
             return Err(StoreError::TooNew { found, known });
         }
-        for (i, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self.conn.transaction()?;
+        if found == known {
+            return Ok(());
+        }
+        #[cfg(test)]
+        tests::after_version_read();
+        loop {
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let found: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if found > known {
+                return Err(StoreError::TooNew { found, known });
+            }
+            if found == known {
+                return Ok(());
+            }
+            let Some((_name, sql)) = usize::try_from(found).ok().map(|i| MIGRATIONS[i]) else {
+                return Err(StoreError::Corrupt(format!("schema version {found}")));
+            };
             tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", i as i64 + 1)?;
+            tx.pragma_update(None, "user_version", found + 1)?;
             tx.commit()?;
         }
-        Ok(())
     }
 
     /// Empties the write-ahead log into the database and truncates it, so

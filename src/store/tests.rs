@@ -671,3 +671,66 @@ fn encoding_throws_in_one_step_writes_the_same_bytes() {
     assert_eq!(encode_throws(&throws), reference(&throws));
     assert_eq!(decode_throws(&encode_throws(&throws), 1).unwrap(), throws);
 }
+
+thread_local! {
+    /// Run once by the next [`Store::open`] on this thread right after it
+    /// read the schema's version (a test's stand-in for another process
+    /// that opens the same database at that moment).
+    static AFTER_VERSION_READ: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// See [`AFTER_VERSION_READ`].
+pub(super) fn after_version_read() {
+    if let Some(f) = AFTER_VERSION_READ.with_borrow_mut(Option::take) {
+        f();
+    }
+}
+
+/// Two processes upgraded together (the mail front end and the engine,
+/// started at once) open a database of the previous schema: the other
+/// one migrates it between this one's reading the version and its
+/// migrating. Each migration is applied once: the games' times (which
+/// 0025 applied a second time would read as 1970) and the schema's
+/// version are as one process's upgrade leaves them.
+#[test]
+fn two_processes_opening_an_old_database_at_once_migrate_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS.len() - 1;
+    {
+        let c = Connection::open(&path).unwrap();
+        for (_, sql) in &MIGRATIONS[..before] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.pragma_update(None, "user_version", before as i64)
+            .unwrap();
+        c.execute_batch(
+            "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x');
+             INSERT INTO tournaments (id, seed, config, entries_key, state, started_at)
+             VALUES (1, 7, '{}', 'k', 'running', '2026-01-01T00:00:00.000Z');
+             INSERT INTO rounds (tournament_id, number, field, is_final) VALUES (1, 1, '[1]', 1);
+             INSERT INTO groups (tournament_id, round, number, members) VALUES (1, 1, 1, '[1]');
+             INSERT INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
+                 seed, points_p, points_q, throws, failures, finished_at, throws_format)
+             VALUES (1, 1, 1, 0, 1, 1, 1, 5, 3, 0, x'', '[]', '2026-01-01T00:00:02.345Z', 1);",
+        )
+        .unwrap();
+    }
+    let other = path.clone();
+    AFTER_VERSION_READ.with_borrow_mut(|f| {
+        *f = Some(Box::new(move || {
+            let s = Store::open(&other).unwrap();
+            assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        }))
+    });
+    let s = Store::open(&path).unwrap();
+    assert!(
+        AFTER_VERSION_READ.with_borrow(Option::is_none),
+        "the other process ran"
+    );
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let first = admin::first_game_at(s.conn(), 1).unwrap().unwrap();
+    assert_eq!(timestamp(first), "2026-01-01T00:00:02.345Z");
+    assert_eq!(s.games(1, 1, 1).unwrap().len(), 1);
+}

@@ -1423,6 +1423,70 @@ fn strangers_floods_never_silence_a_participant() {
     );
 }
 
+/// Lanes for the kit: strangers at many domains (and at the participant's
+/// own domain) use up the kits of a day, yet a registered team's mailbox
+/// still gets the kit (its lane has a day's cap of its own, and no
+/// domain's, like its other replies), and a new stranger still gets none.
+#[test]
+fn strangers_kits_never_use_up_a_participants_kit() {
+    let c = Contest::new(
+        "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 2\nkits_per_sender_per_day = 5\n",
+    );
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let flood: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            c.mail(
+                &format!("s{i}@mail.example"),
+                "SEND knobelnsoftware",
+                "",
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = flood.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(
+        stdout(&o).contains("(no kit: 2 kits went out today"),
+        "{}",
+        stdout(&o)
+    );
+    let kits = |c: &Contest, to: &str| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.subject.contains("participant kit") && r.to == [to])
+            .count()
+    };
+    let ask = c.mail("ann@mail.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&ask]);
+    assert_eq!(kits(&c, "ann@mail.example"), 1, "{}", stdout(&o));
+    // The registered mailboxes' lane has its cap too.
+    let again: Vec<PathBuf> = (0..2)
+        .map(|_| c.mail("ann@mail.example", "SEND knobelnsoftware", "", ""))
+        .collect();
+    let refs: Vec<&Path> = again.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(kits(&c, "ann@mail.example"), 2, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("(no kit: 2 kits went out today"),
+        "{}",
+        stdout(&o)
+    );
+    let late = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&late]);
+    assert!(
+        stdout(&o).contains("(no kit: 2 kits went out today"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(kits(&c, "late@elsewhere.example"), 0);
+}
+
 /// Issue 35, nothing kept without its answer, bounded in all: confirmation
 /// requests (a registration naming another address) are capped in all per
 /// day, whatever the number of domains, and the refusal says how to

@@ -137,20 +137,29 @@ pub(super) fn finish_in(
     } else {
         for reply in &effect.replies {
             if reply.kind == "software" {
+                // A stranger's kit is capped per sender, per domain and
+                // among all strangers' kits; a registered mailbox's per
+                // sender and among registered mailboxes' kits (as its
+                // other replies, never by its domain): strangers at its
+                // domain or elsewhere never use up a participant's kit.
+                let stranger = matches!(budget, Budget::Strangers);
                 let per_sender = db::replies_of_kind_since(
                     conn,
                     reply.kind,
                     db::ReplyTarget::Sender(&sender_key),
                     since,
                 )?;
-                let per_domain = db::replies_of_kind_since(
-                    conn,
-                    reply.kind,
-                    db::ReplyTarget::Domain(&domain),
-                    since,
-                )?;
-                let per_day =
-                    db::replies_of_kind_since(conn, reply.kind, db::ReplyTarget::Everyone, since)?;
+                let per_domain = if stranger {
+                    db::replies_of_kind_since(
+                        conn,
+                        reply.kind,
+                        db::ReplyTarget::Domain(&domain),
+                        since,
+                    )?
+                } else {
+                    0
+                };
+                let per_day = db::budget_replies_of_kind_since(conn, budget, reply.kind, since)?;
                 if capped(limits.kits_per_day, per_day) {
                     outcome.push_str(&format!(
                         " (no kit: {} kits went out today, the most in a day)",

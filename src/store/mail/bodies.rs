@@ -98,8 +98,19 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if n <= PREFIX {
         return memchr::memmem::find(hay, needle);
     }
-    memchr::memmem::find_iter(hay, &needle[..PREFIX])
-        .find(|&at| hay.get(at..at + n) == Some(needle))
+    // Each place the first bytes stand, overlapping ones too (`find_iter`
+    // skips a place that overlaps the one before: a part whose first bytes
+    // repeat, such as base64 of zeros, `AAAA…`, would be missed).
+    let prefix = memchr::memmem::Finder::new(&needle[..PREFIX]);
+    let mut from = 0;
+    while let Some(found) = prefix.find(&hay[from..]) {
+        let at = from + found;
+        if hay.get(at..at + n) == Some(needle) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// `rest` with `parts` put back at their cuts (in order).
@@ -276,6 +287,16 @@ mod tests {
             [&near[..], b"tail"].concat(),
             [&needle[..], &needle, b"x"].concat(),
         ] {
+            assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
+        }
+        // First bytes that repeat: the part stands one byte after a place
+        // its first bytes stand too (overlapping it).
+        let needle = [vec![b'A'; 100], vec![b'B'; 1000]].concat();
+        for hay in [
+            [&b"A"[..], &needle, b"tail of the mail"].concat(),
+            [&[b'A'; 70][..], &needle, b"tail of the mail"].concat(),
+        ] {
+            assert!(find(&hay, &needle).is_some());
             assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
         }
     }
