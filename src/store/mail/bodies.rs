@@ -98,8 +98,17 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if n <= PREFIX {
         return memchr::memmem::find(hay, needle);
     }
-    memchr::memmem::find_iter(hay, &needle[..PREFIX])
-        .find(|&at| hay.get(at..at + n) == Some(needle))
+    // Where the first bytes first stand is almost always the part's
+    // place. After a near miss the rest is searched whole, from the byte
+    // after it: the next places of the first bytes may overlap the near
+    // miss (first bytes with a period, as a run of one byte), and a search
+    // that skips overlaps did not find the part; a whole search stays
+    // linear in the mail whatever its bytes.
+    let at = memchr::memmem::find(hay, &needle[..PREFIX])?;
+    if hay.get(at..at + n) == Some(needle) {
+        return Some(at);
+    }
+    memchr::memmem::find(&hay[at + 1..], needle).map(|i| at + 1 + i)
 }
 
 /// `rest` with `parts` put back at their cuts (in order).
@@ -276,6 +285,17 @@ mod tests {
             [&near[..], b"tail"].concat(),
             [&needle[..], &needle, b"x"].concat(),
         ] {
+            assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
+        }
+        // A part whose first bytes repeat, standing one byte after a near
+        // miss that overlaps it (the near miss's first bytes hide it from
+        // a search for non-overlapping places).
+        let needle = [vec![b'A'; 100], b"B".to_vec()].concat();
+        for hay in [
+            [&b"A"[..], &needle, b"\r\n--b--\r\n"].concat(),
+            [&b"xAAAAAAAAAA"[..], &needle, b"tail of more than two"].concat(),
+        ] {
+            assert!(memchr::memmem::find(&hay, &needle).is_some());
             assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
         }
     }
