@@ -55,6 +55,13 @@ pub struct ScaleBench {
     pub games_floor: Duration,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
+    /// The database's pages by what they hold (SQLite's `dbstat`): the
+    /// games (their table, and its index before schema 0025), the mails
+    /// (the `outbox` tables and their indexes), and the rest (teams,
+    /// strategy versions, registrations, rounds, groups, free pages).
+    pub games_pages: u64,
+    pub mail_pages: u64,
+    pub other_pages: u64,
     /// The contest's mails to its teams (every team registered with every
     /// preference the mode can serve: LAP, GRP, GRG, GRR and the final
     /// results; with real games also LGP and DGP), as queued: how many,
@@ -154,6 +161,15 @@ impl ScaleBench {
             self.db_bytes as f64 / self.n_games.max(1) as f64,
             self.mail_bytes as f64 / 1e6,
             self.db_bytes.saturating_sub(self.mail_bytes) as f64 / self.n_games.max(1) as f64
+        );
+        println!(
+            "  the database's pages: the games {:.1} MB ({:.0} bytes per game, goal: 200), \
+             the mails' tables and indexes {:.1} MB, the rest (teams, strategies, registrations, \
+             rounds, the log) {:.1} MB",
+            self.games_pages as f64 / 1e6,
+            self.games_pages as f64 / self.n_games.max(1) as f64,
+            self.mail_pages as f64 / 1e6,
+            self.other_pages as f64 / 1e6
         );
         println!(
             "  contest mails ({}): {} mails, {:.1} MB stored ({:.0} kB per team), built in {:.1} s",
@@ -286,6 +302,26 @@ pub enum ScalePlay {
     /// costs around the games (store, schedule, observers, site), for
     /// fields too large to play here.
     Instant,
+}
+
+/// The database's pages (SQLite's `dbstat`, the write-ahead log's pages
+/// included) by what they hold: the games' table and its indexes, the
+/// mails' (`outbox*`) tables and indexes, and the rest; the write-ahead
+/// log's own file beyond them is in [`ScaleBench::db_bytes`] only.
+fn pages_by_part(conn: &rusqlite::Connection) -> Result<(u64, u64, u64), BenchError> {
+    let (games, mails, all): (i64, i64, i64) = conn.query_row(
+        "SELECT COALESCE(SUM(CASE WHEN s.tbl_name = 'games' THEN d.pgsize END), 0),
+                COALESCE(SUM(CASE WHEN s.tbl_name LIKE 'outbox%' THEN d.pgsize END), 0),
+                (SELECT page_count * page_size FROM pragma_page_count, pragma_page_size)
+         FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    Ok((
+        games as u64,
+        mails as u64,
+        (all - games - mails).max(0) as u64,
+    ))
 }
 
 /// Runs a whole contest of `n_teams` in a temporary folder, with the
@@ -487,6 +523,7 @@ pub fn scale_bench(
     let per_game = game_bench(50)?.wasm_games[0].1;
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
     let games_floor = per_game.mul_f64(n_games as f64);
+    let (games_pages, mail_pages, other_pages) = pages_by_part(store.conn())?;
     drop(store);
     let db_bytes = [db.clone(), db.with_extension("db-wal")]
         .iter()
@@ -519,6 +556,9 @@ pub fn scale_bench(
         games_floor,
         peak_rss_kb,
         db_bytes,
+        games_pages,
+        mail_pages,
+        other_pages,
         mails: mails as u64,
         mail_bytes: mail_bytes as u64,
         mail_time,

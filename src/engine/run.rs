@@ -488,12 +488,11 @@ fn play_round(
                 .conn()
                 .unchecked_transaction()
                 .map_err(crate::store::StoreError::from)?;
-            // The games that finished together carry one time, read and
-            // formatted once.
-            let finished_at = crate::store::timestamp(clock.now());
+            // The games that finished together carry one time, read once.
+            let finished_at = crate::store::game_time(clock.now());
             for d in &batch {
                 if let Ok(record) = &d.result {
-                    store.insert_game_at(tournament, &d.game, record, &finished_at)?;
+                    store.insert_game_at(tournament, &d.game, record, finished_at)?;
                 }
             }
             tx.commit().map_err(crate::store::StoreError::from)?;

@@ -754,19 +754,23 @@ pub fn rounds_progress(conn: &Connection, tournament: i64) -> Result<Vec<RoundPr
 pub fn games_since(conn: &Connection, tournament: i64, since: DateTime<Utc>) -> Result<u64> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM games WHERE tournament_id = ?1 AND finished_at >= ?2",
-        params![tournament, timestamp(since)],
+        params![tournament, super::game_time(since)],
         |r| r.get(0),
     )?)
 }
 
 /// When the tournament's first game was stored.
 pub fn first_game_at(conn: &Connection, tournament: i64) -> Result<Option<DateTime<Utc>>> {
-    let s: Option<String> = conn.query_row(
+    let ms: Option<i64> = conn.query_row(
         "SELECT MIN(finished_at) FROM games WHERE tournament_id = ?1",
         [tournament],
         |r| r.get(0),
     )?;
-    s.map(|s| parse_timestamp(&s)).transpose()
+    ms.map(|ms| {
+        super::game_time_from_sql(ms)
+            .ok_or_else(|| StoreError::Corrupt(format!("a game's time of {ms} ms")))
+    })
+    .transpose()
 }
 
 #[cfg(test)]

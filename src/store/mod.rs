@@ -131,6 +131,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0024_outbox_partial_indexes.sql",
         include_str!("../../schema/0024_outbox_partial_indexes.sql"),
     ),
+    (
+        "0025_compact_games.sql",
+        include_str!("../../schema/0025_compact_games.sql"),
+    ),
 ];
 
 /// An open database.
@@ -238,6 +242,18 @@ const STATEMENT_CACHE: usize = 64;
 
 pub fn timestamp(now: DateTime<Utc>) -> String {
     now.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A game's time as the games table stores it (`finished_at`, schema
+/// 0025): milliseconds since 1970-01-01 UTC, the precision of
+/// [`timestamp`], in 6 bytes instead of 24.
+pub fn game_time(now: DateTime<Utc>) -> i64 {
+    now.timestamp_millis()
+}
+
+/// A stored [`game_time`] as a time (`None` if out of range).
+pub fn game_time_from_sql(ms: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(ms)
 }
 
 fn seed_to_sql(seed: u64) -> i64 {

@@ -449,3 +449,225 @@ fn checkpoints_in_the_background_keep_a_backstop_and_give_the_writer_its_own_bac
     drop(c);
     assert_eq!(autocheckpoint(&s), checkpoints::BACKSTOP_PAGES);
 }
+
+/// Games stored before schema 0025 (a rowid table, the time as text, no
+/// failures as '[]') read back exactly after the migration copied them
+/// into the WITHOUT ROWID table: each throws format, failures, seeds of
+/// all 64 bits, attempts, players, and the games' times.
+#[test]
+fn games_from_before_compact_rows_read_back_exactly() {
+    use crate::referee::{Failure, FailureKind};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0025_compact_games.sql")
+        .unwrap();
+    let v0_throws = vec![[1, 2], [3, -4], [i32::MAX as i64, i32::MIN as i64]];
+    let v1_throws = vec![[100, 100], [101, 99], [-7, 1 << 40]];
+    let replayed = vec![[5, 6], [7, 8]];
+    let v0: Vec<u8> = v0_throws
+        .iter()
+        .flat_map(|[p, q]| {
+            let mut b = (*p as i32).to_le_bytes().to_vec();
+            b.extend((*q as i32).to_le_bytes());
+            b
+        })
+        .collect();
+    let failures = vec![Failure {
+        player: 1,
+        throw: 3,
+        kind: FailureKind::WallClock { limit_ms: 10_000 },
+        reason: "throw 3: …".into(),
+    }];
+    {
+        let c = Connection::open(&path).unwrap();
+        for (_, sql) in &MIGRATIONS[..before] {
+            c.execute_batch(sql).unwrap();
+        }
+        c.pragma_update(None, "user_version", before as i64)
+            .unwrap();
+        c.execute_batch(
+            "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x'), (2, 'b', 'x');
+             INSERT INTO tournaments (id, seed, config, entries_key, state, started_at)
+             VALUES (1, 7, '{}', 'k', 'running', '2026-01-01T00:00:00.000Z');
+             INSERT INTO rounds (tournament_id, number, field, is_final) VALUES (1, 1, '[1,2]', 1);
+             INSERT INTO groups (tournament_id, round, number, members) VALUES (1, 1, 1, '[1,2]');",
+        )
+        .unwrap();
+        let mut st = c
+            .prepare(
+                "INSERT INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
+                     seed, points_p, points_q, throws, failures, finished_at, throws_format)
+                 VALUES (1, 1, 1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .unwrap();
+        // slot, attempt, players, seed, points, throws, failures, time, format
+        let none = "[]".to_string();
+        st.execute(params![
+            0,
+            1,
+            1,
+            1,
+            11,
+            3,
+            0,
+            v0,
+            none,
+            "2026-01-01T00:00:02.345Z",
+            0
+        ])
+        .unwrap();
+        st.execute(params![
+            1,
+            1,
+            1,
+            2,
+            -5,
+            0,
+            9,
+            encode_throws(&v1_throws),
+            none,
+            "2026-01-01T00:00:01.999Z",
+            1
+        ])
+        .unwrap();
+        st.execute(params![
+            2,
+            2,
+            2,
+            1,
+            i64::MIN,
+            4,
+            4,
+            throws_digest(&replayed).to_vec(),
+            none,
+            "2026-01-01T00:01:00.000Z",
+            2
+        ])
+        .unwrap();
+        st.execute(params![
+            3,
+            1,
+            2,
+            2,
+            3,
+            0,
+            0,
+            encode_throws(&v1_throws),
+            json(&failures),
+            "2026-01-01T00:01:00Z",
+            1
+        ])
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let games = s.games(1, 1, 1).unwrap();
+    assert_eq!(games.len(), 4);
+    let g = &games[0];
+    assert_eq!(
+        (g.key.slot, g.attempt, g.players),
+        (0, 1, [TeamId(1), TeamId(1)])
+    );
+    assert_eq!((g.record.seed, g.record.points), (11, [3, 0]));
+    assert_eq!(g.record.throws, v0_throws);
+    assert!(g.record.failures.is_empty() && g.throws_digest.is_none());
+    let g = &games[1];
+    assert_eq!(
+        (g.players, g.record.seed, g.record.points),
+        ([TeamId(1), TeamId(2)], -5i64 as u64, [0, 9])
+    );
+    assert_eq!(g.record.throws, v1_throws);
+    let g = &games[2];
+    assert_eq!((g.attempt, g.record.seed), (2, 1u64 << 63));
+    assert_eq!(g.throws_digest, Some(throws_digest(&replayed)));
+    assert!(g.record.throws.is_empty());
+    let g = &games[3];
+    assert_eq!(g.record.failures, failures);
+    assert_eq!(g.record.throws, v1_throws);
+    // The times: the earliest to the millisecond, and counted since.
+    let first = admin::first_game_at(s.conn(), 1).unwrap().unwrap();
+    assert_eq!(timestamp(first), "2026-01-01T00:00:01.999Z");
+    let at = |t: &str| admin::parse_timestamp(t).unwrap();
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.345Z")).unwrap(),
+        3
+    );
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:00:02.346Z")).unwrap(),
+        2
+    );
+    assert_eq!(
+        admin::games_since(s.conn(), 1, at("2026-01-01T00:01:00.000Z")).unwrap(),
+        2
+    );
+    // No failures: NULL, no longer '[]'; the table has no rowid, so its
+    // key is stored once (no index beside it).
+    let nulls: i64 = s
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM games WHERE failures IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(nulls, 3);
+    let indexes: i64 = s
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'games'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(indexes, 0);
+    assert!(s.conn().prepare("SELECT rowid FROM games").is_err());
+}
+
+/// A game stored now reads back with its time to the millisecond and
+/// without failures as NULL.
+#[test]
+fn a_game_stored_now_keeps_its_time_to_the_millisecond() {
+    let t = "2026-03-04T05:06:07.089Z";
+    let now = admin::parse_timestamp(t).unwrap();
+    assert_eq!(game_time_from_sql(game_time(now)), Some(now));
+    assert_eq!(timestamp(game_time_from_sql(game_time(now)).unwrap()), t);
+}
+
+/// The encoding's one-step path for small differences writes exactly the
+/// bytes of a varint per number, whatever the mix of small and large.
+#[test]
+fn encoding_throws_in_one_step_writes_the_same_bytes() {
+    let reference = |throws: &[[i64; 2]]| {
+        let mut out = Vec::new();
+        let mut prev = [0i64; 2];
+        for pair in throws {
+            for i in 0..2 {
+                put_varint(&mut out, zigzag(pair[i].wrapping_sub(prev[i])));
+                prev[i] = pair[i];
+            }
+        }
+        out
+    };
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut throws = Vec::new();
+    for i in 0..5000i64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let big = (x as i64) >> (x % 64);
+        throws.push(match i % 5 {
+            0 => [i, i + 1],
+            1 => [i - 63, i + 64],
+            2 => [big, i],
+            3 => [i, big],
+            _ => [i64::MIN, i64::MAX],
+        });
+        if i % 250 == 0 {
+            assert_eq!(encode_throws(&throws), reference(&throws));
+        }
+    }
+    assert_eq!(encode_throws(&throws), reference(&throws));
+    assert_eq!(decode_throws(&encode_throws(&throws), 1).unwrap(), throws);
+}

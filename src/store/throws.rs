@@ -82,14 +82,21 @@ impl RecentThrows {
 /// Encodes the throws compactly (format 1): for each throw, each player's
 /// difference to its own previous throw, zigzag-encoded as an LEB128
 /// varint. Series climb in small steps, so most throws take one or two bytes.
+///
+/// The server's thread encodes every game it stores (for the digest), so
+/// the usual throw, both differences of one byte, is written in one step.
 pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
     let mut out = Vec::with_capacity(throws.len() * 3);
     let mut prev = [0i64; 2];
-    for pair in throws {
-        for (i, &t) in pair.iter().enumerate() {
-            let d = t.wrapping_sub(prev[i]);
-            prev[i] = t;
-            put_varint(&mut out, zigzag(d));
+    for &[p, q] in throws {
+        let zp = zigzag(p.wrapping_sub(prev[0]));
+        let zq = zigzag(q.wrapping_sub(prev[1]));
+        prev = [p, q];
+        if (zp | zq) < 0x80 {
+            out.extend_from_slice(&[zp as u8, zq as u8]);
+        } else {
+            put_varint(&mut out, zp);
+            put_varint(&mut out, zq);
         }
     }
     out

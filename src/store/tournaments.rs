@@ -10,8 +10,9 @@ use rusqlite::{params, OptionalExtension};
 
 use super::throws::{decode_throws, encode_throws, encoded_digest, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
-    from_json, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry, Result,
-    RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId, TOURNAMENT_COLUMNS,
+    from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
+    Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
+    TOURNAMENT_COLUMNS,
 };
 use crate::referee::{Failure, GameRecord};
 use crate::seed::SeedKey;
@@ -251,18 +252,18 @@ impl Store {
         record: &GameRecord,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.insert_game_at(tournament, game, record, &timestamp(now))
+        self.insert_game_at(tournament, game, record, game_time(now))
     }
 
-    /// [`Store::insert_game`] with its time already formatted
-    /// ([`super::timestamp`]): the engine stores the games that finished
-    /// together with one time, formatted once.
+    /// [`Store::insert_game`] with its time already in the games' form
+    /// ([`super::game_time`]): the engine stores the games that finished
+    /// together with one time, read once.
     pub fn insert_game_at(
         &self,
         tournament: i64,
         game: &ScheduledGame,
         record: &GameRecord,
-        finished_at: &str,
+        finished_at: i64,
     ) -> Result<()> {
         // A game the watchdog ended (a fault of the engine, wall clock)
         // would not replay to the same record: its throws are kept.
@@ -271,10 +272,14 @@ impl Store {
             .iter()
             .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
         let encoded = encode_throws(&record.throws);
-        let (throws, format) = if replayable {
-            (encoded_digest(&encoded).to_vec(), THROWS_REPLAY)
+        // The digest is taken of the encoding at hand and bound from the
+        // stack: nothing else is allocated for a game without failures.
+        let digest;
+        let (throws, format): (&[u8], i64) = if replayable {
+            digest = encoded_digest(&encoded);
+            (&digest, THROWS_REPLAY)
         } else {
-            (encoded.clone(), THROWS_FORMAT)
+            (&encoded, THROWS_FORMAT)
         };
         // One statement prepared once per connection: a game is stored
         // in a few microseconds.
@@ -296,12 +301,8 @@ impl Store {
                 record.points[0] as i64,
                 record.points[1] as i64,
                 throws,
-                // Almost every game has no failure: no serializer for it.
-                if record.failures.is_empty() {
-                    std::borrow::Cow::Borrowed("[]")
-                } else {
-                    std::borrow::Cow::Owned(json(&record.failures))
-                },
+                // Almost every game has no failure: NULL, no serializer.
+                (!record.failures.is_empty()).then(|| json(&record.failures)),
                 finished_at,
                 format
             ])?;
@@ -362,14 +363,18 @@ impl Store {
                 r.get::<_, i64>(5)?,
                 r.get::<_, i64>(6)?,
                 r.get::<_, Vec<u8>>(7)?,
-                r.get::<_, String>(8)?,
+                r.get::<_, Option<String>>(8)?,
                 r.get::<_, i64>(9)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
             let (slot, attempt, p, q, seed, pp, pq, throws, failures, format) = row?;
-            let failures: Vec<Failure> = from_json(&failures)?;
+            // NULL: no failures (schema 0025; '[]' before it).
+            let failures: Vec<Failure> = match failures {
+                None => Vec::new(),
+                Some(f) => from_json(&f)?,
+            };
             let replay = throws_wanted == Throws::Decoded && format == THROWS_REPLAY;
             let mut throws_digest = if replay {
                 Some(<[u8; 16]>::try_from(throws.as_slice()).map_err(|_| {
