@@ -759,6 +759,13 @@ pub fn bot_contest_finished(conn: &Connection) -> Result<Option<bool>> {
         .optional()?)
 }
 
+/// Whether a contest has started (running or finished), KNOBELN's (its
+/// `contest` row) or a bot discipline's (its `bot_contests` row): what
+/// closes the registration and fixes the entries.
+pub fn any_contest_started(conn: &Connection) -> Result<bool> {
+    Ok(contest(conn)?.is_some() || bot_contest_started(conn)?)
+}
+
 /// Whether a contest of a bot discipline has started (running or finished).
 pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
     let n: i64 = conn.query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))?;

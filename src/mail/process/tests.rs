@@ -199,3 +199,43 @@ fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
         "a registration goes before strangers' other mails: {outcome}"
     );
 }
+
+/// A bot discipline's contest is not in KNOBELN's `contest` table; once it
+/// has started, the registration is closed all the same (a team that
+/// registered then would not play: the entries are fixed at the start).
+#[test]
+fn a_registration_after_a_bot_contest_started_is_refused() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = Config::default();
+    store
+        .conn()
+        .execute(
+            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
+             started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
+             '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+    let id = take_in(
+        &store,
+        1,
+        "newcomer@new.example",
+        "registration for KNOBELN",
+        "mail-address: newcomer@new.example",
+    );
+    process_pass(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+        Pass::AllButCompiles,
+    )
+    .unwrap();
+    let outcome: String = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(outcome, "registration after the contest start");
+}
