@@ -250,7 +250,7 @@ fn the_status_mail_of_a_bot_discipline_tells_that_the_contest_runs() {
     config.contest.discipline = crate::discipline::Discipline::FLOODING;
     config.timeline.contest_start = Utc::now() - chrono::Duration::hours(1);
     team(&store, "millers");
-    let mut ask = |store: &mut Store, n: u32| -> String {
+    let ask = |store: &mut Store, n: u32| -> String {
         take_in(
             store,
             n,
