@@ -37,9 +37,12 @@ INSERT INTO games_0025
 SELECT tournament_id, round, grp, slot, attempt, player_p, player_q, seed,
        points_p, points_q, throws,
        CASE WHEN failures = '[]' THEN NULL ELSE failures END,
-       COALESCE(CAST(strftime('%s', finished_at) AS INTEGER) * 1000
+       -- A time already an integer (a row this migration copied before)
+       -- is kept as it is.
+       CASE WHEN typeof(finished_at) = 'integer' THEN finished_at
+       ELSE COALESCE(CAST(strftime('%s', finished_at) AS INTEGER) * 1000
          + CASE WHEN substr(finished_at, 20, 1) = '.'
-                THEN CAST(substr(finished_at, 21, 3) AS INTEGER) ELSE 0 END, 0),
+                THEN CAST(substr(finished_at, 21, 3) AS INTEGER) ELSE 0 END, 0) END,
        throws_format
 FROM games ORDER BY tournament_id, round, grp, slot;
 

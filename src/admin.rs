@@ -25,7 +25,7 @@ use crate::store::admin::{
     log_action, requeue_inbox, requeue_outgoing, set_address as store_set_address, set_auth,
     team_by_name, withdraw_team, TeamRow,
 };
-use crate::store::mail::{contest, registration_by_address, registration_by_team};
+use crate::store::mail::{registration_by_address, registration_by_team};
 use crate::store::{Store, StoreError};
 
 /// Infrastructure faults of an admin action.
@@ -104,7 +104,9 @@ pub fn withdraw(
         Ok(t) => t,
         Err(refused) => return Ok(refused),
     };
-    if contest(store.conn())?.is_some() {
+    // A bot discipline's contest is not in the `contest` table: its
+    // entries are fixed at its start too.
+    if crate::store::mail::any_contest_started(store.conn())? {
         return Ok(Outcome::Refused(
             "the contest has started: its entries are fixed, and withdrawing a team now would \
              change games already played"
@@ -370,4 +372,66 @@ fn requeue(
         "{action}: mail {} queued again; `knobeln serve` takes it at its next cycle",
         done.join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bot discipline's contest fixes its entries at its start as
+    /// KNOBELN's does, but is not in the `contest` table: a withdrawal
+    /// once it has started is refused all the same (it was carried out).
+    #[test]
+    fn a_team_is_not_withdrawn_once_a_bot_contest_has_started() {
+        let mut store = Store::open_in_memory().unwrap();
+        let secret = auth::new_auth_string();
+        let salt = auth::new_salt();
+        crate::store::mail::insert_registration(
+            store.conn(),
+            &crate::store::mail::NewRegistration {
+                team_name: "millers",
+                requested_name: "millers",
+                mail_address: "joe@lords.example",
+                preferences: "",
+                organization: "Mill",
+                members_json: "[]",
+                record: "",
+                auth_salt: &salt,
+                auth_hash: &auth::hash(&salt, &secret),
+                auth_index: &auth::index(&secret),
+                mailbox: "joe@lords.example",
+                inbox_id: None,
+                proof: crate::store::mail::AddressProof::Claimed,
+            },
+            Utc::now(),
+        )
+        .unwrap();
+        store
+            .conn()
+            .execute(
+                "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
+                 started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
+                 '2026-01-01T00:00:00Z')",
+                [],
+            )
+            .unwrap();
+        let config = Config::default();
+        let out = withdraw(
+            &mut store,
+            &config,
+            "millers",
+            "late",
+            Notice::Silent,
+            "test",
+            Utc::now(),
+        )
+        .unwrap();
+        assert!(
+            matches!(&out, Outcome::Refused(why) if why.starts_with("the contest has started")),
+            "{out:?}"
+        );
+        assert!(registration_by_team(store.conn(), "millers")
+            .unwrap()
+            .is_some());
+    }
 }

@@ -17,7 +17,7 @@ use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
 use crate::outbox::{enqueue, Cause, OutboxError};
 use crate::store::admin::{teams_without_strategy, teams_without_strategy_not_told};
-use crate::store::mail::{contest, teams_with_current_version};
+use crate::store::mail::teams_with_current_version;
 use crate::store::Store;
 
 /// The event key prefix of the reminder (the team id follows).
@@ -42,7 +42,7 @@ pub fn queue_no_strategy_reminders(
     now: DateTime<Utc>,
 ) -> Result<usize, OutboxError> {
     let t = &config.timeline;
-    if !reminder_due(t, now) || contest(conn)?.is_some() {
+    if !reminder_due(t, now) || crate::store::mail::any_contest_started(conn)? {
         return Ok(0);
     }
     let mut n = 0;

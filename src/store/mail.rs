@@ -757,6 +757,26 @@ pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::auth::KnownSecret>>
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
+/// The contest of a bot discipline, if it has started (its `bot_contests`
+/// row): whether it has finished. The KNOBELN `contest` table is never
+/// written for a bot discipline, so [`contest`] says nothing of it.
+pub fn bot_contest_finished(conn: &Connection) -> Result<Option<bool>> {
+    Ok(conn
+        .query_row(
+            "SELECT state FROM bot_contests ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok(r.get::<_, String>(0)? == "finished"),
+        )
+        .optional()?)
+}
+
+/// Whether a contest has started (running or finished), KNOBELN's (its
+/// `contest` row) or a bot discipline's (its `bot_contests` row): what
+/// closes the registration and fixes the entries.
+pub fn any_contest_started(conn: &Connection) -> Result<bool> {
+    Ok(contest(conn)?.is_some() || bot_contest_started(conn)?)
+}
+
 /// Whether a contest of a bot discipline has started (running or finished).
 pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
     let n: i64 = conn.query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))?;

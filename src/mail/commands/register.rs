@@ -412,7 +412,7 @@ fn register(
             "registration after the deadline".into(),
         );
     }
-    if db::contest(conn)?.is_some() {
+    if db::any_contest_started(conn)? {
         return rejected(
             ctx,
             Some("The registration is closed: the contest has started.".into()),

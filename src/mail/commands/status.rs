@@ -200,6 +200,29 @@ fn version_view(
     }))
 }
 
+/// The contest's phase as the status mail tells it. A bot discipline's
+/// contest is its `bot_contests` row (the KNOBELN `contest` table stays
+/// empty then), KNOBELN's the `contest` row.
+fn phase(
+    conn: &Connection,
+    bots: bool,
+    now: chrono::DateTime<chrono::Utc>,
+    t: &crate::config::Timeline,
+) -> Result<&'static str, CommandError> {
+    let finished = if bots {
+        crate::store::mail::bot_contest_finished(conn)?
+    } else {
+        crate::store::mail::contest(conn)?.map(|c| c.finished)
+    };
+    Ok(match finished {
+        Some(true) => "it is over",
+        Some(false) => "it is running",
+        None if now < t.compile_start => "the compilation service is not open yet",
+        None if now < t.compile_end() => "the compilation service is open",
+        None => "the compilation service is closed; the contest starts soon",
+    })
+}
+
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     const SUBJECT: &str = "status";
     let body = ctx.mail.body.text().unwrap_or("");
@@ -216,15 +239,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         _ => None,
     };
     let t = &ctx.config.timeline;
-    let phase = match crate::store::mail::contest(conn)? {
-        Some(c) if c.finished => "it is over",
-        Some(_) => "it is running",
-        None if ctx.now < t.compile_start => "the compilation service is not open yet",
-        None if ctx.now < t.compile_end() => "the compilation service is open",
-        None => "the compilation service is closed; the contest starts soon",
-    };
     let family = ctx.config.contest.discipline.family();
     let bots = family.bots().is_some();
+    let phase = phase(conn, bots, ctx.now, t)?;
     let text = render(
         "status",
         &json!({
@@ -269,6 +286,36 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bot contest lives in `bot_contests`, not in KNOBELN's `contest`
+    /// table: once it has started, status says it runs; once finished,
+    /// that it is over (before, it said neither, whatever the contest did).
+    #[test]
+    fn status_tells_a_bot_contests_phase_from_its_own_table() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        let conn = store.conn();
+        let t = crate::config::Config::default().timeline;
+        let later = t.compile_end() + chrono::Duration::days(1);
+        assert_eq!(
+            phase(conn, true, later, &t).unwrap(),
+            "the compilation service is closed; the contest starts soon"
+        );
+        conn.execute(
+            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
+             VALUES ('flooding', 1, '{}', '[]', '[]', 'running', '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(phase(conn, true, later, &t).unwrap(), "it is running");
+        conn.execute("UPDATE bot_contests SET state = 'finished'", [])
+            .unwrap();
+        assert_eq!(phase(conn, true, later, &t).unwrap(), "it is over");
+        // KNOBELN's phase still comes from its own table.
+        assert_eq!(
+            phase(conn, false, later, &t).unwrap(),
+            "the compilation service is closed; the contest starts soon"
+        );
+    }
 
     /// A stored report whose check 5 failed in clang after gcc passed says
     /// so in the status mail too, as the compile report did.

@@ -199,3 +199,102 @@ fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
         "a registration goes before strangers' other mails: {outcome}"
     );
 }
+
+/// A bot discipline's contest is not in KNOBELN's `contest` table; once it
+/// has started, the registration is closed all the same (a team that
+/// registered then would not play: the entries are fixed at the start).
+#[test]
+fn a_registration_after_a_bot_contest_started_is_refused() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = Config::default();
+    store
+        .conn()
+        .execute(
+            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
+             started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
+             '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+    let id = take_in(
+        &store,
+        1,
+        "newcomer@new.example",
+        "registration for KNOBELN",
+        "mail-address: newcomer@new.example",
+    );
+    process_pass(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+        Pass::AllButCompiles,
+    )
+    .unwrap();
+    let outcome: String = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(outcome, "registration after the contest start");
+}
+
+/// The `status` mail of a bot discipline tells the contest's phase from
+/// its `bot_contests` row: before its start, that the contest starts
+/// soon; running, that it runs; finished, that it is over.
+#[test]
+fn the_status_mail_of_a_bot_discipline_tells_that_the_contest_runs() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut config = Config::default();
+    config.contest.discipline = crate::discipline::Discipline::FLOODING;
+    config.timeline.contest_start = Utc::now() - chrono::Duration::hours(1);
+    team(&store, "millers");
+    let ask = |store: &mut Store, n: u32| -> String {
+        take_in(
+            store,
+            n,
+            "joe@lords.example",
+            "status",
+            &format!("<<FROM>> millers {}", auth("millers")),
+        );
+        process_pass(
+            store,
+            &config,
+            &RefereeConfig::default(),
+            &Utc::now,
+            Pass::AllButCompiles,
+        )
+        .unwrap();
+        let raw: Vec<u8> = store
+            .conn()
+            .query_row(
+                "SELECT raw FROM outbox WHERE kind = 'status' ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let text = String::from_utf8_lossy(&raw).replace("=\r\n", "");
+        let at = text.find("The contest: ").expect("a phase line");
+        text[at..].lines().next().unwrap().to_string()
+    };
+    assert_eq!(
+        ask(&mut store, 1),
+        "The contest: the compilation service is closed; the contest starts soon."
+    );
+    store
+        .conn()
+        .execute(
+            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
+             started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
+             '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+    assert_eq!(ask(&mut store, 2), "The contest: it is running.");
+    store
+        .conn()
+        .execute("UPDATE bot_contests SET state = 'finished'", [])
+        .unwrap();
+    assert_eq!(ask(&mut store, 3), "The contest: it is over.");
+}

@@ -98,19 +98,17 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if n <= PREFIX {
         return memchr::memmem::find(hay, needle);
     }
-    // Each place the first bytes stand, overlapping ones too (`find_iter`
-    // skips a place that overlaps the one before: a part whose first bytes
-    // repeat, such as base64 of zeros, `AAAA…`, would be missed).
-    let prefix = memchr::memmem::Finder::new(&needle[..PREFIX]);
-    let mut from = 0;
-    while let Some(found) = prefix.find(&hay[from..]) {
-        let at = from + found;
-        if hay.get(at..at + n) == Some(needle) {
-            return Some(at);
-        }
-        from = at + 1;
+    // Where the first bytes first stand is almost always the part's
+    // place. After a near miss the rest is searched whole, from the byte
+    // after it: the next places of the first bytes may overlap the near
+    // miss (first bytes with a period, as a run of one byte), and a search
+    // that skips overlaps did not find the part; a whole search stays
+    // linear in the mail whatever its bytes.
+    let at = memchr::memmem::find(hay, &needle[..PREFIX])?;
+    if hay.get(at..at + n) == Some(needle) {
+        return Some(at);
     }
-    None
+    memchr::memmem::find(&hay[at + 1..], needle).map(|i| at + 1 + i)
 }
 
 /// `rest` with `parts` put back at their cuts (in order).
@@ -289,14 +287,25 @@ mod tests {
         ] {
             assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
         }
-        // First bytes that repeat: the part stands one byte after a place
-        // its first bytes stand too (overlapping it).
+        // A part whose first bytes repeat, standing one byte after a near
+        // miss that overlaps it (the near miss's first bytes hide it from
+        // a search for non-overlapping places).
+        let needle = [vec![b'A'; 100], b"B".to_vec()].concat();
+        for hay in [
+            [&b"A"[..], &needle, b"\r\n--b--\r\n"].concat(),
+            [&b"xAAAAAAAAAA"[..], &needle, b"tail of more than two"].concat(),
+        ] {
+            assert!(memchr::memmem::find(&hay, &needle).is_some());
+            assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
+        }
+        // First bytes that repeat, the part one byte after a place its
+        // first bytes stand too, overlapping it.
         let needle = [vec![b'A'; 100], vec![b'B'; 1000]].concat();
         for hay in [
             [&b"A"[..], &needle, b"tail of the mail"].concat(),
             [&[b'A'; 70][..], &needle, b"tail of the mail"].concat(),
         ] {
-            assert!(find(&hay, &needle).is_some());
+            assert!(memchr::memmem::find(&hay, &needle).is_some());
             assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
         }
     }
