@@ -406,15 +406,7 @@ mod tests {
             Utc::now(),
         )
         .unwrap();
-        store
-            .conn()
-            .execute(
-                "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
-                 started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
-                 '2026-01-01T00:00:00Z')",
-                [],
-            )
-            .unwrap();
+        crate::testing::a_bot_contest_runs(store.conn());
         let config = Config::default();
         let out = withdraw(
             &mut store,

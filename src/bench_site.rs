@@ -376,9 +376,6 @@ mod tests {
     #[test]
     fn the_site_of_a_small_contest_is_its_golden_list() {
         use sha2::{Digest, Sha256};
-        let golden_dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/bot-site");
-        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
         for d in crate::discipline::registry::built_in() {
             let (s, _) = filled_contest(d, 4, Some(2)).unwrap_or_else(|e| panic!("{d}: {e}"));
             let c = contest(s.store.conn()).unwrap().unwrap();
@@ -407,20 +404,8 @@ mod tests {
             }
             files.sort();
             let list = files.join("\n") + "\n";
-            let path = golden_dir.join(format!("{}.txt", d.name()));
-            if update {
-                std::fs::create_dir_all(&golden_dir).unwrap();
-                std::fs::write(&path, &list).unwrap();
-                continue;
-            }
-            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
-            });
-            assert!(
-                list == golden,
-                "{d}: the site differs from {}:\n{list}",
-                path.display()
-            );
+            let name = format!("{}.txt", d.name());
+            crate::testing::assert_golden("bot-site", &name, &list, &format!("{d}: the site"));
         }
     }
 

@@ -48,6 +48,8 @@ pub mod server;
 pub mod site;
 pub mod store;
 pub mod tables;
+#[cfg(test)]
+mod testing;
 pub mod toolchain;
 pub mod tournament;
 pub mod wasm;

@@ -548,25 +548,10 @@ mod tests {
     /// every branch and hostile text in every field that shows one.
     #[test]
     fn the_team_page_is_its_golden_file() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/site");
-        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
         for (i, view) in views().iter().enumerate() {
             let page = team_html(view);
-            let path = dir.join(format!("team-page-{i}.html"));
-            if update {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(&path, &page).unwrap();
-                continue;
-            }
-            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
-            });
-            assert!(
-                page == golden,
-                "view {i} differs from {}:\n{page}",
-                path.display()
-            );
+            let name = format!("team-page-{i}.html");
+            crate::testing::assert_golden("site", &name, &page, &format!("view {i}"));
             // The participants' texts never show raw.
             for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
                 assert!(!page.contains(raw), "view {i}: {raw} raw");
@@ -694,25 +679,10 @@ mod tests {
     /// here are the round page's only definition.
     #[test]
     fn the_round_page_is_its_golden_file() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/snapshots/site");
-        let update = std::env::var_os("KNOBELN_UPDATE_SNAPSHOTS").is_some();
         for (i, (view, groups)) in round_views().iter().enumerate() {
             let page = round_page_html(view, groups);
-            let path = dir.join(format!("round-page-{i}.html"));
-            if update {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(&path, &page).unwrap();
-                continue;
-            }
-            let golden = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-                panic!("no {}; run with KNOBELN_UPDATE_SNAPSHOTS=1", path.display())
-            });
-            assert!(
-                page == golden,
-                "view {i} differs from {}:\n{page}",
-                path.display()
-            );
+            let name = format!("round-page-{i}.html");
+            crate::testing::assert_golden("site", &name, &page, &format!("view {i}"));
             for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
                 assert!(!page.contains(raw), "view {i}: {raw} raw");
             }

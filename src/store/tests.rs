@@ -3,6 +3,18 @@
 
 use super::*;
 
+/// A database at `path` as a server left it that knew only the first
+/// `migrations` of [`MIGRATIONS`]: their schema and their version.
+fn database_of_migrations(path: &std::path::Path, migrations: usize) -> Connection {
+    let c = Connection::open(path).unwrap();
+    for (_, sql) in &MIGRATIONS[..migrations] {
+        c.execute_batch(sql).unwrap();
+    }
+    c.pragma_update(None, "user_version", migrations as i64)
+        .unwrap();
+    c
+}
+
 #[test]
 fn migrations_apply_once_and_record_the_version() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,12 +90,7 @@ fn registrations_from_before_proofs_keep_their_places() {
         .position(|(name, _)| *name == "0021_proven_registrations.sql")
         .unwrap();
     {
-        let c = Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..before] {
-            c.execute_batch(sql).unwrap();
-        }
-        c.pragma_update(None, "user_version", before as i64)
-            .unwrap();
+        let c = database_of_migrations(&path, before);
         c.execute_batch(
             "INSERT INTO teams (id, name, created_at) VALUES (1, 'old_team', 'x');
              INSERT INTO registrations (team_id, mail_address, requested_name, preferences,
@@ -114,12 +121,7 @@ fn outgoing_mails_from_before_shared_bodies_are_sent_whole() {
         "line of a long list\r\n".repeat(200)
     );
     {
-        let c = Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..before] {
-            c.execute_batch(sql).unwrap();
-        }
-        c.pragma_update(None, "user_version", before as i64)
-            .unwrap();
+        let c = database_of_migrations(&path, before);
         c.execute(
             "INSERT INTO outbox (kind, recipients, subject, message_id, raw, state,
                  next_attempt_at, created_at)
@@ -481,12 +483,7 @@ fn games_from_before_compact_rows_read_back_exactly() {
         reason: "throw 3: …".into(),
     }];
     {
-        let c = Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..before] {
-            c.execute_batch(sql).unwrap();
-        }
-        c.pragma_update(None, "user_version", before as i64)
-            .unwrap();
+        let c = database_of_migrations(&path, before);
         c.execute_batch(
             "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x'), (2, 'b', 'x');
              INSERT INTO tournaments (id, seed, config, entries_key, state, started_at)
@@ -699,12 +696,7 @@ fn two_processes_opening_an_old_database_at_once_migrate_it_once() {
     let path = dir.path().join("k.db");
     let before = MIGRATIONS.len() - 1;
     {
-        let c = Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..before] {
-            c.execute_batch(sql).unwrap();
-        }
-        c.pragma_update(None, "user_version", before as i64)
-            .unwrap();
+        let c = database_of_migrations(&path, before);
         c.execute_batch(
             "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x');
              INSERT INTO tournaments (id, seed, config, entries_key, state, started_at)

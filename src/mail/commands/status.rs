@@ -300,12 +300,7 @@ mod tests {
             phase(conn, true, later, &t).unwrap(),
             "the compilation service is closed; the contest starts soon"
         );
-        conn.execute(
-            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, started_at) \
-             VALUES ('flooding', 1, '{}', '[]', '[]', 'running', '2026-01-01T00:00:00Z')",
-            [],
-        )
-        .unwrap();
+        crate::testing::a_bot_contest_runs(conn);
         assert_eq!(phase(conn, true, later, &t).unwrap(), "it is running");
         conn.execute("UPDATE bot_contests SET state = 'finished'", [])
             .unwrap();

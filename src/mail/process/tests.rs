@@ -207,15 +207,7 @@ fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
 fn a_registration_after_a_bot_contest_started_is_refused() {
     let mut store = Store::open_in_memory().unwrap();
     let config = Config::default();
-    store
-        .conn()
-        .execute(
-            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
-             started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
-             '2026-01-01T00:00:00Z')",
-            [],
-        )
-        .unwrap();
+    crate::testing::a_bot_contest_runs(store.conn());
     let id = take_in(
         &store,
         1,
@@ -282,15 +274,7 @@ fn the_status_mail_of_a_bot_discipline_tells_that_the_contest_runs() {
         ask(&mut store, 1),
         "The contest: the compilation service is closed; the contest starts soon."
     );
-    store
-        .conn()
-        .execute(
-            "INSERT INTO bot_contests (discipline, seed, config, entries, islands, state, \
-             started_at) VALUES ('flooding', 1, '{}', '[]', '[]', 'running', \
-             '2026-01-01T00:00:00Z')",
-            [],
-        )
-        .unwrap();
+    crate::testing::a_bot_contest_runs(store.conn());
     assert_eq!(ask(&mut store, 2), "The contest: it is running.");
     store
         .conn()
