@@ -416,8 +416,8 @@ impl Store {
     /// Otherwise each step is a write transaction taken at once that reads
     /// the version again inside it: two processes upgraded together (the
     /// mail front end and the engine, started at once) apply each
-    /// migration once, never one after the other (0025 applied a second
-    /// time would read every game's time as 1970).
+    /// migration once, never one after the other (a migration is written
+    /// to be applied once: its SQL is not asked to be idempotent).
     fn migrate(&mut self) -> Result<()> {
         let known = MIGRATIONS.len() as i64;
         let found = self.schema_version()?;

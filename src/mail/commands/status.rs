@@ -200,19 +200,26 @@ fn version_view(
     }))
 }
 
+/// Where a started contest is kept: KNOBELN's in its `contest` row, a bot
+/// discipline's in its `bot_contests` row.
+#[derive(Clone, Copy)]
+enum ContestRow {
+    Knobeln,
+    Bots,
+}
+
 /// The contest's phase as the status mail tells it. A bot discipline's
 /// contest is its `bot_contests` row (the KNOBELN `contest` table stays
 /// empty then), KNOBELN's the `contest` row.
 fn phase(
     conn: &Connection,
-    bots: bool,
+    kept_in: ContestRow,
     now: chrono::DateTime<chrono::Utc>,
     t: &crate::config::Timeline,
 ) -> Result<&'static str, CommandError> {
-    let finished = if bots {
-        crate::store::mail::bot_contest_finished(conn)?
-    } else {
-        crate::store::mail::contest(conn)?.map(|c| c.finished)
+    let finished = match kept_in {
+        ContestRow::Bots => crate::store::mail::bot_contest_finished(conn)?,
+        ContestRow::Knobeln => crate::store::mail::contest(conn)?.map(|c| c.finished),
     };
     Ok(match finished {
         Some(true) => "it is over",
@@ -241,7 +248,12 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let t = &ctx.config.timeline;
     let family = ctx.config.contest.discipline.family();
     let bots = family.bots().is_some();
-    let phase = phase(conn, bots, ctx.now, t)?;
+    let kept_in = if bots {
+        ContestRow::Bots
+    } else {
+        ContestRow::Knobeln
+    };
+    let phase = phase(conn, kept_in, ctx.now, t)?;
     let text = render(
         "status",
         &json!({
@@ -297,17 +309,23 @@ mod tests {
         let t = crate::config::Config::default().timeline;
         let later = t.compile_end() + chrono::Duration::days(1);
         assert_eq!(
-            phase(conn, true, later, &t).unwrap(),
+            phase(conn, ContestRow::Bots, later, &t).unwrap(),
             "the compilation service is closed; the contest starts soon"
         );
         crate::testing::a_bot_contest_runs(conn);
-        assert_eq!(phase(conn, true, later, &t).unwrap(), "it is running");
+        assert_eq!(
+            phase(conn, ContestRow::Bots, later, &t).unwrap(),
+            "it is running"
+        );
         conn.execute("UPDATE bot_contests SET state = 'finished'", [])
             .unwrap();
-        assert_eq!(phase(conn, true, later, &t).unwrap(), "it is over");
+        assert_eq!(
+            phase(conn, ContestRow::Bots, later, &t).unwrap(),
+            "it is over"
+        );
         // KNOBELN's phase still comes from its own table.
         assert_eq!(
-            phase(conn, false, later, &t).unwrap(),
+            phase(conn, ContestRow::Knobeln, later, &t).unwrap(),
             "the compilation service is closed; the contest starts soon"
         );
     }
