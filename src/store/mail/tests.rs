@@ -28,6 +28,29 @@ fn register(conn: &Connection, i: usize, secret: &StoredSecret) {
     .unwrap();
 }
 
+/// A contest's LAP mail to `to` with no event key: what a test varies
+/// it from.
+fn outgoing<'a>(
+    to: &'a [String],
+    message_id: &'a str,
+    raw: &'a [u8],
+    shared: &'a [SharedPart<'a>],
+) -> NewOutgoing<'a> {
+    NewOutgoing {
+        inbox_id: None,
+        kind: "lap",
+        recipients: to,
+        budget: Default::default(),
+        sender_key: None,
+        subject: "s",
+        message_id,
+        raw,
+        text_at: None,
+        shared,
+        event_key: None,
+    }
+}
+
 /// Issue 35: the cost of a mail does not grow with the field. A mail
 /// with 256 auth-shaped words is sealed against 3000 teams with one
 /// indexed lookup per word and no salted hash computed; the one real
@@ -92,21 +115,13 @@ fn a_mail_whose_parts_fail_to_store_is_not_queued_cut() {
     let mut raw = b"Subject: s\r\n\r\n".to_vec();
     raw.extend_from_slice(&body);
     let to = vec!["a@x.example".to_string()];
+    let shared = [SharedPart {
+        bytes: &body,
+        sha256: &sha,
+    }];
     let m = NewOutgoing {
-        inbox_id: None,
-        kind: "lap",
-        recipients: &to,
-        budget: Default::default(),
-        sender_key: None,
-        subject: "s",
-        message_id: "<m@x>",
-        raw: &raw,
-        text_at: None,
-        shared: &[SharedPart {
-            bytes: &body,
-            sha256: &sha,
-        }],
         event_key: Some("LAP:a"),
+        ..outgoing(&to, "<m@x>", &raw, &shared)
     };
     assert!(queue_outgoing(conn, &m, Utc::now()).is_err());
     let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
@@ -163,19 +178,7 @@ fn a_failed_mail_inside_a_transaction_leaves_the_bodies_other_mails_share() {
         },
     ];
     let to = vec!["a@x.example".to_string()];
-    let a = NewOutgoing {
-        inbox_id: None,
-        kind: "lap",
-        recipients: &to,
-        budget: Default::default(),
-        sender_key: None,
-        subject: "s",
-        message_id: "<a@x>",
-        raw: &raw_a,
-        text_at: None,
-        shared: &parts_a,
-        event_key: None,
-    };
+    let a = outgoing(&to, "<a@x>", &raw_a, &parts_a);
     let b = NewOutgoing {
         message_id: "<b@x>",
         raw: &raw_b,
@@ -219,17 +222,10 @@ fn contest_mails_stay_out_of_the_per_sender_indexes() {
     let to = vec!["team@x.example".to_string()];
     let mail = |id: &str, budget: Budget, sender_key: Option<&str>| {
         let m = NewOutgoing {
-            inbox_id: None,
             kind: "software",
-            recipients: &to,
             budget,
             sender_key,
-            subject: "s",
-            message_id: id,
-            raw: b"Subject: s\r\n\r\nhi\r\n",
-            text_at: None,
-            shared: &[],
-            event_key: None,
+            ..outgoing(&to, id, b"Subject: s\r\n\r\nhi\r\n", &[])
         };
         assert!(queue_outgoing(conn, &m, Utc::now()).unwrap());
     };
