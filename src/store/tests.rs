@@ -232,8 +232,8 @@ fn kept_throws_are_used_only_under_their_digest() {
     let mut recent = super::throws::RecentThrows::default();
     let throws = vec![[3, 4], [5, 6]];
     let encoded = super::throws::encode_throws(&throws);
-    recent.keep((1, 1, 1), (1, 1), encoded);
     let digest = throws_digest(&throws);
+    recent.keep((1, 1, 1), (1, 1), digest, encoded);
     assert_eq!(
         recent.throws((1, 1, 1), (1, 1), &digest),
         Some(throws.clone())
