@@ -585,6 +585,21 @@ pub fn team_replies_since(conn: &Connection, team: TeamId, since: DateTime<Utc>)
     )?)
 }
 
+/// Replies of `kind` queued to team `team` (proven by its
+/// authentification string) since `since`: the team's own kits.
+pub fn team_replies_of_kind_since(
+    conn: &Connection,
+    team: TeamId,
+    kind: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3",
+        params![i64::from(team.0), kind, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
 /// Replies of `kind` queued since `since`, to `sender_key` (`Some`) or to
 /// anyone of `domain`.
 pub fn replies_of_kind_since(
