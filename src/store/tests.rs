@@ -753,7 +753,13 @@ fn the_compact_games_migration_reads_any_fraction_and_offset() {
 /// says which column to correct.
 #[test]
 fn the_compact_games_migration_refuses_a_time_it_cannot_read() {
-    for bad in ["yesterday", "", "2026-01-01", "2026-01-01T10:00:00.Zulu", "12345"] {
+    for bad in [
+        "yesterday",
+        "",
+        "2026-01-01",
+        "2026-01-01T10:00:00.Zulu",
+        "12345",
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let path = games_of_schema_24(dir.path(), &["2026-01-01T10:00:00.5Z", bad]);
         let err = Store::open(&path).err().expect("refused");

@@ -1526,7 +1526,12 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
         "",
     );
     let o = c.ingest(&[&wrong]);
-    assert_eq!(kits(&c), 2, "a wrong string is a stranger's: {}", stdout(&o));
+    assert_eq!(
+        kits(&c),
+        2,
+        "a wrong string is a stranger's: {}",
+        stdout(&o)
+    );
     let proven: Vec<PathBuf> = (0..3)
         .map(|_| {
             c.mail(

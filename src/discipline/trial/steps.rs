@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use crate::discipline::bots::{build_bot, Built, Source};
-use crate::draw::visible;
 use crate::discipline::game::Played;
 use crate::discipline::seam::BotDiscipline;
 pub use crate::discipline::seam::{TrialError, TrialReport};
+use crate::draw::visible;
 use crate::lang::build::{BotProgram, BuildLimits};
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
 use crate::lines::LineLimits;
