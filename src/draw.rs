@@ -64,30 +64,67 @@ pub fn visible_into(out: &mut String, s: &str) {
     shown_into(out, s, false);
 }
 
-/// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes;
-/// only the lead bytes of the characters [`hides`] names (C1: 0xC2; U+061C:
-/// 0xD8; the marks and isolates: 0xE2) decode a character.
+/// What a byte of a text may need when shown: nothing (0), an HTML
+/// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
+/// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
+/// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
+/// U+061C, 0xE2 for the marks and isolates).
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = 2;
+        b += 1;
+    }
+    t[b'\t' as usize] = 0;
+    t[b'\n' as usize] = 0;
+    t[0x7f] = 2;
+    t[0xc2] = 2;
+    t[0xd8] = 2;
+    t[0xe2] = 2;
+    let html = b"&<>\"'`=";
+    let mut i = 0;
+    while i < html.len() {
+        t[html[i] as usize] = 1;
+        i += 1;
+    }
+    t
+};
+
+/// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes,
+/// a table look-up each ([`BYTE_CLASS`]); only a lead byte it names
+/// decodes a character.
 fn shown_into(out: &mut String, s: &str, html: bool) {
     let bytes = s.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        if i < last {
-            // Inside a character already written as its escape.
-            continue;
-        }
-        let rep = match b {
-            b'<' if html => "&lt;",
-            b'>' if html => "&gt;",
-            b'"' if html => "&quot;",
-            b'&' if html => "&amp;",
-            b'\'' if html => "&#x27;",
-            b'`' if html => "&#x60;",
-            b'=' if html => "&#x3D;",
-            b'\t' | b'\n' => continue,
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') => continue,
-            0x00..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe2 => {
-                // `i` is a character boundary: every byte before it was
-                // ASCII or a whole character passed over.
+        match BYTE_CLASS[b as usize] {
+            0 => continue,
+            1 => {
+                if !html {
+                    continue;
+                }
+                let rep = match b {
+                    b'<' => "&lt;",
+                    b'>' => "&gt;",
+                    b'"' => "&quot;",
+                    b'&' => "&amp;",
+                    b'\'' => "&#x27;",
+                    b'`' => "&#x60;",
+                    _ => "&#x3D;",
+                };
+                // Every escaped character is ASCII: `i` is a character
+                // boundary.
+                out.push_str(&s[last..i]);
+                out.push_str(rep);
+                last = i + 1;
+            }
+            _ => {
+                if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                    continue;
+                }
+                // `i` is a character boundary: the byte is ASCII or a
+                // lead byte (continuation bytes are 0x80 to 0xBF).
                 let c = s[i..].chars().next().expect("a character");
                 if !hides(c) {
                     continue;
@@ -95,14 +132,8 @@ fn shown_into(out: &mut String, s: &str, html: bool) {
                 out.push_str(&s[last..i]);
                 out.extend(c.escape_default());
                 last = i + c.len_utf8();
-                continue;
             }
-            _ => continue,
-        };
-        // Every escaped character is ASCII: `i` is a character boundary.
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + 1;
+        }
     }
     out.push_str(&s[last..]);
 }
