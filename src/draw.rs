@@ -538,4 +538,71 @@ pub(crate) mod tests {
         assert_eq!(quote_line("a\u{1b}b", 9), "a?b");
         assert!(!legend(&names, 2, &[]).contains("<script>"));
     }
+
+    /// The escape as it is specified, one character at a time: a hiding
+    /// character as its Rust escape (a carriage return before a line
+    /// feed kept), the seven HTML characters as references, the rest as
+    /// it is.
+    fn escape_by_characters(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '&' => out.push_str("&amp;"),
+                '\'' => out.push_str("&#x27;"),
+                '`' => out.push_str("&#x60;"),
+                '=' => out.push_str("&#x3D;"),
+                '\r' if chars.peek() == Some(&'\n') => out.push('\r'),
+                c if hides(c) => out.extend(c.escape_default()),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// Hostile review (F6): every Unicode scalar value, alone and at the
+    /// first and last byte, after and before multi-byte characters (among
+    /// them the 0xC2, 0xD8 and 0xE2 lead bytes of characters that must
+    /// not be escaped) and HTML characters, is escaped exactly as the
+    /// specification one character at a time; a text without hiding
+    /// characters exactly as before the byte-class table.
+    #[test]
+    fn the_byte_class_escape_equals_the_escape_character_by_character() {
+        let frames = [
+            ("", ""),
+            ("a", "b"),
+            ("\u{a0}", "\u{a9}"),
+            ("\u{600}", "\u{61b}"),
+            ("\u{2014}", "\u{2026}"),
+            ("\u{1f600}", "<"),
+            ("&", "\r"),
+            ("\r", "\n"),
+            ("\u{202e}", "\u{85}"),
+        ];
+        let mut hiding = 0;
+        let mut s = String::new();
+        let mut out = String::new();
+        for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
+            hiding += usize::from(hides(c));
+            for (before, after) in frames {
+                s.clear();
+                s.push_str(before);
+                s.push(c);
+                s.push_str(after);
+                out.clear();
+                escape_into(&mut out, &s);
+                let want = escape_by_characters(&s);
+                assert_eq!(out, want, "{s:?}");
+                if !s.chars().any(hides) {
+                    assert_eq!(out, handlebars::html_escape(&s), "{s:?}");
+                    assert!(matches!(visible(&s), std::borrow::Cow::Borrowed(_)));
+                }
+            }
+        }
+        // C0 but tab and line feed (30), DEL, C1 (32), the 12 bidi marks.
+        assert_eq!(hiding, 30 + 1 + 32 + 12);
+    }
 }
