@@ -183,8 +183,9 @@ fn linear_ticks(lo: f64, hi: f64, px: impl Fn(f64) -> f64) -> Vec<(u64, f64)> {
     ticks
 }
 
-/// A polyline through `points` (pixels), leaving out every point on the
-/// straight line between its neighbours as `same` (on the data) tells.
+/// A polyline through the `n` points `at` gives (pixels), leaving out every
+/// point that `between` (deciding on the data, exactly) says lies on the
+/// straight line between its neighbours.
 fn polyline(
     out: &mut String,
     attrs: &str,
