@@ -19,7 +19,10 @@ use std::fmt::Write;
 /// both HTML and XML (numeric references only, besides XML's own four).
 /// Every character that [`hides`] text is written as its visible escape
 /// (as [`visible`] writes it): whatever a bot printed, a page shows it
-/// and never hides or reorders what stands beside it.
+/// and never hides or reorders what stands beside it. So are U+FFFE and
+/// U+FFFF, the two characters of a `&str` besides C0 controls that XML
+/// forbids ([`xml_forbids`]): an SVG with one of them is not XML, and a
+/// browser shows none of it.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     escape_into(&mut out, s);
@@ -45,6 +48,12 @@ pub fn hides(c: char) -> bool {
         )
 }
 
+/// Whether XML 1.0 forbids `c` and [`hides`] does not name it: U+FFFE
+/// and U+FFFF (surrogates cannot be in a `&str`).
+pub fn xml_forbids(c: char) -> bool {
+    matches!(c, '\u{fffe}' | '\u{ffff}')
+}
+
 /// Text a bot wrote, for people (a page, a plain-text mail, a report):
 /// every character that [`hides`] text written as its Rust escape
 /// (`\u{202e}`, `\u{1b}`, `\r`), the rest as it is. The crate's one such
@@ -68,7 +77,8 @@ pub fn visible_into(out: &mut String, s: &str) {
 /// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
 /// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
 /// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
-/// U+061C, 0xE2 for the marks and isolates).
+/// U+061C, 0xE2 for the marks and isolates; 0xEF for those
+/// [`xml_forbids`]).
 const BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -82,6 +92,7 @@ const BYTE_CLASS: [u8; 256] = {
     t[0xc2] = 2;
     t[0xd8] = 2;
     t[0xe2] = 2;
+    t[0xef] = 2;
     let html = b"&<>\"'`=";
     let mut i = 0;
     while i < html.len() {
@@ -126,7 +137,7 @@ fn shown_into(out: &mut String, s: &str, html: bool) {
                 // `i` is a character boundary: the byte is ASCII or a
                 // lead byte (continuation bytes are 0x80 to 0xBF).
                 let c = s[i..].chars().next().expect("a character");
-                if !hides(c) {
+                if !(hides(c) || (html && xml_forbids(c))) {
                     continue;
                 }
                 out.push_str(&s[last..i]);
@@ -556,7 +567,7 @@ pub(crate) mod tests {
                 '`' => out.push_str("&#x60;"),
                 '=' => out.push_str("&#x3D;"),
                 '\r' if chars.peek() == Some(&'\n') => out.push('\r'),
-                c if hides(c) => out.extend(c.escape_default()),
+                c if hides(c) || xml_forbids(c) => out.extend(c.escape_default()),
                 c => out.push(c),
             }
         }
@@ -567,7 +578,8 @@ pub(crate) mod tests {
     /// first and last byte, after and before multi-byte characters (among
     /// them the 0xC2, 0xD8 and 0xE2 lead bytes of characters that must
     /// not be escaped) and HTML characters, is escaped exactly as the
-    /// specification one character at a time; a text without hiding
+    /// specification one character at a time (U+FFFE and U+FFFF, which
+    /// XML forbids, escaped too: they broke an SVG); a text without hiding
     /// characters exactly as before the byte-class table.
     #[test]
     fn the_byte_class_escape_equals_the_escape_character_by_character() {
@@ -581,6 +593,8 @@ pub(crate) mod tests {
             ("&", "\r"),
             ("\r", "\n"),
             ("\u{202e}", "\u{85}"),
+            ("\u{feff}", "\u{ffff}"),
+            ("\u{fffe}", "\u{ff01}"),
         ];
         let mut hiding = 0;
         let mut s = String::new();
@@ -596,7 +610,7 @@ pub(crate) mod tests {
                 escape_into(&mut out, &s);
                 let want = escape_by_characters(&s);
                 assert_eq!(out, want, "{s:?}");
-                if !s.chars().any(hides) {
+                if !s.chars().any(|c| hides(c) || xml_forbids(c)) {
                     assert_eq!(out, handlebars::html_escape(&s), "{s:?}");
                     assert!(matches!(visible(&s), std::borrow::Cow::Borrowed(_)));
                 }
