@@ -103,50 +103,76 @@ const BYTE_CLASS: [u8; 256] = {
 };
 
 /// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes,
-/// a table look-up each ([`BYTE_CLASS`]); only a lead byte it names
-/// decodes a character.
+/// a table look-up each ([`BYTE_CLASS`]); a lead byte it names is judged
+/// by the bytes after it ([`shown_len`]), and only a character to escape
+/// is decoded.
 fn shown_into(out: &mut String, s: &str, html: bool) {
     let bytes = s.as_bytes();
     let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         match BYTE_CLASS[b as usize] {
-            0 => continue,
+            0 => {}
             1 => {
-                if !html {
-                    continue;
+                if html {
+                    let rep = match b {
+                        b'<' => "&lt;",
+                        b'>' => "&gt;",
+                        b'"' => "&quot;",
+                        b'&' => "&amp;",
+                        b'\'' => "&#x27;",
+                        b'`' => "&#x60;",
+                        _ => "&#x3D;",
+                    };
+                    // Every escaped character is ASCII: `i` is a character
+                    // boundary.
+                    out.push_str(&s[last..i]);
+                    out.push_str(rep);
+                    last = i + 1;
                 }
-                let rep = match b {
-                    b'<' => "&lt;",
-                    b'>' => "&gt;",
-                    b'"' => "&quot;",
-                    b'&' => "&amp;",
-                    b'\'' => "&#x27;",
-                    b'`' => "&#x60;",
-                    _ => "&#x3D;",
-                };
-                // Every escaped character is ASCII: `i` is a character
-                // boundary.
-                out.push_str(&s[last..i]);
-                out.push_str(rep);
-                last = i + 1;
             }
             _ => {
-                if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                let n = shown_len(bytes, i, html);
+                if n > 0 {
+                    // `i` is a character boundary: the byte is ASCII or a
+                    // lead byte (continuation bytes are 0x80 to 0xBF).
+                    let c = s[i..].chars().next().expect("a character");
+                    out.push_str(&s[last..i]);
+                    out.extend(c.escape_default());
+                    i += n;
+                    last = i;
                     continue;
                 }
-                // `i` is a character boundary: the byte is ASCII or a
-                // lead byte (continuation bytes are 0x80 to 0xBF).
-                let c = s[i..].chars().next().expect("a character");
-                if !(hides(c) || (html && xml_forbids(c))) {
-                    continue;
-                }
-                out.push_str(&s[last..i]);
-                out.extend(c.escape_default());
-                last = i + c.len_utf8();
             }
         }
+        i += 1;
     }
     out.push_str(&s[last..]);
+}
+
+/// The length of the character at `bytes[i]` (a byte of class 2 in
+/// [`BYTE_CLASS`]) if it is to be escaped ([`hides`], or in HTML
+/// [`xml_forbids`]), else 0: judged by its UTF-8 bytes, without decoding
+/// it (`the_byte_class_escape_equals_the_escape_character_by_character`).
+fn shown_len(bytes: &[u8], i: usize, html: bool) -> usize {
+    let at = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+    match bytes[i] {
+        // C0 but tab and line feed, DEL; a carriage return before a line
+        // feed stays.
+        b @ 0x00..=0x7f => usize::from(!(b == b'\r' && at(1) == b'\n')),
+        // C1: U+0080 to U+009F.
+        0xc2 => 2 * usize::from((0x80..=0x9f).contains(&at(1))),
+        // U+061C.
+        0xd8 => 2 * usize::from(at(1) == 0x9c),
+        // U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069.
+        0xe2 => match (at(1), at(2)) {
+            (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9) => 3,
+            _ => 0,
+        },
+        // 0xEF: U+FFFE, U+FFFF.
+        _ => 3 * usize::from(html && at(1) == 0xbf && matches!(at(2), 0xbe | 0xbf)),
+    }
 }
 
 /// The colour of each seat, the same in every picture and as in the site's
