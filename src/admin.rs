@@ -106,7 +106,7 @@ pub fn withdraw(
     };
     // A bot discipline's contest is not in the `contest` table: its
     // entries are fixed at its start too.
-    if crate::store::mail::any_contest_started(store.conn())? {
+    if crate::store::mail::contest_started(store.conn(), config.contest.discipline)? {
         return Ok(Outcome::Refused(
             "the contest has started: its entries are fixed, and withdrawing a team now would \
              change games already played"
@@ -407,7 +407,8 @@ mod tests {
         )
         .unwrap();
         crate::testing::a_bot_contest_runs(store.conn());
-        let config = Config::default();
+        let mut config = Config::default();
+        config.contest.discipline = crate::discipline::Discipline::FLOODING;
         let out = withdraw(
             &mut store,
             &config,

@@ -399,7 +399,7 @@ pub fn bot_contest_bench(
         store,
         tmp,
     } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Running)?;
-    let c = contest(store.conn())?.ok_or("no contest")?;
+    let c = contest(store.conn(), d)?.ok_or("no contest")?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let scripted = Scripted {
         players,

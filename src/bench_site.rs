@@ -188,7 +188,7 @@ pub fn bot_site_bench(
         },
         fill,
     ) = filled_contest(d, n_bots, repetitions)?;
-    let c = contest(store.conn())?.ok_or("no contest")?;
+    let c = contest(store.conn(), d)?.ok_or("no contest")?;
     site_of_filled(d, n_bots, (config, store, tmp), c, fill)
 }
 
@@ -207,7 +207,7 @@ pub(crate) fn filled_contest(
         store,
         tmp,
     } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
-    let c = contest(store.conn())?.ok_or("no contest")?;
+    let c = contest(store.conn(), d)?.ok_or("no contest")?;
     // Each game is stored in its own transaction (with its bots' folders:
     // `store_planned_game`), so not inside one of ours; a throwaway store
     // need not wait for the disk.
@@ -436,7 +436,7 @@ mod tests {
         use sha2::{Digest, Sha256};
         for d in crate::discipline::registry::built_in() {
             let (s, _) = filled_contest(d, 4, Some(2)).unwrap_or_else(|e| panic!("{d}: {e}"));
-            let c = contest(s.store.conn()).unwrap().unwrap();
+            let c = contest(s.store.conn(), d).unwrap().unwrap();
             let results = crate::contest::bots::results(&s.store, &c, &s.config)
                 .unwrap()
                 .unwrap();

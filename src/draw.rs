@@ -17,6 +17,9 @@ use std::fmt::Write;
 /// this function, registered as theirs, so pages written directly equal
 /// the templates' output). Safe in text and in quoted attribute values of
 /// both HTML and XML (numeric references only, besides XML's own four).
+/// Every character that [`hides`] text is written as its visible escape
+/// (as [`visible`] writes it): whatever a bot printed, a page shows it
+/// and never hides or reorders what stands beside it.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     escape_into(&mut out, s);
@@ -25,22 +28,112 @@ pub fn escape(s: &str) -> String {
 
 /// [`escape`] appended to `out`.
 pub fn escape_into(out: &mut String, s: &str) {
+    shown_into(out, s, true);
+}
+
+/// Whether `c`, shown as it is, could hide or reorder text: a control
+/// character (C0 but tab and line feed, DEL, C1: U+0080 to U+009F; a
+/// carriage return too, unless a line feed follows it, which
+/// [`visible_into`] and [`escape_into`] leave as they are), or a
+/// bidirectional mark, embedding, override or isolate (U+061C, U+200E,
+/// U+200F, U+202A to U+202E, U+2066 to U+2069).
+pub fn hides(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Text a bot wrote, for people (a page, a plain-text mail, a report):
+/// every character that [`hides`] text written as its Rust escape
+/// (`\u{202e}`, `\u{1b}`, `\r`), the rest as it is. The crate's one such
+/// function: [`escape`] does the same for HTML.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(hides) {
+        let mut out = String::with_capacity(s.len() + 16);
+        visible_into(&mut out, s);
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// [`visible`] appended to `out`.
+pub fn visible_into(out: &mut String, s: &str) {
+    shown_into(out, s, false);
+}
+
+/// What a byte of a text may need when shown: nothing (0), an HTML
+/// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
+/// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
+/// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
+/// U+061C, 0xE2 for the marks and isolates).
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = 2;
+        b += 1;
+    }
+    t[b'\t' as usize] = 0;
+    t[b'\n' as usize] = 0;
+    t[0x7f] = 2;
+    t[0xc2] = 2;
+    t[0xd8] = 2;
+    t[0xe2] = 2;
+    let html = b"&<>\"'`=";
+    let mut i = 0;
+    while i < html.len() {
+        t[html[i] as usize] = 1;
+        i += 1;
+    }
+    t
+};
+
+/// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes,
+/// a table look-up each ([`BYTE_CLASS`]); only a lead byte it names
+/// decodes a character.
+fn shown_into(out: &mut String, s: &str, html: bool) {
+    let bytes = s.as_bytes();
     let mut last = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let rep = match b {
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'&' => "&amp;",
-            b'\'' => "&#x27;",
-            b'`' => "&#x60;",
-            b'=' => "&#x3D;",
-            _ => continue,
-        };
-        // Every escaped character is ASCII: `i` is a character boundary.
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + 1;
+    for (i, &b) in bytes.iter().enumerate() {
+        match BYTE_CLASS[b as usize] {
+            0 => continue,
+            1 => {
+                if !html {
+                    continue;
+                }
+                let rep = match b {
+                    b'<' => "&lt;",
+                    b'>' => "&gt;",
+                    b'"' => "&quot;",
+                    b'&' => "&amp;",
+                    b'\'' => "&#x27;",
+                    b'`' => "&#x60;",
+                    _ => "&#x3D;",
+                };
+                // Every escaped character is ASCII: `i` is a character
+                // boundary.
+                out.push_str(&s[last..i]);
+                out.push_str(rep);
+                last = i + 1;
+            }
+            _ => {
+                if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                    continue;
+                }
+                // `i` is a character boundary: the byte is ASCII or a
+                // lead byte (continuation bytes are 0x80 to 0xBF).
+                let c = s[i..].chars().next().expect("a character");
+                if !hides(c) {
+                    continue;
+                }
+                out.push_str(&s[last..i]);
+                out.extend(c.escape_default());
+                last = i + c.len_utf8();
+            }
+        }
     }
     out.push_str(&s[last..]);
 }
@@ -294,8 +387,36 @@ pub fn small_figure(svg: &str, caption: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// What a hostile bot prints to hide or reorder text: bidi overrides,
+    /// isolates and marks, C1 and C0 controls, an ANSI colour escape.
+    pub(crate) const HIDING: &str = "ok\u{202e}txt.exe\u{202c} \u{2066}a\u{2069}\u{200e}\u{200f}\
+         \u{061c}\u{85}\u{9b}31m\u{1b}[2J\u{7}\u{0}\u{7f}\rX\tY\r\nZ";
+
+    /// Hostile review (issue 38's leftovers): every character that could
+    /// hide or reorder text is a visible escape, in plain text and in
+    /// HTML; tab, line feed and a CR before a line feed stay as they are.
+    #[test]
+    fn text_a_bot_wrote_shows_every_hiding_character_as_its_escape() {
+        let shown = visible(HIDING);
+        assert_eq!(
+            shown,
+            "ok\\u{202e}txt.exe\\u{202c} \\u{2066}a\\u{2069}\\u{200e}\\u{200f}\\u{61c}\
+             \\u{85}\\u{9b}31m\\u{1b}[2J\\u{7}\\u{0}\\u{7f}\\rX\tY\r\nZ"
+        );
+        assert_eq!(visible(&shown), shown);
+        let html = escape(HIDING);
+        assert_eq!(visible(&html), html);
+        assert!(html.contains("\\u{202e}txt.exe") && html.contains("\\u{1b}[2J"));
+        assert_eq!(escape("a<b>\u{202e}\r\n"), "a&lt;b&gt;\\u{202e}\r\n");
+        // Text with nothing to hide is not copied; other letters, marks
+        // and symbols of any script stay as they are.
+        let plain = "Grüße, שלום, مرحبا, 日本 — ← ✓ \u{a0}";
+        assert!(matches!(visible(plain), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(escape(plain), plain);
+    }
 
     /// Issue 36: a thinned strip of alternating moves shows both seats'.
     #[test]
@@ -371,7 +492,10 @@ mod tests {
         ];
         for s in HOSTILE {
             let e = escape(s);
-            assert_eq!(e, handlebars::html_escape(s), "{s:?}");
+            // Handlebars' own escape, of the text made visible first (its
+            // escapes are letters, digits, `\`, `{` and `}`: none of them
+            // escaped in HTML).
+            assert_eq!(e, handlebars::html_escape(&visible(s)), "{s:?}");
             let mut into = String::from("kept ");
             escape_into(&mut into, s);
             assert_eq!(into, format!("kept {e}"));
@@ -400,7 +524,7 @@ mod tests {
                 rest = &rest[i + r.len()..];
             }
             back.push_str(rest);
-            assert_eq!(back, *s);
+            assert_eq!(back, visible(s));
         }
     }
 

@@ -481,8 +481,8 @@ impl Server {
         shutdown: &AtomicBool,
     ) -> Result<Option<String>, ServerError> {
         use crate::contest::bots;
-        let state =
-            bots::contest(self.store.conn()).map_err(|e| ServerError::Contest(e.to_string()))?;
+        let state = bots::contest(self.store.conn(), self.config.contest.discipline)
+            .map_err(|e| ServerError::Contest(e.to_string()))?;
         let due = match &state {
             Some(c) => !c.finished,
             None => now >= self.config.timeline.contest_start,

@@ -127,7 +127,7 @@ fn bot_contest(
         Err(e) => return Err(e.into()),
     };
     if let Some(dir) = &config.site.dir {
-        let c = bots::contest(store.conn())?
+        let c = bots::contest(store.conn(), config.contest.discipline)?
             .ok_or_else(|| anyhow::anyhow!("the contest was not started"))?;
         knobeln::site::bots::write(dir, &store, &c, &config, &res)?;
     }

@@ -306,7 +306,7 @@ impl Demo {
         let now = || Utc::now();
         let res = knobeln::contest::bots::run_contest(&mut server.store, &config, self.seed, &now)?;
         server.flush()?;
-        let c = knobeln::contest::bots::contest(server.store.conn())?
+        let c = knobeln::contest::bots::contest(server.store.conn(), d)?
             .context("the contest was started")?;
         let games = knobeln::contest::bots::games_played(server.store.conn(), &c)?;
         let article = knobeln::contest::bots::article(&config.contest.name, d, &res, games);

@@ -40,7 +40,7 @@ impl ResultsCmd {
         let store = super::common::open_contest(&config.database)?;
         if let Family::Bots(_) = config.contest.discipline.family() {
             use knobeln::contest::bots;
-            let c = bots::contest(store.conn())?;
+            let c = bots::contest(store.conn(), config.contest.discipline)?;
             let res = match &c {
                 Some(c) if c.finished => bots::results(&store, c, &config)?,
                 _ => None,

@@ -57,7 +57,8 @@ impl Site {
             .as_ref()
             .filter(|c| c.contest.discipline.family().bots().is_some())
         {
-            let Some(c) = knobeln::contest::bots::contest(store.conn())? else {
+            let Some(c) = knobeln::contest::bots::contest(store.conn(), config.contest.discipline)?
+            else {
                 eprintln!("knobeln site: no contest in {}", db.display());
                 return Ok(ExitCode::from(1));
             };

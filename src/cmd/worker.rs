@@ -11,7 +11,9 @@ use anyhow::Context;
 use clap::Args;
 
 use knobeln::distributed::wire::Discipline;
-use knobeln::distributed::worker::{default_cache_dir, host_name, WorkerMode, WorkerOptions};
+use knobeln::distributed::worker::{
+    default_cache_dir, host_name, worker_name, WorkerMode, WorkerOptions,
+};
 use knobeln::distributed::{NatsOptions, QueueSettings};
 
 /// How to reach a NATS server and authenticate (the password comes from
@@ -109,7 +111,10 @@ pub struct Worker {
     /// Games played at once (default: one per CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// The name the coordinator reports this worker by (default: host-PID).
+    /// The worker's name, the last token of the subject it answers on (the
+    /// coordinator goes by it): with --nats-user it is the user (the
+    /// server allows that user its own subject only), else this (default:
+    /// host-PID). Letters, digits, `-` and `_`.
     #[arg(long)]
     pub name: Option<String>,
     /// Folder of the program cache (default: ~/.cache/knobeln/programs).
@@ -149,9 +154,10 @@ impl Worker {
             .jobs
             .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len())
             .max(1);
-        let name = self
-            .name
-            .unwrap_or_else(|| format!("{}-{}", host_name(), std::process::id()));
+        let name = worker_name(nats.user.as_deref(), self.name.as_deref(), || {
+            format!("{}-{}", host_name(), std::process::id())
+        })
+        .map_err(|e| anyhow::anyhow!(e))?;
         let mode = if self.fake {
             WorkerMode::Fake
         } else if self.faulty {

@@ -314,20 +314,34 @@ impl Mailer<'_> {
             }
         }
         Ok(games
-            .iter()
+            .into_iter()
             .map(|g| {
                 let players = g
                     .players
                     .map(|p| names.get(&p.0).cloned().unwrap_or_default());
-                let text = encode(&GameProtocol::from_record(
-                    &g.record,
-                    params,
-                    players.clone(),
+                // The game's throws move into its protocol (not copied).
+                let record = g.record;
+                let text = encode(&GameProtocol {
+                    version: crate::protocol::VERSION,
+                    players: players.clone(),
                     round,
                     group,
-                    g.key.slot,
-                    g.attempt,
-                ));
+                    slot: g.key.slot,
+                    attempt: g.attempt,
+                    seed: record.seed,
+                    params,
+                    points: record.points,
+                    throws: record.throws,
+                    failures: record
+                        .failures
+                        .into_iter()
+                        .map(|f| crate::protocol::ProtocolFailure {
+                            player: f.player,
+                            throw: f.throw,
+                            reason: f.reason,
+                        })
+                        .collect(),
+                });
                 Protocol {
                     slot: g.key.slot,
                     players,
@@ -385,19 +399,17 @@ impl Mailer<'_> {
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
-                let protos: Vec<String> = protocols
+                // The group's protocols, each encoded once for both its
+                // players' mails, are borrowed here, not copied.
+                let protos: Vec<&str> = protocols
                     .iter()
                     .filter(|p| p.players.contains(m))
-                    .map(|p| p.text.clone())
+                    .map(|p| p.text.as_str())
                     .collect();
                 let parts = split_parts(&protos, cap);
                 let n = parts.len();
                 for (i, part) in parts.into_iter().enumerate() {
-                    let body = self.render(
-                        "dgp",
-                        json!({ "team": m, "round": round, "group": group, "several": n > 1,
-                                "part": i + 1, "parts": n, "protocols": part }),
-                    )?;
+                    let body = dgp_body(m, round, group, i + 1, n, &part)?;
                     let subject = if n > 1 {
                         format!("KNOBELN DGP: game protocols, round {round}, group {group} (part {} of {n})", i + 1)
                     } else {
@@ -692,10 +704,45 @@ fn trim(table: &str) -> &str {
     table.trim_end_matches('\n')
 }
 
+/// A DGP mail's text: the `dgp` template, the protocols of `part` in it.
+/// Only the few lines above them are rendered: the protocols are written
+/// into the text as they are, not passed through the template and the
+/// mail text's preparation ([`crate::mail::texts::mail_text`]), which
+/// leave a protocol unchanged (7-bit ASCII, lines of at most 72
+/// characters, no tabs, no trailing blanks: `crate::protocol`'s format).
+/// The same text as the template with the protocols in it
+/// (`a_dgp_body_is_the_templates_text`).
+fn dgp_body(
+    team: &str,
+    round: u32,
+    group: u32,
+    part: usize,
+    parts: usize,
+    protocols: &str,
+) -> Result<String, String> {
+    // The template ends with `{{protocols}}` and a line end: rendered
+    // without them, it ends with that line end, where they go in.
+    let mut body = render(
+        "dgp",
+        &json!({ "team": team, "round": round, "group": group, "several": parts > 1,
+                 "part": part, "parts": parts, "protocols": "" }),
+    )
+    .map_err(|e| e.to_string())?;
+    let Some(head) = body.strip_suffix('\n') else {
+        return Err("the dgp template does not end with its protocols' line".into());
+    };
+    body.truncate(head.len());
+    body.reserve(protocols.len() + 1);
+    body.push_str(protocols);
+    body.push('\n');
+    Ok(body)
+}
+
 /// Splits protocols into parts of at most `cap` bytes (a protocol is never split).
-pub fn split_parts(protocols: &[String], cap: usize) -> Vec<String> {
+pub fn split_parts<S: AsRef<str>>(protocols: &[S], cap: usize) -> Vec<String> {
     let mut parts = vec![String::new()];
     for p in protocols {
+        let p = p.as_ref();
         let last = parts.last_mut().expect("one part");
         if !last.is_empty() && last.len() + p.len() + 1 > cap {
             parts.push(String::new());
@@ -732,6 +779,37 @@ mod tests {
         assert!(bytes <= LAP_MAIL_BYTES);
         assert_eq!(kept.len() + left, 2000);
         assert!(left > 1000);
+    }
+
+    /// A DGP mail's text written around its protocols is the template's
+    /// text with the protocols in it, byte for byte: one part or several,
+    /// any team name, protocols of odd texts and long failures.
+    #[test]
+    fn a_dgp_body_is_the_templates_text() {
+        let mut g = crate::seed::SplitMix64::new(38);
+        let protos: Vec<String> = (0..12)
+            .map(|_| encode(&crate::protocol::tests::random_protocol(&mut g)))
+            .collect();
+        let teams = [
+            "t00001",
+            "the_heavy_lords_of_knobeln",
+            &"long_team_name_".repeat(8),
+        ];
+        for team in teams {
+            for cap in [4096, 1 << 20] {
+                let parts = split_parts(&protos, cap);
+                let n = parts.len();
+                for (i, part) in parts.iter().enumerate() {
+                    let want = render(
+                        "dgp",
+                        &json!({ "team": team, "round": 2, "group": 7, "several": n > 1,
+                                 "part": i + 1, "parts": n, "protocols": part }),
+                    )
+                    .unwrap();
+                    assert_eq!(dgp_body(team, 2, 7, i + 1, n, part).unwrap(), want);
+                }
+            }
+        }
     }
 
     #[test]

@@ -42,7 +42,9 @@ pub fn queue_no_strategy_reminders(
     now: DateTime<Utc>,
 ) -> Result<usize, OutboxError> {
     let t = &config.timeline;
-    if !reminder_due(t, now) || crate::store::mail::any_contest_started(conn)? {
+    if !reminder_due(t, now)
+        || crate::store::mail::contest_started(conn, config.contest.discipline)?
+    {
         return Ok(0);
     }
     let mut n = 0;

@@ -252,17 +252,9 @@ impl Phase {
 }
 
 pub fn phase(store: &Store, config: &Config, now: DateTime<Utc>) -> Result<Phase, StoreError> {
-    // Each family keeps its contest in its own tables.
-    let finished = match config.contest.discipline.family() {
-        Family::Bots(_) => crate::contest::bots::contest(store.conn())
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?
-            .map(|c| c.finished),
-        Family::Strategies(_) => None,
-    };
-    let finished = match finished {
-        Some(f) => Some(f),
-        None => contest(store.conn())?.map(|c| c.finished),
-    };
+    // The contest of the discipline the server runs, in its family's table.
+    let finished = crate::store::mail::contest_state(store.conn(), config.contest.discipline)?
+        .map(|s| s == crate::store::mail::ContestState::Finished);
     if let Some(finished) = finished {
         return Ok(if finished {
             Phase::Finished

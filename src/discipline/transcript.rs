@@ -239,6 +239,27 @@ mod tests {
         let back = parse_moves(&body, 2).unwrap();
         assert_eq!(back.moves[0].line, line);
         assert_eq!(back.forfeits[0].1, "bad reason");
+        // Hostile review (issue 38's leftovers): a bidi override, C1 or
+        // an ANSI escape is written by its number (the file hides and
+        // reorders nothing where it is read) and reads back the same.
+        let hidden = "ok\u{202e}txt\u{2066}\u{85}\u{1b}[2J \\u{41} é";
+        let m = Moves {
+            moves: vec![Move {
+                seat: 0,
+                line: hidden.into(),
+            }],
+            forfeits: vec![(0, "it printed \u{202e}x".into())],
+            ends_after: Some(1),
+        };
+        let body = moves_body(&m);
+        assert!(
+            body.contains("1: ok\\u{202e}txt\\u{2066}\\x85\\x1b[2J \\\\u{41} é\n"),
+            "{body}"
+        );
+        assert!(body.contains("! 1: it printed \\u{202e}x\n"), "{body}");
+        assert_eq!(crate::draw::visible(&body), body.as_str());
+        let back = parse_moves(&body, 2).unwrap();
+        assert_eq!(back.moves[0].line, hidden);
         assert!(parse_moves("7: x\n", 2).is_err());
         assert!(parse_moves("! 0: x\n0: y\n", 2).is_err());
         // Format 2 has no player 0.

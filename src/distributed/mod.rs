@@ -43,8 +43,9 @@ use crate::engine::run::RunnerFactory;
 use crate::engine::EngineError;
 use crate::referee::{Referee, RefereeConfig};
 pub use queue::{
-    ensure_queue, jobs_filter, jobs_subject, new_session, results_subject, workers_consumer,
-    DistributedError, NatsOptions, QueueSettings, JOBS_STREAM, PROGRAMS_BUCKET, RESULTS_STREAM,
+    ensure_queue, jobs_filter, jobs_subject, new_session, results_filter, results_subject,
+    worker_of_subject, workers_consumer, DistributedError, NatsOptions, QueueSettings, JOBS_STREAM,
+    PROGRAMS_BUCKET, RESULTS_STREAM,
 };
 
 /// Where a tournament's games are played: the local pool of `jobs` threads,
@@ -155,16 +156,16 @@ mod tests {
     fn subjects_keep_disciplines_and_tournaments_apart() {
         assert_eq!(
             jobs_subject(Discipline::Knobeln, 7),
-            "knobeln.jobs.v8.knobeln.7"
+            "knobeln.jobs.v9.knobeln.7"
         );
         assert_eq!(
             jobs_filter(Discipline::Knobeln),
-            "knobeln.jobs.v8.knobeln.*"
+            "knobeln.jobs.v9.knobeln.*"
         );
         // The names deploy/nats-server.conf gives workers the right to pull from.
-        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln-v8");
-        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.v8.bots.7");
-        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots-v8");
+        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln-v9");
+        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.v9.bots.7");
+        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots-v9");
         // The first format's filters (`knobeln.jobs.<kind>.*`) do not
         // overlap this format's subjects (a work queue refuses overlaps).
         for d in Discipline::ALL {
@@ -174,6 +175,23 @@ mod tests {
                 old.split('.').count()
             );
         }
+        // A worker answers on a subject of its own; the coordinator goes by
+        // that subject's last token, never by the answer's body.
+        assert_eq!(results_subject("abc", "w-1"), "knobeln.results.abc.w-1");
+        assert_eq!(results_filter("abc"), "knobeln.results.abc.*");
+        assert_eq!(
+            worker_of_subject("knobeln.results.abc.w-1", "abc"),
+            Some("w-1")
+        );
+        assert_eq!(worker_of_subject("knobeln.results.abc", "abc"), None);
+        assert_eq!(worker_of_subject("knobeln.results.abcd.w", "abc"), None);
+        assert_eq!(worker_of_subject("knobeln.results.abc.w.x", "abc"), None);
+        assert_eq!(worker_of_subject("knobeln.results.xyz.w", "abc"), None);
+        assert_eq!(
+            wire::worker_name_from("host.example.org-12"),
+            "host-example-org-12"
+        );
+        assert!(wire::valid_worker_name(&wire::worker_name_from("")));
         let s = new_session();
         assert!(wire::valid_session(&s), "{s}");
         assert!(wire::valid_job_name(&format!("{s}-12")));

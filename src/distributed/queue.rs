@@ -16,7 +16,7 @@ use crate::engine::EngineError;
 /// The work-queue stream of jobs: subjects
 /// `knobeln.jobs.v<format>.<discipline>.<tournament>`.
 pub const JOBS_STREAM: &str = "KNOBELN_JOBS";
-/// The stream of results: subjects `knobeln.results.<session>`.
+/// The stream of results: subjects `knobeln.results.<session>.<worker>`.
 pub const RESULTS_STREAM: &str = "KNOBELN_RESULTS";
 /// The object store of programs, named by their SHA-256 in hex.
 pub const PROGRAMS_BUCKET: &str = "knobeln-programs";
@@ -43,9 +43,30 @@ pub fn workers_consumer(discipline: Discipline) -> String {
     format!("workers-{}-v{}", discipline.as_str(), wire::FORMAT)
 }
 
-/// Where the results of a coordinator's session go.
-pub fn results_subject(session: &str) -> String {
-    format!("knobeln.results.{session}")
+/// Where a worker publishes its answers to a coordinator's session: a
+/// subject of its own, whose last token is the worker's name. The NATS
+/// server's permissions (deploy/nats-server.conf) let each worker's user
+/// publish on `knobeln.results.*.<its user>` only, so the name the
+/// coordinator reads off the subject ([`worker_of_subject`]) is one the
+/// server vouches for.
+pub fn results_subject(session: &str, worker: &str) -> String {
+    format!("knobeln.results.{session}.{worker}")
+}
+
+/// The subjects of all answers to a session (its results consumer's filter).
+pub fn results_filter(session: &str) -> String {
+    format!("knobeln.results.{session}.*")
+}
+
+/// The worker an answer came from: the last token of the subject it was
+/// published on, if the subject is one of `session`'s and the name is
+/// valid ([`wire::valid_worker_name`]).
+pub fn worker_of_subject<'a>(subject: &'a str, session: &str) -> Option<&'a str> {
+    let worker = subject
+        .strip_prefix("knobeln.results.")?
+        .strip_prefix(session)?
+        .strip_prefix('.')?;
+    wire::valid_worker_name(worker).then_some(worker)
 }
 
 /// Faults of the distributed runner and the worker (infrastructure only).

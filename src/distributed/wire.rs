@@ -75,7 +75,16 @@ pub mod job;
 /// (a worker of format 7 pulls from the queue of format 7 and finds no
 /// job there; an answer of format 7 that came anyway is refused for its
 /// format, named); upgrade the workers first, then the coordinator.
-pub const FORMAT: u32 = 8;
+/// Format 9: a worker's answer goes to its own subject,
+/// `knobeln.results.<session>.<worker>` ([`super::results_subject`]), and
+/// the coordinator takes the worker's identity from that subject, never
+/// from the body: the NATS server allows each worker's user to publish on
+/// its own subject only (deploy/nats-server.conf), so a worker's identity
+/// is one the server vouches for. The body still names the worker, and an
+/// answer whose body names another is refused. Upgrade as from format 7:
+/// the server's config first (per-worker users, `v9` consumers), then the
+/// workers, then the coordinator.
+pub const FORMAT: u32 = 9;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 128;
@@ -331,7 +340,8 @@ pub struct ResultMessage {
     pub session: String,
     /// The job answered ([`JobMessage::job`]).
     pub job: String,
-    /// The worker's name (for the coordinator's report).
+    /// The worker's name: the last token of the subject it was published
+    /// on, which is what the coordinator goes by ([`valid_worker_name`]).
     pub worker: String,
     pub results: Vec<GameResult>,
 }
@@ -359,6 +369,37 @@ fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, WireError> {
 /// A session name: what goes into a subject must be a plain token.
 pub fn valid_session(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A worker's name, the last token of its results subject (and, under
+/// deploy/nats-server.conf, its NATS user): 1 to 64 ASCII letters, digits,
+/// `-` and `_` (no `.`, `*`, `>` or space, which NATS reads in a subject).
+pub fn valid_worker_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// `name` made into a [`valid_worker_name`]: every other character becomes
+/// `-`, cut to 64 (for a default name made of the host's name).
+pub fn worker_name_from(name: &str) -> String {
+    let n: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if n.is_empty() {
+        "worker".into()
+    } else {
+        n
+    }
 }
 
 /// A program's name in the object store and in a worker's cache folder:

@@ -514,7 +514,7 @@ async fn handle(
     // Built once: a retry sends the same bytes without copying them.
     let message =
         jetstream::message::PublishMessage::build().payload(result.encode_within_limit().into());
-    if publish_result(&w, &results_subject(&session), message).await {
+    if publish_result(&w, &results_subject(&session, &w.name), message).await {
         // Acknowledged only once the result is stored: should this worker
         // die before, the games are played again elsewhere.
         let _ = msg.ack().await;
@@ -989,6 +989,36 @@ impl GameThreads {
             sent?;
             answer.await.map_err(|_| "a game thread died".to_string())
         }
+    }
+}
+
+/// The worker's name, which its answers' subject ends in
+/// ([`super::results_subject`]) and the coordinator goes by. With a NATS
+/// user it is the user: the server's permissions (deploy/nats-server.conf)
+/// allow each worker's user to publish on `knobeln.results.*.<user>` only,
+/// so the name is one the server vouches for; `--name`, if given too, must
+/// say the same. Without a user it is `--name`, else `default()` made
+/// valid. A name that cannot be a subject's token is an error.
+pub fn worker_name(
+    user: Option<&str>,
+    name: Option<&str>,
+    default: impl FnOnce() -> String,
+) -> Result<String, String> {
+    let rule = "letters, digits, - and _, at most 64";
+    match (user, name) {
+        (Some(u), _) if !wire::valid_worker_name(u) => Err(format!(
+            "the NATS user {u:?} cannot name this worker's results subject ({rule})"
+        )),
+        (Some(u), Some(n)) if n != u => Err(format!(
+            "--name {n:?} differs from --nats-user {u:?}: a worker with a NATS user is \
+             named by it (the server vouches for that name only)"
+        )),
+        (Some(u), _) => Ok(u.to_string()),
+        (None, Some(n)) if !wire::valid_worker_name(n) => {
+            Err(format!("--name {n:?}: a worker's name is {rule}"))
+        }
+        (None, Some(n)) => Ok(n.to_string()),
+        (None, None) => Ok(wire::worker_name_from(&default())),
     }
 }
 

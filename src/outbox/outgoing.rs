@@ -228,10 +228,11 @@ pub fn prepare_body(text: &str) -> PreparedBody {
     let body = crlf_lines(text);
     // Plain 7/8bit text stays readable in any mail reader and in the raw
     // spool file; lettre falls back to quoted-printable for long lines.
+    // The text is not copied for the fallback: lettre hands it back.
     PreparedBody::new(
-        match Body::new_with_encoding(body.clone(), ContentTransferEncoding::EightBit) {
+        match Body::new_with_encoding(body, ContentTransferEncoding::EightBit) {
             Ok(b) => b,
-            Err(_) => Body::new(body),
+            Err(bytes) => Body::new(String::from_utf8(bytes).expect("the text handed back")),
         },
     )
 }

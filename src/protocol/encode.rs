@@ -10,26 +10,37 @@ use std::fmt::Write as _;
 use super::model::{crc32, GameProtocol, BEGIN, END, WIDTH};
 
 /// The compact protocol (see the module documentation), ending with a newline.
+///
+/// Written into one string as it goes (the contest encodes every game of
+/// a group for its DGP mails on the server's thread): no string per line
+/// or per throw.
 pub fn encode(p: &GameProtocol) -> String {
-    let mut lines: Vec<String> = vec![format!("{BEGIN} {}", p.version)];
-    push_text(&mut lines, "team P", &p.players[0]);
-    push_text(&mut lines, "team Q", &p.players[1]);
-    lines.push(format!(
+    // About 8 characters a pair where the throws vary, far fewer when
+    // they repeat.
+    let mut out = String::with_capacity(256 + p.throws.len().min(4096) * 8);
+    let _ = writeln!(out, "{BEGIN} {}", p.version);
+    push_text(&mut out, "team P", &p.players[0]);
+    push_text(&mut out, "team Q", &p.players[1]);
+    let _ = writeln!(
+        out,
         "round {} group {} slot {} attempt {}",
         p.round, p.group, p.slot, p.attempt
-    ));
-    lines.push(format!("seed {}", p.seed));
-    lines.push(format!(
+    );
+    let _ = writeln!(out, "seed {}", p.seed);
+    let _ = writeln!(
+        out,
         "a {} b {} k {} L {}",
         p.params.a, p.params.b, p.params.k, p.params.l
-    ));
-    lines.push(format!("points P {} Q {}", p.points[0], p.points[1]));
+    );
+    let _ = writeln!(out, "points P {} Q {}", p.points[0], p.points[1]);
     for f in &p.failures {
         let head = format!("fail {} {}", player_token(f.player), f.throw);
-        push_text(&mut lines, &head, &f.reason);
+        push_text(&mut out, &head, &f.reason);
     }
-    lines.push(format!("throws {}", p.throws.len()));
-    let mut line = String::new();
+    let _ = writeln!(out, "throws {}", p.throws.len());
+    // The throws' line being written: where it starts in `out`.
+    let mut line_start = out.len();
+    let mut token = Token::default();
     let mut i = 0;
     while i < p.throws.len() {
         let pair = p.throws[i];
@@ -37,34 +48,103 @@ pub fn encode(p: &GameProtocol) -> String {
         while i + n < p.throws.len() && p.throws[i + n] == pair {
             n += 1;
         }
-        let mut token = base36(pair[0]);
-        if pair[1] != pair[0] {
-            token.push(',');
-            token.push_str(&base36(pair[1]));
+        token.set(pair, n);
+        let line_len = out.len() - line_start;
+        if line_len > 0 && line_len + 1 + token.len > WIDTH {
+            out.push('\n');
+            line_start = out.len();
         }
-        if n > 1 {
-            let _ = write!(token, "*{n}");
+        if out.len() > line_start {
+            out.push(' ');
         }
-        if !line.is_empty() && line.len() + 1 + token.len() > WIDTH {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
+        out.push_str(token.as_str());
         i += n;
     }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    let mut out = String::new();
-    for l in &lines {
-        out.push_str(l);
+    if out.len() > line_start {
         out.push('\n');
     }
     let crc = crc32(out.as_bytes());
     let _ = writeln!(out, "{END} {} {crc:08x}", p.throws.len());
     out
+}
+
+/// One token of the throws' lines (`p`, `p,q`, either with `*n`), written
+/// on the stack: two numbers in base 36 of at most 14 characters each, a
+/// repeat count of at most 20 digits.
+struct Token {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Token {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl Token {
+    fn set(&mut self, pair: [i64; 2], n: usize) {
+        self.len = 0;
+        self.push_base36(pair[0]);
+        if pair[1] != pair[0] {
+            self.buf[self.len] = b',';
+            self.len += 1;
+            self.push_base36(pair[1]);
+        }
+        if n > 1 {
+            self.buf[self.len] = b'*';
+            self.len += 1;
+            let mut digits = [0u8; 20];
+            let mut k = digits.len();
+            let mut v = n;
+            loop {
+                k -= 1;
+                digits[k] = b'0' + (v % 10) as u8;
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+            let d = &digits[k..];
+            self.buf[self.len..self.len + d.len()].copy_from_slice(d);
+            self.len += d.len();
+        }
+    }
+
+    fn push_base36(&mut self, v: i64) {
+        let mut digits = [0u8; 14];
+        let k = base36_into(v, &mut digits);
+        let d = &digits[k..];
+        self.buf[self.len..self.len + d.len()].copy_from_slice(d);
+        self.len += d.len();
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).expect("ASCII")
+    }
+}
+
+/// `v` in base 36 at the end of `buf`; returns where it starts.
+fn base36_into(v: i64, buf: &mut [u8; 14]) -> usize {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut u = v.unsigned_abs();
+    let mut k = buf.len();
+    loop {
+        k -= 1;
+        buf[k] = DIGITS[(u % 36) as usize];
+        u /= 36;
+        if u == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        k -= 1;
+        buf[k] = b'-';
+    }
+    k
 }
 
 fn player_token(player: usize) -> String {
@@ -76,22 +156,11 @@ fn player_token(player: usize) -> String {
 }
 
 /// A number in base 36, lower-case, `-` before negative numbers.
+#[cfg(test)]
 pub(super) fn base36(v: i64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut u = v.unsigned_abs();
-    let mut buf = Vec::with_capacity(14);
-    loop {
-        buf.push(DIGITS[(u % 36) as usize]);
-        u /= 36;
-        if u == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        buf.push(b'-');
-    }
-    buf.reverse();
-    String::from_utf8(buf).expect("ASCII")
+    let mut buf = [0u8; 14];
+    let k = base36_into(v, &mut buf);
+    std::str::from_utf8(&buf[k..]).expect("ASCII").to_string()
 }
 
 /// Escapes free text: see the module documentation.
@@ -135,21 +204,26 @@ fn next_piece(e: &[u8], room: usize) -> usize {
     len.max(1)
 }
 
-/// `head text`, continued on `+` lines.
-fn push_text(lines: &mut Vec<String>, head: &str, text: &str) {
+/// `head text`, continued on `+` lines, each line ended.
+fn push_text(out: &mut String, head: &str, text: &str) {
     let e = escape_text(text);
     let e = e.as_bytes();
+    out.push_str(head);
     if e.is_empty() {
-        lines.push(head.to_string());
+        out.push('\n');
         return;
     }
     let room = WIDTH.saturating_sub(head.len() + 1).max(3);
     let n = next_piece(e, room);
-    lines.push(format!("{head} {}", ascii(&e[..n])));
+    out.push(' ');
+    out.push_str(ascii(&e[..n]));
+    out.push('\n');
     let mut rest = &e[n..];
     while !rest.is_empty() {
         let n = next_piece(rest, WIDTH - 1);
-        lines.push(format!("+{}", ascii(&rest[..n])));
+        out.push('+');
+        out.push_str(ascii(&rest[..n]));
+        out.push('\n');
         rest = &rest[n..];
     }
 }

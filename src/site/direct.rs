@@ -1,5 +1,7 @@
 //! Pages written straight into a string, without the template machinery:
-//! the two the site writes most often while a contest runs. The team page
+//! the three the site writes most often while a contest runs. The game
+//! page ([`game_html`], with its plot from `super::game_svg`): one for
+//! every game. The team page
 //! ([`team_html`]): a group's members' pages after every group, every
 //! team's page at the Evolution's end and in the final site, with a row
 //! per game the team played so far. The round page ([`round_head_html`],
@@ -11,7 +13,7 @@
 //! These functions are their pages' one definition (there are no
 //! templates): their output for views with every branch and hostile text
 //! is held by golden files (`tests/data/snapshots/site/team-page-N.html`,
-//! `round-page-N.html`). The frame is the templates' `head.hbs` and
+//! `round-page-N.html`, `game-page-N.html`). The frame is the templates' `head.hbs` and
 //! `foot.hbs`, which the other pages share: a test holds the head written
 //! here equal to the template's. Texts are escaped by
 //! [`crate::draw::escape_into`], the function the templates' `{{ }}` use
@@ -24,7 +26,8 @@ use std::fmt::Write as _;
 
 use crate::draw::escape_into as escape;
 
-use super::pages::{Frame, GroupView, RoundView, TeamRef, TeamView};
+use super::game_svg::write_game_svg;
+use super::pages::{Frame, GameView, GroupView, RoundView, TeamRef, TeamView};
 
 /// A number as `{{n}}` renders it.
 fn num(out: &mut String, n: impl std::fmt::Display) {
@@ -373,6 +376,87 @@ pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
     o.push_str("</tbody>\n</table>\n</section>\n");
 }
 
+/// A game's page from its view and its throws (allowed in `a..=b`): the
+/// facts, the score, the failures and the plot of the throws
+/// ([`write_game_svg`]).
+pub(super) fn game_html(view: &GameView, throws: &[[i64; 2]], a: i64, b: i64) -> String {
+    // The plot is most of the page: about 12 bytes a point of each of its
+    // four lines, and a marker for most throws.
+    let mut out = String::with_capacity(8192 + 80 * throws.len());
+    let o = &mut out;
+    head(o, &view.frame);
+    o.push_str("<h1 id=\"title\">");
+    escape(o, &view.frame.title);
+    o.push_str("</h1>\n<p class=\"facts\"><a href=\"");
+    escape(o, &view.round_href);
+    o.push_str("\">Round ");
+    num(o, view.round);
+    o.push_str("</a>, group ");
+    num(o, view.group);
+    o.push_str(", game ");
+    num(o, view.slot);
+    o.push_str(" (attempt ");
+    num(o, view.attempt);
+    o.push_str("), seed <code>");
+    num(o, view.seed);
+    o.push_str("</code> · ");
+    escape(o, &view.label);
+    o.push_str(
+        "</p>\n<table class=\"score\">\n<thead><tr><th scope=\"col\">Side</th>\
+         <th scope=\"col\">Team</th><th scope=\"col\" class=\"num\">Points</th>\
+         <th scope=\"col\" class=\"num\">Throws won</th></tr></thead>\n<tbody>\n",
+    );
+    for (side, mark, team, points, wins) in [
+        (
+            "P",
+            "p\" aria-hidden=\"true\">●",
+            &view.p,
+            view.points_p,
+            view.wins_p,
+        ),
+        (
+            "Q",
+            "q\" aria-hidden=\"true\">▲",
+            &view.q,
+            view.points_q,
+            view.wins_q,
+        ),
+    ] {
+        o.push_str("<tr><td>");
+        o.push_str(side);
+        o.push_str(" <span class=\"mark-");
+        o.push_str(mark);
+        o.push_str("</span></td><td>");
+        team_link(o, team);
+        o.push_str("</td><td class=\"num\">");
+        num(o, points);
+        o.push_str("</td><td class=\"num\">");
+        num(o, wins);
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if !view.failures.is_empty() {
+        o.push_str("<section id=\"failures\">\n<h2>Failures</h2>\n<ul>\n");
+        for f in &view.failures {
+            o.push_str("<li>");
+            escape(o, f);
+            o.push_str("</li>\n");
+        }
+        o.push_str("</ul>\n</section>\n");
+    }
+    o.push_str("<figure id=\"throws\" class=\"plot\">\n");
+    write_game_svg(o, &view.p.name, &view.q.name, throws, a, b);
+    o.push_str("\n<figcaption>");
+    num(o, view.n_throws);
+    o.push_str(
+        " throws. Upper plot: the number each side threw (logarithmic scale); \
+         a won throw is marked on the winner's number (P: circle, Q: triangle). \
+         Lower plot: the points so far.</figcaption>\n</figure>\n",
+    );
+    o.push_str(FOOT);
+    out
+}
+
 /// The end of a round's page, after its last group.
 pub(super) const ROUND_FOOT: &str = FOOT;
 
@@ -381,7 +465,7 @@ mod tests {
     use super::*;
     use crate::site::pages::{
         render, CrosstableView, DisqualifiedView, EvolutionPlacedView, FailureRow, GameRow,
-        NavRound, OpponentRow, PlacedView, PlacingRow, TeamGameRow,
+        GameView, NavRound, OpponentRow, PlacedView, PlacingRow, TeamGameRow,
     };
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
@@ -686,6 +770,164 @@ mod tests {
             for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
                 assert!(!page.contains(raw), "view {i}: {raw} raw");
             }
+        }
+    }
+
+    /// A game's throws from a seed: `n` throws in `a..=b`, spread over
+    /// the decades (a small linear congruential generator: the same
+    /// throws on every machine).
+    fn throws(n: usize, seed: u64, a: i64, b: i64) -> Vec<[i64; 2]> {
+        let mut x = seed;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // A number of 1 to 14 bits, then into the range.
+            let bits = 1 + (x >> 60) as u32 % 14;
+            let v = ((x >> 20) & ((1 << bits) - 1)) as i64;
+            v.clamp(a, b)
+        };
+        (0..n).map(|_| [next(), next()]).collect()
+    }
+
+    /// Game pages that take every branch, with the throws and the range
+    /// of each: hostile names and failures, a game of one throw, of no
+    /// throw, a long game, and numbers at both ends of the range (and
+    /// beyond it, drawn at its edge).
+    #[allow(clippy::type_complexity)]
+    fn game_views() -> Vec<(GameView, Vec<[i64; 2]>, i64, i64)> {
+        let teams = views();
+        let view =
+            |frame: usize, p: TeamRef, q: TeamRef, failures: Vec<String>, n: usize| GameView {
+                frame: Frame {
+                    title: format!("{} against {}", p.name, q.name),
+                    ..teams[frame].frame.clone()
+                },
+                round: 2,
+                round_href: "round-2.html".into(),
+                group: 17,
+                slot: 123,
+                attempt: 2,
+                seed: u64::MAX,
+                p,
+                q,
+                points_p: 0,
+                points_q: 0,
+                status: "counted".into(),
+                label: "counted".into(),
+                n_throws: n,
+                wins_p: 0,
+                wins_q: 0,
+                failures,
+            };
+        // The score as the site takes it: points from the record, wins
+        // counted from the throws.
+        let scored = |mut v: GameView, t: Vec<[i64; 2]>, a: i64, b: i64| {
+            for &[p, q] in &t {
+                let o = crate::game::knobeln::judge(p, q);
+                let pts = o.points_of();
+                v.points_p += u64::from(pts[0]);
+                v.points_q += u64::from(pts[1]);
+                match o.winner {
+                    Some(crate::game::Player::P) => v.wins_p += 1,
+                    Some(crate::game::Player::Q) => v.wins_q += 1,
+                    None => {}
+                }
+            }
+            v.n_throws = t.len();
+            (v, t, a, b)
+        };
+        let mut hostile = view(
+            1,
+            team(NASTY, Some("team-1.html")),
+            team(&format!("Q {NASTY}"), None),
+            vec![
+                format!("P ({NASTY}): crashed in throw 50: {NASTY}"),
+                "Q (plain): timeout".into(),
+            ],
+            0,
+        );
+        hostile.label = format!("failed: {NASTY}");
+        hostile.status = "failed".into();
+        hostile.round_href = format!("round-2.html{NASTY}");
+        let one = view(
+            0,
+            team("p", Some("team-1.html")),
+            team("q", Some("")),
+            vec![],
+            0,
+        );
+        let none = view(
+            2,
+            team("p", Some("team-1.html")),
+            team("crasher", Some("team-2.html")),
+            vec!["Q (crasher): crashed in throw 1".into()],
+            0,
+        );
+        let long = view(
+            3,
+            team("a", Some("team-1.html")),
+            team("b", Some("team-2.html")),
+            vec![],
+            0,
+        );
+        let extreme = view(
+            0,
+            team("min", Some("team-1.html")),
+            team("max", None),
+            vec![],
+            0,
+        );
+        vec![
+            scored(hostile, throws(50, 1, 1, 12288), 1, 12288),
+            scored(one, vec![[3, 5]], 1, 12288),
+            scored(none, vec![], 1, 12288),
+            scored(long, throws(1000, 2, 1, 12288), 1, 12288),
+            scored(
+                extreme,
+                vec![
+                    [i64::MIN, i64::MAX],
+                    [i64::MAX, i64::MAX - 1],
+                    [1, 2],
+                    [0, -5],
+                    [i64::MAX, 1],
+                    [1 << 40, 1 << 41],
+                ],
+                i64::MIN,
+                i64::MAX,
+            ),
+            scored(
+                view(1, team("x", None), team("y", None), vec![], 0),
+                vec![[0, 12289], [i64::MIN, i64::MAX], [12288, 12288]],
+                1,
+                12288,
+            ),
+        ]
+    }
+
+    /// The game pages of [`game_views`], against the golden files
+    /// `tests/data/snapshots/site/game-page-N.html` (written with
+    /// `KNOBELN_UPDATE_SNAPSHOTS=1`; review their diff): these functions
+    /// are the game page's and its plot's only definition.
+    #[test]
+    fn the_game_page_is_its_golden_file() {
+        for (i, (view, throws, a, b)) in game_views().iter().enumerate() {
+            let page = game_html(view, throws, *a, *b);
+            let name = format!("game-page-{i}.html");
+            crate::testing::assert_golden("site", &name, &page, &format!("view {i}"));
+            for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
+                assert!(!page.contains(raw), "view {i}: {raw} raw");
+            }
+            assert_eq!(page, game_html(view, throws, *a, *b), "deterministic");
+            // Every number in the plot is finite and has at most one
+            // decimal.
+            let svg = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "view {i}");
+            assert!(
+                !svg.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .any(|t| t.split('.').nth(1).is_some_and(|d| d.len() > 1)),
+                "view {i}: more than one decimal"
+            );
         }
     }
 

@@ -12,9 +12,10 @@
 //! [`SiteObserver`](observer::SiteObserver) writes, while a tournament
 //! runs, only the pages an event changed ([`Scope`]), from results kept up
 //! to date group by group. Pages come from `pages` (handlebars, escaping
-//! on) but the team and round pages, written most often, which `direct`
-//! writes straight from their views (held by golden files); plots from
-//! `plots` (`plotters`, SVG backend).
+//! on) but the team, round and game pages, written most often, which
+//! `direct` writes straight from their views (held by golden files); a
+//! game's plot from `game_svg` (compact SVG written directly), the other
+//! plots from `plots` (`plotters`, SVG backend).
 //! The bigger pages' views are built in `views`, the observer is in
 //! `observer`; the site of a bot discipline is `bots`.
 //!
@@ -29,6 +30,7 @@
 
 pub mod bots;
 mod direct;
+mod game_svg;
 mod model;
 pub mod observer;
 pub mod pages;
@@ -864,16 +866,6 @@ pub fn generate_from(
                         continue;
                     };
                     let throws = &stored.record.throws;
-                    let svg = plots::game_plot(
-                        plots::GamePlayers {
-                            p: &x.players[0],
-                            q: &x.players[1],
-                        },
-                        throws,
-                        a,
-                        b,
-                    )
-                    .map_err(plot_err("a game"))?;
                     let mut wins = [0usize; 2];
                     for t in throws {
                         if let Some(w) = judge(t[0], t[1]).winner {
@@ -910,9 +902,8 @@ pub fn generate_from(
                                 )
                             })
                             .collect(),
-                        svg,
                     };
-                    w.put(&name, &render("game", &view)?)?;
+                    w.put(&name, &direct::game_html(&view, throws, a, b))?;
                     rendered += 1;
                 }
             }

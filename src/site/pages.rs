@@ -34,7 +34,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         "evolution",
         include_str!("../../templates/site/evolution.hbs"),
     ),
-    ("game", include_str!("../../templates/site/game.hbs")),
 ];
 
 /// The site's style sheet, written as `style.css`.
@@ -395,7 +394,6 @@ pub struct GameView {
     pub wins_p: usize,
     pub wins_q: usize,
     pub failures: Vec<String>,
-    pub svg: String,
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The plots of the results site, drawn with `plotters` into SVG strings:
-//! the Evolution (population share per generation, stacked), the payoff
-//! heat map of the final round and a game's throws.
+//! the Evolution (population share per generation, stacked) and the payoff
+//! heat map of the final round. Not here: a game's plot, one per game and
+//! so written directly into compact SVG (`super::game_svg`).
 //!
 //! Pure: data in, SVG text out. It reads no store and writes no file. Text
 //! in the plots is real SVG `<text>` (selectable, escaped by the backend).
@@ -15,8 +16,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::engine::results::{EvolutionResult, Results};
-use crate::game::knobeln::judge;
-use crate::game::Player;
 
 /// The Okabe–Ito colors without black: orange, sky blue, bluish green,
 /// yellow, blue, vermillion, reddish purple.
@@ -467,166 +466,6 @@ pub fn crosstable_plot(names: &[String], payoff: &Payoff) -> PlotResult<String> 
     Ok(svg)
 }
 
-/// The players of a game plot.
-pub struct GamePlayers<'a> {
-    pub p: &'a str,
-    pub q: &'a str,
-}
-
-/// A game, throw by throw: the upper plot shows both players' throws
-/// (log scale, P a thick blue line, Q a thin vermillion one), each won
-/// throw marked on the winner's number (P a circle, Q a triangle); the
-/// lower plot the points of each side so far.
-pub fn game_plot(
-    players: GamePlayers<'_>,
-    throws: &[[i64; 2]],
-    a: i64,
-    b: i64,
-) -> PlotResult<String> {
-    let n = throws.len().max(1);
-    let lo = a.max(1) as f64;
-    let hi = (b.max(a + 1)) as f64;
-    let clamp = |t: i64| (t as f64).clamp(lo, hi);
-    let mut cum = vec![[0u64; 2]; throws.len() + 1];
-    let mut wins: Vec<(usize, Player, i64)> = Vec::new();
-    for (i, &[p, q]) in throws.iter().enumerate() {
-        let o = judge(p, q);
-        let pts = o.points_of();
-        cum[i + 1] = [cum[i][0] + u64::from(pts[0]), cum[i][1] + u64::from(pts[1])];
-        if let Some(w) = o.winner {
-            wins.push((i + 1, w, if w == Player::P { p } else { q }));
-        }
-    }
-    let max_points = cum.last().map_or(1, |c| c[0].max(c[1])).max(1) as f64;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (1100, 620)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let (upper, lower) = root.split_vertically(400);
-        let mut chart = ChartBuilder::on(&upper)
-            .caption(
-                format!("Throws: {} (P) against {} (Q)", players.p, players.q),
-                (FONT, 18),
-            )
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.5..(n as f64 + 0.5), (lo..hi).log_scale())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("throw")
-            .y_desc("number thrown")
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .map_err(err)?;
-        let p_style = P_COLOR.stroke_width(2);
-        let q_style = Q_COLOR.stroke_width(1);
-        chart
-            .draw_series(LineSeries::new(
-                throws
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| ((i + 1) as f64, clamp(t[0]))),
-                p_style,
-            ))
-            .map_err(err)?
-            .label(format!("P: {} (● its wins)", players.p))
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(-8, 0), (12, 0)], p_style)
-                    + Circle::new((2, 0), 4, P_COLOR.filled())
-            });
-        chart
-            .draw_series(LineSeries::new(
-                throws
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| ((i + 1) as f64, clamp(t[1]))),
-                q_style,
-            ))
-            .map_err(err)?
-            .label(format!("Q: {} (▲ its wins)", players.q))
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(-8, 0), (12, 0)], q_style)
-                    + TriangleMarker::new((2, 0), 5, Q_COLOR.filled())
-            });
-        chart
-            .draw_series(
-                wins.iter()
-                    .filter(|w| w.1 == Player::P)
-                    .map(|&(i, _, t)| Circle::new((i as f64, clamp(t)), 3, P_COLOR.filled())),
-            )
-            .map_err(err)?;
-        chart
-            .draw_series(
-                wins.iter().filter(|w| w.1 == Player::Q).map(|&(i, _, t)| {
-                    TriangleMarker::new((i as f64, clamp(t)), 4, Q_COLOR.filled())
-                }),
-            )
-            .map_err(err)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font((FONT, 15))
-            .draw()
-            .map_err(err)?;
-
-        let mut pts = ChartBuilder::on(&lower)
-            .caption("Points so far", (FONT, 16))
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..(n as f64 + 0.5), 0.0..(max_points * 1.05))
-            .map_err(err)?;
-        pts.configure_mesh()
-            .x_desc("throw")
-            .y_desc("points")
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .light_line_style(TRANSPARENT)
-            .draw()
-            .map_err(err)?;
-        pts.draw_series(LineSeries::new(
-            cum.iter().enumerate().map(|(i, c)| (i as f64, c[0] as f64)),
-            P_COLOR.stroke_width(2),
-        ))
-        .map_err(err)?;
-        pts.draw_series(LineSeries::new(
-            cum.iter().enumerate().map(|(i, c)| (i as f64, c[1] as f64)),
-            Q_COLOR.stroke_width(1),
-        ))
-        .map_err(err)?;
-        if let Some(last) = cum.last() {
-            let x = (cum.len() - 1) as f64;
-            for (k, name, color) in [(0, "P", P_COLOR), (1, "Q", Q_COLOR)] {
-                let other = last[1 - k];
-                let v = VPos::Bottom;
-                let v = if last[k] < other { VPos::Top } else { v };
-                pts.draw_series(std::iter::once(Text::new(
-                    format!("{name} {}", last[k]),
-                    (x, last[k] as f64),
-                    TextStyle::from((FONT, 13).into_font())
-                        .color(&color)
-                        .pos(Pos::new(HPos::Right, v)),
-                )))
-                .map_err(err)?;
-            }
-        }
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,22 +527,6 @@ mod tests {
     fn a_single_generation_still_plots() {
         let svg = evolution_plot(&evolution(3, 1)).unwrap();
         assert!(svg.contains("<polygon"));
-    }
-
-    #[test]
-    fn plot_text_is_escaped() {
-        let svg = game_plot(
-            GamePlayers {
-                p: "<b>&\"x",
-                q: "q",
-            },
-            &[[3, 5], [4, 5]],
-            1,
-            12288,
-        )
-        .unwrap();
-        assert!(!svg.contains("<b>"));
-        assert!(svg.contains("&lt;b&gt;&amp;"));
     }
 
     #[test]

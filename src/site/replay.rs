@@ -105,7 +105,10 @@ pub fn replay_data(setup: &Setup, transcript: &[Exchange], names: &[String]) -> 
                     Numbering::PrintedAfter(skip) => printed.saturating_sub(skip),
                     Numbering::Printed => printed,
                 };
-                let line = crate::draw::short(&ex.line, MAX_LINE_CHARS);
+                // What the bot printed, made visible (a bidi override or a
+                // control character as its escape: the script shows text
+                // as it is), then cut.
+                let line = crate::draw::short(&crate::draw::visible(&ex.line), MAX_LINE_CHARS);
                 // The step's JSON as embedded: the line quoted, `<`, `>`
                 // and `&` five bytes longer each, U+2028 and U+2029 three
                 // (six bytes for three), the numbers, `[`, `,` twice, `]`
@@ -333,6 +336,28 @@ mod tests {
         assert_eq!(back["players"][0], "player 1 (</script>)");
         let err = stderr_section(&d.players, &[evil.to_string(), String::new()]);
         assert!(!err.contains("<script") && err.contains("&lt;/script&gt;"));
+    }
+
+    /// Hostile review (issue 38's leftovers): a bot's bidi override,
+    /// C1 or ANSI escape reaches the replay and the standard error of its
+    /// page as a visible escape, never as the character itself (the
+    /// script shows a line as text: it must not reorder or hide it).
+    #[test]
+    fn a_bots_bidi_override_or_control_shows_as_its_escape() {
+        let hostile = crate::draw::tests::HIDING;
+        let t = vec![ex(0, Said::ByBot, hostile)];
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 1,
+            });
+        let d = replay_data(&setup, &t, &["a".to_string(), "b".to_string()]);
+        assert_eq!(d.steps[0].1, crate::draw::visible(hostile));
+        let html = panel(&d, &[1, 2]);
+        let err = stderr_section(&d.players, &[hostile.to_string()]);
+        for page in [&html, &err] {
+            assert_eq!(crate::draw::visible(page), page.as_str());
+        }
+        assert!(err.contains("ok\\u{202e}txt.exe") && html.contains("ok\\\\u{202e}txt.exe"));
     }
 
     /// The script is inline: nothing in it may close its element.

@@ -13,6 +13,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{timestamp, Result, StoreError};
+use crate::discipline::family::Family;
+use crate::discipline::Discipline;
 use crate::tournament::TeamId;
 
 mod bodies;
@@ -583,6 +585,21 @@ pub fn team_replies_since(conn: &Connection, team: TeamId, since: DateTime<Utc>)
     )?)
 }
 
+/// Replies of `kind` queued to team `team` (proven by its
+/// authentification string) since `since`: the team's own kits.
+pub fn team_replies_of_kind_since(
+    conn: &Connection,
+    team: TeamId,
+    kind: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3",
+        params![i64::from(team.0), kind, timestamp(since)],
+        |r| r.get(0),
+    )?)
+}
+
 /// Replies of `kind` queued since `since`, to `sender_key` (`Some`) or to
 /// anyone of `domain`.
 pub fn replies_of_kind_since(
@@ -757,30 +774,47 @@ pub fn known_secrets(conn: &Connection) -> Result<Vec<crate::auth::KnownSecret>>
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
-/// The contest of a bot discipline, if it has started (its `bot_contests`
-/// row): whether it has finished. The KNOBELN `contest` table is never
-/// written for a bot discipline, so [`contest`] says nothing of it.
-pub fn bot_contest_finished(conn: &Connection) -> Result<Option<bool>> {
-    Ok(conn
-        .query_row(
-            "SELECT state FROM bot_contests ORDER BY id DESC LIMIT 1",
-            [],
-            |r| Ok(r.get::<_, String>(0)? == "finished"),
-        )
-        .optional()?)
+/// The contest of `discipline` (the one the server runs), if it has
+/// started: whether it has finished. KNOBELN keeps its contest in its
+/// `contest` row, a bot discipline in a `bot_contests` row of that
+/// discipline. A contest of another discipline in the same database (one
+/// used before for another contest) is not this server's contest: it
+/// neither closes the registration nor tells the phase. A finished
+/// contest of the same discipline does: the database is that contest's,
+/// its entries fixed (the next contest takes a new database).
+pub fn contest_state(conn: &Connection, discipline: Discipline) -> Result<Option<ContestState>> {
+    let finished = match discipline.family() {
+        Family::Strategies(_) => contest(conn)?.map(|c| c.finished),
+        Family::Bots(_) => conn
+            .query_row(
+                "SELECT state FROM bot_contests WHERE discipline = ?1 ORDER BY id LIMIT 1",
+                [discipline.name()],
+                |r| Ok(r.get::<_, String>(0)? == "finished"),
+            )
+            .optional()?,
+    };
+    Ok(finished.map(|f| {
+        if f {
+            ContestState::Finished
+        } else {
+            ContestState::Running
+        }
+    }))
 }
 
-/// Whether a contest has started (running or finished), KNOBELN's (its
-/// `contest` row) or a bot discipline's (its `bot_contests` row): what
-/// closes the registration and fixes the entries.
-pub fn any_contest_started(conn: &Connection) -> Result<bool> {
-    Ok(contest(conn)?.is_some() || bot_contest_started(conn)?)
+/// A started contest: running, or finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContestState {
+    Running,
+    Finished,
 }
 
-/// Whether a contest of a bot discipline has started (running or finished).
-pub fn bot_contest_started(conn: &Connection) -> Result<bool> {
-    let n: i64 = conn.query_row("SELECT COUNT(*) FROM bot_contests", [], |r| r.get(0))?;
-    Ok(n > 0)
+/// Whether the contest of `discipline` (the one the server runs) has
+/// started, running or finished ([`contest_state`]): what closes the
+/// registration and the compilation service of a bot discipline, and
+/// fixes the entries.
+pub fn contest_started(conn: &Connection, discipline: Discipline) -> Result<bool> {
+    Ok(contest_state(conn, discipline)?.is_some())
 }
 
 #[cfg(test)]

@@ -232,8 +232,8 @@ fn kept_throws_are_used_only_under_their_digest() {
     let mut recent = super::throws::RecentThrows::default();
     let throws = vec![[3, 4], [5, 6]];
     let encoded = super::throws::encode_throws(&throws);
-    recent.keep((1, 1, 1), (1, 1), encoded);
     let digest = throws_digest(&throws);
+    recent.keep((1, 1, 1), (1, 1), digest, encoded);
     assert_eq!(
         recent.throws((1, 1, 1), (1, 1), &digest),
         Some(throws.clone())
@@ -681,6 +681,100 @@ thread_local! {
 pub(super) fn after_version_read() {
     if let Some(f) = AFTER_VERSION_READ.with_borrow_mut(Option::take) {
         f();
+    }
+}
+
+/// A database of the schema before 0025 holding `times` as its games'
+/// finished_at texts (one game each), and the path of its file.
+fn games_of_schema_24(dir: &std::path::Path, times: &[&str]) -> std::path::PathBuf {
+    let path = dir.join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0025_compact_games.sql")
+        .unwrap();
+    let c = database_of_migrations(&path, before);
+    c.execute_batch(
+        "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x');
+         INSERT INTO tournaments (id, seed, config, entries_key, state, started_at)
+         VALUES (1, 7, '{}', 'k', 'running', '2026-01-01T00:00:00.000Z');
+         INSERT INTO rounds (tournament_id, number, field, is_final) VALUES (1, 1, '[1]', 1);
+         INSERT INTO groups (tournament_id, round, number, members) VALUES (1, 1, 1, '[1]');",
+    )
+    .unwrap();
+    for (slot, t) in times.iter().enumerate() {
+        c.execute(
+            "INSERT INTO games (tournament_id, round, grp, slot, attempt, player_p, player_q,
+                 seed, points_p, points_q, throws, failures, finished_at, throws_format)
+             VALUES (1, 1, 1, ?1, 1, 1, 1, 5, 3, 0, x'', '[]', ?2, 1)",
+            params![slot as i64, t],
+        )
+        .unwrap();
+    }
+    path
+}
+
+/// Hostile review (issue 38's leftovers): migration 0025 read exactly
+/// three digits after the decimal point ('.5Z' became 5 ms) and a time
+/// it could not read became 1970. Any fraction of 0 to 9 digits and any
+/// offset read as the time they say, to the millisecond.
+#[test]
+fn the_compact_games_migration_reads_any_fraction_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let times = [
+        ("2026-01-01T10:00:00.5Z", "2026-01-01T10:00:00.500Z"),
+        ("2026-01-01T10:00:01Z", "2026-01-01T10:00:01.000Z"),
+        ("2026-01-01T10:00:02.07Z", "2026-01-01T10:00:02.070Z"),
+        ("2026-01-01T10:00:03.123Z", "2026-01-01T10:00:03.123Z"),
+        ("2026-01-01T10:00:04.123456789Z", "2026-01-01T10:00:04.123Z"),
+        ("2026-01-01T12:00:05.25+02:00", "2026-01-01T10:00:05.250Z"),
+        ("2026-01-01T10:00:06.000001Z", "2026-01-01T10:00:06.000Z"),
+    ];
+    let stored: Vec<&str> = times.iter().map(|(t, _)| *t).collect();
+    let path = games_of_schema_24(dir.path(), &stored);
+    let s = Store::open(&path).unwrap();
+    let ms: Vec<i64> = s
+        .conn()
+        .prepare("SELECT finished_at FROM games ORDER BY slot")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<std::result::Result<_, _>>()
+        .unwrap();
+    let read: Vec<String> = ms
+        .iter()
+        .map(|&m| timestamp(game_time_from_sql(m).unwrap()))
+        .collect();
+    let want: Vec<String> = times.iter().map(|(_, w)| w.to_string()).collect();
+    assert_eq!(read, want);
+}
+
+/// A time the migration cannot read refuses it: the database stays at the
+/// schema before, its row as it was (never a game of 1970), and the error
+/// says which column to correct.
+#[test]
+fn the_compact_games_migration_refuses_a_time_it_cannot_read() {
+    for bad in [
+        "yesterday",
+        "",
+        "2026-01-01",
+        "2026-01-01T10:00:00.Zulu",
+        "12345",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = games_of_schema_24(dir.path(), &["2026-01-01T10:00:00.5Z", bad]);
+        let err = Store::open(&path).err().expect("refused");
+        assert!(err.to_string().contains("finished_at"), "{bad:?}: {err}");
+        let c = Connection::open(&path).unwrap();
+        let version: i64 = c
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version as usize, MIGRATIONS.len() - 1, "{bad:?}");
+        let kept: String = c
+            .query_row("SELECT finished_at FROM games WHERE slot = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(kept, bad);
     }
 }
 

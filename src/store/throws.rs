@@ -33,8 +33,9 @@ pub(super) fn encoded_digest(encoded: &[u8]) -> [u8; 16] {
     out
 }
 
-/// A group's kept throws by `(slot, attempt)`, encoded.
-type GroupThrows = HashMap<(u32, u32), Vec<u8>>;
+/// A group's kept throws by `(slot, attempt)`: their digest (taken when the
+/// game was stored) and their encoding.
+type GroupThrows = HashMap<(u32, u32), ([u8; 16], Vec<u8>)>;
 
 /// The throws of the games this connection stored for replay lately
 /// (format 1, as [`encode_throws`] gives them), each group's kept until
@@ -51,8 +52,19 @@ pub(super) struct RecentThrows {
 }
 
 impl RecentThrows {
-    pub(super) fn keep(&mut self, group: (i64, u32, u32), game: (u32, u32), encoded: Vec<u8>) {
-        self.groups.entry(group).or_default().insert(game, encoded);
+    /// Keeps a game's `encoded` throws, whose [`encoded_digest`] is
+    /// `digest` (the caller took it from these very bytes to store it).
+    pub(super) fn keep(
+        &mut self,
+        group: (i64, u32, u32),
+        game: (u32, u32),
+        digest: [u8; 16],
+        encoded: Vec<u8>,
+    ) {
+        self.groups
+            .entry(group)
+            .or_default()
+            .insert(game, (digest, encoded));
     }
 
     /// Group `group` finished: the one that finished before it is let go.
@@ -64,15 +76,18 @@ impl RecentThrows {
         }
     }
 
-    /// The throws of a game kept here whose encoding has `digest`.
+    /// The throws of a game kept here whose encoding has `digest` (the
+    /// stored row's): compared with the digest taken when they were kept,
+    /// not hashed again. A row another record won (`INSERT OR IGNORE`: the
+    /// first wins) has another digest, and its throws are not these.
     pub(super) fn throws(
         &self,
         group: (i64, u32, u32),
         game: (u32, u32),
         digest: &[u8; 16],
     ) -> Option<Vec<[i64; 2]>> {
-        let encoded = self.groups.get(&group)?.get(&game)?;
-        if encoded_digest(encoded) != *digest {
+        let (kept_digest, encoded) = self.groups.get(&group)?.get(&game)?;
+        if kept_digest != digest {
             return None;
         }
         decode_throws(encoded, THROWS_FORMAT).ok()

@@ -274,9 +274,14 @@ impl Store {
         let encoded = encode_throws(&record.throws);
         // The digest is taken of the encoding at hand and bound from the
         // stack: nothing else is allocated for a game without failures.
-        let digest;
+        // (Kept with the throws, so a reader compares digests instead of
+        // hashing the throws again.)
+        let digest = if replayable {
+            encoded_digest(&encoded)
+        } else {
+            [0; 16]
+        };
         let (throws, format): (&[u8], i64) = if replayable {
-            digest = encoded_digest(&encoded);
             (&digest, THROWS_REPLAY)
         } else {
             (&encoded, THROWS_FORMAT)
@@ -310,6 +315,7 @@ impl Store {
             self.recent.borrow_mut().keep(
                 (tournament, game.key.round, game.key.group),
                 (game.key.slot, game.attempt),
+                digest,
                 encoded,
             );
         }

@@ -20,6 +20,16 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
 const THROWS: &str = "200";
 const SEED: u64 = 15;
+/// The deployed config's workers (deploy/nats-server.conf) with the
+/// passwords the tests give them.
+const WORKERS: [Credential; 3] = [
+    ("worker-1", "worker-1-secret"),
+    ("worker-2", "worker-2-secret"),
+    ("worker-3", "worker-3-secret"),
+];
+/// The credential a hostile test steals, and an honest worker's.
+const STOLEN: Credential = WORKERS[0];
+const HONEST: Credential = WORKERS[1];
 
 /// A distinct small strategy `i` with its 15-line description: constants,
 /// climbers, followers and gamblers (who sometimes throw 0: rescheduled
@@ -185,8 +195,9 @@ impl Nats {
     }
 
     /// With deploy/nats-server.conf, its listen address and store folder
-    /// set for the test, and the two passwords in the environment.
-    fn start_deployed(dir: &Path, coordinator_pw: &str, worker_pw: &str) -> Nats {
+    /// set for the test, and the passwords (the coordinator's, and
+    /// [`WORKERS`]') in the environment.
+    fn start_deployed(dir: &Path, coordinator_pw: &str) -> Nats {
         let port = free_port("127.0.0.1");
         let store = dir.join("nats");
         let text = std::fs::read_to_string(
@@ -205,13 +216,18 @@ impl Nats {
             port,
             dir: store,
             config: Some(conf),
-            env: vec![
+            env: [(
+                "KNOBELN_NATS_COORDINATOR_PASSWORD".to_string(),
+                coordinator_pw.to_string(),
+            )]
+            .into_iter()
+            .chain(WORKERS.iter().enumerate().map(|(i, (_, pw))| {
                 (
-                    "KNOBELN_NATS_COORDINATOR_PASSWORD".into(),
-                    coordinator_pw.into(),
-                ),
-                ("KNOBELN_NATS_WORKER_PASSWORD".into(), worker_pw.into()),
-            ],
+                    format!("KNOBELN_NATS_WORKER_{}_PASSWORD", i + 1),
+                    pw.to_string(),
+                )
+            }))
+            .collect(),
         };
         n.run();
         n
@@ -894,7 +910,7 @@ fn take_one_job(url: &str, how: TakeJob) -> usize {
             }
             batch = consumer.fetch().max_messages(1).messages().await.unwrap();
         };
-        // Jobs are binary (format 8): read as the worker reads them.
+        // Jobs are binary (since format 8): read as the worker reads them.
         let job = knobeln::distributed::wire::JobMessage::decode(&msg.payload).unwrap();
         let job: Value = serde_json::to_value(job).unwrap();
         let games = job["games"].as_array().unwrap();
@@ -909,7 +925,10 @@ fn take_one_job(url: &str, how: TakeJob) -> usize {
             "worker": "partial",
             "results": [{"game": games[0]["game"], "outcome": {"fault": "out of disk"}}],
         });
-        let subject = format!("knobeln.results.{}", job["session"].as_str().unwrap());
+        let subject = format!(
+            "knobeln.results.{}.partial",
+            job["session"].as_str().unwrap()
+        );
         js.publish(subject, answer.to_string().into())
             .await
             .unwrap()
@@ -1082,16 +1101,16 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = field(tmp.path(), 6);
     let expected = reference(6);
-    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret", "worker-secret");
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
     let db = tmp.path().join("coordinator.db");
     let url = nats.url();
     let _w = Worker::start_with(
         Command::new(BIN),
         tmp.path(),
         &url,
-        "w1",
-        &["--nats-user", "worker"],
-        &[("KNOBELN_NATS_PASSWORD", "worker-secret")],
+        WORKERS[0].0,
+        &["--nats-user", WORKERS[0].0],
+        &[("KNOBELN_NATS_PASSWORD", WORKERS[0].1)],
     );
     // A wrong password gets nowhere.
     let out = Command::new(BIN)
@@ -1139,7 +1158,7 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
                 .await
                 .unwrap(),
         );
-        let worker_client = connect("worker", "worker-secret", Some("_INBOX_knobeln_worker"))
+        let worker_client = connect(WORKERS[0].0, WORKERS[0].1, Some("_INBOX_knobeln_worker"))
             .await
             .unwrap();
         let mut ctx = jetstream::new(worker_client.clone());
@@ -1236,6 +1255,251 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
             "a worker read the coordinator's replies"
         );
     });
+}
+
+/// Who a stand-in for a hostile worker is: its NATS user and password.
+type Credential = (&'static str, &'static str);
+
+/// What [`fault_every_job`] did: jobs taken, and the subjects the server
+/// confirmed a fault on (one entry per confirmed publish).
+#[derive(Default)]
+struct Faulted {
+    jobs: usize,
+    confirmed: Vec<String>,
+}
+
+/// A hostile worker: takes every job from the queue with `puller`'s
+/// credential and answers it, for each of `names` (each published with the
+/// credential beside it), with a fault for every game of the job, under
+/// that name, on the old subject (`knobeln.results.<session>`) and on the
+/// name's own (`knobeln.results.<session>.<name>`); acknowledges the job.
+/// With `in_turn`, each job is answered under one name only, the next in
+/// turn (as workers that each took the game in a job of their own).
+/// Until `stop`, or until it took `max_jobs`.
+fn fault_every_job(
+    url: &str,
+    puller: Credential,
+    names: &[(&'static str, Credential)],
+    in_turn: bool,
+    max_jobs: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Faulted {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use async_nats::jetstream;
+        use futures_util::StreamExt;
+        let connect = |(user, pw): Credential| {
+            async_nats::ConnectOptions::with_user_and_password(user.into(), pw.into())
+                .custom_inbox_prefix("_INBOX_knobeln_worker")
+                .connect(url.to_string())
+        };
+        let js = jetstream::new(connect(puller).await.unwrap());
+        let mut publishers = Vec::new();
+        for (name, credential) in names {
+            let mut ctx = jetstream::new(connect(*credential).await.unwrap());
+            // A publish the server refuses is never confirmed: not long.
+            ctx.set_timeout(Duration::from_millis(300));
+            publishers.push((*name, ctx));
+        }
+        let mut done = Faulted::default();
+        while done.jobs < max_jobs && !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let Some(consumer) = knobeln_workers_consumer(&js).await else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            };
+            let Ok(mut batch) = consumer
+                .fetch()
+                .max_messages(1)
+                .expires(Duration::from_millis(200))
+                .messages()
+                .await
+            else {
+                continue;
+            };
+            while let Some(Ok(msg)) = batch.next().await {
+                let job = knobeln::distributed::wire::JobMessage::decode(&msg.payload).unwrap();
+                let job: Value = serde_json::to_value(job).unwrap();
+                let session = job["session"].as_str().unwrap().to_string();
+                let faults: Vec<Value> = job["games"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|g| serde_json::json!({"game": g["game"], "outcome": {"fault": "out of disk"}}))
+                    .collect();
+                let turn = done.jobs % publishers.len();
+                for (i, (name, ctx)) in publishers.iter().enumerate() {
+                    if in_turn && i != turn {
+                        continue;
+                    }
+                    let answer = serde_json::json!({
+                        "format": job["format"], "session": session, "job": job["job"],
+                        "worker": name, "results": faults,
+                    });
+                    for subject in [
+                        format!("knobeln.results.{session}"),
+                        format!("knobeln.results.{session}.{name}"),
+                    ] {
+                        if let Ok(ack) = ctx.publish(subject.clone(), answer.to_string().into()).await {
+                            if ack.await.is_ok() {
+                                done.confirmed.push(subject);
+                            }
+                        }
+                    }
+                }
+                msg.ack().await.unwrap();
+                done.jobs += 1;
+            }
+        }
+        done
+    })
+}
+
+/// Issue 34/38 (F3 of the hostile review): one worker's stolen credential
+/// answers every job it takes with faults under three names. A worker's
+/// identity is its NATS user, pinned by the server to its own results
+/// subject: the faults under the other names are refused by the server,
+/// the credential's own count as one worker's, and the run does not stop;
+/// a real worker then plays the games to the local run's results.
+#[test]
+fn one_stolen_worker_credential_faulting_under_three_names_does_not_stop_the_run() {
+    let stolen = STOLEN;
+    let (done, err) = faults_that_must_not_stop_the_run(&[
+        (stolen.0, stolen),
+        ("mallory-b", stolen),
+        ("mallory-c", stolen),
+    ]);
+    // Only the credential's own subject took a fault.
+    assert!(!done.confirmed.is_empty());
+    for subject in &done.confirmed {
+        assert!(
+            subject.ends_with(&format!(".{}", stolen.0)),
+            "the server took a fault on {subject}"
+        );
+    }
+    assert!(!err.contains("mallory"), "{err}");
+}
+
+/// Three workers' credentials that all answer the same job with faults
+/// count once: a fault is tied to the job that carries the game now, and
+/// after the first the game waits for another job (the others' faults are
+/// counted as ignored in the report).
+#[test]
+fn three_workers_faulting_the_same_job_count_as_one() {
+    let names = WORKERS.map(|c| (c.0, c));
+    let (done, err) = faults_that_must_not_stop_the_run(&names);
+    assert!(done.confirmed.len() >= 3 * 6, "{err}");
+    let ignored: usize = err
+        .split("games published again that the queue had lost; ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(ignored >= 2 * 6, "{ignored} faults ignored: {err}");
+}
+
+/// A coordinator under the deployed config, a hostile worker
+/// ([`fault_every_job`] with `names`, pulling as [`STOLEN`]) that faults
+/// six jobs: the run must still be going; an honest worker
+/// ([`HONEST`]) then plays it to the local run's results. What the
+/// hostile worker did, and the coordinator's log.
+fn faults_that_must_not_stop_the_run(names: &[(&'static str, Credential)]) -> (Faulted, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 2);
+    let expected = reference(2);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let mut coordinator = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &["--nats-user", "coordinator"],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let attacker = {
+        let (url, stop, names) = (url.clone(), stop.clone(), names.to_vec());
+        std::thread::spawn(move || fault_every_job(&url, STOLEN, &names, false, 6, &stop))
+    };
+    // Six jobs faulted (the engine gives a game up after three workers'
+    // faults, three times), or the run gave up.
+    wait_until("six jobs faulted or the run stopped", || {
+        attacker.is_finished() || !coordinator.running()
+    });
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let done = attacker.join().unwrap();
+    assert!(
+        coordinator.running(),
+        "faults of one credential stopped the run: {}",
+        coordinator.stderr()
+    );
+    assert_eq!(done.jobs, 6);
+    let _honest = Worker::start_with(
+        Command::new(BIN),
+        tmp.path(),
+        &url,
+        HONEST.0,
+        &["--nats-user", HONEST.0],
+        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
+    );
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    (done, err)
+}
+
+/// Three workers (three credentials, each on its own subject, each given
+/// the game in a job of its own) that cannot play a game still stop the run: the engine gets it back as an
+/// infrastructure fault after three distinct workers, tries it three times
+/// and stops naming the game and the workers.
+#[test]
+fn three_workers_faulting_a_game_still_stop_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 2);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let mut coordinator = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &["--nats-user", "coordinator"],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let attacker = {
+        let (url, stop) = (url.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let names = WORKERS.map(|c| (c.0, c));
+            fault_every_job(&url, WORKERS[0], &names, true, usize::MAX, &stop)
+        })
+    };
+    let start = Instant::now();
+    while coordinator.running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "three workers' faults did not stop the run: {}",
+            coordinator.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let done = attacker.join().unwrap();
+    let err = coordinator.stderr();
+    assert!(
+        err.contains("could not be refereed (3 tries): 3 workers could not play it (worker-1, worker-2, worker-3)"),
+        "{err}"
+    );
+    // Each worker's fault went to its own subject, and only there.
+    for subject in &done.confirmed {
+        let (_, name) = subject.rsplit_once('.').unwrap();
+        assert!(
+            name.starts_with("worker-"),
+            "the server took a fault on {subject}"
+        );
+    }
+    assert_eq!(count_games(&db), 0, "{err}");
 }
 
 #[test]

@@ -1487,6 +1487,71 @@ fn strangers_kits_never_use_up_a_participants_kit() {
     assert_eq!(kits(&c, "late@elsewhere.example"), 0);
 }
 
+/// Hostile review (issue 38's leftovers): mails forged "from" a registered
+/// team's mailbox use up that mailbox's kits (the registered mailboxes'
+/// lane, 2 a day), yet a request carrying the team's authentification
+/// string still gets the kit: it draws on the team's own budget, which no
+/// stranger can spend (before, it shared the forged mails' lane). The
+/// team's lane has its own cap, and a wrong string is a stranger's.
+#[test]
+fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
+    let c = Contest::new(
+        "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 2\nkits_per_sender_per_day = 2\n",
+    );
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let kits = |c: &Contest| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.subject.contains("participant kit") && r.to == ["ann@mail.example"])
+            .count()
+    };
+    let forged: Vec<PathBuf> = (0..3)
+        .map(|_| c.mail("ann@mail.example", "SEND knobelnsoftware", "", ""))
+        .collect();
+    let refs: Vec<&Path> = forged.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(kits(&c), 2, "{}", stdout(&o));
+    assert!(stdout(&o).contains("(no kit:"), "{}", stdout(&o));
+    let wrong = c.mail(
+        "ann@mail.example",
+        "SEND knobelnsoftware",
+        "<<FROM>> ann_team not_the_string\n",
+        "",
+    );
+    let o = c.ingest(&[&wrong]);
+    assert_eq!(
+        kits(&c),
+        2,
+        "a wrong string is a stranger's: {}",
+        stdout(&o)
+    );
+    let proven: Vec<PathBuf> = (0..3)
+        .map(|_| {
+            c.mail(
+                "ann@mail.example",
+                "SEND knobelnsoftware",
+                &format!("<<FROM>> ann_team {auth}\n"),
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = proven.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(kits(&c), 4, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("(no kit: at most 2 kits a day to one team)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// Issue 35, nothing kept without its answer, bounded in all: confirmation
 /// requests (a registration naming another address) are capped in all per
 /// day, whatever the number of domains, and the refusal says how to

@@ -57,7 +57,7 @@ pub fn start(
     seed: u64,
     now: DateTime<Utc>,
 ) -> Result<BotContest> {
-    if let Some(c) = contest(store.conn())? {
+    if let Some(c) = contest(store.conn(), config.contest.discipline)? {
         return Ok(c);
     }
     let d = config.contest.discipline;
@@ -114,7 +114,7 @@ pub fn start(
             now.to_rfc3339()
         ],
     )?;
-    contest(store.conn())?.ok_or(BotContestError::NotStarted)
+    contest(store.conn(), config.contest.discipline)?.ok_or(BotContestError::NotStarted)
 }
 
 /// Starts (if needed), plays and finishes the contest of a bot discipline.
@@ -154,7 +154,7 @@ pub fn article(contest_name: &str, d: Discipline, results: &Results, games: u64)
 
 /// What `knobeln status` says about a bot contest.
 pub fn status_text(store: &Store, config: &Config) -> Result<Option<String>> {
-    let Some(c) = contest(store.conn())? else {
+    let Some(c) = contest(store.conn(), config.contest.discipline)? else {
         return Ok(None);
     };
     let mut t = format!(

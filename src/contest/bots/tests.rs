@@ -948,7 +948,9 @@ impl Planner for HandsOut {
 fn the_contest_run_refuses_a_batch_with_a_game_twice() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
     let s = ScriptedContest::start(Discipline::MORABARABA, 2, None, Stored::Running).unwrap();
-    let c = contest(s.store.conn()).unwrap().unwrap();
+    let c = contest(s.store.conn(), s.config.contest.discipline)
+        .unwrap()
+        .unwrap();
     let teams = team_ids(&c);
     let game = crate::discipline::seam::PlannedGame {
         key: serde_json::to_string(&morabaraba::Pairing {
@@ -978,7 +980,9 @@ fn a_contest_with_a_team_entered_twice_plays_no_game_twice() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
     for d in [Discipline::MORABARABA, Discipline::FLOODING] {
         let s = ScriptedContest::start(d, 2, None, Stored::Running).unwrap();
-        let mut c = contest(s.store.conn()).unwrap().unwrap();
+        let mut c = contest(s.store.conn(), s.config.contest.discipline)
+            .unwrap()
+            .unwrap();
         let again = c.entries[0].clone();
         c.entries.push(again);
         let players = Recording {
@@ -1060,7 +1064,9 @@ fn a_run_stopped_mid_batch_resumes_playing_each_missing_game_once() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
     let d = Discipline::MORABARABA;
     let whole = ScriptedContest::start(d, 4, None, Stored::Running).unwrap();
-    let c = contest(whole.store.conn()).unwrap().unwrap();
+    let c = contest(whole.store.conn(), whole.config.contest.discipline)
+        .unwrap()
+        .unwrap();
     let teams = team_ids(&c);
     let once = Recording {
         players: whole.players,
@@ -1078,7 +1084,9 @@ fn a_run_stopped_mid_batch_resumes_playing_each_missing_game_once() {
     assert_eq!(once.played.lock().unwrap().len(), 16);
 
     let stopped = ScriptedContest::start(d, 4, None, Stored::Running).unwrap();
-    let c = contest(stopped.store.conn()).unwrap().unwrap();
+    let c = contest(stopped.store.conn(), stopped.config.contest.discipline)
+        .unwrap()
+        .unwrap();
     assert_eq!(team_ids(&c), teams);
     // Batches of 4, first player by first player: the game of the second
     // bot against the first is the second game of the second batch.
@@ -1131,7 +1139,9 @@ fn the_contest_run_refuses_a_planner_asking_for_a_stored_or_foreign_game() {
     use crate::bench_site::{ContestState as Stored, ScriptedContest};
     let d = Discipline::MORABARABA;
     let s = ScriptedContest::start(d, 2, None, Stored::Running).unwrap();
-    let c = contest(s.store.conn()).unwrap().unwrap();
+    let c = contest(s.store.conn(), s.config.contest.discipline)
+        .unwrap()
+        .unwrap();
     let teams = team_ids(&c);
     let game = |first: TeamId, second: TeamId| crate::discipline::seam::PlannedGame {
         key: serde_json::to_string(&morabaraba::Pairing { first, second }).unwrap(),
@@ -1234,7 +1244,9 @@ fn kept_moves_are_stored_packed_and_read_back_exactly_old_text_rows_too() {
     use crate::discipline::transcript;
     for d in crate::discipline::registry::built_in() {
         let s = ScriptedContest::start(d, 2, Some(1), Stored::Running).unwrap();
-        let c = contest(s.store.conn()).unwrap().unwrap();
+        let c = contest(s.store.conn(), s.config.contest.discipline)
+            .unwrap()
+            .unwrap();
         let players = Keeping { players: s.players };
         play_all_by(
             &s.store,

@@ -58,7 +58,8 @@ def show_line(line):
 
 
 def one_line(s):
-    return "".join(" " if is_control(c) else c for c in s)
+    return "".join(" " if is_control(c) else
+                   ("\\u{%x}" % ord(c) if ord(c) in BIDI else c) for c in s)
 
 
 # ---------------------------------------------------------------------------

@@ -33,8 +33,10 @@ class Violation:
 
 
 def one_line(s):
-    """A name or reason on one line: control characters become blanks."""
-    return "".join(" " if unicodedata.category(c) == "Cc" else c for c in s)
+    """A name or reason on one line: control characters become blanks, a
+    bidi mark, override or isolate \\u{202e} (as quote writes it)."""
+    return "".join(" " if unicodedata.category(c) == "Cc" else
+                   ("\\u{%x}" % ord(c) if ord(c) in BIDI else c) for c in s)
 
 
 def escape_default(c):

@@ -21,18 +21,27 @@ SHOWN_LINE_CHARS = 200
 
 
 def quote(line):
-    """A line as written after 'to S: ' or 'S: ': control characters as
-    \\xNN, a backslash doubled."""
+    """A line as written after 'to S: ' or 'S: ': control characters (C0,
+    DEL, C1) as \\xNN, a bidi mark, override or isolate as \\u{202e}, a
+    backslash doubled (the server's quote, character for character)."""
     out = []
     for c in line:
         o = ord(c)
         if c == "\\":
             out.append("\\\\")
-        elif o < 0x20 or o == 0x7F:
+        elif o < 0x20 or 0x7F <= o <= 0x9F:
             out.append("\\x%02x" % o)
+        elif o in BIDI:
+            out.append("\\u{%x}" % o)
         else:
             out.append(c)
     return "".join(out)
+
+
+#: The bidi marks, embeddings, overrides and isolates quote writes by
+#: number (the server's `draw::hides` beyond the control characters).
+BIDI = frozenset([0x061C, 0x200E, 0x200F] + list(range(0x202A, 0x202F))
+                 + list(range(0x2066, 0x206A)))
 
 
 def signal_name(sig):
@@ -161,6 +170,15 @@ def unquote(s):
                 out.append(chr(int(hx, 16)))
                 i += 4
                 continue
+        if s[i + 1:i + 3] == "u{":
+            end = s.find("}", i + 3, i + 10)
+            hx = s[i + 3:end] if end >= 0 else ""
+            if 1 <= len(hx) <= 6 and all(h in "0123456789abcdefABCDEF" for h in hx):
+                o = int(hx, 16)
+                if o <= 0x10FFFF and not 0xD800 <= o <= 0xDFFF:
+                    out.append(chr(o))
+                    i = end + 1
+                    continue
         out.append("\\")
         i += 1
     return "".join(out)

@@ -47,24 +47,37 @@ pub struct Moves {
     pub ends_after: Option<usize>,
 }
 
-/// A name on one header line: no line breaks.
+/// A name on one header line: no line breaks (control characters as
+/// blanks), a bidi mark, override or isolate as `\u{202e}` (as
+/// [`quote`] writes it).
 pub fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.push(' ');
+        } else if crate::draw::hides(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A line as written after `to P: ` or `P: `: control characters (a
-/// stray CR, NUL) as `\xNN`, a backslash doubled, so one exchange stays
-/// one line and reads back the same.
+/// stray CR, NUL, DEL, C1) as `\xNN`, a bidi mark, override or isolate
+/// (the others [`crate::draw::hides`] names) as `\u{202e}`, a backslash
+/// doubled, so one exchange stays one line, reads back the same and hides
+/// or reorders nothing where the file is read.
 pub fn quote(line: &str) -> String {
     let mut s = String::with_capacity(line.len());
     for c in line.chars() {
         match c {
             '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
                 s.push_str(&format!("\\x{:02x}", c as u32))
             }
+            c if crate::draw::hides(c) => s.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => s.push(c),
         }
     }
@@ -95,6 +108,28 @@ pub fn unquote(s: &str) -> String {
                         out.push(b as char);
                     }
                     _ => out.push('\\'),
+                }
+            }
+            Some('u') => {
+                // `\u{XXXX}`: a character [`quote`] wrote by its number.
+                let rest: String = chars.clone().skip(1).take(8).collect();
+                let read = rest
+                    .strip_prefix('{')
+                    .and_then(|r| r.split_once('}'))
+                    .filter(|(hex, _)| (1..=6).contains(&hex.len()))
+                    .and_then(|(hex, _)| {
+                        let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                        Some((c, hex.len()))
+                    });
+                match read {
+                    Some((c, digits)) => {
+                        // `u`, `{`, the digits and `}`.
+                        for _ in 0..digits + 3 {
+                            chars.next();
+                        }
+                        out.push(c);
+                    }
+                    None => out.push('\\'),
                 }
             }
             _ => out.push('\\'),

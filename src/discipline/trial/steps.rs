@@ -13,6 +13,7 @@ use crate::discipline::bots::{build_bot, Built, Source};
 use crate::discipline::game::Played;
 use crate::discipline::seam::BotDiscipline;
 pub use crate::discipline::seam::{TrialError, TrialReport};
+use crate::draw::visible;
 use crate::lang::build::{BotProgram, BuildLimits};
 use crate::lang::{LanguageTable, Toolchain, Toolchains};
 use crate::lines::LineLimits;
@@ -60,7 +61,7 @@ pub fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> boo
     let mut any = false;
     for f in p.failures.iter().filter(|f| f.bot == seat) {
         any = true;
-        lines.push(format!("FAILURE in {what}: {}", f.reason));
+        lines.push(format!("FAILURE in {what}: {}", visible(&f.reason)));
     }
     if any {
         lines.extend(stderr_tail(p.stderr.get(seat).map_or("", String::as_str)));
@@ -73,6 +74,7 @@ pub fn fail(lines: &mut Vec<String>, p: &Played, seat: usize, what: &str) -> boo
 pub fn first_difference(first: &[String], second: &[String]) -> String {
     let cut = |l: Option<&String>| match l {
         Some(l) => {
+            let l = visible(l);
             let mut s: String = l.chars().take(STDERR_LINE_CHARS).collect();
             if l.chars().count() > STDERR_LINE_CHARS {
                 s.push_str(" [...]");
@@ -115,6 +117,7 @@ pub(crate) fn stderr_tail(stderr: &str) -> Vec<String> {
         "  What your bot wrote to standard error:".to_string()
     }];
     for l in &lines[skip..] {
+        let l = visible(l);
         let mut shown: String = l.chars().take(STDERR_LINE_CHARS).collect();
         if l.chars().count() > STDERR_LINE_CHARS {
             shown.push_str(" [...]");
@@ -155,6 +158,42 @@ mod tests {
             first_difference(&b[..1], &a),
             "Its move 2 was nothing (the game was over for it) the first time and \"B2\" the second."
         );
+    }
+
+    /// Hostile review (issue 38's leftovers): what a bot wrote reaches its
+    /// report mail (plain text) as visible escapes: its standard error,
+    /// a failure's reason, the lines of two runs that differ.
+    #[test]
+    fn a_bots_bidi_override_or_control_shows_as_its_escape_in_its_report() {
+        use crate::lines::{BotFailure, BotFailureKind};
+        let hostile = crate::draw::tests::HIDING;
+        let p = Played {
+            outcome: None,
+            failures: vec![BotFailure {
+                bot: 0,
+                turn: 1,
+                kind: BotFailureKind::Output {
+                    problem: "x".into(),
+                },
+                line: None,
+                reason: format!("it printed {hostile}"),
+            }],
+            cpu_ms: vec![0],
+            cpu_us: vec![0],
+            wall_ms: 0,
+            stderr: vec![hostile.replace('\n', " ")],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: None,
+        };
+        let mut lines = Vec::new();
+        assert!(fail(&mut lines, &p, 0, "the first game"));
+        lines.push(first_difference(&[hostile.into()], &["B".into()]));
+        for l in &lines {
+            assert_eq!(crate::draw::visible(l), l.as_str());
+        }
+        assert!(lines[0].contains("\\u{202e}txt.exe"), "{lines:?}");
     }
 
     /// Issue 36: a crash's report shows the last lines of standard error,

@@ -4,6 +4,17 @@
 //! another worker, and after [`MAX_FAULTING_WORKERS`] workers back to the
 //! engine as an infrastructure fault.
 //!
+//! Who answered is the subject's last token (`knobeln.results.<session>.
+//! <worker>`), never the body's word: the NATS server lets each worker's
+//! user publish on its own subject only, so a stolen worker credential can
+//! at most make that one worker's faults, and [`MAX_FAULTING_WORKERS`]
+//! counts distinct identities the server vouches for. A fault counts only
+//! for a game the job its answer names carries now (a late fault from an
+//! earlier job of the game, or one for a game of another job, is ignored
+//! and counted as stale). Without per-worker users on the server (a NATS
+//! server without authorization, as in most tests) the subject is the
+//! worker's own choice, and nothing is vouched for.
+//!
 //! Not here: the session's loop and state (`session.rs`) and publishing
 //! (`publish.rs`).
 
@@ -14,6 +25,7 @@ use async_nats::jetstream;
 
 use super::session::Coordinator;
 use super::task::Task;
+use crate::distributed::queue::worker_of_subject;
 use crate::distributed::wire::{self, GameIdent, Outcome, ResultMessage};
 
 /// A game that this many different workers could not play goes back to
@@ -49,14 +61,30 @@ impl<T: Task> Coordinator<T> {
         if r.session != self.session {
             return;
         }
+        // The identity the server vouches for: the subject's, and the body
+        // must say the same.
+        let Some(worker) = worker_of_subject(msg.subject.as_str(), &self.session) else {
+            self.warn(&format!(
+                "an answer on subject {} names no worker; ignored",
+                printable_name(msg.subject.as_str())
+            ));
+            return;
+        };
+        if r.worker != worker {
+            self.warn(&format!(
+                "an answer on worker {worker}'s subject names worker {}; ignored",
+                printable_name(&r.worker)
+            ));
+            return;
+        }
+        let worker = worker.to_string();
         self.last_result = Instant::now();
-        let worker = printable_name(&r.worker);
         let mut answered = HashSet::new();
         for wire::GameResult { game, outcome } in r.results {
             if game.tournament != self.scope || !answered.insert(game) {
                 continue;
             }
-            self.game_result(game, &worker, outcome, done);
+            self.game_result(game, &worker, &r.job, outcome, done);
         }
         // A job is answered as a whole: a game its answer left out goes
         // back to the queue (unless another job carries it by now).
@@ -83,6 +111,7 @@ impl<T: Task> Coordinator<T> {
         &mut self,
         game: GameIdent,
         worker: &str,
+        job: &str,
         outcome: Outcome,
         done: &crossbeam_channel::Sender<T::Done>,
     ) {
@@ -92,7 +121,13 @@ impl<T: Task> Coordinator<T> {
             self.duplicates += 1;
             return;
         };
+        // A fault is tied to the job that carries the game now: one from
+        // an earlier job of the game (late, or played twice), or naming a
+        // job that does not carry it, changes nothing. A played record
+        // counts whichever job brought it (it is checked on its own).
+        let carried = p.job.as_deref() == Some(job);
         match outcome {
+            Outcome::Fault(_) if !carried => self.stale_faults += 1,
             Outcome::Fault(error) => {
                 let error: String = error.chars().take(500).collect();
                 self.fault(game, worker, error, done)
@@ -103,6 +138,7 @@ impl<T: Task> Coordinator<T> {
                     self.workers.entry(worker.to_string()).or_default().games += 1;
                     let _ = done.send(d);
                 }
+                Err(_) if !carried => self.stale_faults += 1,
                 Err(why) => self.fault(
                     game,
                     worker,

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::task::{Task, Upload};
 use crate::distributed::queue::{
-    ensure_queue, jobs_subject, js_err, results_subject, DistributedError, NatsOptions,
+    ensure_queue, jobs_subject, js_err, results_filter, DistributedError, NatsOptions,
     QueueSettings, JOBS_STREAM, PROGRAMS_BUCKET, RESULTS_STREAM,
 };
 use crate::distributed::wire::{Discipline, GameIdent, Play};
@@ -95,6 +95,9 @@ pub(super) struct Coordinator<T: Task> {
     pub(super) retry_at: Option<Instant>,
     pub(super) workers: BTreeMap<String, WorkerStats>,
     pub(super) duplicates: u64,
+    /// Faults ignored because the job their answer names does not carry
+    /// the game (now).
+    pub(super) stale_faults: u64,
     pub(super) last_result: Instant,
     pub(super) last_warning: Option<Instant>,
     /// How long without a result, with games in flight, before the session
@@ -123,7 +126,7 @@ pub(super) async fn create_results_consumer(
         .create_consumer(pull::Config {
             durable_name: Some(results_consumer_name(session)),
             description: Some(format!("results for coordinator session {session}")),
-            filter_subject: results_subject(session),
+            filter_subject: results_filter(session),
             ack_policy: AckPolicy::Explicit,
             ack_wait: Duration::from_secs(30),
             max_deliver: -1,
@@ -200,6 +203,7 @@ impl<T: Task> Coordinator<T> {
             retry_at: None,
             workers: BTreeMap::new(),
             duplicates: 0,
+            stale_faults: 0,
             last_result: Instant::now(),
             last_warning: None,
             stall_after: settings.stall_after(),
@@ -351,11 +355,13 @@ impl<T: Task> Coordinator<T> {
         }
         eprintln!(
             "knobeln: workers of this run: {}; {} jobs published; {} duplicate results ignored; \
-             {} games published again that the queue had lost",
+             {} games published again that the queue had lost; {} faults ignored whose job \
+             did not carry their game",
             lines.join("; "),
             self.next_copy,
             self.duplicates,
-            self.recovered
+            self.recovered,
+            self.stale_faults
         );
     }
 }

@@ -95,3 +95,27 @@ fn futures_executor_block_on<F: std::future::Future>(f: F) -> F::Output {
         .unwrap()
         .block_on(f)
 }
+
+#[test]
+fn a_worker_with_a_nats_user_is_named_by_it_and_names_are_subject_tokens() {
+    let host = || "lab-3.example.org-77".to_string();
+    assert_eq!(
+        worker_name(Some("worker-1"), None, host),
+        Ok("worker-1".into())
+    );
+    assert_eq!(
+        worker_name(Some("worker-1"), Some("worker-1"), host),
+        Ok("worker-1".into())
+    );
+    // A name the server does not vouch for is refused, not used.
+    assert!(worker_name(Some("worker-1"), Some("worker-2"), host).is_err());
+    assert!(worker_name(Some("worker.1"), None, host).is_err());
+    assert!(worker_name(None, Some("a.b"), host).is_err());
+    assert!(worker_name(None, Some("*"), host).is_err());
+    assert_eq!(worker_name(None, Some("w1"), host), Ok("w1".into()));
+    // The default, from the host's name, is made a valid token.
+    assert_eq!(
+        worker_name(None, None, host),
+        Ok("lab-3-example-org-77".into())
+    );
+}

@@ -166,7 +166,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
             outcome: outcome.to_string(),
         })
     };
-    if crate::store::mail::bot_contest_started(store.conn())? {
+    if crate::store::mail::contest_started(store.conn(), d)? {
         return refuse(
             "The compilation service is closed: the contest has started, and the \
              service is disabled during the tournament. The latest version you sent \

@@ -93,7 +93,7 @@ pub fn classify(subject: &str) -> Command {
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effect, CommandError> {
     match command {
         Command::Register => Ok(register::apply(conn, ctx)?),
-        Command::SendSoftware => Ok(software::apply(ctx)?),
+        Command::SendSoftware => software::apply(conn, ctx),
         Command::Status => status::apply(conn, ctx),
         Command::Preference => preference::apply(conn, ctx),
         Command::Rsm => rsm::apply(conn, ctx),

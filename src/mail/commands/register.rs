@@ -412,7 +412,7 @@ fn register(
             "registration after the deadline".into(),
         );
     }
-    if db::any_contest_started(conn)? {
+    if db::contest_started(conn, ctx.config.contest.discipline)? {
         return rejected(
             ctx,
             Some("The registration is closed: the contest has started.".into()),

@@ -2,16 +2,26 @@
 //! attachments (with `RULES.txt` rendered from this contest's
 //! configuration); in a contest of a bot discipline that discipline's kit
 //! (rules and protocol, `referee.py`, demo bots, islands).
+//!
+//! A request carrying its team's `<<FROM>> team_name auth_string` line
+//! draws on that team's own budget (its kits and replies, which no
+//! stranger can spend); any other, its From line a claim, on the
+//! strangers' or the registered mailboxes' (`mail::process::reply`).
+//! What it deliberately does not do: refuse a wrong string (the kit is
+//! public; such a request is a stranger's).
 
 use crate::discipline::family::Family;
 use serde_json::json;
 
+use rusqlite::Connection;
+
 use super::context::Budget;
-use super::context::{Ctx, Effect};
+use super::context::{authenticate, credentials, Ctx, Effect};
+use super::error::CommandError;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
 
-pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
+pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let d = ctx.config.contest.discipline;
     let kit = match d.family() {
         Family::Bots(_) => crate::kit::bot_files_for(ctx.config),
@@ -43,10 +53,22 @@ pub fn apply(ctx: &Ctx<'_>) -> Result<Effect, handlebars::RenderError> {
     .to_string();
     let mut reply = ctx.reply("software", subject, body);
     reply.attachments = files;
+    let body = ctx.mail.body.text().unwrap_or("");
+    let team = match credentials(body) {
+        Some(cred) => authenticate(conn, &cred.team, &cred.auth)?,
+        None => None,
+    };
+    let (budget, outcome) = match team {
+        Some(reg) => (
+            Budget::Team(reg.team),
+            format!("participant kit sent (team {})", reg.team_name),
+        ),
+        None => (Budget::Strangers, "participant kit sent".to_string()),
+    };
     Ok(Effect {
-        budget: Budget::Strangers,
+        budget,
         state: "done",
-        outcome: "participant kit sent".into(),
+        outcome,
         replies: vec![reply],
     })
 }

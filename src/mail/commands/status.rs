@@ -200,30 +200,20 @@ fn version_view(
     }))
 }
 
-/// Where a started contest is kept: KNOBELN's in its `contest` row, a bot
-/// discipline's in its `bot_contests` row.
-#[derive(Clone, Copy)]
-enum ContestRow {
-    Knobeln,
-    Bots,
-}
-
-/// The contest's phase as the status mail tells it. A bot discipline's
-/// contest is its `bot_contests` row (the KNOBELN `contest` table stays
-/// empty then), KNOBELN's the `contest` row.
+/// The contest's phase as the status mail tells it: the contest of the
+/// discipline the server runs (`store::mail::contest_state`: KNOBELN's
+/// `contest` row, a bot discipline's `bot_contests` row of that
+/// discipline; another discipline's contest in the database says nothing).
 fn phase(
     conn: &Connection,
-    kept_in: ContestRow,
+    discipline: crate::discipline::Discipline,
     now: chrono::DateTime<chrono::Utc>,
     t: &crate::config::Timeline,
 ) -> Result<&'static str, CommandError> {
-    let finished = match kept_in {
-        ContestRow::Bots => crate::store::mail::bot_contest_finished(conn)?,
-        ContestRow::Knobeln => crate::store::mail::contest(conn)?.map(|c| c.finished),
-    };
-    Ok(match finished {
-        Some(true) => "it is over",
-        Some(false) => "it is running",
+    use crate::store::mail::ContestState;
+    Ok(match crate::store::mail::contest_state(conn, discipline)? {
+        Some(ContestState::Finished) => "it is over",
+        Some(ContestState::Running) => "it is running",
         None if now < t.compile_start => "the compilation service is not open yet",
         None if now < t.compile_end() => "the compilation service is open",
         None => "the compilation service is closed; the contest starts soon",
@@ -248,12 +238,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let t = &ctx.config.timeline;
     let family = ctx.config.contest.discipline.family();
     let bots = family.bots().is_some();
-    let kept_in = if bots {
-        ContestRow::Bots
-    } else {
-        ContestRow::Knobeln
-    };
-    let phase = phase(conn, kept_in, ctx.now, t)?;
+    let phase = phase(conn, ctx.config.contest.discipline, ctx.now, t)?;
     let text = render(
         "status",
         &json!({
@@ -298,6 +283,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discipline::Discipline;
 
     /// A bot contest lives in `bot_contests`, not in KNOBELN's `contest`
     /// table: once it has started, status says it runs; once finished,
@@ -309,23 +295,28 @@ mod tests {
         let t = crate::config::Config::default().timeline;
         let later = t.compile_end() + chrono::Duration::days(1);
         assert_eq!(
-            phase(conn, ContestRow::Bots, later, &t).unwrap(),
+            phase(conn, Discipline::FLOODING, later, &t).unwrap(),
             "the compilation service is closed; the contest starts soon"
         );
         crate::testing::a_bot_contest_runs(conn);
         assert_eq!(
-            phase(conn, ContestRow::Bots, later, &t).unwrap(),
+            phase(conn, Discipline::FLOODING, later, &t).unwrap(),
             "it is running"
         );
         conn.execute("UPDATE bot_contests SET state = 'finished'", [])
             .unwrap();
         assert_eq!(
-            phase(conn, ContestRow::Bots, later, &t).unwrap(),
+            phase(conn, Discipline::FLOODING, later, &t).unwrap(),
             "it is over"
         );
-        // KNOBELN's phase still comes from its own table.
+        // KNOBELN's phase still comes from its own table; another bot
+        // discipline's from its own row (none here).
         assert_eq!(
-            phase(conn, ContestRow::Knobeln, later, &t).unwrap(),
+            phase(conn, Discipline::KNOBELN, later, &t).unwrap(),
+            "the compilation service is closed; the contest starts soon"
+        );
+        assert_eq!(
+            phase(conn, Discipline::MORABARABA, later, &t).unwrap(),
             "the compilation service is closed; the contest starts soon"
         );
     }

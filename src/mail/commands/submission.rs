@@ -100,7 +100,9 @@ pub fn apply(
         );
     }
     let t = &ctx.config.timeline;
-    if !t.compile_open(ctx.now) || crate::store::mail::bot_contest_started(conn)? {
+    if !t.compile_open(ctx.now)
+        || crate::store::mail::contest_started(conn, ctx.config.contest.discipline)?
+    {
         return refuse(
             ctx,
             &sub,

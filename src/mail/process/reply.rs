@@ -136,7 +136,19 @@ pub(super) fn finish_in(
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
-            if reply.kind == "software" {
+            if let (true, Budget::Team(team)) = (reply.kind == "software", budget) {
+                // A team proven by its string has a kit lane of its own:
+                // its kits (per sender's cap a day, counted by team),
+                // within its own replies; no stranger can spend either.
+                let per_team = db::team_replies_of_kind_since(conn, team, reply.kind, since)?;
+                if capped(limits.kits_per_sender_per_day, per_team) {
+                    outcome.push_str(&format!(
+                        " (no kit: at most {} kits a day to one team)",
+                        limits.kits_per_sender_per_day
+                    ));
+                    continue;
+                }
+            } else if reply.kind == "software" {
                 // A stranger's kit is capped per sender, per domain and
                 // among all strangers' kits; a registered mailbox's per
                 // sender and among registered mailboxes' kits (as its

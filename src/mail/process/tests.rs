@@ -200,14 +200,21 @@ fn a_proven_teams_mail_goes_before_strangers_waiting_mails() {
     );
 }
 
-/// A bot discipline's contest is not in KNOBELN's `contest` table; once it
-/// has started, the registration is closed all the same (a team that
-/// registered then would not play: the entries are fixed at the start).
-#[test]
-fn a_registration_after_a_bot_contest_started_is_refused() {
+/// What a registration mail's processing said (`inbox.outcome`) on a
+/// server running `discipline` whose database holds a flooding contest
+/// (`state`: running or finished), started before.
+fn registration_outcome_beside_a_flooding_contest(
+    discipline: crate::discipline::Discipline,
+    state: &str,
+) -> String {
     let mut store = Store::open_in_memory().unwrap();
-    let config = Config::default();
+    let mut config = Config::default();
+    config.contest.discipline = discipline;
     crate::testing::a_bot_contest_runs(store.conn());
+    store
+        .conn()
+        .execute("UPDATE bot_contests SET state = ?1", [state])
+        .unwrap();
     let id = take_in(
         &store,
         1,
@@ -223,13 +230,47 @@ fn a_registration_after_a_bot_contest_started_is_refused() {
         Pass::AllButCompiles,
     )
     .unwrap();
-    let outcome: String = store
+    store
         .conn()
         .query_row("SELECT outcome FROM inbox WHERE id = ?1", [id], |r| {
             r.get(0)
         })
-        .unwrap();
-    assert_eq!(outcome, "registration after the contest start");
+        .unwrap()
+}
+
+/// A bot discipline's contest is not in KNOBELN's `contest` table; once it
+/// has started, the registration is closed all the same (a team that
+/// registered then would not play: the entries are fixed at the start),
+/// and it stays closed once that contest has finished (the database is
+/// that contest's; the next contest takes a new one).
+#[test]
+fn a_registration_after_a_bot_contest_started_is_refused() {
+    use crate::discipline::Discipline;
+    for state in ["running", "finished"] {
+        assert_eq!(
+            registration_outcome_beside_a_flooding_contest(Discipline::FLOODING, state),
+            "registration after the contest start",
+            "{state}"
+        );
+    }
+}
+
+/// Hostile review (issue 38's leftovers): a database that holds a contest
+/// of another discipline (used before for it) does not close the
+/// registration of the contest the server runs now, KNOBELN's or another
+/// bot discipline's; before, any `bot_contests` row closed it for ever.
+#[test]
+fn another_disciplines_contest_in_the_database_leaves_the_registration_open() {
+    use crate::discipline::Discipline;
+    for d in [Discipline::KNOBELN, Discipline::MORABARABA] {
+        for state in ["running", "finished"] {
+            let outcome = registration_outcome_beside_a_flooding_contest(d, state);
+            assert!(
+                outcome.starts_with("registration") && !outcome.contains("contest start"),
+                "{d} beside a {state} flooding contest: {outcome}"
+            );
+        }
+    }
 }
 
 /// The `status` mail of a bot discipline tells the contest's phase from

@@ -70,13 +70,15 @@ pub struct BotContest {
     pub finished: bool,
 }
 
-/// The contest, if started.
-pub fn contest(conn: &Connection) -> Result<Option<BotContest>> {
+/// The contest of `discipline` (the one the server runs), if started. A
+/// contest of another discipline in the same database (one used before
+/// for another contest) is not it (`store::mail::contest_state`).
+pub fn contest(conn: &Connection, discipline: Discipline) -> Result<Option<BotContest>> {
     let row = conn
         .query_row(
             "SELECT id, discipline, seed, entries, islands, state FROM bot_contests \
-             ORDER BY id LIMIT 1",
-            [],
+             WHERE discipline = ?1 ORDER BY id LIMIT 1",
+            [discipline.name()],
             |r| {
                 Ok((
                     r.get::<_, i64>(0)?,

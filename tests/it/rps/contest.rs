@@ -190,7 +190,9 @@ fn a_contest_of_a_discipline_from_outside_the_crate_runs_by_mail() {
         lines[2].contains("team_ann") && lines[3].contains("team_cat"),
         "{text}"
     );
-    let contest = bots::contest(c.server.store.conn()).unwrap().unwrap();
+    let contest = bots::contest(c.server.store.conn(), config.contest.discipline)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         contest.materials,
         [("team_ann".to_string(), "Rock on!".to_string())],
