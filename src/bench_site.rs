@@ -208,9 +208,8 @@ pub(crate) fn filled_contest(
         tmp,
     } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
     let c = contest(store.conn(), d)?.ok_or("no contest")?;
-    // Each game is stored in its own transaction (with its bots' folders:
-    // `store_planned_game`), so not inside one of ours; a throwaway store
-    // need not wait for the disk.
+    // A throwaway store need not wait for the disk (each planned batch is
+    // one transaction, below).
     store.conn().execute_batch("PRAGMA synchronous = OFF")?;
     let t0 = Instant::now();
     let cpu0 = cpu_time(CpuOf::Process);
