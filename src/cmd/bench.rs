@@ -51,7 +51,7 @@ pub enum What {
     /// Reply times through the local mail stack (IDLE and polling).
     Mail,
     /// The results site of a bot contest of `--teams` bots
-    /// (`--discipline`, `--games` repetitions), against reading the games.
+    /// (`--discipline`, `--repetitions`), against reading the games.
     BotSite,
     /// A bot contest of `--teams` bots end to end with in-process players
     /// (`--discipline`, `--repetitions`): the server's own CPU per game
