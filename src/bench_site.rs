@@ -157,18 +157,26 @@ impl Templates {
 
 /// The bytes of the files under `dir`.
 pub(crate) fn dir_bytes(dir: &std::path::Path) -> u64 {
-    let mut n = 0;
+    dir_size(dir).1
+}
+
+/// The files under `dir` (in every folder below it) and their bytes.
+pub(crate) fn dir_size(dir: &std::path::Path) -> (u64, u64) {
+    let (mut files, mut bytes) = (0, 0);
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             let p = e.path();
-            n += if p.is_dir() {
-                dir_bytes(&p)
+            if p.is_dir() {
+                let (f, b) = dir_size(&p);
+                files += f;
+                bytes += b;
             } else {
-                e.metadata().map(|m| m.len()).unwrap_or(0)
-            };
+                files += 1;
+                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
         }
     }
-    n
+    (files, bytes)
 }
 
 /// Fills a store with a contest of `n_bots` and every planned game, then
