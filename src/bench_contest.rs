@@ -25,6 +25,7 @@
 //! `finish`), play a contest of bots (`knobeln contest`), or assert any
 //! figure.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -41,8 +42,13 @@ use crate::discipline::Discipline;
 use crate::sandbox::folder::FolderImage;
 use crate::tournament::TeamId;
 
-/// Distinct setups whose scripted game is kept for reuse.
-const CACHED_SETUPS: usize = 64;
+use crate::bench_site::CACHED_SETUPS;
+
+/// A cached scripted game: its outcome and, once asked for, its transcript.
+type CachedGame = (
+    Option<crate::discipline::game::Outcome>,
+    Option<Vec<crate::game::lines::Exchange>>,
+);
 
 /// Whether the run ends with the contest's site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +57,17 @@ pub enum SiteStep {
     /// Not written (a field whose site would take longer than the run:
     /// `knobeln bench bot-site` measures it alone).
     Skip,
+}
+
+/// The site's figures: its wall time, the process's CPU while it was
+/// written, its pages and bytes, and the process's peak memory after it.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteFigures {
+    pub wall: Duration,
+    pub cpu: Duration,
+    pub pages: u64,
+    pub bytes: u64,
+    pub peak_rss_kb: u64,
 }
 
 /// The figures at one point of the run.
@@ -134,8 +151,8 @@ pub struct BotContestBench {
     pub play: Duration,
     /// The kept games' moves (text, packed, CPU).
     pub kept: KeptMoves,
-    /// The site's time and pages, when it was written.
-    pub site: Option<(Duration, u64)>,
+    /// The site, when it was written.
+    pub site: Option<SiteFigures>,
     /// The real floor, or why there is none (no C toolchain, no C demo).
     pub real: Result<RealSample, String>,
     /// The longest game the limits allow: seats, each bot's wall-clock
@@ -208,11 +225,15 @@ impl BotContestBench {
             );
         }
         match self.site {
-            Some((site, pages)) => println!(
-                "  site: {:.1} s, {:.1} µs per game, {} pages",
-                site.as_secs_f64(),
-                site.as_secs_f64() * 1e6 / n,
-                pages
+            Some(f) => println!(
+                "  site: {:.1} s, CPU {:.1} s, {:.1} µs of CPU per game, {} pages, {:.1} MB; \
+                 peak memory after it {:.1} MB",
+                f.wall.as_secs_f64(),
+                f.cpu.as_secs_f64(),
+                f.cpu.as_secs_f64() * 1e6 / n,
+                f.pages,
+                f.bytes as f64 / 1e6,
+                f.peak_rss_kb as f64 / 1024.0
             ),
             None => println!("  site: not written (--site skip)"),
         }
@@ -266,7 +287,9 @@ fn file_bytes(path: &std::path::Path) -> u64 {
 /// checkpoints at each doubling of the games played.
 struct Scripted {
     players: ScriptedPlayers,
-    cache: Mutex<Vec<(Setup, crate::discipline::game::ScriptedGame)>>,
+    /// Each distinct setup's outcome, and its transcript once a game of it
+    /// kept one, by the setup's JSON form (at most [`CACHED_SETUPS`]).
+    cache: Mutex<HashMap<String, CachedGame>>,
     games: AtomicU64,
     players_ns: AtomicU64,
     next_checkpoint: AtomicU64,
@@ -299,26 +322,28 @@ impl InProcessPlayers for Scripted {
     ) -> Result<Played, String> {
         let c0 = cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID);
         let k = self.games.fetch_add(1, Ordering::SeqCst) + 1;
+        // Found by the setup's JSON form (one serialisation a game, not
+        // a comparison with every cached setup); the transcript is kept
+        // only once a game of the setup asked for it, so a cache of the
+        // flooding island's 3000 setups holds 3000 outcomes and 3 transcripts.
+        let key = serde_json::to_string(setup).map_err(|e| e.to_string())?;
+        let keep = transcript == Transcript::Keep;
         let cached = {
             let cache = self.cache.lock().map_err(|_| "poisoned")?;
-            cache.iter().find(|(s, _)| s == setup).map(|(_, g)| {
-                (
-                    g.0.clone(),
-                    (transcript == Transcript::Keep).then(|| g.1.clone()),
-                )
+            cache.get(&key).and_then(|(o, t)| match (keep, t) {
+                (false, _) => Some((o.clone(), None)),
+                (true, Some(t)) => Some((o.clone(), Some(t.clone()))),
+                (true, None) => None,
             })
         };
         let (outcome, lines) = match cached {
             Some(g) => g,
             None => {
-                let g = (self.players.play)(setup);
-                let answer = (
-                    g.0.clone(),
-                    (transcript == Transcript::Keep).then(|| g.1.clone()),
-                );
+                let (o, t) = (self.players.play)(setup);
+                let answer = (o.clone(), keep.then(|| t.clone()));
                 let mut cache = self.cache.lock().map_err(|_| "poisoned")?;
-                if cache.len() < CACHED_SETUPS {
-                    cache.push((setup.clone(), g));
+                if cache.len() < CACHED_SETUPS || cache.contains_key(&key) {
+                    cache.insert(key, (o, keep.then_some(t)));
                 }
                 answer
             }
@@ -378,7 +403,7 @@ pub fn bot_contest_bench(
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let scripted = Scripted {
         players,
-        cache: Mutex::new(Vec::new()),
+        cache: Mutex::new(HashMap::new()),
         games: AtomicU64::new(0),
         players_ns: AtomicU64::new(0),
         next_checkpoint: AtomicU64::new(1000),
@@ -405,9 +430,16 @@ pub fn bot_contest_bench(
     let site = match site {
         SiteStep::Write => {
             let t1 = Instant::now();
-            let w =
-                crate::site::bots::write(&tmp.path().join("site"), &store, &c, &config, &results)?;
-            Some((t1.elapsed(), w.n_pairings + w.n_game_pages + w.n_bots))
+            let cpu1 = cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID);
+            let dir = tmp.path().join("site");
+            let w = crate::site::bots::write(&dir, &store, &c, &config, &results)?;
+            Some(SiteFigures {
+                wall: t1.elapsed(),
+                cpu: cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID).saturating_sub(cpu1),
+                pages: w.n_pairings + w.n_game_pages + w.n_bots,
+                bytes: crate::bench_site::dir_bytes(&dir),
+                peak_rss_kb: crate::bench::status_kb("VmHWM:"),
+            })
         }
         SiteStep::Skip => None,
     };
@@ -507,7 +539,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{d}: {e}"));
             let last = b.checkpoints.last().expect("a checkpoint");
             assert!(last.games > 0, "{d}: {b:?}");
-            assert!(b.site.is_some_and(|(_, pages)| pages > 0), "{d}: {b:?}");
+            assert!(b.site.is_some_and(|f| f.pages > 0), "{d}: {b:?}");
             assert_eq!(last.games, b.stored, "{d}: {b:?}");
             assert!(last.db_bytes > 0, "{d}: {b:?}");
             assert!(b.kept.games > 0, "{d}: games keep their moves: {b:?}");

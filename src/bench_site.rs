@@ -36,6 +36,10 @@ pub struct BotSiteBench {
     /// Filling the store (not part of the site's cost; the peak memory is
     /// measured after it).
     pub fill: Duration,
+    /// The process's CPU time filling the store: the planner, the
+    /// scripted games and the storing (the benchmark's own cost, beside
+    /// the server's storing).
+    pub fill_cpu: Duration,
     /// Reading and parsing every stored game, nothing written.
     pub floor: Duration,
     pub site: Duration,
@@ -85,6 +89,11 @@ impl BotSiteBench {
             self.peak_rss_kb as f64 / 1024.0,
             self.fill.as_secs_f64()
         );
+        println!(
+            "  store's fill (planner, scripted games, storing): CPU {:.2} s, {:.1} µs per game",
+            self.fill_cpu.as_secs_f64(),
+            per(self.fill_cpu)
+        );
     }
 }
 
@@ -107,19 +116,67 @@ fn template(players: &ScriptedPlayers, setup: &Setup) -> Played {
     }
 }
 
-fn dir_bytes(dir: &std::path::Path) -> u64 {
-    let mut n = 0;
+/// Distinct setups whose scripted game [`Templates`] keeps (the flooding
+/// island's 3 islands × 1000 runs fit; a setup past them is played anew
+/// each time it comes, so memory stays bounded whatever the field).
+pub(crate) const CACHED_SETUPS: usize = 4096;
+
+/// The scripted game of each distinct setup, found by the setup's JSON
+/// form in a hash map: one serialisation a game, not a comparison with
+/// every kept setup (which, by JSON form, made the flooding island's
+/// 3000 setups quadratic in the games). A setup's transcript is kept only
+/// once a game of it keeps one (the flooding island's first run of each
+/// island: 3 transcripts beside 3000 outcomes), so the memory is the
+/// outcomes'.
+#[derive(Default)]
+struct Templates {
+    by_setup: std::collections::HashMap<String, Played>,
+    /// The game of a setup past the bound (played anew each time it comes).
+    spare: Option<(String, Played)>,
+}
+
+impl Templates {
+    /// The scripted game of `setup`, with its transcript when `keep`.
+    fn of(&mut self, players: &ScriptedPlayers, setup: &Setup, keep: bool) -> &Played {
+        let json = serde_json::to_string(setup).expect("a setup has a JSON form");
+        let fits = |p: &Played| !keep || p.transcript.is_some();
+        if self.by_setup.get(&json).is_some_and(fits) {
+            return &self.by_setup[&json];
+        }
+        let mut t = template(players, setup);
+        if !keep {
+            t.transcript = None;
+        }
+        if self.by_setup.len() < CACHED_SETUPS || self.by_setup.contains_key(&json) {
+            self.by_setup.insert(json.clone(), t);
+            return &self.by_setup[&json];
+        }
+        &self.spare.insert((json, t)).1
+    }
+}
+
+/// The bytes of the files under `dir`.
+pub(crate) fn dir_bytes(dir: &std::path::Path) -> u64 {
+    dir_size(dir).1
+}
+
+/// The files under `dir` (in every folder below it) and their bytes.
+pub(crate) fn dir_size(dir: &std::path::Path) -> (u64, u64) {
+    let (mut files, mut bytes) = (0, 0);
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             let p = e.path();
-            n += if p.is_dir() {
-                dir_bytes(&p)
+            if p.is_dir() {
+                let (f, b) = dir_size(&p);
+                files += f;
+                bytes += b;
             } else {
-                e.metadata().map(|m| m.len()).unwrap_or(0)
-            };
+                files += 1;
+                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
         }
     }
-    n
+    (files, bytes)
 }
 
 /// Fills a store with a contest of `n_bots` and every planned game, then
@@ -150,7 +207,7 @@ pub(crate) fn filled_contest(
     d: Discipline,
     n_bots: usize,
     repetitions: Option<u32>,
-) -> Result<(ScriptedContest, Duration), BenchError> {
+) -> Result<(ScriptedContest, Fill), BenchError> {
     let ScriptedContest {
         seam,
         players,
@@ -159,27 +216,23 @@ pub(crate) fn filled_contest(
         tmp,
     } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
     let c = contest(store.conn(), d)?.ok_or("no contest")?;
-    // Each game is stored in its own transaction (with its bots' folders:
-    // `store_planned_game`), so not inside one of ours; a throwaway store
-    // need not wait for the disk.
+    // A throwaway store need not wait for the disk (each planned batch is
+    // one transaction, below).
     store.conn().execute_batch("PRAGMA synchronous = OFF")?;
     let t0 = Instant::now();
-    let mut templates: Vec<(Setup, Played)> = Vec::new();
+    let cpu0 = cpu_time(CpuOf::Process);
+    let mut templates = Templates::default();
     // The planner's games in batches, then (FootSteps) the tie replays
     // they call for. A batch's `i` restarts at 0, as a round's did when
     // the planner handed out a round at once: the batches are even in
-    // size, so FootSteps' alternating winner (`k % 2`) is the same.
+    // size, so FootSteps' alternating winner (`k % 2`) is the same. A
+    // batch is stored in one transaction, as the contest run stores its
+    // results in batches (`store_planned_game` joins the caller's).
     for_each_planned_batch(&store, &c, &config, |planned| {
         let now = Utc::now();
+        let tx = store.conn().unchecked_transaction()?;
         for (i, g) in planned.iter().enumerate() {
-            if !templates.iter().any(|(s, _)| s == &g.setup) {
-                templates.push((g.setup.clone(), template(&players, &g.setup)));
-            }
-            let t = &templates
-                .iter()
-                .find(|(s, _)| s == &g.setup)
-                .expect("made")
-                .1;
+            let t = templates.of(&players, &g.setup, g.keeps_transcript);
             // The transcript is cloned only for a game that keeps it; the
             // outcome as the discipline varies it by game (FootSteps' ties
             // broken as in a real field).
@@ -200,12 +253,16 @@ pub(crate) fn filled_contest(
                 moves: None,
                 folders: None,
             };
-            store_planned_game(store.conn(), &c, &config, g, played, now)?;
+            store_planned_game(&tx, &c, &config, g, played, now)?;
         }
+        tx.commit()?;
         Ok::<(), BenchError>(())
     })?;
     drop(templates);
-    let fill = t0.elapsed();
+    let fill = Fill {
+        wall: t0.elapsed(),
+        cpu: cpu_time(CpuOf::Process).saturating_sub(cpu0),
+    };
     Ok((
         ScriptedContest {
             seam,
@@ -218,6 +275,13 @@ pub(crate) fn filled_contest(
     ))
 }
 
+/// How long [`filled_contest`] took: wall and the process's CPU.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fill {
+    pub wall: Duration,
+    pub cpu: Duration,
+}
+
 /// Writes the site of a contest [`filled_contest`] made, against one pass
 /// that reads every game.
 fn site_of_filled(
@@ -225,7 +289,7 @@ fn site_of_filled(
     n_bots: usize,
     (config, store, tmp): (Config, Store, tempfile::TempDir),
     c: crate::store::bots::BotContest,
-    fill: Duration,
+    fill: Fill,
 ) -> Result<BotSiteBench, BenchError> {
     let cpu1 = cpu_time(CpuOf::Process);
     let t1 = Instant::now();
@@ -252,7 +316,8 @@ fn site_of_filled(
         n_games: written.n_games.max(n),
         n_pairings: written.n_pairings,
         n_game_pages: written.n_game_pages,
-        fill,
+        fill: fill.wall,
+        fill_cpu: fill.cpu,
         floor,
         site,
         floor_cpu,
@@ -407,6 +472,25 @@ mod tests {
             let name = format!("{}.txt", d.name());
             crate::testing::assert_golden("bot-site", &name, &list, &format!("{d}: the site"));
         }
+    }
+
+    /// A setup's scripted game is made once and found again by its JSON
+    /// form (an equal setup made anew, as the planners make them), its
+    /// transcript kept only once a game asks for it.
+    #[test]
+    fn templates_are_found_by_setup_and_keep_transcripts_only_when_asked() {
+        let config = Config::default();
+        let seam = crate::discipline::registry::of(Discipline::FLOODING).unwrap();
+        let players = seam.scripted_players().unwrap();
+        let setup = |seed| seam.play_setup(&config.sections(), seed, None).unwrap();
+        let mut t = Templates::default();
+        assert!(t.of(&players, &setup(1), false).transcript.is_none());
+        assert!(t.of(&players, &setup(1), true).transcript.is_some());
+        assert!(t.of(&players, &setup(1), false).transcript.is_some());
+        t.of(&players, &setup(2), false);
+        assert_eq!(t.by_setup.len(), 2, "one template a distinct setup");
+        let again = t.of(&players, &setup(2), false).outcome.clone();
+        assert_eq!(again, (players.play)(&setup(2)).0);
     }
 
     /// FootSteps' scripted games go to one side or the other by their

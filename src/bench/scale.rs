@@ -11,16 +11,31 @@ use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
 
+/// Which results site the scale benchmark keeps up to date while playing
+/// and writes at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaleSite {
+    /// No site: the server's own work alone.
+    Skip,
+    /// The site without game pages (as `[site] no_game_pages = true`).
+    WithoutGamePages,
+    /// The site with every game's page, as a contest writes it by default.
+    WithGamePages,
+}
+
 /// Figures of a whole contest at scale: `n_teams` distinct trivial
 /// strategies compiled, all rounds, the Evolution, the results and the
-/// results site (without game pages, regenerated as groups finish, as
-/// `[site] dir` does in a contest).
+/// results site (regenerated as groups finish, as `[site] dir` does in a
+/// contest; with or without game pages, or none: [`ScaleSite`]).
 #[derive(Debug, Clone)]
 pub struct ScaleBench {
     pub play_mode: ScalePlay,
-    /// Whether the results site was kept up to date while playing and
-    /// written at the end (`--site skip`: the server's own work alone).
-    pub site: bool,
+    /// Which results site was kept up to date while playing and written at
+    /// the end.
+    pub site: ScaleSite,
+    /// The final site's files and bytes on disk.
+    pub site_files: u64,
+    pub site_bytes: u64,
     pub n_teams: usize,
     pub jobs: usize,
     pub compile: Duration,
@@ -124,8 +139,18 @@ impl ScaleBench {
             self.games_floor.as_secs_f64(),
             self.games_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9)
         );
-        if !self.site {
-            println!("  site: skipped (--site skip)");
+        match self.site {
+            ScaleSite::Skip => println!("  site: skipped (--site skip)"),
+            ScaleSite::WithoutGamePages => println!(
+                "  site: without game pages ({} files, {:.1} MB; `--site game-pages` writes them too)",
+                self.site_files,
+                self.site_bytes as f64 / 1e6
+            ),
+            ScaleSite::WithGamePages => println!(
+                "  site: with every game's page, as a contest writes it by default ({} files, {:.1} MB)",
+                self.site_files,
+                self.site_bytes as f64 / 1e6
+            ),
         }
         println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
@@ -325,12 +350,12 @@ fn pages_by_part(conn: &rusqlite::Connection) -> Result<(u64, u64, u64), BenchEr
 }
 
 /// Runs a whole contest of `n_teams` in a temporary folder, with the
-/// results site (kept up to date while playing, then written) if `site`.
+/// results site `which_site` (kept up to date while playing, then written).
 pub fn scale_bench(
     n_teams: usize,
     jobs: usize,
     mode: ScalePlay,
-    site: bool,
+    which_site: ScaleSite,
 ) -> Result<ScaleBench, BenchError> {
     use crate::engine::prepare::prepare_folder;
     use crate::engine::run::{run_tournament, TournamentConfig};
@@ -418,7 +443,7 @@ pub fn scale_bench(
     let lap_time = t.elapsed();
     let mut site_inner = SiteObserver::new(dir.path().join("site"), tid);
     site_inner.options = SiteOptions {
-        no_game_pages: true,
+        no_game_pages: which_site != ScaleSite::WithGamePages,
         ..SiteOptions::default()
     };
     let mut site = MailsAndSite {
@@ -430,7 +455,7 @@ pub fn scale_bench(
             spent: Duration::ZERO,
             cpu: Duration::ZERO,
         },
-        site_on: site,
+        site_on: which_site != ScaleSite::Skip,
     };
     let mails_before: i64 = store
         .conn()
@@ -473,6 +498,7 @@ pub fn scale_bench(
     if site.site_on {
         site.site.inner.finish(&store)?;
     }
+    let (site_files, site_bytes) = crate::bench_site::dir_size(&dir.path().join("site"));
     let final_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
     let results_and_site = t.elapsed();
     let t = Instant::now();
@@ -538,7 +564,9 @@ pub fn scale_bench(
     };
     Ok(ScaleBench {
         play_mode: mode,
-        site: site.site_on,
+        site: which_site,
+        site_files,
+        site_bytes,
         n_teams,
         jobs,
         compile,

@@ -6,7 +6,9 @@
 //! (compile, rounds, Evolution, results, site without game pages) against
 //! the three-process floor × games / CPUs, with the CPU of the server's
 //! thread per game while playing, peak RSS and database size
-//! (`--site skip`: without the results site, the server's own work alone).
+//! (`--site skip`: without the results site, the server's own work alone;
+//! `--site game-pages`: the site with every game's page, as a contest
+//! writes it by default).
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `spool`: 1000 mails through the
 //! outbox sender to the spool against the same files without any sync
@@ -51,7 +53,7 @@ pub enum What {
     /// Reply times through the local mail stack (IDLE and polling).
     Mail,
     /// The results site of a bot contest of `--teams` bots
-    /// (`--discipline`, `--games` repetitions), against reading the games.
+    /// (`--discipline`, `--repetitions`), against reading the games.
     BotSite,
     /// A bot contest of `--teams` bots end to end with in-process players
     /// (`--discipline`, `--repetitions`): the server's own CPU per game
@@ -140,10 +142,15 @@ pub struct Bench {
     pub site: SiteStep,
 }
 
-/// `--site` of the bot-contest benchmark.
+/// `--site` of the bot-contest and scale benchmarks.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum SiteStep {
+    /// The site (for the scale benchmark without game pages, as
+    /// `[site] no_game_pages = true`).
     Write,
+    /// The scale benchmark's site with every game's page, as a contest
+    /// writes it by default (the bot-contest benchmark: as `write`).
+    GamePages,
     /// A field whose site takes longer than its run (`bench bot-site`
     /// measures the site alone).
     Skip,
@@ -183,7 +190,11 @@ impl Bench {
                 self.teams,
                 jobs,
                 play,
-                matches!(self.site, SiteStep::Write),
+                match self.site {
+                    SiteStep::Write => knobeln::bench::ScaleSite::WithoutGamePages,
+                    SiteStep::GamePages => knobeln::bench::ScaleSite::WithGamePages,
+                    SiteStep::Skip => knobeln::bench::ScaleSite::Skip,
+                },
             )
             .map_err(|e| anyhow::anyhow!(e))?
             .print();
@@ -224,7 +235,9 @@ impl Bench {
                 self.repetitions,
                 self.real_games,
                 match self.site {
-                    SiteStep::Write => knobeln::bench_contest::SiteStep::Write,
+                    SiteStep::Write | SiteStep::GamePages => {
+                        knobeln::bench_contest::SiteStep::Write
+                    }
                     SiteStep::Skip => knobeln::bench_contest::SiteStep::Skip,
                 },
             )
