@@ -23,6 +23,6 @@ mod tournament;
 pub use compile::{compile_bench, status_kb, CompileBench, CraneliftFigure};
 pub use game::{bench_strategy, game_bench, GameBench, TRIVIAL_C};
 pub use mail::{registration_bench, spool_bench, RegistrationBench, SpoolBench};
-pub use measure::{cpu_time, BenchError, CpuOf};
+pub use measure::{cpu_time, dir_size, BenchError, CpuOf};
 pub use scale::{scale_bench, ScaleBench, ScalePlay, ScaleSite};
 pub use tournament::{games_played, tournament_bench, trivial_tournament, TournamentBench};

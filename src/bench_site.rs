@@ -157,26 +157,7 @@ impl Templates {
 
 /// The bytes of the files under `dir`.
 pub(crate) fn dir_bytes(dir: &std::path::Path) -> u64 {
-    dir_size(dir).1
-}
-
-/// The files under `dir` (in every folder below it) and their bytes.
-pub(crate) fn dir_size(dir: &std::path::Path) -> (u64, u64) {
-    let (mut files, mut bytes) = (0, 0);
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                let (f, b) = dir_size(&p);
-                files += f;
-                bytes += b;
-            } else {
-                files += 1;
-                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-        }
-    }
-    (files, bytes)
+    crate::bench::dir_size(dir).1
 }
 
 /// Fills a store with a contest of `n_bots` and every planned game, then

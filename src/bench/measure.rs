@@ -94,6 +94,25 @@ impl CrossCpu {
     }
 }
 
+/// The files under `dir` (in every folder below it) and their bytes.
+pub fn dir_size(dir: &std::path::Path) -> (u64, u64) {
+    let (mut files, mut bytes) = (0, 0);
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                let (f, b) = dir_size(&p);
+                files += f;
+                bytes += b;
+            } else {
+                files += 1;
+                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    (files, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -498,7 +498,7 @@ pub fn scale_bench(
     if site.site_on {
         site.site.inner.finish(&store)?;
     }
-    let (site_files, site_bytes) = crate::bench_site::dir_size(&dir.path().join("site"));
+    let (site_files, site_bytes) = super::measure::dir_size(&dir.path().join("site"));
     let final_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
     let results_and_site = t.elapsed();
     let t = Instant::now();
