@@ -328,4 +328,16 @@ mod tests {
             assert_eq!(expand(&setup, &back), rec.transcript);
         }
     }
+
+    /// Hostile review (F5): an escape with a sign (`\x+a`, `\u{+41}`) is
+    /// no escape `quote` writes: read as written, as the kit's referee
+    /// (`home_referee/shared.py`, `unquote`) reads it, never as a line
+    /// feed or a letter (Rust's `from_str_radix` takes a leading `+`).
+    #[test]
+    fn an_escape_with_a_sign_is_kept_as_written_as_the_kits_referee_keeps_it() {
+        for s in ["\\x+a", "\\u{+41}", "\\x-1", "\\u{-41}", "\\u{ 41}"] {
+            assert_eq!(unquote(s), s);
+        }
+        assert_eq!(unquote("\\x0a\\u{41}"), "\nA");
+    }
 }
