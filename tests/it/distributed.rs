@@ -1556,17 +1556,23 @@ fn answers_to_jobs_a_worker_never_received_fault_nothing() {
 /// job in the queue again, then answers the names `<session>-1` to
 /// `<session>-200` but its own's (a fault each for a game of its own job,
 /// an answer holds at least one game). How many games its job held.
-fn answer_jobs_never_received(url: &str, credential: Credential, counted: impl FnOnce(usize)) -> usize {
+fn answer_jobs_never_received(
+    url: &str,
+    credential: Credential,
+    counted: impl FnOnce(usize),
+) -> usize {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         use async_nats::jetstream;
         use futures_util::StreamExt;
-        let client =
-            async_nats::ConnectOptions::with_user_and_password(credential.0.into(), credential.1.into())
-                .custom_inbox_prefix("_INBOX_knobeln_worker")
-                .connect(url.to_string())
-                .await
-                .unwrap();
+        let client = async_nats::ConnectOptions::with_user_and_password(
+            credential.0.into(),
+            credential.1.into(),
+        )
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap();
         let js = jetstream::new(client);
         let start = Instant::now();
         let mut consumer = loop {
@@ -1610,7 +1616,10 @@ fn answer_jobs_never_received(url: &str, credential: Credential, counted: impl F
         // The games are in the queue again, in a job of another name.
         let start = Instant::now();
         while consumer.info().await.unwrap().num_pending == 0 {
-            assert!(start.elapsed() < Duration::from_secs(60), "no job came again");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no job came again"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for n in 1..=200 {
@@ -1650,7 +1659,10 @@ fn one_credential_naming_programs_in_its_faults_puts_them_again_once() {
     // The first fault may put the programs again; the later ones must not
     // (each job after the first came after the coordinator had handled
     // the fault before it, puts included).
-    assert_eq!(seqs[1], seqs[5], "programs put again after every fault: {seqs:?}");
+    assert_eq!(
+        seqs[1], seqs[5],
+        "programs put again after every fault: {seqs:?}"
+    );
     let _honest = Worker::start_with(
         Command::new(BIN),
         tmp.path(),
@@ -1673,12 +1685,14 @@ fn fault_naming_programs(url: &str, credential: Credential, jobs: usize) -> Vec<
     rt.block_on(async {
         use async_nats::jetstream;
         use futures_util::StreamExt;
-        let client =
-            async_nats::ConnectOptions::with_user_and_password(credential.0.into(), credential.1.into())
-                .custom_inbox_prefix("_INBOX_knobeln_worker")
-                .connect(url.to_string())
-                .await
-                .unwrap();
+        let client = async_nats::ConnectOptions::with_user_and_password(
+            credential.0.into(),
+            credential.1.into(),
+        )
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap();
         let js = jetstream::new(client);
         let start = Instant::now();
         let consumer = loop {
