@@ -372,7 +372,11 @@ mod tests {
         .unwrap();
         drop(child.stdin.take());
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let python: Vec<[String; 3]> = serde_json::from_slice(&out.stdout).unwrap();
         for (l, p) in lines.iter().zip(&python) {
             let rust = [quote(l), unquote(&quote(l)), unquote(l)];
