@@ -34,14 +34,25 @@ pub fn escape_into(out: &mut String, s: &str) {
 /// Whether `c`, shown as it is, could hide or reorder text: a control
 /// character (C0 but tab and line feed, DEL, C1: U+0080 to U+009F; a
 /// carriage return too, unless a line feed follows it, which
-/// [`visible_into`] and [`escape_into`] leave as they are), or a
+/// [`visible_into`] and [`escape_into`] leave as they are), a
 /// bidirectional mark, embedding, override or isolate (U+061C, U+200E,
-/// U+200F, U+202A to U+202E, U+2066 to U+2069).
+/// U+200F, U+202A to U+202E, U+2066 to U+2069), a character that is
+/// there without showing (zero-width space U+200B, word joiner U+2060,
+/// byte order mark U+FEFF), or a line or paragraph separator (U+2028,
+/// U+2029: a line break where plain text has none). The zero-width
+/// joiner and non-joiner stay (several scripts and emoji need them).
 pub fn hides(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(
             c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            '\u{061c}'
+                | '\u{200b}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
         )
 }
 
@@ -68,7 +79,8 @@ pub fn visible_into(out: &mut String, s: &str) {
 /// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
 /// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
 /// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
-/// U+061C, 0xE2 for the marks and isolates).
+/// U+061C, 0xE2 for the marks, isolates, separators and U+200B, U+2060,
+/// 0xEF for U+FEFF).
 const BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -82,6 +94,7 @@ const BYTE_CLASS: [u8; 256] = {
     t[0xc2] = 2;
     t[0xd8] = 2;
     t[0xe2] = 2;
+    t[0xef] = 2;
     let html = b"&<>\"'`=";
     let mut i = 0;
     while i < html.len() {
@@ -389,6 +402,21 @@ pub fn small_figure(svg: &str, caption: &str) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Hostile review (F5): a zero-width space, word joiner or byte order
+    /// mark hides that text is there ("o\u{200b}k" looks like "ok"), a line
+    /// or paragraph separator breaks a line where plain text has none:
+    /// each shows as its escape. A zero-width joiner or non-joiner stays
+    /// (letters of several scripts and emoji are written with them).
+    #[test]
+    fn zero_width_characters_and_line_separators_show_as_their_escapes() {
+        let s = "a\u{200b}b\u{2028}c\u{2029}d\u{2060}e\u{feff}f";
+        let shown = "a\\u{200b}b\\u{2028}c\\u{2029}d\\u{2060}e\\u{feff}f";
+        assert_eq!(visible(s), shown);
+        assert_eq!(escape(s), shown);
+        let joined = "\u{1f469}\u{200d}\u{1f4bb} \u{645}\u{200c}\u{6cc}";
+        assert!(matches!(visible(joined), std::borrow::Cow::Borrowed(_)));
+    }
 
     /// What a hostile bot prints to hide or reorder text: bidi overrides,
     /// isolates and marks, C1 and C0 controls, an ANSI colour escape.
