@@ -54,8 +54,8 @@ SELECT tournament_id, round, grp, slot, attempt, player_p, player_q, seed,
        CASE WHEN failures = '[]' THEN NULL ELSE failures END,
        -- A time already an integer (a row this migration copied before)
        -- is kept as it is. A text is read as RFC 3339 with a fraction of
-       -- any number of digits (none, '.5', '.123456789'), to the nearest
-       -- millisecond, and any offset ('Z', '+02:00'); what does not read
+       -- any number of digits (none, '.5', '.123456789'), cut to the
+       -- millisecond (SQLite's reading, as `store::timestamp` cuts), and any offset ('Z', '+02:00'); what does not read
        -- as such a time is NULL, which the trigger refuses.
        CASE WHEN typeof(finished_at) = 'integer' THEN finished_at
        WHEN finished_at GLOB

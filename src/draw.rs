@@ -37,14 +37,25 @@ pub fn escape_into(out: &mut String, s: &str) {
 /// Whether `c`, shown as it is, could hide or reorder text: a control
 /// character (C0 but tab and line feed, DEL, C1: U+0080 to U+009F; a
 /// carriage return too, unless a line feed follows it, which
-/// [`visible_into`] and [`escape_into`] leave as they are), or a
+/// [`visible_into`] and [`escape_into`] leave as they are), a
 /// bidirectional mark, embedding, override or isolate (U+061C, U+200E,
-/// U+200F, U+202A to U+202E, U+2066 to U+2069).
+/// U+200F, U+202A to U+202E, U+2066 to U+2069), a character that is
+/// there without showing (zero-width space U+200B, word joiner U+2060,
+/// byte order mark U+FEFF), or a line or paragraph separator (U+2028,
+/// U+2029: a line break where plain text has none). The zero-width
+/// joiner and non-joiner stay (several scripts and emoji need them).
 pub fn hides(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(
             c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            '\u{061c}'
+                | '\u{200b}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
         )
 }
 
@@ -77,8 +88,8 @@ pub fn visible_into(out: &mut String, s: &str) {
 /// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
 /// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
 /// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
-/// U+061C, 0xE2 for the marks and isolates; 0xEF for those
-/// [`xml_forbids`]).
+/// U+061C, 0xE2 for the marks, isolates, separators and U+200B, U+2060;
+/// 0xEF for U+FEFF and those [`xml_forbids`]).
 const BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -165,13 +176,18 @@ fn shown_len(bytes: &[u8], i: usize, html: bool) -> usize {
         0xc2 => 2 * usize::from((0x80..=0x9f).contains(&at(1))),
         // U+061C.
         0xd8 => 2 * usize::from(at(1) == 0x9c),
-        // U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069.
+        // U+200B, U+200E, U+200F, U+2028 to U+202E, U+2060, U+2066 to
+        // U+2069.
         0xe2 => match (at(1), at(2)) {
-            (0x80, 0x8e | 0x8f | 0xaa..=0xae) | (0x81, 0xa6..=0xa9) => 3,
+            (0x80, 0x8b | 0x8e | 0x8f | 0xa8..=0xae) | (0x81, 0xa0 | 0xa6..=0xa9) => 3,
             _ => 0,
         },
-        // 0xEF: U+FFFE, U+FFFF.
-        _ => 3 * usize::from(html && at(1) == 0xbf && matches!(at(2), 0xbe | 0xbf)),
+        // 0xEF: U+FEFF; in HTML U+FFFE, U+FFFF.
+        _ => match (at(1), at(2)) {
+            (0xbb, 0xbf) => 3,
+            (0xbf, 0xbe | 0xbf) => 3 * usize::from(html),
+            _ => 0,
+        },
     }
 }
 
@@ -427,6 +443,21 @@ pub fn small_figure(svg: &str, caption: &str) -> String {
 pub(crate) mod tests {
     use super::*;
 
+    /// Hostile review (F5): a zero-width space, word joiner or byte order
+    /// mark hides that text is there ("o\u{200b}k" looks like "ok"), a line
+    /// or paragraph separator breaks a line where plain text has none:
+    /// each shows as its escape. A zero-width joiner or non-joiner stays
+    /// (letters of several scripts and emoji are written with them).
+    #[test]
+    fn zero_width_characters_and_line_separators_show_as_their_escapes() {
+        let s = "a\u{200b}b\u{2028}c\u{2029}d\u{2060}e\u{feff}f";
+        let shown = "a\\u{200b}b\\u{2028}c\\u{2029}d\\u{2060}e\\u{feff}f";
+        assert_eq!(visible(s), shown);
+        assert_eq!(escape(s), shown);
+        let joined = "\u{1f469}\u{200d}\u{1f4bb} \u{645}\u{200c}\u{6cc}";
+        assert!(matches!(visible(joined), std::borrow::Cow::Borrowed(_)));
+    }
+
     /// What a hostile bot prints to hide or reorder text: bidi overrides,
     /// isolates and marks, C1 and C0 controls, an ANSI colour escape.
     pub(crate) const HIDING: &str = "ok\u{202e}txt.exe\u{202c} \u{2066}a\u{2069}\u{200e}\u{200f}\
@@ -642,7 +673,8 @@ pub(crate) mod tests {
                 }
             }
         }
-        // C0 but tab and line feed (30), DEL, C1 (32), the 12 bidi marks.
-        assert_eq!(hiding, 30 + 1 + 32 + 12);
+        // C0 but tab and line feed (30), DEL, C1 (32), the 12 bidi marks,
+        // U+200B, U+2060, U+FEFF and the two separators.
+        assert_eq!(hiding, 30 + 1 + 32 + 12 + 5);
     }
 }

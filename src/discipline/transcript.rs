@@ -328,4 +328,60 @@ mod tests {
             assert_eq!(expand(&setup, &back), rec.transcript);
         }
     }
+
+    /// Hostile review (F5): an escape with a sign (`\x+a`, `\u{+41}`) is
+    /// no escape `quote` writes: read as written, as the kit's referee
+    /// (`home_referee/shared.py`, `unquote`) reads it, never as a line
+    /// feed or a letter (Rust's `from_str_radix` takes a leading `+`).
+    #[test]
+    fn an_escape_with_a_sign_is_kept_as_written_as_the_kits_referee_keeps_it() {
+        for s in ["\\x+a", "\\u{+41}", "\\x-1", "\\u{-41}", "\\u{ 41}"] {
+            assert_eq!(unquote(s), s);
+        }
+        assert_eq!(unquote("\\x0a\\u{41}"), "\nA");
+    }
+
+    /// Hostile review (F5): the kit's referee (`home_referee/shared.py`)
+    /// writes and reads a line as the server does, character for
+    /// character: controls, bidi marks, zero-width characters, line and
+    /// paragraph separators, escapes typed literally, escapes with a sign.
+    #[test]
+    fn the_kits_referee_quotes_and_reads_lines_as_the_server_does() {
+        let lines = [
+            crate::draw::tests::HIDING.replace('\n', " "),
+            "a\u{200b}b\u{2028}c\u{2029}d\u{2060}e\u{feff}f".into(),
+            "keep \u{200d} and \u{200c}: \u{1f469}\u{200d}\u{1f4bb}".into(),
+            "typed \\u{202e} and \\x1b and \\".into(),
+            "\\x+a \\u{+41} \\u{110000} \\u{d800} \\u{41".into(),
+        ];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/discipline/home_referee");
+        let script = "import json, sys\nfrom shared import quote, unquote\n\
+                      ls = json.load(sys.stdin)\n\
+                      json.dump([[quote(l), unquote(quote(l)), unquote(l)] for l in ls], sys.stdout)\n";
+        let mut child = std::process::Command::new("python3")
+            .args(["-c", script])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        std::io::Write::write_all(
+            child.stdin.as_mut().unwrap(),
+            serde_json::to_string(&lines).unwrap().as_bytes(),
+        )
+        .unwrap();
+        drop(child.stdin.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let python: Vec<[String; 3]> = serde_json::from_slice(&out.stdout).unwrap();
+        for (l, p) in lines.iter().zip(&python) {
+            let rust = [quote(l), unquote(&quote(l)), unquote(l)];
+            assert_eq!(&rust, p, "{l:?}");
+            assert_eq!(rust[1], *l);
+        }
+    }
 }

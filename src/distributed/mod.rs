@@ -195,6 +195,13 @@ mod tests {
         let s = new_session();
         assert!(wire::valid_session(&s), "{s}");
         assert!(wire::valid_job_name(&format!("{s}-12")));
+        // A job's name is plain, and no worker can guess one it never took.
+        let (a, b) = (queue::job_name(&s, 12), queue::job_name(&s, 12));
+        assert!(
+            wire::valid_job_name(&a) && a.starts_with(&format!("{s}-12-")),
+            "{a}"
+        );
+        assert_ne!(a, b);
         assert_ne!(s, new_session());
     }
 }

@@ -302,6 +302,19 @@ pub async fn ensure_queue(
     Ok(())
 }
 
+/// A job's name: `<session>-<number>-<16 random hex digits>`. The random
+/// part keeps a worker from naming a job it never received: the
+/// coordinator answers a job as a whole (a game its answer leaves out is
+/// that worker's fault), so a guessable name would let one credential
+/// fault the games of every job in flight. It names nothing else (the
+/// games and their results do not depend on it).
+pub fn job_name(session: &str, number: u64) -> String {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("the OS random source");
+    let random: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{session}-{number}-{random}")
+}
+
 /// A random name for a coordinator session (the subject its results come to).
 pub fn new_session() -> String {
     let mut b = [0u8; 12];

@@ -307,7 +307,8 @@ pub struct JobMessage {
     /// The coordinator's session: where the result goes.
     pub session: String,
     /// The job's name (JetStream's de-duplication id of it); the answer
-    /// names it, so games an answer leaves out are noticed.
+    /// names it, so games an answer leaves out are noticed. Unguessable
+    /// (a random part): only the worker that took the job can name it.
     pub job: String,
     pub games: Vec<GameJob>,
 }
@@ -427,7 +428,8 @@ fn check_header(session: &str, job: &str, n_games: usize) -> Result<(), WireErro
     Ok(())
 }
 
-/// A job's name: the session, a dash and a number.
+/// A job's name: plain (letters, digits, dashes), as the coordinator makes
+/// it (`queue::job_name`: the session, the job's number, a random part).
 pub fn valid_job_name(s: &str) -> bool {
     !s.is_empty() && s.len() <= 100 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }

@@ -328,11 +328,13 @@ mod tests {
         assert_eq!(html.matches("<script").count(), 2, "{html}");
         assert_eq!(html.matches("</script").count(), 2, "{html}");
         assert!(!html.contains("<!--") && !html.contains("<b>"));
-        // The JSON between its tags reads back as the lines printed.
+        // The JSON between its tags reads back as the lines printed, made
+        // visible (the line separator as its escape).
         let start = html.find("id=\"replay-data\">").unwrap() + "id=\"replay-data\">".len();
         let end = start + html[start..].find("</script>").unwrap();
         let back: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
-        assert_eq!(back["steps"][0][1], evil);
+        assert_eq!(back["steps"][0][1], crate::draw::visible(evil).as_ref());
+        assert!(html[start..end].contains("\\\\u{2028}"), "{html}");
         assert_eq!(back["players"][0], "player 1 (</script>)");
         let err = stderr_section(&d.players, &[evil.to_string(), String::new()]);
         assert!(!err.contains("<script") && err.contains("&lt;/script&gt;"));

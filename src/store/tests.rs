@@ -814,7 +814,7 @@ fn games_of_schema_24(dir: &std::path::Path, times: &[&str]) -> std::path::PathB
 /// Hostile review (issue 38's leftovers): migration 0025 read exactly
 /// three digits after the decimal point ('.5Z' became 5 ms) and a time
 /// it could not read became 1970. Any fraction of 0 to 9 digits and any
-/// offset read as the time they say, to the millisecond.
+/// offset read as the time they say, cut to the millisecond.
 #[test]
 fn the_compact_games_migration_reads_any_fraction_and_offset() {
     let dir = tempfile::tempdir().unwrap();
@@ -826,6 +826,14 @@ fn the_compact_games_migration_reads_any_fraction_and_offset() {
         ("2026-01-01T10:00:04.123456789Z", "2026-01-01T10:00:04.123Z"),
         ("2026-01-01T12:00:05.25+02:00", "2026-01-01T10:00:05.250Z"),
         ("2026-01-01T10:00:06.000001Z", "2026-01-01T10:00:06.000Z"),
+        // Hostile review (F5): more than three digits are cut, never
+        // rounded (as `store::timestamp` cuts), so no time crosses into
+        // the next second, minute or day, nor half of it ('%s' and '%f'
+        // of one reading).
+        ("2026-01-01T10:00:59.9996Z", "2026-01-01T10:00:59.999Z"),
+        ("2026-01-01T10:00:07.9999Z", "2026-01-01T10:00:07.999Z"),
+        ("2026-01-01T23:59:59.99951Z", "2026-01-01T23:59:59.999Z"),
+        ("2026-01-01T10:00:08.0004Z", "2026-01-01T10:00:08.000Z"),
     ];
     let stored: Vec<&str> = times.iter().map(|(t, _)| *t).collect();
     let path = games_of_schema_24(dir.path(), &stored);

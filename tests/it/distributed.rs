@@ -1502,6 +1502,250 @@ fn three_workers_faulting_a_game_still_stop_the_run() {
     assert_eq!(count_games(&db), 0, "{err}");
 }
 
+/// A hostile worker with one stolen credential takes one job, learns the
+/// session from it and faults the job's games (its own job: they count).
+/// Once the coordinator has published them again, it answers, on its own
+/// subject, jobs it never received under the names it guesses
+/// (`<session>-1` to `<session>-200`). Those answers must fault nothing:
+/// before job names were unguessable, the job that carried the games
+/// again was answered as if this worker had left them out, and they were
+/// faulted and published again. The run then ends with the local run's
+/// results.
+#[test]
+fn answers_to_jobs_a_worker_never_received_fault_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 8);
+    let expected = reference(8);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let coordinator = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &["--nats-user", "coordinator"],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    );
+    let faults = |err: &str| {
+        err.matches(&format!("worker {} could not play the game", STOLEN.0))
+            .count()
+    };
+    let own = answer_jobs_never_received(&url, STOLEN, |own| {
+        wait_until("the stolen credential's own faults", || {
+            faults(&coordinator.stderr()) >= own
+        })
+    });
+    let _honest = Worker::start_with(
+        Command::new(BIN),
+        tmp.path(),
+        &url,
+        HONEST.0,
+        &["--nats-user", HONEST.0],
+        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
+    );
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    assert_eq!(faults(&err), own, "faults beyond its own job's: {err}");
+}
+
+/// [`answers_to_jobs_a_worker_never_received_fault_nothing`]'s hostile
+/// worker: pulls one job with `credential`, answers it with a fault for
+/// every game and acknowledges it; calls `counted` (with the job's number
+/// of games) to wait for the coordinator to take the faults, waits for a
+/// job in the queue again, then answers the names `<session>-1` to
+/// `<session>-200` but its own's (a fault each for a game of its own job,
+/// an answer holds at least one game). How many games its job held.
+fn answer_jobs_never_received(
+    url: &str,
+    credential: Credential,
+    counted: impl FnOnce(usize),
+) -> usize {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use async_nats::jetstream;
+        use futures_util::StreamExt;
+        let client = async_nats::ConnectOptions::with_user_and_password(
+            credential.0.into(),
+            credential.1.into(),
+        )
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap();
+        let js = jetstream::new(client);
+        let start = Instant::now();
+        let mut consumer = loop {
+            if let Some(c) = knobeln_workers_consumer(&js).await {
+                break c;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let msg = loop {
+            let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
+            if let Some(m) = batch.next().await {
+                break m.unwrap();
+            }
+        };
+        let job = knobeln::distributed::wire::JobMessage::decode(&msg.payload).unwrap();
+        let job: Value = serde_json::to_value(job).unwrap();
+        let session = job["session"].as_str().unwrap().to_string();
+        let own = job["job"].as_str().unwrap().to_string();
+        let games = job["games"].as_array().unwrap();
+        let fault =
+            |g: &Value| serde_json::json!({"game": g["game"], "outcome": {"fault": "out of disk"}});
+        let subject = format!("knobeln.results.{session}.{}", credential.0);
+        let publish = |name: String, results: Vec<Value>| {
+            let answer = serde_json::json!({
+                "format": job["format"], "session": session, "job": name,
+                "worker": credential.0, "results": results,
+            });
+            let (js, subject) = (js.clone(), subject.clone());
+            async move {
+                js.publish(subject, answer.to_string().into())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap();
+            }
+        };
+        publish(own.clone(), games.iter().map(fault).collect()).await;
+        msg.double_ack().await.unwrap();
+        counted(games.len());
+        // The games are in the queue again, in a job of another name.
+        let start = Instant::now();
+        while consumer.info().await.unwrap().num_pending == 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no job came again"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for n in 1..=200 {
+            let name = format!("{session}-{n}");
+            if name != own {
+                publish(name, vec![fault(&games[0])]).await;
+            }
+        }
+        games.len()
+    })
+}
+
+/// A stolen worker credential faults every job it takes naming the job's
+/// programs (as a worker that could not fetch them says): the coordinator
+/// puts a program so named into the store again whatever the store says,
+/// which replaces its chunks under honest workers reading it. One
+/// credential may ask that once per program: before, every fault put the
+/// programs again (a put per fault, the programs stream growing with each
+/// job). The run then ends with the local run's results.
+#[test]
+fn one_credential_naming_programs_in_its_faults_puts_them_again_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 2);
+    let expected = reference(2);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let coordinator = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &["--nats-user", "coordinator"],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    );
+    let seqs = fault_naming_programs(&url, STOLEN, 6);
+    // The first fault may put the programs again; the later ones must not
+    // (each job after the first came after the coordinator had handled
+    // the fault before it, puts included).
+    assert_eq!(
+        seqs[1], seqs[5],
+        "programs put again after every fault: {seqs:?}"
+    );
+    let _honest = Worker::start_with(
+        Command::new(BIN),
+        tmp.path(),
+        &url,
+        HONEST.0,
+        &["--nats-user", HONEST.0],
+        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
+    );
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+}
+
+/// [`one_credential_naming_programs_in_its_faults_puts_them_again_once`]'s
+/// hostile worker: takes `jobs` jobs one after the other with
+/// `credential`, answers each with a fault for every game naming every
+/// program of the job, acknowledges it. The programs store's last
+/// sequence number when it took each job.
+fn fault_naming_programs(url: &str, credential: Credential, jobs: usize) -> Vec<u64> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use async_nats::jetstream;
+        use futures_util::StreamExt;
+        let client = async_nats::ConnectOptions::with_user_and_password(
+            credential.0.into(),
+            credential.1.into(),
+        )
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap();
+        let js = jetstream::new(client);
+        let start = Instant::now();
+        let consumer = loop {
+            if let Some(c) = knobeln_workers_consumer(&js).await {
+                break c;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let mut seqs = Vec::new();
+        while seqs.len() < jobs {
+            let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
+            let Some(msg) = batch.next().await else {
+                continue;
+            };
+            let msg = msg.unwrap();
+            let mut programs = js.get_stream("OBJ_knobeln-programs").await.unwrap();
+            seqs.push(programs.info().await.unwrap().state.last_sequence);
+            let job = knobeln::distributed::wire::JobMessage::decode(&msg.payload).unwrap();
+            let job: Value = serde_json::to_value(job).unwrap();
+            let text = job.to_string();
+            let shas: Vec<&str> = text
+                .split(|c: char| !c.is_ascii_hexdigit())
+                .filter(|w| w.len() == 64)
+                .collect();
+            assert!(!shas.is_empty(), "{job}");
+            let error = format!("could not fetch programs {}", shas.join(", "));
+            let results: Vec<Value> = job["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| serde_json::json!({"game": g["game"], "outcome": {"fault": error}}))
+                .collect();
+            let answer = serde_json::json!({
+                "format": job["format"], "session": job["session"], "job": job["job"],
+                "worker": credential.0, "results": results,
+            });
+            let subject = format!(
+                "knobeln.results.{}.{}",
+                job["session"].as_str().unwrap(),
+                credential.0
+            );
+            js.publish(subject, answer.to_string().into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+            msg.double_ack().await.unwrap();
+        }
+        seqs
+    })
+}
+
 #[test]
 fn no_message_carries_the_key_a_team_name_or_a_source() {
     let tmp = tempfile::tempdir().unwrap();

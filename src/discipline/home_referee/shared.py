@@ -38,9 +38,12 @@ def quote(line):
     return "".join(out)
 
 
-#: The bidi marks, embeddings, overrides and isolates quote writes by
-#: number (the server's `draw::hides` beyond the control characters).
-BIDI = frozenset([0x061C, 0x200E, 0x200F] + list(range(0x202A, 0x202F))
+#: The bidi marks, embeddings, overrides and isolates, the zero-width
+#: space, word joiner and byte order mark, the line and paragraph
+#: separators: what quote writes by number (the server's `draw::hides`
+#: beyond the control characters).
+BIDI = frozenset([0x061C, 0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF]
+                 + list(range(0x2028, 0x202F))
                  + list(range(0x2066, 0x206A)))
 
 

@@ -100,8 +100,10 @@ pub fn unquote(s: &str) -> String {
             }
             Some('x') => {
                 let rest: String = chars.clone().skip(1).take(2).collect();
+                // Hex digits only: `from_str_radix` would take a sign.
+                let hex = rest.len() == 2 && rest.bytes().all(|b| b.is_ascii_hexdigit());
                 match u8::from_str_radix(&rest, 16) {
-                    Ok(b) if rest.len() == 2 => {
+                    Ok(b) if hex => {
                         chars.next();
                         chars.next();
                         chars.next();
@@ -116,7 +118,9 @@ pub fn unquote(s: &str) -> String {
                 let read = rest
                     .strip_prefix('{')
                     .and_then(|r| r.split_once('}'))
-                    .filter(|(hex, _)| (1..=6).contains(&hex.len()))
+                    .filter(|(hex, _)| {
+                        (1..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+                    })
                     .and_then(|(hex, _)| {
                         let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
                         Some((c, hex.len()))

@@ -16,7 +16,7 @@ use base64::Engine as _;
 
 use super::session::{Coordinator, Pending, Sent, LINGER};
 use super::task::{Task, Upload};
-use crate::distributed::queue::jobs_subject;
+use crate::distributed::queue::{job_name, jobs_subject};
 use crate::distributed::wire::{self, GameIdent, JobMessage};
 
 /// The digest the object store keeps for bytes with this SHA-256 (hex).
@@ -59,9 +59,14 @@ impl<T: Task> Coordinator<T> {
         self.to_publish.push_back(ident);
     }
 
+    /// The next job's name: the session, the job's number and a random
+    /// part ([`job_name`]). Only the worker that took the job knows it, so
+    /// an answer naming a job its worker never received (a stolen
+    /// credential guessing `<session>-1`, `<session>-2`, …) names none the
+    /// coordinator sent, and faults nothing.
     pub(super) fn next_job_name(&mut self) -> String {
         self.next_copy += 1;
-        format!("{}-{}", self.session, self.next_copy)
+        job_name(&self.session, self.next_copy)
     }
 
     /// Publishes what waits: jobs the queue did not confirm, then the

@@ -189,13 +189,20 @@ impl<T: Task> Coordinator<T> {
         // Before the game is published again, its programs are looked up
         // in the store again (and put there if missing); a program the
         // worker names in its error (it could not fetch it, or it came with
-        // another hash) is put there again in any case. Not every program
-        // after every fault: putting one replaces its chunks, which would
-        // pull them from under workers that are reading it.
+        // another hash) is put there again in any case, once per worker
+        // that names it (its error is its claim: a stolen credential
+        // naming the programs in every fault would have them put after
+        // every fault). Not every program after every fault: putting one
+        // replaces its chunks, which would pull them from under workers
+        // that are reading it.
         for prog in &p.programs {
             let sha = prog.sha256();
             self.uploaded.remove(sha);
-            if error.contains(sha) {
+            if error.contains(sha)
+                && self
+                    .reupload_asked
+                    .insert((sha.to_string(), worker.to_string()))
+            {
                 self.reupload.insert(sha.to_string());
             }
         }

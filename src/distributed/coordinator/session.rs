@@ -80,6 +80,9 @@ pub(super) struct Coordinator<T: Task> {
     /// Programs a worker could not use: put into the store again, whatever
     /// the store says it holds.
     pub(super) reupload: HashSet<String>,
+    /// (program, worker): the programs each worker's faults had put into
+    /// the store again, once each.
+    pub(super) reupload_asked: HashSet<(String, String)>,
     pub(super) in_flight: HashMap<GameIdent, Pending<T>>,
     /// Games waiting for a job, in the order they came.
     pub(super) to_publish: VecDeque<GameIdent>,
@@ -193,6 +196,7 @@ impl<T: Task> Coordinator<T> {
             scope,
             uploaded: HashSet::new(),
             reupload: HashSet::new(),
+            reupload_asked: HashSet::new(),
             in_flight: HashMap::new(),
             to_publish: VecDeque::new(),
             waiting_since: None,
