@@ -19,7 +19,10 @@ use std::fmt::Write;
 /// both HTML and XML (numeric references only, besides XML's own four).
 /// Every character that [`hides`] text is written as its visible escape
 /// (as [`visible`] writes it): whatever a bot printed, a page shows it
-/// and never hides or reorders what stands beside it.
+/// and never hides or reorders what stands beside it. So are U+FFFE and
+/// U+FFFF, the two characters of a `&str` besides C0 controls that XML
+/// forbids ([`xml_forbids`]): an SVG with one of them is not XML, and a
+/// browser shows none of it.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     escape_into(&mut out, s);
@@ -56,6 +59,12 @@ pub fn hides(c: char) -> bool {
         )
 }
 
+/// Whether XML 1.0 forbids `c` and [`hides`] does not name it: U+FFFE
+/// and U+FFFF (surrogates cannot be in a `&str`).
+pub fn xml_forbids(c: char) -> bool {
+    matches!(c, '\u{fffe}' | '\u{ffff}')
+}
+
 /// Text a bot wrote, for people (a page, a plain-text mail, a report):
 /// every character that [`hides`] text written as its Rust escape
 /// (`\u{202e}`, `\u{1b}`, `\r`), the rest as it is. The crate's one such
@@ -79,8 +88,8 @@ pub fn visible_into(out: &mut String, s: &str) {
 /// reference (1: `&<>"'` `` ` `` `=`), or a look at the character it
 /// starts (2: a C0 control but tab and line feed, DEL, and the lead bytes
 /// of the characters [`hides`] names beyond ASCII: 0xC2 for C1, 0xD8 for
-/// U+061C, 0xE2 for the marks, isolates, separators and U+200B, U+2060,
-/// 0xEF for U+FEFF).
+/// U+061C, 0xE2 for the marks, isolates, separators and U+200B, U+2060;
+/// 0xEF for U+FEFF and those [`xml_forbids`]).
 const BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -105,50 +114,81 @@ const BYTE_CLASS: [u8; 256] = {
 };
 
 /// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes,
-/// a table look-up each ([`BYTE_CLASS`]); only a lead byte it names
-/// decodes a character.
+/// a table look-up each ([`BYTE_CLASS`]); a lead byte it names is judged
+/// by the bytes after it ([`shown_len`]), and only a character to escape
+/// is decoded.
 fn shown_into(out: &mut String, s: &str, html: bool) {
     let bytes = s.as_bytes();
     let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         match BYTE_CLASS[b as usize] {
-            0 => continue,
+            0 => {}
             1 => {
-                if !html {
-                    continue;
+                if html {
+                    let rep = match b {
+                        b'<' => "&lt;",
+                        b'>' => "&gt;",
+                        b'"' => "&quot;",
+                        b'&' => "&amp;",
+                        b'\'' => "&#x27;",
+                        b'`' => "&#x60;",
+                        _ => "&#x3D;",
+                    };
+                    // Every escaped character is ASCII: `i` is a character
+                    // boundary.
+                    out.push_str(&s[last..i]);
+                    out.push_str(rep);
+                    last = i + 1;
                 }
-                let rep = match b {
-                    b'<' => "&lt;",
-                    b'>' => "&gt;",
-                    b'"' => "&quot;",
-                    b'&' => "&amp;",
-                    b'\'' => "&#x27;",
-                    b'`' => "&#x60;",
-                    _ => "&#x3D;",
-                };
-                // Every escaped character is ASCII: `i` is a character
-                // boundary.
-                out.push_str(&s[last..i]);
-                out.push_str(rep);
-                last = i + 1;
             }
             _ => {
-                if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                let n = shown_len(bytes, i, html);
+                if n > 0 {
+                    // `i` is a character boundary: the byte is ASCII or a
+                    // lead byte (continuation bytes are 0x80 to 0xBF).
+                    let c = s[i..].chars().next().expect("a character");
+                    out.push_str(&s[last..i]);
+                    out.extend(c.escape_default());
+                    i += n;
+                    last = i;
                     continue;
                 }
-                // `i` is a character boundary: the byte is ASCII or a
-                // lead byte (continuation bytes are 0x80 to 0xBF).
-                let c = s[i..].chars().next().expect("a character");
-                if !hides(c) {
-                    continue;
-                }
-                out.push_str(&s[last..i]);
-                out.extend(c.escape_default());
-                last = i + c.len_utf8();
             }
         }
+        i += 1;
     }
     out.push_str(&s[last..]);
+}
+
+/// The length of the character at `bytes[i]` (a byte of class 2 in
+/// [`BYTE_CLASS`]) if it is to be escaped ([`hides`], or in HTML
+/// [`xml_forbids`]), else 0: judged by its UTF-8 bytes, without decoding
+/// it (`the_byte_class_escape_equals_the_escape_character_by_character`).
+fn shown_len(bytes: &[u8], i: usize, html: bool) -> usize {
+    let at = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+    match bytes[i] {
+        // C0 but tab and line feed, DEL; a carriage return before a line
+        // feed stays.
+        b @ 0x00..=0x7f => usize::from(!(b == b'\r' && at(1) == b'\n')),
+        // C1: U+0080 to U+009F.
+        0xc2 => 2 * usize::from((0x80..=0x9f).contains(&at(1))),
+        // U+061C.
+        0xd8 => 2 * usize::from(at(1) == 0x9c),
+        // U+200B, U+200E, U+200F, U+2028 to U+202E, U+2060, U+2066 to
+        // U+2069.
+        0xe2 => match (at(1), at(2)) {
+            (0x80, 0x8b | 0x8e | 0x8f | 0xa8..=0xae) | (0x81, 0xa0 | 0xa6..=0xa9) => 3,
+            _ => 0,
+        },
+        // 0xEF: U+FEFF; in HTML U+FFFE, U+FFFF.
+        _ => match (at(1), at(2)) {
+            (0xbb, 0xbf) => 3,
+            (0xbf, 0xbe | 0xbf) => 3 * usize::from(html),
+            _ => 0,
+        },
+    }
 }
 
 /// The colour of each seat, the same in every picture and as in the site's
@@ -565,5 +605,76 @@ pub(crate) mod tests {
         assert_eq!(quote_line("abcdef", 3), "abc…");
         assert_eq!(quote_line("a\u{1b}b", 9), "a?b");
         assert!(!legend(&names, 2, &[]).contains("<script>"));
+    }
+
+    /// The escape as it is specified, one character at a time: a hiding
+    /// character as its Rust escape (a carriage return before a line
+    /// feed kept), the seven HTML characters as references, the rest as
+    /// it is.
+    fn escape_by_characters(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '&' => out.push_str("&amp;"),
+                '\'' => out.push_str("&#x27;"),
+                '`' => out.push_str("&#x60;"),
+                '=' => out.push_str("&#x3D;"),
+                '\r' if chars.peek() == Some(&'\n') => out.push('\r'),
+                c if hides(c) || xml_forbids(c) => out.extend(c.escape_default()),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// Hostile review (F6): every Unicode scalar value, alone and at the
+    /// first and last byte, after and before multi-byte characters (among
+    /// them the 0xC2, 0xD8 and 0xE2 lead bytes of characters that must
+    /// not be escaped) and HTML characters, is escaped exactly as the
+    /// specification one character at a time (U+FFFE and U+FFFF, which
+    /// XML forbids, escaped too: they broke an SVG); a text without hiding
+    /// characters exactly as before the byte-class table.
+    #[test]
+    fn the_byte_class_escape_equals_the_escape_character_by_character() {
+        let frames = [
+            ("", ""),
+            ("a", "b"),
+            ("\u{a0}", "\u{a9}"),
+            ("\u{600}", "\u{61b}"),
+            ("\u{2014}", "\u{2026}"),
+            ("\u{1f600}", "<"),
+            ("&", "\r"),
+            ("\r", "\n"),
+            ("\u{202e}", "\u{85}"),
+            ("\u{feff}", "\u{ffff}"),
+            ("\u{fffe}", "\u{ff01}"),
+        ];
+        let mut hiding = 0;
+        let mut s = String::new();
+        let mut out = String::new();
+        for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
+            hiding += usize::from(hides(c));
+            for (before, after) in frames {
+                s.clear();
+                s.push_str(before);
+                s.push(c);
+                s.push_str(after);
+                out.clear();
+                escape_into(&mut out, &s);
+                let want = escape_by_characters(&s);
+                assert_eq!(out, want, "{s:?}");
+                if !s.chars().any(|c| hides(c) || xml_forbids(c)) {
+                    assert_eq!(out, handlebars::html_escape(&s), "{s:?}");
+                    assert!(matches!(visible(&s), std::borrow::Cow::Borrowed(_)));
+                }
+            }
+        }
+        // C0 but tab and line feed (30), DEL, C1 (32), the 12 bidi marks,
+        // U+200B, U+2060, U+FEFF and the two separators.
+        assert_eq!(hiding, 30 + 1 + 32 + 12 + 5);
     }
 }

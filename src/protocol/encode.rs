@@ -231,3 +231,123 @@ fn push_text(out: &mut String, head: &str, text: &str) {
 fn ascii(b: &[u8]) -> &str {
     std::str::from_utf8(b).expect("escaped text is ASCII")
 }
+
+/// Hostile review (F6): the encoder writing into one string gives the
+/// very text of the encoder before it (a string per line and per token),
+/// kept here as it was.
+#[cfg(test)]
+mod as_before {
+    use std::fmt::Write as _;
+
+    use super::super::model::{crc32, GameProtocol, ProtocolFailure, BEGIN, END, WIDTH};
+    use super::{ascii, base36, escape_text, next_piece, player_token};
+
+    fn encode_before(p: &GameProtocol) -> String {
+        let mut lines: Vec<String> = vec![format!("{BEGIN} {}", p.version)];
+        push_text(&mut lines, "team P", &p.players[0]);
+        push_text(&mut lines, "team Q", &p.players[1]);
+        lines.push(format!(
+            "round {} group {} slot {} attempt {}",
+            p.round, p.group, p.slot, p.attempt
+        ));
+        lines.push(format!("seed {}", p.seed));
+        lines.push(format!(
+            "a {} b {} k {} L {}",
+            p.params.a, p.params.b, p.params.k, p.params.l
+        ));
+        lines.push(format!("points P {} Q {}", p.points[0], p.points[1]));
+        for f in &p.failures {
+            let head = format!("fail {} {}", player_token(f.player), f.throw);
+            push_text(&mut lines, &head, &f.reason);
+        }
+        lines.push(format!("throws {}", p.throws.len()));
+        let mut line = String::new();
+        let mut i = 0;
+        while i < p.throws.len() {
+            let pair = p.throws[i];
+            let mut n = 1;
+            while i + n < p.throws.len() && p.throws[i + n] == pair {
+                n += 1;
+            }
+            let mut token = base36(pair[0]);
+            if pair[1] != pair[0] {
+                token.push(',');
+                token.push_str(&base36(pair[1]));
+            }
+            if n > 1 {
+                let _ = write!(token, "*{n}");
+            }
+            if !line.is_empty() && line.len() + 1 + token.len() > WIDTH {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&token);
+            i += n;
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+        let mut out = String::new();
+        for l in &lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        let crc = crc32(out.as_bytes());
+        let _ = writeln!(out, "{END} {} {crc:08x}", p.throws.len());
+        out
+    }
+
+    fn push_text(lines: &mut Vec<String>, head: &str, text: &str) {
+        let e = escape_text(text);
+        let e = e.as_bytes();
+        if e.is_empty() {
+            lines.push(head.to_string());
+            return;
+        }
+        let room = WIDTH.saturating_sub(head.len() + 1).max(3);
+        let n = next_piece(e, room);
+        lines.push(format!("{head} {}", ascii(&e[..n])));
+        let mut rest = &e[n..];
+        while !rest.is_empty() {
+            let n = next_piece(rest, WIDTH - 1);
+            lines.push(format!("+{}", ascii(&rest[..n])));
+            rest = &rest[n..];
+        }
+    }
+
+    #[test]
+    fn the_encoding_is_the_encoding_before_it() {
+        let mut g = crate::seed::SplitMix64::new(6);
+        for _ in 0..3000 {
+            let p = crate::protocol::tests::random_protocol(&mut g);
+            assert_eq!(super::encode(&p), encode_before(&p));
+        }
+        // Extremes: a run of a million, the widest tokens on every line,
+        // a hostile reason of every byte value and far beyond a line, a
+        // player number of 20 digits, a throw index at its largest.
+        let mut p = crate::protocol::tests::random_protocol(&mut g);
+        let hostile: String = (0..=0x2ffu32)
+            .filter_map(char::from_u32)
+            .cycle()
+            .take(100_000)
+            .collect();
+        p.players = [hostile.clone(), " ".repeat(200)];
+        p.failures = vec![ProtocolFailure {
+            player: usize::MAX,
+            throw: u32::MAX,
+            reason: hostile,
+        }];
+        for throws in [
+            vec![[7, 7]; 1_000_000],
+            vec![[i64::MIN, i64::MAX]; 1],
+            (0..5000)
+                .map(|i| [i64::MIN + i, if i % 3 == 0 { i64::MAX } else { -i }])
+                .collect(),
+        ] {
+            p.throws = throws;
+            assert_eq!(super::encode(&p), encode_before(&p));
+        }
+    }
+}

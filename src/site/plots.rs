@@ -311,7 +311,7 @@ fn draw_evolution_legend(
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))
         .map_err(err)?;
-        let mut label = band.label.clone();
+        let mut label = shown(&band.label);
         if label.chars().count() > 24 {
             label = label.chars().take(23).collect::<String>() + "…";
         }
@@ -341,6 +341,23 @@ fn draw_evolution_legend(
 /// One cell of the payoff table: the row team's average points per game
 /// against the column team (counted games), `None` if they have none.
 pub type Payoff = Vec<Vec<Option<f64>>>;
+
+/// A team's name as the plots write it: every character that hides text
+/// or that XML forbids as its escape (`\u{202e}`, as
+/// [`crate::draw::escape`] writes it on the pages). The backend escapes
+/// only XML's own characters, and a standalone SVG with U+FFFF is not XML:
+/// a browser shows none of it.
+fn shown(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if crate::draw::hides(c) || crate::draw::xml_forbids(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// The payoff heat map: rows and columns are the teams in `names` order
 /// (columns numbered, rows "number name"), each cell the row team's points
@@ -398,7 +415,7 @@ pub fn crosstable_plot(names: &[String], payoff: &Payoff) -> PlotResult<String> 
         }
         for (i, name) in names.iter().enumerate() {
             let y = top + cell_h * i as i32;
-            let mut label = name.clone();
+            let mut label = shown(name);
             if label.chars().count() > 28 {
                 label = label.chars().take(27).collect::<String>() + "…";
             }
@@ -521,6 +538,30 @@ mod tests {
         assert!(svg.contains("team_00"));
         assert!(!svg.contains("team_07"), "only seven are named");
         assert_eq!(svg, evolution_plot(&evo).unwrap(), "deterministic");
+    }
+
+    /// Hostile review (F6): a name with a bidi override, a control
+    /// character or a character XML forbids is written as its escape in
+    /// both plots (the backend escapes only XML's own characters).
+    #[test]
+    fn hostile_names_are_escaped_in_the_plots() {
+        let hostile = "ab\u{202e}cd\u{ffff}\u{1b}<&";
+        let mut evo = evolution(3, 2);
+        evo.ranking[0].team = hostile.to_string();
+        for g in &mut evo.generations {
+            let c = g.counts.remove("team_00").unwrap();
+            g.counts.insert(hostile.to_string(), c);
+        }
+        let names = vec![hostile.to_string(), "b".to_string()];
+        let payoff = vec![vec![None, Some(1.0)], vec![Some(2.0), None]];
+        for svg in [
+            evolution_plot(&evo).unwrap(),
+            crosstable_plot(&names, &payoff).unwrap(),
+        ] {
+            // (The legend cuts names at 24 characters.)
+            assert!(svg.contains("ab\\u{202e}cd\\u{ffff}"), "{svg}");
+            assert!(!svg.contains(['\u{202e}', '\u{ffff}', '\u{1b}']));
+        }
     }
 
     #[test]

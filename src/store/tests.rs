@@ -227,6 +227,104 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
     assert_eq!(games[1].record.throws, throws);
 }
 
+/// Hostile review (F6): a game stored twice under one key keeps the first
+/// record's row (`INSERT OR IGNORE`), while the connection keeps the
+/// second record's throws; reading the group never shows the second
+/// record's throws beside the first record's row, whichever of them was
+/// stored for replay.
+#[test]
+fn a_row_that_another_record_won_never_shows_the_others_throws() {
+    use crate::referee::{Failure, FailureKind};
+    use crate::tournament::schedule::{GameKey, ScheduledGame};
+    let mut store = Store::open_in_memory().unwrap();
+    let now = Utc::now();
+    let team = store.ensure_team("a", now).unwrap();
+    let v = store
+        .insert_version(
+            &NewVersion {
+                team,
+                source: b"x",
+                source_sha256: "x",
+                binary: Some(b"\0asm"),
+                lexical_elements: None,
+                description: None,
+                report_json: "{}",
+            },
+            now,
+        )
+        .unwrap();
+    let t = store
+        .create_tournament(
+            1,
+            &SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[(team, v)],
+            now,
+        )
+        .unwrap();
+    store
+        .insert_round(t, 1, &[team], true, &[vec![team]])
+        .unwrap();
+    let game = |slot| ScheduledGame {
+        key: GameKey {
+            round: 1,
+            group: 1,
+            slot,
+        },
+        players: [team, team],
+        members: [0, 0],
+        attempt: 1,
+        seed: 7,
+    };
+    let record = |t: i64, watched: bool| GameRecord {
+        seed: 7,
+        points: [t as u64, 0],
+        throws: vec![[t, t + 1]; 4],
+        failures: if watched {
+            vec![Failure {
+                player: 0,
+                throw: 5,
+                kind: FailureKind::WallClock { limit_ms: 10_000 },
+                reason: "throw 5: …".into(),
+            }]
+        } else {
+            vec![]
+        },
+    };
+    // Slot 0: both for replay; slot 1: the first kept whole (the
+    // watchdog), the second for replay; slot 2: the first for replay, the
+    // second kept whole.
+    let pairs = [(false, false), (true, false), (false, true)];
+    for (slot, &(first_watched, second_watched)) in pairs.iter().enumerate() {
+        let slot = slot as u32;
+        store
+            .insert_game(t, &game(slot), &record(10, first_watched), now)
+            .unwrap();
+        store
+            .insert_game(t, &game(slot), &record(20, second_watched), now)
+            .unwrap();
+    }
+    let first = record(10, false).throws;
+    for games in [store.games(t, 1, 1).unwrap(), {
+        store.finish_group(t, 1, 1, now).unwrap();
+        store.games(t, 1, 1).unwrap()
+    }] {
+        assert_eq!(games.len(), 3);
+        for g in &games {
+            assert_eq!(g.record.points, [10, 0], "slot {}", g.key.slot);
+            match g.throws_digest {
+                // To be replayed: the first record's digest, no throws.
+                Some(d) => {
+                    assert_eq!(d, throws_digest(&first), "slot {}", g.key.slot);
+                    assert!(g.record.throws.is_empty(), "slot {}", g.key.slot);
+                }
+                None => assert_eq!(g.record.throws, first, "slot {}", g.key.slot),
+            }
+        }
+    }
+}
+
 #[test]
 fn kept_throws_are_used_only_under_their_digest() {
     let mut recent = super::throws::RecentThrows::default();

@@ -57,6 +57,9 @@ pub const WARM_SLOTS: u32 = 100;
 /// smaller than the field drops each module just before it is wanted again
 /// and compiles every program of every round anew on the server's thread
 /// (with 256 entries, a field of 400 spent about 15 us a game compiling).
+/// A module that has played keeps an open file (its static data's image):
+/// compiling raises the process's soft limit of open files to make room
+/// (`modules::room_for_cached_files`).
 pub(super) const CACHE_ENTRIES: usize = 1024;
 
 /// … holding at most this much compiled code together (a module at the

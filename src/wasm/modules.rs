@@ -63,6 +63,7 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
+    room_for_cached_files();
     let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
@@ -87,6 +88,41 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
     });
     cache().lock().expect("module cache").put(sha256, s.clone());
     Ok(Ok(s))
+}
+
+/// Open files the process may need besides the cache's: the database,
+/// mail and NATS connections, the pipes of compilers and bots.
+const OTHER_FILES: u64 = 1024;
+
+/// Raises the soft limit of open files (as far as the hard limit allows)
+/// to what the cache may hold besides [`OTHER_FILES`]: each cached module
+/// that has played keeps one open file, the engine's image of its static
+/// data (a `memfd`, mapped copy-on-write into every instance), and the
+/// cache keeps up to [`CACHE_ENTRIES`] of them. A service's soft limit is
+/// often 1024 (systemd's default): a full cache would use it up, and the
+/// next game, database access or connection would fail. Sandboxed
+/// children set their own, lower limits. Checked at every compile (one
+/// system call; a compile takes milliseconds), so it holds whoever lowered
+/// the limit since.
+fn room_for_cached_files() {
+    let want = CACHE_ENTRIES as u64 + OTHER_FILES;
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the valid rlimit struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= want {
+        return;
+    }
+    let soft = want.min(lim.rlim_max);
+    if soft > lim.rlim_cur {
+        if let Err(e) = crate::sandbox::set_rlimit(libc::RLIMIT_NOFILE, soft, lim.rlim_max) {
+            tracing::warn!(
+                "the open files' limit stays at {} (the module cache may hold {want}): {e}",
+                lim.rlim_cur
+            );
+        }
+    }
 }
 
 /// The bytes of `module`'s compiled code image.
@@ -157,4 +193,102 @@ fn cache() -> &'static Mutex<Cache> {
             code_bytes: 0,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check::{straight_line_module, StraightLine};
+    use super::super::seat::{GameWatch, Seat, SeatLimits};
+    use super::*;
+
+    /// A module of the contest's shape with `data` as static data at
+    /// address 0 (as every C strategy's constants are).
+    fn module_with_data(data: &[u8]) -> Vec<u8> {
+        let mut m = straight_line_module(StraightLine::Chain, 1, 64);
+        let mut content = vec![0x01, 0x00, 0x41, 0x00, 0x0b];
+        let mut n = data.len();
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                content.push(byte);
+                break;
+            }
+            content.push(byte | 0x80);
+        }
+        content.extend_from_slice(data);
+        m.push(11);
+        let mut n = content.len();
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                m.push(byte);
+                break;
+            }
+            m.push(byte | 0x80);
+        }
+        m.extend_from_slice(&content);
+        m
+    }
+
+    /// Hostile review (F6): a process started with the soft limit of a
+    /// systemd service (1024 open files) has room for a full cache's files
+    /// once it compiles a module.
+    #[test]
+    fn compiling_makes_room_for_the_cached_programs_files() {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the valid rlimit struct it is given.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) }, 0);
+        let hard = lim.rlim_max;
+        crate::sandbox::set_rlimit(libc::RLIMIT_NOFILE, 1024.min(hard), hard).unwrap();
+        let wasm = module_with_data(b"room for the cache's files");
+        load(&wasm).unwrap().expect("playable");
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) }, 0);
+        assert_eq!(
+            lim.rlim_cur,
+            (CACHE_ENTRIES as u64 + OTHER_FILES).min(hard),
+            "the soft limit of open files"
+        );
+    }
+
+    fn open_files() -> usize {
+        std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
+    }
+
+    /// Hostile review (F6): distinct programs with static data, each
+    /// played once (as the server compiles and tries every submission,
+    /// and a contest plays every team's program): each one the cache
+    /// keeps holds one open file (the engine's image of its data), so the
+    /// cache holds at most `CACHE_ENTRIES` files
+    /// ([`compiling_makes_room_for_the_cached_programs_files`]).
+    #[test]
+    fn a_cached_program_that_played_holds_one_open_file() {
+        let before = open_files();
+        let limits = SeatLimits {
+            fuel: 1_000_000,
+            wall: std::time::Duration::from_secs(60),
+        };
+        let n = 300;
+        for i in 0..n {
+            let data: Vec<u8> = (0..8192u32)
+                .map(|k| (k.wrapping_mul(31) ^ i) as u8)
+                .chain(i.to_le_bytes())
+                .collect();
+            let wasm = module_with_data(&data);
+            let s = load(&wasm).unwrap().expect("playable");
+            let mut seat = Seat::new(&s, 7, limits, GameWatch::start());
+            let _ = seat.step(0);
+        }
+        // One file a program the cache keeps: never more than its entries.
+        let held = open_files().saturating_sub(before);
+        assert!(
+            held <= CACHE_ENTRIES.min(n as usize) + 16,
+            "{held} files held after playing {n} programs once"
+        );
+    }
 }
