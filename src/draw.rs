@@ -31,7 +31,7 @@ pub fn escape(s: &str) -> String {
 
 /// [`escape`] appended to `out`.
 pub fn escape_into(out: &mut String, s: &str) {
-    shown_into(out, s, true);
+    shown_into(out, s, ShownIn::Html);
 }
 
 /// Whether `c`, shown as it is, could hide or reorder text: a control
@@ -81,7 +81,7 @@ pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// [`visible`] appended to `out`.
 pub fn visible_into(out: &mut String, s: &str) {
-    shown_into(out, s, false);
+    shown_into(out, s, ShownIn::PlainText);
 }
 
 /// What a byte of a text may need when shown: nothing (0), an HTML
@@ -113,11 +113,19 @@ const BYTE_CLASS: [u8; 256] = {
     t
 };
 
-/// [`escape_into`] (`html`) or [`visible_into`]: one pass over the bytes,
+/// Where a text is shown: in HTML (its special characters written as
+/// references, and what XML forbids escaped too) or as plain text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShownIn {
+    Html,
+    PlainText,
+}
+
+/// [`escape_into`] (in HTML) or [`visible_into`]: one pass over the bytes,
 /// a table look-up each ([`BYTE_CLASS`]); a lead byte it names is judged
 /// by the bytes after it ([`shown_len`]), and only a character to escape
 /// is decoded.
-fn shown_into(out: &mut String, s: &str, html: bool) {
+fn shown_into(out: &mut String, s: &str, shown_in: ShownIn) {
     let bytes = s.as_bytes();
     let mut last = 0;
     let mut i = 0;
@@ -126,7 +134,7 @@ fn shown_into(out: &mut String, s: &str, html: bool) {
         match BYTE_CLASS[b as usize] {
             0 => {}
             1 => {
-                if html {
+                if shown_in == ShownIn::Html {
                     let rep = match b {
                         b'<' => "&lt;",
                         b'>' => "&gt;",
@@ -144,7 +152,7 @@ fn shown_into(out: &mut String, s: &str, html: bool) {
                 }
             }
             _ => {
-                let n = shown_len(bytes, i, html);
+                let n = shown_len(bytes, i, shown_in);
                 if n > 0 {
                     // `i` is a character boundary: the byte is ASCII or a
                     // lead byte (continuation bytes are 0x80 to 0xBF).
@@ -166,7 +174,7 @@ fn shown_into(out: &mut String, s: &str, html: bool) {
 /// [`BYTE_CLASS`]) if it is to be escaped ([`hides`], or in HTML
 /// [`xml_forbids`]), else 0: judged by its UTF-8 bytes, without decoding
 /// it (`the_byte_class_escape_equals_the_escape_character_by_character`).
-fn shown_len(bytes: &[u8], i: usize, html: bool) -> usize {
+fn shown_len(bytes: &[u8], i: usize, shown_in: ShownIn) -> usize {
     let at = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
     match bytes[i] {
         // C0 but tab and line feed, DEL; a carriage return before a line
@@ -185,7 +193,7 @@ fn shown_len(bytes: &[u8], i: usize, html: bool) -> usize {
         // 0xEF: U+FEFF; in HTML U+FFFE, U+FFFF.
         _ => match (at(1), at(2)) {
             (0xbb, 0xbf) => 3,
-            (0xbf, 0xbe | 0xbf) => 3 * usize::from(html),
+            (0xbf, 0xbe | 0xbf) => 3 * usize::from(shown_in == ShownIn::Html),
             _ => 0,
         },
     }
