@@ -63,7 +63,7 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
-    room_for_cached_files();
+    let entries = room_for_cached_files();
     let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
@@ -86,7 +86,10 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         main_params: shape.main_params,
         code_bytes: code_bytes(&module),
     });
-    cache().lock().expect("module cache").put(sha256, s.clone());
+    cache()
+        .lock()
+        .expect("module cache")
+        .put(sha256, s.clone(), entries);
     Ok(Ok(s))
 }
 
@@ -103,26 +106,42 @@ const OTHER_FILES: u64 = 1024;
 /// next game, database access or connection would fail. Sandboxed
 /// children set their own, lower limits. Checked at every compile (one
 /// system call; a compile takes milliseconds), so it holds whoever lowered
-/// the limit since.
-fn room_for_cached_files() {
+/// the limit since. Returns how many modules the cache may hold under the
+/// limit now in force ([`entries_for_open_files`]): the cache counts in
+/// the kernel's unit, open files, where the limit could not be raised.
+fn room_for_cached_files() -> usize {
     let want = CACHE_ENTRIES as u64 + OTHER_FILES;
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes the valid rlimit struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= want {
-        return;
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return entries_for_open_files(0);
+    }
+    if lim.rlim_cur >= want {
+        return CACHE_ENTRIES;
     }
     let soft = want.min(lim.rlim_max);
     if soft > lim.rlim_cur {
-        if let Err(e) = crate::sandbox::set_rlimit(libc::RLIMIT_NOFILE, soft, lim.rlim_max) {
-            tracing::warn!(
+        match crate::sandbox::set_rlimit(libc::RLIMIT_NOFILE, soft, lim.rlim_max) {
+            Ok(()) => return entries_for_open_files(soft),
+            Err(e) => tracing::warn!(
                 "the open files' limit stays at {} (the module cache may hold {want}): {e}",
                 lim.rlim_cur
-            );
+            ),
         }
     }
+    entries_for_open_files(lim.rlim_cur)
+}
+
+/// How many modules the cache may hold under a soft limit of `soft` open
+/// files: what is left beside [`OTHER_FILES`], at least a quarter of the
+/// limit (a limit of 1024 gives the 256 this cache held before it held
+/// [`CACHE_ENTRIES`]), at least one, at most [`CACHE_ENTRIES`].
+fn entries_for_open_files(soft: u64) -> usize {
+    let left = soft.saturating_sub(OTHER_FILES).max(soft / 4).max(1);
+    usize::try_from(left).map_or(CACHE_ENTRIES, |n| n.min(CACHE_ENTRIES))
 }
 
 /// The bytes of `module`'s compiled code image.
@@ -159,9 +178,11 @@ impl Cache {
         })
     }
 
-    fn put(&mut self, sha256: String, s: Arc<Strategy>) {
+    /// Keeps `s`, dropping the least recently used first while more than
+    /// `max_entries` modules or [`CACHE_CODE_BYTES`] would be held.
+    fn put(&mut self, sha256: String, s: Arc<Strategy>, max_entries: usize) {
         while !self.entries.is_empty()
-            && (self.entries.len() >= CACHE_ENTRIES
+            && (self.entries.len() >= max_entries
                 || self.code_bytes + s.code_bytes > CACHE_CODE_BYTES)
         {
             let Some(oldest) = self
@@ -254,6 +275,22 @@ mod tests {
             (CACHE_ENTRIES as u64 + OTHER_FILES).min(hard),
             "the soft limit of open files"
         );
+    }
+
+    /// The cache counts in the kernel's unit: where the soft limit of open
+    /// files could not be raised, it holds no more modules (each an open
+    /// file) than leave the limit room for everything else.
+    #[test]
+    fn the_cache_holds_no_more_modules_than_the_open_files_limit_leaves_room_for() {
+        assert_eq!(entries_for_open_files(0), 1);
+        assert_eq!(entries_for_open_files(64), 16);
+        assert_eq!(entries_for_open_files(1024), 256);
+        assert_eq!(entries_for_open_files(1500), 476);
+        assert_eq!(
+            entries_for_open_files(CACHE_ENTRIES as u64 + OTHER_FILES),
+            CACHE_ENTRIES
+        );
+        assert_eq!(entries_for_open_files(u64::MAX), CACHE_ENTRIES);
     }
 
     fn open_files() -> usize {
