@@ -204,4 +204,18 @@ mod tests {
         assert_ne!(a, b);
         assert_ne!(s, new_session());
     }
+
+    #[test]
+    fn random_names_are_lower_case_hex_of_the_bytes_asked_for() {
+        for n in [0, 1, 8, 12] {
+            let h = queue::random_hex(n);
+            assert_eq!(h.len(), 2 * n, "{h}");
+            assert!(
+                h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')),
+                "{h}"
+            );
+        }
+        assert_eq!(new_session().len(), 24);
+        assert_ne!(queue::random_hex(8), queue::random_hex(8));
+    }
 }

@@ -309,15 +309,23 @@ pub async fn ensure_queue(
 /// fault the games of every job in flight. It names nothing else (the
 /// games and their results do not depend on it).
 pub fn job_name(session: &str, number: u64) -> String {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).expect("the OS random source");
-    let random: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{session}-{number}-{random}")
+    format!("{session}-{number}-{}", random_hex(8))
 }
 
 /// A random name for a coordinator session (the subject its results come to).
 pub fn new_session() -> String {
-    let mut b = [0u8; 12];
+    random_hex(12)
+}
+
+/// `bytes` bytes from the OS's random source, in lower-case hex (twice as
+/// many digits).
+pub fn random_hex(bytes: usize) -> String {
+    let mut b = vec![0u8; bytes];
     getrandom::fill(&mut b).expect("the OS random source");
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    let mut hex = String::with_capacity(2 * bytes);
+    for x in b {
+        hex.push(char::from_digit(u32::from(x >> 4), 16).expect("a hex digit"));
+        hex.push(char::from_digit(u32::from(x & 15), 16).expect("a hex digit"));
+    }
+    hex
 }
