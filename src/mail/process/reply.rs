@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
 use crate::outbox::{enqueue, Cause};
-use crate::store::mail::{self as db, InboxRow};
+use crate::store::mail::{self as db, InboxRow, ReplyTarget};
 use crate::store::Store;
 
 pub(super) fn commit(
@@ -50,7 +50,9 @@ fn reply_gate(
     let per_sender = || -> Result<Option<String>, ProcessError> {
         Ok(capped(
             limits.replies_per_sender_per_day,
-            db::replies_since(conn, sender_key, since)?,
+            db::replies(ReplyTarget::Sender(sender_key))
+                .on(&[Budget::Strangers, Budget::Confirmed])
+                .since(conn, since)?,
         )
         .then(|| {
             format!(
@@ -63,7 +65,7 @@ fn reply_gate(
         Budget::Contest | Budget::Registration => None,
         Budget::Team(team) => capped(
             limits.replies_per_team_per_day,
-            db::team_replies_since(conn, team, since)?,
+            db::replies(ReplyTarget::Team(team)).since(conn, since)?,
         )
         .then(|| {
             format!(
@@ -77,7 +79,9 @@ fn reply_gate(
                 Some(why)
             } else if capped(
                 limits.replies_per_domain_per_day,
-                db::replies_to_domain_since(conn, domain, since)?,
+                db::replies(ReplyTarget::Domain(domain))
+                    .on(&[Budget::Strangers])
+                    .since(conn, since)?,
             ) {
                 Some(format!(
                     "{} replies to senders at {domain} today already",
@@ -85,7 +89,9 @@ fn reply_gate(
                 ))
             } else if capped(
                 limits.stranger_replies_per_day,
-                db::stranger_replies_since(conn, since)?,
+                db::replies(ReplyTarget::Everyone)
+                    .on(&[Budget::Strangers])
+                    .since(conn, since)?,
             ) {
                 Some(format!(
                     "{} replies to strangers today already, the most in a day",
@@ -140,7 +146,9 @@ pub(super) fn finish_in(
                 // A team proven by its string has a kit lane of its own:
                 // its kits (per sender's cap a day, counted by team),
                 // within its own replies; no stranger can spend either.
-                let per_team = db::team_replies_of_kind_since(conn, team, reply.kind, since)?;
+                let per_team = db::replies(ReplyTarget::Team(team))
+                    .of_kind(reply.kind)
+                    .since(conn, since)?;
                 if capped(limits.kits_per_sender_per_day, per_team) {
                     outcome.push_str(&format!(
                         " (no kit: at most {} kits a day to one team)",
@@ -155,23 +163,20 @@ pub(super) fn finish_in(
                 // other replies, never by its domain): strangers at its
                 // domain or elsewhere never use up a participant's kit.
                 let stranger = matches!(budget, Budget::Strangers);
-                let per_sender = db::replies_of_kind_since(
-                    conn,
-                    reply.kind,
-                    db::ReplyTarget::Sender(&sender_key),
-                    since,
-                )?;
+                let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
+                    .of_kind(reply.kind)
+                    .since(conn, since)?;
                 let per_domain = if stranger {
-                    db::replies_of_kind_since(
-                        conn,
-                        reply.kind,
-                        db::ReplyTarget::Domain(&domain),
-                        since,
-                    )?
+                    db::replies(ReplyTarget::Domain(&domain))
+                        .of_kind(reply.kind)
+                        .since(conn, since)?
                 } else {
                     0
                 };
-                let per_day = db::budget_replies_of_kind_since(conn, budget, reply.kind, since)?;
+                let per_day = db::replies(ReplyTarget::Everyone)
+                    .on(&[budget])
+                    .of_kind(reply.kind)
+                    .since(conn, since)?;
                 if capped(limits.kits_per_day, per_day) {
                     outcome.push_str(&format!(
                         " (no kit: {} kits went out today, the most in a day)",
