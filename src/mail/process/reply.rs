@@ -11,11 +11,13 @@ use chrono::{DateTime, Duration, Utc};
 use super::error::ProcessError;
 use super::seal::seal_inbox;
 use crate::config::Config;
+use crate::mail::commands::software::KIT_KIND;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
 use crate::outbox::{enqueue, Cause};
 use crate::store::mail::{self as db, InboxRow, ReplyTarget};
 use crate::store::Store;
+use crate::tournament::TeamId;
 
 pub(super) fn commit(
     store: &mut Store,
@@ -104,6 +106,37 @@ fn reply_gate(
     })
 }
 
+/// The kit caps a reply is held to, besides its budget's: the rule of
+/// which kits count against which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KitLane {
+    /// Not a kit: its budget's caps only.
+    NotAKit,
+    /// A kit to a team proven by its string: counted among the team's own
+    /// kits, which no stranger can spend.
+    Team(TeamId),
+    /// A kit to a stranger: counted per sender, per domain and among all
+    /// strangers' kits.
+    Stranger,
+    /// A kit on any other budget (a registered mailbox's): counted per
+    /// sender and among that budget's kits, never by its domain.
+    Sender,
+}
+
+impl KitLane {
+    /// The lane of a reply of `kind` drawn from `budget`.
+    fn of(kind: &str, budget: Budget) -> KitLane {
+        if kind != KIT_KIND {
+            return KitLane::NotAKit;
+        }
+        match budget {
+            Budget::Team(team) => KitLane::Team(team),
+            Budget::Strangers => KitLane::Stranger,
+            Budget::Confirmed | Budget::Contest | Budget::Registration => KitLane::Sender,
+        }
+    }
+}
+
 /// Queues the replies (within the budget they draw from, and the kits'
 /// caps) and sets the mail's final state, on the caller's transaction.
 pub(super) fn finish_in(
@@ -142,56 +175,59 @@ pub(super) fn finish_in(
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
-            if let (true, Budget::Team(team)) = (reply.kind == "software", budget) {
-                // A team proven by its string has a kit lane of its own:
-                // its kits (per sender's cap a day, counted by team),
-                // within its own replies; no stranger can spend either.
-                let per_team = db::replies(ReplyTarget::Team(team))
-                    .of_kind(reply.kind)
-                    .since(conn, since)?;
-                if capped(limits.kits_per_sender_per_day, per_team) {
-                    outcome.push_str(&format!(
-                        " (no kit: at most {} kits a day to one team)",
-                        limits.kits_per_sender_per_day
-                    ));
-                    continue;
-                }
-            } else if reply.kind == "software" {
-                // A stranger's kit is capped per sender, per domain and
-                // among all strangers' kits; a registered mailbox's per
-                // sender and among registered mailboxes' kits (as its
-                // other replies, never by its domain): strangers at its
-                // domain or elsewhere never use up a participant's kit.
-                let stranger = matches!(budget, Budget::Strangers);
-                let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
-                    .of_kind(reply.kind)
-                    .since(conn, since)?;
-                let per_domain = if stranger {
-                    db::replies(ReplyTarget::Domain(&domain))
+            match KitLane::of(reply.kind, budget) {
+                KitLane::NotAKit => {}
+                KitLane::Team(team) => {
+                    // A team proven by its string has a kit lane of its own:
+                    // its kits (per sender's cap a day, counted by team),
+                    // within its own replies; no stranger can spend either.
+                    let per_team = db::replies(ReplyTarget::Team(team))
                         .of_kind(reply.kind)
-                        .since(conn, since)?
-                } else {
-                    0
-                };
-                let per_day = db::replies(ReplyTarget::Everyone)
-                    .on(&[budget])
-                    .of_kind(reply.kind)
-                    .since(conn, since)?;
-                if capped(limits.kits_per_day, per_day) {
-                    outcome.push_str(&format!(
-                        " (no kit: {} kits went out today, the most in a day)",
-                        limits.kits_per_day
-                    ));
-                    continue;
+                        .since(conn, since)?;
+                    if capped(limits.kits_per_sender_per_day, per_team) {
+                        outcome.push_str(&format!(
+                            " (no kit: at most {} kits a day to one team)",
+                            limits.kits_per_sender_per_day
+                        ));
+                        continue;
+                    }
                 }
-                if capped(limits.kits_per_sender_per_day, per_sender)
-                    || capped(limits.kits_per_domain_per_day, per_domain)
-                {
-                    outcome.push_str(&format!(
-                        " (no kit: at most {} kits a day to one sender and {} to one domain)",
-                        limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
-                    ));
-                    continue;
+                lane @ (KitLane::Stranger | KitLane::Sender) => {
+                    // A stranger's kit is capped per sender, per domain and
+                    // among all strangers' kits; a registered mailbox's per
+                    // sender and among registered mailboxes' kits (as its
+                    // other replies, never by its domain): strangers at its
+                    // domain or elsewhere never use up a participant's kit.
+                    let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
+                        .of_kind(reply.kind)
+                        .since(conn, since)?;
+                    let per_domain = if lane == KitLane::Stranger {
+                        db::replies(ReplyTarget::Domain(&domain))
+                            .of_kind(reply.kind)
+                            .since(conn, since)?
+                    } else {
+                        0
+                    };
+                    let per_day = db::replies(ReplyTarget::Everyone)
+                        .on(&[budget])
+                        .of_kind(reply.kind)
+                        .since(conn, since)?;
+                    if capped(limits.kits_per_day, per_day) {
+                        outcome.push_str(&format!(
+                            " (no kit: {} kits went out today, the most in a day)",
+                            limits.kits_per_day
+                        ));
+                        continue;
+                    }
+                    if capped(limits.kits_per_sender_per_day, per_sender)
+                        || capped(limits.kits_per_domain_per_day, per_domain)
+                    {
+                        outcome.push_str(&format!(
+                            " (no kit: at most {} kits a day to one sender and {} to one domain)",
+                            limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
+                        ));
+                        continue;
+                    }
                 }
             }
             let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
