@@ -175,8 +175,9 @@ pub(super) fn finish_in(
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
-            match KitLane::of(reply.kind, budget) {
-                KitLane::NotAKit => {}
+            // Why no kit may go out now, if the reply is one.
+            let no_kit = match KitLane::of(reply.kind, budget) {
+                KitLane::NotAKit => None,
                 KitLane::Team(team) => {
                     // A team proven by its string has a kit lane of its own:
                     // its kits (per sender's cap a day, counted by team),
@@ -184,13 +185,12 @@ pub(super) fn finish_in(
                     let per_team = db::replies(ReplyTarget::Team(team))
                         .of_kind(reply.kind)
                         .since(conn, since)?;
-                    if capped(limits.kits_per_sender_per_day, per_team) {
-                        outcome.push_str(&format!(
-                            " (no kit: at most {} kits a day to one team)",
+                    capped(limits.kits_per_sender_per_day, per_team).then(|| {
+                        format!(
+                            "at most {} kits a day to one team",
                             limits.kits_per_sender_per_day
-                        ));
-                        continue;
-                    }
+                        )
+                    })
                 }
                 lane @ (KitLane::Stranger | KitLane::Sender) => {
                     // A stranger's kit is capped per sender, per domain and
@@ -213,22 +213,25 @@ pub(super) fn finish_in(
                         .of_kind(reply.kind)
                         .since(conn, since)?;
                     if capped(limits.kits_per_day, per_day) {
-                        outcome.push_str(&format!(
-                            " (no kit: {} kits went out today, the most in a day)",
+                        Some(format!(
+                            "{} kits went out today, the most in a day",
                             limits.kits_per_day
-                        ));
-                        continue;
-                    }
-                    if capped(limits.kits_per_sender_per_day, per_sender)
+                        ))
+                    } else if capped(limits.kits_per_sender_per_day, per_sender)
                         || capped(limits.kits_per_domain_per_day, per_domain)
                     {
-                        outcome.push_str(&format!(
-                            " (no kit: at most {} kits a day to one sender and {} to one domain)",
+                        Some(format!(
+                            "at most {} kits a day to one sender and {} to one domain",
                             limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
-                        ));
-                        continue;
+                        ))
+                    } else {
+                        None
                     }
                 }
+            };
+            if let Some(why) = no_kit {
+                outcome.push_str(&format!(" (no kit: {why})"));
+                continue;
             }
             let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
                 .then_some(sender_key.as_str());
