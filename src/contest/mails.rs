@@ -320,28 +320,15 @@ impl Mailer<'_> {
                     .players
                     .map(|p| names.get(&p.0).cloned().unwrap_or_default());
                 // The game's throws move into its protocol (not copied).
-                let record = g.record;
-                let text = encode(&GameProtocol {
-                    version: crate::protocol::VERSION,
-                    players: players.clone(),
+                let text = encode(&GameProtocol::from_record(
+                    g.record,
+                    params,
+                    players.clone(),
                     round,
                     group,
-                    slot: g.key.slot,
-                    attempt: g.attempt,
-                    seed: record.seed,
-                    params,
-                    points: record.points,
-                    throws: record.throws,
-                    failures: record
-                        .failures
-                        .into_iter()
-                        .map(|f| crate::protocol::ProtocolFailure {
-                            player: f.player,
-                            throw: f.throw,
-                            reason: f.reason,
-                        })
-                        .collect(),
-                });
+                    g.key.slot,
+                    g.attempt,
+                ));
                 Protocol {
                     slot: g.key.slot,
                     players,

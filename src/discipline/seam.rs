@@ -239,6 +239,9 @@ pub struct Submission {
     pub word: &'static str,
     /// What it is, for sentences ("island").
     pub what: &'static str,
+    /// Its plural, for sentences ("islands"): a word of its own, since
+    /// not every English plural adds an s ("mottoes", "matrices").
+    pub whats: &'static str,
     /// The help mail's lines for it, aligned as the help's command list.
     pub help: &'static str,
     /// How to write one: the hint of every refusal.

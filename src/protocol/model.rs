@@ -57,9 +57,10 @@ pub struct GameProtocol {
 }
 
 impl GameProtocol {
-    /// The protocol of a refereed game.
+    /// The protocol of a refereed game. The record moves in: its throws
+    /// and the referee's sentences become the protocol's, not copies.
     pub fn from_record(
-        record: &GameRecord,
+        record: GameRecord,
         params: Params,
         players: [String; 2],
         round: u32,
@@ -77,14 +78,14 @@ impl GameProtocol {
             seed: record.seed,
             params,
             points: record.points,
-            throws: record.throws.clone(),
+            throws: record.throws,
             failures: record
                 .failures
-                .iter()
+                .into_iter()
                 .map(|f| ProtocolFailure {
                     player: f.player,
                     throw: f.throw,
-                    reason: f.reason.clone(),
+                    reason: f.reason,
                 })
                 .collect(),
         }

@@ -516,119 +516,109 @@ pub fn mark_failed(conn: &Connection, id: i64, error: &str) -> Result<()> {
     Ok(())
 }
 
-/// Replies queued to `sender_key` since `since` (the per-sender daily cap).
-pub fn replies_since(conn: &Connection, sender_key: &str, since: DateTime<Utc>) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2
-         AND budget IN ('strangers', 'confirmed')",
-        params![sender_key, timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Replies queued to senders of `domain` since `since` (the per-domain
-/// daily cap, against floods with forged senders).
-pub fn replies_to_domain_since(
-    conn: &Connection,
-    domain: &str,
-    since: DateTime<Utc>,
-) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2
-         AND budget = 'strangers'",
-        params![domain.to_ascii_lowercase(), timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Replies queued to strangers since `since`, all together (the global
-/// budget strangers share: `stranger_replies_per_day`).
-pub fn stranger_replies_since(conn: &Connection, since: DateTime<Utc>) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE budget = 'strangers' AND created_at >= ?1",
-        params![timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Mails of `kind` queued to strangers since `since`, all together.
-pub fn stranger_replies_of_kind_since(
-    conn: &Connection,
-    kind: &str,
-    since: DateTime<Utc>,
-) -> Result<u32> {
-    budget_replies_of_kind_since(conn, Budget::Strangers, kind, since)
-}
-
-/// Mails of `kind` queued on `budget` since `since`, all together (a
-/// cap of that lane alone: another lane's mails never use it up).
-pub fn budget_replies_of_kind_since(
-    conn: &Connection,
-    budget: Budget,
-    kind: &str,
-    since: DateTime<Utc>,
-) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE budget = ?1 AND kind = ?2 AND created_at >= ?3",
-        params![budget.column(), kind, timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Replies queued to team `team` (proven by its authentification
-/// string) since `since` (`replies_per_team_per_day`).
-pub fn team_replies_since(conn: &Connection, team: TeamId, since: DateTime<Utc>) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND created_at >= ?2",
-        params![i64::from(team.0), timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Replies of `kind` queued to team `team` (proven by its
-/// authentification string) since `since`: the team's own kits.
-pub fn team_replies_of_kind_since(
-    conn: &Connection,
-    team: TeamId,
-    kind: &str,
-    since: DateTime<Utc>,
-) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3",
-        params![i64::from(team.0), kind, timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Replies of `kind` queued since `since`, to `sender_key` (`Some`) or to
-/// anyone of `domain`.
-pub fn replies_of_kind_since(
-    conn: &Connection,
-    kind: &str,
-    to: ReplyTarget<'_>,
-    since: DateTime<Utc>,
-) -> Result<u32> {
-    let (column, value) = match to {
-        ReplyTarget::Sender(k) => ("sender_key", k.to_string()),
-        ReplyTarget::Domain(d) => ("sender_domain", d.to_ascii_lowercase()),
-        ReplyTarget::Everyone => ("kind", kind.to_string()),
-    };
-    Ok(conn.query_row(
-        &format!(
-            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND {column} = ?2 AND created_at >= ?3"
-        ),
-        params![kind, value, timestamp(since)],
-        |r| r.get(0),
-    )?)
-}
-
-/// Whom a reply cap counts.
+/// Whose replies a reply cap counts.
 #[derive(Debug, Clone, Copy)]
 pub enum ReplyTarget<'a> {
+    /// Replies to one sender (`sender_key`, `+tag` and case folded).
     Sender(&'a str),
+    /// Replies to any sender at one domain (compared in lower case).
     Domain(&'a str),
+    /// Replies to one team proven by its authentification string.
+    Team(TeamId),
     /// All senders together (a global budget).
     Everyone,
+}
+
+/// The replies one cap counts: whose, on which budgets (lanes) and of
+/// which kind. Every reply cap is one such count over the outbox, built
+/// by [`replies`] and read by [`Replies::since`], as in
+/// `replies(ReplyTarget::Domain(d)).on(&[Budget::Strangers]).since(conn, day_ago)`
+/// (strangers' replies to senders at `d` in the last day). Unnarrowed, a count takes every budget and every kind.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "a count is made by `since`"]
+pub struct Replies<'a> {
+    to: ReplyTarget<'a>,
+    budgets: &'a [Budget],
+    kind: Option<&'a str>,
+}
+
+/// The replies to `to`, on every budget and of every kind until narrowed.
+pub fn replies(to: ReplyTarget<'_>) -> Replies<'_> {
+    Replies {
+        to,
+        budgets: &[],
+        kind: None,
+    }
+}
+
+impl<'a> Replies<'a> {
+    /// Only the replies drawn from one of `budgets`.
+    pub fn on(self, budgets: &'a [Budget]) -> Self {
+        Replies { budgets, ..self }
+    }
+
+    /// Only the mails of `kind` (`"software"` for kits, and so on).
+    pub fn of_kind(self, kind: &'a str) -> Self {
+        Replies {
+            kind: Some(kind),
+            ..self
+        }
+    }
+
+    /// How many of them were queued since `since`.
+    pub fn since(self, conn: &Connection, since: DateTime<Utc>) -> Result<u32> {
+        let (sql, values) = self.query(since);
+        Ok(conn.query_row(&sql, rusqlite::params_from_iter(values), |r| r.get(0))?)
+    }
+
+    /// The count's SQL and its parameters. The budgets are written as
+    /// literals (fixed names, never input) so that SQLite can use the
+    /// partial index on the strangers' lane.
+    fn query(self, since: DateTime<Utc>) -> (String, Vec<rusqlite::types::Value>) {
+        use rusqlite::types::Value;
+        let mut filters = Vec::new();
+        let mut values = Vec::new();
+        match self.to {
+            ReplyTarget::Sender(key) => {
+                filters.push("sender_key = ?".to_string());
+                values.push(Value::Text(key.to_string()));
+            }
+            ReplyTarget::Domain(domain) => {
+                filters.push("sender_domain = ?".to_string());
+                values.push(Value::Text(domain.to_ascii_lowercase()));
+            }
+            ReplyTarget::Team(team) => {
+                filters.push("team_id = ?".to_string());
+                values.push(Value::Integer(i64::from(team.0)));
+            }
+            ReplyTarget::Everyone => {}
+        }
+        match self.budgets {
+            [] => {}
+            [one] => filters.push(format!("budget = '{}'", one.column())),
+            several => filters.push(format!(
+                "budget IN ({})",
+                several
+                    .iter()
+                    .map(|b| format!("'{}'", b.column()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+        if let Some(kind) = self.kind {
+            filters.push("kind = ?".to_string());
+            values.push(Value::Text(kind.to_string()));
+        }
+        filters.push("created_at >= ?".to_string());
+        values.push(Value::Text(timestamp(since)));
+        (
+            format!(
+                "SELECT COUNT(*) FROM outbox WHERE {}",
+                filters.join(" AND ")
+            ),
+            values,
+        )
+    }
 }
 
 pub fn compile_requests_since(

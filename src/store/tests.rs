@@ -151,10 +151,9 @@ fn a_newer_database_is_refused_not_rebuilt() {
     ));
 }
 
-#[test]
-fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
-    use crate::referee::{Failure, FailureKind};
-    use crate::tournament::schedule::{GameKey, ScheduledGame};
+/// A store with one team, `a`, alone in a tournament's round 1, group 1:
+/// the store, the team and the tournament.
+fn one_group_of_one_team() -> (Store, TeamId, i64) {
     let mut store = Store::open_in_memory().unwrap();
     let now = Utc::now();
     let team = store.ensure_team("a", now).unwrap();
@@ -185,7 +184,13 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
     store
         .insert_round(t, 1, &[team], true, &[vec![team]])
         .unwrap();
-    let game = |slot| ScheduledGame {
+    (store, team, t)
+}
+
+/// The game at `slot` of round 1, group 1, `team` against itself (seed 7).
+fn game_of(team: TeamId, slot: u32) -> crate::tournament::schedule::ScheduledGame {
+    use crate::tournament::schedule::{GameKey, ScheduledGame};
+    ScheduledGame {
         key: GameKey {
             round: 1,
             group: 1,
@@ -195,7 +200,15 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
         members: [0, 0],
         attempt: 1,
         seed: 7,
-    };
+    }
+}
+
+#[test]
+fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
+    use crate::referee::{Failure, FailureKind};
+    let (store, team, t) = one_group_of_one_team();
+    let now = Utc::now();
+    let game = |slot| game_of(team, slot);
     let throws = vec![[100, 100]; 5];
     let plain = GameRecord {
         seed: 7,
@@ -235,48 +248,9 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
 #[test]
 fn a_row_that_another_record_won_never_shows_the_others_throws() {
     use crate::referee::{Failure, FailureKind};
-    use crate::tournament::schedule::{GameKey, ScheduledGame};
-    let mut store = Store::open_in_memory().unwrap();
+    let (store, team, t) = one_group_of_one_team();
     let now = Utc::now();
-    let team = store.ensure_team("a", now).unwrap();
-    let v = store
-        .insert_version(
-            &NewVersion {
-                team,
-                source: b"x",
-                source_sha256: "x",
-                binary: Some(b"\0asm"),
-                lexical_elements: None,
-                description: None,
-                report_json: "{}",
-            },
-            now,
-        )
-        .unwrap();
-    let t = store
-        .create_tournament(
-            1,
-            &SeedKey::public_from_seed(1),
-            "{}",
-            "k",
-            &[(team, v)],
-            now,
-        )
-        .unwrap();
-    store
-        .insert_round(t, 1, &[team], true, &[vec![team]])
-        .unwrap();
-    let game = |slot| ScheduledGame {
-        key: GameKey {
-            round: 1,
-            group: 1,
-            slot,
-        },
-        players: [team, team],
-        members: [0, 0],
-        attempt: 1,
-        seed: 7,
-    };
+    let game = |slot| game_of(team, slot);
     let record = |t: i64, watched: bool| GameRecord {
         seed: 7,
         points: [t as u64, 0],

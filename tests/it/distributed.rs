@@ -170,6 +170,45 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until `coordinator` has exited, failing the test with `what`
+/// and its stderr if it still runs after `limit` (a hung run).
+fn wait_for_exit(coordinator: &mut Coordinator, limit: Duration, what: &str) {
+    let start = Instant::now();
+    while coordinator.running() {
+        assert!(start.elapsed() < limit, "{what}: {}", coordinator.stderr());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A thread that works until it is told to stop (a flag it reads).
+struct Stoppable<T> {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<T>,
+}
+
+impl<T: Send + 'static> Stoppable<T> {
+    /// Starts `work` on a thread of its own, with its stop flag.
+    fn spawn(work: impl FnOnce(&std::sync::atomic::AtomicBool) -> T + Send + 'static) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = {
+            let stop = stop.clone();
+            std::thread::spawn(move || work(&stop))
+        };
+        Stoppable { stop, thread }
+    }
+
+    /// Whether the work ended by itself.
+    fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Tells the work to stop and waits for its result.
+    fn stop(self) -> T {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.thread.join().unwrap()
+    }
+}
+
 /// A nats-server with JetStream (file storage under `dir`).
 struct Nats {
     child: Option<Child>,
@@ -887,6 +926,42 @@ async fn knobeln_workers_consumer(
         .ok()
 }
 
+/// The KNOBELN workers' consumer of the jobs, waiting for the queue to
+/// have it (failing the test after a minute: no queue came).
+async fn the_workers_consumer(
+    js: &async_nats::jetstream::Context,
+) -> async_nats::jetstream::consumer::Consumer<async_nats::jetstream::consumer::pull::Config> {
+    let start = Instant::now();
+    loop {
+        if let Some(c) = knobeln_workers_consumer(js).await {
+            return c;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The next batch of at most `max` jobs of the queue (waiting 200 ms for
+/// them), or `None` if the queue has no workers' consumer yet (after a
+/// pause of 100 ms) or the fetch failed: the loops of the tests' thieves
+/// and forgers try again.
+async fn next_jobs(
+    js: &async_nats::jetstream::Context,
+    max: usize,
+) -> Option<async_nats::jetstream::consumer::pull::Batch> {
+    let Some(consumer) = knobeln_workers_consumer(js).await else {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        return None;
+    };
+    consumer
+        .fetch()
+        .max_messages(max)
+        .expires(Duration::from_millis(200))
+        .messages()
+        .await
+        .ok()
+}
+
 /// Takes one job from the queue as `how` says, acknowledges it, and says
 /// how many games it held.
 fn take_one_job(url: &str, how: TakeJob) -> usize {
@@ -895,14 +970,7 @@ fn take_one_job(url: &str, how: TakeJob) -> usize {
         use async_nats::jetstream;
         use futures_util::StreamExt;
         let js = jetstream::new(async_nats::connect(url).await.unwrap());
-        let start = Instant::now();
-        let consumer = loop {
-            if let Some(c) = knobeln_workers_consumer(&js).await {
-                break c;
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
+        let consumer = the_workers_consumer(&js).await;
         let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
         let msg = loop {
             if let Some(m) = batch.next().await {
@@ -1012,23 +1080,17 @@ fn a_game_no_worker_ever_answers_stops_the_run_naming_the_game_and_resumes() {
     let expected = reference(2);
     let nats = Nats::start(tmp.path(), "127.0.0.1");
     let db = tmp.path().join("coordinator.db");
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let hole = {
-        let (url, stop) = (nats.url(), stop.clone());
-        std::thread::spawn(move || lose_every_job(&url, &stop))
+        let url = nats.url();
+        Stoppable::spawn(move |stop| lose_every_job(&url, stop))
     };
     let mut first = Coordinator::start(tmp.path(), &dir, &db, &nats.url(), &[]);
-    let start = Instant::now();
-    while first.running() {
-        assert!(
-            start.elapsed() < Duration::from_secs(240),
-            "the run did not give up: {}",
-            first.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    let lost = hole.join().unwrap();
+    wait_for_exit(
+        &mut first,
+        Duration::from_secs(240),
+        "the run did not give up",
+    );
+    let lost = hole.stop();
     let err = first.stderr();
     assert!(
         err.contains("could not be refereed (3 tries): the queue lost it 3 times"),
@@ -1054,17 +1116,7 @@ fn lose_every_job(url: &str, stop: &std::sync::atomic::AtomicBool) -> usize {
         let js = jetstream::new(async_nats::connect(url).await.unwrap());
         let mut taken = 0;
         while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-            let Some(consumer) = knobeln_workers_consumer(&js).await else {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            };
-            let Ok(mut batch) = consumer
-                .fetch()
-                .max_messages(16)
-                .expires(Duration::from_millis(200))
-                .messages()
-                .await
-            else {
+            let Some(mut batch) = next_jobs(&js, 16).await else {
                 continue;
             };
             while let Some(Ok(msg)) = batch.next().await {
@@ -1303,17 +1355,7 @@ fn fault_every_job(
         }
         let mut done = Faulted::default();
         while done.jobs < max_jobs && !stop.load(std::sync::atomic::Ordering::SeqCst) {
-            let Some(consumer) = knobeln_workers_consumer(&js).await else {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            };
-            let Ok(mut batch) = consumer
-                .fetch()
-                .max_messages(1)
-                .expires(Duration::from_millis(200))
-                .messages()
-                .await
-            else {
+            let Some(mut batch) = next_jobs(&js, 1).await else {
                 continue;
             };
             while let Some(Ok(msg)) = batch.next().await {
@@ -1417,18 +1459,16 @@ fn faults_that_must_not_stop_the_run(names: &[(&'static str, Credential)]) -> (F
         &["--nats-user", "coordinator"],
         &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
     );
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let attacker = {
-        let (url, stop, names) = (url.clone(), stop.clone(), names.to_vec());
-        std::thread::spawn(move || fault_every_job(&url, STOLEN, &names, false, 6, &stop))
+        let (url, names) = (url.clone(), names.to_vec());
+        Stoppable::spawn(move |stop| fault_every_job(&url, STOLEN, &names, false, 6, stop))
     };
     // Six jobs faulted (the engine gives a game up after three workers'
     // faults, three times), or the run gave up.
     wait_until("six jobs faulted or the run stopped", || {
         attacker.is_finished() || !coordinator.running()
     });
-    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    let done = attacker.join().unwrap();
+    let done = attacker.stop();
     assert!(
         coordinator.running(),
         "faults of one credential stopped the run: {}",
@@ -1467,25 +1507,19 @@ fn three_workers_faulting_a_game_still_stop_the_run() {
         &["--nats-user", "coordinator"],
         &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
     );
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let attacker = {
-        let (url, stop) = (url.clone(), stop.clone());
-        std::thread::spawn(move || {
+        let url = url.clone();
+        Stoppable::spawn(move |stop| {
             let names = WORKERS.map(|c| (c.0, c));
-            fault_every_job(&url, WORKERS[0], &names, true, usize::MAX, &stop)
+            fault_every_job(&url, WORKERS[0], &names, true, usize::MAX, stop)
         })
     };
-    let start = Instant::now();
-    while coordinator.running() {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "three workers' faults did not stop the run: {}",
-            coordinator.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    let done = attacker.join().unwrap();
+    wait_for_exit(
+        &mut coordinator,
+        Duration::from_secs(120),
+        "three workers' faults did not stop the run",
+    );
+    let done = attacker.stop();
     let err = coordinator.stderr();
     assert!(
         err.contains("could not be refereed (3 tries): 3 workers could not play it (worker-1, worker-2, worker-3)"),
@@ -1574,14 +1608,7 @@ fn answer_jobs_never_received(
         .await
         .unwrap();
         let js = jetstream::new(client);
-        let start = Instant::now();
-        let mut consumer = loop {
-            if let Some(c) = knobeln_workers_consumer(&js).await {
-                break c;
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
+        let mut consumer = the_workers_consumer(&js).await;
         let msg = loop {
             let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
             if let Some(m) = batch.next().await {
@@ -1694,14 +1721,7 @@ fn fault_naming_programs(url: &str, credential: Credential, jobs: usize) -> Vec<
         .await
         .unwrap();
         let js = jetstream::new(client);
-        let start = Instant::now();
-        let consumer = loop {
-            if let Some(c) = knobeln_workers_consumer(&js).await {
-                break c;
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "no queue came");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
+        let consumer = the_workers_consumer(&js).await;
         let mut seqs = Vec::new();
         while seqs.len() < jobs {
             let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();

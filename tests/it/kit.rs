@@ -395,7 +395,7 @@ fn the_local_referee_plays_like_the_contest_referee() {
         // A real refereed game round-trips through the protocol, and the C
         // formatter prints what the server prints.
         let server = GameProtocol::from_record(
-            &rec,
+            rec,
             Params::default(),
             [names[0].to_string(), names[1].to_string()],
             3,

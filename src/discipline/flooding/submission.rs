@@ -14,6 +14,7 @@ use crate::discipline::seam::{Checked, Submission};
 pub const ISLAND: Submission = Submission {
     word: "island",
     what: "island",
+    whats: "islands",
     help: "  island                     send an island every bot will play: the
                              body holds <<FROM>> team_name auth_string
                              and the island, GAMEBOARDSTART X,Y ...

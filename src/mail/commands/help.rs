@@ -64,16 +64,18 @@ pub fn should_forward(
     // a day, counted per mailbox.
     let mailbox = crate::mail::sender::sender_key(&ctx.reply_to);
     if db::count_registrations_of_mailbox(conn, &mailbox)? > 0 {
-        let sent = db::replies_of_kind_since(
-            conn,
-            FORWARD_KIND,
-            db::ReplyTarget::Sender(&mailbox),
-            day_ago,
-        )?;
+        let sent = db::replies(db::ReplyTarget::Sender(&mailbox))
+            .of_kind(FORWARD_KIND)
+            .since(conn, day_ago)?;
         return Ok((sent >= FORWARDS_PER_MAILBOX_PER_DAY)
             .then_some(NotForwarded::Capped(FORWARDS_PER_MAILBOX_PER_DAY)));
     }
-    if db::stranger_replies_of_kind_since(conn, FORWARD_KIND, day_ago)? >= cap {
+    if db::replies(db::ReplyTarget::Everyone)
+        .on(&[Budget::Strangers])
+        .of_kind(FORWARD_KIND)
+        .since(conn, day_ago)?
+        >= cap
+    {
         return Ok(Some(NotForwarded::Capped(cap)));
     }
     Ok(None)

@@ -287,7 +287,9 @@ fn ask_for_confirmation(
              hours, the most one domain gets. {hint}"
         ))
     } else if ctx.config.limits.confirmations_per_day > 0
-        && db::replies_of_kind_since(conn, CONFIRM_KIND, db::ReplyTarget::Everyone, day_ago)?
+        && db::replies(db::ReplyTarget::Everyone)
+            .of_kind(CONFIRM_KIND)
+            .since(conn, day_ago)?
             >= ctx.config.limits.confirmations_per_day
     {
         Some(format!(

@@ -21,6 +21,10 @@ use super::error::CommandError;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::OutAttachment;
 
+/// The kind of the kit's mail (the outbox's `kind`), by which the kits'
+/// own caps count it.
+pub const KIT_KIND: &str = "software";
+
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let d = ctx.config.contest.discipline;
     let kit = match d.family() {
@@ -51,7 +55,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
         Family::Bots(_) => "KNOBELN: the participant kit",
     }
     .to_string();
-    let mut reply = ctx.reply("software", subject, body);
+    let mut reply = ctx.reply(KIT_KIND, subject, body);
     reply.attachments = files;
     let body = ctx.mail.body.text().unwrap_or("");
     let team = match credentials(body) {

@@ -91,8 +91,9 @@ pub fn apply(
             &sub,
             Budget::Strangers,
             format!(
-                "This contest plays {}; {what}s are sent in only in a contest of {}.",
+                "This contest plays {}; {} are sent in only in a contest of {}.",
                 ctx.config.contest.discipline.title(),
+                sub.whats,
                 of.title()
             ),
             "Send your program with the subject \"please compile\".",
@@ -108,9 +109,9 @@ pub fn apply(
             &sub,
             Budget::Strangers,
             format!(
-                "{}s are taken while the compilation service is open, from {} \
+                "{} are taken while the compilation service is open, from {} \
                  until {}, and not once the contest has started.",
-                capitalized(what),
+                capitalized(sub.whats),
                 date(t.compile_start),
                 date(t.compile_end())
             ),

@@ -11,11 +11,13 @@ use chrono::{DateTime, Duration, Utc};
 use super::error::ProcessError;
 use super::seal::seal_inbox;
 use crate::config::Config;
+use crate::mail::commands::software::KIT_KIND;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
 use crate::outbox::{enqueue, Cause};
-use crate::store::mail::{self as db, InboxRow};
+use crate::store::mail::{self as db, InboxRow, ReplyTarget};
 use crate::store::Store;
+use crate::tournament::TeamId;
 
 pub(super) fn commit(
     store: &mut Store,
@@ -50,7 +52,9 @@ fn reply_gate(
     let per_sender = || -> Result<Option<String>, ProcessError> {
         Ok(capped(
             limits.replies_per_sender_per_day,
-            db::replies_since(conn, sender_key, since)?,
+            db::replies(ReplyTarget::Sender(sender_key))
+                .on(&[Budget::Strangers, Budget::Confirmed])
+                .since(conn, since)?,
         )
         .then(|| {
             format!(
@@ -63,7 +67,7 @@ fn reply_gate(
         Budget::Contest | Budget::Registration => None,
         Budget::Team(team) => capped(
             limits.replies_per_team_per_day,
-            db::team_replies_since(conn, team, since)?,
+            db::replies(ReplyTarget::Team(team)).since(conn, since)?,
         )
         .then(|| {
             format!(
@@ -77,7 +81,9 @@ fn reply_gate(
                 Some(why)
             } else if capped(
                 limits.replies_per_domain_per_day,
-                db::replies_to_domain_since(conn, domain, since)?,
+                db::replies(ReplyTarget::Domain(domain))
+                    .on(&[Budget::Strangers])
+                    .since(conn, since)?,
             ) {
                 Some(format!(
                     "{} replies to senders at {domain} today already",
@@ -85,7 +91,9 @@ fn reply_gate(
                 ))
             } else if capped(
                 limits.stranger_replies_per_day,
-                db::stranger_replies_since(conn, since)?,
+                db::replies(ReplyTarget::Everyone)
+                    .on(&[Budget::Strangers])
+                    .since(conn, since)?,
             ) {
                 Some(format!(
                     "{} replies to strangers today already, the most in a day",
@@ -96,6 +104,37 @@ fn reply_gate(
             }
         }
     })
+}
+
+/// The kit caps a reply is held to, besides its budget's: the rule of
+/// which kits count against which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KitLane {
+    /// Not a kit: its budget's caps only.
+    NotAKit,
+    /// A kit to a team proven by its string: counted among the team's own
+    /// kits, which no stranger can spend.
+    Team(TeamId),
+    /// A kit to a stranger: counted per sender, per domain and among all
+    /// strangers' kits.
+    Stranger,
+    /// A kit on any other budget (a registered mailbox's): counted per
+    /// sender and among that budget's kits, never by its domain.
+    Sender,
+}
+
+impl KitLane {
+    /// The lane of a reply of `kind` drawn from `budget`.
+    fn of(kind: &str, budget: Budget) -> KitLane {
+        if kind != KIT_KIND {
+            return KitLane::NotAKit;
+        }
+        match budget {
+            Budget::Team(team) => KitLane::Team(team),
+            Budget::Strangers => KitLane::Stranger,
+            Budget::Confirmed | Budget::Contest | Budget::Registration => KitLane::Sender,
+        }
+    }
 }
 
 /// Queues the replies (within the budget they draw from, and the kits'
@@ -136,58 +175,63 @@ pub(super) fn finish_in(
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
-            if let (true, Budget::Team(team)) = (reply.kind == "software", budget) {
-                // A team proven by its string has a kit lane of its own:
-                // its kits (per sender's cap a day, counted by team),
-                // within its own replies; no stranger can spend either.
-                let per_team = db::team_replies_of_kind_since(conn, team, reply.kind, since)?;
-                if capped(limits.kits_per_sender_per_day, per_team) {
-                    outcome.push_str(&format!(
-                        " (no kit: at most {} kits a day to one team)",
-                        limits.kits_per_sender_per_day
-                    ));
-                    continue;
+            // Why no kit may go out now, if the reply is one.
+            let no_kit = match KitLane::of(reply.kind, budget) {
+                KitLane::NotAKit => None,
+                KitLane::Team(team) => {
+                    // A team proven by its string has a kit lane of its own:
+                    // its kits (per sender's cap a day, counted by team),
+                    // within its own replies; no stranger can spend either.
+                    let per_team = db::replies(ReplyTarget::Team(team))
+                        .of_kind(reply.kind)
+                        .since(conn, since)?;
+                    capped(limits.kits_per_sender_per_day, per_team).then(|| {
+                        format!(
+                            "at most {} kits a day to one team",
+                            limits.kits_per_sender_per_day
+                        )
+                    })
                 }
-            } else if reply.kind == "software" {
-                // A stranger's kit is capped per sender, per domain and
-                // among all strangers' kits; a registered mailbox's per
-                // sender and among registered mailboxes' kits (as its
-                // other replies, never by its domain): strangers at its
-                // domain or elsewhere never use up a participant's kit.
-                let stranger = matches!(budget, Budget::Strangers);
-                let per_sender = db::replies_of_kind_since(
-                    conn,
-                    reply.kind,
-                    db::ReplyTarget::Sender(&sender_key),
-                    since,
-                )?;
-                let per_domain = if stranger {
-                    db::replies_of_kind_since(
-                        conn,
-                        reply.kind,
-                        db::ReplyTarget::Domain(&domain),
-                        since,
-                    )?
-                } else {
-                    0
-                };
-                let per_day = db::budget_replies_of_kind_since(conn, budget, reply.kind, since)?;
-                if capped(limits.kits_per_day, per_day) {
-                    outcome.push_str(&format!(
-                        " (no kit: {} kits went out today, the most in a day)",
-                        limits.kits_per_day
-                    ));
-                    continue;
+                lane @ (KitLane::Stranger | KitLane::Sender) => {
+                    // A stranger's kit is capped per sender, per domain and
+                    // among all strangers' kits; a registered mailbox's per
+                    // sender and among registered mailboxes' kits (as its
+                    // other replies, never by its domain): strangers at its
+                    // domain or elsewhere never use up a participant's kit.
+                    let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
+                        .of_kind(reply.kind)
+                        .since(conn, since)?;
+                    let per_domain = if lane == KitLane::Stranger {
+                        db::replies(ReplyTarget::Domain(&domain))
+                            .of_kind(reply.kind)
+                            .since(conn, since)?
+                    } else {
+                        0
+                    };
+                    let per_day = db::replies(ReplyTarget::Everyone)
+                        .on(&[budget])
+                        .of_kind(reply.kind)
+                        .since(conn, since)?;
+                    if capped(limits.kits_per_day, per_day) {
+                        Some(format!(
+                            "{} kits went out today, the most in a day",
+                            limits.kits_per_day
+                        ))
+                    } else if capped(limits.kits_per_sender_per_day, per_sender)
+                        || capped(limits.kits_per_domain_per_day, per_domain)
+                    {
+                        Some(format!(
+                            "at most {} kits a day to one sender and {} to one domain",
+                            limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
+                        ))
+                    } else {
+                        None
+                    }
                 }
-                if capped(limits.kits_per_sender_per_day, per_sender)
-                    || capped(limits.kits_per_domain_per_day, per_domain)
-                {
-                    outcome.push_str(&format!(
-                        " (no kit: at most {} kits a day to one sender and {} to one domain)",
-                        limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
-                    ));
-                    continue;
-                }
+            };
+            if let Some(why) = no_kit {
+                outcome.push_str(&format!(" (no kit: {why})"));
+                continue;
             }
             let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
                 .then_some(sender_key.as_str());

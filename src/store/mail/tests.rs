@@ -259,15 +259,89 @@ fn contest_mails_stay_out_of_the_per_sender_indexes() {
     assert_eq!(indexed, 1);
     let day_ago = Utc::now() - chrono::Duration::days(1);
     assert_eq!(
-        replies_since(conn, "joe@lords.example", day_ago).unwrap(),
+        replies(ReplyTarget::Sender("joe@lords.example"))
+            .on(&[Budget::Strangers, Budget::Confirmed])
+            .since(conn, day_ago)
+            .unwrap(),
         1
     );
     assert_eq!(
-        replies_to_domain_since(conn, "lords.example", day_ago).unwrap(),
+        replies(ReplyTarget::Domain("lords.example"))
+            .on(&[Budget::Strangers])
+            .since(conn, day_ago)
+            .unwrap(),
         1
     );
     assert_eq!(
-        replies_of_kind_since(conn, "software", ReplyTarget::Everyone, day_ago).unwrap(),
+        replies(ReplyTarget::Everyone)
+            .of_kind("software")
+            .since(conn, day_ago)
+            .unwrap(),
         2
     );
+}
+
+/// Every reply cap's count is one indexed look-up, never a scan of the
+/// outbox: the builder writes the budgets as literals, so the strangers'
+/// lane finds its partial index (schema 0020), and a sender, a domain or a
+/// team is looked up by its own.
+#[test]
+fn every_reply_count_looks_its_replies_up_by_an_index() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    let day_ago = Utc::now() - chrono::Duration::days(1);
+    let team = TeamId(7);
+    for (count, index) in [
+        (
+            replies(ReplyTarget::Sender("joe@lords.example"))
+                .on(&[Budget::Strangers, Budget::Confirmed]),
+            Some("outbox_sender"),
+        ),
+        (
+            replies(ReplyTarget::Domain("lords.example")).on(&[Budget::Strangers]),
+            Some("outbox_sender_domain"),
+        ),
+        (
+            replies(ReplyTarget::Everyone).on(&[Budget::Strangers]),
+            Some("outbox_strangers"),
+        ),
+        (replies(ReplyTarget::Team(team)), Some("outbox_team")),
+        (
+            replies(ReplyTarget::Everyone).of_kind("software"),
+            Some("outbox_kind"),
+        ),
+        (
+            replies(ReplyTarget::Everyone)
+                .on(&[Budget::Confirmed])
+                .of_kind("software"),
+            None,
+        ),
+        (
+            replies(ReplyTarget::Sender("joe@lords.example")).of_kind("software"),
+            None,
+        ),
+        (
+            replies(ReplyTarget::Domain("lords.example")).of_kind("software"),
+            None,
+        ),
+        (replies(ReplyTarget::Team(team)).of_kind("software"), None),
+    ] {
+        let (sql, values) = count.query(day_ago);
+        let plan: String = conn
+            .query_row(
+                &format!("EXPLAIN QUERY PLAN {sql}"),
+                rusqlite::params_from_iter(values),
+                |r| r.get(3),
+            )
+            .unwrap();
+        assert!(
+            plan.contains("USING") && plan.contains("INDEX"),
+            "{sql}: {plan}"
+        );
+        if let Some(index) = index {
+            assert!(plan.contains(index), "{sql}: {plan}");
+        }
+        // And the count runs.
+        assert_eq!(count.since(conn, day_ago).unwrap(), 0, "{sql}");
+    }
 }

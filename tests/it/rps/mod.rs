@@ -471,6 +471,7 @@ impl BotDiscipline for Rps {
 pub const MOTTO: knobeln::discipline::seam::Submission = knobeln::discipline::seam::Submission {
     word: "motto",
     what: "motto",
+    whats: "mottoes",
     help: "  motto                      your team's motto: a line motto: TEXT",
     format: "Write one line motto: TEXT, at most 40 letters, digits, spaces and .,!?-",
     missing: "The mail holds no motto: no line starting with motto:.",
