@@ -505,10 +505,8 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
         let mut won = throws
             .iter()
             .enumerate()
-            .filter_map(|(i, &[tp, tq])| {
-                (judge(tp, tq).winner == Some(who))
-                    .then(|| upper_at(i, if who == Player::P { tp } else { tq }))
-            })
+            .filter(|&(_, &[tp, tq])| judge(tp, tq).winner == Some(who))
+            .map(|(i, &[tp, tq])| upper_at(i, if who == Player::P { tp } else { tq }))
             .peekable();
         if won.peek().is_none() {
             continue;
@@ -656,9 +654,9 @@ mod tests {
             v *= 3.1;
         }
         assert_eq!(ln(1.0), 0.0);
-        for j in 0..=128 {
+        for (j, &ln_c) in LN_TABLE.iter().enumerate() {
             let c = 1.0 + j as f64 / 128.0;
-            assert!((LN_TABLE[j] - c.ln()).abs() <= 1e-15, "{j}");
+            assert!((ln_c - c.ln()).abs() <= 1e-15, "{j}");
         }
     }
 
@@ -725,7 +723,7 @@ mod tests {
         let svg = game_svg("p", "q", &[[5, 3], [9, 4], [6, 4], [2, 2]], 1, 12288);
         let paths = data_paths(&svg);
         assert_eq!(paths.len(), 6, "{paths:?}");
-        let vertices = |d: &str| 1 + d.matches(|c: char| c == ' ' || c == '-').count() / 2;
+        let vertices = |d: &str| 1 + d.matches([' ', '-']).count() / 2;
         assert_eq!(vertices(paths[2]), 2, "P's: {}", paths[2]);
         assert_eq!(vertices(paths[3]), 1, "Q's: {}", paths[3]);
         assert!(svg.contains("marker-mid=\"url(#mark-p)\" marker-end=\"url(#mark-p)\" d="));
