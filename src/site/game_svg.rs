@@ -6,7 +6,7 @@
 //! written at the line's end.
 //!
 //! Written for size and speed, since a contest has one such plot per game
-//! (a page of a thousand throws is about 30 kB, most of it the data):
+//! (a page of a thousand throws is 11–33 kB, most of it the data):
 //! - the data (the four lines and the markers) in a group scaled by a
 //!   tenth, its coordinates whole tenths of a pixel written as integers,
 //!   one `<path>` per series: `M` to its first point, then relative `l`
