@@ -378,12 +378,28 @@ pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
 
 /// A game's page from its view and its throws (allowed in `a..=b`): the
 /// facts, the score, the failures and the plot of the throws
-/// ([`write_game_svg`]).
+/// ([`write_game_svg`]). The site writes its pages with [`write_game_html`].
+#[cfg(test)]
 pub(super) fn game_html(view: &GameView, throws: &[[i64; 2]], a: i64, b: i64) -> String {
-    // The plot is most of the page: about 12 bytes a point of each of its
-    // four lines, and a marker for most throws.
-    let mut out = String::with_capacity(8192 + 80 * throws.len());
-    let o = &mut out;
+    let mut out = String::new();
+    write_game_html(&mut out, view, throws, a, b);
+    out
+}
+
+/// [`game_html`] into `out`, cleared first: the site writes every game's
+/// page into one string, grown to the longest page and not allocated again.
+pub(super) fn write_game_html(
+    out: &mut String,
+    view: &GameView,
+    throws: &[[i64; 2]],
+    a: i64,
+    b: i64,
+) {
+    out.clear();
+    // The plot is most of the page: about 8 bytes a point of each of its
+    // two upper lines, fewer for the lower ones, 8 a won throw's marker.
+    out.reserve(8192 + 32 * throws.len());
+    let o = out;
     head(o, &view.frame);
     o.push_str("<h1 id=\"title\">");
     escape(o, &view.frame.title);
@@ -454,7 +470,6 @@ pub(super) fn game_html(view: &GameView, throws: &[[i64; 2]], a: i64, b: i64) ->
          Lower plot: the points so far.</figcaption>\n</figure>\n",
     );
     o.push_str(FOOT);
-    out
 }
 
 /// The end of a round's page, after its last group.

@@ -5,19 +5,31 @@
 //! the lower panel the points of each side so far, their last values
 //! written at the line's end.
 //!
-//! Written for size and speed, since a contest has one such plot per game:
-//! one `<polyline>` per series with coordinates rounded to one decimal
-//! (points that lie on a straight line between their neighbours left out),
-//! the grid and the axes one `<path>` each, markers `<use>` of one
-//! `<circle>` and one `<path>` defined once per plot, the font set once on
-//! a group. Text is real SVG `<text>`, escaped by
-//! [`crate::draw::escape_into`]; colors are [`super::plots`]' P and Q
-//! colors (the Okabe–Ito blue and vermillion).
+//! Written for size and speed, since a contest has one such plot per game
+//! (a page of a thousand throws is 11–33 kB, most of it the data):
+//! - the data (the four lines and the markers) in a group scaled by a
+//!   tenth, its coordinates whole tenths of a pixel written as integers,
+//!   one `<path>` per series: `M` to its first point, then relative `l`
+//!   steps (points that lie on a straight line between their neighbours
+//!   left out);
+//! - the won throws' markers drawn by SVG markers (`marker-start`, `-mid`,
+//!   `-end`) at the vertices of one unstroked path per player, not an
+//!   element each;
+//! - the grid and the axes one `<path>` each, the font set once on the
+//!   plot, shared attributes on groups.
+//!
+//! Text is real SVG `<text>`, escaped by [`crate::draw::escape_into`];
+//! colors are [`super::plots`]' P and Q colors (the Okabe–Ito blue and
+//! vermillion). Numbers are written by [`push_integer`] into the caller's
+//! string: no allocation per number, per point or per label.
 //!
 //! Pure: data in, text out. Not here: the page around the plot
 //! (`super::direct::game_html`), reading the throws (`super`).
 //!
-//! **Invariant:** the same data gives the same SVG, byte for byte.
+//! **Invariant:** the same data gives the same SVG, byte for byte, on every
+//! machine: the logarithmic scale uses [`ln`], written with IEEE 754's
+//! exactly rounded operations only (not the platform's libm, whose last
+//! digit may differ), and the ticks' powers of ten are integers.
 
 use crate::draw::escape_into as escape;
 use crate::game::knobeln::judge;
@@ -36,10 +48,71 @@ const P_HEX: &str = "#0072B2";
 const Q_HEX: &str = "#D55E00";
 /// At most this many labelled ticks on an axis.
 const MAX_TICKS: f64 = 10.0;
+/// 10^0.1: the upper panel spans at least a tenth of a decade.
+const TENTH_DECADE: f64 = 1.258_925_411_794_167_2;
+
+/// `ln m` for `m` in `[√½, √2]`: `2 atanh s` with `s = (m − 1)/(m + 1)`,
+/// `|s| ≤ 0.172`, by its series to `s^23` (relative error below 1e-15).
+/// Evaluated by the compiler for [`LN_TABLE`], whose rounding is IEEE 754's.
+const fn ln_near_one(m: f64) -> f64 {
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut series = 0.0;
+    let mut k = 23.0;
+    while k > 2.0 {
+        series = (series + 1.0 / k) * s2;
+        k -= 2.0;
+    }
+    2.0 * s * (1.0 + series)
+}
+
+/// `ln(1 + j/128)` for `j` in `0..=128`, computed when the program is
+/// compiled.
+const LN_TABLE: [f64; 129] = {
+    let mut table = [0.0; 129];
+    let mut j = 0;
+    while j <= 128 {
+        let c = 1.0 + j as f64 / 128.0;
+        table[j] = if c > std::f64::consts::SQRT_2 {
+            ln_near_one(c / 2.0) + std::f64::consts::LN_2
+        } else {
+            ln_near_one(c)
+        };
+        j += 1;
+    }
+    table
+};
+
+/// The natural logarithm of `v` (at least 1 and finite), computed with
+/// `+ − × ÷` only, which IEEE 754 rounds exactly on every machine (no fused
+/// multiply-add: Rust does not contract them): `f64::ln` is the
+/// platform's libm, whose last bit may differ between machines and, once
+/// in a while, a printed tenth of a pixel. `v = m·2^e` with `m` in
+/// `[1, 2)`, `c = 1 + j/128` the nearest to `m`, `ln m = ln c + 2 atanh s`
+/// with `s = (m − c)/(m + c)`, `|s| ≤ 1/512`: [`LN_TABLE`] and three terms
+/// of the series (relative error below 1e-15).
+fn ln(v: f64) -> f64 {
+    const LN_2: f64 = std::f64::consts::LN_2;
+    let bits = v.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let fraction = bits & 0x000f_ffff_ffff_ffff;
+    let m = f64::from_bits(fraction | 0x3ff0_0000_0000_0000);
+    // The fraction's top seven bits, rounded: 0..=128.
+    let j = ((fraction + (1 << 44)) >> 45) as usize;
+    let c = 1.0 + j as f64 / 128.0;
+    let s = (m - c) / (m + c);
+    let s2 = s * s;
+    e as f64 * LN_2 + LN_TABLE[j] + 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0)))
+}
+
+/// `v` in whole tenths (of a pixel).
+fn tenths(v: f64) -> i64 {
+    (v * 10.0).round() as i64
+}
 
 /// `v` with at most one decimal, without a trailing `.0`.
 fn coord(out: &mut String, v: f64) {
-    let tenths = (v * 10.0).round() as i64;
+    let tenths = tenths(v);
     let (int, frac) = (tenths / 10, (tenths % 10).abs());
     if tenths < 0 && int == 0 {
         out.push('-');
@@ -58,8 +131,13 @@ fn push_integer(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
+    push_unsigned(out, n.unsigned_abs());
+}
+
+/// `n` in decimal digits (see [`push_integer`]).
+fn push_unsigned(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
-    let mut rest = n.unsigned_abs();
+    let mut rest = n;
     let mut first = digits.len();
     loop {
         first -= 1;
@@ -69,14 +147,55 @@ fn push_integer(out: &mut String, n: i64) {
             break;
         }
     }
-    out.extend(digits[first..].iter().map(|&d| char::from(d)));
+    // Only ASCII digits.
+    out.push_str(std::str::from_utf8(&digits[first..]).unwrap_or_default());
 }
 
-/// One point of a path or polyline: `x,y`.
+/// One point of a path: `x,y`.
 fn point(out: &mut String, x: f64, y: f64) {
     coord(out, x);
     out.push(',');
     coord(out, y);
+}
+
+/// A path's `d` through points in whole tenths of a pixel: `M` to the
+/// first, then relative steps after one `l` (`l10-342 11 5`: a number is
+/// parted from the one before by its minus sign or a space).
+#[derive(Default)]
+struct PathData {
+    last: (i64, i64),
+    points: usize,
+}
+
+impl PathData {
+    fn to(&mut self, out: &mut String, (x, y): (i64, i64)) {
+        match self.points {
+            0 => {
+                out.push('M');
+                push_integer(out, x);
+                Self::next(out, y);
+            }
+            n => {
+                if n == 1 {
+                    out.push('l');
+                    push_integer(out, x - self.last.0);
+                } else {
+                    Self::next(out, x - self.last.0);
+                }
+                Self::next(out, y - self.last.1);
+            }
+        }
+        self.last = (x, y);
+        self.points += 1;
+    }
+
+    /// A number after another.
+    fn next(out: &mut String, n: i64) {
+        if n >= 0 {
+            out.push(' ');
+        }
+        push_integer(out, n);
+    }
 }
 
 /// A step of 1, 2 or 5 times a power of ten that gives at most
@@ -95,44 +214,83 @@ fn nice_step(span: f64) -> u64 {
     }
 }
 
-/// `<text>` at `(x, y)` with the given extra attributes, its content escaped.
-fn text(out: &mut String, x: f64, y: f64, attrs: &str, content: &str) {
+/// The start of a `<text>` at `(x, y)` with the given extra attributes,
+/// the tag left open.
+fn text_start(out: &mut String, x: f64, y: f64, attrs: &str) {
     out.push_str("<text x=\"");
     coord(out, x);
     out.push_str("\" y=\"");
     coord(out, y);
     out.push('"');
     out.push_str(attrs);
+}
+
+/// `<text>` at `(x, y)` with the given extra attributes, its content escaped.
+fn text(out: &mut String, x: f64, y: f64, attrs: &str, content: &str) {
+    text_start(out, x, y, attrs);
     out.push('>');
     escape(out, content);
     out.push_str("</text>\n");
 }
 
-/// A panel's frame: its caption, the axis descriptions, the grid lines
-/// and tick labels at `x_ticks` and `y_ticks` (value, pixel), the axes.
+/// An axis's ticks: (value, pixel), at most [`MAX_TICKS`] and one more.
+struct Ticks {
+    at: [(u64, f64); 12],
+    len: usize,
+}
+
+impl Ticks {
+    fn new() -> Ticks {
+        Ticks {
+            at: [(0, 0.0); 12],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, tick: (u64, f64)) {
+        if let Some(slot) = self.at.get_mut(self.len) {
+            *slot = tick;
+            self.len += 1;
+        }
+    }
+
+    fn all(&self) -> &[(u64, f64)] {
+        &self.at[..self.len]
+    }
+}
+
+/// A panel's frame: its caption (written by `caption`), the axis
+/// descriptions, the grid lines and tick labels at `x_ticks` and `y_ticks`
+/// (labels written by `y_label`), the axes.
 fn panel(
     out: &mut String,
     (top, bottom): (f64, f64),
-    caption: &str,
+    caption: &dyn Fn(&mut String),
     y_desc: &str,
-    x_ticks: &[(u64, f64)],
-    y_ticks: &[(u64, f64)],
-    y_label: &dyn Fn(u64) -> String,
+    x_ticks: &Ticks,
+    y_ticks: &Ticks,
+    y_label: &dyn Fn(&mut String, u64),
 ) {
     let mid_x = (LEFT + RIGHT) / 2.0;
-    text(
+    text_start(
         out,
         WIDTH / 2.0,
         top - 20.0,
-        " font-size=\"15\" text-anchor=\"middle\" dy=\"0.8em\"",
-        caption,
+        " font-size=\"15\" text-anchor=\"middle\" dy=\"0.8em\">",
     );
+    caption(out);
+    out.push_str("</text>\n");
     let mid_y = (top + bottom) / 2.0;
-    let mut rotated =
-        String::from(" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(270,10,");
-    coord(&mut rotated, mid_y);
-    rotated.push_str(")\" dy=\"0.8em\"");
-    text(out, 10.0, mid_y, &rotated, y_desc);
+    text_start(
+        out,
+        10.0,
+        mid_y,
+        " font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(270,10,",
+    );
+    coord(out, mid_y);
+    out.push_str(")\" dy=\"0.8em\">");
+    escape(out, y_desc);
+    out.push_str("</text>\n");
     text(
         out,
         mid_x,
@@ -142,13 +300,13 @@ fn panel(
     );
     // The grid: one path of light lines.
     out.push_str("<path stroke=\"#000\" stroke-opacity=\"0.2\" d=\"");
-    for &(_, x) in x_ticks {
+    for &(_, x) in x_ticks.all() {
         out.push('M');
         point(out, x, bottom);
         out.push('V');
         coord(out, top);
     }
-    for &(_, y) in y_ticks {
+    for &(_, y) in y_ticks.all() {
         out.push('M');
         point(out, LEFT, y);
         out.push('H');
@@ -162,12 +320,12 @@ fn panel(
     coord(out, bottom + 0.5);
     out.push('H');
     coord(out, RIGHT);
-    for &(_, y) in y_ticks {
+    for &(_, y) in y_ticks.all() {
         out.push('M');
         point(out, LEFT - 5.5, y);
         out.push_str("h5");
     }
-    for &(_, x) in x_ticks {
+    for &(_, x) in x_ticks.all() {
         out.push('M');
         point(out, x, bottom + 0.5);
         out.push_str("v5");
@@ -175,25 +333,29 @@ fn panel(
     out.push_str("\"/>\n");
     // The tick labels.
     out.push_str("<g font-size=\"12\" text-anchor=\"end\">\n");
-    for &(v, y) in y_ticks {
-        text(out, LEFT - 9.0, y, " dy=\"0.4em\"", &y_label(v));
+    for &(v, y) in y_ticks.all() {
+        text_start(out, LEFT - 9.0, y, " dy=\"0.4em\">");
+        y_label(out, v);
+        out.push_str("</text>\n");
     }
     out.push_str("</g>\n<g font-size=\"12\" text-anchor=\"middle\">\n");
-    for &(v, x) in x_ticks {
-        text(out, x, bottom + 11.0, " dy=\"0.8em\"", &v.to_string());
+    for &(v, x) in x_ticks.all() {
+        text_start(out, x, bottom + 11.0, " dy=\"0.8em\">");
+        push_unsigned(out, v);
+        out.push_str("</text>\n");
     }
     out.push_str("</g>\n");
 }
 
 /// The ticks of a linear axis over `lo..=hi` (whole numbers only) mapped
 /// to pixels by `px`.
-fn linear_ticks(lo: f64, hi: f64, px: impl Fn(f64) -> f64) -> Vec<(u64, f64)> {
+fn linear_ticks(lo: f64, hi: f64, px: impl Fn(f64) -> f64) -> Ticks {
     let step = nice_step(hi - lo);
     let first = (lo.max(0.0) / step as f64).ceil() as u64;
-    let mut ticks = Vec::new();
+    let mut ticks = Ticks::new();
     let mut k = first;
     while let Some(v) = k.checked_mul(step) {
-        if v as f64 > hi {
+        if v as f64 > hi || ticks.len == ticks.at.len() {
             break;
         }
         ticks.push((v, px(v as f64)));
@@ -202,28 +364,25 @@ fn linear_ticks(lo: f64, hi: f64, px: impl Fn(f64) -> f64) -> Vec<(u64, f64)> {
     ticks
 }
 
-/// A polyline through the `n` points `at` gives (pixels), leaving out every
-/// point that `between` (deciding on the data, exactly) says lies on the
-/// straight line between its neighbours.
-fn polyline(
+/// A path through the `n` points `at` gives (whole tenths of a pixel),
+/// leaving out every point that `between` (deciding on the data, exactly)
+/// says lies on the straight line between its neighbours.
+fn line(
     out: &mut String,
     attrs: &str,
     n: usize,
-    at: impl Fn(usize) -> (f64, f64),
-    between: impl Fn(usize) -> bool,
+    mut at: impl FnMut(usize) -> (i64, i64),
+    mut between: impl FnMut(usize) -> bool,
 ) {
-    out.push_str("<polyline fill=\"none\"");
+    out.push_str("<path");
     out.push_str(attrs);
-    out.push_str(" points=\"");
+    out.push_str(" d=\"");
+    let mut d = PathData::default();
     for i in 0..n {
         if i > 0 && i + 1 < n && between(i) {
             continue;
         }
-        if i > 0 {
-            out.push(' ');
-        }
-        let (x, y) = at(i);
-        point(out, x, y);
+        d.to(out, at(i));
     }
     out.push_str("\"/>\n");
 }
@@ -233,8 +392,7 @@ fn polyline(
 /// The site writes the plot into its page with [`write_game_svg`].
 #[cfg(test)]
 pub fn game_svg(p: &str, q: &str, throws: &[[i64; 2]], a: i64, b: i64) -> String {
-    // About 12 bytes a point of each of four lines, 35 a marker.
-    let mut out = String::with_capacity(4096 + 80 * throws.len());
+    let mut out = String::with_capacity(4096 + 40 * throws.len());
     write_game_svg(&mut out, p, q, throws, a, b);
     out
 }
@@ -244,68 +402,70 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
     let n = throws.len().max(1);
     // The upper panel's value range (throws outside are drawn at its edge).
     let lo = a.max(1) as f64;
-    let hi = (b.max(a.saturating_add(1)) as f64).max(lo * 10.0_f64.powf(0.1));
+    let hi = (b.max(a.saturating_add(1)) as f64).max(lo * TENTH_DECADE);
     let clamp = |t: i64| (t as f64).clamp(lo, hi);
-    let mut cum = Vec::with_capacity(throws.len() + 1);
-    cum.push([0u64; 2]);
-    let mut wins: Vec<(usize, Player, i64)> = Vec::new();
-    for (i, &[tp, tq]) in throws.iter().enumerate() {
-        let o = judge(tp, tq);
-        let pts = o.points_of();
-        let last = cum[i];
-        cum.push([
-            last[0].saturating_add(u64::from(pts[0])),
-            last[1].saturating_add(u64::from(pts[1])),
-        ]);
-        if let Some(w) = o.winner {
-            wins.push((i + 1, w, if w == Player::P { tp } else { tq }));
-        }
+    // The points each side gained per throw, and in all.
+    let gain = |i: usize| judge(throws[i][0], throws[i][1]).points_of();
+    let mut final_points = [0u64; 2];
+    for i in 0..throws.len() {
+        let g = gain(i);
+        final_points[0] = final_points[0].saturating_add(u64::from(g[0]));
+        final_points[1] = final_points[1].saturating_add(u64::from(g[1]));
     }
-    let final_points = cum.last().copied().unwrap_or([0, 0]);
     let max_points = final_points[0].max(final_points[1]).max(1) as f64;
 
     // Pixels: the upper panel's x from 0.5 to n + 0.5, y logarithmic; the
     // lower panel's x from 0 to n + 0.5, y from 0 to 1.05 × the most points.
     let width = RIGHT - LEFT;
     let ux = |x: f64| LEFT + (x - 0.5) / n as f64 * width;
-    let (ln_lo, ln_span) = (lo.ln(), hi.ln() - lo.ln());
-    let uy = |v: f64| UPPER.1 - (v.ln() - ln_lo) / ln_span * (UPPER.1 - UPPER.0);
+    let (ln_lo, ln_span) = (ln(lo), ln(hi) - ln(lo));
+    let uy = |v: f64| UPPER.1 - (ln(v) - ln_lo) / ln_span * (UPPER.1 - UPPER.0);
     let x_max = n as f64 + 0.5;
     let lx = |x: f64| LEFT + x / x_max * width;
     let y_max = max_points * 1.05;
     let ly = |v: f64| LOWER.1 - v / y_max * (LOWER.1 - LOWER.0);
 
     let o = out;
+    // The markers are sized by the stroke width of the path that draws
+    // them (10 in the data's tenths: a pixel), unclipped.
     o.push_str(
         "<svg width=\"1100\" height=\"620\" viewBox=\"0 0 1100 620\" \
          xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\">\n\
-         <defs><circle id=\"mark-p\" r=\"3\" fill=\"#0072B2\"/>\
-         <path id=\"mark-q\" d=\"M0-4L3.5 2H-3.5Z\" fill=\"#D55E00\"/></defs>\n\
+         <defs><marker id=\"mark-p\" overflow=\"visible\">\
+         <circle r=\"3\" fill=\"#0072B2\"/></marker>\
+         <marker id=\"mark-q\" overflow=\"visible\">\
+         <path d=\"M0-4L3.5 2H-3.5Z\" fill=\"#D55E00\"/></marker></defs>\n\
          <rect width=\"1100\" height=\"620\" fill=\"#fff\"/>\n",
     );
 
     // The upper panel: the throws.
     let x_ticks = linear_ticks(1.0, n as f64, ux);
-    let (lo_exp, hi_exp) = (lo.log10().ceil() as i32, hi.log10().floor() as i32);
-    let exp_step = (f64::from(hi_exp - lo_exp + 1) / MAX_TICKS).ceil().max(1.0) as usize;
-    let y_ticks: Vec<(u64, f64)> = (lo_exp..=hi_exp)
-        .step_by(exp_step)
-        .map(|e| {
-            let v = 10f64.powi(e);
-            (v as u64, uy(v))
-        })
-        .collect();
+    // The powers of ten in lo..=hi (lo is whole, at least 1).
+    let lo_int = lo as u64;
+    let lo_exp = lo_int.ilog10() + u32::from(10u64.pow(lo_int.ilog10()) != lo_int);
+    let hi_exp = (hi.floor() as u64).max(1).ilog10();
+    let decades = f64::from(hi_exp.saturating_add(1).saturating_sub(lo_exp));
+    let exp_step = (decades / MAX_TICKS).ceil().max(1.0) as usize;
+    let mut y_ticks = Ticks::new();
+    for e in (lo_exp..=hi_exp).step_by(exp_step) {
+        let v = 10u64.pow(e);
+        y_ticks.push((v, uy(v as f64)));
+    }
     // Past a million, powers of ten as `1e7`: the labels fit left of the axis.
-    let y_label = |v: u64| match v.checked_ilog10() {
-        Some(e) if e > 6 => format!("1e{e}"),
-        _ => v.to_string(),
+    let y_label = |o: &mut String, v: u64| match v.checked_ilog10() {
+        Some(e) if e > 6 => {
+            o.push_str("1e");
+            push_unsigned(o, u64::from(e));
+        }
+        _ => push_unsigned(o, v),
     };
-    let mut caption = String::with_capacity(p.len() + q.len() + 32);
-    caption.push_str("Throws: ");
-    caption.push_str(p);
-    caption.push_str(" (P) against ");
-    caption.push_str(q);
-    caption.push_str(" (Q)");
+    let caption = |o: &mut String| {
+        o.push_str("Throws: ");
+        escape(o, p);
+        o.push_str(" (P) against ");
+        escape(o, q);
+        o.push_str(" (Q)");
+    };
     panel(
         o,
         UPPER,
@@ -315,30 +475,52 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
         &y_ticks,
         &y_label,
     );
+    // The data, in tenths of a pixel.
+    let upper_at = |i: usize, t: i64| (tenths(ux((i + 1) as f64)), tenths(uy(clamp(t))));
+    o.push_str("<g transform=\"scale(.1)\" fill=\"none\" stroke-width=\"10\">\n");
     for (k, attrs) in [
-        (0, " stroke=\"#0072B2\" stroke-width=\"2\""),
+        (0, " stroke=\"#0072B2\" stroke-width=\"20\""),
         (1, " stroke=\"#D55E00\""),
     ] {
         let t = |i: usize| clamp(throws[i][k]);
-        polyline(
+        line(
             o,
             attrs,
             throws.len(),
-            |i| (ux((i + 1) as f64), uy(t(i))),
+            |i| upper_at(i, throws[i][k]),
             |i| t(i - 1) == t(i) && t(i) == t(i + 1),
         );
     }
-    for (who, id) in [(Player::P, "#mark-p"), (Player::Q, "#mark-q")] {
-        for &(i, _, t) in wins.iter().filter(|w| w.1 == who) {
-            o.push_str("<use href=\"");
-            o.push_str(id);
-            o.push_str("\" x=\"");
-            coord(o, ux(i as f64));
-            o.push_str("\" y=\"");
-            coord(o, uy(clamp(t)));
-            o.push_str("\"/>\n");
+    // The won throws: a marker at each vertex of an unstroked path.
+    for (who, attrs) in [
+        (
+            Player::P,
+            " marker-start=\"url(#mark-p)\" marker-mid=\"url(#mark-p)\" marker-end=\"url(#mark-p)\"",
+        ),
+        (
+            Player::Q,
+            " marker-start=\"url(#mark-q)\" marker-mid=\"url(#mark-q)\" marker-end=\"url(#mark-q)\"",
+        ),
+    ] {
+        let mut won = throws
+            .iter()
+            .enumerate()
+            .filter(|&(_, &[tp, tq])| judge(tp, tq).winner == Some(who))
+            .map(|(i, &[tp, tq])| upper_at(i, if who == Player::P { tp } else { tq }))
+            .peekable();
+        if won.peek().is_none() {
+            continue;
         }
+        o.push_str("<path");
+        o.push_str(attrs);
+        o.push_str(" d=\"");
+        let mut d = PathData::default();
+        for at in won {
+            d.to(o, at);
+        }
+        o.push_str("\"/>\n");
     }
+    o.push_str("</g>\n");
     // The legend, in the lower left corner: a line and a marker per side.
     let longest = p.chars().count().max(q.chars().count()) as f64;
     let legend_w = (7.0 * longest + 150.0).min(width - 10.0);
@@ -347,21 +529,20 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
     o.push_str("\" height=\"51\" fill=\"#fff\" fill-opacity=\"0.9\" stroke=\"#000\"/>\n");
     o.push_str(
         "<path stroke=\"#0072B2\" stroke-width=\"2\" d=\"M77 314h20\"/>\
-         <use href=\"#mark-p\" x=\"87\" y=\"314\"/>\n\
+         <circle cx=\"87\" cy=\"314\" r=\"3\" fill=\"#0072B2\"/>\n\
          <path stroke=\"#D55E00\" d=\"M77 333h20\"/>\
-         <use href=\"#mark-q\" x=\"87\" y=\"333\"/>\n\
+         <path d=\"M87 329l3.5 6h-7Z\" fill=\"#D55E00\"/>\n\
          <g font-size=\"12\">\n",
     );
-    let mut label = String::with_capacity(longest as usize + 24);
     for (y, side, name, mark) in [
         (314.0, "P: ", p, " (● its wins)"),
         (333.0, "Q: ", q, " (▲ its wins)"),
     ] {
-        label.clear();
-        label.push_str(side);
-        label.push_str(name);
-        label.push_str(mark);
-        text(o, 105.0, y, " dy=\"0.4em\"", &label);
+        text_start(o, 105.0, y, " dy=\"0.4em\">");
+        o.push_str(side);
+        escape(o, name);
+        o.push_str(mark);
+        o.push_str("</text>\n");
     }
     o.push_str("</g>\n");
 
@@ -371,46 +552,56 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
     panel(
         o,
         LOWER,
-        "Points so far",
+        &|o: &mut String| o.push_str("Points so far"),
         "points",
         &x_ticks,
         &y_ticks,
-        &|v: u64| v.to_string(),
+        &|o: &mut String, v: u64| push_unsigned(o, v),
     );
+    o.push_str("<g transform=\"scale(.1)\" fill=\"none\" stroke-width=\"10\">\n");
     for (k, attrs) in [
-        (0, " stroke=\"#0072B2\" stroke-width=\"2\""),
+        (0, " stroke=\"#0072B2\" stroke-width=\"20\""),
         (1, " stroke=\"#D55E00\""),
     ] {
         // Whole numbers: a point is on the line between its neighbours
-        // when it gained what the next one gains.
-        let c = |i: usize| cum[i][k];
-        polyline(
+        // when it gained what the next one gains. The points so far are
+        // summed as the line goes (the points are asked for in order).
+        let (mut so_far, mut summed) = (0u64, 0usize);
+        line(
             o,
             attrs,
-            cum.len(),
-            |i| (lx(i as f64), ly(c(i) as f64)),
-            |i| c(i) - c(i - 1) == c(i + 1) - c(i),
+            throws.len() + 1,
+            |i| {
+                // The points before throw i, the ones left out too.
+                while summed < i {
+                    so_far = so_far.saturating_add(u64::from(gain(summed)[k]));
+                    summed += 1;
+                }
+                (tenths(lx(i as f64)), tenths(ly(so_far as f64)))
+            },
+            |i| gain(i - 1)[k] == gain(i)[k],
         );
     }
+    o.push_str("</g>\n");
     // The last values at the lines' end, the lower one below its line.
-    let x = lx((cum.len() - 1) as f64);
+    let x = lx(throws.len() as f64);
     for (k, name, color) in [(0, "P ", P_HEX), (1, "Q ", Q_HEX)] {
         let below = final_points[k] < final_points[1 - k];
-        let attrs = format!(
-            " font-size=\"13\" text-anchor=\"end\" fill=\"{color}\"{}",
-            if below {
-                " dy=\"1em\""
-            } else {
-                " dy=\"-0.3em\""
-            }
-        );
-        text(
+        text_start(
             o,
             x,
             ly(final_points[k] as f64),
-            &attrs,
-            &format!("{name}{}", final_points[k]),
+            " font-size=\"13\" text-anchor=\"end\" fill=\"",
         );
+        o.push_str(color);
+        o.push_str(if below {
+            "\" dy=\"1em\">"
+        } else {
+            "\" dy=\"-0.3em\">"
+        });
+        o.push_str(name);
+        push_unsigned(o, final_points[k]);
+        o.push_str("</text>\n");
     }
     o.push_str("</svg>");
 }
@@ -450,6 +641,39 @@ mod tests {
     }
 
     #[test]
+    fn the_logarithm_is_the_libm_one_but_for_the_last_bits() {
+        let mut v = 1.0f64;
+        while v < 1e19 {
+            for w in [v, v + 1.0, v * 1.5, v * 7.3] {
+                let (ours, libm) = (ln(w), w.ln());
+                assert!(
+                    (ours - libm).abs() <= 4e-15 * libm.abs().max(1.0),
+                    "{w}: {ours} against {libm}"
+                );
+            }
+            v *= 3.1;
+        }
+        assert_eq!(ln(1.0), 0.0);
+        for (j, &ln_c) in LN_TABLE.iter().enumerate() {
+            let c = 1.0 + j as f64 / 128.0;
+            assert!((ln_c - c.ln()).abs() <= 1e-15, "{j}");
+        }
+    }
+
+    #[test]
+    fn path_data_is_relative_and_parted_by_signs_or_spaces() {
+        let mut out = String::new();
+        let mut d = PathData::default();
+        for at in [(100, 200), (110, 150), (121, 160), (121, 160), (100, 0)] {
+            d.to(&mut out, at);
+        }
+        assert_eq!(out, "M100 200l10-50 11 10 0 0-21-160");
+        let mut one = String::new();
+        PathData::default().to(&mut one, (-5, 7));
+        assert_eq!(one, "M-5 7", "no `l` without a step");
+    }
+
+    #[test]
     fn steps_are_one_two_or_five_times_a_power_of_ten() {
         let steps: Vec<u64> = [0.0, 9.0, 10.0, 11.0, 45.0, 100.0, 1000.0, 1e30]
             .iter()
@@ -469,12 +693,39 @@ mod tests {
         assert_eq!(svg, game_svg("<b>&\"x", "q", &throws, 1, 12288));
     }
 
+    /// The `d` of each path in the data's groups: the upper panel's two
+    /// lines and its markers' paths, then the lower panel's two lines.
+    fn data_paths(svg: &str) -> Vec<&str> {
+        svg.split("<g transform=\"scale(.1)\"")
+            .skip(1)
+            .flat_map(|g| g[..g.find("</g>").unwrap()].lines().skip(1))
+            .map(|l| &l[l.find(" d=\"").unwrap() + 4..l.rfind('"').unwrap()])
+            .collect()
+    }
+
     #[test]
     fn points_on_a_straight_line_are_left_out() {
-        // A constant game: each line is its two ends.
+        // A constant game: each line is its two ends, and no throw is won.
         let svg = game_svg("p", "q", &[[7, 7]; 100], 1, 12288);
-        for line in svg.lines().filter(|l| l.starts_with("<polyline")) {
-            assert_eq!(line.matches(',').count(), 2, "{line}");
+        let paths = data_paths(&svg);
+        assert_eq!(paths.len(), 4, "{paths:?}");
+        for d in paths {
+            let numbers = d
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty());
+            assert_eq!(numbers.count(), 4, "{d}");
         }
+    }
+
+    #[test]
+    fn each_won_throw_is_a_vertex_of_its_winners_markers_path() {
+        // P wins throws 1 and 3 (5 ≤ 2·3), Q throw 2; throw 4 is a draw.
+        let svg = game_svg("p", "q", &[[5, 3], [9, 4], [6, 4], [2, 2]], 1, 12288);
+        let paths = data_paths(&svg);
+        assert_eq!(paths.len(), 6, "{paths:?}");
+        let vertices = |d: &str| 1 + d.matches([' ', '-']).count() / 2;
+        assert_eq!(vertices(paths[2]), 2, "P's: {}", paths[2]);
+        assert_eq!(vertices(paths[3]), 1, "Q's: {}", paths[3]);
+        assert!(svg.contains("marker-mid=\"url(#mark-p)\" marker-end=\"url(#mark-p)\" d="));
     }
 }

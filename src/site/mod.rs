@@ -824,6 +824,8 @@ pub fn generate_from(
     // game-rR-gG-sS.html
     let mut rendered = 0;
     let mut replayer: Option<Replayer> = None;
+    // Every game page is written into this one string in turn.
+    let mut page = String::new();
     if !opts.no_game_pages {
         let (a, b) = (params.a, params.b);
         for r in &res.rounds {
@@ -903,7 +905,8 @@ pub fn generate_from(
                             })
                             .collect(),
                     };
-                    w.put(&name, &direct::game_html(&view, throws, a, b))?;
+                    direct::write_game_html(&mut page, &view, throws, a, b);
+                    w.put(&name, &page)?;
                     rendered += 1;
                 }
             }
