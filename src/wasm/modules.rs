@@ -545,7 +545,13 @@ mod tests {
         // A file put there for a module this process never kept.
         let sha_b = crate::hash::sha256_hex(&b);
         std::fs::write(
-            file.with_file_name(file.file_name().unwrap().to_str().unwrap().replace(&sha_a, &sha_b)),
+            file.with_file_name(
+                file.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .replace(&sha_a, &sha_b),
+            ),
             compile(&b).serialize().unwrap(),
         )
         .unwrap();
@@ -559,7 +565,9 @@ mod tests {
         let a = distinct_module(4000);
         let one = compile(&a).serialize().unwrap().len() as u64;
         let (_parent, spill) = private_spill(one * 3 / 2);
-        spill.put(&crate::hash::sha256_hex(&a), &compile(&a)).unwrap();
+        spill
+            .put(&crate::hash::sha256_hex(&a), &compile(&a))
+            .unwrap();
         let b = distinct_module(4001);
         let sha_b = crate::hash::sha256_hex(&b);
         assert!(matches!(

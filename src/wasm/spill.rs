@@ -125,7 +125,13 @@ impl Spill {
     /// Keeps `module` (compiled from the module whose SHA-256 is `sha256`)
     /// unless the spill holds it already or is full.
     pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<(), NotKept> {
-        if self.files.lock().expect("spill").by_module.contains_key(sha256) {
+        if self
+            .files
+            .lock()
+            .expect("spill")
+            .by_module
+            .contains_key(sha256)
+        {
             return Ok(());
         }
         let bytes = module
@@ -186,9 +192,9 @@ impl Spill {
         };
         let path = self.path(sha256);
         let bytes = std::fs::read(&path).ok();
-        let intact = bytes
-            .as_ref()
-            .is_some_and(|b| b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest);
+        let intact = bytes.as_ref().is_some_and(|b| {
+            b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest
+        });
         let module = match bytes {
             // SAFETY: `Module::deserialize` trusts its bytes to be what
             // `Module::serialize` of this engine wrote (it maps them as
