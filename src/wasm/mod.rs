@@ -39,8 +39,8 @@ mod spill;
 
 pub use engine::*;
 pub use modules::{
-    compile_counts, compile_uncached, limit_cache_entries, load, load_hashed, CompileCounts,
-    Loaded, NotPlayable,
+    compile_counts, compile_uncached, leave_out_spill, limit_cache_entries, load, load_hashed,
+    CompileCounts, Loaded, NotPlayable,
 };
 pub use seat::Strategy;
 pub use seat::{

@@ -122,6 +122,16 @@ pub fn compile_counts() -> CompileCounts {
     }
 }
 
+/// Whether the spill is left out ([`leave_out_spill`]).
+static SPILL_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Leaves the spill out for the rest of the process (every module the
+/// cache dropped compiles again, as before the spill): for a benchmark's
+/// figure without it, beside one with it.
+pub fn leave_out_spill() {
+    SPILL_OFF.store(true, Ordering::Relaxed);
+}
+
 /// The most modules the cache holds, below [`CACHE_ENTRIES`]
 /// ([`limit_cache_entries`]).
 static ENTRIES_LIMIT: AtomicUsize = AtomicUsize::new(CACHE_ENTRIES);
@@ -161,7 +171,11 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
     };
-    let spill = spill(&rt.engine);
+    let spill = if SPILL_OFF.load(Ordering::Relaxed) {
+        None
+    } else {
+        spill(&rt.engine)
+    };
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
         Some(m) => {
             FROM_SPILL.fetch_add(1, Ordering::Relaxed);
