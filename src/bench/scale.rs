@@ -68,6 +68,9 @@ pub struct ScaleBench {
     pub games_cpu: Duration,
     /// One game alone on one CPU × games (the CPU the games need).
     pub games_floor: Duration,
+    /// Modules compiled and taken from the module spill while playing (a
+    /// field larger than the module cache: `--module-cache N`).
+    pub modules_while_playing: crate::wasm::CompileCounts,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
     /// The database's pages by what they hold (SQLite's `dbstat`): the
@@ -139,6 +142,12 @@ impl ScaleBench {
             self.games_floor.as_secs_f64(),
             self.games_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9)
         );
+        if self.play_mode == ScalePlay::Real {
+            println!(
+                "  modules while playing: {} compiled, {} loaded from the spill",
+                self.modules_while_playing.compiled, self.modules_while_playing.from_spill
+            );
+        }
         match self.site {
             ScaleSite::Skip => println!("  site: skipped (--site skip)"),
             ScaleSite::WithoutGamePages => println!(
@@ -462,6 +471,7 @@ pub fn scale_bench(
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
+    let modules_at_start = crate::wasm::compile_counts();
     match mode {
         ScalePlay::Real => run_tournament(&mut store, tid, jobs, &clock, &mut site)?,
         ScalePlay::Instant => {
@@ -478,6 +488,11 @@ pub fn scale_bench(
     }
     let play = t.elapsed();
     let server_cpu = cpu_time(CpuOf::Thread).saturating_sub(thread_at_start);
+    let modules_now = crate::wasm::compile_counts();
+    let modules_while_playing = crate::wasm::CompileCounts {
+        compiled: modules_now.compiled - modules_at_start.compiled,
+        from_spill: modules_now.from_spill - modules_at_start.from_spill,
+    };
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
         .saturating_sub(server_cpu);
@@ -582,6 +597,7 @@ pub fn scale_bench(
         server_cpu,
         games_cpu,
         games_floor,
+        modules_while_playing,
         peak_rss_kb,
         db_bytes,
         games_pages,

@@ -8,7 +8,9 @@
 //! thread per game while playing, peak RSS and database size
 //! (`--site skip`: without the results site, the server's own work alone;
 //! `--site game-pages`: the site with every game's page, as a contest
-//! writes it by default).
+//! writes it by default; `--module-cache N`: a module cache of N modules,
+//! a field larger than the cache without compiling one that large;
+//! `--no-module-spill`: what the cache drops compiles again).
 //! `registrations`: 1000 registrations asking for the same team name
 //! against 1000 with distinct names. `spool`: 1000 mails through the
 //! outbox sender to the spool against the same files without any sync
@@ -79,6 +81,15 @@ pub struct Bench {
     /// play here (the play and floor figures then mean nothing).
     #[arg(long)]
     pub instant_games: bool,
+    /// Scale: let the module cache hold at most N compiled modules (it
+    /// holds 1024), to measure a field larger than the cache on a field
+    /// small enough to compile.
+    #[arg(long, value_name = "N")]
+    pub module_cache: Option<usize>,
+    /// Scale: leave out the module spill (what the module cache dropped
+    /// compiles again, as before the spill), for the figure without it.
+    #[arg(long)]
+    pub no_module_spill: bool,
     /// Registrations (registrations benchmark), mails (spool benchmark).
     #[arg(long, default_value_t = 1000)]
     pub registrations: usize,
@@ -178,6 +189,12 @@ impl Bench {
                 .print();
         }
         if matches!(self.what, What::Scale) {
+            if let Some(n) = self.module_cache {
+                knobeln::wasm::limit_cache_entries(n);
+            }
+            if self.no_module_spill {
+                knobeln::wasm::leave_out_spill();
+            }
             let jobs = self
                 .jobs
                 .unwrap_or_else(|| knobeln::sandbox::allowed_cpus().len());

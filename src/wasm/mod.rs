@@ -28,14 +28,20 @@
 //! - [`engine`]: the engine's configuration, limits and watchdog ticks.
 //! - [`modules`]: compiling modules and the module cache.
 //! - [`seat`]: the two players of one game.
+//! - [`spill`]: compiled modules the cache dropped, kept as files of this
+//!   process's own.
 
 pub mod check;
 pub mod engine;
 pub mod modules;
 pub mod seat;
+mod spill;
 
 pub use engine::*;
-pub use modules::{compile_uncached, load, load_hashed, Loaded, NotPlayable};
+pub use modules::{
+    compile_counts, compile_uncached, leave_out_spill, limit_cache_entries, load, load_hashed,
+    CompileCounts, Loaded, NotPlayable,
+};
 pub use seat::Strategy;
 pub use seat::{
     lead, Control, Ending, GameWatch, Seat, SeatLimits, Step, WatchdogTripped, HOST_CALL_FUEL,

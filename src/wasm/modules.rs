@@ -1,17 +1,22 @@
 //! Modules made ready to play: compiled by the one engine (built here on
 //! first use, with its linkers and watchdog), checked once more against
-//! the contest's shape, and kept by SHA-256 in a small LRU cache. Nothing
-//! here runs a strategy's code (that is [`super::seat`]).
+//! the contest's shape, and kept by SHA-256 in a small LRU cache; what the
+//! cache drops is loaded again from the process's module spill
+//! ([`super::spill`]) rather than compiled again. Nothing here runs a
+//! strategy's code (that is [`super::seat`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use wasmtime::{Engine, Linker, Module};
 
 use super::engine::{
     config, start_watchdog, WasmError, CACHE_CODE_BYTES, CACHE_ENTRIES, MAX_MEMORY_BYTES,
+    SPILL_BYTES,
 };
 use super::seat::{lead_linker, linker, LeadData, SeatData, Strategy};
+use super::spill::Spill;
 
 /// The process's engine (built once) and the linker with the referee's
 /// functions.
@@ -40,6 +45,104 @@ fn runtime() -> Result<&'static Runtime, WasmError> {
         .map_err(|e| WasmError::Engine(e.clone()))
 }
 
+/// The process's module spill, made on first use under the system's
+/// temporary folder and removed at exit; `None` where it cannot be made
+/// (then every miss compiles, as without it).
+fn spill(engine: &Engine) -> Option<&'static Spill> {
+    static SPILL: OnceLock<Option<Spill>> = OnceLock::new();
+    SPILL
+        .get_or_init(|| {
+            let parent = std::env::temp_dir();
+            super::spill::remove_stale(&parent);
+            match Spill::create(&parent, SPILL_BYTES, engine) {
+                Ok(s) => {
+                    remove_at_exit(s.dir());
+                    Some(s)
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "no folder for compiled modules under {} (modules the cache drops compile again): {e}",
+                        parent.display()
+                    );
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// The spill's folder and the process that made it, for [`remove_spill`].
+static SPILL_DIR: OnceLock<(std::path::PathBuf, u32)> = OnceLock::new();
+
+/// Removes `dir` when the process exits (not in a child it forked, which
+/// runs the same exit handlers).
+fn remove_at_exit(dir: &std::path::Path) {
+    if SPILL_DIR
+        .set((dir.to_path_buf(), std::process::id()))
+        .is_ok()
+    {
+        // SAFETY: `remove_spill` is an `extern "C" fn()` that does not unwind.
+        unsafe { libc::atexit(remove_spill) };
+    }
+}
+
+extern "C" fn remove_spill() {
+    if let Some((dir, pid)) = SPILL_DIR.get() {
+        if *pid == std::process::id() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Modules compiled by Cranelift in this process, and taken from the
+/// spill ([`compile_counts`]).
+static COMPILED: AtomicU64 = AtomicU64::new(0);
+static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Modules compiled on this thread (a test counts its own, whatever
+    /// other tests compile at the same time).
+    static COMPILED_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How this process's modules were made ready since it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CompileCounts {
+    /// Compiled by Cranelift (cache and spill missed).
+    pub compiled: u64,
+    /// Loaded from the spill (the cache missed).
+    pub from_spill: u64,
+}
+
+/// [`CompileCounts`] so far (a benchmark reports the difference).
+pub fn compile_counts() -> CompileCounts {
+    CompileCounts {
+        compiled: COMPILED.load(Ordering::Relaxed),
+        from_spill: FROM_SPILL.load(Ordering::Relaxed),
+    }
+}
+
+/// Whether the spill is left out ([`leave_out_spill`]).
+static SPILL_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Leaves the spill out for the rest of the process (every module the
+/// cache dropped compiles again, as before the spill): for a benchmark's
+/// figure without it, beside one with it.
+pub fn leave_out_spill() {
+    SPILL_OFF.store(true, Ordering::Relaxed);
+}
+
+/// The most modules the cache holds, below [`CACHE_ENTRIES`]
+/// ([`limit_cache_entries`]).
+static ENTRIES_LIMIT: AtomicUsize = AtomicUsize::new(CACHE_ENTRIES);
+
+/// Lets the cache hold at most `n` modules (at least one; never more than
+/// [`CACHE_ENTRIES`]), for the whole process: for benchmarks and tests of
+/// a field larger than the cache on a field small enough to compile.
+pub fn limit_cache_entries(n: usize) {
+    ENTRIES_LIMIT.store(n.clamp(1, CACHE_ENTRIES), Ordering::Relaxed);
+}
+
 /// Why a stored program cannot play (the player's fault: it is not a
 /// module of the contest's shape).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,14 +166,35 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
-    let entries = room_for_cached_files();
+    let entries = room_for_cached_files().min(ENTRIES_LIMIT.load(Ordering::Relaxed));
     let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
     };
-    let module = match Module::new(&rt.engine, wasm) {
-        Ok(m) => m,
-        Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
+    let spill = if SPILL_OFF.load(Ordering::Relaxed) {
+        None
+    } else {
+        spill(&rt.engine)
+    };
+    let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
+        Some(m) => {
+            FROM_SPILL.fetch_add(1, Ordering::Relaxed);
+            m
+        }
+        None => {
+            COMPILED.fetch_add(1, Ordering::Relaxed);
+            COMPILED_HERE.with(|c| c.set(c.get() + 1));
+            let m = match Module::new(&rt.engine, wasm) {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
+            };
+            if let Some(s) = spill {
+                if let Err(e) = s.put(&sha256, &m) {
+                    tracing::debug!("compiled module {sha256} not kept in the spill: {e}");
+                }
+            }
+            m
+        }
     };
     let (pre, lead_pre) = match (
         rt.linker.instantiate_pre(&module),
@@ -327,5 +451,169 @@ mod tests {
             held <= CACHE_ENTRIES.min(n as usize) + 16,
             "{held} files held after playing {n} programs once"
         );
+    }
+
+    fn distinct_module(i: u32) -> Vec<u8> {
+        module_with_data(format!("the spill's module {i}").as_bytes())
+    }
+
+    fn compiled_here() -> u64 {
+        COMPILED_HERE.with(|c| c.get())
+    }
+
+    /// Issue 38: a field larger than the cache, played round after round,
+    /// compiles each program once: what the cache dropped comes back from
+    /// the spill. (Before the spill, every load after the first round was
+    /// a compile.)
+    #[test]
+    fn more_modules_than_the_cache_holds_loaded_twice_compile_once_each() {
+        limit_cache_entries(8);
+        let n = 24;
+        let before = compiled_here();
+        for _round in 0..2 {
+            for i in 0..n {
+                let s = load(&distinct_module(1000 + i)).unwrap().expect("playable");
+                assert_eq!(s.main_params, 0);
+            }
+        }
+        limit_cache_entries(CACHE_ENTRIES);
+        assert_eq!(compiled_here() - before, u64::from(n), "compiles");
+        assert!(compile_counts().from_spill >= u64::from(n) - 8);
+    }
+
+    fn private_spill(max_bytes: u64) -> (tempfile::TempDir, Spill) {
+        let parent = tempfile::tempdir().unwrap();
+        let spill = Spill::create(parent.path(), max_bytes, &runtime().unwrap().engine).unwrap();
+        (parent, spill)
+    }
+
+    fn compile(wasm: &[u8]) -> Module {
+        Module::new(&runtime().unwrap().engine, wasm).unwrap()
+    }
+
+    fn only_file(dir: &std::path::Path) -> std::path::PathBuf {
+        let files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].clone()
+    }
+
+    /// The spill's folder is this user's alone, its files too.
+    #[test]
+    fn the_spills_folder_and_files_are_private() {
+        use std::os::unix::fs::MetadataExt;
+        let (_parent, spill) = private_spill(1 << 30);
+        let meta = std::fs::symlink_metadata(spill.dir()).unwrap();
+        // SAFETY: geteuid has no preconditions.
+        assert_eq!(meta.uid(), unsafe { libc::geteuid() });
+        assert_eq!(meta.mode() & 0o777, 0o700);
+        let wasm = distinct_module(2000);
+        spill
+            .put(&crate::hash::sha256_hex(&wasm), &compile(&wasm))
+            .unwrap();
+        let file = only_file(spill.dir());
+        assert_eq!(std::fs::metadata(&file).unwrap().mode() & 0o777, 0o600);
+        assert!(file
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(&crate::hash::sha256_hex(&wasm)));
+    }
+
+    /// Hostile: whoever can write the spill's file (another process of
+    /// this user's, root) replaces a compiled module by another valid
+    /// compiled module, or changes one byte of its code: the file is never
+    /// turned into machine code; it is removed and the module compiles
+    /// again.
+    #[test]
+    fn a_spilled_module_changed_by_someone_else_is_never_run() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let engine = &runtime().unwrap().engine;
+        let a = distinct_module(3000);
+        let b = distinct_module(3001);
+        let sha_a = crate::hash::sha256_hex(&a);
+        spill.put(&sha_a, &compile(&a)).unwrap();
+        assert!(spill.get(engine, &sha_a).is_some(), "the file as written");
+
+        // Another program's valid compiled module under A's name.
+        let file = only_file(spill.dir());
+        std::fs::write(&file, compile(&b).serialize().unwrap()).unwrap();
+        assert!(spill.get(engine, &sha_a).is_none(), "B's code as A");
+        assert!(!file.exists(), "the changed file is removed");
+        assert_eq!(spill.bytes(), 0);
+        assert!(spill.get(engine, &sha_a).is_none(), "forgotten");
+
+        // One byte changed, the length kept.
+        spill.put(&sha_a, &compile(&a)).unwrap();
+        let file = only_file(spill.dir());
+        let mut bytes = std::fs::read(&file).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        assert!(spill.get(engine, &sha_a).is_none(), "one byte changed");
+        assert!(!file.exists());
+
+        // A file put there for a module this process never kept.
+        let sha_b = crate::hash::sha256_hex(&b);
+        std::fs::write(
+            file.with_file_name(
+                file.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .replace(&sha_a, &sha_b),
+            ),
+            compile(&b).serialize().unwrap(),
+        )
+        .unwrap();
+        assert!(spill.get(engine, &sha_b).is_none(), "never kept");
+    }
+
+    /// The spill holds at most its bound: a module that would pass it is
+    /// not kept (and compiles again at its next miss).
+    #[test]
+    fn the_spill_holds_at_most_its_bound() {
+        let a = distinct_module(4000);
+        let one = compile(&a).serialize().unwrap().len() as u64;
+        let (_parent, spill) = private_spill(one * 3 / 2);
+        spill
+            .put(&crate::hash::sha256_hex(&a), &compile(&a))
+            .unwrap();
+        let b = distinct_module(4001);
+        let sha_b = crate::hash::sha256_hex(&b);
+        assert!(matches!(
+            spill.put(&sha_b, &compile(&b)),
+            Err(super::super::spill::NotKept::Full(_))
+        ));
+        assert!(spill.get(&runtime().unwrap().engine, &sha_b).is_none());
+        let on_disk: u64 = std::fs::read_dir(spill.dir())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert_eq!(on_disk, one);
+        assert_eq!(spill.bytes(), one);
+        assert!(on_disk <= one * 3 / 2);
+    }
+
+    /// A spill folder left by a process that is gone (killed) is removed;
+    /// one of a live process is not.
+    #[test]
+    fn a_spill_folder_of_a_process_that_is_gone_is_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let live = parent
+            .path()
+            .join(format!("knobeln-modules-{}-x", std::process::id()));
+        // The largest pid Linux hands out is 2^22.
+        let gone = parent.path().join("knobeln-modules-4194999-y");
+        let other = parent.path().join("knobeln-modulesX");
+        for d in [&live, &gone, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        super::super::spill::remove_stale(parent.path());
+        assert!(live.exists() && other.exists());
+        assert!(!gone.exists());
     }
 }

@@ -1,0 +1,264 @@
+//! The module spill: the compiled code of every module this process
+//! compiled, kept as files in a private folder, so that a module the
+//! in-memory cache ([`super::modules`]) dropped is loaded again in a
+//! fraction of a millisecond instead of compiled again by Cranelift (tens
+//! of milliseconds). A field larger than the cache loads its groups'
+//! programs one group after another in every round; without the spill
+//! every program would be compiled again in every round.
+//!
+//! Only bytes this process wrote are ever turned back into machine code:
+//! - the folder is made by this process (mode 0700, its name random,
+//!   `knobeln-modules-<pid>-…` under the system's temporary folder), its
+//!   owner and mode checked once made, and removed when the process exits;
+//! - a file is named by the module's SHA-256 and the engine's
+//!   configuration, written once with `O_EXCL` (mode 0600), and its length
+//!   and SHA-256 are kept in this process's memory: a file is read whole
+//!   into memory, and only bytes of that length and digest are
+//!   deserialized. A file someone else changed (even a valid compiled
+//!   module of another program) is removed and the module compiled again;
+//! - nothing here reads a compiled module from anywhere else (NATS, the
+//!   database, another process's folder).
+//!
+//! What this deliberately does not do: it never decides whether a module
+//! is playable (the caller checks every module with [`super::check`]
+//! before it is compiled or taken from here), it never evicts (when the
+//! folder holds [`super::engine::SPILL_BYTES`], further modules are not
+//! kept and compile again at their next miss, as without the spill), and
+//! any failure to write or read (folder full, unwritable, removed) only
+//! means compiling as without the spill.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+use wasmtime::{Engine, Module};
+
+/// The prefix of a spill folder's name (then the process id and a random
+/// tail).
+const PREFIX: &str = "knobeln-modules-";
+
+/// Why a module was not kept in the spill (the caller compiles again at
+/// the next miss; only tests branch on it).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NotKept {
+    #[error("the spill holds its bound of {0} bytes")]
+    Full(u64),
+    #[error("the module could not be serialized: {0}")]
+    Serialize(String),
+    #[error("the spill's file could not be written: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A file this process wrote: its length and SHA-256.
+struct Written {
+    len: u64,
+    digest: [u8; 32],
+}
+
+struct Files {
+    by_module: HashMap<String, Written>,
+    bytes: u64,
+}
+
+/// A private folder of compiled modules (see the module documentation).
+pub(super) struct Spill {
+    dir: PathBuf,
+    max_bytes: u64,
+    /// The engine's configuration, as a file name's part.
+    engine_tag: String,
+    files: Mutex<Files>,
+}
+
+impl Spill {
+    /// Makes a new private folder under `parent` for modules of `engine`,
+    /// holding at most `max_bytes` of files. Fails where the folder cannot
+    /// be made, or is not a directory of this user's with mode 0700 once
+    /// made.
+    pub(super) fn create(parent: &Path, max_bytes: u64, engine: &Engine) -> std::io::Result<Spill> {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)?
+            .keep();
+        let meta = std::fs::symlink_metadata(&dir)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(std::io::Error::other(format!(
+                "{} is not a private folder of this user's",
+                dir.display()
+            )));
+        }
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut h);
+        Ok(Spill {
+            dir,
+            max_bytes,
+            engine_tag: format!("{:016x}", h.finish()),
+            files: Mutex::new(Files {
+                by_module: HashMap::new(),
+                bytes: 0,
+            }),
+        })
+    }
+
+    /// The folder.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The bytes of the files kept.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> u64 {
+        self.files.lock().expect("spill").bytes
+    }
+
+    fn path(&self, sha256: &str) -> PathBuf {
+        self.dir.join(format!("{sha256}-{}.cwasm", self.engine_tag))
+    }
+
+    /// Keeps `module` (compiled from the module whose SHA-256 is `sha256`)
+    /// unless the spill holds it already or is full.
+    pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<(), NotKept> {
+        if self
+            .files
+            .lock()
+            .expect("spill")
+            .by_module
+            .contains_key(sha256)
+        {
+            return Ok(());
+        }
+        let bytes = module
+            .serialize()
+            .map_err(|e| NotKept::Serialize(format!("{e:#}")))?;
+        let len = bytes.len() as u64;
+        {
+            // Charged before writing, so that writers at once stay within the bound.
+            let mut files = self.files.lock().expect("spill");
+            if files.bytes + len > self.max_bytes {
+                return Err(NotKept::Full(self.max_bytes));
+            }
+            files.bytes += len;
+        }
+        let path = self.path(sha256);
+        let written = (|| -> std::io::Result<()> {
+            // A file of this name that this process did not record (left by
+            // a failed write, or put there by someone else) is replaced.
+            let _ = std::fs::remove_file(&path);
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)?;
+            f.write_all(&bytes)
+        })();
+        let mut files = self.files.lock().expect("spill");
+        match written {
+            Ok(()) => {
+                let digest = Sha256::digest(&bytes).into();
+                if files
+                    .by_module
+                    .insert(sha256.to_string(), Written { len, digest })
+                    .is_some()
+                {
+                    // Another thread kept the same module meanwhile.
+                    files.bytes -= len;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                files.bytes -= len;
+                drop(files);
+                let _ = std::fs::remove_file(&path);
+                Err(NotKept::Io(e))
+            }
+        }
+    }
+
+    /// The module whose SHA-256 is `sha256`, if this process kept it and
+    /// its file still holds exactly the bytes written. A file that does not
+    /// is removed and forgotten.
+    pub(super) fn get(&self, engine: &Engine, sha256: &str) -> Option<Module> {
+        let (len, digest) = {
+            let files = self.files.lock().expect("spill");
+            let w = files.by_module.get(sha256)?;
+            (w.len, w.digest)
+        };
+        let path = self.path(sha256);
+        let bytes = std::fs::read(&path).ok();
+        let intact = bytes.as_ref().is_some_and(|b| {
+            b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest
+        });
+        let module = match bytes {
+            // SAFETY: `Module::deserialize` trusts its bytes to be what
+            // `Module::serialize` of this engine wrote (it maps them as
+            // machine code). These bytes are in this process's memory, read
+            // whole from a file this process wrote with `O_EXCL` into its
+            // own folder (mode 0700), and they have the length and SHA-256
+            // this process recorded when it serialized this module with this
+            // engine: they are exactly those bytes, whoever could write the
+            // file since. Nothing else reaches this call.
+            Some(b) if intact => unsafe { Module::deserialize(engine, &b) }.ok(),
+            _ => None,
+        };
+        if module.is_none() {
+            tracing::warn!(
+                "the compiled module {} in {} was changed or removed: compiled again",
+                sha256,
+                self.dir.display()
+            );
+            self.forget(sha256, &path);
+        }
+        module
+    }
+
+    fn forget(&self, sha256: &str, path: &Path) {
+        let mut files = self.files.lock().expect("spill");
+        if let Some(w) = files.by_module.remove(sha256) {
+            files.bytes -= w.len;
+        }
+        drop(files);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Removes spill folders under `parent` that this user's processes left
+/// when they ended without exiting (killed): a folder whose process is
+/// gone. A folder of a live process, of another user's, or not a folder,
+/// is left alone.
+pub(super) fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != me || pid <= 0 {
+            continue;
+        }
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
