@@ -6,6 +6,7 @@
 //! strategy's code (that is [`super::seat`]).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -45,14 +46,17 @@ fn runtime() -> Result<&'static Runtime, WasmError> {
         .map_err(|e| WasmError::Engine(e.clone()))
 }
 
-/// The process's module spill, made on first use under the system's
-/// temporary folder and removed at exit; `None` where it cannot be made
-/// (then every miss compiles, as without it).
+/// The process's module spill, made on first use under [`spill_parent`]
+/// and removed at exit; `None` where it cannot be made (then every miss
+/// compiles, as without it).
 fn spill(engine: &Engine) -> Option<&'static Spill> {
     static SPILL: OnceLock<Option<Spill>> = OnceLock::new();
     SPILL
         .get_or_init(|| {
-            let parent = std::env::temp_dir();
+            let parent = spill_parent(
+                std::env::var_os("TMPDIR"),
+                Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
+            );
             super::spill::remove_stale(&parent);
             match Spill::create(&parent, SPILL_BYTES, engine) {
                 Ok(s) => {
@@ -71,12 +75,29 @@ fn spill(engine: &Engine) -> Option<&'static Spill> {
         .as_ref()
 }
 
+/// The temporary folder FHS keeps on disk: `/tmp` is often memory
+/// (tmpfs, Debian's default since 13), where 2 GiB of spill would be
+/// memory too.
+const VAR_TMP: &str = "/var/tmp";
+
+/// Where the spill's folder is made: `$TMPDIR` where the organizer set it,
+/// else `var_tmp` (`/var/tmp` where it exists: on disk; a systemd unit
+/// with `PrivateTmp=yes` gets a private one), else the system's temporary
+/// folder.
+fn spill_parent(tmpdir: Option<std::ffi::OsString>, var_tmp: Option<&Path>) -> PathBuf {
+    match (tmpdir, var_tmp) {
+        (Some(dir), _) if !dir.is_empty() => PathBuf::from(dir),
+        (_, Some(on_disk)) => on_disk.to_path_buf(),
+        _ => std::env::temp_dir(),
+    }
+}
+
 /// The spill's folder and the process that made it, for [`remove_spill`].
-static SPILL_DIR: OnceLock<(std::path::PathBuf, u32)> = OnceLock::new();
+static SPILL_DIR: OnceLock<(PathBuf, u32)> = OnceLock::new();
 
 /// Removes `dir` when the process exits (not in a child it forked, which
 /// runs the same exit handlers).
-fn remove_at_exit(dir: &std::path::Path) {
+fn remove_at_exit(dir: &Path) {
     if SPILL_DIR
         .set((dir.to_path_buf(), std::process::id()))
         .is_ok()
@@ -345,6 +366,18 @@ mod tests {
     use super::super::check::{straight_line_module, StraightLine};
     use super::super::seat::{GameWatch, Seat, SeatLimits};
     use super::*;
+
+    #[test]
+    fn the_spill_lives_on_disk_unless_the_organizer_says_where() {
+        let var_tmp = Path::new("/var/tmp");
+        assert_eq!(
+            spill_parent(Some("/srv/scratch".into()), Some(var_tmp)),
+            PathBuf::from("/srv/scratch")
+        );
+        assert_eq!(spill_parent(Some("".into()), Some(var_tmp)), var_tmp);
+        assert_eq!(spill_parent(None, Some(var_tmp)), var_tmp);
+        assert_eq!(spill_parent(None, None), std::env::temp_dir());
+    }
 
     /// A module of the contest's shape with `data` as static data at
     /// address 0 (as every C strategy's constants are).

@@ -8,7 +8,7 @@
 //!
 //! Only bytes this process wrote are ever turned back into machine code:
 //! - the folder is made by this process (mode 0700, its name random,
-//!   `knobeln-modules-<pid>-…` under the system's temporary folder), its
+//!   `knobeln-modules-<pid>-…` under `$TMPDIR`, else `/var/tmp`), its
 //!   owner and mode checked once made, and removed when the process exits;
 //! - a file is named by the module's SHA-256 and the engine's
 //!   configuration, written once with `O_EXCL` (mode 0600), and its length
