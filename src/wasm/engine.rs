@@ -71,8 +71,8 @@ pub const CACHE_CODE_BYTES: usize = 256 << 20;
 /// loads again from there instead of compiling. A strategy of the scale
 /// benchmark serializes to about 15 kB (docs/src/figures.md), a module at
 /// the module check's limits to a few MB, so a field of 10,000 fits many
-/// times; when the folder holds this much, further modules are not kept
-/// (they compile at each miss, as without the folder).
+/// times; when the folder would hold more, the modules kept longest are
+/// removed first.
 pub const SPILL_BYTES: u64 = 2 << 30;
 
 /// How often the watchdog's epoch advances.

@@ -605,30 +605,45 @@ mod tests {
         assert!(spill.get(engine, &sha_b).is_none(), "never kept");
     }
 
-    /// The spill holds at most its bound: a module that would pass it is
-    /// not kept (and compiles again at its next miss).
+    /// The spill holds at most its bound: the modules kept longest make
+    /// room for the latest (a long-lived server keeps what it plays now);
+    /// a module larger than the whole bound is not kept (and compiles
+    /// again at its next miss).
     #[test]
     fn the_spill_holds_at_most_its_bound() {
+        let engine = &runtime().unwrap().engine;
         let a = distinct_module(4000);
         let one = compile(&a).serialize().unwrap().len() as u64;
-        let (_parent, spill) = private_spill(one * 3 / 2);
-        spill
-            .put(&crate::hash::sha256_hex(&a), &compile(&a))
-            .unwrap();
-        let b = distinct_module(4001);
-        let sha_b = crate::hash::sha256_hex(&b);
+        let bound = one * 5 / 2;
+        let (_parent, spill) = private_spill(bound);
+        let mut kept = Vec::new();
+        for i in 0..6 {
+            let m = distinct_module(4000 + i);
+            let sha = crate::hash::sha256_hex(&m);
+            spill.put(&sha, &compile(&m)).unwrap();
+            kept.push(sha);
+            let on_disk: u64 = std::fs::read_dir(spill.dir())
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .sum();
+            assert_eq!(on_disk, spill.bytes());
+            assert!(
+                on_disk <= bound,
+                "{on_disk} bytes kept, the bound is {bound}"
+            );
+        }
+        // The modules kept longest made room; the latest two are there.
+        assert!(spill.get(engine, &kept[0]).is_none());
+        assert!(spill.get(engine, &kept[3]).is_none());
+        assert!(spill.get(engine, &kept[4]).is_some());
+        assert!(spill.get(engine, &kept[5]).is_some());
+        // A module larger than the whole bound is not kept.
+        let (_parent, tiny) = private_spill(one / 2);
         assert!(matches!(
-            spill.put(&sha_b, &compile(&b)),
+            tiny.put(&kept[0], &compile(&a)),
             Err(super::super::spill::NotKept::Full(_))
         ));
-        assert!(spill.get(&runtime().unwrap().engine, &sha_b).is_none());
-        let on_disk: u64 = std::fs::read_dir(spill.dir())
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap().len())
-            .sum();
-        assert_eq!(on_disk, one);
-        assert_eq!(spill.bytes(), one);
-        assert!(on_disk <= one * 3 / 2);
+        assert_eq!(std::fs::read_dir(tiny.dir()).unwrap().count(), 0);
     }
 
     /// A spill folder left by a process that is gone (killed) is removed;

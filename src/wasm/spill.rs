@@ -21,13 +21,13 @@
 //!
 //! What this deliberately does not do: it never decides whether a module
 //! is playable (the caller checks every module with [`super::check`]
-//! before it is compiled or taken from here), it never evicts (when the
-//! folder holds [`super::engine::SPILL_BYTES`], further modules are not
-//! kept and compile again at their next miss, as without the spill), and
-//! any failure to write or read (folder full, unwritable, removed) only
+//! before it is compiled or taken from here), it keeps no order of use
+//! (when the folder would hold more than [`super::engine::SPILL_BYTES`],
+//! the modules kept longest are removed first: a long-lived server keeps
+//! its latest modules, whatever came before), and any failure to write or read (folder full, unwritable, removed) only
 //! means compiling as without the spill.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ const PREFIX: &str = "knobeln-modules-";
 /// the next miss; only tests branch on it).
 #[derive(Debug, thiserror::Error)]
 pub(super) enum NotKept {
-    #[error("the spill holds its bound of {0} bytes")]
+    #[error("the module is larger than the spill's bound of {0} bytes")]
     Full(u64),
     #[error("the module could not be serialized: {0}")]
     Serialize(String),
@@ -60,6 +60,8 @@ struct Written {
 
 struct Files {
     by_module: HashMap<String, Written>,
+    /// The modules in `by_module`, kept longest first.
+    order: VecDeque<String>,
     bytes: u64,
 }
 
@@ -102,6 +104,7 @@ impl Spill {
             engine_tag: format!("{:016x}", h.finish()),
             files: Mutex::new(Files {
                 by_module: HashMap::new(),
+                order: VecDeque::new(),
                 bytes: 0,
             }),
         })
@@ -123,7 +126,8 @@ impl Spill {
     }
 
     /// Keeps `module` (compiled from the module whose SHA-256 is `sha256`)
-    /// unless the spill holds it already or is full.
+    /// unless the spill holds it already, removing the modules kept longest
+    /// where the bound needs room.
     pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<(), NotKept> {
         if self
             .files
@@ -138,13 +142,28 @@ impl Spill {
             .serialize()
             .map_err(|e| NotKept::Serialize(format!("{e:#}")))?;
         let len = bytes.len() as u64;
+        if len > self.max_bytes {
+            return Err(NotKept::Full(self.max_bytes));
+        }
+        let mut evicted = Vec::new();
         {
             // Charged before writing, so that writers at once stay within the bound.
             let mut files = self.files.lock().expect("spill");
-            if files.bytes + len > self.max_bytes {
-                return Err(NotKept::Full(self.max_bytes));
+            while files.bytes + len > self.max_bytes {
+                // Only modules being written now are charged and not in
+                // `order`: with none left to remove, this one is not kept.
+                let Some(oldest) = files.order.pop_front() else {
+                    return Err(NotKept::Full(self.max_bytes));
+                };
+                if let Some(w) = files.by_module.remove(&oldest) {
+                    files.bytes -= w.len;
+                }
+                evicted.push(self.path(&oldest));
             }
             files.bytes += len;
+        }
+        for path in evicted {
+            let _ = std::fs::remove_file(path);
         }
         let path = self.path(sha256);
         let written = (|| -> std::io::Result<()> {
@@ -169,6 +188,8 @@ impl Spill {
                 {
                     // Another thread kept the same module meanwhile.
                     files.bytes -= len;
+                } else {
+                    files.order.push_back(sha256.to_string());
                 }
                 Ok(())
             }
@@ -222,6 +243,7 @@ impl Spill {
         let mut files = self.files.lock().expect("spill");
         if let Some(w) = files.by_module.remove(sha256) {
             files.bytes -= w.len;
+            files.order.retain(|m| m != sha256);
         }
         drop(files);
         let _ = std::fs::remove_file(path);
