@@ -569,7 +569,8 @@ pub fn budget_replies_of_kind_since(
     since: DateTime<Utc>,
 ) -> Result<u32> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE budget = ?1 AND kind = ?2 AND created_at >= ?3",
+        "SELECT COUNT(*) FROM outbox WHERE budget = ?1 AND kind = ?2 AND created_at >= ?3
+         AND event_key IS NULL",
         params![budget.column(), kind, timestamp(since)],
         |r| r.get(0),
     )?)
@@ -594,7 +595,8 @@ pub fn team_replies_of_kind_since(
     since: DateTime<Utc>,
 ) -> Result<u32> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3",
+        "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3
+         AND event_key IS NULL",
         params![i64::from(team.0), kind, timestamp(since)],
         |r| r.get(0),
     )?)
@@ -615,7 +617,8 @@ pub fn replies_of_kind_since(
     };
     Ok(conn.query_row(
         &format!(
-            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND {column} = ?2 AND created_at >= ?3"
+            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND {column} = ?2 AND created_at >= ?3
+             AND event_key IS NULL"
         ),
         params![kind, value, timestamp(since)],
         |r| r.get(0),
