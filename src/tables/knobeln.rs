@@ -305,7 +305,7 @@ pub fn team_games_with(
                 counted.map_or("-".to_string(), points_text)
             ),
         );
-        if let Some(label) = game_label(g, &gr.games, &dqs) {
+        if let Some(label) = game_label(g, &gr.games, dqs) {
             push_wrapped(&mut out, &format!("        {label}"));
         }
     }
