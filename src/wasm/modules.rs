@@ -650,18 +650,51 @@ mod tests {
     /// one of a live process is not.
     #[test]
     fn a_spill_folder_of_a_process_that_is_gone_is_removed() {
+        use std::os::fd::AsRawFd;
         let parent = tempfile::tempdir().unwrap();
-        let live = parent
-            .path()
-            .join(format!("knobeln-modules-{}-x", std::process::id()));
+        let held = Spill::create(parent.path(), 1 << 20, &runtime().unwrap().engine).unwrap();
+        // A live process's, perhaps making it now (not locked yet).
+        let live = parent.path().join(format!(
+            "knobeln-modules-{}-x",
+            std::os::unix::process::parent_id()
+        ));
         // The largest pid Linux hands out is 2^22.
         let gone = parent.path().join("knobeln-modules-4194999-y");
+        // A live spill of another pid namespace's (its pid gone in ours).
+        let elsewhere = parent.path().join("knobeln-modules-4194998-z");
         let other = parent.path().join("knobeln-modulesX");
-        for d in [&live, &gone, &other] {
+        for d in [&live, &gone, &elsewhere, &other] {
             std::fs::create_dir(d).unwrap();
         }
+        let lock = std::fs::File::open(&elsewhere).unwrap();
+        // SAFETY: flock on an open file's descriptor.
+        assert_eq!(
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
         super::super::spill::remove_stale(parent.path());
-        assert!(live.exists() && other.exists());
+        assert!(held.dir().exists() && live.exists() && other.exists());
+        assert!(elsewhere.exists(), "held by a live spill");
         assert!(!gone.exists());
+    }
+
+    /// Hostile restarts: a server killed with `kill -9` and started again
+    /// under the same process id (PID 1 of a restarted container, or a pid
+    /// reused after a reboot with `/var/tmp` kept) finds its last life's
+    /// folder under its own pid: it is removed, not kept for ever; a
+    /// folder a live spill holds is kept, whatever its pid says.
+    #[test]
+    fn a_spill_folder_left_under_this_processs_own_pid_is_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let engine = &runtime().unwrap().engine;
+        let held = Spill::create(parent.path(), 1 << 20, engine).unwrap();
+        let last_life = parent
+            .path()
+            .join(format!("knobeln-modules-{}-lastlife", std::process::id()));
+        std::fs::create_dir(&last_life).unwrap();
+        std::fs::write(last_life.join("x.cwasm"), b"old code").unwrap();
+        super::super::spill::remove_stale(parent.path());
+        assert!(!last_life.exists(), "the last life's folder is removed");
+        assert!(held.dir().exists(), "a live spill's folder is kept");
     }
 }

@@ -9,7 +9,9 @@
 //! Only bytes this process wrote are ever turned back into machine code:
 //! - the folder is made by this process (mode 0700, its name random,
 //!   `knobeln-modules-<pid>-…` under `$TMPDIR`, else `/var/tmp`), its
-//!   owner and mode checked once made, and removed when the process exits;
+//!   owner and mode checked once made, and removed when the process exits
+//!   (one a process left, killed, is removed by the next one to start:
+//!   [`remove_stale`], told by the lock a live spill holds on its folder);
 //! - a file is named by the module's SHA-256 and the engine's
 //!   configuration, written once with `O_EXCL` (mode 0600), and its length
 //!   and SHA-256 are kept in this process's memory: a file is read whole
@@ -29,6 +31,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -72,6 +75,30 @@ pub(super) struct Spill {
     /// The engine's configuration, as a file name's part.
     engine_tag: String,
     files: Mutex<Files>,
+    /// The folder, open with an exclusive `flock` held for the process's
+    /// life (the kernel drops it when the process ends, `kill -9` too):
+    /// [`remove_stale`] never removes a folder whose lock is held.
+    _held: std::fs::File,
+}
+
+/// `dir` opened as a folder, not through a symbolic link, and locked
+/// exclusively, or `None` where another open file holds its lock.
+fn lock(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(dir)?;
+    // SAFETY: flock on a file descriptor this function owns, open.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(Some(f))
+    } else {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            Ok(None)
+        } else {
+            Err(e)
+        }
+    }
 }
 
 impl Spill {
@@ -85,7 +112,20 @@ impl Spill {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(parent)?
             .keep();
-        let meta = std::fs::symlink_metadata(&dir)?;
+        let held = match lock(&dir) {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                return Err(std::io::Error::other(format!(
+                    "{} is locked by another process",
+                    dir.display()
+                )))
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        let meta = held.metadata()?;
         // SAFETY: geteuid has no preconditions and cannot fail.
         let me = unsafe { libc::geteuid() };
         if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
@@ -107,6 +147,7 @@ impl Spill {
                 order: VecDeque::new(),
                 bytes: 0,
             }),
+            _held: held,
         })
     }
 
@@ -251,9 +292,14 @@ impl Spill {
 }
 
 /// Removes spill folders under `parent` that this user's processes left
-/// when they ended without exiting (killed): a folder whose process is
-/// gone. A folder of a live process, of another user's, or not a folder,
-/// is left alone.
+/// when they ended without exiting (killed): a folder whose lock no live
+/// spill holds, and whose process is gone or is this one (which has made
+/// no spill under `parent` yet: a folder under its own pid is a last
+/// life's, killed, whose pid this one got again: PID 1 of a restarted
+/// container). A folder a live spill holds (of this machine's processes
+/// or of another pid namespace's sharing `parent`), of another user's,
+/// or not a folder, is left alone; so is one of a live process that may
+/// be making it now (not locked yet).
 pub(super) fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
@@ -277,9 +323,14 @@ pub(super) fn remove_stale(parent: &Path) {
             continue;
         }
         // SAFETY: signal 0 only asks whether the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
+        let gone = pid as u32 == std::process::id()
+            || (unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH));
+        if !gone {
+            continue;
+        }
+        // Held while it is removed: a spill holding it is live.
+        if let Ok(Some(_unheld)) = lock(&e.path()) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
