@@ -606,7 +606,10 @@ impl<'a> Replies<'a> {
             )),
         }
         if let Some(kind) = self.kind {
+            // Replies and digests have no event key; contest mails do, and
+            // the index by kind holds only the former (schema 0026).
             filters.push("kind = ?".to_string());
+            filters.push("event_key IS NULL".to_string());
             values.push(Value::Text(kind.to_string()));
         }
         filters.push("created_at >= ?".to_string());

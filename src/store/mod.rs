@@ -135,6 +135,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0025_compact_games.sql",
         include_str!("../../schema/0025_compact_games.sql"),
     ),
+    (
+        "0026_outbox_kind_without_events.sql",
+        include_str!("../../schema/0026_outbox_kind_without_events.sql"),
+    ),
 ];
 
 /// An open database.

@@ -848,7 +848,11 @@ fn the_compact_games_migration_refuses_a_time_it_cannot_read() {
         let version: i64 = c
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version as usize, MIGRATIONS.len() - 1, "{bad:?}");
+        let compact = MIGRATIONS
+            .iter()
+            .position(|(name, _)| *name == "0025_compact_games.sql")
+            .unwrap();
+        assert_eq!(version as usize, compact, "{bad:?}");
         let kept: String = c
             .query_row("SELECT finished_at FROM games WHERE slot = 1", [], |r| {
                 r.get(0)
@@ -868,7 +872,11 @@ fn the_compact_games_migration_refuses_a_time_it_cannot_read() {
 fn two_processes_opening_an_old_database_at_once_migrate_it_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS.len() - 1;
+    // Before 0025, the migration that reads the games' times.
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0025_compact_games.sql")
+        .unwrap();
     {
         let c = database_of_migrations(&path, before);
         c.execute_batch(
@@ -899,4 +907,132 @@ fn two_processes_opening_an_old_database_at_once_migrate_it_once() {
     let first = admin::first_game_at(s.conn(), 1).unwrap().unwrap();
     assert_eq!(timestamp(first), "2026-01-01T00:00:02.345Z");
     assert_eq!(s.games(1, 1, 1).unwrap().len(), 1);
+}
+
+/// Mails queued at schema 0025 (a contest mail with its event key and a
+/// shared body, a stranger's reply, a digest) read back byte for byte after
+/// migration 0026 made the index by kind hold only mails without an event
+/// key; the reply caps and the digest's last time count what they counted
+/// before, and an event's mail is still queued once.
+#[test]
+fn mails_from_before_the_partial_kind_index_read_back_and_count() {
+    use crate::store::mail::{
+        due_outgoing, event_queued, last_queued_at, queue_outgoing, replies, Budget, NewOutgoing,
+        ReplyTarget, SharedPart,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0026_outbox_kind_without_events.sql")
+        .unwrap();
+    let now = chrono::Utc::now();
+    let body = vec![b'g'; 3000];
+    let sha = [7u8; 32];
+    let mut grg = b"Subject: KNOBELN GRG\r\n\r\n".to_vec();
+    grg.extend_from_slice(&body);
+    grg.extend_from_slice(b"\r\n");
+    let reply = b"Subject: software\r\n\r\nthe kit\r\n".to_vec();
+    let digest = b"Subject: digest\r\n\r\nall quiet\r\n".to_vec();
+    let to = vec!["a@example.org".to_string()];
+    let mail = |kind, raw, budget, sender_key, message_id, shared, event_key| NewOutgoing {
+        inbox_id: None,
+        kind,
+        recipients: &to,
+        budget,
+        sender_key,
+        subject: "s",
+        message_id,
+        raw,
+        text_at: None,
+        shared,
+        event_key,
+    };
+    let shared = [SharedPart {
+        bytes: &body,
+        sha256: &sha,
+    }];
+    {
+        let c = database_of_migrations(&path, before);
+        for m in [
+            mail(
+                "grg",
+                &grg[..],
+                Budget::Contest,
+                None,
+                "<1@k>",
+                &shared[..],
+                Some("GRG:r1:g1:a"),
+            ),
+            mail(
+                "software",
+                &reply[..],
+                Budget::Strangers,
+                Some("x@y.org"),
+                "<2@k>",
+                &[],
+                None,
+            ),
+            mail(
+                "digest",
+                &digest[..],
+                Budget::Contest,
+                None,
+                "<3@k>",
+                &[],
+                None,
+            ),
+        ] {
+            assert!(queue_outgoing(&c, &m, now).unwrap());
+        }
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let c = s.conn();
+    let index: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'outbox_kind'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(index.ends_with("WHERE event_key IS NULL"), "{index}");
+    let rows = due_outgoing(c, now, 10).unwrap();
+    let raws: Vec<(&str, &[u8])> = rows.iter().map(|r| (r.kind.as_str(), &r.raw[..])).collect();
+    assert_eq!(
+        raws,
+        vec![
+            ("grg", &grg[..]),
+            ("software", &reply[..]),
+            ("digest", &digest[..])
+        ]
+    );
+    let day_ago = now - chrono::Duration::days(1);
+    let everyone = ReplyTarget::Everyone;
+    let kits = |to| replies(to).of_kind("software").since(c, day_ago).unwrap();
+    assert_eq!(kits(everyone), 1);
+    assert_eq!(kits(ReplyTarget::Sender("x@y.org")), 1);
+    let strangers = replies(everyone)
+        .on(&[Budget::Strangers])
+        .of_kind("software")
+        .since(c, day_ago);
+    assert_eq!(strangers.unwrap(), 1);
+    assert!(last_queued_at(c, "digest").unwrap().is_some());
+    // The contest's mail is not counted as a reply of its kind, and its
+    // event is queued once.
+    assert_eq!(
+        replies(everyone).of_kind("grg").since(c, day_ago).unwrap(),
+        0
+    );
+    assert!(event_queued(c, "GRG:r1:g1:a").unwrap());
+    let again = mail(
+        "grg",
+        &grg[..],
+        Budget::Contest,
+        None,
+        "<4@k>",
+        &shared[..],
+        Some("GRG:r1:g1:a"),
+    );
+    assert!(!queue_outgoing(c, &again, now).unwrap());
 }

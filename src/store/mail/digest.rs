@@ -123,7 +123,7 @@ pub fn mark_reported(
 /// When the last mail of `kind` was queued (the last digest).
 pub fn last_queued_at(conn: &Connection, kind: &str) -> Result<Option<DateTime<Utc>>> {
     let s: Option<String> = conn.query_row(
-        "SELECT max(created_at) FROM outbox WHERE kind = ?1",
+        "SELECT max(created_at) FROM outbox WHERE kind = ?1 AND event_key IS NULL",
         [kind],
         |r| r.get(0),
     )?;
