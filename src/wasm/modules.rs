@@ -678,6 +678,37 @@ mod tests {
         assert!(!gone.exists());
     }
 
+    /// Hostile, where a careless organizer's `TMPDIR` lets anyone rename
+    /// (no sticky bit): another user renames the spill's folder away and
+    /// puts a folder of theirs at its path, a file under the module's
+    /// name. The spill reads its own folder, held open; and a FIFO there
+    /// under the module's name is not waited for (a read would block the
+    /// game for ever), nor is a name that is not a digest looked up.
+    #[test]
+    fn a_spill_folder_swapped_for_another_is_never_read() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let engine = &runtime().unwrap().engine;
+        let a = distinct_module(5000);
+        let sha = crate::hash::sha256_hex(&a);
+        spill.put(&sha, &compile(&a)).unwrap();
+        let file = only_file(spill.dir());
+        let moved = spill.dir().with_extension("moved");
+        std::fs::rename(spill.dir(), &moved).unwrap();
+        std::fs::create_dir(spill.dir()).unwrap();
+        std::fs::write(&file, b"not the module").unwrap();
+        assert!(spill.get(engine, &sha).is_some(), "its own folder's file");
+        assert_eq!(std::fs::read(&file).unwrap(), b"not the module");
+        let own = moved.join(file.file_name().unwrap());
+        std::fs::remove_file(&own).unwrap();
+        let c = std::ffi::CString::new(own.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(spill.get(engine, &sha).is_none(), "a FIFO is not read");
+        assert!(!own.exists(), "and is removed");
+        assert!(spill.get(engine, "../../etc/passwd").is_none());
+        assert!(spill.put("../x", &compile(&a)).is_err());
+    }
+
     /// Hostile restarts: a server killed with `kill -9` and started again
     /// under the same process id (PID 1 of a restarted container, or a pid
     /// reused after a reboot with `/var/tmp` kept) finds its last life's
