@@ -709,6 +709,32 @@ mod tests {
         assert!(spill.put("../x", &compile(&a)).is_err());
     }
 
+    /// A server killed with `kill -9` by a parent that has not reaped it
+    /// yet (a script that kills and starts again) is a zombie: its pid
+    /// still answers `kill(pid, 0)`, yet its folder is left, not live.
+    #[test]
+    fn a_spill_folder_of_a_killed_process_not_reaped_yet_is_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("1000")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let left = parent.path().join(format!("knobeln-modules-{pid}-killed"));
+        std::fs::create_dir(&left).unwrap();
+        child.kill().unwrap();
+        // SAFETY: waitid on our own child, leaving it unreaped (WNOWAIT).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT,) },
+            0
+        );
+        super::super::spill::remove_stale(parent.path());
+        let removed = !left.exists();
+        child.wait().unwrap();
+        assert!(removed, "the zombie's folder is removed");
+    }
+
     /// Hostile restarts: a server killed with `kill -9` and started again
     /// under the same process id (PID 1 of a restarted container, or a pid
     /// reused after a reboot with `/var/tmp` kept) finds its last life's

@@ -346,9 +346,21 @@ impl Spill {
     }
 }
 
+/// Whether process `pid` has ended but is not reaped yet (a zombie: it
+/// still answers `kill(pid, 0)`), by its state in `/proc/<pid>/stat`
+/// (the first field after the command's closing parenthesis).
+fn zombie(pid: libc::pid_t) -> bool {
+    std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.iter()
+            .rposition(|&b| b == b')')
+            .and_then(|end| stat.get(end + 2))
+            == Some(&b'Z')
+    })
+}
+
 /// Removes spill folders under `parent` that this user's processes left
 /// when they ended without exiting (killed): a folder whose lock no live
-/// spill holds, and whose process is gone or is this one (which has made
+/// spill holds, and whose process is gone (or a zombie) or is this one (which has made
 /// no spill under `parent` yet: a folder under its own pid is a last
 /// life's, killed, whose pid this one got again: PID 1 of a restarted
 /// container). A folder a live spill holds (of this machine's processes
@@ -380,7 +392,8 @@ pub(super) fn remove_stale(parent: &Path) {
         // SAFETY: signal 0 only asks whether the process exists.
         let gone = pid as u32 == std::process::id()
             || (unsafe { libc::kill(pid, 0) } != 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH));
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH))
+            || zombie(pid);
         if !gone {
             continue;
         }
