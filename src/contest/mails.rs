@@ -29,7 +29,7 @@ use crate::mail::texts::render;
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
 use crate::outbox::{enqueue_with, Cause};
 use crate::protocol::{encode, GameProtocol};
-use crate::store::mail::{all_registrations, registration_by_team, RegistrationRow};
+use crate::store::mail::{all_registrations, mailing_of, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
 use crate::tables::knobeln as tables;
@@ -43,6 +43,8 @@ pub struct Participant {
     pub team: String,
     pub address: String,
     pub preferences: Vec<Preference>,
+    /// The registration record (read for the LAP only; empty in a
+    /// group's events).
     pub record: String,
 }
 
@@ -57,13 +59,15 @@ fn participants(rows: Vec<RegistrationRow>) -> Vec<Participant> {
         .map(|r| Participant {
             team: r.team_name,
             address: r.mail_address,
-            preferences: r
-                .preferences
-                .split(',')
-                .filter_map(|p| Preference::parse(p.trim()))
-                .collect(),
+            preferences: parse_preferences(&r.preferences),
             record: r.record,
         })
+        .collect()
+}
+
+fn parse_preferences(s: &str) -> Vec<Preference> {
+    s.split(',')
+        .filter_map(|p| Preference::parse(p.trim()))
         .collect()
 }
 
@@ -157,22 +161,26 @@ impl Mailer<'_> {
     }
 
     /// The registrations of `teams` (those registered), by team name:
-    /// one lookup per team, never the whole table (an event of one group
-    /// costs the group, not the field).
+    /// one query for the group, never the whole table (an event of one
+    /// group costs the group, not the field), and read at each event (a
+    /// registration may change while the contest runs).
     fn by_team(
         &self,
         store: &Store,
         teams: &[String],
     ) -> Result<HashMap<String, Participant>, String> {
-        let mut rows = Vec::with_capacity(teams.len());
-        for t in teams {
-            if let Some(r) = registration_by_team(store.conn(), t).map_err(|e| e.to_string())? {
-                rows.push(r);
-            }
-        }
-        Ok(participants(rows)
+        Ok(mailing_of(store.conn(), teams)
+            .map_err(|e| e.to_string())?
             .into_iter()
-            .map(|p| (p.team.clone(), p))
+            .map(|r| {
+                let p = Participant {
+                    team: r.team_name,
+                    address: r.mail_address,
+                    preferences: parse_preferences(&r.preferences),
+                    record: String::new(),
+                };
+                (p.team.clone(), p)
+            })
             .collect())
     }
 
@@ -375,6 +383,8 @@ impl Mailer<'_> {
         let grr_table = tables::group_ranking(gr, rr);
         let grr_table = trim(&grr_table);
         let advancing = tables::advancing_sentence(gr, rr);
+        // The group's disqualifications, found once for all its mails.
+        let dqs = tables::disqualifications(gr, rr);
         // The group's games and its ranking are the same mail for every
         // member: rendered once, when a member first wants it.
         let mut same_for_all: HashMap<&'static str, (String, PreparedBody)> = HashMap::new();
@@ -420,7 +430,7 @@ impl Mailer<'_> {
                 }
                 let (body, prepared) = match pref {
                     Preference::GRP => {
-                        let (grp_table, grp_note) = tables::team_games(gr, rr, m);
+                        let (grp_table, grp_note) = tables::team_games_with(gr, &dqs, m);
                         let body = self.render(
                             kind,
                             json!({ "team": m, "round": round, "group": group,
@@ -467,10 +477,7 @@ impl Mailer<'_> {
         {
             let Some(p) = who.get(&d.team) else { continue };
             let (first, second) = tables::failure_items(gr, rr, &d.team);
-            let dq_game = tables::disqualifications(gr, rr)
-                .into_iter()
-                .find(|x| x.team == d.team)
-                .map(|x| x.game);
+            let dq_game = dqs.iter().find(|x| x.team == d.team).map(|x| x.game);
             let protocol = dq_game
                 .and_then(|slot| protocols.iter().find(|p| p.slot == slot))
                 .map(|p| p.text.clone())

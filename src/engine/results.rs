@@ -134,6 +134,10 @@ struct RoundState {
     row: crate::store::RoundRow,
     members: Vec<Vec<TeamId>>,
     groups: Vec<Option<GroupState>>,
+    /// The group (index) of each of the round's disqualified teams, in
+    /// their order (ascending): a group's event replaces its own, in place,
+    /// without going over the round's field.
+    dq_groups: Vec<usize>,
     /// The aggregates were computed from settled groups after the round
     /// finished.
     settled: bool,
@@ -282,6 +286,7 @@ impl ResultsCache {
             self.rounds.push(RoundState {
                 groups: members.iter().map(|_| None).collect(),
                 members,
+                dq_groups: Vec::new(),
                 row,
                 settled: false,
             });
@@ -328,7 +333,6 @@ impl ResultsCache {
                 final_schedule = Some((ranking.clone(), sched));
             }
             self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
-            let group_members: Vec<String> = members.iter().map(|&t| self.name(t)).collect();
             let rr = &mut self.results.rounds[r];
             if rr.groups.len() <= g {
                 rr.groups.resize_with(g + 1, || GroupResult {
@@ -339,9 +343,20 @@ impl ResultsCache {
                 });
             }
             rr.groups[g] = result;
-            // Disqualifications of this group replace its earlier ones.
-            rr.disqualified.retain(|d| !group_members.contains(&d.team));
-            rr.disqualified.extend(disqualified);
+            // Disqualifications of this group replace its earlier ones, in
+            // the order of their groups (as a full rebuild lists them).
+            let state = &mut self.rounds[r];
+            let mut i = 0;
+            rr.disqualified.retain(|_| {
+                let other = state.dq_groups[i] != g;
+                i += 1;
+                other
+            });
+            state.dq_groups.retain(|&x| x != g);
+            let at = state.dq_groups.partition_point(|&x| x < g);
+            let n = disqualified.len();
+            rr.disqualified.splice(at..at, disqualified);
+            state.dq_groups.splice(at..at, std::iter::repeat_n(g, n));
             if settled && self.games == KeptGames::UntilSettled {
                 if only == Some(group) {
                     // The caller is about to read this group's games.
@@ -351,18 +366,6 @@ impl ResultsCache {
                 }
             }
         }
-        // Keep the disqualified in the order of their groups, as a full
-        // rebuild lists them.
-        let rr = &mut self.results.rounds[r];
-        let order: HashMap<&str, usize> = rr
-            .groups
-            .iter()
-            .enumerate()
-            .flat_map(|(i, g)| g.members.iter().map(move |m| (m.as_str(), i)))
-            .collect();
-        rr.disqualified
-            .sort_by_key(|d| order.get(d.team.as_str()).copied().unwrap_or(usize::MAX));
-
         let state = &self.rounds[r];
         if state.row.finished && !state.row.is_final {
             let rankings: Vec<GroupRanking> = state

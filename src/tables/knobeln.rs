@@ -247,7 +247,16 @@ pub const HALF_POINTS_NOTE: &str = "A self-game counts once, as the mean of its 
 /// and what counts, then the total (equal to its points in the ranking).
 /// Returns the table and the note on half points, if one is needed.
 pub fn team_games(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String, Option<String>) {
-    let dqs = disqualifications(gr, rr);
+    team_games_with(gr, &disqualifications(gr, rr), team)
+}
+
+/// [`team_games`] with the group's [`disqualifications`] found already
+/// (once for all of a group's mails, not once per member).
+pub fn team_games_with(
+    gr: &GroupResult,
+    dqs: &[Disqualification],
+    team: &str,
+) -> (String, Option<String>) {
     let mine: Vec<&GameResult> = gr
         .games
         .iter()
@@ -296,7 +305,7 @@ pub fn team_games(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String, Op
                 counted.map_or("-".to_string(), points_text)
             ),
         );
-        if let Some(label) = game_label(g, &gr.games, &dqs) {
+        if let Some(label) = game_label(g, &gr.games, dqs) {
             push_wrapped(&mut out, &format!("        {label}"));
         }
     }

@@ -62,6 +62,48 @@ pub fn registration_by_team(conn: &Connection, team_name: &str) -> Result<Option
         .optional()?)
 }
 
+/// A registration as the contest's mails need it: where to and what the
+/// team asked for (not its record or its secrets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailingRow {
+    pub team_name: String,
+    pub mail_address: String,
+    pub preferences: String,
+}
+
+/// The most names one query of [`mailing_of`] asks for (below SQLite's
+/// smallest limit of parameters, 999).
+const MAILING_CHUNK: usize = 500;
+
+/// The registrations of `team_names` (those registered, in no particular
+/// order) as the mails need them: one query for a group's members, not one
+/// per member. Read when asked, so a registration changed during a contest
+/// (a new address, other preferences, a withdrawal) counts from the next
+/// event on.
+pub fn mailing_of(conn: &Connection, team_names: &[String]) -> Result<Vec<MailingRow>> {
+    let mut out = Vec::with_capacity(team_names.len());
+    for chunk in team_names.chunks(MAILING_CHUNK) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        // Prepared once per connection and group size (groups of a round
+        // are about the same size).
+        let mut st = conn.prepare_cached(&format!(
+            "SELECT t.name, r.mail_address, r.preferences FROM registrations r \
+             JOIN teams t ON t.id = r.team_id WHERE t.name IN ({marks})"
+        ))?;
+        let rows = st.query_map(rusqlite::params_from_iter(chunk), |r| {
+            Ok(MailingRow {
+                team_name: r.get(0)?,
+                mail_address: r.get(1)?,
+                preferences: r.get(2)?,
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
+
 pub fn all_registrations(conn: &Connection) -> Result<Vec<RegistrationRow>> {
     let mut st = conn.prepare(&format!("{REG_SELECT} ORDER BY r.team_id"))?;
     let rows = st.query_map([], reg_row)?;

@@ -522,3 +522,47 @@ fn every_reply_count_counts_what_its_sql_counted_before_the_builder() {
             > 10
     );
 }
+
+/// A group's registrations are read in one query (in chunks for a group
+/// larger than SQLite's parameters), the same rows one look-up per team
+/// gives, and read again at each call: an address, preferences or a
+/// withdrawal changed while a contest runs count from the next event on.
+#[test]
+fn a_groups_registrations_are_read_at_once_and_fresh() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    conn.execute_batch("BEGIN").unwrap();
+    for i in 0..1200 {
+        register(conn, i, &StoredSecret::of(&auth::new_auth_string()));
+    }
+    conn.execute_batch("COMMIT").unwrap();
+    // More names than one query takes, some not registered.
+    let mut names: Vec<String> = (0..1100).map(|i| format!("team_{i}")).collect();
+    names.push("nobody".into());
+    let mut got = mailing_of(conn, &names).unwrap();
+    got.sort_by_key(|r| r.team_name[5..].parse::<u32>().unwrap());
+    assert_eq!(got.len(), 1100);
+    for (i, r) in got.iter().enumerate() {
+        let one = registration_by_team(conn, &names[i]).unwrap().unwrap();
+        assert_eq!(r.team_name, one.team_name);
+        assert_eq!(r.mail_address, one.mail_address);
+        assert_eq!(r.preferences, one.preferences);
+    }
+    assert!(mailing_of(conn, &[]).unwrap().is_empty());
+
+    let group = ["team_3".to_string(), "team_4".to_string()];
+    let t3 = registration_by_team(conn, "team_3").unwrap().unwrap().team;
+    let t4 = registration_by_team(conn, "team_4").unwrap().unwrap().team;
+    crate::store::admin::set_address(conn, t3, "new@x.example", "new@x.example", "").unwrap();
+    crate::store::admin::set_preferences(conn, t3, "GRP,GRR", "").unwrap();
+    crate::store::admin::withdraw_team(conn, t4, "test", Utc::now()).unwrap();
+    let got = mailing_of(conn, &group).unwrap();
+    assert_eq!(
+        got,
+        vec![MailingRow {
+            team_name: "team_3".into(),
+            mail_address: "new@x.example".into(),
+            preferences: "GRP,GRR".into(),
+        }]
+    );
+}
