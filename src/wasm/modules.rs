@@ -650,18 +650,108 @@ mod tests {
     /// one of a live process is not.
     #[test]
     fn a_spill_folder_of_a_process_that_is_gone_is_removed() {
+        use std::os::fd::AsRawFd;
         let parent = tempfile::tempdir().unwrap();
-        let live = parent
-            .path()
-            .join(format!("knobeln-modules-{}-x", std::process::id()));
+        let held = Spill::create(parent.path(), 1 << 20, &runtime().unwrap().engine).unwrap();
+        // A live process's, perhaps making it now (not locked yet).
+        let live = parent.path().join(format!(
+            "knobeln-modules-{}-x",
+            std::os::unix::process::parent_id()
+        ));
         // The largest pid Linux hands out is 2^22.
         let gone = parent.path().join("knobeln-modules-4194999-y");
+        // A live spill of another pid namespace's (its pid gone in ours).
+        let elsewhere = parent.path().join("knobeln-modules-4194998-z");
         let other = parent.path().join("knobeln-modulesX");
-        for d in [&live, &gone, &other] {
+        for d in [&live, &gone, &elsewhere, &other] {
             std::fs::create_dir(d).unwrap();
         }
+        let lock = std::fs::File::open(&elsewhere).unwrap();
+        // SAFETY: flock on an open file's descriptor.
+        assert_eq!(
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
         super::super::spill::remove_stale(parent.path());
-        assert!(live.exists() && other.exists());
+        assert!(held.dir().exists() && live.exists() && other.exists());
+        assert!(elsewhere.exists(), "held by a live spill");
         assert!(!gone.exists());
+    }
+
+    /// Hostile, where a careless organizer's `TMPDIR` lets anyone rename
+    /// (no sticky bit): another user renames the spill's folder away and
+    /// puts a folder of theirs at its path, a file under the module's
+    /// name. The spill reads its own folder, held open; and a FIFO there
+    /// under the module's name is not waited for (a read would block the
+    /// game for ever), nor is a name that is not a digest looked up.
+    #[test]
+    fn a_spill_folder_swapped_for_another_is_never_read() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let engine = &runtime().unwrap().engine;
+        let a = distinct_module(5000);
+        let sha = crate::hash::sha256_hex(&a);
+        spill.put(&sha, &compile(&a)).unwrap();
+        let file = only_file(spill.dir());
+        let moved = spill.dir().with_extension("moved");
+        std::fs::rename(spill.dir(), &moved).unwrap();
+        std::fs::create_dir(spill.dir()).unwrap();
+        std::fs::write(&file, b"not the module").unwrap();
+        assert!(spill.get(engine, &sha).is_some(), "its own folder's file");
+        assert_eq!(std::fs::read(&file).unwrap(), b"not the module");
+        let own = moved.join(file.file_name().unwrap());
+        std::fs::remove_file(&own).unwrap();
+        let c = std::ffi::CString::new(own.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(spill.get(engine, &sha).is_none(), "a FIFO is not read");
+        assert!(!own.exists(), "and is removed");
+        assert!(spill.get(engine, "../../etc/passwd").is_none());
+        assert!(spill.put("../x", &compile(&a)).is_err());
+    }
+
+    /// A server killed with `kill -9` by a parent that has not reaped it
+    /// yet (a script that kills and starts again) is a zombie: its pid
+    /// still answers `kill(pid, 0)`, yet its folder is left, not live.
+    #[test]
+    fn a_spill_folder_of_a_killed_process_not_reaped_yet_is_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("1000")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let left = parent.path().join(format!("knobeln-modules-{pid}-killed"));
+        std::fs::create_dir(&left).unwrap();
+        child.kill().unwrap();
+        // SAFETY: waitid on our own child, leaving it unreaped (WNOWAIT).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT,) },
+            0
+        );
+        super::super::spill::remove_stale(parent.path());
+        let removed = !left.exists();
+        child.wait().unwrap();
+        assert!(removed, "the zombie's folder is removed");
+    }
+
+    /// Hostile restarts: a server killed with `kill -9` and started again
+    /// under the same process id (PID 1 of a restarted container, or a pid
+    /// reused after a reboot with `/var/tmp` kept) finds its last life's
+    /// folder under its own pid: it is removed, not kept for ever; a
+    /// folder a live spill holds is kept, whatever its pid says.
+    #[test]
+    fn a_spill_folder_left_under_this_processs_own_pid_is_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let engine = &runtime().unwrap().engine;
+        let held = Spill::create(parent.path(), 1 << 20, engine).unwrap();
+        let last_life = parent
+            .path()
+            .join(format!("knobeln-modules-{}-lastlife", std::process::id()));
+        std::fs::create_dir(&last_life).unwrap();
+        std::fs::write(last_life.join("x.cwasm"), b"old code").unwrap();
+        super::super::spill::remove_stale(parent.path());
+        assert!(!last_life.exists(), "the last life's folder is removed");
+        assert!(held.dir().exists(), "a live spill's folder is kept");
     }
 }

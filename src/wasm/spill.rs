@@ -9,9 +9,14 @@
 //! Only bytes this process wrote are ever turned back into machine code:
 //! - the folder is made by this process (mode 0700, its name random,
 //!   `knobeln-modules-<pid>-…` under `$TMPDIR`, else `/var/tmp`), its
-//!   owner and mode checked once made, and removed when the process exits;
+//!   owner and mode checked once made, and removed when the process exits
+//!   (one a process left, killed, is removed by the next one to start:
+//!   [`remove_stale`], told by the lock a live spill holds on its folder);
 //! - a file is named by the module's SHA-256 and the engine's
-//!   configuration, written once with `O_EXCL` (mode 0600), and its length
+//!   configuration, written once with `O_EXCL` (mode 0600) and, like
+//!   every file here, opened and removed relative to the folder held open
+//!   (a folder renamed away and another put at its path is never read; no
+//!   symbolic link followed, no FIFO waited for), and its length
 //!   and SHA-256 are kept in this process's memory: a file is read whole
 //!   into memory, and only bytes of that length and digest are
 //!   deserialized. A file someone else changed (even a valid compiled
@@ -28,7 +33,9 @@
 //! means compiling as without the spill.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write;
+use std::ffi::{CStr, CString};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -72,6 +79,33 @@ pub(super) struct Spill {
     /// The engine's configuration, as a file name's part.
     engine_tag: String,
     files: Mutex<Files>,
+    /// The folder, open with an exclusive `flock` held for the process's
+    /// life (the kernel drops it when the process ends, `kill -9` too):
+    /// [`remove_stale`] never removes a folder whose lock is held. Every
+    /// file is opened and removed relative to it, so a folder renamed away
+    /// and another put at its path (where the parent lets others rename)
+    /// is never read.
+    held: std::fs::File,
+}
+
+/// `dir` opened as a folder, not through a symbolic link, and locked
+/// exclusively, or `None` where another open file holds its lock.
+fn lock(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(dir)?;
+    // SAFETY: flock on a file descriptor this function owns, open.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(Some(f))
+    } else {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            Ok(None)
+        } else {
+            Err(e)
+        }
+    }
 }
 
 impl Spill {
@@ -85,7 +119,20 @@ impl Spill {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(parent)?
             .keep();
-        let meta = std::fs::symlink_metadata(&dir)?;
+        let held = match lock(&dir) {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                return Err(std::io::Error::other(format!(
+                    "{} is locked by another process",
+                    dir.display()
+                )))
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        let meta = held.metadata()?;
         // SAFETY: geteuid has no preconditions and cannot fail.
         let me = unsafe { libc::geteuid() };
         if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
@@ -107,6 +154,7 @@ impl Spill {
                 order: VecDeque::new(),
                 bytes: 0,
             }),
+            held,
         })
     }
 
@@ -121,14 +169,54 @@ impl Spill {
         self.files.lock().expect("spill").bytes
     }
 
-    fn path(&self, sha256: &str) -> PathBuf {
-        self.dir.join(format!("{sha256}-{}.cwasm", self.engine_tag))
+    /// The file name of the module whose SHA-256 is `sha256`: `None` unless
+    /// `sha256` is 64 lower-case hex digits (a name in the folder, nothing
+    /// that leads out of it).
+    fn name(&self, sha256: &str) -> Option<CString> {
+        let hex = sha256.len() == 64
+            && sha256
+                .bytes()
+                .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
+        hex.then(|| {
+            CString::new(format!("{sha256}-{}.cwasm", self.engine_tag)).expect("hex, no NUL")
+        })
+    }
+
+    /// `name` in the folder this spill holds open, with `flags`, never
+    /// through a symbolic link.
+    fn open_in(&self, name: &CStr, flags: libc::c_int) -> std::io::Result<std::fs::File> {
+        // SAFETY: openat on the folder's open descriptor with a
+        // NUL-terminated name; the descriptor it returns is owned by the
+        // `File` alone.
+        let fd = unsafe {
+            libc::openat(
+                self.held.as_raw_fd(),
+                name.as_ptr(),
+                flags | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+                0o600 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a new descriptor, open, owned by nothing else.
+        Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+    }
+
+    /// Removes `name` from the folder this spill holds open, if it is there.
+    fn remove_in(&self, name: &CStr) {
+        // SAFETY: unlinkat on the folder's open descriptor with a
+        // NUL-terminated name.
+        unsafe { libc::unlinkat(self.held.as_raw_fd(), name.as_ptr(), 0) };
     }
 
     /// Keeps `module` (compiled from the module whose SHA-256 is `sha256`)
     /// unless the spill holds it already, removing the modules kept longest
     /// where the bound needs room.
     pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<(), NotKept> {
+        let Some(name) = self.name(sha256) else {
+            return Err(NotKept::Io(std::io::Error::other("not a SHA-256 in hex")));
+        };
         if self
             .files
             .lock()
@@ -158,23 +246,18 @@ impl Spill {
                 if let Some(w) = files.by_module.remove(&oldest) {
                     files.bytes -= w.len;
                 }
-                evicted.push(self.path(&oldest));
+                evicted.extend(self.name(&oldest));
             }
             files.bytes += len;
         }
-        for path in evicted {
-            let _ = std::fs::remove_file(path);
+        for old in evicted {
+            self.remove_in(&old);
         }
-        let path = self.path(sha256);
         let written = (|| -> std::io::Result<()> {
             // A file of this name that this process did not record (left by
             // a failed write, or put there by someone else) is replaced.
-            let _ = std::fs::remove_file(&path);
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)?;
+            self.remove_in(&name);
+            let mut f = self.open_in(&name, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL)?;
             f.write_all(&bytes)
         })();
         let mut files = self.files.lock().expect("spill");
@@ -196,7 +279,7 @@ impl Spill {
             Err(e) => {
                 files.bytes -= len;
                 drop(files);
-                let _ = std::fs::remove_file(&path);
+                self.remove_in(&name);
                 Err(NotKept::Io(e))
             }
         }
@@ -206,13 +289,26 @@ impl Spill {
     /// its file still holds exactly the bytes written. A file that does not
     /// is removed and forgotten.
     pub(super) fn get(&self, engine: &Engine, sha256: &str) -> Option<Module> {
+        let name = self.name(sha256)?;
         let (len, digest) = {
             let files = self.files.lock().expect("spill");
             let w = files.by_module.get(sha256)?;
             (w.len, w.digest)
         };
-        let path = self.path(sha256);
-        let bytes = std::fs::read(&path).ok();
+        // Never waits (a FIFO put in its place) and never reads more than
+        // the file this process wrote (a link to an endless device).
+        let bytes = self
+            .open_in(&name, libc::O_RDONLY | libc::O_NONBLOCK)
+            .ok()
+            .and_then(|f| {
+                let meta = f.metadata().ok()?;
+                if !meta.is_file() || meta.len() != len {
+                    return None;
+                }
+                let mut b = Vec::with_capacity(len as usize);
+                f.take(len + 1).read_to_end(&mut b).ok()?;
+                Some(b)
+            });
         let intact = bytes.as_ref().is_some_and(|b| {
             b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest
         });
@@ -234,26 +330,43 @@ impl Spill {
                 sha256,
                 self.dir.display()
             );
-            self.forget(sha256, &path);
+            self.forget(sha256, &name);
         }
         module
     }
 
-    fn forget(&self, sha256: &str, path: &Path) {
+    fn forget(&self, sha256: &str, name: &CStr) {
         let mut files = self.files.lock().expect("spill");
         if let Some(w) = files.by_module.remove(sha256) {
             files.bytes -= w.len;
             files.order.retain(|m| m != sha256);
         }
         drop(files);
-        let _ = std::fs::remove_file(path);
+        self.remove_in(name);
     }
 }
 
+/// Whether process `pid` has ended but is not reaped yet (a zombie: it
+/// still answers `kill(pid, 0)`), by its state in `/proc/<pid>/stat`
+/// (the first field after the command's closing parenthesis).
+fn zombie(pid: libc::pid_t) -> bool {
+    std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.iter()
+            .rposition(|&b| b == b')')
+            .and_then(|end| stat.get(end + 2))
+            == Some(&b'Z')
+    })
+}
+
 /// Removes spill folders under `parent` that this user's processes left
-/// when they ended without exiting (killed): a folder whose process is
-/// gone. A folder of a live process, of another user's, or not a folder,
-/// is left alone.
+/// when they ended without exiting (killed): a folder whose lock no live
+/// spill holds, and whose process is gone (or a zombie) or is this one (which has made
+/// no spill under `parent` yet: a folder under its own pid is a last
+/// life's, killed, whose pid this one got again: PID 1 of a restarted
+/// container). A folder a live spill holds (of this machine's processes
+/// or of another pid namespace's sharing `parent`), of another user's,
+/// or not a folder, is left alone; so is one of a live process that may
+/// be making it now (not locked yet).
 pub(super) fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
@@ -277,9 +390,15 @@ pub(super) fn remove_stale(parent: &Path) {
             continue;
         }
         // SAFETY: signal 0 only asks whether the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
+        let gone = pid as u32 == std::process::id()
+            || (unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH))
+            || zombie(pid);
+        if !gone {
+            continue;
+        }
+        // Held while it is removed: a spill holding it is live.
+        if let Ok(Some(_unheld)) = lock(&e.path()) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }

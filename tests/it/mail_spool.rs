@@ -1700,3 +1700,53 @@ fn a_large_or_long_bad_form_draws_a_short_answer() {
         to("bad").body
     );
 }
+
+/// Hostile review (the mends' one count builder): a team proven by its
+/// string that mails more than `replies_per_team_per_day` in a day gets
+/// that many replies and no more, the rest logged as capped; mails forged
+/// from its address without the string never use up the team's replies.
+#[test]
+fn replies_to_one_team_are_capped_per_day() {
+    let c = Contest::new("[limits]\nreplies_per_team_per_day = 3\n");
+    let reg = c.mail(
+        "bea@mail.example",
+        "registration for KNOBELN",
+        &registration("bea@mail.example", "bea_team", "Bea's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let to_bea = |c: &Contest| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.to == ["bea@mail.example"])
+            .count()
+    };
+    let before = to_bea(&c);
+    let forged = c.mail("bea@mail.example", "status", "", "");
+    let o = c.ingest(&[&forged]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let after_forged = to_bea(&c);
+    let proven: Vec<PathBuf> = (0..5)
+        .map(|_| {
+            c.mail(
+                "bea@mail.example",
+                "status",
+                &format!("<<FROM>> bea_team {auth}\n"),
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = proven.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert_eq!(to_bea(&c), after_forged + 3, "{}", stdout(&o));
+    assert!(after_forged <= before + 1);
+    assert_eq!(
+        stdout(&o)
+            .matches("(no reply: 3 replies to this team today already)")
+            .count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+}

@@ -346,6 +346,183 @@ fn every_reply_count_looks_its_replies_up_by_an_index() {
     }
 }
 
+/// The mends (one builder for every reply cap's count) count exactly what
+/// each cap counted before them: every count the reply gate and the kit
+/// lanes make, against the SQL it replaced (copied from 0eb443b), over an
+/// outbox of every budget, kind, sender, domain (in either case), team and
+/// age, contest mails with their event keys among them.
+#[test]
+fn every_reply_count_counts_what_its_sql_counted_before_the_builder() {
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    let now = Utc::now();
+    let day_ago = now - chrono::Duration::days(1);
+    let budgets = [
+        Budget::Strangers,
+        Budget::Confirmed,
+        Budget::Team(TeamId(7)),
+        Budget::Team(TeamId(8)),
+        Budget::Contest,
+        Budget::Registration,
+    ];
+    let senders = [
+        None,
+        Some("joe@lords.example"),
+        Some("ann@LORDS.example"),
+        Some("bob@other.example"),
+    ];
+    let mut n = 0;
+    for (age, at) in [(2, now - chrono::Duration::days(2)), (0, now)] {
+        for kind in ["software", "help", "lap"] {
+            for budget in budgets {
+                for sender in senders {
+                    // Several of a kind, so that a count off by a lane shows.
+                    for copy in 0..=(n % 3) {
+                        n += 1;
+                        let to = [format!("r{n}@x.example")];
+                        let key = format!("EV:{n}");
+                        let id = format!("<{n}.{age}.{copy}@x>");
+                        let mut m = outgoing(&to, &id, b"x", &[]);
+                        m.kind = kind;
+                        m.budget = budget;
+                        m.sender_key = sender;
+                        m.event_key = (budget == Budget::Contest && kind == "lap").then_some(&key);
+                        assert!(queue_outgoing(conn, &m, at).unwrap());
+                    }
+                }
+            }
+        }
+    }
+    let old = |sql: &str, values: &[&dyn rusqlite::ToSql]| -> u32 {
+        conn.query_row(sql, values, |r| r.get(0)).unwrap()
+    };
+    let since = timestamp(day_ago);
+    let mut checked = 0;
+    for key in [
+        "joe@lords.example",
+        "ann@LORDS.example",
+        "bob@other.example",
+        "nobody@x.example",
+    ] {
+        assert_eq!(
+            replies(ReplyTarget::Sender(key))
+                .on(&[Budget::Strangers, Budget::Confirmed])
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE sender_key = ?1 AND created_at >= ?2
+                 AND budget IN ('strangers', 'confirmed')",
+                &[&key, &since]
+            ),
+            "replies_since {key}"
+        );
+        assert_eq!(
+            replies(ReplyTarget::Sender(key))
+                .of_kind("software")
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND sender_key = ?2 AND created_at >= ?3",
+                &[&"software", &key, &since]
+            ),
+            "replies_of_kind_since Sender {key}"
+        );
+        checked += 2;
+    }
+    for domain in [
+        "lords.example",
+        "LORDS.Example",
+        "other.example",
+        "x.example",
+    ] {
+        let lower = domain.to_ascii_lowercase();
+        assert_eq!(
+            replies(ReplyTarget::Domain(domain))
+                .on(&[Budget::Strangers])
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE sender_domain = ?1 AND created_at >= ?2
+                 AND budget = 'strangers'",
+                &[&lower, &since]
+            ),
+            "replies_to_domain_since {domain}"
+        );
+        assert_eq!(
+            replies(ReplyTarget::Domain(domain))
+                .of_kind("software")
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND sender_domain = ?2 AND created_at >= ?3",
+                &[&"software", &lower, &since]
+            ),
+            "replies_of_kind_since Domain {domain}"
+        );
+        checked += 2;
+    }
+    assert_eq!(
+        replies(ReplyTarget::Everyone)
+            .on(&[Budget::Strangers])
+            .since(conn, day_ago)
+            .unwrap(),
+        old(
+            "SELECT COUNT(*) FROM outbox WHERE budget = 'strangers' AND created_at >= ?1",
+            &[&since]
+        ),
+        "stranger_replies_since"
+    );
+    for team in [TeamId(7), TeamId(8), TeamId(9)] {
+        let id = i64::from(team.0);
+        assert_eq!(
+            replies(ReplyTarget::Team(team))
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND created_at >= ?2",
+                &[&id, &since]
+            ),
+            "team_replies_since {team:?}"
+        );
+        assert_eq!(
+            replies(ReplyTarget::Team(team))
+                .of_kind("software")
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE team_id = ?1 AND kind = ?2 AND created_at >= ?3",
+                &[&id, &"software", &since]
+            ),
+            "team_replies_of_kind_since {team:?}"
+        );
+        checked += 2;
+    }
+    for budget in budgets {
+        assert_eq!(
+            replies(ReplyTarget::Everyone)
+                .on(&[budget])
+                .of_kind("software")
+                .since(conn, day_ago)
+                .unwrap(),
+            old(
+                "SELECT COUNT(*) FROM outbox WHERE budget = ?1 AND kind = ?2 AND created_at >= ?3",
+                &[&budget.column(), &"software", &since]
+            ),
+            "budget_replies_of_kind_since {budget:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 28);
+    // And the counts are not all zero: the outbox is the one meant.
+    assert!(
+        replies(ReplyTarget::Everyone)
+            .on(&[Budget::Strangers])
+            .since(conn, day_ago)
+            .unwrap()
+            > 10
+    );
+}
+
 /// A group's registrations are read in one query (in chunks for a group
 /// larger than SQLite's parameters), the same rows one look-up per team
 /// gives, and read again at each call: an address, preferences or a
