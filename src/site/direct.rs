@@ -54,7 +54,7 @@ fn team_link(out: &mut String, t: &TeamRef) {
 }
 
 /// `{{> head}}` (`templates/site/head.hbs`), up to and with `<main>`.
-fn head(out: &mut String, frame: &Frame) {
+pub(super) fn head(out: &mut String, frame: &Frame) {
     out.push_str(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",

@@ -521,6 +521,19 @@ pub(super) fn page_frame(title: String, contest: &str, res: &Results) -> Frame {
     }
 }
 
+/// The frame of a game page of round `round`: the rounds up to its own,
+/// no cross-table and no Evolution, whatever the contest has reached
+/// since. A game's page is written once, when its group is played, so
+/// its navigation is what the contest had then; a whole site written
+/// later gives the same bytes.
+pub(super) fn game_frame(title: String, contest: &str, res: &Results, round: u32) -> Frame {
+    let mut frame = page_frame(title, contest, res);
+    frame.rounds.retain(|r| r.number <= round);
+    frame.has_crosstable = false;
+    frame.has_evolution = false;
+    frame
+}
+
 /// Writes the pages of `scope` from results already at hand (those of an
 /// observer's [`ResultsCache`](crate::engine::results::ResultsCache), up to date for the scope).
 /// `kept` is what the writes before into `out_dir` kept (a round page's
@@ -875,7 +888,12 @@ pub fn generate_from(
                         }
                     }
                     let view = GameView {
-                        frame: frame(format!("{} against {}", x.players[0], x.players[1])),
+                        frame: game_frame(
+                            format!("{} against {}", x.players[0], x.players[1]),
+                            &facts.title,
+                            res,
+                            r.number,
+                        ),
                         round: r.number,
                         round_href: round_page(r.number),
                         group: g.number,
@@ -926,6 +944,55 @@ pub fn generate_from(
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
+
+    /// A game page's navigation is what the contest had when its group was
+    /// played: written during the contest or by a whole site afterwards,
+    /// its bytes are the same (F7 saw game pages of round 1 written while
+    /// playing lack the later rounds' links a whole site had).
+    #[test]
+    fn a_game_pages_navigation_ends_at_its_own_round() {
+        let round = |number: u32, is_final: bool| crate::engine::results::RoundResult {
+            number,
+            is_final,
+            groups: Vec::new(),
+            advanced: Vec::new(),
+            disqualified: Vec::new(),
+        };
+        let finished = Results {
+            seed: 1,
+            rejected: Vec::new(),
+            rounds: vec![round(1, false), round(2, false), round(3, true)],
+            winners: vec![crate::engine::results::Placed {
+                team: "a".into(),
+                points: 1.0,
+                place: 1,
+            }],
+            evolution: None,
+        };
+        let during_round_1 = Results {
+            rounds: vec![round(1, false)],
+            winners: Vec::new(),
+            ..finished.clone()
+        };
+        let rounds = |f: &Frame| f.rounds.iter().map(|r| r.number).collect::<Vec<_>>();
+        let later = game_frame("g".into(), "c", &finished, 1);
+        let then = game_frame("g".into(), "c", &during_round_1, 1);
+        assert_eq!(rounds(&later), vec![1]);
+        assert_eq!(rounds(&then), vec![1]);
+        assert!(!later.has_crosstable && !later.has_evolution);
+        let mut a = String::new();
+        let mut b = String::new();
+        direct::head(&mut a, &later);
+        direct::head(&mut b, &then);
+        assert_eq!(a, b);
+        // A final's game page links every round, and still no table that
+        // did not exist while it was played.
+        let last = game_frame("g".into(), "c", &finished, 3);
+        assert_eq!(rounds(&last), vec![1, 2, 3]);
+        assert!(!last.has_crosstable);
+        // Other pages keep the whole navigation.
+        assert!(page_frame("p".into(), "c", &finished).has_crosstable);
+    }
 
     /// A page written piece by piece goes over its spare and trades places
     /// with it: after the spare exists, no write makes a file, the page is
