@@ -128,16 +128,18 @@ struct GroupState {
     /// again and are not recomputed.
     settled: bool,
     ranking: GroupRanking,
+    /// How many of the round's disqualified teams are this group's.
+    n_disqualified: usize,
 }
 
 struct RoundState {
     row: crate::store::RoundRow,
     members: Vec<Vec<TeamId>>,
+    /// The groups as last computed. The round's disqualified teams
+    /// ([`RoundResult::disqualified`]) are theirs, group after group: a
+    /// group's are found by the counts of the groups before it (no list
+    /// of their groups is kept beside them).
     groups: Vec<Option<GroupState>>,
-    /// The group (index) of each of the round's disqualified teams, in
-    /// their order (ascending): a group's event replaces its own, in place,
-    /// without going over the round's field.
-    dq_groups: Vec<usize>,
     /// The aggregates were computed from settled groups after the round
     /// finished.
     settled: bool,
@@ -286,7 +288,6 @@ impl ResultsCache {
             self.rounds.push(RoundState {
                 groups: members.iter().map(|_| None).collect(),
                 members,
-                dq_groups: Vec::new(),
                 row,
                 settled: false,
             });
@@ -332,8 +333,19 @@ impl ResultsCache {
             if need_schedule && g == 0 {
                 final_schedule = Some((ranking.clone(), sched));
             }
-            self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
+            // Disqualifications of this group replace its earlier ones, in
+            // the order of their groups (as a full rebuild lists them),
+            // whatever order the groups' events came in.
+            let groups = &mut self.rounds[r].groups;
+            let at: usize = groups[..g].iter().flatten().map(|s| s.n_disqualified).sum();
+            let before = groups[g].as_ref().map_or(0, |s| s.n_disqualified);
+            groups[g] = Some(GroupState {
+                settled,
+                ranking,
+                n_disqualified: disqualified.len(),
+            });
             let rr = &mut self.results.rounds[r];
+            rr.disqualified.splice(at..at + before, disqualified);
             if rr.groups.len() <= g {
                 rr.groups.resize_with(g + 1, || GroupResult {
                     number: 0,
@@ -343,20 +355,6 @@ impl ResultsCache {
                 });
             }
             rr.groups[g] = result;
-            // Disqualifications of this group replace its earlier ones, in
-            // the order of their groups (as a full rebuild lists them).
-            let state = &mut self.rounds[r];
-            let mut i = 0;
-            rr.disqualified.retain(|_| {
-                let other = state.dq_groups[i] != g;
-                i += 1;
-                other
-            });
-            state.dq_groups.retain(|&x| x != g);
-            let at = state.dq_groups.partition_point(|&x| x < g);
-            let n = disqualified.len();
-            rr.disqualified.splice(at..at, disqualified);
-            state.dq_groups.splice(at..at, std::iter::repeat_n(g, n));
             if settled && self.games == KeptGames::UntilSettled {
                 if only == Some(group) {
                     // The caller is about to read this group's games.
