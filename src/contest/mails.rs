@@ -817,4 +817,182 @@ mod tests {
         assert_eq!(parts.join("\n"), protos.join("\n"));
         assert_eq!(split_parts(&protos, 1 << 20).len(), 1);
     }
+
+    /// The mailer, and between group 1's and group 2's finishing (of the
+    /// first round) a change of two registrations of group 2: `moved`'s
+    /// address, `dropped`'s preferences (GRP no more).
+    struct ChangedMidContest<'c> {
+        mailer: Mailer<'c>,
+        tournament: i64,
+        changed: Option<(String, String)>,
+    }
+
+    impl Observer for ChangedMidContest<'_> {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            self.mailer.event(store, event)?;
+            if matches!(event, Event::GroupFinished { round: 1, group: 1 }) {
+                let second = &store.groups(self.tournament, 1).unwrap()[1];
+                let (moved, dropped) = (second[0], second[1]);
+                let conn = store.conn();
+                crate::store::admin::set_address(conn, moved, "moved@new.example", "", "").unwrap();
+                crate::store::admin::set_preferences(conn, dropped, "LGP,GRR", "").unwrap();
+                self.changed = Some((
+                    store.team_name(moved).unwrap(),
+                    store.team_name(dropped).unwrap(),
+                ));
+            }
+            Ok(())
+        }
+    }
+
+    /// A registration changed while a contest runs (an organizer's
+    /// `set_address` or `set_preferences`, or the team's own mail) changes
+    /// the mails of the next group's event: the mailer reads the group's
+    /// registrations at each event, keeps none from before.
+    #[test]
+    fn a_registration_changed_mid_contest_changes_the_next_groups_mails() {
+        use crate::engine::pool::Runner;
+        use crate::engine::run::run_tournament_with;
+        use crate::engine::synthetic::Synthetic;
+        use crate::engine::EngineError;
+        use crate::referee::RefereeConfig;
+        use crate::seed::SeedKey;
+        use crate::store::NewVersion;
+
+        let mut store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        let mut entries = Vec::new();
+        for t in 0..50 {
+            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements: None,
+                        description: None,
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            entries.push((team, v));
+        }
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        let tid = store
+            .create_tournament(
+                5,
+                &SeedKey::public_from_seed(5),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap();
+        let at = crate::store::timestamp(now);
+        for e in store.entries(tid).unwrap() {
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO registrations (team_id, mail_address, requested_name, \
+                     preferences, organization, members, record, auth_salt, auth_hash, \
+                     registered_at, mailbox) \
+                     VALUES (?1, ?2, ?3, 'LGP,GRP,GRR', 'Org', '[]', '', x'00', x'00', ?4, ?2)",
+                    rusqlite::params![e.team.0, format!("{}@old.example", e.name), e.name, at],
+                )
+                .unwrap();
+        }
+        let mail_config = Config::default();
+        let mail_now = Utc::now;
+        let mut observer = ChangedMidContest {
+            mailer: Mailer {
+                config: &mail_config,
+                tournament: tid,
+                now: &mail_now,
+                cache: Default::default(),
+                replayer: Default::default(),
+            },
+            tournament: tid,
+            changed: None,
+        };
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic::new("crashed")))
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut observer,
+        )
+        .unwrap();
+        let (moved, dropped) = observer.changed.clone().expect("group 1 finished");
+        // (event key, recipients) of the results mails of round 1's group.
+        let mails_of = |group: u32, team: &str| -> Vec<(String, String)> {
+            let mut st = store
+                .conn()
+                .prepare(
+                    "SELECT event_key, recipients FROM outbox \
+                     WHERE event_key LIKE ?1 ORDER BY event_key",
+                )
+                .unwrap();
+            st.query_map([format!("G%:r1:g{group}:{team}")], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+        };
+        let first: Vec<String> = store.groups(tid, 1).unwrap()[0]
+            .iter()
+            .map(|&t| store.team_name(t).unwrap())
+            .collect();
+        // Group 1, before the change: GRP and GRR to the old addresses.
+        for m in &first {
+            let to = format!("[\"{m}@old.example\"]");
+            assert_eq!(
+                mails_of(1, m),
+                [
+                    (format!("GRP:r1:g1:{m}"), to.clone()),
+                    (format!("GRR:r1:g1:{m}"), to)
+                ],
+                "{m}"
+            );
+        }
+        // Group 2, after it: the moved team's mails go to its new address,
+        // the other's GRP is gone, the rest are as they were.
+        assert_eq!(
+            mails_of(2, &moved),
+            [
+                (
+                    format!("GRP:r1:g2:{moved}"),
+                    "[\"moved@new.example\"]".to_string()
+                ),
+                (
+                    format!("GRR:r1:g2:{moved}"),
+                    "[\"moved@new.example\"]".to_string()
+                )
+            ]
+        );
+        assert_eq!(
+            mails_of(2, &dropped),
+            [(
+                format!("GRR:r1:g2:{dropped}"),
+                format!("[\"{dropped}@old.example\"]")
+            )]
+        );
+        let second: Vec<String> = store.groups(tid, 1).unwrap()[1]
+            .iter()
+            .map(|&t| store.team_name(t).unwrap())
+            .collect();
+        assert!(second.len() > 2);
+        for m in second.iter().filter(|m| **m != moved && **m != dropped) {
+            assert_eq!(mails_of(2, m).len(), 2, "{m}");
+        }
+    }
 }

@@ -128,16 +128,18 @@ struct GroupState {
     /// again and are not recomputed.
     settled: bool,
     ranking: GroupRanking,
+    /// How many of the round's disqualified teams are this group's.
+    n_disqualified: usize,
 }
 
 struct RoundState {
     row: crate::store::RoundRow,
     members: Vec<Vec<TeamId>>,
+    /// The groups as last computed. The round's disqualified teams
+    /// ([`RoundResult::disqualified`]) are theirs, group after group: a
+    /// group's are found by the counts of the groups before it (no list
+    /// of their groups is kept beside them).
     groups: Vec<Option<GroupState>>,
-    /// The group (index) of each of the round's disqualified teams, in
-    /// their order (ascending): a group's event replaces its own, in place,
-    /// without going over the round's field.
-    dq_groups: Vec<usize>,
     /// The aggregates were computed from settled groups after the round
     /// finished.
     settled: bool,
@@ -286,7 +288,6 @@ impl ResultsCache {
             self.rounds.push(RoundState {
                 groups: members.iter().map(|_| None).collect(),
                 members,
-                dq_groups: Vec::new(),
                 row,
                 settled: false,
             });
@@ -332,8 +333,19 @@ impl ResultsCache {
             if need_schedule && g == 0 {
                 final_schedule = Some((ranking.clone(), sched));
             }
-            self.rounds[r].groups[g] = Some(GroupState { settled, ranking });
+            // Disqualifications of this group replace its earlier ones, in
+            // the order of their groups (as a full rebuild lists them),
+            // whatever order the groups' events came in.
+            let groups = &mut self.rounds[r].groups;
+            let at: usize = groups[..g].iter().flatten().map(|s| s.n_disqualified).sum();
+            let before = groups[g].as_ref().map_or(0, |s| s.n_disqualified);
+            groups[g] = Some(GroupState {
+                settled,
+                ranking,
+                n_disqualified: disqualified.len(),
+            });
             let rr = &mut self.results.rounds[r];
+            rr.disqualified.splice(at..at + before, disqualified);
             if rr.groups.len() <= g {
                 rr.groups.resize_with(g + 1, || GroupResult {
                     number: 0,
@@ -343,20 +355,6 @@ impl ResultsCache {
                 });
             }
             rr.groups[g] = result;
-            // Disqualifications of this group replace its earlier ones, in
-            // the order of their groups (as a full rebuild lists them).
-            let state = &mut self.rounds[r];
-            let mut i = 0;
-            rr.disqualified.retain(|_| {
-                let other = state.dq_groups[i] != g;
-                i += 1;
-                other
-            });
-            state.dq_groups.retain(|&x| x != g);
-            let at = state.dq_groups.partition_point(|&x| x < g);
-            let n = disqualified.len();
-            rr.disqualified.splice(at..at, disqualified);
-            state.dq_groups.splice(at..at, std::iter::repeat_n(g, n));
             if settled && self.games == KeptGames::UntilSettled {
                 if only == Some(group) {
                     // The caller is about to read this group's games.
@@ -607,40 +605,7 @@ mod tests {
     #[test]
     fn results_kept_group_by_group_equal_a_full_rebuild() {
         let mut store = Store::open_in_memory().unwrap();
-        let now = chrono::Utc::now();
-        let mut entries = Vec::new();
-        for t in 0..50 {
-            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
-            let v = store
-                .insert_version(
-                    &NewVersion {
-                        team,
-                        source: b"x",
-                        source_sha256: "x",
-                        binary: Some(b"x"),
-                        lexical_elements: None,
-                        description: None,
-                        report_json: "{}",
-                    },
-                    now,
-                )
-                .unwrap();
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        let tid = store
-            .create_tournament(
-                7,
-                &SeedKey::public_from_seed(7),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap();
+        let tid = entered(&mut store, 50);
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
             Ok(Box::new(Synthetic::new("crashed in throw 1")))
         };
@@ -705,5 +670,214 @@ mod tests {
             .map(|g| g.games.len())
             .sum();
         assert!(kept > 0, "the crasher's failed games are kept");
+    }
+
+    /// A store with a tournament of seed 7 entered by `n` teams (their
+    /// modules stand-ins).
+    fn entered(store: &mut Store, n: usize) -> i64 {
+        let now = chrono::Utc::now();
+        let mut entries = Vec::new();
+        for t in 0..n {
+            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements: None,
+                        description: None,
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            entries.push((team, v));
+        }
+        let config = TournamentConfig {
+            referee: RefereeConfig::default(),
+            evolution: Default::default(),
+        };
+        store
+            .create_tournament(
+                7,
+                &SeedKey::public_from_seed(7),
+                &serde_json::to_string(&config).unwrap(),
+                "test",
+                &entries,
+                now,
+            )
+            .unwrap()
+    }
+
+    /// Answers every game at once, as [`Synthetic`] does, but in the first
+    /// round's groups `crash_in` every tenth team (its id ending in 1)
+    /// crashes in every game it plays first, and the games of the first
+    /// round come back group by group in the order of `first` (groups not
+    /// named after, highest first): its groups finish in that order.
+    struct OutOfOrder {
+        crash_in: Vec<u32>,
+        first: Vec<u32>,
+        queued: std::cell::RefCell<Vec<crate::engine::pool::Done>>,
+    }
+
+    impl Runner for OutOfOrder {
+        fn capacity(&self) -> usize {
+            // Every game of a round at once: the order is the runner's.
+            1 << 20
+        }
+        fn submit(&self, job: crate::engine::pool::Job) {
+            let seed = job.game.seed;
+            let key = job.game.key;
+            let crasher = key.round == 1
+                && self.crash_in.contains(&key.group)
+                && job.game.players[0].0 % 10 == 1;
+            let failures = if crasher {
+                vec![crate::referee::Failure {
+                    player: 0,
+                    throw: 1,
+                    kind: crate::referee::FailureKind::Crashed {
+                        signal: 11,
+                        trap: None,
+                    },
+                    reason: "crashed".into(),
+                }]
+            } else {
+                Vec::new()
+            };
+            let record = crate::referee::GameRecord {
+                seed,
+                points: [seed % 997, (seed >> 20) % 997],
+                throws: Vec::new(),
+                failures,
+            };
+            self.queued.borrow_mut().push(crate::engine::pool::Done {
+                game: job.game,
+                result: Ok(record),
+            });
+        }
+        fn next_done(&self) -> Option<crate::engine::pool::Done> {
+            let mut queued = self.queued.borrow_mut();
+            let rank = |d: &crate::engine::pool::Done| {
+                let (round, group) = (d.game.key.round, d.game.key.group);
+                match self.first.iter().position(|&g| g == group) {
+                    Some(i) if round == 1 => i as i64,
+                    _ if round == 1 => i64::from(u32::MAX - group),
+                    _ => i64::from(group),
+                }
+            };
+            // The first queued of the best rank.
+            let at = (0..queued.len()).min_by_key(|&i| (rank(&queued[i]), i))?;
+            Some(queued.remove(at))
+        }
+    }
+
+    /// [`Compare`] at every event, and the order the groups finished in.
+    struct Arrivals {
+        compare: Compare,
+        finished: Vec<(u32, u32)>,
+    }
+
+    impl Observer for Arrivals {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            if let Event::GroupFinished { round, group } = event {
+                self.finished.push((*round, *group));
+            }
+            self.compare.event(store, event)
+        }
+    }
+
+    /// Groups finishing out of order (3, 1, 2, then the rest from the
+    /// highest), some with disqualifications: the cache refreshed event by
+    /// event lists the round's disqualified teams in the order of their
+    /// groups, as a full rebuild does, and the whole results equal those
+    /// of the same contest played group after group. Fails if a group's
+    /// disqualifications were placed in the order the groups arrived.
+    #[test]
+    fn groups_finishing_out_of_order_give_the_results_of_groups_in_order() {
+        let play = |first: Vec<u32>| {
+            let mut store = Store::open_in_memory().unwrap();
+            // Four groups in the first round.
+            let tid = entered(&mut store, 130);
+            let factory = move |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+                Ok(Box::new(OutOfOrder {
+                    crash_in: vec![1, 3, 4],
+                    first: first.clone(),
+                    queued: Default::default(),
+                }))
+            };
+            let mut arrivals = Arrivals {
+                compare: Compare {
+                    tournament: tid,
+                    cache: None,
+                    lean: None,
+                    groups_checked: 0,
+                    rounds_checked: 0,
+                },
+                finished: Vec::new(),
+            };
+            run_tournament_with(
+                &mut store,
+                tid,
+                &factory,
+                &crate::engine::SystemClock,
+                &mut arrivals,
+            )
+            .unwrap();
+            let full = results(&store, tid, vec![]).unwrap();
+            let cache = arrivals.compare.cache.as_mut().unwrap();
+            assert_eq!(cache.refresh_all(&store).unwrap(), &full);
+            (full, arrivals)
+        };
+        let (in_order, arrived) = play((1..=20).collect());
+        let round_1 = |a: &Arrivals| -> Vec<u32> {
+            a.finished
+                .iter()
+                .filter(|(r, _)| *r == 1)
+                .map(|(_, g)| *g)
+                .collect()
+        };
+        let round_1_in_order = round_1(&arrived);
+        let n = round_1_in_order.len() as u32;
+        assert_eq!(n, 4, "groups in the first round");
+        assert_eq!(round_1_in_order, (1..=n).collect::<Vec<_>>(), "in order");
+        let (shuffled, arrived) = play(vec![3, 1, 2]);
+        let order = round_1(&arrived);
+        let mut want = vec![3, 1, 2];
+        want.push(4);
+        assert_eq!(order, want, "the groups finished out of order");
+        assert!(arrived.compare.rounds_checked >= 2);
+        // Disqualifications in some groups, not all, and not in the
+        // order they arrived.
+        let round = &shuffled.rounds[0];
+        let group_of = |team: &str| -> u32 {
+            round
+                .groups
+                .iter()
+                .find(|g| g.members.iter().any(|m| m == team))
+                .unwrap()
+                .number
+        };
+        let dq_groups: Vec<u32> = round
+            .disqualified
+            .iter()
+            .map(|d| group_of(&d.team))
+            .collect();
+        assert!(dq_groups.is_sorted(), "{dq_groups:?}");
+        let mut distinct = dq_groups.clone();
+        distinct.dedup();
+        assert_eq!(distinct, [1, 3, 4], "disqualified in groups {dq_groups:?}");
+        let by_arrival: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|g| distinct.contains(g))
+            .collect();
+        assert_eq!(
+            by_arrival,
+            [3, 1, 4],
+            "the arrival order is not the groups'"
+        );
+        assert_eq!(shuffled, in_order);
     }
 }

@@ -508,14 +508,7 @@ pub(super) fn page_frame(title: String, contest: &str, res: &Results) -> Frame {
     Frame {
         title,
         contest: contest.to_string(),
-        rounds: res
-            .rounds
-            .iter()
-            .map(|r| NavRound {
-                number: r.number,
-                href: round_page(r.number),
-            })
-            .collect(),
+        rounds: nav_rounds(res, u32::MAX),
         has_crosstable: res.rounds.iter().any(|r| r.is_final) && !res.winners.is_empty(),
         has_evolution: res.evolution.is_some(),
     }
@@ -527,11 +520,25 @@ pub(super) fn page_frame(title: String, contest: &str, res: &Results) -> Frame {
 /// its navigation is what the contest had then; a whole site written
 /// later gives the same bytes.
 pub(super) fn game_frame(title: String, contest: &str, res: &Results, round: u32) -> Frame {
-    let mut frame = page_frame(title, contest, res);
-    frame.rounds.retain(|r| r.number <= round);
-    frame.has_crosstable = false;
-    frame.has_evolution = false;
-    frame
+    Frame {
+        title,
+        contest: contest.to_string(),
+        rounds: nav_rounds(res, round),
+        has_crosstable: false,
+        has_evolution: false,
+    }
+}
+
+/// The navigation's rounds: those of `res` up to round `last`.
+fn nav_rounds(res: &Results, last: u32) -> Vec<NavRound> {
+    res.rounds
+        .iter()
+        .filter(|r| r.number <= last)
+        .map(|r| NavRound {
+            number: r.number,
+            href: round_page(r.number),
+        })
+        .collect()
 }
 
 /// Writes the pages of `scope` from results already at hand (those of an

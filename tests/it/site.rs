@@ -306,18 +306,99 @@ fn the_observer_writes_what_an_event_changed_and_game_pages_once() {
     // The results-mail attachment.
     let svg = knobeln::site::evolution_svg(&res).unwrap();
     assert_eq!(svg, read(&tmp.path().join("evolution.svg")));
-    // What the observer wrote bit by bit is what one whole write gives
-    // (but group 1's game pages: written once, when the group finished,
-    // they link only the pages there were then).
+    // What the observer wrote bit by bit is what one whole write gives,
+    // group 1's game pages too (written once, when the group finished:
+    // their navigation ends at their own round).
     let whole = tempfile::tempdir().unwrap();
     let summary = generate(&store, 1, whole.path(), &SiteOptions::default()).unwrap();
     let differ: Vec<&String> = summary
         .files
         .iter()
-        .filter(|name| !name.starts_with("game-r1-g1-"))
         .filter(|name| read(&whole.path().join(name)) != read(&tmp.path().join(name)))
         .collect();
     assert!(differ.is_empty(), "differ: {differ:?}");
+}
+
+/// Every file of a folder but the hidden ones, and its bytes.
+fn folder_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(&n)).unwrap();
+            (n, bytes)
+        })
+        .collect()
+}
+
+/// A contest played as the server plays it (the demo: real strategies,
+/// their games stored for replay, two rounds, a disqualification, the
+/// Evolution), its site written event by event while playing with a page
+/// per game, is the site written whole afterwards from the same database
+/// into another folder: every file, game pages, rounds and index, byte for
+/// byte.
+#[test]
+fn a_site_written_while_playing_with_game_pages_is_the_whole_site_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = tmp.path().join("demo");
+    let out = Command::new(BIN)
+        .args([
+            "demo",
+            "--teams",
+            "44",
+            "--throws",
+            "60",
+            "--game-pages",
+            "--dir",
+        ])
+        .arg(&demo)
+        .env_remove("KNOBELN_CONFIG")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let whole = tmp.path().join("whole");
+    let out = Command::new(BIN)
+        .arg("site")
+        .arg(&whole)
+        .arg("--db")
+        .arg(demo.join("knobeln.db"))
+        .env_remove("KNOBELN_CONFIG")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "knobeln site failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let live = folder_files(&demo.join("site"));
+    let afresh = folder_files(&whole);
+    assert_eq!(
+        live.keys().collect::<Vec<_>>(),
+        afresh.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    let differ: Vec<&String> = live
+        .iter()
+        .filter(|(name, bytes)| afresh.get(*name) != Some(*bytes))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(differ.is_empty(), "differ: {differ:?}");
+    // What was compared: game pages of both rounds, the rounds' pages,
+    // the index, the Evolution.
+    for (prefix, at_least) in [("game-r1-", 100), ("game-r2-", 20), ("round-", 2)] {
+        let n = live.keys().filter(|n| n.starts_with(prefix)).count();
+        assert!(n >= at_least, "{n} files {prefix}*");
+    }
+    for name in ["index.html", "evolution.html", "final-crosstable.html"] {
+        assert!(live.contains_key(name), "{name}");
+    }
 }
 
 // ---- snapshots of the HTML structure ----

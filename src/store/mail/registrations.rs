@@ -75,6 +75,32 @@ pub struct MailingRow {
 /// smallest limit of parameters, 999).
 const MAILING_CHUNK: usize = 500;
 
+/// The numbers of names the statements of [`mailing_of`] take: a chunk of
+/// names is padded with NULLs (which match no name) up to the next of
+/// them, so a connection prepares at most this many statements, whatever
+/// sizes its groups have (one per size, as before, made a field of
+/// groups of 1 to 500 teams keep up to 500 statements).
+pub const MAILING_SIZES: [usize; 5] = [8, 16, 32, 64, MAILING_CHUNK];
+
+/// The number of names the statement for a chunk of `n` names (1 to
+/// [`MAILING_CHUNK`]) takes: the smallest of [`MAILING_SIZES`] that holds
+/// them.
+pub fn mailing_size(n: usize) -> usize {
+    MAILING_SIZES
+        .into_iter()
+        .find(|&size| size >= n)
+        .unwrap_or(MAILING_CHUNK)
+}
+
+/// The statement of [`mailing_of`] for `size` names.
+fn mailing_sql(size: usize) -> String {
+    let marks = vec!["?"; size].join(",");
+    format!(
+        "SELECT t.name, r.mail_address, r.preferences FROM registrations r \
+         JOIN teams t ON t.id = r.team_id WHERE t.name IN ({marks})"
+    )
+}
+
 /// The registrations of `team_names` (those registered, in no particular
 /// order) as the mails need them: one query for a group's members, not one
 /// per member. Read when asked, so a registration changed during a contest
@@ -83,14 +109,14 @@ const MAILING_CHUNK: usize = 500;
 pub fn mailing_of(conn: &Connection, team_names: &[String]) -> Result<Vec<MailingRow>> {
     let mut out = Vec::with_capacity(team_names.len());
     for chunk in team_names.chunks(MAILING_CHUNK) {
-        let marks = vec!["?"; chunk.len()].join(",");
-        // Prepared once per connection and group size (groups of a round
-        // are about the same size).
-        let mut st = conn.prepare_cached(&format!(
-            "SELECT t.name, r.mail_address, r.preferences FROM registrations r \
-             JOIN teams t ON t.id = r.team_id WHERE t.name IN ({marks})"
-        ))?;
-        let rows = st.query_map(rusqlite::params_from_iter(chunk), |r| {
+        let size = mailing_size(chunk.len());
+        // Prepared once per connection and size ([`MAILING_SIZES`]).
+        let mut st = conn.prepare_cached(&mailing_sql(size))?;
+        let padded = chunk
+            .iter()
+            .map(Some)
+            .chain(std::iter::repeat_n(None, size - chunk.len()));
+        let rows = st.query_map(rusqlite::params_from_iter(padded), |r| {
             Ok(MailingRow {
                 team_name: r.get(0)?,
                 mail_address: r.get(1)?,

@@ -566,3 +566,80 @@ fn a_groups_registrations_are_read_at_once_and_fresh() {
         }]
     );
 }
+
+/// The statements prepared on `conn` (the statement cache's included)
+/// whose text starts with `start`.
+fn prepared_statements(conn: &rusqlite::Connection, start: &str) -> usize {
+    let mut n = 0;
+    // SAFETY: the handle is the live connection's; the statements are only
+    // walked and their texts read (owned by SQLite, copied at once), on
+    // this thread, with nothing preparing or finalizing meanwhile.
+    unsafe {
+        let db = conn.handle();
+        let mut st = rusqlite::ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !st.is_null() {
+            let sql = rusqlite::ffi::sqlite3_sql(st);
+            if !sql.is_null()
+                && std::ffi::CStr::from_ptr(sql)
+                    .to_string_lossy()
+                    .starts_with(start)
+            {
+                n += 1;
+            }
+            st = rusqlite::ffi::sqlite3_next_stmt(db, st);
+        }
+    }
+    n
+}
+
+/// A field of groups of every size from 1 to 600 teams reads their
+/// registrations with at most one statement per [`MAILING_SIZES`] (a
+/// chunk padded with NULLs), so they do not push the per-game statements
+/// out of the connection's cache; the rows are those of the names asked
+/// for, whatever the padding.
+#[test]
+fn the_registrations_of_groups_of_any_size_use_a_few_statements() {
+    use super::registrations::{mailing_size, MAILING_SIZES};
+    let store = crate::store::Store::open_in_memory().unwrap();
+    let conn = store.conn();
+    conn.execute_batch("BEGIN").unwrap();
+    for i in 0..600 {
+        register(conn, i, &StoredSecret::of(&auth::new_auth_string()));
+    }
+    conn.execute_batch("COMMIT").unwrap();
+    let start = "SELECT t.name, r.mail_address, r.preferences FROM registrations";
+    assert_eq!(prepared_statements(conn, start), 0);
+    for n in 1..=600usize {
+        // Every other name registered (odd ones are not).
+        let names: Vec<String> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("team_{i}")
+                } else {
+                    format!("nobody_{i}")
+                }
+            })
+            .collect();
+        let mut got: Vec<String> = mailing_of(conn, &names)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.team_name)
+            .collect();
+        got.sort_by_key(|name| name[5..].parse::<u32>().unwrap());
+        let want: Vec<String> = (0..n).step_by(2).map(|i| format!("team_{i}")).collect();
+        assert_eq!(got, want, "{n} names");
+    }
+    let used = prepared_statements(conn, start);
+    assert!(
+        (1..=MAILING_SIZES.len()).contains(&used),
+        "{used} statements prepared"
+    );
+    assert_eq!(used, MAILING_SIZES.len(), "every size was needed");
+    for n in 1..=500 {
+        let size = mailing_size(n);
+        assert!(size >= n && MAILING_SIZES.contains(&size), "{n}: {size}");
+    }
+    assert_eq!(mailing_size(9), 16);
+    assert_eq!(mailing_size(64), 64);
+    assert_eq!(mailing_size(65), 500);
+}
