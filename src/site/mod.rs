@@ -23,7 +23,9 @@
 //! an earlier tournament stays), does not publish or upload, and shows no
 //! clock time but the store's own timestamps, so the same database gives
 //! the same files byte for byte. Files are replaced atomically (written
-//! beside, then renamed) and only when their content changed.
+//! beside, then renamed) and only when their content changed; a game's
+//! page, written once, is made new whole (an unnamed file of the folder,
+//! then named), or compared and replaced as any page if it is there.
 //!
 //! **Invariant:** the site generator only reads the store; it never writes
 //! to it and never decides anything about the contest.
