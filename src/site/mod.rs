@@ -23,7 +23,9 @@
 //! an earlier tournament stays), does not publish or upload, and shows no
 //! clock time but the store's own timestamps, so the same database gives
 //! the same files byte for byte. Files are replaced atomically (written
-//! beside, then renamed) and only when their content changed.
+//! beside, then renamed) and only when their content changed; a game's
+//! page, written once, is made new whole (an unnamed file of the folder,
+//! then named), or compared and replaced as any page if it is there.
 //!
 //! **Invariant:** the site generator only reads the store; it never writes
 //! to it and never decides anything about the contest.
@@ -40,6 +42,7 @@ pub mod replay;
 mod views;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 use crate::engine::replay::Replayer;
@@ -248,9 +251,52 @@ struct Writer<'a> {
     dir: &'a Path,
     files: Vec<String>,
     written: usize,
+    /// The folder held open for the pages made new (`put_new`): opened at
+    /// the first, `None` before (or where it could not be opened: those
+    /// pages are then written as `put` writes them).
+    held: Option<Option<OwnedFd>>,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    fn new(dir: &'a Path) -> Self {
+        Writer {
+            dir,
+            files: Vec::new(),
+            written: 0,
+            held: None,
+        }
+    }
+
+    /// Writes a page that most likely does not exist yet (a game's page,
+    /// written once, after its game is stored) as one new file, whole:
+    /// the content goes into an unnamed file of the folder (`O_TMPFILE`),
+    /// which then gets its name (`linkat`). So a reader, or a site left by
+    /// a killed server, has no page or the page whole, as with `put`; but
+    /// the kernel makes one directory entry, not a spare's and then a
+    /// rename's, and nothing is looked up first: three calls (open, write,
+    /// link) and a close instead of six, with no path walked from the root.
+    /// A file by that name already there (a site written before a crash,
+    /// a whole write over a finished site), or a file system without
+    /// unnamed files or without `/proc`: the page goes through `put`
+    /// (compared, replaced only if it differs), so a page cut short by a
+    /// crash of an older version or a power loss is replaced by the next
+    /// whole write.
+    fn put_new(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
+        if self.held.is_none() {
+            self.held = Some(open_folder(self.dir).ok());
+        }
+        let Some(Some(dir)) = &self.held else {
+            return self.put(name, content);
+        };
+        match write_unnamed(dir, content.as_bytes()).and_then(|f| give_name(&f, dir, name)) {
+            Ok(()) => {
+                self.files.push(name.to_string());
+                self.written += 1;
+                Ok(())
+            }
+            Err(_) => self.put(name, content),
+        }
+    }
     /// Writes `content` as `name` if it differs from the file there.
     ///
     /// The content goes into the page's spare, `.NAME.tmp` beside it,
@@ -334,6 +380,44 @@ impl Writer<'_> {
     fn keep(&mut self, name: &str) {
         self.files.push(name.to_string());
     }
+}
+
+/// The folder `dir` opened to make files in (`O_TMPFILE`) and name them.
+fn open_folder(dir: &Path) -> rustix::io::Result<OwnedFd> {
+    use rustix::fs::{open, Mode, OFlags};
+    open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// A file of the folder `dir` without a name, holding `content` (as
+/// `File::create` makes it: mode 0666 less the umask). Dropped without a
+/// name (the process killed before `give_name`), it is gone: the folder
+/// never shows it.
+fn write_unnamed(dir: &OwnedFd, content: &[u8]) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{openat, Mode, OFlags};
+    use std::io::Write;
+    let fd = openat(
+        dir,
+        ".",
+        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(content)?;
+    Ok(file)
+}
+
+/// The unnamed file `file` named `name` in the folder `dir` (`linkat`
+/// through `/proc/self/fd`, which needs no privilege): fails, and leaves
+/// the folder as it was, if a file by that name exists.
+fn give_name(file: &std::fs::File, dir: &OwnedFd, name: &str) -> std::io::Result<()> {
+    use rustix::fs::{linkat, AtFlags, CWD};
+    let fd = format!("/proc/self/fd/{}", file.as_raw_fd());
+    linkat(CWD, fd.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW)?;
+    Ok(())
 }
 
 /// `content` written over the file at `path` (created if missing) from its
@@ -557,11 +641,7 @@ pub fn generate_from(
     let (teams, parts, indexes) = kept.teams_and_parts(store, tournament)?;
     let facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
-    let mut w = Writer {
-        dir: out_dir,
-        files: Vec::new(),
-        written: 0,
-    };
+    let mut w = Writer::new(out_dir);
     let final_round = res.rounds.iter().find(|r| r.is_final);
     let crosstable = final_round.filter(|_| !res.winners.is_empty());
     let frame = |title: String| page_frame(title, &facts.title, res);
@@ -931,7 +1011,7 @@ pub fn generate_from(
                             .collect(),
                     };
                     direct::write_game_html(&mut page, &view, throws, a, b);
-                    w.put(&name, &page)?;
+                    w.put_new(&name, &page)?;
                     rendered += 1;
                 }
             }
@@ -951,6 +1031,7 @@ pub fn generate_from(
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::PermissionsExt;
 
     /// A game page's navigation is what the contest had when its group was
     /// played: written during the contest or by a whole site afterwards,
@@ -1001,6 +1082,83 @@ mod tests {
         assert!(page_frame("p".into(), "c", &finished).has_crosstable);
     }
 
+    /// A page made new appears whole under its name and makes no spare;
+    /// a file by that name already there (a site written before, a page
+    /// cut short by a crash of an older version or a power loss) is
+    /// compared and replaced whole only if it differs, as `put` does.
+    #[test]
+    fn a_new_page_appears_whole_and_one_there_already_is_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let put_new = |content: &str| {
+            let mut w = Writer::new(dir.path());
+            w.put_new("game-r1-g1-s1.html", content).unwrap();
+            assert_eq!(w.files, ["game-r1-g1-s1.html"]);
+            w.written
+        };
+        let page = dir.path().join("game-r1-g1-s1.html");
+        let names = || -> Vec<String> {
+            let mut n: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(put_new("<p>the whole page</p>"), 1);
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "<p>the whole page</p>"
+        );
+        assert_eq!(names(), ["game-r1-g1-s1.html"], "no spare");
+        let mode = std::fs::metadata(&page).unwrap().permissions().mode() & 0o777;
+        let made = dir.path().join("made");
+        std::fs::write(&made, "x").unwrap();
+        let usual = std::fs::metadata(&made).unwrap().permissions().mode() & 0o777;
+        std::fs::remove_file(&made).unwrap();
+        assert_eq!(mode, usual, "the mode File::create gives");
+        // The same page again: nothing written.
+        assert_eq!(put_new("<p>the whole page</p>"), 0);
+        // A page cut short (a crash of an older version, a power loss),
+        // or empty: replaced by the whole page.
+        std::fs::write(&page, "<p>the wh").unwrap();
+        assert_eq!(put_new("<p>the whole page</p>"), 1);
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "<p>the whole page</p>"
+        );
+        std::fs::write(&page, "").unwrap();
+        assert_eq!(put_new("<p>the whole page</p>"), 1);
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "<p>the whole page</p>"
+        );
+        assert!(names().contains(&"game-r1-g1-s1.html".to_string()));
+    }
+
+    /// A server killed while it writes a new page leaves no trace of it:
+    /// the content written so far is in a file without a name, gone with
+    /// the process (here: dropped before it is named). The folder never
+    /// shows a page cut short.
+    #[test]
+    fn a_new_page_killed_before_its_name_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = open_folder(dir.path()).unwrap();
+        let half = write_unnamed(&held, b"<!DOCTYPE html>\n<html lang=").unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        drop(half);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // Named, it is there whole; a second name for the same page is
+        // refused and leaves the first as it was.
+        let whole = write_unnamed(&held, b"whole").unwrap();
+        give_name(&whole, &held, "game-r1-g1-s2.html").unwrap();
+        let other = write_unnamed(&held, b"other").unwrap();
+        let refused = give_name(&other, &held, "game-r1-g1-s2.html").unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::AlreadyExists);
+        let page = dir.path().join("game-r1-g1-s2.html");
+        assert_eq!(std::fs::read_to_string(page).unwrap(), "whole");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
     /// A page written piece by piece goes over its spare and trades places
     /// with it: after the spare exists, no write makes a file, the page is
     /// the new content whole (a shorter one too), and an unchanged page is
@@ -1009,11 +1167,7 @@ mod tests {
     fn a_streamed_page_is_written_over_its_spare_and_traded() {
         let dir = tempfile::tempdir().unwrap();
         let put = |content: &str| {
-            let mut w = Writer {
-                dir: dir.path(),
-                files: Vec::new(),
-                written: 0,
-            };
+            let mut w = Writer::new(dir.path());
             w.put_streamed("round-1.html", |out| {
                 out.write_all(content.as_bytes())
                     .map_err(io_err(dir.path()))

@@ -401,6 +401,62 @@ fn a_site_written_while_playing_with_game_pages_is_the_whole_site_byte_for_byte(
     }
 }
 
+/// A game page cut short (left by a crash of an older version that wrote
+/// pages in place, or by a power loss before the page reached the disk)
+/// is written again whole: by the group's write of a server that resumes
+/// the contest, and by a whole write (`knobeln site`, the contest's end),
+/// which give the page a whole site gives; the pages whole already are
+/// not written again.
+#[test]
+fn a_game_page_cut_short_is_written_again_whole() {
+    let f = fixture();
+    let store = Store::open(&f.db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let first = generate(&store, 1, tmp.path(), &SiteOptions::default()).unwrap();
+    let cut = |name: &str, len: usize| {
+        let path = tmp.path().join(name);
+        let whole = std::fs::read(&path).unwrap();
+        assert!(whole.len() > len);
+        std::fs::write(&path, &whole[..len]).unwrap();
+        whole
+    };
+    // The resumed server's first event: group 1's pages, its own game
+    // pages among them, compared with what is there.
+    let whole = cut(&game_page(1, 1, 1), 100);
+    let mut obs = SiteObserver::new(tmp.path(), 1);
+    obs.event(&store, &Event::GroupFinished { round: 1, group: 1 })
+        .unwrap();
+    assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
+    assert_eq!(
+        std::fs::read(tmp.path().join(game_page(1, 1, 1))).unwrap(),
+        whole
+    );
+    // A whole write: another group's page, empty and cut short.
+    let whole_empty = cut(&game_page(1, 2, 1), 0);
+    let whole_cut = cut(&game_page(2, 1, 1), 4096);
+    let again = generate(&store, 1, tmp.path(), &SiteOptions::default()).unwrap();
+    assert_eq!(again.files, first.files);
+    let read_back = |name: &str| std::fs::read(tmp.path().join(name)).unwrap();
+    assert_eq!(read_back(&game_page(1, 2, 1)), whole_empty);
+    assert_eq!(read_back(&game_page(2, 1, 1)), whole_cut);
+    // Every page is what a whole write into an empty folder gives.
+    let fresh = tempfile::tempdir().unwrap();
+    generate(&store, 1, fresh.path(), &SiteOptions::default()).unwrap();
+    let differ: Vec<&String> = again
+        .files
+        .iter()
+        .filter(|name| std::fs::read(fresh.path().join(name)).unwrap() != read_back(name))
+        .collect();
+    assert!(differ.is_empty(), "differ: {differ:?}");
+    assert!(again.written >= 2);
+    assert_eq!(
+        generate(&store, 1, tmp.path(), &SiteOptions::default())
+            .unwrap()
+            .written,
+        0
+    );
+}
+
 // ---- snapshots of the HTML structure ----
 
 /// The structure of a page: its block elements with ids and classes, the
