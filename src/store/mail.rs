@@ -36,8 +36,8 @@ pub struct InboxRow {
     pub raw: Vec<u8>,
     pub attempts: u32,
     /// The real size of a mail too large to keep: `raw` holds only its
-    /// header part (or, once processed, of a mail that proved nobody: its
-    /// first [`CLAIM_KEPT_BYTES`]). `None`: `raw` is the whole mail.
+    /// header part (or, once processed, its first
+    /// [`PROCESSED_KEPT_BYTES`]). `None`: `raw` is the whole mail.
     pub full_size: Option<u64>,
 }
 
@@ -89,25 +89,26 @@ fn kept_message_id(id: &str) -> &str {
     &id[..end]
 }
 
-/// How much of a processed mail that proved nobody (a stranger's, or one
-/// whose From line names a registered mailbox: a claim) is kept: its
-/// first 4 KiB, enough for its header's beginning. What it caused is kept
-/// on its own (its outcome, its replies, a pending registration's form),
-/// so nothing reads the rest again; without this cut, a stranger's mails
-/// of just under `max_mail_bytes` each grew the database by that much a
-/// mail, at whatever rate the mail server took them.
-pub const CLAIM_KEPT_BYTES: usize = 4096;
+/// How much of a processed mail is kept: its first 4 KiB, enough for its
+/// header's beginning. What it caused is kept on its own (its outcome, its
+/// replies, a registration's record or a pending one's form, a compiled
+/// source), so nothing reads the rest again; a mail set aside stays whole
+/// (the organizer may process it again). Without this cut, mails of just
+/// under `max_mail_bytes` grew the database by that much each, at
+/// whatever rate the mail server took them: a stranger's flood charged to
+/// nobody, a team's to nothing that bounds it.
+pub const PROCESSED_KEPT_BYTES: usize = 4096;
 
-/// Keeps only the first [`CLAIM_KEPT_BYTES`] of a processed mail that
-/// proved nobody, with its real size in `full_size` (which was `NULL`
-/// while `raw` was the whole mail). Runs on the transaction that sets the
-/// mail's final state, after it is sealed.
-pub fn keep_head_of_claim(conn: &Connection, id: i64) -> Result<()> {
+/// Keeps only the first [`PROCESSED_KEPT_BYTES`] of a processed mail,
+/// with its real size in `full_size` (which was `NULL` while `raw` was the
+/// whole mail). Runs on the transaction that sets the mail's final state,
+/// after it is sealed.
+pub fn keep_head_of_processed(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
         "UPDATE inbox SET full_size = coalesce(full_size, length(raw)),
                           raw = substr(raw, 1, ?2)
          WHERE id = ?1 AND length(raw) > ?2",
-        params![id, CLAIM_KEPT_BYTES as i64],
+        params![id, PROCESSED_KEPT_BYTES as i64],
     )?;
     Ok(())
 }

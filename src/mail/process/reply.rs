@@ -251,10 +251,8 @@ pub(super) fn finish_in(
     }
     seal_inbox(conn, config, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
-    // A mail that proved nobody is kept as its head: its flood costs the
-    // database 4 KiB a mail, not `max_mail_bytes`.
-    if matches!(budget, Budget::Strangers | Budget::Confirmed) {
-        db::keep_head_of_claim(conn, row.id)?;
-    }
+    // Kept as its head: a flood costs the database 4 KiB a mail, not
+    // `max_mail_bytes`.
+    db::keep_head_of_processed(conn, row.id)?;
     Ok(effect.state)
 }
