@@ -93,7 +93,9 @@ fn kept_message_id(id: &str) -> &str {
 /// header's beginning. What it caused is kept on its own (its outcome, its
 /// replies, a registration's record or a pending one's form, a compiled
 /// source), so nothing reads the rest again; a mail set aside stays whole
-/// (the organizer may process it again). Without this cut, mails of just
+/// (the organizer may process it again), and so does a mail passed on to
+/// the organizer (the forward, cut at 16 KiB, names its inbox id for the
+/// whole; `forwards_per_day` bounds them). Without this cut, mails of just
 /// under `max_mail_bytes` grew the database by that much each, at
 /// whatever rate the mail server took them: a stranger's flood charged to
 /// nobody, a team's to nothing that bounds it.

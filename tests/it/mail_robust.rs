@@ -570,7 +570,9 @@ fn reply_headers_stay_within_998_characters_whatever_the_incoming_ids() {
 /// their own); a Message-ID longer than 256 bytes is kept as its digest.
 #[test]
 fn a_processed_mail_is_kept_as_its_first_4_kb() {
-    let c = Contest::new("");
+    // Two strangers' mails a day are passed on to the organizer: those
+    // stay whole (the forward names their inbox id for the whole).
+    let c = Contest::new("[limits]\nforwards_per_day = 2\n");
     let auth = c.register_joe();
     let filler: String = (0..5000)
         .map(|i| format!("{i:>6} {}\n", "x".repeat(72)))
@@ -625,9 +627,13 @@ fn a_processed_mail_is_kept_as_its_first_4_kb() {
         assert_ne!(state, "new", "{origin}");
         assert!(*ids <= 1024, "{origin}: {ids} bytes of Message-ID and key");
     }
-    // The six strangers' mails, the one with the long Message-ID and the
-    // team's status: their heads, with their real sizes.
-    for (origin, _, raw, _, full_size) in &rows[1..] {
+    // The first two strangers' mails, forwarded, whole.
+    for (origin, _, raw, _, full_size) in &rows[1..3] {
+        assert!(*raw > 390_000 && full_size.is_none(), "{origin}: {raw}");
+    }
+    // The other four, the one with the long Message-ID and the team's
+    // status: their heads, with their real sizes.
+    for (origin, _, raw, _, full_size) in &rows[3..] {
         assert!(
             *raw <= 4096,
             "{origin}: {raw} bytes kept of a processed mail"
@@ -651,4 +657,15 @@ fn a_processed_mail_is_kept_as_its_first_4_kb() {
         .filter(|r| r.to.iter().any(|t| t.ends_with("@forged.example")))
         .count();
     assert_eq!(helps, 7);
+    let forwards: Vec<Reply> = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to == [ORGANIZER])
+        .collect();
+    assert_eq!(forwards.len(), 2);
+    assert!(
+        forwards[0].body.contains("the whole mail is inbox id"),
+        "{}",
+        forwards[0].body
+    );
 }
