@@ -36,7 +36,8 @@ pub struct InboxRow {
     pub raw: Vec<u8>,
     pub attempts: u32,
     /// The real size of a mail too large to keep: `raw` holds only its
-    /// header part. `None`: `raw` is the whole mail.
+    /// header part (or, once processed, its first
+    /// [`PROCESSED_KEPT_BYTES`]). `None`: `raw` is the whole mail.
     pub full_size: Option<u64>,
 }
 
@@ -59,13 +60,59 @@ pub struct Arrival<'a> {
 /// The de-duplication key of a mail: its Message-ID *and* its content, so
 /// the same mail delivered twice is one mail, and two different mails that
 /// share a Message-ID (a broken or hostile mailer) are two.
+/// A Message-ID longer than this many bytes is kept as its SHA-256 (the
+/// de-duplication key) and cut at this length (the `message_id` column):
+/// a header of 64 kB is not kept three times over (column, key, index).
+pub const MAX_KEPT_MESSAGE_ID: usize = 256;
+
 pub fn dedupe_key(message_id: Option<&str>, content_sha256: &str) -> String {
-    match message_id {
-        Some(id) if !id.trim().is_empty() => {
-            format!("mid:{} sha256:{content_sha256}", id.trim())
+    match message_id.map(str::trim) {
+        Some(id) if id.len() > MAX_KEPT_MESSAGE_ID => {
+            format!(
+                "mid-sha256:{} sha256:{content_sha256}",
+                crate::hash::sha256_hex(id.as_bytes())
+            )
         }
+        Some(id) if !id.is_empty() => format!("mid:{id} sha256:{content_sha256}"),
         _ => format!("sha256:{content_sha256}"),
     }
+}
+
+/// A Message-ID as the `message_id` column keeps it: whole up to
+/// [`MAX_KEPT_MESSAGE_ID`] bytes, else cut there (at a character's edge).
+fn kept_message_id(id: &str) -> &str {
+    let id = id.trim();
+    let mut end = id.len().min(MAX_KEPT_MESSAGE_ID);
+    while !id.is_char_boundary(end) {
+        end -= 1;
+    }
+    &id[..end]
+}
+
+/// How much of a processed mail is kept: its first 4 KiB, enough for its
+/// header's beginning. What it caused is kept on its own (its outcome, its
+/// replies, a registration's record or a pending one's form, a compiled
+/// source), so nothing reads the rest again; a mail set aside stays whole
+/// (the organizer may process it again), and so does a mail passed on to
+/// the organizer (the forward, cut at 16 KiB, names its inbox id for the
+/// whole; `forwards_per_day` bounds them). Without this cut, mails of just
+/// under `max_mail_bytes` grew the database by that much each, at
+/// whatever rate the mail server took them: a stranger's flood charged to
+/// nobody, a team's to nothing that bounds it.
+pub const PROCESSED_KEPT_BYTES: usize = 4096;
+
+/// Keeps only the first [`PROCESSED_KEPT_BYTES`] of a processed mail,
+/// with its real size in `full_size` (which was `NULL` while `raw` was the
+/// whole mail). Runs on the transaction that sets the mail's final state,
+/// after it is sealed.
+pub fn keep_head_of_processed(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET full_size = coalesce(full_size, length(raw)),
+                          raw = substr(raw, 1, ?2)
+         WHERE id = ?1 AND length(raw) > ?2",
+        params![id, PROCESSED_KEPT_BYTES as i64],
+    )?;
+    Ok(())
 }
 
 /// Stores a raw incoming mail. Returns its id, or `None` when the same mail
@@ -80,7 +127,7 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
             a.origin,
             a.imap.map(|x| x.0),
             a.imap.map(|x| x.1),
-            a.message_id,
+            a.message_id.map(kept_message_id),
             key,
             a.raw,
             timestamp(now),

@@ -422,6 +422,37 @@ pub fn link_problems(messages: &str) -> Vec<LinkProblem> {
 mod tests {
     use super::*;
 
+    /// F8: the module's other limits of the security table's row, each at
+    /// it and one past it: 4096 functions, and 1 MiB of module.
+    #[test]
+    fn a_module_at_its_function_and_byte_limits_is_accepted_and_one_past_is_not() {
+        // `knobeln_start` and the functions asked for: one more.
+        let at = straight_line_module(StraightLine::Chain, MAX_FUNCTIONS as usize - 1, 16);
+        assert_eq!(check_module(&at, 1 << 20).map(|s| s.main_params), Ok(0));
+        let past = straight_line_module(StraightLine::Chain, MAX_FUNCTIONS as usize, 16);
+        let problems = check_module(&past, 1 << 20).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("has 4097 functions; at most 4096")),
+            "{problems:?}"
+        );
+        let big = straight_line_module(
+            StraightLine::Chain,
+            MAX_MODULE_BYTES / (MAX_FUNCTION_BYTES - 8) + 1,
+            MAX_FUNCTION_BYTES - 8,
+        );
+        assert!(big.len() > MAX_MODULE_BYTES);
+        let problems = check_module(&big, 1 << 20).unwrap_err();
+        assert!(
+            problems[0].contains(&format!(
+                "is {} bytes long; at most {MAX_MODULE_BYTES}",
+                big.len()
+            )),
+            "{problems:?}"
+        );
+    }
+
     #[test]
     fn a_function_past_the_limit_is_refused_and_one_at_it_is_not() {
         for shape in [StraightLine::Chain, StraightLine::Wide] {

@@ -66,8 +66,9 @@ pub(super) const CACHE_ENTRIES: usize = 1024;
 /// module check's limits compiles to a few MB: `knobeln bench compile`).
 pub const CACHE_CODE_BYTES: usize = 256 << 20;
 
-/// The bytes of compiled modules the process keeps as files in its
-/// private folder beside the cache (`spill`): a module the cache dropped
+/// The bytes of disk (each file's whole blocks) compiled modules the
+/// process keeps as files take in its private folder beside the cache
+/// (`spill`): a module the cache dropped
 /// loads again from there instead of compiling. A strategy of the scale
 /// benchmark serializes to about 15 kB (docs/src/figures.md), a module at
 /// the module check's limits to a few MB, so a field of 10,000 fits many

@@ -29,7 +29,9 @@
 //! before it is compiled or taken from here), it keeps no order of use
 //! (when the folder would hold more than [`super::engine::SPILL_BYTES`],
 //! the modules kept longest are removed first: a long-lived server keeps
-//! its latest modules, whatever came before), and any failure to write or read (folder full, unwritable, removed) only
+//! its latest modules, whatever came before; each file counted in the
+//! filesystem's allocation units, its length rounded up to the folder's
+//! block: what the disk holds, not the bytes written), and any failure to write or read (folder full, unwritable, removed) only
 //! means compiling as without the spill.
 
 use std::collections::{HashMap, VecDeque};
@@ -62,6 +64,8 @@ pub(super) enum NotKept {
 /// A file this process wrote: its length and SHA-256.
 struct Written {
     len: u64,
+    /// What it is charged: its length rounded up to the folder's block.
+    charged: u64,
     digest: [u8; 32],
 }
 
@@ -69,6 +73,7 @@ struct Files {
     by_module: HashMap<String, Written>,
     /// The modules in `by_module`, kept longest first.
     order: VecDeque<String>,
+    /// The bytes the files take on disk (each rounded up to the block).
     bytes: u64,
 }
 
@@ -76,6 +81,10 @@ struct Files {
 pub(super) struct Spill {
     dir: PathBuf,
     max_bytes: u64,
+    /// The filesystem's allocation unit under the folder (`f_frsize`, at
+    /// least 4 KiB): a file takes whole blocks, so a file of `len` bytes is
+    /// charged `len` rounded up to it.
+    block: u64,
     /// The engine's configuration, as a file name's part.
     engine_tag: String,
     files: Mutex<Files>,
@@ -142,12 +151,24 @@ impl Spill {
                 dir.display()
             )));
         }
+        // SAFETY: fstatvfs on a descriptor this function holds open,
+        // into a zeroed struct it owns.
+        let block = unsafe {
+            let mut st: libc::statvfs = std::mem::zeroed();
+            if libc::fstatvfs(held.as_raw_fd(), &mut st) == 0 {
+                st.f_frsize as u64
+            } else {
+                0
+            }
+        }
+        .max(4096);
         use std::hash::{Hash, Hasher};
         let mut h = std::hash::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut h);
         Ok(Spill {
             dir,
             max_bytes,
+            block,
             engine_tag: format!("{:016x}", h.finish()),
             files: Mutex::new(Files {
                 by_module: HashMap::new(),
@@ -163,7 +184,7 @@ impl Spill {
         &self.dir
     }
 
-    /// The bytes of the files kept.
+    /// The bytes the files kept take on disk, each rounded up to the block.
     #[cfg(test)]
     pub(super) fn bytes(&self) -> u64 {
         self.files.lock().expect("spill").bytes
@@ -230,25 +251,26 @@ impl Spill {
             .serialize()
             .map_err(|e| NotKept::Serialize(format!("{e:#}")))?;
         let len = bytes.len() as u64;
-        if len > self.max_bytes {
+        let charged = len.div_ceil(self.block) * self.block;
+        if charged > self.max_bytes {
             return Err(NotKept::Full(self.max_bytes));
         }
         let mut evicted = Vec::new();
         {
             // Charged before writing, so that writers at once stay within the bound.
             let mut files = self.files.lock().expect("spill");
-            while files.bytes + len > self.max_bytes {
+            while files.bytes + charged > self.max_bytes {
                 // Only modules being written now are charged and not in
                 // `order`: with none left to remove, this one is not kept.
                 let Some(oldest) = files.order.pop_front() else {
                     return Err(NotKept::Full(self.max_bytes));
                 };
                 if let Some(w) = files.by_module.remove(&oldest) {
-                    files.bytes -= w.len;
+                    files.bytes -= w.charged;
                 }
                 evicted.extend(self.name(&oldest));
             }
-            files.bytes += len;
+            files.bytes += charged;
         }
         for old in evicted {
             self.remove_in(&old);
@@ -266,18 +288,25 @@ impl Spill {
                 let digest = Sha256::digest(&bytes).into();
                 if files
                     .by_module
-                    .insert(sha256.to_string(), Written { len, digest })
+                    .insert(
+                        sha256.to_string(),
+                        Written {
+                            len,
+                            charged,
+                            digest,
+                        },
+                    )
                     .is_some()
                 {
                     // Another thread kept the same module meanwhile.
-                    files.bytes -= len;
+                    files.bytes -= charged;
                 } else {
                     files.order.push_back(sha256.to_string());
                 }
                 Ok(())
             }
             Err(e) => {
-                files.bytes -= len;
+                files.bytes -= charged;
                 drop(files);
                 self.remove_in(&name);
                 Err(NotKept::Io(e))
@@ -338,7 +367,7 @@ impl Spill {
     fn forget(&self, sha256: &str, name: &CStr) {
         let mut files = self.files.lock().expect("spill");
         if let Some(w) = files.by_module.remove(sha256) {
-            files.bytes -= w.len;
+            files.bytes -= w.charged;
             files.order.retain(|m| m != sha256);
         }
         drop(files);

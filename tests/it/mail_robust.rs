@@ -559,3 +559,113 @@ fn reply_headers_stay_within_998_characters_whatever_the_incoming_ids() {
     assert!(!help.headers.contains("<ref0000."));
     assert!(!help.headers.contains("mmmmmmmmmm"));
 }
+
+/// F8 (issue 35's model: every resource of every input bounded and charged
+/// to its cause): the inbox kept every mail whole for ever, so a stranger
+/// who sent mails of just under `max_mail_bytes` (512 KiB) made the
+/// database grow by that much a mail, at whatever rate the mail server
+/// took them, none of it charged to anybody (and a team's mails beyond its
+/// replies the same). A processed mail is kept as its first 4 KiB (its
+/// outcome, its replies and what it registered or compiled are kept on
+/// their own); a Message-ID longer than 256 bytes is kept as its digest.
+#[test]
+fn a_processed_mail_is_kept_as_its_first_4_kb() {
+    // Two strangers' mails a day are passed on to the organizer: those
+    // stay whole (the forward names their inbox id for the whole).
+    let c = Contest::new("[limits]\nforwards_per_day = 2\n");
+    let auth = c.register_joe();
+    let filler: String = (0..5000)
+        .map(|i| format!("{i:>6} {}\n", "x".repeat(72)))
+        .collect();
+    assert!(filler.len() > 390_000 && filler.len() < 500_000);
+    let flood: Vec<PathBuf> = (0..6)
+        .map(|i| c.mail(&format!("flood{i}@forged.example"), "hello", &filler, ""))
+        .collect();
+    // One more whose Message-ID is 50,000 bytes long.
+    let long_id = c.dir.path().join("long-id.eml");
+    std::fs::write(
+        &long_id,
+        format!(
+            "From: flood@forged.example\r\nTo: knobeln@contest.example\r\nSubject: hello\r\n\
+             Message-ID: <{}@forged.example>\r\nDate: Sat, 14 May 1994 10:00:00 +0000\r\n\r\n{}",
+            "i".repeat(50_000),
+            filler.replace('\n', "\r\n")
+        ),
+    )
+    .unwrap();
+    // The registered team's own mail, proven by its string: kept whole.
+    let status = c.mail(
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> the_heavy_lords_of_knobeln {auth}\n\n{filler}"),
+        "",
+    );
+    let mut refs: Vec<&Path> = flood.iter().map(|p| p.as_path()).collect();
+    refs.push(&long_id);
+    refs.push(&status);
+    let o = c.ingest(&refs);
+    assert!(o.status.success(), "{}", out(&o));
+    let rows: Vec<(String, String, i64, i64, Option<i64>)> = {
+        let db = db(&c);
+        let mut st = db
+            .prepare(
+                "SELECT origin, state, length(raw), length(coalesce(message_id, '')) + length(dedupe_key),
+                        full_size FROM inbox ORDER BY id",
+            )
+            .unwrap();
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        rows
+    };
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    for (origin, state, _, ids, _) in &rows {
+        assert_ne!(state, "new", "{origin}");
+        assert!(*ids <= 1024, "{origin}: {ids} bytes of Message-ID and key");
+    }
+    // The first two strangers' mails, forwarded, whole.
+    for (origin, _, raw, _, full_size) in &rows[1..3] {
+        assert!(*raw > 390_000 && full_size.is_none(), "{origin}: {raw}");
+    }
+    // The other four, the one with the long Message-ID and the team's
+    // status: their heads, with their real sizes.
+    for (origin, _, raw, _, full_size) in &rows[3..] {
+        assert!(
+            *raw <= 4096,
+            "{origin}: {raw} bytes kept of a processed mail"
+        );
+        assert!(full_size.unwrap_or(0) > 390_000, "{origin}: {full_size:?}");
+    }
+    // The registration, shorter than 4 KiB, is kept as it came.
+    let (_, _, registration, _, none) = &rows[0];
+    assert!(*registration > 500 && none.is_none(), "{:?}", rows[0]);
+    // The team's string was verified: the status was answered to the team.
+    let to_joe = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to == ["joe@lords.example"])
+        .count();
+    assert_eq!(to_joe, 2, "the acknowledgement and the status");
+    // The strangers were answered all the same (one help each, within the caps).
+    let helps = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to.iter().any(|t| t.ends_with("@forged.example")))
+        .count();
+    assert_eq!(helps, 7);
+    let forwards: Vec<Reply> = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.to == [ORGANIZER])
+        .collect();
+    assert_eq!(forwards.len(), 2);
+    assert!(
+        forwards[0].body.contains("the whole mail is inbox id"),
+        "{}",
+        forwards[0].body
+    );
+}

@@ -23,7 +23,7 @@ use crate::store::mail::{self as db, InboxRow};
 use crate::store::Store;
 
 /// Sets the final state of a mail that gets no reply, and seals it, in one
-/// transaction.
+/// transaction; it is kept as its head ([`db::keep_head_of_processed`]).
 pub(super) fn finish_unanswered(
     store: &mut Store,
     config: &Config,
@@ -34,6 +34,7 @@ pub(super) fn finish_unanswered(
     let tx = store.conn_mut().transaction()?;
     seal_inbox(&tx, config, row)?;
     db::finish_inbox(&tx, row.id, "ignored", outcome, now)?;
+    db::keep_head_of_processed(&tx, row.id)?;
     tx.commit()?;
     Ok("ignored")
 }
