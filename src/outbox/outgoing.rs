@@ -7,7 +7,9 @@
 //! with CRLF line ends; attachments make it `multipart/mixed`. This module
 //! only builds bytes (and says which of them, the text and attachments as
 //! encoded, the outbox may store once for many mails); it queues and sends
-//! nothing.
+//! nothing. A mail of one recipient and no attachment is written here with
+//! lettre's header types (not its message builder, which parses back what
+//! it was given), byte for byte the builder's mail; the rest by the builder.
 //!
 //! The ids a reply threads to come from a stranger's mail, so no header
 //! line may grow with them beyond RFC 5322's 998 characters: an id that is
