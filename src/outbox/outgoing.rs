@@ -7,7 +7,9 @@
 //! with CRLF line ends; attachments make it `multipart/mixed`. This module
 //! only builds bytes (and says which of them, the text and attachments as
 //! encoded, the outbox may store once for many mails); it queues and sends
-//! nothing.
+//! nothing. A mail of one recipient and no attachment is written here with
+//! lettre's header types (not its message builder, which parses back what
+//! it was given), byte for byte the builder's mail; the rest by the builder.
 //!
 //! The ids a reply threads to come from a stranger's mail, so no header
 //! line may grow with them beyond RFC 5322's 998 characters: an id that is
@@ -415,8 +417,149 @@ fn encoded(a: &OutAttachment) -> PreparedBody {
 }
 
 /// The mail with `text` as its text's body: its raw bytes and its
-/// attachments as encoded in them.
+/// attachments as encoded in them. A mail of one recipient and no
+/// attachment (every contest mail, every reply) is written by
+/// [`format_single`], the rest by lettre's builder ([`format_built`]); the
+/// same bytes either way (`the_direct_writer_writes_lettres_bytes`).
 fn format(
+    m: &Outgoing,
+    text: Body,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(Vec<u8>, Vec<PreparedBody>), BuildError> {
+    if m.attachments.is_empty() && m.to.len() == 1 {
+        return Ok((
+            format_single(m, &text, contest, message_id, now)?,
+            Vec::new(),
+        ));
+    }
+    format_built(m, text, contest, message_id, now)
+}
+
+/// The `To` header of one address, encoded as lettre encodes it, parsed
+/// and encoded once per address and thread (a contest mails the same
+/// teams event after event; the map is emptied when it holds
+/// [`TO_CACHE`] addresses, so it never grows with the mails).
+fn to_header(to: &str) -> Result<HeaderValue, BuildError> {
+    use lettre::message::header::{Header, To};
+    thread_local! {
+        static TO: std::cell::RefCell<std::collections::HashMap<String, HeaderValue>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(h) = TO.with_borrow(|m| m.get(to).cloned()) {
+        return Ok(h);
+    }
+    let mb: Mailbox = to.parse().map_err(|e: lettre::address::AddressError| {
+        BuildError::Address(to.to_string(), e.to_string())
+    })?;
+    let h = To::from(lettre::message::Mailboxes::from(mb)).display();
+    TO.with_borrow_mut(|m| {
+        if m.len() >= TO_CACHE {
+            m.clear();
+        }
+        m.insert(to.to_string(), h.clone());
+    });
+    Ok(h)
+}
+
+/// The most addresses [`to_header`] keeps per thread.
+const TO_CACHE: usize = 1 << 14;
+
+/// The contest's `From` header, encoded once per thread for the same name
+/// and address ([`contest_mailbox`]).
+fn from_header(contest: &ContestConfig) -> Result<HeaderValue, BuildError> {
+    use lettre::message::header::{From, Header};
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, String, HeaderValue)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if let Some(h) = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(n, a, _)| *n == contest.name && *a == contest.address)
+            .map(|(_, _, h)| h.clone())
+    }) {
+        return Ok(h);
+    }
+    let h = From::from(lettre::message::Mailboxes::from(contest_mailbox(contest)?)).display();
+    LAST.set(Some((
+        contest.name.clone(),
+        contest.address.clone(),
+        h.clone(),
+    )));
+    Ok(h)
+}
+
+/// [`format_built`]'s bytes for a mail of one recipient and no attachment,
+/// written here: the same headers, in the same order, each encoded by
+/// lettre's own header types, and the text's part after them; without
+/// the builder's work that gives nothing to the bytes (it parses the
+/// headers it was just given back: the `Date`, the `From` twice and the
+/// `To` for an envelope this mail never uses) and without copying the
+/// text into a part first. The addresses' headers are made once
+/// ([`to_header`], [`from_header`]).
+fn format_single(
+    m: &Outgoing,
+    text: &Body,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<u8>, BuildError> {
+    use lettre::message::header::{self, Headers};
+    let [to] = m.to.as_slice() else {
+        return Err(BuildError::Build("not one recipient".into()));
+    };
+    // The builder's order: From, Subject, Date, Message-ID, To, the
+    // reply's ids, the three raw headers, MIME-Version.
+    let mut h = Headers::with_capacity(12);
+    h.insert_raw(from_header(contest)?);
+    h.set(header::Subject::from(m.subject.clone()));
+    h.set(header::Date::from(std::time::SystemTime::from(now)));
+    h.set(header::MessageId::from(message_id.to_string()));
+    h.insert_raw(to_header(to)?);
+    if let Some(id) = m.in_reply_to.as_deref().and_then(angle) {
+        h.set(header::InReplyTo::from(id));
+    }
+    if m.in_reply_to.is_some() {
+        let refs = reply_references(&m.references, m.in_reply_to.as_deref());
+        if !refs.is_empty() {
+            h.set(header::References::from(refs.join(" ")));
+        }
+    }
+    let auto = if m.in_reply_to.is_some() {
+        "auto-replied"
+    } else {
+        "auto-generated"
+    };
+    h.insert_raw(HeaderValue::new(
+        HeaderName::new_from_ascii_str("Auto-Submitted"),
+        auto.to_string(),
+    ));
+    h.insert_raw(HeaderValue::new(
+        HeaderName::new_from_ascii_str("X-Loop"),
+        contest.loop_id.clone(),
+    ));
+    h.insert_raw(HeaderValue::new(
+        HeaderName::new_from_ascii_str("Precedence"),
+        "bulk".to_string(),
+    ));
+    h.set(header::MIME_VERSION_1_0);
+    // The text's part: its headers as `SinglePart` writes them, a blank
+    // line, the text, a line end.
+    let mut part = Headers::with_capacity(2);
+    part.set(ContentType::TEXT_PLAIN);
+    part.set(text.encoding());
+    let head = format!("{h}{part}\r\n");
+    let mut raw = Vec::with_capacity(head.len() + text.len() + 2);
+    raw.extend_from_slice(head.as_bytes());
+    raw.extend_from_slice(text.as_ref());
+    raw.extend_from_slice(b"\r\n");
+    Ok(raw)
+}
+
+/// [`format`] by lettre's builder (a mail with attachments, or to other
+/// than one recipient).
+fn format_built(
     m: &Outgoing,
     text: Body,
     contest: &ContestConfig,
@@ -562,6 +705,111 @@ mod tests {
         assert_eq!(refs, vec!["<ok@x>"]);
         assert_eq!(angle(&long), None);
         assert_eq!(angle("<a@b>").as_deref(), Some("<a@b>"));
+    }
+
+    /// The mails of one recipient and no attachment are written without
+    /// lettre's builder ([`format_single`]): byte for byte what the builder
+    /// writes ([`format_built`]), for plain and odd subjects (non-ASCII,
+    /// long enough to fold, quotes, encoded words), addresses with and
+    /// without names (non-ASCII too), replies with and without ids, texts
+    /// in 8bit and those falling back to quoted-printable, large shared
+    /// texts (the mark in their place), contest names that need quoting.
+    #[test]
+    fn the_direct_writer_writes_lettres_bytes() {
+        let subjects = [
+            "KNOBELN GRP: your game results, round 3, group 17".to_string(),
+            "Re: Ümläute und ß im Betreff".to_string(),
+            "x".repeat(200),
+            format!("{} {}", "word ".repeat(40), "ä".repeat(30)),
+            "=?utf-8?q?looks_encoded?= \"quoted\" (comment) <angle>".to_string(),
+            String::new(),
+            "   leading and trailing blanks   ".to_string(),
+        ];
+        let addresses = [
+            "joe@lords.example",
+            "Joe Lord <joe@lords.example>",
+            "\"Lord, Joe\" <joe@lords.example>",
+            "Jürgen Müller <jm@example.org>",
+            "very.long.local.part.of.an.address.that.goes.on.and.on@a-rather-long-domain-name.example",
+        ];
+        let bodies = [
+            "Hello\nÜmlaut line\n".to_string(),
+            String::new(),
+            format!("{}\n", "y".repeat(2000)),
+            (0..300).map(|i| format!("line {i}\n")).collect(),
+        ];
+        let replies: [(Option<&str>, Vec<String>); 3] = [
+            (None, vec![]),
+            (Some("abc@x.example"), vec![]),
+            (
+                Some("<last@x.example>"),
+                (0..80).map(|i| format!("<id{i}@x.example>")).collect(),
+            ),
+        ];
+        let contests = [
+            ContestConfig::default(),
+            ContestConfig {
+                name: "Knobeln, the \"contest\" ä".into(),
+                ..ContestConfig::default()
+            },
+        ];
+        let now = DateTime::parse_from_rfc3339("2026-11-29T23:59:58Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let mut n = 0;
+        for c in &contests {
+            for subject in &subjects {
+                for to in addresses {
+                    for body in &bodies {
+                        for (in_reply_to, references) in &replies {
+                            let m = Outgoing {
+                                kind: "grp",
+                                to: vec![to.to_string()],
+                                subject: subject.clone(),
+                                body: body.clone(),
+                                in_reply_to: in_reply_to.map(String::from),
+                                references: references.clone(),
+                                attachments: vec![],
+                            };
+                            let id = "<knobeln.0123456789ab@contest.example>";
+                            let prepared = prepare_body(body);
+                            let direct = format_single(&m, &prepared.body, c, id, now).unwrap();
+                            let (built, _) =
+                                format_built(&m, prepared.body.clone(), c, id, now).unwrap();
+                            assert_eq!(
+                                String::from_utf8_lossy(&direct),
+                                String::from_utf8_lossy(&built)
+                            );
+                            // Built around a shared text: the same as whole.
+                            let around = build_around(&m, &prepared, c, id, now).unwrap();
+                            let mut whole = around.raw.clone();
+                            if let Some(at) = around.text_at {
+                                whole.splice(at..at, prepared.body.as_ref().iter().copied());
+                            }
+                            assert_eq!(whole, built);
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 2 * 7 * 5 * 4 * 3);
+        // A bad address is the same error either way.
+        let m = Outgoing {
+            kind: "grp",
+            to: vec!["not an address".into()],
+            subject: "s".into(),
+            body: "b".into(),
+            in_reply_to: None,
+            references: vec![],
+            attachments: vec![],
+        };
+        let c = ContestConfig::default();
+        let text = prepare_body("b").body;
+        assert!(matches!(
+            format_single(&m, &text, &c, "<a@b>", now),
+            Err(BuildError::Address(..))
+        ));
     }
 
     #[test]

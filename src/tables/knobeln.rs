@@ -232,6 +232,14 @@ fn push_line(out: &mut String, line: &str) {
     out.push('\n');
 }
 
+/// Ends the line written into `out` from `start` as [`push_line`] would
+/// have (its trailing blanks dropped, a line end).
+fn end_line(out: &mut String, start: usize) {
+    let kept = out[start..].trim_end().len();
+    out.truncate(start + kept);
+    out.push('\n');
+}
+
 /// A label or item line, wrapped at the mail width (continuation lines
 /// indented deeper).
 fn push_wrapped(out: &mut String, line: &str) {
@@ -250,6 +258,16 @@ pub fn team_games(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String, Op
     team_games_with(gr, &disqualifications(gr, rr), team)
 }
 
+/// `team`'s opponent in `g` (a self-game says so).
+fn opponent_of<'a>(g: &'a GameResult, team: &str) -> &'a str {
+    if is_self_game(g) {
+        "itself (both sides)"
+    } else {
+        let side = g.players.iter().position(|p| p == team).unwrap_or(0);
+        &g.players[1 - side]
+    }
+}
+
 /// [`team_games`] with the group's [`disqualifications`] found already
 /// (once for all of a group's mails, not once per member).
 pub fn team_games_with(
@@ -262,16 +280,9 @@ pub fn team_games_with(
         .iter()
         .filter(|g| g.players.iter().any(|p| p == team))
         .collect();
-    let opponent = |g: &GameResult| -> String {
-        if is_self_game(g) {
-            "itself (both sides)".to_string()
-        } else {
-            let side = g.players.iter().position(|p| p == team).unwrap_or(0);
-            g.players[1 - side].clone()
-        }
-    };
-    let opponents: Vec<String> = mine.iter().map(|g| opponent(g)).collect();
-    let w = name_width(opponents.iter().map(String::as_str), "opponent".len());
+    // The opponents' names borrowed, each game's line written in place
+    // (a group's mails write one table per member).
+    let w = name_width(mine.iter().map(|g| opponent_of(g, team)), "opponent".len());
     let mut out = String::new();
     push_line(
         &mut out,
@@ -282,29 +293,26 @@ pub fn team_games_with(
     );
     let mut total = 0.0;
     let mut half = false;
-    for (g, opp) in mine.iter().zip(&opponents) {
+    for g in &mine {
         let side = g.players.iter().position(|p| p == team).unwrap_or(0);
-        let (you, them) = if played(g) {
-            (g.points[side].to_string(), g.points[1 - side].to_string())
-        } else {
-            ("-".to_string(), "-".to_string())
-        };
         let counted = counted_for(g, team);
         if let Some(c) = counted {
             total += c;
             half |= has_half(c);
         }
-        push_line(
-            &mut out,
-            &format!(
-                "  {:>4}  {:<w$}  {:>5}  {:>5}  {:>7}",
-                g.slot,
-                opp,
-                you,
-                them,
-                counted.map_or("-".to_string(), points_text)
-            ),
-        );
+        let start = out.len();
+        // (Cannot fail: writing to a String.)
+        let _ = write!(out, "  {:>4}  {:<w$}  ", g.slot, opponent_of(g, team));
+        let _ = if played(g) {
+            write!(out, "{:>5}  {:>5}", g.points[side], g.points[1 - side])
+        } else {
+            write!(out, "{:>5}  {:>5}", "-", "-")
+        };
+        let _ = match counted {
+            Some(c) => write!(out, "  {:>7}", points_text(c)),
+            None => write!(out, "  {:>7}", "-"),
+        };
+        end_line(&mut out, start);
         if let Some(label) = game_label(g, &gr.games, dqs) {
             push_wrapped(&mut out, &format!("        {label}"));
         }
