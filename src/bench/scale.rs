@@ -71,6 +71,8 @@ pub struct ScaleBench {
     /// Modules compiled and taken from the module spill while playing (a
     /// field larger than the module cache: `--module-cache N`).
     pub modules_while_playing: crate::wasm::CompileCounts,
+    /// The same over the whole run (the field's compile included).
+    pub modules_in_run: crate::wasm::CompileCounts,
     pub peak_rss_kb: u64,
     pub db_bytes: u64,
     /// The database's pages by what they hold (SQLite's `dbstat`): the
@@ -144,8 +146,14 @@ impl ScaleBench {
         );
         if self.play_mode == ScalePlay::Real {
             println!(
-                "  modules while playing: {} compiled, {} loaded from the spill",
-                self.modules_while_playing.compiled, self.modules_while_playing.from_spill
+                "  modules while playing: {} compiled, {} loaded from the spill, {} written to it \
+                 (the whole run: {} compiled, {} loaded, {} written)",
+                self.modules_while_playing.compiled,
+                self.modules_while_playing.from_spill,
+                self.modules_while_playing.to_spill,
+                self.modules_in_run.compiled,
+                self.modules_in_run.from_spill,
+                self.modules_in_run.to_spill
             );
         }
         match self.site {
@@ -492,6 +500,7 @@ pub fn scale_bench(
     let modules_while_playing = crate::wasm::CompileCounts {
         compiled: modules_now.compiled - modules_at_start.compiled,
         from_spill: modules_now.from_spill - modules_at_start.from_spill,
+        to_spill: modules_now.to_spill - modules_at_start.to_spill,
     };
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
@@ -598,6 +607,7 @@ pub fn scale_bench(
         games_cpu,
         games_floor,
         modules_while_playing,
+        modules_in_run: modules_now,
         peak_rss_kb,
         db_bytes,
         games_pages,
