@@ -738,7 +738,7 @@ mod tests {
         // (a byte over a block is charged a whole block).
         let bound = blocks * 3 - 1;
         assert!(
-            one % block != 0 && one * 3 <= bound,
+            !one.is_multiple_of(block) && one * 3 <= bound,
             "{one} bytes, blocks of {block}"
         );
         let (_parent, spill) = private_spill(bound);
