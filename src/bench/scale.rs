@@ -71,6 +71,8 @@ pub struct ScaleBench {
     /// Modules compiled and taken from the module spill while playing (a
     /// field larger than the module cache: `--module-cache N`).
     pub modules_while_playing: crate::wasm::CompileCounts,
+    /// The same over the whole run (the field's compile included).
+    pub modules_in_run: crate::wasm::CompileCounts,
     /// The contest's peak resident size (play, results and site: `VmHWM`
     /// reset after the compile), or the whole process's where the peak
     /// could not be reset (`peak_reset`).
@@ -151,8 +153,14 @@ impl ScaleBench {
         );
         if self.play_mode == ScalePlay::Real {
             println!(
-                "  modules while playing: {} compiled, {} loaded from the spill",
-                self.modules_while_playing.compiled, self.modules_while_playing.from_spill
+                "  modules while playing: {} compiled, {} loaded from the spill, {} written to it \
+                 (the whole run: {} compiled, {} loaded, {} written)",
+                self.modules_while_playing.compiled,
+                self.modules_while_playing.from_spill,
+                self.modules_while_playing.to_spill,
+                self.modules_in_run.compiled,
+                self.modules_in_run.from_spill,
+                self.modules_in_run.to_spill
             );
         }
         match self.site {
@@ -510,6 +518,7 @@ pub fn scale_bench(
     let modules_while_playing = crate::wasm::CompileCounts {
         compiled: modules_now.compiled - modules_at_start.compiled,
         from_spill: modules_now.from_spill - modules_at_start.from_spill,
+        to_spill: modules_now.to_spill - modules_at_start.to_spill,
     };
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
@@ -622,6 +631,7 @@ pub fn scale_bench(
         games_cpu,
         games_floor,
         modules_while_playing,
+        modules_in_run: modules_now,
         peak_rss_kb,
         peak_reset,
         compile_peak_rss_kb,

@@ -66,15 +66,23 @@ pub(super) const CACHE_ENTRIES: usize = 1024;
 /// module check's limits compiles to a few MB: `knobeln bench compile`).
 pub const CACHE_CODE_BYTES: usize = 256 << 20;
 
-/// The bytes of disk (each file's whole blocks) compiled modules the
-/// process keeps as files take in its private folder beside the cache
-/// (`spill`): a module the cache dropped
-/// loads again from there instead of compiling. A strategy of the scale
-/// benchmark serializes to about 15 kB (docs/src/figures.md), a module at
-/// the module check's limits to a few MB, so a field of 10,000 fits many
+/// The bytes of compiled modules the process keeps as files in its
+/// private folder beside the cache (`spill`), counted as the filesystem
+/// charges them: each file's length rounded up to whole blocks. A module
+/// the cache dropped is written there and loads again from there instead
+/// of compiling. A strategy of the scale benchmark serializes to about
+/// 15 kB (16 kB in 4 KiB blocks; docs/src/figures.md), a module at the
+/// module check's limits to a few MB, so a field of 10,000 fits many
 /// times; when the folder would hold more, the modules kept longest are
 /// removed first.
 pub const SPILL_BYTES: u64 = 2 << 30;
+
+/// The most files (inodes) the spill's folder holds: a filesystem runs
+/// out of inodes as it runs out of blocks, and many tiny modules would
+/// use up inodes long before [`SPILL_BYTES`]. 65,536 files of the
+/// smallest charge (one 4 KiB block) are 256 MiB; when the folder would
+/// hold more, the modules kept longest are removed first.
+pub const SPILL_FILES: usize = 65_536;
 
 /// How often the watchdog's epoch advances.
 pub const EPOCH_TICK: Duration = Duration::from_millis(50);

@@ -1,9 +1,10 @@
 //! Modules made ready to play: compiled by the one engine (built here on
 //! first use, with its linkers and watchdog), checked once more against
 //! the contest's shape, and kept by SHA-256 in a small LRU cache; what the
-//! cache drops is loaded again from the process's module spill
-//! ([`super::spill`]) rather than compiled again. Nothing here runs a
-//! strategy's code (that is [`super::seat`]).
+//! cache drops is written to the process's module spill ([`super::spill`])
+//! as it drops it (unless the spill has it still), and loaded again from
+//! there rather than compiled again. Nothing here runs a strategy's code
+//! (that is [`super::seat`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,10 +15,10 @@ use wasmtime::{Engine, Linker, Module};
 
 use super::engine::{
     config, start_watchdog, WasmError, CACHE_CODE_BYTES, CACHE_ENTRIES, MAX_MEMORY_BYTES,
-    SPILL_BYTES,
+    SPILL_BYTES, SPILL_FILES,
 };
 use super::seat::{lead_linker, linker, LeadData, SeatData, Strategy};
-use super::spill::Spill;
+use super::spill::{Kept, Spill};
 
 /// The process's engine (built once) and the linker with the referee's
 /// functions.
@@ -58,7 +59,7 @@ fn spill(engine: &Engine) -> Option<&'static Spill> {
                 Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
             );
             super::spill::remove_stale(&parent);
-            match Spill::create(&parent, SPILL_BYTES, engine) {
+            match Spill::create(&parent, SPILL_BYTES, SPILL_FILES, engine) {
                 Ok(s) => {
                     remove_at_exit(s.dir());
                     Some(s)
@@ -115,10 +116,11 @@ extern "C" fn remove_spill() {
     }
 }
 
-/// Modules compiled by Cranelift in this process, and taken from the
-/// spill ([`compile_counts`]).
+/// Modules compiled by Cranelift in this process, taken from the spill,
+/// and written to it ([`compile_counts`]).
 static COMPILED: AtomicU64 = AtomicU64::new(0);
 static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
+static TO_SPILL: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// Modules compiled on this thread (a test counts its own, whatever
@@ -133,6 +135,9 @@ pub struct CompileCounts {
     pub compiled: u64,
     /// Loaded from the spill (the cache missed).
     pub from_spill: u64,
+    /// Written to the spill (the cache dropped a module the spill did not
+    /// hold).
+    pub to_spill: u64,
 }
 
 /// [`CompileCounts`] so far (a benchmark reports the difference).
@@ -140,6 +145,7 @@ pub fn compile_counts() -> CompileCounts {
     CompileCounts {
         compiled: COMPILED.load(Ordering::Relaxed),
         from_spill: FROM_SPILL.load(Ordering::Relaxed),
+        to_spill: TO_SPILL.load(Ordering::Relaxed),
     }
 }
 
@@ -183,20 +189,41 @@ pub fn load(wasm: &[u8]) -> Result<Loaded, WasmError> {
 /// [`load`] for a caller that has `wasm`'s SHA-256 already (it fetched or
 /// stored the module by it).
 pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
-    if let Some(s) = cache().lock().expect("module cache").get(&sha256) {
+    load_in(
+        cache(),
+        |engine| {
+            if SPILL_OFF.load(Ordering::Relaxed) {
+                None
+            } else {
+                spill(engine)
+            }
+        },
+        ENTRIES_LIMIT.load(Ordering::Relaxed),
+        wasm,
+        sha256,
+    )
+}
+
+/// [`load_hashed`] with `cache`, the spill `spill_of` gives (called at a
+/// miss), and at most `max_entries` modules in the cache (fewer where the
+/// open files' limit leaves no room): the process's own, or a test's.
+fn load_in<'s>(
+    cache: &Mutex<Cache>,
+    spill_of: impl FnOnce(&Engine) -> Option<&'s Spill>,
+    max_entries: usize,
+    wasm: &[u8],
+    sha256: String,
+) -> Result<Loaded, WasmError> {
+    if let Some(s) = cache.lock().expect("module cache").get(&sha256) {
         return Ok(Ok(s));
     }
     let rt = runtime()?;
-    let entries = room_for_cached_files().min(ENTRIES_LIMIT.load(Ordering::Relaxed));
+    let entries = room_for_cached_files().min(max_entries);
     let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
     };
-    let spill = if SPILL_OFF.load(Ordering::Relaxed) {
-        None
-    } else {
-        spill(&rt.engine)
-    };
+    let spill = spill_of(&rt.engine);
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
         Some(m) => {
             FROM_SPILL.fetch_add(1, Ordering::Relaxed);
@@ -205,16 +232,10 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         None => {
             COMPILED.fetch_add(1, Ordering::Relaxed);
             COMPILED_HERE.with(|c| c.set(c.get() + 1));
-            let m = match Module::new(&rt.engine, wasm) {
+            match Module::new(&rt.engine, wasm) {
                 Ok(m) => m,
                 Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
-            };
-            if let Some(s) = spill {
-                if let Err(e) = s.put(&sha256, &m) {
-                    tracing::debug!("compiled module {sha256} not kept in the spill: {e}");
-                }
             }
-            m
         }
     };
     let (pre, lead_pre) = match (
@@ -231,11 +252,29 @@ pub fn load_hashed(wasm: &[u8], sha256: String) -> Result<Loaded, WasmError> {
         main_params: shape.main_params,
         code_bytes: code_bytes(&module),
     });
-    cache()
+    let dropped = cache
         .lock()
         .expect("module cache")
         .put(sha256, s.clone(), entries);
+    if let Some(spill) = spill {
+        spill_dropped(spill, &dropped);
+    }
     Ok(Ok(s))
+}
+
+/// Writes the modules the cache `dropped` to `spill`, each unless the
+/// spill holds it still (then nothing is serialized), outside the cache's
+/// lock.
+fn spill_dropped(spill: &Spill, dropped: &[Arc<Strategy>]) {
+    for gone in dropped {
+        match spill.put(&gone.sha256, gone.pre.module()) {
+            Ok(Kept::Written) => {
+                TO_SPILL.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Kept::Already) => {}
+            Err(e) => tracing::debug!("compiled module {} not kept in the spill: {e}", gone.sha256),
+        }
+    }
 }
 
 /// Open files the process may need besides the cache's: the database,
@@ -324,8 +363,10 @@ impl Cache {
     }
 
     /// Keeps `s`, dropping the least recently used first while more than
-    /// `max_entries` modules or [`CACHE_CODE_BYTES`] would be held.
-    fn put(&mut self, sha256: String, s: Arc<Strategy>, max_entries: usize) {
+    /// `max_entries` modules or [`CACHE_CODE_BYTES`] would be held: the
+    /// modules dropped (for the spill).
+    fn put(&mut self, sha256: String, s: Arc<Strategy>, max_entries: usize) -> Vec<Arc<Strategy>> {
+        let mut dropped = Vec::new();
         while !self.entries.is_empty()
             && (self.entries.len() >= max_entries
                 || self.code_bytes + s.code_bytes > CACHE_CODE_BYTES)
@@ -340,25 +381,33 @@ impl Cache {
             };
             if let Some((gone, _)) = self.entries.remove(&oldest) {
                 self.code_bytes -= gone.code_bytes;
+                dropped.push(gone);
             }
         }
         self.clock += 1;
         self.code_bytes += s.code_bytes;
+        // The same module compiled twice at once: the one replaced is
+        // kept (as `s`), not dropped.
         if let Some((old, _)) = self.entries.insert(sha256, (s, self.clock)) {
             self.code_bytes -= old.code_bytes;
         }
+        dropped
     }
 }
 
-fn cache() -> &'static Mutex<Cache> {
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    CACHE.get_or_init(|| {
+impl Cache {
+    fn new() -> Mutex<Cache> {
         Mutex::new(Cache {
             entries: HashMap::new(),
             clock: 0,
             code_bytes: 0,
         })
-    })
+    }
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(Cache::new)
 }
 
 #[cfg(test)]
@@ -515,49 +564,76 @@ mod tests {
     }
 
     fn private_spill(max_bytes: u64) -> (tempfile::TempDir, Spill) {
+        private_spill_of(max_bytes, SPILL_FILES)
+    }
+
+    fn private_spill_of(max_bytes: u64, max_files: usize) -> (tempfile::TempDir, Spill) {
         let parent = tempfile::tempdir().unwrap();
-        let spill = Spill::create(parent.path(), max_bytes, &runtime().unwrap().engine).unwrap();
+        let spill = Spill::create(
+            parent.path(),
+            max_bytes,
+            max_files,
+            &runtime().unwrap().engine,
+        )
+        .unwrap();
         (parent, spill)
     }
 
-    /// What the files of `dir` take on disk: their blocks (`st_blocks`, in
-    /// 512-byte units), the filesystem's unit, not their lengths.
-    fn disk_usage(dir: &std::path::Path) -> u64 {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap().blocks() * 512)
-            .sum()
+    fn files_in(dir: &Path) -> usize {
+        std::fs::read_dir(dir).unwrap().count()
     }
 
-    /// F8: the spill's bound is on what the disk holds. Files take whole
-    /// blocks, so a bound counted in the bytes written let two modules
-    /// whose lengths add up to the bound take more than the bound on disk
-    /// (a long-lived server's 2 GiB of small modules: up to 4 KiB more a
-    /// file). Charged in blocks, the second module makes room.
+    /// Issue 38 (a6): the cache writes a module to the spill when it drops
+    /// it, not when it is compiled: a field that fits in the cache, played
+    /// round after round (and every trial game of the compile service, a
+    /// module loaded once), writes nothing. (Before, every compile wrote
+    /// its module.)
     #[test]
-    fn the_spill_counts_its_files_in_the_filesystems_blocks() {
-        let (a, b) = (
-            compile(&distinct_module(5000)),
-            compile(&distinct_module(5001)),
-        );
-        let len = |m: &Module| m.serialize().unwrap().len() as u64;
-        let (la, lb) = (len(&a), len(&b));
-        assert!(la % 4096 != 0 && lb % 4096 != 0, "{la} {lb}");
-        let bound = la + lb;
-        let (_parent, spill) = private_spill(bound);
-        let sha = |i| crate::hash::sha256_hex(&distinct_module(i));
-        spill.put(&sha(5000), &a).unwrap();
-        spill.put(&sha(5001), &b).unwrap();
-        let on_disk = disk_usage(spill.dir());
-        assert!(
-            on_disk <= bound,
-            "{on_disk} bytes on disk, the bound is {bound}"
-        );
-        assert!(on_disk <= spill.bytes() && spill.bytes() <= bound);
-        // The later one is kept.
-        let engine = &runtime().unwrap().engine;
-        assert!(spill.get(engine, &sha(5001)).is_some());
+    fn a_field_that_fits_in_the_cache_writes_nothing_to_the_spill() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let cache = Cache::new();
+        for _round in 0..2 {
+            for i in 0..6 {
+                let s = load_in(&cache, |_| Some(&spill), 8, &distinct_module(6000 + i), {
+                    crate::hash::sha256_hex(&distinct_module(6000 + i))
+                })
+                .unwrap()
+                .expect("playable");
+                assert_eq!(s.main_params, 0);
+            }
+        }
+        assert_eq!(spill.writes(), 0);
+        assert_eq!(files_in(spill.dir()), 0);
+    }
+
+    /// A module the cache dropped is written once: loaded back from the
+    /// spill and dropped again, it is still there and is not serialized
+    /// or written again. Two programs in a cache of one, played in turn.
+    #[test]
+    fn a_module_dropped_again_is_not_written_again() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let cache = Cache::new();
+        let (a, b) = (distinct_module(6100), distinct_module(6101));
+        let before = compiled_here();
+        let load_one = |wasm: &[u8]| {
+            load_in(
+                &cache,
+                |_| Some(&spill),
+                1,
+                wasm,
+                crate::hash::sha256_hex(wasm),
+            )
+            .unwrap()
+            .expect("playable");
+        };
+        load_one(&a);
+        load_one(&b); // A dropped: written.
+        load_one(&a); // From the spill; B dropped: written.
+        load_one(&b); // From the spill; A dropped: still there.
+        load_one(&a); // From the spill; B dropped: still there.
+        assert_eq!(compiled_here() - before, 2, "each compiled once");
+        assert_eq!(spill.writes(), 2, "each written once");
+        assert_eq!(files_in(spill.dir()), 2);
     }
 
     fn compile(wasm: &[u8]) -> Module {
@@ -616,7 +692,7 @@ mod tests {
         std::fs::write(&file, compile(&b).serialize().unwrap()).unwrap();
         assert!(spill.get(engine, &sha_a).is_none(), "B's code as A");
         assert!(!file.exists(), "the changed file is removed");
-        assert_eq!(spill.bytes(), 0);
+        assert_eq!((spill.charged(), spill.files()), (0, 0));
         assert!(spill.get(engine, &sha_a).is_none(), "forgotten");
 
         // One byte changed, the length kept.
@@ -645,16 +721,26 @@ mod tests {
         assert!(spill.get(engine, &sha_b).is_none(), "never kept");
     }
 
-    /// The spill holds at most its bound: the modules kept longest make
-    /// room for the latest (a long-lived server keeps what it plays now);
-    /// a module larger than the whole bound is not kept (and compiles
-    /// again at its next miss).
+    /// The spill holds at most its bound, in whole blocks: the modules
+    /// kept longest make room for the latest (a long-lived server keeps
+    /// what it plays now); a module larger than the whole bound is not
+    /// kept (and compiles again at its next miss).
     #[test]
     fn the_spill_holds_at_most_its_bound() {
+        use std::os::unix::fs::MetadataExt;
         let engine = &runtime().unwrap().engine;
         let a = distinct_module(4000);
         let one = compile(&a).serialize().unwrap().len() as u64;
-        let bound = one * 5 / 2;
+        let (_probe_parent, probe) = private_spill(1 << 30);
+        let block = probe.block();
+        let blocks = super::super::spill::charge(one, block);
+        // Two files in whole blocks, though three of their bytes would fit
+        // (a byte over a block is charged a whole block).
+        let bound = blocks * 3 - 1;
+        assert!(
+            !one.is_multiple_of(block) && one * 3 <= bound,
+            "{one} bytes, blocks of {block}"
+        );
         let (_parent, spill) = private_spill(bound);
         let mut kept = Vec::new();
         for i in 0..6 {
@@ -662,12 +748,23 @@ mod tests {
             let sha = crate::hash::sha256_hex(&m);
             spill.put(&sha, &compile(&m)).unwrap();
             kept.push(sha);
-            let on_disk = disk_usage(spill.dir());
-            assert!(on_disk <= spill.bytes(), "{on_disk} {}", spill.bytes());
+            let metas: Vec<_> = std::fs::read_dir(spill.dir())
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap())
+                .collect();
+            let charged: u64 = metas
+                .iter()
+                .map(|m| super::super::spill::charge(m.len(), block))
+                .sum();
+            // What the filesystem says it holds, where it says (a
+            // filesystem that packs small files holds less).
+            let on_disk: u64 = metas.iter().map(|m| m.blocks() * 512).sum();
+            assert_eq!(charged, spill.charged());
             assert!(
-                on_disk <= bound,
-                "{on_disk} bytes kept, the bound is {bound}"
+                charged <= bound && on_disk <= bound,
+                "{charged} bytes charged, {on_disk} on disk, the bound is {bound}"
             );
+            assert!(metas.len() <= 2, "{} files", metas.len());
         }
         // The modules kept longest made room; the latest two are there.
         assert!(spill.get(engine, &kept[0]).is_none());
@@ -689,7 +786,13 @@ mod tests {
     fn a_spill_folder_of_a_process_that_is_gone_is_removed() {
         use std::os::fd::AsRawFd;
         let parent = tempfile::tempdir().unwrap();
-        let held = Spill::create(parent.path(), 1 << 20, &runtime().unwrap().engine).unwrap();
+        let held = Spill::create(
+            parent.path(),
+            1 << 20,
+            SPILL_FILES,
+            &runtime().unwrap().engine,
+        )
+        .unwrap();
         // A live process's, perhaps making it now (not locked yet).
         let live = parent.path().join(format!(
             "knobeln-modules-{}-x",
@@ -781,7 +884,7 @@ mod tests {
     fn a_spill_folder_left_under_this_processs_own_pid_is_removed() {
         let parent = tempfile::tempdir().unwrap();
         let engine = &runtime().unwrap().engine;
-        let held = Spill::create(parent.path(), 1 << 20, engine).unwrap();
+        let held = Spill::create(parent.path(), 1 << 20, SPILL_FILES, engine).unwrap();
         let last_life = parent
             .path()
             .join(format!("knobeln-modules-{}-lastlife", std::process::id()));
@@ -790,5 +893,90 @@ mod tests {
         super::super::spill::remove_stale(parent.path());
         assert!(!last_life.exists(), "the last life's folder is removed");
         assert!(held.dir().exists(), "a live spill's folder is kept");
+    }
+
+    /// A file is charged its length in whole blocks: a byte over a block
+    /// is two blocks.
+    #[test]
+    fn a_file_is_charged_in_whole_blocks() {
+        use super::super::spill::charge;
+        assert_eq!(charge(4096, 4096), 4096);
+        assert_eq!(charge(4097, 4096), 8192);
+        assert_eq!(charge(1, 4096), 4096);
+        assert_eq!(charge(0, 4096), 0);
+        assert_eq!(charge(15_000, 4096), 16_384);
+        assert_eq!(charge(7, 0), 7);
+    }
+
+    /// Many tiny modules use up inodes long before bytes: the spill holds
+    /// at most its number of files, the modules kept longest removed
+    /// first.
+    #[test]
+    fn many_tiny_modules_hit_the_file_bound() {
+        let engine = &runtime().unwrap().engine;
+        let (_parent, spill) = private_spill_of(1 << 30, 3);
+        let mut kept = Vec::new();
+        for i in 0..7 {
+            let m = distinct_module(7000 + i);
+            let sha = crate::hash::sha256_hex(&m);
+            spill.put(&sha, &compile(&m)).unwrap();
+            kept.push(sha);
+            assert!(files_in(spill.dir()) <= 3);
+            assert_eq!(files_in(spill.dir()), spill.files());
+        }
+        assert_eq!(files_in(spill.dir()), 3);
+        assert!(spill.get(engine, &kept[3]).is_none());
+        for sha in &kept[4..] {
+            assert!(spill.get(engine, sha).is_some());
+        }
+        let (_parent, none) = private_spill_of(1 << 30, 0);
+        assert!(matches!(
+            none.put(&kept[0], &compile(&distinct_module(7000))),
+            Err(super::super::spill::NotKept::Full(_))
+        ));
+    }
+
+    /// Hostile (a6): a cleanup runs (in this process: the folder has its
+    /// own pid, which a cleanup takes for a last life's, as a container's
+    /// PID 1 sharing the parent with another container would) at every
+    /// step of making a spill's folder: after it is made, once it is
+    /// locked, once it has its final name. It never removes it: the folder
+    /// has a name no cleanup considers until it is locked. (Before, the
+    /// folder had its final name from `mkdir` on, unlocked until `flock`.)
+    #[test]
+    fn a_cleanup_while_a_spills_folder_is_made_never_removes_it() {
+        use super::super::spill::{remove_stale, Making};
+        let parent = tempfile::tempdir().unwrap();
+        let mut steps = Vec::new();
+        let spill = Spill::create_observed(
+            parent.path(),
+            1 << 20,
+            SPILL_FILES,
+            &runtime().unwrap().engine,
+            &mut |step, dir| {
+                remove_stale(parent.path());
+                assert!(dir.is_dir(), "{dir:?} removed at {step:?}");
+                steps.push(step);
+            },
+        )
+        .unwrap();
+        assert_eq!(steps, [Making::Made, Making::Locked, Making::Named]);
+        remove_stale(parent.path());
+        assert!(spill.dir().is_dir());
+        assert!(spill
+            .dir()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("knobeln-modules-{}-", std::process::id())));
+        assert_eq!(files_in(parent.path()), 1, "only the final name is left");
+        // Its lock went with it: a cleanup cannot take it.
+        let a = distinct_module(7100);
+        spill
+            .put(&crate::hash::sha256_hex(&a), &compile(&a))
+            .unwrap();
+        remove_stale(parent.path());
+        assert_eq!(files_in(spill.dir()), 1);
     }
 }

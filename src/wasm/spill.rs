@@ -1,17 +1,25 @@
-//! The module spill: the compiled code of every module this process
-//! compiled, kept as files in a private folder, so that a module the
-//! in-memory cache ([`super::modules`]) dropped is loaded again in a
-//! fraction of a millisecond instead of compiled again by Cranelift (tens
-//! of milliseconds). A field larger than the cache loads its groups'
-//! programs one group after another in every round; without the spill
-//! every program would be compiled again in every round.
+//! The module spill: the compiled code of the modules the in-memory cache
+//! ([`super::modules`]) dropped, kept as files in a private folder, so
+//! that such a module is loaded again in a fraction of a millisecond
+//! instead of compiled again by Cranelift (tens of milliseconds). A field
+//! larger than the cache loads its groups' programs one group after
+//! another in every round; without the spill every program would be
+//! compiled again in every round. A module is written when the cache drops
+//! it, not when it is compiled: a field that fits in the cache, and the
+//! compile service's trial games, write nothing; a module dropped again
+//! that is still here is not written again.
 //!
 //! Only bytes this process wrote are ever turned back into machine code:
 //! - the folder is made by this process (mode 0700, its name random,
 //!   `knobeln-modules-<pid>-…` under `$TMPDIR`, else `/var/tmp`), its
 //!   owner and mode checked once made, and removed when the process exits
 //!   (one a process left, killed, is removed by the next one to start:
-//!   [`remove_stale`], told by the lock a live spill holds on its folder);
+//!   [`remove_stale`], told by the lock a live spill holds on its folder).
+//!   It is made under a name [`remove_stale`] never considers
+//!   (`.knobeln-making-…`), opened and locked, and only then renamed to
+//!   its final name: a folder under the final name is locked from the
+//!   moment it has that name, so no cleanup, of this process or another
+//!   sharing the parent, removes one being made;
 //! - a file is named by the module's SHA-256 and the engine's
 //!   configuration, written once with `O_EXCL` (mode 0600) and, like
 //!   every file here, opened and removed relative to the folder held open
@@ -27,14 +35,20 @@
 //! What this deliberately does not do: it never decides whether a module
 //! is playable (the caller checks every module with [`super::check`]
 //! before it is compiled or taken from here), it keeps no order of use
-//! (when the folder would hold more than [`super::engine::SPILL_BYTES`],
-//! the modules kept longest are removed first: a long-lived server keeps
-//! its latest modules, whatever came before; each file counted in the
-//! filesystem's allocation units, its length rounded up to the folder's
-//! block: what the disk holds, not the bytes written), and any failure to write or read (folder full, unwritable, removed) only
-//! means compiling as without the spill.
+//! (when the folder would hold more than [`super::engine::SPILL_BYTES`]
+//! or [`super::engine::SPILL_FILES`], the modules kept longest are removed
+//! first: a long-lived server keeps its latest modules, whatever came
+//! before), and any failure to write or read (folder full, unwritable,
+//! removed) only means compiling as without the spill.
+//!
+//! The bound is counted in the filesystem's units, as the kernel and the
+//! disk's quota charge it: a file is charged its length rounded up to the
+//! folder's block size (`statvfs`'s `f_frsize`, read once when the folder
+//! is made, so the charge is known before the file is written), and the
+//! files are counted (each takes an inode). The folder's own entries are
+//! not charged (about a hundred bytes a file).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::{CStr, CString};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -53,7 +67,7 @@ const PREFIX: &str = "knobeln-modules-";
 /// the next miss; only tests branch on it).
 #[derive(Debug, thiserror::Error)]
 pub(super) enum NotKept {
-    #[error("the module is larger than the spill's bound of {0} bytes")]
+    #[error("the module is larger than the spill's bound of {0} bytes (in blocks)")]
     Full(u64),
     #[error("the module could not be serialized: {0}")]
     Serialize(String),
@@ -61,11 +75,21 @@ pub(super) enum NotKept {
     Io(#[from] std::io::Error),
 }
 
-/// A file this process wrote: its length and SHA-256.
+/// What [`Spill::put`] did with a module it kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kept {
+    /// Serialized and written now.
+    Written,
+    /// Its file was there already (or being written by another thread):
+    /// nothing serialized, nothing written.
+    Already,
+}
+
+/// A file this process wrote: its length, what it is charged (its length
+/// in whole blocks) and its SHA-256.
 struct Written {
     len: u64,
-    /// What it is charged: its length rounded up to the folder's block.
-    charged: u64,
+    charge: u64,
     digest: [u8; 32],
 }
 
@@ -73,17 +97,33 @@ struct Files {
     by_module: HashMap<String, Written>,
     /// The modules in `by_module`, kept longest first.
     order: VecDeque<String>,
-    /// The bytes the files take on disk (each rounded up to the block).
-    bytes: u64,
+    /// Modules being written now (charged, not in `by_module` yet).
+    writing: HashSet<String>,
+    /// The charge of the files kept and being written, in bytes of whole
+    /// blocks.
+    charged: u64,
+    /// The files kept and being written.
+    count: usize,
+    /// Files written since the spill was made.
+    writes: u64,
+}
+
+/// What a file of `len` bytes is charged on a filesystem of `block`-byte
+/// blocks: its length rounded up to whole blocks (a byte over a block is
+/// two blocks).
+pub(super) fn charge(len: u64, block: u64) -> u64 {
+    let block = block.max(1);
+    len.div_ceil(block).saturating_mul(block)
 }
 
 /// A private folder of compiled modules (see the module documentation).
 pub(super) struct Spill {
     dir: PathBuf,
+    /// The most bytes of whole blocks the files are charged.
     max_bytes: u64,
-    /// The filesystem's allocation unit under the folder (`f_frsize`, at
-    /// least 4 KiB): a file takes whole blocks, so a file of `len` bytes is
-    /// charged `len` rounded up to it.
+    /// The most files.
+    max_files: usize,
+    /// The folder's filesystem's block size (`f_frsize`).
     block: u64,
     /// The engine's configuration, as a file name's part.
     engine_tag: String,
@@ -117,63 +157,134 @@ fn lock(dir: &Path) -> std::io::Result<Option<std::fs::File>> {
     }
 }
 
+/// A step of making the spill's folder ([`Spill::create_observed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Making {
+    /// Made, under a name no cleanup considers, not locked yet.
+    Made,
+    /// Open and locked, still under that name.
+    Locked,
+    /// Renamed to its final name, locked.
+    Named,
+}
+
+/// The prefix of a folder's name while it is made (then the process id
+/// and the random tail it keeps): [`remove_stale`] never considers it.
+const MAKING: &str = ".knobeln-making-";
+
+/// The block size of the filesystem holding the open folder `dir`
+/// (`f_frsize`, else `f_bsize`, else 4096).
+fn block_size(dir: &std::fs::File) -> u64 {
+    // SAFETY: a zeroed statvfs is a valid value of a plain C struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatvfs on an open descriptor, writing the struct it is given.
+    if unsafe { libc::fstatvfs(dir.as_raw_fd(), &mut st) } != 0 {
+        return 4096;
+    }
+    [st.f_frsize as u64, st.f_bsize as u64, 4096]
+        .into_iter()
+        .find(|&b| b > 0)
+        .unwrap_or(4096)
+}
+
 impl Spill {
     /// Makes a new private folder under `parent` for modules of `engine`,
-    /// holding at most `max_bytes` of files. Fails where the folder cannot
-    /// be made, or is not a directory of this user's with mode 0700 once
-    /// made.
-    pub(super) fn create(parent: &Path, max_bytes: u64, engine: &Engine) -> std::io::Result<Spill> {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+    /// holding files charged at most `max_bytes` (in whole blocks) and at
+    /// most `max_files` files. Fails where the folder cannot be made, or is
+    /// not a directory of this user's with mode 0700 once made.
+    pub(super) fn create(
+        parent: &Path,
+        max_bytes: u64,
+        max_files: usize,
+        engine: &Engine,
+    ) -> std::io::Result<Spill> {
+        Self::create_observed(parent, max_bytes, max_files, engine, &mut |_, _| {})
+    }
+
+    /// [`Spill::create`], telling `seen` each step of making the folder
+    /// and the folder's path then (a test runs a cleanup at each).
+    pub(super) fn create_observed(
+        parent: &Path,
+        max_bytes: u64,
+        max_files: usize,
+        engine: &Engine,
+        seen: &mut dyn FnMut(Making, &Path),
+    ) -> std::io::Result<Spill> {
+        let making = tempfile::Builder::new()
+            .prefix(&format!("{MAKING}{}-", std::process::id()))
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(parent)?
             .keep();
-        let held = match lock(&dir) {
+        seen(Making::Made, &making);
+        let held = match lock(&making) {
             Ok(Some(f)) => f,
             Ok(None) => {
                 return Err(std::io::Error::other(format!(
                     "{} is locked by another process",
-                    dir.display()
+                    making.display()
                 )))
             }
             Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::fs::remove_dir_all(&making);
                 return Err(e);
             }
         };
+        seen(Making::Locked, &making);
         let meta = held.metadata()?;
         // SAFETY: geteuid has no preconditions and cannot fail.
         let me = unsafe { libc::geteuid() };
         if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(&making);
             return Err(std::io::Error::other(format!(
                 "{} is not a private folder of this user's",
-                dir.display()
+                making.display()
             )));
         }
-        // SAFETY: fstatvfs on a descriptor this function holds open,
-        // into a zeroed struct it owns.
-        let block = unsafe {
-            let mut st: libc::statvfs = std::mem::zeroed();
-            if libc::fstatvfs(held.as_raw_fd(), &mut st) == 0 {
-                st.f_frsize as u64
-            } else {
-                0
-            }
+        // The final name keeps the pid and the random tail; the lock, held
+        // on the open folder, goes with it. Never over another folder.
+        let tail = making
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(MAKING))
+            .expect("the name made above")
+            .to_string();
+        let dir = parent.join(format!("{PREFIX}{tail}"));
+        let from =
+            CString::new(making.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)?;
+        let to = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)?;
+        // SAFETY: renameat2 with two NUL-terminated paths.
+        if unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        } != 0
+        {
+            let e = std::io::Error::last_os_error();
+            let _ = std::fs::remove_dir_all(&making);
+            return Err(e);
         }
-        .max(4096);
+        seen(Making::Named, &dir);
+        let block = block_size(&held);
         use std::hash::{Hash, Hasher};
         let mut h = std::hash::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut h);
         Ok(Spill {
             dir,
             max_bytes,
+            max_files,
             block,
             engine_tag: format!("{:016x}", h.finish()),
             files: Mutex::new(Files {
                 by_module: HashMap::new(),
                 order: VecDeque::new(),
-                bytes: 0,
+                writing: HashSet::new(),
+                charged: 0,
+                count: 0,
+                writes: 0,
             }),
             held,
         })
@@ -184,10 +295,28 @@ impl Spill {
         &self.dir
     }
 
-    /// The bytes the files kept take on disk, each rounded up to the block.
+    /// What the files kept are charged, in bytes of whole blocks.
     #[cfg(test)]
-    pub(super) fn bytes(&self) -> u64 {
-        self.files.lock().expect("spill").bytes
+    pub(super) fn charged(&self) -> u64 {
+        self.files.lock().expect("spill").charged
+    }
+
+    /// The files kept.
+    #[cfg(test)]
+    pub(super) fn files(&self) -> usize {
+        self.files.lock().expect("spill").count
+    }
+
+    /// The files written since the spill was made.
+    #[cfg(test)]
+    pub(super) fn writes(&self) -> u64 {
+        self.files.lock().expect("spill").writes
+    }
+
+    /// The folder's filesystem's block size, by which files are charged.
+    #[cfg(test)]
+    pub(super) fn block(&self) -> u64 {
+        self.block
     }
 
     /// The file name of the module whose SHA-256 is `sha256`: `None` unless
@@ -232,48 +361,58 @@ impl Spill {
     }
 
     /// Keeps `module` (compiled from the module whose SHA-256 is `sha256`)
-    /// unless the spill holds it already, removing the modules kept longest
-    /// where the bound needs room.
-    pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<(), NotKept> {
+    /// unless the spill holds it already (then nothing is serialized or
+    /// written), removing the modules kept longest where the bounds need
+    /// room: its charge in whole blocks, and one file.
+    pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<Kept, NotKept> {
         let Some(name) = self.name(sha256) else {
             return Err(NotKept::Io(std::io::Error::other("not a SHA-256 in hex")));
         };
-        if self
-            .files
-            .lock()
-            .expect("spill")
-            .by_module
-            .contains_key(sha256)
-        {
-            return Ok(());
+        let held =
+            |files: &Files| files.by_module.contains_key(sha256) || files.writing.contains(sha256);
+        if held(&self.files.lock().expect("spill")) {
+            return Ok(Kept::Already);
         }
         let bytes = module
             .serialize()
             .map_err(|e| NotKept::Serialize(format!("{e:#}")))?;
         let len = bytes.len() as u64;
-        let charged = len.div_ceil(self.block) * self.block;
-        if charged > self.max_bytes {
+        let charge = charge(len, self.block);
+        if charge > self.max_bytes || self.max_files == 0 {
             return Err(NotKept::Full(self.max_bytes));
         }
         let mut evicted = Vec::new();
-        {
-            // Charged before writing, so that writers at once stay within the bound.
+        let fits = {
+            // Charged before writing, so that writers at once stay within the bounds.
             let mut files = self.files.lock().expect("spill");
-            while files.bytes + charged > self.max_bytes {
+            if held(&files) {
+                // Another thread kept it meanwhile.
+                return Ok(Kept::Already);
+            }
+            loop {
+                if files.charged + charge <= self.max_bytes && files.count < self.max_files {
+                    files.charged += charge;
+                    files.count += 1;
+                    files.writing.insert(sha256.to_string());
+                    break true;
+                }
                 // Only modules being written now are charged and not in
                 // `order`: with none left to remove, this one is not kept.
                 let Some(oldest) = files.order.pop_front() else {
-                    return Err(NotKept::Full(self.max_bytes));
+                    break false;
                 };
                 if let Some(w) = files.by_module.remove(&oldest) {
-                    files.bytes -= w.charged;
+                    files.charged -= w.charge;
+                    files.count -= 1;
                 }
                 evicted.extend(self.name(&oldest));
             }
-            files.bytes += charged;
-        }
+        };
         for old in evicted {
             self.remove_in(&old);
+        }
+        if !fits {
+            return Err(NotKept::Full(self.max_bytes));
         }
         let written = (|| -> std::io::Result<()> {
             // A file of this name that this process did not record (left by
@@ -283,30 +422,25 @@ impl Spill {
             f.write_all(&bytes)
         })();
         let mut files = self.files.lock().expect("spill");
+        files.writing.remove(sha256);
         match written {
             Ok(()) => {
                 let digest = Sha256::digest(&bytes).into();
-                if files
-                    .by_module
-                    .insert(
-                        sha256.to_string(),
-                        Written {
-                            len,
-                            charged,
-                            digest,
-                        },
-                    )
-                    .is_some()
-                {
-                    // Another thread kept the same module meanwhile.
-                    files.bytes -= charged;
-                } else {
-                    files.order.push_back(sha256.to_string());
-                }
-                Ok(())
+                files.by_module.insert(
+                    sha256.to_string(),
+                    Written {
+                        len,
+                        charge,
+                        digest,
+                    },
+                );
+                files.order.push_back(sha256.to_string());
+                files.writes += 1;
+                Ok(Kept::Written)
             }
             Err(e) => {
-                files.bytes -= charged;
+                files.charged -= charge;
+                files.count -= 1;
                 drop(files);
                 self.remove_in(&name);
                 Err(NotKept::Io(e))
@@ -367,7 +501,8 @@ impl Spill {
     fn forget(&self, sha256: &str, name: &CStr) {
         let mut files = self.files.lock().expect("spill");
         if let Some(w) = files.by_module.remove(sha256) {
-            files.bytes -= w.charged;
+            files.charged -= w.charge;
+            files.count -= 1;
             files.order.retain(|m| m != sha256);
         }
         drop(files);
@@ -394,8 +529,10 @@ fn zombie(pid: libc::pid_t) -> bool {
 /// life's, killed, whose pid this one got again: PID 1 of a restarted
 /// container). A folder a live spill holds (of this machine's processes
 /// or of another pid namespace's sharing `parent`), of another user's,
-/// or not a folder, is left alone; so is one of a live process that may
-/// be making it now (not locked yet).
+/// or not a folder, is left alone. A folder being made is never
+/// considered: it is made as `.knobeln-making-…` and has its final name
+/// only once locked ([`Spill::create`]); one left by a process killed
+/// between its `mkdir` and its rename (an empty folder) stays.
 pub(super) fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
