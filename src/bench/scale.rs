@@ -444,7 +444,7 @@ pub fn scale_bench(
     // The bound is on the contest (play, results and site; compile
     // apart): the compile phase's peak is kept, and the peak (`VmHWM`) is
     // reset to what is resident now, so that the contest's peak is its own.
-    let compile_peak_rss_kb = crate::bench::status_kb("VmHWM:");
+    let compile_peak_rss_kb = super::compile::status_kb("VmHWM:");
     let peak_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
@@ -601,7 +601,7 @@ pub fn scale_bench(
     // Where the peak could not be reset, the whole process's (compile
     // included), from the kernel's accounting.
     let peak_rss_kb = if peak_reset {
-        crate::bench::status_kb("VmHWM:")
+        super::compile::status_kb("VmHWM:")
     } else {
         // SAFETY: getrusage fills a valid struct.
         unsafe {
