@@ -78,6 +78,8 @@ pub struct ScaleBench {
     /// could not be reset (`peak_reset`).
     pub peak_rss_kb: u64,
     pub peak_reset: bool,
+    /// The resident size when the contest starts (after the compile).
+    pub start_rss_kb: u64,
     /// The peak resident size up to the end of the compile (or of making
     /// the instant field).
     pub compile_peak_rss_kb: u64,
@@ -203,14 +205,15 @@ impl ScaleBench {
             self.final_site_cpu.as_secs_f64()
         );
         println!(
-            "  peak RSS of the server: {} MB {} (goal: < 200 MB; the compile's peak: {} MB); database: {:.1} MB ({:.0} bytes per game; \
-             less the mails' tables and indexes, {:.1} MB: {:.0} bytes per game, goal: 200)",
+            "  peak RSS of the server: {} MB {} (goal: < 200 MB; resident at the contest's start: {} MB; the compile's peak: {} MB); \
+             database: {:.1} MB ({:.0} bytes per game; less the mails' tables and indexes, {:.1} MB: {:.0} bytes per game, goal: 200)",
             self.peak_rss_kb / 1024,
             if self.peak_reset {
                 "while playing, results and site"
             } else {
                 "of the whole process, compile included"
             },
+            self.start_rss_kb / 1024,
             self.compile_peak_rss_kb / 1024,
             self.db_bytes as f64 / 1e6,
             self.db_bytes as f64 / self.n_games.max(1) as f64,
@@ -446,6 +449,9 @@ pub fn scale_bench(
     // reset to what is resident now, so that the contest's peak is its own.
     let compile_peak_rss_kb = super::compile::status_kb("VmHWM:");
     let peak_reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    // What the contest starts with: the field's compile leaves freed memory
+    // in the allocator's arenas, resident until it is used again.
+    let start_rss_kb = super::compile::status_kb("VmRSS:");
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
         evolution: Default::default(),
@@ -634,6 +640,7 @@ pub fn scale_bench(
         modules_in_run: modules_now,
         peak_rss_kb,
         peak_reset,
+        start_rss_kb,
         compile_peak_rss_kb,
         db_bytes,
         games_pages,
