@@ -856,44 +856,10 @@ mod tests {
         use crate::engine::synthetic::Synthetic;
         use crate::engine::EngineError;
         use crate::referee::RefereeConfig;
-        use crate::seed::SeedKey;
-        use crate::store::NewVersion;
 
         let mut store = Store::open_in_memory().unwrap();
         let now = Utc::now();
-        let mut entries = Vec::new();
-        for t in 0..50 {
-            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
-            let v = store
-                .insert_version(
-                    &NewVersion {
-                        team,
-                        source: b"x",
-                        source_sha256: "x",
-                        binary: Some(b"x"),
-                        lexical_elements: None,
-                        description: None,
-                        report_json: "{}",
-                    },
-                    now,
-                )
-                .unwrap();
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        let tid = store
-            .create_tournament(
-                5,
-                &SeedKey::public_from_seed(5),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap();
+        let tid = crate::engine::results::stand_in_tournament(&mut store, 5, 50);
         let at = crate::store::timestamp(now);
         for e in store.entries(tid).unwrap() {
             store

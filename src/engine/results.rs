@@ -534,6 +534,51 @@ impl ResultsCache {
     }
 }
 
+/// A store with a tournament of seed `seed` entered by `n` teams,
+/// `team00`, `team01`, …, their modules stand-ins (for runners that
+/// answer games without playing them): the tournament's id. Shared by the
+/// tests of the engine and of what observes it.
+#[cfg(test)]
+pub(crate) fn stand_in_tournament(store: &mut crate::store::Store, seed: u64, n: usize) -> i64 {
+    use crate::referee::RefereeConfig;
+    use crate::seed::SeedKey;
+    use crate::store::NewVersion;
+    let now = chrono::Utc::now();
+    let mut entries = Vec::new();
+    for t in 0..n {
+        let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
+        let v = store
+            .insert_version(
+                &NewVersion {
+                    team,
+                    source: b"x",
+                    source_sha256: "x",
+                    binary: Some(b"x"),
+                    lexical_elements: None,
+                    description: None,
+                    report_json: "{}",
+                },
+                now,
+            )
+            .unwrap();
+        entries.push((team, v));
+    }
+    let config = TournamentConfig {
+        referee: RefereeConfig::default(),
+        evolution: Default::default(),
+    };
+    store
+        .create_tournament(
+            seed,
+            &SeedKey::public_from_seed(seed),
+            &serde_json::to_string(&config).unwrap(),
+            "test",
+            &entries,
+            now,
+        )
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,8 +586,6 @@ mod tests {
     use crate::engine::run::{run_tournament_with, Event, Observer};
     use crate::engine::synthetic::Synthetic;
     use crate::referee::RefereeConfig;
-    use crate::seed::SeedKey;
-    use crate::store::NewVersion;
 
     /// At every event, the cache refreshed for that event alone agrees
     /// with a full rebuild on everything the event speaks of.
@@ -605,7 +648,7 @@ mod tests {
     #[test]
     fn results_kept_group_by_group_equal_a_full_rebuild() {
         let mut store = Store::open_in_memory().unwrap();
-        let tid = entered(&mut store, 50);
+        let tid = stand_in_tournament(&mut store, 7, 50);
         let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
             Ok(Box::new(Synthetic::new("crashed in throw 1")))
         };
@@ -670,45 +713,6 @@ mod tests {
             .map(|g| g.games.len())
             .sum();
         assert!(kept > 0, "the crasher's failed games are kept");
-    }
-
-    /// A store with a tournament of seed 7 entered by `n` teams (their
-    /// modules stand-ins).
-    fn entered(store: &mut Store, n: usize) -> i64 {
-        let now = chrono::Utc::now();
-        let mut entries = Vec::new();
-        for t in 0..n {
-            let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
-            let v = store
-                .insert_version(
-                    &NewVersion {
-                        team,
-                        source: b"x",
-                        source_sha256: "x",
-                        binary: Some(b"x"),
-                        lexical_elements: None,
-                        description: None,
-                        report_json: "{}",
-                    },
-                    now,
-                )
-                .unwrap();
-            entries.push((team, v));
-        }
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        store
-            .create_tournament(
-                7,
-                &SeedKey::public_from_seed(7),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap()
     }
 
     /// Answers every game at once, as [`Synthetic`] does, but in the first
@@ -799,7 +803,7 @@ mod tests {
         let play = |first: Vec<u32>| {
             let mut store = Store::open_in_memory().unwrap();
             // Four groups in the first round.
-            let tid = entered(&mut store, 130);
+            let tid = stand_in_tournament(&mut store, 7, 130);
             let factory = move |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
                 Ok(Box::new(OutOfOrder {
                     crash_in: vec![1, 3, 4],
