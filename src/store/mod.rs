@@ -139,6 +139,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0026_outbox_kind_without_events.sql",
         include_str!("../../schema/0026_outbox_kind_without_events.sql"),
     ),
+    (
+        "0028_strangers_mail_heads.sql",
+        include_str!("../../schema/0028_strangers_mail_heads.sql"),
+    ),
 ];
 
 /// An open database.

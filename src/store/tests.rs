@@ -1036,3 +1036,64 @@ fn mails_from_before_the_partial_kind_index_read_back_and_count() {
     );
     assert!(!queue_outgoing(c, &again, now).unwrap());
 }
+
+#[test]
+fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        let c = database_of_migrations(&path, MIGRATIONS.len() - 1);
+        // Five processed mails as the version before left them: a
+        // stranger's (a reply on the strangers' budget), a registered
+        // mailbox's claim, a proven team's, one passed on to the organizer,
+        // an ignored one without a reply; and a set-aside one.
+        let rows = [
+            (1, "done", Some("strangers"), "reply"),
+            (2, "done", Some("confirmed"), "reply"),
+            (3, "done", Some("team"), "reply"),
+            (4, "done", Some("strangers"), "forward"),
+            (5, "ignored", None, ""),
+            (6, "failed", None, ""),
+        ];
+        for (id, state, budget, kind) in rows {
+            c.execute(
+                "INSERT INTO inbox (id, origin, dedupe_key, raw, received_at, state, processed_at)
+                 VALUES (?1, 'old', ?2, x'4142', 'x', ?3, '2026-11-01T10:00:00.000Z')",
+                params![id, format!("sha256:{id}"), state],
+            )
+            .unwrap();
+            if let Some(budget) = budget {
+                c.execute(
+                    "INSERT INTO outbox (inbox_id, kind, recipients, subject, message_id, raw, state,
+                                         next_attempt_at, created_at, budget)
+                     VALUES (?1, ?2, '[]', 's', ?3, x'00', 'sent', 'x', 'x', ?4)",
+                    params![id, kind, format!("<{id}@x>"), budget],
+                )
+                .unwrap();
+            }
+        }
+    }
+    let s = Store::open(&path).unwrap();
+    let due: Vec<(i64, Option<String>)> = {
+        let mut st = s
+            .conn()
+            .prepare("SELECT id, forget_head_at FROM inbox ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+    };
+    let week_later = Some("2026-11-08T10:00:00.000Z".to_string());
+    assert_eq!(
+        due,
+        vec![
+            (1, week_later.clone()),
+            (2, week_later.clone()),
+            (3, None),
+            (4, None),
+            (5, week_later),
+            (6, None)
+        ]
+    );
+}
