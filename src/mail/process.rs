@@ -104,6 +104,8 @@ pub fn process_pass(
     pass: Pass,
 ) -> Result<Summary, ProcessError> {
     seal_backlog(store, config)?;
+    // Strangers' heads that are due (an index of them: nothing else read).
+    db::forget_heads_due(store.conn(), now())?;
     let mut summary = Summary::default();
     let ids = match pass {
         Pass::All => db::pending_inbox_ids(store.conn())?,

@@ -105,19 +105,88 @@ pub const PROCESSED_KEPT_BYTES: usize = 4096;
 /// with its real size in `full_size` (which was `NULL` while `raw` was the
 /// whole mail). Runs on the transaction that sets the mail's final state,
 /// after it is sealed.
+///
+/// The cut counts bytes, never characters, and falls exactly at byte 4096
+/// wherever that is: inside a multi-byte character or between a CR and its
+/// LF alike. A mail is bytes (often not UTF-8 at all); the head is kept
+/// for a person to look at (read as lossy text, a cut character shows as
+/// one U+FFFD) and nothing parses it again. A mail of exactly 4096 bytes
+/// is kept whole, with `full_size` still `NULL`. A row whose `raw` SQLite
+/// holds as text (written by hand, or by a tool) is cut by its bytes too:
+/// `length` and `substr` count characters on text, so both read it as a
+/// blob.
 pub fn keep_head_of_processed(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
-        "UPDATE inbox SET full_size = coalesce(full_size, length(raw)),
-                          raw = substr(raw, 1, ?2)
-         WHERE id = ?1 AND length(raw) > ?2",
+        "UPDATE inbox SET full_size = coalesce(full_size, length(CAST(raw AS BLOB))),
+                          raw = substr(CAST(raw AS BLOB), 1, ?2)
+         WHERE id = ?1 AND length(CAST(raw AS BLOB)) > ?2",
         params![id, PROCESSED_KEPT_BYTES as i64],
     )?;
     Ok(())
 }
 
+/// The key a mail with a Message-ID over [`MAX_KEPT_MESSAGE_ID`] bytes had
+/// before such ids were keyed by their SHA-256 (a version of 2026-11-29):
+/// the id whole. `None` for a shorter id, whose key never changed.
+fn dedupe_key_before_hashing(message_id: Option<&str>, content_sha256: &str) -> Option<String> {
+    match message_id.map(str::trim) {
+        Some(id) if id.len() > MAX_KEPT_MESSAGE_ID => {
+            Some(format!("mid:{id} sha256:{content_sha256}"))
+        }
+        _ => None,
+    }
+}
+
+/// How long a stranger's processed mail keeps its head
+/// ([`PROCESSED_KEPT_BYTES`]): as long as a pending registration waits for
+/// its confirmation (`register::CONFIRM_DAYS`). After that only its row
+/// stays, with what de-duplication needs ([`dedupe_key`]: its Message-ID,
+/// or that id's SHA-256, and its content's SHA-256), its state, outcome,
+/// times and real size: the same mail delivered again a year later is
+/// still one mail, and the organizer still sees what was done with it.
+pub const STRANGERS_HEADS_KEPT_DAYS: i64 = 7;
+
+/// Says that the head of processed mail `id` is forgotten at `at` (its
+/// processing's time plus [`STRANGERS_HEADS_KEPT_DAYS`]): set for a mail
+/// that proved nobody, on the transaction that sets its final state.
+pub fn forget_head_at(conn: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET forget_head_at = ?2 WHERE id = ?1",
+        params![id, timestamp(at)],
+    )?;
+    Ok(())
+}
+
+/// Forgets the heads that are due at `now` ([`forget_head_at`]): each
+/// such row keeps its key, state, outcome, times and real size, and an
+/// empty `raw`. Reads only the rows due (an index of them). Returns how
+/// many heads were forgotten.
+pub fn forget_heads_due(conn: &Connection, now: DateTime<Utc>) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE inbox SET full_size = coalesce(full_size, length(CAST(raw AS BLOB))),
+                          raw = X'', forget_head_at = NULL
+          WHERE forget_head_at IS NOT NULL AND forget_head_at <= ?1",
+        [timestamp(now)],
+    )?)
+}
+
 /// Stores a raw incoming mail. Returns its id, or `None` when the same mail
 /// (same Message-ID or bytes, or same IMAP UID) was stored before.
+///
+/// A mail whose long Message-ID a version before the hashed keys stored
+/// under its whole id is found under that key too: the same mail
+/// delivered again after the upgrade is still one mail (answered once).
 pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> Result<Option<i64>> {
+    if let Some(old) = dedupe_key_before_hashing(a.message_id, a.content_sha256) {
+        let stored = conn
+            .query_row("SELECT 1 FROM inbox WHERE dedupe_key = ?1", [old], |_| {
+                Ok(())
+            })
+            .optional()?;
+        if stored.is_some() {
+            return Ok(None);
+        }
+    }
     let key = dedupe_key(a.message_id, a.content_sha256);
     let n = conn.execute(
         "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at, state,

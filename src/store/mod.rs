@@ -139,6 +139,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0026_outbox_kind_without_events.sql",
         include_str!("../../schema/0026_outbox_kind_without_events.sql"),
     ),
+    (
+        "0028_strangers_mail_heads.sql",
+        include_str!("../../schema/0028_strangers_mail_heads.sql"),
+    ),
 ];
 
 /// An open database.
@@ -276,7 +280,45 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s:.80}")))
 }
 
-/// Stores a strategy version (on any connection or transaction).
+/// How many of a team's newest versions keep their source and program
+/// whole, whatever they are; see [`trim_old_versions`].
+pub const VERSIONS_KEPT_WHOLE: usize = 20;
+
+/// Forgets the source and program of a team's strategy versions that
+/// nothing needs whole any more: those older than its
+/// [`VERSIONS_KEPT_WHOLE`] newest, except its newest accepted one (what
+/// plays next), any a tournament entered (its games, replays, resumption
+/// and the organizer's commands read them) and bot versions (the results
+/// site publishes every version's source of a bot; their programs are
+/// already emptied once superseded, `compile_bot::commit`). A trimmed
+/// version keeps its row: its id (compile requests name it), its hash, its
+/// verdict, its report, description and lexical count (the team's status
+/// and the organizer's `knobeln team` list them); its source becomes empty
+/// and its program empty (accepted) or `NULL` (rejected). So a team's
+/// stored sources and programs are bounded by 21 versions plus what it
+/// entered, however often it compiles (`compiles_per_team_per_hour` allows
+/// 480 a day), at about 1.3 MiB each at most.
+///
+/// Runs in the transaction that stores a new version, so the bound holds
+/// at every commit.
+pub fn trim_old_versions(conn: &Connection, team: TeamId) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE strategy_versions
+            SET source = X'', binary = CASE WHEN accepted = 1 THEN X'' ELSE NULL END
+          WHERE team_id = ?1
+            AND (length(source) > 0 OR length(binary) > 0)
+            AND id NOT IN (SELECT id FROM strategy_versions WHERE team_id = ?1
+                            ORDER BY id DESC LIMIT ?2)
+            AND id IS NOT (SELECT max(id) FROM strategy_versions
+                            WHERE team_id = ?1 AND accepted = 1)
+            AND id NOT IN (SELECT version_id FROM tournament_entries)
+            AND id NOT IN (SELECT version_id FROM bot_programs)",
+        params![team.0, VERSIONS_KEPT_WHOLE as i64],
+    )?)
+}
+
+/// Stores a strategy version (on any connection or transaction), and
+/// trims the team's old ones ([`trim_old_versions`]).
 pub fn insert_version_conn(
     conn: &Connection,
     v: &NewVersion<'_>,
@@ -298,7 +340,9 @@ pub fn insert_version_conn(
                 timestamp(now)
             ],
         )?;
-    Ok(VersionId(conn.last_insert_rowid()))
+    let id = VersionId(conn.last_insert_rowid());
+    trim_old_versions(conn, v.team)?;
+    Ok(id)
 }
 
 /// Creates the database file mode 0600 if it is missing; narrows an
@@ -496,13 +540,17 @@ impl Store {
             })?)
     }
 
-    /// A version of this team with exactly this source, if one was stored.
+    /// A version of this team with exactly this source, if one was stored
+    /// that can still play (or was rejected): an accepted version whose
+    /// program [`trim_old_versions`] forgot is not one.
     pub fn version_by_source(&self, team: TeamId, sha256: &str) -> Result<Option<VersionRow>> {
         Ok(self
             .conn
             .query_row(
                 "SELECT id, team_id, accepted, lexical_elements, report FROM strategy_versions
-                 WHERE team_id = ?1 AND source_sha256 = ?2 ORDER BY id DESC LIMIT 1",
+                 WHERE team_id = ?1 AND source_sha256 = ?2
+                   AND (accepted = 0 OR length(binary) > 0)
+                 ORDER BY id DESC LIMIT 1",
                 params![team.0, sha256],
                 |r| {
                     Ok(VersionRow {
@@ -518,7 +566,8 @@ impl Store {
     }
 
     /// Any team's accepted version with exactly this source: its binary,
-    /// lexical count, description and report (a compile cache).
+    /// lexical count, description and report (a compile cache; a version
+    /// whose program was forgotten is not in it).
     #[allow(clippy::type_complexity)]
     pub fn compiled_by_source(
         &self,
@@ -528,7 +577,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT binary, lexical_elements, description, report FROM strategy_versions
-                 WHERE source_sha256 = ?1 AND accepted = 1 ORDER BY id DESC LIMIT 1",
+                 WHERE source_sha256 = ?1 AND accepted = 1 AND length(binary) > 0
+                 ORDER BY id DESC LIMIT 1",
                 [sha256],
                 |r| {
                     Ok((
@@ -557,7 +607,9 @@ impl Store {
              FROM strategy_versions WHERE id = ?1",
             params![from.0, team.0, timestamp(now)],
         )?;
-        Ok(VersionId(self.conn.last_insert_rowid()))
+        let id = VersionId(self.conn.last_insert_rowid());
+        trim_old_versions(&self.conn, team)?;
+        Ok(id)
     }
 
     pub fn insert_version(&self, v: &NewVersion<'_>, now: DateTime<Utc>) -> Result<VersionId> {

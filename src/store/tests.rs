@@ -1036,3 +1036,184 @@ fn mails_from_before_the_partial_kind_index_read_back_and_count() {
     );
     assert!(!queue_outgoing(c, &again, now).unwrap());
 }
+
+/// Stores version `i` of `team`: 1000 bytes of source and, accepted, a
+/// 2000-byte program.
+fn version_number(store: &Store, team: TeamId, i: usize, accepted: bool) -> VersionId {
+    let source = format!("{i:>1000}");
+    let sha = crate::hash::sha256_hex(source.as_bytes());
+    let binary = vec![i as u8; 2000];
+    store
+        .insert_version(
+            &NewVersion {
+                team,
+                source: source.as_bytes(),
+                source_sha256: &sha,
+                binary: accepted.then_some(binary.as_slice()),
+                lexical_elements: Some(i as u64),
+                description: Some("kept"),
+                report_json: &format!("{{\"version\":{i}}}"),
+            },
+            Utc::now(),
+        )
+        .unwrap()
+}
+
+/// The team's versions whose source or program is still kept, and the
+/// bytes of sources and programs the team holds in all.
+fn kept_whole(store: &Store, team: TeamId) -> (Vec<i64>, i64) {
+    let mut st = store
+        .conn()
+        .prepare(
+            "SELECT id FROM strategy_versions WHERE team_id = ?1
+               AND (length(source) > 0 OR length(binary) > 0) ORDER BY id",
+        )
+        .unwrap();
+    let ids = st
+        .query_map([team.0], |r| r.get(0))
+        .unwrap()
+        .collect::<std::result::Result<Vec<i64>, _>>()
+        .unwrap();
+    let bytes = store
+        .conn()
+        .query_row(
+            "SELECT sum(length(source) + coalesce(length(binary), 0))
+               FROM strategy_versions WHERE team_id = ?1",
+            [team.0],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (ids, bytes)
+}
+
+#[test]
+fn a_teams_old_versions_keep_their_hash_and_report_only() {
+    let mut store = Store::open_in_memory().unwrap();
+    let now = Utc::now();
+    let team = store.ensure_team("a", now).unwrap();
+    let other = store.ensure_team("b", now).unwrap();
+    // Version 1 accepted and entered in a tournament; 2 to 4 accepted;
+    // 5 to 25 rejected: 4 is what plays next, older than the newest 20.
+    let entered = version_number(&store, team, 1, true);
+    store
+        .create_tournament(
+            1,
+            &SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[(team, entered)],
+            now,
+        )
+        .unwrap();
+    let v: Vec<VersionId> = (2..=25)
+        .map(|i| version_number(&store, team, i, i <= 4))
+        .collect();
+    let others = version_number(&store, other, 1, true);
+    let id = |i: usize| if i == 1 { entered.0 } else { v[i - 2].0 };
+    let mut expected: Vec<i64> = vec![id(1), id(4)];
+    expected.extend((6..=25).map(id));
+    let (ids, bytes) = kept_whole(&store, team);
+    assert_eq!(
+        ids, expected,
+        "the newest 20, the entered one, the one that plays"
+    );
+    assert_eq!(bytes, 22 * 1000 + 2 * 2000);
+    // A trimmed version keeps its row: hash, verdict, report, description.
+    let (accepted, report, description, lexical, sha): (bool, String, String, i64, String) = store
+        .conn()
+        .query_row(
+            "SELECT accepted, report, description, lexical_elements, source_sha256
+               FROM strategy_versions WHERE id = ?1",
+            [id(2)],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (accepted, report.as_str(), description.as_str(), lexical),
+        (true, "{\"version\":2}", "kept", 2)
+    );
+    // Its source is no compile cache and no version of the team any more
+    // (it would play with an empty program); a trimmed rejected one still
+    // says its verdict.
+    assert!(store.compiled_by_source(&sha).unwrap().is_none());
+    assert!(store.version_by_source(team, &sha).unwrap().is_none());
+    let rejected_sha = crate::hash::sha256_hex(format!("{:>1000}", 5).as_bytes());
+    let r = store
+        .version_by_source(team, &rejected_sha)
+        .unwrap()
+        .unwrap();
+    assert_eq!((r.id.0, r.accepted), (id(5), false));
+    // The entered version still plays whole, whatever its age.
+    assert_eq!(store.version_binary(entered).unwrap(), vec![1u8; 2000]);
+    // A hundred compiles more: the team's bytes stay bounded.
+    for i in 26..126 {
+        version_number(&store, team, i, false);
+    }
+    let (ids, bytes) = kept_whole(&store, team);
+    assert_eq!(ids.len(), 22);
+    assert_eq!(&ids[..2], &[id(1), id(4)]);
+    assert_eq!(bytes, 22 * 1000 + 2 * 2000);
+    // Another team's versions are its own business.
+    assert_eq!(kept_whole(&store, other).0, vec![others.0]);
+}
+
+#[test]
+fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        let c = database_of_migrations(&path, MIGRATIONS.len() - 1);
+        // Five processed mails as the version before left them: a
+        // stranger's (a reply on the strangers' budget), a registered
+        // mailbox's claim, a proven team's, one passed on to the organizer,
+        // an ignored one without a reply; and a set-aside one.
+        let rows = [
+            (1, "done", Some("strangers"), "reply"),
+            (2, "done", Some("confirmed"), "reply"),
+            (3, "done", Some("team"), "reply"),
+            (4, "done", Some("strangers"), "forward"),
+            (5, "ignored", None, ""),
+            (6, "failed", None, ""),
+        ];
+        for (id, state, budget, kind) in rows {
+            c.execute(
+                "INSERT INTO inbox (id, origin, dedupe_key, raw, received_at, state, processed_at)
+                 VALUES (?1, 'old', ?2, x'4142', 'x', ?3, '2026-11-01T10:00:00.000Z')",
+                params![id, format!("sha256:{id}"), state],
+            )
+            .unwrap();
+            if let Some(budget) = budget {
+                c.execute(
+                    "INSERT INTO outbox (inbox_id, kind, recipients, subject, message_id, raw, state,
+                                         next_attempt_at, created_at, budget)
+                     VALUES (?1, ?2, '[]', 's', ?3, x'00', 'sent', 'x', 'x', ?4)",
+                    params![id, kind, format!("<{id}@x>"), budget],
+                )
+                .unwrap();
+            }
+        }
+    }
+    let s = Store::open(&path).unwrap();
+    let due: Vec<(i64, Option<String>)> = {
+        let mut st = s
+            .conn()
+            .prepare("SELECT id, forget_head_at FROM inbox ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+    };
+    let week_later = Some("2026-11-08T10:00:00.000Z".to_string());
+    assert_eq!(
+        due,
+        vec![
+            (1, week_later.clone()),
+            (2, week_later.clone()),
+            (3, None),
+            (4, None),
+            (5, week_later),
+            (6, None)
+        ]
+    );
+}

@@ -23,7 +23,8 @@ use crate::store::mail::{self as db, InboxRow};
 use crate::store::Store;
 
 /// Sets the final state of a mail that gets no reply, and seals it, in one
-/// transaction; it is kept as its head ([`db::keep_head_of_processed`]).
+/// transaction; it is kept as its head ([`db::keep_head_of_processed`]),
+/// for [`db::STRANGERS_HEADS_KEPT_DAYS`].
 pub(super) fn finish_unanswered(
     store: &mut Store,
     config: &Config,
@@ -35,6 +36,8 @@ pub(super) fn finish_unanswered(
     seal_inbox(&tx, config, row)?;
     db::finish_inbox(&tx, row.id, "ignored", outcome, now)?;
     db::keep_head_of_processed(&tx, row.id)?;
+    // Unanswered mail proved nobody: its head is kept a week.
+    db::forget_head_at(&tx, row.id, now + super::reply::strangers_heads_kept())?;
     tx.commit()?;
     Ok("ignored")
 }

@@ -261,6 +261,15 @@ pub(super) fn finish_in(
     // forward says where): within the forwards' own caps a day.
     if !forwarded {
         db::keep_head_of_processed(conn, row.id)?;
+        // A mail that proved nobody keeps even its head only a week.
+        if matches!(budget, Budget::Strangers | Budget::Confirmed) {
+            db::forget_head_at(conn, row.id, now + strangers_heads_kept())?;
+        }
     }
     Ok(effect.state)
+}
+
+/// How long a mail that proved nobody keeps its head once processed.
+pub(super) fn strangers_heads_kept() -> Duration {
+    Duration::days(db::STRANGERS_HEADS_KEPT_DAYS)
 }

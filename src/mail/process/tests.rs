@@ -323,3 +323,97 @@ fn the_status_mail_of_a_bot_discipline_tells_that_the_contest_runs() {
         .unwrap();
     assert_eq!(ask(&mut store, 3), "The contest: it is over.");
 }
+
+/// The inbox rows: (id, raw's length, full_size, whether a time to forget
+/// the head is set).
+fn heads(store: &Store) -> Vec<(i64, i64, Option<i64>, bool)> {
+    let mut st = store
+        .conn()
+        .prepare(
+            "SELECT id, length(raw), full_size, forget_head_at IS NOT NULL FROM inbox ORDER BY id",
+        )
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<std::result::Result<_, _>>()
+        .unwrap()
+}
+
+/// A stranger's mail and an automatic one keep their heads 7 days, then
+/// only their rows (key, real size); a proven team's mail keeps its head. The clock is the pass's `now`, moved forward.
+#[test]
+fn a_strangers_processed_mail_keeps_only_its_key_after_7_days() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut config = Config::default();
+    // Not passed on to the organizer (a forwarded mail stays whole).
+    config.limits.forwards_per_day = 0;
+    let referee = RefereeConfig::default();
+    team(&store, "millers");
+    let filler = "x".repeat(5000);
+    let stranger = take_in(&store, 1, "r1@gmail.example", "help", &filler);
+    let automatic = {
+        let mail = format!(
+            "From: r2@gmail.example\r\nTo: knobeln@contest.example\r\nSubject: away\r\n\
+             Auto-Submitted: auto-replied\r\nMessage-ID: <q2@x.example>\r\n\r\n{filler}\r\n"
+        );
+        crate::mail::inbox::take_in(
+            store.conn(),
+            "test",
+            None,
+            mail.as_bytes(),
+            usize::MAX,
+            Utc::now(),
+        )
+        .unwrap()
+        .unwrap()
+    };
+    let proven = take_in(
+        &store,
+        3,
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> millers {}\n{filler}", auth("millers")),
+    );
+    let t0 = Utc::now();
+    let at = |days: i64, hours: i64| {
+        move || t0 + chrono::Duration::days(days) + chrono::Duration::hours(hours)
+    };
+    process_pass(&mut store, &config, &referee, &at(0, 0), Pass::All).unwrap();
+    let kept = heads(&store);
+    let marked: Vec<i64> = kept.iter().filter(|h| h.3).map(|h| h.0).collect();
+    assert_eq!(marked, vec![stranger, automatic], "{kept:?}");
+    assert!(
+        kept.iter().all(|h| h.1 == 4096),
+        "every head cut at 4 KiB: {kept:?}"
+    );
+    // Six days and 23 hours later: still kept.
+    process_pass(&mut store, &config, &referee, &at(6, 23), Pass::All).unwrap();
+    assert_eq!(heads(&store), kept);
+    // Seven days after: the strangers' heads are gone, the others stay.
+    process_pass(&mut store, &config, &referee, &at(7, 0), Pass::All).unwrap();
+    let after = heads(&store);
+    for (id, len, size, due) in &after {
+        if [stranger, automatic].contains(id) {
+            assert_eq!((*len, *due), (0, false), "{after:?}");
+            assert!(size.unwrap() > 5000, "its real size stays: {after:?}");
+        } else {
+            assert_eq!(*id, proven);
+            assert_eq!(*len, 4096, "{after:?}");
+        }
+    }
+    // What de-duplication needs stays: the same mail again is one mail.
+    let again = format!(
+        "From: r1@gmail.example\r\nTo: knobeln@contest.example\r\nSubject: help\r\n\
+         Message-ID: <q1@x.example>\r\n\r\n{filler}\r\n"
+    );
+    let taken = crate::mail::inbox::take_in(
+        store.conn(),
+        "again",
+        None,
+        again.as_bytes(),
+        usize::MAX,
+        at(30, 0)(),
+    )
+    .unwrap();
+    assert_eq!(taken, None, "the same mail a month later is still one mail");
+}

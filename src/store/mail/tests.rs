@@ -643,3 +643,133 @@ fn the_registrations_of_groups_of_any_size_use_a_few_statements() {
     assert_eq!(mailing_size(64), 64);
     assert_eq!(mailing_size(65), 500);
 }
+
+/// Stores `raw` as a pending mail of its own and returns its id.
+fn arrived(conn: &Connection, raw: &[u8], message_id: &str) -> i64 {
+    let sha = crate::hash::sha256_hex(raw);
+    insert_inbox(
+        conn,
+        &Arrival {
+            origin: "test",
+            imap: None,
+            message_id: Some(message_id),
+            raw,
+            content_sha256: &sha,
+            full_size: None,
+        },
+        Utc::now(),
+    )
+    .unwrap()
+    .expect("a new mail")
+}
+
+/// What a processed mail's row keeps: (raw, full_size).
+fn kept(conn: &Connection, id: i64) -> (Vec<u8>, Option<i64>) {
+    keep_head_of_processed(conn, id).unwrap();
+    conn.query_row(
+        "SELECT CAST(raw AS BLOB), full_size FROM inbox WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_processed_cut_keeps_4096_bytes_whole_and_cuts_4097_at_byte_4096() {
+    let s = crate::store::Store::open_in_memory().unwrap();
+    let conn = s.conn();
+    // 4096 bytes: whole, its size still "the whole mail" (NULL).
+    let exact: Vec<u8> = (0..4096u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let id = arrived(conn, &exact, "<exact@x.example>");
+    assert_eq!(kept(conn, id), (exact.clone(), None));
+    // 4097 bytes: the first 4096, with the real size.
+    let mut one_more = exact.clone();
+    one_more.push(b'!');
+    let id = arrived(conn, &one_more, "<one-more@x.example>");
+    assert_eq!(kept(conn, id), (exact.clone(), Some(4097)));
+    // A CRLF across the edge: the CR is kept, the LF is not.
+    let mut crlf = exact[..4095].to_vec();
+    crlf.extend_from_slice(b"\r\nrest");
+    let id = arrived(conn, &crlf, "<crlf@x.example>");
+    let (raw, size) = kept(conn, id);
+    assert_eq!((raw.len(), raw[4095], size), (4096, b'\r', Some(4101)));
+    // A three-byte character across the edge: cut inside it, by bytes.
+    let mut euro = exact[..4095].to_vec();
+    euro.extend_from_slice("€ rest".as_bytes());
+    let id = arrived(conn, &euro, "<euro@x.example>");
+    let (raw, size) = kept(conn, id);
+    assert_eq!((raw.len(), raw[4095], size), (4096, 0xE2, Some(4103)));
+    // Cutting again changes nothing.
+    assert_eq!(kept(conn, id), (raw, size));
+}
+
+#[test]
+fn a_row_held_as_text_is_cut_by_its_bytes_not_its_characters() {
+    let s = crate::store::Store::open_in_memory().unwrap();
+    let conn = s.conn();
+    // 2000 characters of two bytes each, 4000 characters in all: 8000
+    // bytes SQLite would count as 4000 on a text value.
+    let text = "é".repeat(4000);
+    let id = arrived(conn, text.as_bytes(), "<text@x.example>");
+    conn.execute(
+        "UPDATE inbox SET raw = CAST(raw AS TEXT) WHERE id = ?1",
+        [id],
+    )
+    .unwrap();
+    let typ: String = conn
+        .query_row("SELECT typeof(raw) FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(typ, "text");
+    let (raw, size) = kept(conn, id);
+    assert_eq!((raw.len(), size), (4096, Some(8000)));
+    assert_eq!(raw, text.as_bytes()[..4096]);
+}
+
+#[test]
+fn a_long_message_id_stored_whole_before_the_hashed_keys_is_still_found() {
+    let s = crate::store::Store::open_in_memory().unwrap();
+    let conn = s.conn();
+    let long_id = format!("<{}@forged.example>", "i".repeat(50_000));
+    let raw = format!("Message-ID: {long_id}\r\n\r\nhello\r\n");
+    let sha = crate::hash::sha256_hex(raw.as_bytes());
+    // The row as a version before the hashed keys wrote it: the whole id
+    // in the key and in the column.
+    conn.execute(
+        "INSERT INTO inbox (origin, message_id, dedupe_key, raw, received_at, state)
+         VALUES ('old', ?1, ?2, ?3, 'x', 'done')",
+        params![
+            long_id,
+            format!("mid:{long_id} sha256:{sha}"),
+            raw.as_bytes()
+        ],
+    )
+    .unwrap();
+    let again = |origin: &str, body: &str| {
+        let sha = crate::hash::sha256_hex(body.as_bytes());
+        insert_inbox(
+            conn,
+            &Arrival {
+                origin,
+                imap: None,
+                message_id: Some(&long_id),
+                raw: body.as_bytes(),
+                content_sha256: &sha,
+                full_size: None,
+            },
+            Utc::now(),
+        )
+        .unwrap()
+    };
+    // The same mail delivered again after the upgrade: one mail.
+    assert_eq!(again("new", &raw), None, "the old row is the same mail");
+    // Another mail reusing the id: a second mail, keyed the new way, once.
+    let other = format!("Message-ID: {long_id}\r\n\r\nanother\r\n");
+    assert!(again("new", &other).is_some());
+    assert_eq!(again("new", &other), None);
+    let n: i64 = conn
+        .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+}
