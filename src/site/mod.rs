@@ -385,12 +385,7 @@ impl<'a> Writer<'a> {
         self.files.push(name.to_string());
         let tmp = self.dir.join(format!(".{name}.tmp"));
         {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&tmp)
-                .map_err(io_err(&tmp))?;
+            let file = open_spare(&tmp).map_err(io_err(&tmp))?;
             let mut out = parts::Counting {
                 inner: std::io::BufWriter::new(file),
                 written: 0,
@@ -460,16 +455,38 @@ fn give_name(file: &std::fs::File, dir: &OwnedFd, name: &str) -> std::io::Result
 /// start, the file cut to its length: never truncated to zero first.
 fn write_over(path: &Path, content: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut f = open_spare(path)?;
     f.write_all(content)?;
     if f.metadata()?.len() > content.len() as u64 {
         f.set_len(content.len() as u64)?;
     }
     Ok(())
+}
+
+/// A page's spare at `path` opened to be written over (made if missing),
+/// never through a symbolic link and never waiting on a FIFO: anything but
+/// a file at the spare's name (a link planted to make the page's bytes go
+/// over a file elsewhere) is removed, and the spare made new.
+fn open_spare(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = |new: bool| {
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true);
+        if new {
+            o.create_new(true);
+        } else {
+            o.create(true).truncate(false);
+        }
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+    };
+    match open(false) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Ok(f),
+        _ => {
+            let _ = std::fs::remove_file(path);
+            open(true)
+        }
+    }
 }
 
 /// Whether the files at `a` and `b` traded places (`RENAME_EXCHANGE`;
@@ -1243,6 +1260,53 @@ mod tests {
         assert_eq!(by(NewPages::Spare, false), want);
         assert_eq!(by(NewPages::Unnamed, true), want);
         assert_eq!(unnamed, want);
+    }
+
+    /// Hostile (f9): a symbolic link planted at a page's spare
+    /// (`.NAME.tmp`), or a FIFO there, never makes a write go elsewhere or
+    /// wait: the page is written whole, the file the link named is as it
+    /// was. (Before, the page's bytes went over the linked file.)
+    #[test]
+    fn a_link_at_a_pages_spare_never_writes_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("authorized_keys");
+        std::fs::write(&victim, "ssh-ed25519 AAAA the owner's key\n").unwrap();
+        let page = dir.path().join("index.html");
+        std::fs::write(&page, "old").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(".index.html.tmp")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(".round-1.html.tmp")).unwrap();
+        let fifo = std::ffi::CString::new(
+            dir.path()
+                .join(".round-2.html.tmp")
+                .as_os_str()
+                .as_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let mut w = Writer::new(dir.path());
+        w.put("index.html", "<p>the new index</p>").unwrap();
+        for name in ["round-1.html", "round-2.html"] {
+            w.put_streamed(name, |out| {
+                out.write_all(b"<p>a round</p>").map_err(io_err(dir.path()))
+            })
+            .unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "ssh-ed25519 AAAA the owner's key\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "<p>the new index</p>"
+        );
+        for name in ["round-1.html", "round-2.html"] {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                "<p>a round</p>"
+            );
+        }
     }
 
     /// A server killed while it writes a new page leaves no trace of it:
