@@ -112,6 +112,30 @@ pub fn new_message_id(contest: &ContestConfig) -> String {
 /// RFC 5322's limit on a line, without its CRLF.
 pub const MAX_HEADER_LINE: usize = 998;
 
+/// The most characters of a subject a mail carries: a subject that
+/// echoes a stranger's (an RSM refusal names the subject it refuses) is
+/// cut here, so that a word of it stays within a line of
+/// [`MAX_HEADER_LINE`] characters and the header within a few kB.
+pub const MAX_SUBJECT_CHARS: usize = 500;
+
+/// `subject` fit for a header: every control character (a line end, a
+/// tab, DEL, C1) and Unicode's line and paragraph separators made a blank,
+/// so none stands in the header raw or inside an encoded word that a
+/// reader decodes to a line end; at most [`MAX_SUBJECT_CHARS`] characters.
+/// Both writers ([`format_single`], [`format_built`]) take the subject
+/// through here, so they write the same bytes.
+fn fit_subject(subject: &str) -> String {
+    let unfit = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if subject.len() <= MAX_SUBJECT_CHARS && !subject.contains(unfit) {
+        return subject.to_string();
+    }
+    subject
+        .chars()
+        .map(|c| if unfit(c) { ' ' } else { c })
+        .take(MAX_SUBJECT_CHARS)
+        .collect()
+}
+
 /// A message id longer than this (without its angle brackets) is not
 /// echoed in a reply.
 pub const MAX_ID_CHARS: usize = 250;
@@ -513,7 +537,7 @@ fn format_single(
     // reply's ids, the three raw headers, MIME-Version.
     let mut h = Headers::with_capacity(12);
     h.insert_raw(from_header(contest)?);
-    h.set(header::Subject::from(m.subject.clone()));
+    h.set(header::Subject::from(fit_subject(&m.subject)));
     h.set(header::Date::from(std::time::SystemTime::from(now)));
     h.set(header::MessageId::from(message_id.to_string()));
     h.insert_raw(to_header(to)?);
@@ -569,7 +593,7 @@ fn format_built(
     let from = contest_mailbox(contest)?;
     let mut b = Message::builder()
         .from(from)
-        .subject(m.subject.clone())
+        .subject(fit_subject(&m.subject))
         .date(now.into())
         .message_id(Some(message_id.to_string()));
     for to in &m.to {
@@ -724,6 +748,12 @@ mod tests {
             "=?utf-8?q?looks_encoded?= \"quoted\" (comment) <angle>".to_string(),
             String::new(),
             "   leading and trailing blanks   ".to_string(),
+            // A stranger's subject echoed (an RSM refusal): one word over
+            // a line's 998 characters, control characters, line ends.
+            format!("RSM round {}", "x".repeat(1200)),
+            "a\u{b}b\u{7f}c\u{c}d\u{85}e\u{2028}f\0g".to_string(),
+            "line\r\nBcc: injected@evil.example\r\n\r\nbody".to_string(),
+            format!("{}\n{}", "ä".repeat(300), "w ".repeat(400)),
         ];
         let addresses = [
             "joe@lords.example",
@@ -731,6 +761,10 @@ mod tests {
             "\"Lord, Joe\" <joe@lords.example>",
             "Jürgen Müller <jm@example.org>",
             "very.long.local.part.of.an.address.that.goes.on.and.on@a-rather-long-domain-name.example",
+            "\"\" <joe@lords.example>",
+            "\"a\\\"b\" <joe@lords.example>",
+            "a\t<joe@lords.example>",
+            "<joe@lords.example>",
         ];
         let bodies = [
             "Hello\nÜmlaut line\n".to_string(),
@@ -738,18 +772,31 @@ mod tests {
             format!("{}\n", "y".repeat(2000)),
             (0..300).map(|i| format!("line {i}\n")).collect(),
         ];
-        let replies: [(Option<&str>, Vec<String>); 3] = [
+        let replies: [(Option<&str>, Vec<String>); 4] = [
             (None, vec![]),
             (Some("abc@x.example"), vec![]),
             (
                 Some("<last@x.example>"),
                 (0..80).map(|i| format!("<id{i}@x.example>")).collect(),
             ),
+            // Ids unfit to echo: blanks, a line end, too long, not ASCII.
+            (
+                Some("a b@x\r\nBcc: e@evil.example"),
+                vec![
+                    format!("<{}@x>", "r".repeat(MAX_ID_CHARS)),
+                    "<ä@x>".into(),
+                    "<ok@x.example>".into(),
+                ],
+            ),
         ];
         let contests = [
             ContestConfig::default(),
             ContestConfig {
                 name: "Knobeln, the \"contest\" ä".into(),
+                ..ContestConfig::default()
+            },
+            ContestConfig {
+                name: "Knobeln\r\nBcc: e@evil.example".into(),
                 ..ContestConfig::default()
             },
         ];
@@ -787,13 +834,14 @@ mod tests {
                                 whole.splice(at..at, prepared.body.as_ref().iter().copied());
                             }
                             assert_eq!(whole, built);
+                            fits_rfc_5322(&built);
                             n += 1;
                         }
                     }
                 }
             }
         }
-        assert_eq!(n, 2 * 7 * 5 * 4 * 3);
+        assert_eq!(n, 3 * 11 * 9 * 4 * 4);
         // A bad address is the same error either way.
         let m = Outgoing {
             kind: "grp",
@@ -810,6 +858,73 @@ mod tests {
             format_single(&m, &text, &c, "<a@b>", now),
             Err(BuildError::Address(..))
         ));
+    }
+
+    /// RFC 5322 of a mail's header: every line at most 998 characters,
+    /// printable ASCII or a tab (a name or subject beyond is an encoded
+    /// word), no line end but CRLF, and no encoded word of the subject
+    /// that decodes to a control character (a line end in a reader).
+    fn fits_rfc_5322(raw: &[u8]) {
+        let end = memchr::memmem::find(raw, b"\r\n\r\n").expect("a header") + 2;
+        let head = std::str::from_utf8(&raw[..end]).expect("ASCII header");
+        for line in head.split_terminator("\r\n") {
+            assert!(line.len() <= MAX_HEADER_LINE, "{} characters", line.len());
+            assert!(
+                line.bytes()
+                    .all(|b| b == b'\t' || (b' '..=b'~').contains(&b)),
+                "{line:?}"
+            );
+        }
+        assert!(!head.replace("\r\n", "").contains(['\r', '\n']));
+        let subject = head
+            .split("\r\n")
+            .skip_while(|l| !l.starts_with("Subject:"))
+            .take_while(|l| l.starts_with("Subject:") || l.starts_with(' '))
+            .collect::<String>();
+        for word in subject.split(' ').filter(|w| w.starts_with("=?utf-8?b?")) {
+            use base64::Engine;
+            let b64 = &word["=?utf-8?b?".len()..word.len() - 2];
+            let text = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap();
+            let text = String::from_utf8_lossy(&text);
+            assert!(!text.contains(char::is_control), "{text:?} in {subject:?}");
+        }
+    }
+
+    /// A stranger's subject echoed in a reply (an RSM refusal says the
+    /// subject it refuses) cannot break our header: no line over 998
+    /// characters, no control character raw or encoded, at most
+    /// [`MAX_SUBJECT_CHARS`] of it.
+    #[test]
+    fn a_strangers_subject_cannot_break_the_header() {
+        let c = ContestConfig::default();
+        for subject in [
+            format!("KNOBELN RSM round {}: not carried out", "x".repeat(5000)),
+            format!(
+                "RSM round 1\r\nBcc: e@evil.example\u{b}\u{7f}{}",
+                "y ".repeat(3000)
+            ),
+        ] {
+            let m = Outgoing {
+                kind: "rsm_refused",
+                to: vec!["joe@lords.example".into()],
+                subject,
+                body: "b".into(),
+                in_reply_to: Some("<a@b.example>".into()),
+                references: vec![],
+                attachments: vec![],
+            };
+            let raw = build(&m, &c, "<knobeln.1@contest.example>", Utc::now()).unwrap();
+            fits_rfc_5322(&raw);
+            let head = String::from_utf8_lossy(&raw);
+            let subject: String = head
+                .split("\r\n")
+                .skip_while(|l| !l.starts_with("Subject:"))
+                .take_while(|l| l.starts_with("Subject:") || l.starts_with(' '))
+                .collect();
+            assert!(subject.len() < 2 * MAX_SUBJECT_CHARS, "{}", subject.len());
+        }
     }
 
     #[test]

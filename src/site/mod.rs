@@ -255,6 +255,22 @@ struct Writer<'a> {
     /// the first, `None` before (or where it could not be opened: those
     /// pages are then written as `put` writes them).
     held: Option<Option<OwnedFd>>,
+    /// How pages made new get into the folder ([`NewPages`]).
+    new_pages: NewPages,
+}
+
+/// How [`Writer::put_new`] makes a page new: a choice, so that the path
+/// taken where unnamed files cannot be had is tested too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NewPages {
+    /// An unnamed file of the folder (`O_TMPFILE`), named once whole
+    /// (`linkat`).
+    Unnamed,
+    /// As `put` writes a page (its spare, renamed): where the folder
+    /// cannot be held, its file system has no unnamed files, or there is no
+    /// `/proc` to name one through. Taken for every later page once one of
+    /// these is found, not tried again page by page.
+    Spare,
 }
 
 impl<'a> Writer<'a> {
@@ -264,6 +280,7 @@ impl<'a> Writer<'a> {
             files: Vec::new(),
             written: 0,
             held: None,
+            new_pages: NewPages::Unnamed,
         }
     }
 
@@ -282,19 +299,38 @@ impl<'a> Writer<'a> {
     /// crash of an older version or a power loss is replaced by the next
     /// whole write.
     fn put_new(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
+        if self.new_pages == NewPages::Spare {
+            return self.put(name, content);
+        }
         if self.held.is_none() {
             self.held = Some(open_folder(self.dir).ok());
         }
         let Some(Some(dir)) = &self.held else {
+            self.new_pages = NewPages::Spare;
             return self.put(name, content);
         };
-        match write_unnamed(dir, content.as_bytes()).and_then(|f| give_name(&f, dir, name)) {
+        let named = match write_unnamed(dir, content.as_bytes()) {
+            Ok(file) => give_name(&file, dir, name),
+            Err(e) => {
+                // No unnamed files here (or no room: `put` says so).
+                self.new_pages = NewPages::Spare;
+                Err(e)
+            }
+        };
+        match named {
             Ok(()) => {
                 self.files.push(name.to_string());
                 self.written += 1;
                 Ok(())
             }
-            Err(_) => self.put(name, content),
+            Err(e) => {
+                // A page there already is `put`'s to compare; any other
+                // refusal of its name (no `/proc`) holds for every page.
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    self.new_pages = NewPages::Spare;
+                }
+                self.put(name, content)
+            }
         }
     }
     /// Writes `content` as `name` if it differs from the file there.
@@ -349,12 +385,7 @@ impl<'a> Writer<'a> {
         self.files.push(name.to_string());
         let tmp = self.dir.join(format!(".{name}.tmp"));
         {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&tmp)
-                .map_err(io_err(&tmp))?;
+            let file = open_spare(&tmp).map_err(io_err(&tmp))?;
             let mut out = parts::Counting {
                 inner: std::io::BufWriter::new(file),
                 written: 0,
@@ -424,16 +455,38 @@ fn give_name(file: &std::fs::File, dir: &OwnedFd, name: &str) -> std::io::Result
 /// start, the file cut to its length: never truncated to zero first.
 fn write_over(path: &Path, content: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut f = open_spare(path)?;
     f.write_all(content)?;
     if f.metadata()?.len() > content.len() as u64 {
         f.set_len(content.len() as u64)?;
     }
     Ok(())
+}
+
+/// A page's spare at `path` opened to be written over (made if missing),
+/// never through a symbolic link and never waiting on a FIFO: anything but
+/// a file at the spare's name (a link planted to make the page's bytes go
+/// over a file elsewhere) is removed, and the spare made new.
+fn open_spare(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = |new: bool| {
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true);
+        if new {
+            o.create_new(true);
+        } else {
+            o.create(true).truncate(false);
+        }
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+    };
+    match open(false) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Ok(f),
+        _ => {
+            let _ = std::fs::remove_file(path);
+            open(true)
+        }
+    }
 }
 
 /// Whether the files at `a` and `b` traded places (`RENAME_EXCHANGE`;
@@ -1133,6 +1186,127 @@ mod tests {
             "<p>the whole page</p>"
         );
         assert!(names().contains(&"game-r1-g1-s1.html".to_string()));
+    }
+
+    /// Where unnamed files cannot be had (the folder not held, a file
+    /// system without `O_TMPFILE`: here a held descriptor that is no
+    /// folder makes `openat` fail as such a file system does), a page made
+    /// new goes the spare's way, whole, and every later page too without
+    /// trying again; a page there already is compared, a page cut short
+    /// replaced; no spare is left beside a page made new; and the folder
+    /// holds the same bytes as by unnamed files.
+    #[test]
+    fn without_unnamed_files_a_new_page_goes_the_spares_way() {
+        let by = |new_pages: NewPages, broken: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut w = Writer::new(dir.path());
+            w.new_pages = new_pages;
+            if broken {
+                let file = dir.path().join("not-a-folder");
+                std::fs::write(&file, "").unwrap();
+                let fd = OwnedFd::from(std::fs::File::open(&file).unwrap());
+                std::fs::remove_file(&file).unwrap();
+                w.held = Some(Some(fd));
+            }
+            w.put_new("game-r1-g1-s1.html", "<p>one</p>").unwrap();
+            assert_eq!(w.new_pages, NewPages::Spare, "{new_pages:?} {broken}");
+            std::fs::write(dir.path().join("game-r1-g1-s2.html"), "<p>tw").unwrap();
+            w.put_new("game-r1-g1-s2.html", "<p>two</p>").unwrap();
+            w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
+            w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
+            assert_eq!(w.written, 3);
+            let mut pages: Vec<(String, String)> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    let text = std::fs::read_to_string(e.path()).unwrap();
+                    (e.file_name().into_string().unwrap(), text)
+                })
+                // (The page cut short leaves its spare: `put` trades places.)
+                .filter(|(name, _)| !name.starts_with('.'))
+                .collect();
+            pages.sort();
+            pages
+        };
+        let unnamed = {
+            let dir = tempfile::tempdir().unwrap();
+            let mut w = Writer::new(dir.path());
+            w.put_new("game-r1-g1-s1.html", "<p>one</p>").unwrap();
+            std::fs::write(dir.path().join("game-r1-g1-s2.html"), "<p>tw").unwrap();
+            w.put_new("game-r1-g1-s2.html", "<p>two</p>").unwrap();
+            w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
+            w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
+            assert_eq!(w.new_pages, NewPages::Unnamed, "a page there is no fault");
+            let mut pages: Vec<(String, String)> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    let text = std::fs::read_to_string(e.path()).unwrap();
+                    (e.file_name().into_string().unwrap(), text)
+                })
+                // (The page cut short leaves its spare: `put` trades places.)
+                .filter(|(name, _)| !name.starts_with('.'))
+                .collect();
+            pages.sort();
+            pages
+        };
+        let want: Vec<(String, String)> = [
+            ("game-r1-g1-s1.html", "<p>one</p>"),
+            ("game-r1-g1-s2.html", "<p>two</p>"),
+            ("game-r1-g1-s3.html", "<p>three</p>"),
+        ]
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .into();
+        assert_eq!(by(NewPages::Spare, false), want);
+        assert_eq!(by(NewPages::Unnamed, true), want);
+        assert_eq!(unnamed, want);
+    }
+
+    /// Hostile (f9): a symbolic link planted at a page's spare
+    /// (`.NAME.tmp`), or a FIFO there, never makes a write go elsewhere or
+    /// wait: the page is written whole, the file the link named is as it
+    /// was. (Before, the page's bytes went over the linked file.)
+    #[test]
+    fn a_link_at_a_pages_spare_never_writes_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("authorized_keys");
+        std::fs::write(&victim, "ssh-ed25519 AAAA the owner's key\n").unwrap();
+        let page = dir.path().join("index.html");
+        std::fs::write(&page, "old").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(".index.html.tmp")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join(".round-1.html.tmp")).unwrap();
+        let fifo = std::ffi::CString::new(
+            dir.path()
+                .join(".round-2.html.tmp")
+                .as_os_str()
+                .as_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let mut w = Writer::new(dir.path());
+        w.put("index.html", "<p>the new index</p>").unwrap();
+        for name in ["round-1.html", "round-2.html"] {
+            w.put_streamed(name, |out| {
+                out.write_all(b"<p>a round</p>").map_err(io_err(dir.path()))
+            })
+            .unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "ssh-ed25519 AAAA the owner's key\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "<p>the new index</p>"
+        );
+        for name in ["round-1.html", "round-2.html"] {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                "<p>a round</p>"
+            );
+        }
     }
 
     /// A server killed while it writes a new page leaves no trace of it:

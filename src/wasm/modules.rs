@@ -936,6 +936,49 @@ mod tests {
         ));
     }
 
+    /// Hostile (f9): a server killed between making its spill's folder
+    /// and naming it (`.knobeln-making-<pid>-…`) left it for ever, empty
+    /// and charged to nothing. A cleanup removes such a folder once it is
+    /// old, its process gone and nothing holds it; a young one, this
+    /// process's, one held, one with a file in it, or another user's stay.
+    #[test]
+    fn a_folder_left_while_being_made_is_removed_once_old() {
+        use super::super::spill::{remove_stale, MAKING_LEFT_SECS};
+        use std::os::fd::AsRawFd;
+        let parent = tempfile::tempdir().unwrap();
+        let dir = |name: &str| {
+            let d = parent.path().join(name);
+            std::fs::create_dir(&d).unwrap();
+            d
+        };
+        let age = |d: &Path, secs: u64| {
+            let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+            std::fs::File::open(d).unwrap().set_modified(t).unwrap();
+        };
+        // The largest pid Linux hands out is 2^22.
+        let left = dir(".knobeln-making-4194999-a");
+        let young = dir(".knobeln-making-4194999-b");
+        let mine = dir(&format!(".knobeln-making-{}-c", std::process::id()));
+        let held = dir(".knobeln-making-4194999-d");
+        let full = dir(".knobeln-making-4194999-e");
+        std::fs::write(full.join("x"), "x").unwrap();
+        for d in [&left, &mine, &held, &full] {
+            age(d, MAKING_LEFT_SECS + 5);
+        }
+        age(&young, MAKING_LEFT_SECS / 2);
+        let lock = std::fs::File::open(&held).unwrap();
+        // SAFETY: flock on an open file's descriptor.
+        assert_eq!(
+            unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        remove_stale(parent.path());
+        assert!(!left.exists(), "left by a process killed while making it");
+        for d in [&young, &mine, &held, &full] {
+            assert!(d.exists(), "{d:?}");
+        }
+    }
+
     /// Hostile (a6): a cleanup runs (in this process: the folder has its
     /// own pid, which a cleanup takes for a last life's, as a container's
     /// PID 1 sharing the parent with another container would) at every

@@ -531,8 +531,11 @@ fn zombie(pid: libc::pid_t) -> bool {
 /// or of another pid namespace's sharing `parent`), of another user's,
 /// or not a folder, is left alone. A folder being made is never
 /// considered: it is made as `.knobeln-making-…` and has its final name
-/// only once locked ([`Spill::create`]); one left by a process killed
-/// between its `mkdir` and its rename (an empty folder) stays.
+/// only once locked ([`Spill::create`]). One left by a process killed
+/// between its `mkdir` and its rename (empty: no file is written before
+/// the rename) is removed once it is [`MAKING_LEFT_SECS`] old, its process
+/// gone (not this one), unlocked and still empty; before, every such kill
+/// left a folder nobody removed or charged.
 pub(super) fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
@@ -541,6 +544,15 @@ pub(super) fn remove_stale(parent: &Path) {
     let me = unsafe { libc::geteuid() };
     for e in entries.flatten() {
         let name = e.file_name();
+        if let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(MAKING))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        {
+            remove_left_making(&e.path(), pid, me);
+            continue;
+        }
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(PREFIX))
@@ -566,6 +578,41 @@ pub(super) fn remove_stale(parent: &Path) {
         // Held while it is removed: a spill holding it is live.
         if let Ok(Some(_unheld)) = lock(&e.path()) {
             let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// How old a folder left while being made (`.knobeln-making-…`) must be
+/// before [`remove_stale`] removes it: a maker locks its folder a few
+/// system calls after making it, so one this old and unlocked was left by
+/// a process killed in between (also one of another pid namespace sharing
+/// the parent, whose pid means nothing here).
+pub(super) const MAKING_LEFT_SECS: u64 = 600;
+
+/// Removes `dir`, a folder left while being made by process `pid`, if it
+/// is this user's, at least [`MAKING_LEFT_SECS`] old, of a process gone
+/// (never this one's), unlocked, and empty (`rmdir`: a folder with
+/// anything in it stays).
+fn remove_left_making(dir: &Path, pid: libc::pid_t, me: libc::uid_t) {
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return;
+    };
+    let old = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .is_some_and(|age| age.as_secs() >= MAKING_LEFT_SECS);
+    if !meta.is_dir() || meta.uid() != me || pid <= 0 || !old {
+        return;
+    }
+    // SAFETY: signal 0 only asks whether the process exists.
+    let gone = pid as u32 != std::process::id()
+        && ((unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH))
+            || zombie(pid));
+    if gone {
+        if let Ok(Some(_unheld)) = lock(dir) {
+            let _ = std::fs::remove_dir(dir);
         }
     }
 }
