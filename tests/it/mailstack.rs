@@ -730,3 +730,80 @@ fn a_mail_the_server_cannot_read_is_a_broken_fetch_not_no_mail() {
     poller.logout();
     std::fs::set_permissions(&second, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
+
+/// D7 (F8's audit): the mailbox no longer keeps every mail. A mail stored
+/// whole leaves the mailbox once its inbox row committed (flagged
+/// `\Deleted`, expunged by its UID). A server killed between the commit
+/// and the removal (here: the first mail stored with its position, as the
+/// take-in does, and nothing more) leaves it there; the next take-in
+/// removes it without storing it twice, and takes in the others. Before,
+/// every mail stayed, flagged `\Seen`.
+#[test]
+fn a_stored_mail_leaves_the_mailbox_and_one_left_by_a_kill_goes_at_the_next_take_in() {
+    use knobeln::mail::inbox::{take_in_capped, Capped};
+    use knobeln::store::mail::set_imap_position;
+    let stack = mail_stack();
+    let user = unique_address("expunge", "contest.example");
+    // One at a time: Postfix may deliver queued mails in any order.
+    for i in 0..3 {
+        swaks_send(
+            &stack,
+            "joe@lords.example",
+            &user,
+            &message(&format!("e{i}"), &user, &format!("mail {i}")),
+        );
+        wait_for_mails(&stack, &user, i + 1);
+    }
+    let cfg = stack.imap_config(&user);
+    let config = knobeln::config::Config::default();
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    // The first mail committed with its position, then the server killed.
+    let (v, first) = poller.fetch_new(None, 0, 1).unwrap();
+    let m0 = &first[0];
+    {
+        let tx = store.conn_mut().transaction().unwrap();
+        let id = take_in_capped(
+            &tx,
+            "imap:INBOX",
+            Some((v, m0.uid)),
+            &Capped::from_bytes(&m0.raw, config.limits.max_mail_bytes),
+            chrono::Utc::now(),
+        )
+        .unwrap();
+        assert!(id.is_some());
+        set_imap_position(&tx, "INBOX", v, m0.uid).unwrap();
+        tx.commit().unwrap();
+    }
+    poller.logout();
+    assert_eq!(wait_for_mails(&stack, &user, 3).len(), 3);
+
+    // The next take-in: the two others stored, the first not again, and
+    // the mailbox empty.
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let stored =
+        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    assert_eq!(stored, 2);
+    let rows: Vec<(u32, Vec<u8>)> = {
+        let mut st = store
+            .conn()
+            .prepare("SELECT uid, raw FROM inbox ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(rows.len(), 3, "each mail stored once");
+    for i in 0..3 {
+        let subject = format!("Subject: e{i}\r\n");
+        let n = rows
+            .iter()
+            .filter(|(_, raw)| String::from_utf8_lossy(raw).contains(&subject))
+            .count();
+        assert_eq!(n, 1, "mail e{i} stored {n} times");
+    }
+    let left = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
+    assert!(left.is_empty(), "{} mails left in the mailbox", left.len());
+    poller.logout();
+}

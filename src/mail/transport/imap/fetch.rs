@@ -2,7 +2,8 @@
 //! position ([`ImapPoller::fetch_new`]), whole or, over the size cap, as
 //! their header part; a message the server does not deliver becomes
 //! [`ImapError::BrokenFetch`], never "no mail"; flagging a stored mail
-//! `\Seen`; and [`read_mailbox`] for tests and the benchmark.
+//! `\Seen`, removing one stored whole, finding those a take-in left
+//! behind; and [`read_mailbox`] for tests and the benchmark.
 //!
 //! Not here: the session itself (`session.rs`) and remembering the
 //! position (the caller's).
@@ -221,15 +222,70 @@ impl ImapPoller {
     }
 
     /// After the mail is safely stored: flags it `\Seen` (it stays in the
-    /// mailbox; the server's store is the truth).
+    /// mailbox: a mail stored as its header part only, whose body only the
+    /// mailbox holds; a mail set aside).
     pub fn mark_stored(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.store_flags(uid, "+FLAGS.SILENT (\\Seen)")
+    }
+
+    /// After the mail is stored whole (its inbox row committed): removes it
+    /// from the mailbox, flagged `\Seen \Deleted` and then expunged by its
+    /// UID (`UID EXPUNGE`, RFC 4315), so that no other mail flagged
+    /// `\Deleted` goes with it. A server without UIDPLUS keeps it flagged.
+    pub fn remove_stored(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.store_flags(uid, "+FLAGS.SILENT (\\Seen \\Deleted)")?;
+        if !self.has_uidplus()? {
+            return Ok(());
+        }
+        let r = with_session!(self.session()?, s => {
+            s.uid_expunge(uid.to_string()).map(drop)
+        });
+        r.map_err(|e| self.failed(e))
+    }
+
+    /// The UIDs at or below `upto` that a take-in may have left behind: not
+    /// yet `\Seen`, or flagged `\Deleted` but still there (a server killed
+    /// between storing a mail and removing it). Empty when the mailbox's
+    /// UIDVALIDITY is not `uidvalidity` (those UIDs name other mails).
+    pub fn left_behind(&mut self, uidvalidity: u32, upto: u32) -> Result<Vec<u32>, ImapError> {
+        let (v, exists) = self.select()?;
+        if v != uidvalidity || exists == 0 || upto == 0 {
+            return Ok(Vec::new());
+        }
+        let r = with_session!(self.session()?, s => {
+            s.uid_search(format!("UID 1:{upto} OR UNSEEN DELETED"))
+        });
+        let mut uids: Vec<u32> = r
+            .map_err(|e| self.failed(e))?
+            .into_iter()
+            .filter(|&u| u <= upto)
+            .collect();
+        uids.sort_unstable();
+        Ok(uids)
+    }
+
+    fn store_flags(&mut self, uid: u32, flags: &str) -> Result<(), ImapError> {
         if !self.selected || self.conn.is_none() {
             self.select()?;
         }
         let r = with_session!(self.session()?, s => {
-            s.uid_store(uid.to_string(), "+FLAGS (\\Seen)").map(drop)
+            s.uid_store(uid.to_string(), flags).map(drop)
         });
         r.map_err(|e| self.failed(e))
+    }
+
+    /// Whether the server announced UIDPLUS (asked once per connection).
+    fn has_uidplus(&mut self) -> Result<bool, ImapError> {
+        self.session()?;
+        if let Some(known) = self.uidplus_capability {
+            return Ok(known);
+        }
+        let r = with_session!(self.session()?, s => {
+            s.capabilities().map(|c| c.has_str("UIDPLUS"))
+        });
+        let has = r.map_err(|e| self.failed(e))?;
+        self.uidplus_capability = Some(has);
+        Ok(has)
     }
 
     /// One message's bytes; when the connection breaks on it, once more on
