@@ -807,3 +807,46 @@ fn a_stored_mail_leaves_the_mailbox_and_one_left_by_a_kill_goes_at_the_next_take
     assert!(left.is_empty(), "{} mails left in the mailbox", left.len());
     poller.logout();
 }
+
+/// D7: a mail over the size cap, of which the database keeps the header
+/// part only, stays in the mailbox (flagged `\Seen`: its body is there
+/// only); a mail within the cap leaves it once stored.
+#[test]
+fn a_mail_over_the_size_cap_stays_in_the_mailbox_flagged_seen() {
+    let stack = mail_stack();
+    let user = unique_address("overcap", "contest.example");
+    swaks_send(
+        &stack,
+        "joe@lords.example",
+        &user,
+        &message("small", &user, "a few words"),
+    );
+    wait_for_mails(&stack, &user, 1);
+    let big_body = "0123456789abcdef\r\n".repeat(1500);
+    swaks_send(
+        &stack,
+        "joe@lords.example",
+        &user,
+        &message("large", &user, &big_body),
+    );
+    wait_for_mails(&stack, &user, 2);
+    let cfg = stack.imap_config(&user);
+    let mut config = knobeln::config::Config::default();
+    config.limits.max_mail_bytes = 8 * 1024;
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let stored =
+        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    assert_eq!(stored, 2);
+    poller.logout();
+    let left = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
+    assert_eq!(left.len(), 1, "one mail left");
+    assert!(String::from_utf8_lossy(&left[0]).contains("Subject: large\r\n"));
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let (_, mails) = poller.fetch_new(None, 0, 10).unwrap();
+    poller.logout();
+    assert_eq!(mails.len(), 1);
+    assert!(flags_of(&stack, &user, mails[0].uid)
+        .iter()
+        .any(|f| f == "Seen"));
+}
