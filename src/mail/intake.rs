@@ -2,9 +2,8 @@
 //!
 //! [`Intake::start`] runs one long-lived IMAP session: it takes in every
 //! new mail (each stored with the new mailbox position in one transaction,
-//! then removed from the mailbox: flagged `\Seen \Deleted` and expunged by
-//! its UID; a mail over the size cap, of which only the header part is
-//! stored, stays flagged `\Seen`), wakes the server's loop through a channel, and
+//! then flagged `\Seen`; removed from the mailbox `imap.keep_days` after it
+//! arrived, [`take_in_all`]), wakes the server's loop through a channel, and
 //! waits for the next mail in IMAP IDLE (RFC 2177), renewed every
 //! `imap.idle_renew_secs` (25 minutes; servers may drop an idle client
 //! after 30), or, where the server lacks IDLE (or `imap.idle = false`),
@@ -64,8 +63,15 @@ const BATCH: usize = 50;
 
 /// Takes in every mail above the stored position of the configured
 /// mailbox: each is stored with the new position in one transaction, then
-/// removed from the mailbox (over the size cap: flagged `\Seen`), after
-/// those an earlier take-in stored but left there. A mail the server cannot deliver is recorded as
+/// flagged `\Seen`. Then the mails taken in (at or below the position)
+/// that arrived more than `imap.keep_days` whole days ago (by the day of
+/// their arrival, IMAP's `BEFORE`; 0: all of them at once) leave
+/// the mailbox ([`ImapPoller::remove_taken`]): the database keeps a
+/// processed mail's first 4 KiB only, so the mailbox is where its whole
+/// text is read for those days, and what a restored backup takes in again;
+/// after, the mailbox holds no more than those days' mail. A server killed
+/// between a mail's commit and its flag or removal leaves nothing behind:
+/// the next take-in removes what is due. A mail the server cannot deliver is recorded as
 /// unreadable (the organizer is told) and passed. Returns how many new
 /// mails were stored (duplicates are not counted).
 pub fn take_in_all(
@@ -77,7 +83,6 @@ pub fn take_in_all(
     let origin = format!("imap:{}", cfg.mailbox);
     // A mail over the cap is not downloaded, only its header part.
     poller.set_size_cap(config.limits.max_mail_bytes);
-    remove_left_behind(store, &origin, cfg, poller)?;
     let mut stored = 0;
     loop {
         let pos = imap_position(store.conn(), &cfg.mailbox)?;
@@ -114,6 +119,14 @@ pub fn take_in_all(
         if batch.is_empty() {
             if known != Some(uidvalidity) {
                 set_imap_position(store.conn(), &cfg.mailbox, uidvalidity, 0)?;
+            }
+            if let Some((v, upto)) = imap_position(store.conn(), &cfg.mailbox)? {
+                let arrived_before = (cfg.keep_days > 0)
+                    .then(|| Utc::now().date_naive() - chrono::Days::new(u64::from(cfg.keep_days)));
+                let removed = poller.remove_taken(v, upto, arrived_before)?;
+                if removed > 0 {
+                    tracing::info!(removed, "IMAP: mails taken in left the mailbox");
+                }
             }
             return Ok(stored);
         }
@@ -153,52 +166,9 @@ pub fn take_in_all(
                     headline(&f.raw)
                 ),
             }
-            // Its row committed: a mail stored whole leaves the mailbox
-            // (its bytes are in the database); one stored as its header
-            // part only stays there, flagged.
-            if f.full_size.is_none() {
-                poller.remove_stored(f.uid)?;
-            } else {
-                poller.mark_stored(f.uid)?;
-            }
+            poller.mark_stored(f.uid)?;
         }
     }
-}
-
-/// Removes what an earlier take-in stored but left in the mailbox (the
-/// server killed between a mail's commit and its removal): the mails at or
-/// below the stored position still unseen or flagged `\Deleted` whose own
-/// inbox row holds them whole. The others among them (set aside as
-/// unreadable, or taken in as a duplicate of another mail) are flagged
-/// `\Seen` and stay. Never a mail above the position: no row of it has
-/// committed.
-fn remove_left_behind(
-    store: &Store,
-    origin: &str,
-    cfg: &ImapConfig,
-    poller: &mut ImapPoller,
-) -> Result<(), IntakeError> {
-    let Some((uidvalidity, upto)) = imap_position(store.conn(), &cfg.mailbox)? else {
-        return Ok(());
-    };
-    for uid in poller.left_behind(uidvalidity, upto)? {
-        let whole: bool = store.conn().query_row(
-            "SELECT EXISTS (SELECT 1 FROM inbox WHERE origin = ?1 AND uidvalidity = ?2
-                            AND uid = ?3 AND full_size IS NULL)",
-            rusqlite::params![origin, uidvalidity, uid],
-            |r| r.get(0),
-        )?;
-        if whole {
-            tracing::info!(
-                uid,
-                "IMAP: a mail stored before is removed from the mailbox now"
-            );
-            poller.remove_stored(uid)?;
-        } else {
-            poller.mark_stored(uid)?;
-        }
-    }
-    Ok(())
 }
 
 /// `from …, "subject"` of a raw mail, for a log line (bounded work; the
