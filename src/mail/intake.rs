@@ -121,9 +121,18 @@ pub fn take_in_all(
                 set_imap_position(store.conn(), &cfg.mailbox, uidvalidity, 0)?;
             }
             if let Some((v, upto)) = imap_position(store.conn(), &cfg.mailbox)? {
-                let arrived_before = (cfg.keep_days > 0)
-                    .then(|| Utc::now().date_naive() - chrono::Days::new(u64::from(cfg.keep_days)));
-                let removed = poller.remove_taken(v, upto, arrived_before)?;
+                // A `keep_days` reaching before the calendar's start keeps
+                // every mail.
+                let removed = match cfg.keep_days {
+                    0 => poller.remove_taken(v, upto, None)?,
+                    days => match Utc::now()
+                        .date_naive()
+                        .checked_sub_days(chrono::Days::new(u64::from(days)))
+                    {
+                        Some(day) => poller.remove_taken(v, upto, Some(day))?,
+                        None => 0,
+                    },
+                };
                 if removed > 0 {
                     tracing::info!(removed, "IMAP: mails taken in left the mailbox");
                 }
