@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::{Config, ImapConfig, TlsMode, DEFAULT_IDLE_RENEW_SECS};
+use crate::config::{Config, ImapConfig, TlsMode, DEFAULT_IDLE_RENEW_SECS, DEFAULT_KEEP_DAYS};
 use crate::mail::transport::imap::ImapPoller;
 use crate::mail::transport::smtp::SmtpSender;
 use crate::server::Server;
@@ -333,6 +333,7 @@ impl BenchServer {
             poll_secs,
             idle,
             idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+            keep_days: DEFAULT_KEEP_DAYS,
         });
         let store = Store::open(&config.database)?;
         let database = config.database.clone();
@@ -472,6 +473,7 @@ impl Watcher {
             poll_secs: 1,
             idle: false,
             idle_renew_secs: DEFAULT_IDLE_RENEW_SECS,
+            keep_days: DEFAULT_KEEP_DAYS,
         })?;
         Ok(Watcher { poller })
     }

@@ -132,6 +132,21 @@ pub struct ImapConfig {
     /// idle client after 30 minutes; RFC 2177 says renew within 29).
     #[serde(default = "default_idle_renew")]
     pub idle_renew_secs: u64,
+    /// How many whole days a mail stays in the mailbox after the day it
+    /// arrived, once the server has taken it in (then it is flagged
+    /// `\Deleted` and expunged by its UID); 0 removes it at the take-in
+    /// after its own. The database keeps a processed mail's first 4 KiB
+    /// only: the mailbox is where its whole text is read, and what a
+    /// restored backup takes in again, for these days.
+    #[serde(default = "default_keep_days")]
+    pub keep_days: u32,
+}
+
+/// The default of `imap.keep_days`: 30 days.
+pub const DEFAULT_KEEP_DAYS: u32 = 30;
+
+fn default_keep_days() -> u32 {
+    DEFAULT_KEEP_DAYS
 }
 
 /// The default of `imap.idle_renew_secs`: 25 minutes.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_nats::jetstream;
 use async_nats::jetstream::consumer::{pull, AckPolicy};
-use async_nats::jetstream::stream::{RetentionPolicy, StorageType};
+use async_nats::jetstream::stream::{DiscardPolicy, RetentionPolicy, StorageType};
 
 use super::wire::{self, Discipline};
 use crate::engine::EngineError;
@@ -261,20 +261,7 @@ pub async fn ensure_queue(
         })
         .await
         .map_err(|e| js_err("the jobs stream", e))?;
-    js.get_or_create_stream(jetstream::stream::Config {
-        name: RESULTS_STREAM.into(),
-        description: Some("knobeln: results of games, per coordinator session".into()),
-        subjects: vec!["knobeln.results.>".into()],
-        retention: RetentionPolicy::WorkQueue,
-        storage: StorageType::File,
-        max_message_size: wire::MAX_MESSAGE_BYTES as i32,
-        // Results of a session that died are dropped after a week.
-        max_age: Duration::from_secs(7 * 24 * 3600),
-        duplicate_window: Duration::from_secs(120),
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| js_err("the results stream", e))?;
+    ensure_results_stream(js, settings).await?;
     for d in Discipline::ALL {
         jobs.create_consumer(pull::Config {
             durable_name: Some(workers_consumer(d)),
@@ -298,6 +285,87 @@ pub async fn ensure_queue(
         })
         .await
         .map_err(|e| js_err("the programs' object store", e))?;
+    }
+    Ok(())
+}
+
+/// The results stream's configuration: what bounds the answers the NATS
+/// server keeps.
+///
+/// A worker's user may publish on `knobeln.results.*.<user>`, for any
+/// session, so what one credential can make the server keep must be
+/// bounded by the stream itself, and charged to that credential:
+/// - Interest retention: an answer is kept only while a session's consumer
+///   (its filter `knobeln.results.<session>.*`) has not acknowledged it. An
+///   answer to a session nobody reads is not stored at all, and when a
+///   session's consumer goes (at its end, or an hour after its coordinator
+///   was killed) its unread answers go with it.
+/// - At most `in_flight` answers per subject, that is per session and
+///   worker, new ones refused beyond (`DiscardNew` per subject): an honest
+///   worker has at most one answer per job in flight, and a job carries at
+///   least one of the session's `in_flight` games. A credential flooding a
+///   live session fills its own subject only; another worker's answers are
+///   never refused nor dropped for it.
+/// - Each answer at most [`wire::MAX_MESSAGE_BYTES`].
+///
+/// No total in bytes: a total is shared, so a flooder reaching it would
+/// have honest answers refused (or, discarding old ones, dropped).
+fn results_stream_config(settings: &QueueSettings) -> jetstream::stream::Config {
+    jetstream::stream::Config {
+        name: RESULTS_STREAM.into(),
+        description: Some("knobeln: results of games, per coordinator session".into()),
+        subjects: vec!["knobeln.results.>".into()],
+        retention: RetentionPolicy::Interest,
+        storage: StorageType::File,
+        max_message_size: wire::MAX_MESSAGE_BYTES as i32,
+        max_messages_per_subject: settings.in_flight.max(1) as i64,
+        discard: DiscardPolicy::New,
+        discard_new_per_subject: true,
+        // Results of a session whose consumer outlived it by accident.
+        max_age: Duration::from_secs(7 * 24 * 3600),
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    }
+}
+
+/// Creates the results stream, or brings it to [`results_stream_config`]:
+/// the limits are updated in place; a stream of an older version kept as
+/// a work queue (whose retention NATS cannot change) is made again, which
+/// drops answers waiting in it (the sessions reading them publish those
+/// games again when no result comes, as after a server's restart).
+async fn ensure_results_stream(
+    js: &jetstream::Context,
+    settings: &QueueSettings,
+) -> Result<(), DistributedError> {
+    let config = results_stream_config(settings);
+    match js.get_stream(RESULTS_STREAM).await {
+        Ok(mut stream) => {
+            let info = stream
+                .info()
+                .await
+                .map_err(|e| js_err("the results stream", e))?;
+            if info.config.retention != config.retention {
+                js.delete_stream(RESULTS_STREAM)
+                    .await
+                    .map_err(|e| js_err("the results stream of an older version", e))?;
+                js.create_stream(config)
+                    .await
+                    .map_err(|e| js_err("the results stream", e))?;
+            } else if info.config.max_messages_per_subject != config.max_messages_per_subject
+                || info.config.discard != config.discard
+                || !info.config.discard_new_per_subject
+                || info.config.max_message_size != config.max_message_size
+            {
+                js.update_stream(config)
+                    .await
+                    .map_err(|e| js_err("the results stream's limits", e))?;
+            }
+        }
+        Err(_) => {
+            js.get_or_create_stream(config)
+                .await
+                .map_err(|e| js_err("the results stream", e))?;
+        }
     }
     Ok(())
 }

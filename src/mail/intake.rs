@@ -2,7 +2,8 @@
 //!
 //! [`Intake::start`] runs one long-lived IMAP session: it takes in every
 //! new mail (each stored with the new mailbox position in one transaction,
-//! then flagged `\Seen`), wakes the server's loop through a channel, and
+//! then flagged `\Seen`; removed from the mailbox `imap.keep_days` after it
+//! arrived, [`take_in_all`]), wakes the server's loop through a channel, and
 //! waits for the next mail in IMAP IDLE (RFC 2177), renewed every
 //! `imap.idle_renew_secs` (25 minutes; servers may drop an idle client
 //! after 30), or, where the server lacks IDLE (or `imap.idle = false`),
@@ -62,7 +63,15 @@ const BATCH: usize = 50;
 
 /// Takes in every mail above the stored position of the configured
 /// mailbox: each is stored with the new position in one transaction, then
-/// flagged `\Seen`. A mail the server cannot deliver is recorded as
+/// flagged `\Seen`. Then the mails taken in (at or below the position)
+/// that arrived more than `imap.keep_days` whole days ago (by the day of
+/// their arrival, IMAP's `BEFORE`; 0: all of them at once) leave
+/// the mailbox ([`ImapPoller::remove_taken`]): the database keeps a
+/// processed mail's first 4 KiB only, so the mailbox is where its whole
+/// text is read for those days, and what a restored backup takes in again;
+/// after, the mailbox holds no more than those days' mail. A server killed
+/// between a mail's commit and its flag or removal leaves nothing behind:
+/// the next take-in removes what is due. A mail the server cannot deliver is recorded as
 /// unreadable (the organizer is told) and passed. Returns how many new
 /// mails were stored (duplicates are not counted).
 pub fn take_in_all(
@@ -110,6 +119,23 @@ pub fn take_in_all(
         if batch.is_empty() {
             if known != Some(uidvalidity) {
                 set_imap_position(store.conn(), &cfg.mailbox, uidvalidity, 0)?;
+            }
+            if let Some((v, upto)) = imap_position(store.conn(), &cfg.mailbox)? {
+                // A `keep_days` reaching before the calendar's start keeps
+                // every mail.
+                let removed = match cfg.keep_days {
+                    0 => poller.remove_taken(v, upto, None)?,
+                    days => match Utc::now()
+                        .date_naive()
+                        .checked_sub_days(chrono::Days::new(u64::from(days)))
+                    {
+                        Some(day) => poller.remove_taken(v, upto, Some(day))?,
+                        None => 0,
+                    },
+                };
+                if removed > 0 {
+                    tracing::info!(removed, "IMAP: mails taken in left the mailbox");
+                }
             }
             return Ok(stored);
         }

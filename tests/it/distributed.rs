@@ -2265,3 +2265,204 @@ fn a_program_whose_chunks_left_the_store_is_put_there_again_and_its_games_are_pl
         "{err}"
     );
 }
+
+/// What [`flood_answers`] got confirmed by the server.
+#[derive(Debug, Default)]
+struct Flooded {
+    /// Answers to sessions nobody reads (a fresh name each).
+    unread: usize,
+    /// Answers to the session `live` (which has a reader).
+    live: usize,
+}
+
+/// A stolen worker credential floods the results stream: `unread`
+/// answers of about 8 KiB, each to a session of a fresh random name (no
+/// coordinator reads them), then `live` answers to the session `live`,
+/// all on the credential's own subjects; each publish waits for the
+/// server's confirmation.
+fn flood_answers(url: &str, credential: Credential, unread: usize, live: usize) -> Flooded {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let client = async_nats::ConnectOptions::with_user_and_password(
+            credential.0.into(),
+            credential.1.into(),
+        )
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap();
+        let mut js = async_nats::jetstream::new(client);
+        js.set_timeout(Duration::from_secs(2));
+        let pad = "x".repeat(8000);
+        let mut done = Flooded::default();
+        let sessions = (0..unread)
+            .map(|_| knobeln::distributed::new_session())
+            .chain((0..live).map(|_| "live".to_string()));
+        for (i, session) in sessions.enumerate() {
+            let answer = serde_json::json!({
+                "format": knobeln::distributed::wire::FORMAT, "session": session,
+                "job": format!("{session}-1-0000000000000000"), "worker": credential.0,
+                "results": [], "pad": pad,
+            });
+            let subject = format!("knobeln.results.{session}.{}", credential.0);
+            let confirmed = match js.publish(subject, answer.to_string().into()).await {
+                Ok(ack) => ack.await.is_ok(),
+                Err(_) => false,
+            };
+            if confirmed && i < unread {
+                done.unread += 1;
+            } else if confirmed {
+                done.live += 1;
+            }
+        }
+        done
+    })
+}
+
+/// The results stream's state: messages and bytes.
+fn results_stream_state(url: &str) -> (u64, u64) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let admin = async_nats::jetstream::new(
+            async_nats::ConnectOptions::with_user_and_password(
+                "coordinator".into(),
+                "coordinator-secret".into(),
+            )
+            .connect(url.to_string())
+            .await
+            .unwrap(),
+        );
+        let mut stream = admin.get_stream("KNOBELN_RESULTS").await.unwrap();
+        let info = stream.info().await.unwrap();
+        (info.state.messages, info.state.bytes)
+    })
+}
+
+/// D7 (F8's audit): a worker's user may publish answers on its own subject
+/// of any session. One stolen credential floods the results stream with
+/// answers to sessions nobody reads while a tournament runs, and then a
+/// session that has a reader: the stream keeps none of the first (an
+/// answer is kept only for a session's reader) and at most the session's
+/// games in flight of the second (per subject, new ones refused), another
+/// worker's answer to that session is still taken, and the honest run's
+/// results equal the local run's. Once the reader goes, its unread answers
+/// go too. Before, the stream kept every answer for a week.
+#[test]
+fn one_credential_flooding_answers_never_grows_the_results_stream_past_its_bound() {
+    const IN_FLIGHT: u64 = 64;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = field(tmp.path(), 6);
+    let expected = reference(6);
+    let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
+    let db = tmp.path().join("coordinator.db");
+    let url = nats.url();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let admin = rt.block_on(async {
+        async_nats::jetstream::new(
+            async_nats::ConnectOptions::with_user_and_password(
+                "coordinator".into(),
+                "coordinator-secret".into(),
+            )
+            .connect(url.clone())
+            .await
+            .unwrap(),
+        )
+    });
+    // The results stream as an older version made it: a work queue.
+    rt.block_on(async {
+        use async_nats::jetstream::stream::{Config, RetentionPolicy};
+        admin
+            .create_stream(Config {
+                name: "KNOBELN_RESULTS".into(),
+                subjects: vec!["knobeln.results.>".into()],
+                retention: RetentionPolicy::WorkQueue,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+    });
+    let coordinator = Coordinator::start_env(
+        tmp.path(),
+        &dir,
+        &db,
+        &url,
+        &[
+            "--nats-user",
+            "coordinator",
+            "--in-flight",
+            &IN_FLIGHT.to_string(),
+        ],
+        &[("KNOBELN_NATS_PASSWORD", "coordinator-secret")],
+    );
+    wait_until(
+        "the coordinator to bring the results stream to its bounds",
+        || {
+            rt.block_on(async {
+                match admin.get_stream("KNOBELN_RESULTS").await {
+                    Ok(mut s) => s.info().await.is_ok_and(|i| {
+                        i.config.retention
+                            == async_nats::jetstream::stream::RetentionPolicy::Interest
+                    }),
+                    Err(_) => false,
+                }
+            })
+        },
+    );
+    // A reader of the session `live`, as a coordinator's.
+    rt.block_on(async {
+        admin
+            .get_stream("KNOBELN_RESULTS")
+            .await
+            .unwrap()
+            .create_consumer(async_nats::jetstream::consumer::pull::Config {
+                durable_name: Some("coordinator-live".into()),
+                filter_subject: "knobeln.results.live.*".into(),
+                ack_policy: async_nats::jetstream::consumer::AckPolicy::Explicit,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+    });
+    let flood = {
+        let url = url.clone();
+        Stoppable::spawn(move |_| flood_answers(&url, STOLEN, 2000, 2 * IN_FLIGHT as usize))
+    };
+    let _honest = Worker::start_with(
+        Command::new(BIN),
+        tmp.path(),
+        &url,
+        HONEST.0,
+        &["--nats-user", HONEST.0],
+        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
+    );
+    let (got, err) = coordinator.finish();
+    assert_eq!(got, expected, "{err}");
+    let flooded = flood.stop();
+    // The server confirmed the answers to unread sessions (a worker's
+    // publish to a session that ended is not retried for ever), and took
+    // the session `live`'s up to its bound.
+    assert_eq!(flooded.unread, 2000, "{flooded:?}");
+    assert_eq!(flooded.live, IN_FLIGHT as usize, "{flooded:?}");
+    let (messages, bytes) = results_stream_state(&url);
+    assert_eq!(
+        messages, IN_FLIGHT,
+        "only the read session's answers are kept"
+    );
+    assert!(bytes < IN_FLIGHT * 9000, "{bytes} bytes");
+    // Another worker's answer to the flooded session is still taken.
+    let other = flood_answers(&url, WORKERS[2], 0, 1);
+    assert_eq!(other.live, 1, "another worker's answer was refused");
+    // The reader goes: its unread answers go with it.
+    rt.block_on(async {
+        admin
+            .get_stream("KNOBELN_RESULTS")
+            .await
+            .unwrap()
+            .delete_consumer("coordinator-live")
+            .await
+            .unwrap();
+    });
+    wait_until("the unread answers to go with their reader", || {
+        results_stream_state(&url).0 == 0
+    });
+}

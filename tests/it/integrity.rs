@@ -511,6 +511,100 @@ fn the_jail_has_its_own_pid_namespace_and_a_process_limit() {
     );
 }
 
+/// D7: the jail's limits at the values the compiler runs under
+/// (`JailLimits::default()`), each reached by a tool of the host's `/usr`
+/// run as the jailed command's child (PID 1 of a namespace ignores the
+/// signals the kernel sends for a limit); the wall limit is set far away,
+/// so that only the limit tried can end the tool (the run's verdict says
+/// which, never a clock).
+fn at_the_default_limits() -> JailLimits {
+    let d = JailLimits::default();
+    assert_eq!(
+        (d.cpu_secs, d.address_space, d.file_size),
+        (10, 1 << 30, 16 << 20),
+        "the limits security.md names"
+    );
+    JailLimits {
+        wall: Duration::from_secs(900),
+        ..d
+    }
+}
+
+/// 10 s of CPU: an endless loop is killed by `RLIMIT_CPU` (`SIGXCPU`, 24).
+#[test]
+fn a_loop_in_the_jail_is_killed_by_the_cpu_limit() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "/bin/sh -c 'while :; do :; done'; echo \"loop ended: $?\"",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+    // 128 + SIGXCPU; the hard limit one second later would be SIGKILL (137).
+    assert!(
+        out.output.contains("loop ended: 152") || out.output.contains("loop ended: 137"),
+        "{}",
+        out.output
+    );
+}
+
+/// 16 MiB a file: a tool writing 17 MiB is stopped by `RLIMIT_FSIZE`
+/// (`SIGXFSZ`, 25) with exactly 16 MiB written.
+#[test]
+fn a_tool_writing_17_mib_is_stopped_at_16_mib() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "yes 0123456789abcdef | head -c 17825792 > big; echo \"head ended: $?\"; \
+                 echo \"bytes: $(wc -c < big)\"",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+    assert!(out.output.contains("head ended: 153"), "{}", out.output);
+    assert!(out.output.contains("bytes: 16777216"), "{}", out.output);
+}
+
+/// 1 GiB of memory: a tool asking for 1.2 GiB is refused it by
+/// `RLIMIT_AS` (Python's `MemoryError`), while 0.5 GiB is granted.
+#[test]
+fn a_tool_asking_for_more_than_1_gib_is_refused_it() {
+    let jail = Jail::new().unwrap();
+    let ask = |mib: u64| {
+        jail.run(
+            &[
+                "/usr/bin/python3",
+                "-c",
+                &format!(
+                    "import sys\ntry:\n    b = bytearray({mib} << 20)\n    print('granted', len(b))\n\
+                     except MemoryError:\n    print('refused')\n    sys.exit(3)\n"
+                ),
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap()
+    };
+    let small = ask(512);
+    assert_eq!(small.exit, JailExit::Exited(0), "{}", small.output);
+    assert!(
+        small.output.contains("granted 536870912"),
+        "{}",
+        small.output
+    );
+    let large = ask(1229);
+    assert_eq!(large.exit, JailExit::Exited(3), "{}", large.output);
+    assert!(large.output.contains("refused"), "{}", large.output);
+}
+
 /// Item 9. 26,000 distinct undefined functions: the report lists a sane
 /// number of them and counts the rest, and stays small.
 #[test]

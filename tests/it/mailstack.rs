@@ -47,6 +47,7 @@ impl MailStack {
             poll_secs: 1,
             idle: true,
             idle_renew_secs: knobeln::config::DEFAULT_IDLE_RENEW_SECS,
+            keep_days: knobeln::config::DEFAULT_KEEP_DAYS,
         }
     }
 
@@ -729,4 +730,168 @@ fn a_mail_the_server_cannot_read_is_a_broken_fetch_not_no_mail() {
     assert!(good.iter().any(|m| m.contains("Subject: b2\r\n")));
     poller.logout();
     std::fs::set_permissions(&second, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+/// D7 (F8's audit): the mailbox no longer keeps every mail. With
+/// `imap.keep_days = 0` a mail leaves the mailbox at the take-in after its
+/// row committed (flagged `\Deleted`, expunged by its UID). A server
+/// killed between the commit and the flag (here: the first mail stored
+/// with its position, as the take-in does, and nothing more) leaves it
+/// there; the next take-in removes it without storing it twice, and takes
+/// in the others. Before, every mail stayed, flagged `\Seen`.
+#[test]
+fn a_stored_mail_leaves_the_mailbox_and_one_left_by_a_kill_goes_at_the_next_take_in() {
+    use knobeln::mail::inbox::{take_in_capped, Capped};
+    use knobeln::store::mail::set_imap_position;
+    let stack = mail_stack();
+    let user = unique_address("expunge", "contest.example");
+    // One at a time: Postfix may deliver queued mails in any order.
+    for i in 0..3 {
+        swaks_send(
+            &stack,
+            "joe@lords.example",
+            &user,
+            &message(&format!("e{i}"), &user, &format!("mail {i}")),
+        );
+        wait_for_mails(&stack, &user, i + 1);
+    }
+    let mut cfg = stack.imap_config(&user);
+    cfg.keep_days = 0;
+    let config = knobeln::config::Config::default();
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    // The first mail committed with its position, then the server killed.
+    let (v, first) = poller.fetch_new(None, 0, 1).unwrap();
+    let m0 = &first[0];
+    {
+        let tx = store.conn_mut().transaction().unwrap();
+        let id = take_in_capped(
+            &tx,
+            "imap:INBOX",
+            Some((v, m0.uid)),
+            &Capped::from_bytes(&m0.raw, config.limits.max_mail_bytes),
+            chrono::Utc::now(),
+        )
+        .unwrap();
+        assert!(id.is_some());
+        set_imap_position(&tx, "INBOX", v, m0.uid).unwrap();
+        tx.commit().unwrap();
+    }
+    poller.logout();
+    assert_eq!(wait_for_mails(&stack, &user, 3).len(), 3);
+
+    // The next take-in: the two others stored, the first not again, and
+    // the mailbox empty.
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let stored =
+        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    assert_eq!(stored, 2);
+    let rows: Vec<(u32, Vec<u8>)> = {
+        let mut st = store
+            .conn()
+            .prepare("SELECT uid, raw FROM inbox ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(rows.len(), 3, "each mail stored once");
+    for i in 0..3 {
+        let subject = format!("Subject: e{i}\r\n");
+        let n = rows
+            .iter()
+            .filter(|(_, raw)| String::from_utf8_lossy(raw).contains(&subject))
+            .count();
+        assert_eq!(n, 1, "mail e{i} stored {n} times");
+    }
+    let left = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
+    assert!(left.is_empty(), "{} mails left in the mailbox", left.len());
+    poller.logout();
+}
+
+/// D7: with the default `imap.keep_days` (30), a mail taken in stays in the
+/// mailbox, flagged `\Seen` (the database keeps a processed mail's first
+/// 4 KiB, or a mail over the size cap's header part only: the mailbox
+/// holds its whole text), until 30 whole days after the day it arrived;
+/// then it is expunged, over the size cap or not. Mails put there with an
+/// arrival date 40 days back go at the take-in; one of 10 days and one
+/// arrived today stay. Before, every mail stayed for ever.
+#[test]
+fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
+    let stack = mail_stack();
+    let user = unique_address("keepdays", "contest.example");
+    swaks_send(
+        &stack,
+        "joe@lords.example",
+        &user,
+        &message("today", &user, "a few words"),
+    );
+    wait_for_mails(&stack, &user, 1);
+    let big_body = "0123456789abcdef\r\n".repeat(1500);
+    {
+        let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
+        let mut client = imap::Client::new(tcp);
+        client.read_greeting().unwrap();
+        let mut session = client
+            .login(&user, &stack.password)
+            .map_err(|(e, _)| e)
+            .unwrap();
+        let now = chrono::Utc::now().fixed_offset();
+        for (subject, days, body) in [
+            ("old", 40, "a few words"),
+            ("old-large", 40, big_body.as_str()),
+            ("recent", 10, "a few words"),
+        ] {
+            session
+                .append_with_flags_and_date(
+                    "INBOX",
+                    message(subject, &user, body),
+                    &[],
+                    Some(now - chrono::Duration::days(days)),
+                )
+                .unwrap();
+        }
+        let _ = session.logout();
+    }
+    assert_eq!(wait_for_mails(&stack, &user, 4).len(), 4);
+    let cfg = stack.imap_config(&user);
+    assert_eq!(cfg.keep_days, 30);
+    let mut config = knobeln::config::Config::default();
+    config.limits.max_mail_bytes = 8 * 1024;
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let stored =
+        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    assert_eq!(stored, 4, "every mail stored");
+    let capped: i64 = store
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM inbox WHERE full_size IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(capped, 1, "the large one kept as its header part");
+    poller.logout();
+    let left = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
+    let mut subjects: Vec<String> = left
+        .iter()
+        .map(|raw| {
+            let text = String::from_utf8_lossy(raw);
+            let line = text.lines().find(|l| l.starts_with("Subject: ")).unwrap();
+            line["Subject: ".len()..].to_string()
+        })
+        .collect();
+    subjects.sort();
+    assert_eq!(subjects, ["recent", "today"]);
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let (_, mails) = poller.fetch_new(None, 0, 10).unwrap();
+    poller.logout();
+    for m in &mails {
+        assert!(
+            flags_of(&stack, &user, m.uid).iter().any(|f| f == "Seen"),
+            "a mail kept is flagged \\Seen"
+        );
+    }
 }

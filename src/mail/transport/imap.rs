@@ -6,7 +6,9 @@
 //! mails whose UID is above the caller's position, in UID order, with their
 //! complete raw bytes (`BODY.PEEK[]`, so fetching marks nothing as seen).
 //! Once the caller has stored a mail it calls [`ImapPoller::mark_stored`],
-//! which sets `\Seen`. Between fetches, [`ImapPoller::idle`] waits in IMAP
+//! which sets `\Seen`; [`ImapPoller::remove_taken`] removes the mails at or
+//! below a committed position that arrived before a day (`\Seen \Deleted`,
+//! then `UID EXPUNGE` of exactly those UIDs). Between fetches, [`ImapPoller::idle`] waits in IMAP
 //! IDLE (RFC 2177) until the mailbox changes or the given time is up (the
 //! caller renews it before servers drop an idle client, at 29 minutes);
 //! [`ImapPoller::supports_idle`] says whether the server has IDLE at all.
@@ -27,8 +29,8 @@
 //!
 //! Deliberately not here: remembering the position (the caller keeps
 //! UIDVALIDITY and the last UID next to the stored mail, in one
-//! transaction), deleting or moving mail (the mailbox keeps everything; the
-//! server's store is the truth), parsing the mails, deciding when to wait
+//! transaction), deciding which mails may go and when (the caller's, once
+//! their rows committed, after `imap.keep_days`), parsing the mails, deciding when to wait
 //! and for how long, and retrying beyond fetching a message once more when
 //! the server hangs up on it (any other error is returned; the caller
 //! backs off and tries again).

@@ -2,7 +2,8 @@
 //! position ([`ImapPoller::fetch_new`]), whole or, over the size cap, as
 //! their header part; a message the server does not deliver becomes
 //! [`ImapError::BrokenFetch`], never "no mail"; flagging a stored mail
-//! `\Seen`; and [`read_mailbox`] for tests and the benchmark.
+//! `\Seen`, removing one stored whole, finding those a take-in left
+//! behind; and [`read_mailbox`] for tests and the benchmark.
 //!
 //! Not here: the session itself (`session.rs`) and remembering the
 //! position (the caller's).
@@ -220,16 +221,81 @@ impl ImapPoller {
         Ok((uidvalidity, out))
     }
 
-    /// After the mail is safely stored: flags it `\Seen` (it stays in the
-    /// mailbox; the server's store is the truth).
+    /// After the mail is safely stored: flags it `\Seen`. It stays in the
+    /// mailbox until [`ImapPoller::remove_taken`] removes it (`imap.keep_days`
+    /// after it arrived).
     pub fn mark_stored(&mut self, uid: u32) -> Result<(), ImapError> {
+        self.store_flags(&uid.to_string(), "+FLAGS.SILENT (\\Seen)")
+    }
+
+    /// Removes from the mailbox the mails at or below `upto` (the position
+    /// whose rows have committed: never a mail the server has not taken
+    /// in) that arrived before `arrived_before` (IMAP's `BEFORE`: the
+    /// server's arrival date, whole days; `None`: whatever their date).
+    /// Each is flagged `\Seen \Deleted` and expunged by its UID (`UID
+    /// EXPUNGE`, RFC 4315), so that no other mail flagged `\Deleted` goes
+    /// with them; a server without UIDPLUS keeps them flagged. Nothing when
+    /// the mailbox's UIDVALIDITY is not `uidvalidity` (those UIDs name
+    /// other mails). Returns how many were flagged.
+    pub fn remove_taken(
+        &mut self,
+        uidvalidity: u32,
+        upto: u32,
+        arrived_before: Option<chrono::NaiveDate>,
+    ) -> Result<usize, ImapError> {
+        let (v, exists) = self.select()?;
+        if v != uidvalidity || exists == 0 || upto == 0 {
+            return Ok(0);
+        }
+        let query = match arrived_before {
+            Some(day) => format!("UID 1:{upto} BEFORE {}", day.format("%-d-%b-%Y")),
+            None => format!("UID 1:{upto}"),
+        };
+        let r = with_session!(self.session()?, s => { s.uid_search(&query) });
+        let mut uids: Vec<u32> = r
+            .map_err(|e| self.failed(e))?
+            .into_iter()
+            .filter(|&u| u <= upto)
+            .collect();
+        if uids.is_empty() {
+            return Ok(0);
+        }
+        uids.sort_unstable();
+        let expunge = self.has_uidplus()?;
+        for set in uid_sets(&uids) {
+            self.store_flags(&set, "+FLAGS.SILENT (\\Seen \\Deleted)")?;
+            if expunge {
+                let r = with_session!(self.session()?, s => {
+                    s.uid_expunge(&set).map(drop)
+                });
+                r.map_err(|e| self.failed(e))?;
+            }
+        }
+        Ok(uids.len())
+    }
+
+    fn store_flags(&mut self, uids: &str, flags: &str) -> Result<(), ImapError> {
         if !self.selected || self.conn.is_none() {
             self.select()?;
         }
         let r = with_session!(self.session()?, s => {
-            s.uid_store(uid.to_string(), "+FLAGS (\\Seen)").map(drop)
+            s.uid_store(uids, flags).map(drop)
         });
         r.map_err(|e| self.failed(e))
+    }
+
+    /// Whether the server announced UIDPLUS (asked once per connection).
+    fn has_uidplus(&mut self) -> Result<bool, ImapError> {
+        self.session()?;
+        if let Some(known) = self.uidplus_capability {
+            return Ok(known);
+        }
+        let r = with_session!(self.session()?, s => {
+            s.capabilities().map(|c| c.has_str("UIDPLUS"))
+        });
+        let has = r.map_err(|e| self.failed(e))?;
+        self.uidplus_capability = Some(has);
+        Ok(has)
     }
 
     /// One message's bytes; when the connection breaks on it, once more on
@@ -278,6 +344,35 @@ impl ImapPoller {
     }
 }
 
+/// Sorted UIDs as IMAP sequence sets (`1:5,7,9:12`), runs of consecutive
+/// UIDs as ranges, at most 200 runs a set so that no command line grows
+/// with the mailbox.
+fn uid_sets(sorted: &[u32]) -> Vec<String> {
+    const RUNS_A_SET: usize = 200;
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &u in sorted {
+        match runs.last_mut() {
+            Some((_, last)) if u == last.saturating_add(1) || u == *last => *last = u,
+            _ => runs.push((u, u)),
+        }
+    }
+    runs.chunks(RUNS_A_SET)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|&(a, b)| {
+                    if a == b {
+                        a.to_string()
+                    } else {
+                        format!("{a}:{b}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
 /// The mails before a broken one, or the error naming it when it is the
 /// first.
 fn broken(
@@ -316,9 +411,30 @@ pub fn read_mailbox(
         poll_secs: 1,
         idle: false,
         idle_renew_secs: config::DEFAULT_IDLE_RENEW_SECS,
+        keep_days: config::DEFAULT_KEEP_DAYS,
     };
     let mut poller = ImapPoller::connect(&cfg)?;
     let (_, mails) = poller.fetch_new(None, 0, usize::MAX)?;
     poller.logout();
     Ok(mails.into_iter().map(|m| m.raw).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uid_sets;
+
+    #[test]
+    fn uids_become_ranges_in_sets_of_at_most_200_runs() {
+        assert!(uid_sets(&[]).is_empty());
+        assert_eq!(uid_sets(&[1, 2, 3, 5, 7, 8, 8, 9, 12]), ["1:3,5,7:9,12"]);
+        let every_other: Vec<u32> = (1..=801).step_by(2).collect();
+        let sets = uid_sets(&every_other);
+        assert_eq!(sets.len(), 3);
+        assert_eq!(sets[0].split(',').count(), 200);
+        assert!(sets[2] == "801");
+        assert_eq!(
+            uid_sets(&[u32::MAX - 1, u32::MAX]),
+            [format!("{}:{}", u32::MAX - 1, u32::MAX)]
+        );
+    }
 }

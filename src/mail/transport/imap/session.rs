@@ -51,6 +51,9 @@ pub struct ImapPoller {
     pub(super) socket: Option<TcpStream>,
     /// Whether the server announced IDLE, asked once per connection.
     pub(super) idle_capability: Option<bool>,
+    /// Whether the server announced UIDPLUS (`UID EXPUNGE`), asked once
+    /// per connection.
+    pub(super) uidplus_capability: Option<bool>,
     pub(super) stop: Stop,
     pub(super) cfg: ImapConfig,
     pub(super) password: String,
@@ -99,6 +102,7 @@ impl ImapPoller {
             conn: None,
             socket: None,
             idle_capability: None,
+            uidplus_capability: None,
             stop,
             cfg: cfg.clone(),
             password,
@@ -194,6 +198,7 @@ impl ImapPoller {
         if self.conn.is_none() {
             self.selected = false;
             self.idle_capability = None;
+            self.uidplus_capability = None;
             if self.stop.is_stopped() {
                 return Err(ImapError::Connect(format!("{}: stopped", self.addr)));
             }
@@ -211,6 +216,7 @@ impl ImapPoller {
         self.conn = None;
         self.selected = false;
         self.idle_capability = None;
+        self.uidplus_capability = None;
     }
 
     /// Maps a client error; a broken connection is dropped, so that the
