@@ -328,6 +328,34 @@ pub fn event_queued(conn: &Connection, key: &str) -> Result<bool> {
         .query_row([key], |r| r.get(0))?)
 }
 
+/// The contest event keys queued (or sent) that begin with `prefix`: one
+/// look-up for all the mails of an event whose keys share it, instead of
+/// one per mail ([`event_queued`]). `prefix` ends in an ASCII character
+/// other than DEL (the keys' `:`); it is searched for as a range of the
+/// unique index on `event_key`.
+pub fn events_queued_under(
+    conn: &Connection,
+    prefix: &str,
+) -> Result<std::collections::HashSet<String>> {
+    let mut end = prefix.as_bytes().to_vec();
+    match end.last_mut() {
+        Some(b) if *b < 0x7f => *b += 1,
+        _ => {
+            return Err(StoreError::Corrupt(format!(
+                "an event key prefix must end in ASCII: {prefix:.40?}"
+            )))
+        }
+    }
+    let end = String::from_utf8(end).expect("an ASCII byte raised by one stays UTF-8");
+    // Prepared once per connection: asked once per event.
+    let mut st = conn
+        .prepare_cached("SELECT event_key FROM outbox WHERE event_key >= ?1 AND event_key < ?2")?;
+    let keys = st
+        .query_map([prefix, end.as_str()], |r| r.get(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    Ok(keys)
+}
+
 pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
     let sender_domain = m
         .sender_key
