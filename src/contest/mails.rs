@@ -16,7 +16,7 @@
 //! outbox's unique index, so an event announced again after a resume queues
 //! nothing twice.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
@@ -29,7 +29,7 @@ use crate::mail::texts::render;
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
 use crate::outbox::{enqueue_with, Cause};
 use crate::protocol::{encode, GameProtocol};
-use crate::store::mail::{all_registrations, mailing_of, RegistrationRow};
+use crate::store::mail::{all_registrations, events_queued_under, mailing_of, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
 use crate::tables::knobeln as tables;
@@ -127,6 +127,15 @@ pub struct Mailer<'c> {
 
 type MailResult = Result<(), String>;
 
+/// What an event's mails know of the keys queued before them.
+enum Queued {
+    /// Nothing: each mail looks its key up (`outbox::enqueue_with`).
+    Unknown,
+    /// Every key queued under the event's prefixes (each of its mails'
+    /// keys has one of them), looked up once for the event.
+    Under(HashSet<String>),
+}
+
 impl Mailer<'_> {
     fn cached(&self, store: &Store) -> Result<std::cell::RefMut<'_, ResultsCache>, String> {
         let mut c = self.cache.borrow_mut();
@@ -187,25 +196,48 @@ impl Mailer<'_> {
     /// Builds and queues one event mail (once per key), inside the
     /// caller's transaction (an event's mails are committed together).
     fn queue_in(&self, conn: &rusqlite::Connection, key: &str, m: Outgoing) -> MailResult {
-        self.queue_prepared(conn, key, &m, None)
+        self.queue_prepared(conn, key, &m, None, &Queued::Unknown)
     }
 
     /// [`Self::queue_in`] with the body prepared from the mail's text
-    /// already (a text that many mails of the event carry, prepared once).
+    /// already (a text that many mails of the event carry, prepared once),
+    /// and with the event's keys looked up already when `queued` has them
+    /// (a mail of a key queued before, a resumed contest, is not built).
     fn queue_prepared(
         &self,
         conn: &rusqlite::Connection,
         key: &str,
         m: &Outgoing,
         prepared: Option<&PreparedBody>,
+        queued: &Queued,
     ) -> MailResult {
+        let event_checked = match queued {
+            Queued::Unknown => false,
+            Queued::Under(keys) if keys.contains(key) => return Ok(()),
+            Queued::Under(_) => true,
+        };
         let cause = Cause {
             event_key: Some(key),
+            event_checked,
             ..Cause::default()
         };
         enqueue_with(conn, &self.config.contest, m, prepared, cause, (self.now)())
             .map_err(|e| e.to_string())?;
         Ok(())
+    }
+
+    /// The keys queued before under each of `prefixes` (one look-up each
+    /// per event, not one per mail): what [`Self::queue_prepared`] skips.
+    fn queued_under(
+        &self,
+        conn: &rusqlite::Connection,
+        prefixes: &[String],
+    ) -> Result<Queued, String> {
+        let mut keys = HashSet::new();
+        for p in prefixes {
+            keys.extend(events_queued_under(conn, p).map_err(|e| e.to_string())?);
+        }
+        Ok(Queued::Under(keys))
     }
 
     fn mail(&self, kind: &'static str, to: &str, subject: String, body: String) -> Outgoing {
@@ -253,9 +285,11 @@ impl Mailer<'_> {
             "KNOBELN LAP: list of all participants".into(),
             body,
         );
+        let queued = self.queued_under(&tx, &["LAP:".to_string()])?;
         for p in all.iter().filter(|p| p.wants(Preference::LAP)) {
             m.to = vec![p.address.clone()];
-            self.queue_prepared(&tx, &format!("LAP:{}", p.team), &m, Some(&prepared))?;
+            let key = format!("LAP:{}", p.team);
+            self.queue_prepared(&tx, &key, &m, Some(&prepared), &queued)?;
         }
         tx.commit().map_err(|e| e.to_string())
     }
@@ -272,19 +306,22 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
+        let queued = self.queued_under(&tx, &[format!("LGP:r{round}:g{group}:")])?;
         for m in members {
             let Some(p) = who.get(m).filter(|p| p.wants(Preference::LGP)) else {
                 continue;
             };
-            self.queue_in(
+            self.queue_prepared(
                 &tx,
                 &format!("LGP:r{round}:g{group}:{m}"),
-                self.mail(
+                &self.mail(
                     "lgp",
                     &p.address,
                     format!("KNOBELN LGP: participants of round {round}, group {group}"),
                     body.clone(),
                 ),
+                None,
+                &queued,
             )?;
         }
         tx.commit().map_err(|e| e.to_string())
@@ -393,6 +430,12 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
+        // Every key of the group's mails but a disqualification's (rare,
+        // looked up per mail) is under one of these.
+        let queued = self.queued_under(
+            &tx,
+            &["DGP", "GRP", "GRG", "GRR"].map(|code| format!("{code}:r{round}:g{group}:")),
+        )?;
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
@@ -412,10 +455,12 @@ impl Mailer<'_> {
                     } else {
                         format!("KNOBELN DGP: game protocols, round {round}, group {group}")
                     };
-                    self.queue_in(
+                    self.queue_prepared(
                         &tx,
                         &format!("DGP:r{round}:g{group}:{m}:p{}", i + 1),
-                        self.mail("dgp", &p.address, subject, body),
+                        &self.mail("dgp", &p.address, subject, body),
+                        None,
+                        &queued,
                     )?;
                 }
             }
@@ -466,6 +511,7 @@ impl Mailer<'_> {
                         body,
                     ),
                     prepared,
+                    &queued,
                 )?;
             }
         }
@@ -611,16 +657,19 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
+        let queued = self.queued_under(&tx, &[format!("RSM:r{round}:")])?;
         for p in all.iter().filter(|p| p.wants(Preference::RSM)) {
-            self.queue_in(
+            self.queue_prepared(
                 &tx,
                 &format!("RSM:r{round}:{}", p.team),
-                self.mail(
+                &self.mail(
                     "rsm",
                     &p.address,
                     format!("KNOBELN RSM: summary of round {round}"),
                     body.clone(),
                 ),
+                None,
+                &queued,
             )?;
         }
         let kind = if organizer_text.is_some() {
@@ -662,9 +711,11 @@ impl Mailer<'_> {
                 bytes: svg.into_bytes(),
             });
         }
+        let queued = self.queued_under(&tx, &["FINAL:".to_string()])?;
         for p in &all {
             m.to = vec![p.address.clone()];
-            self.queue_prepared(&tx, &format!("FINAL:{}", p.team), &m, Some(&prepared))?;
+            let key = format!("FINAL:{}", p.team);
+            self.queue_prepared(&tx, &key, &m, Some(&prepared), &queued)?;
         }
         tx.commit().map_err(|e| e.to_string())
     }

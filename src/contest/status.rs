@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::store::admin::{
     count_inbox, count_outbox, first_game_at, games_since, lease, rounds_progress, RoundProgress,
 };
-use crate::store::mail::{all_registrations, contest};
+use crate::store::mail::{all_registrations, contest, OutState};
 use crate::store::{Store, StoreError};
 use crate::tournament::grouping::{group_sizes, is_final};
 
@@ -439,7 +439,10 @@ pub fn report(
         }
     }
     let conn = store.conn();
-    let (queued, failed) = (count_outbox(conn, "queued")?, count_outbox(conn, "failed")?);
+    let (queued, failed) = (
+        count_outbox(conn, OutState::Queued)?,
+        count_outbox(conn, OutState::Failed)?,
+    );
     let (waiting, set_aside) = (count_inbox(conn, "new")?, count_inbox(conn, "failed")?);
     out.push_str(&format!(
         "\noutbox: {queued} mail(s) queued, {failed} failed{}\n",

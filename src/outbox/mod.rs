@@ -44,6 +44,11 @@ pub struct Cause<'a> {
     pub budget: db::Budget,
     pub sender_key: Option<&'a str>,
     pub event_key: Option<&'a str>,
+    /// The caller looked the event's keys up already (once for all the
+    /// event's mails: `store::mail::events_queued_under`) and found
+    /// `event_key` not queued: no look-up per mail. The row's unique
+    /// index still queues a key at most once.
+    pub event_checked: bool,
 }
 
 /// Builds one mail and queues it in the outbox (on the caller's
@@ -71,7 +76,7 @@ pub fn enqueue_with(
 ) -> Result<bool, OutboxError> {
     // A mail of an event queued before (a resumed contest) is not built
     // again only to be ignored.
-    if let Some(key) = cause.event_key {
+    if let Some(key) = cause.event_key.filter(|_| !cause.event_checked) {
         if db::event_queued(conn, key)? {
             return Ok(false);
         }

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::mail::state::OutState;
 use super::{timestamp, Result, StoreError};
 use crate::tournament::TeamId;
 
@@ -550,11 +551,11 @@ pub fn teams_without_strategy(conn: &Connection) -> Result<Vec<(String, String)>
 
 // ---- mail the organizer looks after ----
 
-/// How many outbox mails are in `state` (`queued`, `sent`, `failed`).
-pub fn count_outbox(conn: &Connection, state: &str) -> Result<u64> {
+/// How many outbox mails are in `state`.
+pub fn count_outbox(conn: &Connection, state: OutState) -> Result<u64> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM outbox WHERE state = ?1",
-        [state],
+        [state.as_str()],
         |r| r.get(0),
     )?)
 }
@@ -584,9 +585,9 @@ pub struct FailedOut {
 pub fn failed_outgoing(conn: &Connection) -> Result<Vec<FailedOut>> {
     let mut st = conn.prepare(
         "SELECT id, kind, recipients, subject, attempts, last_error, created_at FROM outbox
-         WHERE state = 'failed' ORDER BY id",
+         WHERE state = ?1 ORDER BY id",
     )?;
-    let rows = st.query_map([], |r| {
+    let rows = st.query_map([OutState::Failed.as_str()], |r| {
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
@@ -618,9 +619,14 @@ pub fn failed_outgoing(conn: &Connection) -> Result<Vec<FailedOut>> {
 /// count of attempts. `false`: no failed mail with that id.
 pub fn requeue_outgoing(conn: &Connection, id: i64, now: DateTime<Utc>) -> Result<bool> {
     let n = conn.execute(
-        "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = ?2, reported_at = NULL
-         WHERE id = ?1 AND state = 'failed'",
-        params![id, timestamp(now)],
+        "UPDATE outbox SET state = ?3, attempts = 0, next_attempt_at = ?2, reported_at = NULL
+         WHERE id = ?1 AND state = ?4",
+        params![
+            id,
+            timestamp(now),
+            OutState::Queued.as_str(),
+            OutState::Failed.as_str()
+        ],
     )?;
     Ok(n == 1)
 }

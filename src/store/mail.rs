@@ -6,7 +6,7 @@
 //! This file has the inbox, the outbox and its reply caps, the contest row,
 //! the IMAP position and the secrets' look-up; `registrations.rs`,
 //! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
-//! backlog's sealing) and `bodies.rs` (the bodies many outgoing mails share,
+//! backlog's sealing), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
 //! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
@@ -21,12 +21,14 @@ mod bodies;
 mod digest;
 mod registrations;
 mod sealing;
+pub(crate) mod state;
 
 // Every function of the four stays at `store::mail::NAME`.
 pub use bodies::*;
 pub use digest::*;
 pub use registrations::*;
 pub use sealing::*;
+pub use state::OutState;
 
 /// A stored incoming mail waiting for processing.
 #[derive(Debug, Clone)]
@@ -395,6 +397,34 @@ pub fn event_queued(conn: &Connection, key: &str) -> Result<bool> {
         .query_row([key], |r| r.get(0))?)
 }
 
+/// The contest event keys queued (or sent) that begin with `prefix`: one
+/// look-up for all the mails of an event whose keys share it, instead of
+/// one per mail ([`event_queued`]). `prefix` ends in an ASCII character
+/// other than DEL (the keys' `:`); it is searched for as a range of the
+/// unique index on `event_key`.
+pub fn events_queued_under(
+    conn: &Connection,
+    prefix: &str,
+) -> Result<std::collections::HashSet<String>> {
+    let mut end = prefix.as_bytes().to_vec();
+    match end.last_mut() {
+        Some(b) if *b < 0x7f => *b += 1,
+        _ => {
+            return Err(StoreError::Corrupt(format!(
+                "an event key prefix must end in ASCII: {prefix:.40?}"
+            )))
+        }
+    }
+    let end = String::from_utf8(end).expect("an ASCII byte raised by one stays UTF-8");
+    // Prepared once per connection: asked once per event.
+    let mut st = conn
+        .prepare_cached("SELECT event_key FROM outbox WHERE event_key >= ?1 AND event_key < ?2")?;
+    let keys = st
+        .query_map([prefix, end.as_str()], |r| r.get(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    Ok(keys)
+}
+
 pub fn queue_outgoing(conn: &Connection, m: &NewOutgoing<'_>, now: DateTime<Utc>) -> Result<bool> {
     let sender_domain = m
         .sender_key
@@ -486,7 +516,7 @@ fn insert_outgoing(
     let n = conn.prepare_cached(
         "INSERT OR IGNORE INTO outbox (inbox_id, kind, recipients, sender_key, subject, message_id, raw, state,
                              next_attempt_at, created_at, event_key, sender_domain, budget, team_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8, ?9, ?10, ?11, ?12)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?13, ?8, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
             m.inbox_id,
@@ -500,7 +530,8 @@ fn insert_outgoing(
             m.event_key,
             sender_domain,
             m.budget.column(),
-            team_id
+            team_id,
+            OutState::Queued.as_str()
         ],
     )?;
     Ok(n == 1)
@@ -575,22 +606,35 @@ pub struct OutRow {
     pub attempts: u32,
 }
 
+/// The state of outgoing mail `id` (`None`: no such mail).
+pub fn outgoing_state(conn: &Connection, id: i64) -> Result<Option<OutState>> {
+    conn.query_row("SELECT state FROM outbox WHERE id = ?1", [id], |r| {
+        r.get::<_, String>(0)
+    })
+    .optional()?
+    .map(|s| OutState::parse(&s))
+    .transpose()
+}
+
 /// Queued mails whose time has come, oldest first.
 pub fn due_outgoing(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Result<Vec<OutRow>> {
     let mut st = conn.prepare(
         "SELECT id, kind, recipients, message_id, raw, attempts FROM outbox
-         WHERE state = 'queued' AND next_attempt_at <= ?1 ORDER BY id LIMIT ?2",
+         WHERE state = ?3 AND next_attempt_at <= ?1 ORDER BY id LIMIT ?2",
     )?;
-    let rows = st.query_map(params![timestamp(now), limit as i64], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, Vec<u8>>(4)?,
-            r.get::<_, u32>(5)?,
-        ))
-    })?;
+    let rows = st.query_map(
+        params![timestamp(now), limit as i64, OutState::Queued.as_str()],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Vec<u8>>(4)?,
+                r.get::<_, u32>(5)?,
+            ))
+        },
+    )?;
     let mut out = Vec::new();
     for row in rows {
         let (id, kind, recipients, message_id, raw, attempts) = row?;
@@ -610,8 +654,8 @@ pub fn due_outgoing(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Resu
 
 pub fn mark_sent(conn: &Connection, id: i64, now: DateTime<Utc>) -> Result<()> {
     conn.execute(
-        "UPDATE outbox SET state = 'sent', sent_at = ?2, attempts = attempts + 1 WHERE id = ?1",
-        params![id, timestamp(now)],
+        "UPDATE outbox SET state = ?3, sent_at = ?2, attempts = attempts + 1 WHERE id = ?1",
+        params![id, timestamp(now), OutState::Sent.as_str()],
     )?;
     Ok(())
 }
@@ -626,8 +670,8 @@ pub fn mark_retry(conn: &Connection, id: i64, error: &str, next: DateTime<Utc>) 
 
 pub fn mark_failed(conn: &Connection, id: i64, error: &str) -> Result<()> {
     conn.execute(
-        "UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
-        params![id, error],
+        "UPDATE outbox SET state = ?3, attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
+        params![id, error, OutState::Failed.as_str()],
     )?;
     Ok(())
 }

@@ -140,6 +140,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0026_outbox_kind_without_events.sql"),
     ),
     (
+        "0027_outbox_without_state_check.sql",
+        include_str!("../../schema/0027_outbox_without_state_check.sql"),
+    ),
+    (
         "0028_strangers_mail_heads.sql",
         include_str!("../../schema/0028_strangers_mail_heads.sql"),
     ),
@@ -478,6 +482,21 @@ impl Store {
         }
         #[cfg(test)]
         tests::after_version_read();
+        // A migration that rebuilds a table (SQLite's twelve steps, 0027)
+        // drops the old one while other tables refer to it: foreign keys
+        // are off while migrating (the pragma is a no-op inside a
+        // transaction, so it is set here, outside), checked by
+        // `foreign_key_check` before each migration commits, and on again
+        // whatever the outcome.
+        self.conn.pragma_update(None, "foreign_keys", "OFF")?;
+        let migrated = self.apply_migrations(known);
+        let on = self.conn.pragma_update(None, "foreign_keys", "ON");
+        migrated?;
+        Ok(on?)
+    }
+
+    /// [`Self::migrate`]'s steps, one transaction each.
+    fn apply_migrations(&mut self, known: i64) -> Result<()> {
         loop {
             let tx = self
                 .conn
@@ -489,10 +508,24 @@ impl Store {
             if found == known {
                 return Ok(());
             }
-            let Some((_name, sql)) = usize::try_from(found).ok().map(|i| MIGRATIONS[i]) else {
+            let Some((name, sql)) = usize::try_from(found).ok().map(|i| MIGRATIONS[i]) else {
                 return Err(StoreError::Corrupt(format!("schema version {found}")));
             };
             tx.execute_batch(sql)?;
+            // No row may refer to one a migration left out (foreign keys
+            // are off while migrating).
+            let broken: Option<(String, Option<i64>, String)> = tx
+                .query_row(
+                    "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 1",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()?;
+            if let Some((table, rowid, parent)) = broken {
+                return Err(StoreError::Corrupt(format!(
+                    "migration {name}: row {rowid:?} of {table} refers to a missing row of {parent}"
+                )));
+            }
             tx.pragma_update(None, "user_version", found + 1)?;
             tx.commit()?;
         }

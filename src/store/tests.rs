@@ -1217,3 +1217,151 @@ fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processin
         ]
     );
 }
+
+/// Every row and index of the outbox from before migration 0027 (which
+/// rebuilt the table without its `CHECK` on the state) is there after it:
+/// mails in each of the three states, one with a shared body (its parts
+/// refer to the row by id) and one answering an inbox mail. A state the
+/// code does not know, which the table no longer refuses, is an error
+/// when it is read back.
+#[test]
+fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
+    use crate::store::mail::{
+        due_outgoing, insert_inbox, mark_failed, mark_sent, outgoing_state, queue_outgoing,
+        Arrival, Budget, NewOutgoing, OutState, SharedPart,
+    };
+    use rusqlite::types::Value;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0027_outbox_without_state_check.sql")
+        .unwrap();
+    let now = chrono::Utc::now();
+    let body = vec![b'g'; 3000];
+    let sha = [7u8; 32];
+    let mut grg = b"Subject: KNOBELN GRG\r\n\r\n".to_vec();
+    grg.extend_from_slice(&body);
+    grg.extend_from_slice(b"\r\n");
+    let reply = b"Subject: software\r\n\r\nthe kit\r\n".to_vec();
+    let to = vec!["a@example.org".to_string()];
+    let shared = [SharedPart {
+        bytes: &body,
+        sha256: &sha,
+    }];
+    let rows_of = |c: &Connection, sql: &str| -> Vec<Vec<Value>> {
+        let mut st = c.prepare(sql).unwrap();
+        let n = st.column_count();
+        st.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master \
+                  WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
+                  AND type = 'index' ORDER BY name";
+    let (rows, parts, bodies, indexes) = {
+        let c = database_of_migrations(&path, before);
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let arrival = Arrival {
+            origin: "imap",
+            imap: Some((1, 1)),
+            message_id: Some("<in@x>"),
+            raw: b"Subject: x\r\n\r\nhi\r\n",
+            content_sha256: "00",
+            full_size: None,
+        };
+        let inbox = insert_inbox(&c, &arrival, now).unwrap().unwrap();
+        for (i, event, inbox_id, shared, raw) in [
+            (1, Some("GRG:r1:g1:a"), None, &shared[..], &grg[..]),
+            (2, None, Some(inbox), &[][..], &reply[..]),
+            (3, Some("GRG:r1:g1:b"), None, &shared[..], &grg[..]),
+            (4, None, None, &[][..], &reply[..]),
+        ] {
+            let m = NewOutgoing {
+                inbox_id,
+                kind: if event.is_some() { "grg" } else { "software" },
+                recipients: &to,
+                budget: if event.is_some() {
+                    Budget::Contest
+                } else {
+                    Budget::Strangers
+                },
+                sender_key: event.is_none().then_some("x@y.org"),
+                subject: "s",
+                message_id: &format!("<{i}@k>"),
+                raw,
+                text_at: None,
+                shared,
+                event_key: event,
+            };
+            assert!(queue_outgoing(&c, &m, now).unwrap());
+        }
+        mark_sent(&c, 2, now).unwrap();
+        mark_failed(&c, 3, "550 no such user").unwrap();
+        let check: String = c
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'outbox'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(check.contains("CHECK (state IN"), "{check}");
+        (
+            rows_of(&c, "SELECT * FROM outbox ORDER BY id"),
+            rows_of(&c, "SELECT * FROM outbox_parts ORDER BY outbox_id, seq"),
+            rows_of(&c, "SELECT * FROM outbox_bodies ORDER BY id"),
+            rows_of(&c, schema),
+        )
+    };
+    assert_eq!(rows.len(), 4);
+    assert_eq!(parts.len(), 2);
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let c = s.conn();
+    let table: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'outbox'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(!table.contains("CHECK"), "{table}");
+    assert_eq!(rows_of(c, "SELECT * FROM outbox ORDER BY id"), rows);
+    assert_eq!(
+        rows_of(c, "SELECT * FROM outbox_parts ORDER BY outbox_id, seq"),
+        parts
+    );
+    assert_eq!(
+        rows_of(c, "SELECT * FROM outbox_bodies ORDER BY id"),
+        bodies
+    );
+    assert_eq!(rows_of(c, schema), indexes);
+    assert!(rows_of(c, "SELECT * FROM pragma_foreign_key_check").is_empty());
+    let fk: i64 = c
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert_eq!(fk, 1, "foreign keys are on again after migrating");
+    // The queued mails read back whole (the shared body put back in).
+    let due = due_outgoing(c, now, 10).unwrap();
+    let raws: Vec<(i64, &[u8])> = due.iter().map(|r| (r.id, &r.raw[..])).collect();
+    assert_eq!(raws, vec![(1, &grg[..]), (4, &reply[..])]);
+    let states: Vec<_> = (1..=5).map(|id| outgoing_state(c, id).unwrap()).collect();
+    assert_eq!(
+        states,
+        [
+            Some(OutState::Queued),
+            Some(OutState::Sent),
+            Some(OutState::Failed),
+            Some(OutState::Queued),
+            None
+        ]
+    );
+    // The table takes any state now; the code refuses one it does not know.
+    c.execute("UPDATE outbox SET state = 'lost' WHERE id = 4", [])
+        .unwrap();
+    match outgoing_state(c, 4) {
+        Err(StoreError::Corrupt(e)) => assert!(e.contains("\"lost\""), "{e}"),
+        other => panic!("an unknown state read back: {other:?}"),
+    }
+}

@@ -249,6 +249,7 @@ pub(super) fn finish_in(
                     budget,
                     sender_key: counted_for,
                     event_key: None,
+                    event_checked: false,
                 },
                 now,
             )?;

@@ -92,13 +92,26 @@ pub fn mailing_size(n: usize) -> usize {
         .unwrap_or(MAILING_CHUNK)
 }
 
-/// The statement of [`mailing_of`] for `size` names.
-fn mailing_sql(size: usize) -> String {
-    let marks = vec!["?"; size].join(",");
-    format!(
-        "SELECT t.name, r.mail_address, r.preferences FROM registrations r \
-         JOIN teams t ON t.id = r.team_id WHERE t.name IN ({marks})"
-    )
+/// The statement of [`mailing_of`] for `size` names (one of
+/// [`MAILING_SIZES`]): written once per process and size, not per call
+/// (the statement cache finds a statement by its text, so each group's
+/// event asked for it anew).
+fn mailing_sql(size: usize) -> &'static str {
+    static SQL: std::sync::OnceLock<[String; 5]> = std::sync::OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        MAILING_SIZES.map(|size| {
+            let marks = vec!["?"; size].join(",");
+            format!(
+                "SELECT t.name, r.mail_address, r.preferences FROM registrations r \
+                 JOIN teams t ON t.id = r.team_id WHERE t.name IN ({marks})"
+            )
+        })
+    });
+    let i = MAILING_SIZES
+        .iter()
+        .position(|&s| s == size)
+        .expect("a size of MAILING_SIZES");
+    &all[i]
 }
 
 /// The registrations of `team_names` (those registered, in no particular
@@ -111,7 +124,7 @@ pub fn mailing_of(conn: &Connection, team_names: &[String]) -> Result<Vec<Mailin
     for chunk in team_names.chunks(MAILING_CHUNK) {
         let size = mailing_size(chunk.len());
         // Prepared once per connection and size ([`MAILING_SIZES`]).
-        let mut st = conn.prepare_cached(&mailing_sql(size))?;
+        let mut st = conn.prepare_cached(mailing_sql(size))?;
         let padded = chunk
             .iter()
             .map(Some)

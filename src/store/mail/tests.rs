@@ -773,3 +773,55 @@ fn a_long_message_id_stored_whole_before_the_hashed_keys_is_still_found() {
         .unwrap();
     assert_eq!(n, 2);
 }
+
+/// An event's keys looked up by prefix are exactly the queued keys that
+/// begin with it: a group's prefix does not take in a group whose number
+/// begins with the same digits (`g1:` against `g10:`), nor another kind
+/// or round; a prefix not ending in ASCII is refused.
+#[test]
+fn an_events_keys_are_found_by_their_prefix_and_only_theirs() {
+    let s = crate::store::Store::open_in_memory().unwrap();
+    let c = s.conn();
+    let to = vec!["a@example.org".to_string()];
+    let keys = [
+        "GRP:r1:g1:a",
+        "GRP:r1:g1:b:c",
+        "GRP:r1:g10:a",
+        "GRP:r1:g1",
+        "GRP:r11:g1:a",
+        "GRG:r1:g1:a",
+        "GRP:r1:g1;",
+        "LAP:a",
+    ];
+    for (i, key) in keys.iter().enumerate() {
+        let id = format!("<{i}@k>");
+        let m = NewOutgoing {
+            event_key: Some(key),
+            ..outgoing(&to, &id, b"Subject: s\r\n\r\nx\r\n", &[])
+        };
+        assert!(queue_outgoing(c, &m, Utc::now()).unwrap());
+    }
+    let found = |p: &str| {
+        let mut v: Vec<String> = events_queued_under(c, p).unwrap().into_iter().collect();
+        v.sort();
+        v
+    };
+    assert_eq!(found("GRP:r1:g1:"), ["GRP:r1:g1:a", "GRP:r1:g1:b:c"]);
+    assert_eq!(found("GRP:r1:g10:"), ["GRP:r1:g10:a"]);
+    assert_eq!(found("GRG:r1:g1:"), ["GRG:r1:g1:a"]);
+    assert_eq!(found("LAP:"), ["LAP:a"]);
+    assert!(found("DGP:r1:g1:").is_empty());
+    for p in &["GRP:r1:g1:", "LAP:"] {
+        for k in found(p) {
+            assert!(event_queued(c, &k).unwrap());
+        }
+    }
+    assert!(matches!(
+        events_queued_under(c, "GRP:r1:é"),
+        Err(StoreError::Corrupt(_))
+    ));
+    assert!(matches!(
+        events_queued_under(c, ""),
+        Err(StoreError::Corrupt(_))
+    ));
+}
