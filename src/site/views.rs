@@ -312,3 +312,69 @@ pub(super) fn team_view<'i>(
         failures,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(slot: u32, p: &str, q: &str) -> GameResult {
+        GameResult {
+            slot,
+            players: [p.to_string(), q.to_string()],
+            points: [0, 0],
+            seed: 0,
+            attempt: 1,
+            failure: None,
+            failures: Vec::new(),
+            counted: true,
+            status: "counted",
+        }
+    }
+
+    /// The index gives each member its games in the group's order and its
+    /// side in each, as comparing its name with the players did: a
+    /// self-game once, as both sides; a game with a non-member listed for
+    /// the member alone.
+    #[test]
+    fn a_group_index_gives_each_member_its_games_and_sides() {
+        let g = GroupResult {
+            number: 1,
+            members: vec!["a".into(), "b".into()],
+            ranking: Vec::new(),
+            games: vec![
+                game(1, "a", "b"),
+                game(2, "b", "b"),
+                game(3, "b", "a"),
+                game(4, "a", "gone"),
+            ],
+        };
+        let index = GroupIndex::of(&g);
+        assert!(index.fits(&g));
+        let of = |team: &str| -> Vec<(u32, Side)> {
+            index
+                .games_of(team)
+                .unwrap()
+                .iter()
+                .map(|p| (p.game, p.side))
+                .collect()
+        };
+        assert_eq!(of("a"), vec![(0, Side::P), (2, Side::Q), (3, Side::P)]);
+        assert_eq!(of("b"), vec![(0, Side::Q), (1, Side::Both), (2, Side::P)]);
+        assert!(index.games_of("gone").is_none());
+        for (i, x) in g.games.iter().enumerate() {
+            for team in ["a", "b"] {
+                let listed = of(team).into_iter().find(|&(n, _)| n == i as u32);
+                let by_name = if x.players[0] == team && x.players[1] == team {
+                    Some(Side::Both)
+                } else if x.players[0] == team {
+                    Some(Side::P)
+                } else if x.players[1] == team {
+                    Some(Side::Q)
+                } else {
+                    None
+                };
+                assert_eq!(listed.map(|(_, s)| s), by_name, "game {i}, {team}");
+            }
+        }
+    }
+}
