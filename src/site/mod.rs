@@ -251,12 +251,23 @@ struct Writer<'a> {
     dir: &'a Path,
     files: Vec<String>,
     written: usize,
-    /// The folder held open for the pages made new (`put_new`): opened at
-    /// the first, `None` before (or where it could not be opened: those
-    /// pages are then written as `put` writes them).
-    held: Option<Option<OwnedFd>>,
+    /// The folder held open for the pages made new (`put_new`) and the
+    /// pages looked for (`exists`): opened at the first need.
+    held: Held,
     /// How pages made new get into the folder ([`NewPages`]).
     new_pages: NewPages,
+}
+
+/// Whether the site folder is held open by a [`Writer`].
+enum Held {
+    /// Not opened yet: nothing needed it so far.
+    NotYet,
+    /// Open: pages are made in it and looked up relative to it, without
+    /// walking the folder's path again.
+    Open(OwnedFd),
+    /// Opening it failed: pages are written and looked up by their paths
+    /// (`put`, `Path::exists`), as without it.
+    Unavailable,
 }
 
 /// How [`Writer::put_new`] makes a page new: a choice, so that the path
@@ -279,8 +290,35 @@ impl<'a> Writer<'a> {
             dir,
             files: Vec::new(),
             written: 0,
-            held: None,
+            held: Held::NotYet,
             new_pages: NewPages::Unnamed,
+        }
+    }
+
+    /// The site folder held open, opened now if nothing opened it before
+    /// (`None` where it cannot be opened).
+    fn folder(&mut self) -> Option<&OwnedFd> {
+        if let Held::NotYet = self.held {
+            self.held = match open_folder(self.dir) {
+                Ok(fd) => Held::Open(fd),
+                Err(_) => Held::Unavailable,
+            };
+        }
+        match &self.held {
+            Held::Open(fd) => Some(fd),
+            Held::NotYet | Held::Unavailable => None,
+        }
+    }
+
+    /// Whether a file `name` is in the site folder: looked up relative to
+    /// the held folder (`fstatat`, no path walked from the root), or by its
+    /// path where the folder could not be held. Like `Path::exists`, a
+    /// file that cannot be looked up counts as missing.
+    fn exists(&mut self, name: &str) -> bool {
+        use rustix::fs::{statat, AtFlags};
+        match self.folder() {
+            Some(dir) => statat(dir, name, AtFlags::empty()).is_ok(),
+            None => self.dir.join(name).exists(),
         }
     }
 
@@ -302,10 +340,7 @@ impl<'a> Writer<'a> {
         if self.new_pages == NewPages::Spare {
             return self.put(name, content);
         }
-        if self.held.is_none() {
-            self.held = Some(open_folder(self.dir).ok());
-        }
-        let Some(Some(dir)) = &self.held else {
+        let Some(dir) = self.folder() else {
             self.new_pages = NewPages::Spare;
             return self.put(name, content);
         };
@@ -998,7 +1033,7 @@ pub fn generate_from(
                         continue;
                     }
                     let name = game_page(r.number, g.number, x.slot);
-                    if skip && out_dir.join(&name).exists() {
+                    if skip && w.exists(&name) {
                         w.keep(&name);
                         continue;
                     }
@@ -1206,7 +1241,7 @@ mod tests {
                 std::fs::write(&file, "").unwrap();
                 let fd = OwnedFd::from(std::fs::File::open(&file).unwrap());
                 std::fs::remove_file(&file).unwrap();
-                w.held = Some(Some(fd));
+                w.held = Held::Open(fd);
             }
             w.put_new("game-r1-g1-s1.html", "<p>one</p>").unwrap();
             assert_eq!(w.new_pages, NewPages::Spare, "{new_pages:?} {broken}");

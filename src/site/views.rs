@@ -125,27 +125,51 @@ pub(super) fn evolution_view(
     }
 }
 
-/// A group's members and, for each, the indices of the games it played
-/// in (in the group's order): a member's page looks its games up instead
-/// of scanning the group's games.
+/// A group's members and, for each, the games it played in (in the
+/// group's order) and on which side: a member's page looks its games up
+/// instead of scanning the group's games, and compares no names.
 #[derive(Debug)]
 pub(super) struct GroupIndex {
     games: usize,
-    of: HashMap<String, Vec<u32>>,
+    of: HashMap<String, Vec<Played>>,
+}
+
+/// A game a member played in: its index among the group's games, and the
+/// member's side.
+#[derive(Debug, Clone, Copy)]
+struct Played {
+    game: u32,
+    side: Side,
+}
+
+/// A member's side in a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    P,
+    Q,
+    /// A self-game: the member played both sides.
+    Both,
 }
 
 impl GroupIndex {
     pub(super) fn of(g: &GroupResult) -> Self {
-        let mut of: HashMap<String, Vec<u32>> =
+        let mut of: HashMap<String, Vec<Played>> =
             g.members.iter().map(|m| (m.clone(), Vec::new())).collect();
         for (i, x) in g.games.iter().enumerate() {
-            for (s, p) in x.players.iter().enumerate() {
+            let game = i as u32;
+            if x.players[0] == x.players[1] {
                 // A self-game is listed once.
-                if s == 1 && *p == x.players[0] {
-                    continue;
+                if let Some(v) = of.get_mut(x.players[0].as_str()) {
+                    v.push(Played {
+                        game,
+                        side: Side::Both,
+                    });
                 }
+                continue;
+            }
+            for (p, side) in x.players.iter().zip([Side::P, Side::Q]) {
                 if let Some(v) = of.get_mut(p.as_str()) {
-                    v.push(i as u32);
+                    v.push(Played { game, side });
                 }
             }
         }
@@ -163,7 +187,7 @@ impl GroupIndex {
     }
 
     /// The games `team` played in, or `None` if it is not a member.
-    fn games_of(&self, team: &str) -> Option<&[u32]> {
+    fn games_of(&self, team: &str) -> Option<&[Played]> {
         self.of.get(team).map(Vec::as_slice)
     }
 }
@@ -222,9 +246,10 @@ pub(super) fn team_view<'i>(
                 points: entry.map(|p| points_text(p.points)),
             });
             let dqs = disqualifications(g, r);
-            for x in played.iter().map(|&i| &g.games[i as usize]) {
-                let both = x.players[0] == name && x.players[1] == name;
-                let side = if x.players[0] == name { 0 } else { 1 };
+            for &Played { game, side: seat } in played {
+                let x = &g.games[game as usize];
+                let both = seat == Side::Both;
+                let side = if seat == Side::Q { 1 } else { 0 };
                 let other = 1 - side;
                 let href = has_page(facts, opts, r.number, g.number, x)
                     .then(|| game_page(r.number, g.number, x.slot));
@@ -253,7 +278,7 @@ pub(super) fn team_view<'i>(
                     e.2 += x.points[other];
                 }
                 for f in &x.failures {
-                    if x.players[f.player.min(1)] == name {
+                    if both || f.player.min(1) == side {
                         failures.push(FailureRow {
                             round: r.number,
                             group: g.number,
@@ -286,4 +311,70 @@ pub(super) fn team_view<'i>(
             .collect(),
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(slot: u32, p: &str, q: &str) -> GameResult {
+        GameResult {
+            slot,
+            players: [p.to_string(), q.to_string()],
+            points: [0, 0],
+            seed: 0,
+            attempt: 1,
+            failure: None,
+            failures: Vec::new(),
+            counted: true,
+            status: "counted",
+        }
+    }
+
+    /// The index gives each member its games in the group's order and its
+    /// side in each, as comparing its name with the players did: a
+    /// self-game once, as both sides; a game with a non-member listed for
+    /// the member alone.
+    #[test]
+    fn a_group_index_gives_each_member_its_games_and_sides() {
+        let g = GroupResult {
+            number: 1,
+            members: vec!["a".into(), "b".into()],
+            ranking: Vec::new(),
+            games: vec![
+                game(1, "a", "b"),
+                game(2, "b", "b"),
+                game(3, "b", "a"),
+                game(4, "a", "gone"),
+            ],
+        };
+        let index = GroupIndex::of(&g);
+        assert!(index.fits(&g));
+        let of = |team: &str| -> Vec<(u32, Side)> {
+            index
+                .games_of(team)
+                .unwrap()
+                .iter()
+                .map(|p| (p.game, p.side))
+                .collect()
+        };
+        assert_eq!(of("a"), vec![(0, Side::P), (2, Side::Q), (3, Side::P)]);
+        assert_eq!(of("b"), vec![(0, Side::Q), (1, Side::Both), (2, Side::P)]);
+        assert!(index.games_of("gone").is_none());
+        for (i, x) in g.games.iter().enumerate() {
+            for team in ["a", "b"] {
+                let listed = of(team).into_iter().find(|&(n, _)| n == i as u32);
+                let by_name = if x.players[0] == team && x.players[1] == team {
+                    Some(Side::Both)
+                } else if x.players[0] == team {
+                    Some(Side::P)
+                } else if x.players[1] == team {
+                    Some(Side::Q)
+                } else {
+                    None
+                };
+                assert_eq!(listed.map(|(_, s)| s), by_name, "game {i}, {team}");
+            }
+        }
+    }
 }
