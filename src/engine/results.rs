@@ -425,7 +425,7 @@ impl ResultsCache {
             members,
             stored.iter().map(|s| (s.key, outcome_of(&s.record))),
         )?;
-        let mut games: Vec<GameResult> = sched
+        let games = sched
             .attempts()
             .iter()
             .filter(|a| a.status != AttemptStatus::Pending)
@@ -467,11 +467,6 @@ impl ResultsCache {
                 }
             })
             .collect();
-        // The games' count was not known while collecting (the pending
-        // attempts are left out), so the vector grew by doubling: the site's
-        // cache keeps every game of the contest, and the spare room would
-        // stay allocated with it (about a fifth of its games' bytes).
-        games.shrink_to_fit();
         let ranking = if sched.is_finished() {
             rank_schedule(&sched, &name)?
         } else {
