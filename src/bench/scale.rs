@@ -83,6 +83,9 @@ pub struct ScaleBench {
     /// The peak resident size up to the end of the compile (or of making
     /// the instant field).
     pub compile_peak_rss_kb: u64,
+    /// Where the resident memory is at the end (results and site written,
+    /// every observer's cache still held: [`MemoryParts`]).
+    pub memory_at_end: MemoryParts,
     pub db_bytes: u64,
     /// The database's pages by what they hold (SQLite's `dbstat`): the
     /// games (their table, and its index before schema 0025), the mails
@@ -104,6 +107,77 @@ pub struct ScaleBench {
     /// The bodies the mails share, stored once: how many, their bytes.
     pub shared_bodies: u64,
     pub shared_bytes: u64,
+}
+
+/// Where a process's resident memory is ([`memory_parts`]): a breakdown
+/// of the peak's main parts, read at one moment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MemoryParts {
+    /// Resident anonymous memory (the heap, the threads' arenas and
+    /// stacks, the engine pool's slots) and file-backed memory (the
+    /// program's own code and the libraries, SQLite's shared memory).
+    pub anon_kb: u64,
+    pub file_kb: u64,
+    /// What the allocator (glibc's malloc, every arena) has handed out and
+    /// not taken back, and what it holds free in its arenas (free chunks,
+    /// resident or not: fragmentation and the room the heap keeps).
+    pub malloc_in_use_kb: u64,
+    pub malloc_free_kb: u64,
+    /// SQLite's own allocations (its page caches, statements, schema),
+    /// now and at their highest since the contest's start: part of
+    /// `malloc_in_use_kb`.
+    pub sqlite_kb: u64,
+    pub sqlite_peak_kb: u64,
+}
+
+/// Reads [`MemoryParts`] now (`/proc/self/smaps_rollup`, `mallinfo2`,
+/// `sqlite3_status64`); a part that cannot be read is 0.
+pub fn memory_parts() -> MemoryParts {
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        rollup
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let (rss, anon) = (field("Rss:"), field("Anonymous:"));
+    // SAFETY: mallinfo2 only reads the allocator's counters.
+    let m = unsafe { libc::mallinfo2() };
+    let (mut now, mut peak) = (0i64, 0i64);
+    // SAFETY: sqlite3_status64 writes the two integers it is given.
+    unsafe {
+        rusqlite::ffi::sqlite3_status64(
+            rusqlite::ffi::SQLITE_STATUS_MEMORY_USED,
+            &mut now,
+            &mut peak,
+            0,
+        );
+    }
+    MemoryParts {
+        anon_kb: anon,
+        file_kb: rss.saturating_sub(anon),
+        malloc_in_use_kb: ((m.uordblks + m.hblkhd) / 1024) as u64,
+        malloc_free_kb: (m.fordblks / 1024) as u64,
+        sqlite_kb: now.max(0) as u64 / 1024,
+        sqlite_peak_kb: peak.max(0) as u64 / 1024,
+    }
+}
+
+/// Resets SQLite's highest memory use to its use now (the contest's own
+/// peak is then [`MemoryParts::sqlite_peak_kb`]).
+fn reset_sqlite_peak() {
+    let (mut now, mut peak) = (0i64, 0i64);
+    // SAFETY: as in `memory_parts`; the last argument resets the peak.
+    unsafe {
+        rusqlite::ffi::sqlite3_status64(
+            rusqlite::ffi::SQLITE_STATUS_MEMORY_USED,
+            &mut now,
+            &mut peak,
+            1,
+        );
+    }
 }
 
 /// The contest's mails of one kind: how many, their bytes as sent, and
@@ -219,6 +293,17 @@ impl ScaleBench {
             self.db_bytes as f64 / self.n_games.max(1) as f64,
             self.mail_pages as f64 / 1e6,
             self.db_bytes.saturating_sub(self.mail_pages) as f64 / self.n_games.max(1) as f64
+        );
+        let m = &self.memory_at_end;
+        println!(
+            "  resident at the end: {} MB anonymous (malloc: {} MB in use, {} MB free in its arenas; \
+             SQLite's own {} MB, at most {} MB since the start), {} MB of files (the program's code, libraries)",
+            m.anon_kb / 1024,
+            m.malloc_in_use_kb / 1024,
+            m.malloc_free_kb / 1024,
+            m.sqlite_kb / 1024,
+            m.sqlite_peak_kb / 1024,
+            m.file_kb / 1024
         );
         println!(
             "  the database's pages: the games {:.1} MB ({:.0} bytes per game, goal: 200), \
@@ -452,6 +537,7 @@ pub fn scale_bench(
     // What the contest starts with: the field's compile leaves freed memory
     // in the allocator's arenas, resident until it is used again.
     let start_rss_kb = super::compile::status_kb("VmRSS:");
+    reset_sqlite_peak();
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
         evolution: Default::default(),
@@ -594,6 +680,9 @@ pub fn scale_bench(
     )?;
     // The floor: one game of two trivial modules alone on one CPU (the
     // game benchmark's median of 50, measured in this run) x games / CPUs.
+    // Read before the floor's game (its engine and modules come on top),
+    // with the observers' caches still held.
+    let memory_at_end = memory_parts();
     let per_game = game_bench(50)?.wasm_games[0].1;
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
     let games_floor = per_game.mul_f64(n_games as f64);
@@ -642,6 +731,7 @@ pub fn scale_bench(
         peak_reset,
         start_rss_kb,
         compile_peak_rss_kb,
+        memory_at_end,
         db_bytes,
         games_pages,
         mail_pages,
