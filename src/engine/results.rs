@@ -3,6 +3,7 @@
 //! does). This is the `knobeln tournament --json` object.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -63,7 +64,10 @@ pub struct GameFailure {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct GameResult {
     pub slot: u32,
-    pub players: [String; 2],
+    /// The players' names, shared with every other game of the team (the
+    /// site's cache keeps every game: a copy of each name per game was
+    /// about a sixth of a 10,000-team contest's memory).
+    pub players: [Arc<str>; 2],
     pub points: [u64; 2],
     pub seed: u64,
     pub attempt: u32,
@@ -159,7 +163,7 @@ pub struct ResultsCache {
     to_forget: Vec<(usize, usize)>,
     tournament: i64,
     config: TournamentConfig,
-    names: HashMap<TeamId, String>,
+    names: HashMap<TeamId, Arc<str>>,
     rounds: Vec<RoundState>,
     results: Results,
 }
@@ -195,10 +199,10 @@ impl ResultsCache {
         let row = store.tournament(tournament)?;
         let config: TournamentConfig = serde_json::from_str(&row.config)
             .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
-        let names: HashMap<TeamId, String> = store
+        let names: HashMap<TeamId, Arc<str>> = store
             .entries(tournament)?
             .into_iter()
-            .map(|e| (e.team, e.name))
+            .map(|e| (e.team, Arc::from(e.name)))
             .collect();
         Ok(ResultsCache {
             games,
@@ -223,10 +227,15 @@ impl ResultsCache {
     }
 
     fn name(&self, t: TeamId) -> String {
+        self.shared_name(t).to_string()
+    }
+
+    /// A team's name as the games hold it: one allocation per team.
+    fn shared_name(&self, t: TeamId) -> Arc<str> {
         self.names
             .get(&t)
             .cloned()
-            .unwrap_or_else(|| format!("team {t}"))
+            .unwrap_or_else(|| Arc::from(format!("team {t}")))
     }
 
     /// Brings every round and group up to date (settled groups are not
@@ -450,7 +459,10 @@ impl ResultsCache {
                     .unwrap_or_default();
                 GameResult {
                     slot: a.game.key.slot,
-                    players: [name(a.game.players[0]), name(a.game.players[1])],
+                    players: [
+                        self.shared_name(a.game.players[0]),
+                        self.shared_name(a.game.players[1]),
+                    ],
                     points: rec.map(|r| r.points).unwrap_or([0, 0]),
                     seed: a.game.seed,
                     attempt: a.game.attempt,

@@ -36,10 +36,7 @@ pub(super) fn payoff_table<'a>(
     let n = names.len();
     let mut sum = vec![vec![(0.0f64, 0usize); n]; n];
     for g in games.filter(|g| g.counted) {
-        let (Some(&i), Some(&j)) = (
-            index.get(g.players[0].as_str()),
-            index.get(g.players[1].as_str()),
-        ) else {
+        let (Some(&i), Some(&j)) = (index.get(&*g.players[0]), index.get(&*g.players[1])) else {
             continue;
         };
         if i == j {
@@ -159,7 +156,7 @@ impl GroupIndex {
             let game = i as u32;
             if x.players[0] == x.players[1] {
                 // A self-game is listed once.
-                if let Some(v) = of.get_mut(x.players[0].as_str()) {
+                if let Some(v) = of.get_mut(&*x.players[0]) {
                     v.push(Played {
                         game,
                         side: Side::Both,
@@ -168,7 +165,7 @@ impl GroupIndex {
                 continue;
             }
             for (p, side) in x.players.iter().zip([Side::P, Side::Q]) {
-                if let Some(v) = of.get_mut(p.as_str()) {
+                if let Some(v) = of.get_mut(&**p) {
                     v.push(Played { game, side });
                 }
             }
@@ -272,7 +269,7 @@ pub(super) fn team_view<'i>(
                     href: href.clone(),
                 });
                 if x.counted {
-                    let e = opponents.entry(x.players[other].clone()).or_default();
+                    let e = opponents.entry(x.players[other].to_string()).or_default();
                     e.0 += 1;
                     e.1 += x.points[side];
                     e.2 += x.points[other];
@@ -320,7 +317,7 @@ mod tests {
     fn game(slot: u32, p: &str, q: &str) -> GameResult {
         GameResult {
             slot,
-            players: [p.to_string(), q.to_string()],
+            players: [p.into(), q.into()],
             points: [0, 0],
             seed: 0,
             attempt: 1,
@@ -364,11 +361,11 @@ mod tests {
         for (i, x) in g.games.iter().enumerate() {
             for team in ["a", "b"] {
                 let listed = of(team).into_iter().find(|&(n, _)| n == i as u32);
-                let by_name = if x.players[0] == team && x.players[1] == team {
+                let by_name = if *x.players[0] == *team && *x.players[1] == *team {
                     Some(Side::Both)
-                } else if x.players[0] == team {
+                } else if *x.players[0] == *team {
                     Some(Side::P)
-                } else if x.players[1] == team {
+                } else if *x.players[1] == *team {
                     Some(Side::Q)
                 } else {
                     None

@@ -58,7 +58,7 @@ impl Disqualification {
 fn failure_of<'g>(g: &'g GameResult, team: &str) -> Option<&'g str> {
     g.failures
         .iter()
-        .find(|f| g.players[f.player] == team)
+        .find(|f| *g.players[f.player] == *team)
         .map(|f| f.reason.as_str())
 }
 
@@ -111,7 +111,7 @@ fn who_failed(g: &GameResult) -> String {
     let mut seen: Vec<&str> = Vec::new();
     let mut parts = Vec::new();
     for f in &g.failures {
-        let team = g.players[f.player].as_str();
+        let team = &*g.players[f.player];
         if seen.contains(&team) {
             continue; // a self-game's two sides are one failure
         }
@@ -212,9 +212,9 @@ fn counted_for(g: &GameResult, team: &str) -> Option<f64> {
         return None;
     }
     if is_self_game(g) {
-        return (g.players[0] == team).then(|| (g.points[0] + g.points[1]) as f64 / 2.0);
+        return (*g.players[0] == *team).then(|| (g.points[0] + g.points[1]) as f64 / 2.0);
     }
-    let side = g.players.iter().position(|p| p == team)?;
+    let side = g.players.iter().position(|p| **p == *team)?;
     Some(g.points[side] as f64)
 }
 
@@ -263,7 +263,7 @@ fn opponent_of<'a>(g: &'a GameResult, team: &str) -> &'a str {
     if is_self_game(g) {
         "itself (both sides)"
     } else {
-        let side = g.players.iter().position(|p| p == team).unwrap_or(0);
+        let side = g.players.iter().position(|p| **p == *team).unwrap_or(0);
         &g.players[1 - side]
     }
 }
@@ -278,7 +278,7 @@ pub fn team_games_with(
     let mine: Vec<&GameResult> = gr
         .games
         .iter()
-        .filter(|g| g.players.iter().any(|p| p == team))
+        .filter(|g| g.players.iter().any(|p| **p == *team))
         .collect();
     // The opponents' names borrowed, each game's line written in place
     // (a group's mails write one table per member).
@@ -294,7 +294,7 @@ pub fn team_games_with(
     let mut total = 0.0;
     let mut half = false;
     for g in &mine {
-        let side = g.players.iter().position(|p| p == team).unwrap_or(0);
+        let side = g.players.iter().position(|p| **p == *team).unwrap_or(0);
         let counted = counted_for(g, team);
         if let Some(c) = counted {
             total += c;
@@ -366,7 +366,7 @@ pub fn group_games(gr: &GroupResult, rr: &RoundResult) -> (String, Option<String
         let q_name = if is_self_game(g) {
             "itself".to_string()
         } else {
-            g.players[1].clone()
+            g.players[1].to_string()
         };
         push_line(
             &mut out,
@@ -534,8 +534,8 @@ pub fn failure_items(gr: &GroupResult, rr: &RoundResult, team: &str) -> (String,
                 "against {}",
                 g.players
                     .iter()
-                    .find(|p| *p != team)
-                    .cloned()
+                    .find(|p| ***p != *team)
+                    .map(|p| p.to_string())
                     .unwrap_or_default()
             ),
             None => String::new(),

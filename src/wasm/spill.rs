@@ -381,7 +381,6 @@ impl Spill {
         if charge > self.max_bytes || self.max_files == 0 {
             return Err(NotKept::Full(self.max_bytes));
         }
-        let mut evicted = Vec::new();
         let fits = {
             // Charged before writing, so that writers at once stay within the bounds.
             let mut files = self.files.lock().expect("spill");
@@ -405,12 +404,14 @@ impl Spill {
                     files.charged -= w.charge;
                     files.count -= 1;
                 }
-                evicted.extend(self.name(&oldest));
+                // Removed while the lock is held: once it is released,
+                // another thread may keep that module again under the same
+                // name, and must not lose its new file to this removal.
+                if let Some(old) = self.name(&oldest) {
+                    self.remove_in(&old);
+                }
             }
         };
-        for old in evicted {
-            self.remove_in(&old);
-        }
         if !fits {
             return Err(NotKept::Full(self.max_bytes));
         }
@@ -441,7 +442,7 @@ impl Spill {
             Err(e) => {
                 files.charged -= charge;
                 files.count -= 1;
-                drop(files);
+                // Under the lock, as every removal of a kept name.
                 self.remove_in(&name);
                 Err(NotKept::Io(e))
             }
@@ -498,14 +499,21 @@ impl Spill {
         module
     }
 
+    /// Forgets a module whose file did not hold what was written, and
+    /// removes the file, both under the lock: a thread that keeps the same
+    /// module again meanwhile (it is no longer recorded, so `put` writes
+    /// it) writes its file after this removal, never before it.
     fn forget(&self, sha256: &str, name: &CStr) {
         let mut files = self.files.lock().expect("spill");
+        if files.writing.contains(sha256) {
+            // Kept again already: the file being written is the new one.
+            return;
+        }
         if let Some(w) = files.by_module.remove(sha256) {
             files.charged -= w.charge;
             files.count -= 1;
             files.order.retain(|m| m != sha256);
         }
-        drop(files);
         self.remove_in(name);
     }
 }
@@ -614,5 +622,44 @@ fn remove_left_making(dir: &Path, pid: libc::pid_t, me: libc::uid_t) {
         if let Ok(Some(_unheld)) = lock(dir) {
             let _ = std::fs::remove_dir(dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file that does not hold what was written is forgotten and removed
+    /// by `get`; a thread that keeps the same module again meanwhile (the
+    /// module no longer recorded, so its `put` writes it) must keep its
+    /// new file. Here the second `put` is between the first's record being
+    /// dropped and the removal: `forget` finds the module being written
+    /// and leaves its file alone. Before, `forget` removed the file after
+    /// releasing the lock, and the new write's file could go with it (the
+    /// spill then recorded a module with no file: compiled again later).
+    #[test]
+    fn a_module_kept_again_while_its_damaged_file_is_forgotten_keeps_its_file() {
+        let engine = Engine::default();
+        let module = Module::new(&engine, b"\0asm\x01\0\0\0").unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let spill = Spill::create(parent.path(), 1 << 30, 1024, &engine).unwrap();
+        let sha = "ab".repeat(32);
+        let name = spill.name(&sha).unwrap();
+        assert!(matches!(spill.put(&sha, &module), Ok(Kept::Written)));
+        // Another thread forgot it (its file damaged) and is writing it
+        // again: recorded as being written, its new file in place.
+        {
+            let mut files = spill.files.lock().unwrap();
+            let w = files.by_module.remove(&sha).unwrap();
+            files.order.retain(|m| m != &sha);
+            files.writing.insert(sha.clone());
+            drop(w);
+        }
+        // A late `forget` of the old, damaged file.
+        spill.forget(&sha, &name);
+        assert!(
+            spill.open_in(&name, libc::O_RDONLY).is_ok(),
+            "the file being written again was removed"
+        );
     }
 }

@@ -13,7 +13,7 @@ fn game(
 ) -> GameResult {
     GameResult {
         slot,
-        players: [p.to_string(), q.to_string()],
+        players: [p.into(), q.into()],
         points,
         seed: 0,
         attempt,
