@@ -145,16 +145,7 @@ pub fn memory_parts() -> MemoryParts {
     let (rss, anon) = (field("Rss:"), field("Anonymous:"));
     // SAFETY: mallinfo2 only reads the allocator's counters.
     let m = unsafe { libc::mallinfo2() };
-    let (mut now, mut peak) = (0i64, 0i64);
-    // SAFETY: sqlite3_status64 writes the two integers it is given.
-    unsafe {
-        rusqlite::ffi::sqlite3_status64(
-            rusqlite::ffi::SQLITE_STATUS_MEMORY_USED,
-            &mut now,
-            &mut peak,
-            0,
-        );
-    }
+    let (now, peak) = sqlite_memory(SqlitePeak::Keep);
     MemoryParts {
         anon_kb: anon,
         file_kb: rss.saturating_sub(anon),
@@ -165,19 +156,28 @@ pub fn memory_parts() -> MemoryParts {
     }
 }
 
-/// Resets SQLite's highest memory use to its use now (the contest's own
-/// peak is then [`MemoryParts::sqlite_peak_kb`]).
-fn reset_sqlite_peak() {
-    let (mut now, mut peak) = (0i64, 0i64);
-    // SAFETY: as in `memory_parts`; the last argument resets the peak.
+/// What to do with SQLite's highest memory use when it is read.
+#[derive(Clone, Copy)]
+enum SqlitePeak {
+    Keep,
+    /// Reset to the use now (the contest's own peak is then
+    /// [`MemoryParts::sqlite_peak_kb`]).
+    Reset,
+}
+
+/// SQLite's memory in use now and its highest since the last reset.
+fn sqlite_memory(peak: SqlitePeak) -> (i64, i64) {
+    let (mut now, mut highest) = (0i64, 0i64);
+    // SAFETY: sqlite3_status64 writes the two integers it is given.
     unsafe {
         rusqlite::ffi::sqlite3_status64(
             rusqlite::ffi::SQLITE_STATUS_MEMORY_USED,
             &mut now,
-            &mut peak,
-            1,
+            &mut highest,
+            matches!(peak, SqlitePeak::Reset).into(),
         );
     }
+    (now, highest)
 }
 
 /// The contest's mails of one kind: how many, their bytes as sent, and
@@ -537,7 +537,7 @@ pub fn scale_bench(
     // What the contest starts with: the field's compile leaves freed memory
     // in the allocator's arenas, resident until it is used again.
     let start_rss_kb = super::compile::status_kb("VmRSS:");
-    reset_sqlite_peak();
+    sqlite_memory(SqlitePeak::Reset);
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
         evolution: Default::default(),

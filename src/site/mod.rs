@@ -1223,6 +1223,22 @@ mod tests {
         assert!(names().contains(&"game-r1-g1-s1.html".to_string()));
     }
 
+    /// The pages in `dir` and their texts, by name; spares (`.NAME.tmp`:
+    /// a page cut short leaves its spare, `put` trades places) left out.
+    fn pages_in(dir: &Path) -> Vec<(String, String)> {
+        let mut pages: Vec<(String, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let text = std::fs::read_to_string(e.path()).unwrap();
+                (e.file_name().into_string().unwrap(), text)
+            })
+            .filter(|(name, _)| !name.starts_with('.'))
+            .collect();
+        pages.sort();
+        pages
+    }
+
     /// Where unnamed files cannot be had (the folder not held, a file
     /// system without `O_TMPFILE`: here a held descriptor that is no
     /// folder makes `openat` fail as such a file system does), a page made
@@ -1250,18 +1266,7 @@ mod tests {
             w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
             w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
             assert_eq!(w.written, 3);
-            let mut pages: Vec<(String, String)> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| {
-                    let e = e.unwrap();
-                    let text = std::fs::read_to_string(e.path()).unwrap();
-                    (e.file_name().into_string().unwrap(), text)
-                })
-                // (The page cut short leaves its spare: `put` trades places.)
-                .filter(|(name, _)| !name.starts_with('.'))
-                .collect();
-            pages.sort();
-            pages
+            pages_in(dir.path())
         };
         let unnamed = {
             let dir = tempfile::tempdir().unwrap();
@@ -1272,18 +1277,7 @@ mod tests {
             w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
             w.put_new("game-r1-g1-s3.html", "<p>three</p>").unwrap();
             assert_eq!(w.new_pages, NewPages::Unnamed, "a page there is no fault");
-            let mut pages: Vec<(String, String)> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| {
-                    let e = e.unwrap();
-                    let text = std::fs::read_to_string(e.path()).unwrap();
-                    (e.file_name().into_string().unwrap(), text)
-                })
-                // (The page cut short leaves its spare: `put` trades places.)
-                .filter(|(name, _)| !name.starts_with('.'))
-                .collect();
-            pages.sort();
-            pages
+            pages_in(dir.path())
         };
         let want: Vec<(String, String)> = [
             ("game-r1-g1-s1.html", "<p>one</p>"),

@@ -1340,15 +1340,11 @@ fn fault_every_job(
     rt.block_on(async {
         use async_nats::jetstream;
         use futures_util::StreamExt;
-        let connect = |(user, pw): Credential| {
-            async_nats::ConnectOptions::with_user_and_password(user.into(), pw.into())
-                .custom_inbox_prefix("_INBOX_knobeln_worker")
-                .connect(url.to_string())
-        };
-        let js = jetstream::new(connect(puller).await.unwrap());
+        let connect = |credential: Credential| connect_as_worker(url, credential);
+        let js = jetstream::new(connect(puller).await);
         let mut publishers = Vec::new();
         for (name, credential) in names {
-            let mut ctx = jetstream::new(connect(*credential).await.unwrap());
+            let mut ctx = jetstream::new(connect(*credential).await);
             // A publish the server refuses is never confirmed: not long.
             ctx.set_timeout(Duration::from_millis(300));
             publishers.push((*name, ctx));
@@ -1599,14 +1595,7 @@ fn answer_jobs_never_received(
     rt.block_on(async {
         use async_nats::jetstream;
         use futures_util::StreamExt;
-        let client = async_nats::ConnectOptions::with_user_and_password(
-            credential.0.into(),
-            credential.1.into(),
-        )
-        .custom_inbox_prefix("_INBOX_knobeln_worker")
-        .connect(url.to_string())
-        .await
-        .unwrap();
+        let client = connect_as_worker(url, credential).await;
         let js = jetstream::new(client);
         let mut consumer = the_workers_consumer(&js).await;
         let msg = loop {
@@ -1712,14 +1701,7 @@ fn fault_naming_programs(url: &str, credential: Credential, jobs: usize) -> Vec<
     rt.block_on(async {
         use async_nats::jetstream;
         use futures_util::StreamExt;
-        let client = async_nats::ConnectOptions::with_user_and_password(
-            credential.0.into(),
-            credential.1.into(),
-        )
-        .custom_inbox_prefix("_INBOX_knobeln_worker")
-        .connect(url.to_string())
-        .await
-        .unwrap();
+        let client = connect_as_worker(url, credential).await;
         let js = jetstream::new(client);
         let consumer = the_workers_consumer(&js).await;
         let mut seqs = Vec::new();
@@ -2275,6 +2257,16 @@ struct Flooded {
     live: usize,
 }
 
+/// A NATS client under a worker's credential, with the inbox prefix the
+/// deployed permissions give workers.
+async fn connect_as_worker(url: &str, (user, password): Credential) -> async_nats::Client {
+    async_nats::ConnectOptions::with_user_and_password(user.into(), password.into())
+        .custom_inbox_prefix("_INBOX_knobeln_worker")
+        .connect(url.to_string())
+        .await
+        .unwrap()
+}
+
 /// A stolen worker credential floods the results stream: `unread`
 /// answers of about 8 KiB, each to a session of a fresh random name (no
 /// coordinator reads them), then `live` answers to the session `live`,
@@ -2283,14 +2275,7 @@ struct Flooded {
 fn flood_answers(url: &str, credential: Credential, unread: usize, live: usize) -> Flooded {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = async_nats::ConnectOptions::with_user_and_password(
-            credential.0.into(),
-            credential.1.into(),
-        )
-        .custom_inbox_prefix("_INBOX_knobeln_worker")
-        .connect(url.to_string())
-        .await
-        .unwrap();
+        let client = connect_as_worker(url, credential).await;
         let mut js = async_nats::jetstream::new(client);
         js.set_timeout(Duration::from_secs(2));
         let pad = "x".repeat(8000);

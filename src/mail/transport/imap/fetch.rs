@@ -243,7 +243,13 @@ impl ImapPoller {
         upto: u32,
         arrived_before: Option<chrono::NaiveDate>,
     ) -> Result<usize, ImapError> {
-        let (v, exists) = self.select()?;
+        // The take-in has just selected the mailbox (`fetch_new`): not
+        // again (one command more per take-in, not two).
+        let (v, exists) = if self.selected && self.conn.is_some() {
+            self.selected_as
+        } else {
+            self.select()?
+        };
         if v != uidvalidity || exists == 0 || upto == 0 {
             return Ok(0);
         }

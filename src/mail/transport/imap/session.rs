@@ -61,6 +61,9 @@ pub struct ImapPoller {
     pub(super) addr: String,
     /// The mailbox is selected (commands on UIDs need that).
     pub(super) selected: bool,
+    /// The UIDVALIDITY and message count the last SELECT gave (what
+    /// `selected` refers to while it is true).
+    pub(super) selected_as: (u32, u32),
     /// Mails larger than this (by the server's RFC822.SIZE) are fetched
     /// as their header part only ([`ImapPoller::set_size_cap`]).
     pub(super) size_cap: Option<usize>,
@@ -108,6 +111,7 @@ impl ImapPoller {
             password,
             addr: format!("{}:{}", cfg.host, cfg.port),
             selected: false,
+            selected_as: (0, 0),
         };
         poller.session()?;
         Ok(poller)
@@ -245,10 +249,11 @@ impl ImapPoller {
             }
             other => self.failed(other),
         })?;
-        self.selected = true;
         let uidvalidity = mb.uid_validity.ok_or_else(|| {
             ImapError::Protocol(format!("{addr}: mailbox {mailbox:?} has no UIDVALIDITY"))
         })?;
+        self.selected = true;
+        self.selected_as = (uidvalidity, mb.exists);
         Ok((uidvalidity, mb.exists))
     }
 
