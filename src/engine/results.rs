@@ -552,29 +552,46 @@ impl ResultsCache {
 /// tests of the engine and of what observes it.
 #[cfg(test)]
 pub(crate) fn stand_in_tournament(store: &mut crate::store::Store, seed: u64, n: usize) -> i64 {
+    stand_in_tournament_of(
+        store,
+        seed,
+        (0..n).map(|t| (format!("team{t:02}"), None, None)),
+    )
+}
+
+/// A tournament of seed `seed` entered by a team for each (name,
+/// description, lexical elements), its version's module a stand-in: the
+/// tournament's id.
+#[cfg(test)]
+pub(crate) fn stand_in_tournament_of(
+    store: &mut crate::store::Store,
+    seed: u64,
+    teams: impl Iterator<Item = (String, Option<String>, Option<u64>)>,
+) -> i64 {
     use crate::referee::RefereeConfig;
     use crate::seed::SeedKey;
     use crate::store::NewVersion;
     let now = chrono::Utc::now();
-    let mut entries = Vec::new();
-    for t in 0..n {
-        let team = store.ensure_team(&format!("team{t:02}"), now).unwrap();
-        let v = store
-            .insert_version(
-                &NewVersion {
-                    team,
-                    source: b"x",
-                    source_sha256: "x",
-                    binary: Some(b"x"),
-                    lexical_elements: None,
-                    description: None,
-                    report_json: "{}",
-                },
-                now,
-            )
-            .unwrap();
-        entries.push((team, v));
-    }
+    let entries: Vec<_> = teams
+        .map(|(name, description, lexical_elements)| {
+            let team = store.ensure_team(&name, now).unwrap();
+            let v = store
+                .insert_version(
+                    &NewVersion {
+                        team,
+                        source: b"x",
+                        source_sha256: "x",
+                        binary: Some(b"x"),
+                        lexical_elements,
+                        description: description.as_deref(),
+                        report_json: "{}",
+                    },
+                    now,
+                )
+                .unwrap();
+            (team, v)
+        })
+        .collect();
     let config = TournamentConfig {
         referee: RefereeConfig::default(),
         evolution: Default::default(),

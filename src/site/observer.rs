@@ -215,12 +215,10 @@ mod tests {
 
     use super::*;
     use crate::engine::pool::Runner;
-    use crate::engine::run::{run_tournament_with, TournamentConfig};
+    use crate::engine::run::run_tournament_with;
     use crate::engine::synthetic::Synthetic;
     use crate::engine::EngineError;
     use crate::referee::RefereeConfig;
-    use crate::seed::SeedKey;
-    use crate::store::NewVersion;
 
     /// The groups after which a round's page is written, as the observer
     /// counts them.
@@ -307,50 +305,6 @@ mod tests {
         }
     }
 
-    /// A tournament of seed `seed` entered by a team for each (name,
-    /// description, lexical elements), its version's module a stand-in.
-    fn entered(
-        store: &mut Store,
-        seed: u64,
-        teams: impl Iterator<Item = (String, Option<String>, Option<u64>)>,
-    ) -> i64 {
-        let now = chrono::Utc::now();
-        let entries: Vec<_> = teams
-            .map(|(name, description, lexical_elements)| {
-                let team = store.ensure_team(&name, now).unwrap();
-                let v = store
-                    .insert_version(
-                        &NewVersion {
-                            team,
-                            source: b"x",
-                            source_sha256: "x",
-                            binary: Some(b"x"),
-                            lexical_elements,
-                            description: description.as_deref(),
-                            report_json: "{}",
-                        },
-                        now,
-                    )
-                    .unwrap();
-                (team, v)
-            })
-            .collect();
-        let config = TournamentConfig {
-            referee: RefereeConfig::default(),
-            evolution: Default::default(),
-        };
-        store
-            .create_tournament(
-                seed,
-                &SeedKey::public_from_seed(seed),
-                &serde_json::to_string(&config).unwrap(),
-                "test",
-                &entries,
-                now,
-            )
-            .unwrap()
-    }
-
     #[test]
     fn only_the_spare_of_a_page_is_removed_from_a_finished_site() {
         let dir = tempfile::tempdir().unwrap();
@@ -390,7 +344,7 @@ mod tests {
     fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
         let mut store = Store::open_in_memory().unwrap();
         // Three rounds: four groups, two, the final.
-        let tid = entered(
+        let tid = crate::engine::results::stand_in_tournament_of(
             &mut store,
             11,
             (0..130).map(|t| {
@@ -505,7 +459,7 @@ mod tests {
             "x&amp;y&#x27;",
             "ü —<",
         ];
-        let tid = entered(
+        let tid = crate::engine::results::stand_in_tournament_of(
             &mut store,
             12,
             (0..24).map(|t| {

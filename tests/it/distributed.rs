@@ -371,6 +371,19 @@ impl Worker {
         Worker::start_with(Command::new(BIN), dir, url, name, extra, &[])
     }
 
+    /// A worker under its own NATS user (the deployed permissions), named
+    /// after it.
+    fn start_as(dir: &Path, url: &str, (user, password): Credential) -> Worker {
+        Worker::start_with(
+            Command::new(BIN),
+            dir,
+            url,
+            user,
+            &["--nats-user", user],
+            &[("KNOBELN_NATS_PASSWORD", password)],
+        )
+    }
+
     fn start_with(
         mut cmd: Command,
         dir: &Path,
@@ -1471,14 +1484,7 @@ fn faults_that_must_not_stop_the_run(names: &[(&'static str, Credential)]) -> (F
         coordinator.stderr()
     );
     assert_eq!(done.jobs, 6);
-    let _honest = Worker::start_with(
-        Command::new(BIN),
-        tmp.path(),
-        &url,
-        HONEST.0,
-        &["--nats-user", HONEST.0],
-        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
-    );
+    let _honest = Worker::start_as(tmp.path(), &url, HONEST);
     let (got, err) = coordinator.finish();
     assert_eq!(got, expected, "{err}");
     (done, err)
@@ -1566,14 +1572,7 @@ fn answers_to_jobs_a_worker_never_received_fault_nothing() {
             faults(&coordinator.stderr()) >= own
         })
     });
-    let _honest = Worker::start_with(
-        Command::new(BIN),
-        tmp.path(),
-        &url,
-        HONEST.0,
-        &["--nats-user", HONEST.0],
-        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
-    );
+    let _honest = Worker::start_as(tmp.path(), &url, HONEST);
     let (got, err) = coordinator.finish();
     assert_eq!(got, expected, "{err}");
     assert_eq!(faults(&err), own, "faults beyond its own job's: {err}");
@@ -1679,14 +1678,7 @@ fn one_credential_naming_programs_in_its_faults_puts_them_again_once() {
         seqs[1], seqs[5],
         "programs put again after every fault: {seqs:?}"
     );
-    let _honest = Worker::start_with(
-        Command::new(BIN),
-        tmp.path(),
-        &url,
-        HONEST.0,
-        &["--nats-user", HONEST.0],
-        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
-    );
+    let _honest = Worker::start_as(tmp.path(), &url, HONEST);
     let (got, err) = coordinator.finish();
     assert_eq!(got, expected, "{err}");
 }
@@ -2412,14 +2404,7 @@ fn one_credential_flooding_answers_never_grows_the_results_stream_past_its_bound
         let url = url.clone();
         Stoppable::spawn(move |_| flood_answers(&url, STOLEN, 2000, 2 * IN_FLIGHT as usize))
     };
-    let _honest = Worker::start_with(
-        Command::new(BIN),
-        tmp.path(),
-        &url,
-        HONEST.0,
-        &["--nats-user", HONEST.0],
-        &[("KNOBELN_NATS_PASSWORD", HONEST.1)],
-    );
+    let _honest = Worker::start_as(tmp.path(), &url, HONEST);
     let (got, err) = coordinator.finish();
     assert_eq!(got, expected, "{err}");
     let flooded = flood.stop();
