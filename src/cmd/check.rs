@@ -89,13 +89,12 @@ impl CheckCmd {
 }
 
 /// The highest resident memory of this process so far, in KiB (the
-/// checker's own: gcc and the trial run apart from it).
+/// checker's own: gcc and the trial run apart from it): the kernel's
+/// high-water mark of this process's own memory (`VmHWM`), not
+/// `getrusage`'s `ru_maxrss`, which starts at the peak of the process
+/// that started it (Linux keeps the old image's high-water mark across
+/// `execve`: a checker started by a large test runner or server would
+/// report the starter's memory).
 fn peak_rss_kb() -> i64 {
-    // SAFETY: getrusage fills a plain struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return -1;
-    }
-    usage.ru_maxrss
+    i64::try_from(knobeln::bench::status_kb("VmHWM:")).unwrap_or(i64::MAX)
 }

@@ -49,6 +49,8 @@ use crate::tournament::TeamId;
 
 use crate::draw::escape;
 
+use super::spare::open_spare;
+
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum BotSiteError {
@@ -88,10 +90,15 @@ fn page_head(title: &str, up: &str) -> String {
 
 const PAGE_END: &str = "</body></html>\n";
 
-/// Writes `path` through a temporary file and a rename.
+/// Writes `path` through a temporary file and a rename; the temporary
+/// file is a spare (`site::spare`): a link or FIFO planted at its name
+/// never makes the page's bytes go elsewhere or the writer wait.
 fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp~");
-    std::fs::write(&tmp, bytes)?;
+    let mut f = open_spare(&tmp)?;
+    f.set_len(0)?;
+    f.write_all(bytes)?;
+    drop(f);
     std::fs::rename(tmp, path)
 }
 
@@ -105,8 +112,10 @@ struct Streamed {
 impl Streamed {
     fn create(path: PathBuf) -> std::io::Result<Streamed> {
         let tmp = path.with_extension("tmp~");
+        let file = open_spare(&tmp)?;
+        file.set_len(0)?;
         Ok(Streamed {
-            out: BufWriter::new(File::create(&tmp)?),
+            out: BufWriter::new(file),
             tmp,
             path,
         })

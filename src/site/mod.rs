@@ -39,6 +39,7 @@ pub mod pages;
 mod parts;
 pub mod plots;
 pub mod replay;
+mod spare;
 mod views;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -57,6 +58,7 @@ pub use model::{game_page, round_page, team_page, SiteError, SiteOptions};
 use pages::*;
 use parts::{Counting, Part, RoundPageParts, ViewPrint};
 pub use plots::evolution_svg;
+use spare::open_spare;
 use views::{evolution_view, payoff_table, team_view};
 
 /// Which pages one write brings up to date. While a tournament runs, the
@@ -496,32 +498,6 @@ fn write_over(path: &Path, content: &[u8]) -> std::io::Result<()> {
         f.set_len(content.len() as u64)?;
     }
     Ok(())
-}
-
-/// A page's spare at `path` opened to be written over (made if missing),
-/// never through a symbolic link and never waiting on a FIFO: anything but
-/// a file at the spare's name (a link planted to make the page's bytes go
-/// over a file elsewhere) is removed, and the spare made new.
-fn open_spare(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let open = |new: bool| {
-        let mut o = std::fs::OpenOptions::new();
-        o.write(true);
-        if new {
-            o.create_new(true);
-        } else {
-            o.create(true).truncate(false);
-        }
-        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-    };
-    match open(false) {
-        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Ok(f),
-        _ => {
-            let _ = std::fs::remove_file(path);
-            open(true)
-        }
-    }
 }
 
 /// Whether the files at `a` and `b` traded places (`RENAME_EXCHANGE`;

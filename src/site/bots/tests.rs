@@ -117,3 +117,48 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
     assert!(row.contains("repetition-0-slot-0 (not kept)"), "{row}");
     assert!(!row.contains("&quot;repetition"), "{row}");
 }
+
+/// Whoever else can write the site folder plants a symbolic link at a
+/// bot page's temporary name (to a file elsewhere) and a FIFO at a
+/// pairing page's: the pages are written, the file elsewhere keeps its
+/// bytes, and nothing waits on the FIFO.
+#[test]
+fn a_link_or_fifo_at_a_bot_pages_temporary_name_never_writes_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let victim = elsewhere.path().join("authorized_keys");
+    std::fs::write(&victim, "ssh-ed25519 AAAA the owner's key\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("index.tmp~")).unwrap();
+    let fifo = std::ffi::CString::new(
+        dir.path()
+            .join("pairing.tmp~")
+            .as_os_str()
+            .as_encoded_bytes(),
+    )
+    .unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    // A longer file at a spare's name is cut to the page.
+    std::fs::write(dir.path().join("bot.tmp~"), "x".repeat(100)).unwrap();
+
+    write_file(&dir.path().join("index.html"), b"<p>the index</p>").unwrap();
+    write_file(&dir.path().join("bot.html"), b"<p>a bot</p>").unwrap();
+    let mut s = Streamed::create(dir.path().join("pairing.html")).unwrap();
+    s.out.write_all(b"<p>a pairing</p>").unwrap();
+    s.finish().unwrap();
+
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "ssh-ed25519 AAAA the owner's key\n"
+    );
+    for (page, text) in [
+        ("index.html", "<p>the index</p>"),
+        ("bot.html", "<p>a bot</p>"),
+        ("pairing.html", "<p>a pairing</p>"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(page)).unwrap(),
+            text
+        );
+    }
+}
