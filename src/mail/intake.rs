@@ -3,7 +3,8 @@
 //! [`Intake::start`] runs one long-lived IMAP session: it takes in every
 //! new mail (each stored with the new mailbox position in one transaction,
 //! then flagged `\Seen`; removed from the mailbox `imap.keep_days` after it
-//! arrived, [`take_in_all`], looked for once a day, [`Removals`]), wakes the server's loop through a channel, and
+//! arrived, [`take_in_all`], looked for once a day, [`Removals`]), wakes
+//! the server's loop through a channel, and
 //! waits for the next mail in IMAP IDLE (RFC 2177), renewed every
 //! `imap.idle_renew_secs` (25 minutes; servers may drop an idle client
 //! after 30), or, where the server lacks IDLE (or `imap.idle = false`),
