@@ -46,7 +46,7 @@ use chrono::Utc;
 
 use crate::config::{Config, TransportKind};
 use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
-use crate::mail::intake::{take_in_all, Intake, IntakeError, Wake};
+use crate::mail::intake::{take_in_all, Intake, IntakeError, Removals, Wake};
 use crate::mail::outage::Side;
 use crate::mail::process::{
     pending_compiles, process_mail, process_pass, process_pending, Classified, Pass, ProcessError,
@@ -226,13 +226,21 @@ impl Server {
             .clone()
             .expect("validated: imap section present");
         let mut poller = ImapPoller::connect(&cfg).map_err(|e| ServerError::Imap(e.to_string()))?;
-        let stored =
-            take_in_all(&mut self.store, &self.config, &cfg, &mut poller).map_err(|e| match e {
-                IntakeError::Imap(e) => ServerError::Imap(e.to_string()),
-                IntakeError::Store(e) => ServerError::Store(e),
-                IntakeError::Sql(e) => ServerError::Sql(e),
-                IntakeError::Process(e) => ServerError::Process(e),
-            })?;
+        // A run of its own: it looks for the mails due to leave the mailbox.
+        let mut removals = Removals::new();
+        let stored = take_in_all(
+            &mut self.store,
+            &self.config,
+            &cfg,
+            &mut poller,
+            &mut removals,
+        )
+        .map_err(|e| match e {
+            IntakeError::Imap(e) => ServerError::Imap(e.to_string()),
+            IntakeError::Store(e) => ServerError::Store(e),
+            IntakeError::Sql(e) => ServerError::Sql(e),
+            IntakeError::Process(e) => ServerError::Process(e),
+        })?;
         poller.logout();
         Ok(stored)
     }

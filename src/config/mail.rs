@@ -134,8 +134,9 @@ pub struct ImapConfig {
     pub idle_renew_secs: u64,
     /// How many whole days a mail stays in the mailbox after the day it
     /// arrived, once the server has taken it in (then it is flagged
-    /// `\Deleted` and expunged by its UID); 0 removes it at the take-in
-    /// after its own. The database keeps a processed mail's first 4 KiB
+    /// `\Deleted` and expunged by its UID; 30: a mail of 1 March goes at
+    /// the first take-in on 1 April, the mails due looked for at the first
+    /// take-in of each day); 0 removes it at the take-in after its own. The database keeps a processed mail's first 4 KiB
     /// only: the mailbox is where its whole text is read, and what a
     /// restored backup takes in again, for these days.
     #[serde(default = "default_keep_days")]

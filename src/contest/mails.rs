@@ -27,7 +27,7 @@ use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
-use crate::outbox::{enqueue_with, Cause};
+use crate::outbox::{enqueue_with, Cause, EventKey};
 use crate::protocol::{encode, GameProtocol};
 use crate::store::mail::{all_registrations, events_queued_under, mailing_of, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
@@ -211,14 +211,13 @@ impl Mailer<'_> {
         prepared: Option<&PreparedBody>,
         queued: &Queued,
     ) -> MailResult {
-        let event_checked = match queued {
-            Queued::Unknown => false,
+        let event = match queued {
+            Queued::Unknown => EventKey::Unchecked(key),
             Queued::Under(keys) if keys.contains(key) => return Ok(()),
-            Queued::Under(_) => true,
+            Queued::Under(_) => EventKey::KnownAbsent(key),
         };
         let cause = Cause {
-            event_key: Some(key),
-            event_checked,
+            event,
             ..Cause::default()
         };
         enqueue_with(conn, &self.config.contest, m, prepared, cause, (self.now)())

@@ -15,7 +15,7 @@ use crate::config::{Config, Timeline};
 use crate::mail::commands::date;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
-use crate::outbox::{enqueue, Cause, OutboxError};
+use crate::outbox::{enqueue, Cause, EventKey, OutboxError};
 use crate::store::admin::{teams_without_strategy, teams_without_strategy_not_told};
 use crate::store::mail::teams_with_current_version;
 use crate::store::Store;
@@ -78,7 +78,7 @@ pub fn queue_no_strategy_reminders(
         };
         let key = format!("{REMINDER_KEY}{}", team.0);
         let cause = Cause {
-            event_key: Some(&key),
+            event: EventKey::Unchecked(&key),
             ..Cause::default()
         };
         if enqueue(conn, &config.contest, &mail, cause, now)? {
@@ -131,7 +131,7 @@ pub fn start_list(
     };
     let key = format!("organizer-start:{tournament}");
     let cause = Cause {
-        event_key: Some(&key),
+        event: EventKey::Unchecked(&key),
         ..Cause::default()
     };
     enqueue(conn, &config.contest, &mail, cause, now).map_err(|e| e.to_string())?;

@@ -3,7 +3,8 @@
 //! [`Intake::start`] runs one long-lived IMAP session: it takes in every
 //! new mail (each stored with the new mailbox position in one transaction,
 //! then flagged `\Seen`; removed from the mailbox `imap.keep_days` after it
-//! arrived, [`take_in_all`]), wakes the server's loop through a channel, and
+//! arrived, [`take_in_all`], looked for once a day, [`Removals`]), wakes
+//! the server's loop through a channel, and
 //! waits for the next mail in IMAP IDLE (RFC 2177), renewed every
 //! `imap.idle_renew_secs` (25 minutes; servers may drop an idle client
 //! after 30), or, where the server lacks IDLE (or `imap.idle = false`),
@@ -24,7 +25,7 @@ use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, NaiveDate, Utc};
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
@@ -66,7 +67,8 @@ const BATCH: usize = 50;
 /// flagged `\Seen`. Then the mails taken in (at or below the position)
 /// that arrived more than `imap.keep_days` whole days ago (by the day of
 /// their arrival, IMAP's `BEFORE`; 0: all of them at once) leave
-/// the mailbox ([`ImapPoller::remove_taken`]): the database keeps a
+/// the mailbox ([`ImapPoller::remove_taken`]; looked for at the first
+/// take-in of each day only, [`Removals`]): the database keeps a
 /// processed mail's first 4 KiB only, so the mailbox is where its whole
 /// text is read for those days, and what a restored backup takes in again;
 /// after, the mailbox holds no more than those days' mail. A server killed
@@ -79,6 +81,7 @@ pub fn take_in_all(
     config: &Config,
     cfg: &ImapConfig,
     poller: &mut ImapPoller,
+    removals: &mut Removals,
 ) -> Result<usize, IntakeError> {
     let origin = format!("imap:{}", cfg.mailbox);
     // A mail over the cap is not downloaded, only its header part.
@@ -121,18 +124,7 @@ pub fn take_in_all(
                 set_imap_position(store.conn(), &cfg.mailbox, uidvalidity, 0)?;
             }
             if let Some((v, upto)) = imap_position(store.conn(), &cfg.mailbox)? {
-                // A `keep_days` reaching before the calendar's start keeps
-                // every mail.
-                let removed = match cfg.keep_days {
-                    0 => poller.remove_taken(v, upto, None)?,
-                    days => match Utc::now()
-                        .date_naive()
-                        .checked_sub_days(chrono::Days::new(u64::from(days)))
-                    {
-                        Some(day) => poller.remove_taken(v, upto, Some(day))?,
-                        None => 0,
-                    },
-                };
+                let removed = removals.remove_due(poller, cfg.keep_days, v, upto, Utc::now())?;
                 if removed > 0 {
                     tracing::info!(removed, "IMAP: mails taken in left the mailbox");
                 }
@@ -177,6 +169,62 @@ pub fn take_in_all(
             }
             poller.mark_stored(f.uid)?;
         }
+    }
+}
+
+/// When the take-in last looked for mails due to leave the mailbox. A mail
+/// falls due when a day begins (`imap.keep_days` whole days after the day
+/// it arrived), so one look a day finds every mail due: the first take-in
+/// of each day (UTC, the day `BEFORE` is counted from) looks, the others
+/// of that day do not (a take-in runs at every poll and every IDLE
+/// wake-up). Kept in memory by the take-in thread: a start looks at its
+/// first take-in. With `keep_days = 0` every take-in looks (a mail goes at
+/// the take-in after its own).
+#[derive(Debug, Clone, Default)]
+pub struct Removals {
+    /// The day of the last look that went through (`None`: none yet).
+    looked_on: Option<NaiveDate>,
+}
+
+impl Removals {
+    /// No look yet: the first take-in looks.
+    pub fn new() -> Removals {
+        Removals::default()
+    }
+
+    /// The day (UTC) of the last look that went through.
+    pub fn looked_on(&self) -> Option<NaiveDate> {
+        self.looked_on
+    }
+
+    /// Removes the mails at or below the committed position `upto` (of
+    /// UIDVALIDITY `uidvalidity`) that are due at `now`, unless this day's
+    /// look was made already. Returns how many were flagged `\Deleted`.
+    fn remove_due(
+        &mut self,
+        poller: &mut ImapPoller,
+        keep_days: u32,
+        uidvalidity: u32,
+        upto: u32,
+        now: DateTime<Utc>,
+    ) -> Result<usize, ImapError> {
+        let today = now.date_naive();
+        if upto == 0 {
+            // Nothing taken in: nothing to look for.
+            return Ok(0);
+        }
+        let removed = match keep_days {
+            0 => poller.remove_taken(uidvalidity, upto, None)?,
+            _ if self.looked_on == Some(today) => 0,
+            // A `keep_days` reaching before the calendar's start keeps
+            // every mail.
+            days => match today.checked_sub_days(chrono::Days::new(u64::from(days))) {
+                Some(day) => poller.remove_taken(uidvalidity, upto, Some(day))?,
+                None => 0,
+            },
+        };
+        self.looked_on = Some(today);
+        Ok(removed)
     }
 }
 
@@ -248,6 +296,8 @@ fn run(config: &Config, wake: &Sender<Wake>, stop: &Stop) {
     let mut side = Side::new("IMAP take-in from", addr.clone());
     let mut store: Option<Store> = None;
     let mut poller: Option<ImapPoller> = None;
+    // Over reconnections: a new session does not look again the same day.
+    let mut removals = Removals::new();
     // How this connection waits, once it was said in the log.
     let mut announced: Option<Waiting> = None;
     while !stop.is_stopped() {
@@ -261,7 +311,7 @@ fn run(config: &Config, wake: &Sender<Wake>, stop: &Stop) {
                 poller = Some(ImapPoller::connect_with_stop(&cfg, stop.clone())?);
             }
             let p = poller.as_mut().expect("connected");
-            let n = take_in_all(store, config, &cfg, p)?;
+            let n = take_in_all(store, config, &cfg, p, &mut removals)?;
             side.succeeded();
             side.save(store.conn(), chrono::Utc::now())?;
             if n > 0 {

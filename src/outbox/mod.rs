@@ -43,12 +43,35 @@ pub struct Cause<'a> {
     /// The budget it draws from (contest mails: the default).
     pub budget: db::Budget,
     pub sender_key: Option<&'a str>,
-    pub event_key: Option<&'a str>,
-    /// The caller looked the event's keys up already (once for all the
-    /// event's mails: `store::mail::events_queued_under`) and found
-    /// `event_key` not queued: no look-up per mail. The row's unique
-    /// index still queues a key at most once.
-    pub event_checked: bool,
+    /// The contest event it belongs to, and whether its key was looked up.
+    pub event: EventKey<'a>,
+}
+
+/// The contest event a queued mail belongs to (its key queued at most
+/// once: the row's unique index), and what the caller knows of the key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EventKey<'a> {
+    /// No event: a reply, a digest (the default).
+    #[default]
+    None,
+    /// The event's key, not looked up: [`enqueue`] looks it up, and a key
+    /// queued before (a resumed contest) builds no mail.
+    Unchecked(&'a str),
+    /// The event's key, which the caller looked up already (once for all
+    /// the event's mails: `store::mail::events_queued_under`) and found
+    /// not queued: no look-up per mail. The row's unique index still
+    /// queues a key at most once.
+    KnownAbsent(&'a str),
+}
+
+impl<'a> EventKey<'a> {
+    /// The key, looked up or not.
+    pub fn key(self) -> Option<&'a str> {
+        match self {
+            EventKey::None => None,
+            EventKey::Unchecked(key) | EventKey::KnownAbsent(key) => Some(key),
+        }
+    }
 }
 
 /// Builds one mail and queues it in the outbox (on the caller's
@@ -76,7 +99,7 @@ pub fn enqueue_with(
 ) -> Result<bool, OutboxError> {
     // A mail of an event queued before (a resumed contest) is not built
     // again only to be ignored.
-    if let Some(key) = cause.event_key.filter(|_| !cause.event_checked) {
+    if let EventKey::Unchecked(key) = cause.event {
         if db::event_queued(conn, key)? {
             return Ok(false);
         }
@@ -104,7 +127,7 @@ pub fn enqueue_with(
             // A text prepared for many mails is stored once; one of this
             // mail alone stays in its row (nothing to share, no hash).
             shared: &built.shared(prepared),
-            event_key: cause.event_key,
+            event_key: cause.event.key(),
         },
         now,
     )?)

@@ -783,8 +783,14 @@ fn a_stored_mail_leaves_the_mailbox_and_one_left_by_a_kill_goes_at_the_next_take
     // The next take-in: the two others stored, the first not again, and
     // the mailbox empty.
     let mut poller = ImapPoller::connect(&cfg).unwrap();
-    let stored =
-        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    let stored = knobeln::mail::intake::take_in_all(
+        &mut store,
+        &config,
+        &cfg,
+        &mut poller,
+        &mut knobeln::mail::intake::Removals::new(),
+    )
+    .unwrap();
     assert_eq!(stored, 2);
     let rows: Vec<(u32, Vec<u8>)> = {
         let mut st = store
@@ -861,8 +867,14 @@ fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
     config.limits.max_mail_bytes = 8 * 1024;
     let mut store = knobeln::store::Store::open_in_memory().unwrap();
     let mut poller = ImapPoller::connect(&cfg).unwrap();
-    let stored =
-        knobeln::mail::intake::take_in_all(&mut store, &config, &cfg, &mut poller).unwrap();
+    let stored = knobeln::mail::intake::take_in_all(
+        &mut store,
+        &config,
+        &cfg,
+        &mut poller,
+        &mut knobeln::mail::intake::Removals::new(),
+    )
+    .unwrap();
     assert_eq!(stored, 4, "every mail stored");
     let capped: i64 = store
         .conn()

@@ -29,6 +29,9 @@
 //!
 //! - `mail_idle`: replies by IMAP IDLE, and IMAP or SMTP outages that stop
 //!   only their own side (the real mail stack).
+//! - `mail_keep`: the contest mailbox's removal of the mails taken in
+//!   (`imap.keep_days`) at its edges: the boundary day, one look a day, a
+//!   server without UIDPLUS, a kill between `\Deleted` and `UID EXPUNGE`.
 //! - `secrets`: no authentification string left in the server's state
 //!   after a contest; private modes of the database, spool and config.
 //! - `mail_robust`: nothing lost in silence (the organizer's digest,
@@ -65,6 +68,7 @@ mod lexcount;
 mod mail_corpus;
 mod mail_e2e;
 mod mail_idle;
+mod mail_keep;
 mod mail_robust;
 mod mail_spool;
 mod mail_templates;

@@ -21,7 +21,7 @@ pub use crate::discipline::results::{results_text, Results};
 use crate::discipline::seam::ContestState;
 use crate::discipline::transcript;
 use crate::outbox::outgoing::{OutAttachment, Outgoing};
-use crate::outbox::{enqueue, Cause};
+use crate::outbox::{enqueue, Cause, EventKey};
 use crate::store::mail::all_registrations;
 use crate::store::Store;
 use crate::tournament::TeamId;
@@ -246,7 +246,7 @@ pub fn finish(
                 attachments,
             };
             let cause = Cause {
-                event_key: Some(&key),
+                event: EventKey::Unchecked(&key),
                 ..Cause::default()
             };
             enqueue(&tx, &config.contest, &m, cause, now)
@@ -263,7 +263,7 @@ pub fn finish(
         };
         let key = format!("BOTFINAL:{}:{}", c.id, r.team_name);
         let cause = Cause {
-            event_key: Some(&key),
+            event: EventKey::Unchecked(&key),
             ..Cause::default()
         };
         enqueue(&tx, &config.contest, &m, cause, now)

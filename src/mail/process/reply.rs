@@ -15,7 +15,7 @@ use crate::mail::commands::help::FORWARD_KIND;
 use crate::mail::commands::software::KIT_KIND;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
-use crate::outbox::{enqueue, Cause};
+use crate::outbox::{enqueue, Cause, EventKey};
 use crate::store::mail::{self as db, InboxRow, ReplyTarget};
 use crate::store::Store;
 use crate::tournament::TeamId;
@@ -248,8 +248,7 @@ pub(super) fn finish_in(
                     inbox_id: Some(row.id),
                     budget,
                     sender_key: counted_for,
-                    event_key: None,
-                    event_checked: false,
+                    event: EventKey::None,
                 },
                 now,
             )?;
