@@ -822,6 +822,14 @@ mod tests {
         mark_retry(store.conn(), 4, "421 later", now + Duration::hours(1)).unwrap();
         size.push(queue(5, now - Duration::days(40)));
         mark_failed(store.conn(), 5, "550 no such user").unwrap();
+        // Reported to the organizer already: no digest in this test.
+        store
+            .conn()
+            .execute(
+                "UPDATE outbox SET reported_at = created_at WHERE id = 5",
+                [],
+            )
+            .unwrap();
         let rows = || -> Vec<(i64, String, i64, Option<i64>, bool)> {
             let mut st = store
                 .conn()
@@ -830,14 +838,16 @@ mod tests {
                        FROM outbox ORDER BY id",
                 )
                 .unwrap();
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-                .unwrap()
-                .collect::<std::result::Result<_, _>>()
-                .unwrap()
+            st.query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
         };
-        let whole = |id: i64, state: &str| (id, state.to_string(), size[id as usize - 1], None, false);
-        let emptied =
-            |id: i64| (id, "sent".to_string(), 0, Some(size[id as usize - 1]), true);
+        let whole =
+            |id: i64, state: &str| (id, state.to_string(), size[id as usize - 1], None, false);
+        let emptied = |id: i64| (id, "sent".to_string(), 0, Some(size[id as usize - 1]), true);
         // A day before `now` mail 1 is 30 days old, mail 2 29: only 1 is due.
         let out = flush(&store, &mut spool, &config, &|| now - Duration::days(1)).unwrap();
         assert_eq!(out.sent, 0);
@@ -846,7 +856,13 @@ mod tests {
         flush(&store, &mut spool, &config, &|| now).unwrap();
         assert_eq!(
             rows(),
-            [emptied(1), emptied(2), whole(3, "sent"), whole(4, "queued"), whole(5, "failed")]
+            [
+                emptied(1),
+                emptied(2),
+                whole(3, "sent"),
+                whole(4, "queued"),
+                whole(5, "failed")
+            ]
         );
         // The sent mails' recipients, ids and times stay.
         let kept: Vec<(String, String, bool)> = store
@@ -878,7 +894,13 @@ mod tests {
         flush(&store, &mut spool, &at_once, &|| now).unwrap();
         assert_eq!(
             rows(),
-            [emptied(1), emptied(2), emptied(3), whole(4, "queued"), whole(5, "failed")]
+            [
+                emptied(1),
+                emptied(2),
+                emptied(3),
+                whole(4, "queued"),
+                whole(5, "failed")
+            ]
         );
         // The failed mail goes out whole when it is sent again.
         assert!(crate::store::admin::requeue_outgoing(store.conn(), 5, now).unwrap());

@@ -1471,7 +1471,10 @@ fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
             (4, own, None)
         ]
     );
-    assert_eq!(ids("SELECT outbox_id FROM outbox_parts ORDER BY outbox_id"), [2, 3, 4]);
+    assert_eq!(
+        ids("SELECT outbox_id FROM outbox_parts ORDER BY outbox_id"),
+        [2, 3, 4]
+    );
     assert_eq!(ids("SELECT COUNT(*) FROM outbox_bodies"), [1]);
     let queued = due_outgoing(c, now, 10).unwrap();
     assert_eq!(queued.len(), 1);

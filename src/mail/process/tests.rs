@@ -447,7 +447,11 @@ fn the_caps_count_a_strangers_replies_after_their_bytes_are_gone() {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    assert_eq!((rows, emptied, bytes), (2, 2, 0), "two replies, both emptied");
+    assert_eq!(
+        (rows, emptied, bytes),
+        (2, 2, 0),
+        "two replies, both emptied"
+    );
     let (_, outcome, _) = db::inbox_state(store.conn(), ids[2]).unwrap();
     let outcome = outcome.unwrap_or_default();
     assert!(

@@ -26,10 +26,11 @@ use crate::store::{timestamp, Result};
 pub const SENT_BODIES_BATCH: usize = 500;
 
 /// The query of the rows due: the sent rows whose bytes are still kept
-/// (the partial index `outbox_sent_bodies`, whose condition it repeats
-/// with literals so that SQLite uses it), sent at or before `?1`, oldest
-/// sent first.
-pub(crate) const SENT_BODIES_DUE_SQL: &str = "SELECT id FROM outbox
+/// (the partial index `outbox_sent_bodies`, whose condition it repeats),
+/// sent at or before `?1`, oldest sent first. The index is named: left
+/// to itself, SQLite takes the queue's index by state (`state = 'sent'`,
+/// every mail sent) and sorts them all.
+pub(crate) const SENT_BODIES_DUE_SQL: &str = "SELECT id FROM outbox INDEXED BY outbox_sent_bodies
      WHERE state = 'sent' AND body_removed_at IS NULL AND sent_at <= ?1
      ORDER BY sent_at LIMIT ?2";
 

@@ -56,8 +56,9 @@ fn emptied(conn: &Connection) -> Vec<(i64, i64, String)> {
 
 /// The pass reads the sent rows whose bytes are kept by their index,
 /// from the oldest sent up to the first not due: with 1000 due among
-/// 100,000 sent rows it makes as many steps as with the 1000 alone, and
-/// never scans the table or sorts. The plan names the index.
+/// 100,000 sent rows it makes as many steps as with the 1000 alone (and
+/// one for the first row not due), and never scans the table or sorts.
+/// The plan names the index.
 #[test]
 fn a_pass_reads_only_the_rows_due_whatever_the_outbox_holds() {
     let store = Store::open_in_memory().unwrap();
@@ -109,7 +110,9 @@ fn a_pass_reads_only_the_rows_due_whatever_the_outbox_holds() {
     assert_eq!((alone.0, alone.2, alone.3), (1000, 0, 0));
     rows(1001, 100_000, &timestamp(now - Duration::hours(1)));
     let among = steps();
-    assert_eq!(among, alone, "99,000 rows not due cost nothing");
+    assert_eq!((among.0, among.2, among.3), (1000, 0, 0));
+    // At most one step more: the first row not due, where the search stops.
+    assert!(among.1 <= alone.1 + 1, "{among:?} against {alone:?}");
     // The pass empties those 1000, in batches, and then finds none.
     let mut n = 0;
     loop {
@@ -174,7 +177,14 @@ fn a_pass_killed_between_batches_goes_on_where_it_stopped() {
                 ),
                 _ => (with(b"a reply of its own"), vec![]),
             };
-            reply_sent(c, n, &raw, &shared, old, Some(old + Duration::minutes(n as i64)));
+            reply_sent(
+                c,
+                n,
+                &raw,
+                &shared,
+                old,
+                Some(old + Duration::minutes(n as i64)),
+            );
             sizes.push(raw.len() as i64);
         }
         // A queued mail carrying the kit: it keeps the body.
@@ -218,11 +228,17 @@ fn a_pass_killed_between_batches_goes_on_where_it_stopped() {
             ))
             .collect::<Vec<_>>()
     );
-    assert_eq!(count("SELECT SUM(length(raw)) FROM outbox WHERE id <= 7"), 0);
+    assert_eq!(
+        count("SELECT SUM(length(raw)) FROM outbox WHERE id <= 7"),
+        0
+    );
     // The list went with the last of its mails; the queued mail keeps
     // the kit, and goes out whole.
     assert_eq!(count("SELECT COUNT(*) FROM outbox_bodies"), 1);
-    assert_eq!(count("SELECT COUNT(*) FROM outbox_parts WHERE outbox_id <= 7"), 0);
+    assert_eq!(
+        count("SELECT COUNT(*) FROM outbox_parts WHERE outbox_id <= 7"),
+        0
+    );
     let queued = crate::store::mail::due_outgoing(c, now, 10).unwrap();
     assert_eq!(queued.len(), 1);
     assert!(queued[0].raw == with(&kit));
