@@ -18,7 +18,6 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection};
 
-use super::OutState;
 use crate::store::{timestamp, Result};
 
 /// The most rows one batch of [`forget_sent_bodies_due`] empties (one
@@ -26,7 +25,8 @@ use crate::store::{timestamp, Result};
 pub const SENT_BODIES_BATCH: usize = 500;
 
 /// The query of the rows due: the sent rows whose bytes are still kept
-/// (the partial index `outbox_sent_bodies`, whose condition it repeats),
+/// (the partial index `outbox_sent_bodies`, whose condition it repeats;
+/// `'sent'` is `OutState::Sent`),
 /// sent at or before `?1`, oldest sent first. The index is named: left
 /// to itself, SQLite takes the queue's index by state (`state = 'sent'`,
 /// every mail sent) and sorts them all.
@@ -47,7 +47,6 @@ pub fn forget_sent_bodies_due(
     now: DateTime<Utc>,
     limit: usize,
 ) -> Result<usize> {
-    debug_assert_eq!(OutState::Sent.as_str(), "sent");
     let ids: Vec<i64> = conn
         .prepare_cached(SENT_BODIES_DUE_SQL)?
         .query_map(params![timestamp(due), limit as i64], |r| r.get(0))?
