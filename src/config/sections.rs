@@ -171,6 +171,11 @@ pub struct Limits {
     /// are forwarded to the organizer per day (0: none); a registered
     /// team's mailbox has 3 a day of its own.
     pub forwards_per_day: u32,
+    /// A sent mail keeps its bytes this many days after it was sent, then
+    /// only its row: what the reply caps count, its keys, state,
+    /// recipients, times and size (0: emptied by the next pass). A mail
+    /// not sent yet, queued or failed, keeps its bytes until it is sent.
+    pub keep_sent_days: u32,
 }
 
 impl Default for Limits {
@@ -195,6 +200,7 @@ impl Default for Limits {
             max_processing_attempts: 3,
             max_send_attempts: 10,
             forwards_per_day: 20,
+            keep_sent_days: 30,
         }
     }
 }

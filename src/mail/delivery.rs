@@ -27,6 +27,10 @@
 //! A permanent failure is never silent: after sending, [`flush`] queues the
 //! organizer's digest when one is due (see `digest`) and sends it in the
 //! same flush.
+//!
+//! A sent mail keeps its bytes `limits.keep_sent_days` (30) days: each
+//! flush ends by emptying those that are due ([`forget_sent_bodies`]),
+//! their rows kept (what the reply caps count, the keys, times and size).
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -35,7 +39,8 @@ use crate::mail::digest;
 use crate::mail::process::ProcessError;
 use crate::mail::secrets::{seal_with, Look};
 use crate::store::mail::{
-    due_outgoing, mark_failed, mark_retry, mark_sent, set_outbox_raw, OutRow, StoredSecrets,
+    due_outgoing, forget_sent_bodies_due, mark_failed, mark_retry, mark_sent, set_outbox_raw,
+    OutRow, StoredSecrets, SENT_BODIES_BATCH,
 };
 use crate::store::{Store, StoreError};
 
@@ -116,7 +121,40 @@ pub fn flush(
         // No page from before a seal stays in the log.
         store.forget_overwritten()?;
     }
+    forget_sent_bodies(store, config.limits.keep_sent_days, now())?;
     Ok(out)
+}
+
+/// Empties the bytes of every sent mail sent `keep_sent_days` or more
+/// days before `now` (`store::mail::forget_sent_bodies_due`: each keeps
+/// its row, what the reply caps count), in batches of
+/// [`SENT_BODIES_BATCH`], each its own transaction: a kill between two
+/// leaves the batches before it done and the rest due for the next pass,
+/// and one during a batch leaves that batch undone. Reads only the rows
+/// due. A `keep_sent_days` reaching before the calendar's start keeps
+/// every mail. Returns how many mails were emptied.
+pub fn forget_sent_bodies(
+    store: &Store,
+    keep_sent_days: u32,
+    now: DateTime<Utc>,
+) -> Result<usize, StoreError> {
+    let Some(due) = now.checked_sub_signed(Duration::days(i64::from(keep_sent_days))) else {
+        return Ok(0);
+    };
+    let mut emptied = 0;
+    loop {
+        let tx = store.conn().unchecked_transaction()?;
+        let n = forget_sent_bodies_due(&tx, due, now, SENT_BODIES_BATCH)?;
+        tx.commit()?;
+        emptied += n;
+        if n < SENT_BODIES_BATCH {
+            break;
+        }
+    }
+    if emptied > 0 {
+        tracing::info!("bytes of {emptied} mails sent {keep_sent_days} days ago or more removed");
+    }
+    Ok(emptied)
 }
 
 fn send_due(
@@ -732,6 +770,145 @@ mod tests {
             own < 3 * 1024 + list_len,
             "the rows hold {own} bytes: the kit stored again in each"
         );
+    }
+
+    /// A sent mail keeps its bytes `keep_sent_days` (30) days: sent 29
+    /// days before the pass it is whole, sent 30 or 31 days before only
+    /// its row is left (state, recipients, keys, times, its size); a
+    /// queued and a failed mail created 40 days before keep theirs.
+    /// `keep_sent_days = 0` empties every sent mail at the next pass, and
+    /// one reaching before the calendar's start keeps every mail.
+    #[test]
+    fn a_sent_mail_keeps_its_bytes_30_days_and_a_mail_not_sent_keeps_them() {
+        use crate::store::mail::{queue_outgoing, raw_mails, MailTable};
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = crate::mail::transport::spool::Spool::open(dir.path()).unwrap();
+        let store = Store::open_in_memory().unwrap();
+        let config = Config::default();
+        assert_eq!(config.limits.keep_sent_days, 30);
+        let now = Utc::now();
+        let queue = |n: i64, created: DateTime<Utc>| {
+            let to = vec![format!("p{n}@x.example")];
+            let raw = format!("Subject: s{n}\r\n\r\nreply {n}\r\n");
+            assert!(queue_outgoing(
+                store.conn(),
+                &NewOutgoing {
+                    inbox_id: None,
+                    kind: "help",
+                    recipients: &to,
+                    budget: Default::default(),
+                    sender_key: None,
+                    subject: "s",
+                    message_id: &format!("<m{n}@x>"),
+                    raw: raw.as_bytes(),
+                    text_at: None,
+                    shared: &[],
+                    event_key: None,
+                },
+                created,
+            )
+            .unwrap());
+            raw.len() as i64
+        };
+        // Sent 31, 30 and 29 days before `now`, each by the flush of its day.
+        let mut size = Vec::new();
+        for (n, days) in [(1, 31), (2, 30), (3, 29)] {
+            let then = now - Duration::days(days);
+            size.push(queue(n, then));
+            let out = flush(&store, &mut spool, &config, &|| then).unwrap();
+            assert_eq!(out.sent, 1);
+        }
+        size.push(queue(4, now - Duration::days(40)));
+        mark_retry(store.conn(), 4, "421 later", now + Duration::hours(1)).unwrap();
+        size.push(queue(5, now - Duration::days(40)));
+        mark_failed(store.conn(), 5, "550 no such user").unwrap();
+        // Reported to the organizer already: no digest in this test.
+        store
+            .conn()
+            .execute(
+                "UPDATE outbox SET reported_at = created_at WHERE id = 5",
+                [],
+            )
+            .unwrap();
+        let rows = || -> Vec<(i64, String, i64, Option<i64>, bool)> {
+            let mut st = store
+                .conn()
+                .prepare(
+                    "SELECT id, state, length(raw), full_size, body_removed_at IS NOT NULL
+                       FROM outbox ORDER BY id",
+                )
+                .unwrap();
+            st.query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+        };
+        let whole =
+            |id: i64, state: &str| (id, state.to_string(), size[id as usize - 1], None, false);
+        let emptied = |id: i64| (id, "sent".to_string(), 0, Some(size[id as usize - 1]), true);
+        // A day before `now` mail 1 is 30 days old, mail 2 29: only 1 is due.
+        let out = flush(&store, &mut spool, &config, &|| now - Duration::days(1)).unwrap();
+        assert_eq!(out.sent, 0);
+        assert_eq!(rows().iter().filter(|r| r.4).count(), 1);
+        assert_eq!(rows()[0], emptied(1));
+        flush(&store, &mut spool, &config, &|| now).unwrap();
+        assert_eq!(
+            rows(),
+            [
+                emptied(1),
+                emptied(2),
+                whole(3, "sent"),
+                whole(4, "queued"),
+                whole(5, "failed")
+            ]
+        );
+        // The sent mails' recipients, ids and times stay.
+        let kept: Vec<(String, String, bool)> = store
+            .conn()
+            .prepare("SELECT recipients, message_id, sent_at IS NOT NULL FROM outbox WHERE id <= 2")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            kept,
+            [
+                ("[\"p1@x.example\"]".to_string(), "<m1@x>".to_string(), true),
+                ("[\"p2@x.example\"]".to_string(), "<m2@x>".to_string(), true)
+            ]
+        );
+        // Only mail 3 is left to seal among the sent ones.
+        let sent: Vec<i64> = raw_mails(store.conn(), MailTable::Outbox, &["sent"])
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(sent, [3]);
+        // A keep_sent_days reaching before the calendar's start keeps it.
+        assert_eq!(forget_sent_bodies(&store, u32::MAX, now).unwrap(), 0);
+        let mut at_once = config.clone();
+        at_once.limits.keep_sent_days = 0;
+        flush(&store, &mut spool, &at_once, &|| now).unwrap();
+        assert_eq!(
+            rows(),
+            [
+                emptied(1),
+                emptied(2),
+                emptied(3),
+                whole(4, "queued"),
+                whole(5, "failed")
+            ]
+        );
+        // The failed mail goes out whole when it is sent again.
+        assert!(crate::store::admin::requeue_outgoing(store.conn(), 5, now).unwrap());
+        let out = flush(&store, &mut spool, &at_once, &|| now).unwrap();
+        assert_eq!(out.sent, 1);
+        let file = spool.outgoing_dir().join("000005-help.eml");
+        assert_eq!(std::fs::read(file).unwrap().len() as i64, size[4]);
+        assert_eq!(rows()[4], emptied(5));
     }
 
     #[test]

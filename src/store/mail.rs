@@ -6,7 +6,8 @@
 //! This file has the inbox, the outbox and its reply caps, the contest row,
 //! the IMAP position and the secrets' look-up; `registrations.rs`,
 //! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
-//! backlog's sealing), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
+//! backlog's sealing), `sent_bodies.rs` (a sent mail's bytes kept
+//! `keep_sent_days`), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
 //! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
@@ -21,13 +22,15 @@ mod bodies;
 mod digest;
 mod registrations;
 mod sealing;
+mod sent_bodies;
 pub(crate) mod state;
 
-// Every function of the four stays at `store::mail::NAME`.
+// Every function of the five stays at `store::mail::NAME`.
 pub use bodies::*;
 pub use digest::*;
 pub use registrations::*;
 pub use sealing::*;
+pub use sent_bodies::*;
 pub use state::OutState;
 
 /// A stored incoming mail waiting for processing.

@@ -147,6 +147,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0028_strangers_mail_heads.sql",
         include_str!("../../schema/0028_strangers_mail_heads.sql"),
     ),
+    (
+        "0029_outbox_sent_bytes.sql",
+        include_str!("../../schema/0029_outbox_sent_bytes.sql"),
+    ),
 ];
 
 /// An open database.

@@ -1162,7 +1162,11 @@ fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processin
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
     {
-        let c = database_of_migrations(&path, MIGRATIONS.len() - 1);
+        let before = MIGRATIONS
+            .iter()
+            .position(|(name, _)| *name == "0028_strangers_mail_heads.sql")
+            .unwrap();
+        let c = database_of_migrations(&path, before);
         // Five processed mails as the version before left them: a
         // stranger's (a reply on the strangers' budget), a registered
         // mailbox's claim, a proven team's, one passed on to the organizer,
@@ -1257,9 +1261,10 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
             .map(|r| r.unwrap())
             .collect()
     };
+    // The indexes of 0027's time (0029 added `outbox_sent_bodies`).
     let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master \
                   WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
-                  AND type = 'index' ORDER BY name";
+                  AND type = 'index' AND name <> 'outbox_sent_bodies' ORDER BY name";
     let (rows, parts, bodies, indexes) = {
         let c = database_of_migrations(&path, before);
         c.pragma_update(None, "foreign_keys", "ON").unwrap();
@@ -1327,7 +1332,17 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
         )
         .unwrap();
     assert!(!table.contains("CHECK"), "{table}");
-    assert_eq!(rows_of(c, "SELECT * FROM outbox ORDER BY id"), rows);
+    // Every column of 0027's time as it was (0029 added two at the end,
+    // empty in these rows).
+    let now_rows: Vec<Vec<Value>> = rows_of(c, "SELECT * FROM outbox ORDER BY id")
+        .into_iter()
+        .map(|mut r| {
+            assert!(r[rows[0].len()..].iter().all(|v| *v == Value::Null));
+            r.truncate(rows[0].len());
+            r
+        })
+        .collect();
+    assert_eq!(now_rows, rows);
     assert_eq!(
         rows_of(c, "SELECT * FROM outbox_parts ORDER BY outbox_id, seq"),
         parts
@@ -1364,4 +1379,104 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
         Err(StoreError::Corrupt(e)) => assert!(e.contains("\"lost\""), "{e}"),
         other => panic!("an unknown state read back: {other:?}"),
     }
+}
+
+/// The sent mails of a version before schema 0029 keep their bytes 30
+/// days after they were sent, as those sent after it: the index of the
+/// sent rows whose bytes are kept holds them from the migration on. A
+/// pass empties the mail sent 40 days before (its row kept, with its
+/// size) and leaves whole the one sent 10 days before, and a queued and
+/// a failed mail of 40 days; the body they share stays for them.
+#[test]
+fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
+    use crate::store::mail::{
+        due_outgoing, forget_sent_bodies_due, mark_failed, mark_sent, queue_outgoing, NewOutgoing,
+        SharedPart,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0029_outbox_sent_bytes.sql")
+        .unwrap();
+    let now = chrono::Utc::now();
+    let days = chrono::Duration::days;
+    let body = vec![b'r'; 2000];
+    let sha = [9u8; 32];
+    let raw = [&b"Subject: results\r\n\r\n"[..], &body, b"\r\n"].concat();
+    let own = (raw.len() - body.len()) as i64;
+    {
+        let c = database_of_migrations(&path, before);
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let to = vec!["a@example.org".to_string()];
+        let shared = [SharedPart {
+            bytes: &body,
+            sha256: &sha,
+        }];
+        for (n, sent) in [(1, Some(40)), (2, Some(10)), (3, None), (4, None)] {
+            let m = NewOutgoing {
+                inbox_id: None,
+                kind: "help",
+                recipients: &to,
+                budget: Default::default(),
+                sender_key: None,
+                subject: "s",
+                message_id: &format!("<{n}@k>"),
+                raw: &raw,
+                text_at: None,
+                shared: &shared,
+                event_key: None,
+            };
+            assert!(queue_outgoing(&c, &m, now - days(40)).unwrap());
+            if let Some(d) = sent {
+                mark_sent(&c, n, now - days(d)).unwrap();
+            }
+        }
+        mark_failed(&c, 4, "550 no such user").unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let c = s.conn();
+    let ids = |sql: &str| -> Vec<i64> {
+        c.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        ids("SELECT id FROM outbox INDEXED BY outbox_sent_bodies
+              WHERE state = 'sent' AND body_removed_at IS NULL ORDER BY sent_at"),
+        [1, 2],
+        "the sent rows of the version before are in the index"
+    );
+    assert_eq!(
+        forget_sent_bodies_due(c, now - days(30), now, 500).unwrap(),
+        1
+    );
+    let rows: Vec<(i64, i64, Option<i64>)> = c
+        .prepare("SELECT id, length(raw), full_size FROM outbox ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<std::result::Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            (1, 0, Some(raw.len() as i64)),
+            (2, own, None),
+            (3, own, None),
+            (4, own, None)
+        ]
+    );
+    assert_eq!(
+        ids("SELECT outbox_id FROM outbox_parts ORDER BY outbox_id"),
+        [2, 3, 4]
+    );
+    assert_eq!(ids("SELECT COUNT(*) FROM outbox_bodies"), [1]);
+    let queued = due_outgoing(c, now, 10).unwrap();
+    assert_eq!(queued.len(), 1);
+    assert!(queued[0].id == 3 && queued[0].raw == raw);
 }

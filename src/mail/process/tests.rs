@@ -417,3 +417,45 @@ fn a_strangers_processed_mail_keeps_only_its_key_after_7_days() {
     .unwrap();
     assert_eq!(taken, None, "the same mail a month later is still one mail");
 }
+
+/// A stranger cannot get more replies by waiting for the bytes of those
+/// sent to go: the reply caps count the outbox's rows, which stay. With
+/// `keep_sent_days = 0` each flush empties the replies it sent; the
+/// sender's third mail of the day still finds its two replies counted
+/// and gets none.
+#[test]
+fn the_caps_count_a_strangers_replies_after_their_bytes_are_gone() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut config = Config::default();
+    config.limits.replies_per_sender_per_day = 2;
+    config.limits.forwards_per_day = 0;
+    config.limits.keep_sent_days = 0;
+    let referee = RefereeConfig::default();
+    let dir = tempfile::tempdir().unwrap();
+    let mut spool = crate::mail::transport::spool::Spool::open(dir.path()).unwrap();
+    let mut ids = Vec::new();
+    for n in 1..=3 {
+        ids.push(take_in(&store, n, "eve@strangers.example", "help", "hello"));
+        process_pass(&mut store, &config, &referee, &Utc::now, Pass::All).unwrap();
+        crate::mail::delivery::flush(&store, &mut spool, &config, &Utc::now).unwrap();
+    }
+    let (rows, emptied, bytes): (i64, i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*), COUNT(body_removed_at), coalesce(SUM(length(raw)), 0) FROM outbox",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (rows, emptied, bytes),
+        (2, 2, 0),
+        "two replies, both emptied"
+    );
+    let (_, outcome, _) = db::inbox_state(store.conn(), ids[2]).unwrap();
+    let outcome = outcome.unwrap_or_default();
+    assert!(
+        outcome.contains("2 replies to this sender today already"),
+        "{outcome}"
+    );
+}

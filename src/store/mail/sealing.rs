@@ -46,15 +46,18 @@ pub fn task_done(conn: &Connection, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Stored raw mails in the given states: (id, raw), for sealing a backlog.
+/// Stored raw mails in the given states: (id, raw), for sealing a backlog
+/// (an outgoing mail only while its bytes are kept).
 pub fn raw_mails(
     conn: &Connection,
     table: MailTable,
     states: &[&str],
 ) -> Result<Vec<(i64, Vec<u8>)>> {
-    let name = match table {
-        MailTable::Inbox => "inbox",
-        MailTable::Outbox => "outbox",
+    // A sent mail whose bytes were removed (`keep_sent_days`, schema
+    // 0029) has nothing left to seal.
+    let (name, kept) = match table {
+        MailTable::Inbox => ("inbox", ""),
+        MailTable::Outbox => ("outbox", " AND body_removed_at IS NULL"),
     };
     let list = states
         .iter()
@@ -62,7 +65,7 @@ pub fn raw_mails(
         .collect::<Vec<_>>()
         .join(", ");
     let mut st = conn.prepare(&format!(
-        "SELECT id, raw FROM {name} WHERE state IN ({list}) ORDER BY id"
+        "SELECT id, raw FROM {name} WHERE state IN ({list}){kept} ORDER BY id"
     ))?;
     let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let rows: Vec<(i64, Vec<u8>)> = rows.collect::<std::result::Result<_, _>>()?;
