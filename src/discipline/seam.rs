@@ -447,6 +447,16 @@ pub trait BotDiscipline: Sync {
         0
     }
 
+    /// At most how many pairings a team's games fall into, in a contest of
+    /// `teams` entries and `materials` materials: each keeps
+    /// `[site] transcripts_per_pairing` transcripts, among which a team's
+    /// transcript budget is shared (`crate::store::bots::
+    /// TranscriptBudget`). Two seats: every other team and, where a
+    /// discipline plays it, the team itself.
+    fn pairings_per_team(&self, teams: usize, _materials: usize) -> usize {
+        teams
+    }
+
     /// The page a game is listed on: the two teams (lower id first); a
     /// one-seat discipline's own (the flooding island: team and island).
     fn pairing(&self, _key: &str, seats: &[TeamId]) -> String {

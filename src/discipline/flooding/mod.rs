@@ -219,6 +219,11 @@ impl BotDiscipline for Flooding {
         keys::repetition(key)
     }
 
+    /// A team's pairings are the islands (team and island).
+    fn pairings_per_team(&self, _teams: usize, materials: usize) -> usize {
+        materials
+    }
+
     fn pairing(&self, key: &str, seats: &[TeamId]) -> String {
         let island = serde_json::from_str::<planner::FloodKey>(key)
             .map(|k| k.island)
