@@ -53,7 +53,7 @@ pub struct SiteConfig {
     pub transcripts_per_pairing: u32,
     /// Bot disciplines: the packed bytes a team's lines may take in all
     /// its kept transcripts, shared evenly by the kept games it can be in
-    /// (its pairings times `transcripts_per_pairing`); a kept game whose
+    /// (at most: `BotDiscipline::kept_games_per_team`); a kept game whose
     /// share of one team's lines is larger keeps no moves (its page says
     /// whose lines; the result stands).
     pub transcript_bytes_per_team: u64,

@@ -1405,9 +1405,21 @@ fn a_loud_bot_meets_its_transcript_budget_and_nobody_elses_game_changes() {
                 stored,
                 games,
                 results,
+                b,
             )
         };
-        let (_s0, _, results0, stored0, games0, _) = run(None);
+        let (_s0, _, results0, stored0, games0, _, b) = run(None);
+        // The budget is shared by at least as many games as a team keeps.
+        for t in 1..=4 {
+            let kept = games0
+                .values()
+                .filter(|g| g.moves.is_some() && g.seats.contains(&TeamId(t)))
+                .count() as u64;
+            assert!(
+                kept > 0 && kept <= b.kept_games,
+                "{d}: team {t} keeps {kept} of {b:?}"
+            );
+        }
         // The budget: each game may hold what the largest quiet game stores
         // (its two teams' lines together).
         let stored_len = |g: &StoredGame| {
@@ -1430,7 +1442,7 @@ fn a_loud_bot_meets_its_transcript_budget_and_nobody_elses_game_changes() {
             .count();
         assert!(loud_kept > 0, "{d}: the loud bot's games keep transcripts");
         assert!(games0.values().all(|g| g.moves_not_kept.is_none()), "{d}");
-        let (s, c, results, stored, games, table) = run(Some(quiet_max));
+        let (s, c, results, stored, games, table, _) = run(Some(quiet_max));
         assert_eq!(results, results0, "{d}: the same results");
         assert_eq!(stored, stored0, "{d}: the same stored results");
         let mut notes = 0;

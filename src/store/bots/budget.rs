@@ -5,8 +5,11 @@
 //! transcripts mail.
 //!
 //! The budget, `[site] transcript_bytes_per_team` (64 MiB), is shared out
-//! evenly among the kept games a team can be in (its pairings, at most,
-//! times `[site] transcripts_per_pairing`): each kept game may hold at most
+//! evenly among the kept games a team can be seated in (at most: its
+//! discipline's `kept_games_per_team`, from the entries, the materials,
+//! `[site] transcripts_per_pairing` and the discipline's section; two
+//! seats: a game per ordered pair and kept repetition, 2 × teams × kept
+//! repetitions): each kept game may hold at most
 //! that share of one team's lines ([`TranscriptBudget::per_game`]). A
 //! game's stored bytes are charged to its teams in proportion to what each
 //! team's lines alone pack to ([`charges`]), so the charges add up to what
@@ -35,8 +38,8 @@ pub struct TranscriptBudget {
     /// `[site] transcript_bytes_per_team`: packed bytes of a team's lines
     /// in all its kept games.
     pub per_team: u64,
-    /// The kept games it is shared by: at most the team's pairings times
-    /// `[site] transcripts_per_pairing` (at least 1).
+    /// The kept games it is shared by: the most a team can be seated in
+    /// (`BotDiscipline::kept_games_per_team`; at least 1).
     pub kept_games: u64,
     /// What one kept game may hold of one team's lines: `per_team /
     /// kept_games`.
@@ -46,11 +49,15 @@ pub struct TranscriptBudget {
 impl TranscriptBudget {
     /// The budget of contest `c` under `config`.
     pub fn of(c: &BotContest, config: &Config) -> Result<TranscriptBudget> {
-        let seam = seam_of(c)?;
-        let pairings = seam.pairings_per_team(c.entries.len(), c.materials.len()) as u64;
+        let kept_games = seam_of(c)?.kept_games_per_team(
+            &config.sections(),
+            c.entries.len(),
+            c.materials.len(),
+            config.site.transcripts_per_pairing,
+        );
         Ok(Self::shared(
             config.site.transcript_bytes_per_team,
-            pairings.saturating_mul(u64::from(config.site.transcripts_per_pairing)),
+            kept_games,
         ))
     }
 
