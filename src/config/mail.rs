@@ -51,6 +51,12 @@ pub struct SiteConfig {
     /// (FootSteps) or runs per island (flooding); Morabaraba plays each
     /// pairing once. The other games are listed with their outcome only.
     pub transcripts_per_pairing: u32,
+    /// Bot disciplines: the packed bytes a team's lines may take in all
+    /// its kept transcripts, shared evenly by the kept games it can be in
+    /// (at most: `BotDiscipline::kept_games_per_team`); a kept game whose
+    /// share of one team's lines is larger keeps no moves (its page says
+    /// whose lines; the result stands).
+    pub transcript_bytes_per_team: u64,
     /// Bot disciplines: once the contest is finished, each bot's page shows
     /// the source of each of its versions (never while it runs).
     pub publish_sources: bool,
@@ -62,6 +68,7 @@ impl Default for SiteConfig {
             dir: None,
             no_game_pages: false,
             transcripts_per_pairing: 1,
+            transcript_bytes_per_team: 64 << 20,
             publish_sources: false,
         }
     }

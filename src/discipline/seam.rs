@@ -447,6 +447,23 @@ pub trait BotDiscipline: Sync {
         0
     }
 
+    /// At most how many games a team is seated in that keep their
+    /// transcript (the first `kept_per_pairing` repetitions of each of its
+    /// pairings), in a contest of `teams` entries and `materials`
+    /// materials: among them a team's transcript budget is shared
+    /// (`crate::store::bots::TranscriptBudget`), so an upper bound, never
+    /// less. Two seats by default: at most one game per ordered pair of
+    /// teams (a team against itself included) and repetition.
+    fn kept_games_per_team(
+        &self,
+        _sections: &Sections<'_>,
+        teams: usize,
+        _materials: usize,
+        kept_per_pairing: u32,
+    ) -> u64 {
+        2 * teams as u64 * u64::from(kept_per_pairing)
+    }
+
     /// The page a game is listed on: the two teams (lower id first); a
     /// one-seat discipline's own (the flooding island: team and island).
     fn pairing(&self, _key: &str, seats: &[TeamId]) -> String {

@@ -54,7 +54,7 @@ pub mod packed;
 
 pub use moves::*;
 pub use packed::{
-    pack_moves, stored_moves, unpack_moves, StoredMoves, UnpackError, MAX_MOVES_BYTES,
+    pack_moves, packed_len, stored_moves, unpack_moves, StoredMoves, UnpackError, MAX_MOVES_BYTES,
 };
 
 use crate::discipline::game::Setup;

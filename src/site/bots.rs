@@ -16,7 +16,9 @@
 //!   `bot/TEAM-source-N.txt`, N the team's own version number);
 //! - `pairing/P.html`: every game of one pairing, one row each (anchor
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
-//!   game's own page where its transcript was kept;
+//!   game's own page where its transcript was kept (where a team's lines
+//!   were more than the transcript budget lets a game keep: whose, in
+//!   words);
 //! - `game/KEY.html` and `game/KEY.txt`: a kept game: who, parameters and
 //!   seed, outcome, failures with the offending line, CPU per bot, the
 //!   picture drawn from the transcript (`crate::discipline::NAME::picture`),
@@ -294,7 +296,15 @@ fn pairing_row(
     let game = if page {
         format!("<a href=\"../game/{slug}.html\">{slug}</a>")
     } else {
-        format!("{} (not kept)", escape(&slug))
+        match &g.moves_not_kept {
+            // Why a game that keeps its transcript has none: whose lines.
+            Some(note) => format!(
+                "{} (not kept)<br><small>{}</small>",
+                escape(&slug),
+                escape(&capitalised(&note.sentence(names)))
+            ),
+            None => format!("{} (not kept)", escape(&slug)),
+        }
     };
     // A note under the game's name (a flooding run's seed: the kit's
     // referee plays it again with it).

@@ -1483,6 +1483,69 @@ fn no_transcripts_mail_without_a_kept_transcript() {
     );
 }
 
+/// A team over the transcript budget (`[site] transcript_bytes_per_team`,
+/// here 1 byte: no kept game can hold a team's lines) has its kept games
+/// stored without their moves, each with the note why, and the team that
+/// asked for its transcripts (DGP) is told in words which game and whose
+/// lines, with no attachment; the results are stored as always.
+#[test]
+fn a_transcripts_mail_says_whose_lines_left_a_game_without_its_moves() {
+    let (c, auth) = bot_contest(
+        "footsteps",
+        "[footsteps]\ngames_per_pair = 2\n[site]\ntranscript_bytes_per_team = 1\n",
+    );
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> {JOE} {auth}"),
+        "steady.c",
+        demo_source(Discipline::FOOTSTEPS, "steady.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.subject);
+    c.ingest(&[&c.registration_mail("ann", "Cowshed")]);
+    let ann = crate::mail_spool::auth_of(&c.replies().last().unwrap().clone());
+    let r = send_attached(
+        &c,
+        &format!("<<FROM>> team_ann {ann}"),
+        "one.c",
+        demo_source(Discipline::FOOTSTEPS, "one.c"),
+    );
+    assert!(r.subject.contains("accepted"), "{}", r.subject);
+    let out = c.start_contest();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let (games, with_moves, noted): (i64, i64, i64) = db
+        .query_row(
+            "SELECT COUNT(*), COUNT(moves), \
+             SUM(json_extract(record, '$.moves_not_kept') IS NOT NULL) FROM bot_games",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert!(games > 0);
+    assert_eq!(with_moves, 0, "no game keeps moves");
+    assert!(noted > 0, "the kept games say why");
+    let mail = c
+        .replies()
+        .into_iter()
+        .find(|r| r.to.iter().any(|t| t.contains("joe@")) && r.subject.contains("transcripts"))
+        .expect("joe's transcripts mail");
+    let body = unwrapped(&mail.body);
+    assert!(body.contains("No game's moves are attached."), "{body}");
+    assert!(
+        body.contains("this game's moves were not kept: team "),
+        "{body}"
+    );
+    assert!(
+        body.contains("team the_heavy_lords_of_knobeln's lines take"),
+        "{body}"
+    );
+    assert!(
+        body.contains("a team's lines were more than a kept game may hold"),
+        "{body}"
+    );
+    assert!(mail.attachments.is_empty(), "{:?}", mail.attachments);
+}
+
 /// Every island's name is its own: an organizer's island file named like
 /// a team whose island plays is refused at the start, saying which.
 #[test]

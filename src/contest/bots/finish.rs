@@ -91,8 +91,25 @@ pub fn finish(
     // attached, games left out.
     let mut moves: BTreeMap<TeamId, (Vec<String>, u64, u64)> = BTreeMap::new();
     let part_cap = config.rules.max_protocol_mail_bytes.max(4096);
+    // Per team: its games kept without their moves (the transcript
+    // budget), and the first one's name and why.
+    let mut not_kept: BTreeMap<TeamId, (u64, String)> = BTreeMap::new();
     for_each_game(store, c, config, |g| {
         tally.add(&g, &name_of);
+        if let Some(note) = &g.moves_not_kept {
+            let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
+            let mut seen = BTreeSet::new();
+            for t in &g.seats {
+                if !seen.insert(*t) || !want.get(t).is_some_and(|w| w.transcripts) {
+                    continue;
+                }
+                let (n, first) = not_kept.entry(*t).or_default();
+                if *n == 0 {
+                    *first = format!("{}: {}", g.slug(), note.sentence(&seat_names));
+                }
+                *n += 1;
+            }
+        }
         if let Some(m) = &g.moves {
             let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
             let text = transcript::moves_text(&g.setup, &g.subject, &seat_names, m);
@@ -175,10 +192,12 @@ pub fn finish(
             ));
         }
         let (parts, n_in, n_out) = moves.remove(&r.team).unwrap_or_default();
-        // DGP: only when a transcript of the team's games was kept (with
+        let (n_not_kept, first_not_kept) = not_kept.remove(&r.team).unwrap_or_default();
+        // DGP: only when a transcript of the team's games was kept, or
+        // would have been but for the transcript budget (with
         // `transcripts_per_pairing = 0` none is; a mail would describe an
         // attachment that is not there).
-        if w.transcripts && n_in + n_out > 0 {
+        if w.transcripts && n_in + n_out + n_not_kept > 0 {
             let n_parts = parts.len().max(1);
             let mut parts = parts.into_iter();
             for i in 1..=n_parts {
@@ -205,6 +224,9 @@ pub fn finish(
                             "n_parts": n_parts,
                             "one_part": n_parts == 1,
                             "n_left_out": n_out,
+                            "n_not_kept": n_not_kept,
+                            "one_not_kept": n_not_kept == 1,
+                            "first_not_kept": first_not_kept,
                             "kept_per_pairing": config.site.transcripts_per_pairing,
                             "one_kept": config.site.transcripts_per_pairing == 1,
                             "one_bot": seam.seats() == 1,

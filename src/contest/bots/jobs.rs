@@ -163,15 +163,27 @@ pub(super) fn store_game(
     let result = seam.planner_result(&config.sections(), &job.key, &job.seats, &p);
     // Packed small where that is smaller (`transcript::stored_moves`); a
     // body longer than a kept game may be is kept as a cut transcript is:
-    // not at all.
-    use crate::discipline::transcript::{stored_moves, StoredMoves};
-    use rusqlite::types::Value;
-    let moves = p.take_moves().and_then(stored_moves).map(|m| match m {
-        StoredMoves::Text(t) => Value::Text(t),
-        StoredMoves::Packed(b) => Value::Blob(b),
-    });
+    // not at all; one whose share of a team's lines is more than a kept
+    // game may hold of one team's (`TranscriptBudget`) is not kept either,
+    // and the record says why.
+    let (moves, not_kept) = match p.take_moves() {
+        Some(body) => budgeted_moves(body, &TranscriptBudget::of(c, config)?, &job.seats),
+        None => (None, None),
+    };
     let folders = p.take_folders();
-    let record = serde_json::to_string(&p).expect("json");
+    let record = match not_kept {
+        None => serde_json::to_string(&p).expect("json"),
+        Some(note) => {
+            let mut v = serde_json::to_value(&p).expect("json");
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    NOT_KEPT_FIELD.into(),
+                    serde_json::to_value(note).expect("json"),
+                );
+            }
+            v.to_string()
+        }
+    };
     let seats: Vec<u32> = job.seats.iter().map(|t| t.0).collect();
     // The game and its bots' folders after it, together or not at all: in
     // a transaction of its own, or in the caller's (a tool that stores
@@ -211,6 +223,33 @@ pub(super) fn store_game(
         own.commit()?;
     }
     Ok(())
+}
+
+/// A kept game's moves body as the store keeps it (`None`: not kept), and
+/// why it is not kept when a team's lines in it are more than the
+/// contest's transcript budget lets one game hold ([`TranscriptBudget::
+/// judge`]). A body no longer than the share is kept unmeasured.
+fn budgeted_moves(
+    body: String,
+    budget: &TranscriptBudget,
+    seats: &[TeamId],
+) -> (Option<rusqlite::types::Value>, Option<MovesNotKept>) {
+    use crate::discipline::transcript::{stored_moves, StoredMoves};
+    use rusqlite::types::Value;
+    // Measured only where the stored bytes could be more than the share
+    // (they are at most the body's).
+    let measure = (body.len() as u64 > budget.per_game).then(|| body.clone());
+    let Some(stored) = stored_moves(body) else {
+        return (None, None);
+    };
+    if let Some(note) = measure.and_then(|b| budget.judge(&b, stored.len(), seats)) {
+        return (None, Some(note));
+    }
+    let value = match stored {
+        StoredMoves::Text(t) => Value::Text(t),
+        StoredMoves::Packed(b) => Value::Blob(b),
+    };
+    (Some(value), None)
 }
 
 /// Each of `seats`' kept folder as its bot left it after its last stored

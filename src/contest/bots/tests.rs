@@ -19,7 +19,7 @@ use crate::discipline::Discipline;
 use crate::tournament::TeamId;
 use rusqlite::Connection;
 use serde_json::json;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn row(place: u32, team: u32, name: &str, plus: u64) -> ultimatum::Row {
     ultimatum::Row {
@@ -103,6 +103,7 @@ fn game_of(
         pairing,
         setup,
         subject: "lagoon".into(),
+        moves_not_kept: None,
         played: Played {
             outcome: None,
             failures,
@@ -1321,5 +1322,183 @@ fn kept_moves_are_stored_packed_and_read_back_exactly_old_text_rows_too() {
         let e = read("a bomb").unwrap_err();
         assert!(e.contains("stored data is damaged: moves of"), "{e}");
         assert!(e.contains("more than 8388608 bytes"), "{e}");
+    }
+}
+
+/// [`Keeping`], but one team's bot prints the most a line may hold (256
+/// bytes that do not pack: chance from a fixed seed) wherever it prints.
+struct Loud {
+    keeping: Keeping,
+    loud: TeamId,
+}
+
+impl InProcessPlayers for Loud {
+    fn play(
+        &self,
+        setup: &Setup,
+        seats: &[TeamId],
+        transcript: crate::discipline::play::Transcript,
+        folders: Option<&[crate::sandbox::folder::FolderImage]>,
+    ) -> std::result::Result<Played, String> {
+        let mut p = self.keeping.play(setup, seats, transcript, folders)?;
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for e in p.transcript.iter_mut().flatten() {
+            if e.said == crate::game::lines::Said::ByBot && seats.get(e.seat) == Some(&self.loud) {
+                e.line = (0..256)
+                    .map(|_| {
+                        x = x
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        char::from(b'a' + ((x >> 33) % 26) as u8)
+                    })
+                    .collect();
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// A hostile bot printing the most it may in every game of a small field
+/// meets its transcript budget: each of its kept games is stored without
+/// its moves, the record saying it was its lines (never the other team's)
+/// and the pairing page saying so in words; the other teams' kept games
+/// keep their moves byte for byte; the results and every stored result are
+/// the unbudgeted run's. In every discipline.
+#[test]
+fn a_loud_bot_meets_its_transcript_budget_and_nobody_elses_game_changes() {
+    use crate::bench_site::{ContestState as Stored, ScriptedContest};
+    let loud = TeamId(1);
+    for d in crate::discipline::registry::built_in() {
+        // Each run: (results, stored (key, result), games by key).
+        let run = |budget: Option<u64>| {
+            let mut s = ScriptedContest::start(d, 4, Some(2), Stored::Running).unwrap();
+            s.config.site.transcripts_per_pairing = 2;
+            let c = contest(s.store.conn(), d).unwrap().unwrap();
+            let b = TranscriptBudget::of(&c, &s.config).unwrap();
+            s.config.site.transcript_bytes_per_team = match budget {
+                Some(per_game) => per_game * b.kept_games,
+                None => u64::MAX,
+            };
+            let players = Loud {
+                keeping: Keeping { players: s.players },
+                loud,
+            };
+            let results = play_all_by(
+                &s.store,
+                &c,
+                &s.config,
+                Players::InProcess(&players),
+                &chrono::Utc::now,
+            )
+            .unwrap();
+            let mut games = BTreeMap::new();
+            for_each_game(&s.store, &c, &s.config, |g| {
+                games.insert(g.key.clone(), g);
+                Ok(())
+            })
+            .unwrap();
+            let stored = stored_results(s.store.conn());
+            (
+                s,
+                c,
+                serde_json::to_string(&results).unwrap(),
+                stored,
+                games,
+                results,
+                b,
+            )
+        };
+        let (_s0, _, results0, stored0, games0, _, b) = run(None);
+        // The budget is shared by at least as many games as a team keeps.
+        for t in 1..=4 {
+            let kept = games0
+                .values()
+                .filter(|g| g.moves.is_some() && g.seats.contains(&TeamId(t)))
+                .count() as u64;
+            assert!(
+                kept > 0 && kept <= b.kept_games,
+                "{d}: team {t} keeps {kept} of {b:?}"
+            );
+        }
+        // The budget: each game may hold what the largest quiet game stores
+        // (its two teams' lines together).
+        let stored_len = |g: &StoredGame| {
+            let m = g.moves.as_ref().unwrap();
+            crate::discipline::transcript::stored_moves(crate::discipline::transcript::moves_body(
+                m,
+            ))
+            .unwrap()
+            .len() as u64
+        };
+        let quiet_max = games0
+            .values()
+            .filter(|g| g.moves.is_some() && !g.seats.contains(&loud))
+            .map(stored_len)
+            .max()
+            .unwrap();
+        let loud_kept = games0
+            .values()
+            .filter(|g| g.moves.is_some() && g.seats.contains(&loud))
+            .count();
+        assert!(loud_kept > 0, "{d}: the loud bot's games keep transcripts");
+        assert!(games0.values().all(|g| g.moves_not_kept.is_none()), "{d}");
+        let (s, c, results, stored, games, table, _) = run(Some(quiet_max));
+        assert_eq!(results, results0, "{d}: the same results");
+        assert_eq!(stored, stored0, "{d}: the same stored results");
+        let mut notes = 0;
+        for (key, g0) in &games0 {
+            let g = &games[key];
+            assert_eq!(g.played, g0.played, "{d} {key}");
+            if g0.moves.is_none() {
+                assert_eq!(
+                    g.moves_not_kept, None,
+                    "{d} {key}: a game keeping no transcript"
+                );
+                continue;
+            }
+            if g.seats.contains(&loud) {
+                let note = g.moves_not_kept.as_ref().expect("a note");
+                assert_eq!(g.moves, None, "{d} {key}");
+                let seats: Vec<usize> =
+                    (0..g.seats.len()).filter(|&i| g.seats[i] == loud).collect();
+                assert_eq!(
+                    note.over, seats,
+                    "{d} {key}: the loud team's lines, nobody else's"
+                );
+                assert_eq!(note.per_game, quiet_max, "{d}");
+                notes += 1;
+            } else {
+                assert_eq!(g.moves, g0.moves, "{d} {key}: a quiet game keeps its moves");
+                assert_eq!(g.moves_not_kept, None, "{d} {key}");
+            }
+        }
+        assert_eq!(notes, loud_kept, "{d}");
+        // The loud team's lines take nothing of the database.
+        let loud_bytes: i64 = s
+            .store
+            .conn()
+            .query_row(
+                "SELECT COALESCE(SUM(length(moves)), 0) FROM bot_games \
+                 WHERE seats LIKE '[1,%' OR seats LIKE '%,1]' OR seats = '[1]'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(loud_bytes, 0, "{d}");
+        // The pairing page says whose lines, in words.
+        let dir = s.tmp.path().join("site");
+        crate::site::bots::write(&dir, &s.store, &c, &s.config, &table).unwrap();
+        let (key, g) = games
+            .iter()
+            .find(|(_, g)| g.moves_not_kept.is_some())
+            .unwrap();
+        let page = std::fs::read_to_string(dir.join(format!(
+            "pairing/{}.html",
+            crate::store::bots::slug(&g.pairing)
+        )))
+        .unwrap();
+        let words =
+            crate::draw::escape("This game's moves were not kept: team bot0001's lines take");
+        assert!(page.contains(&words), "{d} {key}: {page}");
     }
 }

@@ -219,6 +219,18 @@ impl BotDiscipline for Flooding {
         keys::repetition(key)
     }
 
+    /// A team's pairings are the islands (team and island), each of
+    /// `runs` runs.
+    fn kept_games_per_team(
+        &self,
+        sections: &Sections<'_>,
+        _teams: usize,
+        materials: usize,
+        kept_per_pairing: u32,
+    ) -> u64 {
+        materials as u64 * u64::from(kept_per_pairing.min(sections.flooding.runs))
+    }
+
     fn pairing(&self, key: &str, seats: &[TeamId]) -> String {
         let island = serde_json::from_str::<planner::FloodKey>(key)
             .map(|k| k.island)

@@ -183,6 +183,21 @@ impl BotDiscipline for Footsteps {
         &["round", "game"]
     }
 
+    /// `games_per_pair` games per pair and round (the first round and at
+    /// most `max_tie_rounds` replays), numbered from 0 in each.
+    fn kept_games_per_team(
+        &self,
+        sections: &Sections<'_>,
+        teams: usize,
+        _materials: usize,
+        kept_per_pairing: u32,
+    ) -> u64 {
+        let f = sections.footsteps;
+        teams as u64
+            * u64::from(1 + f.max_tie_rounds)
+            * u64::from(kept_per_pairing.min(f.games_per_pair))
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }

@@ -180,6 +180,18 @@ impl BotDiscipline for Morabaraba {
         Ok(same_setup(setup()))
     }
 
+    /// One game per ordered pair (itself included): every game is its
+    /// pairing's first.
+    fn kept_games_per_team(
+        &self,
+        _sections: &Sections<'_>,
+        teams: usize,
+        _materials: usize,
+        kept_per_pairing: u32,
+    ) -> u64 {
+        2 * teams as u64 * u64::from(kept_per_pairing.min(1))
+    }
+
     fn key_seats(&self, key: &str, _teams: &[TeamId]) -> Result<Vec<TeamId>, String> {
         keys::seats(key).map_err(|e| e.to_string())
     }

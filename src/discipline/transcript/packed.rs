@@ -100,6 +100,13 @@ pub fn pack_moves(body: &str) -> Option<Vec<u8>> {
     Some(packed)
 }
 
+/// What `text` alone packs to for the store (the packing byte included):
+/// the measure of one team's lines in a kept game (a transcript's budget,
+/// `crate::store::bots::TranscriptBudget`).
+pub fn packed_len(text: &str) -> usize {
+    1 + miniz_oxide::deflate::compress_to_vec_zlib(text.as_bytes(), LEVEL).len()
+}
+
 /// The body a packed one holds, byte for byte; never more than
 /// [`MAX_MOVES_BYTES`] allocated.
 pub fn unpack_moves(packed: &[u8]) -> Result<String, UnpackError> {

@@ -203,6 +203,18 @@ impl BotDiscipline for Ultimatum {
         &["repetition", "slot"]
     }
 
+    /// A match per ordered pair (itself included) and repetition, of
+    /// `repetitions`.
+    fn kept_games_per_team(
+        &self,
+        sections: &Sections<'_>,
+        teams: usize,
+        _materials: usize,
+        kept_per_pairing: u32,
+    ) -> u64 {
+        2 * teams as u64 * u64::from(kept_per_pairing.min(sections.ultimatum.repetitions))
+    }
+
     fn repetition(&self, key: &str) -> u32 {
         keys::repetition(key)
     }

@@ -71,6 +71,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
         setup,
         subject: String::new(),
         result: String::new(),
+        moves_not_kept: None,
         played: Played {
             outcome: None,
             failures: vec![failure],

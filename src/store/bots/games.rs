@@ -8,6 +8,7 @@
 //! (`crate::contest::bots`) or format the rows (each discipline's
 //! `tables.rs`).
 
+use super::budget::MovesNotKept;
 use super::model::*;
 use std::collections::BTreeMap;
 
@@ -40,6 +41,28 @@ pub struct StoredGame {
     pub result: String,
     /// The moves form, for the games that keep their transcript.
     pub moves: Option<transcript::Moves>,
+    /// Why a game that keeps its transcript has no moves: its team's lines
+    /// were more than the transcript budget lets a game hold.
+    pub moves_not_kept: Option<MovesNotKept>,
+}
+
+/// The record's field beside what was played that says why a kept game's
+/// moves were not kept ([`MovesNotKept`]).
+pub const NOT_KEPT_FIELD: &str = "moves_not_kept";
+
+/// The note of a stored record, if it has one (a record is looked into
+/// only when its text names the field).
+fn not_kept_of(record: &str) -> Option<MovesNotKept> {
+    #[derive(serde::Deserialize)]
+    struct Note {
+        moves_not_kept: Option<MovesNotKept>,
+    }
+    if !record.contains(NOT_KEPT_FIELD) {
+        return None;
+    }
+    serde_json::from_str::<Note>(record)
+        .ok()
+        .and_then(|n| n.moves_not_kept)
 }
 
 impl StoredGame {
@@ -182,6 +205,7 @@ pub fn for_each_game(
         each(StoredGame {
             pairing: pairing.unwrap_or_else(|| seam.pairing(&key, &seats)),
             played: parse(&record)?,
+            moves_not_kept: not_kept_of(&record),
             result,
             key,
             seats,

@@ -1,0 +1,259 @@
+//! A team's byte budget for its kept transcripts (issue 38, F8): what the
+//! kept games' moves may hold of one team's lines, in the store's unit
+//! (packed bytes: what the database holds), and the note a game kept
+//! without its moves carries, in words for the pairing page and the
+//! transcripts mail.
+//!
+//! The budget, `[site] transcript_bytes_per_team` (64 MiB), is shared out
+//! evenly among the kept games a team can be seated in (at most: its
+//! discipline's `kept_games_per_team`, from the entries, the materials,
+//! `[site] transcripts_per_pairing` and the discipline's section; two
+//! seats: a game per ordered pair and kept repetition, 2 × teams × kept
+//! repetitions): each kept game may hold at most
+//! that share of one team's lines ([`TranscriptBudget::per_game`]). A
+//! game's stored bytes are charged to its teams in proportion to what each
+//! team's lines alone pack to ([`charges`]), so the charges add up to what
+//! the database holds (rounded up by at most a byte a seat). A game whose
+//! team is charged more than the share is kept without its moves (result,
+//! failures and CPU as always), whichever team's lines they were; the
+//! note names that team. The share, not a running total, decides: which
+//! games keep their moves depends only on the games themselves, never on
+//! the order in which they finish (load, threads, workers), so one seed
+//! still makes the same site.
+//!
+//! What it deliberately does not do: store a game (`crate::contest::bots`
+//! asks [`TranscriptBudget::judge`] before it stores the moves) or write a
+//! page or a mail (they call [`MovesNotKept::sentence`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{seam_of, BotContest, Result};
+use crate::config::Config;
+use crate::discipline::transcript::{packed_len, player_number};
+use crate::tournament::TeamId;
+
+/// What the kept transcripts of one contest may hold of a team's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscriptBudget {
+    /// `[site] transcript_bytes_per_team`: packed bytes of a team's lines
+    /// in all its kept games.
+    pub per_team: u64,
+    /// The kept games it is shared by: the most a team can be seated in
+    /// (`BotDiscipline::kept_games_per_team`; at least 1).
+    pub kept_games: u64,
+    /// What one kept game may hold of one team's lines: `per_team /
+    /// kept_games`.
+    pub per_game: u64,
+}
+
+impl TranscriptBudget {
+    /// The budget of contest `c` under `config`.
+    pub fn of(c: &BotContest, config: &Config) -> Result<TranscriptBudget> {
+        let kept_games = seam_of(c)?.kept_games_per_team(
+            &config.sections(),
+            c.entries.len(),
+            c.materials.len(),
+            config.site.transcripts_per_pairing,
+        );
+        Ok(Self::shared(
+            config.site.transcript_bytes_per_team,
+            kept_games,
+        ))
+    }
+
+    /// `per_team` shared by `kept_games` (at least one).
+    pub fn shared(per_team: u64, kept_games: u64) -> TranscriptBudget {
+        let kept_games = kept_games.max(1);
+        TranscriptBudget {
+            per_team,
+            kept_games,
+            per_game: per_team / kept_games,
+        }
+    }
+
+    /// Whether a game's moves (`body`, the moves form the store keeps as
+    /// `stored` bytes) may be kept: `None` when no team of `seats` is
+    /// charged more than [`Self::per_game`], else the note saying whose
+    /// lines were more. A body no larger than the share is kept without
+    /// being measured again (no team can be charged more than the whole).
+    pub fn judge(&self, body: &str, stored: usize, seats: &[TeamId]) -> Option<MovesNotKept> {
+        if stored as u64 <= self.per_game {
+            return None;
+        }
+        let charged = charges(body, stored, seats.len());
+        // A team seated twice (a game against itself) is charged both.
+        let team_charge = |t: &TeamId| -> u64 {
+            seats
+                .iter()
+                .zip(&charged)
+                .filter(|(s, _)| *s == t)
+                .map(|(_, c)| *c)
+                .sum()
+        };
+        let over: Vec<usize> = (0..seats.len())
+            .filter(|&i| team_charge(&seats[i]) > self.per_game)
+            .collect();
+        if over.is_empty() {
+            return None;
+        }
+        Some(MovesNotKept {
+            over,
+            charged,
+            per_game: self.per_game,
+            per_team: self.per_team,
+            kept_games: self.kept_games,
+        })
+    }
+}
+
+/// The `stored` bytes of a moves body split among its `seats` in
+/// proportion to what each seat's lines (`P: LINE`) alone pack to
+/// ([`packed_len`]), each share rounded up; the header, a forfeit's reason
+/// and the line count (the referee's words) are nobody's. A body without a
+/// bot's line charges nobody.
+pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
+    let mut lines = vec![String::new(); seats];
+    for l in body.lines() {
+        let Some((player, _)) = l.split_once(": ") else {
+            continue;
+        };
+        if let Some(seat) = (0..seats).find(|&s| player == player_number(s).to_string()) {
+            lines[seat].push_str(l);
+            lines[seat].push('\n');
+        }
+    }
+    let alone: Vec<u64> = lines
+        .iter()
+        .map(|t| {
+            if t.is_empty() {
+                0
+            } else {
+                packed_len(t) as u64
+            }
+        })
+        .collect();
+    let all: u128 = alone.iter().map(|&a| u128::from(a)).sum();
+    alone
+        .iter()
+        .map(|&a| {
+            if all == 0 {
+                0
+            } else {
+                (stored as u128 * u128::from(a)).div_ceil(all) as u64
+            }
+        })
+        .collect()
+}
+
+/// Why a game that keeps its transcript was stored without its moves:
+/// kept in the game's record (`moves_not_kept` beside what was played).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovesNotKept {
+    /// The seats whose team was charged more than a kept game may hold.
+    pub over: Vec<usize>,
+    /// Each seat's charge ([`charges`]), packed bytes.
+    pub charged: Vec<u64>,
+    /// What a kept game could hold of one team's lines.
+    pub per_game: u64,
+    /// The team's budget, and the kept games it was shared by.
+    pub per_team: u64,
+    pub kept_games: u64,
+}
+
+impl MovesNotKept {
+    /// In words, for people (`names`: the seats' teams): "this game's moves
+    /// were not kept: …".
+    pub fn sentence(&self, names: &[String]) -> String {
+        let mut whose: Vec<String> = Vec::new();
+        for &seat in &self.over {
+            let name = names.get(seat).cloned().unwrap_or_else(|| "?".into());
+            let line = format!(
+                "team {name}'s lines take {} packed",
+                size(self.charged.get(seat).copied().unwrap_or(0))
+            );
+            if !whose.contains(&line) {
+                whose.push(line);
+            }
+        }
+        format!(
+            "this game's moves were not kept: {}, more than the {} a kept game holds \
+             of one team's lines (the {} kept per team of this contest, shared by its {} \
+             kept games); the result stands",
+            whose.join(" and "),
+            size(self.per_game),
+            size(self.per_team),
+            self.kept_games
+        )
+    }
+}
+
+/// Bytes for people: "812 bytes", "164.0 KiB", "64.0 MiB".
+pub fn size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    if bytes >= KIB * KIB {
+        format!("{:.1} MiB", bytes as f64 / (KIB * KIB) as f64)
+    } else if bytes >= KIB {
+        format!("{:.1} KiB", bytes as f64 / KIB as f64)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A team's lines are charged by what they alone pack to: random
+    /// lines (which do not pack) take almost all of a game's bytes beside
+    /// a few short ones, and the charges add up to the stored bytes.
+    #[test]
+    fn a_games_bytes_are_charged_to_the_team_whose_lines_they_are() {
+        let mut body = String::from("# knobeln moves 2\n");
+        let mut x: u64 = 7;
+        for i in 0..2000 {
+            let junk: String = (0..100)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    char::from(b'!' + (x >> 58) as u8)
+                })
+                .collect();
+            body.push_str(&format!("1: {junk}\n2: {}\n", i % 3));
+        }
+        body.push_str("! 2: gave up\n= 4000\n");
+        let stored = crate::discipline::transcript::pack_moves(&body)
+            .unwrap()
+            .len();
+        let c = charges(&body, stored, 2);
+        assert!(c[0] + c[1] >= stored as u64 && c[0] + c[1] <= stored as u64 + 2);
+        assert!(c[1] * 50 < c[0], "{c:?}");
+        let budget = TranscriptBudget::shared(stored as u64 * 10, 20);
+        let note = budget
+            .judge(&body, stored, &[TeamId(1), TeamId(2)])
+            .unwrap();
+        assert_eq!(note.over, vec![0]);
+        let words = note.sentence(&["Loud".into(), "Quiet".into()]);
+        assert!(words.starts_with("this game's moves were not kept: team Loud's lines take"));
+        assert!(!words.contains("Quiet"), "{words}");
+        // Within the share: kept, nothing measured.
+        assert_eq!(
+            TranscriptBudget::shared(stored as u64, 1).judge(
+                &body,
+                stored,
+                &[TeamId(1), TeamId(2)]
+            ),
+            None
+        );
+        // A team against itself is charged both seats: more than either.
+        let half = TranscriptBudget::shared(c[0].max(c[1]) + 1, 1);
+        assert!(half.per_game < stored as u64);
+        assert_eq!(half.judge(&body, stored, &[TeamId(3), TeamId(4)]), None);
+        assert_eq!(
+            half.judge(&body, stored, &[TeamId(3), TeamId(3)])
+                .unwrap()
+                .over,
+            vec![0, 1]
+        );
+    }
+}
