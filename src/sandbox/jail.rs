@@ -35,10 +35,10 @@
 //! It deliberately does not know what gcc is: callers pass argv and read the
 //! work folder.
 
+use std::cell::Cell;
 use std::ffi::CString;
 use std::fs;
 use std::io::{self, Read};
-use std::cell::Cell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
@@ -56,15 +56,17 @@ const JAIL_PREFIX: &str = "knobeln-jail-";
 pub const NOBODY: u32 = 65534;
 
 /// The size of a jail's work folder (its tmpfs's `size`), in bytes: whole
-/// pages. A compile of the largest accepted strategies writes about 1 MB
-/// (the source, `strategy.i`, gcc's and clang's objects, the module);
-/// a file may grow to [`JailLimits::file_size`] (16 MiB), so that gcc's
-/// output reaches the file limit (a macro bomb's report says so) before
-/// the folder is full, with room for three more such files beside it.
+/// pages. A compile of a strategy with 1 MB of static data (the most an
+/// accepted one can have) writes about 3 MB (measured: a 240 kB source,
+/// `strategy.i` and `strategy.clang.i` 240 kB each, gcc's and clang's
+/// objects 1.04 MB each, gcc's assembler file while it lives). A file may
+/// grow to [`JailLimits::file_size`] (16 MiB), so that gcc's runaway
+/// output meets the file limit (a macro bomb's report says so) before the
+/// folder is full, with room for three more such files beside it.
 pub const WORK_BYTES: u64 = 64 << 20;
 
 /// Inodes of a jail's work folder (its tmpfs's `nr_inodes`, the folder
-/// itself included). A compile makes about ten files.
+/// itself included). A compile has at most about ten files at once.
 pub const WORK_INODES: u64 = 256;
 
 /// Limits of one jailed command.
@@ -521,9 +523,8 @@ const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
 /// of it does.
 fn work_tmpfs() -> io::Result<OwnedFd> {
     let as_root = is_root();
-    let c = |s: &str| {
-        CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"))
-    };
+    let c =
+        |s: &str| CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"));
     let mut options = vec![
         (c("size")?, c(&WORK_BYTES.to_string())?),
         (c("nr_inodes")?, c(&WORK_INODES.to_string())?),
@@ -825,6 +826,44 @@ impl MountPlan {
 
     fn drop_privileges(&self) -> io::Result<()> {
         if !self.as_root {
+            // In its user namespace the command is root: it keeps no
+            // capability there and gains none at exec (`SECBIT_NOROOT`),
+            // so it cannot undo its mounts (make the tree writable, which
+            // the server's user owns on the host, or mount a file system
+            // of its own).
+            const SECBITS: libc::c_ulong = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
+            #[repr(C)]
+            struct CapHeader {
+                version: u32,
+                pid: libc::c_int,
+            }
+            #[repr(C)]
+            struct CapData {
+                effective: u32,
+                permitted: u32,
+                inheritable: u32,
+            }
+            let header = CapHeader {
+                version: 0x2008_0522,
+                pid: 0,
+            };
+            let none = [
+                CapData {
+                    effective: 0,
+                    permitted: 0,
+                    inheritable: 0,
+                },
+                CapData {
+                    effective: 0,
+                    permitted: 0,
+                    inheritable: 0,
+                },
+            ];
+            // SAFETY: plain syscalls on local data.
+            unsafe {
+                check(libc::prctl(libc::PR_SET_SECUREBITS, SECBITS, 0, 0, 0))?;
+                check(libc::syscall(libc::SYS_capset, &header, none.as_ptr()) as libc::c_int)?;
+            }
             return Ok(());
         }
         // SAFETY: plain syscalls.

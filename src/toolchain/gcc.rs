@@ -164,8 +164,7 @@ impl<'j> Gcc<'j> {
     /// 1970 (what `__TIMESTAMP__` shows: a build never depends on when it
     /// ran; the jail's `SOURCE_DATE_EPOCH` fixes `__DATE__` and `__TIME__`).
     pub fn put(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
-        self.jail
-            .write_file(name, contents, std::time::UNIX_EPOCH)
+        self.jail.write_file(name, contents, std::time::UNIX_EPOCH)
     }
 
     /// The size of a file in the jail's work folder, in bytes.
