@@ -3,7 +3,16 @@
 //! [`Jail::new`] prepares a private tree in a temporary folder:
 //! `root/usr` (the host's `/usr`, bind-mounted read-only), `bin`, `lib`,
 //! `lib64` mirrored as on the host (symlinks on a merged-/usr system),
-//! `dev/null`, `tmp` and the writable `work` folder. [`Jail::run`] starts a
+//! `dev/null`, and the mount points `tmp` and `work`; and the jail's work
+//! folder, a tmpfs of its own of [`WORK_BYTES`] and [`WORK_INODES`]
+//! that is mounted nowhere on the host: the jail holds it by a descriptor
+//! (a detached mount, `fsmount`), the server reads and writes it through
+//! that descriptor ([`Jail::work_dir`]), and each run mounts a copy of it
+//! at `/work` and `/tmp` of its own mount namespace. Whatever the tools
+//! write, they write into that tmpfs: a write past its pages or inodes
+//! fails with `ENOSPC` ([`JailOutput::work_full`] says which), and
+//! nothing of it reaches the host's disk. The rest of the tree is mounted
+//! read-only in the run. [`Jail::run`] starts a
 //! command (without copying the server, [`super::spawn`]) in new mount,
 //! network, IPC, UTS and PID namespaces (plus a user namespace when not
 //! root), chrooted into that tree, as `nobody` when the server is root, with
@@ -26,10 +35,11 @@
 //! It deliberately does not know what gcc is: callers pass argv and read the
 //! work folder.
 
+use std::cell::Cell;
 use std::ffi::CString;
 use std::fs;
 use std::io::{self, Read};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -44,6 +54,20 @@ const JAIL_PREFIX: &str = "knobeln-jail-";
 
 /// The user id the jailed command runs as, when the server runs as root.
 pub const NOBODY: u32 = 65534;
+
+/// The size of a jail's work folder (its tmpfs's `size`), in bytes: whole
+/// pages. A compile of a strategy with 1 MB of static data (the most an
+/// accepted one can have) writes about 3 MB (measured: a 240 kB source,
+/// `strategy.i` and `strategy.clang.i` 240 kB each, gcc's and clang's
+/// objects 1.04 MB each, gcc's assembler file while it lives). A file may
+/// grow to [`JailLimits::file_size`] (16 MiB), so that gcc's runaway
+/// output meets the file limit (a macro bomb's report says so) before the
+/// folder is full, with room for three more such files beside it.
+pub const WORK_BYTES: u64 = 64 << 20;
+
+/// Inodes of a jail's work folder (its tmpfs's `nr_inodes`, the folder
+/// itself included). A compile has at most about ten files at once.
+pub const WORK_INODES: u64 = 256;
 
 /// Limits of one jailed command.
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +108,18 @@ pub enum JailExit {
     WallClock,
 }
 
+/// Which of the work folder's limits a run found used up when it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkFull {
+    /// Every page of its [`WORK_BYTES`].
+    Bytes,
+    /// Every one of its [`WORK_INODES`].
+    Inodes,
+    /// A tool said `No space left on device` though neither is used up
+    /// when it ended (it removed files after the failed write).
+    NoSpace,
+}
+
 /// What a jailed command did.
 #[derive(Debug, Clone)]
 pub struct JailOutput {
@@ -95,6 +131,12 @@ pub struct JailOutput {
     /// The CPU time of the command and everything it waited for (gcc's
     /// `cc1` and `as`), from the kernel's accounting when it was reaped.
     pub cpu: Duration,
+    /// The work folder's state when the command ended: `Some` when a
+    /// write into it must have failed for want of room (the kernel's
+    /// count of free pages or inodes is at zero, or the output says
+    /// `No space left on device`, the folder being the only place a tool
+    /// can write).
+    pub work_full: Option<WorkFull>,
 }
 
 impl JailOutput {
@@ -118,6 +160,11 @@ pub enum JailError {
 pub struct Jail {
     dir: tempfile::TempDir,
     root: PathBuf,
+    /// The work folder's tmpfs: a detached mount, held only here.
+    work: OwnedFd,
+    /// `/proc/self/fd/N` of `work`: the work folder as the server's paths
+    /// reach it.
+    work_path: PathBuf,
 }
 
 impl Jail {
@@ -161,28 +208,95 @@ impl Jail {
         }
         let null = root.join("dev/null");
         prep(&null, fs::write(&null, b""))?;
-        let tmp = root.join("tmp");
+        let work_point = root.join("work");
         prep(
-            &tmp,
-            fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777)),
+            &work_point,
+            fs::set_permissions(&work_point, fs::Permissions::from_mode(0o755)),
         )?;
-        let work = root.join("work");
-        prep(
-            &work,
-            fs::set_permissions(&work, fs::Permissions::from_mode(0o755)),
-        )?;
-        if is_root() {
-            prep(
-                &work,
-                std::os::unix::fs::chown(&work, Some(NOBODY), Some(NOBODY)),
-            )?;
-        }
-        Ok(Jail { dir, root })
+        let work = work_tmpfs().map_err(|source| JailError::Prepare {
+            path: PathBuf::from("a tmpfs for the work folder"),
+            source,
+        })?;
+        let work_path = PathBuf::from(format!("/proc/self/fd/{}", work.as_raw_fd()));
+        Ok(Jail {
+            dir,
+            root,
+            work,
+            work_path,
+        })
     }
 
-    /// The work folder as seen from outside (inside the jail it is `/work`).
+    /// The work folder as the server reaches it (inside the jail it is
+    /// `/work`): a path through the jail's descriptor of its tmpfs, valid
+    /// in this process while the jail lives.
     pub fn work_dir(&self) -> PathBuf {
-        self.root.join("work")
+        self.work_path.clone()
+    }
+
+    /// Writes `contents` as the file `name` of the work folder (a name, no
+    /// folders; a link of that name is not followed), dated `modified`.
+    pub fn write_file(
+        &self,
+        name: &str,
+        contents: &[u8],
+        modified: std::time::SystemTime,
+    ) -> io::Result<()> {
+        use rustix::fs::OFlags;
+        check_name(name)?;
+        let file = rustix::fs::openat(
+            &self.work,
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            rustix::fs::Mode::from_raw_mode(0o644),
+        )?;
+        let mut file = fs::File::from(file);
+        io::Write::write_all(&mut file, contents)?;
+        file.set_modified(modified)
+    }
+
+    /// Reads the regular file `name` of the work folder (a name, no
+    /// folders), at most `cap` bytes of it: a longer file, a link or
+    /// anything that is not a regular file is an error (`InvalidData`),
+    /// never followed or read beyond the cap.
+    pub fn read_file(&self, name: &str, cap: u64) -> io::Result<Vec<u8>> {
+        use rustix::fs::OFlags;
+        check_name(name)?;
+        let file = rustix::fs::openat(
+            &self.work,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        let file = fs::File::from(file);
+        let meta = file.metadata()?;
+        let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+        if !meta.file_type().is_file() {
+            return Err(invalid(format!("{name} is not a regular file")));
+        }
+        if meta.len() > cap {
+            return Err(invalid(format!(
+                "{name} is {} bytes, more than the {cap} read",
+                meta.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(cap + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > cap {
+            return Err(invalid(format!("{name} grew beyond the {cap} bytes read")));
+        }
+        Ok(bytes)
+    }
+
+    /// Which of the work folder's limits is used up now, if one is.
+    fn work_full(&self) -> io::Result<Option<WorkFull>> {
+        let st = rustix::fs::fstatfs(&self.work)?;
+        Ok(if st.f_bfree == 0 {
+            Some(WorkFull::Bytes)
+        } else if st.f_ffree == 0 {
+            Some(WorkFull::Inodes)
+        } else {
+            None
+        })
     }
 
     /// The temporary folder holding the jail (removed on drop).
@@ -197,7 +311,7 @@ impl Jail {
             program: program.clone(),
             source,
         };
-        let plan = MountPlan::new(&self.root).map_err(spawn_err)?;
+        let plan = MountPlan::new(&self.root, self.work.as_raw_fd()).map_err(spawn_err)?;
         let (read_end, write_end) = pipe().map_err(spawn_err)?;
         let null = fs::OpenOptions::new()
             .read(true)
@@ -237,14 +351,16 @@ impl Jail {
         }
         let mut body = || -> io::Error {
             let run = || -> Result<(), io::Error> {
-                arrange_fds(&fds, None)?;
                 // SAFETY: system calls on data prepared before the clone.
                 unsafe {
                     check(libc::setpgid(0, 0))?;
                     // Dies with the server, even on kill -9.
                     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
                 }
+                // Before the descriptors are closed: it mounts the work
+                // folder from the jail's descriptor of it.
                 plan.enter()?;
+                arrange_fds(&fds, None)?;
                 set_rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
                 set_rlimit(libc::RLIMIT_AS, lim.address_space, lim.address_space)?;
                 set_rlimit(libc::RLIMIT_FSIZE, lim.file_size, lim.file_size)?;
@@ -343,13 +459,30 @@ impl Jail {
                 _ => JailExit::Exited(-1),
             },
         };
+        let output = String::from_utf8_lossy(&output).into_owned();
+        let work_full = match self.work_full().map_err(io_err)? {
+            None if output.contains("No space left on device") => Some(WorkFull::NoSpace),
+            full => full,
+        };
         Ok(JailOutput {
             exit,
-            output: String::from_utf8_lossy(&output).into_owned(),
+            output,
             output_dropped: dropped,
             cpu: child.cpu(),
+            work_full,
         })
     }
+}
+
+/// A file's name in the work folder: no folders, no `.` or `..`.
+fn check_name(name: &str) -> io::Result<()> {
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{name:?} is not a file name"),
+        ));
+    }
+    Ok(())
 }
 
 fn wait_until(
@@ -364,6 +497,152 @@ fn wait_until(
             return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// `fsopen`'s and `fsmount`'s flag: the descriptor is close-on-exec.
+const FS_CLOEXEC: libc::c_uint = 1;
+/// `fsconfig` commands.
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+/// `fsmount`'s mount attributes.
+const MOUNT_ATTR_NOSUID: libc::c_uint = 0x2;
+const MOUNT_ATTR_NODEV: libc::c_uint = 0x4;
+/// `open_tree`: a copy of the mount, detached, close-on-exec.
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const OPEN_TREE_CLOEXEC: libc::c_uint = libc::O_CLOEXEC as libc::c_uint;
+/// `move_mount`: the source is the descriptor itself.
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+
+/// A new tmpfs of [`WORK_BYTES`] and [`WORK_INODES`], mounted nowhere:
+/// the descriptor of its detached mount. It is made by a child in a mount
+/// namespace of its own (and a user namespace when the server is not
+/// root: creating a file system needs `CAP_SYS_ADMIN` where it is made)
+/// that shares the server's descriptor table, so that the descriptor
+/// outlives it; the file system lives as long as a descriptor or a mount
+/// of it does.
+fn work_tmpfs() -> io::Result<OwnedFd> {
+    let as_root = is_root();
+    let c =
+        |s: &str| CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"));
+    let mut options = vec![
+        (c("size")?, c(&WORK_BYTES.to_string())?),
+        (c("nr_inodes")?, c(&WORK_INODES.to_string())?),
+        (c("mode")?, c("0755")?),
+    ];
+    if as_root {
+        // The jailed command runs as nobody and owns its folder.
+        options.push((c("uid")?, c(&NOBODY.to_string())?));
+        options.push((c("gid")?, c(&NOBODY.to_string())?));
+    }
+    let tmpfs = c("tmpfs")?;
+    let maps = UserMaps::new()?;
+    let made: Cell<RawFd> = Cell::new(-1);
+    let mut body = || -> io::Error {
+        // SAFETY: system calls on data prepared before the clone.
+        unsafe {
+            if !as_root {
+                if let Err(e) = maps.write() {
+                    return e;
+                }
+            }
+            let fs = libc::syscall(libc::SYS_fsopen, tmpfs.as_ptr(), FS_CLOEXEC) as RawFd;
+            if fs < 0 {
+                return io::Error::last_os_error();
+            }
+            let mut ok = true;
+            for (key, value) in &options {
+                ok = ok
+                    && libc::syscall(
+                        libc::SYS_fsconfig,
+                        fs,
+                        FSCONFIG_SET_STRING,
+                        key.as_ptr(),
+                        value.as_ptr(),
+                        0,
+                    ) == 0;
+            }
+            ok = ok
+                && libc::syscall(
+                    libc::SYS_fsconfig,
+                    fs,
+                    FSCONFIG_CMD_CREATE,
+                    std::ptr::null::<libc::c_char>(),
+                    std::ptr::null::<libc::c_char>(),
+                    0,
+                ) == 0;
+            let mount = if ok {
+                libc::syscall(
+                    libc::SYS_fsmount,
+                    fs,
+                    FS_CLOEXEC,
+                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                ) as RawFd
+            } else {
+                -1
+            };
+            let err = io::Error::last_os_error();
+            // The descriptor table is the server's: leave only the mount.
+            libc::close(fs);
+            if mount < 0 {
+                return err;
+            }
+            made.set(mount);
+            libc::_exit(0)
+        }
+    };
+    let mut flags = libc::CLONE_NEWNS | libc::CLONE_FILES;
+    if !as_root {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: the body only makes system calls on data prepared above.
+    let pid = unsafe { spawn::spawn_with(flags, &mut body) }?;
+    let status = spawn::Child::new(pid).wait()?;
+    let fd = made.get();
+    if fd < 0 || status.code() != Some(0) {
+        if fd >= 0 {
+            // SAFETY: the child made it in our table and nobody else has it.
+            drop(unsafe { OwnedFd::from_raw_fd(fd) });
+        }
+        return Err(io::Error::other(format!(
+            "the child making the work folder's tmpfs ended with {status}"
+        )));
+    }
+    // SAFETY: the child made it in our table and nobody else has it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The user and group maps of a user namespace whose root is the server's
+/// user, written by the child into its own `/proc/self` files.
+struct UserMaps {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    uid_map_path: CString,
+    gid_map_path: CString,
+    setgroups_path: CString,
+}
+
+impl UserMaps {
+    fn new() -> io::Result<UserMaps> {
+        let c = |s: &str| {
+            CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"))
+        };
+        // SAFETY: plain syscalls.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Ok(UserMaps {
+            uid_map: format!("0 {uid} 1\n").into_bytes(),
+            gid_map: format!("0 {gid} 1\n").into_bytes(),
+            uid_map_path: c("/proc/self/uid_map")?,
+            gid_map_path: c("/proc/self/gid_map")?,
+            setgroups_path: c("/proc/self/setgroups")?,
+        })
+    }
+
+    /// Only system calls: for the child.
+    unsafe fn write(&self) -> io::Result<()> {
+        write_file(&self.setgroups_path, b"deny")?;
+        write_file(&self.uid_map_path, &self.uid_map)?;
+        write_file(&self.gid_map_path, &self.gid_map)
     }
 }
 
@@ -403,38 +682,50 @@ struct MountPlan {
     usr_dst: CString,
     null_src: CString,
     null_dst: CString,
+    work_dst: CString,
+    tmp_dst: CString,
+    empty: CString,
     slash: CString,
     work: CString,
+    /// The jail's descriptor of the work folder's tmpfs.
+    work_fd: RawFd,
+    /// The flags of the host's mount that holds the tree which a user
+    /// namespace may not drop (`nodev`, `noexec`, the atime rule): kept
+    /// when the tree is made read-only.
+    root_flags: libc::c_ulong,
     as_root: bool,
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
-    uid_map_path: CString,
-    gid_map_path: CString,
-    setgroups_path: CString,
+    maps: UserMaps,
 }
 
 impl MountPlan {
-    fn new(root: &Path) -> io::Result<MountPlan> {
+    fn new(root: &Path, work_fd: RawFd) -> io::Result<MountPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_encoded_bytes())
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))
         };
-        // SAFETY: plain syscalls.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         Ok(MountPlan {
             root: c(root)?,
             usr_src: c(Path::new("/usr"))?,
             usr_dst: c(&root.join("usr"))?,
             null_src: c(Path::new("/dev/null"))?,
             null_dst: c(&root.join("dev/null"))?,
+            work_dst: c(&root.join("work"))?,
+            tmp_dst: c(&root.join("tmp"))?,
+            empty: c(Path::new(""))?,
             slash: c(Path::new("/"))?,
             work: c(Path::new("/work"))?,
+            work_fd,
+            root_flags: {
+                let kept = libc::MS_NODEV
+                    | libc::MS_NOEXEC
+                    | libc::MS_NOATIME
+                    | libc::MS_NODIRATIME
+                    | libc::MS_RELATIME;
+                // statvfs's ST_* flags are the mount's MS_* flags.
+                rustix::fs::statvfs(root)?.f_flag.bits() as libc::c_ulong & kept
+            },
             as_root: is_root(),
-            uid_map: format!("0 {uid} 1\n").into_bytes(),
-            gid_map: format!("0 {gid} 1\n").into_bytes(),
-            uid_map_path: c(Path::new("/proc/self/uid_map"))?,
-            gid_map_path: c(Path::new("/proc/self/gid_map"))?,
-            setgroups_path: c(Path::new("/proc/self/setgroups"))?,
+            maps: UserMaps::new()?,
         })
     }
 
@@ -444,11 +735,20 @@ impl MountPlan {
         // SAFETY: system calls on valid NUL-terminated strings prepared before the clone.
         unsafe {
             if !self.as_root {
-                write_file(&self.setgroups_path, b"deny")?;
-                write_file(&self.uid_map_path, &self.uid_map)?;
-                write_file(&self.gid_map_path, &self.gid_map)?;
+                self.maps.write()?;
             }
             super::make_mounts_private(&self.slash)?;
+            // The tree on a mount of its own, made read-only below once
+            // everything is mounted in it: the tools write only into the
+            // work folder's tmpfs (also when the server is not root and
+            // the jail's root in its user namespace owns the tree).
+            check(libc::mount(
+                self.root.as_ptr(),
+                self.root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ))?;
             check(libc::mount(
                 self.usr_src.as_ptr(),
                 self.usr_dst.as_ptr(),
@@ -476,6 +776,48 @@ impl MountPlan {
                 libc::MS_BIND,
                 std::ptr::null(),
             ))?;
+            // The work folder: a copy of the jail's detached mount of its
+            // tmpfs (the same file system), at /work and at /tmp.
+            let tree = libc::syscall(
+                libc::SYS_open_tree,
+                self.work_fd,
+                self.empty.as_ptr(),
+                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | libc::AT_EMPTY_PATH as libc::c_uint,
+            ) as RawFd;
+            if tree < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let moved = libc::syscall(
+                libc::SYS_move_mount,
+                tree,
+                self.empty.as_ptr(),
+                libc::AT_FDCWD,
+                self.work_dst.as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH,
+            );
+            let err = io::Error::last_os_error();
+            libc::close(tree);
+            if moved != 0 {
+                return Err(err);
+            }
+            check(libc::mount(
+                self.work_dst.as_ptr(),
+                self.tmp_dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ))?;
+            check(libc::mount(
+                std::ptr::null(),
+                self.root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | self.root_flags,
+                std::ptr::null(),
+            ))?;
             check(libc::chroot(self.root.as_ptr()))?;
             check(libc::chdir(self.work.as_ptr()))?;
         }
@@ -484,6 +826,44 @@ impl MountPlan {
 
     fn drop_privileges(&self) -> io::Result<()> {
         if !self.as_root {
+            // In its user namespace the command is root: it keeps no
+            // capability there and gains none at exec (`SECBIT_NOROOT`),
+            // so it cannot undo its mounts (make the tree writable, which
+            // the server's user owns on the host, or mount a file system
+            // of its own).
+            const SECBITS: libc::c_ulong = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
+            #[repr(C)]
+            struct CapHeader {
+                version: u32,
+                pid: libc::c_int,
+            }
+            #[repr(C)]
+            struct CapData {
+                effective: u32,
+                permitted: u32,
+                inheritable: u32,
+            }
+            let header = CapHeader {
+                version: 0x2008_0522,
+                pid: 0,
+            };
+            let none = [
+                CapData {
+                    effective: 0,
+                    permitted: 0,
+                    inheritable: 0,
+                },
+                CapData {
+                    effective: 0,
+                    permitted: 0,
+                    inheritable: 0,
+                },
+            ];
+            // SAFETY: plain syscalls on local data.
+            unsafe {
+                check(libc::prctl(libc::PR_SET_SECUREBITS, SECBITS, 0, 0, 0))?;
+                check(libc::syscall(libc::SYS_capset, &header, none.as_ptr()) as libc::c_int)?;
+            }
             return Ok(());
         }
         // SAFETY: plain syscalls.

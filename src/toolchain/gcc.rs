@@ -9,7 +9,9 @@
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
 
-use crate::sandbox::jail::{Jail, JailError, JailExit, JailLimits, JailOutput};
+use crate::sandbox::jail::{
+    Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, WORK_BYTES, WORK_INODES,
+};
 
 /// The file name of the source inside the jail (gcc's messages show it).
 pub const SOURCE_NAME: &str = "strategy.c";
@@ -122,6 +124,8 @@ pub enum ToolLimit {
     Killed,
     /// It crashed on a signal of its own.
     Crashed,
+    /// Its work folder (the jail's tmpfs) was full: its bytes or its files.
+    WorkFolder,
 }
 
 impl LimitHit {
@@ -160,12 +164,7 @@ impl<'j> Gcc<'j> {
     /// 1970 (what `__TIMESTAMP__` shows: a build never depends on when it
     /// ran; the jail's `SOURCE_DATE_EPOCH` fixes `__DATE__` and `__TIME__`).
     pub fn put(&self, name: &str, contents: &[u8]) -> std::io::Result<()> {
-        let path = self.jail.work_dir().join(name);
-        std::fs::write(&path, contents)?;
-        std::fs::File::options()
-            .write(true)
-            .open(&path)?
-            .set_modified(std::time::UNIX_EPOCH)
+        self.jail.write_file(name, contents, std::time::UNIX_EPOCH)
     }
 
     /// The size of a file in the jail's work folder, in bytes.
@@ -173,9 +172,11 @@ impl<'j> Gcc<'j> {
         Ok(std::fs::symlink_metadata(self.jail.work_dir().join(name))?.len())
     }
 
-    /// Reads a file from the jail's work folder.
+    /// Reads a regular file from the jail's work folder, at most the
+    /// limit of a file the tools may write ([`JailLimits::file_size`]):
+    /// a larger one, or a link, is an error, never read.
     pub fn get(&self, name: &str) -> std::io::Result<Vec<u8>> {
-        std::fs::read(self.jail.work_dir().join(name))
+        self.jail.read_file(name, self.limits.file_size)
     }
 
     /// `gcc -E`: the preprocessed source with line markers, in `out`.
@@ -207,6 +208,22 @@ impl<'j> Gcc<'j> {
     fn interpret(&self, out: JailOutput, tool: &str) -> GccRun {
         let lim = &self.limits;
         let text = out.output.replace("/work/", "");
+        let work_full = out.work_full.filter(|_| !out.success()).map(|full| {
+            let what = match full {
+                WorkFull::Bytes => format!("its {} MB", WORK_BYTES >> 20),
+                WorkFull::Inodes => format!("its {WORK_INODES} files"),
+                WorkFull::NoSpace => {
+                    format!("its {} MB or its {WORK_INODES} files", WORK_BYTES >> 20)
+                }
+            };
+            LimitHit {
+                limit: ToolLimit::WorkFolder,
+                sentence: format!(
+                    "{tool} filled its work folder ({what}) and failed: the program makes the \
+                     compiler write far more than a strategy needs; simplify it"
+                ),
+            }
+        });
         let limit_hit = match out.exit {
             JailExit::WallClock => LimitHit::new(ToolLimit::WallClock, format!(
                 "{tool} did not finish within {} s and was stopped",
@@ -254,6 +271,9 @@ impl<'j> Gcc<'j> {
                 }
             }
         };
+        // A full folder says why the tool failed; another limit it met
+        // (the file size, CPU) is what stopped it.
+        let limit_hit = limit_hit.or(work_full);
         let cpu = out.cpu;
         let mut messages = text;
         if out.output_dropped > 0 {

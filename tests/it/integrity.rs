@@ -11,10 +11,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use knobeln::referee::{GameSeeds, Referee, RefereeConfig};
-use knobeln::sandbox::jail::{Jail, JailExit, JailLimits};
+use knobeln::sandbox::jail::{Jail, JailExit, JailLimits, WorkFull, WORK_BYTES, WORK_INODES};
 use knobeln::seed::SeedKey;
 use knobeln::toolchain::compile::{Outcome, Profile};
 use knobeln::toolchain::diagnostic::Check;
+use knobeln::toolchain::gcc::{Gcc, ToolLimit};
 use knobeln::toolchain::wasm::check_module;
 
 use crate::common::{
@@ -572,6 +573,164 @@ fn a_tool_writing_17_mib_is_stopped_at_16_mib() {
     assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
     assert!(out.output.contains("head ended: 153"), "{}", out.output);
     assert!(out.output.contains("bytes: 16777216"), "{}", out.output);
+}
+
+/// The bytes of every file under `dir` on the host (links not followed).
+fn host_bytes(dir: &std::path::Path) -> u64 {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let meta = entry.path().symlink_metadata().unwrap();
+        if meta.is_dir() {
+            total += host_bytes(&entry.path());
+        } else if meta.is_file() {
+            total += meta.len();
+        }
+    }
+    total
+}
+
+/// The work folder is a tmpfs of 64 MiB: a tool writing 15 MiB files, one
+/// after the other, has four and 4 MiB of the fifth when its write fails
+/// with `ENOSPC`; the report says the folder was full, and nothing of it
+/// is on the host's disk.
+#[test]
+fn a_tool_writing_15_mib_files_stops_at_the_work_folders_64_mib() {
+    assert_eq!(WORK_BYTES, 64 << 20, "the size security.md names");
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, at_the_default_limits());
+    let script = "i=0; while [ $i -lt 10 ]; do \
+                  yes 0123456789abcdef | head -c 15728640 > f$i || break; i=$((i+1)); done; \
+                  echo \"files: $(ls | wc -l)\"; echo \"bytes: $(cat f* | wc -c)\"; \
+                  echo \"host: $(ls /tmp | wc -l)\"; exit 1";
+    let run = gcc.run_tool("sh", &["/bin/sh", "-c", script]).unwrap();
+    assert!(
+        run.messages.contains("No space left on device"),
+        "{}",
+        run.messages
+    );
+    assert!(run.messages.contains("files: 5"), "{}", run.messages);
+    assert!(run.messages.contains("bytes: 67108864"), "{}", run.messages);
+    // /tmp is the same folder (five files there too), not the host's.
+    assert!(run.messages.contains("host: 5"), "{}", run.messages);
+    let hit = run.limit_hit.expect("a limit");
+    assert_eq!(hit.limit, ToolLimit::WorkFolder);
+    assert_eq!(
+        hit.sentence,
+        "sh filled its work folder (its 64 MB) and failed: the program makes the compiler \
+         write far more than a strategy needs; simplify it"
+    );
+    assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
+    // The server reads a file back with its cap (the 16 MiB a tool may
+    // write): the 15 MiB file, never more.
+    assert_eq!(gcc.get("f0").unwrap().len(), 15 << 20);
+    assert!(
+        jail.read_file("f0", 1 << 20).is_err(),
+        "read beyond its cap"
+    );
+}
+
+/// The work folder has 256 inodes (its root one of them): a tool making
+/// empty files makes 255, and the report says the folder was full.
+#[test]
+fn a_tool_making_empty_files_stops_at_the_work_folders_256_inodes() {
+    assert_eq!(WORK_INODES, 256, "the count security.md names");
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "i=0; while [ $i -lt 100000 ]; do touch e$i || break; i=$((i+1)); done; \
+                 echo \"made: $i\"; exit 1",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(1), "{}", out.output);
+    assert!(out.output.contains("made: 255"), "{}", out.output);
+    assert!(
+        out.output.contains("No space left on device"),
+        "{}",
+        out.output
+    );
+    assert_eq!(out.work_full, Some(WorkFull::Inodes));
+    let gcc = Gcc::new(&jail, at_the_default_limits());
+    let run = gcc
+        .run_tool("sh", &["/bin/sh", "-c", "touch one_more; exit 1"])
+        .unwrap();
+    assert_eq!(
+        run.limit_hit.expect("a limit").sentence,
+        "sh filled its work folder (its 256 files) and failed: the program makes the compiler \
+         write far more than a strategy needs; simplify it"
+    );
+    assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
+}
+
+/// Outside its work folder the jail's tree is read-only, and a tool
+/// cannot change its mounts: not as `nobody` (the server is root) nor as
+/// its user namespace's root without capabilities (the server is not
+/// root: run this test's binary as another user to try that case).
+#[test]
+fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "mount -o remount,bind,rw / 2>&1 || echo 'no remount'; \
+                 mount -t tmpfs none /work 2>&1 || echo 'no tmpfs'; \
+                 for f in /escape /dev/escape /usr/escape; do touch $f 2>/dev/null || echo \"no $f\"; done; \
+                 touch /work/inside && echo 'inside'",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    for said in [
+        "no remount",
+        "no tmpfs",
+        "no /escape",
+        "no /dev/escape",
+        "no /usr/escape",
+        "inside",
+    ] {
+        assert!(out.output.contains(said), "{said}: {}", out.output);
+    }
+    assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
+    assert!(!jail.path().join("root/escape").exists());
+    assert!(jail.work_dir().join("inside").is_file());
+}
+
+/// 30 s of wall time, at its value: a tool that sleeps (using no CPU, so
+/// no other limit can end it) is killed by the jail at the wall limit of
+/// the compiles (`CompileConfig::default().jail`, `JailLimits::default()`),
+/// and the report says so. The run's verdict says which limit ended it,
+/// never a clock.
+#[test]
+fn a_sleeping_tool_is_killed_at_the_30_s_wall_limit() {
+    let limits = knobeln::toolchain::compile::CompileConfig::default().jail;
+    assert_eq!(
+        limits.wall,
+        Duration::from_secs(30),
+        "the limit security.md names"
+    );
+    assert_eq!(limits.wall, JailLimits::default().wall);
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits);
+    let run = gcc
+        .run_tool(
+            "sleep",
+            &["/bin/sh", "-c", "echo asleep; sleep 100000; echo awake"],
+        )
+        .unwrap();
+    let hit = run.limit_hit.expect("a limit");
+    assert_eq!(hit.limit, ToolLimit::WallClock, "{}", run.messages);
+    assert_eq!(
+        hit.sentence,
+        "sleep did not finish within 30 s and was stopped"
+    );
+    assert!(run.messages.contains("asleep"), "{}", run.messages);
+    assert!(!run.messages.contains("awake"), "{}", run.messages);
 }
 
 /// 1 GiB of memory: a tool asking for 1.2 GiB is refused it by
