@@ -206,6 +206,10 @@ impl std::fmt::Display for GameStatus {
 /// A game's failures: one word and no allocation for the many games
 /// without any; written as a list.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[allow(
+    clippy::box_collection,
+    reason = "one word in every game (a boxed slice is two); the second allocation only in the few games with a failure"
+)]
 pub struct Failures(Option<Box<Vec<GameFailure>>>);
 
 impl From<Vec<GameFailure>> for Failures {
