@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::engine::results::{KeptGames, ResultsCache};
+use crate::engine::results::{GameStatus, KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer, TournamentConfig};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
@@ -412,7 +412,7 @@ impl Mailer<'_> {
         protocols.retain(|p| {
             gr.games
                 .iter()
-                .any(|g| g.slot == p.slot && g.status != "cancelled")
+                .any(|g| g.slot == p.slot && g.status != GameStatus::Cancelled)
         });
         let (grg_table, grg_note) = tables::group_games(gr, rr);
         let grg_table = trim(&grg_table);

@@ -28,6 +28,22 @@ pub mod upgrade;
 
 use chrono::{DateTime, Utc};
 
+/// Gives the memory malloc holds free in its arenas (every thread's)
+/// back to the system: glibc's `malloc_trim(0)`, which releases the whole
+/// free pages inside each arena, not only at its top (nothing on other C
+/// libraries). The games' threads allocate in arenas of their own, which
+/// the server's thread does not reuse: without this, what a round's games
+/// freed stays resident beside what the server's thread grows by
+/// afterwards. About 2.5 ms a call at 10,000 teams (once a round).
+pub fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages of the allocator's own
+    // arenas, under their locks.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Where the engine gets "now" for timestamps (the shell passes the system
 /// clock; tests may pass a fixed one).
 pub trait Clock: Send {

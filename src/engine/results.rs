@@ -61,22 +61,182 @@ pub struct GameFailure {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One attempt of a game as the results show it.
+///
+/// The site's cache keeps one for every game of a contest (425,738 at
+/// 10,000 teams), so it is small: 64 bytes, not 144. Its JSON
+/// ([`Serialize`] below) is what it always was: `failure` (the first of
+/// `failures`) and `counted` (whether `status` is counted) are written
+/// from the fields they repeat, not kept beside them.
+#[derive(Debug, Clone, PartialEq)]
 pub struct GameResult {
     pub slot: u32,
+    pub attempt: u32,
     /// The players' names, shared with every other game of the team (the
     /// site's cache keeps every game: a copy of each name per game was
     /// about a sixth of a 10,000-team contest's memory).
-    pub players: [Arc<str>; 2],
+    pub players: [SharedName; 2],
     pub points: [u64; 2],
     pub seed: u64,
-    pub attempt: u32,
-    pub failure: Option<GameFailure>,
-    pub failures: Vec<GameFailure>,
-    pub counted: bool,
-    /// counted, discarded (first failure: rescheduled), void (a player was
-    /// disqualified), cancelled (not played: a player was already disqualified).
-    pub status: &'static str,
+    pub failures: Failures,
+    pub status: GameStatus,
+}
+
+impl GameResult {
+    /// The first failure of the game, if any.
+    pub fn failure(&self) -> Option<&GameFailure> {
+        self.failures.first()
+    }
+
+    /// Whether the game counts for the ranking.
+    pub fn counted(&self) -> bool {
+        self.status == GameStatus::Counted
+    }
+}
+
+impl Serialize for GameResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("GameResult", 9)?;
+        st.serialize_field("slot", &self.slot)?;
+        st.serialize_field("players", &self.players)?;
+        st.serialize_field("points", &self.points)?;
+        st.serialize_field("seed", &self.seed)?;
+        st.serialize_field("attempt", &self.attempt)?;
+        st.serialize_field("failure", &self.failure())?;
+        st.serialize_field("failures", &self.failures)?;
+        st.serialize_field("counted", &self.counted())?;
+        st.serialize_field("status", &self.status)?;
+        st.end()
+    }
+}
+
+/// A team's name shared by all its games: one word (an `Arc<str>` is
+/// two), the name allocated once per team. Reads and writes as the name.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SharedName(Arc<String>);
+
+impl std::ops::Deref for SharedName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SharedName {
+    fn from(name: String) -> Self {
+        SharedName(Arc::new(name))
+    }
+}
+
+impl From<&str> for SharedName {
+    fn from(name: &str) -> Self {
+        SharedName(Arc::new(name.to_string()))
+    }
+}
+
+/// As the name's own `Display`: width and alignment apply (the mails'
+/// tables pad names).
+impl std::fmt::Display for SharedName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl std::fmt::Debug for SharedName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl Serialize for SharedName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
+}
+
+/// What became of a game's attempt (written as [`GameStatus::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameStatus {
+    /// Counts for the ranking.
+    Counted,
+    /// A first failure: rescheduled.
+    Discarded,
+    /// A player was disqualified.
+    Void,
+    /// Not played: a player was already disqualified.
+    Cancelled,
+    /// Not played yet.
+    Pending,
+}
+
+impl GameStatus {
+    /// The status as the JSON and the pages write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Counted => "counted",
+            GameStatus::Discarded => "discarded",
+            GameStatus::Void => "void",
+            GameStatus::Cancelled => "cancelled",
+            GameStatus::Pending => "pending",
+        }
+    }
+}
+
+/// Compares with the status's word (as the JSON writes it): the
+/// integration tests read statuses as words.
+impl PartialEq<&str> for GameStatus {
+    fn eq(&self, word: &&str) -> bool {
+        self.as_str() == *word
+    }
+}
+
+impl Serialize for GameStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A game's failures: one word and no allocation for the many games
+/// without any; written as a list.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[allow(
+    clippy::box_collection,
+    reason = "one word in every game (a boxed slice is two); the second allocation only in the few games with a failure"
+)]
+pub struct Failures(Option<Box<Vec<GameFailure>>>);
+
+impl From<Vec<GameFailure>> for Failures {
+    fn from(v: Vec<GameFailure>) -> Self {
+        Failures((!v.is_empty()).then(|| Box::new(v)))
+    }
+}
+
+impl std::ops::Deref for Failures {
+    type Target = [GameFailure];
+    fn deref(&self) -> &[GameFailure] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl<'a> IntoIterator for &'a Failures {
+    type Item = &'a GameFailure;
+    type IntoIter = std::slice::Iter<'a, GameFailure>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl Serialize for Failures {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -163,7 +323,7 @@ pub struct ResultsCache {
     to_forget: Vec<(usize, usize)>,
     tournament: i64,
     config: TournamentConfig,
-    names: HashMap<TeamId, Arc<str>>,
+    names: HashMap<TeamId, SharedName>,
     rounds: Vec<RoundState>,
     results: Results,
 }
@@ -199,10 +359,10 @@ impl ResultsCache {
         let row = store.tournament(tournament)?;
         let config: TournamentConfig = serde_json::from_str(&row.config)
             .map_err(|e| EngineError::Mismatch(format!("tournament config: {e}")))?;
-        let names: HashMap<TeamId, Arc<str>> = store
+        let names: HashMap<TeamId, SharedName> = store
             .entries(tournament)?
             .into_iter()
-            .map(|e| (e.team, Arc::from(e.name)))
+            .map(|e| (e.team, SharedName::from(e.name)))
             .collect();
         Ok(ResultsCache {
             games,
@@ -231,11 +391,11 @@ impl ResultsCache {
     }
 
     /// A team's name as the games hold it: one allocation per team.
-    fn shared_name(&self, t: TeamId) -> Arc<str> {
+    fn shared_name(&self, t: TeamId) -> SharedName {
         self.names
             .get(&t)
             .cloned()
-            .unwrap_or_else(|| Arc::from(format!("team {t}")))
+            .unwrap_or_else(|| SharedName::from(format!("team {t}")))
     }
 
     /// Brings every round and group up to date (settled groups are not
@@ -434,51 +594,50 @@ impl ResultsCache {
             members,
             stored.iter().map(|s| (s.key, outcome_of(&s.record))),
         )?;
-        let games = sched
-            .attempts()
-            .iter()
-            .filter(|a| a.status != AttemptStatus::Pending)
-            .map(|a| {
-                // A cancelled game counts as not played, even if a
-                // parallel run happened to play it before its turn.
-                let rec = if a.status == AttemptStatus::Cancelled {
-                    None
-                } else {
-                    by_slot.get(&a.game.key.slot).map(|s| &s.record)
-                };
-                let failures: Vec<GameFailure> = rec
-                    .map(|r| {
-                        r.failures
-                            .iter()
-                            .map(|f| GameFailure {
-                                player: f.player,
-                                reason: f.reason.clone(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                GameResult {
-                    slot: a.game.key.slot,
-                    players: [
-                        self.shared_name(a.game.players[0]),
-                        self.shared_name(a.game.players[1]),
-                    ],
-                    points: rec.map(|r| r.points).unwrap_or([0, 0]),
-                    seed: a.game.seed,
-                    attempt: a.game.attempt,
-                    failure: failures.first().cloned(),
-                    failures,
-                    counted: a.status == AttemptStatus::Counted,
-                    status: match a.status {
-                        AttemptStatus::Counted => "counted",
-                        AttemptStatus::Discarded { .. } => "discarded",
-                        AttemptStatus::Void => "void",
-                        AttemptStatus::Cancelled => "cancelled",
-                        AttemptStatus::Pending => "pending",
-                    },
-                }
-            })
-            .collect();
+        // Made at its final size (collected through the filter, the vector
+        // grew by doubling, leaving up to half its room unused and the
+        // smaller vectors it outgrew as holes in the heap).
+        let played = |a: &&crate::tournament::schedule::Attempt| a.status != AttemptStatus::Pending;
+        let mut games: Vec<GameResult> =
+            Vec::with_capacity(sched.attempts().iter().filter(played).count());
+        games.extend(sched.attempts().iter().filter(played).map(|a| {
+            // A cancelled game counts as not played, even if a
+            // parallel run happened to play it before its turn.
+            let rec = if a.status == AttemptStatus::Cancelled {
+                None
+            } else {
+                by_slot.get(&a.game.key.slot).map(|s| &s.record)
+            };
+            let failures: Vec<GameFailure> = rec
+                .map(|r| {
+                    r.failures
+                        .iter()
+                        .map(|f| GameFailure {
+                            player: f.player,
+                            reason: f.reason.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            GameResult {
+                slot: a.game.key.slot,
+                attempt: a.game.attempt,
+                players: [
+                    self.shared_name(a.game.players[0]),
+                    self.shared_name(a.game.players[1]),
+                ],
+                points: rec.map(|r| r.points).unwrap_or([0, 0]),
+                seed: a.game.seed,
+                failures: failures.into(),
+                status: match a.status {
+                    AttemptStatus::Counted => GameStatus::Counted,
+                    AttemptStatus::Discarded { .. } => GameStatus::Discarded,
+                    AttemptStatus::Void => GameStatus::Void,
+                    AttemptStatus::Cancelled => GameStatus::Cancelled,
+                    AttemptStatus::Pending => GameStatus::Pending,
+                },
+            }
+        }));
         let ranking = if sched.is_finished() {
             rank_schedule(&sched, &name)?
         } else {
@@ -672,6 +831,81 @@ mod tests {
             }
             Ok(())
         }
+    }
+
+    /// A game's JSON is byte for byte what the struct with the repeated
+    /// fields (`failure`, `counted`, `status` as a string, `failures` as a
+    /// list) wrote, with and without failures, in every status.
+    #[test]
+    fn a_game_is_written_as_before_it_was_made_smaller() {
+        #[derive(Serialize)]
+        struct Before {
+            slot: u32,
+            players: [String; 2],
+            points: [u64; 2],
+            seed: u64,
+            attempt: u32,
+            failure: Option<GameFailure>,
+            failures: Vec<GameFailure>,
+            counted: bool,
+            status: &'static str,
+        }
+        let failure = |player: usize, reason: &str| GameFailure {
+            player,
+            reason: reason.into(),
+        };
+        let statuses = [
+            (GameStatus::Counted, "counted"),
+            (GameStatus::Discarded, "discarded"),
+            (GameStatus::Void, "void"),
+            (GameStatus::Cancelled, "cancelled"),
+            (GameStatus::Pending, "pending"),
+        ];
+        let failure_lists = [
+            vec![],
+            vec![failure(1, "crashed in throw 3")],
+            vec![failure(0, "a \"quoted\" reason"), failure(1, "too slow")],
+        ];
+        for (status, word) in statuses {
+            for failures in &failure_lists {
+                let players = ["alpha", "ßeta"];
+                let now = GameResult {
+                    slot: 17,
+                    attempt: 2,
+                    players: players.map(SharedName::from),
+                    points: [u64::MAX, 0],
+                    seed: 0xdead_beef_f00d,
+                    failures: failures.clone().into(),
+                    status,
+                };
+                let before = Before {
+                    slot: 17,
+                    players: players.map(String::from),
+                    points: [u64::MAX, 0],
+                    seed: 0xdead_beef_f00d,
+                    attempt: 2,
+                    failure: failures.first().cloned(),
+                    failures: failures.clone(),
+                    counted: word == "counted",
+                    status: word,
+                };
+                assert_eq!(
+                    serde_json::to_string(&now).unwrap(),
+                    serde_json::to_string(&before).unwrap()
+                );
+                assert_eq!(
+                    serde_json::to_string_pretty(&now).unwrap(),
+                    serde_json::to_string_pretty(&before).unwrap()
+                );
+                assert_eq!(now.status.to_string(), word);
+                // A name is padded as a string is (the mails' tables).
+                assert_eq!(format!("[{:<7}]", now.players[0]), "[alpha  ]");
+                assert_eq!(format!("[{:>6}]", now.players[1]), "[  ßeta]");
+                assert_eq!(now.failure(), failures.first());
+            }
+        }
+        // Small enough for a cache of every game of a contest.
+        assert!(std::mem::size_of::<GameResult>() <= 64);
     }
 
     #[test]

@@ -266,6 +266,10 @@ fn play_tournament(
         if !store.round(tournament, round)?.is_some_and(|r| r.finished) {
             store.finish_round(tournament, round, &dq, clock.now())?;
         }
+        // The round's games are over: what their threads' allocator
+        // arenas hold free goes back to the system before the observers'
+        // round work and the next round (see `give_back_free_memory`).
+        super::give_back_free_memory();
         observer
             .event(
                 store,

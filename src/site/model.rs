@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::pages::{EvolutionLabels, EvolutionPlacedView, TeamRef};
-use crate::engine::results::GameResult;
+use crate::engine::results::{GameResult, GameStatus};
 use crate::engine::run::TournamentConfig;
 use crate::engine::EngineError;
 use crate::store::StoreError;
@@ -124,7 +124,7 @@ pub(super) fn has_page(
     group: u32,
     g: &GameResult,
 ) -> bool {
-    if opts.no_game_pages || g.status == "cancelled" {
+    if opts.no_game_pages || g.status == GameStatus::Cancelled {
         return false;
     }
     let key = (round, group);

@@ -35,7 +35,7 @@ pub(super) fn payoff_table<'a>(
         .collect();
     let n = names.len();
     let mut sum = vec![vec![(0.0f64, 0usize); n]; n];
-    for g in games.filter(|g| g.counted) {
+    for g in games.filter(|g| g.counted()) {
         let (Some(&i), Some(&j)) = (index.get(&*g.players[0]), index.get(&*g.players[1])) else {
             continue;
         };
@@ -170,6 +170,10 @@ impl GroupIndex {
                 }
             }
         }
+        // Kept for every finished group: no room for games to come.
+        for v in of.values_mut() {
+            v.shrink_to_fit();
+        }
         GroupIndex {
             games: g.games.len(),
             of,
@@ -268,7 +272,7 @@ pub(super) fn team_view<'i>(
                     label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                     href: href.clone(),
                 });
-                if x.counted {
+                if x.counted() {
                     let e = opponents.entry(x.players[other].to_string()).or_default();
                     e.0 += 1;
                     e.1 += x.points[side];
@@ -313,6 +317,7 @@ pub(super) fn team_view<'i>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::results::GameStatus;
 
     fn game(slot: u32, p: &str, q: &str) -> GameResult {
         GameResult {
@@ -321,10 +326,8 @@ mod tests {
             points: [0, 0],
             seed: 0,
             attempt: 1,
-            failure: None,
-            failures: Vec::new(),
-            counted: true,
-            status: "counted",
+            failures: Default::default(),
+            status: GameStatus::Counted,
         }
     }
 

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::facts::{evolution_facts, has_half, points_text};
-use crate::engine::results::{GameResult, GroupResult, Placed, Results, RoundResult};
+use crate::engine::results::{GameResult, GameStatus, GroupResult, Placed, Results, RoundResult};
 
 /// How a team came to be disqualified in a group.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ pub fn disqualifications(gr: &GroupResult, rr: &RoundResult) -> Vec<Disqualifica
             let failed: Vec<&GameResult> = gr
                 .games
                 .iter()
-                .filter(|g| g.status != "cancelled" && failure_of(g, &d.team).is_some())
+                .filter(|g| g.status != GameStatus::Cancelled && failure_of(g, &d.team).is_some())
                 .collect();
             let second = failed.get(1).or(failed.last()).copied();
             Disqualification {
@@ -145,13 +145,13 @@ pub fn game_label(
             .join(" and ")
     };
     match g.status {
-        "counted" => None,
-        "discarded" => {
+        GameStatus::Counted => None,
+        GameStatus::Discarded => {
             let replay = games
                 .iter()
                 .find(|r| r.players == g.players && r.attempt == g.attempt + 1 && r.slot > g.slot);
             let then = match replay {
-                Some(r) if r.status == "cancelled" => {
+                Some(r) if r.status == GameStatus::Cancelled => {
                     "replay cancelled (disqualification)".to_string()
                 }
                 Some(r) => format!("replayed as game {}", r.slot),
@@ -159,7 +159,7 @@ pub fn game_label(
             };
             Some(format!("failed: {}; {then}", who_failed(g)))
         }
-        "void" => {
+        GameStatus::Void => {
             let here: Vec<&Disqualification> = involved
                 .iter()
                 .copied()
@@ -187,7 +187,7 @@ pub fn game_label(
                 ))
             }
         }
-        "cancelled" => {
+        GameStatus::Cancelled => {
             // Cancelled by whoever was disqualified before its turn.
             let before: Vec<&Disqualification> = involved
                 .iter()
@@ -201,14 +201,14 @@ pub fn game_label(
             };
             Some(format!("not played: {}", reasons(why)))
         }
-        _ => Some("not played yet".to_string()),
+        GameStatus::Pending => Some("not played yet".to_string()),
     }
 }
 
 /// What a counted game gives `team`: its side's points, or for its
 /// self-game the mean of both sides.
 fn counted_for(g: &GameResult, team: &str) -> Option<f64> {
-    if g.status != "counted" {
+    if g.status != GameStatus::Counted {
         return None;
     }
     if is_self_game(g) {
@@ -219,7 +219,10 @@ fn counted_for(g: &GameResult, team: &str) -> Option<f64> {
 }
 
 fn played(g: &GameResult) -> bool {
-    matches!(g.status, "counted" | "discarded" | "void")
+    matches!(
+        g.status,
+        GameStatus::Counted | GameStatus::Discarded | GameStatus::Void
+    )
 }
 
 fn name_width<'a>(names: impl Iterator<Item = &'a str>, at_least: usize) -> usize {

@@ -1,7 +1,7 @@
 //! Unit tests of the result texts (GRP, GRG, GRR, RSM, disqualification).
 
 use super::*;
-use crate::engine::results::{DisqualifiedTeam, GameFailure};
+use crate::engine::results::{DisqualifiedTeam, GameFailure, GameStatus};
 
 fn game(
     slot: u32,
@@ -9,7 +9,7 @@ fn game(
     q: &str,
     points: [u64; 2],
     attempt: u32,
-    status: &'static str,
+    status: GameStatus,
 ) -> GameResult {
     GameResult {
         slot,
@@ -17,19 +17,18 @@ fn game(
         points,
         seed: 0,
         attempt,
-        failure: None,
-        failures: vec![],
-        counted: status == "counted",
+        failures: Default::default(),
         status,
     }
 }
 
 fn fail(mut g: GameResult, player: usize, reason: &str) -> GameResult {
-    g.failures.push(GameFailure {
+    let mut failures = g.failures.to_vec();
+    failures.push(GameFailure {
         player,
         reason: reason.into(),
     });
-    g.failure = g.failures.first().cloned();
+    g.failures = failures.into();
     g
 }
 
@@ -38,24 +37,24 @@ fn fail(mut g: GameResult, player: usize, reason: &str) -> GameResult {
 /// its game with c never played; a's self-game has halves.
 fn group() -> (GroupResult, RoundResult) {
     let games = vec![
-        game(0, "a", "a", [10, 11], 1, "counted"),
+        game(0, "a", "a", [10, 11], 1, GameStatus::Counted),
         fail(
-            game(1, "a", "crasher", [5, 0], 1, "discarded"),
+            game(1, "a", "crasher", [5, 0], 1, GameStatus::Discarded),
             1,
             "throw 6: crashed",
         ),
-        game(2, "a", "b", [30, 20], 1, "counted"),
+        game(2, "a", "b", [30, 20], 1, GameStatus::Counted),
         fail(
-            game(3, "b", "crasher", [5, 0], 1, "void"),
+            game(3, "b", "crasher", [5, 0], 1, GameStatus::Void),
             1,
             "throw 6: crashed",
         ),
-        game(4, "c", "crasher", [0, 0], 1, "cancelled"),
-        game(5, "b", "b", [8, 8], 1, "counted"),
-        game(6, "a", "c", [7, 9], 1, "counted"),
-        game(7, "b", "c", [4, 4], 1, "counted"),
-        game(8, "c", "c", [2, 2], 1, "counted"),
-        game(9, "a", "crasher", [0, 0], 2, "cancelled"),
+        game(4, "c", "crasher", [0, 0], 1, GameStatus::Cancelled),
+        game(5, "b", "b", [8, 8], 1, GameStatus::Counted),
+        game(6, "a", "c", [7, 9], 1, GameStatus::Counted),
+        game(7, "b", "c", [4, 4], 1, GameStatus::Counted),
+        game(8, "c", "c", [2, 2], 1, GameStatus::Counted),
+        game(9, "a", "crasher", [0, 0], 2, GameStatus::Cancelled),
     ];
     let ranking = vec![
         Placed {
@@ -160,16 +159,16 @@ fn a_self_game_disqualification_says_against_itself() {
     let games = vec![
         fail(
             fail(
-                game(0, "n", "n", [0, 0], 1, "discarded"),
+                game(0, "n", "n", [0, 0], 1, GameStatus::Discarded),
                 0,
                 "throw 9: out of range",
             ),
             1,
             "throw 9: out of range",
         ),
-        game(1, "n", "m", [3, 4], 1, "void"),
+        game(1, "n", "m", [3, 4], 1, GameStatus::Void),
         fail(
-            game(2, "n", "n", [0, 0], 2, "void"),
+            game(2, "n", "n", [0, 0], 2, GameStatus::Void),
             0,
             "throw 9: out of range",
         ),
