@@ -425,6 +425,10 @@ impl Mailer<'_> {
         let advancing = tables::advancing_sentence(gr, rr);
         // The group's disqualifications, found once for all its mails.
         let dqs = tables::disqualifications(gr, rr);
+        // Each member's games and protocols, found in one pass over the
+        // group's (not one per member's mail).
+        let games_of = tables::games_by_member(gr);
+        let protocols_of = protocols_by_member(&protocols);
         // The group's games and its ranking are the same mail for every
         // member: rendered once, when a member first wants it.
         let mut same_for_all: HashMap<&'static str, (String, PreparedBody)> = HashMap::new();
@@ -444,12 +448,8 @@ impl Mailer<'_> {
             if p.wants(Preference::DGP) {
                 // The group's protocols, each encoded once for both its
                 // players' mails, are borrowed here, not copied.
-                let protos: Vec<&str> = protocols
-                    .iter()
-                    .filter(|p| p.players.contains(m))
-                    .map(|p| p.text.as_str())
-                    .collect();
-                let parts = split_parts(&protos, cap);
+                let protos = protocols_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                let parts = split_parts(protos, cap);
                 let n = parts.len();
                 for (i, part) in parts.into_iter().enumerate() {
                     let body = dgp_body(m, round, group, i + 1, n, &part)?;
@@ -478,7 +478,8 @@ impl Mailer<'_> {
                 }
                 let (body, prepared) = match pref {
                     Preference::GRP => {
-                        let (grp_table, grp_note) = tables::team_games_with(gr, &dqs, m);
+                        let mine = games_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                        let (grp_table, grp_note) = tables::team_games_of(gr, mine, &dqs, m);
                         let body = self.render(
                             kind,
                             json!({ "team": m, "round": round, "group": group,
@@ -747,6 +748,19 @@ impl Observer for Mailer<'_> {
     }
 }
 
+/// Each player's protocols (in the group's order, a self-game's once):
+/// one pass over the group's protocols for all its members' DGP mails.
+fn protocols_by_member(protocols: &[Protocol]) -> HashMap<&str, Vec<&str>> {
+    let mut by: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in protocols {
+        by.entry(&p.players[0]).or_default().push(&p.text);
+        if p.players[1] != p.players[0] {
+            by.entry(&p.players[1]).or_default().push(&p.text);
+        }
+    }
+    by
+}
+
 /// A table without its last line end (the templates end its line).
 fn trim(table: &str) -> &str {
     table.trim_end_matches('\n')
@@ -974,9 +988,31 @@ mod tests {
                 .find(|r| r.number == round)
                 .unwrap();
             let gr = rr.groups.iter().find(|g| g.number == group).unwrap();
-            let new: Vec<(u32, [String; 2], String)> = self
-                .mailer
-                .protocols(store, cache, round, group, gr)?
+            let protocols = self.mailer.protocols(store, cache, round, group, gr)?;
+            // Each member's protocols and GRP table as its mails had them,
+            // found by going over the whole group for each member.
+            let protocols_of = protocols_by_member(&protocols);
+            let games_of = tables::games_by_member(gr);
+            let dqs = tables::disqualifications(gr, rr);
+            for m in &gr.members {
+                let filtered: Vec<&str> = protocols
+                    .iter()
+                    .filter(|p| p.players.contains(m))
+                    .map(|p| p.text.as_str())
+                    .collect();
+                assert_eq!(
+                    protocols_of.get(m.as_str()).cloned().unwrap_or_default(),
+                    filtered,
+                    "{m}"
+                );
+                let mine = games_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                assert_eq!(
+                    tables::team_games_of(gr, mine, &dqs, m),
+                    tables::team_games_with(gr, &dqs, m),
+                    "{m}"
+                );
+            }
+            let new: Vec<(u32, [String; 2], String)> = protocols
                 .into_iter()
                 .map(|p| (p.slot, p.players, p.text))
                 .collect();
@@ -997,10 +1033,13 @@ mod tests {
     /// Issue 38: the DGP protocols made from the group's results (names,
     /// which games are cancelled) and the replayer's rules are, byte for
     /// byte, the ones made by reading the tournament's row and each
-    /// player's name per group: every group of a contest, one of them with
-    /// a failure, a rescheduled game and a disqualification.
+    /// player's name per group; each member's protocols and GRP table
+    /// found from the group's games indexed once are the ones found by
+    /// going over the group's games for each member: every group of a
+    /// contest, one of them with a failure, a rescheduled game and a
+    /// disqualification.
     #[test]
-    fn a_groups_protocols_are_the_ones_made_the_old_way() {
+    fn a_groups_protocols_and_tables_are_the_ones_made_the_old_way() {
         use crate::engine::pool::Runner;
         use crate::engine::run::run_tournament_with;
         use crate::engine::synthetic::Synthetic;
