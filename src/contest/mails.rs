@@ -22,8 +22,8 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::engine::results::{GameStatus, KeptGames, ResultsCache};
-use crate::engine::run::{Event, Observer, TournamentConfig};
+use crate::engine::results::{GameStatus, GroupResult, KeptGames, ResultsCache};
+use crate::engine::run::{Event, Observer};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
@@ -33,6 +33,7 @@ use crate::store::mail::{all_registrations, events_queued_under, mailing_of, Reg
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::Store;
 use crate::tables::knobeln as tables;
+use crate::tournament::TeamId;
 
 /// How often a paused contest looks for the organizer's round summary.
 const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);
@@ -326,17 +327,21 @@ impl Mailer<'_> {
         tx.commit().map_err(|e| e.to_string())
     }
 
-    fn params(&self, store: &Store) -> Result<crate::game::Params, String> {
-        let row = store
-            .tournament(self.tournament)
-            .map_err(|e| e.to_string())?;
-        let cfg: TournamentConfig = serde_json::from_str(&row.config).map_err(|e| e.to_string())?;
-        Ok(cfg.referee.params)
-    }
-
-    /// The compact protocol of every played game of a group, read once.
-    fn protocols(&self, store: &Store, round: u32, group: u32) -> Result<Vec<Protocol>, String> {
-        let params = self.params(store)?;
+    /// The compact protocol of every played game of a group that is not
+    /// cancelled (`gr`, the group's results, says which: a game cancelled
+    /// by a disqualification has no protocol, even if a parallel run
+    /// played it before its turn), its throws read once (kept from when
+    /// the game was stored, or replayed and checked), the players' names
+    /// and the rules as the results cache and the replayer hold them (no
+    /// look-up per group or player).
+    fn protocols(
+        &self,
+        store: &Store,
+        cache: &ResultsCache,
+        round: u32,
+        group: u32,
+        gr: &GroupResult,
+    ) -> Result<Vec<Protocol>, String> {
         // Games stored for replay are played again (and checked) here.
         let mut replayer = self.replayer.borrow_mut();
         if replayer.is_none() {
@@ -345,48 +350,53 @@ impl Mailer<'_> {
                     .map_err(|e| e.to_string())?,
             );
         }
+        let replayer = replayer.as_mut().expect("made above");
+        let params = replayer.params();
         let games = replayer
-            .as_mut()
-            .expect("made above")
             .group_games(store, round, group)
             .map_err(|e| e.to_string())?;
-        // The players' names, each looked up once (not the field's).
-        let mut names: HashMap<u32, String> = HashMap::new();
-        for p in games.iter().flat_map(|g| g.players) {
-            if let std::collections::hash_map::Entry::Vacant(e) = names.entry(p.0) {
-                e.insert(store.team_name(p).map_err(|e| e.to_string())?);
+        let name = |t: TeamId| -> Result<String, String> {
+            match cache.team_name(t) {
+                Some(n) => Ok(n.to_string()),
+                None => store.team_name(t).map_err(|e| e.to_string()),
             }
+        };
+        let played: HashSet<u32> = gr
+            .games
+            .iter()
+            .filter(|r| r.status != GameStatus::Cancelled)
+            .map(|r| r.slot)
+            .collect();
+        let mut out = Vec::with_capacity(games.len());
+        for g in games.into_iter().filter(|g| played.contains(&g.key.slot)) {
+            let slot = g.key.slot;
+            let players = [name(g.players[0])?, name(g.players[1])?];
+            // The game's throws move into its protocol (not copied).
+            let text = encode(&GameProtocol::from_record(
+                g.record,
+                params,
+                players.clone(),
+                round,
+                group,
+                slot,
+                g.attempt,
+            ));
+            out.push(Protocol {
+                slot,
+                players,
+                text,
+            });
         }
-        Ok(games
-            .into_iter()
-            .map(|g| {
-                let players = g
-                    .players
-                    .map(|p| names.get(&p.0).cloned().unwrap_or_default());
-                // The game's throws move into its protocol (not copied).
-                let text = encode(&GameProtocol::from_record(
-                    g.record,
-                    params,
-                    players.clone(),
-                    round,
-                    group,
-                    g.key.slot,
-                    g.attempt,
-                ));
-                Protocol {
-                    slot: g.key.slot,
-                    players,
-                    text,
-                }
-            })
-            .collect())
+        Ok(out)
     }
 
     fn group_finished(&self, store: &Store, round: u32, group: u32) -> MailResult {
         let mut cache = self.cached(store)?;
-        let res = cache
+        cache
             .refresh_group(store, round, group)
             .map_err(|e| e.to_string())?;
+        let cache = &*cache;
+        let res = cache.results();
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
             return Ok(());
         };
@@ -395,25 +405,18 @@ impl Mailer<'_> {
         };
         let who = self.by_team(store, &gr.members)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
-        // A game cancelled by a disqualification has no protocol, even if
-        // a parallel run played it before its turn (results never depend
-        // on timing).
         // The games are replayed for their protocols only when a member
-        // asked for them (DGP).
+        // asked for them (DGP); a cancelled game has none (results never
+        // depend on timing).
         let wants_protocols = gr
             .members
             .iter()
             .any(|m| who.get(m).is_some_and(|p| p.wants(Preference::DGP)));
-        let mut protocols = if wants_protocols {
-            self.protocols(store, round, group)?
+        let protocols = if wants_protocols {
+            self.protocols(store, cache, round, group, gr)?
         } else {
             Vec::new()
         };
-        protocols.retain(|p| {
-            gr.games
-                .iter()
-                .any(|g| g.slot == p.slot && g.status != GameStatus::Cancelled)
-        });
         let (grg_table, grg_note) = tables::group_games(gr, rr);
         let grg_table = trim(&grg_table);
         let grr_table = tables::group_ranking(gr, rr);
@@ -421,6 +424,10 @@ impl Mailer<'_> {
         let advancing = tables::advancing_sentence(gr, rr);
         // The group's disqualifications, found once for all its mails.
         let dqs = tables::disqualifications(gr, rr);
+        // Each member's games and protocols, found in one pass over the
+        // group's (not one per member's mail).
+        let games_of = tables::games_by_member(gr);
+        let protocols_of = protocols_by_member(&protocols);
         // The group's games and its ranking are the same mail for every
         // member: rendered once, when a member first wants it.
         let mut same_for_all: HashMap<&'static str, (String, PreparedBody)> = HashMap::new();
@@ -440,12 +447,8 @@ impl Mailer<'_> {
             if p.wants(Preference::DGP) {
                 // The group's protocols, each encoded once for both its
                 // players' mails, are borrowed here, not copied.
-                let protos: Vec<&str> = protocols
-                    .iter()
-                    .filter(|p| p.players.contains(m))
-                    .map(|p| p.text.as_str())
-                    .collect();
-                let parts = split_parts(&protos, cap);
+                let protos = protocols_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                let parts = split_parts(protos, cap);
                 let n = parts.len();
                 for (i, part) in parts.into_iter().enumerate() {
                     let body = dgp_body(m, round, group, i + 1, n, &part)?;
@@ -474,7 +477,8 @@ impl Mailer<'_> {
                 }
                 let (body, prepared) = match pref {
                     Preference::GRP => {
-                        let (grp_table, grp_note) = tables::team_games_with(gr, &dqs, m);
+                        let mine = games_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                        let (grp_table, grp_note) = tables::team_games_of(gr, mine, &dqs, m);
                         let body = self.render(
                             kind,
                             json!({ "team": m, "round": round, "group": group,
@@ -743,6 +747,19 @@ impl Observer for Mailer<'_> {
     }
 }
 
+/// Each player's protocols (in the group's order, a self-game's once):
+/// one pass over the group's protocols for all its members' DGP mails.
+fn protocols_by_member(protocols: &[Protocol]) -> HashMap<&str, Vec<&str>> {
+    let mut by: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in protocols {
+        by.entry(&p.players[0]).or_default().push(&p.text);
+        if p.players[1] != p.players[0] {
+            by.entry(&p.players[1]).or_default().push(&p.text);
+        }
+    }
+    by
+}
+
 /// A table without its last line end (the templates end its line).
 fn trim(table: &str) -> &str {
     table.trim_end_matches('\n')
@@ -866,6 +883,199 @@ mod tests {
         assert!(parts.iter().all(|p| p.len() <= 350));
         assert_eq!(parts.join("\n"), protos.join("\n"));
         assert_eq!(split_parts(&protos, 1 << 20).len(), 1);
+    }
+
+    /// A group's protocols the way the mailer made them before (issue 38):
+    /// the rules from the tournament's row, every stored attempt read and
+    /// replayed by a replayer of its own, each player's name looked up in
+    /// the store, then the protocols of cancelled games dropped.
+    fn protocols_as_before(
+        store: &Store,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        gr: &GroupResult,
+    ) -> Vec<(u32, [String; 2], String)> {
+        let row = store.tournament(tournament).unwrap();
+        let cfg: crate::engine::run::TournamentConfig = serde_json::from_str(&row.config).unwrap();
+        let params = cfg.referee.params;
+        let games = crate::engine::replay::Replayer::new(store, tournament)
+            .unwrap()
+            .group_games(store, round, group)
+            .unwrap();
+        let mut out: Vec<(u32, [String; 2], String)> = games
+            .into_iter()
+            .map(|g| {
+                let players = g.players.map(|p| store.team_name(p).unwrap());
+                let text = encode(&GameProtocol::from_record(
+                    g.record,
+                    params,
+                    players.clone(),
+                    round,
+                    group,
+                    g.key.slot,
+                    g.attempt,
+                ));
+                (g.key.slot, players, text)
+            })
+            .collect();
+        out.retain(|(slot, _, _)| {
+            gr.games
+                .iter()
+                .any(|g| g.slot == *slot && g.status != "cancelled")
+        });
+        out
+    }
+
+    /// [`Synthetic`](crate::engine::synthetic::Synthetic)'s games (team
+    /// 1 crashes in each game it plays first: a failure, a rescheduled
+    /// game, then its disqualification) with throws drawn from each
+    /// game's seed, so that the protocols have throws to show.
+    struct WithThrows(crate::engine::synthetic::Synthetic);
+
+    impl crate::engine::pool::Runner for WithThrows {
+        fn capacity(&self) -> usize {
+            self.0.capacity()
+        }
+        fn submit(&self, job: crate::engine::pool::Job) {
+            self.0.submit(job)
+        }
+        fn next_done(&self) -> Option<crate::engine::pool::Done> {
+            let mut d = self.0.next_done()?;
+            if let Ok(r) = &mut d.result {
+                let mut g = crate::seed::SplitMix64::new(r.seed);
+                let n = 1 + g.below(300);
+                r.throws = (0..n)
+                    .map(|_| {
+                        let p = 1 + g.below(12288) as i64;
+                        let q = if g.below(3) == 0 {
+                            p
+                        } else {
+                            1 + g.below(12288) as i64
+                        };
+                        [p, q]
+                    })
+                    .collect();
+            }
+            Some(d)
+        }
+    }
+
+    /// At each group's end, the mailer's protocols and the ones made the
+    /// old way.
+    struct BothWays<'c> {
+        mailer: Mailer<'c>,
+        tournament: i64,
+        /// Groups compared, and of them the ones with a failure, a
+        /// rescheduled game and a disqualification.
+        groups: usize,
+        with_all_three: usize,
+    }
+
+    impl Observer for BothWays<'_> {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            let Event::GroupFinished { round, group } = *event else {
+                return Ok(());
+            };
+            let mut cache = self.mailer.cached(store)?;
+            cache.refresh_group(store, round, group).unwrap();
+            let cache = &*cache;
+            let rr = cache
+                .results()
+                .rounds
+                .iter()
+                .find(|r| r.number == round)
+                .unwrap();
+            let gr = rr.groups.iter().find(|g| g.number == group).unwrap();
+            let protocols = self.mailer.protocols(store, cache, round, group, gr)?;
+            // Each member's protocols and GRP table as its mails had them,
+            // found by going over the whole group for each member.
+            let protocols_of = protocols_by_member(&protocols);
+            let games_of = tables::games_by_member(gr);
+            let dqs = tables::disqualifications(gr, rr);
+            for m in &gr.members {
+                let filtered: Vec<&str> = protocols
+                    .iter()
+                    .filter(|p| p.players.contains(m))
+                    .map(|p| p.text.as_str())
+                    .collect();
+                assert_eq!(
+                    protocols_of.get(m.as_str()).cloned().unwrap_or_default(),
+                    filtered,
+                    "{m}"
+                );
+                let mine = games_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
+                assert_eq!(
+                    tables::team_games_of(gr, mine, &dqs, m),
+                    tables::team_games_with(gr, &dqs, m),
+                    "{m}"
+                );
+            }
+            let new: Vec<(u32, [String; 2], String)> = protocols
+                .into_iter()
+                .map(|p| (p.slot, p.players, p.text))
+                .collect();
+            let old = protocols_as_before(store, self.tournament, round, group, gr);
+            assert_eq!(new, old, "round {round}, group {group}");
+            assert!(!new.is_empty());
+            self.groups += 1;
+            let failure = new.iter().any(|(_, _, t)| t.contains("\nfail P "));
+            let rescheduled = gr.games.iter().any(|g| g.status == "discarded");
+            let disqualified = rr.disqualified.iter().any(|d| gr.members.contains(&d.team));
+            if failure && rescheduled && disqualified {
+                self.with_all_three += 1;
+            }
+            Ok(())
+        }
+    }
+
+    /// Issue 38: the DGP protocols made from the group's results (names,
+    /// which games are cancelled) and the replayer's rules are, byte for
+    /// byte, the ones made by reading the tournament's row and each
+    /// player's name per group; each member's protocols and GRP table
+    /// found from the group's games indexed once are the ones found by
+    /// going over the group's games for each member: every group of a
+    /// contest, one of them with a failure, a rescheduled game and a
+    /// disqualification.
+    #[test]
+    fn a_groups_protocols_and_tables_are_the_ones_made_the_old_way() {
+        use crate::engine::pool::Runner;
+        use crate::engine::run::run_tournament_with;
+        use crate::engine::synthetic::Synthetic;
+        use crate::engine::EngineError;
+        use crate::referee::RefereeConfig;
+
+        let mut store = Store::open_in_memory().unwrap();
+        let tid = crate::engine::results::stand_in_tournament(&mut store, 7, 90);
+        let mail_config = Config::default();
+        let mail_now = Utc::now;
+        let mut observer = BothWays {
+            mailer: Mailer {
+                config: &mail_config,
+                tournament: tid,
+                now: &mail_now,
+                cache: Default::default(),
+                replayer: Default::default(),
+            },
+            tournament: tid,
+            groups: 0,
+            with_all_three: 0,
+        };
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(WithThrows(Synthetic::new(
+                "crashed (signal 11 %, = \u{e4}: an odd reason)",
+            ))))
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut observer,
+        )
+        .unwrap();
+        assert!(observer.groups >= 4, "{}", observer.groups);
+        assert!(observer.with_all_three >= 1);
     }
 
     /// The mailer, and between group 1's and group 2's finishing (of the

@@ -29,6 +29,9 @@ use crate::tournament::TeamId;
 pub struct Replayer {
     tournament: i64,
     referee: Referee,
+    /// The game's rules the protocols show (read with the tournament's
+    /// configuration once, not per group).
+    params: crate::game::Params,
     key: SeedKey,
     versions: HashMap<TeamId, VersionId>,
     /// The programs of the group being replayed (let go at the next group:
@@ -48,11 +51,17 @@ impl Replayer {
             .collect();
         Ok(Replayer {
             tournament,
+            params: config.referee.params,
             referee: Referee::new(config.referee),
             key: row.key,
             versions,
             programs: HashMap::new(),
         })
+    }
+
+    /// The tournament's rules of the game (its referee's parameters).
+    pub fn params(&self) -> crate::game::Params {
+        self.params
     }
 
     /// Every stored attempt of a group with its throws: read, or replayed

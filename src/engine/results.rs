@@ -390,6 +390,12 @@ impl ResultsCache {
         self.shared_name(t).to_string()
     }
 
+    /// A team of the tournament's name, as the results hold it (read
+    /// once with the entries: a team's name never changes).
+    pub fn team_name(&self, t: TeamId) -> Option<SharedName> {
+        self.names.get(&t).cloned()
+    }
+
     /// A team's name as the games hold it: one allocation per team.
     fn shared_name(&self, t: TeamId) -> SharedName {
         self.names

@@ -108,6 +108,28 @@ fn crc_reference_value() {
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
 }
 
+/// The checksum by tables (eight bytes a step) is the checksum by its
+/// definition (a bit at a time), for every length from 0 to 300 and
+/// inputs of random bytes up to 20 kB, at every alignment.
+#[test]
+fn the_crc_by_tables_is_the_bitwise_crc() {
+    use super::model::crc32_bitwise;
+    let mut g = crate::seed::SplitMix64::new(32);
+    let bytes: Vec<u8> = (0..20_000).map(|_| g.below(256) as u8).collect();
+    for len in 0..300 {
+        for start in 0..8 {
+            let b = &bytes[start..start + len];
+            assert_eq!(crc32(b), crc32_bitwise(b), "length {len}, at {start}");
+        }
+    }
+    for _ in 0..50 {
+        let start = g.below(1000) as usize;
+        let len = g.below(19_000) as usize;
+        let b = &bytes[start..start + len];
+        assert_eq!(crc32(b), crc32_bitwise(b), "length {len}, at {start}");
+    }
+}
+
 // ------------------------------------------------------------ properties
 
 use crate::game::knobeln::replay;

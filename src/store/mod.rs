@@ -570,11 +570,12 @@ impl Store {
     }
 
     pub fn team_name(&self, team: TeamId) -> Result<String> {
+        // Prepared once per connection: asked for each member of a group
+        // as it starts (the contest's LGP mails).
         Ok(self
             .conn
-            .query_row("SELECT name FROM teams WHERE id = ?1", [team.0], |r| {
-                r.get(0)
-            })?)
+            .prepare_cached("SELECT name FROM teams WHERE id = ?1")?
+            .query_row([team.0], |r| r.get(0))?)
     }
 
     /// A version of this team with exactly this source, if one was stored

@@ -400,6 +400,15 @@ fn the_quick_throws_reader_reads_as_the_first_one() {
     }
     blobs.push(vec![0xff; 10]);
     blobs.push([vec![0xff; 9], vec![1, 0]].concat());
+    // Runs of the same throw (zero bytes in pairs, read in one step),
+    // between other throws, at the ends, of odd length.
+    for len in 0..200usize {
+        let zeros = vec![0u8; len % 23];
+        blobs.push(zeros.clone());
+        blobs.push([&[4u8, 0x81, 0x01][..], &zeros, &[6]].concat());
+        blobs.push([&[0u8, 2][..], &zeros, &[0, 0x83, 0x02], &zeros].concat());
+        blobs.push([&zeros[..], &[0x80]].concat());
+    }
     for b in &blobs {
         assert_eq!(
             decode_throws(b, THROWS_FORMAT).ok(),

@@ -160,6 +160,19 @@ pub(super) fn decode_throws_v1(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
     let mut prev = [0i64; 2];
     let mut i = 0usize;
     while i < bytes.len() {
+        // A run of the same throw (both differences 0: two zero bytes a
+        // throw, the usual case of a strategy that repeats itself) is
+        // written in one step: the contest reads a just finished group's
+        // throws for its DGP protocols on the server's thread.
+        if bytes[i] == 0 && bytes.get(i + 1) == Some(&0) {
+            let run = bytes[i..]
+                .chunks_exact(2)
+                .take_while(|c| c == &[0, 0])
+                .count();
+            out.resize(out.len() + run, prev);
+            i += 2 * run;
+            continue;
+        }
         let (p, next) = varint_at(bytes, i)?;
         if next == bytes.len() {
             return Err(StoreError::Corrupt("throws blob with half a throw".into()));

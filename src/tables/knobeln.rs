@@ -18,7 +18,7 @@
 //! Game numbers are the slots of the group's schedule, as in the game
 //! protocols (`slot`) and on the results site ("game 12").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::facts::{evolution_facts, has_half, points_text};
@@ -283,6 +283,31 @@ pub fn team_games_with(
         .iter()
         .filter(|g| g.players.iter().any(|p| **p == *team))
         .collect();
+    team_games_of(gr, &mine, dqs, team)
+}
+
+/// Each member's games of a group (in the group's order, a self-game
+/// once), found in one pass over the games: what [`team_games_of`] takes,
+/// instead of each member's table going over every game of the group.
+pub fn games_by_member(gr: &GroupResult) -> HashMap<&str, Vec<&GameResult>> {
+    let mut by: HashMap<&str, Vec<&GameResult>> = HashMap::with_capacity(gr.members.len());
+    for g in &gr.games {
+        by.entry(&g.players[0]).or_default().push(g);
+        if !is_self_game(g) {
+            by.entry(&g.players[1]).or_default().push(g);
+        }
+    }
+    by
+}
+
+/// [`team_games_with`] with `team`'s games found already (`mine`: its
+/// games of `gr` in the group's order, [`games_by_member`]'s).
+pub fn team_games_of(
+    gr: &GroupResult,
+    mine: &[&GameResult],
+    dqs: &[Disqualification],
+    team: &str,
+) -> (String, Option<String>) {
     // The opponents' names borrowed, each game's line written in place
     // (a group's mails write one table per member).
     let w = name_width(mine.iter().map(|g| opponent_of(g, team)), "opponent".len());
@@ -296,7 +321,7 @@ pub fn team_games_with(
     );
     let mut total = 0.0;
     let mut half = false;
-    for g in &mine {
+    for g in mine {
         let side = g.players.iter().position(|p| **p == *team).unwrap_or(0);
         let counted = counted_for(g, team);
         if let Some(c) = counted {
