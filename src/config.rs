@@ -396,6 +396,7 @@ impl Config {
         }
         check_memory_kb(self.rules.memory_kb)
             .map_err(|e| ConfigError::Invalid(format!("[rules] {e}")))?;
+        check_contest_name(&self.contest.name).map_err(ConfigError::Invalid)?;
         let t = &self.timeline;
         if t.registration_deadline <= t.registration_start {
             return Err(ConfigError::Invalid(

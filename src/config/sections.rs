@@ -299,6 +299,35 @@ impl Rules {
     }
 }
 
+/// The longest contest name: it stands in every contest mail's subject
+/// (which the outbox cuts at 500 characters) and in the results site's
+/// titles, beside up to a few dozen words of their own.
+pub const MAX_CONTEST_NAME_CHARS: usize = 100;
+
+/// `[contest] name`: not empty, at most [`MAX_CONTEST_NAME_CHARS`]
+/// characters, on one line (no control characters); the sentence says
+/// which rule it broke.
+pub fn check_contest_name(name: &str) -> Result<(), String> {
+    let n = name.chars().count();
+    if name.trim().is_empty() {
+        return Err("[contest] name is empty: it is shown in every mail's subject".into());
+    }
+    if n > MAX_CONTEST_NAME_CHARS {
+        return Err(format!(
+            "[contest] name is {n} characters long, more than {MAX_CONTEST_NAME_CHARS}: it \
+             stands in every mail's subject; shorten it"
+        ));
+    }
+    if name.contains(|c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}') {
+        return Err(
+            "[contest] name holds a line break or another control character: it stands in \
+             every mail's subject, which is one line"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// A strategy's memory in kB must be whole WebAssembly pages (64 kB), at
 /// least 128 kB (the shadow stack and the runtime) and at most the
 /// engine's slot ([`crate::wasm::MAX_MEMORY_BYTES`]).

@@ -257,3 +257,25 @@ fn a_key_of_a_disciplines_section_is_set_from_key_equals_value() {
     }
     assert_eq!(cfg, expected, "a refused key changes nothing");
 }
+
+/// The contest's name stands in every contest mail's subject: a name of
+/// 100 characters is taken, one of 101, an empty one and one with a line
+/// break are refused with the sentence saying why (before, a long name
+/// was cut with the subject at 500 characters, a line break blanked).
+#[test]
+fn a_contest_name_is_one_line_of_at_most_100_characters() {
+    let check = |name: &str| {
+        let mut c = Config::default();
+        c.contest.name = name.to_string();
+        c.validate()
+    };
+    check(&"é".repeat(100)).unwrap();
+    let err = check(&"é".repeat(101)).unwrap_err().to_string();
+    assert!(err.contains("101 characters long, more than 100"), "{err}");
+    let err = check("  ").unwrap_err().to_string();
+    assert!(err.contains("name is empty"), "{err}");
+    let err = check("Spring\r\nBcc: all@example.org")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line break"), "{err}");
+}

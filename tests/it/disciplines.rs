@@ -1439,14 +1439,13 @@ fn a_flooding_contest_without_islands_does_not_start() {
     assert!(err.contains("drawn_islands"), "{err}");
 }
 
-/// A team that asked for transcripts (DGP) gets no transcripts mail when
-/// the contest keeps none (`transcripts_per_pairing = 0`): no mail that
-/// describes an attachment that is not there.
-#[test]
-fn no_transcripts_mail_without_a_kept_transcript() {
+/// A FootSteps contest of two games a pair with `site` (a `[site]`
+/// section): Joe's `steady.c` and Ann's `one.c` accepted (an opponent,
+/// so that games are played), the contest started and finished.
+fn two_footsteps_teams_played(site: &str) -> Contest {
     let (c, auth) = bot_contest(
         "footsteps",
-        "[footsteps]\ngames_per_pair = 2\n[site]\ntranscripts_per_pairing = 0\n",
+        &format!("[footsteps]\ngames_per_pair = 2\n{site}"),
     );
     let r = send_attached(
         &c,
@@ -1455,7 +1454,6 @@ fn no_transcripts_mail_without_a_kept_transcript() {
         demo_source(Discipline::FOOTSTEPS, "steady.c"),
     );
     assert!(r.subject.contains("accepted"), "{}", r.subject);
-    // An opponent, so that games are played (and none kept).
     c.ingest(&[&c.registration_mail("ann", "Cowshed")]);
     let ann = crate::mail_spool::auth_of(&c.replies().last().unwrap().clone());
     let r = send_attached(
@@ -1467,6 +1465,15 @@ fn no_transcripts_mail_without_a_kept_transcript() {
     assert!(r.subject.contains("accepted"), "{}", r.subject);
     let out = c.start_contest();
     assert!(out.status.success(), "{}", stderr_of(&out));
+    c
+}
+
+/// A team that asked for transcripts (DGP) gets no transcripts mail when
+/// the contest keeps none (`transcripts_per_pairing = 0`): no mail that
+/// describes an attachment that is not there.
+#[test]
+fn no_transcripts_mail_without_a_kept_transcript() {
+    let c = two_footsteps_teams_played("[site]\ntranscripts_per_pairing = 0\n");
     let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let games: i64 = db
         .query_row("SELECT COUNT(*) FROM bot_games", [], |r| r.get(0))
@@ -1490,28 +1497,7 @@ fn no_transcripts_mail_without_a_kept_transcript() {
 /// lines, with no attachment; the results are stored as always.
 #[test]
 fn a_transcripts_mail_says_whose_lines_left_a_game_without_its_moves() {
-    let (c, auth) = bot_contest(
-        "footsteps",
-        "[footsteps]\ngames_per_pair = 2\n[site]\ntranscript_bytes_per_team = 1\n",
-    );
-    let r = send_attached(
-        &c,
-        &format!("<<FROM>> {JOE} {auth}"),
-        "steady.c",
-        demo_source(Discipline::FOOTSTEPS, "steady.c"),
-    );
-    assert!(r.subject.contains("accepted"), "{}", r.subject);
-    c.ingest(&[&c.registration_mail("ann", "Cowshed")]);
-    let ann = crate::mail_spool::auth_of(&c.replies().last().unwrap().clone());
-    let r = send_attached(
-        &c,
-        &format!("<<FROM>> team_ann {ann}"),
-        "one.c",
-        demo_source(Discipline::FOOTSTEPS, "one.c"),
-    );
-    assert!(r.subject.contains("accepted"), "{}", r.subject);
-    let out = c.start_contest();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let c = two_footsteps_teams_played("[site]\ntranscript_bytes_per_team = 1\n");
     let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let (games, with_moves, noted): (i64, i64, i64) = db
         .query_row(

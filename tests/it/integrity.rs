@@ -7,6 +7,7 @@
 //! `tests/data/strategies/hostile/` or builds one inline.
 
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -666,12 +667,47 @@ fn a_tool_making_empty_files_stops_at_the_work_folders_256_inodes() {
     assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
 }
 
+/// Set in the environment of this test's binary run again as `nobody`.
+const AS_ANOTHER_USER: &str = "KNOBELN_TEST_AS_ANOTHER_USER";
+
 /// Outside its work folder the jail's tree is read-only, and a tool
 /// cannot change its mounts: not as `nobody` (the server is root) nor as
 /// its user namespace's root without capabilities (the server is not
-/// root: run this test's binary as another user to try that case).
+/// root, as the deployment's unit runs it: this test, run as root, runs
+/// itself again as `nobody` through `setpriv` to try that case too;
+/// before the jail dropped the capabilities, the tool wrote `/escape`
+/// onto the host's disk there).
 #[test]
 fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
+    // SAFETY: a plain system call.
+    if unsafe { libc::geteuid() } == 0 && std::env::var_os(AS_ANOTHER_USER).is_none() {
+        let name = "integrity::a_tool_cannot_write_the_jails_tree_or_change_its_mounts";
+        // `nobody` may not pass through the folders holding this binary
+        // (a clone under /root): it runs a link to it (a copy on another
+        // file system) in a folder it can read.
+        let place = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(place.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let exe = place.path().join("it");
+        let this = std::env::current_exe().unwrap();
+        if std::fs::hard_link(&this, &exe).is_err() {
+            std::fs::copy(&this, &exe).unwrap();
+        }
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&exe)
+            .args(["--exact", name, "--test-threads=1", "--nocapture"])
+            .env(AS_ANOTHER_USER, "1")
+            .current_dir("/")
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "as nobody: {said}");
+        assert!(said.contains("1 passed"), "as nobody: {said}");
+    }
     let jail = Jail::new().unwrap();
     let out = jail
         .run(
