@@ -122,7 +122,7 @@ pub enum ProtocolError {
 /// Eight bytes a step with eight tables (slicing-by-8), not a bit at a
 /// time: the contest checksums every game's protocol for the DGP mails on
 /// the server's thread (a protocol of a real game is a few kB). The same
-/// value as the bitwise definition ([`crc32_bitwise`], checked on random
+/// value as the bitwise definition (`crc32_bitwise` in the tests, checked on random
 /// inputs of every length: `the_crc_by_tables_is_the_bitwise_crc`).
 pub fn crc32(bytes: &[u8]) -> u32 {
     let t = &CRC_TABLES;
