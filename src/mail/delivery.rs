@@ -297,19 +297,12 @@ mod tests {
             let to = vec![format!("p{i}@x.example")];
             queue_outgoing(
                 store.conn(),
-                &NewOutgoing {
-                    inbox_id: None,
-                    kind: "help",
-                    recipients: &to,
-                    budget: Default::default(),
-                    sender_key: None,
-                    subject: "s",
-                    message_id: &format!("m{i}@x"),
-                    raw: b"Subject: s\r\n\r\nx\r\n",
-                    text_at: None,
-                    shared: &[],
-                    event_key: None,
-                },
+                &NewOutgoing::help_for_tests(
+                    &to,
+                    &format!("m{i}@x"),
+                    b"Subject: s\r\n\r\nx\r\n",
+                    &[],
+                ),
                 now - Duration::seconds(1),
             )
             .unwrap();
@@ -792,19 +785,7 @@ mod tests {
             let raw = format!("Subject: s{n}\r\n\r\nreply {n}\r\n");
             assert!(queue_outgoing(
                 store.conn(),
-                &NewOutgoing {
-                    inbox_id: None,
-                    kind: "help",
-                    recipients: &to,
-                    budget: Default::default(),
-                    sender_key: None,
-                    subject: "s",
-                    message_id: &format!("<m{n}@x>"),
-                    raw: raw.as_bytes(),
-                    text_at: None,
-                    shared: &[],
-                    event_key: None,
-                },
+                &NewOutgoing::help_for_tests(&to, &format!("<m{n}@x>"), raw.as_bytes(), &[]),
                 created,
             )
             .unwrap());

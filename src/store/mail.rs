@@ -389,6 +389,33 @@ pub struct NewOutgoing<'a> {
     pub event_key: Option<&'a str>,
 }
 
+#[cfg(test)]
+impl<'a> NewOutgoing<'a> {
+    /// The tests' mail: a stranger's help reply to `recipients`, subject
+    /// `s`, of the default budget, belonging to no event, `raw` whole and
+    /// carrying `shared`.
+    pub fn help_for_tests(
+        recipients: &'a [String],
+        message_id: &'a str,
+        raw: &'a [u8],
+        shared: &'a [SharedPart<'a>],
+    ) -> NewOutgoing<'a> {
+        NewOutgoing {
+            inbox_id: None,
+            kind: "help",
+            recipients,
+            budget: Budget::default(),
+            sender_key: None,
+            subject: "s",
+            message_id,
+            raw,
+            text_at: None,
+            shared,
+            event_key: None,
+        }
+    }
+}
+
 /// Queues a mail. A mail that belongs to a contest event carries an
 /// `event_key`; a second mail with the same key is ignored (returns
 /// `false`), so an event announced again after a resume queues nothing.

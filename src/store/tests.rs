@@ -1423,19 +1423,8 @@ fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
             sha256: &sha,
         }];
         for (n, sent) in [(1, Some(40)), (2, Some(10)), (3, None), (4, None)] {
-            let m = NewOutgoing {
-                inbox_id: None,
-                kind: "help",
-                recipients: &to,
-                budget: Default::default(),
-                sender_key: None,
-                subject: "s",
-                message_id: &format!("<{n}@k>"),
-                raw: &raw,
-                text_at: None,
-                shared: &shared,
-                event_key: None,
-            };
+            let id = format!("<{n}@k>");
+            let m = NewOutgoing::help_for_tests(&to, &id, &raw, &shared);
             assert!(queue_outgoing(&c, &m, now - days(40)).unwrap());
             if let Some(d) = sent {
                 mark_sent(&c, n, now - days(d)).unwrap();

@@ -20,19 +20,8 @@ fn reply_sent(
     sent: Option<DateTime<Utc>>,
 ) -> i64 {
     let to = vec![format!("p{n}@x.example")];
-    let m = NewOutgoing {
-        inbox_id: None,
-        kind: "help",
-        recipients: &to,
-        budget: Default::default(),
-        sender_key: None,
-        subject: "s",
-        message_id: &format!("<{n}@k>"),
-        raw,
-        text_at: None,
-        shared,
-        event_key: None,
-    };
+    let id = format!("<{n}@k>");
+    let m = NewOutgoing::help_for_tests(&to, &id, raw, shared);
     assert!(queue_outgoing(conn, &m, created).unwrap());
     let id = conn.last_insert_rowid();
     if let Some(at) = sent {
