@@ -37,17 +37,8 @@ fn outgoing<'a>(
     shared: &'a [SharedPart<'a>],
 ) -> NewOutgoing<'a> {
     NewOutgoing {
-        inbox_id: None,
         kind: "lap",
-        recipients: to,
-        budget: Default::default(),
-        sender_key: None,
-        subject: "s",
-        message_id,
-        raw,
-        text_at: None,
-        shared,
-        event_key: None,
+        ..NewOutgoing::help_for_tests(to, message_id, raw, shared)
     }
 }
 
