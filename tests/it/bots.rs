@@ -251,10 +251,20 @@ fn opponent_stopped_or_failed(rec: &MatchRecord<Vec<u64>>) {
     }
 }
 
+/// What [`play_against_thinker`] saw.
+struct AgainstThinker {
+    rec: MatchRecord<Vec<u64>>,
+    /// Bot 0's processes, as seen after each of its answers.
+    seen: Vec<i32>,
+    /// Bot 0's CPU time (its whole tree, in ms) while the thinker alone was
+    /// waited for, one figure a round: what it took of the thinker's CPU.
+    stolen_ms: Vec<u128>,
+}
+
 /// Plays five rounds: bot 0 answers echo, then the thinker (bot 1) thinks
-/// 200 ms; returns the record, the thinker's answers and bot 0's processes.
-fn play_against_thinker(m: Match) -> (MatchRecord<Vec<u64>>, Vec<String>, Vec<i32>) {
-    let (mut seen, mut answers) = (Vec::new(), Vec::new());
+/// 200 ms of CPU.
+fn play_against_thinker(m: Match) -> AgainstThinker {
+    let (mut seen, mut stolen_ms) = (Vec::new(), Vec::new());
     let rec = play(m, |m| {
         for r in 1..=5u32 {
             m.set_turn(r);
@@ -263,12 +273,31 @@ fn play_against_thinker(m: Match) -> (MatchRecord<Vec<u64>>, Vec<String>, Vec<i3
                 return Err(m.broken_rule(0, "the answer repeats the number", &reply));
             }
             seen.extend(m.members(0));
-            answers.push(m.ask(1, &format!("ECHO {r}"))?);
+            let before = m.cpu_time(0);
+            m.ask(1, &format!("ECHO {r}"))?;
+            stolen_ms.push((m.cpu_time(0) - before).as_millis());
         }
         Ok(vec![0u64, 0])
     })
     .unwrap();
-    (rec, answers, seen)
+    AgainstThinker {
+        rec,
+        seen,
+        stolen_ms,
+    }
+}
+
+/// The attacker was frozen while the honest bot thought: its whole tree got
+/// no CPU then (a freeze late by a scheduler's tick: a few milliseconds),
+/// never the honest bot's 200 ms a move that its 30 spinning processes take
+/// unfrozen. Counted in CPU, the unit of what the freezing guarantees, not in
+/// the honest bot's wall clock, which the machine's other load lengthens.
+fn attacker_took_no_cpu(stolen_ms: &[u128]) {
+    eprintln!("the attacker's CPU while the honest bot thought: {stolen_ms:?} ms");
+    assert!(
+        stolen_ms.iter().all(|&ms| ms < 50),
+        "the attacker took {stolen_ms:?} ms of CPU while the honest bot thought 200 ms a move"
+    );
 }
 
 /// Issue 34: a stop that signals could undo. A bot not on turn is frozen
@@ -285,15 +314,17 @@ fn a_bot_that_resumes_itself_while_stopped_never_fails_its_opponent() {
         .map(|f| bot(f))
         .collect();
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-    let (rec, answers, seen) =
-        play_against_thinker(Match::start(&refs, starving_limits()).unwrap());
+    let AgainstThinker {
+        rec,
+        seen,
+        stolen_ms,
+    } = play_against_thinker(Match::start(&refs, starving_limits()).unwrap());
     opponent_stopped_or_failed(&rec);
     if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
         assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     }
     if rec.failures.is_empty() {
-        let walls = thinking_walls(&answers);
-        assert!(walls.iter().all(|&w| w < 1000), "{walls:?}");
+        attacker_took_no_cpu(&stolen_ms);
     }
     nothing_left("hostile/resume_self.c", &seen);
 }
@@ -347,7 +378,7 @@ fn a_bot_that_runs_while_stopped_fails_by_its_cpu_count() {
         vec![(Box::new(Unstoppable(a)), 64), (Box::new(b), 64)],
         limits,
     );
-    let (rec, _, seen) = play_against_thinker(m);
+    let AgainstThinker { rec, seen, .. } = play_against_thinker(m);
     opponent_stopped_or_failed(&rec);
     assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
     assert_eq!(rec.failures[0].turn, 2, "{}", rec.failures[0].reason);
@@ -512,14 +543,14 @@ fn a_bot_that_computes_too_long_for_one_answer_fails_on_its_reply_cpu_time() {
     });
 }
 
-/// The limits of the starvation tests: 500 ms of CPU per answer (the
-/// honest bot needs 200 ms) and a wall clock of 1.5 s, which the honest bot
-/// would miss sharing its CPUs with the attacker's 30 spinning processes
-/// (about 3 s for its 200 ms).
+/// The starving attacks' limits: 500 ms of CPU a reply (what an attacker
+/// that runs while stopped is failed by); the wall clock stays the suite's
+/// 10 s, which the honest bot's 200 ms of CPU meets whatever else the
+/// machine runs (the tests measure the attacker's CPU, not the honest bot's
+/// wall clock).
 fn starving_limits() -> LineLimits {
     LineLimits {
         reply_cpu: Duration::from_millis(500),
-        reply_wall: Duration::from_millis(1500),
         ..limits()
     }
 }
@@ -535,8 +566,15 @@ fn thinking_walls(transcript: &[String]) -> Vec<u64> {
 
 /// Issue 24, starving the opponent: a bot that leaves 30 spinning processes
 /// behind after its answers cannot make an honest bot that thinks 200 ms a
-/// move miss its limits, nor slow it: while the referee waits for the
-/// honest bot the attacker is frozen, and the match has a CPU of its own.
+/// move miss its limits, nor take its CPU: while the referee waits for the
+/// honest bot the attacker is frozen (its whole tree gets no CPU), and the
+/// match has a CPU of its own that the attacker cannot leave.
+///
+/// Measured in the unit the guarantee is about, the attacker's CPU while the
+/// honest bot thinks, not in the honest bot's wall clock, which the machine's
+/// other load lengthens (the test failed that way on a busy machine). Without
+/// the freezing the attacker's 30 processes take at least as much CPU as the
+/// honest bot's 200 ms a move.
 #[test]
 fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
     let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/starve.c", "thinker.c"]
@@ -546,6 +584,8 @@ fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
     let mut seen = Vec::new();
     let mut answers = Vec::new();
+    // The attacker's CPU while the honest bot alone was waited for.
+    let mut stolen: Vec<u128> = Vec::new();
     let rec = play(Match::start(&refs, starving_limits()).unwrap(), |m| {
         for r in 1..=5u32 {
             m.set_turn(r);
@@ -554,7 +594,9 @@ fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
             if reply != r.to_string() {
                 return Err(m.broken_rule(0, "the answer repeats the number", &reply));
             }
+            let before = m.cpu_time(0);
             answers.push(m.ask(1, &format!("ECHO {r}"))?);
+            stolen.push((m.cpu_time(0) - before).as_millis());
             seen.extend(m.members(0));
             // The simultaneous form: both asked, both awaited at once.
             m.send(0, &format!("ECHO {r}"))?;
@@ -574,14 +616,8 @@ fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
     }
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     assert!(seen.len() > 20, "the attacker never spun: {seen:?}");
-    let walls = thinking_walls(&answers);
-    assert_eq!(walls.len(), 10, "{answers:?}");
-    // Alone on a CPU, 200 ms of CPU take about 200 ms; a thirty-first of
-    // two CPUs would make it about 3 s.
-    assert!(
-        walls.iter().all(|&w| w < 1000),
-        "the honest bot's 200 ms of CPU took {walls:?} ms of wall clock"
-    );
+    assert_eq!(thinking_walls(&answers).len(), 10, "{answers:?}");
+    attacker_took_no_cpu(&stolen);
     nothing_left("hostile/starve.c", &seen);
 }
 

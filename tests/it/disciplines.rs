@@ -1873,10 +1873,14 @@ fn the_flooding_time_limit_is_a_budget_of_rounds_over_the_game() {
         p.display().to_string()
     };
     let config = tmp.path().join("knobeln.toml");
+    // 30 rounds, not fewer: the wall clock a bot may be waited for in a
+    // game is derived from them (0.3 s + 2 × 30 × 0.1 s: 7 s), and it must
+    // stay out of reach of a Python bot's 0.4 s of CPU on a machine busy
+    // with other work; this test is about the CPU budget alone.
     std::fs::write(
         &config,
         "[contest]\ndiscipline = \"flooding\"\n\
-         [flooding]\nround_ms = 100\nstartup_ms = 300\nmax_rounds = 6\n",
+         [flooding]\nround_ms = 100\nstartup_ms = 300\nmax_rounds = 30\n",
     )
     .unwrap();
     let play = |bot: &str| -> Value {
@@ -1897,7 +1901,13 @@ fn the_flooding_time_limit_is_a_budget_of_rounds_over_the_game() {
     // 0.3 s + 3 × 0.1 s by then.
     let v = play(&bot("one_slow_round.py", 350, Some(3)));
     assert_eq!(v["failures"], serde_json::json!([]), "{v}");
-    assert_eq!(v["outcome"]["rounds"].as_u64(), Some(6), "{}", v["outcome"]);
+    // It plays on past its slow round until the island floods its field
+    // (round 29 of this island) or the rounds run out.
+    assert!(
+        v["outcome"]["rounds"].as_u64().is_some_and(|r| r > 3),
+        "{}",
+        v["outcome"]
+    );
     // 250 ms every round: past 0.3 s + 2 × 0.1 s in round 2.
     let v = play(&bot("slow_every_round.py", 250, None));
     let failures = v["failures"].to_string();
