@@ -32,6 +32,7 @@ pub mod image;
 pub mod jail;
 pub mod netns;
 pub(crate) mod spawn;
+pub mod uid;
 
 pub use cpu::{allowed_cpus, pin_current_thread};
 
