@@ -234,10 +234,11 @@ impl Jail {
             &work_point,
             fs::set_permissions(&work_point, fs::Permissions::from_mode(0o755)),
         )?;
-        let work = work_tmpfs(uid.as_ref().map(UidSlot::uid)).map_err(|source| JailError::Prepare {
-            path: PathBuf::from("a tmpfs for the work folder"),
-            source,
-        })?;
+        let work =
+            work_tmpfs(uid.as_ref().map(UidSlot::uid)).map_err(|source| JailError::Prepare {
+                path: PathBuf::from("a tmpfs for the work folder"),
+                source,
+            })?;
         let work_path = PathBuf::from(format!("/proc/self/fd/{}", work.as_raw_fd()));
         Ok(Jail {
             dir,
