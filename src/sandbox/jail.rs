@@ -15,7 +15,8 @@
 //! read-only in the run. [`Jail::run`] starts a
 //! command (without copying the server, [`super::spawn`]) in new mount,
 //! network, IPC, UTS and PID namespaces (plus a user namespace when not
-//! root), chrooted into that tree, as `nobody` when the server is root, with
+//! root), chrooted into that tree, under a uid of the jail's own when the
+//! server is root, with
 //! only standard input, output and error open, with CPU, address-space,
 //! file-size, open-file and process-count limits, a wall-clock limit and a
 //! cap on the output it keeps. Nothing outside the toolchain and the work
@@ -25,6 +26,16 @@
 //! parent-death signal (re-armed after dropping privileges, which clears it)
 //! kills it when the server dies, even by `kill -9`. A jail folder left
 //! behind by a killed server is removed by the next [`Jail::new`].
+//!
+//! The process limit is `RLIMIT_NPROC`, which the kernel counts per uid in
+//! a user namespace (and checks up the chain of namespaces, `ucounts`), so
+//! each jail's count is its own: when the server is root, the jail runs
+//! under a uid of its own ([`super::uid`], taken by [`Jail::new`], given
+//! back on drop), and neither another jail's processes nor `nobody`'s
+//! count against it; when it is not, every run has a user namespace of its
+//! own, counted apart (one level up, the server's own uid counts every
+//! jail's processes together with the server's threads and its bots, under
+//! the server's own limit).
 //!
 //! It is the jail of the KNOBELN compile service (gcc's checks, clang and
 //! wasm-ld), whose lexical checks keep a strategy from naming any other
@@ -46,14 +57,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::spawn::{self, arrange_fds, check, CArgs};
+use super::uid::{UidSlot, SLOTS};
 use super::{is_root, pipe, set_rlimit};
 
 /// Prefix of the jail folders in the system's temp folder; the server's pid
 /// follows, so that folders of dead servers can be recognised.
 const JAIL_PREFIX: &str = "knobeln-jail-";
-
-/// The user id the jailed command runs as, when the server runs as root.
-pub const NOBODY: u32 = 65534;
 
 /// The size of a jail's work folder (its tmpfs's `size`), in bytes: whole
 /// pages. A compile of a strategy with 1 MB of static data (the most an
@@ -82,7 +91,8 @@ pub struct JailLimits {
     pub wall: Duration,
     /// How much of the command's output (stdout and stderr together) is kept.
     pub output_cap: usize,
-    /// Processes the jailed user may have at once (RLIMIT_NPROC).
+    /// Processes the jailed command may have at once, itself and all it
+    /// started, counted per jail (RLIMIT_NPROC, see the module's text).
     pub processes: u64,
 }
 
@@ -154,6 +164,9 @@ pub enum JailError {
     Spawn { program: String, source: io::Error },
     #[error("i/o error while running {program} in the jail: {source}")]
     Io { program: String, source: io::Error },
+    /// The server is root and every uid slot is taken (by bots and jails).
+    #[error("cannot prepare a jail: more than {SLOTS} bots and compile jails at once")]
+    NoUid,
 }
 
 /// A prepared jail: a private root tree with a writable work folder.
@@ -165,12 +178,20 @@ pub struct Jail {
     /// `/proc/self/fd/N` of `work`: the work folder as the server's paths
     /// reach it.
     work_path: PathBuf,
+    /// The jail's own uid when the server is root (its commands run under
+    /// it, and it owns the work folder).
+    uid: Option<UidSlot>,
 }
 
 impl Jail {
     /// Prepares a new jail tree under the system's temp folder.
     pub fn new() -> Result<Jail, JailError> {
         remove_stale_jails();
+        let uid = if is_root() {
+            Some(UidSlot::take().ok_or(JailError::NoUid)?)
+        } else {
+            None
+        };
         let dir = tempfile::Builder::new()
             .prefix(&format!("{JAIL_PREFIX}{}-", std::process::id()))
             .tempdir()
@@ -213,16 +234,18 @@ impl Jail {
             &work_point,
             fs::set_permissions(&work_point, fs::Permissions::from_mode(0o755)),
         )?;
-        let work = work_tmpfs().map_err(|source| JailError::Prepare {
-            path: PathBuf::from("a tmpfs for the work folder"),
-            source,
-        })?;
+        let work =
+            work_tmpfs(uid.as_ref().map(UidSlot::uid)).map_err(|source| JailError::Prepare {
+                path: PathBuf::from("a tmpfs for the work folder"),
+                source,
+            })?;
         let work_path = PathBuf::from(format!("/proc/self/fd/{}", work.as_raw_fd()));
         Ok(Jail {
             dir,
             root,
             work,
             work_path,
+            uid,
         })
     }
 
@@ -311,7 +334,12 @@ impl Jail {
             program: program.clone(),
             source,
         };
-        let plan = MountPlan::new(&self.root, self.work.as_raw_fd()).map_err(spawn_err)?;
+        let plan = MountPlan::new(
+            &self.root,
+            self.work.as_raw_fd(),
+            self.uid.as_ref().map(UidSlot::uid),
+        )
+        .map_err(spawn_err)?;
         let (read_end, write_end) = pipe().map_err(spawn_err)?;
         let null = fs::OpenOptions::new()
             .read(true)
@@ -346,7 +374,7 @@ impl Jail {
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWUTS
             | libc::CLONE_NEWPID;
-        if !plan.as_root {
+        if plan.own_uid.is_none() {
             flags |= libc::CLONE_NEWUSER;
         }
         let mut body = || -> io::Error {
@@ -514,15 +542,16 @@ const OPEN_TREE_CLOEXEC: libc::c_uint = libc::O_CLOEXEC as libc::c_uint;
 /// `move_mount`: the source is the descriptor itself.
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
 
-/// A new tmpfs of [`WORK_BYTES`] and [`WORK_INODES`], mounted nowhere:
+/// A new tmpfs of [`WORK_BYTES`] and [`WORK_INODES`], mounted nowhere,
+/// owned by `owner` (the jail's own uid when the server is root):
 /// the descriptor of its detached mount. It is made by a child in a mount
 /// namespace of its own (and a user namespace when the server is not
 /// root: creating a file system needs `CAP_SYS_ADMIN` where it is made)
 /// that shares the server's descriptor table, so that the descriptor
 /// outlives it; the file system lives as long as a descriptor or a mount
 /// of it does.
-fn work_tmpfs() -> io::Result<OwnedFd> {
-    let as_root = is_root();
+fn work_tmpfs(owner: Option<u32>) -> io::Result<OwnedFd> {
+    let as_root = owner.is_some();
     let c =
         |s: &str| CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"));
     let mut options = vec![
@@ -530,10 +559,10 @@ fn work_tmpfs() -> io::Result<OwnedFd> {
         (c("nr_inodes")?, c(&WORK_INODES.to_string())?),
         (c("mode")?, c("0755")?),
     ];
-    if as_root {
-        // The jailed command runs as nobody and owns its folder.
-        options.push((c("uid")?, c(&NOBODY.to_string())?));
-        options.push((c("gid")?, c(&NOBODY.to_string())?));
+    if let Some(uid) = owner {
+        // The jailed command runs under the jail's uid and owns its folder.
+        options.push((c("uid")?, c(&uid.to_string())?));
+        options.push((c("gid")?, c(&uid.to_string())?));
     }
     let tmpfs = c("tmpfs")?;
     let maps = UserMaps::new()?;
@@ -693,12 +722,14 @@ struct MountPlan {
     /// namespace may not drop (`nodev`, `noexec`, the atime rule): kept
     /// when the tree is made read-only.
     root_flags: libc::c_ulong,
-    as_root: bool,
+    /// The jail's own uid (and gid) when the server is root; `None`: a
+    /// user namespace of the run's own.
+    own_uid: Option<u32>,
     maps: UserMaps,
 }
 
 impl MountPlan {
-    fn new(root: &Path, work_fd: RawFd) -> io::Result<MountPlan> {
+    fn new(root: &Path, work_fd: RawFd, own_uid: Option<u32>) -> io::Result<MountPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_encoded_bytes())
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))
@@ -724,7 +755,7 @@ impl MountPlan {
                 // statvfs's ST_* flags are the mount's MS_* flags.
                 rustix::fs::statvfs(root)?.f_flag.bits() as libc::c_ulong & kept
             },
-            as_root: is_root(),
+            own_uid,
             maps: UserMaps::new()?,
         })
     }
@@ -734,7 +765,7 @@ impl MountPlan {
         // The namespaces were made by the clone itself.
         // SAFETY: system calls on valid NUL-terminated strings prepared before the clone.
         unsafe {
-            if !self.as_root {
+            if self.own_uid.is_none() {
                 self.maps.write()?;
             }
             super::make_mounts_private(&self.slash)?;
@@ -825,7 +856,7 @@ impl MountPlan {
     }
 
     fn drop_privileges(&self) -> io::Result<()> {
-        if !self.as_root {
+        let Some(uid) = self.own_uid else {
             // In its user namespace the command is root: it keeps no
             // capability there and gains none at exec (`SECBIT_NOROOT`),
             // so it cannot undo its mounts (make the tree writable, which
@@ -865,12 +896,12 @@ impl MountPlan {
                 check(libc::syscall(libc::SYS_capset, &header, none.as_ptr()) as libc::c_int)?;
             }
             return Ok(());
-        }
+        };
         // SAFETY: plain syscalls.
         unsafe {
             if libc::setgroups(0, std::ptr::null()) != 0
-                || libc::setgid(NOBODY) != 0
-                || libc::setuid(NOBODY) != 0
+                || libc::setgid(uid) != 0
+                || libc::setuid(uid) != 0
             {
                 return Err(io::Error::last_os_error());
             }

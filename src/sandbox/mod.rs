@@ -6,9 +6,10 @@
 //! - gcc, clang and wasm-ld, fed with hostile source ([`jail`]): they run in private mount, network,
 //!   IPC and UTS namespaces, chrooted into a tree that holds only the
 //!   toolchain (`/usr`, read-only), `/dev/null` and a private writable work
-//!   folder, as user `nobody` (when the server runs as root), under CPU,
-//!   memory, file-size, file-count and wall-clock limits, with its output
-//!   capped.
+//!   folder, under a uid of the jail's own when the server runs as root
+//!   ([`uid`]) or in a user namespace of its own otherwise, under CPU,
+//!   memory, file-size, file-count, process-count (each jail's own) and
+//!   wall-clock limits, with its output capped.
 //! - bots, participants' programs in any language ([`bot`]): namespaces
 //!   (the network one lent from [`netns`]), a read-only root of their own,
 //!   a control group ([`cgroup`]) and seccomp-bpf ([`bot_seccomp`]); a
@@ -32,6 +33,7 @@ pub mod image;
 pub mod jail;
 pub mod netns;
 pub(crate) mod spawn;
+pub mod uid;
 
 pub use cpu::{allowed_cpus, pin_current_thread};
 

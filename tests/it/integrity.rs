@@ -513,6 +513,127 @@ fn the_jail_has_its_own_pid_namespace_and_a_process_limit() {
     );
 }
 
+/// Processes of `nobody`'s on the host, killed when dropped.
+struct NobodysProcesses(Vec<std::process::Child>);
+
+impl NobodysProcesses {
+    /// `n` sleeping processes of uid and gid 65534 (the test's own user
+    /// when it runs as `nobody`).
+    fn start(n: u64) -> NobodysProcesses {
+        use std::os::unix::process::CommandExt;
+        let mut started = NobodysProcesses(Vec::new());
+        for _ in 0..n {
+            let child = Command::new("/bin/sleep")
+                .arg("100000")
+                .uid(65534)
+                .gid(65534)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            started.0.push(child);
+        }
+        started
+    }
+}
+
+impl Drop for NobodysProcesses {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A jailed Python that forks until the kernel refuses (each child waits
+/// on a pipe), says how many it has, writes `/work/full`, and holds them
+/// all until the test writes `/work/go`.
+const FORK_UNTIL_REFUSED: &str = "\
+import errno, os, time
+r, w = os.pipe()
+n = 0
+while True:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        refused = errno.errorcode[e.errno]
+        break
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    n += 1
+print('children', n, 'then', refused, flush=True)
+open('/work/full', 'w').close()
+while not os.path.exists('/work/go'):
+    time.sleep(0.01)
+os.close(w)
+for _ in range(n):
+    os.wait()
+print('all ended', flush=True)
+";
+
+/// A tool that compiles a C function with gcc (its driver starts `cc1`
+/// and `as`) and then starts eight processes at once.
+const GCC_AND_EIGHT_PROCESSES: &str = "\
+printf 'int f(int x) { return x + 1; }\\n' > f.c && gcc -c f.c -o f.o && echo 'gcc: ok'; \
+i=0; while [ $i -lt 8 ]; do sleep 1 & i=$((i+1)); done; wait; echo \"started: $i\"";
+
+/// Item 8. Each jail's process limit is its own, whatever the server's
+/// user. Two jails at once, at the compiles' limit of 64 processes: the
+/// first forks until the kernel refuses and holds what it has; while it
+/// does, the second compiles with gcc and starts eight processes, and
+/// is not refused one. The first is stopped at exactly its 64 (the
+/// Python and 63 children: `EAGAIN` at the 64th child); 70 processes of
+/// `nobody`'s on the host count against neither. As root the jails run
+/// under uids of their own (before, both ran as `nobody`: the first got
+/// no child at all beside `nobody`'s 70, and the second's gcc could not
+/// start `cc1` while the first held 64); the test runs itself again as
+/// `nobody`, where each run has a user namespace of its own.
+#[test]
+fn each_jails_process_limit_is_its_own() {
+    also_as_nobody("integrity::each_jails_process_limit_is_its_own");
+    let limits = at_the_default_limits();
+    assert_eq!(limits.processes, 64, "the limit security.md names");
+    let _nobodys = NobodysProcesses::start(limits.processes + 6);
+    let first = Jail::new().unwrap();
+    let second = Jail::new().unwrap();
+    std::thread::scope(|scope| {
+        let bomb = scope.spawn(|| {
+            first
+                .run(&["/usr/bin/python3", "-c", FORK_UNTIL_REFUSED], &limits)
+                .unwrap()
+        });
+        // Until the first holds all it may have (no clock: its own file).
+        while !first.work_dir().join("full").exists() {
+            if bomb.is_finished() {
+                let said = bomb.join().map(|o| o.output);
+                panic!("the first jail ended before it was full: {said:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let other = second
+            .run(&["/bin/sh", "-c", GCC_AND_EIGHT_PROCESSES], &limits)
+            .unwrap();
+        first
+            .write_file("go", b"", std::time::SystemTime::now())
+            .unwrap();
+        let bomb = bomb.join().unwrap();
+        assert_eq!(other.exit, JailExit::Exited(0), "{}", other.output);
+        assert!(other.output.contains("gcc: ok"), "{}", other.output);
+        assert!(other.output.contains("started: 8"), "{}", other.output);
+        assert_eq!(bomb.exit, JailExit::Exited(0), "{}", bomb.output);
+        assert!(
+            bomb.output.contains("children 63 then EAGAIN"),
+            "{}",
+            bomb.output
+        );
+        assert!(bomb.output.contains("all ended"), "{}", bomb.output);
+    });
+}
+
 /// D7: the jail's limits at the values the compiler runs under
 /// (`JailLimits::default()`), each reached by a tool of the host's `/usr`
 /// run as the jailed command's child (PID 1 of a namespace ignores the
@@ -670,44 +791,52 @@ fn a_tool_making_empty_files_stops_at_the_work_folders_256_inodes() {
 /// Set in the environment of this test's binary run again as `nobody`.
 const AS_ANOTHER_USER: &str = "KNOBELN_TEST_AS_ANOTHER_USER";
 
+/// Run as root, runs the test `name` of this binary again as `nobody`
+/// through `setpriv` (the deployment's case: the server is not root) and
+/// asserts that it passes; run as anyone else, or in that second run,
+/// does nothing.
+fn also_as_nobody(name: &str) {
+    // SAFETY: a plain system call.
+    if unsafe { libc::geteuid() } != 0 || std::env::var_os(AS_ANOTHER_USER).is_some() {
+        return;
+    }
+    // `nobody` may not pass through the folders holding this binary
+    // (a clone under /root): it runs a link to it (a copy on another
+    // file system) in a folder it can read.
+    let place = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(place.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = place.path().join("it");
+    let this = std::env::current_exe().unwrap();
+    if std::fs::hard_link(&this, &exe).is_err() {
+        std::fs::copy(&this, &exe).unwrap();
+    }
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&exe)
+        .args(["--exact", name, "--test-threads=1", "--nocapture"])
+        .env(AS_ANOTHER_USER, "1")
+        .current_dir("/")
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "as nobody: {said}");
+    assert!(said.contains("1 passed"), "as nobody: {said}");
+}
+
 /// Outside its work folder the jail's tree is read-only, and a tool
-/// cannot change its mounts: not as `nobody` (the server is root) nor as
-/// its user namespace's root without capabilities (the server is not
+/// cannot change its mounts: not under the jail's own uid (the server is
+/// root) nor as its user namespace's root without capabilities (the server is not
 /// root, as the deployment's unit runs it: this test, run as root, runs
 /// itself again as `nobody` through `setpriv` to try that case too;
 /// before the jail dropped the capabilities, the tool wrote `/escape`
 /// onto the host's disk there).
 #[test]
 fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
-    // SAFETY: a plain system call.
-    if unsafe { libc::geteuid() } == 0 && std::env::var_os(AS_ANOTHER_USER).is_none() {
-        let name = "integrity::a_tool_cannot_write_the_jails_tree_or_change_its_mounts";
-        // `nobody` may not pass through the folders holding this binary
-        // (a clone under /root): it runs a link to it (a copy on another
-        // file system) in a folder it can read.
-        let place = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(place.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let exe = place.path().join("it");
-        let this = std::env::current_exe().unwrap();
-        if std::fs::hard_link(&this, &exe).is_err() {
-            std::fs::copy(&this, &exe).unwrap();
-        }
-        let out = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(&exe)
-            .args(["--exact", name, "--test-threads=1", "--nocapture"])
-            .env(AS_ANOTHER_USER, "1")
-            .current_dir("/")
-            .output()
-            .unwrap();
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "as nobody: {said}");
-        assert!(said.contains("1 passed"), "as nobody: {said}");
-    }
+    also_as_nobody("integrity::a_tool_cannot_write_the_jails_tree_or_change_its_mounts");
     let jail = Jail::new().unwrap();
     let out = jail
         .run(

@@ -48,7 +48,8 @@
 //! Deliberately no protocol here: [`BotProcess`] gives the referee three
 //! pipes, the CPU time, and how the process ended.
 //!
-//! This file holds the running bot ([`BotProcess`]) and its uid slot;
+//! This file holds the running bot ([`BotProcess`]) (its uid slot is
+//! [`super::uid`]'s, shared with the compile jails);
 //! `spec.rs` what a caller asks for (the spec, the limits, the program's
 //! files, the spawn error), `plan.rs` prepares a spawn, `children.rs` is
 //! the code of its two children, `rest.rs` tells whether a bot has come to
@@ -59,12 +60,12 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use super::cgroup::{Freeze, Group, GroupLimits, BOT_GROUPS};
 use super::netns::{Netns, POOL};
 use super::spawn::{self};
+use super::uid::UidSlot as Slot;
 use super::{is_root, pipe, set_nonblocking};
 
 mod children;
@@ -76,7 +77,7 @@ use children::open_work;
 use plan::{Plan, STEPS};
 pub use rest::RestProbe;
 use rest::{read_at_start, reads_stdin, task_syscall_files};
-use spec::{io_err, SLOTS};
+use spec::io_err;
 pub use spec::{
     BotFile, BotLimits, BotSpawnError, BotSpec, Network, ProcFs, WorkFolder, INSIDE_UID,
 };
@@ -87,45 +88,8 @@ use {
 };
 
 /// First uid of the range bots get outside their namespace when the server
-/// runs as root: `BOT_UID_BASE + 256 · block + slot`, the block drawn at
-/// random per server. No distribution hands out uids there.
-pub const BOT_UID_BASE: u32 = 0x1000_0000;
-
-static SLOTS_TAKEN: Mutex<[bool; SLOTS]> = Mutex::new([false; SLOTS]);
-
-/// A uid slot, given back on drop.
-#[derive(Debug)]
-struct Slot(usize);
-
-impl Slot {
-    fn take() -> Option<Slot> {
-        let mut taken = SLOTS_TAKEN.lock().unwrap_or_else(|e| e.into_inner());
-        let i = taken.iter().position(|t| !t)?;
-        taken[i] = true;
-        Some(Slot(i))
-    }
-
-    /// `BOT_UID_BASE + 256 · block + slot`, with a block drawn at random
-    /// once per server: a bot sees its uid outside in its `uid_map`, and a
-    /// block derived from the server's pid would tell it that pid. Two
-    /// servers share a block with a chance of one in four million.
-    fn uid(&self) -> u32 {
-        static BLOCK: OnceLock<u32> = OnceLock::new();
-        let block = *BLOCK.get_or_init(|| {
-            let mut b = [0u8; 4];
-            getrandom::fill(&mut b).map_or(std::process::id(), |()| u32::from_le_bytes(b))
-                % 0x40_0000
-        });
-        BOT_UID_BASE + block * SLOTS as u32 + self.0 as u32
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut taken = SLOTS_TAKEN.lock().unwrap_or_else(|e| e.into_inner());
-        taken[self.0] = false;
-    }
-}
+/// runs as root (shared with the compile jails, [`super::uid`]).
+pub use super::uid::UID_BASE as BOT_UID_BASE;
 
 /// A running bot: its three pipes, its control group, its process.
 #[derive(Debug)]

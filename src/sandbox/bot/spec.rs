@@ -11,12 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::sandbox::exe::Executable;
+use crate::sandbox::uid::SLOTS;
 
 /// The uid a bot has inside its namespace.
 pub const INSIDE_UID: u32 = 1000;
-
-/// Bots one server runs at once (uid slots).
-pub(super) const SLOTS: usize = 256;
 
 /// One file of a bot's program, placed in `/bot`; or, for the native (ELF)
 /// program the run command starts (`/bot/PATH` as `argv[0]`), executed
@@ -234,7 +232,7 @@ pub enum BotSpawnError {
     Io { what: String, source: io::Error },
     #[error("bot sandbox: a program file has a bad path: {0:?}")]
     BadPath(String),
-    #[error("bot sandbox: more than {SLOTS} bots at once")]
+    #[error("bot sandbox: more than {SLOTS} bots and compile jails at once")]
     NoSlot,
 }
 
