@@ -664,7 +664,8 @@ fn a_processed_mail_is_kept_as_its_first_4_kb() {
         .collect();
     assert_eq!(forwards.len(), 2);
     assert!(
-        forwards[0].body.contains("the whole mail is inbox id"),
+        forwards[0].body.contains("the whole mail is inbox id")
+            && forwards[0].body.contains("for 90 days)"),
         "{}",
         forwards[0].body
     );
