@@ -138,7 +138,7 @@ pub enum Batches {
     /// One batch (the serve loop, when no mail waits: the next batch goes
     /// after the mails that arrived meanwhile).
     One,
-    /// Every batch due (`serve --once`, `ingest`).
+    /// Every batch due (a single cycle: `serve --once`, the demo).
     All,
 }
 
