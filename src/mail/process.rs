@@ -29,6 +29,10 @@
 //! and sealed. A mail set aside (`failed`) is kept whole for the
 //! organizer's `admin reprocess`; it is sealed once it has been processed.
 //!
+//! A mail done or ignored keeps its row `limits.keep_inbox_days` (90)
+//! days after its processing; then [`forget_processed_mails`], called by
+//! the server when no mail waits, deletes it, its key with it.
+//!
 //! The files: this one runs passes and counts each mail's attempts;
 //! `lanes.rs` classifies pending mails into lanes and lists the queued
 //! compile requests; `one.rs` processes one mail; `reply.rs` charges and

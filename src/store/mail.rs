@@ -150,8 +150,10 @@ fn dedupe_key_before_hashing(message_id: Option<&str>, content_sha256: &str) -> 
 /// its confirmation (`register::CONFIRM_DAYS`). After that only its row
 /// stays, with what de-duplication needs ([`dedupe_key`]: its Message-ID,
 /// or that id's SHA-256, and its content's SHA-256), its state, outcome,
-/// times and real size: the same mail delivered again a year later is
-/// still one mail, and the organizer still sees what was done with it.
+/// times and real size, until the row goes (`keep_inbox_days` after its
+/// processing, [`forget_processed_due`]): the same mail delivered again
+/// meanwhile is still one mail, and the organizer still sees what was
+/// done with it.
 pub const STRANGERS_HEADS_KEPT_DAYS: i64 = 7;
 
 /// Says that the head of processed mail `id` is forgotten at `at` (its
