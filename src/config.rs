@@ -413,6 +413,8 @@ impl Config {
                 "transport = \"imap\" needs an [imap] and an [smtp] section".into(),
             ));
         }
+        check_keep_inbox_days(self.limits.keep_inbox_days, self.imap.as_ref())
+            .map_err(ConfigError::Invalid)?;
         if let Some(imap) = &self.imap {
             if !(1..=MAX_IDLE_RENEW_SECS).contains(&imap.idle_renew_secs) {
                 return Err(ConfigError::Invalid(format!(
@@ -462,6 +464,32 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// `limits.keep_inbox_days` keeps a processed mail's key while anything
+/// can deliver the mail again: at least [`MIN_KEEP_INBOX_DAYS`] (a
+/// mailer's retries), and longer than the IMAP mailbox holds a mail taken
+/// in (`imap.keep_days` whole days after the day it arrived, so up to
+/// `keep_days` + 1 days after it arrived): a mailbox read again (its
+/// UIDVALIDITY changed) must find each mail it hands over already stored.
+fn check_keep_inbox_days(days: u32, imap: Option<&ImapConfig>) -> Result<(), String> {
+    if days < MIN_KEEP_INBOX_DAYS {
+        return Err(format!(
+            "limits.keep_inbox_days = {days}: at least {MIN_KEEP_INBOX_DAYS} (a mailer \
+             retries a mail for up to 5 days, and the retry must find the mail's key)"
+        ));
+    }
+    if let Some(imap) = imap {
+        if u64::from(days) <= u64::from(imap.keep_days) + 1 {
+            return Err(format!(
+                "limits.keep_inbox_days = {days} must be longer than imap.keep_days + 1 \
+                 ({}): the mailbox may hand a mail over again while it holds it, and \
+                 its key must still be in the database",
+                u64::from(imap.keep_days) + 1
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads a secret: the inline value, else the file's first line.

@@ -26,6 +26,12 @@
 //! many strangers' mails wait. A single [`Server::cycle`] (and `knobeln ingest`)
 //! processes compile requests inline, in order.
 //!
+//! When no mail waits, the loop deletes one batch of the rows of mails
+//! processed `[limits] keep_inbox_days` (90) days ago or more
+//! ([`crate::mail::process::forget_processed_mails`]); a full batch, and
+//! the next goes at once after the mails that arrived meanwhile. A cycle
+//! deletes every batch due.
+//!
 //! Shutdown: `serve` stops when the shutdown flag is set (SIGTERM or Ctrl-C
 //! in the binary): the current cycle finishes (a mail being processed is
 //! processed and committed, a mail being sent is sent and marked), the
@@ -49,14 +55,14 @@ use crate::mail::delivery::{flush, Deliver, DeliveryError, Flushed};
 use crate::mail::intake::{take_in_all, Intake, IntakeError, Removals, Wake};
 use crate::mail::outage::Side;
 use crate::mail::process::{
-    pending_compiles, process_mail, process_pass, process_pending, Classified, Pass, ProcessError,
-    Summary,
+    forget_processed_mails, pending_compiles, process_mail, process_pass, process_pending, Batches,
+    Classified, Pass, ProcessError, Summary,
 };
 use crate::mail::transport::imap::ImapPoller;
 use crate::mail::transport::smtp::{SendError, SmtpSender};
 use crate::mail::transport::spool::{Spool, SpoolError};
 use crate::referee::RefereeConfig;
-use crate::store::mail::OutRow;
+use crate::store::mail::{OutRow, PROCESSED_ROWS_BATCH};
 use crate::store::{Store, StoreError};
 
 /// How often the loop looks at the outbox and the contest when the
@@ -530,6 +536,8 @@ impl Server {
         };
         let processed = self.process()?;
         let flushed = self.flush()?;
+        let keep = self.config.limits.keep_inbox_days;
+        forget_processed_mails(&self.store, keep, Utc::now(), Batches::All)?;
         Ok(Cycle {
             taken_in,
             processed,
@@ -624,6 +632,15 @@ impl Server {
             if processed.more_waiting {
                 // More mails wait: the next batch at once (new mail is
                 // taken in first, and ranked by its lane).
+                continue;
+            }
+            // No mail waits: one batch of the rows of mails processed
+            // `keep_inbox_days` ago; a full one, and the next goes after
+            // the mails that arrived meanwhile.
+            let keep = self.config.limits.keep_inbox_days;
+            if forget_processed_mails(&self.store, keep, Utc::now(), Batches::One)?
+                == PROCESSED_ROWS_BATCH
+            {
                 continue;
             }
             // Wait for the next tick, new mail, or the shutdown.

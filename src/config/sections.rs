@@ -176,7 +176,21 @@ pub struct Limits {
     /// recipients, times and size (0: emptied by the next pass). A mail
     /// not sent yet, queued or failed, keeps its bytes until it is sent.
     pub keep_sent_days: u32,
+    /// A mail done or ignored keeps its row this many days after it was
+    /// processed, then the row is deleted, its de-duplication key with
+    /// it: the inbox holds these days of mail, the mails waiting and the
+    /// mails set aside. At least 7, and longer than `imap.keep_days` + 1
+    /// (the IMAP mailbox may hand a mail over again while it holds it;
+    /// its key must still be there). A mail waiting or set aside keeps
+    /// its row.
+    pub keep_inbox_days: u32,
 }
+
+/// The fewest days `limits.keep_inbox_days` may be: a mailer retries a
+/// mail it could not hand over for up to 5 days (Postfix's
+/// `maximal_queue_lifetime`), and such a retry must still find the
+/// mail's key.
+pub const MIN_KEEP_INBOX_DAYS: u32 = 7;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -201,6 +215,7 @@ impl Default for Limits {
             max_send_attempts: 10,
             forwards_per_day: 20,
             keep_sent_days: 30,
+            keep_inbox_days: 90,
         }
     }
 }

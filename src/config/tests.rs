@@ -279,3 +279,39 @@ fn a_contest_name_is_one_line_of_at_most_100_characters() {
         .to_string();
     assert!(err.contains("line break"), "{err}");
 }
+
+/// `limits.keep_inbox_days` keeps a mail's key while anything can deliver
+/// it again: at least 7 days (a mailer's retries), and longer than the
+/// IMAP mailbox holds a mail taken in (`imap.keep_days` + 1 days): at its
+/// edges, 7 and 32 (with `keep_days = 30`) load, 6 and 31 are refused
+/// with the reason.
+#[test]
+fn the_inbox_keeps_a_mails_key_longer_than_the_mailbox_can_hand_it_over() {
+    let text = |keep_inbox_days: u32, keep_days: Option<u32>| {
+        let mut t = format!("[limits]\nkeep_inbox_days = {keep_inbox_days}\n");
+        if let Some(k) = keep_days {
+            t.push_str(&format!(
+                "[imap]\nhost = \"127.0.0.1\"\nport = 143\ntls = \"none\"\nuser = \"u\"\n\
+                 keep_days = {k}\n"
+            ));
+        }
+        t
+    };
+    let check = |t: String| Config::parse(&t).unwrap().validate();
+    assert_eq!(Config::default().limits.keep_inbox_days, 90);
+    Config::default().validate().unwrap();
+    check(text(7, None)).unwrap();
+    let err = check(text(6, None)).unwrap_err().to_string();
+    assert!(
+        err.contains("keep_inbox_days = 6") && err.contains("at least 7"),
+        "{err}"
+    );
+    check(text(32, Some(30))).unwrap();
+    let err = check(text(31, Some(30))).unwrap_err().to_string();
+    assert!(
+        err.contains("keep_inbox_days = 31") && err.contains("imap.keep_days + 1 (31)"),
+        "{err}"
+    );
+    check(text(90, Some(30))).unwrap();
+    check(text(7, Some(0))).unwrap();
+}

@@ -29,6 +29,10 @@
 //! and sealed. A mail set aside (`failed`) is kept whole for the
 //! organizer's `admin reprocess`; it is sealed once it has been processed.
 //!
+//! A mail done or ignored keeps its row `limits.keep_inbox_days` (90)
+//! days after its processing; then [`forget_processed_mails`], called by
+//! the server when no mail waits, deletes it, its key with it.
+//!
 //! The files: this one runs passes and counts each mail's attempts;
 //! `lanes.rs` classifies pending mails into lanes and lists the queued
 //! compile requests; `one.rs` processes one mail; `reply.rs` charges and
@@ -130,6 +134,49 @@ pub fn process_pass(
         store.forget_overwritten()?;
     }
     Ok(summary)
+}
+
+/// How many batches one call of [`forget_processed_mails`] deletes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batches {
+    /// One batch (the serve loop, when no mail waits: the next batch goes
+    /// after the mails that arrived meanwhile).
+    One,
+    /// Every batch due (a single cycle: `serve --once`, the demo).
+    All,
+}
+
+/// Deletes the rows of the mails done or ignored `keep_inbox_days` or
+/// more days before `now` (`store::mail::forget_processed_due`), in
+/// batches of [`db::PROCESSED_ROWS_BATCH`], each its own transaction: a
+/// kill between two leaves the batches before it done and the rest due for
+/// the next pass, one during a batch leaves that batch undone. Reads only
+/// the rows due. A `keep_inbox_days` reaching before the calendar's start
+/// keeps every mail. Returns how many rows were deleted.
+pub fn forget_processed_mails(
+    store: &Store,
+    keep_inbox_days: u32,
+    now: DateTime<Utc>,
+    batches: Batches,
+) -> Result<usize, crate::store::StoreError> {
+    let Some(due) = now.checked_sub_signed(chrono::Duration::days(i64::from(keep_inbox_days)))
+    else {
+        return Ok(0);
+    };
+    let mut deleted = 0;
+    loop {
+        let tx = store.conn().unchecked_transaction()?;
+        let n = db::forget_processed_due(&tx, due, db::PROCESSED_ROWS_BATCH)?;
+        tx.commit()?;
+        deleted += n;
+        if n < db::PROCESSED_ROWS_BATCH || batches == Batches::One {
+            break;
+        }
+    }
+    if deleted > 0 {
+        tracing::info!("{deleted} mails processed {keep_inbox_days} days ago or more deleted");
+    }
+    Ok(deleted)
 }
 
 /// Processes the one pending mail `inbox_id` (a compile worker's job); a

@@ -7,7 +7,8 @@
 //! the IMAP position and the secrets' look-up; `registrations.rs`,
 //! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
 //! backlog's sealing), `sent_bodies.rs` (a sent mail's bytes kept
-//! `keep_sent_days`), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
+//! `keep_sent_days`), `processed_rows.rs` (a processed mail's row kept
+//! `keep_inbox_days`), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
 //! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
@@ -20,14 +21,16 @@ use crate::tournament::TeamId;
 
 mod bodies;
 mod digest;
+mod processed_rows;
 mod registrations;
 mod sealing;
 mod sent_bodies;
 pub(crate) mod state;
 
-// Every function of the five stays at `store::mail::NAME`.
+// Every function of these files stays at `store::mail::NAME`.
 pub use bodies::*;
 pub use digest::*;
+pub use processed_rows::*;
 pub use registrations::*;
 pub use sealing::*;
 pub use sent_bodies::*;
@@ -147,8 +150,10 @@ fn dedupe_key_before_hashing(message_id: Option<&str>, content_sha256: &str) -> 
 /// its confirmation (`register::CONFIRM_DAYS`). After that only its row
 /// stays, with what de-duplication needs ([`dedupe_key`]: its Message-ID,
 /// or that id's SHA-256, and its content's SHA-256), its state, outcome,
-/// times and real size: the same mail delivered again a year later is
-/// still one mail, and the organizer still sees what was done with it.
+/// times and real size, until the row goes (`keep_inbox_days` after its
+/// processing, [`forget_processed_due`]): the same mail delivered again
+/// meanwhile is still one mail, and the organizer still sees what was
+/// done with it.
 pub const STRANGERS_HEADS_KEPT_DAYS: i64 = 7;
 
 /// Says that the head of processed mail `id` is forgotten at `at` (its

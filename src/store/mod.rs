@@ -151,6 +151,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0029_outbox_sent_bytes.sql",
         include_str!("../../schema/0029_outbox_sent_bytes.sql"),
     ),
+    (
+        "0030_inbox_retention.sql",
+        include_str!("../../schema/0030_inbox_retention.sql"),
+    ),
 ];
 
 /// An open database.

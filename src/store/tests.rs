@@ -1270,10 +1270,12 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
             .map(|r| r.unwrap())
             .collect()
     };
-    // The indexes of 0027's time (0029 added `outbox_sent_bodies`).
+    // The indexes of 0027's time (0029 added `outbox_sent_bodies`, 0030
+    // `outbox_inbox`).
     let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master \
                   WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
-                  AND type = 'index' AND name <> 'outbox_sent_bodies' ORDER BY name";
+                  AND type = 'index' AND name NOT IN ('outbox_sent_bodies', 'outbox_inbox') \
+                  ORDER BY name";
     let (rows, parts, bodies, indexes) = {
         let c = database_of_migrations(&path, before);
         c.pragma_update(None, "foreign_keys", "ON").unwrap();
@@ -1477,4 +1479,80 @@ fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
     let queued = due_outgoing(c, now, 10).unwrap();
     assert_eq!(queued.len(), 1);
     assert!(queued[0].id == 3 && queued[0].raw == raw);
+}
+
+/// The processed mails of a version before schema 0030 keep their rows
+/// 90 days after their processing, as those processed after it: the
+/// index of the processed rows holds them from the migration on. A pass
+/// deletes the mail done 100 days before and the one ignored 95 days
+/// before (their reply stays, naming none), and leaves the one done 10
+/// days before, a waiting and a set-aside mail of 100 days.
+#[test]
+fn processed_mails_from_before_0030_keep_their_rows_90_days_after_processing() {
+    use crate::store::mail::{
+        finish_inbox, forget_processed_due, insert_inbox, queue_outgoing, Arrival, NewOutgoing,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0030_inbox_retention.sql")
+        .unwrap();
+    let now = chrono::Utc::now();
+    let days = chrono::Duration::days;
+    {
+        let c = database_of_migrations(&path, before);
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        for (n, state) in [
+            (1, Some(("done", 100))),
+            (2, Some(("ignored", 95))),
+            (3, Some(("done", 10))),
+            (4, None),
+            (5, Some(("failed", 100))),
+        ] {
+            let mid = format!("<{n}@x>");
+            let sha = format!("{n:064}");
+            let a = Arrival {
+                origin: "imap",
+                imap: Some((1, n)),
+                message_id: Some(&mid),
+                raw: b"Subject: x\r\n\r\nhi\r\n",
+                content_sha256: &sha,
+                full_size: None,
+            };
+            let id = insert_inbox(&c, &a, now - days(100)).unwrap().unwrap();
+            if let Some((state, d)) = state {
+                finish_inbox(&c, id, state, "ok", now - days(d)).unwrap();
+            }
+        }
+        let to = vec!["a@example.org".to_string()];
+        let m = NewOutgoing {
+            inbox_id: Some(1),
+            ..NewOutgoing::help_for_tests(&to, "<r1@k>", b"Subject: s\r\n\r\nhi\r\n", &[])
+        };
+        assert!(queue_outgoing(&c, &m, now - days(100)).unwrap());
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let c = s.conn();
+    let ids = |sql: &str| -> Vec<Option<i64>> {
+        c.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        ids("SELECT id FROM inbox INDEXED BY inbox_processed
+              WHERE state IN ('done', 'ignored') ORDER BY processed_at"),
+        [Some(1), Some(2), Some(3)],
+        "the processed rows of the version before are in the index"
+    );
+    assert_eq!(forget_processed_due(c, now - days(90), 500).unwrap(), 2);
+    assert_eq!(
+        ids("SELECT id FROM inbox ORDER BY id"),
+        [Some(3), Some(4), Some(5)]
+    );
+    assert_eq!(ids("SELECT inbox_id FROM outbox"), [None]);
 }

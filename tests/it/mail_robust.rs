@@ -3,8 +3,9 @@
 //! mails from senders that cannot be answered (kept, dropped, counted),
 //! de-duplication by Message-ID *and* content, the size cap on reading, the
 //! markers of automatic mail, the reply caps (per sender with `+tag`
-//! folded, per domain, the kit), and reply headers within 998 characters
-//! whatever a hostile mail carries. The undeliverable acknowledgement on
+//! folded, per domain, the kit), reply headers within 998 characters
+//! whatever a hostile mail carries, and what a processed mail keeps (its
+//! first 4 KiB; its row `keep_inbox_days`). The undeliverable acknowledgement on
 //! the real Postfix is in `mail_e2e`.
 
 use std::path::{Path, PathBuf};
@@ -664,8 +665,56 @@ fn a_processed_mail_is_kept_as_its_first_4_kb() {
         .collect();
     assert_eq!(forwards.len(), 2);
     assert!(
-        forwards[0].body.contains("the whole mail is inbox id"),
+        forwards[0].body.contains("the whole mail is inbox id")
+            && forwards[0].body.contains("for 90 days)"),
         "{}",
         forwards[0].body
     );
+}
+
+/// The server deletes the rows of mails processed `keep_inbox_days` (90)
+/// days ago, through the binary: two mails ingested, one of them made 91
+/// days old in the database; `serve --once` (a cycle) deletes its row and
+/// keeps the other's. That mail's file ingested again is then a new mail
+/// (exactly-once holds while the row is there), the other is still
+/// "already received".
+#[test]
+fn serve_deletes_the_rows_of_mails_processed_keep_inbox_days_ago() {
+    let c = Contest::new("");
+    let old = c.mail("r1@participants.example", "help", "hello", "");
+    let recent = c.mail("r2@participants.example", "help", "hello", "");
+    let o = c.ingest(&[&old, &recent]);
+    assert!(o.status.success(), "{}", out(&o));
+    let origins = || -> Vec<String> {
+        db(&c)
+            .prepare("SELECT origin FROM inbox ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(origins().len(), 2);
+    let aged = db(&c)
+        .execute(
+            "UPDATE inbox SET processed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-91 days')
+              WHERE origin = ?1",
+            [format!("ingest:{}", old.display())],
+        )
+        .unwrap();
+    assert_eq!(aged, 1);
+    knobeln(&c, &["serve", "--once"]);
+    assert_eq!(origins(), [format!("ingest:{}", recent.display())]);
+    let o = c.ingest(&[&old, &recent]);
+    assert!(o.status.success(), "{}", out(&o));
+    let text = out(&o);
+    let line = |p: &Path| {
+        let name = p.display().to_string();
+        text.lines()
+            .find(|l| l.starts_with(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"))
+            .to_string()
+    };
+    assert!(!line(&old).contains("already received"), "{text}");
+    assert!(line(&recent).contains("already received"), "{text}");
 }

@@ -69,6 +69,7 @@ mod mail_corpus;
 mod mail_e2e;
 mod mail_idle;
 mod mail_keep;
+mod mail_rate;
 mod mail_robust;
 mod mail_spool;
 mod mail_templates;

@@ -140,6 +140,7 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
             "text": text.trim_end(),
             "truncated": truncated,
             "limit": FORWARD_TEXT_BYTES,
+            "keep_days": ctx.config.limits.keep_inbox_days,
         }),
     )?;
     Ok(Outgoing {

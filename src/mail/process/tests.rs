@@ -418,6 +418,104 @@ fn a_strangers_processed_mail_keeps_only_its_key_after_7_days() {
     assert_eq!(taken, None, "the same mail a month later is still one mail");
 }
 
+/// A processed mail keeps its row, its key with it, `keep_inbox_days`
+/// (90) days after its processing, then the row goes; a mail waiting or
+/// set aside stays however old. A pass 89 days and 23 hours after
+/// changes nothing (the same mail delivered again then is still one
+/// mail), one 90 days after deletes the stranger's help and the proven
+/// team's status, each in its own state; their replies stay (what the
+/// caps count), naming no mail. The same mail delivered after that is a
+/// new mail: nothing but its sender can deliver it so late (the mailbox
+/// holds a mail `imap.keep_days` + 1 days at most).
+#[test]
+fn a_processed_mail_keeps_its_row_90_days_and_a_waiting_or_set_aside_one_stays() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut config = Config::default();
+    config.limits.forwards_per_day = 0;
+    let referee = RefereeConfig::default();
+    team(&store, "millers");
+    let stranger = take_in(&store, 1, "r1@gmail.example", "help", "hello");
+    let proven = take_in(
+        &store,
+        2,
+        "joe@lords.example",
+        "status",
+        &format!("<<FROM>> millers {}\n", auth("millers")),
+    );
+    let t0 = Utc::now();
+    let at =
+        |days: i64, hours: i64| t0 + chrono::Duration::days(days) + chrono::Duration::hours(hours);
+    process_pass(&mut store, &config, &referee, &|| at(0, 0), Pass::All).unwrap();
+    // Set aside by hand (as after its last attempt), and one still waiting.
+    let set_aside = take_in(&store, 3, "r3@gmail.example", "help", "hello");
+    db::finish_inbox(store.conn(), set_aside, "failed", "set aside", at(0, 0)).unwrap();
+    let waiting = take_in(&store, 4, "r4@gmail.example", "help", "hello");
+    let rows = |store: &Store| -> Vec<(i64, String)> {
+        store
+            .conn()
+            .prepare("SELECT id, state FROM inbox ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let before = rows(&store);
+    assert_eq!(
+        before.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [stranger, proven, set_aside, waiting]
+    );
+    assert_eq!(
+        (before[0].1.as_str(), before[1].1.as_str()),
+        ("done", "done")
+    );
+    let replies = |store: &Store| -> Vec<Option<i64>> {
+        store
+            .conn()
+            .prepare("SELECT inbox_id FROM outbox ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(replies(&store), [Some(stranger), Some(proven)]);
+    let again = |when| {
+        let mail = "From: r1@gmail.example\r\nTo: knobeln@contest.example\r\nSubject: help\r\n\
+                    Message-ID: <q1@x.example>\r\n\r\nhello\r\n";
+        crate::mail::inbox::take_in(
+            store.conn(),
+            "again",
+            None,
+            mail.as_bytes(),
+            usize::MAX,
+            when,
+        )
+        .unwrap()
+    };
+    // 89 days and 23 hours after: nothing goes, the same mail is one mail.
+    let keep = config.limits.keep_inbox_days;
+    assert_eq!(
+        forget_processed_mails(&store, keep, at(89, 23), Batches::All).unwrap(),
+        0
+    );
+    assert_eq!(rows(&store), before);
+    assert_eq!(again(at(89, 23)), None, "still one mail");
+    // 90 days after: the processed mails go, the others stay.
+    assert_eq!(
+        forget_processed_mails(&store, keep, at(90, 0), Batches::All).unwrap(),
+        2
+    );
+    assert_eq!(rows(&store), before[2..]);
+    assert_eq!(
+        replies(&store),
+        [None, None],
+        "the replies stay, naming no mail"
+    );
+    // The same mail now is a new mail.
+    assert!(again(at(90, 1)).is_some());
+}
+
 /// A stranger cannot get more replies by waiting for the bytes of those
 /// sent to go: the reply caps count the outbox's rows, which stay. With
 /// `keep_sent_days = 0` each flush empties the replies it sent; the
