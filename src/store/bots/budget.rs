@@ -108,18 +108,21 @@ impl TranscriptBudget {
 
 /// The `stored` bytes of a moves body split among its `seats` in
 /// proportion to what each seat's lines (`P: LINE`) pack to where they
-/// stand in the body ([`packed_len`] of the body with every other byte a
-/// space, its line ends kept), each share rounded up; the header, a
-/// forfeit's reason and the line count (the referee's words) are
-/// nobody's. A body without a bot's line charges nobody.
+/// stand in the body, each share rounded up; the header, a forfeit's
+/// reason and the line count (the referee's words) are nobody's. A body
+/// without a bot's line charges nobody.
 ///
 /// Where they stand, not put together: the packer (zlib) finds a repeat
-/// only within 32 KiB before it, so a team's lines that repeat just within
-/// that window alone are apart by more with the other team's lines between
-/// them and pack to as much as they hold. Measured alone they would look
-/// small and the other team would be charged the game (red team, F9:
+/// only within 32 KiB before it, so a team's lines that repeat within that
+/// window alone are apart by more with the other team's lines between
+/// them, and then pack to as much as they hold. Measured put together
+/// they would look small and the other team would be charged the game
+/// (red team, F9:
 /// `a_team_is_not_charged_for_lines_that_pack_well_only_without_its_opponents`).
-/// The spaces keep the distances and pack to almost nothing.
+/// So a seat's measure is [`packed_len`] of the body with every byte that
+/// is not its lines' a space (line ends kept: the same distances), less
+/// what the body packs to with every bot's line made spaces (what the
+/// spaces and line ends cost, which are nobody's), at least a byte.
 pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
     let seat_of = |l: &str| -> Option<usize> {
         let (player, _) = l.split_once(": ")?;
@@ -129,24 +132,30 @@ pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
         .split_inclusive('\n')
         .map(|l| (l, seat_of(l.trim_end_matches(['\n', '\r']))))
         .collect();
+    // The body with only `seat`'s lines as they are (`None`: nobody's).
+    let only = |seat: Option<usize>| -> usize {
+        let mut text = String::with_capacity(body.len());
+        for &(l, owner) in &owners {
+            if owner.is_some() && owner == seat {
+                text.push_str(l);
+            } else {
+                let end = l.len() - usize::from(l.ends_with('\n'));
+                text.extend(std::iter::repeat_n(' ', end));
+                if end < l.len() {
+                    text.push('\n');
+                }
+            }
+        }
+        packed_len(&text)
+    };
+    let mut blank: Option<usize> = None;
     let alone: Vec<u64> = (0..seats)
         .map(|seat| {
             if !owners.iter().any(|&(_, o)| o == Some(seat)) {
                 return 0;
             }
-            let mut text = String::with_capacity(body.len());
-            for &(l, owner) in &owners {
-                if owner == Some(seat) {
-                    text.push_str(l);
-                } else {
-                    let end = l.len() - usize::from(l.ends_with('\n'));
-                    text.extend(std::iter::repeat_n(' ', end));
-                    if end < l.len() {
-                        text.push('\n');
-                    }
-                }
-            }
-            packed_len(&text) as u64
+            let blank = *blank.get_or_insert_with(|| only(None));
+            only(Some(seat)).saturating_sub(blank).max(1) as u64
         })
         .collect();
     let all: u128 = alone.iter().map(|&a| u128::from(a)).sum();
