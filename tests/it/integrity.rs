@@ -737,6 +737,54 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
     assert!(jail.work_dir().join("inside").is_file());
 }
 
+/// Red team (F9): what a tool leaves in its work folder never leads the
+/// server elsewhere. The server reaches the folder through
+/// `/proc/self/fd/N`, where a link a tool made resolves in the server's
+/// own tree: a link named as gcc's output (to the host's `/etc/passwd`),
+/// a link named as a file the server writes after the tools ran (the
+/// runtime's object), a FIFO and a folder of those names are each an
+/// error to the server, never followed, waited on or read; nothing lands
+/// outside the folder. A hard link from the tree into the folder fails
+/// (another file system).
+#[test]
+fn a_tool_cannot_lead_the_server_through_links_or_fifos_in_its_work_folder() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "ln -s /etc/passwd strategy.o; ln -s /escape knobellib.wasm.o; \
+                 mkfifo strategy.wasm.o; mkfifo strategy.wasm; mkdir strategy.i; \
+                 ln /usr/bin/env hard 2>/dev/null || echo 'no hard link';",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert!(out.output.contains("no hard link"), "{}", out.output);
+    let limits = at_the_default_limits();
+    let gcc = Gcc::new(&jail, limits);
+    for name in ["strategy.o", "strategy.wasm.o", "strategy.wasm", "strategy.i"] {
+        assert!(gcc.get(name).is_err(), "{name} read");
+    }
+    // The size the server asks of the preprocessed text: the folder's own
+    // entry, not a target's.
+    assert!(gcc.size("strategy.o").unwrap() < 100);
+    for name in ["knobellib.wasm.o", "strategy.wasm.o", "strategy.i"] {
+        assert!(gcc.put(name, b"runtime").is_err(), "{name} written");
+    }
+    assert!(!std::path::Path::new("/escape").exists());
+    assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
+    // Names with folders are refused before anything is opened.
+    for name in ["../x", "/etc/passwd", "..", ".", ""] {
+        assert!(jail.read_file(name, 10).is_err(), "{name:?} read");
+        assert!(
+            jail.write_file(name, b"x", std::time::UNIX_EPOCH).is_err(),
+            "{name:?} written"
+        );
+    }
+}
+
 /// 30 s of wall time, at its value: a tool that sleeps (using no CPU, so
 /// no other limit can end it) is killed by the jail at the wall limit of
 /// the compiles (`CompileConfig::default().jail`, `JailLimits::default()`),
