@@ -148,11 +148,19 @@ pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
         }
         packed_len(&text)
     };
+    let speaking: Vec<bool> = (0..seats)
+        .map(|seat| owners.iter().any(|&(_, o)| o == Some(seat)))
+        .collect();
+    // One seat's lines (the flooding island's only seat): all its, unmeasured.
+    let single = speaking.iter().filter(|&&s| s).count() == 1;
     let mut blank: Option<usize> = None;
     let alone: Vec<u64> = (0..seats)
         .map(|seat| {
-            if !owners.iter().any(|&(_, o)| o == Some(seat)) {
+            if !speaking[seat] {
                 return 0;
+            }
+            if single {
+                return 1;
             }
             let blank = *blank.get_or_insert_with(|| only(None));
             only(Some(seat)).saturating_sub(blank).max(1) as u64
@@ -336,5 +344,16 @@ mod tests {
         let budget = TranscriptBudget::shared(4 * honest, 1);
         let note = budget.judge(&body, stored, &[TeamId(1), TeamId(2)]).unwrap();
         assert_eq!(note.over, vec![0], "{c:?}");
+        // Both teams printing the same lines are charged alike.
+        let same: String = block
+            .iter()
+            .map(|l| format!("1: {l}\n2: {l}\n"))
+            .collect();
+        let same = format!("{STORED_MOVES_LINE}\n{same}= 200\n");
+        let stored = pack_moves(&same).unwrap().len();
+        let c = charges(&same, stored, 2);
+        assert!(c[0].abs_diff(c[1]) * 20 < stored as u64, "{c:?} of {stored}");
+        // A seat alone (the flooding island) is charged the game, unmeasured.
+        assert_eq!(charges("1: a\n= 1\n", 9, 1), vec![9]);
     }
 }
