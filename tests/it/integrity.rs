@@ -717,7 +717,21 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
                 "mount -o remount,bind,rw / 2>&1 || echo 'no remount'; \
                  mount -t tmpfs none /work 2>&1 || echo 'no tmpfs'; \
                  for f in /escape /dev/escape /usr/escape; do touch $f 2>/dev/null || echo \"no $f\"; done; \
-                 touch /work/inside && echo 'inside'",
+                 touch /work/inside && echo 'inside'; \
+                 python3 -c \"$0\"",
+                // Red team (F9): every mount holding files the tools can
+                // run is `nosuid` (a set-user-ID file or one with file
+                // capabilities, as a host's gst-ptp-helper with
+                // cap_net_admin, gains nothing at exec; `/dev/null`, a
+                // device, runs nothing), and the tool holds no capability.
+                "import ctypes, os\n\
+                 for p in ('/', '/usr', '/usr/lib', '/work', '/tmp'):\n\
+                 \x20   print(('nosuid ' if os.statvfs(p).f_flag & os.ST_NOSUID else 'SUID ') + p)\n\
+                 class H(ctypes.Structure): _fields_ = [('v', ctypes.c_uint32), ('pid', ctypes.c_int)]\n\
+                 class D(ctypes.Structure): _fields_ = [('e', ctypes.c_uint32), ('p', ctypes.c_uint32), ('i', ctypes.c_uint32)]\n\
+                 h = H(0x20080522, 0); d = (D * 2)()\n\
+                 r = ctypes.CDLL(None).syscall(125, ctypes.byref(h), d)\n\
+                 print('capget', r, 'caps', d[0].e | d[1].e | d[0].p | d[1].p | d[0].i | d[1].i)\n",
             ],
             &at_the_default_limits(),
         )
@@ -729,6 +743,12 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
         "no /dev/escape",
         "no /usr/escape",
         "inside",
+        "nosuid /\n",
+        "nosuid /usr\n",
+        "nosuid /usr/lib\n",
+        "nosuid /work\n",
+        "nosuid /tmp\n",
+        "capget 0 caps 0\n",
     ] {
         assert!(out.output.contains(said), "{said}: {}", out.output);
     }
