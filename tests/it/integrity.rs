@@ -784,7 +784,12 @@ fn a_tool_cannot_lead_the_server_through_links_or_fifos_in_its_work_folder() {
     assert!(out.output.contains("no hard link"), "{}", out.output);
     let limits = at_the_default_limits();
     let gcc = Gcc::new(&jail, limits);
-    for name in ["strategy.o", "strategy.wasm.o", "strategy.wasm", "strategy.i"] {
+    for name in [
+        "strategy.o",
+        "strategy.wasm.o",
+        "strategy.wasm",
+        "strategy.i",
+    ] {
         assert!(gcc.get(name).is_err(), "{name} read");
     }
     // The size the server asks of the preprocessed text: the folder's own

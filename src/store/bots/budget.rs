@@ -342,17 +342,19 @@ mod tests {
         // A share the repeating team's lines exceed and the opponent's
         // do not: only the repeating team is named.
         let budget = TranscriptBudget::shared(4 * honest, 1);
-        let note = budget.judge(&body, stored, &[TeamId(1), TeamId(2)]).unwrap();
+        let note = budget
+            .judge(&body, stored, &[TeamId(1), TeamId(2)])
+            .unwrap();
         assert_eq!(note.over, vec![0], "{c:?}");
         // Both teams printing the same lines are charged alike.
-        let same: String = block
-            .iter()
-            .map(|l| format!("1: {l}\n2: {l}\n"))
-            .collect();
+        let same: String = block.iter().map(|l| format!("1: {l}\n2: {l}\n")).collect();
         let same = format!("{STORED_MOVES_LINE}\n{same}= 200\n");
         let stored = pack_moves(&same).unwrap().len();
         let c = charges(&same, stored, 2);
-        assert!(c[0].abs_diff(c[1]) * 20 < stored as u64, "{c:?} of {stored}");
+        assert!(
+            c[0].abs_diff(c[1]) * 20 < stored as u64,
+            "{c:?} of {stored}"
+        );
         // A seat alone (the flooding island) is charged the game, unmeasured.
         assert_eq!(charges("1: a\n= 1\n", 9, 1), vec![9]);
     }
