@@ -257,7 +257,9 @@ impl Jail {
     }
 
     /// Writes `contents` as the file `name` of the work folder (a name, no
-    /// folders; a link of that name is not followed), dated `modified`.
+    /// folders; a link of that name is not followed, and anything of that
+    /// name that is not a regular file is an error, `InvalidData`: never
+    /// waited on, as a FIFO a tool left would be), dated `modified`.
     pub fn write_file(
         &self,
         name: &str,
@@ -269,10 +271,21 @@ impl Jail {
         let file = rustix::fs::openat(
             &self.work,
             name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::TRUNC
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::CLOEXEC,
             rustix::fs::Mode::from_raw_mode(0o644),
         )?;
         let mut file = fs::File::from(file);
+        if !file.metadata()?.file_type().is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{name} is not a regular file"),
+            ));
+        }
         io::Write::write_all(&mut file, contents)?;
         file.set_modified(modified)
     }

@@ -846,7 +846,21 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
                 "mount -o remount,bind,rw / 2>&1 || echo 'no remount'; \
                  mount -t tmpfs none /work 2>&1 || echo 'no tmpfs'; \
                  for f in /escape /dev/escape /usr/escape; do touch $f 2>/dev/null || echo \"no $f\"; done; \
-                 touch /work/inside && echo 'inside'",
+                 touch /work/inside && echo 'inside'; \
+                 python3 -c \"$0\"",
+                // Red team (F9): every mount holding files the tools can
+                // run is `nosuid` (a set-user-ID file or one with file
+                // capabilities, as a host's gst-ptp-helper with
+                // cap_net_admin, gains nothing at exec; `/dev/null`, a
+                // device, runs nothing), and the tool holds no capability.
+                "import ctypes, os\n\
+                 for p in ('/', '/usr', '/usr/lib', '/work', '/tmp'):\n\
+                 \x20   print(('nosuid ' if os.statvfs(p).f_flag & os.ST_NOSUID else 'SUID ') + p)\n\
+                 class H(ctypes.Structure): _fields_ = [('v', ctypes.c_uint32), ('pid', ctypes.c_int)]\n\
+                 class D(ctypes.Structure): _fields_ = [('e', ctypes.c_uint32), ('p', ctypes.c_uint32), ('i', ctypes.c_uint32)]\n\
+                 h = H(0x20080522, 0); d = (D * 2)()\n\
+                 r = ctypes.CDLL(None).syscall(125, ctypes.byref(h), d)\n\
+                 print('capget', r, 'caps', d[0].e | d[1].e | d[0].p | d[1].p | d[0].i | d[1].i)\n",
             ],
             &at_the_default_limits(),
         )
@@ -858,12 +872,71 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
         "no /dev/escape",
         "no /usr/escape",
         "inside",
+        "nosuid /\n",
+        "nosuid /usr\n",
+        "nosuid /usr/lib\n",
+        "nosuid /work\n",
+        "nosuid /tmp\n",
+        "capget 0 caps 0\n",
     ] {
         assert!(out.output.contains(said), "{said}: {}", out.output);
     }
     assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
     assert!(!jail.path().join("root/escape").exists());
     assert!(jail.work_dir().join("inside").is_file());
+}
+
+/// Red team (F9): what a tool leaves in its work folder never leads the
+/// server elsewhere. The server reaches the folder through
+/// `/proc/self/fd/N`, where a link a tool made resolves in the server's
+/// own tree: a link named as gcc's output (to the host's `/etc/passwd`),
+/// a link named as a file the server writes after the tools ran (the
+/// runtime's object), a FIFO and a folder of those names are each an
+/// error to the server, never followed, waited on or read; nothing lands
+/// outside the folder. A hard link from the tree into the folder fails
+/// (another file system).
+#[test]
+fn a_tool_cannot_lead_the_server_through_links_or_fifos_in_its_work_folder() {
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "ln -s /etc/passwd strategy.o; ln -s /escape knobellib.wasm.o; \
+                 mkfifo strategy.wasm.o; mkfifo strategy.wasm; mkdir strategy.i; \
+                 ln /usr/bin/env hard 2>/dev/null || echo 'no hard link';",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert!(out.output.contains("no hard link"), "{}", out.output);
+    let limits = at_the_default_limits();
+    let gcc = Gcc::new(&jail, limits);
+    for name in [
+        "strategy.o",
+        "strategy.wasm.o",
+        "strategy.wasm",
+        "strategy.i",
+    ] {
+        assert!(gcc.get(name).is_err(), "{name} read");
+    }
+    // The size the server asks of the preprocessed text: the folder's own
+    // entry, not a target's.
+    assert!(gcc.size("strategy.o").unwrap() < 100);
+    for name in ["knobellib.wasm.o", "strategy.wasm.o", "strategy.i"] {
+        assert!(gcc.put(name, b"runtime").is_err(), "{name} written");
+    }
+    assert!(!std::path::Path::new("/escape").exists());
+    assert_eq!(host_bytes(jail.path()), 0, "nothing on the host's disk");
+    // Names with folders are refused before anything is opened.
+    for name in ["../x", "/etc/passwd", "..", ".", ""] {
+        assert!(jail.read_file(name, 10).is_err(), "{name:?} read");
+        assert!(
+            jail.write_file(name, b"x", std::time::UNIX_EPOCH).is_err(),
+            "{name:?} written"
+        );
+    }
 }
 
 /// 30 s of wall time, at its value: a tool that sleeps (using no CPU, so

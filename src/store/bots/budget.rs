@@ -107,29 +107,63 @@ impl TranscriptBudget {
 }
 
 /// The `stored` bytes of a moves body split among its `seats` in
-/// proportion to what each seat's lines (`P: LINE`) alone pack to
-/// ([`packed_len`]), each share rounded up; the header, a forfeit's reason
-/// and the line count (the referee's words) are nobody's. A body without a
-/// bot's line charges nobody.
+/// proportion to what each seat's lines (`P: LINE`) pack to where they
+/// stand in the body, each share rounded up; the header, a forfeit's
+/// reason and the line count (the referee's words) are nobody's. A body
+/// without a bot's line charges nobody.
+///
+/// Where they stand, not put together: the packer (zlib) finds a repeat
+/// only within 32 KiB before it, so a team's lines that repeat within that
+/// window alone are apart by more with the other team's lines between
+/// them, and then pack to as much as they hold. Measured put together
+/// they would look small and the other team would be charged the game
+/// (red team, F9:
+/// `a_team_is_not_charged_for_lines_that_pack_well_only_without_its_opponents`).
+/// So a seat's measure is [`packed_len`] of the body with every byte that
+/// is not its lines' a space (line ends kept: the same distances), less
+/// what the body packs to with every bot's line made spaces (what the
+/// spaces and line ends cost, which are nobody's), at least a byte.
 pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
-    let mut lines = vec![String::new(); seats];
-    for l in body.lines() {
-        let Some((player, _)) = l.split_once(": ") else {
-            continue;
-        };
-        if let Some(seat) = (0..seats).find(|&s| player == player_number(s).to_string()) {
-            lines[seat].push_str(l);
-            lines[seat].push('\n');
-        }
-    }
-    let alone: Vec<u64> = lines
-        .iter()
-        .map(|t| {
-            if t.is_empty() {
-                0
+    let seat_of = |l: &str| -> Option<usize> {
+        let (player, _) = l.split_once(": ")?;
+        (0..seats).find(|&s| player == player_number(s).to_string())
+    };
+    let owners: Vec<(&str, Option<usize>)> = body
+        .split_inclusive('\n')
+        .map(|l| (l, seat_of(l.trim_end_matches(['\n', '\r']))))
+        .collect();
+    // The body with only `seat`'s lines as they are (`None`: nobody's).
+    let only = |seat: Option<usize>| -> usize {
+        let mut text = String::with_capacity(body.len());
+        for &(l, owner) in &owners {
+            if owner.is_some() && owner == seat {
+                text.push_str(l);
             } else {
-                packed_len(t) as u64
+                let end = l.len() - usize::from(l.ends_with('\n'));
+                text.extend(std::iter::repeat_n(' ', end));
+                if end < l.len() {
+                    text.push('\n');
+                }
             }
+        }
+        packed_len(&text)
+    };
+    let speaking: Vec<bool> = (0..seats)
+        .map(|seat| owners.iter().any(|&(_, o)| o == Some(seat)))
+        .collect();
+    // One seat's lines (the flooding island's only seat): all its, unmeasured.
+    let single = speaking.iter().filter(|&&s| s).count() == 1;
+    let mut blank: Option<usize> = None;
+    let alone: Vec<u64> = (0..seats)
+        .map(|seat| {
+            if !speaking[seat] {
+                return 0;
+            }
+            if single {
+                return 1;
+            }
+            let blank = *blank.get_or_insert_with(|| only(None));
+            only(Some(seat)).saturating_sub(blank).max(1) as u64
         })
         .collect();
     let all: u128 = alone.iter().map(|&a| u128::from(a)).sum();
@@ -255,5 +289,73 @@ mod tests {
                 .over,
             vec![0, 1]
         );
+    }
+    /// Red team (F9): a team whose lines repeat a block just inside the
+    /// packer's 32 KiB window packs well alone, but with its opponent's
+    /// lines between them the repeats fall outside the window and the
+    /// stored game is as large as the block times its repetitions. Those
+    /// bytes are the repeating team's: the opponent, whose own lines are a
+    /// few kB, must not be charged them (before, the charge followed what
+    /// each team's lines pack to when put together without the other's,
+    /// and the opponent was charged most of the game and named).
+    #[test]
+    fn a_team_is_not_charged_for_lines_that_pack_well_only_without_its_opponents() {
+        use crate::discipline::transcript::{pack_moves, packed_len, STORED_MOVES_LINE};
+        let mut x: u64 = 11;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 58
+        };
+        // 100 lines of 300 bytes: a block of 30,000 bytes, within the window.
+        let block: Vec<String> = (0..100)
+            .map(|_| (0..296).map(|_| char::from(b'!' + next() as u8)).collect())
+            .collect();
+        let mut body = format!("{STORED_MOVES_LINE}\n");
+        let mut theirs = String::new();
+        for _ in 0..30 {
+            for line in &block {
+                body.push_str(&format!("1: {line}\n"));
+                // The opponent's honest move: 36 digits, 40 bytes a line.
+                let mv: String = (0..36)
+                    .map(|_| char::from(b'0' + (next() % 10) as u8))
+                    .collect();
+                body.push_str(&format!("2: {mv}\n"));
+                theirs.push_str(&format!("2: {mv}\n"));
+            }
+        }
+        body.push_str("= 6000\n");
+        let stored = pack_moves(&body).unwrap().len();
+        let honest = packed_len(&theirs) as u64;
+        let c = charges(&body, stored, 2);
+        assert!(c[0] + c[1] >= stored as u64 && c[0] + c[1] <= stored as u64 + 2);
+        assert!(
+            stored as u64 > 10 * honest,
+            "the attack makes the game large: {stored} against {honest}"
+        );
+        assert!(
+            c[1] <= 2 * honest,
+            "the opponent is charged {} for lines that pack to {honest} (stored {stored}, {c:?})",
+            c[1]
+        );
+        // A share the repeating team's lines exceed and the opponent's
+        // do not: only the repeating team is named.
+        let budget = TranscriptBudget::shared(4 * honest, 1);
+        let note = budget
+            .judge(&body, stored, &[TeamId(1), TeamId(2)])
+            .unwrap();
+        assert_eq!(note.over, vec![0], "{c:?}");
+        // Both teams printing the same lines are charged alike.
+        let same: String = block.iter().map(|l| format!("1: {l}\n2: {l}\n")).collect();
+        let same = format!("{STORED_MOVES_LINE}\n{same}= 200\n");
+        let stored = pack_moves(&same).unwrap().len();
+        let c = charges(&same, stored, 2);
+        assert!(
+            c[0].abs_diff(c[1]) * 20 < stored as u64,
+            "{c:?} of {stored}"
+        );
+        // A seat alone (the flooding island) is charged the game, unmeasured.
+        assert_eq!(charges("1: a\n= 1\n", 9, 1), vec![9]);
     }
 }
