@@ -36,6 +36,14 @@ impl Default for SpoolConfig {
     }
 }
 
+/// The default of `[site] game_page_bytes`: 512 MiB. A group of 40 teams
+/// plays 820 games, whose pages (11.3 kB each at KNOBELN) take 12 KiB of
+/// blocks each, 9.6 MiB a group: every game keeps its page up to about
+/// 900 teams (400 teams: 204 MiB of game pages; the first round's share
+/// 22.4 MiB a group of ten); at 10,000 teams the game pages stay within
+/// 512 MiB (about 70 pages a group, the final's every page).
+pub const DEFAULT_GAME_PAGE_BYTES: u64 = 512 << 20;
+
 /// The static results site (`knobeln site`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -45,6 +53,12 @@ pub struct SiteConfig {
     pub dir: Option<PathBuf>,
     /// Leave out the per-game pages (about 120 kB each).
     pub no_game_pages: bool,
+    /// KNOBELN: the bytes of disk (4 KiB blocks) the contest's game pages
+    /// may take in all: the final round an eighth, the other rounds the
+    /// rest by halves (round r: 7/8 / 2^r), a round's share evenly by its
+    /// groups; a group's pages are written in slot order while they fit
+    /// its share, the games after have none (the round's page says why).
+    pub game_page_bytes: u64,
     /// Bot disciplines: how many games of each pairing keep their
     /// transcript (moves form) for a game page with its picture, the
     /// mails and the download: the first N repetitions (ultimatum), games
@@ -67,6 +81,7 @@ impl Default for SiteConfig {
         SiteConfig {
             dir: None,
             no_game_pages: false,
+            game_page_bytes: DEFAULT_GAME_PAGE_BYTES,
             transcripts_per_pairing: 1,
             transcript_bytes_per_team: 64 << 20,
             publish_sources: false,
