@@ -43,7 +43,7 @@ pub struct Demo {
     /// Remove an existing demo folder first.
     #[arg(long)]
     pub force: bool,
-    /// Also draw a page per game on the results site (about 120 kB each).
+    /// Also draw a page per game on the results site (about 11 kB each).
     #[arg(long)]
     pub game_pages: bool,
     /// The bytes of disk the game pages may take (`[site]

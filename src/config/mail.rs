@@ -36,13 +36,15 @@ impl Default for SpoolConfig {
     }
 }
 
-/// The default of `[site] game_page_bytes`: 512 MiB. A group of 40 teams
-/// plays 820 games, whose pages (11.3 kB each at KNOBELN) take 12 KiB of
-/// blocks each, 9.6 MiB a group: every game keeps its page up to about
-/// 900 teams (400 teams: 204 MiB of game pages; the first round's share
-/// 22.4 MiB a group of ten); at 10,000 teams the game pages stay within
-/// 512 MiB (about 70 pages a group, the final's every page).
-pub const DEFAULT_GAME_PAGE_BYTES: u64 = 512 << 20;
+/// The default of `[site] game_page_bytes`: 1 GiB. A group of 41 teams
+/// plays 861 games; their pages take 12 KiB of blocks each at KNOBELN's
+/// usual 11.3 kB (10.1 MiB a group), 36 KiB at the largest measured (33 kB:
+/// 1000 throws spread over five decades; 30.3 MiB a group). Every game
+/// keeps its page at 400 teams even at 33 kB a page (the first round's
+/// share: 44.8 MiB for each of its ten groups), and up to about 1800 teams
+/// at 11.3 kB; at 10,000 teams the game pages stay within 1 GiB (about
+/// 150 pages a group before the final, every page of the final).
+pub const DEFAULT_GAME_PAGE_BYTES: u64 = 1 << 30;
 
 /// The static results site (`knobeln site`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -51,7 +53,7 @@ pub struct SiteConfig {
     /// Regenerate the site into this folder after every group while the
     /// contest runs, and at its end (none: only `knobeln site DIR`).
     pub dir: Option<PathBuf>,
-    /// Leave out the per-game pages (about 120 kB each).
+    /// Leave out the per-game pages (about 11 kB each).
     pub no_game_pages: bool,
     /// KNOBELN: the bytes of disk (4 KiB blocks) the contest's game pages
     /// may take in all: the final round an eighth, the other rounds the
