@@ -235,8 +235,11 @@ pub struct SiteSummary {
     /// Finished groups `(round, group)`: their game pages are final.
     pub finished_groups: BTreeSet<(u32, u32)>,
     /// The groups whose game pages this write rendered and the budget cut.
-    pub budget_cuts: BTreeMap<(u32, u32), BudgetCut>,
+    pub budget_cuts: BudgetCuts,
 }
+
+/// `(round, group)` → where the budget cut the group's game pages.
+pub type BudgetCuts = BTreeMap<(u32, u32), BudgetCut>;
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
     move |source| SiteError::Io {
@@ -1032,7 +1035,7 @@ fn write_game_pages(
     scope: Scope,
     facts: &mut Facts<'_>,
     w: &mut Writer<'_>,
-) -> Result<(usize, BTreeMap<(u32, u32), BudgetCut>), SiteError> {
+) -> Result<(usize, BudgetCuts), SiteError> {
     let mut cuts = BTreeMap::new();
     let mut rendered = 0;
     if opts.no_game_pages {
