@@ -43,9 +43,16 @@ pub struct Demo {
     /// Remove an existing demo folder first.
     #[arg(long)]
     pub force: bool,
-    /// Also draw a page per game on the results site (about 120 kB each).
+    /// Also draw a page per game on the results site (about 11 kB each).
     #[arg(long)]
     pub game_pages: bool,
+    /// The bytes of disk the game pages may take (`[site]
+    /// game_page_bytes`; default 512 MiB, every page of the demo).
+    #[arg(long, value_name = "BYTES")]
+    pub game_page_bytes: Option<u64>,
+    /// Games played at once (`[rules] jobs`; default: one per CPU).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// What to play: knobeln, ultimatum, flooding, footsteps, morabaraba
     /// (the bot disciplines are played by the demo bots, one team each).
     #[arg(long, default_value = "knobeln")]
@@ -99,6 +106,12 @@ impl Demo {
         config.rules.throws = self.throws;
         config.site.dir = Some(self.dir.join("site"));
         config.site.no_game_pages = !self.game_pages;
+        if let Some(bytes) = self.game_page_bytes {
+            config.site.game_page_bytes = bytes;
+        }
+        if let Some(jobs) = self.jobs {
+            config.rules.jobs = jobs;
+        }
         config.engine.nats = self.nats.clone();
         Spool::open(&config.spool.dir)?;
         let store = Store::open(&config.database)?;

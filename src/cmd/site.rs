@@ -34,6 +34,11 @@ pub struct Site {
     /// Leave out the pages of single games (the bulk of the site).
     #[arg(long)]
     pub no_game_pages: bool,
+    /// The bytes of disk the game pages may take (default: the config's
+    /// `[site] game_page_bytes`, else 512 MiB): give the contest's own
+    /// budget to write the pages its site wrote.
+    #[arg(long, value_name = "BYTES")]
+    pub game_page_bytes: Option<u64>,
 }
 
 impl Site {
@@ -107,6 +112,14 @@ impl Site {
         let opts = SiteOptions {
             title,
             no_game_pages: self.no_game_pages,
+            // The same game pages as the contest's own site wrote.
+            game_page_bytes: self.game_page_bytes.unwrap_or(
+                config
+                    .as_ref()
+                    .map_or(knobeln::site::DEFAULT_GAME_PAGE_BYTES, |c| {
+                        c.site.game_page_bytes
+                    }),
+            ),
             ..SiteOptions::default()
         };
         let summary = generate(&store, id, &self.dir, &opts)

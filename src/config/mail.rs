@@ -36,6 +36,16 @@ impl Default for SpoolConfig {
     }
 }
 
+/// The default of `[site] game_page_bytes`: 1 GiB. A group of 41 teams
+/// plays 861 games; their pages take 12 KiB of blocks each at KNOBELN's
+/// usual 11.3 kB (10.1 MiB a group), 36 KiB at the largest measured (33 kB:
+/// 1000 throws spread over five decades; 30.3 MiB a group). Every game
+/// keeps its page at 400 teams even at 33 kB a page (the first round's
+/// share: 44.8 MiB for each of its ten groups), and up to about 1800 teams
+/// at 11.3 kB; at 10,000 teams the game pages stay within 1 GiB (about
+/// 150 pages a group before the final, every page of the final).
+pub const DEFAULT_GAME_PAGE_BYTES: u64 = 1 << 30;
+
 /// The static results site (`knobeln site`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -43,8 +53,14 @@ pub struct SiteConfig {
     /// Regenerate the site into this folder after every group while the
     /// contest runs, and at its end (none: only `knobeln site DIR`).
     pub dir: Option<PathBuf>,
-    /// Leave out the per-game pages (about 120 kB each).
+    /// Leave out the per-game pages (about 11 kB each).
     pub no_game_pages: bool,
+    /// KNOBELN: the bytes of disk (4 KiB blocks) the contest's game pages
+    /// may take in all: the final round an eighth, the other rounds the
+    /// rest by halves (round r: 7/8 / 2^r), a round's share evenly by its
+    /// groups; a group's pages are written in slot order while they fit
+    /// its share, the games after have none (the round's page says why).
+    pub game_page_bytes: u64,
     /// Bot disciplines: how many games of each pairing keep their
     /// transcript (moves form) for a game page with its picture, the
     /// mails and the download: the first N repetitions (ultimatum), games
@@ -67,6 +83,7 @@ impl Default for SiteConfig {
         SiteConfig {
             dir: None,
             no_game_pages: false,
+            game_page_bytes: DEFAULT_GAME_PAGE_BYTES,
             transcripts_per_pairing: 1,
             transcript_bytes_per_team: 64 << 20,
             publish_sources: false,

@@ -207,8 +207,14 @@ pub(super) fn team_html(view: &TeamView) -> String {
         }
         o.push_str("</ul>\n");
     }
+    o.push_str("</section>\n\n<section id=\"games\">\n<h2>Games</h2>\n");
+    if let Some(note) = view.pages_note {
+        o.push_str("<p class=\"pages-note\">");
+        escape(o, note);
+        o.push_str("</p>\n");
+    }
     o.push_str(
-        "</section>\n\n<section id=\"games\">\n<h2>Games</h2>\n<table class=\"games\">\n\
+        "<table class=\"games\">\n\
          <thead><tr><th scope=\"col\">Round</th><th scope=\"col\" class=\"num\">Group</th>\
          <th scope=\"col\" class=\"num\">Game</th><th scope=\"col\">Side</th>\
          <th scope=\"col\">Opponent</th><th scope=\"col\" class=\"num\">Points</th>\
@@ -334,6 +340,11 @@ pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
             o.push_str("</td></tr>\n");
         }
         o.push_str("</tbody>\n</table>\n");
+    }
+    if let Some(note) = &g.pages_note {
+        o.push_str("<p class=\"pages-note\">");
+        escape(o, note);
+        o.push_str("</p>\n");
     }
     o.push_str(
         "<h3>Games</h3>\n<table class=\"games\">\n\
@@ -509,6 +520,7 @@ mod tests {
             has_evolution: evo,
         };
         let empty = TeamView {
+            pages_note: None,
             frame: frame(0, false, false),
             name: "plain".into(),
             description: None,
@@ -521,6 +533,7 @@ mod tests {
             failures: vec![],
         };
         let full = TeamView {
+            pages_note: None,
             frame: frame(3, true, true),
             name: NASTY.into(),
             description: Some(format!("line 1\n{NASTY}\n\nline 4\n")),
@@ -626,6 +639,7 @@ mod tests {
             ],
         };
         let mut some = TeamView {
+            pages_note: None,
             frame: frame(1, false, true),
             description: Some(String::new()),
             lexical_elements: Some(0),
@@ -684,6 +698,7 @@ mod tests {
             failures,
         };
         let pending = GroupView {
+            pages_note: None,
             number: 1,
             id: "group-1".into(),
             finished: false,
@@ -692,6 +707,7 @@ mod tests {
             games: vec![game(1, None, vec![])],
         };
         let finished = GroupView {
+            pages_note: None,
             number: 12,
             id: format!("group-12{NASTY}"),
             finished: true,
@@ -723,6 +739,7 @@ mod tests {
             ],
         };
         let empty = GroupView {
+            pages_note: None,
             number: 2,
             id: "group-2".into(),
             finished: false,

@@ -53,8 +53,10 @@ use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
-use model::{evolution_rows, has_page, Facts};
-pub use model::{game_page, round_page, team_page, SiteError, SiteOptions};
+use model::{evolution_rows, group_share, has_page, on_disk, Facts};
+pub use model::{
+    game_page, round_page, team_page, BudgetCut, SiteError, SiteOptions, DEFAULT_GAME_PAGE_BYTES,
+};
 use pages::*;
 use parts::{Counting, Part, RoundPageParts, ViewPrint};
 pub use plots::evolution_svg;
@@ -232,7 +234,12 @@ pub struct SiteSummary {
     pub game_pages_rendered: usize,
     /// Finished groups `(round, group)`: their game pages are final.
     pub finished_groups: BTreeSet<(u32, u32)>,
+    /// The groups whose game pages this write rendered and the budget cut.
+    pub budget_cuts: BudgetCuts,
 }
+
+/// `(round, group)` → where the budget cut the group's game pages.
+pub type BudgetCuts = BTreeMap<(u32, u32), BudgetCut>;
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
     move |source| SiteError::Io {
@@ -591,6 +598,14 @@ fn read_facts<'t>(
         teams,
         links,
         games,
+        cuts: opts
+            .budget_cuts
+            .iter()
+            .filter(|(key, _)| {
+                opts.skip_game_pages_of.contains(key) && finished_groups.contains(key)
+            })
+            .map(|(key, cut)| (*key, *cut))
+            .collect(),
         finished_groups,
     })
 }
@@ -703,9 +718,14 @@ pub fn generate_from(
     kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
     let (teams, parts, indexes) = kept.teams_and_parts(store, tournament)?;
-    let facts = read_facts(store, tournament, teams, res, opts, scope)?;
+    let mut facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer::new(out_dir);
+    // The game pages first: which of them the budget keeps is known only
+    // once they are rendered, and the round's and teams' pages link
+    // exactly those.
+    let (rendered, budget_cuts) =
+        write_game_pages(store, tournament, res, opts, scope, &mut facts, &mut w)?;
     let final_round = res.rounds.iter().find(|r| r.is_final);
     let crosstable = final_round.filter(|_| !res.winners.is_empty());
     let frame = |title: String| page_frame(title, &facts.title, res);
@@ -839,6 +859,10 @@ pub fn generate_from(
                     })
                     .collect()
             },
+            pages_note: facts
+                .cuts
+                .get(&(r.number, g.number))
+                .map(|c| c.words(opts.game_page_bytes)),
         };
         // A group's part whose view is the one it was last written from
         // is copied from the page written before, not rendered again.
@@ -985,102 +1009,6 @@ pub fn generate_from(
         w.put(&team_page(*id), &direct::team_html(&view))?;
     }
 
-    // game-rR-gG-sS.html
-    let mut rendered = 0;
-    let mut replayer: Option<Replayer> = None;
-    // Every game page is written into this one string in turn.
-    let mut page = String::new();
-    if !opts.no_game_pages {
-        let (a, b) = (params.a, params.b);
-        for r in &res.rounds {
-            for g in r
-                .groups
-                .iter()
-                .filter(|g| scope.game_pages(r.number, g.number))
-            {
-                let key = (r.number, g.number);
-                let skip =
-                    opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
-                let dqs = disqualifications(g, r);
-                // This group's throws, and only while its pages are written.
-                let mut stored_games: Option<HashMap<u32, StoredGame>> = None;
-                for x in &g.games {
-                    if !has_page(&facts, opts, r.number, g.number, x) {
-                        continue;
-                    }
-                    let name = game_page(r.number, g.number, x.slot);
-                    if skip && w.exists(&name) {
-                        w.keep(&name);
-                        continue;
-                    }
-                    if stored_games.is_none() {
-                        // Games stored for replay are played again (and
-                        // checked) here.
-                        if replayer.is_none() {
-                            replayer = Some(Replayer::new(store, tournament)?);
-                        }
-                        let replayer = replayer.as_mut().expect("made above");
-                        stored_games = Some(
-                            replayer
-                                .group_games(store, r.number, g.number)?
-                                .into_iter()
-                                .map(|s| (s.key.slot, s))
-                                .collect(),
-                        );
-                    }
-                    let Some(stored) = stored_games.as_ref().and_then(|m| m.get(&x.slot)) else {
-                        continue;
-                    };
-                    let throws = &stored.record.throws;
-                    let mut wins = [0usize; 2];
-                    for t in throws {
-                        if let Some(w) = judge(t[0], t[1]).winner {
-                            wins[if w == Player::P { 0 } else { 1 }] += 1;
-                        }
-                    }
-                    let view = GameView {
-                        frame: game_frame(
-                            format!("{} against {}", x.players[0], x.players[1]),
-                            &facts.title,
-                            res,
-                            r.number,
-                        ),
-                        round: r.number,
-                        round_href: round_page(r.number),
-                        group: g.number,
-                        slot: x.slot,
-                        attempt: x.attempt,
-                        seed: x.seed,
-                        p: facts.team(&x.players[0]),
-                        q: facts.team(&x.players[1]),
-                        points_p: stored.record.points[0],
-                        points_q: stored.record.points[1],
-                        status: x.status.to_string(),
-                        label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
-                        n_throws: throws.len(),
-                        wins_p: wins[0],
-                        wins_q: wins[1],
-                        failures: stored
-                            .record
-                            .failures
-                            .iter()
-                            .map(|f| {
-                                format!(
-                                    "{} ({}): {}",
-                                    ["P", "Q"][f.player.min(1)],
-                                    x.players[f.player.min(1)],
-                                    f.reason
-                                )
-                            })
-                            .collect(),
-                    };
-                    direct::write_game_html(&mut page, &view, throws, a, b);
-                    w.put_new(&name, &page)?;
-                    rendered += 1;
-                }
-            }
-        }
-    }
     let mut files = w.files;
     files.sort();
     Ok(SiteSummary {
@@ -1088,7 +1016,153 @@ pub fn generate_from(
         written: w.written,
         game_pages_rendered: rendered,
         finished_groups: facts.finished_groups,
+        budget_cuts,
     })
+}
+
+/// Writes the game pages of `scope`'s groups: each group's in slot order
+/// while they fit its share of the budget ([`group_share`]), counted in
+/// the blocks they take on disk ([`on_disk`]); the first that does not
+/// fit cuts the group there (recorded in `facts.cuts`, so [`has_page`]
+/// says no from it on). A group already written (skipped) keeps its
+/// pages and its cut from the options. Returns how many pages were
+/// rendered and the cuts this write made.
+fn write_game_pages(
+    store: &Store,
+    tournament: i64,
+    res: &Results,
+    opts: &SiteOptions,
+    scope: Scope,
+    facts: &mut Facts<'_>,
+    w: &mut Writer<'_>,
+) -> Result<(usize, BudgetCuts), SiteError> {
+    let mut cuts = BTreeMap::new();
+    let mut rendered = 0;
+    if opts.no_game_pages {
+        return Ok((rendered, cuts));
+    }
+    let mut replayer: Option<Replayer> = None;
+    // Every game page is written into this one string in turn.
+    let mut page = String::new();
+    let params = facts.config.referee.params;
+    let (a, b) = (params.a, params.b);
+    for r in &res.rounds {
+        // The round's groups as its row holds them (the results at hand
+        // may not list them all yet).
+        let mut n_groups = None;
+        for g in r
+            .groups
+            .iter()
+            .filter(|g| scope.game_pages(r.number, g.number))
+        {
+            let key = (r.number, g.number);
+            let skip =
+                opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key);
+            let share = if skip {
+                u64::MAX
+            } else {
+                let n = match n_groups {
+                    Some(n) => n,
+                    None => *n_groups.insert(store.group_count(tournament, r.number)?),
+                };
+                group_share(opts.game_page_bytes, r.number, r.is_final, n)
+            };
+            // The blocks of this group's pages written so far.
+            let mut used = 0u64;
+            let mut kept = 0u32;
+            let dqs = disqualifications(g, r);
+            // This group's throws, and only while its pages are written.
+            let mut stored_games: Option<HashMap<u32, StoredGame>> = None;
+            for x in &g.games {
+                if !has_page(facts, opts, r.number, g.number, x) {
+                    continue;
+                }
+                let name = game_page(r.number, g.number, x.slot);
+                if skip && w.exists(&name) {
+                    w.keep(&name);
+                    continue;
+                }
+                if stored_games.is_none() {
+                    // Games stored for replay are played again (and
+                    // checked) here.
+                    if replayer.is_none() {
+                        replayer = Some(Replayer::new(store, tournament)?);
+                    }
+                    let replayer = replayer.as_mut().expect("made above");
+                    stored_games = Some(
+                        replayer
+                            .group_games(store, r.number, g.number)?
+                            .into_iter()
+                            .map(|s| (s.key.slot, s))
+                            .collect(),
+                    );
+                }
+                let Some(stored) = stored_games.as_ref().and_then(|m| m.get(&x.slot)) else {
+                    continue;
+                };
+                let throws = &stored.record.throws;
+                let mut wins = [0usize; 2];
+                for t in throws {
+                    if let Some(w) = judge(t[0], t[1]).winner {
+                        wins[if w == Player::P { 0 } else { 1 }] += 1;
+                    }
+                }
+                let view = GameView {
+                    frame: game_frame(
+                        format!("{} against {}", x.players[0], x.players[1]),
+                        &facts.title,
+                        res,
+                        r.number,
+                    ),
+                    round: r.number,
+                    round_href: round_page(r.number),
+                    group: g.number,
+                    slot: x.slot,
+                    attempt: x.attempt,
+                    seed: x.seed,
+                    p: facts.team(&x.players[0]),
+                    q: facts.team(&x.players[1]),
+                    points_p: stored.record.points[0],
+                    points_q: stored.record.points[1],
+                    status: x.status.to_string(),
+                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
+                    n_throws: throws.len(),
+                    wins_p: wins[0],
+                    wins_q: wins[1],
+                    failures: stored
+                        .record
+                        .failures
+                        .iter()
+                        .map(|f| {
+                            format!(
+                                "{} ({}): {}",
+                                ["P", "Q"][f.player.min(1)],
+                                x.players[f.player.min(1)],
+                                f.reason
+                            )
+                        })
+                        .collect(),
+                };
+                direct::write_game_html(&mut page, &view, throws, a, b);
+                rendered += 1;
+                let size = on_disk(page.len());
+                if !skip && used + size > share {
+                    let cut = BudgetCut {
+                        slot: x.slot,
+                        share,
+                        kept,
+                    };
+                    facts.cuts.insert(key, cut);
+                    cuts.insert(key, cut);
+                    break;
+                }
+                used += size;
+                kept += 1;
+                w.put_new(&name, &page)?;
+            }
+        }
+    }
+    Ok((rendered, cuts))
 }
 
 #[cfg(test)]

@@ -34,15 +34,111 @@ pub enum SiteError {
 }
 
 /// What to write.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SiteOptions {
     /// The contest's name, shown on every page (default: "KNOBELN contest").
     pub title: Option<String>,
     /// Write no game pages at all (and link to none).
     pub no_game_pages: bool,
+    /// The bytes the contest's game pages may take on disk, in 4 KiB
+    /// blocks (`[site] game_page_bytes`; see [`group_share`]).
+    pub game_page_bytes: u64,
     /// Groups `(round, group)` whose game pages are already written and
     /// final: they are linked but not rendered again.
     pub skip_game_pages_of: BTreeSet<(u32, u32)>,
+    /// Of the groups in `skip_game_pages_of`, those whose game pages the
+    /// budget cut, and where (what the write that wrote them found).
+    pub budget_cuts: BTreeMap<(u32, u32), BudgetCut>,
+}
+
+impl Default for SiteOptions {
+    fn default() -> Self {
+        SiteOptions {
+            title: None,
+            no_game_pages: false,
+            game_page_bytes: DEFAULT_GAME_PAGE_BYTES,
+            skip_game_pages_of: BTreeSet::new(),
+            budget_cuts: BTreeMap::new(),
+        }
+    }
+}
+
+pub use crate::config::DEFAULT_GAME_PAGE_BYTES;
+
+/// The block the budget counts in: what ext4 allocates a file, so a page
+/// of 11.3 kB takes 12 KiB of the budget, as of the disk.
+pub const PAGE_BLOCK: u64 = 4096;
+
+/// The bytes of disk a page of `len` bytes takes: whole 4 KiB blocks.
+pub fn on_disk(len: usize) -> u64 {
+    (len as u64).div_ceil(PAGE_BLOCK) * PAGE_BLOCK
+}
+
+/// A group's share of the game-page budget `budget`, from what the round's
+/// row holds when the round starts (never from how far others got):
+/// the final round has an eighth of the budget (its one group: at most 41
+/// teams, 861 games, about 10 MiB of pages); the other rounds share the
+/// rest by halves, round `r` having `(budget - budget / 8) / 2^r` (a
+/// round's games about halve from one round to the next), shared evenly
+/// by its `n_groups` groups. The shares of all rounds add up to less
+/// than `budget`, however many rounds there are; no share depends on the
+/// order the groups finish in or on the pages other groups wrote.
+pub fn group_share(budget: u64, round: u32, is_final: bool, n_groups: u32) -> u64 {
+    let final_share = budget / 8;
+    let round_share = if is_final {
+        final_share
+    } else {
+        (budget - final_share).checked_shr(round).unwrap_or(0)
+    };
+    round_share / u64::from(n_groups.max(1))
+}
+
+/// Where the budget cut a group's game pages: its games are written in
+/// slot order while their pages fit the group's share; the game in slot
+/// `slot` did not, and neither it nor any game after it has a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetCut {
+    /// The first slot without a page.
+    pub slot: u32,
+    /// The group's share, in bytes of blocks.
+    pub share: u64,
+    /// The pages the group kept (those of the games before `slot`).
+    pub kept: u32,
+}
+
+impl BudgetCut {
+    /// Why the games of a cut group from `slot` on have no page, in words
+    /// (the round's page says it above the group's games).
+    pub fn words(&self, budget: u64) -> String {
+        format!(
+            "Games from game {} on have no page of their own: the game pages of this contest \
+             may take {} on disk (the budget the organizer set), shared by the rounds and then \
+             evenly by the groups of a round, and the share of this group ({}) was full \
+             after {} pages. Their results stand as shown.",
+            self.slot,
+            size_text(budget),
+            size_text(self.share),
+            self.kept
+        )
+    }
+}
+
+/// Why a team's games without a link have no page, in words (its page
+/// says it above its games when one of them was cut).
+pub(super) const TEAM_PAGES_NOTE: &str = "Games without a link have no page of their own: \
+     the game pages of this contest may take only so much disk (the budget the organizer set), \
+     shared by the rounds and their groups, and the share of their group was used by the games \
+     before them (the page of its round says where). Their results stand as shown.";
+
+/// A size in words: bytes, KiB or MiB.
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// The file name of a team's page.
@@ -101,6 +197,9 @@ pub(super) struct Facts<'t> {
     /// group by group while game pages are written)
     pub(super) games: BTreeMap<(u32, u32), HashSet<u32>>,
     pub(super) finished_groups: BTreeSet<(u32, u32)>,
+    /// The groups whose game pages the budget cut (those of this write
+    /// and the skipped ones' from the options).
+    pub(super) cuts: BTreeMap<(u32, u32), BudgetCut>,
 }
 
 impl Facts<'_> {
@@ -115,8 +214,8 @@ impl Facts<'_> {
     }
 }
 
-/// Whether a game has a page: it was played (has a record) and game pages
-/// are on.
+/// Whether a game has a page: it was played (has a record), game pages
+/// are on, and the budget did not cut its group's pages before its slot.
 pub(super) fn has_page(
     facts: &Facts<'_>,
     opts: &SiteOptions,
@@ -128,6 +227,118 @@ pub(super) fn has_page(
         return false;
     }
     let key = (round, group);
+    if facts.cuts.get(&key).is_some_and(|c| g.slot >= c.slot) {
+        return false;
+    }
     (opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key))
         || facts.games.get(&key).is_some_and(|m| m.contains(&g.slot))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::grouping::{group_sizes, is_final};
+
+    /// The rounds' fields of a contest of `teams` teams where half of
+    /// each field advances (rounded up, as ties at the cut do at least),
+    /// and each round's group sizes.
+    fn rounds_of(teams: usize) -> Vec<(u32, bool, Vec<usize>)> {
+        let mut field = teams;
+        let mut rounds = Vec::new();
+        for round in 1.. {
+            let fin = is_final(field);
+            rounds.push((round, fin, group_sizes(field)));
+            if fin {
+                break;
+            }
+            field = field.div_ceil(2);
+        }
+        rounds
+    }
+
+    /// The pages of a group of `n` teams: every pair and every self-game
+    /// (n(n+1)/2), each page of `page` bytes.
+    fn group_pages(n: usize, page: usize) -> u64 {
+        (n * (n + 1) / 2) as u64 * on_disk(page)
+    }
+
+    #[test]
+    fn a_page_counts_the_4_kib_blocks_it_takes() {
+        assert_eq!(on_disk(1), 4096);
+        assert_eq!(on_disk(4096), 4096);
+        assert_eq!(on_disk(4097), 8192);
+        assert_eq!(on_disk(11_300), 12 * 1024);
+    }
+
+    /// The shares of all groups of all rounds add up to less than the
+    /// budget, however many rounds a contest plays; the final has an
+    /// eighth of it.
+    #[test]
+    fn the_shares_of_every_round_stay_within_the_budget() {
+        for budget in [0, 1, 4096, 2 << 20, DEFAULT_GAME_PAGE_BYTES, u64::MAX] {
+            for n_rounds in 1..=70u32 {
+                let mut total: u128 = 0;
+                for round in 1..=n_rounds {
+                    let fin = round == n_rounds;
+                    let n_groups = 1 + round % 7;
+                    let share = group_share(budget, round, fin, n_groups);
+                    total += u128::from(share) * u128::from(n_groups);
+                }
+                assert!(total <= u128::from(budget), "{budget} {n_rounds}: {total}");
+            }
+        }
+        assert_eq!(group_share(8 << 20, 3, true, 1), 1 << 20);
+        assert_eq!(group_share(8 << 20, 1, false, 7), (7 << 20) / 2 / 7);
+        assert_eq!(group_share(8 << 20, 64, false, 1), 0);
+    }
+
+    /// The default keeps every game's page of a contest of 400 teams at
+    /// the largest pages measured (33 kB) and up to 1800 teams at the
+    /// usual 11.3 kB, and holds 10,000 teams' pages to 1 GiB, about 150
+    /// in each group of every round before the final and all of the
+    /// final's.
+    #[test]
+    fn the_default_budget_keeps_every_page_at_400_teams_and_bounds_10000() {
+        let fits = |teams: usize, page: usize| {
+            rounds_of(teams).iter().all(|(round, fin, sizes)| {
+                let share = group_share(DEFAULT_GAME_PAGE_BYTES, *round, *fin, sizes.len() as u32);
+                sizes.iter().all(|&n| group_pages(n, page) <= share)
+            })
+        };
+        for teams in [2, 41, 42, 100, 400, 500, 900, 1800] {
+            assert!(fits(teams, 11_300), "{teams} teams");
+        }
+        for teams in [2, 41, 42, 100, 400] {
+            assert!(fits(teams, 33_000), "{teams} teams, large pages");
+        }
+        assert!(!fits(10_000, 11_300));
+        let rounds = rounds_of(10_000);
+        let mut total = 0;
+        for (round, fin, sizes) in &rounds {
+            let share = group_share(DEFAULT_GAME_PAGE_BYTES, *round, *fin, sizes.len() as u32);
+            let pages = |n: usize| ((n * (n + 1) / 2) as u64).min(share / on_disk(11_300));
+            if *fin {
+                assert_eq!(pages(sizes[0]), (sizes[0] * (sizes[0] + 1) / 2) as u64);
+            } else {
+                assert!(
+                    (140..=160).contains(&pages(sizes[0])),
+                    "{round}: {}",
+                    pages(sizes[0])
+                );
+            }
+            println!(
+                "round {round}: {} groups of {}, {} pages a group",
+                sizes.len(),
+                sizes[0],
+                pages(sizes[0])
+            );
+            total += sizes
+                .iter()
+                .map(|&n| pages(n) * on_disk(11_300))
+                .sum::<u64>();
+        }
+        println!("10,000 teams: {total} bytes of game pages");
+        assert!(total <= DEFAULT_GAME_PAGE_BYTES);
+        assert!(total > DEFAULT_GAME_PAGE_BYTES / 2, "{total}");
+    }
 }

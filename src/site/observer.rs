@@ -113,14 +113,19 @@ impl SiteObserver {
             &mut self.kept,
         )?;
         if !self.options.no_game_pages {
-            // Only groups whose pages this write brought up to date.
-            self.options.skip_game_pages_of.extend(
-                summary
-                    .finished_groups
-                    .iter()
-                    .filter(|(r, g)| scope.game_pages(*r, *g))
-                    .copied(),
-            );
+            // Only groups whose pages this write brought up to date, with
+            // where the budget cut their pages.
+            for key in summary
+                .finished_groups
+                .iter()
+                .filter(|(r, g)| scope.game_pages(*r, *g))
+            {
+                if self.options.skip_game_pages_of.insert(*key) {
+                    if let Some(cut) = summary.budget_cuts.get(key) {
+                        self.options.budget_cuts.insert(*key, *cut);
+                    }
+                }
+            }
         }
         self.all_written_last = matches!(scope, Scope::All | Scope::Index);
         Ok(summary)

@@ -267,6 +267,9 @@ pub struct GroupView {
     pub members: Vec<TeamRef>,
     pub ranking: Vec<PlacedView>,
     pub games: Vec<GameRow>,
+    /// Why the group's games from some slot on have no page (the site's
+    /// budget cut them), if it did.
+    pub pages_note: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -369,6 +372,9 @@ pub struct TeamView {
     pub disqualified: Option<String>,
     pub evolution: Option<EvolutionPlacedView>,
     pub games: Vec<TeamGameRow>,
+    /// Why some of `games` have no page (the site's budget cut their
+    /// groups' pages), if one has none for that reason.
+    pub pages_note: Option<&'static str>,
     pub opponents: Vec<OpponentRow>,
     pub failures: Vec<FailureRow>,
 }
@@ -419,6 +425,7 @@ mod tests {
             href: Some("team-1.html\" onclick=\"x".into()),
         };
         let view = TeamView {
+            pages_note: None,
             frame: frame(),
             name: NASTY.into(),
             description: Some(NASTY.into()),

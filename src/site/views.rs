@@ -8,13 +8,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{GameResult, GroupResult, Results};
+use crate::engine::results::{GameResult, GameStatus, GroupResult, Results};
 use crate::store::{Store, StoreError};
 use crate::tables::facts::{evolution_facts, points_text};
 use crate::tables::knobeln::{disqualifications, game_label};
 
 use super::model::{
-    evolution_rows, game_page, has_page, round_page, Facts, SiteError, SiteOptions,
+    evolution_rows, game_page, has_page, round_page, Facts, SiteError, SiteOptions, TEAM_PAGES_NOTE,
 };
 use super::pages::{
     EvolutionLabels, EvolutionPlacedView, EvolutionRow, EvolutionView, FailureRow, Frame,
@@ -221,6 +221,7 @@ pub(super) fn team_view<'i>(
     let mut games = Vec::new();
     let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
     let mut failures = Vec::new();
+    let mut pages_note = None;
     let mut disqualified = None;
     for r in &res.rounds {
         if let Some(d) = r.disqualified.iter().find(|d| d.team == name) {
@@ -254,6 +255,13 @@ pub(super) fn team_view<'i>(
                 let other = 1 - side;
                 let href = has_page(facts, opts, r.number, g.number, x)
                     .then(|| game_page(r.number, g.number, x.slot));
+                if facts
+                    .cuts
+                    .get(&(r.number, g.number))
+                    .is_some_and(|c| x.slot >= c.slot && x.status != GameStatus::Cancelled)
+                {
+                    pages_note = Some(TEAM_PAGES_NOTE);
+                }
                 games.push(TeamGameRow {
                     round: r.number,
                     group: g.number,
@@ -294,6 +302,7 @@ pub(super) fn team_view<'i>(
     }
     Ok(TeamView {
         frame,
+        pages_note,
         name: name.to_string(),
         description,
         lexical_elements,

@@ -28,6 +28,8 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 struct Fixture {
     db: PathBuf,
     site: PathBuf,
+    /// The strategies it played (44 files).
+    strategies: PathBuf,
 }
 
 fn repo(rel: &str) -> PathBuf {
@@ -82,7 +84,11 @@ fn fixture() -> &'static Fixture {
             "knobeln site failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        Fixture { db, site }
+        Fixture {
+            db,
+            site,
+            strategies,
+        }
     })
 }
 
@@ -399,6 +405,245 @@ fn a_site_written_while_playing_with_game_pages_is_the_whole_site_byte_for_byte(
     for name in ["index.html", "evolution.html", "final-crosstable.html"] {
         assert!(live.contains_key(name), "{name}");
     }
+}
+
+/// `knobeln site OUT --db DB --game-page-bytes BYTES`.
+fn site_with_budget(db: &Path, out: &Path, game_page_bytes: u64) {
+    let out = Command::new(BIN)
+        .arg("site")
+        .arg(out)
+        .arg("--db")
+        .arg(db)
+        .args(["--game-page-bytes", &game_page_bytes.to_string()])
+        .env_remove("KNOBELN_CONFIG")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "knobeln site failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every relative link of every page of `site` names a file there.
+fn assert_every_link_resolves(site: &Path) -> usize {
+    let link = Regex::new(r#"(?:href|src)="([^"]*)""#).unwrap();
+    let mut n_links = 0;
+    for page in html_pages(site) {
+        let html = read(&page);
+        for cap in link.captures_iter(&html) {
+            let file = cap[1].split('#').next().unwrap();
+            if file.is_empty() {
+                continue;
+            }
+            assert!(
+                site.join(file).is_file(),
+                "{}: link to {}, which does not exist",
+                page.display(),
+                &cap[1]
+            );
+            n_links += 1;
+        }
+    }
+    n_links
+}
+
+/// The differing files of two folders (their names must be the same).
+fn differing(a: &Path, b: &Path) -> Vec<String> {
+    let (a, b) = (folder_files(a), folder_files(b));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    a.iter()
+        .filter(|(name, bytes)| b.get(*name) != Some(*bytes))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// A site budget small enough to cut every group of the fixture (2 MiB:
+/// a group of the first round may keep 448 KiB of pages in 4 KiB blocks,
+/// the final 256 KiB).
+const SMALL_BUDGET: u64 = 2 << 20;
+
+/// The site budget (`[site] game_page_bytes`) under a small budget: the
+/// fixture's seed played one game at a time (the fixture: two at a time)
+/// gives the same site byte for byte; so does the observer written group
+/// by group with the first round's groups finishing the other way round
+/// (which pages are kept depends on the groups' shares and their own
+/// pages, never on the order groups finish in); every link resolves (a
+/// game cut has no link anywhere); the game pages kept take no more
+/// blocks than the budget, each group no more than its share; a group's
+/// games from its cut on have no page, and the round's page and the
+/// teams' pages say why in words.
+#[test]
+fn a_small_site_budget_gives_the_same_pages_whatever_the_threads_and_says_why() {
+    let f = fixture();
+    let tmp = tempfile::tempdir().unwrap();
+    let one_db = tmp.path().join("one.db");
+    let out = Command::new(BIN)
+        .args(["tournament", "--json", "--throws", "60", "--seed", "1"])
+        .args(["--jobs", "1", "--strategies"])
+        .arg(&f.strategies)
+        .arg("--db")
+        .arg(&one_db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tournament failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let site = tmp.path().join("two-threads");
+    let one = tmp.path().join("one-thread");
+    site_with_budget(&f.db, &site, SMALL_BUDGET);
+    site_with_budget(&one_db, &one, SMALL_BUDGET);
+    // The index says when each run started and finished; nothing else
+    // differs.
+    assert_eq!(differing(&site, &one), ["index.html"]);
+    let times = Regex::new(r"\d{4}-\d\d-\d\dT[\d:.]+Z").unwrap();
+    let index = |dir: &Path| {
+        times
+            .replace_all(&read(&dir.join("index.html")), "")
+            .into_owned()
+    };
+    assert_eq!(index(&site), index(&one));
+    // Group by group, the first round's second group first.
+    let store = Store::open(&f.db).unwrap();
+    let observed = tmp.path().join("observed");
+    let mut obs = SiteObserver::new(&observed, 1);
+    obs.options.title = Some("International KNOBELN contest".into());
+    obs.options.game_page_bytes = SMALL_BUDGET;
+    let res = results(&store, 1, vec![]).unwrap();
+    assert_eq!(res.rounds.len(), 2);
+    assert_eq!(res.rounds[0].groups.len(), 2);
+    for r in &res.rounds {
+        for g in r.groups.iter().rev() {
+            let event = Event::GroupFinished {
+                round: r.number,
+                group: g.number,
+            };
+            obs.event(&store, &event).unwrap();
+            assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
+        }
+        let event = Event::RoundFinished {
+            round: r.number,
+            advanced: Vec::new(),
+            disqualified: Vec::new(),
+        };
+        obs.event(&store, &event).unwrap();
+    }
+    obs.event(&store, &Event::EvolutionFinished { generations: 1 })
+        .unwrap();
+    obs.finish(&store).unwrap();
+    assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
+    assert_eq!(differing(&site, &observed), Vec::<String>::new());
+
+    assert!(assert_every_link_resolves(&site) > 1000);
+    // The pages kept, group by group, against the shares.
+    let files = folder_files(&site);
+    let blocks = |len: usize| (len as u64).div_ceil(4096) * 4096;
+    let mut total = 0;
+    let mut cut_teams = BTreeSet::new();
+    for r in &res.rounds {
+        let n_groups = r.groups.len() as u64;
+        let share = if r.is_final {
+            SMALL_BUDGET / 8
+        } else {
+            (SMALL_BUDGET - SMALL_BUDGET / 8) >> r.number
+        } / n_groups;
+        for g in &r.groups {
+            let mut used = 0;
+            let mut kept = 0;
+            let mut cut_at = None;
+            for x in g.games.iter().filter(|x| x.status != "cancelled") {
+                let name = game_page(r.number, g.number, x.slot);
+                match (files.get(&name), cut_at) {
+                    (Some(bytes), None) => {
+                        used += blocks(bytes.len());
+                        kept += 1;
+                    }
+                    (None, None) => cut_at = Some(x.slot),
+                    (Some(_), Some(at)) => panic!("{name} after the cut at game {at}"),
+                    (None, Some(_)) => {}
+                }
+                if cut_at.is_some() {
+                    cut_teams.extend(x.players.iter().map(|p| p.to_string()));
+                }
+            }
+            let at =
+                cut_at.unwrap_or_else(|| panic!("round {} group {}: no cut", r.number, g.number));
+            assert!(
+                used <= share,
+                "round {} group {}: {used} > {share}",
+                r.number,
+                g.number
+            );
+            // The next page would not have fitted: at least a block left.
+            assert!(
+                used + 4096 * 3 > share,
+                "round {} group {}: {used} of {share}",
+                r.number,
+                g.number
+            );
+            assert!(
+                kept > 10,
+                "round {} group {}: {kept} pages",
+                r.number,
+                g.number
+            );
+            let round = read(&site.join(format!("round-{}.html", r.number)));
+            let words = format!(
+                "Games from game {at} on have no page of their own: the game pages of this \
+                 contest may take 2.0 MiB on disk"
+            );
+            assert!(round.contains(&words), "round {}: {words}", r.number);
+            total += used;
+        }
+    }
+    assert!(total <= SMALL_BUDGET);
+    // Every team with a game cut says so on its page; one without does not.
+    let entries = store.entries(1).unwrap();
+    assert!(cut_teams.len() > 20);
+    for e in &entries {
+        let page = read(&site.join(team_page(e.team.0)));
+        let says = page.contains("Games without a link have no page of their own");
+        assert_eq!(says, cut_teams.contains(&e.name), "{}", e.name);
+    }
+}
+
+/// A contest played as the server plays it (the demo), its site written
+/// while playing under a small budget, is the site a whole write with
+/// that budget gives afterwards, byte for byte: the cuts the groups' writes
+/// made are the whole write's.
+#[test]
+fn a_budgeted_site_written_while_playing_is_the_whole_site_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = tmp.path().join("demo");
+    let out = Command::new(BIN)
+        .args(["demo", "--teams", "44", "--throws", "60", "--game-pages"])
+        .args(["--game-page-bytes", &SMALL_BUDGET.to_string(), "--dir"])
+        .arg(&demo)
+        .env_remove("KNOBELN_CONFIG")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let whole = tmp.path().join("whole");
+    site_with_budget(&demo.join("knobeln.db"), &whole, SMALL_BUDGET);
+    let live = demo.join("site");
+    assert_eq!(differing(&live, &whole), Vec::<String>::new());
+    let n_games = folder_files(&live)
+        .keys()
+        .filter(|n| n.starts_with("game-"))
+        .count();
+    assert!((100..400).contains(&n_games), "{n_games} game pages");
+    assert_every_link_resolves(&live);
 }
 
 /// A game page cut short (left by a crash of an older version that wrote
