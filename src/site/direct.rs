@@ -35,7 +35,7 @@ fn num(out: &mut String, n: impl std::fmt::Display) {
 }
 
 /// Whether `{{#if}}` takes an optional text as true: present and not empty.
-fn text_is_true(s: &Option<String>) -> Option<&str> {
+fn text_is_true<T: std::ops::Deref<Target = str>>(s: &Option<T>) -> Option<&str> {
     s.as_deref().filter(|s| !s.is_empty())
 }
 

@@ -207,8 +207,8 @@ impl Kept {
                 .iter()
                 .map(|(name, (id, _))| {
                     let link = TeamRef {
-                        name: name.clone(),
-                        href: Some(team_page(*id)),
+                        name: name.as_str().into(),
+                        href: Some(team_page(*id).into()),
                     };
                     (name.clone(), link)
                 })

@@ -219,7 +219,8 @@ pub(super) fn team_view<'i>(
         .unwrap_or((None, None));
     let mut placings = Vec::new();
     let mut games = Vec::new();
-    let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
+    // By the opponent's name (borrowed from the results: no copy a game).
+    let mut opponents: BTreeMap<&str, (usize, u64, u64)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut disqualified = None;
     for r in &res.rounds {
@@ -268,12 +269,12 @@ pub(super) fn team_view<'i>(
                     opponent: facts.team(&x.players[other]),
                     own: x.points[side],
                     theirs: x.points[other],
-                    status: x.status.to_string(),
+                    status: x.status.as_str(),
                     label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                     href: href.clone(),
                 });
                 if x.counted() {
-                    let e = opponents.entry(x.players[other].to_string()).or_default();
+                    let e = opponents.entry(&x.players[other]).or_default();
                     e.0 += 1;
                     e.1 += x.points[side];
                     e.2 += x.points[other];
@@ -304,7 +305,7 @@ pub(super) fn team_view<'i>(
         opponents: opponents
             .into_iter()
             .map(|(o, (n, own, theirs))| OpponentRow {
-                opponent: facts.team(&o),
+                opponent: facts.team(o),
                 games: n,
                 own,
                 theirs,
