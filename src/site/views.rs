@@ -180,6 +180,14 @@ impl GroupIndex {
         }
     }
 
+    /// The index of a group none of the teams looked up is in.
+    pub(super) fn empty() -> Self {
+        GroupIndex {
+            games: 0,
+            of: HashMap::new(),
+        }
+    }
+
     /// Whether the index was made from `g` as it is (its members and
     /// games, as far as their number tells: a finished group's do not
     /// change).
