@@ -218,7 +218,7 @@ pub(super) fn team_html(view: &TeamView) -> String {
     );
     for g in &view.games {
         o.push_str("<tr class=\"status-");
-        escape(o, &g.status);
+        escape(o, g.status);
         o.push_str("\"><td>");
         num(o, g.round);
         o.push_str("</td><td class=\"num\">");
@@ -281,9 +281,7 @@ pub(super) fn index_html(view: &IndexView) -> String {
         o.push_str(" · finished ");
         escape(o, finished);
     }
-    o.push_str(
-        "</p>\n\n<section id=\"final-ranking\">\n<h2>Final ranking (discipline 1)</h2>\n",
-    );
+    o.push_str("</p>\n\n<section id=\"final-ranking\">\n<h2>Final ranking (discipline 1)</h2>\n");
     if view.final_ranking.is_empty() {
         o.push_str(
             "<p class=\"pending\">The final round has not finished yet. The rounds so far are below.</p>\n",
@@ -637,9 +635,9 @@ pub(super) const ROUND_FOOT: &str = FOOT;
 mod tests {
     use super::*;
     use crate::site::pages::{
-        render, CrosstableView, DisqualifiedView, EvolutionLabels, EvolutionPlacedView,
-        FailureRow, GameRow, GameView, NavRound, OpponentRow, PlacedView, PlacingRow,
-        RoundSummary, TeamGameRow,
+        render, CrosstableView, DisqualifiedView, EvolutionLabels, EvolutionPlacedView, FailureRow,
+        GameRow, GameView, NavRound, OpponentRow, PlacedView, PlacingRow, RoundSummary,
+        TeamGameRow,
     };
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
@@ -724,7 +722,7 @@ mod tests {
                     opponent: team(NASTY, Some("team-2.html")),
                     own: 123,
                     theirs: 0,
-                    status: "counted".into(),
+                    status: "counted",
                     label: "counted".into(),
                     href: Some("game-r1-g7-s12.html".into()),
                 },
@@ -736,7 +734,7 @@ mod tests {
                     opponent: team("other", None),
                     own: 0,
                     theirs: u64::MAX,
-                    status: "failed".into(),
+                    status: "failed",
                     label: format!("failed: {NASTY}"),
                     href: None,
                 },
@@ -748,7 +746,7 @@ mod tests {
                     opponent: team("x", Some("")),
                     own: 5,
                     theirs: 6,
-                    status: "cancelled".into(),
+                    status: "cancelled",
                     label: "replay cancelled".into(),
                     href: Some(String::new()),
                 },
@@ -1162,17 +1160,36 @@ mod tests {
             throws: 10,
             range: "1..6".into(),
             k: 3,
-            final_ranking: vec![placed(1, team(NASTY, Some("team-1.html"))), placed(0, team("b", None))],
-            evolution_ranking: vec![evolution(1, Some(NASTY)), evolution(2, None), evolution(3, Some(""))],
+            final_ranking: vec![
+                placed(1, team(NASTY, Some("team-1.html"))),
+                placed(0, team("b", None)),
+            ],
+            evolution_ranking: vec![
+                evolution(1, Some(NASTY)),
+                evolution(2, None),
+                evolution(3, Some("")),
+            ],
             evolution_labels: EvolutionLabels {
                 share: format!("Share{NASTY}"),
                 exemplars: "Exemplars".into(),
                 last: Some(format!("Last{NASTY}")),
             },
-            evolution_unranked: vec![team(NASTY, Some("team-1.html")), team("x", Some("")), team("y", None)],
+            evolution_unranked: vec![
+                team(NASTY, Some("team-1.html")),
+                team("x", Some("")),
+                team("y", None),
+            ],
             evolution_end: Some(format!("Ended {NASTY}.")),
-            rounds: vec![summary(1, false, true), summary(2, true, false), summary(3, true, true)],
-            teams: vec![team(NASTY, Some("team-1.html")), team("b", None), team("c", Some(""))],
+            rounds: vec![
+                summary(1, false, true),
+                summary(2, true, false),
+                summary(3, true, true),
+            ],
+            teams: vec![
+                team(NASTY, Some("team-1.html")),
+                team("b", None),
+                team("c", Some("")),
+            ],
         };
         let mut no_cycle = finished.clone();
         no_cycle.frame = teams[2].frame.clone();
@@ -1193,7 +1210,10 @@ mod tests {
         for (i, view) in index_views().iter().enumerate() {
             let ours = index_html(view);
             let theirs = render("index", view).unwrap();
-            assert!(ours == theirs, "view {i}\n--- ours\n{ours}\n--- template\n{theirs}");
+            assert!(
+                ours == theirs,
+                "view {i}\n--- ours\n{ours}\n--- template\n{theirs}"
+            );
             for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
                 assert!(!ours.contains(raw), "view {i}: {raw} raw");
             }

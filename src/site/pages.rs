@@ -497,7 +497,7 @@ mod tests {
                 opponent: nasty.clone(),
                 own: 1,
                 theirs: 2,
-                status: "counted".into(),
+                status: "counted",
                 label: "counted".into(),
                 href: None,
             }],
