@@ -1,5 +1,7 @@
 //! Pages written straight into a string, without the template machinery:
-//! the three the site writes most often while a contest runs. The game
+//! the four the site writes most often while a contest runs. The index
+//! ([`index_html`]): every team's link, written about log2(groups) times a
+//! round; a test holds it equal to its template, `index.hbs`. The game
 //! page ([`game_html`], with its plot from `super::game_svg`): one for
 //! every game. The team page
 //! ([`team_html`]): a group's members' pages after every group, every
@@ -10,8 +12,8 @@
 //! before instead of built again. Through handlebars a row cost a walk of
 //! the view's JSON for every field; here it is a few `push_str`.
 //!
-//! These functions are their pages' one definition (there are no
-//! templates): their output for views with every branch and hostile text
+//! These functions but the index are their pages' one definition (there
+//! are no templates): their output for views with every branch and hostile text
 //! is held by golden files (`tests/data/snapshots/site/team-page-N.html`,
 //! `round-page-N.html`, `game-page-N.html`). The frame is the templates' `head.hbs` and
 //! `foot.hbs`, which the other pages share: a test holds the head written
@@ -27,7 +29,7 @@ use std::fmt::Write as _;
 use crate::draw::escape_into as escape;
 
 use super::game_svg::write_game_svg;
-use super::pages::{Frame, GameView, GroupView, RoundView, TeamRef, TeamView};
+use super::pages::{Frame, GameView, GroupView, IndexView, RoundView, TeamRef, TeamView};
 
 /// A number as `{{n}}` renders it.
 fn num(out: &mut String, n: impl std::fmt::Display) {
@@ -35,7 +37,7 @@ fn num(out: &mut String, n: impl std::fmt::Display) {
 }
 
 /// Whether `{{#if}}` takes an optional text as true: present and not empty.
-fn text_is_true(s: &Option<String>) -> Option<&str> {
+fn text_is_true<T: std::ops::Deref<Target = str>>(s: &Option<T>) -> Option<&str> {
     s.as_deref().filter(|s| !s.is_empty())
 }
 
@@ -222,7 +224,7 @@ pub(super) fn team_html(view: &TeamView) -> String {
     );
     for g in &view.games {
         o.push_str("<tr class=\"status-");
-        escape(o, &g.status);
+        escape(o, g.status);
         o.push_str("\"><td>");
         num(o, g.round);
         o.push_str("</td><td class=\"num\">");
@@ -251,6 +253,160 @@ pub(super) fn team_html(view: &TeamView) -> String {
         o.push_str("</td></tr>\n");
     }
     o.push_str("</tbody>\n</table>\n</section>\n");
+    o.push_str(FOOT);
+    out
+}
+
+/// The index (`templates/site/index.hbs`, which the test
+/// `the_index_is_its_template` holds this equal to): it lists every team,
+/// and is written about log2(groups) times a round while a contest runs;
+/// through handlebars each team link was a walk of the view's JSON.
+pub(super) fn index_html(view: &IndexView) -> String {
+    let mut out = String::with_capacity(8192 + 64 * view.teams.len());
+    let o = &mut out;
+    head(o, &view.frame);
+    o.push_str("<h1 id=\"title\">");
+    escape(o, &view.frame.title);
+    o.push_str("</h1>\n<p class=\"facts\">Tournament seed <code>");
+    num(o, view.seed);
+    o.push_str("</code> · ");
+    escape(o, &view.state);
+    o.push_str(" · ");
+    num(o, view.n_teams);
+    o.push_str(" teams · ");
+    num(o, view.throws);
+    o.push_str(" throws per game in ");
+    escape(o, &view.range);
+    o.push_str(", series of at least ");
+    num(o, view.k);
+    if let Some(started) = text_is_true(&view.started_at) {
+        o.push_str(" · started ");
+        escape(o, started);
+    }
+    if let Some(finished) = text_is_true(&view.finished_at) {
+        o.push_str(" · finished ");
+        escape(o, finished);
+    }
+    o.push_str("</p>\n\n<section id=\"final-ranking\">\n<h2>Final ranking (discipline 1)</h2>\n");
+    if view.final_ranking.is_empty() {
+        o.push_str(
+            "<p class=\"pending\">The final round has not finished yet. The rounds so far are below.</p>\n",
+        );
+    } else {
+        o.push_str(
+            "<table class=\"ranking\">\n<thead><tr><th scope=\"col\">Place</th>\
+             <th scope=\"col\">Team</th><th scope=\"col\" class=\"num\">Points</th></tr></thead>\n\
+             <tbody>\n",
+        );
+        for p in &view.final_ranking {
+            o.push_str("<tr><td class=\"num\">");
+            num(o, p.place);
+            o.push_str("</td><td>");
+            team_link(o, &p.team);
+            o.push_str("</td><td class=\"num\">");
+            escape(o, &p.points);
+            o.push_str("</td></tr>\n");
+        }
+        o.push_str("</tbody>\n</table>\n");
+    }
+    o.push_str(
+        "</section>\n\n<section id=\"evolution-ranking\">\n\
+         <h2>Knobeln Evolution ranking (discipline 2)</h2>\n",
+    );
+    if view.evolution_ranking.is_empty() {
+        o.push_str("<p class=\"pending\">The Evolution runs after the final round.</p>\n");
+    } else {
+        o.push_str("<p>");
+        if let Some(end) = &view.evolution_end {
+            escape(o, end);
+        }
+        o.push_str(
+            " <a href=\"evolution.html\">The Evolution, generation by generation</a>.</p>\n\
+             <table class=\"ranking\">\n<thead><tr><th scope=\"col\">Place</th>\
+             <th scope=\"col\">Team</th><th scope=\"col\" class=\"num\">",
+        );
+        let labels = &view.evolution_labels;
+        escape(o, &labels.share);
+        o.push_str("</th><th scope=\"col\" class=\"num\">");
+        escape(o, &labels.exemplars);
+        o.push_str("</th>");
+        if let Some(last) = text_is_true(&labels.last) {
+            o.push_str("<th scope=\"col\" class=\"num\">");
+            escape(o, last);
+            o.push_str("</th>");
+        }
+        o.push_str("</tr></thead>\n<tbody>\n");
+        for p in &view.evolution_ranking {
+            o.push_str("<tr><td class=\"num\">");
+            num(o, p.place);
+            o.push_str("</td><td>");
+            team_link(o, &p.team);
+            o.push_str("</td><td class=\"num\">");
+            escape(o, &p.share);
+            o.push_str("</td><td class=\"num\">");
+            escape(o, &p.exemplars);
+            o.push_str("</td>");
+            if let Some(last) = text_is_true(&p.last) {
+                o.push_str("<td class=\"num\">");
+                escape(o, last);
+                o.push_str("</td>");
+            }
+            o.push_str("</tr>\n");
+        }
+        o.push_str("</tbody>\n</table>\n");
+        if !view.evolution_unranked.is_empty() {
+            o.push_str("<p>Died out (no place): ");
+            for (i, t) in view.evolution_unranked.iter().enumerate() {
+                if i > 0 {
+                    o.push_str(", ");
+                }
+                team_link(o, t);
+            }
+            o.push_str(".</p>");
+        }
+        o.push('\n');
+    }
+    o.push_str(
+        "</section>\n\n<section id=\"rounds\">\n<h2>Rounds</h2>\n<table>\n\
+         <thead><tr><th scope=\"col\">Round</th><th scope=\"col\" class=\"num\">Teams</th>\
+         <th scope=\"col\" class=\"num\">Groups</th><th scope=\"col\" class=\"num\">Advanced</th>\
+         <th scope=\"col\" class=\"num\">Disqualified</th><th scope=\"col\">State</th></tr></thead>\n\
+         <tbody>\n",
+    );
+    for r in &view.rounds {
+        o.push_str("<tr><td><a href=\"");
+        escape(o, &r.href);
+        o.push_str("\">Round ");
+        num(o, r.number);
+        if r.is_final {
+            o.push_str(" (final)");
+        }
+        o.push_str("</a></td><td class=\"num\">");
+        num(o, r.n_teams);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.n_groups);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.n_advanced);
+        o.push_str("</td><td class=\"num\">");
+        num(o, r.n_disqualified);
+        o.push_str("</td><td>");
+        o.push_str(if r.finished { "finished" } else { "running" });
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if view.frame.has_crosstable {
+        o.push_str(
+            "<p><a href=\"final-crosstable.html\">Cross-table of the final round</a> \
+             (points of every team against every other).</p>",
+        );
+    }
+    o.push_str("\n</section>\n\n<section id=\"teams\">\n<h2>Teams</h2>\n<ul class=\"teams\">\n");
+    for t in &view.teams {
+        o.push_str("<li>");
+        team_link(o, t);
+        o.push_str("</li>\n");
+    }
+    o.push_str("</ul>\n</section>\n");
     o.push_str(FOOT);
     out
 }
@@ -490,8 +646,9 @@ pub(super) const ROUND_FOOT: &str = FOOT;
 mod tests {
     use super::*;
     use crate::site::pages::{
-        render, CrosstableView, DisqualifiedView, EvolutionPlacedView, FailureRow, GameRow,
-        GameView, NavRound, OpponentRow, PlacedView, PlacingRow, TeamGameRow,
+        render, CrosstableView, DisqualifiedView, EvolutionLabels, EvolutionPlacedView, FailureRow,
+        GameRow, GameView, NavRound, OpponentRow, PlacedView, PlacingRow, RoundSummary,
+        TeamGameRow,
     };
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
@@ -578,7 +735,7 @@ mod tests {
                     opponent: team(NASTY, Some("team-2.html")),
                     own: 123,
                     theirs: 0,
-                    status: "counted".into(),
+                    status: "counted",
                     label: "counted".into(),
                     href: Some("game-r1-g7-s12.html".into()),
                 },
@@ -590,7 +747,7 @@ mod tests {
                     opponent: team("other", None),
                     own: 0,
                     theirs: u64::MAX,
-                    status: "failed".into(),
+                    status: "failed",
                     label: format!("failed: {NASTY}"),
                     href: None,
                 },
@@ -602,7 +759,7 @@ mod tests {
                     opponent: team("x", Some("")),
                     own: 5,
                     theirs: 6,
-                    status: "cancelled".into(),
+                    status: "cancelled",
                     label: "replay cancelled".into(),
                     href: Some(String::new()),
                 },
@@ -960,6 +1117,123 @@ mod tests {
                     .any(|t| t.split('.').nth(1).is_some_and(|d| d.len() > 1)),
                 "view {i}: more than one decimal"
             );
+        }
+    }
+
+    /// Index views that take every branch of `index.hbs`: a contest just
+    /// started (no ranking, no Evolution, optional texts absent or
+    /// empty) and a finished one (the final ranking, an Evolution with and
+    /// without a cycle's column and strategies that died out, the
+    /// cross-table), hostile text in every field that shows one.
+    fn index_views() -> Vec<IndexView> {
+        let teams = views();
+        let summary = |number: u32, is_final: bool, finished: bool| RoundSummary {
+            number,
+            href: format!("round-{number}.html{NASTY}"),
+            is_final,
+            finished,
+            n_teams: 41,
+            n_groups: 1,
+            n_advanced: 0,
+            n_disqualified: 3,
+        };
+        let placed = |place: u32, t: TeamRef| PlacedView {
+            place,
+            team: t,
+            points: format!("{place}.5{NASTY}"),
+        };
+        let evolution = |place: u32, last: Option<&str>| EvolutionPlacedView {
+            place,
+            team: team(NASTY, Some("team-2.html")),
+            share: format!("{NASTY} %"),
+            exemplars: "12.5".into(),
+            last: last.map(Into::into),
+        };
+        let started = IndexView {
+            frame: teams[0].frame.clone(),
+            seed: u64::MAX,
+            state: "running".into(),
+            started_at: Some(String::new()),
+            finished_at: None,
+            n_teams: 0,
+            throws: 10,
+            range: format!("1..6{NASTY}"),
+            k: 0,
+            final_ranking: vec![],
+            evolution_ranking: vec![],
+            evolution_labels: EvolutionLabels::default(),
+            evolution_unranked: vec![],
+            evolution_end: None,
+            rounds: vec![],
+            teams: vec![],
+        };
+        let finished = IndexView {
+            frame: teams[1].frame.clone(),
+            seed: 7,
+            state: format!("finished{NASTY}"),
+            started_at: Some(format!("2026-11-30 {NASTY}")),
+            finished_at: Some("2026-11-30 10:00".into()),
+            n_teams: 3,
+            throws: 10,
+            range: "1..6".into(),
+            k: 3,
+            final_ranking: vec![
+                placed(1, team(NASTY, Some("team-1.html"))),
+                placed(0, team("b", None)),
+            ],
+            evolution_ranking: vec![
+                evolution(1, Some(NASTY)),
+                evolution(2, None),
+                evolution(3, Some("")),
+            ],
+            evolution_labels: EvolutionLabels {
+                share: format!("Share{NASTY}"),
+                exemplars: "Exemplars".into(),
+                last: Some(format!("Last{NASTY}")),
+            },
+            evolution_unranked: vec![
+                team(NASTY, Some("team-1.html")),
+                team("x", Some("")),
+                team("y", None),
+            ],
+            evolution_end: Some(format!("Ended {NASTY}.")),
+            rounds: vec![
+                summary(1, false, true),
+                summary(2, true, false),
+                summary(3, true, true),
+            ],
+            teams: vec![
+                team(NASTY, Some("team-1.html")),
+                team("b", None),
+                team("c", Some("")),
+            ],
+        };
+        let mut no_cycle = finished.clone();
+        no_cycle.frame = teams[2].frame.clone();
+        no_cycle.evolution_labels.last = None;
+        no_cycle.evolution_unranked = vec![team("alone", None)];
+        no_cycle.evolution_end = None;
+        no_cycle.finished_at = Some(String::new());
+        let mut empty_label = no_cycle.clone();
+        empty_label.evolution_labels.last = Some(String::new());
+        empty_label.evolution_unranked = vec![];
+        vec![started, finished, no_cycle, empty_label]
+    }
+
+    /// The index written here is the template's (`index.hbs`, rendered by
+    /// handlebars) byte for byte, for views that take every branch.
+    #[test]
+    fn the_index_is_its_template() {
+        for (i, view) in index_views().iter().enumerate() {
+            let ours = index_html(view);
+            let theirs = render("index", view).unwrap();
+            assert!(
+                ours == theirs,
+                "view {i}\n--- ours\n{ours}\n--- template\n{theirs}"
+            );
+            for raw in ["<a href='x'>", "`=\"", "&amp;</a>"] {
+                assert!(!ours.contains(raw), "view {i}: {raw} raw");
+            }
         }
     }
 

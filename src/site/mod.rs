@@ -209,8 +209,8 @@ impl Kept {
                 .iter()
                 .map(|(name, (id, _))| {
                     let link = TeamRef {
-                        name: name.clone(),
-                        href: Some(team_page(*id)),
+                        name: name.as_str().into(),
+                        href: Some(team_page(*id).into()),
                     };
                     (name.clone(), link)
                 })
@@ -800,7 +800,7 @@ pub fn generate_from(
         },
     };
     if scope.overview() {
-        w.put("index.html", &render("index", &index)?)?;
+        w.put("index.html", &direct::index_html(&index))?;
     }
 
     // round-N.html
@@ -967,7 +967,12 @@ pub fn generate_from(
 
     // team-ID.html
     let scope_teams = scope.teams(res);
-    // Where each team plays: kept for finished groups, made for the others.
+    // Where each team plays: kept for finished groups, made for the
+    // others that have a member whose page this write writes. A running
+    // group without one (while playing, every group of the round but the
+    // one that finished) is looked up as the empty index: none of the
+    // pages written is in it. It was made anew at every group's write, a
+    // map of the field's names each time.
     let mut running = HashMap::new();
     for r in &res.rounds {
         for g in &r.groups {
@@ -976,12 +981,23 @@ pub fn generate_from(
                 if indexes.get(&key).is_none_or(|i| !i.fits(g)) {
                     indexes.insert(key, views::GroupIndex::of(g));
                 }
-            } else {
+            } else if scope_teams
+                .as_ref()
+                .is_none_or(|t| g.members.iter().any(|m| t.contains(m.as_str())))
+            {
                 running.insert(key, views::GroupIndex::of(g));
             }
         }
     }
-    let index_of = |r: u32, g: u32| running.get(&(r, g)).or_else(|| indexes.get(&(r, g)));
+    let no_page_written_in = views::GroupIndex::empty();
+    let index_of = |r: u32, g: u32| {
+        Some(
+            running
+                .get(&(r, g))
+                .or_else(|| indexes.get(&(r, g)))
+                .unwrap_or(&no_page_written_in),
+        )
+    };
     // The Evolution's ranking, made once for every team page.
     let evolution_of: HashMap<&str, &EvolutionPlacedView> = index
         .evolution_ranking

@@ -207,7 +207,7 @@ impl Facts<'_> {
         match self.links.get(name) {
             Some(link) => link.clone(),
             None => TeamRef {
-                name: name.to_string(),
+                name: name.into(),
                 href: None,
             },
         }

@@ -445,6 +445,69 @@ mod tests {
         assert_eq!(differ(&files(dir.path())), Vec::<String>::new());
     }
 
+    /// Every file of the whole site of a small field (three rounds, the
+    /// Evolution, failures, hostile names and descriptions), a digest
+    /// each, is its golden file's (`tests/data/snapshots/site/
+    /// whole-site.txt`), which was written by the site's code before the
+    /// index was written directly and a team's link shared by its rows
+    /// (branch `site-cost2`): the cuts of the site's CPU change no byte.
+    /// The site written while playing is this whole site's (the test
+    /// above).
+    #[test]
+    fn the_whole_site_of_a_small_field_is_its_golden_digests() {
+        use sha2::{Digest, Sha256};
+        let mut store = Store::open_in_memory().unwrap();
+        let tid = crate::engine::results::stand_in_tournament_of(
+            &mut store,
+            13,
+            (0..90).map(|t| {
+                (
+                    format!("team{t:03}{}", ["", " <b>&'\"", " ü —"][t % 3]),
+                    (t % 4 != 0).then(|| format!("Team {t}'s <strategy> & more\n")),
+                    (t % 2 == 0).then_some(t as u64),
+                )
+            }),
+        );
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic::new("crashed in throw 1 <&>")))
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut crate::engine::run::Quiet,
+        )
+        .unwrap();
+        // The index shows when the tournament started and finished: the
+        // same times in every run.
+        store
+            .conn()
+            .execute(
+                "UPDATE tournaments SET started_at = '2026-11-30 09:00:00', \
+                 finished_at = '2026-11-30 10:00:00' WHERE id = ?1",
+                [tid],
+            )
+            .unwrap();
+        let options = SiteOptions {
+            no_game_pages: true,
+            title: Some("The <b>organizer's</b> contest".into()),
+            ..SiteOptions::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        super::super::generate(&store, tid, dir.path(), &options).unwrap();
+        let mut listing = String::new();
+        for (name, bytes) in files(dir.path()) {
+            let digest: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            listing.push_str(&format!("{name} {} {digest}\n", bytes.len()));
+        }
+        assert!(listing.lines().count() > 90 + 3, "{listing}");
+        crate::testing::assert_golden("site", "whole-site.txt", &listing, "the whole site");
+    }
+
     /// Text a participant (or a careless organizer) controls reaches the
     /// pages escaped: every team page of a played contest with hostile
     /// names (beyond what registration accepts: an older database's, or

@@ -13,7 +13,7 @@
 //! **Invariant:** every value from the store reaches a page through an
 //! escaping `{{ }}`; only plot SVG uses `{{{ }}}`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use handlebars::Handlebars;
 use serde::Serialize;
@@ -158,11 +158,74 @@ pub fn render<T: Serialize>(name: &str, view: &T) -> Result<String, handlebars::
     registry().render(name, view)
 }
 
-/// A team, linked to its page when it has one.
+/// A team, linked to its page when it has one. Cloned by two counts, not
+/// two copies: a team page's rows name their opponents from the links
+/// made once per tournament.
 #[derive(Debug, Clone, Serialize, PartialEq, Hash)]
 pub struct TeamRef {
-    pub name: String,
-    pub href: Option<String>,
+    pub name: Shared,
+    pub href: Option<Shared>,
+}
+
+/// A text shared by every view that shows it (a team's name, its page's
+/// file name): a clone counts a reference, copies nothing. Written, hashed
+/// and compared as its text.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Shared(Arc<str>);
+
+impl Shared {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Shared {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Shared {
+    fn from(text: &str) -> Self {
+        Shared(Arc::from(text))
+    }
+}
+
+impl From<String> for Shared {
+    fn from(text: String) -> Self {
+        Shared(Arc::from(text))
+    }
+}
+
+impl PartialEq<str> for Shared {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Shared {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Display for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
 }
 
 /// What every page has: its title and the site's navigation.
@@ -329,7 +392,7 @@ pub struct TeamGameRow {
     pub opponent: TeamRef,
     pub own: u64,
     pub theirs: u64,
-    pub status: String,
+    pub status: &'static str,
     /// What happened to the game, in the words of the mails ("failed:
     /// crasher (throw 6: crashed); replay cancelled (disqualification)").
     pub label: String,
@@ -441,7 +504,7 @@ mod tests {
                 opponent: nasty.clone(),
                 own: 1,
                 theirs: 2,
-                status: "counted".into(),
+                status: "counted",
                 label: "counted".into(),
                 href: None,
             }],

@@ -180,6 +180,14 @@ impl GroupIndex {
         }
     }
 
+    /// The index of a group none of the teams looked up is in.
+    pub(super) fn empty() -> Self {
+        GroupIndex {
+            games: 0,
+            of: HashMap::new(),
+        }
+    }
+
     /// Whether the index was made from `g` as it is (its members and
     /// games, as far as their number tells: a finished group's do not
     /// change).
@@ -219,7 +227,8 @@ pub(super) fn team_view<'i>(
         .unwrap_or((None, None));
     let mut placings = Vec::new();
     let mut games = Vec::new();
-    let mut opponents: BTreeMap<String, (usize, u64, u64)> = BTreeMap::new();
+    // By the opponent's name (borrowed from the results: no copy a game).
+    let mut opponents: BTreeMap<&str, (usize, u64, u64)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut pages_note = None;
     let mut disqualified = None;
@@ -276,12 +285,12 @@ pub(super) fn team_view<'i>(
                     opponent: facts.team(&x.players[other]),
                     own: x.points[side],
                     theirs: x.points[other],
-                    status: x.status.to_string(),
+                    status: x.status.as_str(),
                     label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
                     href: href.clone(),
                 });
                 if x.counted() {
-                    let e = opponents.entry(x.players[other].to_string()).or_default();
+                    let e = opponents.entry(&x.players[other]).or_default();
                     e.0 += 1;
                     e.1 += x.points[side];
                     e.2 += x.points[other];
@@ -313,7 +322,7 @@ pub(super) fn team_view<'i>(
         opponents: opponents
             .into_iter()
             .map(|(o, (n, own, theirs))| OpponentRow {
-                opponent: facts.team(&o),
+                opponent: facts.team(o),
                 games: n,
                 own,
                 theirs,
