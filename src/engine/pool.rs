@@ -63,6 +63,12 @@ pub trait Runner {
     fn try_next_done(&self) -> Option<Done> {
         None
     }
+    /// A finished game if one comes within `wait`; `None` if none came
+    /// (or the runner stopped: [`Runner::next_done`] says which). The
+    /// default does not wait: [`Runner::try_next_done`].
+    fn next_done_within(&self, _wait: Duration) -> Option<Done> {
+        self.try_next_done()
+    }
 }
 
 /// What a worker reports for a job.
@@ -205,6 +211,10 @@ impl Runner for Pool {
 
     fn try_next_done(&self) -> Option<Done> {
         self.done.try_recv().ok()
+    }
+
+    fn next_done_within(&self, wait: Duration) -> Option<Done> {
+        self.done.recv_timeout(wait).ok()
     }
 }
 

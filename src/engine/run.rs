@@ -1,6 +1,7 @@
 //! Runs a tournament to its end: round after round of groups, every game
-//! committed to the store as it finishes (the games that finished together
-//! in one transaction), then the Knobeln Evolution.
+//! committed to the store soon after it finishes (up to 64 games or 20 ms
+//! of them in one transaction, always before their group's end and before
+//! the observers hear of them), then the Knobeln Evolution.
 //!
 //! Resuming is the normal path: every step first looks in the store. A round
 //! that exists keeps its groups; a group's schedule is rebuilt by replaying
@@ -47,6 +48,9 @@ pub enum Event {
         group: u32,
         members: Vec<TeamId>,
     },
+    /// A game of the round is stored: told once it is committed (with the
+    /// games stored with it, so possibly after a later group's start),
+    /// `done` of `total` the round's games applied when it finished.
     GameFinished {
         round: u32,
         done: usize,
@@ -399,8 +403,10 @@ fn play_round(
     let mut announced_done = vec![false; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let mut in_flight = 0usize;
-    // The finished games stored together (one vector for the round).
-    let mut batch: Vec<Done> = Vec::with_capacity(DONE_BATCH);
+    // The finished games applied to their schedules, not yet stored (one
+    // vector for the round): stored together, up to [`DONE_BATCH`] or
+    // [`UNSTORED_WAIT`] after the first, and always before a group's end.
+    let mut unstored = Unstored::default();
     // The round's games applied and scheduled, kept up to date game by game
     // (not summed over every group at every game).
     let mut progress = schedules.iter().fold((0, 0), |(d, t), s| {
@@ -449,6 +455,8 @@ fn play_round(
         }
         for (g, sched) in schedules.iter().enumerate() {
             if sched.is_finished() && !announced_done[g] {
+                // The group's games are committed before its end is.
+                unstored.store(store, tournament, round, observer)?;
                 announced_done[g] = true;
                 loaded[g] = HashMap::new();
                 let group = g as u32 + 1;
@@ -464,6 +472,7 @@ fn play_round(
             break;
         }
         if in_flight == 0 && stop_requested() {
+            unstored.store(store, tournament, round, observer)?;
             return Err(EngineError::Stopped);
         }
         if in_flight == 0 {
@@ -471,89 +480,130 @@ fn play_round(
                 "round {round}: the schedule has nothing to run but is not finished"
             )));
         }
-        let first = pool
-            .next_done()
-            .ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?;
-        // What else has finished meanwhile is stored in the same transaction
-        // (a game of modules takes a fraction of a millisecond: one commit
-        // per game would be much of the engine's own work).
-        batch.push(first);
-        while batch.len() < DONE_BATCH {
-            match pool.try_next_done() {
-                Some(d) => batch.push(d),
-                None => break,
+        // Games finished already are kept until more arrive (at most
+        // [`UNSTORED_WAIT`]): one commit for many games, not one per game
+        // that finishes while the server's thread is idle.
+        let waited = match unstored.since {
+            Some(since) => pool.next_done_within(UNSTORED_WAIT.saturating_sub(since.elapsed())),
+            None => None,
+        };
+        let first = match waited {
+            Some(d) => d,
+            None => {
+                unstored.store(store, tournament, round, observer)?;
+                pool.next_done()
+                    .ok_or_else(|| EngineError::Invalid("the referee pool stopped".into()))?
             }
-        }
-        // A game of an earlier round was cancelled there while it was being
-        // played (its round ended without it): nothing to do.
-        batch.retain(|d| d.game.key.round == round);
-        {
-            let tx = store
-                .conn()
-                .unchecked_transaction()
-                .map_err(crate::store::StoreError::from)?;
-            // The games that finished together carry one time, read once.
-            let finished_at = crate::store::game_time(clock.now());
-            for d in &batch {
-                if let Ok(record) = &d.result {
-                    store.insert_game_at(tournament, &d.game, record, finished_at)?;
+        };
+        // The games that finished together carry one time, read once.
+        let finished_at = crate::store::game_time(clock.now());
+        let mut next = Some(first);
+        while let Some(d) = next.take() {
+            // A game of an earlier round was cancelled there while it was
+            // being played (its round ended without it): nothing to do.
+            if d.game.key.round == round {
+                in_flight -= 1;
+                let recorded =
+                    record_in_schedule(&d, round, &mut schedules, &mut progress, &mut infra_tries);
+                match recorded {
+                    Ok(Recorded::Game) => unstored.keep(d, finished_at, progress),
+                    Ok(Recorded::Requeued) => {}
+                    Err(e) => {
+                        // The games applied before this one are kept.
+                        unstored.store(store, tournament, round, observer)?;
+                        return Err(e);
+                    }
                 }
             }
-            tx.commit().map_err(crate::store::StoreError::from)?;
-        }
-        for d in batch.drain(..) {
-            in_flight -= 1;
-            record_done(
-                d,
-                round,
-                &mut schedules,
-                &mut progress,
-                &mut infra_tries,
-                store,
-                observer,
-            )?;
+            if unstored.games.len() >= DONE_BATCH {
+                unstored.store(store, tournament, round, observer)?;
+                break;
+            }
+            next = pool.try_next_done();
         }
     }
+    unstored.store(store, tournament, round, observer)?;
     Ok(schedules)
 }
 
 /// The most finished games stored in one transaction.
 const DONE_BATCH: usize = 64;
 
-/// Applies one finished game (stored already, if it was played) to its
-/// group's schedule and tells the observer, or counts an infrastructure
-/// fault and queues the game again. `progress` (the round's games applied
-/// and scheduled) follows the group's change.
-fn record_done(
-    d: Done,
+/// How long a finished game may wait to be stored with the games that
+/// finish after it. A `kill -9` loses at most these games (and at most
+/// [`DONE_BATCH`]): they are played again when the run resumes, to the
+/// same outcome (a game depends on its seed and programs only).
+const UNSTORED_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The round's finished games applied to their schedules but not yet
+/// stored, with the progress each brought (told to the observer once they
+/// are committed: an observer reads only what is committed).
+#[derive(Default)]
+struct Unstored {
+    /// Each game, the time it was received ([`crate::store::game_time`])
+    /// and the round's games applied and scheduled after it.
+    games: Vec<(Done, i64, (usize, usize))>,
+    /// When the first of them was received.
+    since: Option<std::time::Instant>,
+}
+
+impl Unstored {
+    fn keep(&mut self, d: Done, finished_at: i64, progress: (usize, usize)) {
+        self.since.get_or_insert_with(std::time::Instant::now);
+        self.games.push((d, finished_at, progress));
+    }
+
+    /// Stores the games kept in one transaction, then tells the observer
+    /// of each (in the order they were received).
+    fn store(
+        &mut self,
+        store: &Store,
+        tournament: i64,
+        round: u32,
+        observer: &mut dyn Observer,
+    ) -> Result<(), EngineError> {
+        self.since = None;
+        if self.games.is_empty() {
+            return Ok(());
+        }
+        let tx = store
+            .conn()
+            .unchecked_transaction()
+            .map_err(crate::store::StoreError::from)?;
+        for (d, finished_at, _) in &self.games {
+            if let Ok(record) = &d.result {
+                store.insert_game_at(tournament, &d.game, record, *finished_at)?;
+            }
+        }
+        tx.commit().map_err(crate::store::StoreError::from)?;
+        for (_, _, (done, total)) in self.games.drain(..) {
+            observer
+                .event(store, &Event::GameFinished { round, done, total })
+                .map_err(EngineError::Observer)?;
+        }
+        Ok(())
+    }
+}
+
+/// Applies one finished game of the round to its group's schedule, or
+/// counts an infrastructure fault and queues the game again. `progress`
+/// (the round's games applied and scheduled) follows the group's change.
+fn record_in_schedule(
+    d: &Done,
     round: u32,
     schedules: &mut [GroupSchedule],
     progress: &mut (usize, usize),
     infra_tries: &mut BTreeMap<(u32, u32), u32>,
-    store: &Store,
-    observer: &mut dyn Observer,
-) -> Result<(), EngineError> {
+) -> Result<Recorded, EngineError> {
     let g = (d.game.key.group - 1) as usize;
     let before = schedules[g].progress();
-    let result = record_in_schedule(d, round, &mut schedules[g], infra_tries);
+    let result = record_in_group(d, round, &mut schedules[g], infra_tries);
     let after = schedules[g].progress();
     *progress = (
         progress.0 + after.0 - before.0,
         progress.1 + after.1 - before.1,
     );
-    if result? == Recorded::Game {
-        observer
-            .event(
-                store,
-                &Event::GameFinished {
-                    round,
-                    done: progress.0,
-                    total: progress.1,
-                },
-            )
-            .map_err(EngineError::Observer)?;
-    }
-    Ok(())
+    result
 }
 
 /// What [`record_in_schedule`] did with a finished game.
@@ -565,16 +615,16 @@ enum Recorded {
     Requeued,
 }
 
-/// [`record_done`]'s change to the group's schedule.
-fn record_in_schedule(
-    d: Done,
+/// [`record_in_schedule`]'s change to the group's schedule.
+fn record_in_group(
+    d: &Done,
     round: u32,
     sched: &mut GroupSchedule,
     infra_tries: &mut BTreeMap<(u32, u32), u32>,
 ) -> Result<Recorded, EngineError> {
-    match d.result {
+    match &d.result {
         Ok(record) => {
-            sched.record(d.game.key, outcome_of(&record))?;
+            sched.record(d.game.key, outcome_of(record))?;
             Ok(Recorded::Game)
         }
         Err(error) => {
@@ -589,7 +639,7 @@ fn record_in_schedule(
                         d.game.key.group, d.game.key.slot
                     ),
                     attempts: *tries,
-                    error,
+                    error: error.clone(),
                 });
             }
             sched.requeue(d.game.key)?;
@@ -697,5 +747,171 @@ mod tests {
             lines[0].contains("INFO") && lines[0].ends_with("round 1, group 2 started: 3 members")
         );
         assert!(lines[1].ends_with("round 1, group 2 finished"), "{text}");
+    }
+
+    /// Answers as [`crate::engine::synthetic::Synthetic`] does, but a
+    /// game is never there already: each comes while the engine waits
+    /// ([`Runner::next_done_within`]), one at a time, as real games finish
+    /// while the server's thread is idle.
+    struct OneAtATime(crate::engine::synthetic::Synthetic);
+
+    impl Runner for OneAtATime {
+        fn capacity(&self) -> usize {
+            self.0.capacity()
+        }
+        fn submit(&self, job: Job) {
+            self.0.submit(job)
+        }
+        fn next_done(&self) -> Option<Done> {
+            self.0.next_done()
+        }
+        fn next_done_within(&self, _wait: std::time::Duration) -> Option<Done> {
+            self.0.next_done()
+        }
+    }
+
+    fn one_at_a_time(_: &RefereeConfig) -> Result<Box<dyn Runner>, EngineError> {
+        Ok(Box::new(OneAtATime(
+            crate::engine::synthetic::Synthetic::new("crashed in throw 1"),
+        )))
+    }
+
+    /// At each event, what another connection (another process) sees
+    /// committed: the games stored.
+    struct Committed {
+        other: rusqlite::Connection,
+        /// The committed games at each `GameFinished`, in order.
+        at_games: Vec<i64>,
+        /// Stops the run at this group's start (round 1), as a kill would.
+        fail_at_group: Option<u32>,
+    }
+
+    impl Observer for Committed {
+        fn event(&mut self, _store: &Store, event: &Event) -> Result<(), String> {
+            match event {
+                Event::GameFinished { .. } => {
+                    let n: i64 = self
+                        .other
+                        .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))
+                        .unwrap();
+                    self.at_games.push(n);
+                }
+                Event::GroupStarted {
+                    round: 1, group, ..
+                } if Some(*group) == self.fail_at_group => {
+                    return Err(format!("stopped at group {group}'s start"));
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    fn committed(db: &std::path::Path, fail_at_group: Option<u32>) -> Committed {
+        Committed {
+            other: rusqlite::Connection::open(db).unwrap(),
+            at_games: Vec::new(),
+            fail_at_group,
+        }
+    }
+
+    /// The games as stored: key, attempt, players, points, seed.
+    fn stored_games(db: &std::path::Path) -> Vec<[i64; 9]> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT round, grp, slot, attempt, player_p, player_q, points_p, points_q, seed
+                 FROM games ORDER BY round, grp, slot",
+            )
+            .unwrap();
+        stmt.query_map([], |r| {
+            let mut row = [0i64; 9];
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = r.get(i)?;
+            }
+            Ok(row)
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    }
+
+    /// Games that finish one at a time while the engine waits are stored
+    /// [`DONE_BATCH`] to a commit (or fewer at a group's end), not one
+    /// each; and every game is committed before the observer hears of it.
+    /// Failed before the games were kept: one commit per game.
+    #[test]
+    fn games_finishing_one_at_a_time_are_committed_together_before_their_events() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("k.db");
+        let mut store = Store::open(&db).unwrap();
+        let tid = crate::engine::results::stand_in_tournament(&mut store, 7, 50);
+        let mut seen = committed(&db, None);
+        run_tournament_with(
+            &mut store,
+            tid,
+            &one_at_a_time,
+            &crate::engine::SystemClock,
+            &mut seen,
+        )
+        .unwrap();
+        let games = seen.at_games.len();
+        let groups: i64 = store
+            .conn()
+            .query_row("SELECT COUNT(*) FROM groups", [], |r| r.get(0))
+            .unwrap();
+        assert!(games > 4 * DONE_BATCH, "{games} games");
+        for (k, &n) in seen.at_games.iter().enumerate() {
+            assert!(
+                n as usize > k,
+                "game {} announced before it was committed",
+                k + 1
+            );
+        }
+        let mut commits = seen.at_games.clone();
+        commits.dedup();
+        assert!(
+            commits.len() <= games / DONE_BATCH + groups as usize,
+            "{} commits for {games} games in {groups} groups",
+            commits.len()
+        );
+    }
+
+    /// A run stopped while games that finished were not yet stored (at a
+    /// group's start, where an observer may fail as a kill would end the
+    /// process) resumes to the very games of a run never stopped, each
+    /// stored once.
+    #[test]
+    fn a_run_stopped_with_games_unstored_resumes_to_the_same_games() {
+        let tmp = tempfile::tempdir().unwrap();
+        let play = |name: &str, fail_at_group: Option<u32>| {
+            let db = tmp.path().join(name);
+            let mut store = Store::open(&db).unwrap();
+            let tid = crate::engine::results::stand_in_tournament(&mut store, 7, 130);
+            let mut seen = committed(&db, fail_at_group);
+            let run = run_tournament_with(
+                &mut store,
+                tid,
+                &one_at_a_time,
+                &crate::engine::SystemClock,
+                &mut seen,
+            );
+            (db, store, tid, run)
+        };
+        let (reference, ..) = play("ref.db", None);
+        let (db, mut store, tid, run) = play("stopped.db", Some(3));
+        assert!(run.is_err(), "the observer stopped the run");
+        let before = stored_games(&db).len();
+        assert!(before > 0, "games of groups 1 and 2 were stored");
+        let mut seen = committed(&db, None);
+        run_tournament_with(
+            &mut store,
+            tid,
+            &one_at_a_time,
+            &crate::engine::SystemClock,
+            &mut seen,
+        )
+        .unwrap();
+        assert_eq!(stored_games(&db), stored_games(&reference));
     }
 }

@@ -659,11 +659,12 @@ impl Store {
     }
 
     pub fn version_binary(&self, id: VersionId) -> Result<Vec<u8>> {
-        let b: Option<Vec<u8>> = self.conn.query_row(
-            "SELECT binary FROM strategy_versions WHERE id = ?1",
-            [id.0],
-            |r| r.get(0),
-        )?;
+        // Prepared once per connection: read for every member of every
+        // group that starts.
+        let b: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT binary FROM strategy_versions WHERE id = ?1")?
+            .query_row([id.0], |r| r.get(0))?;
         b.ok_or_else(|| StoreError::Corrupt(format!("version {} has no binary", id.0)))
     }
 

@@ -748,6 +748,33 @@ fn encoding_throws_in_one_step_writes_the_same_bytes() {
     }
     assert_eq!(encode_throws(&throws), reference(&throws));
     assert_eq!(decode_throws(&encode_throws(&throws), 1).unwrap(), throws);
+    // A game's usual throws (small steps, written in blocks) with a large
+    // difference now and then, at every place in a block and across two;
+    // every length, so the last block is cut anywhere.
+    let mut game = Vec::new();
+    let mut at = [1i64, 1];
+    for i in 0..1000i64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let step = [(x % 128) as i64 - 64, ((x >> 8) % 127) as i64 - 63];
+        at = if i % 37 == 36 || i % 53 == 0 {
+            [at[0] + 5000, at[1] - 64]
+        } else {
+            [at[0] + step[0], at[1] + step[1]]
+        };
+        game.push(at);
+    }
+    for n in (0..game.len()).step_by(7).chain([game.len()]) {
+        assert_eq!(
+            encode_throws(&game[..n]),
+            reference(&game[..n]),
+            "{n} throws"
+        );
+    }
+    assert_eq!(decode_throws(&encode_throws(&game), 1).unwrap(), game);
+    let small: Vec<[i64; 2]> = (0..1000).map(|i| [i % 64 - 32, 63 - i % 64]).collect();
+    assert_eq!(encode_throws(&small), reference(&small));
 }
 
 thread_local! {

@@ -99,10 +99,43 @@ impl RecentThrows {
 /// varint. Series climb in small steps, so most throws take one or two bytes.
 ///
 /// The server's thread encodes every game it stores (for the digest), so
-/// the usual throw, both differences of one byte, is written in one step.
+/// the usual case is written in blocks: [`BLOCK`] throws whose differences
+/// all take one byte go out as one copy of `2 × BLOCK` bytes (differences
+/// of neighbouring throws, which the compiler computes side by side); a
+/// block with a larger difference is written throw by throw, as varints.
 pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(throws.len() * 3);
+    let mut out = Vec::with_capacity(throws.len() * 2 + 16);
     let mut prev = [0i64; 2];
+    let mut blocks = throws.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        let mut bytes = [0u8; 2 * BLOCK];
+        let mut all = 0u64;
+        for i in 0..BLOCK {
+            let before = if i == 0 { prev } else { block[i - 1] };
+            let zp = zigzag(block[i][0].wrapping_sub(before[0]));
+            let zq = zigzag(block[i][1].wrapping_sub(before[1]));
+            all |= zp | zq;
+            bytes[2 * i] = zp as u8;
+            bytes[2 * i + 1] = zq as u8;
+        }
+        if all < 0x80 {
+            out.extend_from_slice(&bytes);
+        } else {
+            encode_one_by_one(&mut out, prev, block);
+        }
+        prev = block[BLOCK - 1];
+    }
+    encode_one_by_one(&mut out, prev, blocks.remainder());
+    out
+}
+
+/// The throws [`encode_throws`] takes together when their differences
+/// are small.
+const BLOCK: usize = 16;
+
+/// [`encode_throws`] throw by throw, from `prev` (the throw before
+/// `throws`), appended to `out`.
+fn encode_one_by_one(out: &mut Vec<u8>, mut prev: [i64; 2], throws: &[[i64; 2]]) {
     for &[p, q] in throws {
         let zp = zigzag(p.wrapping_sub(prev[0]));
         let zq = zigzag(q.wrapping_sub(prev[1]));
@@ -110,11 +143,10 @@ pub fn encode_throws(throws: &[[i64; 2]]) -> Vec<u8> {
         if (zp | zq) < 0x80 {
             out.extend_from_slice(&[zp as u8, zq as u8]);
         } else {
-            put_varint(&mut out, zp);
-            put_varint(&mut out, zq);
+            put_varint(out, zp);
+            put_varint(out, zq);
         }
     }
-    out
 }
 
 /// A signed number as an unsigned one for [`put_varint`], small either

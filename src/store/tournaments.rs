@@ -209,11 +209,13 @@ impl Store {
     }
 
     pub fn group_finished(&self, tournament: i64, round: u32, group: u32) -> Result<bool> {
-        let f: Option<String> = self.conn.query_row(
-            "SELECT finished_at FROM groups WHERE tournament_id = ?1 AND round = ?2 AND number = ?3",
-            params![tournament, round, group],
-            |r| r.get(0),
-        )?;
+        // Prepared once per connection: asked at every group's end.
+        let f: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT finished_at FROM groups WHERE tournament_id = ?1 AND round = ?2 AND number = ?3",
+            )?
+            .query_row(params![tournament, round, group], |r| r.get(0))?;
         Ok(f.is_some())
     }
 
