@@ -189,13 +189,25 @@ pub(crate) fn filled_contest(
     n_bots: usize,
     repetitions: Option<u32>,
 ) -> Result<(ScriptedContest, Fill), BenchError> {
+    fill_started(ScriptedContest::start(
+        d,
+        n_bots,
+        repetitions,
+        ContestState::Finished,
+    )?)
+}
+
+/// [`filled_contest`] of a contest started already (its config changed
+/// as a test needs: the games keep their transcripts as it says).
+pub(crate) fn fill_started(s: ScriptedContest) -> Result<(ScriptedContest, Fill), BenchError> {
     let ScriptedContest {
         seam,
         players,
         config,
         store,
         tmp,
-    } = ScriptedContest::start(d, n_bots, repetitions, ContestState::Finished)?;
+    } = s;
+    let d = config.contest.discipline;
     let c = contest(store.conn(), d)?.ok_or("no contest")?;
     // A throwaway store need not wait for the disk (each planned batch is
     // one transaction, below).

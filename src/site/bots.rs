@@ -70,6 +70,11 @@ pub struct BotSiteSummary {
     pub n_games: u64,
     /// Games with a page of their own (a kept transcript).
     pub n_game_pages: u64,
+    /// Kept games without a page: their pairing's share of `[site]
+    /// game_page_bytes` was full ([`pairing_share`]).
+    pub n_game_pages_cut: u64,
+    /// Each pairing's share of `[site] game_page_bytes`, in bytes of blocks.
+    pub pairing_share: u64,
     pub n_pairings: u64,
     pub n_bots: u64,
 }
@@ -156,6 +161,58 @@ pub const FULL_DOWNLOAD_BYTES: usize = 256 * 1024;
 /// always there).
 const FAILURES_LISTED: usize = 50;
 
+/// A pairing's share of the game-page budget `budget` (`[site]
+/// game_page_bytes`, counted in 4 KiB blocks as
+/// [`on_disk`](super::model::on_disk)): the budget shared evenly by the
+/// `n_pairings` pairings that kept a game. Which games keep their moves is
+/// fixed before play (the first `transcripts_per_pairing` of each
+/// pairing), so the share depends on the stored games alone, never on the
+/// order they finished in.
+pub fn pairing_share(budget: u64, n_pairings: u64) -> u64 {
+    budget / n_pairings.max(1)
+}
+
+/// Whether a game of a pairing page has a page of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GamePage {
+    /// Written: its row links to it.
+    Written,
+    /// No kept transcript: no page was ever meant.
+    NotKept,
+    /// Kept, but its pairing's share of the budget was full.
+    CutByBudget,
+}
+
+/// A pairing's use of its share while its games are written in order: a
+/// page is written while its blocks fit; the first that does not ends the
+/// pairing's pages (its cut).
+#[derive(Debug, Default)]
+struct PairingBudget {
+    used: u64,
+    kept: u32,
+    /// The first game without a page, by its name (slug).
+    cut: Option<String>,
+}
+
+/// Why the games of a pairing from `first` on have no page, in words (the
+/// pairing page says it under its games).
+fn budget_words(first: &str, kept: u32, share: u64, budget: u64, n_pairings: u64) -> String {
+    use super::model::size_text;
+    let after = match kept {
+        0 => "before its first page".to_string(),
+        1 => "after 1 page".to_string(),
+        n => format!("after {n} pages"),
+    };
+    format!(
+        "Games from {first} on have no page of their own: the game pages of this contest \
+         may take {} on disk (the budget the organizer set), shared evenly by its {n_pairings} \
+         pairings with kept games, and the share of this pairing ({}) was full {after}. \
+         Their results stand as shown.",
+        size_text(budget),
+        size_text(share),
+    )
+}
+
 /// Writes the site into `dir` (created): see the module's description.
 pub fn write(
     dir: &Path,
@@ -178,32 +235,64 @@ pub fn write(
         .ok_or_else(|| BotSiteError::Contest(BotContestError::NoBots("KNOBELN")))?;
     let mut tally = Tally::new(seam);
     let mut fails: BTreeMap<TeamId, Vec<FailureNote>> = BTreeMap::new();
-    let mut current: Option<(String, Streamed)> = None;
+    let budget = config.site.game_page_bytes;
+    let n_kept_pairings = crate::store::bots::pairings_with_kept_games(store, c, config)?;
+    let share = pairing_share(budget, n_kept_pairings);
+    summary.pairing_share = share;
+    let finish = |s: Streamed, b: &PairingBudget| {
+        let words = b
+            .cut
+            .as_deref()
+            .map(|first| budget_words(first, b.kept, share, budget, n_kept_pairings));
+        finish_pairing(s, words.as_deref())
+    };
+    let mut current: Option<(String, Streamed, PairingBudget)> = None;
     for_each_game(store, c, config, |g: StoredGame| {
         let io = |e: std::io::Error| BotContestError::Corrupt(format!("writing the site: {e}"));
         summary.n_games += 1;
         if current
             .as_ref()
-            .map(|(p, _)| p != &g.pairing)
+            .map(|(p, _, _)| p != &g.pairing)
             .unwrap_or(true)
         {
-            if let Some((_, s)) = current.take() {
-                finish_pairing(s).map_err(io)?;
+            if let Some((_, s, b)) = current.take() {
+                finish(s, &b).map_err(io)?;
             }
             summary.n_pairings += 1;
             let s = start_pairing(dir, c, &g, &name_of).map_err(io)?;
-            current = Some((g.pairing.clone(), s));
+            current = Some((g.pairing.clone(), s, PairingBudget::default()));
         }
         let seat_names: Vec<String> = g.seats.iter().map(&name_of).collect();
         let anchor = g.slug();
-        let page = if g.moves.is_some() {
-            write_game(dir, c, &g, &seat_names).map_err(io)?;
-            summary.n_game_pages += 1;
-            true
-        } else {
-            false
+        let (_, s, b) = current.as_mut().expect("a pairing page");
+        // A kept game's page is written while its files fit the pairing's
+        // share; from the first that does not, the pairing's games have
+        // none (a page an earlier write left is removed: no link to it).
+        let page = match &g.moves {
+            None => GamePage::NotKept,
+            Some(_) => {
+                let files = b
+                    .cut
+                    .is_none()
+                    .then(|| render_game(c, &g, &seat_names))
+                    .filter(|f| b.used + f.on_disk() <= share);
+                match files {
+                    Some(files) => {
+                        b.used += files.on_disk();
+                        b.kept += 1;
+                        files.write(dir).map_err(io)?;
+                        summary.n_game_pages += 1;
+                        GamePage::Written
+                    }
+                    None => {
+                        b.cut.get_or_insert_with(|| anchor.clone());
+                        remove_game_files(dir, &anchor);
+                        summary.n_game_pages_cut += 1;
+                        GamePage::CutByBudget
+                    }
+                }
+            }
         };
-        let (_, s) = current.as_mut().expect("a pairing page");
         pairing_row(&mut s.out, &g, &seat_names, page).map_err(io)?;
         tally.add(&g, &name_of);
         for f in &g.played.failures {
@@ -221,8 +310,8 @@ pub fn write(
         }
         Ok(())
     })?;
-    if let Some((_, s)) = current.take() {
-        finish_pairing(s)?;
+    if let Some((_, s, b)) = current.take() {
+        finish(s, &b)?;
     }
     // The bots' pages.
     let (headers, table) = table_rows(results);
@@ -281,8 +370,14 @@ fn start_pairing(
     Ok(s)
 }
 
-fn finish_pairing(mut s: Streamed) -> std::io::Result<()> {
-    write!(s.out, "</table>\n{PAGE_END}")?;
+/// Ends a pairing page: its table, and `budget_words` (why its games from
+/// the cut on have no page) where the budget cut it.
+fn finish_pairing(mut s: Streamed, budget_words: Option<&str>) -> std::io::Result<()> {
+    write!(s.out, "</table>\n")?;
+    if let Some(words) = budget_words {
+        writeln!(s.out, "<p id=\"budget\">{}</p>", escape(words))?;
+    }
+    write!(s.out, "{PAGE_END}")?;
     s.finish()
 }
 
@@ -290,11 +385,16 @@ fn pairing_row(
     out: &mut impl Write,
     g: &StoredGame,
     names: &[String],
-    page: bool,
+    page: GamePage,
 ) -> std::io::Result<()> {
     let slug = g.slug();
-    let game = if page {
+    let game = if page == GamePage::Written {
         format!("<a href=\"../game/{slug}.html\">{slug}</a>")
+    } else if page == GamePage::CutByBudget {
+        format!(
+            "{} (no page)<br><small><a href=\"#budget\">the game pages' budget</a></small>",
+            escape(&slug)
+        )
     } else {
         match &g.moves_not_kept {
             // Why a game that keeps its transcript has none: whose lines.
@@ -330,8 +430,36 @@ fn pairing_row(
     )
 }
 
-/// A kept game's page and its transcript file.
-fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> std::io::Result<()> {
+/// A kept game's files, rendered and not yet written: its page and its
+/// transcript's download (full or moves form), by their names in `game/`.
+struct GameFiles {
+    page: (String, String),
+    download: (String, String),
+}
+
+impl GameFiles {
+    /// The bytes of disk the two files take, in whole 4 KiB blocks.
+    fn on_disk(&self) -> u64 {
+        super::model::on_disk(self.page.1.len()) + super::model::on_disk(self.download.1.len())
+    }
+
+    fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let game = dir.join("game");
+        write_file(&game.join(&self.download.0), self.download.1.as_bytes())?;
+        write_file(&game.join(&self.page.0), self.page.1.as_bytes())
+    }
+}
+
+/// Removes what an earlier write may have left of the game `slug`'s files
+/// (its page is cut now: nothing links to them).
+fn remove_game_files(dir: &Path, slug: &str) {
+    for ext in ["html", "txt", "moves.txt"] {
+        let _ = std::fs::remove_file(dir.join(format!("game/{slug}.{ext}")));
+    }
+}
+
+/// A kept game's page and its transcript file, rendered.
+fn render_game(c: &BotContest, g: &StoredGame, names: &[String]) -> GameFiles {
     let slug = g.slug();
     let transcript = g.transcript().unwrap_or_default();
     let failures: Vec<String> = g.played.failures.iter().map(|f| f.reason.clone()).collect();
@@ -342,17 +470,12 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
         <= FULL_DOWNLOAD_BYTES)
         .then(|| full_text(&g.setup, &g.subject, names, &transcript, &failures))
         .filter(|text| text.len() <= FULL_DOWNLOAD_BYTES);
-    let (download, full) = if let Some(text) = text {
-        write_file(&dir.join(format!("game/{slug}.txt")), text.as_bytes())?;
-        (format!("{slug}.txt"), true)
+    let (download, full, download_text) = if let Some(text) = text {
+        (format!("{slug}.txt"), true, text)
     } else {
         let moves = g.moves.as_ref().expect("a kept game has moves");
         let short = crate::discipline::transcript::moves_text(&g.setup, &g.subject, names, moves);
-        write_file(
-            &dir.join(format!("game/{slug}.moves.txt")),
-            short.as_bytes(),
-        )?;
-        (format!("{slug}.moves.txt"), false)
+        (format!("{slug}.moves.txt"), false, short)
     };
     let title = format!(
         "{}: {}",
@@ -435,7 +558,10 @@ fn write_game(dir: &Path, c: &BotContest, g: &StoredGame, names: &[String]) -> s
         &g.played.stderr,
     ));
     h.push_str(PAGE_END);
-    write_file(&dir.join(format!("game/{slug}.html")), h.as_bytes())
+    GameFiles {
+        page: (format!("{slug}.html"), h),
+        download: (download, download_text),
+    }
 }
 
 /// `s` with its first letter in capitals (a heading).

@@ -131,7 +131,7 @@ pub(super) const TEAM_PAGES_NOTE: &str = "Games without a link have no page of t
      before them (the page of its round says where). Their results stand as shown.";
 
 /// A size in words: bytes, KiB or MiB.
-fn size_text(bytes: u64) -> String {
+pub(crate) fn size_text(bytes: u64) -> String {
     if bytes >= 1 << 20 {
         format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
     } else if bytes >= 1 << 10 {

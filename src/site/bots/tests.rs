@@ -96,9 +96,9 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("game")).unwrap();
     let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
-    write_game(dir.path(), &c, &g, &names).unwrap();
+    render_game(&c, &g, &names).write(dir.path()).unwrap();
     let mut row = Vec::new();
-    pairing_row(&mut row, &g, &names, true).unwrap();
+    pairing_row(&mut row, &g, &names, GamePage::Written).unwrap();
     let page = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
     for html in [page.as_str(), std::str::from_utf8(&row).unwrap()] {
         // The replay's data and script are the only scripts (issue 36).
@@ -113,7 +113,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
     // Issue 36: a game without a page is named for people, not by its
     // raw key.
     let mut row = Vec::new();
-    pairing_row(&mut row, &g, &names, false).unwrap();
+    pairing_row(&mut row, &g, &names, GamePage::NotKept).unwrap();
     let row = String::from_utf8(row).unwrap();
     assert!(row.contains("repetition-0-slot-0 (not kept)"), "{row}");
     assert!(!row.contains("&quot;repetition"), "{row}");
@@ -161,5 +161,178 @@ fn a_link_or_fifo_at_a_bot_pages_temporary_name_never_writes_elsewhere() {
             std::fs::read_to_string(dir.path().join(page)).unwrap(),
             text
         );
+    }
+}
+
+/// Every file under `dir` by its path there, with its bytes.
+fn site_files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Every relative link (`href`, `src`) of every page names a file of the
+/// site, and every `#budget` anchor is on its own page.
+fn assert_every_link_resolves(dir: &std::path::Path, files: &BTreeMap<String, Vec<u8>>) {
+    let link = regex::Regex::new(r#"(?:href|src)="([^"]*)""#).unwrap();
+    for (name, bytes) in files.iter().filter(|(n, _)| n.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        let here = dir.join(name);
+        let folder = here.parent().unwrap();
+        for cap in link.captures_iter(&html) {
+            let (file, anchor) = cap[1].split_once('#').unwrap_or((&cap[1], ""));
+            if file.is_empty() {
+                assert!(
+                    html.contains(&format!("id=\"{anchor}\"")),
+                    "{name}: #{anchor} is on no element of the page"
+                );
+                continue;
+            }
+            assert!(
+                folder.join(file).is_file(),
+                "{name}: link to {}, which does not exist",
+                &cap[1]
+            );
+        }
+    }
+}
+
+/// A small field of each of the seeds' four keeping three games a pairing,
+/// under a budget whose share per pairing is one block less than the
+/// smallest pairing's kept pages: each pairing's pages are written in the
+/// order of its games while they fit its share and none after (the files
+/// of the kept games only, each pairing within its share), its page says
+/// why in words, every link resolves; the same site byte for byte when the
+/// games were stored in the opposite order, and when written over the
+/// whole site (the cut pages' files removed). At the default budget every
+/// page of the field is there.
+#[test]
+fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the_order() {
+    use crate::bench_site::{fill_started, ContestState, ScriptedContest};
+    for d in crate::discipline::registry::built_in() {
+        let mut s = ScriptedContest::start(d, 4, Some(3), ContestState::Finished).unwrap();
+        s.config.site.transcripts_per_pairing = 3;
+        let (mut s, _) = fill_started(s).unwrap();
+        let c = crate::store::bots::contest(s.store.conn(), d).unwrap().unwrap();
+        let results = crate::contest::bots::results(&s.store, &c, &s.config)
+            .unwrap()
+            .unwrap();
+        // The whole site at the default budget: every kept game's page.
+        let whole = s.tmp.path().join("whole");
+        let w = write(&whole, &s.store, &c, &s.config, &results).unwrap();
+        assert_eq!(w.n_game_pages_cut, 0, "{d}: the default keeps every page");
+        // Each pairing's kept games in order, with what their files take.
+        let mut kept: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+        crate::store::bots::for_each_game(&s.store, &c, &s.config, |g| {
+            if g.moves.is_some() {
+                let slug = g.slug();
+                let cost: u64 = ["html", "txt", "moves.txt"]
+                    .iter()
+                    .filter_map(|ext| std::fs::metadata(whole.join(format!("game/{slug}.{ext}"))).ok())
+                    .map(|m| crate::site::model::on_disk(m.len() as usize))
+                    .sum();
+                kept.entry(g.pairing.clone()).or_default().push((slug, cost));
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(w.n_game_pages, kept.values().map(Vec::len).sum::<usize>() as u64);
+        assert!(kept.values().any(|k| k.len() > 1), "{d}: a pairing keeps games");
+        let smallest = kept
+            .values()
+            .map(|k| k.iter().map(|(_, c)| c).sum::<u64>())
+            .min()
+            .unwrap();
+        let share = smallest - crate::site::model::PAGE_BLOCK;
+        s.config.site.game_page_bytes = share * kept.len() as u64;
+        // The rule: a pairing's pages in order while they fit, none after.
+        let mut expected = std::collections::BTreeSet::new();
+        let mut cut = 0;
+        for games in kept.values() {
+            let mut used = 0;
+            for (slug, cost) in games {
+                if used + cost > share {
+                    cut += 1;
+                    break;
+                }
+                used += cost;
+                expected.insert(format!("game/{slug}.html"));
+            }
+        }
+        assert!(cut >= 1, "{d}: the budget cuts a pairing");
+        let small = s.tmp.path().join("small");
+        let sum = write(&small, &s.store, &c, &s.config, &results).unwrap();
+        assert_eq!(sum.pairing_share, share, "{d}");
+        assert_eq!(sum.n_game_pages, expected.len() as u64, "{d}");
+        let files = site_files(&small);
+        let pages: std::collections::BTreeSet<String> = files
+            .keys()
+            .filter(|n| n.starts_with("game/") && n.ends_with(".html"))
+            .cloned()
+            .collect();
+        assert_eq!(pages, expected, "{d}: the pages the rule keeps");
+        // No file of a cut game; each pairing within its share.
+        for games in kept.values() {
+            let mut used = 0;
+            for (slug, _) in games {
+                let mine: Vec<_> = files
+                    .iter()
+                    .filter(|(n, _)| {
+                        n.strip_prefix("game/")
+                            .and_then(|n| n.strip_prefix(slug.as_str()))
+                            .is_some_and(|rest| rest.starts_with('.'))
+                    })
+                    .collect();
+                let has_page = expected.contains(&format!("game/{slug}.html"));
+                assert_eq!(mine.len(), if has_page { 2 } else { 0 }, "{d} {slug}");
+                used += mine
+                    .iter()
+                    .map(|(_, b)| crate::site::model::on_disk(b.len()))
+                    .sum::<u64>();
+            }
+            assert!(used <= share, "{d}: {used} > {share}");
+        }
+        assert_every_link_resolves(&small, &files);
+        // The words, on each cut pairing's page.
+        let said = files
+            .iter()
+            .filter(|(n, _)| n.starts_with("pairing/"))
+            .filter(|(_, b)| {
+                String::from_utf8_lossy(b).contains(&crate::draw::escape(&format!(
+                    "have no page of their own: the game pages of this contest may take {} on \
+                     disk (the budget the organizer set), shared evenly by its {} pairings \
+                     with kept games, and the share of this pairing ({}) was full",
+                    crate::site::model::size_text(s.config.site.game_page_bytes),
+                    kept.len(),
+                    crate::site::model::size_text(share),
+                )))
+            })
+            .count();
+        assert_eq!(said, cut, "{d}: each cut pairing says why");
+        // Written over the whole site: the same files, the cut pages gone.
+        write(&whole, &s.store, &c, &s.config, &results).unwrap();
+        assert!(site_files(&whole) == files, "{d}: over the whole site");
+        // The games stored in the opposite order: the same site.
+        s.store
+            .conn()
+            .execute_batch(
+                "CREATE TEMP TABLE g AS SELECT * FROM bot_games ORDER BY rowid DESC; \
+                 DELETE FROM bot_games; INSERT INTO bot_games SELECT * FROM g; DROP TABLE g;",
+            )
+            .unwrap();
+        let other = s.tmp.path().join("other");
+        write(&other, &s.store, &c, &s.config, &results).unwrap();
+        assert!(site_files(&other) == files, "{d}: the games in the other order");
     }
 }

@@ -142,6 +142,20 @@ pub(crate) fn fill_pairings(store: &Store, c: &BotContest, _config: &Config) -> 
     Ok(())
 }
 
+/// The pairings of the contest with at least one game that kept its moves
+/// (a game page to write): what the bot site's budget is shared by. The
+/// stored games alone decide it, never the order they were stored in.
+pub fn pairings_with_kept_games(store: &Store, c: &BotContest, config: &Config) -> Result<u64> {
+    fill_pairings(store, c, config)?;
+    let n: i64 = store.conn().query_row(
+        "SELECT COUNT(DISTINCT pairing) FROM bot_games \
+         WHERE contest_id = ?1 AND moves IS NOT NULL",
+        [c.id],
+        |r| r.get(0),
+    )?;
+    Ok(n.max(0) as u64)
+}
+
 /// The order of a pairing's games (an SQL `ORDER BY` list): by the numeric
 /// fields of their keys in the order the discipline names them
 /// ([`BotDiscipline::key_order`]: run 2 before run 10), then by the key.
