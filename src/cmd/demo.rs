@@ -107,7 +107,7 @@ impl Demo {
         config.site.dir = Some(self.dir.join("site"));
         config.site.no_game_pages = !self.game_pages;
         if let Some(bytes) = self.game_page_bytes {
-            config.site.game_page_bytes = bytes;
+            config.site.game_page_bytes = Some(bytes);
         }
         if let Some(jobs) = self.jobs {
             config.rules.jobs = jobs;

@@ -35,8 +35,8 @@ pub struct Site {
     #[arg(long)]
     pub no_game_pages: bool,
     /// The bytes of disk the game pages may take (default: the config's
-    /// `[site] game_page_bytes`, else 512 MiB): give the contest's own
-    /// budget to write the pages its site wrote.
+    /// `[site] game_page_bytes`, else 1 GiB, a bot discipline's 8 GiB):
+    /// give the contest's own budget to write the pages its site wrote.
     #[arg(long, value_name = "BYTES")]
     pub game_page_bytes: Option<u64>,
 }
@@ -71,7 +71,12 @@ impl Site {
                 eprintln!("knobeln site: the contest has no results yet");
                 return Ok(ExitCode::from(1));
             };
-            knobeln::site::bots::write(&self.dir, &store, &c, config, &res)?;
+            // `--game-page-bytes` over the config's budget.
+            let mut config = config.clone();
+            if let Some(bytes) = self.game_page_bytes {
+                config.site.game_page_bytes = Some(bytes);
+            }
+            knobeln::site::bots::write(&self.dir, &store, &c, &config, &res)?;
             outln!("{}", self.dir.join("index.html").display());
             return Ok(ExitCode::SUCCESS);
         }
@@ -117,7 +122,7 @@ impl Site {
                 config
                     .as_ref()
                     .map_or(knobeln::site::DEFAULT_GAME_PAGE_BYTES, |c| {
-                        c.site.game_page_bytes
+                        c.site.game_page_bytes_of(c.contest.discipline)
                     }),
             ),
             ..SiteOptions::default()

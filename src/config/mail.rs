@@ -46,6 +46,18 @@ impl Default for SpoolConfig {
 /// 150 pages a group before the final, every page of the final).
 pub const DEFAULT_GAME_PAGE_BYTES: u64 = 1 << 30;
 
+/// The default of `[site] game_page_bytes` for a bot discipline's contest:
+/// 8 GiB, shared evenly by the pairings that kept a game
+/// (`crate::site::bots::pairing_share`). A kept game's page and download
+/// take about 96 KiB of blocks in Morabaraba, 14 KiB in FootSteps, 23 KiB
+/// on the flooding island and 290 KiB for an ultimatum match (the small
+/// fields' snapshots), so at the seeds' size of 200 bots every page of
+/// Morabaraba (3.7 GiB), FootSteps and the flooding island is kept, and
+/// one ultimatum match of each pairing's two (a share of 421 KiB; 5.5 GiB).
+/// KNOBELN's 1 GiB would keep no page of Morabaraba or the ultimatum game
+/// at 200 bots (a share of 52 KiB, smaller than one page).
+pub const DEFAULT_BOT_GAME_PAGE_BYTES: u64 = 8 << 30;
+
 /// The static results site (`knobeln site`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -55,12 +67,17 @@ pub struct SiteConfig {
     pub dir: Option<PathBuf>,
     /// Leave out the per-game pages (about 11 kB each).
     pub no_game_pages: bool,
-    /// KNOBELN: the bytes of disk (4 KiB blocks) the contest's game pages
-    /// may take in all: the final round an eighth, the other rounds the
-    /// rest by halves (round r: 7/8 / 2^r), a round's share evenly by its
-    /// groups; a group's pages are written in slot order while they fit
-    /// its share, the games after have none (the round's page says why).
-    pub game_page_bytes: u64,
+    /// The bytes of disk (4 KiB blocks) the contest's game pages may take
+    /// in all (none: [`DEFAULT_GAME_PAGE_BYTES`] for KNOBELN,
+    /// [`DEFAULT_BOT_GAME_PAGE_BYTES`] for a bot discipline; read it with
+    /// [`SiteConfig::game_page_bytes_of`]). KNOBELN: the final round an
+    /// eighth, the other rounds the rest by halves (round r: 7/8 / 2^r), a
+    /// round's share evenly by its groups; a group's pages are written in
+    /// slot order while they fit its share, the games after have none (the
+    /// round's page says why). A bot discipline: a share per pairing that
+    /// kept a game, its pages in the order of its games while they fit
+    /// (the pairing's page says why).
+    pub game_page_bytes: Option<u64>,
     /// Bot disciplines: how many games of each pairing keep their
     /// transcript (moves form) for a game page with its picture, the
     /// mails and the download: the first N repetitions (ultimatum), games
@@ -83,11 +100,24 @@ impl Default for SiteConfig {
         SiteConfig {
             dir: None,
             no_game_pages: false,
-            game_page_bytes: DEFAULT_GAME_PAGE_BYTES,
+            game_page_bytes: None,
             transcripts_per_pairing: 1,
             transcript_bytes_per_team: 64 << 20,
             publish_sources: false,
         }
+    }
+}
+
+impl SiteConfig {
+    /// The game pages' budget of a contest of `d`: the config's, else the
+    /// default of KNOBELN or of the bot disciplines.
+    pub fn game_page_bytes_of(&self, d: crate::discipline::Discipline) -> u64 {
+        self.game_page_bytes
+            .unwrap_or(if d.family().bots().is_some() {
+                DEFAULT_BOT_GAME_PAGE_BYTES
+            } else {
+                DEFAULT_GAME_PAGE_BYTES
+            })
     }
 }
 

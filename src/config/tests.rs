@@ -315,3 +315,20 @@ fn the_inbox_keeps_a_mails_key_longer_than_the_mailbox_can_hand_it_over() {
     check(text(90, Some(30))).unwrap();
     check(text(7, Some(0))).unwrap();
 }
+
+/// `[site] game_page_bytes` unset: KNOBELN's 1 GiB, a bot discipline's
+/// 8 GiB; set, the same for both.
+#[test]
+fn the_game_page_budget_defaults_by_discipline_and_a_set_one_wins() {
+    let mut cfg = Config::default();
+    let knobeln = cfg.contest.discipline;
+    assert_eq!(cfg.site.game_page_bytes_of(knobeln), DEFAULT_GAME_PAGE_BYTES);
+    for d in crate::discipline::Discipline::bots() {
+        assert_eq!(cfg.site.game_page_bytes_of(d), DEFAULT_BOT_GAME_PAGE_BYTES, "{d}");
+    }
+    cfg = Config::parse("[site]\ngame_page_bytes = 4096\n").unwrap();
+    assert_eq!(cfg.site.game_page_bytes_of(knobeln), 4096);
+    for d in crate::discipline::Discipline::bots() {
+        assert_eq!(cfg.site.game_page_bytes_of(d), 4096, "{d}");
+    }
+}

@@ -191,7 +191,7 @@ pub fn run_holding(
         let mut s = crate::site::observer::SiteObserver::new(dir, c.tournament_id);
         s.options.title = Some(config.contest.name.clone());
         s.options.no_game_pages = config.site.no_game_pages;
-        s.options.game_page_bytes = config.site.game_page_bytes;
+        s.options.game_page_bytes = config.site.game_page_bytes_of(config.contest.discipline);
         s
     });
     let mut quiet = crate::engine::run::Quiet;

@@ -235,7 +235,7 @@ pub fn write(
         .ok_or_else(|| BotSiteError::Contest(BotContestError::NoBots("KNOBELN")))?;
     let mut tally = Tally::new(seam);
     let mut fails: BTreeMap<TeamId, Vec<FailureNote>> = BTreeMap::new();
-    let budget = config.site.game_page_bytes;
+    let budget = config.site.game_page_bytes_of(c.discipline);
     let n_kept_pairings = crate::store::bots::pairings_with_kept_games(store, c, config)?;
     let share = pairing_share(budget, n_kept_pairings);
     summary.pairing_share = share;

@@ -255,7 +255,7 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
             .min()
             .unwrap();
         let share = smallest - crate::site::model::PAGE_BLOCK;
-        s.config.site.game_page_bytes = share * kept.len() as u64;
+        s.config.site.game_page_bytes = Some(share * kept.len() as u64);
         // The rule: a pairing's pages in order while they fit, none after.
         let mut expected = std::collections::BTreeSet::new();
         let mut cut = 0;
@@ -313,7 +313,7 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
                     "have no page of their own: the game pages of this contest may take {} on \
                      disk (the budget the organizer set), shared evenly by its {} pairings \
                      with kept games, and the share of this pairing ({}) was full",
-                    crate::site::model::size_text(s.config.site.game_page_bytes),
+                    crate::site::model::size_text(share * kept.len() as u64),
                     kept.len(),
                     crate::site::model::size_text(share),
                 )))
