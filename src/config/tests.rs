@@ -322,9 +322,16 @@ fn the_inbox_keeps_a_mails_key_longer_than_the_mailbox_can_hand_it_over() {
 fn the_game_page_budget_defaults_by_discipline_and_a_set_one_wins() {
     let mut cfg = Config::default();
     let knobeln = cfg.contest.discipline;
-    assert_eq!(cfg.site.game_page_bytes_of(knobeln), DEFAULT_GAME_PAGE_BYTES);
+    assert_eq!(
+        cfg.site.game_page_bytes_of(knobeln),
+        DEFAULT_GAME_PAGE_BYTES
+    );
     for d in crate::discipline::Discipline::bots() {
-        assert_eq!(cfg.site.game_page_bytes_of(d), DEFAULT_BOT_GAME_PAGE_BYTES, "{d}");
+        assert_eq!(
+            cfg.site.game_page_bytes_of(d),
+            DEFAULT_BOT_GAME_PAGE_BYTES,
+            "{d}"
+        );
     }
     cfg = Config::parse("[site]\ngame_page_bytes = 4096\n").unwrap();
     assert_eq!(cfg.site.game_page_bytes_of(knobeln), 4096);

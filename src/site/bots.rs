@@ -18,13 +18,17 @@
 //!   `#KEY`): seats, outcome, failures, CPU per bot, and a link to the
 //!   game's own page where its transcript was kept (where a team's lines
 //!   were more than the transcript budget lets a game keep: whose, in
-//!   words);
+//!   words; where the game pages' budget cut the pairing: from which game
+//!   on and why, in words, under its games);
 //! - `game/KEY.html` and `game/KEY.txt`: a kept game: who, parameters and
 //!   seed, outcome, failures with the offending line, CPU per bot, the
 //!   picture drawn from the transcript (`crate::discipline::NAME::picture`),
 //!   the transcript to download (full form), each bot's standard error as
 //!   stored, and the replay that steps through the lines the bots printed
-//!   (`super::replay`: one inline script over the static page).
+//!   (`super::replay`: one inline script over the static page); within
+//!   `[site] game_page_bytes`: an even share per pairing that kept a game
+//!   ([`pairing_share`]), its pages in the order of its games while their
+//!   4 KiB blocks fit, none after.
 //!
 //! Static HTML and SVG; the game page's replay is its only script, and the
 //! page shows everything without it. Every page is written to a temporary
@@ -373,7 +377,7 @@ fn start_pairing(
 /// Ends a pairing page: its table, and `budget_words` (why its games from
 /// the cut on have no page) where the budget cut it.
 fn finish_pairing(mut s: Streamed, budget_words: Option<&str>) -> std::io::Result<()> {
-    write!(s.out, "</table>\n")?;
+    writeln!(s.out, "</table>")?;
     if let Some(words) = budget_words {
         writeln!(s.out, "<p id=\"budget\">{}</p>", escape(words))?;
     }

@@ -224,7 +224,9 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
         let mut s = ScriptedContest::start(d, 4, Some(3), ContestState::Finished).unwrap();
         s.config.site.transcripts_per_pairing = 3;
         let (mut s, _) = fill_started(s).unwrap();
-        let c = crate::store::bots::contest(s.store.conn(), d).unwrap().unwrap();
+        let c = crate::store::bots::contest(s.store.conn(), d)
+            .unwrap()
+            .unwrap();
         let results = crate::contest::bots::results(&s.store, &c, &s.config)
             .unwrap()
             .unwrap();
@@ -239,16 +241,26 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
                 let slug = g.slug();
                 let cost: u64 = ["html", "txt", "moves.txt"]
                     .iter()
-                    .filter_map(|ext| std::fs::metadata(whole.join(format!("game/{slug}.{ext}"))).ok())
+                    .filter_map(|ext| {
+                        std::fs::metadata(whole.join(format!("game/{slug}.{ext}"))).ok()
+                    })
                     .map(|m| crate::site::model::on_disk(m.len() as usize))
                     .sum();
-                kept.entry(g.pairing.clone()).or_default().push((slug, cost));
+                kept.entry(g.pairing.clone())
+                    .or_default()
+                    .push((slug, cost));
             }
             Ok(())
         })
         .unwrap();
-        assert_eq!(w.n_game_pages, kept.values().map(Vec::len).sum::<usize>() as u64);
-        assert!(kept.values().any(|k| k.len() > 1), "{d}: a pairing keeps games");
+        assert_eq!(
+            w.n_game_pages,
+            kept.values().map(Vec::len).sum::<usize>() as u64
+        );
+        assert!(
+            kept.values().any(|k| k.len() > 1),
+            "{d}: a pairing keeps games"
+        );
         let smallest = kept
             .values()
             .map(|k| k.iter().map(|(_, c)| c).sum::<u64>())
@@ -333,6 +345,9 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
             .unwrap();
         let other = s.tmp.path().join("other");
         write(&other, &s.store, &c, &s.config, &results).unwrap();
-        assert!(site_files(&other) == files, "{d}: the games in the other order");
+        assert!(
+            site_files(&other) == files,
+            "{d}: the games in the other order"
+        );
     }
 }
