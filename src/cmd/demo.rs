@@ -47,7 +47,7 @@ pub struct Demo {
     #[arg(long)]
     pub game_pages: bool,
     /// The bytes of disk the game pages may take (`[site]
-    /// game_page_bytes`; default 512 MiB, every page of the demo).
+    /// game_page_bytes`; default 1 GiB, a bot discipline's 8 GiB: every page of the demo).
     #[arg(long, value_name = "BYTES")]
     pub game_page_bytes: Option<u64>,
     /// Games played at once (`[rules] jobs`; default: one per CPU).
