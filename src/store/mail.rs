@@ -21,6 +21,8 @@ use crate::tournament::TeamId;
 
 mod bodies;
 mod digest;
+#[cfg(test)]
+mod due_scan;
 mod processed_rows;
 mod registrations;
 mod sealing;

@@ -3,14 +3,15 @@
 //! batch by batch.
 
 use chrono::{Duration, Utc};
-use rusqlite::StatementStatus;
 
 use super::*;
+use crate::store::mail::due_scan::{due_steps, query_plan};
 use crate::store::mail::{
     finish_inbox, insert_inbox, insert_registration, queue_outgoing, AddressProof, Arrival,
     NewOutgoing, NewRegistration,
 };
 use crate::store::Store;
+use rusqlite::StatementStatus;
 
 /// Stores mail `n` (its own Message-ID and bytes) received at `at`.
 fn stored(conn: &Connection, n: usize, at: DateTime<Utc>) -> i64 {
@@ -86,37 +87,19 @@ fn a_pass_reads_only_the_rows_due_whatever_the_inbox_holds() {
     };
     let due = now - Duration::days(90);
     rows(1, 1000, &timestamp(now - Duration::days(100)));
-    let plan: Vec<String> = conn
-        .prepare(&format!("EXPLAIN QUERY PLAN {PROCESSED_DUE_SQL}"))
-        .unwrap()
-        .query_map(params![timestamp(due), 2000], |r| r.get(3))
-        .unwrap()
-        .collect::<std::result::Result<_, _>>()
-        .unwrap();
+    let plan = query_plan(conn, PROCESSED_DUE_SQL, &timestamp(due));
     assert_eq!(
         plan,
         ["SEARCH inbox USING INDEX inbox_processed (processed_at<?)"],
         "one search of the index, no sort"
     );
-    let steps = || -> (usize, i32, i32, i32) {
-        let mut st = conn.prepare(PROCESSED_DUE_SQL).unwrap();
-        let n = st
-            .query_map(params![timestamp(due), 100_000], |r| r.get::<_, i64>(0))
-            .unwrap()
-            .count();
-        (
-            n,
-            st.get_status(StatementStatus::VmStep),
-            st.get_status(StatementStatus::FullscanStep),
-            st.get_status(StatementStatus::Sort),
-        )
-    };
+    let steps = || due_steps(conn, PROCESSED_DUE_SQL, &timestamp(due));
     let alone = steps();
-    assert_eq!((alone.0, alone.2, alone.3), (1000, 0, 0));
+    assert_eq!((alone.rows, alone.full_scan, alone.sorts), (1000, 0, 0));
     rows(1001, 100_000, &timestamp(now - Duration::hours(1)));
     let among = steps();
-    assert_eq!((among.0, among.2, among.3), (1000, 0, 0));
-    assert!(among.1 <= alone.1 + 1, "{among:?} against {alone:?}");
+    assert_eq!((among.rows, among.full_scan, among.sorts), (1000, 0, 0));
+    assert!(among.vm <= alone.vm + 1, "{among:?} against {alone:?}");
     // One mail's row deleted by hand, as the pass does, with 100,000
     // replies in the outbox: no statement scans a table.
     for sql in [
@@ -142,8 +125,8 @@ fn a_pass_reads_only_the_rows_due_whatever_the_inbox_holds() {
     }
     assert_eq!(n, 999);
     let left = steps();
-    assert_eq!((left.0, left.2, left.3), (0, 0, 0));
-    assert!(left.1 < 20, "{left:?}");
+    assert_eq!((left.rows, left.full_scan, left.sorts), (0, 0, 0));
+    assert!(left.vm < 20, "{left:?}");
     let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
     assert_eq!(count("SELECT min(id) FROM inbox"), 1001);
     assert_eq!(count("SELECT COUNT(*) FROM inbox"), 99_000);

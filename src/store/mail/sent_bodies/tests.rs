@@ -2,9 +2,9 @@
 //! reads only the rows due, and is resumable batch by batch.
 
 use chrono::{Duration, Utc};
-use rusqlite::StatementStatus;
 
 use super::*;
+use crate::store::mail::due_scan::{due_steps, query_plan};
 use crate::store::mail::{mark_sent, queue_outgoing, NewOutgoing, SharedPart};
 use crate::store::Store;
 
@@ -69,39 +69,20 @@ fn a_pass_reads_only_the_rows_due_whatever_the_outbox_holds() {
     };
     let due = now - Duration::days(30);
     rows(1, 1000, &timestamp(now - Duration::days(40)));
-    let plan: Vec<String> = conn
-        .prepare(&format!("EXPLAIN QUERY PLAN {SENT_BODIES_DUE_SQL}"))
-        .unwrap()
-        .query_map(params![timestamp(due), 2000], |r| r.get(3))
-        .unwrap()
-        .collect::<std::result::Result<_, _>>()
-        .unwrap();
+    let plan = query_plan(conn, SENT_BODIES_DUE_SQL, &timestamp(due));
     assert_eq!(
         plan,
         ["SEARCH outbox USING INDEX outbox_sent_bodies (sent_at<?)"],
         "one search of the index, no sort"
     );
-    // The steps of the query that finds the rows due.
-    let steps = || -> (usize, i32, i32, i32) {
-        let mut st = conn.prepare(SENT_BODIES_DUE_SQL).unwrap();
-        let n = st
-            .query_map(params![timestamp(due), 100_000], |r| r.get::<_, i64>(0))
-            .unwrap()
-            .count();
-        (
-            n,
-            st.get_status(StatementStatus::VmStep),
-            st.get_status(StatementStatus::FullscanStep),
-            st.get_status(StatementStatus::Sort),
-        )
-    };
+    let steps = || due_steps(conn, SENT_BODIES_DUE_SQL, &timestamp(due));
     let alone = steps();
-    assert_eq!((alone.0, alone.2, alone.3), (1000, 0, 0));
+    assert_eq!((alone.rows, alone.full_scan, alone.sorts), (1000, 0, 0));
     rows(1001, 100_000, &timestamp(now - Duration::hours(1)));
     let among = steps();
-    assert_eq!((among.0, among.2, among.3), (1000, 0, 0));
+    assert_eq!((among.rows, among.full_scan, among.sorts), (1000, 0, 0));
     // At most one step more: the first row not due, where the search stops.
-    assert!(among.1 <= alone.1 + 1, "{among:?} against {alone:?}");
+    assert!(among.vm <= alone.vm + 1, "{among:?} against {alone:?}");
     // The pass empties those 1000, in batches, and then finds none.
     let mut n = 0;
     loop {
@@ -113,8 +94,8 @@ fn a_pass_reads_only_the_rows_due_whatever_the_outbox_holds() {
     }
     assert_eq!(n, 1000);
     let left = steps();
-    assert_eq!((left.0, left.2, left.3), (0, 0, 0));
-    assert!(left.1 < 20, "{left:?}");
+    assert_eq!((left.rows, left.full_scan, left.sorts), (0, 0, 0));
+    assert!(left.vm < 20, "{left:?}");
     let gone: Vec<(i64, i64, i64)> = conn
         .prepare(
             "SELECT min(id), max(id), sum(length(raw)) FROM outbox
