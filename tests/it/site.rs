@@ -347,26 +347,9 @@ fn folder_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 #[test]
 fn a_site_written_while_playing_with_game_pages_is_the_whole_site_byte_for_byte() {
     let tmp = tempfile::tempdir().unwrap();
-    let demo = tmp.path().join("demo");
-    let out = Command::new(BIN)
-        .args([
-            "demo",
-            "--teams",
-            "44",
-            "--throws",
-            "60",
-            "--game-pages",
-            "--dir",
-        ])
-        .arg(&demo)
-        .env_remove("KNOBELN_CONFIG")
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "demo failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let demo = demo_in(
+        tmp.path(),
+        &["--teams", "44", "--throws", "60", "--game-pages"],
     );
     let whole = tmp.path().join("whole");
     let out = Command::new(BIN)
@@ -405,6 +388,27 @@ fn a_site_written_while_playing_with_game_pages_is_the_whole_site_byte_for_byte(
     for name in ["index.html", "evolution.html", "final-crosstable.html"] {
         assert!(live.contains_key(name), "{name}");
     }
+}
+
+/// Plays `knobeln demo ARGS` into `TMP/demo` (no organizer's config from
+/// the environment), asserts it succeeded, and returns that folder.
+fn demo_in(tmp: &Path, args: &[&str]) -> PathBuf {
+    let dir = tmp.join("demo");
+    let out = Command::new(BIN)
+        .arg("demo")
+        .args(args)
+        .arg("--dir")
+        .arg(&dir)
+        .env_remove("KNOBELN_CONFIG")
+        .current_dir(tmp)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "demo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
 }
 
 /// `knobeln site OUT --db DB --game-page-bytes BYTES`.
@@ -620,19 +624,18 @@ fn a_small_site_budget_gives_the_same_pages_whatever_the_threads_and_says_why() 
 #[test]
 fn a_budgeted_site_written_while_playing_is_the_whole_site_byte_for_byte() {
     let tmp = tempfile::tempdir().unwrap();
-    let demo = tmp.path().join("demo");
-    let out = Command::new(BIN)
-        .args(["demo", "--teams", "44", "--throws", "60", "--game-pages"])
-        .args(["--game-page-bytes", &SMALL_BUDGET.to_string(), "--dir"])
-        .arg(&demo)
-        .env_remove("KNOBELN_CONFIG")
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "demo failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let budget = SMALL_BUDGET.to_string();
+    let demo = demo_in(
+        tmp.path(),
+        &[
+            "--teams",
+            "44",
+            "--throws",
+            "60",
+            "--game-pages",
+            "--game-page-bytes",
+            &budget,
+        ],
     );
     let whole = tmp.path().join("whole");
     site_with_budget(&demo.join("knobeln.db"), &whole, SMALL_BUDGET);
@@ -1122,17 +1125,7 @@ fn chromium_draws_the_last_state_of_a_game_of_every_bot_discipline() {
     let is_on = Regex::new(r" is on (\d+,\d+)").unwrap();
     for d in ["ultimatum", "flooding", "footsteps", "morabaraba"] {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("demo");
-        let out = Command::new(BIN)
-            .args(["demo", "--discipline", d, "--games", "1", "--dir"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dir = demo_in(tmp.path(), &["--discipline", d, "--games", "1"]);
         let games = dir.join("site/game");
         let mut pages: Vec<PathBuf> = std::fs::read_dir(&games)
             .unwrap()
@@ -1284,17 +1277,7 @@ fn chromium_steps_through_the_replay_of_a_game_as_its_transcript_says() {
     let step_id = Regex::new(r#"<svg id="step-(\d+)""#).unwrap();
     for d in ["morabaraba", "footsteps", "flooding", "ultimatum"] {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("demo");
-        let out = Command::new(BIN)
-            .args(["demo", "--discipline", d, "--games", "1", "--dir"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dir = demo_in(tmp.path(), &["--discipline", d, "--games", "1"]);
         let games = dir.join("site/game");
         let mut pages: Vec<PathBuf> = std::fs::read_dir(&games)
             .unwrap()
@@ -1467,20 +1450,7 @@ fn bot_site(db: &Path, out: &Path, publish: bool) -> (Vec<String>, Vec<PathBuf>)
 #[test]
 fn bot_pages_show_the_sources_only_when_allowed_and_the_contest_is_over() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    let o = Command::new(BIN)
-        .args([
-            "demo",
-            "--discipline",
-            "morabaraba",
-            "--games",
-            "1",
-            "--dir",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = demo_in(tmp.path(), &["--discipline", "morabaraba", "--games", "1"]);
     let db = dir.join("knobeln.db");
     let out = tmp.path().join("site");
     // A hostile source, and a <<FROM>> line whose secret must not show.
