@@ -15,6 +15,16 @@ fn database_of_migrations(path: &std::path::Path, migrations: usize) -> Connecti
     c
 }
 
+/// The first column of every row `sql` reads.
+fn column<T: rusqlite::types::FromSql>(c: &Connection, sql: &str) -> Vec<T> {
+    c.prepare(sql)
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<std::result::Result<_, _>>()
+        .unwrap()
+}
+
 #[test]
 fn migrations_apply_once_and_record_the_version() {
     let dir = tempfile::tempdir().unwrap();
@@ -848,14 +858,7 @@ fn the_compact_games_migration_reads_any_fraction_and_offset() {
     let stored: Vec<&str> = times.iter().map(|(t, _)| *t).collect();
     let path = games_of_schema_24(dir.path(), &stored);
     let s = Store::open(&path).unwrap();
-    let ms: Vec<i64> = s
-        .conn()
-        .prepare("SELECT finished_at FROM games ORDER BY slot")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<std::result::Result<_, _>>()
-        .unwrap();
+    let ms: Vec<i64> = column(s.conn(), "SELECT finished_at FROM games ORDER BY slot");
     let read: Vec<String> = ms
         .iter()
         .map(|&m| timestamp(game_time_from_sql(m).unwrap()))
@@ -1464,14 +1467,7 @@ fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
     let s = Store::open(&path).unwrap();
     assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
     let c = s.conn();
-    let ids = |sql: &str| -> Vec<i64> {
-        c.prepare(sql)
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<std::result::Result<_, _>>()
-            .unwrap()
-    };
+    let ids = |sql: &str| -> Vec<i64> { column(c, sql) };
     assert_eq!(
         ids("SELECT id FROM outbox INDEXED BY outbox_sent_bodies
               WHERE state = 'sent' AND body_removed_at IS NULL ORDER BY sent_at"),
@@ -1562,14 +1558,7 @@ fn processed_mails_from_before_0030_keep_their_rows_90_days_after_processing() {
     let s = Store::open(&path).unwrap();
     assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
     let c = s.conn();
-    let ids = |sql: &str| -> Vec<Option<i64>> {
-        c.prepare(sql)
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<std::result::Result<_, _>>()
-            .unwrap()
-    };
+    let ids = |sql: &str| -> Vec<Option<i64>> { column(c, sql) };
     assert_eq!(
         ids("SELECT id FROM inbox INDEXED BY inbox_processed
               WHERE state IN ('done', 'ignored') ORDER BY processed_at"),
