@@ -414,7 +414,9 @@ mod tests {
     /// game without the padding, nor named.
     #[test]
     fn a_team_is_not_charged_for_its_opponents_padding_between_its_lines() {
-        use crate::discipline::transcript::{pack_moves, packed_len, STORED_MOVES_LINE, MAX_MOVES_BYTES};
+        use crate::discipline::transcript::{
+            pack_moves, packed_len, MAX_MOVES_BYTES, STORED_MOVES_LINE,
+        };
         let mut x: u64 = 13;
         let mut next = || {
             x = x
@@ -439,7 +441,11 @@ mod tests {
         }
         body.push_str("= 240\n");
         quiet.push_str("= 240\n");
-        assert!(body.len() <= MAX_MOVES_BYTES, "{} bytes: a kept body", body.len());
+        assert!(
+            body.len() <= MAX_MOVES_BYTES,
+            "{} bytes: a kept body",
+            body.len()
+        );
         let stored = pack_moves(&body).unwrap().len();
         let quiet_stored = pack_moves(&quiet).unwrap().len();
         let c = charges(&body, stored, 2);
