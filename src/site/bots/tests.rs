@@ -407,5 +407,7 @@ fn a_link_at_a_bot_sites_folder_never_writes_or_removes_elsewhere() {
         assert!(meta.is_dir(), "{sub}: {meta:?}");
         assert!(std::fs::read_dir(site.join(sub)).unwrap().next().is_some());
     }
-    assert!(std::fs::symlink_metadata(site.join("game")).unwrap().is_dir());
+    assert!(std::fs::symlink_metadata(site.join("game"))
+        .unwrap()
+        .is_dir());
 }
