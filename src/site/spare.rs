@@ -3,7 +3,9 @@
 //! folder (a shared web root) cannot make the server write elsewhere or
 //! wait: never through a symbolic link, never on a FIFO. It does not
 //! write, rename or decide names: its callers do (`site::Writer`, the bot
-//! contests' pages).
+//! contests' pages). The bot contests' folders (`game/`, …) are held open
+//! here too ([`HeldFolder`]), so that a link put at a folder's name never
+//! leads a page or a removal elsewhere.
 
 use std::path::Path;
 
