@@ -55,7 +55,7 @@ use crate::tournament::TeamId;
 
 use crate::draw::escape;
 
-use super::spare::open_spare;
+use super::spare::{open_spare, HeldFolder};
 
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +111,48 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)?;
     drop(f);
     std::fs::rename(tmp, path)
+}
+
+/// The site's folder and its folders held open ([`HeldFolder`]): a page's
+/// path under a held folder reaches it through its descriptor, so a link
+/// that whoever else can write the site folder puts at `game/` (to a folder
+/// elsewhere) never has pages written or files removed there (red team F10:
+/// `a_link_at_a_bot_sites_folder_never_writes_or_removes_elsewhere`).
+struct SiteFolders {
+    root: PathBuf,
+    held: Vec<(String, HeldFolder)>,
+}
+
+impl SiteFolders {
+    fn open(root: &Path, folders: &[&str]) -> std::io::Result<SiteFolders> {
+        let mut s = SiteFolders {
+            root: root.to_path_buf(),
+            held: Vec::new(),
+        };
+        for f in folders {
+            s.hold(f)?;
+        }
+        Ok(s)
+    }
+
+    /// Holds the site's folder `name` (made if missing).
+    fn hold(&mut self, name: &str) -> std::io::Result<()> {
+        let folder = HeldFolder::open(&self.root.join(name))?;
+        self.held.push((name.to_string(), folder));
+        Ok(())
+    }
+
+    /// `rel` (`index.html`, `game/NAME.html`) in the site: under a held
+    /// folder through the folder held.
+    fn join(&self, rel: impl AsRef<str>) -> PathBuf {
+        let rel = rel.as_ref();
+        if let Some((folder, name)) = rel.split_once('/') {
+            if let Some((_, held)) = self.held.iter().find(|(f, _)| f == folder) {
+                return held.path().join(name);
+            }
+        }
+        self.root.join(rel)
+    }
 }
 
 /// A page file written as it is produced, renamed into place at the end.
@@ -225,9 +267,8 @@ pub fn write(
     config: &Config,
     results: &Results,
 ) -> Result<BotSiteSummary, BotSiteError> {
-    for sub in ["bot", "pairing", "game"] {
-        std::fs::create_dir_all(dir.join(sub))?;
-    }
+    std::fs::create_dir_all(dir)?;
+    let dir = &mut SiteFolders::open(dir, &["bot", "pairing", "game"])?;
     let d = c.discipline;
     let names = entry_names(c);
     let name_of = |t: &TeamId| name_in(&names, t);
@@ -339,7 +380,7 @@ pub fn write(
     // The contest's materials (the flooding island's islands), published
     // with the results (never before: the kit carries test islands only).
     if let Some((folder, _)) = published_materials(c) {
-        std::fs::create_dir_all(dir.join(folder))?;
+        dir.hold(folder)?;
         for (k, (_, text)) in c.materials.iter().enumerate() {
             write_file(
                 &dir.join(format!("{folder}/{}.txt", k + 1)),
@@ -353,7 +394,7 @@ pub fn write(
 }
 
 fn start_pairing(
-    dir: &Path,
+    dir: &SiteFolders,
     c: &BotContest,
     g: &StoredGame,
     name_of: &dyn Fn(&TeamId) -> String,
@@ -447,16 +488,21 @@ impl GameFiles {
         super::model::on_disk(self.page.1.len()) + super::model::on_disk(self.download.1.len())
     }
 
-    fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let game = dir.join("game");
-        write_file(&game.join(&self.download.0), self.download.1.as_bytes())?;
-        write_file(&game.join(&self.page.0), self.page.1.as_bytes())
+    fn write(&self, dir: &SiteFolders) -> std::io::Result<()> {
+        write_file(
+            &dir.join(format!("game/{}", self.download.0)),
+            self.download.1.as_bytes(),
+        )?;
+        write_file(
+            &dir.join(format!("game/{}", self.page.0)),
+            self.page.1.as_bytes(),
+        )
     }
 }
 
 /// Removes what an earlier write may have left of the game `slug`'s files
 /// (its page is cut now: nothing links to them).
-fn remove_game_files(dir: &Path, slug: &str) {
+fn remove_game_files(dir: &SiteFolders, slug: &str) {
     for ext in ["html", "txt", "moves.txt"] {
         let _ = std::fs::remove_file(dir.join(format!("game/{slug}.{ext}")));
     }
@@ -687,7 +733,7 @@ fn with_sources(
     store: &Store,
     team: TeamId,
     d: Discipline,
-    dir: &Path,
+    dir: &SiteFolders,
     publish: bool,
 ) -> Result<String, BotSiteError> {
     let sources = sources_of(store, team, d)?;

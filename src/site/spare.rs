@@ -3,7 +3,9 @@
 //! folder (a shared web root) cannot make the server write elsewhere or
 //! wait: never through a symbolic link, never on a FIFO. It does not
 //! write, rename or decide names: its callers do (`site::Writer`, the bot
-//! contests' pages).
+//! contests' pages). The bot contests' folders (`game/`, …) are held open
+//! here too ([`HeldFolder`]), so that a link put at a folder's name never
+//! leads a page or a removal elsewhere.
 
 use std::path::Path;
 
@@ -30,5 +32,51 @@ pub(super) fn open_spare(path: &Path) -> std::io::Result<std::fs::File> {
             let _ = std::fs::remove_file(path);
             open(true)
         }
+    }
+}
+
+/// A folder of the site (the bot contests' `game/`, `pairing/`, …) held
+/// open for a write of the site: made if missing, opened never through a
+/// symbolic link (a link, or anything but a folder, at its name is removed
+/// and the folder made), and reached afterwards only through its
+/// descriptor ([`HeldFolder::path`], `/proc/self/fd/N`). Whoever else can
+/// write the site folder may put a link at the folder's name at any time:
+/// the pages written and the files removed stay in the folder held.
+pub(super) struct HeldFolder {
+    _fd: std::os::fd::OwnedFd,
+    path: std::path::PathBuf,
+}
+
+impl HeldFolder {
+    pub(super) fn open(path: &Path) -> std::io::Result<HeldFolder> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let open = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(path)
+        };
+        let folder = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.is_dir() => open()?,
+            Ok(_) => {
+                std::fs::remove_file(path)?;
+                std::fs::create_dir(path)?;
+                open()?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(path)?;
+                open()?
+            }
+            Err(e) => return Err(e),
+        };
+        let fd = std::os::fd::OwnedFd::from(folder);
+        let path = format!("/proc/self/fd/{}", fd.as_raw_fd()).into();
+        Ok(HeldFolder { _fd: fd, path })
+    }
+
+    /// The folder held, as paths reach it whatever is at its name now.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
     }
 }

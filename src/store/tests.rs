@@ -785,7 +785,35 @@ fn encoding_throws_in_one_step_writes_the_same_bytes() {
     assert_eq!(decode_throws(&encode_throws(&game), 1).unwrap(), game);
     let small: Vec<[i64; 2]> = (0..1000).map(|i| [i % 64 - 32, 63 - i % 64]).collect();
     assert_eq!(encode_throws(&small), reference(&small));
+    // Red team (F10): throws chosen to sit on the block's edges. One
+    // difference of each size around a byte's end (zigzag 126 to 129) at
+    // every place of a block of steps of one, on either number, and steps
+    // that wrap from the largest number to the smallest (a difference of
+    // one when wrapped, written in the block): the same bytes as throw by
+    // throw, read back to the same throws.
+    for edge in [63i64, -64, 64, -65] {
+        for at in 0..BLOCK_EDGE {
+            for side in 0..2 {
+                let mut game: Vec<[i64; 2]> = Vec::new();
+                let mut t = [i64::MAX - 20, i64::MIN + 20];
+                for i in 0..3 * BLOCK_EDGE {
+                    let mut step = [1i64, -1];
+                    if i == BLOCK_EDGE + at {
+                        step[side] = edge;
+                    }
+                    t = [t[0].wrapping_add(step[0]), t[1].wrapping_add(step[1])];
+                    game.push(t);
+                }
+                let bytes = encode_throws(&game);
+                assert_eq!(bytes, reference(&game), "{edge} at {at}, number {side}");
+                assert_eq!(decode_throws(&bytes, 1).unwrap(), game);
+            }
+        }
+    }
 }
+
+/// The throws `encode_throws` takes together (its `BLOCK`).
+const BLOCK_EDGE: usize = 16;
 
 thread_local! {
     /// Run once by the next [`Store::open`] on this thread right after it

@@ -94,9 +94,9 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
         }),
     };
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("game")).unwrap();
     let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
-    render_game(&c, &g, &names).write(dir.path()).unwrap();
+    let folders = SiteFolders::open(dir.path(), &["game"]).unwrap();
+    render_game(&c, &g, &names).write(&folders).unwrap();
     let mut row = Vec::new();
     pairing_row(&mut row, &g, &names, GamePage::Written).unwrap();
     let page = std::fs::read_to_string(dir.path().join("game/repetition-0-slot-0.html")).unwrap();
@@ -350,4 +350,64 @@ fn a_small_budget_cuts_each_pairings_game_pages_where_the_rule_says_whatever_the
             "{d}: the games in the other order"
         );
     }
+}
+
+/// Red team (F10): whoever else can write the site folder (a shared web
+/// root) puts a symbolic link at `game/`, `pairing/` and `bot/`, each to a
+/// folder elsewhere that the server can write and they cannot. The site
+/// written again (under a budget that cuts every game page, so that the
+/// files of cut games are removed) writes nothing there and removes
+/// nothing there: its pages go into folders of the site's own. Before,
+/// every page and download went through the links, and a cut game's
+/// files were removed from the folder elsewhere (a file there named like
+/// a game's page went with them).
+#[test]
+fn a_link_at_a_bot_sites_folder_never_writes_or_removes_elsewhere() {
+    use crate::bench_site::{fill_started, ContestState, ScriptedContest};
+    let d = Discipline::ULTIMATUM;
+    let s = ScriptedContest::start(d, 3, Some(3), ContestState::Finished).unwrap();
+    let (mut s, _) = fill_started(s).unwrap();
+    let c = crate::store::bots::contest(s.store.conn(), d)
+        .unwrap()
+        .unwrap();
+    let results = crate::contest::bots::results(&s.store, &c, &s.config)
+        .unwrap()
+        .unwrap();
+    let site = s.tmp.path().join("site");
+    write(&site, &s.store, &c, &s.config, &results).unwrap();
+    let pages: Vec<String> = std::fs::read_dir(site.join("game"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!pages.is_empty());
+    let elsewhere = tempfile::tempdir().unwrap();
+    for sub in ["game", "pairing", "bot"] {
+        let target = elsewhere.path().join(sub);
+        std::fs::create_dir(&target).unwrap();
+        std::fs::rename(site.join(sub), site.join(format!("{sub}-before"))).unwrap();
+        std::os::unix::fs::symlink(&target, site.join(sub)).unwrap();
+    }
+    // The owner's files elsewhere, named as the site's game files are.
+    for name in &pages {
+        std::fs::write(elsewhere.path().join("game").join(name), "the owner's\n").unwrap();
+    }
+    let before = site_files(elsewhere.path());
+    s.config.site.game_page_bytes = Some(1);
+    let w = write(&site, &s.store, &c, &s.config, &results).unwrap();
+    assert!(w.n_game_pages_cut > 0, "{w:?}");
+    let after = site_files(elsewhere.path());
+    assert!(
+        after == before,
+        "the folders elsewhere were written or removed from: before {:?}, after {:?}",
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for sub in ["pairing", "bot"] {
+        let meta = std::fs::symlink_metadata(site.join(sub)).unwrap();
+        assert!(meta.is_dir(), "{sub}: {meta:?}");
+        assert!(std::fs::read_dir(site.join(sub)).unwrap().next().is_some());
+    }
+    assert!(std::fs::symlink_metadata(site.join("game"))
+        .unwrap()
+        .is_dir());
 }

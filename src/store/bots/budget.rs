@@ -121,8 +121,21 @@ impl TranscriptBudget {
 /// `a_team_is_not_charged_for_lines_that_pack_well_only_without_its_opponents`).
 /// So a seat's measure is [`packed_len`] of the body with every byte that
 /// is not its lines' a space (line ends kept: the same distances), less
-/// what the body packs to with every bot's line made spaces (what the
-/// spaces and line ends cost, which are nobody's), at least a byte.
+/// what the same text packs to with the seat's lines made spaces too (what
+/// the spaces and line ends cost, which are nobody's), at least a byte.
+///
+/// The other lines between two of the seat's lines stand for at most
+/// [`GAP_BYTES`] (1 KiB) there: distance another team makes by printing
+/// more is that team's doing, not the seat's. Without the cap a team could
+/// print 33 kB of lines that pack to nothing (one letter) after each of
+/// its opponent's lines, so that the opponent's same honest line each turn
+/// was more than the window from the one before and charged whole every
+/// time: 152 times what it packs to without the padding, and named (red
+/// team, F10:
+/// `a_team_is_not_charged_for_its_opponents_padding_between_its_lines`).
+/// A gap of 1 KiB keeps the distances of a turn's line or a few of an
+/// honest opponent as they are, and a repeat of the seat's own further
+/// back than the window still costs the seat.
 pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
     let seat_of = |l: &str| -> Option<usize> {
         let (player, _) = l.split_once(": ")?;
@@ -132,21 +145,39 @@ pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
         .split_inclusive('\n')
         .map(|l| (l, seat_of(l.trim_end_matches(['\n', '\r']))))
         .collect();
-    // The body with only `seat`'s lines as they are (`None`: nobody's).
-    let only = |seat: Option<usize>| -> usize {
+    // The body with only `seat`'s lines as they are and the other lines
+    // as spaces, at most GAP_BYTES of them between two of the seat's
+    // lines; the same with the seat's lines spaces too (what the spaces
+    // and line ends cost, which are nobody's); and whether a gap was cut.
+    let only = |seat: usize| -> (String, String, bool) {
         let mut text = String::with_capacity(body.len());
+        let mut blank = String::with_capacity(body.len());
+        let (mut gap_start, mut full, mut cut) = (0, false, false);
+        let spaces = |out: &mut String, l: &str| {
+            let end = l.len() - usize::from(l.ends_with('\n'));
+            out.extend(std::iter::repeat_n(' ', end));
+            out.push_str(&l[end..]);
+        };
         for &(l, owner) in &owners {
-            if owner.is_some() && owner == seat {
+            if owner == Some(seat) {
                 text.push_str(l);
-            } else {
-                let end = l.len() - usize::from(l.ends_with('\n'));
-                text.extend(std::iter::repeat_n(' ', end));
-                if end < l.len() {
-                    text.push('\n');
+                spaces(&mut blank, l);
+                gap_start = text.len();
+                full = false;
+            } else if !full {
+                spaces(&mut text, l);
+                spaces(&mut blank, l);
+                if text.len() - gap_start > GAP_BYTES {
+                    // Spaces only since gap_start: any byte is a boundary.
+                    for t in [&mut text, &mut blank] {
+                        t.truncate(gap_start + GAP_BYTES - 1);
+                        t.push('\n');
+                    }
+                    (full, cut) = (true, true);
                 }
             }
         }
-        packed_len(&text)
+        (text, blank, cut)
     };
     let speaking: Vec<bool> = (0..seats)
         .map(|seat| owners.iter().any(|&(_, o)| o == Some(seat)))
@@ -162,8 +193,14 @@ pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
             if single {
                 return 1;
             }
-            let blank = *blank.get_or_insert_with(|| only(None));
-            only(Some(seat)).saturating_sub(blank).max(1) as u64
+            let (text, spaces, cut) = only(seat);
+            // No gap cut: the spaces are every seat's (packed once).
+            let blank = if cut {
+                packed_len(&spaces)
+            } else {
+                *blank.get_or_insert_with(|| packed_len(&spaces))
+            };
+            packed_len(&text).saturating_sub(blank).max(1) as u64
         })
         .collect();
     let all: u128 = alone.iter().map(|&a| u128::from(a)).sum();
@@ -178,6 +215,12 @@ pub fn charges(body: &str, stored: usize, seats: usize) -> Vec<u64> {
         })
         .collect()
 }
+
+/// The most bytes of other lines [`charges`] lets stand between two of a
+/// seat's lines: a turn's line or a few of an honest opponent (a line is
+/// kept up to 256 bytes, up to four times that as the body writes its
+/// escapes), 32 times less than the packer's window.
+pub const GAP_BYTES: usize = 1 << 10;
 
 /// Why a game that keeps its transcript was stored without its moves:
 /// kept in the game's record (`moves_not_kept` beside what was played).
@@ -357,5 +400,74 @@ mod tests {
         );
         // A seat alone (the flooding island) is charged the game, unmeasured.
         assert_eq!(charges("1: a\n= 1\n", 9, 1), vec![9]);
+    }
+
+    /// Red team (F10): the mirror of F9's attack. A team pads the game with
+    /// lines that pack to almost nothing alone (a run of one letter) but
+    /// stand between its opponent's lines, 33 kB of them after each, so
+    /// every one of the opponent's lines is more than the packer's 32 KiB
+    /// window from the one before. The opponent prints the same honest line
+    /// every turn: alone it packs to a few hundred bytes, where it stands it
+    /// costs its whole length each turn. The stored game's bytes are there
+    /// because of the padding, so the padding team caused them; the
+    /// opponent must not be charged far more than its lines pack to in a
+    /// game without the padding, nor named.
+    #[test]
+    fn a_team_is_not_charged_for_its_opponents_padding_between_its_lines() {
+        use crate::discipline::transcript::{
+            pack_moves, packed_len, MAX_MOVES_BYTES, STORED_MOVES_LINE,
+        };
+        let mut x: u64 = 13;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 58
+        };
+        // The honest team's line: the same 250 bytes every turn (its view
+        // of a board, say), as a bot of the seeds' disciplines may print.
+        let honest_line: String = (0..250).map(|_| char::from(b'!' + next() as u8)).collect();
+        let pad = "x".repeat(250);
+        let mut body = format!("{STORED_MOVES_LINE}\n");
+        let mut quiet = format!("{STORED_MOVES_LINE}\n");
+        let turns = 240;
+        for _ in 0..turns {
+            for _ in 0..130 {
+                body.push_str(&format!("1: {pad}\n"));
+            }
+            body.push_str(&format!("2: {honest_line}\n"));
+            // The same game with the padding team printing one short line.
+            quiet.push_str(&format!("1: x\n2: {honest_line}\n"));
+        }
+        body.push_str("= 240\n");
+        quiet.push_str("= 240\n");
+        assert!(
+            body.len() <= MAX_MOVES_BYTES,
+            "{} bytes: a kept body",
+            body.len()
+        );
+        let stored = pack_moves(&body).unwrap().len();
+        let quiet_stored = pack_moves(&quiet).unwrap().len();
+        let c = charges(&body, stored, 2);
+        let without = charges(&quiet, quiet_stored, 2);
+        let padding_alone = packed_len(&body.replace(&format!("2: {honest_line}\n"), "")) as u64;
+        // Before: the honest team 83,664 bytes of 94,976 (152 times its 552
+        // without the padding), the padding team 11,313.
+        assert!(
+            c[1] * 16 <= stored as u64 && c[0] * 16 >= 15 * stored as u64,
+            "the honest team is charged {} where it is charged {} without the padding; \
+             the padding team {} (its lines alone pack to {padding_alone}); stored {stored} \
+             against {quiet_stored} without the padding",
+            c[1],
+            without[1],
+            c[0]
+        );
+        // A share the game's bytes exceed, which the honest lines where
+        // they stand fit: only the padding team is named.
+        let budget = TranscriptBudget::shared(stored as u64 / 4, 1);
+        let note = budget
+            .judge(&body, stored, &[TeamId(1), TeamId(2)])
+            .unwrap();
+        assert_eq!(note.over, vec![0], "named {:?}, charged {c:?}", note.over);
     }
 }
