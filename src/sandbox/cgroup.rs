@@ -575,6 +575,11 @@ impl Group {
         self.pids.as_ref().map(|d| d.join("pids.current"))
     }
 
+    /// The group's directories (one per v1 hierarchy, one on v2).
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
     /// The processes in the group (by their pid in the server's namespace).
     pub fn members(&self) -> Vec<i32> {
         self.dirs.first().map(|d| members(d)).unwrap_or_default()

@@ -37,6 +37,19 @@
 //! jail's processes together with the server's threads and its bots, under
 //! the server's own limit).
 //!
+//! Where the machine gives the server control groups (the bots' rule,
+//! [`super::cgroup::Cgroups::detect`]: root, or a delegated v2 subtree),
+//! each jail has one of its own, made by [`Jail::new`]: every run's
+//! process joins it before its exec, its `memory.max`
+//! ([`JailLimits::memory`], no swap) counts the tools' pages and the pages
+//! of the work folder's tmpfs they wrote together (the kernel charges
+//! tmpfs pages to the writer's group; `RLIMIT_AS` is per process and
+//! counts no tmpfs page), its `pids.max` the processes beside
+//! `RLIMIT_NPROC`; what a run leaves is killed after it, and the group is
+//! removed with the jail, after the tmpfs is freed. A tool the kernel's
+//! OOM killer ends at that limit is counted by the group's `oom_kill`
+//! ([`JailOutput::oom_kills`]). Elsewhere the rlimits alone hold.
+//!
 //! It is the jail of the KNOBELN compile service (gcc's checks, clang and
 //! wasm-ld), whose lexical checks keep a strategy from naming any other
 //! file (no `#include`); it has no `/proc`. A bot's build, whose compiler
@@ -291,6 +304,12 @@ impl Jail {
     /// pages and its work folder's together, at [`JailLimits::memory`].
     pub fn memory_limited(&self) -> bool {
         self.group().is_some_and(|g| g.controllers().memory)
+    }
+
+    /// The directories of the jail's control group (none without one),
+    /// removed with the jail.
+    pub fn group_dirs(&self) -> Vec<PathBuf> {
+        self.group().map(|g| g.dirs().to_vec()).unwrap_or_default()
     }
 
     /// The jail's control group, if it has one.
