@@ -214,7 +214,8 @@ pub struct Jail {
     /// reach it.
     work_path: PathBuf,
     /// The jail's control group (memory, processes), removed with the
-    /// jail after the work folder's pages charged to it are freed;
+    /// jail after the work folder's pages charged to it are freed (it is
+    /// declared after `work`, and fields are dropped in order);
     /// `None` where the machine has none for the server (then rlimits
     /// alone, as for the bots: [`cgroup::Cgroups::detect`]).
     group: Option<Mutex<Group>>,
