@@ -382,7 +382,7 @@ impl Group {
 
     /// Writes `limits` where they differ from what the group has: the
     /// memory limit is raised by what the group still holds from before.
-    fn set_limits(&mut self, limits: &GroupLimits) -> io::Result<()> {
+    pub(crate) fn set_limits(&mut self, limits: &GroupLimits) -> io::Result<()> {
         let memory = limits.memory_bytes.map(|b| b + self.stale_memory);
         let unlimited = if self.version == 2 { "max" } else { "-1" };
         if let Some(dir) = &self.memory {
@@ -523,6 +523,28 @@ impl Group {
         self.version == 1 && read_u64(&dir.join("memory.failcnt")).unwrap_or(0) > self.base.failcnt
     }
 
+    /// How many members the kernel killed for running out of memory in
+    /// this use of the group (its `oom_kill` counter; 0 without the
+    /// memory controller or on a kernel without the counter).
+    pub fn oom_kills(&self) -> u64 {
+        self.raw_oom_kills()
+            .unwrap_or(0)
+            .saturating_sub(self.base.oom_kills)
+    }
+
+    /// The most memory the group held at once since it was made, in
+    /// bytes (v2 `memory.peak`, v1 `memory.max_usage_in_bytes`): its
+    /// members' pages and the tmpfs pages they wrote.
+    pub fn memory_peak(&self) -> Option<u64> {
+        let dir = self.memory.as_ref()?;
+        let file = if self.version == 2 {
+            "memory.peak"
+        } else {
+            "memory.max_usage_in_bytes"
+        };
+        read_u64(&dir.join(file))
+    }
+
     fn raw_oom_kills(&self) -> Option<u64> {
         let dir = self.memory.as_ref()?;
         let file = if self.version == 2 {
@@ -551,6 +573,11 @@ impl Group {
     /// has the pids controller.
     pub fn tasks_counter(&self) -> Option<PathBuf> {
         self.pids.as_ref().map(|d| d.join("pids.current"))
+    }
+
+    /// The group's directories (one per v1 hierarchy, one on v2).
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
     }
 
     /// The processes in the group (by their pid in the server's namespace).

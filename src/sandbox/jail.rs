@@ -37,6 +37,19 @@
 //! jail's processes together with the server's threads and its bots, under
 //! the server's own limit).
 //!
+//! Where the machine gives the server control groups (the bots' rule,
+//! [`super::cgroup::Cgroups::detect`]: root, or a delegated v2 subtree),
+//! each jail has one of its own, made by [`Jail::new`]: every run's
+//! process joins it before its exec, its `memory.max`
+//! ([`JailLimits::memory`], no swap) counts the tools' pages and the pages
+//! of the work folder's tmpfs they wrote together (the kernel charges
+//! tmpfs pages to the writer's group; `RLIMIT_AS` is per process and
+//! counts no tmpfs page), its `pids.max` the processes beside
+//! `RLIMIT_NPROC`; what a run leaves is killed after it, and the group is
+//! removed with the jail, after the tmpfs is freed. A tool the kernel's
+//! OOM killer ends at that limit is counted by the group's `oom_kill`
+//! ([`JailOutput::oom_kills`]). Elsewhere the rlimits alone hold.
+//!
 //! It is the jail of the KNOBELN compile service (gcc's checks, clang and
 //! wasm-ld), whose lexical checks keep a strategy from naming any other
 //! file (no `#include`); it has no `/proc`. A bot's build, whose compiler
@@ -54,8 +67,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::cgroup::{self, Group, GroupLimits};
 use super::spawn::{self, arrange_fds, check, CArgs};
 use super::uid::{UidSlot, SLOTS};
 use super::{is_root, pipe, set_rlimit};
@@ -78,6 +93,12 @@ pub const WORK_BYTES: u64 = 64 << 20;
 /// itself included). A compile has at most about ten files at once.
 pub const WORK_INODES: u64 = 256;
 
+/// The memory of a compile jail ([`JailLimits::memory`]), in bytes: the
+/// work folder's [`WORK_BYTES`] plus what the tools need for the largest
+/// source the lexical limits accept, with headroom (see the security
+/// model's jail rows for the measurement).
+pub const MEMORY_BYTES: u64 = 256 << 20;
+
 /// Limits of one jailed command.
 #[derive(Debug, Clone, Copy)]
 pub struct JailLimits {
@@ -92,8 +113,16 @@ pub struct JailLimits {
     /// How much of the command's output (stdout and stderr together) is kept.
     pub output_cap: usize,
     /// Processes the jailed command may have at once, itself and all it
-    /// started, counted per jail (RLIMIT_NPROC, see the module's text).
+    /// started, counted per jail (RLIMIT_NPROC, see the module's text,
+    /// and the jail's control group's `pids.max` where there is one).
     pub processes: u64,
+    /// Memory of the whole jail at once, in bytes: the pages its tools
+    /// hold and the pages of its work folder's tmpfs they wrote, as the
+    /// kernel charges them to the jail's control group (`memory.max`, no
+    /// swap). Only where the machine gives the server a memory
+    /// controller ([`Jail::memory_limited`]); elsewhere the tools are
+    /// bounded by `address_space` alone, per process.
+    pub memory: u64,
 }
 
 impl Default for JailLimits {
@@ -105,6 +134,7 @@ impl Default for JailLimits {
             wall: Duration::from_secs(30),
             output_cap: 64 << 10,
             processes: 64,
+            memory: MEMORY_BYTES,
         }
     }
 }
@@ -125,9 +155,6 @@ pub enum WorkFull {
     Bytes,
     /// Every one of its [`WORK_INODES`].
     Inodes,
-    /// A tool said `No space left on device` though neither is used up
-    /// when it ended (it removed files after the failed write).
-    NoSpace,
 }
 
 /// What a jailed command did.
@@ -143,10 +170,18 @@ pub struct JailOutput {
     pub cpu: Duration,
     /// The work folder's state when the command ended: `Some` when a
     /// write into it must have failed for want of room (the kernel's
-    /// count of free pages or inodes is at zero, or the output says
-    /// `No space left on device`, the folder being the only place a tool
-    /// can write).
+    /// count of free pages or inodes is at zero). Never read from the
+    /// tool's words, which can be the program's own (`#error No space
+    /// left on device`).
     pub work_full: Option<WorkFull>,
+    /// How many of the command's processes the kernel's OOM killer ended
+    /// at the jail's [`JailLimits::memory`] (its control group's
+    /// `oom_kill` counter, counted over this run); 0 without a memory
+    /// controller.
+    pub oom_kills: u64,
+    /// The most memory the jail held at once since it was made (its tools
+    /// and its work folder's pages), where it has a memory controller.
+    pub memory_peak: Option<u64>,
 }
 
 impl JailOutput {
@@ -178,6 +213,12 @@ pub struct Jail {
     /// `/proc/self/fd/N` of `work`: the work folder as the server's paths
     /// reach it.
     work_path: PathBuf,
+    /// The jail's control group (memory, processes), removed with the
+    /// jail after the work folder's pages charged to it are freed (it is
+    /// declared after `work`, and fields are dropped in order);
+    /// `None` where the machine has none for the server (then rlimits
+    /// alone, as for the bots: [`cgroup::Cgroups::detect`]).
+    group: Option<Mutex<Group>>,
     /// The jail's own uid when the server is root (its commands run under
     /// it, and it owns the work folder).
     uid: Option<UidSlot>,
@@ -240,13 +281,43 @@ impl Jail {
                 source,
             })?;
         let work_path = PathBuf::from(format!("/proc/self/fd/{}", work.as_raw_fd()));
+        let defaults = JailLimits::default();
+        let group = Group::create(&GroupLimits {
+            memory_bytes: Some(defaults.memory),
+            processes: Some(defaults.processes),
+        })
+        .map_err(|source| JailError::Prepare {
+            path: PathBuf::from("a control group for the jail"),
+            source,
+        })?;
         Ok(Jail {
             dir,
             root,
             work,
             work_path,
+            group: group.map(Mutex::new),
             uid,
         })
+    }
+
+    /// Whether the jail's memory is bounded as a whole, in the kernel's
+    /// unit (a control group with the memory controller): its tools'
+    /// pages and its work folder's together, at [`JailLimits::memory`].
+    pub fn memory_limited(&self) -> bool {
+        self.group().is_some_and(|g| g.controllers().memory)
+    }
+
+    /// The directories of the jail's control group (none without one),
+    /// removed with the jail.
+    pub fn group_dirs(&self) -> Vec<PathBuf> {
+        self.group().map(|g| g.dirs().to_vec()).unwrap_or_default()
+    }
+
+    /// The jail's control group, if it has one.
+    fn group(&self) -> Option<std::sync::MutexGuard<'_, Group>> {
+        self.group
+            .as_ref()
+            .map(|g| g.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The work folder as the server reaches it (inside the jail it is
@@ -377,6 +448,18 @@ impl Jail {
             ))
         })?;
         let lim = *limits;
+        let (join_fds, oom_before) = match self.group() {
+            Some(mut g) => {
+                // Written only where they differ from the group's.
+                g.set_limits(&GroupLimits {
+                    memory_bytes: Some(limits.memory),
+                    processes: Some(limits.processes),
+                })
+                .map_err(spawn_err)?;
+                (g.join_fds(), g.oom_kills())
+            }
+            None => (Vec::new(), 0),
+        };
         let fds = [
             null.as_raw_fd(),
             write_end.as_raw_fd(),
@@ -392,6 +475,11 @@ impl Jail {
         }
         let mut body = || -> io::Error {
             let run = || -> Result<(), io::Error> {
+                // Into the jail's control group first: everything the
+                // command starts is inside from its first instruction.
+                for fd in &join_fds {
+                    cgroup::join_fd(*fd)?;
+                }
                 // SAFETY: system calls on data prepared before the clone.
                 unsafe {
                     check(libc::setpgid(0, 0))?;
@@ -500,17 +588,28 @@ impl Jail {
                 _ => JailExit::Exited(-1),
             },
         };
-        let output = String::from_utf8_lossy(&output).into_owned();
-        let work_full = match self.work_full().map_err(io_err)? {
-            None if output.contains("No space left on device") => Some(WorkFull::NoSpace),
-            full => full,
+        // Whatever left the command's process group (and so escaped
+        // `kill_group`) ends with the group: the PID namespace ends with
+        // its PID 1, and the control group is emptied all the same.
+        let (oom_kills, memory_peak) = match self.group() {
+            Some(g) => {
+                if !g.members().is_empty() {
+                    g.kill_all();
+                }
+                (g.oom_kills().saturating_sub(oom_before), g.memory_peak())
+            }
+            None => (0, None),
         };
+        let output = String::from_utf8_lossy(&output).into_owned();
+        let work_full = self.work_full().map_err(io_err)?;
         Ok(JailOutput {
             exit,
             output,
             output_dropped: dropped,
             cpu: child.cpu(),
             work_full,
+            oom_kills,
+            memory_peak,
         })
     }
 }

@@ -118,7 +118,9 @@ pub enum ToolLimit {
     Cpu,
     /// Its output file grew past the jail's file size.
     OutputSize,
-    /// It ran out of its address space (and said so).
+    /// It ran out of memory: the jail's (the kernel's OOM killer ended
+    /// it, counted by the jail's control group), or its address space
+    /// (and said so).
     Memory,
     /// It was killed at its limits (CPU or memory, the kernel's kill).
     Killed,
@@ -212,9 +214,6 @@ impl<'j> Gcc<'j> {
             let what = match full {
                 WorkFull::Bytes => format!("its {} MB", WORK_BYTES >> 20),
                 WorkFull::Inodes => format!("its {WORK_INODES} files"),
-                WorkFull::NoSpace => {
-                    format!("its {} MB or its {WORK_INODES} files", WORK_BYTES >> 20)
-                }
             };
             LimitHit {
                 limit: ToolLimit::WorkFolder,
@@ -224,7 +223,19 @@ impl<'j> Gcc<'j> {
                 ),
             }
         });
+        // The kernel's own count is the evidence, never the tool's words:
+        // its OOM killer ended a process of the run at the jail's memory.
+        let out_of_memory = (out.oom_kills > 0).then(|| LimitHit {
+            limit: ToolLimit::Memory,
+            sentence: format!(
+                "{tool} needed more than {mib} MiB of memory and was stopped: your program made \
+                 the compiler use more than {mib} MiB (its work folder included), far more than a \
+                 strategy needs (huge initialisers, macros that expand without end?); simplify it",
+                mib = lim.memory >> 20
+            ),
+        });
         let limit_hit = match out.exit {
+            _ if out_of_memory.is_some() => out_of_memory,
             JailExit::WallClock => LimitHit::new(ToolLimit::WallClock, format!(
                 "{tool} did not finish within {} s and was stopped",
                 lim.wall.as_secs()

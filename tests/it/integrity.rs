@@ -971,8 +971,10 @@ fn a_sleeping_tool_is_killed_at_the_30_s_wall_limit() {
     assert!(!run.messages.contains("awake"), "{}", run.messages);
 }
 
-/// 1 GiB of memory: a tool asking for 1.2 GiB is refused it by
-/// `RLIMIT_AS` (Python's `MemoryError`), while 0.5 GiB is granted.
+/// 1 GiB of address space per process: a tool asking for 1.2 GiB is
+/// refused it by `RLIMIT_AS` (Python's `MemoryError`), while 128 MiB is
+/// granted (filled: within the jail's 256 MiB of memory too, where it
+/// has a control group).
 #[test]
 fn a_tool_asking_for_more_than_1_gib_is_refused_it() {
     let jail = Jail::new().unwrap();
@@ -990,16 +992,200 @@ fn a_tool_asking_for_more_than_1_gib_is_refused_it() {
         )
         .unwrap()
     };
-    let small = ask(512);
+    let small = ask(128);
     assert_eq!(small.exit, JailExit::Exited(0), "{}", small.output);
     assert!(
-        small.output.contains("granted 536870912"),
+        small.output.contains("granted 134217728"),
         "{}",
         small.output
     );
     let large = ask(1229);
     assert_eq!(large.exit, JailExit::Exited(3), "{}", large.output);
     assert!(large.output.contains("refused"), "{}", large.output);
+}
+
+/// A jailed Python that writes 60 MiB into its work folder (four files of
+/// 15 MiB, tmpfs pages nobody's rlimit counts), then starts four children
+/// that each fill 100 MiB and hold it until all are started: 460 MiB at
+/// once, every process far under its 1 GiB of address space.
+const FILL_THE_FOLDER_AND_ALLOCATE: &str = "\
+import os
+for i in range(4):
+    with open('/work/f%d' % i, 'wb') as f:
+        f.write(b'\\1' * (15 << 20))
+holds = []
+held = 0
+for i in range(4):
+    r, w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.close(go_w)
+        for k in holds:
+            os.close(k)
+        b = bytearray(b'x') * (100 << 20)
+        os.write(w, b'1')
+        os.read(go_r, 1)
+        os._exit(0)
+    os.close(w)
+    os.close(go_r)
+    if os.read(r, 1) == b'1':
+        held += 1
+    os.close(r)
+    holds.append(go_w)
+print('held', held, flush=True)
+for k in holds:
+    os.close(k)
+for _ in holds:
+    os.wait()
+";
+
+/// The jail's memory is counted where the kernel counts it: its tools'
+/// pages and its work folder's tmpfs pages together, in a control group
+/// of the jail's own (`memory.max`, no swap). A tool that fills 60 MiB of
+/// its folder and then has four processes of 100 MiB each (each far under
+/// its 1 GiB of address space: before, the jail held all 460 MiB) is
+/// ended by the kernel's OOM killer at 256 MiB; the run counts the kill
+/// from the group's `oom_kill` counter, the jail never held more than its
+/// limit, and the report says so in words. Run as root, and again as
+/// `nobody` through `setpriv`: where the server gets no memory controller
+/// (not root on a v1 machine, no delegated v2 subtree), the jail says it is
+/// not bounded as a whole and the rlimits alone hold (the case the
+/// security model names).
+#[test]
+fn a_tool_filling_its_folder_and_allocating_is_stopped_at_the_jails_memory() {
+    also_as_nobody(
+        "integrity::a_tool_filling_its_folder_and_allocating_is_stopped_at_the_jails_memory",
+    );
+    let limits = at_the_default_limits();
+    assert_eq!(limits.memory, 256 << 20, "the limit security.md names");
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(
+            &["/usr/bin/python3", "-c", FILL_THE_FOLDER_AND_ALLOCATE],
+            &limits,
+        )
+        .unwrap();
+    if !jail.memory_limited() {
+        assert!(
+            // SAFETY: a plain system call.
+            unsafe { libc::geteuid() } != 0,
+            "as root the machine's control groups bound the jail"
+        );
+        assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+        assert!(out.output.contains("held 4"), "{}", out.output);
+        assert_eq!((out.oom_kills, out.memory_peak), (0, None));
+        return;
+    }
+    assert!(out.oom_kills >= 1, "{:?}: {}", out.exit, out.output);
+    let peak = out.memory_peak.expect("the group's peak");
+    assert!(
+        peak <= limits.memory,
+        "the jail held {peak} bytes at once, more than its {}",
+        limits.memory
+    );
+    let gcc = Gcc::new(&jail, limits);
+    let run = gcc
+        .run_tool(
+            "python3",
+            &["/usr/bin/python3", "-c", FILL_THE_FOLDER_AND_ALLOCATE],
+        )
+        .unwrap();
+    let hit = run.limit_hit.expect("a limit");
+    assert_eq!(hit.limit, ToolLimit::Memory);
+    assert!(
+        hit.sentence.starts_with(
+            "python3 needed more than 256 MiB of memory and was stopped: your program made the \
+             compiler use more than 256 MiB"
+        ),
+        "{}",
+        hit.sentence
+    );
+}
+
+/// The jail's control group holds every process of each run and is
+/// emptied after it, whatever the tools left (a process in a session of
+/// its own, out of the command's process group, and one that ignores
+/// every polite signal), and it is removed with the jail (its memory
+/// with it: the work folder's pages are freed first).
+#[test]
+fn the_jails_control_group_is_emptied_after_each_run_and_removed_with_it() {
+    let jail = Jail::new().unwrap();
+    let dirs = jail.group_dirs();
+    if !jail.memory_limited() {
+        // SAFETY: a plain system call.
+        assert!(
+            unsafe { libc::geteuid() } != 0,
+            "as root the jail has a group"
+        );
+        assert!(dirs.is_empty());
+        return;
+    }
+    assert!(!dirs.is_empty());
+    let script =
+        "setsid sh -c 'trap \"\" HUP INT TERM; sleep 100000' </dev/null >/dev/null 2>&1 & \
+                  sleep 100000 </dev/null >/dev/null 2>&1 & echo started";
+    let out = jail
+        .run(&["/bin/sh", "-c", script], &at_the_default_limits())
+        .unwrap();
+    assert!(out.output.contains("started"), "{}", out.output);
+    for d in &dirs {
+        let procs = std::fs::read_to_string(d.join("cgroup.procs")).unwrap();
+        assert_eq!(procs.trim(), "", "{} after the run", d.display());
+    }
+    drop(jail);
+    for d in &dirs {
+        assert!(!d.exists(), "{} after the jail", d.display());
+    }
+}
+
+/// A source within the lexical limits whose macros make gcc's
+/// preprocessor hold ever more (`macro_bomb.c`: 2^N copies of a token) is
+/// rejected by the jail's memory, in words ("your program made the
+/// compiler use more than 256 MiB"), from the group's `oom_kill` counter,
+/// never a server error; before, gcc's preprocessor grew to its 1 GiB of
+/// address space (four times the jail's memory now) and said so. Without
+/// a memory controller (run again as `nobody` on a cgroup v1 machine)
+/// that per-process limit stops it, in its own words (or, on a busy
+/// machine, its CPU or wall limit first).
+#[test]
+fn a_source_that_makes_the_preprocessor_balloon_is_rejected_for_the_jails_memory() {
+    also_as_nobody(
+        "integrity::a_source_that_makes_the_preprocessor_balloon_is_rejected_for_the_jails_memory",
+    );
+    let limited = Jail::new().unwrap().memory_limited();
+    let mut src = std::fs::read(repo_path("tests/data/sources/macro_bomb.c")).unwrap();
+    // A source no other test compiles (no module cache's outcome).
+    src.extend_from_slice(b"\n/* the jail's memory */\n");
+    let outcome = compile_source(&src, Profile::Local);
+    assert!(!outcome.accepted());
+    let errors: Vec<String> = outcome
+        .report()
+        .errors()
+        .map(|e| e.message.clone())
+        .collect();
+    let wanted: &[&str] = if limited {
+        &[
+            "gcc needed more than 256 MiB of memory and was stopped: your program made the \
+           compiler use more than 256 MiB",
+        ]
+    } else {
+        // Growing to 1 GiB takes the preprocessor four times as long: on
+        // a busy machine its CPU or wall limit may come first, as in
+        // `macro_bomb_is_stopped_by_a_limit_with_a_clear_message`.
+        &[
+            "gcc needed more than 1024 MB of memory and was stopped",
+            "gcc used more than 10 s of CPU time and was stopped",
+            "gcc did not finish within 30 s and was stopped",
+        ]
+    };
+    assert!(
+        errors
+            .iter()
+            .any(|e| wanted.iter().any(|w| e.starts_with(w))),
+        "{wanted:?}: {errors:#?}"
+    );
 }
 
 /// Item 9. 26,000 distinct undefined functions: the report lists a sane

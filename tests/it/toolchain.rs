@@ -302,6 +302,7 @@ fn macro_bomb_is_stopped_by_a_limit_with_a_clear_message() {
     assert!(
         e.message.starts_with("gcc ")
             && (e.message.contains(" MB")
+                || e.message.contains(" MiB of memory")
                 || e.message.contains("CPU time")
                 || e.message.contains("did not finish within 30 s")),
         "the participant must learn which limit stopped gcc: {e}"
@@ -1183,4 +1184,39 @@ fn the_cache_keeps_no_authentification_string_and_a_hit_reads_it_again() {
     );
     let header = again.outcome.report().header.clone().unwrap();
     assert_eq!(header.auth, "authstring");
+}
+
+/// Red team (F9): a program whose own diagnostic says `No space left on
+/// device` (an `#error`, a failed static assertion) is rejected for what
+/// it says, at its line: the report never says that gcc filled its work
+/// folder, which it did not (the folder's free pages and inodes are the
+/// measure; the words alone are the program's). Before, the jail chose
+/// the work folder's sentence by finding these words in a failed tool's
+/// output, and the report carried it beside the program's own error.
+#[test]
+fn a_program_saying_no_space_left_is_not_reported_as_a_full_work_folder() {
+    let base = fs::read_to_string(source_path("syntax_error")).unwrap();
+    for (what, line) in [
+        ("#error", "#error No space left on device\n"),
+        (
+            "a static assertion",
+            "_Static_assert(0, \"No space left on device\");\n",
+        ),
+    ] {
+        let src = base
+            .replace("x = = 3;", "x = 3;")
+            .replace("main()\n", &format!("{line}main()\n"));
+        let outcome = compile_source(src.as_bytes(), Profile::Submission);
+        let report = outcome.report();
+        assert!(!outcome.accepted(), "{what}");
+        let errors: Vec<String> = report.errors().map(|e| e.message.clone()).collect();
+        assert!(
+            errors.iter().all(|e| !e.contains("filled its work folder")),
+            "{what}: {errors:#?}"
+        );
+        assert!(
+            errors.iter().any(|e| e.contains("No space left on device")),
+            "{what}: the program's own words: {errors:#?}"
+        );
+    }
 }

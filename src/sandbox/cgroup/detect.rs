@@ -157,7 +157,14 @@ pub(super) fn detect_at(root: &Path) -> Cgroups {
         let base = h.join("knobeln");
         match fs::create_dir(&base) {
             Ok(()) => Some(base),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Some(base),
+            // Made before (by root, say): usable only if this process may
+            // make groups in it (a server that is not root may not).
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                use rustix::fs::Access;
+                rustix::fs::access(&base, Access::WRITE_OK | Access::EXEC_OK)
+                    .is_ok()
+                    .then_some(base)
+            }
             Err(_) => None,
         }
     };
