@@ -29,7 +29,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
-use crate::mail::inbox::{take_in_capped, Capped};
+use crate::mail::admission::take_in_within_budget;
+use crate::mail::inbox::Capped;
 use crate::mail::outage::Side;
 use crate::mail::process::{record_unreadable, ProcessError};
 use crate::mail::transport::imap::{IdleOutcome, ImapError, ImapPoller, Stop};
@@ -142,8 +143,12 @@ pub fn take_in_all(
                 },
                 None => Capped::from_bytes(&f.raw, config.limits.max_mail_bytes),
             };
-            let id = take_in_capped(
+            // Within the strangers' budget (`admission`): a stranger's
+            // mail past it is stored as its key only, and the position
+            // moves past it all the same (the mailbox keeps its text).
+            let id = take_in_within_budget(
                 &tx,
+                config,
                 &origin,
                 Some((f.uidvalidity, f.uid)),
                 &mail,

@@ -8,7 +8,7 @@
 //! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
 //! backlog's sealing), `sent_bodies.rs` (a sent mail's bytes kept
 //! `keep_sent_days`), `processed_rows.rs` (a processed mail's row kept
-//! `keep_inbox_days`), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
+//! `keep_inbox_days`), `strangers.rs` (the strangers' daily budget's rows), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
 //! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
@@ -28,6 +28,7 @@ mod registrations;
 mod sealing;
 mod sent_bodies;
 pub(crate) mod state;
+mod strangers;
 
 // Every function of these files stays at `store::mail::NAME`.
 pub use bodies::*;
@@ -37,6 +38,7 @@ pub use registrations::*;
 pub use sealing::*;
 pub use sent_bodies::*;
 pub use state::OutState;
+pub use strangers::*;
 
 /// A stored incoming mail waiting for processing.
 #[derive(Debug, Clone)]
