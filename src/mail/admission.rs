@@ -175,6 +175,7 @@ pub fn take_in_within_budget(
             Ok(id)
         }
         Some(why) => {
+            tracing::info!(origin, "a stranger's mail kept as its key only: {why}");
             let size = mail.full_size.unwrap_or(mail.bytes.len() as u64);
             db::insert_inbox_key_only(conn, &arrival, size, &why, now)
         }

@@ -220,6 +220,36 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
     Ok((n == 1).then(|| conn.last_insert_rowid()))
 }
 
+/// Stores a mail as its de-duplication key only: no bytes of it, its real
+/// size, `ignored` with `outcome` and processed at `now` (so its row goes
+/// `keep_inbox_days` later, as every processed mail's). Returns its id, or
+/// `None` when the same mail (or UID) was stored before, whole or not.
+pub fn insert_inbox_key_only(
+    conn: &Connection,
+    a: &Arrival<'_>,
+    size: u64,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>> {
+    let at = timestamp(now);
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at,
+                                      state, outcome, processed_at, full_size)
+         VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, 'ignored', ?7, ?6, ?8)",
+        params![
+            a.origin,
+            a.imap.map(|x| x.0),
+            a.imap.map(|x| x.1),
+            a.message_id.map(kept_message_id),
+            dedupe_key(a.message_id, a.content_sha256),
+            at,
+            outcome,
+            i64::try_from(size).unwrap_or(i64::MAX),
+        ],
+    )?;
+    Ok((n == 1).then(|| conn.last_insert_rowid()))
+}
+
 /// The ids of all pending mails, oldest first.
 pub fn pending_inbox_ids(conn: &Connection) -> Result<Vec<i64>> {
     let mut st = conn.prepare("SELECT id FROM inbox WHERE state = 'new' ORDER BY id")?;

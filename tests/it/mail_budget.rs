@@ -153,7 +153,10 @@ fn over_imap_a_strangers_flood_past_the_budget_keeps_keys_and_participants_pass(
     take_in(&mut store, &config, &user, &stack);
     assert_eq!(unseen(&stack, &user), 0, "every mail taken in");
     assert_eq!(
-        count(&store, "SELECT COUNT(*) FROM inbox WHERE stranger_sender IS NOT NULL"),
+        count(
+            &store,
+            "SELECT COUNT(*) FROM inbox WHERE stranger_sender IS NOT NULL"
+        ),
         10
     );
     assert_eq!(
@@ -207,7 +210,11 @@ fn over_imap_a_strangers_flood_past_the_budget_keeps_keys_and_participants_pass(
             [],
         )
         .unwrap();
-    append(&stack, &user, &[raw(200, "late@fresh.example", "help", "hello")]);
+    append(
+        &stack,
+        &user,
+        &[raw(200, "late@fresh.example", "help", "hello")],
+    );
     take_in(&mut store, &config, &user, &stack);
     assert_eq!(
         count(

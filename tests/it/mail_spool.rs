@@ -1807,8 +1807,8 @@ fn a_strangers_flood_past_the_budget_keeps_keys_and_participants_are_answered_at
     serve_once();
     let got = c.replies()[before..].to_vec();
     assert!(
-        got.iter().any(|r| r.to == ["joe@lords.example"]
-            && r.subject.contains("compilation report")),
+        got.iter()
+            .any(|r| r.to == ["joe@lords.example"] && r.subject.contains("compilation report")),
         "the team's compile request is answered: {got:?}"
     );
     assert!(
@@ -1820,7 +1820,10 @@ fn a_strangers_flood_past_the_budget_keeps_keys_and_participants_are_answered_at
         .iter()
         .filter(|r| r.to.iter().any(|t| t.starts_with('s')))
         .count();
-    assert_eq!(to_flood, 10, "only the mails within the budget are answered");
+    assert_eq!(
+        to_flood, 10,
+        "only the mails within the budget are answered"
+    );
 
     let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
     let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };

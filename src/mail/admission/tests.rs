@@ -148,11 +148,9 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     );
     let (outcome,): (String,) = store
         .conn()
-        .query_row(
-            "SELECT outcome FROM inbox WHERE id = ?1",
-            [ids[299]],
-            |r| Ok((r.get(0)?,)),
-        )
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[299]], |r| {
+            Ok((r.get(0)?,))
+        })
         .unwrap();
     assert!(
         outcome.contains("20 mails from strangers in all in 24 hours already"),
@@ -163,11 +161,22 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     let status = take(
         &store,
         &config,
-        &mail(1000, "x@forged.example", "status", &format!("<<FROM>> millers {}", auth("millers"))),
+        &mail(
+            1000,
+            "x@forged.example",
+            "status",
+            &format!("<<FROM>> millers {}", auth("millers")),
+        ),
         now,
     )
     .unwrap();
-    let mailbox = take(&store, &config, &mail(1001, "Millers+x@Lords.Example", "help", "hello"), now).unwrap();
+    let mailbox = take(
+        &store,
+        &config,
+        &mail(1001, "Millers+x@Lords.Example", "help", "hello"),
+        now,
+    )
+    .unwrap();
     let confirm = take(
         &store,
         &config,
@@ -181,7 +190,13 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     )
     .unwrap();
     // A stranger still gets a key row; a wrong code is a stranger's.
-    let stranger = take(&store, &config, &mail(1003, "new@fresh.example", "help", "hi"), now).unwrap();
+    let stranger = take(
+        &store,
+        &config,
+        &mail(1003, "new@fresh.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
     let wrong = take(
         &store,
         &config,
@@ -196,15 +211,24 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     .unwrap();
     for id in [status, mailbox, confirm] {
         let r = row(&store, id);
-        assert!(r.0 == "new" && r.1 > 0 && !r.3, "a participant's mail {id}: {r:?} {:?}", db::inbox_state(store.conn(), id));
+        assert!(
+            r.0 == "new" && r.1 > 0 && !r.3,
+            "a participant's mail {id}: {r:?} {:?}",
+            db::inbox_state(store.conn(), id)
+        );
     }
     for id in [stranger, wrong] {
         assert_eq!(row(&store, id).1, 0, "a stranger's past the budget");
     }
     // Answered at once: no stranger waits before them but the 20 whole.
     let mut store = store;
-    crate::mail::process::process_pending(&mut store, &config, &RefereeConfig::default(), &Utc::now)
-        .unwrap();
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
     for id in [status, mailbox, confirm] {
         let (state, outcome, _) = db::inbox_state(store.conn(), id).unwrap();
         assert_eq!(state, "done", "{outcome:?}");
@@ -252,16 +276,40 @@ fn the_budget_renews_after_24_hours_and_its_shares_leave_room_for_others() {
         take(&store, &config, &mail(n, from, "help", "hello"), at).unwrap()
     };
     let a: Vec<i64> = (0..4).map(|_| next("eve@one.example", t0)).collect();
-    assert_eq!(a.iter().map(|&id| whole(id)).collect::<Vec<_>>(), [true, true, true, false]);
-    let b: Vec<i64> = (0..6).map(|i| next(&format!("s{i}@one.example"), t0)).collect();
-    assert_eq!(b.iter().filter(|&&id| whole(id)).count(), 5, "the domain's 8");
-    let c: Vec<i64> = (0..20).map(|i| next(&format!("s{i}@d{i}.example"), t0)).collect();
-    assert_eq!(c.iter().filter(|&&id| whole(id)).count(), 12, "the 20 in all");
-    let late = next("new@fresh.example", t0 + Duration::hours(23) + Duration::minutes(59));
+    assert_eq!(
+        a.iter().map(|&id| whole(id)).collect::<Vec<_>>(),
+        [true, true, true, false]
+    );
+    let b: Vec<i64> = (0..6)
+        .map(|i| next(&format!("s{i}@one.example"), t0))
+        .collect();
+    assert_eq!(
+        b.iter().filter(|&&id| whole(id)).count(),
+        5,
+        "the domain's 8"
+    );
+    let c: Vec<i64> = (0..20)
+        .map(|i| next(&format!("s{i}@d{i}.example"), t0))
+        .collect();
+    assert_eq!(
+        c.iter().filter(|&&id| whole(id)).count(),
+        12,
+        "the 20 in all"
+    );
+    let late = next(
+        "new@fresh.example",
+        t0 + Duration::hours(23) + Duration::minutes(59),
+    );
     assert!(!whole(late));
-    let renewed = next("new@fresh.example", t0 + Duration::days(1) + Duration::seconds(1));
+    let renewed = next(
+        "new@fresh.example",
+        t0 + Duration::days(1) + Duration::seconds(1),
+    );
     assert!(whole(renewed), "the next day's budget");
-    let again = next("eve@one.example", t0 + Duration::days(1) + Duration::seconds(1));
+    let again = next(
+        "eve@one.example",
+        t0 + Duration::days(1) + Duration::seconds(1),
+    );
     assert!(whole(again), "the sender's share renews too");
 }
 
@@ -278,7 +326,10 @@ fn a_mail_kept_as_its_key_delivered_again_is_one_mail() {
     assert!(take(&store, &config, &first, now).is_some());
     let key = take(&store, &config, &second, now).unwrap();
     assert_eq!(row(&store, key).1, 0);
-    assert_eq!(take(&store, &config, &second, now + Duration::days(2)), None);
+    assert_eq!(
+        take(&store, &config, &second, now + Duration::days(2)),
+        None
+    );
     assert_eq!(take(&store, &config, &first, now), None);
     let (n,): (u32,) = store
         .conn()

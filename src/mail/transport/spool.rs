@@ -24,9 +24,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use crate::mail::delivery::{Deliver, DeliveryError, Durability};
 use crate::config::Config;
 use crate::mail::admission::take_in_within_budget;
+use crate::mail::delivery::{Deliver, DeliveryError, Durability};
 use crate::mail::inbox::read_capped;
 use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
