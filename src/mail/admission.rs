@@ -15,7 +15,9 @@
 //! fewer than `stranger_mails_per_domain_per_day` and those of its sender
 //! (case and `+tag` folded, as the reply caps fold it) fewer than
 //! `stranger_mails_per_sender_per_day`, and then charged to its sender
-//! and domain in the transaction that stores it; past any of them it is
+//! and domain in the transaction that stores it (judged by reads before
+//! that transaction, [`judge`], so that its first statement writes);
+//! past any of them it is
 //! stored as its key only ([`db::insert_inbox_key_only`]: no bytes,
 //! `ignored`, the reason in its outcome), so the same mail delivered
 //! again is still one mail, and never answered. The IMAP mailbox keeps
@@ -141,14 +143,44 @@ pub fn past_budget(
     Ok(None)
 }
 
-/// Stores one mail read within its cap, within the strangers' budget: a
-/// participant's whole; a stranger's whole and charged while the budget
-/// lasts, else as its key only. On the caller's connection (or
-/// transaction, which then holds the charge and the row together).
-/// `Ok(None)`: the same mail was stored before (whole or as its key).
-pub fn take_in_within_budget(
+/// What the intake does with a mail: judged by reads only, before the
+/// transaction that stores it, so that the transaction's first statement
+/// writes (a transaction of SQLite's WAL that read first cannot take the
+/// write lock once another connection committed: it would fail, not
+/// wait). Only the intake charges rows, one mail at a time, so the counts
+/// cannot change between the verdict and the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Stored whole; a stranger's charged to its sender and domain.
+    Whole(Standing),
+    /// A stranger's past the budget: stored as its key only, the reason
+    /// its outcome.
+    KeyOnly(String),
+}
+
+/// Judges a mail read within its cap (reads only): whose it is, and for a
+/// stranger's whether the budget has room.
+pub fn judge(
     conn: &rusqlite::Connection,
     config: &Config,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Verdict, StoreError> {
+    let standing = standing(conn, config, mail, now)?;
+    if let Standing::Stranger { sender, domain } = &standing {
+        if let Some(why) = past_budget(conn, config, sender, domain, now)? {
+            return Ok(Verdict::KeyOnly(why));
+        }
+    }
+    Ok(Verdict::Whole(standing))
+}
+
+/// Stores a judged mail on the caller's transaction: whole, and charged
+/// when a stranger's; or as its key only. `Ok(None)`: the same mail was
+/// stored before (whole or as its key).
+pub fn store_judged(
+    conn: &rusqlite::Connection,
+    verdict: &Verdict,
     origin: &str,
     imap: Option<(u32, u32)>,
     mail: &Capped,
@@ -163,23 +195,39 @@ pub fn take_in_within_budget(
         content_sha256: &content,
         full_size: mail.full_size,
     };
-    let Standing::Stranger { sender, domain } = standing(conn, config, mail, now)? else {
-        return db::insert_inbox(conn, &arrival, now);
-    };
-    match past_budget(conn, config, &sender, &domain, now)? {
-        None => {
+    match verdict {
+        Verdict::Whole(standing) => {
             let id = db::insert_inbox(conn, &arrival, now)?;
-            if let Some(id) = id {
-                db::charge_stranger(conn, id, &sender, &domain)?;
+            if let (Some(id), Standing::Stranger { sender, domain }) = (id, standing) {
+                db::charge_stranger(conn, id, sender, domain)?;
             }
             Ok(id)
         }
-        Some(why) => {
-            tracing::info!(origin, "a stranger's mail kept as its key only: {why}");
+        Verdict::KeyOnly(why) => {
             let size = mail.full_size.unwrap_or(mail.bytes.len() as u64);
-            db::insert_inbox_key_only(conn, &arrival, size, &why, now)
+            let id = db::insert_inbox_key_only(conn, &arrival, size, why, now)?;
+            if id.is_some() {
+                tracing::info!(origin, "a stranger's mail kept as its key only: {why}");
+            }
+            Ok(id)
         }
     }
+}
+
+/// [`judge`], then [`store_judged`] on one transaction of its own.
+pub fn take_in_within_budget(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    origin: &str,
+    imap: Option<(u32, u32)>,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, StoreError> {
+    let verdict = judge(conn, config, mail, now)?;
+    let tx = conn.unchecked_transaction()?;
+    let id = store_judged(&tx, &verdict, origin, imap, mail, now)?;
+    tx.commit()?;
+    Ok(id)
 }
 
 #[cfg(test)]

@@ -71,10 +71,7 @@ fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
 }
 
 fn take(store: &Store, config: &Config, m: &Capped, now: DateTime<Utc>) -> Option<i64> {
-    let tx = store.conn().unchecked_transaction().unwrap();
-    let id = take_in_within_budget(&tx, config, "test", None, m, now).unwrap();
-    tx.commit().unwrap();
-    id
+    take_in_within_budget(store.conn(), config, "test", None, m, now).unwrap()
 }
 
 /// (state, bytes of raw, bytes of the whole row's columns, charged)

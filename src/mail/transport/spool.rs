@@ -112,13 +112,9 @@ impl Spool {
         for (path, name) in files {
             let mail = read_capped(&path, cap).map_err(io_err(&path))?;
             let origin = format!("spool:{name}");
-            // The row and its charge to the strangers' budget together.
-            let tx = store
-                .conn()
-                .unchecked_transaction()
-                .map_err(StoreError::from)?;
-            let id = take_in_within_budget(&tx, config, &origin, None, &mail, now)?;
-            tx.commit().map_err(StoreError::from)?;
+            // Judged by reads, then the row and its charge to the
+            // strangers' budget on one transaction (`admission`).
+            let id = take_in_within_budget(store.conn(), config, &origin, None, &mail, now)?;
             if let Some(id) = id {
                 stored += 1;
                 tracing::info!(
