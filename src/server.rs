@@ -213,11 +213,7 @@ impl Server {
         match self.config.transport {
             TransportKind::Spool => {
                 let spool = self.spool()?.clone();
-                Ok(spool.take_incoming(
-                    &self.store,
-                    self.config.limits.max_mail_bytes,
-                    Utc::now(),
-                )?)
+                Ok(spool.take_incoming(&self.store, &self.config, Utc::now())?)
             }
             TransportKind::Imap => self.take_in_imap(),
         }

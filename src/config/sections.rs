@@ -135,6 +135,22 @@ pub struct Limits {
     /// limit): what forged senders at any number of domains can draw out of
     /// the server. Participants' replies never count here.
     pub stranger_replies_per_day: u32,
+    /// At most this many strangers' mails are taken in whole in 24 hours
+    /// (0: no limit): mails proven by no authentification string nor a
+    /// confirmation code, from no registered team's mailbox. Past it (or
+    /// past the sender's or the domain's share below) a stranger's mail is
+    /// kept as its de-duplication key only (a row under 1 KiB), never
+    /// processed or answered: the inbox's whole rows of a day are bounded
+    /// by the server, not only by the mail server's rate. Participants'
+    /// mails never count here and are never held back.
+    pub stranger_mails_per_day: u32,
+    /// At most this many strangers' mails from the senders of one domain
+    /// taken in whole in 24 hours (0: no limit).
+    pub stranger_mails_per_domain_per_day: u32,
+    /// At most this many strangers' mails from one sender address
+    /// (`user+tag@Domain` counts as `user@domain`) taken in whole in 24
+    /// hours (0: no limit).
+    pub stranger_mails_per_sender_per_day: u32,
     /// At most this many replies per day to one team proven by its
     /// authentification string (compile reports, status, preferences;
     /// 0: no limit). Only the team can spend it.
@@ -204,6 +220,9 @@ impl Default for Limits {
             replies_per_sender_per_day: 50,
             replies_per_domain_per_day: 300,
             stranger_replies_per_day: 1000,
+            stranger_mails_per_day: 2000,
+            stranger_mails_per_domain_per_day: 300,
+            stranger_mails_per_sender_per_day: 50,
             replies_per_team_per_day: 200,
             confirmations_per_domain_per_day: 10,
             confirmations_per_day: 100,

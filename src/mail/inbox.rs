@@ -180,7 +180,20 @@ pub fn take_in(
     take_in_capped(conn, origin, imap, &Capped::from_bytes(raw, cap), now)
 }
 
-/// Stores one mail read within its cap ([`read_capped`]).
+/// The keys a mail is known by: its Message-ID and its content's SHA-256
+/// (with its real size, for a mail over the cap).
+pub fn arrival_keys(mail: &Capped) -> (Option<String>, String) {
+    let message_id = message_id_of(&mail.bytes);
+    let mut content = content_sha256(&mail.bytes);
+    if let Some(size) = mail.full_size {
+        content = format!("{content}+{size}");
+    }
+    (message_id, content)
+}
+
+/// Stores one mail read within its cap ([`read_capped`]), whoever sent it
+/// (`knobeln ingest`, tests; the transports take mail in within the
+/// strangers' budget, `admission`).
 pub fn take_in_capped(
     conn: &rusqlite::Connection,
     origin: &str,
@@ -188,11 +201,7 @@ pub fn take_in_capped(
     mail: &Capped,
     now: DateTime<Utc>,
 ) -> Result<Option<i64>, StoreError> {
-    let message_id = message_id_of(&mail.bytes);
-    let mut content = content_sha256(&mail.bytes);
-    if let Some(size) = mail.full_size {
-        content = format!("{content}+{size}");
-    }
+    let (message_id, content) = arrival_keys(mail);
     insert_inbox(
         conn,
         &Arrival {

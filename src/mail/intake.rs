@@ -29,7 +29,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
-use crate::mail::inbox::{take_in_capped, Capped};
+use crate::mail::admission::{judge, store_judged};
+use crate::mail::inbox::Capped;
 use crate::mail::outage::Side;
 use crate::mail::process::{record_unreadable, ProcessError};
 use crate::mail::transport::imap::{IdleOutcome, ImapError, ImapPoller, Stop};
@@ -132,8 +133,6 @@ pub fn take_in_all(
             return Ok(stored);
         }
         for f in &batch {
-            // Store the mail and the new position together; then flag it.
-            let tx = store.conn_mut().transaction()?;
             let mail = match f.full_size {
                 // Only its header part was downloaded.
                 Some(size) => Capped {
@@ -142,12 +141,21 @@ pub fn take_in_all(
                 },
                 None => Capped::from_bytes(&f.raw, config.limits.max_mail_bytes),
             };
-            let id = take_in_capped(
+            // Within the strangers' budget (`admission`), judged by reads
+            // before the transaction: a stranger's mail past it is stored
+            // as its key only, and the position moves past it all the same
+            // (the mailbox keeps its text).
+            let now = Utc::now();
+            let verdict = judge(store.conn(), config, &mail, now)?;
+            // Store the mail and the new position together; then flag it.
+            let tx = store.conn_mut().transaction()?;
+            let id = store_judged(
                 &tx,
+                &verdict,
                 &origin,
                 Some((f.uidvalidity, f.uid)),
                 &mail,
-                Utc::now(),
+                now,
             )?;
             set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;
             tx.commit()?;

@@ -5,8 +5,10 @@
 //! - [`registration`]: the registration form of 1994, parsed and validated.
 //! - [`transport`]: the spool folders, IMAP and SMTP.
 //! - [`intake`]: the IMAP take-in on its own thread (IDLE or polling).
+//! - [`admission`]: the strangers' daily budget, judged at intake.
 //! - [`outage`]: a transport side's backoff and its log lines.
 
+pub mod admission;
 pub mod commands;
 pub mod compile_queue;
 pub mod delivery;

@@ -8,7 +8,7 @@
 //! `digest.rs` (what the organizer's digest reports), `sealing.rs` (the
 //! backlog's sealing), `sent_bodies.rs` (a sent mail's bytes kept
 //! `keep_sent_days`), `processed_rows.rs` (a processed mail's row kept
-//! `keep_inbox_days`), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
+//! `keep_inbox_days`), `strangers.rs` (the strangers' daily budget's rows), `state.rs` (an outgoing mail's state) and `bodies.rs` (the bodies many outgoing mails share,
 //! stored once) the rest; `tests.rs` the unit tests.
 
 use chrono::{DateTime, Utc};
@@ -28,6 +28,7 @@ mod registrations;
 mod sealing;
 mod sent_bodies;
 pub(crate) mod state;
+mod strangers;
 
 // Every function of these files stays at `store::mail::NAME`.
 pub use bodies::*;
@@ -37,6 +38,7 @@ pub use registrations::*;
 pub use sealing::*;
 pub use sent_bodies::*;
 pub use state::OutState;
+pub use strangers::*;
 
 /// A stored incoming mail waiting for processing.
 #[derive(Debug, Clone)]
@@ -213,6 +215,36 @@ pub fn insert_inbox(conn: &Connection, a: &Arrival<'_>, now: DateTime<Utc>) -> R
             a.raw,
             timestamp(now),
             a.full_size.map(|n| n as i64)
+        ],
+    )?;
+    Ok((n == 1).then(|| conn.last_insert_rowid()))
+}
+
+/// Stores a mail as its de-duplication key only: no bytes of it, its real
+/// size, `ignored` with `outcome` and processed at `now` (so its row goes
+/// `keep_inbox_days` later, as every processed mail's). Returns its id, or
+/// `None` when the same mail (or UID) was stored before, whole or not.
+pub fn insert_inbox_key_only(
+    conn: &Connection,
+    a: &Arrival<'_>,
+    size: u64,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>> {
+    let at = timestamp(now);
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at,
+                                      state, outcome, processed_at, full_size)
+         VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, 'ignored', ?7, ?6, ?8)",
+        params![
+            a.origin,
+            a.imap.map(|x| x.0),
+            a.imap.map(|x| x.1),
+            a.message_id.map(kept_message_id),
+            dedupe_key(a.message_id, a.content_sha256),
+            at,
+            outcome,
+            i64::try_from(size).unwrap_or(i64::MAX),
         ],
     )?;
     Ok((n == 1).then(|| conn.last_insert_rowid()))

@@ -155,6 +155,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0030_inbox_retention.sql",
         include_str!("../../schema/0030_inbox_retention.sql"),
     ),
+    (
+        "0031_strangers_budget.sql",
+        include_str!("../../schema/0031_strangers_budget.sql"),
+    ),
 ];
 
 /// An open database.

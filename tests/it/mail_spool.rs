@@ -1750,3 +1750,126 @@ fn replies_to_one_team_are_capped_per_day() {
         stdout(&o)
     );
 }
+
+/// Issue 38: the strangers' budget at intake, on the spool through
+/// `serve --once`. 60 mails of 20 kB from forged senders at 12 domains,
+/// then a proven team's compile request and the answer to a confirmation
+/// request: the inbox keeps 10 of the flood whole (the budget), every
+/// other as a key row under 1 KiB, never answered; the compile request and
+/// the confirmation are answered in the same cycle. The flood's rows 24
+/// hours older, a stranger is taken whole and answered again. Before the
+/// budget, all 60 were stored whole and answered.
+#[test]
+fn a_strangers_flood_past_the_budget_keeps_keys_and_participants_are_answered_at_once() {
+    let c = Contest::new(
+        "[limits]\nstranger_mails_per_day = 10\nstranger_mails_per_domain_per_day = 4\n\
+         stranger_mails_per_sender_per_day = 2\n",
+    );
+    let auth = c.register_joe();
+    // A registration naming another address: a request to bob.
+    let reg = c.mail(
+        "ann@newcomer.example",
+        "registration for KNOBELN",
+        &registration("bob@newcomer.example", "bobs_team", "Bob's Lab, City, Land"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let request = c
+        .replies()
+        .into_iter()
+        .find(|r| r.to == ["bob@newcomer.example"])
+        .expect("a confirmation request to bob");
+    let new = c.spool().join("incoming/new");
+    std::fs::create_dir_all(&new).unwrap();
+    let filler = "x".repeat(20_000);
+    for i in 0..60 {
+        let m = c.mail(&format!("s{i}@d{}.example", i % 12), "help", &filler, "");
+        std::fs::rename(&m, new.join(format!("a{i:03}.eml"))).unwrap();
+    }
+    // Taken in after the flood (files go in name order).
+    std::fs::rename(c.joe_compile(&auth), new.join("z1.eml")).unwrap();
+    let answer = c.mail(
+        "bob@newcomer.example",
+        &format!("Re: {}", request.subject),
+        "yes, that was us",
+        "",
+    );
+    std::fs::rename(&answer, new.join("z2.eml")).unwrap();
+    let before = c.replies().len();
+    let serve_once = || {
+        let o = Command::new(BIN)
+            .args(["serve", "--once", "--config"])
+            .arg(c.config())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stdout(&o));
+    };
+    serve_once();
+    let got = c.replies()[before..].to_vec();
+    assert!(
+        got.iter()
+            .any(|r| r.to == ["joe@lords.example"] && r.subject.contains("compilation report")),
+        "the team's compile request is answered: {got:?}"
+    );
+    assert!(
+        got.iter().any(|r| r.to == ["bob@newcomer.example"]
+            && r.subject.contains("registration accepted: team bobs_team")),
+        "the confirmation registers bob: {got:?}"
+    );
+    let to_flood = got
+        .iter()
+        .filter(|r| r.to.iter().any(|t| t.starts_with('s')))
+        .count();
+    assert_eq!(
+        to_flood, 10,
+        "only the mails within the budget are answered"
+    );
+
+    let db = rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        count("SELECT COUNT(*) FROM inbox WHERE origin LIKE 'spool:a%' AND stranger_sender IS NOT NULL"),
+        10
+    );
+    assert_eq!(
+        count(
+            "SELECT COUNT(*) FROM inbox WHERE origin LIKE 'spool:a%' AND length(CAST(raw AS BLOB)) = 0
+                AND state = 'ignored' AND outcome LIKE 'not taken in: %the strangers'' budget%'"
+        ),
+        50
+    );
+    let widest_key_row = count(
+        "SELECT max(length(origin) + coalesce(length(message_id), 0) + length(dedupe_key)
+                    + length(received_at) + length(outcome) + length(processed_at) + 64)
+           FROM inbox WHERE origin LIKE 'spool:a%' AND length(CAST(raw AS BLOB)) = 0",
+    );
+    assert!(widest_key_row < 1024, "{widest_key_row}");
+    assert!(
+        count("SELECT sum(length(CAST(raw AS BLOB))) FROM inbox WHERE origin LIKE 'spool:a%'")
+            <= 10 * 21_000,
+        "the flood's bytes in the inbox"
+    );
+    assert_eq!(
+        std::fs::read_dir(&new).unwrap().count(),
+        0,
+        "every file taken in"
+    );
+
+    // A day later (the flood's rows 24 hours older): a stranger again.
+    db.execute(
+        "UPDATE inbox SET received_at = '2000-01-01T00:00:00.000Z' WHERE stranger_sender IS NOT NULL",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let late = c.mail("late@fresh.example", "help", "hello", "");
+    std::fs::rename(&late, new.join("b001.eml")).unwrap();
+    let n = c.replies().len();
+    serve_once();
+    assert!(
+        c.replies()[n..]
+            .iter()
+            .any(|r| r.to == ["late@fresh.example"]),
+        "the budget renews"
+    );
+}

@@ -29,6 +29,8 @@
 //!
 //! - `mail_idle`: replies by IMAP IDLE, and IMAP or SMTP outages that stop
 //!   only their own side (the real mail stack).
+//! - `mail_budget`: the strangers' daily budget at intake over IMAP (a
+//!   flood past it, participants beside it, its renewal).
 //! - `mail_keep`: the contest mailbox's removal of the mails taken in
 //!   (`imap.keep_days`) at its edges: the boundary day, one look a day, a
 //!   server without UIDPLUS, a kill between `\Deleted` and `UID EXPUNGE`.
@@ -65,6 +67,7 @@ mod fuzz_corpus;
 mod integrity;
 mod kit;
 mod lexcount;
+mod mail_budget;
 mod mail_corpus;
 mod mail_e2e;
 mod mail_idle;

@@ -171,32 +171,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> 
 /// The answer to a confirmation request: the registration waiting for this
 /// address goes through, as if the address had sent it.
 pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError> {
-    let subject = super::subject::normalize_subject(&ctx.mail.subject);
-    // Only the subject the request had (behind reply prefixes): the
-    // contest's name or KNOBELN, then the mark. An auto-responder that
-    // puts its own words in front ("[Ticket#1] Autoreply: …") from the
-    // address confirms nothing.
-    let ours = [
-        "knobeln".to_string(),
-        super::subject::normalize_subject(&ctx.config.contest.name),
-    ];
-    let code = subject
-        .split_once(CONFIRM_MARK)
-        .filter(|(before, _)| {
-            before
-                .strip_suffix(": ")
-                .is_some_and(|name| ours.iter().any(|o| o == name))
-        })
-        .and_then(|(_, rest)| rest.split(')').next())
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let since = ctx.now - chrono::Duration::days(CONFIRM_DAYS);
-    let hash = crate::engine::prepare::sha256_hex(code.as_bytes());
-    let sender = crate::mail::sender::sender_key(&ctx.reply_to);
-    // Only an answer from the address the request went to counts.
-    let pending = db::pending_by_code(conn, &hash, since)?
-        .filter(|p| crate::mail::sender::sender_key(&p.mail_address) == sender);
+    let pending = answered_request(conn, ctx.config, &ctx.mail.subject, &ctx.reply_to, ctx.now)?;
     if let Some(p) = &pending {
         db::delete_pending(conn, p.id)?;
     }
@@ -221,6 +196,45 @@ pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError
         });
     };
     register(conn, ctx, &body, Confirmation::Given)
+}
+
+/// The registration waiting for `reply_to` whose confirmation request
+/// `subject` answers (within [`CONFIRM_DAYS`] of `now`), or `None`: the
+/// code of the request's subject, behind reply prefixes, and only from the
+/// address the request went to. One indexed read; the intake reads it too
+/// (an answer to a request is a participant's mail, never a stranger's).
+pub fn answered_request(
+    conn: &Connection,
+    config: &crate::config::Config,
+    subject: &str,
+    reply_to: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<db::Pending>, StoreError> {
+    let subject = super::subject::normalize_subject(subject);
+    // Only the subject the request had (behind reply prefixes): the
+    // contest's name or KNOBELN, then the mark. An auto-responder that
+    // puts its own words in front ("[Ticket#1] Autoreply: …") from the
+    // address confirms nothing.
+    let ours = [
+        "knobeln".to_string(),
+        super::subject::normalize_subject(&config.contest.name),
+    ];
+    let code = subject
+        .split_once(CONFIRM_MARK)
+        .filter(|(before, _)| {
+            before
+                .strip_suffix(": ")
+                .is_some_and(|name| ours.iter().any(|o| o == name))
+        })
+        .and_then(|(_, rest)| rest.split(')').next())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let since = now - chrono::Duration::days(CONFIRM_DAYS);
+    let hash = crate::engine::prepare::sha256_hex(code.as_bytes());
+    let sender = crate::mail::sender::sender_key(reply_to);
+    Ok(db::pending_by_code(conn, &hash, since)?
+        .filter(|p| crate::mail::sender::sender_key(&p.mail_address) == sender))
 }
 
 /// The outbox kind of a confirmation request.

@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use crate::config::Config;
+use crate::mail::admission::take_in_within_budget;
 use crate::mail::delivery::{Deliver, DeliveryError, Durability};
-use crate::mail::inbox::{read_capped, take_in_capped};
+use crate::mail::inbox::read_capped;
 use crate::store::mail::OutRow;
 use crate::store::{Store, StoreError};
 
@@ -82,14 +84,17 @@ impl Spool {
     }
 
     /// Stores every waiting incoming file in the inbox and removes it.
-    /// Returns how many new mails were stored. A file of more than `cap`
-    /// bytes is never read whole: its header part and size are stored.
+    /// Returns how many new mails were stored. A file of more than
+    /// `max_mail_bytes` is never read whole: its header part and size are
+    /// stored. A stranger's mail past the strangers' budget is stored as
+    /// its key only (`admission`) and its file removed, as a duplicate's.
     pub fn take_incoming(
         &self,
         store: &Store,
-        cap: usize,
+        config: &Config,
         now: DateTime<Utc>,
     ) -> Result<usize, SpoolError> {
+        let cap = config.limits.max_mail_bytes;
         let mut files = Vec::new();
         for d in [self.dir.join("incoming/new"), self.dir.join("incoming")] {
             let rd = fs::read_dir(&d).map_err(io_err(&d))?;
@@ -106,9 +111,11 @@ impl Spool {
         let mut stored = 0;
         for (path, name) in files {
             let mail = read_capped(&path, cap).map_err(io_err(&path))?;
-            if let Some(id) =
-                take_in_capped(store.conn(), &format!("spool:{name}"), None, &mail, now)?
-            {
+            let origin = format!("spool:{name}");
+            // Judged by reads, then the row and its charge to the
+            // strangers' budget on one transaction (`admission`).
+            let id = take_in_within_budget(store.conn(), config, &origin, None, &mail, now)?;
+            if let Some(id) = id {
                 stored += 1;
                 tracing::info!(
                     inbox = id,

@@ -1,0 +1,15 @@
+-- 0031: the strangers' mails of a day within a budget of the server's own
+-- (security.md, "Mail from strangers"; `limits.stranger_mails_per_day` and
+-- its shares per domain and per sender). A stranger's mail taken in whole
+-- is charged to its folded sender and domain (set at intake, in the
+-- transaction that stores it); the intake counts the charged rows of the
+-- last 24 hours by these indexes, reading only charged rows. A
+-- participant's mail and a mail kept as its key only carry neither and
+-- are in no index; rows from before 0031 are charged to nothing.
+ALTER TABLE inbox ADD COLUMN stranger_sender TEXT;
+ALTER TABLE inbox ADD COLUMN stranger_domain TEXT;
+CREATE INDEX inbox_strangers ON inbox(received_at) WHERE stranger_sender IS NOT NULL;
+CREATE INDEX inbox_stranger_senders ON inbox(stranger_sender, received_at)
+    WHERE stranger_sender IS NOT NULL;
+CREATE INDEX inbox_stranger_domains ON inbox(stranger_domain, received_at)
+    WHERE stranger_sender IS NOT NULL;

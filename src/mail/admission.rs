@@ -1,0 +1,234 @@
+//! The strangers' daily budget, at intake (issue 38): before a mail costs
+//! a row of its full size, it is judged a participant's or a stranger's,
+//! and a stranger's past the budget is kept as its de-duplication key
+//! only.
+//!
+//! A participant's mail is one proven by the authentification string of a
+//! registered team (its `<<FROM>>` line, or a source's header), one that
+//! answers a confirmation request (its code, from the address the request
+//! went to), or one whose From (or Reply-To) line names a registered
+//! team's mailbox (a claim, but one whose replies go to that team, as the
+//! reply caps count it). It is always stored whole and never counts. Every
+//! other mail is a stranger's: stored whole while the strangers' mails
+//! taken in whole in the last 24 hours (the window the reply caps count)
+//! are fewer than `limits.stranger_mails_per_day`, those of its domain
+//! fewer than `stranger_mails_per_domain_per_day` and those of its sender
+//! (case and `+tag` folded, as the reply caps fold it) fewer than
+//! `stranger_mails_per_sender_per_day`, and then charged to its sender
+//! and domain in the transaction that stores it (judged by reads before
+//! that transaction, [`judge`], so that its first statement writes);
+//! past any of them it is
+//! stored as its key only ([`db::insert_inbox_key_only`]: no bytes,
+//! `ignored`, the reason in its outcome), so the same mail delivered
+//! again is still one mail, and never answered. The IMAP mailbox keeps
+//! its whole text `imap.keep_days`, as every mail taken in.
+//!
+//! Judging costs what the lanes' classification costs: one parse of a
+//! mail of at most `max_mail_bytes`, one indexed look-up of a registered
+//! mailbox, and one of a team or a confirmation code when the mail claims
+//! one; counting costs three range reads of partial indexes holding only
+//! the charged rows of the window (at most the budget's count).
+//!
+//! Not here: reading the mail from its transport (`intake`, the spool)
+//! and the keys of the inbox (`inbox`).
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::config::Config;
+use crate::mail::commands::{self, classify, register, Command};
+use crate::mail::inbox::{arrival_keys, Capped};
+use crate::mail::message;
+use crate::mail::sender::sender_key;
+use crate::store::mail::{self as db, Arrival, StrangerShare};
+use crate::store::StoreError;
+
+/// Whose mail a mail is, for the strangers' budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// Proven, or from a registered team's mailbox: never counted.
+    Participant,
+    /// A stranger's: charged to its folded sender and its domain (both
+    /// empty for a mail without an address).
+    Stranger { sender: String, domain: String },
+}
+
+/// Whose mail `mail` is (see the module's description).
+pub fn standing(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Standing, StoreError> {
+    let limits = message::Limits {
+        max_mail_bytes: config.limits.max_mail_bytes,
+        ..message::Limits::default()
+    };
+    let stranger = |address: &str| {
+        let sender = sender_key(address);
+        let domain = sender.rsplit_once('@').map_or("", |(_, d)| d).to_string();
+        Standing::Stranger { sender, domain }
+    };
+    let Ok(parsed) = message::parse(&mail.bytes, config.contest.loop_id.as_str(), &limits) else {
+        return Ok(stranger(""));
+    };
+    let address = match parsed.answerable_address() {
+        Ok(mb) => mb.address.clone(),
+        Err(_) => parsed
+            .from
+            .as_ref()
+            .map(|mb| mb.address.clone())
+            .unwrap_or_default(),
+    };
+    let key = sender_key(&address);
+    if !key.is_empty() && db::count_registrations_of_mailbox(conn, &key)? > 0 {
+        return Ok(Standing::Participant);
+    }
+    // A mail over the size cap is its header part only: no string to read.
+    if mail.full_size.is_none() && parsed.automatic.is_none() {
+        let command = classify(&parsed.subject);
+        let claim = match command {
+            Command::Compile => commands::compile::claimed_credentials(config, &parsed),
+            _ => parsed.body.text().and_then(commands::credentials),
+        };
+        if let Some(c) = claim {
+            if commands::authenticate(conn, &c.team, &c.auth)?.is_some() {
+                return Ok(Standing::Participant);
+            }
+        }
+        if command == Command::Confirm
+            && register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
+        {
+            return Ok(Standing::Participant);
+        }
+    }
+    Ok(stranger(&address))
+}
+
+/// Why a stranger's mail from `sender` at `domain` is past the budget at
+/// `now`, or `None`: the sender's share, then the domain's, then all
+/// strangers' mails of the last 24 hours.
+pub fn past_budget(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    sender: &str,
+    domain: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, StoreError> {
+    let limits = &config.limits;
+    let since = now - Duration::days(1);
+    let shares = [
+        (
+            limits.stranger_mails_per_sender_per_day,
+            StrangerShare::Sender(sender),
+            "from this sender",
+        ),
+        (
+            limits.stranger_mails_per_domain_per_day,
+            StrangerShare::Domain(domain),
+            "from senders at this domain",
+        ),
+        (
+            limits.stranger_mails_per_day,
+            StrangerShare::Everyone,
+            "from strangers in all",
+        ),
+    ];
+    for (cap, share, whose) in shares {
+        if cap > 0 && db::strangers_taken_since(conn, share, since)? >= cap {
+            return Ok(Some(format!(
+                "not taken in: {cap} mails {whose} in 24 hours already (the strangers' budget); kept as its key only"
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// What the intake does with a mail: judged by reads only, before the
+/// transaction that stores it, so that the transaction's first statement
+/// writes (a transaction of SQLite's WAL that read first cannot take the
+/// write lock once another connection committed: it would fail, not
+/// wait). Only the intake charges rows, one mail at a time, so the counts
+/// cannot change between the verdict and the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Stored whole; a stranger's charged to its sender and domain.
+    Whole(Standing),
+    /// A stranger's past the budget: stored as its key only, the reason
+    /// its outcome.
+    KeyOnly(String),
+}
+
+/// Judges a mail read within its cap (reads only): whose it is, and for a
+/// stranger's whether the budget has room.
+pub fn judge(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Verdict, StoreError> {
+    let standing = standing(conn, config, mail, now)?;
+    if let Standing::Stranger { sender, domain } = &standing {
+        if let Some(why) = past_budget(conn, config, sender, domain, now)? {
+            return Ok(Verdict::KeyOnly(why));
+        }
+    }
+    Ok(Verdict::Whole(standing))
+}
+
+/// Stores a judged mail on the caller's transaction: whole, and charged
+/// when a stranger's; or as its key only. `Ok(None)`: the same mail was
+/// stored before (whole or as its key).
+pub fn store_judged(
+    conn: &rusqlite::Connection,
+    verdict: &Verdict,
+    origin: &str,
+    imap: Option<(u32, u32)>,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, StoreError> {
+    let (message_id, content) = arrival_keys(mail);
+    let arrival = Arrival {
+        origin,
+        imap,
+        message_id: message_id.as_deref(),
+        raw: &mail.bytes,
+        content_sha256: &content,
+        full_size: mail.full_size,
+    };
+    match verdict {
+        Verdict::Whole(standing) => {
+            let id = db::insert_inbox(conn, &arrival, now)?;
+            if let (Some(id), Standing::Stranger { sender, domain }) = (id, standing) {
+                db::charge_stranger(conn, id, sender, domain)?;
+            }
+            Ok(id)
+        }
+        Verdict::KeyOnly(why) => {
+            let size = mail.full_size.unwrap_or(mail.bytes.len() as u64);
+            let id = db::insert_inbox_key_only(conn, &arrival, size, why, now)?;
+            if id.is_some() {
+                tracing::info!(origin, "a stranger's mail kept as its key only: {why}");
+            }
+            Ok(id)
+        }
+    }
+}
+
+/// [`judge`], then [`store_judged`] on one transaction of its own.
+pub fn take_in_within_budget(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    origin: &str,
+    imap: Option<(u32, u32)>,
+    mail: &Capped,
+    now: DateTime<Utc>,
+) -> Result<Option<i64>, StoreError> {
+    let verdict = judge(conn, config, mail, now)?;
+    let tx = conn.unchecked_transaction()?;
+    let id = store_judged(&tx, &verdict, origin, imap, mail, now)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,336 @@
+//! The strangers' budget at intake, on an in-memory store: a flood from
+//! many forged senders past it, participants' mails beside it, its shares
+//! and its renewal after 24 hours.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::*;
+use crate::mail::inbox::Capped;
+use crate::referee::RefereeConfig;
+use crate::store::Store;
+
+/// A config whose budget is 20 strangers' mails in 24 hours, 8 per domain
+/// and 3 per sender.
+fn config() -> Config {
+    let mut c = Config::default();
+    c.limits.stranger_mails_per_day = 20;
+    c.limits.stranger_mails_per_domain_per_day = 8;
+    c.limits.stranger_mails_per_sender_per_day = 3;
+    c
+}
+
+/// Bob's registration, waiting for his address to confirm.
+const BOBS_FORM: &str = "mail-address: bob@newcomer.example
+mail-preference: LAP,DGP,GRG,RSM
+team-name: bobs_team
+Organization: University of Northeast Sacrodata, Intellect City, Eggland
+team-members:
+ Joe Cool, 45, professional systems programmer,
+ 20-year-experienced programmer
+ Jane More, 20, graduate student of computer science,
+ hackeress fluent in 34 programming languages
+";
+
+fn auth(name: &str) -> String {
+    format!("Zq4vX9pL2mK8{name}")
+}
+
+/// A registered team `name` at `name@lords.example`.
+fn team(store: &Store, name: &str) {
+    let secret = auth(name);
+    let salt = crate::auth::new_salt();
+    let mailbox = format!("{name}@lords.example");
+    db::insert_registration(
+        store.conn(),
+        &db::NewRegistration {
+            team_name: name,
+            requested_name: name,
+            mail_address: &mailbox,
+            preferences: "",
+            organization: name,
+            members_json: "[]",
+            record: "",
+            auth_salt: &salt,
+            auth_hash: &crate::auth::hash(&salt, &secret),
+            auth_index: &crate::auth::index(&secret),
+            mailbox: &mailbox,
+            inbox_id: None,
+            proof: db::AddressProof::Claimed,
+        },
+        Utc::now(),
+    )
+    .unwrap();
+}
+
+fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
+    let raw = format!(
+        "From: {from}\r\nTo: knobeln@contest.example\r\nSubject: {subject}\r\n\
+         Message-ID: <b{n}@x.example>\r\n\r\n{body}\r\n"
+    );
+    Capped::from_bytes(raw.as_bytes(), 512 * 1024)
+}
+
+fn take(store: &Store, config: &Config, m: &Capped, now: DateTime<Utc>) -> Option<i64> {
+    take_in_within_budget(store.conn(), config, "test", None, m, now).unwrap()
+}
+
+/// (state, bytes of raw, bytes of the whole row's columns, charged)
+fn row(store: &Store, id: i64) -> (String, i64, i64, bool) {
+    store
+        .conn()
+        .query_row(
+            "SELECT state, length(CAST(raw AS BLOB)),
+                    length(CAST(raw AS BLOB)) + length(origin) + coalesce(length(message_id), 0)
+                    + length(dedupe_key) + length(received_at) + length(state)
+                    + coalesce(length(outcome), 0) + coalesce(length(processed_at), 0) + 64,
+                    stranger_sender IS NOT NULL
+               FROM inbox WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+}
+
+/// The attack: 300 mails of 20 kB from forged senders at 30 domains (and
+/// one sender sending 10). The inbox keeps 20 of them whole, every other
+/// as a key row under 1 KiB; then a proven team's status, a mail from a
+/// registered team's mailbox and the answer to a confirmation request are
+/// stored whole, uncharged, and answered at once. Before the budget,
+/// every one of the 300 was stored whole (6 MB).
+#[test]
+fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_pass() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    team(&store, "millers");
+    let code = "c0de4bob";
+    db::insert_pending_registration(
+        store.conn(),
+        &db::NewPending {
+            mail_address: "bob@newcomer.example",
+            mailbox: "bob@newcomer.example",
+            domain: "newcomer.example",
+            requested_by: "ann@newcomer.example",
+            body: BOBS_FORM,
+            code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
+        },
+        Utc::now(),
+    )
+    .unwrap();
+    let now = Utc::now();
+    let filler = "x".repeat(20_000);
+    let mut ids = Vec::new();
+    for i in 0..300u32 {
+        let from = if i < 10 {
+            "eve+flood@one.example".to_string()
+        } else {
+            format!("s{i}@d{}.example", i % 30)
+        };
+        ids.push(take(&store, &config, &mail(i, &from, "help", &filler), now).unwrap());
+    }
+    let rows: Vec<_> = ids.iter().map(|&id| row(&store, id)).collect();
+    let whole: Vec<_> = rows.iter().filter(|r| r.1 > 0).collect();
+    assert_eq!(whole.len(), 20, "the budget in all");
+    assert!(whole.iter().all(|r| r.0 == "new" && r.3));
+    // The one sender got its 3, never more.
+    assert_eq!(rows[..10].iter().filter(|r| r.1 > 0).count(), 3);
+    for r in rows.iter().filter(|r| r.1 == 0) {
+        assert_eq!(r.0, "ignored");
+        assert!(!r.3, "a key row is not charged");
+        assert!(r.2 < 1024, "a key row under 1 KiB: {r:?}");
+    }
+    let bytes: i64 = rows.iter().map(|r| r.2).sum();
+    assert!(
+        bytes < 20 * 21_000 + 280 * 1024,
+        "the inbox's bytes of the flood: {bytes}"
+    );
+    let (outcome,): (String,) = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[299]], |r| {
+            Ok((r.get(0)?,))
+        })
+        .unwrap();
+    assert!(
+        outcome.contains("20 mails from strangers in all in 24 hours already"),
+        "{outcome}"
+    );
+
+    // The participants, after the flood.
+    let status = take(
+        &store,
+        &config,
+        &mail(
+            1000,
+            "x@forged.example",
+            "status",
+            &format!("<<FROM>> millers {}", auth("millers")),
+        ),
+        now,
+    )
+    .unwrap();
+    let mailbox = take(
+        &store,
+        &config,
+        &mail(1001, "Millers+x@Lords.Example", "help", "hello"),
+        now,
+    )
+    .unwrap();
+    let confirm = take(
+        &store,
+        &config,
+        &mail(
+            1002,
+            "bob@newcomer.example",
+            &format!("Re: KNOBELN: please confirm your address ({code})"),
+            "yes",
+        ),
+        now,
+    )
+    .unwrap();
+    // A stranger still gets a key row; a wrong code is a stranger's.
+    let stranger = take(
+        &store,
+        &config,
+        &mail(1003, "new@fresh.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
+    let wrong = take(
+        &store,
+        &config,
+        &mail(
+            1004,
+            "bob@newcomer.example",
+            "Re: KNOBELN: please confirm your address (WRONG)",
+            "yes",
+        ),
+        now,
+    )
+    .unwrap();
+    for id in [status, mailbox, confirm] {
+        let r = row(&store, id);
+        assert!(
+            r.0 == "new" && r.1 > 0 && !r.3,
+            "a participant's mail {id}: {r:?} {:?}",
+            db::inbox_state(store.conn(), id)
+        );
+    }
+    for id in [stranger, wrong] {
+        assert_eq!(row(&store, id).1, 0, "a stranger's past the budget");
+    }
+    // Answered at once: no stranger waits before them but the 20 whole.
+    let mut store = store;
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
+    for id in [status, mailbox, confirm] {
+        let (state, outcome, _) = db::inbox_state(store.conn(), id).unwrap();
+        assert_eq!(state, "done", "{outcome:?}");
+    }
+    let accepted: u32 = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM outbox WHERE inbox_id = ?1 AND subject LIKE '%registration accepted%'",
+            [confirm],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        accepted,
+        1,
+        "the confirmation registers bob: {:?}",
+        db::inbox_state(store.conn(), confirm)
+    );
+    for id in [status, mailbox] {
+        let replies: u32 = store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM outbox WHERE inbox_id = ?1 AND recipients LIKE '%millers%'",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(replies, 1, "mail {id} is answered");
+    }
+}
+
+/// The budget counts the last 24 hours, as the reply caps do: 23 hours 59
+/// minutes after a flood a stranger's mail is still a key row; just over
+/// 24 hours after, it is taken whole again. The shares: a sender past its 3 and a
+/// domain past its 8 leave room for others.
+#[test]
+fn the_budget_renews_after_24_hours_and_its_shares_leave_room_for_others() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    let t0 = Utc::now() - Duration::days(3);
+    let whole = |id: i64| row(&store, id).1 > 0;
+    let mut n = 0;
+    let mut next = |from: &str, at: DateTime<Utc>| {
+        n += 1;
+        take(&store, &config, &mail(n, from, "help", "hello"), at).unwrap()
+    };
+    let a: Vec<i64> = (0..4).map(|_| next("eve@one.example", t0)).collect();
+    assert_eq!(
+        a.iter().map(|&id| whole(id)).collect::<Vec<_>>(),
+        [true, true, true, false]
+    );
+    let b: Vec<i64> = (0..6)
+        .map(|i| next(&format!("s{i}@one.example"), t0))
+        .collect();
+    assert_eq!(
+        b.iter().filter(|&&id| whole(id)).count(),
+        5,
+        "the domain's 8"
+    );
+    let c: Vec<i64> = (0..20)
+        .map(|i| next(&format!("s{i}@d{i}.example"), t0))
+        .collect();
+    assert_eq!(
+        c.iter().filter(|&&id| whole(id)).count(),
+        12,
+        "the 20 in all"
+    );
+    let late = next(
+        "new@fresh.example",
+        t0 + Duration::hours(23) + Duration::minutes(59),
+    );
+    assert!(!whole(late));
+    let renewed = next(
+        "new@fresh.example",
+        t0 + Duration::days(1) + Duration::seconds(1),
+    );
+    assert!(whole(renewed), "the next day's budget");
+    let again = next(
+        "eve@one.example",
+        t0 + Duration::days(1) + Duration::seconds(1),
+    );
+    assert!(whole(again), "the sender's share renews too");
+}
+
+/// A key row keeps the mail's key: the same mail delivered again is one
+/// mail, whole or not, whatever the budget says then.
+#[test]
+fn a_mail_kept_as_its_key_delivered_again_is_one_mail() {
+    let store = Store::open_in_memory().unwrap();
+    let mut config = config();
+    config.limits.stranger_mails_per_day = 1;
+    let now = Utc::now();
+    let first = mail(1, "a@one.example", "help", "hello");
+    let second = mail(2, "b@two.example", "help", "hello");
+    assert!(take(&store, &config, &first, now).is_some());
+    let key = take(&store, &config, &second, now).unwrap();
+    assert_eq!(row(&store, key).1, 0);
+    assert_eq!(
+        take(&store, &config, &second, now + Duration::days(2)),
+        None
+    );
+    assert_eq!(take(&store, &config, &first, now), None);
+    let (n,): (u32,) = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM inbox", [], |r| Ok((r.get(0)?,)))
+        .unwrap();
+    assert_eq!(n, 2);
+}

@@ -1,0 +1,62 @@
+//! The strangers' daily budget's rows (schema 0031): a stranger's mail
+//! taken in whole is charged to its folded sender and domain; past the
+//! budget a stranger's mail is kept as its de-duplication key only
+//! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
+//! Which mail is a stranger's and what the budget is: `mail::admission`.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection};
+
+use crate::store::{timestamp, Result};
+
+/// Whose share of the strangers' budget a count reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrangerShare<'a> {
+    /// Every stranger's mail.
+    Everyone,
+    /// The mails of one folded sender address.
+    Sender(&'a str),
+    /// The mails of every sender at one domain.
+    Domain(&'a str),
+}
+
+/// How many strangers' mails were taken in whole, charged to `share`,
+/// since `since` (one of the partial indexes of 0031: only charged rows
+/// of that window are read).
+pub fn strangers_taken_since(
+    conn: &Connection,
+    share: StrangerShare<'_>,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    let since = timestamp(since);
+    let n = match share {
+        StrangerShare::Everyone => conn.query_row(
+            "SELECT COUNT(*) FROM inbox WHERE stranger_sender IS NOT NULL AND received_at >= ?1",
+            [since],
+            |r| r.get(0),
+        )?,
+        StrangerShare::Sender(s) => conn.query_row(
+            "SELECT COUNT(*) FROM inbox
+              WHERE stranger_sender IS NOT NULL AND stranger_sender = ?1 AND received_at >= ?2",
+            params![s, since],
+            |r| r.get(0),
+        )?,
+        StrangerShare::Domain(d) => conn.query_row(
+            "SELECT COUNT(*) FROM inbox
+              WHERE stranger_sender IS NOT NULL AND stranger_domain = ?1 AND received_at >= ?2",
+            params![d, since],
+            |r| r.get(0),
+        )?,
+    };
+    Ok(n)
+}
+
+/// Charges the stored mail `id` to the strangers' budget of `sender` and
+/// `domain` (on the transaction that stored it).
+pub fn charge_stranger(conn: &Connection, id: i64, sender: &str, domain: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET stranger_sender = ?2, stranger_domain = ?3 WHERE id = ?1",
+        params![id, sender, domain],
+    )?;
+    Ok(())
+}
