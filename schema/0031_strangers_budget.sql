@@ -13,3 +13,10 @@ CREATE INDEX inbox_stranger_senders ON inbox(stranger_sender, received_at)
     WHERE stranger_sender IS NOT NULL;
 CREATE INDEX inbox_stranger_domains ON inbox(stranger_domain, received_at)
     WHERE stranger_sender IS NOT NULL;
+-- A mail that only claims a registered team's mailbox (its From or
+-- Reply-To line names it; no authentification string, no confirmation
+-- code) is charged to that mailbox (`limits.claimed_mails_per_mailbox_per_day`),
+-- never to the strangers' budget, so that neither can use up the other.
+ALTER TABLE inbox ADD COLUMN claimed_mailbox TEXT;
+CREATE INDEX inbox_claimed_mailboxes ON inbox(claimed_mailbox, received_at)
+    WHERE claimed_mailbox IS NOT NULL;

@@ -151,6 +151,13 @@ pub struct Limits {
     /// (`user+tag@Domain` counts as `user@domain`) taken in whole in 24
     /// hours (0: no limit).
     pub stranger_mails_per_sender_per_day: u32,
+    /// At most this many mails that only claim one registered team's
+    /// mailbox (its From or Reply-To line names it; no authentification
+    /// string, no confirmation code) taken in whole in 24 hours (0: no
+    /// limit); past it such a mail is kept as its key only. A share of the
+    /// mailbox's own: strangers' mails never use it up, and it never uses
+    /// up theirs. A mail with the team's string is never counted.
+    pub claimed_mails_per_mailbox_per_day: u32,
     /// At most this many replies per day to one team proven by its
     /// authentification string (compile reports, status, preferences;
     /// 0: no limit). Only the team can spend it.
@@ -223,6 +230,7 @@ impl Default for Limits {
             stranger_mails_per_day: 2000,
             stranger_mails_per_domain_per_day: 300,
             stranger_mails_per_sender_per_day: 50,
+            claimed_mails_per_mailbox_per_day: 50,
             replies_per_team_per_day: 200,
             confirmations_per_domain_per_day: 10,
             confirmations_per_day: 100,

@@ -3,13 +3,17 @@
 //! and a stranger's past the budget is kept as its de-duplication key
 //! only.
 //!
-//! A participant's mail is one proven by the authentification string of a
+//! A proven mail is one carrying the authentification string of a
 //! registered team (its `<<FROM>>` line, or a source's header), one that
 //! answers a confirmation request (its code, from the address the request
-//! went to), or one whose From (or Reply-To) line names a registered
-//! team's mailbox (a claim, but one whose replies go to that team, as the
-//! reply caps count it). It is always stored whole and never counts. Every
-//! other mail is a stranger's: stored whole while the strangers' mails
+//! went to), or the organizer's round summary with its pause token
+//! (`<<RSM>>`). It is always stored whole and never counts. A mail whose
+//! From (or Reply-To) line names a registered team's mailbox, proven by
+//! nothing, is a claim (its replies go to that team, as the reply caps
+//! count it): it is charged to a share of that mailbox's own,
+//! `limits.claimed_mails_per_mailbox_per_day`, which strangers' mails never
+//! use up and which never uses up theirs; past it, it is kept as its key
+//! only. Every other mail is a stranger's: stored whole while the strangers' mails
 //! taken in whole in the last 24 hours (the window the reply caps count)
 //! are fewer than `limits.stranger_mails_per_day`, those of its domain
 //! fewer than `stranger_mails_per_domain_per_day` and those of its sender
@@ -35,7 +39,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
-use crate::mail::commands::{self, classify, register, Command};
+use crate::mail::commands::{self, classify, register, rsm, Command};
 use crate::mail::inbox::{arrival_keys, Capped};
 use crate::mail::message;
 use crate::mail::sender::sender_key;
@@ -45,8 +49,12 @@ use crate::store::StoreError;
 /// Whose mail a mail is, for the strangers' budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// Proven, or from a registered team's mailbox: never counted.
-    Participant,
+    /// Proven by a team's string, a confirmation code or the organizer's
+    /// pause token: never counted.
+    Proven,
+    /// Naming a registered team's mailbox (folded), proven by nothing:
+    /// charged to that mailbox's share.
+    Claimed { mailbox: String },
     /// A stranger's: charged to its folded sender and its domain (both
     /// empty for a mail without an address).
     Stranger { sender: String, domain: String },
@@ -79,10 +87,6 @@ pub fn standing(
             .map(|mb| mb.address.clone())
             .unwrap_or_default(),
     };
-    let key = sender_key(&address);
-    if !key.is_empty() && db::count_registrations_of_mailbox(conn, &key)? > 0 {
-        return Ok(Standing::Participant);
-    }
     // A mail over the size cap is its header part only: no string to read.
     if mail.full_size.is_none() && parsed.automatic.is_none() {
         let command = classify(&parsed.subject);
@@ -92,51 +96,72 @@ pub fn standing(
         };
         if let Some(c) = claim {
             if commands::authenticate(conn, &c.team, &c.auth)?.is_some() {
-                return Ok(Standing::Participant);
+                return Ok(Standing::Proven);
             }
         }
-        if command == Command::Confirm
-            && register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
-        {
-            return Ok(Standing::Participant);
+        let proven = match command {
+            Command::Confirm => {
+                register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
+            }
+            Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?.is_some(),
+            _ => false,
+        };
+        if proven {
+            return Ok(Standing::Proven);
         }
+    }
+    let key = sender_key(&address);
+    if !key.is_empty() && db::count_registrations_of_mailbox(conn, &key)? > 0 {
+        return Ok(Standing::Claimed { mailbox: key });
     }
     Ok(stranger(&address))
 }
 
-/// Why a stranger's mail from `sender` at `domain` is past the budget at
-/// `now`, or `None`: the sender's share, then the domain's, then all
-/// strangers' mails of the last 24 hours.
+/// Why a mail of `standing` is past its budget at `now`, or `None`: a
+/// stranger's by its sender's share, then its domain's, then all
+/// strangers' mails of the last 24 hours; a claimed mailbox's by that
+/// mailbox's share; a proven mail never.
 pub fn past_budget(
     conn: &rusqlite::Connection,
     config: &Config,
-    sender: &str,
-    domain: &str,
+    standing: &Standing,
     now: DateTime<Utc>,
 ) -> Result<Option<String>, StoreError> {
     let limits = &config.limits;
     let since = now - Duration::days(1);
-    let shares = [
-        (
-            limits.stranger_mails_per_sender_per_day,
-            StrangerShare::Sender(sender),
-            "from this sender",
-        ),
-        (
-            limits.stranger_mails_per_domain_per_day,
-            StrangerShare::Domain(domain),
-            "from senders at this domain",
-        ),
-        (
-            limits.stranger_mails_per_day,
-            StrangerShare::Everyone,
-            "from strangers in all",
-        ),
-    ];
-    for (cap, share, whose) in shares {
+    let shares = match standing {
+        Standing::Proven => vec![],
+        Standing::Claimed { mailbox } => vec![(
+            limits.claimed_mails_per_mailbox_per_day,
+            StrangerShare::ClaimedMailbox(mailbox),
+            "naming this team's mailbox without the team's string",
+            "the mailbox's share",
+        )],
+        Standing::Stranger { sender, domain } => vec![
+            (
+                limits.stranger_mails_per_sender_per_day,
+                StrangerShare::Sender(sender),
+                "from this sender",
+                "the strangers' budget",
+            ),
+            (
+                limits.stranger_mails_per_domain_per_day,
+                StrangerShare::Domain(domain),
+                "from senders at this domain",
+                "the strangers' budget",
+            ),
+            (
+                limits.stranger_mails_per_day,
+                StrangerShare::Everyone,
+                "from strangers in all",
+                "the strangers' budget",
+            ),
+        ],
+    };
+    for (cap, share, whose, budget) in shares {
         if cap > 0 && db::strangers_taken_since(conn, share, since)? >= cap {
             return Ok(Some(format!(
-                "not taken in: {cap} mails {whose} in 24 hours already (the strangers' budget); kept as its key only"
+                "not taken in: {cap} mails {whose} in 24 hours already ({budget}); kept as its key only"
             )));
         }
     }
@@ -167,10 +192,8 @@ pub fn judge(
     now: DateTime<Utc>,
 ) -> Result<Verdict, StoreError> {
     let standing = standing(conn, config, mail, now)?;
-    if let Standing::Stranger { sender, domain } = &standing {
-        if let Some(why) = past_budget(conn, config, sender, domain, now)? {
-            return Ok(Verdict::KeyOnly(why));
-        }
+    if let Some(why) = past_budget(conn, config, &standing, now)? {
+        return Ok(Verdict::KeyOnly(why));
     }
     Ok(Verdict::Whole(standing))
 }
@@ -198,8 +221,12 @@ pub fn store_judged(
     match verdict {
         Verdict::Whole(standing) => {
             let id = db::insert_inbox(conn, &arrival, now)?;
-            if let (Some(id), Standing::Stranger { sender, domain }) = (id, standing) {
-                db::charge_stranger(conn, id, sender, domain)?;
+            match (id, standing) {
+                (Some(id), Standing::Stranger { sender, domain }) => {
+                    db::charge_stranger(conn, id, sender, domain)?
+                }
+                (Some(id), Standing::Claimed { mailbox }) => db::charge_claimed(conn, id, mailbox)?,
+                _ => {}
             }
             Ok(id)
         }
@@ -207,7 +234,7 @@ pub fn store_judged(
             let size = mail.full_size.unwrap_or(mail.bytes.len() as u64);
             let id = db::insert_inbox_key_only(conn, &arrival, size, why, now)?;
             if id.is_some() {
-                tracing::info!(origin, "a stranger's mail kept as its key only: {why}");
+                tracing::info!(origin, "a mail past its budget kept as its key only: {why}");
             }
             Ok(id)
         }

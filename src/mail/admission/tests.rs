@@ -334,3 +334,166 @@ fn a_mail_kept_as_its_key_delivered_again_is_one_mail() {
         .unwrap();
     assert_eq!(n, 2);
 }
+
+/// (whole, charged to a stranger, the claimed mailbox it is charged to)
+fn charges(store: &Store, id: i64) -> (bool, bool, Option<String>) {
+    store
+        .conn()
+        .query_row(
+            "SELECT length(CAST(raw AS BLOB)) > 0, stranger_sender IS NOT NULL, claimed_mailbox
+               FROM inbox WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+}
+
+/// The attack: a forger who knows a registered team's address (LAP lists
+/// them to every team) floods the server with mails whose From line names
+/// it. They are charged to that mailbox's share (here 5 a day), never to
+/// the strangers' budget: past it they are key rows, and neither share
+/// uses up the other's, nor another mailbox's. A mail with the team's
+/// string from the same address is never counted. Before, every such mail
+/// was stored whole, uncounted.
+#[test]
+fn a_flood_naming_a_registered_mailbox_keeps_keys_past_its_share_and_the_teams_string_passes() {
+    let store = Store::open_in_memory().unwrap();
+    let mut config = config();
+    config.limits.claimed_mails_per_mailbox_per_day = 5;
+    team(&store, "millers");
+    team(&store, "rivals");
+    let now = Utc::now();
+    let filler = "x".repeat(20_000);
+    let ids: Vec<i64> = (0..12u32)
+        .map(|i| {
+            let from = if i % 2 == 0 {
+                "millers@lords.example".to_string()
+            } else {
+                format!("Millers+{i}@Lords.Example")
+            };
+            take(&store, &config, &mail(i, &from, "help", &filler), now).unwrap()
+        })
+        .collect();
+    let got: Vec<_> = ids.iter().map(|&id| charges(&store, id)).collect();
+    assert_eq!(got.iter().filter(|c| c.0).count(), 5, "the mailbox's 5");
+    for c in got.iter().filter(|c| c.0) {
+        assert_eq!(c, &(true, false, Some("millers@lords.example".to_string())));
+    }
+    for c in got.iter().filter(|c| !c.0) {
+        assert_eq!(c, &(false, false, None), "a key row is charged to nobody");
+    }
+    let (outcome,): (String,) = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[11]], |r| {
+            Ok((r.get(0)?,))
+        })
+        .unwrap();
+    assert!(
+        outcome.contains("5 mails naming this team's mailbox without the team's string"),
+        "{outcome}"
+    );
+    // The strangers' budget is whole: 20 strangers' mails are taken whole.
+    let strangers: Vec<i64> = (0..20u32)
+        .map(|i| {
+            let from = format!("s{i}@d{i}.example");
+            take(&store, &config, &mail(100 + i, &from, "help", "hi"), now).unwrap()
+        })
+        .collect();
+    assert!(strangers.iter().all(|&id| charges(&store, id).0));
+    // Another team's mailbox has its own share, strangers' budget spent.
+    let rivals = take(
+        &store,
+        &config,
+        &mail(200, "rivals@lords.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
+    assert_eq!(
+        charges(&store, rivals),
+        (true, false, Some("rivals@lords.example".to_string()))
+    );
+    // The team itself, with its string, from the flooded address.
+    let proven = take(
+        &store,
+        &config,
+        &mail(
+            201,
+            "millers@lords.example",
+            "status",
+            &format!("<<FROM>> millers {}", auth("millers")),
+        ),
+        now,
+    )
+    .unwrap();
+    assert_eq!(charges(&store, proven), (true, false, None));
+    // The share renews after 24 hours.
+    let later = take(
+        &store,
+        &config,
+        &mail(202, "millers@lords.example", "help", "hi"),
+        now + Duration::days(1) + Duration::seconds(1),
+    )
+    .unwrap();
+    assert!(charges(&store, later).0);
+}
+
+/// The organizer's round summary by mail, with the pause mail's token, is
+/// proven: a strangers' flood that spent their budget never keeps it as a
+/// key only. The same mail with a wrong token is a stranger's.
+#[test]
+fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
+    let tournament = store
+        .create_tournament(
+            1,
+            &crate::seed::SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[],
+            now,
+        )
+        .unwrap();
+    db::insert_contest(store.conn(), tournament, now).unwrap();
+    let token = crate::auth::new_auth_string();
+    crate::store::rsm::start_pause(
+        store.conn(),
+        tournament,
+        1,
+        now,
+        now + Duration::hours(1),
+        &crate::auth::StoredSecret::of(&token),
+    )
+    .unwrap();
+    for i in 0..30u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
+    }
+    let organizer = config.contest.organizer.clone();
+    let summary = |n: u32, token: &str| {
+        mail(
+            n,
+            &organizer,
+            "RSM round 1",
+            &format!("<<RSM>> {token}\n\nRound 1 was wild."),
+        )
+    };
+    let right = take(&store, &config, &summary(100, &token), now).unwrap();
+    assert_eq!(charges(&store, right), (true, false, None));
+    let wrong = take(&store, &config, &summary(101, "WRONGTOKEN"), now).unwrap();
+    assert_eq!(charges(&store, wrong), (false, false, None));
+    let forged = take(
+        &store,
+        &config,
+        &mail(
+            102,
+            "eve@forged.example",
+            "RSM round 1",
+            &format!("<<RSM>> {token}\n\nforged"),
+        ),
+        now,
+    )
+    .unwrap();
+    assert!(!charges(&store, forged).0, "the token from another address");
+}

@@ -20,9 +20,11 @@ use super::error::CommandError;
 use super::status::refused;
 use super::subject::normalize_subject;
 use crate::auth;
+use crate::mail::message::Inbound;
 use crate::mail::texts::render;
 use crate::store::mail::contest;
-use crate::store::rsm::{rsm_round, set_summary, SummaryRefused};
+use crate::store::rsm::{rsm_round, set_summary, RsmRound, SummaryRefused};
+use crate::store::StoreError;
 
 /// The longest summary accepted, in bytes (by mail and by `knobeln rsm`).
 pub const MAX_SUMMARY_BYTES: usize = 64 * 1024;
@@ -83,6 +85,42 @@ fn refuse(
     )
 }
 
+/// The round's state and the summary text of an authentic RSM mail: one
+/// from the organizer's address (`organizer`), naming a round of the
+/// contest whose pause token its `<<RSM>>` line carries. `None` for any
+/// other mail. Reads only; the intake asks it too (an authentic summary is
+/// the organizer's, never a stranger's mail).
+pub fn authentic(
+    conn: &Connection,
+    organizer: &str,
+    mail: &Inbound,
+) -> Result<Option<(RsmRound, String)>, StoreError> {
+    let Some(round) = round_of(&mail.subject) else {
+        return Ok(None);
+    };
+    let from_organizer = mail
+        .from
+        .as_ref()
+        .is_some_and(|m| m.address.eq_ignore_ascii_case(organizer));
+    let Some((token, text)) = token_and_summary(mail.body.text().unwrap_or("")) else {
+        return Ok(None);
+    };
+    if !from_organizer {
+        return Ok(None);
+    }
+    let Some(state) = (match contest(conn)? {
+        Some(c) => rsm_round(conn, c.tournament_id, round)?,
+        None => None,
+    }) else {
+        return Ok(None);
+    };
+    let verified = match (&state.token_salt, &state.token_hash) {
+        (Some(salt), Some(hash)) => auth::verify(salt, hash, &token),
+        _ => false,
+    };
+    Ok(verified.then_some((state, text)))
+}
+
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let subject = ctx.mail.subject.trim().to_string();
     let not_accepted = "A round summary by mail is accepted only from the organizer's address, \
@@ -91,24 +129,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let Some(round) = round_of(&ctx.mail.subject) else {
         return refuse(ctx, &subject, not_accepted, "RSM mail without a round");
     };
-    let from_organizer = ctx.mail.from.as_ref().is_some_and(|m| {
-        m.address
-            .eq_ignore_ascii_case(&ctx.config.contest.organizer)
-    });
-    let body = ctx.mail.body.text().unwrap_or("");
-    let parsed = token_and_summary(body);
-    let state = match contest(conn)? {
-        Some(c) => rsm_round(conn, c.tournament_id, round)?,
-        None => None,
-    };
-    let authentic = match (&parsed, &state) {
-        (Some((token, _)), Some(s)) if from_organizer => match (&s.token_salt, &s.token_hash) {
-            (Some(salt), Some(hash)) => auth::verify(salt, hash, token),
-            _ => false,
-        },
-        _ => false,
-    };
-    let (Some((_, text)), Some(state), true) = (parsed, state, authentic) else {
+    let Some((state, text)) = authentic(conn, &ctx.config.contest.organizer, ctx.mail)? else {
         return refuse(ctx, &subject, not_accepted, "RSM mail not authentic");
     };
     if state.sent_at.is_some() {

@@ -2,6 +2,8 @@
 //! taken in whole is charged to its folded sender and domain; past the
 //! budget a stranger's mail is kept as its de-duplication key only
 //! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
+//! A mail that only claims a registered team's mailbox is charged to that
+//! mailbox's share instead (`claimed_mailbox`).
 //! Which mail is a stranger's and what the budget is: `mail::admission`.
 
 use chrono::{DateTime, Utc};
@@ -18,6 +20,9 @@ pub enum StrangerShare<'a> {
     Sender(&'a str),
     /// The mails of every sender at one domain.
     Domain(&'a str),
+    /// The mails that only claim one registered team's mailbox (a share
+    /// of its own, apart from the strangers': neither uses up the other).
+    ClaimedMailbox(&'a str),
 }
 
 /// How many strangers' mails were taken in whole, charged to `share`,
@@ -47,8 +52,24 @@ pub fn strangers_taken_since(
             params![d, since],
             |r| r.get(0),
         )?,
+        StrangerShare::ClaimedMailbox(m) => conn.query_row(
+            "SELECT COUNT(*) FROM inbox
+              WHERE claimed_mailbox IS NOT NULL AND claimed_mailbox = ?1 AND received_at >= ?2",
+            params![m, since],
+            |r| r.get(0),
+        )?,
     };
     Ok(n)
+}
+
+/// Charges the stored mail `id`, which only claims the registered mailbox
+/// `mailbox`, to that mailbox's share (on the transaction that stored it).
+pub fn charge_claimed(conn: &Connection, id: i64, mailbox: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET claimed_mailbox = ?2 WHERE id = ?1",
+        params![id, mailbox],
+    )?;
+    Ok(())
 }
 
 /// Charges the stored mail `id` to the strangers' budget of `sender` and
