@@ -17,9 +17,10 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Five processes run in the jail, in this order: `gcc -E`, `gcc -c`
-//! (with its `cc1` and `as`), `clang -E`, `clang -c` (its compiler
-//! in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
+//! Up to five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! (with its `cc1` and `as`), `clang -E` (only where the text could
+//! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
+//! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
 //! each one's CPU (`bench compile` prints them). Most of it is starting
 //! the tools (clang and wasm-ld load and relocate libLLVM), not compiling.
 //! An accepted outcome is kept by source ([`ModuleCache`], key
@@ -153,7 +154,8 @@ pub enum Tool {
     /// `gcc -c` (with its `cc1` and `as`), and `gcc -c -w` when the errors
     /// drowned in warnings: check 5.
     Gcc,
-    /// `clang -E` of the preprocessed text: it is left as it is.
+    /// `clang -E` of the preprocessed text: it is left as it is (not run
+    /// where the text cannot change under it).
     ClangPreprocess,
     /// `clang -c` for `wasm32`: the object that plays.
     Clang,

@@ -87,7 +87,8 @@ impl Toolchain {
     /// input is read with no predefined macro (`-undef`), but clang's
     /// compiler runs its preprocessor over any input (even one it is told
     /// is preprocessed), which is why the compile service first checks
-    /// with [`Toolchain::preprocess_again`] that this changes nothing.
+    /// with [`Toolchain::preprocess_again`] that this changes nothing
+    /// (or with [`clangs_preprocessing_cannot_change`] that it cannot).
     pub fn compile(
         &self,
         gcc: &Gcc<'_>,
