@@ -17,9 +17,10 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Five processes run in the jail, in this order: `gcc -E`, `gcc -c`
-//! (with its `cc1` and `as`), `clang -E`, `clang -c` (its compiler
-//! in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
+//! Up to five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! (with its `cc1` and `as`), `clang -E` (only where the text could
+//! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
+//! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
 //! each one's CPU (`bench compile` prints them). Most of it is starting
 //! the tools (clang and wasm-ld load and relocate libLLVM), not compiling.
 //! An accepted outcome is kept by source ([`ModuleCache`], key
@@ -153,7 +154,8 @@ pub enum Tool {
     /// `gcc -c` (with its `cc1` and `as`), and `gcc -c -w` when the errors
     /// drowned in warnings: check 5.
     Gcc,
-    /// `clang -E` of the preprocessed text: it is left as it is.
+    /// `clang -E` of the preprocessed text: it is left as it is (not run
+    /// where the text cannot change under it).
     ClangPreprocess,
     /// `clang -c` for `wasm32`: the object that plays.
     Clang,
@@ -560,25 +562,9 @@ impl<'a> Pass<'a> {
         tools: &wasm::Toolchain,
         preprocessed: &str,
     ) -> Result<Option<Vec<u8>>, CompileError> {
-        let again = tools.preprocess_again(gcc, PREPROCESSED_NAME, "strategy.clang.i")?;
-        self.tools.push((Tool::ClangPreprocess, again.cpu));
-        if !again.ok {
-            self.clang_failed(&again);
-            return Ok(None);
-        }
-        let again = String::from_utf8_lossy(&gcc.get("strategy.clang.i")?).into_owned();
-        if let Some((line, token)) = wasm::preprocessing_difference(preprocessed, &again) {
-            self.r.diagnostics.push(Diagnostic::error(
-                Check::Compiler,
-                (line > 0).then_some(line),
-                format!(
-                    "`{token}` means something to clang, the compiler that builds the program \
-                     that plays, that it does not mean to gcc (a name clang knows as a macro, or \
-                     a directive a macro made): every compiler must see the same program; \
-                     rename it or write it out"
-                ),
-            ));
-            self.builder_failed(Builder::Clang);
+        if !wasm::clangs_preprocessing_cannot_change(preprocessed)
+            && !self.clang_sees_it(gcc, tools, preprocessed)?
+        {
             return Ok(None);
         }
         let cc = tools.compile(
@@ -605,6 +591,39 @@ impl<'a> Pass<'a> {
             return Ok(None);
         }
         Ok(Some(gcc.get("strategy.wasm.o")?))
+    }
+
+    /// `clang -E` of the checked text, compared token for token with it
+    /// (where [`wasm::clangs_preprocessing_cannot_change`] cannot show
+    /// that nothing would differ). `false`: rejected (check 5).
+    fn clang_sees_it(
+        &mut self,
+        gcc: &Gcc<'_>,
+        tools: &wasm::Toolchain,
+        preprocessed: &str,
+    ) -> Result<bool, CompileError> {
+        let again = tools.preprocess_again(gcc, PREPROCESSED_NAME, "strategy.clang.i")?;
+        self.tools.push((Tool::ClangPreprocess, again.cpu));
+        if !again.ok {
+            self.clang_failed(&again);
+            return Ok(false);
+        }
+        let again = String::from_utf8_lossy(&gcc.get("strategy.clang.i")?).into_owned();
+        if let Some((line, token)) = wasm::preprocessing_difference(preprocessed, &again) {
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                (line > 0).then_some(line),
+                format!(
+                    "`{token}` means something to clang, the compiler that builds the program \
+                     that plays, that it does not mean to gcc (a name clang knows as a macro, or \
+                     a directive a macro made): every compiler must see the same program; \
+                     rename it or write it out"
+                ),
+            ));
+            self.builder_failed(Builder::Clang);
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// clang refused the text gcc compiled: its messages, marked as its;

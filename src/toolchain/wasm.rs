@@ -87,7 +87,8 @@ impl Toolchain {
     /// input is read with no predefined macro (`-undef`), but clang's
     /// compiler runs its preprocessor over any input (even one it is told
     /// is preprocessed), which is why the compile service first checks
-    /// with [`Toolchain::preprocess_again`] that this changes nothing.
+    /// with [`Toolchain::preprocess_again`] that this changes nothing
+    /// (or with [`clangs_preprocessing_cannot_change`] that it cannot).
     pub fn compile(
         &self,
         gcc: &Gcc<'_>,
@@ -218,6 +219,72 @@ pub fn preprocessing_difference(checked: &str, again: &str) -> Option<(u32, Stri
             }
         }
     }
+}
+
+/// Whether clang's own preprocessing (`-x c -undef`, no header) is shown,
+/// without running it, to leave the checked text `checked` (gcc's, with
+/// its line markers) token for token as it is: then `clang -E` and
+/// [`preprocessing_difference`] could only agree, and the compile service
+/// saves their process. Without a predefined macro a preprocessor changes
+/// a text only by a directive or by a macro, and every macro clang has
+/// under `-undef` (`__STDC__`, `__STDC_VERSION__`, …, and its built-in
+/// ones: `__LINE__`, `_Pragma`, `__has_feature`, `__is_identifier`, …)
+/// is a reserved name (`__x`, `_X`). So `true` only when no line is a
+/// directive but gcc's own line markers (`# N "file"`, no flags), no name
+/// anywhere (strings included) starts with `__` or `_` and a capital,
+/// and nothing can join or split lines the way clang reads them (a
+/// backslash at a line's end, a carriage return, a comment's start, a
+/// trigraph's `??`).
+/// `false` says nothing: clang runs and is compared, as before.
+/// Linear in the text's size.
+pub fn clangs_preprocessing_cannot_change(checked: &str) -> bool {
+    if checked.contains('\r') || checked.contains("/*") || checked.contains("??") {
+        return false;
+    }
+    checked.split('\n').all(|line| {
+        let code = line.trim_start_matches([' ', '\t', '\x0b', '\x0c']);
+        if code.starts_with('#') || code.starts_with("%:") {
+            return is_plain_line_marker(line);
+        }
+        !code
+            .trim_end_matches([' ', '\t', '\x0b', '\x0c'])
+            .ends_with('\\')
+            && !names_a_reserved_identifier(line)
+    })
+}
+
+/// `# N "file"` exactly as gcc writes it for a source without headers: a
+/// line number clang reads as it is (decimal, no leading zero, below
+/// 2^31), a file name without quote or backslash, no flags.
+fn is_plain_line_marker(line: &str) -> bool {
+    let Some((number, file)) = line
+        .strip_prefix("# ")
+        .and_then(|rest| rest.split_once(' '))
+    else {
+        return false;
+    };
+    let number_ok = !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && (number == "0" || !number.starts_with('0'))
+        && number.parse::<u32>().is_ok_and(|n| n < 1 << 31);
+    let file_ok = file.len() >= 2
+        && file.starts_with('"')
+        && file.ends_with('"')
+        && !file[1..file.len() - 1].contains(['"', '\\']);
+    number_ok && file_ok
+}
+
+/// Whether a run of name characters (`A-Z a-z 0-9 _`) in `line` starts
+/// with `__` or `_` and a capital: a name the implementation may define.
+fn names_a_reserved_identifier(line: &str) -> bool {
+    let b = line.as_bytes();
+    let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    (0..b.len()).any(|i| {
+        b[i] == b'_'
+            && (i == 0 || !name_char(b[i - 1]))
+            && b.get(i + 1)
+                .is_some_and(|&c| c == b'_' || c.is_ascii_uppercase())
+    })
 }
 
 /// What the strategy's wasm object (clang's output, before wasm-ld)
@@ -549,6 +616,42 @@ mod tests {
             preprocessing_difference(directive, "int a;\n"),
             Some((1, "#".into()))
         );
+    }
+
+    /// Where nothing in the text can change under clang's preprocessing,
+    /// its run is saved; anything that could (a reserved name, a
+    /// directive, a forged marker, a joined line) keeps it.
+    #[test]
+    fn clangs_preprocessing_is_skipped_only_where_it_cannot_change_the_text() {
+        let plain = "# 0 \"strategy.c\"\n# 0 \"<built-in>\"\n# 0 \"<command-line>\"\n\
+                     # 1 \"strategy.c\"\n# 19 \"strategy.c\"\nint x__y, a1__B;\n\
+                     main() { char *s = \"a_b\"; for (;;) make_throw(100 + x__y); }\n";
+        assert!(clangs_preprocessing_cannot_change(plain));
+        assert!(clangs_preprocessing_cannot_change(""));
+        for (why, text) in [
+            ("a built-in macro", "int a = __LINE__;\n"),
+            ("a name clang knows", "int __is_identifier = 3;\n"),
+            ("_Pragma", "_Pragma(\"x\") int a;\n"),
+            ("a reserved keyword, kept to be safe", "_Bool b;\n"),
+            ("a reserved name in a string", "char *s = \"__FILE__\";\n"),
+            ("after a dollar", "int $__COUNTER__;\n"),
+            ("after a dot", "double d = 1.__LINE__;\n"),
+            ("a directive a macro made", "# define X 1\nint a = X;\n"),
+            ("an indented directive", "  \t#pragma clang x\n"),
+            ("a digraph's directive", "%: define X 1\n"),
+            ("a marker with a flag", "# 1 \"strategy.c\" 2\n"),
+            ("a marker with a leading zero", "# 012 \"strategy.c\"\n"),
+            ("a marker past 2^31", "# 2147483648 \"strategy.c\"\n"),
+            ("a marker with an escape", "# 1 \"a\\\"b\"\n"),
+            ("a marker with more", "# 1 \"strategy.c\" x\n"),
+            ("a joined line", "int a = _\\\n_LINE__;\n"),
+            ("a joined line, blanks after", "int a; \\ \n"),
+            ("a carriage return", "int a;\r#define X\n"),
+            ("a comment", "int a; /* */\n"),
+            ("a trigraph's start", "??=define X 1\n"),
+        ] {
+            assert!(!clangs_preprocessing_cannot_change(text), "{why}: {text:?}");
+        }
     }
 
     #[test]

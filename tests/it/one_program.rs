@@ -10,10 +10,15 @@ use std::time::{Duration, Instant};
 
 use knobeln::referee::{GameSeeds, Referee, RefereeError};
 use knobeln::sandbox::jail::{Jail, JailLimits};
-use knobeln::toolchain::compile::{Outcome, Profile};
+use knobeln::toolchain::compile::{
+    compile_measured, CompileConfig, ModuleCache, Outcome, Profile, Tool,
+};
 use knobeln::toolchain::diagnostic::Check;
-use knobeln::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
-use knobeln::toolchain::wasm::{check_object, Toolchain};
+use knobeln::toolchain::gcc::{Gcc, Input, PREPROCESSED_NAME, SOURCE_NAME};
+use knobeln::toolchain::wasm::{
+    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, Toolchain,
+    CLANG_FLAGS,
+};
 use knobeln::wasm::HOST_CALL_FUEL;
 
 use crate::common::{compile_source, config, install, play, Strategy};
@@ -134,6 +139,105 @@ fn a_name_only_clang_knows_is_refused() {
         "{:?}",
         outcome.report().diagnostics
     );
+}
+
+/// clang's `-E` runs only where the text could change under it: not for
+/// a text without reserved names or directives (the example strategy),
+/// still for one naming a reserved name (`_Bool`), which is compiled all
+/// the same, and for the name only clang knows, which is still refused.
+#[test]
+fn clangs_preprocessing_runs_only_where_the_text_could_change_under_it() {
+    let cfg = CompileConfig::local();
+    let ran = |src: &str| {
+        let m = compile_measured(src.as_bytes(), &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let tools: Vec<Tool> = m.tools.iter().map(|(t, _)| *t).collect();
+        (m.outcome.accepted(), tools)
+    };
+    let (accepted, tools) = ran(HONEST);
+    assert!(accepted);
+    assert_eq!(
+        tools,
+        [Tool::GccPreprocess, Tool::Gcc, Tool::Clang, Tool::WasmLd]
+    );
+    let (accepted, tools) = ran("_Bool b = 1;\nmain() { for (;;) make_throw(99 + b); }\n");
+    assert!(accepted);
+    assert!(tools.contains(&Tool::ClangPreprocess), "{tools:?}");
+    let (accepted, tools) =
+        ran("int __is_identifier = 3;\nmain() { for (;;) make_throw(__is_identifier); }\n");
+    assert!(!accepted);
+    assert!(tools.contains(&Tool::ClangPreprocess), "{tools:?}");
+}
+
+/// The ground of the saved run: every macro clang predefines under the
+/// compile's flags is a reserved name (this clang's own list, `-dM`), and
+/// for every source of the tests that gcc preprocesses and the pure check
+/// lets through without clang, clang's `-E` leaves the text as it is.
+#[test]
+fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
+    let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
+    let out = std::process::Command::new(&tools.clang)
+        .args(["-dM", "-E", "-x", "c", "-undef"])
+        .args(CLANG_FLAGS)
+        .arg("/dev/null")
+        .output()
+        .unwrap();
+    let defines = String::from_utf8(out.stdout).unwrap();
+    assert!(defines.contains("#define __STDC__ 1"), "{defines}");
+    for line in defines.lines() {
+        let name = line.split_whitespace().nth(1).unwrap_or("");
+        let reserved = name.starts_with("__")
+            || (name.starts_with('_') && name[1..].starts_with(|c: char| c.is_ascii_uppercase()));
+        assert!(reserved, "clang predefines `{name}`, not a reserved name");
+    }
+    let mut sources: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["tests/data/sources", "tests/data/strategies", "src/runtime"] {
+        let walk = walkdir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+        sources.extend(
+            walk.into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "c")),
+        );
+    }
+    let (mut skipped, mut kept) = (0, 0);
+    for path in &sources {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put(SOURCE_NAME, &std::fs::read(path).unwrap()).unwrap();
+        if !gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME).unwrap().ok {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&gcc.get(PREPROCESSED_NAME).unwrap()).into_owned();
+        if !clangs_preprocessing_cannot_change(&text) {
+            kept += 1;
+            continue;
+        }
+        skipped += 1;
+        let again = tools
+            .preprocess_again(&gcc, PREPROCESSED_NAME, "again.i")
+            .unwrap();
+        assert!(again.ok, "{}: {}", path.display(), again.messages);
+        let again = String::from_utf8_lossy(&gcc.get("again.i").unwrap()).into_owned();
+        assert_eq!(
+            preprocessing_difference(&text, &again),
+            None,
+            "{}",
+            path.display()
+        );
+    }
+    assert!(skipped >= 20 && kept >= 5, "skipped {skipped}, kept {kept}");
+}
+
+/// The files under `dir`, at any depth.
+fn walkdir(dir: std::path::PathBuf) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(walkdir(p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// Behind the one text, clang's object is checked too: a constructor or a
