@@ -20,7 +20,11 @@ pub fn encode(p: &GameProtocol) -> String {
         throws: &p.throws,
         at: 0,
     };
-    match encode_runs(p, p.throws.len(), runs.map(Ok::<_, std::convert::Infallible>)) {
+    match encode_runs(
+        p,
+        p.throws.len(),
+        runs.map(Ok::<_, std::convert::Infallible>),
+    ) {
         Ok(text) => text,
         Err(never) => match never {},
     }
