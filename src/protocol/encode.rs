@@ -47,8 +47,11 @@ pub fn encode_runs<E>(
     runs: impl Iterator<Item = Result<([Throw; 2], usize), E>>,
 ) -> Result<String, E> {
     // About 8 characters a pair where the throws vary, far fewer when
-    // they repeat.
-    let mut out = String::with_capacity(256 + count.min(4096) * 8);
+    // they repeat: a contest's protocol is a few hundred bytes, so the
+    // text starts small and grows (a group's protocols are kept together
+    // for its mails; room for 8 characters a throw each touched a fresh
+    // page of memory per protocol).
+    let mut out = String::with_capacity(256 + count.min(32) * 8);
     let _ = writeln!(out, "{BEGIN} {}", p.version);
     push_text(&mut out, "team P", &p.players[0]);
     push_text(&mut out, "team Q", &p.players[1]);
