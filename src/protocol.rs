@@ -81,7 +81,7 @@ mod full;
 mod model;
 
 pub use decode::{decode, decode_all};
-pub use encode::encode;
+pub use encode::{encode, encode_runs};
 pub use full::{format_all, format_full};
 pub use model::{
     crc32, GameProtocol, ProtocolError, ProtocolFailure, BEGIN, END, MAX_THROWS, VERSION, WIDTH,

@@ -28,10 +28,10 @@ use crate::mail::registration::Preference;
 use crate::mail::texts::render;
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
 use crate::outbox::{enqueue_with, Cause, EventKey};
-use crate::protocol::{encode, GameProtocol};
+use crate::protocol::{encode, encode_runs, GameProtocol};
 use crate::store::mail::{all_registrations, events_queued_under, mailing_of, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
-use crate::store::Store;
+use crate::store::{packed_runs, PackedGame, Store};
 use crate::tables::knobeln as tables;
 use crate::tournament::TeamId;
 
@@ -352,8 +352,10 @@ impl Mailer<'_> {
         }
         let replayer = replayer.as_mut().expect("made above");
         let params = replayer.params();
+        // The throws stay in the store's bytes where they are at hand: a
+        // protocol is written from their runs, not from a vector of them.
         let games = replayer
-            .group_games(store, round, group)
+            .group_games_packed(store, round, group)
             .map_err(|e| e.to_string())?;
         let name = |t: TeamId| -> Result<String, String> {
             match cache.team_name(t) {
@@ -368,11 +370,14 @@ impl Mailer<'_> {
             .map(|r| r.slot)
             .collect();
         let mut out = Vec::with_capacity(games.len());
-        for g in games.into_iter().filter(|g| played.contains(&g.key.slot)) {
+        for PackedGame { game: g, packed } in games
+            .into_iter()
+            .filter(|g| played.contains(&g.game.key.slot))
+        {
             let slot = g.key.slot;
             let players = [name(g.players[0])?, name(g.players[1])?];
             // The game's throws move into its protocol (not copied).
-            let text = encode(&GameProtocol::from_record(
+            let protocol = GameProtocol::from_record(
                 g.record,
                 params,
                 players.clone(),
@@ -380,7 +385,14 @@ impl Mailer<'_> {
                 group,
                 slot,
                 g.attempt,
-            ));
+            );
+            let text = match packed {
+                None => encode(&protocol),
+                Some(bytes) => {
+                    let (count, runs) = packed_runs(&bytes).map_err(|e| e.to_string())?;
+                    encode_runs(&protocol, count, runs).map_err(|e| e.to_string())?
+                }
+            };
             out.push(Protocol {
                 slot,
                 players,

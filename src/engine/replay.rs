@@ -80,6 +80,23 @@ impl Replayer {
         Ok(games)
     }
 
+    /// [`Self::group_games`] with the throws left in format 1's bytes
+    /// where they are at hand ([`crate::store::PackedGame`]); the others
+    /// read, or replayed and checked, as there.
+    pub fn group_games_packed(
+        &mut self,
+        store: &Store,
+        round: u32,
+        group: u32,
+    ) -> Result<Vec<crate::store::PackedGame>, EngineError> {
+        let mut games = store.games_packed(self.tournament, round, group)?;
+        self.programs.clear();
+        for g in games.iter_mut().filter(|g| g.packed.is_none()) {
+            self.fill(store, &mut g.game)?;
+        }
+        Ok(games)
+    }
+
     /// Replays `game` if it was stored for replay, and checks it.
     pub fn fill(&mut self, store: &Store, game: &mut StoredGame) -> Result<(), EngineError> {
         let Some(digest) = game.throws_digest else {

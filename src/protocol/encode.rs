@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::model::{crc32, GameProtocol, BEGIN, END, WIDTH};
+use crate::game::knobeln::Throw;
 
 /// The compact protocol (see the module documentation), ending with a newline.
 ///
@@ -15,9 +16,42 @@ use super::model::{crc32, GameProtocol, BEGIN, END, WIDTH};
 /// a group for its DGP mails on the server's thread): no string per line
 /// or per throw.
 pub fn encode(p: &GameProtocol) -> String {
+    let runs = RepeatRuns {
+        throws: &p.throws,
+        at: 0,
+    };
+    match encode_runs(
+        p,
+        p.throws.len(),
+        runs.map(Ok::<_, std::convert::Infallible>),
+    ) {
+        Ok(text) => text,
+        Err(never) => match never {},
+    }
+}
+
+/// [`encode`] with the throws given as runs instead of `p.throws` (which
+/// is not read): `count` throws in all, each run a throw and how many
+/// times it comes in a row (at least once), the runs of the throws in
+/// order. Runs of the same throw that follow each other are written as
+/// one token, so the text is [`encode`]'s of the same throws however they
+/// are cut into runs. The contest writes its DGP protocols from the
+/// stored throws' bytes this way (`store::throws::packed_runs`), without
+/// turning them into a vector of throws first.
+///
+/// The first fault the runs give ends it. `count` must be the runs'
+/// total (the `throws` line and the end line carry it).
+pub fn encode_runs<E>(
+    p: &GameProtocol,
+    count: usize,
+    runs: impl Iterator<Item = Result<([Throw; 2], usize), E>>,
+) -> Result<String, E> {
     // About 8 characters a pair where the throws vary, far fewer when
-    // they repeat.
-    let mut out = String::with_capacity(256 + p.throws.len().min(4096) * 8);
+    // they repeat: a contest's protocol is a few hundred bytes, so the
+    // text starts small and grows (a group's protocols are kept together
+    // for its mails; room for 8 characters a throw each touched a fresh
+    // page of memory per protocol).
+    let mut out = String::with_capacity(256 + count.min(32) * 8);
     let _ = writeln!(out, "{BEGIN} {}", p.version);
     push_text(&mut out, "team P", &p.players[0]);
     push_text(&mut out, "team Q", &p.players[1]);
@@ -37,17 +71,13 @@ pub fn encode(p: &GameProtocol) -> String {
         let head = format!("fail {} {}", player_token(f.player), f.throw);
         push_text(&mut out, &head, &f.reason);
     }
-    let _ = writeln!(out, "throws {}", p.throws.len());
+    let _ = writeln!(out, "throws {count}");
     // The throws' line being written: where it starts in `out`.
     let mut line_start = out.len();
     let mut token = Token::default();
-    let mut i = 0;
-    while i < p.throws.len() {
-        let pair = p.throws[i];
-        let mut n = 1;
-        while i + n < p.throws.len() && p.throws[i + n] == pair {
-            n += 1;
-        }
+    // The run being gathered (runs of the same throw joined).
+    let mut pending: Option<([Throw; 2], usize)> = None;
+    let mut write = |out: &mut String, pair: [Throw; 2], n: usize| {
         token.set(pair, n);
         let line_len = out.len() - line_start;
         if line_len > 0 && line_len + 1 + token.len > WIDTH {
@@ -58,14 +88,50 @@ pub fn encode(p: &GameProtocol) -> String {
             out.push(' ');
         }
         out.push_str(token.as_str());
-        i += n;
+    };
+    for run in runs {
+        let (pair, n) = run?;
+        if n == 0 {
+            continue;
+        }
+        match &mut pending {
+            Some((p, m)) if *p == pair => *m += n,
+            _ => {
+                if let Some((p, m)) = pending.replace((pair, n)) {
+                    write(&mut out, p, m);
+                }
+            }
+        }
+    }
+    if let Some((p, m)) = pending {
+        write(&mut out, p, m);
     }
     if out.len() > line_start {
         out.push('\n');
     }
     let crc = crc32(out.as_bytes());
-    let _ = writeln!(out, "{END} {} {crc:08x}", p.throws.len());
-    out
+    let _ = writeln!(out, "{END} {count} {crc:08x}");
+    Ok(out)
+}
+
+/// The runs of the same throw in a slice of throws, in order.
+struct RepeatRuns<'a> {
+    throws: &'a [[Throw; 2]],
+    at: usize,
+}
+
+impl Iterator for RepeatRuns<'_> {
+    type Item = ([Throw; 2], usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let pair = *self.throws.get(self.at)?;
+        let n = self.throws[self.at..]
+            .iter()
+            .take_while(|&&t| t == pair)
+            .count();
+        self.at += n;
+        Some((pair, n))
+    }
 }
 
 /// One token of the throws' lines (`p`, `p,q`, either with `*n`), written

@@ -390,3 +390,49 @@ fn mail_around_the_protocol_is_ignored() {
     let prose = format!("see the KNOBELN-PROTOCOL 1 lines below\n{text}");
     assert_eq!(decode(&prose).as_ref(), Ok(&p));
 }
+
+/// A protocol written from runs of its throws ([`encode_runs`]: the
+/// contest's DGP mails write them from the stored bytes) is the one
+/// written from the throws, however the runs are cut (pieces of a run
+/// apart, empty ones) and from the store's format 1 bytes
+/// (`store::packed_runs`); a fault of the runs ends it.
+#[test]
+fn the_protocol_from_runs_is_the_protocol_from_throws() {
+    let mut g = SplitMix64::new(38);
+    for case in 0..500 {
+        let p = random_protocol(&mut g);
+        let want = encode(&p);
+        let mut without = p.clone();
+        without.throws.clear();
+        // Cut at random: a throw at a time, or several, or none.
+        let mut pieces: Vec<([Throw; 2], usize)> = Vec::new();
+        let mut i = 0;
+        while i < p.throws.len() {
+            let n = (g.below(4) as usize).min(p.throws.len() - i);
+            let n = if p.throws[i..i + n].iter().all(|&t| t == p.throws[i]) {
+                n
+            } else {
+                1
+            };
+            pieces.push((p.throws[i], n));
+            i += n;
+        }
+        let got = encode_runs(
+            &without,
+            p.throws.len(),
+            pieces.iter().map(|&r| Ok::<_, ()>(r)),
+        );
+        assert_eq!(got.as_deref(), Ok(want.as_str()), "case {case}");
+        let bytes = crate::store::encode_throws(&p.throws);
+        let (count, runs) = crate::store::packed_runs(&bytes).unwrap();
+        assert_eq!(count, p.throws.len());
+        assert_eq!(
+            encode_runs(&without, count, runs).unwrap(),
+            want,
+            "case {case}"
+        );
+    }
+    let p = random_protocol(&mut g);
+    let runs = [Ok(([1, 2], 3)), Err("corrupt"), Ok(([3, 4], 1))];
+    assert_eq!(encode_runs(&p, 4, runs.into_iter()), Err("corrupt"));
+}

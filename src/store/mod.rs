@@ -44,7 +44,8 @@ use crate::tournament::{GameKey, TeamId};
 
 pub use error::{Result, StoreError};
 pub use throws::{
-    decode_throws, encode_throws, put_varint, throws_digest, zigzag, THROWS_FORMAT, THROWS_REPLAY,
+    decode_throws, encode_throws, packed_runs, put_varint, throws_digest, zigzag, PackedRuns,
+    THROWS_FORMAT, THROWS_REPLAY,
 };
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.
@@ -236,7 +237,21 @@ pub struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Throws {
     Decoded,
+    /// Format 1's bytes as they are ([`PackedGame`]), others decoded.
+    Packed,
     Left,
+}
+
+/// A stored game attempt read with its throws in format 1's bytes where
+/// they are at hand ([`Store::games_packed`]).
+#[derive(Debug, Clone)]
+pub struct PackedGame {
+    /// The game; its `record.throws` is empty when `packed` holds them.
+    pub game: StoredGame,
+    /// The throws as [`encode_throws`] wrote them (stored so, or kept from
+    /// when the game was stored for replay and checked against its
+    /// digest), else `None`: then the game is as [`Store::games`] reads it.
+    pub packed: Option<Vec<u8>>,
 }
 
 /// A stored game attempt.

@@ -242,7 +242,25 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
     assert_eq!(games[0].throws_digest, None);
     assert_eq!(games[0].record.throws, throws);
     assert_eq!(games[1].record.throws, throws);
+    // Read for the DGP protocols: the kept game's throws in their bytes
+    // (format 1, not decoded), the watched game's (stored in format 1) too.
+    let packed = store.games_packed(t, 1, 1).unwrap();
+    for g in &packed {
+        assert_eq!(g.packed.as_deref(), Some(&encode_throws(&throws)[..]));
+        assert!(g.game.record.throws.is_empty());
+        assert_eq!(g.game.throws_digest, None);
+    }
     store.finish_group(t, 1, 2, now).unwrap();
+    // Let go: the game stored for replay is read with its digest, as
+    // `games` reads it, to be replayed.
+    let packed = store.games_packed(t, 1, 1).unwrap();
+    assert_eq!(packed[0].packed, None);
+    assert_eq!(packed[0].game.throws_digest, Some(throws_digest(&throws)));
+    assert!(packed[0].game.record.throws.is_empty());
+    assert_eq!(
+        packed[1].packed.as_deref(),
+        Some(&encode_throws(&throws)[..])
+    );
     let games = store.games(t, 1, 1).unwrap();
     assert_eq!(games[0].throws_digest, Some(throws_digest(&throws)));
     assert!(games[0].record.throws.is_empty());
@@ -339,6 +357,65 @@ fn kept_throws_are_used_only_under_their_digest() {
     );
     recent.finished((1, 1, 2));
     assert_eq!(recent.throws((1, 1, 1), (1, 1), &digest), None, "let go");
+}
+
+/// The runs of the same throw read from format 1's bytes
+/// (`packed_runs`, what the DGP protocols are written from) are the
+/// decoded throws, and a blob the decoder refuses is refused (an error,
+/// never a panic): random throws with runs and extremes, random bytes.
+#[test]
+fn packed_runs_are_the_decoded_throws() {
+    let mut g = crate::seed::SplitMix64::new(38);
+    let expand = |bytes: &[u8]| -> Result<Vec<[i64; 2]>> {
+        let (count, runs) = packed_runs(bytes)?;
+        let mut out = Vec::new();
+        for run in runs {
+            let (pair, n) = run?;
+            assert!(n >= 1);
+            out.extend(std::iter::repeat_n(pair, n));
+        }
+        assert_eq!(out.len(), count);
+        Ok(out)
+    };
+    for case in 0..2000 {
+        let len = g.below(200) as usize;
+        let mut throws: Vec<[i64; 2]> = Vec::with_capacity(len);
+        while throws.len() < len {
+            let number = |g: &mut crate::seed::SplitMix64| match g.below(8) {
+                0 => [0, -1, i64::MIN, i64::MAX][g.below(4) as usize],
+                1 => g.next_u64() as i64,
+                _ => 1 + g.below(12288) as i64,
+            };
+            let p = number(&mut g);
+            let pair = if g.below(3) == 0 {
+                [p, p]
+            } else {
+                [p, number(&mut g)]
+            };
+            for _ in 0..1 + g.below(40) {
+                throws.push(pair);
+            }
+        }
+        let bytes = encode_throws(&throws);
+        assert_eq!(expand(&bytes).unwrap(), throws, "case {case}");
+        // Random bytes: refused exactly when decoding refuses them.
+        let junk: Vec<u8> = (0..g.below(40))
+            .map(|_| match g.below(3) {
+                0 => 0,
+                1 => 0xff,
+                _ => g.below(256) as u8,
+            })
+            .collect();
+        match decode_throws(&junk, THROWS_FORMAT) {
+            Ok(t) => assert_eq!(expand(&junk).unwrap(), t, "{junk:?}"),
+            Err(_) => assert!(expand(&junk).is_err(), "{junk:?}"),
+        }
+    }
+    assert!(expand(&[0x80]).is_err());
+    assert!(expand(&[2]).is_err());
+    assert!(expand(&[0xff; 11]).is_err());
+    assert!(expand(&[0xff; 12]).is_err());
+    assert_eq!(expand(&[]).unwrap(), Vec::<[i64; 2]>::new());
 }
 
 #[test]

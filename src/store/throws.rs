@@ -92,6 +92,17 @@ impl RecentThrows {
         }
         decode_throws(encoded, THROWS_FORMAT).ok()
     }
+
+    /// [`Self::throws`] in format 1's bytes, not decoded (a copy of them).
+    pub(super) fn packed(
+        &self,
+        group: (i64, u32, u32),
+        game: (u32, u32),
+        digest: &[u8; 16],
+    ) -> Option<Vec<u8>> {
+        let (kept_digest, encoded) = self.groups.get(&group)?.get(&game)?;
+        (kept_digest == digest).then(|| encoded.clone())
+    }
 }
 
 /// Encodes the throws compactly (format 1): for each throw, each player's
@@ -216,6 +227,68 @@ pub(super) fn decode_throws_v1(bytes: &[u8]) -> Result<Vec<[i64; 2]>> {
         out.push(prev);
     }
     Ok(out)
+}
+
+/// Format 1's throws as runs of the same throw, without a vector of
+/// throws: how many throws there are (counted from the bytes: each number
+/// ends in one byte below 0x80) and the runs in order, each a throw and
+/// how many times it comes in a row. What [`crate::protocol::encode_runs`]
+/// writes the contest's DGP protocols from. A corrupt blob is an error,
+/// as in [`decode_throws`]: half a throw at once, the rest when its run is
+/// reached.
+pub fn packed_runs(bytes: &[u8]) -> Result<(usize, PackedRuns<'_>)> {
+    let numbers = bytes.iter().filter(|&&b| b < 0x80).count();
+    if !numbers.is_multiple_of(2) || bytes.last().is_some_and(|&b| b >= 0x80) {
+        return Err(StoreError::Corrupt("throws blob with half a throw".into()));
+    }
+    Ok((
+        numbers / 2,
+        PackedRuns {
+            bytes,
+            at: 0,
+            prev: [0; 2],
+        },
+    ))
+}
+
+/// The runs of [`packed_runs`].
+pub struct PackedRuns<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    prev: [i64; 2],
+}
+
+impl Iterator for PackedRuns<'_> {
+    type Item = Result<([i64; 2], usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.bytes;
+        if self.at >= bytes.len() {
+            return None;
+        }
+        // One throw (its differences to the one before), then the throws
+        // that repeat it: two zero bytes each.
+        let step = varint_at(bytes, self.at).and_then(|(p, next)| {
+            if next == bytes.len() {
+                return Err(StoreError::Corrupt("throws blob with half a throw".into()));
+            }
+            varint_at(bytes, next).map(|(q, next)| ([p, q], next))
+        });
+        let ([p, q], next) = match step {
+            Ok(s) => s,
+            Err(e) => {
+                self.at = bytes.len();
+                return Some(Err(e));
+            }
+        };
+        self.prev = [self.prev[0].wrapping_add(p), self.prev[1].wrapping_add(q)];
+        let repeats = bytes[next..]
+            .chunks_exact(2)
+            .take_while(|c| c == &[0, 0])
+            .count();
+        self.at = next + 2 * repeats;
+        Some(Ok((self.prev, 1 + repeats)))
+    }
 }
 
 /// The zigzag varint at `bytes[i]` (`i` in bounds) and where the next

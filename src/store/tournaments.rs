@@ -11,9 +11,15 @@ use rusqlite::{params, OptionalExtension};
 use super::throws::{decode_throws, encode_throws, encoded_digest, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
     from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
-    Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
+    PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
     TOURNAMENT_COLUMNS,
 };
+
+/// A game's throws kept since it was stored for replay, as a read wants them.
+enum Kept {
+    Decoded(Vec<[i64; 2]>),
+    Packed(Vec<u8>),
+}
 use crate::referee::{Failure, GameRecord};
 use crate::seed::SeedKey;
 use crate::tournament::{GameKey, ScheduledGame, TeamId};
@@ -331,7 +337,19 @@ impl Store {
     /// (until another group finishes after its own; they are checked
     /// against the stored digest).
     pub fn games(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<StoredGame>> {
-        self.read_games(tournament, round, group, Throws::Decoded)
+        Ok(self
+            .read_games(tournament, round, group, Throws::Decoded)?
+            .into_iter()
+            .map(|g| g.game)
+            .collect())
+    }
+
+    /// [`Self::games`] with the throws left in format 1's bytes where they
+    /// are stored so or kept ([`PackedGame::packed`]): not turned into
+    /// numbers (the DGP protocols are written from the bytes,
+    /// `store::throws::packed_runs`).
+    pub fn games_packed(&self, tournament: i64, round: u32, group: u32) -> Result<Vec<PackedGame>> {
+        self.read_games(tournament, round, group, Throws::Packed)
     }
 
     /// All stored attempts of a group without their throws (empty): what
@@ -342,7 +360,11 @@ impl Store {
         round: u32,
         group: u32,
     ) -> Result<Vec<StoredGame>> {
-        self.read_games(tournament, round, group, Throws::Left)
+        Ok(self
+            .read_games(tournament, round, group, Throws::Left)?
+            .into_iter()
+            .map(|g| g.game)
+            .collect())
     }
 
     fn read_games(
@@ -351,9 +373,9 @@ impl Store {
         round: u32,
         group: u32,
         throws_wanted: Throws,
-    ) -> Result<Vec<StoredGame>> {
+    ) -> Result<Vec<PackedGame>> {
         let throws_column = match throws_wanted {
-            Throws::Decoded => "throws",
+            Throws::Decoded | Throws::Packed => "throws",
             Throws::Left => "x''",
         };
         let mut st = self.conn.prepare_cached(&format!(
@@ -383,7 +405,8 @@ impl Store {
                 None => Vec::new(),
                 Some(f) => from_json(&f)?,
             };
-            let replay = throws_wanted == Throws::Decoded && format == THROWS_REPLAY;
+            let wanted = throws_wanted != Throws::Left;
+            let replay = wanted && format == THROWS_REPLAY;
             let mut throws_digest = if replay {
                 Some(<[u8; 16]>::try_from(throws.as_slice()).map_err(|_| {
                     StoreError::Corrupt(format!("a game's throws digest of {} bytes", throws.len()))
@@ -391,31 +414,42 @@ impl Store {
             } else {
                 None
             };
+            let packing = throws_wanted == Throws::Packed;
             // Stored for replay by this connection lately: its throws are
             // still here (checked against the digest), no replay needed.
             let kept = throws_digest.and_then(|d| {
-                self.recent
-                    .borrow()
-                    .throws((tournament, round, group), (slot, attempt), &d)
+                let recent = self.recent.borrow();
+                let at = ((tournament, round, group), (slot, attempt), &d);
+                if packing {
+                    recent.packed(at.0, at.1, at.2).map(Kept::Packed)
+                } else {
+                    recent.throws(at.0, at.1, at.2).map(Kept::Decoded)
+                }
             });
             if kept.is_some() {
                 throws_digest = None;
             }
-            out.push(StoredGame {
-                key: GameKey { round, group, slot },
-                attempt,
-                players: [TeamId(p as u32), TeamId(q as u32)],
-                record: GameRecord {
-                    seed: seed_from_sql(seed),
-                    points: [pp as u64, pq as u64],
-                    throws: match (throws_wanted, kept) {
-                        (_, Some(kept)) => kept,
-                        (Throws::Decoded, None) if !replay => decode_throws(&throws, format)?,
-                        _ => Vec::new(),
+            let (decoded, packed) = match kept {
+                Some(Kept::Decoded(t)) => (t, None),
+                Some(Kept::Packed(b)) => (Vec::new(), Some(b)),
+                None if packing && format == THROWS_FORMAT => (Vec::new(), Some(throws)),
+                None if wanted && !replay => (decode_throws(&throws, format)?, None),
+                None => (Vec::new(), None),
+            };
+            out.push(PackedGame {
+                game: StoredGame {
+                    key: GameKey { round, group, slot },
+                    attempt,
+                    players: [TeamId(p as u32), TeamId(q as u32)],
+                    record: GameRecord {
+                        seed: seed_from_sql(seed),
+                        points: [pp as u64, pq as u64],
+                        throws: decoded,
+                        failures,
                     },
-                    failures,
+                    throws_digest,
                 },
-                throws_digest,
+                packed,
             });
         }
         Ok(out)
