@@ -168,6 +168,35 @@ fn clangs_preprocessing_runs_only_where_the_text_could_change_under_it() {
     assert!(tools.contains(&Tool::ClangPreprocess), "{tools:?}");
 }
 
+/// Red team G10: a name with a character outside ASCII (written as a
+/// universal character name, or in UTF-8, which gcc writes out as one)
+/// is spelled otherwise by clang's `-E` (in UTF-8): the two texts differ,
+/// token for token, though no macro or directive is involved. The saved
+/// run must not hide that: the verdict is the one clang's `-E` gives, the
+/// same with or without another reason for that run (a `_Bool`). Before,
+/// the first was accepted without the run and the second refused.
+#[test]
+fn a_name_outside_ascii_keeps_clangs_preprocessing_and_its_verdict() {
+    let cfg = CompileConfig::local();
+    let ran = |src: &str| {
+        let m = compile_measured(src.as_bytes(), &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let tools: Vec<Tool> = m.tools.iter().map(|(t, _)| *t).collect();
+        (m.outcome.accepted(), tools)
+    };
+    for name in ["\\u00C0", "\u{c0}", "x\\U000000e9y"] {
+        let alone = format!("int {name} = 100;\nmain() {{ for (;;) make_throw({name}); }}\n");
+        let (accepted, tools) = ran(&alone);
+        assert!(tools.contains(&Tool::ClangPreprocess), "{alone}: {tools:?}");
+        let with_bool = format!("_Bool b;\n{alone}");
+        let (accepted_too, tools) = ran(&with_bool);
+        assert!(
+            tools.contains(&Tool::ClangPreprocess),
+            "{with_bool}: {tools:?}"
+        );
+        assert_eq!(accepted, accepted_too, "{alone}");
+    }
+}
+
 /// The ground of the saved run: every macro clang predefines under the
 /// compile's flags is a reserved name (this clang's own list, `-dM`), and
 /// for every source of the tests that gcc preprocesses and the pure check
