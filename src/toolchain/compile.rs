@@ -610,15 +610,29 @@ impl<'a> Pass<'a> {
         }
         let again = String::from_utf8_lossy(&gcc.get("strategy.clang.i")?).into_owned();
         if let Some((line, token)) = wasm::preprocessing_difference(preprocessed, &again) {
-            self.r.diagnostics.push(Diagnostic::error(
-                Check::Compiler,
-                (line > 0).then_some(line),
+            // gcc compiled the text, so a `\` outside a literal in it is
+            // the start of a universal character name: gcc's spelling of a
+            // name's character outside ASCII, which clang writes as UTF-8.
+            let universal_name =
+                lex::Lexer::new(preprocessed, lex::LexOptions::GNU).any(|t| t.is_punct(b'\\'));
+            let message = if universal_name {
+                "a name with a character outside ASCII (gcc writes it as `\\U000000c0`, \
+                 clang as the character itself): the compilers spell such a name differently, \
+                 so the program cannot be shown to be the same for both; write names with \
+                 the ASCII letters a-z and A-Z, digits and `_` only"
+                    .to_string()
+            } else {
                 format!(
                     "`{token}` means something to clang, the compiler that builds the program \
                      that plays, that it does not mean to gcc (a name clang knows as a macro, or \
                      a directive a macro made): every compiler must see the same program; \
                      rename it or write it out"
-                ),
+                )
+            };
+            self.r.diagnostics.push(Diagnostic::error(
+                Check::Compiler,
+                (line > 0).then_some(line),
+                message,
             ));
             self.builder_failed(Builder::Clang);
             return Ok(false);

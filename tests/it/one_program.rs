@@ -187,6 +187,16 @@ fn a_name_outside_ascii_keeps_clangs_preprocessing_and_its_verdict() {
         let alone = format!("int {name} = 100;\nmain() {{ for (;;) make_throw({name}); }}\n");
         let (accepted, tools) = ran(&alone);
         assert!(tools.contains(&Tool::ClangPreprocess), "{alone}: {tools:?}");
+        // The rejection says what is wrong and how to fix it.
+        let outcome = compile_source(alone.as_bytes(), Profile::Local);
+        assert!(
+            outcome.report().errors().any(|d| d
+                .message
+                .contains("a name with a character outside ASCII")
+                && d.message.contains("ASCII letters")),
+            "{alone}: {:?}",
+            outcome.report().diagnostics
+        );
         let with_bool = format!("_Bool b;\n{alone}");
         let (accepted_too, tools) = ran(&with_bool);
         assert!(
