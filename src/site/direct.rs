@@ -748,7 +748,7 @@ mod tests {
                     own: 0,
                     theirs: u64::MAX,
                     status: "failed",
-                    label: format!("failed: {NASTY}"),
+                    label: format!("failed: {NASTY}").into(),
                     href: None,
                 },
                 TeamGameRow {
@@ -848,9 +848,8 @@ mod tests {
                 "counted"
             } else {
                 "failed"
-            }
-            .into(),
-            label: format!("label {NASTY}"),
+            },
+            label: format!("label {NASTY}").into(),
             href: href.map(Into::into),
             failures,
         };
