@@ -262,7 +262,26 @@ pub(super) fn team_html(view: &TeamView) -> String {
 /// and is written about log2(groups) times a round while a contest runs;
 /// through handlebars each team link was a walk of the view's JSON.
 pub(super) fn index_html(view: &IndexView) -> String {
-    let mut out = String::with_capacity(8192 + 64 * view.teams.len());
+    index_html_with(view, &index_teams_html(&view.teams))
+}
+
+/// The index's list of every team (its `<li>` lines): fixed for a
+/// tournament, so made once and kept for the index's writes
+/// ([`index_html_with`]) instead of about log2(groups) times a round.
+pub(super) fn index_teams_html(teams: &[TeamRef]) -> String {
+    let mut out = String::with_capacity(64 * teams.len());
+    for t in teams {
+        out.push_str("<li>");
+        team_link(&mut out, t);
+        out.push_str("</li>\n");
+    }
+    out
+}
+
+/// The index with `teams`, its list of every team as [`index_teams_html`]
+/// makes it, in place of `view.teams`.
+pub(super) fn index_html_with(view: &IndexView, teams: &str) -> String {
+    let mut out = String::with_capacity(8192 + teams.len());
     let o = &mut out;
     head(o, &view.frame);
     o.push_str("<h1 id=\"title\">");
@@ -401,11 +420,7 @@ pub(super) fn index_html(view: &IndexView) -> String {
         );
     }
     o.push_str("\n</section>\n\n<section id=\"teams\">\n<h2>Teams</h2>\n<ul class=\"teams\">\n");
-    for t in &view.teams {
-        o.push_str("<li>");
-        team_link(o, t);
-        o.push_str("</li>\n");
-    }
+    o.push_str(teams);
     o.push_str("</ul>\n</section>\n");
     o.push_str(FOOT);
     out

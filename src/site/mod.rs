@@ -166,9 +166,10 @@ impl Scope {
 #[derive(Debug, Default)]
 pub struct Kept {
     round_pages: RoundPageParts,
-    /// The tournament read, its teams, and each team's link (made once,
-    /// not at every row that names the team).
-    teams: Option<(i64, TeamsByName, TeamLinks)>,
+    /// The tournament read, its teams, each team's link (made once, not at
+    /// every row that names the team), and the index's list of every team
+    /// (made once, not at every write of the index).
+    teams: Option<(i64, TeamsByName, TeamLinks, String)>,
     /// The finished groups' members and where each plays in the group's
     /// games (settled with the group: indexed once, not scanned again for
     /// every member's page at every write).
@@ -196,13 +197,14 @@ impl Kept {
     ) -> Result<
         (
             (&TeamsByName, &TeamLinks),
+            &str,
             &mut RoundPageParts,
             &mut GroupIndexes,
             &mut views::Memberships,
         ),
         SiteError,
     > {
-        if self.teams.as_ref().is_none_or(|(t, _, _)| *t != tournament) {
+        if self.teams.as_ref().is_none_or(|(t, ..)| *t != tournament) {
             self.groups.clear();
             self.members = views::Memberships::default();
             let teams: TeamsByName = store
@@ -210,7 +212,7 @@ impl Kept {
                 .into_iter()
                 .map(|e| (e.name, (e.team.0, e.version.0)))
                 .collect();
-            let links = teams
+            let links: TeamLinks = teams
                 .iter()
                 .map(|(name, (id, _))| {
                     let link = TeamRef {
@@ -220,11 +222,14 @@ impl Kept {
                     (name.clone(), link)
                 })
                 .collect();
-            self.teams = Some((tournament, teams, links));
+            let list: Vec<TeamRef> = teams.keys().map(|n| links[n].clone()).collect();
+            let index_teams = direct::index_teams_html(&list);
+            self.teams = Some((tournament, teams, links, index_teams));
         }
-        let (_, teams, links) = self.teams.as_ref().expect("just read");
+        let (_, teams, links, index_teams) = self.teams.as_ref().expect("just read");
         Ok((
             (teams, links),
+            index_teams,
             &mut self.round_pages,
             &mut self.groups,
             &mut self.members,
@@ -727,7 +732,7 @@ pub fn generate_from(
     scope: Scope,
     kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
-    let (teams, parts, indexes, members) = kept.teams_and_parts(store, tournament)?;
+    let (teams, index_teams, parts, indexes, members) = kept.teams_and_parts(store, tournament)?;
     let mut facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer::new(out_dir);
@@ -802,15 +807,11 @@ pub fn generate_from(
                 n_disqualified: r.disqualified.len(),
             })
             .collect(),
-        // Every team: only when the index is written.
-        teams: if scope.overview() {
-            facts.teams.keys().map(|n| facts.team(n)).collect()
-        } else {
-            Vec::new()
-        },
+        // Every team's link: the list kept, made once for the tournament.
+        teams: Vec::new(),
     };
     if scope.overview() {
-        w.put("index.html", &direct::index_html(&index))?;
+        w.put("index.html", &direct::index_html_with(&index, index_teams))?;
     }
 
     // round-N.html

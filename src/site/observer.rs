@@ -566,7 +566,7 @@ mod tests {
         // The views of the team pages, built as the site builds them.
         let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
         let mut kept = Kept::default();
-        let (teams, _, _, _) = kept.teams_and_parts(&store, tid).unwrap();
+        let (teams, _, _, _, _) = kept.teams_and_parts(&store, tid).unwrap();
         let mut members = super::super::views::Memberships::default();
         members.update(&res);
         let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
