@@ -297,7 +297,9 @@ pub(super) fn team_view<'i>(
     let mut placings = Vec::new();
     let mut games = Vec::new();
     // By the opponent's name (borrowed from the results: no copy a game).
-    let mut opponents: BTreeMap<&str, (usize, u64, u64)> = BTreeMap::new();
+    // Each with its row, whose link is the one of the team's first game
+    // against it: not looked up again.
+    let mut opponents: BTreeMap<&str, OpponentRow> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut pages_note = None;
     let mut disqualified = None;
@@ -345,6 +347,20 @@ pub(super) fn team_view<'i>(
                 {
                     pages_note = Some(TEAM_PAGES_NOTE);
                 }
+                let opponent = facts.team(&x.players[other]);
+                if x.counted() {
+                    let e = opponents
+                        .entry(&x.players[other])
+                        .or_insert_with(|| OpponentRow {
+                            opponent: opponent.clone(),
+                            games: 0,
+                            own: 0,
+                            theirs: 0,
+                        });
+                    e.games += 1;
+                    e.own += x.points[side];
+                    e.theirs += x.points[other];
+                }
                 games.push(TeamGameRow {
                     round: r.number,
                     group: g.number,
@@ -356,7 +372,7 @@ pub(super) fn team_view<'i>(
                     } else {
                         "Q"
                     },
-                    opponent: facts.team(&x.players[other]),
+                    opponent,
                     own: x.points[side],
                     theirs: x.points[other],
                     status: x.status.as_str(),
@@ -364,12 +380,6 @@ pub(super) fn team_view<'i>(
                         .map_or(Cow::Borrowed("counted"), Cow::Owned),
                     href: href.clone(),
                 });
-                if x.counted() {
-                    let e = opponents.entry(&x.players[other]).or_default();
-                    e.0 += 1;
-                    e.1 += x.points[side];
-                    e.2 += x.points[other];
-                }
                 for f in &x.failures {
                     if both || f.player.min(1) == side {
                         failures.push(FailureRow {
@@ -394,15 +404,7 @@ pub(super) fn team_view<'i>(
         disqualified,
         evolution: evolution.cloned(),
         games,
-        opponents: opponents
-            .into_iter()
-            .map(|(o, (n, own, theirs))| OpponentRow {
-                opponent: facts.team(o),
-                games: n,
-                own,
-                theirs,
-            })
-            .collect(),
+        opponents: opponents.into_values().collect(),
         failures,
     })
 }
