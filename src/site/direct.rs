@@ -1,7 +1,8 @@
 //! Pages written straight into a string, without the template machinery:
 //! the four the site writes most often while a contest runs. The index
-//! ([`index_html`]): every team's link, written about log2(groups) times a
-//! round; a test holds it equal to its template, `index.hbs`. The game
+//! ([`index_html_with`]): every team's link (made once a tournament,
+//! [`index_teams_html`]), written about log2(groups) times a round; a
+//! test holds it equal to its template, `index.hbs`. The game
 //! page ([`game_html`], with its plot from `super::game_svg`): one for
 //! every game. The team page
 //! ([`team_html`]): a group's members' pages after every group, every
@@ -261,6 +262,7 @@ pub(super) fn team_html(view: &TeamView) -> String {
 /// `the_index_is_its_template` holds this equal to): it lists every team,
 /// and is written about log2(groups) times a round while a contest runs;
 /// through handlebars each team link was a walk of the view's JSON.
+#[cfg(test)]
 pub(super) fn index_html(view: &IndexView) -> String {
     index_html_with(view, &index_teams_html(&view.teams))
 }
