@@ -239,7 +239,10 @@ impl Memberships {
             && self.rounds.iter().zip(&res.rounds).all(|((n, sizes), r)| {
                 *n == r.number
                     && sizes.len() == r.groups.len()
-                    && sizes.iter().zip(&r.groups).all(|(s, g)| *s == g.members.len())
+                    && sizes
+                        .iter()
+                        .zip(&r.groups)
+                        .all(|(s, g)| *s == g.members.len())
             });
         if !fits {
             *self = Memberships::default();
