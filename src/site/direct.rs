@@ -527,7 +527,7 @@ pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
     );
     for x in &g.games {
         o.push_str("<tr class=\"status-");
-        escape(o, &x.status);
+        escape(o, x.status);
         o.push_str("\"><td class=\"num\">");
         match text_is_true(&x.href) {
             Some(href) => {

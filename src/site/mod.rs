@@ -187,23 +187,26 @@ type TeamsByName = BTreeMap<String, (u32, i64)>;
 /// A tournament's teams: name → the team linked to its page.
 type TeamLinks = HashMap<String, TeamRef>;
 
+/// What [`Kept::teams_and_parts`] lends: the teams and their links, the
+/// index's list of every team, the round pages' parts, the group indexes,
+/// the memberships.
+type KeptRefs<'k> = (
+    (&'k TeamsByName, &'k TeamLinks),
+    &'k str,
+    &'k mut RoundPageParts,
+    &'k mut GroupIndexes,
+    &'k mut views::Memberships,
+);
+
 impl Kept {
     /// The tournament's teams and their links (read if not kept yet), the
-    /// round pages' parts and the group indexes, borrowed together.
+    /// index's list of them, the round pages' parts, the group indexes and
+    /// the memberships, borrowed together.
     fn teams_and_parts(
         &mut self,
         store: &Store,
         tournament: i64,
-    ) -> Result<
-        (
-            (&TeamsByName, &TeamLinks),
-            &str,
-            &mut RoundPageParts,
-            &mut GroupIndexes,
-            &mut views::Memberships,
-        ),
-        SiteError,
-    > {
+    ) -> Result<KeptRefs<'_>, SiteError> {
         if self.teams.as_ref().is_none_or(|(t, ..)| *t != tournament) {
             self.groups.clear();
             self.members = views::Memberships::default();
