@@ -1,7 +1,8 @@
 //! Pages written straight into a string, without the template machinery:
 //! the four the site writes most often while a contest runs. The index
-//! ([`index_html`]): every team's link, written about log2(groups) times a
-//! round; a test holds it equal to its template, `index.hbs`. The game
+//! ([`index_html_with`]): every team's link (made once a tournament,
+//! [`index_teams_html`]), written about log2(groups) times a round; a
+//! test holds it equal to its template, `index.hbs`. The game
 //! page ([`game_html`], with its plot from `super::game_svg`): one for
 //! every game. The team page
 //! ([`team_html`]): a group's members' pages after every group, every
@@ -261,8 +262,28 @@ pub(super) fn team_html(view: &TeamView) -> String {
 /// `the_index_is_its_template` holds this equal to): it lists every team,
 /// and is written about log2(groups) times a round while a contest runs;
 /// through handlebars each team link was a walk of the view's JSON.
+#[cfg(test)]
 pub(super) fn index_html(view: &IndexView) -> String {
-    let mut out = String::with_capacity(8192 + 64 * view.teams.len());
+    index_html_with(view, &index_teams_html(&view.teams))
+}
+
+/// The index's list of every team (its `<li>` lines): fixed for a
+/// tournament, so made once and kept for the index's writes
+/// ([`index_html_with`]) instead of about log2(groups) times a round.
+pub(super) fn index_teams_html(teams: &[TeamRef]) -> String {
+    let mut out = String::with_capacity(64 * teams.len());
+    for t in teams {
+        out.push_str("<li>");
+        team_link(&mut out, t);
+        out.push_str("</li>\n");
+    }
+    out
+}
+
+/// The index with `teams`, its list of every team as [`index_teams_html`]
+/// makes it, in place of `view.teams`.
+pub(super) fn index_html_with(view: &IndexView, teams: &str) -> String {
+    let mut out = String::with_capacity(8192 + teams.len());
     let o = &mut out;
     head(o, &view.frame);
     o.push_str("<h1 id=\"title\">");
@@ -401,11 +422,7 @@ pub(super) fn index_html(view: &IndexView) -> String {
         );
     }
     o.push_str("\n</section>\n\n<section id=\"teams\">\n<h2>Teams</h2>\n<ul class=\"teams\">\n");
-    for t in &view.teams {
-        o.push_str("<li>");
-        team_link(o, t);
-        o.push_str("</li>\n");
-    }
+    o.push_str(teams);
     o.push_str("</ul>\n</section>\n");
     o.push_str(FOOT);
     out
@@ -510,7 +527,7 @@ pub(super) fn round_group_html(out: &mut String, g: &GroupView) {
     );
     for x in &g.games {
         o.push_str("<tr class=\"status-");
-        escape(o, &x.status);
+        escape(o, x.status);
         o.push_str("\"><td class=\"num\">");
         match text_is_true(&x.href) {
             Some(href) => {
@@ -748,7 +765,7 @@ mod tests {
                     own: 0,
                     theirs: u64::MAX,
                     status: "failed",
-                    label: format!("failed: {NASTY}"),
+                    label: format!("failed: {NASTY}").into(),
                     href: None,
                 },
                 TeamGameRow {
@@ -848,9 +865,8 @@ mod tests {
                 "counted"
             } else {
                 "failed"
-            }
-            .into(),
-            label: format!("label {NASTY}"),
+            },
+            label: format!("label {NASTY}").into(),
             href: href.map(Into::into),
             failures,
         };

@@ -42,6 +42,7 @@ pub mod replay;
 mod spare;
 mod views;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
@@ -165,13 +166,16 @@ impl Scope {
 #[derive(Debug, Default)]
 pub struct Kept {
     round_pages: RoundPageParts,
-    /// The tournament read, its teams, and each team's link (made once,
-    /// not at every row that names the team).
-    teams: Option<(i64, TeamsByName, TeamLinks)>,
+    /// The tournament read, its teams, each team's link (made once, not at
+    /// every row that names the team), and the index's list of every team
+    /// (made once, not at every write of the index).
+    teams: Option<(i64, TeamsByName, TeamLinks, String)>,
     /// The finished groups' members and where each plays in the group's
     /// games (settled with the group: indexed once, not scanned again for
     /// every member's page at every write).
     groups: GroupIndexes,
+    /// Where each team is a member (extended as rounds are drawn).
+    members: views::Memberships,
 }
 
 /// `(round, group)` → the group's index.
@@ -183,29 +187,35 @@ type TeamsByName = BTreeMap<String, (u32, i64)>;
 /// A tournament's teams: name → the team linked to its page.
 type TeamLinks = HashMap<String, TeamRef>;
 
+/// What [`Kept::teams_and_parts`] lends: the teams and their links, the
+/// index's list of every team, the round pages' parts, the group indexes,
+/// the memberships.
+type KeptRefs<'k> = (
+    (&'k TeamsByName, &'k TeamLinks),
+    &'k str,
+    &'k mut RoundPageParts,
+    &'k mut GroupIndexes,
+    &'k mut views::Memberships,
+);
+
 impl Kept {
     /// The tournament's teams and their links (read if not kept yet), the
-    /// round pages' parts and the group indexes, borrowed together.
+    /// index's list of them, the round pages' parts, the group indexes and
+    /// the memberships, borrowed together.
     fn teams_and_parts(
         &mut self,
         store: &Store,
         tournament: i64,
-    ) -> Result<
-        (
-            (&TeamsByName, &TeamLinks),
-            &mut RoundPageParts,
-            &mut GroupIndexes,
-        ),
-        SiteError,
-    > {
-        if self.teams.as_ref().is_none_or(|(t, _, _)| *t != tournament) {
+    ) -> Result<KeptRefs<'_>, SiteError> {
+        if self.teams.as_ref().is_none_or(|(t, ..)| *t != tournament) {
             self.groups.clear();
+            self.members = views::Memberships::default();
             let teams: TeamsByName = store
                 .entries(tournament)?
                 .into_iter()
                 .map(|e| (e.name, (e.team.0, e.version.0)))
                 .collect();
-            let links = teams
+            let links: TeamLinks = teams
                 .iter()
                 .map(|(name, (id, _))| {
                     let link = TeamRef {
@@ -215,10 +225,18 @@ impl Kept {
                     (name.clone(), link)
                 })
                 .collect();
-            self.teams = Some((tournament, teams, links));
+            let list: Vec<TeamRef> = teams.keys().map(|n| links[n].clone()).collect();
+            let index_teams = direct::index_teams_html(&list);
+            self.teams = Some((tournament, teams, links, index_teams));
         }
-        let (_, teams, links) = self.teams.as_ref().expect("just read");
-        Ok(((teams, links), &mut self.round_pages, &mut self.groups))
+        let (_, teams, links, index_teams) = self.teams.as_ref().expect("just read");
+        Ok((
+            (teams, links),
+            index_teams,
+            &mut self.round_pages,
+            &mut self.groups,
+            &mut self.members,
+        ))
     }
 }
 
@@ -717,7 +735,7 @@ pub fn generate_from(
     scope: Scope,
     kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
-    let (teams, parts, indexes) = kept.teams_and_parts(store, tournament)?;
+    let (teams, index_teams, parts, indexes, members) = kept.teams_and_parts(store, tournament)?;
     let mut facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer::new(out_dir);
@@ -792,15 +810,11 @@ pub fn generate_from(
                 n_disqualified: r.disqualified.len(),
             })
             .collect(),
-        // Every team: only when the index is written.
-        teams: if scope.overview() {
-            facts.teams.keys().map(|n| facts.team(n)).collect()
-        } else {
-            Vec::new()
-        },
+        // Every team's link: the list kept, made once for the tournament.
+        teams: Vec::new(),
     };
     if scope.overview() {
-        w.put("index.html", &direct::index_html(&index))?;
+        w.put("index.html", &direct::index_html_with(&index, index_teams))?;
     }
 
     // round-N.html
@@ -847,8 +861,9 @@ pub fn generate_from(
                         q: facts.team(&x.players[1]),
                         points_p: x.points[0],
                         points_q: x.points[1],
-                        status: x.status.to_string(),
-                        label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
+                        status: x.status.as_str(),
+                        label: game_label(x, &g.games, &dqs)
+                            .map_or(Cow::Borrowed("counted"), Cow::Owned),
                         href: has_page(&facts, opts, r.number, g.number, x)
                             .then(|| game_page(r.number, g.number, x.slot)),
                         failures: x
@@ -972,7 +987,10 @@ pub fn generate_from(
     // group without one (while playing, every group of the round but the
     // one that finished) is looked up as the empty index: none of the
     // pages written is in it. It was made anew at every group's write, a
-    // map of the field's names each time.
+    // map of the field's names each time. The running groups with such a
+    // member are found from the members' own groups, not by looking every
+    // running group's members up.
+    members.update(res);
     let mut running = HashMap::new();
     for r in &res.rounds {
         for g in &r.groups {
@@ -981,11 +999,19 @@ pub fn generate_from(
                 if indexes.get(&key).is_none_or(|i| !i.fits(g)) {
                     indexes.insert(key, views::GroupIndex::of(g));
                 }
-            } else if scope_teams
-                .as_ref()
-                .is_none_or(|t| g.members.iter().any(|m| t.contains(m.as_str())))
-            {
+            } else if scope_teams.is_none() {
                 running.insert(key, views::GroupIndex::of(g));
+            }
+        }
+    }
+    for name in scope_teams.iter().flatten() {
+        for m in members.of(name) {
+            let (r, g) = m.of(res);
+            let key = (r.number, g.number);
+            if !facts.finished_groups.contains(&key) {
+                running
+                    .entry(key)
+                    .or_insert_with(|| views::GroupIndex::of(g));
             }
         }
     }
@@ -1004,13 +1030,33 @@ pub fn generate_from(
         .iter()
         .map(|p| (p.team.name.as_str(), p))
         .collect();
-    for (name, (id, version)) in facts.teams {
-        if scope_teams
-            .as_ref()
-            .is_some_and(|t| !t.contains(name.as_str()))
-        {
-            continue;
+    // The pages of the scope's teams, in the order of their names, without
+    // going over the field's.
+    let pages: Vec<(&String, &(u32, i64))> = match &scope_teams {
+        None => facts.teams.iter().collect(),
+        Some(t) => {
+            let mut pages: Vec<_> = t
+                .iter()
+                .filter_map(|n| facts.teams.get_key_value(*n))
+                .collect();
+            pages.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            pages
         }
+    };
+    // Every page's description read in one read transaction, not in one
+    // each (a transaction begun and ended per query); nothing is written
+    // here, so the transaction is only read in and then let go.
+    let _reading = if store.conn().is_autocommit() && !pages.is_empty() {
+        Some(
+            store
+                .conn()
+                .unchecked_transaction()
+                .map_err(StoreError::from)?,
+        )
+    } else {
+        None
+    };
+    for (name, (id, version)) in pages {
         let view = team_view(
             frame(name.clone()),
             store,
@@ -1018,6 +1064,7 @@ pub fn generate_from(
             *version,
             res,
             &index_of,
+            members.of(name),
             evolution_of.get(name.as_str()).copied(),
             &facts,
             opts,

@@ -566,7 +566,9 @@ mod tests {
         // The views of the team pages, built as the site builds them.
         let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
         let mut kept = Kept::default();
-        let (teams, _, _) = kept.teams_and_parts(&store, tid).unwrap();
+        let (teams, _, _, _, _) = kept.teams_and_parts(&store, tid).unwrap();
+        let mut members = super::super::views::Memberships::default();
+        members.update(&res);
         let facts = read_facts(&store, tid, teams, &res, &options, Scope::All).unwrap();
         let (mut compared, mut with_rows) = (0, 0);
         let evolution = res.evolution.as_ref().map(|e| {
@@ -586,6 +588,7 @@ mod tests {
                 *version,
                 &res,
                 &|_, _| None,
+                members.of(name),
                 evolution_row,
                 &facts,
                 &options,

@@ -13,6 +13,7 @@
 //! **Invariant:** every value from the store reaches a page through an
 //! escaping `{{ }}`; only plot SVG uses `{{{ }}}`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use handlebars::Handlebars;
@@ -314,10 +315,10 @@ pub struct GameRow {
     pub q: TeamRef,
     pub points_p: u64,
     pub points_q: u64,
-    pub status: String,
+    pub status: &'static str,
     /// What happened to the game, in the words of the mails ("failed:
     /// crasher (throw 6: crashed); replay cancelled (disqualification)").
-    pub label: String,
+    pub label: Cow<'static, str>,
     pub href: Option<String>,
     pub failures: Vec<String>,
 }
@@ -395,7 +396,7 @@ pub struct TeamGameRow {
     pub status: &'static str,
     /// What happened to the game, in the words of the mails ("failed:
     /// crasher (throw 6: crashed); replay cancelled (disqualification)").
-    pub label: String,
+    pub label: Cow<'static, str>,
     pub href: Option<String>,
 }
 

@@ -4,11 +4,12 @@
 //!
 //! Not here: reading the store or writing files ([`super::generate_from`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::OptionalExtension;
 
-use crate::engine::results::{GameResult, GameStatus, GroupResult, Results};
+use crate::engine::results::{GameResult, GameStatus, GroupResult, Results, RoundResult};
 use crate::store::{Store, StoreError};
 use crate::tables::facts::{evolution_facts, points_text};
 use crate::tables::knobeln::{disqualifications, game_label};
@@ -201,6 +202,76 @@ impl GroupIndex {
     }
 }
 
+/// A group a team is a member of: the indexes of its round in the
+/// results' rounds and of the group in the round's groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Membership {
+    round: u32,
+    group: u32,
+}
+
+impl Membership {
+    /// The round and the group of `res` the membership is in.
+    pub(super) fn of<'r>(&self, res: &'r Results) -> (&'r RoundResult, &'r GroupResult) {
+        let r = &res.rounds[self.round as usize];
+        (r, &r.groups[self.group as usize])
+    }
+}
+
+/// Where every team of the results is a member, kept from one write to
+/// the next and extended by the rounds drawn since: a team's page goes
+/// over its own groups instead of looking its name up in every group of
+/// the tournament (at 10,000 teams, 244 groups a round for each of a
+/// group's 41 pages at each group's write).
+#[derive(Debug, Default)]
+pub(super) struct Memberships {
+    /// Per round indexed: its number and its groups' sizes, to see that
+    /// the results still have it as it was indexed (else all is made anew).
+    rounds: Vec<(u32, Vec<usize>)>,
+    of: HashMap<String, Vec<Membership>>,
+}
+
+impl Memberships {
+    /// Brings the memberships up to `res`: the rounds not indexed yet are
+    /// added; if a round indexed before changed, everything is made anew.
+    pub(super) fn update(&mut self, res: &Results) {
+        let fits = self.rounds.len() <= res.rounds.len()
+            && self.rounds.iter().zip(&res.rounds).all(|((n, sizes), r)| {
+                *n == r.number
+                    && sizes.len() == r.groups.len()
+                    && sizes
+                        .iter()
+                        .zip(&r.groups)
+                        .all(|(s, g)| *s == g.members.len())
+            });
+        if !fits {
+            *self = Memberships::default();
+        }
+        for (ri, r) in res.rounds.iter().enumerate().skip(self.rounds.len()) {
+            for (gi, g) in r.groups.iter().enumerate() {
+                let here = Membership {
+                    round: ri as u32,
+                    group: gi as u32,
+                };
+                for m in &g.members {
+                    let of = self.of.entry(m.clone()).or_default();
+                    // A name twice in a group is one membership.
+                    if of.last() != Some(&here) {
+                        of.push(here);
+                    }
+                }
+            }
+            self.rounds
+                .push((r.number, r.groups.iter().map(|g| g.members.len()).collect()));
+        }
+    }
+
+    /// The groups `team` is a member of, in the results' order.
+    pub(super) fn of(&self, team: &str) -> &[Membership] {
+        self.of.get(team).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// A team's page's view. `evolution` is the team's row of the Evolution's
 /// ranking, if it has one: the ranking is made once for all the team pages
 /// of a write, not once per page.
@@ -212,6 +283,7 @@ pub(super) fn team_view<'i>(
     version: i64,
     res: &Results,
     index: &dyn Fn(u32, u32) -> Option<&'i GroupIndex>,
+    member_of: &[Membership],
     evolution: Option<&EvolutionPlacedView>,
     facts: &Facts<'_>,
     opts: &SiteOptions,
@@ -228,7 +300,9 @@ pub(super) fn team_view<'i>(
     let mut placings = Vec::new();
     let mut games = Vec::new();
     // By the opponent's name (borrowed from the results: no copy a game).
-    let mut opponents: BTreeMap<&str, (usize, u64, u64)> = BTreeMap::new();
+    // Each with its row, whose link is the one of the team's first game
+    // against it: not looked up again.
+    let mut opponents: BTreeMap<&str, OpponentRow> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut pages_note = None;
     let mut disqualified = None;
@@ -236,7 +310,12 @@ pub(super) fn team_view<'i>(
         if let Some(d) = r.disqualified.iter().find(|d| d.team == name) {
             disqualified = Some(format!("round {}: {}", r.number, d.reason));
         }
-        for g in &r.groups {
+    }
+    // Only the groups the team is a member of, in the results' order: not
+    // a look-up of its name in every group of the tournament.
+    for m in member_of {
+        let (r, g) = m.of(res);
+        {
             let made;
             let played = match index(r.number, g.number) {
                 Some(i) => i.games_of(name),
@@ -271,6 +350,20 @@ pub(super) fn team_view<'i>(
                 {
                     pages_note = Some(TEAM_PAGES_NOTE);
                 }
+                let opponent = facts.team(&x.players[other]);
+                if x.counted() {
+                    let e = opponents
+                        .entry(&x.players[other])
+                        .or_insert_with(|| OpponentRow {
+                            opponent: opponent.clone(),
+                            games: 0,
+                            own: 0,
+                            theirs: 0,
+                        });
+                    e.games += 1;
+                    e.own += x.points[side];
+                    e.theirs += x.points[other];
+                }
                 games.push(TeamGameRow {
                     round: r.number,
                     group: g.number,
@@ -282,19 +375,14 @@ pub(super) fn team_view<'i>(
                     } else {
                         "Q"
                     },
-                    opponent: facts.team(&x.players[other]),
+                    opponent,
                     own: x.points[side],
                     theirs: x.points[other],
                     status: x.status.as_str(),
-                    label: game_label(x, &g.games, &dqs).unwrap_or_else(|| "counted".into()),
+                    label: game_label(x, &g.games, &dqs)
+                        .map_or(Cow::Borrowed("counted"), Cow::Owned),
                     href: href.clone(),
                 });
-                if x.counted() {
-                    let e = opponents.entry(&x.players[other]).or_default();
-                    e.0 += 1;
-                    e.1 += x.points[side];
-                    e.2 += x.points[other];
-                }
                 for f in &x.failures {
                     if both || f.player.min(1) == side {
                         failures.push(FailureRow {
@@ -319,15 +407,7 @@ pub(super) fn team_view<'i>(
         disqualified,
         evolution: evolution.cloned(),
         games,
-        opponents: opponents
-            .into_iter()
-            .map(|(o, (n, own, theirs))| OpponentRow {
-                opponent: facts.team(o),
-                games: n,
-                own,
-                theirs,
-            })
-            .collect(),
+        opponents: opponents.into_values().collect(),
         failures,
     })
 }
@@ -347,6 +427,96 @@ mod tests {
             failures: Default::default(),
             status: GameStatus::Counted,
         }
+    }
+
+    fn group(number: u32, members: &[&str]) -> GroupResult {
+        GroupResult {
+            number,
+            members: members.iter().map(|m| m.to_string()).collect(),
+            ranking: Vec::new(),
+            games: Vec::new(),
+        }
+    }
+
+    fn round(number: u32, groups: Vec<GroupResult>) -> RoundResult {
+        RoundResult {
+            number,
+            is_final: false,
+            groups,
+            advanced: Vec::new(),
+            disqualified: Vec::new(),
+        }
+    }
+
+    /// Each team's groups by scanning every group's members, as a team's
+    /// page looked them up before the memberships.
+    fn scanned(res: &Results, team: &str) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for r in &res.rounds {
+            for g in &r.groups {
+                if g.members.iter().any(|m| m == team) {
+                    v.push((r.number, g.number));
+                }
+            }
+        }
+        v
+    }
+
+    /// The memberships kept and extended round by round are those made
+    /// anew from the results, and both are the groups scanning every
+    /// group's members finds, in the results' order; a round that changed
+    /// under them is indexed again.
+    #[test]
+    fn memberships_extended_round_by_round_are_the_ones_made_anew() {
+        let mut res = Results {
+            seed: 0,
+            rejected: Vec::new(),
+            rounds: Vec::new(),
+            winners: Vec::new(),
+            evolution: None,
+        };
+        let teams = ["a", "b", "c", "d", "e", "gone"];
+        let check = |kept: &Memberships, res: &Results| {
+            let mut anew = Memberships::default();
+            anew.update(res);
+            for t in teams {
+                let of = |m: &Memberships| -> Vec<(u32, u32)> {
+                    m.of(t)
+                        .iter()
+                        .map(|x| {
+                            let (r, g) = x.of(res);
+                            (r.number, g.number)
+                        })
+                        .collect()
+                };
+                assert_eq!(of(kept), of(&anew), "{t}");
+                assert_eq!(of(kept), scanned(res, t), "{t}");
+            }
+        };
+        let mut kept = Memberships::default();
+        kept.update(&res);
+        check(&kept, &res);
+        res.rounds.push(round(
+            1,
+            vec![group(1, &["a", "b", "c"]), group(2, &["d", "e", "e"])],
+        ));
+        kept.update(&res);
+        check(&kept, &res);
+        res.rounds
+            .push(round(2, vec![group(1, &["a", "d"]), group(2, &["e"])]));
+        kept.update(&res);
+        check(&kept, &res);
+        assert_eq!(kept.of("e").len(), 2, "a name twice in a group counts once");
+        // A round indexed before that changed (a group more) is seen.
+        res.rounds[1].groups.push(group(3, &["b"]));
+        kept.update(&res);
+        check(&kept, &res);
+        // Results of another tournament (fewer rounds) make it anew.
+        res.rounds.truncate(1);
+        res.rounds[0].groups[0].members.pop();
+        kept.update(&res);
+        check(&kept, &res);
+        assert!(kept.of("gone").is_empty());
     }
 
     /// The index gives each member its games in the group's order and its
