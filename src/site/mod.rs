@@ -54,7 +54,7 @@ use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
-use model::{evolution_rows, group_share, has_page, on_disk, Facts};
+use model::{evolution_rows, group_share, has_page, on_disk, Facts, Stage};
 pub use model::{
     game_page, round_page, team_page, BudgetCut, SiteError, SiteOptions, DEFAULT_GAME_PAGE_BYTES,
 };
@@ -1128,7 +1128,7 @@ fn write_game_pages(
                     Some(n) => n,
                     None => *n_groups.insert(store.group_count(tournament, r.number)?),
                 };
-                group_share(opts.game_page_bytes, r.number, r.is_final, n)
+                group_share(opts.game_page_bytes, r.number, Stage::of(r.is_final), n)
             };
             // The blocks of this group's pages written so far.
             let mut used = 0u64;

@@ -83,14 +83,33 @@ pub fn on_disk(len: usize) -> u64 {
 /// by its `n_groups` groups. The shares of all rounds add up to less
 /// than `budget`, however many rounds there are; no share depends on the
 /// order the groups finish in or on the pages other groups wrote.
-pub fn group_share(budget: u64, round: u32, is_final: bool, n_groups: u32) -> u64 {
+pub fn group_share(budget: u64, round: u32, stage: Stage, n_groups: u32) -> u64 {
     let final_share = budget / 8;
-    let round_share = if is_final {
-        final_share
-    } else {
-        (budget - final_share).checked_shr(round).unwrap_or(0)
+    let round_share = match stage {
+        Stage::Final => final_share,
+        Stage::BeforeTheFinal => (budget - final_share).checked_shr(round).unwrap_or(0),
     };
     round_share / u64::from(n_groups.max(1))
+}
+
+/// Which part of the tournament a round is, for its share of the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// A round whose better half goes on.
+    BeforeTheFinal,
+    /// The last round: one group, its order is the result.
+    Final,
+}
+
+impl Stage {
+    /// The stage of a round whose row says `is_final`.
+    pub fn of(is_final: bool) -> Stage {
+        if is_final {
+            Stage::Final
+        } else {
+            Stage::BeforeTheFinal
+        }
+    }
 }
 
 /// Where the budget cut a group's game pages: its games are written in
@@ -281,15 +300,18 @@ mod tests {
                 for round in 1..=n_rounds {
                     let fin = round == n_rounds;
                     let n_groups = 1 + round % 7;
-                    let share = group_share(budget, round, fin, n_groups);
+                    let share = group_share(budget, round, Stage::of(fin), n_groups);
                     total += u128::from(share) * u128::from(n_groups);
                 }
                 assert!(total <= u128::from(budget), "{budget} {n_rounds}: {total}");
             }
         }
-        assert_eq!(group_share(8 << 20, 3, true, 1), 1 << 20);
-        assert_eq!(group_share(8 << 20, 1, false, 7), (7 << 20) / 2 / 7);
-        assert_eq!(group_share(8 << 20, 64, false, 1), 0);
+        assert_eq!(group_share(8 << 20, 3, Stage::Final, 1), 1 << 20);
+        assert_eq!(
+            group_share(8 << 20, 1, Stage::BeforeTheFinal, 7),
+            (7 << 20) / 2 / 7
+        );
+        assert_eq!(group_share(8 << 20, 64, Stage::BeforeTheFinal, 1), 0);
     }
 
     /// The default keeps every game's page of a contest of 400 teams at
@@ -301,7 +323,12 @@ mod tests {
     fn the_default_budget_keeps_every_page_at_400_teams_and_bounds_10000() {
         let fits = |teams: usize, page: usize| {
             rounds_of(teams).iter().all(|(round, fin, sizes)| {
-                let share = group_share(DEFAULT_GAME_PAGE_BYTES, *round, *fin, sizes.len() as u32);
+                let share = group_share(
+                    DEFAULT_GAME_PAGE_BYTES,
+                    *round,
+                    Stage::of(*fin),
+                    sizes.len() as u32,
+                );
                 sizes.iter().all(|&n| group_pages(n, page) <= share)
             })
         };
@@ -315,7 +342,12 @@ mod tests {
         let rounds = rounds_of(10_000);
         let mut total = 0;
         for (round, fin, sizes) in &rounds {
-            let share = group_share(DEFAULT_GAME_PAGE_BYTES, *round, *fin, sizes.len() as u32);
+            let share = group_share(
+                DEFAULT_GAME_PAGE_BYTES,
+                *round,
+                Stage::of(*fin),
+                sizes.len() as u32,
+            );
             let pages = |n: usize| ((n * (n + 1) / 2) as u64).min(share / on_disk(11_300));
             if *fin {
                 assert_eq!(pages(sizes[0]), (sizes[0] * (sizes[0] + 1) / 2) as u64);
