@@ -281,4 +281,4 @@ fn log_processed(store: &Store, id: i64, state: &str) {
 pub use super::sender::sender_key;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

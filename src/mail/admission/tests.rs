@@ -6,6 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::*;
 use crate::mail::inbox::Capped;
+use crate::mail::process::tests::{auth, team};
 use crate::referee::RefereeConfig;
 use crate::store::Store;
 
@@ -30,37 +31,6 @@ team-members:
  Jane More, 20, graduate student of computer science,
  hackeress fluent in 34 programming languages
 ";
-
-fn auth(name: &str) -> String {
-    format!("Zq4vX9pL2mK8{name}")
-}
-
-/// A registered team `name` at `name@lords.example`.
-fn team(store: &Store, name: &str) {
-    let secret = auth(name);
-    let salt = crate::auth::new_salt();
-    let mailbox = format!("{name}@lords.example");
-    db::insert_registration(
-        store.conn(),
-        &db::NewRegistration {
-            team_name: name,
-            requested_name: name,
-            mail_address: &mailbox,
-            preferences: "",
-            organization: name,
-            members_json: "[]",
-            record: "",
-            auth_salt: &salt,
-            auth_hash: &crate::auth::hash(&salt, &secret),
-            auth_index: &crate::auth::index(&secret),
-            mailbox: &mailbox,
-            inbox_id: None,
-            proof: db::AddressProof::Claimed,
-        },
-        Utc::now(),
-    )
-    .unwrap();
-}
 
 fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
     let raw = format!(

@@ -3,14 +3,15 @@
 use super::*;
 use crate::tournament::TeamId;
 
-/// The authentification string of team `name` in these tests.
-fn auth(name: &str) -> String {
+/// The authentification string of team `name` in these tests (and the
+/// admission's).
+pub(crate) fn auth(name: &str) -> String {
     format!("Zq4vX9pL2mK8{name}")
 }
 
 /// A registered team `name` at `name@lords.example` whose
 /// authentification string is [`auth`]`(name)`.
-fn team(store: &Store, name: &str) -> TeamId {
+pub(crate) fn team(store: &Store, name: &str) -> TeamId {
     let secret = auth(name);
     let salt = crate::auth::new_salt();
     let mailbox = format!("{name}@lords.example");
