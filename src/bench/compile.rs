@@ -52,7 +52,7 @@ impl CompileBench {
     pub fn print(&self) {
         println!(
             "compile service, {} distinct strategies: {:.2} s wall, {:.1} ms CPU per compile \
-             (gcc -E, gcc -c, clang -E, clang -c, wasm-ld, checks, Cranelift; goal: 30 ms)",
+             (gcc -E, gcc -c, clang -E where the text could change under it, clang -c, wasm-ld, checks, Cranelift; goal: 30 ms)",
             self.n,
             self.wall.as_secs_f64(),
             ms(self.cpu_per_compile)
