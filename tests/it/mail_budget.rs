@@ -16,22 +16,11 @@ use knobeln::referee::RefereeConfig;
 use knobeln::store::mail as db;
 use knobeln::store::Store;
 
+use crate::mail_spool::registration;
 use crate::mailstack::{mail_stack, unique_address, MailStack};
 
 const AUTH: &str = "Zq4vX9pL2mK8budget";
 const CODE: &str = "c0de4bob";
-
-/// Bob's registration, waiting for his address to confirm.
-const BOBS_FORM: &str = "mail-address: bob@newcomer.example
-mail-preference: LAP,DGP,GRG,RSM
-team-name: bobs_team
-Organization: University of Northeast Sacrodata, Intellect City, Eggland
-team-members:
- Joe Cool, 45, professional systems programmer,
- 20-year-experienced programmer
- Jane More, 20, graduate student of computer science,
- hackeress fluent in 34 programming languages
-";
 
 fn raw(n: usize, from: &str, subject: &str, body: &str) -> Vec<u8> {
     format!(
@@ -127,7 +116,11 @@ fn over_imap_a_strangers_flood_past_the_budget_keeps_keys_and_participants_pass(
             mailbox: "bob@newcomer.example",
             domain: "newcomer.example",
             requested_by: "ann@newcomer.example",
-            body: BOBS_FORM,
+            body: &registration(
+                "bob@newcomer.example",
+                "bobs_team",
+                "University of Northeast Sacrodata, Intellect City, Eggland",
+            ),
             code_hash: &knobeln::hash::sha256_hex(CODE.as_bytes()),
         },
         Utc::now(),

@@ -34,30 +34,28 @@ pub fn strangers_taken_since(
     since: DateTime<Utc>,
 ) -> Result<u32> {
     let since = timestamp(since);
-    let n = match share {
-        StrangerShare::Everyone => conn.query_row(
-            "SELECT COUNT(*) FROM inbox WHERE stranger_sender IS NOT NULL AND received_at >= ?1",
-            [since],
-            |r| r.get(0),
-        )?,
-        StrangerShare::Sender(s) => conn.query_row(
-            "SELECT COUNT(*) FROM inbox
-              WHERE stranger_sender IS NOT NULL AND stranger_sender = ?1 AND received_at >= ?2",
-            params![s, since],
-            |r| r.get(0),
-        )?,
-        StrangerShare::Domain(d) => conn.query_row(
-            "SELECT COUNT(*) FROM inbox
-              WHERE stranger_sender IS NOT NULL AND stranger_domain = ?1 AND received_at >= ?2",
-            params![d, since],
-            |r| r.get(0),
-        )?,
-        StrangerShare::ClaimedMailbox(m) => conn.query_row(
-            "SELECT COUNT(*) FROM inbox
-              WHERE claimed_mailbox IS NOT NULL AND claimed_mailbox = ?1 AND received_at >= ?2",
-            params![m, since],
-            |r| r.get(0),
-        )?,
+    // Each filter names its partial index's condition, so that the count
+    // reads only the charged rows of that index.
+    let (filter, key) = match share {
+        StrangerShare::Everyone => ("stranger_sender IS NOT NULL", None),
+        StrangerShare::Sender(s) => (
+            "stranger_sender IS NOT NULL AND stranger_sender = ?2",
+            Some(s),
+        ),
+        StrangerShare::Domain(d) => (
+            "stranger_sender IS NOT NULL AND stranger_domain = ?2",
+            Some(d),
+        ),
+        StrangerShare::ClaimedMailbox(m) => (
+            "claimed_mailbox IS NOT NULL AND claimed_mailbox = ?2",
+            Some(m),
+        ),
+    };
+    let sql = format!("SELECT COUNT(*) FROM inbox WHERE {filter} AND received_at >= ?1");
+    let mut st = conn.prepare_cached(&sql)?;
+    let n = match key {
+        None => st.query_row([&since], |r| r.get(0))?,
+        Some(k) => st.query_row(params![since, k], |r| r.get(0))?,
     };
     Ok(n)
 }
