@@ -635,7 +635,7 @@ impl Server {
             // the mails that arrived meanwhile.
             let keep = self.config.limits.keep_inbox_days;
             if forget_processed_mails(&self.store, keep, Utc::now(), Batches::One)?
-                == PROCESSED_ROWS_BATCH
+                >= PROCESSED_ROWS_BATCH
             {
                 continue;
             }

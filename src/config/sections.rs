@@ -158,6 +158,13 @@ pub struct Limits {
     /// mailbox's own: strangers' mails never use it up, and it never uses
     /// up theirs. A mail with the team's string is never counted.
     pub claimed_mails_per_mailbox_per_day: u32,
+    /// At most this many mails past their budget (the strangers' or a
+    /// claimed mailbox's share) are kept as their de-duplication keys in
+    /// 24 hours (0: no limit): the record of a flood. Past it such a mail
+    /// is not stored at all, only counted (one row a day); over IMAP the
+    /// mailbox keeps it as every mail. Key rows are deleted 7 days after
+    /// they came.
+    pub stranger_keys_per_day: u32,
     /// At most this many replies per day to one team proven by its
     /// authentification string (compile reports, status, preferences;
     /// 0: no limit). Only the team can spend it.
@@ -231,6 +238,7 @@ impl Default for Limits {
             stranger_mails_per_domain_per_day: 300,
             stranger_mails_per_sender_per_day: 50,
             claimed_mails_per_mailbox_per_day: 50,
+            stranger_keys_per_day: 2000,
             replies_per_team_per_day: 200,
             confirmations_per_domain_per_day: 10,
             confirmations_per_day: 100,

@@ -306,7 +306,11 @@ fn failed_mails(conn: &rusqlite::Connection) -> Result<String, StoreError> {
 }
 
 /// The mails dropped as unanswerable, and the organizer's digest.
-fn dropped_and_digest(conn: &rusqlite::Connection, config: &Config) -> Result<String, StoreError> {
+fn dropped_and_digest(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    now: DateTime<Utc>,
+) -> Result<String, StoreError> {
     use crate::mail::digest::DIGEST_KIND;
     use crate::mail::process::DROPPED_UNANSWERABLE;
     let mut out = String::new();
@@ -318,6 +322,16 @@ fn dropped_and_digest(conn: &rusqlite::Connection, config: &Config) -> Result<St
     if dropped > 0 {
         out.push_str(&format!(
             "  {dropped} mail(s) dropped: unanswerable sender (kept, not answered)\n"
+        ));
+    }
+    // A flood past the strangers' budget (`mail::admission`).
+    let since = now - chrono::Duration::days(1);
+    let keys = crate::store::mail::keys_kept_since(conn, since)?;
+    let (unkept, unkept_bytes) = crate::store::mail::unkept_since(conn, since)?;
+    if keys > 0 || unkept > 0 {
+        out.push_str(&format!(
+            "  past their budget in 24 hours: {keys} mail(s) kept as their keys only, \
+             {unkept} not stored ({unkept_bytes} bytes; since the start of yesterday, UTC)\n"
         ));
     }
     let pending = crate::store::mail::unreported_failures(conn, DIGEST_KIND)?.len()
@@ -469,7 +483,7 @@ pub fn report(
             ""
         }
     ));
-    out.push_str(&dropped_and_digest(conn, config)?);
+    out.push_str(&dropped_and_digest(conn, config, now)?);
     for o in crate::store::mail::outages(conn)? {
         out.push_str(&format!(
             "{} FAILS since {}: {} (`serve`'s log has more)\n",

@@ -27,6 +27,14 @@
 //! again is still one mail, and never answered. The IMAP mailbox keeps
 //! its whole text `imap.keep_days`, as every mail taken in.
 //!
+//! The key rows are bounded too: at most `limits.stranger_keys_per_day`
+//! in 24 hours (the record of a flood), each deleted
+//! [`db::KEY_ROW_DAYS`] after it came. Past that bound a mail is not
+//! stored at all ([`Verdict::Unkept`]): only counted on its day
+//! (`inbox_unkept`, one row a day). It was never processed, so whatever
+//! delivers it again (a retry, the IMAP mailbox read again) brings a mail
+//! judged again, processed at most once: nothing twice.
+//!
 //! Judging costs what the lanes' classification costs: one parse of a
 //! mail of at most `max_mail_bytes`, one indexed look-up of a registered
 //! mailbox, and one of a team or a confirmation code when the mail claims
@@ -181,6 +189,32 @@ pub enum Verdict {
     /// A stranger's past the budget: stored as its key only, the reason
     /// its outcome.
     KeyOnly(String),
+    /// Past the budget and past the key rows' bound: not stored, only
+    /// counted on its day; the reason for the log.
+    Unkept(String),
+}
+
+/// What [`store_judged`] did with a mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// Stored whole: the inbox row's id.
+    Whole(i64),
+    /// Stored as its key only: the row's id.
+    KeyOnly(i64),
+    /// The same mail was stored before (whole or as its key).
+    Again,
+    /// Not stored: past the key rows' bound, only counted.
+    Unkept,
+}
+
+impl Taken {
+    /// The row stored now, if any.
+    pub fn stored(self) -> Option<i64> {
+        match self {
+            Taken::Whole(id) | Taken::KeyOnly(id) => Some(id),
+            Taken::Again | Taken::Unkept => None,
+        }
+    }
 }
 
 /// Judges a mail read within its cap (reads only): whose it is, and for a
@@ -193,14 +227,18 @@ pub fn judge(
 ) -> Result<Verdict, StoreError> {
     let standing = standing(conn, config, mail, now)?;
     if let Some(why) = past_budget(conn, config, &standing, now)? {
+        let cap = config.limits.stranger_keys_per_day;
+        if cap > 0 && db::keys_kept_since(conn, now - Duration::days(1))? >= cap {
+            return Ok(Verdict::Unkept(why));
+        }
         return Ok(Verdict::KeyOnly(why));
     }
     Ok(Verdict::Whole(standing))
 }
 
 /// Stores a judged mail on the caller's transaction: whole, and charged
-/// when a stranger's; or as its key only. `Ok(None)`: the same mail was
-/// stored before (whole or as its key).
+/// when a stranger's; or as its key only; or, past the key rows' bound,
+/// only counts it.
 pub fn store_judged(
     conn: &rusqlite::Connection,
     verdict: &Verdict,
@@ -208,7 +246,7 @@ pub fn store_judged(
     imap: Option<(u32, u32)>,
     mail: &Capped,
     now: DateTime<Utc>,
-) -> Result<Option<i64>, StoreError> {
+) -> Result<Taken, StoreError> {
     let (message_id, content) = arrival_keys(mail);
     let arrival = Arrival {
         origin,
@@ -228,15 +266,26 @@ pub fn store_judged(
                 (Some(id), Standing::Claimed { mailbox }) => db::charge_claimed(conn, id, mailbox)?,
                 _ => {}
             }
-            Ok(id)
+            Ok(id.map_or(Taken::Again, Taken::Whole))
         }
         Verdict::KeyOnly(why) => {
-            let size = mail.full_size.unwrap_or(mail.bytes.len() as u64);
-            let id = db::insert_inbox_key_only(conn, &arrival, size, why, now)?;
+            let id = db::insert_inbox_key_only(conn, &arrival, mail.size(), why, now)?;
             if id.is_some() {
                 tracing::info!(origin, "a mail past its budget kept as its key only: {why}");
             }
-            Ok(id)
+            Ok(id.map_or(Taken::Again, Taken::KeyOnly))
+        }
+        Verdict::Unkept(why) => {
+            // One line a day, not one a mail: the log is disk too.
+            if db::count_unkept(conn, mail.size(), now)? {
+                tracing::warn!(
+                    origin,
+                    "mails past their budget and past {} key rows in 24 hours: not stored, \
+                     only counted today (knobeln status); this one: {why}",
+                    "`stranger_keys_per_day`"
+                );
+            }
+            Ok(Taken::Unkept)
         }
     }
 }
@@ -249,7 +298,7 @@ pub fn take_in_within_budget(
     imap: Option<(u32, u32)>,
     mail: &Capped,
     now: DateTime<Utc>,
-) -> Result<Option<i64>, StoreError> {
+) -> Result<Taken, StoreError> {
     let verdict = judge(conn, config, mail, now)?;
     let tx = conn.unchecked_transaction()?;
     let id = store_judged(&tx, &verdict, origin, imap, mail, now)?;

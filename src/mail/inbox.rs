@@ -50,6 +50,11 @@ impl Capped {
             }
         }
     }
+
+    /// The mail's real size, whole or not.
+    pub fn size(&self) -> u64 {
+        self.full_size.unwrap_or(self.bytes.len() as u64)
+    }
 }
 
 /// Reads a mail file, keeping at most `cap` bytes: a larger file is read

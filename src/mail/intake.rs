@@ -29,7 +29,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
-use crate::mail::admission::{judge, store_judged};
+use crate::mail::admission::{judge, store_judged, Taken};
 use crate::mail::inbox::Capped;
 use crate::mail::outage::Side;
 use crate::mail::process::{record_unreadable, ProcessError};
@@ -160,7 +160,7 @@ pub fn take_in_all(
             set_imap_position(&tx, &cfg.mailbox, f.uidvalidity, f.uid)?;
             tx.commit()?;
             match id {
-                Some(id) => {
+                Taken::Whole(id) => {
                     stored += 1;
                     tracing::info!(
                         inbox = id,
@@ -169,7 +169,10 @@ pub fn take_in_all(
                         headline(&f.raw)
                     );
                 }
-                None => tracing::info!(
+                // Said by `store_judged` (a key row), or once a day (unkept).
+                Taken::KeyOnly(_) => stored += 1,
+                Taken::Unkept => {}
+                Taken::Again => tracing::info!(
                     uid = f.uid,
                     "mail taken in again, a duplicate: {}",
                     headline(&f.raw)

@@ -152,7 +152,10 @@ pub enum Batches {
 /// kill between two leaves the batches before it done and the rest due for
 /// the next pass, one during a batch leaves that batch undone. Reads only
 /// the rows due. A `keep_inbox_days` reaching before the calendar's start
-/// keeps every mail. Returns how many rows were deleted.
+/// keeps every mail. Then the key rows of mails past their budget kept
+/// [`db::KEY_ROW_DAYS`] days or more, the same way. Returns how many rows
+/// were deleted: with [`Batches::One`], at least
+/// [`db::PROCESSED_ROWS_BATCH`] when a batch was full (more may be due).
 pub fn forget_processed_mails(
     store: &Store,
     keep_inbox_days: u32,
@@ -176,7 +179,30 @@ pub fn forget_processed_mails(
     if deleted > 0 {
         tracing::info!("{deleted} mails processed {keep_inbox_days} days ago or more deleted");
     }
-    Ok(deleted)
+    // One batch a call, and it was full: the rest (and the key rows) next.
+    if batches == Batches::One && deleted == db::PROCESSED_ROWS_BATCH {
+        return Ok(deleted);
+    }
+    // The key rows of mails past their budget go sooner (never answered:
+    // they only outlive a mailer's retries), in batches as above.
+    let due = now - chrono::Duration::days(db::KEY_ROW_DAYS);
+    let mut keys = 0;
+    loop {
+        let tx = store.conn().unchecked_transaction()?;
+        let n = db::forget_key_rows_due(&tx, due, db::PROCESSED_ROWS_BATCH)?;
+        tx.commit()?;
+        keys += n;
+        if n < db::PROCESSED_ROWS_BATCH || batches == Batches::One {
+            break;
+        }
+    }
+    if keys > 0 {
+        tracing::info!(
+            "{keys} key rows of mails past their budget, {} days old or more, deleted",
+            db::KEY_ROW_DAYS
+        );
+    }
+    Ok(deleted + keys)
 }
 
 /// Processes the one pending mail `inbox_id` (a compile worker's job); a

@@ -234,8 +234,8 @@ pub fn insert_inbox_key_only(
     let at = timestamp(now);
     let n = conn.execute(
         "INSERT OR IGNORE INTO inbox (origin, uidvalidity, uid, message_id, dedupe_key, raw, received_at,
-                                      state, outcome, processed_at, full_size)
-         VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, 'ignored', ?7, ?6, ?8)",
+                                      state, outcome, processed_at, full_size, kept_as_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, 'ignored', ?7, ?6, ?8, 1)",
         params![
             a.origin,
             a.imap.map(|x| x.0),

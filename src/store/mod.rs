@@ -160,6 +160,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0031_strangers_budget.sql",
         include_str!("../../schema/0031_strangers_budget.sql"),
     ),
+    (
+        "0032_inbox_keys_bound.sql",
+        include_str!("../../schema/0032_inbox_keys_bound.sql"),
+    ),
 ];
 
 /// An open database.

@@ -1763,7 +1763,7 @@ fn replies_to_one_team_are_capped_per_day() {
 fn a_strangers_flood_past_the_budget_keeps_keys_and_participants_are_answered_at_once() {
     let c = Contest::new(
         "[limits]\nstranger_mails_per_day = 10\nstranger_mails_per_domain_per_day = 4\n\
-         stranger_mails_per_sender_per_day = 2\n",
+         stranger_mails_per_sender_per_day = 2\nstranger_keys_per_day = 40\n",
     );
     let auth = c.register_joe();
     // A registration naming another address: a request to bob.
@@ -1836,7 +1836,26 @@ fn a_strangers_flood_past_the_budget_keeps_keys_and_participants_are_answered_at
             "SELECT COUNT(*) FROM inbox WHERE origin LIKE 'spool:a%' AND length(CAST(raw AS BLOB)) = 0
                 AND state = 'ignored' AND outcome LIKE 'not taken in: %the strangers'' budget%'"
         ),
+        40,
+        "key rows up to their bound"
+    );
+    // Past the key rows' bound: not stored, counted on its day.
+    assert_eq!(
+        count("SELECT COUNT(*) FROM inbox WHERE origin LIKE 'spool:a%'"),
         50
+    );
+    assert_eq!(count("SELECT sum(mails) FROM inbox_unkept"), 10);
+    let status = Command::new(BIN)
+        .args(["status", "--config"])
+        .arg(c.config())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&status).contains(
+            "past their budget in 24 hours: 40 mail(s) kept as their keys only, 10 not stored"
+        ),
+        "{}",
+        stdout(&status)
     );
     let widest_key_row = count(
         "SELECT max(length(origin) + coalesce(length(message_id), 0) + length(dedupe_key)

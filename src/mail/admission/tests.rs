@@ -41,7 +41,9 @@ fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
 }
 
 fn take(store: &Store, config: &Config, m: &Capped, now: DateTime<Utc>) -> Option<i64> {
-    take_in_within_budget(store.conn(), config, "test", None, m, now).unwrap()
+    take_in_within_budget(store.conn(), config, "test", None, m, now)
+        .unwrap()
+        .stored()
 }
 
 /// (state, bytes of raw, bytes of the whole row's columns, charged)
@@ -466,4 +468,113 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
     )
     .unwrap();
     assert!(!charges(&store, forged).0, "the token from another address");
+}
+
+/// The attack on the key rows: a flood past the budget is kept as keys
+/// only up to `stranger_keys_per_day` in 24 hours; the rest is not stored
+/// at all, only counted on its day, however many there are. Before the
+/// bound every mail past the budget was a row, kept 90 days: the inbox
+/// grew with the mail server's rate. A participant's mail still passes;
+/// the key rows go 7 days after they came, the counts with them; a mail
+/// never stored, delivered again a day later, is taken in once.
+#[test]
+fn a_flood_past_the_key_rows_bound_is_only_counted_and_keys_go_after_seven_days() {
+    let store = Store::open_in_memory().unwrap();
+    let mut config = config();
+    config.limits.stranger_keys_per_day = 30;
+    team(&store, "millers");
+    let now = Utc::now();
+    let filler = "x".repeat(2_000);
+    let mut taken = Vec::new();
+    for i in 0..200u32 {
+        let m = mail(i, &format!("s{i}@d{i}.example"), "help", &filler);
+        taken.push(take_in_within_budget(store.conn(), &config, "test", None, &m, now).unwrap());
+    }
+    let whole = taken
+        .iter()
+        .filter(|t| matches!(t, Taken::Whole(_)))
+        .count();
+    let keys = taken
+        .iter()
+        .filter(|t| matches!(t, Taken::KeyOnly(_)))
+        .count();
+    let unkept = taken.iter().filter(|t| **t == Taken::Unkept).count();
+    assert_eq!((whole, keys, unkept), (20, 30, 150));
+    let rows: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 50, "the budget's whole mails and the keys' bound");
+    let (mails, bytes) = db::unkept_since(store.conn(), now).unwrap();
+    assert_eq!(mails, 150);
+    assert!(bytes > 150 * 2_000, "{bytes}");
+    let days: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM inbox_unkept", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(days, 1, "one row a day, whatever the flood");
+
+    // Delivered again the same day: still nothing stored, nothing answered.
+    let again = mail(150, "s150@d150.example", "help", &filler);
+    assert_eq!(
+        take_in_within_budget(store.conn(), &config, "test", None, &again, now).unwrap(),
+        Taken::Unkept
+    );
+    // A participant's mail passes the flood and both bounds.
+    let status = mail(
+        1000,
+        "x@forged.example",
+        "status",
+        &format!("<<FROM>> millers {}", auth("millers")),
+    );
+    let id = take(&store, &config, &status, now).expect("stored");
+    assert!(row(&store, id).1 > 0, "whole");
+
+    // A day later the window has moved: the mail never stored is taken in
+    // whole, once; the same bytes again are the same mail.
+    let later = now + Duration::hours(25);
+    let first = take_in_within_budget(store.conn(), &config, "test", None, &again, later).unwrap();
+    assert!(matches!(first, Taken::Whole(_)), "{first:?}");
+    assert_eq!(
+        take_in_within_budget(store.conn(), &config, "test", None, &again, later).unwrap(),
+        Taken::Again
+    );
+
+    // Seven days after they came the key rows go, and the day's count.
+    let keys_left = |store: &Store| -> i64 {
+        store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM inbox WHERE kept_as_key IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let just_before = now + Duration::days(db::KEY_ROW_DAYS) - Duration::minutes(1);
+    crate::mail::process::forget_processed_mails(
+        &store,
+        config.limits.keep_inbox_days,
+        just_before,
+        crate::mail::process::Batches::All,
+    )
+    .unwrap();
+    assert_eq!(keys_left(&store), 30);
+    let after = now + Duration::days(db::KEY_ROW_DAYS + 1);
+    let deleted = crate::mail::process::forget_processed_mails(
+        &store,
+        config.limits.keep_inbox_days,
+        after,
+        crate::mail::process::Batches::All,
+    )
+    .unwrap();
+    assert_eq!(deleted, 30);
+    assert_eq!(keys_left(&store), 0);
+    assert_eq!(db::unkept_since(store.conn(), now).unwrap().0, 0);
+    // The whole mails wait to be processed: untouched.
+    let rows: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 22);
 }

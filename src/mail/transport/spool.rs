@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use crate::config::Config;
-use crate::mail::admission::take_in_within_budget;
+use crate::mail::admission::{take_in_within_budget, Taken};
 use crate::mail::delivery::{Deliver, DeliveryError, Durability};
 use crate::mail::inbox::read_capped;
 use crate::store::mail::OutRow;
@@ -114,17 +114,22 @@ impl Spool {
             let origin = format!("spool:{name}");
             // Judged by reads, then the row and its charge to the
             // strangers' budget on one transaction (`admission`).
-            let id = take_in_within_budget(store.conn(), config, &origin, None, &mail, now)?;
-            if let Some(id) = id {
-                stored += 1;
-                tracing::info!(
-                    inbox = id,
-                    file = %name,
-                    "mail taken in: {}",
-                    crate::mail::intake::headline(&mail.bytes)
-                );
+            match take_in_within_budget(store.conn(), config, &origin, None, &mail, now)? {
+                Taken::Whole(id) => {
+                    stored += 1;
+                    tracing::info!(
+                        inbox = id,
+                        file = %name,
+                        "mail taken in: {}",
+                        crate::mail::intake::headline(&mail.bytes)
+                    );
+                }
+                // Said by `admission::store_judged` (a key row), or once a
+                // day (not stored past the key rows' bound).
+                Taken::KeyOnly(_) => stored += 1,
+                Taken::Again | Taken::Unkept => {}
             }
-            // Stored (or known): the database has it now.
+            // Stored, known or counted: the database has what it keeps.
             fs::remove_file(&path).map_err(io_err(&path))?;
         }
         Ok(stored)

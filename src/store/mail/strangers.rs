@@ -3,7 +3,10 @@
 //! budget a stranger's mail is kept as its de-duplication key only
 //! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
 //! A mail that only claims a registered team's mailbox is charged to that
-//! mailbox's share instead (`claimed_mailbox`).
+//! mailbox's share instead (`claimed_mailbox`). The key rows themselves
+//! are marked (`kept_as_key`, schema 0032) and bounded: counted over 24
+//! hours, deleted [`KEY_ROW_DAYS`] after they came; past their bound a
+//! mail is only counted, one row a day (`inbox_unkept`).
 //! Which mail is a stranger's and what the budget is: `mail::admission`.
 
 use chrono::{DateTime, Utc};
@@ -78,4 +81,74 @@ pub fn charge_stranger(conn: &Connection, id: i64, sender: &str, domain: &str) -
         params![id, sender, domain],
     )?;
     Ok(())
+}
+
+/// How many days a key row of a mail past its budget is kept (less than
+/// `keep_inbox_days`): it only has to outlive a mailer's retries of the
+/// same mail (Postfix's `maximal_queue_lifetime`, 5 days). The mail was
+/// never processed, so the same mail taken again after its key is gone is
+/// processed at most once: nothing twice.
+pub const KEY_ROW_DAYS: i64 = 7;
+
+/// How many mails were kept as their keys only since `since` (the partial
+/// index of 0032: only key rows of that window are read).
+pub fn keys_kept_since(conn: &Connection, since: DateTime<Utc>) -> Result<u32> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM inbox INDEXED BY inbox_keys
+             WHERE kept_as_key IS NOT NULL AND received_at >= ?1",
+        )?
+        .query_row([timestamp(since)], |r| r.get(0))?)
+}
+
+/// Counts a mail of `bytes` that was not stored at all (past the key
+/// rows' bound) on the UTC day of `now`. Returns whether it was the first
+/// such mail of that day.
+pub fn count_unkept(conn: &Connection, bytes: u64, now: DateTime<Utc>) -> Result<bool> {
+    let day = now.format("%Y-%m-%d").to_string();
+    let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+    let first = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO inbox_unkept (day, mails, bytes) VALUES (?1, 1, ?2)",
+        )?
+        .execute(params![day, bytes])?
+        == 1;
+    if !first {
+        conn.prepare_cached(
+            "UPDATE inbox_unkept SET mails = mails + 1, bytes = min(bytes + ?2, 9223372036854775807)
+             WHERE day = ?1",
+        )?
+        .execute(params![day, bytes])?;
+    }
+    Ok(first)
+}
+
+/// The mails not stored at all since the UTC day of `since`: (mails,
+/// bytes).
+pub fn unkept_since(conn: &Connection, since: DateTime<Utc>) -> Result<(u64, u64)> {
+    let day = since.format("%Y-%m-%d").to_string();
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(mails), 0), COALESCE(SUM(bytes), 0) FROM inbox_unkept WHERE day >= ?1",
+        )?
+        .query_row([day], |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)))?)
+}
+
+/// Deletes at most `limit` key rows that came at or before `due` (the
+/// pass's clock less [`KEY_ROW_DAYS`]), oldest first, and the unkept
+/// counts of the days before `due`'s. A key row names no reply and no
+/// registration (its mail was never processed). Returns how many key rows
+/// were deleted: fewer than `limit` when no more are due.
+pub fn forget_key_rows_due(conn: &Connection, due: DateTime<Utc>, limit: usize) -> Result<usize> {
+    let n = conn
+        .prepare_cached(
+            "DELETE FROM inbox WHERE id IN (
+                 SELECT id FROM inbox INDEXED BY inbox_keys
+                 WHERE kept_as_key IS NOT NULL AND received_at <= ?1
+                 ORDER BY received_at LIMIT ?2)",
+        )?
+        .execute(params![timestamp(due), limit as i64])?;
+    conn.prepare_cached("DELETE FROM inbox_unkept WHERE day < ?1")?
+        .execute([due.format("%Y-%m-%d").to_string()])?;
+    Ok(n)
 }
