@@ -202,8 +202,22 @@ impl<'j> Gcc<'j> {
 
     /// Runs another tool of the toolchain (clang, wasm-ld) in the jail with
     /// the same limits; its fate is told with its `name`.
+    ///
+    /// The CPU limit decides a verdict, never the clock: a run the
+    /// wall-clock limit ended before its CPU limit (and not for its
+    /// memory) is [`JailError::Overloaded`], a problem of the server's,
+    /// not the program's (a C source runs no code while it is compiled,
+    /// so nothing of it can make a tool wait).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
         let out = self.jail.run(argv, &self.limits)?;
+        let cpu_limit = std::time::Duration::from_secs(self.limits.cpu_secs);
+        if out.exit == JailExit::WallClock && out.cpu < cpu_limit && out.oom_kills == 0 {
+            return Err(JailError::Overloaded {
+                program: name.to_string(),
+                wall: self.limits.wall,
+                cpu: out.cpu,
+            });
+        }
         Ok(self.interpret(out, name))
     }
 
