@@ -162,20 +162,12 @@ pub fn forget_processed_mails(
     now: DateTime<Utc>,
     batches: Batches,
 ) -> Result<usize, crate::store::StoreError> {
-    let Some(due) = now.checked_sub_signed(chrono::Duration::days(i64::from(keep_inbox_days)))
-    else {
-        return Ok(0);
+    let deleted = match now.checked_sub_signed(chrono::Duration::days(i64::from(keep_inbox_days))) {
+        Some(due) => in_batches(store, batches, |tx| {
+            db::forget_processed_due(tx, due, db::PROCESSED_ROWS_BATCH)
+        })?,
+        None => 0,
     };
-    let mut deleted = 0;
-    loop {
-        let tx = store.conn().unchecked_transaction()?;
-        let n = db::forget_processed_due(&tx, due, db::PROCESSED_ROWS_BATCH)?;
-        tx.commit()?;
-        deleted += n;
-        if n < db::PROCESSED_ROWS_BATCH || batches == Batches::One {
-            break;
-        }
-    }
     if deleted > 0 {
         tracing::info!("{deleted} mails processed {keep_inbox_days} days ago or more deleted");
     }
@@ -186,16 +178,9 @@ pub fn forget_processed_mails(
     // The key rows of mails past their budget go sooner (never answered:
     // they only outlive a mailer's retries), in batches as above.
     let due = now - chrono::Duration::days(db::KEY_ROW_DAYS);
-    let mut keys = 0;
-    loop {
-        let tx = store.conn().unchecked_transaction()?;
-        let n = db::forget_key_rows_due(&tx, due, db::PROCESSED_ROWS_BATCH)?;
-        tx.commit()?;
-        keys += n;
-        if n < db::PROCESSED_ROWS_BATCH || batches == Batches::One {
-            break;
-        }
-    }
+    let keys = in_batches(store, batches, |tx| {
+        db::forget_key_rows_due(tx, due, db::PROCESSED_ROWS_BATCH)
+    })?;
     if keys > 0 {
         tracing::info!(
             "{keys} key rows of mails past their budget, {} days old or more, deleted",
@@ -203,6 +188,26 @@ pub fn forget_processed_mails(
         );
     }
     Ok(deleted + keys)
+}
+
+/// Runs `batch` (which deletes at most [`db::PROCESSED_ROWS_BATCH`] rows
+/// and says how many) each on a transaction of its own, once or until a
+/// batch is not full; returns the rows deleted.
+fn in_batches(
+    store: &Store,
+    batches: Batches,
+    mut batch: impl FnMut(&rusqlite::Connection) -> Result<usize, crate::store::StoreError>,
+) -> Result<usize, crate::store::StoreError> {
+    let mut deleted = 0;
+    loop {
+        let tx = store.conn().unchecked_transaction()?;
+        let n = batch(&tx)?;
+        tx.commit()?;
+        deleted += n;
+        if n < db::PROCESSED_ROWS_BATCH || batches == Batches::One {
+            return Ok(deleted);
+        }
+    }
 }
 
 /// Processes the one pending mail `inbox_id` (a compile worker's job); a
