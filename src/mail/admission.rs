@@ -7,7 +7,8 @@
 //! registered team (its `<<FROM>>` line, or a source's header), one that
 //! answers a confirmation request (its code, from the address the request
 //! went to), or the organizer's round summary with its pause token
-//! (`<<RSM>>`). It is always stored whole and never counts. A mail whose
+//! (`<<RSM>>`) while the round's RSM has not gone out (a spent token proves
+//! nothing). It is always stored whole and never counts. A mail whose
 //! From (or Reply-To) line names a registered team's mailbox, proven by
 //! nothing, is a claim (its replies go to that team, as the reply caps
 //! count it): it is charged to a share of that mailbox's own,
@@ -103,7 +104,11 @@ pub fn standing(
             Command::Confirm => {
                 register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
             }
-            Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?.is_some(),
+            // The pause token is one time only: once the round's RSM went
+            // out, a summary with it is refused and proves nothing here
+            // either (a kept copy of the organizer's mail is a stranger's).
+            Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?
+                .is_some_and(|(round, _)| round.sent_at.is_none()),
             _ => false,
         };
         if proven {

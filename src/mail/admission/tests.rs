@@ -467,3 +467,65 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
     .unwrap();
     assert!(!charges(&store, forged).0, "the token from another address");
 }
+
+/// Red team (F11): the pause token is one time only. Once the round's RSM
+/// went out, a summary carrying that token (the organizer's own mail sent
+/// again, or a copy of it that someone kept: the token stays in the mail's
+/// quoted lines and in every mailbox it passed) proves nothing any more:
+/// the command refuses it ("has already gone out"), and at intake it is a
+/// stranger's mail, within the strangers' budget. Before, the spent token
+/// still proved it there, so whoever held a copy had every mail of that
+/// shape stored whole, past every budget, for the rest of the contest.
+#[test]
+fn a_spent_pause_token_proves_nothing_at_intake() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
+    let tournament = store
+        .create_tournament(
+            1,
+            &crate::seed::SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[],
+            now,
+        )
+        .unwrap();
+    db::insert_contest(store.conn(), tournament, now).unwrap();
+    let token = crate::auth::new_auth_string();
+    crate::store::rsm::start_pause(
+        store.conn(),
+        tournament,
+        1,
+        now,
+        now + Duration::hours(1),
+        &crate::auth::StoredSecret::of(&token),
+    )
+    .unwrap();
+    for i in 0..30u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
+    }
+    let organizer = config.contest.organizer.clone();
+    let summary = |n: u32| {
+        mail(
+            n,
+            &organizer,
+            "RSM round 1",
+            &format!("<<RSM>> {token}\n\nRound 1 was wild."),
+        )
+    };
+    // While the contest waits for it: proven, whole.
+    let first = take(&store, &config, &summary(100), now).unwrap();
+    assert_eq!(charges(&store, first), (true, false, None));
+    crate::store::rsm::mark_sent(store.conn(), tournament, 1, "organizer", now).unwrap();
+    // The same summary again, a mail of its own each time.
+    for n in 101..111u32 {
+        let again = take(&store, &config, &summary(n), now + Duration::hours(2)).unwrap();
+        assert_eq!(
+            charges(&store, again),
+            (false, false, None),
+            "a summary with a spent token, strangers' budget spent"
+        );
+    }
+}
