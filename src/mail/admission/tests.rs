@@ -529,3 +529,54 @@ fn a_spent_pause_token_proves_nothing_at_intake() {
         );
     }
 }
+
+/// Red team (F11), held as the book says: a newcomer who registers while a
+/// flood from forged senders has spent the strangers' budget is a stranger
+/// too. The registration is kept as its key only and never answered (no
+/// mail goes to a forged or a real address for it); the same form sent
+/// again once the budget renewed is taken whole and registers the team.
+/// The budget, not the registrations' own caps, is what a flood of 20
+/// mails a day (here) spends.
+#[test]
+fn a_newcomers_registration_during_a_flood_waits_for_the_next_days_budget() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let t0 = Utc::now() - Duration::days(2);
+    for i in 0..20u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(&store, &config, &mail(i, &from, "help", "hi"), t0).unwrap();
+    }
+    let form = |n: u32| mail(n, "bob@newcomer.example", "registration for KNOBELN", BOBS_FORM);
+    let during = take(&store, &config, &form(100), t0).unwrap();
+    assert_eq!(charges(&store, during), (false, false, None), "a key row");
+    let next_day = t0 + Duration::days(1) + Duration::seconds(1);
+    let again = take(&store, &config, &form(101), next_day).unwrap();
+    assert_eq!(
+        charges(&store, again),
+        (true, true, None),
+        "whole, charged to the strangers' budget"
+    );
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
+    let replies = |id: i64| -> u32 {
+        store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM outbox WHERE inbox_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(replies(during), 0, "a key row is never answered");
+    assert_eq!(replies(again), 1, "the registration sent again is answered");
+    assert_eq!(
+        db::count_registrations_of_mailbox(store.conn(), "bob@newcomer.example").unwrap(),
+        1
+    );
+}
