@@ -160,6 +160,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0031_strangers_budget.sql",
         include_str!("../../schema/0031_strangers_budget.sql"),
     ),
+    (
+        "0032_red-team11.sql",
+        include_str!("../../schema/0032_red-team11.sql"),
+    ),
 ];
 
 /// An open database.

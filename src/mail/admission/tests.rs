@@ -580,3 +580,64 @@ fn a_newcomers_registration_during_a_flood_waits_for_the_next_days_budget() {
         1
     );
 }
+
+/// Red team (F11): a hostile participant. Its own string proves its mails,
+/// and before, a proven mail was never counted: one team could have the
+/// server store every mail it sent whole (up to `max_mail_bytes` each
+/// while it waits, 4 KiB once processed, a row for 90 days), past every
+/// budget, bounded only by the mail server's rate. Now a team's proven
+/// mails have a share of the team's own (`team_mails_per_day`, 1000 in 24
+/// hours, five times the 200 replies a team can get): past it they are
+/// key rows. Only the string spends it, so nobody else can: another
+/// team's mail, a confirmation's answer and a stranger's are untouched.
+#[test]
+fn a_teams_flood_with_its_own_string_keeps_keys_past_the_teams_share() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    team(&store, "millers");
+    team(&store, "rivals");
+    let now = Utc::now();
+    let status = |n: u32, who: &str| {
+        mail(
+            n,
+            "x@anywhere.example",
+            "status",
+            &format!("<<FROM>> {who} {}", auth(who)),
+        )
+    };
+    let ids: Vec<i64> = (0..1005u32)
+        .map(|i| take(&store, &config, &status(i, "millers"), now).unwrap())
+        .collect();
+    let whole = ids.iter().filter(|&&id| charges(&store, id).0).count();
+    assert_eq!(whole, 1000, "the team's share in 24 hours");
+    let (outcome,): (String,) = store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[1004]], |r| {
+            Ok((r.get(0)?,))
+        })
+        .unwrap();
+    assert!(
+        outcome.contains("1000 mails with this team's string in 24 hours already"),
+        "{outcome}"
+    );
+    // Nobody else's share is spent.
+    let rivals = take(&store, &config, &status(2000, "rivals"), now).unwrap();
+    assert!(charges(&store, rivals).0, "another team's mail");
+    let stranger = take(
+        &store,
+        &config,
+        &mail(2001, "new@fresh.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
+    assert!(charges(&store, stranger).0, "a stranger's mail");
+    // The team's share renews after 24 hours.
+    let later = take(
+        &store,
+        &config,
+        &status(2002, "millers"),
+        now + Duration::days(1) + Duration::seconds(1),
+    )
+    .unwrap();
+    assert!(charges(&store, later).0);
+}
