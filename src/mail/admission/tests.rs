@@ -546,7 +546,14 @@ fn a_newcomers_registration_during_a_flood_waits_for_the_next_days_budget() {
         let from = format!("s{i}@d{i}.example");
         take(&store, &config, &mail(i, &from, "help", "hi"), t0).unwrap();
     }
-    let form = |n: u32| mail(n, "bob@newcomer.example", "registration for KNOBELN", BOBS_FORM);
+    let form = |n: u32| {
+        mail(
+            n,
+            "bob@newcomer.example",
+            "registration for KNOBELN",
+            BOBS_FORM,
+        )
+    };
     let during = take(&store, &config, &form(100), t0).unwrap();
     assert_eq!(charges(&store, during), (false, false, None), "a key row");
     let next_day = t0 + Duration::days(1) + Duration::seconds(1);
@@ -612,9 +619,11 @@ fn a_teams_flood_with_its_own_string_keeps_keys_past_the_teams_share() {
     assert_eq!(whole, 1000, "the team's share in 24 hours");
     let (outcome,): (String,) = store
         .conn()
-        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[1004]], |r| {
-            Ok((r.get(0)?,))
-        })
+        .query_row(
+            "SELECT outcome FROM inbox WHERE id = ?1",
+            [ids[1004]],
+            |r| Ok((r.get(0)?,)),
+        )
         .unwrap();
     assert!(
         outcome.contains("1000 mails with this team's string in 24 hours already"),
