@@ -204,6 +204,13 @@ impl<'j> Gcc<'j> {
     /// the same limits; its fate is told with its `name`.
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
         let out = self.jail.run(argv, &self.limits)?;
+        if out.oom_kills > 0 && !out.oom_kill_is_the_jails(self.limits.memory) {
+            return Err(JailError::KilledFromOutside {
+                program: name.to_string(),
+                peak: out.memory_peak.unwrap_or(0),
+                limit: self.limits.memory,
+            });
+        }
         Ok(self.interpret(out, name))
     }
 
