@@ -156,7 +156,7 @@ pub struct Limits {
     /// string, no confirmation code) taken in whole in 24 hours (0: no
     /// limit); past it such a mail is kept as its key only. A share of the
     /// mailbox's own: strangers' mails never use it up, and it never uses
-    /// up theirs. A mail with the team's string is never counted.
+    /// up theirs. A mail with the team's string is never counted here.
     pub claimed_mails_per_mailbox_per_day: u32,
     /// At most this many mails past their budget (the strangers' or a
     /// claimed mailbox's share) are kept as their de-duplication keys in
@@ -165,6 +165,14 @@ pub struct Limits {
     /// mailbox keeps it as every mail. Key rows are deleted 7 days after
     /// they came.
     pub stranger_keys_per_day: u32,
+    /// At most this many mails proven by one team's authentification
+    /// string taken in whole in 24 hours (0: no limit); past it such a
+    /// mail is kept as its key only. Only the team's string spends it, so
+    /// nobody else can hold a team's mail back; it bounds what a hostile
+    /// team has the server store (five times `replies_per_team_per_day`:
+    /// a team past it gets no replies anyway, and at most 20 compiles an
+    /// hour, 480 a day).
+    pub team_mails_per_day: u32,
     /// At most this many replies per day to one team proven by its
     /// authentification string (compile reports, status, preferences;
     /// 0: no limit). Only the team can spend it.
@@ -239,6 +247,7 @@ impl Default for Limits {
             stranger_mails_per_sender_per_day: 50,
             claimed_mails_per_mailbox_per_day: 50,
             stranger_keys_per_day: 2000,
+            team_mails_per_day: 1000,
             replies_per_team_per_day: 200,
             confirmations_per_domain_per_day: 10,
             confirmations_per_day: 100,

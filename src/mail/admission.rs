@@ -7,7 +7,13 @@
 //! registered team (its `<<FROM>>` line, or a source's header), one that
 //! answers a confirmation request (its code, from the address the request
 //! went to), or the organizer's round summary with its pause token
-//! (`<<RSM>>`). It is always stored whole and never counts. A mail whose
+//! (`<<RSM>>`) while the round's RSM has not gone out (a spent token proves
+//! nothing). It never counts against strangers or mailboxes. One with a
+//! team's string is charged to that team's own share,
+//! `limits.team_mails_per_day` (five times the replies a team can get),
+//! which only the string spends: past it, it is kept as its key only (a
+//! hostile team cannot have every mail it sends stored whole); the others
+//! are always stored whole. A mail whose
 //! From (or Reply-To) line names a registered team's mailbox, proven by
 //! nothing, is a claim (its replies go to that team, as the reply caps
 //! count it): it is charged to a share of that mailbox's own,
@@ -53,13 +59,16 @@ use crate::mail::message;
 use crate::mail::sender::sender_key;
 use crate::store::mail::{self as db, Arrival, StrangerShare};
 use crate::store::StoreError;
+use crate::tournament::TeamId;
 
 /// Whose mail a mail is, for the strangers' budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// Proven by a team's string, a confirmation code or the organizer's
-    /// pause token: never counted.
+    /// Proven by a confirmation code or the organizer's pause token: never
+    /// counted.
     Proven,
+    /// Proven by the string of `team`: charged to that team's own share.
+    Team { team: TeamId },
     /// Naming a registered team's mailbox (folded), proven by nothing:
     /// charged to that mailbox's share.
     Claimed { mailbox: String },
@@ -103,15 +112,19 @@ pub fn standing(
             _ => parsed.body.text().and_then(commands::credentials),
         };
         if let Some(c) = claim {
-            if commands::authenticate(conn, &c.team, &c.auth)?.is_some() {
-                return Ok(Standing::Proven);
+            if let Some(reg) = commands::authenticate(conn, &c.team, &c.auth)? {
+                return Ok(Standing::Team { team: reg.team });
             }
         }
         let proven = match command {
             Command::Confirm => {
                 register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
             }
-            Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?.is_some(),
+            // The pause token is one time only: once the round's RSM went
+            // out, a summary with it is refused and proves nothing here
+            // either (a kept copy of the organizer's mail is a stranger's).
+            Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?
+                .is_some_and(|(round, _)| round.sent_at.is_none()),
             _ => false,
         };
         if proven {
@@ -128,7 +141,8 @@ pub fn standing(
 /// Why a mail of `standing` is past its budget at `now`, or `None`: a
 /// stranger's by its sender's share, then its domain's, then all
 /// strangers' mails of the last 24 hours; a claimed mailbox's by that
-/// mailbox's share; a proven mail never.
+/// mailbox's share; a team's by the team's share; another proven mail
+/// never.
 pub fn past_budget(
     conn: &rusqlite::Connection,
     config: &Config,
@@ -139,6 +153,12 @@ pub fn past_budget(
     let since = now - Duration::days(1);
     let shares = match standing {
         Standing::Proven => vec![],
+        Standing::Team { team } => vec![(
+            limits.team_mails_per_day,
+            StrangerShare::Team(*team),
+            "with this team's string",
+            "the team's share",
+        )],
         Standing::Claimed { mailbox } => vec![(
             limits.claimed_mails_per_mailbox_per_day,
             StrangerShare::ClaimedMailbox(mailbox),
@@ -184,7 +204,8 @@ pub fn past_budget(
 /// cannot change between the verdict and the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Stored whole; a stranger's charged to its sender and domain.
+    /// Stored whole; a stranger's charged to its sender and domain, a
+    /// claim to its mailbox, a team's to the team.
     Whole(Standing),
     /// A stranger's past the budget: stored as its key only, the reason
     /// its outcome.
@@ -264,6 +285,7 @@ pub fn store_judged(
                     db::charge_stranger(conn, id, sender, domain)?
                 }
                 (Some(id), Standing::Claimed { mailbox }) => db::charge_claimed(conn, id, mailbox)?,
+                (Some(id), Standing::Team { team }) => db::charge_team(conn, id, *team)?,
                 _ => {}
             }
             Ok(id.map_or(Taken::Again, Taken::Whole))

@@ -217,6 +217,39 @@ pub enum JailError {
         wall: Duration,
         cpu: Duration,
     },
+    /// An OOM killer ended a process of the run while the jail's group was
+    /// below its memory ([`JailOutput::oom_kill_is_the_jails`] says no):
+    /// the machine's own OOM killer (the machine short of memory, or a
+    /// parent group's limit), not the program's doing (red team F11).
+    #[error(
+        "an OOM killer ended {program} in the jail while the jail held {peak} bytes of its \
+         {limit}: the machine ran short of memory, not the program"
+    )]
+    KilledFromOutside {
+        program: String,
+        peak: u64,
+        limit: u64,
+    },
+}
+
+/// How close to its memory limit a jail's group must have come for an OOM
+/// kill of its member to be its own: a charge that fails at the limit is
+/// at most a huge page (2 MiB) and a batch of pages per CPU short of it.
+pub const OOM_SLACK_BYTES: u64 = 8 << 20;
+
+impl JailOutput {
+    /// Whether the OOM kills of the run ([`JailOutput::oom_kills`]) are the
+    /// jail's own: its group's peak reached its `limit` (within
+    /// [`OOM_SLACK_BYTES`]). The group's `oom_kill` counter counts a
+    /// member ended by any OOM killer, the machine's own too; a peak far
+    /// below the limit says the kill came from outside. Without a peak
+    /// (no control group) there are no OOM kills counted either.
+    pub fn oom_kill_is_the_jails(&self, limit: u64) -> bool {
+        self.oom_kills > 0
+            && self
+                .memory_peak
+                .is_none_or(|peak| peak.saturating_add(OOM_SLACK_BYTES) >= limit)
+    }
 }
 
 /// A prepared jail: a private root tree with a writable work folder.
@@ -1048,4 +1081,37 @@ unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Red team (F11): the group's `oom_kill` counter counts a member
+    /// ended by any OOM killer. A kill while the group held far less than
+    /// its limit is the machine's (short of memory, or a parent group's
+    /// limit), never the program's: only a peak at the limit makes it the
+    /// jail's own. Before, every counted kill was reported to the
+    /// participant as "your program made the compiler use more than
+    /// 256 MiB". (The machine's own OOM killer cannot be called up by a
+    /// test on a shared machine: the run's figures are given here.)
+    #[test]
+    fn an_oom_kill_is_the_jails_only_at_its_limit() {
+        let out = |oom_kills, memory_peak| JailOutput {
+            exit: JailExit::Signaled(libc::SIGKILL),
+            output: String::new(),
+            output_dropped: 0,
+            cpu: Duration::ZERO,
+            work_full: None,
+            oom_kills,
+            memory_peak,
+        };
+        let limit = MEMORY_BYTES;
+        assert!(out(1, Some(limit)).oom_kill_is_the_jails(limit));
+        assert!(out(2, Some(limit - (4 << 20))).oom_kill_is_the_jails(limit));
+        assert!(!out(1, Some(limit - (9 << 20))).oom_kill_is_the_jails(limit));
+        assert!(!out(1, Some(20 << 20)).oom_kill_is_the_jails(limit));
+        assert!(!out(0, Some(limit)).oom_kill_is_the_jails(limit), "no kill");
+        assert!(out(1, None).oom_kill_is_the_jails(limit));
+    }
 }

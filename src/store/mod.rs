@@ -164,6 +164,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0032_inbox_keys_bound.sql",
         include_str!("../../schema/0032_inbox_keys_bound.sql"),
     ),
+    (
+        "0033_team_mails.sql",
+        include_str!("../../schema/0033_team_mails.sql"),
+    ),
 ];
 
 /// An open database.

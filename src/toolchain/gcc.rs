@@ -210,6 +210,13 @@ impl<'j> Gcc<'j> {
     /// so nothing of it can make a tool wait).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
         let out = self.jail.run(argv, &self.limits)?;
+        if out.oom_kills > 0 && !out.oom_kill_is_the_jails(self.limits.memory) {
+            return Err(JailError::KilledFromOutside {
+                program: name.to_string(),
+                peak: out.memory_peak.unwrap_or(0),
+                limit: self.limits.memory,
+            });
+        }
         let cpu_limit = std::time::Duration::from_secs(self.limits.cpu_secs);
         if out.exit == JailExit::WallClock && out.cpu < cpu_limit && out.oom_kills == 0 {
             return Err(JailError::Overloaded {

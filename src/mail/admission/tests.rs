@@ -470,6 +470,189 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
     assert!(!charges(&store, forged).0, "the token from another address");
 }
 
+/// Red team (F11): the pause token is one time only. Once the round's RSM
+/// went out, a summary carrying that token (the organizer's own mail sent
+/// again, or a copy of it that someone kept: the token stays in the mail's
+/// quoted lines and in every mailbox it passed) proves nothing any more:
+/// the command refuses it ("has already gone out"), and at intake it is a
+/// stranger's mail, within the strangers' budget. Before, the spent token
+/// still proved it there, so whoever held a copy had every mail of that
+/// shape stored whole, past every budget, for the rest of the contest.
+#[test]
+fn a_spent_pause_token_proves_nothing_at_intake() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
+    let tournament = store
+        .create_tournament(
+            1,
+            &crate::seed::SeedKey::public_from_seed(1),
+            "{}",
+            "k",
+            &[],
+            now,
+        )
+        .unwrap();
+    db::insert_contest(store.conn(), tournament, now).unwrap();
+    let token = crate::auth::new_auth_string();
+    crate::store::rsm::start_pause(
+        store.conn(),
+        tournament,
+        1,
+        now,
+        now + Duration::hours(1),
+        &crate::auth::StoredSecret::of(&token),
+    )
+    .unwrap();
+    for i in 0..30u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
+    }
+    let organizer = config.contest.organizer.clone();
+    let summary = |n: u32| {
+        mail(
+            n,
+            &organizer,
+            "RSM round 1",
+            &format!("<<RSM>> {token}\n\nRound 1 was wild."),
+        )
+    };
+    // While the contest waits for it: proven, whole.
+    let first = take(&store, &config, &summary(100), now).unwrap();
+    assert_eq!(charges(&store, first), (true, false, None));
+    crate::store::rsm::mark_sent(store.conn(), tournament, 1, "organizer", now).unwrap();
+    // The same summary again, a mail of its own each time.
+    for n in 101..111u32 {
+        let again = take(&store, &config, &summary(n), now + Duration::hours(2)).unwrap();
+        assert_eq!(
+            charges(&store, again),
+            (false, false, None),
+            "a summary with a spent token, strangers' budget spent"
+        );
+    }
+}
+
+/// Red team (F11), held as the book says: a newcomer who registers while a
+/// flood from forged senders has spent the strangers' budget is a stranger
+/// too. The registration is kept as its key only and never answered (no
+/// mail goes to a forged or a real address for it); the same form sent
+/// again once the budget renewed is taken whole and registers the team.
+/// The budget, not the registrations' own caps, is what a flood of 20
+/// mails a day (here) spends.
+#[test]
+fn a_newcomers_registration_during_a_flood_waits_for_the_next_days_budget() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let t0 = Utc::now() - Duration::days(2);
+    for i in 0..20u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(&store, &config, &mail(i, &from, "help", "hi"), t0).unwrap();
+    }
+    let form = |n: u32| {
+        mail(
+            n,
+            "bob@newcomer.example",
+            "registration for KNOBELN",
+            BOBS_FORM,
+        )
+    };
+    let during = take(&store, &config, &form(100), t0).unwrap();
+    assert_eq!(charges(&store, during), (false, false, None), "a key row");
+    let next_day = t0 + Duration::days(1) + Duration::seconds(1);
+    let again = take(&store, &config, &form(101), next_day).unwrap();
+    assert_eq!(
+        charges(&store, again),
+        (true, true, None),
+        "whole, charged to the strangers' budget"
+    );
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
+    let replies = |id: i64| -> u32 {
+        store
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM outbox WHERE inbox_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(replies(during), 0, "a key row is never answered");
+    assert_eq!(replies(again), 1, "the registration sent again is answered");
+    assert_eq!(
+        db::count_registrations_of_mailbox(store.conn(), "bob@newcomer.example").unwrap(),
+        1
+    );
+}
+
+/// Red team (F11): a hostile participant. Its own string proves its mails,
+/// and before, a proven mail was never counted: one team could have the
+/// server store every mail it sent whole (up to `max_mail_bytes` each
+/// while it waits, 4 KiB once processed, a row for 90 days), past every
+/// budget, bounded only by the mail server's rate. Now a team's proven
+/// mails have a share of the team's own (`team_mails_per_day`, 1000 in 24
+/// hours, five times the 200 replies a team can get): past it they are
+/// key rows. Only the string spends it, so nobody else can: another
+/// team's mail, a confirmation's answer and a stranger's are untouched.
+#[test]
+fn a_teams_flood_with_its_own_string_keeps_keys_past_the_teams_share() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    team(&store, "millers");
+    team(&store, "rivals");
+    let now = Utc::now();
+    let status = |n: u32, who: &str| {
+        mail(
+            n,
+            "x@anywhere.example",
+            "status",
+            &format!("<<FROM>> {who} {}", auth(who)),
+        )
+    };
+    let ids: Vec<i64> = (0..1005u32)
+        .map(|i| take(&store, &config, &status(i, "millers"), now).unwrap())
+        .collect();
+    let whole = ids.iter().filter(|&&id| charges(&store, id).0).count();
+    assert_eq!(whole, 1000, "the team's share in 24 hours");
+    let (outcome,): (String,) = store
+        .conn()
+        .query_row(
+            "SELECT outcome FROM inbox WHERE id = ?1",
+            [ids[1004]],
+            |r| Ok((r.get(0)?,)),
+        )
+        .unwrap();
+    assert!(
+        outcome.contains("1000 mails with this team's string in 24 hours already"),
+        "{outcome}"
+    );
+    // Nobody else's share is spent.
+    let rivals = take(&store, &config, &status(2000, "rivals"), now).unwrap();
+    assert!(charges(&store, rivals).0, "another team's mail");
+    let stranger = take(
+        &store,
+        &config,
+        &mail(2001, "new@fresh.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
+    assert!(charges(&store, stranger).0, "a stranger's mail");
+    // The team's share renews after 24 hours.
+    let later = take(
+        &store,
+        &config,
+        &status(2002, "millers"),
+        now + Duration::days(1) + Duration::seconds(1),
+    )
+    .unwrap();
+    assert!(charges(&store, later).0);
+}
+
 /// The attack on the key rows: a flood past the budget is kept as keys
 /// only up to `stranger_keys_per_day` in 24 hours; the rest is not stored
 /// at all, only counted on its day, however many there are. Before the

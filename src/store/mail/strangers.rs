@@ -3,16 +3,19 @@
 //! budget a stranger's mail is kept as its de-duplication key only
 //! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
 //! A mail that only claims a registered team's mailbox is charged to that
-//! mailbox's share instead (`claimed_mailbox`). The key rows themselves
-//! are marked (`kept_as_key`, schema 0032) and bounded: counted over 24
-//! hours, deleted [`KEY_ROW_DAYS`] after they came; past their bound a
-//! mail is only counted, one row a day (`inbox_unkept`).
+//! mailbox's share instead (`claimed_mailbox`), and a mail proven by a
+//! team's string to that team's share (`proven_team`, schema 0033). The
+//! key rows themselves are marked (`kept_as_key`, schema 0032) and
+//! bounded: counted over 24 hours, deleted [`KEY_ROW_DAYS`] after they
+//! came; past their bound a mail is only counted, one row a day
+//! (`inbox_unkept`).
 //! Which mail is a stranger's and what the budget is: `mail::admission`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection};
 
 use crate::store::{timestamp, Result};
+use crate::tournament::TeamId;
 
 /// Whose share of the strangers' budget a count reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,9 @@ pub enum StrangerShare<'a> {
     /// The mails that only claim one registered team's mailbox (a share
     /// of its own, apart from the strangers': neither uses up the other).
     ClaimedMailbox(&'a str),
+    /// The mails proven by one team's string (a share of the team's own,
+    /// which only the string spends).
+    Team(TeamId),
 }
 
 /// How many strangers' mails were taken in whole, charged to `share`,
@@ -39,7 +45,7 @@ pub fn strangers_taken_since(
     let since = timestamp(since);
     // Each filter names its partial index's condition, so that the count
     // reads only the charged rows of that index.
-    let (filter, key) = match share {
+    let (filter, key): (_, Option<&dyn rusqlite::ToSql>) = match &share {
         StrangerShare::Everyone => ("stranger_sender IS NOT NULL", None),
         StrangerShare::Sender(s) => (
             "stranger_sender IS NOT NULL AND stranger_sender = ?2",
@@ -53,6 +59,7 @@ pub fn strangers_taken_since(
             "claimed_mailbox IS NOT NULL AND claimed_mailbox = ?2",
             Some(m),
         ),
+        StrangerShare::Team(t) => ("proven_team IS NOT NULL AND proven_team = ?2", Some(&t.0)),
     };
     let sql = format!("SELECT COUNT(*) FROM inbox WHERE {filter} AND received_at >= ?1");
     let mut st = conn.prepare_cached(&sql)?;
@@ -69,6 +76,16 @@ pub fn charge_claimed(conn: &Connection, id: i64, mailbox: &str) -> Result<()> {
     conn.execute(
         "UPDATE inbox SET claimed_mailbox = ?2 WHERE id = ?1",
         params![id, mailbox],
+    )?;
+    Ok(())
+}
+
+/// Charges the stored mail `id`, proven by the string of `team`, to that
+/// team's share (on the transaction that stored it).
+pub fn charge_team(conn: &Connection, id: i64, team: TeamId) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET proven_team = ?2 WHERE id = ?1",
+        params![id, team.0],
     )?;
     Ok(())
 }
