@@ -480,12 +480,40 @@ fn pairing_row(
 struct GameFiles {
     page: (String, String),
     download: (String, String),
+    /// The bytes the page's CPU figures lack of their widest form
+    /// ([`cpu_slack`]): the page is charged as if it had them.
+    cpu_slack: usize,
+}
+
+/// How often a game page shows each bot's CPU time: in its facts
+/// ("N ms CPU") and in the replay's note ("NAME N ms").
+const CPU_FIGURES_PER_BOT: usize = 2;
+
+/// The widest a CPU figure can be written: `u64::MAX`'s 20 digits.
+const WIDEST_CPU_DIGITS: usize = 20;
+
+/// The bytes the CPU figures of a game page with `seats` bots lack of
+/// their widest form. A bot's CPU time depends on the machine's load, so
+/// its digits may not decide how many blocks a page takes (and so where a
+/// tight pairing's pages are cut): the page is charged with every CPU
+/// figure at its widest, whatever its value; only the rules decide.
+fn cpu_slack(cpu_ms: &[u64], seats: usize) -> usize {
+    (0..seats)
+        .map(|i| {
+            let ms = cpu_ms.get(i).copied().unwrap_or(0);
+            WIDEST_CPU_DIGITS - (ms.checked_ilog10().unwrap_or(0) as usize + 1)
+        })
+        .sum::<usize>()
+        * CPU_FIGURES_PER_BOT
 }
 
 impl GameFiles {
-    /// The bytes of disk the two files take, in whole 4 KiB blocks.
+    /// The bytes of disk the two files take, in whole 4 KiB blocks, the
+    /// page's CPU figures counted at their widest ([`cpu_slack`]): the
+    /// same charge for the same game whatever the load it was played at.
     fn on_disk(&self) -> u64 {
-        super::model::on_disk(self.page.1.len()) + super::model::on_disk(self.download.1.len())
+        super::model::on_disk(self.page.1.len() + self.cpu_slack)
+            + super::model::on_disk(self.download.1.len())
     }
 
     fn write(&self, dir: &SiteFolders) -> std::io::Result<()> {
@@ -611,6 +639,7 @@ fn render_game(c: &BotContest, g: &StoredGame, names: &[String]) -> GameFiles {
     GameFiles {
         page: (format!("{slug}.html"), h),
         download: (download, download_text),
+        cpu_slack: cpu_slack(&g.played.cpu_ms, names.len()),
     }
 }
 

@@ -572,13 +572,15 @@ pub(super) fn game_html(view: &GameView, throws: &[[i64; 2]], a: i64, b: i64) ->
 
 /// [`game_html`] into `out`, cleared first: the site writes every game's
 /// page into one string, grown to the longest page and not allocated again.
+/// Returns the bytes of each side's own series in the plot
+/// ([`write_game_svg`]).
 pub(super) fn write_game_html(
     out: &mut String,
     view: &GameView,
     throws: &[[i64; 2]],
     a: i64,
     b: i64,
-) {
+) -> [usize; 2] {
     out.clear();
     // The plot is most of the page: about 8 bytes a point of each of its
     // two upper lines, fewer for the lower ones, 8 a won throw's marker.
@@ -645,7 +647,7 @@ pub(super) fn write_game_html(
         o.push_str("</ul>\n</section>\n");
     }
     o.push_str("<figure id=\"throws\" class=\"plot\">\n");
-    write_game_svg(o, &view.p.name, &view.q.name, throws, a, b);
+    let own = write_game_svg(o, &view.p.name, &view.q.name, throws, a, b);
     o.push_str("\n<figcaption>");
     num(o, view.n_throws);
     o.push_str(
@@ -654,6 +656,7 @@ pub(super) fn write_game_html(
          Lower plot: the points so far.</figcaption>\n</figure>\n",
     );
     o.push_str(FOOT);
+    own
 }
 
 /// The end of a round's page, after its last group.

@@ -397,8 +397,19 @@ pub fn game_svg(p: &str, q: &str, throws: &[[i64; 2]], a: i64, b: i64) -> String
     out
 }
 
-/// [`game_svg`], appended to `out`.
-pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a: i64, b: i64) {
+/// [`game_svg`], appended to `out`. Returns the bytes of each side's own
+/// series (P's, Q's): the line of the numbers it threw and the markers of
+/// the throws it won, each drawn at its own numbers (the site charges a
+/// page's blocks to its teams by them).
+pub fn write_game_svg(
+    out: &mut String,
+    p: &str,
+    q: &str,
+    throws: &[[i64; 2]],
+    a: i64,
+    b: i64,
+) -> [usize; 2] {
+    let mut own = [0usize; 2];
     let n = throws.len().max(1);
     // The upper panel's value range (throws outside are drawn at its edge).
     let lo = a.max(1) as f64;
@@ -483,6 +494,7 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
         (1, " stroke=\"#D55E00\""),
     ] {
         let t = |i: usize| clamp(throws[i][k]);
+        let start = o.len();
         line(
             o,
             attrs,
@@ -490,6 +502,7 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
             |i| upper_at(i, throws[i][k]),
             |i| t(i - 1) == t(i) && t(i) == t(i + 1),
         );
+        own[k] += o.len() - start;
     }
     // The won throws: a marker at each vertex of an unstroked path.
     for (who, attrs) in [
@@ -511,6 +524,7 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
         if won.peek().is_none() {
             continue;
         }
+        let start = o.len();
         o.push_str("<path");
         o.push_str(attrs);
         o.push_str(" d=\"");
@@ -519,6 +533,7 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
             d.to(o, at);
         }
         o.push_str("\"/>\n");
+        own[usize::from(who == Player::Q)] += o.len() - start;
     }
     o.push_str("</g>\n");
     // The legend, in the lower left corner: a line and a marker per side.
@@ -604,6 +619,7 @@ pub fn write_game_svg(out: &mut String, p: &str, q: &str, throws: &[[i64; 2]], a
         o.push_str("</text>\n");
     }
     o.push_str("</svg>");
+    own
 }
 
 #[cfg(test)]

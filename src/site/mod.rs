@@ -54,7 +54,7 @@ use crate::game::knobeln::judge;
 use crate::game::Player;
 use crate::store::{Store, StoreError, StoredGame};
 
-use model::{evolution_rows, group_share, has_page, on_disk, Facts, Stage};
+use model::{evolution_rows, group_share, has_page, page_charges, team_share, Facts, Stage};
 pub use model::{
     game_page, round_page, team_page, BudgetCut, SiteError, SiteOptions, DEFAULT_GAME_PAGE_BYTES,
 };
@@ -622,7 +622,7 @@ fn read_facts<'t>(
             .filter(|(key, _)| {
                 opts.skip_game_pages_of.contains(key) && finished_groups.contains(key)
             })
-            .map(|(key, cut)| (*key, *cut))
+            .map(|(key, cut)| (*key, cut.clone()))
             .collect(),
         finished_groups,
     })
@@ -1083,11 +1083,15 @@ pub fn generate_from(
     })
 }
 
-/// Writes the game pages of `scope`'s groups: each group's in slot order
-/// while they fit its share of the budget ([`group_share`]), counted in
-/// the blocks they take on disk ([`on_disk`]); the first that does not
-/// fit cuts the group there (recorded in `facts.cuts`, so [`has_page`]
-/// says no from it on). A group already written (skipped) keeps its
+/// Writes the game pages of `scope`'s groups: each group's in slot order,
+/// the blocks each page takes on disk charged to its two teams, each by
+/// its own series of the plot and half the rest ([`page_charges`]), while
+/// both charges fit their teams' shares ([`team_share`] of the group's
+/// [`group_share`]); a team whose charge does not fit has no page from
+/// that game on (its cut, recorded in
+/// `facts.cuts`, so [`has_page`] says no for its later games), and its
+/// opponent is charged nothing for the game. So a team whose throws make
+/// large pages uses up its own share, never its opponents'. A group already written (skipped) keeps its
 /// pages and its cut from the options. Returns how many pages were
 /// rendered and the cuts this write made.
 fn write_game_pages(
@@ -1128,16 +1132,23 @@ fn write_game_pages(
                     Some(n) => n,
                     None => *n_groups.insert(store.group_count(tournament, r.number)?),
                 };
-                group_share(opts.game_page_bytes, r.number, Stage::of(r.is_final), n)
+                team_share(
+                    group_share(opts.game_page_bytes, r.number, Stage::of(r.is_final), n),
+                    g.members.len(),
+                )
             };
-            // The blocks of this group's pages written so far.
-            let mut used = 0u64;
+            // Each team's blocks charged so far (half of each of its pages
+            // written), and the slot from which each cut team has none.
+            let mut used: HashMap<&str, u64> = HashMap::new();
+            let mut team_cuts: BTreeMap<String, u32> = BTreeMap::new();
             let mut kept = 0u32;
             let dqs = disqualifications(g, r);
             // This group's throws, and only while its pages are written.
             let mut stored_games: Option<HashMap<u32, StoredGame>> = None;
             for x in &g.games {
-                if !has_page(facts, opts, r.number, g.number, x) {
+                if !has_page(facts, opts, r.number, g.number, x)
+                    || x.players.iter().any(|p| team_cuts.contains_key(&**p))
+                {
                     continue;
                 }
                 let name = game_page(r.number, g.number, x.slot);
@@ -1206,22 +1217,42 @@ fn write_game_pages(
                         })
                         .collect(),
                 };
-                direct::write_game_html(&mut page, &view, throws, a, b);
+                let own = direct::write_game_html(&mut page, &view, throws, a, b);
                 rendered += 1;
-                let size = on_disk(page.len());
-                if !skip && used + size > share {
-                    let cut = BudgetCut {
-                        slot: x.slot,
-                        share,
-                        kept,
-                    };
-                    facts.cuts.insert(key, cut);
-                    cuts.insert(key, cut);
-                    break;
+                // The page's blocks charged to its two teams, each by its
+                // own series and half the rest: a team whose charge does
+                // not fit its share has no page from this game on; the
+                // other team is charged nothing for it.
+                let charges = page_charges(page.len(), own);
+                if !skip {
+                    let over: Vec<&str> = x
+                        .players
+                        .iter()
+                        .zip(charges)
+                        .filter(|(p, c)| used.get(&***p).copied().unwrap_or(0) + c > share)
+                        .map(|(p, _)| &**p)
+                        .collect();
+                    if !over.is_empty() {
+                        for p in over {
+                            team_cuts.insert(p.to_string(), x.slot);
+                        }
+                        continue;
+                    }
+                    for (p, c) in x.players.iter().zip(charges) {
+                        *used.entry(&**p).or_insert(0) += c;
+                    }
                 }
-                used += size;
                 kept += 1;
                 w.put_new(&name, &page)?;
+            }
+            if !team_cuts.is_empty() {
+                let cut = BudgetCut {
+                    teams: team_cuts,
+                    share,
+                    kept,
+                };
+                facts.cuts.insert(key, cut.clone());
+                cuts.insert(key, cut);
             }
         }
     }

@@ -112,32 +112,73 @@ impl Stage {
     }
 }
 
+/// A team's share of its group's share `group_share` of the budget: even
+/// by the group's `members` (its teams when it starts). Each game page's
+/// blocks are charged to its two teams ([`page_charges`]), so the teams'
+/// charges add up to the pages' blocks and never pass the group's share.
+pub fn team_share(group_share: u64, members: usize) -> u64 {
+    group_share / (members.max(1) as u64)
+}
+
+/// What a game page of `len` bytes charges each of its two teams, in
+/// bytes of its blocks ([`on_disk`]): each side's own series of the plot
+/// (`own`: the numbers it threw, the throws it won) is its own, the rest
+/// of the page counts half for each; the page's blocks are shared in
+/// that proportion, the two charges adding up to them exactly. A team
+/// whose throws make a large plot pays for it; its opponent pays what
+/// its own throws and half the rest take.
+pub fn page_charges(len: usize, own: [usize; 2]) -> [u64; 2] {
+    let blocks = on_disk(len);
+    let len = len.max(1) as u128;
+    let own = own.map(|o| (o as u128).min(len));
+    let shared = len.saturating_sub(own[0] + own[1]);
+    let p = (u128::from(blocks) * (2 * own[0] + shared) / (2 * len)) as u64;
+    [p.min(blocks), blocks - p.min(blocks)]
+}
+
 /// Where the budget cut a group's game pages: its games are written in
-/// slot order while their pages fit the group's share; the game in slot
-/// `slot` did not, and neither it nor any game after it has a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// slot order while each page's charges ([`page_charges`]) fit its teams'
+/// shares; a team whose charge did not fit has no page from that game on.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetCut {
-    /// The first slot without a page.
-    pub slot: u32,
-    /// The group's share, in bytes of blocks.
+    /// Each cut team (by name) and the first slot from which its games
+    /// have no page.
+    pub teams: BTreeMap<String, u32>,
+    /// A team's share, in bytes of blocks.
     pub share: u64,
-    /// The pages the group kept (those of the games before `slot`).
+    /// The pages the group kept.
     pub kept: u32,
 }
 
 impl BudgetCut {
-    /// Why the games of a cut group from `slot` on have no page, in words
-    /// (the round's page says it above the group's games).
+    /// Whether the cut takes the game `g`'s page: one of its teams was cut
+    /// at or before its slot.
+    pub fn cuts(&self, g: &GameResult) -> bool {
+        g.players
+            .iter()
+            .any(|p| self.teams.get(&**p).is_some_and(|&s| g.slot >= s))
+    }
+
+    /// Why some games of a cut group have no page, in words (the round's
+    /// page says it above the group's games).
     pub fn words(&self, budget: u64) -> String {
+        let teams: Vec<String> = self
+            .teams
+            .iter()
+            .map(|(team, slot)| format!("{team} from game {slot} on"))
+            .collect();
         format!(
-            "Games from game {} on have no page of their own: the game pages of this contest \
-             may take {} on disk (the budget the organizer set), shared by the rounds and then \
-             evenly by the groups of a round, and the share of this group ({}) was full \
-             after {} pages. Their results stand as shown.",
-            self.slot,
+            "Some games have no page of their own: the game pages of this contest may take {} \
+             on disk (the budget the organizer set), shared by the rounds, then evenly by the \
+             groups of a round and by the teams of a group; each page counts for each of its \
+             two teams by what its own throws take of it and half the rest, and the share of \
+             each team ({}) holds its own pages only. This \
+             group kept {} pages; the share of these teams was full, and their games have no \
+             page: {}. Their results stand as shown.",
             size_text(budget),
             size_text(self.share),
-            self.kept
+            self.kept,
+            teams.join(", ")
         )
     }
 }
@@ -146,8 +187,9 @@ impl BudgetCut {
 /// says it above its games when one of them was cut).
 pub(super) const TEAM_PAGES_NOTE: &str = "Games without a link have no page of their own: \
      the game pages of this contest may take only so much disk (the budget the organizer set), \
-     shared by the rounds and their groups, and the share of their group was used by the games \
-     before them (the page of its round says where). Their results stand as shown.";
+     shared by the rounds, their groups and each group's teams, and the share of one of the \
+     game's teams was used by its games before (the page of its round says which). Their \
+     results stand as shown.";
 
 /// A size in words: bytes, KiB or MiB.
 pub(crate) fn size_text(bytes: u64) -> String {
@@ -234,7 +276,8 @@ impl Facts<'_> {
 }
 
 /// Whether a game has a page: it was played (has a record), game pages
-/// are on, and the budget did not cut its group's pages before its slot.
+/// are on, and the budget did not cut either of its teams' pages at or
+/// before its slot.
 pub(super) fn has_page(
     facts: &Facts<'_>,
     opts: &SiteOptions,
@@ -246,7 +289,7 @@ pub(super) fn has_page(
         return false;
     }
     let key = (round, group);
-    if facts.cuts.get(&key).is_some_and(|c| g.slot >= c.slot) {
+    if facts.cuts.get(&key).is_some_and(|c| c.cuts(g)) {
         return false;
     }
     (opts.skip_game_pages_of.contains(&key) && facts.finished_groups.contains(&key))

@@ -122,7 +122,7 @@ impl SiteObserver {
             {
                 if self.options.skip_game_pages_of.insert(*key) {
                     if let Some(cut) = summary.budget_cuts.get(key) {
-                        self.options.budget_cuts.insert(*key, *cut);
+                        self.options.budget_cuts.insert(*key, cut.clone());
                     }
                 }
             }

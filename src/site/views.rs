@@ -346,7 +346,7 @@ pub(super) fn team_view<'i>(
                 if facts
                     .cuts
                     .get(&(r.number, g.number))
-                    .is_some_and(|c| x.slot >= c.slot && x.status != GameStatus::Cancelled)
+                    .is_some_and(|c| c.cuts(x) && x.status != GameStatus::Cancelled)
                 {
                     pages_note = Some(TEAM_PAGES_NOTE);
                 }

@@ -108,6 +108,9 @@ pub struct CompileConfig {
     pub memory_limit: u64,
     /// Sources larger than this are refused before anything else.
     pub max_source_bytes: usize,
+    /// The wasm tools to build with; `None`: [`wasm::Toolchain::find`]'s
+    /// (the newest LLVM installed, its grounds seen once per process).
+    pub toolchain: Option<wasm::Toolchain>,
 }
 
 impl Default for CompileConfig {
@@ -120,6 +123,7 @@ impl Default for CompileConfig {
             min_description_lines: 15,
             memory_limit: 1024 * 1024,
             max_source_bytes: 256 * 1024,
+            toolchain: None,
         }
     }
 }
@@ -233,7 +237,7 @@ pub fn compile_measured(
 /// missing.
 pub fn cache_key(source: &[u8], cfg: &CompileConfig) -> Option<CacheKey> {
     use sha2::{Digest, Sha256};
-    let tools = wasm::Toolchain::find()?;
+    let tools = cfg.toolchain.clone().or_else(wasm::Toolchain::find)?;
     let mut files = vec![
         std::path::PathBuf::from(super::gcc::GCC),
         std::path::PathBuf::from("/usr/bin/as"),
@@ -319,7 +323,8 @@ impl<'a> Pass<'a> {
         if !self.reserved_names() {
             return Ok(None);
         }
-        let tools = wasm::Toolchain::find()
+        let tools = (self.cfg.toolchain.clone())
+            .or_else(wasm::Toolchain::find)
             .ok_or_else(|| CompileError::Runtime(wasm::Toolchain::MISSING.into()))?;
         let Some(object) = self.clang(&gcc, &tools, &preprocessed)? else {
             return Ok(None);
@@ -562,7 +567,7 @@ impl<'a> Pass<'a> {
         tools: &wasm::Toolchain,
         preprocessed: &str,
     ) -> Result<Option<Vec<u8>>, CompileError> {
-        if !wasm::clangs_preprocessing_cannot_change(preprocessed)
+        if !tools.skip_grounds(gcc)?.may_skip(preprocessed)
             && !self.clang_sees_it(gcc, tools, preprocessed)?
         {
             return Ok(None);

@@ -44,12 +44,138 @@ pub struct Toolchain {
     pub clang: PathBuf,
     pub wasm_ld: PathBuf,
     pub builtins: PathBuf,
+    /// The grounds this clang gives [`clangs_preprocessing_cannot_change`]
+    /// ([`SkipGrounds`]): only where they were seen is its `-E` run saved.
+    /// `None`: seen at the first compile that needs them, in its jail,
+    /// once per process and clang ([`Toolchain::skip_grounds`]).
+    pub grounds: Option<SkipGrounds>,
+}
+
+/// Whether a clang gives [`clangs_preprocessing_cannot_change`] the
+/// grounds it reasons from, as seen by running that clang once with the
+/// server's flags (`-E -x c -undef` and [`CLANG_FLAGS`]): every name it
+/// predefines (its `-dM` list) is reserved (`__x`, `_X`), and its lexer
+/// takes no raw string (`R"x(…)x"`) in C, so a macro's name between a raw
+/// string's quotes is still a name to it. The reasoning was checked on
+/// clang 14; [`Toolchain::find`] takes the newest LLVM it finds, and a
+/// later clang may predefine a plain name or lex C like C++.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipGrounds {
+    /// Both seen: `clang -E` is saved where the text cannot change.
+    Checked,
+    /// Not seen (the reason, in words): `clang -E` runs on every text.
+    Failed(String),
+}
+
+/// The probe of a raw string: a lexer that takes no raw string in C reads
+/// `d` between two string literals and expands it.
+const RAW_STRING_PROBE: &str = "#define d 1\nR\"x( \" d \" )x\"\n";
+
+impl SkipGrounds {
+    /// The grounds as clang's outputs show them: `defines`, its `-dM -E`
+    /// of an empty text; `raw_probe`, its `-E` of [`RAW_STRING_PROBE`].
+    /// Pure: the outputs are read, never trusted to be clang's.
+    pub fn of(defines: &str, raw_probe: &str) -> SkipGrounds {
+        if !defines.contains("#define __STDC__ ") {
+            return SkipGrounds::Failed("its list of predefined names is not one".into());
+        }
+        for line in defines.lines().filter(|l| !l.trim().is_empty()) {
+            let name = line
+                .strip_prefix("#define ")
+                .and_then(|rest| rest.split([' ', '(']).next())
+                .unwrap_or("");
+            let reserved = name.starts_with("__")
+                || (name.starts_with('_')
+                    && name[1..].starts_with(|c: char| c.is_ascii_uppercase()));
+            if !reserved {
+                return SkipGrounds::Failed(format!(
+                    "it predefines `{}`, not a reserved name",
+                    if name.is_empty() { line } else { name }
+                ));
+            }
+        }
+        let (probe, _) = strip_line_markers(raw_probe);
+        let tokens: Vec<String> = lex::Lexer::new(&probe, LexOptions::PLAIN)
+            .filter(|t| !t.is_comment())
+            .map(|t| t.unspliced().into_owned())
+            .collect();
+        if tokens != ["R", "\"x( \"", "1", "\" )x\""] {
+            return SkipGrounds::Failed(format!("it reads a raw string in C (`{}`)", probe.trim()));
+        }
+        SkipGrounds::Checked
+    }
+
+    /// Whether clang's `-E` of the checked text `checked` may be saved:
+    /// these grounds were seen ([`SkipGrounds::Checked`]) and the text
+    /// cannot change under it ([`clangs_preprocessing_cannot_change`]).
+    /// A clang whose grounds failed runs `-E` on every text.
+    pub fn may_skip(&self, checked: &str) -> bool {
+        *self == SkipGrounds::Checked && clangs_preprocessing_cannot_change(checked)
+    }
+
+    /// The grounds of the clang at `clang`, seen once per process and
+    /// clang (its path, size and modification time): its `-dM` list and
+    /// the raw string's probe, run in the compile's jail like every run of
+    /// the tools (fixed texts of the server's, nothing of a participant's).
+    /// A clang whose runs fail has none.
+    fn seen(gcc: &Gcc<'_>, toolchain: &Toolchain) -> Result<SkipGrounds, JailError> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+        static SEEN: OnceLock<Mutex<HashMap<Key, SkipGrounds>>> = OnceLock::new();
+        let meta = std::fs::metadata(&toolchain.clang).ok();
+        let key = (
+            toolchain.clang.clone(),
+            meta.as_ref().map_or(0, |m| m.len()),
+            meta.and_then(|m| m.modified().ok()),
+        );
+        let seen = SEEN.get_or_init(Default::default);
+        if let Some(g) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(g.clone());
+        }
+        let grounds = Self::run(gcc, toolchain)?;
+        seen.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, grounds.clone());
+        Ok(grounds)
+    }
+
+    fn run(gcc: &Gcc<'_>, toolchain: &Toolchain) -> Result<SkipGrounds, JailError> {
+        let clang = toolchain.clang.to_string_lossy();
+        let clang_e =
+            |extra: &str, input: &str, name: &str| -> Result<Result<String, String>, JailError> {
+                let io = |source| JailError::Io {
+                    program: "clang".into(),
+                    source,
+                };
+                gcc.put(name, input.as_bytes()).map_err(io)?;
+                let out = format!("{name}.i");
+                let mut argv: Vec<&str> = vec![&clang, "-E", extra, "-x", "c", "-undef"];
+                argv.retain(|a| !a.is_empty());
+                argv.extend_from_slice(CLANG_FLAGS);
+                argv.extend_from_slice(&[name, "-o", &out]);
+                let run = gcc.run_tool("clang", &argv)?;
+                if !run.ok {
+                    return Ok(Err(format!("its `-E` failed: {}", run.messages.trim())));
+                }
+                Ok(Ok(
+                    String::from_utf8_lossy(&gcc.get(&out).map_err(io)?).into_owned()
+                ))
+            };
+        let defines = clang_e("-dM", "", "grounds-defines.c")?;
+        let probe = clang_e("", RAW_STRING_PROBE, "grounds-raw.c")?;
+        Ok(match (defines, probe) {
+            (Ok(defines), Ok(probe)) => SkipGrounds::of(&defines, &probe),
+            (Err(why), _) | (_, Err(why)) => SkipGrounds::Failed(why),
+        })
+    }
 }
 
 impl Toolchain {
-    /// The newest LLVM under `/usr/lib/llvm-*` that has all three.
+    /// The newest LLVM under `/usr/lib/llvm-*` that has all three, with
+    /// the grounds its clang gives the saved `-E` ([`SkipGrounds`]).
     pub fn find() -> Option<Toolchain> {
-        let mut found: Vec<(u32, Toolchain)> = Vec::new();
+        let mut found: Vec<(u32, (PathBuf, PathBuf, PathBuf))> = Vec::new();
         for entry in std::fs::read_dir("/usr/lib").ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let Some(version) = name
@@ -65,18 +191,28 @@ impl Toolchain {
                 continue;
             };
             if clang.exists() && wasm_ld.exists() {
-                found.push((
-                    version,
-                    Toolchain {
-                        clang,
-                        wasm_ld,
-                        builtins,
-                    },
-                ));
+                found.push((version, (clang, wasm_ld, builtins)));
             }
         }
         found.sort_by_key(|(v, _)| *v);
-        found.pop().map(|(_, t)| t)
+        let (_, (clang, wasm_ld, builtins)) = found.pop()?;
+        Some(Toolchain {
+            clang,
+            wasm_ld,
+            builtins,
+            grounds: None,
+        })
+    }
+
+    /// The grounds this clang gives the saved `-E`: the toolchain's own
+    /// where it has them, else seen with `gcc`'s jail once per process and
+    /// clang (a compile finds its tools anew; the grounds are not run
+    /// again).
+    pub fn skip_grounds(&self, gcc: &Gcc<'_>) -> Result<SkipGrounds, JailError> {
+        match &self.grounds {
+            Some(g) => Ok(g.clone()),
+            None => SkipGrounds::seen(gcc, self),
+        }
     }
 
     /// What to install when [`Toolchain::find`] finds nothing.
@@ -698,5 +834,38 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// clang 14's outputs under the server's flags give the grounds; a
+    /// clang predefining a plain name, or reading a raw string in C, does
+    /// not, and a toolchain without them never saves `clang -E`, however
+    /// plain the text.
+    #[test]
+    fn the_saved_run_needs_the_grounds_seen_on_the_clang_found() {
+        let defines = "#define __STDC_HOSTED__ 0\n#define __STDC_VERSION__ 201710L\n\
+                       #define __STDC__ 1\n#define __wasm32__ 1\n#define _ILP32 1\n";
+        let probe = "# 1 \"<stdin>\"\n# 1 \"<built-in>\" 1\n# 1 \"<stdin>\" 2\n\n\
+                     R\"x( \" 1 \" )x\"\n";
+        assert_eq!(SkipGrounds::of(defines, probe), SkipGrounds::Checked);
+        let plain_name = format!("{defines}#define linux 1\n");
+        assert!(matches!(
+            SkipGrounds::of(&plain_name, probe),
+            SkipGrounds::Failed(why) if why.contains("`linux`")
+        ));
+        let function_like = format!("{defines}#define wasm(x) x\n");
+        assert!(matches!(
+            SkipGrounds::of(&function_like, probe),
+            SkipGrounds::Failed(why) if why.contains("`wasm`")
+        ));
+        let raw = "# 1 \"<stdin>\"\n\nR\"x( \" d \" )x\"\n";
+        assert!(matches!(
+            SkipGrounds::of(defines, raw),
+            SkipGrounds::Failed(why) if why.contains("raw string")
+        ));
+        assert!(matches!(SkipGrounds::of("", probe), SkipGrounds::Failed(_)));
+        let plain = "# 1 \"strategy.c\"\nmain() { for (;;) make_throw(100); }\n";
+        assert!(SkipGrounds::Checked.may_skip(plain));
+        assert!(!SkipGrounds::Failed("linux".into()).may_skip(plain));
+        assert!(!SkipGrounds::Checked.may_skip("int a = __LINE__;\n"));
     }
 }

@@ -16,8 +16,8 @@ use knobeln::toolchain::compile::{
 use knobeln::toolchain::diagnostic::Check;
 use knobeln::toolchain::gcc::{Gcc, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
-    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, Toolchain,
-    CLANG_FLAGS,
+    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, SkipGrounds,
+    Toolchain, CLANG_FLAGS,
 };
 use knobeln::wasm::HOST_CALL_FUEL;
 
@@ -166,6 +166,49 @@ fn clangs_preprocessing_runs_only_where_the_text_could_change_under_it() {
         ran("int __is_identifier = 3;\nmain() { for (;;) make_throw(__is_identifier); }\n");
     assert!(!accepted);
     assert!(tools.contains(&Tool::ClangPreprocess), "{tools:?}");
+}
+
+/// The saved `clang -E` rests on grounds seen on the clang found (its
+/// predefined names all reserved, no raw string in C; checked on clang
+/// 14, while `Toolchain::find` takes the newest LLVM installed): this
+/// machine's clang gives them, and a toolchain whose grounds failed runs
+/// `clang -E` on every text, the plainest included, with the same verdict.
+/// Before, the skip applied whatever clang was found.
+#[test]
+fn a_clang_without_the_grounds_runs_its_preprocessing_on_every_text() {
+    let found = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    assert_eq!(found.skip_grounds(&gcc).unwrap(), SkipGrounds::Checked);
+    let ran = |cfg: &CompileConfig| {
+        let m = compile_measured(HONEST.as_bytes(), cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let tools: Vec<Tool> = m.tools.iter().map(|(t, _)| *t).collect();
+        (m.outcome.accepted(), tools)
+    };
+    let (accepted, tools) = ran(&CompileConfig::local());
+    assert!(accepted);
+    assert!(!tools.contains(&Tool::ClangPreprocess), "{tools:?}");
+    let failed = CompileConfig {
+        toolchain: Some(Toolchain {
+            grounds: Some(SkipGrounds::Failed(
+                "it predefines `linux`, not a reserved name".into(),
+            )),
+            ..found
+        }),
+        ..CompileConfig::local()
+    };
+    let (accepted, tools) = ran(&failed);
+    assert!(accepted);
+    assert_eq!(
+        tools,
+        [
+            Tool::GccPreprocess,
+            Tool::Gcc,
+            Tool::ClangPreprocess,
+            Tool::Clang,
+            Tool::WasmLd
+        ]
+    );
 }
 
 /// Red team G10: a name with a character outside ASCII (written as a

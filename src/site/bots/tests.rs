@@ -119,6 +119,90 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
     assert!(!row.contains("&quot;repetition"), "{row}");
 }
 
+/// A bot's CPU time depends on the machine's load: a page within a few
+/// bytes of a 4 KiB boundary took one block more where its CPU figures
+/// had more digits, so a tight pairing's cut moved with the load. The
+/// charge is the same whatever the digits: names of every length (pages
+/// at every distance from a boundary), played at 1 ms and at 12,345,678
+/// ms and at the widest figure, cost the same blocks; at some length the
+/// pages themselves straddle a boundary (the attack is reached: the
+/// charge differed there before), and the widest page is the page with
+/// its slack.
+#[test]
+fn a_game_pages_charge_is_the_same_whatever_the_digits_of_its_cpu_figures() {
+    let game = |cpu_ms: Vec<u64>| StoredGame {
+        key: r#"{"repetition":0,"slot":0}"#.into(),
+        seats: vec![TeamId(1), TeamId(2)],
+        pairing: "1-2".into(),
+        setup: crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+            rounds: 3,
+        }),
+        subject: String::new(),
+        result: String::new(),
+        moves_not_kept: None,
+        played: Played {
+            outcome: None,
+            failures: vec![],
+            cpu_us: cpu_ms.iter().map(|ms| ms.saturating_mul(1000)).collect(),
+            cpu_ms,
+            wall_ms: 1,
+            stderr: vec![String::new(); 2],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: None,
+        },
+        moves: Some(Moves {
+            moves: vec![Move {
+                seat: 0,
+                line: "50".into(),
+            }],
+            forfeits: vec![],
+            ends_after: None,
+        }),
+    };
+    let (mut straddled, mut lengths) = (0, 0);
+    for len in 1..=600 {
+        let names = vec!["a".repeat(len), "b".into()];
+        let c = BotContest {
+            id: 1,
+            discipline: Discipline::ULTIMATUM,
+            seed: 1,
+            entries: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Entry {
+                    team: TeamId(i as u32 + 1),
+                    version: 1,
+                    name: n.clone(),
+                })
+                .collect(),
+            materials: vec![],
+            finished: true,
+        };
+        let quiet = render_game(&c, &game(vec![1, 1]), &names);
+        let loaded = render_game(&c, &game(vec![12_345_678, 1]), &names);
+        let widest = render_game(&c, &game(vec![u64::MAX, u64::MAX]), &names);
+        assert_eq!(quiet.on_disk(), loaded.on_disk(), "names of {len}");
+        assert_eq!(quiet.on_disk(), widest.on_disk(), "names of {len}");
+        assert_eq!(widest.cpu_slack, 0);
+        assert_eq!(
+            widest.page.1.len(),
+            quiet.page.1.len() + quiet.cpu_slack,
+            "every CPU figure of the page is counted"
+        );
+        let blocks = |f: &GameFiles| crate::site::model::on_disk(f.page.1.len());
+        if blocks(&quiet) != blocks(&loaded) || blocks(&quiet) != blocks(&widest) {
+            straddled += 1;
+        }
+        lengths += 1;
+    }
+    assert!(
+        straddled > 0,
+        "no page near a boundary in {lengths} lengths"
+    );
+}
+
 /// Whoever else can write the site folder plants a symbolic link at a
 /// bot page's temporary name (to a file elsewhere) and a FIFO at a
 /// pairing page's: the pages are written, the file elsewhere keeps its
