@@ -25,7 +25,6 @@
 //! Not here: building the views (`views`, `super::generate_from`), writing
 //! files (`super::Writer`).
 
-
 use crate::draw::escape_into as escape;
 
 use super::game_svg::write_game_svg;
