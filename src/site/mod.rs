@@ -422,9 +422,20 @@ impl<'a> Writer<'a> {
     fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
         self.files.push(name.to_string());
         let dir_path = self.dir;
-        let changed = match self.folder() {
-            Some(dir) => put_at(dir, dir_path, name, content)?,
-            None => put_by_path(dir_path, name, content)?,
+        let held = match self.folder() {
+            Some(dir) => put_at(dir, dir_path, name, content),
+            None => put_by_path(dir_path, name, content),
+        };
+        let changed = match held {
+            Ok(changed) => changed,
+            // A folder held that refuses the page (not the folder any
+            // more, or a fault of the descriptor): by paths from now on,
+            // as where it could not be opened, and this page again.
+            Err(_) if matches!(self.held, Held::Open(_)) => {
+                self.held = Held::Unavailable;
+                put_by_path(dir_path, name, content)?
+            }
+            Err(e) => return Err(e),
         };
         if changed {
             self.written += 1;
