@@ -25,16 +25,64 @@
 //! Not here: building the views (`views`, `super::generate_from`), writing
 //! files (`super::Writer`).
 
-use std::fmt::Write as _;
-
 use crate::draw::escape_into as escape;
 
 use super::game_svg::write_game_svg;
 use super::pages::{Frame, GameView, GroupView, IndexView, RoundView, TeamRef, TeamView};
 
 /// A number as `{{n}}` renders it.
-fn num(out: &mut String, n: impl std::fmt::Display) {
-    let _ = write!(out, "{n}");
+fn num(out: &mut String, n: impl Integer) {
+    let (negative, magnitude) = n.sign_and_magnitude();
+    decimal(out, negative, magnitude);
+}
+
+/// An integer a page shows: whether it is below zero, and its magnitude
+/// (every integer type up to 64 bits has its magnitude in a `u64`).
+trait Integer: Copy {
+    fn sign_and_magnitude(self) -> (bool, u64);
+}
+
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn sign_and_magnitude(self) -> (bool, u64) {
+                (false, self as u64)
+            }
+        }
+    )*};
+}
+macro_rules! signed {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn sign_and_magnitude(self) -> (bool, u64) {
+                (self < 0, self.unsigned_abs() as u64)
+            }
+        }
+    )*};
+}
+unsigned!(u8, u16, u32, u64, usize);
+signed!(i8, i16, i32, i64, isize);
+
+/// A number in decimal, as `{n}` writes it (a minus sign, no padding):
+/// the digits made in a buffer, not through the formatter (about six
+/// numbers a game row, 41 rows and more a team page).
+fn decimal(out: &mut String, negative: bool, magnitude: u64) {
+    let mut buf = [0u8; 21];
+    let mut at = buf.len();
+    let mut m = magnitude;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    out.push_str(std::str::from_utf8(&buf[at..]).expect("ASCII digits"));
 }
 
 /// Whether `{{#if}}` takes an optional text as true: present and not empty.
@@ -670,6 +718,38 @@ mod tests {
         GameRow, GameView, NavRound, OpponentRow, PlacedView, PlacingRow, RoundSummary,
         TeamGameRow,
     };
+
+    /// A number is written as the formatter writes it, at every type's
+    /// ends and around each power of ten.
+    #[test]
+    fn a_number_is_written_as_the_formatter_writes_it() {
+        fn check<T: Integer + std::fmt::Display>(n: T) {
+            let mut out = String::from("x");
+            num(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+        for k in 0..20u32 {
+            let p = 10u64.pow(k);
+            for n in [p - 1, p, p + 1] {
+                check(n);
+                if let Ok(s) = i64::try_from(n) {
+                    check(s);
+                    check(-s);
+                }
+            }
+        }
+        check(u64::MAX);
+        check(i64::MIN);
+        check(i64::MAX);
+        check(u32::MAX);
+        check(i32::MIN);
+        check(usize::MAX);
+        check(isize::MIN);
+        check(0u8);
+        check(i8::MIN);
+        check(u16::MAX);
+        check(i16::MIN);
+    }
 
     const NASTY: &str = "<a href='x'>`=\"&amp;</a> ü —";
 

@@ -412,24 +412,34 @@ impl<'a> Writer<'a> {
     /// and the folder keeps a hidden spare of every page written twice.
     /// Where the exchange is not supported, the spare is renamed over the
     /// page as before.
+    ///
+    /// In the folder held open (as `put_new` holds it), every call is
+    /// made relative to it (`*at`: no path walked from the root) and the
+    /// spare's type and length come from one `fstat`: five calls and a
+    /// close for a changed page, not six, and no path walked from the
+    /// root (the paths' way, where the folder cannot be held, is
+    /// `put_by_path`).
     fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
-        let path = self.dir.join(name);
         self.files.push(name.to_string());
-        // The old file is read only if its length is the new content's (a
-        // page that changed mostly changed its length too: a member's page
-        // grows by its group's games).
-        let old_len = std::fs::metadata(&path).ok().map(|m| m.len());
-        if old_len == Some(content.len() as u64)
-            && std::fs::read(&path).is_ok_and(|old| old == content.as_bytes())
-        {
-            return Ok(());
+        let dir_path = self.dir;
+        let held = match self.folder() {
+            Some(dir) => put_at(dir, dir_path, name, content),
+            None => put_by_path(dir_path, name, content),
+        };
+        let changed = match held {
+            Ok(changed) => changed,
+            // A folder held that refuses the page (not the folder any
+            // more, or a fault of the descriptor): by paths from now on,
+            // as where it could not be opened, and this page again.
+            Err(_) if matches!(self.held, Held::Open(_)) => {
+                self.held = Held::Unavailable;
+                put_by_path(dir_path, name, content)?
+            }
+            Err(e) => return Err(e),
+        };
+        if changed {
+            self.written += 1;
         }
-        let tmp = self.dir.join(format!(".{name}.tmp"));
-        write_over(&tmp, content.as_bytes()).map_err(io_err(&tmp))?;
-        if old_len.is_none() || !exchange(&tmp, &path) {
-            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
-        }
-        self.written += 1;
         Ok(())
     }
 
@@ -473,6 +483,79 @@ impl<'a> Writer<'a> {
     fn keep(&mut self, name: &str) {
         self.files.push(name.to_string());
     }
+}
+
+/// `Writer::put` by paths (where the folder cannot be held open):
+/// whether the page was written (it differed).
+fn put_by_path(dir: &Path, name: &str, content: &str) -> Result<bool, SiteError> {
+    let path = dir.join(name);
+    // The old file is read only if its length is the new content's (a
+    // page that changed mostly changed its length too: a member's page
+    // grows by its group's games).
+    let old_len = std::fs::metadata(&path).ok().map(|m| m.len());
+    if old_len == Some(content.len() as u64)
+        && std::fs::read(&path).is_ok_and(|old| old == content.as_bytes())
+    {
+        return Ok(false);
+    }
+    let tmp = dir.join(format!(".{name}.tmp"));
+    write_over(&tmp, content.as_bytes()).map_err(io_err(&tmp))?;
+    if old_len.is_none() || !exchange(&tmp, &path) {
+        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    }
+    Ok(true)
+}
+
+/// `Writer::put` in the folder `dir` held open (`dir_path` only names
+/// files in errors): the same steps as [`put_by_path`], each relative to
+/// the folder (`fstatat`, `openat`, `renameat2`), the spare opened as
+/// [`spare::open_spare_at`] opens it (never through a link, never on a
+/// FIFO). Whether the page was written (it differed).
+fn put_at(dir: &OwnedFd, dir_path: &Path, name: &str, content: &str) -> Result<bool, SiteError> {
+    use rustix::fs::{renameat, renameat_with, statat, AtFlags, RenameFlags};
+    use std::io::Write;
+    // As `std::fs::metadata`: through a link at the page's name.
+    let old_len = statat(dir, name, AtFlags::empty())
+        .ok()
+        .map(|st| st.st_size as u64);
+    if old_len == Some(content.len() as u64)
+        && read_at(dir, name).is_ok_and(|old| old == content.as_bytes())
+    {
+        return Ok(false);
+    }
+    let tmp = format!(".{name}.tmp");
+    // The paths are made only for an error.
+    let at = |file: &str| {
+        let path = dir_path.join(file);
+        move |source| SiteError::Io { path, source }
+    };
+    let (mut spare, spare_len) = spare::open_spare_at(dir, &tmp).map_err(|e| at(&tmp)(e))?;
+    spare
+        .write_all(content.as_bytes())
+        .map_err(|e| at(&tmp)(e))?;
+    if spare_len > content.len() as u64 {
+        spare
+            .set_len(content.len() as u64)
+            .map_err(|e| at(&tmp)(e))?;
+    }
+    drop(spare);
+    if old_len.is_none()
+        || renameat_with(dir, tmp.as_str(), dir, name, RenameFlags::EXCHANGE).is_err()
+    {
+        renameat(dir, tmp.as_str(), dir, name).map_err(|e| at(name)(e.into()))?;
+    }
+    Ok(true)
+}
+
+/// The whole file `name` of the folder `dir` (through a link at its name,
+/// as `std::fs::read`).
+fn read_at(dir: &OwnedFd, name: &str) -> std::io::Result<Vec<u8>> {
+    use rustix::fs::{openat, Mode, OFlags};
+    use std::io::Read;
+    let fd = openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The folder `dir` opened to make files in (`O_TMPFILE`) and name them.
@@ -997,10 +1080,10 @@ pub fn generate_from(
             let key = (r.number, g.number);
             if facts.finished_groups.contains(&key) {
                 if indexes.get(&key).is_none_or(|i| !i.fits(g)) {
-                    indexes.insert(key, views::GroupIndex::of(g));
+                    indexes.insert(key, views::GroupIndex::of(g, &|t| facts.team(t)));
                 }
             } else if scope_teams.is_none() {
-                running.insert(key, views::GroupIndex::of(g));
+                running.insert(key, views::GroupIndex::of(g, &|t| facts.team(t)));
             }
         }
     }
@@ -1011,7 +1094,7 @@ pub fn generate_from(
             if !facts.finished_groups.contains(&key) {
                 running
                     .entry(key)
-                    .or_insert_with(|| views::GroupIndex::of(g));
+                    .or_insert_with(|| views::GroupIndex::of(g, &|t| facts.team(t)));
             }
         }
     }
@@ -1438,46 +1521,118 @@ mod tests {
     /// Hostile (f9): a symbolic link planted at a page's spare
     /// (`.NAME.tmp`), or a FIFO there, never makes a write go elsewhere or
     /// wait: the page is written whole, the file the link named is as it
-    /// was. (Before, the page's bytes went over the linked file.)
+    /// was. (Before, the page's bytes went over the linked file.) Both
+    /// ways of `put`: in the folder held open, and by paths where it
+    /// cannot be held.
     #[test]
     fn a_link_at_a_pages_spare_never_writes_elsewhere() {
-        let dir = tempfile::tempdir().unwrap();
-        let elsewhere = tempfile::tempdir().unwrap();
-        let victim = elsewhere.path().join("authorized_keys");
-        std::fs::write(&victim, "ssh-ed25519 AAAA the owner's key\n").unwrap();
-        let page = dir.path().join("index.html");
-        std::fs::write(&page, "old").unwrap();
-        std::os::unix::fs::symlink(&victim, dir.path().join(".index.html.tmp")).unwrap();
-        std::os::unix::fs::symlink(&victim, dir.path().join(".round-1.html.tmp")).unwrap();
-        let fifo = std::ffi::CString::new(
-            dir.path()
-                .join(".round-2.html.tmp")
-                .as_os_str()
-                .as_encoded_bytes(),
-        )
-        .unwrap();
-        // SAFETY: mkfifo with a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let mut w = Writer::new(dir.path());
-        w.put("index.html", "<p>the new index</p>").unwrap();
-        for name in ["round-1.html", "round-2.html"] {
-            w.put_streamed(name, |out| {
-                out.write_all(b"<p>a round</p>").map_err(io_err(dir.path()))
-            })
-            .unwrap();
-        }
-        assert_eq!(
-            std::fs::read_to_string(&victim).unwrap(),
-            "ssh-ed25519 AAAA the owner's key\n"
-        );
-        assert_eq!(
-            std::fs::read_to_string(&page).unwrap(),
-            "<p>the new index</p>"
-        );
-        for name in ["round-1.html", "round-2.html"] {
+        for way in [PutWay::Held, PutWay::ByPath] {
+            let dir = tempfile::tempdir().unwrap();
+            let elsewhere = tempfile::tempdir().unwrap();
+            let victim = elsewhere.path().join("authorized_keys");
+            std::fs::write(&victim, "ssh-ed25519 AAAA the owner's key\n").unwrap();
+            let page = dir.path().join("index.html");
+            std::fs::write(&page, "old").unwrap();
+            std::os::unix::fs::symlink(&victim, dir.path().join(".index.html.tmp")).unwrap();
+            std::os::unix::fs::symlink(&victim, dir.path().join(".round-1.html.tmp")).unwrap();
+            let fifo = |name: &str| {
+                let fifo =
+                    std::ffi::CString::new(dir.path().join(name).as_os_str().as_encoded_bytes())
+                        .unwrap();
+                // SAFETY: mkfifo with a NUL-terminated path.
+                assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+            };
+            fifo(".round-2.html.tmp");
+            fifo(".team-1.html.tmp");
+            std::fs::write(dir.path().join("team-1.html"), "older").unwrap();
+            let mut w = way.writer(dir.path());
+            w.put("index.html", "<p>the new index</p>").unwrap();
+            w.put("team-1.html", "<p>a team</p>").unwrap();
+            for name in ["round-1.html", "round-2.html"] {
+                w.put_streamed(name, |out| {
+                    out.write_all(b"<p>a round</p>").map_err(io_err(dir.path()))
+                })
+                .unwrap();
+            }
             assert_eq!(
-                std::fs::read_to_string(dir.path().join(name)).unwrap(),
-                "<p>a round</p>"
+                std::fs::read_to_string(&victim).unwrap(),
+                "ssh-ed25519 AAAA the owner's key\n",
+                "{way:?}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&page).unwrap(),
+                "<p>the new index</p>"
+            );
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("team-1.html")).unwrap(),
+                "<p>a team</p>"
+            );
+            for name in ["round-1.html", "round-2.html"] {
+                assert_eq!(
+                    std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                    "<p>a round</p>"
+                );
+            }
+        }
+    }
+
+    /// How a test's `Writer` writes: in the folder held open (as always
+    /// where the folder can be opened), or by paths (where it cannot).
+    #[derive(Debug, Clone, Copy)]
+    enum PutWay {
+        Held,
+        ByPath,
+    }
+
+    impl PutWay {
+        fn writer(self, dir: &Path) -> Writer<'_> {
+            let mut w = Writer::new(dir);
+            match self {
+                PutWay::Held => assert!(w.folder().is_some()),
+                PutWay::ByPath => w.held = Held::Unavailable,
+            }
+            w
+        }
+    }
+
+    /// A page is written over its spare and trades places with it, in the
+    /// folder held and by paths alike: the page is the new content whole
+    /// (a shorter one too, a changed one of the same length), an unchanged
+    /// page is not written, and once the spare exists no write makes or
+    /// frees a file (the page's and the spare's inodes trade places).
+    #[test]
+    fn a_page_is_written_over_its_spare_and_traded_either_way() {
+        use std::os::unix::fs::MetadataExt;
+        for way in [PutWay::Held, PutWay::ByPath] {
+            let dir = tempfile::tempdir().unwrap();
+            let page = dir.path().join("team-7.html");
+            let spare = dir.path().join(".team-7.html.tmp");
+            let inode = |p: &Path| std::fs::metadata(p).map(|m| m.ino()).ok();
+            let put = |content: &str| {
+                let mut w = way.writer(dir.path());
+                w.put("team-7.html", content).unwrap();
+                assert_eq!(w.files, ["team-7.html"]);
+                w.written
+            };
+            assert_eq!(put("<p>the first page, long</p>"), 1, "{way:?}");
+            assert_eq!(inode(&spare), None, "a new page has no spare");
+            assert_eq!(put("<p>second, longer than the first</p>"), 1);
+            let (a, b) = (inode(&page).unwrap(), inode(&spare).unwrap());
+            for (content, written) in [
+                ("<p>third</p>", 1),
+                ("<p>third</p>", 0),
+                ("<p>THIRD</p>", 1),
+                ("<p>the fourth, the longest of them all</p>", 1),
+            ] {
+                assert_eq!(put(content), written, "{way:?} {content}");
+                assert_eq!(std::fs::read_to_string(&page).unwrap(), content);
+                let now = (inode(&page).unwrap(), inode(&spare).unwrap());
+                assert!(now == (a, b) || now == (b, a), "{way:?}: a file made");
+            }
+            assert_eq!(
+                std::fs::read_to_string(&spare).unwrap(),
+                "<p>THIRD</p>",
+                "the spare is the page before"
             );
         }
     }

@@ -35,6 +35,37 @@ pub(super) fn open_spare(path: &Path) -> std::io::Result<std::fs::File> {
     }
 }
 
+/// A page's spare `name` in the folder `dir` held open, opened as
+/// [`open_spare`] opens one at a path (never through a symbolic link,
+/// never waiting on a FIFO; anything but a file there removed and the
+/// spare made new), relative to the folder; with the spare's length
+/// before it is written over (from the same `fstat` that saw it is a
+/// file).
+pub(super) fn open_spare_at(
+    dir: &std::os::fd::OwnedFd,
+    name: &str,
+) -> std::io::Result<(std::fs::File, u64)> {
+    use rustix::fs::{fstat, openat, unlinkat, AtFlags, FileType, Mode, OFlags};
+    let open = |new: bool| {
+        let flags = OFlags::WRONLY
+            | OFlags::CREATE
+            | OFlags::NOFOLLOW
+            | OFlags::NONBLOCK
+            | OFlags::CLOEXEC
+            | if new { OFlags::EXCL } else { OFlags::empty() };
+        openat(dir, name, flags, Mode::from_raw_mode(0o666))
+    };
+    if let Ok(fd) = open(false) {
+        if let Ok(st) = fstat(&fd) {
+            if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile {
+                return Ok((std::fs::File::from(fd), st.st_size as u64));
+            }
+        }
+    }
+    let _ = unlinkat(dir, name, AtFlags::empty());
+    Ok((std::fs::File::from(open(true)?), 0))
+}
+
 /// A folder of the site (the bot contests' `game/`, `pairing/`, …) held
 /// open for a write of the site: made if missing, opened never through a
 /// symbolic link (a link, or anything but a folder, at its name is removed

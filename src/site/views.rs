@@ -19,7 +19,7 @@ use super::model::{
 };
 use super::pages::{
     EvolutionLabels, EvolutionPlacedView, EvolutionRow, EvolutionView, FailureRow, Frame,
-    OpponentRow, PlacingRow, TeamGameRow, TeamView,
+    OpponentRow, PlacingRow, TeamGameRow, TeamRef, TeamView,
 };
 use super::plots;
 
@@ -124,50 +124,99 @@ pub(super) fn evolution_view(
 }
 
 /// A group's members and, for each, the games it played in (in the
-/// group's order) and on which side: a member's page looks its games up
-/// instead of scanning the group's games, and compares no names.
+/// group's order), on which side and against which member: a member's
+/// page looks its games up instead of scanning the group's games, and
+/// compares no names. Each member's link is kept with the index (looked
+/// up once when the group is indexed): a page names its opponents from
+/// them, not by looking each opponent's name up again (a SipHash of a
+/// name a row, 41 rows a page, every member's page at each write).
 #[derive(Debug)]
 pub(super) struct GroupIndex {
     games: usize,
     of: HashMap<String, Vec<Played>>,
+    /// The members' links, in the order of their first place among the
+    /// group's members ([`Played::opponent`] counts in it).
+    links: Vec<TeamRef>,
 }
 
-/// A game a member played in: its index among the group's games, and the
-/// member's side.
+/// A game a member played in: its index among the group's games and the
+/// member's side (packed in one number: the index times four, plus the
+/// side), and its opponent's place among the group's links
+/// ([`NOT_A_MEMBER`] for a player not in the group). Eight bytes, as
+/// before the opponent was kept.
 #[derive(Debug, Clone, Copy)]
 struct Played {
-    game: u32,
-    side: Side,
+    game_side: u32,
+    opponent: u32,
+}
+
+/// [`Played::opponent`] of a player who is not one of the group's members
+/// (looked up by name, as before the links were kept).
+const NOT_A_MEMBER: u32 = u32::MAX;
+
+impl Played {
+    fn new(game: usize, side: Side, opponent: u32) -> Self {
+        // A group has at most a few thousand games: far below 2^30.
+        let game = u32::try_from(game)
+            .ok()
+            .filter(|&g| g < 1 << 30)
+            .expect("a group's games are fewer than 2^30");
+        Played {
+            game_side: game << 2 | side as u32,
+            opponent,
+        }
+    }
+
+    /// The game's index among the group's games.
+    fn game(self) -> usize {
+        (self.game_side >> 2) as usize
+    }
+
+    /// The member's side in the game.
+    fn side(self) -> Side {
+        match self.game_side & 3 {
+            0 => Side::P,
+            1 => Side::Q,
+            _ => Side::Both,
+        }
+    }
 }
 
 /// A member's side in a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
-    P,
-    Q,
+    P = 0,
+    Q = 1,
     /// A self-game: the member played both sides.
-    Both,
+    Both = 2,
 }
 
 impl GroupIndex {
-    pub(super) fn of(g: &GroupResult) -> Self {
-        let mut of: HashMap<String, Vec<Played>> =
-            g.members.iter().map(|m| (m.clone(), Vec::new())).collect();
+    /// The index of `g`, its members linked as `team` links them.
+    pub(super) fn of(g: &GroupResult, team: &dyn Fn(&str) -> TeamRef) -> Self {
+        let mut of: HashMap<String, Vec<Played>> = HashMap::with_capacity(g.members.len());
+        // Each member's place among the links, while indexing.
+        let mut place: HashMap<&str, u32> = HashMap::with_capacity(g.members.len());
+        let mut links = Vec::with_capacity(g.members.len());
+        for m in &g.members {
+            if !place.contains_key(m.as_str()) {
+                place.insert(m, links.len() as u32);
+                links.push(team(m));
+                of.insert(m.clone(), Vec::new());
+            }
+        }
+        let at = |name: &str| place.get(name).copied().unwrap_or(NOT_A_MEMBER);
         for (i, x) in g.games.iter().enumerate() {
-            let game = i as u32;
             if x.players[0] == x.players[1] {
                 // A self-game is listed once.
                 if let Some(v) = of.get_mut(&*x.players[0]) {
-                    v.push(Played {
-                        game,
-                        side: Side::Both,
-                    });
+                    v.push(Played::new(i, Side::Both, at(&x.players[0])));
                 }
                 continue;
             }
-            for (p, side) in x.players.iter().zip([Side::P, Side::Q]) {
-                if let Some(v) = of.get_mut(&**p) {
-                    v.push(Played { game, side });
+            for (k, side) in [(0, Side::P), (1, Side::Q)] {
+                if let Some(v) = of.get_mut(&*x.players[k]) {
+                    v.push(Played::new(i, side, at(&x.players[1 - k])));
                 }
             }
         }
@@ -178,6 +227,7 @@ impl GroupIndex {
         GroupIndex {
             games: g.games.len(),
             of,
+            links,
         }
     }
 
@@ -186,6 +236,7 @@ impl GroupIndex {
         GroupIndex {
             games: 0,
             of: HashMap::new(),
+            links: Vec::new(),
         }
     }
 
@@ -199,6 +250,15 @@ impl GroupIndex {
     /// The games `team` played in, or `None` if it is not a member.
     fn games_of(&self, team: &str) -> Option<&[Played]> {
         self.of.get(team).map(Vec::as_slice)
+    }
+
+    /// The opponent of a game `p` listed, linked: kept with the index for
+    /// a member, `team(name)` for a player outside the group.
+    fn opponent(&self, p: Played, name: &str, team: &dyn Fn(&str) -> TeamRef) -> TeamRef {
+        match self.links.get(p.opponent as usize) {
+            Some(link) => link.clone(),
+            None => team(name),
+        }
     }
 }
 
@@ -317,14 +377,14 @@ pub(super) fn team_view<'i>(
         let (r, g) = m.of(res);
         {
             let made;
-            let played = match index(r.number, g.number) {
-                Some(i) => i.games_of(name),
+            let group_index = match index(r.number, g.number) {
+                Some(i) => i,
                 None => {
-                    made = GroupIndex::of(g);
-                    made.games_of(name)
+                    made = GroupIndex::of(g, &|t| facts.team(t));
+                    &made
                 }
             };
-            let Some(played) = played else {
+            let Some(played) = group_index.games_of(name) else {
                 continue;
             };
             let entry = g.ranking.iter().find(|p| p.team == name);
@@ -336,8 +396,9 @@ pub(super) fn team_view<'i>(
                 points: entry.map(|p| points_text(p.points)),
             });
             let dqs = disqualifications(g, r);
-            for &Played { game, side: seat } in played {
-                let x = &g.games[game as usize];
+            for &p in played {
+                let seat = p.side();
+                let x = &g.games[p.game()];
                 let both = seat == Side::Both;
                 let side = if seat == Side::Q { 1 } else { 0 };
                 let other = 1 - side;
@@ -350,7 +411,7 @@ pub(super) fn team_view<'i>(
                 {
                     pages_note = Some(TEAM_PAGES_NOTE);
                 }
-                let opponent = facts.team(&x.players[other]);
+                let opponent = group_index.opponent(p, &x.players[other], &|t| facts.team(t));
                 if x.counted() {
                     let e = opponents
                         .entry(&x.players[other])
@@ -536,14 +597,18 @@ mod tests {
                 game(4, "a", "gone"),
             ],
         };
-        let index = GroupIndex::of(&g);
+        let link = |t: &str| TeamRef {
+            name: t.into(),
+            href: Some(format!("{t}.html").into()),
+        };
+        let index = GroupIndex::of(&g, &link);
         assert!(index.fits(&g));
         let of = |team: &str| -> Vec<(u32, Side)> {
             index
                 .games_of(team)
                 .unwrap()
                 .iter()
-                .map(|p| (p.game, p.side))
+                .map(|&p| (p.game() as u32, p.side()))
                 .collect()
         };
         assert_eq!(of("a"), vec![(0, Side::P), (2, Side::Q), (3, Side::P)]);
@@ -564,5 +629,28 @@ mod tests {
                 assert_eq!(listed.map(|(_, s)| s), by_name, "game {i}, {team}");
             }
         }
+        // Each game's opponent is the other player's link, kept with the
+        // index for a member; a player outside the group is looked up.
+        let outside = |t: &str| TeamRef {
+            name: t.into(),
+            href: None,
+        };
+        for team in ["a", "b"] {
+            for &p in index.games_of(team).unwrap() {
+                let x = &g.games[p.game()];
+                let other = &*x.players[usize::from(p.side() != Side::Q)];
+                let expected = if other == "gone" {
+                    outside(other)
+                } else {
+                    link(other)
+                };
+                assert_eq!(index.opponent(p, other, &outside), expected, "{team}");
+            }
+        }
+        let gone = index.games_of("a").unwrap()[2];
+        assert_eq!(gone.opponent, NOT_A_MEMBER);
+        // The largest index a game can have keeps its side.
+        let last = Played::new((1 << 30) - 1, Side::Both, 7);
+        assert_eq!((last.game(), last.side()), ((1 << 30) - 1, Side::Both));
     }
 }
