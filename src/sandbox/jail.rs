@@ -14,10 +14,13 @@
 //! nothing of it reaches the host's disk. The rest of the tree is mounted
 //! read-only in the run. [`Jail::run`] starts a
 //! command (without copying the server, [`super::spawn`]) in new mount,
-//! network, IPC, UTS and PID namespaces (plus a user namespace when not
-//! root), chrooted into that tree, under a uid of the jail's own when the
-//! server is root, with
-//! only standard input, output and error open, with CPU, address-space,
+//! IPC, UTS and PID namespaces (plus a user namespace when not root) and a
+//! network namespace without a link up: as root the jail's own for its
+//! life, lent by the bots' pool ([`super::netns`]: making one and freeing
+//! it in a kernel worker costs about a millisecond of CPU a run) and
+//! given back at drop, kept only if no socket is left in it; not root a
+//! new one per run. Chrooted into that tree, under a uid of the jail's
+//! own when the server is root, with only standard input, output and error open, with CPU, address-space,
 //! file-size, open-file and process-count limits, a wall-clock limit and a
 //! cap on the output it keeps. Nothing outside the toolchain and the work
 //! folder is readable, and there is no network. The command is PID 1 of its
@@ -71,6 +74,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::cgroup::{self, Group, GroupLimits};
+use super::netns::{self, Netns};
 use super::spawn::{self, arrange_fds, check, CArgs};
 use super::uid::{UidSlot, SLOTS};
 use super::{is_root, pipe, set_rlimit};
@@ -270,6 +274,11 @@ pub struct Jail {
     /// The jail's own uid when the server is root (its commands run under
     /// it, and it owns the work folder).
     uid: Option<UidSlot>,
+    /// The network namespace every run of this jail enters, lent from the
+    /// server's pool ([`netns::POOL`]) for the jail's life and given back
+    /// when it drops (kept only if no socket is left in it); `None` where
+    /// the server makes none (not root): each run's clone makes one.
+    netns: Option<Netns>,
 }
 
 impl Jail {
@@ -345,7 +354,16 @@ impl Jail {
             work_path,
             group: group.map(Mutex::new),
             uid,
+            // Only where the runs need no user namespace of their own: a
+            // namespace of the initial one is entered with root's rights.
+            netns: if is_root() { netns::POOL.take() } else { None },
         })
+    }
+
+    /// Whether the jail's runs enter a network namespace lent from the
+    /// server's pool (the server is root), rather than each making one.
+    pub fn lent_netns(&self) -> bool {
+        self.netns.is_some()
     }
 
     /// Whether the jail's memory is bounded as a whole, in the kernel's
@@ -513,13 +531,14 @@ impl Jail {
             write_end.as_raw_fd(),
             write_end.as_raw_fd(),
         ];
-        let mut flags = libc::CLONE_NEWNS
-            | libc::CLONE_NEWNET
-            | libc::CLONE_NEWIPC
-            | libc::CLONE_NEWUTS
-            | libc::CLONE_NEWPID;
+        let mut flags =
+            libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWPID;
         if plan.own_uid.is_none() {
             flags |= libc::CLONE_NEWUSER;
+        }
+        let netns = self.netns.as_ref().map(Netns::fd);
+        if netns.is_none() {
+            flags |= libc::CLONE_NEWNET;
         }
         let mut body = || -> io::Error {
             let run = || -> Result<(), io::Error> {
@@ -527,6 +546,12 @@ impl Jail {
                 // command starts is inside from its first instruction.
                 for fd in &join_fds {
                     cgroup::join_fd(*fd)?;
+                }
+                // The jail's lent network namespace, entered before the
+                // descriptors are closed (the command is born in it).
+                if let Some(fd) = netns {
+                    // SAFETY: plain syscall; it changes only this child.
+                    check(unsafe { libc::setns(fd, libc::CLONE_NEWNET) })?;
                 }
                 // SAFETY: system calls on data prepared before the clone.
                 unsafe {
@@ -659,6 +684,18 @@ impl Jail {
             oom_kills,
             memory_peak,
         })
+    }
+}
+
+impl Drop for Jail {
+    /// Gives the lent network namespace back: every process of every run
+    /// is gone by now (each run ended with its PID namespace's first
+    /// process, which the kernel outlives no process of the namespace),
+    /// and the pool keeps it only if no socket is left in it.
+    fn drop(&mut self) {
+        if let Some(n) = self.netns.take() {
+            netns::POOL.give_back(n);
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Network namespaces for bots, made by the server and used again.
+//! Network namespaces for bots and compile jails, made by the server and
+//! used again.
 //!
 //! Every bot runs in a network namespace that no other running bot shares:
 //! it has no interface that reaches anything (loopback stays down), and its
@@ -6,22 +7,30 @@
 //! make) are its own, so two bots cannot meet. Creating a namespace costs
 //! about 0.45 ms of a bot's start here (the kernel registers every
 //! per-namespace sysctl), and freeing one as much again in a kernel worker.
+//! A compile jail ([`super::jail`]) borrows one for its life in the same
+//! way: its runs (gcc, clang, wasm-ld, one compile's) enter it instead of
+//! each making one.
 //!
 //! So when the server runs as root it makes the namespaces itself (owned by
-//! the initial user namespace: a bot has no capability in one, it cannot
-//! even bring loopback up) and lends each to one bot at a time; the bot's
-//! first child enters it before cloning the bot. A namespace comes back
-//! ([`Pool::give_back`]) only after every process of its bot is gone, and
-//! only if it then holds no socket at all, read from the namespace's own
-//! `/proc/net/unix` (opened when it was made). A socket kept alive only
-//! in flight (a descriptor sent over a socket that nobody will read) stays
-//! listed until the kernel's collector frees it; such a namespace is
-//! dropped, never lent again. Sockets are all a bot can leave in one: with
-//! no interface up and no capability, nothing else of a network namespace
-//! changes.
+//! the initial user namespace: a bot or a jailed tool has no capability in
+//! one, it cannot even bring loopback up) and lends each to one bot or
+//! jail at a time; the bot's first child, or each jailed run's child,
+//! enters it before its exec. A namespace comes back
+//! ([`Pool::give_back`]) only after every process of its bot or jail is
+//! gone, and only if it then holds no socket at all, read from the
+//! namespace's own `/proc/net/unix` and `/proc/net/sockstat` (opened when
+//! it was made): no `AF_UNIX` socket listed, and the kernel's count of the
+//! namespace's sockets of every family at zero, `TIME_WAIT` included (a
+//! jailed tool has no seccomp filter and can make any socket its lack of
+//! capabilities allows). A socket kept alive only in flight (a descriptor
+//! sent over a socket that nobody will read) is listed and counted until
+//! the kernel's collector frees it; such a namespace is dropped, never
+//! lent again. Sockets are all a process can
+//! leave in one: with no interface up and no capability, nothing else of a
+//! network namespace changes.
 //!
 //! Not root (or a kernel that refuses): [`Pool::take`] gives `None` and
-//! each bot's clone makes a fresh namespace.
+//! each bot's clone (each jailed run's) makes a fresh namespace.
 //!
 //! This module starts no process and knows nothing of matches: it makes,
 //! lends, checks and keeps namespaces.
@@ -36,12 +45,18 @@ use std::sync::Mutex;
 /// Idle namespaces kept at most (more are dropped on return).
 const KEEP: usize = 64;
 
-/// One network namespace, lent to one bot at a time.
+/// One network namespace, lent to one bot (or one compile jail) at a time.
 #[derive(Debug)]
 pub struct Netns {
     ns: OwnedFd,
     /// Its `/proc/net/unix`, bound to it when opened.
     unix: File,
+    /// Its `/proc/net/sockstat`: the kernel's count of the sockets of
+    /// every family made in it (`sockets: used`) and of its TCP sockets
+    /// in `TIME_WAIT` (`tw`). Not `/proc/net/tcp` or `udp`: reading those
+    /// walks the machine's whole hash table of connections, milliseconds
+    /// a read.
+    sockstat: File,
 }
 
 /// Idle namespaces.
@@ -105,9 +120,11 @@ impl Netns {
             }
             let ns = File::open("/proc/thread-self/ns/net")?;
             let unix = File::open("/proc/thread-self/net/unix")?;
+            let sockstat = File::open("/proc/thread-self/net/sockstat")?;
             Ok(Netns {
                 ns: ns.into(),
                 unix,
+                sockstat,
             })
         })
         .join()
@@ -119,16 +136,42 @@ impl Netns {
         self.ns.as_raw_fd()
     }
 
-    /// Whether no socket is left in the namespace.
+    /// Whether no socket is left in the namespace: none listed in its
+    /// `/proc/net/unix`, none of any family counted in its sockstat, and no
+    /// TCP socket in `TIME_WAIT`. A socket being freed after the kernel's
+    /// grace period still counts: such a namespace is dropped, not lent.
     pub fn is_empty(&self) -> bool {
         // The header line only. A short buffer is enough: a second line
         // (or a read error) means "not empty".
         let mut buf = [0u8; 512];
-        match self.unix.read_at(&mut buf, 0) {
+        let unix_empty = match self.unix.read_at(&mut buf, 0) {
             Ok(n) => n < buf.len() && buf[..n].iter().filter(|&&b| b == b'\n').count() == 1,
             Err(_) => false,
-        }
+        };
+        unix_empty
+            && match self.sockstat.read_at(&mut buf, 0) {
+                Ok(n) if n < buf.len() => no_sockets_counted(&buf[..n]),
+                _ => false,
+            }
     }
+}
+
+/// Whether a namespace's `/proc/net/sockstat` counts no socket of any
+/// family (`sockets: used 0`, per namespace) and no TCP socket in
+/// `TIME_WAIT` (`TCP: … tw 0`); anything unreadable is not empty.
+fn no_sockets_counted(sockstat: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(sockstat) else {
+        return false;
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some("sockets: used 0") {
+        return false;
+    }
+    let Some(tcp) = lines.find(|l| l.starts_with("TCP: ")) else {
+        return false;
+    };
+    let fields: Vec<&str> = tcp.split_whitespace().collect();
+    fields.windows(2).any(|w| w[0] == "tw" && w[1] == "0")
 }
 
 #[cfg(test)]
@@ -204,5 +247,82 @@ mod tests {
         let second = id(&n);
         pool.give_back(n);
         assert_eq!(pool.take().map(|m| id(&m)), Some(second));
+    }
+
+    /// A compile jail's tool has no seccomp filter: an `AF_INET` or
+    /// `AF_INET6` socket left in a namespace (bound with loopback down,
+    /// as a tool can) keeps it from being lent again, as an `AF_UNIX` one
+    /// does.
+    #[test]
+    fn a_namespace_holding_an_inet_socket_is_not_lent_again() {
+        let pool = Pool::default();
+        if !super::super::is_root() {
+            return;
+        }
+        for (domain, kind) in [
+            (libc::AF_INET, libc::SOCK_DGRAM),
+            (libc::AF_INET6, libc::SOCK_DGRAM),
+            (libc::AF_INET, libc::SOCK_STREAM),
+        ] {
+            let n = pool.take().expect("root makes network namespaces");
+            let left = inside(&n, || {
+                // SAFETY: plain syscalls on a fresh socket and a zeroed
+                // address (the wildcard address, port 4242).
+                unsafe {
+                    let fd = libc::socket(domain, kind | libc::SOCK_CLOEXEC, 0);
+                    assert!(fd >= 0);
+                    let sock = OwnedFd::from_raw_fd(fd);
+                    let r = if domain == libc::AF_INET {
+                        let mut a: libc::sockaddr_in = std::mem::zeroed();
+                        a.sin_family = libc::AF_INET as libc::sa_family_t;
+                        a.sin_port = 4242u16.to_be();
+                        let p = (&a as *const libc::sockaddr_in).cast();
+                        libc::bind(fd, p, std::mem::size_of_val(&a) as u32)
+                    } else {
+                        let mut a: libc::sockaddr_in6 = std::mem::zeroed();
+                        a.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+                        a.sin6_port = 4242u16.to_be();
+                        let p = (&a as *const libc::sockaddr_in6).cast();
+                        libc::bind(fd, p, std::mem::size_of_val(&a) as u32)
+                    };
+                    assert_eq!(r, 0, "{}", io::Error::last_os_error());
+                    if kind == libc::SOCK_STREAM {
+                        assert_eq!(libc::listen(fd, 1), 0);
+                    }
+                    sock
+                }
+            });
+            assert!(!n.is_empty(), "{domain} {kind}");
+            pool.give_back(n);
+            drop(left);
+            assert!(pool.idle.lock().unwrap().is_empty(), "{domain} {kind}");
+        }
+        // Counted whatever its family, bound or not (here a netlink one).
+        let n = pool.take().unwrap();
+        let left = inside(&n, || {
+            // SAFETY: plain syscall on a fresh socket.
+            let fd =
+                unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+            assert!(fd >= 0);
+            // SAFETY: just made, ours.
+            unsafe { OwnedFd::from_raw_fd(fd) }
+        });
+        assert!(!n.is_empty(), "a netlink socket");
+        drop(left);
+    }
+
+    #[test]
+    fn sockstat_counts_read() {
+        let empty =
+            "sockets: used 0\nTCP: inuse 0 orphan 3 tw 0 alloc 10 mem 35\nUDP: inuse 0 mem 0\n";
+        assert!(no_sockets_counted(empty.as_bytes()));
+        for full in [
+            "sockets: used 1\nTCP: inuse 0 orphan 0 tw 0 alloc 10 mem 35\n",
+            "sockets: used 0\nTCP: inuse 0 orphan 0 tw 2 alloc 10 mem 35\n",
+            "sockets: used 0\n",
+            "",
+        ] {
+            assert!(!no_sockets_counted(full.as_bytes()), "{full}");
+        }
     }
 }

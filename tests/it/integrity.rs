@@ -1180,6 +1180,95 @@ fn the_jails_control_group_is_emptied_after_each_run_and_removed_with_it() {
     }
 }
 
+/// A jailed tool that binds an abstract `AF_UNIX` name and a UDP port,
+/// tells the server so, and waits to be let go, then leaves both sockets
+/// in flight (sent over a socket pair that holds itself) when it ends.
+const HOLD_SOCKETS: &str = "\
+import os, socket, time
+l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+l.bind('\\0knobeln-jail-netns')
+l.listen(1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(('0.0.0.0', 4242))
+open('/work/bound', 'w').close()
+while not os.path.exists('/work/go'):
+    time.sleep(0.01)
+a, b = socket.socketpair()
+socket.send_fds(a, [b'x'], [l.fileno(), u.fileno(), a.fileno(), b.fileno()])
+print('left in flight')
+";
+
+/// A jailed tool looking for what `HOLD_SOCKETS` holds or left.
+const PROBE_SOCKETS: &str = "\
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect('\\0knobeln-jail-netns')
+    print('name connected')
+except ConnectionRefusedError:
+    print('name refused')
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.bind(('0.0.0.0', 4242))
+    print('port free')
+except OSError as e:
+    print('port in use', e)
+";
+
+/// Each compile jail's runs share a network namespace of the jail's own
+/// (as root one lent by the server's pool for the jail's life, instead of
+/// one made and freed per run): a tool in another jail at the same time
+/// cannot reach an abstract name or see a port a tool of this jail holds,
+/// and what a tool leaves in it (both sockets in flight when it ends)
+/// reaches no later jail: a namespace holding a socket is never lent
+/// again. Run as root, and again as `nobody` through `setpriv` (a new
+/// namespace per run).
+#[test]
+fn a_jails_network_namespace_is_its_own_and_carries_nothing_to_the_next() {
+    also_as_nobody(
+        "integrity::a_jails_network_namespace_is_its_own_and_carries_nothing_to_the_next",
+    );
+    let limits = JailLimits {
+        wall: Duration::from_secs(120),
+        ..JailLimits::default()
+    };
+    let probe = |jail: &Jail| {
+        let out = jail
+            .run(&["/usr/bin/python3", "-c", PROBE_SOCKETS], &limits)
+            .unwrap();
+        assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+        assert!(
+            out.output.contains("name refused") && out.output.contains("port free"),
+            "{}",
+            out.output
+        );
+    };
+    let holder = Jail::new().unwrap();
+    // SAFETY: a plain system call.
+    let root = unsafe { libc::geteuid() } == 0;
+    assert_eq!(holder.lent_netns(), root, "as root the pool lends one");
+    std::thread::scope(|s| {
+        let held = s.spawn(|| {
+            holder
+                .run(&["/usr/bin/python3", "-c", HOLD_SOCKETS], &limits)
+                .unwrap()
+        });
+        let bound = holder.work_dir().join("bound");
+        while !bound.exists() && !held.is_finished() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        probe(&Jail::new().unwrap());
+        holder.write_file("go", b"", std::time::UNIX_EPOCH).unwrap();
+        let out = held.join().unwrap();
+        assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+        assert!(out.output.contains("left in flight"), "{}", out.output);
+    });
+    drop(holder);
+    for _ in 0..4 {
+        probe(&Jail::new().unwrap());
+    }
+}
+
 /// A source within the lexical limits whose macros make gcc's
 /// preprocessor hold ever more (`macro_bomb.c`: 2^N copies of a token) is
 /// rejected by the jail's memory, in words ("your program made the
