@@ -109,6 +109,7 @@ pub struct WorkerOptions {
 /// or Ctrl-C ends it at once: the games it holds are not acknowledged, and
 /// JetStream gives them to other workers after `ack_wait`.
 pub fn run(options: WorkerOptions) -> Result<(), DistributedError> {
+    keep_freed_memory();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("knobeln-worker")
@@ -119,6 +120,30 @@ pub fn run(options: WorkerOptions) -> Result<(), DistributedError> {
     // for: its bots die with this process (their parent-death signal).
     runtime.shutdown_timeout(Duration::from_secs(1));
     r
+}
+
+/// Bytes of freed memory glibc keeps for reuse instead of returning them
+/// to the system, and the size from which it maps an allocation of its
+/// own ([`keep_freed_memory`]).
+const KEEP_FREED_BYTES: i32 = 4 << 20;
+
+/// Keeps a job's buffers in the worker's heap from one job to the next.
+/// An answer is about 200 kB (2 kB a game's throws): with glibc's defaults
+/// each one was mapped or grown into the heap, faulted in page by page,
+/// and given back (`madvise`) when freed, so the next one faulted in
+/// again: about 40 % of the worker's threads besides its games went to
+/// page faults and `malloc`'s growing and trimming (figures: "The queue's
+/// floor on two cores"). With both thresholds at 4 MiB an answer (at most
+/// `wire::MAX_MESSAGE_BYTES`, 1 MiB) comes from the heap, and up to
+/// 4 MiB freed stays there.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets two of glibc's allocator parameters; it is
+    // called before the worker starts its threads.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, KEEP_FREED_BYTES);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, KEEP_FREED_BYTES);
+    }
 }
 
 /// What the tasks of a worker share.
