@@ -1338,7 +1338,10 @@ fn a_flood_of_problems_gives_a_short_report() {
     assert!(
         library
             .last()
-            .unwrap()
+            .unwrap_or_else(|| panic!(
+                "no problem of the library check; the report's errors: {:#?}",
+                report.errors().take(5).collect::<Vec<_>>()
+            ))
             .message
             .contains("and 25970 more problems"),
         "{:?}",
