@@ -44,7 +44,7 @@ use crate::tournament::{GameKey, TeamId};
 
 pub use error::{Result, StoreError};
 pub use throws::{
-    decode_throws, encode_throws, packed_runs, put_varint, throws_digest, zigzag, PackedRuns,
+    decode_throws, encode_throws, packed_runs, EncodedThrows, put_varint, throws_digest, zigzag, PackedRuns,
     THROWS_FORMAT, THROWS_REPLAY,
 };
 
