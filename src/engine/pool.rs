@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::referee::{GameRecord, GameSeeds, Referee};
-use crate::store::EncodedThrows;
 use crate::sandbox::{allowed_cpus, pin_current_thread};
+use crate::store::EncodedThrows;
 use crate::tournament::ScheduledGame;
 use crate::wasm::Loaded;
 

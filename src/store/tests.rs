@@ -1702,7 +1702,11 @@ fn encoded_throws_are_format_1_and_the_digest_of_their_bytes() {
                 throws.push(at);
             }
             let encoded = EncodedThrows::of(&throws);
-            assert_eq!(encoded.bytes(), &encode_throws(&throws)[..], "{len} {spread}");
+            assert_eq!(
+                encoded.bytes(),
+                &encode_throws(&throws)[..],
+                "{len} {spread}"
+            );
             assert_eq!(encoded.digest(), throws_digest(&throws), "{len} {spread}");
             assert_eq!(
                 decode_throws(encoded.bytes(), THROWS_FORMAT).unwrap(),
@@ -1744,7 +1748,9 @@ fn a_game_stored_with_throws_encoded_elsewhere_has_the_same_row() {
                     .insert_game_at(t, &game_of(team, slot), record, encoded, at)
                     .unwrap();
             } else {
-                store.insert_game(t, &game_of(team, slot), record, now).unwrap();
+                store
+                    .insert_game(t, &game_of(team, slot), record, now)
+                    .unwrap();
             }
         }
         let stored: Vec<(Vec<u8>, i64, Option<String>)> = store
@@ -1767,5 +1773,8 @@ fn a_game_stored_with_throws_encoded_elsewhere_has_the_same_row() {
     assert_eq!((stored.clone(), packed.clone()), rows(false));
     assert_eq!(stored[0].1, THROWS_REPLAY);
     assert_eq!(stored[1].1, THROWS_FORMAT);
-    assert_eq!(packed[0], Some(encode_throws(&[[100, 101], [102, 99], [1 << 33, 5]])));
+    assert_eq!(
+        packed[0],
+        Some(encode_throws(&[[100, 101], [102, 99], [1 << 33, 5]]))
+    );
 }
