@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use super::worker::canned_record;
 use crate::engine::pool::{Done, Job, Runner};
 use crate::referee::{GameRecord, RefereeConfig};
+use crate::store::EncodedThrows;
 
 /// A runner in this process that answers every job at once with a canned
 /// record: the engine and the store without any queue.
@@ -15,15 +16,21 @@ use crate::referee::{GameRecord, RefereeConfig};
 /// The canned record is the same for every game but its seed, so it is
 /// made once (its throws replayed for the points) and copied per game: the
 /// benchmarks measure the engine's work around a game, not the fake game.
+/// Its throws' encoding for the store is made once too and copied: a
+/// pool's worker encodes a game's throws on its own thread
+/// ([`Done::played`]), so that is the game's work, not the server's.
 pub struct InstantRunner {
     canned: GameRecord,
+    encoded: EncodedThrows,
     done: RefCell<VecDeque<Done>>,
 }
 
 impl InstantRunner {
     pub fn new(referee: RefereeConfig) -> Self {
+        let canned = canned_record(&referee, 0);
         InstantRunner {
-            canned: canned_record(&referee, 0),
+            encoded: EncodedThrows::of(&canned.throws),
+            canned,
             done: RefCell::new(VecDeque::new()),
         }
     }
@@ -42,6 +49,7 @@ impl Runner for InstantRunner {
         self.done.borrow_mut().push_back(Done {
             game: job.game,
             result: Ok(record),
+            encoded: Some(self.encoded.clone()),
         });
     }
 

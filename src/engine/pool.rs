@@ -17,6 +17,7 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::referee::{GameRecord, GameSeeds, Referee};
 use crate::sandbox::{allowed_cpus, pin_current_thread};
+use crate::store::EncodedThrows;
 use crate::tournament::ScheduledGame;
 use crate::wasm::Loaded;
 
@@ -76,6 +77,32 @@ pub struct Done {
     pub game: ScheduledGame,
     /// `Err` is an infrastructure fault (the game could not be refereed).
     pub result: Result<GameRecord, String>,
+    /// The record's throws encoded for the store, where the runner made
+    /// them ([`Done::played`]: on the game's own thread); `None`: the
+    /// server's thread encodes them when it stores the game.
+    pub encoded: Option<EncodedThrows>,
+}
+
+impl Done {
+    /// A game played to its record, its throws encoded for the store here
+    /// (a pool's worker calls it: the throws are still in its cache, and
+    /// the server's thread, which stores every game, is spared the work).
+    pub fn played(game: ScheduledGame, record: GameRecord) -> Done {
+        Done {
+            game,
+            encoded: Some(EncodedThrows::of(&record.throws)),
+            result: Ok(record),
+        }
+    }
+
+    /// A game the infrastructure could not referee (`error` says why).
+    pub fn failed(game: ScheduledGame, error: String) -> Done {
+        Done {
+            game,
+            result: Err(error),
+            encoded: None,
+        }
+    }
 }
 
 /// The running workers.
@@ -129,20 +156,16 @@ impl Pool {
                                 break;
                             }
                             let started = Instant::now();
-                            let result = referee
-                                .play_loaded(
-                                    [&job.programs[0].strategy, &job.programs[1].strategy],
-                                    job.seeds,
-                                )
-                                .map_err(|e| e.to_string());
+                            let result = referee.play_loaded(
+                                [&job.programs[0].strategy, &job.programs[1].strategy],
+                                job.seeds,
+                            );
                             record_game_time(&game_ns, started.elapsed());
-                            if tx
-                                .send(Done {
-                                    game: job.game,
-                                    result,
-                                })
-                                .is_err()
-                            {
+                            let done = match result {
+                                Ok(record) => Done::played(job.game, record),
+                                Err(e) => Done::failed(job.game, e.to_string()),
+                            };
+                            if tx.send(done).is_err() {
                                 break;
                             }
                         }

@@ -1025,10 +1025,9 @@ mod tests {
                 throws: Vec::new(),
                 failures,
             };
-            self.queued.borrow_mut().push(crate::engine::pool::Done {
-                game: job.game,
-                result: Ok(record),
-            });
+            self.queued
+                .borrow_mut()
+                .push(crate::engine::pool::Done::played(job.game, record));
         }
         fn next_done(&self) -> Option<crate::engine::pool::Done> {
             let mut queued = self.queued.borrow_mut();

@@ -19,7 +19,7 @@ use super::pool::{Done, Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::seed::SeedKey;
-use crate::store::{Entry, Store};
+use crate::store::{EncodedThrows, Entry, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
 use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
 use crate::tournament::ranking::{advancing, rank_schedule, GroupRanking};
@@ -570,9 +570,18 @@ impl Unstored {
             .conn()
             .unchecked_transaction()
             .map_err(crate::store::StoreError::from)?;
-        for (d, finished_at, _) in &self.games {
+        for (d, finished_at, _) in &mut self.games {
             if let Ok(record) = &d.result {
-                store.insert_game_at(tournament, &d.game, record, *finished_at)?;
+                // Encoded where the game was played (a pool's worker), or
+                // here if its runner did not.
+                let encoded = match d.encoded.take() {
+                    Some(encoded) => {
+                        debug_assert_eq!(encoded, EncodedThrows::of(&record.throws));
+                        encoded
+                    }
+                    None => EncodedThrows::of(&record.throws),
+                };
+                store.insert_game_at(tournament, &d.game, record, encoded, *finished_at)?;
             }
         }
         tx.commit().map_err(crate::store::StoreError::from)?;

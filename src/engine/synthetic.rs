@@ -53,10 +53,9 @@ impl Runner for Synthetic {
             throws: Vec::new(),
             failures,
         };
-        self.done.borrow_mut().push_back(Done {
-            game: job.game,
-            result: Ok(record),
-        });
+        self.done
+            .borrow_mut()
+            .push_back(Done::played(job.game, record));
     }
     fn next_done(&self) -> Option<Done> {
         self.done.borrow_mut().pop_front()

@@ -1677,3 +1677,104 @@ fn processed_mails_from_before_0030_keep_their_rows_90_days_after_processing() {
     );
     assert_eq!(ids("SELECT inbox_id FROM outbox"), [None]);
 }
+
+/// A game's throws encoded where it was played ([`EncodedThrows::of`],
+/// the pool's workers) are format 1's bytes and their digest, as the
+/// server's thread made them before: throws with small and with large
+/// differences, in and out of whole blocks of 16.
+#[test]
+fn encoded_throws_are_format_1_and_the_digest_of_their_bytes() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for len in [0usize, 1, 15, 16, 17, 40, 1000] {
+        for spread in [3i64, 200, 1 << 40] {
+            let mut throws = Vec::with_capacity(len);
+            let mut at = [100i64, 100];
+            for _ in 0..len {
+                for a in &mut at {
+                    *a += (next() % (2 * spread as u64 + 1)) as i64 - spread;
+                }
+                throws.push(at);
+            }
+            let encoded = EncodedThrows::of(&throws);
+            assert_eq!(
+                encoded.bytes(),
+                &encode_throws(&throws)[..],
+                "{len} {spread}"
+            );
+            assert_eq!(encoded.digest(), throws_digest(&throws), "{len} {spread}");
+            assert_eq!(
+                decode_throws(encoded.bytes(), THROWS_FORMAT).unwrap(),
+                throws,
+                "{len} {spread}"
+            );
+        }
+    }
+}
+
+/// A game stored with throws encoded elsewhere has the row it has when the
+/// store encodes them itself ([`Store::insert_game`]): the same digest
+/// (for replay), the same kept throws, the same bytes where the watchdog
+/// ended it.
+#[test]
+fn a_game_stored_with_throws_encoded_elsewhere_has_the_same_row() {
+    use crate::referee::{Failure, FailureKind};
+    let rows = |encoded_elsewhere: bool| {
+        let (store, team, t) = one_group_of_one_team();
+        let now = Utc::now();
+        let plain = GameRecord {
+            seed: 7,
+            points: [3, 4],
+            throws: vec![[100, 101], [102, 99], [1 << 33, 5]],
+            failures: vec![],
+        };
+        let mut watched = plain.clone();
+        watched.failures = vec![Failure {
+            player: 1,
+            throw: 4,
+            kind: FailureKind::WallClock { limit_ms: 10_000 },
+            reason: "throw 4: …".into(),
+        }];
+        for (slot, record) in [(0, &plain), (1, &watched)] {
+            if encoded_elsewhere {
+                let encoded = EncodedThrows::of(&record.throws);
+                let at = game_time(now);
+                store
+                    .insert_game_at(t, &game_of(team, slot), record, encoded, at)
+                    .unwrap();
+            } else {
+                store
+                    .insert_game(t, &game_of(team, slot), record, now)
+                    .unwrap();
+            }
+        }
+        let stored: Vec<(Vec<u8>, i64, Option<String>)> = store
+            .conn()
+            .prepare("SELECT throws, throws_format, failures FROM games ORDER BY slot")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let packed: Vec<Option<Vec<u8>>> = store
+            .games_packed(t, 1, 1)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.packed)
+            .collect();
+        (stored, packed)
+    };
+    let (stored, packed) = rows(true);
+    assert_eq!((stored.clone(), packed.clone()), rows(false));
+    assert_eq!(stored[0].1, THROWS_REPLAY);
+    assert_eq!(stored[1].1, THROWS_FORMAT);
+    assert_eq!(
+        packed[0],
+        Some(encode_throws(&[[100, 101], [102, 99], [1 << 33, 5]]))
+    );
+}

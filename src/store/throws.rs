@@ -33,6 +33,41 @@ pub(super) fn encoded_digest(encoded: &[u8]) -> [u8; 16] {
     out
 }
 
+/// A game's throws as the store writes them: their format-1 encoding
+/// ([`encode_throws`]) and its [`encoded_digest`], made together (the
+/// digest is always of these bytes). A pool makes them on the thread that
+/// played the game, where its throws are still in the cache, so the
+/// server's thread only writes them ([`crate::engine::pool::Done`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedThrows {
+    bytes: Vec<u8>,
+    digest: [u8; 16],
+}
+
+impl EncodedThrows {
+    /// Encodes `throws` and takes the digest of the encoding.
+    pub fn of(throws: &[[i64; 2]]) -> EncodedThrows {
+        let bytes = encode_throws(throws);
+        let digest = encoded_digest(&bytes);
+        EncodedThrows { bytes, digest }
+    }
+
+    /// The digest of [`Self::bytes`] (what a game stored for replay keeps).
+    pub fn digest(&self) -> [u8; 16] {
+        self.digest
+    }
+
+    /// The throws in format 1.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes and their digest, taken apart.
+    pub(super) fn into_parts(self) -> (Vec<u8>, [u8; 16]) {
+        (self.bytes, self.digest)
+    }
+}
+
 /// A group's kept throws by `(slot, attempt)`: their digest (taken when the
 /// game was stored) and their encoding.
 type GroupThrows = HashMap<(u32, u32), ([u8; 16], Vec<u8>)>;

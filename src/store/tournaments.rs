@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::throws::{decode_throws, encode_throws, encoded_digest, THROWS_FORMAT, THROWS_REPLAY};
+use super::throws::{decode_throws, EncodedThrows, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
     from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
     PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
@@ -260,17 +260,21 @@ impl Store {
         record: &GameRecord,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.insert_game_at(tournament, game, record, game_time(now))
+        let encoded = EncodedThrows::of(&record.throws);
+        self.insert_game_at(tournament, game, record, encoded, game_time(now))
     }
 
-    /// [`Store::insert_game`] with its time already in the games' form
-    /// ([`super::game_time`]): the engine stores the games that finished
-    /// together with one time, read once.
+    /// [`Store::insert_game`] with the record's throws already encoded
+    /// (`encoded`, [`EncodedThrows::of`] `record.throws`: the engine's pool
+    /// encodes them on the game's thread) and its time already in the
+    /// games' form ([`super::game_time`]): the engine stores the games that
+    /// finished together with one time, read once.
     pub fn insert_game_at(
         &self,
         tournament: i64,
         game: &ScheduledGame,
         record: &GameRecord,
+        encoded: EncodedThrows,
         finished_at: i64,
     ) -> Result<()> {
         // A game the watchdog ended (a fault of the engine, wall clock)
@@ -279,16 +283,11 @@ impl Store {
             .failures
             .iter()
             .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
-        let encoded = encode_throws(&record.throws);
-        // The digest is taken of the encoding at hand and bound from the
-        // stack: nothing else is allocated for a game without failures.
-        // (Kept with the throws, so a reader compares digests instead of
-        // hashing the throws again.)
-        let digest = if replayable {
-            encoded_digest(&encoded)
-        } else {
-            [0; 16]
-        };
+        // The digest was taken of these very bytes when they were encoded
+        // (and is bound from the stack: nothing else is allocated for a
+        // game without failures). Kept with the throws, so a reader
+        // compares digests instead of hashing the throws again.
+        let (encoded, digest) = encoded.into_parts();
         let (throws, format): (&[u8], i64) = if replayable {
             (&digest, THROWS_REPLAY)
         } else {

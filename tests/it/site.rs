@@ -1658,10 +1658,7 @@ impl knobeln::engine::pool::Runner for InstantWithFailures {
         }
         self.done
             .borrow_mut()
-            .push_back(knobeln::engine::pool::Done {
-                game: job.game,
-                result: Ok(record),
-            });
+            .push_back(knobeln::engine::pool::Done::played(job.game, record));
     }
     fn next_done(&self) -> Option<knobeln::engine::pool::Done> {
         self.done.borrow_mut().pop_front()

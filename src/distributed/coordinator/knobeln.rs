@@ -51,20 +51,14 @@ impl Task for KnobelnTask {
         match outcome {
             Outcome::Played(record) => {
                 let record = wire::check_record(&self.referee, self.job.game.seed, record)?;
-                Ok(Done {
-                    game: self.job.game.clone(),
-                    result: Ok(record),
-                })
+                Ok(Done::played(self.job.game.clone(), record))
             }
             _ => Err("the result of another kind of game".into()),
         }
     }
 
     fn failed(self, error: String) -> Done {
-        Done {
-            game: self.job.game,
-            result: Err(error),
-        }
+        Done::failed(self.job.game, error)
     }
 }
 
