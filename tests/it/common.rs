@@ -205,6 +205,36 @@ pub fn contest_start(config: &Path, seed: u64) -> Output {
     out
 }
 
+/// Runs `knobeln tournament --json` of `throws` throws a game on the
+/// strategies folder `strategies` into the database `db` with `jobs`
+/// game threads (and `extra` arguments), asserts that it succeeded, and
+/// gives its standard output.
+pub fn tournament_run(
+    strategies: &Path,
+    db: &Path,
+    throws: u32,
+    seed: u64,
+    jobs: usize,
+    extra: &[&str],
+) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_knobeln"))
+        .args(["tournament", "--json", "--throws", &throws.to_string()])
+        .args(["--seed", &seed.to_string(), "--jobs", &jobs.to_string()])
+        .arg("--strategies")
+        .arg(strategies)
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .output()
+        .expect("run the knobeln binary");
+    assert!(
+        out.status.success(),
+        "tournament failed: {}",
+        stderr_of(&out)
+    );
+    out.stdout
+}
+
 /// The lines of `text` a person reads that hold Rust `Debug` output (issue
 /// 36: every outcome and failure is a sentence for people): a struct
 /// (`Name { `), `Some(`, `None` inside brackets or a list (a table's

@@ -30,24 +30,8 @@ fn field(dir: &Path, sources: &[(&str, usize)]) -> PathBuf {
 }
 
 fn tournament(strategies: &Path, db: &Path, seed: u64, jobs: usize, extra: &[&str]) -> Value {
-    let out = Command::new(BIN)
-        .args(["tournament", "--json", "--throws", "60", "--seed"])
-        .arg(seed.to_string())
-        .arg("--jobs")
-        .arg(jobs.to_string())
-        .arg("--strategies")
-        .arg(strategies)
-        .arg("--db")
-        .arg(db)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "tournament failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let out = crate::common::tournament_run(strategies, db, 60, seed, jobs, extra);
+    serde_json::from_slice(&out).unwrap()
 }
 
 #[test]

@@ -58,19 +58,7 @@ fn fixture() -> &'static Fixture {
             }
         }
         let db = root.join("k.db");
-        let out = Command::new(BIN)
-            .args(["tournament", "--json", "--throws", "60", "--seed", "1"])
-            .args(["--jobs", "2", "--strategies"])
-            .arg(&strategies)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "tournament failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::tournament_run(&strategies, &db, 60, 1, 2, &[]);
         let site = root.join("site");
         let out = Command::new(BIN)
             .arg("site")
@@ -486,19 +474,7 @@ fn a_small_site_budget_gives_the_same_pages_whatever_the_threads_and_says_why() 
     let f = fixture();
     let tmp = tempfile::tempdir().unwrap();
     let one_db = tmp.path().join("one.db");
-    let out = Command::new(BIN)
-        .args(["tournament", "--json", "--throws", "60", "--seed", "1"])
-        .args(["--jobs", "1", "--strategies"])
-        .arg(&f.strategies)
-        .arg("--db")
-        .arg(&one_db)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "tournament failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::tournament_run(&f.strategies, &one_db, 60, 1, 1, &[]);
     let site = tmp.path().join("two-threads");
     let one = tmp.path().join("one-thread");
     site_with_budget(&f.db, &site, SMALL_BUDGET);
@@ -653,19 +629,7 @@ fn a_team_with_large_game_pages_uses_its_own_share_not_the_others() {
         }
         std::fs::write(dir.join("spreader.c"), the_spreader).unwrap();
         let db = tmp.path().join(format!("{name}.db"));
-        let out = Command::new(BIN)
-            .args(["tournament", "--json", "--throws", "1000", "--seed", "1"])
-            .args(["--jobs", "1", "--strategies"])
-            .arg(&dir)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "tournament failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::tournament_run(&dir, &db, 1000, 1, 1, &[]);
         db
     };
     let spread_db = play("spread", &spreader);

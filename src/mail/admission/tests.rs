@@ -409,14 +409,14 @@ fn a_flood_naming_a_registered_mailbox_keeps_keys_past_its_share_and_the_teams_s
     assert!(charges(&store, later).0);
 }
 
-/// The organizer's round summary by mail, with the pause mail's token, is
-/// proven: a strangers' flood that spent their budget never keeps it as a
-/// key only. The same mail with a wrong token is a stranger's.
-#[test]
-fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
-    let mut store = Store::open_in_memory().unwrap();
-    let config = config();
-    let now = Utc::now();
+/// A contest whose round 1 waits for the organizer's summary (its pause
+/// token returned) and a strangers' flood of 30 mails that spent the
+/// budget: (the tournament, the token).
+fn a_paused_round_and_the_budget_spent(
+    store: &mut Store,
+    config: &Config,
+    now: DateTime<Utc>,
+) -> (i64, String) {
     let tournament = store
         .create_tournament(
             1,
@@ -440,8 +440,20 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
     .unwrap();
     for i in 0..30u32 {
         let from = format!("s{i}@d{i}.example");
-        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
+        take(store, config, &mail(i, &from, "help", "hi"), now).unwrap();
     }
+    (tournament, token)
+}
+
+/// The organizer's round summary by mail, with the pause mail's token, is
+/// proven: a strangers' flood that spent their budget never keeps it as a
+/// key only. The same mail with a wrong token is a stranger's.
+#[test]
+fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
+    let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
     let organizer = config.contest.organizer.clone();
     let summary = |n: u32, token: &str| {
         mail(
@@ -483,31 +495,7 @@ fn a_spent_pause_token_proves_nothing_at_intake() {
     let mut store = Store::open_in_memory().unwrap();
     let config = config();
     let now = Utc::now();
-    let tournament = store
-        .create_tournament(
-            1,
-            &crate::seed::SeedKey::public_from_seed(1),
-            "{}",
-            "k",
-            &[],
-            now,
-        )
-        .unwrap();
-    db::insert_contest(store.conn(), tournament, now).unwrap();
-    let token = crate::auth::new_auth_string();
-    crate::store::rsm::start_pause(
-        store.conn(),
-        tournament,
-        1,
-        now,
-        now + Duration::hours(1),
-        &crate::auth::StoredSecret::of(&token),
-    )
-    .unwrap();
-    for i in 0..30u32 {
-        let from = format!("s{i}@d{i}.example");
-        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
-    }
+    let (tournament, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
     let organizer = config.contest.organizer.clone();
     let summary = |n: u32| {
         mail(
