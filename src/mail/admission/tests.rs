@@ -46,6 +46,16 @@ fn take(store: &Store, config: &Config, m: &Capped, now: DateTime<Utc>) -> Optio
         .stored()
 }
 
+/// The outcome written on the inbox row `id`.
+fn outcome_of(store: &Store, id: i64) -> String {
+    store
+        .conn()
+        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
 /// (state, bytes of raw, bytes of the whole row's columns, charged)
 fn row(store: &Store, id: i64) -> (String, i64, i64, bool) {
     store
@@ -115,12 +125,7 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
         bytes < 20 * 21_000 + 280 * 1024,
         "the inbox's bytes of the flood: {bytes}"
     );
-    let (outcome,): (String,) = store
-        .conn()
-        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[299]], |r| {
-            Ok((r.get(0)?,))
-        })
-        .unwrap();
+    let outcome = outcome_of(&store, ids[299]);
     assert!(
         outcome.contains("20 mails from strangers in all in 24 hours already"),
         "{outcome}"
@@ -354,12 +359,7 @@ fn a_flood_naming_a_registered_mailbox_keeps_keys_past_its_share_and_the_teams_s
     for c in got.iter().filter(|c| !c.0) {
         assert_eq!(c, &(false, false, None), "a key row is charged to nobody");
     }
-    let (outcome,): (String,) = store
-        .conn()
-        .query_row("SELECT outcome FROM inbox WHERE id = ?1", [ids[11]], |r| {
-            Ok((r.get(0)?,))
-        })
-        .unwrap();
+    let outcome = outcome_of(&store, ids[11]);
     assert!(
         outcome.contains("5 mails naming this team's mailbox without the team's string"),
         "{outcome}"
@@ -607,14 +607,7 @@ fn a_teams_flood_with_its_own_string_keeps_keys_past_the_teams_share() {
         .collect();
     let whole = ids.iter().filter(|&&id| charges(&store, id).0).count();
     assert_eq!(whole, 1000, "the team's share in 24 hours");
-    let (outcome,): (String,) = store
-        .conn()
-        .query_row(
-            "SELECT outcome FROM inbox WHERE id = ?1",
-            [ids[1004]],
-            |r| Ok((r.get(0)?,)),
-        )
-        .unwrap();
+    let outcome = outcome_of(&store, ids[1004]);
     assert!(
         outcome.contains("1000 mails with this team's string in 24 hours already"),
         "{outcome}"

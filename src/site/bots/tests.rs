@@ -5,6 +5,46 @@ use crate::discipline::transcript::{Move, Moves};
 use crate::lines::{BotFailure, BotFailureKind};
 use crate::store::bots::Entry;
 
+/// A game of teams 1 and 2 (slot 0 of repetition 0) on `setup` whose
+/// only kept move is seat 0's `line`, with `failures` and the bots' CPU
+/// times `cpu_ms`.
+fn one_move_game(
+    setup: crate::discipline::game::Setup,
+    failures: Vec<BotFailure>,
+    cpu_ms: Vec<u64>,
+    line: &str,
+) -> StoredGame {
+    StoredGame {
+        key: r#"{"repetition":0,"slot":0}"#.into(),
+        seats: vec![TeamId(1), TeamId(2)],
+        pairing: "1-2".into(),
+        setup,
+        subject: String::new(),
+        result: String::new(),
+        moves_not_kept: None,
+        played: Played {
+            outcome: None,
+            failures,
+            cpu_us: cpu_ms.iter().map(|ms| ms.saturating_mul(1000)).collect(),
+            cpu_ms,
+            wall_ms: 1,
+            stderr: vec![String::new(); 2],
+            transcript: None,
+            transcript_truncated: false,
+            moves: None,
+            folders: None,
+        },
+        moves: Some(Moves {
+            moves: vec![Move {
+                seat: 0,
+                line: line.into(),
+            }],
+            forfeits: vec![],
+            ends_after: None,
+        }),
+    }
+}
+
 /// The contest's islands are published with its results, never while
 /// it runs; a name is text.
 #[test]
@@ -64,35 +104,7 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
         line: Some(evil.into()),
         reason: format!("player 1, turn 1: broke a rule; its line: \"{evil}\""),
     };
-    let g = StoredGame {
-        key: r#"{"repetition":0,"slot":0}"#.into(),
-        seats: vec![TeamId(1), TeamId(2)],
-        pairing: "1-2".into(),
-        setup,
-        subject: String::new(),
-        result: String::new(),
-        moves_not_kept: None,
-        played: Played {
-            outcome: None,
-            failures: vec![failure],
-            cpu_ms: vec![1, 1],
-            cpu_us: vec![1000, 1000],
-            wall_ms: 1,
-            stderr: vec![String::new(); 2],
-            transcript: None,
-            transcript_truncated: false,
-            moves: None,
-            folders: None,
-        },
-        moves: Some(Moves {
-            moves: vec![Move {
-                seat: 0,
-                line: evil.into(),
-            }],
-            forfeits: vec![],
-            ends_after: None,
-        }),
-    };
+    let g = one_move_game(setup, vec![failure], vec![1, 1], evil);
     let dir = tempfile::tempdir().unwrap();
     let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
     let folders = SiteFolders::open(dir.path(), &["game"]).unwrap();
@@ -130,36 +142,12 @@ fn what_a_bot_printed_and_its_name_are_text_on_every_page() {
 /// its slack.
 #[test]
 fn a_game_pages_charge_is_the_same_whatever_the_digits_of_its_cpu_figures() {
-    let game = |cpu_ms: Vec<u64>| StoredGame {
-        key: r#"{"repetition":0,"slot":0}"#.into(),
-        seats: vec![TeamId(1), TeamId(2)],
-        pairing: "1-2".into(),
-        setup: crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
-            rounds: 3,
-        }),
-        subject: String::new(),
-        result: String::new(),
-        moves_not_kept: None,
-        played: Played {
-            outcome: None,
-            failures: vec![],
-            cpu_us: cpu_ms.iter().map(|ms| ms.saturating_mul(1000)).collect(),
-            cpu_ms,
-            wall_ms: 1,
-            stderr: vec![String::new(); 2],
-            transcript: None,
-            transcript_truncated: false,
-            moves: None,
-            folders: None,
-        },
-        moves: Some(Moves {
-            moves: vec![Move {
-                seat: 0,
-                line: "50".into(),
-            }],
-            forfeits: vec![],
-            ends_after: None,
-        }),
+    let game = |cpu_ms: Vec<u64>| {
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 3,
+            });
+        one_move_game(setup, vec![], cpu_ms, "50")
     };
     let (mut straddled, mut lengths) = (0, 0);
     for len in 1..=600 {
