@@ -20,17 +20,13 @@ fn config() -> Config {
     c
 }
 
-/// Bob's registration, waiting for his address to confirm.
-const BOBS_FORM: &str = "mail-address: bob@newcomer.example
-mail-preference: LAP,DGP,GRG,RSM
-team-name: bobs_team
-Organization: University of Northeast Sacrodata, Intellect City, Eggland
-team-members:
- Joe Cool, 45, professional systems programmer,
- 20-year-experienced programmer
- Jane More, 20, graduate student of computer science,
- hackeress fluent in 34 programming languages
-";
+/// Bob's registration, waiting for his address to confirm: the
+/// announcement's example under his address and team name.
+static BOBS_FORM: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    crate::mail::registration::tests::EXAMPLE
+        .replace("our.team@machine.domain.alfdkj", "bob@newcomer.example")
+        .replace("the_heavy_lords_of_knobeln", "bobs_team")
+});
 
 fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
     let raw = format!(
@@ -92,7 +88,7 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
             mailbox: "bob@newcomer.example",
             domain: "newcomer.example",
             requested_by: "ann@newcomer.example",
-            body: BOBS_FORM,
+            body: &BOBS_FORM,
             code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
         },
         Utc::now(),
@@ -132,57 +128,28 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     );
 
     // The participants, after the flood.
-    let status = take(
-        &store,
-        &config,
-        &mail(
-            1000,
-            "x@forged.example",
-            "status",
-            &format!("<<FROM>> millers {}", auth("millers")),
-        ),
-        now,
-    )
-    .unwrap();
-    let mailbox = take(
-        &store,
-        &config,
-        &mail(1001, "Millers+x@Lords.Example", "help", "hello"),
-        now,
-    )
-    .unwrap();
-    let confirm = take(
-        &store,
-        &config,
-        &mail(
-            1002,
-            "bob@newcomer.example",
-            &format!("Re: KNOBELN: please confirm your address ({code})"),
-            "yes",
-        ),
-        now,
-    )
-    .unwrap();
+    let take_now = |m: Capped| take(&store, &config, &m, now).unwrap();
+    let status = take_now(mail(
+        1000,
+        "x@forged.example",
+        "status",
+        &format!("<<FROM>> millers {}", auth("millers")),
+    ));
+    let mailbox = take_now(mail(1001, "Millers+x@Lords.Example", "help", "hello"));
+    let confirm = take_now(mail(
+        1002,
+        "bob@newcomer.example",
+        &format!("Re: KNOBELN: please confirm your address ({code})"),
+        "yes",
+    ));
     // A stranger still gets a key row; a wrong code is a stranger's.
-    let stranger = take(
-        &store,
-        &config,
-        &mail(1003, "new@fresh.example", "help", "hi"),
-        now,
-    )
-    .unwrap();
-    let wrong = take(
-        &store,
-        &config,
-        &mail(
-            1004,
-            "bob@newcomer.example",
-            "Re: KNOBELN: please confirm your address (WRONG)",
-            "yes",
-        ),
-        now,
-    )
-    .unwrap();
+    let stranger = take_now(mail(1003, "new@fresh.example", "help", "hi"));
+    let wrong = take_now(mail(
+        1004,
+        "bob@newcomer.example",
+        "Re: KNOBELN: please confirm your address (WRONG)",
+        "yes",
+    ));
     for id in [status, mailbox, confirm] {
         let r = row(&store, id);
         assert!(
@@ -541,7 +508,7 @@ fn a_newcomers_registration_during_a_flood_waits_for_the_next_days_budget() {
             n,
             "bob@newcomer.example",
             "registration for KNOBELN",
-            BOBS_FORM,
+            &BOBS_FORM,
         )
     };
     let during = take(&store, &config, &form(100), t0).unwrap();

@@ -399,4 +399,4 @@ pub fn render_record(r: &Registration) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

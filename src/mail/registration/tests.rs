@@ -4,8 +4,9 @@
 use super::*;
 
 /// The announcement's example, as printed but for its address, where
-/// it prints an ellipsis (`our...@`), which no reply could go to.
-const EXAMPLE: &str = "\
+/// it prints an ellipsis (`our...@`), which no reply could go to (also
+/// the admission tests' newcomer's form, under its own address and name).
+pub(crate) const EXAMPLE: &str = "\
 mail-address: our.team@machine.domain.alfdkj
 mail-preference: LAP,DGP,GRG,RSM
 team-name: the_heavy_lords_of_knobeln
