@@ -46,11 +46,11 @@ impl Runner for InstantRunner {
             seed: job.game.seed,
             ..self.canned.clone()
         };
-        self.done.borrow_mut().push_back(Done {
-            game: job.game,
-            result: Ok(record),
-            encoded: Some(self.encoded.clone()),
-        });
+        self.done.borrow_mut().push_back(Done::played_encoded(
+            job.game,
+            record,
+            self.encoded.clone(),
+        ));
     }
 
     fn next_done(&self) -> Option<Done> {

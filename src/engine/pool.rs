@@ -73,14 +73,19 @@ pub trait Runner {
 }
 
 /// What a worker reports for a job.
+///
+/// A played game's record and its throws' encoding for the store can only
+/// be changed together: the record is read through [`Done::result`], and
+/// [`Done::record_mut`] gives up the encoding, so a stored encoding is
+/// always the one of the throws stored beside it.
 pub struct Done {
     pub game: ScheduledGame,
     /// `Err` is an infrastructure fault (the game could not be refereed).
-    pub result: Result<GameRecord, String>,
+    result: Result<GameRecord, String>,
     /// The record's throws encoded for the store, where the runner made
     /// them ([`Done::played`]: on the game's own thread); `None`: the
     /// server's thread encodes them when it stores the game.
-    pub encoded: Option<EncodedThrows>,
+    encoded: Option<EncodedThrows>,
 }
 
 impl Done {
@@ -95,6 +100,22 @@ impl Done {
         }
     }
 
+    /// A game played to `record` whose throws' encoding the caller made
+    /// already (`encoded` must be `EncodedThrows::of(&record.throws)`:
+    /// debug builds check it where the game is stored). For runners that
+    /// copy one canned record.
+    pub(crate) fn played_encoded(
+        game: ScheduledGame,
+        record: GameRecord,
+        encoded: EncodedThrows,
+    ) -> Done {
+        Done {
+            game,
+            result: Ok(record),
+            encoded: Some(encoded),
+        }
+    }
+
     /// A game the infrastructure could not referee (`error` says why).
     pub fn failed(game: ScheduledGame, error: String) -> Done {
         Done {
@@ -102,6 +123,33 @@ impl Done {
             result: Err(error),
             encoded: None,
         }
+    }
+
+    /// The game's record, or why the infrastructure could not referee it.
+    pub fn result(&self) -> &Result<GameRecord, String> {
+        &self.result
+    }
+
+    /// The record to change (tests' runners do), its encoding for the
+    /// store given up: the server's thread encodes the changed throws.
+    pub fn record_mut(&mut self) -> Option<&mut GameRecord> {
+        self.encoded = None;
+        self.result.as_mut().ok()
+    }
+
+    /// The game, its record and its throws in their stored form (made here if the
+    /// runner did not), for the store; `None` for a failed game.
+    pub(crate) fn for_store(&mut self) -> Option<(&ScheduledGame, &GameRecord, EncodedThrows)> {
+        let taken = self.encoded.take();
+        let record = self.result.as_ref().ok()?;
+        let encoded = match taken {
+            Some(encoded) => {
+                debug_assert_eq!(encoded, EncodedThrows::of(&record.throws));
+                encoded
+            }
+            None => EncodedThrows::of(&record.throws),
+        };
+        Some((&self.game, record, encoded))
     }
 }
 

@@ -19,7 +19,7 @@ use super::pool::{Done, Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::seed::SeedKey;
-use crate::store::{EncodedThrows, Entry, Store};
+use crate::store::{Entry, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
 use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
 use crate::tournament::ranking::{advancing, rank_schedule, GroupRanking};
@@ -571,17 +571,10 @@ impl Unstored {
             .unchecked_transaction()
             .map_err(crate::store::StoreError::from)?;
         for (d, finished_at, _) in &mut self.games {
-            if let Ok(record) = &d.result {
-                // Encoded where the game was played (a pool's worker), or
-                // here if its runner did not.
-                let encoded = match d.encoded.take() {
-                    Some(encoded) => {
-                        debug_assert_eq!(encoded, EncodedThrows::of(&record.throws));
-                        encoded
-                    }
-                    None => EncodedThrows::of(&record.throws),
-                };
-                store.insert_game_at(tournament, &d.game, record, encoded, *finished_at)?;
+            // Encoded where the game was played (a pool's worker), or
+            // here if its runner did not.
+            if let Some((game, record, encoded)) = d.for_store() {
+                store.insert_game_at(tournament, game, record, encoded, *finished_at)?;
             }
         }
         tx.commit().map_err(crate::store::StoreError::from)?;
@@ -631,7 +624,7 @@ fn record_in_group(
     sched: &mut GroupSchedule,
     infra_tries: &mut BTreeMap<(u32, u32), u32>,
 ) -> Result<Recorded, EngineError> {
-    match &d.result {
+    match d.result() {
         Ok(record) => {
             sched.record(d.game.key, outcome_of(record))?;
             Ok(Recorded::Game)
