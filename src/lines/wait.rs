@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::sandbox::cgroup::Freeze;
 
-use super::failure::{too_long, BotFailure, BotFailureKind, STDERR_KEEP};
+use super::failure::{ran_while_stopped, too_long, BotFailure, BotFailureKind, STDERR_KEEP};
 use super::state::{Match, Stop};
 
 /// The CPU time a frozen bot may still be charged (what it ran between the
@@ -49,10 +49,16 @@ impl Match {
                 continue;
             }
             let ran = seat.bot.cpu_time().saturating_sub(seat.frozen_cpu);
-            if ran > FROZEN_SLACK {
-                let kind = BotFailureKind::RanWhileStopped {
-                    ran_ms: ran.as_millis() as u64,
-                };
+            if let Some(kind) = ran_while_stopped(ran) {
+                // The figure is the load's as much as the bot's: the
+                // organizer's log has it, the verdict does not.
+                tracing::warn!(
+                    bot = b,
+                    turn = self.turn,
+                    ran_ms = ran.as_millis() as u64,
+                    "a bot ran while it was stopped for another bot's turn: failed \
+                     ran_while_stopped"
+                );
                 self.kill(b);
                 self.seats[b].frozen = false;
                 out.push(self.failure(b, kind, None));
