@@ -213,7 +213,9 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
     // source: stored, and handed to workers on other machines) nor the
     // stored source, the build's messages or the report.
     source.text = crate::mail::secrets::mask_text(&source.text, &auth);
-    if let Some((reason, outcome)) = super::compile::past_hourly_limits(store.conn(), ctx, reg.team)? {
+    if let Some((reason, outcome)) =
+        super::compile::past_hourly_limits(store.conn(), ctx, reg.team)?
+    {
         return refuse(reason, None, outcome);
     }
     // The seed's cap on improvements (the flooding island: five): checked

@@ -240,7 +240,8 @@ fn a_bot_that_ran_while_stopped_has_the_same_page_whatever_it_was_measured_at() 
         render_game(&c, &g, &names).write(&folders).unwrap();
         let mut row = Vec::new();
         pairing_row(&mut row, &g, &names, GamePage::Written).unwrap();
-        let read = |name: &str| std::fs::read_to_string(dir.path().join("game").join(name)).unwrap();
+        let read =
+            |name: &str| std::fs::read_to_string(dir.path().join("game").join(name)).unwrap();
         (
             g.played.failures[0].clone(),
             read("repetition-0-slot-0.html"),
@@ -252,7 +253,9 @@ fn a_bot_that_ran_while_stopped_has_the_same_page_whatever_it_was_measured_at() 
     let slow = published(Duration::from_millis(4000));
     assert_eq!(quick, slow);
     assert!(
-        quick.1.contains("ran for more than 50 ms of CPU time while it was stopped"),
+        quick
+            .1
+            .contains("ran for more than 50 ms of CPU time while it was stopped"),
         "{}",
         quick.1
     );
