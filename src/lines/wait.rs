@@ -15,10 +15,6 @@ use crate::sandbox::cgroup::Freeze;
 use super::failure::{ran_while_stopped, too_long, BotFailure, BotFailureKind, STDERR_KEEP};
 use super::state::{Match, Stop};
 
-/// The CPU time a frozen bot may still be charged (what it ran between the
-/// stop and its taking effect): past it, it resumed itself.
-pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
-
 impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
     /// nothing another bot of the match does takes their CPU. A frozen bot
@@ -37,7 +33,7 @@ impl Match {
         }
     }
 
-    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`]
+    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`](super::FROZEN_SLACK)
     /// (they resumed themselves): each is killed, and its failure returned.
     /// The freeze that signals cannot undo is the kernel's count of the
     /// bot's CPU time, which this reads.

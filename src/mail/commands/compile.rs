@@ -11,7 +11,6 @@
 //! the caller's transaction.
 
 use crate::discipline::family::Family;
-use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -128,7 +127,9 @@ pub fn prepare(
     // neither the compile jail nor anything stored or mailed (the header
     // is a comment: the program is the same).
     let source = mask_text(&source, &header.auth);
-    if let Some((reason, outcome)) = past_hourly_limits(store.conn(), ctx, reg.team)? {
+    if let Some((reason, outcome)) =
+        super::context::past_hourly_limits(store.conn(), ctx, reg.team)?
+    {
         return refuse(reason, None, outcome);
     }
     let cfg = CompileConfig {
@@ -181,51 +182,6 @@ pub fn prepare(
         outcome: Box::new(outcome),
         report_text,
     })
-}
-
-/// Why a compile request of `team` is refused unrun for the hour, with
-/// its outcome, or `None`: `compiles_per_team_per_hour` counts the
-/// requests that were compiled (a verdict), `server_problems_per_team_per_hour`
-/// those answered as a server problem, apart, so that the server's load
-/// never spends a team's compiles while retries under it stay bounded
-/// (each can hold a jail up to its 30 s wall).
-pub(super) fn past_hourly_limits(
-    conn: &Connection,
-    ctx: &Ctx<'_>,
-    team: crate::tournament::TeamId,
-) -> Result<Option<(String, &'static str)>, CompileCommandError> {
-    let limits = &ctx.config.limits;
-    let since = ctx.now - Duration::hours(1);
-    let per_hour = limits.compiles_per_team_per_hour;
-    if per_hour > 0
-        && db::compile_requests_since(conn, team, since, db::CompileCount::Verdicts)? >= per_hour
-    {
-        return Ok(Some((
-            format!(
-                "Your team has sent {per_hour} compile requests within the last hour, the \
-                 most this server takes. Please try again later."
-            ),
-            "compile rate limit",
-        )));
-    }
-    let problems = limits.server_problems_per_team_per_hour;
-    if problems > 0
-        && db::compile_requests_since(conn, team, since, db::CompileCount::ServerProblems)?
-            >= problems
-    {
-        return Ok(Some((
-            format!(
-                "The server could not process {problems} of your team's compile requests \
-                 within the last hour because of problems on the server (not because of \
-                 anything in your programs), the most it tries for one team in an hour, so \
-                 that retries do not add to its load. They did not count against your \
-                 team's compiles of the hour. Please try again later; if this goes \
-                 on, write to the organizer."
-            ),
-            "compile server-problem limit",
-        )));
-    }
-    Ok(None)
 }
 
 /// The trial game against the announcement's example; `Err` is a problem of

@@ -214,7 +214,7 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
     // stored source, the build's messages or the report.
     source.text = crate::mail::secrets::mask_text(&source.text, &auth);
     if let Some((reason, outcome)) =
-        super::compile::past_hourly_limits(store.conn(), ctx, reg.team)?
+        super::context::past_hourly_limits(store.conn(), ctx, reg.team)?
     {
         return refuse(reason, None, outcome);
     }
