@@ -116,8 +116,16 @@ pub struct Limits {
     /// At most this many teams per organization (0: no limit); a place is
     /// given way as for `max_participants`.
     pub max_teams_per_organization: u32,
-    /// At most this many compile requests per team per hour (0: no limit).
+    /// At most this many compile requests per team per hour (0: no limit),
+    /// counting those compiled (accepted or rejected); one the server
+    /// could not process (a server problem) counts in
+    /// `server_problems_per_team_per_hour` instead.
     pub compiles_per_team_per_hour: u32,
+    /// At most this many of a team's compile requests per hour end as a
+    /// server problem (0: no limit); past it the team's next requests are
+    /// refused unrun until the hour has room, so that retries under load
+    /// stay bounded without eating the team's compiles.
+    pub server_problems_per_team_per_hour: u32,
     /// `serve` works on at most this many compile requests at once (one per
     /// team, teams in turn), apart from the other mails (at least 1).
     pub compiles_at_once: u32,
@@ -238,6 +246,7 @@ impl Default for Limits {
             teams_per_mailbox: 1,
             max_teams_per_organization: 0,
             compiles_per_team_per_hour: 20,
+            server_problems_per_team_per_hour: 5,
             compiles_at_once: 2,
             replies_per_sender_per_day: 50,
             replies_per_domain_per_day: 300,

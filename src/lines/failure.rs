@@ -5,7 +5,13 @@
 //!
 //! Not here: deciding that a bot failed ([`super::Match`]).
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
+
+/// The CPU time a frozen bot may still be charged (what it ran between the
+/// stop and its taking effect): past it, it resumed itself.
+pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
 
 /// Which rule or limit a bot broke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,10 +76,13 @@ pub enum BotFailureKind {
     },
     /// It ran while it was stopped for another bot's turn (it resumed
     /// itself: on cgroup v1 a stop is a signal, which `SIGCONT` undoes):
-    /// `ran_ms` of CPU time while stopped.
-    RanWhileStopped {
-        ran_ms: u64,
-    },
+    /// more than [`FROZEN_SLACK`] of CPU time
+    /// while stopped. How much more is not part of the verdict: it is as
+    /// much the machine's load's (when the referee's check came) as the
+    /// bot's, and what is published must not depend on the load; the
+    /// referee logs it for the organizer ([`ran_while_stopped`]). A game
+    /// stored before with `ran_ms` reads as this.
+    RanWhileStopped,
 }
 
 /// One bot's failure in a match.
@@ -162,10 +171,11 @@ pub fn describe_bot_failure(
              was stopped there)",
             *limit_ms as f64 / 1000.0
         ),
-        BotFailureKind::RanWhileStopped { ran_ms } => format!(
-            "ran for {ran_ms} ms of CPU time while it was stopped for another bot's turn (it \
-             resumed itself, e.g. with SIGCONT): a bot must not take the CPU its opponent is \
-             given"
+        BotFailureKind::RanWhileStopped => format!(
+            "ran for more than {} ms of CPU time while it was stopped for another bot's turn \
+             (it resumed itself, e.g. with SIGCONT): a bot must not take the CPU its opponent \
+             is given",
+            FROZEN_SLACK.as_millis()
         ),
         BotFailureKind::Waited { limit_ms } => format!(
             "was waited for more than {} s of wall clock in all in this match (its start-up \
@@ -179,6 +189,15 @@ pub fn describe_bot_failure(
         reason.push_str(&format!("; its line: \"{l}\""));
     }
     reason
+}
+
+/// The verdict on a bot charged `ran` of CPU time while it was stopped:
+/// none within [`FROZEN_SLACK`] (what it ran
+/// between the stop and its taking effect), else
+/// [`BotFailureKind::RanWhileStopped`], the same whatever `ran` (the
+/// figure goes to the organizer's log only, where the referee calls this).
+pub fn ran_while_stopped(ran: Duration) -> Option<BotFailureKind> {
+    (ran > FROZEN_SLACK).then_some(BotFailureKind::RanWhileStopped)
 }
 
 pub(super) fn too_long(max: usize) -> BotFailureKind {

@@ -69,14 +69,13 @@ use crate::sandbox::folder::FolderImage;
 pub use bot_io::BotIo;
 pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
 pub use failure::{
-    describe_bot_failure, kept_stderr, show_line, BotFailure, BotFailureKind, SHOWN_LINE_CHARS,
-    STDERR_KEEP,
+    describe_bot_failure, kept_stderr, ran_while_stopped, show_line, BotFailure, BotFailureKind,
+    FROZEN_SLACK, SHOWN_LINE_CHARS, STDERR_KEEP,
 };
 pub use limits::{bot_limits, wall_backstop, LineLimits, MemoryCount};
 use state::{Allowance, Budget, Seat};
 pub use state::{Match, MatchError, Stop};
 use wait::poll_one;
-pub use wait::FROZEN_SLACK;
 
 /// How long [`Match::settle`] looks back to back before it pauses.
 const SETTLE_EAGER: Duration = Duration::from_millis(1);

@@ -12,12 +12,8 @@ use std::time::{Duration, Instant};
 
 use crate::sandbox::cgroup::Freeze;
 
-use super::failure::{too_long, BotFailure, BotFailureKind, STDERR_KEEP};
+use super::failure::{ran_while_stopped, too_long, BotFailure, BotFailureKind, STDERR_KEEP};
 use super::state::{Match, Stop};
-
-/// The CPU time a frozen bot may still be charged (what it ran between the
-/// stop and its taking effect): past it, it resumed itself.
-pub const FROZEN_SLACK: Duration = Duration::from_millis(50);
 
 impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
@@ -37,7 +33,7 @@ impl Match {
         }
     }
 
-    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`]
+    /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`](super::FROZEN_SLACK)
     /// (they resumed themselves): each is killed, and its failure returned.
     /// The freeze that signals cannot undo is the kernel's count of the
     /// bot's CPU time, which this reads.
@@ -49,10 +45,16 @@ impl Match {
                 continue;
             }
             let ran = seat.bot.cpu_time().saturating_sub(seat.frozen_cpu);
-            if ran > FROZEN_SLACK {
-                let kind = BotFailureKind::RanWhileStopped {
-                    ran_ms: ran.as_millis() as u64,
-                };
+            if let Some(kind) = ran_while_stopped(ran) {
+                // The figure is the load's as much as the bot's: the
+                // organizer's log has it, the verdict does not.
+                tracing::warn!(
+                    bot = b,
+                    turn = self.turn,
+                    ran_ms = ran.as_millis() as u64,
+                    "a bot ran while it was stopped for another bot's turn: failed \
+                     ran_while_stopped"
+                );
                 self.kill(b);
                 self.seats[b].frozen = false;
                 out.push(self.failure(b, kind, None));

@@ -14,12 +14,19 @@
 //! which only the string spends: past it, it is kept as its key only (a
 //! hostile team cannot have every mail it sends stored whole); the others
 //! are always stored whole. A mail whose
-//! From (or Reply-To) line names a registered team's mailbox, proven by
-//! nothing, is a claim (its replies go to that team, as the reply caps
-//! count it): it is charged to a share of that mailbox's own,
+//! From (or Reply-To) line names the mailbox of a registered team whose
+//! address proved itself (it answered a confirmation request, or the team
+//! sent a mail with its string: `registrations.proven_at`), proven by
+//! nothing itself, is a claim (its replies go to that team, as the reply
+//! caps count it): it is charged to a share of that mailbox's own,
 //! `limits.claimed_mails_per_mailbox_per_day`, which strangers' mails never
 //! use up and which never uses up theirs; past it, it is kept as its key
-//! only. Every other mail is a stranger's: stored whole while the strangers' mails
+//! only. So the claims' shares are as many as the teams that proved their
+//! address, which a stranger cannot add to: a registration from a forged
+//! address (a claim until its team's first mail with its string) gives its
+//! mailbox no share, and mails naming it are strangers' (red team F11:
+//! before, each forged registration bought its forger 50 whole mails a day
+//! beside the strangers' budget). Every other mail is a stranger's: stored whole while the strangers' mails
 //! taken in whole in the last 24 hours (the window the reply caps count)
 //! are fewer than `limits.stranger_mails_per_day`, those of its domain
 //! fewer than `stranger_mails_per_domain_per_day` and those of its sender
@@ -69,8 +76,8 @@ pub enum Standing {
     Proven,
     /// Proven by the string of `team`: charged to that team's own share.
     Team { team: TeamId },
-    /// Naming a registered team's mailbox (folded), proven by nothing:
-    /// charged to that mailbox's share.
+    /// Naming the mailbox (folded) of a registered team whose address
+    /// proved itself, proven by nothing: charged to that mailbox's share.
     Claimed { mailbox: String },
     /// A stranger's: charged to its folded sender and its domain (both
     /// empty for a mail without an address).
@@ -131,8 +138,11 @@ pub fn standing(
             return Ok(Standing::Proven);
         }
     }
+    // Only a proven registration's mailbox has a share of its own: one a
+    // From line alone registered is a stranger's making (red team F11), so
+    // mails naming it are strangers' mails, within the strangers' budget.
     let key = sender_key(&address);
-    if !key.is_empty() && db::count_registrations_of_mailbox(conn, &key)? > 0 {
+    if !key.is_empty() && db::count_proven_registrations_of_mailbox(conn, &key)? > 0 {
         return Ok(Standing::Claimed { mailbox: key });
     }
     Ok(stranger(&address))

@@ -853,13 +853,35 @@ impl<'a> Replies<'a> {
     }
 }
 
+/// Which of a team's compile requests a count takes: each request that
+/// was compiled is a row naming its version, each the server could not
+/// process (its problem, not the program's) a row naming none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompileCount {
+    /// Those that ended in a verdict (accepted or rejected: a version):
+    /// `compiles_per_team_per_hour` counts them.
+    Verdicts,
+    /// Those answered "not compiled (server problem)":
+    /// `server_problems_per_team_per_hour` counts them, apart.
+    ServerProblems,
+}
+
+/// How many of `team`'s compile requests of kind `count` came at or after
+/// `since` (one range read of the index by team and time).
 pub fn compile_requests_since(
     conn: &Connection,
     team: TeamId,
     since: DateTime<Utc>,
+    count: CompileCount,
 ) -> Result<u32> {
+    let which = match count {
+        CompileCount::Verdicts => "version_id IS NOT NULL",
+        CompileCount::ServerProblems => "version_id IS NULL",
+    };
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM compile_requests WHERE team_id = ?1 AND at >= ?2",
+        &format!(
+            "SELECT COUNT(*) FROM compile_requests WHERE team_id = ?1 AND at >= ?2 AND {which}"
+        ),
         params![team.0, timestamp(since)],
         |r| r.get(0),
     )?)

@@ -244,7 +244,7 @@ fn opponent_stopped_or_failed(rec: &MatchRecord<Vec<u64>>) {
     for f in &rec.failures {
         assert_eq!(f.bot, 0, "the honest bot failed: {}", f.reason);
         assert!(
-            matches!(f.kind, BotFailureKind::RanWhileStopped { .. }),
+            matches!(f.kind, BotFailureKind::RanWhileStopped),
             "{}",
             f.reason
         );

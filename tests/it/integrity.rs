@@ -1352,8 +1352,11 @@ fn a_flood_of_problems_gives_a_short_report() {
 }
 
 /// Item 10. A compile request that fails inside the server (here: no
-/// temporary folder for the jail) is answered at once, and counted against
-/// the hourly limit like any other.
+/// temporary folder for the jail) is answered at once and counted, but not
+/// against the team's compiles of the hour: with one compile an hour, the
+/// team's next request is compiled (before, it was refused as over the
+/// limit: the server's trouble had spent the team's hour), and the one
+/// after that is refused for the hour's compile.
 #[test]
 fn every_compile_request_is_answered_and_counted() {
     let c = Contest::new("[limits]\ncompiles_per_team_per_hour = 1\n");
@@ -1374,12 +1377,53 @@ fn every_compile_request_is_answered_and_counted() {
     let replies = c.replies();
     assert_eq!(replies.len(), 3);
     assert!(
-        replies[2]
+        replies[2].body.contains("Result: ACCEPTED"),
+        "the team keeps its compile: {}",
+        replies[2].body
+    );
+    let third = c.joe_compile(&auth);
+    c.ingest(&[&third]);
+    let replies = c.replies();
+    assert_eq!(replies.len(), 4);
+    assert!(
+        replies[3]
             .body
             .contains("compile requests within the last hour"),
         "{}",
-        replies[2].body
+        replies[3].body
     );
+}
+
+/// The other side: compile requests that each end as a server problem
+/// (each can hold a jail up to its 30 s wall) are bounded apart, by
+/// `server_problems_per_team_per_hour` (here 2; the team's compiles 20):
+/// a flood of four from the team gets two server problems, then refusals
+/// that run nothing and say the team's compiles were not counted, even
+/// once the server could process them again, until the hour has room.
+#[test]
+fn compile_requests_ending_as_server_problems_are_bounded_apart() {
+    let c = Contest::new("[limits]\nserver_problems_per_team_per_hour = 2\n");
+    let auth = c.register_joe();
+    let flood: Vec<_> = (0..3).map(|_| c.joe_compile(&auth)).collect();
+    let refs: Vec<&std::path::Path> = flood.iter().map(|p| p.as_path()).collect();
+    let out = c.ingest_env(&refs, &[("TMPDIR", "/nonexistent/knobeln-tmp")]);
+    assert!(out.status.success(), "{}", stdout_of(&out));
+    let fourth = c.joe_compile(&auth);
+    c.ingest(&[&fourth]);
+    let replies = c.replies();
+    assert_eq!(replies.len(), 5, "{replies:?}");
+    for r in &replies[1..3] {
+        assert!(r.subject.contains("server problem"), "{}", r.subject);
+    }
+    for r in &replies[3..5] {
+        assert!(!r.subject.contains("server problem"), "{}", r.subject);
+        let body = r.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            body.contains("could not process 2 of your team's compile requests")
+                && body.contains("did not count against your team's compiles"),
+            "{body}"
+        );
+    }
 }
 
 /// Issue 23: the native programs an older version stored are rebuilt as

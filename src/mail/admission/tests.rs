@@ -28,6 +28,14 @@ static BOBS_FORM: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         .replace("the_heavy_lords_of_knobeln", "bobs_team")
 });
 
+/// A registered team whose address proved itself (here as if its first
+/// mail with its string had come): its mailbox has a share of its own.
+fn proven_team(store: &Store, name: &str) -> crate::tournament::TeamId {
+    let id = team(store, name);
+    db::mark_proven(store.conn(), id, Utc::now()).unwrap();
+    id
+}
+
 fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
     let raw = format!(
         "From: {from}\r\nTo: knobeln@contest.example\r\nSubject: {subject}\r\n\
@@ -79,7 +87,7 @@ fn row(store: &Store, id: i64) -> (String, i64, i64, bool) {
 fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_pass() {
     let store = Store::open_in_memory().unwrap();
     let config = config();
-    team(&store, "millers");
+    proven_team(&store, "millers");
     let code = "c0de4bob";
     db::insert_pending_registration(
         store.conn(),
@@ -304,8 +312,8 @@ fn a_flood_naming_a_registered_mailbox_keeps_keys_past_its_share_and_the_teams_s
     let store = Store::open_in_memory().unwrap();
     let mut config = config();
     config.limits.claimed_mails_per_mailbox_per_day = 5;
-    team(&store, "millers");
-    team(&store, "rivals");
+    proven_team(&store, "millers");
+    proven_team(&store, "rivals");
     let now = Utc::now();
     let filler = "x".repeat(20_000);
     let ids: Vec<i64> = (0..12u32)
@@ -708,4 +716,113 @@ fn a_flood_past_the_key_rows_bound_is_only_counted_and_keys_go_after_seven_days(
         .query_row("SELECT COUNT(*) FROM inbox", [], |r| r.get(0))
         .unwrap();
     assert_eq!(rows, 22);
+}
+
+/// Red team F11 (its attack was `tests/attacks/claims_in_all.rs`): a
+/// stranger registers 10 teams from forged addresses (10 of the strangers'
+/// 20 whole mails), then sends 5 mails naming each of their mailboxes.
+/// Before, each forged registration gave its mailbox a share of its own:
+/// all 50 were taken whole beside the strangers' budget (at the defaults
+/// 50 a day for each of up to 500 registrations). Now a mailbox has a
+/// share only once its registration proved its address, so the 50 are
+/// strangers' mails: 10 whole (the budget's rest), 40 key rows, none
+/// charged to a mailbox. Once a team proves its address (its first mail
+/// with its string), its mailbox has its share again, whatever strangers
+/// spent.
+#[test]
+fn forged_registrations_buy_no_whole_mails_past_the_strangers_budget() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut config = config();
+    config.limits.claimed_mails_per_mailbox_per_day = 5;
+    let now = Utc::now();
+    let form = |i: u32| {
+        BOBS_FORM
+            .replace("bob@newcomer.example", &format!("eve{i}@d{i}.example"))
+            .replace("bobs_team", &format!("forged_{i}"))
+    };
+    for i in 0..10u32 {
+        let from = format!("eve{i}@d{i}.example");
+        take(
+            &store,
+            &config,
+            &mail(i, &from, "registration for KNOBELN", &form(i)),
+            now,
+        )
+        .unwrap();
+    }
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
+    for i in 0..10u32 {
+        assert_eq!(
+            db::count_registrations_of_mailbox(store.conn(), &format!("eve{i}@d{i}.example"))
+                .unwrap(),
+            1,
+            "the forged registration {i} is kept"
+        );
+    }
+    let mut claims = Vec::new();
+    for i in 0..10u32 {
+        for k in 0..5u32 {
+            let from = format!("eve{i}@d{i}.example");
+            claims.push(take(
+                &store,
+                &config,
+                &mail(1000 + 10 * i + k, &from, "help", "hi"),
+                now,
+            ));
+        }
+    }
+    let count = |filter: &str| -> u32 {
+        store
+            .conn()
+            .query_row(
+                &format!("SELECT COUNT(*) FROM inbox WHERE {filter}"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(
+        count("length(CAST(raw AS BLOB)) > 0"),
+        config.limits.stranger_mails_per_day,
+        "registrations and claims together within the strangers' budget"
+    );
+    assert_eq!(
+        count("claimed_mailbox IS NOT NULL"),
+        0,
+        "no forged mailbox has a share"
+    );
+    let last = claims.last().copied().flatten().unwrap();
+    assert!(
+        outcome_of(&store, last).contains("from strangers in all"),
+        "{}",
+        outcome_of(&store, last)
+    );
+    // The team of eve0's address proves it: its mailbox has its share,
+    // the strangers' budget spent.
+    let eve0: u32 = store
+        .conn()
+        .query_row(
+            "SELECT team_id FROM registrations WHERE mailbox = 'eve0@d0.example'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db::mark_proven(store.conn(), crate::tournament::TeamId(eve0), now).unwrap();
+    let proven = take(
+        &store,
+        &config,
+        &mail(2000, "Eve0+x@D0.example", "help", "hi"),
+        now,
+    )
+    .unwrap();
+    assert_eq!(
+        charges(&store, proven),
+        (true, false, Some("eve0@d0.example".to_string()))
+    );
 }

@@ -11,7 +11,6 @@
 //! the caller's transaction.
 
 use crate::discipline::family::Family;
-use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -128,16 +127,10 @@ pub fn prepare(
     // neither the compile jail nor anything stored or mailed (the header
     // is a comment: the program is the same).
     let source = mask_text(&source, &header.auth);
-    let per_hour = ctx.config.limits.compiles_per_team_per_hour;
-    if per_hour > 0
-        && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
-            >= per_hour
+    if let Some((reason, outcome)) =
+        super::context::past_hourly_limits(store.conn(), ctx, reg.team)?
     {
-        return refuse(
-            format!("Your team has sent {per_hour} compile requests within the last hour, the most this server takes. Please try again later."),
-            None,
-            "compile rate limit",
-        );
+        return refuse(reason, None, outcome);
     }
     let cfg = CompileConfig {
         memory_limit: referee.limits.memory_bytes,

@@ -23,7 +23,6 @@
 //! [`prepare`] is the slow part (build, trial) outside any transaction;
 //! [`commit`] stores it and returns the reply inside the caller's.
 
-use chrono::Duration;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
@@ -214,19 +213,10 @@ pub fn prepare(store: &Store, ctx: &Ctx<'_>) -> Result<Prepared, CompileCommandE
     // source: stored, and handed to workers on other machines) nor the
     // stored source, the build's messages or the report.
     source.text = crate::mail::secrets::mask_text(&source.text, &auth);
-    let per_hour = ctx.config.limits.compiles_per_team_per_hour;
-    if per_hour > 0
-        && db::compile_requests_since(store.conn(), reg.team, ctx.now - Duration::hours(1))?
-            >= per_hour
+    if let Some((reason, outcome)) =
+        super::context::past_hourly_limits(store.conn(), ctx, reg.team)?
     {
-        return refuse(
-            format!(
-                "Your team has sent {per_hour} compile requests within the last hour, the \
-                 most this server takes. Please try again later."
-            ),
-            None,
-            "compile rate limit",
-        );
+        return refuse(reason, None, outcome);
     }
     // The seed's cap on improvements (the flooding island: five): checked
     // before anything is built, so a team past it costs nothing.

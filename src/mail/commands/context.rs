@@ -179,3 +179,57 @@ impl Ctx<'_> {
 pub fn date(d: DateTime<Utc>) -> String {
     d.format("%Y-%m-%d %H:%M UT").to_string()
 }
+
+/// Why a compile request of `team` is refused unrun for the hour, with
+/// its outcome, or `None`: `compiles_per_team_per_hour` counts the
+/// requests that were compiled (a verdict), `server_problems_per_team_per_hour`
+/// those answered as a server problem, apart, so that the server's load
+/// never spends a team's compiles while retries under it stay bounded
+/// (each can hold a jail up to its 30 s wall).
+pub(super) fn past_hourly_limits(
+    conn: &Connection,
+    ctx: &Ctx<'_>,
+    team: crate::tournament::TeamId,
+) -> Result<Option<(String, &'static str)>, StoreError> {
+    let limits = &ctx.config.limits;
+    let since = ctx.now - chrono::Duration::hours(1);
+    let per_hour = limits.compiles_per_team_per_hour;
+    if per_hour > 0
+        && crate::store::mail::compile_requests_since(
+            conn,
+            team,
+            since,
+            crate::store::mail::CompileCount::Verdicts,
+        )? >= per_hour
+    {
+        return Ok(Some((
+            format!(
+                "Your team has sent {per_hour} compile requests within the last hour, the \
+                 most this server takes. Please try again later."
+            ),
+            "compile rate limit",
+        )));
+    }
+    let problems = limits.server_problems_per_team_per_hour;
+    if problems > 0
+        && crate::store::mail::compile_requests_since(
+            conn,
+            team,
+            since,
+            crate::store::mail::CompileCount::ServerProblems,
+        )? >= problems
+    {
+        return Ok(Some((
+            format!(
+                "The server could not process {problems} of your team's compile requests \
+                 within the last hour because of problems on the server (not because of \
+                 anything in your programs), the most it tries for one team in an hour, so \
+                 that retries do not add to its load. They did not count against your \
+                 team's compiles of the hour. Please try again later; if this goes \
+                 on, write to the organizer."
+            ),
+            "compile server-problem limit",
+        )));
+    }
+    Ok(None)
+}

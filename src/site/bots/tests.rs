@@ -191,6 +191,85 @@ fn a_game_pages_charge_is_the_same_whatever_the_digits_of_its_cpu_figures() {
     );
 }
 
+/// A bot that resumed itself while it was stopped for its opponent's turn
+/// fails `ran_while_stopped`; how much CPU it had run by the time the
+/// referee's check came is the machine's load's as much as the bot's.
+/// Measured at 51 ms and at 4 s, the verdict, the game's page, its text
+/// and the pairing's row are the same bytes, and the measurement is on
+/// none of them (before, the page said "ran for 51 ms" or "ran for 4000
+/// ms"). A game stored before, with `ran_ms`, reads as the same verdict.
+#[test]
+fn a_bot_that_ran_while_stopped_has_the_same_page_whatever_it_was_measured_at() {
+    use std::time::Duration;
+    let c = BotContest {
+        id: 1,
+        discipline: Discipline::ULTIMATUM,
+        seed: 1,
+        entries: (1..=2)
+            .map(|i| Entry {
+                team: TeamId(i),
+                version: 1,
+                name: format!("bot{i}"),
+            })
+            .collect(),
+        materials: vec![],
+        finished: true,
+    };
+    let names: Vec<String> = c.entries.iter().map(|e| e.name.clone()).collect();
+    assert_eq!(
+        crate::lines::ran_while_stopped(crate::lines::FROZEN_SLACK),
+        None,
+        "within the slack: no verdict"
+    );
+    let published = |ran: Duration| {
+        let kind = crate::lines::ran_while_stopped(ran).unwrap();
+        let failure = BotFailure {
+            bot: 1,
+            turn: 2,
+            reason: crate::lines::describe_bot_failure(1, 2, &kind, None),
+            kind,
+            line: None,
+        };
+        let setup =
+            crate::discipline::ultimatum::setup(crate::discipline::ultimatum::rules::Params {
+                rounds: 3,
+            });
+        let g = one_move_game(setup, vec![failure], vec![7, 7], "50");
+        let dir = tempfile::tempdir().unwrap();
+        let folders = SiteFolders::open(dir.path(), &["game"]).unwrap();
+        render_game(&c, &g, &names).write(&folders).unwrap();
+        let mut row = Vec::new();
+        pairing_row(&mut row, &g, &names, GamePage::Written).unwrap();
+        let read =
+            |name: &str| std::fs::read_to_string(dir.path().join("game").join(name)).unwrap();
+        (
+            g.played.failures[0].clone(),
+            read("repetition-0-slot-0.html"),
+            read("repetition-0-slot-0.txt"),
+            String::from_utf8(row).unwrap(),
+        )
+    };
+    let quick = published(Duration::from_millis(51));
+    let slow = published(Duration::from_millis(4000));
+    assert_eq!(quick, slow);
+    assert!(
+        quick
+            .1
+            .contains("ran for more than 50 ms of CPU time while it was stopped"),
+        "{}",
+        quick.1
+    );
+    for text in [&quick.1, &quick.2, &quick.3] {
+        assert!(!text.contains("51 ms") && !text.contains("4000"), "{text}");
+    }
+    let stored: BotFailure = serde_json::from_str(
+        r#"{"bot":1,"turn":2,"failure":"ran_while_stopped","ran_ms":4000,"line":null,
+            "reason":"player 2, turn 2: ran for 4000 ms"}"#,
+    )
+    .unwrap();
+    assert_eq!(stored.kind, BotFailureKind::RanWhileStopped);
+}
+
 /// Whoever else can write the site folder plants a symbolic link at a
 /// bot page's temporary name (to a file elsewhere) and a FIFO at a
 /// pairing page's: the pages are written, the file elsewhere keeps its

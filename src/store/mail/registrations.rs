@@ -370,6 +370,19 @@ pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Resul
     )?)
 }
 
+/// How many teams are registered with an address of `mailbox` (folded as
+/// above) that proved itself: confirmed by answering a request, or by the
+/// team's first mail with its string (`proven_at`). A registration only a
+/// From line claimed is not counted: a stranger makes those at will (red
+/// team F11), so intake gives no share of its own to their mailboxes.
+pub fn count_proven_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM registrations WHERE mailbox = ?1 AND proven_at IS NOT NULL",
+        [mailbox],
+        |r| r.get(0),
+    )?)
+}
+
 /// A registration waiting for its address to confirm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
