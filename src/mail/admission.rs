@@ -4,9 +4,10 @@
 //! only.
 //!
 //! A proven mail is one carrying the authentification string of a
-//! registered team (its `<<FROM>>` line, or a source's header), one that
-//! answers a confirmation request (its code, from the address the request
-//! went to), or the organizer's round summary with its pause token
+//! registered team (its `<<FROM>>` line, or a source's header), the first
+//! one taken in whole that answers a confirmation request (its code, from
+//! the address the request went to; a code proves one mail: its copies are
+//! the strangers' they are), or the organizer's round summary with its pause token
 //! (`<<RSM>>`) while the round's RSM has not gone out (a spent token proves
 //! nothing). It never counts against strangers or mailboxes. One with a
 //! team's string is charged to that team's own share,
@@ -69,6 +70,10 @@ pub enum Standing {
     Proven,
     /// Proven by the string of `team`: charged to that team's own share.
     Team { team: TeamId },
+    /// The answer to a confirmation request, proven by its code (the
+    /// code's SHA-256): never counted, but marked, so that the code proves
+    /// no second mail.
+    Answer { code_hash: String },
     /// Naming a registered team's mailbox (folded), proven by nothing:
     /// charged to that mailbox's share.
     Claimed { mailbox: String },
@@ -116,10 +121,20 @@ pub fn standing(
                 return Ok(Standing::Team { team: reg.team });
             }
         }
-        let proven = match command {
-            Command::Confirm => {
-                register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
+        // A code proves one mail: the request is spent only when its
+        // answer is processed, and the intake takes in every waiting mail
+        // before that, so a copy of the answer (any number of them) is
+        // the stranger's or the claim's it is (red team E12).
+        if command == Command::Confirm
+            && register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
+        {
+            let code_hash = register::answer_code_hash(config, &parsed.subject);
+            let since = now - Duration::days(register::CONFIRM_DAYS);
+            if db::strangers_taken_since(conn, StrangerShare::Answer(&code_hash), since)? == 0 {
+                return Ok(Standing::Answer { code_hash });
             }
+        }
+        let proven = match command {
             // The pause token is one time only: once the round's RSM went
             // out, a summary with it is refused and proves nothing here
             // either (a kept copy of the organizer's mail is a stranger's).
@@ -152,7 +167,7 @@ pub fn past_budget(
     let limits = &config.limits;
     let since = now - Duration::days(1);
     let shares = match standing {
-        Standing::Proven => vec![],
+        Standing::Proven | Standing::Answer { .. } => vec![],
         Standing::Team { team } => vec![(
             limits.team_mails_per_day,
             StrangerShare::Team(*team),
@@ -286,6 +301,9 @@ pub fn store_judged(
                 }
                 (Some(id), Standing::Claimed { mailbox }) => db::charge_claimed(conn, id, mailbox)?,
                 (Some(id), Standing::Team { team }) => db::charge_team(conn, id, *team)?,
+                (Some(id), Standing::Answer { code_hash }) => {
+                    db::charge_answer(conn, id, code_hash)?
+                }
                 _ => {}
             }
             Ok(id.map_or(Taken::Again, Taken::Whole))

@@ -709,3 +709,78 @@ fn a_flood_past_the_key_rows_bound_is_only_counted_and_keys_go_after_seven_days(
         .unwrap();
     assert_eq!(rows, 22);
 }
+
+/// Red team E12: a confirmation code proves one mail, not every mail that
+/// carries it. A stranger who registered naming a second address of
+/// theirs holds the code of its request for 7 days; the request is spent
+/// only when the answer is processed, and the intake takes in every mail
+/// waiting before processing runs. Before, each copy of the answer (any
+/// Message-ID, any size up to `max_mail_bytes`) was proven, stored whole
+/// and never counted: the strangers' budget spent, 300 copies of 20 kB were
+/// 300 whole rows. Now the first answer is proven; the next ones with the
+/// same code are the strangers' mails they are (here past the budget: key
+/// rows). Another request's answer is still proven.
+#[test]
+fn a_confirmation_code_proves_one_mail_not_a_flood_of_copies() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    let pending = |address: &str, code: &str| {
+        db::insert_pending_registration(
+            store.conn(),
+            &db::NewPending {
+                mail_address: address,
+                mailbox: address,
+                domain: "newcomer.example",
+                requested_by: "eve@newcomer.example",
+                body: &BOBS_FORM,
+                code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
+            },
+            Utc::now(),
+        )
+        .unwrap();
+    };
+    pending("bob@newcomer.example", "c0de4bob");
+    pending("ann@newcomer.example", "c0de4ann");
+    let now = Utc::now();
+    // The strangers' budget spent.
+    for i in 0..30u32 {
+        take(
+            &store,
+            &config,
+            &mail(i, &format!("s{i}@d{i}.example"), "help", "hi"),
+            now,
+        );
+    }
+    let filler = "x".repeat(20_000);
+    let answer = |n: u32, from: &str, code: &str| {
+        mail(
+            n,
+            from,
+            &format!("Re: KNOBELN: please confirm your address ({code})"),
+            &filler,
+        )
+    };
+    let ids: Vec<i64> = (0..300u32)
+        .map(|i| {
+            let from = format!("bob+{i}@newcomer.example");
+            take(&store, &config, &answer(100 + i, &from, "c0de4bob"), now).unwrap()
+        })
+        .collect();
+    let whole: Vec<_> = ids.iter().filter(|&&id| row(&store, id).1 > 0).collect();
+    assert_eq!(whole, vec![&ids[0]], "one answer proven, the copies not");
+    let outcome = outcome_of(&store, ids[299]);
+    assert!(
+        outcome.contains("mails from strangers in all in 24 hours already"),
+        "{outcome}"
+    );
+    // Another request's answer is untouched.
+    let ann = take(
+        &store,
+        &config,
+        &answer(1000, "ann@newcomer.example", "c0de4ann"),
+        now,
+    )
+    .unwrap();
+    assert!(row(&store, ann).1 > 0, "ann's answer is proven");
+    assert!(!charges(&store, ann).1, "and charged to no stranger");
+}

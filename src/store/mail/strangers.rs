@@ -4,7 +4,9 @@
 //! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
 //! A mail that only claims a registered team's mailbox is charged to that
 //! mailbox's share instead (`claimed_mailbox`), and a mail proven by a
-//! team's string to that team's share (`proven_team`, schema 0033). The
+//! team's string to that team's share (`proven_team`, schema 0033); the
+//! answer to a confirmation request is marked with its code
+//! (`proven_code`, schema 0034), which proves no second mail. The
 //! key rows themselves are marked (`kept_as_key`, schema 0032) and
 //! bounded: counted over 24 hours, deleted [`KEY_ROW_DAYS`] after they
 //! came; past their bound a mail is only counted, one row a day
@@ -32,6 +34,9 @@ pub enum StrangerShare<'a> {
     /// The mails proven by one team's string (a share of the team's own,
     /// which only the string spends).
     Team(TeamId),
+    /// The mails proven by one confirmation code (its SHA-256): one at
+    /// most proves anything.
+    Answer(&'a str),
 }
 
 /// How many strangers' mails were taken in whole, charged to `share`,
@@ -60,6 +65,7 @@ pub fn strangers_taken_since(
             Some(m),
         ),
         StrangerShare::Team(t) => ("proven_team IS NOT NULL AND proven_team = ?2", Some(&t.0)),
+        StrangerShare::Answer(c) => ("proven_code IS NOT NULL AND proven_code = ?2", Some(c)),
     };
     let sql = format!("SELECT COUNT(*) FROM inbox WHERE {filter} AND received_at >= ?1");
     let mut st = conn.prepare_cached(&sql)?;
@@ -86,6 +92,17 @@ pub fn charge_team(conn: &Connection, id: i64, team: TeamId) -> Result<()> {
     conn.execute(
         "UPDATE inbox SET proven_team = ?2 WHERE id = ?1",
         params![id, team.0],
+    )?;
+    Ok(())
+}
+
+/// Marks the stored mail `id` as the answer proven by the confirmation
+/// code whose SHA-256 is `code_hash` (on the transaction that stored it):
+/// no later mail with that code is proven.
+pub fn charge_answer(conn: &Connection, id: i64, code_hash: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET proven_code = ?2 WHERE id = ?1",
+        params![id, code_hash],
     )?;
     Ok(())
 }
