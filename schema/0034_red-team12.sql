@@ -1,12 +1,12 @@
--- 0034: a confirmation code proves one mail (security.md, "Mail from
--- strangers"; red team E12). The answer to a confirmation request taken
--- in whole is marked with its request's code (its SHA-256, as the request
--- keeps it), set at intake in the transaction that stores it: a second
--- mail with the same code is no longer proven (it is the stranger's or the
--- claim's it is). The request is spent only when its answer is processed,
--- and the intake takes in every waiting mail before that: without the
--- mark, every copy of the answer was stored whole, never counted. The
--- intake reads this index, which holds only marked rows.
-ALTER TABLE inbox ADD COLUMN proven_code TEXT;
-CREATE INDEX inbox_proven_codes ON inbox(proven_code, received_at)
-    WHERE proven_code IS NOT NULL;
+-- 0034: a one-time secret proves one mail at a time (security.md, "Mail
+-- from strangers"; red team E12). A mail proven at intake by a
+-- confirmation request's code or a round's pause token is marked with it
+-- (the code's SHA-256, or `rsm:TOURNAMENT:ROUND`), in the transaction that
+-- stores it: while it waits to be processed, no other mail is proven by
+-- the same secret (it is the stranger's or the claim's it is). A secret is
+-- spent only when its mail is processed, and the intake takes in every
+-- waiting mail before that: without the mark every copy was stored whole,
+-- never counted. The intake reads this index, which holds only marked rows.
+ALTER TABLE inbox ADD COLUMN proven_once TEXT;
+CREATE INDEX inbox_proven_once ON inbox(proven_once, state)
+    WHERE proven_once IS NOT NULL;

@@ -5,8 +5,9 @@
 //! A mail that only claims a registered team's mailbox is charged to that
 //! mailbox's share instead (`claimed_mailbox`), and a mail proven by a
 //! team's string to that team's share (`proven_team`, schema 0033); the
-//! answer to a confirmation request is marked with its code
-//! (`proven_code`, schema 0034), which proves no second mail. The
+//! mail proven by a one-time secret (a confirmation code, a pause token)
+//! is marked with it (`proven_once`, schema 0034): no other mail is proven
+//! by it while that one waits. The
 //! key rows themselves are marked (`kept_as_key`, schema 0032) and
 //! bounded: counted over 24 hours, deleted [`KEY_ROW_DAYS`] after they
 //! came; past their bound a mail is only counted, one row a day
@@ -34,9 +35,6 @@ pub enum StrangerShare<'a> {
     /// The mails proven by one team's string (a share of the team's own,
     /// which only the string spends).
     Team(TeamId),
-    /// The mails proven by one confirmation code (its SHA-256): one at
-    /// most proves anything.
-    Answer(&'a str),
 }
 
 /// How many strangers' mails were taken in whole, charged to `share`,
@@ -65,7 +63,6 @@ pub fn strangers_taken_since(
             Some(m),
         ),
         StrangerShare::Team(t) => ("proven_team IS NOT NULL AND proven_team = ?2", Some(&t.0)),
-        StrangerShare::Answer(c) => ("proven_code IS NOT NULL AND proven_code = ?2", Some(c)),
     };
     let sql = format!("SELECT COUNT(*) FROM inbox WHERE {filter} AND received_at >= ?1");
     let mut st = conn.prepare_cached(&sql)?;
@@ -96,15 +93,27 @@ pub fn charge_team(conn: &Connection, id: i64, team: TeamId) -> Result<()> {
     Ok(())
 }
 
-/// Marks the stored mail `id` as the answer proven by the confirmation
-/// code whose SHA-256 is `code_hash` (on the transaction that stored it):
-/// no later mail with that code is proven.
-pub fn charge_answer(conn: &Connection, id: i64, code_hash: &str) -> Result<()> {
+/// Marks the stored mail `id` as proven by the one-time secret `key` (a
+/// confirmation code's SHA-256, or a round's pause token: `rsm:T:R`), on
+/// the transaction that stored it.
+pub fn mark_one_time(conn: &Connection, id: i64, key: &str) -> Result<()> {
     conn.execute(
-        "UPDATE inbox SET proven_code = ?2 WHERE id = ?1",
-        params![id, code_hash],
+        "UPDATE inbox SET proven_once = ?2 WHERE id = ?1",
+        params![id, key],
     )?;
     Ok(())
+}
+
+/// Whether a mail proven by the one-time secret `key` waits to be
+/// processed (its secret not spent yet): then no other mail is proven by
+/// it. One look-up of the partial index of 0034.
+pub fn one_time_waiting(conn: &Connection, key: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM inbox
+              WHERE proven_once IS NOT NULL AND proven_once = ?1 AND state = 'new')",
+        )?
+        .query_row([key], |r| r.get(0))?)
 }
 
 /// Charges the stored mail `id` to the strangers' budget of `sender` and
