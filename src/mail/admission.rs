@@ -8,7 +8,10 @@
 //! answers a confirmation request (its code, from the address the request
 //! went to), or the organizer's round summary with its pause token
 //! (`<<RSM>>`) while the round's RSM has not gone out (a spent token proves
-//! nothing). It never counts against strangers or mailboxes. One with a
+//! nothing). A code and a token are one-time secrets, spent when their
+//! mail is processed: each proves one mail at a time, never a second
+//! while a mail it proved waits to be processed (the copies of a flood are
+//! the strangers' or the claims' they are). It never counts against strangers or mailboxes. One with a
 //! team's string is charged to that team's own share,
 //! `limits.team_mails_per_day` (five times the replies a team can get),
 //! which only the string spends: past it, it is kept as its key only (a
@@ -71,11 +74,14 @@ use crate::tournament::TeamId;
 /// Whose mail a mail is, for the strangers' budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// Proven by a confirmation code or the organizer's pause token: never
-    /// counted.
-    Proven,
     /// Proven by the string of `team`: charged to that team's own share.
     Team { team: TeamId },
+    /// Proven by a one-time secret: a confirmation request's code or a
+    /// round's pause token (`key` names which: the code's SHA-256, or
+    /// `rsm:TOURNAMENT:ROUND`). Never counted, but marked with `key`, so that
+    /// the secret proves no other mail while this one waits to be
+    /// processed (processing spends it).
+    OneTime { key: String },
     /// Naming the mailbox (folded) of a registered team whose address
     /// proved itself, proven by nothing: charged to that mailbox's share.
     Claimed { mailbox: String },
@@ -123,19 +129,28 @@ pub fn standing(
                 return Ok(Standing::Team { team: reg.team });
             }
         }
-        let proven = match command {
+        // A one-time secret proves one mail at a time: the secret is spent
+        // only when its mail is processed, and the intake takes in every
+        // mail waiting before that, so a copy (any number of them) taken
+        // in while a mail it proved waits is the stranger's or the
+        // claim's it is (red team E12).
+        let key = match command {
             Command::Confirm => {
-                register::answered_request(conn, config, &parsed.subject, &address, now)?.is_some()
+                register::answered_request(conn, config, &parsed.subject, &address, now)?
+                    .map(|_| register::answer_code_hash(config, &parsed.subject))
             }
             // The pause token is one time only: once the round's RSM went
             // out, a summary with it is refused and proves nothing here
             // either (a kept copy of the organizer's mail is a stranger's).
             Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?
-                .is_some_and(|(round, _)| round.sent_at.is_none()),
-            _ => false,
+                .filter(|(round, _)| round.sent_at.is_none())
+                .map(|(round, _)| format!("rsm:{}:{}", round.tournament_id, round.round)),
+            _ => None,
         };
-        if proven {
-            return Ok(Standing::Proven);
+        if let Some(key) = key {
+            if !db::one_time_waiting(conn, &key)? {
+                return Ok(Standing::OneTime { key });
+            }
         }
     }
     // Only a proven registration's mailbox has a share of its own: one a
@@ -162,7 +177,7 @@ pub fn past_budget(
     let limits = &config.limits;
     let since = now - Duration::days(1);
     let shares = match standing {
-        Standing::Proven => vec![],
+        Standing::OneTime { .. } => vec![],
         Standing::Team { team } => vec![(
             limits.team_mails_per_day,
             StrangerShare::Team(*team),
@@ -296,6 +311,7 @@ pub fn store_judged(
                 }
                 (Some(id), Standing::Claimed { mailbox }) => db::charge_claimed(conn, id, mailbox)?,
                 (Some(id), Standing::Team { team }) => db::charge_team(conn, id, *team)?,
+                (Some(id), Standing::OneTime { key }) => db::mark_one_time(conn, id, key)?,
                 _ => {}
             }
             Ok(id.map_or(Taken::Again, Taken::Whole))

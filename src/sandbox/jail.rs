@@ -206,13 +206,17 @@ pub enum JailError {
     /// The server is root and every uid slot is taken (by bots and jails).
     #[error("cannot prepare a jail: more than {SLOTS} bots and compile jails at once")]
     NoUid,
-    /// The wall-clock limit ended a run before its CPU limit: a C tool
-    /// runs none of the program's code and waits for nothing, so what
-    /// stopped it is the server's load (or a tool that hung), never the
-    /// program. Not a verdict: the request is answered as a server problem.
+    /// The wall-clock limit ended a run (no process of it ended by its
+    /// CPU limit, which would have ended the run first): a C tool runs
+    /// none of the program's code and waits for nothing, so what stopped
+    /// it is the server's load (or a tool that hung), never the program.
+    /// Not a verdict: the request is answered as a server problem. `cpu`
+    /// is the run's, its finished processes' together (`cc1` and `as`
+    /// each have the CPU limit: together they may pass it).
     #[error(
-        "{program} did not finish within {} s of wall-clock time though it used only {:.1} s \
-         of CPU: the server was too busy (or the tool hung), so no verdict was given",
+        "{program} did not finish within {} s of wall-clock time ({:.1} s of CPU used, no \
+         process at its CPU limit): the server was too busy (or the tool hung), so no verdict \
+         was given",
         wall.as_secs(),
         cpu.as_secs_f64()
     )]

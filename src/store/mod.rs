@@ -168,6 +168,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0033_team_mails.sql",
         include_str!("../../schema/0033_team_mails.sql"),
     ),
+    (
+        "0034_red-team12.sql",
+        include_str!("../../schema/0034_red-team12.sql"),
+    ),
 ];
 
 /// An open database.

@@ -204,10 +204,14 @@ impl<'j> Gcc<'j> {
     /// the same limits; its fate is told with its `name`.
     ///
     /// The CPU limit decides a verdict, never the clock: a run the
-    /// wall-clock limit ended before its CPU limit (and not for its
-    /// memory) is [`JailError::Overloaded`], a problem of the server's,
-    /// not the program's (a C source runs no code while it is compiled,
-    /// so nothing of it can make a tool wait).
+    /// wall-clock limit ended (and not for its memory) is
+    /// [`JailError::Overloaded`], a problem of the server's, not the
+    /// program's (a C source runs no code while it is compiled, so nothing
+    /// of it can make a tool wait). Whatever CPU the run used: the limit
+    /// is each process's (`RLIMIT_CPU`), a process past it ends by
+    /// `SIGXCPU` before the wall, and the run's CPU is its finished
+    /// processes' together (`cc1` then `as` may pass 10 s between them
+    /// with each under it: red team E12).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
         let out = self.jail.run(argv, &self.limits)?;
         if out.oom_kills > 0 && !out.oom_kill_is_the_jails(self.limits.memory) {
@@ -217,8 +221,7 @@ impl<'j> Gcc<'j> {
                 limit: self.limits.memory,
             });
         }
-        let cpu_limit = std::time::Duration::from_secs(self.limits.cpu_secs);
-        if out.exit == JailExit::WallClock && out.cpu < cpu_limit && out.oom_kills == 0 {
+        if out.exit == JailExit::WallClock && out.oom_kills == 0 {
             return Err(JailError::Overloaded {
                 program: name.to_string(),
                 wall: self.limits.wall,

@@ -979,9 +979,8 @@ fn a_sleeping_tool_is_killed_at_the_30_s_wall_limit_as_the_servers_problem() {
     );
     assert!(*cpu < Duration::from_secs(1), "{cpu:?}");
     assert!(
-        err.to_string().starts_with(
-            "sleep did not finish within 30 s of wall-clock time though it used only 0."
-        ),
+        err.to_string()
+            .starts_with("sleep did not finish within 30 s of wall-clock time (0."),
         "{err}"
     );
 }
@@ -1008,6 +1007,37 @@ fn a_tool_slowed_past_the_wall_by_load_gets_no_verdict() {
     assert!(
         matches!(&err, JailError::Overloaded { program, .. } if program == "gcc"),
         "{err}"
+    );
+}
+
+/// Red team E12: the CPU limit is each process's (`RLIMIT_CPU`), the
+/// run's CPU its finished processes' together: `cc1` near its 10 s, then
+/// `as` slowed past the wall by load, passed 10 s between them with each
+/// under it. Here two children of 0.7 s of CPU each under a limit of 1 s,
+/// then a third that the wall stops (as the load would): no verdict.
+/// Before, a run whose CPU passed the limit so was "did not finish within
+/// … s", a rejection that depended on the load again.
+#[test]
+fn a_run_whose_processes_together_passed_the_cpu_limit_gets_no_verdict_from_the_wall() {
+    let limits = JailLimits {
+        cpu_secs: 1,
+        wall: Duration::from_secs(10),
+        ..JailLimits::default()
+    };
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits);
+    let busy = "/usr/bin/python3 -c 'import time\nwhile time.process_time() < 0.7: pass'";
+    let script = format!("{busy}; {busy}; exec sleep 100");
+    let err = gcc
+        .run_tool("gcc", &["/bin/sh", "-c", &script])
+        .expect_err("no verdict from the clock");
+    let JailError::Overloaded { program, cpu, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(program, "gcc");
+    assert!(
+        *cpu >= Duration::from_secs(1),
+        "both children counted: {cpu:?}"
     );
 }
 

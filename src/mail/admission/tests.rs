@@ -750,13 +750,6 @@ fn forged_registrations_buy_no_whole_mails_past_the_strangers_budget() {
         )
         .unwrap();
     }
-    crate::mail::process::process_pending(
-        &mut store,
-        &config,
-        &RefereeConfig::default(),
-        &Utc::now,
-    )
-    .unwrap();
     for i in 0..10u32 {
         assert_eq!(
             db::count_registrations_of_mailbox(store.conn(), &format!("eve{i}@d{i}.example"))
@@ -824,5 +817,130 @@ fn forged_registrations_buy_no_whole_mails_past_the_strangers_budget() {
     assert_eq!(
         charges(&store, proven),
         (true, false, Some("eve0@d0.example".to_string()))
+    );
+}
+
+/// Red team E12: a one-time secret proves one mail at a time, not every
+/// mail that carries it. A stranger who registered naming a second address
+/// of theirs holds the code of its request for 7 days; the request is spent
+/// only when its answer is processed, and the intake takes in every mail
+/// waiting before that (a flood, or any mail while processing is busy).
+/// Before, each copy of the answer (any Message-ID, any size up to
+/// `max_mail_bytes`) was proven, stored whole and never counted: the
+/// strangers' budget spent, 300 copies of 20 kB were 300 whole rows. Now the
+/// first answer is proven; the copies taken in while it waits are the
+/// strangers' mails they are (here past the budget: key rows). Another
+/// request's answer is still proven.
+#[test]
+fn a_confirmation_code_proves_one_mail_not_a_flood_of_copies() {
+    let store = Store::open_in_memory().unwrap();
+    let config = config();
+    let pending = |address: &str, code: &str| {
+        db::insert_pending_registration(
+            store.conn(),
+            &db::NewPending {
+                mail_address: address,
+                mailbox: address,
+                domain: "newcomer.example",
+                requested_by: "eve@newcomer.example",
+                body: &BOBS_FORM,
+                code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
+            },
+            Utc::now(),
+        )
+        .unwrap();
+    };
+    pending("bob@newcomer.example", "c0de4bob");
+    pending("ann@newcomer.example", "c0de4ann");
+    let now = Utc::now();
+    // The strangers' budget spent.
+    for i in 0..30u32 {
+        take(
+            &store,
+            &config,
+            &mail(i, &format!("s{i}@d{i}.example"), "help", "hi"),
+            now,
+        );
+    }
+    let filler = "x".repeat(20_000);
+    let answer = |n: u32, from: &str, code: &str| {
+        mail(
+            n,
+            from,
+            &format!("Re: KNOBELN: please confirm your address ({code})"),
+            &filler,
+        )
+    };
+    let ids: Vec<i64> = (0..300u32)
+        .map(|i| {
+            let from = format!("bob+{i}@newcomer.example");
+            take(&store, &config, &answer(100 + i, &from, "c0de4bob"), now).unwrap()
+        })
+        .collect();
+    let whole: Vec<_> = ids.iter().filter(|&&id| row(&store, id).1 > 0).collect();
+    assert_eq!(whole, vec![&ids[0]], "one answer proven, the copies not");
+    let outcome = outcome_of(&store, ids[299]);
+    assert!(
+        outcome.contains("mails from strangers in all in 24 hours already"),
+        "{outcome}"
+    );
+    // Another request's answer is untouched.
+    let ann = take(
+        &store,
+        &config,
+        &answer(1000, "ann@newcomer.example", "c0de4ann"),
+        now,
+    )
+    .unwrap();
+    assert!(row(&store, ann).1 > 0, "ann's answer is proven");
+    assert!(!charges(&store, ann).1, "and charged to no stranger");
+}
+
+/// Red team E12, the same for the pause token: copies of the organizer's
+/// summary taken in while one waits to be processed are the strangers'
+/// mails they are (before, all 300 were whole). Once the waiting one is
+/// processed and refused (here: no summary after the token line, so the
+/// round still waits), the organizer's corrected summary is proven again.
+#[test]
+fn a_pause_token_proves_one_waiting_summary_not_a_flood_of_copies() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
+    let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
+    let organizer = config.contest.organizer.clone();
+    let filler = "x".repeat(20_000);
+    let summary = |n: u32, text: &str| {
+        mail(
+            n,
+            &organizer,
+            "RSM round 1",
+            &format!(
+                "<<RSM>> {token}
+
+{text}"
+            ),
+        )
+    };
+    let first = take(&store, &config, &summary(100, ""), now).unwrap();
+    assert!(row(&store, first).1 > 0, "the first is proven");
+    let copies: Vec<i64> = (0..300u32)
+        .map(|i| take(&store, &config, &summary(200 + i, &filler), now).unwrap())
+        .collect();
+    let whole = copies.iter().filter(|&&id| row(&store, id).1 > 0).count();
+    assert_eq!(whole, 0, "no copy is proven while the first waits");
+    // The first processed: refused (no summary), the token not spent.
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
+    let (state, outcome, _) = db::inbox_state(store.conn(), first).unwrap();
+    assert_eq!(state, "done", "{outcome:?}");
+    let corrected = take(&store, &config, &summary(900, "Round 1 was wild."), now).unwrap();
+    assert!(
+        row(&store, corrected).1 > 0,
+        "the corrected summary is proven"
     );
 }

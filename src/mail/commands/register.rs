@@ -210,6 +210,18 @@ pub fn answered_request(
     reply_to: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<db::Pending>, StoreError> {
+    let since = now - chrono::Duration::days(CONFIRM_DAYS);
+    let hash = answer_code_hash(config, subject);
+    let sender = crate::mail::sender::sender_key(reply_to);
+    Ok(db::pending_by_code(conn, &hash, since)?
+        .filter(|p| crate::mail::sender::sender_key(&p.mail_address) == sender))
+}
+
+/// The SHA-256 of the confirmation code `subject` answers with (as the
+/// request keeps it; the code of an empty string when it names none): the
+/// key [`answered_request`] looks the request up by, and the intake's mark
+/// of the one mail a code proves.
+pub fn answer_code_hash(config: &crate::config::Config, subject: &str) -> String {
     let subject = super::subject::normalize_subject(subject);
     // Only the subject the request had (behind reply prefixes): the
     // contest's name or KNOBELN, then the mark. An auto-responder that
@@ -230,11 +242,7 @@ pub fn answered_request(
         .unwrap_or("")
         .trim()
         .to_string();
-    let since = now - chrono::Duration::days(CONFIRM_DAYS);
-    let hash = crate::engine::prepare::sha256_hex(code.as_bytes());
-    let sender = crate::mail::sender::sender_key(reply_to);
-    Ok(db::pending_by_code(conn, &hash, since)?
-        .filter(|p| crate::mail::sender::sender_key(&p.mail_address) == sender))
+    crate::engine::prepare::sha256_hex(code.as_bytes())
 }
 
 /// The outbox kind of a confirmation request.

@@ -4,7 +4,10 @@
 //! (`insert_inbox_key_only`, beside `insert_inbox` in `store/mail.rs`).
 //! A mail that only claims a registered team's mailbox is charged to that
 //! mailbox's share instead (`claimed_mailbox`), and a mail proven by a
-//! team's string to that team's share (`proven_team`, schema 0033). The
+//! team's string to that team's share (`proven_team`, schema 0033); the
+//! mail proven by a one-time secret (a confirmation code, a pause token)
+//! is marked with it (`proven_once`, schema 0034): no other mail is proven
+//! by it while that one waits. The
 //! key rows themselves are marked (`kept_as_key`, schema 0032) and
 //! bounded: counted over 24 hours, deleted [`KEY_ROW_DAYS`] after they
 //! came; past their bound a mail is only counted, one row a day
@@ -88,6 +91,29 @@ pub fn charge_team(conn: &Connection, id: i64, team: TeamId) -> Result<()> {
         params![id, team.0],
     )?;
     Ok(())
+}
+
+/// Marks the stored mail `id` as proven by the one-time secret `key` (a
+/// confirmation code's SHA-256, or a round's pause token: `rsm:T:R`), on
+/// the transaction that stored it.
+pub fn mark_one_time(conn: &Connection, id: i64, key: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE inbox SET proven_once = ?2 WHERE id = ?1",
+        params![id, key],
+    )?;
+    Ok(())
+}
+
+/// Whether a mail proven by the one-time secret `key` waits to be
+/// processed (its secret not spent yet): then no other mail is proven by
+/// it. One look-up of the partial index of 0034.
+pub fn one_time_waiting(conn: &Connection, key: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM inbox
+              WHERE proven_once IS NOT NULL AND proven_once = ?1 AND state = 'new')",
+        )?
+        .query_row([key], |r| r.get(0))?)
 }
 
 /// Charges the stored mail `id` to the strangers' budget of `sender` and
