@@ -750,6 +750,13 @@ fn forged_registrations_buy_no_whole_mails_past_the_strangers_budget() {
         )
         .unwrap();
     }
+    crate::mail::process::process_pending(
+        &mut store,
+        &config,
+        &RefereeConfig::default(),
+        &Utc::now,
+    )
+    .unwrap();
     for i in 0..10u32 {
         assert_eq!(
             db::count_registrations_of_mailbox(store.conn(), &format!("eve{i}@d{i}.example"))
