@@ -16,6 +16,7 @@
 //! outbox's unique index, so an event announced again after a resume queues
 //! nothing twice.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
@@ -441,8 +442,10 @@ impl Mailer<'_> {
         let games_of = tables::games_by_member(gr);
         let protocols_of = protocols_by_member(&protocols);
         // The group's games and its ranking are the same mail for every
-        // member: rendered once, when a member first wants it.
-        let mut same_for_all: HashMap<&'static str, (String, PreparedBody)> = HashMap::new();
+        // member: rendered once, when a member first wants it, and that
+        // one mail readdressed to each (its text not copied per member:
+        // GRG's is 33 kB at 400 teams).
+        let mut same_for_all: HashMap<&'static str, (Outgoing, PreparedBody)> = HashMap::new();
         // The group's mails are committed together.
         let tx = store
             .conn()
@@ -487,7 +490,10 @@ impl Mailer<'_> {
                 if !p.wants(pref) {
                     continue;
                 }
-                let (body, prepared) = match pref {
+                let code = pref.as_str();
+                let key = format!("{code}:r{round}:g{group}:{m}");
+                let subject = || format!("KNOBELN {code}: {what}, round {round}, group {group}");
+                match pref {
                     Preference::GRP => {
                         let mine = games_of.get(m.as_str()).map_or(&[][..], Vec::as_slice);
                         let (grp_table, grp_note) = tables::team_games_of(gr, mine, &dqs, m);
@@ -496,38 +502,34 @@ impl Mailer<'_> {
                             json!({ "team": m, "round": round, "group": group,
                                     "table": trim(&grp_table), "note": grp_note }),
                         )?;
-                        (body, None)
+                        let mail = self.mail(kind, &p.address, subject(), body);
+                        self.queue_prepared(&tx, &key, &mail, None, &queued)?;
                     }
                     _ => {
-                        if !same_for_all.contains_key(kind) {
-                            let data = if pref == Preference::GRG {
-                                json!({ "round": round, "group": group, "table": grg_table,
-                                        "note": grg_note })
-                            } else {
-                                json!({ "round": round, "group": group, "n": gr.members.len(),
-                                        "table": grr_table, "advancing": advancing })
-                            };
-                            let body = self.render(kind, data)?;
-                            let prepared = prepare_body(&body);
-                            same_for_all.insert(kind, (body, prepared));
-                        }
-                        let (body, prepared) = &same_for_all[kind];
-                        (body.clone(), Some(prepared))
+                        let (mail, prepared) = match same_for_all.entry(kind) {
+                            Entry::Occupied(e) => {
+                                let (mail, prepared) = e.into_mut();
+                                mail.to[0].clone_from(&p.address);
+                                (&*mail, &*prepared)
+                            }
+                            Entry::Vacant(e) => {
+                                let data = if pref == Preference::GRG {
+                                    json!({ "round": round, "group": group, "table": grg_table,
+                                            "note": grg_note })
+                                } else {
+                                    json!({ "round": round, "group": group, "n": gr.members.len(),
+                                            "table": grr_table, "advancing": advancing })
+                                };
+                                let body = self.render(kind, data)?;
+                                let prepared = prepare_body(&body);
+                                let mail = self.mail(kind, &p.address, subject(), body);
+                                let (mail, prepared) = e.insert((mail, prepared));
+                                (&*mail, &*prepared)
+                            }
+                        };
+                        self.queue_prepared(&tx, &key, mail, Some(prepared), &queued)?;
                     }
-                };
-                let code = pref.as_str();
-                self.queue_prepared(
-                    &tx,
-                    &format!("{code}:r{round}:g{group}:{m}"),
-                    &self.mail(
-                        kind,
-                        &p.address,
-                        format!("KNOBELN {code}: {what}, round {round}, group {group}"),
-                        body,
-                    ),
-                    prepared,
-                    &queued,
-                )?;
+                }
             }
         }
         // Disqualified teams are told why, whatever their preferences.

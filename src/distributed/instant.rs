@@ -18,7 +18,9 @@ use crate::store::EncodedThrows;
 /// benchmarks measure the engine's work around a game, not the fake game.
 /// Its throws' encoding for the store is made once too and copied: a
 /// pool's worker encodes a game's throws on its own thread
-/// ([`Done::played`]), so that is the game's work, not the server's.
+/// ([`Done::played`]), so that is the game's work, not the server's. As
+/// a played game's, the record handed over has no throws of its own (they
+/// are in the encoding alone): a pool's worker frees them itself.
 pub struct InstantRunner {
     canned: GameRecord,
     encoded: EncodedThrows,
@@ -27,9 +29,10 @@ pub struct InstantRunner {
 
 impl InstantRunner {
     pub fn new(referee: RefereeConfig) -> Self {
-        let canned = canned_record(&referee, 0);
+        let mut canned = canned_record(&referee, 0);
+        let throws = std::mem::take(&mut canned.throws);
         InstantRunner {
-            encoded: EncodedThrows::of(&canned.throws),
+            encoded: EncodedThrows::of(&throws),
             canned,
             done: RefCell::new(VecDeque::new()),
         }

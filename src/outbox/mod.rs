@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 
 use crate::store::mail::{self as db, NewOutgoing};
 use crate::store::StoreError;
-use outgoing::{build_around, build_parts, new_message_id, Outgoing};
+use outgoing::{build_around, build_parts_owned, new_message_id, Outgoing};
 
 /// Faults of queuing a mail (infrastructure).
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +110,7 @@ pub fn enqueue_with(
         // (its headers' bytes, not the text's, per mail), the text stored
         // once.
         Some(body) => build_around(m, body, contest, &id, now)?,
-        None => build_parts(m, &outgoing::prepare_body(&m.body), contest, &id, now)?,
+        None => build_parts_owned(m, outgoing::prepare_body(&m.body), contest, &id, now)?,
     };
     Ok(db::queue_outgoing(
         conn,

@@ -330,7 +330,30 @@ pub fn build_parts(
     message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Built, BuildError> {
-    let (raw, attachments) = format(m, body.body.clone(), contest, message_id, now)?;
+    build_parts_of(m, body.body.clone(), contest, message_id, now)
+}
+
+/// [`build_parts`] with a body made for this mail alone ([`prepare_body`]
+/// of `m.body`), taken: its text is copied once, into the mail, not first
+/// into a copy of the body (a group's DGP and GRP mails, each its own).
+pub fn build_parts_owned(
+    m: &Outgoing,
+    body: PreparedBody,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Built, BuildError> {
+    build_parts_of(m, body.body, contest, message_id, now)
+}
+
+fn build_parts_of(
+    m: &Outgoing,
+    text: Body,
+    contest: &ContestConfig,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Built, BuildError> {
+    let (raw, attachments) = format(m, text, contest, message_id, now)?;
     Ok(Built {
         raw,
         text_at: None,
