@@ -4,6 +4,16 @@
 //! hash), and a job the queue did not confirm is published again as it
 //! was.
 //!
+//! Jobs of many games (KNOBELN's) are not all published at once: at most
+//! [`jobs_ahead`] are published and unanswered (about two a worker: one
+//! playing, one waiting), the other games wait with the coordinator. While
+//! the engine keeps its window full a job carries the most games; once
+//! the window drains (a round's last games: the engine has nothing more to
+//! hand over until these finish) each new job carries the waiting games
+//! over the workers known ([`job_size`]), so a round's last jobs are a few
+//! games each and no worker waits long for another's last job (guided
+//! self-scheduling).
+//!
 //! Not here: the session's loop and state (`session.rs`) and what comes
 //! back (`results.rs`).
 
@@ -97,9 +107,31 @@ impl<T: Task> Coordinator<T> {
             }
             let Some(first) = self.to_publish.front() else {
                 self.waiting_since = None;
+                self.held_back = false;
                 return;
             };
-            let per_job = wire::games_per_job(&self.in_flight[first].play);
+            let most = wire::games_per_job(&self.in_flight[first].play);
+            let spread = wire::most_games_per_job(self.kind) > 1;
+            let workers = self.workers.len();
+            if spread && self.live_jobs() >= jobs_ahead(workers) {
+                // The rest waits here until a job is answered.
+                self.held_back = true;
+                return;
+            }
+            self.held_back = false;
+            let per_job = if spread {
+                job_size(
+                    most,
+                    Window {
+                        in_flight: self.in_flight.len(),
+                        capacity: self.settings.in_flight,
+                    },
+                    self.to_publish.len(),
+                    workers,
+                )
+            } else {
+                most
+            };
             let lingered = self.waiting_since.is_none_or(|t| t.elapsed() >= LINGER);
             if self.to_publish.len() < per_job && !lingered {
                 return;
@@ -122,6 +154,21 @@ impl<T: Task> Coordinator<T> {
                 return;
             }
         }
+    }
+
+    /// How many jobs published and unanswered still carry a game in flight
+    /// (those that carry none are forgotten: their games were answered by
+    /// another job, or went back to the queue).
+    pub(super) fn live_jobs(&mut self) -> usize {
+        let in_flight = &self.in_flight;
+        self.jobs.retain(|name, sent| {
+            sent.games.iter().any(|g| {
+                in_flight
+                    .get(g)
+                    .is_some_and(|p| p.job.as_deref() == Some(name.as_str()))
+            })
+        });
+        self.jobs.len()
     }
 
     /// Makes sure the games' programs are in the store, then publishes the
@@ -219,9 +266,101 @@ impl<T: Task> Coordinator<T> {
     }
 }
 
+/// How many jobs of many games may be published and unanswered at once,
+/// with `workers` workers known (those that answered in this session): two
+/// a worker (a worker holds the job it plays and takes the next when one
+/// game of it is left) and one more, for a worker that has not answered
+/// yet. Before any answer it counts one worker: a second one waits for
+/// its first job until the first answer comes (once a session).
+pub(super) fn jobs_ahead(workers: usize) -> usize {
+    2 * workers.max(1) + 1
+}
+
+/// The engine's window of games: how many the session holds, and how many
+/// the engine keeps handed over while it has more (`QueueSettings::
+/// in_flight`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Window {
+    pub(super) in_flight: usize,
+    pub(super) capacity: usize,
+}
+
+/// How many games the next job carries (at most `most`). While the engine
+/// keeps its window full (fewer than two full jobs missing: it hands over
+/// a game for each one answered) the most; once the window drains, the
+/// `waiting` games (those not in a job yet) over the workers known, so the
+/// jobs shrink as the round's work does and its last ones are a game or a
+/// few (guided self-scheduling).
+pub(super) fn job_size(most: usize, window: Window, waiting: usize, workers: usize) -> usize {
+    let most = most.max(1);
+    if window.in_flight + 2 * most > window.capacity {
+        return most;
+    }
+    waiting.div_ceil(workers.max(1)).clamp(1, most)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_shrink_as_the_engines_window_drains_and_not_before() {
+        let full = Window {
+            in_flight: 1024,
+            capacity: 1024,
+        };
+        // The window full, or one or two jobs' games short of it (answered,
+        // not yet replaced): the most games a job.
+        for in_flight in [1024, 1000, 897] {
+            let w = Window { in_flight, ..full };
+            assert_eq!(job_size(128, w, 384, 2), 128, "{in_flight}");
+            assert_eq!(job_size(128, w, 3, 2), 128, "{in_flight}");
+        }
+        // Drained: the waiting games over the workers, at most the most.
+        let drained = |in_flight| Window { in_flight, ..full };
+        assert_eq!(job_size(128, drained(768), 384, 2), 128);
+        assert_eq!(job_size(128, drained(640), 128, 2), 64);
+        assert_eq!(job_size(128, drained(100), 10, 2), 5);
+        assert_eq!(job_size(128, drained(3), 3, 2), 2);
+        assert_eq!(job_size(128, drained(1), 1, 2), 1);
+        // No worker known yet counts as one; nothing waiting still makes a
+        // job of one (the caller has a game).
+        assert_eq!(job_size(128, drained(36), 36, 0), 36);
+        assert_eq!(job_size(128, drained(5), 0, 3), 1);
+        // Fewer games a job under rules with long records.
+        assert_eq!(job_size(8, drained(100), 100, 2), 8);
+        // A window smaller than two jobs: always the most (as before).
+        let small = Window {
+            in_flight: 10,
+            capacity: 100,
+        };
+        assert_eq!(job_size(128, small, 10, 2), 128);
+    }
+
+    #[test]
+    fn a_round_ends_in_jobs_of_a_few_games() {
+        // Two workers, the engine's window of 1024 drained (a round's
+        // last games): five jobs of 128 are out, 384 games wait. Each
+        // answer lets one job out; the jobs published after the drain,
+        // in order.
+        let (workers, capacity) = (2, 1024);
+        let (mut waiting, mut out) = (384usize, 5 * 128usize);
+        let mut sizes = Vec::new();
+        while waiting > 0 {
+            out -= 128.min(out); // an answer
+            let window = Window {
+                in_flight: waiting + out,
+                capacity,
+            };
+            let n = job_size(128, window, waiting, workers);
+            sizes.push(n);
+            waiting -= n;
+            out += n;
+        }
+        assert_eq!(sizes, [128, 128, 64, 32, 16, 8, 4, 2, 1, 1]);
+        assert_eq!(jobs_ahead(0), 3);
+        assert_eq!(jobs_ahead(2), 5);
+    }
 
     #[test]
     fn the_object_digest_is_the_stores_form_of_the_hash() {
