@@ -5,8 +5,9 @@
 //! was.
 //!
 //! Jobs of many games (KNOBELN's) are not all published at once: at most
-//! [`jobs_ahead`] are published and unanswered (about two a worker: one
-//! playing, one waiting), the other games wait with the coordinator. While
+//! [`games_ahead`] games are in jobs published and unanswered (two full
+//! jobs a worker, one playing and one waiting, and one more), the other
+//! games wait with the coordinator. While
 //! the engine keeps its window full a job carries the most games; once
 //! the window drains (a round's last games: the engine has nothing more to
 //! hand over until these finish) each new job carries the waiting games
@@ -113,7 +114,9 @@ impl<T: Task> Coordinator<T> {
             let most = wire::games_per_job(&self.in_flight[first].play);
             let spread = wire::most_games_per_job(self.kind) > 1;
             let workers = self.workers.len();
-            if spread && self.live_jobs() >= jobs_ahead(workers) {
+            if spread
+                && self.games_out() >= games_ahead(workers, wire::most_games_per_job(self.kind))
+            {
                 // The rest waits here until a job is answered.
                 self.held_back = true;
                 return;
@@ -156,10 +159,11 @@ impl<T: Task> Coordinator<T> {
         }
     }
 
-    /// How many jobs published and unanswered still carry a game in flight
-    /// (those that carry none are forgotten: their games were answered by
-    /// another job, or went back to the queue).
-    pub(super) fn live_jobs(&mut self) -> usize {
+    /// How many games the jobs published and unanswered carry, counting
+    /// only jobs that still carry a game in flight (those that carry none
+    /// are forgotten: their games were answered by another job, or went
+    /// back to the queue).
+    pub(super) fn games_out(&mut self) -> usize {
         let in_flight = &self.in_flight;
         self.jobs.retain(|name, sent| {
             sent.games.iter().any(|g| {
@@ -168,7 +172,7 @@ impl<T: Task> Coordinator<T> {
                     .is_some_and(|p| p.job.as_deref() == Some(name.as_str()))
             })
         });
-        self.jobs.len()
+        self.jobs.values().map(|sent| sent.games.len()).sum()
     }
 
     /// Makes sure the games' programs are in the store, then publishes the
@@ -266,14 +270,18 @@ impl<T: Task> Coordinator<T> {
     }
 }
 
-/// How many jobs of many games may be published and unanswered at once,
-/// with `workers` workers known (those that answered in this session): two
-/// a worker (a worker holds the job it plays and takes the next when one
+/// How many games may be in jobs published and unanswered at once, with
+/// `workers` workers known (those that answered in this session) and jobs
+/// of at most `full` games (`wire::most_games_per_job`): two full jobs a
+/// worker (a worker holds the job it plays and takes the next when one
 /// game of it is left) and one more, for a worker that has not answered
 /// yet. Before any answer it counts one worker: a second one waits for
-/// its first job until the first answer comes (once a session).
-pub(super) fn jobs_ahead(workers: usize) -> usize {
-    2 * workers.max(1) + 1
+/// its first job until the first answer comes (once a session). Counted in
+/// games, not jobs: under rules whose long records make jobs of a game or
+/// a few (`wire::games_per_job`), a worker of many threads still gets as
+/// many games as it has places for.
+pub(super) fn games_ahead(workers: usize, full: usize) -> usize {
+    (2 * workers.max(1) + 1) * full.max(1)
 }
 
 /// The engine's window of games: how many the session holds, and how many
@@ -358,8 +366,8 @@ mod tests {
             out += n;
         }
         assert_eq!(sizes, [128, 128, 64, 32, 16, 8, 4, 2, 1, 1]);
-        assert_eq!(jobs_ahead(0), 3);
-        assert_eq!(jobs_ahead(2), 5);
+        assert_eq!(games_ahead(0, 128), 3 * 128);
+        assert_eq!(games_ahead(2, 128), 5 * 128);
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub(super) struct Coordinator<T: Task> {
     pub(super) to_publish: VecDeque<GameIdent>,
     /// Since when the first of them waits.
     pub(super) waiting_since: Option<Instant>,
-    /// Whether they wait because enough jobs are out (`publish::jobs_ahead`):
+    /// Whether they wait because enough games are out (`publish::games_ahead`):
     /// then an answer, not the linger, lets the next job out.
     pub(super) held_back: bool,
     /// Jobs published and not yet answered, by name.
