@@ -293,18 +293,29 @@ pub(super) struct Window {
     pub(super) capacity: usize,
 }
 
+/// The fewest games a job of a draining window carries (unless fewer
+/// wait): a KNOBELN game of modules takes a quarter of a millisecond, so a
+/// round's last job of 8 keeps another worker waiting about 2 ms, while a
+/// job of its own costs about as much on the server, the coordinator and
+/// the worker. (A fault's games also go back to the queue together, as
+/// before: three faulting workers still meet each game.)
+pub(super) const TAIL_GAMES: usize = 8;
+
 /// How many games the next job carries (at most `most`). While the engine
 /// keeps its window full (fewer than two full jobs missing: it hands over
 /// a game for each one answered) the most; once the window drains, the
-/// `waiting` games (those not in a job yet) over the workers known, so the
-/// jobs shrink as the round's work does and its last ones are a game or a
-/// few (guided self-scheduling).
+/// `waiting` games (those not in a job yet) over the workers known, but
+/// not fewer than [`TAIL_GAMES`], so the jobs shrink as the round's work
+/// does and its last ones are a few games (guided self-scheduling). The
+/// caller takes fewer when fewer wait.
 pub(super) fn job_size(most: usize, window: Window, waiting: usize, workers: usize) -> usize {
     let most = most.max(1);
     if window.in_flight + 2 * most > window.capacity {
         return most;
     }
-    waiting.div_ceil(workers.max(1)).clamp(1, most)
+    waiting
+        .div_ceil(workers.max(1))
+        .clamp(TAIL_GAMES.min(most), most)
 }
 
 #[cfg(test)]
@@ -328,15 +339,15 @@ mod tests {
         let drained = |in_flight| Window { in_flight, ..full };
         assert_eq!(job_size(128, drained(768), 384, 2), 128);
         assert_eq!(job_size(128, drained(640), 128, 2), 64);
-        assert_eq!(job_size(128, drained(100), 10, 2), 5);
-        assert_eq!(job_size(128, drained(3), 3, 2), 2);
-        assert_eq!(job_size(128, drained(1), 1, 2), 1);
-        // No worker known yet counts as one; nothing waiting still makes a
-        // job of one (the caller has a game).
+        assert_eq!(job_size(128, drained(100), 40, 2), 20);
+        // Not fewer than TAIL_GAMES (the caller takes what waits).
+        assert_eq!(job_size(128, drained(100), 10, 2), TAIL_GAMES);
+        assert_eq!(job_size(128, drained(3), 3, 2), TAIL_GAMES);
+        // No worker known yet counts as one.
         assert_eq!(job_size(128, drained(36), 36, 0), 36);
-        assert_eq!(job_size(128, drained(5), 0, 3), 1);
         // Fewer games a job under rules with long records.
         assert_eq!(job_size(8, drained(100), 100, 2), 8);
+        assert_eq!(job_size(1, drained(100), 100, 2), 1);
         // A window smaller than two jobs: always the most (as before).
         let small = Window {
             in_flight: 10,
@@ -360,12 +371,12 @@ mod tests {
                 in_flight: waiting + out,
                 capacity,
             };
-            let n = job_size(128, window, waiting, workers);
+            let n = job_size(128, window, waiting, workers).min(waiting);
             sizes.push(n);
             waiting -= n;
             out += n;
         }
-        assert_eq!(sizes, [128, 128, 64, 32, 16, 8, 4, 2, 1, 1]);
+        assert_eq!(sizes, [128, 128, 64, 32, 16, 8, 8]);
         assert_eq!(games_ahead(0, 128), 3 * 128);
         assert_eq!(games_ahead(2, 128), 5 * 128);
     }
