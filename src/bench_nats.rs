@@ -92,6 +92,12 @@ pub struct QueueCpu {
     /// Messages into and out of the NATS server.
     pub nats_in: Option<u64>,
     pub nats_out: Option<u64>,
+    /// The workers' game threads' time in these runs (the runs' wall time
+    /// times the threads), and of it: on a CPU, and runnable but waiting
+    /// for one; the rest they slept, waiting for games.
+    pub game_threads_time: Duration,
+    pub game_threads_running: Duration,
+    pub game_threads_runnable: Duration,
 }
 
 impl DistributedBench {
@@ -163,6 +169,19 @@ impl DistributedBench {
                 ),
                 _ => String::new(),
             }
+        );
+        let share = |d: Duration| {
+            100.0 * d.as_secs_f64() / q.game_threads_time.as_secs_f64().max(f64::MIN_POSITIVE)
+        };
+        let asleep = q
+            .game_threads_time
+            .saturating_sub(q.game_threads_running + q.game_threads_runnable);
+        println!(
+            "  workers' game threads, queue: asleep (waiting for games) {:.1} % of the run, \
+             on a CPU {:.1} %, waiting for one {:.1} %",
+            share(asleep),
+            share(q.game_threads_running),
+            share(q.game_threads_runnable)
         );
         println!(
             "coordinator ceiling, {} teams ({} games) answered at once by {} fake worker(s): \
@@ -430,8 +449,12 @@ pub fn distributed_bench(
             let (seqs, before) = (stream_sequences(&url), snapshot());
             let t = Instant::now();
             run_tournament_with(&mut store, tid, &*factory, &clock, &mut Quiet)?;
-            queue = queue.min(t.elapsed());
+            let wall = t.elapsed();
+            queue = queue.min(wall);
             let spent = snapshot().since(&before);
+            queue_cpu.game_threads_time += wall * spent.game_threads.threads as u32;
+            queue_cpu.game_threads_running += spent.game_threads.running;
+            queue_cpu.game_threads_runnable += spent.game_threads.runnable;
             let seqs_after = stream_sequences(&url);
             queue_cpu.games += games_played(&store, tid)?;
             queue_cpu.engine += spent.engine;
@@ -505,6 +528,8 @@ struct Snapshot {
     process: Duration,
     /// The workers: their game threads (`referee-…`) and the rest.
     workers: account::SplitCpu,
+    /// The workers' game threads, as the scheduler saw them.
+    game_threads: account::Sched,
     nats: Option<Duration>,
     nats_messages: Option<(u64, u64)>,
 }
@@ -519,6 +544,11 @@ impl Snapshot {
                 .iter()
                 .map(|c| account::process_cpu(c.id(), "referee-"))
                 .fold(account::SplitCpu::default(), |a, b| a + b),
+            game_threads: workers
+                .0
+                .iter()
+                .map(|c| account::threads_sched(c.id(), "referee-"))
+                .fold(account::Sched::default(), |a, b| a + b),
             nats: server.map(|s| {
                 let c = account::process_cpu(s.child.id(), "");
                 c.named + c.rest
@@ -533,6 +563,17 @@ impl Snapshot {
             engine: self.engine.saturating_sub(before.engine),
             process: self.process.saturating_sub(before.process),
             workers: self.workers - before.workers,
+            game_threads: account::Sched {
+                running: self
+                    .game_threads
+                    .running
+                    .saturating_sub(before.game_threads.running),
+                runnable: self
+                    .game_threads
+                    .runnable
+                    .saturating_sub(before.game_threads.runnable),
+                threads: self.game_threads.threads,
+            },
             nats: self.nats.zip(before.nats).map(|(a, b)| a.saturating_sub(b)),
             nats_messages: self
                 .nats_messages

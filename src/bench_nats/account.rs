@@ -81,6 +81,56 @@ pub(super) fn process_cpu(pid: u32, prefix: &str) -> SplitCpu {
     }
 }
 
+/// How the threads of process `pid` named `prefix…` spent their time so
+/// far, from Linux's `/proc/…/schedstat` (nanoseconds): on a CPU, and
+/// runnable but waiting for one; and how many such threads there are. The
+/// rest of their life they slept (a game thread: waiting for games).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Sched {
+    pub(super) running: Duration,
+    pub(super) runnable: Duration,
+    pub(super) threads: usize,
+}
+
+impl std::ops::Add for Sched {
+    type Output = Sched;
+    fn add(self, o: Sched) -> Sched {
+        Sched {
+            running: self.running + o.running,
+            runnable: self.runnable + o.runnable,
+            threads: self.threads + o.threads,
+        }
+    }
+}
+
+/// The first two numbers of a `schedstat` line: nanoseconds on a CPU and
+/// waiting for one.
+pub(super) fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
+    let mut fields = text.split_whitespace();
+    let running = fields.next()?.parse().ok()?;
+    let runnable = fields.next()?.parse().ok()?;
+    Some((running, runnable))
+}
+
+pub(super) fn threads_sched(pid: u32, prefix: &str) -> Sched {
+    let mut sched = Sched::default();
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in dir.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+            if !parse_stat(&stat).is_some_and(|(name, _)| name.starts_with(prefix)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            if let Some((running, runnable)) = parse_schedstat(&text) {
+                sched.running += Duration::from_nanos(running);
+                sched.runnable += Duration::from_nanos(runnable);
+                sched.threads += 1;
+            }
+        }
+    }
+    sched
+}
+
 /// Messages the NATS server has taken in and sent out so far (its
 /// monitoring endpoint's `in_msgs` and `out_msgs`); `None` if it cannot
 /// be asked.
@@ -108,5 +158,14 @@ mod tests {
         let line = "7 (a) b) R 1 2 3 4 5 6 7 8 9 10 5 6 0";
         assert_eq!(parse_stat(line), Some(("a) b".into(), 11)));
         assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn a_schedstat_line_gives_the_time_on_a_cpu_and_waiting_for_one() {
+        assert_eq!(parse_schedstat("123456 7890 42\n"), Some((123456, 7890)));
+        assert_eq!(parse_schedstat("1"), None);
+        // This thread's own file reads.
+        let own = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+        assert!(parse_schedstat(&own).is_some(), "{own}");
     }
 }

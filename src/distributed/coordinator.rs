@@ -8,7 +8,9 @@
 //! object store (uploaded once per session, checked against their hash),
 //! publishes it to the work queue in a job with others (up to
 //! `wire::games_per_job`; a game waits at most `session::LINGER` for
-//! company) and waits for the answer on its own session's subject. A job is
+//! company; KNOBELN jobs of at most `publish::games_ahead` games out at once, the
+//! rest held back, and smaller as a round's last games come:
+//! `publish::job_size`) and waits for the answer on its own session's subject. A job is
 //! answered as a whole: a game the answer leaves out goes back to the
 //! queue. Results may come in any order, late or twice
 //! (JetStream gives a job to another worker when one goes silent for

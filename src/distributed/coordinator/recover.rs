@@ -8,7 +8,9 @@
 //! So when no result has come for a while (`QueueSettings::stall_after`) with games in
 //! flight, the session asks the queue: if the workers' consumer of its
 //! kind has no job waiting and none held by a worker, and no result waits
-//! for this session, every game in flight was lost on the way; the
+//! for this session, every game of its published jobs was lost on the
+//! way (games held back while enough jobs were out, `publish.rs`, still
+//! wait for a job of their own, and count no loss); the
 //! tournament's jobs left in the stream (undeliverable) are dropped and the
 //! games are published again in new jobs, their programs looked up in the
 //! store again. A game played twice is counted once (a result counts only
@@ -71,8 +73,10 @@ impl<T: Task> Coordinator<T> {
             return;
         }
         if self.last_recovery_check.elapsed() < self.stall_after
-            // Something of ours is still on its way into the queue.
-            || !self.to_publish.is_empty()
+            // Something of ours is still on its way into the queue (games
+            // held back while enough jobs are out are not: those jobs are
+            // what is asked about).
+            || (!self.to_publish.is_empty() && !self.held_back)
             || !self.republish.is_empty()
             || !self.acks.is_empty()
         {
@@ -123,9 +127,16 @@ impl<T: Task> Coordinator<T> {
             )
             .await;
         }
-        let mut lost: Vec<_> = self.in_flight.keys().copied().collect();
+        // The games of published jobs; those held back still wait for one.
+        let mut lost: Vec<_> = self
+            .in_flight
+            .iter()
+            .filter(|(_, p)| p.job.is_some())
+            .map(|(ident, _)| *ident)
+            .collect();
         lost.sort_unstable();
         self.jobs.clear();
+        self.held_back = false;
         let mut again = 0u64;
         for ident in lost.iter().copied() {
             let Some(p) = self.in_flight.get_mut(&ident) else {

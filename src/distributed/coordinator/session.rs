@@ -88,6 +88,9 @@ pub(super) struct Coordinator<T: Task> {
     pub(super) to_publish: VecDeque<GameIdent>,
     /// Since when the first of them waits.
     pub(super) waiting_since: Option<Instant>,
+    /// Whether they wait because enough games are out (`publish::games_ahead`):
+    /// then an answer, not the linger, lets the next job out.
+    pub(super) held_back: bool,
     /// Jobs published and not yet answered, by name.
     pub(super) jobs: HashMap<String, Sent>,
     /// Jobs the queue did not confirm: published again as they are.
@@ -200,6 +203,7 @@ impl<T: Task> Coordinator<T> {
             in_flight: HashMap::new(),
             to_publish: VecDeque::new(),
             waiting_since: None,
+            held_back: false,
             jobs: HashMap::new(),
             republish: VecDeque::new(),
             acks: FuturesUnordered::new(),
@@ -227,9 +231,12 @@ impl<T: Task> Coordinator<T> {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             // Waiting games are published when their linger ends, but not
-            // before a retry after trouble is due (the tick covers that).
+            // before a retry after trouble is due (the tick covers that),
+            // and not while enough jobs are out (an answer lets the next
+            // one out).
             let linger = self
                 .waiting_since
+                .filter(|_| !self.held_back)
                 .map(|t| (t + LINGER).max(self.retry_at.unwrap_or(t)));
             tokio::select! {
                 biased;
