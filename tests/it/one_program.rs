@@ -675,7 +675,10 @@ fn zigs_llvm_gives_every_test_source_the_report_of_debians() {
         }
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
-    assert!(compared >= 60 && accepted >= 10, "{compared} compared, {accepted} accepted");
+    assert!(
+        compared >= 60 && accepted >= 10,
+        "{compared} compared, {accepted} accepted"
+    );
 
     // The flags are what makes it so: without them the example strategy
     // (implicit `int`, implicit declarations) is clang's error, and the
