@@ -36,14 +36,21 @@ use crate::sandbox::jail::JailError;
 /// the process runner of earlier versions promised).
 pub const SHADOW_STACK_BYTES: u64 = 64 * 1024;
 
-/// Where the wasm tools are: one LLVM of Debian's with clang, wasm-ld and
-/// the compiler-rt builtins for wasm32 (`long double`, 64-bit division
-/// helpers, …). The paths are under `/usr`, which the jail shows.
+/// Where the wasm tools are: clang and wasm-ld of one LLVM ([`Llvm`]: the
+/// zig toolchain's, which starts fast, where `deploy/zig.sh` installed it,
+/// else Debian's newest) and the compiler-rt builtins for wasm32 (`long
+/// double`, 64-bit division helpers, …) of Debian's. The paths are under
+/// `/usr`, which the jail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toolchain {
+    /// clang, or the zig program whose `clang` command it is.
     pub clang: PathBuf,
+    /// wasm-ld, or the zig program whose `wasm-ld` command it is.
     pub wasm_ld: PathBuf,
     pub builtins: PathBuf,
+    /// Which LLVM `clang` and `wasm_ld` are: how they are started and the
+    /// flags their clang needs to read C as clang 14 does.
+    pub llvm: Llvm,
     /// The grounds this clang gives [`clangs_preprocessing_cannot_change`]
     /// ([`SkipGrounds`]): only where they were seen is its `-E` run saved.
     /// `None`: seen at the first compile that needs them, in its jail,
@@ -66,6 +73,40 @@ pub enum SkipGrounds {
     /// Not seen (the reason, in words): `clang -E` runs on every text.
     Failed(String),
 }
+
+/// Which LLVM builds the strategies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Llvm {
+    /// Debian's `/usr/lib/llvm-N`: `bin/clang` and `bin/wasm-ld`, each
+    /// loading `libLLVM-N.so` (20–25 ms of CPU a start, mostly the
+    /// dynamic loader's relocations and the page faults they cause).
+    Debian,
+    /// The zig toolchain's LLVM ([`ZIG`], installed by `deploy/zig.sh`):
+    /// one statically linked program, started as `zig clang` and `zig
+    /// wasm-ld` (4 ms a start). Its clang (22) refuses by default what
+    /// clang 14 took from a 1994 program (implicit `int`, implicit
+    /// declarations, int-pointer conversions) and reads raw strings in C;
+    /// [`ZIG_CLANG_FLAGS`] gives it clang 14's reading back.
+    Zig,
+}
+
+/// The zig toolchain's program, installed by `deploy/zig.sh` (PyPI's
+/// `ziglang` 0.17.0, pinned by its hash; clang and LLD 22.1.8).
+pub const ZIG: &str = "/usr/local/lib/knobeln/zig-0.17.0/zig";
+
+/// Flags the zig toolchain's clang takes after [`CLANG_FLAGS`]: what
+/// clang 14 left a warning (and `-w` silenced) stays one, and a raw
+/// string is no raw string in C (as in clang 14, which [`SkipGrounds`]
+/// reasons from). clang 14 knows no `-fno-raw-string-literals`, so
+/// Debian's clang gets none of these.
+pub const ZIG_CLANG_FLAGS: &[&str] = &[
+    "-fno-raw-string-literals",
+    "-Wno-error=implicit-int",
+    "-Wno-error=implicit-function-declaration",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-pointer-types",
+    "-Wno-error=incompatible-function-pointer-types",
+];
 
 /// The probe of a raw string: a lexer that takes no raw string in C reads
 /// `d` between two string literals and expands it.
@@ -141,7 +182,7 @@ impl SkipGrounds {
     }
 
     fn run(gcc: &Gcc<'_>, toolchain: &Toolchain) -> Result<SkipGrounds, JailError> {
-        let clang = toolchain.clang.to_string_lossy();
+        let clang = toolchain.clang_argv();
         let clang_e =
             |extra: &str, input: &str, name: &str| -> Result<Result<String, String>, JailError> {
                 let io = |source| JailError::Io {
@@ -150,9 +191,10 @@ impl SkipGrounds {
                 };
                 gcc.put(name, input.as_bytes()).map_err(io)?;
                 let out = format!("{name}.i");
-                let mut argv: Vec<&str> = vec![&clang, "-E", extra, "-x", "c", "-undef"];
+                let mut argv: Vec<&str> = clang.iter().map(|a| &**a).collect();
+                argv.extend_from_slice(&["-E", extra, "-x", "c", "-undef"]);
                 argv.retain(|a| !a.is_empty());
-                argv.extend_from_slice(CLANG_FLAGS);
+                argv.extend_from_slice(toolchain.clang_flags());
                 argv.extend_from_slice(&[name, "-o", &out]);
                 let run = gcc.run_tool("clang", &argv)?;
                 if !run.ok {
@@ -172,9 +214,27 @@ impl SkipGrounds {
 }
 
 impl Toolchain {
-    /// The newest LLVM under `/usr/lib/llvm-*` that has all three, with
-    /// the grounds its clang gives the saved `-E` ([`SkipGrounds`]).
+    /// The zig toolchain's LLVM where it is installed ([`ZIG`]), else the
+    /// newest LLVM under `/usr/lib/llvm-*` that has clang and wasm-ld;
+    /// either with the builtins of the newest Debian LLVM that has them
+    /// (`None` without them). The grounds its clang gives the saved `-E`
+    /// ([`SkipGrounds`]) are seen at the first compile.
     pub fn find() -> Option<Toolchain> {
+        let debian = Self::find_debian();
+        let zig = Path::new(ZIG);
+        match debian {
+            Some(debian) if zig.is_file() => Some(Toolchain {
+                clang: zig.to_path_buf(),
+                wasm_ld: zig.to_path_buf(),
+                llvm: Llvm::Zig,
+                ..debian
+            }),
+            debian => debian,
+        }
+    }
+
+    /// The newest LLVM under `/usr/lib/llvm-*` that has all three.
+    pub fn find_debian() -> Option<Toolchain> {
         let mut found: Vec<(u32, (PathBuf, PathBuf, PathBuf))> = Vec::new();
         for entry in std::fs::read_dir("/usr/lib").ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -200,8 +260,39 @@ impl Toolchain {
             clang,
             wasm_ld,
             builtins,
+            llvm: Llvm::Debian,
             grounds: None,
         })
+    }
+
+    /// How clang is started: its program, and for zig the command `clang`.
+    pub fn clang_argv(&self) -> Vec<String> {
+        self.argv(&self.clang, "clang")
+    }
+
+    /// How wasm-ld is started: its program, and for zig the command.
+    pub fn wasm_ld_argv(&self) -> Vec<String> {
+        self.argv(&self.wasm_ld, "wasm-ld")
+    }
+
+    fn argv(&self, program: &Path, command: &str) -> Vec<String> {
+        let program = program.to_string_lossy().into_owned();
+        match self.llvm {
+            Llvm::Debian => vec![program],
+            Llvm::Zig => vec![program, command.to_string()],
+        }
+    }
+
+    /// clang's flags for a strategy: [`CLANG_FLAGS`], and for the zig
+    /// toolchain's clang [`ZIG_CLANG_FLAGS`] after them.
+    pub fn clang_flags(&self) -> &'static [&'static str] {
+        match self.llvm {
+            Llvm::Debian => CLANG_FLAGS,
+            Llvm::Zig => {
+                static FLAGS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+                FLAGS.get_or_init(|| [CLANG_FLAGS, ZIG_CLANG_FLAGS].concat())
+            }
+        }
     }
 
     /// The grounds this clang gives the saved `-E`: the toolchain's own
@@ -255,14 +346,15 @@ impl Toolchain {
         src: &str,
         out: &str,
     ) -> Result<GccRun, JailError> {
-        let clang = self.clang.to_string_lossy();
+        let clang = self.clang_argv();
         // Always as C: clang's driver would skip `-E` for `cpp-output`,
         // while its compiler preprocesses that input all the same.
-        let mut argv: Vec<&str> = vec![&clang, mode, "-x", "c"];
+        let mut argv: Vec<&str> = clang.iter().map(|a| &**a).collect();
+        argv.extend_from_slice(&[mode, "-x", "c"]);
         if input == Input::Preprocessed {
             argv.push("-undef");
         }
-        argv.extend_from_slice(CLANG_FLAGS);
+        argv.extend_from_slice(self.clang_flags());
         argv.extend_from_slice(&[src, "-o", out]);
         gcc.run_tool("clang", &argv)
     }
@@ -276,7 +368,7 @@ impl Toolchain {
         out: &str,
         memory_bytes: u64,
     ) -> Result<GccRun, JailError> {
-        let wasm_ld = self.wasm_ld.to_string_lossy();
+        let wasm_ld = self.wasm_ld_argv();
         let builtins = self.builtins.to_string_lossy();
         let memory = format!(
             "{}",
@@ -285,8 +377,8 @@ impl Toolchain {
         let initial = format!("--initial-memory={memory}");
         let max = format!("--max-memory={memory}");
         let stack = format!("stack-size={SHADOW_STACK_BYTES}");
-        let mut argv: Vec<&str> = vec![
-            &wasm_ld,
+        let mut argv: Vec<&str> = wasm_ld.iter().map(|a| &**a).collect();
+        argv.extend_from_slice(&[
             "--no-entry",
             "--export=main",
             &initial,
@@ -297,7 +389,7 @@ impl Toolchain {
             "--strip-all",
             "-o",
             out,
-        ];
+        ]);
         argv.extend_from_slice(objects);
         argv.push(&builtins);
         gcc.run_tool("wasm-ld", &argv)

@@ -17,7 +17,7 @@ use knobeln::toolchain::diagnostic::Check;
 use knobeln::toolchain::gcc::{Gcc, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
     check_object, clangs_preprocessing_cannot_change, preprocessing_difference, SkipGrounds,
-    Toolchain, CLANG_FLAGS,
+    Toolchain,
 };
 use knobeln::wasm::HOST_CALL_FUEL;
 
@@ -257,9 +257,11 @@ fn a_name_outside_ascii_keeps_clangs_preprocessing_and_its_verdict() {
 #[test]
 fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
     let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
-    let out = std::process::Command::new(&tools.clang)
+    let clang = tools.clang_argv();
+    let out = std::process::Command::new(&clang[0])
+        .args(&clang[1..])
         .args(["-dM", "-E", "-x", "c", "-undef"])
-        .args(CLANG_FLAGS)
+        .args(tools.clang_flags())
         .arg("/dev/null")
         .output()
         .unwrap();
@@ -605,4 +607,129 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(failed, 0, "{failures:?}");
+}
+
+/// Zig's LLVM (clang 22 and its wasm-ld, one static program that starts
+/// fast, `deploy/zig.sh`) is the toolchain found where it is installed;
+/// its reports must be the ones Debian's clang 14 gives: for every C
+/// source of the tests, the same verdicts, the same diagnostics (check,
+/// line, words) and the same memory figure. Without `ZIG_CLANG_FLAGS`
+/// its clang refuses the 1994 forms (implicit `int`, implicit
+/// declarations) that clang 14 only warned about, and reads raw strings
+/// in C (its grounds fail): both are tried here too.
+#[test]
+fn zigs_llvm_gives_every_test_source_the_report_of_debians() {
+    use knobeln::toolchain::wasm::{Llvm, ZIG};
+    let debian = Toolchain::find_debian().expect("Debian's clang, wasm-ld and the builtins");
+    assert!(
+        std::path::Path::new(ZIG).is_file(),
+        "zig's LLVM is missing: bash deploy/zig.sh install"
+    );
+    let zig = Toolchain {
+        clang: ZIG.into(),
+        wasm_ld: ZIG.into(),
+        llvm: Llvm::Zig,
+        ..debian.clone()
+    };
+    assert_eq!(Toolchain::find().map(|t| t.llvm), Some(Llvm::Zig));
+    let mut sources: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["tests/data/sources", "tests/data/strategies", "src/runtime"] {
+        let walk = walkdir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+        sources.extend(
+            walk.into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "c")),
+        );
+    }
+    sources.sort();
+    let report = |tools: &Toolchain, profile: Profile, src: &[u8]| {
+        let cfg = CompileConfig {
+            profile,
+            toolchain: Some(tools.clone()),
+            ..CompileConfig::default()
+        };
+        let m = compile_measured(src, &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let r = m.outcome.report();
+        let diagnostics: Vec<String> = r
+            .diagnostics
+            .iter()
+            .map(|d| format!("{:?} {:?} {}", d.check, d.line, d.message))
+            .collect();
+        let verdicts: Vec<String> = r.checks.iter().map(|c| format!("{c:?}")).collect();
+        (m.outcome.accepted(), verdicts, diagnostics, r.image_bytes)
+    };
+    let (mut compared, mut accepted) = (0, 0);
+    let mut differ = Vec::new();
+    for path in &sources {
+        let src = std::fs::read(path).unwrap();
+        for profile in [Profile::Submission, Profile::Local] {
+            let want = report(&debian, profile, &src);
+            let got = report(&zig, profile, &src);
+            compared += 1;
+            accepted += usize::from(want.0);
+            if got != want {
+                differ.push(format!(
+                    "{} ({profile:?}):\n  Debian's {want:?}\n  zig's    {got:?}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(
+        compared >= 60 && accepted >= 10,
+        "{compared} compared, {accepted} accepted"
+    );
+
+    // The flags are what makes it so: without them the example strategy
+    // (implicit `int`, implicit declarations) is clang's error, and the
+    // raw string's probe gives no grounds.
+    let clang = zig.clang_argv();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime/example.c");
+    let bare = std::process::Command::new(&clang[0])
+        .args(&clang[1..])
+        .args(["-fsyntax-only", "-x", "c"])
+        .args(knobeln::toolchain::wasm::CLANG_FLAGS)
+        .arg(&example)
+        .output()
+        .unwrap();
+    assert!(!bare.status.success());
+    assert!(
+        String::from_utf8_lossy(&bare.stderr).contains("[-Wimplicit-int]"),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("knobeln-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("raw.c"), "#define d 1\nR\"x( \" d \" )x\"\n").unwrap();
+    let raw = |flags: &[&str]| {
+        let out = std::process::Command::new(&clang[0])
+            .args(&clang[1..])
+            .args(["-E", "-x", "c", "-undef"])
+            .args(flags)
+            .arg(dir.join("raw.c"))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let defines = String::from_utf8(
+        std::process::Command::new(&clang[0])
+            .args(&clang[1..])
+            .args(["-dM", "-E", "-x", "c", "-undef"])
+            .args(zig.clang_flags())
+            .arg("/dev/null")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bare = SkipGrounds::of(&defines, &raw(knobeln::toolchain::wasm::CLANG_FLAGS));
+    assert!(
+        matches!(&bare, SkipGrounds::Failed(why) if why.contains("raw string")),
+        "{bare:?}"
+    );
+    assert_eq!(
+        SkipGrounds::of(&defines, &raw(zig.clang_flags())),
+        SkipGrounds::Checked
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
