@@ -357,7 +357,9 @@ pub(super) fn team_view<'i>(
         })
         .map_err(StoreError::from)?
         .unwrap_or((None, None));
-    let mut placings = Vec::new();
+    // Sized once: a row per group, and (below) each group's rows reserved
+    // before they are pushed, not grown row by row.
+    let mut placings = Vec::with_capacity(member_of.len());
     let mut games = Vec::new();
     // By the opponent's name (borrowed from the results: no copy a game).
     // Each with its row, whose link is the one of the team's first game
@@ -396,6 +398,7 @@ pub(super) fn team_view<'i>(
                 points: entry.map(|p| points_text(p.points)),
             });
             let dqs = disqualifications(g, r);
+            games.reserve(played.len());
             for &p in played {
                 let seat = p.side();
                 let x = &g.games[p.game()];
