@@ -273,14 +273,7 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
             || (name.starts_with('_') && name[1..].starts_with(|c: char| c.is_ascii_uppercase()));
         assert!(reserved, "clang predefines `{name}`, not a reserved name");
     }
-    let mut sources: Vec<std::path::PathBuf> = Vec::new();
-    for dir in ["tests/data/sources", "tests/data/strategies", "src/runtime"] {
-        let walk = walkdir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
-        sources.extend(
-            walk.into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "c")),
-        );
-    }
+    let sources = test_c_sources();
     let (mut skipped, mut kept) = (0, 0);
     for path in &sources {
         let jail = Jail::new().unwrap();
@@ -308,6 +301,19 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
         );
     }
     assert!(skipped >= 20 && kept >= 5, "skipped {skipped}, kept {kept}");
+}
+
+/// Every C source of the tests and of the runtime (at any depth).
+fn test_c_sources() -> Vec<std::path::PathBuf> {
+    let mut sources = Vec::new();
+    for dir in ["tests/data/sources", "tests/data/strategies", "src/runtime"] {
+        let walk = walkdir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+        sources.extend(
+            walk.into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "c")),
+        );
+    }
+    sources
 }
 
 /// The files under `dir`, at any depth.
@@ -632,14 +638,7 @@ fn zigs_llvm_gives_every_test_source_the_report_of_debians() {
         ..debian.clone()
     };
     assert_eq!(Toolchain::find().map(|t| t.llvm), Some(Llvm::Zig));
-    let mut sources: Vec<std::path::PathBuf> = Vec::new();
-    for dir in ["tests/data/sources", "tests/data/strategies", "src/runtime"] {
-        let walk = walkdir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
-        sources.extend(
-            walk.into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "c")),
-        );
-    }
+    let mut sources = test_c_sources();
     sources.sort();
     let report = |tools: &Toolchain, profile: Profile, src: &[u8]| {
         let cfg = CompileConfig {

@@ -44,6 +44,17 @@ fn mail(n: u32, from: &str, subject: &str, body: &str) -> Capped {
     Capped::from_bytes(raw.as_bytes(), 512 * 1024)
 }
 
+/// The organizer's summary of round 1 (mail `n`) carrying `token`, its
+/// text after the token's line.
+fn summary_mail(n: u32, organizer: &str, token: &str, text: &str) -> Capped {
+    mail(
+        n,
+        organizer,
+        "RSM round 1",
+        &format!("<<RSM>> {token}\n\n{text}"),
+    )
+}
+
 fn take(store: &Store, config: &Config, m: &Capped, now: DateTime<Utc>) -> Option<i64> {
     take_in_within_budget(store.conn(), config, "test", None, m, now)
         .unwrap()
@@ -430,14 +441,7 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
     let now = Utc::now();
     let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
     let organizer = config.contest.organizer.clone();
-    let summary = |n: u32, token: &str| {
-        mail(
-            n,
-            &organizer,
-            "RSM round 1",
-            &format!("<<RSM>> {token}\n\nRound 1 was wild."),
-        )
-    };
+    let summary = |n: u32, token: &str| summary_mail(n, &organizer, token, "Round 1 was wild.");
     let right = take(&store, &config, &summary(100, &token), now).unwrap();
     assert_eq!(charges(&store, right), (true, false, None));
     let wrong = take(&store, &config, &summary(101, "WRONGTOKEN"), now).unwrap();
@@ -472,14 +476,7 @@ fn a_spent_pause_token_proves_nothing_at_intake() {
     let now = Utc::now();
     let (tournament, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
     let organizer = config.contest.organizer.clone();
-    let summary = |n: u32| {
-        mail(
-            n,
-            &organizer,
-            "RSM round 1",
-            &format!("<<RSM>> {token}\n\nRound 1 was wild."),
-        )
-    };
+    let summary = |n: u32| summary_mail(n, &organizer, &token, "Round 1 was wild.");
     // While the contest waits for it: proven, whole.
     let first = take(&store, &config, &summary(100), now).unwrap();
     assert_eq!(charges(&store, first), (true, false, None));
@@ -916,18 +913,7 @@ fn a_pause_token_proves_one_waiting_summary_not_a_flood_of_copies() {
     let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
     let organizer = config.contest.organizer.clone();
     let filler = "x".repeat(20_000);
-    let summary = |n: u32, text: &str| {
-        mail(
-            n,
-            &organizer,
-            "RSM round 1",
-            &format!(
-                "<<RSM>> {token}
-
-{text}"
-            ),
-        )
-    };
+    let summary = |n: u32, text: &str| summary_mail(n, &organizer, &token, text);
     let first = take(&store, &config, &summary(100, ""), now).unwrap();
     assert!(row(&store, first).1 > 0, "the first is proven");
     let copies: Vec<i64> = (0..300u32)
