@@ -169,8 +169,8 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0033_team_mails.sql"),
     ),
     (
-        "0034_red-team12.sql",
-        include_str!("../../schema/0034_red-team12.sql"),
+        "0034_proven_once.sql",
+        include_str!("../../schema/0034_proven_once.sql"),
     ),
 ];
 
