@@ -396,13 +396,32 @@ fn a_flood_naming_a_registered_mailbox_keeps_keys_past_its_share_and_the_teams_s
 }
 
 /// A contest whose round 1 waits for the organizer's summary (its pause
-/// token returned) and a strangers' flood of 30 mails that spent the
-/// budget: (the tournament, the token).
-fn a_paused_round_and_the_budget_spent(
-    store: &mut Store,
-    config: &Config,
+/// token kept) and a strangers' flood of 30 mails that spent the budget.
+struct PausedRound {
+    store: Store,
+    config: Config,
     now: DateTime<Utc>,
-) -> (i64, String) {
+    tournament: i64,
+    token: String,
+}
+
+impl PausedRound {
+    /// The organizer's summary of round 1 (mail `n`) with `token` and `text`.
+    fn summary(&self, n: u32, token: &str, text: &str) -> Capped {
+        summary_mail(n, &self.config.contest.organizer, token, text)
+    }
+
+    /// The organizer's summary with the round's token, taken in now: its row.
+    fn take_summary(&self, n: u32, text: &str) -> i64 {
+        let m = self.summary(n, &self.token, text);
+        take(&self.store, &self.config, &m, self.now).unwrap()
+    }
+}
+
+fn a_paused_round_and_the_budget_spent() -> PausedRound {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    let now = Utc::now();
     let tournament = store
         .create_tournament(
             1,
@@ -426,9 +445,15 @@ fn a_paused_round_and_the_budget_spent(
     .unwrap();
     for i in 0..30u32 {
         let from = format!("s{i}@d{i}.example");
-        take(store, config, &mail(i, &from, "help", "hi"), now).unwrap();
+        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
     }
-    (tournament, token)
+    PausedRound {
+        store,
+        config,
+        now,
+        tournament,
+        token,
+    }
 }
 
 /// The organizer's round summary by mail, with the pause mail's token, is
@@ -436,19 +461,22 @@ fn a_paused_round_and_the_budget_spent(
 /// key only. The same mail with a wrong token is a stranger's.
 #[test]
 fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
-    let mut store = Store::open_in_memory().unwrap();
-    let config = config();
-    let now = Utc::now();
-    let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
-    let organizer = config.contest.organizer.clone();
-    let summary = |n: u32, token: &str| summary_mail(n, &organizer, token, "Round 1 was wild.");
-    let right = take(&store, &config, &summary(100, &token), now).unwrap();
-    assert_eq!(charges(&store, right), (true, false, None));
-    let wrong = take(&store, &config, &summary(101, "WRONGTOKEN"), now).unwrap();
-    assert_eq!(charges(&store, wrong), (false, false, None));
+    let round = a_paused_round_and_the_budget_spent();
+    let summary = |n: u32, token: &str| round.summary(n, token, "Round 1 was wild.");
+    let PausedRound {
+        ref store,
+        ref config,
+        now,
+        ref token,
+        ..
+    } = round;
+    let right = take(store, config, &summary(100, token), now).unwrap();
+    assert_eq!(charges(store, right), (true, false, None));
+    let wrong = take(store, config, &summary(101, "WRONGTOKEN"), now).unwrap();
+    assert_eq!(charges(store, wrong), (false, false, None));
     let forged = take(
-        &store,
-        &config,
+        store,
+        config,
         &mail(
             102,
             "eve@forged.example",
@@ -458,7 +486,7 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
         now,
     )
     .unwrap();
-    assert!(!charges(&store, forged).0, "the token from another address");
+    assert!(!charges(store, forged).0, "the token from another address");
 }
 
 /// Red team (F11): the pause token is one time only. Once the round's RSM
@@ -471,21 +499,24 @@ fn the_organizers_summary_with_its_pause_token_passes_a_strangers_flood() {
 /// shape stored whole, past every budget, for the rest of the contest.
 #[test]
 fn a_spent_pause_token_proves_nothing_at_intake() {
-    let mut store = Store::open_in_memory().unwrap();
-    let config = config();
-    let now = Utc::now();
-    let (tournament, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
-    let organizer = config.contest.organizer.clone();
-    let summary = |n: u32| summary_mail(n, &organizer, &token, "Round 1 was wild.");
+    let round = a_paused_round_and_the_budget_spent();
+    let summary = |n: u32| round.summary(n, &round.token, "Round 1 was wild.");
+    let PausedRound {
+        ref store,
+        ref config,
+        now,
+        tournament,
+        ..
+    } = round;
     // While the contest waits for it: proven, whole.
-    let first = take(&store, &config, &summary(100), now).unwrap();
-    assert_eq!(charges(&store, first), (true, false, None));
+    let first = take(store, config, &summary(100), now).unwrap();
+    assert_eq!(charges(store, first), (true, false, None));
     crate::store::rsm::mark_sent(store.conn(), tournament, 1, "organizer", now).unwrap();
     // The same summary again, a mail of its own each time.
     for n in 101..111u32 {
-        let again = take(&store, &config, &summary(n), now + Duration::hours(2)).unwrap();
+        let again = take(store, config, &summary(n), now + Duration::hours(2)).unwrap();
         assert_eq!(
-            charges(&store, again),
+            charges(store, again),
             (false, false, None),
             "a summary with a spent token, strangers' budget spent"
         );
@@ -907,33 +938,31 @@ fn a_confirmation_code_proves_one_mail_not_a_flood_of_copies() {
 /// round still waits), the organizer's corrected summary is proven again.
 #[test]
 fn a_pause_token_proves_one_waiting_summary_not_a_flood_of_copies() {
-    let mut store = Store::open_in_memory().unwrap();
-    let config = config();
-    let now = Utc::now();
-    let (_, token) = a_paused_round_and_the_budget_spent(&mut store, &config, now);
-    let organizer = config.contest.organizer.clone();
+    let mut round = a_paused_round_and_the_budget_spent();
     let filler = "x".repeat(20_000);
-    let summary = |n: u32, text: &str| summary_mail(n, &organizer, &token, text);
-    let first = take(&store, &config, &summary(100, ""), now).unwrap();
-    assert!(row(&store, first).1 > 0, "the first is proven");
+    let first = round.take_summary(100, "");
+    assert!(row(&round.store, first).1 > 0, "the first is proven");
     let copies: Vec<i64> = (0..300u32)
-        .map(|i| take(&store, &config, &summary(200 + i, &filler), now).unwrap())
+        .map(|i| round.take_summary(200 + i, &filler))
         .collect();
-    let whole = copies.iter().filter(|&&id| row(&store, id).1 > 0).count();
+    let whole = copies
+        .iter()
+        .filter(|&&id| row(&round.store, id).1 > 0)
+        .count();
     assert_eq!(whole, 0, "no copy is proven while the first waits");
     // The first processed: refused (no summary), the token not spent.
     crate::mail::process::process_pending(
-        &mut store,
-        &config,
+        &mut round.store,
+        &round.config,
         &RefereeConfig::default(),
         &Utc::now,
     )
     .unwrap();
-    let (state, outcome, _) = db::inbox_state(store.conn(), first).unwrap();
+    let (state, outcome, _) = db::inbox_state(round.store.conn(), first).unwrap();
     assert_eq!(state, "done", "{outcome:?}");
-    let corrected = take(&store, &config, &summary(900, "Round 1 was wild."), now).unwrap();
+    let corrected = round.take_summary(900, "Round 1 was wild.");
     assert!(
-        row(&store, corrected).1 > 0,
+        row(&round.store, corrected).1 > 0,
         "the corrected summary is proven"
     );
 }

@@ -191,17 +191,15 @@ pub(super) fn past_hourly_limits(
     ctx: &Ctx<'_>,
     team: crate::tournament::TeamId,
 ) -> Result<Option<(String, &'static str)>, StoreError> {
+    use crate::store::mail::{compile_requests_since, CompileCount};
     let limits = &ctx.config.limits;
     let since = ctx.now - chrono::Duration::hours(1);
+    // A limit of 0 is none.
+    let reached = |limit: u32, count: CompileCount| -> Result<bool, StoreError> {
+        Ok(limit > 0 && compile_requests_since(conn, team, since, count)? >= limit)
+    };
     let per_hour = limits.compiles_per_team_per_hour;
-    if per_hour > 0
-        && crate::store::mail::compile_requests_since(
-            conn,
-            team,
-            since,
-            crate::store::mail::CompileCount::Verdicts,
-        )? >= per_hour
-    {
+    if reached(per_hour, CompileCount::Verdicts)? {
         return Ok(Some((
             format!(
                 "Your team has sent {per_hour} compile requests within the last hour, the \
@@ -211,14 +209,7 @@ pub(super) fn past_hourly_limits(
         )));
     }
     let problems = limits.server_problems_per_team_per_hour;
-    if problems > 0
-        && crate::store::mail::compile_requests_since(
-            conn,
-            team,
-            since,
-            crate::store::mail::CompileCount::ServerProblems,
-        )? >= problems
-    {
+    if reached(problems, CompileCount::ServerProblems)? {
         return Ok(Some((
             format!(
                 "The server could not process {problems} of your team's compile requests \
