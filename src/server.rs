@@ -458,8 +458,14 @@ impl Server {
                 .spawn(move || {
                     let mut store = Store::open(&config.database).map_err(|e| e.to_string())?;
                     if starting {
-                        let tid = crate::contest::run::start(&mut store, &config, None, now)
-                            .map_err(|e| e.to_string())?;
+                        let tid = crate::contest::run::start(
+                            &mut store,
+                            &config,
+                            None,
+                            crate::contest::run::PlayersKey::Secret,
+                            now,
+                        )
+                        .map_err(|e| e.to_string())?;
                         tracing::info!("contest started (tournament {tid})");
                     }
                     crate::contest::run::run(

@@ -21,7 +21,7 @@ use clap::{Args, Subcommand};
 
 use knobeln::config::{Config, TransportKind};
 use knobeln::contest::lease::LeaseError;
-use knobeln::contest::run::{run_holding, start, take_lease, ContestError};
+use knobeln::contest::run::{run_holding, start, take_lease, ContestError, PlayersKey};
 use knobeln::engine::SystemClock;
 use knobeln::server::Server;
 use knobeln::store::admin::teams_without_strategy;
@@ -76,7 +76,13 @@ impl ContestCmd {
             }
             Err(e) => return Err(e.into()),
         };
-        let tid = start(&mut store, &config, args.seed, Utc::now())?;
+        let tid = start(
+            &mut store,
+            &config,
+            args.seed,
+            PlayersKey::Secret,
+            Utc::now(),
+        )?;
         let without = teams_without_strategy(store.conn())?;
         if !without.is_empty() {
             eprintln!(

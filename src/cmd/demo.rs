@@ -15,7 +15,7 @@ use chrono::Utc;
 use clap::Args;
 
 use knobeln::config::Config;
-use knobeln::contest::run::{run, start};
+use knobeln::contest::run::{run, start, PlayersKey};
 use knobeln::demo::{auth_in, compile_mail, drop_mail, field, registration_mail};
 use knobeln::discipline::Discipline;
 use knobeln::engine::results::results;
@@ -153,8 +153,20 @@ impl Demo {
         if rejected > 0 {
             bail!("{rejected} demo strategies were rejected by the compile service (see spool/outgoing)");
         }
-        eprintln!("... the contest starts (seed {}):", self.seed);
-        let tid = start(&mut server.store, &config, Some(self.seed), Utc::now())?;
+        // The demo's teams are the server's own: their random numbers
+        // follow from the seed, so one seed plays the same demo again (a
+        // real contest draws their key secretly, `knobeln contest`).
+        eprintln!(
+            "... the contest starts (seed {}: the same seed plays the same games):",
+            self.seed
+        );
+        let tid = start(
+            &mut server.store,
+            &config,
+            Some(self.seed),
+            PlayersKey::FromSeed,
+            Utc::now(),
+        )?;
         let mut progress = Progress::new();
         run(&mut server.store, &config, &SystemClock, &mut progress)?;
         progress.finish();

@@ -41,6 +41,19 @@ impl From<LeaseError> for ContestError {
     }
 }
 
+/// Where the key of the players' seeds comes from (`SeedKey`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayersKey {
+    /// A secret of the OS random source, kept in the database only: a
+    /// real contest, whose seed may be known (given on the command line)
+    /// while no strategy can compute its opponent's random numbers.
+    Secret,
+    /// Computed from the tournament seed (`SeedKey::public_from_seed`):
+    /// the seed alone reproduces every game. The demo's, whose teams are
+    /// the server's own.
+    FromSeed,
+}
+
 /// Starts the contest (once): closes the compile service, fixes the entries
 /// (every registered team's latest accepted version) and the seed, and
 /// queues the LAP mails. Returns the tournament's id.
@@ -48,6 +61,7 @@ pub fn start(
     store: &mut Store,
     config: &Config,
     seed: Option<u64>,
+    players_key: PlayersKey,
     now: DateTime<Utc>,
 ) -> Result<i64, ContestError> {
     if let Some(c) = contest(store.conn())? {
@@ -65,11 +79,16 @@ pub fn start(
         evolution: config.rules.evolution(),
     };
     let seed = seed.unwrap_or_else(os_seed);
-    // Whatever the seed (even one given on the command line), the players'
-    // seeds come from a secret key of the OS, kept in the database only.
+    // Whatever the seed (even one given on the command line), a contest's
+    // players' seeds come from a secret key of the OS, kept in the database
+    // only; the demo's from the seed.
+    let key = match players_key {
+        PlayersKey::Secret => os_key(),
+        PlayersKey::FromSeed => SeedKey::public_from_seed(seed),
+    };
     let tid = store.create_tournament(
         seed,
-        &os_key(),
+        &key,
         &serde_json::to_string(&tc).expect("json"),
         "contest",
         &entries,

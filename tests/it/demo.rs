@@ -96,3 +96,34 @@ fn the_demo_runs_a_two_round_contest_by_mail_and_keeps_every_mail() {
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
 }
+
+/// What the demo prints of its results: the rounds and both lists of
+/// winners (the lines from "round 1:" to the results article).
+fn results_of(stdout: &str) -> String {
+    let from = stdout.find("  round 1:").expect("the rounds");
+    let to = stdout.find("The results article").expect("the article");
+    stdout[from..to].to_string()
+}
+
+#[test]
+fn the_same_seed_plays_the_same_demo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let play = |folder: &str, seed: &str| {
+        let out = Command::new(BIN)
+            .args(["demo", "--teams", "42", "--throws", "60", "--seed", seed])
+            .arg("--dir")
+            .arg(tmp.path().join(folder))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        results_of(&stdout)
+    };
+    let first = play("first", "7");
+    assert_eq!(play("again", "7"), first, "the same seed, other games");
+    assert_ne!(play("other", "8"), first, "another seed, the same games");
+}
