@@ -18,10 +18,13 @@ use crate::toolchain::wasm;
 /// linker's own symbols (clang would fail on some, wasm-ld on others), nor
 /// a WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is fixed
 /// at `memory_limit`; any of them: gcc does not know it, so the two
-/// compilers would build different programs). `written`: the identifiers
-/// of the preprocessed text.
+/// compilers would build different programs), nor calls a builtin gcc
+/// does not know (`unknown_to_gcc`, the `__builtin_` names gcc's object
+/// calls: gcc took each for an unknown function, clang builds its builtin;
+/// red team E13). `written`: the identifiers of the preprocessed text.
 pub(super) fn names_in_text(
     written: &HashSet<String>,
+    unknown_to_gcc: &[String],
     uses: &FirstUses<'_>,
     memory_limit: u64,
 ) -> Vec<Diagnostic> {
@@ -61,6 +64,20 @@ pub(super) fn names_in_text(
             )
         };
         out.push(Diagnostic::error(Check::Library, uses.line(name), message));
+    }
+    for name in unknown_to_gcc
+        .iter()
+        .filter(|n| !n.starts_with("__builtin_wasm_"))
+    {
+        out.push(Diagnostic::error(
+            Check::Library,
+            uses.line(name),
+            format!(
+                "uses `{name}`, a builtin that gcc does not know (it compiles it as a call \
+                 to a function no one defines) and clang, which builds the program that \
+                 plays, does: every compiler must see the same program; write it in C"
+            ),
+        ));
     }
     out
 }
