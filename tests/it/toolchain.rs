@@ -1065,7 +1065,8 @@ fn wasm_memory_builtins_are_refused_with_the_fixed_memory() {
 /// plays, and Debian's clang 14 refused what zig's accepted (before:
 /// accepted). Now a name gcc's object calls under `__builtin_` (gcc never
 /// calls a builtin it knows by that name) is refused by check 6 at its
-/// line, as the WebAssembly builtins are.
+/// line, as the WebAssembly builtins are; and so is `_BitInt`, a type
+/// gcc 12 does not know, which `__typeof__` let through as `int`.
 #[test]
 fn builtins_only_clang_knows_are_refused_as_two_programs() {
     let errors = hostile_errors("clang_only_builtins", Check::Library);
@@ -1085,6 +1086,17 @@ fn builtins_only_clang_knows_are_refused_as_two_programs() {
             "{said:?}"
         );
     }
+    // A type gcc 12 does not know, through `__typeof__`: `int` to gcc (a
+    // call it never makes), 128 bits to clang (before: accepted).
+    let errors = hostile_errors("bitint_through_typeof", Check::Library);
+    assert!(
+        errors.len() == 1
+            && errors[0].line == Some(20)
+            && errors[0]
+                .message
+                .starts_with("uses `_BitInt`, a type that only clang knows"),
+        "{errors:?}"
+    );
 }
 
 /// A function whose local variables take more than the whole 64 kB stack
