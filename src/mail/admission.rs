@@ -11,7 +11,8 @@
 //! nothing). A code and a token are one-time secrets, spent when their
 //! mail is processed: each proves one mail at a time, never a second
 //! while a mail it proved waits to be processed (the copies of a flood are
-//! the strangers' or the claims' they are). It never counts against strangers or mailboxes. One with a
+//! the strangers' or the claims' they are); a code proves no second mail
+//! at all (processing may end its mail without spending it). It never counts against strangers or mailboxes. One with a
 //! team's string is charged to that team's own share,
 //! `limits.team_mails_per_day` (five times the replies a team can get),
 //! which only the string spends: past it, it is kept as its key only (a
@@ -90,6 +91,18 @@ pub enum Standing {
     Stranger { sender: String, domain: String },
 }
 
+/// How many mails a one-time secret proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Once {
+    /// The first taken in with it, whatever became of it (a confirmation
+    /// code: what its answer's processing does with it is not the
+    /// intake's to foresee).
+    Ever,
+    /// One while it waits to be processed (the pause token: a refused
+    /// summary leaves room for the organizer's corrected one).
+    AtATime,
+}
+
 /// Whose mail `mail` is (see the module's description).
 pub fn standing(
     conn: &rusqlite::Connection,
@@ -133,22 +146,42 @@ pub fn standing(
         // only when its mail is processed, and the intake takes in every
         // mail waiting before that, so a copy (any number of them) taken
         // in while a mail it proved waits is the stranger's or the
-        // claim's it is (red team E12).
+        // claim's it is (red team E12). A confirmation code proves one
+        // mail ever: processing may end its mail without spending it (a
+        // Reply-To that cannot be answered is dropped, while the code was
+        // read with the From line's address: red team E13).
         let key = match command {
             Command::Confirm => {
-                register::answered_request(conn, config, &parsed.subject, &address, now)?
-                    .map(|_| register::answer_code_hash(config, &parsed.subject))
+                register::answered_request(conn, config, &parsed.subject, &address, now)?.map(
+                    |_| {
+                        (
+                            register::answer_code_hash(config, &parsed.subject),
+                            Once::Ever,
+                        )
+                    },
+                )
             }
             // The pause token is one time only: once the round's RSM went
             // out, a summary with it is refused and proves nothing here
             // either (a kept copy of the organizer's mail is a stranger's).
+            // A refused summary leaves it unspent, so that the organizer's
+            // corrected one is proven (E12's decision).
             Command::Rsm => rsm::authentic(conn, &config.contest.organizer, &parsed)?
                 .filter(|(round, _)| round.sent_at.is_none())
-                .map(|(round, _)| format!("rsm:{}:{}", round.tournament_id, round.round)),
+                .map(|(round, _)| {
+                    (
+                        format!("rsm:{}:{}", round.tournament_id, round.round),
+                        Once::AtATime,
+                    )
+                }),
             _ => None,
         };
-        if let Some(key) = key {
-            if !db::one_time_waiting(conn, &key)? {
+        if let Some((key, once)) = key {
+            let used = match once {
+                Once::Ever => db::one_time_ever_proven(conn, &key)?,
+                Once::AtATime => db::one_time_waiting(conn, &key)?,
+            };
+            if !used {
                 return Ok(Standing::OneTime { key });
             }
         }

@@ -92,6 +92,29 @@ pub fn static_data_bytes(elf: &[u8]) -> Option<u64> {
     )
 }
 
+/// The names under `__builtin_` that gcc's x86-64 ELF object calls
+/// without defining: names gcc does not know as builtins (one it knows it
+/// builds in place, or calls by its library name, never by this one), so
+/// it took each for an implicitly declared function. `None`: not such an
+/// object. Reads only the symbol table.
+pub fn unknown_builtins(elf: &[u8]) -> Option<Vec<String>> {
+    use object::{Object, ObjectSymbol};
+    let file = object::File::parse(elf).ok()?;
+    if file.format() != object::BinaryFormat::Elf {
+        return None;
+    }
+    let mut names: Vec<String> = file
+        .symbols()
+        .filter(|s| s.is_undefined())
+        .filter_map(|s| s.name().ok())
+        .filter(|n| n.starts_with("__builtin_"))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    Some(names)
+}
+
 /// What happened to one gcc run, in participant's terms.
 #[derive(Debug, Clone)]
 pub struct GccRun {

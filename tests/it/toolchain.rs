@@ -1057,6 +1057,48 @@ fn wasm_memory_builtins_are_refused_with_the_fixed_memory() {
     );
 }
 
+/// Red team E13: zig's clang 22 knows builtins that gcc 12 does not
+/// (`__builtin_nondeterministic_value`, `__builtin_elementwise_abs`, …,
+/// and clang 14 did not know them either): gcc compiled each as a call to
+/// an implicitly declared function that no one defines, clang 22 as its
+/// builtin, so check 5's gcc passed a program other than the one that
+/// plays, and Debian's clang 14 refused what zig's accepted (before:
+/// accepted). Now a name gcc's object calls under `__builtin_` (gcc never
+/// calls a builtin it knows by that name) is refused by check 6 at its
+/// line, as the WebAssembly builtins are; and so is `_BitInt`, a type
+/// gcc 12 does not know, which `__typeof__` let through as `int`.
+#[test]
+fn builtins_only_clang_knows_are_refused_as_two_programs() {
+    let errors = hostile_errors("clang_only_builtins", Check::Library);
+    let said: Vec<(Option<u32>, &str)> = errors
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(errors.len(), 2, "{said:?}");
+    for (d, (name, line)) in errors.iter().zip([
+        ("__builtin_elementwise_abs", 21),
+        ("__builtin_nondeterministic_value", 20),
+    ]) {
+        assert_eq!(d.line, Some(line), "{said:?}");
+        assert!(
+            d.message
+                .starts_with(&format!("uses `{name}`, a builtin that gcc does not know")),
+            "{said:?}"
+        );
+    }
+    // A type gcc 12 does not know, through `__typeof__`: `int` to gcc (a
+    // call it never makes), 128 bits to clang (before: accepted).
+    let errors = hostile_errors("bitint_through_typeof", Check::Library);
+    assert!(
+        errors.len() == 1
+            && errors[0].line == Some(20)
+            && errors[0]
+                .message
+                .starts_with("uses `_BitInt`, a type that only clang knows"),
+        "{errors:?}"
+    );
+}
+
 /// A function whose local variables take more than the whole 64 kB stack
 /// (a local array of a megabyte) would crash whenever it is called:
 /// refused at compile time, with its figure, the limit and the way out,

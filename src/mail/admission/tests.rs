@@ -966,3 +966,86 @@ fn a_pause_token_proves_one_waiting_summary_not_a_flood_of_copies() {
         "the corrected summary is proven"
     );
 }
+
+/// Red team E13: a confirmation code proves one mail, not one after each
+/// that was processed without spending it. The intake read the answer's
+/// address as its Reply-To, or its From where the Reply-To cannot be
+/// answered; processing answers only the Reply-To and drops a mail whose
+/// Reply-To cannot be answered, the code not spent. So a stranger with
+/// the code of his own request and a Reply-To of 65 letters before the
+/// `@` had one answer proven after another, each stored whole (up to
+/// `max_mail_bytes`) and never counted, one per intake and processing
+/// round, for the code's 7 days (before: 50 of 50 whole). Now a code
+/// proves the first mail taken in with it, whatever became of that mail.
+#[test]
+fn a_confirmation_code_processed_without_being_spent_proves_no_second_mail() {
+    let mut store = Store::open_in_memory().unwrap();
+    let config = config();
+    db::insert_pending_registration(
+        store.conn(),
+        &db::NewPending {
+            mail_address: "bob@newcomer.example",
+            mailbox: "bob@newcomer.example",
+            domain: "newcomer.example",
+            requested_by: "bob@newcomer.example",
+            body: &BOBS_FORM,
+            code_hash: &crate::engine::prepare::sha256_hex(b"c0de4bob"),
+        },
+        Utc::now(),
+    )
+    .unwrap();
+    let now = Utc::now();
+    // The strangers' budget spent.
+    for i in 0..30u32 {
+        take(
+            &store,
+            &config,
+            &mail(i, &format!("s{i}@d{i}.example"), "help", "hi"),
+            now,
+        );
+    }
+    let filler = "x".repeat(20_000);
+    let unanswerable = format!("{}@newcomer.example", "r".repeat(65));
+    let mut whole = 0;
+    for i in 0..50u32 {
+        let raw = format!(
+            "From: bob@newcomer.example\r\nReply-To: {unanswerable}\r\n\
+             To: knobeln@contest.example\r\n\
+             Subject: Re: KNOBELN: please confirm your address (c0de4bob)\r\n\
+             Message-ID: <e13-{i}@x.example>\r\n\r\n{filler}\r\n"
+        );
+        let id = take(
+            &store,
+            &config,
+            &Capped::from_bytes(raw.as_bytes(), 512 * 1024),
+            now,
+        )
+        .unwrap();
+        if row(&store, id).1 > 0 {
+            whole += 1;
+        }
+        crate::mail::process::process_pending(
+            &mut store,
+            &config,
+            &RefereeConfig::default(),
+            &Utc::now,
+        )
+        .unwrap();
+        if i == 0 {
+            let (state, outcome, _) = db::inbox_state(store.conn(), id).unwrap();
+            assert_eq!(state, "ignored", "dropped unanswered: {outcome:?}");
+        }
+    }
+    assert_eq!(whole, 1, "the first answer proven, no later one");
+    // Bob's own answer from his address is still read and confirms him
+    // (a stranger's mail now: the budget has room again a day later).
+    let later = now + Duration::days(1) + Duration::minutes(1);
+    let answer = mail(
+        500,
+        "bob@newcomer.example",
+        "Re: KNOBELN: please confirm your address (c0de4bob)",
+        "yes",
+    );
+    let id = take(&store, &config, &answer, later).unwrap();
+    assert!(row(&store, id).1 > 0, "bob's answer taken in whole");
+}

@@ -116,6 +116,18 @@ pub fn one_time_waiting(conn: &Connection, key: &str) -> Result<bool> {
         .query_row([key], |r| r.get(0))?)
 }
 
+/// Whether a mail proven by the one-time secret `key` was ever taken in
+/// (whatever became of it): a confirmation code proves no second mail
+/// (red team E13). One look-up of the partial index of 0034.
+pub fn one_time_ever_proven(conn: &Connection, key: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM inbox
+              WHERE proven_once IS NOT NULL AND proven_once = ?1)",
+        )?
+        .query_row([key], |r| r.get(0))?)
+}
+
 /// Charges the stored mail `id` to the strangers' budget of `sender` and
 /// `domain` (on the transaction that stored it).
 pub fn charge_stranger(conn: &Connection, id: i64, sender: &str, domain: &str) -> Result<()> {

@@ -14,14 +14,23 @@ use crate::toolchain::diagnostic::{Check, Diagnostic};
 use crate::toolchain::symbols::{Helpers, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
 use crate::toolchain::wasm;
 
+/// Types clang 22 knows in C17 and gcc 12 does not: gcc takes such a
+/// name for a function, which only an unevaluated use (`__typeof__`,
+/// `sizeof`) lets it compile, into another type (red team E13).
+const TYPES_ONLY_CLANG_KNOWS: &[&str] = &["_BitInt", "_ExtInt"];
+
 /// Check 6 on the text, before clang: the program names none of the
 /// linker's own symbols (clang would fail on some, wasm-ld on others), nor
 /// a WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is fixed
 /// at `memory_limit`; any of them: gcc does not know it, so the two
-/// compilers would build different programs). `written`: the identifiers
-/// of the preprocessed text.
+/// compilers would build different programs), nor calls a builtin gcc
+/// does not know (`unknown_to_gcc`, the `__builtin_` names gcc's object
+/// calls: gcc took each for an unknown function, clang builds its builtin;
+/// red team E13), nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
+/// `written`: the identifiers of the preprocessed text.
 pub(super) fn names_in_text(
     written: &HashSet<String>,
+    unknown_to_gcc: &[String],
     uses: &FirstUses<'_>,
     memory_limit: u64,
 ) -> Vec<Diagnostic> {
@@ -61,6 +70,35 @@ pub(super) fn names_in_text(
             )
         };
         out.push(Diagnostic::error(Check::Library, uses.line(name), message));
+    }
+    for name in TYPES_ONLY_CLANG_KNOWS {
+        if written.contains(*name) {
+            out.push(Diagnostic::error(
+                Check::Library,
+                uses.line(name),
+                format!(
+                    "uses `{name}`, a type that only clang knows (gcc reads `{name}(128)` as a \
+                     call of a function no one defines, so `__typeof__({name}(128))` is `int` \
+                     to it and a 128-bit integer to clang, which builds the program that \
+                     plays): every compiler must see the same program; use `int`, `long` or \
+                     `long long`"
+                ),
+            ));
+        }
+    }
+    for name in unknown_to_gcc
+        .iter()
+        .filter(|n| !n.starts_with("__builtin_wasm_"))
+    {
+        out.push(Diagnostic::error(
+            Check::Library,
+            uses.line(name),
+            format!(
+                "uses `{name}`, a builtin that gcc does not know (it compiles it as a call \
+                 to a function no one defines) and clang, which builds the program that \
+                 plays, does: every compiler must see the same program; write it in C"
+            ),
+        ));
     }
     out
 }
