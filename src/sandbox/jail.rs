@@ -513,8 +513,7 @@ impl Jail {
             .open("/dev/null")
             .map_err(spawn_err)?;
         let args = CArgs::new(argv).map_err(spawn_err)?;
-        let env = CArgs::new(JAIL_ENV)
-        .map_err(spawn_err)?;
+        let env = CArgs::new(JAIL_ENV).map_err(spawn_err)?;
         let prog = CString::new(argv[0]).map_err(|_| {
             spawn_err(io::Error::new(
                 io::ErrorKind::InvalidInput,

@@ -42,7 +42,6 @@ pub enum GccStart {
     Cc1,
 }
 
-
 /// What a gcc run reads: C to preprocess, or the preprocessed text that
 /// the checks read, which is compiled as it is (no macro expanded again,
 /// no directive obeyed: `-x cpp-output`).
@@ -271,6 +270,18 @@ impl<'j> Gcc<'j> {
         let cc1: Vec<&str> = cc1.iter().map(String::as_str).collect();
         let (run, exit) = self.run_tool_exit("gcc", &cc1)?;
         if matches!(exit, JailExit::Exited(0 | 1)) && run.limit_hit.is_none() {
+            if !run.ok {
+                // As the driver does: a failed run leaves no output.
+                match std::fs::remove_file(self.jail.work_dir().join(out)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(JailError::Io {
+                            program: "gcc".into(),
+                            source: e,
+                        })
+                    }
+                    _ => {}
+                }
+            }
             return Ok(run);
         }
         // What the driver says of a signal or an internal error is the
@@ -466,7 +477,10 @@ mod tests {
         assert!(at("-E").is_some());
         assert_eq!(cc1[at("-o").unwrap() + 1], PREPROCESSED_NAME);
         assert!(at(SOURCE_NAME).is_some());
-        for flag in CFLAGS.iter().filter(|f| f.starts_with("-W") || f.starts_with("-fmax")) {
+        for flag in CFLAGS
+            .iter()
+            .filter(|f| f.starts_with("-W") || f.starts_with("-fmax"))
+        {
             assert!(at(flag).is_some(), "{flag} not passed to cc1: {cc1:?}");
         }
         let other = cc_argv(&[GCC, "-E"], Input::Source, "probe.c", PREPROCESSED_NAME);

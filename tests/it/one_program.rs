@@ -279,7 +279,11 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
         let jail = Jail::new().unwrap();
         let gcc = Gcc::new(&jail, JailLimits::default());
         gcc.put(SOURCE_NAME, &std::fs::read(path).unwrap()).unwrap();
-        if !gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::default()).unwrap().ok {
+        if !gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::default())
+            .unwrap()
+            .ok
+        {
             continue;
         }
         let text = String::from_utf8_lossy(&gcc.get(PREPROCESSED_NAME).unwrap()).into_owned();
@@ -619,7 +623,8 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
 /// gives every C source of the tests the report the driver gives: the
 /// same verdicts, diagnostics, memory figure and compiler output, and
 /// the same preprocessed text, byte for byte (the text the checks read and
-/// both compilers build). Sources that end `cc1` by a signal or a limit
+/// both compilers build, where it is read: where the run failed, it is
+/// not). Sources that end `cc1` by a signal or a limit
 /// (the macro bombs among them) are run again through the driver: their
 /// reports are the driver's by construction, and compared here too.
 #[test]
@@ -641,21 +646,49 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
             .collect();
         let verdicts: Vec<String> = r.checks.iter().map(|c| format!("{c:?}")).collect();
         let output = r.compiler_output.clone();
-        (m.outcome.accepted(), verdicts, diagnostics, r.image_bytes, output)
+        (
+            m.outcome.accepted(),
+            verdicts,
+            diagnostics,
+            r.image_bytes,
+            output,
+        )
     };
     let preprocessed = |start: GccStart, src: &[u8]| {
         let jail = Jail::new().unwrap();
         let gcc = Gcc::new(&jail, JailLimits::default());
         gcc.put(SOURCE_NAME, src).unwrap();
-        let run = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME, start).unwrap();
-        (run.ok, run.messages, gcc.get(PREPROCESSED_NAME).unwrap_or_default())
+        let run = gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, start)
+            .unwrap();
+        // A failed run's text is never read (and where the kernel killed
+        // it at the jail's memory, its length is the moment's).
+        let text = if run.ok {
+            gcc.get(PREPROCESSED_NAME).unwrap()
+        } else {
+            Vec::new()
+        };
+        (run.ok, run.messages, text)
     };
     let (mut compared, mut accepted) = (0, 0);
     let mut differ = Vec::new();
     for path in &sources {
         let src = std::fs::read(path).unwrap();
-        if preprocessed(GccStart::Driver, &src) != preprocessed(GccStart::Cc1, &src) {
-            differ.push(format!("{}: the preprocessed text", path.display()));
+        let (want, got) = (
+            preprocessed(GccStart::Driver, &src),
+            preprocessed(GccStart::Cc1, &src),
+        );
+        if got != want {
+            differ.push(format!(
+                "{}: the preprocessed text: the driver's {:?} {:?} {} bytes, cc1's {:?} {:?} {} bytes",
+                path.display(),
+                want.0,
+                want.1,
+                want.2.len(),
+                got.0,
+                got.1,
+                got.2.len()
+            ));
         }
         for profile in [Profile::Submission, Profile::Local] {
             let want = report(GccStart::Driver, profile, &src);
@@ -674,6 +707,37 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
     assert!(
         compared >= 60 && accepted >= 10,
         "{compared} compared, {accepted} accepted"
+    );
+
+    // cc1 stopped by a limit (its output past the jail's file size, the
+    // kernel's SIGXFSZ): the report is the driver's, words and all.
+    let bomb = b"#define A x x x x x x x x x x\n#define B A A A A A A A A A A\n\
+        #define C B B B B B B B B B B\n#define D C C C C C C C C C C\n\
+        #define E D D D D D D D D D D\n#define F E E E E E E E E E E\nF F F F F F F F F F\n";
+    let small = |start: GccStart| {
+        let cfg = CompileConfig {
+            profile: Profile::Local,
+            gcc_start: start,
+            jail: JailLimits {
+                file_size: 1 << 20,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        let m = compile_measured(bomb, &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let r = m.outcome.report().clone();
+        (
+            format!("{:?} {:?}", r.diagnostics, r.checks),
+            r.compiler_output,
+        )
+    };
+    let (driver, cc1) = (small(GccStart::Driver), small(GccStart::Cc1));
+    assert_eq!(driver, cc1);
+    assert!(
+        cc1.1
+            .contains("File size limit exceeded signal terminated program cc1"),
+        "{}",
+        cc1.1
     );
 }
 
