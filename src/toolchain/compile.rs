@@ -17,7 +17,8 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Up to five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! Up to five processes run in the jail, in this order: `gcc -E` (its
+//! `cc1` started directly, [`GccStart`]), `gcc -c`
 //! (with its `cc1` and `as`), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
