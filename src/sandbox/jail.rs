@@ -143,6 +143,19 @@ impl Default for JailLimits {
     }
 }
 
+/// The environment of every process in the jail (also gcc's driver's when
+/// it is asked for its `cc1` command).
+pub const JAIL_ENV: &[&str] = &[
+    "PATH=/usr/bin:/bin",
+    "TMPDIR=/work",
+    "HOME=/work",
+    "LC_ALL=C",
+    // Reproducible builds: gcc's and clang's `__DATE__` and
+    // `__TIME__` say 1 January 1970, whenever a source is built.
+    "SOURCE_DATE_EPOCH=0",
+    "TZ=UTC",
+];
+
 /// How a jailed command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JailExit {
@@ -500,17 +513,7 @@ impl Jail {
             .open("/dev/null")
             .map_err(spawn_err)?;
         let args = CArgs::new(argv).map_err(spawn_err)?;
-        let env = CArgs::new(&[
-            "PATH=/usr/bin:/bin",
-            "TMPDIR=/work",
-            "HOME=/work",
-            "LC_ALL=C",
-            // Reproducible builds: gcc's and clang's `__DATE__` and
-            // `__TIME__` say 1 January 1970, whenever a source is built.
-            "SOURCE_DATE_EPOCH=0",
-            "TZ=UTC",
-        ])
-        .map_err(spawn_err)?;
+        let env = CArgs::new(JAIL_ENV).map_err(spawn_err)?;
         let prog = CString::new(argv[0]).map_err(|_| {
             spawn_err(io::Error::new(
                 io::ErrorKind::InvalidInput,

@@ -17,7 +17,8 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Up to five processes run in the jail, in this order: `gcc -E`, `gcc -c`
+//! Up to five processes run in the jail, in this order: `gcc -E` (its
+//! `cc1` started directly, [`GccStart`]), `gcc -c`
 //! (with its `cc1` and `as`), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
@@ -66,6 +67,7 @@ pub use self::report::{
 use self::runtime::runtime_symbols;
 pub use self::runtime::{compiler_helpers, runtime_wasm_object};
 use super::diagnostic::{Check, Diagnostic};
+pub use super::gcc::GccStart;
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use super::lex;
 use super::source;
@@ -111,6 +113,9 @@ pub struct CompileConfig {
     /// The wasm tools to build with; `None`: [`wasm::Toolchain::find`]'s
     /// (the newest LLVM installed, its grounds seen once per process).
     pub toolchain: Option<wasm::Toolchain>,
+    /// How `gcc -E` starts: its `cc1` directly, or through the driver
+    /// (the same text and report, [`GccStart`]).
+    pub gcc_start: GccStart,
 }
 
 impl Default for CompileConfig {
@@ -124,6 +129,7 @@ impl Default for CompileConfig {
             memory_limit: 1024 * 1024,
             max_source_bytes: 256 * 1024,
             toolchain: None,
+            gcc_start: GccStart::default(),
         }
     }
 }
@@ -428,7 +434,7 @@ impl<'a> Pass<'a> {
     /// counts and compiles (never the source again), and check 2 again on
     /// what the macros made of the source. `None`: rejected.
     fn preprocess(&mut self, gcc: &Gcc<'_>) -> Result<Option<String>, CompileError> {
-        let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME)?;
+        let pre = gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME, self.cfg.gcc_start)?;
         self.tools.push((Tool::GccPreprocess, pre.cpu));
         add_gcc_messages(&mut self.r, &pre, Check::Compiler, "gcc");
         if !pre.ok {

@@ -10,7 +10,7 @@
 //! not decide what a rejection is: that is [`super::compile`].
 
 use crate::sandbox::jail::{
-    Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, WORK_BYTES, WORK_INODES,
+    Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, JAIL_ENV, WORK_BYTES, WORK_INODES,
 };
 
 /// The file name of the source inside the jail (gcc's messages show it).
@@ -27,6 +27,20 @@ pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
 
 /// The gcc the jail runs.
 pub const GCC: &str = "/usr/bin/gcc";
+
+/// How `gcc -E` is started in the jail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GccStart {
+    /// The driver, which starts `cc1 -E`.
+    Driver,
+    /// `cc1 -E` itself, with the arguments the driver gives it (asked once
+    /// per process, [`cc1_preprocess_argv`]): one program started instead
+    /// of two. A run that ends other than by `cc1`'s exit 0 or 1 (a signal,
+    /// a limit, an internal error) is run again through the driver, whose
+    /// words on it the report quotes.
+    #[default]
+    Cc1,
+}
 
 /// What a gcc run reads: C to preprocess, or the preprocessed text that
 /// the checks read, which is compiled as it is (no macro expanded again,
@@ -72,6 +86,66 @@ const CFLAGS: &[&str] = &[
     "-Wno-error=int-conversion",
     "-Wno-error=incompatible-pointer-types",
 ];
+
+/// The `cc1` command gcc's driver runs for `driver` (a `gcc -E` of the
+/// source), as the driver itself gives it (`gcc -###`, in the jail's
+/// environment), asked once per process: the same program, flags and
+/// files, without the driver's own start. `None`: the driver runs
+/// anything but one `cc1` (another gcc), or could not be asked.
+pub fn cc1_preprocess_argv(driver: &[&str]) -> Option<&'static [String]> {
+    // Asked for the one `gcc -E` a compile runs; another is not answered.
+    if driver != cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME).as_slice() {
+        return None;
+    }
+    static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
+    ARGV.get_or_init(|| {
+        let out = std::process::Command::new(driver[0])
+            .arg("-###")
+            .args(&driver[1..])
+            .env_clear()
+            .envs(JAIL_ENV.iter().filter_map(|kv| kv.split_once('=')))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        driver_commands(&String::from_utf8_lossy(&out.stderr))
+    })
+    .as_deref()
+}
+
+/// The one command in `gcc -###`'s output (its lines that start with a
+/// space: the programs it would run, an argument with a character of
+/// the shell's in double quotes), if it is a `cc1`.
+fn driver_commands(text: &str) -> Option<Vec<String>> {
+    let mut commands = text.lines().filter(|l| l.starts_with(' '));
+    let line = commands.next()?;
+    if commands.next().is_some() {
+        return None;
+    }
+    let mut argv = Vec::new();
+    let mut chars = line.trim().chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c == ' ' {
+            chars.next();
+            continue;
+        }
+        let mut arg = String::new();
+        let mut quoted = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => quoted = !quoted,
+                '\\' if quoted => arg.push(chars.next()?),
+                ' ' if !quoted => break,
+                c => arg.push(c),
+            }
+        }
+        if quoted {
+            return None;
+        }
+        argv.push(arg);
+    }
+    let program = argv.first()?;
+    (program.starts_with('/') && program.ends_with("/cc1")).then_some(argv)
+}
 
 /// The bytes of static data (initialised, zero-initialised and read-only:
 /// the sections that occupy memory and hold no code) of gcc's x86-64 ELF
@@ -204,9 +278,40 @@ impl<'j> Gcc<'j> {
         self.jail.read_file(name, self.limits.file_size)
     }
 
-    /// `gcc -E`: the preprocessed source with line markers, in `out`.
-    pub fn preprocess(&self, src: &str, out: &str) -> Result<GccRun, JailError> {
-        self.run(&cc_argv(&[GCC, "-E"], Input::Source, src, out))
+    /// `gcc -E`: the preprocessed source with line markers, in `out`,
+    /// started as `start` says (the same text and messages either way;
+    /// `cc1` directly only for [`SOURCE_NAME`] into [`PREPROCESSED_NAME`]).
+    pub fn preprocess(&self, src: &str, out: &str, start: GccStart) -> Result<GccRun, JailError> {
+        let driver = cc_argv(&[GCC, "-E"], Input::Source, src, out);
+        let cc1 = match start {
+            GccStart::Cc1 => cc1_preprocess_argv(&driver),
+            GccStart::Driver => None,
+        };
+        let Some(cc1) = cc1 else {
+            return self.run(&driver);
+        };
+        let cc1: Vec<&str> = cc1.iter().map(String::as_str).collect();
+        let (run, exit) = self.run_tool_exit("gcc", &cc1)?;
+        if matches!(exit, JailExit::Exited(0 | 1)) && run.limit_hit.is_none() {
+            if !run.ok {
+                // As the driver does: a failed run leaves no output.
+                match std::fs::remove_file(self.jail.work_dir().join(out)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(JailError::Io {
+                            program: "gcc".into(),
+                            source: e,
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            return Ok(run);
+        }
+        // What the driver says of a signal or an internal error is the
+        // report's: the run again through it, both runs' CPU counted.
+        let mut again = self.run(&driver)?;
+        again.cpu += run.cpu;
+        Ok(again)
     }
 
     /// `gcc -c`: an object file.
@@ -236,6 +341,11 @@ impl<'j> Gcc<'j> {
     /// processes' together (`cc1` then `as` may pass 10 s between them
     /// with each under it: red team E12).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
+        Ok(self.run_tool_exit(name, argv)?.0)
+    }
+
+    /// [`Gcc::run_tool`], and how its process ended.
+    fn run_tool_exit(&self, name: &str, argv: &[&str]) -> Result<(GccRun, JailExit), JailError> {
         let out = self.jail.run(argv, &self.limits)?;
         if out.oom_kills > 0 && !out.oom_kill_is_the_jails(self.limits.memory) {
             return Err(JailError::KilledFromOutside {
@@ -251,7 +361,8 @@ impl<'j> Gcc<'j> {
                 cpu: out.cpu,
             });
         }
-        Ok(self.interpret(out, name))
+        let exit = out.exit;
+        Ok((self.interpret(out, name), exit))
     }
 
     fn interpret(&self, out: JailOutput, tool: &str) -> GccRun {
@@ -346,5 +457,56 @@ impl<'j> Gcc<'j> {
             limit_hit,
             cpu,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_drivers_one_cc1_command_is_read_with_its_quotes() {
+        let text = "Using built-in specs.\nCOLLECT_GCC=gcc\n \
+            /usr/lib/gcc/x86_64-linux-gnu/12/cc1 -E -quiet strategy.c -o strategy.i \
+            \"-fmax-errors=30\" \"-D\\\"a b\\\\\" -O2\nCOLLECT_GCC_OPTIONS='-E'\n";
+        assert_eq!(
+            driver_commands(text).unwrap(),
+            [
+                "/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+                "-E",
+                "-quiet",
+                "strategy.c",
+                "-o",
+                "strategy.i",
+                "-fmax-errors=30",
+                "-D\"a b\\",
+                "-O2"
+            ]
+        );
+        // Two programs (cc1 and as), another program, an open quote: the driver runs.
+        assert_eq!(driver_commands(" /x/cc1 a\n /usr/bin/as b\n"), None);
+        assert_eq!(driver_commands(" /usr/bin/cpp -E a\n"), None);
+        assert_eq!(driver_commands(" /x/cc1 \"a\n"), None);
+        assert_eq!(driver_commands("no command\n"), None);
+    }
+
+    #[test]
+    fn cc1_is_asked_for_the_compiles_own_files_only() {
+        let driver = cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME);
+        let cc1 = cc1_preprocess_argv(&driver).expect("gcc's driver names its cc1");
+        // The file the checks read is the one cc1 writes, from the source.
+        assert!(cc1[0].ends_with("/cc1"));
+        let at = |a: &str| cc1.iter().position(|x| x == a);
+        assert!(at("-E").is_some());
+        assert_eq!(cc1[at("-o").unwrap() + 1], PREPROCESSED_NAME);
+        assert!(at(SOURCE_NAME).is_some());
+        for flag in CFLAGS
+            .iter()
+            .filter(|f| f.starts_with("-W") || f.starts_with("-fmax"))
+        {
+            assert!(at(flag).is_some(), "{flag} not passed to cc1: {cc1:?}");
+        }
+        let other = cc_argv(&[GCC, "-E"], Input::Source, "probe.c", PREPROCESSED_NAME);
+        assert_eq!(cc1_preprocess_argv(&other), None);
     }
 }

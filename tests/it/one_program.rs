@@ -14,7 +14,7 @@ use knobeln::toolchain::compile::{
     compile_measured, CompileConfig, ModuleCache, Outcome, Profile, Tool,
 };
 use knobeln::toolchain::diagnostic::Check;
-use knobeln::toolchain::gcc::{Gcc, Input, PREPROCESSED_NAME, SOURCE_NAME};
+use knobeln::toolchain::gcc::{Gcc, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
     check_object, clangs_preprocessing_cannot_change, preprocessing_difference, SkipGrounds,
     Toolchain,
@@ -279,7 +279,11 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
         let jail = Jail::new().unwrap();
         let gcc = Gcc::new(&jail, JailLimits::default());
         gcc.put(SOURCE_NAME, &std::fs::read(path).unwrap()).unwrap();
-        if !gcc.preprocess(SOURCE_NAME, PREPROCESSED_NAME).unwrap().ok {
+        if !gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::default())
+            .unwrap()
+            .ok
+        {
             continue;
         }
         let text = String::from_utf8_lossy(&gcc.get(PREPROCESSED_NAME).unwrap()).into_owned();
@@ -613,6 +617,128 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(failed, 0, "{failures:?}");
+}
+
+/// `gcc -E` started as its `cc1` (without the driver, [`GccStart::Cc1`])
+/// gives every C source of the tests the report the driver gives: the
+/// same verdicts, diagnostics, memory figure and compiler output, and
+/// the same preprocessed text, byte for byte (the text the checks read and
+/// both compilers build, where it is read: where the run failed, it is
+/// not). Sources that end `cc1` by a signal or a limit
+/// (the macro bombs among them) are run again through the driver: their
+/// reports are the driver's by construction, and compared here too.
+#[test]
+fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
+    let mut sources = test_c_sources();
+    sources.sort();
+    let report = |start: GccStart, profile: Profile, src: &[u8]| {
+        let cfg = CompileConfig {
+            profile,
+            gcc_start: start,
+            ..CompileConfig::default()
+        };
+        let m = compile_measured(src, &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let r = m.outcome.report();
+        let diagnostics: Vec<String> = r
+            .diagnostics
+            .iter()
+            .map(|d| format!("{:?} {:?} {}", d.check, d.line, d.message))
+            .collect();
+        let verdicts: Vec<String> = r.checks.iter().map(|c| format!("{c:?}")).collect();
+        let output = r.compiler_output.clone();
+        (
+            m.outcome.accepted(),
+            verdicts,
+            diagnostics,
+            r.image_bytes,
+            output,
+        )
+    };
+    let preprocessed = |start: GccStart, src: &[u8]| {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put(SOURCE_NAME, src).unwrap();
+        let run = gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, start)
+            .unwrap();
+        // A failed run's text is never read (and where the kernel killed
+        // it at the jail's memory, its length is the moment's).
+        let text = if run.ok {
+            gcc.get(PREPROCESSED_NAME).unwrap()
+        } else {
+            Vec::new()
+        };
+        (run.ok, run.messages, text)
+    };
+    let (mut compared, mut accepted) = (0, 0);
+    let mut differ = Vec::new();
+    for path in &sources {
+        let src = std::fs::read(path).unwrap();
+        let (want, got) = (
+            preprocessed(GccStart::Driver, &src),
+            preprocessed(GccStart::Cc1, &src),
+        );
+        if got != want {
+            differ.push(format!(
+                "{}: the preprocessed text: the driver's {:?} {:?} {} bytes, cc1's {:?} {:?} {} bytes",
+                path.display(),
+                want.0,
+                want.1,
+                want.2.len(),
+                got.0,
+                got.1,
+                got.2.len()
+            ));
+        }
+        for profile in [Profile::Submission, Profile::Local] {
+            let want = report(GccStart::Driver, profile, &src);
+            let got = report(GccStart::Cc1, profile, &src);
+            compared += 1;
+            accepted += usize::from(want.0);
+            if got != want {
+                differ.push(format!(
+                    "{} ({profile:?}):\n  the driver's {want:?}\n  cc1's        {got:?}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(
+        compared >= 60 && accepted >= 10,
+        "{compared} compared, {accepted} accepted"
+    );
+
+    // cc1 stopped by a limit (its output past the jail's file size, the
+    // kernel's SIGXFSZ): the report is the driver's, words and all.
+    let bomb = b"#define A x x x x x x x x x x\n#define B A A A A A A A A A A\n\
+        #define C B B B B B B B B B B\n#define D C C C C C C C C C C\n\
+        #define E D D D D D D D D D D\n#define F E E E E E E E E E E\nF F F F F F F F F F\n";
+    let small = |start: GccStart| {
+        let cfg = CompileConfig {
+            profile: Profile::Local,
+            gcc_start: start,
+            jail: JailLimits {
+                file_size: 1 << 20,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        let m = compile_measured(bomb, &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let r = m.outcome.report().clone();
+        (
+            format!("{:?} {:?}", r.diagnostics, r.checks),
+            r.compiler_output,
+        )
+    };
+    let (driver, cc1) = (small(GccStart::Driver), small(GccStart::Cc1));
+    assert_eq!(driver, cc1);
+    assert!(
+        cc1.1
+            .contains("File size limit exceeded signal terminated program cc1"),
+        "{}",
+        cc1.1
+    );
 }
 
 /// Zig's LLVM (clang 22 and its wasm-ld, one static program that starts

@@ -14,7 +14,7 @@ use knobeln::toolchain::compile::{
     Outcome, Profile, Tool, Verdict,
 };
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
-use knobeln::toolchain::gcc::{Gcc, Input};
+use knobeln::toolchain::gcc::{Gcc, GccStart, Input};
 
 use crate::common::{
     compile_file, compile_source, config, example_path, install, play, repo_path, source_path,
@@ -600,7 +600,7 @@ fn jailed_preprocessor_cannot_read_etc_passwd() {
         let src = format!("#include \"{path}\"\nint x;\n");
         gcc.put("probe.c", src.as_bytes()).unwrap();
         let run = gcc
-            .preprocess("probe.c", "probe.i")
+            .preprocess("probe.c", "probe.i", GccStart::Driver)
             .expect("gcc runs in the jail");
         let out = gcc.get("probe.i").unwrap_or_default();
         assert!(
