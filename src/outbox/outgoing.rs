@@ -718,7 +718,9 @@ mod tests {
             "\r\r\n\n\r".into(),
             "=\t trailing \n".into(),
         ];
-        let pieces = ["a", "line", " ", "\n", "\r", "\r\n", "ä", "\t", "=", &long, "\u{1}"];
+        let pieces = [
+            "a", "line", " ", "\n", "\r", "\r\n", "ä", "\t", "=", &long, "\u{1}",
+        ];
         for _ in 0..300 {
             let n = g.below(30);
             texts.push(

@@ -394,7 +394,11 @@ fn packed_runs_are_the_decoded_throws() {
             };
             // Runs of every length, some longer than a word of zero
             // bytes many times over (a constant strategy's).
-            let run = if g.below(8) == 0 { 1 + g.below(1000) } else { 1 + g.below(40) };
+            let run = if g.below(8) == 0 {
+                1 + g.below(1000)
+            } else {
+                1 + g.below(40)
+            };
             for _ in 0..run {
                 throws.push(pair);
             }
