@@ -392,20 +392,30 @@ fn packed_runs_are_the_decoded_throws() {
             } else {
                 [p, number(&mut g)]
             };
-            for _ in 0..1 + g.below(40) {
+            // Runs of every length, some longer than a word of zero
+            // bytes many times over (a constant strategy's).
+            let run = if g.below(8) == 0 {
+                1 + g.below(1000)
+            } else {
+                1 + g.below(40)
+            };
+            for _ in 0..run {
                 throws.push(pair);
             }
         }
         let bytes = encode_throws(&throws);
         assert_eq!(expand(&bytes).unwrap(), throws, "case {case}");
         // Random bytes: refused exactly when decoding refuses them.
-        let junk: Vec<u8> = (0..g.below(40))
-            .map(|_| match g.below(3) {
-                0 => 0,
-                1 => 0xff,
-                _ => g.below(256) as u8,
-            })
-            .collect();
+        let mut junk = Vec::new();
+        for _ in 0..g.below(40) {
+            match g.below(4) {
+                0 => junk.push(0),
+                1 => junk.push(0xff),
+                // Stretches of zero bytes across words.
+                2 => junk.extend(std::iter::repeat_n(0, g.below(20) as usize)),
+                _ => junk.push(g.below(256) as u8),
+            }
+        }
         match decode_throws(&junk, THROWS_FORMAT) {
             Ok(t) => assert_eq!(expand(&junk).unwrap(), t, "{junk:?}"),
             Err(_) => assert!(expand(&junk).is_err(), "{junk:?}"),
