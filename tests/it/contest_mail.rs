@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::common::HANG_GUARD;
 use super::mail_spool::{auth_of, registration, Contest, Reply};
 
 const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
@@ -246,7 +247,7 @@ fn an_interrupted_contest_resumes_without_repeating_a_game_or_a_mail() {
     };
     let t = Instant::now();
     while games() < 12 {
-        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
+        assert!(t.elapsed() < HANG_GUARD, "no progress");
         assert!(
             child.try_wait().unwrap().is_none(),
             "finished before the kill"
@@ -329,7 +330,7 @@ fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
         < TEAMS.len()
     {
         assert!(
-            t.elapsed() < Duration::from_secs(120),
+            t.elapsed() < HANG_GUARD,
             "the contest did not finish"
         );
         assert!(serve.try_wait().unwrap().is_none(), "serve died");
@@ -663,7 +664,7 @@ fn wait_for_the_pause(c: &Contest, child: &mut std::process::Child) -> String {
             let raw = knobeln::store::mail::assemble(&conn, id, raw).unwrap();
             return String::from_utf8_lossy(&raw).replace("\r\n", "\n");
         }
-        assert!(t.elapsed() < Duration::from_secs(120), "no pause");
+        assert!(t.elapsed() < HANG_GUARD, "no pause");
         assert!(child.try_wait().unwrap().is_none(), "ended without a pause");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -850,7 +851,7 @@ fn a_summary_by_mail_needs_the_organizers_address_and_the_pause_mails_token() {
     let t = Instant::now();
     while child.try_wait().unwrap().is_none() {
         assert!(
-            t.elapsed() < Duration::from_secs(120),
+            t.elapsed() < HANG_GUARD,
             "the contest did not go on"
         );
         std::thread::sleep(Duration::from_millis(100));
@@ -894,7 +895,7 @@ fn when_the_pause_ends_without_a_summary_the_automatic_one_goes_out() {
     let t = Instant::now();
     while child.try_wait().unwrap().is_none() {
         assert!(
-            t.elapsed() < Duration::from_secs(120),
+            t.elapsed() < HANG_GUARD,
             "the contest did not go on"
         );
         std::thread::sleep(Duration::from_millis(100));
