@@ -147,7 +147,9 @@ pub struct BuildLimits {
     /// All program files together.
     pub program_bytes: u64,
     pub program_files: usize,
-    /// Wall clock for the compiler.
+    /// Wall clock for the compiler: a guard, never a verdict (a build it
+    /// ends before the language's `compile_cpu_secs` is
+    /// [`JailError::Overloaded`], the server's problem).
     pub wall: Duration,
 }
 
@@ -298,10 +300,20 @@ pub fn build(
                 "the compiler needed more than {} MB of memory",
                 lang.compile_memory_mb
             )),
-            CompileEnd::WallClock => report.problems.push(format!(
-                "compiling took longer than {} s",
-                limits.wall.as_secs()
-            )),
+            // The clock gives no verdict (it depends on the machine's
+            // load as much as on the build): a build the wall ended before
+            // its CPU limit is the server's problem, answered "not
+            // compiled (server problem)" and counted apart from the team's
+            // compiles (`server_problems_per_team_per_hour`), so a build
+            // script that sleeps gets neither a verdict nor unbounded
+            // builds.
+            CompileEnd::WallClock => {
+                return Err(JailError::Overloaded {
+                    program: argv[0].clone(),
+                    wall: limits.wall,
+                    cpu: run.cpu,
+                })
+            }
             CompileEnd::CpuTime => report.problems.push(format!(
                 "the compiler used more than {} s of CPU time (or was killed)",
                 lang.compile_cpu_secs
@@ -394,6 +406,8 @@ enum CompileEnd {
 /// its `/work` (the bot's own tmpfs, kept open).
 struct CompileRun {
     end: CompileEnd,
+    /// The CPU time of the build's processes together.
+    cpu: Duration,
     output: String,
     dropped: u64,
     work: std::os::fd::OwnedFd,
@@ -535,7 +549,8 @@ fn compile_in_sandbox(
         None => wait_for_exit(&mut bot, deadline).map_err(io_err)?,
     };
     let oom = bot.out_of_memory();
-    let cpu_over = bot.cpu_time() > cpu_limit;
+    let cpu = bot.cpu_time();
+    let cpu_over = cpu > cpu_limit;
     bot.finish().map_err(io_err)?;
     use std::os::unix::process::ExitStatusExt;
     let end = match (end, status) {
@@ -552,8 +567,15 @@ fn compile_in_sandbox(
             _ => CompileEnd::Exited(-1),
         },
     };
+    // The CPU limit decides whenever it was passed, even when the clock
+    // ran out between two looks at it.
+    let end = match end {
+        CompileEnd::WallClock if cpu_over => CompileEnd::CpuTime,
+        end => end,
+    };
     Ok(CompileRun {
         end,
+        cpu,
         output: String::from_utf8_lossy(&output).into_owned(),
         dropped,
         work,
