@@ -533,7 +533,10 @@ fn a_build_is_judged_by_its_cpu_limit_and_a_sleeping_build_script_gets_no_verdic
     // The burner passes its 1 s of CPU long before a wall far away.
     match built("burner", crate::common::TEST_JAIL_WALL) {
         Ok(Build::Rejected { report }) => assert!(
-            report.problems.iter().any(|p| p.contains("more than 1 s of CPU time")),
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("more than 1 s of CPU time")),
             "{}",
             report.text()
         ),

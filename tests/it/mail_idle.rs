@@ -292,7 +292,12 @@ fn a_reply_comes_by_idle_without_waiting_for_a_poll() {
     let stack = mail_stack();
     // Polling once a day, beyond every wait below (their guard is
     // [`HANG_GUARD`]): a reply is IDLE's.
-    let server = Server::new(&stack, stack.imap_port, stack.smtp_port, "poll_secs = 86400");
+    let server = Server::new(
+        &stack,
+        stack.imap_port,
+        stack.smtp_port,
+        "poll_secs = 86400",
+    );
     let serving = server.serve();
     serving.wait_for_line("with IDLE", 30);
     // The first look at the mailbox is over: from now on only IDLE (or a
