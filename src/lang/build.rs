@@ -147,7 +147,9 @@ pub struct BuildLimits {
     /// All program files together.
     pub program_bytes: u64,
     pub program_files: usize,
-    /// Wall clock for the compiler.
+    /// Wall clock for the compiler: a guard, never a verdict (a build it
+    /// ends before the language's `compile_cpu_secs` is
+    /// [`JailError::Overloaded`], the server's problem).
     pub wall: Duration,
 }
 
@@ -298,10 +300,20 @@ pub fn build(
                 "the compiler needed more than {} MB of memory",
                 lang.compile_memory_mb
             )),
-            CompileEnd::WallClock => report.problems.push(format!(
-                "compiling took longer than {} s",
-                limits.wall.as_secs()
-            )),
+            // The clock gives no verdict (it depends on the machine's
+            // load as much as on the build): a build the wall ended before
+            // its CPU limit is the server's problem, answered "not
+            // compiled (server problem)" and counted apart from the team's
+            // compiles (`server_problems_per_team_per_hour`), so a build
+            // script that sleeps gets neither a verdict nor unbounded
+            // builds.
+            CompileEnd::WallClock => {
+                return Err(JailError::Overloaded {
+                    program: argv[0].clone(),
+                    wall: limits.wall,
+                    cpu: run.cpu,
+                })
+            }
             CompileEnd::CpuTime => report.problems.push(format!(
                 "the compiler used more than {} s of CPU time (or was killed)",
                 lang.compile_cpu_secs
@@ -394,6 +406,8 @@ enum CompileEnd {
 /// its `/work` (the bot's own tmpfs, kept open).
 struct CompileRun {
     end: CompileEnd,
+    /// The CPU time of the build's processes together.
+    cpu: Duration,
     output: String,
     dropped: u64,
     work: std::os::fd::OwnedFd,
@@ -432,7 +446,14 @@ fn compile_in_sandbox(
                 .address_space_limit
                 .then_some(lang.compile_memory_mb << 20),
             processes: lang.compile_processes,
-            cpu_secs: lang.compile_cpu_secs,
+            // The verdict is the loop's below: the tree's CPU time as the
+            // control group counts it, past `compile_cpu_secs`. The
+            // kernel's `RLIMIT_CPU` is a backstop a second beyond: it
+            // counts in ticks (a process it ends at 1 s had 0.91-0.97 s by
+            // its group's count, measured here), so at the same value it
+            // ended a build with a `SIGKILL` its group's count could not
+            // explain ("died with signal 9", not the CPU limit).
+            cpu_secs: lang.compile_cpu_secs.saturating_add(1),
             disk_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
             work_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
             open_files: 256,
@@ -535,7 +556,8 @@ fn compile_in_sandbox(
         None => wait_for_exit(&mut bot, deadline).map_err(io_err)?,
     };
     let oom = bot.out_of_memory();
-    let cpu_over = bot.cpu_time() > cpu_limit;
+    let cpu = bot.cpu_time();
+    let cpu_over = cpu > cpu_limit;
     bot.finish().map_err(io_err)?;
     use std::os::unix::process::ExitStatusExt;
     let end = match (end, status) {
@@ -552,8 +574,15 @@ fn compile_in_sandbox(
             _ => CompileEnd::Exited(-1),
         },
     };
+    // The CPU limit decides whenever it was passed, even when the clock
+    // ran out between two looks at it.
+    let end = match end {
+        CompileEnd::WallClock if cpu_over => CompileEnd::CpuTime,
+        end => end,
+    };
     Ok(CompileRun {
         end,
+        cpu,
         output: String::from_utf8_lossy(&output).into_owned(),
         dropped,
         work,

@@ -134,6 +134,40 @@ pub struct Group {
     frozen: AtomicBool,
 }
 
+/// One use's view of its group's memory peak ([`Group::watch_memory_peak`]).
+#[derive(Debug, Default)]
+pub struct PeakWatch {
+    /// v2: `memory.peak`, opened and reset for this watch (its reads
+    /// through this file are this watch's peak).
+    file: Option<fs::File>,
+    path: Option<PathBuf>,
+    since_now: bool,
+}
+
+impl PeakWatch {
+    /// The most memory the group held at once since the watch began (or,
+    /// where the kernel could not reset the peak, since the group was
+    /// made), in bytes; `None` without a memory controller.
+    pub fn read(&self) -> Option<u64> {
+        match (&self.file, &self.path) {
+            (Some(f), _) => {
+                use std::os::unix::fs::FileExt;
+                let mut buf = [0u8; 32];
+                let n = f.read_at(&mut buf, 0).ok()?;
+                std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
+            }
+            (None, Some(path)) => read_u64(path),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether [`PeakWatch::read`] is this use's own peak (the kernel
+    /// reset it when the watch began).
+    pub fn since_now(&self) -> bool {
+        self.since_now
+    }
+}
+
 /// What [`Group::freeze`] makes of a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Freeze {
@@ -532,17 +566,43 @@ impl Group {
             .saturating_sub(self.base.oom_kills)
     }
 
-    /// The most memory the group held at once since it was made, in
-    /// bytes (v2 `memory.peak`, v1 `memory.max_usage_in_bytes`): its
-    /// members' pages and the tmpfs pages they wrote.
-    pub fn memory_peak(&self) -> Option<u64> {
-        let dir = self.memory.as_ref()?;
-        let file = if self.version == 2 {
-            "memory.peak"
-        } else {
-            "memory.max_usage_in_bytes"
+    /// Starts a watch of the group's memory peak for one use of it (a
+    /// jail's run): read through the [`PeakWatch`], the peak is the most
+    /// the group held since now, where the kernel lets it be reset (v1:
+    /// writing `0` to `memory.max_usage_in_bytes`, which sets it to the
+    /// usage now; v2 from Linux 6.12: writing to `memory.peak`, which
+    /// resets it for the reads through the same open file only, so that
+    /// watches of one group never reset each other's). Where it cannot be
+    /// reset the watch reads the group's peak since it was made
+    /// ([`PeakWatch::since_now`] says which).
+    pub fn watch_memory_peak(&self) -> PeakWatch {
+        let Some(dir) = &self.memory else {
+            return PeakWatch::default();
         };
-        read_u64(&dir.join(file))
+        if self.version == 2 {
+            let path = dir.join("memory.peak");
+            let file = fs::OpenOptions::new().read(true).write(true).open(&path);
+            match file {
+                Ok(f) if (&f).write_all(b"reset\n").is_ok() => PeakWatch {
+                    file: Some(f),
+                    path: Some(path),
+                    since_now: true,
+                },
+                _ => PeakWatch {
+                    file: None,
+                    path: Some(path),
+                    since_now: false,
+                },
+            }
+        } else {
+            let path = dir.join("memory.max_usage_in_bytes");
+            let since_now = write_file(&path, "0").is_ok();
+            PeakWatch {
+                file: None,
+                path: Some(path),
+                since_now,
+            }
+        }
     }
 
     fn raw_oom_kills(&self) -> Option<u64> {

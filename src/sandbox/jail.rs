@@ -196,8 +196,11 @@ pub struct JailOutput {
     /// `oom_kill` counter, counted over this run); 0 without a memory
     /// controller.
     pub oom_kills: u64,
-    /// The most memory the jail held at once since it was made (its tools
-    /// and its work folder's pages), where it has a memory controller.
+    /// The most memory the jail held at once during this run (its tools
+    /// and its work folder's pages, those earlier runs wrote included),
+    /// where it has a memory controller: the group's peak, reset when the
+    /// run began ([`crate::sandbox::cgroup::Group::watch_memory_peak`]; a
+    /// kernel that cannot reset it gives the peak since the jail was made).
     pub memory_peak: Option<u64>,
 }
 
@@ -223,6 +226,9 @@ pub enum JailError {
     /// CPU limit, which would have ended the run first): a C tool runs
     /// none of the program's code and waits for nothing, so what stopped
     /// it is the server's load (or a tool that hung), never the program.
+    /// A bot's build ended by its wall is this too (`lang::build`): what a
+    /// build waits for (the load, or a build script's sleep) gives no
+    /// verdict either, and the team's server problems are bounded apart.
     /// Not a verdict: the request is answered as a server problem. `cpu`
     /// is the run's, its finished processes' together (`cc1` and `as`
     /// each have the CPU limit: together they may pass it).
@@ -521,7 +527,7 @@ impl Jail {
             ))
         })?;
         let lim = *limits;
-        let (join_fds, oom_before) = match self.group() {
+        let (join_fds, oom_before, peak) = match self.group() {
             Some(mut g) => {
                 // Written only where they differ from the group's.
                 g.set_limits(&GroupLimits {
@@ -529,9 +535,12 @@ impl Jail {
                     processes: Some(limits.processes),
                 })
                 .map_err(spawn_err)?;
-                (g.join_fds(), g.oom_kills())
+                // This run's own peak: an earlier run of the compile near
+                // the limit must not make a later kill from outside look
+                // like the jail's (red team E12).
+                (g.join_fds(), g.oom_kills(), g.watch_memory_peak())
             }
-            None => (Vec::new(), 0),
+            None => (Vec::new(), 0, Default::default()),
         };
         let fds = [
             null.as_raw_fd(),
@@ -676,7 +685,7 @@ impl Jail {
                 if !g.members().is_empty() {
                     g.kill_all();
                 }
-                (g.oom_kills().saturating_sub(oom_before), g.memory_peak())
+                (g.oom_kills().saturating_sub(oom_before), peak.read())
             }
             None => (0, None),
         };

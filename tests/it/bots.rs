@@ -200,15 +200,6 @@ fn there_is_no_network() {
     both("network", limits(), || Expect::Completes);
 }
 
-/// CPU time of the calling thread.
-fn thread_cpu() -> Duration {
-    // SAFETY: getrusage fills a valid struct.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(u.ru_utime) + tv(u.ru_stime)
-}
-
 /// Issue 34: the server's own work per answer is bounded whatever the bot
 /// does. A bot whose thirty threads nap in short sleeps never comes to
 /// rest, so after every answer the referee looks until the reply's wall
@@ -221,9 +212,9 @@ fn a_restless_bot_costs_the_referee_a_bounded_amount_per_answer() {
         reply_wall: Duration::from_millis(500),
         ..limits()
     };
-    let before = thread_cpu();
+    let before = crate::common::thread_cpu();
     let (rec, seen) = hostile_match(&["hostile/restless.c", "echo.c"], limits);
-    let used = thread_cpu() - before;
+    let used = crate::common::thread_cpu() - before;
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     let answers = ROUNDS;
     eprintln!(
@@ -494,6 +485,64 @@ fn a_script_the_run_command_starts_itself_still_runs() {
     let rec = play(m, |m| play_echo(m, 5, 1)).unwrap();
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     assert_eq!(rec.outcome, Some(vec![5, 5]));
+}
+
+/// A bot's build gets a verdict from its CPU limit only, never from the
+/// clock: a build script that sleeps past the build's wall is the server's
+/// problem (`JailError::Overloaded`: answered "not compiled (server
+/// problem)" and counted in `server_problems_per_team_per_hour`, apart
+/// from the team's compiles), not a rejection that depends on the load
+/// (before: "compiling took longer than 1 s"); a build that burns its CPU
+/// time is rejected for it, with the wall far away, at any load.
+#[test]
+fn a_build_is_judged_by_its_cpu_limit_and_a_sleeping_build_script_gets_no_verdict() {
+    let shell = |name: &str, script: &str| -> knobeln::lang::Language {
+        toml::from_str(&format!(
+            "name = \"{name}\"\ntitle = \"Shell script\"\nextensions = [\"{name}\"]\n\
+             source = \"bot.{name}\"\ncompile = [\"/bin/sh\", \"-c\", \"{script}\"]\n\
+             compile_cpu_secs = 1\nartifacts = [\"run\"]\nrun = [\"/bot/run\"]\n\
+             version = [\"/bin/sh\", \"-c\", \"echo 1\"]\n"
+        ))
+        .unwrap()
+    };
+    let table = LanguageTable::with(&[
+        shell("sleeper", "sleep 30; cp {source} run"),
+        shell("burner", "while :; do :; done"),
+    ])
+    .unwrap();
+    let toolchains = Toolchains::resolve_only(&table, &["sleeper", "burner"]);
+    let source = b"#!/bin/sh\nexit 0\n";
+    let built = |name: &str, wall: Duration| {
+        let tc = toolchains.get(name).unwrap().as_ref().unwrap();
+        let choice = choose(&table, Some(&format!("bot.{name}")), None).unwrap();
+        let limits = BuildLimits {
+            wall,
+            ..BuildLimits::default()
+        };
+        build(tc, &choice.assumed, source, &limits)
+    };
+    // The sleeper uses no CPU: only the wall (1 s here) can end it.
+    match built("sleeper", Duration::from_secs(1)) {
+        Err(knobeln::sandbox::jail::JailError::Overloaded { wall, cpu, .. }) => {
+            assert_eq!(wall, Duration::from_secs(1));
+            assert!(cpu < Duration::from_secs(1), "{cpu:?}");
+        }
+        Ok(b) => panic!("a verdict from the clock:\n{}", b.report().text()),
+        Err(e) => panic!("{e}"),
+    }
+    // The burner passes its 1 s of CPU long before a wall far away.
+    match built("burner", crate::common::TEST_JAIL_WALL) {
+        Ok(Build::Rejected { report }) => assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.contains("more than 1 s of CPU time")),
+            "{}",
+            report.text()
+        ),
+        Ok(b) => panic!("built:\n{}", b.report().text()),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 #[test]

@@ -75,10 +75,39 @@ pub fn install(wasm: &[u8]) -> Strategy {
     }
 }
 
-/// Runs the compile service on a source.
+/// How long a test lets a jailed tool run by the clock: far beyond what
+/// its CPU limit (10 s a process) takes on a machine loaded many times
+/// over (at a load of 30 on two cores, 10 s of CPU is 150 s of wall). The
+/// clock gives no verdict (a run it ends is the server's
+/// [`JailError::Overloaded`](knobeln::sandbox::jail::JailError)), so a
+/// test that asserts a verdict of the compile service must not meet it
+/// on a busy machine; the tests of the wall itself set their own.
+pub const TEST_JAIL_WALL: Duration = Duration::from_secs(20 * 60);
+
+/// How long a test waits for an event whose time depends on the machine's
+/// load (a mail answered, a contest played, a log line): only a guard
+/// against a test that hangs, never a measure of speed, so far beyond what
+/// any load makes of it.
+pub const HANG_GUARD: Duration = Duration::from_secs(20 * 60);
+
+/// CPU time of the calling thread.
+pub fn thread_cpu() -> Duration {
+    // SAFETY: getrusage fills a valid struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Runs the compile service on a source (its tools' wall far away:
+/// [`TEST_JAIL_WALL`]).
 pub fn compile_source(src: &[u8], profile: Profile) -> Outcome {
     let cfg = CompileConfig {
         profile,
+        jail: knobeln::sandbox::jail::JailLimits {
+            wall: TEST_JAIL_WALL,
+            ..Default::default()
+        },
         ..CompileConfig::default()
     };
     compile(src, &cfg).expect("the compile service runs (jail, gcc and clang available)")

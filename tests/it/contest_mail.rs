@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::common::HANG_GUARD;
 use super::mail_spool::{auth_of, registration, Contest, Reply};
 
 const BIN: &str = env!("CARGO_BIN_EXE_knobeln");
@@ -246,7 +247,7 @@ fn an_interrupted_contest_resumes_without_repeating_a_game_or_a_mail() {
     };
     let t = Instant::now();
     while games() < 12 {
-        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
+        assert!(t.elapsed() < HANG_GUARD, "no progress");
         assert!(
             child.try_wait().unwrap().is_none(),
             "finished before the kill"
@@ -328,10 +329,7 @@ fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
         .count()
         < TEAMS.len()
     {
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the contest did not finish"
-        );
+        assert!(t.elapsed() < HANG_GUARD, "the contest did not finish");
         assert!(serve.try_wait().unwrap().is_none(), "serve died");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -630,15 +628,23 @@ fn mail_article_and_site_report_the_same_number_of_generations() {
 
 const PAUSED: &str = "[rules]\nthrows = 60\nrsm_pause_minutes = 30\n";
 
-/// Starts `contest start` in the background.
+/// Starts `contest start` in the background (what it says on its standard
+/// error: [`contest_stderr`]).
 fn start_in_background(c: &Contest) -> std::process::Child {
+    let err = std::fs::File::create(c.dir.path().join("contest.stderr")).unwrap();
     Command::new(BIN)
         .args(["contest", "start", "--seed", "3", "--config"])
         .arg(c.config())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(err)
         .spawn()
         .unwrap()
+}
+
+/// What the contests [`start_in_background`] started said on their
+/// standard error.
+fn contest_stderr(c: &Contest) -> String {
+    std::fs::read_to_string(c.dir.path().join("contest.stderr")).unwrap_or_default()
 }
 
 fn db(c: &Contest) -> rusqlite::Connection {
@@ -663,7 +669,7 @@ fn wait_for_the_pause(c: &Contest, child: &mut std::process::Child) -> String {
             let raw = knobeln::store::mail::assemble(&conn, id, raw).unwrap();
             return String::from_utf8_lossy(&raw).replace("\r\n", "\n");
         }
-        assert!(t.elapsed() < Duration::from_secs(120), "no pause");
+        assert!(t.elapsed() < HANG_GUARD, "no pause");
         assert!(child.try_wait().unwrap().is_none(), "ended without a pause");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -848,17 +854,31 @@ fn a_summary_by_mail_needs_the_organizers_address_and_the_pause_mails_token() {
     assert_eq!(ok.to, vec![organizer.to_string()]);
     // The contest goes on and ends.
     let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the contest did not go on"
-        );
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(t.elapsed() < HANG_GUARD, "the contest did not go on");
         std::thread::sleep(Duration::from_millis(100));
-    }
+    };
+    assert!(
+        status.success(),
+        "the contest ended with {status}: {}",
+        contest_stderr(&c)
+    );
     let rsm = contest_mails(&c)
         .into_iter()
         .find(|m| m.subject.starts_with("KNOBELN RSM: summary of round 1"))
-        .expect("an RSM");
+        .unwrap_or_else(|| {
+            panic!(
+                "no RSM among {:?}; the contest said: {}",
+                contest_mails(&c)
+                    .iter()
+                    .map(|m| &m.subject)
+                    .collect::<Vec<_>>(),
+                contest_stderr(&c)
+            )
+        });
     assert!(rsm.body.contains("A fine first round."), "{}", rsm.body);
     assert!(!rsm.body.contains("Forged"), "{}", rsm.body);
     assert!(
@@ -893,10 +913,7 @@ fn when_the_pause_ends_without_a_summary_the_automatic_one_goes_out() {
         .unwrap();
     let t = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the contest did not go on"
-        );
+        assert!(t.elapsed() < HANG_GUARD, "the contest did not go on");
         std::thread::sleep(Duration::from_millis(100));
     }
     let kind: String = db(&c)

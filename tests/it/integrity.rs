@@ -1174,6 +1174,54 @@ fn a_tool_filling_its_folder_and_allocating_is_stopped_at_the_jails_memory() {
     );
 }
 
+/// Each run of a jail has its own memory peak: the group's peak is reset
+/// when a run begins, so a compile's early run near the limit (here a
+/// Python holding 200 MiB of the 256) does not make a later run's peak
+/// the limit, and an OOM kill of that later run while it held little is a
+/// kill from outside (`KilledFromOutside`, the server's problem), never
+/// the participant's rejection. Before, the peak was the group's since the
+/// jail was made: the second run's was the first's 200 MiB and more
+/// (red team E12).
+#[test]
+fn each_run_of_a_jail_has_its_own_memory_peak() {
+    let limits = at_the_default_limits();
+    let jail = Jail::new().unwrap();
+    if !jail.memory_limited() {
+        assert!(
+            // SAFETY: a plain system call.
+            unsafe { libc::geteuid() } != 0,
+            "as root the machine's control groups bound the jail"
+        );
+        return;
+    }
+    let big = jail
+        .run(
+            &[
+                "/usr/bin/python3",
+                "-c",
+                "b = b'x' * (200 << 20); print(len(b))",
+            ],
+            &limits,
+        )
+        .unwrap();
+    assert_eq!(big.exit, JailExit::Exited(0), "{}", big.output);
+    let first = big.memory_peak.expect("the group's peak");
+    assert!(first >= 200 << 20, "{first}");
+    let small = jail.run(&["/usr/bin/true"], &limits).unwrap();
+    assert_eq!(small.exit, JailExit::Exited(0), "{}", small.output);
+    let second = small.memory_peak.expect("the group's peak");
+    assert!(
+        second < 128 << 20,
+        "the second run's peak is {second} bytes, the first's was {first}"
+    );
+    // A kill in that run would be one from outside.
+    let killed = knobeln::sandbox::jail::JailOutput {
+        oom_kills: 1,
+        ..small
+    };
+    assert!(!killed.oom_kill_is_the_jails(limits.memory));
+}
+
 /// The jail's control group holds every process of each run and is
 /// emptied after it, whatever the tools left (a process in a session of
 /// its own, out of the command's process group, and one that ignores

@@ -20,6 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use knobeln::config::{ImapConfig, SmtpConfig, TlsMode};
+
+use super::common::HANG_GUARD;
 use knobeln::mail::transport::imap::{read_mailbox, Fetched, ImapError, ImapPoller};
 use knobeln::mail::transport::smtp::{SendError, SmtpSender};
 
@@ -186,17 +188,19 @@ pub fn swaks_send(stack: &MailStack, from: &str, to: &str, raw: &[u8]) {
     );
 }
 
-/// `user`'s INBOX once it holds at least `n` mails (within 15 s).
+/// `user`'s INBOX once it holds at least `n` mails (waited for: the guard
+/// [`HANG_GUARD`] only ends a test that hangs).
 pub fn wait_for_mails(stack: &MailStack, user: &str, n: usize) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let mails = read_mailbox(&stack.host, stack.imap_port, user, &stack.password)
             .unwrap_or_else(|e| panic!("reading {user}'s mailbox: {e}"));
         if mails.len() >= n || Instant::now() > deadline {
             assert!(
                 mails.len() >= n,
-                "{user} has {} mails after 15 s, expected {n}",
-                mails.len()
+                "{user} has {} mails after {} s, expected {n}",
+                mails.len(),
+                HANG_GUARD.as_secs()
             );
             return mails;
         }
