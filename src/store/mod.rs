@@ -478,8 +478,15 @@ impl Store {
         Self::setup(Connection::open_in_memory()?)
     }
 
-    fn setup(conn: Connection) -> Result<Store> {
+    fn setup(mut conn: Connection) -> Result<Store> {
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Every transaction takes the write lock when it begins, where the
+        // busy timeout waits for it. A deferred one that read first and
+        // then wrote got SQLITE_BUSY at once, no waiting, whenever another
+        // connection had committed since its read (WAL's stale snapshot):
+        // under load the contest lease's heartbeat did so during a round's
+        // mails, and the contest stopped ("database is locked", F13).
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;

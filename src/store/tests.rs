@@ -25,6 +25,40 @@ fn column<T: rusqlite::types::FromSql>(c: &Connection, sql: &str) -> Vec<T> {
         .unwrap()
 }
 
+/// A transaction that reads and then writes while another connection
+/// writes (the contest lease's heartbeat beside a round's mails): it holds
+/// the write lock from its start, so the other writer waits for it, and
+/// its own write is never refused for a snapshot gone stale (before, the
+/// deferred transaction's write failed at once: "database is locked").
+#[test]
+fn a_transaction_holds_the_write_lock_from_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let store = Store::open(&path).unwrap();
+    let other = Connection::open(&path).unwrap();
+    let tx = store.conn().unchecked_transaction().unwrap();
+    let before: i64 = tx
+        .query_row("SELECT COUNT(*) FROM teams", [], |r| r.get(0))
+        .unwrap();
+    // Another connection that does not wait cannot write meanwhile...
+    let refused = other.execute("DELETE FROM teams WHERE id = -1", []);
+    assert!(
+        matches!(&refused, Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::DatabaseBusy),
+        "{refused:?}"
+    );
+    // ...so the transaction's own write after its read goes through.
+    tx.execute(
+        "INSERT INTO teams (name, created_at) VALUES ('late', '2026-11-30T00:00:00Z')",
+        [],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    let after: i64 = other
+        .query_row("SELECT COUNT(*) FROM teams", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(after, before + 1);
+}
+
 #[test]
 fn migrations_apply_once_and_record_the_version() {
     let dir = tempfile::tempdir().unwrap();
