@@ -377,7 +377,11 @@ fn a_game_is_the_same_whatever_its_thread_played_before() {
         alone.iter().any(|r| r.throws.len() > 100),
         "some game went past a hundred throws: {alone:?}"
     );
-    assert_eq!(games(true), alone, "a game's record changed with the games before it");
+    assert_eq!(
+        games(true),
+        alone,
+        "a game's record changed with the games before it"
+    );
 }
 
 /// The announcement's example may start a series with 0 (next_random(0,
