@@ -66,6 +66,10 @@ pub struct ScaleBench {
     /// CPU time of the process's other threads (the games, and the write-ahead
     /// log's checkpoints: `store::checkpoints`) while playing.
     pub games_cpu: Duration,
+    /// CPU time of the pool's game threads alone while playing (their
+    /// own clocks, read as each ended: `engine::pool::game_threads_cpu`),
+    /// part of `games_cpu`.
+    pub referee_cpu: Duration,
     /// One game alone on one CPU × games (the CPU the games need).
     pub games_floor: Duration,
     /// Modules compiled and taken from the module spill while playing (a
@@ -228,6 +232,14 @@ impl ScaleBench {
             self.games_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9)
         );
         if self.play_mode == ScalePlay::Real {
+            println!(
+                "  of which the pool's game threads alone: {:.2} s ({:.1} us per game, {:.2}x one game alone x games; \
+                 the rest, {:.2} s, the process's other threads: the watchdog, the store's checkpoints)",
+                self.referee_cpu.as_secs_f64(),
+                self.referee_cpu.as_secs_f64() * 1e6 / self.n_games.max(1) as f64,
+                self.referee_cpu.as_secs_f64() / self.games_floor.as_secs_f64().max(1e-9),
+                self.games_cpu.saturating_sub(self.referee_cpu).as_secs_f64()
+            );
             println!(
                 "  modules while playing: {} compiled, {} loaded from the spill, {} written to it \
                  (the whole run: {} compiled, {} loaded, {} written)",
@@ -598,6 +610,7 @@ pub fn scale_bench(
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
+    let referee_at_start = crate::engine::pool::game_threads_cpu();
     let modules_at_start = crate::wasm::compile_counts();
     match mode {
         ScalePlay::Real => run_tournament(&mut store, tid, jobs, &clock, &mut site)?,
@@ -624,6 +637,7 @@ pub fn scale_bench(
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)
         .saturating_sub(server_cpu);
+    let referee_cpu = crate::engine::pool::game_threads_cpu().saturating_sub(referee_at_start);
     let mails_after: i64 = store
         .conn()
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
@@ -733,6 +747,7 @@ pub fn scale_bench(
         mails_while_playing: (mails_after - mails_before).max(0) as u64,
         server_cpu,
         games_cpu,
+        referee_cpu,
         games_floor,
         modules_while_playing,
         modules_in_run: modules_now,

@@ -147,16 +147,27 @@ fn charge_host_call<T: 'static>(caller: &mut Caller<'_, T>) -> wasmtime::Result<
     caller.set_fuel(fuel - HOST_CALL_FUEL)
 }
 
-/// The throw a strategy made and the answer it gets, shared between the
-/// host function (inside the fiber) and the referee (outside).
+/// The throw a strategy made, shared between the host function (inside
+/// the fiber) and the referee (outside).
 struct Exchange {
     /// The throw of the pending `make_throw`, or [`NONE`].
     thrown: AtomicI64,
-    /// The opponent's throw the pending `make_throw` returns.
-    reply: AtomicI64,
 }
 
 const NONE: i64 = i64::MIN;
+
+std::thread_local! {
+    /// The opponent's throw that the pending `make_throw` of the seat being
+    /// stepped on this thread returns: set by [`Seat::step`] just before
+    /// it resumes the seat's fiber (on this thread), taken by the
+    /// `make_throw` it resumes ([`AwaitReply`]), cleared by each new
+    /// `make_throw` before it suspends. Kept here, not in the seat's
+    /// [`Exchange`], so that the future of a `make_throw` holds nothing and
+    /// needs no memory of its own: a `Box` of it allocates nothing, where
+    /// a future holding the exchange cost a `malloc` and a `free` a throw
+    /// (and an `Arc`'s two atomic counts).
+    static REPLY: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
 
 /// The limits of one seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -390,30 +401,32 @@ pub(super) fn linker(engine: &Engine) -> wasmtime::Result<Linker<SeatData>> {
         "knobeln",
         "make_throw",
         |caller: Caller<'_, SeatData>, (thrown,): (i32,)| {
-            let exchange = caller.data().exchange.clone();
-            Box::new(async move {
-                exchange.thrown.store(thrown as i64, Ordering::Relaxed);
-                // Back to the referee until it has both throws.
-                Suspend(false).await;
-                exchange.reply.load(Ordering::Relaxed) as i32
-            })
+            caller
+                .data()
+                .exchange
+                .thrown
+                .store(thrown as i64, Ordering::Relaxed);
+            // Back to the referee until it has both throws: the next step
+            // brings the reply.
+            REPLY.set(None);
+            Box::new(AwaitReply) as Box<dyn Future<Output = i32> + Send>
         },
     )?;
     Ok(linker)
 }
 
-/// A future that is pending once: the fiber suspends, the referee's
-/// [`Seat::step`] returns, and the next step resumes it.
-struct Suspend(bool);
+/// The future of a seat's `make_throw`: pending (the fiber suspends, the
+/// referee's [`Seat::step`] returns) until the next step has put the
+/// opponent's throw in [`REPLY`], then that throw. Zero-sized: boxing it
+/// allocates nothing.
+struct AwaitReply;
 
-impl Future for Suspend {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            Poll::Ready(())
-        } else {
-            self.0 = true;
-            Poll::Pending
+impl Future for AwaitReply {
+    type Output = i32;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<i32> {
+        match REPLY.take() {
+            Some(reply) => Poll::Ready(reply as i32),
+            None => Poll::Pending,
         }
     }
 }
@@ -424,7 +437,6 @@ impl Seat {
     pub fn new(strategy: &Strategy, seed: u64, limits: SeatLimits, watch: Arc<GameWatch>) -> Seat {
         let exchange = Arc::new(Exchange {
             thrown: AtomicI64::new(NONE),
-            reply: AtomicI64::new(0),
         });
         let pre = strategy.pre.clone();
         let main_params = strategy.main_params;
@@ -471,12 +483,18 @@ impl Seat {
         let Some(running) = self.running.as_mut() else {
             return Step::Ended(Ending::Fault("the strategy has ended".into()));
         };
-        self.exchange.reply.store(reply, Ordering::Relaxed);
         self.exchange.thrown.store(NONE, Ordering::Relaxed);
+        // Read by the pending `make_throw` this poll resumes, on this
+        // thread (before the first throw nothing reads it: each
+        // `make_throw` clears it before it waits).
+        REPLY.set(Some(reply));
         let mut cx = Context::from_waker(Waker::noop());
         let since = ticks();
         self.watch.seat_since.store(since, Ordering::Relaxed);
         let polled = running.as_mut().poll(&mut cx);
+        // Nothing of this step's reply outlives it (a seat that ended
+        // before it took it leaves none for the next seat on this thread).
+        REPLY.set(None);
         self.watch
             .seat_ticks
             .fetch_add(ticks().saturating_sub(since), Ordering::Relaxed);

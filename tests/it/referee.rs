@@ -318,6 +318,72 @@ fn every_game_starts_with_the_memory_of_its_module() {
     }
 }
 
+/// Compiles `source` (local rules) into a strategy, or panics with its report.
+fn strategy_of(source: &str) -> crate::common::Strategy {
+    match compile_source(
+        source.as_bytes(),
+        knobeln::toolchain::compile::Profile::Local,
+    ) {
+        knobeln::toolchain::compile::Outcome::Accepted { binary, .. } => {
+            crate::common::install(&binary)
+        }
+        knobeln::toolchain::compile::Outcome::Rejected { report } => {
+            panic!("{source:?} does not compile: {report:#?}")
+        }
+    }
+}
+
+/// Only the rules decide a game: a game's record is the same whatever the
+/// games its thread played before. A seat's `make_throw` returns the
+/// opponent's throw through the thread it runs on (`wasm::seat`'s reply),
+/// so here the games before are the ones that could leave one behind: a
+/// seat that ends before it takes its first reply, one that breaks a rule
+/// mid-game, one stopped at the game's last throw. The echo strategy
+/// throws back what it was answered: a reply of another game would show in
+/// its throws.
+#[test]
+fn a_game_is_the_same_whatever_its_thread_played_before() {
+    let echo = strategy_of("main() { int r = 5; for (;;) r = make_throw(r); }\n");
+    let quitter = strategy_of("main() { return 3; }\n");
+    let example = compile_file(&example_path());
+    let constant = compile_file(&strategy_path("constant"));
+    let cfg = config(200, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(30));
+    let games = |before: bool| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                if before {
+                    for seed in 0..3 {
+                        play(&cfg, &constant, &quitter, seed);
+                        play(&cfg, &example, &echo, seed + 100);
+                        play(&cfg, &echo, &quitter, seed);
+                        play(&cfg, &quitter, &example, seed);
+                    }
+                }
+                (1..=4)
+                    .flat_map(|seed| {
+                        [
+                            play(&cfg, &example, &echo, seed),
+                            play(&cfg, &echo, &example, seed),
+                        ]
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .join()
+            .expect("the games' thread")
+        })
+    };
+    let alone = games(false);
+    assert!(
+        alone.iter().any(|r| r.throws.len() > 100),
+        "some game went past a hundred throws: {alone:?}"
+    );
+    assert_eq!(
+        games(true),
+        alone,
+        "a game's record changed with the games before it"
+    );
+}
+
 /// The announcement's example may start a series with 0 (next_random(0,
 /// MAXNUM)), which is outside 1..12288; otherwise it keeps every rule.
 #[test]
