@@ -168,10 +168,7 @@ struct WrittenTail {
 /// A file's length and modification time, as `fstat` or `fstatat` gives
 /// them.
 fn stamp(st: &rustix::fs::Stat) -> (u64, (i64, u64)) {
-    (
-        st.st_size as u64,
-        (st.st_mtime as i64, st.st_mtime_nsec as u64),
-    )
+    (st.st_size as u64, (st.st_mtime, st.st_mtime_nsec))
 }
 
 impl TeamTails {
