@@ -140,11 +140,23 @@ pub(super) fn head(out: &mut String, frame: &Frame) {
 /// `{{> foot}}` (`templates/site/foot.hbs`).
 const FOOT: &str = include_str!("../../templates/site/foot.hbs");
 
-/// A team's page from its view (the page's one definition).
+/// A team's page from its view (the page's one definition): its head
+/// ([`team_head_html`]) and its tail ([`team_tail_html`]), as the site
+/// writes a page it renders whole.
+#[cfg(test)]
 pub(super) fn team_html(view: &TeamView) -> String {
     // About 300 bytes a game row.
     let mut out = String::with_capacity(4096 + 320 * view.games.len());
-    let o = &mut out;
+    team_head_html(&mut out, view);
+    team_tail_html(&mut out, view);
+    out
+}
+
+/// A team's page up to its placings' section's end (not included): the
+/// frame, the name, the disqualification, the placings and the
+/// Evolution's row. What the rounds that follow the team's last group
+/// change on its page is all here ([`team_tail_html`] is the rest).
+pub(super) fn team_head_html(o: &mut String, view: &TeamView) {
     head(o, &view.frame);
     o.push_str("<h1 id=\"title\">");
     escape(o, &view.name);
@@ -195,6 +207,13 @@ pub(super) fn team_html(view: &TeamView) -> String {
         }
         o.push_str(").</p>");
     }
+}
+
+/// A team's page from its placings' section's end on: the description,
+/// the points per opponent, the failures and the games, all from the
+/// team's groups' results and the version's row (nothing of the frame,
+/// the placings or the Evolution).
+pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
     o.push_str("\n</section>\n\n<section id=\"description\">\n<h2>Description</h2>\n");
     match text_is_true(&view.description) {
         Some(d) => {
@@ -303,7 +322,6 @@ pub(super) fn team_html(view: &TeamView) -> String {
     }
     o.push_str("</tbody>\n</table>\n</section>\n");
     o.push_str(FOOT);
-    out
 }
 
 /// The index (`templates/site/index.hbs`, which the test

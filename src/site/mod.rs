@@ -59,10 +59,10 @@ pub use model::{
     game_page, round_page, team_page, BudgetCut, SiteError, SiteOptions, DEFAULT_GAME_PAGE_BYTES,
 };
 use pages::*;
-use parts::{Counting, Part, RoundPageParts, ViewPrint};
+use parts::{Counting, Part, RoundPageParts, TeamTails, ViewPrint};
 pub use plots::evolution_svg;
 use spare::open_spare;
-use views::{evolution_view, payoff_table, team_view};
+use views::{evolution_view, payoff_table, team_view, TeamPart};
 
 /// Which pages one write brings up to date. While a tournament runs, the
 /// observer writes only what an event changed, so a contest of N teams
@@ -166,6 +166,9 @@ impl Scope {
 #[derive(Debug, Default)]
 pub struct Kept {
     round_pages: RoundPageParts,
+    /// The team pages written with every group settled: where their tails
+    /// begin, to be copied at the next write.
+    team_tails: TeamTails,
     /// The tournament read, its teams, each team's link (made once, not at
     /// every row that names the team), and the index's list of every team
     /// (made once, not at every write of the index).
@@ -188,12 +191,12 @@ type TeamsByName = BTreeMap<String, (u32, i64)>;
 type TeamLinks = HashMap<String, TeamRef>;
 
 /// What [`Kept::teams_and_parts`] lends: the teams and their links, the
-/// index's list of every team, the round pages' parts, the group indexes,
-/// the memberships.
+/// index's list of every team, the round pages' parts and the team pages'
+/// tails, the group indexes, the memberships.
 type KeptRefs<'k> = (
     (&'k TeamsByName, &'k TeamLinks),
     &'k str,
-    &'k mut RoundPageParts,
+    (&'k mut RoundPageParts, &'k mut TeamTails),
     &'k mut GroupIndexes,
     &'k mut views::Memberships,
 );
@@ -210,6 +213,7 @@ impl Kept {
         if self.teams.as_ref().is_none_or(|(t, ..)| *t != tournament) {
             self.groups.clear();
             self.members = views::Memberships::default();
+            self.team_tails = TeamTails::default();
             let teams: TeamsByName = store
                 .entries(tournament)?
                 .into_iter()
@@ -233,7 +237,7 @@ impl Kept {
         Ok((
             (teams, links),
             index_teams,
-            &mut self.round_pages,
+            (&mut self.round_pages, &mut self.team_tails),
             &mut self.groups,
             &mut self.members,
         ))
@@ -250,6 +254,9 @@ pub struct SiteSummary {
     pub written: usize,
     /// How many game pages were rendered this time.
     pub game_pages_rendered: usize,
+    /// How many team pages were written with their tails copied from the
+    /// page written before (their heads alone rendered).
+    pub team_tails_copied: usize,
     /// Finished groups `(round, group)`: their game pages are final.
     pub finished_groups: BTreeSet<(u32, u32)>,
     /// The groups whose game pages this write rendered and the budget cut.
@@ -818,7 +825,8 @@ pub fn generate_from(
     scope: Scope,
     kept: &mut Kept,
 ) -> Result<SiteSummary, SiteError> {
-    let (teams, index_teams, parts, indexes, members) = kept.teams_and_parts(store, tournament)?;
+    let (teams, index_teams, (parts, tails), indexes, members) =
+        kept.teams_and_parts(store, tournament)?;
     let mut facts = read_facts(store, tournament, teams, res, opts, scope)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let mut w = Writer::new(out_dir);
@@ -1139,20 +1147,71 @@ pub fn generate_from(
     } else {
         None
     };
+    // A group settled: finished, its game pages written or none (as a
+    // round page's settled part).
+    let settled = |m: &views::Membership| {
+        let (r, g) = m.of(res);
+        let key = (r.number, g.number);
+        facts.finished_groups.contains(&key)
+            && (opts.no_game_pages || opts.skip_game_pages_of.contains(&key))
+    };
+    let mut copied_tails = 0;
     for (name, (id, version)) in pages {
-        let view = team_view(
-            frame(name.clone()),
-            store,
-            name,
-            *version,
-            res,
-            &index_of,
-            members.of(name),
-            evolution_of.get(name.as_str()).copied(),
-            &facts,
-            opts,
-        )?;
-        w.put(&team_page(*id), &direct::team_html(&view))?;
+        let page = team_page(*id);
+        let member_of = members.of(name);
+        let view = |part| {
+            team_view(
+                part,
+                frame(name.clone()),
+                store,
+                name,
+                *version,
+                res,
+                &index_of,
+                member_of,
+                evolution_of.get(name.as_str()).copied(),
+                &facts,
+                opts,
+            )
+        };
+        // A page written with every group of the team settled, the team
+        // in no group since: its tail is copied from it, the head alone
+        // rendered (see `TeamTails`).
+        let all_settled = member_of.iter().all(settled);
+        let old_tail = if all_settled {
+            w.folder()
+                .and_then(|dir| tails.tail(*id, member_of.len(), dir, &page))
+        } else {
+            None
+        };
+        let (html, tail_at) = match old_tail {
+            Some(tail) => {
+                let view = view(TeamPart::Head)?;
+                let mut html = String::with_capacity(4096 + tail.len());
+                direct::team_head_html(&mut html, &view);
+                let tail_at = html.len();
+                html.push_str(&tail);
+                copied_tails += 1;
+                (html, tail_at)
+            }
+            None => {
+                let view = view(TeamPart::Whole)?;
+                let mut html = String::with_capacity(4096 + 320 * view.games.len());
+                direct::team_head_html(&mut html, &view);
+                let tail_at = html.len();
+                direct::team_tail_html(&mut html, &view);
+                (html, tail_at)
+            }
+        };
+        // Forgotten first: a write that fails leaves no record of a page
+        // it may have changed.
+        tails.forget(*id);
+        w.put(&page, &html)?;
+        if all_settled {
+            if let Some(dir) = w.folder() {
+                tails.record(*id, member_of.len(), dir, &page, tail_at);
+            }
+        }
     }
 
     let mut files = w.files;
@@ -1161,6 +1220,7 @@ pub fn generate_from(
         files,
         written: w.written,
         game_pages_rendered: rendered,
+        team_tails_copied: copied_tails,
         finished_groups: facts.finished_groups,
         budget_cuts,
     })

@@ -36,6 +36,9 @@ pub struct SiteObserver {
     pub options: SiteOptions,
     /// The last error, if the last regeneration failed.
     pub last_error: Option<String>,
+    /// How many team pages this observer wrote with their tails copied
+    /// from the page written before (see [`super::SiteSummary`]).
+    pub team_tails_copied: usize,
     cache: Option<ResultsCache>,
     /// Per round: the groups seen finishing, and how many had when its
     /// page was last written.
@@ -58,6 +61,7 @@ impl SiteObserver {
             tournament,
             options: SiteOptions::default(),
             last_error: None,
+            team_tails_copied: 0,
             cache: None,
             finished: BTreeMap::new(),
             written: BTreeSet::new(),
@@ -128,6 +132,7 @@ impl SiteObserver {
             }
         }
         self.all_written_last = matches!(scope, Scope::All | Scope::Index);
+        self.team_tails_copied += summary.team_tails_copied;
         Ok(summary)
     }
 
@@ -345,8 +350,84 @@ mod tests {
         assert_eq!(super::super::remove_spares(&d.join("missing")).unwrap(), 0);
     }
 
-    #[test]
-    fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
+    /// What happens to the observer's site just before the Evolution's
+    /// event is handed to it (after every round's writes).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum BeforeEvolution {
+        /// Nothing.
+        Nothing,
+        /// The server killed (`kill -9`) after its last round's writes and
+        /// started again: a new observer on the same folder, with nothing
+        /// of the old one's memory (the pages on disk as they were left).
+        Restart,
+        /// Every team page rewritten behind the observer's back: the same
+        /// length, another description's bytes, another modification
+        /// time.
+        PagesChanged,
+    }
+
+    /// The observer, its checks after each event, and what happens before
+    /// the Evolution's event.
+    struct Interrupted {
+        checked: Checked,
+        before_evolution: BeforeEvolution,
+        /// The team pages' tails copied by the observer that wrote the
+        /// Evolution's pages, at that write.
+        copied_at_evolution: usize,
+    }
+
+    impl Observer for Interrupted {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            let evolution = matches!(event, Event::EvolutionFinished { .. });
+            if evolution {
+                let site = &mut self.checked.site;
+                match self.before_evolution {
+                    BeforeEvolution::Nothing => {}
+                    BeforeEvolution::Restart => {
+                        let mut again = SiteObserver::new(site.dir.clone(), site.tournament);
+                        again.options = self.checked.options.clone();
+                        *site = again;
+                    }
+                    BeforeEvolution::PagesChanged => {
+                        for (name, bytes) in files(&site.dir) {
+                            if !name.starts_with("team-") {
+                                continue;
+                            }
+                            let text = String::from_utf8(bytes).unwrap();
+                            let at = text.find("<h2>Description</h2>").unwrap();
+                            let (head, tail) = text.split_at(at);
+                            // The same length: a tail whose bytes differ.
+                            let changed = format!("{head}{}", tail.replace("Team", "Mean"));
+                            assert_eq!(changed.len(), text.len());
+                            let path = site.dir.join(&name);
+                            std::fs::write(&path, changed).unwrap();
+                            std::fs::File::options()
+                                .write(true)
+                                .open(&path)
+                                .unwrap()
+                                .set_modified(std::time::UNIX_EPOCH)
+                                .unwrap();
+                        }
+                    }
+                }
+            }
+            let before = self.checked.site.team_tails_copied;
+            self.checked.event(store, event)?;
+            if evolution {
+                self.copied_at_evolution = self.checked.site.team_tails_copied - before;
+            }
+            Ok(())
+        }
+    }
+
+    /// A contest of three rounds (four groups, two, the final) and the
+    /// Evolution, played with the observer (every page it wrote compared
+    /// with a whole site's at that moment); `before_evolution` happens
+    /// before the Evolution's event. The store, the tournament, the
+    /// observer's folder and the harness.
+    fn played_checked(
+        before_evolution: BeforeEvolution,
+    ) -> (Store, i64, tempfile::TempDir, Interrupted, SiteOptions) {
         let mut store = Store::open_in_memory().unwrap();
         // Three rounds: four groups, two, the final.
         let tid = crate::engine::results::stand_in_tournament_of(
@@ -371,12 +452,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut site = SiteObserver::new(dir.path(), tid);
         site.options = options.clone();
-        let mut checked = Checked {
-            site,
-            options: options.clone(),
-            whole: tempfile::tempdir().unwrap(),
-            events_checked: 0,
-            pages_checked: 0,
+        let mut checked = Interrupted {
+            checked: Checked {
+                site,
+                options: options.clone(),
+                whole: tempfile::tempdir().unwrap(),
+                events_checked: 0,
+                pages_checked: 0,
+            },
+            before_evolution,
+            copied_at_evolution: 0,
         };
         run_tournament_with(
             &mut store,
@@ -386,6 +471,17 @@ mod tests {
             &mut checked,
         )
         .unwrap();
+        (store, tid, dir, checked, options)
+    }
+
+    #[test]
+    fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
+        let (store, tid, dir, checked, options) = played_checked(BeforeEvolution::Nothing);
+        // The Evolution's write copied the tails of the team pages (every
+        // team's groups were settled at its last write before), rendering
+        // their heads alone: and each page is the whole site's.
+        assert_eq!(checked.copied_at_evolution, 130);
+        let mut checked = checked.checked;
         let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
         assert_eq!(res.rounds.len(), 3, "three rounds");
         assert_eq!(res.rounds[0].groups.len(), 4, "four groups in the first");
@@ -443,6 +539,44 @@ mod tests {
         assert_eq!(hidden(dir.path()), [".htaccess"]);
         assert_eq!(checked.site.regenerate(&store).unwrap().written, 0);
         assert_eq!(differ(&files(dir.path())), Vec::<String>::new());
+    }
+
+    /// Every file of the observer's folder after its last write (the
+    /// Evolution's) and the contest's final one is the whole site's.
+    fn assert_whole_after_finish(
+        store: &Store,
+        tid: i64,
+        dir: &Path,
+        mut checked: Checked,
+        options: &SiteOptions,
+    ) {
+        checked.site.finish(store).unwrap();
+        let whole = tempfile::tempdir().unwrap();
+        super::super::generate(store, tid, whole.path(), options).unwrap();
+        assert!(files(dir) == files(whole.path()), "not the whole site");
+    }
+
+    /// A server killed (`kill -9`) between a team's last group's write and
+    /// the Evolution's, and started again, knows of no page's tail: its
+    /// first write renders every team page whole, and each is the whole
+    /// site's (compared as the Evolution's write made it, and at the end).
+    #[test]
+    fn after_a_restart_the_evolutions_team_pages_are_rendered_whole_and_the_same() {
+        let (store, tid, dir, checked, options) = played_checked(BeforeEvolution::Restart);
+        assert_eq!(checked.copied_at_evolution, 0);
+        assert!(checked.checked.pages_checked > 130);
+        assert_whole_after_finish(&store, tid, dir.path(), checked.checked, &options);
+    }
+
+    /// A team page changed behind the observer's back between its last
+    /// write and the Evolution's (here: the same length, other bytes in
+    /// its tail, another modification time) is not copied from: every
+    /// page is rendered whole, and is the whole site's.
+    #[test]
+    fn a_team_page_changed_since_its_write_is_not_copied_from() {
+        let (store, tid, dir, checked, options) = played_checked(BeforeEvolution::PagesChanged);
+        assert_eq!(checked.copied_at_evolution, 0);
+        assert_whole_after_finish(&store, tid, dir.path(), checked.checked, &options);
     }
 
     /// Every file of the whole site of a small field (three rounds, the
@@ -517,7 +651,8 @@ mod tests {
     /// and no page of the site carries the raw markup.
     #[test]
     fn hostile_texts_are_escaped_on_the_team_pages_as_the_template_did() {
-        use super::super::direct::team_html;
+        use super::super::direct::{team_head_html, team_html};
+        use super::super::views::TeamPart;
         use super::super::{page_frame, read_facts, team_page, Kept};
         let mut store = Store::open_in_memory().unwrap();
         let hostile = [
@@ -581,20 +716,33 @@ mod tests {
                 .flatten()
                 .find(|p| p.team.name == name.as_str());
             let frame = page_frame(name.clone(), &facts.title, &res);
-            let view = super::super::views::team_view(
-                frame,
-                &store,
-                name,
-                *version,
-                &res,
-                &|_, _| None,
-                members.of(name),
-                evolution_row,
-                &facts,
-                &options,
-            )
-            .unwrap();
+            let view = |part| {
+                super::super::views::team_view(
+                    part,
+                    frame.clone(),
+                    &store,
+                    name,
+                    *version,
+                    &res,
+                    &|_, _| None,
+                    members.of(name),
+                    evolution_row,
+                    &facts,
+                    &options,
+                )
+                .unwrap()
+            };
+            let (head, view) = (view(TeamPart::Head), view(TeamPart::Whole));
             let template = team_html(&view);
+            // The head of a page whose tail is copied, rendered from the
+            // view's head alone, is the whole view's.
+            let (mut ours, mut whole) = (String::new(), String::new());
+            team_head_html(&mut ours, &head);
+            team_head_html(&mut whole, &view);
+            assert!(
+                ours == whole && template.starts_with(&whole),
+                "{name}: another head"
+            );
             let page = String::from_utf8(written[&team_page(*id)].clone()).unwrap();
             assert!(
                 page == template,

@@ -132,6 +132,115 @@ impl RoundPageParts {
     }
 }
 
+/// The team pages as last written by this process, each with where its
+/// tail begins ([`super::direct::team_tail_html`]: the description, the
+/// points per opponent, the failures, the games), kept only for a page
+/// whose every group was settled when it was written (finished, its game
+/// pages written or none: see [`Part::settled`]). Such a tail cannot
+/// change while the team is in no other group: it shows only those
+/// groups' results, their games' pages and the version's description,
+/// all final; what later rounds, the final's end and the Evolution change
+/// on the page (the navigation, the placings, the Evolution's row) is in
+/// its head. So the next write of the page (at the Evolution's write of
+/// every page, above all) renders the head alone and copies the tail from
+/// the file, if the file is the one written (same length and modification
+/// time) and the team is in as many groups as then.
+///
+/// Only positions are kept (a few dozen bytes a team, never a page's
+/// bytes), and only in memory: a process started again (after a `kill
+/// -9`, say) knows of no tail and renders each page whole the first time.
+#[derive(Debug, Default)]
+pub struct TeamTails {
+    pages: HashMap<u32, WrittenTail>,
+}
+
+/// A team page as written: its length and modification time (to
+/// recognize it), where its tail begins, and in how many groups the team
+/// was then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WrittenTail {
+    len: u64,
+    modified: (i64, u64),
+    tail_at: u64,
+    groups: usize,
+}
+
+/// A file's length and modification time, as `fstat` or `fstatat` gives
+/// them.
+fn stamp(st: &rustix::fs::Stat) -> (u64, (i64, u64)) {
+    (st.st_size as u64, (st.st_mtime, st.st_mtime_nsec))
+}
+
+impl TeamTails {
+    /// The tail of team `team`'s page, the file `name` of the folder
+    /// `dir`, if this process wrote it last with every group settled, the
+    /// team is in `groups` groups as it was then, and the file is still
+    /// the one written. `None` otherwise (the page is then rendered whole).
+    pub fn tail(
+        &self,
+        team: u32,
+        groups: usize,
+        dir: &rustix::fd::OwnedFd,
+        name: &str,
+    ) -> Option<String> {
+        use rustix::fs::{fstat, openat, Mode, OFlags};
+        let written = self.pages.get(&team).filter(|w| w.groups == groups)?;
+        // Never through a link at the page's name (none of ours is one).
+        let fd = openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )
+        .ok()?;
+        if stamp(&fstat(&fd).ok()?) != (written.len, written.modified) {
+            return None;
+        }
+        let mut file = std::fs::File::from(fd);
+        let tail_len = written.len.checked_sub(written.tail_at)?;
+        let mut bytes = vec![0u8; usize::try_from(tail_len).ok()?];
+        file.seek(SeekFrom::Start(written.tail_at)).ok()?;
+        file.read_exact(&mut bytes).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    /// Records team `team`'s page, the file `name` of `dir` just written,
+    /// whose tail begins at byte `tail_at`, written while the team was in
+    /// `groups` groups, every one settled (forgets it if the file cannot
+    /// be looked up).
+    pub fn record(
+        &mut self,
+        team: u32,
+        groups: usize,
+        dir: &rustix::fd::OwnedFd,
+        name: &str,
+        tail_at: usize,
+    ) {
+        use rustix::fs::{statat, AtFlags};
+        match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => {
+                let (len, modified) = stamp(&st);
+                self.pages.insert(
+                    team,
+                    WrittenTail {
+                        len,
+                        modified,
+                        tail_at: tail_at as u64,
+                        groups,
+                    },
+                );
+            }
+            Err(_) => self.forget(team),
+        }
+    }
+
+    /// Forgets team `team`'s page (written with a group not settled, or
+    /// not written).
+    pub fn forget(&mut self, team: u32) {
+        self.pages.remove(&team);
+    }
+}
+
 /// A writer that counts the bytes written through it.
 pub struct Counting<W> {
     pub inner: W,

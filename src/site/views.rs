@@ -332,11 +332,24 @@ impl Memberships {
     }
 }
 
-/// A team's page's view. `evolution` is the team's row of the Evolution's
-/// ranking, if it has one: the ranking is made once for all the team pages
-/// of a write, not once per page.
+/// How much of a team's page's view [`team_view`] builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TeamPart {
+    /// Every field.
+    Whole,
+    /// What [`super::direct::team_head_html`] shows (the frame, the
+    /// name, the disqualification, the placings, the Evolution's row): no
+    /// description read, no game looked at but to know the team played
+    /// in its group; the rest of the view empty.
+    Head,
+}
+
+/// A team's page's view (`part` of it). `evolution` is the team's row of
+/// the Evolution's ranking, if it has one: the ranking is made once for
+/// all the team pages of a write, not once per page.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn team_view<'i>(
+    part: TeamPart,
     frame: Frame,
     store: &Store,
     name: &str,
@@ -348,15 +361,20 @@ pub(super) fn team_view<'i>(
     facts: &Facts<'_>,
     opts: &SiteOptions,
 ) -> Result<TeamView, SiteError> {
-    let (description, lexical_elements): (Option<String>, Option<i64>) = store
-        .conn()
-        .prepare_cached("SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1")
-        .and_then(|mut st| {
-            st.query_row([version], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
-        .map_err(StoreError::from)?
-        .unwrap_or((None, None));
+    let (description, lexical_elements): (Option<String>, Option<i64>) = match part {
+        TeamPart::Head => (None, None),
+        TeamPart::Whole => store
+            .conn()
+            .prepare_cached(
+                "SELECT description, lexical_elements FROM strategy_versions WHERE id = ?1",
+            )
+            .and_then(|mut st| {
+                st.query_row([version], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .map_err(StoreError::from)?
+            .unwrap_or((None, None)),
+    };
     // Sized once: a row per group, and (below) each group's rows reserved
     // before they are pushed, not grown row by row.
     let mut placings = Vec::with_capacity(member_of.len());
@@ -397,6 +415,9 @@ pub(super) fn team_view<'i>(
                 place: entry.map(|p| p.place),
                 points: entry.map(|p| points_text(p.points)),
             });
+            if part == TeamPart::Head {
+                continue;
+            }
             let dqs = disqualifications(g, r);
             games.reserve(played.len());
             for &p in played {
