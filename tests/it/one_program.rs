@@ -320,6 +320,91 @@ fn test_c_sources() -> Vec<std::path::PathBuf> {
     sources
 }
 
+/// Whether a [`ReportSummary`] holds the compiler's output (the same
+/// compiler started two ways) or not (two compilers: their words differ).
+#[derive(Clone, Copy)]
+enum CompilerOutput {
+    Compared,
+    Ignored,
+}
+
+/// What of a compile's report two ways of building a source must give
+/// alike: the verdicts, the diagnostics (check, line, words), the memory
+/// figure, and the compiler's output where it is compared.
+#[derive(Debug, PartialEq)]
+struct ReportSummary {
+    accepted: bool,
+    verdicts: Vec<String>,
+    diagnostics: Vec<String>,
+    image_bytes: Option<u64>,
+    compiler_output: Option<String>,
+}
+
+fn report_summary(cfg: &CompileConfig, src: &[u8], output: CompilerOutput) -> ReportSummary {
+    let m = compile_measured(src, cfg, &ModuleCache::new(1 << 20)).unwrap();
+    let r = m.outcome.report();
+    ReportSummary {
+        accepted: m.outcome.accepted(),
+        verdicts: r.checks.iter().map(|c| format!("{c:?}")).collect(),
+        diagnostics: r
+            .diagnostics
+            .iter()
+            .map(|d| format!("{:?} {:?} {}", d.check, d.line, d.message))
+            .collect(),
+        image_bytes: r.image_bytes,
+        compiler_output: match output {
+            CompilerOutput::Compared => Some(r.compiler_output.clone()),
+            CompilerOutput::Ignored => None,
+        },
+    }
+}
+
+/// The reports of many sources by two ways of building them, compared.
+#[derive(Default)]
+struct Comparison {
+    compared: usize,
+    accepted: usize,
+    differ: Vec<String>,
+}
+
+impl Comparison {
+    /// `path`'s reports as a submission and locally, by the first way
+    /// (`want`) and the second (`got`); `names` name them.
+    fn profiles(
+        &mut self,
+        path: &std::path::Path,
+        names: [&str; 2],
+        want: impl Fn(Profile) -> ReportSummary,
+        got: impl Fn(Profile) -> ReportSummary,
+    ) {
+        for profile in [Profile::Submission, Profile::Local] {
+            let (want, got) = (want(profile), got(profile));
+            self.compared += 1;
+            self.accepted += usize::from(want.accepted);
+            if got != want {
+                self.differ.push(format!(
+                    "{} ({profile:?}):\n  {}: {want:?}\n  {}: {got:?}",
+                    path.display(),
+                    names[0],
+                    names[1]
+                ));
+            }
+        }
+    }
+
+    /// No report differs, and enough sources were compared and accepted
+    /// (the test sources did not go missing).
+    fn assert_alike(&self) {
+        assert!(self.differ.is_empty(), "{}", self.differ.join("\n"));
+        assert!(
+            self.compared >= 60 && self.accepted >= 10,
+            "{} compared, {} accepted",
+            self.compared,
+            self.accepted
+        );
+    }
+}
+
 /// The files under `dir`, at any depth.
 fn walkdir(dir: std::path::PathBuf) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
@@ -667,22 +752,7 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
             gcc_start: start,
             ..CompileConfig::default()
         };
-        let m = compile_measured(src, &cfg, &ModuleCache::new(1 << 20)).unwrap();
-        let r = m.outcome.report();
-        let diagnostics: Vec<String> = r
-            .diagnostics
-            .iter()
-            .map(|d| format!("{:?} {:?} {}", d.check, d.line, d.message))
-            .collect();
-        let verdicts: Vec<String> = r.checks.iter().map(|c| format!("{c:?}")).collect();
-        let output = r.compiler_output.clone();
-        (
-            m.outcome.accepted(),
-            verdicts,
-            diagnostics,
-            r.image_bytes,
-            output,
-        )
+        report_summary(&cfg, src, CompilerOutput::Compared)
     };
     let preprocessed = |start: GccStart, src: &[u8]| {
         let jail = Jail::new().unwrap();
@@ -700,8 +770,7 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
         };
         (run.ok, run.messages, text)
     };
-    let (mut compared, mut accepted) = (0, 0);
-    let mut differ = Vec::new();
+    let mut reports = Comparison::default();
     for path in &sources {
         let src = std::fs::read(path).unwrap();
         let (want, got) = (
@@ -709,7 +778,7 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
             preprocessed(GccStart::Cc1, &src),
         );
         if got != want {
-            differ.push(format!(
+            reports.differ.push(format!(
                 "{}: the preprocessed text: the driver's {:?} {:?} {} bytes, cc1's {:?} {:?} {} bytes",
                 path.display(),
                 want.0,
@@ -720,24 +789,14 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
                 got.2.len()
             ));
         }
-        for profile in [Profile::Submission, Profile::Local] {
-            let want = report(GccStart::Driver, profile, &src);
-            let got = report(GccStart::Cc1, profile, &src);
-            compared += 1;
-            accepted += usize::from(want.0);
-            if got != want {
-                differ.push(format!(
-                    "{} ({profile:?}):\n  the driver's {want:?}\n  cc1's        {got:?}",
-                    path.display()
-                ));
-            }
-        }
+        reports.profiles(
+            path,
+            ["the driver's", "cc1's"],
+            |profile| report(GccStart::Driver, profile, &src),
+            |profile| report(GccStart::Cc1, profile, &src),
+        );
     }
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
-    assert!(
-        compared >= 60 && accepted >= 10,
-        "{compared} compared, {accepted} accepted"
-    );
+    reports.assert_alike();
 
     // cc1 stopped by a limit (its output past the jail's file size, the
     // kernel's SIGXFSZ): the report is the driver's, words and all.
@@ -802,38 +861,19 @@ fn zigs_llvm_gives_every_test_source_the_report_of_debians() {
             toolchain: Some(tools.clone()),
             ..CompileConfig::default()
         };
-        let m = compile_measured(src, &cfg, &ModuleCache::new(1 << 20)).unwrap();
-        let r = m.outcome.report();
-        let diagnostics: Vec<String> = r
-            .diagnostics
-            .iter()
-            .map(|d| format!("{:?} {:?} {}", d.check, d.line, d.message))
-            .collect();
-        let verdicts: Vec<String> = r.checks.iter().map(|c| format!("{c:?}")).collect();
-        (m.outcome.accepted(), verdicts, diagnostics, r.image_bytes)
+        report_summary(&cfg, src, CompilerOutput::Ignored)
     };
-    let (mut compared, mut accepted) = (0, 0);
-    let mut differ = Vec::new();
+    let mut reports = Comparison::default();
     for path in &sources {
         let src = std::fs::read(path).unwrap();
-        for profile in [Profile::Submission, Profile::Local] {
-            let want = report(&debian, profile, &src);
-            let got = report(&zig, profile, &src);
-            compared += 1;
-            accepted += usize::from(want.0);
-            if got != want {
-                differ.push(format!(
-                    "{} ({profile:?}):\n  Debian's {want:?}\n  zig's    {got:?}",
-                    path.display()
-                ));
-            }
-        }
+        reports.profiles(
+            path,
+            ["Debian's", "zig's"],
+            |profile| report(&debian, profile, &src),
+            |profile| report(&zig, profile, &src),
+        );
     }
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
-    assert!(
-        compared >= 60 && accepted >= 10,
-        "{compared} compared, {accepted} accepted"
-    );
+    reports.assert_alike();
 
     // The flags are what makes it so: without them the example strategy
     // (implicit `int`, implicit declarations) is clang's error, and the

@@ -88,6 +88,32 @@ fn row(store: &Store, id: i64) -> (String, i64, i64, bool) {
         .unwrap()
 }
 
+/// A registration of `mailbox` (at newcomer.example) waiting for the
+/// answer with `code`, requested by `requested_by`.
+fn pending_confirmation(store: &Store, mailbox: &str, requested_by: &str, code: &str) {
+    db::insert_pending_registration(
+        store.conn(),
+        &db::NewPending {
+            mail_address: mailbox,
+            mailbox,
+            domain: "newcomer.example",
+            requested_by,
+            body: &BOBS_FORM,
+            code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
+        },
+        Utc::now(),
+    )
+    .unwrap();
+}
+
+/// The strangers' budget of the day spent by 30 strangers' mails.
+fn spend_the_strangers_budget(store: &Store, config: &Config, now: DateTime<Utc>) {
+    for i in 0..30u32 {
+        let from = format!("s{i}@d{i}.example");
+        take(store, config, &mail(i, &from, "help", "hi"), now).unwrap();
+    }
+}
+
 /// The attack: 300 mails of 20 kB from forged senders at 30 domains (and
 /// one sender sending 10). The inbox keeps 20 of them whole, every other
 /// as a key row under 1 KiB; then a proven team's status, a mail from a
@@ -100,19 +126,7 @@ fn a_flood_from_forged_senders_past_the_budget_keeps_keys_only_and_participants_
     let config = config();
     proven_team(&store, "millers");
     let code = "c0de4bob";
-    db::insert_pending_registration(
-        store.conn(),
-        &db::NewPending {
-            mail_address: "bob@newcomer.example",
-            mailbox: "bob@newcomer.example",
-            domain: "newcomer.example",
-            requested_by: "ann@newcomer.example",
-            body: &BOBS_FORM,
-            code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
-        },
-        Utc::now(),
-    )
-    .unwrap();
+    pending_confirmation(&store, "bob@newcomer.example", "ann@newcomer.example", code);
     let now = Utc::now();
     let filler = "x".repeat(20_000);
     let mut ids = Vec::new();
@@ -443,10 +457,7 @@ fn a_paused_round_and_the_budget_spent() -> PausedRound {
         &crate::auth::StoredSecret::of(&token),
     )
     .unwrap();
-    for i in 0..30u32 {
-        let from = format!("s{i}@d{i}.example");
-        take(&store, &config, &mail(i, &from, "help", "hi"), now).unwrap();
-    }
+    spend_the_strangers_budget(&store, &config, now);
     PausedRound {
         store,
         config,
@@ -870,33 +881,20 @@ fn forged_registrations_buy_no_whole_mails_past_the_strangers_budget() {
 fn a_confirmation_code_proves_one_mail_not_a_flood_of_copies() {
     let store = Store::open_in_memory().unwrap();
     let config = config();
-    let pending = |address: &str, code: &str| {
-        db::insert_pending_registration(
-            store.conn(),
-            &db::NewPending {
-                mail_address: address,
-                mailbox: address,
-                domain: "newcomer.example",
-                requested_by: "eve@newcomer.example",
-                body: &BOBS_FORM,
-                code_hash: &crate::engine::prepare::sha256_hex(code.as_bytes()),
-            },
-            Utc::now(),
-        )
-        .unwrap();
-    };
-    pending("bob@newcomer.example", "c0de4bob");
-    pending("ann@newcomer.example", "c0de4ann");
+    pending_confirmation(
+        &store,
+        "bob@newcomer.example",
+        "eve@newcomer.example",
+        "c0de4bob",
+    );
+    pending_confirmation(
+        &store,
+        "ann@newcomer.example",
+        "eve@newcomer.example",
+        "c0de4ann",
+    );
     let now = Utc::now();
-    // The strangers' budget spent.
-    for i in 0..30u32 {
-        take(
-            &store,
-            &config,
-            &mail(i, &format!("s{i}@d{i}.example"), "help", "hi"),
-            now,
-        );
-    }
+    spend_the_strangers_budget(&store, &config, now);
     let filler = "x".repeat(20_000);
     let answer = |n: u32, from: &str, code: &str| {
         mail(
@@ -981,29 +979,14 @@ fn a_pause_token_proves_one_waiting_summary_not_a_flood_of_copies() {
 fn a_confirmation_code_processed_without_being_spent_proves_no_second_mail() {
     let mut store = Store::open_in_memory().unwrap();
     let config = config();
-    db::insert_pending_registration(
-        store.conn(),
-        &db::NewPending {
-            mail_address: "bob@newcomer.example",
-            mailbox: "bob@newcomer.example",
-            domain: "newcomer.example",
-            requested_by: "bob@newcomer.example",
-            body: &BOBS_FORM,
-            code_hash: &crate::engine::prepare::sha256_hex(b"c0de4bob"),
-        },
-        Utc::now(),
-    )
-    .unwrap();
+    pending_confirmation(
+        &store,
+        "bob@newcomer.example",
+        "bob@newcomer.example",
+        "c0de4bob",
+    );
     let now = Utc::now();
-    // The strangers' budget spent.
-    for i in 0..30u32 {
-        take(
-            &store,
-            &config,
-            &mail(i, &format!("s{i}@d{i}.example"), "help", "hi"),
-            now,
-        );
-    }
+    spend_the_strangers_budget(&store, &config, now);
     let filler = "x".repeat(20_000);
     let unanswerable = format!("{}@newcomer.example", "r".repeat(65));
     let mut whole = 0;
