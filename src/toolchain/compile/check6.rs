@@ -1,8 +1,9 @@
 //! Check 6's findings, as diagnostics at the line that names the symbol:
 //! the names a program may not write (the linker's own, WebAssembly's
-//! builtins, every builtin off the list both compilers know alike), and what clang's object needs and defines (only the five
-//! routines, `mem*` and the compiler's helpers; `main`; none of the
-//! runtime's names, none of the helpers'; no constructors).
+//! builtins, every builtin off the list both compilers know alike), and
+//! what clang's object needs and defines (only the five routines, `mem*`
+//! and the compiler's helpers; `main`; none of the runtime's names, none
+//! of the helpers'; no constructors).
 //!
 //! Pure: it reads symbol lists and identifier sets that the compile
 //! service gathered; it runs no tool and decides nothing about other checks.
