@@ -102,8 +102,9 @@ mod tests {
     #[test]
     fn the_list_is_sorted_and_every_name_a_builtin() {
         assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
-        assert!(BUILTINS.iter().all(|n| n.starts_with("__builtin_")
-            && !n.starts_with("__builtin_wasm_")));
+        assert!(BUILTINS
+            .iter()
+            .all(|n| n.starts_with("__builtin_") && !n.starts_with("__builtin_wasm_")));
         assert!(allowed("__builtin_popcount") && !allowed("__builtin_elementwise_abs"));
     }
 }

@@ -957,7 +957,11 @@ fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
     // one sentence is `an_llvm_crash_is_said_in_the_back_ends_words`).
     let (report, text) = render("llvm_crash_clear_cache");
     assert_eq!(report.failed_builder, None, "{text}");
-    assert_eq!(report.verdict(Check::Library), Some(&Verdict::Failed), "{text}");
+    assert_eq!(
+        report.verdict(Check::Library),
+        Some(&Verdict::Failed),
+        "{text}"
+    );
     let errors: Vec<&Diagnostic> = report.errors().collect();
     assert_eq!(errors.len(), 1, "{text}");
     assert!(
@@ -1128,7 +1132,9 @@ fn builtins_off_the_list_are_refused_where_nothing_is_evaluated() {
         assert!(
             d.message.starts_with(&format!(
                 "uses `{name}`, which is not one of the builtins a strategy may use"
-            )) && d.message.contains("the list is in the participant guide, check 6"),
+            )) && d
+                .message
+                .contains("the list is in the participant guide, check 6"),
             "{said:?}"
         );
     }
@@ -1170,7 +1176,12 @@ fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
     .unwrap();
     let host = dir.path().join("probe_host");
     let built = std::process::Command::new("/usr/bin/gcc")
-        .args(["-O2", "-fno-builtin", "-Werror=implicit-function-declaration", "-o"])
+        .args([
+            "-O2",
+            "-fno-builtin",
+            "-Werror=implicit-function-declaration",
+            "-o",
+        ])
         .arg(&host)
         .arg(&host_c)
         .output()
