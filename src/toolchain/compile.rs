@@ -293,7 +293,8 @@ struct Pass<'a> {
     /// The CPU time of each tool run so far.
     tools: Vec<(Tool, Duration)>,
     /// The names under `__builtin_` gcc's object calls: builtins gcc does
-    /// not know (check 6 refuses them, [`Pass::reserved_names`]).
+    /// not know (check 6 says so when it refuses them, as every builtin
+    /// off the list: [`Pass::reserved_names`]).
     unknown_to_gcc: Vec<String>,
 }
 
@@ -558,9 +559,10 @@ impl<'a> Pass<'a> {
     /// symbols (clang would fail on some, wasm-ld on others), nor a
     /// WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is
     /// fixed; any of them: gcc does not know it, so the two compilers
-    /// would build different programs), nor calls another builtin gcc
-    /// does not know (clang 22's `__builtin_elementwise_abs`: red team
-    /// E13).
+    /// would build different programs), nor names any other builtin off
+    /// the list both compilers know alike ([`super::builtins`]; clang 22's
+    /// `__builtin_elementwise_abs`, called or inside `__typeof__`: red
+    /// team E13).
     fn reserved_names(&mut self) -> bool {
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
         let found = names_in_text(

@@ -3,6 +3,7 @@
 //! what runs: check 6 reads clang's object, the memory limit is the
 //! module's).
 
+pub mod builtins;
 pub mod compile;
 pub mod diagnostic;
 pub mod gcc;

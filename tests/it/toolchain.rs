@@ -952,15 +952,24 @@ fn clangs_failures_are_told_as_clangs_and_a_crash_in_one_sentence() {
         gcc_text.contains("5. compilation with gcc: FAILED\n"),
         "{gcc_text}"
     );
+    // The builtin that made LLVM crash is not on the list both compilers
+    // know alike: check 6 refuses it before clang runs (H13; the crash's
+    // one sentence is `an_llvm_crash_is_said_in_the_back_ends_words`).
     let (report, text) = render("llvm_crash_clear_cache");
-    assert_eq!(report.failed_builder, Some(Builder::Clang), "{text}");
+    assert_eq!(report.failed_builder, None, "{text}");
+    assert_eq!(
+        report.verdict(Check::Library),
+        Some(&Verdict::Failed),
+        "{text}"
+    );
     let errors: Vec<&Diagnostic> = report.errors().collect();
     assert_eq!(errors.len(), 1, "{text}");
     assert!(
-        errors[0].message.starts_with(
-            "clang could not build this program for the contest's machine \
-             (llvm.clear_cache is not supported on wasm);"
-        ),
+        errors[0].line == Some(20)
+            && errors[0].message.starts_with(
+                "uses `__builtin___clear_cache`, which is not one of the builtins a strategy \
+                 may use"
+            ),
         "{text}"
     );
     for never in ["PLEASE", "Stack dump", "/usr/", "gcc failed", "said:"] {
@@ -1097,6 +1106,152 @@ fn builtins_only_clang_knows_are_refused_as_two_programs() {
                 .starts_with("uses `_BitInt`, a type that only clang knows"),
         "{errors:?}"
     );
+}
+
+/// H13 (E13's open case): a builtin off the list both compilers know
+/// alike, used only where nothing is evaluated, is in no object of gcc's:
+/// `__typeof__(__builtin_elementwise_abs(c))` was `int` to gcc and `char`
+/// to clang, `sizeof(__builtin_elementwise_popcount(c))` 4 to gcc and 1 to
+/// clang, and `__builtin_classify_type`, which both know, is not on the
+/// list either (before: the program was accepted). Each is refused by
+/// check 6 at its line, saying where the list is.
+#[test]
+fn builtins_off_the_list_are_refused_where_nothing_is_evaluated() {
+    let errors = hostile_errors("builtins_nothing_evaluates", Check::Library);
+    let said: Vec<(Option<u32>, &str)> = errors
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(errors.len(), 3, "{said:?}");
+    for (d, (name, line)) in errors.iter().zip([
+        ("__builtin_classify_type", 23),
+        ("__builtin_elementwise_abs", 21),
+        ("__builtin_elementwise_popcount", 22),
+    ]) {
+        assert_eq!(d.line, Some(line), "{said:?}");
+        assert!(
+            d.message.starts_with(&format!(
+                "uses `{name}`, which is not one of the builtins a strategy may use"
+            )) && d
+                .message
+                .contains("the list is in the participant guide, check 6"),
+            "{said:?}"
+        );
+    }
+}
+
+/// H13: every builtin on the list a strategy may name
+/// (`knobeln::toolchain::builtins::BUILTINS`) is accepted by gcc and by
+/// the clang that builds the module, and gives the same value and type in
+/// both: `tests/data/builtins/probe.c` names each (and no other builtin);
+/// gcc builds it natively and prints its values, the compile service
+/// builds it as a strategy (gcc's check 5, clang's module; zig's clang 22
+/// and Debian's clang where both are installed) that throws 1 when it
+/// computes exactly gcc's values, 2 + the first index that differs when
+/// not.
+#[test]
+fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
+    use knobeln::toolchain::builtins::BUILTINS;
+    use knobeln::toolchain::wasm::{Llvm, Toolchain};
+    use std::collections::BTreeSet;
+    let probe = fs::read_to_string(repo_path("tests/data/builtins/probe.c")).unwrap();
+    let named: BTreeSet<&str> = probe
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("__builtin_"))
+        .collect();
+    let listed: BTreeSet<&str> = BUILTINS.iter().copied().collect();
+    assert_eq!(named, listed, "the probe names exactly the list");
+
+    // gcc's values: the probe built for this machine and run.
+    let dir = tempfile::tempdir().unwrap();
+    let host_c = dir.path().join("probe_host.c");
+    fs::write(
+        &host_c,
+        format!(
+            "{probe}\nint printf(const char *, ...);\nvolatile int zero;\n\
+             int main(void) {{ long long v[256]; int n = probe(v, zero), i;\n\
+             for (i = 0; i < n; i++) printf(\"%lld\\n\", v[i]); return 0; }}\n"
+        ),
+    )
+    .unwrap();
+    let host = dir.path().join("probe_host");
+    let built = std::process::Command::new("/usr/bin/gcc")
+        .args([
+            "-O2",
+            "-fno-builtin",
+            "-Werror=implicit-function-declaration",
+            "-o",
+        ])
+        .arg(&host)
+        .arg(&host_c)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let ran = std::process::Command::new(&host).output().unwrap();
+    assert!(ran.status.success(), "{ran:?}");
+    let gcc_values: Vec<i64> = String::from_utf8(ran.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(gcc_values.len() > 2 * 40, "{gcc_values:?}");
+
+    // clang's: the same probe as a strategy, which compares.
+    let want: Vec<String> = gcc_values.iter().map(|v| format!("{v}LL")).collect();
+    let strategy = format!(
+        "{probe}\nvolatile int zero;\nstatic const long long want[{}] = {{ {} }};\n\
+         main() {{ long long v[256]; int n = probe(v, zero), i, bad = 0;\n\
+         if (n != {}) bad = 1000; else for (i = 0; i < n; i++) if (v[i] != want[i]) {{ bad = i + 1; break; }}\n\
+         for (;;) make_throw(1 + bad); }}\n",
+        want.len(),
+        want.join(", "),
+        want.len()
+    );
+    let mut toolchains = vec![Toolchain::find().expect("clang")];
+    if toolchains[0].llvm == Llvm::Zig {
+        toolchains.extend(Toolchain::find_debian());
+    }
+    for tools in toolchains {
+        let cfg = CompileConfig {
+            profile: Profile::Local,
+            toolchain: Some(tools.clone()),
+            jail: JailLimits {
+                wall: crate::common::TEST_JAIL_WALL,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        let outcome = knobeln::toolchain::compile::compile(strategy.as_bytes(), &cfg).unwrap();
+        let binary = match outcome {
+            Outcome::Accepted { binary, .. } => binary,
+            Outcome::Rejected { report } => panic!(
+                "{:?}: {:#?}\n{}",
+                tools.llvm,
+                report.errors().collect::<Vec<_>>(),
+                report.compiler_output
+            ),
+        };
+        let s = install(&binary);
+        let rec = play(
+            &config(10, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(600)),
+            &s,
+            &s,
+            1,
+        );
+        assert!(rec.failures.is_empty(), "{:?}: {rec:?}", tools.llvm);
+        let thrown = rec.throws[0][0];
+        assert!(
+            thrown == 1,
+            "{:?}: the strategy threw {thrown}: the values differ from index {} on (gcc's: {:?})",
+            tools.llvm,
+            thrown - 2,
+            gcc_values.get((thrown - 2).max(0) as usize..)
+        );
+    }
 }
 
 /// A function whose local variables take more than the whole 64 kB stack

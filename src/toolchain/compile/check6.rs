@@ -1,8 +1,9 @@
 //! Check 6's findings, as diagnostics at the line that names the symbol:
 //! the names a program may not write (the linker's own, WebAssembly's
-//! builtins), and what clang's object needs and defines (only the five
-//! routines, `mem*` and the compiler's helpers; `main`; none of the
-//! runtime's names, none of the helpers'; no constructors).
+//! builtins, every builtin off the list both compilers know alike), and
+//! what clang's object needs and defines (only the five routines, `mem*`
+//! and the compiler's helpers; `main`; none of the runtime's names, none
+//! of the helpers'; no constructors).
 //!
 //! Pure: it reads symbol lists and identifier sets that the compile
 //! service gathered; it runs no tool and decides nothing about other checks.
@@ -10,6 +11,7 @@
 use std::collections::HashSet;
 
 use super::report::FirstUses;
+use crate::toolchain::builtins;
 use crate::toolchain::diagnostic::{Check, Diagnostic};
 use crate::toolchain::symbols::{Helpers, ObjectSymbols, LIBRARY_ROUTINES, LINKER_SYMBOLS};
 use crate::toolchain::wasm;
@@ -23,10 +25,13 @@ const TYPES_ONLY_CLANG_KNOWS: &[&str] = &["_BitInt", "_ExtInt"];
 /// linker's own symbols (clang would fail on some, wasm-ld on others), nor
 /// a WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is fixed
 /// at `memory_limit`; any of them: gcc does not know it, so the two
-/// compilers would build different programs), nor calls a builtin gcc
-/// does not know (`unknown_to_gcc`, the `__builtin_` names gcc's object
-/// calls: gcc took each for an unknown function, clang builds its builtin;
-/// red team E13), nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
+/// compilers would build different programs), nor any other builtin that
+/// is not on [`builtins::BUILTINS`], the ones gcc and clang both know
+/// alike, wherever it is written (red team E13: inside `__typeof__` gcc
+/// took an unknown builtin for a function returning `int`);
+/// `unknown_to_gcc` (the `__builtin_` names gcc's object calls: gcc took
+/// each for an unknown function, clang builds its builtin) only chooses
+/// the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
 /// `written`: the identifiers of the preprocessed text.
 pub(super) fn names_in_text(
     written: &HashSet<String>,
@@ -86,19 +91,33 @@ pub(super) fn names_in_text(
             ));
         }
     }
-    for name in unknown_to_gcc
+    // Every other builtin the text names must be on the list of those
+    // both compilers know alike: wherever it is written, evaluated or not
+    // (inside `__typeof__` or `sizeof` gcc calls nothing, red team E13).
+    let mut off_list: Vec<&String> = written
         .iter()
-        .filter(|n| !n.starts_with("__builtin_wasm_"))
-    {
-        out.push(Diagnostic::error(
-            Check::Library,
-            uses.line(name),
+        .filter(|n| n.starts_with("__builtin_") && !n.starts_with("__builtin_wasm_"))
+        .filter(|n| !builtins::allowed(n))
+        .collect();
+    off_list.sort();
+    for name in off_list {
+        let message = if unknown_to_gcc.contains(name) {
             format!(
                 "uses `{name}`, a builtin that gcc does not know (it compiles it as a call \
                  to a function no one defines) and clang, which builds the program that \
                  plays, does: every compiler must see the same program; write it in C"
-            ),
-        ));
+            )
+        } else {
+            format!(
+                "uses `{name}`, which is not one of the builtins a strategy may use (those \
+                 gcc and clang both know with the same meaning and that give the same \
+                 result on every machine: `__builtin_popcount`, `__builtin_expect`, \
+                 `__builtin_memcpy`, `__builtin_add_overflow`, … the list is in the \
+                 participant guide, check 6): every compiler must see the same program; \
+                 write it in C or with one of those"
+            )
+        };
+        out.push(Diagnostic::error(Check::Library, uses.line(name), message));
     }
     out
 }
