@@ -591,8 +591,6 @@ impl ResultsCache {
     > {
         let name = |t: TeamId| self.name(t);
         let stored = store.game_outcomes(self.tournament, round, group)?;
-        let by_slot: HashMap<u32, &crate::store::StoredGame> =
-            stored.iter().map(|s| (s.key.slot, s)).collect();
         let sched = GroupSchedule::replay(
             self.results.seed,
             round,
@@ -600,6 +598,24 @@ impl ResultsCache {
             members,
             stored.iter().map(|s| (s.key, outcome_of(&s.record))),
         )?;
+        // Each slot's stored game, by the slot (a slot is its attempt's
+        // place in the schedule; a slot stored twice: the last, as a map
+        // collected from the rows would keep).
+        let mut by_slot: Vec<Option<&crate::store::StoredGame>> =
+            vec![None; sched.attempts().len()];
+        for s in &stored {
+            if let Some(at) = by_slot.get_mut(s.key.slot as usize) {
+                *at = Some(s);
+            }
+        }
+        // The players' names by their place among the schedule's members
+        // (sorted), as each attempt names them: one look-up a member, not
+        // two a game.
+        let member_names: Vec<SharedName> = sched
+            .members()
+            .iter()
+            .map(|&t| self.shared_name(t))
+            .collect();
         // Made at its final size (collected through the filter, the vector
         // grew by doubling, leaving up to half its room unused and the
         // smaller vectors it outgrew as holes in the heap).
@@ -612,7 +628,11 @@ impl ResultsCache {
             let rec = if a.status == AttemptStatus::Cancelled {
                 None
             } else {
-                by_slot.get(&a.game.key.slot).map(|s| &s.record)
+                by_slot
+                    .get(a.game.key.slot as usize)
+                    .copied()
+                    .flatten()
+                    .map(|s| &s.record)
             };
             let failures: Vec<GameFailure> = rec
                 .map(|r| {
@@ -628,10 +648,7 @@ impl ResultsCache {
             GameResult {
                 slot: a.game.key.slot,
                 attempt: a.game.attempt,
-                players: [
-                    self.shared_name(a.game.players[0]),
-                    self.shared_name(a.game.players[1]),
-                ],
+                players: a.game.members.map(|m| member_names[m as usize].clone()),
                 points: rec.map(|r| r.points).unwrap_or([0, 0]),
                 seed: a.game.seed,
                 failures: failures.into(),
