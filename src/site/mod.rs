@@ -1136,13 +1136,16 @@ pub fn generate_from(
     };
     // Every page's description read in one read transaction, not in one
     // each (a transaction begun and ended per query); nothing is written
-    // here, so the transaction is only read in and then let go.
+    // here, so the transaction is only read in and then let go. Deferred,
+    // unlike the store's others: it lasts while the pages are written and
+    // must not hold the write lock from the mail loop and the lease.
     let _reading = if store.conn().is_autocommit() && !pages.is_empty() {
         Some(
-            store
-                .conn()
-                .unchecked_transaction()
-                .map_err(StoreError::from)?,
+            rusqlite::Transaction::new_unchecked(
+                store.conn(),
+                rusqlite::TransactionBehavior::Deferred,
+            )
+            .map_err(StoreError::from)?,
         )
     } else {
         None
