@@ -1135,20 +1135,13 @@ pub fn generate_from(
         }
     };
     // Every page's description read in one read transaction, not in one
-    // each (a transaction begun and ended per query); nothing is written
-    // here, so the transaction is only read in and then let go. Deferred,
-    // unlike the store's others: it lasts while the pages are written and
-    // must not hold the write lock from the mail loop and the lease.
-    let _reading = if store.conn().is_autocommit() && !pages.is_empty() {
-        Some(
-            rusqlite::Transaction::new_unchecked(
-                store.conn(),
-                rusqlite::TransactionBehavior::Deferred,
-            )
-            .map_err(StoreError::from)?,
-        )
-    } else {
+    // each (a transaction begun and ended per query); it lasts while the
+    // pages are written, so it is the store's reading one: it never holds
+    // the write lock from the mail loop and the lease.
+    let _reading = if pages.is_empty() {
         None
+    } else {
+        store.reading_transaction()?
     };
     // A group settled: finished, its game pages written or none (as a
     // round page's settled part).

@@ -597,6 +597,24 @@ impl Store {
         &mut self.conn
     }
 
+    /// A transaction that only reads, for work that reads many rows while
+    /// it does something slow (the site's team pages read every
+    /// description while the pages are written). Deferred, unlike every
+    /// other transaction of the store: it never takes the write lock, so
+    /// the mail loop, the lease's heartbeat and a contest write meanwhile;
+    /// it reads one snapshot (WAL), the one of its first read. `None`
+    /// inside another transaction, whose snapshot it already reads.
+    pub fn reading_transaction(&self) -> Result<Option<rusqlite::Transaction<'_>>> {
+        if !self.conn.is_autocommit() {
+            return Ok(None);
+        }
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Deferred,
+        )?;
+        Ok(Some(tx))
+    }
+
     // ---- teams and versions ----
 
     /// The team with this name, created if new.

@@ -60,6 +60,44 @@ fn a_transaction_holds_the_write_lock_from_its_start() {
 }
 
 #[test]
+fn a_reading_transaction_lets_others_write_and_keeps_its_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let store = Store::open(&path).unwrap();
+    let other = Store::open(&path).unwrap();
+    let count = |c: &Connection| -> i64 {
+        c.query_row("SELECT COUNT(*) FROM teams", [], |r| r.get(0))
+            .unwrap()
+    };
+    let reading = store
+        .reading_transaction()
+        .unwrap()
+        .expect("outside a transaction");
+    let before = count(&reading);
+    // Another store writes meanwhile without waiting: the reader holds no
+    // write lock (the site's team pages read while the mail loop writes).
+    other
+        .conn()
+        .busy_timeout(std::time::Duration::ZERO)
+        .unwrap();
+    let tx = other.conn().unchecked_transaction().unwrap();
+    tx.execute(
+        "INSERT INTO teams (name, created_at) VALUES ('meanwhile', '2026-11-30T00:00:00Z')",
+        [],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    // The reader still reads the snapshot of its first read.
+    assert_eq!(count(&reading), before);
+    drop(reading);
+    assert_eq!(count(store.conn()), before + 1);
+    // Inside another transaction there is none of its own.
+    let outer = store.conn().unchecked_transaction().unwrap();
+    assert!(store.reading_transaction().unwrap().is_none());
+    drop(outer);
+}
+
+#[test]
 fn migrations_apply_once_and_record_the_version() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
