@@ -1,0 +1,150 @@
+//! Where the queue's wall time over the local pool's goes, in points of
+//! the local pool's wall: an identity, not an estimate. On `cpus` cores a
+//! run's wall time is `cpus × wall` of core time, and that is the CPU of
+//! its parts plus the rest (cores idle, or busy with work outside the
+//! run). So, per game, the queue's wall over the pool's is the sum of what
+//! each part costs more plus what the rest costs more, each over the
+//! pool's core time a game. The queue's own threads (the coordinator's
+//! NATS thread, the workers' threads besides their games, the NATS server)
+//! are the part that no scheduling can remove while they share the games'
+//! cores: the floor of the overhead on such a machine.
+//!
+//! Pure: figures in, figures out. Not here: measuring them (`account.rs`)
+//! or printing them (`print` in the parent).
+
+use std::time::Duration;
+
+use super::{LocalCpu, QueueCpu};
+
+/// The queue's wall over the local pool's (summed over every run of each
+/// kind, per game), in percent of the pool's, and its parts in points: the
+/// parts add up to `overhead`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallSplit {
+    /// `cpus × wall` a game, queue over local pool, in percent.
+    pub overhead: f64,
+    /// The engine's thread (the server's), queue less pool.
+    pub engine: f64,
+    /// The game threads (the workers' against the pool's).
+    pub game_threads: f64,
+    /// The coordinator's NATS thread (none in the pool).
+    pub coordinator: f64,
+    /// The workers' threads besides their games (none in the pool).
+    pub workers_rest: f64,
+    /// The NATS server (none in the pool; 0 when not measured, and then
+    /// in `rest`).
+    pub nats: f64,
+    /// The cores' time no part of the run used (idle: waits for games, a
+    /// round's end; or work outside the run on a loaded machine), queue
+    /// less pool.
+    pub rest: f64,
+    /// The cores' time no part used, in percent of each kind's core time:
+    /// local pool, queue.
+    pub rest_share: [f64; 2],
+}
+
+impl WallSplit {
+    /// The split of these runs on `cpus` cores; `None` before any game.
+    pub fn of(local: &LocalCpu, queue: &QueueCpu, cpus: usize) -> Option<WallSplit> {
+        if local.games == 0 || queue.games == 0 || local.wall.is_zero() || queue.wall.is_zero() {
+            return None;
+        }
+        let per = |d: Duration, games: usize| d.as_secs_f64() / games as f64;
+        let cores = cpus.max(1) as f64;
+        let l_core = cores * per(local.wall, local.games);
+        let q_core = cores * per(queue.wall, queue.games);
+        let l_used = per(local.engine + local.games_threads, local.games);
+        let nats = queue.nats.unwrap_or_default();
+        let q_used = per(
+            queue.engine + queue.session + queue.worker_games + queue.worker_rest + nats,
+            queue.games,
+        );
+        let l_rest = l_core - l_used;
+        let q_rest = q_core - q_used;
+        let points = |q: f64, l: f64| 100.0 * (q - l) / l_core;
+        Some(WallSplit {
+            overhead: points(q_core, l_core),
+            engine: points(per(queue.engine, queue.games), per(local.engine, local.games)),
+            game_threads: points(
+                per(queue.worker_games, queue.games),
+                per(local.games_threads, local.games),
+            ),
+            coordinator: points(per(queue.session, queue.games), 0.0),
+            workers_rest: points(per(queue.worker_rest, queue.games), 0.0),
+            nats: points(per(nats, queue.games), 0.0),
+            rest: points(q_rest, l_rest),
+            rest_share: [100.0 * l_rest / l_core, 100.0 * q_rest / q_core],
+        })
+    }
+
+    /// The queue's own threads, in points: what the queue costs on cores
+    /// it shares with the games whatever the scheduling.
+    pub fn own_threads(&self) -> f64 {
+        self.coordinator + self.workers_rest + self.nats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_parts_add_up_to_the_queues_wall_over_the_pools() {
+        // 100 games on 2 cores: the pool 1 s (20 ms of core time a game:
+        // engine 1, games 18, idle 1), the queue 1.1 s (22 ms: engine 1,
+        // coordinator 1, games 18, workers' rest 0.5, NATS 1, idle 0.5).
+        let local = LocalCpu {
+            games: 100,
+            wall: ms(1000),
+            engine: ms(100),
+            games_threads: ms(1800),
+        };
+        let queue = QueueCpu {
+            games: 100,
+            wall: ms(1100),
+            engine: ms(100),
+            session: ms(100),
+            worker_games: ms(1800),
+            worker_rest: ms(50),
+            nats: Some(ms(100)),
+            ..QueueCpu::default()
+        };
+        let s = WallSplit::of(&local, &queue, 2).unwrap();
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(s.overhead, 10.0), "{s:?}");
+        assert!(near(s.engine, 0.0) && near(s.game_threads, 0.0), "{s:?}");
+        assert!(near(s.coordinator, 5.0) && near(s.nats, 5.0), "{s:?}");
+        assert!(near(s.workers_rest, 2.5) && near(s.rest, -2.5), "{s:?}");
+        assert!(near(s.own_threads(), 12.5), "{s:?}");
+        assert!(near(s.rest_share[0], 5.0), "{s:?}");
+        assert!(near(s.rest_share[1], 100.0 * 0.5 / 22.0), "{s:?}");
+        let sum = s.engine + s.game_threads + s.own_threads() + s.rest;
+        assert!(near(sum, s.overhead), "{s:?}");
+    }
+
+    #[test]
+    fn a_server_not_measured_counts_with_the_rest() {
+        let local = LocalCpu {
+            games: 10,
+            wall: ms(100),
+            engine: ms(10),
+            games_threads: ms(180),
+        };
+        let queue = QueueCpu {
+            games: 10,
+            wall: ms(110),
+            engine: ms(10),
+            worker_games: ms(180),
+            nats: None,
+            ..QueueCpu::default()
+        };
+        let s = WallSplit::of(&local, &queue, 2).unwrap();
+        assert_eq!(s.nats, 0.0);
+        assert!((s.rest - s.overhead).abs() < 1e-9, "{s:?}");
+        assert!(WallSplit::of(&LocalCpu::default(), &queue, 2).is_none());
+    }
+}
