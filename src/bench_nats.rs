@@ -190,7 +190,23 @@ impl DistributedBench {
             share(q.game_threads_running),
             share(q.game_threads_runnable)
         );
-        if let Some(s) = WallSplit::of(&self.local_cpu, q, self.cpus) {
+        let local = split::Spent {
+            games: l.games,
+            wall: l.wall,
+            engine: l.engine,
+            game_threads: l.games_threads,
+            ..split::Spent::default()
+        };
+        let queued = split::Spent {
+            games: q.games,
+            wall: q.wall,
+            engine: q.engine,
+            game_threads: q.worker_games,
+            coordinator: q.session,
+            workers_rest: q.worker_rest,
+            nats: q.nats,
+        };
+        if let Some(s) = WallSplit::of(&local, &queued, self.cpus) {
             println!(
                 "  the queue's wall over the pool's, all runs: {:+.1} % = the queue's own threads \
                  {:+.1} (coordinator's NATS thread {:+.1}, workers' other threads {:+.1}, \

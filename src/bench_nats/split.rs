@@ -14,7 +14,31 @@
 
 use std::time::Duration;
 
-use super::{LocalCpu, QueueCpu};
+/// What the runs of one kind (all the local pool's, or all the queue's)
+/// took: their games, their wall time added up and the CPU of each part
+/// (the local pool has no queue: its coordinator, workers' rest and NATS
+/// are zero, and its game threads are the rest of the server's process).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spent {
+    pub games: usize,
+    pub wall: Duration,
+    pub engine: Duration,
+    pub game_threads: Duration,
+    pub coordinator: Duration,
+    pub workers_rest: Duration,
+    /// `None`: not measured (a NATS server the bench did not start).
+    pub nats: Option<Duration>,
+}
+
+impl Spent {
+    fn used(&self) -> Duration {
+        self.engine
+            + self.game_threads
+            + self.coordinator
+            + self.workers_rest
+            + self.nats.unwrap_or_default()
+    }
+}
 
 /// The queue's wall over the local pool's (summed over every run of each
 /// kind, per game), in percent of the pool's, and its parts in points: the
@@ -45,33 +69,26 @@ pub struct WallSplit {
 
 impl WallSplit {
     /// The split of these runs on `cpus` cores; `None` before any game.
-    pub fn of(local: &LocalCpu, queue: &QueueCpu, cpus: usize) -> Option<WallSplit> {
+    pub fn of(local: &Spent, queue: &Spent, cpus: usize) -> Option<WallSplit> {
         if local.games == 0 || queue.games == 0 || local.wall.is_zero() || queue.wall.is_zero() {
             return None;
         }
-        let per = |d: Duration, games: usize| d.as_secs_f64() / games as f64;
+        let per_l = |d: Duration| d.as_secs_f64() / local.games as f64;
+        let per_q = |d: Duration| d.as_secs_f64() / queue.games as f64;
         let cores = cpus.max(1) as f64;
-        let l_core = cores * per(local.wall, local.games);
-        let q_core = cores * per(queue.wall, queue.games);
-        let l_used = per(local.engine + local.games_threads, local.games);
-        let nats = queue.nats.unwrap_or_default();
-        let q_used = per(
-            queue.engine + queue.session + queue.worker_games + queue.worker_rest + nats,
-            queue.games,
-        );
-        let l_rest = l_core - l_used;
-        let q_rest = q_core - q_used;
+        let l_core = cores * per_l(local.wall);
+        let q_core = cores * per_q(queue.wall);
+        let l_rest = l_core - per_l(local.used());
+        let q_rest = q_core - per_q(queue.used());
         let points = |q: f64, l: f64| 100.0 * (q - l) / l_core;
+        let part = |f: fn(&Spent) -> Duration| points(per_q(f(queue)), per_l(f(local)));
         Some(WallSplit {
             overhead: points(q_core, l_core),
-            engine: points(per(queue.engine, queue.games), per(local.engine, local.games)),
-            game_threads: points(
-                per(queue.worker_games, queue.games),
-                per(local.games_threads, local.games),
-            ),
-            coordinator: points(per(queue.session, queue.games), 0.0),
-            workers_rest: points(per(queue.worker_rest, queue.games), 0.0),
-            nats: points(per(nats, queue.games), 0.0),
+            engine: part(|s| s.engine),
+            game_threads: part(|s| s.game_threads),
+            coordinator: part(|s| s.coordinator),
+            workers_rest: part(|s| s.workers_rest),
+            nats: part(|s| s.nats.unwrap_or_default()),
             rest: points(q_rest, l_rest),
             rest_share: [100.0 * l_rest / l_core, 100.0 * q_rest / q_core],
         })
@@ -97,21 +114,21 @@ mod tests {
         // 100 games on 2 cores: the pool 1 s (20 ms of core time a game:
         // engine 1, games 18, idle 1), the queue 1.1 s (22 ms: engine 1,
         // coordinator 1, games 18, workers' rest 0.5, NATS 1, idle 0.5).
-        let local = LocalCpu {
+        let local = Spent {
             games: 100,
             wall: ms(1000),
             engine: ms(100),
-            games_threads: ms(1800),
+            game_threads: ms(1800),
+            ..Spent::default()
         };
-        let queue = QueueCpu {
+        let queue = Spent {
             games: 100,
             wall: ms(1100),
             engine: ms(100),
-            session: ms(100),
-            worker_games: ms(1800),
-            worker_rest: ms(50),
+            coordinator: ms(100),
+            game_threads: ms(1800),
+            workers_rest: ms(50),
             nats: Some(ms(100)),
-            ..QueueCpu::default()
         };
         let s = WallSplit::of(&local, &queue, 2).unwrap();
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
@@ -128,23 +145,23 @@ mod tests {
 
     #[test]
     fn a_server_not_measured_counts_with_the_rest() {
-        let local = LocalCpu {
+        let local = Spent {
             games: 10,
             wall: ms(100),
             engine: ms(10),
-            games_threads: ms(180),
+            game_threads: ms(180),
+            ..Spent::default()
         };
-        let queue = QueueCpu {
+        let queue = Spent {
             games: 10,
             wall: ms(110),
             engine: ms(10),
-            worker_games: ms(180),
-            nats: None,
-            ..QueueCpu::default()
+            game_threads: ms(180),
+            ..Spent::default()
         };
         let s = WallSplit::of(&local, &queue, 2).unwrap();
         assert_eq!(s.nats, 0.0);
         assert!((s.rest - s.overhead).abs() < 1e-9, "{s:?}");
-        assert!(WallSplit::of(&LocalCpu::default(), &queue, 2).is_none());
+        assert!(WallSplit::of(&Spent::default(), &queue, 2).is_none());
     }
 }
