@@ -212,7 +212,8 @@ impl DistributedBench {
                  {:+.1} (coordinator's NATS thread {:+.1}, workers' other threads {:+.1}, \
                  nats-server {:+.1}) + engine thread {:+.1} + game threads {:+.1} + cores unused \
                  {:+.1} points ({:.1} % of the pool's core time, {:.1} % of the queue's); \
-                 on cores the games share, the queue's own threads are its floor",
+                 by CPU alone (no core unused, as on a quiet machine) {:+.1} %, of which the \
+                 queue's own threads {:+.1}: on cores the games share, its floor",
                 s.overhead,
                 s.own_threads(),
                 s.coordinator,
@@ -222,7 +223,9 @@ impl DistributedBench {
                 s.game_threads,
                 s.rest,
                 s.rest_share[0],
-                s.rest_share[1]
+                s.rest_share[1],
+                s.cpu_over,
+                s.own_threads_of_cpu
             );
         }
         println!(

@@ -65,6 +65,13 @@ pub struct WallSplit {
     /// The cores' time no part used, in percent of each kind's core time:
     /// local pool, queue.
     pub rest_share: [f64; 2],
+    /// The queue's CPU a game over the pool's, in percent: what the wall
+    /// overhead is on a quiet machine whose cores both kinds keep busy
+    /// (no part unused), and what a loaded machine does not distort.
+    pub cpu_over: f64,
+    /// The queue's own threads' CPU a game in percent of the pool's CPU a
+    /// game: the same, for the floor.
+    pub own_threads_of_cpu: f64,
 }
 
 impl WallSplit {
@@ -91,6 +98,10 @@ impl WallSplit {
             nats: part(|s| s.nats.unwrap_or_default()),
             rest: points(q_rest, l_rest),
             rest_share: [100.0 * l_rest / l_core, 100.0 * q_rest / q_core],
+            cpu_over: 100.0 * (per_q(queue.used()) / per_l(local.used()) - 1.0),
+            own_threads_of_cpu: 100.0
+                * per_q(queue.coordinator + queue.workers_rest + queue.nats.unwrap_or_default())
+                / per_l(local.used()),
         })
     }
 
@@ -139,6 +150,10 @@ mod tests {
         assert!(near(s.own_threads(), 12.5), "{s:?}");
         assert!(near(s.rest_share[0], 5.0), "{s:?}");
         assert!(near(s.rest_share[1], 100.0 * 0.5 / 22.0), "{s:?}");
+        // CPU alone: 21.5 ms a game against 19 (the idle millisecond of
+        // each kind left out), the queue's own threads 2.5 of them.
+        assert!(near(s.cpu_over, 100.0 * (21.5 / 19.0 - 1.0)), "{s:?}");
+        assert!(near(s.own_threads_of_cpu, 100.0 * 2.5 / 19.0), "{s:?}");
         let sum = s.engine + s.game_threads + s.own_threads() + s.rest;
         assert!(near(sum, s.overhead), "{s:?}");
     }
