@@ -21,6 +21,9 @@
 //! printed, never asserted.
 
 mod account;
+mod split;
+
+pub use split::WallSplit;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -66,6 +69,8 @@ pub struct DistributedBench {
 pub struct LocalCpu {
     /// Games played in these runs.
     pub games: usize,
+    /// These runs' wall time, added up.
+    pub wall: Duration,
     /// The engine's thread (the server's).
     pub engine: Duration,
     /// The pool's game threads.
@@ -76,6 +81,8 @@ pub struct LocalCpu {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct QueueCpu {
     pub games: usize,
+    /// These runs' wall time, added up.
+    pub wall: Duration,
     /// The engine's thread in the coordinator's process.
     pub engine: Duration,
     /// The rest of the coordinator's process (its NATS session's thread).
@@ -183,6 +190,44 @@ impl DistributedBench {
             share(q.game_threads_running),
             share(q.game_threads_runnable)
         );
+        let local = split::Spent {
+            games: l.games,
+            wall: l.wall,
+            engine: l.engine,
+            game_threads: l.games_threads,
+            ..split::Spent::default()
+        };
+        let queued = split::Spent {
+            games: q.games,
+            wall: q.wall,
+            engine: q.engine,
+            game_threads: q.worker_games,
+            coordinator: q.session,
+            workers_rest: q.worker_rest,
+            nats: q.nats,
+        };
+        if let Some(s) = WallSplit::of(&local, &queued, self.cpus) {
+            println!(
+                "  the queue's wall over the pool's, all runs: {:+.1} % = the queue's own threads \
+                 {:+.1} (coordinator's NATS thread {:+.1}, workers' other threads {:+.1}, \
+                 nats-server {:+.1}) + engine thread {:+.1} + game threads {:+.1} + cores unused \
+                 {:+.1} points ({:.1} % of the pool's core time, {:.1} % of the queue's); \
+                 by CPU alone (no core unused, as on a quiet machine) {:+.1} %, of which the \
+                 queue's own threads {:+.1}: on cores the games share, its floor",
+                s.overhead,
+                s.own_threads(),
+                s.coordinator,
+                s.workers_rest,
+                s.nats,
+                s.engine,
+                s.game_threads,
+                s.rest,
+                s.rest_share[0],
+                s.rest_share[1],
+                s.cpu_over,
+                s.own_threads_of_cpu
+            );
+        }
         println!(
             "coordinator ceiling, {} teams ({} games) answered at once by {} fake worker(s): \
              {:.2} s {:.0} games/s",
@@ -435,7 +480,9 @@ pub fn distributed_bench(
             let before = snapshot();
             let t = Instant::now();
             run_tournament(&mut store, tid, cpus, &clock, &mut Quiet)?;
-            local = local.min(t.elapsed());
+            let wall = t.elapsed();
+            local = local.min(wall);
+            local_cpu.wall += wall;
             let spent = snapshot().since(&before);
             n_games = games_played(&store, tid)?;
             local_cpu.games += n_games;
@@ -451,6 +498,7 @@ pub fn distributed_bench(
             run_tournament_with(&mut store, tid, &*factory, &clock, &mut Quiet)?;
             let wall = t.elapsed();
             queue = queue.min(wall);
+            queue_cpu.wall += wall;
             let spent = snapshot().since(&before);
             queue_cpu.game_threads_time += wall * spent.game_threads.threads as u32;
             queue_cpu.game_threads_running += spent.game_threads.running;
