@@ -66,7 +66,7 @@ pub enum BuiltinsInput {
     /// Left off: no object calls a name it defines, so wasm-ld would take
     /// nothing from it (an archive's member is linked only for a symbol
     /// an object needs), and reading its symbol map costs about a
-    /// quarter of a link (figures.md, "clang and wasm-ld: fewer starts").
+    /// quarter of a link (figures.md, "the builtins archive where it is called").
     Omitted,
 }
 
