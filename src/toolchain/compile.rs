@@ -751,7 +751,7 @@ impl<'a> Pass<'a> {
         let found = library_problems(
             &syms,
             &*runtime_symbols()?,
-            &*helpers,
+            &helpers,
             &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
