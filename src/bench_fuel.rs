@@ -20,7 +20,7 @@ use crate::referee::DEFAULT_FUEL;
 use crate::sandbox::jail::{Jail, JailLimits};
 use crate::toolchain::compile::{runtime_wasm_object, CompileError};
 use crate::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
-use crate::toolchain::wasm::Toolchain;
+use crate::toolchain::wasm::{BuiltinsInput, Toolchain};
 use crate::wasm::{lead, Control, Ending, GameWatch, SeatLimits};
 
 /// The classes measured: (name, what it does, C source).
@@ -147,6 +147,7 @@ fn build(tools: &Toolchain, source: &str) -> Result<Vec<u8>, CompileError> {
         &["strategy.o", "knobellib.o"],
         "strategy.wasm",
         1 << 20,
+        BuiltinsInput::Archive,
     )?;
     if !ld.ok {
         return Err(CompileError::Runtime(ld.messages));

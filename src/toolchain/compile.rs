@@ -64,8 +64,8 @@ pub use self::report::{
     compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
     Verdict, MAX_DIAGNOSTICS_PER_CHECK,
 };
-use self::runtime::runtime_symbols;
 pub use self::runtime::{compiler_helpers, runtime_wasm_object};
+use self::runtime::{helpers_archive, runtime_symbols};
 use super::diagnostic::{Check, Diagnostic};
 pub use super::gcc::GccStart;
 use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, SOURCE_NAME};
@@ -116,6 +116,9 @@ pub struct CompileConfig {
     /// How `gcc -E` starts: its `cc1` directly, or through the driver
     /// (the same text and report, [`GccStart`]).
     pub gcc_start: GccStart,
+    /// When wasm-ld is given the builtins archive: only where an object
+    /// calls one of its helpers (the same module, [`wasm::BuiltinsLink`]).
+    pub builtins: wasm::BuiltinsLink,
 }
 
 impl Default for CompileConfig {
@@ -130,6 +133,7 @@ impl Default for CompileConfig {
             max_source_bytes: 256 * 1024,
             toolchain: None,
             gcc_start: GccStart::default(),
+            builtins: wasm::BuiltinsLink::default(),
         }
     }
 }
@@ -296,6 +300,27 @@ struct Pass<'a> {
     /// not know (check 6 says so when it refuses them, as every builtin
     /// off the list: [`Pass::reserved_names`]).
     unknown_to_gcc: Vec<String>,
+    /// Whether clang's object calls a helper of the builtins archive
+    /// (read by check 6: [`Pass::library`]); the link is given the
+    /// archive where it or the runtime does.
+    calls_helpers: CallsHelpers,
+}
+
+/// Whether an object has an undefined symbol the builtins archive defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallsHelpers {
+    Yes,
+    No,
+}
+
+impl CallsHelpers {
+    fn of(object: &symbols::ObjectSymbols, helpers: &symbols::Helpers) -> CallsHelpers {
+        if object.undefined.iter().any(|s| helpers.contains(s)) {
+            CallsHelpers::Yes
+        } else {
+            CallsHelpers::No
+        }
+    }
 }
 
 impl<'a> Pass<'a> {
@@ -308,6 +333,7 @@ impl<'a> Pass<'a> {
             written: HashSet::new(),
             tools: Vec::new(),
             unknown_to_gcc: Vec::new(),
+            calls_helpers: CallsHelpers::Yes,
         }
     }
 
@@ -720,10 +746,12 @@ impl<'a> Pass<'a> {
     /// and none of the runtime's names, and has no constructors.
     fn library(&mut self, object: &[u8]) -> Result<bool, CompileError> {
         let syms = symbols::inspect_object(object).map_err(CompileError::Object)?;
+        let helpers = compiler_helpers()?;
+        self.calls_helpers = CallsHelpers::of(&syms, &helpers);
         let found = library_problems(
             &syms,
             &*runtime_symbols()?,
-            &*compiler_helpers()?,
+            &helpers,
             &self.written,
             &FirstUses::new(&self.text, self.r.description.as_ref()),
         );
@@ -798,7 +826,19 @@ impl<'a> Pass<'a> {
         gcc.put("knobellib.wasm.o", &runtime_wasm_object()?)?;
         let objects = ["strategy.wasm.o", "knobellib.wasm.o"];
         let limit = self.cfg.memory_limit;
-        let ld = tools.link(gcc, &objects, "strategy.wasm", limit)?;
+        // Left off only where the helpers read are the archive's that
+        // this link would be given, and neither object calls one.
+        let builtins = match (self.cfg.builtins, self.calls_helpers) {
+            (wasm::BuiltinsLink::WhereCalled, CallsHelpers::No)
+                if tools.builtins == helpers_archive()?
+                    && CallsHelpers::of(&*runtime_symbols()?, &*compiler_helpers()?)
+                        == CallsHelpers::No =>
+            {
+                wasm::BuiltinsInput::Omitted
+            }
+            _ => wasm::BuiltinsInput::Archive,
+        };
+        let ld = tools.link(gcc, &objects, "strategy.wasm", limit, builtins)?;
         self.tools.push((Tool::WasmLd, ld.cpu));
         let problems = wasm::link_problems(&ld.messages);
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());

@@ -58,6 +58,30 @@ pub struct Toolchain {
     pub grounds: Option<SkipGrounds>,
 }
 
+/// Whether a link is given the builtins archive ([`Toolchain::builtins`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltinsInput {
+    /// On wasm-ld's command line after the objects.
+    Archive,
+    /// Left off: no object calls a name it defines, so wasm-ld would take
+    /// nothing from it (an archive's member is linked only for a symbol
+    /// an object needs), and reading its symbol map costs about a
+    /// quarter of a link (figures.md, "the builtins archive where it is called").
+    Omitted,
+}
+
+/// When a compile gives wasm-ld the builtins archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BuiltinsLink {
+    /// On every link.
+    Always,
+    /// Only where the strategy's object or the runtime's has an undefined
+    /// symbol the archive defines ([`BuiltinsInput::Omitted`] otherwise):
+    /// the same module, byte for byte.
+    #[default]
+    WhereCalled,
+}
+
 /// Whether a clang gives [`clangs_preprocessing_cannot_change`] the
 /// grounds it reasons from, as seen by running that clang once with the
 /// server's flags (`-E -x c -undef` and [`CLANG_FLAGS`]): every name it
@@ -359,17 +383,20 @@ impl Toolchain {
         gcc.run_tool("clang", &argv)
     }
 
-    /// wasm-ld: the objects and the builtins into the module `out`, with
-    /// `memory_bytes` of linear memory (whole pages), fixed.
+    /// wasm-ld: the objects (and the builtins archive where `builtins`
+    /// says so) into the module `out`, with `memory_bytes` of linear
+    /// memory (whole pages), fixed. On one thread: its output is the same
+    /// on any number, and a second thread only costs its start.
     pub fn link(
         &self,
         gcc: &Gcc<'_>,
         objects: &[&str],
         out: &str,
         memory_bytes: u64,
+        builtins: BuiltinsInput,
     ) -> Result<GccRun, JailError> {
         let wasm_ld = self.wasm_ld_argv();
-        let builtins = self.builtins.to_string_lossy();
+        let archive = self.builtins.to_string_lossy();
         let memory = format!(
             "{}",
             memory_bytes / crate::wasm::PAGE_BYTES * crate::wasm::PAGE_BYTES
@@ -387,11 +414,14 @@ impl Toolchain {
             &stack,
             "--stack-first",
             "--strip-all",
+            "--threads=1",
             "-o",
             out,
         ]);
         argv.extend_from_slice(objects);
-        argv.push(&builtins);
+        if builtins == BuiltinsInput::Archive {
+            argv.push(&archive);
+        }
         gcc.run_tool("wasm-ld", &argv)
     }
 }

@@ -137,7 +137,7 @@ pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
     use knobeln::sandbox::jail::{Jail, JailLimits};
     use knobeln::toolchain::compile::runtime_wasm_object;
     use knobeln::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
-    use knobeln::toolchain::wasm::Toolchain;
+    use knobeln::toolchain::wasm::{BuiltinsInput, Toolchain};
     let tools = Toolchain::find().expect("clang, wasm-ld and the wasm32 builtins");
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
@@ -156,6 +156,7 @@ pub fn try_build_unchecked(src: &[u8]) -> Result<Vec<u8>, String> {
             &["strategy.o", "knobellib.o"],
             "strategy.wasm",
             1 << 20,
+            BuiltinsInput::Archive,
         )
         .expect("wasm-ld runs");
     if !ld.ok {

@@ -16,8 +16,8 @@ use knobeln::toolchain::compile::{
 use knobeln::toolchain::diagnostic::Check;
 use knobeln::toolchain::gcc::{Gcc, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
-    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, SkipGrounds,
-    Toolchain,
+    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsLink,
+    SkipGrounds, Toolchain,
 };
 use knobeln::wasm::{EPOCH_TICK, HOST_CALL_FUEL};
 
@@ -342,9 +342,14 @@ struct ReportSummary {
 
 fn report_summary(cfg: &CompileConfig, src: &[u8], output: CompilerOutput) -> ReportSummary {
     let m = compile_measured(src, cfg, &ModuleCache::new(1 << 20)).unwrap();
-    let r = m.outcome.report();
+    summary_of(&m.outcome, output)
+}
+
+/// [`report_summary`] of an outcome at hand.
+fn summary_of(outcome: &Outcome, output: CompilerOutput) -> ReportSummary {
+    let r = outcome.report();
     ReportSummary {
-        accepted: m.outcome.accepted(),
+        accepted: outcome.accepted(),
         verdicts: r.checks.iter().map(|c| format!("{c:?}")).collect(),
         diagnostics: r
             .diagnostics
@@ -828,6 +833,66 @@ fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
         "{}",
         cc1.1
     );
+}
+
+/// wasm-ld is given the builtins archive only where the strategy's object
+/// or the runtime's calls a helper it defines ([`BuiltinsLink::WhereCalled`]):
+/// for every C source of the tests, as a submission and locally, the same
+/// report (verdicts, diagnostics, memory figure, the compilers' output)
+/// and the same module, byte for byte, as with the archive on every link.
+/// A program whose `long double` arithmetic makes clang call compiler-rt
+/// (`__multf3`, …) still gets the archive: it links and plays alike.
+#[test]
+fn the_builtins_archive_left_off_where_nothing_calls_it_gives_the_same_module() {
+    let mut sources = test_c_sources();
+    sources.sort();
+    let long_double = b"main() { volatile long double x = next_random(1, 9); x = x * x / 3; \
+        for (;;) make_throw(100 + (int)x); }\n";
+    let outcome = |builtins: BuiltinsLink, profile: Profile, src: &[u8]| {
+        let cfg = CompileConfig {
+            profile,
+            builtins,
+            ..CompileConfig::default()
+        };
+        let outcome = compile_measured(src, &cfg, &ModuleCache::new(1 << 20))
+            .unwrap()
+            .outcome;
+        let summary = summary_of(&outcome, CompilerOutput::Compared);
+        let module = match outcome {
+            Outcome::Accepted { binary, .. } => Some(binary),
+            Outcome::Rejected { .. } => None,
+        };
+        (summary, module)
+    };
+    let mut differ = Vec::new();
+    let (mut compared, mut accepted) = (0, 0);
+    let mut sources: Vec<(String, Vec<u8>)> = sources
+        .iter()
+        .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    sources.push(("long double".into(), long_double.to_vec()));
+    for (name, src) in &sources {
+        for profile in [Profile::Submission, Profile::Local] {
+            let want = outcome(BuiltinsLink::Always, profile, src);
+            let got = outcome(BuiltinsLink::WhereCalled, profile, src);
+            compared += 1;
+            accepted += usize::from(want.1.is_some());
+            if got != want {
+                differ.push(format!(
+                    "{name} ({profile:?}):\n  always: {:?} module {:?}\n  where called: {:?} \
+                     module {:?}",
+                    want.0,
+                    want.1.as_ref().map(Vec::len),
+                    got.0,
+                    got.1.as_ref().map(Vec::len)
+                ));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(compared >= 60 && accepted >= 10, "{compared} {accepted}");
+    let (_, module) = outcome(BuiltinsLink::WhereCalled, Profile::Local, long_double);
+    assert!(module.is_some(), "the long double program links");
 }
 
 /// Zig's LLVM (clang 22 and its wasm-ld, one static program that starts

@@ -6,6 +6,7 @@
 //! It does not compile strategies, and it holds no state but these
 //! once-made values.
 
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use super::error::CompileError;
@@ -30,13 +31,23 @@ pub(super) fn runtime_symbols() -> Result<Arc<ObjectSymbols>, CompileError> {
 /// wasm-ld links defines ([`wasm::Toolchain::builtins`]), read from its
 /// symbol map once per process.
 pub fn compiler_helpers() -> Result<Arc<Helpers>, CompileError> {
-    static HELPERS: OnceLock<Result<Arc<Helpers>, String>> = OnceLock::new();
+    Ok(helpers_and_archive()?.0)
+}
+
+/// The archive [`compiler_helpers`] were read from.
+pub(super) fn helpers_archive() -> Result<PathBuf, CompileError> {
+    Ok(helpers_and_archive()?.1)
+}
+
+fn helpers_and_archive() -> Result<(Arc<Helpers>, PathBuf), CompileError> {
+    static HELPERS: OnceLock<Result<(Arc<Helpers>, PathBuf), String>> = OnceLock::new();
     HELPERS
         .get_or_init(|| {
             let tools = wasm::Toolchain::find().ok_or(wasm::Toolchain::MISSING)?;
             let archive = std::fs::read(&tools.builtins)
                 .map_err(|e| format!("{}: {e}", tools.builtins.display()))?;
-            symbols::archive_symbols(&archive).map(Arc::new)
+            let helpers = symbols::archive_symbols(&archive)?;
+            Ok((Arc::new(helpers), tools.builtins))
         })
         .clone()
         .map_err(CompileError::Runtime)

@@ -302,3 +302,26 @@ fn an_llvm_crash_is_said_in_the_back_ends_words() {
     );
     assert_eq!(llvm_crash("strategy.c:3:1: error: expected ';'\n"), None);
 }
+
+/// The link is given the builtins archive where an object has an undefined
+/// symbol it defines (a helper the compiler calls), and only there: what
+/// the object defines, or calls elsewhere, does not count.
+#[test]
+fn an_object_calls_the_builtins_only_by_an_undefined_helper() {
+    let calls = |undefined: &[&str], defined: &[&str]| {
+        CallsHelpers::of(&symbols(undefined, defined, false), &helpers())
+    };
+    assert_eq!(
+        calls(&["__multf3", "make_throw"], &["main"]),
+        CallsHelpers::Yes
+    );
+    assert_eq!(
+        calls(&["make_throw", "memcpy"], &["main"]),
+        CallsHelpers::No
+    );
+    assert_eq!(
+        calls(&["make_throw"], &["__multi3", "main"]),
+        CallsHelpers::No
+    );
+    assert_eq!(calls(&[], &[]), CallsHelpers::No);
+}
