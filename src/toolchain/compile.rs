@@ -22,8 +22,10 @@
 //! (with its `cc1` and `as`), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
-//! each one's CPU (`bench compile` prints them). Most of it is starting
-//! the tools (clang and wasm-ld load and relocate libLLVM), not compiling.
+//! each one's CPU (`bench compile` prints them). Much of it is starting
+//! the tools (two `cc1` starts, two of zig's; with Debian's LLVM, clang
+//! and wasm-ld load and relocate libLLVM) and gcc's optimiser for check
+//! 5's warnings, not building the module.
 //! An accepted outcome is kept by source ([`ModuleCache`], key
 //! [`cache_key`]): the same source with the same settings and tools gets
 //! it again without a process.
