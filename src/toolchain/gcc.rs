@@ -31,14 +31,23 @@ pub const GCC: &str = "/usr/bin/gcc";
 /// How `gcc -E` is started in the jail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GccStart {
-    /// The driver, which starts `cc1 -E`.
+    /// The driver, which starts `cc1 -E` as its child.
+    #[default]
     Driver,
     /// `cc1 -E` itself, with the arguments the driver gives it (asked once
     /// per process, [`cc1_preprocess_argv`]): one program started instead
     /// of two. A run that ends other than by `cc1`'s exit 0 or 1 (a signal,
     /// a limit, an internal error) is run again through the driver, whose
     /// words on it the report quotes.
-    #[default]
+    ///
+    /// Not the compile's: `cc1` is then the first process of the jail's
+    /// PID namespace, and the kernel gives that process no signal whose
+    /// action is the default one, so the file size limit's `SIGXFSZ` and
+    /// the CPU limit's `SIGXCPU` do not stop it (red team E14): a macro
+    /// bomb's `cc1` wrote its 16 MiB and went on expanding, its writes
+    /// refused, until the jail's memory (or the CPU limit's `SIGKILL` a
+    /// second later) ended it, 1.7 s of CPU where the driver's `cc1` was
+    /// stopped after 0.09 s, and then ran again through the driver.
     Cc1,
 }
 

@@ -895,6 +895,149 @@ fn the_builtins_archive_left_off_where_nothing_calls_it_gives_the_same_module() 
     assert!(module.is_some(), "the long double program links");
 }
 
+/// `gcc -E`'s `cc1` started directly predefines exactly the driver's
+/// macros and searches exactly its include folders (red team E14): the
+/// checks read a text that the other start would have made too, whatever
+/// the source asks of `__GNUC__`, `__x86_64__`, `__OPTIMIZE__`, `__PIC__`,
+/// `__STDC_HOSTED__` and the rest (a source cannot list them, so `-dM`
+/// lists them here, of an empty source, each start in the jail), and
+/// `-v` names the same folders (none: `-nostdinc`). The driver's command
+/// is the compile's own (`cc1_preprocess_argv` answers only that one).
+#[test]
+fn cc1_directly_predefines_and_searches_what_the_driver_does() {
+    use knobeln::toolchain::gcc::{cc1_preprocess_argv, GCC};
+    let mut driver: Vec<&str> = vec![GCC, "-E", "-x", "c"];
+    driver.extend_from_slice(&[
+        "-O2",
+        "-ffreestanding",
+        "-fno-builtin",
+        "-nostdinc",
+        "-fno-stack-protector",
+        "-fno-pie",
+        "-fno-pic",
+        "-fcf-protection=none",
+        "-fno-asynchronous-unwind-tables",
+        "-fno-tree-loop-distribute-patterns",
+        "-fdiagnostics-plain-output",
+        "-fno-diagnostics-show-caret",
+        "-fmax-errors=30",
+        "-Wno-implicit-int",
+        "-Wno-implicit-function-declaration",
+        "-Wno-builtin-declaration-mismatch",
+        "-Wno-error=int-conversion",
+        "-Wno-error=incompatible-pointer-types",
+    ]);
+    driver.extend_from_slice(&[SOURCE_NAME, "-o", PREPROCESSED_NAME]);
+    let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
+        .expect("this copy of the compile's gcc -E command is the compile's (CFLAGS changed?)")
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let run = |argv: &[&str], extra: &str| {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        gcc.put(SOURCE_NAME, b"").unwrap();
+        let mut argv = argv.to_vec();
+        argv.push(extra);
+        let out = jail.run(&argv, &JailLimits::default()).unwrap();
+        assert!(out.success(), "{argv:?}: {}", out.output);
+        (
+            String::from_utf8(gcc.get(PREPROCESSED_NAME).unwrap()).unwrap(),
+            out.output,
+        )
+    };
+    let (by_driver, by_cc1) = (run(&driver, "-dM").0, run(&cc1, "-dM").0);
+    assert!(by_cc1.lines().count() > 300, "{by_cc1}");
+    assert!(by_cc1.contains("#define __x86_64__ 1"), "{by_cc1}");
+    assert_eq!(by_driver, by_cc1, "the predefined macros differ");
+    // The include search: the lines between gcc's two markers.
+    let folders = |messages: &str| -> Vec<String> {
+        messages
+            .lines()
+            .skip_while(|l| !l.starts_with("#include \"...\" search starts here"))
+            .take_while(|l| !l.starts_with("End of search list"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (by_driver, by_cc1) = (run(&driver, "-v").1, run(&cc1, "-v").1);
+    assert!(!folders(&by_cc1).is_empty(), "{by_cc1}");
+    assert_eq!(
+        folders(&by_driver),
+        folders(&by_cc1),
+        "{by_driver}\n---\n{by_cc1}"
+    );
+}
+
+/// The file size limit stops the compile's `gcc -E` by its signal (red
+/// team E14): the process that writes the preprocessed text is the
+/// driver's child, which the kernel's `SIGXFSZ` ends at its first write
+/// past the limit. `cc1` started directly (`GccStart::Cc1`, the default
+/// before) is the first process of the jail's PID namespace, which the
+/// kernel gives no signal of default action: it wrote its limit's worth,
+/// went on expanding the macro bomb with every write refused and was ended
+/// by the jail's memory, 1.7 s of CPU against 0.09 s (and then run again
+/// through the driver for its words).
+#[test]
+fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
+    use knobeln::toolchain::gcc::{cc1_preprocess_argv, ToolLimit, GCC};
+    let mut driver: Vec<&str> = vec![GCC, "-E", "-x", "c"];
+    driver.extend_from_slice(&[
+        "-O2",
+        "-ffreestanding",
+        "-fno-builtin",
+        "-nostdinc",
+        "-fno-stack-protector",
+        "-fno-pie",
+        "-fno-pic",
+        "-fcf-protection=none",
+        "-fno-asynchronous-unwind-tables",
+        "-fno-tree-loop-distribute-patterns",
+        "-fdiagnostics-plain-output",
+        "-fno-diagnostics-show-caret",
+        "-fmax-errors=30",
+        "-Wno-implicit-int",
+        "-Wno-implicit-function-declaration",
+        "-Wno-builtin-declaration-mismatch",
+        "-Wno-error=int-conversion",
+        "-Wno-error=incompatible-pointer-types",
+    ]);
+    driver.extend_from_slice(&[SOURCE_NAME, "-o", PREPROCESSED_NAME]);
+    let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
+        .expect("this copy of the compile's gcc -E command is the compile's (CFLAGS changed?)")
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let bomb = b"#define A x x x x x x x x x x\n#define B A A A A A A A A A A\n\
+        #define C B B B B B B B B B B\n#define D C C C C C C C C C C\n\
+        #define E D D D D D D D D D D\n#define F E E E E E E E E E E\nF F F F F F F F F F\n";
+    let stopped_by = |argv: &[&str]| {
+        let jail = Jail::new().unwrap();
+        let limits = JailLimits {
+            file_size: 1 << 20,
+            wall: crate::common::TEST_JAIL_WALL,
+            ..JailLimits::default()
+        };
+        let gcc = Gcc::new(&jail, limits);
+        gcc.put(SOURCE_NAME, bomb).unwrap();
+        let run = gcc.run_tool("gcc", argv).unwrap();
+        (run.limit_hit.map(|l| l.limit), run.messages)
+    };
+    // The command the compile runs, without the run again for words.
+    let compiles = match GccStart::default() {
+        GccStart::Driver => &driver,
+        GccStart::Cc1 => &cc1,
+    };
+    let (limit, messages) = stopped_by(compiles);
+    assert_eq!(limit, Some(ToolLimit::OutputSize), "{messages}");
+    assert!(
+        messages.contains("File size limit exceeded signal terminated program cc1"),
+        "{messages}"
+    );
+    // cc1 as the jail's first process: no SIGXFSZ, the jail's memory.
+    let (limit, messages) = stopped_by(&cc1);
+    assert_ne!(limit, Some(ToolLimit::OutputSize), "{messages}");
+}
+
 /// Zig's LLVM (clang 22 and its wasm-ld, one static program that starts
 /// fast, `deploy/zig.sh`) is the toolchain found where it is installed;
 /// its reports must be the ones Debian's clang 14 gives: for every C

@@ -232,6 +232,68 @@ fn the_same_database_gives_the_same_site() {
     assert_eq!(again.files, summary.files);
 }
 
+/// A site write never holds the database's write lock (red team E14): its
+/// read transaction, open while the team pages are written, is deferred
+/// (every other transaction of the store takes the lock at its start), so
+/// the mail loop's, the intake's and the contest lease's writes, on
+/// connections of their own, are never kept waiting by it, however long
+/// the pages take. Another connection that waits for nothing (busy timeout
+/// 0) takes the write lock again and again while a whole site is written
+/// from the database and is never refused; with the site's transaction
+/// immediate, as every other, it was refused at once.
+#[test]
+fn a_site_write_never_holds_the_write_lock() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let f = fixture();
+    // A copy of the fixture's database: the other connection writes.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("k.db");
+    Store::open(&f.db)
+        .unwrap()
+        .conn()
+        .execute("VACUUM INTO ?1", [db.to_str().unwrap()])
+        .unwrap();
+    let store = Store::open(&db).unwrap();
+    let done = AtomicBool::new(false);
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let (taken, refused) = std::thread::scope(|s| {
+        let other = s.spawn(|| {
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.busy_timeout(std::time::Duration::ZERO).unwrap();
+            let (mut taken, mut refused) = (0u64, Vec::new());
+            ready_tx.send(()).unwrap();
+            while !done.load(Ordering::SeqCst) {
+                match c.execute_batch("BEGIN IMMEDIATE; COMMIT") {
+                    Ok(()) => taken += 1,
+                    Err(e) => {
+                        let _ = c.execute_batch("ROLLBACK");
+                        refused.push(e.to_string());
+                    }
+                }
+            }
+            (taken, refused)
+        });
+        ready.recv().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let options = SiteOptions {
+            no_game_pages: true,
+            ..SiteOptions::default()
+        };
+        let summary = generate(&store, 1, out.path(), &options).unwrap();
+        done.store(true, Ordering::SeqCst);
+        assert!(summary.files.len() > 44, "{:?}", summary.files);
+        other.join().unwrap()
+    });
+    assert!(taken > 0);
+    assert!(
+        refused.is_empty(),
+        "the other connection was refused the write lock {} times while the site was written \
+         ({taken} taken): {:?}",
+        refused.len(),
+        refused.first()
+    );
+}
+
 #[test]
 fn the_observer_writes_what_an_event_changed_and_game_pages_once() {
     let f = fixture();
