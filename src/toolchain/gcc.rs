@@ -407,7 +407,15 @@ impl<'j> Gcc<'j> {
                 "{tool} did not finish within {} s and was stopped",
                 lim.wall.as_secs()
             )),
-            JailExit::Signaled(s) if s == libc::SIGXCPU => {
+            // The first process of the jail's PID namespace (clang -c and
+            // wasm-ld start as it) gets no `SIGXCPU`: the kernel ignores a
+            // signal of default action there. Past the hard limit, one
+            // second above, its `SIGKILL` ends it; the CPU the run used is
+            // the verdict's evidence, as for every process (red team E14).
+            JailExit::Signaled(s)
+                if s == libc::SIGXCPU
+                    || (s == libc::SIGKILL && out.cpu.as_secs() >= lim.cpu_secs) =>
+            {
                 LimitHit::new(
                     ToolLimit::Cpu,
                     format!("{tool} used more than {} s of CPU time and was stopped", lim.cpu_secs),

@@ -1038,6 +1038,35 @@ fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
     assert_ne!(limit, Some(ToolLimit::OutputSize), "{messages}");
 }
 
+/// A tool the jail starts as the first process of its PID namespace
+/// (clang -c, which compiles in its own process, and wasm-ld) gets no
+/// `SIGXCPU` at its CPU limit: the kernel gives that process no signal of
+/// default action. The hard limit's `SIGKILL` ends it a second later, and
+/// the verdict is the CPU limit's, in its words, by the CPU the run used
+/// (red team E14: before, "stopped because it needed more than its
+/// limits", as for a kill of unknown cause).
+#[test]
+fn a_tool_started_as_the_jails_first_process_meets_its_cpu_limit() {
+    use knobeln::toolchain::gcc::ToolLimit;
+    let jail = Jail::new().unwrap();
+    let limits = JailLimits {
+        cpu_secs: 1,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    let gcc = Gcc::new(&jail, limits);
+    let run = gcc
+        .run_tool("clang", &["/bin/sh", "-c", "while :; do :; done"])
+        .unwrap();
+    let hit = run.limit_hit.expect("stopped by a limit");
+    assert_eq!(hit.limit, ToolLimit::Cpu, "{}", hit.sentence);
+    assert_eq!(
+        hit.sentence,
+        "clang used more than 1 s of CPU time and was stopped"
+    );
+    assert!(run.cpu.as_secs_f64() >= 1.0, "{:?}", run.cpu);
+}
+
 /// Zig's LLVM (clang 22 and its wasm-ld, one static program that starts
 /// fast, `deploy/zig.sh`) is the toolchain found where it is installed;
 /// its reports must be the ones Debian's clang 14 gives: for every C
