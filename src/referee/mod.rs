@@ -21,8 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
 use crate::seed::SeedKey;
 use crate::wasm::{
-    lead, Control, Ending, GameWatch, Loaded, OnThrow, Seat, SeatLimits, Step, Strategy,
-    WasmError,
+    lead, Control, Ending, GameWatch, Loaded, OnThrow, Seat, SeatLimits, Step, Strategy, WasmError,
 };
 
 /// The limits of one strategy in one game.

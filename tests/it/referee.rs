@@ -413,7 +413,13 @@ fn the_lead_gives_back_what_answered_its_throws() {
     let run = |source: &str| {
         let s = strategy_of(source);
         let module = s.loaded.as_ref().expect("playable");
-        lead(module, 1, limits, GameWatch::start(), Answers { seen: vec![] })
+        lead(
+            module,
+            1,
+            limits,
+            GameWatch::start(),
+            Answers { seen: vec![] },
+        )
     };
     let (ending, answers) = run("main() { int r = 5; for (;;) r = make_throw(r); }\n");
     assert_eq!(ending, Ending::Stopped);
