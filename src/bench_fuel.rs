@@ -21,7 +21,7 @@ use crate::sandbox::jail::{Jail, JailLimits};
 use crate::toolchain::compile::{runtime_wasm_object, CompileError};
 use crate::toolchain::gcc::{Gcc, Input, SOURCE_NAME};
 use crate::toolchain::wasm::{BuiltinsInput, Toolchain};
-use crate::wasm::{lead, Control, Ending, GameWatch, SeatLimits};
+use crate::wasm::{lead, Ending, GameWatch, SeatLimits, StopAtFirstThrow};
 
 /// The classes measured: (name, what it does, C source).
 const CLASSES: &[(&str, &str, &str)] = &[
@@ -162,7 +162,7 @@ fn run(strategy: &crate::wasm::Strategy, fuel: u64) -> Result<Duration, CompileE
         wall: Duration::from_secs(3600),
     };
     let started = Instant::now();
-    match lead(strategy, 1, limits, GameWatch::start(), |_| Control::Stop) {
+    match lead(strategy, 1, limits, GameWatch::start(), StopAtFirstThrow).0 {
         Ending::Trapped(wasmtime::Trap::OutOfFuel) => Ok(started.elapsed()),
         other => Err(CompileError::Runtime(format!(
             "a fuel class ended otherwise: {other:?}"

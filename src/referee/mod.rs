@@ -14,7 +14,6 @@
 //! failure with the player, the throw number and the broken rule.
 
 use std::io;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::knobeln::{check_throw, judge, Params, RuleBreak, RunRule, Throw};
 use crate::seed::SeedKey;
 use crate::wasm::{
-    lead, Control, Ending, GameWatch, Loaded, Seat, SeatLimits, Step, Strategy, WasmError,
+    lead, Control, Ending, GameWatch, Loaded, OnThrow, Seat, SeatLimits, Step, Strategy, WasmError,
 };
 
 /// The limits of one strategy in one game.
@@ -280,7 +279,7 @@ impl Referee {
             wall: cfg.wall,
         };
         let watch = GameWatch::start();
-        let duel = Arc::new(Mutex::new(Duel {
+        let duel = Duel {
             cfg,
             q: Seat::new(players[1], seeds.players[1], limits, watch.clone()),
             q_reply: 0,
@@ -294,16 +293,9 @@ impl Referee {
             n: 0,
             over: false,
             fault: None,
-        }));
-        let shared = duel.clone();
-        let ending = lead(players[0], seeds.players[0], limits, watch, move |t| {
-            shared.lock().expect("the duel").on_throw(t)
-        });
-        // The lead's store, and with it the callback's share, is gone.
-        let mut d = Arc::into_inner(duel)
-            .expect("the lead let go of the duel")
-            .into_inner()
-            .expect("the duel");
+        };
+        // The lead's store owns the duel while P plays and gives it back.
+        let (ending, mut d) = lead(players[0], seeds.players[0], limits, watch, duel);
         if ending != Ending::Stopped && !d.over {
             // P ended before its next throw: Q's throw of the same number
             // is judged too (both can fail in one throw).
@@ -396,7 +388,7 @@ struct Duel {
     fault: Option<String>,
 }
 
-impl Duel {
+impl OnThrow for Duel {
     /// P threw `t` in the next throw: Q throws too, both are judged.
     fn on_throw(&mut self, t: i32) -> Control {
         let n = self.n + 1;
@@ -408,7 +400,9 @@ impl Duel {
         let q = self.q_slot(n);
         self.settle(n, p, q)
     }
+}
 
+impl Duel {
     /// Q's throw number `n`, checked, or its failure.
     fn q_slot(&mut self, n: u32) -> Slot {
         match self.q.step(self.q_reply) {

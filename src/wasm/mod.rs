@@ -44,5 +44,6 @@ pub use modules::{
 };
 pub use seat::Strategy;
 pub use seat::{
-    lead, Control, Ending, GameWatch, Seat, SeatLimits, Step, WatchdogTripped, HOST_CALL_FUEL,
+    lead, Control, Ending, GameWatch, OnThrow, Seat, SeatLimits, Step, StopAtFirstThrow,
+    WatchdogTripped, HOST_CALL_FUEL,
 };

@@ -204,9 +204,27 @@ pub enum Control {
     Stop,
 }
 
+/// What answers the lead's throws: the referee's game in progress. The
+/// lead's store owns it for the game and [`lead`] gives it back, so the
+/// game reaches it through a plain `&mut` a throw (no lock, no shared
+/// count).
+pub trait OnThrow: std::any::Any + Send {
+    /// The lead threw `thrown`: the opponent's throw, or stop.
+    fn on_throw(&mut self, thrown: i32) -> Control;
+}
+
+/// A lead's game that ends at its first throw (the fuel benchmark's).
+pub struct StopAtFirstThrow;
+
+impl OnThrow for StopAtFirstThrow {
+    fn on_throw(&mut self, _: i32) -> Control {
+        Control::Stop
+    }
+}
+
 /// What the referee's functions see of the lead.
 pub struct LeadData {
-    on_throw: Box<dyn FnMut(i32) -> Control + Send>,
+    on_throw: Box<dyn OnThrow>,
     seed: u64,
     watch: Arc<GameWatch>,
 }
@@ -255,7 +273,7 @@ pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>>
         "knobeln",
         "make_throw",
         |mut caller: Caller<'_, LeadData>, thrown: i32| -> wasmtime::Result<i32> {
-            match (caller.data_mut().on_throw)(thrown) {
+            match caller.data_mut().on_throw.on_throw(thrown) {
                 Control::Reply(r) => Ok(r),
                 Control::Stop => Err(wasmtime::Error::new(Stopped)),
             }
@@ -266,38 +284,53 @@ pub(super) fn lead_linker(engine: &Engine) -> wasmtime::Result<Linker<LeadData>>
 
 /// Runs `strategy` as the lead of a game with its generator's `seed`:
 /// `on_throw` gets each of its throws and answers it. Returns how it
-/// ended ([`Ending::Stopped`] when `on_throw` stopped it). `watch` is the
-/// game's, shared with the [`Seat`] of the other player.
-pub fn lead(
+/// ended ([`Ending::Stopped`] when `on_throw` stopped it) and `on_throw`
+/// itself, with what it kept of the game. `watch` is the game's, shared
+/// with the [`Seat`] of the other player.
+pub fn lead<H: OnThrow>(
     strategy: &Strategy,
     seed: u64,
     limits: SeatLimits,
     watch: Arc<GameWatch>,
-    on_throw: impl FnMut(i32) -> Control + Send + 'static,
-) -> Ending {
+    on_throw: H,
+) -> (Ending, H) {
     let pre = &strategy.lead_pre;
     let data = LeadData {
         on_throw: Box::new(on_throw),
         seed,
         watch,
     };
-    let mut store = match new_store(pre.module().engine(), data, limits, Player::Lead) {
-        Ok(s) => s,
-        Err(ending) => return ending,
+    let mut store = new_store(pre.module().engine(), data, limits, Player::Lead);
+    let ending = match &mut store {
+        Ok(store) => play_lead(strategy, store),
+        Err((_, ending)) => ending.clone(),
     };
-    let instance = match pre.instantiate(&mut store) {
+    let data = match store {
+        Ok(store) => store.into_data(),
+        Err((store, _)) => store.into_data(),
+    };
+    let on_throw: Box<dyn std::any::Any> = data.on_throw;
+    match on_throw.downcast::<H>() {
+        Ok(h) => (ending, *h),
+        Err(_) => unreachable!("the lead's store holds the handler it was given"),
+    }
+}
+
+/// The lead's instance made and its `main` run to its end.
+fn play_lead(strategy: &Strategy, store: &mut Store<LeadData>) -> Ending {
+    let instance = match strategy.lead_pre.instantiate(&mut *store) {
         Ok(i) => i,
         Err(e) => return ending_of(e),
     };
-    let (start, main) = match entries(&instance, &mut store) {
+    let (start, main) = match entries(&instance, store) {
         Ok(e) => e,
         Err(ending) => return ending,
     };
-    if let Err(e) = start.call(&mut store, ()) {
+    if let Err(e) = start.call(&mut *store, ()) {
         return ending_of(e);
     }
-    let (params, mut results) = main_vals(&main, &store, strategy.main_params);
-    match main.call(&mut store, &params, &mut results) {
+    let (params, mut results) = main_vals(&main, store, strategy.main_params);
+    match main.call(&mut *store, &params, &mut results) {
         Ok(()) => returned(&results),
         Err(e) => ending_of(e),
     }
@@ -305,17 +338,18 @@ pub fn lead(
 
 /// A store for one player with its fuel and the watchdog: at every tick
 /// in which the player runs, its own running time is compared with
-/// `limits.wall`.
+/// `limits.wall`. `Err`: the store (for its data) and how the player
+/// ended without running.
 fn new_store<T: Watched + Send + 'static>(
     engine: &Engine,
     data: T,
     limits: SeatLimits,
     player: Player,
-) -> Result<Store<T>, Ending> {
+) -> Result<Store<T>, (Store<T>, Ending)> {
     let mut store = Store::new(engine, data);
-    store
-        .set_fuel(limits.fuel)
-        .map_err(|e| Ending::Fault(format!("{e:#}")))?;
+    if let Err(e) = store.set_fuel(limits.fuel) {
+        return Err((store, Ending::Fault(format!("{e:#}"))));
+    }
     let budget = deadline_ticks(limits);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(move |cx: StoreContextMut<'_, T>| {
@@ -449,7 +483,7 @@ impl Seat {
         let running: Running = Box::pin(async move {
             let mut store = match new_store(&engine, data, limits, Player::Seat) {
                 Ok(s) => s,
-                Err(ending) => return ending,
+                Err((_, ending)) => return ending,
             };
             let instance = match pre.instantiate_async(&mut store).await {
                 Ok(i) => i,
@@ -495,9 +529,15 @@ impl Seat {
         // Nothing of this step's reply outlives it (a seat that ended
         // before it took it leaves none for the next seat on this thread).
         REPLY.set(None);
-        self.watch
-            .seat_ticks
-            .fetch_add(ticks().saturating_sub(since), Ordering::Relaxed);
+        // Only this thread writes the seat's count (the watchdog's
+        // callbacks that read it run here too): a load and a store, not a
+        // locked `fetch_add` a throw.
+        let spent = ticks().saturating_sub(since);
+        let seat_ticks = &self.watch.seat_ticks;
+        seat_ticks.store(
+            seat_ticks.load(Ordering::Relaxed) + spent,
+            Ordering::Relaxed,
+        );
         self.watch.seat_since.store(IDLE, Ordering::Relaxed);
         match polled {
             Poll::Pending => match self.exchange.thrown.load(Ordering::Relaxed) {

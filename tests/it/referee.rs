@@ -384,6 +384,54 @@ fn a_game_is_the_same_whatever_its_thread_played_before() {
     );
 }
 
+/// The lead's store owns what answers its throws (the referee's game in
+/// progress, reached without a lock a throw) and gives it back with
+/// everything it kept: after the lead was stopped, after it returned
+/// before its first throw, and after it trapped.
+#[test]
+fn the_lead_gives_back_what_answered_its_throws() {
+    use knobeln::wasm::{lead, Control, Ending, GameWatch, OnThrow, SeatLimits};
+
+    /// Answers each throw with the throw plus one, stops at the fifth.
+    struct Answers {
+        seen: Vec<i32>,
+    }
+    impl OnThrow for Answers {
+        fn on_throw(&mut self, thrown: i32) -> Control {
+            self.seen.push(thrown);
+            if self.seen.len() == 5 {
+                Control::Stop
+            } else {
+                Control::Reply(thrown + 1)
+            }
+        }
+    }
+    let limits = SeatLimits {
+        fuel: 10_000_000,
+        wall: Duration::from_secs(30),
+    };
+    let run = |source: &str| {
+        let s = strategy_of(source);
+        let module = s.loaded.as_ref().expect("playable");
+        lead(
+            module,
+            1,
+            limits,
+            GameWatch::start(),
+            Answers { seen: vec![] },
+        )
+    };
+    let (ending, answers) = run("main() { int r = 5; for (;;) r = make_throw(r); }\n");
+    assert_eq!(ending, Ending::Stopped);
+    assert_eq!(answers.seen, [5, 6, 7, 8, 9]);
+    let (ending, answers) = run("main() { return 3; }\n");
+    assert_eq!(ending, Ending::Returned(3));
+    assert!(answers.seen.is_empty());
+    let (ending, answers) = run("main() { make_throw(7); make_throw(8); for (;;) ; }\n");
+    assert!(matches!(ending, Ending::Trapped(_)), "{ending:?}");
+    assert_eq!(answers.seen, [7, 8]);
+}
+
 /// The announcement's example may start a series with 0 (next_random(0,
 /// MAXNUM)), which is outside 1..12288; otherwise it keeps every rule.
 #[test]
