@@ -102,7 +102,9 @@ struct RoundState {
 /// The observers (the contest's mails, the results site) hold one each and
 /// refresh only what an event changed: a finished group is computed once,
 /// from its own games, and never again, so observing a tournament costs
-/// what its games cost, not the square of it. [`results`] is a fresh cache
+/// what its games cost, not the square of it. A group whose end the engine
+/// told with its [`GroupOutcome`] ([`ResultsCache::refresh_finished_group`])
+/// is not read from the store at all. [`results`] is a fresh cache
 /// refreshed completely, so both give the same [`Results`].
 pub struct ResultsCache {
     games: KeptGames,
