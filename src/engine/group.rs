@@ -487,7 +487,12 @@ mod tests {
             let members: Vec<TeamId> = field[..n].to_vec();
             let names: HashMap<TeamId, SharedName> = members
                 .iter()
-                .map(|&t| (t, SharedName::from(format!("team-{}", rng.below(4) * 7 + t.0 as u64))))
+                .map(|&t| {
+                    (
+                        t,
+                        SharedName::from(format!("team-{}", rng.below(4) * 7 + t.0 as u64)),
+                    )
+                })
                 .collect();
             let name = |t: TeamId| names[&t].clone();
             let mut live = GroupSchedule::new(seed, 1, 1, &members).unwrap();
@@ -515,7 +520,8 @@ mod tests {
             .unwrap();
             assert_eq!(group_outcome(&replayed, &members, &name), engine);
             disqualified += engine.disqualified.len();
-            let status = |s: GameStatus| engine.result.games.iter().filter(|g| g.status == s).count();
+            let status =
+                |s: GameStatus| engine.result.games.iter().filter(|g| g.status == s).count();
             cancelled += status(GameStatus::Cancelled);
             discarded += status(GameStatus::Discarded);
         }
