@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use crate::config::Config;
-use crate::engine::results::{GameStatus, GroupResult, KeptGames, ResultsCache};
+use crate::engine::results::{GameStatus, GroupOutcome, GroupResult, KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer};
 use crate::mail::registration::Preference;
 use crate::mail::texts::render;
@@ -403,11 +403,21 @@ impl Mailer<'_> {
         Ok(out)
     }
 
-    fn group_finished(&self, store: &Store, round: u32, group: u32) -> MailResult {
+    /// A group's mails, from its outcome as the engine computed it (from
+    /// the store if the event came without it).
+    fn group_finished(
+        &self,
+        store: &Store,
+        round: u32,
+        group: u32,
+        outcome: Option<&GroupOutcome>,
+    ) -> MailResult {
         let mut cache = self.cached(store)?;
-        cache
-            .refresh_group(store, round, group)
-            .map_err(|e| e.to_string())?;
+        match outcome {
+            Some(outcome) => cache.refresh_finished_group(store, round, group, outcome),
+            None => cache.refresh_group(store, round, group),
+        }
+        .map_err(|e| e.to_string())?;
         let cache = &*cache;
         let res = cache.results();
         let Some(rr) = res.rounds.iter().find(|r| r.number == round) else {
@@ -754,7 +764,11 @@ impl Observer for Mailer<'_> {
                     .map_err(|e| e.to_string())?;
                 self.lgp(store, *round, *group, &members)
             }
-            Event::GroupFinished { round, group } => self.group_finished(store, *round, *group),
+            Event::GroupFinished {
+                round,
+                group,
+                outcome,
+            } => self.group_finished(store, *round, *group, outcome.as_deref()),
             Event::RoundFinished { round, .. } => self.round_finished(store, *round),
             _ => Ok(()),
         }
@@ -988,7 +1002,7 @@ mod tests {
 
     impl Observer for BothWays<'_> {
         fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
-            let Event::GroupFinished { round, group } = *event else {
+            let Event::GroupFinished { round, group, .. } = *event else {
                 return Ok(());
             };
             let mut cache = self.mailer.cached(store)?;
@@ -1104,7 +1118,14 @@ mod tests {
     impl Observer for ChangedMidContest<'_> {
         fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
             self.mailer.event(store, event)?;
-            if matches!(event, Event::GroupFinished { round: 1, group: 1 }) {
+            if matches!(
+                event,
+                Event::GroupFinished {
+                    round: 1,
+                    group: 1,
+                    ..
+                }
+            ) {
                 let second = &store.groups(self.tournament, 1).unwrap()[1];
                 let (moved, dropped) = (second[0], second[1]);
                 let conn = store.conn();

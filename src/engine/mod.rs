@@ -7,6 +7,9 @@
 //!   by source hash in the store).
 //! - [`pool`]: worker threads, each pinned to one CPU, playing games.
 //! - [`run`]: the rounds, groups, rescheduling, advancement and the Evolution.
+//! - [`group`]: a group's results (games, table, disqualified teams) from
+//!   its schedule, one value the engine hands to every observer at the
+//!   group's end.
 //! - [`results`]: the contest's results as data (the `--json` output),
 //!   rebuilt from the store alone.
 //! - [`replay`]: a stored game's throws, by playing it again (the store
@@ -17,6 +20,7 @@
 //! The engine takes `now` from its caller through a [`Clock`] and never
 //! decides rules itself: those are the tournament core's.
 
+pub mod group;
 pub mod pool;
 pub mod prepare;
 pub mod replay;

@@ -3,17 +3,21 @@
 //! does). This is the `knobeln tournament --json` object.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::group::group_outcome;
+pub use super::group::{
+    placed, DisqualifiedTeam, Failures, GameFailure, GameResult, GameStatus, GroupOutcome,
+    GroupResult, Placed, SharedName,
+};
 use super::prepare::Rejected;
 use super::run::{outcome_of, TournamentConfig};
 use super::EngineError;
 use crate::store::Store;
 use crate::tournament::evolution::{evolve, payoff_matrix};
-use crate::tournament::ranking::{rank_schedule, GroupRanking};
-use crate::tournament::schedule::{AttemptStatus, GroupSchedule};
+use crate::tournament::ranking::GroupRanking;
+use crate::tournament::schedule::GroupSchedule;
 use crate::tournament::TeamId;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -32,211 +36,6 @@ pub struct RoundResult {
     pub groups: Vec<GroupResult>,
     pub advanced: Vec<String>,
     pub disqualified: Vec<DisqualifiedTeam>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GroupResult {
-    pub number: u32,
-    pub members: Vec<String>,
-    pub ranking: Vec<Placed>,
-    pub games: Vec<GameResult>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Placed {
-    pub team: String,
-    pub points: f64,
-    pub place: u32,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DisqualifiedTeam {
-    pub team: String,
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GameFailure {
-    pub player: usize,
-    pub reason: String,
-}
-
-/// One attempt of a game as the results show it.
-///
-/// The site's cache keeps one for every game of a contest (425,738 at
-/// 10,000 teams), so it is small: 64 bytes, not 144. Its JSON
-/// ([`Serialize`] below) is what it always was: `failure` (the first of
-/// `failures`) and `counted` (whether `status` is counted) are written
-/// from the fields they repeat, not kept beside them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GameResult {
-    pub slot: u32,
-    pub attempt: u32,
-    /// The players' names, shared with every other game of the team (the
-    /// site's cache keeps every game: a copy of each name per game was
-    /// about a sixth of a 10,000-team contest's memory).
-    pub players: [SharedName; 2],
-    pub points: [u64; 2],
-    pub seed: u64,
-    pub failures: Failures,
-    pub status: GameStatus,
-}
-
-impl GameResult {
-    /// The first failure of the game, if any.
-    pub fn failure(&self) -> Option<&GameFailure> {
-        self.failures.first()
-    }
-
-    /// Whether the game counts for the ranking.
-    pub fn counted(&self) -> bool {
-        self.status == GameStatus::Counted
-    }
-}
-
-impl Serialize for GameResult {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("GameResult", 9)?;
-        st.serialize_field("slot", &self.slot)?;
-        st.serialize_field("players", &self.players)?;
-        st.serialize_field("points", &self.points)?;
-        st.serialize_field("seed", &self.seed)?;
-        st.serialize_field("attempt", &self.attempt)?;
-        st.serialize_field("failure", &self.failure())?;
-        st.serialize_field("failures", &self.failures)?;
-        st.serialize_field("counted", &self.counted())?;
-        st.serialize_field("status", &self.status)?;
-        st.end()
-    }
-}
-
-/// A team's name shared by all its games: one word (an `Arc<str>` is
-/// two), the name allocated once per team. Reads and writes as the name.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SharedName(Arc<String>);
-
-impl std::ops::Deref for SharedName {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for SharedName {
-    fn from(name: String) -> Self {
-        SharedName(Arc::new(name))
-    }
-}
-
-impl From<&str> for SharedName {
-    fn from(name: &str) -> Self {
-        SharedName(Arc::new(name.to_string()))
-    }
-}
-
-/// As the name's own `Display`: width and alignment apply (the mails'
-/// tables pad names).
-impl std::fmt::Display for SharedName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(&**self, f)
-    }
-}
-
-impl std::fmt::Debug for SharedName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl Serialize for SharedName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self)
-    }
-}
-
-/// What became of a game's attempt (written as [`GameStatus::as_str`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GameStatus {
-    /// Counts for the ranking.
-    Counted,
-    /// A first failure: rescheduled.
-    Discarded,
-    /// A player was disqualified.
-    Void,
-    /// Not played: a player was already disqualified.
-    Cancelled,
-    /// Not played yet.
-    Pending,
-}
-
-impl GameStatus {
-    /// The status as the JSON and the pages write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameStatus::Counted => "counted",
-            GameStatus::Discarded => "discarded",
-            GameStatus::Void => "void",
-            GameStatus::Cancelled => "cancelled",
-            GameStatus::Pending => "pending",
-        }
-    }
-}
-
-/// Compares with the status's word (as the JSON writes it): the
-/// integration tests read statuses as words.
-impl PartialEq<&str> for GameStatus {
-    fn eq(&self, word: &&str) -> bool {
-        self.as_str() == *word
-    }
-}
-
-impl Serialize for GameStatus {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl std::fmt::Display for GameStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-/// A game's failures: one word and no allocation for the many games
-/// without any; written as a list.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[allow(
-    clippy::box_collection,
-    reason = "one word in every game (a boxed slice is two); the second allocation only in the few games with a failure"
-)]
-pub struct Failures(Option<Box<Vec<GameFailure>>>);
-
-impl From<Vec<GameFailure>> for Failures {
-    fn from(v: Vec<GameFailure>) -> Self {
-        Failures((!v.is_empty()).then(|| Box::new(v)))
-    }
-}
-
-impl std::ops::Deref for Failures {
-    type Target = [GameFailure];
-    fn deref(&self) -> &[GameFailure] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
-    }
-}
-
-impl<'a> IntoIterator for &'a Failures {
-    type Item = &'a GameFailure;
-    type IntoIter = std::slice::Iter<'a, GameFailure>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl Serialize for Failures {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
-    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -260,17 +59,6 @@ pub struct EvolutionPlaced {
     pub fraction: f64,
     pub count: u64,
     pub place: u32,
-}
-
-fn placed(r: &GroupRanking, name: &dyn Fn(TeamId) -> String) -> Vec<Placed> {
-    r.entries
-        .iter()
-        .map(|e| Placed {
-            team: name(e.team),
-            points: e.points.as_f64(),
-            place: e.place,
-        })
-        .collect()
 }
 
 /// Rebuilds the results of `tournament` from the store.
@@ -314,7 +102,9 @@ struct RoundState {
 /// The observers (the contest's mails, the results site) hold one each and
 /// refresh only what an event changed: a finished group is computed once,
 /// from its own games, and never again, so observing a tournament costs
-/// what its games cost, not the square of it. [`results`] is a fresh cache
+/// what its games cost, not the square of it. A group whose end the engine
+/// told with its [`GroupOutcome`] ([`ResultsCache::refresh_finished_group`])
+/// is not read from the store at all. [`results`] is a fresh cache
 /// refreshed completely, so both give the same [`Results`].
 pub struct ResultsCache {
     games: KeptGames,
@@ -425,7 +215,25 @@ impl ResultsCache {
     ) -> Result<&Results, EngineError> {
         self.discover_rounds(store)?;
         if let Some(r) = self.rounds.iter().position(|s| s.row.number == round) {
-            self.refresh_round_at(store, r, Some(group))?;
+            self.refresh_round_at(store, r, Some((group, None)))?;
+        }
+        Ok(&self.results)
+    }
+
+    /// Brings one finished group up to date from its outcome as the
+    /// engine computed it (not from the store: the same value
+    /// [`Self::refresh_group`] would compute from its stored games), and
+    /// its round's aggregates.
+    pub fn refresh_finished_group(
+        &mut self,
+        store: &Store,
+        round: u32,
+        group: u32,
+        outcome: &GroupOutcome,
+    ) -> Result<&Results, EngineError> {
+        self.discover_rounds(store)?;
+        if let Some(r) = self.rounds.iter().position(|s| s.row.number == round) {
+            self.refresh_round_at(store, r, Some((group, Some(outcome))))?;
         }
         Ok(&self.results)
     }
@@ -472,13 +280,19 @@ impl ResultsCache {
     }
 
     /// Recomputes the groups of round index `r` that need it (`only`: just
-    /// that one, plus groups never computed), then the round's aggregates.
+    /// that one, plus groups never computed; with its outcome if the
+    /// engine gave it, then that finished group is not read from the
+    /// store), then the round's aggregates.
     fn refresh_round_at(
         &mut self,
         store: &Store,
         r: usize,
-        only: Option<u32>,
+        only: Option<(u32, Option<&GroupOutcome>)>,
     ) -> Result<(), EngineError> {
+        let (only, given) = match only {
+            Some((group, given)) => (Some(group), given),
+            None => (None, None),
+        };
         if self.rounds[r].settled {
             return Ok(());
         }
@@ -500,14 +314,27 @@ impl ResultsCache {
             if !wanted && !need_schedule {
                 continue;
             }
-            let members = self.rounds[r].members[g].clone();
-            let (result, ranking, disqualified, sched) =
-                self.compute_group(store, round, group, &members)?;
-            let settled =
-                sched.is_finished() && store.group_finished(self.tournament, round, group)?;
-            if need_schedule && g == 0 {
-                final_schedule = Some((ranking.clone(), sched));
-            }
+            let given = given.filter(|_| only == Some(group) && !need_schedule);
+            let (outcome, settled) = match given {
+                // Finished in its schedule and in the store: the engine
+                // tells a group's end after storing it.
+                Some(outcome) => (outcome.clone(), true),
+                None => {
+                    let members = self.rounds[r].members[g].clone();
+                    let (outcome, sched) = self.compute_group(store, round, group, &members)?;
+                    let settled = sched.is_finished()
+                        && store.group_finished(self.tournament, round, group)?;
+                    if need_schedule && g == 0 {
+                        final_schedule = Some((outcome.ranking.clone(), sched));
+                    }
+                    (outcome, settled)
+                }
+            };
+            let GroupOutcome {
+                result,
+                ranking,
+                disqualified,
+            } = outcome;
             // Disqualifications of this group replace its earlier ones, in
             // the order of their groups (as a full rebuild lists them),
             // whatever order the groups' events came in.
@@ -574,22 +401,16 @@ impl ResultsCache {
         Ok(())
     }
 
+    /// A group's outcome from its stored games (read and replayed here:
+    /// after a restart, or for a group whose end this cache did not hear
+    /// with its outcome), and the schedule they replay to.
     fn compute_group(
         &self,
         store: &Store,
         round: u32,
         group: u32,
         members: &[TeamId],
-    ) -> Result<
-        (
-            GroupResult,
-            GroupRanking,
-            Vec<DisqualifiedTeam>,
-            GroupSchedule,
-        ),
-        EngineError,
-    > {
-        let name = |t: TeamId| self.name(t);
+    ) -> Result<(GroupOutcome, GroupSchedule), EngineError> {
         let stored = store.game_outcomes(self.tournament, round, group)?;
         let sched = GroupSchedule::replay(
             self.results.seed,
@@ -598,92 +419,10 @@ impl ResultsCache {
             members,
             stored.iter().map(|s| (s.key, outcome_of(&s.record))),
         )?;
-        // Each slot's stored game, by the slot (a slot is its attempt's
-        // place in the schedule; a slot stored twice: the last, as a map
-        // collected from the rows would keep).
-        let mut by_slot: Vec<Option<&crate::store::StoredGame>> =
-            vec![None; sched.attempts().len()];
-        for s in &stored {
-            if let Some(at) = by_slot.get_mut(s.key.slot as usize) {
-                *at = Some(s);
-            }
-        }
-        // The players' names by their place among the schedule's members
-        // (sorted), as each attempt names them: one look-up a member, not
-        // two a game.
-        let member_names: Vec<SharedName> = sched
-            .members()
-            .iter()
-            .map(|&t| self.shared_name(t))
-            .collect();
-        // Made at its final size (collected through the filter, the vector
-        // grew by doubling, leaving up to half its room unused and the
-        // smaller vectors it outgrew as holes in the heap).
-        let played = |a: &&crate::tournament::schedule::Attempt| a.status != AttemptStatus::Pending;
-        let mut games: Vec<GameResult> =
-            Vec::with_capacity(sched.attempts().iter().filter(played).count());
-        games.extend(sched.attempts().iter().filter(played).map(|a| {
-            // A cancelled game counts as not played, even if a
-            // parallel run happened to play it before its turn.
-            let rec = if a.status == AttemptStatus::Cancelled {
-                None
-            } else {
-                by_slot
-                    .get(a.game.key.slot as usize)
-                    .copied()
-                    .flatten()
-                    .map(|s| &s.record)
-            };
-            let failures: Vec<GameFailure> = rec
-                .map(|r| {
-                    r.failures
-                        .iter()
-                        .map(|f| GameFailure {
-                            player: f.player,
-                            reason: f.reason.clone(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            GameResult {
-                slot: a.game.key.slot,
-                attempt: a.game.attempt,
-                players: a.game.members.map(|m| member_names[m as usize].clone()),
-                points: rec.map(|r| r.points).unwrap_or([0, 0]),
-                seed: a.game.seed,
-                failures: failures.into(),
-                status: match a.status {
-                    AttemptStatus::Counted => GameStatus::Counted,
-                    AttemptStatus::Discarded { .. } => GameStatus::Discarded,
-                    AttemptStatus::Void => GameStatus::Void,
-                    AttemptStatus::Cancelled => GameStatus::Cancelled,
-                    AttemptStatus::Pending => GameStatus::Pending,
-                },
-            }
-        }));
-        let ranking = if sched.is_finished() {
-            rank_schedule(&sched, &name)?
-        } else {
-            GroupRanking {
-                entries: Vec::new(),
-                disqualified: Vec::new(),
-            }
-        };
-        let disqualified = sched
-            .disqualified()
-            .iter()
-            .map(|d| DisqualifiedTeam {
-                team: name(d.team),
-                reason: d.reason.clone(),
-            })
-            .collect();
-        let result = GroupResult {
-            number: group,
-            members: members.iter().map(|&t| name(t)).collect(),
-            ranking: placed(&ranking, &name),
-            games,
-        };
-        Ok((result, ranking, disqualified, sched))
+        Ok((
+            group_outcome(&sched, members, &|t| self.shared_name(t)),
+            sched,
+        ))
     }
 
     fn evolution(
@@ -824,10 +563,20 @@ mod tests {
             let cache = self.cache.as_mut().expect("filled");
             let lean = self.lean.as_mut().expect("filled");
             match event {
-                Event::GroupFinished { round, group } => {
+                Event::GroupFinished {
+                    round,
+                    group,
+                    outcome,
+                } => {
                     let full = results(store, self.tournament, vec![]).map_err(err)?;
                     let (r, g) = (*round as usize - 1, *group as usize - 1);
-                    let kept = lean.refresh_group(store, *round, *group).map_err(err)?;
+                    // The engine's outcome is what the store rebuilds: the
+                    // lean cache takes it, the other reads the store.
+                    let outcome = outcome.as_deref().expect("the engine computes it");
+                    assert_eq!(outcome.result, full.rounds[r].groups[g]);
+                    let kept = lean
+                        .refresh_finished_group(store, *round, *group, outcome)
+                        .map_err(err)?;
                     assert_eq!(kept.rounds[r].groups[g], full.rounds[r].groups[g]);
                     let part = cache.refresh_group(store, *round, *group).map_err(err)?;
                     assert_eq!(part.rounds[r].groups[g], full.rounds[r].groups[g]);
@@ -1070,7 +819,7 @@ mod tests {
 
     impl Observer for Arrivals {
         fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
-            if let Event::GroupFinished { round, group } = event {
+            if let Event::GroupFinished { round, group, .. } = event {
                 self.finished.push((*round, *group));
             }
             self.compare.event(store, event)

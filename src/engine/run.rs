@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::group::{group_outcome, GroupOutcome, SharedName};
 use super::pool::{Done, Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
@@ -22,7 +23,7 @@ use crate::seed::SeedKey;
 use crate::store::{Entry, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
 use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
-use crate::tournament::ranking::{advancing, rank_schedule, GroupRanking};
+use crate::tournament::ranking::{advancing, GroupRanking};
 use crate::tournament::schedule::GroupSchedule;
 use crate::tournament::{GameOutcome, TeamId};
 
@@ -56,9 +57,16 @@ pub enum Event {
         done: usize,
         total: usize,
     },
+    /// A group's games are over and its end is stored.
     GroupFinished {
         round: u32,
         group: u32,
+        /// The group's outcome, computed once by the engine from the
+        /// schedule it played (or, resumed, replayed from the store) the
+        /// group with: what the observers show of the group. `None` where
+        /// whoever tells of the end did not compute it (a tool, a test):
+        /// an observer computes it from the store then, to the same value.
+        outcome: Option<Arc<GroupOutcome>>,
     },
     RoundFinished {
         round: u32,
@@ -113,7 +121,7 @@ impl Observer for Logged {
                 members.len()
             ),
             Event::GameFinished { .. } => {}
-            Event::GroupFinished { round, group } => {
+            Event::GroupFinished { round, group, .. } => {
                 tracing::info!("round {round}, group {group} finished")
             }
             Event::RoundFinished {
@@ -210,7 +218,19 @@ fn play_tournament(
     // modules from now on.
     super::upgrade::rebuild_native_programs(store, config.referee.limits.memory_bytes)?;
     let entries = store.entries(tournament)?;
-    let names: HashMap<TeamId, String> = entries.iter().map(|e| (e.team, e.name.clone())).collect();
+    // Each team's name, shared by every group outcome that names it (as a
+    // results cache names a team it has no entry of: never, for a
+    // member).
+    let names: HashMap<TeamId, SharedName> = entries
+        .iter()
+        .map(|e| (e.team, SharedName::from(e.name.as_str())))
+        .collect();
+    let name_of = |t: TeamId| {
+        names
+            .get(&t)
+            .cloned()
+            .unwrap_or_else(|| SharedName::from(format!("team {t}")))
+    };
     let players = Players {
         entries: entries.iter().map(|e| (e.team, e.clone())).collect(),
         key: row.key,
@@ -239,7 +259,7 @@ fn play_tournament(
                 (groups, fin)
             }
         };
-        let schedules = play_round(
+        let (schedules, rankings) = play_round(
             store,
             tournament,
             row.seed,
@@ -249,13 +269,9 @@ fn play_tournament(
             &players,
             pool.as_ref(),
             clock,
+            &name_of,
             observer,
         )?;
-        let name_of = |t: TeamId| names.get(&t).cloned().unwrap_or_default();
-        let rankings: Vec<GroupRanking> = schedules
-            .iter()
-            .map(|s| rank_schedule(s, &name_of))
-            .collect::<Result<_, _>>()?;
         let mut dq = Vec::new();
         for s in &schedules {
             for d in s.disqualified() {
@@ -362,8 +378,9 @@ fn play_round(
     players: &Players,
     pool: &dyn Runner,
     clock: &dyn Clock,
+    name: &dyn Fn(TeamId) -> SharedName,
     observer: &mut dyn Observer,
-) -> Result<Vec<GroupSchedule>, EngineError> {
+) -> Result<(Vec<GroupSchedule>, Vec<GroupRanking>), EngineError> {
     let mut schedules = Vec::with_capacity(groups.len());
     for (g, members) in groups.iter().enumerate() {
         let group = g as u32 + 1;
@@ -400,7 +417,9 @@ fn play_round(
     // The sealed programs of the groups being played (loaded when a group
     // starts, let go when it is finished: a few groups at a time).
     let mut loaded: Vec<HashMap<TeamId, Arc<Program>>> = vec![HashMap::new(); groups.len()];
-    let mut announced_done = vec![false; groups.len()];
+    // Each finished group's table, from the outcome its end was told with
+    // (every group's end is told, again after a resume).
+    let mut rankings: Vec<Option<GroupRanking>> = vec![None; groups.len()];
     let mut infra_tries: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let mut in_flight = 0usize;
     // The finished games applied to their schedules, not yet stored (one
@@ -454,17 +473,27 @@ fn play_round(
             }
         }
         for (g, sched) in schedules.iter().enumerate() {
-            if sched.is_finished() && !announced_done[g] {
+            if sched.is_finished() && rankings[g].is_none() {
                 // The group's games are committed before its end is.
                 unstored.store(store, tournament, round, observer)?;
-                announced_done[g] = true;
                 loaded[g] = HashMap::new();
                 let group = g as u32 + 1;
                 if !store.group_finished(tournament, round, group)? {
                     store.finish_group(tournament, round, group, clock.now())?;
                 }
+                // Computed once, for the round's advancement and for
+                // every observer.
+                let outcome = Arc::new(group_outcome(sched, &groups[g], name));
+                rankings[g] = Some(outcome.ranking.clone());
                 observer
-                    .event(store, &Event::GroupFinished { round, group })
+                    .event(
+                        store,
+                        &Event::GroupFinished {
+                            round,
+                            group,
+                            outcome: Some(outcome),
+                        },
+                    )
                     .map_err(EngineError::Observer)?;
             }
         }
@@ -523,7 +552,13 @@ fn play_round(
         }
     }
     unstored.store(store, tournament, round, observer)?;
-    Ok(schedules)
+    let rankings = rankings
+        .into_iter()
+        .collect::<Option<Vec<GroupRanking>>>()
+        .ok_or_else(|| {
+            EngineError::Invalid(format!("round {round}: a group's end was not told"))
+        })?;
+    Ok((schedules, rankings))
 }
 
 /// The most finished games stored in one transaction.
@@ -737,7 +772,11 @@ mod tests {
                     done: 1,
                     total: 6,
                 },
-                Event::GroupFinished { round: 1, group: 2 },
+                Event::GroupFinished {
+                    round: 1,
+                    group: 2,
+                    outcome: None,
+                },
             ] {
                 log.event(&store, &event).unwrap();
             }

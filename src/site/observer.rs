@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::engine::results::ResultsCache;
+use crate::engine::results::{GroupOutcome, ResultsCache};
 use crate::engine::run::{Event, Observer};
 use crate::store::Store;
 
@@ -94,6 +94,17 @@ impl SiteObserver {
 
     /// Writes the pages of `scope`, from the results refreshed for it.
     pub fn write(&mut self, store: &Store, scope: Scope) -> Result<SiteSummary, SiteError> {
+        self.write_given(store, scope, None)
+    }
+
+    /// Writes the pages of `scope`; a group's from its outcome as the
+    /// engine computed it, if given (its games not read again).
+    fn write_given(
+        &mut self,
+        store: &Store,
+        scope: Scope,
+        outcome: Option<&GroupOutcome>,
+    ) -> Result<SiteSummary, SiteError> {
         if self.cache.is_none() {
             self.cache = Some(ResultsCache::new(store, self.tournament)?);
         }
@@ -102,7 +113,10 @@ impl SiteObserver {
         let res = match scope {
             // Settled groups are not computed again: cheap once all are.
             Scope::All | Scope::Index => cache.refresh_all(store)?,
-            Scope::Group { round, group, .. } => cache.refresh_group(store, round, group)?,
+            Scope::Group { round, group, .. } => match outcome {
+                Some(outcome) => cache.refresh_finished_group(store, round, group, outcome)?,
+                None => cache.refresh_group(store, round, group)?,
+            },
             Scope::Round(round) | Scope::RoundOverview(round) => {
                 cache.refresh_round(store, round)?
             }
@@ -185,10 +199,14 @@ fn round_page_due(finished: usize, at_last_write: usize, n_groups: usize) -> boo
 impl Observer for SiteObserver {
     fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
         let written = match event {
-            Event::GroupFinished { round, group } => {
+            Event::GroupFinished {
+                round,
+                group,
+                outcome,
+            } => {
                 let written = self
                     .group_scope(store, *round, *group)
-                    .and_then(|scope| self.write(store, scope));
+                    .and_then(|scope| self.write_given(store, scope, outcome.as_deref()));
                 if written.is_ok() {
                     self.written.insert((*round, *group));
                 }

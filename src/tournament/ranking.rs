@@ -118,22 +118,23 @@ pub fn rank_group(
         }
     }
 
-    // Head-to-head within each set of teams with equal points.
-    let mut by_points: BTreeMap<u64, BTreeSet<TeamId>> = BTreeMap::new();
-    for (&t, &p) in &points {
-        by_points.entry(p).or_default().insert(t);
+    // Head-to-head within each set of teams with equal points, in one
+    // pass over the games for every set: a game between two teams counts
+    // for their head-to-head when their points are equal (then both are
+    // in the same set, and only then).
+    let mut by_points: BTreeMap<u64, usize> = BTreeMap::new();
+    for &p in points.values() {
+        *by_points.entry(p).or_default() += 1;
     }
-    let mut h2h: BTreeMap<TeamId, Option<u64>> = ranked.iter().map(|&t| (t, None)).collect();
-    for tied in by_points.values().filter(|s| s.len() >= 2) {
-        for &t in tied {
-            h2h.insert(t, Some(0));
-        }
-        for g in &games {
-            if !g.is_self_game() && tied.contains(&g.players[0]) && tied.contains(&g.players[1]) {
-                for side in 0..2 {
-                    let e = h2h.get_mut(&g.players[side]).expect("ranked");
-                    *e = Some(e.unwrap_or(0) + 2 * g.points[side]);
-                }
+    let mut h2h: BTreeMap<TeamId, Option<u64>> = points
+        .iter()
+        .map(|(&t, p)| (t, (by_points[p] >= 2).then_some(0)))
+        .collect();
+    for g in &games {
+        if !g.is_self_game() && points[&g.players[0]] == points[&g.players[1]] {
+            for side in 0..2 {
+                let e = h2h.get_mut(&g.players[side]).expect("ranked");
+                *e = Some(e.unwrap_or(0) + 2 * g.points[side]);
             }
         }
     }
@@ -367,6 +368,68 @@ mod tests {
         );
         // 4 ranked teams (3, 2, 1, 0 points) → ceil(4/2) = 2 advance.
         assert_eq!(advancing(&r.entries), vec![TeamId(1), TeamId(3)]);
+    }
+
+    /// Head-to-head as it was computed before: one pass over the games
+    /// for each set of tied teams.
+    fn head_to_head_per_tied_set(
+        members: &[TeamId],
+        games: &[CountedGame],
+    ) -> BTreeMap<TeamId, Option<u64>> {
+        let mut points: BTreeMap<TeamId, u64> = members.iter().map(|&t| (t, 0)).collect();
+        for g in games {
+            for (team, halves) in g.players.iter().zip(game_halves(g)) {
+                *points.get_mut(team).unwrap() += halves;
+            }
+        }
+        let mut by_points: BTreeMap<u64, BTreeSet<TeamId>> = BTreeMap::new();
+        for (&t, &p) in &points {
+            by_points.entry(p).or_default().insert(t);
+        }
+        let mut h2h: BTreeMap<TeamId, Option<u64>> = members.iter().map(|&t| (t, None)).collect();
+        for tied in by_points.values().filter(|s| s.len() >= 2) {
+            for &t in tied {
+                h2h.insert(t, Some(0));
+            }
+            for g in games {
+                if !g.is_self_game() && tied.contains(&g.players[0]) && tied.contains(&g.players[1])
+                {
+                    for side in 0..2 {
+                        let e = h2h.get_mut(&g.players[side]).unwrap();
+                        *e = Some(e.unwrap_or(0) + 2 * g.points[side]);
+                    }
+                }
+            }
+        }
+        h2h
+    }
+
+    /// Random groups with many ties (points from a few values, self-games
+    /// of equal sides): the one pass over the games gives every team the
+    /// head-to-head points one pass per tied set gave.
+    #[test]
+    fn head_to_head_in_one_pass_equals_a_pass_per_tied_set() {
+        let mut rng = crate::seed::SplitMix64::new(38);
+        let mut tied_teams = 0;
+        for _ in 0..400 {
+            let n = 1 + rng.below(12) as u32;
+            let members: Vec<TeamId> = (1..=n).map(TeamId).collect();
+            let spread = 1 + rng.below(4);
+            let mut games = Vec::new();
+            for p in 1..=n {
+                for q in p..=n {
+                    let pts = [rng.below(spread), rng.below(spread)];
+                    games.push(game(p, q, if p == q { [pts[0]; 2] } else { pts }));
+                }
+            }
+            let r = rank_group(&members, &[], &games, &name);
+            let want = head_to_head_per_tied_set(&members, &games);
+            for e in &r.entries {
+                assert_eq!(e.head_to_head.map(Points::halves), want[&e.team]);
+                tied_teams += usize::from(e.head_to_head.is_some());
+            }
+        }
+        assert!(tied_teams > 1000, "ties were tried: {tied_teams}");
     }
 
     #[test]

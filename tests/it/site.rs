@@ -301,8 +301,15 @@ fn the_observer_writes_what_an_event_changed_and_game_pages_once() {
     let res = results(&store, 1, vec![]).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let mut obs = SiteObserver::new(tmp.path(), 1);
-    obs.event(&store, &Event::GroupFinished { round: 1, group: 1 })
-        .unwrap();
+    obs.event(
+        &store,
+        &Event::GroupFinished {
+            round: 1,
+            group: 1,
+            outcome: None,
+        },
+    )
+    .unwrap();
     assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
     // The group's own pages, its members' pages and the index ...
     assert!(tmp.path().join("index.html").is_file());
@@ -565,6 +572,7 @@ fn a_small_site_budget_gives_the_same_pages_whatever_the_threads_and_says_why() 
             let event = Event::GroupFinished {
                 round: r.number,
                 group: g.number,
+                outcome: None,
             };
             obs.event(&store, &event).unwrap();
             assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
@@ -804,8 +812,15 @@ fn a_game_page_cut_short_is_written_again_whole() {
     // pages among them, compared with what is there.
     let whole = cut(&game_page(1, 1, 1), 100);
     let mut obs = SiteObserver::new(tmp.path(), 1);
-    obs.event(&store, &Event::GroupFinished { round: 1, group: 1 })
-        .unwrap();
+    obs.event(
+        &store,
+        &Event::GroupFinished {
+            round: 1,
+            group: 1,
+            outcome: None,
+        },
+    )
+    .unwrap();
     assert!(obs.last_error.is_none(), "{:?}", obs.last_error);
     assert_eq!(
         std::fs::read(tmp.path().join(game_page(1, 1, 1))).unwrap(),
