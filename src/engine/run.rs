@@ -474,13 +474,12 @@ fn play_round(
         }
         for (g, sched) in schedules.iter().enumerate() {
             if sched.is_finished() && rankings[g].is_none() {
-                // The group's games are committed before its end is.
-                unstored.store(store, tournament, round, observer)?;
-                loaded[g] = HashMap::new();
+                // The group's end is committed with its last games (in
+                // the same transaction: one commit, not two), never
+                // before them.
                 let group = g as u32 + 1;
-                if !store.group_finished(tournament, round, group)? {
-                    store.finish_group(tournament, round, group, clock.now())?;
-                }
+                unstored.store_ending(store, tournament, round, Some((group, clock)), observer)?;
+                loaded[g] = HashMap::new();
                 // Computed once, for the round's advancement and for
                 // every observer.
                 let outcome = Arc::new(group_outcome(sched, &groups[g], name));
@@ -561,14 +560,16 @@ fn play_round(
     Ok((schedules, rankings))
 }
 
-/// The most finished games stored in one transaction.
-const DONE_BATCH: usize = 64;
+/// The most finished games stored in one transaction (a commit's cost is
+/// mostly the pages it writes: the tables' and indexes' last pages,
+/// written again by every commit, are shared by more games).
+const DONE_BATCH: usize = 256;
 
 /// How long a finished game may wait to be stored with the games that
 /// finish after it. A `kill -9` loses at most these games (and at most
 /// [`DONE_BATCH`]): they are played again when the run resumes, to the
 /// same outcome (a game depends on its seed and programs only).
-const UNSTORED_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+const UNSTORED_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The round's finished games applied to their schedules but not yet
 /// stored, with the progress each brought (told to the observer once they
@@ -597,8 +598,29 @@ impl Unstored {
         round: u32,
         observer: &mut dyn Observer,
     ) -> Result<(), EngineError> {
+        self.store_ending(store, tournament, round, None, observer)
+    }
+
+    /// [`Self::store`], and with `ending` a group (its number, and the
+    /// clock of its end) marked finished in the same transaction: a
+    /// `kill -9` leaves its last games and its end committed together or
+    /// neither.
+    fn store_ending(
+        &mut self,
+        store: &Store,
+        tournament: i64,
+        round: u32,
+        ending: Option<(u32, &dyn Clock)>,
+        observer: &mut dyn Observer,
+    ) -> Result<(), EngineError> {
         self.since = None;
-        if self.games.is_empty() {
+        let ending = match ending {
+            Some((group, clock)) if !store.group_finished(tournament, round, group)? => {
+                Some((group, clock))
+            }
+            _ => None,
+        };
+        if self.games.is_empty() && ending.is_none() {
             return Ok(());
         }
         let tx = store
@@ -611,6 +633,9 @@ impl Unstored {
             if let Some((game, record, encoded)) = d.for_store() {
                 store.insert_game_at(tournament, game, record, encoded, *finished_at)?;
             }
+        }
+        if let Some((group, clock)) = ending {
+            store.finish_group(tournament, round, group, clock.now())?;
         }
         tx.commit().map_err(crate::store::StoreError::from)?;
         for (_, _, (done, total)) in self.games.drain(..) {
@@ -901,7 +926,7 @@ mod tests {
             .conn()
             .query_row("SELECT COUNT(*) FROM groups", [], |r| r.get(0))
             .unwrap();
-        assert!(games > 4 * DONE_BATCH, "{games} games");
+        assert!(games > 3 * DONE_BATCH, "{games} games");
         for (k, &n) in seen.at_games.iter().enumerate() {
             assert!(
                 n as usize > k,

@@ -288,6 +288,195 @@ fn an_interrupted_contest_resumes_without_repeating_a_game_or_a_mail() {
     assert_eq!(tournaments, 1);
 }
 
+/// The latest tournament's results with the games that count (a game the
+/// pool played ahead of a disqualification is stored or not, as the timing
+/// was, and is cancelled either way).
+fn counted_results(db: &Path) -> Vec<knobeln::engine::results::RoundResult> {
+    let store = knobeln::store::Store::open(db).unwrap();
+    let tid: i64 = store
+        .conn()
+        .query_row("SELECT MAX(id) FROM tournaments", [], |r| r.get(0))
+        .unwrap();
+    let mut res = knobeln::engine::results::results(&store, tid, vec![]).unwrap();
+    for g in res.rounds.iter_mut().flat_map(|r| &mut r.groups) {
+        g.games.retain(|g| g.status != "cancelled");
+    }
+    res.rounds
+}
+
+/// Each group's games that count, as (slot, attempt), by round and group.
+fn counted_games(db: &Path) -> BTreeMap<(i64, i64), Vec<(i64, i64)>> {
+    let mut out = BTreeMap::new();
+    for r in counted_results(db) {
+        for g in &r.groups {
+            let games = g.games.iter();
+            out.insert(
+                (r.number as i64, g.number as i64),
+                games.map(|g| (g.slot as i64, g.attempt as i64)).collect(),
+            );
+        }
+    }
+    out
+}
+
+/// The groups that break the engine's commit boundary at a kill, against
+/// the games that count in the contest played to its end (`all`): one
+/// marked finished without all of them stored, or one with all of them
+/// stored and not marked finished (a group's last games and its end are
+/// one commit, `engine::run::Unstored::store_ending`).
+fn groups_torn_apart(db: &Path, all: &BTreeMap<(i64, i64), Vec<(i64, i64)>>) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let groups: Vec<(i64, i64, bool)> = conn
+        .prepare("SELECT round, number, finished_at IS NOT NULL FROM groups")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut torn = Vec::new();
+    for (round, group, finished) in groups {
+        let stored: std::collections::HashSet<(i64, i64)> = conn
+            .prepare("SELECT slot, attempt FROM games WHERE round = ?1 AND grp = ?2")
+            .unwrap()
+            .query_map([round, group], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let counted = &all[&(round, group)];
+        let have = counted.iter().filter(|k| stored.contains(k)).count();
+        if finished != (have == counted.len()) {
+            torn.push(format!(
+                "round {round} group {group}: finished {finished}, {have} of its {} games stored",
+                counted.len()
+            ));
+        }
+    }
+    torn
+}
+
+/// Copies the database's files and the spool's folders of the contest in
+/// `from` into `to` (each configuration names its own folders).
+fn copy_into(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let name = e.file_name();
+        let (src, dst) = (e.path(), to.join(&name));
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_into(&src, &dst);
+        } else if name != "knobeln.toml" {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// `kill -9` at the engine's commit boundaries: a contest killed as soon
+/// as a batch of its games is committed (up to 256 games, or 100 ms of
+/// them, a group's end in its last batch), again after each resume, ends
+/// as the same contest never killed does (copied before it started: the
+/// same secret key, so the same games): the same results, every game
+/// stored once, no group's end apart from its games at any kill, every
+/// mail once and the same mails.
+#[test]
+fn a_contest_killed_at_its_commits_again_and_again_ends_as_one_never_killed() {
+    const RULES: &str = "[rules]\nthrows = 400\njobs = 1\n";
+    let c = Contest::new(RULES);
+    field(&c);
+    // The same contest started, with its secret key, and killed before
+    // its first game: copied to both, one played to its end, the other
+    // killed again and again.
+    let reference = Contest::new(RULES);
+    let count = |c: &Contest, table: &str| -> i64 {
+        rusqlite::Connection::open(c.dir.path().join("k.db"))
+            .and_then(|c| c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    loop {
+        for f in ["k.db-wal", "k.db-shm"] {
+            let _ = std::fs::remove_file(reference.dir.path().join(f));
+        }
+        copy_into(c.dir.path(), reference.dir.path());
+        let mut child = start_in_background(&reference);
+        let t = Instant::now();
+        while count(&reference, "tournaments") == 0 {
+            assert!(t.elapsed() < HANG_GUARD, "no tournament");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        if count(&reference, "games") == 0 {
+            break;
+        }
+    }
+    copy_into(reference.dir.path(), c.dir.path());
+    let out = start(&reference);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = counted_games(&reference.dir.path().join("k.db"));
+
+    let db = c.dir.path().join("k.db");
+    let games = || -> usize {
+        rusqlite::Connection::open(&db)
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    let mut kills = Vec::new();
+    'runs: while kills.len() < 4 {
+        let mut child = start_in_background(&c);
+        let before = games();
+        let t = Instant::now();
+        // Killed as soon as a commit of games is seen.
+        while games() == before {
+            assert!(t.elapsed() < HANG_GUARD, "no progress");
+            if child.try_wait().unwrap().is_some() {
+                break 'runs;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills.push(games());
+        assert_eq!(
+            groups_torn_apart(&db, &all),
+            Vec::<String>::new(),
+            "killed at {kills:?} games"
+        );
+    }
+    assert!(!kills.is_empty(), "finished before the first kill");
+    let out = start(&c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    assert_eq!(
+        counted_results(&db),
+        counted_results(&reference.dir.path().join("k.db")),
+        "killed at {kills:?} games"
+    );
+    let dup_games: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM games GROUP BY tournament_id, round, grp, slot, attempt HAVING COUNT(*) > 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dup_games, 0);
+    let key = |m: &Reply| (m.subject.clone(), m.to.clone(), m.body.clone());
+    let mut mails: Vec<_> = contest_mails(&c).iter().map(key).collect();
+    let n = mails.len();
+    mails.sort();
+    mails.dedup_by(|a, b| (&a.0, &a.1) == (&b.0, &b.1));
+    assert_eq!(mails.len(), n, "a mail sent twice");
+    let mut want: Vec<_> = contest_mails(&reference).iter().map(key).collect();
+    want.sort();
+    assert_eq!(mails, want, "killed at {kills:?} games");
+}
+
 #[test]
 fn serve_starts_the_contest_at_its_time_and_status_tells_the_phase() {
     let c = Contest::new(RULES);
