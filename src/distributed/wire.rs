@@ -540,6 +540,10 @@ pub fn check_record(
     {
         return Err("more than one failure of a player".into());
     }
+    // A game of all its throws is over: the referee judges no more.
+    if record.throws.len() == l {
+        return Err(format!("a failure after the game's last throw ({l})"));
+    }
     // P's before Q's, as the referee lists them: the stored record is the
     // one a local referee would have made, whatever order a worker sent.
     record.failures.sort_by_key(|f| f.player);

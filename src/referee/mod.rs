@@ -379,9 +379,7 @@ fn failure_kind(cfg: &RefereeConfig, ending: Ending) -> Result<FailureKind, Stri
 /// processes (output, a forbidden call, not reading) are no longer made.
 pub fn referee_makes(cfg: &RefereeConfig, kind: &FailureKind) -> bool {
     match kind {
-        FailureKind::Rule(_)
-        | FailureKind::Exited { .. }
-        | FailureKind::Unstartable { .. } => true,
+        FailureKind::Rule(_) | FailureKind::Exited { .. } | FailureKind::Unstartable { .. } => true,
         FailureKind::CpuTime { limit_secs, fuel } => *limit_secs == 0 && *fuel == Some(cfg.fuel),
         FailureKind::Memory {
             limit_kb,

@@ -1003,13 +1003,35 @@ fn a_workers_failures_are_stored_in_the_referees_order() {
     let failure = |player: usize| Failure {
         player,
         throw: 5,
-        kind: FailureKind::Exited { status: player as i32 },
+        kind: FailureKind::Exited {
+            status: player as i32,
+        },
         reason: String::new(),
     };
     r.failures = vec![failure(1), failure(0)];
     let checked = check_record(&cfg(10), 7, r).unwrap();
     assert_eq!(
-        checked.failures.iter().map(|f| f.player).collect::<Vec<_>>(),
+        checked
+            .failures
+            .iter()
+            .map(|f| f.player)
+            .collect::<Vec<_>>(),
         vec![0, 1]
     );
+}
+
+/// Red team G14: a game of all its throws is over and no referee judges a
+/// throw after it; a worker naming a failure there (a participant blamed,
+/// its game rescheduled or its team disqualified, after a game it played
+/// to the end by the rules) is refused. Before, the failure was taken.
+#[test]
+fn a_worker_cannot_fail_a_player_after_the_games_last_throw() {
+    let mut r = played(10, 7);
+    r.failures = vec![Failure {
+        player: 0,
+        throw: 11,
+        kind: FailureKind::Exited { status: 0 },
+        reason: String::new(),
+    }];
+    assert!(check_record(&cfg(10), 7, r).is_err());
 }
