@@ -540,6 +540,13 @@ pub fn check_record(
     {
         return Err("more than one failure of a player".into());
     }
+    // A game of all its throws is over: the referee judges no more.
+    if record.throws.len() == l {
+        return Err(format!("a failure after the game's last throw ({l})"));
+    }
+    // P's before Q's, as the referee lists them: the stored record is the
+    // one a local referee would have made, whatever order a worker sent.
+    record.failures.sort_by_key(|f| f.player);
     let at = record.throws.len() as u32 + 1;
     for f in record.failures.iter_mut() {
         if f.player > 1 {
@@ -562,6 +569,13 @@ pub fn check_record(
             if t.len() > MAX_FAILURE_TEXT || t.chars().any(|c| c.is_control()) {
                 return Err("a failure's text is too long or not printable".into());
             }
+        }
+        // After the texts' check: the refusal quotes the sentence.
+        if !crate::referee::referee_makes(cfg, &f.kind) {
+            return Err(format!(
+                "a failure this referee never makes ({})",
+                describe_failure(cfg, f.throw, &f.kind)
+            ));
         }
         f.reason = describe_failure(cfg, f.throw, &f.kind);
     }

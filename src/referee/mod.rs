@@ -371,6 +371,33 @@ fn failure_kind(cfg: &RefereeConfig, ending: Ending) -> Result<FailureKind, Stri
     })
 }
 
+/// Whether this referee could have made a failure of `kind` under `cfg`
+/// (what [`failure_kind`] and a strategy that cannot start give, with the
+/// contest's own figures): a worker's record naming any other is refused
+/// (`crate::distributed::wire::check_record`). The wall clock never
+/// decides a game, and the kinds of the referee that ran strategies as
+/// processes (output, a forbidden call, not reading) are no longer made.
+pub fn referee_makes(cfg: &RefereeConfig, kind: &FailureKind) -> bool {
+    match kind {
+        FailureKind::Rule(_) | FailureKind::Exited { .. } | FailureKind::Unstartable { .. } => true,
+        FailureKind::CpuTime { limit_secs, fuel } => *limit_secs == 0 && *fuel == Some(cfg.fuel),
+        FailureKind::Memory {
+            limit_kb,
+            call_stack_kb,
+        } => {
+            *limit_kb == cfg.limits.memory_bytes / 1024
+                && *call_stack_kb == Some(crate::wasm::CALL_STACK_BYTES as u64 / 1024)
+        }
+        FailureKind::Crashed { signal, .. } => {
+            [libc::SIGFPE, libc::SIGILL, libc::SIGSEGV].contains(signal)
+        }
+        FailureKind::Output { .. }
+        | FailureKind::ForbiddenCall
+        | FailureKind::WallClock { .. }
+        | FailureKind::NotReading => false,
+    }
+}
+
 /// A game in progress: Q's seat, the run rules, the record so far. P's
 /// throws come in through [`Duel::on_throw`].
 struct Duel {

@@ -432,6 +432,58 @@ mod tests {
         assert!(tied_teams > 1000, "ties were tried: {tied_teams}");
     }
 
+    /// Red team G14: the one pass with disqualified members (their games
+    /// are not counted, so a team may be tied only through them) and a
+    /// game of a stranger to the group: every team's head-to-head is what a
+    /// pass per tied set over the ranked teams' games gave, and teams equal
+    /// in points and head-to-head share their place.
+    #[test]
+    fn head_to_head_in_one_pass_with_disqualified_members_equals_a_pass_per_tied_set() {
+        let mut rng = crate::seed::SplitMix64::new(1415);
+        let mut tied_teams = 0;
+        for _ in 0..400 {
+            let n = 2 + rng.below(10) as u32;
+            let members: Vec<TeamId> = (1..=n).map(TeamId).collect();
+            let dq: Vec<TeamId> = members
+                .iter()
+                .copied()
+                .filter(|_| rng.below(4) == 0)
+                .collect();
+            let spread = 1 + rng.below(3);
+            let mut games = Vec::new();
+            for p in 1..=n + 1 {
+                for q in p..=n + 1 {
+                    let pts = [rng.below(spread), rng.below(spread)];
+                    games.push(game(p, q, if p == q { [pts[0]; 2] } else { pts }));
+                }
+            }
+            let r = rank_group(&members, &dq, &games, &name);
+            let ranked: Vec<TeamId> = members
+                .iter()
+                .copied()
+                .filter(|t| !dq.contains(t))
+                .collect();
+            let theirs: Vec<CountedGame> = games
+                .iter()
+                .filter(|g| g.players.iter().all(|p| ranked.contains(p)))
+                .cloned()
+                .collect();
+            let want = head_to_head_per_tied_set(&ranked, &theirs);
+            assert_eq!(r.entries.len(), ranked.len());
+            assert_eq!(r.disqualified, dq);
+            for (k, e) in r.entries.iter().enumerate() {
+                assert_eq!(e.head_to_head.map(Points::halves), want[&e.team]);
+                tied_teams += usize::from(e.head_to_head.is_some());
+                if k > 0 {
+                    let before = &r.entries[k - 1];
+                    let same = before.points == e.points && before.head_to_head == e.head_to_head;
+                    assert_eq!(same, before.place == e.place);
+                }
+            }
+        }
+        assert!(tied_teams > 500, "ties were tried: {tied_teams}");
+    }
+
     #[test]
     fn ranks_a_finished_schedule() {
         use crate::tournament::schedule::{GameOutcome, GroupSchedule};

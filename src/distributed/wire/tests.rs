@@ -916,3 +916,122 @@ fn the_fuzz_corpus_binary_jobs_read() {
         assert_eq!(JobMessage::decode(&j.encode()), Ok(j), "{name}");
     }
 }
+
+/// Red team G14: a worker's record may name only a failure this referee
+/// makes, with this contest's figures. The wall clock never decides a game
+/// (the watchdog's game is played again), and the kinds of the referee
+/// that ran strategies as processes (output, a forbidden call, not
+/// reading) are made by no referee of this version; a fuel or memory
+/// figure not the contest's would be a sentence about another limit.
+/// Before, each was taken, its sentence written, and the participant
+/// blamed (a game with the wall clock's failure was even stored with its
+/// throws, as one that would not replay).
+#[test]
+fn a_worker_cannot_blame_a_participant_with_a_failure_the_referee_never_makes() {
+    let mut r = played(10, 7);
+    r.throws.truncate(4);
+    r.points = replay(&cfg(10).params, &r.throws).unwrap();
+    let with = |kind: FailureKind| {
+        let mut r = r.clone();
+        r.failures = vec![Failure {
+            player: 0,
+            throw: 5,
+            kind,
+            reason: String::new(),
+        }];
+        r
+    };
+    let c = cfg(10);
+    let memory_kb = c.limits.memory_bytes / 1024;
+    let stack_kb = crate::wasm::CALL_STACK_BYTES as u64 / 1024;
+    // What this referee makes passes.
+    for kind in [
+        FailureKind::Exited { status: 3 },
+        FailureKind::CpuTime {
+            limit_secs: 0,
+            fuel: Some(c.fuel),
+        },
+        FailureKind::Memory {
+            limit_kb: memory_kb,
+            call_stack_kb: Some(stack_kb),
+        },
+        FailureKind::Crashed {
+            signal: libc::SIGSEGV,
+            trap: Some("out of bounds memory access".into()),
+        },
+        FailureKind::Unstartable {
+            error: "no memory".into(),
+        },
+    ] {
+        assert!(check_record(&c, 7, with(kind.clone())).is_ok(), "{kind:?}");
+    }
+    // What it never makes is refused.
+    for kind in [
+        FailureKind::WallClock { limit_ms: 10_000 },
+        FailureKind::Output { line: "x".into() },
+        FailureKind::ForbiddenCall,
+        FailureKind::NotReading,
+        FailureKind::CpuTime {
+            limit_secs: 1,
+            fuel: None,
+        },
+        FailureKind::CpuTime {
+            limit_secs: 0,
+            fuel: Some(c.fuel / 2),
+        },
+        FailureKind::Memory {
+            limit_kb: memory_kb / 2,
+            call_stack_kb: None,
+        },
+        FailureKind::Crashed {
+            signal: libc::SIGKILL,
+            trap: None,
+        },
+    ] {
+        assert!(check_record(&c, 7, with(kind.clone())).is_err(), "{kind:?}");
+    }
+}
+
+/// Red team G14: a worker listing Q's failure before P's (the referee
+/// lists P's first) has its record stored as the referee lists it, so the
+/// stored record, the protocols and the results all read one order.
+#[test]
+fn a_workers_failures_are_stored_in_the_referees_order() {
+    let mut r = played(10, 7);
+    r.throws.truncate(4);
+    r.points = replay(&cfg(10).params, &r.throws).unwrap();
+    let failure = |player: usize| Failure {
+        player,
+        throw: 5,
+        kind: FailureKind::Exited {
+            status: player as i32,
+        },
+        reason: String::new(),
+    };
+    r.failures = vec![failure(1), failure(0)];
+    let checked = check_record(&cfg(10), 7, r).unwrap();
+    assert_eq!(
+        checked
+            .failures
+            .iter()
+            .map(|f| f.player)
+            .collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+}
+
+/// Red team G14: a game of all its throws is over and no referee judges a
+/// throw after it; a worker naming a failure there (a participant blamed,
+/// its game rescheduled or its team disqualified, after a game it played
+/// to the end by the rules) is refused. Before, the failure was taken.
+#[test]
+fn a_worker_cannot_fail_a_player_after_the_games_last_throw() {
+    let mut r = played(10, 7);
+    r.failures = vec![Failure {
+        player: 0,
+        throw: 11,
+        kind: FailureKind::Exited { status: 0 },
+        reason: String::new(),
+    }];
+    assert!(check_record(&cfg(10), 7, r).is_err());
+}
