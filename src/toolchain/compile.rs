@@ -360,7 +360,7 @@ impl<'a> Pass<'a> {
         if !self.gcc(&gcc)? {
             return Ok(None);
         }
-        if !self.reserved_names() {
+        if !self.reserved_names()? {
             return Ok(None);
         }
         let tools = (self.cfg.toolchain.clone())
@@ -592,11 +592,15 @@ impl<'a> Pass<'a> {
     /// the list both compilers know alike ([`super::builtins`]; clang 22's
     /// `__builtin_elementwise_abs`, called or inside `__typeof__`: red
     /// team E13).
-    fn reserved_names(&mut self) -> bool {
+    /// Nor any other reserved identifier off the keywords both read alike
+    /// (clang's `__c11_atomic_load` inside `__typeof__`: H14).
+    fn reserved_names(&mut self) -> Result<bool, CompileError> {
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
+        let helpers = compiler_helpers()?;
         let found = names_in_text(
             &self.written,
             &self.unknown_to_gcc,
+            &helpers,
             &uses,
             self.cfg.memory_limit,
         );
@@ -605,7 +609,7 @@ impl<'a> Pass<'a> {
         if !ok {
             self.verdicts.set(Check::Library, Verdict::Failed);
         }
-        ok
+        Ok(ok)
     }
 
     /// clang builds the program that plays from the same preprocessed text,

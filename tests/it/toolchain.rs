@@ -1129,6 +1129,36 @@ fn builtins_off_the_list_are_refused_where_nothing_is_evaluated() {
     }
 }
 
+/// H14: clang's builtins outside `__builtin_` (`__c11_atomic_load`,
+/// `__arithmetic_fence`, `__scoped_atomic_load_n`, the type trait
+/// `__is_integral`) inside `__typeof__`, `sizeof`, `_Generic`, and a
+/// participant's own reserved name, each refused at its line (all but the
+/// last passed check 6 before: gcc took them for functions it never
+/// calls, clang builds its builtins); `_Atomic` and `__typeof__` pass.
+#[test]
+fn reserved_names_off_the_keywords_are_refused_where_nothing_is_evaluated() {
+    let errors = hostile_errors("reserved_names_nothing_evaluates", Check::Library);
+    assert_names_said_at(
+        &errors,
+        &[
+            ("__arithmetic_fence", 22),
+            ("__c11_atomic_load", 21),
+            ("__helper", 25),
+            ("__is_integral", 24),
+            ("__scoped_atomic_load_n", 23),
+        ],
+        |name| {
+            format!(
+                "uses `{name}`: names beginning with two underscores, or an underscore and a \
+                 capital letter, are the compiler's"
+            )
+        },
+    );
+    assert!(errors[2]
+        .message
+        .contains("rename `__helper` to `helper` or `my_helper`"));
+}
+
 /// `errors` are exactly one per name, in this order, each at its line and
 /// beginning with the words `start` gives for its name.
 fn assert_names_said_at(

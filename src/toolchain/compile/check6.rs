@@ -21,6 +21,11 @@ use crate::toolchain::wasm;
 /// `sizeof`) lets it compile, into another type (red team E13).
 const TYPES_ONLY_CLANG_KNOWS: &[&str] = &["_BitInt", "_ExtInt"];
 
+/// Reserved names off [`builtins::KEYWORDS`] left to clang's own words:
+/// it refuses `_Float16` on wasm32 wherever it is written (inside
+/// `__typeof__` too), so no second program is built.
+const LEFT_TO_CLANG: &[&str] = &["_Float16"];
+
 /// Check 6 on the text, before clang: the program names none of the
 /// linker's own symbols (clang would fail on some, wasm-ld on others), nor
 /// a WebAssembly builtin (`__builtin_wasm_memory_grow`: the memory is fixed
@@ -32,10 +37,16 @@ const TYPES_ONLY_CLANG_KNOWS: &[&str] = &["_BitInt", "_ExtInt"];
 /// `unknown_to_gcc` (the `__builtin_` names gcc's object calls: gcc took
 /// each for an unknown function, clang builds its builtin) only chooses
 /// the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
+/// Nor any other reserved identifier off [`builtins::KEYWORDS`] (clang's
+/// builtins outside `__builtin_`: `__c11_atomic_load`,
+/// `__arithmetic_fence`, the type traits; H14), but the names other
+/// findings of check 6 judge with their own words (the compiler's helpers
+/// in `helpers`, the linker's names, [`LEFT_TO_CLANG`]).
 /// `written`: the identifiers of the preprocessed text.
 pub(super) fn names_in_text(
     written: &HashSet<String>,
     unknown_to_gcc: &[String],
+    helpers: &Helpers,
     uses: &FirstUses<'_>,
     memory_limit: u64,
 ) -> Vec<Diagnostic> {
@@ -118,6 +129,37 @@ pub(super) fn names_in_text(
             )
         };
         out.push(Diagnostic::error(Check::Library, uses.line(name), message));
+    }
+    // Every other reserved name must be a keyword both compilers read
+    // alike: clang's builtins outside `__builtin_` are in no object of
+    // gcc's inside `__typeof__` or `sizeof` (H14).
+    let mut reserved: Vec<&String> = written
+        .iter()
+        .filter(|n| builtins::reserved(n) && !n.starts_with("__builtin_"))
+        .filter(|n| !builtins::keyword(n) && !helpers.contains(n))
+        .filter(|n| {
+            !LINKER_SYMBOLS.contains(&n.as_str())
+                && !TYPES_ONLY_CLANG_KNOWS.contains(&n.as_str())
+                && !LEFT_TO_CLANG.contains(&n.as_str())
+        })
+        .collect();
+    reserved.sort();
+    for name in reserved {
+        let plain = name.trim_matches('_');
+        let plain = if plain.is_empty() { "x" } else { plain };
+        out.push(Diagnostic::error(
+            Check::Library,
+            uses.line(name),
+            format!(
+                "uses `{name}`: names beginning with two underscores, or an underscore and \
+                 a capital letter, are the compiler's, and gcc and clang do not know this \
+                 one alike (clang may know it as a builtin or a type trait, gcc as nothing): \
+                 every compiler must see the same program; if it is your own name, rename \
+                 `{name}` to `{plain}` or `my_{plain}`; only C's keywords of that form \
+                 (`_Bool`, `__typeof__`, `__attribute__`, …, listed in the participant \
+                 guide, check 6) may be written"
+            ),
+        ));
     }
     out
 }

@@ -33,6 +33,10 @@ static volatile int unknown;
 
 struct place { char c; int i; short h; char d[3]; int j; };
 
+static __inline__ int twice(int *__restrict p) { return 2 * *p; }
+static __inline int thrice(int *__restrict__ p) { return 3 * *p; }
+static _Noreturn void stop(void) { __builtin_trap(); }
+
 static int sum(int count, ...)
 {
   __builtin_va_list ap, aq;
@@ -132,5 +136,35 @@ static int probe(long long *v, int z)
   O(__builtin_umulll_overflow(~0ull - z, 2ull, &rull), rull == ~0ull - 1);
 
   R(sum(3, 10 + z, 20, 30), T(sum(0)));
+
+  /* The reserved names a strategy may write besides the builtins
+   * (KEYWORDS in src/toolchain/builtins.rs), each in use. */
+  {
+    __label__ done;
+    static _Thread_local int tl = 7;
+    static __thread int th = 1;
+    _Alignas(8) _Atomic int at = 2 + z;
+    _Complex int ci = 3 + z;
+    __complex__ int cj = 4 + z;
+    __extension__ __const __volatile__ __signed__ int q __attribute__((unused)) = -4 + z;
+    __const__ __volatile __signed int q2 __attribute((unused)) = -1 + z;
+    __int128 w = ((__int128)(5 + z) << 70) >> 70;
+    __int128_t w2 = -w;
+    __uint128_t w3 = (__uint128_t)w2 >> 120;
+    __typeof(q) q3 = twice(&tl) + thrice(&th) - 3;
+    _Static_assert(sizeof(_Bool) == 1, "bool");
+    if (z)
+      stop();
+    if (z)
+      goto done;
+    R(tl + th + at + q + q2 + q3, T(tl + q + q3));
+    R(__real__ ci + 10 * __imag__ ci + 100 * __real cj + 1000 * __imag cj, T(__real__ ci));
+    R((int)sizeof(__int128) + 100 * (int)_Alignof(__int128) + 10000 * (int)__alignof__(__int128_t)
+      + 1000000 * (int)__alignof(__uint128_t), 1);
+    R(w + w2 + (long long)w3, 5);
+    R(_Generic(z, int: 1, default: 2) + 10 * _Generic(w, __int128: 1, default: 2), T(_Generic(z, int: 1, default: 2)));
+    R(__FUNCTION__[0] + 256 * (int)sizeof(__func__) + 65536 * (__func__[4] == 'e'), 1);
+  done:;
+  }
   return n;
 }
