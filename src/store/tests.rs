@@ -1665,7 +1665,11 @@ fn the_outbox_rebuilt_without_its_message_id_index_keeps_every_row_and_index() {
             message_id: id,
             raw,
             text_at: None,
-            shared: if event.is_some() { &shared[..] } else { &[][..] },
+            shared: if event.is_some() {
+                &shared[..]
+            } else {
+                &[][..]
+            },
             event_key: event,
         };
         queue_outgoing(c, &m, now).unwrap()
@@ -1717,7 +1721,10 @@ fn the_outbox_rebuilt_without_its_message_id_index_keeps_every_row_and_index() {
         "outbox_inbox",
         "outbox_parts_body",
     ] {
-        assert!(names.contains(&&Value::Text(name.into())), "{name}: {names:?}");
+        assert!(
+            names.contains(&&Value::Text(name.into())),
+            "{name}: {names:?}"
+        );
     }
     let s = Store::open(&path).unwrap();
     assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
