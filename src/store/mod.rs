@@ -172,6 +172,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0034_proven_once.sql",
         include_str!("../../schema/0034_proven_once.sql"),
     ),
+    (
+        "0035_outbox_message_id_not_unique.sql",
+        include_str!("../../schema/0035_outbox_message_id_not_unique.sql"),
+    ),
 ];
 
 /// An open database.

@@ -1488,10 +1488,11 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
             .collect()
     };
     // The indexes of 0027's time (0029 added `outbox_sent_bodies`, 0030
-    // `outbox_inbox`).
+    // `outbox_inbox`; 0035 dropped the unique one on `message_id`).
     let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master \
                   WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
-                  AND type = 'index' AND name NOT IN ('outbox_sent_bodies', 'outbox_inbox') \
+                  AND type = 'index' AND name NOT IN ('outbox_sent_bodies', 'outbox_inbox', \
+                  'sqlite_autoindex_outbox_1') \
                   ORDER BY name";
     let (rows, parts, bodies, indexes) = {
         let c = database_of_migrations(&path, before);
@@ -1607,6 +1608,159 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
         Err(StoreError::Corrupt(e)) => assert!(e.contains("\"lost\""), "{e}"),
         other => panic!("an unknown state read back: {other:?}"),
     }
+}
+
+/// Schema 0035 rebuilds the outbox without the unique index on
+/// `message_id`: a database at 0034 with a queued, a sent (its bytes
+/// removed), a failed and a reply's mail, a shared body and an inbox
+/// reference keeps every row of the outbox, its parts and bodies, every
+/// other index as it was, and its foreign keys; the event key still
+/// queues a mail once; the same Message-ID twice is no longer refused.
+#[test]
+fn the_outbox_rebuilt_without_its_message_id_index_keeps_every_row_and_index() {
+    use crate::store::mail::{
+        due_outgoing, insert_inbox, mark_failed, mark_sent, queue_outgoing, Arrival, Budget,
+        NewOutgoing, SharedPart,
+    };
+    use rusqlite::types::Value;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|(name, _)| *name == "0035_outbox_message_id_not_unique.sql")
+        .unwrap();
+    let now = chrono::Utc::now();
+    let body = vec![b'g'; 3000];
+    let sha = [5u8; 32];
+    let grg = [&b"Subject: KNOBELN GRG\r\n\r\n"[..], &body, b"\r\n"].concat();
+    let reply = b"Subject: software\r\n\r\nthe kit\r\n".to_vec();
+    let to = vec!["a@example.org".to_string()];
+    let shared = [SharedPart {
+        bytes: &body,
+        sha256: &sha,
+    }];
+    let rows_of = |c: &Connection, sql: &str| -> Vec<Vec<Value>> {
+        let mut st = c.prepare(sql).unwrap();
+        let n = st.column_count();
+        st.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    let indexes = "SELECT type, name, tbl_name, sql FROM sqlite_master \
+                   WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
+                   AND type = 'index' AND name != 'sqlite_autoindex_outbox_1' ORDER BY name";
+    let queue = |c: &Connection, id: &str, event: Option<&str>, inbox_id, raw: &[u8]| {
+        let m = NewOutgoing {
+            inbox_id,
+            kind: if event.is_some() { "grg" } else { "software" },
+            recipients: &to,
+            budget: if event.is_some() {
+                Budget::Contest
+            } else {
+                Budget::Strangers
+            },
+            sender_key: event.is_none().then_some("x@y.org"),
+            subject: "s",
+            message_id: id,
+            raw,
+            text_at: None,
+            shared: if event.is_some() {
+                &shared[..]
+            } else {
+                &[][..]
+            },
+            event_key: event,
+        };
+        queue_outgoing(c, &m, now).unwrap()
+    };
+    let (rows, parts, bodies, index_sql) = {
+        let c = database_of_migrations(&path, before);
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let arrival = Arrival {
+            origin: "imap",
+            imap: Some((1, 1)),
+            message_id: Some("<in@x>"),
+            raw: b"Subject: x\r\n\r\nhi\r\n",
+            content_sha256: "00",
+            full_size: None,
+        };
+        let inbox = insert_inbox(&c, &arrival, now).unwrap().unwrap();
+        assert!(queue(&c, "<1@k>", Some("GRG:r1:g1:a"), None, &grg));
+        assert!(queue(&c, "<2@k>", None, Some(inbox), &reply));
+        assert!(queue(&c, "<3@k>", Some("GRG:r1:g1:b"), None, &grg));
+        assert!(queue(&c, "<4@k>", None, None, &reply));
+        // Before: the same Message-ID again is ignored by the unique index.
+        assert!(!queue(&c, "<4@k>", None, None, &reply));
+        mark_sent(&c, 2, now).unwrap();
+        c.execute(
+            "UPDATE outbox SET raw = x'', full_size = 31, body_removed_at = ?1 WHERE id = 2",
+            [crate::store::timestamp(now)],
+        )
+        .unwrap();
+        mark_failed(&c, 3, "550 no such user").unwrap();
+        (
+            rows_of(&c, "SELECT * FROM outbox ORDER BY id"),
+            rows_of(&c, "SELECT * FROM outbox_parts ORDER BY outbox_id, seq"),
+            rows_of(&c, "SELECT * FROM outbox_bodies ORDER BY id"),
+            rows_of(&c, indexes),
+        )
+    };
+    assert_eq!(rows.len(), 4);
+    assert_eq!(parts.len(), 2);
+    let names: Vec<&Value> = index_sql.iter().map(|r| &r[1]).collect();
+    for name in [
+        "outbox_queue",
+        "outbox_event_key",
+        "outbox_strangers",
+        "outbox_team",
+        "outbox_sender",
+        "outbox_sender_domain",
+        "outbox_kind",
+        "outbox_sent_bodies",
+        "outbox_inbox",
+        "outbox_parts_body",
+    ] {
+        assert!(
+            names.contains(&&Value::Text(name.into())),
+            "{name}: {names:?}"
+        );
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+    let c = s.conn();
+    assert_eq!(rows_of(c, "SELECT * FROM outbox ORDER BY id"), rows);
+    assert_eq!(
+        rows_of(c, "SELECT * FROM outbox_parts ORDER BY outbox_id, seq"),
+        parts
+    );
+    assert_eq!(
+        rows_of(c, "SELECT * FROM outbox_bodies ORDER BY id"),
+        bodies
+    );
+    assert_eq!(rows_of(c, indexes), index_sql);
+    // No index of the outbox names `message_id` any more.
+    let on_message_id: i64 = c
+        .query_row(
+            "SELECT count(*) FROM sqlite_master m, pragma_index_info(m.name) i
+             WHERE m.type = 'index' AND m.tbl_name = 'outbox' AND i.name = 'message_id'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(on_message_id, 0);
+    assert!(rows_of(c, "SELECT * FROM pragma_foreign_key_check").is_empty());
+    let fk: i64 = c
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert_eq!(fk, 1, "foreign keys are on again after migrating");
+    // The queued mails read back whole (the shared body put back in).
+    let due = due_outgoing(c, now, 10).unwrap();
+    let raws: Vec<(i64, &[u8])> = due.iter().map(|r| (r.id, &r.raw[..])).collect();
+    assert_eq!(raws, vec![(1, &grg[..]), (4, &reply[..])]);
+    // An event's mail is still queued once; a Message-ID is not checked.
+    assert!(!queue(c, "<5@k>", Some("GRG:r1:g1:a"), None, &grg));
+    assert!(queue(c, "<4@k>", None, None, &reply));
 }
 
 /// The sent mails of a version before schema 0029 keep their bytes 30
