@@ -103,7 +103,7 @@ const CFLAGS: &[&str] = &[
 /// anything but one `cc1` (another gcc), or could not be asked.
 pub fn cc1_preprocess_argv(driver: &[&str]) -> Option<&'static [String]> {
     // Asked for the one `gcc -E` a compile runs; another is not answered.
-    if driver != cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME).as_slice() {
+    if driver != preprocess_command().as_slice() {
         return None;
     }
     static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
@@ -261,6 +261,13 @@ fn cc_argv<'a>(head: &[&'a str], input: Input, src: &'a str, out: &'a str) -> Ve
     argv.extend_from_slice(CFLAGS);
     argv.extend_from_slice(&[src, "-o", out]);
     argv
+}
+
+/// The compile's `gcc -E` command, through the driver: `strategy.c` into
+/// `strategy.i` (what [`Gcc::preprocess`] runs for the compile's own files;
+/// tests compare it with the `cc1` start).
+pub fn preprocess_command() -> Vec<&'static str> {
+    cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME)
 }
 
 impl<'j> Gcc<'j> {

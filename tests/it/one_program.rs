@@ -909,31 +909,10 @@ fn the_builtins_archive_left_off_where_nothing_calls_it_gives_the_same_module() 
 /// is the compile's own (`cc1_preprocess_argv` answers only that one).
 #[test]
 fn cc1_directly_predefines_and_searches_what_the_driver_does() {
-    use knobeln::toolchain::gcc::{cc1_preprocess_argv, GCC};
-    let mut driver: Vec<&str> = vec![GCC, "-E", "-x", "c"];
-    driver.extend_from_slice(&[
-        "-O2",
-        "-ffreestanding",
-        "-fno-builtin",
-        "-nostdinc",
-        "-fno-stack-protector",
-        "-fno-pie",
-        "-fno-pic",
-        "-fcf-protection=none",
-        "-fno-asynchronous-unwind-tables",
-        "-fno-tree-loop-distribute-patterns",
-        "-fdiagnostics-plain-output",
-        "-fno-diagnostics-show-caret",
-        "-fmax-errors=30",
-        "-Wno-implicit-int",
-        "-Wno-implicit-function-declaration",
-        "-Wno-builtin-declaration-mismatch",
-        "-Wno-error=int-conversion",
-        "-Wno-error=incompatible-pointer-types",
-    ]);
-    driver.extend_from_slice(&[SOURCE_NAME, "-o", PREPROCESSED_NAME]);
+    use knobeln::toolchain::gcc::{cc1_preprocess_argv, preprocess_command};
+    let driver = preprocess_command();
     let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
-        .expect("this copy of the compile's gcc -E command is the compile's (CFLAGS changed?)")
+        .expect("the compile's own gcc -E command has a cc1 start")
         .iter()
         .map(String::as_str)
         .collect();
@@ -983,31 +962,10 @@ fn cc1_directly_predefines_and_searches_what_the_driver_does() {
 /// through the driver for its words).
 #[test]
 fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
-    use knobeln::toolchain::gcc::{cc1_preprocess_argv, ToolLimit, GCC};
-    let mut driver: Vec<&str> = vec![GCC, "-E", "-x", "c"];
-    driver.extend_from_slice(&[
-        "-O2",
-        "-ffreestanding",
-        "-fno-builtin",
-        "-nostdinc",
-        "-fno-stack-protector",
-        "-fno-pie",
-        "-fno-pic",
-        "-fcf-protection=none",
-        "-fno-asynchronous-unwind-tables",
-        "-fno-tree-loop-distribute-patterns",
-        "-fdiagnostics-plain-output",
-        "-fno-diagnostics-show-caret",
-        "-fmax-errors=30",
-        "-Wno-implicit-int",
-        "-Wno-implicit-function-declaration",
-        "-Wno-builtin-declaration-mismatch",
-        "-Wno-error=int-conversion",
-        "-Wno-error=incompatible-pointer-types",
-    ]);
-    driver.extend_from_slice(&[SOURCE_NAME, "-o", PREPROCESSED_NAME]);
+    use knobeln::toolchain::gcc::{cc1_preprocess_argv, preprocess_command, ToolLimit};
+    let driver = preprocess_command();
     let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
-        .expect("this copy of the compile's gcc -E command is the compile's (CFLAGS changed?)")
+        .expect("the compile's own gcc -E command has a cc1 start")
         .iter()
         .map(String::as_str)
         .collect();
