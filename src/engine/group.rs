@@ -301,13 +301,7 @@ pub fn group_outcome(
             points: outcome.map_or([0, 0], |o| o.points),
             seed: a.game.seed,
             failures: failures.into(),
-            status: match a.status {
-                AttemptStatus::Counted => GameStatus::Counted,
-                AttemptStatus::Discarded { .. } => GameStatus::Discarded,
-                AttemptStatus::Void => GameStatus::Void,
-                AttemptStatus::Cancelled => GameStatus::Cancelled,
-                AttemptStatus::Pending => GameStatus::Pending,
-            },
+            status: status_of(&a.status),
         }
     }));
     let ranking = if sched.is_finished() {
@@ -337,6 +331,17 @@ pub fn group_outcome(
         result,
         ranking,
         disqualified,
+    }
+}
+
+/// How the results show an attempt of the schedule.
+fn status_of(status: &AttemptStatus) -> GameStatus {
+    match status {
+        AttemptStatus::Counted => GameStatus::Counted,
+        AttemptStatus::Discarded { .. } => GameStatus::Discarded,
+        AttemptStatus::Void => GameStatus::Void,
+        AttemptStatus::Cancelled => GameStatus::Cancelled,
+        AttemptStatus::Pending => GameStatus::Pending,
     }
 }
 
@@ -404,13 +409,7 @@ mod tests {
                     points: rec.map(|r| r.points).unwrap_or([0, 0]),
                     seed: a.game.seed,
                     failures: failures.into(),
-                    status: match a.status {
-                        AttemptStatus::Counted => GameStatus::Counted,
-                        AttemptStatus::Discarded { .. } => GameStatus::Discarded,
-                        AttemptStatus::Void => GameStatus::Void,
-                        AttemptStatus::Cancelled => GameStatus::Cancelled,
-                        AttemptStatus::Pending => GameStatus::Pending,
-                    },
+                    status: status_of(&a.status),
                 }
             })
             .collect();
