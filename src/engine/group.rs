@@ -313,14 +313,7 @@ pub fn group_outcome(
             disqualified: Vec::new(),
         }
     };
-    let disqualified = sched
-        .disqualified()
-        .iter()
-        .map(|d| DisqualifiedTeam {
-            team: text(d.team),
-            reason: d.reason.clone(),
-        })
-        .collect();
+    let disqualified = disqualified_teams(sched, &text);
     let result = GroupResult {
         number: sched.group(),
         members: members.iter().map(|&t| text(t)).collect(),
@@ -332,6 +325,21 @@ pub fn group_outcome(
         ranking,
         disqualified,
     }
+}
+
+/// The group's disqualified teams as the results show them.
+fn disqualified_teams(
+    sched: &GroupSchedule,
+    text: &dyn Fn(TeamId) -> String,
+) -> Vec<DisqualifiedTeam> {
+    sched
+        .disqualified()
+        .iter()
+        .map(|d| DisqualifiedTeam {
+            team: text(d.team),
+            reason: d.reason.clone(),
+        })
+        .collect()
 }
 
 /// How the results show an attempt of the schedule.
@@ -414,14 +422,7 @@ mod tests {
             })
             .collect();
         let ranking = rank_schedule(&sched, &text).unwrap();
-        let disqualified = sched
-            .disqualified()
-            .iter()
-            .map(|d| DisqualifiedTeam {
-                team: text(d.team),
-                reason: d.reason.clone(),
-            })
-            .collect();
+        let disqualified = disqualified_teams(&sched, &text);
         GroupOutcome {
             result: GroupResult {
                 number: 1,

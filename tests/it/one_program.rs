@@ -899,6 +899,19 @@ fn the_builtins_archive_left_off_where_nothing_calls_it_gives_the_same_module() 
     assert!(module.is_some(), "the long double program links");
 }
 
+/// The compile's `gcc -E` command through the driver, and the `cc1`
+/// command the driver names for it.
+fn gcc_e_by_driver_and_by_cc1() -> (Vec<&'static str>, Vec<&'static str>) {
+    use knobeln::toolchain::gcc::{cc1_preprocess_argv, preprocess_command};
+    let driver = preprocess_command();
+    let cc1 = cc1_preprocess_argv(&driver)
+        .expect("the compile's own gcc -E command has a cc1 start")
+        .iter()
+        .map(String::as_str)
+        .collect();
+    (driver, cc1)
+}
+
 /// `gcc -E`'s `cc1` started directly predefines exactly the driver's
 /// macros and searches exactly its include folders (red team E14): the
 /// checks read a text that the other start would have made too, whatever
@@ -909,13 +922,7 @@ fn the_builtins_archive_left_off_where_nothing_calls_it_gives_the_same_module() 
 /// is the compile's own (`cc1_preprocess_argv` answers only that one).
 #[test]
 fn cc1_directly_predefines_and_searches_what_the_driver_does() {
-    use knobeln::toolchain::gcc::{cc1_preprocess_argv, preprocess_command};
-    let driver = preprocess_command();
-    let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
-        .expect("the compile's own gcc -E command has a cc1 start")
-        .iter()
-        .map(String::as_str)
-        .collect();
+    let (driver, cc1) = gcc_e_by_driver_and_by_cc1();
     let run = |argv: &[&str], extra: &str| {
         let jail = Jail::new().unwrap();
         let gcc = Gcc::new(&jail, JailLimits::default());
@@ -962,13 +969,8 @@ fn cc1_directly_predefines_and_searches_what_the_driver_does() {
 /// through the driver for its words).
 #[test]
 fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
-    use knobeln::toolchain::gcc::{cc1_preprocess_argv, preprocess_command, ToolLimit};
-    let driver = preprocess_command();
-    let cc1: Vec<&str> = cc1_preprocess_argv(&driver)
-        .expect("the compile's own gcc -E command has a cc1 start")
-        .iter()
-        .map(String::as_str)
-        .collect();
+    use knobeln::toolchain::gcc::ToolLimit;
+    let (driver, cc1) = gcc_e_by_driver_and_by_cc1();
     let bomb = b"#define A x x x x x x x x x x\n#define B A A A A A A A A A A\n\
         #define C B B B B B B B B B B\n#define D C C C C C C C C C C\n\
         #define E D D D D D D D D D D\n#define F E E E E E E E E E E\nF F F F F F F F F F\n";
