@@ -15,6 +15,25 @@ fn database_of_migrations(path: &std::path::Path, migrations: usize) -> Connecti
     c
 }
 
+/// How many of [`MIGRATIONS`] come before the one named `name`: a
+/// database of that many is one as a server left it before `name`.
+fn migrations_before(name: &str) -> usize {
+    MIGRATIONS
+        .iter()
+        .position(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no migration {name}"))
+}
+
+/// Every row `sql` reads, each column as SQLite holds it.
+fn rows_of(c: &Connection, sql: &str) -> Vec<Vec<rusqlite::types::Value>> {
+    let mut st = c.prepare(sql).unwrap();
+    let n = st.column_count();
+    st.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
 /// The first column of every row `sql` reads.
 fn column<T: rusqlite::types::FromSql>(c: &Connection, sql: &str) -> Vec<T> {
     c.prepare(sql)
@@ -167,10 +186,7 @@ fn a_database_of_an_older_version_is_migrated_in_place() {
 fn registrations_from_before_proofs_keep_their_places() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0021_proven_registrations.sql")
-        .unwrap();
+    let before = migrations_before("0021_proven_registrations.sql");
     {
         let c = database_of_migrations(&path, before);
         c.execute_batch(
@@ -194,10 +210,7 @@ fn registrations_from_before_proofs_keep_their_places() {
 fn outgoing_mails_from_before_shared_bodies_are_sent_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0022_outbox_bodies.sql")
-        .unwrap();
+    let before = migrations_before("0022_outbox_bodies.sql");
     let raw = format!(
         "Subject: s\r\n\r\n{}\r\n",
         "line of a long list\r\n".repeat(200)
@@ -711,10 +724,7 @@ fn games_from_before_compact_rows_read_back_exactly() {
     use crate::referee::{Failure, FailureKind};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0025_compact_games.sql")
-        .unwrap();
+    let before = migrations_before("0025_compact_games.sql");
     let v0_throws = vec![[1, 2], [3, -4], [i32::MAX as i64, i32::MIN as i64]];
     let v1_throws = vec![[100, 100], [101, 99], [-7, 1 << 40]];
     let replayed = vec![[5, 6], [7, 8]];
@@ -993,10 +1003,7 @@ pub(super) fn after_version_read() {
 /// finished_at texts (one game each), and the path of its file.
 fn games_of_schema_24(dir: &std::path::Path, times: &[&str]) -> std::path::PathBuf {
     let path = dir.join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0025_compact_games.sql")
-        .unwrap();
+    let before = migrations_before("0025_compact_games.sql");
     let c = database_of_migrations(&path, before);
     c.execute_batch(
         "INSERT INTO teams (id, name, created_at) VALUES (1, 'a', 'x');
@@ -1074,10 +1081,7 @@ fn the_compact_games_migration_refuses_a_time_it_cannot_read() {
         let version: i64 = c
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        let compact = MIGRATIONS
-            .iter()
-            .position(|(name, _)| *name == "0025_compact_games.sql")
-            .unwrap();
+        let compact = migrations_before("0025_compact_games.sql");
         assert_eq!(version as usize, compact, "{bad:?}");
         let kept: String = c
             .query_row("SELECT finished_at FROM games WHERE slot = 1", [], |r| {
@@ -1099,10 +1103,7 @@ fn two_processes_opening_an_old_database_at_once_migrate_it_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
     // Before 0025, the migration that reads the games' times.
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0025_compact_games.sql")
-        .unwrap();
+    let before = migrations_before("0025_compact_games.sql");
     {
         let c = database_of_migrations(&path, before);
         c.execute_batch(
@@ -1148,10 +1149,7 @@ fn mails_from_before_the_partial_kind_index_read_back_and_count() {
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0026_outbox_kind_without_events.sql")
-        .unwrap();
+    let before = migrations_before("0026_outbox_kind_without_events.sql");
     let now = chrono::Utc::now();
     let body = vec![b'g'; 3000];
     let sha = [7u8; 32];
@@ -1388,10 +1386,7 @@ fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processin
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
     {
-        let before = MIGRATIONS
-            .iter()
-            .position(|(name, _)| *name == "0028_strangers_mail_heads.sql")
-            .unwrap();
+        let before = migrations_before("0028_strangers_mail_heads.sql");
         let c = database_of_migrations(&path, before);
         // Five processed mails as the version before left them: a
         // stranger's (a reply on the strangers' budget), a registered
@@ -1448,6 +1443,88 @@ fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processin
     );
 }
 
+/// Mails of both kinds the outbox holds, for the migrations that rebuild
+/// it: a contest's GRG (its body shared, an event key) and a reply to a
+/// mail (its own body, a sender key).
+struct OutboxSample {
+    body: Vec<u8>,
+    sha: [u8; 32],
+    grg: Vec<u8>,
+    reply: Vec<u8>,
+    to: Vec<String>,
+}
+
+impl OutboxSample {
+    fn new() -> OutboxSample {
+        let body = vec![b'g'; 3000];
+        OutboxSample {
+            grg: [&b"Subject: KNOBELN GRG\r\n\r\n"[..], &body, b"\r\n"].concat(),
+            body,
+            sha: [7u8; 32],
+            reply: b"Subject: software\r\n\r\nthe kit\r\n".to_vec(),
+            to: vec!["a@example.org".to_string()],
+        }
+    }
+
+    /// Queues a GRG under `event`, else a reply (to `inbox_id` if any):
+    /// whether a row was added.
+    fn queue(
+        &self,
+        c: &Connection,
+        message_id: &str,
+        event: Option<&str>,
+        inbox_id: Option<i64>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> bool {
+        use crate::store::mail::{queue_outgoing, Budget, NewOutgoing, SharedPart};
+        let shared = [SharedPart {
+            bytes: &self.body,
+            sha256: &self.sha,
+        }];
+        let m = NewOutgoing {
+            inbox_id,
+            kind: if event.is_some() { "grg" } else { "software" },
+            recipients: &self.to,
+            budget: if event.is_some() {
+                Budget::Contest
+            } else {
+                Budget::Strangers
+            },
+            sender_key: event.is_none().then_some("x@y.org"),
+            subject: "s",
+            message_id,
+            raw: if event.is_some() {
+                &self.grg
+            } else {
+                &self.reply
+            },
+            text_at: None,
+            shared: if event.is_some() {
+                &shared[..]
+            } else {
+                &[][..]
+            },
+            event_key: event,
+        };
+        queue_outgoing(c, &m, now).unwrap()
+    }
+
+    /// A mail taken in over IMAP, for a reply to refer to: its id.
+    fn inbox(c: &Connection, now: chrono::DateTime<chrono::Utc>) -> i64 {
+        let arrival = crate::store::mail::Arrival {
+            origin: "imap",
+            imap: Some((1, 1)),
+            message_id: Some("<in@x>"),
+            raw: b"Subject: x\r\n\r\nhi\r\n",
+            content_sha256: "00",
+            full_size: None,
+        };
+        crate::store::mail::insert_inbox(c, &arrival, now)
+            .unwrap()
+            .unwrap()
+    }
+}
+
 /// Every row and index of the outbox from before migration 0027 (which
 /// rebuilt the table without its `CHECK` on the state) is there after it:
 /// mails in each of the three states, one with a shared body (its parts
@@ -1456,37 +1533,13 @@ fn strangers_mails_processed_before_0028_lose_their_heads_7_days_after_processin
 /// when it is read back.
 #[test]
 fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
-    use crate::store::mail::{
-        due_outgoing, insert_inbox, mark_failed, mark_sent, outgoing_state, queue_outgoing,
-        Arrival, Budget, NewOutgoing, OutState, SharedPart,
-    };
+    use crate::store::mail::{due_outgoing, mark_failed, mark_sent, outgoing_state, OutState};
     use rusqlite::types::Value;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0027_outbox_without_state_check.sql")
-        .unwrap();
+    let before = migrations_before("0027_outbox_without_state_check.sql");
     let now = chrono::Utc::now();
-    let body = vec![b'g'; 3000];
-    let sha = [7u8; 32];
-    let mut grg = b"Subject: KNOBELN GRG\r\n\r\n".to_vec();
-    grg.extend_from_slice(&body);
-    grg.extend_from_slice(b"\r\n");
-    let reply = b"Subject: software\r\n\r\nthe kit\r\n".to_vec();
-    let to = vec!["a@example.org".to_string()];
-    let shared = [SharedPart {
-        bytes: &body,
-        sha256: &sha,
-    }];
-    let rows_of = |c: &Connection, sql: &str| -> Vec<Vec<Value>> {
-        let mut st = c.prepare(sql).unwrap();
-        let n = st.column_count();
-        st.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect()
-    };
+    let sample = OutboxSample::new();
     // The indexes of 0027's time (0029 added `outbox_sent_bodies`, 0030
     // `outbox_inbox`; 0035 dropped the unique one on `message_id`).
     let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master \
@@ -1497,39 +1550,14 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
     let (rows, parts, bodies, indexes) = {
         let c = database_of_migrations(&path, before);
         c.pragma_update(None, "foreign_keys", "ON").unwrap();
-        let arrival = Arrival {
-            origin: "imap",
-            imap: Some((1, 1)),
-            message_id: Some("<in@x>"),
-            raw: b"Subject: x\r\n\r\nhi\r\n",
-            content_sha256: "00",
-            full_size: None,
-        };
-        let inbox = insert_inbox(&c, &arrival, now).unwrap().unwrap();
-        for (i, event, inbox_id, shared, raw) in [
-            (1, Some("GRG:r1:g1:a"), None, &shared[..], &grg[..]),
-            (2, None, Some(inbox), &[][..], &reply[..]),
-            (3, Some("GRG:r1:g1:b"), None, &shared[..], &grg[..]),
-            (4, None, None, &[][..], &reply[..]),
+        let inbox = OutboxSample::inbox(&c, now);
+        for (i, event, inbox_id) in [
+            (1, Some("GRG:r1:g1:a"), None),
+            (2, None, Some(inbox)),
+            (3, Some("GRG:r1:g1:b"), None),
+            (4, None, None),
         ] {
-            let m = NewOutgoing {
-                inbox_id,
-                kind: if event.is_some() { "grg" } else { "software" },
-                recipients: &to,
-                budget: if event.is_some() {
-                    Budget::Contest
-                } else {
-                    Budget::Strangers
-                },
-                sender_key: event.is_none().then_some("x@y.org"),
-                subject: "s",
-                message_id: &format!("<{i}@k>"),
-                raw,
-                text_at: None,
-                shared,
-                event_key: event,
-            };
-            assert!(queue_outgoing(&c, &m, now).unwrap());
+            assert!(sample.queue(&c, &format!("<{i}@k>"), event, inbox_id, now));
         }
         mark_sent(&c, 2, now).unwrap();
         mark_failed(&c, 3, "550 no such user").unwrap();
@@ -1589,7 +1617,7 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
     // The queued mails read back whole (the shared body put back in).
     let due = due_outgoing(c, now, 10).unwrap();
     let raws: Vec<(i64, &[u8])> = due.iter().map(|r| (r.id, &r.raw[..])).collect();
-    assert_eq!(raws, vec![(1, &grg[..]), (4, &reply[..])]);
+    assert_eq!(raws, vec![(1, &sample.grg[..]), (4, &sample.reply[..])]);
     let states: Vec<_> = (1..=5).map(|id| outgoing_state(c, id).unwrap()).collect();
     assert_eq!(
         states,
@@ -1618,80 +1646,28 @@ fn the_outbox_rebuilt_without_its_check_keeps_every_row_and_index() {
 /// queues a mail once; the same Message-ID twice is no longer refused.
 #[test]
 fn the_outbox_rebuilt_without_its_message_id_index_keeps_every_row_and_index() {
-    use crate::store::mail::{
-        due_outgoing, insert_inbox, mark_failed, mark_sent, queue_outgoing, Arrival, Budget,
-        NewOutgoing, SharedPart,
-    };
+    use crate::store::mail::{due_outgoing, mark_failed, mark_sent};
     use rusqlite::types::Value;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0035_outbox_message_id_not_unique.sql")
-        .unwrap();
+    let before = migrations_before("0035_outbox_message_id_not_unique.sql");
     let now = chrono::Utc::now();
-    let body = vec![b'g'; 3000];
-    let sha = [5u8; 32];
-    let grg = [&b"Subject: KNOBELN GRG\r\n\r\n"[..], &body, b"\r\n"].concat();
-    let reply = b"Subject: software\r\n\r\nthe kit\r\n".to_vec();
-    let to = vec!["a@example.org".to_string()];
-    let shared = [SharedPart {
-        bytes: &body,
-        sha256: &sha,
-    }];
-    let rows_of = |c: &Connection, sql: &str| -> Vec<Vec<Value>> {
-        let mut st = c.prepare(sql).unwrap();
-        let n = st.column_count();
-        st.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect()
-    };
+    let sample = OutboxSample::new();
     let indexes = "SELECT type, name, tbl_name, sql FROM sqlite_master \
                    WHERE tbl_name IN ('outbox', 'outbox_parts', 'outbox_bodies') \
                    AND type = 'index' AND name != 'sqlite_autoindex_outbox_1' ORDER BY name";
-    let queue = |c: &Connection, id: &str, event: Option<&str>, inbox_id, raw: &[u8]| {
-        let m = NewOutgoing {
-            inbox_id,
-            kind: if event.is_some() { "grg" } else { "software" },
-            recipients: &to,
-            budget: if event.is_some() {
-                Budget::Contest
-            } else {
-                Budget::Strangers
-            },
-            sender_key: event.is_none().then_some("x@y.org"),
-            subject: "s",
-            message_id: id,
-            raw,
-            text_at: None,
-            shared: if event.is_some() {
-                &shared[..]
-            } else {
-                &[][..]
-            },
-            event_key: event,
-        };
-        queue_outgoing(c, &m, now).unwrap()
-    };
+    let queue =
+        |c: &Connection, id: &str, event, inbox_id| sample.queue(c, id, event, inbox_id, now);
     let (rows, parts, bodies, index_sql) = {
         let c = database_of_migrations(&path, before);
         c.pragma_update(None, "foreign_keys", "ON").unwrap();
-        let arrival = Arrival {
-            origin: "imap",
-            imap: Some((1, 1)),
-            message_id: Some("<in@x>"),
-            raw: b"Subject: x\r\n\r\nhi\r\n",
-            content_sha256: "00",
-            full_size: None,
-        };
-        let inbox = insert_inbox(&c, &arrival, now).unwrap().unwrap();
-        assert!(queue(&c, "<1@k>", Some("GRG:r1:g1:a"), None, &grg));
-        assert!(queue(&c, "<2@k>", None, Some(inbox), &reply));
-        assert!(queue(&c, "<3@k>", Some("GRG:r1:g1:b"), None, &grg));
-        assert!(queue(&c, "<4@k>", None, None, &reply));
+        let inbox = OutboxSample::inbox(&c, now);
+        assert!(queue(&c, "<1@k>", Some("GRG:r1:g1:a"), None));
+        assert!(queue(&c, "<2@k>", None, Some(inbox)));
+        assert!(queue(&c, "<3@k>", Some("GRG:r1:g1:b"), None));
+        assert!(queue(&c, "<4@k>", None, None));
         // Before: the same Message-ID again is ignored by the unique index.
-        assert!(!queue(&c, "<4@k>", None, None, &reply));
+        assert!(!queue(&c, "<4@k>", None, None));
         mark_sent(&c, 2, now).unwrap();
         c.execute(
             "UPDATE outbox SET raw = x'', full_size = 31, body_removed_at = ?1 WHERE id = 2",
@@ -1757,10 +1733,10 @@ fn the_outbox_rebuilt_without_its_message_id_index_keeps_every_row_and_index() {
     // The queued mails read back whole (the shared body put back in).
     let due = due_outgoing(c, now, 10).unwrap();
     let raws: Vec<(i64, &[u8])> = due.iter().map(|r| (r.id, &r.raw[..])).collect();
-    assert_eq!(raws, vec![(1, &grg[..]), (4, &reply[..])]);
+    assert_eq!(raws, vec![(1, &sample.grg[..]), (4, &sample.reply[..])]);
     // An event's mail is still queued once; a Message-ID is not checked.
-    assert!(!queue(c, "<5@k>", Some("GRG:r1:g1:a"), None, &grg));
-    assert!(queue(c, "<4@k>", None, None, &reply));
+    assert!(!queue(c, "<5@k>", Some("GRG:r1:g1:a"), None));
+    assert!(queue(c, "<4@k>", None, None));
 }
 
 /// The sent mails of a version before schema 0029 keep their bytes 30
@@ -1777,10 +1753,7 @@ fn sent_mails_from_before_0029_keep_their_bytes_30_days_after_they_were_sent() {
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0029_outbox_sent_bytes.sql")
-        .unwrap();
+    let before = migrations_before("0029_outbox_sent_bytes.sql");
     let now = chrono::Utc::now();
     let days = chrono::Duration::days;
     let body = vec![b'r'; 2000];
@@ -1858,10 +1831,7 @@ fn processed_mails_from_before_0030_keep_their_rows_90_days_after_processing() {
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.db");
-    let before = MIGRATIONS
-        .iter()
-        .position(|(name, _)| *name == "0030_inbox_retention.sql")
-        .unwrap();
+    let before = migrations_before("0030_inbox_retention.sql");
     let now = chrono::Utc::now();
     let days = chrono::Duration::days;
     {
