@@ -68,15 +68,45 @@ pub fn actor_from_env() -> String {
         .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }))
 }
 
-fn notice(kind: &'static str, to: Vec<String>, subject: String, body: String) -> Outgoing {
-    Outgoing {
-        kind,
-        to,
-        subject,
-        body,
-        in_reply_to: None,
-        references: vec![],
-        attachments: vec![],
+/// A notice about a team mailed by an organizer's command: its template
+/// and mail kind `kind` (the template gets the team's name, the
+/// contest's name and organizer beside `fields`), queued in the command's
+/// transaction.
+struct TeamNotice<'a> {
+    team: &'a TeamRow,
+    kind: &'static str,
+    to: Vec<String>,
+    subject: String,
+    fields: serde_json::Value,
+}
+
+impl TeamNotice<'_> {
+    fn queue(
+        self,
+        tx: &rusqlite::Connection,
+        config: &Config,
+        now: DateTime<Utc>,
+    ) -> Result<(), AdminError> {
+        let mut data = json!({
+            "team": self.team.name,
+            "contest_name": config.contest.name,
+            "organizer": config.contest.organizer,
+        });
+        if let (Some(data), serde_json::Value::Object(fields)) = (data.as_object_mut(), self.fields)
+        {
+            data.extend(fields);
+        }
+        let m = Outgoing {
+            kind: self.kind,
+            to: self.to,
+            subject: crate::mail::commands::contest_subject(config, self.subject),
+            body: render(self.kind, &data)?,
+            in_reply_to: None,
+            references: vec![],
+            attachments: vec![],
+        };
+        enqueue(tx, &config.contest, &m, Cause::default(), now)?;
+        Ok(())
     }
 }
 
@@ -124,25 +154,14 @@ pub fn withdraw(
         &json!({ "mail_address": t.mail_address, "reason": reason, "mailed": mail == Notice::MailTheTeam }),
     )?;
     if mail == Notice::MailTheTeam {
-        let body = render(
-            "withdrawn",
-            &json!({
-                "team": t.name,
-                "contest_name": config.contest.name,
-                "reason": reason,
-                "organizer": config.contest.organizer,
-            }),
-        )?;
-        let m = notice(
-            "withdrawn",
-            vec![t.mail_address.clone()],
-            crate::mail::commands::contest_subject(
-                config,
-                format!("KNOBELN: team {} withdrawn", t.name),
-            ),
-            body,
-        );
-        enqueue(&tx, &config.contest, &m, Cause::default(), now)?;
+        TeamNotice {
+            team: &t,
+            kind: "withdrawn",
+            to: vec![t.mail_address.clone()],
+            subject: format!("KNOBELN: team {} withdrawn", t.name),
+            fields: json!({ "reason": reason }),
+        }
+        .queue(&tx, config, now)?;
     }
     tx.commit()?;
     Ok(Outcome::Done(format!(
@@ -206,26 +225,14 @@ pub fn set_address(
         &t.name,
         &json!({ "old": t.mail_address, "new": address }),
     )?;
-    let body = render(
-        "address_changed",
-        &json!({
-            "team": t.name,
-            "contest_name": config.contest.name,
-            "old": t.mail_address,
-            "new": address,
-            "organizer": config.contest.organizer,
-        }),
-    )?;
-    let m = notice(
-        "address_changed",
-        vec![t.mail_address.clone(), address.clone()],
-        crate::mail::commands::contest_subject(
-            config,
-            format!("KNOBELN: the address of team {} changed", t.name),
-        ),
-        body,
-    );
-    enqueue(&tx, &config.contest, &m, Cause::default(), now)?;
+    TeamNotice {
+        team: &t,
+        kind: "address_changed",
+        to: vec![t.mail_address.clone(), address.clone()],
+        subject: format!("KNOBELN: the address of team {} changed", t.name),
+        fields: json!({ "old": t.mail_address, "new": address }),
+    }
+    .queue(&tx, config, now)?;
     tx.commit()?;
     Ok(Outcome::Done(format!(
         "team {}: address {} -> {address}; a notice to both is queued",
@@ -258,25 +265,14 @@ pub fn reset_auth(
         &t.name,
         &json!({ "mailed_to": t.mail_address }),
     )?;
-    let body = render(
-        "auth_reset",
-        &json!({
-            "team": t.name,
-            "contest_name": config.contest.name,
-            "auth": secret,
-            "organizer": config.contest.organizer,
-        }),
-    )?;
-    let m = notice(
-        "auth_reset",
-        vec![t.mail_address.clone()],
-        crate::mail::commands::contest_subject(
-            config,
-            format!("KNOBELN: a new authentification string for team {}", t.name),
-        ),
-        body,
-    );
-    enqueue(&tx, &config.contest, &m, Cause::default(), now)?;
+    TeamNotice {
+        team: &t,
+        kind: "auth_reset",
+        to: vec![t.mail_address.clone()],
+        subject: format!("KNOBELN: a new authentification string for team {}", t.name),
+        fields: json!({ "auth": secret }),
+    }
+    .queue(&tx, config, now)?;
     tx.commit()?;
     Ok(Outcome::Done(format!(
         "team {}: new authentification string queued to {}",
