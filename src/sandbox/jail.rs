@@ -1216,7 +1216,10 @@ mod tests {
         assert!(c.intact());
         let old = a.dir.path().to_path_buf();
         drop((a, b));
-        assert!(!old.exists(), "the replaced tree is removed with its last holder");
+        assert!(
+            !old.exists(),
+            "the replaced tree is removed with its last holder"
+        );
         assert!(c.dir.path().exists());
     }
 
