@@ -1,8 +1,9 @@
 //! A jail for running the toolchain (gcc, as, ld) on hostile input.
 //!
-//! [`Jail::new`] prepares a private tree in a temporary folder:
-//! `root/usr` (the host's `/usr`, bind-mounted read-only), `bin`, `lib`,
-//! `lib64` mirrored as on the host (symlinks on a merged-/usr system),
+//! The server's jails share one private tree in a temporary folder, made
+//! by its first [`Jail::new`] (and again should a cleaner of the temp
+//! folder have removed a part of it): `root/usr` (the host's `/usr`,
+//! bind-mounted read-only), `bin`, `lib`, `lib64` mirrored as on the host (symlinks on a merged-/usr system),
 //! `dev/null`, and the mount points `tmp` and `work`; and the jail's work
 //! folder, a tmpfs of its own of [`WORK_BYTES`] and [`WORK_INODES`]
 //! that is mounted nowhere on the host: the jail holds it by a descriptor
@@ -27,8 +28,9 @@
 //! namespace, so when it ends everything it started ends with it; the whole
 //! process group is killed when the command ends or overruns, and the
 //! parent-death signal (re-armed after dropping privileges, which clears it)
-//! kills it when the server dies, even by `kill -9`. A jail folder left
-//! behind by a killed server is removed by the next [`Jail::new`].
+//! kills it when the server dies, even by `kill -9`. The tree a server
+//! leaves behind (killed, or ended: it is kept for the process's life)
+//! is removed by the next server's first [`Jail::new`].
 //!
 //! The process limit is `RLIMIT_NPROC`, which the kernel counts per uid in
 //! a user namespace (and checks up the chain of namespaces, `ucounts`), so
@@ -70,7 +72,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cgroup::{self, Group, GroupLimits};
@@ -281,8 +283,9 @@ impl JailOutput {
 
 /// A prepared jail: a private root tree with a writable work folder.
 pub struct Jail {
-    dir: tempfile::TempDir,
-    root: PathBuf,
+    /// The tree the runs are chrooted into, shared with the server's
+    /// other jails.
+    tree: Arc<Tree>,
     /// The work folder's tmpfs: a detached mount, held only here.
     work: OwnedFd,
     /// `/proc/self/fd/N` of `work`: the work folder as the server's paths
@@ -304,15 +307,22 @@ pub struct Jail {
     netns: Option<Netns>,
 }
 
-impl Jail {
-    /// Prepares a new jail tree under the system's temp folder.
-    pub fn new() -> Result<Jail, JailError> {
-        remove_stale_jails();
-        let uid = if is_root() {
-            Some(UidSlot::take().ok_or(JailError::NoUid)?)
-        } else {
-            None
-        };
+/// The jail's tree, read-only in every run (each mounts its jail's work
+/// folder over `work` and `tmp` in its own mount namespace): made once per
+/// server and shared by its jails ([`shared_tree`]), removed when it is
+/// replaced and the last jail holding it is gone.
+struct Tree {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+/// What the tree holds: the folders, then the host's top folders mirrored
+/// (links on a merged-/usr system), then `dev/null`.
+const TREE_DIRS: [&str; 4] = ["usr", "dev", "work", "tmp"];
+const TREE_TOPS: [&str; 4] = ["bin", "lib", "lib64", "sbin"];
+
+impl Tree {
+    fn make() -> Result<Tree, JailError> {
         let dir = tempfile::Builder::new()
             .prefix(&format!("{JAIL_PREFIX}{}-", std::process::id()))
             .tempdir()
@@ -331,7 +341,7 @@ impl Jail {
             dir.path(),
             fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)),
         )?;
-        for d in ["usr", "dev", "work", "tmp"] {
+        for d in TREE_DIRS {
             let p = root.join(d);
             prep(&p, fs::create_dir_all(&p))?;
         }
@@ -339,7 +349,7 @@ impl Jail {
             &root,
             fs::set_permissions(&root, fs::Permissions::from_mode(0o755)),
         )?;
-        for top in ["bin", "lib", "lib64", "sbin"] {
+        for top in TREE_TOPS {
             let host = Path::new("/").join(top);
             let inside = root.join(top);
             match fs::read_link(&host) {
@@ -355,6 +365,52 @@ impl Jail {
             &work_point,
             fs::set_permissions(&work_point, fs::Permissions::from_mode(0o755)),
         )?;
+        Ok(Tree { dir, root })
+    }
+
+    /// Whether everything [`Tree::make`] made is still there (a cleaner
+    /// of the temp folder may remove what a long-running server keeps):
+    /// a few `lstat`s.
+    fn intact(&self) -> bool {
+        let there = |p: &Path| fs::symlink_metadata(p).is_ok();
+        TREE_DIRS.iter().all(|d| there(&self.root.join(d)))
+            && there(&self.root.join("dev/null"))
+            && TREE_TOPS.iter().all(|top| {
+                let host = Path::new("/").join(top);
+                !(host.is_symlink() || host.is_dir()) || there(&self.root.join(top))
+            })
+    }
+}
+
+/// The server's jail tree: the one made before while it is intact, else
+/// a new one (and then the trees a killed server left behind are removed).
+fn shared_tree() -> Result<Arc<Tree>, JailError> {
+    static TREE: Mutex<Option<Arc<Tree>>> = Mutex::new(None);
+    tree_held_in(&TREE)
+}
+
+/// [`shared_tree`] with the tree held in `slot`.
+fn tree_held_in(slot: &Mutex<Option<Arc<Tree>>>) -> Result<Arc<Tree>, JailError> {
+    let mut held = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(tree) = held.as_ref().filter(|t| t.intact()) {
+        return Ok(Arc::clone(tree));
+    }
+    remove_stale_jails();
+    let tree = Arc::new(Tree::make()?);
+    *held = Some(Arc::clone(&tree));
+    Ok(tree)
+}
+
+impl Jail {
+    /// Prepares a new jail: the server's tree ([`shared_tree`]), a work
+    /// folder, a control group and a uid of its own.
+    pub fn new() -> Result<Jail, JailError> {
+        let uid = if is_root() {
+            Some(UidSlot::take().ok_or(JailError::NoUid)?)
+        } else {
+            None
+        };
+        let tree = shared_tree()?;
         let work =
             work_tmpfs(uid.as_ref().map(UidSlot::uid)).map_err(|source| JailError::Prepare {
                 path: PathBuf::from("a tmpfs for the work folder"),
@@ -371,8 +427,7 @@ impl Jail {
             source,
         })?;
         Ok(Jail {
-            dir,
-            root,
+            tree,
             work,
             work_path,
             group: group.map(Mutex::new),
@@ -495,9 +550,10 @@ impl Jail {
         })
     }
 
-    /// The temporary folder holding the jail (removed on drop).
+    /// The temporary folder holding the jail's tree (shared by the
+    /// server's jails, [`shared_tree`]).
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        self.tree.dir.path()
     }
 
     /// Runs `argv` (`argv[0]` an absolute path inside the jail) with cwd `/work`.
@@ -508,7 +564,7 @@ impl Jail {
             source,
         };
         let plan = MountPlan::new(
-            &self.root,
+            &self.tree.root,
             self.work.as_raw_fd(),
             self.uid.as_ref().map(UidSlot::uid),
         )
@@ -1139,6 +1195,33 @@ unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One tree for every jail of a server while it is intact; a part of
+    /// it removed (a cleaner of the temp folder, days into a contest): a
+    /// new tree for the next jail, the old one removed with the last jail
+    /// that held it. (On a slot of the test's own: the server's tree is
+    /// in use by the other tests' jails.)
+    #[test]
+    fn jails_share_one_tree_and_a_damaged_one_is_made_again() {
+        let slot = Mutex::new(None);
+        let (a, b) = (tree_held_in(&slot).unwrap(), tree_held_in(&slot).unwrap());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(a.intact());
+        let null = a.root.join("dev/null");
+        assert!(fs::symlink_metadata(&null).unwrap().is_file());
+        fs::remove_file(&null).unwrap();
+        assert!(!a.intact());
+        let c = tree_held_in(&slot).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert!(c.intact());
+        let old = a.dir.path().to_path_buf();
+        drop((a, b));
+        assert!(
+            !old.exists(),
+            "the replaced tree is removed with its last holder"
+        );
+        assert!(c.dir.path().exists());
+    }
 
     /// Red team (F11): the group's `oom_kill` counter counts a member
     /// ended by any OOM killer. A kill while the group held far less than

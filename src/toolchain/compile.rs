@@ -24,8 +24,11 @@
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
 //! each one's CPU (`bench compile` prints them). Much of it is starting
 //! the tools (two `cc1` starts, two of zig's; with Debian's LLVM, clang
-//! and wasm-ld load and relocate libLLVM) and gcc's optimiser for check
-//! 5's warnings, not building the module.
+//! and wasm-ld load and relocate libLLVM) and gcc's back end for check
+//! 5's warnings and object (of a small strategy's `gcc -c`, about 7 ms of
+//! CPU are the driver's and `cc1`'s starts and the parse, 6 the back
+//! end's initialisation, 4 the `-O2` passes, 2 `as`), not building the
+//! module. The jail's tree is made once per server ([`Jail::new`]).
 //! An accepted outcome is kept by source ([`ModuleCache`], key
 //! [`cache_key`]): the same source with the same settings and tools gets
 //! it again without a process.
@@ -204,7 +207,9 @@ pub fn compile_measured(
     cfg: &CompileConfig,
     cache: &ModuleCache,
 ) -> Result<Measured, CompileError> {
-    let key = cache_key(source, cfg);
+    // Found once for the key and the pass (a look through `/usr/lib`).
+    let tools = cfg.toolchain.clone().or_else(wasm::Toolchain::find);
+    let key = tools.as_ref().and_then(|t| cache_key_of(source, cfg, t));
     if let Some(mut outcome) = key.as_ref().and_then(|k| cache.get(k)) {
         // The authentification string is not kept: check 1 reads it
         // again from the source (the same bytes, so the same header).
@@ -219,7 +224,7 @@ pub fn compile_measured(
             tools: Vec::new(),
         });
     }
-    let mut pass = Pass::new(source, cfg);
+    let mut pass = Pass::new(source, cfg, tools);
     let module = pass.run(source)?;
     let outcome = finish(pass.r, pass.verdicts, module);
     if let (Some(key), Outcome::Accepted { binary, report }) = (key, &outcome) {
@@ -249,14 +254,19 @@ pub fn compile_measured(
 /// which fixes the runtime and the checks). `None` (not cached): a tool is
 /// missing.
 pub fn cache_key(source: &[u8], cfg: &CompileConfig) -> Option<CacheKey> {
-    use sha2::{Digest, Sha256};
     let tools = cfg.toolchain.clone().or_else(wasm::Toolchain::find)?;
+    cache_key_of(source, cfg, &tools)
+}
+
+/// [`cache_key`] with the wasm tools the compile runs.
+fn cache_key_of(source: &[u8], cfg: &CompileConfig, tools: &wasm::Toolchain) -> Option<CacheKey> {
+    use sha2::{Digest, Sha256};
     let mut files = vec![
         std::path::PathBuf::from(super::gcc::GCC),
         std::path::PathBuf::from("/usr/bin/as"),
-        tools.clang,
-        tools.wasm_ld,
-        tools.builtins,
+        tools.clang.clone(),
+        tools.wasm_ld.clone(),
+        tools.builtins.clone(),
     ];
     // gcc's compilers proper, under /usr/lib/gcc/TARGET/VERSION/.
     for target in std::fs::read_dir("/usr/lib/gcc").ok()?.flatten() {
@@ -307,6 +317,9 @@ struct Pass<'a> {
     /// (read by check 6: [`Pass::library`]); the link is given the
     /// archive where it or the runtime does.
     calls_helpers: CallsHelpers,
+    /// The wasm tools ([`CompileConfig::toolchain`], else the ones
+    /// installed), found once for the cache's key and the pass.
+    toolchain: Option<wasm::Toolchain>,
 }
 
 /// Whether an object has an undefined symbol the builtins archive defines.
@@ -327,7 +340,7 @@ impl CallsHelpers {
 }
 
 impl<'a> Pass<'a> {
-    fn new(source: &[u8], cfg: &'a CompileConfig) -> Pass<'a> {
+    fn new(source: &[u8], cfg: &'a CompileConfig, toolchain: Option<wasm::Toolchain>) -> Pass<'a> {
         Pass {
             cfg,
             text: String::from_utf8_lossy(source).into_owned(),
@@ -337,6 +350,7 @@ impl<'a> Pass<'a> {
             tools: Vec::new(),
             unknown_to_gcc: Vec::new(),
             calls_helpers: CallsHelpers::Yes,
+            toolchain,
         }
     }
 
@@ -363,8 +377,7 @@ impl<'a> Pass<'a> {
         if !self.reserved_names()? {
             return Ok(None);
         }
-        let tools = (self.cfg.toolchain.clone())
-            .or_else(wasm::Toolchain::find)
+        let tools = (self.toolchain.clone())
             .ok_or_else(|| CompileError::Runtime(wasm::Toolchain::MISSING.into()))?;
         let Some(object) = self.clang(&gcc, &tools, &preprocessed)? else {
             return Ok(None);
