@@ -23,11 +23,21 @@
 //! own when the server is root, with only standard input, output and error open, with CPU, address-space,
 //! file-size, open-file and process-count limits, a wall-clock limit and a
 //! cap on the output it keeps. Nothing outside the toolchain and the work
-//! folder is readable, and there is no network. The command is PID 1 of its
-//! namespace, so when it ends everything it started ends with it; the whole
+//! folder is readable, and there is no network. The first process of the
+//! PID namespace is the jail's init (`jail_init.c`, built by `build.rs`,
+//! executed from a sealed memory file, [`super::exe`]), never a tool: the
+//! kernel gives that process no signal of default action, so a tool
+//! started as it would meet its file size limit only as `EFBIG` and its
+//! soft CPU limit not at all. The init forks the command as PID 2, an
+//! ordinary process that gets `SIGXFSZ` and `SIGXCPU`, reaps every process
+//! of the namespace, and when the command ends writes the command's wait
+//! status to a pipe only the server reads (the command never holds it, so
+//! an exit code it chooses never reads as a signal) and exits: everything
+//! the command started ends with the namespace. The whole
 //! process group is killed when the command ends or overruns, and the
 //! parent-death signal (re-armed after dropping privileges, which clears it)
-//! kills it when the server dies, even by `kill -9`. A jail folder left
+//! kills the init, and with it the namespace, when the server dies, even
+//! by `kill -9`. A jail folder left
 //! behind by a killed server is removed by the next [`Jail::new`].
 //!
 //! The process limit is `RLIMIT_NPROC`, which the kernel counts per uid in
