@@ -764,11 +764,20 @@ const INIT_PROCESSES: u64 = 1;
 /// The init's `argv[0]` (and its memory file's name).
 const INIT_NAME: &str = "knobeln-jail-init";
 
-/// The init, held once per server in a sealed memory file.
+/// The init, held once per server in a sealed memory file (or, where the
+/// kernel forbids executing those, in the private unlinked file of
+/// [`Executable::from_bytes`], opened to every uid's execution: a jail's
+/// own uid runs it, and nothing reaches that file but its descriptor).
 fn init_executable() -> io::Result<&'static Executable> {
     static HELD: OnceLock<Result<Executable, (io::ErrorKind, String)>> = OnceLock::new();
     HELD.get_or_init(|| {
-        Executable::from_bytes(INIT_NAME, INIT).map_err(|e| (e.kind(), e.to_string()))
+        let held = |e: io::Error| (e.kind(), e.to_string());
+        let exe = Executable::from_bytes(INIT_NAME, INIT).map_err(held)?;
+        if !exe.executable_by_others() {
+            // SAFETY: fchmod on the descriptor the executable holds.
+            check(unsafe { libc::fchmod(exe.fd(), 0o555) }).map_err(held)?;
+        }
+        Ok(exe)
     })
     .as_ref()
     .map_err(|(kind, what)| io::Error::new(*kind, format!("the jail's init: {what}")))
