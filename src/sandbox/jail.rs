@@ -24,13 +24,23 @@
 //! own when the server is root, with only standard input, output and error open, with CPU, address-space,
 //! file-size, open-file and process-count limits, a wall-clock limit and a
 //! cap on the output it keeps. Nothing outside the toolchain and the work
-//! folder is readable, and there is no network. The command is PID 1 of its
-//! namespace, so when it ends everything it started ends with it; the whole
+//! folder is readable, and there is no network. The first process of the
+//! PID namespace is the jail's init (`jail_init.c`, built by `build.rs`,
+//! executed from a sealed memory file, [`super::exe`]), never a tool: the
+//! kernel gives that process no signal of default action, so a tool
+//! started as it would meet its file size limit only as `EFBIG` and its
+//! soft CPU limit not at all. The init forks the command as PID 2, an
+//! ordinary process that gets `SIGXFSZ` and `SIGXCPU`, reaps every process
+//! of the namespace, and when the command ends writes the command's wait
+//! status to a pipe only the server reads (the command never holds it, so
+//! an exit code it chooses never reads as a signal) and exits: everything
+//! the command started ends with the namespace. The whole
 //! process group is killed when the command ends or overruns, and the
 //! parent-death signal (re-armed after dropping privileges, which clears it)
-//! kills it when the server dies, even by `kill -9`. The tree a server
-//! leaves behind (killed, or ended: it is kept for the process's life)
-//! is removed by the next server's first [`Jail::new`].
+//! kills the init, and with it the namespace, when the server dies, even
+//! by `kill -9`. The tree a server leaves behind (killed, or ended: it is
+//! kept for the process's life) is removed by the next server's first
+//! [`Jail::new`].
 //!
 //! The process limit is `RLIMIT_NPROC`, which the kernel counts per uid in
 //! a user namespace (and checks up the chain of namespaces, `ucounts`), so
@@ -72,10 +82,12 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::cgroup::{self, Group, GroupLimits};
+use super::exe::Executable;
 use super::netns::{self, Netns};
 use super::spawn::{self, arrange_fds, check, CArgs};
 use super::uid::{UidSlot, SLOTS};
@@ -420,7 +432,7 @@ impl Jail {
         let defaults = JailLimits::default();
         let group = Group::create(&GroupLimits {
             memory_bytes: Some(defaults.memory),
-            processes: Some(defaults.processes),
+            processes: Some(defaults.processes + INIT_PROCESSES),
         })
         .map_err(|source| JailError::Prepare {
             path: PathBuf::from("a control group for the jail"),
@@ -574,21 +586,23 @@ impl Jail {
             .read(true)
             .open("/dev/null")
             .map_err(spawn_err)?;
-        let args = CArgs::new(argv).map_err(spawn_err)?;
+        // The jail's first process is its init, which starts the command
+        // as PID 2 and reports how it ended through the status pipe.
+        let init = init_executable().map_err(spawn_err)?;
+        let (status_read, status_write) = pipe().map_err(spawn_err)?;
+        let mut init_argv = Vec::with_capacity(argv.len() + 1);
+        init_argv.push(INIT_NAME);
+        init_argv.extend_from_slice(argv);
+        let args = CArgs::new(&init_argv).map_err(spawn_err)?;
         let env = CArgs::new(JAIL_ENV).map_err(spawn_err)?;
-        let prog = CString::new(argv[0]).map_err(|_| {
-            spawn_err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "NUL in the program",
-            ))
-        })?;
+        let empty = CString::default();
         let lim = *limits;
         let (join_fds, oom_before, peak) = match self.group() {
             Some(mut g) => {
                 // Written only where they differ from the group's.
                 g.set_limits(&GroupLimits {
                     memory_bytes: Some(limits.memory),
-                    processes: Some(limits.processes),
+                    processes: Some(limits.processes + INIT_PROCESSES),
                 })
                 .map_err(spawn_err)?;
                 // This run's own peak: an earlier run of the compile near
@@ -598,10 +612,13 @@ impl Jail {
             }
             None => (Vec::new(), 0, Default::default()),
         };
+        // 0, 1, 2 and the init's status pipe at 3; the init's executable
+        // at 4, close-on-exec.
         let fds = [
             null.as_raw_fd(),
             write_end.as_raw_fd(),
             write_end.as_raw_fd(),
+            status_write.as_raw_fd(),
         ];
         let mut flags =
             libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWPID;
@@ -634,20 +651,29 @@ impl Jail {
                 // Before the descriptors are closed: it mounts the work
                 // folder from the jail's descriptor of it.
                 plan.enter()?;
-                arrange_fds(&fds, None)?;
+                arrange_fds(&fds, Some(init.fd()))?;
                 set_rlimit(libc::RLIMIT_CPU, lim.cpu_secs, lim.cpu_secs + 1)?;
                 set_rlimit(libc::RLIMIT_AS, lim.address_space, lim.address_space)?;
                 set_rlimit(libc::RLIMIT_FSIZE, lim.file_size, lim.file_size)?;
                 set_rlimit(libc::RLIMIT_NOFILE, 64, 64)?;
                 set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
-                set_rlimit(libc::RLIMIT_NPROC, lim.processes, lim.processes)?;
+                // The init counts too: the command keeps its `processes`.
+                let nproc = lim.processes + INIT_PROCESSES;
+                set_rlimit(libc::RLIMIT_NPROC, nproc, nproc)?;
                 plan.drop_privileges()?;
                 // SAFETY: as above.
                 unsafe {
                     // Changing the user clears the parent-death signal: again.
                     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
                     check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-                    libc::execve(prog.as_ptr(), args.as_ptr(), env.as_ptr());
+                    libc::syscall(
+                        libc::SYS_execveat,
+                        fds.len() as libc::c_int,
+                        empty.as_ptr(),
+                        args.as_ptr(),
+                        env.as_ptr(),
+                        libc::AT_EMPTY_PATH,
+                    );
                 }
                 Err(io::Error::last_os_error())
             };
@@ -660,6 +686,7 @@ impl Jail {
         let pid = unsafe { spawn::spawn_with(flags, &mut body) }.map_err(spawn_err)?;
         let mut child = spawn::Child::new(pid);
         drop(write_end); // our copy of the pipe's write end
+        drop(status_write); // only the init holds it now
         let deadline = Instant::now() + limits.wall;
         let io_err = |source| JailError::Io {
             program: program.clone(),
@@ -725,6 +752,16 @@ impl Jail {
             }
             st
         };
+        // The command's own status, as the init reported it; without a
+        // report (the init was killed: the wall clock, the server's
+        // death) the init's.
+        let status = match read_init_report(status_read).map_err(io_err)? {
+            InitReport::Ended(st) => status.map(|_| st),
+            InitReport::NotStarted(errno) => {
+                return Err(spawn_err(io::Error::from_raw_os_error(errno)))
+            }
+            InitReport::None => status,
+        };
         let exit = match status {
             None => JailExit::WallClock,
             Some(st) => match (st.code(), st.signal()) {
@@ -769,6 +806,82 @@ impl Drop for Jail {
             netns::POOL.give_back(n);
         }
     }
+}
+
+/// The jail's init (`src/sandbox/jail_init.c`, built by `build.rs`): a
+/// static program of a few system calls, the first process of every run's
+/// PID namespace.
+const INIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jail-init"));
+
+/// Processes the init adds to a run: itself (not counted against
+/// [`JailLimits::processes`]).
+const INIT_PROCESSES: u64 = 1;
+
+/// The init's `argv[0]` (and its memory file's name).
+const INIT_NAME: &str = "knobeln-jail-init";
+
+/// The init, held once per server in a sealed memory file (or, where the
+/// kernel forbids executing those, in the private unlinked file of
+/// [`Executable::from_bytes`], opened to every uid's execution: a jail's
+/// own uid runs it, and nothing reaches that file but its descriptor).
+fn init_executable() -> io::Result<&'static Executable> {
+    static HELD: OnceLock<Result<Executable, (io::ErrorKind, String)>> = OnceLock::new();
+    HELD.get_or_init(|| {
+        let held = |e: io::Error| (e.kind(), e.to_string());
+        let exe = Executable::from_bytes(INIT_NAME, INIT).map_err(held)?;
+        if !exe.executable_by_others() {
+            // SAFETY: fchmod on the descriptor the executable holds.
+            check(unsafe { libc::fchmod(exe.fd(), 0o555) }).map_err(held)?;
+        }
+        Ok(exe)
+    })
+    .as_ref()
+    .map_err(|(kind, what)| io::Error::new(*kind, format!("the jail's init: {what}")))
+}
+
+/// What the init reported on its status pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InitReport {
+    /// The command ended with this wait status.
+    Ended(ExitStatus),
+    /// The command could not be executed (the `errno` of its `execve`,
+    /// or of the init's `fork`).
+    NotStarted(i32),
+    /// Nothing: the init was killed before the command ended.
+    None,
+}
+
+/// Reads the init's records (8 bytes each: a tag and a value) once the
+/// init is reaped: every process that held the pipe's write end (the init,
+/// and its child before the command's exec) is gone then.
+fn read_init_report(pipe: OwnedFd) -> io::Result<InitReport> {
+    super::set_nonblocking(&pipe)?;
+    let mut bytes = Vec::with_capacity(16);
+    let mut reader = fs::File::from(pipe).take(64);
+    match reader.read_to_end(&mut bytes) {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+        Err(e) => return Err(e),
+    }
+    Ok(parse_init_report(&bytes))
+}
+
+/// The init's records, as [`InitReport`]: a failed exec wins over the
+/// exit status (127) the init then reports.
+fn parse_init_report(bytes: &[u8]) -> InitReport {
+    let mut report = InitReport::None;
+    for rec in bytes.chunks_exact(8) {
+        let tag = i32::from_ne_bytes(rec[..4].try_into().expect("4 bytes"));
+        let value = i32::from_ne_bytes(rec[4..].try_into().expect("4 bytes"));
+        match tag {
+            1 if report == InitReport::None => {
+                report = InitReport::Ended(ExitStatus::from_raw(value))
+            }
+            2 => return InitReport::NotStarted(value.max(1)),
+            _ => {}
+        }
+    }
+    report
 }
 
 /// A file's name in the work folder: no folders, no `.` or `..`.
@@ -1221,6 +1334,39 @@ mod tests {
             "the replaced tree is removed with its last holder"
         );
         assert!(c.dir.path().exists());
+    }
+
+    /// The init's records: the command's wait status as the kernel gave
+    /// it (a signal stays a signal, an exit code an exit code), a failed
+    /// exec as the error, nothing (the init killed) as no report.
+    #[test]
+    fn the_inits_report_is_the_commands_wait_status() {
+        let rec = |tag: i32, value: i32| [tag.to_ne_bytes(), value.to_ne_bytes()].concat();
+        let ended = |bytes: &[u8]| match parse_init_report(bytes) {
+            InitReport::Ended(st) => (st.code(), st.signal()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(ended(&rec(1, libc::SIGXFSZ)), (None, Some(libc::SIGXFSZ)));
+        assert_eq!(ended(&rec(1, 153 << 8)), (Some(153), None));
+        assert_eq!(
+            parse_init_report(&[rec(2, libc::ENOENT), rec(1, 127 << 8)].concat()),
+            InitReport::NotStarted(libc::ENOENT)
+        );
+        assert_eq!(parse_init_report(&[]), InitReport::None);
+        assert_eq!(parse_init_report(&rec(1, 0)[..5]), InitReport::None);
+    }
+
+    /// A program the jail cannot execute is the jail's error, as before
+    /// the init (which reports its child's failed `execve`).
+    #[test]
+    fn a_missing_program_is_a_spawn_error() {
+        let jail = Jail::new().unwrap();
+        match jail.run(&["/nonexistent/tool"], &JailLimits::default()) {
+            Err(JailError::Spawn { source, .. }) => {
+                assert_eq!(source.raw_os_error(), Some(libc::ENOENT))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Red team (F11): the group's `oom_kill` counter counts a member

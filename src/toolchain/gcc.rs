@@ -40,14 +40,20 @@ pub enum GccStart {
     /// a limit, an internal error) is run again through the driver, whose
     /// words on it the report quotes.
     ///
-    /// Not the compile's: `cc1` is then the first process of the jail's
-    /// PID namespace, and the kernel gives that process no signal whose
-    /// action is the default one, so the file size limit's `SIGXFSZ` and
-    /// the CPU limit's `SIGXCPU` do not stop it (red team E14): a macro
-    /// bomb's `cc1` wrote its 16 MiB and went on expanding, its writes
-    /// refused, until the jail's memory (or the CPU limit's `SIGKILL` a
-    /// second later) ended it, 1.7 s of CPU where the driver's `cc1` was
-    /// stopped after 0.09 s, and then ran again through the driver.
+    /// Not the compile's. It was taken off when `cc1` was the first
+    /// process of the jail's PID namespace, which the kernel gives no
+    /// signal of default action (red team E14: a macro bomb's `cc1` wrote
+    /// its 16 MiB and went on expanding, its writes refused, until the
+    /// jail's memory ended it, 1.7 s of CPU where the driver's `cc1` was
+    /// stopped after 0.09 s). Since the jail's init is that process, `cc1`
+    /// started directly meets the file size and CPU limits by their
+    /// signals as the driver's does
+    /// (`the_compiles_gcc_e_is_stopped_by_the_file_size_limit`), and gives
+    /// every test source the driver's report again
+    /// (`cc1_directly_gives_every_test_source_the_report_of_the_driver`
+    /// passes with the init); it would save the driver's start, about
+    /// 2 ms of CPU a compile. Switching the default back is left to a
+    /// change of its own.
     Cc1,
 }
 
@@ -414,11 +420,11 @@ impl<'j> Gcc<'j> {
                 "{tool} did not finish within {} s and was stopped",
                 lim.wall.as_secs()
             )),
-            // The first process of the jail's PID namespace (clang -c and
-            // wasm-ld start as it) gets no `SIGXCPU`: the kernel ignores a
-            // signal of default action there. Past the hard limit, one
-            // second above, its `SIGKILL` ends it; the CPU the run used is
-            // the verdict's evidence, as for every process (red team E14).
+            // The soft limit's `SIGXCPU` (every tool gets it: the jail's
+            // init is the namespace's first process, which would not). A
+            // tool that ignored it meets the hard limit's `SIGKILL` one
+            // second above; the CPU the run used is then the verdict's
+            // evidence, as for every process (red team E14).
             JailExit::Signaled(s)
                 if s == libc::SIGXCPU
                     || (s == libc::SIGKILL && out.cpu.as_secs() >= lim.cpu_secs) =>

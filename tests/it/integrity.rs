@@ -486,16 +486,16 @@ fn the_compile_jail_dies_with_the_server_and_leaves_nothing_behind() {
     assert_eq!(jail_dirs(pid), Vec::<std::path::PathBuf>::new());
 }
 
-/// Item 8. The jailed command is PID 1 of a namespace of its own (it sees
-/// no other process, and what it starts ends with it), and the number of
-/// processes it may have is limited.
+/// Item 8. The jailed command is PID 2 of a namespace of its own, the
+/// jail's init PID 1 (it sees no other process, and what it starts ends
+/// with it), and the number of processes it may have is limited.
 #[test]
 fn the_jail_has_its_own_pid_namespace_and_a_process_limit() {
     let jail = Jail::new().unwrap();
     let out = jail
-        .run(&["/bin/sh", "-c", "echo $$"], &JailLimits::default())
+        .run(&["/bin/sh", "-c", "echo $$ $PPID"], &JailLimits::default())
         .unwrap();
-    assert_eq!(out.output.trim(), "1");
+    assert_eq!(out.output.trim(), "2 1");
     // Sleeps far longer than the wall limit: had they outlived the shell
     // (PID 1) and the run waited for them, the jail would have killed it
     // at the wall limit. No timing: the run's own verdict says which.
@@ -679,6 +679,62 @@ fn a_loop_in_the_jail_is_killed_by_the_cpu_limit() {
     // 128 + SIGXCPU; the hard limit one second later would be SIGKILL (137).
     assert!(
         out.output.contains("loop ended: 152") || out.output.contains("loop ended: 137"),
+        "{}",
+        out.output
+    );
+}
+
+/// The jail's command cannot make its exit status read as a signal: the
+/// init reports the command's wait status as the kernel gave it, never an
+/// exit code (a command that exits with 153, as a shell reports a child
+/// ended by `SIGXFSZ`, or 137, `SIGKILL`'s, has exited). Nor can the
+/// command's processes signal the init (PID 1 of their namespace, which
+/// has no handler: the kernel drops every such signal, `SIGKILL` too), nor
+/// trace it (it is not dumpable), nor write its status pipe (they never
+/// hold it: descriptor 3 is closed in the command).
+#[test]
+fn the_jails_command_cannot_forge_a_signal_or_touch_its_init() {
+    let jail = Jail::new().unwrap();
+    let limits = at_the_default_limits();
+    for code in [153, 137, 152] {
+        let out = jail
+            .run(&["/bin/sh", "-c", &format!("exit {code}")], &limits)
+            .unwrap();
+        assert_eq!(out.exit, JailExit::Exited(code), "{}", out.output);
+    }
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "for s in TERM INT HUP XFSZ XCPU SEGV KILL STOP; do kill -s $s 1; done; \
+                 echo 'signals sent'; (echo forged >&3) 2>/dev/null || echo 'no descriptor 3'; \
+                 exit 3",
+            ],
+            &limits,
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(3), "{}", out.output);
+    assert!(out.output.contains("signals sent"), "{}", out.output);
+    assert!(out.output.contains("no descriptor 3"), "{}", out.output);
+    // A tracer in the jail cannot attach to the init (python's ctypes
+    // calls ptrace itself: the jail has no strace).
+    let out = jail
+        .run(
+            &[
+                "/usr/bin/python3",
+                "-c",
+                "import ctypes, os\n\
+                 libc = ctypes.CDLL(None, use_errno=True)\n\
+                 r = libc.ptrace(16, 1, 0, 0)\n\
+                 print('attach', r, os.strerror(ctypes.get_errno()))",
+            ],
+            &limits,
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+    assert!(
+        out.output.contains("attach -1 Operation not permitted"),
         "{}",
         out.output
     );
