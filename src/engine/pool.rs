@@ -9,7 +9,7 @@
 //! runner; games played on other machines are another.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,23 +23,50 @@ use crate::wasm::Loaded;
 
 /// A strategy program: its module's bytes and their SHA-256 (by which
 /// another machine can fetch and verify it), and the module compiled for
-/// this machine's engine (or why it cannot play).
+/// this machine's engine (or why it cannot play), made ready where it is
+/// first played ([`Program::strategy`]).
 #[derive(Debug)]
 pub struct Program {
     pub sha256: String,
     pub wasm: Vec<u8>,
-    pub strategy: Loaded,
+    strategy: OnceLock<Loaded>,
 }
 
 impl Program {
-    /// Compiles (or takes from the engine's cache) the module `wasm`.
-    pub fn load(wasm: Vec<u8>) -> Result<Program, crate::wasm::WasmError> {
-        let sha256 = super::prepare::sha256_hex(&wasm);
-        Ok(Program {
-            strategy: crate::wasm::load_hashed(&wasm, sha256.clone())?,
-            sha256,
+    /// The program `wasm`, its module not made ready yet: the first
+    /// [`Program::strategy`] compiles it (or takes it from the engine's
+    /// cache or spill). The engine's thread makes a group's programs at
+    /// the group's start and a pool's game thread makes each ready at its
+    /// first game, so a module the cache dropped (a field larger than the
+    /// cache: every program once a round) costs the server's thread
+    /// nothing; a runner that plays on other machines never makes it
+    /// ready here at all.
+    pub fn new(wasm: Vec<u8>) -> Program {
+        Program {
+            sha256: super::prepare::sha256_hex(&wasm),
             wasm,
-        })
+            strategy: OnceLock::new(),
+        }
+    }
+
+    /// [`Program::new`], made ready at once (for a caller that plays it on
+    /// its own thread: a replay).
+    pub fn load(wasm: Vec<u8>) -> Result<Program, crate::wasm::WasmError> {
+        let program = Program::new(wasm);
+        program.strategy()?;
+        Ok(program)
+    }
+
+    /// The module compiled for this machine's engine, or why it cannot
+    /// play: made ready at the first call (one caller compiles or loads it,
+    /// one that comes meanwhile waits for it), the same afterwards. `Err`:
+    /// the engine could not be set up (tried again at the next call).
+    pub fn strategy(&self) -> Result<&Loaded, crate::wasm::WasmError> {
+        if let Some(loaded) = self.strategy.get() {
+            return Ok(loaded);
+        }
+        let loaded = crate::wasm::load_hashed(&self.wasm, self.sha256.clone())?;
+        Ok(self.strategy.get_or_init(|| loaded))
     }
 }
 
@@ -223,14 +250,22 @@ impl Pool {
                             if closing.load(Ordering::Relaxed) {
                                 break;
                             }
-                            let started = Instant::now();
-                            let result = referee.play_loaded(
-                                [&job.programs[0].strategy, &job.programs[1].strategy],
-                                job.seeds,
-                            );
-                            record_game_time(&game_ns, started.elapsed());
-                            let done = match result {
-                                Ok(record) => Done::played(job.game, record),
+                            // The programs made ready here, before the
+                            // game's clock (a module the cache dropped is
+                            // loaded on this thread, not the server's).
+                            let ready = job.programs[0]
+                                .strategy()
+                                .and_then(|p| Ok([p, job.programs[1].strategy()?]));
+                            let done = match ready {
+                                Ok(players) => {
+                                    let started = Instant::now();
+                                    let result = referee.play_loaded(players, job.seeds);
+                                    record_game_time(&game_ns, started.elapsed());
+                                    match result {
+                                        Ok(record) => Done::played(job.game, record),
+                                        Err(e) => Done::failed(job.game, e.to_string()),
+                                    }
+                                }
                                 Err(e) => Done::failed(job.game, e.to_string()),
                             };
                             if tx.send(done).is_err() {
@@ -401,5 +436,60 @@ mod tests {
         assert!(r.throws.is_empty());
         assert_eq!((r.seed, r.points), (42, [3, 5]));
         assert_eq!(d.encoded, Some(EncodedThrows::of(&throws)));
+    }
+
+    /// A group's programs are made at its start on the server's thread
+    /// and made ready (compiled, or loaded back from the module spill when
+    /// the cache dropped them: a field larger than the cache, every
+    /// program once a round) on the game thread that plays one first: the
+    /// server's work at a group's start is the same whatever the cache
+    /// holds. Failed before: `Program::load` on the server's thread
+    /// compiled both modules there.
+    #[test]
+    fn the_server_thread_makes_no_module_ready_a_game_thread_does() {
+        use crate::wasm::check::{straight_line_module, StraightLine};
+        // Modules of sizes no other test compiles: not in the cache.
+        let programs = [3917, 3919].map(|bytes| {
+            Arc::new(Program::new(straight_line_module(
+                StraightLine::Chain,
+                1,
+                bytes,
+            )))
+        });
+        let before = crate::wasm::made_ready_here();
+        let pool = Pool::start(1, Referee::new(Default::default()));
+        let game = ScheduledGame {
+            key: crate::tournament::schedule::GameKey {
+                round: 1,
+                group: 1,
+                slot: 0,
+            },
+            players: [crate::tournament::TeamId(1), crate::tournament::TeamId(2)],
+            members: [0, 1],
+            attempt: 1,
+            seed: 7,
+        };
+        pool.submit(Job {
+            game,
+            programs: programs.clone(),
+            seeds: GameSeeds::new(&crate::seed::SeedKey::public_from_seed(7), 7),
+        });
+        let done = pool.next_done().expect("the game comes back");
+        assert!(
+            done.result().is_ok(),
+            "refereed: {:?}",
+            done.result().as_ref().err()
+        );
+        assert_eq!(
+            crate::wasm::made_ready_here(),
+            before,
+            "none on this thread"
+        );
+        for p in &programs {
+            assert!(
+                p.strategy.get().is_some(),
+                "made ready by the game's thread"
+            );
+        }
     }
 }

@@ -112,8 +112,8 @@ impl Replayer {
             }
         }
         let players = [
-            &self.programs[&game.players[0]].strategy,
-            &self.programs[&game.players[1]].strategy,
+            self.programs[&game.players[0]].strategy()?,
+            self.programs[&game.players[1]].strategy()?,
         ];
         let seeds = GameSeeds::new(&self.key, game.record.seed);
         let replayed = self

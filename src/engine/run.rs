@@ -432,11 +432,28 @@ fn play_round(
         let (sd, st) = s.progress();
         (d + sd, t + st)
     });
+    // What a wake-up looks at is bounded by the games in flight, not by
+    // the field (a field of 10,000 has 244 groups; with real games the
+    // engine wakes for about every game): the groups before `first_open`
+    // are finished and not looked at again; `to_check` holds the groups
+    // whose end may have come since the last look (every group at first:
+    // a resumed round's may be finished already; then those a game was
+    // applied to), and `told` counts the ends told.
+    let mut first_open = 0usize;
+    let mut to_check: Vec<usize> = (0..groups.len()).collect();
+    let mut told = 0usize;
     loop {
         // The runner's capacity follows the time its games take.
         let capacity = pool.capacity();
+        while schedules
+            .get(first_open)
+            .is_some_and(GroupSchedule::is_finished)
+        {
+            first_open += 1;
+        }
         // Fill the pool, group by group.
-        for (g, sched) in schedules.iter_mut().enumerate() {
+        for (g, sched) in schedules.iter_mut().enumerate().skip(first_open) {
+            count_look();
             if in_flight >= capacity || stop_requested() {
                 break;
             }
@@ -472,8 +489,14 @@ fn play_round(
                 in_flight += 1;
             }
         }
-        for (g, sched) in schedules.iter().enumerate() {
+        // In group order, as when every group was looked at.
+        to_check.sort_unstable();
+        to_check.dedup();
+        for g in to_check.drain(..) {
+            count_look();
+            let sched = &schedules[g];
             if sched.is_finished() && rankings[g].is_none() {
+                told += 1;
                 // The group's end is committed with its last games (in
                 // the same transaction: one commit, not two), never
                 // before them.
@@ -496,7 +519,8 @@ fn play_round(
                     .map_err(EngineError::Observer)?;
             }
         }
-        if schedules.iter().all(GroupSchedule::is_finished) {
+        // Every group's end is told once it is finished (above).
+        if told == schedules.len() {
             break;
         }
         if in_flight == 0 && stop_requested() {
@@ -531,6 +555,7 @@ fn play_round(
             // being played (its round ended without it): nothing to do.
             if d.game.key.round == round {
                 in_flight -= 1;
+                to_check.push((d.game.key.group - 1) as usize);
                 let recorded =
                     record_in_schedule(&d, round, &mut schedules, &mut progress, &mut infra_tries);
                 match recorded {
@@ -558,6 +583,17 @@ fn play_round(
             EngineError::Invalid(format!("round {round}: a group's end was not told"))
         })?;
     Ok((schedules, rankings))
+}
+
+thread_local! {
+    /// Groups the engine looked at on this thread while playing (a test
+    /// counts them per game, whatever other tests do meanwhile).
+    static LOOKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one group looked at (filling the runner or for its end).
+fn count_look() {
+    LOOKS.with(|c| c.set(c.get() + 1));
 }
 
 /// The most finished games stored in one transaction (a commit's cost is
@@ -750,7 +786,8 @@ impl Players {
                     EngineError::Mismatch(format!("team {} is not an entry", team.0))
                 })?;
                 let bytes = store.version_binary(entry.version)?;
-                Ok((*team, Arc::new(Program::load(bytes)?)))
+                // Made ready by the game thread that plays it first.
+                Ok((*team, Arc::new(Program::new(bytes))))
             })
             .collect()
     }
@@ -979,5 +1016,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(stored_games(&db), stored_games(&reference));
+    }
+
+    /// The groups the engine looks at for each game do not grow with the
+    /// field: games that finish one at a time (as real games do, the
+    /// engine waking for each) in a field of 300 (8 groups in the first
+    /// round) and of 1200 (30) cost the same looks a game, about 3.
+    /// Failed before: every wake-up looked at every group of the round (to
+    /// fill the runner from the first group on, for a group's end, and
+    /// whether all were finished), 43 looks a game at 1200 against 13 at
+    /// 300.
+    #[test]
+    fn the_groups_looked_at_for_a_game_do_not_grow_with_the_field() {
+        let looks_a_game = |teams: usize| {
+            let tmp = tempfile::tempdir().unwrap();
+            let db = tmp.path().join("k.db");
+            let mut store = Store::open(&db).unwrap();
+            let tid = crate::engine::results::stand_in_tournament(&mut store, 7, teams);
+            let before = LOOKS.with(|c| c.get());
+            run_tournament_with(
+                &mut store,
+                tid,
+                &one_at_a_time,
+                &crate::engine::SystemClock,
+                &mut Quiet,
+            )
+            .unwrap();
+            let looks = LOOKS.with(|c| c.get()) - before;
+            let games: i64 = store
+                .conn()
+                .query_row("SELECT COUNT(*) FROM games", [], |r| r.get(0))
+                .unwrap();
+            looks as f64 / games as f64
+        };
+        let (small, large) = (looks_a_game(300), looks_a_game(1200));
+        assert!(
+            large <= small + 0.25 && large < 4.0,
+            "{large:.2} looks a game at 1200 teams against {small:.2} at 300"
+        );
     }
 }

@@ -126,6 +126,16 @@ thread_local! {
     /// Modules compiled on this thread (a test counts its own, whatever
     /// other tests compile at the same time).
     static COMPILED_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Modules made ready on this thread at a cache miss, compiled or
+    /// loaded from the spill ([`made_ready_here`]).
+    static MADE_READY_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Modules the cache missed that this thread made ready (compiled, or
+/// loaded from the spill) since it started: a test counts the work a
+/// thread does whatever other threads and tests do meanwhile.
+pub fn made_ready_here() -> u64 {
+    MADE_READY_HERE.with(|c| c.get())
 }
 
 /// How this process's modules were made ready since it started.
@@ -224,6 +234,7 @@ fn load_in<'s>(
         Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
     };
     let spill = spill_of(&rt.engine);
+    MADE_READY_HERE.with(|c| c.set(c.get() + 1));
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
         Some(m) => {
             FROM_SPILL.fetch_add(1, Ordering::Relaxed);
