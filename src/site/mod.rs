@@ -97,10 +97,11 @@ pub enum Scope {
 
 /// Whether a group's event rewrites the index and its round's page (pages
 /// as large as the field and the round: rewritten when the round's
-/// finished groups have doubled since the last write, and at its last
-/// group, so about log2(groups) times per round and about twice the round
-/// page's final size written in all; between writes they show at least
-/// half of the groups finished so far).
+/// finished groups have doubled since the last write, never at its last
+/// group: the round's end, the next event, writes both; so about
+/// log2(groups) times per round and about twice the round page's final
+/// size written in all, the round's end included; between writes they
+/// show at least half of the groups finished so far).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoundPage {
     Write,

@@ -16,7 +16,9 @@ use super::{generate_from, Kept, RoundPage, Scope, SiteError, SiteOptions, SiteS
 /// Keeps the site up to date while a tournament runs: after every finished
 /// group it writes that group's game pages and its members' pages (the
 /// index and the round's page when the round's finished groups have
-/// doubled since their last write: after 1, 2, 4, 8, … groups), after
+/// doubled since their last write: after 1, 2, 4, 8, … groups, but not at
+/// the round's last group, whose next event, the round's end, writes
+/// both), after
 /// every round the index and the round's page (and its players' pages only
 /// if a group's write is missing, or the round was the final), and after
 /// the Evolution everything. Once the tournament is marked finished,
@@ -188,12 +190,17 @@ impl SiteObserver {
 /// Whether the index and a round's page are written when `finished` of
 /// its `n_groups` groups have finished and `at_last_write` had at their
 /// last write: when the finished groups have doubled (after 1, 2, 4, 8,
-/// … groups) and at the round's last group. So they are written about
-/// log2(groups) times a round, cost about twice their final size over the
-/// round (a round's page grows with its finished groups), and show at
-/// least half of the groups finished so far.
+/// … groups), but never at the round's last group: the engine's next
+/// event is the round's end (also when a resumed server plays the round
+/// again), which writes both with the round's advancement, so a write at
+/// its last group would be replaced at once (the round's page whole, as
+/// large as the round: a sixth of the site's bytes while playing at 2000
+/// teams). So they are written about log2(groups) times a round and at its
+/// end, cost about twice their final size over the round (a round's page
+/// grows with its finished groups), and show at least half of the groups
+/// finished so far.
 fn round_page_due(finished: usize, at_last_write: usize, n_groups: usize) -> bool {
-    finished >= n_groups || finished >= 2 * at_last_write
+    finished < n_groups && finished >= 2 * at_last_write
 }
 
 impl Observer for SiteObserver {
@@ -264,15 +271,19 @@ mod tests {
     }
 
     #[test]
-    fn a_rounds_page_is_written_when_its_finished_groups_have_doubled_and_at_its_end() {
-        assert_eq!(round_page_writes(1), [1]);
-        assert_eq!(round_page_writes(4), [1, 2, 4]);
-        assert_eq!(round_page_writes(5), [1, 2, 4, 5]);
-        // 2000 teams: 49 groups of 40 or 41 in the first round (7
-        // writes; at every tenth there were 13).
-        assert_eq!(round_page_writes(49), [1, 2, 4, 8, 16, 32, 49]);
-        // 10,000 teams: 244 groups, 9 writes (11 at every tenth).
-        assert_eq!(round_page_writes(244), [1, 2, 4, 8, 16, 32, 64, 128, 244]);
+    fn a_rounds_page_is_written_when_its_finished_groups_have_doubled_not_at_its_last() {
+        // The round's end writes it (not counted here): a round of one
+        // group has no write at a group.
+        assert_eq!(round_page_writes(1), Vec::<usize>::new());
+        assert_eq!(round_page_writes(4), [1, 2]);
+        assert_eq!(round_page_writes(5), [1, 2, 4]);
+        // 2000 teams: 49 groups of 40 or 41 in the first round (6
+        // writes and the round's end; at every tenth there were 13, at
+        // the last group too 7).
+        assert_eq!(round_page_writes(49), [1, 2, 4, 8, 16, 32]);
+        // 10,000 teams: 244 groups, 8 writes and the round's end (9 and
+        // the round's end with the last group's).
+        assert_eq!(round_page_writes(244), [1, 2, 4, 8, 16, 32, 64, 128]);
     }
 
     /// Every file of a folder (but the writer's temporary ones) and its bytes.
@@ -297,6 +308,17 @@ mod tests {
         whole: tempfile::TempDir,
         events_checked: usize,
         pages_checked: usize,
+        /// Every event that changed a page, with the pages it changed
+        /// (their bytes: a page is written only when they change).
+        changes: Vec<(Changed, Vec<String>)>,
+    }
+
+    /// The event after which [`Checked::changes`] saw pages changed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Changed {
+        Group { round: u32, group: u32 },
+        Round(u32),
+        Evolution,
     }
 
     impl Observer for Checked {
@@ -313,6 +335,16 @@ mod tests {
             if changed.is_empty() {
                 return Ok(());
             }
+            let at = match event {
+                Event::GroupFinished { round, group, .. } => Changed::Group {
+                    round: *round,
+                    group: *group,
+                },
+                Event::RoundFinished { round, .. } => Changed::Round(*round),
+                _ => Changed::Evolution,
+            };
+            self.changes
+                .push((at, changed.iter().map(|n| n.to_string()).collect()));
             super::super::generate(
                 store,
                 self.site.tournament,
@@ -477,6 +509,7 @@ mod tests {
                 whole: tempfile::tempdir().unwrap(),
                 events_checked: 0,
                 pages_checked: 0,
+                changes: Vec::new(),
             },
             before_evolution,
             copied_at_evolution: 0,
@@ -557,6 +590,75 @@ mod tests {
         assert_eq!(hidden(dir.path()), [".htaccess"]);
         assert_eq!(checked.site.regenerate(&store).unwrap().written, 0);
         assert_eq!(differ(&files(dir.path())), Vec::<String>::new());
+    }
+
+    /// A round's page and the index are written at a group only when the
+    /// round's finished groups have doubled, never at its last group: the
+    /// round's end, the next event, writes both (a write there would be
+    /// replaced at once: the round's page is as large as the round). Each
+    /// round page is changed exactly at its doublings, its end (the index
+    /// with it) and perhaps the Evolution's write; the round's end changes
+    /// neither page that the event before it changed too (counted from the
+    /// pages' bytes: the
+    /// observer writes a page only when they change). Before, the last
+    /// group wrote both too.
+    #[test]
+    fn a_rounds_last_group_leaves_its_page_and_the_index_to_its_end() {
+        let (_store, _tid, _dir, checked, _options) = played_checked(BeforeEvolution::Nothing);
+        let changes = &checked.checked.changes;
+        let overview = |names: &[String], round: u32| {
+            (
+                names.contains(&super::super::round_page(round)),
+                names.iter().any(|n| n == "index.html"),
+            )
+        };
+        // Three rounds: four groups, two, the final.
+        for (round, n_groups) in [(1, 4), (2, 2), (3, 1)] {
+            let at: Vec<(Changed, (bool, bool))> = changes
+                .iter()
+                .map(|(at, names)| (*at, overview(names, round)))
+                .filter(|(_, (page, _))| *page)
+                .collect();
+            let groups_seen: Vec<u32> = changes
+                .iter()
+                .filter_map(|(at, _)| match at {
+                    Changed::Group { round: r, group } if *r == round => Some(*group),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(groups_seen.len(), n_groups, "round {round}: {changes:?}");
+            let at_groups = round_page_writes(n_groups).len();
+            // Its doublings, its end, and the Evolution's write if that
+            // changed it.
+            assert_eq!(at[at_groups], (Changed::Round(round), (true, true)));
+            assert!(at[at_groups + 1..]
+                .iter()
+                .all(|(e, _)| *e == Changed::Evolution));
+            assert!(at.len() <= at_groups + 2, "round {round}: {at:?}");
+            for (i, (seen, _)) in at[..at_groups].iter().enumerate() {
+                let Changed::Group { group, .. } = seen else {
+                    panic!("round {round}: {at:?}")
+                };
+                // The (i + 1)-th write at the 2^i-th group to finish, never
+                // the last.
+                let nth = groups_seen.iter().position(|g| g == group).unwrap();
+                assert_eq!(nth + 1, 1 << i, "round {round}: {at:?}");
+                assert!(nth + 1 < n_groups);
+            }
+        }
+        // The round's end changes no overview page its last group's write
+        // changed.
+        for pair in changes.windows(2) {
+            let ((_, a), (b_at, b)) = (&pair[0], &pair[1]);
+            if let Changed::Round(_) = b_at {
+                for name in b
+                    .iter()
+                    .filter(|n| n.starts_with("round-") || *n == "index.html")
+                {
+                    assert!(!a.contains(name), "{name} changed twice in a row: {pair:?}");
+                }
+            }
+        }
     }
 
     /// Every file of the observer's folder after its last write (the
