@@ -1112,7 +1112,11 @@ mod tests {
             &mut seen,
         )
         .unwrap();
-        assert!(seen.groups > 3 && seen.games > 500, "{} groups", seen.groups);
+        assert!(
+            seen.groups > 3 && seen.games > 500,
+            "{} groups",
+            seen.groups
+        );
         assert!(
             seen.replayed_rows > 0 && seen.replayed_rows < seen.games,
             "{} of {} games stored for replay",
