@@ -975,14 +975,14 @@ mod tests {
             if job.game.players[0] == TeamId(1) {
                 failures.push(crash(0));
             }
-            if seed % 13 == 0 {
+            if seed.is_multiple_of(13) {
                 failures.push(Failure {
                     player: 1,
                     throw: 9,
                     kind: FailureKind::WallClock { limit_ms: 10_000 },
                     reason: "throw 9: stopped by the watchdog".into(),
                 });
-            } else if seed % 11 == 0 {
+            } else if seed.is_multiple_of(11) {
                 failures.push(crash(1));
             }
             let record = GameRecord {
