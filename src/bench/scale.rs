@@ -44,7 +44,11 @@ pub struct ScaleBench {
     /// One game of two trivial modules alone on one CPU, measured in this
     /// run, × games / CPUs.
     pub floor: Duration,
+    /// The site's last write and the final results' mails, as the contest
+    /// does them after its tournament.
     pub results_and_site: Duration,
+    /// Their CPU time (the server's thread).
+    pub results_and_site_cpu: Duration,
     /// CPU time of the final site's write alone (after play, the
     /// tournament marked finished).
     pub final_site_cpu: Duration,
@@ -286,8 +290,9 @@ impl ScaleBench {
             100.0 * self.mails_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
-            "  final results and site: {:>5.1} s (the final site's CPU: {:.2} s)",
+            "  final results and site: {:>5.2} s (CPU {:.2} s, of which the final site's {:.2} s)",
             self.results_and_site.as_secs_f64(),
+            self.results_and_site_cpu.as_secs_f64(),
             self.final_site_cpu.as_secs_f64()
         );
         println!(
@@ -642,25 +647,24 @@ pub fn scale_bench(
         .conn()
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let mails_cpu = site.mail_cpu;
+    // What the contest does after its tournament (`contest::run`): the
+    // site's last write, then the final results' mails, from the results
+    // the observers kept group by group (every group settled: none is
+    // ranked again from the store but the final one, whose schedule the
+    // Evolution needs). Not a rebuild of the results from the store.
     let t = Instant::now();
-    // The final results as the contest's mails compute them (no game kept
-    // once its group is settled), then the whole site.
-    crate::engine::results::ResultsCache::keeping(
-        &store,
-        tid,
-        crate::engine::results::KeptGames::UntilSettled,
-    )?
-    .refresh_all(&store)?;
     let site_cpu_at_start = cpu_time(CpuOf::Thread);
     if site.site_on {
         site.site.inner.finish(&store)?;
     }
-    let (site_files, site_bytes) = super::measure::dir_size(&dir.path().join("site"));
     let final_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
-    let results_and_site = t.elapsed();
-    let t = Instant::now();
+    let t_final = Instant::now();
     site.mailer.final_results(&store)?;
-    let mail_time = site.mail_time + t.elapsed();
+    let final_mails = t_final.elapsed();
+    let results_and_site = t.elapsed();
+    let results_and_site_cpu = cpu_time(CpuOf::Thread).saturating_sub(site_cpu_at_start);
+    let (site_files, site_bytes) = super::measure::dir_size(&dir.path().join("site"));
+    let mail_time = site.mail_time + final_mails;
     let site_during_play = site.site.spent;
     let site_cpu = site.site.cpu;
     // The mails as stored: each row's own bytes and the bodies they share,
@@ -740,6 +744,7 @@ pub fn scale_bench(
         n_games,
         floor,
         results_and_site,
+        results_and_site_cpu,
         final_site_cpu,
         site_during_play,
         site_cpu,

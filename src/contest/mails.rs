@@ -331,10 +331,13 @@ impl Mailer<'_> {
     /// The compact protocol of every played game of a group that is not
     /// cancelled (`gr`, the group's results, says which: a game cancelled
     /// by a disqualification has no protocol, even if a parallel run
-    /// played it before its turn), its throws read once (kept from when
-    /// the game was stored, or replayed and checked), the players' names
-    /// and the rules as the results cache and the replayer hold them (no
-    /// look-up per group or player).
+    /// played it before its turn), the players' names and the rules as the
+    /// results cache and the replayer hold them (no look-up per group or
+    /// player). The games as this process stored them a moment ago, kept
+    /// by the store's connection (`Store::kept_games_packed`: the group's
+    /// rows not read back); if one of them is not kept (stored before a
+    /// restart), the group's stored games, their throws read once or
+    /// replayed and checked: the same games, so the same protocols.
     fn protocols(
         &self,
         store: &Store,
@@ -353,28 +356,35 @@ impl Mailer<'_> {
         }
         let replayer = replayer.as_mut().expect("made above");
         let params = replayer.params();
-        // The throws stay in the store's bytes where they are at hand: a
-        // protocol is written from their runs, not from a vector of them.
-        let games = replayer
-            .group_games_packed(store, round, group)
-            .map_err(|e| e.to_string())?;
         let name = |t: TeamId| -> Result<String, String> {
             match cache.team_name(t) {
                 Some(n) => Ok(n.to_string()),
                 None => store.team_name(t).map_err(|e| e.to_string()),
             }
         };
-        let played: HashSet<u32> = gr
+        // The games with a protocol, in slot order (as the store reads
+        // them): every attempt of the group's results but the cancelled.
+        let wanted: Vec<(u32, u32)> = gr
             .games
             .iter()
             .filter(|r| r.status != GameStatus::Cancelled)
-            .map(|r| r.slot)
+            .map(|r| (r.slot, r.attempt))
             .collect();
+        // The throws stay in the store's bytes where they are at hand: a
+        // protocol is written from their runs, not from a vector of them.
+        let games = match store.kept_games_packed(self.tournament, round, group, &wanted) {
+            Some(games) => games,
+            None => {
+                let played: HashSet<u32> = wanted.iter().map(|&(slot, _)| slot).collect();
+                let mut games = replayer
+                    .group_games_packed(store, round, group)
+                    .map_err(|e| e.to_string())?;
+                games.retain(|g| played.contains(&g.game.key.slot));
+                games
+            }
+        };
         let mut out = Vec::with_capacity(games.len());
-        for PackedGame { game: g, packed } in games
-            .into_iter()
-            .filter(|g| played.contains(&g.game.key.slot))
-        {
+        for PackedGame { game: g, packed } in games {
             let slot = g.key.slot;
             let players = [name(g.players[0])?, name(g.players[1])?];
             // The game's throws move into its protocol (not copied).

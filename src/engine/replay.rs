@@ -11,7 +11,10 @@
 //! than the one that counted. A game the same store stored lately comes
 //! with its throws already (kept in memory until the group after its own
 //! finishes, checked against the same digest: `crate::store`) and is not
-//! played again.
+//! played again; the DGP protocols of a group that just finished take its
+//! games so kept without reading the group back
+//! (`Store::kept_games_packed`), and come here only for a group stored
+//! before a restart.
 //!
 //! Reads the store; writes nothing.
 

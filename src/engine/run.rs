@@ -980,6 +980,191 @@ mod tests {
         );
     }
 
+    /// Answers every game at once with throws drawn from its seed, each
+    /// kind of ending somewhere: team 1 crashes in every game it plays
+    /// first (rescheduled, then disqualified: void and cancelled games),
+    /// Q is stopped by the watchdog in a game of 13 (a game stored with
+    /// its throws, not for replay) or crashes in one of 11.
+    struct Endings {
+        done: std::cell::RefCell<std::collections::VecDeque<Done>>,
+    }
+
+    impl Runner for Endings {
+        fn capacity(&self) -> usize {
+            64
+        }
+        fn submit(&self, job: Job) {
+            use crate::referee::{Failure, FailureKind};
+            let seed = job.game.seed;
+            let throws: Vec<[i64; 2]> = (0..(seed % 300) as i64)
+                .map(|i| [1 + (seed as i64 >> 8).rem_euclid(7) * i % 97, 1 + i / 40])
+                .collect();
+            let crash = |player: usize| Failure {
+                player,
+                throw: 3,
+                kind: FailureKind::Crashed {
+                    signal: 11,
+                    trap: None,
+                },
+                reason: format!("throw 3: crashed ({seed})"),
+            };
+            let mut failures = Vec::new();
+            if job.game.players[0] == TeamId(1) {
+                failures.push(crash(0));
+            }
+            if seed.is_multiple_of(13) {
+                failures.push(Failure {
+                    player: 1,
+                    throw: 9,
+                    kind: FailureKind::WallClock { limit_ms: 10_000 },
+                    reason: "throw 9: stopped by the watchdog".into(),
+                });
+            } else if seed.is_multiple_of(11) {
+                failures.push(crash(1));
+            }
+            let record = GameRecord {
+                seed,
+                points: [seed % 997, (seed >> 20) % 997],
+                throws,
+                failures,
+            };
+            self.done
+                .borrow_mut()
+                .push_back(Done::played(job.game, record));
+        }
+        fn next_done(&self) -> Option<Done> {
+            self.done.borrow_mut().pop_front()
+        }
+    }
+
+    /// At each group's end, the games its DGP protocols are written from
+    /// as the store's connection kept them when it stored them
+    /// (`Store::kept_games_packed`, the rows not read back) against the
+    /// group's stored rows read by another connection, as a restarted
+    /// process reads them.
+    struct KeptAgainstStored {
+        other: Store,
+        tournament: i64,
+        groups: usize,
+        games: usize,
+        replayed_rows: usize,
+        statuses: std::collections::BTreeSet<&'static str>,
+    }
+
+    impl Observer for KeptAgainstStored {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            use crate::engine::results::GameStatus;
+            let Event::GroupFinished {
+                round,
+                group,
+                outcome: Some(outcome),
+            } = event
+            else {
+                return Ok(());
+            };
+            let gr = &outcome.result;
+            self.statuses
+                .extend(gr.games.iter().map(|g| g.status.as_str()));
+            let wanted: Vec<(u32, u32)> = gr
+                .games
+                .iter()
+                .filter(|g| g.status != GameStatus::Cancelled)
+                .map(|g| (g.slot, g.attempt))
+                .collect();
+            let kept = store
+                .kept_games_packed(self.tournament, *round, *group, &wanted)
+                .expect("every game of a group this process played is kept at its end");
+            let stored = self
+                .other
+                .games_packed(self.tournament, *round, *group)
+                .unwrap();
+            let stored: Vec<_> = stored
+                .into_iter()
+                .filter(|g| wanted.contains(&(g.game.key.slot, g.game.attempt)))
+                .collect();
+            assert_eq!(kept.len(), stored.len(), "round {round}, group {group}");
+            for (k, s) in kept.iter().zip(&stored) {
+                let at = format!("round {round}, group {group}, slot {}", s.game.key.slot);
+                assert_eq!(k.game.key, s.game.key, "{at}");
+                assert_eq!(k.game.attempt, s.game.attempt, "{at}");
+                assert_eq!(k.game.players, s.game.players, "{at}");
+                assert_eq!(k.game.record.seed, s.game.record.seed, "{at}");
+                assert_eq!(k.game.record.points, s.game.record.points, "{at}");
+                assert_eq!(k.game.record.failures, s.game.record.failures, "{at}");
+                assert!(k.game.record.throws.is_empty() && k.game.throws_digest.is_none());
+                let bytes = k.packed.as_deref().expect("kept in format 1's bytes");
+                match (&s.packed, s.game.throws_digest) {
+                    // Stored with its throws (the watchdog's game): the
+                    // very bytes.
+                    (Some(stored), None) => assert_eq!(bytes, &stored[..], "{at}"),
+                    // Stored for replay: the digest a replay is checked
+                    // against is the kept bytes'.
+                    (None, Some(digest)) => {
+                        let throws =
+                            crate::store::decode_throws(bytes, crate::store::THROWS_FORMAT)
+                                .unwrap();
+                        assert_eq!(crate::store::throws_digest(&throws), digest, "{at}");
+                        self.replayed_rows += 1;
+                    }
+                    other => panic!("{at}: read from the store as {other:?}"),
+                }
+            }
+            self.groups += 1;
+            self.games += kept.len();
+            Ok(())
+        }
+    }
+
+    /// The games a group's DGP protocols are written from at its end, as
+    /// the store's connection kept them when it stored them, are the
+    /// group's stored games (what a restarted process writes them from:
+    /// read, or replayed and checked against the stored digest), for
+    /// every kind of ending: counted, a failure rescheduled (discarded),
+    /// void and cancelled games of a disqualified team, the watchdog's
+    /// game stored with its throws; so the protocols are the same bytes.
+    #[test]
+    fn a_groups_kept_games_are_its_stored_games_for_every_ending() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("k.db");
+        let mut store = Store::open(&db).unwrap();
+        let tid = crate::engine::results::stand_in_tournament(&mut store, 11, 130);
+        let endings = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Endings {
+                done: Default::default(),
+            }))
+        };
+        let mut seen = KeptAgainstStored {
+            other: Store::open(&db).unwrap(),
+            tournament: tid,
+            groups: 0,
+            games: 0,
+            replayed_rows: 0,
+            statuses: Default::default(),
+        };
+        run_tournament_with(
+            &mut store,
+            tid,
+            &endings,
+            &crate::engine::SystemClock,
+            &mut seen,
+        )
+        .unwrap();
+        assert!(
+            seen.groups > 3 && seen.games > 500,
+            "{} groups",
+            seen.groups
+        );
+        assert!(
+            seen.replayed_rows > 0 && seen.replayed_rows < seen.games,
+            "{} of {} games stored for replay",
+            seen.replayed_rows,
+            seen.games
+        );
+        let all: std::collections::BTreeSet<&str> =
+            ["cancelled", "counted", "discarded", "void"].into();
+        assert_eq!(seen.statuses, all);
+    }
+
     /// A run stopped while games that finished were not yet stored (at a
     /// group's start, where an observer may fail as a kill would end the
     /// process) resumes to the very games of a run never stopped, each

@@ -354,8 +354,8 @@ fn a_game_is_stored_for_replay_unless_the_watchdog_ended_it() {
 }
 
 /// Hostile review (F6): a game stored twice under one key keeps the first
-/// record's row (`INSERT OR IGNORE`), while the connection keeps the
-/// second record's throws; reading the group never shows the second
+/// record's row (`INSERT OR IGNORE`), and the connection keeps only the
+/// record whose row it inserted; reading the group never shows the second
 /// record's throws beside the first record's row, whichever of them was
 /// stored for replay.
 #[test]
@@ -418,7 +418,21 @@ fn kept_throws_are_used_only_under_their_digest() {
     let throws = vec![[3, 4], [5, 6]];
     let encoded = super::throws::encode_throws(&throws);
     let digest = throws_digest(&throws);
-    recent.keep((1, 1, 1), (1, 1), digest, encoded);
+    recent.keep(
+        (1, 1, 1),
+        (1, 1),
+        super::throws::KeptGame {
+            digest,
+            encoded,
+            players: [TeamId(1), TeamId(2)],
+            record: GameRecord {
+                seed: 7,
+                points: [0, 0],
+                throws: Vec::new(),
+                failures: Vec::new(),
+            },
+        },
+    );
     assert_eq!(
         recent.throws((1, 1, 1), (1, 1), &digest),
         Some(throws.clone())

@@ -8,6 +8,8 @@
 use std::collections::HashMap;
 
 use super::error::{Result, StoreError};
+use crate::referee::GameRecord;
+use crate::tournament::TeamId;
 
 /// The stored format of a game's throws (column `throws_format`): 0, i32
 /// little-endian pairs; 1, [`encode_throws`]; 2, [`THROWS_REPLAY`].
@@ -68,16 +70,31 @@ impl EncodedThrows {
     }
 }
 
-/// A group's kept throws by `(slot, attempt)`: their digest (taken when the
-/// game was stored) and their encoding.
-type GroupThrows = HashMap<(u32, u32), ([u8; 16], Vec<u8>)>;
+/// A group's kept games by `(slot, attempt)`.
+type GroupThrows = HashMap<(u32, u32), KeptGame>;
 
-/// The throws of the games this connection stored for replay lately
-/// (format 1, as [`encode_throws`] gives them), each group's kept until
-/// another group finishes after it: the readers of a group that just
-/// finished (the DGP protocols, the site's game pages) take them from here,
-/// checked against the stored digest, instead of playing the games again.
-/// Memory: the groups being played and the last one finished.
+/// A game this connection stored (its row was inserted, not ignored), as
+/// it stored it: its throws' encoding (format 1) and its digest (taken
+/// when the game was stored), its players and its record without throws.
+/// What the DGP protocols of its group are written from without reading
+/// the group's rows back ([`super::Store::kept_games_packed`]).
+#[derive(Debug)]
+pub(super) struct KeptGame {
+    pub(super) digest: [u8; 16],
+    pub(super) encoded: Vec<u8>,
+    pub(super) players: [TeamId; 2],
+    /// Its seed, points and failures (`throws` empty: they are `encoded`).
+    pub(super) record: GameRecord,
+}
+
+/// The games this connection stored lately (their rows inserted by it),
+/// with their throws (format 1, as [`encode_throws`] gives them), each
+/// group's kept until another group finishes after it: the readers of a
+/// group that just finished take them from here instead of playing the
+/// games again: the site's game pages checked against the stored digest,
+/// the DGP protocols without reading the group's rows back at all
+/// ([`super::Store::kept_games_packed`]). Memory: the groups being played
+/// and the last one finished.
 #[derive(Debug, Default)]
 pub(super) struct RecentThrows {
     /// By `(tournament, round, group)`, then `(slot, attempt)`.
@@ -87,19 +104,15 @@ pub(super) struct RecentThrows {
 }
 
 impl RecentThrows {
-    /// Keeps a game's `encoded` throws, whose [`encoded_digest`] is
-    /// `digest` (the caller took it from these very bytes to store it).
-    pub(super) fn keep(
-        &mut self,
-        group: (i64, u32, u32),
-        game: (u32, u32),
-        digest: [u8; 16],
-        encoded: Vec<u8>,
-    ) {
-        self.groups
-            .entry(group)
-            .or_default()
-            .insert(game, (digest, encoded));
+    /// Keeps a game as it was stored (its `encoded` throws' digest is
+    /// `digest`: the caller took it from these very bytes to store it).
+    pub(super) fn keep(&mut self, group: (i64, u32, u32), game: (u32, u32), kept: KeptGame) {
+        self.groups.entry(group).or_default().insert(game, kept);
+    }
+
+    /// The game `game` of `group` as this connection stored it, if kept.
+    pub(super) fn game(&self, group: (i64, u32, u32), game: (u32, u32)) -> Option<&KeptGame> {
+        self.groups.get(&group)?.get(&game)
     }
 
     /// Group `group` finished: the one that finished before it is let go.
@@ -121,11 +134,11 @@ impl RecentThrows {
         game: (u32, u32),
         digest: &[u8; 16],
     ) -> Option<Vec<[i64; 2]>> {
-        let (kept_digest, encoded) = self.groups.get(&group)?.get(&game)?;
-        if kept_digest != digest {
+        let kept = self.game(group, game)?;
+        if &kept.digest != digest {
             return None;
         }
-        decode_throws(encoded, THROWS_FORMAT).ok()
+        decode_throws(&kept.encoded, THROWS_FORMAT).ok()
     }
 
     /// [`Self::throws`] in format 1's bytes, not decoded (a copy of them).
@@ -135,8 +148,8 @@ impl RecentThrows {
         game: (u32, u32),
         digest: &[u8; 16],
     ) -> Option<Vec<u8>> {
-        let (kept_digest, encoded) = self.groups.get(&group)?.get(&game)?;
-        (kept_digest == digest).then(|| encoded.clone())
+        let kept = self.game(group, game)?;
+        (&kept.digest == digest).then(|| kept.encoded.clone())
     }
 }
 

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::throws::{decode_throws, EncodedThrows, THROWS_FORMAT, THROWS_REPLAY};
+use super::throws::{decode_throws, EncodedThrows, KeptGame, THROWS_FORMAT, THROWS_REPLAY};
 use super::{
     from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
     PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
@@ -295,7 +295,8 @@ impl Store {
         };
         // One statement prepared once per connection: a game is stored
         // in a few microseconds.
-        self.conn
+        let inserted = self
+            .conn
             .prepare_cached(
                 "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p,
                player_q, seed, points_p, points_q, throws, failures, finished_at, throws_format)
@@ -318,15 +319,60 @@ impl Store {
                 finished_at,
                 format
             ])?;
-        if replayable {
+        // Kept only when this row is the record's (`INSERT OR IGNORE`: a
+        // row stored before under the key keeps its own record).
+        if inserted == 1 {
             self.recent.borrow_mut().keep(
                 (tournament, game.key.round, game.key.group),
                 (game.key.slot, game.attempt),
-                digest,
-                encoded,
+                KeptGame {
+                    digest,
+                    encoded,
+                    players: game.players,
+                    record: GameRecord {
+                        seed: record.seed,
+                        points: record.points,
+                        throws: Vec::new(),
+                        failures: record.failures.clone(),
+                    },
+                },
             );
         }
         Ok(())
+    }
+
+    /// The games `wanted` (`(slot, attempt)`, in this order) of a group
+    /// as this connection stored them, their throws in format 1's bytes
+    /// ([`PackedGame::packed`]): what [`Self::games_packed`] reads of
+    /// them, without reading the group's rows back (the DGP protocols of
+    /// a group that just finished). `None` unless every one of them is
+    /// kept (a game stored by another process, before a restart, or a
+    /// group let go): then the caller reads the store.
+    pub fn kept_games_packed(
+        &self,
+        tournament: i64,
+        round: u32,
+        group: u32,
+        wanted: &[(u32, u32)],
+    ) -> Option<Vec<PackedGame>> {
+        let recent = self.recent.borrow();
+        let at = (tournament, round, group);
+        wanted
+            .iter()
+            .map(|&(slot, attempt)| {
+                let kept = recent.game(at, (slot, attempt))?;
+                Some(PackedGame {
+                    game: StoredGame {
+                        key: GameKey { round, group, slot },
+                        attempt,
+                        players: kept.players,
+                        record: kept.record.clone(),
+                        throws_digest: None,
+                    },
+                    packed: Some(kept.encoded.clone()),
+                })
+            })
+            .collect()
     }
 
     /// All stored attempts of a group, in slot order, with their throws
