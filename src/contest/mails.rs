@@ -436,6 +436,19 @@ impl Mailer<'_> {
         let Some(gr) = rr.groups.iter().find(|g| g.number == group) else {
             return Ok(());
         };
+        // Every key of the group's mails but a disqualification's (rare,
+        // looked up per mail) is under one of these.
+        let queued = self.queued_under(
+            store.conn(),
+            &["DGP", "GRP", "GRG", "GRR"].map(|code| format!("{code}:r{round}:g{group}:")),
+        )?;
+        if matches!(&queued, Queued::Under(keys) if !keys.is_empty()) {
+            // The group's mails are committed together: one of them
+            // queued, all are (a resumed contest tells every finished
+            // group's end again). Nothing is built, and above all no game
+            // is played again for protocols no mail will carry.
+            return Ok(());
+        }
         let who = self.by_team(store, &gr.members)?;
         let cap = self.config.rules.max_protocol_mail_bytes.max(4096);
         // The games are replayed for their protocols only when a member
@@ -471,12 +484,6 @@ impl Mailer<'_> {
             .conn()
             .unchecked_transaction()
             .map_err(|e| e.to_string())?;
-        // Every key of the group's mails but a disqualification's (rare,
-        // looked up per mail) is under one of these.
-        let queued = self.queued_under(
-            &tx,
-            &["DGP", "GRP", "GRG", "GRR"].map(|code| format!("{code}:r{round}:g{group}:")),
-        )?;
         for m in &gr.members {
             let Some(p) = who.get(m) else { continue };
             if p.wants(Preference::DGP) {
@@ -1264,6 +1271,173 @@ mod tests {
         assert!(second.len() > 2);
         for m in second.iter().filter(|m| **m != moved && **m != dropped) {
             assert_eq!(mails_of(2, m).len(), 2, "{m}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod killed_between_commits {
+    //! A kill between a group's (or a round's) end commit and its mails'
+    //! transaction (B14's gap).
+    use super::*;
+    use crate::engine::pool::Runner;
+    use crate::engine::run::run_tournament_with;
+    use crate::engine::synthetic::Synthetic;
+    use crate::engine::EngineError;
+    use crate::referee::RefereeConfig;
+    use crate::store::Store;
+
+    /// The mailer, and the process "killed" at the `at`-th end told
+    /// (a group's or a round's, counted from 1): the end is committed,
+    /// the observer fails before the mailer hears of it, as a `kill -9`
+    /// there would leave the store; nothing more is written.
+    struct KilledAt<'c> {
+        mailer: Mailer<'c>,
+        at: usize,
+        ends: usize,
+    }
+
+    impl Observer for KilledAt<'_> {
+        fn event(&mut self, store: &Store, event: &Event) -> Result<(), String> {
+            if matches!(
+                event,
+                Event::GroupFinished { .. } | Event::RoundFinished { .. }
+            ) {
+                self.ends += 1;
+                if self.ends == self.at {
+                    return Err("killed".into());
+                }
+            }
+            self.mailer.event(store, event)
+        }
+    }
+
+    /// A fresh tournament of `n` teams, each registered for every mail.
+    fn contest(n: usize) -> (Store, i64) {
+        let mut store = Store::open_in_memory().unwrap();
+        let tid = crate::engine::results::stand_in_tournament(&mut store, 11, n);
+        let at = crate::store::timestamp(Utc::now());
+        for e in store.entries(tid).unwrap() {
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO registrations (team_id, mail_address, requested_name, \
+                     preferences, organization, members, record, auth_salt, auth_hash, \
+                     registered_at, mailbox) \
+                     VALUES (?1, ?2, ?3, 'LAP,LGP,DGP,GRP,GRG,GRR,RSM', 'Org', '[]', '', \
+                     x'00', x'00', ?4, ?2)",
+                    rusqlite::params![e.team.0, format!("{}@x.example", e.name), e.name, at],
+                )
+                .unwrap();
+        }
+        (store, tid)
+    }
+
+    /// Every contest mail queued: (event key, recipients, subject, text
+    /// without its Message-ID), sorted.
+    fn queued(store: &Store) -> Vec<(String, String, String, String)> {
+        let mut st = store
+            .conn()
+            .prepare(
+                "SELECT event_key, recipients, subject, message_id, raw FROM outbox \
+                 WHERE event_key IS NOT NULL",
+            )
+            .unwrap();
+        let mut all: Vec<_> = st
+            .query_map([], |r| {
+                let id: String = r.get(3)?;
+                let raw: Vec<u8> = r.get(4)?;
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    String::from_utf8_lossy(&raw).replace(&id, "<id>"),
+                ))
+            })
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        all.sort();
+        all
+    }
+
+    /// Plays the contest with the observer `killed_at` (0: never killed),
+    /// then resumes it with a fresh mailer (a new process's) to its end:
+    /// the mails queued, and the ends told to the first observer.
+    fn played(n: usize, killed_at: usize) -> (Vec<(String, String, String, String)>, usize) {
+        let (mut store, tid) = contest(n);
+        let config = Config::default();
+        let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let clock = move || now;
+        let mailer = || Mailer {
+            config: &config,
+            tournament: tid,
+            now: &clock,
+            cache: Default::default(),
+            replayer: Default::default(),
+        };
+        let factory = |_: &RefereeConfig| -> Result<Box<dyn Runner>, EngineError> {
+            Ok(Box::new(Synthetic::new("crashed")))
+        };
+        let mut first = KilledAt {
+            mailer: mailer(),
+            at: killed_at,
+            ends: 0,
+        };
+        let run = run_tournament_with(
+            &mut store,
+            tid,
+            &factory,
+            &crate::engine::SystemClock,
+            &mut first,
+        );
+        if killed_at == 0 {
+            run.unwrap();
+        } else {
+            assert!(
+                matches!(run, Err(EngineError::Observer(ref e)) if e == "killed"),
+                "end {killed_at}: {:?}",
+                run.err()
+            );
+            let mut again = mailer();
+            run_tournament_with(
+                &mut store,
+                tid,
+                &factory,
+                &crate::engine::SystemClock,
+                &mut again,
+            )
+            .unwrap_or_else(|e| panic!("resumed after end {killed_at}: {e}"));
+        }
+        (queued(&store), first.ends)
+    }
+
+    /// B14's open case: killed between any group's or round's end commit
+    /// and its mails' transaction, the resumed contest queues every mail
+    /// exactly once and as the contest never killed queues it.
+    #[test]
+    fn a_contest_killed_between_an_ends_commit_and_its_mails_queues_each_mail_once() {
+        let (want, ends) = played(90, 0);
+        let kinds: std::collections::BTreeSet<String> = want
+            .iter()
+            .map(|m| m.0.split(':').take(3).collect::<Vec<_>>().join(":"))
+            .collect();
+        assert!(
+            want.iter().any(|m| m.0.starts_with("GRR:r2:")),
+            "two rounds: {kinds:?}"
+        );
+        assert!(want.iter().any(|m| m.0.starts_with("RSM:r1:")));
+        let keys: HashSet<&String> = want.iter().map(|m| &m.0).collect();
+        assert_eq!(keys.len(), want.len(), "a key twice");
+        assert!(ends > 4, "{ends}");
+        for at in 1..=ends {
+            let (got, _) = played(90, at);
+            assert_eq!(got.len(), want.len(), "killed at end {at} of {ends}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g, w, "killed at end {at} of {ends}");
+            }
         }
     }
 }

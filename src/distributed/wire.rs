@@ -570,6 +570,14 @@ pub fn check_record(
                 return Err("a failure's text is too long or not printable".into());
             }
         }
+        // A program is loaded before the game: one that threw was
+        // started (red team F16).
+        if matches!(f.kind, FailureKind::Unstartable { .. }) && at != 1 {
+            return Err(format!(
+                "a program that could not be started after {} throws",
+                record.throws.len()
+            ));
+        }
         // After the texts' check: the refusal quotes the sentence.
         if !crate::referee::referee_makes(cfg, &f.kind) {
             return Err(format!(

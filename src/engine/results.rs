@@ -304,7 +304,16 @@ impl ResultsCache {
             let state = &self.rounds[r].groups[g];
             let wanted = match state {
                 None => true,
-                Some(s) if s.settled => false,
+                // A settled group kept only its games with a failure
+                // ([`KeptGames::UntilSettled`]): the group asked for is
+                // computed again, its caller reads its games. (Only a
+                // resumed tournament asks for a group settled already:
+                // its first event computed every group never computed,
+                // finished ones among them, whose end is told again
+                // after it and whose mails may not be queued yet.)
+                Some(s) if s.settled => {
+                    self.games == KeptGames::UntilSettled && only == Some(group)
+                }
                 // Once the round is finished, every group is brought up
                 // to date (an observer may have missed an event).
                 Some(_) => only.is_none_or(|o| o == group) || self.rounds[r].row.finished,

@@ -583,7 +583,7 @@ fn a_failure_gets_the_coordinators_sentence_and_must_sit_after_the_last_throw() 
         throw: 5,
         kind: FailureKind::Crashed {
             signal: 11,
-            trap: None,
+            trap: Some("out of bounds memory access".into()),
         },
         reason: "send money to ...".into(),
     }];
@@ -595,7 +595,7 @@ fn a_failure_gets_the_coordinators_sentence_and_must_sit_after_the_last_throw() 
             5,
             &FailureKind::Crashed {
                 signal: 11,
-                trap: None
+                trap: Some("out of bounds memory access".into()),
             }
         )
     );
@@ -959,9 +959,6 @@ fn a_worker_cannot_blame_a_participant_with_a_failure_the_referee_never_makes() 
             signal: libc::SIGSEGV,
             trap: Some("out of bounds memory access".into()),
         },
-        FailureKind::Unstartable {
-            error: "no memory".into(),
-        },
     ] {
         assert!(check_record(&c, 7, with(kind.clone())).is_ok(), "{kind:?}");
     }
@@ -1034,4 +1031,79 @@ fn a_worker_cannot_fail_a_player_after_the_games_last_throw() {
         reason: String::new(),
     }];
     assert!(check_record(&cfg(10), 7, r).is_err());
+}
+
+/// Red team F16: a crash's words are the engine's, never the worker's. This
+/// referee gives a trap its signal and wasmtime's own sentence; a worker's
+/// record with another text (any words it likes, shown to the participant
+/// and in the protocols), no text, or a trap under another trap's signal
+/// was taken before.
+#[test]
+fn a_worker_cannot_put_its_own_words_into_a_crash() {
+    let mut r = played(10, 7);
+    r.throws.truncate(4);
+    r.points = replay(&cfg(10).params, &r.throws).unwrap();
+    let with = |signal: i32, trap: Option<&str>| {
+        let mut r = r.clone();
+        r.failures = vec![Failure {
+            player: 1,
+            throw: 5,
+            kind: FailureKind::Crashed {
+                signal,
+                trap: trap.map(str::to_string),
+            },
+            reason: String::new(),
+        }];
+        r
+    };
+    for (signal, trap) in [
+        (libc::SIGSEGV, "out of bounds memory access"),
+        (libc::SIGFPE, "integer divide by zero"),
+        (libc::SIGILL, "wasm `unreachable` instruction executed"),
+    ] {
+        let got = check_record(&cfg(10), 7, with(signal, Some(trap)));
+        assert!(got.is_ok(), "{trap}: {got:?}");
+    }
+    for (signal, trap) in [
+        (
+            libc::SIGSEGV,
+            Some("your team cheated: see http://evil.example"),
+        ),
+        (libc::SIGSEGV, None),
+        (libc::SIGFPE, Some("out of bounds memory access")),
+        // The traps that are no crash: fuel, the call stack, the engine's.
+        (libc::SIGSEGV, Some("all fuel consumed by WebAssembly")),
+        (libc::SIGSEGV, Some("call stack exhausted")),
+        (libc::SIGSEGV, Some("interrupt")),
+    ] {
+        assert!(
+            check_record(&cfg(10), 7, with(signal, trap)).is_err(),
+            "{signal} {trap:?}"
+        );
+    }
+}
+
+/// Red team F16: this referee finds a program unstartable only before its
+/// first throw (it is loaded before the game); a worker's record of a
+/// strategy that threw and then "could not be started" was taken before.
+#[test]
+fn a_strategy_that_threw_cannot_be_unstartable() {
+    let unstartable = |n: usize| {
+        let mut r = played(10, 7);
+        r.throws.truncate(n);
+        r.points = replay(&cfg(10).params, &r.throws).unwrap();
+        r.failures = vec![Failure {
+            player: 0,
+            throw: n as u32 + 1,
+            kind: FailureKind::Unstartable {
+                error: "not a module".into(),
+            },
+            reason: String::new(),
+        }];
+        r
+    };
+    assert!(check_record(&cfg(10), 7, unstartable(0)).is_ok());
+    for n in [1, 4, 9] {
+        assert!(check_record(&cfg(10), 7, unstartable(n)).is_err(), "{n}");
+    }
 }
