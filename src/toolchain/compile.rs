@@ -17,8 +17,8 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Up to five processes run in the jail, in this order: `gcc -E` (through
-//! the driver, [`GccStart`]), `gcc -c`
+//! Up to five processes run in the jail, in this order: `gcc -E` (its `cc1`
+//! started directly, [`GccStart`]), `gcc -c`
 //! (with its `cc1` and `as`), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
@@ -118,9 +118,9 @@ pub struct CompileConfig {
     /// The wasm tools to build with; `None`: [`wasm::Toolchain::find`]'s
     /// (the newest LLVM installed, its grounds seen once per process).
     pub toolchain: Option<wasm::Toolchain>,
-    /// How `gcc -E` starts: through the driver, or its `cc1` directly
-    /// (the same text and report, but not stopped by the file size and
-    /// CPU limits' signals: [`GccStart::Cc1`]).
+    /// How `gcc -E` starts: its `cc1` directly (the default, one start
+    /// fewer), or through the driver (the same text and report:
+    /// [`GccStart::Cc1`]).
     pub gcc_start: GccStart,
     /// When wasm-ld is given the builtins archive: only where an object
     /// calls one of its helpers (the same module, [`wasm::BuiltinsLink`]).

@@ -31,29 +31,28 @@ pub const GCC: &str = "/usr/bin/gcc";
 /// How `gcc -E` is started in the jail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GccStart {
-    /// The driver, which starts `cc1 -E` as its child.
-    #[default]
+    /// The driver, which starts `cc1 -E` as its child: kept for
+    /// comparisons, and what a `cc1` run that ended other than by its exit
+    /// 0 or 1 is run again through, for the driver's words on it.
     Driver,
     /// `cc1 -E` itself, with the arguments the driver gives it (asked once
     /// per process, [`cc1_preprocess_argv`]): one program started instead
-    /// of two. A run that ends other than by `cc1`'s exit 0 or 1 (a signal,
-    /// a limit, an internal error) is run again through the driver, whose
-    /// words on it the report quotes.
+    /// of two, about 2 ms of CPU a compile less. A run that ends other than
+    /// by `cc1`'s exit 0 or 1 (a signal, a limit, an internal error) is run
+    /// again through the driver, whose words on it the report quotes.
     ///
-    /// Not the compile's. It was taken off when `cc1` was the first
-    /// process of the jail's PID namespace, which the kernel gives no
-    /// signal of default action (red team E14: a macro bomb's `cc1` wrote
-    /// its 16 MiB and went on expanding, its writes refused, until the
-    /// jail's memory ended it, 1.7 s of CPU where the driver's `cc1` was
-    /// stopped after 0.09 s). Since the jail's init is that process, `cc1`
-    /// started directly meets the file size and CPU limits by their
-    /// signals as the driver's does
+    /// The compile's again since the jail's init is the first process of
+    /// the jail's PID namespace. It had been taken off when `cc1` was that
+    /// process, which the kernel gives no signal of default action (red
+    /// team E14: a macro bomb's `cc1` wrote its 16 MiB and went on
+    /// expanding, its writes refused, until the jail's memory ended it,
+    /// 1.7 s of CPU where the driver's `cc1` was stopped after 0.09 s). As
+    /// the init's child, `cc1` started directly meets the file size and CPU
+    /// limits by their signals as the driver's does
     /// (`the_compiles_gcc_e_is_stopped_by_the_file_size_limit`), and gives
-    /// every test source the driver's report again
-    /// (`cc1_directly_gives_every_test_source_the_report_of_the_driver`
-    /// passes with the init); it would save the driver's start, about
-    /// 2 ms of CPU a compile. Switching the default back is left to a
-    /// change of its own.
+    /// every test source the driver's report
+    /// (`cc1_directly_gives_every_test_source_the_report_of_the_driver`).
+    #[default]
     Cc1,
 }
 

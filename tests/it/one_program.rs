@@ -959,10 +959,10 @@ fn cc1_directly_predefines_and_searches_what_the_driver_does() {
 }
 
 /// The file size limit stops the compile's `gcc -E` by its signal (red
-/// team E14): the process that writes the preprocessed text is the
-/// driver's child, which the kernel's `SIGXFSZ` ends at its first write
-/// past the limit. `cc1` started directly (`GccStart::Cc1`) is stopped the
-/// same way: the jail's first process is its init, and `cc1` an ordinary
+/// team E14): through the driver, the process that writes the
+/// preprocessed text is the driver's child, which the kernel's `SIGXFSZ`
+/// ends at its first write past the limit. `cc1` started directly
+/// (`GccStart::Cc1`, the compile's) is stopped the same way: the jail's first process is its init, and `cc1` an ordinary
 /// process of the namespace (before, it was the first process, which the
 /// kernel gives no signal of default action: it wrote its limit's worth,
 /// went on expanding the macro bomb with every write refused and was ended
@@ -975,32 +975,53 @@ fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
     let bomb = b"#define A x x x x x x x x x x\n#define B A A A A A A A A A A\n\
         #define C B B B B B B B B B B\n#define D C C C C C C C C C C\n\
         #define E D D D D D D D D D D\n#define F E E E E E E E E E E\nF F F F F F F F F F\n";
-    let stopped_by = |argv: &[&str]| {
-        let jail = Jail::new().unwrap();
+    fn gcc_of<'j>(jail: &'j Jail, bomb: &[u8]) -> Gcc<'j> {
         let limits = JailLimits {
             file_size: 1 << 20,
             wall: crate::common::TEST_JAIL_WALL,
             ..JailLimits::default()
         };
-        let gcc = Gcc::new(&jail, limits);
+        let gcc = Gcc::new(jail, limits);
         gcc.put(SOURCE_NAME, bomb).unwrap();
-        let run = gcc.run_tool("gcc", argv).unwrap();
+        gcc
+    }
+    let stopped_by = |argv: &[&str]| {
+        let jail = Jail::new().unwrap();
+        let run = gcc_of(&jail, bomb).run_tool("gcc", argv).unwrap();
         (run.limit_hit.map(|l| l.limit), run.messages)
     };
-    // The command the compile runs, without the run again for words.
-    let compiles = match GccStart::default() {
-        GccStart::Driver => &driver,
-        GccStart::Cc1 => &cc1,
-    };
-    let (limit, messages) = stopped_by(compiles);
+    // Through the driver: its `cc1` ended by the signal, in the driver's
+    // words.
+    let (limit, messages) = stopped_by(&driver);
     assert_eq!(limit, Some(ToolLimit::OutputSize), "{messages}");
     assert!(
         messages.contains("File size limit exceeded signal terminated program cc1"),
         "{messages}"
     );
-    // cc1 as the jail's command: SIGXFSZ too (the init is PID 1).
+    // `cc1` as the jail's command, the compile's start: `SIGXFSZ` too (the
+    // init is PID 1).
+    assert_eq!(GccStart::default(), GccStart::Cc1);
     let (limit, messages) = stopped_by(&cc1);
     assert_eq!(limit, Some(ToolLimit::OutputSize), "{messages}");
+    // The compile's `gcc -E` as a whole: stopped by the file size, told in
+    // the driver's words (a `cc1` run ended by a signal runs again through
+    // the driver).
+    let jail = Jail::new().unwrap();
+    let run = gcc_of(&jail, bomb)
+        .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::default())
+        .unwrap();
+    assert_eq!(
+        run.limit_hit.map(|l| l.limit),
+        Some(ToolLimit::OutputSize),
+        "{}",
+        run.messages
+    );
+    assert!(
+        run.messages
+            .contains("File size limit exceeded signal terminated program cc1"),
+        "{}",
+        run.messages
+    );
 }
 
 /// A tool the jail starts as its command (clang -c, which compiles in its
