@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::time::SystemTime;
 
 /// The parts of every round's page as last written by this process.
 #[derive(Debug, Default)]
@@ -26,13 +25,43 @@ pub struct RoundPageParts {
     rounds: HashMap<u32, WrittenPage>,
 }
 
-/// One round's page as written: its length and modification time (to
-/// recognize it) and where each group's part is.
+/// One round's page as written: its stamp (to recognize it) and where
+/// each group's part is.
 #[derive(Debug)]
 struct WrittenPage {
-    len: u64,
-    modified: SystemTime,
+    stamp: Stamp,
     parts: HashMap<u32, Part>,
+}
+
+/// What recognizes a file as the one this process wrote: its inode, length
+/// and modification time. A page put there by anyone else (renamed over
+/// it, even of the same length within one tick of the clock) has another
+/// inode; one written over in place, another length or time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    inode: u64,
+    len: u64,
+    modified: (i64, i64),
+}
+
+impl Stamp {
+    fn of_metadata(m: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            inode: m.ino(),
+            len: m.size(),
+            modified: (m.mtime(), m.mtime_nsec()),
+        }
+    }
+
+    /// As `fstat` or `fstatat` gives it.
+    fn of_stat(st: &rustix::fs::Stat) -> Stamp {
+        Stamp {
+            inode: st.st_ino as u64,
+            len: st.st_size as u64,
+            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+        }
+    }
 }
 
 /// A group's part of a page: the fingerprint of its view and its bytes'
@@ -97,12 +126,12 @@ impl OldPage {
 
 impl RoundPageParts {
     /// The page of `round` at `path`, if it is the one last written here
-    /// (same length and modification time).
+    /// (the same [`Stamp`]).
     pub fn open(&self, round: u32, path: &Path) -> Option<OldPage> {
         let written = self.rounds.get(&round)?;
         let file = std::fs::File::open(path).ok()?;
         let meta = file.metadata().ok()?;
-        if meta.len() != written.len || meta.modified().ok()? != written.modified {
+        if Stamp::of_metadata(&meta) != written.stamp {
             return None;
         }
         Some(OldPage {
@@ -114,13 +143,12 @@ impl RoundPageParts {
     /// Records the page of `round` just written at `path` with its parts
     /// (forgets it if the file cannot be read back).
     pub fn record(&mut self, round: u32, path: &Path, parts: HashMap<u32, Part>) {
-        match std::fs::metadata(path).and_then(|m| Ok((m.len(), m.modified()?))) {
-            Ok((len, modified)) => {
+        match std::fs::metadata(path) {
+            Ok(m) => {
                 self.rounds.insert(
                     round,
                     WrittenPage {
-                        len,
-                        modified,
+                        stamp: Stamp::of_metadata(&m),
                         parts,
                     },
                 );
@@ -154,21 +182,13 @@ pub struct TeamTails {
     pages: HashMap<u32, WrittenTail>,
 }
 
-/// A team page as written: its length and modification time (to
-/// recognize it), where its tail begins, and in how many groups the team
-/// was then.
+/// A team page as written: its stamp (to recognize it), where its tail
+/// begins, and in how many groups the team was then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct WrittenTail {
-    len: u64,
-    modified: (i64, u64),
+    stamp: Stamp,
     tail_at: u64,
     groups: usize,
-}
-
-/// A file's length and modification time, as `fstat` or `fstatat` gives
-/// them.
-fn stamp(st: &rustix::fs::Stat) -> (u64, (i64, u64)) {
-    (st.st_size as u64, (st.st_mtime, st.st_mtime_nsec))
 }
 
 impl TeamTails {
@@ -193,11 +213,11 @@ impl TeamTails {
             Mode::empty(),
         )
         .ok()?;
-        if stamp(&fstat(&fd).ok()?) != (written.len, written.modified) {
+        if Stamp::of_stat(&fstat(&fd).ok()?) != written.stamp {
             return None;
         }
         let mut file = std::fs::File::from(fd);
-        let tail_len = written.len.checked_sub(written.tail_at)?;
+        let tail_len = written.stamp.len.checked_sub(written.tail_at)?;
         let mut bytes = vec![0u8; usize::try_from(tail_len).ok()?];
         file.seek(SeekFrom::Start(written.tail_at)).ok()?;
         file.read_exact(&mut bytes).ok()?;
@@ -219,12 +239,10 @@ impl TeamTails {
         use rustix::fs::{statat, AtFlags};
         match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => {
-                let (len, modified) = stamp(&st);
                 self.pages.insert(
                     team,
                     WrittenTail {
-                        len,
-                        modified,
+                        stamp: Stamp::of_stat(&st),
                         tail_at: tail_at as u64,
                         groups,
                     },
@@ -295,5 +313,59 @@ mod tests {
         // The file changed behind our back (another length): not copied.
         std::fs::write(&path, "head[group one][group 2]foot").unwrap();
         assert!(parts.open(1, &path).is_none());
+    }
+
+    /// A page put in the place of the one written (renamed over it), of
+    /// the same length and with the same modification time to the
+    /// nanosecond, as a second write within one tick of the clock leaves
+    /// it: not the page written, nothing copied from it (red team E14's
+    /// open case; before, length and time alone took it for ours).
+    #[test]
+    fn a_page_renamed_over_ours_with_our_length_and_time_is_not_ours() {
+        use rustix::fs::{open, Mode, OFlags};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("round-1.html");
+        std::fs::write(&path, "head[group one]foot").unwrap();
+        let one = ViewPrint::of(&"one");
+        let mut parts = RoundPageParts::default();
+        let part = Part {
+            view: one,
+            offset: 4,
+            len: 11,
+            settled: true,
+        };
+        parts.record(1, &path, HashMap::from([(1, part)]));
+        let folder = open(
+            dir.path(),
+            OFlags::DIRECTORY | OFlags::RDONLY,
+            Mode::empty(),
+        )
+        .unwrap();
+        let mut tails = TeamTails::default();
+        tails.record(7, 1, &folder, "round-1.html", 4);
+        assert!(parts.open(1, &path).is_some());
+        assert_eq!(
+            tails.tail(7, 1, &folder, "round-1.html").as_deref(),
+            Some("[group one]foot")
+        );
+        // Another file of the same length, given the same time, renamed
+        // over the page.
+        let other = dir.path().join("other.html");
+        std::fs::write(&other, "head[group 1!!]foot").unwrap();
+        let times = std::fs::File::open(&path).unwrap().metadata().unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&other)
+            .unwrap()
+            .set_modified(times.modified().unwrap())
+            .unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let now = std::fs::metadata(&path).unwrap();
+        assert_eq!(
+            (now.len(), now.modified().unwrap()),
+            (times.len(), times.modified().unwrap())
+        );
+        assert!(parts.open(1, &path).is_none());
+        assert_eq!(tails.tail(7, 1, &folder, "round-1.html"), None);
     }
 }
