@@ -57,9 +57,9 @@ impl Stamp {
     /// As `fstat` or `fstatat` gives it.
     fn of_stat(st: &rustix::fs::Stat) -> Stamp {
         Stamp {
-            inode: st.st_ino as u64,
+            inode: st.st_ino,
             len: st.st_size as u64,
-            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            modified: (st.st_mtime, st.st_mtime_nsec as i64),
         }
     }
 }
