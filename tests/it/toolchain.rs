@@ -1291,6 +1291,62 @@ fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
     }
 }
 
+/// H16 (red team F16): zig's clang 22 knows about 350 library functions
+/// whose names are not reserved (`fmaximum_numl`, `index`, `round`; its
+/// `__has_builtin` says so without the server's flags) and, left to
+/// itself, declares one called undeclared with its library type, where gcc
+/// 12 makes it `int ()`: inside `sizeof` nothing is called, no object
+/// shows the name, and `sizeof(fmaximum_numl(1, 2))` would be 4 to the
+/// checks and 16 in the module. The server's `-ffreestanding` and
+/// `-fno-builtin` (each alone is enough, for gcc and both clangs) make
+/// every such name an ordinary undeclared function, `int ()`, as in a 1994
+/// program: `library_builtins_nothing_evaluates.c` is accepted (its names
+/// are a program's own) and its module computes gcc's sizes (3 × 4, not
+/// 16 + 4 + 8), with its own function called before its definition,
+/// K&R style, beside them. The strategy throws `wide() * 10 + 102`: 222
+/// with gcc's types, 382 with the library's.
+#[test]
+fn library_functions_clang_knows_are_undeclared_functions_to_both_compilers() {
+    use knobeln::toolchain::wasm::{Llvm, Toolchain};
+    let src = fs::read(crate::common::hostile_path(
+        "library_builtins_nothing_evaluates",
+    ))
+    .expect("hostile source");
+    let mut toolchains = vec![Toolchain::find().expect("clang")];
+    if toolchains[0].llvm == Llvm::Zig {
+        toolchains.extend(Toolchain::find_debian());
+    }
+    for tools in toolchains {
+        let cfg = CompileConfig {
+            profile: Profile::Submission,
+            toolchain: Some(tools.clone()),
+            jail: JailLimits {
+                wall: crate::common::TEST_JAIL_WALL,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        let binary = match knobeln::toolchain::compile::compile(&src, &cfg).unwrap() {
+            Outcome::Accepted { binary, .. } => binary,
+            Outcome::Rejected { report } => panic!(
+                "{:?}: {:#?}\n{}",
+                tools.llvm,
+                report.errors().collect::<Vec<_>>(),
+                report.compiler_output
+            ),
+        };
+        let s = install(&binary);
+        let rec = play(
+            &config(10, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(600)),
+            &s,
+            &s,
+            1,
+        );
+        assert!(rec.failures.is_empty(), "{:?}: {rec:?}", tools.llvm);
+        assert_eq!(rec.throws[0][0], 222, "{:?}: clang's types", tools.llvm);
+    }
+}
+
 /// A function whose local variables take more than the whole 64 kB stack
 /// (a local array of a megabyte) would crash whenever it is called:
 /// refused at compile time, with its figure, the limit and the way out,
