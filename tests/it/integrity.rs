@@ -829,12 +829,28 @@ fn the_inits_report_is_the_commands_whatever_its_children_do() {
         "(sh -c 'exit 9' &); sleep 0.3; exit 3",
         "(sh -c 'kill -s XCPU $$' &); sleep 0.3; exit 3",
         "sh -c 'exit 9' & wait; exit 3",
-        "sleep 1000 & (sleep 1000 &); (sh -c 'sleep 1000; exit 9' &); exit 3",
+        "sleep 1717 & (sleep 1717 &); (sh -c 'sleep 1717; exit 9' &); exit 3",
+        // A PID namespace of their own, nested in the jail's, is refused
+        // (a chrooted process may not make a user namespace).
+        "(unshare -Urpf sleep 1717 || echo refused) 2>/dev/null & wait; exit 3",
     ];
     for script in cases {
         let out = jail.run(&["/bin/sh", "-c", script], &limits).unwrap();
         assert_eq!(out.exit, JailExit::Exited(3), "{script}: {}", out.output);
+        if script.contains("unshare") {
+            assert_eq!(out.output.trim(), "refused");
+        }
     }
+    // Nothing the runs started is left on the host (the kernel ends a
+    // PID namespace's processes, nested ones too, before its first
+    // process is reaped).
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| c.windows(11).any(|w| w == b"sleep\x001717\x00"))
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
 }
 
 /// 16 MiB a file: a tool writing 17 MiB is stopped by `RLIMIT_FSIZE`
