@@ -393,6 +393,22 @@ fn a_row_that_another_record_won_never_shows_the_others_throws() {
             .unwrap();
     }
     let first = record(10, false).throws;
+    // Red team G16: the games a group's DGP protocols are written from at
+    // its end (the connection's kept ones, `group-end-reads`) are the
+    // first records too, byte for byte what the store reads back.
+    let kept = store
+        .kept_games_packed(t, 1, 1, &[(0, 1), (1, 1), (2, 1)])
+        .expect("every game kept");
+    let read = store.games_packed(t, 1, 1).unwrap();
+    assert_eq!(kept.len(), read.len());
+    for (k, r) in kept.iter().zip(&read) {
+        assert_eq!(k.game.record.points, [10, 0], "slot {}", k.game.key.slot);
+        assert_eq!(k.game.record.points, r.game.record.points);
+        assert_eq!(k.game.record.failures, r.game.record.failures);
+        assert_eq!(k.game.players, r.game.players);
+        assert_eq!(k.packed.as_deref(), Some(&encode_throws(&first)[..]));
+        assert_eq!(k.packed, r.packed, "slot {}", k.game.key.slot);
+    }
     for games in [store.games(t, 1, 1).unwrap(), {
         store.finish_group(t, 1, 1, now).unwrap();
         store.games(t, 1, 1).unwrap()

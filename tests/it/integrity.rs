@@ -740,6 +740,119 @@ fn the_jails_command_cannot_forge_a_signal_or_touch_its_init() {
     );
 }
 
+/// Red team G16: the server's jails share one tree (`compile-cpu`). A
+/// compile's tools try to leave something in it for the next compile of
+/// another team: a file at `/`, in `/dev`, `/bin` or `/usr`, a folder, a
+/// device node, a link, `/bin` moved, `/dev/null` removed or opened up,
+/// files in their `/work` and `/tmp`, and processes left running. Every
+/// change is refused; the next jail (another team's) sees the same tree
+/// as a jail made before, its `/work` and `/tmp` empty, and it is the same
+/// tree (still intact: no new tree made, so no source can make the server
+/// make trees endlessly). Run as root, and again as `nobody` (the
+/// deployment's server, whose user owns the tree).
+#[test]
+fn a_compile_leaves_nothing_in_the_shared_tree_for_the_next_jail() {
+    also_as_nobody("integrity::a_compile_leaves_nothing_in_the_shared_tree_for_the_next_jail");
+    let limits = at_the_default_limits();
+    let look = |jail: &Jail| {
+        let out = jail
+            .run(
+                &[
+                    "/bin/sh",
+                    "-c",
+                    "ls -A / /dev /tmp /work; readlink /bin /lib /lib64 /sbin; \
+                     stat -c '%n %F %a %h %Y' / /dev /usr; stat -c '%n %F %a %h' /tmp /work; \
+                     stat -c '%n %F %a %u %t:%T' /dev/null",
+                ],
+                &limits,
+            )
+            .unwrap();
+        assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+        out.output
+    };
+    let before = Jail::new().unwrap();
+    let seen_before = look(&before);
+    assert!(
+        seen_before.contains("/dev/null character special file 666")
+            && seen_before.contains("/usr directory 755")
+            && !seen_before.contains("No such file"),
+        "{seen_before}"
+    );
+    let attacker = Jail::new().unwrap();
+    let out = attacker
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "for p in /x /dev/x /bin/x /usr/x /work/../x /tmp/../dev/x; do \
+                   (echo left > $p) 2>/dev/null && echo \"wrote $p\"; done; \
+                 (mkdir /dev/d) 2>/dev/null && echo 'made a folder'; \
+                 (mknod /dev/zero2 c 1 5) 2>/dev/null && echo 'made a device'; \
+                 (ln -s /work /dev/w) 2>/dev/null && echo 'made a link'; \
+                 (mv /bin /b) 2>/dev/null && echo 'moved /bin'; \
+                 (rm -f /dev/null) 2>/dev/null; [ -e /dev/null ] || echo 'removed /dev/null'; \
+                 (chmod 777 /dev/null) 2>/dev/null && echo 'opened /dev/null'; \
+                 (touch -d 2001-01-01 /dev /work) 2>/dev/null && echo 'dated'; \
+                 echo left > /work/left && echo left > /tmp/left2 && echo 'own folder'; \
+                 sleep 1000 & (sleep 1000 &); exit 0",
+            ],
+            &limits,
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+    assert_eq!(out.output.trim(), "own folder", "{}", out.output);
+    let next = Jail::new().unwrap();
+    assert_eq!(
+        next.path(),
+        attacker.path(),
+        "the same tree, not made again"
+    );
+    assert_eq!(next.path(), before.path());
+    let seen_after = look(&next);
+    assert_eq!(seen_after, seen_before);
+    assert!(!seen_after.contains("left"), "{seen_after}");
+}
+
+/// Red team G16: the jail's init (`jail-init`) reports the command's own
+/// status whatever the processes it starts do: an orphan (a double fork,
+/// reparented to the init) that exits with 9 or kills itself with
+/// `SIGXCPU` before the command ends is reaped and not reported; children
+/// that outlive the command do not keep the init (the run ends with the
+/// command, far before the wall of 900 s, and its status is the
+/// command's, not the wall's).
+#[test]
+fn the_inits_report_is_the_commands_whatever_its_children_do() {
+    also_as_nobody("integrity::the_inits_report_is_the_commands_whatever_its_children_do");
+    let jail = Jail::new().unwrap();
+    let limits = at_the_default_limits();
+    let cases = [
+        "(sh -c 'exit 9' &); sleep 0.3; exit 3",
+        "(sh -c 'kill -s XCPU $$' &); sleep 0.3; exit 3",
+        "sh -c 'exit 9' & wait; exit 3",
+        "sleep 1717 & (sleep 1717 &); (sh -c 'sleep 1717; exit 9' &); exit 3",
+        // A PID namespace of their own, nested in the jail's, is refused
+        // (a chrooted process may not make a user namespace).
+        "(unshare -Urpf sleep 1717 || echo refused) 2>/dev/null & wait; exit 3",
+    ];
+    for script in cases {
+        let out = jail.run(&["/bin/sh", "-c", script], &limits).unwrap();
+        assert_eq!(out.exit, JailExit::Exited(3), "{script}: {}", out.output);
+        if script.contains("unshare") {
+            assert_eq!(out.output.trim(), "refused");
+        }
+    }
+    // Nothing the runs started is left on the host (the kernel ends a
+    // PID namespace's processes, nested ones too, before its first
+    // process is reaped).
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| c.windows(11).any(|w| w == b"sleep\x001717\x00"))
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
 /// 16 MiB a file: a tool writing 17 MiB is stopped by `RLIMIT_FSIZE`
 /// (`SIGXFSZ`, 25) with exactly 16 MiB written.
 #[test]
