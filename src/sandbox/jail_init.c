@@ -24,6 +24,10 @@
  * host's gcc; held by the server in a sealed memory file.
  */
 
+#if !defined(__x86_64__) || !defined(__linux__)
+#error "the jail's init is written for x86-64 Linux (its system call numbers and calling convention); port sc() and the SYS_ numbers for another machine"
+#endif
+
 #define SYS_write 1
 #define SYS_fcntl 72
 #define F_SETFD 2
