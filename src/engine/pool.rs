@@ -35,12 +35,11 @@ pub struct Program {
 impl Program {
     /// The program `wasm`, its module not made ready yet: the first
     /// [`Program::strategy`] compiles it (or takes it from the engine's
-    /// cache or spill). The engine's thread makes a group's programs at
-    /// the group's start and a pool's game thread makes each ready at its
-    /// first game, so a module the cache dropped (a field larger than the
-    /// cache: every program once a round) costs the server's thread
-    /// nothing; a runner that plays on other machines never makes it
-    /// ready here at all.
+    /// cache or spill). The engine makes a group's programs ready at the
+    /// group's start, on its own thread (made ready by the game threads
+    /// instead, they cost those threads more than they saved the server's:
+    /// `engine::run`'s `Players::load`); a pool's game thread makes ready
+    /// any program it is given unready.
     pub fn new(wasm: Vec<u8>) -> Program {
         Program {
             sha256: super::prepare::sha256_hex(&wasm),
@@ -438,15 +437,11 @@ mod tests {
         assert_eq!(d.encoded, Some(EncodedThrows::of(&throws)));
     }
 
-    /// A group's programs are made at its start on the server's thread
-    /// and made ready (compiled, or loaded back from the module spill when
-    /// the cache dropped them: a field larger than the cache, every
-    /// program once a round) on the game thread that plays one first: the
-    /// server's work at a group's start is the same whatever the cache
-    /// holds. Failed before: `Program::load` on the server's thread
-    /// compiled both modules there.
+    /// A program a pool is given unready (its module compiled, or loaded
+    /// back from the module spill, by no one yet) is made ready on the game
+    /// thread that plays it, not on the thread that submitted the game.
     #[test]
-    fn the_server_thread_makes_no_module_ready_a_game_thread_does() {
+    fn a_program_given_unready_is_made_ready_on_the_game_thread() {
         use crate::wasm::check::{straight_line_module, StraightLine};
         // Modules of sizes no other test compiles: not in the cache.
         let programs = [3917, 3919].map(|bytes| {
