@@ -197,7 +197,9 @@ pub struct JailOutput {
     /// How many bytes of output were dropped beyond the cap.
     pub output_dropped: u64,
     /// The CPU time of the command and everything it waited for (gcc's
-    /// `cc1` and `as`), from the kernel's accounting when it was reaped.
+    /// `cc1` and `as`), from the kernel's accounting when it was reaped;
+    /// where the jail has a control group, its count if larger (processes
+    /// the wall ended die with the namespace uncounted by the init).
     pub cpu: Duration,
     /// The work folder's state when the command ended: `Some` when a
     /// write into it must have failed for want of room (the kernel's
@@ -597,7 +599,7 @@ impl Jail {
         let env = CArgs::new(JAIL_ENV).map_err(spawn_err)?;
         let empty = CString::default();
         let lim = *limits;
-        let (join_fds, oom_before, peak) = match self.group() {
+        let (join_fds, oom_before, peak, cpu_before) = match self.group() {
             Some(mut g) => {
                 // Written only where they differ from the group's.
                 g.set_limits(&GroupLimits {
@@ -608,9 +610,14 @@ impl Jail {
                 // This run's own peak: an earlier run of the compile near
                 // the limit must not make a later kill from outside look
                 // like the jail's (red team E12).
-                (g.join_fds(), g.oom_kills(), g.watch_memory_peak())
+                (
+                    g.join_fds(),
+                    g.oom_kills(),
+                    g.watch_memory_peak(),
+                    g.cpu_time(),
+                )
             }
-            None => (Vec::new(), 0, Default::default()),
+            None => (Vec::new(), 0, Default::default(), None),
         };
         // 0, 1, 2 and the init's status pipe at 3; the init's executable
         // at 4, close-on-exec.
@@ -773,14 +780,30 @@ impl Jail {
         // Whatever left the command's process group (and so escaped
         // `kill_group`) ends with the group: the PID namespace ends with
         // its PID 1, and the control group is emptied all the same.
-        let (oom_kills, memory_peak) = match self.group() {
+        let (oom_kills, memory_peak, group_cpu) = match self.group() {
             Some(g) => {
                 if !g.members().is_empty() {
                     g.kill_all();
                 }
-                (g.oom_kills().saturating_sub(oom_before), peak.read())
+                (
+                    g.oom_kills().saturating_sub(oom_before),
+                    peak.read(),
+                    g.cpu_time()
+                        .zip(cpu_before)
+                        .map(|(now, before)| now.saturating_sub(before)),
+                )
             }
-            None => (0, None),
+            None => (0, None, None),
+        };
+        // The run's CPU as the kernel counted it: what the init reaped (its
+        // rusage), or, where the jail has a control group, the group's
+        // count if larger. Processes still running when the wall (or an
+        // error) ends the run die with the namespace, where the kernel
+        // reaps them without adding their CPU to the init's: only the
+        // group counts them.
+        let cpu = match group_cpu {
+            Some(g) => child.cpu().max(g),
+            None => child.cpu(),
         };
         let output = String::from_utf8_lossy(&output).into_owned();
         let work_full = self.work_full().map_err(io_err)?;
@@ -788,7 +811,7 @@ impl Jail {
             exit,
             output,
             output_dropped: dropped,
-            cpu: child.cpu(),
+            cpu,
             work_full,
             oom_kills,
             memory_peak,

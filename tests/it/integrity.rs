@@ -1191,7 +1191,12 @@ fn a_tool_slowed_past_the_wall_by_load_gets_no_verdict() {
 /// under it. Here two children of 0.7 s of CPU each under a limit of 1 s,
 /// then a third that the wall stops (as the load would): no verdict.
 /// Before, a run whose CPU passed the limit so was "did not finish within
-/// … s", a rejection that depended on the load again.
+/// … s", a rejection that depended on the load again. The two children's
+/// CPU is counted although the wall ends the run: the shell that reaped
+/// them dies with the namespace when its init is killed, reaped by the
+/// kernel without adding its CPU to the init's, so the run's CPU is the
+/// jail's control group's count where it has one (this test failed under
+/// load once the jail had its init: 443 µs counted).
 #[test]
 fn a_run_whose_processes_together_passed_the_cpu_limit_gets_no_verdict_from_the_wall() {
     let limits = JailLimits {
