@@ -215,7 +215,8 @@ pub struct Limits {
     pub max_send_attempts: u32,
     /// At most this many strangers' mails that are none of the commands
     /// are forwarded to the organizer per day (0: none); a registered
-    /// team's mailbox has 3 a day of its own.
+    /// team's mailbox whose registration proved its address has 3 a day
+    /// of its own.
     pub forwards_per_day: u32,
     /// A sent mail keeps its bytes this many days after it was sent, then
     /// only its row: what the reply caps count, its keys, state,

@@ -1257,6 +1257,57 @@ fn registrations_naming_a_third_partys_addresses_relay_nothing() {
     );
 }
 
+/// Red team G19: a refusal says what was wrong. A confirmation request
+/// answered from another address than the one it went to (a forwarded
+/// mailbox) was told "the answer does not come from the address the
+/// request went to (ADDRESS)", naming the answer's own address as if the
+/// request had gone there. Now it names both and says to answer from the
+/// request's address, whose answer then registers the team. Before: no
+/// "came from", and the request's address not named.
+#[test]
+fn an_answer_from_another_address_is_told_where_the_request_went() {
+    let c = Contest::new("");
+    let reg = c.mail(
+        "sam@sender.example",
+        "registration for KNOBELN",
+        &registration("joe@team.example", "joes_team", "Joe's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let request = c
+        .replies()
+        .into_iter()
+        .find(|r| r.to == ["joe@team.example"] && r.subject.contains("please confirm"))
+        .expect("a confirmation request");
+    let answer = |from: &str| c.mail(from, &format!("Re: {}", request.subject), "yes\n", "");
+    let elsewhere = answer("joe@forwarded.example");
+    assert!(c.ingest(&[&elsewhere]).status.success());
+    let told = last_reply(&c);
+    assert_eq!(told.to, ["joe@forwarded.example"]);
+    let body = flat(&told.body);
+    assert!(
+        body.contains("The request went to joe@team.example")
+            && body.contains("this answer came from joe@forwarded.example")
+            && body.contains("answer the request from joe@team.example itself"),
+        "{body}"
+    );
+    let from_there = answer("joe@team.example");
+    assert!(c.ingest(&[&from_there]).status.success());
+    let last = last_reply(&c);
+    assert!(
+        last.subject
+            .contains("registration accepted: team joes_team"),
+        "{}",
+        last.subject
+    );
+    // Answered: the code names no request any more.
+    let again = answer("joe@forwarded.example");
+    assert!(c.ingest(&[&again]).status.success());
+    let body = flat(&last_reply(&c).body);
+    assert!(body.contains("not known (any more)"), "{body}");
+    assert!(!body.contains("joe@team.example"), "{body}");
+}
+
 /// Issue 35: a mailbox holds one team, however many `+tag`s and letter
 /// cases a sender invents. The first registration from the mailbox is a
 /// team; every tag after it (from the mailbox itself, which needs no
@@ -1547,6 +1598,154 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
     assert_eq!(kits(&c), 4, "{}", stdout(&o));
     assert!(
         stdout(&o).contains("(no kit: at most 2 kits a day to one team)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Red team G19: a team's string proves the team, not the address its
+/// mail names in `Reply-To`. A hostile team sent `status` with its string
+/// and `Reply-To: victim@elsewhere.example`: every reply went to the
+/// victim too, charged to the team's 200 a day only, so one team made the
+/// server send four times what a stranger's word can make it send to an
+/// address (50 a day), and its teams together 200 times as many. Now a
+/// copy to an address outside the team's mailbox counts among that
+/// address's replies of the day, whoever pays for it: past the cap the
+/// team's own address still gets its reply, the victim none, and a
+/// stranger's mail "from" the victim finds the day's replies spent.
+/// Before: 5 copies to the victim, and the stranger's help a sixth mail.
+#[test]
+fn a_teams_string_sends_no_more_to_another_address_than_a_strangers_word() {
+    let c = Contest::new("[limits]\nreplies_per_sender_per_day = 3\n");
+    let reg = c.mail(
+        "mal@mail.example",
+        "registration for KNOBELN",
+        &registration("mal@mail.example", "mal_team", "Mal's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let victim = "victim@elsewhere.example";
+    let to = |c: &Contest, who: &str| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.to.iter().any(|t| t == who))
+            .count()
+    };
+    let mal_before = to(&c, "mal@mail.example");
+    let reflected: Vec<PathBuf> = (0..5)
+        .map(|_| {
+            c.mail(
+                "mal@mail.example",
+                "status",
+                &format!("<<FROM>> mal_team {auth}\n"),
+                &format!("Reply-To: {victim}\r\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = reflected.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert_eq!(to(&c, victim), 3, "{}", stdout(&o));
+    assert_eq!(
+        to(&c, "mal@mail.example"),
+        mal_before + 5,
+        "the team's own address gets every reply: {}",
+        stdout(&o)
+    );
+    assert_eq!(
+        stdout(&o)
+            .matches(&format!(
+                "(no copy to {victim}: 3 replies to this address today already)"
+            ))
+            .count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+    // The team's copies spent the address's day, as a stranger's replies
+    // would have: its own mail gets no fourth.
+    let stranger = c.mail(victim, "help", "hello", "");
+    let o = c.ingest(&[&stranger]);
+    assert!(
+        stdout(&o).contains("no reply: 3 replies to this sender today already"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(to(&c, victim), 3);
+    // A copy to another spelling of the team's own mailbox is the team's.
+    let own: Vec<PathBuf> = (0..4)
+        .map(|_| {
+            c.mail(
+                "mal@mail.example",
+                "status",
+                &format!("<<FROM>> mal_team {auth}\n"),
+                "Reply-To: Mal+Box@Mail.Example\r\n",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = own.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(!stdout(&o).contains("no copy"), "{}", stdout(&o));
+    assert_eq!(to(&c, "Mal+Box@mail.example"), 4, "{}", stdout(&o));
+}
+
+/// Red team G19: the kit is the largest reply; a team's kit goes where the
+/// mail's `Reply-To` says, counted only among the team's own two a day.
+/// Two teams sent two kits each to one victim: four kits reached it,
+/// where a stranger's word gets an address two. Now a team's kit to an
+/// address outside its mailbox counts among that address's kits of the
+/// day: the victim gets two in all. Before: four.
+#[test]
+fn teams_kits_to_another_address_count_among_its_kits() {
+    let c = Contest::new("[limits]\nkits_per_sender_per_day = 2\n");
+    let victim = "victim@elsewhere.example";
+    let mut auths = Vec::new();
+    for who in ["mal", "eve"] {
+        let address = format!("{who}@mail{who}.example");
+        let reg = c.mail(
+            &address,
+            "registration for KNOBELN",
+            &registration(&address, &format!("{who}_team"), &format!("{who}'s Org")),
+            "",
+        );
+        assert!(c.ingest(&[&reg]).status.success());
+        auths.push((
+            who,
+            auth_of(c.replies().last().expect("an acknowledgement")),
+        ));
+    }
+    let kits = |c: &Contest| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.subject.contains("participant kit") && r.to.iter().any(|t| t == victim))
+            .count()
+    };
+    let requests: Vec<PathBuf> = auths
+        .iter()
+        .flat_map(|(who, auth)| {
+            let c = &c;
+            (0..2).map(move |_| {
+                c.mail(
+                    &format!("{who}@mail{who}.example"),
+                    "SEND knobelnsoftware",
+                    &format!("<<FROM>> {who}_team {auth}\n"),
+                    &format!("Reply-To: {victim}\r\n"),
+                )
+            })
+        })
+        .collect();
+    let refs: Vec<&Path> = requests.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert_eq!(kits(&c), 2, "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o)
+            .matches(&format!(
+                "(no kit to {victim}: at most 2 kits a day to one address)"
+            ))
+            .count(),
+        2,
         "{}",
         stdout(&o)
     );

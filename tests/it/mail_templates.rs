@@ -91,6 +91,7 @@ fn fixture(name: &str) -> Value {
             "contest_name": "International KNOBELN contest",
             "days": 7,
             "from": "joe@lords.example",
+            "went_to": "joe@cs.uni.example",
         }),
         "compile_report" => json!({
             "team": "the_heavy_lords_of_knobeln",

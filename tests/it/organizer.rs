@@ -153,8 +153,15 @@ fn a_mail_that_is_no_command_gets_help_and_is_forwarded_within_the_cap_and_never
     );
     // Issue 35: strangers' forwards used up the day's; a registered
     // team's mailbox still has forwards of its own.
-    let reg = c.registration_mail("dee", "Dee Org");
-    c.ingest(&[&reg]);
+    // (Proven: since red team G19 a registration a From line alone made
+    // has no forwards of its own.)
+    let auth = register(&c, "dee@participants.example", "team_dee", "GRR");
+    ask(
+        &c,
+        "dee@participants.example",
+        "status",
+        &format!("<<FROM>> team_dee {auth}\n"),
+    );
     let r = ask(&c, "dee@participants.example", "a real question", "?");
     assert_eq!(
         r.len(),
@@ -182,6 +189,64 @@ fn a_mail_that_is_no_command_gets_help_and_is_forwarded_within_the_cap_and_never
         c.replies().len(),
         before,
         "automatic mail: no help, no forward"
+    );
+}
+
+/// Red team G19: a registration a From line alone made is a stranger's
+/// making (red team F11), and buys no forwards beside the strangers'. A
+/// forger registered mailboxes by their From lines (each a claim, never
+/// proven) and asked questions from each: every registered mailbox had
+/// three forwards a day of its own, so the organizer got three a day per
+/// forged registration (1500 at 500 places, each mail kept whole 90 days
+/// as its forward says) where strangers get `forwards_per_day` in all.
+/// Now only a mailbox whose registration proved its address (a mail with
+/// the team's string) has forwards of its own. Before: 9 forwards.
+#[test]
+fn forged_registrations_buy_no_forwards_past_the_strangers_cap() {
+    let c = Contest::new("[limits]\nforwards_per_day = 1\n");
+    for i in 0..3 {
+        register(
+            &c,
+            &format!("m{i}@forged{i}.example"),
+            &format!("forged_{i}"),
+            "GRR",
+        );
+    }
+    let forwards = |c: &Contest| c.replies().iter().filter(|r| r.to == [ORGANIZER]).count();
+    for i in 0..3 {
+        for q in 0..3 {
+            ask(
+                &c,
+                &format!("m{i}@forged{i}.example"),
+                &format!("question {q}"),
+                "?",
+            );
+        }
+    }
+    assert_eq!(forwards(&c), 1, "the strangers' one forward of the day");
+    // A team whose string proved its mailbox asks on a lane of its own.
+    let auth = register(&c, "real@team.example", "real_team", "GRR");
+    let status = ask(
+        &c,
+        "real@team.example",
+        "status",
+        &format!("<<FROM>> real_team {auth}\n"),
+    );
+    assert_eq!(status.len(), 1, "{status:?}");
+    for q in 0..4 {
+        ask(&c, "real@team.example", &format!("real question {q}"), "?");
+    }
+    assert_eq!(forwards(&c), 1 + 3, "the proven mailbox's three");
+    let outcome: String = db(&c)
+        .query_row(
+            "SELECT outcome FROM inbox ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        outcome.contains("not forwarded: 3 forwards today"),
+        "{outcome}"
     );
 }
 

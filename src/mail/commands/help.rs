@@ -6,8 +6,9 @@
 //! (it is ignored before the commands), mail from the organizer's or the
 //! contest's own address is never forwarded, at most
 //! `limits.forwards_per_day` forwards of strangers' mails go out per day
-//! (all strangers together), a registered team's mailbox has
-//! [`FORWARDS_PER_MAILBOX_PER_DAY`] of its own, and a forward counts
+//! (all strangers together), a registered team's mailbox whose
+//! registration proved its address has [`FORWARDS_PER_MAILBOX_PER_DAY`]
+//! of its own, and a forward counts
 //! against its sender's daily reply cap like a reply. The forward carries the mail's text (cut at
 //! [`FORWARD_TEXT_BYTES`]), never its attachments, and never an
 //! authentification string (masked, as in the stored mail); the mail stays
@@ -61,17 +62,24 @@ pub fn should_forward(
     let day_ago = ctx.now - Duration::days(1);
     // A registered team's mailbox has forwards of its own (issue 35:
     // strangers' floods used up the day's forwards for everybody): a few
-    // a day, counted per mailbox.
+    // a day, counted per mailbox. Only once its registration proved its
+    // address (a confirmation's answer, or a mail with the team's
+    // string): one a From line alone made is a stranger's making, and
+    // bought its forger three forwards a day each beside the strangers'
+    // (red team G19, as F11 for the intake's shares).
     let mailbox = crate::mail::sender::sender_key(&ctx.reply_to);
-    if db::count_registrations_of_mailbox(conn, &mailbox)? > 0 {
+    if db::count_proven_registrations_of_mailbox(conn, &mailbox)? > 0 {
         let sent = db::replies(db::ReplyTarget::Sender(&mailbox))
             .of_kind(FORWARD_KIND)
             .since(conn, day_ago)?;
         return Ok((sent >= FORWARDS_PER_MAILBOX_PER_DAY)
             .then_some(NotForwarded::Capped(FORWARDS_PER_MAILBOX_PER_DAY)));
     }
+    // Every forward of the day counts here, whoever's: a mailbox
+    // registered but not proven draws on the confirmed budget, and its
+    // forwards are the strangers' (a proven mailbox's few count too,
+    // which only brings the day's cap nearer).
     if db::replies(db::ReplyTarget::Everyone)
-        .on(&[Budget::Strangers])
         .of_kind(FORWARD_KIND)
         .since(conn, day_ago)?
         >= cap

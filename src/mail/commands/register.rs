@@ -176,12 +176,25 @@ pub fn confirm(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, RegisterError
         db::delete_pending(conn, p.id)?;
     }
     let Some(body) = pending.map(|p| p.body) else {
+        // Which reason it is: a request this code names that went to
+        // another address is named (only its code's holder reads this),
+        // so that its owner answers from there. Before, the refusal named
+        // the answer's own address as if the request had gone there (red
+        // team G19).
+        let since = ctx.now - chrono::Duration::days(CONFIRM_DAYS);
+        let went_to = db::pending_by_code(
+            conn,
+            &answer_code_hash(ctx.config, &ctx.mail.subject),
+            since,
+        )?
+        .map(|p| p.mail_address);
         let text = render(
             "confirm_unknown",
             &json!({
                 "contest_name": ctx.config.contest.name,
                 "days": CONFIRM_DAYS,
                 "from": ctx.reply_to,
+                "went_to": went_to,
             }),
         )?;
         return Ok(Effect {

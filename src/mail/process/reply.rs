@@ -15,6 +15,7 @@ use crate::mail::commands::help::FORWARD_KIND;
 use crate::mail::commands::software::KIT_KIND;
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::sender::sender_key;
+use crate::outbox::outgoing::Outgoing;
 use crate::outbox::{enqueue, Cause, EventKey};
 use crate::store::mail::{self as db, InboxRow, ReplyTarget};
 use crate::store::Store;
@@ -53,9 +54,10 @@ fn reply_gate(
     let per_sender = || -> Result<Option<String>, ProcessError> {
         Ok(capped(
             limits.replies_per_sender_per_day,
-            db::replies(ReplyTarget::Sender(sender_key))
-                .on(&[Budget::Strangers, Budget::Confirmed])
-                .since(conn, since)?,
+            // Every reply counted for this address, whoever paid for it:
+            // a stranger's, a claimed mailbox's, or a team's copy to an
+            // address outside the team's mailbox (`team_recipients`).
+            db::replies(ReplyTarget::Sender(sender_key)).since(conn, since)?,
         )
         .then(|| {
             format!(
@@ -168,6 +170,11 @@ pub(super) fn finish_in(
     if let Budget::Team(team) = budget {
         db::mark_proven(conn, team, now)?;
     }
+    // The one address a team's string proves: its registration's mailbox.
+    let team_mailbox = match budget {
+        Budget::Team(team) => db::mailbox_of_team(conn, team)?,
+        _ => None,
+    };
     let limits = &config.limits;
     let mut outcome = effect.outcome;
     // Whether the mail was passed on to the organizer, whose copy is cut
@@ -237,8 +244,25 @@ pub(super) fn finish_in(
                 outcome.push_str(&format!(" (no kit: {why})"));
                 continue;
             }
-            let counted_for = matches!(budget, Budget::Strangers | Budget::Confirmed)
-                .then_some(sender_key.as_str());
+            let mut counted_for =
+                matches!(budget, Budget::Strangers | Budget::Confirmed).then(|| sender_key.clone());
+            let mut addressed = None;
+            if let Budget::Team(_) = budget {
+                let (to, other, left_out) =
+                    team_recipients(conn, config, reply, team_mailbox.as_deref(), since)?;
+                outcome.push_str(&left_out);
+                if to.is_empty() {
+                    continue;
+                }
+                counted_for = other;
+                if to != reply.to {
+                    addressed = Some(Outgoing {
+                        to,
+                        ..reply.clone()
+                    });
+                }
+            }
+            let reply = addressed.as_ref().unwrap_or(reply);
             forwarded |= reply.kind == FORWARD_KIND;
             enqueue(
                 conn,
@@ -247,7 +271,7 @@ pub(super) fn finish_in(
                 Cause {
                     inbox_id: Some(row.id),
                     budget,
-                    sender_key: counted_for,
+                    sender_key: counted_for.as_deref(),
                     event: EventKey::None,
                 },
                 now,
@@ -267,6 +291,75 @@ pub(super) fn finish_in(
         }
     }
     Ok(effect.state)
+}
+
+/// Where a reply drawn from a team's budget may go (red team G19). The
+/// team's string proves the team and the mailbox its registration named
+/// (`team_mailbox`, folded), not the other address a mail names: its
+/// `Reply-To` (or its From line) is the sender's word, as a stranger's is.
+/// So the reply goes to the team's mailbox whatever it costs that address,
+/// and to one address outside it (the sender's) only while that address's
+/// replies of the last day, whoever paid for them, are under
+/// `replies_per_sender_per_day` and, for a kit, its kits under
+/// `kits_per_sender_per_day`: the row is then counted for that address
+/// (its `sender_key`), beside the team's own count. Before, a team's
+/// replies went to any `Reply-To`, counted for the team alone: 200 a day
+/// from each team to one victim, four times what a stranger's word gets
+/// an address, and its kits beside.
+///
+/// Returns the recipients left, the address counted for (if one outside
+/// the mailbox is left), and the outcome's note of each copy left out.
+fn team_recipients(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    reply: &Outgoing,
+    team_mailbox: Option<&str>,
+    since: DateTime<Utc>,
+) -> Result<(Vec<String>, Option<String>, String), ProcessError> {
+    let limits = &config.limits;
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    let mut to = Vec::new();
+    let mut other: Option<String> = None;
+    let mut left_out = String::new();
+    for address in &reply.to {
+        let key = sender_key(address);
+        if team_mailbox == Some(key.as_str()) {
+            to.push(address.clone());
+            continue;
+        }
+        if other.is_some() {
+            // A row counts for one address: a second one outside the
+            // team's mailbox is not sent (the commands name at most one,
+            // the sender's).
+            left_out.push_str(&format!(
+                " (no copy to {address}: a team's reply goes to one address outside its mailbox)"
+            ));
+            continue;
+        }
+        let replies = db::replies(ReplyTarget::Sender(&key)).since(conn, since)?;
+        if capped(limits.replies_per_sender_per_day, replies) {
+            left_out.push_str(&format!(
+                " (no copy to {address}: {} replies to this address today already)",
+                limits.replies_per_sender_per_day
+            ));
+            continue;
+        }
+        if reply.kind == KIT_KIND {
+            let kits = db::replies(ReplyTarget::Sender(&key))
+                .of_kind(KIT_KIND)
+                .since(conn, since)?;
+            if capped(limits.kits_per_sender_per_day, kits) {
+                left_out.push_str(&format!(
+                    " (no kit to {address}: at most {} kits a day to one address)",
+                    limits.kits_per_sender_per_day
+                ));
+                continue;
+            }
+        }
+        to.push(address.clone());
+        other = Some(key);
+    }
+    Ok((to, other, left_out))
 }
 
 /// How long a mail that proved nobody keeps its head once processed.

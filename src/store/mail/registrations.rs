@@ -370,6 +370,20 @@ pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Resul
     )?)
 }
 
+/// The mailbox (its address case-folded without a `+tag`) team `team` is
+/// registered with, if it is registered: the one address its
+/// authentification string proves (its acknowledgement went there).
+pub fn mailbox_of_team(conn: &Connection, team: TeamId) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT mailbox FROM registrations WHERE team_id = ?1",
+            [team.0],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
 /// How many teams are registered with an address of `mailbox` (folded as
 /// above) that proved itself: confirmed by answering a request, or by the
 /// team's first mail with its string (`proven_at`). A registration only a

@@ -284,8 +284,7 @@ fn every_reply_count_looks_its_replies_up_by_an_index() {
     let team = TeamId(7);
     for (count, index) in [
         (
-            replies(ReplyTarget::Sender("joe@lords.example"))
-                .on(&[Budget::Strangers, Budget::Confirmed]),
+            replies(ReplyTarget::Sender("joe@lords.example")),
             Some("outbox_sender"),
         ),
         (
