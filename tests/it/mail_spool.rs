@@ -992,6 +992,26 @@ fn an_oversized_mail_gets_a_short_answer_from_its_headers() {
         "{}",
         r[0].body
     );
+    assert!(r[0].body.contains("at most 10000 lexical"), "{}", r[0].body);
+    assert!(
+        r[0].body.contains("(5.2 kB; the limit is 2.0 kB)"),
+        "{}",
+        r[0].body
+    );
+}
+
+/// A bot contest's answer to an oversized mail speaks of a bot, not of a
+/// C strategy's lexical elements (red team G19's note).
+#[test]
+fn an_oversized_mail_in_a_bot_contest_is_told_how_to_send_a_bot() {
+    let c =
+        Contest::new("[contest]\ndiscipline = \"ultimatum\"\n[limits]\nmax_mail_bytes = 2000\n");
+    let big = c.mail("joe@lords.example", "please compile", &"x".repeat(5000), "");
+    c.ingest(&[&big]);
+    let r = c.replies();
+    assert_eq!(r.len(), 1);
+    assert!(r[0].body.contains("send your bot as one"), "{}", r[0].body);
+    assert!(!r[0].body.contains("lexical"), "{}", r[0].body);
 }
 
 #[test]

@@ -148,7 +148,8 @@ fn fixture(name: &str) -> Value {
             "forwarded": true,
         }),
         "too_large" => {
-            json!({ "size": 40_000_000, "limit": 524_288, "size_mb": "40.0 MB", "limit_mb": "0.5 MB" })
+            json!({ "size": 40_000_000, "limit": 524_288, "size_mb": "40.0 MB", "limit_mb": "0.5 MB",
+                    "bots": false, "max_lexical_elements": 10_000 })
         }
         "organizer_digest" => json!({
             "contest_name": "International KNOBELN contest", "n_failed": 1, "more_failed": 0,

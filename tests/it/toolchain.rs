@@ -7,6 +7,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
+use knobeln::game::Throw;
 use knobeln::report::{compile_report, ReportNotes};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{
@@ -15,6 +16,7 @@ use knobeln::toolchain::compile::{
 };
 use knobeln::toolchain::diagnostic::{Check, Diagnostic};
 use knobeln::toolchain::gcc::{Gcc, GccStart, Input};
+use knobeln::toolchain::wasm::{Llvm, Toolchain};
 
 use crate::common::{
     compile_file, compile_source, config, example_path, install, play, repo_path, source_path,
@@ -405,7 +407,7 @@ fn several_errors_are_listed_in_check_order() {
 /// clang's wasm32 object of `src`, as the compile service builds it (the
 /// object check 6 reads and wasm-ld links).
 fn wasm_object(src: &str) -> Vec<u8> {
-    let tools = knobeln::toolchain::wasm::Toolchain::find().expect("clang for wasm32");
+    let tools = Toolchain::find().expect("clang for wasm32");
     let jail = Jail::new().expect("a jail");
     let gcc = Gcc::new(&jail, JailLimits::default());
     gcc.put("strategy.c", src.as_bytes()).unwrap();
@@ -1189,7 +1191,6 @@ fn assert_names_said_at(
 #[test]
 fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
     use knobeln::toolchain::builtins::BUILTINS;
-    use knobeln::toolchain::wasm::{Llvm, Toolchain};
     use std::collections::BTreeSet;
     let probe = fs::read_to_string(repo_path("tests/data/builtins/probe.c")).unwrap();
     let named: BTreeSet<&str> = probe
@@ -1248,47 +1249,58 @@ fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
         want.join(", "),
         want.len()
     );
-    let mut toolchains = vec![Toolchain::find().expect("clang")];
-    if toolchains[0].llvm == Llvm::Zig {
-        toolchains.extend(Toolchain::find_debian());
-    }
-    for tools in toolchains {
-        let cfg = CompileConfig {
-            profile: Profile::Local,
-            toolchain: Some(tools.clone()),
-            jail: JailLimits {
-                wall: crate::common::TEST_JAIL_WALL,
-                ..JailLimits::default()
-            },
-            ..CompileConfig::default()
-        };
-        let outcome = knobeln::toolchain::compile::compile(strategy.as_bytes(), &cfg).unwrap();
-        let binary = match outcome {
-            Outcome::Accepted { binary, .. } => binary,
-            Outcome::Rejected { report } => panic!(
-                "{:?}: {:#?}\n{}",
-                tools.llvm,
-                report.errors().collect::<Vec<_>>(),
-                report.compiler_output
-            ),
-        };
-        let s = install(&binary);
-        let rec = play(
-            &config(10, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(600)),
-            &s,
-            &s,
-            1,
-        );
-        assert!(rec.failures.is_empty(), "{:?}: {rec:?}", tools.llvm);
-        let thrown = rec.throws[0][0];
+    for (llvm, thrown) in first_throw_with_every_toolchain(strategy.as_bytes(), Profile::Local) {
         assert!(
             thrown == 1,
-            "{:?}: the strategy threw {thrown}: the values differ from index {} on (gcc's: {:?})",
-            tools.llvm,
+            "{llvm:?}: the strategy threw {thrown}: the values differ from index {} on (gcc's: {:?})",
             thrown - 2,
             gcc_values.get((thrown - 2).max(0) as usize..)
         );
     }
+}
+
+/// Compiles `src` with every toolchain this machine has (the one the
+/// server finds and, where that is zig's, Debian's beside it), plays the
+/// module against itself for one game and returns each toolchain's first
+/// throw. A rejection or a failure in play fails the calling test, naming
+/// the toolchain.
+fn first_throw_with_every_toolchain(src: &[u8], profile: Profile) -> Vec<(Llvm, Throw)> {
+    let mut toolchains = vec![Toolchain::find().expect("clang")];
+    if toolchains[0].llvm == Llvm::Zig {
+        toolchains.extend(Toolchain::find_debian());
+    }
+    toolchains
+        .into_iter()
+        .map(|tools| {
+            let cfg = CompileConfig {
+                profile,
+                toolchain: Some(tools.clone()),
+                jail: JailLimits {
+                    wall: crate::common::TEST_JAIL_WALL,
+                    ..JailLimits::default()
+                },
+                ..CompileConfig::default()
+            };
+            let binary = match knobeln::toolchain::compile::compile(src, &cfg).unwrap() {
+                Outcome::Accepted { binary, .. } => binary,
+                Outcome::Rejected { report } => panic!(
+                    "{:?}: {:#?}\n{}",
+                    tools.llvm,
+                    report.errors().collect::<Vec<_>>(),
+                    report.compiler_output
+                ),
+            };
+            let s = install(&binary);
+            let rec = play(
+                &config(10, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(600)),
+                &s,
+                &s,
+                1,
+            );
+            assert!(rec.failures.is_empty(), "{:?}: {rec:?}", tools.llvm);
+            (tools.llvm, rec.throws[0][0])
+        })
+        .collect()
 }
 
 /// H16 (red team F16): zig's clang 22 knows about 350 library functions
@@ -1307,43 +1319,12 @@ fn builtins_on_the_list_mean_the_same_to_gcc_and_clang() {
 /// with gcc's types, 382 with the library's.
 #[test]
 fn library_functions_clang_knows_are_undeclared_functions_to_both_compilers() {
-    use knobeln::toolchain::wasm::{Llvm, Toolchain};
     let src = fs::read(crate::common::hostile_path(
         "library_builtins_nothing_evaluates",
     ))
     .expect("hostile source");
-    let mut toolchains = vec![Toolchain::find().expect("clang")];
-    if toolchains[0].llvm == Llvm::Zig {
-        toolchains.extend(Toolchain::find_debian());
-    }
-    for tools in toolchains {
-        let cfg = CompileConfig {
-            profile: Profile::Submission,
-            toolchain: Some(tools.clone()),
-            jail: JailLimits {
-                wall: crate::common::TEST_JAIL_WALL,
-                ..JailLimits::default()
-            },
-            ..CompileConfig::default()
-        };
-        let binary = match knobeln::toolchain::compile::compile(&src, &cfg).unwrap() {
-            Outcome::Accepted { binary, .. } => binary,
-            Outcome::Rejected { report } => panic!(
-                "{:?}: {:#?}\n{}",
-                tools.llvm,
-                report.errors().collect::<Vec<_>>(),
-                report.compiler_output
-            ),
-        };
-        let s = install(&binary);
-        let rec = play(
-            &config(10, knobeln::referee::DEFAULT_FUEL, Duration::from_secs(600)),
-            &s,
-            &s,
-            1,
-        );
-        assert!(rec.failures.is_empty(), "{:?}: {rec:?}", tools.llvm);
-        assert_eq!(rec.throws[0][0], 222, "{:?}: clang's types", tools.llvm);
+    for (llvm, thrown) in first_throw_with_every_toolchain(&src, Profile::Submission) {
+        assert_eq!(thrown, 222, "{llvm:?}: clang's types");
     }
 }
 

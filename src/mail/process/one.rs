@@ -166,10 +166,21 @@ pub(super) fn process_one(
                 now,
                 reply_to: to.address.clone(),
             };
-            let mb = |n: usize| format!("{:.1} MB", n as f64 / 1_000_000.0);
+            // In the unit that shows the figure: a test's limit of 2000
+            // bytes is "2.0 kB", not "0.0 MB".
+            let mb = |n: usize| match n {
+                n if n < 100_000 => format!("{:.1} kB", n as f64 / 1_000.0),
+                n => format!("{:.1} MB", n as f64 / 1_000_000.0),
+            };
             let body = render(
                 "too_large",
-                &json!({ "size": size, "limit": limit, "size_mb": mb(size), "limit_mb": mb(limit) }),
+                &json!({
+                    "size": size, "limit": limit, "size_mb": mb(size), "limit_mb": mb(limit),
+                    // A bot contest's mail says nothing of C's lexical elements.
+                    "bots": config.contest.discipline.family().bots().is_some(),
+                    "max_lexical_elements":
+                        crate::toolchain::compile::CompileConfig::default().max_lexical_elements,
+                }),
             )?;
             let effect = Effect {
                 budget: Budget::Strangers,
