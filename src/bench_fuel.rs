@@ -44,6 +44,27 @@ const CLASSES: &[(&str, &str, &str)] = &[
          = (int)d; } }\n",
     ),
     (
+        "division by var",
+        "dependent 64-bit divisions by a number the compiler cannot see (red team G18)",
+        "volatile unsigned long long one = 1;\nvolatile int sink;\nmain() { unsigned long long \
+         x = ~0ull, y = one; for (;;) { x = x / y / y / y / y / y / y / y / y / y / y; sink = \
+         (int)x; } }\n",
+    ),
+    (
+        "subnormal *",
+        "dependent double multiplications of a subnormal number (red team G18)",
+        "volatile double one = 1.0, tiny = 1e-310;\nvolatile int sink;\nmain() { double x = \
+         tiny, y = one; for (;;) { x = x * y * y * y * y * y * y * y * y * y * y; sink = x != \
+         0; } }\n",
+    ),
+    (
+        "subnormal /",
+        "dependent double divisions of a subnormal number (red team G18)",
+        "volatile double one = 1.0, tiny = 1e-310;\nvolatile int sink;\nmain() { double x = \
+         tiny, y = one; for (;;) { x = x / y / y / y / y / y / y / y / y / y / y; sink = x != \
+         0; } }\n",
+    ),
+    (
         "pointer chase",
         "dependent loads over 900 kB in a random cycle",
         "#define N 230000\nstatic int next[N];\nvolatile int sink;\nmain() { unsigned r = 7; int \

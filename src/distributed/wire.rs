@@ -84,7 +84,13 @@ pub mod job;
 /// answer whose body names another is refused. Upgrade as from format 7:
 /// the server's config first (per-worker users, `v9` consumers), then the
 /// workers, then the coordinator.
-pub const FORMAT: u32 = 9;
+/// Format 10: a KNOBELN game charges floating-point multiplications,
+/// divisions and square roots, and integer divisions and remainders,
+/// their weight in fuel (`wasm::operator_cost`; red team G18): a worker
+/// of format 9 would let a strategy run that this referee stops at its
+/// CPU limit. The messages are those of format 9; upgrade as from format
+/// 8 (the `v10` consumers in the server's config first).
+pub const FORMAT: u32 = 10;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 128;

@@ -448,18 +448,23 @@ impl<'j> Gcc<'j> {
                 "{tool} crashed (signal {s}); this is a fault of the compiler on this program, \
                  not a rule of the contest: write the part it chokes on differently"
             )),
+            // A child of the driver (`cc1`, `as`) ended by a limit: the
+            // driver's own line says so, never a diagnostic of the
+            // program's, whose words are its own (`tool_says`).
             JailExit::Exited(_) => {
-                if text.contains("File size limit exceeded") {
+                if tool_says(&text, "File size limit exceeded") {
                     LimitHit::new(ToolLimit::OutputSize, format!(
                         "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                         lim.file_size >> 20
                     ))
-                } else if text.contains("CPU time limit exceeded") {
+                } else if tool_says(&text, "CPU time limit exceeded") {
                     LimitHit::new(ToolLimit::Cpu, format!(
                         "{tool} used more than {} s of CPU time and was stopped",
                         lim.cpu_secs
                     ))
-                } else if text.contains("out of memory") || text.contains("memory exhausted") {
+                } else if tool_says(&text, "out of memory")
+                    || tool_says(&text, "memory exhausted")
+                {
                     LimitHit::new(ToolLimit::Memory, format!(
                         "{tool} needed more than {} MB of memory and was stopped",
                         lim.address_space >> 20
@@ -489,9 +494,53 @@ impl<'j> Gcc<'j> {
     }
 }
 
+/// Whether a tool itself said `words` (the driver's "gcc: fatal error:
+/// CPU time limit exceeded signal terminated program cc1", `cc1`'s "cc1:
+/// out of memory allocating …"): on a line of the messages that is no
+/// diagnostic of the program's text. Those name the file they are about
+/// first (`strategy.c:3:2: warning: #warning …`, `strategy.c: In function
+/// …`; plain output, no source lines shown, and no line marker can rename
+/// the file: check 2), and whatever else they carry is the program's own
+/// (an `#warning`, an `#error`, a static assertion's string): red team
+/// G18, as F9's "No space left on device" before it.
+fn tool_says(text: &str, words: &str) -> bool {
+    text.lines()
+        .filter(|line| !line.starts_with(WORK_FILE_PREFIX))
+        .any(|line| line.contains(words))
+}
+
+/// What every file of the compile's work folder that a diagnostic can
+/// name starts with ([`SOURCE_NAME`], [`PREPROCESSED_NAME`], the objects).
+const WORK_FILE_PREFIX: &str = "strategy.";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_tools_own_line_says_a_limit() {
+        let driver = "gcc: fatal error: CPU time limit exceeded signal terminated program cc1\n\
+                      compilation terminated.\n";
+        assert!(tool_says(driver, "CPU time limit exceeded"));
+        assert!(tool_says(
+            "cc1: out of memory allocating 65536 bytes after a total of 1 bytes\n",
+            "out of memory"
+        ));
+        for program in [
+            "strategy.c:2:2: warning: #warning CPU time limit exceeded [-Wcpp]\n",
+            "strategy.c:2:2: error: #error out of memory\n",
+            "strategy.c: In function 'main':\nstrategy.c:4:1: error: static assertion failed: \
+             \"File size limit exceeded\"\n",
+        ] {
+            for words in [
+                "CPU time limit exceeded",
+                "out of memory",
+                "File size limit exceeded",
+            ] {
+                assert!(!tool_says(program, words), "{program}");
+            }
+        }
+    }
 
     #[test]
     fn the_drivers_one_cc1_command_is_read_with_its_quotes() {

@@ -169,14 +169,54 @@ pub(super) fn start_watchdog(engine: Engine) {
 /// structure `block`, `loop`, `end`, `nop`, `drop`). `memory.grow` calls
 /// into the engine (34 ns here, measured by `knobeln bench fuel`); a
 /// strategy's memory cannot grow, but the call can be made in a loop.
+/// A floating-point multiplication, division or square root whose operand
+/// or result is subnormal (below 2^-1022 for a `double`) takes an x86-64
+/// processor a microcode assist: about 50–60 ns of CPU here, 40 times an
+/// ordinary operator, however quiet the machine. A strategy that chains
+/// them (`x = x * y * y * …` with `x` subnormal and `y` one: two operators
+/// a product) made a unit of fuel 17–23 times the slowest ordinary
+/// operator's, and the contest's fuel 36–47 s of CPU per player instead of
+/// the 2.1 s the server plans for (red team G18): they cost their weight,
+/// [`FLOAT_ASSIST_FUEL`], whatever their operands, since the fuel is
+/// counted before the operands are known.
+/// An integer division or remainder by a number the compiler cannot see
+/// (by a constant, clang writes a multiplication) is a `div` of the
+/// processor's, about 6 ns here for 64 bits in a dependent chain (up to
+/// 40 on older processors): [`DIVISION_FUEL`].
 pub fn operator_cost() -> wasmtime::OperatorCost {
     let mut cost = wasmtime::OperatorCost::new();
     cost.MemoryGrow = MEMORY_GROW_FUEL;
+    cost.F32Mul = FLOAT_ASSIST_FUEL;
+    cost.F32Div = FLOAT_ASSIST_FUEL;
+    cost.F32Sqrt = FLOAT_ASSIST_FUEL;
+    cost.F64Mul = FLOAT_ASSIST_FUEL;
+    cost.F64Div = FLOAT_ASSIST_FUEL;
+    cost.F64Sqrt = FLOAT_ASSIST_FUEL;
+    cost.I32DivS = DIVISION_FUEL;
+    cost.I32DivU = DIVISION_FUEL;
+    cost.I32RemS = DIVISION_FUEL;
+    cost.I32RemU = DIVISION_FUEL;
+    cost.I64DivS = DIVISION_FUEL;
+    cost.I64DivU = DIVISION_FUEL;
+    cost.I64RemS = DIVISION_FUEL;
+    cost.I64RemU = DIVISION_FUEL;
     cost
 }
 
 /// What `memory.grow` costs ([`operator_cost`]).
 pub const MEMORY_GROW_FUEL: u8 = 255;
+
+/// What a floating-point multiplication, division or square root costs
+/// ([`operator_cost`]): the most one can take (a subnormal operand's
+/// microcode assist) in units of the slowest ordinary operator, so that a
+/// unit of fuel takes no longer with them than without
+/// (`knobeln bench fuel`'s classes `subnormal *` and `subnormal /`).
+pub const FLOAT_ASSIST_FUEL: u8 = 64;
+
+/// What an integer division or remainder costs ([`operator_cost`]): its
+/// time in units of the slowest ordinary operator (`knobeln bench fuel`'s
+/// class `division by var`).
+pub const DIVISION_FUEL: u8 = 8;
 
 /// Whether `bytes` look like a WebAssembly module (its magic number):
 /// a stored program without it is a native binary of an older version.

@@ -135,6 +135,56 @@ fn deep_recursion_with_arrays_crashes_on_the_memory_limit_at_throw_3() {
     hostile_game("deep_recursion", quick(), 3, segfault, &words);
 }
 
+/// A multiplication of a subnormal number takes an x86-64 processor a
+/// microcode assist, forty ordinary operators' time: one chained between
+/// throws (`subnormal_products.c`, 200,000 a throw) costs its weight in
+/// fuel, [`knobeln::wasm::FLOAT_ASSIST_FUEL`], and meets the CPU limit at
+/// throw 4. Failed before (red team G18): each product cost one unit, the
+/// game of 20 throws ended without a failure on a fifth of the fuel, and
+/// the contest's fuel took 36–47 s of CPU per player, 17–23 times what
+/// the server plans for (`knobeln bench fuel`, class `subnormal *`).
+#[test]
+fn subnormal_products_cost_their_weight_in_fuel_at_throw_4() {
+    hostile_game(
+        "subnormal_products",
+        quick(),
+        4,
+        |k| {
+            *k == FailureKind::CpuTime {
+                limit_secs: 0,
+                fuel: Some(50_000_000),
+            }
+        },
+        &["CPU time", "50000000 WebAssembly operators"],
+    );
+}
+
+/// A 64-bit division by a number the compiler cannot see takes an x86-64
+/// processor about 6 ns here (a dependent chain), five times the slowest
+/// ordinary operator's: chained between throws (`divisions_by_a_variable.c`,
+/// 500,000 a throw) each costs its weight,
+/// [`knobeln::wasm::DIVISION_FUEL`], and meets the CPU limit at throw 11.
+/// Failed before (red team G18): each cost one unit and the game of 20
+/// throws ended without a failure; the contest's fuel took 5.6 s of CPU
+/// per player where the server planned 2.1 (`knobeln bench fuel`, class
+/// `division by var`; the class `division` divides by 3, which clang makes
+/// a multiplication).
+#[test]
+fn divisions_by_a_variable_cost_their_weight_in_fuel_at_throw_11() {
+    hostile_game(
+        "divisions_by_a_variable",
+        quick(),
+        11,
+        |k| {
+            *k == FailureKind::CpuTime {
+                limit_secs: 0,
+                fuel: Some(50_000_000),
+            }
+        },
+        &["CPU time", "50000000 WebAssembly operators"],
+    );
+}
+
 #[test]
 fn endless_recursion_exhausts_the_call_stack_at_throw_3() {
     hostile_game(

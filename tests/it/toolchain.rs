@@ -1499,6 +1499,43 @@ fn a_program_saying_no_space_left_is_not_reported_as_a_full_work_folder() {
     }
 }
 
+/// Red team (G18): a program whose own warning says the words of a limit
+/// (`#warning CPU time limit exceeded`, `File size limit exceeded`, `out
+/// of memory`, `memory exhausted`) is accepted with its warning: gcc ran
+/// within every limit. Before, the jail chose the limit's sentence by
+/// finding these words anywhere in a tool's output, so the preprocessor's
+/// warning made check 5 fail with "gcc used more than 10 s of CPU time
+/// and was stopped" (or its file size's or memory's sentence) for a
+/// program that passed everything: F9's kind of error for the other
+/// limits. Only a tool's own line says a limit now (`gcc: fatal error: …
+/// signal terminated program cc1`), never a diagnostic of the program's.
+#[test]
+fn a_program_saying_a_limits_words_is_not_stopped_by_that_limit() {
+    let base = fs::read_to_string(source_path("syntax_error"))
+        .unwrap()
+        .replace("x = = 3;", "x = 3;");
+    for words in [
+        "CPU time limit exceeded",
+        "File size limit exceeded",
+        "out of memory",
+        "memory exhausted",
+    ] {
+        let src = base.replace("main()\n", &format!("#warning {words}\nmain()\n"));
+        let outcome = compile_source(src.as_bytes(), Profile::Submission);
+        let report = outcome.report();
+        let errors: Vec<String> = report.errors().map(|e| e.message.clone()).collect();
+        assert!(outcome.accepted(), "{words}: {errors:#?}");
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains(&format!("#warning {words}"))),
+            "{words}: its own warning is reported: {:#?}",
+            report.diagnostics
+        );
+    }
+}
+
 /// A compile whose tools the server's load slows past the jail's wall
 /// limit (here a wall of 1 ms, below what any run takes) is a problem of
 /// the server's, an `Err` the mail answers as "not compiled (server

@@ -367,7 +367,7 @@ fn a_damaged_binary_job_is_refused() {
     assert!(JobMessage::decode(&unknown).is_err());
     assert_eq!(JobMessage::identity(&unknown).unwrap().2[0].slot, 4);
     // Another format: refused for its format, named, its games found.
-    for format in [7, 8, 10, u64::from(u32::MAX) + 1] {
+    for format in [7, 8, 9, 11, u64::from(u32::MAX) + 1] {
         let mut b = front(format);
         b.extend_from_slice(&[1, 2, 1, 1, 4, 1, 0]);
         assert_eq!(
@@ -519,8 +519,12 @@ fn a_damaged_binary_answer_is_refused() {
     }
     // Another format's binary answer is refused for its format.
     let mut other = bytes.clone();
-    other[answer::MAGIC.len()] = 10;
-    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(10)));
+    other[answer::MAGIC.len()] = 11;
+    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(11)));
+    // Format 9's answers charged another fuel: refused for their format.
+    let mut nine = bytes.clone();
+    nine[answer::MAGIC.len()] = 9;
+    assert_eq!(ResultMessage::decode(&nine), Err(WireError::Format(9)));
     // Format 8's answers went to the session's subject and named their
     // worker in the body only: refused for their format.
     let mut eight = bytes.clone();
