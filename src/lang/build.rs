@@ -22,8 +22,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{glob_match, Toolchain};
-use crate::sandbox::bot::{BotFile, BotLimits, BotProcess, BotSpec, Network, ProcFs, WorkFolder};
-use crate::sandbox::jail::JailError;
+use crate::sandbox::bot::{
+    BotFile, BotLimits, BotProcess, BotSpec, FirstProcess, Network, ProcFs, WorkFolder,
+};
+use crate::sandbox::jail::{CpuCount, InitReport, JailError, REAP_BOUND};
 
 /// A bot ready to run: its language and the files of `/bot`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,11 +314,17 @@ pub fn build(
                     program: argv[0].clone(),
                     wall: limits.wall,
                     cpu: run.cpu,
+                    cpu_count: run.cpu_count,
                 })
             }
             CompileEnd::CpuTime => report.problems.push(format!(
                 "the compiler used more than {} s of CPU time (or was killed)",
                 lang.compile_cpu_secs
+            )),
+            CompileEnd::FileSize => report.problems.push(format!(
+                "the compiler (or a build script of the source) wrote a file larger than {} \
+                 bytes, the build's limit of a file, and was stopped",
+                build_file_bytes(limits)
             )),
             CompileEnd::ForbiddenCall => report.problems.push(
                 "the compiler (or a build script or macro of the source) made a system call \
@@ -390,6 +398,12 @@ fn program_cap(lang: &super::Language, limits: &BuildLimits) -> u64 {
     limits.program_bytes.min(lang.program_kb << 10)
 }
 
+/// The largest file a build may write, in bytes (its `RLIMIT_FSIZE`),
+/// and the size of its `/tmp` and `/work`.
+fn build_file_bytes(limits: &BuildLimits) -> u64 {
+    limits.program_bytes.max(limits.source_bytes as u64 * 4)
+}
+
 /// How a compile in the build sandbox ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CompileEnd {
@@ -397,6 +411,8 @@ enum CompileEnd {
     Signaled(i32),
     OutOfMemory,
     CpuTime,
+    /// A process of the build wrote past its file size limit (`SIGXFSZ`).
+    FileSize,
     WallClock,
     ForbiddenCall,
 }
@@ -408,6 +424,8 @@ struct CompileRun {
     end: CompileEnd,
     /// The CPU time of the build's processes together.
     cpu: Duration,
+    /// Whether `cpu` counts every process of the build.
+    cpu_count: CpuCount,
     output: String,
     dropped: u64,
     work: std::os::fd::OwnedFd,
@@ -421,6 +439,13 @@ const OUTPUT_CAP: usize = 64 << 10;
 /// namespaces, its own root, seccomp, a control group) with the language's
 /// compile limits, the toolchain folder at `/toolchain`, `/proc` only for
 /// languages that need one, and `/work` kept for collecting the program.
+/// The first process of its PID namespace is the compile jail's init
+/// ([`FirstProcess::Init`]), never the compiler: the compiler, PID 2,
+/// gets `SIGXFSZ` at its file size limit (a tool as PID 1 saw only
+/// `EFBIG` and went on in its own words), the init reports how it ended
+/// (an exit status the build chooses never reads as a signal), and every
+/// process the build left is killed and reaped by the init, its CPU
+/// counted, when the compiler ends or a limit or the wall ends the build.
 fn compile_in_sandbox(
     toolchain: &Toolchain,
     argv: &[String],
@@ -454,8 +479,8 @@ fn compile_in_sandbox(
             // ended a build with a `SIGKILL` its group's count could not
             // explain ("died with signal 9", not the CPU limit).
             cpu_secs: lang.compile_cpu_secs.saturating_add(1),
-            disk_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
-            work_bytes: limits.program_bytes.max(limits.source_bytes as u64 * 4),
+            disk_bytes: build_file_bytes(limits),
+            work_bytes: build_file_bytes(limits),
             open_files: 256,
         },
         network: Network::Own,
@@ -472,6 +497,7 @@ fn compile_in_sandbox(
         // The compiler reads the host's /usr (it runs no participant code
         // that could time it).
         image: None,
+        first: FirstProcess::Init,
     };
     let spawn_err = |e: crate::sandbox::bot::BotSpawnError| JailError::Spawn {
         program: argv[0].clone(),
@@ -549,16 +575,39 @@ fn compile_in_sandbox(
             }
         }
     }
-    // Output closed (or a limit struck): the compiler's PID 1 ends, and
-    // the kernel ends everything it started.
+    // Output closed (or a limit struck): the init ends the build when the
+    // compiler ends; else it is asked to (it kills and reaps every process
+    // of the build), and killed from outside if it does not answer.
     let status = match end {
         Some(_) => None,
         None => wait_for_exit(&mut bot, deadline).map_err(io_err)?,
     };
+    if status.is_none() {
+        bot.end_run(REAP_BOUND).map_err(io_err)?;
+    }
     let oom = bot.out_of_memory();
-    let cpu = bot.cpu_time();
-    let cpu_over = cpu > cpu_limit;
+    let group_cpu = bot.group().and_then(|g| g.cpu_time());
     bot.finish().map_err(io_err)?;
+    let records = bot.init_report().map_err(io_err)?;
+    // The compiler's own status, as the init reported it.
+    let status = match records.map(|r| r.command) {
+        Some(InitReport::Ended(st)) => status.map(|_| st),
+        Some(InitReport::NotStarted(errno)) => {
+            return Err(JailError::Spawn {
+                program: argv[0].clone(),
+                source: std::io::Error::from_raw_os_error(errno),
+            })
+        }
+        Some(InitReport::None) | None => status,
+    };
+    // Every process's CPU: the init's count of what it reaped (all of
+    // the build's, when it says so), or the control group's where larger.
+    let (cpu, cpu_count) = match (group_cpu, records.map(|r| r.count)) {
+        (Some(g), _) => (g.max(bot.reaped_cpu()), CpuCount::Complete),
+        (None, Some(count)) => (bot.reaped_cpu(), count),
+        (None, None) => (bot.reaped_cpu(), CpuCount::Partial),
+    };
+    let cpu_over = cpu > cpu_limit;
     use std::os::unix::process::ExitStatusExt;
     let end = match (end, status) {
         (Some(e), _) => e,
@@ -567,6 +616,7 @@ fn compile_in_sandbox(
         (None, Some(st)) => match (st.code(), st.signal()) {
             (Some(c), _) => CompileEnd::Exited(c),
             (None, Some(libc::SIGSYS)) => CompileEnd::ForbiddenCall,
+            (None, Some(libc::SIGXFSZ)) => CompileEnd::FileSize,
             (None, Some(s)) if s == libc::SIGXCPU || (s == libc::SIGKILL && cpu_over) => {
                 CompileEnd::CpuTime
             }
@@ -583,6 +633,7 @@ fn compile_in_sandbox(
     Ok(CompileRun {
         end,
         cpu,
+        cpu_count,
         output: String::from_utf8_lossy(&output).into_owned(),
         dropped,
         work,

@@ -63,7 +63,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::sandbox::bot::{BotProcess, BotSpec, Network, ProcFs, WorkFolder};
+use crate::sandbox::bot::{BotProcess, BotSpec, FirstProcess, Network, ProcFs, WorkFolder};
 pub use crate::sandbox::cgroup::Freeze;
 use crate::sandbox::folder::FolderImage;
 pub use bot_io::BotIo;
@@ -186,6 +186,9 @@ pub fn spawn_bot(
         },
         toolchain: None,
         image: image.map(|i| i.root()),
+        // A bot is its namespace's PID 1 (its limits: the control group,
+        // the CPU by the referee's count and `RLIMIT_CPU`'s `SIGKILL`).
+        first: FirstProcess::Program,
     };
     Ok(BotProcess::spawn(&spec)?)
 }

@@ -33,9 +33,16 @@
 //! ordinary process that gets `SIGXFSZ` and `SIGXCPU`, reaps every process
 //! of the namespace, and when the command ends writes the command's wait
 //! status to a pipe only the server reads (the command never holds it, so
-//! an exit code it chooses never reads as a signal) and exits: everything
-//! the command started ends with the namespace. The whole
-//! process group is killed when the command ends or overruns, and the
+//! an exit code it chooses never reads as a signal). Then, and when the
+//! server asks at the wall (a byte on a second pipe whose write end only
+//! the server holds), it kills every other process of the namespace,
+//! reaps them all, says so and exits: the run's CPU ([`JailOutput::cpu`])
+//! is every process's, in the kernel's count of the init's children
+//! (a process the kernel ends with the namespace is reaped without adding
+//! its CPU to anyone's). An init that does not answer within
+//! [`REAP_BOUND`] is killed from outside, and the run's count is then
+//! [`CpuCount::Partial`] (where the jail has no control group to count
+//! it): then the init's process group is killed with it. The
 //! parent-death signal (re-armed after dropping privileges, which clears it)
 //! kills the init, and with it the namespace, when the server dies, even
 //! by `kill -9`. The tree a server leaves behind (killed, or ended: it is
@@ -179,6 +186,27 @@ pub enum JailExit {
     WallClock,
 }
 
+/// Whether a run's [`JailOutput::cpu`] counts every process of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuCount {
+    /// Every process: the init killed and reaped all of them before it
+    /// exited (or the jail's control group counted them).
+    Complete,
+    /// A lower bound: the init did not answer the wall's request within
+    /// [`REAP_BOUND`] and was killed from outside, with processes the
+    /// kernel then reaped uncounted, and the jail has no control group
+    /// that counts them. Only a run the wall ended can be so, and such a
+    /// run gets no verdict ([`JailError::Overloaded`]).
+    Partial,
+}
+
+/// How long the jail waits, at the wall, for its init to kill, reap and
+/// count every process of the run before it kills the init from outside
+/// (the count then [`CpuCount::Partial`]). The init answers in
+/// milliseconds; this bounds a run whose init is held up (a process the
+/// kernel cannot end at once).
+pub const REAP_BOUND: Duration = Duration::from_secs(5);
+
 /// Which of the work folder's limits a run found used up when it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkFull {
@@ -196,11 +224,14 @@ pub struct JailOutput {
     pub output: String,
     /// How many bytes of output were dropped beyond the cap.
     pub output_dropped: u64,
-    /// The CPU time of the command and everything it waited for (gcc's
-    /// `cc1` and `as`), from the kernel's accounting when it was reaped;
-    /// where the jail has a control group, its count if larger (processes
-    /// the wall ended die with the namespace uncounted by the init).
+    /// The CPU time of every process of the run (gcc's `cc1` and `as`,
+    /// and whatever was still running when the command ended or the wall
+    /// came: the init kills and reaps those), from the kernel's
+    /// accounting of the init when it was reaped; where the jail has a
+    /// control group, its count if larger.
     pub cpu: Duration,
+    /// Whether `cpu` counts every process of the run.
+    pub cpu_count: CpuCount,
     /// The work folder's state when the command ended: `Some` when a
     /// write into it must have failed for want of room (the kernel's
     /// count of free pages or inodes is at zero). Never read from the
@@ -246,19 +277,22 @@ pub enum JailError {
     /// build waits for (the load, or a build script's sleep) gives no
     /// verdict either, and the team's server problems are bounded apart.
     /// Not a verdict: the request is answered as a server problem. `cpu`
-    /// is the run's, its finished processes' together (`cc1` and `as`
-    /// each have the CPU limit: together they may pass it).
+    /// is the run's, all its processes' together (`cc1` and `as` each
+    /// have the CPU limit: together they may pass it); `cpu_count` says
+    /// whether it is all of them or a lower bound.
     #[error(
-        "{program} did not finish within {} s of wall-clock time ({:.1} s of CPU used, no \
+        "{program} did not finish within {} s of wall-clock time ({}{:.1} s of CPU used, no \
          process at its CPU limit): the server was too busy (or the tool hung), so no verdict \
          was given",
         wall.as_secs(),
+        match cpu_count { CpuCount::Complete => "", CpuCount::Partial => "at least " },
         cpu.as_secs_f64()
     )]
     Overloaded {
         program: String,
         wall: Duration,
         cpu: Duration,
+        cpu_count: CpuCount,
     },
     /// An OOM killer ended a process of the run while the jail's group was
     /// below its memory ([`JailOutput::oom_kill_is_the_jails`] says no):
@@ -592,6 +626,8 @@ impl Jail {
         // as PID 2 and reports how it ended through the status pipe.
         let init = init_executable().map_err(spawn_err)?;
         let (status_read, status_write) = pipe().map_err(spawn_err)?;
+        // The server's request to end the run (the init's descriptor 4).
+        let (ask_read, ask_write) = pipe().map_err(spawn_err)?;
         let mut init_argv = Vec::with_capacity(argv.len() + 1);
         init_argv.push(INIT_NAME);
         init_argv.extend_from_slice(argv);
@@ -619,13 +655,14 @@ impl Jail {
             }
             None => (Vec::new(), 0, Default::default(), None),
         };
-        // 0, 1, 2 and the init's status pipe at 3; the init's executable
-        // at 4, close-on-exec.
+        // 0, 1, 2, the init's status pipe at 3 and its request pipe at 4;
+        // the init's executable at 5, close-on-exec.
         let fds = [
             null.as_raw_fd(),
             write_end.as_raw_fd(),
             write_end.as_raw_fd(),
             status_write.as_raw_fd(),
+            ask_read.as_raw_fd(),
         ];
         let mut flags =
             libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWPID;
@@ -694,6 +731,7 @@ impl Jail {
         let mut child = spawn::Child::new(pid);
         drop(write_end); // our copy of the pipe's write end
         drop(status_write); // only the init holds it now
+        drop(ask_read);
         let deadline = Instant::now() + limits.wall;
         let io_err = |source| JailError::Io {
             program: program.clone(),
@@ -746,23 +784,35 @@ impl Jail {
                 }
             }
         }
-        // The output is closed (or time is up): whatever is left of the group goes.
+        // The output is closed (or time is up). The init ends the run
+        // itself when the command ends; at the wall the server asks it to
+        // (it kills, reaps and counts every process), and kills it from
+        // outside only if it does not answer within `REAP_BOUND`.
         let status = if timed_out {
-            kill_group(pid);
-            child.wait().map_err(io_err)?;
             None
         } else {
-            let st = wait_until(&mut child, deadline).map_err(io_err)?;
-            kill_group(pid);
-            if st.is_none() {
+            wait_until(&mut child, deadline).map_err(io_err)?
+        };
+        if status.is_none() {
+            let mut ask = fs::File::from(ask_write);
+            let _ = io::Write::write_all(&mut ask, b"x");
+            drop(ask);
+            let bound = Instant::now() + REAP_BOUND;
+            if wait_until(&mut child, bound).map_err(io_err)?.is_none() {
+                kill_group(pid);
+                // SAFETY: plain syscall on our own child, not yet reaped.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
                 child.wait().map_err(io_err)?;
             }
-            st
-        };
+        }
+        // No `kill_group` once the init is reaped: its pid, and so the
+        // group's id, may be another process's by now. The init left no
+        // process (it reaped them all, or the kernel ended the namespace
+        // with it).
         // The command's own status, as the init reported it; without a
-        // report (the init was killed: the wall clock, the server's
-        // death) the init's.
-        let status = match read_init_report(status_read).map_err(io_err)? {
+        // report (the wall clock, the server's death) none.
+        let records = read_init_report(status_read).map_err(io_err)?;
+        let status = match records.command {
             InitReport::Ended(st) => status.map(|_| st),
             InitReport::NotStarted(errno) => {
                 return Err(spawn_err(io::Error::from_raw_os_error(errno)))
@@ -796,14 +846,14 @@ impl Jail {
             None => (0, None, None),
         };
         // The run's CPU as the kernel counted it: what the init reaped (its
-        // rusage), or, where the jail has a control group, the group's
-        // count if larger. Processes still running when the wall (or an
-        // error) ends the run die with the namespace, where the kernel
-        // reaps them without adding their CPU to the init's: only the
-        // group counts them.
-        let cpu = match group_cpu {
-            Some(g) => child.cpu().max(g),
-            None => child.cpu(),
+        // rusage: every process of the run, which the init killed and
+        // reaped before it exited), or, where the jail has a control
+        // group, the group's count if larger. Only an init killed from
+        // outside leaves processes to the kernel, reaped uncounted: then
+        // only the group counts them.
+        let (cpu, cpu_count) = match (group_cpu, records.count) {
+            (Some(g), _) => (child.cpu().max(g), CpuCount::Complete),
+            (None, count) => (child.cpu(), count),
         };
         let output = String::from_utf8_lossy(&output).into_owned();
         let work_full = self.work_full().map_err(io_err)?;
@@ -812,6 +862,7 @@ impl Jail {
             output,
             output_dropped: dropped,
             cpu,
+            cpu_count,
             work_full,
             oom_kills,
             memory_peak,
@@ -841,13 +892,13 @@ const INIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jail-init"));
 const INIT_PROCESSES: u64 = 1;
 
 /// The init's `argv[0]` (and its memory file's name).
-const INIT_NAME: &str = "knobeln-jail-init";
+pub(crate) const INIT_NAME: &str = "knobeln-jail-init";
 
 /// The init, held once per server in a sealed memory file (or, where the
 /// kernel forbids executing those, in the private unlinked file of
 /// [`Executable::from_bytes`], opened to every uid's execution: a jail's
 /// own uid runs it, and nothing reaches that file but its descriptor).
-fn init_executable() -> io::Result<&'static Executable> {
+pub(crate) fn init_executable() -> io::Result<&'static Executable> {
     static HELD: OnceLock<Result<Executable, (io::ErrorKind, String)>> = OnceLock::new();
     HELD.get_or_init(|| {
         let held = |e: io::Error| (e.kind(), e.to_string());
@@ -862,9 +913,19 @@ fn init_executable() -> io::Result<&'static Executable> {
     .map_err(|(kind, what)| io::Error::new(*kind, format!("the jail's init: {what}")))
 }
 
-/// What the init reported on its status pipe.
+/// What the init reported on its status pipe: of the command, and whether
+/// it reaped every process of the run before it exited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum InitReport {
+pub(crate) struct InitRecords {
+    pub(crate) command: InitReport,
+    /// [`CpuCount::Complete`] when the init said it killed and reaped
+    /// every other process of the namespace.
+    pub(crate) count: CpuCount,
+}
+
+/// What the init reported of the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InitReport {
     /// The command ended with this wait status.
     Ended(ExitStatus),
     /// The command could not be executed (the `errno` of its `execve`,
@@ -877,7 +938,7 @@ enum InitReport {
 /// Reads the init's records (8 bytes each: a tag and a value) once the
 /// init is reaped: every process that held the pipe's write end (the init,
 /// and its child before the command's exec) is gone then.
-fn read_init_report(pipe: OwnedFd) -> io::Result<InitReport> {
+pub(crate) fn read_init_report(pipe: OwnedFd) -> io::Result<InitRecords> {
     super::set_nonblocking(&pipe)?;
     let mut bytes = Vec::with_capacity(16);
     let mut reader = fs::File::from(pipe).take(64);
@@ -889,22 +950,28 @@ fn read_init_report(pipe: OwnedFd) -> io::Result<InitReport> {
     Ok(parse_init_report(&bytes))
 }
 
-/// The init's records, as [`InitReport`]: a failed exec wins over the
+/// The init's records, as [`InitRecords`]: a failed exec wins over the
 /// exit status (127) the init then reports.
-fn parse_init_report(bytes: &[u8]) -> InitReport {
-    let mut report = InitReport::None;
+fn parse_init_report(bytes: &[u8]) -> InitRecords {
+    let mut records = InitRecords {
+        command: InitReport::None,
+        count: CpuCount::Partial,
+    };
     for rec in bytes.chunks_exact(8) {
         let tag = i32::from_ne_bytes(rec[..4].try_into().expect("4 bytes"));
         let value = i32::from_ne_bytes(rec[4..].try_into().expect("4 bytes"));
         match tag {
-            1 if report == InitReport::None => {
-                report = InitReport::Ended(ExitStatus::from_raw(value))
+            1 if records.command == InitReport::None => {
+                records.command = InitReport::Ended(ExitStatus::from_raw(value))
             }
-            2 => return InitReport::NotStarted(value.max(1)),
+            2 if !matches!(records.command, InitReport::NotStarted(_)) => {
+                records.command = InitReport::NotStarted(value.max(1))
+            }
+            3 => records.count = CpuCount::Complete,
             _ => {}
         }
     }
-    report
+    records
 }
 
 /// A file's name in the work folder: no folders, no `.` or `..`.
@@ -1365,18 +1432,33 @@ mod tests {
     #[test]
     fn the_inits_report_is_the_commands_wait_status() {
         let rec = |tag: i32, value: i32| [tag.to_ne_bytes(), value.to_ne_bytes()].concat();
-        let ended = |bytes: &[u8]| match parse_init_report(bytes) {
+        let ended = |bytes: &[u8]| match parse_init_report(bytes).command {
             InitReport::Ended(st) => (st.code(), st.signal()),
             other => panic!("{other:?}"),
         };
         assert_eq!(ended(&rec(1, libc::SIGXFSZ)), (None, Some(libc::SIGXFSZ)));
         assert_eq!(ended(&rec(1, 153 << 8)), (Some(153), None));
         assert_eq!(
-            parse_init_report(&[rec(2, libc::ENOENT), rec(1, 127 << 8)].concat()),
-            InitReport::NotStarted(libc::ENOENT)
+            parse_init_report(&[rec(2, libc::ENOENT), rec(1, 127 << 8), rec(3, 0)].concat()),
+            InitRecords {
+                command: InitReport::NotStarted(libc::ENOENT),
+                count: CpuCount::Complete
+            }
         );
-        assert_eq!(parse_init_report(&[]), InitReport::None);
-        assert_eq!(parse_init_report(&rec(1, 0)[..5]), InitReport::None);
+        let none = InitRecords {
+            command: InitReport::None,
+            count: CpuCount::Partial,
+        };
+        assert_eq!(parse_init_report(&[]), none);
+        assert_eq!(parse_init_report(&rec(1, 0)[..5]), none);
+        // The reap said (the wall's request answered), the command's end not.
+        assert_eq!(
+            parse_init_report(&rec(3, 0)),
+            InitRecords {
+                command: InitReport::None,
+                count: CpuCount::Complete
+            }
+        );
     }
 
     /// A program the jail cannot execute is the jail's error, as before
@@ -1407,6 +1489,7 @@ mod tests {
             output: String::new(),
             output_dropped: 0,
             cpu: Duration::ZERO,
+            cpu_count: CpuCount::Complete,
             work_full: None,
             oom_kills,
             memory_peak,

@@ -8,27 +8,51 @@
  * gets SIGXFSZ and SIGXCPU, and only waits. It reaps every process of the
  * namespace that ends, and when the command ends it writes the command's
  * wait status, as the kernel gave it, to descriptor 3 (a pipe only the
- * jail's parent reads; the command is started without it) and exits: the
- * kernel then ends whatever is left in the namespace. An exit status the
- * command chooses can so never read as a signal.
+ * jail's parent reads; the command is started without it). An exit status
+ * the command chooses can so never read as a signal.
+ *
+ * Whenever it ends (the command ended, or the jail asked), it ends the
+ * run itself: it kills every other process of the namespace (kill(-1,
+ * SIGKILL) from PID 1 reaches all of them), reaps each one (an orphan is
+ * reparented to it), and once none is left writes that it did and exits.
+ * A process that the kernel ends with the namespace is reaped without
+ * adding its CPU time to anyone's; a process reaped here adds its own, and
+ * that of every child it reaped, to the init's children's count, which the
+ * jail reads from the kernel when it reaps the init (wait4's rusage): the
+ * run's CPU is then every process's, in the kernel's own unit. The jail
+ * asks through descriptor 4, a pipe whose write end only the jail's parent
+ * holds (the command is started without the read end): a byte, or its
+ * closing (the parent gone), ends the run. No process of the jail can ask
+ * in its stead, or keep the init from answering: it holds neither pipe,
+ * cannot trace the init, and every signal it sends the init is dropped by
+ * the kernel (no handler) but SIGCHLD, which the init blocks and reads
+ * from a signalfd only as a cue to look for ended children (wait4 with
+ * WNOHANG: a forged one finds none).
  *
  * Records on descriptor 3, 8 bytes each, in the machine's byte order:
  *   { 1, wait status }  the command ended (init writes it);
  *   { 2, errno }        the command could not be executed (its child
- *                       writes it, then exits with 127).
+ *                       writes it, then exits with 127), or the init could
+ *                       not set itself up (fork, signalfd);
+ *   { 3, 0 }            every other process of the namespace is killed and
+ *                       reaped: the init's children's CPU is the run's.
  *
  * No C library: a static program of a few system calls that allocates
- * nothing, installs no signal handler (so no signal from inside the
- * namespace reaches it: the kernel drops them for a PID 1 without a
- * handler), and runs nothing but the command. Built by build.rs with the
- * host's gcc; held by the server in a sealed memory file.
+ * nothing, installs no signal handler, and runs nothing but the command.
+ * Built by build.rs with the host's gcc; held by the server in a sealed
+ * memory file.
  */
 
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "the jail's init is written for x86-64 Linux (its system call numbers and calling convention); port sc() and the SYS_ numbers for another machine"
 #endif
 
+#define SYS_read 0
 #define SYS_write 1
+#define SYS_poll 7
+#define SYS_rt_sigprocmask 14
+#define SIG_BLOCK 0
+#define SIG_SETMASK 2
 #define SYS_fcntl 72
 #define F_SETFD 2
 #define FD_CLOEXEC 1
@@ -36,10 +60,29 @@
 #define SYS_execve 59
 #define SYS_exit_group 231
 #define SYS_wait4 61
+#define SYS_kill 62
 #define SYS_prctl 157
+#define SYS_signalfd4 289
 #define PR_SET_DUMPABLE 4
 #define EINTR 4
+#define ECHILD 10
+#define WNOHANG 1
 #define WALL 0x40000000
+#define SIGKILL 9
+#define SIGCHLD 17
+#define O_NONBLOCK 04000
+#define O_CLOEXEC 02000000
+#define POLLIN 1
+
+/* The status pipe and the jail's request pipe. */
+#define STATUS_FD 3
+#define ASK_FD 4
+
+struct pollfd {
+    int fd;
+    short events;
+    short revents;
+};
 
 static long sc(long n, long a, long b, long c, long d)
 {
@@ -57,7 +100,7 @@ static void record(int tag, int value)
     int rec[2];
     rec[0] = tag;
     rec[1] = value;
-    sc(SYS_write, 3, (long)rec, sizeof rec, 0);
+    sc(SYS_write, STATUS_FD, (long)rec, sizeof rec, 0);
 }
 
 __attribute__((noreturn)) static void leave(int code)
@@ -66,17 +109,47 @@ __attribute__((noreturn)) static void leave(int code)
         sc(SYS_exit_group, code, 0, 0, 0);
 }
 
+/* Ends the run: kills every other process of the namespace and reaps each
+   until none is left (killing again before each wait, so that nothing a
+   fork made meanwhile survives), says so, and exits. */
+__attribute__((noreturn)) static void end_run(void)
+{
+    for (;;) {
+        int status = 0;
+        long r;
+        sc(SYS_kill, -1, SIGKILL, 0, 0);
+        r = sc(SYS_wait4, -1, (long)&status, WALL, 0);
+        if (r == -ECHILD)
+            break;
+        if (r < 0 && r != -EINTR)
+            leave(127);
+    }
+    record(3, 0);
+    leave(0);
+}
+
 __attribute__((noreturn, used)) void init_main(long *sp)
 {
     long argc = sp[0];
     char **argv = (char **)(sp + 1);
     char **envp = argv + argc + 1;
-    long pid;
+    unsigned long chld = 1UL << (SIGCHLD - 1), before = 0;
+    long pid, sfd;
     if (argc < 2)
         leave(127);
-    /* No process of the jail may trace this one (it holds descriptor 3):
-       the command is exec'd, which makes it dumpable again. */
+    /* No process of the jail may trace this one (it holds the pipes): the
+       command is exec'd, which makes it dumpable again. */
     sc(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0);
+    /* The command gets neither pipe. */
+    sc(SYS_fcntl, STATUS_FD, F_SETFD, FD_CLOEXEC, 0);
+    sc(SYS_fcntl, ASK_FD, F_SETFD, FD_CLOEXEC, 0);
+    /* An ended child is a readable signalfd (the signal stays blocked). */
+    sc(SYS_rt_sigprocmask, SIG_BLOCK, (long)&chld, (long)&before, sizeof chld);
+    sfd = sc(SYS_signalfd4, -1, (long)&chld, sizeof chld, O_NONBLOCK | O_CLOEXEC);
+    if (sfd < 0) {
+        record(2, (int)-sfd);
+        leave(127);
+    }
     pid = sc(SYS_fork, 0, 0, 0, 0);
     if (pid < 0) {
         record(2, (int)-pid);
@@ -84,21 +157,38 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     }
     if (pid == 0) {
         long err;
-        /* The command does not get the status pipe. */
-        sc(SYS_fcntl, 3, F_SETFD, FD_CLOEXEC, 0);
+        sc(SYS_rt_sigprocmask, SIG_SETMASK, (long)&before, 0, sizeof before);
         err = sc(SYS_execve, (long)argv[1], (long)(argv + 1), (long)envp, 0);
         record(2, (int)-err);
         leave(127);
     }
     for (;;) {
-        int status = 0;
-        long r = sc(SYS_wait4, -1, (long)&status, WALL, 0);
-        if (r == pid) {
-            record(1, status);
-            leave(0);
+        struct pollfd fds[2] = {{ASK_FD, POLLIN, 0}, {(int)sfd, POLLIN, 0}};
+        long r = sc(SYS_poll, (long)fds, 2, -1, 0);
+        if (r < 0) {
+            if (r == -EINTR)
+                continue;
+            end_run();
         }
-        if (r < 0 && r != -EINTR)
-            leave(127);
+        /* The jail asks (a byte, its end closed, or no such pipe). */
+        if (fds[0].revents)
+            end_run();
+        if (fds[1].revents) {
+            char buf[128];
+            while (sc(SYS_read, sfd, (long)buf, sizeof buf, 0) > 0) {
+            }
+            for (;;) {
+                int status = 0;
+                r = sc(SYS_wait4, -1, (long)&status, WALL | WNOHANG, 0);
+                if (r == pid) {
+                    record(1, status);
+                    end_run();
+                }
+                if (r == -EINTR || r > 0)
+                    continue;
+                break;
+            }
+        }
     }
 }
 

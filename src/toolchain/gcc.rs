@@ -380,6 +380,7 @@ impl<'j> Gcc<'j> {
                 program: name.to_string(),
                 wall: self.limits.wall,
                 cpu: out.cpu,
+                cpu_count: out.cpu_count,
             });
         }
         let exit = out.exit;

@@ -937,6 +937,7 @@ fn a_builds_proc_shows_only_the_build() {
         proc: ProcFs::Mounted,
         toolchain: None,
         image: None,
+        first: Default::default(),
     };
     let mut p = BotProcess::spawn(&spec).unwrap();
     let work = p.take_work().expect("the build's /work is kept");
@@ -1180,6 +1181,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         read_only: &[],
         limits: BotLimits::default(),
         network: Default::default(),
+        first: Default::default(),
     };
     let err = BotProcess::spawn(&spec).unwrap_err().to_string();
     assert!(

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use knobeln::referee::{GameSeeds, Referee, RefereeConfig};
 use knobeln::sandbox::jail::{
-    Jail, JailError, JailExit, JailLimits, WorkFull, WORK_BYTES, WORK_INODES,
+    CpuCount, Jail, JailError, JailExit, JailLimits, WorkFull, WORK_BYTES, WORK_INODES,
 };
 use knobeln::seed::SeedKey;
 use knobeln::toolchain::compile::{Outcome, Profile};
@@ -853,6 +853,241 @@ fn the_inits_report_is_the_commands_whatever_its_children_do() {
     assert!(left.is_empty(), "left running: {left:?}");
 }
 
+/// A Python that spins and says, after every 50 ms of its own CPU time,
+/// how much it has used (its kernel's count, `process_time`); with an
+/// argument, it makes `/work/done` once it has used that many seconds.
+const SPINNER: &str = "import os, sys, time\n\
+    done = float(sys.argv[1]) if len(sys.argv) > 1 else None\n\
+    mark = 0.05\n\
+    while True:\n\
+    \x20   used = time.process_time()\n\
+    \x20   if used >= mark:\n\
+    \x20       os.write(1, b'spent %.3f\\n' % used)\n\
+    \x20       mark += 0.05\n\
+    \x20       if done is not None and used >= done and not os.path.exists('/work/done'):\n\
+    \x20           open('/work/done', 'w').close()\n";
+
+/// The CPU time the spinner said it had used last, in seconds.
+fn spinner_said(output: &str) -> f64 {
+    output
+        .lines()
+        .filter_map(|l| l.strip_prefix("spent ")?.trim().parse::<f64>().ok())
+        .fold(0.0, f64::max)
+}
+
+/// Whether this run of the test is the one without a control group (run
+/// again as `nobody`, for whom the machine's control groups are not
+/// writable), and if so that the jail indeed has none.
+fn without_a_control_group(jail: &Jail) -> bool {
+    let as_nobody = std::env::var_os(AS_ANOTHER_USER).is_some();
+    if as_nobody {
+        assert!(
+            jail.group_dirs().is_empty(),
+            "as nobody the jail has no control group: the path tried"
+        );
+    }
+    as_nobody
+}
+
+/// Runs `script` (which starts the spinner) until the wall ends it, with a
+/// wall long enough (doubled from 2 s, at most to 128 s) for the spinner
+/// to have said 0.3 s of CPU: the run, and what the spinner said last.
+fn run_spinner_to_the_wall(jail: &Jail, script: &str) -> (knobeln::sandbox::jail::JailOutput, f64) {
+    jail.write_file("spin.py", SPINNER.as_bytes(), std::time::UNIX_EPOCH)
+        .unwrap();
+    let mut wall = Duration::from_secs(2);
+    loop {
+        let limits = JailLimits {
+            wall,
+            ..at_the_default_limits()
+        };
+        let out = jail.run(&["/bin/sh", "-c", script], &limits).unwrap();
+        assert_eq!(out.exit, JailExit::WallClock, "{}", out.output);
+        let said = spinner_said(&out.output);
+        if said >= 0.3 || wall >= Duration::from_secs(128) {
+            assert!(said >= 0.3, "the spinner never ran: {}", out.output);
+            return (out, said);
+        }
+        wall *= 2;
+    }
+}
+
+/// A run the wall ends counts the CPU of every process it had, where the
+/// jail has no control group too: at the wall the server asks the jail's
+/// init, which kills every process of the namespace, reaps them (an
+/// orphan is reparented to it) and says so; the kernel then counts each
+/// one's CPU in the init's, which the server reads when it reaps the init.
+/// Here a grandchild of the command (a Python under a shell under the
+/// command) spins until the wall: the run's CPU is at least what the
+/// spinner last said it had used, and is said complete. Run as root (the
+/// jail's control group counts too) and again as `nobody` (no control
+/// group: the init's count alone). Before, without a control group the
+/// wall killed the init from outside and the kernel reaped the spinner
+/// with the namespace, its CPU counted nowhere: the run's CPU was the
+/// shells' few milliseconds.
+#[test]
+fn a_wall_ended_runs_cpu_counts_the_processes_it_ended() {
+    also_as_nobody("integrity::a_wall_ended_runs_cpu_counts_the_processes_it_ended");
+    let jail = Jail::new().unwrap();
+    let bare = without_a_control_group(&jail);
+    let (out, said) = run_spinner_to_the_wall(
+        &jail,
+        "/bin/sh -c '/usr/bin/python3 /work/spin.py & wait'; sleep 1000",
+    );
+    assert!(
+        out.cpu.as_secs_f64() >= said,
+        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
+        out.cpu
+    );
+    assert_eq!(out.cpu_count, CpuCount::Complete);
+}
+
+/// The same when the command ends by itself: whatever it left running is
+/// killed and reaped by the init, its CPU counted. Here the command starts
+/// the spinner in the background, waits until it has used 0.3 s of CPU
+/// and exits 0 while it spins. Before, without a control group, the init
+/// exited with the command and the kernel reaped the spinner uncounted.
+#[test]
+fn a_runs_cpu_counts_what_its_command_left_running() {
+    also_as_nobody("integrity::a_runs_cpu_counts_what_its_command_left_running");
+    let jail = Jail::new().unwrap();
+    let bare = without_a_control_group(&jail);
+    jail.write_file("spin.py", SPINNER.as_bytes(), std::time::UNIX_EPOCH)
+        .unwrap();
+    let out = jail
+        .run(
+            &[
+                "/bin/sh",
+                "-c",
+                "/usr/bin/python3 /work/spin.py 0.3 & \
+                 while [ ! -e /work/done ]; do sleep 0.05; done; exit 0",
+            ],
+            &at_the_default_limits(),
+        )
+        .unwrap();
+    assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
+    let said = spinner_said(&out.output);
+    assert!(said >= 0.3, "{}", out.output);
+    assert!(
+        out.cpu.as_secs_f64() >= said,
+        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
+        out.cpu
+    );
+    assert_eq!(out.cpu_count, CpuCount::Complete);
+}
+
+/// No process of the jail can keep the init from reaping at the wall, or
+/// make it end the run early: it holds neither of the init's pipes (its
+/// writes to descriptors 3 to 63 fail, its closes of them change nothing),
+/// and of the signals it sends the init (every one from 1 to 64, over and
+/// over, `SIGKILL`, `SIGSTOP` and a flood of `SIGCHLD` among them) the
+/// kernel drops all but `SIGCHLD`, which only makes the init look for
+/// ended children. The run still ends at the wall (not before), with the
+/// spinner's CPU counted and the count complete. Run as root and as
+/// `nobody` (no control group).
+#[test]
+fn a_jailed_process_cannot_keep_the_init_from_reaping() {
+    also_as_nobody("integrity::a_jailed_process_cannot_keep_the_init_from_reaping");
+    let jail = Jail::new().unwrap();
+    let bare = without_a_control_group(&jail);
+    let attack = "import os\n\
+        for fd in range(3, 64):\n\
+        \x20   try:\n\
+        \x20       os.write(fd, b'x')\n\
+        \x20       print('wrote', fd, flush=True)\n\
+        \x20   except OSError:\n\
+        \x20       pass\n\
+        \x20   try:\n\
+        \x20       os.close(fd)\n\
+        \x20   except OSError:\n\
+        \x20       pass\n\
+        print('signalling', flush=True)\n\
+        while True:\n\
+        \x20   for sig in list(range(1, 65)) + [17] * 64:\n\
+        \x20       try:\n\
+        \x20           os.kill(1, sig)\n\
+        \x20       except OSError:\n\
+        \x20           pass\n";
+    jail.write_file("attack.py", attack.as_bytes(), std::time::UNIX_EPOCH)
+        .unwrap();
+    let (out, said) = run_spinner_to_the_wall(
+        &jail,
+        "/usr/bin/python3 /work/attack.py & \
+         /bin/sh -c '/usr/bin/python3 /work/spin.py & wait'; sleep 1000",
+    );
+    assert!(out.output.contains("signalling"), "{}", out.output);
+    assert!(!out.output.contains("wrote"), "{}", out.output);
+    assert!(
+        out.cpu.as_secs_f64() >= said,
+        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
+        out.cpu
+    );
+    assert_eq!(out.cpu_count, CpuCount::Complete);
+}
+
+/// A bot's build (issue 38): its compiler is not the first process of the
+/// build sandbox's PID namespace, which the kernel gives no signal of
+/// default action, but the compile jail's init's child, so it stops at its
+/// limits' signals, and the build's report says which limit in its words.
+/// Each build command here is the tool itself (no shell before it): `dd`
+/// writing past the build's file size limit (64 MiB: it seeks to 100 MiB)
+/// ends by `SIGXFSZ`, "wrote a file larger than 67108864 bytes"; before,
+/// as PID 1 it saw only `EFBIG` and exited 1 in its own words ("the
+/// compiler reported errors (exit status 1)"). A Python spinning under a
+/// CPU limit of 1 s is rejected for "more than 1 s of CPU time" (this
+/// held before: the server's count, and `RLIMIT_CPU`'s `SIGKILL`, which
+/// the kernel sends a PID 1 too). Run as root, and again as `nobody` (no
+/// control group: the CPU is the init's count of what it reaped).
+#[test]
+fn a_bot_builds_tools_stop_at_their_file_size_and_cpu_limits() {
+    use knobeln::lang::build::{build, Build, BuildLimits};
+    use knobeln::lang::{choose, Language, LanguageTable, Toolchains};
+    also_as_nobody("integrity::a_bot_builds_tools_stop_at_their_file_size_and_cpu_limits");
+    let lang = |name: &str, compile: &str| -> Language {
+        toml::from_str(&format!(
+            "name = \"{name}\"\ntitle = \"A tool\"\nextensions = [\"{name}\"]\n\
+             source = \"bot.{name}\"\ncompile = {compile}\n\
+             compile_cpu_secs = 1\nartifacts = [\"run\"]\nrun = [\"/bot/run\"]\n\
+             version = [\"/bin/sh\", \"-c\", \"echo 1\"]\n"
+        ))
+        .unwrap()
+    };
+    let table = LanguageTable::with(&[
+        lang(
+            "writer",
+            r#"["dd", "if=/dev/zero", "of=big", "bs=1048576", "count=1", "seek=100"]"#,
+        ),
+        lang("spinner", r#"["python3", "-c", "while True: pass"]"#),
+    ])
+    .unwrap();
+    let toolchains = Toolchains::resolve_only(&table, &["writer", "spinner"]);
+    let limits = BuildLimits {
+        wall: crate::common::TEST_JAIL_WALL,
+        ..BuildLimits::default()
+    };
+    assert_eq!(
+        limits.program_bytes,
+        64 << 20,
+        "the build's file size limit the test writes past"
+    );
+    let rejected = |name: &str| -> String {
+        let tc = toolchains.get(name).unwrap().as_ref().unwrap();
+        let choice = choose(&table, Some(&format!("bot.{name}")), None).unwrap();
+        match build(tc, &choice.assumed, b"x\n", &limits) {
+            Ok(Build::Rejected { report }) => report.text(),
+            Ok(b) => panic!("{name} built:\n{}", b.report().text()),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    };
+    let writer = rejected("writer");
+    assert!(
+        writer.contains("wrote a file larger than 67108864 bytes"),
+        "{writer}"
+    );
+    let spinner = rejected("spinner");
+    assert!(spinner.contains("more than 1 s of CPU time"), "{spinner}");
+}
+
 /// 16 MiB a file: a tool writing 17 MiB is stopped by `RLIMIT_FSIZE`
 /// (`SIGXFSZ`, 25) with exactly 16 MiB written.
 #[test]
@@ -1145,7 +1380,10 @@ fn a_sleeping_tool_is_killed_at_the_30_s_wall_limit_as_the_servers_problem() {
         started.elapsed() < Duration::from_secs(100),
         "killed at the wall"
     );
-    let JailError::Overloaded { program, wall, cpu } = &err else {
+    let JailError::Overloaded {
+        program, wall, cpu, ..
+    } = &err
+    else {
         panic!("{err}");
     };
     assert_eq!(
@@ -1196,21 +1434,32 @@ fn a_tool_slowed_past_the_wall_by_load_gets_no_verdict() {
 /// them dies with the namespace when its init is killed, reaped by the
 /// kernel without adding its CPU to the init's, so the run's CPU is the
 /// jail's control group's count where it has one (this test failed under
-/// load once the jail had its init: 443 µs counted).
+/// load once the jail had its init: 443 µs counted). The wall, 10 s, is
+/// doubled (to at most 160 s) until both children finished before it: at
+/// a load of 15 on two cores the first had used 0.5 s of its 0.7 by 10 s.
 #[test]
 fn a_run_whose_processes_together_passed_the_cpu_limit_gets_no_verdict_from_the_wall() {
-    let limits = JailLimits {
-        cpu_secs: 1,
-        wall: Duration::from_secs(10),
-        ..JailLimits::default()
-    };
     let jail = Jail::new().unwrap();
-    let gcc = Gcc::new(&jail, limits);
     let busy = "/usr/bin/python3 -c 'import time\nwhile time.process_time() < 0.7: pass'";
-    let script = format!("{busy}; {busy}; exec sleep 100");
-    let err = gcc
-        .run_tool("gcc", &["/bin/sh", "-c", &script])
-        .expect_err("no verdict from the clock");
+    let script = format!("rm -f /work/both; {busy}; {busy}; : > /work/both; exec sleep 100");
+    let mut wall = Duration::from_secs(10);
+    let (err, finished) = loop {
+        let limits = JailLimits {
+            cpu_secs: 1,
+            wall,
+            ..JailLimits::default()
+        };
+        let gcc = Gcc::new(&jail, limits);
+        let err = gcc
+            .run_tool("gcc", &["/bin/sh", "-c", &script])
+            .expect_err("no verdict from the clock");
+        let finished = jail.work_dir().join("both").exists();
+        if finished || wall >= Duration::from_secs(160) {
+            break (err, finished);
+        }
+        wall *= 2;
+    };
+    assert!(finished, "both children finished before a wall of {wall:?}");
     let JailError::Overloaded { program, cpu, .. } = &err else {
         panic!("{err}");
     };

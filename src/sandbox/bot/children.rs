@@ -20,10 +20,20 @@ use crate::sandbox::cgroup::join_fd;
 use crate::sandbox::set_rlimit;
 use crate::sandbox::spawn::{arrange_fds, check};
 
-use super::plan::{step, Action, Plan, CHILD_STACK, EXE_FD};
+use super::plan::{step, Action, Plan, CHILD_STACK};
 use super::spec::INSIDE_UID;
 
 impl Plan {
+    /// The descriptor of the program to execute, if it is not `prog`:
+    /// the init, or the sealed program.
+    fn exe_src(&self) -> Option<c_int> {
+        match (self.init, &self.exe) {
+            (Some(init), _) => Some(init.fd()),
+            (None, Some(exe)) => Some(exe.fd()),
+            (None, None) => None,
+        }
+    }
+
     fn fail(&self, name: &str, e: io::Error) -> io::Error {
         self.failed_step.store(step(name), Ordering::SeqCst);
         self.failed_errno
@@ -53,8 +63,8 @@ impl Plan {
                 return self.fail("enter the network namespace", e);
             }
         }
-        // Only the bot's pipes from here on, at 0, 1, 2.
-        if let Err(e) = arrange_fds(&self.fds, self.exe.as_ref().map(|e| e.fd())) {
+        // Only the bot's pipes from here on, at 0, 1, 2 (and the init's).
+        if let Err(e) = arrange_fds(&self.fds, self.exe_src()) {
             return self.fail("arrange descriptors", e);
         }
         for &(res, v) in &self.rlimits {
@@ -204,7 +214,7 @@ impl Plan {
             }
             t!(
                 "arrange descriptors",
-                arrange_fds(&[0, 1, 2], self.exe.as_ref().map(|_| EXE_FD))
+                arrange_fds(&self.inner_fds, self.exe_src().map(|_| self.exe_fd))
             );
             // Become uid 1000 (the bot's uid outside) at once: files made on
             // our own tmpfs need a mapped owner. The capabilities in our
@@ -425,10 +435,10 @@ impl Plan {
                 "install seccomp",
                 crate::sandbox::bot_seccomp::install(self.filter)
             );
-            if self.exe.is_some() {
+            if self.exe_src().is_some() {
                 libc::syscall(
                     libc::SYS_execveat,
-                    EXE_FD,
+                    self.exe_fd,
                     c"".as_ptr(),
                     self.argv.as_ptr(),
                     self.env.as_ptr(),

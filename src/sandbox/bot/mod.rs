@@ -5,7 +5,10 @@
 //! JVM) that talks over standard input and output. Every bot process, and
 //! everything it starts, runs
 //! - in new **user, mount, PID, network, IPC, UTS and cgroup namespaces**:
-//!   its own PID 1 (when it ends, the kernel ends everything it started),
+//!   its own PID 1 (when it ends, the kernel ends everything it started;
+//!   a build's PID 1 is the compile jail's init, [`FirstProcess::Init`],
+//!   which starts the compiler as PID 2 so that it gets its limits'
+//!   signals, and kills and reaps everything before it exits),
 //!   no network interface but loopback-less nothing, a private `/proc` that
 //!   shows only its own processes (as root, the network namespace is one
 //!   the server made and lends to one bot at a time, [`super::netns`]);
@@ -63,6 +66,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::cgroup::{Freeze, Group, GroupLimits, BOT_GROUPS};
+use super::jail::{read_init_report, InitRecords};
 use super::netns::{Netns, POOL};
 use super::spawn::{self};
 use super::uid::UidSlot as Slot;
@@ -79,7 +83,8 @@ pub use rest::RestProbe;
 use rest::{read_at_start, reads_stdin, task_syscall_files};
 use spec::io_err;
 pub use spec::{
-    BotFile, BotLimits, BotSpawnError, BotSpec, Network, ProcFs, WorkFolder, INSIDE_UID,
+    BotFile, BotLimits, BotSpawnError, BotSpec, FirstProcess, Network, ProcFs, WorkFolder,
+    INSIDE_UID,
 };
 #[cfg(test)]
 use {
@@ -113,6 +118,16 @@ pub struct BotProcess {
     work: Option<OwnedFd>,
     /// Looks whether it has come to rest ([`BotProcess::at_rest`]).
     rest: RestProbe,
+    /// [`FirstProcess::Init`]: the init's status pipe (read once the init
+    /// is reaped) and the server's end of its request pipe.
+    init: Option<InitPipes>,
+}
+
+/// The server's ends of the pipes of a bot's init ([`FirstProcess::Init`]).
+#[derive(Debug)]
+struct InitPipes {
+    status: Option<OwnedFd>,
+    ask: Option<OwnedFd>,
 }
 
 impl BotProcess {
@@ -124,10 +139,15 @@ impl BotProcess {
         } else {
             None
         };
+        // The init is one process more than the program's.
+        let first_extra = match spec.first {
+            FirstProcess::Program => 0,
+            FirstProcess::Init => 1,
+        };
         let group = BOT_GROUPS
             .lease(&GroupLimits {
                 memory_bytes: Some(lim.memory_bytes),
-                processes: Some(lim.processes),
+                processes: Some(lim.processes + first_extra),
             })
             .map_err(io_err("create the control group"))?;
         let (in_r, in_w) = pipe().map_err(io_err("pipe"))?;
@@ -137,11 +157,23 @@ impl BotProcess {
             Network::Lent => POOL.take(),
             Network::Own => None,
         };
+        // The init's status pipe (at its 3) and request pipe (at its 4).
+        let init_pipes = match spec.first {
+            FirstProcess::Program => None,
+            FirstProcess::Init => Some((
+                pipe().map_err(io_err("pipe"))?,
+                pipe().map_err(io_err("pipe"))?,
+            )),
+        };
+        let mut fds = vec![in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
+        if let Some(((_, status_w), (ask_r, _))) = &init_pipes {
+            fds.extend([status_w.as_raw_fd(), ask_r.as_raw_fd()]);
+        }
         let plan = Plan::new(
             spec,
             group.as_ref(),
             netns.as_ref(),
-            [in_r.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()],
+            &fds,
             slot.as_ref().map(|s| s.uid()),
         )?;
         let mut body = || plan.first_child();
@@ -204,6 +236,14 @@ impl BotProcess {
         };
         drop(plan);
         drop((in_r, out_w, err_w));
+        // Only the init holds its ends now.
+        let init = init_pipes.map(|((status_r, status_w), (ask_r, ask_w))| {
+            drop((status_w, ask_r));
+            InitPipes {
+                status: Some(status_r),
+                ask: Some(ask_w),
+            }
+        });
         for fd in [&in_w, &out_r, &err_r] {
             set_nonblocking(fd).map_err(io_err("pipe"))?;
         }
@@ -221,7 +261,49 @@ impl BotProcess {
             finished: None,
             work,
             rest,
+            init,
         })
+    }
+
+    /// [`FirstProcess::Init`]: asks the init to end the run (it kills and
+    /// reaps every other process of the namespace, says so and exits) and
+    /// waits for it at most `bound`; an init that has not exited by then
+    /// is killed from outside, with the rest of the bot
+    /// ([`BotProcess::kill`]). Without an init: [`BotProcess::kill`].
+    pub fn end_run(&mut self, bound: Duration) -> io::Result<()> {
+        if let Some(ask) = self.init.as_mut().and_then(|p| p.ask.take()) {
+            let mut ask = fs::File::from(ask);
+            let _ = io::Write::write_all(&mut ask, b"x");
+            drop(ask);
+            let until = std::time::Instant::now() + bound;
+            while std::time::Instant::now() < until {
+                if self.child.try_wait()?.is_some() {
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        self.kill();
+        Ok(())
+    }
+
+    /// [`FirstProcess::Init`], once the bot is reaped
+    /// ([`BotProcess::finish`]): what the init reported (how the program
+    /// ended, whether it reaped every process); `None` without an init,
+    /// or when read before.
+    pub(crate) fn init_report(&mut self) -> io::Result<Option<InitRecords>> {
+        match self.init.as_mut().and_then(|p| p.status.take()) {
+            Some(status) => read_init_report(status).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The CPU time of the bot's PID 1 and every process it reaped, as
+    /// the kernel counted it when the server reaped it (zero before
+    /// [`BotProcess::finish`]). With [`FirstProcess::Init`], whose init
+    /// reaps every process of the bot before it exits, all of the bot's.
+    pub fn reaped_cpu(&self) -> Duration {
+        self.child.cpu()
     }
 
     /// The bot's `/work` (a directory descriptor), for a bot started with

@@ -19,11 +19,9 @@ use crate::sandbox::exe::Executable;
 use crate::sandbox::netns::Netns;
 use crate::sandbox::spawn::CArgs;
 
-use super::spec::{io_err, BotLimits, BotSpawnError, BotSpec, ProcFs, WorkFolder, INSIDE_UID};
-
-/// Where both children hold the sealed program
-/// ([`crate::sandbox::spawn::arrange_fds`] puts it after the three pipes).
-pub(super) const EXE_FD: RawFd = 3;
+use super::spec::{
+    io_err, BotLimits, BotSpawnError, BotSpec, FirstProcess, ProcFs, WorkFolder, INSIDE_UID,
+};
 
 /// Size of the stack the bot runs on before `execve`.
 pub(super) const CHILD_STACK: usize = 64 * 1024;
@@ -64,7 +62,16 @@ pub(super) struct Plan {
     pub(super) join: Vec<RawFd>,
     /// A network namespace to enter before the clone (else the clone makes one).
     pub(super) netns: Option<RawFd>,
-    pub(super) fds: [RawFd; 3],
+    /// The bot's descriptors, placed at 0, 1, 2, … by the first child:
+    /// its three pipes, and for [`FirstProcess::Init`] the init's status
+    /// and request pipes at 3 and 4.
+    pub(super) fds: Vec<RawFd>,
+    /// `0, 1, …, fds.len() - 1`: the same descriptors as the bot keeps them.
+    pub(super) inner_fds: Vec<RawFd>,
+    /// Where both children hold the program to execute (the sealed
+    /// program or the init): after `fds`
+    /// ([`crate::sandbox::spawn::arrange_fds`] puts it there).
+    pub(super) exe_fd: RawFd,
     pub(super) rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     /// The CPU set of the bot (one CPU), if it is pinned.
     pub(super) affinity: Option<rustix::thread::CpuSet>,
@@ -89,9 +96,12 @@ pub(super) struct Plan {
     pub(super) old_inside: CString,
     pub(super) work: CString,
     pub(super) prog: CString,
-    /// The sealed program to execute instead of `prog` (at descriptor 3
-    /// in both children, close-on-exec), held until the spawn is over.
+    /// The sealed program to execute instead of `prog` (at `exe_fd` in
+    /// both children, close-on-exec), held until the spawn is over.
     pub(super) exe: Option<Arc<Executable>>,
+    /// The jail's init, executed instead of either ([`FirstProcess::Init`];
+    /// `argv` then starts with its name).
+    pub(super) init: Option<&'static Executable>,
     pub(super) argv: CArgs,
     pub(super) env: CArgs,
     pub(super) filter: &'static [libc::sock_filter],
@@ -237,10 +247,13 @@ impl Plan {
         spec: &BotSpec<'_>,
         group: Option<&Group>,
         netns: Option<&Netns>,
-        fds: [RawFd; 3],
+        fds: &[RawFd],
         outside_uid: Option<u32>,
     ) -> Result<Plan, BotSpawnError> {
-        let lim = spec.limits;
+        let mut lim = spec.limits;
+        if spec.first == FirstProcess::Init {
+            lim.processes += 1;
+        }
         let controllers = group.map(|g| g.controllers()).unwrap_or_default();
         let rlimits = bot_rlimits(&lim, outside_uid.is_some(), controllers.memory);
         // SAFETY: plain syscalls.
@@ -428,10 +441,22 @@ impl Plan {
             }
         }
         env.extend(spec.env.iter().cloned());
+        let (init, argv) = match spec.first {
+            FirstProcess::Program => (None, CArgs::new(spec.argv)),
+            FirstProcess::Init => {
+                let init = crate::sandbox::jail::init_executable().map_err(io_err("the init"))?;
+                exe = None;
+                let mut argv = vec![crate::sandbox::jail::INIT_NAME.to_string()];
+                argv.extend(spec.argv.iter().cloned());
+                (Some(init), CArgs::new(&argv))
+            }
+        };
         Ok(Plan {
             join: group.map(|g| g.join_fds()).unwrap_or_default(),
             netns: netns.map(Netns::fd),
-            fds,
+            fds: fds.to_vec(),
+            inner_fds: (0..fds.len() as RawFd).collect(),
+            exe_fd: fds.len() as RawFd,
             rlimits,
             affinity: spec.cpu.map(|cpu| {
                 let mut set = rustix::thread::CpuSet::new();
@@ -460,7 +485,8 @@ impl Plan {
             work: cstr("/work")?,
             prog: cstr(argv0)?,
             exe,
-            argv: CArgs::new(spec.argv).map_err(io_err("arguments"))?,
+            init,
+            argv: argv.map_err(io_err("arguments"))?,
             env: CArgs::new(&env).map_err(io_err("environment"))?,
             filter: crate::sandbox::bot_seccomp::bot_filter(),
             stack: vec![0u8; CHILD_STACK],

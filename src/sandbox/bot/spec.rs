@@ -194,6 +194,27 @@ pub struct BotSpec<'a> {
     /// top-level folders, read-only paths and devices come from; `None`:
     /// the host's.
     pub image: Option<&'a Path>,
+    /// What the first process of the bot's PID namespace is.
+    pub first: FirstProcess,
+}
+
+/// What the first process (PID 1) of a bot's PID namespace is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstProcess {
+    /// The program itself (a match's bot).
+    #[default]
+    Program,
+    /// The compile jail's init ([`crate::sandbox::jail`]), which starts
+    /// the program as PID 2 (a build): the kernel gives the first process
+    /// of a PID namespace no signal of default action, so a compiler
+    /// started as it would meet its file size limit only as `EFBIG`. The
+    /// init reports how the program ended on a pipe only the server reads
+    /// ([`super::BotProcess::init_report`]), and ends the run when the
+    /// program ends or the server asks ([`super::BotProcess::end_run`]):
+    /// it kills and reaps every process of the namespace, so that the
+    /// CPU it reports is all of theirs. It takes one of the bot's
+    /// processes beyond [`BotLimits::processes`].
+    Init,
 }
 
 /// What becomes of a bot's `/work` folder.
