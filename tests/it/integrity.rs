@@ -912,6 +912,17 @@ fn run_spinner_to_the_wall(jail: &Jail, script: &str) -> (knobeln::sandbox::jail
     }
 }
 
+/// The run's CPU counts at least what the spinner said it used, and the
+/// count is complete (`bare`: the jail had no control group).
+fn assert_the_spinner_counted(out: &knobeln::sandbox::jail::JailOutput, said: f64, bare: bool) {
+    assert!(
+        out.cpu.as_secs_f64() >= said,
+        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
+        out.cpu
+    );
+    assert_eq!(out.cpu_count, CpuCount::Complete);
+}
+
 /// A run the wall ends counts the CPU of every process it had, where the
 /// jail has no control group too: at the wall the server asks the jail's
 /// init, which kills every process of the namespace, reaps them (an
@@ -934,12 +945,7 @@ fn a_wall_ended_runs_cpu_counts_the_processes_it_ended() {
         &jail,
         "/bin/sh -c '/usr/bin/python3 /work/spin.py & wait'; sleep 1000",
     );
-    assert!(
-        out.cpu.as_secs_f64() >= said,
-        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
-        out.cpu
-    );
-    assert_eq!(out.cpu_count, CpuCount::Complete);
+    assert_the_spinner_counted(&out, said, bare);
 }
 
 /// The same when the command ends by itself: whatever it left running is
@@ -968,12 +974,7 @@ fn a_runs_cpu_counts_what_its_command_left_running() {
     assert_eq!(out.exit, JailExit::Exited(0), "{}", out.output);
     let said = spinner_said(&out.output);
     assert!(said >= 0.3, "{}", out.output);
-    assert!(
-        out.cpu.as_secs_f64() >= said,
-        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
-        out.cpu
-    );
-    assert_eq!(out.cpu_count, CpuCount::Complete);
+    assert_the_spinner_counted(&out, said, bare);
 }
 
 /// No process of the jail can keep the init from reaping at the wall, or
@@ -1017,12 +1018,7 @@ fn a_jailed_process_cannot_keep_the_init_from_reaping() {
     );
     assert!(out.output.contains("signalling"), "{}", out.output);
     assert!(!out.output.contains("wrote"), "{}", out.output);
-    assert!(
-        out.cpu.as_secs_f64() >= said,
-        "counted {:?}, the spinner said {said} s (without a control group: {bare})",
-        out.cpu
-    );
-    assert_eq!(out.cpu_count, CpuCount::Complete);
+    assert_the_spinner_counted(&out, said, bare);
 }
 
 /// A bot's build (issue 38): its compiler is not the first process of the

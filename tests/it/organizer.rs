@@ -42,6 +42,17 @@ fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
 
+/// What the server wrote of the last mail it took in.
+fn last_outcome(c: &Contest) -> String {
+    db(c)
+        .query_row(
+            "SELECT outcome FROM inbox ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
 fn db(c: &Contest) -> rusqlite::Connection {
     rusqlite::Connection::open(c.dir.path().join("k.db")).unwrap()
 }
@@ -140,13 +151,7 @@ fn a_mail_that_is_no_command_gets_help_and_is_forwarded_within_the_cap_and_never
     let r = ask(&c, "cy@participants.example", "hello", "?");
     assert_eq!(r.len(), 1, "help only, the cap is reached: {r:?}");
     assert!(!r[0].body.contains("passed on to the organizer"));
-    let outcome: String = db(&c)
-        .query_row(
-            "SELECT outcome FROM inbox ORDER BY id DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let outcome = last_outcome(&c);
     assert!(
         outcome.contains("not forwarded: 2 forwards today"),
         "{outcome}"
@@ -237,13 +242,7 @@ fn forged_registrations_buy_no_forwards_past_the_strangers_cap() {
         ask(&c, "real@team.example", &format!("real question {q}"), "?");
     }
     assert_eq!(forwards(&c), 1 + 3, "the proven mailbox's three");
-    let outcome: String = db(&c)
-        .query_row(
-            "SELECT outcome FROM inbox ORDER BY id DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let outcome = last_outcome(&c);
     assert!(
         outcome.contains("not forwarded: 3 forwards today"),
         "{outcome}"
