@@ -19,7 +19,8 @@ pub trait BotIo {
     fn fds(&self) -> [RawFd; 3];
     /// CPU time of the whole bot so far.
     fn cpu_time(&self) -> Duration;
-    /// How its main process ended, if it has.
+    /// How its program ended, if it has; an error of kind `NotFound`
+    /// where the program could not be executed (the server's fault).
     fn try_status(&mut self) -> io::Result<Option<ExitStatus>>;
     /// Kills all of it and reaps the main process.
     fn finish(&mut self) -> io::Result<ExitStatus>;

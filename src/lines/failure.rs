@@ -278,6 +278,7 @@ pub(super) fn signal_name(sig: i32) -> String {
         libc::SIGKILL => "killed, SIGKILL",
         libc::SIGTERM => "terminated, SIGTERM",
         libc::SIGPIPE => "broken pipe, SIGPIPE",
+        libc::SIGXFSZ => "wrote past its file size limit, SIGXFSZ",
         _ => return format!("signal {sig}"),
     };
     name.to_string()

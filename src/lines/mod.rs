@@ -186,9 +186,10 @@ pub fn spawn_bot(
         },
         toolchain: None,
         image: image.map(|i| i.root()),
-        // A bot is its namespace's PID 1 (its limits: the control group,
-        // the CPU by the referee's count and `RLIMIT_CPU`'s `SIGKILL`).
-        first: FirstProcess::Program,
+        // The bot is the init's child, never its namespace's PID 1, which
+        // the kernel gives no signal of default action: past its file size
+        // limit it is ended by `SIGXFSZ` as an ordinary process is.
+        first: FirstProcess::Init,
     };
     Ok(BotProcess::spawn(&spec)?)
 }
@@ -574,7 +575,7 @@ impl Match {
                     None => {}
                 }
                 if self.seats[b].eof {
-                    failures.push(self.ended_failure(b));
+                    failures.push(self.ended_failure(b)?);
                     continue;
                 }
                 let deadline = budget.since + wall_limit;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use crate::sandbox::cgroup::Freeze;
 
 use super::failure::{ran_while_stopped, too_long, BotFailure, BotFailureKind, STDERR_KEEP};
-use super::state::{Match, Stop};
+use super::state::{Match, MatchError, Stop};
 
 impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
@@ -255,20 +255,32 @@ impl Match {
     }
 
     pub(super) fn ended(&mut self, bot: usize) -> Stop {
-        let f = self.ended_failure(bot);
-        self.failed.push(f.clone());
-        Stop::Failed(vec![f])
+        match self.ended_failure(bot) {
+            Ok(f) => {
+                self.failed.push(f.clone());
+                Stop::Failed(vec![f])
+            }
+            Err(e) => Stop::Fault(e),
+        }
     }
 
     /// The failure of a bot whose output closed or whose input broke: how
-    /// it ended decides which limit or rule it was.
-    pub(super) fn ended_failure(&mut self, bot: usize) -> BotFailure {
+    /// its program ended decides which limit or rule it was. A program
+    /// that could not be executed is the server's fault, never the bot's.
+    pub(super) fn ended_failure(&mut self, bot: usize) -> Result<BotFailure, MatchError> {
         let deadline = Instant::now() + Duration::from_secs(1);
         let status = loop {
             match self.seats[bot].bot.try_status() {
                 Ok(Some(st)) => break Some(st),
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(1))
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    self.kill(bot);
+                    return Err(MatchError::Toolchain {
+                        bot,
+                        what: e.to_string(),
+                    });
                 }
                 _ => break None,
             }
@@ -300,7 +312,7 @@ impl Match {
             // Output closed, process still there: it ended its part.
             None => BotFailureKind::Exited { status: -1 },
         };
-        self.failure(bot, kind, None)
+        Ok(self.failure(bot, kind, None))
     }
 }
 

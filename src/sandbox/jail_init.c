@@ -29,6 +29,13 @@
  * from a signalfd only as a cue to look for ended children (wait4 with
  * WNOHANG: a forged one finds none).
  *
+ * A bot's native program is given as descriptor 5 (its sealed copy, not a
+ * file of the bot's root): where that descriptor is open when the init
+ * starts, the command is executed from it (execveat, argv[1] as its
+ * argv[0]), close-on-exec, so the command never holds it. Where it is
+ * closed (every compile jail: descriptor 5 held the init itself and was
+ * closed at its exec) the command is argv[1], a path.
+ *
  * Records on descriptor 3, 8 bytes each, in the machine's byte order:
  *   { 1, wait status }  the command ended (init writes it);
  *   { 2, errno }        the command could not be executed (its child
@@ -58,6 +65,8 @@
 #define FD_CLOEXEC 1
 #define SYS_fork 57
 #define SYS_execve 59
+#define SYS_execveat 322
+#define AT_EMPTY_PATH 0x1000
 #define SYS_exit_group 231
 #define SYS_wait4 61
 #define SYS_kill 62
@@ -74,9 +83,10 @@
 #define O_CLOEXEC 02000000
 #define POLLIN 1
 
-/* The status pipe and the jail's request pipe. */
+/* The status pipe and the jail's request pipe; the program, if given. */
 #define STATUS_FD 3
 #define ASK_FD 4
+#define PROGRAM_FD 5
 
 struct pollfd {
     int fd;
@@ -91,6 +101,19 @@ static long sc(long n, long a, long b, long c, long d)
     __asm__ volatile("syscall"
                      : "=a"(r)
                      : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return r;
+}
+
+/* The same with a fifth argument (execveat's flags). */
+static long sc5(long n, long a, long b, long c, long d, long e)
+{
+    long r;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
                      : "rcx", "r11", "memory");
     return r;
 }
@@ -134,7 +157,7 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     char **argv = (char **)(sp + 1);
     char **envp = argv + argc + 1;
     unsigned long chld = 1UL << (SIGCHLD - 1), before = 0;
-    long pid, sfd;
+    long pid, sfd, program;
     if (argc < 2)
         leave(127);
     /* No process of the jail may trace this one (it holds the pipes): the
@@ -143,6 +166,8 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     /* The command gets neither pipe. */
     sc(SYS_fcntl, STATUS_FD, F_SETFD, FD_CLOEXEC, 0);
     sc(SYS_fcntl, ASK_FD, F_SETFD, FD_CLOEXEC, 0);
+    /* Open (then close-on-exec) only where the server gave a program. */
+    program = sc(SYS_fcntl, PROGRAM_FD, F_SETFD, FD_CLOEXEC, 0) == 0;
     /* An ended child is a readable signalfd (the signal stays blocked). */
     sc(SYS_rt_sigprocmask, SIG_BLOCK, (long)&chld, (long)&before, sizeof chld);
     sfd = sc(SYS_signalfd4, -1, (long)&chld, sizeof chld, O_NONBLOCK | O_CLOEXEC);
@@ -158,7 +183,11 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     if (pid == 0) {
         long err;
         sc(SYS_rt_sigprocmask, SIG_SETMASK, (long)&before, 0, sizeof before);
-        err = sc(SYS_execve, (long)argv[1], (long)(argv + 1), (long)envp, 0);
+        if (program)
+            err = sc5(SYS_execveat, PROGRAM_FD, (long)"", (long)(argv + 1), (long)envp,
+                      AT_EMPTY_PATH);
+        else
+            err = sc(SYS_execve, (long)argv[1], (long)(argv + 1), (long)envp, 0);
         record(2, (int)-err);
         leave(127);
     }

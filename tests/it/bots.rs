@@ -1144,23 +1144,84 @@ fn the_cpu_time_of_a_bots_children_counts() {
         Ok(())
     })
     .unwrap();
-    if tree_counted {
-        assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
-        let f = &rec.failures[0];
-        assert!(
-            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
-            "{}",
-            f.reason
-        );
-        assert!(f.turn >= 3, "{}", f.reason);
-    } else {
-        // Without control groups only reaped children count (README).
-        assert!(
-            rec.bots[0].cpu < Duration::from_millis(500),
-            "{:?}",
-            rec.bots
-        );
-    }
+    assert!(
+        tree_counted,
+        "the tests run as root, where the control group counts"
+    );
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert!(
+        matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+        "{}",
+        f.reason
+    );
+    assert!(f.turn >= 3, "{}", f.reason);
+}
+
+/// Issue 38: the CPU of a child nobody waits for counts. A bot that
+/// ignores `SIGCHLD` (the kernel then reaps its children itself when they
+/// end, their CPU added to no one's: no wait status carries it) starts a
+/// child in round 3 that spins while the bot answers at once: the bot
+/// fails for its match's CPU (500 ms) in round 3 or later, and nothing of
+/// it is left. Run as root (the control group counts the tree) and again
+/// as `nobody` (no control group: at each look the server sums the CPU of
+/// every process of the bot's tree it finds in `/proc`, the init's among
+/// them, and of the children they reaped). Before, without a control
+/// group only the bot's PID 1 and the children it reaped counted: the
+/// spinner ran for free and the 400 rounds ended without a failure.
+#[test]
+fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
+    crate::integrity::also_as_nobody("bots::a_child_that_nobody_reaps_spins_on_its_bots_cpu");
+    let (tc, program) = bot("hostile/cpu_child_unreaped.c");
+    let l = LineLimits {
+        cpu: Duration::from_millis(500),
+        ..limits()
+    };
+    let m = Match::start(&[(tc, &program)], l).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=400 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            seen.extend(m.members(0));
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert!(
+        matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+        "{}",
+        f.reason
+    );
+    assert!(f.turn >= 3, "{}", f.reason);
+    nothing_left("hostile/cpu_child_unreaped.c", &seen);
+}
+
+/// Issue 38: a bot in a match is never the first process of its PID
+/// namespace, which the kernel gives no signal of default action: its
+/// PID 1 is the jail's init, which starts the bot's program as PID 2. A
+/// bot that writes one byte past its file size limit (`RLIMIT_FSIZE`, the
+/// match's `disk_mb`, 4 MiB here; the byte at 64 MiB) is ended by
+/// `SIGXFSZ` in that turn, as an ordinary process is, and fails for it
+/// ("wrote past its file size limit"). Before, as PID 1 it saw only the
+/// write fail (`EFBIG`) and went on: its line "ESCAPED …".
+#[test]
+fn a_bot_writing_past_its_file_size_limit_is_ended_by_sigxfsz() {
+    hostile(
+        "file_size.c",
+        limits(),
+        Expect::Fails(|k| {
+            matches!(
+                k,
+                BotFailureKind::Crashed {
+                    signal: libc::SIGXFSZ
+                }
+            )
+        }),
+    );
 }
 
 #[test]
@@ -1188,6 +1249,25 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         err.contains("cannot start /usr/bin/no-such-runtime (exec the program)"),
         "{err}"
     );
+    // Under the init (every match's bot since issue 38) the program is
+    // executed after the spawn, by the init's child: the init reports the
+    // failed exec, and how the bot ended is that error (which the referee
+    // makes the server's fault, `MatchError::Toolchain`), never an exit
+    // status to blame a player for.
+    let spec = BotSpec {
+        first: knobeln::sandbox::bot::FirstProcess::Init,
+        ..spec
+    };
+    let mut bot = BotProcess::spawn(&spec).unwrap();
+    let err = loop {
+        match bot.try_status() {
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Ok(Some(st)) => panic!("ended as {st:?}, not as a program never executed"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound, "{err}");
+    assert!(err.to_string().contains("could not be executed"), "{err}");
 }
 
 /// Issue 24: a bot gets no real-time policy and no higher priority than

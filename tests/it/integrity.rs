@@ -1197,13 +1197,13 @@ fn a_tool_making_empty_files_stops_at_the_work_folders_256_inodes() {
 }
 
 /// Set in the environment of this test's binary run again as `nobody`.
-const AS_ANOTHER_USER: &str = "KNOBELN_TEST_AS_ANOTHER_USER";
+pub(crate) const AS_ANOTHER_USER: &str = "KNOBELN_TEST_AS_ANOTHER_USER";
 
 /// Run as root, runs the test `name` of this binary again as `nobody`
 /// through `setpriv` (the deployment's case: the server is not root) and
 /// asserts that it passes; run as anyone else, or in that second run,
 /// does nothing.
-fn also_as_nobody(name: &str) {
+pub(crate) fn also_as_nobody(name: &str) {
     // SAFETY: a plain system call.
     if unsafe { libc::geteuid() } != 0 || std::env::var_os(AS_ANOTHER_USER).is_some() {
         return;

@@ -6,9 +6,10 @@
 //! everything it starts, runs
 //! - in new **user, mount, PID, network, IPC, UTS and cgroup namespaces**:
 //!   its own PID 1 (when it ends, the kernel ends everything it started;
-//!   a build's PID 1 is the compile jail's init, [`FirstProcess::Init`],
-//!   which starts the compiler as PID 2 so that it gets its limits'
-//!   signals, and kills and reaps everything before it exits),
+//!   a build's and a match's PID 1 is the compile jail's init,
+//!   [`FirstProcess::Init`], which starts the compiler or the bot's
+//!   program as PID 2 so that it gets its limits' signals, and kills and
+//!   reaps everything before it exits),
 //!   no network interface but loopback-less nothing, a private `/proc` that
 //!   shows only its own processes (as root, the network namespace is one
 //!   the server made and lends to one bot at a time, [`super::netns`]);
@@ -58,6 +59,7 @@
 //! the code of its two children, `rest.rs` tells whether a bot has come to
 //! rest, `tests.rs` has the unit tests.
 
+use std::cell::OnceCell;
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -66,7 +68,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::cgroup::{Freeze, Group, GroupLimits, BOT_GROUPS};
-use super::jail::{read_init_report, InitRecords};
+use super::jail::{read_init_report, InitRecords, InitReport};
 use super::netns::{Netns, POOL};
 use super::spawn::{self};
 use super::uid::UidSlot as Slot;
@@ -116,18 +118,25 @@ pub struct BotProcess {
     finished: Option<ExitStatus>,
     /// Its `/work`, for [`WorkFolder::Returned`].
     work: Option<OwnedFd>,
-    /// Looks whether it has come to rest ([`BotProcess::at_rest`]).
-    rest: RestProbe,
+    /// Looks whether it has come to rest ([`BotProcess::at_rest`]), made
+    /// at the first look (under an init, the program is its child, which
+    /// the init forks after the spawn).
+    rest: OnceCell<RestProbe>,
     /// [`FirstProcess::Init`]: the init's status pipe (read once the init
     /// is reaped) and the server's end of its request pipe.
     init: Option<InitPipes>,
+    /// The program's process as the server sees it (under an init: the
+    /// init's first child), once found.
+    program: OnceCell<i32>,
 }
 
-/// The server's ends of the pipes of a bot's init ([`FirstProcess::Init`]).
+/// The server's ends of the pipes of a bot's init ([`FirstProcess::Init`]),
+/// and what it reported, once read.
 #[derive(Debug)]
 struct InitPipes {
     status: Option<OwnedFd>,
     ask: Option<OwnedFd>,
+    report: Option<InitRecords>,
 }
 
 impl BotProcess {
@@ -242,13 +251,12 @@ impl BotProcess {
             InitPipes {
                 status: Some(status_r),
                 ask: Some(ask_w),
+                report: None,
             }
         });
         for fd in [&in_w, &out_r, &err_r] {
             set_nonblocking(fd).map_err(io_err("pipe"))?;
         }
-        let counter = group.as_ref().and_then(Group::tasks_counter);
-        let rest = RestProbe::new(pid, counter.as_deref());
         Ok(BotProcess {
             child: spawn::Child::new(pid),
             stdin: in_w,
@@ -260,8 +268,9 @@ impl BotProcess {
             _slot: slot,
             finished: None,
             work,
-            rest,
+            rest: OnceCell::new(),
             init,
+            program: OnceCell::new(),
         })
     }
 
@@ -289,13 +298,33 @@ impl BotProcess {
 
     /// [`FirstProcess::Init`], once the bot is reaped
     /// ([`BotProcess::finish`]): what the init reported (how the program
-    /// ended, whether it reaped every process); `None` without an init,
-    /// or when read before.
+    /// ended, whether it reaped every process); `None` without an init.
     pub(crate) fn init_report(&mut self) -> io::Result<Option<InitRecords>> {
-        match self.init.as_mut().and_then(|p| p.status.take()) {
-            Some(status) => read_init_report(status).map(Some),
-            None => Ok(None),
+        let Some(pipes) = self.init.as_mut() else {
+            return Ok(None);
+        };
+        if let Some(status) = pipes.status.take() {
+            pipes.report = Some(read_init_report(status)?);
         }
+        Ok(pipes.report)
+    }
+
+    /// The program's process as the server sees it: the bot's PID 1, or
+    /// under an init the init's child (found in the init's `children`,
+    /// where the program is the first: the init forks it before anything
+    /// can be reparented to it); `None` while the init has not forked it
+    /// yet, or once it is gone.
+    pub fn program_pid(&self) -> Option<i32> {
+        if self.init.is_none() {
+            return Some(self.pid());
+        }
+        if let Some(&pid) = self.program.get() {
+            return Some(pid);
+        }
+        let init = self.pid();
+        let children = fs::read_to_string(format!("/proc/{init}/task/{init}/children")).ok()?;
+        let pid = children.split_whitespace().next()?.parse().ok()?;
+        Some(*self.program.get_or_init(|| pid))
     }
 
     /// The CPU time of the bot's PID 1 and every process it reaped, as
@@ -348,9 +377,26 @@ impl BotProcess {
             .is_some_and(|g| g.freeze(state).unwrap_or(false))
     }
 
-    /// How the bot's main process ended, if it has (reaps it).
+    /// How the bot's program ended, if the bot has (reaps its PID 1):
+    /// under an init, the program's wait status as the init reported it
+    /// (the init's own status where it reported none: killed from
+    /// outside); an error of kind `NotFound` where the program could not
+    /// be executed (the server's fault, as a failed spawn is).
     pub fn try_status(&mut self) -> io::Result<Option<ExitStatus>> {
-        self.child.try_wait()
+        let Some(first) = self.child.try_wait()? else {
+            return Ok(None);
+        };
+        match self.init_report()?.map(|r| r.command) {
+            Some(InitReport::Ended(st)) => Ok(Some(st)),
+            Some(InitReport::NotStarted(errno)) => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "the bot's program could not be executed: {}",
+                    io::Error::from_raw_os_error(errno)
+                ),
+            )),
+            Some(InitReport::None) | None => Ok(Some(first)),
+        }
     }
 
     /// Kills and reaps. The bot's main process is PID 1 of its namespace:
@@ -387,13 +433,20 @@ impl BotProcess {
         Ok(st)
     }
 
-    /// CPU time of the whole tree so far (control group), or of the main
-    /// process and its reaped children (fallback, 10 ms resolution).
+    /// CPU time of the whole tree so far (control group), or, without
+    /// one, of every process of the tree still there and every child they
+    /// reaped (`/proc`, 10 ms resolution): a process that ended unreaped
+    /// by anyone (its parent ignores `SIGCHLD`) is counted while it runs,
+    /// and no longer once it has ended.
     pub fn cpu_time(&self) -> Duration {
         if let Some(t) = self.group.as_ref().and_then(|g| g.cpu_time()) {
             return t;
         }
-        proc_cpu_time(self.pid()).unwrap_or_default()
+        let pid = self.pid();
+        std::iter::once(pid)
+            .chain(descendants(pid))
+            .filter_map(proc_cpu_time)
+            .sum()
     }
 
     /// Whether the memory limit ended (part of) the bot.
@@ -401,18 +454,40 @@ impl BotProcess {
         self.group.as_ref().is_some_and(|g| g.oom_killed())
     }
 
-    /// The bot's processes as the server sees them.
+    /// The bot's processes as the server sees them (not its init, which
+    /// runs nothing of the bot's).
     pub fn members(&self) -> Vec<i32> {
-        match &self.group {
+        let pid = self.pid();
+        let mut all = match &self.group {
             Some(g) => g.members(),
-            None => vec![self.pid()],
+            None => std::iter::once(pid).chain(descendants(pid)).collect(),
+        };
+        if self.init.is_some() {
+            all.retain(|&p| p != pid);
         }
+        all
     }
 
     /// Whether the bot has come to rest ([`RestProbe`]): what it printed
-    /// so far is in its output pipe.
+    /// so far is in its output pipe. A bot whose program is not (or no
+    /// longer) there prints nothing more.
     pub fn at_rest(&self) -> bool {
-        self.rest.at_rest(|| self.members())
+        let probe = match self.rest.get() {
+            Some(probe) => probe,
+            None => {
+                let Some(program) = self.program_pid() else {
+                    return true;
+                };
+                let counter = self.group.as_ref().and_then(Group::tasks_counter);
+                let others = match self.init {
+                    Some(_) => 1,
+                    None => 0,
+                };
+                self.rest
+                    .get_or_init(|| RestProbe::new(program, counter.as_deref(), others))
+            }
+        };
+        probe.at_rest(|| self.members())
     }
 
     /// Whether some thread of the bot sits in `read` on its standard input,
@@ -423,6 +498,30 @@ impl BotProcess {
         task_syscall_files(self.members())
             .any(|f| read_at_start(&f, &mut buf).is_some_and(reads_stdin))
     }
+}
+
+/// Every descendant of process `pid` still there (its children, theirs,
+/// …), from the `children` file of each of their threads.
+fn descendants(pid: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(p) = next.pop() {
+        let Ok(tasks) = fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let Ok(children) = fs::read_to_string(t.path().join("children")) else {
+                continue;
+            };
+            for c in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                if !found.contains(&c) {
+                    found.push(c);
+                    next.push(c);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// utime + stime + cutime + cstime of a process, from /proc.

@@ -64,7 +64,8 @@ pub(super) struct Plan {
     pub(super) netns: Option<RawFd>,
     /// The bot's descriptors, placed at 0, 1, 2, … by the first child:
     /// its three pipes, and for [`FirstProcess::Init`] the init's status
-    /// and request pipes at 3 and 4.
+    /// and request pipes at 3 and 4 and the sealed program (if there is
+    /// one) at 5.
     pub(super) fds: Vec<RawFd>,
     /// `0, 1, …, fds.len() - 1`: the same descriptors as the bot keeps them.
     pub(super) inner_fds: Vec<RawFd>,
@@ -97,7 +98,8 @@ pub(super) struct Plan {
     pub(super) work: CString,
     pub(super) prog: CString,
     /// The sealed program to execute instead of `prog` (at `exe_fd` in
-    /// both children, close-on-exec), held until the spawn is over.
+    /// both children, close-on-exec; under the init at its descriptor 5,
+    /// which the init executes), held until the spawn is over.
     pub(super) exe: Option<Arc<Executable>>,
     /// The jail's init, executed instead of either ([`FirstProcess::Init`];
     /// `argv` then starts with its name).
@@ -441,11 +443,17 @@ impl Plan {
             }
         }
         env.extend(spec.env.iter().cloned());
+        let mut fds = fds.to_vec();
         let (init, argv) = match spec.first {
             FirstProcess::Program => (None, CArgs::new(spec.argv)),
             FirstProcess::Init => {
                 let init = crate::sandbox::jail::init_executable().map_err(io_err("the init"))?;
-                exe = None;
+                // The sealed program goes to the init as its descriptor 5
+                // (after the three pipes and its two), which it executes.
+                if let Some(program) = &exe {
+                    debug_assert_eq!(fds.len(), 5, "the init's program descriptor is its 5");
+                    fds.push(program.fd());
+                }
                 let mut argv = vec![crate::sandbox::jail::INIT_NAME.to_string()];
                 argv.extend(spec.argv.iter().cloned());
                 (Some(init), CArgs::new(&argv))
@@ -454,9 +462,9 @@ impl Plan {
         Ok(Plan {
             join: group.map(|g| g.join_fds()).unwrap_or_default(),
             netns: netns.map(Netns::fd),
-            fds: fds.to_vec(),
             inner_fds: (0..fds.len() as RawFd).collect(),
             exe_fd: fds.len() as RawFd,
+            fds,
             rlimits,
             affinity: spec.cpu.map(|cpu| {
                 let mut set = rustix::thread::CpuSet::new();

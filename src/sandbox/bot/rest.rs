@@ -40,12 +40,13 @@ pub struct RestProbe {
 
 impl RestProbe {
     /// A probe for the bot whose main process is `pid`, its task count in
-    /// its control group's `tasks_counter` (`pids.current`), or, without
+    /// its control group's `tasks_counter` (`pids.current`, which counts
+    /// `others` tasks that are not the bot's: its init), or, without
     /// one, its process's threads (a bot on a machine without the pids
     /// controller: its children are not seen).
-    pub fn new(pid: i32, tasks_counter: Option<&Path>) -> RestProbe {
+    pub fn new(pid: i32, tasks_counter: Option<&Path>, others: u64) -> RestProbe {
         let tasks = match tasks_counter.and_then(|p| fs::File::open(p).ok()) {
-            Some(f) => TaskCount::Group(f),
+            Some(f) => TaskCount::Group(f, others),
             None => TaskCount::Threads(fs::File::open(format!("/proc/{pid}/stat")).ok()),
         };
         RestProbe::with_count(pid, tasks)
@@ -76,9 +77,9 @@ impl RestProbe {
                 return false;
             }
             let one_task = match &self.tasks {
-                TaskCount::Group(f) => {
-                    read_at_start(f, &mut buf).and_then(|s| s.trim().parse::<u64>().ok())
-                }
+                TaskCount::Group(f, others) => read_at_start(f, &mut buf)
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .map(|n| n.saturating_sub(*others)),
                 TaskCount::Threads(f) => f
                     .as_ref()
                     .and_then(|f| read_at_start(f, &mut buf))
@@ -117,8 +118,9 @@ impl RestProbe {
 /// Where a bot's tasks are counted.
 #[derive(Debug)]
 enum TaskCount {
-    /// Its control group's `pids.current`: every thread of every process.
-    Group(fs::File),
+    /// Its control group's `pids.current`: every thread of every process,
+    /// and that many tasks that are not the bot's (its init).
+    Group(fs::File, u64),
     /// Its main process's `stat` (the number of its threads).
     Threads(Option<fs::File>),
     /// Known to be one task.

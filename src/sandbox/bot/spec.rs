@@ -201,13 +201,16 @@ pub struct BotSpec<'a> {
 /// What the first process (PID 1) of a bot's PID namespace is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FirstProcess {
-    /// The program itself (a match's bot).
+    /// The program itself: no bot of the server's starts so since issue 38
+    /// (kept for the sandbox's own tests of a spawn's failures).
     #[default]
     Program,
     /// The compile jail's init ([`crate::sandbox::jail`]), which starts
-    /// the program as PID 2 (a build): the kernel gives the first process
-    /// of a PID namespace no signal of default action, so a compiler
-    /// started as it would meet its file size limit only as `EFBIG`. The
+    /// the program as PID 2 (a build, and a match's bot; a sealed native
+    /// program is handed to it as its descriptor 5): the kernel gives the
+    /// first process of a PID namespace no signal of default action, so a
+    /// compiler or a bot started as it would meet its file size limit
+    /// only as `EFBIG`. The
     /// init reports how the program ended on a pipe only the server reads
     /// ([`super::BotProcess::init_report`]), and ends the run when the
     /// program ends or the server asks ([`super::BotProcess::end_run`]):

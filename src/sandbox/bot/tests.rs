@@ -45,7 +45,7 @@ fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
             .stdin(Stdio::piped())
             .spawn()
             .unwrap();
-        let probe = RestProbe::new(child.id() as i32, None);
+        let probe = RestProbe::new(child.id() as i32, None, 0);
         std::thread::sleep(wait);
         let rest = probe.at_rest(|| vec![child.id() as i32]);
         let _ = child.kill();

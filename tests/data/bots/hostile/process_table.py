@@ -16,11 +16,12 @@ def attack():
     me = os.getpid()
     # A bot has no /proc at all (nothing to list is no escape).
     table = os.listdir("/proc") if os.path.isdir("/proc") else []
-    others = [p for p in table if p.isdigit() and int(p) != me]
+    others = [p for p in table if p.isdigit() and int(p) not in (me, 1)]
     if others:
         escaped("saw other processes in /proc: " + " ".join(others))
-    if me != 1:
-        escaped("is not PID 1 of its own namespace")
+    # PID 1 is its init, which started it.
+    if me != 2:
+        escaped("is not its init's child in its own namespace")
 
 
 round_no = 0

@@ -15,11 +15,12 @@ def attack():
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     # kill(0, ...) reaches the caller's process group: it must be the
-    # bot's own, not the server's.
-    if os.getpgid(0) != os.getpid():
+    # bot's own (its init's, PID 1, which the kernel keeps from every
+    # signal the bot sends), not the server's.
+    if os.getpgid(0) != 1:
         escaped("shares a process group")
-    if os.getppid() != 0:
-        escaped("sees its parent")
+    if os.getppid() != 1:
+        escaped("sees a parent but its init")
     os.kill(0, signal.SIGTERM)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         try:
