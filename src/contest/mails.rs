@@ -26,7 +26,7 @@ use crate::config::Config;
 use crate::engine::results::{GameStatus, GroupOutcome, GroupResult, KeptGames, ResultsCache};
 use crate::engine::run::{Event, Observer};
 use crate::mail::registration::Preference;
-use crate::mail::texts::render;
+use crate::mail::texts::{render, render_value};
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
 use crate::outbox::{enqueue_with, Cause, EventKey};
 use crate::protocol::{encode, encode_runs, GameProtocol};
@@ -253,8 +253,9 @@ impl Mailer<'_> {
         }
     }
 
+    /// The data become the template's context as they are (not copied).
     fn render(&self, name: &str, data: serde_json::Value) -> Result<String, String> {
-        render(name, &data).map_err(|e| e.to_string())
+        render_value(name, data).map_err(|e| e.to_string())
     }
 
     /// LAP: at contest start, the registration record of every team that

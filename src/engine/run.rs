@@ -20,7 +20,7 @@ use super::pool::{Done, Job, Pool, Program, Runner};
 use super::{Clock, EngineError};
 use crate::referee::{GameRecord, GameSeeds, Referee, RefereeConfig};
 use crate::seed::SeedKey;
-use crate::store::{Entry, Store};
+use crate::store::{Entry, NewGame, Store};
 use crate::tournament::evolution::{evolve, payoff_matrix, EvolutionConfig};
 use crate::tournament::grouping::{draw_groups, grouping_seed, is_final};
 use crate::tournament::ranking::{advancing, GroupRanking};
@@ -663,13 +663,21 @@ impl Unstored {
             .conn()
             .unchecked_transaction()
             .map_err(crate::store::StoreError::from)?;
-        for (d, finished_at, _) in &mut self.games {
-            // Encoded where the game was played (a pool's worker), or
-            // here if its runner did not.
-            if let Some((game, record, encoded)) = d.for_store() {
-                store.insert_game_at(tournament, game, record, encoded, *finished_at)?;
-            }
-        }
+        // Encoded where the game was played (a pool's worker), or here if
+        // its runner did not; stored a few to a statement.
+        let games: Vec<NewGame<'_>> = self
+            .games
+            .iter_mut()
+            .filter_map(|(d, finished_at, _)| {
+                d.for_store().map(|(game, record, encoded)| NewGame {
+                    game,
+                    record,
+                    encoded,
+                    finished_at: *finished_at,
+                })
+            })
+            .collect();
+        store.insert_games_at(tournament, games)?;
         if let Some((group, clock)) = ending {
             store.finish_group(tournament, round, group, clock.now())?;
         }

@@ -260,6 +260,22 @@ pub fn render<T: Serialize>(name: &str, data: &T) -> Result<String, handlebars::
     })
 }
 
+/// [`render`] of data already in JSON's form (a contest's mails build
+/// theirs with `json!`): the value becomes the template's context as it
+/// is, not serialized into a copy of itself first (a GRG's table is tens
+/// of kB).
+pub fn render_value(
+    name: &str,
+    data: serde_json::Value,
+) -> Result<String, handlebars::RenderError> {
+    let text = registry().render_with_context(name, &handlebars::Context::from(data))?;
+    Ok(if VERBATIM.contains(&name) {
+        text
+    } else {
+        mail_text(&text)
+    })
+}
+
 /// Renders the template `text` itself (a discipline's own, outside the
 /// product's templates) with `data`, as [`render`] renders a named one.
 pub fn render_text<T: Serialize>(text: &str, data: &T) -> Result<String, handlebars::RenderError> {
@@ -275,7 +291,7 @@ const CONTINUATION_INDENT: usize = 4;
 /// `text` as 7-bit ASCII, without trailing blanks, every line at most
 /// [`MAIL_WIDTH`] columns (tabs expanded). Idempotent; linear in the text.
 pub fn mail_text(text: &str) -> String {
-    let ascii = to_ascii(text);
+    let ascii = ascii_of(text);
     let mut out = String::with_capacity(ascii.len() + ascii.len() / 16);
     for (i, line) in ascii.split('\n').enumerate() {
         if i > 0 {
@@ -291,9 +307,19 @@ pub fn mail_text(text: &str) -> String {
 /// the German way (`ä` as `ae`), everything else by [`deunicode`], control
 /// characters as `?`.
 pub fn to_ascii(text: &str) -> String {
+    ascii_of(text).into_owned()
+}
+
+/// [`to_ascii`], borrowing a text that is printable ASCII already (every
+/// text the contest renders from its own tables): not copied only to be
+/// read.
+fn ascii_of(text: &str) -> std::borrow::Cow<'_, str> {
     let printable = |c: char| c == '\n' || c == '\t' || (' '..='~').contains(&c);
-    if text.chars().all(printable) {
-        return text.to_string();
+    if text
+        .bytes()
+        .all(|b| b == b'\n' || b == b'\t' || (b' '..=b'~').contains(&b))
+    {
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -332,7 +358,7 @@ pub fn to_ascii(text: &str) -> String {
         };
         out.push_str(s);
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Tabs to blanks, to the next multiple of 8 columns.

@@ -45,7 +45,7 @@ use crate::tournament::{GameKey, TeamId};
 pub use error::{Result, StoreError};
 pub use throws::{
     decode_throws, encode_throws, packed_runs, put_varint, throws_digest, zigzag, EncodedThrows,
-    PackedRuns, THROWS_FORMAT, THROWS_REPLAY,
+    NewGame, PackedRuns, THROWS_FORMAT, THROWS_REPLAY,
 };
 
 /// The migrations, in order. Never edit one that has shipped: add a new one.

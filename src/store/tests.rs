@@ -2014,3 +2014,129 @@ fn a_game_stored_with_throws_encoded_elsewhere_has_the_same_row() {
         Some(encode_throws(&[[100, 101], [102, 99], [1 << 33, 5]]))
     );
 }
+
+/// A games row as the next test compares it: slot, points, throws, their
+/// format, failures.
+type StoredRow = (u32, i64, i64, Vec<u8>, i64, Option<String>);
+
+/// Games stored a few to a statement ([`Store::insert_games_at`]: 16, 16,
+/// 4 and 1 of 37) are the rows stored one statement each, in order: a key
+/// stored before keeps its first record, the others are stored; the
+/// games are kept for their group's readers only where every row of a
+/// statement was the record's (else the readers read the store, as they
+/// do after a restart), and what is kept is what is stored.
+#[test]
+fn games_stored_a_few_to_a_statement_are_the_rows_stored_one_by_one() {
+    use crate::referee::{Failure, FailureKind};
+    let record = |slot: u32| {
+        let mut r = GameRecord {
+            seed: 7,
+            points: [u64::from(slot), 100 - u64::from(slot)],
+            throws: vec![[100, 101 + i64::from(slot)], [102, 99]],
+            failures: vec![],
+        };
+        if slot % 7 == 3 {
+            r.failures = vec![Failure {
+                player: 1,
+                throw: 2,
+                kind: FailureKind::WallClock { limit_ms: 10_000 },
+                reason: "throw 2: …".into(),
+            }];
+        }
+        r
+    };
+    let first = GameRecord {
+        points: [1000, 1000],
+        ..record(5)
+    };
+    let rows = |batched: bool| {
+        let (store, team, t) = one_group_of_one_team();
+        let games: Vec<_> = (0..37u32).map(|s| (game_of(team, s), record(s))).collect();
+        let at = game_time(Utc::now());
+        // Slot 5 was stored before (a resumed round) with another record.
+        store
+            .insert_game_at(t, &games[5].0, &first, EncodedThrows::of(&first.throws), at)
+            .unwrap();
+        if batched {
+            let new: Vec<NewGame<'_>> = games
+                .iter()
+                .map(|(g, r)| NewGame {
+                    game: g,
+                    record: r,
+                    encoded: EncodedThrows::of(&r.throws),
+                    finished_at: at,
+                })
+                .collect();
+            store.insert_games_at(t, new).unwrap();
+        } else {
+            for (g, r) in &games {
+                store
+                    .insert_game_at(t, g, r, EncodedThrows::of(&r.throws), at)
+                    .unwrap();
+            }
+        }
+        let stored: Vec<StoredRow> = store
+            .conn()
+            .prepare(
+                "SELECT slot, points_p, points_q, throws, throws_format, failures
+                 FROM games ORDER BY slot",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let from_store: Vec<Option<Vec<u8>>> = store
+            .games_packed(t, 1, 1)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.packed)
+            .collect();
+        // What the readers get of the games kept: the first statement's
+        // 16 (slot 5 among them: none kept), the second's 16.
+        let kept = |from: u32, to: u32| {
+            let wanted: Vec<(u32, u32)> = (from..to).map(|s| (s, 1)).collect();
+            store
+                .kept_games_packed(t, 1, 1, &wanted)
+                .map(|gs| gs.into_iter().map(|g| g.packed).collect::<Vec<_>>())
+        };
+        (stored, from_store, kept(0, 16), kept(16, 32), kept(32, 37))
+    };
+    let (stored, from_store, kept_first, kept_second, kept_rest) = rows(true);
+    let one_by_one = rows(false);
+    assert_eq!(stored, one_by_one.0, "the same rows");
+    // (The first statement's games stored for replay are read without
+    // their throws, to be replayed: none of them is kept.)
+    assert_eq!(
+        from_store[16..],
+        one_by_one.1[16..],
+        "the same throws read where kept"
+    );
+    assert_eq!(stored.len(), 37);
+    assert_eq!(
+        (stored[5].1, stored[5].2),
+        (1000, 1000),
+        "the first record wins"
+    );
+    assert_eq!(stored[6].1, 6);
+    assert_eq!(
+        stored[3].4, THROWS_FORMAT,
+        "the watchdog's game keeps its throws"
+    );
+    assert_eq!(stored[4].4, THROWS_REPLAY);
+    assert_eq!(
+        kept_first, None,
+        "a statement with a row ignored keeps none"
+    );
+    assert_eq!(kept_second.as_deref(), Some(&from_store[16..32]));
+    assert_eq!(kept_rest.as_deref(), Some(&from_store[32..37]));
+}

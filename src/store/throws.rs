@@ -1,6 +1,7 @@
 //! A game's throws as the store keeps them: the format numbers, the
 //! compact encoding of format 1 and the digest of format 2, and reading the
-//! older formats 0 and 1 back.
+//! older formats 0 and 1 back; a finished game as it goes to the store
+//! ([`NewGame`]: its throws encoded).
 //!
 //! Not here: the games table itself (`mod.rs`) or replaying a game of
 //! format 2 (`crate::engine::replay`).
@@ -9,7 +10,7 @@ use std::collections::HashMap;
 
 use super::error::{Result, StoreError};
 use crate::referee::GameRecord;
-use crate::tournament::TeamId;
+use crate::tournament::{ScheduledGame, TeamId};
 
 /// The stored format of a game's throws (column `throws_format`): 0, i32
 /// little-endian pairs; 1, [`encode_throws`]; 2, [`THROWS_REPLAY`].
@@ -68,6 +69,17 @@ impl EncodedThrows {
     pub(super) fn into_parts(self) -> (Vec<u8>, [u8; 16]) {
         (self.bytes, self.digest)
     }
+}
+
+/// A finished game for [`super::Store::insert_games_at`]: its scheduled
+/// game, its record, its throws encoded ([`EncodedThrows::of`] the record's throws:
+/// the engine's pool encodes them on the game's thread) and its time in
+/// the games' form (`store::game_time`).
+pub struct NewGame<'a> {
+    pub game: &'a ScheduledGame,
+    pub record: &'a GameRecord,
+    pub encoded: EncodedThrows,
+    pub finished_at: i64,
 }
 
 /// A group's kept games by `(slot, attempt)`.

@@ -8,7 +8,9 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::throws::{decode_throws, EncodedThrows, KeptGame, THROWS_FORMAT, THROWS_REPLAY};
+use super::throws::{
+    decode_throws, EncodedThrows, KeptGame, NewGame, THROWS_FORMAT, THROWS_REPLAY,
+};
 use super::{
     from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
     PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
@@ -277,66 +279,112 @@ impl Store {
         encoded: EncodedThrows,
         finished_at: i64,
     ) -> Result<()> {
-        // A game the watchdog ended (a fault of the engine, wall clock)
-        // would not replay to the same record: its throws are kept.
-        let replayable = !record
-            .failures
-            .iter()
-            .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
-        // The digest was taken of these very bytes when they were encoded
-        // (and is bound from the stack: nothing else is allocated for a
-        // game without failures). Kept with the throws, so a reader
-        // compares digests instead of hashing the throws again.
-        let (encoded, digest) = encoded.into_parts();
-        let (throws, format): (&[u8], i64) = if replayable {
-            (&digest, THROWS_REPLAY)
-        } else {
-            (&encoded, THROWS_FORMAT)
-        };
-        // One statement prepared once per connection: a game is stored
-        // in a few microseconds.
-        let inserted = self
-            .conn
-            .prepare_cached(
-                "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, player_p,
-               player_q, seed, points_p, points_q, throws, failures, finished_at, throws_format)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            )?
-            .execute(params![
-                tournament,
-                game.key.round,
-                game.key.group,
-                game.key.slot,
-                game.attempt,
-                game.players[0].0,
-                game.players[1].0,
-                seed_to_sql(game.seed),
-                record.points[0] as i64,
-                record.points[1] as i64,
-                throws,
-                // Almost every game has no failure: NULL, no serializer.
-                (!record.failures.is_empty()).then(|| json(&record.failures)),
+        self.insert_games_at(
+            tournament,
+            vec![NewGame {
+                game,
+                record,
+                encoded,
                 finished_at,
-                format
-            ])?;
-        // Kept only when this row is the record's (`INSERT OR IGNORE`: a
-        // row stored before under the key keeps its own record).
-        if inserted == 1 {
-            self.recent.borrow_mut().keep(
-                (tournament, game.key.round, game.key.group),
-                (game.key.slot, game.attempt),
-                KeptGame {
-                    digest,
-                    encoded,
-                    players: game.players,
-                    record: GameRecord {
-                        seed: record.seed,
-                        points: record.points,
-                        throws: Vec::new(),
-                        failures: record.failures.clone(),
+            }],
+        )
+    }
+
+    /// [`Store::insert_game_at`] of each of `games`, in their order, a
+    /// few rows to a statement ([`GAMES_PER_INSERT`]: the engine stores
+    /// the games that finished together in one transaction, and a
+    /// statement's own work, its look-up in the connection's cache, its
+    /// start and reset, is shared by the rows it inserts). The same rows
+    /// as one statement each: `INSERT OR IGNORE`, in order, so a key stored
+    /// before (or twice in `games`) keeps its first record.
+    pub fn insert_games_at(&self, tournament: i64, games: Vec<NewGame<'_>>) -> Result<()> {
+        let mut games = games.into_iter();
+        let mut left = games.len();
+        while left > 0 {
+            let n = GAMES_PER_INSERT
+                .into_iter()
+                .find(|&n| n <= left)
+                .unwrap_or(1);
+            let chunk: Vec<NewGame<'_>> = games.by_ref().take(n).collect();
+            left -= n;
+            self.insert_game_rows(tournament, chunk)?;
+        }
+        Ok(())
+    }
+
+    /// One statement inserting `games` (`INSERT OR IGNORE`, in order); the
+    /// games are kept for their group's readers
+    /// ([`Store::kept_games_packed`]) when every row was inserted (a row
+    /// ignored keeps its first record, so the chunk's records are not all
+    /// the stored ones: none is kept, and readers read the store).
+    fn insert_game_rows(&self, tournament: i64, games: Vec<NewGame<'_>>) -> Result<()> {
+        // Prepared once per connection and size (the sizes are few).
+        let mut st = self.conn.prepare_cached(insert_games_sql(games.len()))?;
+        let mut rows = Vec::with_capacity(games.len());
+        for (i, g) in games.into_iter().enumerate() {
+            let NewGame {
+                game,
+                record,
+                encoded,
+                finished_at,
+            } = g;
+            // A game the watchdog ended (a fault of the engine, wall
+            // clock) would not replay to the same record: its throws are
+            // kept.
+            let replayable = !record
+                .failures
+                .iter()
+                .any(|f| matches!(f.kind, crate::referee::FailureKind::WallClock { .. }));
+            // The digest was taken of these very bytes when they were
+            // encoded. Kept with the throws, so a reader compares digests
+            // instead of hashing the throws again.
+            let (encoded, digest) = encoded.into_parts();
+            let at = i * GAME_COLUMNS;
+            let (throws, format): (&[u8], i64) = if replayable {
+                (&digest, THROWS_REPLAY)
+            } else {
+                (&encoded, THROWS_FORMAT)
+            };
+            st.raw_bind_parameter(at + 1, tournament)?;
+            st.raw_bind_parameter(at + 2, game.key.round)?;
+            st.raw_bind_parameter(at + 3, game.key.group)?;
+            st.raw_bind_parameter(at + 4, game.key.slot)?;
+            st.raw_bind_parameter(at + 5, game.attempt)?;
+            st.raw_bind_parameter(at + 6, game.players[0].0)?;
+            st.raw_bind_parameter(at + 7, game.players[1].0)?;
+            st.raw_bind_parameter(at + 8, seed_to_sql(game.seed))?;
+            st.raw_bind_parameter(at + 9, record.points[0] as i64)?;
+            st.raw_bind_parameter(at + 10, record.points[1] as i64)?;
+            st.raw_bind_parameter(at + 11, throws)?;
+            // Almost every game has no failure: NULL, no serializer.
+            st.raw_bind_parameter(
+                at + 12,
+                (!record.failures.is_empty()).then(|| json(&record.failures)),
+            )?;
+            st.raw_bind_parameter(at + 13, finished_at)?;
+            st.raw_bind_parameter(at + 14, format)?;
+            rows.push((game, record, encoded, digest));
+        }
+        let inserted = st.raw_execute()?;
+        if inserted == rows.len() {
+            let mut recent = self.recent.borrow_mut();
+            for (game, record, encoded, digest) in rows {
+                recent.keep(
+                    (tournament, game.key.round, game.key.group),
+                    (game.key.slot, game.attempt),
+                    KeptGame {
+                        digest,
+                        encoded,
+                        players: game.players,
+                        record: GameRecord {
+                            seed: record.seed,
+                            points: record.points,
+                            throws: Vec::new(),
+                            failures: record.failures.clone(),
+                        },
                     },
-                },
-            );
+                );
+            }
         }
         Ok(())
     }
@@ -523,4 +571,37 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// The columns [`Store::insert_games_at`] binds per game.
+const GAME_COLUMNS: usize = 14;
+
+/// The rows one statement of [`Store::insert_games_at`] inserts, largest
+/// first (a batch of 37 games: 16, 16, 4, 1): a few sizes, so a few
+/// statements in the connection's cache.
+const GAMES_PER_INSERT: [usize; 3] = [16, 4, 1];
+
+/// The statement inserting `n` games (one of [`GAMES_PER_INSERT`]), made
+/// once per size.
+fn insert_games_sql(n: usize) -> &'static str {
+    static SQL: std::sync::OnceLock<Vec<(usize, String)>> = std::sync::OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        GAMES_PER_INSERT
+            .into_iter()
+            .map(|n| {
+                let row = format!("({})", vec!["?"; GAME_COLUMNS].join(", "));
+                let sql = format!(
+                    "INSERT OR IGNORE INTO games (tournament_id, round, grp, slot, attempt, \
+                     player_p, player_q, seed, points_p, points_q, throws, failures, finished_at, \
+                     throws_format) VALUES {}",
+                    vec![row; n].join(", ")
+                );
+                (n, sql)
+            })
+            .collect()
+    });
+    all.iter()
+        .find(|(size, _)| *size == n)
+        .map(|(_, sql)| sql.as_str())
+        .expect("a size of GAMES_PER_INSERT")
 }
