@@ -109,6 +109,35 @@ fn reply_gate(
     })
 }
 
+/// Whose mailbox an unproven mail's address names (its From line, or its
+/// Reply-To): a claim either way, but it decides the claim's budget and
+/// its kits' lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// No registered team's mailbox: a stranger's address.
+    Stranger,
+    /// The mailbox of registrations none of which proved its address (a
+    /// From line alone registered them, which a stranger does at will).
+    UnprovenMailbox,
+    /// The mailbox of a registration that proved its address (it answered
+    /// a confirmation request, or its team sent a mail with its string).
+    ProvenMailbox,
+}
+
+impl Named {
+    /// What `sender_key` names, in one look-up of the registrations.
+    fn of(conn: &rusqlite::Connection, sender_key: &str) -> Result<Named, ProcessError> {
+        let count = db::registrations_of_mailbox(conn, sender_key)?;
+        Ok(if count.proven > 0 {
+            Named::ProvenMailbox
+        } else if count.waiting > 0 {
+            Named::UnprovenMailbox
+        } else {
+            Named::Stranger
+        })
+    }
+}
+
 /// The kit caps a reply is held to, besides its budget's: the rule of
 /// which kits count against which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,24 +147,40 @@ enum KitLane {
     /// A kit to a team proven by its string: counted among the team's own
     /// kits, which no stranger can spend.
     Team(TeamId),
-    /// A kit to a stranger: counted per sender, per domain and among all
-    /// strangers' kits.
+    /// A kit to a stranger, or to a mailbox only a From line registered:
+    /// counted per sender, per domain and among all strangers' kits, and
+    /// charged to the strangers' budget.
     Stranger,
-    /// A kit on any other budget (a registered mailbox's): counted per
-    /// sender and among that budget's kits, never by its domain.
+    /// A kit on any other budget (a proven mailbox's): counted per sender
+    /// and among that budget's kits, never by its domain.
     Sender,
 }
 
 impl KitLane {
-    /// The lane of a reply of `kind` drawn from `budget`.
-    fn of(kind: &str, budget: Budget) -> KitLane {
+    /// The lane of a reply of `kind` drawn from `budget` for a mail naming
+    /// `named`. A registration from a forged From line proves nothing, so
+    /// a kit asked for in its mailbox's name is a stranger's (as its mails
+    /// at intake and its forwards are): before, such kits shared the
+    /// proven mailboxes' lane, and a forger's registrations spent it.
+    fn of(kind: &str, budget: Budget, named: Named) -> KitLane {
         if kind != KIT_KIND {
             return KitLane::NotAKit;
         }
-        match budget {
-            Budget::Team(team) => KitLane::Team(team),
-            Budget::Strangers => KitLane::Stranger,
-            Budget::Confirmed | Budget::Contest | Budget::Registration => KitLane::Sender,
+        match (budget, named) {
+            (Budget::Team(team), _) => KitLane::Team(team),
+            (Budget::Strangers, _) | (Budget::Confirmed, Named::UnprovenMailbox) => {
+                KitLane::Stranger
+            }
+            (Budget::Confirmed | Budget::Contest | Budget::Registration, _) => KitLane::Sender,
+        }
+    }
+
+    /// The budget a kit of this lane is charged to (the outbox row's),
+    /// where the mail's replies draw on `budget`.
+    fn charged_to(self, budget: Budget) -> Budget {
+        match self {
+            KitLane::Stranger => Budget::Strangers,
+            KitLane::NotAKit | KitLane::Team(_) | KitLane::Sender => budget,
         }
     }
 }
@@ -157,12 +202,15 @@ pub(super) fn finish_in(
         .to_string();
     // A From line naming a registered team's mailbox is still a claim,
     // but its replies go to that team: strangers' caps on its domain and
-    // in all do not apply to it.
-    let budget = match effect.budget {
-        Budget::Strangers if db::count_registrations_of_mailbox(conn, &sender_key)? > 0 => {
-            Budget::Confirmed
-        }
-        b => b,
+    // in all do not apply to it (decided (F13) for a mailbox not proven
+    // yet too); its kits only if the mailbox proved itself (`KitLane`).
+    let named = match effect.budget {
+        Budget::Strangers => Named::of(conn, &sender_key)?,
+        _ => Named::Stranger,
+    };
+    let budget = match (effect.budget, named) {
+        (Budget::Strangers, Named::ProvenMailbox | Named::UnprovenMailbox) => Budget::Confirmed,
+        (b, _) => b,
     };
     // A mail that drew on a team's budget carried its authentification
     // string: the team's address is proven, its place safe from now on (in
@@ -187,7 +235,8 @@ pub(super) fn finish_in(
     } else {
         for reply in &effect.replies {
             // Why no kit may go out now, if the reply is one.
-            let no_kit = match KitLane::of(reply.kind, budget) {
+            let lane = KitLane::of(reply.kind, budget, named);
+            let no_kit = match lane {
                 KitLane::NotAKit => None,
                 KitLane::Team(team) => {
                     // A team proven by its string has a kit lane of its own:
@@ -204,11 +253,13 @@ pub(super) fn finish_in(
                     })
                 }
                 lane @ (KitLane::Stranger | KitLane::Sender) => {
-                    // A stranger's kit is capped per sender, per domain and
-                    // among all strangers' kits; a registered mailbox's per
-                    // sender and among registered mailboxes' kits (as its
-                    // other replies, never by its domain): strangers at its
-                    // domain or elsewhere never use up a participant's kit.
+                    // A stranger's kit (or one asked for in the name of a
+                    // mailbox only a From line registered) is capped per
+                    // sender, per domain and among all strangers' kits; a
+                    // proven mailbox's per sender and among proven
+                    // mailboxes' kits (as its other replies, never by its
+                    // domain): strangers at its domain or elsewhere, and
+                    // forged registrations, never use up its kit.
                     let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
                         .of_kind(reply.kind)
                         .since(conn, since)?;
@@ -220,7 +271,7 @@ pub(super) fn finish_in(
                         0
                     };
                     let per_day = db::replies(ReplyTarget::Everyone)
-                        .on(&[budget])
+                        .on(&[lane.charged_to(budget)])
                         .of_kind(reply.kind)
                         .since(conn, since)?;
                     if capped(limits.kits_per_day, per_day) {
@@ -270,7 +321,7 @@ pub(super) fn finish_in(
                 reply,
                 Cause {
                     inbox_id: Some(row.id),
-                    budget,
+                    budget: lane.charged_to(budget),
                     sender_key: counted_for.as_deref(),
                     event: EventKey::None,
                 },

@@ -370,6 +370,18 @@ pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Resul
     )?)
 }
 
+/// The registrations with an address of `mailbox` (folded as above),
+/// proven and waiting for their proof, in one look-up: a mail naming the
+/// mailbox draws on the proven mailboxes' kits only if one proved itself.
+pub fn registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Result<RegistrationCount> {
+    let (proven, waiting) = conn.query_row(
+        "SELECT COUNT(proven_at), COUNT(*) - COUNT(proven_at) FROM registrations WHERE mailbox = ?1",
+        [mailbox],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(RegistrationCount { proven, waiting })
+}
+
 /// The mailbox (its address case-folded without a `+tag`) team `team` is
 /// registered with, if it is registered: the one address its
 /// authentification string proves (its acknowledgement went there).
