@@ -1666,6 +1666,86 @@ fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
     assert_eq!(kits(&c, "late@elsewhere.example"), 0);
 }
 
+/// Issue 38 (proof is an auth string): a team's program may send the
+/// team's mails (a script that sends its strategy marks them
+/// `Auto-Submitted: auto-generated`, as RFC 3834 asks). Such a mail with
+/// the team's string is the team's: processed, and answered once in 24
+/// hours, to the team's mailbox only, the answer saying why (RFC 3834: no
+/// automatic answer to automatic mail, so that no two programs answer each
+/// other for ever). Before, it was dropped unanswered and the team never
+/// learnt what became of it. An auto-responder's answer (`auto-replied`)
+/// quoting the string, and a program's mail without it, still get none.
+#[test]
+fn a_teams_programs_mail_is_processed_and_answered_once_a_day() {
+    let c = Contest::new("");
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let sent = c.replies().len();
+    let generated = "Auto-Submitted: auto-generated\r\n";
+    let first = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("<<FROM>> ann_team {auth}\n"),
+        &format!("Reply-To: victim@elsewhere.example\r\n{generated}"),
+    );
+    let o = c.ingest(&[&first]);
+    let replies = c.replies();
+    assert_eq!(replies.len(), sent + 1, "{}", stdout(&o));
+    let answer = replies.last().unwrap();
+    assert_eq!(answer.to, ["ann@mail.example"], "the team's mailbox only");
+    assert!(
+        answer.body.contains("\"Auto-Submitted: auto-generated\"")
+            && answer.body.contains("at most once in 24 hours"),
+        "{}",
+        answer.body
+    );
+    assert!(
+        stdout(&o).contains("(no copy outside the team's mailbox"),
+        "{}",
+        stdout(&o)
+    );
+    // The next of the day is processed, not answered, and says why.
+    let second = c.mail(
+        "ann@mail.example",
+        "mail-preference",
+        &format!("<<FROM>> ann_team {auth}\nmail-preference: GRR\n"),
+        generated,
+    );
+    let o = c.ingest(&[&second]);
+    assert_eq!(c.replies().len(), sent + 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(": done: ")
+            && stdout(&o).contains("(no reply: a team's program is answered once in 24 hours"),
+        "{}",
+        stdout(&o)
+    );
+    // An auto-responder's answer quoting the string, and a program's mail
+    // without it, are never answered.
+    let auto_reply = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("> <<FROM>> ann_team {auth}\n<<FROM>> ann_team {auth}\n"),
+        "Auto-Submitted: auto-replied\r\n",
+    );
+    let stranger = c.mail("bot@elsewhere.example", "status", "", generated);
+    let o = c.ingest(&[&auto_reply, &stranger]);
+    assert_eq!(c.replies().len(), sent + 1, "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o)
+            .matches("automatic mail (auto_submitted), not answered")
+            .count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// Hostile review (issue 38's leftovers): mails forged "from" a registered
 /// team's mailbox use up that mailbox's kits (the registered mailboxes'
 /// lane, 2 a day), yet a request carrying the team's authentification
