@@ -4,7 +4,9 @@
 //! only.
 //!
 //! A proven mail is one carrying the authentification string of a
-//! registered team (its `<<FROM>>` line, or a source's header), one that
+//! registered team (its `<<FROM>>` line, or a source's header; a
+//! machine's mail only if the team's program sent it:
+//! `commands::proving_team`), one that
 //! answers a confirmation request (its code, from the address the request
 //! went to), or the organizer's round summary with its pause token
 //! (`<<RSM>>`) while the round's RSM has not gone out (a spent token proves
@@ -131,17 +133,14 @@ pub fn standing(
             .unwrap_or_default(),
     };
     // A mail over the size cap is its header part only: no string to read.
-    if mail.full_size.is_none() && parsed.automatic.is_none() {
-        let command = classify(&parsed.subject);
-        let claim = match command {
-            Command::Compile => commands::compile::claimed_credentials(config, &parsed),
-            _ => parsed.body.text().and_then(commands::credentials),
-        };
-        if let Some(c) = claim {
-            if let Some(reg) = commands::authenticate(conn, &c.team, &c.auth)? {
-                return Ok(Standing::Team { team: reg.team });
-            }
+    // A team's program's mail is the team's (`commands::proving_team`).
+    let command = classify(&parsed.subject);
+    if mail.full_size.is_none() {
+        if let Some(team) = commands::proving_team(conn, config, &parsed, command)? {
+            return Ok(Standing::Team { team });
         }
+    }
+    if mail.full_size.is_none() && parsed.automatic.is_none() {
         // A one-time secret proves one mail at a time: the secret is spent
         // only when its mail is processed, and the intake takes in every
         // mail waiting before that, so a copy (any number of them) taken

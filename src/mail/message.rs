@@ -5,7 +5,8 @@
 //! RFC 2047 headers), and returns an [`Inbound`]: who wrote it and where a
 //! reply goes, the decoded subject, the text body (or the fact that there is
 //! only HTML, or nothing), the attachments, and whether the mail was sent by
-//! a machine ([`Automatic`]) and so must never be answered.
+//! a machine ([`Automatic`]) and so must never be answered (but for a
+//! team's program's mail its string proves: [`Automatic::provable`]).
 //! [`strategy_source`] then finds the C source of a "please compile" mail.
 //!
 //! Deliberately not here: deciding what a mail *is* (registration, compile

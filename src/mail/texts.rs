@@ -29,6 +29,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/registration_accepted.hbs"),
     ),
     (
+        "automatic_note",
+        include_str!("../../templates/mail/automatic_note.hbs"),
+    ),
+    (
         "registration_accepted_bot",
         include_str!("../../templates/mail/registration_accepted_bot.hbs"),
     ),

@@ -800,10 +800,42 @@ impl<'a> Replies<'a> {
         Ok(conn.query_row(&sql, rusqlite::params_from_iter(values), |r| r.get(0))?)
     }
 
+    /// How many of them were queued since `since`, and how many of those
+    /// are of `kind` (counted as [`Replies::of_kind`] counts): two caps'
+    /// counts in one look-up (a team's kit to another address meets that
+    /// address's replies and its kits).
+    pub fn since_with_kind(
+        self,
+        conn: &Connection,
+        since: DateTime<Utc>,
+        kind: &str,
+    ) -> Result<(u32, u32)> {
+        let (filters, values) = self.filters(since);
+        // The kind's `?` comes first in the text: its value first.
+        let values = std::iter::once(rusqlite::types::Value::Text(kind.to_string())).chain(values);
+        Ok(conn.query_row(
+            &format!(
+                "SELECT COUNT(*), COALESCE(SUM(kind = ? AND event_key IS NULL), 0) \
+                 FROM outbox WHERE {filters}"
+            ),
+            rusqlite::params_from_iter(values),
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
+    }
+
     /// The count's SQL and its parameters. The budgets are written as
     /// literals (fixed names, never input) so that SQLite can use the
     /// partial index on the strangers' lane.
     fn query(self, since: DateTime<Utc>) -> (String, Vec<rusqlite::types::Value>) {
+        let (filters, values) = self.filters(since);
+        (
+            format!("SELECT COUNT(*) FROM outbox WHERE {filters}"),
+            values,
+        )
+    }
+
+    /// The count's filters (joined by `AND`) and their parameters.
+    fn filters(self, since: DateTime<Utc>) -> (String, Vec<rusqlite::types::Value>) {
         use rusqlite::types::Value;
         let mut filters = Vec::new();
         let mut values = Vec::new();
@@ -843,13 +875,7 @@ impl<'a> Replies<'a> {
         }
         filters.push("created_at >= ?".to_string());
         values.push(Value::Text(timestamp(since)));
-        (
-            format!(
-                "SELECT COUNT(*) FROM outbox WHERE {}",
-                filters.join(" AND ")
-            ),
-            values,
-        )
+        (filters.join(" AND "), values)
     }
 }
 

@@ -176,6 +176,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0035_outbox_message_id_not_unique.sql",
         include_str!("../../schema/0035_outbox_message_id_not_unique.sql"),
     ),
+    (
+        "0036_mail-lanes.sql",
+        include_str!("../../schema/0036_mail-lanes.sql"),
+    ),
 ];
 
 /// An open database.

@@ -1510,6 +1510,16 @@ fn strangers_kits_never_use_up_a_participants_kit() {
         "",
     );
     assert!(c.ingest(&[&reg]).status.success());
+    // Ann's address proves itself by her team's string (a mailbox only a
+    // From line registered is a stranger's for kits: the next test).
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let proof = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("<<FROM>> ann_team {auth}\n"),
+        "",
+    );
+    assert!(c.ingest(&[&proof]).status.success());
     let flood: Vec<PathBuf> = (0..3)
         .map(|i| {
             c.mail(
@@ -1556,6 +1566,184 @@ fn strangers_kits_never_use_up_a_participants_kit() {
         stdout(&o)
     );
     assert_eq!(kits(&c, "late@elsewhere.example"), 0);
+}
+
+/// Issue 38 (a claim is not an identity): registrations from forged From
+/// lines prove nothing, so kits asked for in their mailboxes' names are
+/// strangers' kits, charged to the strangers' budget. Before, each such
+/// mailbox drew on the registered mailboxes' kit lane (`kits_per_day` in
+/// all), so a forger's registrations and one kit request each used up the
+/// kits of every team whose address had proved itself: Ann's request from
+/// her proven mailbox then got none. Now the forged mailboxes' kits use up
+/// the strangers' lane (a stranger then gets none), Ann's lane is
+/// untouched, and her team's string has its own lane besides.
+#[test]
+fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
+    let c = Contest::new(
+        "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 20\nkits_per_sender_per_day = 2\n",
+    );
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let proof = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("<<FROM>> ann_team {auth}\n"),
+        "",
+    );
+    assert!(c.ingest(&[&proof]).status.success());
+    // The forger registers three teams from forged From lines, then asks
+    // for a kit in each mailbox's name.
+    let forged: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            c.mail(
+                &format!("f{i}@forged.example"),
+                "registration for KNOBELN",
+                &registration(
+                    &format!("f{i}@forged.example"),
+                    &format!("forged_team_{i}"),
+                    &format!("Forged Org {i}"),
+                ),
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = forged.iter().map(PathBuf::as_path).collect();
+    assert!(c.ingest(&refs).status.success());
+    let requests: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            c.mail(
+                &format!("f{i}@forged.example"),
+                "SEND knobelnsoftware",
+                "",
+                "",
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = requests.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(
+        stdout(&o).contains("(no kit: 2 kits went out today"),
+        "{}",
+        stdout(&o)
+    );
+    let kits = |c: &Contest, to: &str| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.subject.contains("participant kit") && r.to == [to])
+            .count()
+    };
+    let ask = c.mail("ann@mail.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&ask]);
+    assert_eq!(
+        kits(&c, "ann@mail.example"),
+        1,
+        "a proven mailbox's kit, whatever forged registrations asked: {}",
+        stdout(&o)
+    );
+    let with_string = c.mail(
+        "ann@mail.example",
+        "SEND knobelnsoftware",
+        &format!("<<FROM>> ann_team {auth}\n"),
+        "",
+    );
+    let o = c.ingest(&[&with_string]);
+    assert_eq!(kits(&c, "ann@mail.example"), 2, "{}", stdout(&o));
+    // The forged mailboxes' kits were the strangers': a stranger finds
+    // their lane spent.
+    let stranger = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&stranger]);
+    assert!(
+        stdout(&o).contains("(no kit: 2 kits went out today"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(kits(&c, "late@elsewhere.example"), 0);
+}
+
+/// Issue 38 (proof is an auth string): a team's program may send the
+/// team's mails (a script that sends its strategy marks them
+/// `Auto-Submitted: auto-generated`, as RFC 3834 asks). Such a mail with
+/// the team's string is the team's: processed, and answered once in 24
+/// hours, to the team's mailbox only, the answer saying why (RFC 3834: no
+/// automatic answer to automatic mail, so that no two programs answer each
+/// other for ever). Before, it was dropped unanswered and the team never
+/// learnt what became of it. An auto-responder's answer (`auto-replied`)
+/// quoting the string, and a program's mail without it, still get none.
+#[test]
+fn a_teams_programs_mail_is_processed_and_answered_once_a_day() {
+    let c = Contest::new("");
+    let reg = c.mail(
+        "ann@mail.example",
+        "registration for KNOBELN",
+        &registration("ann@mail.example", "ann_team", "Ann's Org"),
+        "",
+    );
+    assert!(c.ingest(&[&reg]).status.success());
+    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let sent = c.replies().len();
+    let generated = "Auto-Submitted: auto-generated\r\n";
+    let first = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("<<FROM>> ann_team {auth}\n"),
+        &format!("Reply-To: victim@elsewhere.example\r\n{generated}"),
+    );
+    let o = c.ingest(&[&first]);
+    let replies = c.replies();
+    assert_eq!(replies.len(), sent + 1, "{}", stdout(&o));
+    let answer = replies.last().unwrap();
+    assert_eq!(answer.to, ["ann@mail.example"], "the team's mailbox only");
+    assert!(
+        answer.body.contains("\"Auto-Submitted: auto-generated\"")
+            && answer.body.contains("at most once in 24 hours"),
+        "{}",
+        answer.body
+    );
+    assert!(
+        stdout(&o).contains("(no copy outside the team's mailbox"),
+        "{}",
+        stdout(&o)
+    );
+    // The next of the day is processed, not answered, and says why.
+    let second = c.mail(
+        "ann@mail.example",
+        "mail-preference",
+        &format!("<<FROM>> ann_team {auth}\nmail-preference: GRR\n"),
+        generated,
+    );
+    let o = c.ingest(&[&second]);
+    assert_eq!(c.replies().len(), sent + 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(": done: ")
+            && stdout(&o).contains("(no reply: a team's program is answered once in 24 hours"),
+        "{}",
+        stdout(&o)
+    );
+    // An auto-responder's answer quoting the string, and a program's mail
+    // without it, are never answered.
+    let auto_reply = c.mail(
+        "ann@mail.example",
+        "status",
+        &format!("> <<FROM>> ann_team {auth}\n<<FROM>> ann_team {auth}\n"),
+        "Auto-Submitted: auto-replied\r\n",
+    );
+    let stranger = c.mail("bot@elsewhere.example", "status", "", generated);
+    let o = c.ingest(&[&auto_reply, &stranger]);
+    assert_eq!(c.replies().len(), sent + 1, "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o)
+            .matches("automatic mail (auto_submitted), not answered")
+            .count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// Hostile review (issue 38's leftovers): mails forged "from" a registered

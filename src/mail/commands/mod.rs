@@ -104,6 +104,36 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>, command: Command) -> Result<Effec
     }
 }
 
+/// The team whose authentification string proves `mail`, asking for
+/// `command` (its `<<FROM>>` line, or a compile request's source header),
+/// if one does. A machine's mail is proven only if a program sent it
+/// ([`Automatic::provable`](crate::mail::message::Automatic::provable))
+/// and it asks what a team's program may ask: never a registration, a
+/// confirmation or a round summary (those are a person's word). Costs one
+/// look-up by team name, whatever the mail.
+pub fn proving_team(
+    conn: &Connection,
+    config: &crate::config::Config,
+    mail: &crate::mail::message::Inbound,
+    command: Command,
+) -> Result<Option<crate::tournament::TeamId>, crate::store::StoreError> {
+    if let Some(automatic) = &mail.automatic {
+        if !automatic.provable()
+            || matches!(command, Command::Register | Command::Confirm | Command::Rsm)
+        {
+            return Ok(None);
+        }
+    }
+    let claim = match command {
+        Command::Compile => compile::claimed_credentials(config, mail),
+        _ => mail.body.text().and_then(credentials),
+    };
+    Ok(match claim {
+        Some(c) => authenticate(conn, &c.team, &c.auth)?.map(|r| r.team),
+        None => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

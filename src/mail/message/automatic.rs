@@ -2,13 +2,14 @@
 //! own mail looping back): the first [`Automatic`] reason that applies,
 //! from the headers, the parts and the senders' local parts.
 //!
-//! Not here: what is done with such a mail (`process` never answers it)
+//! Not here: what is done with such a mail (`process` answers none but a
+//! team's program's mail its string proves, once a day)
 //! and the rest of reading a mail (`parse.rs`).
 
 use mail_parser::{Message, MimeHeaders, PartType};
 
 use super::headers::raw_values;
-use super::model::{Automatic, Mailbox};
+use super::model::{Automatic, Mailbox, AUTO_GENERATED};
 
 /// Local parts (compared case-insensitively) that mark a sender as a
 /// machine.
@@ -81,7 +82,7 @@ fn has_report_part(msg: &Message<'_>, depth: usize) -> bool {
 }
 
 /// The first of the [`Automatic`] reasons that applies, in the order of the
-/// enum.
+/// enum; `Auto-Submitted: auto-generated` only if no other reason applies.
 pub(super) fn automatic(
     msg: &Message<'_>,
     our_loop_id: &str,
@@ -105,6 +106,10 @@ pub(super) fn automatic(
     {
         return Some(Automatic::NullReturnPath);
     }
+    // A program's own mail (`auto-generated`: not an answer to a mail) is
+    // named only when nothing below marks the mail as a machine's too: a
+    // team's string may then make it the team's (`Automatic::provable`).
+    let mut generated = None;
     for v in raw_values(msg, "Auto-Submitted") {
         // `auto-replied; owner-email="..."` or `auto-generated (comment)`.
         let token = v
@@ -113,7 +118,9 @@ pub(super) fn automatic(
             .unwrap_or("")
             .trim()
             .to_ascii_lowercase();
-        if token != "no" {
+        if token == AUTO_GENERATED {
+            generated = Some(token);
+        } else if token != "no" {
             return Some(Automatic::AutoSubmitted(token));
         }
     }
@@ -161,5 +168,5 @@ pub(super) fn automatic(
             return Some(Automatic::BounceSender(local.to_string()));
         }
     }
-    None
+    generated.map(Automatic::AutoSubmitted)
 }

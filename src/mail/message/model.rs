@@ -81,7 +81,21 @@ pub enum Automatic {
     BounceSender(String),
 }
 
+/// The value of `Auto-Submitted` a program gives its own mail, one that
+/// answers no mail (RFC 3834 section 5).
+pub const AUTO_GENERATED: &str = "auto-generated";
+
 impl Automatic {
+    /// Whether a team's authentification string can make this mail the
+    /// team's: only a program's own mail (`Auto-Submitted:
+    /// auto-generated`, say a team's script sending its strategy) that
+    /// nothing else marks as a machine's. An answer to a mail
+    /// (`auto-replied`: an auto-responder, which may quote the string
+    /// back), a report, a list's mail or our own coming back never is.
+    pub fn provable(&self) -> bool {
+        matches!(self, Automatic::AutoSubmitted(v) if v == AUTO_GENERATED)
+    }
+
     /// A stable snake_case name of the variant (for logs and tests).
     pub fn kind(&self) -> &'static str {
         match self {

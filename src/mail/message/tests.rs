@@ -111,6 +111,55 @@ fn automatic_kinds() {
     assert_eq!(m.automatic, None);
 }
 
+/// A program's own mail (`Auto-Submitted: auto-generated`) is named only
+/// when nothing else marks it a machine's, and only it is provable by a
+/// team's string: an auto-responder's (`auto-replied`), a list's or our
+/// own mail coming back never is, whatever `Auto-Submitted` says too.
+#[test]
+fn only_a_programs_own_mail_is_provable() {
+    let cases = [
+        ("Auto-Submitted: auto-generated\n", "auto_submitted", true),
+        (
+            "Auto-Submitted: Auto-Generated (cron)\n",
+            "auto_submitted",
+            true,
+        ),
+        ("Auto-Submitted: auto-replied\n", "auto_submitted", false),
+        (
+            "Auto-Submitted: auto-generated\nAuto-Submitted: auto-replied\n",
+            "auto_submitted",
+            false,
+        ),
+        (
+            "Auto-Submitted: auto-generated\nList-Id: <l.x.example>\n",
+            "list_id",
+            false,
+        ),
+        (
+            "Auto-Submitted: auto-generated\nX-Loop: KNOBELN@contest.example\n",
+            "our_loop",
+            false,
+        ),
+        (
+            "Auto-Submitted: auto-generated\nX-Autoreply: yes\n",
+            "auto_reply_header",
+            false,
+        ),
+        (
+            "Auto-Submitted: auto-generated\nPrecedence: bulk\n",
+            "precedence",
+            false,
+        ),
+    ];
+    for (header, kind, provable) in cases {
+        let m = p(&format!(
+            "From: joe@x.example\n{header}Subject: s\n\nbody\n"
+        ));
+        let auto = m.automatic.as_ref().expect(header);
+        assert_eq!((auto.kind(), auto.provable()), (kind, provable), "{header}");
+    }
+}
+
 #[test]
 fn every_marker_of_automatic_mail_is_recognised() {
     let cases = [

@@ -57,19 +57,17 @@ fn lane_key(
     else {
         return Ok(STRANGER_LANE.into());
     };
-    if mail.automatic.is_some() || mail.answerable_address().is_err() {
+    if mail.answerable_address().is_err() {
         return Ok(STRANGER_LANE.into());
     }
     let command = classify(&mail.subject);
-    let claim = match command {
-        Command::Compile => commands::compile::claimed_credentials(config, &mail),
-        _ => mail.body.text().and_then(commands::credentials),
-    };
     // A fault of the store is the caller's, never a stranger's lane.
-    let team = match claim {
-        Some(c) => commands::authenticate(conn, &c.team, &c.auth)?.map(|r| r.team),
-        None => None,
-    };
+    let team = commands::proving_team(conn, config, &mail, command)?;
+    // A machine's mail is never answered unless its team's program sent
+    // it (`proving_team`).
+    if mail.automatic.is_some() && team.is_none() {
+        return Ok(STRANGER_LANE.into());
+    }
     Ok(match (team, command) {
         (Some(team), Command::Compile) => format!("{COMPILE_KEY}{}", team.0),
         (Some(_), _) => TEAM_LANE.into(),

@@ -1,5 +1,6 @@
 //! One mail processed: parsed (a mail kept only as its header part is
-//! answered that it is too large), automatic and unanswerable mails left
+//! answered that it is too large), automatic mails (but a team's
+//! program's, proven by the team's string) and unanswerable ones left
 //! unanswered, the others handed to their command and committed with their
 //! replies; and the ways a mail ends without a reply (unanswered, dropped,
 //! set aside, unreadable by the transport).
@@ -195,9 +196,16 @@ pub(super) fn process_one(
             return commit(store, config, row, &ctx, effect, now);
         }
     };
+    let command = classify(&mail.subject);
     if let Some(auto) = &mail.automatic {
-        let outcome = format!("automatic mail ({}), not answered", auto.kind());
-        return finish_unanswered(store, config, row, &outcome, now);
+        // A machine's mail is never answered, unless a team's program sent
+        // it and the team's string proves it: then it is the team's mail,
+        // processed as any, its answers bounded by RFC 3834's rule
+        // (`reply`).
+        if commands::proving_team(store.conn(), config, &mail, command)?.is_none() {
+            let outcome = format!("automatic mail ({}), not answered", auto.kind());
+            return finish_unanswered(store, config, row, &outcome, now);
+        }
     }
     let reply_to = match mail.answerable_address() {
         Ok(m) => m.address.clone(),
@@ -210,7 +218,6 @@ pub(super) fn process_one(
         now,
         reply_to,
     };
-    let command = classify(&mail.subject);
     match command {
         Command::Register => {
             // The answer to a registration that is kept draws from the

@@ -1,7 +1,8 @@
 //! A handled mail's replies: charged to the budget they draw from (a
 //! stranger's per sender, per domain and in all; a registered mailbox's; a
 //! proven team's; a kept registration's and the contest's never capped),
-//! the kits' own caps, queued in the outbox, and the mail's final state
+//! the kits' own caps, a team's program's mail answered once a day, queued
+//! in the outbox, and the mail's final state
 //! set and the mail sealed, on one transaction.
 //!
 //! Not here: what a reply says (the commands) and sending it (`delivery`).
@@ -14,7 +15,9 @@ use crate::config::Config;
 use crate::mail::commands::help::FORWARD_KIND;
 use crate::mail::commands::software::KIT_KIND;
 use crate::mail::commands::{Budget, Ctx, Effect};
+use crate::mail::message::Automatic;
 use crate::mail::sender::sender_key;
+use crate::mail::texts::render;
 use crate::outbox::outgoing::Outgoing;
 use crate::outbox::{enqueue, Cause, EventKey};
 use crate::store::mail::{self as db, InboxRow, ReplyTarget};
@@ -109,6 +112,77 @@ fn reply_gate(
     })
 }
 
+/// Whose mailbox an unproven mail's address names (its From line, or its
+/// Reply-To): a claim either way, but it decides the claim's budget and
+/// its kits' lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// No registered team's mailbox: a stranger's address.
+    Stranger,
+    /// The mailbox of registrations none of which proved its address (a
+    /// From line alone registered them, which a stranger does at will).
+    UnprovenMailbox,
+    /// The mailbox of a registration that proved its address (it answered
+    /// a confirmation request, or its team sent a mail with its string).
+    ProvenMailbox,
+}
+
+impl Named {
+    /// What `sender_key` names, in one look-up of the registrations.
+    fn of(conn: &rusqlite::Connection, sender_key: &str) -> Result<Named, ProcessError> {
+        let count = db::registrations_of_mailbox(conn, sender_key)?;
+        Ok(if count.proven > 0 {
+            Named::ProvenMailbox
+        } else if count.waiting > 0 {
+            Named::UnprovenMailbox
+        } else {
+            Named::Stranger
+        })
+    }
+}
+
+/// Why a mail a machine sent (`program`: its reason, `None` for a
+/// person's mail) gets no answer now, or `None`. Only a team's program's
+/// mail proven by its string reaches here (`one.rs`), and it is answered
+/// at most once in 24 hours, to the team's mailbox: RFC 3834 asks that
+/// automatic mail get no automatic answer, so that two programs never
+/// answer each other for ever; one answer a day bounds such a loop and
+/// tells the team what became of its mail. A machine's mail whose answer
+/// the team's budget does not pay for gets none.
+fn program_gate(
+    conn: &rusqlite::Connection,
+    program: Option<&Automatic>,
+    budget: Budget,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, ProcessError> {
+    if program.is_none() {
+        return Ok(None);
+    }
+    let Budget::Team(team) = budget else {
+        return Ok(Some(
+            "a machine's mail whose answer its team's string does not pay for".into(),
+        ));
+    };
+    Ok(
+        db::automatic_answered_since(conn, team, now - Duration::days(1))?
+            .map(|at| format!("a team's program is answered once in 24 hours, last at {at}")),
+    )
+}
+
+/// The paragraph before each answer to a team's program's mail: why it
+/// is answered, and that the next ones of the day will not be.
+fn program_note(program: &Automatic, now: DateTime<Utc>) -> Result<String, ProcessError> {
+    let value = match program {
+        Automatic::AutoSubmitted(v) => v.as_str(),
+        _ => "",
+    };
+    let until = (now + Duration::days(1)).format("%Y-%m-%d %H:%M UTC");
+    Ok(render(
+        "automatic_note",
+        &serde_json::json!({ "value": value, "until": until.to_string() }),
+    )?)
+}
+
 /// The kit caps a reply is held to, besides its budget's: the rule of
 /// which kits count against which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,24 +192,40 @@ enum KitLane {
     /// A kit to a team proven by its string: counted among the team's own
     /// kits, which no stranger can spend.
     Team(TeamId),
-    /// A kit to a stranger: counted per sender, per domain and among all
-    /// strangers' kits.
+    /// A kit to a stranger, or to a mailbox only a From line registered:
+    /// counted per sender, per domain and among all strangers' kits, and
+    /// charged to the strangers' budget.
     Stranger,
-    /// A kit on any other budget (a registered mailbox's): counted per
-    /// sender and among that budget's kits, never by its domain.
+    /// A kit on any other budget (a proven mailbox's): counted per sender
+    /// and among that budget's kits, never by its domain.
     Sender,
 }
 
 impl KitLane {
-    /// The lane of a reply of `kind` drawn from `budget`.
-    fn of(kind: &str, budget: Budget) -> KitLane {
+    /// The lane of a reply of `kind` drawn from `budget` for a mail naming
+    /// `named`. A registration from a forged From line proves nothing, so
+    /// a kit asked for in its mailbox's name is a stranger's (as its mails
+    /// at intake and its forwards are): before, such kits shared the
+    /// proven mailboxes' lane, and a forger's registrations spent it.
+    fn of(kind: &str, budget: Budget, named: Named) -> KitLane {
         if kind != KIT_KIND {
             return KitLane::NotAKit;
         }
-        match budget {
-            Budget::Team(team) => KitLane::Team(team),
-            Budget::Strangers => KitLane::Stranger,
-            Budget::Confirmed | Budget::Contest | Budget::Registration => KitLane::Sender,
+        match (budget, named) {
+            (Budget::Team(team), _) => KitLane::Team(team),
+            (Budget::Strangers, _) | (Budget::Confirmed, Named::UnprovenMailbox) => {
+                KitLane::Stranger
+            }
+            (Budget::Confirmed | Budget::Contest | Budget::Registration, _) => KitLane::Sender,
+        }
+    }
+
+    /// The budget a kit of this lane is charged to (the outbox row's),
+    /// where the mail's replies draw on `budget`.
+    fn charged_to(self, budget: Budget) -> Budget {
+        match self {
+            KitLane::Stranger => Budget::Strangers,
+            KitLane::NotAKit | KitLane::Team(_) | KitLane::Sender => budget,
         }
     }
 }
@@ -157,12 +247,15 @@ pub(super) fn finish_in(
         .to_string();
     // A From line naming a registered team's mailbox is still a claim,
     // but its replies go to that team: strangers' caps on its domain and
-    // in all do not apply to it.
-    let budget = match effect.budget {
-        Budget::Strangers if db::count_registrations_of_mailbox(conn, &sender_key)? > 0 => {
-            Budget::Confirmed
-        }
-        b => b,
+    // in all do not apply to it (decided (F13) for a mailbox not proven
+    // yet too); its kits only if the mailbox proved itself (`KitLane`).
+    let named = match effect.budget {
+        Budget::Strangers => Named::of(conn, &sender_key)?,
+        _ => Named::Stranger,
+    };
+    let budget = match (effect.budget, named) {
+        (Budget::Strangers, Named::ProvenMailbox | Named::UnprovenMailbox) => Budget::Confirmed,
+        (b, _) => b,
     };
     // A mail that drew on a team's budget carried its authentification
     // string: the team's address is proven, its place safe from now on (in
@@ -175,19 +268,27 @@ pub(super) fn finish_in(
         Budget::Team(team) => db::mailbox_of_team(conn, team)?,
         _ => None,
     };
+    // A team's program's mail (`one.rs` lets no other machine's through).
+    let program = ctx.mail.automatic.as_ref().filter(|a| a.provable());
     let limits = &config.limits;
     let mut outcome = effect.outcome;
+    let mut answered = false;
     // Whether the mail was passed on to the organizer, whose copy is cut
     // and names the mail's inbox id for the whole of it.
     let mut forwarded = false;
     let since = now - Duration::days(1);
     let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
-    if let Some(why) = reply_gate(conn, config, budget, &sender_key, now)? {
+    let gate = match reply_gate(conn, config, budget, &sender_key, now)? {
+        Some(why) => Some(why),
+        None => program_gate(conn, program, budget, now)?,
+    };
+    if let Some(why) = gate {
         outcome.push_str(&format!(" (no reply: {why})"));
     } else {
         for reply in &effect.replies {
             // Why no kit may go out now, if the reply is one.
-            let no_kit = match KitLane::of(reply.kind, budget) {
+            let lane = KitLane::of(reply.kind, budget, named);
+            let no_kit = match lane {
                 KitLane::NotAKit => None,
                 KitLane::Team(team) => {
                     // A team proven by its string has a kit lane of its own:
@@ -204,11 +305,13 @@ pub(super) fn finish_in(
                     })
                 }
                 lane @ (KitLane::Stranger | KitLane::Sender) => {
-                    // A stranger's kit is capped per sender, per domain and
-                    // among all strangers' kits; a registered mailbox's per
-                    // sender and among registered mailboxes' kits (as its
-                    // other replies, never by its domain): strangers at its
-                    // domain or elsewhere never use up a participant's kit.
+                    // A stranger's kit (or one asked for in the name of a
+                    // mailbox only a From line registered) is capped per
+                    // sender, per domain and among all strangers' kits; a
+                    // proven mailbox's per sender and among proven
+                    // mailboxes' kits (as its other replies, never by its
+                    // domain): strangers at its domain or elsewhere, and
+                    // forged registrations, never use up its kit.
                     let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
                         .of_kind(reply.kind)
                         .since(conn, since)?;
@@ -220,7 +323,7 @@ pub(super) fn finish_in(
                         0
                     };
                     let per_day = db::replies(ReplyTarget::Everyone)
-                        .on(&[budget])
+                        .on(&[lane.charged_to(budget)])
                         .of_kind(reply.kind)
                         .since(conn, since)?;
                     if capped(limits.kits_per_day, per_day) {
@@ -248,14 +351,30 @@ pub(super) fn finish_in(
                 matches!(budget, Budget::Strangers | Budget::Confirmed).then(|| sender_key.clone());
             let mut addressed = None;
             if let Budget::Team(_) = budget {
-                let (to, other, left_out) =
+                let (mut to, mut other, left_out) =
                     team_recipients(conn, config, reply, team_mailbox.as_deref(), since)?;
                 outcome.push_str(&left_out);
+                if program.is_some() && other.is_some() {
+                    // A program's answer goes to its team's mailbox only.
+                    to.retain(|a| {
+                        team_mailbox.as_deref() == Some(crate::mail::sender::sender_key(a).as_str())
+                    });
+                    outcome.push_str(
+                        " (no copy outside the team's mailbox: a program's mail is answered there only)",
+                    );
+                    other = None;
+                }
                 if to.is_empty() {
                     continue;
                 }
                 counted_for = other;
-                if to != reply.to {
+                if let Some(program) = program {
+                    addressed = Some(Outgoing {
+                        to,
+                        body: format!("{}{}", program_note(program, now)?, reply.body),
+                        ..reply.clone()
+                    });
+                } else if to != reply.to {
                     addressed = Some(Outgoing {
                         to,
                         ..reply.clone()
@@ -270,13 +389,17 @@ pub(super) fn finish_in(
                 reply,
                 Cause {
                     inbox_id: Some(row.id),
-                    budget,
+                    budget: lane.charged_to(budget),
                     sender_key: counted_for.as_deref(),
                     event: EventKey::None,
                 },
                 now,
             )?;
+            answered = true;
         }
+    }
+    if let (Some(_), Budget::Team(team), true) = (program, budget, answered) {
+        db::set_automatic_answered(conn, team, now)?;
     }
     seal_inbox(conn, config, row)?;
     db::finish_inbox(conn, row.id, effect.state, &outcome, now)?;
@@ -336,7 +459,16 @@ fn team_recipients(
             ));
             continue;
         }
-        let replies = db::replies(ReplyTarget::Sender(&key)).since(conn, since)?;
+        // The address's replies of the day and, for a kit, its kits: one
+        // look-up either way.
+        let (replies, kits) = if reply.kind == KIT_KIND {
+            db::replies(ReplyTarget::Sender(&key)).since_with_kind(conn, since, KIT_KIND)?
+        } else {
+            (
+                db::replies(ReplyTarget::Sender(&key)).since(conn, since)?,
+                0,
+            )
+        };
         if capped(limits.replies_per_sender_per_day, replies) {
             left_out.push_str(&format!(
                 " (no copy to {address}: {} replies to this address today already)",
@@ -344,17 +476,12 @@ fn team_recipients(
             ));
             continue;
         }
-        if reply.kind == KIT_KIND {
-            let kits = db::replies(ReplyTarget::Sender(&key))
-                .of_kind(KIT_KIND)
-                .since(conn, since)?;
-            if capped(limits.kits_per_sender_per_day, kits) {
-                left_out.push_str(&format!(
-                    " (no kit to {address}: at most {} kits a day to one address)",
-                    limits.kits_per_sender_per_day
-                ));
-                continue;
-            }
+        if reply.kind == KIT_KIND && capped(limits.kits_per_sender_per_day, kits) {
+            left_out.push_str(&format!(
+                " (no kit to {address}: at most {} kits a day to one address)",
+                limits.kits_per_sender_per_day
+            ));
+            continue;
         }
         to.push(address.clone());
         other = Some(key);

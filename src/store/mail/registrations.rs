@@ -370,6 +370,45 @@ pub fn count_registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Resul
     )?)
 }
 
+/// The registrations with an address of `mailbox` (folded as above),
+/// proven and waiting for their proof, in one look-up: a mail naming the
+/// mailbox draws on the proven mailboxes' kits only if one proved itself.
+pub fn registrations_of_mailbox(conn: &Connection, mailbox: &str) -> Result<RegistrationCount> {
+    let (proven, waiting) = conn.query_row(
+        "SELECT COUNT(proven_at), COUNT(*) - COUNT(proven_at) FROM registrations WHERE mailbox = ?1",
+        [mailbox],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(RegistrationCount { proven, waiting })
+}
+
+/// When the server answered a mail of team `team` that the team's program
+/// sent (`Auto-Submitted: auto-generated`), if it did at `since` or later
+/// (schema 0036): such mails get one answer in 24 hours.
+pub fn automatic_answered_since(
+    conn: &Connection,
+    team: TeamId,
+    since: DateTime<Utc>,
+) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT automatic_answered_at FROM registrations \
+             WHERE team_id = ?1 AND automatic_answered_at >= ?2",
+            params![team.0, timestamp(since)],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Records that a mail of team `team`'s program was answered at `now`.
+pub fn set_automatic_answered(conn: &Connection, team: TeamId, now: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "UPDATE registrations SET automatic_answered_at = ?2 WHERE team_id = ?1",
+        params![team.0, timestamp(now)],
+    )?;
+    Ok(())
+}
+
 /// The mailbox (its address case-folded without a `+tag`) team `team` is
 /// registered with, if it is registered: the one address its
 /// authentification string proves (its acknowledgement went there).

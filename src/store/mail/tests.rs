@@ -249,6 +249,24 @@ fn contest_mails_stay_out_of_the_per_sender_indexes() {
         .unwrap();
     assert_eq!(indexed, 1);
     let day_ago = Utc::now() - chrono::Duration::days(1);
+    // Both counts in one look-up, each as its own count counts.
+    for to in [
+        ReplyTarget::Sender("joe@lords.example"),
+        ReplyTarget::Everyone,
+    ] {
+        assert_eq!(
+            replies(to)
+                .since_with_kind(conn, day_ago, "software")
+                .unwrap(),
+            (
+                replies(to).since(conn, day_ago).unwrap(),
+                replies(to)
+                    .of_kind("software")
+                    .since(conn, day_ago)
+                    .unwrap()
+            )
+        );
+    }
     assert_eq!(
         replies(ReplyTarget::Sender("joe@lords.example"))
             .on(&[Budget::Strangers, Budget::Confirmed])
