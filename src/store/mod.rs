@@ -177,8 +177,8 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../schema/0035_outbox_message_id_not_unique.sql"),
     ),
     (
-        "0036_mail-lanes.sql",
-        include_str!("../../schema/0036_mail-lanes.sql"),
+        "0036_automatic_answered.sql",
+        include_str!("../../schema/0036_automatic_answered.sql"),
     ),
 ];
 
