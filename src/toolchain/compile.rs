@@ -17,9 +17,9 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Up to five processes run in the jail, in this order: `gcc -E` (its `cc1`
+//! Up to six programs run in the jail, in this order: `gcc -E` (its `cc1`
 //! started directly, [`GccStart`]), `gcc -c`
-//! (with its `cc1` and `as`), `clang -E` (only where the text could
+//! (its `cc1` and then `as`, each started directly), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
 //! each one's CPU (`bench compile` prints them). Much of it is starting
@@ -118,9 +118,9 @@ pub struct CompileConfig {
     /// The wasm tools to build with; `None`: [`wasm::Toolchain::find`]'s
     /// (the newest LLVM installed, its grounds seen once per process).
     pub toolchain: Option<wasm::Toolchain>,
-    /// How `gcc -E` starts: its `cc1` directly (the default, one start
-    /// fewer), or through the driver (the same text and report:
-    /// [`GccStart::Cc1`]).
+    /// How `gcc -E` and `gcc -c` start: their programs directly (the
+    /// default, one start fewer each), or through the driver (the same
+    /// text, object and report: [`GccStart::Cc1`]).
     pub gcc_start: GccStart,
     /// When wasm-ld is given the builtins archive: only where an object
     /// calls one of its helpers (the same module, [`wasm::BuiltinsLink`]).
@@ -171,7 +171,7 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
 pub enum Tool {
     /// `gcc -E`: the preprocessed text.
     GccPreprocess,
-    /// `gcc -c` (with its `cc1` and `as`), and `gcc -c -w` when the errors
+    /// `gcc -c` (its `cc1` and then `as`), and `gcc -c -w` when the errors
     /// drowned in warnings: check 5.
     Gcc,
     /// `clang -E` of the preprocessed text: it is left as it is (not run
@@ -365,7 +365,7 @@ impl<'a> Pass<'a> {
             return Ok(None);
         }
         let jail = Jail::new()?;
-        let gcc = Gcc::new(&jail, self.cfg.jail);
+        let gcc = Gcc::new(&jail, self.cfg.jail).started(self.cfg.gcc_start);
         gcc.put(SOURCE_NAME, source)?;
         let Some(preprocessed) = self.preprocess(&gcc)? else {
             return Ok(None);

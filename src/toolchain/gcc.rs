@@ -8,9 +8,18 @@
 //! data ([`static_data_bytes`]) is a cheap guard before clang. It turns gcc's fate (exit
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
+//!
+//! gcc's programs (`cc1`; for `gcc -c` then `as`) are started directly, as
+//! its driver names them ([`GccStart::Cc1`]), so that a limit is read from
+//! the wait status of the program that met it; the driver is asked, outside
+//! the jail and once per process, only for its commands and for its words
+//! on a signal, never given a program's source.
+
+use std::collections::HashMap;
 
 use crate::sandbox::jail::{
-    Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, JAIL_ENV, WORK_BYTES, WORK_INODES,
+    CpuCount, Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, JAIL_ENV, WORK_BYTES,
+    WORK_INODES,
 };
 
 /// The file name of the source inside the jail (gcc's messages show it).
@@ -28,21 +37,29 @@ pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
 /// The gcc the jail runs.
 pub const GCC: &str = "/usr/bin/gcc";
 
-/// How `gcc -E` is started in the jail.
+/// How gcc is started in the jail, for `gcc -E` and `gcc -c` alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GccStart {
-    /// The driver, which starts `cc1 -E` as its child: kept for
-    /// comparisons, and what a `cc1` run that ended other than by its exit
-    /// 0 or 1 is run again through, for the driver's words on it.
+    /// The driver, which starts `cc1` (and for `gcc -c` then `as`) as its
+    /// children: kept for comparisons, for a command whose programs the
+    /// driver does not name plainly, and what a program that exited with
+    /// a status other than 0 or 1 (an internal error) is run again through.
     Driver,
-    /// `cc1 -E` itself, with the arguments the driver gives it (asked once
-    /// per process, [`cc1_preprocess_argv`]): one program started instead
-    /// of two, about 2 ms of CPU a compile less. A run that ends other than
-    /// by `cc1`'s exit 0 or 1 (a signal, a limit, an internal error) is run
-    /// again through the driver, whose words on it the report quotes.
+    /// The driver's programs themselves, one after the other as the
+    /// jail's commands, with the arguments the driver gives them (asked
+    /// once per process, `gcc -###`: [`cc1_preprocess_argv`],
+    /// [`compile_programs`]): `cc1 -E` for `gcc -E`; `cc1` to assembler
+    /// text, then `as`, for `gcc -c`. One program started fewer, about
+    /// 2 ms of CPU a run less. Each is the jail init's child, so a limit
+    /// it meets is told by its own wait status, as the kernel gave it
+    /// (`SIGXFSZ`, `SIGXCPU`), never by words; the words the driver would
+    /// have added ("gcc: internal compiler error: File size limit exceeded
+    /// signal terminated program cc1", …) are the driver's own, asked of it
+    /// once per program and signal ([`drivers_words`]), so the report is
+    /// the driver's.
     ///
-    /// The compile's again since the jail's init is the first process of
-    /// the jail's PID namespace. It had been taken off when `cc1` was that
+    /// `gcc -E`'s since the jail's init is the first process of the
+    /// jail's PID namespace. It had been taken off when `cc1` was that
     /// process, which the kernel gives no signal of default action (red
     /// team E14: a macro bomb's `cc1` wrote its 16 MiB and went on
     /// expanding, its writes refused, until the jail's memory ended it,
@@ -112,53 +129,253 @@ pub fn cc1_preprocess_argv(driver: &[&str]) -> Option<&'static [String]> {
         return None;
     }
     static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
-    ARGV.get_or_init(|| {
-        let out = std::process::Command::new(driver[0])
-            .arg("-###")
-            .args(&driver[1..])
-            .env_clear()
-            .envs(JAIL_ENV.iter().filter_map(|kv| kv.split_once('=')))
-            .stdin(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        driver_commands(&String::from_utf8_lossy(&out.stderr))
-    })
-    .as_deref()
+    ARGV.get_or_init(|| driver_commands(&drivers_plan(driver)?))
+        .as_deref()
 }
 
-/// The one command in `gcc -###`'s output (its lines that start with a
-/// space: the programs it would run, an argument with a character of
-/// the shell's in double quotes), if it is a `cc1`.
+/// What `gcc -###` says it would run for `driver` (its standard error),
+/// asked in the jail's environment.
+fn drivers_plan(driver: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(driver[0])
+        .arg("-###")
+        .args(&driver[1..])
+        .env_clear()
+        .envs(JAIL_ENV.iter().filter_map(|kv| kv.split_once('=')))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The one command in `gcc -###`'s output, if it is a `cc1`.
 fn driver_commands(text: &str) -> Option<Vec<String>> {
-    let mut commands = text.lines().filter(|l| l.starts_with(' '));
-    let line = commands.next()?;
-    if commands.next().is_some() {
+    let mut commands = commands_of(text)?;
+    if commands.len() != 1 {
         return None;
     }
-    let mut argv = Vec::new();
-    let mut chars = line.trim().chars().peekable();
-    while let Some(&c) = chars.peek() {
-        if c == ' ' {
-            chars.next();
-            continue;
-        }
-        let mut arg = String::new();
-        let mut quoted = false;
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => quoted = !quoted,
-                '\\' if quoted => arg.push(chars.next()?),
-                ' ' if !quoted => break,
-                c => arg.push(c),
-            }
-        }
-        if quoted {
-            return None;
-        }
-        argv.push(arg);
-    }
+    let argv = commands.pop()?;
     let program = argv.first()?;
     (program.starts_with('/') && program.ends_with("/cc1")).then_some(argv)
+}
+
+/// The commands in `gcc -###`'s output: its lines that start with a
+/// space (the programs it would run, an argument with a character of the
+/// shell's in double quotes). `None`: an open quote.
+fn commands_of(text: &str) -> Option<Vec<Vec<String>>> {
+    let mut commands = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with(' ')) {
+        let mut argv = Vec::new();
+        let mut chars = line.trim().chars().peekable();
+        while let Some(&c) = chars.peek() {
+            if c == ' ' {
+                chars.next();
+                continue;
+            }
+            let mut arg = String::new();
+            let mut quoted = false;
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => quoted = !quoted,
+                    '\\' if quoted => arg.push(chars.next()?),
+                    ' ' if !quoted => break,
+                    c => arg.push(c),
+                }
+            }
+            if quoted {
+                return None;
+            }
+            argv.push(arg);
+        }
+        commands.push(argv);
+    }
+    Some(commands)
+}
+
+/// The two programs gcc's driver runs for a `gcc -c` (C, or its
+/// preprocessed text, into an object), as it gives them: `cc1` writing
+/// assembler text, then `as` reading it and writing the object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompilePrograms {
+    /// `cc1`, its output the assembler text `asm_file`.
+    pub cc1: Vec<String>,
+    /// `as`, found on the jail's `PATH` as the driver finds it, reading
+    /// `asm_file`.
+    pub assembler: Vec<String>,
+    /// The assembler text in the work folder: the object's file name with
+    /// `.s` for `.o`, in the work folder wherever the object is written
+    /// (the driver's is a temporary file of a random name there, which it
+    /// removes; so is this one).
+    pub asm_file: String,
+}
+
+/// The programs gcc's driver runs for `driver` (a `gcc -c` writing an
+/// object `….o`), as the driver itself gives them (`gcc -###`, in the
+/// jail's environment), asked once per process and command: the same
+/// programs, flags and files, the driver's temporary assembler file
+/// named after the object. `None`: the driver runs anything but `cc1`
+/// and then `as` on cc1's text, or could not be asked.
+pub fn compile_programs(driver: &[&str]) -> Option<std::sync::Arc<CompilePrograms>> {
+    type Known = HashMap<Vec<String>, Option<std::sync::Arc<CompilePrograms>>>;
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    let key: Vec<String> = driver.iter().map(|a| a.to_string()).collect();
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(p) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return p.clone();
+    }
+    let programs = drivers_plan(driver)
+        .and_then(|text| compile_programs_of(&text, driver, &jail_path()))
+        .map(std::sync::Arc::new);
+    known
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, programs.clone());
+    programs
+}
+
+/// The folders of the jail's `PATH`.
+fn jail_path() -> Vec<String> {
+    JAIL_ENV
+        .iter()
+        .find_map(|kv| kv.strip_prefix("PATH="))
+        .map(|p| p.split(':').map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// [`compile_programs`] read from `gcc -###`'s `text` for `driver`, a
+/// program without a folder looked for in `path` (the jail's `/usr` is the
+/// host's).
+fn compile_programs_of(text: &str, driver: &[&str], path: &[String]) -> Option<CompilePrograms> {
+    let commands = commands_of(text)?;
+    let [cc1, assembler] = commands.as_slice() else {
+        return None;
+    };
+    let object = driver.get(driver.iter().position(|a| *a == "-o")? + 1)?;
+    // In the work folder, as the driver's temporary, wherever the object.
+    let asm_file = format!(
+        "{}.s",
+        std::path::Path::new(object)
+            .file_name()?
+            .to_str()?
+            .strip_suffix(".o")?
+    );
+    if driver.contains(&asm_file.as_str()) {
+        return None;
+    }
+    let program = cc1.first()?;
+    if !(program.starts_with('/') && program.ends_with("/cc1")) {
+        return None;
+    }
+    // cc1 writes the driver's temporary file, `as` reads it (its last
+    // argument) and writes the object; the temporary appears nowhere else.
+    let temporary = cc1.get(cc1.iter().position(|a| a == "-o")? + 1)?;
+    let name = assembler.first()?;
+    let uses = |argv: &[String]| argv.iter().filter(|a| *a == temporary).count();
+    if !temporary.ends_with(".s")
+        || std::path::Path::new(name).file_name()? != "as"
+        || assembler.last()? != temporary
+        || !assembler
+            .windows(2)
+            .any(|w| w[0] == "-o" && w[1] == *object)
+        || uses(cc1) != 1
+        || uses(assembler) != 1
+    {
+        return None;
+    }
+    let rename = |argv: &[String]| -> Vec<String> {
+        argv.iter()
+            .map(|a| {
+                if a == temporary {
+                    asm_file.clone()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect()
+    };
+    let mut assembler = rename(assembler);
+    if !name.starts_with('/') {
+        // As the driver's `execvp`: the first of the PATH's folders that has it.
+        assembler[0] = path.iter().find_map(|dir| {
+            use std::os::unix::fs::PermissionsExt;
+            let at = std::path::Path::new(dir).join(name);
+            let meta = std::fs::metadata(&at).ok()?;
+            (meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+                .then(|| at.to_string_lossy().into_owned())
+        })?;
+    }
+    Some(CompilePrograms {
+        cc1: rename(cc1),
+        assembler,
+        asm_file,
+    })
+}
+
+/// What gcc's driver says (its standard error) when `program` (`cc1`,
+/// `as`), which it started for `driver`, ends by `signal`: asked of the
+/// driver itself, once per process, command, program and signal, outside
+/// the jail with a stand-in of that name that ends by that signal at once
+/// (`-B`, a folder of stand-ins: the others exit 0), on an empty input.
+/// So a report of a program started directly has the driver's words on
+/// its end, whatever the gcc: the kind ("internal compiler error", "fatal
+/// error"), the signal's name, the lines that follow. `None`: it could
+/// not be asked, or said nothing.
+pub fn drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<String> {
+    type Known = HashMap<(Vec<String>, String, i32), Option<String>>;
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    let key = (
+        driver.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        program.to_string(),
+        signal,
+    );
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(w) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return w.clone();
+    }
+    let words = ask_drivers_words(driver, program, signal);
+    known
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, words.clone());
+    words
+}
+
+fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let n = driver.len();
+    if n < 4 || driver[n - 2] != "-o" {
+        return None;
+    }
+    let dir = tempfile::tempdir().ok()?;
+    let stand_in = concat!(
+        "#!/bin/sh\n",
+        "if [ \"${0##*/}\" = \"$KNOBELN_STAND_IN\" ]; then kill -\"$KNOBELN_SIGNAL\" $$; exit 125; fi\n",
+        "exit 0\n"
+    );
+    for name in ["cc1", "as"] {
+        let at = dir.path().join(name);
+        std::fs::write(&at, stand_in).ok()?;
+        std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o755)).ok()?;
+    }
+    std::fs::write(dir.path().join(driver[n - 3]), b"").ok()?;
+    let out = std::process::Command::new(driver[0])
+        .arg(format!("-B{}/", dir.path().display()))
+        .args(&driver[1..])
+        .current_dir(dir.path())
+        .env_clear()
+        .envs(
+            JAIL_ENV
+                .iter()
+                .filter_map(|kv| kv.split_once('='))
+                .filter(|(k, _)| *k != "TMPDIR"),
+        )
+        .env("TMPDIR", dir.path())
+        .env("KNOBELN_STAND_IN", program)
+        .env("KNOBELN_SIGNAL", signal.to_string())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let words = String::from_utf8_lossy(&out.stderr).into_owned();
+    (!out.status.success() && !words.is_empty()).then_some(words)
 }
 
 /// The bytes of static data (initialised, zero-initialised and read-only:
@@ -257,6 +474,9 @@ impl LimitHit {
 pub struct Gcc<'j> {
     jail: &'j Jail,
     limits: JailLimits,
+    /// How `gcc -c` starts ([`Gcc::started`]); `gcc -E` is told at each
+    /// call.
+    start: GccStart,
 }
 
 /// `head… -x LANGUAGE CFLAGS… src -o out`.
@@ -277,7 +497,17 @@ pub fn preprocess_command() -> Vec<&'static str> {
 
 impl<'j> Gcc<'j> {
     pub fn new(jail: &'j Jail, limits: JailLimits) -> Self {
-        Gcc { jail, limits }
+        Gcc {
+            jail,
+            limits,
+            start: GccStart::default(),
+        }
+    }
+
+    /// This gcc with `gcc -c` started as `start` says (the same object and
+    /// report either way).
+    pub fn started(self, start: GccStart) -> Self {
+        Gcc { start, ..self }
     }
 
     /// Writes a file into the jail's work folder, dated at the start of
@@ -308,45 +538,141 @@ impl<'j> Gcc<'j> {
             GccStart::Cc1 => cc1_preprocess_argv(&driver),
             GccStart::Driver => None,
         };
-        let Some(cc1) = cc1 else {
-            return self.run(&driver);
-        };
-        let cc1: Vec<&str> = cc1.iter().map(String::as_str).collect();
-        let (run, exit) = self.run_tool_exit("gcc", &cc1)?;
-        if matches!(exit, JailExit::Exited(0 | 1)) && run.limit_hit.is_none() {
-            if !run.ok {
-                // As the driver does: a failed run leaves no output.
-                match std::fs::remove_file(self.jail.work_dir().join(out)) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(JailError::Io {
-                            program: "gcc".into(),
-                            source: e,
-                        })
-                    }
-                    _ => {}
-                }
-            }
-            return Ok(run);
+        match cc1 {
+            Some(cc1) => self.run_programs(&driver, &[cc1], None, out),
+            None => self.run(&driver),
         }
-        // What the driver says of a signal or an internal error is the
-        // report's: the run again through it, both runs' CPU counted.
-        let mut again = self.run(&driver)?;
-        again.cpu += run.cpu;
-        Ok(again)
     }
 
     /// `gcc -c`: an object file.
     pub fn compile(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
-        self.run(&cc_argv(&[GCC, "-c"], input, src, out))
+        self.compile_by(&cc_argv(&[GCC, "-c"], input, src, out), out)
     }
 
     /// `gcc -c -w`: an object file, errors only (no warnings).
     pub fn compile_quiet(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
-        self.run(&cc_argv(&[GCC, "-c", "-w"], input, src, out))
+        self.compile_by(&cc_argv(&[GCC, "-c", "-w"], input, src, out), out)
+    }
+
+    /// `driver`, a `gcc -c` writing `out`, started as [`Gcc::started`]
+    /// says: `cc1` and then `as` directly, or the driver.
+    fn compile_by(&self, driver: &[&str], out: &str) -> Result<GccRun, JailError> {
+        let programs = match self.start {
+            GccStart::Cc1 => compile_programs(driver),
+            GccStart::Driver => None,
+        };
+        match programs {
+            Some(p) => self.run_programs(driver, &[&p.cc1, &p.assembler], Some(&p.asm_file), out),
+            None => self.run(driver),
+        }
     }
 
     fn run(&self, argv: &[&str]) -> Result<GccRun, JailError> {
         self.run_tool("gcc", argv)
+    }
+
+    /// Runs `programs`, the driver's for `driver` (which writes `out`), as
+    /// the driver runs them, each the jail's command: one after the other,
+    /// the next only once the one before exited 0, their messages one
+    /// stream within the output cap, `temporary` (the assembler text)
+    /// removed at the end and `out` when a program exited 1. A limit is told
+    /// by the wait status of the program that met it, as the kernel gave
+    /// it, never by words; a program ended by a signal gets the driver's
+    /// own words on it ([`drivers_words`]) after its messages, as through
+    /// the driver. One that exited with another status than 0 or 1 (an
+    /// internal error) is run again through the driver, whose words on it
+    /// are the report's, both runs' CPU counted.
+    fn run_programs(
+        &self,
+        driver: &[&str],
+        programs: &[&[String]],
+        temporary: Option<&str>,
+        out: &str,
+    ) -> Result<GccRun, JailError> {
+        let mut all: Option<JailOutput> = None;
+        let mut ended = None;
+        let mut names = Vec::new();
+        for argv in programs {
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            names.push(argv[0]);
+            let limits = JailLimits {
+                output_cap: self
+                    .limits
+                    .output_cap
+                    .saturating_sub(all.as_ref().map_or(0, |a| a.output.len())),
+                ..self.limits
+            };
+            let run = match self.run_checked("gcc", &argv, &limits) {
+                Ok(run) => run,
+                Err(JailError::Overloaded {
+                    program,
+                    wall,
+                    cpu,
+                    cpu_count,
+                }) => {
+                    // The run's CPU is all its programs'.
+                    return Err(JailError::Overloaded {
+                        program,
+                        wall,
+                        cpu: cpu + all.as_ref().map_or(std::time::Duration::ZERO, |a| a.cpu),
+                        cpu_count,
+                    });
+                }
+                Err(e) => return Err(e),
+            };
+            let exit = run.exit;
+            all = Some(match all {
+                Some(before) => joined(before, run),
+                None => run,
+            });
+            if exit != JailExit::Exited(0) {
+                ended = Some((argv[0], exit));
+                break;
+            }
+        }
+        let Some(mut all) = all else {
+            return self.run(driver);
+        };
+        if let Some(name) = temporary {
+            self.remove(name)?;
+        }
+        match ended {
+            None => {}
+            Some((_, JailExit::Exited(1))) => self.remove(out)?,
+            Some((program, JailExit::Signaled(signal))) => {
+                // The kernel's signal is the verdict; the driver's words on
+                // it follow the program's messages, as in its stream (and
+                // what the program wrote stays, as the driver, which stops
+                // at its words, leaves it).
+                let name = program.rsplit('/').next().unwrap_or(program);
+                if let Some(words) = drivers_words(driver, name, signal) {
+                    let room = self.limits.output_cap.saturating_sub(all.output.len());
+                    let mut keep = room.min(words.len());
+                    while !words.is_char_boundary(keep) {
+                        keep -= 1;
+                    }
+                    all.output.push_str(&words[..keep]);
+                    all.output_dropped += (words.len() - keep) as u64;
+                }
+            }
+            Some(_) => {
+                let mut again = self.run(driver)?;
+                again.cpu += all.cpu;
+                return Ok(again);
+            }
+        }
+        Ok(self.interpret(all, "gcc", Told::ByStatus(&names)))
+    }
+
+    /// Removes a file of the work folder, if there is one.
+    fn remove(&self, name: &str) -> Result<(), JailError> {
+        match std::fs::remove_file(self.jail.work_dir().join(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(JailError::Io {
+                program: "gcc".into(),
+                source: e,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Runs another tool of the toolchain (clang, wasm-ld) in the jail with
@@ -362,32 +688,37 @@ impl<'j> Gcc<'j> {
     /// processes' together (`cc1` then `as` may pass 10 s between them
     /// with each under it: red team E12).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
-        Ok(self.run_tool_exit(name, argv)?.0)
+        let out = self.run_checked(name, argv, &self.limits)?;
+        Ok(self.interpret(out, name, Told::AlsoByWords))
     }
 
-    /// [`Gcc::run_tool`], and how its process ended.
-    fn run_tool_exit(&self, name: &str, argv: &[&str]) -> Result<(GccRun, JailExit), JailError> {
-        let out = self.jail.run(argv, &self.limits)?;
-        if out.oom_kills > 0 && !out.oom_kill_is_the_jails(self.limits.memory) {
+    /// One run in the jail, the faults that are no verdict taken out.
+    fn run_checked(
+        &self,
+        name: &str,
+        argv: &[&str],
+        limits: &JailLimits,
+    ) -> Result<JailOutput, JailError> {
+        let out = self.jail.run(argv, limits)?;
+        if out.oom_kills > 0 && !out.oom_kill_is_the_jails(limits.memory) {
             return Err(JailError::KilledFromOutside {
                 program: name.to_string(),
                 peak: out.memory_peak.unwrap_or(0),
-                limit: self.limits.memory,
+                limit: limits.memory,
             });
         }
         if out.exit == JailExit::WallClock && out.oom_kills == 0 {
             return Err(JailError::Overloaded {
                 program: name.to_string(),
-                wall: self.limits.wall,
+                wall: limits.wall,
                 cpu: out.cpu,
                 cpu_count: out.cpu_count,
             });
         }
-        let exit = out.exit;
-        Ok((self.interpret(out, name), exit))
+        Ok(out)
     }
 
-    fn interpret(&self, out: JailOutput, tool: &str) -> GccRun {
+    fn interpret(&self, out: JailOutput, tool: &str, told: Told<'_>) -> GccRun {
         let lim = &self.limits;
         let text = out.output.replace("/work/", "");
         let work_full = out.work_full.filter(|_| !out.success()).map(|full| {
@@ -449,31 +780,41 @@ impl<'j> Gcc<'j> {
                 "{tool} crashed (signal {s}); this is a fault of the compiler on this program, \
                  not a rule of the contest: write the part it chokes on differently"
             )),
-            // A child of the driver (`cc1`, `as`) ended by a limit: the
-            // driver's own line says so, never a diagnostic of the
-            // program's, whose words are its own (`tool_says`).
-            JailExit::Exited(_) => {
-                if tool_says(&text, "File size limit exceeded") {
-                    LimitHit::new(ToolLimit::OutputSize, format!(
-                        "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
-                        lim.file_size >> 20
-                    ))
-                } else if tool_says(&text, "CPU time limit exceeded") {
-                    LimitHit::new(ToolLimit::Cpu, format!(
-                        "{tool} used more than {} s of CPU time and was stopped",
-                        lim.cpu_secs
-                    ))
-                } else if tool_says(&text, "out of memory")
-                    || tool_says(&text, "memory exhausted")
-                {
-                    LimitHit::new(ToolLimit::Memory, format!(
-                        "{tool} needed more than {} MB of memory and was stopped",
-                        lim.address_space >> 20
-                    ))
-                } else {
-                    None
+            JailExit::Exited(_) => match told {
+                // A program started directly: its limits are its own wait
+                // status, above; only the address space's refusal, which
+                // gives no signal, is in its words (`cc1: out of memory
+                // allocating …`, a line the tool begins with its own name).
+                Told::ByStatus(programs) => {
+                    if out_of_memory_line(&text, programs) {
+                        address_space(tool, lim)
+                    } else {
+                        None
+                    }
                 }
-            }
+                // A child of the driver (`cc1`, `as`) ended by a limit: the
+                // driver's own line says so, never a diagnostic of the
+                // program's, whose words are its own (`tool_says`).
+                Told::AlsoByWords => {
+                    if tool_says(&text, "File size limit exceeded") {
+                        LimitHit::new(ToolLimit::OutputSize, format!(
+                            "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
+                            lim.file_size >> 20
+                        ))
+                    } else if tool_says(&text, "CPU time limit exceeded") {
+                        LimitHit::new(ToolLimit::Cpu, format!(
+                            "{tool} used more than {} s of CPU time and was stopped",
+                            lim.cpu_secs
+                        ))
+                    } else if tool_says(&text, "out of memory")
+                        || tool_says(&text, "memory exhausted")
+                    {
+                        address_space(tool, lim)
+                    } else {
+                        None
+                    }
+                }
+            },
         };
         // A full folder says why the tool failed; another limit it met
         // (the file size, CPU) is what stopped it.
@@ -513,6 +854,67 @@ fn tool_says(text: &str, words: &str) -> bool {
 /// What every file of the compile's work folder that a diagnostic can
 /// name starts with ([`SOURCE_NAME`], [`PREPROCESSED_NAME`], the objects).
 const WORK_FILE_PREFIX: &str = "strategy.";
+
+/// What a run's words may say of a limit no wait status told.
+#[derive(Debug, Clone, Copy)]
+enum Told<'a> {
+    /// gcc's programs started directly (these, by their paths): each
+    /// meets the file size and CPU limits by its own signal, so its words
+    /// say only the address space's refusal, which gives none, on a line
+    /// it begins with its own name ([`out_of_memory_line`]).
+    ByStatus(&'a [&'a str]),
+    /// A tool that may have started the process that met a limit (gcc's
+    /// driver: `cc1`, `as`): its own line says so ([`tool_says`]).
+    AlsoByWords,
+}
+
+/// The verdict of a tool that ran out of its address space.
+fn address_space(tool: &str, lim: &JailLimits) -> Option<LimitHit> {
+    LimitHit::new(
+        ToolLimit::Memory,
+        format!(
+            "{tool} needed more than {} MB of memory and was stopped",
+            lim.address_space >> 20
+        ),
+    )
+}
+
+/// Whether one of `programs` (their paths) said it was refused memory,
+/// on a line of its own: libiberty's "cc1: out of memory allocating …"
+/// (the program's name, or its path, first), or gcc's collector's
+/// "virtual memory exhausted: …". A diagnostic of the program's begins
+/// with its file's name, and whatever a program's text puts in a tool's
+/// line comes after the tool's own first words.
+fn out_of_memory_line(text: &str, programs: &[&str]) -> bool {
+    text.lines().any(|line| {
+        line.starts_with("virtual memory exhausted")
+            || programs.iter().any(|path| {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                [*path, name].iter().any(|p| {
+                    line.strip_prefix(p)
+                        .is_some_and(|rest| rest.starts_with(": out of memory allocating "))
+                })
+            })
+    })
+}
+
+/// Two runs' outputs as one run's: the second's end, both messages (the
+/// second's within what the first left of the cap), both CPU counts.
+fn joined(first: JailOutput, second: JailOutput) -> JailOutput {
+    JailOutput {
+        exit: second.exit,
+        output: first.output + &second.output,
+        output_dropped: first.output_dropped + second.output_dropped,
+        cpu: first.cpu + second.cpu,
+        cpu_count: match first.cpu_count {
+            CpuCount::Complete => second.cpu_count,
+            partial => partial,
+        },
+        work_full: second.work_full,
+        oom_kills: first.oom_kills + second.oom_kills,
+        memory_peak: first.memory_peak.max(second.memory_peak),
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -567,6 +969,159 @@ mod tests {
         assert_eq!(driver_commands(" /usr/bin/cpp -E a\n"), None);
         assert_eq!(driver_commands(" /x/cc1 \"a\n"), None);
         assert_eq!(driver_commands("no command\n"), None);
+    }
+
+    #[test]
+    fn the_drivers_cc1_and_as_are_read_with_the_temporary_named_after_the_object() {
+        let text = "Using built-in specs.\n \
+            /usr/lib/gcc/x86_64-linux-gnu/12/cc1 -fpreprocessed strategy.i -quiet \
+            \"-fmax-errors=30\" -O2 -o /work/ccFdn2hY.s\nCOLLECT_GCC_OPTIONS='-c'\n \
+            as --64 -o strategy.o /work/ccFdn2hY.s\nCOMPILER_PATH=/x\n";
+        let driver = [
+            GCC,
+            "-c",
+            "-x",
+            "cpp-output",
+            "strategy.i",
+            "-o",
+            "strategy.o",
+        ];
+        let path = ["/nowhere".to_string(), "/usr/bin".to_string()];
+        let p = compile_programs_of(text, &driver, &path).expect("cc1 and as");
+        assert_eq!(
+            p.cc1,
+            [
+                "/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+                "-fpreprocessed",
+                "strategy.i",
+                "-quiet",
+                "-fmax-errors=30",
+                "-O2",
+                "-o",
+                "strategy.s"
+            ]
+        );
+        assert_eq!(
+            p.assembler,
+            ["/usr/bin/as", "--64", "-o", "strategy.o", "strategy.s"]
+        );
+        assert_eq!(p.asm_file, "strategy.s");
+        // Anything else: the driver runs.
+        let other = |t: &str| compile_programs_of(t, &driver, &path);
+        assert_eq!(other(" /x/cc1 -o /w/a.s\n"), None, "no as");
+        assert_eq!(
+            other(" /x/cc1 -o /w/a.s\n as -o strategy.o /w/b.s\n"),
+            None,
+            "as reads another file"
+        );
+        assert_eq!(
+            other(" /x/cc1 -o /w/a.s\n /x/ld -o strategy.o /w/a.s\n"),
+            None,
+            "not as"
+        );
+        assert_eq!(
+            other(" /x/cc1 -o /w/a.s\n as -o other.o /w/a.s\n"),
+            None,
+            "another object"
+        );
+        assert_eq!(
+            other(" /x/cc1 -o /w/a.s /w/a.s\n as -o strategy.o /w/a.s\n"),
+            None,
+            "the temporary read by cc1 too"
+        );
+        assert_eq!(
+            other(" /x/cc1 -o /w/a.s\n nowhere-as -o strategy.o /w/a.s\n"),
+            None
+        );
+        assert!(other(" /x/cc1 -o /w/a.s\n as -o strategy.o /w/a.s\n").is_some());
+        // An object outside the work folder: the text still in it.
+        let away = [GCC, "-c", "strategy.i", "-o", "/dev/escape.o"];
+        let p = compile_programs_of(
+            " /x/cc1 -o /w/a.s\n as -o /dev/escape.o /w/a.s\n",
+            &away,
+            &path,
+        )
+        .unwrap();
+        assert_eq!(p.asm_file, "escape.s");
+    }
+
+    #[test]
+    fn gccs_own_cc1_and_as_get_the_drivers_flags() {
+        let driver = cc_argv(
+            &[GCC, "-c"],
+            Input::Preprocessed,
+            PREPROCESSED_NAME,
+            "strategy.o",
+        );
+        let p = compile_programs(&driver).expect("gcc's driver names cc1 and as");
+        assert!(p.cc1[0].ends_with("/cc1"), "{p:?}");
+        assert!(p.assembler[0].starts_with('/'), "{p:?}");
+        let at = |argv: &[String], a: &str| argv.iter().position(|x| x == a);
+        assert!(at(&p.cc1, PREPROCESSED_NAME).is_some());
+        assert_eq!(p.cc1[at(&p.cc1, "-o").unwrap() + 1], "strategy.s");
+        assert_eq!(p.assembler.last().unwrap(), "strategy.s");
+        assert_eq!(
+            p.assembler[at(&p.assembler, "-o").unwrap() + 1],
+            "strategy.o"
+        );
+        for flag in CFLAGS
+            .iter()
+            .filter(|f| !f.starts_with("-fdiagnostics-plain"))
+        {
+            // -nostdinc and -fno-pie are the driver's own (no include
+            // search, no PIE link): every other flag reaches cc1.
+            if ["-nostdinc", "-fno-pie"].contains(flag) {
+                continue;
+            }
+            assert!(
+                at(&p.cc1, flag).is_some(),
+                "{flag} not passed to cc1: {p:?}"
+            );
+        }
+        // Asked once: the same answer.
+        assert!(std::sync::Arc::ptr_eq(
+            &p,
+            &compile_programs(&driver).unwrap()
+        ));
+    }
+
+    #[test]
+    fn the_drivers_words_on_a_signal_are_its_own() {
+        let driver = cc_argv(
+            &[GCC, "-c"],
+            Input::Preprocessed,
+            PREPROCESSED_NAME,
+            "strategy.o",
+        );
+        let words = drivers_words(&driver, "cc1", libc::SIGXFSZ).expect("the driver answers");
+        assert!(
+            words.contains("File size limit exceeded signal terminated program cc1"),
+            "{words}"
+        );
+        let words = drivers_words(&driver, "as", libc::SIGXCPU).expect("the driver answers");
+        assert!(
+            words.contains("CPU time limit exceeded signal terminated program as"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn only_a_programs_own_first_words_say_it_was_refused_memory() {
+        let cc1 = ["/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "/usr/bin/as"];
+        for own in [
+            "cc1: out of memory allocating 65536 bytes after a total of 1 bytes\n",
+            "/usr/bin/as: out of memory allocating 8 bytes after a total of 1 bytes\n",
+            "virtual memory exhausted: Cannot allocate memory\n",
+        ] {
+            assert!(out_of_memory_line(own, &cc1), "{own}");
+        }
+        for program in [
+            "cc1: error: attribute 'target' argument 'out of memory allocating ' is unknown\n",
+            "strategy.c:2:2: error: #error out of memory allocating \n",
+            "ld: out of memory allocating 1 bytes\n",
+        ] {
+            assert!(!out_of_memory_line(program, &cc1), "{program}");
+        }
     }
 
     #[test]

@@ -1024,6 +1024,139 @@ fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
     );
 }
 
+/// `gcc -c` runs its `cc1` and then `as` directly, each the jail init's
+/// child (`GccStart::Cc1`, the compile's): a program whose assembler text
+/// passes the file size limit ends `cc1` by `SIGXFSZ`, one whose object
+/// does (a small text of a large `.zero`) ends `as` by it, and one whose
+/// optimisation takes longer than the CPU limit ends `cc1` by `SIGXCPU`.
+/// Each verdict is the limit's, read from that program's wait status, and
+/// the report is the driver's, words and all: the same messages (the
+/// driver's line on the signal, asked of the driver itself), the same
+/// limit, the same files left (the driver leaves what a program it
+/// stopped at a signal wrote, and no assembler text). Before, `gcc -c` went
+/// through its driver and the verdict was read from its words
+/// (`tool_says`); this test did not build (no start for `gcc -c`).
+#[test]
+fn gcc_cs_cc1_and_as_meet_their_limits_by_their_own_signals() {
+    use knobeln::toolchain::gcc::ToolLimit;
+    let ints = "#define A 1,1,1,1,1,1,1,1,1,1\n#define B A,A,A,A,A,A,A,A,A,A\n\
+                #define C B,B,B,B,B,B,B,B,B,B\n#define D C,C,C,C,C,C,C,C,C,C\n\
+                #define E D,D,D,D,D,D,D,D,D,D\nint x[] = {E,E,E};\n";
+    let zeros = "int x[1000000] = {1};\n";
+    let slow = "#define G(n) int f##n(int *a) { int s = 0; \
+                for (int i = 0; i < 64; i++) s += a[i] * i + (s >> 3); return s; }\n\
+                #define F(n) G(n)\n\
+                #define A F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+                F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+                F(__COUNTER__)\n#define B A A A A A A A A A A\n#define C B B B B B B B B B B\n\
+                C C\n";
+    let small = JailLimits {
+        file_size: 1 << 20,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    let brief = JailLimits {
+        cpu_secs: 1,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    for (what, src, limits, limit, words) in [
+        (
+            "cc1's text",
+            ints,
+            small,
+            ToolLimit::OutputSize,
+            "File size limit exceeded signal terminated program cc1",
+        ),
+        (
+            "as's object",
+            zeros,
+            small,
+            ToolLimit::OutputSize,
+            "File size limit exceeded signal terminated program as",
+        ),
+        (
+            "cc1's CPU",
+            slow,
+            brief,
+            ToolLimit::Cpu,
+            "CPU time limit exceeded signal terminated program cc1",
+        ),
+    ] {
+        let run = |start: GccStart| {
+            let jail = Jail::new().unwrap();
+            let gcc = Gcc::new(&jail, limits).started(start);
+            gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+            let run = gcc
+                .compile(Input::Source, SOURCE_NAME, "strategy.o")
+                .unwrap();
+            let mut left: Vec<String> = std::fs::read_dir(jail.work_dir())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            left.sort();
+            (run.ok, run.limit_hit, run.messages, left)
+        };
+        let direct = run(GccStart::Cc1);
+        assert_eq!(
+            direct.1.as_ref().map(|l| l.limit),
+            Some(limit),
+            "{what}: {}",
+            direct.2
+        );
+        assert!(direct.2.contains(words), "{what}: {}", direct.2);
+        assert!(
+            !direct.3.contains(&"strategy.s".to_string()),
+            "{what}: no assembler text left: {:?}",
+            direct.3
+        );
+        assert_eq!(direct, run(GccStart::Driver), "{what}: the driver's report");
+    }
+}
+
+/// A line of `cc1`'s own (not a diagnostic of the program's file) that
+/// carries the program's words chooses no limit: `#pragma GCC target
+/// ("File size limit exceeded")` makes `cc1` say "cc1: error: attribute
+/// 'target' argument 'File size limit exceeded' is unknown" and exit 1, a
+/// compile error, not a limit. Before, `gcc -c` went through its driver
+/// and a limit was read from any line that did not name the program's
+/// file (`tool_says`): this program was "stopped" at the file size (and
+/// at the CPU or the memory for those words). The compile service's check
+/// 2 refuses the pragma before gcc runs; `Gcc` itself no longer reads a
+/// limit from `cc1`'s or `as`'s words, only from their wait status (and
+/// the address space's refusal from a line the tool begins itself).
+#[test]
+fn a_cc1_line_with_the_programs_words_chooses_no_limit() {
+    for words in [
+        "File size limit exceeded",
+        "CPU time limit exceeded",
+        "out of memory",
+        "memory exhausted",
+    ] {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default());
+        let src = format!("#pragma GCC target (\"{words}\")\nint f(void) {{ return 1; }}\n");
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = gcc
+            .compile(Input::Source, SOURCE_NAME, "strategy.o")
+            .unwrap();
+        assert!(!run.ok, "{words}: {}", run.messages);
+        assert!(
+            run.messages.contains(&format!(
+                "cc1: error: attribute 'target' argument '{words}'"
+            )),
+            "{words}: {}",
+            run.messages
+        );
+        assert_eq!(
+            run.limit_hit.as_ref().map(|l| l.limit),
+            None,
+            "{words}: {}",
+            run.messages
+        );
+    }
+}
+
 /// A tool the jail starts as its command (clang -c, which compiles in its
 /// own process, and wasm-ld) meets its CPU limit: the verdict is the CPU
 /// limit's, in its words (red team E14: before, "stopped because it
