@@ -254,6 +254,16 @@ impl ScaleBench {
                 self.modules_in_run.from_spill,
                 self.modules_in_run.to_spill
             );
+            if self.modules_while_playing.from_spill > 0 {
+                println!(
+                    "  a load from the spill while playing: {:.1} us of CPU of the thread that loaded it \
+                     (the check, the file read and its digest, deserializing, the linkers' instance pre; {:.2} s in all)",
+                    self.modules_while_playing.from_spill_cpu_ns as f64
+                        / 1e3
+                        / self.modules_while_playing.from_spill as f64,
+                    self.modules_while_playing.from_spill_cpu_ns as f64 / 1e9
+                );
+            }
         }
         match self.site {
             ScaleSite::Skip => println!("  site: skipped (--site skip)"),
@@ -638,6 +648,7 @@ pub fn scale_bench(
         compiled: modules_now.compiled - modules_at_start.compiled,
         from_spill: modules_now.from_spill - modules_at_start.from_spill,
         to_spill: modules_now.to_spill - modules_at_start.to_spill,
+        from_spill_cpu_ns: modules_now.from_spill_cpu_ns - modules_at_start.from_spill_cpu_ns,
     };
     let games_cpu = cpu_time(CpuOf::Process)
         .saturating_sub(process_at_start)

@@ -121,6 +121,19 @@ extern "C" fn remove_spill() {
 static COMPILED: AtomicU64 = AtomicU64::new(0);
 static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
 static TO_SPILL: AtomicU64 = AtomicU64::new(0);
+/// Nanoseconds of CPU of the threads that loaded modules from the spill,
+/// spent on those loads (the check, the file's read and digest, the
+/// deserialization, the linkers' instance pre).
+static FROM_SPILL_CPU_NS: AtomicU64 = AtomicU64::new(0);
+
+/// The calling thread's CPU time, in nanoseconds.
+fn thread_cpu_ns() -> u64 {
+    // SAFETY: a zeroed timespec is a valid value of a plain C struct.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: clock_gettime writes the struct it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
 
 thread_local! {
     /// Modules compiled on this thread (a test counts its own, whatever
@@ -148,6 +161,9 @@ pub struct CompileCounts {
     /// Written to the spill (the cache dropped a module the spill did not
     /// hold).
     pub to_spill: u64,
+    /// The CPU time of the threads that loaded modules from the spill,
+    /// spent on those loads, in nanoseconds.
+    pub from_spill_cpu_ns: u64,
 }
 
 /// [`CompileCounts`] so far (a benchmark reports the difference).
@@ -156,6 +172,7 @@ pub fn compile_counts() -> CompileCounts {
         compiled: COMPILED.load(Ordering::Relaxed),
         from_spill: FROM_SPILL.load(Ordering::Relaxed),
         to_spill: TO_SPILL.load(Ordering::Relaxed),
+        from_spill_cpu_ns: FROM_SPILL_CPU_NS.load(Ordering::Relaxed),
     }
 }
 
@@ -228,6 +245,7 @@ fn load_in<'s>(
         return Ok(Ok(s));
     }
     let rt = runtime()?;
+    let started = thread_cpu_ns();
     let entries = room_for_cached_files().min(max_entries);
     let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
         Ok(shape) => shape,
@@ -235,9 +253,11 @@ fn load_in<'s>(
     };
     let spill = spill_of(&rt.engine);
     MADE_READY_HERE.with(|c| c.set(c.get() + 1));
+    let mut from_spill = false;
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
         Some(m) => {
             FROM_SPILL.fetch_add(1, Ordering::Relaxed);
+            from_spill = true;
             m
         }
         None => {
@@ -263,6 +283,9 @@ fn load_in<'s>(
         main_params: shape.main_params,
         code_bytes: code_bytes(&module),
     });
+    if from_spill {
+        FROM_SPILL_CPU_NS.fetch_add(thread_cpu_ns().saturating_sub(started), Ordering::Relaxed);
+    }
     let dropped = cache
         .lock()
         .expect("module cache")
@@ -681,6 +704,105 @@ mod tests {
             .to_str()
             .unwrap()
             .starts_with(&crate::hash::sha256_hex(&wasm)));
+    }
+
+    /// Issue 38: a module loaded back from the spill is mapped from a
+    /// sealed memory file holding the bytes verified (its code and its
+    /// memory's initial image both: no copy made read-only and executable
+    /// afterwards, no second memory file at its first instance), and plays
+    /// as the module compiled from its source: the same steps, its static
+    /// data read from that file's image.
+    #[test]
+    fn a_module_loaded_from_the_spill_plays_as_compiled_from_a_sealed_file() {
+        use super::super::spill::{deserialize_sealed_as, Mapped};
+        let engine = &runtime().unwrap().engine;
+        let (_parent, spill) = private_spill(1 << 30);
+        let cache = Cache::new();
+        let data: Vec<u8> = (0..9000u32)
+            .map(|k| (k.wrapping_mul(37) >> 3) as u8)
+            .collect();
+        let a = module_with_data(&data);
+        let b = distinct_module(6200);
+        let load_one = |wasm: &[u8]| {
+            load_in(
+                &cache,
+                |_| Some(&spill),
+                1,
+                wasm,
+                crate::hash::sha256_hex(wasm),
+            )
+            .unwrap()
+            .expect("playable")
+        };
+        let limits = SeatLimits {
+            fuel: 1_000_000,
+            wall: std::time::Duration::from_secs(60),
+        };
+        let steps = |s: &Strategy| {
+            let mut seat = Seat::new(s, 7, limits, GameWatch::start());
+            (0..3)
+                .map(|_| format!("{:?}", seat.step(0)))
+                .collect::<Vec<_>>()
+        };
+        let compiled = steps(&load_one(&a));
+        load_one(&b); // A dropped: written to the spill.
+        let before = compile_counts().from_spill;
+        let from_spill = load_one(&a);
+        assert!(
+            compile_counts().from_spill > before,
+            "A came from the spill"
+        );
+        assert_eq!(steps(&from_spill), compiled);
+        assert!(compiled[0].contains("Ended"), "{compiled:?}");
+
+        let bytes = compile(&a).serialize().unwrap();
+        let (module, how) = deserialize_sealed_as(engine, &bytes).unwrap();
+        assert_eq!(how, Mapped::Sealed);
+        assert_eq!(module.serialize().unwrap(), bytes);
+    }
+
+    /// Hostile: the memory file a module from the spill is mapped from
+    /// cannot be changed once made, by this process or any other (a
+    /// process of this user's writing through `/proc/<pid>/fd`): every
+    /// write, truncation, growth and shared writable mapping is refused,
+    /// and no seal can be taken off.
+    #[test]
+    fn the_file_a_module_from_the_spill_runs_from_cannot_be_changed() {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::FileExt;
+        let bytes = compile(&distinct_module(6300)).serialize().unwrap();
+        let file = super::super::spill::sealed_copy(&bytes).unwrap();
+        let refused =
+            |r: std::io::Result<()>| r.expect_err("changed").raw_os_error() == Some(libc::EPERM);
+        assert!(refused(file.write_at(b"\xcc", 64).map(|_| ())), "a write");
+        assert!(refused(file.set_len(0)), "a truncation");
+        assert!(refused(file.set_len(bytes.len() as u64 + 4096)), "a growth");
+        let via_proc = std::fs::OpenOptions::new()
+            .write(true)
+            .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            .unwrap();
+        assert!(
+            refused(via_proc.write_at(b"\xcc", 64).map(|_| ())),
+            "through /proc"
+        );
+        // SAFETY: mmap of an open file; a failure returns MAP_FAILED.
+        let shared = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes.len(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        assert_eq!(shared, libc::MAP_FAILED, "a shared writable mapping");
+        // SAFETY: fcntl on an open descriptor.
+        let unseal = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, 0) };
+        assert_eq!(unseal, -1, "seals sealed");
+        let mut back = vec![0; bytes.len()];
+        file.read_exact_at(&mut back, 0).unwrap();
+        assert_eq!(back, bytes);
     }
 
     /// Hostile: whoever can write the spill's file (another process of

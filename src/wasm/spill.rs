@@ -27,8 +27,12 @@
 //!   symbolic link followed, no FIFO waited for), and its length
 //!   and SHA-256 are kept in this process's memory: a file is read whole
 //!   into memory, and only bytes of that length and digest are
-//!   deserialized. A file someone else changed (even a valid compiled
-//!   module of another program) is removed and the module compiled again;
+//!   deserialized, from a memory file holding them sealed against every
+//!   change ([`sealed_copy`]) that the engine maps (its code and its
+//!   memory's initial image: nothing copied and `mprotect`ed afterwards,
+//!   whose TLB flushes interrupt the game threads). A file someone else
+//!   changed (even a valid compiled module of another program) is removed
+//!   and the module compiled again;
 //! - nothing here reads a compiled module from anywhere else (NATS, the
 //!   database, another process's folder).
 //!
@@ -477,15 +481,7 @@ impl Spill {
             b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest
         });
         let module = match bytes {
-            // SAFETY: `Module::deserialize` trusts its bytes to be what
-            // `Module::serialize` of this engine wrote (it maps them as
-            // machine code). These bytes are in this process's memory, read
-            // whole from a file this process wrote with `O_EXCL` into its
-            // own folder (mode 0700), and they have the length and SHA-256
-            // this process recorded when it serialized this module with this
-            // engine: they are exactly those bytes, whoever could write the
-            // file since. Nothing else reaches this call.
-            Some(b) if intact => unsafe { Module::deserialize(engine, &b) }.ok(),
+            Some(b) if intact => deserialize_sealed(engine, &b),
             _ => None,
         };
         if module.is_none() {
@@ -516,6 +512,82 @@ impl Spill {
         }
         self.remove_in(name);
     }
+}
+
+/// How [`deserialize_sealed`] made a module of verified bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mapped {
+    /// Mapped from a sealed memory file holding the bytes.
+    Sealed,
+    /// Copied by `Module::deserialize` (no sealed memory file could be
+    /// made).
+    Copied,
+}
+
+/// The module whose serialized bytes are `bytes` (verified by the caller:
+/// exactly what this process serialized with this engine). They are put
+/// into a memory file ([`sealed_copy`]) sealed against every change, and
+/// the engine maps its code and its memories' initial image from that file
+/// (`Module::deserialize_open_file`): nothing is copied into fresh
+/// anonymous memory and made read-only and executable afterwards (each
+/// `mprotect` of written pages, and later their `munmap`, interrupts every
+/// CPU running a game thread of this process to flush its TLB), and no
+/// second memory file is made for the image at the module's first
+/// instance on a game thread. Where no sealed file can be made, the bytes
+/// are copied as before (`Module::deserialize`).
+fn deserialize_sealed(engine: &Engine, bytes: &[u8]) -> Option<Module> {
+    deserialize_sealed_as(engine, bytes).map(|(m, _)| m)
+}
+
+/// [`deserialize_sealed`], saying how (a test asks).
+pub(super) fn deserialize_sealed_as(engine: &Engine, bytes: &[u8]) -> Option<(Module, Mapped)> {
+    if let Ok(file) = sealed_copy(bytes) {
+        // SAFETY: `Module::deserialize_open_file` trusts the file to hold
+        // what `Module::serialize` of this engine wrote, unchanged for the
+        // module's life (it maps it as machine code). The file holds
+        // `bytes`, which the caller verified are exactly those (read whole
+        // from a file this process wrote, of the length and SHA-256 it
+        // recorded), and it is sealed against writes, growing and
+        // shrinking, its seals sealed: no process, this one included, can
+        // change it after this point.
+        if let Ok(m) = unsafe { Module::deserialize_open_file(engine, file) } {
+            return Some((m, Mapped::Sealed));
+        }
+    }
+    // SAFETY: `Module::deserialize` trusts its bytes to be what
+    // `Module::serialize` of this engine wrote (it maps them as machine
+    // code). These bytes are in this process's memory, and the caller
+    // verified them as above. Nothing else reaches this call.
+    unsafe { Module::deserialize(engine, bytes) }
+        .ok()
+        .map(|m| (m, Mapped::Copied))
+}
+
+/// A memory file (`memfd_create`, closed on exec) holding `bytes`, sealed
+/// against writes, growing and shrinking, and against new seals
+/// (`F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL`): once this
+/// returns, its contents are `bytes` for its life, whoever holds it.
+pub(super) fn sealed_copy(bytes: &[u8]) -> std::io::Result<std::fs::File> {
+    // SAFETY: memfd_create with a NUL-terminated name; the descriptor it
+    // returns is owned by the `File` alone.
+    let fd = unsafe {
+        libc::memfd_create(
+            c"knobeln-module".as_ptr(),
+            libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a new descriptor, open, owned by nothing else.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    f.write_all(bytes)?;
+    let seals = libc::F_SEAL_WRITE | libc::F_SEAL_GROW | libc::F_SEAL_SHRINK | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl on a descriptor this function owns, open.
+    if unsafe { libc::fcntl(f.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(f)
 }
 
 /// Whether process `pid` has ended but is not reaped yet (a zombie: it
