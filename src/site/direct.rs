@@ -29,6 +29,7 @@ use crate::draw::escape_into as escape;
 
 use super::game_svg::write_game_svg;
 use super::pages::{Frame, GameView, GroupView, IndexView, RoundView, TeamRef, TeamView};
+use super::views::RowsBefore;
 
 /// A number as `{{n}}` renders it.
 fn num(out: &mut String, n: impl Integer) {
@@ -213,22 +214,80 @@ pub(super) fn team_head_html(o: &mut String, view: &TeamView) {
 /// the points per opponent, the failures and the games, all from the
 /// team's groups' results and the version's row (nothing of the frame,
 /// the placings or the Evolution).
+#[cfg(test)]
 pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
-    o.push_str("\n</section>\n\n<section id=\"description\">\n<h2>Description</h2>\n");
-    match text_is_true(&view.description) {
-        Some(d) => {
-            o.push_str("<pre class=\"description\">");
-            escape(o, d);
-            o.push_str("</pre>");
+    team_tail_marked(o, view, None, RowsBefore::default());
+}
+
+/// What a team page's tail takes from the page written before instead of
+/// its view ([`team_tail_marked`]): the description's section, and the
+/// failures' and games' rows of the team's first groups (the view has the
+/// rows of the groups after them only).
+pub(super) struct CopiedRows<'a> {
+    /// From the tail's start to the description's end.
+    pub description: &'a str,
+    /// The failures' items (`<li>…</li>` lines).
+    pub failures: &'a str,
+    /// The games' rows (`<tr>…</tr>` lines).
+    pub games: &'a str,
+}
+
+/// Where the pieces of a team page's tail lie in the string written
+/// ([`team_tail_marked`]), as offsets into it: the description's end, the
+/// failures' items from their first to the end of the first groups' (those
+/// counted by the [`RowsBefore`] given, with the copied ones), the games'
+/// rows likewise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TailMarks {
+    pub description_end: usize,
+    pub failures: (usize, usize),
+    pub games: (usize, usize),
+}
+
+impl TailMarks {
+    /// The marks of the same tail moved from offset `from` to `to` (its
+    /// bytes copied whole into a page whose head has another length).
+    pub(super) fn moved(self, from: usize, to: usize) -> TailMarks {
+        let at = |n: usize| n - from + to;
+        TailMarks {
+            description_end: at(self.description_end),
+            failures: (at(self.failures.0), at(self.failures.1)),
+            games: (at(self.games.0), at(self.games.1)),
         }
-        None => o.push_str("<p>No description stored.</p>"),
     }
-    o.push('\n');
-    if let Some(n) = view.lexical_elements.filter(|&n| n != 0) {
-        o.push_str("<p>");
-        num(o, n);
-        o.push_str(" lexical elements.</p>");
+}
+
+/// [`team_tail_html`], with the description and the first groups' rows
+/// `copied` from the page written before (`None`: all from the view), and
+/// where its pieces lie; `before` counts the view's rows that belong to
+/// the groups whose end is marked.
+pub(super) fn team_tail_marked(
+    o: &mut String,
+    view: &TeamView,
+    copied: Option<&CopiedRows<'_>>,
+    before: RowsBefore,
+) -> TailMarks {
+    match copied {
+        Some(c) => o.push_str(c.description),
+        None => {
+            o.push_str("\n</section>\n\n<section id=\"description\">\n<h2>Description</h2>\n");
+            match text_is_true(&view.description) {
+                Some(d) => {
+                    o.push_str("<pre class=\"description\">");
+                    escape(o, d);
+                    o.push_str("</pre>");
+                }
+                None => o.push_str("<p>No description stored.</p>"),
+            }
+            o.push('\n');
+            if let Some(n) = view.lexical_elements.filter(|&n| n != 0) {
+                o.push_str("<p>");
+                num(o, n);
+                o.push_str(" lexical elements.</p>");
+            }
+        }
     }
+    let description_end = o.len();
     o.push_str(
         "\n</section>\n\n<section id=\"opponents\">\n<h2>Points per opponent</h2>\n\
          <p>Counted games only.</p>\n<table>\n\
@@ -248,11 +307,16 @@ pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
         o.push_str("</td></tr>\n");
     }
     o.push_str("</tbody>\n</table>\n</section>\n\n<section id=\"failures\">\n<h2>Failures</h2>\n");
-    if view.failures.is_empty() {
+    let copied_failures = copied.map_or("", |c| c.failures);
+    let failures = if view.failures.is_empty() && copied_failures.is_empty() {
         o.push_str("<p>None.</p>\n");
+        (o.len(), o.len())
     } else {
         o.push_str("<ul>\n");
-        for f in &view.failures {
+        let start = o.len();
+        o.push_str(copied_failures);
+        let mut split = o.len();
+        for (i, f) in view.failures.iter().enumerate() {
             o.push_str("<li>Round ");
             num(o, f.round);
             o.push_str(", group ");
@@ -274,9 +338,13 @@ pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
             o.push_str(": ");
             escape(o, &f.reason);
             o.push_str("</li>\n");
+            if i + 1 == before.failures {
+                split = o.len();
+            }
         }
         o.push_str("</ul>\n");
-    }
+        (start, split)
+    };
     o.push_str("</section>\n\n<section id=\"games\">\n<h2>Games</h2>\n");
     if let Some(note) = view.pages_note {
         o.push_str("<p class=\"pages-note\">");
@@ -290,7 +358,10 @@ pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
          <th scope=\"col\">Opponent</th><th scope=\"col\" class=\"num\">Points</th>\
          <th scope=\"col\">Status</th></tr></thead>\n<tbody>\n",
     );
-    for g in &view.games {
+    let games_start = o.len();
+    o.push_str(copied.map_or("", |c| c.games));
+    let mut games_split = o.len();
+    for (i, g) in view.games.iter().enumerate() {
         o.push_str("<tr class=\"status-");
         escape(o, g.status);
         o.push_str("\"><td>");
@@ -319,9 +390,17 @@ pub(super) fn team_tail_html(o: &mut String, view: &TeamView) {
         o.push_str("</td><td>");
         escape(o, &g.label);
         o.push_str("</td></tr>\n");
+        if i + 1 == before.games {
+            games_split = o.len();
+        }
     }
     o.push_str("</tbody>\n</table>\n</section>\n");
     o.push_str(FOOT);
+    TailMarks {
+        description_end,
+        failures,
+        games: (games_start, games_split),
+    }
 }
 
 /// The index (`templates/site/index.hbs`, which the test

@@ -258,6 +258,10 @@ pub struct SiteSummary {
     /// How many team pages were written with their tails copied from the
     /// page written before (their heads alone rendered).
     pub team_tails_copied: usize,
+    /// How many team pages were written with their settled groups' rows
+    /// (and the description) copied from the page written before, the
+    /// rest rendered.
+    pub team_rows_copied: usize,
     /// Finished groups `(round, group)`: their game pages are final.
     pub finished_groups: BTreeSet<(u32, u32)>,
     /// The groups whose game pages this write rendered and the budget cut.
@@ -430,10 +434,12 @@ impl<'a> Writer<'a> {
     fn put(&mut self, name: &str, content: &str) -> Result<(), SiteError> {
         self.files.push(name.to_string());
         let dir_path = self.dir;
+        let mut new_pages = self.new_pages;
         let held = match self.folder() {
-            Some(dir) => put_at(dir, dir_path, name, content),
+            Some(dir) => put_at(dir, dir_path, name, content, &mut new_pages),
             None => put_by_path(dir_path, name, content),
         };
+        self.new_pages = new_pages;
         let changed = match held {
             Ok(changed) => changed,
             // A folder held that refuses the page (not the folder any
@@ -518,8 +524,19 @@ fn put_by_path(dir: &Path, name: &str, content: &str) -> Result<bool, SiteError>
 /// files in errors): the same steps as [`put_by_path`], each relative to
 /// the folder (`fstatat`, `openat`, `renameat2`), the spare opened as
 /// [`spare::open_spare_at`] opens it (never through a link, never on a
-/// FIFO). Whether the page was written (it differed).
-fn put_at(dir: &OwnedFd, dir_path: &Path, name: &str, content: &str) -> Result<bool, SiteError> {
+/// FIFO). A page not there yet (a team's page at its first group, a
+/// round's at its first write) is made as `Writer::put_new` makes a game's
+/// page where `new_pages` allows it: an unnamed file of the folder, named
+/// once whole (`linkat`, which never replaces a file at the name: one
+/// made there meanwhile goes the spare's way); no spare made and renamed.
+/// Whether the page was written (it differed).
+fn put_at(
+    dir: &OwnedFd,
+    dir_path: &Path,
+    name: &str,
+    content: &str,
+    new_pages: &mut NewPages,
+) -> Result<bool, SiteError> {
     use rustix::fs::{renameat, renameat_with, statat, AtFlags, RenameFlags};
     use std::io::Write;
     // As `std::fs::metadata`: through a link at the page's name.
@@ -530,6 +547,17 @@ fn put_at(dir: &OwnedFd, dir_path: &Path, name: &str, content: &str) -> Result<b
         && read_at(dir, name).is_ok_and(|old| old == content.as_bytes())
     {
         return Ok(false);
+    }
+    if old_len.is_none() && *new_pages == NewPages::Unnamed {
+        match write_unnamed(dir, content.as_bytes()).and_then(|f| give_name(&f, dir, name)) {
+            Ok(()) => return Ok(true),
+            // Made meanwhile (or a link at the name to nothing): the
+            // spare's way replaces it.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            // No unnamed files here, or no `/proc`: the spare's way for
+            // every later page too.
+            Err(_) => *new_pages = NewPages::Spare,
+        }
     }
     let tmp = format!(".{name}.tmp");
     // The paths are made only for an error.
@@ -1152,13 +1180,14 @@ pub fn generate_from(
         facts.finished_groups.contains(&key)
             && (opts.no_game_pages || opts.skip_game_pages_of.contains(&key))
     };
-    let mut copied_tails = 0;
+    let (mut copied_tails, mut copied_rows) = (0, 0);
     for (name, (id, version)) in pages {
         let page = team_page(*id);
         let member_of = members.of(name);
-        let view = |part| {
+        let view = |part, split| {
             team_view(
                 part,
+                split,
                 frame(name.clone()),
                 store,
                 name,
@@ -1171,42 +1200,76 @@ pub fn generate_from(
                 opts,
             )
         };
-        // A page written with every group of the team settled, the team
-        // in no group since: its tail is copied from it, the head alone
-        // rendered (see `TeamTails`).
-        let all_settled = member_of.iter().all(settled);
-        let old_tail = if all_settled {
-            w.folder()
-                .and_then(|dir| tails.tail(*id, member_of.len(), dir, &page))
-        } else {
-            None
+        // The team's first groups that are settled now: their rows are
+        // kept for the page's next write (see `TeamTails`).
+        let settled_now = member_of.iter().take_while(|m| settled(m)).count();
+        let numbers = |i: usize| {
+            let (r, g) = member_of[i].of(res);
+            (r.number, g.number)
         };
-        let (html, tail_at) = match old_tail {
-            Some(tail) => {
-                let view = view(TeamPart::Head)?;
-                let mut html = String::with_capacity(4096 + tail.len());
-                direct::team_head_html(&mut html, &view);
-                let tail_at = html.len();
-                html.push_str(&tail);
-                copied_tails += 1;
-                (html, tail_at)
+        // The page written before, if its settled groups are this
+        // team's first groups now (still settled) and it is still the
+        // file written.
+        let old = tails
+            .written(*id)
+            .copied()
+            .filter(|o| {
+                (1..=settled_now).contains(&o.settled) && numbers(o.settled - 1) == o.last_settled
+            })
+            .and_then(|o| {
+                let text = TeamTails::read(&o, w.folder()?, &page)?;
+                Some((o, text))
+            });
+        let (html, tail_at, marks) = match &old {
+            // Every group settled then and the team in no group since:
+            // the tail copied whole, the head alone rendered.
+            Some((o, text)) if o.groups == member_of.len() && o.settled == o.groups => {
+                let tail = text.get(usize::try_from(o.tail_at).unwrap_or(usize::MAX)..);
+                match tail {
+                    Some(tail) => {
+                        let (view, _) = view(TeamPart::Head, 0)?;
+                        let mut html = String::with_capacity(4096 + tail.len());
+                        direct::team_head_html(&mut html, &view);
+                        let tail_at = html.len();
+                        html.push_str(tail);
+                        copied_tails += 1;
+                        let marks = o.marks.moved(o.tail_at as usize, tail_at);
+                        (html, tail_at, marks)
+                    }
+                    None => whole_team_page(&view, settled_now)?,
+                }
             }
-            None => {
-                let view = view(TeamPart::Whole)?;
-                let mut html = String::with_capacity(4096 + 320 * view.games.len());
-                direct::team_head_html(&mut html, &view);
-                let tail_at = html.len();
-                direct::team_tail_html(&mut html, &view);
-                (html, tail_at)
-            }
+            // The settled groups' rows and the description copied, the
+            // rest rendered.
+            Some((o, text)) => match o.copied_rows(text) {
+                Some(copied) => {
+                    let (view, before) = view(TeamPart::After(o.settled), settled_now)?;
+                    let mut html = String::with_capacity(4096 + text.len());
+                    direct::team_head_html(&mut html, &view);
+                    let tail_at = html.len();
+                    let marks = direct::team_tail_marked(&mut html, &view, Some(&copied), before);
+                    copied_rows += 1;
+                    (html, tail_at, marks)
+                }
+                None => whole_team_page(&view, settled_now)?,
+            },
+            None => whole_team_page(&view, settled_now)?,
         };
+        drop(old);
         // Forgotten first: a write that fails leaves no record of a page
         // it may have changed.
         tails.forget(*id);
         w.put(&page, &html)?;
-        if all_settled {
+        if settled_now > 0 {
             if let Some(dir) = w.folder() {
-                tails.record(*id, member_of.len(), dir, &page, tail_at);
+                let written = parts::TeamPageWritten {
+                    tail_at,
+                    groups: member_of.len(),
+                    settled: settled_now,
+                    last_settled: numbers(settled_now - 1),
+                    marks,
+                };
+                tails.record(*id, dir, &page, written);
             }
         }
     }
@@ -1218,9 +1281,25 @@ pub fn generate_from(
         written: w.written,
         game_pages_rendered: rendered,
         team_tails_copied: copied_tails,
+        team_rows_copied: copied_rows,
         finished_groups: facts.finished_groups,
         budget_cuts,
     })
+}
+
+/// A team's page rendered whole from its whole view (`view`, made with
+/// the rows of its first `settled` groups counted apart), where its tail
+/// begins and where the tail's pieces lie.
+fn whole_team_page(
+    view: &dyn Fn(TeamPart, usize) -> Result<(TeamView, views::RowsBefore), SiteError>,
+    settled: usize,
+) -> Result<(String, usize, direct::TailMarks), SiteError> {
+    let (view, before) = view(TeamPart::Whole, settled)?;
+    let mut html = String::with_capacity(4096 + 320 * view.games.len());
+    direct::team_head_html(&mut html, &view);
+    let tail_at = html.len();
+    let marks = direct::team_tail_marked(&mut html, &view, None, before);
+    Ok((html, tail_at, marks))
 }
 
 /// Writes the game pages of `scope`'s groups: each group's in slot order,
@@ -1573,6 +1652,69 @@ mod tests {
         assert_eq!(by(NewPages::Spare, false), want);
         assert_eq!(by(NewPages::Unnamed, true), want);
         assert_eq!(unnamed, want);
+    }
+
+    /// A page `put` makes new (a team's page at its team's first group,
+    /// say) is an unnamed file of the folder named once whole: no spare is
+    /// made and renamed for it (a FIFO at its spare's name is left alone,
+    /// where the spare's way removes it and makes the spare). Written
+    /// again, it goes the spare's way as before. Where unnamed files cannot
+    /// be had, a new page goes the spare's way too. A link at the page's
+    /// name to nothing is replaced by the page (`linkat` refuses the name,
+    /// the spare takes it), nothing made where the link points.
+    #[test]
+    fn a_page_put_new_is_named_whole_without_a_spare() {
+        use std::os::unix::fs::FileTypeExt;
+        let fifo = |path: &Path| {
+            let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: mkfifo with a NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        };
+        let is_fifo =
+            |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut w = Writer::new(d);
+        fifo(&d.join(".team-1.html.tmp"));
+        w.put("team-1.html", "<p>one</p>").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(d.join("team-1.html")).unwrap(),
+            "<p>one</p>"
+        );
+        assert!(is_fifo(&d.join(".team-1.html.tmp")), "no spare made");
+        assert_eq!((w.written, w.new_pages), (1, NewPages::Unnamed));
+        // Again: the spare's way (the FIFO at its name removed, the spare
+        // made and traded with the page).
+        w.put("team-1.html", "<p>one, two</p>").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(d.join("team-1.html")).unwrap(),
+            "<p>one, two</p>"
+        );
+        assert!(std::fs::symlink_metadata(d.join(".team-1.html.tmp"))
+            .unwrap()
+            .is_file());
+        // A link at the page's name to nothing.
+        let nowhere = d.join("nowhere");
+        std::os::unix::fs::symlink(&nowhere, d.join("team-2.html")).unwrap();
+        w.put("team-2.html", "<p>two</p>").unwrap();
+        let page = std::fs::symlink_metadata(d.join("team-2.html")).unwrap();
+        assert!(page.is_file());
+        assert_eq!(
+            std::fs::read_to_string(d.join("team-2.html")).unwrap(),
+            "<p>two</p>"
+        );
+        assert!(!nowhere.exists());
+        assert_eq!((w.written, w.new_pages), (3, NewPages::Unnamed));
+        // Without unnamed files: the spare's way (the FIFO removed).
+        let mut w = Writer::new(d);
+        w.new_pages = NewPages::Spare;
+        fifo(&d.join(".team-3.html.tmp"));
+        w.put("team-3.html", "<p>three</p>").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(d.join("team-3.html")).unwrap(),
+            "<p>three</p>"
+        );
+        assert!(!d.join(".team-3.html.tmp").exists());
     }
 
     /// Hostile (f9): a symbolic link planted at a page's spare

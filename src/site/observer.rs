@@ -41,6 +41,9 @@ pub struct SiteObserver {
     /// How many team pages this observer wrote with their tails copied
     /// from the page written before (see [`super::SiteSummary`]).
     pub team_tails_copied: usize,
+    /// How many team pages this observer wrote with their settled groups'
+    /// rows copied from the page written before.
+    pub team_rows_copied: usize,
     cache: Option<ResultsCache>,
     /// Per round: the groups seen finishing, and how many had when its
     /// page was last written.
@@ -64,6 +67,7 @@ impl SiteObserver {
             options: SiteOptions::default(),
             last_error: None,
             team_tails_copied: 0,
+            team_rows_copied: 0,
             cache: None,
             finished: BTreeMap::new(),
             written: BTreeSet::new(),
@@ -149,6 +153,7 @@ impl SiteObserver {
         }
         self.all_written_last = matches!(scope, Scope::All | Scope::Index);
         self.team_tails_copied += summary.team_tails_copied;
+        self.team_rows_copied += summary.team_rows_copied;
         Ok(summary)
     }
 
@@ -416,6 +421,24 @@ mod tests {
         PagesChanged,
     }
 
+    /// How a team page is changed behind the observer's back.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Tamper {
+        /// Left as written.
+        Untouched,
+        /// Removed.
+        Removed,
+        /// Written over in place with other bytes of the same length (in
+        /// the description and in a game's row of its first group), its
+        /// modification time set back to the one written (as `touch -r`
+        /// or `rsync --inplace --times` leave it): only its change time
+        /// tells.
+        InPlace,
+        /// Another file of the same length and modification time renamed
+        /// over it.
+        RenamedOver,
+    }
+
     /// The observer, its checks after each event, and what happens before
     /// the Evolution's event.
     struct Interrupted {
@@ -424,6 +447,93 @@ mod tests {
         /// The team pages' tails copied by the observer that wrote the
         /// Evolution's pages, at that write.
         copied_at_evolution: usize,
+        /// The round before whose first group's event every team page is
+        /// changed behind the observer's back (by its name's place, in
+        /// turn: untouched, removed, in place, renamed over), if any.
+        tamper_before: Option<u32>,
+        /// The pages so changed, and how.
+        tampered: BTreeMap<String, Tamper>,
+        /// At that event: the team pages it wrote, and how many of them
+        /// had their rows copied.
+        at_tamper: Option<(Vec<String>, usize)>,
+    }
+
+    /// `text` with other bytes of the same length in the description and
+    /// in the first game's row.
+    fn changed_page(text: &str) -> String {
+        let changed = text.replacen("Team", "Mean", 1).replacen(
+            "<tr class=\"status-",
+            "<tr class=\"xtatus-",
+            1,
+        );
+        assert_eq!(changed.len(), text.len());
+        assert_ne!(changed, text);
+        changed
+    }
+
+    /// Changes the team pages of `dir` behind the observer's back, each
+    /// as its name's place says; returns how.
+    fn tamper_with_team_pages(dir: &Path) -> BTreeMap<String, Tamper> {
+        use std::os::unix::fs::MetadataExt;
+        let ways = [
+            Tamper::Untouched,
+            Tamper::Removed,
+            Tamper::InPlace,
+            Tamper::RenamedOver,
+        ];
+        let mut tampered = BTreeMap::new();
+        let pages = files(dir)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("team-"));
+        for (i, (name, bytes)) in pages.enumerate() {
+            let path = dir.join(&name);
+            let way = ways[i % ways.len()];
+            let text = String::from_utf8(bytes).unwrap();
+            let before = std::fs::metadata(&path).unwrap();
+            let set_time = |p: &Path| {
+                std::fs::File::options()
+                    .write(true)
+                    .open(p)
+                    .unwrap()
+                    .set_modified(before.modified().unwrap())
+                    .unwrap();
+            };
+            match way {
+                Tamper::Untouched => {}
+                Tamper::Removed => std::fs::remove_file(&path).unwrap(),
+                Tamper::InPlace => {
+                    use std::io::Write;
+                    let changed = changed_page(&text);
+                    // Until the clock's tick is past the page's write:
+                    // its change time then differs, as a later change's.
+                    loop {
+                        let mut f = std::fs::File::options().write(true).open(&path).unwrap();
+                        f.write_all(changed.as_bytes()).unwrap();
+                        drop(f);
+                        set_time(&path);
+                        let now = std::fs::metadata(&path).unwrap();
+                        if (now.ctime(), now.ctime_nsec()) != (before.ctime(), before.ctime_nsec())
+                        {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    let now = std::fs::metadata(&path).unwrap();
+                    assert_eq!(
+                        (now.ino(), now.len(), now.modified().unwrap()),
+                        (before.ino(), before.len(), before.modified().unwrap())
+                    );
+                }
+                Tamper::RenamedOver => {
+                    let other = dir.join("other.html");
+                    std::fs::write(&other, changed_page(&text)).unwrap();
+                    set_time(&other);
+                    std::fs::rename(&other, &path).unwrap();
+                }
+            }
+            tampered.insert(name, way);
+        }
+        tampered
     }
 
     impl Observer for Interrupted {
@@ -461,10 +571,31 @@ mod tests {
                     }
                 }
             }
+            let tamper = match event {
+                Event::GroupFinished { round, .. } => {
+                    Some(*round) == self.tamper_before && self.tampered.is_empty()
+                }
+                _ => false,
+            };
+            if tamper {
+                self.tampered = tamper_with_team_pages(&self.checked.site.dir);
+            }
             let before = self.checked.site.team_tails_copied;
+            let rows_before = self.checked.site.team_rows_copied;
+            let changes_before = self.checked.changes.len();
             self.checked.event(store, event)?;
             if evolution {
                 self.copied_at_evolution = self.checked.site.team_tails_copied - before;
+            }
+            if tamper {
+                let written = self.checked.changes[changes_before..]
+                    .iter()
+                    .flat_map(|(_, names)| names)
+                    .filter(|n| n.starts_with("team-"))
+                    .cloned()
+                    .collect();
+                let copied = self.checked.site.team_rows_copied - rows_before;
+                self.at_tamper = Some((written, copied));
             }
             Ok(())
         }
@@ -477,6 +608,15 @@ mod tests {
     /// observer's folder and the harness.
     fn played_checked(
         before_evolution: BeforeEvolution,
+    ) -> (Store, i64, tempfile::TempDir, Interrupted, SiteOptions) {
+        played_checked_tampered(before_evolution, None)
+    }
+
+    /// [`played_checked`], the team pages changed behind the observer's
+    /// back before round `tamper_before`'s first group's event, if given.
+    fn played_checked_tampered(
+        before_evolution: BeforeEvolution,
+        tamper_before: Option<u32>,
     ) -> (Store, i64, tempfile::TempDir, Interrupted, SiteOptions) {
         let mut store = Store::open_in_memory().unwrap();
         // Three rounds: four groups, two, the final.
@@ -513,6 +653,9 @@ mod tests {
             },
             before_evolution,
             copied_at_evolution: 0,
+            tamper_before,
+            tampered: BTreeMap::new(),
+            at_tamper: None,
         };
         run_tournament_with(
             &mut store,
@@ -525,6 +668,42 @@ mod tests {
         (store, tid, dir, checked, options)
     }
 
+    /// Team pages changed behind the observer's back after their last
+    /// write (removed; written over in place with the same length and
+    /// modification time; another file renamed over them) are not copied
+    /// from at their team's next group: each is written again whole, and
+    /// is the whole site's (as every page written at each event, and the
+    /// whole folder at the end, after the Evolution's write of every
+    /// page); the pages left alone have their first group's rows copied.
+    /// Before the change time was part of a page's stamp, a page written
+    /// over in place with its modification time set back was taken for
+    /// the one written: its tail was copied at the Evolution.
+    #[test]
+    fn team_pages_changed_or_removed_behind_the_observer_are_written_again_whole() {
+        let (store, tid, dir, checked, options) =
+            played_checked_tampered(BeforeEvolution::Nothing, Some(2));
+        let (written, copied) = checked.at_tamper.clone().expect("round 2 was played");
+        let how = |way: Tamper| {
+            written
+                .iter()
+                .filter(|n| checked.tampered.get(*n) == Some(&way))
+                .count()
+        };
+        // Round 2's first group has pages of every kind.
+        for way in [
+            Tamper::Untouched,
+            Tamper::Removed,
+            Tamper::InPlace,
+            Tamper::RenamedOver,
+        ] {
+            assert!(how(way) > 0, "{way:?}: {written:?}");
+        }
+        // Only the pages left alone had their rows copied.
+        assert_eq!(copied, how(Tamper::Untouched));
+        assert!(checked.checked.pages_checked > 130);
+        assert_whole_after_finish(&store, tid, dir.path(), checked.checked, &options);
+    }
+
     #[test]
     fn the_site_written_event_by_event_is_the_whole_site_byte_for_byte() {
         let (store, tid, dir, checked, options) = played_checked(BeforeEvolution::Nothing);
@@ -532,6 +711,16 @@ mod tests {
         // team's groups were settled at its last write before), rendering
         // their heads alone: and each page is the whole site's.
         assert_eq!(checked.copied_at_evolution, 130);
+        // The writes at the groups of rounds 2 and 3 copied the rows of
+        // their members' earlier groups: one copy for each member of
+        // round 2 (every team of it played round 1) and of the final.
+        let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
+        let later_members: usize = res.rounds[1..]
+            .iter()
+            .flat_map(|r| &r.groups)
+            .map(|g| g.members.len())
+            .sum();
+        assert_eq!(checked.checked.site.team_rows_copied, later_members);
         let mut checked = checked.checked;
         let res = crate::engine::results::results(&store, tid, vec![]).unwrap();
         assert_eq!(res.rounds.len(), 3, "three rounds");
@@ -839,6 +1028,7 @@ mod tests {
             let view = |part| {
                 super::super::views::team_view(
                     part,
+                    0,
                     frame.clone(),
                     &store,
                     name,
@@ -852,7 +1042,7 @@ mod tests {
                 )
                 .unwrap()
             };
-            let (head, view) = (view(TeamPart::Head), view(TeamPart::Whole));
+            let (head, view) = (view(TeamPart::Head).0, view(TeamPart::Whole).0);
             let template = team_html(&view);
             // The head of a page whose tail is copied, rendered from the
             // view's head alone, is the whole view's.

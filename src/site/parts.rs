@@ -33,15 +33,19 @@ struct WrittenPage {
     parts: HashMap<u32, Part>,
 }
 
-/// What recognizes a file as the one this process wrote: its inode, length
-/// and modification time. A page put there by anyone else (renamed over
-/// it, even of the same length within one tick of the clock) has another
-/// inode; one written over in place, another length or time.
+/// What recognizes a file as the one this process wrote: its inode, length,
+/// modification time and change time. A page put there by anyone else
+/// (renamed over it, even of the same length within one tick of the clock)
+/// has another inode; one written over in place, another length or
+/// modification time, or, where the writer set the modification time
+/// back to ours, another change time (which no one but the kernel sets:
+/// every write and every change of the times moves it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     inode: u64,
     len: u64,
     modified: (i64, i64),
+    changed: (i64, i64),
 }
 
 impl Stamp {
@@ -51,6 +55,7 @@ impl Stamp {
             inode: m.ino(),
             len: m.size(),
             modified: (m.mtime(), m.mtime_nsec()),
+            changed: (m.ctime(), m.ctime_nsec()),
         }
     }
 
@@ -60,6 +65,7 @@ impl Stamp {
             inode: st.st_ino,
             len: st.st_size as u64,
             modified: (st.st_mtime, st.st_mtime_nsec as i64),
+            changed: (st.st_ctime, st.st_ctime_nsec as i64),
         }
     }
 }
@@ -160,56 +166,93 @@ impl RoundPageParts {
     }
 }
 
-/// The team pages as last written by this process, each with where its
-/// tail begins ([`super::direct::team_tail_html`]: the description, the
-/// points per opponent, the failures, the games), kept only for a page
-/// whose every group was settled when it was written (finished, its game
-/// pages written or none: see [`Part::settled`]). Such a tail cannot
-/// change while the team is in no other group: it shows only those
-/// groups' results, their games' pages and the version's description,
-/// all final; what later rounds, the final's end and the Evolution change
-/// on the page (the navigation, the placings, the Evolution's row) is in
-/// its head. So the next write of the page (at the Evolution's write of
-/// every page, above all) renders the head alone and copies the tail from
-/// the file, if the file is the one written (same length and modification
-/// time) and the team is in as many groups as then.
+/// The team pages as last written by this process, each with where the
+/// pieces of its tail lie ([`super::direct::team_tail_marked`]: the
+/// description, the points per opponent, the failures, the games) and how
+/// many of the team's first groups were settled when it was written
+/// (finished, their game pages written or none: see [`Part::settled`]).
+/// A settled group's rows (its games, its failures) cannot change: they
+/// show only its results, its games' pages and its disqualifications, all
+/// final; and the version's description does not change in a tournament.
+/// So the page's next write copies them from the file: the description's
+/// section, and the first settled groups' failures and games, which lead
+/// their lists (a team's groups are listed in the order it played them);
+/// it renders the rest from a view of the later groups' rows (and the
+/// points per opponent and the head, which every group changes). Where
+/// every group was settled and the team is in no other group since (the
+/// Evolution's write of every team page, above all), the whole tail is
+/// copied and the head alone rendered.
 ///
-/// Only positions are kept (a few dozen bytes a team, never a page's
-/// bytes), and only in memory: a process started again (after a `kill
-/// -9`, say) knows of no tail and renders each page whole the first time.
+/// A file is copied from only if it is still the one written (its
+/// [`Stamp`]); anything else (changed, replaced or removed behind the
+/// server's back) is not read, and the page is rendered whole and
+/// written. Only positions are kept (about a hundred bytes a team, never
+/// a page's bytes), and only in memory: a process started again (after a
+/// `kill -9`, say) knows of no page and renders each whole the first time.
 #[derive(Debug, Default)]
 pub struct TeamTails {
     pages: HashMap<u32, WrittenTail>,
 }
 
 /// A team page as written: its stamp (to recognize it), where its tail
-/// begins, and in how many groups the team was then.
+/// and the tail's pieces lie ([`super::direct::TailMarks`], offsets in the
+/// file), in how many groups the team was then and how many of the first
+/// of them were settled (the rows up to the marks' splits are theirs), and
+/// the last of those, as the team's memberships then said (round and
+/// group numbers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct WrittenTail {
+pub struct WrittenTail {
     stamp: Stamp,
-    tail_at: u64,
-    groups: usize,
+    pub tail_at: u64,
+    pub groups: usize,
+    pub settled: usize,
+    pub last_settled: (u32, u32),
+    pub marks: super::direct::TailMarks,
+}
+
+/// A team page's place in the folder and what the write knew of it when
+/// it was written: what [`TeamTails::record`] keeps.
+pub struct TeamPageWritten {
+    pub tail_at: usize,
+    pub groups: usize,
+    pub settled: usize,
+    pub last_settled: (u32, u32),
+    pub marks: super::direct::TailMarks,
+}
+
+impl WrittenTail {
+    /// The description's section and the settled groups' rows in `text`,
+    /// the page read back ([`TeamTails::read`]), where the marks say;
+    /// `None` if they are not where the text can be cut.
+    pub fn copied_rows<'t>(&self, text: &'t str) -> Option<super::direct::CopiedRows<'t>> {
+        let tail_at = usize::try_from(self.tail_at).ok()?;
+        let m = &self.marks;
+        Some(super::direct::CopiedRows {
+            description: text.get(tail_at..m.description_end)?,
+            failures: text.get(m.failures.0..m.failures.1)?,
+            games: text.get(m.games.0..m.games.1)?,
+        })
+    }
 }
 
 impl TeamTails {
-    /// The tail of team `team`'s page, the file `name` of the folder
-    /// `dir`, if this process wrote it last with every group settled, the
-    /// team is in `groups` groups as it was then, and the file is still
-    /// the one written. `None` otherwise (the page is then rendered whole).
-    pub fn tail(
-        &self,
-        team: u32,
-        groups: usize,
-        dir: &rustix::fd::OwnedFd,
-        name: &str,
-    ) -> Option<String> {
+    /// What this process recorded of team `team`'s page, if it recorded
+    /// any (not yet checked against the file: [`TeamTails::read`]).
+    pub fn written(&self, team: u32) -> Option<&WrittenTail> {
+        self.pages.get(&team)
+    }
+
+    /// The page `name` of the folder `dir`, whole, if it is still the one
+    /// recorded as `written` (the same [`Stamp`], seen on the descriptor it
+    /// is read from: never through a link at the page's name, none of ours
+    /// is one) and its text; `None` otherwise (the page is then rendered
+    /// whole).
+    pub fn read(written: &WrittenTail, dir: &rustix::fd::OwnedFd, name: &str) -> Option<String> {
         use rustix::fs::{fstat, openat, Mode, OFlags};
-        let written = self.pages.get(&team).filter(|w| w.groups == groups)?;
-        // Never through a link at the page's name (none of ours is one).
         let fd = openat(
             dir,
             name,
-            OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK,
             Mode::empty(),
         )
         .ok()?;
@@ -217,34 +260,37 @@ impl TeamTails {
             return None;
         }
         let mut file = std::fs::File::from(fd);
-        let tail_len = written.stamp.len.checked_sub(written.tail_at)?;
-        let mut bytes = vec![0u8; usize::try_from(tail_len).ok()?];
-        file.seek(SeekFrom::Start(written.tail_at)).ok()?;
+        let mut bytes = vec![0u8; usize::try_from(written.stamp.len).ok()?];
         file.read_exact(&mut bytes).ok()?;
         String::from_utf8(bytes).ok()
     }
 
     /// Records team `team`'s page, the file `name` of `dir` just written,
-    /// whose tail begins at byte `tail_at`, written while the team was in
-    /// `groups` groups, every one settled (forgets it if the file cannot
-    /// be looked up).
+    /// as `page` says it was written (forgets it if the file cannot be
+    /// looked up, or no group of the team was settled).
     pub fn record(
         &mut self,
         team: u32,
-        groups: usize,
         dir: &rustix::fd::OwnedFd,
         name: &str,
-        tail_at: usize,
+        page: TeamPageWritten,
     ) {
         use rustix::fs::{statat, AtFlags};
+        if page.settled == 0 {
+            self.forget(team);
+            return;
+        }
         match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => {
                 self.pages.insert(
                     team,
                     WrittenTail {
                         stamp: Stamp::of_stat(&st),
-                        tail_at: tail_at as u64,
-                        groups,
+                        tail_at: page.tail_at as u64,
+                        groups: page.groups,
+                        settled: page.settled,
+                        last_settled: page.last_settled,
+                        marks: page.marks,
                     },
                 );
             }
@@ -252,8 +298,7 @@ impl TeamTails {
         }
     }
 
-    /// Forgets team `team`'s page (written with a group not settled, or
-    /// not written).
+    /// Forgets team `team`'s page (about to be written, or not written).
     pub fn forget(&mut self, team: u32) {
         self.pages.remove(&team);
     }
@@ -342,11 +387,30 @@ mod tests {
         )
         .unwrap();
         let mut tails = TeamTails::default();
-        tails.record(7, 1, &folder, "round-1.html", 4);
+        let marks = super::super::direct::TailMarks {
+            description_end: 4,
+            failures: (4, 4),
+            games: (4, 15),
+        };
+        let written = |settled| TeamPageWritten {
+            tail_at: 4,
+            groups: 1,
+            settled,
+            last_settled: (1, 1),
+            marks,
+        };
+        // A page without a settled group is not recorded.
+        tails.record(7, &folder, "round-1.html", written(0));
+        assert!(tails.written(7).is_none());
+        tails.record(7, &folder, "round-1.html", written(1));
         assert!(parts.open(1, &path).is_some());
+        let read = |tails: &TeamTails| TeamTails::read(tails.written(7)?, &folder, "round-1.html");
+        let text = read(&tails).unwrap();
+        assert_eq!(text, "head[group one]foot");
+        let rows = tails.written(7).unwrap().copied_rows(&text).unwrap();
         assert_eq!(
-            tails.tail(7, 1, &folder, "round-1.html").as_deref(),
-            Some("[group one]foot")
+            (rows.description, rows.failures, rows.games),
+            ("", "", "[group one]")
         );
         // Another file of the same length, given the same time, renamed
         // over the page.
@@ -366,6 +430,6 @@ mod tests {
             (times.len(), times.modified().unwrap())
         );
         assert!(parts.open(1, &path).is_none());
-        assert_eq!(tails.tail(7, 1, &folder, "round-1.html"), None);
+        assert_eq!(read(&tails), None);
     }
 }

@@ -342,14 +342,32 @@ pub(super) enum TeamPart {
     /// description read, no game looked at but to know the team played
     /// in its group; the rest of the view empty.
     Head,
+    /// Every field but the description and the rows (games, failures) of
+    /// the team's first `n` groups: the page written before has them,
+    /// settled, and they are copied from it (see
+    /// [`super::parts::TeamTails`]). The placings, the points per opponent
+    /// and the note on games without a page are made from every group, as
+    /// for the whole view.
+    After(usize),
 }
 
-/// A team's page's view (`part` of it). `evolution` is the team's row of
+/// How many of a team view's rows (games, failures) come from the team's
+/// groups before a given one ([`team_view`]'s `split`): where a page's
+/// settled rows end, to be copied at its next write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct RowsBefore {
+    pub games: usize,
+    pub failures: usize,
+}
+
+/// A team's page's view (`part` of it), and how many of its rows come from
+/// the team's first `split` groups. `evolution` is the team's row of
 /// the Evolution's ranking, if it has one: the ranking is made once for
 /// all the team pages of a write, not once per page.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn team_view<'i>(
     part: TeamPart,
+    split: usize,
     frame: Frame,
     store: &Store,
     name: &str,
@@ -360,9 +378,9 @@ pub(super) fn team_view<'i>(
     evolution: Option<&EvolutionPlacedView>,
     facts: &Facts<'_>,
     opts: &SiteOptions,
-) -> Result<TeamView, SiteError> {
+) -> Result<(TeamView, RowsBefore), SiteError> {
     let (description, lexical_elements): (Option<String>, Option<i64>) = match part {
-        TeamPart::Head => (None, None),
+        TeamPart::Head | TeamPart::After(_) => (None, None),
         TeamPart::Whole => store
             .conn()
             .prepare_cached(
@@ -393,7 +411,14 @@ pub(super) fn team_view<'i>(
     }
     // Only the groups the team is a member of, in the results' order: not
     // a look-up of its name in every group of the tournament.
-    for m in member_of {
+    // The first group whose rows are made (those before are copied).
+    let rows_from = match part {
+        TeamPart::Whole => 0,
+        TeamPart::Head => usize::MAX,
+        TeamPart::After(n) => n,
+    };
+    let mut before = RowsBefore::default();
+    for (i, m) in member_of.iter().enumerate() {
         let (r, g) = m.of(res);
         {
             let made;
@@ -418,6 +443,36 @@ pub(super) fn team_view<'i>(
             if part == TeamPart::Head {
                 continue;
             }
+            let cut = facts.cuts.get(&(r.number, g.number));
+            if i < rows_from {
+                // Rows copied: only what the points per opponent and the
+                // note on pages take from every group.
+                for &p in played {
+                    let x = &g.games[p.game()];
+                    if cut.is_some_and(|c| c.cuts(x) && x.status != GameStatus::Cancelled) {
+                        pages_note = Some(TEAM_PAGES_NOTE);
+                    }
+                    if x.counted() {
+                        let side = if p.side() == Side::Q { 1 } else { 0 };
+                        let other = 1 - side;
+                        let e = opponents
+                            .entry(&x.players[other])
+                            .or_insert_with(|| OpponentRow {
+                                opponent: group_index
+                                    .opponent(p, &x.players[other], &|t| facts.team(t)),
+                                games: 0,
+                                own: 0,
+                                theirs: 0,
+                            });
+                        e.games += 1;
+                        e.own += x.points[side];
+                        e.theirs += x.points[other];
+                    }
+                }
+                continue;
+            }
+            let (games_before, failures_before) = (games.len(), failures.len());
+            // Only for the groups whose rows are made.
             let dqs = disqualifications(g, r);
             games.reserve(played.len());
             for &p in played {
@@ -428,11 +483,7 @@ pub(super) fn team_view<'i>(
                 let other = 1 - side;
                 let href = has_page(facts, opts, r.number, g.number, x)
                     .then(|| game_page(r.number, g.number, x.slot));
-                if facts
-                    .cuts
-                    .get(&(r.number, g.number))
-                    .is_some_and(|c| c.cuts(x) && x.status != GameStatus::Cancelled)
-                {
+                if cut.is_some_and(|c| c.cuts(x) && x.status != GameStatus::Cancelled) {
                     pages_note = Some(TEAM_PAGES_NOTE);
                 }
                 let opponent = group_index.opponent(p, &x.players[other], &|t| facts.team(t));
@@ -480,9 +531,13 @@ pub(super) fn team_view<'i>(
                     }
                 }
             }
+            if i < split {
+                before.games += games.len() - games_before;
+                before.failures += failures.len() - failures_before;
+            }
         }
     }
-    Ok(TeamView {
+    let view = TeamView {
         frame,
         pages_note,
         name: name.to_string(),
@@ -494,7 +549,8 @@ pub(super) fn team_view<'i>(
         games,
         opponents: opponents.into_values().collect(),
         failures,
-    })
+    };
+    Ok((view, before))
 }
 
 #[cfg(test)]
