@@ -202,9 +202,10 @@ pub struct Limits {
     /// At most this many participant kits to all strangers together per
     /// day (0: no limit): what strangers at many domains can draw out of
     /// the server in kit bytes is this times the kit's size (about 14 MB a
-    /// day at the default 100). Registered teams' mailboxes have as many
-    /// of their own (strangers' kits, at their domains or elsewhere, do
-    /// not count there).
+    /// day at the default 100). A proven team's mailbox has no share of a
+    /// pool: its kits are its own `kits_per_sender_per_day`, sent to it
+    /// alone, so no forger naming other mailboxes spends them (proven
+    /// mailboxes together get at most that many times their number).
     pub kits_per_day: u32,
     /// The organizer gets at most one digest of failed outgoing and
     /// set-aside incoming mails per this many minutes (the first at once).

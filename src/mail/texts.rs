@@ -33,6 +33,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/mail/automatic_note.hbs"),
     ),
     (
+        "kit_refused",
+        include_str!("../../templates/mail/kit_refused.hbs"),
+    ),
+    (
         "registration_accepted_bot",
         include_str!("../../templates/mail/registration_accepted_bot.hbs"),
     ),

@@ -454,7 +454,9 @@ fn the_kits_of_a_day_are_capped_in_all_and_their_size_is_stated() {
     let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
     let o = c.ingest(&refs);
     assert_eq!(
-        out(&o).matches("(no kit: 3 kits went out today").count(),
+        out(&o)
+            .matches("no participant kit: 3 kits went to strangers today")
+            .count(),
         2,
         "{}",
         out(&o)
@@ -503,7 +505,9 @@ fn the_kit_is_capped_harder_than_other_replies() {
     let refs: Vec<&Path> = mails.iter().map(|p| p.as_path()).collect();
     let o = c.ingest(&refs);
     assert_eq!(
-        out(&o).matches("(no kit: at most 1 kits").count(),
+        out(&o)
+            .matches("no participant kit: at most 1 kits")
+            .count(),
         2,
         "{}",
         out(&o)

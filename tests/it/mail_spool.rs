@@ -76,14 +76,11 @@ impl Contest {
     }
 
     pub fn register_joe(&self) -> String {
-        let reg = self.mail(
+        self.register(
             "joe@lords.example",
-            "registration for KNOBELN",
-            REGISTRATION,
-            "",
-        );
-        self.ingest(&[&reg]);
-        auth_of(self.replies().last().expect("an acknowledgement"))
+            "the_heavy_lords_of_knobeln",
+            "University of Northeast Sacrodata, Intellect City, Eggland",
+        )
     }
 
     /// A registration of team `team_<who>` from `<who>@participants.example`
@@ -100,6 +97,31 @@ impl Contest {
             ),
             "",
         )
+    }
+
+    /// Registers team `team` of organization `org` from `address` (its
+    /// From line and its form's address), checks the ingest succeeded,
+    /// and returns the team's auth string from the acknowledgement. The
+    /// address is only claimed (a From line): see [`Self::register_and_prove`].
+    pub fn register(&self, address: &str, team: &str, org: &str) -> String {
+        let reg = self.mail(
+            address,
+            "registration for KNOBELN",
+            &registration(address, team, org),
+            "",
+        );
+        assert!(self.ingest(&[&reg]).status.success());
+        auth_of(self.replies().last().expect("an acknowledgement"))
+    }
+
+    /// Registers as [`Self::register`], then proves the address: a
+    /// `status` mail from it with the team's string (its answer is the
+    /// last reply). Returns the auth string.
+    pub fn register_and_prove(&self, address: &str, team: &str, org: &str) -> String {
+        let auth = self.register(address, team, org);
+        let proof = self.mail(address, "status", &format!("<<FROM>> {team} {auth}\n"), "");
+        assert!(self.ingest(&[&proof]).status.success());
+        auth
     }
 
     /// A "please compile" mail of the announcement's team.
@@ -388,13 +410,7 @@ fn a_malformed_registration_gets_every_problem_at_once() {
 #[test]
 fn wrong_auth_and_unknown_team_get_the_same_refusal() {
     let c = Contest::new("");
-    let reg = c.mail(
-        "joe@lords.example",
-        "registration for KNOBELN",
-        REGISTRATION,
-        "",
-    );
-    c.ingest(&[&reg]);
+    c.register_joe();
     let wrong = c.mail(
         "joe@lords.example",
         "please compile",
@@ -1429,13 +1445,7 @@ fn strangers_floods_never_silence_a_participant() {
         "the strangers' budget is used up"
     );
 
-    let reg = c.mail(
-        "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
+    let auth = c.register("ann@mail.example", "ann_team", "Ann's Org");
     let ack = last_reply(&c);
     assert!(
         ack.subject.contains("registration accepted"),
@@ -1443,7 +1453,6 @@ fn strangers_floods_never_silence_a_participant() {
         ack.subject
     );
     assert_eq!(ack.to, ["ann@mail.example"]);
-    let auth = auth_of(&ack);
 
     // Her address's two replies a day were used by the forged mails; the
     // registration's answer did not count there. Her mailbox is a team's
@@ -1495,31 +1504,18 @@ fn strangers_floods_never_silence_a_participant() {
 }
 
 /// Lanes for the kit: strangers at many domains (and at the participant's
-/// own domain) use up the kits of a day, yet a registered team's mailbox
-/// still gets the kit (its lane has a day's cap of its own, and no
-/// domain's, like its other replies), and a new stranger still gets none.
+/// own domain) use up the kits of a day, yet a proven team's mailbox
+/// still gets the kit (its kits are its own: its per-mailbox cap, no
+/// domain's and no day's in all, like its other replies), and a new
+/// stranger still gets none.
 #[test]
 fn strangers_kits_never_use_up_a_participants_kit() {
     let c = Contest::new(
         "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 2\nkits_per_sender_per_day = 5\n",
     );
-    let reg = c.mail(
-        "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
     // Ann's address proves itself by her team's string (a mailbox only a
     // From line registered is a stranger's for kits: the next test).
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
-    let proof = c.mail(
-        "ann@mail.example",
-        "status",
-        &format!("<<FROM>> ann_team {auth}\n"),
-        "",
-    );
-    assert!(c.ingest(&[&proof]).status.success());
+    c.register_and_prove("ann@mail.example", "ann_team", "Ann's Org");
     let flood: Vec<PathBuf> = (0..3)
         .map(|i| {
             c.mail(
@@ -1533,7 +1529,7 @@ fn strangers_kits_never_use_up_a_participants_kit() {
     let refs: Vec<&Path> = flood.iter().map(PathBuf::as_path).collect();
     let o = c.ingest(&refs);
     assert!(
-        stdout(&o).contains("(no kit: 2 kits went out today"),
+        stdout(&o).contains("no participant kit: 2 kits went to strangers today"),
         "{}",
         stdout(&o)
     );
@@ -1546,22 +1542,24 @@ fn strangers_kits_never_use_up_a_participants_kit() {
     let ask = c.mail("ann@mail.example", "SEND knobelnsoftware", "", "");
     let o = c.ingest(&[&ask]);
     assert_eq!(kits(&c, "ann@mail.example"), 1, "{}", stdout(&o));
-    // The registered mailboxes' lane has its cap too.
-    let again: Vec<PathBuf> = (0..2)
+    // A proven mailbox's kits are its own: not counted among the day's 2
+    // (issue 35/38: no pool shared by proven mailboxes), capped per
+    // mailbox (5 here).
+    let again: Vec<PathBuf> = (0..5)
         .map(|_| c.mail("ann@mail.example", "SEND knobelnsoftware", "", ""))
         .collect();
     let refs: Vec<&Path> = again.iter().map(PathBuf::as_path).collect();
     let o = c.ingest(&refs);
-    assert_eq!(kits(&c, "ann@mail.example"), 2, "{}", stdout(&o));
+    assert_eq!(kits(&c, "ann@mail.example"), 5, "{}", stdout(&o));
     assert!(
-        stdout(&o).contains("(no kit: 2 kits went out today"),
+        stdout(&o).contains("no participant kit: at most 5 kits a day to one mailbox"),
         "{}",
         stdout(&o)
     );
     let late = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
     let o = c.ingest(&[&late]);
     assert!(
-        stdout(&o).contains("(no kit: 2 kits went out today"),
+        stdout(&o).contains("no participant kit: 2 kits went to strangers today"),
         "{}",
         stdout(&o)
     );
@@ -1582,21 +1580,7 @@ fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
     let c = Contest::new(
         "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 20\nkits_per_sender_per_day = 2\n",
     );
-    let reg = c.mail(
-        "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
-    let proof = c.mail(
-        "ann@mail.example",
-        "status",
-        &format!("<<FROM>> ann_team {auth}\n"),
-        "",
-    );
-    assert!(c.ingest(&[&proof]).status.success());
+    let auth = c.register_and_prove("ann@mail.example", "ann_team", "Ann's Org");
     // The forger registers three teams from forged From lines, then asks
     // for a kit in each mailbox's name.
     let forged: Vec<PathBuf> = (0..3)
@@ -1628,7 +1612,7 @@ fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
     let refs: Vec<&Path> = requests.iter().map(PathBuf::as_path).collect();
     let o = c.ingest(&refs);
     assert!(
-        stdout(&o).contains("(no kit: 2 kits went out today"),
+        stdout(&o).contains("no participant kit: 2 kits went to strangers today"),
         "{}",
         stdout(&o)
     );
@@ -1659,11 +1643,65 @@ fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
     let stranger = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
     let o = c.ingest(&[&stranger]);
     assert!(
-        stdout(&o).contains("(no kit: 2 kits went out today"),
+        stdout(&o).contains("no participant kit: 2 kits went to strangers today"),
         "{}",
         stdout(&o)
     );
     assert_eq!(kits(&c, "late@elsewhere.example"), 0);
+}
+
+/// Issue 35/38 (a claim is not an identity): a forger who knows proven
+/// teams' addresses (the LAP list publishes them) asks for a kit From
+/// each. Before, a proven mailbox's kits came out of one pool of
+/// `kits_per_day` shared by every proven mailbox, so three forged
+/// requests at `kits_per_day` 2 spent the day's pool and Ann's own
+/// request from her proven mailbox got no kit. Now a proven mailbox's
+/// kits are its own (per mailbox, sent only to it): the forged requests
+/// each send their named mailbox its kit (within that mailbox's 2), and
+/// Ann still gets hers; a stranger finds the strangers' lane untouched.
+#[test]
+fn a_forger_naming_proven_mailboxes_never_spends_another_proven_mailboxs_kit() {
+    let c = Contest::new(
+        "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 20\nkits_per_sender_per_day = 2\n",
+    );
+    c.register_and_prove("ann@mail.example", "ann_team", "Ann's Org");
+    let named: Vec<String> = (0..3).map(|i| format!("p{i}@team{i}.example")).collect();
+    for (i, address) in named.iter().enumerate() {
+        c.register_and_prove(address, &format!("team_{i}"), &format!("Org {i}"));
+    }
+    let kits = |c: &Contest, to: &str| {
+        c.replies()
+            .into_iter()
+            .filter(|r| r.subject.contains("participant kit") && r.to == [to])
+            .count()
+    };
+    // The forger's requests, each From a proven mailbox it does not own.
+    let forged: Vec<PathBuf> = named
+        .iter()
+        .map(|a| c.mail(a, "SEND knobelnsoftware", "", ""))
+        .collect();
+    let refs: Vec<&Path> = forged.iter().map(PathBuf::as_path).collect();
+    let o = c.ingest(&refs);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let ask = c.mail("ann@mail.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&ask]);
+    assert_eq!(
+        kits(&c, "ann@mail.example"),
+        1,
+        "Ann's proven mailbox gets its kit whatever was asked in other proven mailboxes' names: {}",
+        stdout(&o)
+    );
+    // The forged requests' kits went to the mailboxes they named.
+    for address in &named {
+        assert_eq!(
+            kits(&c, address),
+            1,
+            "the forged request's kit goes to the mailbox it names, counted there"
+        );
+    }
+    let stranger = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
+    let o = c.ingest(&[&stranger]);
+    assert_eq!(kits(&c, "late@elsewhere.example"), 1, "{}", stdout(&o));
 }
 
 /// Issue 38 (proof is an auth string): a team's program may send the
@@ -1678,14 +1716,7 @@ fn forged_registrations_never_spend_a_proven_mailboxs_kit() {
 #[test]
 fn a_teams_programs_mail_is_processed_and_answered_once_a_day() {
     let c = Contest::new("");
-    let reg = c.mail(
-        "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let auth = c.register("ann@mail.example", "ann_team", "Ann's Org");
     let sent = c.replies().len();
     let generated = "Auto-Submitted: auto-generated\r\n";
     let first = c.mail(
@@ -1757,14 +1788,7 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
     let c = Contest::new(
         "[limits]\nkits_per_day = 2\nkits_per_domain_per_day = 2\nkits_per_sender_per_day = 2\n",
     );
-    let reg = c.mail(
-        "ann@mail.example",
-        "registration for KNOBELN",
-        &registration("ann@mail.example", "ann_team", "Ann's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let auth = c.register("ann@mail.example", "ann_team", "Ann's Org");
     let kits = |c: &Contest| {
         c.replies()
             .into_iter()
@@ -1777,7 +1801,7 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
     let refs: Vec<&Path> = forged.iter().map(PathBuf::as_path).collect();
     let o = c.ingest(&refs);
     assert_eq!(kits(&c), 2, "{}", stdout(&o));
-    assert!(stdout(&o).contains("(no kit:"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("no participant kit:"), "{}", stdout(&o));
     let wrong = c.mail(
         "ann@mail.example",
         "SEND knobelnsoftware",
@@ -1805,9 +1829,24 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
     let o = c.ingest(&refs);
     assert_eq!(kits(&c), 4, "{}", stdout(&o));
     assert!(
-        stdout(&o).contains("(no kit: at most 2 kits a day to one team)"),
+        stdout(&o).contains("no participant kit: at most 2 kits a day to one team (team ann_team)"),
         "{}",
         stdout(&o)
+    );
+    // The team asked with its string: it is told why, in the kit's place
+    // (a stranger at a cap, the forged requests above, is told nothing).
+    let notes: Vec<Reply> = c
+        .replies()
+        .into_iter()
+        .filter(|r| r.subject.contains("kit request: not sent"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", stdout(&o));
+    assert_eq!(notes[0].to, ["ann@mail.example"]);
+    assert!(
+        flat(&notes[0].body).contains("at most 2 kits a day to one team")
+            && notes[0].attachments.is_empty(),
+        "{}",
+        notes[0].body
     );
 }
 
@@ -1825,14 +1864,7 @@ fn a_kit_request_with_the_teams_string_draws_on_the_teams_own_budget() {
 #[test]
 fn a_teams_string_sends_no_more_to_another_address_than_a_strangers_word() {
     let c = Contest::new("[limits]\nreplies_per_sender_per_day = 3\n");
-    let reg = c.mail(
-        "mal@mail.example",
-        "registration for KNOBELN",
-        &registration("mal@mail.example", "mal_team", "Mal's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let auth = c.register("mal@mail.example", "mal_team", "Mal's Org");
     let victim = "victim@elsewhere.example";
     let to = |c: &Contest, who: &str| {
         c.replies()
@@ -1911,16 +1943,9 @@ fn teams_kits_to_another_address_count_among_its_kits() {
     let mut auths = Vec::new();
     for who in ["mal", "eve"] {
         let address = format!("{who}@mail{who}.example");
-        let reg = c.mail(
-            &address,
-            "registration for KNOBELN",
-            &registration(&address, &format!("{who}_team"), &format!("{who}'s Org")),
-            "",
-        );
-        assert!(c.ingest(&[&reg]).status.success());
         auths.push((
             who,
-            auth_of(c.replies().last().expect("an acknowledgement")),
+            c.register(&address, &format!("{who}_team"), &format!("{who}'s Org")),
         ));
     }
     let kits = |c: &Contest| {
@@ -2115,14 +2140,7 @@ fn a_large_or_long_bad_form_draws_a_short_answer() {
 #[test]
 fn replies_to_one_team_are_capped_per_day() {
     let c = Contest::new("[limits]\nreplies_per_team_per_day = 3\n");
-    let reg = c.mail(
-        "bea@mail.example",
-        "registration for KNOBELN",
-        &registration("bea@mail.example", "bea_team", "Bea's Org"),
-        "",
-    );
-    assert!(c.ingest(&[&reg]).status.success());
-    let auth = auth_of(c.replies().last().expect("an acknowledgement"));
+    let auth = c.register("bea@mail.example", "bea_team", "Bea's Org");
     let to_bea = |c: &Contest| {
         c.replies()
             .into_iter()

@@ -148,6 +148,9 @@ fn fixture(name: &str) -> Value {
             "forwarded": true,
         }),
         "automatic_note" => json!({ "value": "auto-generated", "until": "2026-12-02 10:40 UTC" }),
+        "kit_refused" => {
+            json!({ "why": "at most 2 kits a day to one mailbox", "per_day": 2, "with_string": false })
+        }
         "too_large" => {
             json!({ "size": 40_000_000, "limit": 524_288, "size_mb": "40.0 MB", "limit_mb": "0.5 MB",
                     "bots": false, "max_lexical_elements": 10_000 })

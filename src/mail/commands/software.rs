@@ -25,6 +25,19 @@ use crate::outbox::outgoing::OutAttachment;
 /// own caps count it.
 pub const KIT_KIND: &str = "software";
 
+/// The kind of the short answer sent in a kit's place to a participant
+/// whose kit a cap held back (a reply, not a kit: the kits' caps never
+/// count it).
+pub const KIT_REFUSED_KIND: &str = "kit_refused";
+
+/// A kit request's outcome once its kit is queued; processing puts
+/// [`NO_KIT`] and the reason in its place when a cap holds the kit back.
+pub const KIT_SENT: &str = "participant kit sent";
+
+/// A kit request's outcome when a cap held its kit back (before the
+/// reason).
+pub const NO_KIT: &str = "no participant kit";
+
 pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let d = ctx.config.contest.discipline;
     let kit = match d.family() {
@@ -65,9 +78,9 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     let (budget, outcome) = match team {
         Some(reg) => (
             Budget::Team(reg.team),
-            format!("participant kit sent (team {})", reg.team_name),
+            format!("{KIT_SENT} (team {})", reg.team_name),
         ),
-        None => (Budget::Strangers, "participant kit sent".to_string()),
+        None => (Budget::Strangers, KIT_SENT.to_string()),
     };
     Ok(Effect {
         budget,

@@ -1,9 +1,11 @@
 //! A handled mail's replies: charged to the budget they draw from (a
 //! stranger's per sender, per domain and in all; a registered mailbox's; a
 //! proven team's; a kept registration's and the contest's never capped),
-//! the kits' own caps, a team's program's mail answered once a day, queued
-//! in the outbox, and the mail's final state
-//! set and the mail sealed, on one transaction.
+//! the kits' own caps (no pool shared by participants: a stranger's kits
+//! share the strangers' day, a participant's are its own) and the short
+//! answer to a participant whose kit a cap held back, a team's program's
+//! mail answered once a day, queued in the outbox, and the mail's final
+//! state set and the mail sealed, on one transaction.
 //!
 //! Not here: what a reply says (the commands) and sending it (`delivery`).
 
@@ -13,7 +15,7 @@ use super::error::ProcessError;
 use super::seal::seal_inbox;
 use crate::config::Config;
 use crate::mail::commands::help::FORWARD_KIND;
-use crate::mail::commands::software::KIT_KIND;
+use crate::mail::commands::software::{KIT_KIND, KIT_REFUSED_KIND, KIT_SENT, NO_KIT};
 use crate::mail::commands::{Budget, Ctx, Effect};
 use crate::mail::message::Automatic;
 use crate::mail::sender::sender_key;
@@ -184,7 +186,10 @@ fn program_note(program: &Automatic, now: DateTime<Utc>) -> Result<String, Proce
 }
 
 /// The kit caps a reply is held to, besides its budget's: the rule of
-/// which kits count against which.
+/// which kits count against which. No lane is a pool shared by
+/// participants: a From line is anyone's word, so a kit asked for in a
+/// participant's name is counted for that participant alone, and only a
+/// stranger's kits share a day's cap in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KitLane {
     /// Not a kit: its budget's caps only.
@@ -196,8 +201,19 @@ enum KitLane {
     /// counted per sender, per domain and among all strangers' kits, and
     /// charged to the strangers' budget.
     Stranger,
-    /// A kit on any other budget (a proven mailbox's): counted per sender
-    /// and among that budget's kits, never by its domain.
+    /// A kit to a proven mailbox (its registration proved its address)
+    /// asked for by a From line or `Reply-To` naming it: counted per
+    /// sender only, never by its domain nor among other mailboxes' kits.
+    /// It goes only to that mailbox, which proved it is a participant's,
+    /// so it is charged to the mailbox it goes to: a forger naming other
+    /// proven mailboxes spends theirs (sent to them), never this one's.
+    /// In all, at most `kits_per_sender_per_day` times the proven
+    /// mailboxes, whose number only proof raises (one confirmation or
+    /// one mail with a team's string each, within `max_participants`):
+    /// the bound the teams' own string kits have. Before, these kits
+    /// shared `kits_per_day` among all proven mailboxes, and a forger
+    /// naming 50 proven mailboxes (the LAP list publishes them) spent
+    /// the 100 of the day: every other proven mailbox's request got none.
     Sender,
 }
 
@@ -270,83 +286,46 @@ pub(super) fn finish_in(
     };
     // A team's program's mail (`one.rs` lets no other machine's through).
     let program = ctx.mail.automatic.as_ref().filter(|a| a.provable());
-    let limits = &config.limits;
     let mut outcome = effect.outcome;
     let mut answered = false;
     // Whether the mail was passed on to the organizer, whose copy is cut
     // and names the mail's inbox id for the whole of it.
     let mut forwarded = false;
     let since = now - Duration::days(1);
-    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
     let gate = match reply_gate(conn, config, budget, &sender_key, now)? {
         Some(why) => Some(why),
         None => program_gate(conn, program, budget, now)?,
     };
     if let Some(why) = gate {
-        outcome.push_str(&format!(" (no reply: {why})"));
+        if effect.replies.iter().any(|r| r.kind == KIT_KIND) {
+            kit_refused(&mut outcome, &format!("no reply: {why}"));
+        } else {
+            outcome.push_str(&format!(" (no reply: {why})"));
+        }
     } else {
         for reply in &effect.replies {
             // Why no kit may go out now, if the reply is one.
             let lane = KitLane::of(reply.kind, budget, named);
-            let no_kit = match lane {
-                KitLane::NotAKit => None,
-                KitLane::Team(team) => {
-                    // A team proven by its string has a kit lane of its own:
-                    // its kits (per sender's cap a day, counted by team),
-                    // within its own replies; no stranger can spend either.
-                    let per_team = db::replies(ReplyTarget::Team(team))
-                        .of_kind(reply.kind)
-                        .since(conn, since)?;
-                    capped(limits.kits_per_sender_per_day, per_team).then(|| {
-                        format!(
-                            "at most {} kits a day to one team",
-                            limits.kits_per_sender_per_day
-                        )
-                    })
+            let no_kit = kit_gate(conn, config, lane, &sender_key, &domain, since)?;
+            let note;
+            let reply = match (no_kit, lane) {
+                (None, _) => reply,
+                (Some(why), KitLane::Stranger | KitLane::NotAKit) => {
+                    // A stranger at a kit cap is told nothing: that is the
+                    // cap's point (its mail would cost what the kit saves).
+                    kit_refused(&mut outcome, &why);
+                    continue;
                 }
-                lane @ (KitLane::Stranger | KitLane::Sender) => {
-                    // A stranger's kit (or one asked for in the name of a
-                    // mailbox only a From line registered) is capped per
-                    // sender, per domain and among all strangers' kits; a
-                    // proven mailbox's per sender and among proven
-                    // mailboxes' kits (as its other replies, never by its
-                    // domain): strangers at its domain or elsewhere, and
-                    // forged registrations, never use up its kit.
-                    let per_sender = db::replies(ReplyTarget::Sender(&sender_key))
-                        .of_kind(reply.kind)
-                        .since(conn, since)?;
-                    let per_domain = if lane == KitLane::Stranger {
-                        db::replies(ReplyTarget::Domain(&domain))
-                            .of_kind(reply.kind)
-                            .since(conn, since)?
-                    } else {
-                        0
-                    };
-                    let per_day = db::replies(ReplyTarget::Everyone)
-                        .on(&[lane.charged_to(budget)])
-                        .of_kind(reply.kind)
-                        .since(conn, since)?;
-                    if capped(limits.kits_per_day, per_day) {
-                        Some(format!(
-                            "{} kits went out today, the most in a day",
-                            limits.kits_per_day
-                        ))
-                    } else if capped(limits.kits_per_sender_per_day, per_sender)
-                        || capped(limits.kits_per_domain_per_day, per_domain)
-                    {
-                        Some(format!(
-                            "at most {} kits a day to one sender and {} to one domain",
-                            limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
-                        ))
-                    } else {
-                        None
-                    }
+                (Some(why), KitLane::Team(_) | KitLane::Sender) => {
+                    // A participant asked (its string, or its proven
+                    // mailbox named): a short answer says why and how to
+                    // get the kit, within the budget's replies (its gate
+                    // above), in the kit's place.
+                    kit_refused(&mut outcome, &why);
+                    note = kit_refused_note(reply, lane, &why, config)?;
+                    &note
                 }
             };
-            if let Some(why) = no_kit {
-                outcome.push_str(&format!(" (no kit: {why})"));
-                continue;
-            }
             let mut counted_for =
                 matches!(budget, Budget::Strangers | Budget::Confirmed).then(|| sender_key.clone());
             let mut addressed = None;
@@ -414,6 +393,119 @@ pub(super) fn finish_in(
         }
     }
     Ok(effect.state)
+}
+
+/// Why a reply of `lane` may not go out now, or `None`: a team's kits
+/// are capped per team, a proven mailbox's per sender (`KitLane::Sender`:
+/// no pool shared with other mailboxes), a stranger's per sender, per
+/// domain and among all strangers' kits.
+fn kit_gate(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    lane: KitLane,
+    sender_key: &str,
+    domain: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<String>, ProcessError> {
+    let limits = &config.limits;
+    let capped = |cap: u32, n: u32| cap > 0 && n >= cap;
+    let per_sender = || -> Result<u32, ProcessError> {
+        Ok(db::replies(ReplyTarget::Sender(sender_key))
+            .of_kind(KIT_KIND)
+            .since(conn, since)?)
+    };
+    Ok(match lane {
+        KitLane::NotAKit => None,
+        // A team proven by its string has a kit lane of its own: its kits
+        // (per sender's cap a day, counted by team), within its own
+        // replies; no stranger can spend either.
+        KitLane::Team(team) => capped(
+            limits.kits_per_sender_per_day,
+            db::replies(ReplyTarget::Team(team))
+                .of_kind(KIT_KIND)
+                .since(conn, since)?,
+        )
+        .then(|| {
+            format!(
+                "at most {} kits a day to one team",
+                limits.kits_per_sender_per_day
+            )
+        }),
+        // A proven mailbox's kits are its own: counted for its address
+        // (whoever asked in its name, whoever paid), never by its domain
+        // nor with other mailboxes'; strangers and forgers naming other
+        // mailboxes never use them up.
+        KitLane::Sender => capped(limits.kits_per_sender_per_day, per_sender()?).then(|| {
+            format!(
+                "at most {} kits a day to one mailbox",
+                limits.kits_per_sender_per_day
+            )
+        }),
+        // A stranger's kit (or one asked for in the name of a mailbox
+        // only a From line registered): per sender, per domain and among
+        // all strangers' kits.
+        KitLane::Stranger => {
+            let per_day = db::replies(ReplyTarget::Everyone)
+                .on(&[Budget::Strangers])
+                .of_kind(KIT_KIND)
+                .since(conn, since)?;
+            let per_domain = db::replies(ReplyTarget::Domain(domain))
+                .of_kind(KIT_KIND)
+                .since(conn, since)?;
+            if capped(limits.kits_per_day, per_day) {
+                Some(format!(
+                    "{} kits went to strangers today, the most in a day",
+                    limits.kits_per_day
+                ))
+            } else if capped(limits.kits_per_sender_per_day, per_sender()?)
+                || capped(limits.kits_per_domain_per_day, per_domain)
+            {
+                Some(format!(
+                    "at most {} kits a day to one sender and {} to one domain",
+                    limits.kits_per_sender_per_day, limits.kits_per_domain_per_day
+                ))
+            } else {
+                None
+            }
+        }
+    })
+}
+
+/// The outcome of a kit request a cap held back: `no participant kit:
+/// WHY` in place of `participant kit sent`, the rest (the team's name)
+/// kept. Before, it read "participant kit sent (no kit: …)".
+fn kit_refused(outcome: &mut String, why: &str) {
+    *outcome = match outcome.strip_prefix(KIT_SENT) {
+        Some(rest) => format!("{NO_KIT}: {why}{rest}"),
+        None => format!("{outcome} ({NO_KIT}: {why})"),
+    };
+}
+
+/// The short answer, in the kit's place, to a participant whose kit a cap
+/// held back: why, when the next one may go, and (a request without the
+/// team's string) that the string's own kits are there whatever others
+/// asked in the mailbox's name.
+fn kit_refused_note(
+    kit: &Outgoing,
+    lane: KitLane,
+    why: &str,
+    config: &Config,
+) -> Result<Outgoing, ProcessError> {
+    let body = render(
+        "kit_refused",
+        &serde_json::json!({
+            "why": why,
+            "per_day": config.limits.kits_per_sender_per_day,
+            "with_string": matches!(lane, KitLane::Team(_)),
+        }),
+    )?;
+    Ok(Outgoing {
+        kind: KIT_REFUSED_KIND,
+        subject: "your kit request: not sent this time".into(),
+        body,
+        attachments: Vec::new(),
+        ..kit.clone()
+    })
 }
 
 /// Where a reply drawn from a team's budget may go (red team G19). The
