@@ -1556,6 +1556,16 @@ fn strangers_kits_never_use_up_a_participants_kit() {
         "{}",
         stdout(&o)
     );
+    // A participant at its cap is told why, in the kit's place, and that
+    // its team's line has kits nobody else can spend.
+    let note = last_reply(&c);
+    assert!(
+        note.subject.contains("kit request: not sent")
+            && note.to == ["ann@mail.example"]
+            && note.attachments.is_empty()
+            && flat(&note.body).contains("<<FROM>> team_name auth_string"),
+        "{note:?}"
+    );
     let late = c.mail("late@elsewhere.example", "SEND knobelnsoftware", "", "");
     let o = c.ingest(&[&late]);
     assert!(
@@ -1563,7 +1573,12 @@ fn strangers_kits_never_use_up_a_participants_kit() {
         "{}",
         stdout(&o)
     );
-    assert_eq!(kits(&c, "late@elsewhere.example"), 0);
+    assert!(
+        c.replies()
+            .iter()
+            .all(|r| r.to != ["late@elsewhere.example"]),
+        "a stranger at a kit cap gets no mail at all"
+    );
 }
 
 /// Issue 38 (a claim is not an identity): registrations from forged From
