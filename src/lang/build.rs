@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{glob_match, Toolchain};
 use crate::sandbox::bot::{
-    BotFile, BotLimits, BotProcess, BotSpec, FirstProcess, Network, ProcFs, WorkFolder,
+    BotFile, BotLimits, BotProcess, BotSpec, FirstProcess, Network, NewProcesses, ProcFs,
+    WorkFolder,
 };
 use crate::sandbox::jail::{CpuCount, InitReport, JailError, REAP_BOUND};
 
@@ -498,6 +499,9 @@ fn compile_in_sandbox(
         // that could time it).
         image: None,
         first: FirstProcess::Init,
+        // The compiler runs its assembler and linker; without a control
+        // group the init reaps and counts all of them at the build's end.
+        processes: NewProcesses::Always,
     };
     let spawn_err = |e: crate::sandbox::bot::BotSpawnError| JailError::Spawn {
         program: argv[0].clone(),

@@ -63,7 +63,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::build::BotProgram;
 use crate::lang::Toolchain;
-use crate::sandbox::bot::{BotProcess, BotSpec, FirstProcess, Network, ProcFs, WorkFolder};
+use crate::sandbox::bot::{
+    BotProcess, BotSpec, FirstProcess, Network, NewProcesses, ProcFs, WorkFolder,
+};
 pub use crate::sandbox::cgroup::Freeze;
 use crate::sandbox::folder::FolderImage;
 pub use bot_io::BotIo;
@@ -190,6 +192,10 @@ pub fn spawn_bot(
         // the kernel gives no signal of default action: past its file size
         // limit it is ended by `SIGXFSZ` as an ordinary process is.
         first: FirstProcess::Init,
+        // Without a control group that counts its whole tree, the bot is
+        // one process (threads allowed): a child ended unreaped would add
+        // its CPU to no one's.
+        processes: NewProcesses::WhereCounted,
     };
     Ok(BotProcess::spawn(&spec)?)
 }

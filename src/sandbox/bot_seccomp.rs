@@ -35,8 +35,19 @@
 //! that both answer alike for every system call number and every argument
 //! the policy looks at. `seccomp` itself is not on the allow-list.
 //!
-//! This module only builds the filter; [`super::bot`] installs it last,
-//! after every other confinement step, just before `execve`.
+//! A second, small filter ([`one_process_filter`]) is stacked on it for a
+//! bot that may not start processes (a match's bot where no control group
+//! counts its CPU, [`super::bot::NewProcesses::WhereCounted`]): `fork`,
+//! `vfork` and `clone` without `CLONE_THREAD` fail with `EPERM`
+//! ([`NO_PROCESS_ERRNO`]), threads stay allowed, and `clone3` (whose
+//! flags are in memory a filter cannot read) fails with `ENOSYS` as in
+//! the first. The bot is then one process, its threads included, whose
+//! CPU the kernel counts in one place whatever it does.
+//!
+//! This module only builds the filters; [`super::bot`] installs them last,
+//! after every other confinement step, just before `execve` (the second
+//! one, under the jail's init, the init's child just before its `execve`:
+//! the init itself must fork once).
 
 use std::io;
 
@@ -459,6 +470,60 @@ fn compile() -> Vec<libc::sock_filter> {
     prog
 }
 
+/// What `fork`, `vfork` and `clone` without `CLONE_THREAD` answer to a
+/// bot that may not start processes: `EPERM` ("Operation not permitted"),
+/// which programs report at once. Not `EAGAIN`: a shell retries a fork
+/// that failed with it for seconds ("fork: retry: Resource temporarily
+/// unavailable"), and a program may loop on it for good.
+pub const NO_PROCESS_ERRNO: i32 = libc::EPERM;
+
+/// The filter stacked on [`bot_filter`] for a bot that may not start
+/// processes: a foreign architecture ends it (as the first filter does);
+/// `fork` and `vfork` fail with [`NO_PROCESS_ERRNO`]; `clone` fails so
+/// without `CLONE_THREAD` (in the low word of its first argument, the
+/// only one the kernel reads), a new thread of the process is allowed
+/// (the kernel lets `CLONE_THREAD` go only with `CLONE_SIGHAND` and
+/// `CLONE_VM`: a thread, never a process); `clone3` fails with `ENOSYS`
+/// (its flags are in memory; glibc then falls back to `clone`, which is
+/// checked here). Every other number is allowed by its number alone, so
+/// the kernel still answers `read` and `write` from its cache. The stack
+/// of both answers like the first filter for every call but these
+/// (tested below for every number and the arguments that matter).
+pub fn one_process_filter() -> &'static [libc::sock_filter] {
+    static FILTER: std::sync::OnceLock<Vec<libc::sock_filter>> = std::sync::OnceLock::new();
+    FILTER.get_or_init(|| {
+        let refuse = RET_ERRNO | NO_PROCESS_ERRNO as u32;
+        vec![
+            stmt(LD_W_ABS, ARCH),
+            jump(JEQ_K, AUDIT_ARCH, 1, 0),
+            stmt(RET_K, RET_KILL_PROCESS),
+            stmt(LD_W_ABS, NR),
+            jump(JEQ_K, libc::SYS_fork as u32, 6, 0),
+            jump(JEQ_K, libc::SYS_vfork as u32, 5, 0),
+            jump(JEQ_K, libc::SYS_clone3 as u32, 5, 0),
+            jump(JEQ_K, libc::SYS_clone as u32, 1, 0),
+            stmt(RET_K, RET_ALLOW),
+            // clone: a thread, or refused.
+            stmt(LD_W_ABS, ARG0_LOW),
+            jump(JSET_K, libc::CLONE_THREAD as u32, 2, 0),
+            stmt(RET_K, refuse),
+            stmt(RET_K, RET_ERRNO | libc::ENOSYS as u32),
+            stmt(RET_K, RET_ALLOW),
+        ]
+    })
+}
+
+/// A filter as text, four hexadecimal numbers per instruction (`code`,
+/// `jt`, `jf`, `k`: 4, 2, 2 and 8 digits), for the jail's init, which
+/// installs it in its child ([`one_process_filter`]; the init takes it in
+/// its `argv[0]` after a `:`).
+pub fn filter_hex(filter: &[libc::sock_filter]) -> String {
+    filter
+        .iter()
+        .map(|i| format!("{:04x}{:02x}{:02x}{:08x}", i.code, i.jt, i.jf, i.k))
+        .collect()
+}
+
 /// The filter (compiled once per process).
 pub fn bot_filter() -> &'static [libc::sock_filter] {
     static FILTER: std::sync::OnceLock<Vec<libc::sock_filter>> = std::sync::OnceLock::new();
@@ -713,6 +778,84 @@ mod tests {
             pc += 1;
         }
         false
+    }
+
+    /// The stack of both filters for a bot that may not start processes:
+    /// for every call number (x32 and a foreign architecture included) and
+    /// every first argument that matters, it answers as the first filter
+    /// alone, but that `fork` and `vfork` fail with `EPERM`, `clone` does
+    /// so without `CLONE_THREAD` (namespace flags still end the bot), and
+    /// `clone3` fails with `ENOSYS`. So no call the stack allows makes a
+    /// process: `clone` with `CLONE_THREAD` makes a thread of the caller.
+    #[test]
+    fn a_bot_under_the_one_process_filter_can_start_threads_and_no_process() {
+        let (first, second) = (bot_filter(), one_process_filter());
+        let both = [first.to_vec(), second.to_vec()];
+        let eperm = RET_ERRNO | NO_PROCESS_ERRNO as u32;
+        let thread = (libc::CLONE_VM
+            | libc::CLONE_FS
+            | libc::CLONE_FILES
+            | libc::CLONE_SIGHAND
+            | libc::CLONE_THREAD
+            | libc::CLONE_SYSVSEM
+            | libc::CLONE_SETTLS
+            | libc::CLONE_PARENT_SETTID
+            | libc::CLONE_CHILD_CLEARTID) as u64;
+        // glibc's fork, and posix_spawn's clone (CLONE_VM | CLONE_VFORK).
+        let fork =
+            (libc::CLONE_CHILD_SETTID | libc::CLONE_CHILD_CLEARTID) as u64 | libc::SIGCHLD as u64;
+        let spawn = (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | libc::SIGCHLD as u64;
+        let mut arg0s: Vec<u64> = vec![0, u64::MAX, thread, fork, spawn, 1 << 32];
+        arg0s.extend((0..64).map(|b| 1u64 << b));
+        arg0s.extend(NAMESPACE_FLAGS.iter().map(|f| f | thread));
+        let numbers = (0..1024u32)
+            .chain((0..600).map(|n| 0x4000_0000 | n))
+            .chain([u32::MAX, 0x8000_0000]);
+        for nr in numbers {
+            for arch in [AUDIT_ARCH, 0x4000_0003 /* i386 */] {
+                for &arg0 in &arg0s {
+                    let d = Data { nr, arch, arg0 };
+                    let alone = run(first, &d);
+                    let stacked = stacked(&both, &d);
+                    let n = nr as i64;
+                    let no_thread = arg0 as u32 & libc::CLONE_THREAD as u32 == 0;
+                    let refused = n == libc::SYS_fork
+                        || n == libc::SYS_vfork
+                        || (n == libc::SYS_clone && no_thread);
+                    let expected = if arch != AUDIT_ARCH || alone == RET_KILL_PROCESS || !refused {
+                        alone
+                    } else {
+                        eperm
+                    };
+                    assert_eq!(stacked, expected, "nr {nr} arch {arch:#x} arg0 {arg0:#x}");
+                    let process = refused || n == libc::SYS_clone3;
+                    if arch == AUDIT_ARCH && process {
+                        assert_ne!(stacked, RET_ALLOW, "nr {nr} arg0 {arg0:#x} makes a process");
+                    }
+                }
+            }
+        }
+        let d = |nr: i64, arg0: u64| Data {
+            nr: nr as u32,
+            arch: AUDIT_ARCH,
+            arg0,
+        };
+        assert_eq!(stacked(&both, &d(libc::SYS_clone, thread)), RET_ALLOW);
+        assert_eq!(stacked(&both, &d(libc::SYS_clone, fork)), eperm);
+        assert_eq!(stacked(&both, &d(libc::SYS_clone, spawn)), eperm);
+        assert_eq!(stacked(&both, &d(libc::SYS_fork, 0)), eperm);
+        assert_eq!(stacked(&both, &d(libc::SYS_vfork, 0)), eperm);
+        assert_eq!(
+            stacked(&both, &d(libc::SYS_clone3, 0)),
+            RET_ERRNO | libc::ENOSYS as u32
+        );
+        assert_eq!(stacked(&both, &d(libc::SYS_execve, 0)), RET_ALLOW);
+        // The kernel's cache still answers every call the number decides.
+        for &nr in ALLOWED.iter().filter(|&&nr| answer(nr) == Answer::Allow) {
+            let cached = [libc::SYS_fork, libc::SYS_vfork].contains(&nr)
+                || kernel_caches_as_allowed(second, nr as u32);
+            assert!(cached, "call {nr} would run the second filter every time");
+        }
     }
 
     #[test]

@@ -517,6 +517,12 @@ impl Group {
         })
     }
 
+    /// Whether the group counts the CPU time of its members (a CPU
+    /// accounting controller: v2's `cpu.stat`, v1's `cpuacct`).
+    pub fn counts_cpu(&self) -> bool {
+        self.cpu.is_some()
+    }
+
     /// CPU time (user + system) of everything that ran in the group in
     /// this use of it.
     pub fn cpu_time(&self) -> Option<Duration> {

@@ -36,6 +36,16 @@
  * closed (every compile jail: descriptor 5 held the init itself and was
  * closed at its exec) the command is argv[1], a path.
  *
+ * A bot that may not start processes (no control group counts its CPU)
+ * gets a second seccomp filter from the server, as text in the init's
+ * argv[0] after a ':' (four hexadecimal numbers per instruction: code,
+ * jt, jf, k; 4, 2, 2 and 8 digits): the init's child installs it just
+ * before its exec, so that the init may still fork the command once and
+ * the command, from its first instruction, may not (bot_seccomp.rs
+ * builds and tests the filter). A filter the init cannot read or install
+ * is the command's failed start ({ 2, errno }): never a command run
+ * without it.
+ *
  * Records on descriptor 3, 8 bytes each, in the machine's byte order:
  *   { 1, wait status }  the command ended (init writes it);
  *   { 2, errno }        the command could not be executed (its child
@@ -73,6 +83,10 @@
 #define SYS_prctl 157
 #define SYS_signalfd4 289
 #define PR_SET_DUMPABLE 4
+#define PR_SET_SECCOMP 22
+#define SECCOMP_MODE_FILTER 2
+#define EINVAL 22
+#define MAX_FILTER 64
 #define EINTR 4
 #define ECHILD 10
 #define WNOHANG 1
@@ -118,6 +132,65 @@ static long sc5(long n, long a, long b, long c, long d, long e)
     return r;
 }
 
+struct sock_filter {
+    unsigned short code;
+    unsigned char jt;
+    unsigned char jf;
+    unsigned int k;
+};
+
+struct sock_fprog {
+    unsigned short len;
+    struct sock_filter *filter;
+};
+
+/* The value of `n` hexadecimal digits at `s`, or -1 if one is not. */
+static long hex(const char *s, int n)
+{
+    long v = 0;
+    for (int i = 0; i < n; i++) {
+        char c = s[i];
+        int d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The filter in argv[0] after its ':' into `out`: its length, 0 where
+   argv[0] has none, -EINVAL where it cannot be read. */
+static long read_filter(const char *arg0, struct sock_filter *out)
+{
+    long n = 0;
+    while (*arg0 && *arg0 != ':')
+        arg0++;
+    if (!*arg0)
+        return 0;
+    arg0++;
+    while (*arg0) {
+        long code = hex(arg0, 4), jt, jf, k;
+        if (n == MAX_FILTER || code < 0)
+            return -EINVAL;
+        jt = hex(arg0 + 4, 2);
+        jf = jt < 0 ? -1 : hex(arg0 + 6, 2);
+        k = jf < 0 ? -1 : hex(arg0 + 8, 8);
+        if (k < 0)
+            return -EINVAL;
+        out[n].code = (unsigned short)code;
+        out[n].jt = (unsigned char)jt;
+        out[n].jf = (unsigned char)jf;
+        out[n].k = (unsigned int)k;
+        n++;
+        arg0 += 16;
+    }
+    return n == 0 ? -EINVAL : n;
+}
+
 static void record(int tag, int value)
 {
     int rec[2];
@@ -157,9 +230,11 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     char **argv = (char **)(sp + 1);
     char **envp = argv + argc + 1;
     unsigned long chld = 1UL << (SIGCHLD - 1), before = 0;
-    long pid, sfd, program;
+    long pid, sfd, program, filter_len;
+    struct sock_filter filter[MAX_FILTER];
     if (argc < 2)
         leave(127);
+    filter_len = read_filter(argv[0], filter);
     /* No process of the jail may trace this one (it holds the pipes): the
        command is exec'd, which makes it dumpable again. */
     sc(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0);
@@ -183,6 +258,16 @@ __attribute__((noreturn, used)) void init_main(long *sp)
     if (pid == 0) {
         long err;
         sc(SYS_rt_sigprocmask, SIG_SETMASK, (long)&before, 0, sizeof before);
+        if (filter_len != 0) {
+            struct sock_fprog prog = {(unsigned short)filter_len, filter};
+            err = filter_len < 0
+                      ? filter_len
+                      : sc(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (long)&prog, 0);
+            if (err < 0) {
+                record(2, (int)-err);
+                leave(127);
+            }
+        }
         if (program)
             err = sc5(SYS_execveat, PROGRAM_FD, (long)"", (long)(argv + 1), (long)envp,
                       AT_EMPTY_PATH);

@@ -126,6 +126,11 @@ impl Child {
         self.pid
     }
 
+    /// Whether the child has been reaped ([`Child::cpu`] is then its own).
+    pub fn reaped(&self) -> bool {
+        self.status.is_some()
+    }
+
     /// The exit status if the child has ended (reaps it), without waiting.
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
         if self.status.is_none() {

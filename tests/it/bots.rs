@@ -938,6 +938,8 @@ fn a_builds_proc_shows_only_the_build() {
         toolchain: None,
         image: None,
         first: Default::default(),
+        // A build's: its shell starts `cat`, `ls` and `id`.
+        processes: knobeln::sandbox::bot::NewProcesses::Always,
     };
     let mut p = BotProcess::spawn(&spec).unwrap();
     let work = p.take_work().expect("the build's /work is kept");
@@ -1164,11 +1166,14 @@ fn the_cpu_time_of_a_bots_children_counts() {
 /// child in round 3 that spins while the bot answers at once: the bot
 /// fails for its match's CPU (500 ms) in round 3 or later, and nothing of
 /// it is left. Run as root (the control group counts the tree) and again
-/// as `nobody` (no control group: at each look the server sums the CPU of
-/// every process of the bot's tree it finds in `/proc`, the init's among
-/// them, and of the children they reaped). Before, without a control
-/// group only the bot's PID 1 and the children it reaped counted: the
-/// spinner ran for free and the 400 rounds ended without a failure.
+/// as `nobody` (no control group: since the bot is one process there,
+/// the fork fails and the bot, having used no CPU, plays the 400 rounds;
+/// before, the server summed the CPU of every process of the bot's tree
+/// it found in `/proc` at each look, a child that ended unreaped no
+/// longer among them: `a_child_that_computes_and_ends_unreaped_is_…`).
+/// Before that, without a control group only the bot's PID 1 and the
+/// children it reaped counted: the spinner ran for free and the 400
+/// rounds ended without a failure.
 #[test]
 fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
     crate::integrity::also_as_nobody("bots::a_child_that_nobody_reaps_spins_on_its_bots_cpu");
@@ -1189,6 +1194,15 @@ fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
         Ok(())
     })
     .unwrap();
+    let refused = rec.bots[0]
+        .stderr
+        .contains("fork refused: Operation not permitted");
+    // SAFETY: a plain system call.
+    if refused && unsafe { libc::geteuid() } != 0 {
+        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+        nothing_left("hostile/cpu_child_unreaped.c", &seen);
+        return;
+    }
     assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
     let f = &rec.failures[0];
     assert!(
@@ -1198,6 +1212,161 @@ fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
     );
     assert!(f.turn >= 3, "{}", f.reason);
     nothing_left("hostile/cpu_child_unreaped.c", &seen);
+}
+
+/// Issue 38, a child that ends unreaped: a bot that ignores `SIGCHLD` (the
+/// kernel then reaps its children itself, their CPU added to no one's)
+/// starts a child in round 3 that computes 1.5 s of CPU time, three times
+/// the match's 500 ms, and ends; the bot itself computes nothing, and the
+/// referee looks at nothing of it until the child is gone. Where a control
+/// group counts the bot's tree (as root here) the child's CPU is the
+/// bot's: it fails for its CPU time. Where none does (run again as
+/// `nobody`), a match's bot is one process: the fork fails ("Operation
+/// not permitted") and the bot, having used no CPU, plays on to the end.
+/// Before, as `nobody` the fork went through, the child's CPU was counted
+/// only while the server saw the child in `/proc`, and once it had ended
+/// the bot was charged nothing: no failure, and no refusal either.
+#[test]
+fn a_child_that_computes_and_ends_unreaped_is_counted_or_never_started() {
+    crate::integrity::also_as_nobody(
+        "bots::a_child_that_computes_and_ends_unreaped_is_counted_or_never_started",
+    );
+    let (tc, program) = bot("hostile/spin_child_exits.c");
+    let l = LineLimits {
+        cpu: Duration::from_millis(500),
+        ..limits()
+    };
+    let m = Match::start(&[(tc, &program)], l).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=10 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            seen.extend(m.members(0));
+            if r == 3 {
+                // Not a look at its CPU until its child has ended (a
+                // bound against a hang, not a figure).
+                for _ in 0..60_000 {
+                    let members = m.members(0);
+                    seen.extend(&members);
+                    if members.len() <= 1 {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    let refused = rec.bots[0]
+        .stderr
+        .contains("fork refused: Operation not permitted");
+    if refused {
+        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+        // SAFETY: a plain system call.
+        let root = unsafe { libc::geteuid() } == 0;
+        assert!(
+            !root,
+            "as root the control group counts the tree: the fork is the bot's to make"
+        );
+    } else {
+        assert_eq!(
+            rec.failures.len(),
+            1,
+            "neither counted nor refused: {:?} {:?}",
+            rec.failures,
+            rec.bots[0].stderr
+        );
+        let f = &rec.failures[0];
+        assert!(
+            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+            "{}",
+            f.reason
+        );
+        assert!(f.turn >= 3, "{}", f.reason);
+    }
+    nothing_left("hostile/spin_child_exits.c", &seen);
+}
+
+/// Issue 38: a bot's threads are its own to start anywhere, its
+/// processes only where a control group counts them. A bot that computes
+/// on four threads in round 3, then tries `fork` (glibc's: the `clone`
+/// call), the `fork` call itself and `posix_spawn` (`clone3`, then
+/// `clone` with `CLONE_VM | CLONE_VFORK`) plays the whole match both
+/// times: as root (a control group counts its tree) every child is
+/// started and reaped; as `nobody` (no control group) its threads run and
+/// each start of a process fails with `EPERM`, which the bot reports in
+/// its own words. Before, as `nobody` the children were started.
+#[test]
+fn a_bot_starts_threads_anywhere_and_processes_only_where_a_control_group_counts_them() {
+    crate::integrity::also_as_nobody(
+        "bots::a_bot_starts_threads_anywhere_and_processes_only_where_a_control_group_counts_them",
+    );
+    let counted = knobeln::sandbox::cgroup::Cgroups::detect()
+        .controllers()
+        .cpu;
+    let rec = echo_match(&["threads.c"], 5, limits());
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    let said = &rec.bots[0].stderr;
+    assert!(said.contains("threads: ok"), "{said}");
+    for way in ["fork", "fork call", "posix_spawn"] {
+        let expected = if counted {
+            format!("{way}: ok")
+        } else {
+            format!("{way} refused: Operation not permitted")
+        };
+        assert!(said.contains(&expected), "{expected:?} in {said:?}");
+    }
+    // SAFETY: a plain system call.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(!counted, "not root on this machine: no control group");
+    }
+}
+
+/// Issue 38: a script that `exec`s an interpreter starts no process, so
+/// it runs where a match's bot may not start any (as `nobody`: no control
+/// group) as where it may (as root).
+#[test]
+fn a_script_that_execs_an_interpreter_runs_without_a_control_group() {
+    crate::integrity::also_as_nobody(
+        "bots::a_script_that_execs_an_interpreter_runs_without_a_control_group",
+    );
+    let lang: knobeln::lang::Language = toml::from_str(
+        "name = \"script\"\ntitle = \"Shell script\"\nextensions = [\"sh\"]\n\
+         source = \"bot.sh\"\ncompile = [\"/bin/sh\", \"-c\", \"cp {source} run && chmod 755 run\"]\n\
+         artifacts = [\"run\"]\nrun = [\"/bot/run\"]\nversion = [\"/bin/sh\", \"-c\", \"echo 1\"]\n",
+    )
+    .unwrap();
+    let table = LanguageTable::with(&[lang]).unwrap();
+    let toolchains = Toolchains::resolve_only(&table, &["script"]);
+    let tc = toolchains.get("script").unwrap().as_ref().unwrap();
+    let choice = choose(&table, Some("bot.sh"), None).unwrap();
+    // The shell execs another (the runtime image of a language added by
+    // config holds what it names: `/bin/sh`), whose loop uses builtins
+    // only.
+    let source = "#!/bin/sh\nexec /bin/sh -c 'while read cmd x; do \
+                  [ \"$cmd\" = ECHO ] || exit 0; echo \"$x\"; done'\n";
+    let program = match build(
+        tc,
+        &choice.assumed,
+        source.as_bytes(),
+        &BuildLimits::default(),
+    )
+    .unwrap()
+    {
+        Build::Built { program, .. } => program,
+        Build::Rejected { report } => panic!("rejected:\n{}", report.text()),
+    };
+    let m = Match::start(&[(tc, &program), (tc, &program)], limits()).unwrap();
+    let rec = play(m, |m| play_echo(m, 5, 1)).unwrap();
+    assert!(
+        rec.failures.is_empty(),
+        "{:?} {:?}",
+        rec.failures,
+        rec.bots[0].stderr
+    );
+    assert_eq!(rec.outcome, Some(vec![5, 5]));
 }
 
 /// Issue 38: a bot in a match is never the first process of its PID
@@ -1243,6 +1412,7 @@ fn a_runtime_that_cannot_start_is_the_servers_error() {
         limits: BotLimits::default(),
         network: Default::default(),
         first: Default::default(),
+        processes: Default::default(),
     };
     let err = BotProcess::spawn(&spec).unwrap_err().to_string();
     assert!(

@@ -435,6 +435,12 @@ impl Plan {
                 "install seccomp",
                 crate::sandbox::bot_seccomp::install(self.filter)
             );
+            if let Some(second) = self.one_process {
+                t!(
+                    "install seccomp",
+                    crate::sandbox::bot_seccomp::install(second)
+                );
+            }
             if self.exe_src().is_some() {
                 libc::syscall(
                     libc::SYS_execveat,

@@ -28,7 +28,10 @@
 //! - in a **control group** of its own ([`super::cgroup`]) that limits its
 //!   memory (resident pages, not address space: the JVM's reservations are
 //!   not use) and its threads and processes, and counts the CPU time of the
-//!   whole tree; rlimits where control groups are missing;
+//!   whole tree; rlimits where control groups are missing, and there a
+//!   match's bot is **one process** ([`NewProcesses::WhereCounted`]: it may
+//!   start threads, never a process), whose CPU the kernel counts in one
+//!   place;
 //! - under **seccomp-bpf** ([`super::bot_seccomp`]), installed last, with
 //!   `no_new_privs`;
 //! - with `PR_SET_PDEATHSIG` (armed after the last change of user): if the
@@ -59,10 +62,11 @@
 //! the code of its two children, `rest.rs` tells whether a bot has come to
 //! rest, `tests.rs` has the unit tests.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -80,13 +84,13 @@ mod rest;
 mod spec;
 
 use children::open_work;
-use plan::{Plan, STEPS};
+use plan::{one_process, Plan, STEPS};
 pub use rest::RestProbe;
 use rest::{read_at_start, reads_stdin, task_syscall_files};
 use spec::io_err;
 pub use spec::{
-    BotFile, BotLimits, BotSpawnError, BotSpec, FirstProcess, Network, ProcFs, WorkFolder,
-    INSIDE_UID,
+    BotFile, BotLimits, BotSpawnError, BotSpec, FirstProcess, Network, NewProcesses, ProcFs,
+    WorkFolder, INSIDE_UID,
 };
 #[cfg(test)]
 use {
@@ -125,9 +129,66 @@ pub struct BotProcess {
     /// [`FirstProcess::Init`]: the init's status pipe (read once the init
     /// is reaped) and the server's end of its request pipe.
     init: Option<InitPipes>,
-    /// The program's process as the server sees it (under an init: the
-    /// init's first child), once found.
-    program: OnceCell<i32>,
+    /// The program's process, once found ([`BotProcess::program_pid`]).
+    program: OnceCell<Program>,
+    /// Where its CPU is counted.
+    counter: CpuCounter,
+    /// The most CPU time [`BotProcess::cpu_time`] has answered: a count
+    /// never goes back (a count from `/proc` is in ticks, the kernel's at
+    /// the init's reaping in microseconds).
+    counted: Cell<Duration>,
+}
+
+/// Where a bot's CPU time is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CpuCounter {
+    /// Its control group: every process of its tree, ended or not.
+    Group,
+    /// Its program, which is one process ([`NewProcesses::WhereCounted`]
+    /// without a control group): its own `/proc/PID/stat` (every thread
+    /// of it, ended or not), then, once the init has reaped it, the
+    /// init's (the init's own and its reaped child's), then what the
+    /// kernel gave when the server reaped the init.
+    OneProcess,
+    /// Every process of its tree still there and every child they reaped
+    /// (a build without a control group: the compiler starts its tools;
+    /// its init reaps and counts all of them at its end).
+    Tree,
+}
+
+/// A bot's program: its pid as the server sees it and its
+/// `/proc/PID/stat`, held open: the file stays the process's (reading it
+/// fails once the process is reaped, whatever gets its pid next).
+#[derive(Debug)]
+struct Program {
+    pid: i32,
+    stat: fs::File,
+}
+
+impl Program {
+    /// Opens the stat of `pid` and keeps it if it is `parent`'s child
+    /// (`None` where the program is not that process, or is gone).
+    fn pin(pid: i32, parent: Option<i32>) -> Option<Program> {
+        let stat = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+        let program = Program { pid, stat };
+        if let Some(parent) = parent {
+            if stat_ppid(&program.read()?)? != parent {
+                return None;
+            }
+        }
+        Some(program)
+    }
+
+    fn read(&self) -> Option<String> {
+        let mut buf = [0u8; 1024];
+        let n = self.stat.read_at(&mut buf, 0).ok()?;
+        String::from_utf8(buf[..n].to_vec()).ok()
+    }
+
+    /// Its CPU time (every thread's, ended or not), while it is not reaped.
+    fn cpu(&self) -> Option<Duration> {
+        stat_cpu_time(&self.read()?)
+    }
 }
 
 /// The server's ends of the pipes of a bot's init ([`FirstProcess::Init`]),
@@ -159,6 +220,13 @@ impl BotProcess {
                 processes: Some(lim.processes + first_extra),
             })
             .map_err(io_err("create the control group"))?;
+        let counter = if group.as_ref().is_some_and(Group::counts_cpu) {
+            CpuCounter::Group
+        } else if one_process(spec, group.as_ref()) {
+            CpuCounter::OneProcess
+        } else {
+            CpuCounter::Tree
+        };
         let (in_r, in_w) = pipe().map_err(io_err("pipe"))?;
         let (out_r, out_w) = pipe().map_err(io_err("pipe"))?;
         let (err_r, err_w) = pipe().map_err(io_err("pipe"))?;
@@ -271,6 +339,8 @@ impl BotProcess {
             rest: OnceCell::new(),
             init,
             program: OnceCell::new(),
+            counter,
+            counted: Cell::new(Duration::ZERO),
         })
     }
 
@@ -310,21 +380,31 @@ impl BotProcess {
     }
 
     /// The program's process as the server sees it: the bot's PID 1, or
-    /// under an init the init's child (found in the init's `children`,
-    /// where the program is the first: the init forks it before anything
-    /// can be reparented to it); `None` while the init has not forked it
-    /// yet, or once it is gone.
+    /// under an init the init's child (found once in the init's
+    /// `children`, where the program is the first: the init forks it
+    /// before anything can be reparented to it; kept with its
+    /// `/proc/PID/stat` open, checked to be the init's child, so that a
+    /// pid used again later is never taken for it); `None` while the init
+    /// has not forked it yet, or where it was gone before it was found.
     pub fn program_pid(&self) -> Option<i32> {
-        if self.init.is_none() {
-            return Some(self.pid());
+        self.program().map(|p| p.pid)
+    }
+
+    fn program(&self) -> Option<&Program> {
+        if let Some(p) = self.program.get() {
+            return Some(p);
         }
-        if let Some(&pid) = self.program.get() {
-            return Some(pid);
-        }
-        let init = self.pid();
-        let children = fs::read_to_string(format!("/proc/{init}/task/{init}/children")).ok()?;
-        let pid = children.split_whitespace().next()?.parse().ok()?;
-        Some(*self.program.get_or_init(|| pid))
+        let first = self.pid();
+        let found = match self.init {
+            None => Program::pin(first, None)?,
+            Some(_) => {
+                let children =
+                    fs::read_to_string(format!("/proc/{first}/task/{first}/children")).ok()?;
+                let pid = children.split_whitespace().next()?.parse().ok()?;
+                Program::pin(pid, Some(first))?
+            }
+        };
+        Some(self.program.get_or_init(|| found))
     }
 
     /// The CPU time of the bot's PID 1 and every process it reaped, as
@@ -433,15 +513,37 @@ impl BotProcess {
         Ok(st)
     }
 
-    /// CPU time of the whole tree so far (control group), or, without
-    /// one, of every process of the tree still there and every child they
-    /// reaped (`/proc`, 10 ms resolution): a process that ended unreaped
-    /// by anyone (its parent ignores `SIGCHLD`) is counted while it runs,
-    /// and no longer once it has ended.
+    /// CPU time of the bot so far, never less than it answered before:
+    /// - with a control group, the whole tree's;
+    /// - without one, a match's bot is one process
+    ///   ([`NewProcesses::WhereCounted`]), and this is its program's
+    ///   (every thread's, ended or not: one read of its held
+    ///   `/proc/PID/stat`, 10 ms resolution); once the init has reaped it,
+    ///   the init's with its reaped child's, and once the server has
+    ///   reaped the init, what the kernel gave with it;
+    /// - a build without one ([`NewProcesses::Always`]): every process of
+    ///   the tree still there and every child they reaped (a process that
+    ///   ended unreaped by anyone is counted while it runs, and no longer
+    ///   once it has ended; the init's count at the build's end has it).
     pub fn cpu_time(&self) -> Duration {
-        if let Some(t) = self.group.as_ref().and_then(|g| g.cpu_time()) {
-            return t;
-        }
+        let now = match self.counter {
+            CpuCounter::Group => match self.group.as_ref().and_then(|g| g.cpu_time()) {
+                Some(t) => t,
+                None => self.tree_cpu_time(),
+            },
+            CpuCounter::OneProcess if self.child.reaped() => self.child.cpu(),
+            CpuCounter::OneProcess => match self.program().and_then(Program::cpu) {
+                Some(t) => t,
+                None => proc_cpu_time(self.pid()).unwrap_or_default(),
+            },
+            CpuCounter::Tree => self.tree_cpu_time(),
+        };
+        let counted = now.max(self.counted.get());
+        self.counted.set(counted);
+        counted
+    }
+
+    fn tree_cpu_time(&self) -> Duration {
         let pid = self.pid();
         std::iter::once(pid)
             .chain(descendants(pid))
@@ -458,9 +560,18 @@ impl BotProcess {
     /// runs nothing of the bot's).
     pub fn members(&self) -> Vec<i32> {
         let pid = self.pid();
-        let mut all = match &self.group {
-            Some(g) => g.members(),
-            None => std::iter::once(pid).chain(descendants(pid)).collect(),
+        let mut all = match (&self.group, self.counter) {
+            (Some(g), _) => g.members(),
+            // One process: its program, while it is there (no walk).
+            (None, CpuCounter::OneProcess) => {
+                return self
+                    .program()
+                    .filter(|p| p.read().is_some())
+                    .map(|p| p.pid)
+                    .into_iter()
+                    .collect();
+            }
+            (None, _) => std::iter::once(pid).chain(descendants(pid)).collect(),
         };
         if self.init.is_some() {
             all.retain(|&p| p != pid);
@@ -526,15 +637,29 @@ fn descendants(pid: i32) -> Vec<i32> {
 
 /// utime + stime + cutime + cstime of a process, from /proc.
 pub fn proc_cpu_time(pid: i32) -> Option<Duration> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
+    stat_cpu_time(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The fields of a `/proc/PID/stat` after the command's name (the state
+/// is the first).
+fn stat_fields(stat: &str) -> Option<Vec<&str>> {
+    Some(stat[stat.rfind(')')? + 2..].split_whitespace().collect())
+}
+
+/// utime + stime + cutime + cstime from a `/proc/PID/stat`.
+fn stat_cpu_time(stat: &str) -> Option<Duration> {
+    let f = stat_fields(stat)?;
     let ticks: u64 = (11..=14)
         .map(|i| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0))
         .sum();
     // SAFETY: plain libc call.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
     Some(Duration::from_millis(ticks * 1000 / hz))
+}
+
+/// The parent's pid from a `/proc/PID/stat`.
+fn stat_ppid(stat: &str) -> Option<i32> {
+    stat_fields(stat)?.get(1)?.parse().ok()
 }
 
 impl Drop for BotProcess {

@@ -20,7 +20,8 @@ use crate::sandbox::netns::Netns;
 use crate::sandbox::spawn::CArgs;
 
 use super::spec::{
-    io_err, BotLimits, BotSpawnError, BotSpec, FirstProcess, ProcFs, WorkFolder, INSIDE_UID,
+    io_err, BotLimits, BotSpawnError, BotSpec, FirstProcess, NewProcesses, ProcFs, WorkFolder,
+    INSIDE_UID,
 };
 
 /// Size of the stack the bot runs on before `execve`.
@@ -107,6 +108,11 @@ pub(super) struct Plan {
     pub(super) argv: CArgs,
     pub(super) env: CArgs,
     pub(super) filter: &'static [libc::sock_filter],
+    /// The filter stacked on `filter` for a program that may not start
+    /// processes ([`one_process`]): installed by the bot before its exec
+    /// ([`FirstProcess::Program`]), or handed to the init in its `argv[0]`,
+    /// which installs it in its child ([`FirstProcess::Init`]).
+    pub(super) one_process: Option<&'static [libc::sock_filter]>,
     pub(super) stack: Vec<u8>,
     /// `WorkFolder::Returned`: the bot waits before its last steps until
     /// the server has opened its `/work` (`held` 1 when it waits,
@@ -200,6 +206,13 @@ fn locked_flags(path: &Path) -> libc::c_ulong {
         }
     }
     ms
+}
+
+/// Whether the bot of `spec` is to be one process (its threads
+/// included): it may start processes only where a control group counts
+/// their CPU ([`NewProcesses::WhereCounted`]) and `group` does not.
+pub(super) fn one_process(spec: &BotSpec<'_>, group: Option<&Group>) -> bool {
+    spec.processes == NewProcesses::WhereCounted && !group.is_some_and(Group::counts_cpu)
 }
 
 pub(super) fn check_relative(p: &str) -> Result<(), BotSpawnError> {
@@ -444,6 +457,8 @@ impl Plan {
         }
         env.extend(spec.env.iter().cloned());
         let mut fds = fds.to_vec();
+        let one_process =
+            one_process(spec, group).then(crate::sandbox::bot_seccomp::one_process_filter);
         let (init, argv) = match spec.first {
             FirstProcess::Program => (None, CArgs::new(spec.argv)),
             FirstProcess::Init => {
@@ -454,7 +469,16 @@ impl Plan {
                     debug_assert_eq!(fds.len(), 5, "the init's program descriptor is its 5");
                     fds.push(program.fd());
                 }
-                let mut argv = vec![crate::sandbox::jail::INIT_NAME.to_string()];
+                // The init's argv[0] carries the filter its child installs.
+                let name = match one_process {
+                    Some(f) => format!(
+                        "{}:{}",
+                        crate::sandbox::jail::INIT_NAME,
+                        crate::sandbox::bot_seccomp::filter_hex(f)
+                    ),
+                    None => crate::sandbox::jail::INIT_NAME.to_string(),
+                };
+                let mut argv = vec![name];
                 argv.extend(spec.argv.iter().cloned());
                 (Some(init), CArgs::new(&argv))
             }
@@ -497,6 +521,10 @@ impl Plan {
             argv: argv.map_err(io_err("arguments"))?,
             env: CArgs::new(&env).map_err(io_err("environment"))?,
             filter: crate::sandbox::bot_seccomp::bot_filter(),
+            one_process: match spec.first {
+                FirstProcess::Program => one_process,
+                FirstProcess::Init => None,
+            },
             stack: vec![0u8; CHILD_STACK],
             hold: spec.work == WorkFolder::Returned,
             held: AtomicI32::new(0),

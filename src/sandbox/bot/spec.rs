@@ -196,6 +196,26 @@ pub struct BotSpec<'a> {
     pub image: Option<&'a Path>,
     /// What the first process of the bot's PID namespace is.
     pub first: FirstProcess,
+    /// Whether the program may start processes of its own.
+    pub processes: NewProcesses,
+}
+
+/// Whether a bot's program may start processes (threads it may always
+/// start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewProcesses {
+    /// Only where a control group counts the CPU of the bot's whole tree
+    /// (every match's bot): without one, `fork`, `vfork` and `clone`
+    /// without `CLONE_THREAD` fail with `EPERM` from the program's first
+    /// instruction on ([`crate::sandbox::bot_seccomp::one_process_filter`]),
+    /// so that the bot is one process whose CPU the kernel counts in one
+    /// place, all of it: a child that computes and ends unreaped (its
+    /// parent ignores `SIGCHLD`) would add its CPU to no one's.
+    #[default]
+    WhereCounted,
+    /// Always (a build: the compiler runs its assembler and linker; the
+    /// init reaps and counts every process of it when it ends).
+    Always,
 }
 
 /// What the first process (PID 1) of a bot's PID namespace is.

@@ -1,6 +1,7 @@
 /* CPU in a child nobody reaps: the bot ignores SIGCHLD (so the kernel
    would reap its children at their end, their CPU added to no one's) and
-   answers at once while the child it started computes. */
+   answers at once while the child it started computes. Where the fork is
+   refused it says so on its standard error and plays on. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +27,14 @@ static void attack(void);
 
 static void attack(void) {
     signal(SIGCHLD, SIG_IGN);
-    if (fork() == 0) {
+    pid_t pid = fork();
+    if (pid == 0) {
         volatile unsigned long x = 0;
         for (;;) x++;
+    }
+    if (pid < 0) {
+        fprintf(stderr, "fork refused: %s\n", strerror(errno));
+        fflush(stderr);
     }
 }
 
