@@ -14,6 +14,12 @@
 //! the wait status of the program that met it; the driver is asked, outside
 //! the jail and once per process, only for its commands and for its words
 //! on a signal, never given a program's source.
+//!
+//! clang and wasm-ld run in the same jail with the same limits
+//! ([`Gcc::run_clang`], [`Gcc::run_tool`]), each one process as the
+//! jail's command, so their limits too are their own wait status; no word
+//! of a tool's output chooses a limit but where the program's text cannot
+//! put it (`Told`).
 
 use std::collections::HashMap;
 
@@ -567,8 +573,12 @@ impl<'j> Gcc<'j> {
         }
     }
 
+    /// gcc's driver as the jail's command: the limit a child of its
+    /// (`cc1`, `as`) met is in the driver's own words, never its wait
+    /// status, which the driver gives as its own exit ([`Told::ByDriver`]).
     fn run(&self, argv: &[&str]) -> Result<GccRun, JailError> {
-        self.run_tool("gcc", argv)
+        let out = self.run_checked("gcc", argv, &self.limits)?;
+        Ok(self.interpret(out, "gcc", Told::ByDriver))
     }
 
     /// Runs `programs`, the driver's for `driver` (which writes `out`), as
@@ -661,7 +671,7 @@ impl<'j> Gcc<'j> {
                 return Ok(again);
             }
         }
-        Ok(self.interpret(all, "gcc", Told::ByStatus(&names)))
+        Ok(self.interpret(all, "gcc", Told::ByStatus(Refusal::OwnLine(&names))))
     }
 
     /// Removes a file of the work folder, if there is one.
@@ -675,8 +685,14 @@ impl<'j> Gcc<'j> {
         }
     }
 
-    /// Runs another tool of the toolchain (clang, wasm-ld) in the jail with
-    /// the same limits; its fate is told with its `name`.
+    /// Runs a program in the jail with the same limits, as the jail's
+    /// command (wasm-ld, which links in its own process; a tool of the
+    /// tests); its fate is told with its `name`, by its wait status alone
+    /// (`Told::ByStatus`): no word of its output chooses a limit.
+    /// wasm-ld names the program's symbols in its lines (an undefined
+    /// one's name is any text an `__asm__` label gives it, newlines too),
+    /// and its own refusal of memory ("cannot open …: Out of memory") is
+    /// an error like another: a failure, no limit.
     ///
     /// The CPU limit decides a verdict, never the clock: a run the
     /// wall-clock limit ended (and not for its memory) is
@@ -689,7 +705,23 @@ impl<'j> Gcc<'j> {
     /// with each under it: red team E12).
     pub fn run_tool(&self, name: &str, argv: &[&str]) -> Result<GccRun, JailError> {
         let out = self.run_checked(name, argv, &self.limits)?;
-        Ok(self.interpret(out, name, Told::AlsoByWords))
+        Ok(self.interpret(out, name, Told::ByStatus(Refusal::Unsaid)))
+    }
+
+    /// Runs clang (`argv`, with [`super::wasm::CLANG_FLAGS`]: its
+    /// compiler in its driver's process, `-fintegrated-cc1`, and no
+    /// reproducer started after a crash, `-fno-crash-diagnostics`; one
+    /// process) as the jail's command, told as "clang", like
+    /// [`Gcc::run_tool`]: a limit by its own wait status (`SIGXCPU`,
+    /// `SIGXFSZ`, the hard CPU limit's `SIGKILL`). Only the address
+    /// space's refusal, which gives no signal, is read from its end: its
+    /// compiler aborted (LLVM ends so when an allocation fails), which the
+    /// driver, catching it, says by its exit status `128 + SIGABRT`, a
+    /// status no diagnostic gives, and LLVM's own line "LLVM ERROR: out of
+    /// memory" is in its output (`Refusal::LlvmAbort`).
+    pub fn run_clang(&self, argv: &[&str]) -> Result<GccRun, JailError> {
+        let out = self.run_checked("clang", argv, &self.limits)?;
+        Ok(self.interpret(out, "clang", Told::ByStatus(Refusal::LlvmAbort)))
     }
 
     /// One run in the jail, the faults that are no verdict taken out.
@@ -780,13 +812,13 @@ impl<'j> Gcc<'j> {
                 "{tool} crashed (signal {s}); this is a fault of the compiler on this program, \
                  not a rule of the contest: write the part it chokes on differently"
             )),
-            JailExit::Exited(_) => match told {
-                // A program started directly: its limits are its own wait
-                // status, above; only the address space's refusal, which
-                // gives no signal, is in its words (`cc1: out of memory
-                // allocating …`, a line the tool begins with its own name).
-                Told::ByStatus(programs) => {
-                    if out_of_memory_line(&text, programs) {
+            JailExit::Exited(code) => match told {
+                // A program started as the jail's command: its limits are
+                // its own wait status, above; only the address space's
+                // refusal, which gives no signal, is said, as `refusal`
+                // reads it.
+                Told::ByStatus(refusal) => {
+                    if refusal.said(code, &text) {
                         address_space(tool, lim)
                     } else {
                         None
@@ -794,21 +826,20 @@ impl<'j> Gcc<'j> {
                 }
                 // A child of the driver (`cc1`, `as`) ended by a limit: the
                 // driver's own line says so, never a diagnostic of the
-                // program's, whose words are its own (`tool_says`).
-                Told::AlsoByWords => {
-                    if tool_says(&text, "File size limit exceeded") {
+                // program's, whose words are its own ([`drivers_line`]); a
+                // refusal of memory, the program's own line.
+                Told::ByDriver => {
+                    if drivers_line(&text, "File size limit exceeded") {
                         LimitHit::new(ToolLimit::OutputSize, format!(
                             "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                             lim.file_size >> 20
                         ))
-                    } else if tool_says(&text, "CPU time limit exceeded") {
+                    } else if drivers_line(&text, "CPU time limit exceeded") {
                         LimitHit::new(ToolLimit::Cpu, format!(
                             "{tool} used more than {} s of CPU time and was stopped",
                             lim.cpu_secs
                         ))
-                    } else if tool_says(&text, "out of memory")
-                        || tool_says(&text, "memory exhausted")
-                    {
+                    } else if out_of_memory_line(&text, DRIVERS_PROGRAMS) {
                         address_space(tool, lim)
                     } else {
                         None
@@ -836,36 +867,88 @@ impl<'j> Gcc<'j> {
     }
 }
 
-/// Whether a tool itself said `words` (the driver's "gcc: fatal error:
-/// CPU time limit exceeded signal terminated program cc1", `cc1`'s "cc1:
-/// out of memory allocating …"): on a line of the messages that is no
-/// diagnostic of the program's text. Those name the file they are about
-/// first (`strategy.c:3:2: warning: #warning …`, `strategy.c: In function
-/// …`; plain output, no source lines shown, and no line marker can rename
-/// the file: check 2), and whatever else they carry is the program's own
-/// (an `#warning`, an `#error`, a static assertion's string): red team
-/// G18, as F9's "No space left on device" before it.
-fn tool_says(text: &str, words: &str) -> bool {
-    text.lines()
-        .filter(|line| !line.starts_with(WORK_FILE_PREFIX))
-        .any(|line| line.contains(words))
+/// Whether gcc's driver said, on a line it begins with its own name, that
+/// a program it started ended by the signal whose name is `signal` (its
+/// "gcc: fatal error: CPU time limit exceeded signal terminated program
+/// cc1", "gcc: internal compiler error: File size limit exceeded signal
+/// terminated program as"). The driver's own lines are of its own words;
+/// a diagnostic of `cc1`'s names the program's file first or begins with
+/// `cc1` ("cc1: error: attribute 'target' argument 'File size limit
+/// exceeded' is unknown", a program's `#pragma GCC target`), and gcc
+/// quotes a program's text with its control characters escaped (`\x0a`),
+/// so no line begins where the program's words are. Before, any line
+/// that did not name the program's file said a limit (red team G18 closed
+/// the `#warning`s, F9's "No space left on device" before it; the pragma's
+/// line still chose the file size through the driver).
+fn drivers_line(text: &str, signal: &str) -> bool {
+    let said = format!("{signal} signal terminated program ");
+    text.lines().any(|line| {
+        line.strip_prefix(DRIVER_NAME)
+            .and_then(|rest| rest.strip_prefix(": "))
+            .is_some_and(|rest| rest.contains(&said))
+    })
 }
 
-/// What every file of the compile's work folder that a diagnostic can
-/// name starts with ([`SOURCE_NAME`], [`PREPROCESSED_NAME`], the objects).
-const WORK_FILE_PREFIX: &str = "strategy.";
+/// The name gcc's driver ([`GCC`]) begins its own lines with.
+const DRIVER_NAME: &str = "gcc";
+
+/// The programs gcc's driver starts whose refusal of memory is their own
+/// line ([`out_of_memory_line`]), as the driver names them.
+const DRIVERS_PROGRAMS: &[&str] = &["cc1", "as"];
 
 /// What a run's words may say of a limit no wait status told.
 #[derive(Debug, Clone, Copy)]
 enum Told<'a> {
-    /// gcc's programs started directly (these, by their paths): each
-    /// meets the file size and CPU limits by its own signal, so its words
-    /// say only the address space's refusal, which gives none, on a line
-    /// it begins with its own name ([`out_of_memory_line`]).
-    ByStatus(&'a [&'a str]),
-    /// A tool that may have started the process that met a limit (gcc's
-    /// driver: `cc1`, `as`): its own line says so ([`tool_says`]).
-    AlsoByWords,
+    /// A program the jail started as its command, in one process (gcc's
+    /// `cc1` and `as` started directly, clang with its compiler in its
+    /// own process, wasm-ld): it meets the file size and CPU limits by its
+    /// own signal, so its words say at most the address space's refusal,
+    /// which gives none, as [`Refusal`] reads it.
+    ByStatus(Refusal<'a>),
+    /// gcc's driver, whose children (`cc1`, `as`) meet the limits: its own
+    /// line says so ([`drivers_line`]).
+    ByDriver,
+}
+
+/// How a program started as the jail's command says that its address
+/// space refused it memory: something the program's text cannot make it
+/// say.
+#[derive(Debug, Clone, Copy)]
+enum Refusal<'a> {
+    /// libiberty's line, which one of these programs (their paths)
+    /// begins with its own name ([`out_of_memory_line`]; gcc quotes a
+    /// program's text with its control characters escaped, so no line
+    /// of a diagnostic begins where the program's words are).
+    OwnLine(&'a [&'a str]),
+    /// clang, its compiler in the driver's process: the compiler aborted
+    /// (LLVM's end when an allocation fails), which the driver says by its
+    /// exit status `128 + SIGABRT` (no diagnostic ends clang so), and
+    /// LLVM's own line [`LLVM_OUT_OF_MEMORY`] is in its output. The line
+    /// alone says nothing: clang prints a string of the program's
+    /// (`__attribute__((unavailable("…")))`) with its newlines as they
+    /// are, so the program can begin a line with any words.
+    LlvmAbort,
+    /// Nothing said (wasm-ld, whose lines can carry any words of the
+    /// program's through a symbol's name; a tool of the tests): the
+    /// refusal is a failure like another, no limit.
+    Unsaid,
+}
+
+/// The line LLVM writes itself when an allocation fails, before it aborts.
+const LLVM_OUT_OF_MEMORY: &str = "LLVM ERROR: out of memory";
+
+impl Refusal<'_> {
+    /// Whether a run that exited with `code` and said `text` was refused
+    /// memory by its address space.
+    fn said(self, code: i32, text: &str) -> bool {
+        match self {
+            Refusal::OwnLine(programs) => out_of_memory_line(text, programs),
+            Refusal::LlvmAbort => {
+                code == 128 + libc::SIGABRT && text.lines().any(|l| l == LLVM_OUT_OF_MEMORY)
+            }
+            Refusal::Unsaid => false,
+        }
+    }
 }
 
 /// The verdict of a tool that ran out of its address space.
@@ -921,27 +1004,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_tools_own_line_says_a_limit() {
+    fn only_the_drivers_own_line_says_a_limit() {
         let driver = "gcc: fatal error: CPU time limit exceeded signal terminated program cc1\n\
                       compilation terminated.\n";
-        assert!(tool_says(driver, "CPU time limit exceeded"));
-        assert!(tool_says(
+        assert!(drivers_line(driver, "CPU time limit exceeded"));
+        assert!(!drivers_line(driver, "File size limit exceeded"));
+        assert!(drivers_line(
+            "gcc: internal compiler error: File size limit exceeded signal terminated program as\n",
+            "File size limit exceeded"
+        ));
+        assert!(out_of_memory_line(
             "cc1: out of memory allocating 65536 bytes after a total of 1 bytes\n",
-            "out of memory"
+            DRIVERS_PROGRAMS
         ));
         for program in [
-            "strategy.c:2:2: warning: #warning CPU time limit exceeded [-Wcpp]\n",
+            "strategy.c:2:2: warning: #warning CPU time limit exceeded signal terminated program \
+             cc1 [-Wcpp]\n",
             "strategy.c:2:2: error: #error out of memory\n",
             "strategy.c: In function 'main':\nstrategy.c:4:1: error: static assertion failed: \
-             \"File size limit exceeded\"\n",
+             \"File size limit exceeded signal terminated program as\"\n",
+            // A line of cc1's own with the program's words (`#pragma GCC
+            // target`), and one such a pragma cannot make (gcc escapes a
+            // newline), each chooses nothing.
+            "cc1: error: attribute 'target' argument 'CPU time limit exceeded signal terminated \
+             program cc1' is unknown\n",
+            "cc1: error: attribute 'target' argument 'x\\x0agcc: fatal error: File size limit \
+             exceeded signal terminated program cc1' is unknown\n",
         ] {
-            for words in [
-                "CPU time limit exceeded",
-                "out of memory",
-                "File size limit exceeded",
-            ] {
-                assert!(!tool_says(program, words), "{program}");
+            for words in ["CPU time limit exceeded", "File size limit exceeded"] {
+                assert!(!drivers_line(program, words), "{program}");
             }
+            assert!(!out_of_memory_line(program, DRIVERS_PROGRAMS), "{program}");
         }
     }
 
@@ -1121,6 +1214,30 @@ mod tests {
             "ld: out of memory allocating 1 bytes\n",
         ] {
             assert!(!out_of_memory_line(program, &cc1), "{program}");
+        }
+    }
+
+    #[test]
+    fn only_llvms_abort_with_its_own_line_says_clang_was_refused_memory() {
+        let abort = 128 + libc::SIGABRT;
+        let llvm = "LLVM ERROR: out of memory\nAllocation failed\n\
+                    zig: error: clang frontend command failed with exit code 134 (use -v to see \
+                    invocation)\n";
+        assert!(Refusal::LlvmAbort.said(abort, llvm));
+        // The line without the abort: a program's string printed as it is.
+        let program = "strategy.c:2:22: error: 'g' is unavailable: x\n\
+                       LLVM ERROR: out of memory\n1 error generated.\n";
+        assert!(!Refusal::LlvmAbort.said(1, program));
+        // The abort without LLVM's line: no refusal of memory said.
+        assert!(!Refusal::LlvmAbort.said(abort, "strategy.c:1:1: error: out of memory\n"));
+        assert!(!Refusal::LlvmAbort.said(abort, "x LLVM ERROR: out of memory\n"));
+        // wasm-ld's words, and any run's of the tests, say nothing.
+        for code in [1, abort] {
+            assert!(!Refusal::Unsaid.said(code, llvm));
+            assert!(!Refusal::Unsaid.said(
+                code,
+                "wasm-ld: error: failed to open strategy.wasm: Out of memory\n"
+            ));
         }
     }
 

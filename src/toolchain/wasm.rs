@@ -220,7 +220,7 @@ impl SkipGrounds {
                 argv.retain(|a| !a.is_empty());
                 argv.extend_from_slice(toolchain.clang_flags());
                 argv.extend_from_slice(&[name, "-o", &out]);
-                let run = gcc.run_tool("clang", &argv)?;
+                let run = gcc.run_clang(&argv)?;
                 if !run.ok {
                     return Ok(Err(format!("its `-E` failed: {}", run.messages.trim())));
                 }
@@ -380,7 +380,7 @@ impl Toolchain {
         }
         argv.extend_from_slice(self.clang_flags());
         argv.extend_from_slice(&[src, "-o", out]);
-        gcc.run_tool("clang", &argv)
+        gcc.run_clang(&argv)
     }
 
     /// wasm-ld: the objects (and the builtins archive where `builtins`
@@ -455,6 +455,12 @@ pub const CLANG_FLAGS: &[&str] = &[
     "-fno-color-diagnostics",
     "-fno-caret-diagnostics",
     "-ferror-limit=30",
+    // One process, whose wait status is the verdict on a limit
+    // (`Gcc::run_clang`): the compiler in the driver's process (each
+    // clang's default, made sure), and no reproducer started after a
+    // crash (a `-cc1 -E` child, and files in `/tmp`).
+    "-fintegrated-cc1",
+    "-fno-crash-diagnostics",
 ];
 
 /// Where clang's preprocessing of the checked text `checked` (gcc's, with

@@ -16,8 +16,8 @@ use knobeln::toolchain::compile::{
 use knobeln::toolchain::diagnostic::Check;
 use knobeln::toolchain::gcc::{Gcc, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
-    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsLink,
-    SkipGrounds, Toolchain,
+    check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsInput,
+    BuiltinsLink, SkipGrounds, Toolchain,
 };
 use knobeln::wasm::{EPOCH_TICK, HOST_CALL_FUEL};
 
@@ -991,8 +991,14 @@ fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
         (run.limit_hit.map(|l| l.limit), run.messages)
     };
     // Through the driver: its `cc1` ended by the signal, in the driver's
-    // words.
-    let (limit, messages) = stopped_by(&driver);
+    // words (the driver's start of the compile's `gcc -E`, whose end is
+    // read from the driver's own line).
+    assert_eq!(driver, knobeln::toolchain::gcc::preprocess_command());
+    let jail = Jail::new().unwrap();
+    let run = gcc_of(&jail, bomb)
+        .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Driver)
+        .unwrap();
+    let (limit, messages) = (run.limit_hit.map(|l| l.limit), run.messages);
     assert_eq!(limit, Some(ToolLimit::OutputSize), "{messages}");
     assert!(
         messages.contains("File size limit exceeded signal terminated program cc1"),
@@ -1125,36 +1131,238 @@ fn gcc_cs_cc1_and_as_meet_their_limits_by_their_own_signals() {
 /// 2 refuses the pragma before gcc runs; `Gcc` itself no longer reads a
 /// limit from `cc1`'s or `as`'s words, only from their wait status (and
 /// the address space's refusal from a line the tool begins itself).
+/// Through the driver (`GccStart::Driver`, also the start a program that
+/// exits with another status than 0 or 1 is run again with) a limit is
+/// read only from a line the driver begins with its own name ("gcc: …
+/// signal terminated program cc1"): before, any line that did not begin
+/// with `strategy.` said it, this pragma's among them.
 #[test]
 fn a_cc1_line_with_the_programs_words_chooses_no_limit() {
-    for words in [
+    for (words, start) in [
         "File size limit exceeded",
         "CPU time limit exceeded",
         "out of memory",
         "memory exhausted",
-    ] {
+        "File size limit exceeded signal terminated program cc1",
+    ]
+    .into_iter()
+    .flat_map(|w| [(w, GccStart::Cc1), (w, GccStart::Driver)])
+    {
         let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, JailLimits::default());
+        let gcc = Gcc::new(&jail, JailLimits::default()).started(start);
         let src = format!("#pragma GCC target (\"{words}\")\nint f(void) {{ return 1; }}\n");
         gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
         let run = gcc
             .compile(Input::Source, SOURCE_NAME, "strategy.o")
             .unwrap();
-        assert!(!run.ok, "{words}: {}", run.messages);
+        assert!(!run.ok, "{words} ({start:?}): {}", run.messages);
         assert!(
             run.messages.contains(&format!(
                 "cc1: error: attribute 'target' argument '{words}'"
             )),
-            "{words}: {}",
+            "{words} ({start:?}): {}",
             run.messages
         );
         assert_eq!(
             run.limit_hit.as_ref().map(|l| l.limit),
             None,
-            "{words}: {}",
+            "{words} ({start:?}): {}",
             run.messages
         );
     }
+}
+
+/// A line of clang's or wasm-ld's that carries the program's words (not
+/// a diagnostic that names the program's file first) chooses no limit:
+/// clang prints the string of `__attribute__((unavailable("…")))` with its
+/// newlines as they are, so "strategy.c:2:22: error: 'g' is unavailable:
+/// x" is followed by a line that is the program's words alone, and
+/// wasm-ld names an undefined symbol, whose name an `__asm__` label makes
+/// any text ("wasm-ld: error: strategy.wasm.o: undefined symbol: CPU time
+/// limit exceeded"). Each run exits 1, a failure with no limit. Before,
+/// clang and wasm-ld were judged like gcc's driver, a limit read from any
+/// line that did not begin with `strategy.` (`tool_says`, gone): these programs
+/// were "stopped" at the CPU, the file size or the memory. The compile
+/// service's check 2 refuses both attributes and `__asm__` before clang
+/// runs; the toolchain itself (`Gcc::run_clang`, `Gcc::run_tool`) now
+/// reads a limit only from the wait status, and clang's address space's
+/// refusal only from its driver's exit status `128 + SIGABRT` with LLVM's
+/// line, which a program's words alone (even "LLVM ERROR: out of memory"
+/// at a line's start) do not give.
+#[test]
+fn a_clang_line_with_the_programs_words_chooses_no_limit() {
+    let tools = Toolchain::find().expect("clang and wasm-ld");
+    for words in [
+        "File size limit exceeded",
+        "CPU time limit exceeded",
+        "out of memory",
+        "memory exhausted",
+        "LLVM ERROR: out of memory",
+    ] {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(
+            &jail,
+            JailLimits {
+                wall: crate::common::TEST_JAIL_WALL,
+                ..JailLimits::default()
+            },
+        );
+        let src = format!(
+            "int g(void) __attribute__((unavailable(\"x\\n{words}\")));\n\
+             int f(void) {{ return g(); }}\n"
+        );
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = tools
+            .compile(&gcc, Input::Source, SOURCE_NAME, "strategy.wasm.o")
+            .unwrap();
+        assert!(!run.ok, "{words}: {}", run.messages);
+        assert!(
+            run.messages.lines().any(|l| l == words),
+            "{words}: the program's words on a line of their own: {}",
+            run.messages
+        );
+        assert_eq!(
+            run.limit_hit.as_ref().map(|l| l.limit),
+            None,
+            "clang, {words}: {}",
+            run.messages
+        );
+        let src = format!("int g(void) __asm__(\"{words}\");\nint main(void) {{ return g(); }}\n");
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let cc = tools
+            .compile(&gcc, Input::Source, SOURCE_NAME, "strategy.wasm.o")
+            .unwrap();
+        assert!(cc.ok, "{words}: {}", cc.messages);
+        let ld = tools
+            .link(
+                &gcc,
+                &["strategy.wasm.o"],
+                "strategy.wasm",
+                1 << 20,
+                BuiltinsInput::Omitted,
+            )
+            .unwrap();
+        assert!(!ld.ok, "{words}: {}", ld.messages);
+        assert!(
+            ld.messages.contains(&format!("undefined symbol: {words}")),
+            "{words}: {}",
+            ld.messages
+        );
+        assert_eq!(
+            ld.limit_hit.as_ref().map(|l| l.limit),
+            None,
+            "wasm-ld, {words}: {}",
+            ld.messages
+        );
+    }
+}
+
+/// clang, its compiler in its own process, meets its limits by its own
+/// wait status, each with its verdict: past the CPU limit (1 s; 2,000
+/// optimised functions) by `SIGXCPU`, past the file size (1 MiB; an object
+/// of 2 MiB of data) by `SIGXFSZ`; refused memory by its address space
+/// (256 MiB: the zig program alone maps 177 MiB) its compiler aborts and
+/// the driver exits with `128 + SIGABRT` after LLVM's line "LLVM ERROR:
+/// out of memory": the memory's verdict. And it is one process: with a
+/// limit of one process for the command, clang compiles and wasm-ld links
+/// (a shell that starts a program is refused its child under the same
+/// limit).
+#[test]
+fn clang_meets_its_limits_by_its_own_wait_status_as_one_process() {
+    use knobeln::sandbox::jail::JailExit;
+    use knobeln::toolchain::gcc::ToolLimit;
+    let tools = Toolchain::find().expect("clang and wasm-ld");
+    let slow = "#define G(n) int f##n(int *a) { int s = 0; \
+                for (int i = 0; i < 64; i++) s += a[i] * i + (s >> 3); return s; }\n\
+                #define F(n) G(n)\n\
+                #define A F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+                F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+                F(__COUNTER__)\n#define B A A A A A A A A A A\n#define C B B B B B B B B B B\n\
+                C C\n";
+    let data = "char big[2097152] = {1};\nint main(void) { return big[7]; }\n";
+    let base = JailLimits {
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    for (what, src, limits, limit) in [
+        (
+            "CPU",
+            slow,
+            JailLimits {
+                cpu_secs: 1,
+                ..base
+            },
+            ToolLimit::Cpu,
+        ),
+        (
+            "file size",
+            data,
+            JailLimits {
+                file_size: 1 << 20,
+                ..base
+            },
+            ToolLimit::OutputSize,
+        ),
+        (
+            "address space",
+            slow,
+            JailLimits {
+                address_space: 256 << 20,
+                ..base
+            },
+            ToolLimit::Memory,
+        ),
+    ] {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, limits);
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = tools
+            .compile(&gcc, Input::Source, SOURCE_NAME, "strategy.wasm.o")
+            .unwrap();
+        assert_eq!(
+            run.limit_hit.as_ref().map(|l| l.limit),
+            Some(limit),
+            "{what}: {}",
+            run.messages
+        );
+        if limit == ToolLimit::Memory {
+            assert!(
+                run.messages
+                    .lines()
+                    .any(|l| l == "LLVM ERROR: out of memory"),
+                "{}",
+                run.messages
+            );
+        }
+    }
+    // One process each: the command may start none.
+    let one = JailLimits {
+        processes: 1,
+        ..base
+    };
+    let jail = Jail::new().unwrap();
+    let out = jail
+        .run(&["/bin/sh", "-c", "/bin/true && echo started"], &one)
+        .unwrap();
+    assert!(!out.output.contains("started"), "{}", out.output);
+    assert_ne!(out.exit, JailExit::Exited(0), "{}", out.output);
+    let gcc = Gcc::new(&jail, one);
+    gcc.put(SOURCE_NAME, b"int main(void) { return 3; }\n")
+        .unwrap();
+    let cc = tools
+        .compile(&gcc, Input::Source, SOURCE_NAME, "strategy.wasm.o")
+        .unwrap();
+    assert!(cc.ok, "{}", cc.messages);
+    let ld = tools
+        .link(
+            &gcc,
+            &["strategy.wasm.o"],
+            "strategy.wasm",
+            1 << 20,
+            BuiltinsInput::Omitted,
+        )
+        .unwrap();
+    assert!(ld.ok, "{}", ld.messages);
 }
 
 /// A tool the jail starts as its command (clang -c, which compiles in its
@@ -1252,7 +1460,10 @@ fn a_tool_as_the_jails_command_is_stopped_by_sigxfsz() {
             "{tool}: {}",
             out.output
         );
-        let run = gcc.run_tool(tool, &strs(&argv)).unwrap();
+        let run = match tool {
+            "clang" => gcc.run_clang(&strs(&argv)).unwrap(),
+            _ => gcc.run_tool(tool, &strs(&argv)).unwrap(),
+        };
         let hit = run.limit_hit.expect("stopped by a limit");
         assert_eq!(hit.limit, ToolLimit::OutputSize, "{}", hit.sentence);
         assert_eq!(
