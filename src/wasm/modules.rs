@@ -122,7 +122,7 @@ static COMPILED: AtomicU64 = AtomicU64::new(0);
 static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
 static TO_SPILL: AtomicU64 = AtomicU64::new(0);
 /// Nanoseconds of CPU of the threads that loaded modules from the spill,
-/// spent on those loads (the check, the file's read and digest, the
+/// spent on those loads (the check, the file's copy, seal and digest, the
 /// deserialization, the linkers' instance pre).
 static FROM_SPILL_CPU_NS: AtomicU64 = AtomicU64::new(0);
 
@@ -888,7 +888,9 @@ mod tests {
     /// engine before the memory file is sealed: the spill's file after it
     /// is opened and its length found right (one byte flipped, or cut
     /// short, while it is copied), or the memory file itself through
-    /// `/proc/<pid>/fd` once copied and not yet sealed. Their length and
+    /// `/proc/<pid>/fd` once copied and not yet sealed (a byte flipped, cut
+    /// short, or mapped shared and writable to write after the seal: the
+    /// seal is refused while such a mapping exists). Their length and
     /// SHA-256 are checked on the sealed file, the one the engine maps:
     /// none of these is run; the file is removed and the module compiled
     /// again. (Before, the bytes were checked in this process's memory and
@@ -917,12 +919,29 @@ mod tests {
             f.write_all_at(&[b[0] ^ 1], len / 2).unwrap();
         };
         let cut = |file: &std::fs::File| reopened(file).set_len(len / 2).unwrap();
+        // A shared writable mapping held across the seal, to write after
+        // it (left mapped: the test's process ends soon).
+        let mapped = |file: &std::fs::File| {
+            // SAFETY: mmap of an open file; a failure returns MAP_FAILED.
+            let at = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len as usize,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    reopened(file).as_raw_fd(),
+                    0,
+                )
+            };
+            assert_ne!(at, libc::MAP_FAILED);
+        };
         type Change<'a> = &'a dyn Fn(&std::fs::File);
-        let changes: [(Loading, Change, &str); 4] = [
+        let changes: [(Loading, Change, &str); 5] = [
             (Loading::Opened, &flip, "the spill's file, one byte"),
             (Loading::Opened, &cut, "the spill's file, cut short"),
             (Loading::Copied, &flip, "the memory file, one byte"),
             (Loading::Copied, &cut, "the memory file, cut short"),
+            (Loading::Copied, &mapped, "the memory file, mapped to write"),
         ];
         for (at, change, what) in changes {
             let (_parent, spill) = private_spill(1 << 30);
