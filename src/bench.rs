@@ -10,7 +10,8 @@
 //!
 //! The files: `game.rs` the engine's games; `tournament.rs` the pool;
 //! `compile.rs` the compile service; `mail.rs` registrations and the
-//! spool; `scale.rs` a whole contest; `measure.rs` what they share. This
+//! spool; `scale.rs` a whole contest; `spill_load.rs` a load from the module
+//! spill alone; `measure.rs` what they share. This
 //! file only declares and re-exports them.
 
 mod compile;
@@ -18,6 +19,7 @@ mod game;
 mod mail;
 mod measure;
 mod scale;
+mod spill_load;
 mod tournament;
 
 pub use compile::{compile_bench, status_kb, CompileBench, CraneliftFigure};
@@ -25,4 +27,5 @@ pub use game::{bench_strategy, game_bench, GameBench, TRIVIAL_C};
 pub use mail::{registration_bench, spool_bench, RegistrationBench, SpoolBench};
 pub use measure::{cpu_time, dir_size, BenchError, CpuOf};
 pub use scale::{scale_bench, ScaleBench, ScalePlay, ScaleSite};
+pub use spill_load::{spill_load_bench, SpillLoadBench};
 pub use tournament::{games_played, tournament_bench, trivial_tournament, TournamentBench};

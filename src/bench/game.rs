@@ -83,7 +83,7 @@ pub fn bench_strategy(source: &str) -> Result<std::sync::Arc<Strategy>, CompileE
 }
 
 /// A demo family's source (variant 0) without its header.
-fn family_source(family: &str) -> String {
+pub(super) fn family_source(family: &str) -> String {
     let team = crate::demo::field(crate::demo::FAMILIES.len())
         .into_iter()
         .find(|t| t.family == family)

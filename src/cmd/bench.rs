@@ -49,6 +49,9 @@ pub enum What {
     /// Mails through the outbox sender to the spool (batched syncfs).
     Spool,
     Scale,
+    /// A load of a module back from the module spill alone, beside the
+    /// load as it was and its floors, in turns (`--games` loads a turn).
+    SpillLoad,
     /// Line-protocol bots per language: match, start-up, sandbox overhead.
     Bots,
     Distributed,
@@ -185,6 +188,11 @@ impl Bench {
         }
         if matches!(self.what, What::Spool | What::All) {
             knobeln::bench::spool_bench(self.registrations)
+                .map_err(|e| anyhow::anyhow!(e))?
+                .print();
+        }
+        if matches!(self.what, What::SpillLoad) {
+            knobeln::bench::spill_load_bench(self.games as u32, 5)
                 .map_err(|e| anyhow::anyhow!(e))?
                 .print();
         }

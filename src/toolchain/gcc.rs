@@ -21,8 +21,9 @@
 //! of a tool's output chooses a limit but where the program's text cannot
 //! put it (`Told`).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
+use super::memo::Memo;
 use crate::sandbox::jail::{
     CpuCount, Jail, JailError, JailExit, JailLimits, JailOutput, WorkFull, JAIL_ENV, WORK_BYTES,
     WORK_INODES,
@@ -134,9 +135,11 @@ pub fn cc1_preprocess_argv(driver: &[&str]) -> Option<&'static [String]> {
     if driver != preprocess_command().as_slice() {
         return None;
     }
-    static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
-    ARGV.get_or_init(|| driver_commands(&drivers_plan(driver)?))
-        .as_deref()
+    // Kept for the process's life: computed once, so leaked once.
+    static ARGV: Memo<(), Option<&'static [String]>> = Memo::new();
+    ARGV.get_or_compute((), || {
+        driver_commands(&drivers_plan(driver)?).map(|argv| &*argv.leak())
+    })
 }
 
 /// What `gcc -###` says it would run for `driver` (its standard error),
@@ -220,22 +223,13 @@ pub struct CompilePrograms {
 /// programs, flags and files, the driver's temporary assembler file
 /// named after the object. `None`: the driver runs anything but `cc1`
 /// and then `as` on cc1's text, or could not be asked.
-pub fn compile_programs(driver: &[&str]) -> Option<std::sync::Arc<CompilePrograms>> {
-    type Known = HashMap<Vec<String>, Option<std::sync::Arc<CompilePrograms>>>;
-    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
-    let key: Vec<String> = driver.iter().map(|a| a.to_string()).collect();
-    let known = KNOWN.get_or_init(Default::default);
-    if let Some(p) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return p.clone();
-    }
-    let programs = drivers_plan(driver)
-        .and_then(|text| compile_programs_of(&text, driver, &jail_path()))
-        .map(std::sync::Arc::new);
-    known
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, programs.clone());
-    programs
+pub fn compile_programs(driver: &[&str]) -> Option<Arc<CompilePrograms>> {
+    static KNOWN: Memo<Vec<String>, Option<Arc<CompilePrograms>>> = Memo::new();
+    KNOWN.get_or_compute(driver.iter().map(|a| a.to_string()).collect(), || {
+        drivers_plan(driver)
+            .and_then(|text| compile_programs_of(&text, driver, &jail_path()))
+            .map(Arc::new)
+    })
 }
 
 /// The folders of the jail's `PATH`.
@@ -326,23 +320,13 @@ fn compile_programs_of(text: &str, driver: &[&str], path: &[String]) -> Option<C
 /// error"), the signal's name, the lines that follow. `None`: it could
 /// not be asked, or said nothing.
 pub fn drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<String> {
-    type Known = HashMap<(Vec<String>, String, i32), Option<String>>;
-    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    static KNOWN: Memo<(Vec<String>, String, i32), Option<String>> = Memo::new();
     let key = (
         driver.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
         program.to_string(),
         signal,
     );
-    let known = KNOWN.get_or_init(Default::default);
-    if let Some(w) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return w.clone();
-    }
-    let words = ask_drivers_words(driver, program, signal);
-    known
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, words.clone());
-    words
+    KNOWN.get_or_compute(key, || ask_drivers_words(driver, program, signal))
 }
 
 fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<String> {

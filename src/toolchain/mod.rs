@@ -8,6 +8,7 @@ pub mod compile;
 pub mod diagnostic;
 pub mod gcc;
 pub mod lex;
+pub mod memo;
 pub mod purec;
 pub mod source;
 pub mod symbols;

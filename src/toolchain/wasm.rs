@@ -28,6 +28,7 @@ pub use crate::wasm::check::{
 
 use super::gcc::{Gcc, GccRun, Input};
 use super::lex::{self, LexOptions};
+use super::memo::Memo;
 use super::purec::strip_line_markers;
 use crate::sandbox::jail::JailError;
 
@@ -184,25 +185,15 @@ impl SkipGrounds {
     /// the tools (fixed texts of the server's, nothing of a participant's).
     /// A clang whose runs fail has none.
     fn seen(gcc: &Gcc<'_>, toolchain: &Toolchain) -> Result<SkipGrounds, JailError> {
-        use std::collections::HashMap;
-        use std::sync::{Mutex, OnceLock};
         type Key = (PathBuf, u64, Option<std::time::SystemTime>);
-        static SEEN: OnceLock<Mutex<HashMap<Key, SkipGrounds>>> = OnceLock::new();
+        static SEEN: Memo<Key, SkipGrounds> = Memo::new();
         let meta = std::fs::metadata(&toolchain.clang).ok();
         let key = (
             toolchain.clang.clone(),
             meta.as_ref().map_or(0, |m| m.len()),
             meta.and_then(|m| m.modified().ok()),
         );
-        let seen = SEEN.get_or_init(Default::default);
-        if let Some(g) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(g.clone());
-        }
-        let grounds = Self::run(gcc, toolchain)?;
-        seen.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, grounds.clone());
-        Ok(grounds)
+        SEEN.get_or_try_compute(key, || Self::run(gcc, toolchain))
     }
 
     fn run(gcc: &Gcc<'_>, toolchain: &Toolchain) -> Result<SkipGrounds, JailError> {

@@ -40,7 +40,7 @@ mod spill;
 pub use engine::*;
 pub use modules::{
     compile_counts, compile_uncached, leave_out_spill, limit_cache_entries, load, load_hashed,
-    made_ready_here, CompileCounts, Loaded, NotPlayable,
+    made_ready_here, CompileCounts, Loaded, NotPlayable, SpillProbe,
 };
 pub use seat::Strategy;
 pub use seat::{

@@ -122,7 +122,7 @@ static COMPILED: AtomicU64 = AtomicU64::new(0);
 static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
 static TO_SPILL: AtomicU64 = AtomicU64::new(0);
 /// Nanoseconds of CPU of the threads that loaded modules from the spill,
-/// spent on those loads (the check, the file's read and digest, the
+/// spent on those loads (the check, the file's copy, seal and digest, the
 /// deserialization, the linkers' instance pre).
 static FROM_SPILL_CPU_NS: AtomicU64 = AtomicU64::new(0);
 
@@ -294,6 +294,59 @@ fn load_in<'s>(
         spill_dropped(spill, &dropped);
     }
     Ok(Ok(s))
+}
+
+/// For a benchmark: the module compiled from `wasm`, kept in a spill of
+/// its own (a private folder where the process's spill would be, removed
+/// with it), to be loaded back from it as a miss of the cache loads it
+/// ([`SpillProbe::load`]), and its file, for a benchmark's own reading of
+/// it beside.
+pub struct SpillProbe {
+    spill: Spill,
+    sha256: String,
+    _parent: tempfile::TempDir,
+}
+
+impl SpillProbe {
+    /// Compiles `wasm` and keeps its module in a spill of its own.
+    pub fn new(wasm: &[u8]) -> Result<SpillProbe, WasmError> {
+        let rt = runtime()?;
+        let fail = |e: &dyn std::fmt::Display| WasmError::Engine(e.to_string());
+        let parent = tempfile::tempdir_in(spill_parent(
+            std::env::var_os("TMPDIR"),
+            Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
+        ))
+        .map_err(|e| fail(&e))?;
+        let spill = Spill::create(parent.path(), 1 << 30, 16, &rt.engine).map_err(|e| fail(&e))?;
+        let module = Module::new(&rt.engine, wasm).map_err(|e| fail(&e))?;
+        let sha256 = crate::hash::sha256_hex(wasm);
+        spill.put(&sha256, &module).map_err(|e| fail(&e))?;
+        Ok(SpillProbe {
+            spill,
+            sha256,
+            _parent: parent,
+        })
+    }
+
+    /// Loads the module back from the spill (the file's copy, its seal,
+    /// its check and the engine's mapping): whether it came back.
+    pub fn load(&self) -> bool {
+        runtime().is_ok_and(|rt| self.spill.get(&rt.engine, &self.sha256).is_some())
+    }
+
+    /// The module's file in the spill.
+    pub fn file(&self) -> Option<PathBuf> {
+        std::fs::read_dir(self.spill.dir())
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .next()
+    }
+
+    /// The engine the module is compiled for.
+    pub fn engine() -> Result<&'static Engine, WasmError> {
+        Ok(&runtime()?.engine)
+    }
 }
 
 /// Writes the modules the cache `dropped` to `spill`, each unless the
@@ -714,7 +767,7 @@ mod tests {
     /// data read from that file's image.
     #[test]
     fn a_module_loaded_from_the_spill_plays_as_compiled_from_a_sealed_file() {
-        use super::super::spill::{deserialize_sealed_as, Mapped};
+        use super::super::spill::Mapped;
         let engine = &runtime().unwrap().engine;
         let (_parent, spill) = private_spill(1 << 30);
         let cache = Cache::new();
@@ -755,54 +808,157 @@ mod tests {
         assert_eq!(steps(&from_spill), compiled);
         assert!(compiled[0].contains("Ended"), "{compiled:?}");
 
-        let bytes = compile(&a).serialize().unwrap();
-        let (module, how) = deserialize_sealed_as(engine, &bytes).unwrap();
+        // Taken from the spill directly: the sealed path.
+        let b_sha = crate::hash::sha256_hex(&b);
+        let (module, how) = spill
+            .get_observed(engine, &b_sha, &mut |_, _| {})
+            .expect("B kept");
+        assert_eq!(how, Mapped::Sealed);
+        assert_eq!(
+            module.serialize().unwrap(),
+            compile(&b).serialize().unwrap()
+        );
+    }
+
+    /// Hostile: the memory file a module from the spill is mapped from
+    /// (the one the load made, reached once it is sealed) cannot be
+    /// changed, by this process or any other (a process of this user's
+    /// writing through `/proc/<pid>/fd`): every write, truncation, growth
+    /// and shared writable mapping is refused, and no seal can be taken
+    /// off; the module is made from it, its bytes those written.
+    #[test]
+    fn the_file_a_module_from_the_spill_runs_from_cannot_be_changed() {
+        use super::super::spill::{Loading, Mapped};
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::FileExt;
+        let engine = &runtime().unwrap().engine;
+        let (_parent, spill) = private_spill(1 << 30);
+        let wasm = distinct_module(6300);
+        let sha = crate::hash::sha256_hex(&wasm);
+        let bytes = compile(&wasm).serialize().unwrap();
+        spill.put(&sha, &compile(&wasm)).unwrap();
+        let mut tried = false;
+        let (module, how) = spill
+            .get_observed(engine, &sha, &mut |step, file| {
+                if step != Loading::Sealed {
+                    return;
+                }
+                tried = true;
+                let refused = |r: std::io::Result<()>| {
+                    r.expect_err("changed").raw_os_error() == Some(libc::EPERM)
+                };
+                assert!(refused(file.write_at(b"\xcc", 64).map(|_| ())), "a write");
+                assert!(refused(file.set_len(0)), "a truncation");
+                assert!(refused(file.set_len(bytes.len() as u64 + 4096)), "a growth");
+                let via_proc = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                    .unwrap();
+                assert!(
+                    refused(via_proc.write_at(b"\xcc", 64).map(|_| ())),
+                    "through /proc"
+                );
+                // SAFETY: mmap of an open file; a failure returns MAP_FAILED.
+                let shared = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        bytes.len(),
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_SHARED,
+                        file.as_raw_fd(),
+                        0,
+                    )
+                };
+                assert_eq!(shared, libc::MAP_FAILED, "a shared writable mapping");
+                // SAFETY: fcntl on an open descriptor.
+                let unseal = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, 0) };
+                assert_eq!(unseal, -1, "seals sealed");
+                let mut back = vec![0; bytes.len()];
+                file.read_exact_at(&mut back, 0).unwrap();
+                assert_eq!(back, bytes);
+            })
+            .expect("the module, its file sealed and unchanged");
+        assert!(tried, "the load reached its sealed file");
         assert_eq!(how, Mapped::Sealed);
         assert_eq!(module.serialize().unwrap(), bytes);
     }
 
-    /// Hostile: the memory file a module from the spill is mapped from
-    /// cannot be changed once made, by this process or any other (a
-    /// process of this user's writing through `/proc/<pid>/fd`): every
-    /// write, truncation, growth and shared writable mapping is refused,
-    /// and no seal can be taken off.
+    /// Hostile (issue 38, the spill's load in one copy): a neighbour (a
+    /// process of this user's) changes the bytes on their way to the
+    /// engine before the memory file is sealed: the spill's file after it
+    /// is opened and its length found right (one byte flipped, or cut
+    /// short, while it is copied), or the memory file itself through
+    /// `/proc/<pid>/fd` once copied and not yet sealed (a byte flipped, cut
+    /// short, or mapped shared and writable to write after the seal: the
+    /// seal is refused while such a mapping exists). Their length and
+    /// SHA-256 are checked on the sealed file, the one the engine maps:
+    /// none of these is run; the file is removed and the module compiled
+    /// again. (Before, the bytes were checked in this process's memory and
+    /// then written to the memory file: a write to it before the seal went
+    /// unseen, and ran.)
     #[test]
-    fn the_file_a_module_from_the_spill_runs_from_cannot_be_changed() {
+    fn a_spilled_module_changed_on_its_way_before_the_seal_is_never_run() {
+        use super::super::spill::Loading;
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::FileExt;
-        let bytes = compile(&distinct_module(6300)).serialize().unwrap();
-        let file = super::super::spill::sealed_copy(&bytes).unwrap();
-        let refused =
-            |r: std::io::Result<()>| r.expect_err("changed").raw_os_error() == Some(libc::EPERM);
-        assert!(refused(file.write_at(b"\xcc", 64).map(|_| ())), "a write");
-        assert!(refused(file.set_len(0)), "a truncation");
-        assert!(refused(file.set_len(bytes.len() as u64 + 4096)), "a growth");
-        let via_proc = std::fs::OpenOptions::new()
-            .write(true)
-            .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
-            .unwrap();
-        assert!(
-            refused(via_proc.write_at(b"\xcc", 64).map(|_| ())),
-            "through /proc"
-        );
-        // SAFETY: mmap of an open file; a failure returns MAP_FAILED.
-        let shared = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes.len(),
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
+        let engine = &runtime().unwrap().engine;
+        let wasm = distinct_module(6400);
+        let sha = crate::hash::sha256_hex(&wasm);
+        let len = compile(&wasm).serialize().unwrap().len() as u64;
+        let reopened = |file: &std::fs::File| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                .unwrap()
         };
-        assert_eq!(shared, libc::MAP_FAILED, "a shared writable mapping");
-        // SAFETY: fcntl on an open descriptor.
-        let unseal = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, 0) };
-        assert_eq!(unseal, -1, "seals sealed");
-        let mut back = vec![0; bytes.len()];
-        file.read_exact_at(&mut back, 0).unwrap();
-        assert_eq!(back, bytes);
+        let flip = |file: &std::fs::File| {
+            let f = reopened(file);
+            let mut b = [0u8];
+            f.read_exact_at(&mut b, len / 2).unwrap();
+            f.write_all_at(&[b[0] ^ 1], len / 2).unwrap();
+        };
+        let cut = |file: &std::fs::File| reopened(file).set_len(len / 2).unwrap();
+        // A shared writable mapping held across the seal, to write after
+        // it (left mapped: the test's process ends soon).
+        let mapped = |file: &std::fs::File| {
+            // SAFETY: mmap of an open file; a failure returns MAP_FAILED.
+            let at = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len as usize,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    reopened(file).as_raw_fd(),
+                    0,
+                )
+            };
+            assert_ne!(at, libc::MAP_FAILED);
+        };
+        type Change<'a> = &'a dyn Fn(&std::fs::File);
+        let changes: [(Loading, Change, &str); 5] = [
+            (Loading::Opened, &flip, "the spill's file, one byte"),
+            (Loading::Opened, &cut, "the spill's file, cut short"),
+            (Loading::Copied, &flip, "the memory file, one byte"),
+            (Loading::Copied, &cut, "the memory file, cut short"),
+            (Loading::Copied, &mapped, "the memory file, mapped to write"),
+        ];
+        for (at, change, what) in changes {
+            let (_parent, spill) = private_spill(1 << 30);
+            spill.put(&sha, &compile(&wasm)).unwrap();
+            let file = only_file(spill.dir());
+            let mut changed = false;
+            let loaded = spill.get_observed(engine, &sha, &mut |step, f| {
+                if step == at {
+                    change(f);
+                    changed = true;
+                }
+            });
+            assert!(changed, "{what}: the load reached {at:?}");
+            assert!(loaded.is_none(), "{what}: run");
+            assert!(!file.exists(), "{what}: the file is removed");
+            assert_eq!((spill.charged(), spill.files()), (0, 0), "{what}");
+        }
     }
 
     /// Hostile: whoever can write the spill's file (another process of

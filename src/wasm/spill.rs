@@ -25,12 +25,15 @@
 //!   every file here, opened and removed relative to the folder held open
 //!   (a folder renamed away and another put at its path is never read; no
 //!   symbolic link followed, no FIFO waited for), and its length
-//!   and SHA-256 are kept in this process's memory: a file is read whole
-//!   into memory, and only bytes of that length and digest are
-//!   deserialized, from a memory file holding them sealed against every
-//!   change ([`sealed_copy`]) that the engine maps (its code and its
-//!   memory's initial image: nothing copied and `mprotect`ed afterwards,
-//!   whose TLB flushes interrupt the game threads). A file someone else
+//!   and SHA-256 are kept in this process's memory: a file is copied
+//!   once, by the kernel (`sendfile`), into a memory file, which is then
+//!   sealed against every change, and only then are its length and
+//!   SHA-256 checked, on the sealed file ([`Spill::get`]); the engine maps
+//!   that same file (its code and its memory's initial image: nothing
+//!   copied and `mprotect`ed afterwards, whose TLB flushes interrupt the
+//!   game threads), so the bytes checked are the bytes that run, whatever
+//!   anyone wrote before the seal (to the spill's file during the copy,
+//!   or to the memory file through `/proc/<pid>/fd`). A file someone else
 //!   changed (even a valid compiled module of another program) is removed
 //!   and the module compiled again;
 //! - nothing here reads a compiled module from anywhere else (NATS, the
@@ -457,33 +460,27 @@ impl Spill {
     /// its file still holds exactly the bytes written. A file that does not
     /// is removed and forgotten.
     pub(super) fn get(&self, engine: &Engine, sha256: &str) -> Option<Module> {
+        self.get_observed(engine, sha256, &mut |_, _| {})
+            .map(|(m, _)| m)
+    }
+
+    /// [`Spill::get`], saying how the module was made, and telling `seen`
+    /// each step of the load with the file it has reached (a test acts
+    /// there as a neighbour would: changes the spill's file, or writes the
+    /// memory file through `/proc/<pid>/fd`).
+    pub(super) fn get_observed(
+        &self,
+        engine: &Engine,
+        sha256: &str,
+        seen: &mut dyn FnMut(Loading, &std::fs::File),
+    ) -> Option<(Module, Mapped)> {
         let name = self.name(sha256)?;
         let (len, digest) = {
             let files = self.files.lock().expect("spill");
             let w = files.by_module.get(sha256)?;
             (w.len, w.digest)
         };
-        // Never waits (a FIFO put in its place) and never reads more than
-        // the file this process wrote (a link to an endless device).
-        let bytes = self
-            .open_in(&name, libc::O_RDONLY | libc::O_NONBLOCK)
-            .ok()
-            .and_then(|f| {
-                let meta = f.metadata().ok()?;
-                if !meta.is_file() || meta.len() != len {
-                    return None;
-                }
-                let mut b = Vec::with_capacity(len as usize);
-                f.take(len + 1).read_to_end(&mut b).ok()?;
-                Some(b)
-            });
-        let intact = bytes.as_ref().is_some_and(|b| {
-            b.len() as u64 == len && <[u8; 32]>::from(Sha256::digest(b)) == digest
-        });
-        let module = match bytes {
-            Some(b) if intact => deserialize_sealed(engine, &b),
-            _ => None,
-        };
+        let module = self.load(engine, &name, len, &digest, seen);
         if module.is_none() {
             tracing::warn!(
                 "the compiled module {} in {} was changed or removed: compiled again",
@@ -493,6 +490,65 @@ impl Spill {
             self.forget(sha256, &name);
         }
         module
+    }
+
+    /// The module in the file `name`, if it holds `len` bytes of SHA-256
+    /// `digest`, as [`Spill::get`] says: copied once, by the kernel, into a
+    /// memory file ([`copy_into`]), sealed against every change, and only
+    /// then its length and digest checked, on the sealed file: the bytes
+    /// checked are the bytes the engine maps, whatever anyone writes
+    /// before the seal (the spill's file during the copy, or the memory
+    /// file through `/proc/<pid>/fd`). Where no memory file can be made,
+    /// the file is read whole into memory, checked there, and copied by
+    /// `Module::deserialize`.
+    fn load(
+        &self,
+        engine: &Engine,
+        name: &CStr,
+        len: u64,
+        digest: &[u8; 32],
+        seen: &mut dyn FnMut(Loading, &std::fs::File),
+    ) -> Option<(Module, Mapped)> {
+        // Never waits (a FIFO put in its place) and never reads more than
+        // the file this process wrote (a link to an endless device).
+        let file = self.open_in(name, libc::O_RDONLY | libc::O_NONBLOCK).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() != len {
+            return None;
+        }
+        seen(Loading::Opened, &file);
+        let Ok(memory) = memory_file() else {
+            let mut b = Vec::with_capacity(len as usize);
+            (&file).take(len + 1).read_to_end(&mut b).ok()?;
+            if b.len() as u64 != len || <[u8; 32]>::from(Sha256::digest(&b)) != *digest {
+                return None;
+            }
+            // SAFETY: `Module::deserialize` trusts its bytes to be what
+            // `Module::serialize` of this engine wrote (it maps them as
+            // machine code). These bytes are in this process's memory, of
+            // the length and SHA-256 this process recorded when it wrote
+            // them; nothing changes them before the call copies them.
+            return unsafe { Module::deserialize(engine, &b) }
+                .ok()
+                .map(|m| (m, Mapped::Copied));
+        };
+        copy_into(&file, &memory, len).ok()?;
+        seen(Loading::Copied, &memory);
+        seal(&memory).ok()?;
+        seen(Loading::Sealed, &memory);
+        if !holds(&memory, len, digest) {
+            return None;
+        }
+        // SAFETY: `Module::deserialize_open_file` trusts the file to hold
+        // what `Module::serialize` of this engine wrote, unchanged for the
+        // module's life (it maps it as machine code). The memory file is
+        // sealed against writes, growing and shrinking, its seals sealed
+        // (no process, this one included, can change it any more), and
+        // it was found to hold, after the seal, exactly the length and
+        // SHA-256 this process recorded when it wrote the module's file.
+        unsafe { Module::deserialize_open_file(engine, memory) }
+            .ok()
+            .map(|m| (m, Mapped::Sealed))
     }
 
     /// Forgets a module whose file did not hold what was written, and
@@ -514,60 +570,38 @@ impl Spill {
     }
 }
 
-/// How [`deserialize_sealed`] made a module of verified bytes.
+/// How [`Spill::get`] made a module of verified bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mapped {
-    /// Mapped from a sealed memory file holding the bytes.
+    /// Mapped from a sealed memory file holding the bytes: the engine
+    /// maps its code and its memories' initial image from that file
+    /// (`Module::deserialize_open_file`), so nothing is copied into fresh
+    /// anonymous memory and made read-only and executable afterwards
+    /// (each `mprotect` of written pages, and later their `munmap`,
+    /// interrupts every CPU running a game thread of this process to flush
+    /// its TLB), and no second memory file is made for the image at the
+    /// module's first instance on a game thread.
     Sealed,
-    /// Copied by `Module::deserialize` (no sealed memory file could be
-    /// made).
+    /// Copied by `Module::deserialize` (no memory file could be made).
     Copied,
 }
 
-/// The module whose serialized bytes are `bytes` (verified by the caller:
-/// exactly what this process serialized with this engine). They are put
-/// into a memory file ([`sealed_copy`]) sealed against every change, and
-/// the engine maps its code and its memories' initial image from that file
-/// (`Module::deserialize_open_file`): nothing is copied into fresh
-/// anonymous memory and made read-only and executable afterwards (each
-/// `mprotect` of written pages, and later their `munmap`, interrupts every
-/// CPU running a game thread of this process to flush its TLB), and no
-/// second memory file is made for the image at the module's first
-/// instance on a game thread. Where no sealed file can be made, the bytes
-/// are copied as before (`Module::deserialize`).
-fn deserialize_sealed(engine: &Engine, bytes: &[u8]) -> Option<Module> {
-    deserialize_sealed_as(engine, bytes).map(|(m, _)| m)
+/// A step of a load from the spill ([`Spill::get_observed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Loading {
+    /// The spill's file open, of the length recorded; nothing copied yet
+    /// (`seen` is given the spill's file).
+    Opened,
+    /// Its bytes copied into the memory file, not sealed yet (`seen` is
+    /// given the memory file).
+    Copied,
+    /// The memory file sealed, its bytes not checked yet (`seen` is given
+    /// the memory file).
+    Sealed,
 }
 
-/// [`deserialize_sealed`], saying how (a test asks).
-pub(super) fn deserialize_sealed_as(engine: &Engine, bytes: &[u8]) -> Option<(Module, Mapped)> {
-    if let Ok(file) = sealed_copy(bytes) {
-        // SAFETY: `Module::deserialize_open_file` trusts the file to hold
-        // what `Module::serialize` of this engine wrote, unchanged for the
-        // module's life (it maps it as machine code). The file holds
-        // `bytes`, which the caller verified are exactly those (read whole
-        // from a file this process wrote, of the length and SHA-256 it
-        // recorded), and it is sealed against writes, growing and
-        // shrinking, its seals sealed: no process, this one included, can
-        // change it after this point.
-        if let Ok(m) = unsafe { Module::deserialize_open_file(engine, file) } {
-            return Some((m, Mapped::Sealed));
-        }
-    }
-    // SAFETY: `Module::deserialize` trusts its bytes to be what
-    // `Module::serialize` of this engine wrote (it maps them as machine
-    // code). These bytes are in this process's memory, and the caller
-    // verified them as above. Nothing else reaches this call.
-    unsafe { Module::deserialize(engine, bytes) }
-        .ok()
-        .map(|m| (m, Mapped::Copied))
-}
-
-/// A memory file (`memfd_create`, closed on exec) holding `bytes`, sealed
-/// against writes, growing and shrinking, and against new seals
-/// (`F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL`): once this
-/// returns, its contents are `bytes` for its life, whoever holds it.
-pub(super) fn sealed_copy(bytes: &[u8]) -> std::io::Result<std::fs::File> {
+/// A new memory file (`memfd_create`, closed on exec) that can be sealed.
+fn memory_file() -> std::io::Result<std::fs::File> {
     // SAFETY: memfd_create with a NUL-terminated name; the descriptor it
     // returns is owned by the `File` alone.
     let fd = unsafe {
@@ -580,14 +614,101 @@ pub(super) fn sealed_copy(bytes: &[u8]) -> std::io::Result<std::fs::File> {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: `fd` is a new descriptor, open, owned by nothing else.
-    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
-    f.write_all(bytes)?;
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Copies the first `len` bytes of `from` to the end of `to` (empty), by
+/// the kernel from `from`'s page cache into `to`'s pages (`sendfile`: one
+/// copy, no buffer of this process's); where the kernel refuses
+/// `sendfile` for these files, through a buffer (`read` and `write`).
+/// Fails where `from` holds fewer than `len` bytes.
+fn copy_into(from: &std::fs::File, to: &std::fs::File, len: u64) -> std::io::Result<()> {
+    let mut offset: libc::off_t = 0;
+    while (offset as u64) < len {
+        let left = (len - offset as u64).min(1 << 30) as usize;
+        // SAFETY: sendfile between two descriptors the caller holds open,
+        // reading `from` at `offset` (which it advances), not its position.
+        let n = unsafe { libc::sendfile(to.as_raw_fd(), from.as_raw_fd(), &mut offset, left) };
+        if n > 0 {
+            continue;
+        }
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EINVAL | libc::ENOSYS) if offset == 0 => {
+                let copied = std::io::copy(&mut from.take(len), &mut &*to)?;
+                return if copied == len {
+                    Ok(())
+                } else {
+                    Err(std::io::ErrorKind::UnexpectedEof.into())
+                };
+            }
+            _ => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Seals `file` against writes, growing and shrinking, and against new
+/// seals (`F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL`):
+/// once this returns, its contents are fixed for its life, whoever holds
+/// it (fails where a shared writable mapping of it exists).
+fn seal(file: &std::fs::File) -> std::io::Result<()> {
     let seals = libc::F_SEAL_WRITE | libc::F_SEAL_GROW | libc::F_SEAL_SHRINK | libc::F_SEAL_SEAL;
-    // SAFETY: fcntl on a descriptor this function owns, open.
-    if unsafe { libc::fcntl(f.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
+    // SAFETY: fcntl on a descriptor the caller holds open.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(f)
+    Ok(())
+}
+
+/// Whether the sealed memory file `file` holds exactly `len` bytes of
+/// SHA-256 `digest`, read from the file itself (`pread`, in pieces
+/// through a buffer of this thread's, [`READ_BUFFER`] bytes made once: no
+/// mapping of the file made and unmapped, whose `munmap` would interrupt
+/// the game threads' CPUs, and no buffer allocated and cleared at each
+/// load).
+fn holds(file: &std::fs::File, len: u64, digest: &[u8; 32]) -> bool {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if file.metadata().map(|m| m.len()).ok() != Some(len) {
+        return false;
+    }
+    BUFFER.with_borrow_mut(|buf| {
+        if buf.is_empty() {
+            buf.resize(READ_BUFFER, 0);
+        }
+        digest_of(file, len, buf).is_some_and(|d| d == *digest)
+    })
+}
+
+/// The bytes of the buffer [`holds`] reads a file through, one per thread
+/// that loads from the spill.
+const READ_BUFFER: usize = 64 << 10;
+
+/// The SHA-256 of the first `len` bytes of `file`, read through `buf`;
+/// `None` where it holds fewer or cannot be read.
+fn digest_of(file: &std::fs::File, len: u64, buf: &mut [u8]) -> Option<[u8; 32]> {
+    use std::os::unix::fs::FileExt;
+    let mut sha = Sha256::new();
+    let mut at = 0u64;
+    while at < len {
+        let want = (len - at).min(buf.len() as u64) as usize;
+        match file.read_at(&mut buf[..want], at) {
+            Ok(0) => return None,
+            Ok(n) => {
+                sha.update(&buf[..n]);
+                at += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(sha.finalize().into())
 }
 
 /// Whether process `pid` has ended but is not reaped yet (a zombie: it
