@@ -575,7 +575,14 @@ impl<'j> Gcc<'j> {
     /// own words on it ([`drivers_words`]) after its messages, as through
     /// the driver. One that exited with another status than 0 or 1 (an
     /// internal error) is run again through the driver, whose words on it
-    /// are the report's, both runs' CPU counted.
+    /// are the report's, both runs' CPU counted. The address space's
+    /// refusal, which gives no signal, is read only from the first
+    /// program's words (`cc1`, in both uses: [`cc1_preprocess_argv`],
+    /// [`CompilePrograms`]) and only where it ended the run, so that the
+    /// text is `cc1`'s alone: `as` prints a program's `.error "x\n…"` (an
+    /// `__asm__`) with its newline, so a line of its output can begin with
+    /// any words, libiberty's "as: out of memory allocating …" among them
+    /// (red team 20); its refusal of memory is a failure like another.
     fn run_programs(
         &self,
         driver: &[&str],
@@ -620,7 +627,7 @@ impl<'j> Gcc<'j> {
                 None => run,
             });
             if exit != JailExit::Exited(0) {
-                ended = Some((argv[0], exit));
+                ended = Some((argv[0], exit, names.len() == 1));
                 break;
             }
         }
@@ -632,8 +639,8 @@ impl<'j> Gcc<'j> {
         }
         match ended {
             None => {}
-            Some((_, JailExit::Exited(1))) => self.remove(out)?,
-            Some((program, JailExit::Signaled(signal))) => {
+            Some((_, JailExit::Exited(1), _)) => self.remove(out)?,
+            Some((program, JailExit::Signaled(signal), _)) => {
                 // The kernel's signal is the verdict; the driver's words on
                 // it follow the program's messages, as in its stream (and
                 // what the program wrote stays, as the driver, which stops
@@ -655,7 +662,12 @@ impl<'j> Gcc<'j> {
                 return Ok(again);
             }
         }
-        Ok(self.interpret(all, "gcc", Told::ByStatus(Refusal::OwnLine(&names))))
+        // The first program's words alone, where it ended the run.
+        let refusal = match ended {
+            Some((_, _, true)) => Refusal::OwnLine(&names[..1]),
+            _ => Refusal::Unsaid,
+        };
+        Ok(self.interpret(all, "gcc", Told::ByStatus(refusal)))
     }
 
     /// Removes a file of the work folder, if there is one.
@@ -902,7 +914,9 @@ enum Refusal<'a> {
     /// libiberty's line, which one of these programs (their paths)
     /// begins with its own name ([`out_of_memory_line`]; gcc quotes a
     /// program's text with its control characters escaped, so no line
-    /// of a diagnostic begins where the program's words are).
+    /// of a diagnostic begins where the program's words are). Only
+    /// `cc1`'s, never `as`'s: `as` prints an `__asm__`'s `.error`
+    /// string with its newlines ([`Gcc::run_programs`]).
     OwnLine(&'a [&'a str]),
     /// clang, its compiler in the driver's process: the compiler aborted
     /// (LLVM's end when an allocation fails), which the driver says by its

@@ -1172,6 +1172,47 @@ fn a_cc1_line_with_the_programs_words_chooses_no_limit() {
     }
 }
 
+/// A line of the assembler's carries the program's words at its start:
+/// `.error "x\nas: out of memory allocating …"` in an `__asm__` makes `as`
+/// print "strategy.s:2: Error: x" and then a line of the program's alone,
+/// and exit 1. With `cc1` and `as` started directly ([`GccStart::Cc1`]),
+/// only `cc1` says the address space's refusal (its lines never begin
+/// with the program's words), and only where it ended the run, `as` not
+/// started: a line of libiberty's ("as: out of memory allocating …",
+/// "cc1: …", gcc's collector's "virtual memory exhausted: …") after `as`
+/// ran chooses no limit. Before, the run's whole text was read for one
+/// and this program was "stopped" at the memory (red team 20). The
+/// compile service's check 2 refuses `__asm__` before gcc runs.
+#[test]
+fn an_assemblers_line_with_the_programs_words_chooses_no_limit() {
+    for words in [
+        "as: out of memory allocating 8 bytes after a total of 0 bytes",
+        "cc1: out of memory allocating 8 bytes after a total of 0 bytes",
+        "virtual memory exhausted: Cannot allocate memory",
+    ] {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, JailLimits::default()).started(GccStart::Cc1);
+        let src =
+            format!("__asm__(\".error \\\"x\\\\n{words}\\\"\");\nint f(void) {{ return 1; }}\n");
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = gcc
+            .compile(Input::Source, SOURCE_NAME, "strategy.o")
+            .unwrap();
+        assert!(!run.ok, "{words}: {}", run.messages);
+        assert!(
+            run.messages.lines().any(|l| l == words),
+            "{words}: the program's words on a line of their own: {}",
+            run.messages
+        );
+        assert_eq!(
+            run.limit_hit.as_ref().map(|l| l.limit),
+            None,
+            "{words}: {}",
+            run.messages
+        );
+    }
+}
+
 /// A line of clang's or wasm-ld's that carries the program's words (not
 /// a diagnostic that names the program's file first) chooses no limit:
 /// clang prints the string of `__attribute__((unavailable("…")))` with its
