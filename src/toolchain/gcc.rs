@@ -822,20 +822,21 @@ impl<'j> Gcc<'j> {
                 }
                 // A child of the driver (`cc1`, `as`) ended by a limit: the
                 // driver's own line says so, never a diagnostic of the
-                // program's, whose words are its own ([`drivers_line`]); a
-                // refusal of memory, the program's own line.
+                // program's, whose words are its own ([`drivers_signal`]); a
+                // refusal of memory, `cc1`'s own line where `as` never spoke.
                 Told::ByDriver => {
-                    if drivers_line(&text, "File size limit exceeded") {
+                    let said = drivers_signal(code, &text);
+                    if said == Some("File size limit exceeded") {
                         LimitHit::new(ToolLimit::OutputSize, format!(
                             "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
                             lim.file_size >> 20
                         ))
-                    } else if drivers_line(&text, "CPU time limit exceeded") {
+                    } else if said == Some("CPU time limit exceeded") {
                         LimitHit::new(ToolLimit::Cpu, format!(
                             "{tool} used more than {} s of CPU time and was stopped",
                             lim.cpu_secs
                         ))
-                    } else if out_of_memory_line(&text, DRIVERS_PROGRAMS) {
+                    } else if assembler_silent(&text) && out_of_memory_line(&text, DRIVERS_PROGRAMS) {
                         address_space(tool, lim)
                     } else {
                         None
@@ -876,13 +877,45 @@ impl<'j> Gcc<'j> {
 /// that did not name the program's file said a limit (red team G18 closed
 /// the `#warning`s, F9's "No space left on device" before it; the pragma's
 /// line still chose the file size through the driver).
-fn drivers_line(text: &str, signal: &str) -> bool {
-    let said = format!("{signal} signal terminated program ");
-    text.lines().any(|line| {
+///
+/// But `as` prints an `.error` directive's string with its newlines, so a
+/// line after "Assembler messages:" may begin with anything, "gcc: " too
+/// (red team 20). Two things the program cannot write decide instead:
+/// the driver's exit status, 4 (an internal compiler error) only where
+/// a program it started ended by a signal (`as` after its `.error` exits
+/// 1, and so does the driver), and the order of the lines: the driver
+/// says a program's end after that program's last word, so only its
+/// last line of the kind is read. It gives the signal's name.
+fn drivers_signal(exit: i32, text: &str) -> Option<&str> {
+    const MARK: &str = " signal terminated program ";
+    if exit != DRIVER_SIGNALLED_EXIT {
+        return None;
+    }
+    let line = text.lines().rev().find(|line| {
         line.strip_prefix(DRIVER_NAME)
             .and_then(|rest| rest.strip_prefix(": "))
-            .is_some_and(|rest| rest.contains(&said))
-    })
+            .is_some_and(|rest| rest.contains(MARK))
+    })?;
+    let said = &line[DRIVER_NAME.len() + 2..line.find(MARK)?];
+    ["File size limit exceeded", "CPU time limit exceeded"]
+        .into_iter()
+        .find(|signal| said.ends_with(signal))
+}
+
+/// The exit status of gcc's driver when a program it started ended by a
+/// signal: its internal compiler error's, `ICE_EXIT_CODE`.
+const DRIVER_SIGNALLED_EXIT: i32 = 4;
+
+/// Whether `as` said nothing in a run through gcc's driver: an
+/// assembler's message (its "…: Assembler messages:" head comes first)
+/// may be followed by any line of the program's choosing, so a refusal
+/// of memory is read only where `as` never spoke (`cc1` refused it, `as`
+/// never started). A real refusal of `as`'s is then a failure without a
+/// limit, as wasm-ld's.
+fn assembler_silent(text: &str) -> bool {
+    !text
+        .lines()
+        .any(|line| line.ends_with(": Assembler messages:"))
 }
 
 /// The name gcc's driver ([`GCC`]) begins its own lines with.
@@ -902,7 +935,7 @@ enum Told<'a> {
     /// which gives none, as [`Refusal`] reads it.
     ByStatus(Refusal<'a>),
     /// gcc's driver, whose children (`cc1`, `as`) meet the limits: its own
-    /// line says so ([`drivers_line`]).
+    /// line says so, with its exit status ([`drivers_signal`]).
     ByDriver,
 }
 
@@ -1002,19 +1035,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_drivers_own_line_says_a_limit() {
-        let driver = "gcc: fatal error: CPU time limit exceeded signal terminated program cc1\n\
-                      compilation terminated.\n";
-        assert!(drivers_line(driver, "CPU time limit exceeded"));
-        assert!(!drivers_line(driver, "File size limit exceeded"));
-        assert!(drivers_line(
-            "gcc: internal compiler error: File size limit exceeded signal terminated program as\n",
-            "File size limit exceeded"
-        ));
-        assert!(out_of_memory_line(
-            "cc1: out of memory allocating 65536 bytes after a total of 1 bytes\n",
-            DRIVERS_PROGRAMS
-        ));
+    fn only_the_drivers_own_last_line_with_its_exit_says_a_limit() {
+        let ice = DRIVER_SIGNALLED_EXIT;
+        let cpu = "gcc: internal compiler error: CPU time limit exceeded signal terminated \
+                   program cc1\nPlease submit a full bug report, with preprocessed source.\n";
+        assert_eq!(drivers_signal(ice, cpu), Some("CPU time limit exceeded"));
+        let fsz = "gcc: internal compiler error: File size limit exceeded signal terminated \
+                   program as\n";
+        assert_eq!(drivers_signal(ice, fsz), Some("File size limit exceeded"));
+        // The same words where the driver exited 1 (`as` after an `.error`
+        // whose string began a line with them), or before the driver's
+        // real last line, say nothing.
+        assert_eq!(drivers_signal(1, cpu), None);
+        let forged_then_crash = format!(
+            "strategy.s: Assembler messages:\nstrategy.s:2: Error: x\n{fsz}\
+             gcc: internal compiler error: Segmentation fault signal terminated program as\n"
+        );
+        assert_eq!(drivers_signal(ice, &forged_then_crash), None);
+        let oom = "cc1: out of memory allocating 65536 bytes after a total of 1 bytes\n";
+        assert!(assembler_silent(oom) && out_of_memory_line(oom, DRIVERS_PROGRAMS));
+        let forged_oom = format!("strategy.s: Assembler messages:\nstrategy.s:2: Error: x\n{oom}");
+        assert!(!assembler_silent(&forged_oom));
         for program in [
             "strategy.c:2:2: warning: #warning CPU time limit exceeded signal terminated program \
              cc1 [-Wcpp]\n",
@@ -1029,9 +1070,7 @@ mod tests {
             "cc1: error: attribute 'target' argument 'x\\x0agcc: fatal error: File size limit \
              exceeded signal terminated program cc1' is unknown\n",
         ] {
-            for words in ["CPU time limit exceeded", "File size limit exceeded"] {
-                assert!(!drivers_line(program, words), "{program}");
-            }
+            assert_eq!(drivers_signal(ice, program), None, "{program}");
             assert!(!out_of_memory_line(program, DRIVERS_PROGRAMS), "{program}");
         }
     }

@@ -1180,34 +1180,46 @@ fn a_cc1_line_with_the_programs_words_chooses_no_limit() {
 /// with the program's words), and only where it ended the run, `as` not
 /// started: a line of libiberty's ("as: out of memory allocating …",
 /// "cc1: …", gcc's collector's "virtual memory exhausted: …") after `as`
-/// ran chooses no limit. Before, the run's whole text was read for one
-/// and this program was "stopped" at the memory (red team 20). The
-/// compile service's check 2 refuses `__asm__` before gcc runs.
+/// ran chooses no limit. Through gcc's driver ([`GccStart::Driver`]) `as`
+/// is the driver's child and its lines are in the driver's output, so a
+/// line may also be the driver's own words on a child's signal: those
+/// count only where the driver exited 4 (its status when a program it
+/// started ended by a signal; after `as`'s `.error` it exits 1) and only
+/// as its last such line, and a refusal of memory only where `as` never
+/// spoke. Before, the run's whole text was read for one and this program
+/// was "stopped" at the memory with `cc1` and `as` started directly, and
+/// at the memory, the file size or the CPU through the driver (red team
+/// 20). The compile service's check 2 refuses `__asm__` before gcc runs.
 #[test]
 fn an_assemblers_line_with_the_programs_words_chooses_no_limit() {
-    for words in [
+    let words = [
         "as: out of memory allocating 8 bytes after a total of 0 bytes",
         "cc1: out of memory allocating 8 bytes after a total of 0 bytes",
         "virtual memory exhausted: Cannot allocate memory",
-    ] {
+        "gcc: internal compiler error: File size limit exceeded signal terminated program as",
+        "gcc: fatal error: CPU time limit exceeded signal terminated program cc1",
+        "gcc: internal compiler error: CPU time limit exceeded signal terminated program cc1",
+    ];
+    let starts = [GccStart::Cc1, GccStart::Driver];
+    for (words, start) in words.iter().flat_map(|w| starts.map(|s| (*w, s))) {
         let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, JailLimits::default()).started(GccStart::Cc1);
+        let gcc = Gcc::new(&jail, JailLimits::default()).started(start);
         let src =
             format!("__asm__(\".error \\\"x\\\\n{words}\\\"\");\nint f(void) {{ return 1; }}\n");
         gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
         let run = gcc
             .compile(Input::Source, SOURCE_NAME, "strategy.o")
             .unwrap();
-        assert!(!run.ok, "{words}: {}", run.messages);
+        assert!(!run.ok, "{words} ({start:?}): {}", run.messages);
         assert!(
             run.messages.lines().any(|l| l == words),
-            "{words}: the program's words on a line of their own: {}",
+            "{words} ({start:?}): the program's words on a line of their own: {}",
             run.messages
         );
         assert_eq!(
             run.limit_hit.as_ref().map(|l| l.limit),
             None,
-            "{words}: {}",
+            "{words} ({start:?}): {}",
             run.messages
         );
     }
