@@ -592,6 +592,27 @@ fn a_bot_that_computes_too_long_for_one_answer_fails_on_its_reply_cpu_time() {
     });
 }
 
+/// A bot that names itself in bytes that are no UTF-8 (`prctl(PR_SET_NAME,
+/// "\xff) 0 0 \xfe")`) and then computes is still charged its CPU, a
+/// reply's limit met: its `/proc/PID/stat` is read past the name's last
+/// `)`, as bytes. Before, without a control group (run again as
+/// `nobody`), the line did not read as UTF-8: the program was never found
+/// and its CPU read as its init's, nothing, until the reply's wall.
+#[test]
+fn a_bot_that_names_itself_in_no_utf8_is_charged_its_cpu() {
+    crate::integrity::also_as_nobody("bots::a_bot_that_names_itself_in_no_utf8_is_charged_its_cpu");
+    let l = LineLimits {
+        reply_cpu: Duration::from_millis(500),
+        reply_wall: Duration::from_secs(60),
+        ..limits()
+    };
+    hostile(
+        "nameless_hog.c",
+        l,
+        Expect::Fails(|k| matches!(k, BotFailureKind::ReplyCpu { limit_ms: 500 })),
+    );
+}
+
 /// The starving attacks' limits: 500 ms of CPU a reply (what an attacker
 /// that runs while stopped is failed by); the wall clock stays the suite's
 /// 10 s, which the honest bot's 200 ms of CPU meets whatever else the

@@ -179,10 +179,12 @@ impl Program {
         Some(program)
     }
 
-    fn read(&self) -> Option<String> {
+    /// Its stat line's bytes (the command's name in it is the program's
+    /// choice, any bytes: [`stat_fields`] reads past it).
+    fn read(&self) -> Option<Vec<u8>> {
         let mut buf = [0u8; 1024];
         let n = self.stat.read_at(&mut buf, 0).ok()?;
-        String::from_utf8(buf[..n].to_vec()).ok()
+        Some(buf[..n].to_vec())
     }
 
     /// Its CPU time (every thread's, ended or not), while it is not reaped.
@@ -637,17 +639,23 @@ fn descendants(pid: i32) -> Vec<i32> {
 
 /// utime + stime + cutime + cstime of a process, from /proc.
 pub fn proc_cpu_time(pid: i32) -> Option<Duration> {
-    stat_cpu_time(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    stat_cpu_time(&fs::read(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// The fields of a `/proc/PID/stat` after the command's name (the state
-/// is the first).
-fn stat_fields(stat: &str) -> Option<Vec<&str>> {
-    Some(stat[stat.rfind(')')? + 2..].split_whitespace().collect())
+/// is the first). The name is the process's own choice (`prctl`
+/// `PR_SET_NAME`, `/proc/self/comm`): any bytes but NUL, not UTF-8, with
+/// `)` and spaces; what the kernel writes after its last `)` is ASCII.
+/// Before, the line was read as UTF-8 whole, and a bot that named itself
+/// `"\xff"` had no CPU time while it ran.
+fn stat_fields(stat: &[u8]) -> Option<Vec<&str>> {
+    let end = stat.iter().rposition(|&b| b == b')')?;
+    let after = std::str::from_utf8(stat.get(end + 2..)?).ok()?;
+    Some(after.split_whitespace().collect())
 }
 
 /// utime + stime + cutime + cstime from a `/proc/PID/stat`.
-fn stat_cpu_time(stat: &str) -> Option<Duration> {
+fn stat_cpu_time(stat: &[u8]) -> Option<Duration> {
     let f = stat_fields(stat)?;
     let ticks: u64 = (11..=14)
         .map(|i| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0))
@@ -658,7 +666,7 @@ fn stat_cpu_time(stat: &str) -> Option<Duration> {
 }
 
 /// The parent's pid from a `/proc/PID/stat`.
-fn stat_ppid(stat: &str) -> Option<i32> {
+fn stat_ppid(stat: &[u8]) -> Option<i32> {
     stat_fields(stat)?.get(1)?.parse().ok()
 }
 

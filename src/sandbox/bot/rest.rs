@@ -5,6 +5,7 @@
 //! referee ([`crate::lines`]) asks and decides.
 
 use std::fs;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// The `syscall` file of every thread of the processes `pids` (those that
@@ -82,8 +83,8 @@ impl RestProbe {
                     .map(|n| n.saturating_sub(*others)),
                 TaskCount::Threads(f) => f
                     .as_ref()
-                    .and_then(|f| read_at_start(f, &mut buf))
-                    .and_then(stat_threads),
+                    .and_then(|f| f.read_at(&mut buf, 0).ok())
+                    .and_then(|n| stat_threads(&buf[..n])),
                 TaskCount::One => Some(1),
             } == Some(1);
             if one_task {
@@ -128,17 +129,12 @@ enum TaskCount {
 }
 
 /// The threads of a process, from its `stat` line.
-fn stat_threads(stat: &str) -> Option<u64> {
-    stat[stat.rfind(')')? + 2..]
-        .split_ascii_whitespace()
-        .nth(17)?
-        .parse()
-        .ok()
+pub(super) fn stat_threads(stat: &[u8]) -> Option<u64> {
+    super::stat_fields(stat)?.get(17)?.parse().ok()
 }
 
 /// The text of a small `/proc` or control-group file kept open, read anew.
 pub(super) fn read_at_start<'a>(f: &fs::File, buf: &'a mut [u8]) -> Option<&'a str> {
-    use std::os::unix::fs::FileExt;
     let n = f.read_at(buf, 0).ok()?;
     std::str::from_utf8(&buf[..n]).ok()
 }

@@ -84,3 +84,25 @@ fn program_paths_stay_inside_the_bot_folder() {
         assert!(check_relative(good).is_ok(), "{good:?}");
     }
 }
+
+/// A process names itself as it likes (`prctl(PR_SET_NAME)`, any bytes
+/// but NUL): a stat line whose name is not UTF-8 and holds `) ` still
+/// gives its CPU time, parent and threads, read past the name's last
+/// `)`. Before, the line was read as UTF-8 whole: such a bot without a
+/// control group had no CPU time while it ran.
+#[test]
+fn a_stat_line_whose_name_is_no_utf8_still_gives_its_numbers() {
+    let mut line = b"4242 (\xff) 0 (\xfe".to_vec();
+    line.extend_from_slice(
+        b") R 7 4242 4242 0 -1 4194304 100 0 0 0 300 200 5 5 20 0 3 0 1000 1000 100 \n",
+    );
+    assert!(std::str::from_utf8(&line).is_err());
+    // SAFETY: plain libc call.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    assert_eq!(
+        super::stat_cpu_time(&line),
+        Some(Duration::from_millis(510 * 1000 / hz))
+    );
+    assert_eq!(super::stat_ppid(&line), Some(7));
+    assert_eq!(super::rest::stat_threads(&line), Some(3));
+}
