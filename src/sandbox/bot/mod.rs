@@ -86,7 +86,7 @@ mod spec;
 use children::open_work;
 use plan::{one_process, Plan, STEPS};
 pub use rest::RestProbe;
-use rest::{read_at_start, reads_stdin, task_syscall_files};
+use rest::{read_at_start, reads_stdin, stat_fields, task_syscall_files};
 use spec::io_err;
 pub use spec::{
     BotFile, BotLimits, BotSpawnError, BotSpec, FirstProcess, Network, NewProcesses, ProcFs,
@@ -640,18 +640,6 @@ fn descendants(pid: i32) -> Vec<i32> {
 /// utime + stime + cutime + cstime of a process, from /proc.
 pub fn proc_cpu_time(pid: i32) -> Option<Duration> {
     stat_cpu_time(&fs::read(format!("/proc/{pid}/stat")).ok()?)
-}
-
-/// The fields of a `/proc/PID/stat` after the command's name (the state
-/// is the first). The name is the process's own choice (`prctl`
-/// `PR_SET_NAME`, `/proc/self/comm`): any bytes but NUL, not UTF-8, with
-/// `)` and spaces; what the kernel writes after its last `)` is ASCII.
-/// Before, the line was read as UTF-8 whole, and a bot that named itself
-/// `"\xff"` had no CPU time while it ran.
-fn stat_fields(stat: &[u8]) -> Option<Vec<&str>> {
-    let end = stat.iter().rposition(|&b| b == b')')?;
-    let after = std::str::from_utf8(stat.get(end + 2..)?).ok()?;
-    Some(after.split_whitespace().collect())
 }
 
 /// utime + stime + cutime + cstime from a `/proc/PID/stat`.

@@ -128,9 +128,21 @@ enum TaskCount {
     One,
 }
 
+/// The fields of a `/proc/PID/stat` after the command's name (the state
+/// is the first). The name is the process's own choice (`prctl`
+/// `PR_SET_NAME`, `/proc/self/comm`): any bytes but NUL, not UTF-8, with
+/// `)` and spaces; what the kernel writes after its last `)` is ASCII.
+/// Before, the line was read as UTF-8 whole, and a bot that named itself
+/// `"\xff"` had no CPU time while it ran.
+pub(super) fn stat_fields(stat: &[u8]) -> Option<Vec<&str>> {
+    let end = stat.iter().rposition(|&b| b == b')')?;
+    let after = std::str::from_utf8(stat.get(end + 2..)?).ok()?;
+    Some(after.split_whitespace().collect())
+}
+
 /// The threads of a process, from its `stat` line.
 pub(super) fn stat_threads(stat: &[u8]) -> Option<u64> {
-    super::stat_fields(stat)?.get(17)?.parse().ok()
+    stat_fields(stat)?.get(17)?.parse().ok()
 }
 
 /// The text of a small `/proc` or control-group file kept open, read anew.
