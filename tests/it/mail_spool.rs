@@ -993,6 +993,25 @@ fn replies_to_one_sender_are_capped_per_day() {
         stdout(&out)
     );
     assert_eq!(c.replies().len(), 2);
+    // The organizer's account says what went out: a held mail's line
+    // claims neither an answer nor a forward (it claimed both before).
+    let printed = stdout(&out);
+    let held: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.contains("no reply:"))
+        .collect();
+    assert_eq!(held.len(), 2, "{printed}");
+    for line in held {
+        assert!(
+            !line.contains("forwarded") && !line.contains(" sent"),
+            "{line}"
+        );
+    }
+    let answered = printed
+        .lines()
+        .filter(|l| l.contains("help asked for") && l.contains("; forwarded to the organizer"))
+        .count();
+    assert_eq!(answered, 1, "{printed}");
 }
 
 #[test]

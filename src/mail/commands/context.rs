@@ -135,6 +135,9 @@ pub struct Effect {
     pub budget: Budget,
     /// `done` or `ignored`.
     pub state: &'static str,
+    /// What the mail asked for and what the command decided, for the
+    /// organizer's log: never that a reply went out (the reply gate may
+    /// still hold every reply; what was queued is said where it is).
     pub outcome: String,
     pub replies: Vec<Outgoing>,
 }

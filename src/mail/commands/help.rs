@@ -209,22 +209,24 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     // (`contest_subject`).
     let subject = "KNOBELN: how to talk to the contest server".to_string();
     let mut replies = vec![ctx.reply("help", subject, body)];
+    // What was sent is said where it is queued (`process::reply`): the
+    // reply gate may still hold both the answer and the forward.
     let note = match &not_forwarded {
         None => {
             replies.push(forward(ctx, &mut known)?);
-            "forwarded to the organizer".to_string()
+            String::new()
         }
         Some(NotForwarded::FromOrganizer) => {
-            "not forwarded: from the organizer's or our own address".into()
+            "; not forwarded: from the organizer's or our own address".into()
         }
-        Some(NotForwarded::Capped(cap)) => format!("not forwarded: {cap} forwards today already"),
-        Some(NotForwarded::Disabled) => "not forwarded: forwarding is off".into(),
+        Some(NotForwarded::Capped(cap)) => format!("; not forwarded: {cap} forwards today already"),
+        Some(NotForwarded::Disabled) => "; not forwarded: forwarding is off".into(),
     };
     Ok(Effect {
         budget: Budget::Strangers,
         state: "done",
         outcome: format!(
-            "help sent (subject {:?}); {note}",
+            "help asked for (subject {:?}){note}",
             mask_in_text(&ctx.mail.subject, &mut known)?
         ),
         replies,

@@ -270,7 +270,7 @@ pub fn apply(conn: &Connection, ctx: &Ctx<'_>) -> Result<Effect, CommandError> {
     Ok(Effect {
         budget: Budget::Team(reg.team),
         state: "done",
-        outcome: format!("status sent to team {}", reg.team_name),
+        outcome: format!("status asked for by team {}", reg.team_name),
         replies: vec![ctx.reply_to_addresses(
             "status",
             to,

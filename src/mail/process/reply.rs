@@ -361,7 +361,10 @@ pub(super) fn finish_in(
                 }
             }
             let reply = addressed.as_ref().unwrap_or(reply);
-            forwarded |= reply.kind == FORWARD_KIND;
+            if reply.kind == FORWARD_KIND {
+                forwarded = true;
+                outcome.push_str("; forwarded to the organizer");
+            }
             enqueue(
                 conn,
                 &config.contest,
