@@ -200,6 +200,11 @@ pub enum CpuCount {
     Partial,
 }
 
+/// The most of a command's dropped output kept as its end
+/// ([`JailOutput::output_tail`]): gcc's driver's last lines after a program
+/// it started ended by a signal are about 250 bytes.
+pub const OUTPUT_TAIL: usize = 4 << 10;
+
 /// How long the jail waits, at the wall, for its init to kill, reap and
 /// count every process of the run before it kills the init from outside
 /// (the count then [`CpuCount::Partial`]). The init answers in
@@ -224,6 +229,13 @@ pub struct JailOutput {
     pub output: String,
     /// How many bytes of output were dropped beyond the cap.
     pub output_dropped: u64,
+    /// The whole lines that ended the dropped output, at most
+    /// [`OUTPUT_TAIL`] bytes of them, lossily UTF-8 (empty where nothing
+    /// was dropped): what a command says last after its children, such as
+    /// gcc's driver's line on a program it started that a limit ended,
+    /// stays readable however much the children wrote before it. Not shown
+    /// to anyone; read for a verdict only.
+    pub output_tail: String,
     /// The CPU time of every process of the run (gcc's `cc1` and `as`,
     /// and whatever was still running when the command ended or the wall
     /// came: the init kills and reaps those), from the kernel's
@@ -739,6 +751,7 @@ impl Jail {
         };
         let mut output = Vec::new();
         let mut dropped = 0u64;
+        let mut tail = Tail::default();
         let mut timed_out = false;
         let mut reader = fs::File::from(read_end);
         let mut buf = [0u8; 8192];
@@ -775,6 +788,7 @@ impl Jail {
                     let keep = room.min(n);
                     output.extend_from_slice(&buf[..keep]);
                     dropped += (n - keep) as u64;
+                    tail.push(&buf[keep..n]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -855,12 +869,14 @@ impl Jail {
             (Some(g), _) => (child.cpu().max(g), CpuCount::Complete),
             (None, count) => (child.cpu(), count),
         };
+        let output_tail = tail.lines(output.last().copied());
         let output = String::from_utf8_lossy(&output).into_owned();
         let work_full = self.work_full().map_err(io_err)?;
         Ok(JailOutput {
             exit,
             output,
             output_dropped: dropped,
+            output_tail,
             cpu,
             cpu_count,
             work_full,
@@ -879,6 +895,43 @@ impl Drop for Jail {
         if let Some(n) = self.netns.take() {
             netns::POOL.give_back(n);
         }
+    }
+}
+
+/// The last bytes of a command's dropped output, [`OUTPUT_TAIL`] of
+/// them and the one before, which says whether they begin a line.
+#[derive(Default)]
+struct Tail {
+    bytes: std::collections::VecDeque<u8>,
+}
+
+impl Tail {
+    fn push(&mut self, dropped: &[u8]) {
+        self.bytes.extend(dropped);
+        while self.bytes.len() > OUTPUT_TAIL + 1 {
+            self.bytes.pop_front();
+        }
+    }
+
+    /// The whole lines of the tail: a first line that began before it,
+    /// in the kept output (whose last byte is `kept_last`) or in what was
+    /// dropped before, is left off, so that no line of the tail begins
+    /// where its line did not.
+    fn lines(self, kept_last: Option<u8>) -> String {
+        let mut bytes = Vec::from(self.bytes);
+        let before = if bytes.len() > OUTPUT_TAIL {
+            Some(bytes.remove(0))
+        } else {
+            kept_last
+        };
+        let start = match before {
+            None | Some(b'\n') => 0,
+            Some(_) => bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| i + 1),
+        };
+        String::from_utf8_lossy(&bytes[start..]).into_owned()
     }
 }
 
@@ -1474,6 +1527,37 @@ mod tests {
         }
     }
 
+    /// The tail of the dropped output holds whole lines only: a line that
+    /// began in the kept output or in what was dropped before the tail is
+    /// left off, so a fragment ("gcc: …" cut out of a longer line of the
+    /// program's) never reads as a line of its own.
+    #[test]
+    fn the_tail_of_the_dropped_output_is_whole_lines() {
+        let tail = |kept_last, dropped: &[&[u8]]| {
+            let mut t = Tail::default();
+            for d in dropped {
+                t.push(d);
+            }
+            t.lines(kept_last)
+        };
+        assert_eq!(tail(Some(b'\n'), &[b"gcc: a\n", b"b\n"]), "gcc: a\nb\n");
+        assert_eq!(tail(Some(b'x'), &[b"gcc: a\n", b"b\n"]), "b\n");
+        assert_eq!(tail(None, &[b"gcc: a\n"]), "gcc: a\n");
+        assert_eq!(tail(Some(b'\n'), &[]), "");
+        let long = [vec![b'x'; 2 * OUTPUT_TAIL], b"\ngcc: end\n".to_vec()].concat();
+        assert_eq!(tail(Some(b'\n'), &[&long]), "gcc: end\n");
+        let fragment = [vec![b'x'; OUTPUT_TAIL], b"gcc: end\n".to_vec()].concat();
+        assert_eq!(
+            tail(
+                Some(b'\n'),
+                &[&fragment[..OUTPUT_TAIL - 3], &fragment[OUTPUT_TAIL - 3..]]
+            ),
+            ""
+        );
+        let at_line = [vec![b'x'; OUTPUT_TAIL - 9], b"\ngcc: end\n".to_vec()].concat();
+        assert_eq!(tail(Some(b'\n'), &[&at_line]), "gcc: end\n");
+    }
+
     /// Red team (F11): the group's `oom_kill` counter counts a member
     /// ended by any OOM killer. A kill while the group held far less than
     /// its limit is the machine's (short of memory, or a parent group's
@@ -1488,6 +1572,7 @@ mod tests {
             exit: JailExit::Signaled(libc::SIGKILL),
             output: String::new(),
             output_dropped: 0,
+            output_tail: String::new(),
             cpu: Duration::ZERO,
             cpu_count: CpuCount::Complete,
             work_full: None,

@@ -822,10 +822,14 @@ impl<'j> Gcc<'j> {
                 }
                 // A child of the driver (`cc1`, `as`) ended by a limit: the
                 // driver's own line says so, never a diagnostic of the
-                // program's, whose words are its own ([`drivers_signal`]); a
-                // refusal of memory, `cc1`'s own line where `as` never spoke.
+                // program's, whose words are its own ([`drivers_signal`]),
+                // read to the end of its output, past the cap (the
+                // program's messages may fill it before the driver's line
+                // comes); a refusal of memory, `cc1`'s own line where `as`
+                // never spoke.
                 Told::ByDriver => {
-                    let said = drivers_signal(code, &text);
+                    let all = format!("{text}\n{}", out.output_tail.replace("/work/", ""));
+                    let said = drivers_signal(code, &all);
                     if said == Some("File size limit exceeded") {
                         LimitHit::new(ToolLimit::OutputSize, format!(
                             "{tool}'s output grew beyond {} MB and was stopped (a macro that expands without end?)",
@@ -1019,6 +1023,13 @@ fn joined(first: JailOutput, second: JailOutput) -> JailOutput {
         exit: second.exit,
         output: first.output + &second.output,
         output_dropped: first.output_dropped + second.output_dropped,
+        // The second's cap is the room the first left: once the first's
+        // output was cut, all the second wrote is dropped.
+        output_tail: if second.output_dropped > 0 {
+            second.output_tail
+        } else {
+            first.output_tail
+        },
         cpu: first.cpu + second.cpu,
         cpu_count: match first.cpu_count {
             CpuCount::Complete => second.cpu_count,

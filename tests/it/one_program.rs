@@ -14,7 +14,7 @@ use knobeln::toolchain::compile::{
     compile_measured, CompileConfig, ModuleCache, Outcome, Profile, Tool,
 };
 use knobeln::toolchain::diagnostic::Check;
-use knobeln::toolchain::gcc::{Gcc, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
+use knobeln::toolchain::gcc::{Gcc, GccRun, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
     check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsInput,
     BuiltinsLink, SkipGrounds, Toolchain,
@@ -753,19 +753,26 @@ fn a_contest_stopped_by_engine_faults_reaches_the_organizer() {
 /// reports are the driver's by construction, and compared here too.
 #[test]
 fn cc1_directly_gives_every_test_source_the_report_of_the_driver() {
+    let far_wall = || JailLimits {
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
     let mut sources = test_c_sources();
     sources.sort();
     let report = |start: GccStart, profile: Profile, src: &[u8]| {
+        // The tools' wall far away: a source at the CPU limit, run beside
+        // the rest of the suite, must meet that limit, not the wall.
         let cfg = CompileConfig {
             profile,
             gcc_start: start,
+            jail: far_wall(),
             ..CompileConfig::default()
         };
         report_summary(&cfg, src, CompilerOutput::Compared)
     };
     let preprocessed = |start: GccStart, src: &[u8]| {
         let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, JailLimits::default());
+        let gcc = Gcc::new(&jail, far_wall());
         gcc.put(SOURCE_NAME, src).unwrap();
         let run = gcc
             .preprocess(SOURCE_NAME, PREPROCESSED_NAME, start)
@@ -1030,6 +1037,116 @@ fn the_compiles_gcc_e_is_stopped_by_the_file_size_limit() {
     );
 }
 
+/// `gcc -c` of `src` (as [`SOURCE_NAME`], into `strategy.o`) under
+/// `limits`, started as `start`, in a jail of its own, returned beside the
+/// run (its work folder holds what the run left).
+fn compiled(limits: JailLimits, start: GccStart, src: &str) -> (Jail, GccRun) {
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits).started(start);
+    gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+    let run = gcc
+        .compile(Input::Source, SOURCE_NAME, "strategy.o")
+        .unwrap();
+    (jail, run)
+}
+
+/// A program whose optimisation takes `cc1` more than a second of CPU
+/// (2,000 small functions with a loop each, at `-O2`).
+const CC1_PAST_A_SECOND: &str = "#define G(n) int f##n(int *a) { int s = 0; \
+    for (int i = 0; i < 64; i++) s += a[i] * i + (s >> 3); return s; }\n\
+    #define F(n) G(n)\n\
+    #define A F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+    F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
+    F(__COUNTER__)\n#define B A A A A A A A A A A\n#define C B B B B B B B B B B\n\
+    C C\n";
+
+/// `cc1` started by gcc's driver ([`GccStart::Driver`]: a command whose
+/// programs the driver does not name plainly, and the run again after a
+/// program's internal error) that meets the CPU limit for real gives the
+/// CPU verdict, in the driver's words ("gcc: internal compiler error: CPU
+/// time limit exceeded signal terminated program cc1", exit 4), the same
+/// verdict and report as `cc1` started directly; so does one whose
+/// program's warnings fill the output cap (64 KiB) before it, and one
+/// that meets the file size limit after them. Before, the driver's line
+/// came after the cap and was dropped unread: through the driver those
+/// programs failed with no limit ("gcc failed"), at the CPU and at the
+/// file size, where `cc1` started directly was stopped at its limit. The
+/// driver's line is now read from the end of its output kept past the cap
+/// ([`knobeln::sandbox::jail::JailOutput::output_tail`]). The driver itself
+/// meeting the limit is its own `SIGXCPU`, read like any program's wait
+/// status; it only waits for its programs, so no source can make it.
+#[test]
+fn cc1_under_gccs_driver_meets_its_cpu_limit_as_cc1_started_directly() {
+    use knobeln::toolchain::gcc::ToolLimit;
+    // 1,000 warnings, about 370 KB of messages, before `cc1` optimises.
+    let flood = "#define W2(n) int *p##n = 1;\n#define W(n) W2(n)\n#define V W(__COUNTER__)\n\
+                 #define X V V V V V V V V V V\n#define Y X X X X X X X X X X\n\
+                 Y Y Y Y Y Y Y Y Y Y\n";
+    let ints = "#define A 1,1,1,1,1,1,1,1,1,1\n#define B A,A,A,A,A,A,A,A,A,A\n\
+                #define C B,B,B,B,B,B,B,B,B,B\n#define D C,C,C,C,C,C,C,C,C,C\n\
+                #define E D,D,D,D,D,D,D,D,D,D\nint x[] = {E,E,E};\n";
+    let brief = JailLimits {
+        cpu_secs: 1,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    let small = JailLimits {
+        file_size: 1 << 20,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    for (what, src, limits, limit, sentence) in [
+        (
+            "cc1's CPU",
+            CC1_PAST_A_SECOND.to_string(),
+            brief,
+            ToolLimit::Cpu,
+            "gcc used more than 1 s of CPU time and was stopped",
+        ),
+        (
+            "cc1's CPU after the cap",
+            format!("{flood}{CC1_PAST_A_SECOND}"),
+            brief,
+            ToolLimit::Cpu,
+            "gcc used more than 1 s of CPU time and was stopped",
+        ),
+        (
+            "cc1's text after the cap",
+            format!("{flood}{ints}"),
+            small,
+            ToolLimit::OutputSize,
+            "gcc's output grew beyond 1 MB and was stopped (a macro that expands without end?)",
+        ),
+    ] {
+        let run = |start: GccStart| {
+            let (_, run) = compiled(limits, start, &src);
+            (run.ok, run.limit_hit, run.messages)
+        };
+        let driver = run(GccStart::Driver);
+        let hit = driver.1.as_ref();
+        assert_eq!(hit.map(|l| l.limit), Some(limit), "{what}: {}", driver.2);
+        assert_eq!(hit.map(|l| l.sentence.as_str()), Some(sentence), "{what}");
+        assert!(!driver.0, "{what}");
+        if what == "cc1's CPU" {
+            assert!(
+                driver.2.contains(
+                    "gcc: internal compiler error: CPU time limit exceeded signal terminated \
+                     program cc1"
+                ),
+                "{what}: the driver's words: {}",
+                driver.2
+            );
+        } else {
+            assert!(driver.2.len() >= 64 << 10, "{what}: the cap is full");
+        }
+        assert_eq!(
+            driver,
+            run(GccStart::Cc1),
+            "{what}: the direct start's report"
+        );
+    }
+}
+
 /// `gcc -c` runs its `cc1` and then `as` directly, each the jail init's
 /// child (`GccStart::Cc1`, the compile's): a program whose assembler text
 /// passes the file size limit ends `cc1` by `SIGXFSZ`, one whose object
@@ -1049,13 +1166,7 @@ fn gcc_cs_cc1_and_as_meet_their_limits_by_their_own_signals() {
                 #define C B,B,B,B,B,B,B,B,B,B\n#define D C,C,C,C,C,C,C,C,C,C\n\
                 #define E D,D,D,D,D,D,D,D,D,D\nint x[] = {E,E,E};\n";
     let zeros = "int x[1000000] = {1};\n";
-    let slow = "#define G(n) int f##n(int *a) { int s = 0; \
-                for (int i = 0; i < 64; i++) s += a[i] * i + (s >> 3); return s; }\n\
-                #define F(n) G(n)\n\
-                #define A F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
-                F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
-                F(__COUNTER__)\n#define B A A A A A A A A A A\n#define C B B B B B B B B B B\n\
-                C C\n";
+    let slow = CC1_PAST_A_SECOND;
     let small = JailLimits {
         file_size: 1 << 20,
         wall: crate::common::TEST_JAIL_WALL,
@@ -1090,12 +1201,7 @@ fn gcc_cs_cc1_and_as_meet_their_limits_by_their_own_signals() {
         ),
     ] {
         let run = |start: GccStart| {
-            let jail = Jail::new().unwrap();
-            let gcc = Gcc::new(&jail, limits).started(start);
-            gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
-            let run = gcc
-                .compile(Input::Source, SOURCE_NAME, "strategy.o")
-                .unwrap();
+            let (jail, run) = compiled(limits, start, src);
             let mut left: Vec<String> = std::fs::read_dir(jail.work_dir())
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -1148,28 +1254,31 @@ fn a_cc1_line_with_the_programs_words_chooses_no_limit() {
     .into_iter()
     .flat_map(|w| [(w, GccStart::Cc1), (w, GccStart::Driver)])
     {
-        let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, JailLimits::default()).started(start);
         let src = format!("#pragma GCC target (\"{words}\")\nint f(void) {{ return 1; }}\n");
-        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
-        let run = gcc
-            .compile(Input::Source, SOURCE_NAME, "strategy.o")
-            .unwrap();
-        assert!(!run.ok, "{words} ({start:?}): {}", run.messages);
-        assert!(
-            run.messages.contains(&format!(
-                "cc1: error: attribute 'target' argument '{words}'"
-            )),
-            "{words} ({start:?}): {}",
-            run.messages
-        );
-        assert_eq!(
-            run.limit_hit.as_ref().map(|l| l.limit),
-            None,
-            "{words} ({start:?}): {}",
-            run.messages
-        );
+        let said = format!("cc1: error: attribute 'target' argument '{words}'");
+        fails_with_no_limit(start, &src, &format!("{words} ({start:?})"), |messages| {
+            messages.contains(&said)
+        });
     }
+}
+
+/// `gcc -c` of `src` with the compile's limits, started as `start`: a
+/// failure with no limit, whose messages `shown` finds the program's words
+/// in (`what` names the case in a failed assertion).
+fn fails_with_no_limit(start: GccStart, src: &str, what: &str, shown: impl Fn(&str) -> bool) {
+    let (_, run) = compiled(JailLimits::default(), start, src);
+    assert!(!run.ok, "{what}: {}", run.messages);
+    assert!(
+        shown(&run.messages),
+        "{what}: the program's words: {}",
+        run.messages
+    );
+    assert_eq!(
+        run.limit_hit.as_ref().map(|l| l.limit),
+        None,
+        "{what}: {}",
+        run.messages
+    );
 }
 
 /// A line of the assembler's carries the program's words at its start:
@@ -1202,26 +1311,12 @@ fn an_assemblers_line_with_the_programs_words_chooses_no_limit() {
     ];
     let starts = [GccStart::Cc1, GccStart::Driver];
     for (words, start) in words.iter().flat_map(|w| starts.map(|s| (*w, s))) {
-        let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, JailLimits::default()).started(start);
         let src =
             format!("__asm__(\".error \\\"x\\\\n{words}\\\"\");\nint f(void) {{ return 1; }}\n");
-        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
-        let run = gcc
-            .compile(Input::Source, SOURCE_NAME, "strategy.o")
-            .unwrap();
-        assert!(!run.ok, "{words} ({start:?}): {}", run.messages);
-        assert!(
-            run.messages.lines().any(|l| l == words),
-            "{words} ({start:?}): the program's words on a line of their own: {}",
-            run.messages
-        );
-        assert_eq!(
-            run.limit_hit.as_ref().map(|l| l.limit),
-            None,
-            "{words} ({start:?}): {}",
-            run.messages
-        );
+        // The program's words on a line of their own.
+        fails_with_no_limit(start, &src, &format!("{words} ({start:?})"), |messages| {
+            messages.lines().any(|l| l == words)
+        });
     }
 }
 
@@ -1325,13 +1420,7 @@ fn clang_meets_its_limits_by_its_own_wait_status_as_one_process() {
     use knobeln::sandbox::jail::JailExit;
     use knobeln::toolchain::gcc::ToolLimit;
     let tools = Toolchain::find().expect("clang and wasm-ld");
-    let slow = "#define G(n) int f##n(int *a) { int s = 0; \
-                for (int i = 0; i < 64; i++) s += a[i] * i + (s >> 3); return s; }\n\
-                #define F(n) G(n)\n\
-                #define A F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
-                F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) F(__COUNTER__) \
-                F(__COUNTER__)\n#define B A A A A A A A A A A\n#define C B B B B B B B B B B\n\
-                C C\n";
+    let slow = CC1_PAST_A_SECOND;
     let data = "char big[2097152] = {1};\nint main(void) { return big[7]; }\n";
     let base = JailLimits {
         wall: crate::common::TEST_JAIL_WALL,
