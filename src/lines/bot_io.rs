@@ -11,7 +11,7 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use crate::sandbox::bot::BotProcess;
-use crate::sandbox::cgroup::Freeze;
+use crate::sandbox::cgroup::{Freeze, Held};
 
 /// What the referee needs of a running bot.
 pub trait BotIo {
@@ -37,6 +37,11 @@ pub trait BotIo {
     /// Stops or resumes all of it; `false` where it cannot be frozen.
     fn freeze(&mut self, _state: Freeze) -> bool {
         false
+    }
+    /// Whether its freeze has taken hold, as the kernel reports it; the
+    /// default (a bot that cannot be frozen): `Unconfirmed`.
+    fn held(&self) -> Held {
+        Held::Unconfirmed
     }
     /// Its processes, as the server sees them (for checks that nothing is
     /// left behind).
@@ -74,6 +79,9 @@ impl BotIo for BotProcess {
     }
     fn freeze(&mut self, state: Freeze) -> bool {
         BotProcess::freeze(self, state)
+    }
+    fn held(&self) -> Held {
+        BotProcess::held(self)
     }
     fn members(&self) -> Vec<i32> {
         BotProcess::members(self)

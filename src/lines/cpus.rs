@@ -2,7 +2,9 @@
 //! those the server may use, held until the match ends.
 //!
 //! With the referee freezing every bot it is not waiting for, at most one
-//! bot of a match computes at a time (past the first 5 ms of a reply); pinned to a CPU of its match's own, that bot has the CPU to
+//! bot of a match computes at a time once the kernel reports the others
+//! held (past the first 5 ms of a reply, and before that nothing of the
+//! reply is counted); pinned to a CPU of its match's own, that bot has the CPU to
 //! itself as long as no more matches run than the server has CPUs (the
 //! default number of match threads, `jobs = 0`). A bot cannot leave its CPU
 //! (`sched_setaffinity` is refused by the sandbox's filter), so a bot that

@@ -75,7 +75,8 @@ pub enum BotFailureKind {
         limit_ms: u64,
     },
     /// It ran while it was stopped for another bot's turn (it resumed
-    /// itself: on cgroup v1 a stop is a signal, which `SIGCONT` undoes):
+    /// itself: on cgroup v1 a stop is a signal, which `SIGCONT` undoes; or
+    /// it kept its own freeze from holding, staying in the kernel):
     /// more than [`FROZEN_SLACK`] of CPU time
     /// while stopped. How much more is not part of the verdict: it is as
     /// much the machine's load's (when the referee's check came) as the
@@ -173,8 +174,8 @@ pub fn describe_bot_failure(
         ),
         BotFailureKind::RanWhileStopped => format!(
             "ran for more than {} ms of CPU time while it was stopped for another bot's turn \
-             (it resumed itself, e.g. with SIGCONT): a bot must not take the CPU its opponent \
-             is given",
+             (it resumed itself, e.g. with SIGCONT, or stayed in the kernel past its stop): a \
+             bot must not take the CPU its opponent is given",
             FROZEN_SLACK.as_millis()
         ),
         BotFailureKind::Waited { limit_ms } => format!(

@@ -21,8 +21,10 @@ use crate::sandbox::bot::BotLimits;
 /// much CPU time). The wall clock per reply is only a
 /// backstop for a bot that waits (sleeps, blocks, deadlocks) instead of
 /// computing. So the verdict on a reply depends on the bot alone: its
-/// opponent is frozen while the referee waits for it, and whatever another
-/// bot on its CPU computes is not its time ([`Match`](crate::lines::Match)).
+/// opponent is frozen while the referee waits for it (both clocks of a
+/// reply that takes the look start once the kernel reports the freeze
+/// held), and whatever another bot on its CPU computes is not its time
+/// ([`Match`](crate::lines::Match)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineLimits {
     /// CPU time (whole tree) for one reply.

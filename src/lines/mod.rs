@@ -66,7 +66,7 @@ use crate::lang::Toolchain;
 use crate::sandbox::bot::{
     BotProcess, BotSpec, FirstProcess, Network, NewProcesses, ProcFs, WorkFolder,
 };
-pub use crate::sandbox::cgroup::Freeze;
+pub use crate::sandbox::cgroup::{Freeze, Held};
 use crate::sandbox::folder::FolderImage;
 pub use bot_io::BotIo;
 pub use cpus::{CpuSlot, CpuSlots, CPU_SLOTS};
@@ -78,6 +78,7 @@ pub use limits::{bot_limits, wall_backstop, LineLimits, MemoryCount};
 use state::{Allowance, Budget, Seat};
 pub use state::{Match, MatchError, Stop};
 use wait::poll_one;
+pub use wait::FREEZE_HOLD_WAIT;
 
 /// How long [`Match::settle`] looks back to back before it pauses.
 const SETTLE_EAGER: Duration = Duration::from_millis(1);
@@ -223,6 +224,7 @@ impl Match {
                     buf: Vec::with_capacity(64),
                     eof: false,
                     answered: false,
+                    answered_turn: 0,
                     settled: false,
                     stderr: Vec::new(),
                     last_cpu_check: now,
@@ -332,11 +334,22 @@ impl Match {
     }
 
     fn failure(&self, bot: usize, kind: BotFailureKind, line: Option<&str>) -> BotFailure {
+        self.failure_in(bot, self.turn, kind, line)
+    }
+
+    /// [`Match::failure`] in `turn` rather than the current one.
+    fn failure_in(
+        &self,
+        bot: usize,
+        turn: u32,
+        kind: BotFailureKind,
+        line: Option<&str>,
+    ) -> BotFailure {
         let shown = line.map(show_line);
         BotFailure {
             bot,
-            turn: self.turn,
-            reason: describe_bot_failure(bot, self.turn, &kind, shown.as_deref()),
+            turn,
+            reason: describe_bot_failure(bot, turn, &kind, shown.as_deref()),
             kind,
             line: shown,
         }
@@ -375,7 +388,10 @@ impl Match {
             // Read after the look: what it printed before coming to rest.
             match self.take_line(bot) {
                 Some(Ok(line)) => {
-                    return Err(self.fail_now(bot, BotFailureKind::Unasked, Some(&line)))
+                    // In the turn of its last answer, whenever it printed.
+                    let turn = self.seats[bot].answered_turn;
+                    let f = self.failure_in(bot, turn, BotFailureKind::Unasked, Some(&line));
+                    return Err(self.stop_with(bot, f));
                 }
                 Some(Err(f)) => return Err(self.stop_with(bot, f)),
                 None => {}
@@ -521,21 +537,26 @@ impl Match {
                 // A bot still waited for has not answered in this call.
                 let (cpu_limit, wall_limit) = self.reply_limits(b);
                 let budget = self.seats[b].budget.expect("budget set above");
-                // The first look: the zero of this reply's CPU count, and
-                // the bots not waited for are frozen.
+                // The first look: the bots not waited for are frozen, and
+                // once the kernel reports them held, this reply's clocks
+                // start (the zero of its CPU count, its wall clock anew):
+                // what another bot ran before its freeze held costs this
+                // one nothing counted, however late the look came.
                 if budget.cpu_base.is_none() && now >= budget.since + FIRST_LOOK {
-                    let base = self.seats[b].bot.cpu_time();
-                    self.seats[b].budget = Some(Budget {
-                        cpu_base: Some(base),
-                        ..budget
-                    });
-                    self.seats[b].last_cpu_check = now;
                     if !others_frozen {
                         others_frozen = true;
-                        self.freeze_all_but_pending(bots, &replies);
+                        let stalled = self.freeze_all_but_pending(bots, &replies);
+                        failures.extend(stalled);
                     }
                     now = Instant::now();
+                    let base = self.seats[b].bot.cpu_time();
+                    self.seats[b].budget = Some(Budget {
+                        since: now,
+                        cpu_base: Some(base),
+                    });
+                    self.seats[b].last_cpu_check = now;
                 }
+                let budget = self.seats[b].budget.expect("budget set above");
                 // CPU of the whole tree: every 100 ms (the match's
                 // budget, also for a bot that answers at once while its
                 // other threads compute), and, once a reply has its zero,
@@ -564,12 +585,14 @@ impl Match {
                             }
                         }
                         self.seats[b].answered = true;
+                        self.seats[b].answered_turn = self.turn;
                         self.seats[b].settled = false;
                         self.seats[b].waited += now.saturating_duration_since(budget.since);
                         replies[k] = Some(line);
                         if others_frozen {
                             // It owes nothing more in this wait.
-                            self.freeze_all_but_pending(bots, &replies);
+                            let stalled = self.freeze_all_but_pending(bots, &replies);
+                            failures.extend(stalled);
                         }
                         continue;
                     }

@@ -57,6 +57,11 @@ pub(super) struct Seat {
     pub(super) buf: Vec<u8>,
     pub(super) eof: bool,
     pub(super) answered: bool,
+    /// The turn of its last answer: where a line nobody asked for, found
+    /// before its next lines ([`Match::settle`]), is its failure, however
+    /// late the bot printed it (frozen between its answer and that line,
+    /// it prints it only once thawed, in a later turn: the load's timing).
+    pub(super) answered_turn: u32,
     /// Checked for lines nobody asked for since its last answer
     /// ([`Match::settle`]).
     pub(super) settled: bool,

@@ -10,17 +10,45 @@ use std::io;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
-use crate::sandbox::cgroup::Freeze;
+use crate::sandbox::cgroup::{Freeze, Held};
 
 use super::failure::{ran_while_stopped, too_long, BotFailure, BotFailureKind, STDERR_KEEP};
 use super::state::{Match, MatchError, Stop};
 
+/// How long the referee waits for the kernel to report a freeze held
+/// before the reply's clocks start anyway, the bot not held then counted
+/// as a stopped bot is: by its own CPU count ([`Match::freeze_all_but`]).
+/// A member stops at its next return to user space: within microseconds
+/// of a CPU, so a second is a bot that keeps itself in the kernel or a
+/// machine that no longer schedules it; the bots waited for have no clock
+/// running meanwhile.
+pub const FREEZE_HOLD_WAIT: Duration = Duration::from_secs(1);
+
 impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
-    /// nothing another bot of the match does takes their CPU. A frozen bot
-    /// is thawed when the referee next waits for it (or writes to it and
-    /// its pipe is full).
-    pub(super) fn freeze_all_but(&mut self, bots: &[usize]) {
+    /// nothing another bot of the match does takes their CPU, and returns
+    /// once the kernel reports each of them held ([`Held::Held`]; a bot
+    /// stopped by `SIGSTOP`, which the kernel cannot report held, right
+    /// after its stop): a freeze is only asked by its write, and a member
+    /// runs on until its next return to user space. The kernel names a bot
+    /// that keeps its own freeze from holding: one whose own group is not
+    /// held while its own CPU count runs on by more than
+    /// [`FROZEN_SLACK`](super::FROZEN_SLACK) (counted from the first look
+    /// that finds it pending, as a stop by `SIGSTOP` is counted from the
+    /// signal) kept itself running, e.g. in calls that loop in the kernel and
+    /// return early for nothing but `SIGKILL` (red team 22): it is killed
+    /// and its failure ([`BotFailureKind::RanWhileStopped`]) returned. A
+    /// freeze still not held after [`FREEZE_HOLD_WAIT`] with no such CPU
+    /// (a bot asleep in the kernel, or not scheduled) stops nothing: the
+    /// reply's clocks start, and the bot is counted as a stopped bot is
+    /// from its first pending look ([`Match::resumed_while_frozen`]), so
+    /// it fails if it runs on and costs the bot waited for at most that
+    /// slack. Never an engine fault: one that a bot could choose would
+    /// have its games played again and then the run stopped (decided
+    /// after red team 22). A frozen bot is thawed when the referee next
+    /// waits for it (or writes to it and its pipe is full).
+    pub(super) fn freeze_all_but(&mut self, bots: &[usize]) -> Vec<BotFailure> {
+        let mut asked = Vec::new();
         for b in 0..self.seats.len() {
             let seat = &mut self.seats[b];
             if bots.contains(&b) || seat.frozen || seat.eof {
@@ -28,9 +56,68 @@ impl Match {
             }
             seat.frozen = seat.bot.freeze(Freeze::Frozen);
             if seat.frozen {
-                seat.frozen_cpu = seat.bot.cpu_time();
+                asked.push(b);
             }
         }
+        let newly = asked.clone();
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(50);
+        // Each bot's CPU count when its freeze was first seen pending (read
+        // only then: a freeze that holds at once costs no read).
+        let mut pending_cpu: Vec<(usize, Duration)> = Vec::new();
+        let mut failures = Vec::new();
+        while !asked.is_empty() {
+            asked.retain(|&b| self.seats[b].bot.held() == Held::Pending);
+            for b in asked.clone() {
+                let now = self.seats[b].bot.cpu_time();
+                let Some(&(_, since)) = pending_cpu.iter().find(|&&(x, _)| x == b) else {
+                    pending_cpu.push((b, now));
+                    continue;
+                };
+                let ran = now.saturating_sub(since);
+                if let Some(kind) = ran_while_stopped(ran) {
+                    tracing::warn!(
+                        bot = b,
+                        turn = self.turn,
+                        ran_ms = ran.as_millis() as u64,
+                        "a bot kept running while its freeze was pending: failed \
+                         ran_while_stopped"
+                    );
+                    self.kill(b);
+                    failures.push(self.failure(b, kind, None));
+                    asked.retain(|&x| x != b);
+                }
+            }
+            if asked.is_empty() {
+                break;
+            }
+            if start.elapsed() >= FREEZE_HOLD_WAIT {
+                tracing::warn!(
+                    bots = ?asked,
+                    turn = self.turn,
+                    waited_ms = FREEZE_HOLD_WAIT.as_millis() as u64,
+                    "a bot not on turn was not reported frozen: counted by its CPU as a \
+                     stopped bot from its first pending look"
+                );
+                break;
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(5));
+        }
+        // What a bot is charged while frozen counts from here: the CPU it
+        // took before its freeze held is its own turn's. One still not held
+        // counts from its first pending look.
+        for b in newly {
+            let pending = pending_cpu.iter().find(|&&(x, _)| x == b).map(|&(_, c)| c);
+            let seat = &mut self.seats[b];
+            if seat.frozen {
+                seat.frozen_cpu = match (asked.contains(&b), pending) {
+                    (true, Some(since)) => since,
+                    _ => seat.bot.cpu_time(),
+                };
+            }
+        }
+        failures
     }
 
     /// The frozen bots that ran while frozen more than [`FROZEN_SLACK`](super::FROZEN_SLACK)
@@ -63,15 +150,21 @@ impl Match {
         out
     }
 
-    /// Freezes every bot of `bots` that has its reply in `replies`.
-    pub(super) fn freeze_all_but_pending(&mut self, bots: &[usize], replies: &[Option<String>]) {
+    /// Freezes every bot of `bots` that has its reply in `replies`; returns
+    /// the failures of those that kept their own freeze from holding
+    /// ([`Match::freeze_all_but`]).
+    pub(super) fn freeze_all_but_pending(
+        &mut self,
+        bots: &[usize],
+        replies: &[Option<String>],
+    ) -> Vec<BotFailure> {
         let waiting: Vec<usize> = (0..self.seats.len())
             .filter(|b| match bots.iter().position(|x| x == b) {
                 Some(k) => replies[k].is_none(),
                 None => false,
             })
             .collect();
-        self.freeze_all_but(&waiting);
+        self.freeze_all_but(&waiting)
     }
 
     /// Resumes `bot` if it is frozen.

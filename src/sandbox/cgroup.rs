@@ -175,6 +175,22 @@ pub enum Freeze {
     Thawed,
 }
 
+/// What the kernel reports of a group's freeze ([`Group::held`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Every member is stopped by the freezer, and the kernel says so (v2
+    /// `cgroup.events` `frozen 1`, v1 `freezer.state` `FROZEN`): none runs
+    /// until thawed, whatever it was sent.
+    Held,
+    /// The freeze is written, but a member has not stopped yet (it stops at
+    /// its next return to user space).
+    Pending,
+    /// Nothing the kernel holds to report: no freezer (v1 stops by
+    /// `SIGSTOP`, which `SIGCONT` undoes), or the group is not frozen.
+    /// Only the CPU count tells whether such a bot ran.
+    Unconfirmed,
+}
+
 /// The counters of a group that cannot be reset (v2, and v1's `oom_kill`
 /// and `pids.events`): what one bot did is the difference.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -412,6 +428,26 @@ impl Group {
         }
         self.frozen.store(on, Ordering::Relaxed);
         Ok(true)
+    }
+
+    /// Whether the freeze of [`Group::freeze`] has taken hold, as the kernel
+    /// reports it: a write of `cgroup.freeze` (or `freezer.state`) only
+    /// asks, and each member stops at its next return to user space.
+    pub fn held(&self) -> io::Result<Held> {
+        if !self.frozen.load(Ordering::Relaxed) {
+            return Ok(Held::Unconfirmed);
+        }
+        let Some(dir) = &self.freezer else {
+            return Ok(Held::Unconfirmed);
+        };
+        let done = if self.version == 2 {
+            fs::read_to_string(dir.join("cgroup.events"))?
+                .lines()
+                .any(|l| l.trim() == "frozen 1")
+        } else {
+            fs::read_to_string(dir.join("freezer.state"))?.trim() == "FROZEN"
+        };
+        Ok(if done { Held::Held } else { Held::Pending })
     }
 
     /// Writes `limits` where they differ from what the group has: the

@@ -247,15 +247,16 @@ struct AgainstThinker {
     rec: MatchRecord<Vec<u64>>,
     /// Bot 0's processes, as seen after each of its answers.
     seen: Vec<i32>,
-    /// Bot 0's CPU time (its whole tree, in ms) while the thinker alone was
-    /// waited for, one figure a round: what it took of the thinker's CPU.
-    stolen_ms: Vec<u128>,
+    /// What the referee saw of bot 0 while it counted each of the
+    /// thinker's replies ([`Watched`]).
+    turns: Vec<Vec<Look>>,
 }
 
 /// Plays five rounds: bot 0 answers echo, then the thinker (bot 1) thinks
-/// 200 ms of CPU.
-fn play_against_thinker(m: Match) -> AgainstThinker {
-    let (mut seen, mut stolen_ms) = (Vec::new(), Vec::new());
+/// 200 ms of CPU; what `looks` gathers during each of the thinker's turns
+/// is kept (nothing where the thinker is not [`Watched`]).
+fn play_against_thinker(m: Match, looks: &Looks) -> AgainstThinker {
+    let (mut seen, mut turns) = (Vec::new(), Vec::new());
     let rec = play(m, |m| {
         for r in 1..=5u32 {
             m.set_turn(r);
@@ -264,31 +265,266 @@ fn play_against_thinker(m: Match) -> AgainstThinker {
                 return Err(m.broken_rule(0, "the answer repeats the number", &reply));
             }
             seen.extend(m.members(0));
-            let before = m.cpu_time(0);
+            looks.borrow_mut().clear();
             m.ask(1, &format!("ECHO {r}"))?;
-            stolen_ms.push((m.cpu_time(0) - before).as_millis());
+            turns.push(std::mem::take(&mut *looks.borrow_mut()));
         }
         Ok(vec![0u64, 0])
     })
     .unwrap();
-    AgainstThinker {
-        rec,
-        seen,
-        stolen_ms,
+    AgainstThinker { rec, seen, turns }
+}
+
+/// What the kernel says of the freezer of process `pid`'s control group:
+/// `Some(true)` once every member is stopped (v1 `freezer.state` `FROZEN`,
+/// v2 `cgroup.events` `frozen 1`), `None` where it has no freezer to ask.
+/// Read from the kernel's files, not from the server's code, so that the
+/// test checks what the kernel holds, whatever the server believes.
+fn kernel_holds(pid: i32) -> Option<bool> {
+    let groups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if controllers.split(',').any(|c| c == "freezer") {
+            let state = format!("/sys/fs/cgroup/freezer{path}/freezer.state");
+            return Some(std::fs::read_to_string(state).ok()?.trim() == "FROZEN");
+        }
+        if controllers.is_empty() && path != "/" {
+            let events = format!("/sys/fs/cgroup{path}/cgroup.events");
+            let events = std::fs::read_to_string(events).ok()?;
+            return Some(events.lines().any(|l| l.trim() == "frozen 1"));
+        }
+    }
+    None
+}
+
+/// What the referee saw of the attacker each time it read the honest bot's
+/// CPU time while the honest bot was on turn (the zero of its reply's
+/// count, then its checks): whether the kernel held the attacker then, and
+/// the attacker's CPU time (its control group's count).
+type Looks = std::rc::Rc<std::cell::RefCell<Vec<Look>>>;
+
+/// One entry of [`Looks`], in the order they came.
+#[derive(Debug, Clone, Copy)]
+enum Look {
+    /// A read of the honest bot's CPU on its turn: whether the referee had
+    /// been told since the attacker's last freeze or thaw that the kernel
+    /// holds it (its [`knobeln::lines::BotIo::held`] said so), what the
+    /// kernel's own file said of the attacker then, and the attacker's CPU
+    /// time.
+    Read {
+        reported: bool,
+        /// Whether the attacker's stop was sent and said done since its
+        /// last thaw (the freeze written, or without a freezer the
+        /// `SIGSTOP` sent through its pidfd).
+        stopped: bool,
+        kernel: Option<bool>,
+        cpu: Duration,
+    },
+}
+
+/// The honest bot, which notes in `looks` what the attacker was each time
+/// the referee reads its CPU time while it is not frozen (it is then on
+/// turn: the referee reads a bot's CPU only while it waits for it, or
+/// while it is frozen).
+struct Watched {
+    bot: knobeln::sandbox::bot::BotProcess,
+    attacker: std::rc::Rc<std::cell::RefCell<knobeln::sandbox::bot::BotProcess>>,
+    attacker_pid: i32,
+    /// Whether the attacker's freeze was reported held ([`Pretending`]).
+    reported: std::rc::Rc<std::cell::Cell<bool>>,
+    /// Whether the attacker's stop was sent and said done ([`Pretending`]).
+    stopped: std::rc::Rc<std::cell::Cell<bool>>,
+    frozen: bool,
+    looks: Looks,
+}
+
+impl knobeln::lines::BotIo for Watched {
+    fn fds(&self) -> [std::os::fd::RawFd; 3] {
+        knobeln::lines::BotIo::fds(&self.bot)
+    }
+    fn cpu_time(&self) -> Duration {
+        if !self.frozen {
+            let held = kernel_holds(self.attacker_pid);
+            let cpu = self.attacker.borrow().cpu_time();
+            self.looks.borrow_mut().push(Look::Read {
+                reported: self.reported.get(),
+                stopped: self.stopped.get(),
+                kernel: held,
+                cpu,
+            });
+        }
+        self.bot.cpu_time()
+    }
+    fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        self.bot.try_status()
+    }
+    fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.bot.finish()
+    }
+    fn out_of_memory(&self) -> bool {
+        self.bot.out_of_memory()
+    }
+    fn waiting_for_input(&self) -> bool {
+        self.bot.waiting_for_input()
+    }
+    fn at_rest(&self) -> bool {
+        self.bot.at_rest()
+    }
+    fn freeze(&mut self, state: knobeln::lines::Freeze) -> bool {
+        let done = knobeln::lines::BotIo::freeze(&mut self.bot, state);
+        self.frozen = done && state == knobeln::lines::Freeze::Frozen;
+        done
+    }
+    fn held(&self) -> knobeln::lines::Held {
+        knobeln::lines::BotIo::held(&self.bot)
+    }
+    fn members(&self) -> Vec<i32> {
+        self.bot.members()
     }
 }
 
-/// The attacker was frozen while the honest bot thought: its whole tree got
-/// no CPU then (a freeze late by a scheduler's tick: a few milliseconds),
-/// never the honest bot's 200 ms a move that its 30 spinning processes take
-/// unfrozen. Counted in CPU, the unit of what the freezing guarantees, not in
-/// the honest bot's wall clock, which the machine's other load lengthens.
-fn attacker_took_no_cpu(stolen_ms: &[u128]) {
-    eprintln!("the attacker's CPU while the honest bot thought: {stolen_ms:?} ms");
-    assert!(
-        stolen_ms.iter().all(|&ms| ms < 50),
-        "the attacker took {stolen_ms:?} ms of CPU while the honest bot thought 200 ms a move"
+/// `attacker` and the honest thinker started in the sandbox on one CPU, as
+/// [`Match::start`] starts a match's bots (the slot is held by the caller).
+fn attacker_and_thinker(
+    attacker: &str,
+    limits: &LineLimits,
+) -> (
+    knobeln::sandbox::bot::BotProcess,
+    knobeln::sandbox::bot::BotProcess,
+    knobeln::lines::CpuSlot,
+) {
+    use knobeln::lines::spawn_bot;
+    use knobeln::sandbox::bot::Network;
+    let (tc0, p0) = bot(attacker);
+    let (tc1, p1) = bot("thinker.c");
+    let slot = knobeln::lines::CPU_SLOTS.lease();
+    let a = spawn_bot(tc0, &p0, limits, Network::Lent, slot.cpu(), None).unwrap();
+    let b = spawn_bot(tc1, &p1, limits, Network::Lent, slot.cpu(), None).unwrap();
+    (a, b, slot)
+}
+
+/// A match of `attacker` (bot 0) against the honest thinker (bot 1),
+/// pinned to one CPU as [`Match::start`] pins it (the slot is held by the
+/// caller), the thinker [`Watched`].
+fn watched_match(attacker: &str) -> (Match, Looks, knobeln::lines::CpuSlot) {
+    let limits = starving_limits();
+    let (a, b, slot) = attacker_and_thinker(attacker, &limits);
+    let attacker_pid = a.members()[0];
+    let attacker = std::rc::Rc::new(std::cell::RefCell::new(a));
+    let looks: Looks = Default::default();
+    let reported: std::rc::Rc<std::cell::Cell<bool>> = Default::default();
+    let stopped: std::rc::Rc<std::cell::Cell<bool>> = Default::default();
+    let honest = Watched {
+        bot: b,
+        attacker: attacker.clone(),
+        attacker_pid,
+        reported: reported.clone(),
+        stopped: stopped.clone(),
+        frozen: false,
+        looks: looks.clone(),
+    };
+    let m = Match::new(
+        vec![
+            (
+                Box::new(Pretending {
+                    bot: attacker,
+                    pretense: Pretense::Nothing,
+                    reported: Some(reported),
+                    stopped: Some(stopped),
+                }),
+                64,
+            ),
+            (Box::new(honest), 64),
+        ],
+        limits,
     );
+    (m, looks, slot)
+}
+
+/// Each of the honest bot's `turns` (the looks of one reply) was counted
+/// only while the kernel held the attacker, and the attacker's CPU count
+/// did not move from the reply's zero to its answer. Only where the
+/// kernel freezes (elsewhere the attacker is stopped by `SIGSTOP` and the
+/// CPU count fails it if it ran, [`opponent_stopped_or_failed`]).
+fn counted_only_while_held(turns: &[Vec<Look>]) {
+    if !knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
+        return;
+    }
+    for (r, looks) in turns.iter().enumerate() {
+        // The reads before the kernel's report are the match's CPU
+        // checks, which count nothing of the reply.
+        let Some(k) = looks
+            .iter()
+            .position(|l| matches!(l, Look::Read { reported: true, .. }))
+        else {
+            panic!(
+                "turn {}: the honest bot's reply was counted with no report from the kernel \
+                 that the attacker was held ({looks:?})",
+                r + 1
+            )
+        };
+        let reads: Vec<(Option<bool>, Duration)> = looks[k..]
+            .iter()
+            .map(|l| match l {
+                Look::Read { kernel, cpu, .. } => (*kernel, *cpu),
+            })
+            .collect();
+        // The thinker's 200 ms of CPU always outlast the first look.
+        assert!(!reads.is_empty(), "turn {}: no look ({looks:?})", r + 1);
+        for (held, cpu) in &reads {
+            assert_eq!(
+                *held,
+                Some(true),
+                "turn {}: the honest bot's reply was counted while the kernel did not hold \
+                 the attacker ({looks:?})",
+                r + 1
+            );
+            assert_eq!(
+                *cpu,
+                reads[0].1,
+                "turn {}: the attacker ran while the honest bot's reply was counted ({looks:?})",
+                r + 1
+            );
+        }
+    }
+}
+
+/// Where no freezer holds the attacker (without a control group: run as
+/// `nobody`), it is stopped by `SIGSTOP`: from the first of the honest
+/// bot's reads after that stop was sent, in each of its `turns`, the
+/// attacker's CPU count (its `/proc/PID/stat`, in the kernel's ticks of
+/// 10 ms) moves by at most the referee's slack for a stopped bot
+/// (`FROZEN_SLACK`, 50 ms; the old code: 2.4 s), whatever the load. Where the kernel freezes, [`counted_only_while_held`] checks.
+fn stopped_while_counted(turns: &[Vec<Look>]) {
+    if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
+        return;
+    }
+    for (r, looks) in turns.iter().enumerate() {
+        let cpus: Vec<Duration> = looks
+            .iter()
+            .filter_map(|l| match l {
+                Look::Read {
+                    stopped: true, cpu, ..
+                } => Some(*cpu),
+                Look::Read { .. } => None,
+            })
+            .collect();
+        let (Some(first), Some(last)) = (cpus.first(), cpus.last()) else {
+            panic!(
+                "turn {}: the honest bot's reply was counted with its opponent never stopped                  ({looks:?})",
+                r + 1
+            )
+        };
+        assert!(
+            // The referee's own slack for a stopped bot (`FROZEN_SLACK`):
+            // one tick held on a quiet machine, but the CI saw 40 ms
+            // after the signal under load (not understood: see the note).
+            last.saturating_sub(*first) <= knobeln::lines::FROZEN_SLACK,
+            "turn {}: the attacker ran while stopped and the honest bot's reply was counted              ({looks:?})",
+            r + 1
+        );
+    }
 }
 
 /// Issue 34: a stop that signals could undo. A bot not on turn is frozen
@@ -298,26 +534,319 @@ fn attacker_took_no_cpu(stolen_ms: &[u128]) {
 /// as on a quiet machine. Where only SIGSTOP is there (v1 without the
 /// freezer hierarchy) the honest bot is still never failed: the attacker
 /// either stays stopped or fails for running while stopped.
+///
+/// Issue 38: the honest bot's reply is counted only while the kernel holds
+/// the attacker. The referee reads the honest bot's reply zero (where its
+/// wall clock starts too) only after the kernel's report of the attacker
+/// held; from then on, at each read of the honest bot's CPU, the kernel's
+/// own file says the attacker's group is frozen, and the attacker's CPU
+/// count does not move up to the answer: counted in the kernel's units,
+/// whatever the load ([`counted_only_while_held`]). Before, the zero was
+/// read before the freeze was even written, and the attacker ran on until
+/// the referee's thread came back: 5 ms, or 100 ms and more where the
+/// referee waited for a CPU among the attacker's 30 processes (it took
+/// 108–124 ms of the honest bot's turn in 3 of 12 runs beside four busy
+/// loops, and failed the old test's bound of 50 ms).
 #[test]
 fn a_bot_that_resumes_itself_while_stopped_never_fails_its_opponent() {
-    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/resume_self.c", "thinker.c"]
+    let (m, looks, _slot) = watched_match("hostile/resume_self.c");
+    let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
+    opponent_stopped_or_failed(&rec);
+    nothing_left("hostile/resume_self.c", &seen);
+    if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
+        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    }
+    assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+    counted_only_while_held(&turns);
+}
+
+/// What [`Pretending`] makes the referee believe of a bot's freeze.
+#[derive(Clone, Copy)]
+enum Pretense {
+    /// Nothing: the freeze and the kernel's report are the bot's own.
+    Nothing,
+    /// The freeze is never written, and said done: a stop that the bot
+    /// undid, as a `SIGCONT` undoes a `SIGSTOP`; nothing for the kernel to
+    /// report ([`knobeln::lines::Held::Unconfirmed`]).
+    StopNeverWritten,
+    /// The freeze is written, and the kernel's report always says "not
+    /// yet", as of a member that never comes back to user space.
+    NeverReportedHeld,
+}
+
+/// A bot whose freeze is not what the referee is told (unless `Nothing`
+/// is pretended), shared with [`Watched`] so that it can read its CPU.
+struct Pretending {
+    bot: std::rc::Rc<std::cell::RefCell<knobeln::sandbox::bot::BotProcess>>,
+    pretense: Pretense,
+    /// Whether its freeze was reported held since it was last frozen or
+    /// thawed (for [`Watched`]).
+    reported: Option<std::rc::Rc<std::cell::Cell<bool>>>,
+    /// Whether its stop was sent and said done since it was last thawed
+    /// (for [`Watched`]).
+    stopped: Option<std::rc::Rc<std::cell::Cell<bool>>>,
+}
+
+impl knobeln::lines::BotIo for Pretending {
+    fn fds(&self) -> [std::os::fd::RawFd; 3] {
+        knobeln::lines::BotIo::fds(&*self.bot.borrow())
+    }
+    fn cpu_time(&self) -> Duration {
+        self.bot.borrow().cpu_time()
+    }
+    fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        self.bot.borrow_mut().try_status()
+    }
+    fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.bot.borrow_mut().finish()
+    }
+    fn out_of_memory(&self) -> bool {
+        self.bot.borrow().out_of_memory()
+    }
+    fn waiting_for_input(&self) -> bool {
+        self.bot.borrow().waiting_for_input()
+    }
+    fn at_rest(&self) -> bool {
+        // The pretending ones are taken at their word, as any bot that
+        // cannot be looked into.
+        match self.pretense {
+            Pretense::Nothing => self.bot.borrow().at_rest(),
+            Pretense::StopNeverWritten | Pretense::NeverReportedHeld => true,
+        }
+    }
+    fn freeze(&mut self, state: knobeln::lines::Freeze) -> bool {
+        match self.pretense {
+            Pretense::Nothing => {
+                if let Some(reported) = &self.reported {
+                    reported.set(false);
+                }
+                let done = knobeln::lines::BotIo::freeze(&mut *self.bot.borrow_mut(), state);
+                if let Some(stopped) = &self.stopped {
+                    stopped.set(done && state == knobeln::lines::Freeze::Frozen);
+                }
+                done
+            }
+            Pretense::StopNeverWritten => true,
+            Pretense::NeverReportedHeld => {
+                knobeln::lines::BotIo::freeze(&mut *self.bot.borrow_mut(), state);
+                true
+            }
+        }
+    }
+    fn held(&self) -> knobeln::lines::Held {
+        match self.pretense {
+            Pretense::Nothing => {
+                let held = knobeln::lines::BotIo::held(&*self.bot.borrow());
+                if let (knobeln::lines::Held::Held, Some(reported)) = (held, &self.reported) {
+                    reported.set(true);
+                }
+                held
+            }
+            Pretense::StopNeverWritten => knobeln::lines::Held::Unconfirmed,
+            Pretense::NeverReportedHeld => knobeln::lines::Held::Pending,
+        }
+    }
+    fn members(&self) -> Vec<i32> {
+        self.bot.borrow().members()
+    }
+}
+
+/// A match of `attacker` (bot 0, [`Pretending`] as `pretense` says)
+/// against the honest thinker (bot 1), pinned to one CPU as
+/// [`Match::start`] pins it (the slot is held by the caller).
+fn pretending_match(attacker: &str, pretense: Pretense) -> (Match, knobeln::lines::CpuSlot) {
+    let limits = starving_limits();
+    let (a, b, slot) = attacker_and_thinker(attacker, &limits);
+    let bots: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = vec![
+        (
+            Box::new(Pretending {
+                bot: std::rc::Rc::new(std::cell::RefCell::new(a)),
+                pretense,
+                reported: None,
+                stopped: None,
+            }),
+            64,
+        ),
+        (Box::new(b), 64),
+    ];
+    (Match::new(bots, limits), slot)
+}
+
+/// Issue 38: a freeze the kernel never reports held (here a wrapper whose
+/// report always says "not yet", as a bot asleep in the kernel would look)
+/// stops nothing and fails no bot that took no CPU meanwhile: after
+/// `FREEZE_HOLD_WAIT` the reply's clocks start, the bot not held is counted
+/// as a stopped bot is (by its CPU count from its first pending look), and
+/// the match plays on. Before (decided after red team 22), the match
+/// stopped as `FreezeNotHeld`, an engine fault played again and then
+/// stopping the run: a fault a bot asleep in the kernel could choose.
+#[test]
+fn a_freeze_that_never_holds_stops_no_match_and_fails_no_idle_bot() {
+    let (m, _slot) = pretending_match("hostile/resume_self.c", Pretense::NeverReportedHeld);
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=2u32 {
+            m.set_turn(r);
+            let reply = m.ask(0, &format!("ECHO {r}"))?;
+            if reply != r.to_string() {
+                return Err(m.broken_rule(0, "the answer repeats the number", &reply));
+            }
+            seen.extend(m.members(0));
+            m.ask(1, &format!("ECHO {r}"))?;
+        }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("a freeze not reported held stopped the match: {e}"));
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    nothing_left("hostile/resume_self.c", &seen);
+}
+
+/// A line nobody asked for is the bot's failure in the turn of its last
+/// answer, however late it printed it: `late_extra.c` answers turn 1, then
+/// sleeps 300 ms and prints "extra"; meanwhile the thinker's 200 ms reply
+/// freezes it (as root; stopped as `nobody`), so the line comes only once
+/// it is thawed before its turn-2 lines. Before, the failure was put in
+/// the current turn, 2 here, and 1 where the bot was not frozen in time:
+/// the verdict's turn depended on the load (the CI's
+/// `a_line_nobody_asked_for_is_caught_where_it_was_printed` met it).
+#[test]
+fn a_line_nobody_asked_for_fails_in_the_turn_of_the_last_answer_whenever_printed() {
+    crate::integrity::also_as_nobody(
+        "bots::a_line_nobody_asked_for_fails_in_the_turn_of_the_last_answer_whenever_printed",
+    );
+    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/late_extra.c", "thinker.c"]
         .iter()
         .map(|f| bot(f))
         .collect();
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-    let AgainstThinker {
-        rec,
-        seen,
-        stolen_ms,
-    } = play_against_thinker(Match::start(&refs, starving_limits()).unwrap());
+    let m = Match::start(&refs, starving_limits()).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=3u32 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            seen.extend(m.members(0));
+            m.ask(1, &format!("ECHO {r}"))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert_eq!(f.bot, 0, "{}", f.reason);
+    assert!(matches!(f.kind, BotFailureKind::Unasked), "{}", f.reason);
+    assert_eq!(f.line.as_deref(), Some("extra"), "{}", f.reason);
+    assert_eq!(f.turn, 1, "{}", f.reason);
+    nothing_left("hostile/late_extra.c", &seen);
+}
+
+/// Red team 22: a bot that keeps its own freeze from holding is failed,
+/// never an engine fault that stops the contest. The kernel freezes a task
+/// at its next return to user space; `hostile/freeze_stall.c` answers
+/// while a thread of its own is 1.4-3 s into one call that returns for
+/// nothing but `SIGKILL` (`madvise(MADV_POPULATE_READ)` over 16 GiB of
+/// read-only address space, the zero page mapped 4 KiB at a time). Before,
+/// its freeze was still pending after `FREEZE_HOLD_WAIT` at its first such
+/// answer (turn 2) and the match stopped as `FreezeNotHeld` (since
+/// removed), the server's fault: played again three times, then the run
+/// stopped, by one participant's choice. The kernel names the bot at fault: its own group
+/// is the one not frozen, and its own CPU count ran on meanwhile.
+#[test]
+fn a_bot_that_keeps_its_own_freeze_from_holding_fails_and_the_match_is_no_fault() {
+    let file = "hostile/freeze_stall.c";
+    let bots: Vec<(&Toolchain, BotProgram)> = [file, "echo.c"].iter().map(|f| bot(f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let m = Match::start(&refs, limits()).unwrap();
+    let mut seen = Vec::new();
+    let result = play(m, |m| {
+        for r in 1..=ROUNDS {
+            m.set_turn(r);
+            for b in 0..2 {
+                m.ask(b, &format!("ECHO {r}"))?;
+                seen.extend(m.members(0));
+                seen.extend(m.members(1));
+            }
+        }
+        Ok(())
+    });
+    let rec = match result {
+        Ok(rec) => rec,
+        Err(e) => panic!("a bot's own stalled freeze was the server's fault: {e}"),
+    };
+    assert!(
+        !rec.bots[0].stderr.contains("refused"),
+        "the attack did not start: {}",
+        rec.bots[0].stderr
+    );
+    assert_eq!(
+        rec.failures.len(),
+        1,
+        "{:?} {}",
+        rec.failures,
+        rec.bots[0].stderr
+    );
+    let f = &rec.failures[0];
+    assert_eq!(f.bot, 0, "blamed the wrong bot: {}", f.reason);
+    assert_eq!(f.turn, 2, "{}", f.reason);
+    assert!(
+        matches!(f.kind, BotFailureKind::RanWhileStopped),
+        "{}",
+        f.reason
+    );
+    nothing_left(file, &seen);
+}
+
+/// Red team 21: where no control group counts a match's bot (run again as
+/// `nobody`), the bot is one process (issue 38), but its threads are many:
+/// a bot that keeps 12 threads spinning after its answers is stopped while
+/// the honest thinker thinks, as where the freezer holds it (as root), and
+/// takes none of its CPU: counted in the kernel's ticks from the stop on
+/// ([`stopped_while_counted`], [`counted_only_while_held`]), no figure
+/// of time. Before, without a control group nothing stopped a bot not
+/// waited for (`BotProcess::freeze` had no group to freeze and said so):
+/// as `nobody` the 12 threads took 2,400–2,440 ms of CPU in each of the
+/// thinker's 200 ms replies, on the CPU the two share.
+#[test]
+fn a_bot_cannot_starve_its_opponent_with_threads_without_a_control_group() {
+    crate::integrity::also_as_nobody(
+        "bots::a_bot_cannot_starve_its_opponent_with_threads_without_a_control_group",
+    );
+    let (m, looks, _slot) = watched_match("hostile/starve_threads.c");
+    let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert!(
+        !rec.bots[0].stderr.contains("refused"),
+        "the attacker's threads were refused: {}",
+        rec.bots[0].stderr
+    );
+    assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+    counted_only_while_held(&turns);
+    stopped_while_counted(&turns);
+    nothing_left("hostile/starve_threads.c", &seen);
+}
+
+/// Red team 21: a bot that is one process (no control group: run again
+/// as `nobody`) and undoes its `SIGSTOP` with a timer's `SIGCONT` every
+/// millisecond while 12 threads spin never fails its opponent: it stays
+/// stopped (as root, the freezer holds it, checked in the kernel's terms
+/// by [`counted_only_while_held`]) or fails for running while stopped, by
+/// its CPU counted in one place. Before, it was never stopped as `nobody`
+/// (nothing to undo) and took the thinker's CPU (2.4 s a move, as
+/// `starve_threads.c`).
+#[test]
+fn a_one_process_bot_that_resumes_itself_never_fails_its_opponent() {
+    crate::integrity::also_as_nobody(
+        "bots::a_one_process_bot_that_resumes_itself_never_fails_its_opponent",
+    );
+    let (m, looks, _slot) = watched_match("hostile/resume_threads.c");
+    let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
     opponent_stopped_or_failed(&rec);
     if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
         assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+        assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+        counted_only_while_held(&turns);
     }
-    if rec.failures.is_empty() {
-        attacker_took_no_cpu(&stolen_ms);
-    }
-    nothing_left("hostile/resume_self.c", &seen);
+    nothing_left("hostile/resume_threads.c", &seen);
 }
 
 /// A bot whose stop does not hold (here: a freeze that the wrapper below
@@ -328,48 +857,8 @@ fn a_bot_that_resumes_itself_while_stopped_never_fails_its_opponent() {
 /// gone.
 #[test]
 fn a_bot_that_runs_while_stopped_fails_by_its_cpu_count() {
-    use knobeln::lines::{spawn_bot, BotIo};
-    use knobeln::sandbox::bot::{BotProcess, Network};
-    use knobeln::sandbox::cgroup::Freeze;
-    /// A bot whose freeze never takes effect.
-    struct Unstoppable(BotProcess);
-    impl BotIo for Unstoppable {
-        fn fds(&self) -> [std::os::fd::RawFd; 3] {
-            BotIo::fds(&self.0)
-        }
-        fn cpu_time(&self) -> Duration {
-            self.0.cpu_time()
-        }
-        fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
-            self.0.try_status()
-        }
-        fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
-            self.0.finish()
-        }
-        fn out_of_memory(&self) -> bool {
-            self.0.out_of_memory()
-        }
-        fn waiting_for_input(&self) -> bool {
-            self.0.waiting_for_input()
-        }
-        fn freeze(&mut self, _: Freeze) -> bool {
-            true
-        }
-        fn members(&self) -> Vec<i32> {
-            self.0.members()
-        }
-    }
-    let limits = starving_limits();
-    let (tc0, p0) = bot("hostile/starve.c");
-    let (tc1, p1) = bot("thinker.c");
-    let slot = knobeln::lines::CPU_SLOTS.lease();
-    let a = spawn_bot(tc0, &p0, &limits, Network::Lent, slot.cpu(), None).unwrap();
-    let b = spawn_bot(tc1, &p1, &limits, Network::Lent, slot.cpu(), None).unwrap();
-    let m = Match::new(
-        vec![(Box::new(Unstoppable(a)), 64), (Box::new(b), 64)],
-        limits,
-    );
-    let AgainstThinker { rec, seen, .. } = play_against_thinker(m);
+    let (m, _slot) = pretending_match("hostile/starve.c", Pretense::StopNeverWritten);
+    let AgainstThinker { rec, seen, .. } = play_against_thinker(m, &Looks::default());
     opponent_stopped_or_failed(&rec);
     assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
     assert_eq!(rec.failures[0].turn, 2, "{}", rec.failures[0].reason);
@@ -647,16 +1136,13 @@ fn thinking_walls(transcript: &[String]) -> Vec<u64> {
 /// honest bot's 200 ms a move.
 #[test]
 fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
-    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/starve.c", "thinker.c"]
-        .iter()
-        .map(|f| bot(f))
-        .collect();
-    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let (m, looks, _slot) = watched_match("hostile/starve.c");
     let mut seen = Vec::new();
     let mut answers = Vec::new();
-    // The attacker's CPU while the honest bot alone was waited for.
-    let mut stolen: Vec<u128> = Vec::new();
-    let rec = play(Match::start(&refs, starving_limits()).unwrap(), |m| {
+    // What the referee saw of the attacker while it counted the honest
+    // bot's replies, one list a reply.
+    let mut turns = Vec::new();
+    let rec = play(m, |m| {
         for r in 1..=5u32 {
             m.set_turn(r);
             // The attacker answers first, then the honest bot thinks.
@@ -664,9 +1150,9 @@ fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
             if reply != r.to_string() {
                 return Err(m.broken_rule(0, "the answer repeats the number", &reply));
             }
-            let before = m.cpu_time(0);
+            looks.borrow_mut().clear();
             answers.push(m.ask(1, &format!("ECHO {r}"))?);
-            stolen.push((m.cpu_time(0) - before).as_millis());
+            turns.push(std::mem::take(&mut *looks.borrow_mut()));
             seen.extend(m.members(0));
             // The simultaneous form: both asked, both awaited at once.
             m.send(0, &format!("ECHO {r}"))?;
@@ -687,7 +1173,7 @@ fn a_bot_cannot_starve_its_opponent_by_spinning_while_it_thinks() {
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     assert!(seen.len() > 20, "the attacker never spun: {seen:?}");
     assert_eq!(thinking_walls(&answers).len(), 10, "{answers:?}");
-    attacker_took_no_cpu(&stolen);
+    counted_only_while_held(&turns);
     nothing_left("hostile/starve.c", &seen);
 }
 
@@ -1198,7 +1684,25 @@ fn the_cpu_time_of_a_bots_children_counts() {
 #[test]
 fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
     crate::integrity::also_as_nobody("bots::a_child_that_nobody_reaps_spins_on_its_bots_cpu");
-    let (tc, program) = bot("hostile/cpu_child_unreaped.c");
+    counted_or_never_started("hostile/cpu_child_unreaped.c", 400, |_, _, _| {
+        std::thread::sleep(Duration::from_millis(25));
+    });
+}
+
+/// Plays `rounds` of echo with `file` alone under a match CPU of 500 ms,
+/// `after` running after each answer (with the match, the round and the
+/// processes seen so far), and checks what a bot whose child computes
+/// comes to: where a control group counts its tree (as root) the child's
+/// CPU is the bot's and it fails for its CPU time, in round 3 or later;
+/// where none does (as `nobody`) the fork is refused ("Operation not
+/// permitted") and the bot plays on to the end. Either way nothing of it
+/// is left.
+fn counted_or_never_started(
+    file: &str,
+    rounds: u32,
+    mut after: impl FnMut(&mut Match, u32, &mut Vec<i32>),
+) {
+    let (tc, program) = bot(file);
     let l = LineLimits {
         cpu: Duration::from_millis(500),
         ..limits()
@@ -1206,11 +1710,11 @@ fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
     let m = Match::start(&[(tc, &program)], l).unwrap();
     let mut seen = Vec::new();
     let rec = play(m, |m| {
-        for r in 1..=400 {
+        for r in 1..=rounds {
             m.set_turn(r);
             m.ask(0, &format!("ECHO {r}"))?;
             seen.extend(m.members(0));
-            std::thread::sleep(Duration::from_millis(25));
+            after(m, r, &mut seen);
         }
         Ok(())
     })
@@ -1218,21 +1722,31 @@ fn a_child_that_nobody_reaps_spins_on_its_bots_cpu() {
     let refused = rec.bots[0]
         .stderr
         .contains("fork refused: Operation not permitted");
-    // SAFETY: a plain system call.
-    if refused && unsafe { libc::geteuid() } != 0 {
-        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
-        nothing_left("hostile/cpu_child_unreaped.c", &seen);
-        return;
+    if refused {
+        assert!(rec.failures.is_empty(), "{file}: {:?}", rec.failures);
+        // SAFETY: a plain system call.
+        let root = unsafe { libc::geteuid() } == 0;
+        assert!(
+            !root,
+            "{file}: as root the control group counts the tree: the fork is the bot's to make"
+        );
+    } else {
+        assert_eq!(
+            rec.failures.len(),
+            1,
+            "{file}: neither counted nor refused: {:?} {:?}",
+            rec.failures,
+            rec.bots[0].stderr
+        );
+        let f = &rec.failures[0];
+        assert!(
+            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
+            "{file}: {}",
+            f.reason
+        );
+        assert!(f.turn >= 3, "{file}: {}", f.reason);
     }
-    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
-    let f = &rec.failures[0];
-    assert!(
-        matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
-        "{}",
-        f.reason
-    );
-    assert!(f.turn >= 3, "{}", f.reason);
-    nothing_left("hostile/cpu_child_unreaped.c", &seen);
+    nothing_left(file, &seen);
 }
 
 /// Issue 38, a child that ends unreaped: a bot that ignores `SIGCHLD` (the
@@ -1252,62 +1766,20 @@ fn a_child_that_computes_and_ends_unreaped_is_counted_or_never_started() {
     crate::integrity::also_as_nobody(
         "bots::a_child_that_computes_and_ends_unreaped_is_counted_or_never_started",
     );
-    let (tc, program) = bot("hostile/spin_child_exits.c");
-    let l = LineLimits {
-        cpu: Duration::from_millis(500),
-        ..limits()
-    };
-    let m = Match::start(&[(tc, &program)], l).unwrap();
-    let mut seen = Vec::new();
-    let rec = play(m, |m| {
-        for r in 1..=10 {
-            m.set_turn(r);
-            m.ask(0, &format!("ECHO {r}"))?;
-            seen.extend(m.members(0));
-            if r == 3 {
-                // Not a look at its CPU until its child has ended (a
-                // bound against a hang, not a figure).
-                for _ in 0..60_000 {
-                    let members = m.members(0);
-                    seen.extend(&members);
-                    if members.len() <= 1 {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
+    counted_or_never_started("hostile/spin_child_exits.c", 10, |m, r, seen| {
+        if r == 3 {
+            // Not a look at its CPU until its child has ended (a bound
+            // against a hang, not a figure).
+            for _ in 0..60_000 {
+                let members = m.members(0);
+                seen.extend(&members);
+                if members.len() <= 1 {
+                    break;
                 }
+                std::thread::sleep(Duration::from_millis(10));
             }
         }
-        Ok(())
-    })
-    .unwrap();
-    let refused = rec.bots[0]
-        .stderr
-        .contains("fork refused: Operation not permitted");
-    if refused {
-        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
-        // SAFETY: a plain system call.
-        let root = unsafe { libc::geteuid() } == 0;
-        assert!(
-            !root,
-            "as root the control group counts the tree: the fork is the bot's to make"
-        );
-    } else {
-        assert_eq!(
-            rec.failures.len(),
-            1,
-            "neither counted nor refused: {:?} {:?}",
-            rec.failures,
-            rec.bots[0].stderr
-        );
-        let f = &rec.failures[0];
-        assert!(
-            matches!(f.kind, BotFailureKind::CpuTime { limit_ms: 500 }),
-            "{}",
-            f.reason
-        );
-        assert!(f.turn >= 3, "{}", f.reason);
-    }
-    nothing_left("hostile/spin_child_exits.c", &seen);
+    });
 }
 
 /// Issue 38: a bot's threads are its own to start anywhere, its

@@ -71,7 +71,7 @@ use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::cgroup::{Freeze, Group, GroupLimits, BOT_GROUPS};
+use super::cgroup::{Freeze, Group, GroupLimits, Held, BOT_GROUPS};
 use super::jail::{read_init_report, InitRecords, InitReport};
 use super::netns::{Netns, POOL};
 use super::spawn::{self};
@@ -137,6 +137,9 @@ pub struct BotProcess {
     /// never goes back (a count from `/proc` is in ticks, the kernel's at
     /// the init's reaping in microseconds).
     counted: Cell<Duration>,
+    /// Whether the program was stopped by `SIGSTOP` ([`BotProcess::freeze`]
+    /// without a freezer).
+    stopped: Cell<bool>,
 }
 
 /// Where a bot's CPU time is counted.
@@ -163,14 +166,23 @@ enum CpuCounter {
 struct Program {
     pid: i32,
     stat: fs::File,
+    /// Its pidfd (`None` where the kernel has none), opened before its
+    /// stat was checked: the process the check found.
+    pidfd: Option<OwnedFd>,
 }
 
 impl Program {
     /// Opens the stat of `pid` and keeps it if it is `parent`'s child
     /// (`None` where the program is not that process, or is gone).
     fn pin(pid: i32, parent: Option<i32>) -> Option<Program> {
+        // SAFETY: a plain system call; a descriptor it returns is ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let pidfd = (fd >= 0).then(|| {
+            // SAFETY: a descriptor just opened, owned by nothing else.
+            unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) }
+        });
         let stat = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
-        let program = Program { pid, stat };
+        let program = Program { pid, stat, pidfd };
         if let Some(parent) = parent {
             if stat_ppid(&program.read()?)? != parent {
                 return None;
@@ -190,6 +202,23 @@ impl Program {
     /// Its CPU time (every thread's, ended or not), while it is not reaped.
     fn cpu(&self) -> Option<Duration> {
         stat_cpu_time(&self.read()?)
+    }
+
+    /// Sends it `signal` through its pidfd; whether the kernel took it.
+    fn signal(&self, signal: i32) -> bool {
+        self.pidfd.as_ref().is_some_and(|fd| {
+            // SAFETY: a plain system call on a descriptor we hold.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    fd.as_raw_fd(),
+                    signal,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+            r == 0
+        })
     }
 }
 
@@ -343,6 +372,7 @@ impl BotProcess {
             program: OnceCell::new(),
             counter,
             counted: Cell::new(Duration::ZERO),
+            stopped: Cell::new(false),
         })
     }
 
@@ -451,12 +481,49 @@ impl BotProcess {
         }
     }
 
-    /// Stops (`Frozen`) or resumes (`Thawed`) the whole bot, where the
-    /// machine has a freezer (`false` where not).
+    /// Stops (`Frozen`) or resumes (`Thawed`) the whole bot: by its
+    /// control group's freezer, or, where it has none and the bot is one
+    /// process ([`CpuCounter::OneProcess`]), by `SIGSTOP` and `SIGCONT` to
+    /// that process, which stop and resume all its threads (`false` where
+    /// neither can be done). A one-process bot can undo its stop (a
+    /// timer's `SIGCONT`), as under the v1 fallback of signals; its CPU,
+    /// counted in one place, then grows while it should not, and the
+    /// referee fails it for running while stopped. Before, without a
+    /// control group nothing stopped a bot: its threads computed while its
+    /// opponent was waited for, on the CPU the two share (red team 21).
     pub fn freeze(&self, state: Freeze) -> bool {
+        if let Some(g) = &self.group {
+            if g.freeze(state).unwrap_or(false) {
+                return true;
+            }
+        }
+        self.counter == CpuCounter::OneProcess && self.stop_program(state)
+    }
+
+    /// `SIGSTOP` (`Frozen`) or `SIGCONT` (`Thawed`) to the program, through
+    /// its pidfd (never a process that got its pid later); whether it was
+    /// sent or the program is already so.
+    fn stop_program(&self, state: Freeze) -> bool {
+        let on = state == Freeze::Frozen;
+        if self.stopped.get() == on {
+            return true;
+        }
+        let sent = self
+            .program()
+            .is_some_and(|p| p.signal(if on { libc::SIGSTOP } else { libc::SIGCONT }));
+        if sent {
+            self.stopped.set(on);
+        }
+        sent
+    }
+
+    /// Whether its freeze has taken hold, as the kernel reports it
+    /// ([`Group::held`]); `Unconfirmed` without a freezer. An error
+    /// reading the kernel's report is `Pending`: nothing says it holds.
+    pub fn held(&self) -> Held {
         self.group
             .as_ref()
-            .is_some_and(|g| g.freeze(state).unwrap_or(false))
+            .map_or(Held::Unconfirmed, |g| g.held().unwrap_or(Held::Pending))
     }
 
     /// How the bot's program ended, if the bot has (reaps its PID 1):

@@ -153,7 +153,11 @@ pub(super) fn read_at_start<'a>(f: &fs::File, buf: &'a mut [u8]) -> Option<&'a s
 
 /// From a task's `syscall` file: blocked in a system call that does not
 /// end by itself. Not "running", not "-1 …" (in user space: computing, or
-/// stopped there), not a sleep.
+/// stopped there), not a sleep, nor `restart_syscall`: the kernel goes on
+/// with a call it restarts with what is left of its timeout (a sleep, a
+/// `poll` or a `futex` wait with one) after a stop and `SIGCONT`, so it
+/// ends by itself (a bot stopped by `SIGSTOP` mid-`nanosleep` showed it,
+/// and was taken for one at rest before its late line).
 pub(super) fn blocked_for_good(syscall: &str) -> bool {
     let nr = syscall
         .split_whitespace()
@@ -161,7 +165,12 @@ pub(super) fn blocked_for_good(syscall: &str) -> bool {
         .and_then(|n| n.parse::<i64>().ok());
     match nr {
         None | Some(-1) => false,
-        Some(n) => n != libc::SYS_nanosleep && n != libc::SYS_clock_nanosleep,
+        Some(n) => ![
+            libc::SYS_nanosleep,
+            libc::SYS_clock_nanosleep,
+            libc::SYS_restart_syscall,
+        ]
+        .contains(&n),
     }
 }
 

@@ -29,6 +29,8 @@ fn waiting_for_input_and_resting_are_told_from_sleeping_and_computing() {
     for busy in [
         sleep,
         "35 0x7ffd 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f",
+        // `restart_syscall`: a sleep going on after a stop and `SIGCONT`.
+        "219 0x0 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f",
         "running",
         "-1 0x7ffd 0x4011",
     ] {

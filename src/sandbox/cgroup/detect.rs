@@ -66,12 +66,14 @@ impl Cgroups {
             fallbacks.push("processes by RLIMIT_NPROC");
         }
         if !c.cpu {
-            fallbacks.push("CPU time of the main process and its reaped children");
+            fallbacks.push(
+                "a match's bot one process (no fork), its CPU the kernel's count of that process",
+            );
         }
         if !c.freezer {
             fallbacks.push(
-                "no freezer: a bot that is not on turn keeps running (its opponent's \
-                 reply limit is still counted in CPU time)",
+                "no freezer: a match's bot, one process, is stopped by SIGSTOP while not \
+                 on turn (one that resumes itself fails for running while stopped)",
             );
         }
         let fb = if fallbacks.is_empty() {
