@@ -28,14 +28,14 @@ impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
     /// nothing another bot of the match does takes their CPU, and returns
     /// once the kernel reports each of them held ([`Held::Held`]; a bot
-    /// stopped by `SIGSTOP`, which the kernel cannot report held, right
-    /// after its stop): a freeze is only asked by its write, and a member
-    /// runs on until its next return to user space. The kernel names a bot
+    /// stopped by `SIGSTOP` once each of its threads is reported stopped):
+    /// a freeze is only asked by its write (a stop by its signal), and a
+    /// member runs on until its next return to user space (a thread until
+    /// the one the signal woke has run). The kernel names a bot
     /// that keeps its own freeze from holding: one whose own group is not
     /// held while its own CPU count runs on by more than
     /// [`FROZEN_SLACK`](super::FROZEN_SLACK) (counted from the first look
-    /// that finds it pending, as a stop by `SIGSTOP` is counted from the
-    /// signal) kept itself running, e.g. in calls that loop in the kernel and
+    /// that finds it pending) kept itself running, e.g. in calls that loop in the kernel and
     /// return early for nothing but `SIGKILL` (red team 22): it is killed
     /// and its failure ([`BotFailureKind::RanWhileStopped`]) returned. A
     /// freeze still not held after [`FREEZE_HOLD_WAIT`] with no such CPU

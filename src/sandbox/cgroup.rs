@@ -180,13 +180,15 @@ pub enum Freeze {
 pub enum Held {
     /// Every member is stopped by the freezer, and the kernel says so (v2
     /// `cgroup.events` `frozen 1`, v1 `freezer.state` `FROZEN`): none runs
-    /// until thawed, whatever it was sent.
+    /// until thawed, whatever it was sent. (A one-process bot stopped by
+    /// `SIGSTOP` is held once `/proc` reports each of its threads stopped;
+    /// a `SIGCONT` can undo that, which its CPU count then shows.)
     Held,
     /// The freeze is written, but a member has not stopped yet (it stops at
     /// its next return to user space).
     Pending,
-    /// Nothing the kernel holds to report: no freezer (v1 stops by
-    /// `SIGSTOP`, which `SIGCONT` undoes), or the group is not frozen.
+    /// Nothing the kernel holds to report: no freezer (v1 stops a group's
+    /// members by `SIGSTOP`, which `SIGCONT` undoes), or not frozen.
     /// Only the CPU count tells whether such a bot ran.
     Unconfirmed,
 }

@@ -204,6 +204,38 @@ impl Program {
         stat_cpu_time(&self.read()?)
     }
 
+    /// Whether its stop by `SIGSTOP` holds, as the kernel reports it:
+    /// every thread's state in its `/proc/PID/task/TID/stat` is stopped
+    /// (`T`, or `t`; a thread that ended, `Z` or `X` or gone, runs nothing
+    /// either), or the program is reaped. A signal only asks: the kernel
+    /// wakes one thread for it (the main thread, asleep in its read),
+    /// which stops the others when it next runs, and until then they run
+    /// on. Where a bot's 12 spinning threads shared its CPU, that took up
+    /// to 40 ms of their CPU after the signal, counted before as taken
+    /// while stopped (red team 21). The listing is the program's: its
+    /// stat, held open, still reads after it (not reaped, so its pid was
+    /// no other process's). A read that fails otherwise is `Pending`.
+    fn held(&self) -> Held {
+        let stopped = || -> Option<bool> {
+            for task in fs::read_dir(format!("/proc/{}/task", self.pid)).ok()? {
+                let stat = match fs::read(task.ok()?.path().join("stat")) {
+                    Ok(stat) => stat,
+                    Err(e) if ended(&e) => continue,
+                    Err(_) => return None,
+                };
+                if !matches!(stat_fields(&stat)?.first(), Some(&("T" | "t" | "Z" | "X"))) {
+                    return Some(false);
+                }
+            }
+            Some(true)
+        };
+        let listed = stopped();
+        match (listed, self.read()) {
+            (_, None) | (Some(true), Some(_)) => Held::Held,
+            (Some(false) | None, Some(_)) => Held::Pending,
+        }
+    }
+
     /// Sends it `signal` through its pidfd; whether the kernel took it.
     fn signal(&self, signal: i32) -> bool {
         self.pidfd.as_ref().is_some_and(|fd| {
@@ -517,10 +549,15 @@ impl BotProcess {
         sent
     }
 
-    /// Whether its freeze has taken hold, as the kernel reports it
-    /// ([`Group::held`]); `Unconfirmed` without a freezer. An error
-    /// reading the kernel's report is `Pending`: nothing says it holds.
+    /// Whether its freeze has taken hold, as the kernel reports it: its
+    /// group's freezer ([`Group::held`]), or, where it was stopped by
+    /// `SIGSTOP`, each thread of its program ([`Program::held`]);
+    /// `Unconfirmed` where neither stops it. An error reading the kernel's
+    /// report is `Pending`: nothing says it holds.
     pub fn held(&self) -> Held {
+        if self.stopped.get() {
+            return self.program().map_or(Held::Pending, Program::held);
+        }
         self.group
             .as_ref()
             .map_or(Held::Unconfirmed, |g| g.held().unwrap_or(Held::Pending))
@@ -702,6 +739,12 @@ fn descendants(pid: i32) -> Vec<i32> {
         }
     }
     found
+}
+
+/// Whether a read of a thread's `/proc` file failed because the thread
+/// has ended (its folder gone, or the task no longer there).
+fn ended(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ESRCH)
 }
 
 /// utime + stime + cutime + cstime of a process, from /proc.
