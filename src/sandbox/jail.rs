@@ -618,6 +618,18 @@ impl Jail {
 
     /// Runs `argv` (`argv[0]` an absolute path inside the jail) with cwd `/work`.
     pub fn run(&self, argv: &[&str], limits: &JailLimits) -> Result<JailOutput, JailError> {
+        self.run_under_init(INIT_NAME, argv, limits)
+    }
+
+    /// [`Jail::run`] with the init's `argv[0]` given (a bot's carries a
+    /// seccomp filter after a `:`; the tests give ones the init cannot
+    /// read or install).
+    fn run_under_init(
+        &self,
+        init_arg0: &str,
+        argv: &[&str],
+        limits: &JailLimits,
+    ) -> Result<JailOutput, JailError> {
         let program = argv[0].to_string();
         let spawn_err = |source| JailError::Spawn {
             program: program.clone(),
@@ -641,7 +653,7 @@ impl Jail {
         // The server's request to end the run (the init's descriptor 4).
         let (ask_read, ask_write) = pipe().map_err(spawn_err)?;
         let mut init_argv = Vec::with_capacity(argv.len() + 1);
-        init_argv.push(INIT_NAME);
+        init_argv.push(init_arg0);
         init_argv.extend_from_slice(argv);
         let args = CArgs::new(&init_argv).map_err(spawn_err)?;
         let env = CArgs::new(JAIL_ENV).map_err(spawn_err)?;
@@ -906,11 +918,15 @@ struct Tail {
 }
 
 impl Tail {
+    /// Keeps the last `OUTPUT_TAIL + 1` bytes (one more than the tail, to
+    /// tell whether its first line began before it): a chunk's bytes that
+    /// would fall off at once are never copied.
     fn push(&mut self, dropped: &[u8]) {
-        self.bytes.extend(dropped);
-        while self.bytes.len() > OUTPUT_TAIL + 1 {
-            self.bytes.pop_front();
-        }
+        const KEPT: usize = OUTPUT_TAIL + 1;
+        self.bytes
+            .extend(&dropped[dropped.len().saturating_sub(KEPT)..]);
+        let excess = self.bytes.len().saturating_sub(KEPT);
+        self.bytes.drain(..excess);
     }
 
     /// The whole lines of the tail: a first line that began before it,
@@ -1512,6 +1528,44 @@ mod tests {
                 count: CpuCount::Complete
             }
         );
+    }
+
+    /// The one-process filter reaches the init as hex text after a `:` in
+    /// its `argv[0]` (a bot's without a control group, see
+    /// `bot::plan`). A filter the init cannot read (not hex, a cut
+    /// instruction, none, more than it holds) or the kernel refuses is a
+    /// failed start: the command never runs without it. The real filter
+    /// installs: the command runs and cannot start a process.
+    #[test]
+    fn a_filter_the_init_cannot_read_or_install_is_a_failed_start() {
+        use crate::sandbox::bot_seccomp::{filter_hex, one_process_filter};
+        let jail = Jail::new().unwrap();
+        let limits = JailLimits::default();
+        let good = filter_hex(one_process_filter());
+        // sh runs `true` in a child: refused, so "forked" is never said.
+        let argv = ["/bin/sh", "-c", "echo ran; /bin/true && echo forked"];
+        let run =
+            |filter: &str| jail.run_under_init(&format!("{INIT_NAME}:{filter}"), &argv, &limits);
+        let out = run(&good).expect("the real filter installs");
+        let said = &out.output;
+        assert!(said.contains("ran") && !said.contains("forked"), "{said}");
+        let refused = "ffff000000000000"; // no instruction of classic BPF
+        let too_many = refused.repeat(65);
+        for (why, filter) in [
+            ("not hex", "zz".to_string()),
+            ("upper case is not the server's hex", good.to_uppercase()),
+            ("a cut instruction", good[..good.len() - 3].to_string()),
+            ("no instruction", String::new()),
+            ("more than the init holds", too_many),
+            ("refused by the kernel", refused.to_string()),
+        ] {
+            match run(&filter) {
+                Err(JailError::Spawn { source, .. }) => {
+                    assert_eq!(source.raw_os_error(), Some(libc::EINVAL), "{why}")
+                }
+                other => panic!("{why}: {other:?}"),
+            }
+        }
     }
 
     /// A program the jail cannot execute is the jail's error, as before

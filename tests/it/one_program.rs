@@ -1147,6 +1147,50 @@ fn cc1_under_gccs_driver_meets_its_cpu_limit_as_cc1_started_directly() {
     }
 }
 
+/// `gcc -E` (the preprocessing that every check and both compilers read)
+/// that meets the CPU limit gives the CPU verdict, started directly
+/// ([`GccStart::Cc1`], the compile's: `cc1 -E`, judged by its own
+/// `SIGXCPU`) or through gcc's driver (its line on its child's signal),
+/// with the same report either way. The source includes itself twice at
+/// each of 17 levels (2^18 inclusions, about 4 s of CPU and 10 MB of
+/// line markers here): it meets the second of CPU long before the file
+/// size limit (16 MB) or the address space (1 GiB).
+#[test]
+fn gcc_e_meets_its_cpu_limit_started_directly_or_by_the_driver() {
+    use knobeln::toolchain::gcc::ToolLimit;
+    let src = "#if __INCLUDE_LEVEL__ < 17\n#include __FILE__\n#include __FILE__\n#endif\n";
+    let brief = JailLimits {
+        cpu_secs: 1,
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    let run = |start: GccStart| {
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, brief).started(start);
+        gcc.put(SOURCE_NAME, src.as_bytes()).unwrap();
+        let run = gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, start)
+            .unwrap();
+        (run.ok, run.limit_hit, run.messages)
+    };
+    let direct = run(GccStart::Cc1);
+    let hit = direct.1.as_ref();
+    assert_eq!(hit.map(|l| l.limit), Some(ToolLimit::Cpu), "{}", direct.2);
+    assert_eq!(
+        hit.map(|l| l.sentence.as_str()),
+        Some("gcc used more than 1 s of CPU time and was stopped")
+    );
+    assert!(!direct.0);
+    assert!(
+        direct.2.contains(
+            "gcc: internal compiler error: CPU time limit exceeded signal terminated program cc1"
+        ),
+        "the driver's words: {}",
+        direct.2
+    );
+    assert_eq!(direct, run(GccStart::Driver), "the driver's report");
+}
+
 /// `gcc -c` runs its `cc1` and then `as` directly, each the jail init's
 /// child (`GccStart::Cc1`, the compile's): a program whose assembler text
 /// passes the file size limit ends `cc1` by `SIGXFSZ`, one whose object
