@@ -442,6 +442,24 @@ fn watched_match(attacker: &str) -> (Match, Looks, knobeln::lines::CpuSlot) {
     (m, looks, slot)
 }
 
+/// The looks of turn `r` (counted from 0) from the first made after the
+/// referee was told that the kernel holds the attacker (its freeze, or its
+/// stop by `SIGSTOP`): the reads before are the match's CPU checks, which
+/// count nothing of the reply. Panics where there is none.
+fn since_held(r: usize, looks: &[Look]) -> &[Look] {
+    match looks
+        .iter()
+        .position(|l| matches!(l, Look::Read { reported: true, .. }))
+    {
+        Some(k) => &looks[k..],
+        None => panic!(
+            "turn {}: the honest bot's reply was counted with no report from the kernel \
+             that the attacker was held ({looks:?})",
+            r + 1
+        ),
+    }
+}
+
 /// Each of the honest bot's `turns` (the looks of one reply) was counted
 /// only while the kernel held the attacker, and the attacker's CPU count
 /// did not move from the reply's zero to its answer. Only where the
@@ -452,19 +470,7 @@ fn counted_only_while_held(turns: &[Vec<Look>]) {
         return;
     }
     for (r, looks) in turns.iter().enumerate() {
-        // The reads before the kernel's report are the match's CPU
-        // checks, which count nothing of the reply.
-        let Some(k) = looks
-            .iter()
-            .position(|l| matches!(l, Look::Read { reported: true, .. }))
-        else {
-            panic!(
-                "turn {}: the honest bot's reply was counted with no report from the kernel \
-                 that the attacker was held ({looks:?})",
-                r + 1
-            )
-        };
-        let reads: Vec<(Option<bool>, Duration)> = looks[k..]
+        let reads: Vec<(Option<bool>, Duration)> = since_held(r, looks)
             .iter()
             .map(|l| match l {
                 Look::Read { kernel, cpu, .. } => (*kernel, *cpu),
@@ -508,20 +514,9 @@ fn stopped_while_counted(turns: &[Vec<Look>]) {
     }
     let tick = Duration::from_millis(10);
     for (r, looks) in turns.iter().enumerate() {
-        // The reads before the report are the match's CPU checks, which
-        // count nothing of the reply.
-        let Some(k) = looks
-            .iter()
-            .position(|l| matches!(l, Look::Read { reported: true, .. }))
-        else {
-            panic!(
-                "turn {}: the honest bot's reply was counted with no report that its \
-                 opponent's stop held ({looks:?})",
-                r + 1
-            )
-        };
-        let Look::Read { cpu: first, .. } = &looks[k];
-        for look in &looks[k..] {
+        let counted = since_held(r, looks);
+        let Look::Read { cpu: first, .. } = &counted[0];
+        for look in counted {
             let Look::Read {
                 reported,
                 stopped,
