@@ -38,7 +38,8 @@
 //! A second, small filter ([`one_process_filter`]) is stacked on it for a
 //! bot that may not start processes (a match's bot where no control group
 //! counts its CPU, [`super::bot::NewProcesses::WhereCounted`]): `fork`,
-//! `vfork` and `clone` without `CLONE_THREAD` fail with `EPERM`
+//! `vfork` and `clone` without `CLONE_THREAD` (or with `CLONE_VFORK`)
+//! fail with `EPERM`
 //! ([`NO_PROCESS_ERRNO`]), threads stay allowed, and `clone3` (whose
 //! flags are in memory a filter cannot read) fails with `ENOSYS` as in
 //! the first. The bot is then one process, its threads included, whose
@@ -483,7 +484,11 @@ pub const NO_PROCESS_ERRNO: i32 = libc::EPERM;
 /// without `CLONE_THREAD` (in the low word of its first argument, the
 /// only one the kernel reads), a new thread of the process is allowed
 /// (the kernel lets `CLONE_THREAD` go only with `CLONE_SIGHAND` and
-/// `CLONE_VM`: a thread, never a process); `clone3` fails with `ENOSYS`
+/// `CLONE_VM`: a thread, never a process), but not with `CLONE_VFORK`
+/// (its caller would wait, in a sleep only `SIGKILL` ends, until the new
+/// thread ends or executes: a thread no `SIGSTOP` stops, so that its stop
+/// would never be reported held; red team, issue 34; no library starts a
+/// thread so); `clone3` fails with `ENOSYS`
 /// (its flags are in memory; glibc then falls back to `clone`, which is
 /// checked here). Every other number is allowed by its number alone, so
 /// the kernel still answers `read` and `write` from its cache. The stack
@@ -498,13 +503,16 @@ pub fn one_process_filter() -> &'static [libc::sock_filter] {
             jump(JEQ_K, AUDIT_ARCH, 1, 0),
             stmt(RET_K, RET_KILL_PROCESS),
             stmt(LD_W_ABS, NR),
-            jump(JEQ_K, libc::SYS_fork as u32, 6, 0),
-            jump(JEQ_K, libc::SYS_vfork as u32, 5, 0),
-            jump(JEQ_K, libc::SYS_clone3 as u32, 5, 0),
+            jump(JEQ_K, libc::SYS_fork as u32, 8, 0),
+            jump(JEQ_K, libc::SYS_vfork as u32, 7, 0),
+            jump(JEQ_K, libc::SYS_clone3 as u32, 7, 0),
             jump(JEQ_K, libc::SYS_clone as u32, 1, 0),
             stmt(RET_K, RET_ALLOW),
-            // clone: a thread, or refused.
+            // clone: a thread that does not wait as a vfork's parent, or
+            // refused.
             stmt(LD_W_ABS, ARG0_LOW),
+            jump(JSET_K, libc::CLONE_VFORK as u32, 0, 1),
+            stmt(RET_K, refuse),
             jump(JSET_K, libc::CLONE_THREAD as u32, 2, 0),
             stmt(RET_K, refuse),
             stmt(RET_K, RET_ERRNO | libc::ENOSYS as u32),
@@ -784,7 +792,8 @@ mod tests {
     /// for every call number (x32 and a foreign architecture included) and
     /// every first argument that matters, it answers as the first filter
     /// alone, but that `fork` and `vfork` fail with `EPERM`, `clone` does
-    /// so without `CLONE_THREAD` (namespace flags still end the bot), and
+    /// so without `CLONE_THREAD` or with `CLONE_VFORK` (namespace flags
+    /// still end the bot), and
     /// `clone3` fails with `ENOSYS`. So no call the stack allows makes a
     /// process: `clone` with `CLONE_THREAD` makes a thread of the caller.
     #[test]
@@ -808,6 +817,7 @@ mod tests {
         let mut arg0s: Vec<u64> = vec![0, u64::MAX, thread, fork, spawn, 1 << 32];
         arg0s.extend((0..64).map(|b| 1u64 << b));
         arg0s.extend(NAMESPACE_FLAGS.iter().map(|f| f | thread));
+        arg0s.push(thread | libc::CLONE_VFORK as u64);
         let numbers = (0..1024u32)
             .chain((0..600).map(|n| 0x4000_0000 | n))
             .chain([u32::MAX, 0x8000_0000]);
@@ -818,7 +828,8 @@ mod tests {
                     let alone = run(first, &d);
                     let stacked = stacked(&both, &d);
                     let n = nr as i64;
-                    let no_thread = arg0 as u32 & libc::CLONE_THREAD as u32 == 0;
+                    let no_thread = arg0 as u32 & libc::CLONE_THREAD as u32 == 0
+                        || arg0 as u32 & libc::CLONE_VFORK as u32 != 0;
                     let refused = n == libc::SYS_fork
                         || n == libc::SYS_vfork
                         || (n == libc::SYS_clone && no_thread);
@@ -843,6 +854,10 @@ mod tests {
         assert_eq!(stacked(&both, &d(libc::SYS_clone, thread)), RET_ALLOW);
         assert_eq!(stacked(&both, &d(libc::SYS_clone, fork)), eperm);
         assert_eq!(stacked(&both, &d(libc::SYS_clone, spawn)), eperm);
+        // A thread whose caller waits as a vfork's parent (red team: no
+        // stop reaches that caller, so the bot's stop never holds).
+        let vfork_thread = thread | libc::CLONE_VFORK as u64;
+        assert_eq!(stacked(&both, &d(libc::SYS_clone, vfork_thread)), eperm);
         assert_eq!(stacked(&both, &d(libc::SYS_fork, 0)), eperm);
         assert_eq!(stacked(&both, &d(libc::SYS_vfork, 0)), eperm);
         assert_eq!(

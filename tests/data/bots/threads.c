@@ -2,9 +2,13 @@
    then tries to start processes: fork (glibc's: the clone system call),
    the fork system call, and posix_spawn (clone3, then clone with CLONE_VM
    | CLONE_VFORK, glibc's vfork's way; vfork itself is refused alike by
-   number, bot_seccomp.rs's tests). It reports each on its standard
-   error: "threads: ok", "<way>: ok" or "<way> refused: <error>". */
+   number, bot_seccomp.rs's tests), and a thread whose caller waits for
+   it as a vfork's parent (clone with CLONE_THREAD | CLONE_VFORK: no stop
+   reaches a caller waiting so, red team). It reports each on its
+   standard error: "threads: ok", "<way>: ok" or "<way> refused: <error>". */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -19,6 +23,15 @@ static void *work(void *arg) {
     unsigned long n = (unsigned long)arg, sum = 0;
     for (unsigned long i = 1; i <= n; i++) sum += i;
     return (void *)sum;
+}
+
+static volatile int vfork_thread_ran;
+
+/* A thread of the caller, which waits for it to end (CLONE_VFORK). */
+static int vfork_thread(void *arg) {
+    (void)arg;
+    vfork_thread_ran = 1;
+    return 0;
 }
 
 static void report(const char *way, long pid, int err) {
@@ -53,6 +66,15 @@ static void try_everything(void) {
     long raw = syscall(SYS_fork);
     if (raw == 0) syscall(SYS_exit, 7);
     report("fork call", raw, errno);
+
+    static char stack[64 << 10];
+    int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+                CLONE_SYSVSEM | CLONE_VFORK;
+    int tid = clone(vfork_thread, stack + sizeof stack, flags, NULL);
+    if (tid < 0)
+        fprintf(stderr, "vfork thread refused: %s\n", strerror(errno));
+    else
+        fprintf(stderr, vfork_thread_ran ? "vfork thread: ok\n" : "vfork thread: not run\n");
 
     char *argv[] = {"sh", "-c", "exit 7", NULL};
     int e = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
