@@ -590,8 +590,21 @@ impl Match {
                         self.seats[b].waited += now.saturating_duration_since(budget.since);
                         replies[k] = Some(line);
                         if others_frozen {
-                            // It owes nothing more in this wait.
+                            // It owes nothing more in this wait. The wait
+                            // for its freeze to hold (up to
+                            // `FREEZE_HOLD_WAIT`) is nobody's: the bots
+                            // still waited for get it back on their wall
+                            // clocks (their CPU is counted as ever).
+                            let asked = Instant::now();
                             let stalled = self.freeze_all_but_pending(bots, &replies);
+                            let stall = asked.elapsed();
+                            for (j, &other) in bots.iter().enumerate() {
+                                if replies[j].is_none() {
+                                    if let Some(budget) = self.seats[other].budget.as_mut() {
+                                        budget.since += stall;
+                                    }
+                                }
+                            }
                             failures.extend(stalled);
                         }
                         continue;

@@ -661,7 +661,15 @@ impl knobeln::lines::BotIo for Pretending {
 /// against the honest thinker (bot 1), pinned to one CPU as
 /// [`Match::start`] pins it (the slot is held by the caller).
 fn pretending_match(attacker: &str, pretense: Pretense) -> (Match, knobeln::lines::CpuSlot) {
-    let limits = starving_limits();
+    pretending_match_with(attacker, pretense, starving_limits())
+}
+
+/// [`pretending_match`] with `limits`.
+fn pretending_match_with(
+    attacker: &str,
+    pretense: Pretense,
+    limits: LineLimits,
+) -> (Match, knobeln::lines::CpuSlot) {
     let (a, b, slot) = attacker_and_thinker(attacker, &limits);
     let bots: Vec<(Box<dyn knobeln::lines::BotIo>, u64)> = vec![
         (
@@ -800,6 +808,41 @@ fn a_bot_that_keeps_its_own_freeze_from_holding_fails_and_the_match_is_no_fault(
         f.reason
     );
     nothing_left(file, &seen);
+}
+
+/// Red team (after `Program::held`): in a simultaneous move a bot that
+/// answers after the referee's first look (`late_answer.c`, 20 ms) is
+/// frozen at its answer while its opponent still thinks; a freeze the
+/// kernel never reports held (the wrapper's pretense, as a bot whose
+/// thread waits as a vfork's parent looked to `SIGSTOP`) keeps the
+/// referee waiting `FREEZE_HOLD_WAIT` (1 s). That wait is nobody's: the
+/// bot still thinking gets it back on its wall clocks. Before, it was
+/// charged to it: the match's waiting budget (1.5 s here) was spent in
+/// the second round, and the honest thinker failed `Waited`.
+#[test]
+fn a_freeze_that_stalls_at_an_answer_costs_the_bot_still_thinking_no_wall() {
+    let limits = LineLimits {
+        waited: Some(Duration::from_millis(1500)),
+        ..starving_limits()
+    };
+    let (m, _slot) =
+        pretending_match_with("hostile/late_answer.c", Pretense::NeverReportedHeld, limits);
+    let rec = play(m, |m| {
+        for r in 1..=3u32 {
+            m.set_turn(r);
+            m.send(0, &format!("ECHO {r}"))?;
+            m.send(1, &format!("ECHO {r}"))?;
+            // The thinker looked at first in each pass: the stall comes
+            // after its look, and its answer is read in a later pass.
+            let both = m.receive_all(&[1, 0])?;
+            if both[1] != r.to_string() {
+                return Err(m.broken_rule(0, "the answer repeats the number", &both[1]));
+            }
+        }
+        Ok(vec![0u64, 0])
+    })
+    .unwrap_or_else(|e| panic!("the match stopped: {e}"));
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
 }
 
 /// Red team 21: where no control group counts a match's bot (run again as
@@ -1796,7 +1839,13 @@ fn a_child_that_computes_and_ends_unreaped_is_counted_or_never_started() {
 /// times: as root (a control group counts its tree) every child is
 /// started and reaped; as `nobody` (no control group) its threads run and
 /// each start of a process fails with `EPERM`, which the bot reports in
-/// its own words. Before, as `nobody` the children were started.
+/// its own words. Before, as `nobody` the children were started. So does
+/// a thread started with `CLONE_THREAD | CLONE_VFORK` (red team, after
+/// `Program::held`): its caller waits for it in a sleep no `SIGSTOP`
+/// reaches, so a bot whose thread never ended was never reported held
+/// and stalled each of its stops for `FREEZE_HOLD_WAIT`; as `nobody` it
+/// is refused (it was started before), as root it runs (the freezer
+/// holds a vfork's waiting parent).
 #[test]
 fn a_bot_starts_threads_anywhere_and_processes_only_where_a_control_group_counts_them() {
     crate::integrity::also_as_nobody(
@@ -1809,7 +1858,7 @@ fn a_bot_starts_threads_anywhere_and_processes_only_where_a_control_group_counts
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
     let said = &rec.bots[0].stderr;
     assert!(said.contains("threads: ok"), "{said}");
-    for way in ["fork", "fork call", "posix_spawn"] {
+    for way in ["fork", "fork call", "vfork thread", "posix_spawn"] {
         let expected = if counted {
             format!("{way}: ok")
         } else {
