@@ -498,7 +498,7 @@ fn counted_only_while_held(turns: &[Vec<Look>]) {
 
 /// Where no freezer holds the attacker (without a control group: run as
 /// `nobody`), it is stopped by `SIGSTOP`, and held once `/proc` reports
-/// each of its threads stopped: in each of the honest bot's `turns` the
+/// none of its threads running: in each of the honest bot's `turns` the
 /// referee was told so before the reply's zero, and from there to its
 /// answer the attacker's CPU count (its `/proc/PID/stat`, in
 /// the kernel's ticks of 10 ms) moves by at most one tick (the last

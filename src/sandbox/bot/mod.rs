@@ -204,32 +204,39 @@ impl Program {
         stat_cpu_time(&self.read()?)
     }
 
-    /// Whether its stop by `SIGSTOP` holds, as the kernel reports it:
-    /// every thread's state in its `/proc/PID/task/TID/stat` is stopped
-    /// (`T`, or `t`; a thread that ended, `Z` or `X` or gone, runs nothing
-    /// either), or the program is reaped. A signal only asks: the kernel
-    /// wakes one thread for it (the main thread, asleep in its read),
-    /// which stops the others when it next runs, and until then they run
-    /// on. Where a bot's 12 spinning threads shared its CPU, that took up
-    /// to 40 ms of their CPU after the signal, counted before as taken
-    /// while stopped (red team 21). The listing is the program's: its
-    /// stat, held open, still reads after it (not reaped, so its pid was
-    /// no other process's). A read that fails otherwise is `Pending`.
+    /// Whether its stop by `SIGSTOP` holds, as the kernel reports it: no
+    /// thread in its `/proc/PID/task/TID/stat` is running or waiting for a
+    /// CPU (state `R`), or the program is reaped. A signal only asks: the
+    /// kernel wakes one thread for it (the main thread, asleep in its
+    /// read), which stops the others when it next runs, and until then
+    /// they run on. Where a bot's 12 spinning threads shared its CPU, that
+    /// took up to 40 ms of their CPU after the signal, counted before as
+    /// taken while stopped (red team 21). A thread asleep (`S`, `D`) runs
+    /// nothing, and when it wakes it stops before its next instruction,
+    /// unless the bot undid its stop (a timer's `SIGCONT`), which its CPU
+    /// count then shows: so asleep is held too. Waiting for every thread
+    /// to show `T` let a bot keep its stop from ever holding at no CPU (a
+    /// thread waiting as a vfork's parent, which no stop reaches, or
+    /// threads that resume themselves and sleep), and each of its stops
+    /// then cost its match `FREEZE_HOLD_WAIT` (red team, after the first
+    /// form of this check). The listing is the program's: its stat, held
+    /// open, still reads after it (not reaped, so its pid was no other
+    /// process's). A read that fails otherwise is `Pending`.
     fn held(&self) -> Held {
-        let stopped = || -> Option<bool> {
+        let none_running = || -> Option<bool> {
             for task in fs::read_dir(format!("/proc/{}/task", self.pid)).ok()? {
                 let stat = match fs::read(task.ok()?.path().join("stat")) {
                     Ok(stat) => stat,
                     Err(e) if ended(&e) => continue,
                     Err(_) => return None,
                 };
-                if !matches!(stat_fields(&stat)?.first(), Some(&("T" | "t" | "Z" | "X"))) {
+                if stat_fields(&stat)?.first() == Some(&"R") {
                     return Some(false);
                 }
             }
             Some(true)
         };
-        let listed = stopped();
+        let listed = none_running();
         match (listed, self.read()) {
             (_, None) | (Some(true), Some(_)) => Held::Held,
             (Some(false) | None, Some(_)) => Held::Pending,
@@ -551,7 +558,7 @@ impl BotProcess {
 
     /// Whether its freeze has taken hold, as the kernel reports it: its
     /// group's freezer ([`Group::held`]), or, where it was stopped by
-    /// `SIGSTOP`, each thread of its program ([`Program::held`]);
+    /// `SIGSTOP`, the states of its program's threads ([`Program::held`]);
     /// `Unconfirmed` where neither stops it. An error reading the kernel's
     /// report is `Pending`: nothing says it holds.
     pub fn held(&self) -> Held {
