@@ -35,8 +35,9 @@ impl Match {
     /// that keeps its own freeze from holding: one whose own group is not
     /// held while its own CPU count runs on by more than
     /// [`FROZEN_SLACK`](super::FROZEN_SLACK) (counted from the first look
-    /// that finds it pending) kept itself running, e.g. in calls that loop in the kernel and
-    /// return early for nothing but `SIGKILL` (red team 22): it is killed
+    /// that finds it pending) kept itself running, e.g. in calls that loop
+    /// in the kernel and return early for nothing but `SIGKILL` (red team
+    /// 22): it is killed
     /// and its failure ([`BotFailureKind::RanWhileStopped`]) returned. A
     /// freeze still not held after [`FREEZE_HOLD_WAIT`] with no such CPU
     /// (a bot asleep in the kernel, or not scheduled) stops nothing: the

@@ -207,9 +207,9 @@ impl Program {
     /// Whether its stop by `SIGSTOP` holds, as the kernel reports it: no
     /// thread in its `/proc/PID/task/TID/stat` is running or waiting for a
     /// CPU (state `R`), or the program is reaped. A signal only asks: the
-    /// kernel wakes one thread for it (the main thread, asleep in its
-    /// read), which stops the others when it next runs, and until then
-    /// they run on. Where a bot's 12 spinning threads shared its CPU, that
+    /// kernel wakes one thread for it (by our reading of its
+    /// `complete_signal`, the main thread, asleep in its read), which
+    /// stops the others when it next runs, and until then they run on. Where a bot's 12 spinning threads shared its CPU, that
     /// took up to 40 ms of their CPU after the signal, counted before as
     /// taken while stopped (red team 21). A thread asleep (`S`, `D`) runs
     /// nothing, and when it wakes it stops before its next instruction,
@@ -236,10 +236,13 @@ impl Program {
             }
             Some(true)
         };
+        // Listed first, then its stat read: reaped (nothing of it runs), or
+        // still the process the listing was of.
         let listed = none_running();
-        match (listed, self.read()) {
-            (_, None) | (Some(true), Some(_)) => Held::Held,
-            (Some(false) | None, Some(_)) => Held::Pending,
+        if self.read().is_none() || listed == Some(true) {
+            Held::Held
+        } else {
+            Held::Pending
         }
     }
 
