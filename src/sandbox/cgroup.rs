@@ -51,6 +51,16 @@ use std::time::Duration;
 
 mod detect;
 
+/// The environment variable that names where the control groups are
+/// mounted, instead of `/sys/fs/cgroup`: a host with both versions (v1's
+/// controllers at `/sys/fs/cgroup/*`, a v2 hierarchy at
+/// `/sys/fs/cgroup/unified`) may choose v2 (frozen bots die of `SIGKILL`,
+/// no freezer hierarchy needed; memory and processes then limited by
+/// rlimits where v1 holds those controllers). On this machine kind (v1 by
+/// default) the test command names the v2 hierarchy here to run the
+/// control groups' and the bots' tests a second time on v2.
+pub const CGROUP_ROOT_VAR: &str = "KNOBELN_CGROUP_ROOT";
+
 #[cfg(test)]
 use detect::{detect_at, enables_cpu, favors_dynmods, remove_stale_groups, v2_controllers};
 
@@ -689,16 +699,20 @@ impl Group {
         self.dirs.first().map(|d| members(d)).unwrap_or_default()
     }
 
-    /// Kills every member with SIGKILL (until none is left, for a group that
-    /// keeps forking) and returns how many rounds that took.
+    /// Kills every member with SIGKILL, until none is left (for a group
+    /// that keeps forking; bounded: about 200 ms of rounds).
     ///
     /// v1 with the freezer: the group is frozen first (nothing forks while
     /// it is killed), every member gets `SIGKILL`, and the group is thawed,
     /// which is when frozen tasks die.
+    ///
+    /// v2: `cgroup.kill`, which kills the whole group, frozen members and
+    /// forks racing it included, then a wait until the kernel lists no
+    /// member (the signal is sent at once; members leave as they die).
     pub fn kill_all(&self) {
         if self.version == 2 {
             if let Some(d) = self.dirs.first() {
-                if write_file(&d.join("cgroup.kill"), "1").is_ok() {
+                if write_file(&d.join("cgroup.kill"), "1").is_ok() && emptied(d) {
                     return;
                 }
             }
@@ -829,6 +843,23 @@ fn kill_frozen_v1(dir: &Path) {
         send(pid, rustix::process::Signal::KILL);
     }
     let _ = write_file(&state, "THAWED");
+}
+
+/// Waits until the group at `dir` lists no member (at most about 200 ms,
+/// as [`kill_members`]' rounds); whether it did.
+fn emptied(dir: &Path) -> bool {
+    let mut pause = Duration::from_micros(20);
+    let deadline = std::time::Instant::now() + Duration::from_millis(200);
+    loop {
+        if members(dir).is_empty() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(2));
+    }
 }
 
 fn kill_members(dir: &Path) {

@@ -10,16 +10,21 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::{kill_frozen_v1, kill_members, Cgroups, Controllers};
+use super::{kill_frozen_v1, kill_members, Cgroups, Controllers, CGROUP_ROOT_VAR};
 use crate::sandbox::process_alive;
 
 static DETECTED: OnceLock<Cgroups> = OnceLock::new();
 
 impl Cgroups {
-    /// Detects (once per process) what this machine offers, and logs it.
+    /// Detects (once per process) what this machine offers, and logs it:
+    /// the hierarchies mounted at `/sys/fs/cgroup`, or at the directory
+    /// [`CGROUP_ROOT_VAR`] names.
     pub fn detect() -> &'static Cgroups {
         DETECTED.get_or_init(|| {
-            let found = detect_at(Path::new("/sys/fs/cgroup"));
+            let root = std::env::var_os(CGROUP_ROOT_VAR)
+                .filter(|r| !r.is_empty())
+                .map_or_else(|| PathBuf::from("/sys/fs/cgroup"), PathBuf::from);
+            let found = detect_at(&root);
             eprintln!("knobeln: bot sandbox: {}", found.describe());
             found
         })
