@@ -439,6 +439,7 @@ fn watched_match(attacker: &str) -> (Match, Looks, knobeln::lines::CpuSlot) {
             (
                 Box::new(Pretending {
                     bot: attacker,
+                    measured: Some(attacker_pid),
                     pretense: Pretense::Nothing,
                     reported: Some(reported),
                     stopped: Some(stopped),
@@ -610,6 +611,9 @@ enum Pretense {
 /// is pretended), shared with [`Watched`] so that it can read its CPU.
 struct Pretending {
     bot: std::rc::Rc<std::cell::RefCell<knobeln::sandbox::bot::BotProcess>>,
+    /// Its program's pid, whose CPU each stop by `SIGSTOP` is measured in
+    /// ([`STOP_WINDOWS`]); `None`: not measured.
+    measured: Option<i32>,
     pretense: Pretense,
     /// Whether its freeze was reported held since it was last frozen or
     /// thawed (for [`Watched`]).
@@ -652,10 +656,16 @@ impl knobeln::lines::BotIo for Pretending {
                 if let Some(reported) = &self.reported {
                     reported.set(false);
                 }
+                let at_stop = self.measured.map(threads_cpu);
                 let done = knobeln::lines::BotIo::freeze(&mut *self.bot.borrow_mut(), state);
                 if let Some(stopped) = &self.stopped {
                     stopped.set(done && state == knobeln::lines::Freeze::Frozen);
                 }
+                STOP_WINDOWS.with(|w| {
+                    w.borrow_mut().pending = at_stop
+                        .flatten()
+                        .filter(|_| done && state == knobeln::lines::Freeze::Frozen);
+                });
                 done
             }
             Pretense::StopNeverWritten => true,
@@ -672,6 +682,16 @@ impl knobeln::lines::BotIo for Pretending {
                 if let (knobeln::lines::Held::Held, Some(reported)) = (held, &self.reported) {
                     reported.set(true);
                 }
+                if held == knobeln::lines::Held::Held {
+                    STOP_WINDOWS.with(|w| {
+                        let mut w = w.borrow_mut();
+                        if let (Some(at_stop), Some(now)) =
+                            (w.pending.take(), self.measured.and_then(threads_cpu))
+                        {
+                            w.windows.push(now.saturating_sub(at_stop));
+                        }
+                    });
+                }
                 held
             }
             Pretense::StopNeverWritten => knobeln::lines::Held::Unconfirmed,
@@ -681,6 +701,59 @@ impl knobeln::lines::BotIo for Pretending {
     fn members(&self) -> Vec<i32> {
         self.bot.borrow().members()
     }
+}
+
+/// The CPU of process `pid` now, to the nanosecond: its CPU clock
+/// (`clock_getcpuclockid`), which the kernel brings up to date for a
+/// thread on a CPU as it is read; the process's `stat` (ticks of 10 ms)
+/// and each thread's `schedstat` (updated at the scheduler's tick) lag by
+/// up to a tick.
+fn threads_cpu(pid: i32) -> Option<Duration> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: plain calls with pointers to locals.
+    unsafe {
+        if libc::clock_getcpuclockid(pid, &mut clock) != 0 {
+            return None;
+        }
+        let mut ts: libc::timespec = std::mem::zeroed();
+        if libc::clock_gettime(clock, &mut ts) != 0 {
+            return None;
+        }
+        Some(Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+}
+
+/// The attacker of a [`watched_match`] on this thread ran at most half its
+/// `FROZEN_SLACK` from any stop to the report that it held: the slack is
+/// there for the kernel's way to a stop, and a bot's fate must not hang on
+/// how long that takes on a loaded machine. Without a control group the
+/// stop is `SIGSTOP` to the process and to each of its threads
+/// (`Program::stop`): measured here 0.6-3.9 ms of `starve_threads.c`'s
+/// CPU (its 12 threads made in that window in turn 2), where the
+/// process's signal alone left them running until the thread it woke ran:
+/// 4 ms (the scheduler's tick) in most turns, 8-18 ms in one of three
+/// matches quiet, 24-40 ms beside the CI.
+fn stopped_well_within_its_slack() {
+    let windows = STOP_WINDOWS.with(|w| std::mem::take(&mut w.borrow_mut().windows));
+    assert!(!windows.is_empty());
+    let half = knobeln::lines::FROZEN_SLACK / 2;
+    assert!(
+        windows.iter().all(|w| *w <= half),
+        "the attacker ran more than {half:?} from a stop to its hold: {windows:?}"
+    );
+}
+
+/// What the attacker of a [`watched_match`] ran from each stop by signal
+/// (or freeze) to the report that it held, on this test's thread.
+#[derive(Default)]
+struct StopWindows {
+    /// Its CPU at the last stop not yet reported held.
+    pending: Option<Duration>,
+    windows: Vec<Duration>,
+}
+
+thread_local! {
+    static STOP_WINDOWS: std::cell::RefCell<StopWindows> = Default::default();
 }
 
 /// A match of `attacker` (bot 0, [`Pretending`] as `pretense` says)
@@ -701,6 +774,7 @@ fn pretending_match_with(
         (
             Box::new(Pretending {
                 bot: std::rc::Rc::new(std::cell::RefCell::new(a)),
+                measured: None,
                 pretense,
                 reported: None,
                 stopped: None,
@@ -905,6 +979,7 @@ fn a_bot_cannot_starve_its_opponent_with_threads_without_a_control_group() {
     let (m, looks, _slot) = watched_match("hostile/starve_threads.c");
     let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
     assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    stopped_well_within_its_slack();
     assert!(
         !rec.bots[0].stderr.contains("refused"),
         "the attacker's threads were refused: {}",

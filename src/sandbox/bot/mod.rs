@@ -206,12 +206,9 @@ impl Program {
 
     /// Whether its stop by `SIGSTOP` holds, as the kernel reports it: no
     /// thread in its `/proc/PID/task/TID/stat` is running or waiting for a
-    /// CPU (state `R`), or the program is reaped. A signal only asks: the
-    /// kernel wakes one thread for it (by our reading of its
-    /// `complete_signal`, the main thread, asleep in its read), which
-    /// stops the others when it next runs, and until then they run on. Where a bot's 12 spinning threads shared its CPU, that
-    /// took up to 40 ms of their CPU after the signal, counted before as
-    /// taken while stopped (red team 21). A thread asleep (`S`, `D`) runs
+    /// CPU (state `R`), or the program is reaped. A signal only asks (see
+    /// [`Program::stop`], which sends one to each thread): until a thread
+    /// takes it, it runs on. A thread asleep (`S`, `D`) runs
     /// nothing, and when it wakes it stops before its next instruction,
     /// unless the bot undid its stop (a timer's `SIGCONT`), which its CPU
     /// count then shows: so asleep is held too. Waiting for every thread
@@ -246,22 +243,99 @@ impl Program {
         }
     }
 
-    /// Sends it `signal` through its pidfd; whether the kernel took it.
-    fn signal(&self, signal: i32) -> bool {
-        self.pidfd.as_ref().is_some_and(|fd| {
-            // SAFETY: a plain system call on a descriptor we hold.
-            let r = unsafe {
+    /// `SIGSTOP` to the process, then to each of its threads: whether the
+    /// kernel took the process's. A process's signal wakes one thread (by
+    /// our reading of the kernel's `complete_signal`, the main one, asleep
+    /// in its read), which stops the others only when it next runs: until
+    /// then they run on (4 ms, the scheduler's tick, to 18 ms of a bot's 12
+    /// spinning threads' CPU here, 40 ms under the CI's load), all of it
+    /// counted against the bot's `FROZEN_SLACK`, so a bot's fate hung on
+    /// the machine's load. A thread's own signal reaches it at once where
+    /// it runs (the kernel interrupts it), and each thread takes the group
+    /// stop as it next leaves the kernel. Each thread's signal goes through
+    /// a pidfd of that thread (`PIDFD_THREAD`, Linux 6.9), used only if
+    /// the thread is the program's: its number listed under the program's
+    /// `/proc/PID/task` after the pidfd was opened, and the program's stat
+    /// still reading after that (so that `/proc/PID` was the program's: a
+    /// reaped program's stat never reads again); had the thread opened
+    /// ended before that listing, its pidfd reaches no one, so no signal
+    /// reaches a thread or process that got its number later. Where the
+    /// kernel has no thread pidfds, the process's signal alone.
+    fn stop(&self) -> bool {
+        let task_dir = format!("/proc/{}/task", self.pid);
+        let tids = |dir: &str| -> Vec<i32> {
+            fs::read_dir(dir)
+                .map(|tasks| {
+                    tasks
+                        .flatten()
+                        .filter_map(|t| t.file_name().to_str()?.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        // Every pidfd opened first, then one listing and one read of the
+        // stat check them all, then the signals go out back to back, the
+        // process's first: the thread on the CPU is interrupted within
+        // microseconds of it, not after the checks (their time, before,
+        // was the bot's to run: 0.6-3.6 ms of its CPU in a debug build).
+        let mut threads = Vec::new();
+        for tid in tids(&task_dir) {
+            // SAFETY: a plain system call; a descriptor it returns is ours.
+            let fd = unsafe {
                 libc::syscall(
-                    libc::SYS_pidfd_send_signal,
-                    fd.as_raw_fd(),
-                    signal,
-                    std::ptr::null::<libc::siginfo_t>(),
-                    0,
+                    libc::SYS_pidfd_open,
+                    tid,
+                    libc::PIDFD_THREAD as libc::c_uint,
                 )
             };
-            r == 0
-        })
+            if fd >= 0 {
+                // SAFETY: a descriptor just opened, owned by nothing else.
+                threads.push((tid, unsafe {
+                    <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32)
+                }));
+            } else if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+                // No thread pidfds in this kernel: the process's alone.
+                threads.clear();
+                break;
+            }
+        }
+        let listed = tids(&task_dir);
+        if self.read().is_none() {
+            // Reaped: nothing of it runs, and its threads' numbers may be
+            // others' by now.
+            threads.clear();
+        }
+        if !self.signal(libc::SIGSTOP) {
+            return false;
+        }
+        for (_, thread) in threads.iter().filter(|(tid, _)| listed.contains(tid)) {
+            send_through(thread, libc::SIGSTOP);
+        }
+        true
     }
+
+    /// Sends it `signal` through its pidfd; whether the kernel took it.
+    fn signal(&self, signal: i32) -> bool {
+        self.pidfd
+            .as_ref()
+            .is_some_and(|fd| send_through(fd, signal))
+    }
+}
+
+/// Sends `signal` through pidfd `fd` (to its process, or to its thread
+/// where it is a thread's); whether the kernel took it.
+fn send_through(fd: &OwnedFd, signal: i32) -> bool {
+    // SAFETY: a plain system call on a descriptor we hold.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            signal,
+            std::ptr::null::<libc::siginfo_t>(),
+            0,
+        )
+    };
+    r == 0
 }
 
 /// The server's ends of the pipes of a bot's init ([`FirstProcess::Init`]),
@@ -550,9 +624,13 @@ impl BotProcess {
         if self.stopped.get() == on {
             return true;
         }
-        let sent = self
-            .program()
-            .is_some_and(|p| p.signal(if on { libc::SIGSTOP } else { libc::SIGCONT }));
+        let sent = self.program().is_some_and(|p| {
+            if on {
+                p.stop()
+            } else {
+                p.signal(libc::SIGCONT)
+            }
+        });
         if sent {
             self.stopped.set(on);
         }

@@ -108,3 +108,84 @@ fn a_stat_line_whose_name_is_no_utf8_still_gives_its_numbers() {
     assert_eq!(super::stat_ppid(&line), Some(7));
     assert_eq!(super::rest::stat_threads(&line), Some(3));
 }
+
+/// A one-process bot's stop (`Program::stop`) reaches every thread: the
+/// process's `SIGSTOP` and each thread's own, through a pidfd of that
+/// thread, so that a thread on a CPU is interrupted at once rather than
+/// when the thread the process's signal woke next runs. Each thread the
+/// group stop reached first keeps its own `SIGSTOP` pending (the kernel
+/// shows it in the thread's `SigPnd`), which the thaw's `SIGCONT` removes
+/// from every thread: no stop is left to strike the bot on its turn. A
+/// reaped program is sent nothing.
+#[test]
+fn a_stop_reaches_every_thread_and_the_thaw_leaves_none_pending() {
+    use std::process::{Command, Stdio};
+    let spin = "import threading\n\
+                def spin():\n    while True: pass\n\
+                for _ in range(4): threading.Thread(target=spin, daemon=True).start()\n\
+                import sys; sys.stdin.read()\n";
+    /// Killed and reaped however the test ends (a stopped process left
+    /// behind would hold the test's output open).
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Killed(
+        Command::new("/usr/bin/python3")
+            .args(["-c", spin])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = child.0.id() as i32;
+    let tasks = || -> Vec<(char, u64)> {
+        fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .filter_map(|t| {
+                let stat = fs::read(t.path().join("stat")).ok()?;
+                let state = stat_fields(&stat)?.first()?.chars().next()?;
+                let status = fs::read_to_string(t.path().join("status")).ok()?;
+                let pending = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("SigPnd:"))
+                    .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())?;
+                Some((state, pending))
+            })
+            .collect()
+    };
+    let started = std::time::Instant::now();
+    while tasks().len() < 5 {
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", tasks());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let program = Program::pin(pid, None).unwrap();
+    let sigstop = 1u64 << (libc::SIGSTOP - 1);
+    assert!(program.stop());
+    let asked = std::time::Instant::now();
+    while program.held() != Held::Held {
+        assert!(asked.elapsed() < Duration::from_secs(1), "{:?}", tasks());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let stopped = std::time::Instant::now();
+    while tasks().iter().any(|(s, _)| *s != 'T') {
+        assert!(stopped.elapsed() < Duration::from_secs(1), "{:?}", tasks());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let own = tasks().iter().filter(|(_, p)| p & sigstop != 0).count();
+    assert!(own >= 4, "each thread its own stop: {:?}", tasks());
+    assert!(program.signal(libc::SIGCONT));
+    std::thread::sleep(Duration::from_millis(50));
+    let after = tasks();
+    assert!(
+        after.iter().all(|(_, p)| p & sigstop == 0),
+        "a stop left pending after the thaw: {after:?}"
+    );
+    assert!(after.iter().any(|(s, _)| *s == 'R'), "{after:?}");
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    assert!(!program.stop(), "a reaped program is sent nothing");
+}
