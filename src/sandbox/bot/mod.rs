@@ -243,43 +243,54 @@ impl Program {
         }
     }
 
-    /// `SIGSTOP` to the process, then to each of its threads: whether the
-    /// kernel took the process's. A process's signal wakes one thread (by
-    /// our reading of the kernel's `complete_signal`, the main one, asleep
-    /// in its read), which stops the others only when it next runs: until
-    /// then they run on (4 ms, the scheduler's tick, to 18 ms of a bot's 12
-    /// spinning threads' CPU here, 40 ms under the CI's load), all of it
-    /// counted against the bot's `FROZEN_SLACK`, so a bot's fate hung on
-    /// the machine's load. A thread's own signal reaches it at once where
-    /// it runs (the kernel interrupts it), and each thread takes the group
-    /// stop as it next leaves the kernel. Each thread's signal goes through
-    /// a pidfd of that thread (`PIDFD_THREAD`, Linux 6.9), used only if
-    /// the thread is the program's: its number listed under the program's
-    /// `/proc/PID/task` after the pidfd was opened, and the program's stat
-    /// still reading after that (so that `/proc/PID` was the program's: a
-    /// reaped program's stat never reads again); had the thread opened
-    /// ended before that listing, its pidfd reaches no one, so no signal
-    /// reaches a thread or process that got its number later. Where the
-    /// kernel has no thread pidfds, the process's signal alone.
+    /// `SIGSTOP` to the process, then to each of its threads on a CPU or
+    /// waiting for one: whether the kernel took the process's. A process's
+    /// signal wakes one thread (by our reading of the kernel's
+    /// `complete_signal`, the main one, asleep in its read), which stops
+    /// the others only when it next runs: until then they run on (4 ms,
+    /// the scheduler's tick, to 18 ms of a bot's 12 spinning threads' CPU
+    /// here, 40 ms under the CI's load), all of it counted against the
+    /// bot's `FROZEN_SLACK`, so a bot's fate hung on the machine's load. A
+    /// thread's own signal reaches it at once where it runs (the kernel
+    /// interrupts it); a thread asleep takes the group stop when it wakes.
+    /// Bounded, whatever the bot's threads: the walk looks at most
+    /// [`STOP_WALK`] threads and sends at most [`THREAD_STOPS`] signals (a
+    /// stop signal costs the kernel a walk of every thread of the process,
+    /// so one to each of 10,000 threads cost 10-17 s: red team), and at
+    /// most one thread's pidfd is open at a time. Each thread's signal goes
+    /// through a pidfd of that thread (`PIDFD_THREAD`, Linux 6.9), used
+    /// only if the thread is the program's: its number still listed under
+    /// the program's `/proc/PID/task` after the pidfd was opened, and the
+    /// program's stat still reading after that (so that `/proc/PID` was
+    /// the program's: a reaped program's stat never reads again); had the
+    /// thread opened ended before that listing, its pidfd reaches no one,
+    /// so no signal reaches a thread or process that got its number later.
+    /// Where the kernel has no thread pidfds, the process's signal alone.
     fn stop(&self) -> bool {
-        let task_dir = format!("/proc/{}/task", self.pid);
-        let tids = |dir: &str| -> Vec<i32> {
-            fs::read_dir(dir)
-                .map(|tasks| {
-                    tasks
-                        .flatten()
-                        .filter_map(|t| t.file_name().to_str()?.parse().ok())
-                        .collect()
-                })
-                .unwrap_or_default()
+        if !self.signal(libc::SIGSTOP) {
+            return false;
+        }
+        let Ok(tasks) = fs::read_dir(format!("/proc/{}/task", self.pid)) else {
+            return true;
         };
-        // Every pidfd opened first, then one listing and one read of the
-        // stat check them all, then the signals go out back to back, the
-        // process's first: the thread on the CPU is interrupted within
-        // microseconds of it, not after the checks (their time, before,
-        // was the bot's to run: 0.6-3.6 ms of its CPU in a debug build).
-        let mut threads = Vec::new();
-        for tid in tids(&task_dir) {
+        let mut sent = 0;
+        for task in tasks.flatten().take(STOP_WALK) {
+            if sent == THREAD_STOPS {
+                break;
+            }
+            let Some(tid) = task
+                .file_name()
+                .to_str()
+                .and_then(|t| t.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let running = fs::read(task.path().join("stat")).ok().is_some_and(|stat| {
+                stat_fields(&stat).and_then(|f| f.first().copied()) == Some("R")
+            });
+            if !running {
+                continue;
+            }
             // SAFETY: a plain system call; a descriptor it returns is ours.
             let fd = unsafe {
                 libc::syscall(
@@ -288,28 +299,19 @@ impl Program {
                     libc::PIDFD_THREAD as libc::c_uint,
                 )
             };
-            if fd >= 0 {
-                // SAFETY: a descriptor just opened, owned by nothing else.
-                threads.push((tid, unsafe {
-                    <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32)
-                }));
-            } else if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
-                // No thread pidfds in this kernel: the process's alone.
-                threads.clear();
-                break;
+            if fd < 0 {
+                if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+                    // No thread pidfds in this kernel: the process's alone.
+                    break;
+                }
+                continue;
             }
-        }
-        let listed = tids(&task_dir);
-        if self.read().is_none() {
-            // Reaped: nothing of it runs, and its threads' numbers may be
-            // others' by now.
-            threads.clear();
-        }
-        if !self.signal(libc::SIGSTOP) {
-            return false;
-        }
-        for (_, thread) in threads.iter().filter(|(tid, _)| listed.contains(tid)) {
-            send_through(thread, libc::SIGSTOP);
+            // SAFETY: a descriptor just opened, owned by nothing else.
+            let thread = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) };
+            if task.path().exists() && self.read().is_some() {
+                send_through(&thread, libc::SIGSTOP);
+                sent += 1;
+            }
         }
         true
     }
@@ -321,6 +323,14 @@ impl Program {
             .is_some_and(|fd| send_through(fd, signal))
     }
 }
+
+/// Threads of a one-process bot [`Program::stop`] looks at, at most.
+const STOP_WALK: usize = 256;
+
+/// Threads of a one-process bot [`Program::stop`] sends their own
+/// `SIGSTOP`, at most: those found on a CPU or waiting for one (on a
+/// match's one CPU, one runs at a time).
+const THREAD_STOPS: usize = 64;
 
 /// Sends `signal` through pidfd `fd` (to its process, or to its thread
 /// where it is a thread's); whether the kernel took it.
