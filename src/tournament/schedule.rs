@@ -265,6 +265,16 @@ pub struct GroupSchedule {
     /// Slots handed out by `next_to_run` and not yet recorded (dispatch
     /// bookkeeping only; not part of the report).
     handed_out: BTreeSet<u32>,
+    /// Where `next_to_run` looks on from: every slot from `applied` below
+    /// it was looked at once and was handed out, recorded, or of a
+    /// disqualified player then, none of which is undone but by
+    /// [`GroupSchedule::requeue`] (its slots are in `requeued`). Before, each
+    /// call looked again at every slot from `applied` on: a group whose
+    /// games were all handed out but one long one was walked whole at
+    /// every fill of the pool (dispatch bookkeeping, not in the report).
+    cursor: usize,
+    /// Slots given back by [`GroupSchedule::requeue`], offered first.
+    requeued: BTreeSet<u32>,
     failure_count: Vec<u32>,
     first_failure: Vec<Option<(GameKey, String)>>,
     is_disqualified: Vec<bool>,
@@ -301,6 +311,8 @@ impl GroupSchedule {
             applied: 0,
             recorded: BTreeMap::new(),
             handed_out: BTreeSet::new(),
+            cursor: 0,
+            requeued: BTreeSet::new(),
             failure_count: vec![0; members.len()],
             first_failure: vec![None; members.len()],
             is_disqualified: vec![false; members.len()],
@@ -405,22 +417,38 @@ impl GroupSchedule {
     /// rescheduled games appear once the failure before them is applied.
     pub fn next_to_run(&mut self, limit: usize) -> Vec<ScheduledGame> {
         let mut out = Vec::new();
-        for slot in self.applied..self.attempts.len() {
-            if out.len() >= limit {
+        // The slots given back lie below the cursor (they were handed out):
+        // first in slot order, as a walk from `applied` would find them.
+        while out.len() < limit {
+            let Some(slot) = self.requeued.pop_first() else {
                 break;
-            }
-            let slot32 = slot as u32;
-            if self.handed_out.contains(&slot32) || self.recorded.contains_key(&slot32) {
-                continue;
-            }
-            let [i, j] = self.attempts[slot].game.members;
-            if self.is_disqualified[i as usize] || self.is_disqualified[j as usize] {
-                continue;
-            }
-            self.handed_out.insert(slot32);
-            out.push(self.attempts[slot].game.clone());
+            };
+            self.offer(slot as usize, &mut out);
+        }
+        self.cursor = self.cursor.max(self.applied);
+        while out.len() < limit && self.cursor < self.attempts.len() {
+            self.cursor += 1;
+            self.offer(self.cursor - 1, &mut out);
         }
         out
+    }
+
+    /// Hands out `slot` into `out` unless it is applied, handed out,
+    /// recorded, or a disqualified player's.
+    fn offer(&mut self, slot: usize, out: &mut Vec<ScheduledGame>) {
+        let slot32 = slot as u32;
+        if slot < self.applied
+            || self.handed_out.contains(&slot32)
+            || self.recorded.contains_key(&slot32)
+        {
+            return;
+        }
+        let [i, j] = self.attempts[slot].game.members;
+        if self.is_disqualified[i as usize] || self.is_disqualified[j as usize] {
+            return;
+        }
+        self.handed_out.insert(slot32);
+        out.push(self.attempts[slot].game.clone());
     }
 
     /// Gives a handed-out game back without an outcome (e.g. the runner's own
@@ -428,6 +456,7 @@ impl GroupSchedule {
     pub fn requeue(&mut self, key: GameKey) -> Result<(), ScheduleError> {
         self.check_key(key)?;
         if self.handed_out.remove(&key.slot) {
+            self.requeued.insert(key.slot);
             Ok(())
         } else {
             Err(ScheduleError::NotHandedOut(key))
