@@ -400,7 +400,10 @@ impl Match {
                 break;
             }
             // A frozen bot comes to rest only when it may run.
-            self.thaw(bot);
+            if let Some(f) = self.thaw(bot) {
+                self.failed.push(f.clone());
+                return Err(Stop::Failed(vec![f]));
+            }
             // The server's work per answer is bounded whatever the bot
             // does: looks back to back for the first millisecond (an
             // honest bot is at rest within microseconds), then pauses
@@ -441,7 +444,10 @@ impl Match {
                 Some(libc::EAGAIN) => {
                     // A frozen bot reads nothing: it runs while it owes
                     // nothing until the referee waits for another bot.
-                    self.thaw(bot);
+                    if let Some(f) = self.thaw(bot) {
+                        self.failed.push(f.clone());
+                        return Err(Stop::Failed(vec![f]));
+                    }
                     let now = Instant::now();
                     let deadline = *deadline.get_or_insert(now + self.limits.reply_wall);
                     if now >= deadline {
@@ -497,7 +503,9 @@ impl Match {
         let mut replies: Vec<Option<String>> = vec![None; bots.len()];
         let mut failures: Vec<BotFailure> = Vec::new();
         for &b in bots {
-            self.thaw(b);
+            if let Some(f) = self.thaw(b) {
+                failures.push(f);
+            }
             self.seats[b].budget = Some(Budget {
                 since: now,
                 cpu_base: None,

@@ -168,13 +168,36 @@ impl Match {
         self.freeze_all_but(&waiting)
     }
 
-    /// Resumes `bot` if it is frozen.
-    pub(super) fn thaw(&mut self, bot: usize) {
-        let seat = &mut self.seats[bot];
-        if seat.frozen {
-            seat.bot.freeze(Freeze::Thawed);
-            seat.frozen = false;
+    /// Resumes `bot` if it is frozen, after a last look at what it ran
+    /// while frozen: past [`FROZEN_SLACK`](super::FROZEN_SLACK) it is
+    /// killed and its failure returned (`ran_while_stopped`). The looks
+    /// while another bot's reply is waited for come every 100 ms
+    /// (`CPU_CHECK_EVERY`); before this one, a bot that resumed itself ran
+    /// unlooked-at whenever that reply came sooner, up to about 100 ms of
+    /// CPU each turn where 50 are allowed (red team).
+    pub(super) fn thaw(&mut self, bot: usize) -> Option<BotFailure> {
+        let seat = &self.seats[bot];
+        if !seat.frozen {
+            return None;
         }
+        if !seat.eof {
+            let ran = seat.bot.cpu_time().saturating_sub(seat.frozen_cpu);
+            if let Some(kind) = ran_while_stopped(ran) {
+                tracing::warn!(
+                    bot,
+                    turn = self.turn,
+                    ran_ms = ran.as_millis() as u64,
+                    "a bot ran while it was stopped for another bot's turn, seen as it \
+                     was resumed: failed ran_while_stopped"
+                );
+                self.kill(bot);
+                return Some(self.failure(bot, kind, None));
+            }
+        }
+        let seat = &mut self.seats[bot];
+        seat.bot.freeze(Freeze::Thawed);
+        seat.frozen = false;
+        None
     }
 
     /// A complete line from the buffer, reading what is there first.

@@ -1032,6 +1032,99 @@ fn a_bot_that_runs_while_stopped_fails_by_its_cpu_count() {
     nothing_left("hostile/starve.c", &seen);
 }
 
+/// A bot that runs while the referee believes it frozen (its freeze said
+/// done, nothing for the kernel to report, as a bot that undid its
+/// `SIGSTOP` looks), and whose count shows 60 ms more CPU within 10 ms of
+/// each freeze: what a bot resumed by its own timer would add.
+struct RunsWhileFrozen {
+    bot: knobeln::sandbox::bot::BotProcess,
+    frozen_at: std::cell::Cell<Option<std::time::Instant>>,
+    ran_before: std::cell::Cell<Duration>,
+}
+
+impl RunsWhileFrozen {
+    fn ran_now(&self) -> Duration {
+        self.frozen_at.get().map_or(Duration::ZERO, |at| {
+            (at.elapsed() * 6).min(Duration::from_millis(60))
+        })
+    }
+}
+
+impl knobeln::lines::BotIo for RunsWhileFrozen {
+    fn fds(&self) -> [std::os::fd::RawFd; 3] {
+        knobeln::lines::BotIo::fds(&self.bot)
+    }
+    fn cpu_time(&self) -> Duration {
+        self.bot.cpu_time() + self.ran_before.get() + self.ran_now()
+    }
+    fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        self.bot.try_status()
+    }
+    fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.bot.finish()
+    }
+    fn out_of_memory(&self) -> bool {
+        self.bot.out_of_memory()
+    }
+    fn waiting_for_input(&self) -> bool {
+        self.bot.waiting_for_input()
+    }
+    fn freeze(&mut self, state: knobeln::lines::Freeze) -> bool {
+        if state == knobeln::lines::Freeze::Frozen {
+            self.frozen_at.set(Some(std::time::Instant::now()));
+        } else {
+            self.ran_before.set(self.ran_before.get() + self.ran_now());
+            self.frozen_at.set(None);
+        }
+        true
+    }
+    fn members(&self) -> Vec<i32> {
+        self.bot.members()
+    }
+}
+
+/// Red team (after per-thread stops): a bot that runs while stopped is
+/// failed when it is resumed for its turn, however soon the reply it was
+/// stopped for came. The referee looks at a stopped bot's CPU every 100 ms
+/// of another bot's reply; a reply quicker than that (here the thinker's
+/// 20 ms) was never looked at, and a bot that resumed itself ran up to
+/// about 100 ms a turn where 50 are allowed, unseen. Now the thaw looks
+/// last: the attacker fails `ran_while_stopped` in turn 2, when it is
+/// asked again; the thinker never fails. Fails without the thaw's look:
+/// no failure at all.
+#[test]
+fn a_bot_that_ran_while_stopped_fails_when_resumed_however_soon_the_other_answered() {
+    let limits = starving_limits();
+    let (a, b, _slot) = attacker_and_thinker("echo.c", &limits);
+    let attacker = RunsWhileFrozen {
+        bot: a,
+        frozen_at: Default::default(),
+        ran_before: Default::default(),
+    };
+    let m = Match::new(vec![(Box::new(attacker), 64), (Box::new(b), 64)], limits);
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=3u32 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            seen.extend(m.members(0));
+            m.ask(1, &format!("ECHO {r} 20"))?;
+        }
+        Ok(vec![0u64, 0])
+    })
+    .unwrap();
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert_eq!(f.bot, 0, "{}", f.reason);
+    assert_eq!(f.turn, 2, "{}", f.reason);
+    assert!(
+        matches!(f.kind, BotFailureKind::RanWhileStopped),
+        "{}",
+        f.reason
+    );
+    nothing_left("echo.c", &seen);
+}
+
 /// Issue 34: no file events (inotify, fanotify): they fail as calls the
 /// kernel does not have.
 #[test]

@@ -1,6 +1,7 @@
 /* An honest bot that thinks: answers ECHO x with x after computing 200 ms
-   of CPU time (its own, measured with CLOCK_PROCESS_CPUTIME_ID), and says
-   in its answer how much wall clock that took: "x WALL_MS". Leaves at END. */
+   of CPU time (its own, measured with CLOCK_PROCESS_CPUTIME_ID; "ECHO x MS"
+   asks for MS instead), and says in its answer how much wall clock that
+   took: "x WALL_MS". Leaves at END. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,9 +18,10 @@ int main(void) {
     while (fgets(line, sizeof line, stdin)) {
         if (strncmp(line, "END", 3) == 0) return 0;
         int x;
-        if (sscanf(line, "ECHO %d", &x) != 1) continue;
+        double think = 200.0;
+        if (sscanf(line, "ECHO %d %lf", &x, &think) < 1) continue;
         double cpu0 = now(CLOCK_PROCESS_CPUTIME_ID), wall0 = now(CLOCK_MONOTONIC);
-        while (now(CLOCK_PROCESS_CPUTIME_ID) - cpu0 < 200.0)
+        while (now(CLOCK_PROCESS_CPUTIME_ID) - cpu0 < think)
             for (int i = 0; i < 10000; i++) sink += i;
         printf("%d %.0f\n", x, now(CLOCK_MONOTONIC) - wall0);
         fflush(stdout);
