@@ -333,6 +333,25 @@ enum Look {
     },
 }
 
+/// The calls a test's wrapper of a bot (its `bot` field) passes on as
+/// they are.
+macro_rules! passed_on_to_its_bot {
+    () => {
+        fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+            self.bot.try_status()
+        }
+        fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
+            self.bot.finish()
+        }
+        fn out_of_memory(&self) -> bool {
+            self.bot.out_of_memory()
+        }
+        fn waiting_for_input(&self) -> bool {
+            self.bot.waiting_for_input()
+        }
+    };
+}
+
 /// The honest bot, which notes in `looks` what the attacker was each time
 /// the referee reads its CPU time while it is not frozen (it is then on
 /// turn: the referee reads a bot's CPU only while it waits for it, or
@@ -366,18 +385,7 @@ impl knobeln::lines::BotIo for Watched {
         }
         self.bot.cpu_time()
     }
-    fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
-        self.bot.try_status()
-    }
-    fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
-        self.bot.finish()
-    }
-    fn out_of_memory(&self) -> bool {
-        self.bot.out_of_memory()
-    }
-    fn waiting_for_input(&self) -> bool {
-        self.bot.waiting_for_input()
-    }
+    passed_on_to_its_bot!();
     fn at_rest(&self) -> bool {
         self.bot.at_rest()
     }
@@ -1057,18 +1065,7 @@ impl knobeln::lines::BotIo for RunsWhileFrozen {
     fn cpu_time(&self) -> Duration {
         self.bot.cpu_time() + self.ran_before.get() + self.ran_now()
     }
-    fn try_status(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
-        self.bot.try_status()
-    }
-    fn finish(&mut self) -> std::io::Result<std::process::ExitStatus> {
-        self.bot.finish()
-    }
-    fn out_of_memory(&self) -> bool {
-        self.bot.out_of_memory()
-    }
-    fn waiting_for_input(&self) -> bool {
-        self.bot.waiting_for_input()
-    }
+    passed_on_to_its_bot!();
     fn freeze(&mut self, state: knobeln::lines::Freeze) -> bool {
         if state == knobeln::lines::Freeze::Frozen {
             self.frozen_at.set(Some(std::time::Instant::now()));
