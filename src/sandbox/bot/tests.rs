@@ -113,11 +113,12 @@ fn a_stat_line_whose_name_is_no_utf8_still_gives_its_numbers() {
 /// and each thread on a CPU or waiting for one its own, through a pidfd of
 /// that thread, at most `THREAD_STOPS` of them, whatever the bot's threads.
 /// The process's signal wakes one thread, the main one asleep in its read,
-/// which stops the others only when it runs; here it has the scheduler's
-/// lowest priority (`SCHED_IDLE`, which any thread may take) behind
-/// threads spinning on its one CPU, so with the process's signal alone the
-/// spinning threads ran on until it got the CPU (the test fails so: far
-/// more than half of `FROZEN_SLACK`, the bound here). With their own
+/// which stops the others only when it runs; here it has the lowest
+/// priority a thread may take for itself (nice 19) behind threads spinning
+/// on its one CPU, so with the process's signal alone the spinning threads
+/// ran on until it got the CPU (the test fails so: more than half of
+/// `FROZEN_SLACK`, the bound here; `SCHED_IDLE` would make it wait longer,
+/// but then, once the others stop, wait on for any other work of the CPU). With their own
 /// signals they stop at once, and what the bot computes from the stop to
 /// the kernel's report of it held (its CPU clock, to the nanosecond) stays
 /// far below. The thaw's `SIGCONT` leaves no stop pending in any thread
@@ -131,12 +132,12 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
     fs::write(
         &source,
         "#define _GNU_SOURCE\n#include <pthread.h>\n#include <sched.h>\n\
-         #include <stdlib.h>\n#include <unistd.h>\n\
+         #include <stdlib.h>\n#include <sys/resource.h>\n#include <unistd.h>\n\
          static void *spin(void *a) { (void)a; volatile unsigned long n = 0; for (;;) n++; }\n\
          int main(int argc, char **argv) { cpu_set_t one; CPU_ZERO(&one); CPU_SET(0, &one);\n\
          sched_setaffinity(0, sizeof one, &one);\n\
          for (int i = 0; i < atoi(argv[1]); i++) { pthread_t t; pthread_create(&t, 0, spin, 0); }\n\
-         struct sched_param none = {0}; if (sched_setscheduler(0, SCHED_IDLE, &none)) return 2;\n\
+         if (setpriority(PRIO_PROCESS, 0, 19)) return 2;\n\
          char c; return read(0, &c, 1) < 0; }\n",
     )
     .unwrap();
@@ -181,7 +182,7 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
             })
     };
     let bound = crate::lines::FROZEN_SLACK / 2;
-    for spinning in [4usize, 300] {
+    for spinning in [12usize, 300] {
         let mut child = Killed(
             Command::new(&exe)
                 .arg(spinning.to_string())
@@ -190,21 +191,17 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
                 .unwrap(),
         );
         let pid = child.0.id() as i32;
-        let policy_of_main = || {
-            fs::read_to_string(format!("/proc/{pid}/sched"))
-                .unwrap_or_default()
-                .lines()
-                .find_map(|l| {
-                    l.strip_prefix("policy")
-                        .map(|p| p.trim_start_matches([' ', ':']).trim().to_string())
-                })
+        // The main thread's nice (the 19th field of its stat).
+        let nice_of_main = || -> Option<String> {
+            let stat = fs::read(format!("/proc/{pid}/stat")).ok()?;
+            Some(stat_fields(&stat)?.get(16)?.to_string())
         };
         let started = std::time::Instant::now();
-        while policy_of_main().as_deref() != Some("5") {
+        while nice_of_main().as_deref() != Some("19") {
             assert!(
                 started.elapsed() < Duration::from_secs(10),
                 "{:?}",
-                policy_of_main()
+                nice_of_main()
             );
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -219,8 +216,12 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
                 std::thread::sleep(Duration::from_micros(200));
             }
             let ran = cpu(pid).saturating_sub(at_stop);
+            // Past `THREAD_STOPS` running threads, those not sent their
+            // own wait for the group stop, which comes when a thread sent
+            // one runs: a bot with so many is held (that is checked), its
+            // CPU meanwhile its own risk (`ran_while_stopped`).
             assert!(
-                ran <= bound,
+                spinning > THREAD_STOPS || ran <= bound,
                 "{spinning} spinning, stop {turn}: ran {ran:?} from the stop to its hold"
             );
             assert!(program.signal(libc::SIGCONT));
