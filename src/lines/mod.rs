@@ -400,10 +400,7 @@ impl Match {
                 break;
             }
             // A frozen bot comes to rest only when it may run.
-            if let Some(f) = self.thaw(bot) {
-                self.failed.push(f.clone());
-                return Err(Stop::Failed(vec![f]));
-            }
+            self.thaw_or_stop(bot)?;
             // The server's work per answer is bounded whatever the bot
             // does: looks back to back for the first millisecond (an
             // honest bot is at rest within microseconds), then pauses
@@ -444,10 +441,7 @@ impl Match {
                 Some(libc::EAGAIN) => {
                     // A frozen bot reads nothing: it runs while it owes
                     // nothing until the referee waits for another bot.
-                    if let Some(f) = self.thaw(bot) {
-                        self.failed.push(f.clone());
-                        return Err(Stop::Failed(vec![f]));
-                    }
+                    self.thaw_or_stop(bot)?;
                     let now = Instant::now();
                     let deadline = *deadline.get_or_insert(now + self.limits.reply_wall);
                     if now >= deadline {

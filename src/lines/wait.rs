@@ -200,6 +200,17 @@ impl Match {
         None
     }
 
+    /// [`Match::thaw`] where the bot's failure stops the match.
+    pub(super) fn thaw_or_stop(&mut self, bot: usize) -> Result<(), Stop> {
+        match self.thaw(bot) {
+            Some(f) => {
+                self.failed.push(f.clone());
+                Err(Stop::Failed(vec![f]))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// A complete line from the buffer, reading what is there first.
     pub(super) fn take_line(&mut self, bot: usize) -> Option<Result<String, BotFailure>> {
         let max = self.limits.max_line;

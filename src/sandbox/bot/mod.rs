@@ -175,12 +175,7 @@ impl Program {
     /// Opens the stat of `pid` and keeps it if it is `parent`'s child
     /// (`None` where the program is not that process, or is gone).
     fn pin(pid: i32, parent: Option<i32>) -> Option<Program> {
-        // SAFETY: a plain system call; a descriptor it returns is ours.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        let pidfd = (fd >= 0).then(|| {
-            // SAFETY: a descriptor just opened, owned by nothing else.
-            unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) }
-        });
+        let pidfd = pidfd_open(pid, 0).ok();
         let stat = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
         let program = Program { pid, stat, pidfd };
         if let Some(parent) = parent {
@@ -291,23 +286,12 @@ impl Program {
             if !running {
                 continue;
             }
-            // SAFETY: a plain system call; a descriptor it returns is ours.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_pidfd_open,
-                    tid,
-                    libc::PIDFD_THREAD as libc::c_uint,
-                )
+            let thread = match pidfd_open(tid, libc::PIDFD_THREAD) {
+                Ok(thread) => thread,
+                // No thread pidfds in this kernel: the process's alone.
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => break,
+                Err(_) => continue,
             };
-            if fd < 0 {
-                if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
-                    // No thread pidfds in this kernel: the process's alone.
-                    break;
-                }
-                continue;
-            }
-            // SAFETY: a descriptor just opened, owned by nothing else.
-            let thread = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) };
             if task.path().exists() && self.read().is_some() {
                 send_through(&thread, libc::SIGSTOP);
                 sent += 1;
@@ -331,6 +315,17 @@ const STOP_WALK: usize = 256;
 /// `SIGSTOP`, at most: those found on a CPU or waiting for one (on a
 /// match's one CPU, one runs at a time).
 const THREAD_STOPS: usize = 64;
+
+/// A pidfd of process (or, with `PIDFD_THREAD`, thread) `pid`.
+fn pidfd_open(pid: i32, flags: libc::c_uint) -> io::Result<OwnedFd> {
+    // SAFETY: a plain system call; a descriptor it returns is ours.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, flags) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just opened, owned by nothing else.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) })
+}
 
 /// Sends `signal` through pidfd `fd` (to its process, or to its thread
 /// where it is a thread's); whether the kernel took it.
