@@ -121,7 +121,11 @@ fn a_stat_line_whose_name_is_no_utf8_still_gives_its_numbers() {
 /// but then, once the others stop, wait on for any other work of the CPU). With their own
 /// signals they stop at once, and what the bot computes from the stop to
 /// the kernel's report of it held (its CPU clock, to the nanosecond) stays
-/// far below. The thaw's `SIGCONT` leaves no stop pending in any thread
+/// far below; or to the report that only the main thread, which has the
+/// process's stop to take before its next instruction, is still waiting
+/// for the CPU (at nice 19 on a CPU the CI keeps busy it waited more than
+/// 5 s once: `held` waits for it, and the referee at most
+/// `FREEZE_HOLD_WAIT`, the bot's CPU counted meanwhile). The thaw's `SIGCONT` leaves no stop pending in any thread
 /// (`SigPnd`, `ShdPnd`): none is left to strike the bot on its turn. A
 /// reaped program is sent nothing.
 #[test]
@@ -181,6 +185,22 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
                     .any(|h| u64::from_str_radix(h.trim(), 16).unwrap_or(0) & sigstop != 0)
             })
     };
+    // Whether no thread but the main one is running or waiting for a CPU:
+    // the main one, at nice 19 on a CPU the CI keeps busy, may wait
+    // seconds for it (its lag), and only its own run shows the stop held
+    // to `held` (it has the process's stop to take, and takes it before
+    // its next instruction). The spinning threads are what is measured.
+    let only_main_runnable = |pid: i32| -> bool {
+        fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .filter(|t| t.file_name().to_str() != Some(&pid.to_string()))
+            .all(|t| {
+                fs::read(t.path().join("stat")).map_or(true, |stat| {
+                    stat_fields(&stat).and_then(|f| f.first().copied()) != Some("R")
+                })
+            })
+    };
     let bound = crate::lines::FROZEN_SLACK / 2;
     for spinning in [12usize, 300] {
         let mut child = Killed(
@@ -211,8 +231,11 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
             let at_stop = cpu(pid);
             assert!(program.stop());
             let asked = std::time::Instant::now();
-            while program.held() != Held::Held {
-                assert!(asked.elapsed() < Duration::from_secs(5), "never held");
+            while program.held() != Held::Held && !only_main_runnable(pid) {
+                assert!(
+                    asked.elapsed() < Duration::from_secs(5),
+                    "{spinning} spinning, stop {turn}: never held"
+                );
                 std::thread::sleep(Duration::from_micros(200));
             }
             let ran = cpu(pid).saturating_sub(at_stop);
