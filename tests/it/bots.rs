@@ -196,6 +196,36 @@ fn a_fork_bomb_is_held_by_the_process_limit() {
     both("fork_bomb", limits(), || Expect::Completes);
 }
 
+/// A bot's threads are tasks the kernel counts as processes, bounded by
+/// the language's process limit (C: 32) whoever runs the server: as
+/// root by its own uid's `RLIMIT_NPROC` (and its control group's
+/// `pids.max`), as not root by an `RLIMIT_NPROC` set inside the bot's own
+/// user namespace, which the kernel counts apart from every other
+/// namespace's tasks of the server's uid. A bot that starts threads with
+/// small stacks (so that the address space is not what stops it) until
+/// one is refused plays the whole match and starts fewer than 40, refused
+/// with `EAGAIN`. Before, as `nobody` it started all its 2,000 (a red
+/// team's started 19,000: 58 % of the machine's process numbers).
+#[test]
+fn a_thread_bomb_is_held_by_the_process_limit_as_root_or_not() {
+    crate::integrity::also_as_nobody(
+        "bots::a_thread_bomb_is_held_by_the_process_limit_as_root_or_not",
+    );
+    let (rec, seen) = hostile_match(&["hostile/thread_bomb.c", "echo.c"], limits());
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    let said = &rec.bots[0].stderr;
+    let started: usize = said
+        .split("threads: ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {said:?}"));
+    eprintln!("the thread bomb said: {}", said.trim());
+    assert!(started < 40, "{said}");
+    assert!(said.contains("Resource temporarily unavailable"), "{said}");
+    nothing_left("thread_bomb.c", &seen);
+}
+
 #[test]
 fn there_is_no_network() {
     both("network", limits(), || Expect::Completes);

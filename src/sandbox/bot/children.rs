@@ -216,6 +216,12 @@ impl Plan {
                 "arrange descriptors",
                 arrange_fds(&self.inner_fds, self.exe_src().map(|_| self.exe_fd))
             );
+            // The tasks' limit counted in this user namespace alone (see
+            // `TaskCount::OwnUserNamespace`); lowering a limit needs no
+            // privilege.
+            if let Some(n) = self.nproc_inside {
+                t!("set resource limits", set_rlimit(libc::RLIMIT_NPROC, n, n));
+            }
             // Become uid 1000 (the bot's uid outside) at once: files made on
             // our own tmpfs need a mapped owner. The capabilities in our
             // namespace stay until the capset below (uid 0 is not mapped

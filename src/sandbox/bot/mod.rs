@@ -24,7 +24,9 @@
 //!   or any other bot is there, and all of it vanishes with the match;
 //! - as an unprivileged user: inside, uid 1000; outside, when the server is
 //!   root, a uid of its own per running bot (so that `RLIMIT_NPROC` counts
-//!   exactly this bot), otherwise the server's uid;
+//!   exactly this bot), otherwise the server's uid, and then the bot sets
+//!   `RLIMIT_NPROC` itself inside its own user namespace, where the kernel
+//!   counts its tasks alone (`TaskCount`);
 //! - in a **control group** of its own ([`super::cgroup`]) that limits its
 //!   memory (resident pages, not address space: the JVM's reservations are
 //!   not use) and its threads and processes, and counts the CPU time of the
@@ -94,7 +96,7 @@ pub use spec::{
 };
 #[cfg(test)]
 use {
-    plan::{bot_rlimits, check_relative},
+    plan::{bot_rlimits, check_relative, TaskCount},
     rest::{blocked_for_good, waits_for_input},
 };
 

@@ -75,6 +75,9 @@ pub(super) struct Plan {
     /// ([`crate::sandbox::spawn::arrange_fds`] puts it there).
     pub(super) exe_fd: RawFd,
     pub(super) rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    /// The `RLIMIT_NPROC` the bot sets in its own user namespace
+    /// ([`TaskCount::OwnUserNamespace`]).
+    pub(super) nproc_inside: Option<u64>,
     /// The CPU set of the bot (one CPU), if it is pinned.
     pub(super) affinity: Option<rustix::thread::CpuSet>,
     /// A build's toolchain folder, staged by the first child.
@@ -226,14 +229,33 @@ pub(super) fn check_relative(p: &str) -> Result<(), BotSpawnError> {
     Ok(())
 }
 
-/// The rlimits of a bot (soft and hard alike). `own_uid`: the bot's uid
-/// outside is its own, so the process count is exactly its own; without
-/// a memory controller the address space is limited instead.
-/// `RLIMIT_RTPRIO` and `RLIMIT_NICE` are 0 whatever the server's own
-/// limits: no real-time policy and no priority above its opponent's.
+/// Where the kernel counts a bot's tasks (threads and processes) for its
+/// `RLIMIT_NPROC`, which it counts per uid in each user namespace, and
+/// checks up the chain of namespaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TaskCount {
+    /// The server is root: the bot's uid outside is its own, so the
+    /// count of that uid is exactly the bot's; set by the first child.
+    OwnUid,
+    /// The server is not root: the bot's uid outside is the server's,
+    /// which counts the server's threads and every other bot's too; the
+    /// limit is set inside the bot's own user namespace (by the bot before
+    /// its exec), where the count is the bot's tasks alone. Set before the
+    /// clone it would also cap the namespace's level above (the kernel
+    /// takes the creator's limit for it), where every task of the
+    /// server's uid counts.
+    OwnUserNamespace,
+}
+
+/// The rlimits the first child sets for a bot (soft and hard alike);
+/// `RLIMIT_NPROC` among them only for [`TaskCount::OwnUid`] (see
+/// [`nproc_inside`] for the other). Without a memory controller the
+/// address space is limited instead. `RLIMIT_RTPRIO` and `RLIMIT_NICE`
+/// are 0 whatever the server's own limits: no real-time policy and no
+/// priority above its opponent's.
 pub(super) fn bot_rlimits(
     lim: &BotLimits,
-    own_uid: bool,
+    count: TaskCount,
     memory_controller: bool,
 ) -> Vec<(libc::__rlimit_resource_t, u64)> {
     let mut rlimits = vec![
@@ -245,7 +267,7 @@ pub(super) fn bot_rlimits(
         (libc::RLIMIT_RTPRIO, 0),
         (libc::RLIMIT_NICE, 0),
     ];
-    if own_uid {
+    if count == TaskCount::OwnUid {
         // Plus one for the bot's first process before its exec.
         rlimits.push((libc::RLIMIT_NPROC, lim.processes + 1));
     }
@@ -255,6 +277,13 @@ pub(super) fn bot_rlimits(
         }
     }
     rlimits
+}
+
+/// The `RLIMIT_NPROC` the bot sets itself in its own user namespace, for
+/// [`TaskCount::OwnUserNamespace`]: its tasks there (the init's among
+/// them where it has one), nothing else counts in that namespace.
+pub(super) fn nproc_inside(lim: &BotLimits, count: TaskCount) -> Option<u64> {
+    (count == TaskCount::OwnUserNamespace).then_some(lim.processes)
 }
 
 impl Plan {
@@ -270,7 +299,12 @@ impl Plan {
             lim.processes += 1;
         }
         let controllers = group.map(|g| g.controllers()).unwrap_or_default();
-        let rlimits = bot_rlimits(&lim, outside_uid.is_some(), controllers.memory);
+        let count = match outside_uid {
+            Some(_) => TaskCount::OwnUid,
+            None => TaskCount::OwnUserNamespace,
+        };
+        let rlimits = bot_rlimits(&lim, count, controllers.memory);
+        let nproc_inside = nproc_inside(&lim, count);
         // SAFETY: plain syscalls.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         let (outer_uid, outer_gid) = match outside_uid {
@@ -490,6 +524,7 @@ impl Plan {
             exe_fd: fds.len() as RawFd,
             fds,
             rlimits,
+            nproc_inside,
             affinity: spec.cpu.map(|cpu| {
                 let mut set = rustix::thread::CpuSet::new();
                 set.set(cpu);
