@@ -203,36 +203,49 @@ impl Program {
 
     /// Whether its stop by `SIGSTOP` holds, as the kernel reports it: no
     /// thread in its `/proc/PID/task/TID/stat` is running or waiting for a
-    /// CPU (state `R`), or the program is reaped. A signal only asks (see
-    /// [`Program::stop`], which sends one to each thread): until a thread
-    /// takes it, it runs on. A thread asleep (`S`, `D`) runs
-    /// nothing, and when it wakes it stops before its next instruction,
-    /// unless the bot undid its stop (a timer's `SIGCONT`), which its CPU
-    /// count then shows: so asleep is held too. Waiting for every thread
-    /// to show `T` let a bot keep its stop from ever holding at no CPU (a
-    /// thread waiting as a vfork's parent, which no stop reaches, or
-    /// threads that resume themselves and sleep), and each of its stops
-    /// then cost its match `FREEZE_HOLD_WAIT` (red team, after the first
-    /// form of this check). The listing is the program's: its stat, held
-    /// open, still reads after it (not reaped, so its pid was no other
-    /// process's). A read that fails otherwise is `Pending`.
+    /// CPU (state `R`), or one has taken the stop (`T`), or the program is
+    /// reaped. A signal only asks (see [`Program::stop`], which sends one
+    /// to each thread found running): until a thread takes it, it runs on.
+    /// The first thread that takes it sets the stop pending in every other
+    /// thread of the process at once and wakes each (the kernel's
+    /// `do_signal_stop`, under the lock that also keeps a thread being
+    /// made from missing it), so once one shows `T`, each thread still
+    /// running or waiting for a CPU stops before its next instruction: a
+    /// thread the scheduler leaves waiting (`SCHED_IDLE`, nice 19, behind
+    /// another process on its CPU) runs nothing meanwhile, and waiting
+    /// for it let a bot hold each of its stops off at no CPU for
+    /// `FREEZE_HOLD_WAIT` (red team, after the stop sent to each running
+    /// thread). A thread asleep (`S`, `D`) runs nothing, and when it wakes
+    /// it stops before its next instruction, unless the bot undid its stop
+    /// (a timer's `SIGCONT`), which its CPU count then shows, as it shows a
+    /// thread that stays in the kernel: so asleep is held too. Waiting for
+    /// every thread to show `T` let a bot keep its stop from ever holding
+    /// at no CPU (a thread waiting as a vfork's parent, which no stop
+    /// reaches, or threads that resume themselves and sleep), and each of
+    /// its stops then cost its match `FREEZE_HOLD_WAIT` (red team, after
+    /// the first form of this check). The listing is the program's: its
+    /// stat, held open, still reads after it (not reaped, so its pid was
+    /// no other process's). A read that fails otherwise is `Pending`.
     fn held(&self) -> Held {
-        let none_running = || -> Option<bool> {
+        let stopped_or_none_running = || -> Option<bool> {
+            let mut running = false;
             for task in fs::read_dir(format!("/proc/{}/task", self.pid)).ok()? {
                 let stat = match fs::read(task.ok()?.path().join("stat")) {
                     Ok(stat) => stat,
                     Err(e) if ended(&e) => continue,
                     Err(_) => return None,
                 };
-                if stat_fields(&stat)?.first() == Some(&"R") {
-                    return Some(false);
+                match stat_fields(&stat)?.first() {
+                    Some(&"T") => return Some(true),
+                    Some(&"R") => running = true,
+                    _ => {}
                 }
             }
-            Some(true)
+            Some(!running)
         };
         // Listed first, then its stat read: reaped (nothing of it runs), or
         // still the process the listing was of.
-        let listed = none_running();
+        let listed = stopped_or_none_running();
         if self.read().is_none() || listed == Some(true) {
             Held::Held
         } else {
