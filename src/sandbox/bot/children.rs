@@ -217,7 +217,7 @@ impl Plan {
                 arrange_fds(&self.inner_fds, self.exe_src().map(|_| self.exe_fd))
             );
             // The tasks' limit counted in this user namespace alone (see
-            // `TaskCount::OwnUserNamespace`); lowering a limit needs no
+            // `TasksCounted::InOwnUserNamespace`); lowering a limit needs no
             // privilege.
             if let Some(n) = self.nproc_inside {
                 t!("set resource limits", set_rlimit(libc::RLIMIT_NPROC, n, n));

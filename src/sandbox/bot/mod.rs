@@ -26,7 +26,7 @@
 //!   root, a uid of its own per running bot (so that `RLIMIT_NPROC` counts
 //!   exactly this bot), otherwise the server's uid, and then the bot sets
 //!   `RLIMIT_NPROC` itself inside its own user namespace, where the kernel
-//!   counts its tasks alone (`TaskCount`);
+//!   counts its tasks alone (`TasksCounted`);
 //! - in a **control group** of its own ([`super::cgroup`]) that limits its
 //!   memory (resident pages, not address space: the JVM's reservations are
 //!   not use) and its threads and processes, and counts the CPU time of the
@@ -96,7 +96,7 @@ pub use spec::{
 };
 #[cfg(test)]
 use {
-    plan::{bot_rlimits, check_relative, TaskCount},
+    plan::{bot_rlimits, check_relative, TasksCounted},
     rest::{blocked_for_good, waits_for_input},
 };
 

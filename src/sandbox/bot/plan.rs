@@ -76,7 +76,7 @@ pub(super) struct Plan {
     pub(super) exe_fd: RawFd,
     pub(super) rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     /// The `RLIMIT_NPROC` the bot sets in its own user namespace
-    /// ([`TaskCount::OwnUserNamespace`]).
+    /// ([`TasksCounted::InOwnUserNamespace`]).
     pub(super) nproc_inside: Option<u64>,
     /// The CPU set of the bot (one CPU), if it is pinned.
     pub(super) affinity: Option<rustix::thread::CpuSet>,
@@ -233,10 +233,10 @@ pub(super) fn check_relative(p: &str) -> Result<(), BotSpawnError> {
 /// `RLIMIT_NPROC`, which it counts per uid in each user namespace, and
 /// checks up the chain of namespaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TaskCount {
+pub(super) enum TasksCounted {
     /// The server is root: the bot's uid outside is its own, so the
     /// count of that uid is exactly the bot's; set by the first child.
-    OwnUid,
+    ByOwnUid,
     /// The server is not root: the bot's uid outside is the server's,
     /// which counts the server's threads and every other bot's too; the
     /// limit is set inside the bot's own user namespace (by the bot before
@@ -244,18 +244,18 @@ pub(super) enum TaskCount {
     /// clone it would also cap the namespace's level above (the kernel
     /// takes the creator's limit for it), where every task of the
     /// server's uid counts.
-    OwnUserNamespace,
+    InOwnUserNamespace,
 }
 
 /// The rlimits the first child sets for a bot (soft and hard alike);
-/// `RLIMIT_NPROC` among them only for [`TaskCount::OwnUid`] (see
+/// `RLIMIT_NPROC` among them only for [`TasksCounted::ByOwnUid`] (see
 /// [`nproc_inside`] for the other). Without a memory controller the
 /// address space is limited instead. `RLIMIT_RTPRIO` and `RLIMIT_NICE`
 /// are 0 whatever the server's own limits: no real-time policy and no
 /// priority above its opponent's.
 pub(super) fn bot_rlimits(
     lim: &BotLimits,
-    count: TaskCount,
+    count: TasksCounted,
     memory_controller: bool,
 ) -> Vec<(libc::__rlimit_resource_t, u64)> {
     let mut rlimits = vec![
@@ -267,7 +267,7 @@ pub(super) fn bot_rlimits(
         (libc::RLIMIT_RTPRIO, 0),
         (libc::RLIMIT_NICE, 0),
     ];
-    if count == TaskCount::OwnUid {
+    if count == TasksCounted::ByOwnUid {
         // Plus one for the bot's first process before its exec.
         rlimits.push((libc::RLIMIT_NPROC, lim.processes + 1));
     }
@@ -280,10 +280,10 @@ pub(super) fn bot_rlimits(
 }
 
 /// The `RLIMIT_NPROC` the bot sets itself in its own user namespace, for
-/// [`TaskCount::OwnUserNamespace`]: its tasks there (the init's among
+/// [`TasksCounted::InOwnUserNamespace`]: its tasks there (the init's among
 /// them where it has one), nothing else counts in that namespace.
-pub(super) fn nproc_inside(lim: &BotLimits, count: TaskCount) -> Option<u64> {
-    (count == TaskCount::OwnUserNamespace).then_some(lim.processes)
+pub(super) fn nproc_inside(lim: &BotLimits, count: TasksCounted) -> Option<u64> {
+    (count == TasksCounted::InOwnUserNamespace).then_some(lim.processes)
 }
 
 impl Plan {
@@ -300,8 +300,8 @@ impl Plan {
         }
         let controllers = group.map(|g| g.controllers()).unwrap_or_default();
         let count = match outside_uid {
-            Some(_) => TaskCount::OwnUid,
-            None => TaskCount::OwnUserNamespace,
+            Some(_) => TasksCounted::ByOwnUid,
+            None => TasksCounted::InOwnUserNamespace,
         };
         let rlimits = bot_rlimits(&lim, count, controllers.memory);
         let nproc_inside = nproc_inside(&lim, count);

@@ -68,7 +68,7 @@ fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
 
 #[test]
 fn a_bot_may_not_use_real_time_priorities_whatever_the_servers_limits() {
-    for count in [TaskCount::OwnUid, TaskCount::OwnUserNamespace] {
+    for count in [TasksCounted::ByOwnUid, TasksCounted::InOwnUserNamespace] {
         for memory in [false, true] {
             let r = bot_rlimits(&BotLimits::default(), count, memory);
             assert!(r.contains(&(libc::RLIMIT_RTPRIO, 0)), "{r:?}");
