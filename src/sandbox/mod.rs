@@ -40,6 +40,18 @@ pub use cpu::{allowed_cpus, pin_current_thread};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
+/// Taken by the library's tests that keep a CPU busy (threads spinning on
+/// one, a real-time thread) or bound by time what the kernel does with the
+/// CPU a process gets (a freeze held within a second, a thawed group
+/// running again): one at a time, or one's spinning threads starve
+/// another's (the CI's cgroup v2 pass saw a freeze not held within its
+/// second beside 300 spinning threads).
+#[cfg(test)]
+pub(crate) fn one_cpu_bound_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A pipe, both ends close-on-exec: (read end, write end).
 pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)

@@ -102,6 +102,7 @@ fn program_paths_stay_inside_the_bot_folder() {
 /// its stops off so, at no CPU, up to `FREEZE_HOLD_WAIT`: red team).
 #[test]
 fn a_stop_holds_once_a_thread_took_it_while_another_still_waits_for_a_cpu() {
+    let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
     use std::process::{Command, Stdio};
     use std::sync::atomic::{AtomicBool, Ordering};
     let dir = tempfile::tempdir().unwrap();
@@ -269,6 +270,7 @@ fn cpu(pid: i32) -> Duration {
 /// reaped program is sent nothing.
 #[test]
 fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_pending() {
+    let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("spin.c");

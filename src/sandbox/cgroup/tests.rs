@@ -182,6 +182,7 @@ fn a_reused_group_blames_the_next_bot_for_nothing_of_the_last() {
 
 #[test]
 fn a_group_counts_the_cpu_of_a_child_and_kills_it() {
+    let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
     let Some(g) = Group::create(&GroupLimits {
         memory_bytes: Some(64 << 20),
         processes: Some(8),
@@ -216,6 +217,7 @@ fn a_group_counts_the_cpu_of_a_child_and_kills_it() {
 /// test command's second pass, v2: `CGROUP_ROOT_VAR`).
 #[test]
 fn a_frozen_group_stays_frozen_whatever_it_is_sent_and_dies_when_killed() {
+    let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
     let Some(g) = Group::create(&GroupLimits {
         memory_bytes: Some(64 << 20),
         processes: Some(16),
@@ -293,6 +295,7 @@ fn a_frozen_group_stays_frozen_whatever_it_is_sent_and_dies_when_killed() {
 /// thaws, kills and removes it.
 #[test]
 fn a_frozen_group_of_a_dead_server_is_killed_at_the_next_start() {
+    let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
     let Cgroups::V1 {
         freezer: Some(base),
         ..
