@@ -1054,6 +1054,36 @@ fn a_one_process_bot_that_resumes_itself_never_fails_its_opponent() {
     nothing_left("hostile/resume_threads.c", &seen);
 }
 
+/// Red team after `Program::held` took a thread's `T` for the hold (a
+/// thread that has taken a stop sets it pending in every other): a bot
+/// that stops itself (its four spinning threads `tgkill` themselves
+/// `SIGSTOP` every 0.3 ms of CPU) and resumes itself (a timer's `SIGCONT`
+/// every millisecond, which also takes back the referee's stop) shows `T`
+/// almost always, so as one process (run again as `nobody`) its hold is
+/// reported at once while it runs in bursts: its CPU count fails it
+/// (`ran_while_stopped`, by turn 3), never its opponent. As root the
+/// freezer holds it (no signal undoes that) and nobody fails. (The same
+/// before the rule: the bursts showed `R`, and the pending hold's CPU
+/// look failed it; this guards that the rule opened nothing.)
+#[test]
+fn a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_opponent() {
+    crate::integrity::also_as_nobody(
+        "bots::a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_opponent",
+    );
+    let (m, looks, _slot) = watched_match("hostile/self_stop_tease.c");
+    let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
+    opponent_stopped_or_failed(&rec);
+    if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
+        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+        assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+        counted_only_while_held(&turns);
+    } else {
+        assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+        assert!(rec.failures[0].turn <= 3, "{}", rec.failures[0].reason);
+    }
+    nothing_left("hostile/self_stop_tease.c", &seen);
+}
+
 /// A bot whose stop does not hold (here: a freeze that the wrapper below
 /// only pretends, as a resumed bot would look to the referee) and that
 /// spins 30 processes is failed for running while stopped, by the kernel's
