@@ -196,9 +196,18 @@ impl Program {
         Some(buf[..n].to_vec())
     }
 
-    /// Its CPU time (every thread's, ended or not), while it is not reaped.
+    /// Its CPU time (every thread's, ended or not), while it is not
+    /// reaped: its process CPU clock, in nanoseconds as the scheduler last
+    /// counted each thread (at its last switch or tick), read by its pid;
+    /// the held stat is read after it, so a program reaped before the
+    /// clock's read (its pid then maybe another process's) gives `None`.
+    /// Before, its stat's `utime` and `stime`, each cut to whole ticks of
+    /// 10 ms: a count up to 20 ms short, so a bot could run that much more
+    /// than `FROZEN_SLACK` while stopped unseen (red team, reasoned).
     fn cpu(&self) -> Option<Duration> {
-        stat_cpu_time(&self.read()?)
+        let clock = process_cpu_clock(self.pid);
+        self.read()?;
+        clock
     }
 
     /// Whether its stop by `SIGSTOP` holds, as the kernel reports it: no
@@ -731,8 +740,9 @@ impl BotProcess {
     /// - with a control group, the whole tree's;
     /// - without one, a match's bot is one process
     ///   ([`NewProcesses::WhereCounted`]), and this is its program's
-    ///   (every thread's, ended or not: one read of its held
-    ///   `/proc/PID/stat`, 10 ms resolution); once the init has reaped it,
+    ///   (every thread's, ended or not: its process CPU clock, in
+    ///   nanoseconds, checked by a read of its held `/proc/PID/stat`);
+    ///   once the init has reaped it,
     ///   the init's with its reaped child's, and once the server has
     ///   reaped the init, what the kernel gave with it;
     /// - a build without one ([`NewProcesses::Always`]): every process of
@@ -853,6 +863,23 @@ fn descendants(pid: i32) -> Vec<i32> {
 /// has ended (its folder gone, or the task no longer there).
 fn ended(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ESRCH)
+}
+
+/// The CPU clock of process `pid` (`clock_getcpuclockid`): every thread's
+/// time, ended or not, to the nanosecond as the scheduler last counted it.
+fn process_cpu_clock(pid: i32) -> Option<Duration> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: a plain C struct of integers.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: plain calls writing into locals.
+    unsafe {
+        if libc::clock_getcpuclockid(pid, &mut clock) != 0
+            || libc::clock_gettime(clock, &mut ts) != 0
+        {
+            return None;
+        }
+    }
+    Some(Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
 }
 
 /// utime + stime + cutime + cstime of a process, from /proc.

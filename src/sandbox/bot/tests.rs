@@ -190,6 +190,46 @@ fn a_stop_holds_once_a_thread_took_it_while_another_still_waits_for_a_cpu() {
     assert!(program.signal(libc::SIGCONT));
 }
 
+/// A one-process bot's CPU count is its process CPU clock, to the
+/// nanosecond as the scheduler counted it: a program that computed 15 ms
+/// and sleeps is counted 15 ms (within 1 ms of the clock the test reads),
+/// not its stat's ticks, which cut `utime` and `stime` to whole 10 ms each
+/// (10 ms here, and up to 20 ms short: red team, reasoned, a bot could run
+/// that much past `FROZEN_SLACK` while stopped unseen). Reaped, it is
+/// counted no more.
+#[test]
+fn a_one_process_bots_cpu_is_counted_to_the_nanosecond_not_in_ticks() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("fifteen.c");
+    fs::write(
+        &source,
+        "#include <time.h>\n#include <unistd.h>\n\
+         static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);\n\
+         return t.tv_sec + t.tv_nsec * 1e-9; }\n\
+         int main(void) { volatile unsigned long n = 0; while (cpu() < 0.015) n++;\n\
+         char c; return read(0, &c, 1) < 0; }\n",
+    )
+    .unwrap();
+    let exe = built(&source);
+    let mut child = Killed(Command::new(&exe).stdin(Stdio::piped()).spawn().unwrap());
+    let pid = child.0.id() as i32;
+    let program = Program::pin(pid, None).unwrap();
+    let started = std::time::Instant::now();
+    while cpu(pid) < Duration::from_millis(15) || program.held() != Held::Held {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (counted, clock) = (program.cpu().unwrap(), cpu(pid));
+    assert!(
+        counted.abs_diff(clock) < Duration::from_millis(1),
+        "counted {counted:?}, its clock {clock:?}"
+    );
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    assert_eq!(program.cpu(), None, "a reaped program is counted no more");
+}
+
 /// A process names itself as it likes (`prctl(PR_SET_NAME)`, any bytes
 /// but NUL): a stat line whose name is not UTF-8 and holds `) ` still
 /// gives its CPU time, parent and threads, read past the name's last
