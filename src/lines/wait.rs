@@ -28,10 +28,11 @@ impl Match {
     /// Freezes every bot but `bots` (those the referee waits for), so that
     /// nothing another bot of the match does takes their CPU, and returns
     /// once the kernel reports each of them held ([`Held::Held`]; a bot
-    /// stopped by `SIGSTOP` once none of its threads is reported running):
-    /// a freeze is only asked by its write (a stop by its signal), and a
-    /// member runs on until its next return to user space (a thread until
-    /// the one the signal woke has run). The kernel names a bot
+    /// stopped by `SIGSTOP` once none of its threads is reported running,
+    /// or one stopped): a freeze is only asked by its write (a stop by its
+    /// signal), and a member runs on until its next return to user space
+    /// (a thread until it, or another that then stops it, has run). The
+    /// kernel names a bot
     /// that keeps its own freeze from holding: one whose own group is not
     /// held while its own CPU count runs on by more than
     /// [`FROZEN_SLACK`](super::FROZEN_SLACK) (counted from the first look

@@ -191,7 +191,8 @@ pub enum Held {
     /// Every member is stopped by the freezer, and the kernel says so (v2
     /// `cgroup.events` `frozen 1`, v1 `freezer.state` `FROZEN`): none runs
     /// until thawed, whatever it was sent. (A one-process bot stopped by
-    /// `SIGSTOP` is held once `/proc` reports none of its threads running;
+    /// `SIGSTOP` is held once `/proc` reports none of its threads running,
+    /// or one of them stopped, which sets the stop pending in every other;
     /// a `SIGCONT` can undo that, which its CPU count then shows.)
     Held,
     /// The freeze is written, but a member has not stopped yet (it stops at

@@ -279,15 +279,7 @@ impl Drop for Killed {
 /// Process `pid`'s CPU time, every thread's, to the nanosecond (its CPU
 /// clock).
 fn cpu(pid: i32) -> Duration {
-    let mut clock: libc::clockid_t = 0;
-    // SAFETY: a plain C struct of integers.
-    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: plain calls with pointers to locals.
-    unsafe {
-        assert_eq!(libc::clock_getcpuclockid(pid, &mut clock), 0);
-        assert_eq!(libc::clock_gettime(clock, &mut ts), 0);
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    super::process_cpu_clock(pid).expect("the process's CPU clock")
 }
 
 /// A one-process bot's stop (`Program::stop`): the process's `SIGSTOP`,
