@@ -1043,28 +1043,35 @@ fn a_one_process_bot_that_resumes_itself_never_fails_its_opponent() {
     crate::integrity::also_as_nobody(
         "bots::a_one_process_bot_that_resumes_itself_never_fails_its_opponent",
     );
-    self_resuming_bot_against_the_thinker("hostile/resume_threads.c", |k| {
-        matches!(k, BotFailureKind::RanWhileStopped)
-    });
+    self_resuming_bot_against_the_thinker(
+        "hostile/resume_threads.c",
+        |k| matches!(k, BotFailureKind::RanWhileStopped),
+        |_| false,
+    );
 }
 
 /// Plays the self-resuming bot `file` against the honest thinker: its
-/// opponent never fails, the bot only as `allowed`, and where the kernel
-/// freezes (as root) nobody fails and the thinker is counted only while
-/// the bot is held. Returns the record.
+/// opponent never fails, the bot only as `allowed`, or where the kernel
+/// freezes (as root) only as `allowed_frozen` (nothing, or the bot's own
+/// doing), and there the thinker is counted only while the bot is held
+/// (every turn played where the bot did not fail). Returns the record.
 fn self_resuming_bot_against_the_thinker(
     file: &str,
     allowed: fn(&BotFailureKind) -> bool,
+    allowed_frozen: fn(&BotFailureKind) -> bool,
 ) -> MatchRecord<Vec<u64>> {
     let (m, looks, _slot) = watched_match(file);
     let AgainstThinker { rec, seen, turns } = play_against_thinker(m, &looks);
+    let frozen = knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel();
     for f in &rec.failures {
         assert_eq!(f.bot, 0, "the honest bot failed: {}", f.reason);
-        assert!(allowed(&f.kind), "{}", f.reason);
+        let allowed = if frozen { allowed_frozen } else { allowed };
+        assert!(allowed(&f.kind), "{:?}", rec.failures);
     }
-    if knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
-        assert!(rec.failures.is_empty(), "{:?}", rec.failures);
-        assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+    if frozen {
+        if rec.failures.is_empty() {
+            assert_eq!(turns.len(), 5, "{:?}", rec.failures);
+        }
         counted_only_while_held(&turns);
     }
     nothing_left(file, &seen);
@@ -1083,7 +1090,9 @@ fn self_resuming_bot_against_the_thinker(
 /// a stop takes back a pending `SIGCONT`, and a periodic timer whose
 /// signal is never taken is not rearmed), so it stays stopped through its
 /// own turn and fails by the wall clock, its own doing. As root the
-/// freezer holds it (no signal undoes that) and nobody fails. (The same
+/// freezer holds it (no signal undoes that): it runs nothing while frozen,
+/// but its own stop may still outlast its timer (seen once in the CI's
+/// cgroup v2 pass): then the wall clock, never `ran_while_stopped`. (The same
 /// before the rule: the bursts showed `R`, and the pending hold's CPU
 /// look failed it; this guards that the rule opened nothing.)
 #[test]
@@ -1091,12 +1100,16 @@ fn a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_oppone
     crate::integrity::also_as_nobody(
         "bots::a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_opponent",
     );
-    let rec = self_resuming_bot_against_the_thinker("hostile/self_stop_tease.c", |k| {
-        matches!(
-            k,
-            BotFailureKind::RanWhileStopped | BotFailureKind::WallClock { .. }
-        )
-    });
+    let rec = self_resuming_bot_against_the_thinker(
+        "hostile/self_stop_tease.c",
+        |k| {
+            matches!(
+                k,
+                BotFailureKind::RanWhileStopped | BotFailureKind::WallClock { .. }
+            )
+        },
+        |k| matches!(k, BotFailureKind::WallClock { .. }),
+    );
     if !knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
         assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
         assert!(rec.failures[0].turn <= 3, "{}", rec.failures[0].reason);
