@@ -1112,7 +1112,14 @@ fn a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_oppone
     );
     if !knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
         assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
-        assert!(rec.failures[0].turn <= 3, "{}", rec.failures[0].reason);
+        // Its CPU count fails it by turn 3; its own stop outlasting its
+        // timer may come at any turn.
+        let f = &rec.failures[0];
+        assert!(
+            f.turn <= 3 || matches!(f.kind, BotFailureKind::WallClock { .. }),
+            "{}",
+            f.reason
+        );
     }
 }
 
