@@ -384,6 +384,12 @@ impl Match {
         let start = Instant::now();
         let mut backoff = 0u32;
         loop {
+            // A held bot (frozen, or stopped by SIGSTOP) is looked at only
+            // once it may run again: held at the end of a system call, its
+            // `syscall` file names that call as if it were blocked in it
+            // (`late_extra_busy.c`), so a look at a held bot took one that
+            // was still printing for a bot at rest.
+            self.thaw_or_stop(bot)?;
             let at_rest = self.seats[bot].bot.at_rest();
             // Read after the look: what it printed before coming to rest.
             match self.take_line(bot) {
@@ -399,8 +405,6 @@ impl Match {
             if at_rest || self.seats[bot].eof || start.elapsed() > self.limits.reply_wall {
                 break;
             }
-            // A frozen bot comes to rest only when it may run.
-            self.thaw_or_stop(bot)?;
             // The server's work per answer is bounded whatever the bot
             // does: looks back to back for the first millisecond (an
             // honest bot is at rest within microseconds), then pauses

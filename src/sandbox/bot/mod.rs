@@ -805,7 +805,10 @@ impl BotProcess {
 
     /// Whether the bot has come to rest ([`RestProbe`]): what it printed
     /// so far is in its output pipe. A bot whose program is not (or no
-    /// longer) there prints nothing more.
+    /// longer) there prints nothing more. Meaningful only while the bot
+    /// may run: one frozen or stopped at the end of a system call shows
+    /// that call as if it were blocked in it (the referee resumes it
+    /// before it asks).
     pub fn at_rest(&self) -> bool {
         let probe = match self.rest.get() {
             Some(probe) => probe,
