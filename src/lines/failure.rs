@@ -64,8 +64,8 @@ pub enum BotFailureKind {
     /// Printed a line when none was asked of it (after its answer, before
     /// the referee's next lines).
     Unasked,
-    /// The match's wall-clock budget ran out while the referee waited for
-    /// this bot.
+    /// The match's wall-clock budget ran out, and the referee had waited
+    /// for this bot longest in all (its answers and the one it owed).
     MatchWall {
         limit_ms: u64,
     },
@@ -168,8 +168,8 @@ pub fn describe_bot_failure(
              answer per request"
             .to_string(),
         BotFailureKind::MatchWall { limit_ms } => format!(
-            "was still thinking when the match's {} s of wall clock were over (the match \
-             was stopped there)",
+            "had taken the most of the match's {} s of wall clock, in the time its answers \
+             took, when they were over (the match was stopped there): it must answer faster",
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::RanWhileStopped => format!(

@@ -475,6 +475,25 @@ impl Match {
         }
     }
 
+    /// The seat the referee has waited for longest in this match: its
+    /// answers so far, and for each of `bots` not yet answered (`replies`)
+    /// this wait. A wait for a freeze to hold is in no bot's.
+    fn waited_longest(&self, bots: &[usize], replies: &[Option<String>], now: Instant) -> usize {
+        let waited = |s: usize| {
+            let seat = &self.seats[s];
+            let this_wait = match bots.iter().position(|&b| b == s) {
+                Some(k) if replies[k].is_none() => seat
+                    .budget
+                    .map_or(Duration::ZERO, |b| now.saturating_duration_since(b.since)),
+                _ => Duration::ZERO,
+            };
+            seat.waited + this_wait
+        };
+        (0..self.seats.len())
+            .max_by_key(|&s| waited(s))
+            .expect("a match has a bot")
+    }
+
     /// For a game budgeted by rounds ([`crate::game::lines::LineGame::cpu_rounds`]):
     /// `bot` is in its game's round `rounds`, so by now it may have used
     /// `startup_cpu + rounds × reply_cpu` of CPU time in all (the match's
@@ -511,7 +530,7 @@ impl Match {
         }
         let mut others_frozen = false;
         let mut frozen_checked = now;
-        loop {
+        'waiting: loop {
             let mut pending: Vec<usize> = Vec::new();
             // One clock reading per pass (a pass is a few system calls).
             let mut now = Instant::now();
@@ -641,12 +660,19 @@ impl Match {
                 }
                 if let Some(over) = self.limits.match_wall {
                     if now >= self.started + over {
+                        // The match's wall clock went to the bots waited
+                        // for: the one waited for longest in all fails, not
+                        // whichever is waited for when it runs out (before,
+                        // a trial's demo bot asked a moment before the end
+                        // was named for its slow opponent), and the match
+                        // stops there.
+                        let at_fault = self.waited_longest(bots, &replies, now);
                         let kind = BotFailureKind::MatchWall {
                             limit_ms: over.as_millis() as u64,
                         };
-                        self.kill(b);
-                        failures.push(self.failure(b, kind, None));
-                        continue;
+                        self.kill(at_fault);
+                        failures.push(self.failure(at_fault, kind, None));
+                        break 'waiting;
                     }
                     wake = wake.min(self.started + over);
                 }

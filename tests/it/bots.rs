@@ -913,6 +913,55 @@ fn late_line_fails_in_turn_one(file: &str) {
     nothing_left(file, &seen);
 }
 
+/// A match's wall-clock budget (a compile request's trial game) is the
+/// bots' to use: when it runs out, the bot whose answers took the most of
+/// it fails, not the one waited for at that moment. `slow_answers.c`
+/// sleeps 500 ms before each answer, the thinker computes 300 ms; the
+/// budget of 700 ms runs out while the thinker thinks in turn 1. Before,
+/// the thinker was named ("was still thinking"), and in a trial against a
+/// demo bot its slow opponent read "you won".
+#[test]
+fn a_matchs_wall_clock_running_out_names_the_bot_that_took_it_not_the_one_asked_last() {
+    let bots: Vec<(&Toolchain, BotProgram)> = ["hostile/slow_answers.c", "thinker.c"]
+        .iter()
+        .map(|f| bot(f))
+        .collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let limits = LineLimits {
+        match_wall: Some(Duration::from_millis(700)),
+        ..limits()
+    };
+    let m = Match::start(&refs, limits).unwrap();
+    let mut thinker_asked = false;
+    let rec = play(m, |m| {
+        for r in 1..=3u32 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            thinker_asked = true;
+            m.ask(1, &format!("ECHO {r} 300"))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        thinker_asked,
+        "the budget ran out in the slow bot's first answer"
+    );
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert!(
+        matches!(f.kind, BotFailureKind::MatchWall { limit_ms: 700 }),
+        "{}",
+        f.reason
+    );
+    assert_eq!((f.bot, f.turn), (0, 1), "{}", f.reason);
+    assert!(
+        f.reason.contains("had taken the most of the match's 0.7 s"),
+        "{}",
+        f.reason
+    );
+}
+
 /// Red team 22: a bot that keeps its own freeze from holding is failed,
 /// never an engine fault that stops the contest. The kernel freezes a task
 /// at its next return to user space; `hostile/freeze_stall.c` answers
