@@ -617,9 +617,11 @@ impl Match {
                         if others_frozen {
                             // It owes nothing more in this wait. The wait
                             // for its freeze to hold (up to
-                            // `FREEZE_HOLD_WAIT`) is nobody's: the bots
-                            // still waited for get it back on their wall
-                            // clocks (their CPU is counted as ever).
+                            // `FREEZE_HOLD_WAIT`) is never the bots' still
+                            // waited for: they get it back on their wall
+                            // clocks (their CPU is counted as ever); one
+                            // that gave up is this bot's own waiting
+                            // (`freeze_all_but`).
                             let asked = Instant::now();
                             let stalled = self.freeze_all_but_pending(bots, &replies);
                             let stall = asked.elapsed();

@@ -45,7 +45,8 @@ impl Match {
     /// reply's clocks start, and the bot is counted as a stopped bot is
     /// from its first pending look ([`Match::resumed_while_frozen`]), so
     /// it fails if it runs on and costs the bot waited for at most that
-    /// slack. Never an engine fault: one that a bot could choose would
+    /// slack; the wait is its own, added to the time the referee waited
+    /// for it (`waited`). Never an engine fault: one that a bot could choose would
     /// have its games played again and then the run stopped (decided
     /// after red team 22). A frozen bot is thawed when the referee next
     /// waits for it (or writes to it and its pipe is full).
@@ -105,6 +106,18 @@ impl Match {
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(5));
+        }
+        // A freeze still not held when the wait gave up cost the match that
+        // wait: it is the bot's, as time the referee waited for it (its
+        // `waited`), so a bot that holds each of its freezes off at no CPU
+        // still meets the match's bound on waiting, and the longest match
+        // stays computable from the limits. (Before, that second a stop
+        // was nobody's: a bot could add one to every turn of its matches.)
+        if !asked.is_empty() {
+            let stall = start.elapsed();
+            for &b in &asked {
+                self.seats[b].waited += stall;
+            }
         }
         // What a bot is charged while frozen counts from here: the CPU it
         // took before its freeze held is its own turn's. One still not held

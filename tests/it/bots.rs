@@ -854,6 +854,45 @@ fn a_freeze_that_never_holds_stops_no_match_and_fails_no_idle_bot() {
     nothing_left("hostile/resume_self.c", &seen);
 }
 
+/// A freeze never reported held costs the match `FREEZE_HOLD_WAIT` each
+/// time: that wait is the bot's, counted as time the referee waited for
+/// it, so the match's bound on waiting (`waited`, 2.5 s here) ends a bot
+/// that holds off every freeze at no CPU (a wrapper pretends it, as in the
+/// test above), and the longest match stays what the limits say.
+/// `slow_answers.c` sleeps 500 ms before each answer (so it is waited for
+/// at every turn): 1.5 s a turn with its freeze's wait, past 2.5 s when it
+/// is waited for in turn 3. Before, the wait was nobody's: 2 s in four
+/// turns, no failure, and every turn a second longer without bound.
+#[test]
+fn a_freeze_that_never_holds_is_charged_to_its_bot_as_waiting() {
+    let limits = LineLimits {
+        waited: Some(Duration::from_millis(2500)),
+        ..starving_limits()
+    };
+    let (m, _slot) = pretending_match_with(
+        "hostile/slow_answers.c",
+        Pretense::NeverReportedHeld,
+        limits,
+    );
+    let rec = play(m, |m| {
+        for r in 1..=4u32 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            m.ask(1, &format!("ECHO {r} 20"))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert!(
+        matches!(f.kind, BotFailureKind::Waited { limit_ms: 2500 }),
+        "{}",
+        f.reason
+    );
+    assert_eq!((f.bot, f.turn), (0, 3), "{}", f.reason);
+}
+
 /// A line nobody asked for is the bot's failure in the turn of its last
 /// answer, however late it printed it: `late_extra.c` answers turn 1, then
 /// sleeps 300 ms and prints "extra"; meanwhile the thinker's 200 ms reply
@@ -1039,10 +1078,14 @@ fn a_bot_that_keeps_its_own_freeze_from_holding_fails_and_the_match_is_no_fault(
 /// frozen at its answer while its opponent still thinks; a freeze the
 /// kernel never reports held (the wrapper's pretense, as a bot whose
 /// thread waits as a vfork's parent looked to `SIGSTOP`) keeps the
-/// referee waiting `FREEZE_HOLD_WAIT` (1 s). That wait is nobody's: the
-/// bot still thinking gets it back on its wall clocks. Before, it was
+/// referee waiting `FREEZE_HOLD_WAIT` (1 s). That wait is never the bot
+/// still thinking's: it gets it back on its wall clocks. Before, it was
 /// charged to it: the match's waiting budget (1.5 s here) was spent in
-/// the second round, and the honest thinker failed `Waited`.
+/// the second round, and the honest thinker failed `Waited`. It is the
+/// bot's whose freeze did not hold (counted as time waited for it: see
+/// `a_freeze_that_never_holds_is_charged_to_its_bot_as_waiting`): two
+/// such waits spend its 1.5 s, and it fails `waited` when it is next
+/// waited for, in round 3.
 #[test]
 fn a_freeze_that_stalls_at_an_answer_costs_the_bot_still_thinking_no_wall() {
     let limits = LineLimits {
@@ -1066,7 +1109,14 @@ fn a_freeze_that_stalls_at_an_answer_costs_the_bot_still_thinking_no_wall() {
         Ok(vec![0u64, 0])
     })
     .unwrap_or_else(|e| panic!("the match stopped: {e}"));
-    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert!(
+        matches!(f.kind, BotFailureKind::Waited { limit_ms: 1500 }),
+        "{}",
+        f.reason
+    );
+    assert_eq!((f.bot, f.turn), (0, 3), "{}", f.reason);
 }
 
 /// Red team 21: where no control group counts a match's bot (run again as
