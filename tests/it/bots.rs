@@ -1205,9 +1205,13 @@ fn self_resuming_bot_against_the_thinker(
 /// almost always, so as one process (run again as `nobody`) its hold is
 /// reported at once while it runs in bursts: its CPU count fails it
 /// (`ran_while_stopped`, by turn 3), never its opponent; or its own stop
-/// outlasts its timer's signals (2 of 6 runs as `nobody`: by our reading,
-/// a stop takes back a pending `SIGCONT`, and a periodic timer whose
-/// signal is never taken is not rearmed), so it stays stopped through its
+/// outlasts its timer's signals (2 of 6 runs as `nobody`: a stop takes
+/// back a `SIGCONT` still pending, and a periodic timer whose signal is
+/// never taken is not rearmed: checked on Linux 6.18, a process whose
+/// timer's `SIGCONT` was pending, blocked, when it was stopped from
+/// outside ran 0 ms in 200 after each of five stops, and 200 where it was
+/// not pending; with `SIGCONT`'s default action the timer fires once and
+/// sleeps for good, its signal ignored), so it stays stopped through its
 /// own turn and fails by the wall clock, its own doing. As root the
 /// freezer holds it (no signal undoes that): it runs nothing while frozen,
 /// but its own stop may still outlast its timer (seen once in the CI's
