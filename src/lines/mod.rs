@@ -475,10 +475,19 @@ impl Match {
         }
     }
 
-    /// The seat the referee has waited for longest in this match: its
-    /// answers so far, and for each of `bots` not yet answered (`replies`)
-    /// this wait. A wait for a freeze to hold is in no bot's.
-    fn waited_longest(&self, bots: &[usize], replies: &[Option<String>], now: Instant) -> usize {
+    /// The seat the referee has waited for longest in this match, of those
+    /// not failed yet (`failures`; `fallback` if none is left): its answers
+    /// so far, and for each of `bots` not yet answered (`replies`) this
+    /// wait. A wait for a freeze to hold is in the frozen bot's only where
+    /// it gave up ([`Match::freeze_all_but`]).
+    fn waited_longest(
+        &self,
+        bots: &[usize],
+        replies: &[Option<String>],
+        failures: &[BotFailure],
+        fallback: usize,
+        now: Instant,
+    ) -> usize {
         let waited = |s: usize| {
             let seat = &self.seats[s];
             let this_wait = match bots.iter().position(|&b| b == s) {
@@ -490,8 +499,9 @@ impl Match {
             seat.waited + this_wait
         };
         (0..self.seats.len())
+            .filter(|&s| !failures.iter().any(|f| f.bot == s))
             .max_by_key(|&s| waited(s))
-            .expect("a match has a bot")
+            .unwrap_or(fallback)
     }
 
     /// For a game budgeted by rounds ([`crate::game::lines::LineGame::cpu_rounds`]):
@@ -668,7 +678,7 @@ impl Match {
                         // a trial's demo bot asked a moment before the end
                         // was named for its slow opponent), and the match
                         // stops there.
-                        let at_fault = self.waited_longest(bots, &replies, now);
+                        let at_fault = self.waited_longest(bots, &replies, &failures, b, now);
                         let kind = BotFailureKind::MatchWall {
                             limit_ms: over.as_millis() as u64,
                         };

@@ -46,9 +46,9 @@ impl Match {
     /// from its first pending look ([`Match::resumed_while_frozen`]), so
     /// it fails if it runs on and costs the bot waited for at most that
     /// slack; the wait is its own, added to the time the referee waited
-    /// for it (`waited`). Never an engine fault: one that a bot could choose would
-    /// have its games played again and then the run stopped (decided
-    /// after red team 22). A frozen bot is thawed when the referee next
+    /// for it (`waited`). Never an engine fault: one that a bot could
+    /// choose would have its games played again and then the run stopped
+    /// (decided after red team 22). A frozen bot is thawed when the referee next
     /// waits for it (or writes to it and its pipe is full).
     pub(super) fn freeze_all_but(&mut self, bots: &[usize]) -> Vec<BotFailure> {
         let mut asked = Vec::new();
