@@ -476,16 +476,15 @@ impl Match {
     }
 
     /// The seat the referee has waited for longest in this match, of those
-    /// not failed yet (`failures`; `fallback` if none is left): its answers
-    /// so far, and for each of `bots` not yet answered (`replies`) this
-    /// wait. A wait for a freeze to hold is in the frozen bot's only where
-    /// it gave up ([`Match::freeze_all_but`]).
+    /// not failed yet (`failures`; the caller waits for one of them): its
+    /// answers so far, and for each of `bots` not yet answered (`replies`)
+    /// this wait. A wait for a freeze to hold is in the frozen bot's only
+    /// where it gave up ([`Match::freeze_all_but`]).
     fn waited_longest(
         &self,
         bots: &[usize],
         replies: &[Option<String>],
         failures: &[BotFailure],
-        fallback: usize,
         now: Instant,
     ) -> usize {
         let waited = |s: usize| {
@@ -501,7 +500,7 @@ impl Match {
         (0..self.seats.len())
             .filter(|&s| !failures.iter().any(|f| f.bot == s))
             .max_by_key(|&s| waited(s))
-            .unwrap_or(fallback)
+            .expect("the bot waited for has not failed")
     }
 
     /// For a game budgeted by rounds ([`crate::game::lines::LineGame::cpu_rounds`]):
@@ -678,7 +677,7 @@ impl Match {
                         // a trial's demo bot asked a moment before the end
                         // was named for its slow opponent), and the match
                         // stops there.
-                        let at_fault = self.waited_longest(bots, &replies, &failures, b, now);
+                        let at_fault = self.waited_longest(bots, &replies, &failures, now);
                         let kind = BotFailureKind::MatchWall {
                             limit_ms: over.as_millis() as u64,
                         };
