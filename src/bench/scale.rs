@@ -332,6 +332,13 @@ impl ScaleBench {
             m.sqlite_peak_kb / 1024,
             m.file_kb / 1024
         );
+        for (program, bytes) in crate::sandbox::held::held_programs() {
+            println!(
+                "  beside its resident set: {:.1} MB of huge pages holding {} for the compile jail",
+                bytes as f64 / 1e6,
+                program.display()
+            );
+        }
         println!(
             "  the database's pages: the games {:.1} MB ({:.0} bytes per game, goal: 200), \
              the mails' tables and indexes {:.1} MB, the rest (teams, strategies, registrations, \

@@ -81,11 +81,10 @@
 //! It deliberately does not know what gcc is: callers pass argv and read the
 //! work folder.
 
-use std::cell::Cell;
 use std::ffi::CString;
 use std::fs;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -97,6 +96,7 @@ use super::cgroup::{self, Group, GroupLimits};
 use super::exe::Executable;
 use super::netns::{self, Netns};
 use super::spawn::{self, arrange_fds, check, CArgs};
+use super::tmpfs::{detached_tmpfs, Maker, UserMaps};
 use super::uid::{UidSlot, SLOTS};
 use super::{is_root, pipe, set_rlimit};
 
@@ -639,6 +639,7 @@ impl Jail {
             &self.tree.root,
             self.work.as_raw_fd(),
             self.uid.as_ref().map(UidSlot::uid),
+            Path::new(&program),
         )
         .map_err(spawn_err)?;
         let (read_end, write_end) = pipe().map_err(spawn_err)?;
@@ -1069,14 +1070,6 @@ fn wait_until(
     }
 }
 
-/// `fsopen`'s and `fsmount`'s flag: the descriptor is close-on-exec.
-const FS_CLOEXEC: libc::c_uint = 1;
-/// `fsconfig` commands.
-const FSCONFIG_SET_STRING: libc::c_uint = 1;
-const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
-/// `fsmount`'s mount attributes.
-const MOUNT_ATTR_NOSUID: libc::c_uint = 0x2;
-const MOUNT_ATTR_NODEV: libc::c_uint = 0x4;
 /// `open_tree`: a copy of the mount, detached, close-on-exec.
 const OPEN_TREE_CLONE: libc::c_uint = 1;
 const OPEN_TREE_CLOEXEC: libc::c_uint = libc::O_CLOEXEC as libc::c_uint;
@@ -1085,135 +1078,25 @@ const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
 
 /// A new tmpfs of [`WORK_BYTES`] and [`WORK_INODES`], mounted nowhere,
 /// owned by `owner` (the jail's own uid when the server is root):
-/// the descriptor of its detached mount. It is made by a child in a mount
-/// namespace of its own (and a user namespace when the server is not
-/// root: creating a file system needs `CAP_SYS_ADMIN` where it is made)
-/// that shares the server's descriptor table, so that the descriptor
-/// outlives it; the file system lives as long as a descriptor or a mount
-/// of it does.
+/// the descriptor of its detached mount ([`detached_tmpfs`]).
 fn work_tmpfs(owner: Option<u32>) -> io::Result<OwnedFd> {
-    let as_root = owner.is_some();
-    let c =
-        |s: &str| CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"));
     let mut options = vec![
-        (c("size")?, c(&WORK_BYTES.to_string())?),
-        (c("nr_inodes")?, c(&WORK_INODES.to_string())?),
-        (c("mode")?, c("0755")?),
+        ("size", WORK_BYTES.to_string()),
+        ("nr_inodes", WORK_INODES.to_string()),
+        ("mode", "0755".to_string()),
     ];
     if let Some(uid) = owner {
         // The jailed command runs under the jail's uid and owns its folder.
-        options.push((c("uid")?, c(&uid.to_string())?));
-        options.push((c("gid")?, c(&uid.to_string())?));
+        options.push(("uid", uid.to_string()));
+        options.push(("gid", uid.to_string()));
     }
-    let tmpfs = c("tmpfs")?;
-    let maps = UserMaps::new()?;
-    let made: Cell<RawFd> = Cell::new(-1);
-    let mut body = || -> io::Error {
-        // SAFETY: system calls on data prepared before the clone.
-        unsafe {
-            if !as_root {
-                if let Err(e) = maps.write() {
-                    return e;
-                }
-            }
-            let fs = libc::syscall(libc::SYS_fsopen, tmpfs.as_ptr(), FS_CLOEXEC) as RawFd;
-            if fs < 0 {
-                return io::Error::last_os_error();
-            }
-            let mut ok = true;
-            for (key, value) in &options {
-                ok = ok
-                    && libc::syscall(
-                        libc::SYS_fsconfig,
-                        fs,
-                        FSCONFIG_SET_STRING,
-                        key.as_ptr(),
-                        value.as_ptr(),
-                        0,
-                    ) == 0;
-            }
-            ok = ok
-                && libc::syscall(
-                    libc::SYS_fsconfig,
-                    fs,
-                    FSCONFIG_CMD_CREATE,
-                    std::ptr::null::<libc::c_char>(),
-                    std::ptr::null::<libc::c_char>(),
-                    0,
-                ) == 0;
-            let mount = if ok {
-                libc::syscall(
-                    libc::SYS_fsmount,
-                    fs,
-                    FS_CLOEXEC,
-                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                ) as RawFd
-            } else {
-                -1
-            };
-            let err = io::Error::last_os_error();
-            // The descriptor table is the server's: leave only the mount.
-            libc::close(fs);
-            if mount < 0 {
-                return err;
-            }
-            made.set(mount);
-            libc::_exit(0)
-        }
+    // Owned by the jail's uid only when the server is root.
+    let who = if owner.is_some() {
+        Maker::Root
+    } else {
+        Maker::UserNamespace
     };
-    let mut flags = libc::CLONE_NEWNS | libc::CLONE_FILES;
-    if !as_root {
-        flags |= libc::CLONE_NEWUSER;
-    }
-    // SAFETY: the body only makes system calls on data prepared above.
-    let pid = unsafe { spawn::spawn_with(flags, &mut body) }?;
-    let status = spawn::Child::new(pid).wait()?;
-    let fd = made.get();
-    if fd < 0 || status.code() != Some(0) {
-        if fd >= 0 {
-            // SAFETY: the child made it in our table and nobody else has it.
-            drop(unsafe { OwnedFd::from_raw_fd(fd) });
-        }
-        return Err(io::Error::other(format!(
-            "the child making the work folder's tmpfs ended with {status}"
-        )));
-    }
-    // SAFETY: the child made it in our table and nobody else has it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// The user and group maps of a user namespace whose root is the server's
-/// user, written by the child into its own `/proc/self` files.
-struct UserMaps {
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
-    uid_map_path: CString,
-    gid_map_path: CString,
-    setgroups_path: CString,
-}
-
-impl UserMaps {
-    fn new() -> io::Result<UserMaps> {
-        let c = |s: &str| {
-            CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"))
-        };
-        // SAFETY: plain syscalls.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        Ok(UserMaps {
-            uid_map: format!("0 {uid} 1\n").into_bytes(),
-            gid_map: format!("0 {gid} 1\n").into_bytes(),
-            uid_map_path: c("/proc/self/uid_map")?,
-            gid_map_path: c("/proc/self/gid_map")?,
-            setgroups_path: c("/proc/self/setgroups")?,
-        })
-    }
-
-    /// Only system calls: for the child.
-    unsafe fn write(&self) -> io::Result<()> {
-        write_file(&self.setgroups_path, b"deny")?;
-        write_file(&self.uid_map_path, &self.uid_map)?;
-        write_file(&self.gid_map_path, &self.gid_map)
-    }
+    detached_tmpfs(&options, who, None)
 }
 
 /// Removes the jail folders of servers that are no longer running (a
@@ -1267,10 +1150,22 @@ struct MountPlan {
     /// user namespace of the run's own.
     own_uid: Option<u32>,
     maps: UserMaps,
+    /// The program the run starts if it is held in huge pages
+    /// ([`super::held`]), with the path in the tree its copy is mounted
+    /// over: the `Arc` keeps the copy's descriptor open until the run has
+    /// mounted it.
+    held: Vec<(Arc<super::held::Held>, CString)>,
+    /// The copy's name in its tmpfs.
+    copy_name: CString,
 }
 
 impl MountPlan {
-    fn new(root: &Path, work_fd: RawFd, own_uid: Option<u32>) -> io::Result<MountPlan> {
+    fn new(
+        root: &Path,
+        work_fd: RawFd,
+        own_uid: Option<u32>,
+        program: &Path,
+    ) -> io::Result<MountPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_encoded_bytes())
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))
@@ -1298,6 +1193,16 @@ impl MountPlan {
             },
             own_uid,
             maps: UserMaps::new()?,
+            // Only the program the run starts: a mount costs every run.
+            held: super::held::held()
+                .into_iter()
+                .filter(|h| h.program == program)
+                .filter_map(|h| {
+                    let inside = root.join(h.program.strip_prefix("/").ok()?);
+                    Some((h, c(&inside).ok()?))
+                })
+                .collect(),
+            copy_name: c(Path::new(super::held::COPY_NAME))?,
         })
     }
 
@@ -1328,6 +1233,33 @@ impl MountPlan {
                 libc::MS_BIND | libc::MS_REC,
                 std::ptr::null(),
             ))?;
+            // The programs held in huge pages, each a copy of its read-only
+            // mount over the program's file: the same bytes at the same
+            // path, mapped from huge pages.
+            for (held, inside) in &self.held {
+                let copy = libc::syscall(
+                    libc::SYS_open_tree,
+                    held.mount_fd(),
+                    self.copy_name.as_ptr(),
+                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC,
+                ) as RawFd;
+                if copy < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let moved = libc::syscall(
+                    libc::SYS_move_mount,
+                    copy,
+                    self.empty.as_ptr(),
+                    libc::AT_FDCWD,
+                    inside.as_ptr(),
+                    MOVE_MOUNT_F_EMPTY_PATH,
+                );
+                let err = io::Error::last_os_error();
+                libc::close(copy);
+                if moved != 0 {
+                    return Err(err);
+                }
+            }
             // Read-only on top; where a user namespace forbids the remount,
             // /usr still belongs to the real root and stays unwritable.
             libc::mount(
@@ -1449,19 +1381,6 @@ impl MountPlan {
         }
         Ok(())
     }
-}
-
-unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
-    let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let n = libc::write(fd, data.as_ptr().cast(), data.len());
-    libc::close(fd);
-    if n != data.len() as isize {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

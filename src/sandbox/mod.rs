@@ -29,10 +29,12 @@ pub mod cgroup;
 pub mod cpu;
 pub mod exe;
 pub mod folder;
+pub mod held;
 pub mod image;
 pub mod jail;
 pub mod netns;
 pub(crate) mod spawn;
+mod tmpfs;
 pub mod uid;
 
 pub use cpu::{allowed_cpus, pin_current_thread};

@@ -321,6 +321,17 @@ impl Toolchain {
         }
     }
 
+    /// Has the jail run the zig toolchain's program from a copy in huge
+    /// pages ([`crate::sandbox::held`]), made on a thread of its own once
+    /// per process: its two starts a compile cost about half the CPU
+    /// mapped from huge pages. Debian's LLVM is not held (its clang and
+    /// wasm-ld are small programs loading a shared library).
+    pub fn hold_in_memory(&self) {
+        if self.llvm == Llvm::Zig {
+            crate::sandbox::held::hold_in_background(&self.clang);
+        }
+    }
+
     /// What to install when [`Toolchain::find`] finds nothing.
     pub const MISSING: &'static str = "clang, wasm-ld and the wasm32 builtins are missing \
          (Debian: apt-get install clang lld libclang-rt-14-dev-wasm32)";

@@ -1294,6 +1294,66 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
     assert!(jail.work_dir().join("inside").is_file());
 }
 
+/// A program the jail runs from a copy in huge pages (the zig
+/// toolchain's, `knobeln::sandbox::held`; here the shell, held for the
+/// test) is that copy, byte for byte, in the runs that start it, and no
+/// tool can change it for the runs after: not write, grow, change the
+/// mode of, remount or unmount it, under the jail's own uid (the server
+/// is root) nor as its user namespace's root without capabilities (the
+/// server is not root: the test runs itself again as `nobody`), where the
+/// copy's file belongs to the run's root. A run that starts another
+/// program sees the host's file.
+#[test]
+fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
+    also_as_nobody(
+        "integrity::a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool",
+    );
+    let dash = std::path::Path::new("/usr/bin/dash");
+    let held = knobeln::sandbox::held::hold_now(dash).unwrap();
+    assert_eq!(held.program, dash);
+    let host = std::fs::read(dash).unwrap();
+    let jail = Jail::new().unwrap();
+    let attack = "stat -f -c 'on %T' /usr/bin/dash; \
+                  echo x >> /usr/bin/dash 2>/dev/null || echo 'no append'; \
+                  (: > /usr/bin/dash) 2>/dev/null || echo 'no truncate'; \
+                  chmod 777 /usr/bin/dash 2>/dev/null || echo 'no chmod'; \
+                  touch /usr/bin/dash 2>/dev/null || echo 'no touch'; \
+                  mount -o remount,bind,rw /usr/bin/dash 2>/dev/null || echo 'no remount'; \
+                  umount /usr/bin/dash 2>/dev/null || echo 'no umount'; \
+                  sha256sum /usr/bin/dash; stat -c 'mode %a' /usr/bin/dash";
+    let run = |program: &str| {
+        jail.run(&[program, "-c", attack], &at_the_default_limits())
+            .unwrap()
+            .output
+    };
+    let digest = format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(&host));
+    let mode = format!(
+        "mode {:o}\n",
+        std::fs::metadata(dash).unwrap().permissions().mode() & 0o7777
+    );
+    for round in 0..2 {
+        let out = run("/usr/bin/dash");
+        for said in [
+            "on tmpfs\n",
+            "no append",
+            "no truncate",
+            "no chmod",
+            "no touch",
+            "no remount",
+            "no umount",
+            &digest,
+            "mode 555\n",
+        ] {
+            assert!(out.contains(said), "round {round}, {said}: {out}");
+        }
+    }
+    // Another program's run sees the host's file, unchanged.
+    let out = run("/bin/sh");
+    assert!(!out.contains("on tmpfs"), "{out}");
+    assert!(out.contains(&digest) && out.contains(&mode), "{out}");
+    assert_eq!(std::fs::read(dash).unwrap(), host);
+}
+
 /// Red team (F9): what a tool leaves in its work folder never leads the
 /// server elsewhere. The server reaches the folder through
 /// `/proc/self/fd/N`, where a link a tool made resolves in the server's

@@ -6,6 +6,7 @@
 //! do not depend on the clock; the wall-clock watchdog is an engine fault,
 //! never a player's failure, and counts each player's own running time.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use knobeln::referee::{GameSeeds, Referee, RefereeError};
@@ -17,7 +18,7 @@ use knobeln::toolchain::diagnostic::Check;
 use knobeln::toolchain::gcc::{Gcc, GccRun, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
 use knobeln::toolchain::wasm::{
     check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsInput,
-    BuiltinsLink, SkipGrounds, Toolchain,
+    BuiltinsLink, Llvm, SkipGrounds, Toolchain,
 };
 use knobeln::wasm::{EPOCH_TICK, HOST_CALL_FUEL};
 
@@ -486,6 +487,57 @@ fn the_same_source_builds_the_same_module_at_any_time() {
         text.contains("Jan  1 1970 00:00:00 Thu Jan  1 00:00:00 1970 strategy.c"),
         "the module's strings: {text:?}"
     );
+}
+
+/// A process that compiles more than once runs the zig toolchain from its
+/// read-only copy in huge pages (`knobeln::sandbox::held`) from its second
+/// compile on, and builds there what it builds from the disk: a strategy's
+/// module, byte for byte, built with the copy and with the program reached
+/// by another path (which no run mounts the copy over, so it is read from
+/// the disk).
+#[test]
+fn the_toolchain_held_in_huge_pages_builds_the_module_the_disk_builds() {
+    use knobeln::sandbox::held;
+    use knobeln::toolchain::wasm::ZIG;
+    let held_tools = Toolchain::find().expect("a toolchain");
+    assert_eq!(held_tools.llvm, Llvm::Zig, "bash deploy/zig.sh install");
+    let src = "main() { int i = 0; for (;;) make_throw(1 + (i++ * 7) % 100); }\n";
+    let twice = "main() { int i = 3; for (;;) make_throw(1 + (i++ * 11) % 100); }\n";
+    let _ = module_of(src);
+    let _ = module_of(twice);
+    assert!(
+        held::wait_for_holds(Duration::from_secs(120)),
+        "the copy is slow"
+    );
+    let held_now = held::held_programs();
+    assert!(
+        held_now
+            .iter()
+            .any(|(p, bytes)| p == Path::new(ZIG) && *bytes >= 100 << 20),
+        "after two compiles: {held_now:?}"
+    );
+    let dir = Path::new(ZIG).parent().unwrap();
+    let by_another_path = dir.join("..").join(dir.file_name().unwrap()).join("zig");
+    let from_disk = Toolchain {
+        clang: by_another_path.clone(),
+        wasm_ld: by_another_path,
+        ..held_tools.clone()
+    };
+    let build = |tools: &Toolchain| {
+        let cfg = CompileConfig {
+            profile: Profile::Local,
+            toolchain: Some(tools.clone()),
+            ..CompileConfig::default()
+        };
+        match compile_measured(src.as_bytes(), &cfg, &ModuleCache::new(1 << 20))
+            .unwrap()
+            .outcome
+        {
+            Outcome::Accepted { binary, .. } => binary,
+            Outcome::Rejected { report } => panic!("rejected: {:?}", report.diagnostics),
+        }
+    };
+    assert_eq!(build(&held_tools), build(&from_disk));
 }
 
 /// A strategy that burns `per_throw` iterations of a volatile loop before

@@ -1,0 +1,252 @@
+//! A tmpfs made by a short-lived child of the server and held by the
+//! descriptor of its detached mount, mounted nowhere on the host: the
+//! compile jail's work folder ([`super::jail`]) and the read-only copy of
+//! a program held in huge pages ([`super::held`]). The child shares the
+//! server's descriptor table (so the descriptor outlives it) and makes the
+//! file system in a mount namespace of its own, and in a user namespace
+//! when the server is not root ([`UserMaps`]).
+//!
+//! Not here: what the tmpfs holds or where a run mounts it.
+
+use std::cell::Cell;
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+use super::spawn;
+
+/// `fsopen`'s and `fsmount`'s flag: the descriptor is close-on-exec.
+const FS_CLOEXEC: libc::c_uint = 1;
+/// `fsconfig` commands.
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+/// `fsmount`'s mount attributes.
+const MOUNT_ATTR_NOSUID: libc::c_uint = 0x2;
+const MOUNT_ATTR_NODEV: libc::c_uint = 0x4;
+/// `mount_setattr`'s attribute: read-only.
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+/// Who makes a detached tmpfs: root in a mount namespace of its own, or
+/// (the server is not root) the root of a new user namespace.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Maker {
+    Root,
+    UserNamespace,
+}
+
+/// A file a detached tmpfs is filled with before it is made read-only:
+/// `len` bytes of `source` (read from its start) as the file `name`, mode
+/// 0555.
+pub(super) struct Fill {
+    pub source: RawFd,
+    pub len: u64,
+    pub name: CString,
+}
+
+/// A new tmpfs with `options`, mounted nowhere (`nosuid`, `nodev`): the
+/// descriptor of its detached mount. With `fill`, the file is written into
+/// it and the mount made read-only before anyone else holds it. It is made
+/// by a child in a mount namespace of its own (and a user namespace where
+/// the server is not root: creating a file system needs `CAP_SYS_ADMIN`
+/// where it is made) that shares the server's descriptor table, so that
+/// the descriptor outlives it; the file system lives as long as a
+/// descriptor or a mount of it does.
+pub(super) fn detached_tmpfs(
+    options: &[(&str, String)],
+    maker: Maker,
+    fill: Option<&Fill>,
+) -> io::Result<OwnedFd> {
+    let c =
+        |s: &str| CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"));
+    let options = options
+        .iter()
+        .map(|(k, v)| Ok((c(k)?, c(v)?)))
+        .collect::<io::Result<Vec<_>>>()?;
+    let tmpfs = c("tmpfs")?;
+    let empty = c("")?;
+    let maps = UserMaps::new()?;
+    let made: Cell<RawFd> = Cell::new(-1);
+    let mut body = || -> io::Error {
+        // SAFETY: system calls on data prepared before the clone.
+        unsafe {
+            if maker == Maker::UserNamespace {
+                if let Err(e) = maps.write() {
+                    return e;
+                }
+            }
+            let fs = libc::syscall(libc::SYS_fsopen, tmpfs.as_ptr(), FS_CLOEXEC) as RawFd;
+            if fs < 0 {
+                return io::Error::last_os_error();
+            }
+            let mut ok = true;
+            for (key, value) in &options {
+                ok = ok
+                    && libc::syscall(
+                        libc::SYS_fsconfig,
+                        fs,
+                        FSCONFIG_SET_STRING,
+                        key.as_ptr(),
+                        value.as_ptr(),
+                        0,
+                    ) == 0;
+            }
+            ok = ok
+                && libc::syscall(
+                    libc::SYS_fsconfig,
+                    fs,
+                    FSCONFIG_CMD_CREATE,
+                    std::ptr::null::<libc::c_char>(),
+                    std::ptr::null::<libc::c_char>(),
+                    0,
+                ) == 0;
+            let mount = if ok {
+                libc::syscall(
+                    libc::SYS_fsmount,
+                    fs,
+                    FS_CLOEXEC,
+                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                ) as RawFd
+            } else {
+                -1
+            };
+            let err = io::Error::last_os_error();
+            // The descriptor table is the server's: leave only the mount.
+            libc::close(fs);
+            if mount < 0 {
+                return err;
+            }
+            if let Some(fill) = fill {
+                if let Err(e) = fill_read_only(mount, fill, &empty) {
+                    libc::close(mount);
+                    return e;
+                }
+            }
+            made.set(mount);
+            libc::_exit(0)
+        }
+    };
+    let mut flags = libc::CLONE_NEWNS | libc::CLONE_FILES;
+    if maker == Maker::UserNamespace {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: the body only makes system calls on data prepared above.
+    let pid = unsafe { spawn::spawn_with(flags, &mut body) }?;
+    let status = spawn::Child::new(pid).wait()?;
+    let fd = made.get();
+    if fd < 0 || status.code() != Some(0) {
+        if fd >= 0 {
+            // SAFETY: the child made it in our table and nobody else has it.
+            drop(unsafe { OwnedFd::from_raw_fd(fd) });
+        }
+        return Err(io::Error::other(format!(
+            "the child making a tmpfs ended with {status}"
+        )));
+    }
+    // SAFETY: the child made it in our table and nobody else has it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// For [`detached_tmpfs`]'s child: writes `fill`'s file into the mount
+/// `mount`, then makes the mount read-only. Only system calls.
+unsafe fn fill_read_only(mount: RawFd, fill: &Fill, empty: &CString) -> io::Result<()> {
+    let file = libc::openat(
+        mount,
+        fill.name.as_ptr(),
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
+        0o555,
+    );
+    if file < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut offset: libc::off_t = 0;
+    while (offset as u64) < fill.len {
+        let left = (fill.len - offset as u64).min(1 << 30) as usize;
+        let n = libc::sendfile(file, fill.source, &mut offset, left);
+        if n <= 0 {
+            let err = if n == 0 {
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than its size",
+                )
+            } else {
+                io::Error::last_os_error()
+            };
+            libc::close(file);
+            return Err(err);
+        }
+    }
+    libc::close(file);
+    /// `struct mount_attr` of `mount_setattr(2)`.
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    if libc::syscall(
+        libc::SYS_mount_setattr,
+        mount,
+        empty.as_ptr(),
+        libc::AT_EMPTY_PATH as libc::c_uint,
+        &attr as *const MountAttr,
+        std::mem::size_of::<MountAttr>(),
+    ) != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The user and group maps of a user namespace whose root is the server's
+/// user, written by the child into its own `/proc/self` files.
+pub(super) struct UserMaps {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    uid_map_path: CString,
+    gid_map_path: CString,
+    setgroups_path: CString,
+}
+
+impl UserMaps {
+    pub(super) fn new() -> io::Result<UserMaps> {
+        let c = |s: &str| {
+            CString::new(s).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL"))
+        };
+        // SAFETY: plain syscalls.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Ok(UserMaps {
+            uid_map: format!("0 {uid} 1\n").into_bytes(),
+            gid_map: format!("0 {gid} 1\n").into_bytes(),
+            uid_map_path: c("/proc/self/uid_map")?,
+            gid_map_path: c("/proc/self/gid_map")?,
+            setgroups_path: c("/proc/self/setgroups")?,
+        })
+    }
+
+    /// Only system calls: for the child.
+    pub(super) unsafe fn write(&self) -> io::Result<()> {
+        write_file(&self.setgroups_path, b"deny")?;
+        write_file(&self.uid_map_path, &self.uid_map)?;
+        write_file(&self.gid_map_path, &self.gid_map)
+    }
+}
+
+unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let n = libc::write(fd, data.as_ptr().cast(), data.len());
+    libc::close(fd);
+    if n != data.len() as isize {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
