@@ -10,16 +10,22 @@
 //! CPU (the figures page of the book).
 //!
 //! The copy is made by a child of the server ([`super::tmpfs::detached_tmpfs`]):
-//! a tmpfs of exactly the program's size in whole huge pages, the file
-//! written into it, the mount made read-only before anyone else holds it,
-//! mounted nowhere on the host. A run mounts a copy of that read-only mount
-//! and cannot change it (its tools keep no capability): a tool writing,
-//! truncating or changing the program fails with `EROFS`, so one
-//! strategy's compile can leave nothing in the next one's tools. The
+//! a tmpfs of exactly the program's size in whole huge pages (never
+//! swapped where the kernel allows `noswap`), the file written into it,
+//! the mount made read-only before anyone else holds it, mounted nowhere
+//! on the host. A run mounts a copy of that read-only mount, and only
+//! while the program's path still names the file copied, unchanged (its
+//! device, inode, size and times: else the run starts the host's file,
+//! as the compile cache's key, which reads the same, says); the program
+//! is named by its own path (no link, no `..`). A tool cannot change the
+//! copy (it keeps no capability): writing, truncating or changing the
+//! program fails (`EROFS`, or `EACCES` where its mode refuses first), so
+//! one strategy's compile can leave nothing in the next one's tools. The
 //! memory (the program's size, rounded up to whole huge pages) is the
 //! server's, for its life, charged to its control group; it is freed when
 //! the server ends (even by `kill -9`: only the server's descriptor and
-//! the mounts of its running jails hold it).
+//! the mounts of its running jails hold it, and a copy under way dies
+//! with the server's thread that waits for it).
 //!
 //! Not here: which programs are held (the toolchain names them,
 //! `crate::toolchain::wasm::Toolchain::hold_in_memory`), the runs' mounts
@@ -60,6 +66,32 @@ pub struct Held {
     /// The detached, read-only mount of the tmpfs holding the copy
     /// ([`COPY_NAME`]).
     mount: OwnedFd,
+    /// The host's file as it was copied: a run mounts the copy only while
+    /// the path still names that file, unchanged ([`Held::still_the_file`]).
+    copied: FileId,
+}
+
+/// A file as `stat` tells it: which file (device and inode) and its
+/// version (size, last change of its contents and of its inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileId {
+    fn of(meta: &fs::Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
 }
 
 impl Held {
@@ -67,6 +99,14 @@ impl Held {
     /// `open_tree`.
     pub(super) fn mount_fd(&self) -> RawFd {
         self.mount.as_raw_fd()
+    }
+
+    /// Whether the program's path names, unchanged, the file that was
+    /// copied (the same file, size and times; the path has no link, which
+    /// [`hold`] made sure of): else a run starts the host's file, as the
+    /// compile's cache key, which reads that file's size and times, says.
+    pub(super) fn still_the_file(&self) -> bool {
+        fs::symlink_metadata(&self.program).is_ok_and(|m| FileId::of(&m) == self.copied)
     }
 
     /// The memory the copy takes: its size in whole huge pages.
@@ -78,7 +118,7 @@ impl Held {
 /// Why a program is not held (the runs then use the host's file).
 #[derive(Debug, thiserror::Error)]
 pub enum HoldError {
-    #[error("{0} is not a file under /usr, which is all the jail sees of the host")]
+    #[error("{0} is not a file under /usr named by its own path (no link, no ..), which is all the jail sees of the host")]
     NotUnderUsr(PathBuf),
     #[error("{path} is {bytes} bytes, more than the {max} a hold may take")]
     TooLarge { path: PathBuf, bytes: u64, max: u64 },
@@ -90,20 +130,25 @@ pub enum HoldError {
     NoHugePages,
     #[error("no thread to copy it: {0}")]
     Thread(io::Error),
+    #[error("{0} changed while it was copied")]
+    Changed(PathBuf),
+    #[error("this process's hold of {0} failed")]
+    Failed(PathBuf),
 }
 
 /// The programs held, and those whose hold was started.
 struct Registry {
     held: Vec<Arc<Held>>,
+    /// Every program whose hold was started: none is tried twice.
     started: BTreeSet<PathBuf>,
     /// Holds started and not yet ended (either way).
-    pending: usize,
+    pending: BTreeSet<PathBuf>,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     held: Vec::new(),
     started: BTreeSet::new(),
-    pending: 0,
+    pending: BTreeSet::new(),
 });
 static ENDED: Condvar = Condvar::new();
 
@@ -130,48 +175,63 @@ pub fn held_programs() -> Vec<(PathBuf, u64)> {
 /// file until it is done), once per process and program. A hold that
 /// fails is said on stderr once; the runs go on with the host's file.
 pub fn hold_in_background(program: &Path) {
-    {
-        let mut r = registry();
-        if !r.started.insert(program.to_path_buf()) {
-            return;
-        }
-        r.pending += 1;
+    if !start(program) {
+        return;
     }
-    let ended = |outcome: Result<Held, HoldError>, program: &Path| {
-        let mut r = registry();
-        match outcome {
-            Ok(held) => r.held.push(Arc::new(held)),
-            Err(HoldError::NoHugePages) => {}
-            Err(e) => eprintln!(
-                "knobeln: the jail runs {} from the disk: {e}",
-                program.display()
-            ),
-        }
-        r.pending -= 1;
-        ENDED.notify_all();
-    };
     let program = program.to_path_buf();
     let spawned = std::thread::Builder::new()
         .name("hold-program".into())
         .spawn({
             let program = program.clone();
-            move || ended(hold(&program, MAX_HELD_BYTES), &program)
+            move || {
+                if let Err(e) = end(&program, hold(&program, MAX_HELD_BYTES)) {
+                    eprintln!(
+                        "knobeln: the jail runs {} from the disk: {e}",
+                        program.display()
+                    );
+                }
+            }
         });
     if let Err(e) = spawned {
-        ended(Err(HoldError::Thread(e)), &program);
+        let _ = end(&program, Err(HoldError::Thread(e)));
     }
 }
 
-/// Holds `program` on the calling thread, once per process (the copy held
-/// already if it is), and has the jail's runs of it use the copy from now
-/// on.
+/// Holds `program` on the calling thread (or waits for the hold another
+/// started), once per process, and has the jail's runs of it use the copy
+/// from now on. `Err`: this process's hold of it failed.
 pub fn hold_now(program: &Path) -> Result<Arc<Held>, HoldError> {
-    if let Some(held) = registry().held.iter().find(|h| h.program == program) {
-        return Ok(Arc::clone(held));
+    if start(program) {
+        end(program, hold(program, MAX_HELD_BYTES))
+    } else {
+        let r = ENDED
+            .wait_while(registry(), |r| r.pending.contains(program))
+            .unwrap_or_else(|e| e.into_inner());
+        r.held
+            .iter()
+            .find(|h| h.program == program)
+            .cloned()
+            .ok_or_else(|| HoldError::Failed(program.to_path_buf()))
     }
-    let held = Arc::new(hold(program, MAX_HELD_BYTES)?);
+}
+
+/// Marks the hold of `program` started; `false`: it was before.
+fn start(program: &Path) -> bool {
     let mut r = registry();
-    r.started.insert(program.to_path_buf());
+    if !r.started.insert(program.to_path_buf()) {
+        return false;
+    }
+    r.pending.insert(program.to_path_buf());
+    true
+}
+
+/// Ends the hold [`start`] marked: registers the copy (the runs use it
+/// from now on).
+fn end(program: &Path, outcome: Result<Held, HoldError>) -> Result<Arc<Held>, HoldError> {
+    let mut r = registry();
+    r.pending.remove(program);
+    ENDED.notify_all();
+    let held = Arc::new(outcome?);
     r.held.push(Arc::clone(&held));
     Ok(held)
 }
@@ -182,9 +242,9 @@ pub fn hold_now(program: &Path) -> Result<Arc<Held>, HoldError> {
 pub fn wait_for_holds(timeout: Duration) -> bool {
     let r = registry();
     let (r, _) = ENDED
-        .wait_timeout_while(r, timeout, |r| r.pending > 0)
+        .wait_timeout_while(r, timeout, |r| !r.pending.is_empty())
         .unwrap_or_else(|e| e.into_inner());
-    r.pending == 0
+    r.pending.is_empty()
 }
 
 /// Whether the kernel backs a tmpfs mounted with `huge=always` with huge
@@ -201,26 +261,24 @@ fn huge_pages_offered() -> bool {
 /// (which waits for the child that copies). Not registered: the runs do
 /// not use it ([`hold_now`] does that).
 pub fn hold(program: &Path, max: u64) -> Result<Held, HoldError> {
-    if !program.is_absolute()
-        || !program.starts_with("/usr")
-        || program
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return Err(HoldError::NotUnderUsr(program.to_path_buf()));
-    }
-    if !huge_pages_offered() {
-        return Err(HoldError::NoHugePages);
-    }
     let read = |source| HoldError::Read {
         path: program.to_path_buf(),
         source,
     };
+    // Its own path: a link anywhere on it could lead out of `/usr` on the
+    // host, or out of the tree where a run mounts the copy.
+    if !program.is_absolute()
+        || !program.starts_with("/usr")
+        || fs::canonicalize(program).map_err(read)? != program
+    {
+        return Err(HoldError::NotUnderUsr(program.to_path_buf()));
+    }
     let file = fs::File::open(program).map_err(read)?;
     let meta = file.metadata().map_err(read)?;
     if !meta.is_file() {
         return Err(HoldError::NotUnderUsr(program.to_path_buf()));
     }
+    let before = FileId::of(&meta);
     let bytes = meta.size();
     if bytes > max {
         return Err(HoldError::TooLarge {
@@ -228,6 +286,9 @@ pub fn hold(program: &Path, max: u64) -> Result<Held, HoldError> {
             bytes,
             max,
         });
+    }
+    if !huge_pages_offered() {
+        return Err(HoldError::NoHugePages);
     }
     let tmpfs = |source| HoldError::Tmpfs {
         path: program.to_path_buf(),
@@ -239,22 +300,39 @@ pub fn hold(program: &Path, max: u64) -> Result<Held, HoldError> {
         name: CString::new(COPY_NAME).expect("no NUL"),
     };
     let size = bytes.div_ceil(HUGE_PAGE).max(1) * HUGE_PAGE;
-    let options = [
+    let mut options = vec![
         ("size", size.to_string()),
         ("nr_inodes", "4".to_string()),
         ("mode", "0755".to_string()),
         ("huge", "always".to_string()),
+        // Never swapped (Linux 6.4; refused in a user namespace): a page
+        // pushed out and read back small would cost every start again.
+        ("noswap", String::new()),
     ];
     let maker = if super::is_root() {
         Maker::Root
     } else {
         Maker::UserNamespace
     };
-    let mount: OwnedFd = detached_tmpfs(&options, maker, Some(&fill)).map_err(tmpfs)?;
+    let mount: OwnedFd = match detached_tmpfs(&options, maker, Some(&fill)) {
+        Ok(mount) => mount,
+        Err(_) => {
+            options.pop();
+            detached_tmpfs(&options, maker, Some(&fill)).map_err(tmpfs)?
+        }
+    };
+    // The copy is of one version of the file: the same file, unchanged
+    // from before the copy to after it, and the path still names it.
+    let after = file.metadata().map_err(read)?;
+    let now = fs::symlink_metadata(program).map_err(read)?;
+    if FileId::of(&after) != before || FileId::of(&now) != before {
+        return Err(HoldError::Changed(program.to_path_buf()));
+    }
     Ok(Held {
         program: program.to_path_buf(),
         bytes,
         mount,
+        copied: before,
     })
 }
 
@@ -266,11 +344,13 @@ mod tests {
     /// else of the host), and none larger than the bound.
     #[test]
     fn only_a_file_under_usr_within_the_bound_is_held() {
+        // `/usr/bin/sh` is a link to `dash` (Debian).
         for path in [
             "/etc/passwd",
             "usr/bin/dash",
             "/usr/../etc/passwd",
             "/usr/bin",
+            "/usr/bin/sh",
         ] {
             let e = hold(Path::new(path), MAX_HELD_BYTES).unwrap_err();
             assert!(matches!(e, HoldError::NotUnderUsr(_)), "{path}: {e}");

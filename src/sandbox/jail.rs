@@ -1196,7 +1196,7 @@ impl MountPlan {
             // Only the program the run starts: a mount costs every run.
             held: super::held::held()
                 .into_iter()
-                .filter(|h| h.program == program)
+                .filter(|h| h.program == program && h.still_the_file())
                 .filter_map(|h| {
                     let inside = root.join(h.program.strip_prefix("/").ok()?);
                     Some((h, c(&inside).ok()?))
@@ -1243,21 +1243,18 @@ impl MountPlan {
                     self.copy_name.as_ptr(),
                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC,
                 ) as RawFd;
-                if copy < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                let moved = libc::syscall(
-                    libc::SYS_move_mount,
-                    copy,
-                    self.empty.as_ptr(),
-                    libc::AT_FDCWD,
-                    inside.as_ptr(),
-                    MOVE_MOUNT_F_EMPTY_PATH,
-                );
-                let err = io::Error::last_os_error();
-                libc::close(copy);
-                if moved != 0 {
-                    return Err(err);
+                // Where the copy cannot be mounted, the run starts the
+                // host's file (the same bytes).
+                if copy >= 0 {
+                    libc::syscall(
+                        libc::SYS_move_mount,
+                        copy,
+                        self.empty.as_ptr(),
+                        libc::AT_FDCWD,
+                        inside.as_ptr(),
+                        MOVE_MOUNT_F_EMPTY_PATH,
+                    );
+                    libc::close(copy);
                 }
             }
             // Read-only on top; where a user namespace forbids the remount,

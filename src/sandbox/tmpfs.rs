@@ -18,6 +18,7 @@ use super::spawn;
 /// `fsopen`'s and `fsmount`'s flag: the descriptor is close-on-exec.
 const FS_CLOEXEC: libc::c_uint = 1;
 /// `fsconfig` commands.
+const FSCONFIG_SET_FLAG: libc::c_uint = 0;
 const FSCONFIG_SET_STRING: libc::c_uint = 1;
 const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
 /// `fsmount`'s mount attributes.
@@ -43,7 +44,7 @@ pub(super) struct Fill {
     pub name: CString,
 }
 
-/// A new tmpfs with `options`, mounted nowhere (`nosuid`, `nodev`): the
+/// A new tmpfs with `options` (an empty value: a flag), mounted nowhere (`nosuid`, `nodev`): the
 /// descriptor of its detached mount. With `fill`, the file is written into
 /// it and the mount made read-only before anyone else holds it. It is made
 /// by a child in a mount namespace of its own (and a user namespace where
@@ -80,15 +81,14 @@ pub(super) fn detached_tmpfs(
             }
             let mut ok = true;
             for (key, value) in &options {
+                // An option without a value is a flag (`noswap`).
+                let (command, value) = if value.is_empty() {
+                    (FSCONFIG_SET_FLAG, std::ptr::null())
+                } else {
+                    (FSCONFIG_SET_STRING, value.as_ptr())
+                };
                 ok = ok
-                    && libc::syscall(
-                        libc::SYS_fsconfig,
-                        fs,
-                        FSCONFIG_SET_STRING,
-                        key.as_ptr(),
-                        value.as_ptr(),
-                        0,
-                    ) == 0;
+                    && libc::syscall(libc::SYS_fsconfig, fs, command, key.as_ptr(), value, 0) == 0;
             }
             ok = ok
                 && libc::syscall(
@@ -115,13 +115,21 @@ pub(super) fn detached_tmpfs(
             if mount < 0 {
                 return err;
             }
+            // Known to the parent from here on, which closes it unless
+            // the child ends with 0 (killed halfway through a fill, too).
+            made.set(mount);
             if let Some(fill) = fill {
+                // A fill takes a while (0.4 s for the zig toolchain): no
+                // signal but SIGKILL ends it halfway, and it dies with the
+                // server (its memory is the server's).
+                let mut all: libc::sigset_t = std::mem::zeroed();
+                libc::sigfillset(&mut all);
+                libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
                 if let Err(e) = fill_read_only(mount, fill, &empty) {
-                    libc::close(mount);
                     return e;
                 }
             }
-            made.set(mount);
             libc::_exit(0)
         }
     };
@@ -163,11 +171,10 @@ unsafe fn fill_read_only(mount: RawFd, fill: &Fill, empty: &CString) -> io::Resu
         let left = (fill.len - offset as u64).min(1 << 30) as usize;
         let n = libc::sendfile(file, fill.source, &mut offset, left);
         if n <= 0 {
+            // No allocation in the child: a file shorter than its size is
+            // `ENODATA`.
             let err = if n == 0 {
-                io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the file is shorter than its size",
-                )
+                io::Error::from_raw_os_error(libc::ENODATA)
             } else {
                 io::Error::last_os_error()
             };

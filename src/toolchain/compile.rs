@@ -381,9 +381,11 @@ impl<'a> Pass<'a> {
             .ok_or_else(|| CompileError::Runtime(wasm::Toolchain::MISSING.into()))?;
         // A process that compiles more than once (a server, a contest, a
         // benchmark) runs the toolchain from a copy in huge pages from its
-        // second compile on; a one-off check does not pay for the copy.
+        // second compile on (asked at every compile after the first, held
+        // once: a first compile with another toolchain holds nothing); a
+        // one-off check does not pay for the copy.
         static CLANG_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        if CLANG_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 1 {
+        if CLANG_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 1 {
             tools.hold_in_memory();
         }
         let Some(object) = self.clang(&gcc, &tools, &preprocessed)? else {

@@ -1299,10 +1299,12 @@ fn a_tool_cannot_write_the_jails_tree_or_change_its_mounts() {
 /// test) is that copy, byte for byte, in the runs that start it, and no
 /// tool can change it for the runs after: not write, grow, change the
 /// mode of, remount or unmount it, under the jail's own uid (the server
-/// is root) nor as its user namespace's root without capabilities (the
-/// server is not root: the test runs itself again as `nobody`), where the
-/// copy's file belongs to the run's root. A run that starts another
-/// program sees the host's file.
+/// is root: the copy is root's, mode 555, which refuses the tool already)
+/// nor as its user namespace's root without capabilities (the server is
+/// not root: the test runs itself again as `nobody`), where the copy's
+/// file belongs to the run's root and only the read-only mount refuses
+/// (with the mount left writable, that run changed the copy's mode). A
+/// run that starts another program sees the host's file.
 #[test]
 fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
     also_as_nobody(
@@ -1318,11 +1320,18 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
                   (: > /usr/bin/dash) 2>/dev/null || echo 'no truncate'; \
                   chmod 777 /usr/bin/dash 2>/dev/null || echo 'no chmod'; \
                   touch /usr/bin/dash 2>/dev/null || echo 'no touch'; \
-                  mount -o remount,bind,rw /usr/bin/dash 2>/dev/null || echo 'no remount'; \
-                  umount /usr/bin/dash 2>/dev/null || echo 'no umount'; \
-                  sha256sum /usr/bin/dash; stat -c 'mode %a' /usr/bin/dash";
+                  sha256sum /usr/bin/dash; stat -c 'mode %a' /usr/bin/dash; \
+                  python3 -c \"$0\"";
+    // The mount calls themselves (the `mount` program needs `/proc`,
+    // which the jail does not have): both refused for want of the right.
+    let calls = "import ctypes, os\n\
+                 libc = ctypes.CDLL(None, use_errno=True)\n\
+                 r = libc.mount(b'none', b'/usr/bin/dash', None, 32 | 4096, None)\n\
+                 print('remount', r, os.strerror(ctypes.get_errno()))\n\
+                 r = libc.umount2(b'/usr/bin/dash', 0)\n\
+                 print('umount', r, os.strerror(ctypes.get_errno()))\n";
     let run = |program: &str| {
-        jail.run(&[program, "-c", attack], &at_the_default_limits())
+        jail.run(&[program, "-c", attack, calls], &at_the_default_limits())
             .unwrap()
             .output
     };
@@ -1339,8 +1348,8 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
             "no truncate",
             "no chmod",
             "no touch",
-            "no remount",
-            "no umount",
+            "remount -1 Operation not permitted",
+            "umount -1 Operation not permitted",
             &digest,
             "mode 555\n",
         ] {
@@ -1352,6 +1361,47 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
     assert!(!out.contains("on tmpfs"), "{out}");
     assert!(out.contains(&digest) && out.contains(&mode), "{out}");
     assert_eq!(std::fs::read(dash).unwrap(), host);
+}
+
+/// A held program's copy is run only while its path names, unchanged, the
+/// file that was copied: once the host's file is changed (a new version
+/// installed while the server runs), its runs start the host's file, which
+/// is what the compile's cache key (the file's size and times) describes.
+/// Root only: the file is made under `/usr`, all the jail sees of the host.
+#[test]
+fn a_held_program_changed_on_the_host_is_run_from_the_host() {
+    let dir = std::path::Path::new("/usr/local/lib/knobeln-test-held");
+    std::fs::create_dir_all(dir).expect("root makes a folder under /usr/local");
+    let program = dir.join(format!("dash-{}", std::process::id()));
+    struct Removed<'a>(&'a std::path::Path);
+    impl Drop for Removed<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    std::fs::copy("/usr/bin/dash", &program).unwrap();
+    let _removed = Removed(&program);
+    knobeln::sandbox::held::hold_now(&program).unwrap();
+    let jail = Jail::new().unwrap();
+    let path = program.to_str().unwrap();
+    let on = |jail: &Jail| {
+        let script = format!("stat -f -c 'on %T' {path}");
+        jail.run(&[path, "-c", &script], &at_the_default_limits())
+            .unwrap()
+            .output
+    };
+    let before = on(&jail);
+    assert!(before.contains("on tmpfs"), "{before}");
+    // A new version: the same bytes, a newer date (the cache key's).
+    let file = std::fs::File::options()
+        .append(true)
+        .open(&program)
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    drop(file);
+    let out = on(&jail);
+    assert!(out.contains("on ") && !out.contains("on tmpfs"), "{out}");
 }
 
 /// Red team (F9): what a tool leaves in its work folder never leads the
