@@ -179,21 +179,22 @@ pub fn hold_in_background(program: &Path) {
         return;
     }
     let program = program.to_path_buf();
+    let said = |program: &Path, ended: Result<Arc<Held>, HoldError>| {
+        if let Err(e) = ended {
+            eprintln!(
+                "knobeln: the jail runs {} from the disk: {e}",
+                program.display()
+            );
+        }
+    };
     let spawned = std::thread::Builder::new()
         .name("hold-program".into())
         .spawn({
             let program = program.clone();
-            move || {
-                if let Err(e) = end(&program, hold(&program, MAX_HELD_BYTES)) {
-                    eprintln!(
-                        "knobeln: the jail runs {} from the disk: {e}",
-                        program.display()
-                    );
-                }
-            }
+            move || said(&program, end(&program, hold(&program, MAX_HELD_BYTES)))
         });
     if let Err(e) = spawned {
-        let _ = end(&program, Err(HoldError::Thread(e)));
+        said(&program, end(&program, Err(HoldError::Thread(e))));
     }
 }
 
