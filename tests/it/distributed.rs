@@ -412,6 +412,19 @@ impl Worker {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Waits (at most 60 s) until the worker says it is connected to NATS
+    /// (it then looks for the queue every second, and pulls once the run's
+    /// coordinator made it): a test that needs every worker to take part
+    /// starts its run only then, else a worker slow to start under load
+    /// may find every game taken.
+    fn wait_connected(&self) {
+        let until = Instant::now() + Duration::from_secs(60);
+        while !self.log().contains(": connected to NATS") {
+            assert!(Instant::now() < until, "not ready: {}", self.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn terminate(&mut self) {
         // SAFETY: signalling our own child.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
@@ -2041,6 +2054,11 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
         "knobeln-only",
         &["--play", "knobeln"],
     );
+    // The broken worker must get games: every worker is connected before
+    // the run (the CI saw the good one take all 24 under load).
+    for worker in [&broken, &good, &knobeln_only] {
+        worker.wait_connected();
+    }
     let (remote, err) = bot_demo(
         &tmp.path().join("remote"),
         "footsteps",
