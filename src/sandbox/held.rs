@@ -219,9 +219,11 @@ pub fn hold_now(program: &Path) -> Result<Arc<Held>, HoldError> {
 /// Marks the hold of `program` started; `false`: it was before.
 fn start(program: &Path) -> bool {
     let mut r = registry();
-    if !r.started.insert(program.to_path_buf()) {
+    // Asked at every compile: no allocation once started.
+    if r.started.contains(program) {
         return false;
     }
+    r.started.insert(program.to_path_buf());
     r.pending.insert(program.to_path_buf());
     true
 }
@@ -315,12 +317,16 @@ pub fn hold(program: &Path, max: u64) -> Result<Held, HoldError> {
     } else {
         Maker::UserNamespace
     };
+    // Without `noswap` only where the kernel refused that option
+    // (`EINVAL`: an older kernel, or a user namespace); any other failure
+    // is the hold's.
     let mount: OwnedFd = match detached_tmpfs(&options, maker, Some(&fill)) {
         Ok(mount) => mount,
-        Err(_) => {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             options.pop();
             detached_tmpfs(&options, maker, Some(&fill)).map_err(tmpfs)?
         }
+        Err(e) => return Err(tmpfs(e)),
     };
     // The copy is of one version of the file: the same file, unchanged
     // from before the copy to after it, and the path still names it.
@@ -362,6 +368,14 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("more than the 1000"), "{e}");
+        // Exactly at the bound it is held; a byte under it, refused.
+        let size = fs::metadata("/usr/bin/dash").unwrap().size();
+        let e = hold(Path::new("/usr/bin/dash"), size - 1).unwrap_err();
+        assert!(
+            matches!(e, HoldError::TooLarge { bytes, .. } if bytes == size),
+            "{e}"
+        );
+        assert_eq!(hold(Path::new("/usr/bin/dash"), size).unwrap().bytes, size);
     }
 
     /// The copy takes the program's size in whole huge pages.

@@ -138,14 +138,28 @@ pub(super) fn detached_tmpfs(
         flags |= libc::CLONE_NEWUSER;
     }
     // SAFETY: the body only makes system calls on data prepared above.
-    let pid = unsafe { spawn::spawn_with(flags, &mut body) }?;
-    let status = spawn::Child::new(pid).wait()?;
-    let fd = made.get();
-    if fd < 0 || status.code() != Some(0) {
+    let spawned = unsafe { spawn::spawn_with(flags, &mut body) };
+    // What the child made is closed unless it ended with 0: a fill that
+    // failed returns its error through `spawn_with` (the child has ended
+    // by then), with the mount already in the server's table.
+    let close_made = || {
+        let fd = made.get();
         if fd >= 0 {
             // SAFETY: the child made it in our table and nobody else has it.
             drop(unsafe { OwnedFd::from_raw_fd(fd) });
         }
+    };
+    let pid = match spawned {
+        Ok(pid) => pid,
+        Err(e) => {
+            close_made();
+            return Err(e);
+        }
+    };
+    let status = spawn::Child::new(pid).wait()?;
+    let fd = made.get();
+    if fd < 0 || status.code() != Some(0) {
+        close_made();
         return Err(io::Error::other(format!(
             "the child making a tmpfs ended with {status}"
         )));
@@ -256,4 +270,60 @@ unsafe fn write_file(path: &CString, data: &[u8]) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// The tmpfs descriptors open in this process with exactly `inodes`
+    /// inodes (a number no other test's tmpfs has).
+    fn open_with_inodes(inodes: u64) -> usize {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<RawFd>().ok())
+            .filter(|&fd| {
+                // SAFETY: `fstatfs` on a descriptor number (a closed one
+                // fails) into a zeroed struct.
+                let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+                let ok = unsafe { libc::fstatfs(fd, &mut st) } == 0;
+                ok && st.f_type == libc::TMPFS_MAGIC && st.f_files == inodes
+            })
+            .count()
+    }
+
+    /// A fill that fails (its file shorter than said) leaves no mount in
+    /// the server's descriptor table: the child had handed it over before
+    /// the copy, and the error closes it.
+    #[test]
+    fn a_failed_fill_leaves_no_mount_behind() {
+        const INODES: u64 = 4093;
+        let source = std::fs::File::open("/usr/bin/dash").unwrap();
+        let len = source.metadata().unwrap().len();
+        let fill = Fill {
+            source: source.as_raw_fd(),
+            len: len + 1,
+            name: CString::new("copy").unwrap(),
+        };
+        let options = [
+            ("size", (4u64 << 20).to_string()),
+            ("nr_inodes", INODES.to_string()),
+        ];
+        let maker = if super::super::is_root() {
+            Maker::Root
+        } else {
+            Maker::UserNamespace
+        };
+        let e = detached_tmpfs(&options, maker, Some(&fill)).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENODATA), "{e}");
+        assert_eq!(open_with_inodes(INODES), 0);
+        // The same with a fill that fits: one mount, the caller's.
+        let fill = Fill { len, ..fill };
+        let mount = detached_tmpfs(&options, maker, Some(&fill)).unwrap();
+        assert_eq!(open_with_inodes(INODES), 1);
+        drop(mount);
+        assert_eq!(open_with_inodes(INODES), 0);
+    }
 }

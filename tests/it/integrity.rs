@@ -1377,6 +1377,11 @@ fn a_held_program_changed_on_the_host_is_run_from_the_host() {
     impl Drop for Removed<'_> {
         fn drop(&mut self) {
             let _ = std::fs::remove_file(self.0);
+            // The folder too, once no other run of the test has a file in
+            // it (`remove_dir` refuses a folder that is not empty).
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
         }
     }
     std::fs::copy("/usr/bin/dash", &program).unwrap();
