@@ -133,6 +133,10 @@ pub struct Worker {
     /// Test mode: the Nth KNOBELN game this worker starts panics.
     #[arg(long, hide = true, value_name = "N")]
     pub panic_in_game: Option<u64>,
+    /// Test mode: how often, in seconds, a worker waiting for the queue
+    /// looks for it besides the word of its creation (default 5).
+    #[arg(long, hide = true, value_name = "SECS")]
+    pub look_every_secs: Option<u64>,
     /// The kinds of games to take: `knobeln` (compiled KNOBELN strategies),
     /// `bots` (the line-protocol disciplines: needs the contest's language
     /// toolchains on this machine). Default: both.
@@ -182,6 +186,10 @@ impl Worker {
             play,
             delay_per_job: std::time::Duration::from_millis(self.slow_ms),
             panic_in_game: self.panic_in_game,
+            look_every: self.look_every_secs.map_or(
+                knobeln::distributed::worker::LOOK_FOR_THE_QUEUE_EVERY,
+                |s| std::time::Duration::from_secs(s.max(1)),
+            ),
         })?;
         Ok(ExitCode::SUCCESS)
     }

@@ -102,7 +102,15 @@ pub struct WorkerOptions {
     /// Test mode: the `n`th KNOBELN game this worker starts panics on its
     /// game thread (a bug in the engine, as a test can cause it).
     pub panic_in_game: Option<u64>,
+    /// How often a worker waiting for the coordinator's queue looks for it
+    /// when no word of its creation came ([`LOOK_FOR_THE_QUEUE_EVERY`];
+    /// tests make it long, to show the word wakes it).
+    pub look_every: Duration,
 }
+
+/// How often a worker waiting for the queue looks for it besides the
+/// server's word of its creation (a word missed while reconnecting).
+pub const LOOK_FOR_THE_QUEUE_EVERY: Duration = Duration::from_secs(5);
 
 /// Runs a worker until SIGTERM or Ctrl-C: then it takes no new job,
 /// finishes the games it holds, publishes them and exits. A second SIGTERM
@@ -151,6 +159,7 @@ struct Worker {
     name: String,
     mode: WorkerMode,
     delay_per_job: Duration,
+    look_every: Duration,
     js: jetstream::Context,
     client: async_nats::Client,
     cache: Option<ProgramCache>,
@@ -184,7 +193,7 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         .await?;
     let js = jetstream::new(client.clone());
     let (cache, games) = if o.mode == WorkerMode::Play {
-        let bucket = wait_for_programs(&js, &o.name).await;
+        let bucket = wait_for_programs(&client, &js, &o.name, o.look_every).await;
         (
             Some(ProgramCache::new(o.cache_dir.clone(), bucket)?),
             Some(GameThreads::start(jobs, o.panic_in_game)),
@@ -216,6 +225,7 @@ async fn work(o: WorkerOptions) -> Result<(), DistributedError> {
         name: o.name.clone(),
         mode: o.mode,
         delay_per_job: o.delay_per_job,
+        look_every: o.look_every,
         js,
         client,
         cache,
@@ -277,7 +287,7 @@ fn stop_at_once(w: &Worker) {
 /// the games it holds.
 async fn pull_loop(w: Arc<Worker>, kind: Discipline, mut stop: tokio::sync::watch::Receiver<bool>) {
     let consumer = tokio::select! {
-        c = wait_for_queue(&w.js, kind) => c,
+        c = wait_for_queue(&w, kind) => c,
         _ = stop.changed() => return,
     };
     let ack_wait = consumer.cached_info().config.ack_wait;
@@ -341,38 +351,110 @@ impl GamePlaces {
     }
 }
 
-/// Waits until a coordinator has created the programs' object store (with
-/// the queue).
-async fn wait_for_programs(
-    js: &jetstream::Context,
+/// What ended a wait for something the coordinator creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// The first look found it: it was there.
+    AtOnce,
+    /// The server's word of its creation (a JetStream advisory) woke the
+    /// wait.
+    WokenByItsCreation,
+    /// A later look found it (no word came: missed while reconnecting, or
+    /// the deployment's permissions do not let the worker hear it).
+    ByLooking,
+}
+
+/// Waits until `look` finds what a coordinator creates. Every worker wakes
+/// at its creation, not at its next look: the wait listens to the
+/// JetStream advisory `advisory` (subscribed before the first look, so a
+/// creation after it is heard), and looks again on that word or every
+/// `look_every`.
+///
+/// The worker `name` says when its first look fails, and how the wait
+/// ended unless at once.
+async fn wait_for_creation<T, F, Fut>(
+    client: &async_nats::Client,
     name: &str,
-) -> jetstream::object_store::ObjectStore {
-    let mut said = false;
+    what: &str,
+    advisory: String,
+    look_every: Duration,
+    mut look: F,
+) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let mut word = client.subscribe(advisory).await.ok();
+    let mut found = Found::AtOnce;
     loop {
-        if let Ok(b) = js.get_object_store(super::PROGRAMS_BUCKET).await {
-            return b;
+        if let Some(t) = look().await {
+            say_found(name, what, found);
+            return t;
         }
-        if !said {
-            eprintln!("worker {name}: waiting for a coordinator to create the queue");
-            said = true;
+        if found == Found::AtOnce {
+            eprintln!("worker {name}: waiting for a coordinator to create {what}");
         }
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        found = Found::ByLooking;
+        match word.as_mut() {
+            Some(word) => {
+                if let Ok(Some(_)) = tokio::time::timeout(look_every, word.next()).await {
+                    found = Found::WokenByItsCreation;
+                }
+            }
+            None => tokio::time::sleep(look_every).await,
+        }
     }
 }
 
-/// Waits until a coordinator has created the consumer of `kind`'s jobs.
-async fn wait_for_queue(js: &jetstream::Context, kind: Discipline) -> PullConsumer {
-    loop {
-        if let Ok(stream) = js.get_stream(JOBS_STREAM).await {
-            if let Ok(c) = stream
-                .get_consumer::<jetstream::consumer::pull::Config>(&workers_consumer(kind))
-                .await
-            {
-                return c;
-            }
+/// Says how a wait of the worker `name` for `what` ended, unless at once.
+fn say_found(name: &str, what: &str, found: Found) {
+    match found {
+        Found::AtOnce => {}
+        Found::WokenByItsCreation => {
+            eprintln!("worker {name}: {what} created (woken by its creation)")
         }
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        Found::ByLooking => eprintln!("worker {name}: {what} found by looking again"),
     }
+}
+
+/// Waits until a coordinator has created the programs' object store (with
+/// the queue).
+async fn wait_for_programs(
+    client: &async_nats::Client,
+    js: &jetstream::Context,
+    name: &str,
+    look_every: Duration,
+) -> jetstream::object_store::ObjectStore {
+    let advisory = format!(
+        "$JS.EVENT.ADVISORY.STREAM.CREATED.OBJ_{}",
+        super::PROGRAMS_BUCKET
+    );
+    wait_for_creation(client, name, "the queue", advisory, look_every, || async {
+        js.get_object_store(super::PROGRAMS_BUCKET).await.ok()
+    })
+    .await
+}
+
+/// Waits until a coordinator has created the consumer of `kind`'s jobs.
+async fn wait_for_queue(w: &Worker, kind: Discipline) -> PullConsumer {
+    let consumer = workers_consumer(kind);
+    let advisory = format!("$JS.EVENT.ADVISORY.CONSUMER.CREATED.{JOBS_STREAM}.{consumer}");
+    let what = format!("the queue of {} games", kind.as_str());
+    wait_for_creation(
+        &w.client,
+        &w.name,
+        &what,
+        advisory,
+        w.look_every,
+        || async {
+            let stream = w.js.get_stream(JOBS_STREAM).await.ok()?;
+            stream
+                .get_consumer::<jetstream::consumer::pull::Config>(&consumer)
+                .await
+                .ok()
+        },
+    )
+    .await
 }
 
 /// Pulls jobs for the free places (as many as could fill them, counting

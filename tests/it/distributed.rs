@@ -360,6 +360,11 @@ fn on_next_cpu(cmd: &mut Command) {
     }
 }
 
+/// A worker's own looks for the queue two minutes apart: a run that
+/// starts at once was heard of (the server's word of the queue's
+/// creation), not looked for.
+const LOOK_RARELY: &str = "--look-every-secs=120";
+
 /// A `knobeln worker` process.
 struct Worker {
     child: Child,
@@ -412,17 +417,29 @@ impl Worker {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Waits (at most 60 s) until the worker says it is connected to NATS
-    /// (it then looks for the queue every second, and pulls once the run's
-    /// coordinator made it): a test that needs every worker to take part
-    /// starts its run only then, else a worker slow to start under load
-    /// may find every game taken.
-    fn wait_connected(&self) {
+    /// Waits (at most 60 s) until the worker says it waits for a
+    /// coordinator to create the queue: it has listened for the word of
+    /// the queue's creation and looked for the queue once. A test that
+    /// needs every worker to take part starts its run only then (the CI
+    /// saw a worker slow to start under load find every game taken).
+    /// `queue`: what the worker waits for first, "the queue" (the
+    /// programs' store) for a worker that plays, each kind's queue ("the
+    /// queue of bots games") for one that does not.
+    fn wait_until_waiting_for(&self, queue: &str) {
         let until = Instant::now() + Duration::from_secs(60);
-        while !self.log().contains(": connected to NATS") {
+        let said = format!(": waiting for a coordinator to create {queue}\n");
+        while !self.log().contains(&said) {
             assert!(Instant::now() < until, "not ready: {}", self.log());
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Whether the worker was woken by the server's word of `queue`'s
+    /// creation (not by a look of its own, which `--look-every-secs`
+    /// makes rare).
+    fn woken_by_the_creation_of(&self, queue: &str) -> bool {
+        self.log()
+            .contains(&format!(": {queue} created (woken by its creation)\n"))
     }
 
     fn terminate(&mut self) {
@@ -1182,14 +1199,17 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
     let nats = Nats::start_deployed(tmp.path(), "coordinator-secret");
     let db = tmp.path().join("coordinator.db");
     let url = nats.url();
-    let _w = Worker::start_with(
+    let w = Worker::start_with(
         Command::new(BIN),
         tmp.path(),
         &url,
         WORKERS[0].0,
-        &["--nats-user", WORKERS[0].0],
+        &["--nats-user", WORKERS[0].0, LOOK_RARELY],
         &[("KNOBELN_NATS_PASSWORD", WORKERS[0].1)],
     );
+    // The deployment lets a worker hear that the queue was created: it
+    // waits for it before the run and is woken by its creation.
+    w.wait_until_waiting_for("the queue");
     // A wrong password gets nowhere.
     let out = Command::new(BIN)
         .args(coordinator_args(
@@ -1217,6 +1237,7 @@ fn the_deployed_permissions_run_a_tournament_and_keep_workers_in_their_place() {
     )
     .finish();
     assert_eq!(got, expected, "{err}");
+    assert!(w.woken_by_the_creation_of("the queue"), "{}", w.log());
 
     // Now as a worker, try what a worker must not do.
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -2046,18 +2067,30 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
     // a session of the queue. A worker that cannot play is reported, its
     // games go to the other, and one that takes KNOBELN games only gets none.
     let (local, _) = bot_demo(&tmp.path().join("local"), "footsteps", "4", None);
-    let broken = Worker::start(tmp.path(), &nats.url(), "broken", &["--faulty"]);
-    let good = Worker::start(tmp.path(), &nats.url(), "good", &[]);
+    let broken = Worker::start(
+        tmp.path(),
+        &nats.url(),
+        "broken",
+        &[LOOK_RARELY, "--faulty"],
+    );
+    let good = Worker::start(tmp.path(), &nats.url(), "good", &[LOOK_RARELY]);
     let knobeln_only = Worker::start(
         tmp.path(),
         &nats.url(),
         "knobeln-only",
-        &["--play", "knobeln"],
+        &[LOOK_RARELY, "--play", "knobeln"],
     );
-    // The broken worker must get games: every worker is connected before
-    // the run (the CI saw the good one take all 24 under load).
-    for worker in [&broken, &good, &knobeln_only] {
-        worker.wait_connected();
+    // The broken worker must get games: every worker waits for the queue
+    // before the run, and every one is woken by its creation (the CI saw
+    // the good one take all 24 under load while the broken one had not
+    // looked again).
+    let waits = [
+        (&broken, "the queue of bots games"),
+        (&good, "the queue"),
+        (&knobeln_only, "the queue"),
+    ];
+    for (worker, queue) in waits {
+        worker.wait_until_waiting_for(queue);
     }
     let (remote, err) = bot_demo(
         &tmp.path().join("remote"),
@@ -2066,6 +2099,9 @@ fn bot_contests_through_workers_equal_the_local_run_and_a_broken_worker_changes_
         Some(&nats.url()),
     );
     assert_eq!(remote, local, "{err}");
+    for (worker, queue) in waits {
+        assert!(worker.woken_by_the_creation_of(queue), "{}", worker.log());
+    }
     // Games played by workers keep their transcripts as the local ones do:
     // the same game pages with the same transcripts.
     let transcripts = |run: &str| -> Vec<(String, String)> {
