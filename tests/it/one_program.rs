@@ -540,6 +540,35 @@ fn the_toolchain_held_in_huge_pages_builds_the_module_the_disk_builds() {
     assert_eq!(build(&held_tools), build(&from_disk));
 }
 
+/// The engine takes the functions every module shares (the runtime's,
+/// the trampolines) from its cache of compiled functions, and the code is
+/// the code compiled anew: a strategy's module compiled after another from
+/// the cache serializes to the same bytes as by an engine without one.
+#[test]
+fn a_module_compiled_with_functions_from_the_cache_is_the_module_compiled_anew() {
+    use knobeln::wasm::{config_with, CompiledFunctions, FunctionCache, FUNCTION_CACHE_BYTES};
+    use std::sync::Arc;
+    let first = module_of(HONEST);
+    let second =
+        module_of("int n;\nmain() { for (;;) { n = n * 7 + 3; make_throw(n % 100 + 1); } }\n");
+    let kept = Arc::new(CompiledFunctions::new(FUNCTION_CACHE_BYTES));
+    let cached =
+        wasmtime::Engine::new(&config_with(FunctionCache::Kept(kept.clone())).unwrap()).unwrap();
+    wasmtime::Module::new(&cached, &first).unwrap();
+    let before = kept.hits();
+    let from_cache = wasmtime::Module::new(&cached, &second)
+        .unwrap()
+        .serialize()
+        .unwrap();
+    assert!(kept.hits() > before, "no function came from the cache");
+    let anew = wasmtime::Engine::new(&config_with(FunctionCache::None).unwrap()).unwrap();
+    let compiled_anew = wasmtime::Module::new(&anew, &second)
+        .unwrap()
+        .serialize()
+        .unwrap();
+    assert!(from_cache == compiled_anew, "the code differs");
+}
+
 /// A strategy that burns `per_throw` iterations of a volatile loop before
 /// each throw.
 fn burner(per_throw: u64) -> Strategy {
