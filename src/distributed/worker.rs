@@ -396,11 +396,13 @@ where
         }
         found = Found::ByLooking;
         match word.as_mut() {
-            Some(word) => {
-                if let Ok(Some(_)) = tokio::time::timeout(look_every, word.next()).await {
-                    found = Found::WokenByItsCreation;
-                }
-            }
+            Some(heard) => match tokio::time::timeout(look_every, heard.next()).await {
+                Ok(Some(_)) => found = Found::WokenByItsCreation,
+                // The subscription ended (the client closed): only looks
+                // from now on, never a loop without a pause.
+                Ok(None) => word = None,
+                Err(_) => {}
+            },
             None => tokio::time::sleep(look_every).await,
         }
     }

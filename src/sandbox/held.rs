@@ -317,17 +317,18 @@ pub fn hold(program: &Path, max: u64) -> Result<Held, HoldError> {
     } else {
         Maker::UserNamespace
     };
-    // Without `noswap` only where the kernel refused that option
-    // (`EINVAL`: an older kernel, or a user namespace); any other failure
-    // is the hold's.
-    let mount: OwnedFd = match detached_tmpfs(&options, maker, Some(&fill)) {
-        Ok(mount) => mount,
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            options.pop();
-            detached_tmpfs(&options, maker, Some(&fill)).map_err(tmpfs)?
+    // Without `noswap` only where the kernel refuses that option
+    // (`EINVAL`: an older kernel, or a user namespace), asked of an empty
+    // tmpfs first: the copy is then made once, and any failure of it is
+    // the hold's.
+    let noswap = [("size", HUGE_PAGE.to_string()), ("noswap", String::new())];
+    if let Err(e) = detached_tmpfs(&noswap, maker, None) {
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(tmpfs(e));
         }
-        Err(e) => return Err(tmpfs(e)),
-    };
+        options.pop();
+    }
+    let mount: OwnedFd = detached_tmpfs(&options, maker, Some(&fill)).map_err(tmpfs)?;
     // The copy is of one version of the file: the same file, unchanged
     // from before the copy to after it, and the path still names it.
     let after = file.metadata().map_err(read)?;

@@ -95,20 +95,32 @@ pub enum WasmError {
 }
 
 /// The bytes of compiled functions the process keeps ([`CompiledFunctions`]):
-/// a module's functions compile to a few kB each, so the runtime's and the
-/// trampolines every module shares take a small part of it.
+/// the example strategy's functions (its own, the runtime's and the
+/// trampolines) take a small part of it.
 pub const FUNCTION_CACHE_BYTES: usize = 8 << 20;
 
+/// What a kept function is counted beyond its key's and code's lengths:
+/// the map's entry and the allocations' headers.
+const FUNCTION_ENTRY_BYTES: usize = 128;
+
+thread_local! {
+    /// Whether this thread compiles the module whose functions are kept
+    /// ([`keep_functions_with`]): only then does the cache take a function.
+    static FILLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Cranelift's compiled functions, kept by the function's input (its
-/// intermediate code and the target's settings, hashed by Cranelift: a
-/// function is taken from here only where Cranelift would compile exactly
-/// this one again): every module links the same runtime and has the same
-/// trampolines, which a compile then takes from here instead of compiling
-/// them again (about 1.8 ms of a compile's CPU, the figures say). At most
-/// [`FUNCTION_CACHE_BYTES`] of keys and code: a function that would go
-/// past it empties the cache first (the shared ones come back at the next
-/// compile), so the bound holds whatever the field. The process's own
-/// memory, filled by its own compiles only.
+/// intermediate code and the target's settings, hashed by Cranelift with
+/// SHA-256: a function is taken from here only where Cranelift would
+/// compile exactly this one again). Filled only from a module whose code
+/// is public ([`keep_functions_with`]: the announcement's example strategy,
+/// which links the runtime every strategy links): every compile after it
+/// takes the runtime's functions and the trampolines from here instead of
+/// compiling them again (about 1.5 ms of a compile's CPU, the figures
+/// say). No participant's function is ever kept, so how fast a compile is
+/// tells no team whether another's code was compiled. At most
+/// [`FUNCTION_CACHE_BYTES`] of keys, code and entries: a function that
+/// would go past it empties the cache first.
 #[derive(Debug)]
 pub struct CompiledFunctions {
     kept: std::sync::Mutex<KeptFunctions>,
@@ -122,8 +134,14 @@ struct KeptFunctions {
     bytes: usize,
 }
 
+/// What a kept function is counted: its key, its code as allocated, and
+/// its entry.
+fn kept_bytes(key: &[u8], code: &Vec<u8>) -> usize {
+    key.len() + code.capacity() + FUNCTION_ENTRY_BYTES
+}
+
 impl CompiledFunctions {
-    /// An empty cache of at most `bound` bytes of keys and code.
+    /// An empty cache of at most `bound` bytes of keys, code and entries.
     pub fn new(bound: usize) -> CompiledFunctions {
         CompiledFunctions {
             kept: std::sync::Mutex::new(KeptFunctions::default()),
@@ -137,7 +155,17 @@ impl CompiledFunctions {
         self.hits.load(Ordering::Relaxed)
     }
 
-    /// The bytes of keys and code kept now.
+    /// Functions kept now.
+    pub fn len(&self) -> usize {
+        self.kept().by_key.len()
+    }
+
+    /// Whether no function is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of keys, code and entries kept now.
     pub fn bytes(&self) -> usize {
         self.kept().bytes
     }
@@ -154,8 +182,12 @@ impl wasmtime::CacheStore for CompiledFunctions {
         Some(std::borrow::Cow::Owned(code))
     }
 
-    fn insert(&self, key: &[u8], code: Vec<u8>) -> bool {
-        let size = key.len() + code.len();
+    fn insert(&self, key: &[u8], mut code: Vec<u8>) -> bool {
+        if !FILLING.with(std::cell::Cell::get) {
+            return false;
+        }
+        code.shrink_to_fit();
+        let size = kept_bytes(key, &code);
         if size > self.bound {
             return false;
         }
@@ -164,11 +196,28 @@ impl wasmtime::CacheStore for CompiledFunctions {
             *kept = KeptFunctions::default();
         }
         if let Some(old) = kept.by_key.insert(key.to_vec(), code) {
-            kept.bytes -= key.len() + old.len();
+            kept.bytes -= kept_bytes(key, &old);
         }
         kept.bytes += size;
         true
     }
+}
+
+/// Compiles `wasm`, a module whose code is public (the announcement's
+/// example strategy), with `engine` on this thread, keeping its compiled
+/// functions in the engine's [`CompiledFunctions`] (if it has one) for
+/// every later compile; the module itself is not kept.
+pub fn keep_functions_with(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<()> {
+    struct Filling;
+    impl Drop for Filling {
+        fn drop(&mut self) {
+            FILLING.with(|f| f.set(false));
+        }
+    }
+    FILLING.with(|f| f.set(true));
+    let _filling = Filling;
+    wasmtime::Module::new(engine, wasm)?;
+    Ok(())
 }
 
 /// Whether an engine keeps Cranelift's compiled functions for the next
@@ -334,22 +383,38 @@ mod tests {
     /// not kept at all.
     #[test]
     fn compiled_functions_stay_within_their_bound() {
-        let cache = CompiledFunctions::new(100);
+        // Each function below counts its key, its code as allocated and
+        // its entry: 1 + 39 + 128 = 168 bytes.
+        let cache = CompiledFunctions::new(400);
+        FILLING.with(|f| f.set(true));
         assert!(cache.insert(b"a", vec![0; 39]));
         assert!(cache.insert(b"b", vec![0; 39]));
-        assert_eq!(cache.bytes(), 80);
+        assert_eq!(cache.bytes(), 336);
         assert!(cache.get(b"a").is_some() && cache.get(b"b").is_some());
         assert_eq!(cache.hits(), 2);
-        // A third would make 120 bytes: the cache is emptied first.
+        // A third would make 504 bytes: the cache is emptied first.
         assert!(cache.insert(b"c", vec![0; 39]));
-        assert_eq!(cache.bytes(), 40);
+        assert_eq!(cache.bytes(), 168);
         assert!(cache.get(b"a").is_none() && cache.get(b"c").is_some());
-        // The same key again replaces its code, counted once.
-        assert!(cache.insert(b"c", vec![0; 9]));
-        assert_eq!(cache.bytes(), 10);
+        // The same key again replaces its code, counted once; its spare
+        // capacity is given back before it is counted.
+        let mut code = Vec::with_capacity(1000);
+        code.extend_from_slice(&[0; 9]);
+        assert!(cache.insert(b"c", code));
+        assert_eq!(cache.bytes(), 138);
         // Larger than the bound: refused, the cache kept as it was.
-        assert!(!cache.insert(b"d", vec![0; 100]));
-        assert_eq!(cache.bytes(), 10);
+        assert!(!cache.insert(b"d", vec![0; 400]));
+        assert_eq!(cache.bytes(), 138);
         assert_eq!(cache.hits(), 3);
+        FILLING.with(|f| f.set(false));
+    }
+
+    /// Only the module compiled to fill the cache puts functions into it:
+    /// any other compile's (a participant's) are never kept.
+    #[test]
+    fn only_the_filling_compile_keeps_functions() {
+        let cache = CompiledFunctions::new(FUNCTION_CACHE_BYTES);
+        assert!(!cache.insert(b"a participant's function", vec![0; 10]));
+        assert!(cache.is_empty());
     }
 }

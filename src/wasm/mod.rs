@@ -39,8 +39,8 @@ mod spill;
 
 pub use engine::*;
 pub use modules::{
-    compile_counts, compile_uncached, leave_out_spill, limit_cache_entries, load, load_hashed,
-    made_ready_here, CompileCounts, Loaded, NotPlayable, SpillProbe,
+    compile_counts, compile_uncached, keep_functions_of, leave_out_spill, limit_cache_entries,
+    load, load_hashed, made_ready_here, CompileCounts, Loaded, NotPlayable, SpillProbe,
 };
 pub use seat::Strategy;
 pub use seat::{

@@ -349,6 +349,15 @@ impl SpillProbe {
     }
 }
 
+/// Compiles `wasm`, a module whose code is public (the announcement's
+/// example strategy, which links the runtime every strategy links), with
+/// the process's engine to keep its compiled functions for every later
+/// compile ([`super::engine::CompiledFunctions`]); the module is not kept.
+pub fn keep_functions_of(wasm: &[u8]) -> Result<(), WasmError> {
+    super::engine::keep_functions_with(&runtime()?.engine, wasm)
+        .map_err(|e| WasmError::Engine(format!("{e:#}")))
+}
+
 /// Writes the modules the cache `dropped` to `spill`, each unless the
 /// spill holds it still (then nothing is serialized), outside the cache's
 /// lock.

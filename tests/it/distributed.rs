@@ -2490,3 +2490,32 @@ fn one_credential_flooding_answers_never_grows_the_results_stream_past_its_bound
         results_stream_state(&url).0 == 0
     });
 }
+
+/// The deployment lets each worker hear the creation of the programs'
+/// store and of every kind's consumer, by the names this version uses (a
+/// new wire format renames the consumers: the file must follow, else its
+/// workers wait for their next look).
+#[test]
+fn the_deployed_permissions_let_every_worker_hear_the_queues_creation_by_this_versions_names() {
+    use knobeln::distributed::queue::{workers_consumer, JOBS_STREAM, PROGRAMS_BUCKET};
+    use knobeln::distributed::wire::Discipline;
+    let conf = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/deploy/nats-server.conf"
+    ))
+    .unwrap();
+    let workers = conf.matches("user: worker-").count();
+    assert!(workers >= 1, "{conf}");
+    let mut subjects = vec![format!(
+        "\"$JS.EVENT.ADVISORY.STREAM.CREATED.OBJ_{PROGRAMS_BUCKET}\""
+    )];
+    for d in Discipline::ALL {
+        subjects.push(format!(
+            "\"$JS.EVENT.ADVISORY.CONSUMER.CREATED.{JOBS_STREAM}.{}\"",
+            workers_consumer(d)
+        ));
+    }
+    for subject in subjects {
+        assert_eq!(conf.matches(&subject).count(), workers, "{subject}");
+    }
+}

@@ -1370,15 +1370,18 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
 /// Root only: the file is made under `/usr`, all the jail sees of the host.
 #[test]
 fn a_held_program_changed_on_the_host_is_run_from_the_host() {
-    let dir = std::path::Path::new("/usr/local/lib/knobeln-test-held");
-    std::fs::create_dir_all(dir).expect("root makes a folder under /usr/local");
-    let program = dir.join(format!("dash-{}", std::process::id()));
+    // A folder of this test process's own: another's removal of its
+    // folder never meets this one's file.
+    let dir = std::path::PathBuf::from(format!(
+        "/usr/local/lib/knobeln-test-held-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("root makes a folder under /usr/local");
+    let program = dir.join("dash");
     struct Removed<'a>(&'a std::path::Path);
     impl Drop for Removed<'_> {
         fn drop(&mut self) {
             let _ = std::fs::remove_file(self.0);
-            // The folder too, once no other run of the test has a file in
-            // it (`remove_dir` refuses a folder that is not empty).
             if let Some(dir) = self.0.parent() {
                 let _ = std::fs::remove_dir(dir);
             }

@@ -541,28 +541,51 @@ fn the_toolchain_held_in_huge_pages_builds_the_module_the_disk_builds() {
 }
 
 /// The engine takes the functions every module shares (the runtime's,
-/// the trampolines) from its cache of compiled functions, and the code is
-/// the code compiled anew: a strategy's module compiled after another from
-/// the cache serializes to the same bytes as by an engine without one.
+/// the trampolines) from its cache of compiled functions, filled from the
+/// example strategy alone, and the code is the code compiled anew: a
+/// strategy's module (with functions of its own before and after the
+/// runtime's) serializes to the same bytes as by an engine without the
+/// cache, and Cranelift's own check of every function taken (compiled
+/// again and compared) passes. A participant's module leaves nothing in
+/// the cache.
 #[test]
 fn a_module_compiled_with_functions_from_the_cache_is_the_module_compiled_anew() {
-    use knobeln::wasm::{config_with, CompiledFunctions, FunctionCache, FUNCTION_CACHE_BYTES};
+    use knobeln::wasm::{
+        config_with, keep_functions_with, CompiledFunctions, FunctionCache, FUNCTION_CACHE_BYTES,
+    };
     use std::sync::Arc;
-    let first = module_of(HONEST);
-    let second =
-        module_of("int n;\nmain() { for (;;) { n = n * 7 + 3; make_throw(n % 100 + 1); } }\n");
+    let example = knobeln::toolchain::compile::example_module().unwrap();
+    let strategy = module_of(
+        "int n;\nint twice(int x) { return 2 * x; }\nint next(void) { n = twice(n) + 3; \
+         return n % 100 + 1; }\nmain() { for (;;) make_throw(next()); }\n",
+    );
     let kept = Arc::new(CompiledFunctions::new(FUNCTION_CACHE_BYTES));
-    let cached =
-        wasmtime::Engine::new(&config_with(FunctionCache::Kept(kept.clone())).unwrap()).unwrap();
-    wasmtime::Module::new(&cached, &first).unwrap();
-    let before = kept.hits();
-    let from_cache = wasmtime::Module::new(&cached, &second)
+    // Both engines with Cranelift's check of every function taken from a
+    // cache (a setting that changes no code, and is part of what a module
+    // serializes).
+    let engine = |cache| {
+        let mut config = config_with(cache).unwrap();
+        // SAFETY: a Cranelift setting that only adds a check.
+        unsafe {
+            config.cranelift_flag_enable("enable_incremental_compilation_cache_checks");
+        }
+        wasmtime::Engine::new(&config).unwrap()
+    };
+    let cached = engine(FunctionCache::Kept(kept.clone()));
+    // A participant's module compiled first keeps nothing.
+    wasmtime::Module::new(&cached, &strategy).unwrap();
+    assert!(kept.is_empty(), "a participant's functions were kept");
+    keep_functions_with(&cached, &example).unwrap();
+    assert!(!kept.is_empty(), "the example kept nothing");
+    let (len, hits) = (kept.len(), kept.hits());
+    let from_cache = wasmtime::Module::new(&cached, &strategy)
         .unwrap()
         .serialize()
         .unwrap();
-    assert!(kept.hits() > before, "no function came from the cache");
-    let anew = wasmtime::Engine::new(&config_with(FunctionCache::None).unwrap()).unwrap();
-    let compiled_anew = wasmtime::Module::new(&anew, &second)
+    assert!(kept.hits() > hits, "no function came from the cache");
+    assert_eq!(kept.len(), len, "the participant's functions were kept");
+    let anew = engine(FunctionCache::None);
+    let compiled_anew = wasmtime::Module::new(&anew, &strategy)
         .unwrap()
         .serialize()
         .unwrap();
