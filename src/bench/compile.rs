@@ -37,6 +37,10 @@ pub struct CompileBench {
     /// The programs the jail ran from a copy in huge pages, with the
     /// memory each took (`crate::sandbox::held`).
     pub held: Vec<(std::path::PathBuf, u64)>,
+    /// Cranelift's functions kept from the example strategy (how many,
+    /// their bytes) and taken from them per compile
+    /// (`crate::wasm::CompiledFunctions`).
+    pub kept_functions: (usize, usize, f64),
 }
 
 /// What Cranelift cost on one synthetic module.
@@ -81,6 +85,12 @@ impl CompileBench {
                 *bytes as f64 / 1e6
             );
         }
+        let (kept, bytes, taken) = self.kept_functions;
+        println!(
+            "Cranelift's functions kept from the example strategy: {kept} ({:.1} kB), {taken:.1} \
+             taken from them per compile",
+            bytes as f64 / 1024.0
+        );
         println!(
             "the same sources again (cached by source): {:.3} ms CPU per compile",
             ms(self.cached_cpu)
@@ -211,6 +221,8 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
     let n = n.max(1);
     let cache = ModuleCache::new(crate::toolchain::compile::MAX_CACHED_BYTES);
     let mut tools: Vec<(Tool, Duration)> = Vec::new();
+    let functions = crate::wasm::kept_functions();
+    let hits_before = functions.hits();
     let (t, c) = (Instant::now(), cpu_used());
     for i in 0..n {
         let m = compile_measured(bench_source(i).as_bytes(), &cfg, &cache)?;
@@ -228,6 +240,7 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         }
     }
     let (wall, cpu) = (t.elapsed(), cpu_used() - c);
+    let taken = (functions.hits() - hits_before) as f64 / n as f64;
     let c = cpu_used();
     for i in 0..n {
         let m = compile_measured(bench_source(i).as_bytes(), &cfg, &cache)?;
@@ -259,5 +272,6 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         gcc_floor_cpu: floor / n as u32,
         cranelift: cranelift_figures()?,
         held: crate::sandbox::held::held_programs(),
+        kept_functions: (functions.len(), functions.bytes(), taken),
     })
 }

@@ -232,11 +232,14 @@ pub enum FunctionCache {
 /// The engine's configuration (see the module documentation), with the
 /// process's cache of compiled functions.
 pub fn config() -> wasmtime::Result<Config> {
+    config_with(FunctionCache::Kept(kept_functions().clone()))
+}
+
+/// The process's cache of compiled functions (its engine's).
+pub fn kept_functions() -> &'static std::sync::Arc<CompiledFunctions> {
     static KEPT: std::sync::OnceLock<std::sync::Arc<CompiledFunctions>> =
         std::sync::OnceLock::new();
-    let kept =
-        KEPT.get_or_init(|| std::sync::Arc::new(CompiledFunctions::new(FUNCTION_CACHE_BYTES)));
-    config_with(FunctionCache::Kept(kept.clone()))
+    KEPT.get_or_init(|| std::sync::Arc::new(CompiledFunctions::new(FUNCTION_CACHE_BYTES)))
 }
 
 /// The engine's configuration with `cache` for its compiled functions:
