@@ -37,10 +37,21 @@ pub struct CompileBench {
     /// The programs the jail ran from a copy in huge pages, with the
     /// memory each took (`crate::sandbox::held`).
     pub held: Vec<(std::path::PathBuf, u64)>,
-    /// Cranelift's functions kept from the example strategy (how many,
-    /// their bytes) and taken from them per compile
+    /// Cranelift's functions kept from the example strategy
     /// (`crate::wasm::CompiledFunctions`).
-    pub kept_functions: (usize, usize, f64),
+    pub kept_functions: KeptFunctionsFigure,
+}
+
+/// Cranelift's functions kept from the example strategy, and how many of
+/// them a compile took.
+#[derive(Debug, Clone, Copy)]
+pub struct KeptFunctionsFigure {
+    /// Functions kept.
+    pub kept: usize,
+    /// Their bytes, as the cache counts them.
+    pub bytes: usize,
+    /// Functions taken from them per compile (a mean).
+    pub taken_per_compile: f64,
 }
 
 /// What Cranelift cost on one synthetic module.
@@ -85,10 +96,14 @@ impl CompileBench {
                 *bytes as f64 / 1e6
             );
         }
-        let (kept, bytes, taken) = self.kept_functions;
+        let KeptFunctionsFigure {
+            kept,
+            bytes,
+            taken_per_compile,
+        } = self.kept_functions;
         println!(
-            "Cranelift's functions kept from the example strategy: {kept} ({:.1} kB), {taken:.1} \
-             taken from them per compile",
+            "Cranelift's functions kept from the example strategy: {kept} ({:.1} kB), \
+             {taken_per_compile:.1} taken from them per compile",
             bytes as f64 / 1024.0
         );
         println!(
@@ -272,6 +287,10 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
         gcc_floor_cpu: floor / n as u32,
         cranelift: cranelift_figures()?,
         held: crate::sandbox::held::held_programs(),
-        kept_functions: (functions.len(), functions.bytes(), taken),
+        kept_functions: KeptFunctionsFigure {
+            kept: functions.len(),
+            bytes: functions.bytes(),
+            taken_per_compile: taken,
+        },
     })
 }

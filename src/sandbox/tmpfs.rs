@@ -156,7 +156,16 @@ pub(super) fn detached_tmpfs(
             return Err(e);
         }
     };
-    let status = spawn::Child::new(pid).wait()?;
+    // The child has ended when `spawn_with` returns (`CLONE_VFORK`, and
+    // it never execs): a wait that fails (`ECHILD`, another reaper) leaves
+    // nobody using the mount, which is closed as on every other failure.
+    let status = match spawn::Child::new(pid).wait() {
+        Ok(status) => status,
+        Err(e) => {
+            close_made();
+            return Err(e);
+        }
+    };
     let fd = made.get();
     if fd < 0 || status.code() != Some(0) {
         close_made();
@@ -324,6 +333,46 @@ mod tests {
         let mount = detached_tmpfs(&options, maker, Some(&fill)).unwrap();
         assert_eq!(open_with_inodes(INODES), 1);
         drop(mount);
+        assert_eq!(open_with_inodes(INODES), 0);
+    }
+
+    /// A wait for the making child that fails (`ECHILD`: here the process
+    /// ignores `SIGCHLD`, so the kernel reaps its children itself) closes
+    /// the mount the child made. Run in a process of its own (the test
+    /// binary again, this test alone): ignoring `SIGCHLD` would fail every
+    /// other test's waits.
+    #[test]
+    fn a_failed_wait_leaves_no_mount_behind() {
+        const INODES: u64 = 4091;
+        const ALONE: &str = "KNOBELN_TEST_SIGCHLD_IGNORED";
+        if std::env::var_os(ALONE).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "sandbox::tmpfs::tests::a_failed_wait_leaves_no_mount_behind",
+                    "--test-threads=1",
+                ])
+                .env(ALONE, "1")
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{said}");
+            assert!(said.contains("1 passed"), "the test did not run: {said}");
+            return;
+        }
+        // SAFETY: this process runs this test alone.
+        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+        let options = [
+            ("size", (1u64 << 20).to_string()),
+            ("nr_inodes", INODES.to_string()),
+        ];
+        let maker = if super::super::is_root() {
+            Maker::Root
+        } else {
+            Maker::UserNamespace
+        };
+        let e = detached_tmpfs(&options, maker, None).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ECHILD), "{e}");
         assert_eq!(open_with_inodes(INODES), 0);
     }
 }
