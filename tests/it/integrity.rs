@@ -1412,6 +1412,66 @@ fn a_held_program_changed_on_the_host_is_run_from_the_host() {
     assert!(out.contains("on ") && !out.contains("on tmpfs"), "{out}");
 }
 
+/// A program that changes while it is copied is not held: a copy made
+/// while another process writes into the file (a new version installed
+/// over it, as a package manager's careless copy would) could be half of
+/// each version, so the hold is refused (`HoldError::Changed`) and the
+/// runs start the host's file. The writer overwrites bytes in place (the
+/// size stays) from before the hold to after it; the hold compares the
+/// file's identity, size and times before and after the copy. Root only:
+/// the file is made under `/usr`.
+#[test]
+fn a_program_changed_while_it_is_copied_is_not_held() {
+    use knobeln::sandbox::held::{hold, HoldError, MAX_HELD_BYTES};
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let dir = std::path::PathBuf::from(format!(
+        "/usr/local/lib/knobeln-test-changing-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("root makes a folder under /usr/local");
+    let program = dir.join("program");
+    struct Removed<'a>(&'a std::path::Path);
+    impl Drop for Removed<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
+    const SIZE: u64 = 64 << 20;
+    std::fs::write(&program, vec![0x90u8; SIZE as usize]).unwrap();
+    let _removed = Removed(&program);
+    // Unchanged, the same file is held (the test's file is one a hold takes).
+    assert_eq!(hold(&program, MAX_HELD_BYTES).unwrap().bytes, SIZE);
+    let writing = AtomicBool::new(true);
+    let writes = AtomicU64::new(0);
+    let file = std::fs::File::options().write(true).open(&program).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let page = [0xccu8; 4096];
+            let mut at = 0u64;
+            while writing.load(Ordering::Relaxed) {
+                file.write_at(&page, at).unwrap();
+                at = (at + 4096 * 97) % SIZE;
+                writes.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        while writes.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        let held = hold(&program, MAX_HELD_BYTES);
+        writing.store(false, Ordering::Relaxed);
+        match held {
+            Err(HoldError::Changed(path)) => assert_eq!(path, program),
+            Err(e) => panic!("refused for another reason: {e}"),
+            Ok(_) => panic!("a copy of a file written during the copy was held"),
+        }
+    });
+    assert_eq!(std::fs::metadata(&program).unwrap().len(), SIZE);
+}
+
 /// Red team (F9): what a tool leaves in its work folder never leads the
 /// server elsewhere. The server reaches the folder through
 /// `/proc/self/fd/N`, where a link a tool made resolves in the server's
