@@ -343,30 +343,50 @@ pub fn is_tool_heading(line: &str) -> bool {
 }
 
 /// The first line where each identifier appears in the code (not in a
-/// comment, nor in the `#if 0` description): one pass over the source.
+/// comment, nor in the `#if 0` description): one pass over the source,
+/// made at the first question. Only a refusal asks (a diagnostic's line),
+/// so an accepted compile never lexes the source for it.
 pub(super) struct FirstUses<'a> {
-    lines: HashMap<&'a str, u32>,
+    text: &'a str,
+    description: Option<&'a Description>,
+    lines: std::cell::OnceCell<HashMap<&'a str, u32>>,
 }
 
 impl<'a> FirstUses<'a> {
-    pub(super) fn new(text: &'a str, description: Option<&Description>) -> FirstUses<'a> {
-        let skipped = |line: u32| {
-            description.is_some_and(|d| {
-                let first = d.first_line.saturating_sub(1);
-                let last = d.first_line + d.text.lines().count() as u32;
-                (first..=last).contains(&line)
-            })
-        };
-        let mut lines = HashMap::new();
-        for t in lex::tokenize(text) {
-            if matches!(t.kind, lex::TokenKind::Identifier) && !skipped(t.line) {
-                lines.entry(t.text).or_insert(t.line);
-            }
+    pub(super) fn new(text: &'a str, description: Option<&'a Description>) -> FirstUses<'a> {
+        FirstUses {
+            text,
+            description,
+            lines: std::cell::OnceCell::new(),
         }
-        FirstUses { lines }
+    }
+
+    fn lines(&self) -> &HashMap<&'a str, u32> {
+        self.lines.get_or_init(|| {
+            let skipped = |line: u32| {
+                self.description.is_some_and(|d| {
+                    let first = d.first_line.saturating_sub(1);
+                    let last = d.first_line + d.text.lines().count() as u32;
+                    (first..=last).contains(&line)
+                })
+            };
+            let mut lines = HashMap::new();
+            for t in lex::tokenize(self.text) {
+                if matches!(t.kind, lex::TokenKind::Identifier) && !skipped(t.line) {
+                    lines.entry(t.text).or_insert(t.line);
+                }
+            }
+            lines
+        })
     }
 
     pub(super) fn line(&self, name: &str) -> Option<u32> {
-        self.lines.get(name).copied()
+        self.lines().get(name).copied()
+    }
+
+    /// Whether the source has been lexed for a question (tests).
+    #[cfg(test)]
+    pub(super) fn lexed(&self) -> bool {
+        self.lines.get().is_some()
     }
 }

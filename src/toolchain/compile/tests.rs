@@ -34,6 +34,8 @@ fn check_6_names_each_problem_at_the_line_that_names_it() {
         library_problems(&honest, &runtime, &helpers(), &HashSet::new(), &uses),
         Vec::new()
     );
+    // An accepted program's source is not lexed for lines nobody asks.
+    assert!(!uses.lexed());
     let found = library_problems(
         &symbols(&["make_throw", "printf"], &["log2", "knobeln_start"], true),
         &runtime,
