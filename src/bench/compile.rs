@@ -223,11 +223,12 @@ pub fn compile_bench(n: usize) -> Result<CompileBench, CompileError> {
     use crate::toolchain::gcc::{Gcc, SOURCE_NAME};
     crate::toolchain::compile::runtime_wasm_object()?;
     crate::toolchain::compile::example_strategy()?;
-    // The steady state: the toolchain's copy in huge pages made (its
-    // child's CPU not counted in the compiles').
+    // The steady state: the toolchain's and gcc's `cc1`'s copies in huge
+    // pages made (their children's CPU not counted in the compiles').
     if let Some(tools) = crate::toolchain::wasm::Toolchain::find() {
         tools.hold_in_memory();
     }
+    crate::toolchain::gcc::hold_cc1_in_memory();
     crate::sandbox::held::wait_for_holds(Duration::from_secs(60));
     let cfg = CompileConfig {
         profile: Profile::Organizer,

@@ -387,6 +387,7 @@ impl<'a> Pass<'a> {
         static CLANG_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         if CLANG_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 1 {
             tools.hold_in_memory();
+            super::gcc::hold_cc1_in_memory();
         }
         let Some(object) = self.clang(&gcc, &tools, &preprocessed)? else {
             return Ok(None);

@@ -485,6 +485,17 @@ pub fn preprocess_command() -> Vec<&'static str> {
     cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME)
 }
 
+/// Has the jail run gcc's `cc1` (which every compile starts twice: its
+/// preprocessing and its compile) from a copy in huge pages
+/// ([`crate::sandbox::held`]), made on a thread of its own once per
+/// process; the runs that start the driver (which starts `cc1` from the
+/// disk) are unchanged.
+pub fn hold_cc1_in_memory() {
+    if let Some(cc1) = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first()) {
+        crate::sandbox::held::hold_in_background(std::path::Path::new(cc1));
+    }
+}
+
 impl<'j> Gcc<'j> {
     pub fn new(jail: &'j Jail, limits: JailLimits) -> Self {
         Gcc {

@@ -489,12 +489,15 @@ fn the_same_source_builds_the_same_module_at_any_time() {
     );
 }
 
-/// A process that compiles more than once runs the zig toolchain from its
-/// read-only copy in huge pages (`knobeln::sandbox::held`) from its second
-/// compile on, and builds there what it builds from the disk: a strategy's
-/// module, byte for byte, built with the copy and with the program reached
-/// by another path (which no run mounts the copy over, so it is read from
-/// the disk).
+/// A process that compiles more than once runs the zig toolchain and
+/// gcc's `cc1` from their read-only copies in huge pages
+/// (`knobeln::sandbox::held`) from its second compile on, and builds there
+/// what it builds from the disk: a strategy's module, byte for byte, built
+/// with the copy and with the program reached by another path (which no
+/// run mounts the copy over, so it is read from the disk); a compile whose
+/// `cc1` runs from the copy gives the report and the module of one whose
+/// gcc starts it through the driver (from the disk), for a strategy gcc
+/// warns about too.
 #[test]
 fn the_toolchain_held_in_huge_pages_builds_the_module_the_disk_builds() {
     use knobeln::sandbox::held;
@@ -516,6 +519,42 @@ fn the_toolchain_held_in_huge_pages_builds_the_module_the_disk_builds() {
             .any(|(p, bytes)| p == Path::new(ZIG) && *bytes >= 100 << 20),
         "after two compiles: {held_now:?}"
     );
+    assert!(
+        held_now
+            .iter()
+            .any(|(p, bytes)| p.ends_with("cc1") && *bytes >= 10 << 20),
+        "after two compiles: {held_now:?}"
+    );
+    let warned =
+        "int big = 2147483647 + 1;\nmain() { int i = big; for (;;) make_throw(1 + (i & 63)); }\n";
+    let by_start = |start: GccStart, source: &str| {
+        let cfg = CompileConfig {
+            profile: Profile::Local,
+            gcc_start: start,
+            ..CompileConfig::default()
+        };
+        let outcome = compile_measured(source.as_bytes(), &cfg, &ModuleCache::new(1 << 20))
+            .unwrap()
+            .outcome;
+        let report = outcome.report().clone();
+        match outcome {
+            Outcome::Accepted { binary, .. } => {
+                (binary, report.diagnostics, report.compiler_output)
+            }
+            Outcome::Rejected { report } => panic!("rejected: {:?}", report.diagnostics),
+        }
+    };
+    assert!(
+        by_start(GccStart::Cc1, warned).2.contains("overflow"),
+        "gcc warns"
+    );
+    for source in [src, warned] {
+        assert_eq!(
+            by_start(GccStart::Cc1, source),
+            by_start(GccStart::Driver, source),
+            "{source}"
+        );
+    }
     let dir = Path::new(ZIG).parent().unwrap();
     let by_another_path = dir.join("..").join(dir.file_name().unwrap()).join("zig");
     let from_disk = Toolchain {
