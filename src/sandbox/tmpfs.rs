@@ -286,6 +286,15 @@ mod tests {
     use super::*;
     use std::os::fd::AsRawFd;
 
+    /// The maker of this process's tmpfs: root's, else a user namespace's.
+    fn test_maker() -> Maker {
+        if super::super::is_root() {
+            Maker::Root
+        } else {
+            Maker::UserNamespace
+        }
+    }
+
     /// The tmpfs descriptors open in this process with exactly `inodes`
     /// inodes (a number no other test's tmpfs has).
     fn open_with_inodes(inodes: u64) -> usize {
@@ -320,11 +329,7 @@ mod tests {
             ("size", (4u64 << 20).to_string()),
             ("nr_inodes", INODES.to_string()),
         ];
-        let maker = if super::super::is_root() {
-            Maker::Root
-        } else {
-            Maker::UserNamespace
-        };
+        let maker = test_maker();
         let e = detached_tmpfs(&options, maker, Some(&fill)).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENODATA), "{e}");
         assert_eq!(open_with_inodes(INODES), 0);
@@ -366,11 +371,7 @@ mod tests {
             ("size", (1u64 << 20).to_string()),
             ("nr_inodes", INODES.to_string()),
         ];
-        let maker = if super::super::is_root() {
-            Maker::Root
-        } else {
-            Maker::UserNamespace
-        };
+        let maker = test_maker();
         let e = detached_tmpfs(&options, maker, None).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ECHILD), "{e}");
         assert_eq!(open_with_inodes(INODES), 0);

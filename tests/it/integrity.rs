@@ -1363,6 +1363,32 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
     assert_eq!(std::fs::read(dash).unwrap(), host);
 }
 
+/// A file `name` in a folder under `/usr` (all the jail sees of the host)
+/// of this test process's own, for `what` (another's removal of its
+/// folder never meets this one's file): both removed when dropped. Root
+/// only.
+struct FileUnderUsr(std::path::PathBuf);
+
+impl FileUnderUsr {
+    fn new(what: &str, name: &str) -> FileUnderUsr {
+        let dir = std::path::PathBuf::from(format!(
+            "/usr/local/lib/knobeln-test-{what}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("root makes a folder under /usr/local");
+        FileUnderUsr(dir.join(name))
+    }
+}
+
+impl Drop for FileUnderUsr {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
 /// A held program's copy is run only while its path names, unchanged, the
 /// file that was copied: once the host's file is changed (a new version
 /// installed while the server runs), its runs start the host's file, which
@@ -1370,25 +1396,9 @@ fn a_program_run_from_its_copy_in_huge_pages_cannot_be_changed_by_a_tool() {
 /// Root only: the file is made under `/usr`, all the jail sees of the host.
 #[test]
 fn a_held_program_changed_on_the_host_is_run_from_the_host() {
-    // A folder of this test process's own: another's removal of its
-    // folder never meets this one's file.
-    let dir = std::path::PathBuf::from(format!(
-        "/usr/local/lib/knobeln-test-held-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("root makes a folder under /usr/local");
-    let program = dir.join("dash");
-    struct Removed<'a>(&'a std::path::Path);
-    impl Drop for Removed<'_> {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(self.0);
-            if let Some(dir) = self.0.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
-    }
+    let under_usr = FileUnderUsr::new("held", "dash");
+    let program = under_usr.0.clone();
     std::fs::copy("/usr/bin/dash", &program).unwrap();
-    let _removed = Removed(&program);
     knobeln::sandbox::held::hold_now(&program).unwrap();
     let jail = Jail::new().unwrap();
     let path = program.to_str().unwrap();
@@ -1425,24 +1435,10 @@ fn a_program_changed_while_it_is_copied_is_not_held() {
     use knobeln::sandbox::held::{hold, HoldError, MAX_HELD_BYTES};
     use std::os::unix::fs::FileExt;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    let dir = std::path::PathBuf::from(format!(
-        "/usr/local/lib/knobeln-test-changing-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("root makes a folder under /usr/local");
-    let program = dir.join("program");
-    struct Removed<'a>(&'a std::path::Path);
-    impl Drop for Removed<'_> {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(self.0);
-            if let Some(dir) = self.0.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
-    }
+    let under_usr = FileUnderUsr::new("changing", "program");
+    let program = under_usr.0.clone();
     const SIZE: u64 = 64 << 20;
     std::fs::write(&program, vec![0x90u8; SIZE as usize]).unwrap();
-    let _removed = Removed(&program);
     // Unchanged, the same file is held (the test's file is one a hold takes).
     assert_eq!(hold(&program, MAX_HELD_BYTES).unwrap().bytes, SIZE);
     let writing = AtomicBool::new(true);
