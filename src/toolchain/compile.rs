@@ -73,7 +73,7 @@ pub use self::runtime::{compiler_helpers, runtime_wasm_object};
 use self::runtime::{helpers_archive, runtime_symbols};
 use super::diagnostic::{Check, Diagnostic};
 pub use super::gcc::GccStart;
-use super::gcc::{Gcc, GccRun, Input, PREPROCESSED_NAME, SOURCE_NAME};
+use super::gcc::{Gcc, GccRun, Input, OBJECT_NAME, PREPROCESSED_NAME, SOURCE_NAME};
 use super::lex;
 use super::source;
 use super::symbols;
@@ -563,12 +563,12 @@ impl<'a> Pass<'a> {
     /// Check 5: gcc compiles the preprocessed text (its messages are the
     /// report's; the object itself is not used).
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
-        let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
+        let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
         self.tools.push((Tool::Gcc, cc.cpu));
         let cut_note = "more bytes of compiler messages cut";
         if !cc.ok && cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
             // The errors drowned in warnings: ask again for the errors alone.
-            let quiet = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")?;
+            let quiet = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
             self.tools.push((Tool::Gcc, quiet.cpu));
             let cut = cc.messages.lines().rev().find(|l| l.contains(cut_note));
             cc.messages = format!(
@@ -593,7 +593,7 @@ impl<'a> Pass<'a> {
         // the program and wasm-ld's exact figure is the one the report
         // gives (the guard's is only a lower bound).
         let limit = self.cfg.memory_limit;
-        let object = gcc.get("strategy.o")?;
+        let object = gcc.get(OBJECT_NAME)?;
         self.unknown_to_gcc = super::gcc::unknown_builtins(&object).unwrap_or_default();
         if let Some(x86) = super::gcc::static_data_bytes(&object) {
             if x86 > (2 * limit).max(EARLY_GUARD_BYTES) {

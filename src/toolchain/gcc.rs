@@ -36,6 +36,9 @@ pub const SOURCE_NAME: &str = "strategy.c";
 /// read and both compilers build.
 pub const PREPROCESSED_NAME: &str = "strategy.i";
 
+/// gcc's object in the work folder (check 5's `gcc -c`).
+pub const OBJECT_NAME: &str = "strategy.o";
+
 /// The contest runtime, linked with every strategy.
 pub const RUNTIME_C: &str = include_str!("../runtime/knobellib.c");
 /// The header documenting the five routines (participant kit).
@@ -485,14 +488,40 @@ pub fn preprocess_command() -> Vec<&'static str> {
     cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME)
 }
 
+/// The `gcc -c` a compile runs on the preprocessed text (check 5).
+pub fn compile_command() -> Vec<&'static str> {
+    cc_argv(
+        &[GCC, "-c"],
+        Input::Preprocessed,
+        PREPROCESSED_NAME,
+        OBJECT_NAME,
+    )
+}
+
+/// The `cc1` programs a compile starts directly, as gcc's driver names
+/// them for [`preprocess_command`] and [`compile_command`]: one program
+/// (named by the same path) on every gcc seen.
+pub fn cc1_programs() -> Vec<std::path::PathBuf> {
+    let preprocess = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first());
+    let compile = compile_programs(&compile_command()).and_then(|p| p.cc1.first().cloned());
+    let mut found: Vec<std::path::PathBuf> = preprocess
+        .cloned()
+        .into_iter()
+        .chain(compile)
+        .map(std::path::PathBuf::from)
+        .collect();
+    found.dedup();
+    found
+}
+
 /// Has the jail run gcc's `cc1` (which every compile starts twice: its
 /// preprocessing and its compile) from a copy in huge pages
 /// ([`crate::sandbox::held`]), made on a thread of its own once per
 /// process; the runs that start the driver (which starts `cc1` from the
 /// disk) are unchanged.
 pub fn hold_cc1_in_memory() {
-    if let Some(cc1) = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first()) {
-        crate::sandbox::held::hold_in_background(std::path::Path::new(cc1));
+    for cc1 in cc1_programs() {
+        crate::sandbox::held::hold_in_background(&cc1);
     }
 }
 

@@ -1454,16 +1454,31 @@ fn a_program_changed_while_it_is_copied_is_not_held() {
                 writes.fetch_add(1, Ordering::Relaxed);
             }
         });
-        while writes.load(Ordering::Relaxed) == 0 {
-            std::thread::yield_now();
+        // A hold whose copy the writer happened not to meet (descheduled
+        // for all of it, under load) is held rightly: tried again, up to
+        // five times, while the writer writes.
+        let mut outcomes = Vec::new();
+        for _ in 0..5 {
+            let before = writes.load(Ordering::Relaxed);
+            while writes.load(Ordering::Relaxed) == before {
+                std::thread::yield_now();
+            }
+            match hold(&program, MAX_HELD_BYTES) {
+                Err(HoldError::Changed(path)) => {
+                    assert_eq!(path, program);
+                    outcomes.push("changed");
+                    break;
+                }
+                Err(e) => panic!("refused for another reason: {e}"),
+                Ok(_) => outcomes.push("held"),
+            }
         }
-        let held = hold(&program, MAX_HELD_BYTES);
         writing.store(false, Ordering::Relaxed);
-        match held {
-            Err(HoldError::Changed(path)) => assert_eq!(path, program),
-            Err(e) => panic!("refused for another reason: {e}"),
-            Ok(_) => panic!("a copy of a file written during the copy was held"),
-        }
+        assert_eq!(
+            outcomes.last(),
+            Some(&"changed"),
+            "a file written during every copy was held: {outcomes:?}"
+        );
     });
     assert_eq!(std::fs::metadata(&program).unwrap().len(), SIZE);
 }
@@ -1995,12 +2010,25 @@ fn a_source_that_makes_the_preprocessor_balloon_is_rejected_for_the_jails_memory
 }
 
 /// Item 9. 26,000 distinct undefined functions: the report lists a sane
-/// number of them and counts the rest, and stays small.
+/// number of them and counts the rest, and stays small. Called from 260
+/// functions of 100 calls each: one function of all 26,000 calls (ten
+/// times the lexical limit) took `cc1 -O2` to 254 MiB, the jail's memory
+/// limit to within a few pages, so that check 5 refused it for memory in
+/// some runs, before any library check (a review found it after a
+/// failure under load); 260 functions take it to about 100 MB.
 #[test]
 fn a_flood_of_problems_gives_a_short_report() {
-    let mut src = String::from("main() {\n");
-    for i in 0..26_000 {
-        src.push_str(&format!("f{i}();\n"));
+    let mut src = String::new();
+    for g in 0..260 {
+        src.push_str(&format!("g{g}() {{\n"));
+        for i in g * 100..g * 100 + 100 {
+            src.push_str(&format!("f{i}();\n"));
+        }
+        src.push_str("}\n");
+    }
+    src.push_str("main() {\n");
+    for g in 0..260 {
+        src.push_str(&format!("g{g}();\n"));
     }
     src.push_str("for (;;) make_throw(1); }\n");
     assert!(src.len() < 256 * 1024);
