@@ -561,7 +561,9 @@ impl<'a> Pass<'a> {
     }
 
     /// Check 5: gcc compiles the preprocessed text (its messages are the
-    /// report's; the object itself is not used).
+    /// report's; of its object only the builtins gcc did not know, for
+    /// check 6, and the size of its static data, for the memory guard, are
+    /// read).
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
         let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
         self.tools.push((Tool::Gcc, cc.cpu));

@@ -500,18 +500,23 @@ pub fn compile_command() -> Vec<&'static str> {
 
 /// The `cc1` programs a compile starts directly, as gcc's driver names
 /// them for [`preprocess_command`] and [`compile_command`]: one program
-/// (named by the same path) on every gcc seen.
-pub fn cc1_programs() -> Vec<std::path::PathBuf> {
-    let preprocess = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first());
-    let compile = compile_programs(&compile_command()).and_then(|p| p.cc1.first().cloned());
-    let mut found: Vec<std::path::PathBuf> = preprocess
-        .cloned()
-        .into_iter()
-        .chain(compile)
-        .map(std::path::PathBuf::from)
-        .collect();
-    found.dedup();
-    found
+/// (named by the same path) on every gcc seen. Found once per process,
+/// as the driver's answers are ([`cc1_preprocess_argv`],
+/// [`compile_programs`]).
+pub fn cc1_programs() -> &'static [std::path::PathBuf] {
+    static FOUND: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        let preprocess = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first());
+        let compile = compile_programs(&compile_command()).and_then(|p| p.cc1.first().cloned());
+        let mut found: Vec<std::path::PathBuf> = preprocess
+            .cloned()
+            .into_iter()
+            .chain(compile)
+            .map(std::path::PathBuf::from)
+            .collect();
+        found.dedup();
+        found
+    })
 }
 
 /// Has the jail run gcc's `cc1` (which every compile starts twice: its
@@ -521,7 +526,7 @@ pub fn cc1_programs() -> Vec<std::path::PathBuf> {
 /// disk) are unchanged.
 pub fn hold_cc1_in_memory() {
     for cc1 in cc1_programs() {
-        crate::sandbox::held::hold_in_background(&cc1);
+        crate::sandbox::held::hold_in_background(cc1);
     }
 }
 

@@ -491,7 +491,8 @@ fn the_same_source_builds_the_same_module_at_any_time() {
 
 /// A process that compiles more than once runs the zig toolchain and
 /// gcc's `cc1` from their read-only copies in huge pages
-/// (`knobeln::sandbox::held`) from its second compile on, and builds there
+/// (`knobeln::sandbox::held`) from its second compile that reaches clang
+/// on, and builds there
 /// what it builds from the disk: a strategy's module, byte for byte, built
 /// with the copy and with the program reached by another path (which no
 /// run mounts the copy over, so it is read from the disk); a compile whose
