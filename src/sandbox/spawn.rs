@@ -241,6 +241,21 @@ pub(crate) fn arrange_fds(fds: &[RawFd], exe: Option<RawFd>) -> Result<(), io::E
     Ok(())
 }
 
+/// Closes every descriptor of the calling process's table but `kept`
+/// (sorted in place; no allocation: for a child of `spawn_with`).
+pub(super) fn close_all_but(kept: &mut [c_int]) {
+    kept.sort_unstable();
+    let mut first: u32 = 0;
+    for &k in kept.iter() {
+        let Ok(k) = u32::try_from(k) else { continue };
+        if k > first {
+            close_from(first, k - 1);
+        }
+        first = first.max(k.saturating_add(1));
+    }
+    close_from(first, u32::MAX);
+}
+
 /// `close_range(first, last)`, or a loop where the kernel lacks it.
 fn close_from(first: u32, last: u32) {
     if first > last {
@@ -260,6 +275,42 @@ fn close_from(first: u32, last: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `close_all_but` leaves open exactly the descriptors kept, in a
+    /// child with a table of its own (the parent's is untouched).
+    #[test]
+    fn a_child_closes_all_but_the_descriptors_kept() {
+        let mut fds = [0 as c_int; 6];
+        for pair in fds.chunks_mut(2) {
+            // SAFETY: pipe2 writes two descriptors into the pair.
+            assert_eq!(
+                unsafe { libc::pipe2(pair.as_mut_ptr(), libc::O_CLOEXEC) },
+                0
+            );
+        }
+        let kept = [fds[1], fds[4]];
+        let mut body = || {
+            let mut k = kept;
+            close_all_but(&mut k);
+            // Bit i: `fds[i]` still open.
+            let mut open = 0;
+            for (i, &fd) in fds.iter().enumerate() {
+                // SAFETY: fcntl only asks about a descriptor.
+                if unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0 {
+                    open |= 1 << i;
+                }
+            }
+            // SAFETY: ends the child with the bits as its status.
+            unsafe { libc::_exit(open) }
+        };
+        let pid = unsafe { spawn_with(0, &mut body) }.unwrap();
+        let st = Child::new(pid).wait().unwrap();
+        assert_eq!(st.code(), Some(0b010010));
+        for fd in fds {
+            // SAFETY: the parent's descriptors are all still open.
+            assert_eq!(unsafe { libc::close(fd) }, 0);
+        }
+    }
 
     #[test]
     fn a_spawned_child_runs_and_reports_exec_errors() {

@@ -4,7 +4,9 @@
 //! a program held in huge pages ([`super::held`]). The child shares the
 //! server's descriptor table (so the descriptor outlives it) and makes the
 //! file system in a mount namespace of its own, and in a user namespace
-//! when the server is not root ([`UserMaps`]).
+//! when the server is not root ([`UserMaps`]); a copy it fills is written
+//! from a table of its own (no process the server starts meanwhile holds
+//! the copy open for writing when the mount is made read-only).
 //!
 //! Not here: what the tmpfs holds or where a run mounts it.
 
@@ -126,6 +128,20 @@ pub(super) fn detached_tmpfs(
                 libc::sigfillset(&mut all);
                 libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                // The copy written from a descriptor table of the child's
+                // own: a process another thread of the server starts
+                // meanwhile copies the server's table, and its copy of a
+                // descriptor open for writing on this tmpfs, held until
+                // it execs, made the read-only step busy (`EBUSY`: the
+                // program was not held, in about one process of six
+                // whose compiles ran on two threads). Of the server's
+                // descriptors the child keeps the mount and the source
+                // alone, so it holds nothing else open (a pipe's end)
+                // while it copies.
+                if libc::unshare(libc::CLONE_FILES) != 0 {
+                    return io::Error::last_os_error();
+                }
+                spawn::close_all_but(&mut [mount, fill.source]);
                 if let Err(e) = fill_read_only(mount, fill, &empty) {
                     return e;
                 }

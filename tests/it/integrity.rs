@@ -1483,6 +1483,62 @@ fn a_program_changed_while_it_is_copied_is_not_held() {
     assert_eq!(std::fs::metadata(&program).unwrap().len(), SIZE);
 }
 
+/// A program is held while other threads of the server start processes
+/// (the compiles on the other thread, a match's bots): each such process
+/// holds a copy of the server's descriptor table until it execs. The copy
+/// was written through a descriptor of that table, so a process started
+/// during the copy held it open for writing, and the mount could not be
+/// made read-only (`EBUSY`: not held, every compile ran the tool from the
+/// disk; one process in six of `knobeln bench scale --teams 60`). Now the
+/// copy is written from a table of the copying child's own. Root only:
+/// the file is made under `/usr`.
+#[test]
+fn a_program_is_held_while_other_threads_start_processes() {
+    use knobeln::sandbox::held::{hold, MAX_HELD_BYTES};
+    use std::os::unix::process::CommandExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let under_usr = FileUnderUsr::new("busy", "program");
+    let program = under_usr.0.clone();
+    std::fs::write(&program, vec![0x90u8; 16 << 20]).unwrap();
+    let starting = AtomicBool::new(true);
+    let started = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                while starting.load(Ordering::Relaxed) {
+                    let mut c = std::process::Command::new("/bin/true");
+                    // Its copy of the table held 20 ms before its exec.
+                    // SAFETY: a sleep is a system call, safe after a fork.
+                    unsafe {
+                        c.pre_exec(|| {
+                            std::thread::sleep(Duration::from_millis(20));
+                            Ok(())
+                        });
+                    }
+                    assert!(c.status().unwrap().success());
+                    started.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        let mut outcomes = Vec::new();
+        for _ in 0..30 {
+            outcomes.push(hold(&program, MAX_HELD_BYTES).map(|h| h.bytes));
+        }
+        starting.store(false, Ordering::Relaxed);
+        for outcome in &outcomes {
+            assert!(
+                matches!(outcome, Ok(bytes) if *bytes == 16 << 20),
+                "{:?}",
+                outcomes
+                    .iter()
+                    .map(|o| o.as_ref().map_err(|e| e.to_string()))
+                    .collect::<Vec<_>>()
+            );
+        }
+    });
+    assert!(started.load(Ordering::Relaxed) > 0);
+}
+
 /// Red team (F9): what a tool leaves in its work folder never leads the
 /// server elsewhere. The server reaches the folder through
 /// `/proc/self/fd/N`, where a link a tool made resolves in the server's
