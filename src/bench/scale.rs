@@ -257,7 +257,7 @@ impl ScaleBench {
             if self.modules_while_playing.from_spill > 0 {
                 println!(
                     "  a load from the spill while playing: {:.1} us of CPU of the thread that loaded it \
-                     (the check, the file's copy into a sealed memory file and its digest, deserializing, the linkers' instance pre; {:.2} s in all)",
+                     (the file's copy into a sealed memory file and its digest, deserializing, the linkers' instance pre; its `.wasm` not checked again; {:.2} s in all)",
                     self.modules_while_playing.from_spill_cpu_ns as f64
                         / 1e3
                         / self.modules_while_playing.from_spill as f64,

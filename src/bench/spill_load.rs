@@ -32,6 +32,10 @@ pub struct SpillLoadBench {
     pub loads: u32,
     /// The spill's load.
     pub load: Vec<f64>,
+    /// The spill's load beside [`KEPT_BESIDE`] modules loaded before it,
+    /// the oldest of them dropped at each load (as a full module cache
+    /// drops one at each miss).
+    pub load_beside: Vec<f64>,
     /// The load as it was (read whole, checked in memory, written into
     /// the memory file, sealed, mapped).
     pub before: Vec<f64>,
@@ -53,6 +57,10 @@ impl SpillLoadBench {
         );
         row("the spill's load (copy, seal, check, map)", &self.load);
         row(
+            &format!("the same beside {KEPT_BESIDE} kept, the oldest dropped"),
+            &self.load_beside,
+        );
+        row(
             "the load before (read, check, write, seal, map)",
             &self.before,
         );
@@ -60,6 +68,10 @@ impl SpillLoadBench {
         row("floor: the SHA-256 of the bytes in memory", &self.digest);
     }
 }
+
+/// Modules kept loaded beside the loads of [`SpillLoadBench::load_beside`]:
+/// the default module cache's size.
+pub const KEPT_BESIDE: usize = crate::wasm::CACHE_ENTRIES;
 
 /// The calling thread's CPU time.
 fn thread_cpu() -> Duration {
@@ -176,12 +188,23 @@ pub fn spill_load_bench(loads: u32, turns: u32) -> Result<SpillLoadBench, BenchE
         bytes: len,
         loads,
         load: Vec::new(),
+        load_beside: Vec::new(),
         before: Vec::new(),
         copy: Vec::new(),
         digest: Vec::new(),
     };
     for _ in 0..turns.max(1) {
         b.load.push(per_call(loads, || probe.load())?);
+        let mut kept = std::collections::VecDeque::with_capacity(KEPT_BESIDE + 1);
+        for _ in 0..KEPT_BESIDE {
+            if !probe.load_beside(&mut kept, KEPT_BESIDE) {
+                return Err(BenchError::from("a step of the spill's load failed"));
+            }
+        }
+        b.load_beside.push(per_call(loads, || {
+            probe.load_beside(&mut kept, KEPT_BESIDE)
+        })?);
+        drop(kept);
         b.before
             .push(per_call(loads, || load_before(&file, len, &digest))?);
         b.copy.push(per_call(loads, || copy_alone(&file, len))?);

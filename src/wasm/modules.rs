@@ -122,8 +122,9 @@ static COMPILED: AtomicU64 = AtomicU64::new(0);
 static FROM_SPILL: AtomicU64 = AtomicU64::new(0);
 static TO_SPILL: AtomicU64 = AtomicU64::new(0);
 /// Nanoseconds of CPU of the threads that loaded modules from the spill,
-/// spent on those loads (the check, the file's copy, seal and digest, the
-/// deserialization, the linkers' instance pre).
+/// spent on those loads (the file's copy, seal and digest, the
+/// deserialization, the linkers' instance pre; the structural check only
+/// where the spill kept no shape with the module).
 static FROM_SPILL_CPU_NS: AtomicU64 = AtomicU64::new(0);
 
 /// The calling thread's CPU time, in nanoseconds.
@@ -142,6 +143,9 @@ thread_local! {
     /// Modules made ready on this thread at a cache miss, compiled or
     /// loaded from the spill ([`made_ready_here`]).
     static MADE_READY_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// `.wasm` files the structural check read on this thread at a cache
+    /// miss (a test counts its own).
+    static CHECKED_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Modules the cache missed that this thread made ready (compiled, or
@@ -247,11 +251,21 @@ fn load_in<'s>(
     let rt = runtime()?;
     let started = thread_cpu_ns();
     let entries = room_for_cached_files().min(max_entries);
-    let shape = match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
-        Ok(shape) => shape,
-        Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
-    };
     let spill = spill_of(&rt.engine);
+    // A module the spill keeps with what the check learnt of its `.wasm`
+    // is not checked again: it was compiled by this process from a `.wasm`
+    // of this SHA-256 that passed the check (only the cache's modules are
+    // spilled, and each was checked before it was compiled), and the check
+    // of the bytes given here would not be of what runs, the module.
+    let checked = spill.and_then(|s| s.shape_of(&sha256));
+    let shape = match checked {
+        Some(shape) => shape,
+        None => match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
+            Ok(shape) => shape,
+            Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
+        },
+    };
+    CHECKED_HERE.with(|c| c.set(c.get() + u64::from(checked.is_none())));
     MADE_READY_HERE.with(|c| c.set(c.get() + 1));
     let mut from_spill = false;
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
@@ -261,6 +275,14 @@ fn load_in<'s>(
             m
         }
         None => {
+            if checked.is_some() {
+                // The spill forgot it (its file changed or went): checked,
+                // as every module compiled here is, before it is compiled.
+                if let Err(problems) = super::check::check_module(wasm, MAX_MEMORY_BYTES) {
+                    return Ok(Err(NotPlayable(problems.join("; "))));
+                }
+                CHECKED_HERE.with(|c| c.set(c.get() + 1));
+            }
             COMPILED.fetch_add(1, Ordering::Relaxed);
             COMPILED_HERE.with(|c| c.set(c.get() + 1));
             match Module::new(&rt.engine, wasm) {
@@ -280,7 +302,7 @@ fn load_in<'s>(
         sha256: sha256.clone(),
         pre,
         lead_pre,
-        main_params: shape.main_params,
+        shape,
         code_bytes: code_bytes(&module),
     });
     if from_spill {
@@ -334,6 +356,23 @@ impl SpillProbe {
         runtime().is_ok_and(|rt| self.spill.get(&rt.engine, &self.sha256).is_some())
     }
 
+    /// Loads the module back as [`SpillProbe::load`] does, keeps it in
+    /// `kept`, and drops the oldest modules kept beyond `keep`, as a full
+    /// module cache drops one at each miss: whether it came back.
+    pub fn load_beside(&self, kept: &mut std::collections::VecDeque<Module>, keep: usize) -> bool {
+        let Some(module) = runtime()
+            .ok()
+            .and_then(|rt| self.spill.get(&rt.engine, &self.sha256))
+        else {
+            return false;
+        };
+        kept.push_back(module);
+        while kept.len() > keep {
+            kept.pop_front();
+        }
+        true
+    }
+
     /// The module's file in the spill.
     pub fn file(&self) -> Option<PathBuf> {
         std::fs::read_dir(self.spill.dir())
@@ -363,7 +402,7 @@ pub fn keep_functions_of(wasm: &[u8]) -> Result<(), WasmError> {
 /// lock.
 fn spill_dropped(spill: &Spill, dropped: &[Arc<Strategy>]) {
     for gone in dropped {
-        match spill.put(&gone.sha256, gone.pre.module()) {
+        match spill.put_checked(&gone.sha256, gone.pre.module(), gone.shape) {
             Ok(Kept::Written) => {
                 TO_SPILL.fetch_add(1, Ordering::Relaxed);
             }
@@ -651,7 +690,7 @@ mod tests {
         for _round in 0..2 {
             for i in 0..n {
                 let s = load(&distinct_module(1000 + i)).unwrap().expect("playable");
-                assert_eq!(s.main_params, 0);
+                assert_eq!(s.shape.main_params, 0);
             }
         }
         limit_cache_entries(CACHE_ENTRIES);
@@ -695,7 +734,7 @@ mod tests {
                 })
                 .unwrap()
                 .expect("playable");
-                assert_eq!(s.main_params, 0);
+                assert_eq!(s.shape.main_params, 0);
             }
         }
         assert_eq!(spill.writes(), 0);
@@ -732,8 +771,86 @@ mod tests {
         assert_eq!(files_in(spill.dir()), 2);
     }
 
+    /// Issue 38: a module loaded back from the spill is not checked again
+    /// (the spill keeps what the check learnt of its `.wasm` when the
+    /// module was compiled here; the bytes given at the load are not what
+    /// runs), and plays with that shape; one whose file went is checked
+    /// before it is compiled again. Before, every load from the spill ran
+    /// the check (a wasmparser pass of the `.wasm`: 3.6 % of the server's
+    /// thread at 2000 teams).
+    #[test]
+    fn a_module_from_the_spill_is_not_checked_again() {
+        let (_parent, spill) = private_spill(1 << 30);
+        let cache = Cache::new();
+        let (a, b) = (distinct_module(6300), distinct_module(6301));
+        let load_one = |wasm: &[u8]| {
+            load_in(
+                &cache,
+                |_| Some(&spill),
+                1,
+                wasm,
+                crate::hash::sha256_hex(wasm),
+            )
+            .unwrap()
+            .expect("playable")
+        };
+        let checked = || CHECKED_HERE.with(|c| c.get());
+        let compiled = compiled_here();
+        let before = checked();
+        let first = load_one(&a);
+        load_one(&b); // A dropped: written with its shape.
+        assert_eq!(checked() - before, 2, "each checked before its compile");
+        let again = load_one(&a); // From the spill; B dropped.
+        assert_eq!(checked() - before, 2, "A from the spill, not checked");
+        assert_eq!(again.shape, first.shape);
+        assert_eq!(compiled_here() - compiled, 2);
+        // B's file gone: B is checked and compiled again.
+        for e in std::fs::read_dir(spill.dir()).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+        load_one(&b);
+        assert_eq!(checked() - before, 3, "B checked before its compile");
+        assert_eq!(compiled_here() - compiled, 3);
+        // A module put without a shape (none is, but a test's) is checked.
+        let c = distinct_module(6302);
+        let sha = crate::hash::sha256_hex(&c);
+        spill.put(&sha, &compile(&c)).unwrap();
+        load_in(&cache, |_| Some(&spill), 1, &c, sha)
+            .unwrap()
+            .expect("playable");
+        assert_eq!(checked() - before, 4);
+        assert_eq!(compiled_here() - compiled, 3, "C from the spill");
+    }
+
     fn compile(wasm: &[u8]) -> Module {
         Module::new(&runtime().unwrap().engine, wasm).unwrap()
+    }
+
+    /// Issue 38: a module as the engine maps it (its serialized object,
+    /// what the spill writes and loads) has no `.eh_frame` section, the
+    /// one a load registers with libgcc and a drop looks up in libgcc's
+    /// list of every module registered (so a full cache's each eviction
+    /// walked past a thousand modules on the server's thread). Its code
+    /// still plays: the other tests here play modules of this engine.
+    #[test]
+    fn a_module_carries_no_frames_for_the_system_unwinder() {
+        let section = b".eh_frame\0";
+        let has_section = |m: &Module| {
+            m.serialize()
+                .unwrap()
+                .windows(section.len())
+                .any(|w| w == section)
+        };
+        assert!(!has_section(&compile(&distinct_module(7100))));
+        // The same module from an engine that keeps the system's default
+        // has it (the search above finds what it looks for).
+        use super::super::engine::{config_with, FunctionCache};
+        let mut config = config_with(FunctionCache::None).unwrap();
+        config.native_unwind_info(true);
+        let engine = wasmtime::Engine::new(&config).unwrap();
+        assert!(has_section(
+            &Module::new(&engine, distinct_module(7100)).unwrap()
+        ));
     }
 
     fn only_file(dir: &std::path::Path) -> std::path::PathBuf {

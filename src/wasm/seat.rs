@@ -36,8 +36,9 @@ pub struct Strategy {
     pub sha256: String,
     pub(super) pre: InstancePre<SeatData>,
     pub(super) lead_pre: InstancePre<LeadData>,
-    /// How `main` is called: its number of (i32) parameters.
-    pub(super) main_params: usize,
+    /// What the structural check learnt of its `.wasm` (how `main` is
+    /// called: its number of (i32) parameters).
+    pub(super) shape: super::check::Shape,
     /// The size of its compiled code.
     pub(super) code_bytes: usize,
 }
@@ -329,7 +330,7 @@ fn play_lead(strategy: &Strategy, store: &mut Store<LeadData>) -> Ending {
     if let Err(e) = start.call(&mut *store, ()) {
         return ending_of(e);
     }
-    let (params, mut results) = main_vals(&main, store, strategy.main_params);
+    let (params, mut results) = main_vals(&main, store, strategy.shape.main_params);
     match main.call(&mut *store, &params, &mut results) {
         Ok(()) => returned(&results),
         Err(e) => ending_of(e),
@@ -473,7 +474,7 @@ impl Seat {
             thrown: AtomicI64::new(NONE),
         });
         let pre = strategy.pre.clone();
-        let main_params = strategy.main_params;
+        let main_params = strategy.shape.main_params;
         let data = SeatData {
             exchange: exchange.clone(),
             seed,

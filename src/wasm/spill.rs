@@ -66,6 +66,8 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 use wasmtime::{Engine, Module};
 
+use super::check::Shape;
+
 /// The prefix of a spill folder's name (then the process id and a random
 /// tail).
 const PREFIX: &str = "knobeln-modules-";
@@ -98,6 +100,11 @@ struct Written {
     len: u64,
     charge: u64,
     digest: [u8; 32],
+    /// What the structural check learnt of the `.wasm` the module was
+    /// compiled from, where the module was put with it
+    /// ([`Spill::put_checked`]): kept in this process's memory, never read
+    /// from the file.
+    shape: Option<Shape>,
 }
 
 struct Files {
@@ -372,6 +379,34 @@ impl Spill {
     /// written), removing the modules kept longest where the bounds need
     /// room: its charge in whole blocks, and one file.
     pub(super) fn put(&self, sha256: &str, module: &Module) -> Result<Kept, NotKept> {
+        self.put_with(sha256, module, None)
+    }
+
+    /// [`Spill::put`] of a module compiled from a `.wasm` that passed the
+    /// structural check with `shape`: a load of it gives the shape back
+    /// ([`Spill::shape_of`]), so the `.wasm` is not checked again.
+    pub(super) fn put_checked(
+        &self,
+        sha256: &str,
+        module: &Module,
+        shape: Shape,
+    ) -> Result<Kept, NotKept> {
+        self.put_with(sha256, module, Some(shape))
+    }
+
+    /// What the structural check learnt of the `.wasm` whose SHA-256 is
+    /// `sha256`, if the spill keeps its module with it.
+    pub(super) fn shape_of(&self, sha256: &str) -> Option<Shape> {
+        let files = self.files.lock().expect("spill");
+        files.by_module.get(sha256).and_then(|w| w.shape)
+    }
+
+    fn put_with(
+        &self,
+        sha256: &str,
+        module: &Module,
+        shape: Option<Shape>,
+    ) -> Result<Kept, NotKept> {
         let Some(name) = self.name(sha256) else {
             return Err(NotKept::Io(std::io::Error::other("not a SHA-256 in hex")));
         };
@@ -440,6 +475,7 @@ impl Spill {
                         len,
                         charge,
                         digest,
+                        shape,
                     },
                 );
                 files.order.push_back(sha256.to_string());
