@@ -55,7 +55,7 @@ impl SpillLoadBench {
             "a load from the module spill alone ({} bytes, {} loads a turn, CPU of the loading thread per load, turn by turn):",
             self.bytes, self.loads
         );
-        row("the spill's load (copy, seal, check, map)", &self.load);
+        row("the spill's load (copy, seal, digest, map)", &self.load);
         row(
             &format!("the same beside {KEPT_BESIDE} kept, the oldest dropped"),
             &self.load_beside,
@@ -71,7 +71,7 @@ impl SpillLoadBench {
 
 /// Modules kept loaded beside the loads of [`SpillLoadBench::load_beside`]:
 /// the default module cache's size.
-pub const KEPT_BESIDE: usize = crate::wasm::CACHE_ENTRIES;
+pub(crate) const KEPT_BESIDE: usize = crate::wasm::CACHE_ENTRIES;
 
 /// The calling thread's CPU time.
 fn thread_cpu() -> Duration {

@@ -241,9 +241,16 @@ pub(crate) fn arrange_fds(fds: &[RawFd], exe: Option<RawFd>) -> Result<(), io::E
     Ok(())
 }
 
-/// Closes every descriptor of the calling process's table but `kept`
-/// (sorted in place; no allocation: for a child of `spawn_with`).
-pub(super) fn close_all_but(kept: &mut [c_int]) {
+/// Gives the calling process a descriptor table of its own
+/// (`unshare(CLONE_FILES)`) and closes every descriptor of it but `kept`:
+/// the table it shared (the server's) is never touched, and where the
+/// unshare fails nothing is closed. No allocation: for a child of
+/// [`spawn_with`] that shares the server's table.
+pub(super) fn keep_only_in_own_table<const N: usize>(mut kept: [c_int; N]) -> io::Result<()> {
+    // SAFETY: unshare of the calling process's own descriptor table.
+    if unsafe { libc::unshare(libc::CLONE_FILES) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
     kept.sort_unstable();
     let mut first: u32 = 0;
     for &k in kept.iter() {
@@ -254,6 +261,7 @@ pub(super) fn close_all_but(kept: &mut [c_int]) {
         first = first.max(k.saturating_add(1));
     }
     close_from(first, u32::MAX);
+    Ok(())
 }
 
 /// `close_range(first, last)`, or a loop where the kernel lacks it.
@@ -276,10 +284,12 @@ fn close_from(first: u32, last: u32) {
 mod tests {
     use super::*;
 
-    /// `close_all_but` leaves open exactly the descriptors kept, in a
-    /// child with a table of its own (the parent's is untouched).
+    /// `keep_only_in_own_table` leaves open exactly the descriptors kept
+    /// (given in any order, with a duplicate and a number no descriptor
+    /// has), in a child that shares the parent's table: the parent's are
+    /// all still open after it.
     #[test]
-    fn a_child_closes_all_but_the_descriptors_kept() {
+    fn a_child_keeps_only_the_descriptors_kept_in_a_table_of_its_own() {
         let mut fds = [0 as c_int; 6];
         for pair in fds.chunks_mut(2) {
             // SAFETY: pipe2 writes two descriptors into the pair.
@@ -288,10 +298,11 @@ mod tests {
                 0
             );
         }
-        let kept = [fds[1], fds[4]];
+        let kept = [fds[4], -1, fds[1], fds[4]];
         let mut body = || {
-            let mut k = kept;
-            close_all_but(&mut k);
+            if let Err(e) = keep_only_in_own_table(kept) {
+                return e;
+            }
             // Bit i: `fds[i]` still open.
             let mut open = 0;
             for (i, &fd) in fds.iter().enumerate() {
@@ -303,7 +314,8 @@ mod tests {
             // SAFETY: ends the child with the bits as its status.
             unsafe { libc::_exit(open) }
         };
-        let pid = unsafe { spawn_with(0, &mut body) }.unwrap();
+        // SAFETY: the body only makes system calls.
+        let pid = unsafe { spawn_with(libc::CLONE_FILES, &mut body) }.unwrap();
         let st = Child::new(pid).wait().unwrap();
         assert_eq!(st.code(), Some(0b010010));
         for fd in fds {

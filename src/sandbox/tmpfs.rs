@@ -52,7 +52,10 @@ pub(super) struct Fill {
 /// by a child in a mount namespace of its own (and a user namespace where
 /// the server is not root: creating a file system needs `CAP_SYS_ADMIN`
 /// where it is made) that shares the server's descriptor table, so that
-/// the descriptor outlives it; the file system lives as long as a
+/// the descriptor outlives it (a fill it writes from a table of its own,
+/// holding only the mount and the source: no process another thread
+/// starts meanwhile inherits the copy open for writing, which would make
+/// the mount busy when it is made read-only); the file system lives as long as a
 /// descriptor or a mount of it does.
 pub(super) fn detached_tmpfs(
     options: &[(&str, String)],
@@ -138,10 +141,9 @@ pub(super) fn detached_tmpfs(
                 // descriptors the child keeps the mount and the source
                 // alone, so it holds nothing else open (a pipe's end)
                 // while it copies.
-                if libc::unshare(libc::CLONE_FILES) != 0 {
-                    return io::Error::last_os_error();
+                if let Err(e) = spawn::keep_only_in_own_table([mount, fill.source]) {
+                    return e;
                 }
-                spawn::close_all_but(&mut [mount, fill.source]);
                 if let Err(e) = fill_read_only(mount, fill, &empty) {
                     return e;
                 }
@@ -355,6 +357,46 @@ mod tests {
         assert_eq!(open_with_inodes(INODES), 1);
         drop(mount);
         assert_eq!(open_with_inodes(INODES), 0);
+    }
+
+    /// A fill is written from the child's own descriptor table: the
+    /// server's descriptors are all still open after it (the child closes
+    /// every one but the mount and the source in its own table, never in
+    /// the one it shares with the server), the mount is the caller's and
+    /// read-only.
+    #[test]
+    fn a_fill_leaves_the_servers_descriptors_open() {
+        let mut pipe = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 writes two descriptors.
+        assert_eq!(
+            unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) },
+            0
+        );
+        let source = std::fs::File::open("/usr/bin/dash").unwrap();
+        let fill = Fill {
+            source: source.as_raw_fd(),
+            len: source.metadata().unwrap().len(),
+            name: CString::new("copy").unwrap(),
+        };
+        let options = [("size", (4u64 << 20).to_string())];
+        let mount = detached_tmpfs(&options, test_maker(), Some(&fill)).unwrap();
+        for fd in [pipe[0], pipe[1], source.as_raw_fd(), mount.as_raw_fd()] {
+            // SAFETY: fcntl only asks about a descriptor.
+            assert!(
+                unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0,
+                "{fd} closed"
+            );
+        }
+        // SAFETY: openat on the mount's descriptor with a NUL-terminated name.
+        let w = unsafe { libc::openat(mount.as_raw_fd(), c"copy".as_ptr(), libc::O_WRONLY) };
+        assert_eq!(w, -1, "the copy opened for writing");
+        // Root meets the read-only mount; another user the copy's mode first.
+        let e = io::Error::last_os_error().raw_os_error();
+        assert!(matches!(e, Some(libc::EROFS | libc::EACCES)), "{e:?}");
+        for fd in pipe {
+            // SAFETY: the test's own pipe, still open.
+            assert_eq!(unsafe { libc::close(fd) }, 0);
+        }
     }
 
     /// A wait for the making child that fails (`ECHILD`: here the process

@@ -57,7 +57,15 @@ pub struct Shape {
     pub code_bytes: u64,
     /// The parameters of `main` (0 to 3, all `int`).
     pub main_params: usize,
+    /// Made by [`check_module`] alone: a `Shape` anywhere is what the check
+    /// learnt of a module it accepted (the module spill keeps one as the
+    /// proof that its module was checked).
+    checked: Accepted,
 }
+
+/// The mark only [`check_module`] puts on a [`Shape`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Accepted;
 
 /// Checks that `wasm` is a module of the contest's shape with at most
 /// `max_memory_bytes` of linear memory, its static data within it. Linear
@@ -271,6 +279,7 @@ pub fn check_module(wasm: &[u8], max_memory_bytes: u64) -> Result<Shape, Vec<Str
     }
     if problems.is_empty() {
         Ok(Shape {
+            checked: Accepted,
             memory_bytes,
             data_bytes,
             code_bytes,

@@ -60,7 +60,7 @@ pub const WARM_SLOTS: u32 = 100;
 /// A module that has played keeps an open file (its static data's image):
 /// compiling raises the process's soft limit of open files to make room
 /// (`modules::room_for_cached_files`).
-pub const CACHE_ENTRIES: usize = 1024;
+pub(crate) const CACHE_ENTRIES: usize = 1024;
 
 /// … holding at most this much compiled code together (a module at the
 /// module check's limits compiles to a few MB: `knobeln bench compile`).
@@ -259,12 +259,16 @@ pub fn config_with(cache: FunctionCache) -> wasmtime::Result<Config> {
     // No `.eh_frame` for the system's unwinder: nothing here unwinds
     // through a strategy's frames with it (a trap or the referee's stop
     // leaves them by wasmtime's own unwinding; a host function's panic is
-    // caught at its boundary and resumed outside them; profilers walk the
-    // frame pointers Cranelift keeps). With it, every module loaded
+    // caught at its boundary and resumed outside them). What it costs: a
+    // backtrace taken in a host function (a panic's with `RUST_BACKTRACE`,
+    // an error's with `RUST_LIB_BACKTRACE`) and a profiler's DWARF call
+    // graph stop at the first WebAssembly frame (frame pointers, which
+    // Cranelift keeps, still walk through). With it, every module loaded
     // registered its frames with libgcc, whose list of registered objects
-    // is walked from the newest at each module dropped: a module evicted
-    // from a cache of a thousand walked past a thousand others, on the
-    // server's thread (docs/src/figures.md). The code compiled is the same.
+    // (before GCC 13, as Debian 12's libgcc) is walked from the newest at
+    // each module dropped: a module evicted from a cache of a thousand
+    // walked past a thousand others, on the server's thread
+    // (docs/src/figures.md). The code compiled is the same.
     c.native_unwind_info(false);
     c.wasm_features(WasmFeatures::all(), false);
     // WebAssembly 1.0 (its "gc types" flag is an internal of the parser that

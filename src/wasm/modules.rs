@@ -1,6 +1,8 @@
 //! Modules made ready to play: compiled by the one engine (built here on
 //! first use, with its linkers and watchdog), checked once more against
-//! the contest's shape, and kept by SHA-256 in a small LRU cache; what the
+//! the contest's shape before each compile (a module loaded back from the
+//! spill plays with the shape its check gave when this process compiled
+//! it), and kept by SHA-256 in a small LRU cache; what the
 //! cache drops is written to the process's module spill ([`super::spill`])
 //! as it drops it (unless the spill has it still), and loaded again from
 //! there rather than compiled again. Nothing here runs a strategy's code
@@ -248,6 +250,13 @@ fn load_in<'s>(
     if let Some(s) = cache.lock().expect("module cache").get(&sha256) {
         return Ok(Ok(s));
     }
+    // A miss decides by the SHA-256 what is checked and what the spill
+    // gives back: every caller hashed or verified the bytes it gives.
+    debug_assert_eq!(
+        sha256,
+        crate::hash::sha256_hex(wasm),
+        "the caller's SHA-256"
+    );
     let rt = runtime()?;
     let started = thread_cpu_ns();
     let entries = room_for_cached_files().min(max_entries);
@@ -257,15 +266,19 @@ fn load_in<'s>(
     // of this SHA-256 that passed the check (only the cache's modules are
     // spilled, and each was checked before it was compiled), and the check
     // of the bytes given here would not be of what runs, the module.
-    let checked = spill.and_then(|s| s.shape_of(&sha256));
-    let shape = match checked {
+    let spilled_shape = spill.and_then(|s| s.shape_of(&sha256));
+    let check = || {
+        CHECKED_HERE.with(|c| c.set(c.get() + 1));
+        super::check::check_module(wasm, MAX_MEMORY_BYTES)
+            .map_err(|problems| NotPlayable(problems.join("; ")))
+    };
+    let mut shape = match spilled_shape {
         Some(shape) => shape,
-        None => match super::check::check_module(wasm, MAX_MEMORY_BYTES) {
+        None => match check() {
             Ok(shape) => shape,
-            Err(problems) => return Ok(Err(NotPlayable(problems.join("; ")))),
+            Err(e) => return Ok(Err(e)),
         },
     };
-    CHECKED_HERE.with(|c| c.set(c.get() + u64::from(checked.is_none())));
     MADE_READY_HERE.with(|c| c.set(c.get() + 1));
     let mut from_spill = false;
     let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
@@ -275,13 +288,14 @@ fn load_in<'s>(
             m
         }
         None => {
-            if checked.is_some() {
+            if spilled_shape.is_some() {
                 // The spill forgot it (its file changed or went): checked,
-                // as every module compiled here is, before it is compiled.
-                if let Err(problems) = super::check::check_module(wasm, MAX_MEMORY_BYTES) {
-                    return Ok(Err(NotPlayable(problems.join("; "))));
-                }
-                CHECKED_HERE.with(|c| c.set(c.get() + 1));
+                // as every module compiled here is, before it is compiled,
+                // and played with what this check learns.
+                shape = match check() {
+                    Ok(shape) => shape,
+                    Err(e) => return Ok(Err(e)),
+                };
             }
             COMPILED.fetch_add(1, Ordering::Relaxed);
             COMPILED_HERE.with(|c| c.set(c.get() + 1));
@@ -333,6 +347,9 @@ impl SpillProbe {
     /// Compiles `wasm` and keeps its module in a spill of its own.
     pub fn new(wasm: &[u8]) -> Result<SpillProbe, WasmError> {
         let rt = runtime()?;
+        // Each module loaded back keeps its memory file open (a benchmark
+        // keeps as many as a full cache): room for them, as a compile makes.
+        room_for_cached_files();
         let fail = |e: &dyn std::fmt::Display| WasmError::Engine(e.to_string());
         let parent = tempfile::tempdir_in(spill_parent(
             std::env::var_os("TMPDIR"),
@@ -751,15 +768,7 @@ mod tests {
         let (a, b) = (distinct_module(6100), distinct_module(6101));
         let before = compiled_here();
         let load_one = |wasm: &[u8]| {
-            load_in(
-                &cache,
-                |_| Some(&spill),
-                1,
-                wasm,
-                crate::hash::sha256_hex(wasm),
-            )
-            .unwrap()
-            .expect("playable");
+            load_in_cache_of_one(&cache, &spill, wasm);
         };
         load_one(&a);
         load_one(&b); // A dropped: written.
@@ -769,6 +778,19 @@ mod tests {
         assert_eq!(compiled_here() - before, 2, "each compiled once");
         assert_eq!(spill.writes(), 2, "each written once");
         assert_eq!(files_in(spill.dir()), 2);
+    }
+
+    /// Loads `wasm` through `cache`, holding one module, with `spill`.
+    fn load_in_cache_of_one(cache: &Mutex<Cache>, spill: &Spill, wasm: &[u8]) -> Arc<Strategy> {
+        load_in(
+            cache,
+            |_| Some(spill),
+            1,
+            wasm,
+            crate::hash::sha256_hex(wasm),
+        )
+        .unwrap()
+        .expect("playable")
     }
 
     /// Issue 38: a module loaded back from the spill is not checked again
@@ -782,23 +804,15 @@ mod tests {
     fn a_module_from_the_spill_is_not_checked_again() {
         let (_parent, spill) = private_spill(1 << 30);
         let cache = Cache::new();
-        let (a, b) = (distinct_module(6300), distinct_module(6301));
-        let load_one = |wasm: &[u8]| {
-            load_in(
-                &cache,
-                |_| Some(&spill),
-                1,
-                wasm,
-                crate::hash::sha256_hex(wasm),
-            )
-            .unwrap()
-            .expect("playable")
-        };
+        // Shapes that differ (their static data's end).
+        let (a, b) = (module_with_data(&[7; 100]), module_with_data(&[8; 5000]));
+        let load_one = |wasm: &[u8]| load_in_cache_of_one(&cache, &spill, wasm);
         let checked = || CHECKED_HERE.with(|c| c.get());
         let compiled = compiled_here();
         let before = checked();
         let first = load_one(&a);
-        load_one(&b); // A dropped: written with its shape.
+        let b_shape = load_one(&b).shape; // A dropped: written with its shape.
+        assert_ne!(first.shape, b_shape);
         assert_eq!(checked() - before, 2, "each checked before its compile");
         let again = load_one(&a); // From the spill; B dropped.
         assert_eq!(checked() - before, 2, "A from the spill, not checked");
@@ -808,10 +822,11 @@ mod tests {
         for e in std::fs::read_dir(spill.dir()).unwrap() {
             std::fs::remove_file(e.unwrap().path()).unwrap();
         }
-        load_one(&b);
+        assert_eq!(load_one(&b).shape, b_shape, "what the new check learnt");
         assert_eq!(checked() - before, 3, "B checked before its compile");
         assert_eq!(compiled_here() - compiled, 3);
-        // A module put without a shape (none is, but a test's) is checked.
+        // A module put without a shape (as a test's, or the benchmark's
+        // probe's) is checked.
         let c = distinct_module(6302);
         let sha = crate::hash::sha256_hex(&c);
         spill.put(&sha, &compile(&c)).unwrap();
@@ -902,17 +917,7 @@ mod tests {
             .collect();
         let a = module_with_data(&data);
         let b = distinct_module(6200);
-        let load_one = |wasm: &[u8]| {
-            load_in(
-                &cache,
-                |_| Some(&spill),
-                1,
-                wasm,
-                crate::hash::sha256_hex(wasm),
-            )
-            .unwrap()
-            .expect("playable")
-        };
+        let load_one = |wasm: &[u8]| load_in_cache_of_one(&cache, &spill, wasm);
         let limits = SeatLimits {
             fuel: 1_000_000,
             wall: std::time::Duration::from_secs(60),

@@ -25,13 +25,15 @@
 //!   every file here, opened and removed relative to the folder held open
 //!   (a folder renamed away and another put at its path is never read; no
 //!   symbolic link followed, no FIFO waited for), and its length
-//!   and SHA-256 are kept in this process's memory: a file is copied
+//!   and SHA-256 are kept in this process's memory (with what the
+//!   structural check learnt of its `.wasm`, [`Spill::put_checked`]): a file is copied
 //!   once, by the kernel (`sendfile`), into a memory file, which is then
 //!   sealed against every change, and only then are its length and
 //!   SHA-256 checked, on the sealed file ([`Spill::get`]); the engine maps
 //!   that same file (its code and its memory's initial image: nothing
-//!   copied and `mprotect`ed afterwards, whose TLB flushes interrupt the
-//!   game threads), so the bytes checked are the bytes that run, whatever
+//!   copied into fresh memory and made read-only afterwards, whose written
+//!   pages' TLB flushes interrupt the game threads; the engine still makes
+//!   the code executable, an `mprotect` of the mapped file), so the bytes checked are the bytes that run, whatever
 //!   anyone wrote before the seal (to the spill's file during the copy,
 //!   or to the memory file through `/proc/<pid>/fd`). A file someone else
 //!   changed (even a valid compiled module of another program) is removed
@@ -41,7 +43,8 @@
 //!
 //! What this deliberately does not do: it never decides whether a module
 //! is playable (the caller checks every module with [`super::check`]
-//! before it is compiled or taken from here), it keeps no order of use
+//! before it is compiled; one taken from here plays with the shape the
+//! caller recorded with it when it was put), it keeps no order of use
 //! (when the folder would hold more than [`super::engine::SPILL_BYTES`]
 //! or [`super::engine::SPILL_FILES`], the modules kept longest are removed
 //! first: a long-lived server keeps its latest modules, whatever came
@@ -95,7 +98,8 @@ pub(super) enum Kept {
 }
 
 /// A file this process wrote: its length, what it is charged (its length
-/// in whole blocks) and its SHA-256.
+/// in whole blocks), its SHA-256, and what the structural check learnt of
+/// the module's `.wasm`.
 struct Written {
     len: u64,
     charge: u64,
@@ -412,8 +416,15 @@ impl Spill {
         };
         let held =
             |files: &Files| files.by_module.contains_key(sha256) || files.writing.contains(sha256);
-        if held(&self.files.lock().expect("spill")) {
-            return Ok(Kept::Already);
+        {
+            let mut files = self.files.lock().expect("spill");
+            if let Some(w) = files.by_module.get_mut(sha256) {
+                // Kept without a shape before (a plain `put`): the shape now.
+                w.shape = w.shape.or(shape);
+            }
+            if held(&files) {
+                return Ok(Kept::Already);
+            }
         }
         let bytes = module
             .serialize()
@@ -615,7 +626,8 @@ pub(super) enum Mapped {
     /// anonymous memory and made read-only and executable afterwards
     /// (each `mprotect` of written pages, and later their `munmap`,
     /// interrupts every CPU running a game thread of this process to flush
-    /// its TLB), and no second memory file is made for the image at the
+    /// its TLB; the engine's `mprotect` that makes the mapped code
+    /// executable remains), and no second memory file is made for the image at the
     /// module's first instance on a game thread.
     Sealed,
     /// Copied by `Module::deserialize` (no memory file could be made).

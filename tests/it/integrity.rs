@@ -1520,11 +1520,17 @@ fn a_program_is_held_while_other_threads_start_processes() {
                 }
             });
         }
+        while started.load(Ordering::Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+        let before = started.load(Ordering::Relaxed);
         let mut outcomes = Vec::new();
         for _ in 0..30 {
             outcomes.push(hold(&program, MAX_HELD_BYTES).map(|h| h.bytes));
         }
+        let during = started.load(Ordering::Relaxed) - before;
         starting.store(false, Ordering::Relaxed);
+        assert!(during > 0, "no process started while the holds were made");
         for outcome in &outcomes {
             assert!(
                 matches!(outcome, Ok(bytes) if *bytes == 16 << 20),
@@ -1536,7 +1542,6 @@ fn a_program_is_held_while_other_threads_start_processes() {
             );
         }
     });
-    assert!(started.load(Ordering::Relaxed) > 0);
 }
 
 /// Red team (F9): what a tool leaves in its work folder never leads the

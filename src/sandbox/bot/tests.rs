@@ -299,7 +299,11 @@ fn cpu(pid: i32) -> Duration {
 /// taken the stop, see the next test). The thaw's `SIGCONT` leaves no
 /// stop pending in any thread
 /// (`SigPnd`, `ShdPnd`): none is left to strike the bot on its turn. A
-/// reaped program is sent nothing.
+/// reaped program is sent nothing. The spinning threads start spinning
+/// only once the main thread has taken its nice (before, the main thread
+/// at nice 0 set it only after it had created 300 threads spinning beside
+/// it on one CPU, and under a busy CI it was not done within the test's
+/// 10 s wait).
 #[test]
 fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_pending() {
     let _cpu = crate::sandbox::one_cpu_bound_test_at_a_time();
@@ -310,11 +314,16 @@ fn a_stop_reaches_the_running_threads_at_most_a_bound_and_the_thaw_leaves_none_p
         &source,
         "#define _GNU_SOURCE\n#include <pthread.h>\n#include <sched.h>\n\
          #include <stdlib.h>\n#include <sys/resource.h>\n#include <unistd.h>\n\
-         static void *spin(void *a) { (void)a; volatile unsigned long n = 0; for (;;) n++; }\n\
+         static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+         static pthread_cond_t go_cv = PTHREAD_COND_INITIALIZER; static int go;\n\
+         static void *spin(void *a) { (void)a; pthread_mutex_lock(&m);\n\
+         while (!go) pthread_cond_wait(&go_cv, &m); pthread_mutex_unlock(&m);\n\
+         volatile unsigned long n = 0; for (;;) n++; }\n\
          int main(int argc, char **argv) { cpu_set_t one; CPU_ZERO(&one); CPU_SET(0, &one);\n\
          sched_setaffinity(0, sizeof one, &one);\n\
          for (int i = 0; i < atoi(argv[1]); i++) { pthread_t t; pthread_create(&t, 0, spin, 0); }\n\
          if (setpriority(PRIO_PROCESS, 0, 19)) return 2;\n\
+         pthread_mutex_lock(&m); go = 1; pthread_cond_broadcast(&go_cv); pthread_mutex_unlock(&m);\n\
          char c; return read(0, &c, 1) < 0; }\n",
     )
     .unwrap();
