@@ -261,46 +261,38 @@ fn load_in<'s>(
     let started = thread_cpu_ns();
     let entries = room_for_cached_files().min(max_entries);
     let spill = spill_of(&rt.engine);
-    // A module the spill keeps with what the check learnt of its `.wasm`
-    // is not checked again: it was compiled by this process from a `.wasm`
-    // of this SHA-256 that passed the check (only the cache's modules are
-    // spilled, and each was checked before it was compiled), and the check
-    // of the bytes given here would not be of what runs, the module.
-    let spilled_shape = spill.and_then(|s| s.shape_of(&sha256));
     let check = || {
         CHECKED_HERE.with(|c| c.set(c.get() + 1));
         super::check::check_module(wasm, MAX_MEMORY_BYTES)
             .map_err(|problems| NotPlayable(problems.join("; ")))
     };
-    let mut shape = match spilled_shape {
-        Some(shape) => shape,
-        None => match check() {
-            Ok(shape) => shape,
+    MADE_READY_HERE.with(|c| c.set(c.get() + 1));
+    let loaded = spill.and_then(|s| s.get(&rt.engine, &sha256));
+    let from_spill = loaded.is_some();
+    if from_spill {
+        FROM_SPILL.fetch_add(1, Ordering::Relaxed);
+    }
+    let (module, shape) = match loaded {
+        // Kept with what the check learnt of its `.wasm`: not checked
+        // again. It was compiled by this process from a `.wasm` of this
+        // SHA-256 that passed the check (only the cache's modules are
+        // spilled, each checked before it was compiled), and a check of
+        // the bytes given here would not be of what runs, the module.
+        Some((m, Some(shape))) => (m, shape),
+        Some((m, None)) => match check() {
+            Ok(shape) => (m, shape),
             Err(e) => return Ok(Err(e)),
         },
-    };
-    MADE_READY_HERE.with(|c| c.set(c.get() + 1));
-    let mut from_spill = false;
-    let module = match spill.and_then(|s| s.get(&rt.engine, &sha256)) {
-        Some(m) => {
-            FROM_SPILL.fetch_add(1, Ordering::Relaxed);
-            from_spill = true;
-            m
-        }
+        // Not kept, or its file changed or went: checked, then compiled.
         None => {
-            if spilled_shape.is_some() {
-                // The spill forgot it (its file changed or went): checked,
-                // as every module compiled here is, before it is compiled,
-                // and played with what this check learns.
-                shape = match check() {
-                    Ok(shape) => shape,
-                    Err(e) => return Ok(Err(e)),
-                };
-            }
+            let shape = match check() {
+                Ok(shape) => shape,
+                Err(e) => return Ok(Err(e)),
+            };
             COMPILED.fetch_add(1, Ordering::Relaxed);
             COMPILED_HERE.with(|c| c.set(c.get() + 1));
             match Module::new(&rt.engine, wasm) {
-                Ok(m) => m,
+                Ok(m) => (m, shape),
                 Err(e) => return Ok(Err(NotPlayable(format!("{e:#}")))),
             }
         }
@@ -370,14 +362,14 @@ impl SpillProbe {
     /// Loads the module back from the spill (the file's copy, its seal,
     /// its check and the engine's mapping): whether it came back.
     pub fn load(&self) -> bool {
-        runtime().is_ok_and(|rt| self.spill.get(&rt.engine, &self.sha256).is_some())
+        self.load_beside(&mut std::collections::VecDeque::new(), 0)
     }
 
     /// Loads the module back as [`SpillProbe::load`] does, keeps it in
     /// `kept`, and drops the oldest modules kept beyond `keep`, as a full
     /// module cache drops one at each miss: whether it came back.
     pub fn load_beside(&self, kept: &mut std::collections::VecDeque<Module>, keep: usize) -> bool {
-        let Some(module) = runtime()
+        let Some((module, _)) = runtime()
             .ok()
             .and_then(|rt| self.spill.get(&rt.engine, &self.sha256))
         else {
@@ -941,7 +933,7 @@ mod tests {
 
         // Taken from the spill directly: the sealed path.
         let b_sha = crate::hash::sha256_hex(&b);
-        let (module, how) = spill
+        let (module, how, _) = spill
             .get_observed(engine, &b_sha, &mut |_, _| {})
             .expect("B kept");
         assert_eq!(how, Mapped::Sealed);
@@ -969,7 +961,7 @@ mod tests {
         let bytes = compile(&wasm).serialize().unwrap();
         spill.put(&sha, &compile(&wasm)).unwrap();
         let mut tried = false;
-        let (module, how) = spill
+        let (module, how, _) = spill
             .get_observed(engine, &sha, &mut |step, file| {
                 if step != Loading::Sealed {
                     return;

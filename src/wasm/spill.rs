@@ -388,7 +388,7 @@ impl Spill {
 
     /// [`Spill::put`] of a module compiled from a `.wasm` that passed the
     /// structural check with `shape`: a load of it gives the shape back
-    /// ([`Spill::shape_of`]), so the `.wasm` is not checked again.
+    /// ([`Spill::get`]), so the `.wasm` is not checked again.
     pub(super) fn put_checked(
         &self,
         sha256: &str,
@@ -396,13 +396,6 @@ impl Spill {
         shape: Shape,
     ) -> Result<Kept, NotKept> {
         self.put_with(sha256, module, Some(shape))
-    }
-
-    /// What the structural check learnt of the `.wasm` whose SHA-256 is
-    /// `sha256`, if the spill keeps its module with it.
-    pub(super) fn shape_of(&self, sha256: &str) -> Option<Shape> {
-        let files = self.files.lock().expect("spill");
-        files.by_module.get(sha256).and_then(|w| w.shape)
     }
 
     fn put_with(
@@ -504,11 +497,12 @@ impl Spill {
     }
 
     /// The module whose SHA-256 is `sha256`, if this process kept it and
-    /// its file still holds exactly the bytes written. A file that does not
-    /// is removed and forgotten.
-    pub(super) fn get(&self, engine: &Engine, sha256: &str) -> Option<Module> {
+    /// its file still holds exactly the bytes written, with the shape it
+    /// was put with ([`Spill::put_checked`]). A file that does not is
+    /// removed and forgotten.
+    pub(super) fn get(&self, engine: &Engine, sha256: &str) -> Option<(Module, Option<Shape>)> {
         self.get_observed(engine, sha256, &mut |_, _| {})
-            .map(|(m, _)| m)
+            .map(|(m, _, shape)| (m, shape))
     }
 
     /// [`Spill::get`], saying how the module was made, and telling `seen`
@@ -520,12 +514,12 @@ impl Spill {
         engine: &Engine,
         sha256: &str,
         seen: &mut dyn FnMut(Loading, &std::fs::File),
-    ) -> Option<(Module, Mapped)> {
+    ) -> Option<(Module, Mapped, Option<Shape>)> {
         let name = self.name(sha256)?;
-        let (len, digest) = {
+        let (len, digest, shape) = {
             let files = self.files.lock().expect("spill");
             let w = files.by_module.get(sha256)?;
-            (w.len, w.digest)
+            (w.len, w.digest, w.shape)
         };
         let module = self.load(engine, &name, len, &digest, seen);
         if module.is_none() {
@@ -536,7 +530,7 @@ impl Spill {
             );
             self.forget(sha256, &name);
         }
-        module
+        module.map(|(m, mapped)| (m, mapped, shape))
     }
 
     /// The module in the file `name`, if it holds `len` bytes of SHA-256
