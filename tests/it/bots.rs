@@ -1064,7 +1064,11 @@ fn a_bot_that_keeps_its_own_freeze_from_holding_fails_and_the_match_is_no_fault(
     );
     let f = &rec.failures[0];
     assert_eq!(f.bot, 0, "blamed the wrong bot: {}", f.reason);
-    assert_eq!(f.turn, 2, "{}", f.reason);
+    // The stall starts with its second answer; whether the first freeze
+    // after it meets a thread inside its call, or only a later one does,
+    // is the machine's load (seen at turn 3 while a build ran beside the
+    // tests): the same attack, the same verdict.
+    assert!(f.turn >= 2, "failed before its attack began: {}", f.reason);
     assert!(
         matches!(f.kind, BotFailureKind::RanWhileStopped),
         "{}",
@@ -1223,15 +1227,26 @@ fn a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_oppone
     crate::integrity::also_as_nobody(
         "bots::a_bot_that_stops_and_resumes_itself_is_failed_by_its_cpu_count_not_its_opponent",
     );
+    // Its spinning threads' CPU in its own turn may also pass the reply's
+    // CPU limit first (seen at turn 3 while a build ran beside the tests:
+    // its threads kept running while its answer waited for a CPU): its own
+    // CPU count again, never its opponent's.
     let rec = self_resuming_bot_against_the_thinker(
         "hostile/self_stop_tease.c",
         |k| {
             matches!(
                 k,
-                BotFailureKind::RanWhileStopped | BotFailureKind::WallClock { .. }
+                BotFailureKind::RanWhileStopped
+                    | BotFailureKind::WallClock { .. }
+                    | BotFailureKind::ReplyCpu { .. }
             )
         },
-        |k| matches!(k, BotFailureKind::WallClock { .. }),
+        |k| {
+            matches!(
+                k,
+                BotFailureKind::WallClock { .. } | BotFailureKind::ReplyCpu { .. }
+            )
+        },
     );
     if !knobeln::sandbox::cgroup::Cgroups::detect().freezes_in_kernel() {
         assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
