@@ -171,8 +171,9 @@ pub fn held_programs() -> Vec<(PathBuf, u64)> {
 }
 
 /// Starts holding `program` in huge pages on a thread of its own (the copy
-/// costs about 0.4 s of CPU for the zig toolchain; the runs use the host's
-/// file until it is done), once per process and program. A hold that
+/// costs about 0.4 s of CPU for the zig toolchain, 2 s on a VM whose fresh
+/// memory its host hands back page by page at the first touch; the runs
+/// use the host's file until it is done), once per process and program. A hold that
 /// fails is said on stderr once; the runs go on with the host's file.
 pub fn hold_in_background(program: &Path) {
     if !start(program) {
