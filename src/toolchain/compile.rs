@@ -339,6 +339,18 @@ impl CallsHelpers {
     }
 }
 
+/// How many times the lexical limit a program may have for the compilers
+/// to be run on it anyway (check 3 failed: its report then has every later
+/// check's word too, so that the rest can be fixed while it is shortened).
+/// Beyond, the rest is skipped: a program that must lose more than half of
+/// itself gains nothing from the compilers' messages, and `cc1 -O2` over
+/// hundreds of thousands of elements can reach the jail's memory limit,
+/// or not, by how the text is spread over functions, so the report would
+/// say different things of programs equally far from being accepted.
+const FAR_TOO_LONG: u64 = 2;
+// The report's words say "twice".
+const _: () = assert!(FAR_TOO_LONG == 2);
+
 impl<'a> Pass<'a> {
     fn new(source: &[u8], cfg: &'a CompileConfig, toolchain: Option<wasm::Toolchain>) -> Pass<'a> {
         Pass {
@@ -370,7 +382,9 @@ impl<'a> Pass<'a> {
         let Some(preprocessed) = self.preprocess(&gcc)? else {
             return Ok(None);
         };
-        self.lexical_elements(&preprocessed);
+        if !self.lexical_elements(&preprocessed) {
+            return Ok(None);
+        }
         if !self.gcc(&gcc)? {
             return Ok(None);
         }
@@ -528,8 +542,10 @@ impl<'a> Pass<'a> {
         Ok(Some(text))
     }
 
-    /// Check 3: the lexical elements of the preprocessed text.
-    fn lexical_elements(&mut self, preprocessed: &str) {
+    /// Check 3: the lexical elements of the preprocessed text. `false`:
+    /// more than [`FAR_TOO_LONG`] times the limit, the rest skipped (a
+    /// program only somewhat too long gets every later check's word too).
+    fn lexical_elements(&mut self, preprocessed: &str) -> bool {
         let (text, _) = purec::strip_line_markers(preprocessed);
         // One pass, with the same rules for the count and for the names
         // check 6 reads (`written`): the text gcc and clang compile, its
@@ -545,19 +561,32 @@ impl<'a> Pass<'a> {
         self.written = written;
         self.r.lexical_elements = Some(n);
         let max = self.cfg.max_lexical_elements;
-        let verdict = if self.cfg.profile != Profile::Local && n > max {
-            self.r.diagnostics.push(Diagnostic::error(
-                Check::LexicalElements,
-                None,
+        if self.cfg.profile == Profile::Local || n <= max {
+            self.verdicts.set(Check::LexicalElements, Verdict::Passed);
+            return true;
+        }
+        let far = n > max.saturating_mul(FAR_TOO_LONG);
+        self.r.diagnostics.push(Diagnostic::error(
+            Check::LexicalElements,
+            None,
+            if far {
+                format!(
+                    "the program has {n} lexical elements after preprocessing; at most {max} are \
+                     allowed (more than twice that many: the compilers were not run on it; shorten \
+                     it first)"
+                )
+            } else {
                 format!(
                     "the program has {n} lexical elements after preprocessing; at most {max} are allowed"
-                ),
-            ));
-            Verdict::Failed
-        } else {
-            Verdict::Passed
-        };
-        self.verdicts.set(Check::LexicalElements, verdict);
+                )
+            },
+        ));
+        self.verdicts.set(Check::LexicalElements, Verdict::Failed);
+        if far {
+            self.verdicts
+                .skip_rest("the program is more than twice as long as allowed (check 3)");
+        }
+        !far
     }
 
     /// Check 5: gcc compiles the preprocessed text (its messages are the

@@ -286,6 +286,54 @@ fn more_than_10000_lexical_elements_after_preprocessing_fail_check_3() {
     run_case("too_many_elements");
 }
 
+/// A program at most twice too long gets every later check's word too
+/// (the compilers run, so the rest can be fixed while it is shortened);
+/// one more than twice too long is only told to shorten itself: the
+/// compilers are not run on it, so what the report says never depends on
+/// whether `cc1 -O2` met the jail's memory limit over it. The valid
+/// strategy with one `;` left out (80 elements, a syntax error for check
+/// 5 to show) against limits of 40 (80 <= 80) and 39 (80 > 78).
+#[test]
+fn a_program_more_than_twice_too_long_is_not_compiled_one_less_far_is() {
+    let src = fs::read_to_string(source_path("valid")).unwrap();
+    let broken = src.replacen("mine = theirs;", "mine = theirs", 1);
+    assert_ne!(broken, src, "the valid strategy's line moved");
+    let with_max = |max: u64| {
+        let cfg = CompileConfig {
+            max_lexical_elements: max,
+            ..CompileConfig::default()
+        };
+        knobeln::toolchain::compile::compile(broken.as_bytes(), &cfg).unwrap()
+    };
+    let verdict = |o: &Outcome, c: Check| {
+        o.report()
+            .checks
+            .iter()
+            .find(|s| s.check == c)
+            .map(|s| s.verdict.clone())
+            .unwrap()
+    };
+    let near = with_max(40);
+    assert_eq!(near.report().lexical_elements, Some(80));
+    assert_eq!(verdict(&near, Check::LexicalElements), Verdict::Failed);
+    assert_eq!(verdict(&near, Check::Compiler), Verdict::Failed, "gcc ran");
+    let far = with_max(39);
+    assert_eq!(verdict(&far, Check::LexicalElements), Verdict::Failed);
+    assert_eq!(
+        verdict(&far, Check::Compiler),
+        Verdict::Skipped("the program is more than twice as long as allowed (check 3)".into())
+    );
+    let errors: Vec<_> = far.report().errors().collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("the compilers were not run on it; shorten it first"),
+        "{}",
+        errors[0].message
+    );
+}
+
 /// Issue 25: megabytes after preprocessing are refused unread.
 #[test]
 fn megabytes_after_preprocessing_are_refused_without_being_read() {
