@@ -64,7 +64,7 @@ pub use self::cache::{CacheKey, ModuleCache, MAX_CACHED_BYTES};
 use self::check6::{library_problems, link_findings, names_in_text};
 pub use self::error::CompileError;
 use self::messages::{llvm_crash, memory_message};
-use self::report::{add_gcc_messages, drop_description_noise, finish, FirstUses, Verdicts};
+use self::report::{add_gcc_messages, finish, FirstUses, Verdicts};
 pub use self::report::{
     compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
     Verdict, MAX_DIAGNOSTICS_PER_CHECK,
@@ -616,7 +616,6 @@ impl<'a> Pass<'a> {
             return Ok(false);
         }
         self.verdicts.set(Check::Compiler, Verdict::Passed);
-        drop_description_noise(&mut self.r);
         // A cheap guard before clang, which writes zero-initialised arrays
         // out as zeros (tens of megabytes of them cost it its limits):
         // x86-64's static data are at most twice wasm32's, so data beyond

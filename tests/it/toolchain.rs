@@ -296,14 +296,27 @@ fn more_than_10000_lexical_elements_after_preprocessing_fail_check_3() {
 #[test]
 fn a_program_more_than_twice_too_long_is_not_compiled_one_less_far_is() {
     let src = fs::read_to_string(source_path("valid")).unwrap();
-    let broken = src.replacen("mine = theirs;", "mine = theirs", 1);
-    assert_ne!(broken, src, "the valid strategy's line moved");
+    // An apostrophe in the description: gcc -E warns of it, and that
+    // noise is dropped whichever check ends the report.
+    let broken = src.replacen("mine = theirs;", "mine = theirs", 1).replacen(
+        "Main idea: cooperate.",
+        "Main idea: don't exploit.",
+        1,
+    );
+    assert_eq!(
+        broken.len(),
+        src.len() + 3,
+        "the valid strategy's lines moved"
+    );
+    // The tools that ran beside each outcome: no compiler runs on the far one.
     let with_max = |max: u64| {
         let cfg = CompileConfig {
             max_lexical_elements: max,
             ..CompileConfig::default()
         };
-        knobeln::toolchain::compile::compile(broken.as_bytes(), &cfg).unwrap()
+        let m = compile_measured(broken.as_bytes(), &cfg, &ModuleCache::new(1 << 20)).unwrap();
+        let tools: Vec<Tool> = m.tools.iter().map(|(t, _)| *t).collect();
+        (m.outcome, tools)
     };
     let verdict = |o: &Outcome, c: Check| {
         o.report()
@@ -313,11 +326,21 @@ fn a_program_more_than_twice_too_long_is_not_compiled_one_less_far_is() {
             .map(|s| s.verdict.clone())
             .unwrap()
     };
-    let near = with_max(40);
+    let (near, tools) = with_max(40);
+    assert_eq!(tools, [Tool::GccPreprocess, Tool::Gcc]);
     assert_eq!(near.report().lexical_elements, Some(80));
     assert_eq!(verdict(&near, Check::LexicalElements), Verdict::Failed);
     assert_eq!(verdict(&near, Check::Compiler), Verdict::Failed, "gcc ran");
-    let far = with_max(39);
+    assert!(
+        !near
+            .report()
+            .compiler_output
+            .contains("missing terminating"),
+        "{}",
+        near.report().compiler_output
+    );
+    let (far, tools) = with_max(39);
+    assert_eq!(tools, [Tool::GccPreprocess]);
     assert_eq!(verdict(&far, Check::LexicalElements), Verdict::Failed);
     assert_eq!(
         verdict(&far, Check::Compiler),
@@ -331,6 +354,18 @@ fn a_program_more_than_twice_too_long_is_not_compiled_one_less_far_is() {
             .contains("the compilers were not run on it; shorten it first"),
         "{}",
         errors[0].message
+    );
+    let from_compilers: Vec<_> = far
+        .report()
+        .diagnostics
+        .iter()
+        .filter(|d| d.check == Check::Compiler)
+        .collect();
+    assert!(from_compilers.is_empty(), "{from_compilers:#?}");
+    assert!(
+        !far.report().compiler_output.contains("missing terminating"),
+        "{}",
+        far.report().compiler_output
     );
 }
 

@@ -193,9 +193,11 @@ impl Verdicts {
 }
 
 /// The report with its verdicts in check order and its diagnostics sorted
-/// and capped; accepted with `binary` only if no check found an error.
+/// and capped, the description's noise dropped whichever check ended it;
+/// accepted with `binary` only if no check found an error.
 pub(super) fn finish(mut r: Report, mut verdicts: Verdicts, binary: Option<Vec<u8>>) -> Outcome {
     verdicts.skip_rest("an earlier check failed");
+    drop_description_noise(&mut r);
     verdicts.0.sort_by_key(|(c, _)| *c);
     r.checks = verdicts
         .0
@@ -214,7 +216,7 @@ pub(super) fn finish(mut r: Report, mut verdicts: Verdicts, binary: Option<Vec<u
 
 /// gcc warns about apostrophes ("don't") in the skipped `#if 0` description
 /// block; that is prose, not code, so those warnings are not passed on.
-pub(super) fn drop_description_noise(r: &mut Report) {
+fn drop_description_noise(r: &mut Report) {
     let Some(d) = &r.description else { return };
     let first = d.first_line;
     let last = first + d.text.lines().count() as u32;
