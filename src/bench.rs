@@ -11,10 +11,12 @@
 //! The files: `game.rs` the engine's games; `tournament.rs` the pool;
 //! `compile.rs` the compile service; `mail.rs` registrations and the
 //! spool; `scale.rs` a whole contest; `spill_load.rs` a load from the module
-//! spill alone; `measure.rs` what they share. This
+//! spill alone; `folder_fs.rs` the file system of a bench's folder;
+//! `measure.rs` what they share. This
 //! file only declares and re-exports them.
 
 mod compile;
+mod folder_fs;
 mod game;
 mod mail;
 mod measure;

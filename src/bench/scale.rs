@@ -33,6 +33,10 @@ pub struct ScaleBench {
     /// Which results site was kept up to date while playing and written at
     /// the end.
     pub site: ScaleSite,
+    /// The file system of the bench's folder (under `$TMPDIR`), which
+    /// holds the site and the module spill: on ext4 without a journal,
+    /// making their files costs a search past recent removals.
+    pub folder_fs: super::folder_fs::FolderFs,
     /// The final site's files and bytes on disk.
     pub site_files: u64,
     pub site_bytes: u64,
@@ -278,6 +282,10 @@ impl ScaleBench {
                 self.site_bytes as f64 / 1e6
             ),
         }
+        println!(
+            "  the file system under $TMPDIR (the site, the module spill): {}",
+            self.folder_fs.sentence()
+        );
         println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
             self.site_during_play.as_secs_f64(),
@@ -753,6 +761,7 @@ pub fn scale_bench(
     Ok(ScaleBench {
         play_mode: mode,
         site: which_site,
+        folder_fs: super::folder_fs::FolderFs::of(dir.path()),
         site_files,
         site_bytes,
         n_teams,
