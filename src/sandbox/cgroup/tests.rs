@@ -100,12 +100,16 @@ fn a_reused_group_blames_the_next_bot_for_nothing_of_the_last() {
     let c = g.controllers();
     let dirs = g.dirs.clone();
     // The last bot: CPU, a memory hog the kernel kills, a fork refused.
+    // The sleeps outlast every fork of the subshell by far (3 s each, the
+    // shell not waiting for them): with sleeps of 0.2 s, a loaded machine
+    // once forked so slowly that the first ended before the fourth began,
+    // and no fork was refused.
     let st = run_in(
         &g,
         "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; \
              head -c 64000000 /dev/zero | tail > /dev/null; \
-             (sleep 0.2 & sleep 0.2 & sleep 0.2 & sleep 0.2 & wait) 2>/dev/null; \
-             wait; exit 1",
+             (sleep 3 & sleep 3 & sleep 3 & sleep 3 &) 2>/dev/null; \
+             exit 1",
     );
     assert!(!st.success());
     if c.memory {
@@ -118,7 +122,7 @@ fn a_reused_group_blames_the_next_bot_for_nothing_of_the_last() {
         assert!(g.cpu_time().unwrap() > Duration::from_millis(1));
     }
     // The sleeps the refused fork left behind end on their own.
-    for _ in 0..200 {
+    for _ in 0..1000 {
         if g.members().is_empty() {
             break;
         }
