@@ -88,7 +88,7 @@ impl BotSiteBench {
             self.site_cpu.as_secs_f64() / self.floor_cpu.as_secs_f64().max(1e-9)
         );
         println!(
-            "  the file system under $TMPDIR (the site): {}",
+            "  the file system of the site: {}",
             self.folder_fs.sentence()
         );
         println!(

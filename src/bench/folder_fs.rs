@@ -1,9 +1,10 @@
 //! Which file system holds a benchmark's folder, and whether making a file
 //! there costs a search whose length depends on what was removed nearby
 //! before the run ([`FolderFs::of`]): ext4 without a journal does. At each
-//! file made it walks past every inode of the block group freed in the
-//! last minute (six while that inode table block is unwritten: the
-//! kernel's `recently_deleted`, `fs/ext4/ialloc.c`); with a journal, or on
+//! file made it walks past the inodes of the block group freed in the
+//! last minute (six while that inode table block is unwritten) that it
+//! meets before a usable one (the kernel's `recently_deleted`,
+//! `fs/ext4/ialloc.c`); with a journal, or on
 //! tmpfs, it makes no such search. `bench scale` prints the verdict beside
 //! the site's figures, so that two runs are compared knowing it
 //! (`docs/src/figures.md`, "A new machine").
@@ -76,10 +77,18 @@ impl FolderFs {
                 })
                 .unwrap_or_default()
         };
+        // The kernel's own word where it gives one: `journal_task` reads
+        // `<none>` exactly when the file system runs no journal (the
+        // pointer `find_inode_bit` checks); the names in /proc/fs/jbd2
+        // are the fallback where it is missing.
+        let journal_task = device
+            .as_deref()
+            .and_then(|d| std::fs::read_to_string(format!("/sys/fs/ext4/{d}/journal_task")).ok());
         classify(
             magic,
             device.as_deref(),
             &names("/proc/fs/ext4"),
+            journal_task.as_deref(),
             &names("/proc/fs/jbd2"),
         )
     }
@@ -93,10 +102,9 @@ impl FolderFs {
                 journal: Journal::Absent,
             } => format!(
                 "ext4 without a journal ({device}): each file made there first walks past the \
-                 inodes removed nearby in the last minutes, so the figures of the site, the \
-                 database and the module spill depend on what was removed before this run \
-                 (on tmpfs or a journaled ext4 there is no such search: docs/src/figures.md, \
-                 \"A new machine\")"
+                 inodes removed nearby in the last minutes, so the figures of what is written \
+                 there depend on what was removed before or during this run (with a journal the kernel makes no such search: fs/ext4/ialloc.c, \
+                 find_inode_bit; docs/src/figures.md, \"A new machine\")"
             ),
             FolderFs::Ext4 {
                 device,
@@ -119,33 +127,46 @@ impl FolderFs {
 
 /// The verdict from what the kernel said: the folder's `statfs` magic, its
 /// device's name, the names in `/proc/fs/ext4` (one a mounted ext2/3/4
-/// device) and in `/proc/fs/jbd2` (one a running journal: named
+/// device), its `/sys/fs/ext4/<device>/journal_task` where the kernel
+/// has it (`<none>` without a journal, else the journal thread's id), and
+/// else the names in `/proc/fs/jbd2` (one a running journal: named
 /// `<device>-<inode>` when it is a file of the file system on `<device>`,
 /// by its own device's name alone when it is on another device).
 fn classify(
     magic: u64,
     device: Option<&str>,
     ext4_devices: &[String],
+    journal_task: Option<&str>,
     journals: &[String],
 ) -> FolderFs {
     match magic {
         TMPFS_MAGIC => FolderFs::Tmpfs,
         EXT_SUPER_MAGIC => match device {
+            Some(device) if ext4_devices.iter().any(|d| d == device) && journal_task.is_some() => {
+                let journal = match journal_task.map(str::trim) {
+                    Some("<none>") => Journal::Absent,
+                    _ => Journal::Kept,
+                };
+                FolderFs::Ext4 {
+                    device: device.to_string(),
+                    journal,
+                }
+            }
             Some(device) if ext4_devices.iter().any(|d| d == device) => {
                 // A journal in the file system is listed as
                 // `<device>-<its inode>`; one on a device of its own by
                 // that device's name alone, which does not say whose it is.
-                let own = |j: &String| {
-                    j.strip_prefix(device)
+                let journal_of = |j: &str, d: &str| {
+                    j.strip_prefix(d)
                         .and_then(|rest| rest.strip_prefix('-'))
                         .is_some_and(|ino| {
                             !ino.is_empty() && ino.bytes().all(|b| b.is_ascii_digit())
                         })
                 };
-                let external = |j: &String| match j.rsplit_once('-') {
-                    Some((_, ino)) => ino.is_empty() || !ino.bytes().all(|b| b.is_ascii_digit()),
-                    None => true,
-                };
+                let own = |j: &String| journal_of(j, device);
+                // Not `<an ext4 device>-<inode>`: a journal device's name
+                // (`dm-3` has a dash and a number too).
+                let external = |j: &String| !ext4_devices.iter().any(|d| journal_of(j, d));
                 if journals.iter().any(own) {
                     FolderFs::Ext4 {
                         device: device.to_string(),
@@ -186,19 +207,19 @@ mod tests {
 
     #[test]
     fn an_ext4_device_without_a_running_journal_is_told_apart_from_one_with() {
-        let ext4 = names(&["vda", "vdb"]);
+        let ext4 = names(&["vda", "vdb", "vda1"]);
         // vdb's journal is running; a journal named for a device whose
         // name only begins like vda's ("vda1-8") is not vda's.
         let journals = names(&["vdb-8", "vda1-8"]);
         assert_eq!(
-            classify(EXT_SUPER_MAGIC, Some("vda"), &ext4, &journals),
+            classify(EXT_SUPER_MAGIC, Some("vda"), &ext4, None, &journals),
             FolderFs::Ext4 {
                 device: "vda".into(),
                 journal: Journal::Absent
             }
         );
         assert_eq!(
-            classify(EXT_SUPER_MAGIC, Some("vdb"), &ext4, &journals),
+            classify(EXT_SUPER_MAGIC, Some("vdb"), &ext4, None, &journals),
             FolderFs::Ext4 {
                 device: "vdb".into(),
                 journal: Journal::Kept
@@ -211,13 +232,14 @@ mod tests {
                 EXT_SUPER_MAGIC,
                 Some("vda"),
                 &ext4,
+                None,
                 &names(&["vdb-8", "sdc1"])
             ),
             FolderFs::Unknown { .. }
         ));
-        // A device mapper's name has a dash too, but no inode after it.
+        // A device mapper's name has a dash and a number, and is no inode.
         assert!(matches!(
-            classify(EXT_SUPER_MAGIC, Some("vda"), &ext4, &names(&["vg-data"])),
+            classify(EXT_SUPER_MAGIC, Some("vda"), &ext4, None, &names(&["dm-3"])),
             FolderFs::Unknown { .. }
         ));
         // vdb's own journal is told whatever else runs.
@@ -226,6 +248,7 @@ mod tests {
                 EXT_SUPER_MAGIC,
                 Some("vdb"),
                 &ext4,
+                None,
                 &names(&["sdc1", "vdb-8"])
             ),
             FolderFs::Ext4 {
@@ -236,19 +259,47 @@ mod tests {
     }
 
     #[test]
+    fn where_the_kernel_says_it_journal_task_decides() {
+        let ext4 = names(&["vda"]);
+        assert_eq!(
+            classify(
+                EXT_SUPER_MAGIC,
+                Some("vda"),
+                &ext4,
+                Some("<none>\n"),
+                &names(&["dm-3"])
+            ),
+            FolderFs::Ext4 {
+                device: "vda".into(),
+                journal: Journal::Absent
+            }
+        );
+        assert_eq!(
+            classify(EXT_SUPER_MAGIC, Some("vda"), &ext4, Some("812\n"), &[]),
+            FolderFs::Ext4 {
+                device: "vda".into(),
+                journal: Journal::Kept
+            }
+        );
+    }
+
+    #[test]
     fn what_the_kernel_does_not_say_is_not_guessed() {
         let ext4 = names(&["vda"]);
-        assert_eq!(classify(TMPFS_MAGIC, None, &ext4, &[]), FolderFs::Tmpfs);
         assert_eq!(
-            classify(0x9123_683e, Some("vda"), &ext4, &[]),
+            classify(TMPFS_MAGIC, None, &ext4, None, &[]),
+            FolderFs::Tmpfs
+        );
+        assert_eq!(
+            classify(0x9123_683e, Some("vda"), &ext4, None, &[]),
             FolderFs::Other { magic: 0x9123_683e }
         );
         assert!(matches!(
-            classify(EXT_SUPER_MAGIC, Some("sdz"), &ext4, &[]),
+            classify(EXT_SUPER_MAGIC, Some("sdz"), &ext4, None, &[]),
             FolderFs::Unknown { .. }
         ));
         assert!(matches!(
-            classify(EXT_SUPER_MAGIC, None, &ext4, &[]),
+            classify(EXT_SUPER_MAGIC, None, &ext4, None, &[]),
             FolderFs::Unknown { .. }
         ));
     }

@@ -33,10 +33,12 @@ pub struct ScaleBench {
     /// Which results site was kept up to date while playing and written at
     /// the end.
     pub site: ScaleSite,
-    /// The file system of the bench's folder (under `$TMPDIR`), which
-    /// holds the site and the module spill: on ext4 without a journal,
-    /// making their files costs a search past recent removals.
-    pub folder_fs: super::folder_fs::FolderFs,
+    /// The file systems of the bench's folder (the site and the database,
+    /// under `$TMPDIR` or `/tmp`) and of the module spill's parent
+    /// (`$TMPDIR` or `/var/tmp`), with their paths: on ext4 without a
+    /// journal, making their files costs a search past recent removals.
+    pub folder_fs: (std::path::PathBuf, super::folder_fs::FolderFs),
+    pub spill_fs: (std::path::PathBuf, super::folder_fs::FolderFs),
     /// The final site's files and bytes on disk.
     pub site_files: u64,
     pub site_bytes: u64,
@@ -283,8 +285,14 @@ impl ScaleBench {
             ),
         }
         println!(
-            "  the file system under $TMPDIR (the site, the module spill): {}",
-            self.folder_fs.sentence()
+            "  the file system of the site and the database ({}): {}",
+            self.folder_fs.0.display(),
+            self.folder_fs.1.sentence()
+        );
+        println!(
+            "  the file system of the module spill ({}): {}",
+            self.spill_fs.0.display(),
+            self.spill_fs.1.sentence()
         );
         println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
@@ -761,7 +769,15 @@ pub fn scale_bench(
     Ok(ScaleBench {
         play_mode: mode,
         site: which_site,
-        folder_fs: super::folder_fs::FolderFs::of(dir.path()),
+        folder_fs: (
+            dir.path().to_path_buf(),
+            super::folder_fs::FolderFs::of(dir.path()),
+        ),
+        spill_fs: {
+            let spill = crate::wasm::modules::spill_folder();
+            let fs = super::folder_fs::FolderFs::of(&spill);
+            (spill, fs)
+        },
         site_files,
         site_bytes,
         n_teams,

@@ -56,10 +56,7 @@ fn spill(engine: &Engine) -> Option<&'static Spill> {
     static SPILL: OnceLock<Option<Spill>> = OnceLock::new();
     SPILL
         .get_or_init(|| {
-            let parent = spill_parent(
-                std::env::var_os("TMPDIR"),
-                Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
-            );
+            let parent = spill_folder();
             super::spill::remove_stale(&parent);
             match Spill::create(&parent, SPILL_BYTES, SPILL_FILES, engine) {
                 Ok(s) => {
@@ -82,6 +79,16 @@ fn spill(engine: &Engine) -> Option<&'static Spill> {
 /// (tmpfs, Debian's default since 13), where 2 GiB of spill would be
 /// memory too.
 const VAR_TMP: &str = "/var/tmp";
+
+/// The folder the process's module spill is made in, as [`spill_parent`]
+/// chooses it from this process's environment (what `bench scale` names
+/// the file system of).
+pub fn spill_folder() -> PathBuf {
+    spill_parent(
+        std::env::var_os("TMPDIR"),
+        Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
+    )
+}
 
 /// Where the spill's folder is made: `$TMPDIR` where the organizer set it,
 /// else `var_tmp` (`/var/tmp` where it exists: on disk; a systemd unit
@@ -343,11 +350,7 @@ impl SpillProbe {
         // keeps as many as a full cache): room for them, as a compile makes.
         room_for_cached_files();
         let fail = |e: &dyn std::fmt::Display| WasmError::Engine(e.to_string());
-        let parent = tempfile::tempdir_in(spill_parent(
-            std::env::var_os("TMPDIR"),
-            Some(Path::new(VAR_TMP)).filter(|p| p.is_dir()),
-        ))
-        .map_err(|e| fail(&e))?;
+        let parent = tempfile::tempdir_in(spill_folder()).map_err(|e| fail(&e))?;
         let spill = Spill::create(parent.path(), 1 << 30, 16, &rt.engine).map_err(|e| fail(&e))?;
         let module = Module::new(&rt.engine, wasm).map_err(|e| fail(&e))?;
         let sha256 = crate::hash::sha256_hex(wasm);
