@@ -30,11 +30,12 @@ use crate::mail::texts::{render, render_value};
 use crate::outbox::outgoing::{prepare_body, Outgoing, PreparedBody};
 use crate::outbox::{enqueue_with, Cause, EventKey};
 use crate::protocol::{encode, encode_runs, GameProtocol};
+use crate::referee::GameRecord;
 use crate::store::mail::{all_registrations, events_queued_under, mailing_of, RegistrationRow};
 use crate::store::rsm::{mark_sent, rsm_round, start_pause};
 use crate::store::{packed_runs, PackedGame, Store};
 use crate::tables::knobeln as tables;
-use crate::tournament::TeamId;
+use crate::tournament::{GameKey, TeamId};
 
 /// How often a paused contest looks for the organizer's round summary.
 const RSM_POLL: std::time::Duration = std::time::Duration::from_millis(500);
@@ -335,7 +336,7 @@ impl Mailer<'_> {
     /// played it before its turn), the players' names and the rules as the
     /// results cache and the replayer hold them (no look-up per group or
     /// player). The games as this process stored them a moment ago, kept
-    /// by the store's connection (`Store::kept_games_packed`: the group's
+    /// by the store's connection (`Store::with_kept_games_packed`: the group's
     /// rows not read back); if one of them is not kept (stored before a
     /// restart), the group's stored games, their throws read once or
     /// replayed and checked: the same games, so the same protocols.
@@ -373,43 +374,64 @@ impl Mailer<'_> {
             .collect();
         // The throws stay in the store's bytes where they are at hand: a
         // protocol is written from their runs, not from a vector of them.
-        let games = match store.kept_games_packed(self.tournament, round, group, &wanted) {
-            Some(games) => games,
-            None => {
-                let played: HashSet<u32> = wanted.iter().map(|&(slot, _)| slot).collect();
-                let mut games = replayer
-                    .group_games_packed(store, round, group)
-                    .map_err(|e| e.to_string())?;
-                games.retain(|g| played.contains(&g.game.key.slot));
-                games
-            }
-        };
-        let mut out = Vec::with_capacity(games.len());
-        for PackedGame { game: g, packed } in games {
-            let slot = g.key.slot;
-            let players = [name(g.players[0])?, name(g.players[1])?];
+        let mut out = Vec::with_capacity(wanted.len());
+        let mut write = |key: GameKey,
+                         attempt: u32,
+                         players: [TeamId; 2],
+                         record: GameRecord,
+                         packed: Option<&[u8]>|
+         -> Result<(), String> {
+            let names = [name(players[0])?, name(players[1])?];
             // The game's throws move into its protocol (not copied).
             let protocol = GameProtocol::from_record(
-                g.record,
+                record,
                 params,
-                players.clone(),
+                names.clone(),
                 round,
                 group,
-                slot,
-                g.attempt,
+                key.slot,
+                attempt,
             );
             let text = match packed {
                 None => encode(&protocol),
                 Some(bytes) => {
-                    let (count, runs) = packed_runs(&bytes).map_err(|e| e.to_string())?;
+                    let (count, runs) = packed_runs(bytes).map_err(|e| e.to_string())?;
                     encode_runs(&protocol, count, runs).map_err(|e| e.to_string())?
                 }
             };
             out.push(Protocol {
-                slot,
-                players,
+                slot: key.slot,
+                players: names,
                 text,
             });
+            Ok(())
+        };
+        // The games this process stored a moment ago, borrowed from the
+        // store's keep (their records without throws: no allocation).
+        let kept = store.with_kept_games_packed(self.tournament, round, group, &wanted, |games| {
+            games.iter().try_for_each(|g| {
+                write(
+                    g.key,
+                    g.attempt,
+                    g.players,
+                    g.record.clone(),
+                    Some(g.packed),
+                )
+            })
+        });
+        match kept {
+            Some(written) => written?,
+            None => {
+                let played: HashSet<u32> = wanted.iter().map(|&(slot, _)| slot).collect();
+                let games = replayer
+                    .group_games_packed(store, round, group)
+                    .map_err(|e| e.to_string())?;
+                for PackedGame { game: g, packed } in games {
+                    if played.contains(&g.key.slot) {
+                        write(g.key, g.attempt, g.players, g.record, packed.as_deref())?;
+                    }
+                }
+            }
         }
         Ok(out)
     }

@@ -13,7 +13,7 @@
 //! finishes, checked against the same digest: `crate::store`) and is not
 //! played again; the DGP protocols of a group that just finished take its
 //! games so kept without reading the group back
-//! (`Store::kept_games_packed`), and come here only for a group stored
+//! (`Store::with_kept_games_packed`), and come here only for a group stored
 //! before a restart.
 //!
 //! Reads the store; writes nothing.

@@ -1052,7 +1052,7 @@ mod tests {
 
     /// At each group's end, the games its DGP protocols are written from
     /// as the store's connection kept them when it stored them
-    /// (`Store::kept_games_packed`, the rows not read back) against the
+    /// (`Store::with_kept_games_packed`, the rows not read back) against the
     /// group's stored rows read by another connection, as a restarted
     /// process reads them.
     struct KeptAgainstStored {
@@ -1085,7 +1085,9 @@ mod tests {
                 .map(|g| (g.slot, g.attempt))
                 .collect();
             let kept = store
-                .kept_games_packed(self.tournament, *round, *group, &wanted)
+                .with_kept_games_packed(self.tournament, *round, *group, &wanted, |gs| {
+                    gs.iter().map(|g| g.to_packed_game()).collect::<Vec<_>>()
+                })
                 .expect("every game of a group this process played is kept at its end");
             let stored = self
                 .other

@@ -274,6 +274,36 @@ pub struct PackedGame {
     pub packed: Option<Vec<u8>>,
 }
 
+/// A game as this connection stored it a moment ago, borrowed from the
+/// store's keep ([`Store::with_kept_games_packed`]): what
+/// [`Store::games_packed`] reads of it, not copied.
+#[derive(Debug, Clone, Copy)]
+pub struct KeptGameRef<'k> {
+    pub key: GameKey,
+    pub attempt: u32,
+    pub players: [TeamId; 2],
+    /// Its seed, points and failures; `throws` empty (they are `packed`).
+    pub record: &'k GameRecord,
+    /// The throws as [`encode_throws`] wrote them.
+    pub packed: &'k [u8],
+}
+
+impl KeptGameRef<'_> {
+    /// The game as [`Store::games_packed`] reads it (a copy).
+    pub fn to_packed_game(&self) -> PackedGame {
+        PackedGame {
+            game: StoredGame {
+                key: self.key,
+                attempt: self.attempt,
+                players: self.players,
+                record: self.record.clone(),
+                throws_digest: None,
+            },
+            packed: Some(self.packed.to_vec()),
+        }
+    }
+}
+
 /// A stored game attempt.
 #[derive(Debug, Clone)]
 pub struct StoredGame {

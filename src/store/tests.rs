@@ -397,7 +397,9 @@ fn a_row_that_another_record_won_never_shows_the_others_throws() {
     // its end (the connection's kept ones, `group-end-reads`) are the
     // first records too, byte for byte what the store reads back.
     let kept = store
-        .kept_games_packed(t, 1, 1, &[(0, 1), (1, 1), (2, 1)])
+        .with_kept_games_packed(t, 1, 1, &[(0, 1), (1, 1), (2, 1)], |gs| {
+            gs.iter().map(|g| g.to_packed_game()).collect::<Vec<_>>()
+        })
         .expect("every game kept");
     let read = store.games_packed(t, 1, 1).unwrap();
     assert_eq!(kept.len(), read.len());
@@ -2105,9 +2107,11 @@ fn games_stored_a_few_to_a_statement_are_the_rows_stored_one_by_one() {
         // 16 (slot 5 among them: none kept), the second's 16.
         let kept = |from: u32, to: u32| {
             let wanted: Vec<(u32, u32)> = (from..to).map(|s| (s, 1)).collect();
-            store
-                .kept_games_packed(t, 1, 1, &wanted)
-                .map(|gs| gs.into_iter().map(|g| g.packed).collect::<Vec<_>>())
+            store.with_kept_games_packed(t, 1, 1, &wanted, |gs| {
+                gs.iter()
+                    .map(|g| Some(g.packed.to_vec()))
+                    .collect::<Vec<_>>()
+            })
         };
         (stored, from_store, kept(0, 16), kept(16, 32), kept(32, 37))
     };

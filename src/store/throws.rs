@@ -89,7 +89,7 @@ type GroupThrows = HashMap<(u32, u32), KeptGame>;
 /// it stored it: its throws' encoding (format 1) and its digest (taken
 /// when the game was stored), its players and its record without throws.
 /// What the DGP protocols of its group are written from without reading
-/// the group's rows back ([`super::Store::kept_games_packed`]).
+/// the group's rows back ([`super::Store::with_kept_games_packed`]).
 #[derive(Debug)]
 pub(super) struct KeptGame {
     pub(super) digest: [u8; 16],
@@ -105,7 +105,7 @@ pub(super) struct KeptGame {
 /// group that just finished take them from here instead of playing the
 /// games again: the site's game pages checked against the stored digest,
 /// the DGP protocols without reading the group's rows back at all
-/// ([`super::Store::kept_games_packed`]). Memory: the groups being played
+/// ([`super::Store::with_kept_games_packed`]). Memory: the groups being played
 /// and the last one finished.
 #[derive(Debug, Default)]
 pub(super) struct RecentThrows {

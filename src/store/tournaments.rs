@@ -13,8 +13,8 @@ use super::throws::{
 };
 use super::{
     from_json, game_time, json, seed_from_sql, seed_to_sql, timestamp, tournament_row, Entry,
-    PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws, TournamentRow, VersionId,
-    TOURNAMENT_COLUMNS,
+    KeptGameRef, PackedGame, Result, RoundRow, Store, StoreError, StoredGame, Throws,
+    TournamentRow, VersionId, TOURNAMENT_COLUMNS,
 };
 
 /// A game's throws kept since it was stored for replay, as a read wants them.
@@ -314,7 +314,7 @@ impl Store {
 
     /// One statement inserting `games` (`INSERT OR IGNORE`, in order); the
     /// games are kept for their group's readers
-    /// ([`Store::kept_games_packed`]) when every row was inserted (a row
+    /// ([`Store::with_kept_games_packed`]) when every row was inserted (a row
     /// ignored keeps its first record, so the chunk's records are not all
     /// the stored ones: none is kept, and readers read the store).
     fn insert_game_rows(&self, tournament: i64, games: Vec<NewGame<'_>>) -> Result<()> {
@@ -390,37 +390,39 @@ impl Store {
     }
 
     /// The games `wanted` (`(slot, attempt)`, in this order) of a group
-    /// as this connection stored them, their throws in format 1's bytes
-    /// ([`PackedGame::packed`]): what [`Self::games_packed`] reads of
-    /// them, without reading the group's rows back (the DGP protocols of
-    /// a group that just finished). `None` unless every one of them is
-    /// kept (a game stored by another process, before a restart, or a
-    /// group let go): then the caller reads the store.
-    pub fn kept_games_packed(
+    /// as this connection stored them, their throws in format 1's bytes,
+    /// handed to `visit` borrowed from the store's keep, not copied: what
+    /// [`Self::games_packed`] reads of them ([`KeptGameRef::to_packed_game`]),
+    /// without reading the group's rows back (the DGP protocols of a group
+    /// that just finished). `None`, and `visit` not called, unless every
+    /// one of them is kept (a game stored by another process, before a
+    /// restart, or a group let go): then the caller reads the store.
+    /// The keep stays borrowed while `visit` runs: it may read the store,
+    /// not store games.
+    pub fn with_kept_games_packed<R>(
         &self,
         tournament: i64,
         round: u32,
         group: u32,
         wanted: &[(u32, u32)],
-    ) -> Option<Vec<PackedGame>> {
+        visit: impl FnOnce(&[KeptGameRef<'_>]) -> R,
+    ) -> Option<R> {
         let recent = self.recent.borrow();
         let at = (tournament, round, group);
-        wanted
+        let games = wanted
             .iter()
             .map(|&(slot, attempt)| {
                 let kept = recent.game(at, (slot, attempt))?;
-                Some(PackedGame {
-                    game: StoredGame {
-                        key: GameKey { round, group, slot },
-                        attempt,
-                        players: kept.players,
-                        record: kept.record.clone(),
-                        throws_digest: None,
-                    },
-                    packed: Some(kept.encoded.clone()),
+                Some(KeptGameRef {
+                    key: GameKey { round, group, slot },
+                    attempt,
+                    players: kept.players,
+                    record: &kept.record,
+                    packed: &kept.encoded,
                 })
             })
-            .collect()
+            .collect::<Option<Vec<_>>>()?;
+        Some(visit(&games))
     }
 
     /// All stored attempts of a group, in slot order, with their throws
