@@ -26,6 +26,7 @@ pub mod bench_nats;
 pub mod bench_site;
 pub mod config;
 pub mod contest;
+pub mod decimal;
 pub mod demo;
 pub mod discipline;
 pub mod distributed;

@@ -25,6 +25,7 @@
 //! Not here: building the views (`views`, `super::generate_from`), writing
 //! files (`super::Writer`).
 
+use crate::decimal::push_unsigned;
 use crate::draw::escape_into as escape;
 
 use super::game_svg::write_game_svg;
@@ -68,22 +69,10 @@ signed!(i8, i16, i32, i64, isize);
 /// the digits made in a buffer, not through the formatter (about six
 /// numbers a game row, 41 rows and more a team page).
 fn decimal(out: &mut String, negative: bool, magnitude: u64) {
-    let mut buf = [0u8; 21];
-    let mut at = buf.len();
-    let mut m = magnitude;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
     if negative {
-        at -= 1;
-        buf[at] = b'-';
+        out.push('-');
     }
-    out.push_str(std::str::from_utf8(&buf[at..]).expect("ASCII digits"));
+    push_unsigned(out, magnitude);
 }
 
 /// Whether `{{#if}}` takes an optional text as true: present and not empty.

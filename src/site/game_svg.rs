@@ -20,7 +20,7 @@
 //!
 //! Text is real SVG `<text>`, escaped by [`crate::draw::escape_into`];
 //! colors are [`super::plots`]' P and Q colors (the Okabe–Ito blue and
-//! vermillion). Numbers are written by [`push_integer`] into the caller's
+//! vermillion). Numbers are written by [`crate::decimal::push_integer`] into the caller's
 //! string: no allocation per number, per point or per label.
 //!
 //! Pure: data in, text out. Not here: the page around the plot
@@ -31,6 +31,7 @@
 //! exactly rounded operations only (not the platform's libm, whose last
 //! digit may differ), and the ticks' powers of ten are integers.
 
+use crate::decimal::{push_integer, push_unsigned};
 use crate::draw::escape_into as escape;
 use crate::game::knobeln::judge;
 use crate::game::Player;
@@ -122,33 +123,6 @@ fn coord(out: &mut String, v: f64) {
         out.push('.');
         out.push(char::from(b'0' + frac as u8));
     }
-}
-
-/// `n` in decimal digits, written without the formatting machinery (a
-/// game page writes some thousands of numbers: `write!` was a tenth of the
-/// site's CPU with game pages).
-fn push_integer(out: &mut String, n: i64) {
-    if n < 0 {
-        out.push('-');
-    }
-    push_unsigned(out, n.unsigned_abs());
-}
-
-/// `n` in decimal digits (see [`push_integer`]).
-fn push_unsigned(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut rest = n;
-    let mut first = digits.len();
-    loop {
-        first -= 1;
-        digits[first] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits.
-    out.push_str(std::str::from_utf8(&digits[first..]).unwrap_or_default());
 }
 
 /// One point of a path: `x,y`.

@@ -9,6 +9,9 @@
 //! Pure: takes results and returns text and numbers; it reads no store and
 //! writes nothing.
 
+use std::fmt::Write as _;
+
+use crate::decimal::push_unsigned;
 use crate::engine::results::EvolutionResult;
 use crate::tournament::EvolutionEnd;
 
@@ -21,11 +24,34 @@ pub fn share_text(fraction: f64) -> String {
 /// Points as people read them: whole points, or one decimal for the half
 /// points of self-games (`1234`, `1234.5`).
 pub fn points_text(points: f64) -> String {
+    let mut out = String::new();
+    push_points(&mut out, points);
+    out
+}
+
+/// [`points_text`] written into `out`: whole halves in integers, not
+/// through the formatter's floating point (a GRP table writes one a
+/// game for each member; `{:.0}` of a float was most of its cost).
+pub fn push_points(out: &mut String, points: f64) {
     let halves = (points * 2.0).round();
-    if halves.rem_euclid(2.0) == 0.0 {
-        format!("{:.0}", halves / 2.0)
-    } else {
-        format!("{:.1}", halves / 2.0)
+    // Integers to 2^53 are exact in a float; beyond, and NaN or an
+    // infinity, the formatter says what it says.
+    if halves.is_nan() || halves.abs() > 9_007_199_254_740_992.0 {
+        if halves.rem_euclid(2.0) == 0.0 {
+            let _ = write!(out, "{:.0}", halves / 2.0);
+        } else {
+            let _ = write!(out, "{:.1}", halves / 2.0);
+        }
+        return;
+    }
+    // `-0` for a negative zero, as `{:.0}` writes it.
+    if halves.is_sign_negative() {
+        out.push('-');
+    }
+    let magnitude = halves.abs() as u64;
+    push_unsigned(out, magnitude / 2);
+    if magnitude % 2 == 1 {
+        out.push_str(".5");
     }
 }
 
@@ -187,6 +213,44 @@ mod tests {
                 .map(|s| s.to_string())
                 .zip(c)
                 .collect::<BTreeMap<_, _>>(),
+        }
+    }
+
+    /// Points are written as the formatter wrote them before (`{:.0}` of
+    /// whole points, `{:.1}` of halves), at every kind of value: halves,
+    /// quarters rounded, a negative zero, the edge of exact integers,
+    /// beyond it, NaN and the infinities.
+    #[test]
+    fn points_read_as_the_formatter_wrote_them() {
+        let before = |points: f64| {
+            let halves = (points * 2.0).round();
+            if halves.rem_euclid(2.0) == 0.0 {
+                format!("{:.0}", halves / 2.0)
+            } else {
+                format!("{:.1}", halves / 2.0)
+            }
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            -0.1,
+            0.25,
+            0.75,
+            -0.75,
+            1.5,
+            1234.5,
+            4503599627370495.5,
+            4503599627370496.0,
+            9007199254740992.0,
+            1e300,
+            -1e300,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        values.extend((0..4000).map(|q| f64::from(q) * 0.25 - 500.0));
+        for v in values {
+            assert_eq!(points_text(v), before(v), "{v:?}");
         }
     }
 

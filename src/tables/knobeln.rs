@@ -21,7 +21,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use super::facts::{evolution_facts, has_half, points_text};
+use super::facts::{evolution_facts, has_half, points_text, push_points};
+use crate::decimal::{align_right_from, push_left, push_right, push_unsigned_right};
 use crate::engine::results::{GameResult, GameStatus, GroupResult, Placed, Results, RoundResult};
 
 /// How a team came to be disqualified in a group.
@@ -328,18 +329,34 @@ pub fn team_games_of(
             total += c;
             half |= has_half(c);
         }
+        // The line `"  {slot:>4}  {opponent:<w$}  {you:>5}  {them:>5}
+        // {counted:>7}"`, written without the formatter (one line a game
+        // for each member of the group: `write!` and the points' floats
+        // were most of the group's GRP tables).
         let start = out.len();
-        // (Cannot fail: writing to a String.)
-        let _ = write!(out, "  {:>4}  {:<w$}  ", g.slot, opponent_of(g, team));
-        let _ = if played(g) {
-            write!(out, "{:>5}  {:>5}", g.points[side], g.points[1 - side])
+        out.push_str("  ");
+        push_unsigned_right(&mut out, u64::from(g.slot), 4);
+        out.push_str("  ");
+        push_left(&mut out, opponent_of(g, team), w);
+        out.push_str("  ");
+        if played(g) {
+            push_unsigned_right(&mut out, g.points[side], 5);
+            out.push_str("  ");
+            push_unsigned_right(&mut out, g.points[1 - side], 5);
         } else {
-            write!(out, "{:>5}  {:>5}", "-", "-")
-        };
-        let _ = match counted {
-            Some(c) => write!(out, "  {:>7}", points_text(c)),
-            None => write!(out, "  {:>7}", "-"),
-        };
+            push_right(&mut out, "-", 5);
+            out.push_str("  ");
+            push_right(&mut out, "-", 5);
+        }
+        out.push_str("  ");
+        match counted {
+            Some(c) => {
+                let at = out.len();
+                push_points(&mut out, c);
+                align_right_from(&mut out, at, 7);
+            }
+            None => push_right(&mut out, "-", 7),
+        }
         end_line(&mut out, start);
         if let Some(label) = game_label(g, &gr.games, dqs) {
             push_wrapped(&mut out, &format!("        {label}"));

@@ -214,3 +214,56 @@ fn a_self_game_disqualification_says_against_itself() {
         "{second}"
     );
 }
+
+/// A GRP table's game lines, written without the formatter, are the lines
+/// `write!` wrote before (the old code, kept here as the reference), for
+/// every member of a group with every status, halves, a self-game, and
+/// names of more bytes than characters and wider than the column.
+#[test]
+fn grp_game_lines_are_the_formatters() {
+    let (gr, rr) = group();
+    let mut renamed = gr.clone();
+    let long = "Ölgötzen-und-Knobelfreunde-aus-Karlsruhe";
+    for g in &mut renamed.games {
+        for p in g.players.iter_mut() {
+            if **p == *"c" {
+                *p = long.into();
+            } else if **p == *"b" {
+                *p = "日本".into();
+            }
+        }
+    }
+    renamed.members = ["a", "日本", long, "crasher"].map(String::from).to_vec();
+    for (gr, rr) in [(gr, rr.clone()), (renamed, rr)] {
+        let dqs = disqualifications(&gr, &rr);
+        for team in &gr.members {
+            let (table, _) = team_games_with(&gr, &dqs, team);
+            let mine: Vec<&GameResult> = gr
+                .games
+                .iter()
+                .filter(|g| g.players.iter().any(|p| **p == **team))
+                .collect();
+            let w = name_width(mine.iter().map(|g| opponent_of(g, team)), "opponent".len());
+            for g in &mine {
+                let side = g.players.iter().position(|p| **p == **team).unwrap_or(0);
+                let mut line = String::new();
+                let _ = write!(line, "  {:>4}  {:<w$}  ", g.slot, opponent_of(g, team));
+                let _ = if played(g) {
+                    write!(line, "{:>5}  {:>5}", g.points[side], g.points[1 - side])
+                } else {
+                    write!(line, "{:>5}  {:>5}", "-", "-")
+                };
+                let _ = match counted_for(g, team) {
+                    Some(c) => write!(line, "  {:>7}", points_text(c)),
+                    None => write!(line, "  {:>7}", "-"),
+                };
+                let line = line.trim_end();
+                assert!(
+                    table.lines().any(|l| l == line),
+                    "{team}, game {}: {line:?} not in\n{table}",
+                    g.slot
+                );
+            }
+        }
+    }
+}
