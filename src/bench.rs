@@ -25,7 +25,7 @@ mod spill_load;
 mod tournament;
 
 pub use compile::{compile_bench, status_kb, CompileBench, CraneliftFigure};
-pub use folder_fs::{FolderFs, Journal};
+pub use folder_fs::{BenchFolder, FolderFs, Journal};
 pub use game::{bench_strategy, game_bench, GameBench, TRIVIAL_C};
 pub use mail::{registration_bench, spool_bench, RegistrationBench, SpoolBench};
 pub use measure::{cpu_time, dir_size, BenchError, CpuOf};

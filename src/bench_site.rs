@@ -48,10 +48,10 @@ pub struct BotSiteBench {
     pub floor_cpu: Duration,
     pub site_cpu: Duration,
     pub site_bytes: u64,
-    /// The file system the site was written on (under `$TMPDIR`): on ext4
-    /// without a journal each page's file costs a search past recent
-    /// removals.
-    pub folder_fs: crate::bench::FolderFs,
+    /// The folder the site was written in (under `$TMPDIR`) and its file
+    /// system: on ext4 without a journal each page's file costs a search
+    /// past recent removals.
+    pub folder: crate::bench::BenchFolder,
     /// The peak resident memory while the site is written, above what the
     /// process held when it began (kB).
     pub peak_rss_kb: u64,
@@ -87,10 +87,7 @@ impl BotSiteBench {
             per(self.site_cpu),
             self.site_cpu.as_secs_f64() / self.floor_cpu.as_secs_f64().max(1e-9)
         );
-        println!(
-            "  the file system of the site: {}",
-            self.folder_fs.sentence()
-        );
+        println!("  {}", self.folder.line("the site"));
         println!(
             "  site size {:.1} MB, memory added while writing {:.1} MB (store filled in {:.1} s)",
             self.site_bytes as f64 / 1e6,
@@ -324,7 +321,7 @@ fn site_of_filled(
         floor_cpu,
         site_cpu,
         site_bytes: dir_bytes(&site_dir),
-        folder_fs: crate::bench::FolderFs::of(&site_dir),
+        folder: crate::bench::BenchFolder::of(&site_dir),
         peak_rss_kb: crate::bench::status_kb("VmHWM:").saturating_sub(rss_before),
     })
 }

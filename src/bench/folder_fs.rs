@@ -13,7 +13,7 @@
 //! removals to age (the organizer's `TMPDIR` decides where a bench runs),
 //! and any check at a server's start (the deploy guide advises instead).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// ext2, ext3 and ext4 share the magic number; the ext4 driver mounts all
 /// three, and lists each in `/proc/fs/ext4`.
@@ -122,6 +122,33 @@ impl FolderFs {
             ),
             FolderFs::Unknown { why } => format!("not known ({why})"),
         }
+    }
+}
+
+/// A folder a bench writes in, with its file system: the line it prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchFolder {
+    pub path: PathBuf,
+    pub fs: FolderFs,
+}
+
+impl BenchFolder {
+    /// `path` and its file system ([`FolderFs::of`]).
+    pub fn of(path: &Path) -> BenchFolder {
+        BenchFolder {
+            path: path.to_path_buf(),
+            fs: FolderFs::of(path),
+        }
+    }
+
+    /// The line a bench prints of it: `the file system of <what> (<path>):
+    /// <sentence>`.
+    pub fn line(&self, what: &str) -> String {
+        format!(
+            "the file system of {what} ({}): {}",
+            self.path.display(),
+            self.fs.sentence()
+        )
     }
 }
 

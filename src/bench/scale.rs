@@ -37,8 +37,8 @@ pub struct ScaleBench {
     /// under `$TMPDIR` or `/tmp`) and of the module spill's parent
     /// (`$TMPDIR` or `/var/tmp`), with their paths: on ext4 without a
     /// journal, making their files costs a search past recent removals.
-    pub folder_fs: (std::path::PathBuf, super::folder_fs::FolderFs),
-    pub spill_fs: (std::path::PathBuf, super::folder_fs::FolderFs),
+    pub folder: super::folder_fs::BenchFolder,
+    pub spill: super::folder_fs::BenchFolder,
     /// The final site's files and bytes on disk.
     pub site_files: u64,
     pub site_bytes: u64,
@@ -284,16 +284,8 @@ impl ScaleBench {
                 self.site_bytes as f64 / 1e6
             ),
         }
-        println!(
-            "  the file system of the site and the database ({}): {}",
-            self.folder_fs.0.display(),
-            self.folder_fs.1.sentence()
-        );
-        println!(
-            "  the file system of the module spill ({}): {}",
-            self.spill_fs.0.display(),
-            self.spill_fs.1.sentence()
-        );
+        println!("  {}", self.folder.line("the site and the database"));
+        println!("  {}", self.spill.line("the module spill"));
         println!(
             "  site while playing:     {:>5.1} s ({:.1} % of play: the contest with the site takes {:.3}x the time without)",
             self.site_during_play.as_secs_f64(),
@@ -769,15 +761,8 @@ pub fn scale_bench(
     Ok(ScaleBench {
         play_mode: mode,
         site: which_site,
-        folder_fs: (
-            dir.path().to_path_buf(),
-            super::folder_fs::FolderFs::of(dir.path()),
-        ),
-        spill_fs: {
-            let spill = crate::wasm::modules::spill_folder();
-            let fs = super::folder_fs::FolderFs::of(&spill);
-            (spill, fs)
-        },
+        folder: super::folder_fs::BenchFolder::of(dir.path()),
+        spill: super::folder_fs::BenchFolder::of(&crate::wasm::modules::spill_folder()),
         site_files,
         site_bytes,
         n_teams,
