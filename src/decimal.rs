@@ -70,6 +70,14 @@ pub fn push_unsigned_right(out: &mut String, n: u64, width: usize) {
     align_right_from(out, start, width);
 }
 
+/// `n` left-aligned in `width` characters, as `{n:<width$}` writes it.
+pub fn push_unsigned_left(out: &mut String, n: u64, width: usize) {
+    let start = out.len();
+    push_unsigned(out, n);
+    let written = out.len() - start;
+    push_spaces(out, width.saturating_sub(written));
+}
+
 /// `n` spaces.
 pub fn push_spaces(out: &mut String, n: usize) {
     let mut rest = n;
@@ -100,6 +108,9 @@ mod tests {
                 let mut out = String::from("x");
                 push_unsigned_right(&mut out, n, width);
                 assert_eq!(out, format!("x{n:>width$}"), "{n} in {width}");
+                let mut out = String::from("x");
+                push_unsigned_left(&mut out, n, width);
+                assert_eq!(out, format!("x{n:<width$}"), "{n} in {width}");
             }
         }
         for n in [0i64, -1, 1, -10, 42, i64::MIN, i64::MAX] {

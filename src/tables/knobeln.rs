@@ -22,7 +22,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::facts::{evolution_facts, has_half, points_text, push_points};
-use crate::decimal::{align_right_from, push_left, push_right, push_unsigned_right};
+use crate::decimal::{
+    align_right_from, push_left, push_right, push_unsigned_left, push_unsigned_right,
+};
 use crate::engine::results::{GameResult, GameStatus, GroupResult, Placed, Results, RoundResult};
 
 /// How a team came to be disqualified in a group.
@@ -403,23 +405,30 @@ pub fn group_games(gr: &GroupResult, rr: &RoundResult) -> (String, Option<String
     );
     let mut half = false;
     for g in &gr.games {
-        let (p, q) = if played(g) {
-            (g.points[0].to_string(), g.points[1].to_string())
+        // The line `"  {slot:>4}  {P:<w$}  {p:>5} : {q:<5}  {Q}"`, written
+        // without the formatter (as a GRP table's, `team_games_of`).
+        let start = out.len();
+        out.push_str("  ");
+        push_unsigned_right(&mut out, u64::from(g.slot), 4);
+        out.push_str("  ");
+        push_left(&mut out, &g.players[0], w);
+        out.push_str("  ");
+        if played(g) {
+            push_unsigned_right(&mut out, g.points[0], 5);
+            out.push_str(" : ");
+            push_unsigned_left(&mut out, g.points[1], 5);
         } else {
-            ("-".to_string(), "-".to_string())
-        };
-        let q_name = if is_self_game(g) {
-            "itself".to_string()
+            push_right(&mut out, "-", 5);
+            out.push_str(" : ");
+            push_left(&mut out, "-", 5);
+        }
+        out.push_str("  ");
+        out.push_str(if is_self_game(g) {
+            "itself"
         } else {
-            g.players[1].to_string()
-        };
-        push_line(
-            &mut out,
-            &format!(
-                "  {:>4}  {:<w$}  {:>5} : {:<5}  {q_name}",
-                g.slot, g.players[0], p, q
-            ),
-        );
+            &g.players[1]
+        });
+        end_line(&mut out, start);
         if let Some(label) = game_label(g, &gr.games, &dqs) {
             push_wrapped(&mut out, &format!("        {label}"));
         } else if is_self_game(g) {

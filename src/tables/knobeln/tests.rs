@@ -216,7 +216,8 @@ fn a_self_game_disqualification_says_against_itself() {
 }
 
 /// A GRP table's game lines, written without the formatter, are the lines
-/// `write!` wrote before (the old code, kept here as the reference), for
+/// `write!` wrote before (the old code, kept here as the reference), and
+/// so are the GRG table's of the same group (once a group), for
 /// every member of a group with every status, halves, a self-game, and
 /// names of more bytes than characters and wider than the column.
 #[test]
@@ -238,6 +239,9 @@ fn grp_game_lines_are_the_formatters() {
         let dqs = disqualifications(&gr, &rr);
         for team in &gr.members {
             let (table, _) = team_games_with(&gr, &dqs, team);
+            if team == &gr.members[0] {
+                grg_game_lines_are_the_formatters(&gr, &rr);
+            }
             let mine: Vec<&GameResult> = gr
                 .games
                 .iter()
@@ -265,5 +269,33 @@ fn grp_game_lines_are_the_formatters() {
                 );
             }
         }
+    }
+}
+
+/// [`grp_game_lines_are_the_formatters`] for the GRG table's game lines.
+fn grg_game_lines_are_the_formatters(gr: &GroupResult, rr: &RoundResult) {
+    let (table, _) = group_games(gr, rr);
+    let w = name_width(gr.members.iter().map(String::as_str), "P".len());
+    for g in &gr.games {
+        let (p, q) = if played(g) {
+            (g.points[0].to_string(), g.points[1].to_string())
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
+        let q_name = if is_self_game(g) {
+            "itself".to_string()
+        } else {
+            g.players[1].to_string()
+        };
+        let line = format!(
+            "  {:>4}  {:<w$}  {:>5} : {:<5}  {q_name}",
+            g.slot, g.players[0], p, q
+        );
+        let line = line.trim_end();
+        assert!(
+            table.lines().any(|l| l == line),
+            "game {}: {line:?} not in\n{table}",
+            g.slot
+        );
     }
 }
