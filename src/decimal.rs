@@ -3,7 +3,10 @@
 //! tables write thousands of numbers a group, where `write!` and
 //! `format!` with their padding were a tenth of the work (the site's game
 //! pages, the GRP tables of a group's mails). The same text as `{n}`,
-//! `{s:>w$}` and `{s:<w$}` write, tested against them.
+//! `{s:>w$}` and `{s:<w$}` write, tested against them. [`digits`] is the
+//! one loop that makes the digits, for the callers that write bytes
+//! (the protocols' run counts; a `/proc` path in a child that must not
+//! allocate) as well.
 //!
 //! Not here: numbers with a fraction (each kind its own: the tables'
 //! points in halves, `tables::facts`, the pictures' tenths of a pixel,
@@ -11,19 +14,27 @@
 
 /// `n` in decimal digits, as `{n}` writes it.
 pub fn push_unsigned(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
+    let mut buf = [0u8; 20];
+    // Only ASCII digits.
+    out.push_str(std::str::from_utf8(digits(&mut buf, n)).unwrap_or_default());
+}
+
+/// `n`'s decimal digits in ASCII, written at the end of `buf` (the digits
+/// of `u64::MAX` fill it): for callers that write bytes, not a `String`
+/// (the protocols' run counts, a `/proc` path in a child that must not
+/// allocate). No allocation.
+pub fn digits(buf: &mut [u8; 20], n: u64) -> &[u8] {
     let mut rest = n;
-    let mut first = digits.len();
+    let mut first = buf.len();
     loop {
         first -= 1;
-        digits[first] = b'0' + (rest % 10) as u8;
+        buf[first] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    // Only ASCII digits.
-    out.push_str(std::str::from_utf8(&digits[first..]).unwrap_or_default());
+    &buf[first..]
 }
 
 /// `n` in decimal digits with its `-` below zero, as `{n}` writes it.
@@ -101,6 +112,7 @@ mod tests {
     #[test]
     fn the_same_text_as_the_formatter() {
         for n in [0u64, 1, 9, 10, 99, 100, 12345, u64::MAX / 7, u64::MAX] {
+            assert_eq!(digits(&mut [0; 20], n), n.to_string().as_bytes());
             let mut out = String::from("x");
             push_unsigned(&mut out, n);
             assert_eq!(out, format!("x{n}"));

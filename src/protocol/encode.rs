@@ -163,18 +163,8 @@ impl Token {
         if n > 1 {
             self.buf[self.len] = b'*';
             self.len += 1;
-            let mut digits = [0u8; 20];
-            let mut k = digits.len();
-            let mut v = n;
-            loop {
-                k -= 1;
-                digits[k] = b'0' + (v % 10) as u8;
-                v /= 10;
-                if v == 0 {
-                    break;
-                }
-            }
-            let d = &digits[k..];
+            let mut buf = [0u8; 20];
+            let d = crate::decimal::digits(&mut buf, n as u64);
             self.buf[self.len..self.len + d.len()].copy_from_slice(d);
             self.len += d.len();
         }

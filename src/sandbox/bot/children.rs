@@ -499,19 +499,10 @@ extern "C" fn bot_main(arg: *mut c_void) -> c_int {
 
 /// `/proc/PID/NAME` into `buf`, NUL-terminated (no allocation).
 fn proc_path<'a>(buf: &'a mut [u8; 48], pid: i32, name: &[u8]) -> &'a [u8] {
-    let mut digits = [0u8; 12];
-    let mut n = pid.max(0) as u32;
-    let mut k = digits.len();
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    let mut digits = [0u8; 20];
+    let pid = crate::decimal::digits(&mut digits, pid.max(0) as u64);
     let mut len = 0;
-    for part in [&b"/proc/"[..], &digits[k..], &b"/"[..], name] {
+    for part in [&b"/proc/"[..], pid, &b"/"[..], name] {
         buf[len..len + part.len()].copy_from_slice(part);
         len += part.len();
     }
