@@ -70,6 +70,8 @@ pub struct ScaleBench {
     /// and how many mails were queued meanwhile.
     pub mails_cpu: Duration,
     pub mails_while_playing: u64,
+    /// The rounds' ends ([`RoundGaps`]).
+    pub round_gaps: RoundGaps,
     /// CPU time of the thread that runs the tournament (the store, the
     /// schedule, the observers: the server's own work) while playing.
     pub server_cpu: Duration,
@@ -308,6 +310,14 @@ impl ScaleBench {
             100.0 * self.mails_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
+            "  between rounds: {:.2} s of play in {} gaps ({:.1} % of play; from a round's last game's end to the next round's first game's end), \
+             of which the round's observers (its mails and site) {:.2} s",
+            self.round_gaps.wall.as_secs_f64(),
+            self.round_gaps.count,
+            100.0 * self.round_gaps.wall.as_secs_f64() / self.play.as_secs_f64().max(1e-9),
+            self.round_gaps.observers.as_secs_f64()
+        );
+        println!(
             "  final results and site: {:>5.2} s (CPU {:.2} s, of which the final site's {:.2} s)",
             self.results_and_site.as_secs_f64(),
             self.results_and_site_cpu.as_secs_f64(),
@@ -421,6 +431,48 @@ struct MailsAndSite<'c, O> {
     mail_cpu: Duration,
     site: O,
     site_on: bool,
+    gaps: RoundGaps,
+}
+
+/// The wall between rounds, when no game of the field runs: from a round's
+/// last game's end (its last `GameFinished`) to the end of the next
+/// round's first game (its first `GameFinished`: the round's end stored,
+/// its observers, the next round drawn and started, and that one game),
+/// and of it the observers' work at the round's end (`RoundFinished`: its
+/// mails and its site's pages).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoundGaps {
+    /// Gaps measured (the rounds but the last).
+    pub count: u32,
+    pub wall: Duration,
+    pub observers: Duration,
+    last_game_end: Option<Instant>,
+    open_since: Option<Instant>,
+    /// The observers' time at the round's end whose gap is open.
+    open_observers: Duration,
+}
+
+impl RoundGaps {
+    /// Before an event reaches the observers.
+    fn seen(&mut self, event: &crate::engine::run::Event) {
+        use crate::engine::run::Event;
+        match event {
+            Event::GameFinished { .. } => {
+                let now = Instant::now();
+                if let Some(from) = self.open_since.take() {
+                    self.count += 1;
+                    self.wall += now.saturating_duration_since(from);
+                    self.observers += std::mem::take(&mut self.open_observers);
+                }
+                self.last_game_end = Some(now);
+            }
+            Event::RoundFinished { .. } => {
+                self.open_since = self.last_game_end.take();
+                self.open_observers = Duration::ZERO;
+            }
+            _ => {}
+        }
+    }
 }
 
 impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndSite<'_, O> {
@@ -434,6 +486,23 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndS
         // thread's CPU clock twice (two system calls) cost more than the
         // mailer's match, about 0.5 us a game of the server's thread this
         // benchmark measured.
+        self.gaps.seen(event);
+        let round_end =
+            matches!(event, crate::engine::run::Event::RoundFinished { .. }).then(Instant::now);
+        let r = self.mails_then_site(store, event);
+        if let Some(t) = round_end {
+            self.gaps.open_observers += t.elapsed();
+        }
+        r
+    }
+}
+
+impl<O: crate::engine::run::Observer> MailsAndSite<'_, O> {
+    fn mails_then_site(
+        &mut self,
+        store: &crate::store::Store,
+        event: &crate::engine::run::Event,
+    ) -> Result<(), String> {
         if matches!(event, crate::engine::run::Event::GameFinished { .. }) {
             crate::engine::run::Observer::event(&mut self.mailer, store, event)?;
         } else {
@@ -634,6 +703,7 @@ pub fn scale_bench(
             cpu: Duration::ZERO,
         },
         site_on: which_site != ScaleSite::Skip,
+        gaps: RoundGaps::default(),
     };
     let mails_before: i64 = store
         .conn()
@@ -673,6 +743,7 @@ pub fn scale_bench(
         .conn()
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
     let mails_cpu = site.mail_cpu;
+    let round_gaps = site.gaps;
     // What the contest does after its tournament (`contest::run`): the
     // site's last write, then the final results' mails, from the results
     // the observers kept group by group (every group settled: none is
@@ -778,6 +849,7 @@ pub fn scale_bench(
         site_cpu,
         mails_cpu,
         mails_while_playing: (mails_after - mails_before).max(0) as u64,
+        round_gaps,
         server_cpu,
         games_cpu,
         referee_cpu,
@@ -801,4 +873,36 @@ pub fn scale_bench(
         shared_bodies: shared_bodies as u64,
         shared_bytes: shared_bytes as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run::Event;
+
+    /// A gap is counted from a round's last game to the next round's
+    /// first, with the observers' time at that round's end; the last
+    /// round's end, which no game follows, is no gap, nor its observers'.
+    #[test]
+    fn round_gaps_count_only_the_ends_a_round_follows() {
+        let game = |round| Event::GameFinished {
+            round,
+            done: 1,
+            total: 1,
+        };
+        let end = |round| Event::RoundFinished {
+            round,
+            advanced: Vec::new(),
+            disqualified: Vec::new(),
+        };
+        let mut gaps = RoundGaps::default();
+        for round in 1..=3 {
+            gaps.seen(&game(round));
+            gaps.seen(&game(round));
+            gaps.seen(&end(round));
+            gaps.open_observers += Duration::from_millis(7);
+        }
+        assert_eq!(gaps.count, 2);
+        assert_eq!(gaps.observers, Duration::from_millis(14));
+    }
 }
