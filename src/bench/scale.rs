@@ -310,7 +310,7 @@ impl ScaleBench {
             100.0 * self.mails_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
-            "  between rounds: {:.2} s of play in {} gaps ({:.1} % of play; from a round's last game's end to the next round's first game's end), \
+            "  between rounds: {:.2} s of play in {} gaps ({:.1} % of play; from a round's last game stored to the next round's first group started), \
              of which the round's observers (its mails and site) {:.2} s",
             self.round_gaps.wall.as_secs_f64(),
             self.round_gaps.count,
@@ -435,11 +435,17 @@ struct MailsAndSite<'c, O> {
 }
 
 /// The wall between rounds, when no game of the field runs: from a round's
-/// last game's end (its last `GameFinished`) to the end of the next
-/// round's first game (its first `GameFinished`: the round's end stored,
-/// its observers, the next round drawn and started, and that one game),
-/// and of it the observers' work at the round's end (`RoundFinished`: its
-/// mails and its site's pages).
+/// last game stored (its last `GameFinished`, told after the commit that
+/// stored it) to the next round's first group started (its
+/// `GroupStarted`, told just before its games are handed to the pool):
+/// the round's end stored, its observers, the next round drawn, its
+/// schedules and its first group's programs made ready. Of it, the
+/// observers' work at the round's end (`RoundFinished`: its mails and its
+/// site's pages). Not in it: the storing of the round's last games (the
+/// games' ends are not told to observers before they are stored; a
+/// `GameFinished` comes up to [`crate::engine::run`]'s batch of games or
+/// its wait after the game ended, so the next round's first one is no
+/// mark of when its games began).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RoundGaps {
     /// Gaps measured (the rounds but the last).
@@ -457,18 +463,17 @@ impl RoundGaps {
     fn seen(&mut self, event: &crate::engine::run::Event) {
         use crate::engine::run::Event;
         match event {
-            Event::GameFinished { .. } => {
-                let now = Instant::now();
-                if let Some(from) = self.open_since.take() {
-                    self.count += 1;
-                    self.wall += now.saturating_duration_since(from);
-                    self.observers += std::mem::take(&mut self.open_observers);
-                }
-                self.last_game_end = Some(now);
-            }
+            Event::GameFinished { .. } => self.last_game_end = Some(Instant::now()),
             Event::RoundFinished { .. } => {
                 self.open_since = self.last_game_end.take();
                 self.open_observers = Duration::ZERO;
+            }
+            Event::GroupStarted { .. } => {
+                if let Some(from) = self.open_since.take() {
+                    self.count += 1;
+                    self.wall += from.elapsed();
+                    self.observers += std::mem::take(&mut self.open_observers);
+                }
             }
             _ => {}
         }
@@ -481,11 +486,6 @@ impl<O: crate::engine::run::Observer> crate::engine::run::Observer for MailsAndS
         store: &crate::store::Store,
         event: &crate::engine::run::Event,
     ) -> Result<(), String> {
-        // A game's event is nothing to the mailer (its mails come at a
-        // group's and a round's ends): not timed, since reading the
-        // thread's CPU clock twice (two system calls) cost more than the
-        // mailer's match, about 0.5 us a game of the server's thread this
-        // benchmark measured.
         self.gaps.seen(event);
         let round_end =
             matches!(event, crate::engine::run::Event::RoundFinished { .. }).then(Instant::now);
@@ -503,6 +503,11 @@ impl<O: crate::engine::run::Observer> MailsAndSite<'_, O> {
         store: &crate::store::Store,
         event: &crate::engine::run::Event,
     ) -> Result<(), String> {
+        // A game's event is nothing to the mailer (its mails come at a
+        // group's and a round's ends): not timed, since reading the
+        // thread's CPU clock twice (two system calls) cost more than the
+        // mailer's match, about 0.5 us a game of the server's thread this
+        // benchmark measured.
         if matches!(event, crate::engine::run::Event::GameFinished { .. }) {
             crate::engine::run::Observer::event(&mut self.mailer, store, event)?;
         } else {
@@ -881,8 +886,9 @@ mod tests {
     use crate::engine::run::Event;
 
     /// A gap is counted from a round's last game to the next round's
-    /// first, with the observers' time at that round's end; the last
-    /// round's end, which no game follows, is no gap, nor its observers'.
+    /// first group started, once, with the observers' time at that
+    /// round's end; the last round's end, which no group follows, is no
+    /// gap, nor its observers'.
     #[test]
     fn round_gaps_count_only_the_ends_a_round_follows() {
         let game = |round| Event::GameFinished {
@@ -895,9 +901,16 @@ mod tests {
             advanced: Vec::new(),
             disqualified: Vec::new(),
         };
+        let start = |round| Event::GroupStarted {
+            round,
+            group: 1,
+            members: Vec::new(),
+        };
         let mut gaps = RoundGaps::default();
         for round in 1..=3 {
+            gaps.seen(&start(round));
             gaps.seen(&game(round));
+            gaps.seen(&start(round));
             gaps.seen(&game(round));
             gaps.seen(&end(round));
             gaps.open_observers += Duration::from_millis(7);
