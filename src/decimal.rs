@@ -1,8 +1,9 @@
 //! Numbers in decimal and columns of a text, written into a `String`
 //! without the formatting machinery: the site's pages and the contest's
 //! tables write thousands of numbers a group, where `write!` and
-//! `format!` with their padding were a tenth of the work (the site's game
-//! pages, the GRP tables of a group's mails). The same text as `{n}`,
+//! `format!` with their padding cost most (a tenth of the site's CPU
+//! with game pages; the GRP tables' lines, 5 % of the server's thread
+//! while playing). The same text as `{n}`,
 //! `{s:>w$}` and `{s:<w$}` write, tested against them. [`digits`] is the
 //! one loop that makes the digits, for the callers that write bytes
 //! (the protocols' run counts; a `/proc` path in a child that must not

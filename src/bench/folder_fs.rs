@@ -5,9 +5,11 @@
 //! last minute (six while that inode table block is unwritten) that it
 //! meets before a usable one (the kernel's `recently_deleted`,
 //! `fs/ext4/ialloc.c`); with a journal, or on
-//! tmpfs, it makes no such search. `bench scale` prints the verdict beside
-//! the site's figures, so that two runs are compared knowing it
-//! (`docs/src/figures.md`, "A new machine").
+//! tmpfs, it makes no such search. `bench scale` (its folder and the
+//! module spill's) and `bench bot-site` (its site's) print the verdict
+//! with the folder's path beside the site's figures ([`BenchFolder`]), so
+//! that two runs are compared knowing it (`docs/src/figures.md`, "A new
+//! machine").
 //!
 //! Deliberately not here: choosing another folder, or waiting for the
 //! removals to age (the organizer's `TMPDIR` decides where a bench runs),

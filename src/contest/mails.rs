@@ -407,7 +407,7 @@ impl Mailer<'_> {
             Ok(())
         };
         // The games this process stored a moment ago, borrowed from the
-        // store's keep (their records without throws: no allocation).
+        // store's keep: their throws' bytes not copied.
         let kept = store.with_kept_games_packed(self.tournament, round, group, &wanted, |games| {
             games.iter().try_for_each(|g| {
                 write(

@@ -247,12 +247,17 @@ pub(crate) fn arrange_fds(fds: &[RawFd], exe: Option<RawFd>) -> Result<(), io::E
 /// allocation: for a child of [`spawn_with`] that shares the server's
 /// table.
 ///
-/// One `close_range(highest kept + 1, ~0, CLOSE_RANGE_UNSHARE)` makes the
-/// table: the kernel copies into it only the descriptors below the range
-/// (`unshare_fd` with `max_fds`, `fs/file.c`), so the child never holds a
-/// copy of the server's descriptors above the highest it keeps, not even
-/// for the microseconds before its closes; those below it, in the gaps
-/// between the kept, are closed next. Where the kernel lacks the flag
+/// One `close_range(first, ~0, CLOSE_RANGE_UNSHARE)` makes the table,
+/// `first` the multiple of 64 above the highest kept: the kernel copies
+/// into the new table only the descriptors below a multiple of 64 no
+/// lower than `first` (`unshare_fd` with `max_fds`, `fs/file.c`), and
+/// closes those from `first` on in the same call, before the table is
+/// the child's; so the child never holds the server's descriptors from
+/// `first` on in its table, not even for the microseconds before its own
+/// closes. Those below `first` but the kept are closed next. `first` is a
+/// multiple of 64 because kernels 5.9 to 5.17 before their fix of 2022
+/// copied the table's bitmaps wrongly for another (the fix,
+/// `1c24a186398f`, rounds it so). Where the kernel has no `close_range`
 /// (before 5.9), [`unshare_whole_then_close`] does the same in two steps.
 pub(super) fn keep_only_in_own_table<const N: usize>(mut kept: [c_int; N]) -> io::Result<()> {
     kept.sort_unstable();
@@ -266,11 +271,12 @@ pub(super) fn keep_only_in_own_table<const N: usize>(mut kept: [c_int; N]) -> io
 /// `CLOSE_RANGE_UNSHARE` (`kept` sorted); an error where it has none,
 /// with nothing unshared or closed.
 fn keep_in_one_call(kept: &[c_int]) -> io::Result<()> {
+    // At most 2^31 (a descriptor is a `c_int`): no overflow.
     let above = kept
         .iter()
         .rev()
         .find_map(|&k| u32::try_from(k).ok())
-        .map_or(0, |k| k.saturating_add(1));
+        .map_or(0, |k| (k + 1).next_multiple_of(64));
     // SAFETY: unshares the calling process's own table and closes in the
     // new one only.
     let r = unsafe {
@@ -408,16 +414,55 @@ mod tests {
     #[test]
     fn a_child_keeps_only_the_descriptors_kept_in_a_table_of_its_own() {
         assert_eq!(open_in_child(Way::OneCall), 0b010010);
-        let mut body = || {
-            if let Err(e) = keep_only_in_own_table([1, 2]) {
-                return e;
-            }
-            // SAFETY: ends the child; its status says whether 0 is closed.
-            unsafe { libc::_exit(i32::from(libc::fcntl(0, libc::F_GETFD) >= 0)) }
-        };
-        // SAFETY: the body only makes system calls.
-        let pid = unsafe { spawn_with(libc::CLONE_FILES, &mut body) }.unwrap();
-        assert_eq!(Child::new(pid).wait().unwrap().code(), Some(0));
+        // Descriptors beyond the first 64 (a kept one between two that
+        // are not, the highest above the first multiple of 64 past it),
+        // and none kept at all.
+        let mut pair = [0 as c_int; 2];
+        // SAFETY: pipe2 writes two descriptors into the pair.
+        assert_eq!(
+            unsafe { libc::pipe2(pair.as_mut_ptr(), libc::O_CLOEXEC) },
+            0
+        );
+        // SAFETY: duplicates of our own pipe's end, at or above a number.
+        let high =
+            [70, 100, 200].map(|at| unsafe { libc::fcntl(pair[0], libc::F_DUPFD_CLOEXEC, at) });
+        assert!(
+            high[0] >= 70 && high[1] >= 100 && high[2] >= 200,
+            "{high:?}"
+        );
+        for kept in [Some(high[1]), None] {
+            let mut body = || {
+                let kept_only = match kept {
+                    Some(k) => keep_only_in_own_table([1, k, 2]),
+                    None => keep_only_in_own_table([-1]),
+                };
+                if let Err(e) = kept_only {
+                    return e;
+                }
+                // Bit i: the i-th of 0, 1, 2 and the three high ones open.
+                let mut open = 0;
+                for (i, fd) in [0, 1, 2, high[0], high[1], high[2]].into_iter().enumerate() {
+                    // SAFETY: fcntl only asks about a descriptor.
+                    if unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0 {
+                        open |= 1 << i;
+                    }
+                }
+                // SAFETY: ends the child with the bits as its status.
+                unsafe { libc::_exit(open) }
+            };
+            // SAFETY: the body only makes system calls.
+            let pid = unsafe { spawn_with(libc::CLONE_FILES, &mut body) }.unwrap();
+            let expected = if kept.is_some() { 0b010110 } else { 0 };
+            assert_eq!(
+                Child::new(pid).wait().unwrap().code(),
+                Some(expected),
+                "{kept:?}"
+            );
+        }
+        for fd in pair.into_iter().chain(high) {
+            // SAFETY: the parent's descriptors are all still open.
+            assert_eq!(unsafe { libc::close(fd) }, 0);
+        }
         assert_eq!(open_in_child(Way::UnshareWholeThenClose), 0b010010);
     }
 

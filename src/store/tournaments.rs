@@ -398,7 +398,8 @@ impl Store {
     /// one of them is kept (a game stored by another process, before a
     /// restart, or a group let go): then the caller reads the store.
     /// The keep stays borrowed while `visit` runs: it may read the store,
-    /// not store games.
+    /// not store games or mark a group finished (both take the keep
+    /// mutably: a panic).
     pub fn with_kept_games_packed<R>(
         &self,
         tournament: i64,

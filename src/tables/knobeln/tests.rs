@@ -248,6 +248,9 @@ fn grp_game_lines_are_the_formatters() {
                 .filter(|g| g.players.iter().any(|p| **p == **team))
                 .collect();
             let w = name_width(mine.iter().map(|g| opponent_of(g, team)), "opponent".len());
+            // Each game's line, in the games' order.
+            let lines: Vec<&str> = table.lines().collect();
+            let mut after = 0;
             for g in &mine {
                 let side = g.players.iter().position(|p| **p == **team).unwrap_or(0);
                 let mut line = String::new();
@@ -262,11 +265,11 @@ fn grp_game_lines_are_the_formatters() {
                     None => write!(line, "  {:>7}", "-"),
                 };
                 let line = line.trim_end();
-                assert!(
-                    table.lines().any(|l| l == line),
-                    "{team}, game {}: {line:?} not in\n{table}",
-                    g.slot
-                );
+                let at = lines[after..].iter().position(|l| *l == line);
+                let Some(at) = at else {
+                    panic!("{team}, game {}: {line:?} not next in\n{table}", g.slot);
+                };
+                after += at + 1;
             }
         }
     }
@@ -276,6 +279,9 @@ fn grp_game_lines_are_the_formatters() {
 fn grg_game_lines_are_the_formatters(gr: &GroupResult, rr: &RoundResult) {
     let (table, _) = group_games(gr, rr);
     let w = name_width(gr.members.iter().map(String::as_str), "P".len());
+    // Each game's line, in the games' order.
+    let lines: Vec<&str> = table.lines().collect();
+    let mut after = 0;
     for g in &gr.games {
         let (p, q) = if played(g) {
             (g.points[0].to_string(), g.points[1].to_string())
@@ -292,10 +298,9 @@ fn grg_game_lines_are_the_formatters(gr: &GroupResult, rr: &RoundResult) {
             g.slot, g.players[0], p, q
         );
         let line = line.trim_end();
-        assert!(
-            table.lines().any(|l| l == line),
-            "game {}: {line:?} not in\n{table}",
-            g.slot
-        );
+        let Some(at) = lines[after..].iter().position(|l| *l == line) else {
+            panic!("game {}: {line:?} not next in\n{table}", g.slot);
+        };
+        after += at + 1;
     }
 }
