@@ -51,21 +51,18 @@ pub fn push_integer(out: &mut String, n: i64) {
 /// have written it: spaces before it where it is shorter, nothing cut
 /// where it is longer.
 pub fn align_right_from(out: &mut String, start: usize, width: usize) {
-    let written = out[start..].chars().count();
-    if written < width {
-        let pad = width - written;
-        out.insert_str(start, &SPACES[..pad.min(SPACES.len())]);
-        if pad > SPACES.len() {
-            out.insert_str(start, &" ".repeat(pad - SPACES.len()));
-        }
+    let mut pad = width.saturating_sub(out[start..].chars().count());
+    while pad > 0 {
+        let now = pad.min(SPACES.len());
+        out.insert_str(start, &SPACES[..now]);
+        pad -= now;
     }
 }
 
 /// `s` right-aligned in `width` characters, as `{s:>width$}` writes it.
 pub fn push_right(out: &mut String, s: &str, width: usize) {
-    let start = out.len();
+    push_spaces(out, width.saturating_sub(s.chars().count()));
     out.push_str(s);
-    align_right_from(out, start, width);
 }
 
 /// `s` left-aligned in `width` characters, as `{s:<width$}` writes it:
@@ -77,9 +74,11 @@ pub fn push_left(out: &mut String, s: &str, width: usize) {
 
 /// `n` right-aligned in `width` characters, as `{n:>width$}` writes it.
 pub fn push_unsigned_right(out: &mut String, n: u64, width: usize) {
-    let start = out.len();
-    push_unsigned(out, n);
-    align_right_from(out, start, width);
+    let mut buf = [0u8; 20];
+    let d = digits(&mut buf, n);
+    push_spaces(out, width.saturating_sub(d.len()));
+    // Only ASCII digits.
+    out.push_str(std::str::from_utf8(d).unwrap_or_default());
 }
 
 /// `n` left-aligned in `width` characters, as `{n:<width$}` writes it.
@@ -136,6 +135,10 @@ mod tests {
                 let mut out = String::from("  ");
                 push_right(&mut out, s, width);
                 assert_eq!(out, format!("  {s:>width$}"), "{s:?} in {width}");
+                let mut out = String::from("  ");
+                out.push_str(s);
+                align_right_from(&mut out, 2, width);
+                assert_eq!(out, format!("  {s:>width$}"), "{s:?} aligned in {width}");
                 let mut out = String::from("  ");
                 push_left(&mut out, s, width);
                 assert_eq!(out, format!("  {s:<width$}"), "{s:?} in {width}");

@@ -310,7 +310,7 @@ impl ScaleBench {
             100.0 * self.mails_cpu.as_secs_f64() / self.server_cpu.as_secs_f64().max(1e-9)
         );
         println!(
-            "  between rounds: {:.2} s of play in {} gaps ({:.1} % of play; from a round's last game stored to the next round's first group started), \
+            "  between rounds: {:.2} s of play in {} gaps ({:.1} % of play; from a round's last group's end to the next round's first group started), \
              of which the round's observers (its mails and site) {:.2} s",
             self.round_gaps.wall.as_secs_f64(),
             self.round_gaps.count,
@@ -434,25 +434,26 @@ struct MailsAndSite<'c, O> {
     gaps: RoundGaps,
 }
 
-/// The wall between rounds, when no game of the field runs: from a round's
-/// last game stored (its last `GameFinished`, told after the commit that
-/// stored it) to the next round's first group started (its
-/// `GroupStarted`, told just before its games are handed to the pool):
-/// the round's end stored, its observers, the next round drawn, its
-/// schedules and its first group's programs made ready. Of it, the
-/// observers' work at the round's end (`RoundFinished`: its mails and its
-/// site's pages). Not in it: the storing of the round's last games (the
-/// games' ends are not told to observers before they are stored; a
+/// The wall between rounds, when no game of the field runs: from the end
+/// of a round's last group told (its `GroupFinished`, told once the
+/// group's last games and its end are stored, before its observers'
+/// work) to the next round's first group started (its `GroupStarted`,
+/// told just before its games are handed to the pool): that group's
+/// mails and pages, the round's end stored, its observers, the next round
+/// drawn, its schedules and its first group's programs made ready. Of it,
+/// the observers' work at the round's end (`RoundFinished`: its mails and
+/// its site's pages). Not in it: the storing of the round's last games
+/// (the games' ends are not told to observers before they are stored; a
 /// `GameFinished` comes up to [`crate::engine::run`]'s batch of games or
 /// its wait after the game ended, so the next round's first one is no
-/// mark of when its games began).
+/// mark of when its games began). A clock read a group, none a game.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RoundGaps {
     /// Gaps measured (the rounds but the last).
     pub count: u32,
     pub wall: Duration,
     pub observers: Duration,
-    last_game_end: Option<Instant>,
+    last_group_end: Option<Instant>,
     open_since: Option<Instant>,
     /// The observers' time at the round's end whose gap is open.
     open_observers: Duration,
@@ -463,9 +464,9 @@ impl RoundGaps {
     fn seen(&mut self, event: &crate::engine::run::Event) {
         use crate::engine::run::Event;
         match event {
-            Event::GameFinished { .. } => self.last_game_end = Some(Instant::now()),
+            Event::GroupFinished { .. } => self.last_group_end = Some(Instant::now()),
             Event::RoundFinished { .. } => {
-                self.open_since = self.last_game_end.take();
+                self.open_since = self.last_group_end.take();
                 self.open_observers = Duration::ZERO;
             }
             Event::GroupStarted { .. } => {
@@ -885,16 +886,16 @@ mod tests {
     use super::*;
     use crate::engine::run::Event;
 
-    /// A gap is counted from a round's last game to the next round's
+    /// A gap is counted from a round's last group's end to the next round's
     /// first group started, once, with the observers' time at that
     /// round's end; the last round's end, which no group follows, is no
     /// gap, nor its observers'.
     #[test]
     fn round_gaps_count_only_the_ends_a_round_follows() {
-        let game = |round| Event::GameFinished {
+        let group_end = |round| Event::GroupFinished {
             round,
-            done: 1,
-            total: 1,
+            group: 1,
+            outcome: None,
         };
         let end = |round| Event::RoundFinished {
             round,
@@ -909,9 +910,9 @@ mod tests {
         let mut gaps = RoundGaps::default();
         for round in 1..=3 {
             gaps.seen(&start(round));
-            gaps.seen(&game(round));
+            gaps.seen(&group_end(round));
             gaps.seen(&start(round));
-            gaps.seen(&game(round));
+            gaps.seen(&group_end(round));
             gaps.seen(&end(round));
             gaps.open_observers += Duration::from_millis(7);
         }
