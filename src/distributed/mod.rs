@@ -156,16 +156,16 @@ mod tests {
     fn subjects_keep_disciplines_and_tournaments_apart() {
         assert_eq!(
             jobs_subject(Discipline::Knobeln, 7),
-            "knobeln.jobs.v10.knobeln.7"
+            "knobeln.jobs.v11.knobeln.7"
         );
         assert_eq!(
             jobs_filter(Discipline::Knobeln),
-            "knobeln.jobs.v10.knobeln.*"
+            "knobeln.jobs.v11.knobeln.*"
         );
         // The names deploy/nats-server.conf gives workers the right to pull from.
-        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln-v10");
-        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.v10.bots.7");
-        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots-v10");
+        assert_eq!(workers_consumer(Discipline::Knobeln), "workers-knobeln-v11");
+        assert_eq!(jobs_subject(Discipline::Bots, 7), "knobeln.jobs.v11.bots.7");
+        assert_eq!(workers_consumer(Discipline::Bots), "workers-bots-v11");
         // The first format's filters (`knobeln.jobs.<kind>.*`) do not
         // overlap this format's subjects (a work queue refuses overlaps).
         for d in Discipline::ALL {

@@ -90,7 +90,13 @@ pub mod job;
 /// of format 9 would let a strategy run that this referee stops at its
 /// CPU limit. The messages are those of format 9; upgrade as from format
 /// 8 (the `v10` consumers in the server's config first).
-pub const FORMAT: u32 = 10;
+/// Format 11: a bot's wait to come to rest after its answer is bounded by
+/// its CPU time and counted toward its next reply and its waiting in the
+/// match, and failures may be `busy_after_answer` and `awake_after_answer`
+/// (a worker of format 10 would judge the same bot otherwise). The
+/// messages are those of format 10; upgrade as from format 10 (the `v11`
+/// consumers in the server's config first).
+pub const FORMAT: u32 = 11;
 
 /// The most games one job message may carry.
 pub const MAX_GAMES_PER_JOB: usize = 128;

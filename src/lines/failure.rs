@@ -36,7 +36,9 @@ pub enum BotFailureKind {
     CpuTime {
         limit_ms: u64,
     },
-    /// More CPU time for one reply than allowed.
+    /// More CPU time for one reply than allowed (counted from its previous
+    /// answer: what it computed before it read the question is the
+    /// reply's too, [`BotFailureKind::BusyAfterAnswer`]).
     ReplyCpu {
         limit_ms: u64,
     },
@@ -64,6 +66,19 @@ pub enum BotFailureKind {
     /// Printed a line when none was asked of it (after its answer, before
     /// the referee's next lines).
     Unasked,
+    /// After its answer, computed more CPU time than its next reply may
+    /// take before it came to rest (read its input, or blocked waiting for
+    /// it): what a bot computes between its answer and its next lines
+    /// counts toward its next reply, in its own CPU time, so whether a
+    /// late line is caught never depends on the machine's load.
+    BusyAfterAnswer {
+        limit_ms: u64,
+    },
+    /// After its answer, did not come to rest within its next reply's
+    /// wall clock (it slept, or ran on, instead of reading its input).
+    AwakeAfterAnswer {
+        limit_ms: u64,
+    },
     /// The match's wall-clock budget ran out, and the referee had waited
     /// for this bot longest in all (its answers and the one it owed).
     MatchWall {
@@ -124,8 +139,8 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::ReplyCpu { limit_ms } => format!(
-            "computed more than {} s of CPU time for one answer (its own time: what its \
-             opponent or other bots do is not counted)",
+            "computed more than {} s of CPU time for one answer (its own time since its \
+             previous answer: what its opponent or other bots do is not counted)",
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::RoundsCpu {
@@ -167,9 +182,22 @@ pub fn describe_bot_failure(
              the referee's next lines): print exactly the lines the protocol asks for, one \
              answer per request"
             .to_string(),
+        BotFailureKind::BusyAfterAnswer { limit_ms } => format!(
+            "kept computing after its answer: more than {} s of CPU time before it read the \
+             referee's next lines (what a bot computes between its answer and its next lines \
+             counts toward its next answer): read the next line right after printing an \
+             answer",
+            *limit_ms as f64 / 1000.0
+        ),
+        BotFailureKind::AwakeAfterAnswer { limit_ms } => format!(
+            "did not come back to read the referee's next lines within {} s of wall clock \
+             after its answer (it slept, or kept running, instead of reading its input)",
+            *limit_ms as f64 / 1000.0
+        ),
         BotFailureKind::MatchWall { limit_ms } => format!(
             "had taken the most of the match's {} s of wall clock, in the time its answers \
-             took, when they were over (the match was stopped there): it must answer faster",
+             took and its returns to its input after them, when they were over (the match \
+             was stopped there): it must answer faster",
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::RanWhileStopped => format!(
@@ -179,9 +207,10 @@ pub fn describe_bot_failure(
             FROZEN_SLACK.as_millis()
         ),
         BotFailureKind::Waited { limit_ms } => format!(
-            "was waited for more than {} s of wall clock in all in this match (its start-up \
-             and its answers together; each bot has that much per match): a bot that \
-             sleeps or blocks instead of answering is stopped there",
+            "was waited for more than {} s of wall clock in all in this match (its start-up, \
+             its answers and its returns to its input after them, together; each bot has \
+             that much per match): a bot that sleeps or blocks instead of answering is \
+             stopped there",
             *limit_ms as f64 / 1000.0
         ),
     };

@@ -75,7 +75,7 @@ pub use failure::{
     FROZEN_SLACK, SHOWN_LINE_CHARS, STDERR_KEEP,
 };
 pub use limits::{bot_limits, wall_backstop, LineLimits, MemoryCount};
-use state::{Allowance, Budget, Seat};
+use state::{Allowance, Budget, Rest, Seat};
 pub use state::{Match, MatchError, Stop};
 use wait::poll_one;
 pub use wait::FREEZE_HOLD_WAIT;
@@ -233,6 +233,7 @@ impl Match {
                     allowance: None,
                     waited: Duration::ZERO,
                     frozen_cpu: Duration::ZERO,
+                    after_answer_cpu: Duration::ZERO,
                 })
                 .collect(),
             limits,
@@ -373,15 +374,60 @@ impl Match {
     /// for input, or for nothing that ends by itself), so that a line it
     /// printed before reading on is in its output pipe whatever the timing,
     /// and a complete line there breaks the rule "printed a line nobody
-    /// asked for" in the turn of its last answer. A bot that computes (or
-    /// sleeps) longer than `reply_wall` after its answer is not waited for
-    /// further.
+    /// asked for" in the turn of its last answer.
+    ///
+    /// The wait is bounded as a reply is, and what the bot uses in it is
+    /// its next reply's ([`Match::rests_within`]): its own CPU time,
+    /// counted from the first look after [`SETTLE_EAGER`] on, over its next
+    /// reply's CPU limit fails it ([`BotFailureKind::BusyAfterAnswer`]; a
+    /// game budgeted by rounds: over its allowance) and, once it rests, is
+    /// carried into its next reply's count (`after_answer_cpu`); the wall
+    /// clock is only the backstop of a bot that sleeps
+    /// ([`BotFailureKind::AwakeAfterAnswer`]) and is time the referee
+    /// waited for it (`waited`, so the match's bounds on waiting hold here
+    /// too). Each of its failures here is in the turn of its last answer.
+    /// Before, the wait gave up after the wall-clock backstop and sent the
+    /// lines: a bot that computed after its answer and then printed a line
+    /// was caught on a quiet machine and not on a loaded one (its late line
+    /// was then read as its next answer), and it computed that long in
+    /// every turn counted by no reply.
     fn settle(&mut self, bot: usize) -> Result<(), Stop> {
         let seat = &self.seats[bot];
         if !seat.answered || seat.settled || seat.eof {
             return Ok(());
         }
         let start = Instant::now();
+        let verdict = self.rests_within(bot, start);
+        self.seats[bot].waited += start.elapsed();
+        match verdict {
+            Rest::Rested => {
+                self.seats[bot].settled = true;
+                Ok(())
+            }
+            Rest::Failed(f) => Err(self.stop_with(bot, f)),
+            Rest::MatchWall => {
+                // The match's wall clock went to the bots waited for: the
+                // one waited for longest in all (this wait now counted)
+                // fails, as in a reply's wait.
+                let at_fault = self.waited_longest(|_| Duration::ZERO, &[]);
+                let over = self.limits.match_wall.unwrap_or_default();
+                let kind = BotFailureKind::MatchWall {
+                    limit_ms: over.as_millis() as u64,
+                };
+                let f = self.failure(at_fault, kind, None);
+                Err(self.stop_with(at_fault, f))
+            }
+        }
+    }
+
+    /// The looks of [`Match::settle`], from `start`, until `bot` rests or
+    /// fails.
+    fn rests_within(&mut self, bot: usize, start: Instant) -> Rest {
+        let (cpu_limit, wall_limit) = self.reply_limits(bot);
+        let turn = self.seats[bot].answered_turn;
+        // Its CPU time at the first counted look (read only once the eager
+        // looks are over: an honest bot rests within microseconds).
+        let mut counted_from: Option<Duration> = None;
         let mut backoff = 0u32;
         loop {
             // A held bot (frozen, or stopped by SIGSTOP) is looked at only
@@ -389,29 +435,70 @@ impl Match {
             // `syscall` file names that call as if it were blocked in it
             // (`late_extra_busy.c`), so a look at a held bot took one that
             // was still printing for a bot at rest.
-            self.thaw_or_stop(bot)?;
+            if let Some(f) = self.thaw(bot) {
+                return Rest::Failed(f);
+            }
             let at_rest = self.seats[bot].bot.at_rest();
             // Read after the look: what it printed before coming to rest.
             match self.take_line(bot) {
                 Some(Ok(line)) => {
                     // In the turn of its last answer, whenever it printed.
-                    let turn = self.seats[bot].answered_turn;
                     let f = self.failure_in(bot, turn, BotFailureKind::Unasked, Some(&line));
-                    return Err(self.stop_with(bot, f));
+                    return Rest::Failed(f);
                 }
-                Some(Err(f)) => return Err(self.stop_with(bot, f)),
+                Some(Err(f)) => return Rest::Failed(f),
                 None => {}
             }
-            if at_rest || self.seats[bot].eof || start.elapsed() > self.limits.reply_wall {
-                break;
+            if at_rest || self.seats[bot].eof {
+                if let Some(base) = counted_from {
+                    if self.seats[bot].allowance.is_none() {
+                        let used = self.seats[bot].bot.cpu_time();
+                        self.seats[bot].after_answer_cpu = used.saturating_sub(base);
+                    }
+                }
+                return Rest::Rested;
+            }
+            let now = Instant::now();
+            let waited = now.saturating_duration_since(start);
+            if waited >= SETTLE_EAGER {
+                let used = self.seats[bot].bot.cpu_time();
+                let base = *counted_from.get_or_insert(used);
+                if let Some(f) = self.over_cpu_total_in(bot, used, turn) {
+                    return Rest::Failed(f);
+                }
+                if self.seats[bot].allowance.is_none() && used.saturating_sub(base) > cpu_limit {
+                    let kind = BotFailureKind::BusyAfterAnswer {
+                        limit_ms: cpu_limit.as_millis() as u64,
+                    };
+                    return Rest::Failed(self.failure_in(bot, turn, kind, None));
+                }
+            }
+            if waited > wall_limit {
+                let kind = BotFailureKind::AwakeAfterAnswer {
+                    limit_ms: wall_limit.as_millis() as u64,
+                };
+                return Rest::Failed(self.failure_in(bot, turn, kind, None));
+            }
+            if let Some(limit) = self.limits.waited {
+                if self.seats[bot].waited + waited > limit {
+                    let kind = BotFailureKind::Waited {
+                        limit_ms: limit.as_millis() as u64,
+                    };
+                    return Rest::Failed(self.failure_in(bot, turn, kind, None));
+                }
+            }
+            if let Some(over) = self.limits.match_wall {
+                if now >= self.started + over {
+                    return Rest::MatchWall;
+                }
             }
             // The server's work per answer is bounded whatever the bot
             // does: looks back to back for the first millisecond (an
             // honest bot is at rest within microseconds), then pauses
             // that double from 200 µs up to SETTLE_PAUSE_MAX, so at most
             // about reply_wall / 50 ms more looks (each a read of one
-            // small file per thread of the bot).
-            if start.elapsed() < SETTLE_EAGER {
+            // small file per thread of the bot, and its CPU time).
+            if waited < SETTLE_EAGER {
                 std::thread::yield_now();
             } else {
                 let pause =
@@ -420,8 +507,6 @@ impl Match {
                 std::thread::sleep(pause);
             }
         }
-        self.seats[bot].settled = true;
-        Ok(())
     }
 
     fn write_line(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
@@ -477,29 +562,17 @@ impl Match {
 
     /// The seat the referee has waited for longest in this match, of those
     /// not failed yet (`failures`; the caller waits for one of them): its
-    /// answers so far, and for each of `bots` not yet answered (`replies`)
-    /// this wait. A wait for a freeze to hold is in the frozen bot's only
+    /// answers and rests so far, and `this_wait` of it (the wait in
+    /// progress). A wait for a freeze to hold is in the frozen bot's only
     /// where it gave up ([`Match::freeze_all_but`]).
     fn waited_longest(
         &self,
-        bots: &[usize],
-        replies: &[Option<String>],
+        this_wait: impl Fn(usize) -> Duration,
         failures: &[BotFailure],
-        now: Instant,
     ) -> usize {
-        let waited = |s: usize| {
-            let seat = &self.seats[s];
-            let this_wait = match bots.iter().position(|&b| b == s) {
-                Some(k) if replies[k].is_none() => seat
-                    .budget
-                    .map_or(Duration::ZERO, |b| now.saturating_duration_since(b.since)),
-                _ => Duration::ZERO,
-            };
-            seat.waited + this_wait
-        };
         (0..self.seats.len())
             .filter(|&s| !failures.iter().any(|f| f.bot == s))
-            .max_by_key(|&s| waited(s))
+            .max_by_key(|&s| self.seats[s].waited + this_wait(s))
             .expect("the bot waited for has not failed")
     }
 
@@ -619,6 +692,7 @@ impl Match {
                             }
                         }
                         self.seats[b].answered = true;
+                        self.seats[b].after_answer_cpu = Duration::ZERO;
                         self.seats[b].answered_turn = self.turn;
                         self.seats[b].settled = false;
                         self.seats[b].waited += now.saturating_duration_since(budget.since);
@@ -677,7 +751,15 @@ impl Match {
                         // a trial's demo bot asked a moment before the end
                         // was named for its slow opponent), and the match
                         // stops there.
-                        let at_fault = self.waited_longest(bots, &replies, &failures, now);
+                        // A bot's wait in progress: each of `bots` not
+                        // answered yet, from its budget's start.
+                        let this_wait = |s: usize| match bots.iter().position(|&b| b == s) {
+                            Some(k) if replies[k].is_none() => self.seats[s]
+                                .budget
+                                .map_or(Duration::ZERO, |b| now.saturating_duration_since(b.since)),
+                            _ => Duration::ZERO,
+                        };
+                        let at_fault = self.waited_longest(this_wait, &failures);
                         let kind = BotFailureKind::MatchWall {
                             limit_ms: over.as_millis() as u64,
                         };

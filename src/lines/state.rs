@@ -77,6 +77,11 @@ pub(super) struct Seat {
     pub(super) waited: Duration,
     /// Its CPU time when it was last frozen (while `frozen`).
     pub(super) frozen_cpu: Duration,
+    /// What it computed after its last answer before it came to rest
+    /// ([`Match::settle`], from its first counted look on): counted toward
+    /// its next reply, so the time between an answer and the next lines is
+    /// the next reply's, not nobody's.
+    pub(super) after_answer_cpu: Duration,
 }
 
 /// What a bot of a game budgeted by rounds may have used by now: CPU
@@ -87,6 +92,15 @@ pub(super) struct Allowance {
     pub(super) cpu: Duration,
     pub(super) rounds: u64,
     pub(super) wall: Duration,
+}
+
+/// How [`Match::settle`]'s wait for a bot to rest ended.
+pub(super) enum Rest {
+    Rested,
+    /// The bot failed (not yet stopped).
+    Failed(BotFailure),
+    /// The match's wall clock ran out while it waited.
+    MatchWall,
 }
 
 /// One reply's budget: when it began, and the bot's CPU time at the first

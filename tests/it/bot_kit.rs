@@ -606,19 +606,29 @@ fn the_home_referees_are_joined_from_their_shared_parts() {
 /// all in one match (`BotFailureKind::Waited`).
 fn waited_words(secs: u64) -> String {
     format!(
-        "was waited for more than {secs} s of wall clock in all in this match (its start-up \
-         and its answers together; each bot has that much per match): a bot that sleeps or \
-         blocks instead of answering is stopped there"
+        "was waited for more than {secs} s of wall clock in all in this match (its start-up, \
+         its answers and its returns to its input after them, together; each bot has that \
+         much per match): a bot that sleeps or blocks instead of answering is stopped there"
     )
 }
 
-/// How a demo bot sleeps: `pause` seconds before its answers number
-/// `first` to `first + count - 1` (one `print` each; the first is 1).
+/// How a demo bot sleeps: `pause` seconds before (or after) its answers
+/// number `first` to `first + count - 1` (one `print` each; the first is
+/// 1).
 #[derive(Clone, Copy)]
 struct Sleeps {
     first: u32,
     count: u32,
     pause: f64,
+    at: SleepAt,
+}
+
+/// Where a demo bot sleeps: before its answer, or after it (its answer
+/// printed and flushed, before it reads on).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SleepAt {
+    BeforeAnswer,
+    AfterAnswer,
 }
 
 /// A Python demo bot that sleeps as `sleeps` says, as one file
@@ -629,12 +639,19 @@ fn sleeping_bot(dir: &Path, name: &str, demo: &Path, sleeps: Sleeps) -> PathBuf 
         first,
         count,
         pause,
+        at,
     } = sleeps;
+    let sleep = format!(
+        "    if {first} <= _said[0] < {first} + {count}:\n        _time.sleep({pause:?})\n"
+    );
+    let say = "    _builtins.print(*args, **kw)\n";
+    let (before, after) = match at {
+        SleepAt::BeforeAnswer => (sleep.as_str(), ""),
+        SleepAt::AfterAnswer => ("", sleep.as_str()),
+    };
     let prelude = format!(
         "import builtins as _builtins\nimport time as _time\n_said = [0]\n\n\n\
-         def print(*args, **kw):\n    _said[0] += 1\n    \
-         if {first} <= _said[0] < {first} + {count}:\n        _time.sleep({pause:?})\n    \
-         _builtins.print(*args, **kw)\n\n\n"
+         def print(*args, **kw):\n    _said[0] += 1\n{before}{say}{after}\n\n"
     );
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(format!("{name}.py"));
@@ -727,6 +744,7 @@ fn the_home_referees_stop_a_bot_waited_for_too_long_in_all_in_a_match() {
         first: 1,
         count: 5,
         pause: 0.3,
+        at: SleepAt::BeforeAnswer,
     };
     for c in &cases {
         let d = c.d;
@@ -778,6 +796,22 @@ fn the_home_referees_stop_a_bot_waited_for_too_long_in_all_in_a_match() {
 /// same turn, with the same reason, after the same lines.
 #[test]
 fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
+    stopped_alike(SleepAt::BeforeAnswer);
+}
+
+/// The same bot sleeping after its third answer instead of reading on:
+/// the wait for it to come back to its input is waiting for it, on the
+/// server and at home alike (before, the server gave up that wait at the
+/// reply's wall-clock backstop, counted it nowhere, and played on).
+#[test]
+fn the_home_referee_and_the_server_stop_a_bot_sleeping_after_its_answer_alike() {
+    stopped_alike(SleepAt::AfterAnswer);
+}
+
+/// Plays each discipline with a bot that sleeps 60 s at its third answer
+/// (`at`), on the server and at home, and compares the failures and the
+/// lines.
+fn stopped_alike(at: SleepAt) {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     // (the case, its config, the budget that config gives, the server's
@@ -836,6 +870,7 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
         first: 3,
         count: 1,
         pause: 60.0,
+        at,
     };
     for (c, config, budget, server_options) in &cases {
         let d = c.d;

@@ -232,15 +232,18 @@ fn there_is_no_network() {
 }
 
 /// Issue 34: the server's own work per answer is bounded whatever the bot
-/// does. A bot whose thirty threads nap in short sleeps never comes to
-/// rest, so after every answer the referee looks until the reply's wall
-/// backstop; the looks back off, and the referee's CPU per answer stays a
-/// few milliseconds (it was the whole backstop of looking every 200 µs:
-/// 0.1 s and more per answer here).
+/// does. A bot whose main thread naps 2000 times for 100 µs after every
+/// answer, beside thirty threads napping on, comes to rest only after a
+/// quarter of a second or more, so after every answer the referee looks
+/// that long; the looks back off, and the referee's CPU per answer stays a
+/// few milliseconds (it was the whole time of looking every 200 µs: 0.1 s
+/// and more per answer here). Its backstop is far (5 s): a bot that does
+/// not rest within it now fails (`AwakeAfterAnswer`), and this one plays
+/// honestly.
 #[test]
 fn a_restless_bot_costs_the_referee_a_bounded_amount_per_answer() {
     let limits = LineLimits {
-        reply_wall: Duration::from_millis(500),
+        reply_wall: Duration::from_secs(5),
         ..limits()
     };
     let before = crate::common::thread_cpu();
@@ -924,6 +927,52 @@ fn a_late_line_after_work_in_the_kernel_fails_in_the_turn_of_the_last_answer() {
         "bots::a_late_line_after_work_in_the_kernel_fails_in_the_turn_of_the_last_answer",
     );
     late_line_fails_in_turn_one("hostile/late_extra_busy.c");
+}
+
+/// A bot that computes after its answer instead of reading on
+/// (`busy_after_answer.c`: 1.5 s of its CPU time after its first answer,
+/// then a line nobody asked for) fails "busy after answer" in turn 1 once
+/// it has computed a reply's 500 ms, by its own CPU time (as root by its
+/// control group's counter, as `nobody` by its process's clock). The wait
+/// for it to rest was bounded by the wall clock: its line was caught on a
+/// quiet machine and read as its turn-2 answer on a loaded one, and the
+/// time it computed there was counted by no reply. The same attack at two
+/// loads, by a scripted bot: `lines::tests`.
+#[test]
+fn computing_after_an_answer_fails_by_the_bots_own_cpu_in_the_turn_of_the_answer() {
+    crate::integrity::also_as_nobody(
+        "bots::computing_after_an_answer_fails_by_the_bots_own_cpu_in_the_turn_of_the_answer",
+    );
+    let file = "hostile/busy_after_answer.c";
+    let bots: Vec<(&Toolchain, BotProgram)> = [file, "thinker.c"].iter().map(|f| bot(f)).collect();
+    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+    let m = Match::start(&refs, starving_limits()).unwrap();
+    let mut seen = Vec::new();
+    let rec = play(m, |m| {
+        for r in 1..=3u32 {
+            m.set_turn(r);
+            m.ask(0, &format!("ECHO {r}"))?;
+            seen.extend(m.members(0));
+            m.ask(1, &format!("ECHO {r}"))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert_eq!((f.bot, f.turn), (0, 1), "{}", f.reason);
+    assert!(
+        matches!(f.kind, BotFailureKind::BusyAfterAnswer { limit_ms: 500 }),
+        "{}",
+        f.reason
+    );
+    // Stopped at its limit, not at the end of its work.
+    assert!(
+        rec.bots[0].cpu < Duration::from_millis(1200),
+        "{:?}",
+        rec.bots[0].cpu
+    );
+    nothing_left(file, &seen);
 }
 
 /// Plays `file` (bot 0, which prints "extra" late after its first answer)

@@ -26,11 +26,12 @@ Options:
     --max-rounds N      the round cap (default 2000, the server's)
     --transcript FILE   write the full transcript there (default: stdout)
     --moves FILE        also write the compact moves form there
-    --reply-secs S      wall-clock seconds the bot has for each line
-                        (default 10)
+    --reply-secs S      wall-clock seconds the bot has for each line, and
+                        to come back to its input after it (default 10)
     --match-secs S      wall-clock seconds the bot may be waited for in
-                        all in the game, its start-up and its lines
-                        together (default 410, the server's)
+                        all in the game, its start-up, its lines and
+                        its returns to its input together (default 410,
+                        the server's)
     --name0 NAME        the bot's name in the header (default: the file
                         name of the command, without extension)
     --expand FILE       read a moves form (e.g. from the contest's mail) and
@@ -48,8 +49,8 @@ the game (by round Z it may have used its start-up allowance and Z times
 0.1 s in all), a game at most 60 s of CPU time and 256 MB of memory. This referee
 does not measure CPU time or memory: it only has the wall clock. It waits
 at most --reply-secs for each line, and, as the server, at most
---match-secs for the bot in all in the game, its start-up and its lines
-together (default 410 s, the server's: the start-up's 10 s and twice
+--match-secs for the bot in all in the game, its start-up, its lines
+and its returns to its input together (default 410 s, the server's: the start-up's 10 s and twice
 0.1 s for each of the 2000 rounds of the longest game). A bot that is
 fast enough here may still be too slow on the server. Where the server
 decides by the clock (a bot that is too slow, or ends while the referee

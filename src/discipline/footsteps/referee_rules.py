@@ -46,10 +46,11 @@ RUNNING A GAME
         --transcript FILE write the full transcript to FILE ('-' or no
                           --transcript: standard output)
         --moves FILE      also write the compact moves form to FILE
-        --reply-secs S    wall-clock seconds a bot has for each line
-                          (default 10)
+        --reply-secs S    wall-clock seconds a bot has for each line, and
+                          to come back to its input after it (default 10)
         --match-secs S    wall-clock seconds a bot may be waited for in
-                          all in the game, its start-up and its bids
+                          all in the game, its start-up, its returns to
+                          its input and its bids
                           together (default 30, the server's)
         --name0/--name1 N the names of players 1 and 2 in the header (default: the
                           command's program name)
@@ -123,7 +124,8 @@ WHAT IS NOT REPRODUCED
     (--reply-secs) and, as the server, the game's waiting budget: each
     bot may be waited for at most --match-secs in all (default 30 s,
     the server's: the start-up's 10 s and twice the 10 s of CPU time
-    of a game), its start-up and its bids together. It has no sandbox,
+    of a game), its start-up, its bids and its returns to its input
+    together. It has no sandbox,
     CPU or memory limits. Lines longer than 4096 bytes and output that
     is not UTF-8 fail, as on the server.
     A bot that ends right after printing a line: the server finds out

@@ -144,12 +144,16 @@ class Bot:
         self.turn = 0
         self.dead = False
         self.answered = False
+        # The turn of its last answer: where a failure found before its
+        # next lines is (the server's answered_turn).
+        self.answered_turn = 0
         self.settled = False
         self.reply_secs = 10.0
         self.match_secs = float(DEFAULT_MATCH_SECS)
         # The wall clock this bot has been waited for in this game, in
         # seconds: from the moment its line is asked for until it is
-        # complete (start-up and answers; not the settling after one).
+        # complete, and after an answer until it is back at its input
+        # (start-up, answers and settling).
         self.waited = 0.0
 
     # -- process state
@@ -211,19 +215,36 @@ class Bot:
     def settle(self):
         """Before new lines after an answer: the bot may have printed
         nothing since (the server's Match::settle). Waits until it has come
-        to rest (at most --reply-secs)."""
+        to rest: a bot that does not within --reply-secs fails, and the
+        wait counts toward its waiting in all (--match-secs)."""
         if not self.answered or self.settled or self.eof or self.dead:
             return
-        deadline = time.monotonic() + self.reply_secs
+        since = time.monotonic()
+        deadline = since + self.reply_secs
+        out = since + max(0.0, self.match_secs - self.waited)
+        failure = None
         while True:
             rest = at_rest(self.pid)
             line = self.take_line()
             if line is not None:
-                self.kill()
-                raise Failure(self.seat, self.turn, UNASKED, line)
-            if rest or self.eof or time.monotonic() >= deadline:
+                failure = Failure(self.seat, self.answered_turn, UNASKED, line)
+                break
+            if rest or self.eof:
+                break
+            now = time.monotonic()
+            if now >= out:
+                failure = Failure(self.seat, self.answered_turn,
+                                  WAITED % secs(int(round(self.match_secs * 1000))))
+                break
+            if now >= deadline:
+                failure = Failure(self.seat, self.answered_turn,
+                                  AWAKE % secs(int(self.reply_secs * 1000)))
                 break
             time.sleep(0.0002)
+        self.waited += time.monotonic() - since
+        if failure is not None:
+            self.kill()
+            raise failure
         self.settled = True
 
     def write(self, line):
@@ -299,6 +320,7 @@ class Bot:
             if line is not None:
                 self.waited += time.monotonic() - since
                 self.answered = True
+                self.answered_turn = self.turn
                 self.settled = False
                 return line
             if self.eof:

@@ -171,10 +171,14 @@ class Bots:
         self.eof = []
         self.dead = []
         self.answered = []
+        # The turn of each bot's last answer: where a failure found before
+        # its next lines is (the server's answered_turn).
+        self.answered_turn = []
         self.settled = []
         # The wall clock each bot has been waited for in this match, in
         # seconds: from the moment its line is asked for until it is
-        # complete (start-up and answers; not the settling after one).
+        # complete, and after an answer until it is back at its input
+        # (start-up, answers and settling).
         self.waited = []
         for i, cmd in enumerate(commands):
             args = shlex.split(cmd)
@@ -198,6 +202,7 @@ class Bots:
             self.eof.append(False)
             self.dead.append(False)
             self.answered.append(False)
+            self.answered_turn.append(0)
             self.settled.append(False)
             self.waited.append(0.0)
 
@@ -217,10 +222,12 @@ class Bots:
             pass
         self.dead[seat] = True
 
-    def _fail(self, seat, what, line=None, kill=True):
+    def _fail(self, seat, what, line=None, kill=True, turn=None):
         if kill:
             self._kill(seat)
-        return Stop([Failure(seat, describe(seat, self.turn, what, line))])
+        if turn is None:
+            turn = self.turn
+        return Stop([Failure(seat, describe(seat, turn, what, line))])
 
     def _ended(self, seat):
         """The failure of a bot whose output closed or whose input broke."""
@@ -244,21 +251,33 @@ class Bots:
     def settle(self, seat):
         """Before new lines after an answer: the bot may have printed
         nothing since (the server's Match::settle). Waits until it has come
-        to rest (at most --reply-secs)."""
+        to rest: a bot that does not within --reply-secs fails, and the
+        wait counts toward its waiting in all (--match-secs)."""
         if not self.answered[seat] or self.settled[seat] or self.eof[seat]:
             return
-        deadline = time.monotonic() + self.reply_secs
-        while True:
-            rest = at_rest(self.procs[seat].pid)
-            self._read(seat, 0)
-            got = self._take_line(seat)
-            if isinstance(got, Stop):
-                raise got
-            if got is not None:
-                raise self._fail(seat, UNASKED, got)
-            if rest or self.eof[seat] or time.monotonic() >= deadline:
-                break
-            time.sleep(0.0002)
+        since = time.monotonic()
+        deadline = since + self.reply_secs
+        out = since + max(0.0, self.match_secs - self.waited[seat])
+        try:
+            while True:
+                rest = at_rest(self.procs[seat].pid)
+                self._read(seat, 0)
+                got = self._take_line(seat)
+                if isinstance(got, Stop):
+                    raise got
+                turn = self.answered_turn[seat]
+                if got is not None:
+                    raise self._fail(seat, UNASKED, got, turn=turn)
+                if rest or self.eof[seat]:
+                    break
+                now = time.monotonic()
+                if now >= out:
+                    raise self._fail(seat, WAITED % fmt_secs(self.match_secs), turn=turn)
+                if now >= deadline:
+                    raise self._fail(seat, AWAKE % fmt_secs(self.reply_secs), turn=turn)
+                time.sleep(0.0002)
+        finally:
+            self.waited[seat] += time.monotonic() - since
         self.settled[seat] = True
 
     def write(self, seat, lines):
@@ -325,6 +344,7 @@ class Bots:
             if got is not None:
                 self.waited[seat] += time.monotonic() - since
                 self.answered[seat] = True
+                self.answered_turn[seat] = self.turn
                 self.settled[seat] = False
                 return got
             if self.eof[seat]:

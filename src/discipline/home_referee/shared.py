@@ -91,11 +91,20 @@ UNASKED = ("printed a line nobody asked for (after its answer, before the refere
            "next lines): print exactly the lines the protocol asks for, one answer "
            "per request")
 
+#: The failure of a bot that did not come to rest after its answer within
+#: --reply-secs (the server's words, with the seconds for %s; the server
+#: bounds this wait by the bot's CPU time too, which the kit does not
+#: measure).
+AWAKE = ("did not come back to read the referee's next lines within %s s of wall "
+         "clock after its answer (it slept, or kept running, instead of reading its "
+         "input)")
+
 #: The failure of a bot the referee waited for longer in all than a match
 #: allows (--match-secs; the server's words, with the seconds for %s).
 WAITED = ("was waited for more than %s s of wall clock in all in this match (its "
-          "start-up and its answers together; each bot has that much per match): a "
-          "bot that sleeps or blocks instead of answering is stopped there")
+          "start-up, its answers and its returns to its input after them, together; "
+          "each bot has that much per match): a bot that sleeps or blocks instead of "
+          "answering is stopped there")
 
 #: System call numbers for at_rest: (reads of standard input, other waits
 #: for input, sleeps), per machine.

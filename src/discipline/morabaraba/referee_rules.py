@@ -22,11 +22,12 @@ not run by a shell); the first bot is player 1 and begins:
 Options:
     --transcript FILE   write the full transcript there (default: stdout)
     --moves FILE        also write the compact moves form there
-    --reply-secs S      wall-clock seconds a bot has for each line
-                        (default 10)
+    --reply-secs S      wall-clock seconds a bot has for each line, and
+                        to come back to its input after it (default 10)
     --match-secs S      wall-clock seconds a bot may be waited for in
-                        all in the game, its start-up and its lines
-                        together (default 370, the server's)
+                        all in the game, its start-up, its lines and
+                        its returns to its input together (default 370,
+                        the server's)
     --name0 NAME, --name1 NAME
                         the names of players 1 and 2 in the header (default: the file
                         name of each command, without extension)
@@ -42,7 +43,8 @@ Limits: the server gives each bot 120 s of CPU time for the whole game and
 512 MB of memory, and the CPU time counts in the scoring. This referee does
 not measure CPU time or memory: it only has the wall clock. It waits at
 most --reply-secs for each line, and, as the server, at most --match-secs
-for each bot in all in the game, its start-up and its lines together
+for each bot in all in the game, its start-up, its lines and its
+returns to its input together
 (default 370 s, the server's: the start-up's 130 s and twice the 120 s
 of CPU time of a game). A bot that is fast enough here may still be too
 slow on the server. Where the server decides by the clock (a bot that is

@@ -42,11 +42,12 @@ RUNNING A MATCH
         --transcript FILE write the full transcript to FILE ('-' or no
                           --transcript: standard output)
         --moves FILE      also write the compact moves form to FILE
-        --reply-secs S    wall-clock seconds a bot has for each line
-                          (default 10)
+        --reply-secs S    wall-clock seconds a bot has for each line, and
+                          to come back to its input after it (default 10)
         --match-secs S    wall-clock seconds a bot may be waited for in
-                          all in the match, its start-up and its answers
-                          together (default 120, the server's)
+                          all in the match, its start-up, its answers and
+                          its returns to its input together (default 120,
+                          the server's)
         --name0/--name1 N the names of players 1 and 2 in the header (default: the
                           command's program name)
         --quiet-bots      discard the bots' standard error (default: it is
@@ -113,10 +114,12 @@ WHAT IS NOT REPRODUCED
     The server runs bots in a sandbox with CPU-time limits (2 s per answer,
     60 s per match), a memory limit (256 MB) and its own wall-clock
     backstops; this referee only has the wall clock: a limit per line
-    (--reply-secs) and, as the server, the match's waiting budget: each
-    bot may be waited for at most --match-secs in all (default 120 s,
-    the server's: twice the entry condition's 60 s), its start-up and
-    its answers together. It has no sandbox, CPU or memory limits.
+    (--reply-secs, also for coming back to its input after an answer)
+    and, as the server, the match's waiting budget: each bot may be
+    waited for at most --match-secs in all (default 120 s, the server's:
+    twice the entry condition's 60 s), its start-up, its answers and its
+    returns to its input together. It has no sandbox, CPU or memory
+    limits.
     Lines longer than 4096 bytes and output that is not UTF-8 fail, as
     on the server.
     A bot that ends right after printing a line: the server finds out

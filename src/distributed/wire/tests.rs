@@ -367,7 +367,7 @@ fn a_damaged_binary_job_is_refused() {
     assert!(JobMessage::decode(&unknown).is_err());
     assert_eq!(JobMessage::identity(&unknown).unwrap().2[0].slot, 4);
     // Another format: refused for its format, named, its games found.
-    for format in [7, 8, 9, 11, u64::from(u32::MAX) + 1] {
+    for format in [7, 8, 9, 10, 12, u64::from(u32::MAX) + 1] {
         let mut b = front(format);
         b.extend_from_slice(&[1, 2, 1, 1, 4, 1, 0]);
         assert_eq!(
@@ -519,8 +519,13 @@ fn a_damaged_binary_answer_is_refused() {
     }
     // Another format's binary answer is refused for its format.
     let mut other = bytes.clone();
-    other[answer::MAGIC.len()] = 11;
-    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(11)));
+    other[answer::MAGIC.len()] = 12;
+    assert_eq!(ResultMessage::decode(&other), Err(WireError::Format(12)));
+    // Format 10's workers judged a bot's rest after its answer by the wall
+    // clock: refused for their format.
+    let mut ten = bytes.clone();
+    ten[answer::MAGIC.len()] = 10;
+    assert_eq!(ResultMessage::decode(&ten), Err(WireError::Format(10)));
     // Format 9's answers charged another fuel: refused for their format.
     let mut nine = bytes.clone();
     nine[answer::MAGIC.len()] = 9;
