@@ -552,6 +552,8 @@ impl Server {
     /// line per change of state) and retried with backoff; the database's
     /// faults end the loop.
     pub fn serve(&mut self, shutdown: Arc<AtomicBool>) -> Result<(), ServerError> {
+        // The templates are compiled before the first mail, not by its reply.
+        crate::mail::texts::prepare();
         // Outages an earlier (killed) server recorded are its own.
         self.store
             .conn()

@@ -188,6 +188,13 @@ fn bare_registry() -> Handlebars<'static> {
     h
 }
 
+/// Compiles the mail templates now (about 20 ms, once per process), so
+/// that the first reply after a start does not wait for it: `serve` calls
+/// it before its first cycle. Any later call costs nothing.
+pub fn prepare() {
+    registry();
+}
+
 fn registry() -> &'static Handlebars<'static> {
     static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
     REG.get_or_init(|| {
